@@ -1,0 +1,90 @@
+/**
+ * Query-string handling. Parameter order varies by firmware, so parse properly; names are
+ * case-sensitive except that `sn` is accepted for `SN` ([IPY] does the same).
+ */
+
+const ALIASES: Readonly<Record<string, readonly string[]>> = {
+  SN: ['sn'],
+};
+
+/** Read a parameter by name, tolerating the lower-case `sn` spelling of `SN`. */
+export function getParam(params: URLSearchParams, name: string): string | null {
+  const direct = params.get(name);
+  if (direct !== null) return direct;
+  for (const alias of ALIASES[name] ?? []) {
+    const v = params.get(alias);
+    if (v !== null) return v;
+  }
+  return null;
+}
+
+export interface AdmsQuery {
+  params: URLSearchParams;
+  sn: string | null;
+  /** `table=` with its case preserved: 2.x sends `ATTLOG`, 3.x sends `rtlog`/`tabledata`. */
+  table: string | null;
+  /** `options=all` on the handshake. */
+  options: string | null;
+  pushver: string | null;
+  language: string | null;
+  /** Raw `INFO=` value (already percent-decoded); see parseInfoParam. */
+  info: string | null;
+  /** `Stamp`, or `OpStamp` (MB360 OPERLOG), or `PhotoStamp` (legacy fdata). */
+  stamp: string | null;
+  pushOptionsFlag: string | null;
+  pushCommKey: string | null;
+  /** `type=` (3.x querydata, `type=time`, `PostVerifyData`, exchange). */
+  type: string | null;
+  /** 3.x `tablename=` for tabledata/querydata. */
+  tableName: string | null;
+  /** `PIN=` on legacy fdata photo posts and RemoteAtt. */
+  pin: string | null;
+  cmdId: string | null;
+  /** `ContentType=tgz` data packs. */
+  contentType: string | null;
+}
+
+function searchPart(url: string): string {
+  const noFragment = url.split('#', 1)[0] ?? '';
+  const q = noFragment.indexOf('?');
+  if (q >= 0) return noFragment.slice(q + 1);
+  // A bare path has no parameters; anything else is taken to be a query string itself.
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(noFragment) || noFragment.startsWith('/') ? '' : noFragment;
+}
+
+function toParams(url: URL | string): URLSearchParams {
+  if (typeof url !== 'string') return new URLSearchParams(url.searchParams);
+  try {
+    return new URLSearchParams(searchPart(url));
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
+function nonEmpty(value: string | null): string | null {
+  const t = value?.trim() ?? '';
+  return t === '' ? null : t;
+}
+
+/** Parse the query of any /iclock request. Accepts a URL, a full URL string, a path, or a bare query. */
+export function parseQuery(url: URL | string): AdmsQuery {
+  const params = toParams(url);
+  const get = (name: string): string | null => nonEmpty(getParam(params, name));
+  return {
+    params,
+    sn: get('SN'),
+    table: get('table'),
+    options: get('options'),
+    pushver: get('pushver'),
+    language: get('language'),
+    info: get('INFO'),
+    stamp: get('Stamp') ?? get('OpStamp') ?? get('PhotoStamp'),
+    pushOptionsFlag: get('PushOptionsFlag'),
+    pushCommKey: get('pushcommkey'),
+    type: get('type'),
+    tableName: get('tablename'),
+    pin: get('PIN'),
+    cmdId: get('cmdid'),
+    contentType: get('ContentType'),
+  };
+}

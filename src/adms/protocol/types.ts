@@ -1,0 +1,23 @@
+/** A line that could not be used. `line` is the 1-based physical line number in the body. */
+export interface LineError {
+  line: number;
+  raw: string;
+  reason: string;
+}
+
+/** What every line parser returns: the good records and one error per rejected line. */
+export interface ParseResult<T> {
+  records: T[];
+  errors: LineError[];
+}
+
+/** Outcome of parsing one line; a rejected line carries the reason instead of throwing. */
+export type LineOutcome<T> = { ok: true; record: T } | { ok: false; reason: string };
+
+export function accept<T>(record: T): LineOutcome<T> {
+  return { ok: true, record };
+}
+
+export function reject<T>(reason: string): LineOutcome<T> {
+  return { ok: false, reason };
+}

@@ -1,0 +1,5 @@
+/**
+ * Feature commands beyond the jobs, registered with registerCommand() on import
+ * (create-agent, simulate-device). Loaded only by the CLI entry point.
+ */
+export {};

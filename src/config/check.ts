@@ -1,0 +1,179 @@
+/**
+ * The configuration check (the spec's `fpa.E0xx` codes). `bun run fpa:check` and start-up
+ * run the same checks and report every problem at once; start refuses on any error.
+ */
+import { parseEncryptionKey } from '../crypto/template-cipher';
+import type { LoadedSettings, Settings } from './settings';
+import { envNameOf } from './settings';
+
+export interface ConfigIssue {
+  code: string;
+  severity: 'error' | 'warning';
+  message: string;
+  hint: string;
+}
+
+/** Every code the check can report, for the README and `fpa:check --codes`. */
+export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meaning: string }> = {
+  'fpa.E001': { severity: 'error', meaning: 'TEMPLATE_ENCRYPTION_KEYS is empty' },
+  'fpa.E002': { severity: 'error', meaning: 'a template encryption key is malformed, or two keys share an id' },
+  'fpa.E003': { severity: 'error', meaning: 'ADMS_URL_PREFIX does not start and end with `/`' },
+  'fpa.E004': { severity: 'error', meaning: 'FINGERS_REQUIRED_MIN / FINGERS_ALLOWED_MAX are inconsistent' },
+  'fpa.E005': { severity: 'error', meaning: 'ALLOWED_FINGER_INDEXES is empty or outside 0–9' },
+  'fpa.E006': { severity: 'error', meaning: 'TIME_ZONE or ATTENDANCE_TIME_ZONE is not a known IANA zone' },
+  'fpa.E007': { severity: 'error', meaning: 'TASK_BACKEND is not `cron` or `external`' },
+  'fpa.E008': { severity: 'error', meaning: 'ALGORITHM_COMPATIBILITY_MAP is malformed' },
+  'fpa.E009': { severity: 'error', meaning: 'no administrator authentication is configured' },
+  'fpa.E010': { severity: 'error', meaning: 'EMPLOYEE_MODEL differs from the model recorded at the first migration' },
+  'fpa.E011': { severity: 'error', meaning: 'a setting could not be parsed' },
+  'fpa.E012': { severity: 'error', meaning: 'DATABASE_URL is not a `file:`, `libsql:`, `http(s):` or `ws(s):` URL' },
+  'fpa.E013': { severity: 'error', meaning: 'a numeric limit is out of range' },
+  'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
+  'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
+  'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
+  'fpa.W004': { severity: 'warning', meaning: 'ENROLLMENT_REQUIRE_CONSENT is off' },
+  'fpa.W005': { severity: 'warning', meaning: 'an embedded replica (DATABASE_SYNC_URL) is configured without a local file' },
+};
+
+const issue = (code: string, message: string, hint: string): ConfigIssue => ({
+  code,
+  severity: code.startsWith('fpa.E') ? 'error' : 'warning',
+  message,
+  hint,
+});
+
+export function isKnownTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone.trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+export interface CheckInput {
+  loaded: LoadedSettings;
+  /** Whether a host passed its own authorizeAdmin. */
+  hostAuthorizesAdmins?: boolean;
+  /** The employee model recorded at the first migration (null before it). */
+  recordedEmployeeModel?: string | null;
+  /** The model of the directory in use. */
+  employeeModel?: string;
+}
+
+export function checkConfiguration(input: CheckInput): ConfigIssue[] {
+  const s: Settings = input.loaded.settings;
+  const out: ConfigIssue[] = [];
+  for (const p of input.loaded.problems) {
+    const where = p.source === 'env' ? envNameOf(p.key) : `settings.${p.key}`;
+    out.push(
+      p.key === 'ALGORITHM_COMPATIBILITY_MAP'
+        ? issue('fpa.E008', `${where} is malformed: ${p.message}`, 'Give a JSON object such as {"10":["10","9"]}.')
+        : issue('fpa.E011', `${where} could not be parsed: ${p.message}`, 'See the configuration table in the README for the format.'),
+    );
+  }
+
+  if (s.TEMPLATE_ENCRYPTION_KEYS.length === 0) {
+    out.push(issue('fpa.E001', 'TEMPLATE_ENCRYPTION_KEYS is empty: templates cannot be encrypted.', 'Run `bun run fpa:generate-key` and set FPA_TEMPLATE_ENCRYPTION_KEYS.'));
+  } else {
+    const ids = new Set<string>();
+    s.TEMPLATE_ENCRYPTION_KEYS.forEach((key, i) => {
+      try {
+        const parsed = parseEncryptionKey(key);
+        if (ids.has(parsed.id)) out.push(issue('fpa.E002', `TEMPLATE_ENCRYPTION_KEYS[${i}] repeats key id ${parsed.id}.`, 'List each key once.'));
+        ids.add(parsed.id);
+      } catch (error) {
+        out.push(
+          issue('fpa.E002', `TEMPLATE_ENCRYPTION_KEYS[${i}] is malformed: ${error instanceof Error ? error.message : 'invalid'}.`, 'Keys look like `fpa1:<id>:<base64url>`; generate one with `bun run fpa:generate-key`.'),
+        );
+      }
+    });
+  }
+  if (!s.ADMS_URL_PREFIX.startsWith('/') || !s.ADMS_URL_PREFIX.endsWith('/')) {
+    out.push(issue('fpa.E003', `ADMS_URL_PREFIX "${s.ADMS_URL_PREFIX}" must start and end with "/".`, 'Terminals call `<prefix>cdata`; the default is `/iclock/`.'));
+  }
+  if (s.FINGERS_REQUIRED_MIN > s.FINGERS_ALLOWED_MAX) {
+    out.push(issue('fpa.E004', `FINGERS_REQUIRED_MIN (${s.FINGERS_REQUIRED_MIN}) is above FINGERS_ALLOWED_MAX (${s.FINGERS_ALLOWED_MAX}).`, 'No enrollee could ever complete a session.'));
+  }
+  if (s.FINGERS_REQUIRED_MIN > s.ALLOWED_FINGER_INDEXES.length) {
+    out.push(issue('fpa.E004', `FINGERS_REQUIRED_MIN (${s.FINGERS_REQUIRED_MIN}) is above the number of allowed fingers (${s.ALLOWED_FINGER_INDEXES.length}).`, 'Allow more fingers or require fewer.'));
+  }
+  if (s.FINGERS_REQUIRED_MIN < 0 || s.FINGERS_ALLOWED_MAX < 1 || s.FINGERS_ALLOWED_MAX > 10) {
+    out.push(issue('fpa.E004', 'FINGERS_REQUIRED_MIN must be ≥ 0 and FINGERS_ALLOWED_MAX between 1 and 10.', 'A hand has five fingers; there are ten.'));
+  }
+  if (s.ALLOWED_FINGER_INDEXES.length === 0 || s.ALLOWED_FINGER_INDEXES.some((f) => !Number.isInteger(f) || f < 0 || f > 9)) {
+    out.push(issue('fpa.E005', `ALLOWED_FINGER_INDEXES ${JSON.stringify(s.ALLOWED_FINGER_INDEXES)} must be a non-empty list within 0–9.`, 'Finger 0 is the left little finger, 9 the right little finger.'));
+  }
+  for (const key of ['TIME_ZONE', 'ATTENDANCE_TIME_ZONE'] as const) {
+    if (!isKnownTimeZone(s[key])) out.push(issue('fpa.E006', `${key} "${s[key]}" is not a known IANA time zone.`, 'Use a name such as `Europe/Berlin` or `Asia/Kolkata`.'));
+  }
+  if (s.TASK_BACKEND !== 'cron' && s.TASK_BACKEND !== 'external') {
+    out.push(issue('fpa.E007', `TASK_BACKEND "${s.TASK_BACKEND}" is unknown.`, 'Use `cron` (in-process) or `external` (run `bun run fpa:*` on a schedule).'));
+  }
+  for (const [device, accepted] of Object.entries(s.ALGORITHM_COMPATIBILITY_MAP)) {
+    if (device.trim() === '' || !Array.isArray(accepted) || accepted.some((v) => typeof v !== 'string' || v.trim() === '')) {
+      out.push(issue('fpa.E008', `ALGORITHM_COMPATIBILITY_MAP entry "${device}" must map to a list of algorithm versions.`, 'Example: {"10":["10"],"12":["12","10"]}.'));
+    }
+  }
+  if (!s.ADMIN_JWT_SECRET && !s.ADMIN_JWKS_URL && !input.hostAuthorizesAdmins) {
+    out.push(issue('fpa.E009', 'No administrator authentication is configured.', 'Set FPA_ADMIN_JWT_SECRET (HS256) or FPA_ADMIN_JWKS_URL, or pass authorizeAdmin when embedding.'));
+  }
+  if (s.ADMIN_JWKS_URL) {
+    try {
+      new URL(s.ADMIN_JWKS_URL);
+    } catch {
+      out.push(issue('fpa.E011', 'ADMIN_JWKS_URL is not a URL.', 'Give the https URL of the identity provider’s JWKS.'));
+    }
+  }
+  const model = input.employeeModel ?? s.EMPLOYEE_MODEL;
+  if (input.recordedEmployeeModel && input.recordedEmployeeModel !== model) {
+    out.push(
+      issue(
+        'fpa.E010',
+        `EMPLOYEE_MODEL is "${model}" but the database was migrated with "${input.recordedEmployeeModel}".`,
+        'Switching the employee model needs a manual data migration of enrollees.employee_key; then update fpa_meta.employee_model.',
+      ),
+    );
+  }
+  if (!/^(file:|libsql:|https?:|wss?:)/.test(s.DATABASE_URL)) {
+    out.push(issue('fpa.E012', `DATABASE_URL "${s.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@')}" has an unsupported scheme.`, 'Use `file:./data/fpa.db` or `libsql://<host>`.'));
+  }
+  const limits: [keyof Settings, number, number][] = [
+    ['TEMPLATE_MAX_BYTES', 16, 16 * 1024 * 1024],
+    ['ADMS_MAX_COMMANDS_PER_REQUEST', 1, 10_000],
+    ['ADMS_MAX_COMMAND_BYTES', 1024, 64 * 1024 * 1024],
+    ['ADMS_MAX_REQUEST_BYTES', 1024, 1024 * 1024 * 1024],
+    ['COMMAND_MAX_RETRIES', 0, 100],
+    ['WEBHOOK_MAX_ATTEMPTS', 1, 100],
+    ['PORT', 0, 65535],
+  ];
+  for (const [key, min, max] of limits) {
+    const v = s[key] as number;
+    if (!Number.isInteger(v) || v < min || v > max) out.push(issue('fpa.E013', `${key} is ${v}; it must be an integer from ${min} to ${max}.`, 'See the configuration table in the README.'));
+  }
+
+  if (s.ADMIN_JWT_SECRET && new TextEncoder().encode(s.ADMIN_JWT_SECRET).length < 32) {
+    out.push(issue('fpa.W001', 'ADMIN_JWT_SECRET is shorter than 32 bytes.', 'Use at least 32 random bytes for HS256.'));
+  }
+  if (s.WEBHOOK_ALLOW_PRIVATE_NETWORKS) {
+    out.push(issue('fpa.W002', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: webhooks may reach internal addresses.', 'Turn it off unless receivers are on your own network.'));
+  }
+  if (s.ADMS_AUTO_APPROVE) out.push(issue('fpa.W003', 'ADMS_AUTO_APPROVE is on.', 'Approve terminals by hand in production.'));
+  if (!s.ENROLLMENT_REQUIRE_CONSENT) out.push(issue('fpa.W004', 'ENROLLMENT_REQUIRE_CONSENT is off: templates are stored without recorded consent.', 'Biometric laws usually require consent.'));
+  if (s.DATABASE_SYNC_URL && !s.DATABASE_URL.startsWith('file:')) {
+    out.push(issue('fpa.W005', 'DATABASE_SYNC_URL is set but DATABASE_URL is not a file: URL.', 'An embedded replica needs a local file.'));
+  }
+  return out;
+}
+
+export function formatIssues(issues: ConfigIssue[]): string {
+  if (issues.length === 0) return 'configuration check: no problems found';
+  return issues.map((i) => `${i.code} [${i.severity}] ${i.message}\n    hint: ${i.hint}`).join('\n');
+}
+
+export class ConfigurationError extends Error {
+  constructor(readonly issues: ConfigIssue[]) {
+    super(`configuration has errors:\n${formatIssues(issues.filter((i) => i.severity === 'error'))}`);
+    this.name = 'ConfigurationError';
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * The settings group FINGERPRINT_ATTENDANCE: one typed schema with defaults, filled from the
+ * settings a host passes in and from `FPA_<KEY>` environment variables (env wins), parsed once
+ * and frozen. Parsing never throws: every problem becomes a configuration issue that
+ * `fpa:check` and start-up report together (see ./check.ts).
+ */
+import {
+  parseBoolean,
+  parseDateList,
+  parseDuration,
+  parseIntList,
+  parseInteger,
+  parseJsonMap,
+  parseList,
+  parseRate,
+  parseSchedule,
+  parseWeekdays,
+} from './values';
+
+export interface Rate {
+  limit: number;
+  windowMs: number;
+}
+
+export interface Schedule {
+  start: string;
+  end: string;
+  graceMs: number;
+}
+
+export interface Settings {
+  EMPLOYEE_MODEL: string;
+  EMPLOYEE_LOOKUP_FIELD: string;
+  TEMPLATE_ENCRYPTION_KEYS: string[];
+  ADMS_URL_PREFIX: string;
+  TASK_BACKEND: string;
+  ENROLLMENT_REQUIRE_CONSENT: boolean;
+  ALLOWED_FINGER_INDEXES: number[];
+  FINGERS_REQUIRED_MIN: number;
+  FINGERS_ALLOWED_MAX: number;
+  ENROLLMENT_SESSION_TTL: number;
+  TEMPLATE_MAX_BYTES: number;
+  AGENT_RATE_LIMIT: Rate;
+  AGENT_CAN_START_SESSIONS: boolean;
+  ALGORITHM_COMPATIBILITY_MAP: Record<string, string[]>;
+  DELETE_REJECTED_DEVICE_TEMPLATES: boolean;
+  TIME_ZONE: string;
+
+  DATABASE_URL: string;
+  DATABASE_AUTH_TOKEN: string;
+  DATABASE_SYNC_URL: string;
+  PORT: number;
+  HOST: string;
+  LOG_LEVEL: string;
+
+  ADMIN_JWT_SECRET: string;
+  ADMIN_JWKS_URL: string;
+  ADMIN_JWT_ISSUER: string;
+  ADMIN_JWT_AUDIENCE: string;
+  ADMIN_SCOPE: string;
+
+  ADMS_ALLOWED_IPS: string[];
+  ADMS_DEVICE_TOKENS: Record<string, string[]>;
+  ADMS_MAX_REQUEST_BYTES: number;
+  ADMS_MAX_COMMANDS_PER_REQUEST: number;
+  ADMS_MAX_COMMAND_BYTES: number;
+  ADMS_POLL_DELAY: number;
+  ADMS_ERROR_DELAY: number;
+  ADMS_AUTO_APPROVE: boolean;
+
+  COMMAND_ACK_TIMEOUT: number;
+  COMMAND_MAX_RETRIES: number;
+  COMMAND_RETRY_BACKOFF: number;
+  COMMAND_EXPIRY: number;
+  DEVICE_OFFLINE_AFTER: number;
+
+  WEBHOOK_RETRY_BACKOFF: number;
+  WEBHOOK_MAX_ATTEMPTS: number;
+  WEBHOOK_TIMEOUT: number;
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
+  WEBHOOK_DISABLE_AFTER: number;
+  WEBHOOK_BATCH_SIZE: number;
+  WEBHOOK_CONCURRENCY: number;
+
+  ATTENDANCE_TIME_ZONE: string;
+  DEFAULT_SCHEDULE: Schedule | null;
+  WEEKEND_DAYS: number[];
+  HOLIDAYS: string[];
+
+  RETENTION_PUNCHES_DAYS: number;
+  RETENTION_TEMPLATES_AFTER_DEACTIVATION: number;
+  RETENTION_DELIVERIES_DAYS: number;
+  RETENTION_DEVICE_EVENTS_DAYS: number;
+  RETENTION_COMMANDS_DAYS: number;
+
+  WEBSOCKET_MAX_BUFFERED_BYTES: number;
+}
+
+export type SettingKey = keyof Settings;
+
+/** What a host may pass: every key optional, values either typed or as env-style strings. */
+export type SettingsInput = { [K in SettingKey]?: Settings[K] | string };
+
+type Parser<T> = (text: string) => { ok: true; value: T } | { ok: false; error: string };
+
+interface SettingSpec<T> {
+  default: T;
+  parse: Parser<T>;
+  /** Validates a typed value given in code (strings always go through `parse`). */
+  accept: (value: unknown) => value is T;
+  secret?: boolean;
+  description: string;
+}
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+const isNumberArray = (v: unknown): v is number[] => Array.isArray(v) && v.every(isNumber);
+const isStringListMap = (v: unknown): v is Record<string, string[]> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(isStringArray);
+
+const text = (def: string, description: string, secret = false): SettingSpec<string> => ({
+  default: def,
+  parse: (s) => ({ ok: true, value: s.trim() }),
+  accept: isString,
+  secret,
+  description,
+});
+const integer = (def: number, description: string): SettingSpec<number> => ({
+  default: def,
+  parse: parseInteger,
+  accept: isNumber,
+  description,
+});
+const duration = (defMs: number, description: string): SettingSpec<number> => ({
+  default: defMs,
+  parse: parseDuration,
+  accept: isNumber,
+  description,
+});
+const flag = (def: boolean, description: string): SettingSpec<boolean> => ({
+  default: def,
+  parse: parseBoolean,
+  accept: isBoolean,
+  description,
+});
+const list = (def: string[], description: string, secret = false): SettingSpec<string[]> => ({
+  default: def,
+  parse: (s) => ({ ok: true, value: parseList(s) }),
+  accept: isStringArray,
+  secret,
+  description,
+});
+const listMap = (description: string, secret = false): SettingSpec<Record<string, string[]>> => ({
+  default: {},
+  parse: parseJsonMap,
+  accept: isStringListMap,
+  secret,
+  description,
+});
+
+export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
+  EMPLOYEE_MODEL: text('builtin', 'Employee model; `builtin` is the table behind /employees/. Fixed at first migration.'),
+  EMPLOYEE_LOOKUP_FIELD: text('id', 'Field by which the API identifies employees.'),
+  TEMPLATE_ENCRYPTION_KEYS: list([], 'Template keys (`bun run fpa:generate-key`); the first encrypts, all decrypt.', true),
+  ADMS_URL_PREFIX: text('/iclock/', 'Path prefix of the terminal endpoints; must end with `/`.'),
+  TASK_BACKEND: text('cron', '`cron` (jobs in-process) or `external` (operators run `bun run fpa:*`).'),
+  ENROLLMENT_REQUIRE_CONSENT: flag(true, 'Whether consent is required before a template is stored.'),
+  ALLOWED_FINGER_INDEXES: {
+    default: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    parse: parseIntList,
+    accept: isNumberArray,
+    description: 'Finger indexes that may be enrolled (0 left little … 9 right little).',
+  },
+  FINGERS_REQUIRED_MIN: integer(1, 'Minimum fingers per enrollee, checked when an agent session completes.'),
+  FINGERS_ALLOWED_MAX: integer(10, 'Maximum fingers per enrollee, checked in storeTemplate.'),
+  ENROLLMENT_SESSION_TTL: duration(10 * MINUTE, 'Lifetime of an enrollment session.'),
+  TEMPLATE_MAX_BYTES: integer(65536, 'Maximum template size in bytes (decoded).'),
+  AGENT_RATE_LIMIT: {
+    default: { limit: 120, windowMs: MINUTE },
+    parse: parseRate,
+    accept: (v: unknown): v is Rate =>
+      typeof v === 'object' && v !== null && isNumber((v as Rate).limit) && isNumber((v as Rate).windowMs),
+    description: 'Requests per window per agent key, e.g. `120/m`.',
+  },
+  AGENT_CAN_START_SESSIONS: flag(false, 'Whether agents may start sessions themselves.'),
+  ALGORITHM_COMPATIBILITY_MAP: listMap('JSON map: device algorithm → template algorithms it accepts.'),
+  DELETE_REJECTED_DEVICE_TEMPLATES: flag(true, 'Queue a delete for walk-up templates that were rejected.'),
+  TIME_ZONE: text('UTC', 'Default device time zone (IANA name).'),
+
+  DATABASE_URL: text('file:./data/fpa.db', 'libSQL URL: `file:` (embedded, one writer) or `libsql://`.'),
+  DATABASE_AUTH_TOKEN: text('', 'Auth token for a libSQL server.', true),
+  DATABASE_SYNC_URL: text('', 'Remote libSQL server to sync an embedded replica from.'),
+  PORT: integer(3000, 'HTTP port of the standalone server (`PORT` also works).'),
+  HOST: text('0.0.0.0', 'Address the standalone server listens on.'),
+  LOG_LEVEL: text('info', '`debug`, `info`, `warn` or `error`.'),
+
+  ADMIN_JWT_SECRET: text('', 'HS256 secret for administrator JWTs.', true),
+  ADMIN_JWKS_URL: text('', 'JWKS URL for administrator JWTs (any algorithm).'),
+  ADMIN_JWT_ISSUER: text('', 'Required `iss` of administrator JWTs (optional).'),
+  ADMIN_JWT_AUDIENCE: text('', 'Required `aud` of administrator JWTs (optional).'),
+  ADMIN_SCOPE: text('fpa:admin', 'Scope an administrator token must hold.'),
+
+  ADMS_ALLOWED_IPS: list([], 'If set, only these terminal IPs (exact or CIDR) may use the ADMS endpoints.'),
+  ADMS_DEVICE_TOKENS: listMap('JSON map serial → accepted `pushcommkey`/`token` values (optional hardening).', true),
+  ADMS_MAX_REQUEST_BYTES: integer(10 * 1024 * 1024, 'Largest terminal request body (413 above).'),
+  ADMS_MAX_COMMANDS_PER_REQUEST: integer(200, 'Most commands sent in one poll.'),
+  ADMS_MAX_COMMAND_BYTES: integer(64 * 1024, 'Most bytes of commands sent in one poll.'),
+  ADMS_POLL_DELAY: duration(10_000, 'Poll interval told to terminals (`Delay`).'),
+  ADMS_ERROR_DELAY: duration(30_000, 'Retry delay after an error told to terminals (`ErrorDelay`).'),
+  ADMS_AUTO_APPROVE: flag(false, 'Approve new terminals without an administrator (lab use only).'),
+
+  COMMAND_ACK_TIMEOUT: duration(2 * MINUTE, 'A sent command without a result after this is resent.'),
+  COMMAND_MAX_RETRIES: integer(5, 'Resends of a failed or unanswered command before it fails.'),
+  COMMAND_RETRY_BACKOFF: duration(30_000, 'First retry delay; doubles each attempt.'),
+  COMMAND_EXPIRY: duration(7 * DAY, 'Commands not delivered within this expire (enroll commands: session TTL).'),
+  DEVICE_OFFLINE_AFTER: duration(5 * MINUTE, 'A terminal silent this long is offline.'),
+
+  WEBHOOK_RETRY_BACKOFF: duration(30_000, 'First webhook retry delay; doubles each attempt, with jitter.'),
+  WEBHOOK_MAX_ATTEMPTS: integer(12, 'Attempts before a webhook message is dead-lettered.'),
+  WEBHOOK_TIMEOUT: duration(10_000, 'Timeout of one webhook request.'),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag(false, 'Allow webhook URLs on private, loopback and link-local addresses.'),
+  WEBHOOK_DISABLE_AFTER: duration(3 * DAY, 'An endpoint failing continuously this long is disabled.'),
+  WEBHOOK_BATCH_SIZE: integer(100, 'Outbox rows one worker pass claims.'),
+  WEBHOOK_CONCURRENCY: integer(16, 'Webhook requests in flight per instance.'),
+
+  ATTENDANCE_TIME_ZONE: text('', 'Zone of attendance dates; empty means TIME_ZONE.'),
+  DEFAULT_SCHEDULE: {
+    default: null,
+    parse: (s) => (s.trim() === '' ? { ok: true, value: null } : parseSchedule(s)),
+    accept: (v: unknown): v is Schedule | null =>
+      v === null || (typeof v === 'object' && isString((v as Schedule).start) && isString((v as Schedule).end)),
+    description: 'Working hours with grace, e.g. `09:00-17:00/10m`; sets the late / early_leave flags.',
+  },
+  WEEKEND_DAYS: {
+    default: [0, 6],
+    parse: parseWeekdays,
+    accept: isNumberArray,
+    description: 'Non-working weekdays, e.g. `sat,sun` (0 = Sunday).',
+  },
+  HOLIDAYS: {
+    default: [],
+    parse: parseDateList,
+    accept: isStringArray,
+    description: 'Non-working dates, e.g. `2026-12-25,2027-01-01`.',
+  },
+
+  RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),
+  RETENTION_TEMPLATES_AFTER_DEACTIVATION: duration(30 * DAY, 'Templates of deactivated enrollees are destroyed after this.'),
+  RETENTION_DELIVERIES_DAYS: integer(30, 'Webhook delivery records and delivered outbox rows kept this long.'),
+  RETENTION_DEVICE_EVENTS_DAYS: integer(90, 'Device events kept this long.'),
+  RETENTION_COMMANDS_DAYS: integer(30, 'Finished device commands kept this long.'),
+
+  WEBSOCKET_MAX_BUFFERED_BYTES: integer(1024 * 1024, 'A WebSocket client further behind than this is dropped.'),
+};
+
+export const SETTING_KEYS = Object.keys(SETTINGS_SCHEMA) as SettingKey[];
+
+export interface SettingProblem {
+  key: SettingKey;
+  source: 'env' | 'settings';
+  message: string;
+}
+
+export interface LoadedSettings {
+  settings: Readonly<Settings>;
+  problems: SettingProblem[];
+}
+
+/** Environment names: `FPA_<KEY>`; `PORT` is also honoured for the standalone server. */
+export function envNameOf(key: SettingKey): string {
+  return `FPA_${key}`;
+}
+
+export function loadSettings(
+  input: SettingsInput = {},
+  env: Record<string, string | undefined> = process.env,
+): LoadedSettings {
+  const problems: SettingProblem[] = [];
+  const out = {} as Record<SettingKey, unknown>;
+  for (const key of SETTING_KEYS) {
+    const spec = SETTINGS_SCHEMA[key] as SettingSpec<unknown>;
+    let value: unknown = spec.default;
+    const given = input[key];
+    if (typeof given === 'string') {
+      const parsed = spec.parse(given);
+      if (parsed.ok) value = parsed.value;
+      else problems.push({ key, source: 'settings', message: parsed.error });
+    } else if (given !== undefined) {
+      if (spec.accept(given)) value = given;
+      else problems.push({ key, source: 'settings', message: 'has the wrong type' });
+    }
+    const envText = env[envNameOf(key)] ?? (key === 'PORT' ? env.PORT : undefined);
+    if (envText !== undefined && envText !== '') {
+      const parsed = spec.parse(envText);
+      if (parsed.ok) value = parsed.value;
+      else problems.push({ key, source: 'env', message: parsed.error });
+    }
+    out[key] = value;
+  }
+  const settings = out as unknown as Settings;
+  if (settings.ATTENDANCE_TIME_ZONE === '') settings.ATTENDANCE_TIME_ZONE = settings.TIME_ZONE;
+  return { settings: Object.freeze(settings), problems };
+}
+
+/** Settings safe to print (secrets masked), for `fpa:check --print`. */
+export function describeSettings(settings: Settings): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const spec = SETTINGS_SCHEMA[key] as SettingSpec<unknown>;
+    out[key] = spec.secret ? '<hidden>' : settings[key];
+  }
+  return out;
+}

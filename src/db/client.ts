@@ -1,0 +1,115 @@
+/**
+ * Opens the libSQL database and funnels every write through one in-process queue.
+ *
+ * A local `file:` database has exactly one writer (DESIGN.md): one process, write
+ * transactions strictly one after another, `BEGIN IMMEDIATE` each. Reads use the client's
+ * other pooled connections (WAL lets them run beside the writer). A remote `libsql://`
+ * server serialises writers itself; the queue then only orders this process's own writes.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient, type Client } from '@libsql/client';
+import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
+import { migrate } from 'drizzle-orm/libsql/migrator';
+import * as schema from './schema';
+
+export type Orm = LibSQLDatabase<typeof schema>;
+export type Tx = Parameters<Parameters<Orm['transaction']>[0]>[0];
+/** Anything queries can run on: the database itself or an open write transaction. */
+export type Queryable = Orm | Tx;
+
+export interface WriteContext {
+  tx: Tx;
+  /** Runs after the transaction commits (events, wake-ups); never if it rolls back. */
+  afterCommit(callback: () => void): void;
+}
+
+export interface Database {
+  readonly url: string;
+  readonly kind: 'file' | 'remote';
+  /** Absolute path of the database file for `file:` URLs. */
+  readonly filePath: string | null;
+  readonly client: Client;
+  /** For reads. Writes go through `write`. */
+  readonly orm: Orm;
+  write<T>(work: (ctx: WriteContext) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  url: string;
+  authToken?: string;
+  syncUrl?: string;
+}
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+/** Resolves a `file:` URL to an absolute path, or null for other schemes. */
+export function databaseFilePath(url: string): string | null {
+  if (!url.startsWith('file:')) return null;
+  let path = url.slice('file:'.length);
+  const query = path.indexOf('?');
+  if (query >= 0) path = path.slice(0, query);
+  if (path.startsWith('//')) path = path.replace(/^\/\/(localhost)?/, '');
+  if (path === ':memory:' || path === '') return null;
+  return resolve(path);
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const filePath = databaseFilePath(options.url);
+  if (filePath) mkdirSync(dirname(filePath), { recursive: true });
+  const client = createClient({
+    url: filePath ? `file:${filePath}` : options.url,
+    authToken: options.authToken || undefined,
+    syncUrl: options.syncUrl || undefined,
+    // The busy timeout must be a client option: per-connection PRAGMAs are lost when the
+    // pool opens a new connection (libsql-client-ts#288).
+    timeout: 5000,
+    intMode: 'number',
+  });
+  if (options.syncUrl) await client.sync();
+  if (filePath) {
+    // WAL is a property of the file, so setting it once holds for every connection.
+    await client.execute('PRAGMA journal_mode = WAL');
+  }
+  const orm = drizzle(client, { schema });
+
+  let queue: Promise<unknown> = Promise.resolve();
+  const write = <T>(work: (ctx: WriteContext) => Promise<T>): Promise<T> => {
+    const run = async (): Promise<T> => {
+      const callbacks: Array<() => void> = [];
+      const result = await orm.transaction(async (tx) => work({ tx, afterCommit: (cb) => callbacks.push(cb) }));
+      for (const callback of callbacks) {
+        try {
+          callback();
+        } catch (error) {
+          console.error('fpa: after-commit callback failed', error);
+        }
+      }
+      return result;
+    };
+    const next = queue.then(run, run);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  return {
+    url: options.url,
+    kind: filePath ? 'file' : 'remote',
+    filePath,
+    client,
+    orm,
+    write,
+    async close() {
+      await queue;
+      client.close();
+    },
+  };
+}
+
+export async function migrateDatabase(db: Database): Promise<void> {
+  await migrate(db.orm, { migrationsFolder: MIGRATIONS_FOLDER });
+}
+
+export { schema };

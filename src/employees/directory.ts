@@ -1,0 +1,31 @@
+/**
+ * Where employees come from. The standalone default is the built-in `fpa_employees` table
+ * (administered through /employees/); a host passes its own directory over its user model.
+ * Enrollees keep only the employee's lookup value, so the schema never depends on the model.
+ */
+import { eq } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { employees } from '../db/schema';
+
+export interface Employee {
+  /** The value of EMPLOYEE_LOOKUP_FIELD: how the API and enrollees refer to this employee. */
+  key: string;
+  displayName: string;
+  active: boolean;
+}
+
+export interface EmployeeDirectory {
+  /** Name recorded at first migration; a change later is configuration error fpa.E010. */
+  readonly model: string;
+  find(key: string): Promise<Employee | null>;
+}
+
+export class BuiltinEmployeeDirectory implements EmployeeDirectory {
+  readonly model = 'builtin';
+  constructor(private readonly db: Database) {}
+
+  async find(key: string): Promise<Employee | null> {
+    const row = await this.db.orm.query.employees.findFirst({ where: eq(employees.id, key) });
+    return row ? { key: row.id, displayName: row.name, active: row.active } : null;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The embedding surface: `createFingerprintAttendance(...)` builds one instance of the
+ * service and returns `{ plugin, service, events, jobs, close }`. A host mounts `plugin` in
+ * its Elysia app; the standalone server (server.ts) does the same with nothing around it.
+ */
+import { Elysia } from 'elysia';
+import { AdminAuthenticator, type AuthorizeAdmin } from './admin-api/auth';
+import { deviceRoutes, employeeRoutes, enrolleeRoutes, jobRoutes } from './admin-api/routes';
+import { ConfigurationError, checkConfiguration, type ConfigIssue } from './config/check';
+import { loadSettings, type Settings, type SettingsInput } from './config/settings';
+import { systemClock, type Clock, type Context, type Signals } from './core/context';
+import { createCore, type Core } from './core/core';
+import { createLogger, type Logger } from './core/logger';
+import { TemplateKeyRing } from './crypto/template-cipher';
+import { migrateDatabase, openDatabase, type Database } from './db/client';
+import { acquireLock, type HeldLock } from './db/lock';
+import { meta } from './db/schema';
+import { BuiltinEmployeeDirectory, type EmployeeDirectory } from './employees/directory';
+import { FpaEventBus } from './events';
+import { installFeatures, type Features } from './features';
+import { eq } from 'drizzle-orm';
+
+export const API_PREFIX = '/api/fingerprint/v1';
+
+export interface CreateOptions {
+  /** Settings in code (SCREAMING_CASE keys); `FPA_*` environment variables override them. */
+  settings?: SettingsInput;
+  /** Environment to read `FPA_*` from (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** An open database to share (for example two instances in one process). */
+  db?: Database;
+  /** The host's employee directory; default: the built-in employees table. */
+  employees?: EmployeeDirectory;
+  /** The host's own administrator check, instead of (or besides) JWTs. */
+  authorizeAdmin?: AuthorizeAdmin;
+  clock?: Clock;
+  logger?: Logger;
+  /** Start the in-process schedules now (default: when TASK_BACKEND is `cron`). */
+  startJobs?: boolean;
+  /** Take the single-writer lock of a `file:` database (default true when this call opens it). */
+  lock?: boolean;
+  /** Skip migrations (they already ran). */
+  migrate?: boolean;
+}
+
+export interface FingerprintAttendance {
+  plugin: Elysia;
+  /** The in-process API (the spec's service operations and each feature's service). */
+  service: Service;
+  events: FpaEventBus;
+  jobs: Core['jobs'];
+  settings: Readonly<Settings>;
+  db: Database;
+  /** Warnings of the configuration check (errors refuse to start). */
+  warnings: ConfigIssue[];
+  /** The held lock of a `file:` database, if this instance took it. */
+  lock: HeldLock | null;
+  close(): Promise<void>;
+}
+
+export type Service = ReturnType<typeof buildService>;
+
+export async function createFingerprintAttendance(options: CreateOptions = {}): Promise<FingerprintAttendance> {
+  const loaded = loadSettings(options.settings ?? {}, options.env ?? process.env);
+  const settings = loaded.settings;
+  const log = options.logger ?? createLogger(settings.LOG_LEVEL);
+  // Errors that need no database first, so a misconfigured start touches nothing.
+  const preIssues = checkConfiguration({ loaded, hostAuthorizesAdmins: Boolean(options.authorizeAdmin) });
+  if (preIssues.some((i) => i.severity === 'error')) throw new ConfigurationError(preIssues);
+
+  const ownsDb = !options.db;
+  const db = options.db ?? (await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL }));
+  let lock: HeldLock | null = null;
+  try {
+    if (ownsDb && db.filePath && options.lock !== false) lock = acquireLock(db.filePath);
+    if (options.migrate !== false) await migrateDatabase(db);
+    const employees = options.employees ?? new BuiltinEmployeeDirectory(db);
+    const recorded = await recordEmployeeModel(db, employees.model);
+    const issues = checkConfiguration({
+      loaded,
+      hostAuthorizesAdmins: Boolean(options.authorizeAdmin),
+      recordedEmployeeModel: recorded,
+      employeeModel: employees.model,
+    });
+    if (issues.some((i) => i.severity === 'error')) throw new ConfigurationError(issues);
+    for (const w of issues) log.warn(w.message, { code: w.code, hint: w.hint });
+
+    const keyRing = await TemplateKeyRing.fromKeys(settings.TEMPLATE_ENCRYPTION_KEYS);
+    const events = new FpaEventBus();
+    const signalHandlers: Partial<Signals>[] = [];
+    const signals: Signals = {
+      commandsQueued: (id) => signalHandlers.forEach((h) => h.commandsQueued?.(id)),
+      punchesCommitted: (seq) => signalHandlers.forEach((h) => h.punchesCommitted?.(seq)),
+      outboxChanged: () => signalHandlers.forEach((h) => h.outboxChanged?.()),
+    };
+    const ctx: Context = {
+      settings,
+      db,
+      keyRing,
+      events,
+      clock: options.clock ?? systemClock,
+      employees,
+      log,
+      instanceId: `${process.pid}-${crypto.randomUUID().slice(0, 8)}`,
+      signals,
+    };
+    const auth = new AdminAuthenticator(settings, options.authorizeAdmin);
+    if (lock) auth.operatorToken = lock.info.token;
+    const core = createCore(ctx, auth);
+    const features = installFeatures(core, (handlers) => signalHandlers.push(handlers));
+
+    const api = new Elysia({ name: 'fpa-api', seed: ctx.instanceId, prefix: API_PREFIX })
+      .use(deviceRoutes(core))
+      .use(employeeRoutes(core))
+      .use(enrolleeRoutes(core))
+      .use(jobRoutes(core));
+    let plugin = new Elysia({ name: 'fingerprint-attendance', seed: ctx.instanceId }).use(api);
+    for (const routes of features.routes) plugin = plugin.use(routes) as unknown as typeof plugin;
+
+    if (options.startJobs ?? settings.TASK_BACKEND === 'cron') startAll(core, features);
+
+    let closed = false;
+    return {
+      plugin: plugin as unknown as Elysia,
+      service: buildService(core, features),
+      events,
+      jobs: core.jobs,
+      settings,
+      db,
+      warnings: issues,
+      lock,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await core.jobs.stop();
+        for (const stop of features.stops) await stop();
+        if (ownsDb) await db.close();
+        lock?.release();
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    if (ownsDb) await db.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function startAll(core: Core, features: Features): void {
+  core.jobs.start();
+  for (const start of features.starts) start();
+}
+
+/** Records the employee model at the first migration; returns what was recorded. */
+async function recordEmployeeModel(db: Database, model: string): Promise<string> {
+  return db.write(async ({ tx }) => {
+    await tx.insert(meta).values({ key: 'employee_model', value: model }).onConflictDoNothing();
+    const row = await tx.query.meta.findFirst({ where: eq(meta.key, 'employee_model') });
+    return row!.value;
+  });
+}
+
+function buildService(core: Core, features: Features) {
+  const { devices, enrollees, templates } = core;
+  return {
+    /** Approves a pending device and backfills every in-scope enrollee onto it. */
+    approveDevice: (device: string, options: { by: string; areas?: string[] }) => devices.approveDevice(device, options),
+    disableDevice: (device: string, options: { by: string }) => devices.disableDevice(device, options),
+    /** Creates an enrollee with an auto-generated device PIN. */
+    createEnrollee: (employee: string, options: { areas?: string[]; by?: string } = {}) => enrollees.createEnrollee(employee, options),
+    giveConsent: (enrollee: string, consent: { version: string; method: string; by: string }) => enrollees.giveConsent(enrollee, consent),
+    withdrawConsent: (enrollee: string, options: { by: string }) => enrollees.withdrawConsent(enrollee, options),
+    deleteEnrollee: (enrollee: string, options: { by: string }) => enrollees.deleteEnrollee(enrollee, options),
+    /** Validates, encrypts, versions, stores and fans out one template. */
+    storeTemplate: (
+      enrollee: string,
+      finger: number,
+      data: Uint8Array,
+      options: { algorithmVersion: string; quality?: number; by: string; source?: 'api' | 'agent' | 'device' | 'remote'; device?: string | null },
+    ) =>
+      templates.storeTemplate({
+        enrolleeId: enrollee,
+        fingerIndex: finger,
+        data,
+        algorithmVersion: options.algorithmVersion,
+        quality: options.quality ?? null,
+        source: options.source ?? 'api',
+        sourceDeviceId: options.device ?? null,
+        by: options.by,
+      }),
+    ...features.service,
+    core,
+  };
+}
+
+export type { Settings, SettingsInput } from './config/settings';
+export type { EmployeeDirectory, Employee } from './employees/directory';
+export type { FpaEvents, FpaEventName } from './events';
+export type { PunchView } from './punches/view';
+export { FpaError } from './shared/errors';

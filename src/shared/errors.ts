@@ -1,0 +1,68 @@
+/**
+ * One error type with a code, and the one table that maps codes to HTTP statuses. Services
+ * throw `FpaError`; the API layer turns it into `{ "error": { code, message, details } }`.
+ */
+export const ERROR_STATUS = {
+  // 400: the request itself is malformed
+  validation_error: 400,
+  invalid_template: 400,
+  invalid_cursor: 400,
+  // 401/403: who is calling
+  unauthorized: 401,
+  forbidden: 403,
+  wrong_agent: 403,
+  agent_sessions_disabled: 403,
+  // 404
+  not_found: 404,
+  // 409: the resource is in a state that does not allow this
+  session_closed: 409,
+  conflict: 409,
+  device_not_pending: 409,
+  device_not_approved: 409,
+  enrollee_inactive: 409,
+  job_running: 409,
+  // 413
+  payload_too_large: 413,
+  // 422: the request is well-formed but breaks a rule of the spec
+  finger_not_requested: 422,
+  finger_not_allowed: 422,
+  algorithm_incompatible: 422,
+  consent_required: 422,
+  fingers_missing: 422,
+  too_few_fingers: 422,
+  too_many_fingers: 422,
+  template_too_large: 422,
+  unknown_employee: 422,
+  webhook_url_refused: 422,
+  // 429
+  rate_limited: 429,
+  // 5xx
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class FpaError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'FpaError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details: Record<string, unknown> };
+}
+
+export function errorBody(code: string, message: string, details: Record<string, unknown> = {}): ErrorBody {
+  return { error: { code, message, details } };
+}
+
+export const notFound = (what: string, id: string): FpaError =>
+  new FpaError('not_found', `${what} not found`, { [what.toLowerCase().replace(/ /g, '_')]: id });
