@@ -11,6 +11,7 @@ import { rotateTemplateKeys } from './templates/rotate';
 import { installTerminals } from './adms/feature';
 import { installAgents } from './agent-api/feature';
 import { installIntegrations } from './delivery/feature';
+import { installAttendance } from './attendance/feature';
 
 export interface FeatureParts<S extends object = object> {
   /** Routers mounted on the plugin; each carries its own prefix. */
@@ -25,12 +26,13 @@ export function installFeatures(core: Core, onSignals: (handlers: Partial<Signal
   const terminals = installTerminals(core, onSignals);
   const agents = installAgents(core, onSignals);
   const integrations = installIntegrations(core, onSignals);
-  const parts = [terminals, agents, integrations];
+  const attendance = installAttendance(core, onSignals);
+  const parts = [terminals, agents, integrations, attendance];
   return {
     routes: parts.flatMap((p) => p.routes),
     starts: parts.flatMap((p) => p.starts ?? []),
     stops: parts.flatMap((p) => p.stops ?? []),
-    service: { ...terminals.service, ...agents.service, ...integrations.service },
+    service: { ...terminals.service, ...agents.service, ...integrations.service, ...attendance.service },
   };
 }
 
