@@ -396,11 +396,16 @@ export class CommandService {
   }
 }
 
-/** Templates go as BIODATA to terminals that speak it or when the algorithm is above 10. */
+/**
+ * Templates go as BIODATA to terminals that speak it, to terminals whose fingerprint
+ * algorithm is above 10, and for templates above 10; FINGERTMP carries only v10 and older.
+ */
 export function usesBiodata(device: DeviceRow, algorithmVersion: string | null): boolean {
   if (device.speaksBiodata) return true;
-  const major = Number.parseFloat(algorithmVersion ?? '');
-  return Number.isFinite(major) && major > 10;
+  return [device.algorithmVersion, algorithmVersion].some((v) => {
+    const major = Number.parseFloat(v ?? '');
+    return Number.isFinite(major) && major > 10;
+  });
 }
 
 function splitVersion(version: string): [string, string] {

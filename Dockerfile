@@ -1,0 +1,25 @@
+# Multi-stage build on the official Bun image. The runtime stage runs as a non-root user,
+# keeps the database under /app/data (mount a volume there) and checks /healthz.
+FROM oven/bun:1.4.5 AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN bun install --production --frozen-lockfile || bun install --production
+
+FROM oven/bun:1.4.5 AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    PORT=3000 \
+    FPA_DATABASE_URL=file:/app/data/fpa.db
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json ./
+COPY src ./src
+COPY migrations ./migrations
+RUN mkdir -p /app/data && chown -R bun:bun /app/data
+USER bun
+EXPOSE 3000
+VOLUME ["/app/data"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
+# Configuration comes from FPA_* environment variables (see README); the server refuses to
+# start without FPA_TEMPLATE_ENCRYPTION_KEYS and administrator authentication.
+CMD ["bun", "src/server.ts"]
