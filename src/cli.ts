@@ -8,6 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkConfiguration, CHECK_CODES, formatIssues } from './config/check';
 import { describeSettings, loadSettings } from './config/settings';
+import { checkCodesMarkdown, replaceBlock, settingsTableMarkdown } from './config/docs';
 import { silentLogger } from './core/logger';
 import { generateEncryptionKey } from './crypto/template-cipher';
 import { randomToken } from './crypto/secrets';
@@ -102,6 +103,17 @@ const commands: Record<string, Command> = {
     } finally {
       await db.close();
     }
+  },
+
+  /** Rewrites the generated blocks of README.md (settings table, check codes). */
+  async readme() {
+    const path = new URL('../README.md', import.meta.url);
+    let text = await Bun.file(path).text();
+    text = replaceBlock(text, 'settings', settingsTableMarkdown());
+    text = replaceBlock(text, 'codes', checkCodesMarkdown());
+    await Bun.write(path, text);
+    console.log('README.md: settings table and check codes regenerated');
+    return 0;
   },
 
   async 'generate-key'() {

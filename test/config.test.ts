@@ -114,3 +114,21 @@ describe('configuration check', () => {
     expect(codesOf({ ...base, ADMIN_JWT_SECRET: '' }, {}, { hostAuthorizesAdmins: true })).not.toContain('fpa.E009');
   });
 });
+
+describe('the README stays true', () => {
+  test('its configuration table and check codes match the schema (bun src/cli.ts readme)', async () => {
+    const { readBlock, settingsTableMarkdown, checkCodesMarkdown } = await import('../src/config/docs');
+    const readme = await Bun.file(new URL('../README.md', import.meta.url)).text();
+    expect(readBlock(readme, 'settings')).toBe(settingsTableMarkdown());
+    expect(readBlock(readme, 'codes')).toBe(checkCodesMarkdown());
+  });
+
+  test('every package.json script is in the README', async () => {
+    const pkg = (await Bun.file(new URL('../package.json', import.meta.url)).json()) as { scripts: Record<string, string> };
+    const readme = await Bun.file(new URL('../README.md', import.meta.url)).text();
+    for (const name of Object.keys(pkg.scripts)) {
+      if (name.startsWith('pre')) continue;
+      expect(readme).toContain(`bun run ${name}`);
+    }
+  });
+});

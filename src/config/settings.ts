@@ -5,6 +5,8 @@
  * `fpa:check` and start-up report together (see ./check.ts).
  */
 import {
+  formatDuration,
+  formatRate,
   parseBoolean,
   parseDateList,
   parseDuration,
@@ -81,6 +83,7 @@ export interface Settings {
   WEBHOOK_DISABLE_AFTER: number;
   WEBHOOK_BATCH_SIZE: number;
   WEBHOOK_CONCURRENCY: number;
+  WEBHOOK_WORKER: boolean;
 
   ATTENDANCE_TIME_ZONE: string;
   DEFAULT_SCHEDULE: Schedule | null;
@@ -110,6 +113,8 @@ interface SettingSpec<T> {
   accept: (value: unknown) => value is T;
   secret?: boolean;
   description: string;
+  /** How the default is written in docs, in the env-variable form. */
+  show?: (value: T) => string;
 }
 
 const MINUTE = 60_000;
@@ -141,6 +146,7 @@ const duration = (defMs: number, description: string): SettingSpec<number> => ({
   parse: parseDuration,
   accept: isNumber,
   description,
+  show: formatDuration,
 });
 const flag = (def: boolean, description: string): SettingSpec<boolean> => ({
   default: def,
@@ -186,6 +192,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     accept: (v: unknown): v is Rate =>
       typeof v === 'object' && v !== null && isNumber((v as Rate).limit) && isNumber((v as Rate).windowMs),
     description: 'Requests per window per agent key, e.g. `120/m`.',
+    show: formatRate,
   },
   AGENT_CAN_START_SESSIONS: flag(false, 'Whether agents may start sessions themselves.'),
   ALGORITHM_COMPATIBILITY_MAP: listMap('JSON map: device algorithm → template algorithms it accepts.'),
@@ -227,6 +234,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   WEBHOOK_DISABLE_AFTER: duration(3 * DAY, 'An endpoint failing continuously this long is disabled.'),
   WEBHOOK_BATCH_SIZE: integer(100, 'Outbox rows one worker pass claims.'),
   WEBHOOK_CONCURRENCY: integer(16, 'Webhook requests in flight per instance.'),
+  WEBHOOK_WORKER: flag(true, 'Run the webhook delivery worker in-process (whatever TASK_BACKEND says); `off` leaves delivery to `bun run fpa:deliver-webhooks`.'),
 
   ATTENDANCE_TIME_ZONE: text('', 'Zone of attendance dates; empty means TIME_ZONE.'),
   DEFAULT_SCHEDULE: {
