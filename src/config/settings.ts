@@ -89,6 +89,7 @@ export interface Settings {
   DEFAULT_SCHEDULE: Schedule | null;
   WEEKEND_DAYS: number[];
   HOLIDAYS: string[];
+  ATTENDANCE_REPEAT_PUNCH_WINDOW: number;
 
   RETENTION_PUNCHES_DAYS: number;
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: number;
@@ -256,6 +257,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     accept: isStringArray,
     description: 'Non-working dates, e.g. `2026-12-25,2027-01-01`.',
   },
+  ATTENDANCE_REPEAT_PUNCH_WINDOW: duration(MINUTE, 'Punches of one person this close to the previous one are a repeated tap, not an in/out (0 turns this off).'),
 
   RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: duration(30 * DAY, 'Templates of deactivated enrollees are destroyed after this.'),

@@ -28,12 +28,22 @@ export interface EnrolleeView {
   created_at: string;
 }
 
+/** Runs inside createEnrollee's transaction, after earlier punches of the PIN were linked. */
+export type EnrolleeCreatedHook = (tx: Tx, enrollee: EnrolleeRow) => Promise<void>;
+
 export class EnrolleeService {
+  private readonly createdHooks: EnrolleeCreatedHook[] = [];
+
   constructor(
     private readonly ctx: Context,
     private readonly commands: CommandService,
     private readonly templates: TemplateService,
   ) {}
+
+  /** Registers work that must commit with a new enrollee (attendance days of linked punches). */
+  onCreated(hook: EnrolleeCreatedHook): void {
+    this.createdHooks.push(hook);
+  }
 
   async createEnrollee(employee: string, options: { areas?: string[]; by?: string } = {}): Promise<EnrolleeRow> {
     const found = await this.ctx.employees.find(employee);
@@ -63,6 +73,7 @@ export class EnrolleeService {
         .update(punches)
         .set({ enrolleeId: row.id, employeeKey: row.employeeKey })
         .where(and(eq(punches.devicePin, pin), isNull(punches.enrolleeId)));
+      for (const hook of this.createdHooks) await hook(tx, row);
       const targets = await devicesInScopeOfEnrollee(tx, row.id);
       await this.commands.enqueue(tx, targets.map((d) => userCommand(d.id, pin, row.displayName)), afterCommit);
       await audit(tx, now, { actor: by, action: 'enrollee.created', targetType: 'enrollee', targetId: row.id, details: { employee: found.key, device_pin: pin } });

@@ -62,6 +62,19 @@ export class JobRunner {
   async run(name: string, options: { wait?: boolean; trigger?: string; params?: Record<string, string> } = {}): Promise<JobRunOutcome> {
     const definition = this.definitions.get(name);
     if (!definition) throw new FpaError('not_found', 'no such job', { job: name, jobs: this.names() });
+    // The whole run (lease taken to lease released) is tracked, so stop() never lets the
+    // database close under a run that still has to release its lease.
+    const whole = this.runUnderLease(definition, options);
+    this.running.add(whole);
+    try {
+      return await whole;
+    } finally {
+      this.running.delete(whole);
+    }
+  }
+
+  private async runUnderLease(definition: JobDefinition, options: { wait?: boolean; trigger?: string; params?: Record<string, string> }): Promise<JobRunOutcome> {
+    const name = definition.name;
     const startedAt = this.ctx.clock.now();
     const deadline = Date.now() + (options.wait ? 30_000 : 0);
     while (!(await this.acquire(name))) {
@@ -74,22 +87,21 @@ export class JobRunner {
     const renew = setInterval(() => void this.renew(name), RENEW_MS);
     let status: 'succeeded' | 'failed' = 'succeeded';
     let result: JobResult;
-    const work = (async () => definition.run(options.params ?? {}))();
-    this.running.add(work);
     try {
-      result = await work;
+      result = await definition.run(options.params ?? {});
     } catch (error) {
       status = 'failed';
       result = { error: error instanceof Error ? error.message : String(error) };
       this.ctx.log.error(`job ${name} failed`, { error: result.error });
     } finally {
       clearInterval(renew);
-      this.running.delete(work);
     }
     const finishedAt = this.ctx.clock.now();
     await this.release(name, status, result, finishedAt);
     const run = outcome(name, status, result, startedAt, finishedAt);
-    this.ctx.log.info(`job ${name} ${status}`, { trigger: options.trigger ?? 'manual', summary: run.summary });
+    // Routine scheduled runs would flood the log every minute; failures and manual runs are news.
+    const level = status === 'failed' ? 'error' : options.trigger === 'schedule' ? 'debug' : 'info';
+    this.ctx.log[level](`job ${name} ${status}`, { trigger: options.trigger ?? 'manual', summary: run.summary });
     return run;
   }
 
@@ -105,11 +117,12 @@ export class JobRunner {
           pattern: definition.schedule,
           protect: true,
           catch: true,
-          run: () => {
-            void this.run(definition.name, { trigger: 'schedule' }).catch((error: unknown) =>
+          // Returning the promise lets croner's `protect` skip a tick while this instance's
+          // run is still going; the lease does the same across instances.
+          run: () =>
+            this.run(definition.name, { trigger: 'schedule' }).catch((error: unknown) =>
               this.ctx.log.error(`scheduled job ${definition.name} failed`, { error: String(error) }),
-            );
-          },
+            ),
         }),
       ) as unknown as Elysia;
     }

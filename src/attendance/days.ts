@@ -1,0 +1,230 @@
+/**
+ * Attendance days: one row per enrollee and local date of ATTENDANCE_TIME_ZONE, recomputed in
+ * the same transaction as the punches that change it (late uploads included), and when earlier
+ * unknown-PIN punches are linked to a new enrollee. Absences are written by generate-absences.
+ * The rules themselves are in ./rules.ts.
+ */
+import { and, asc, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
+import type { Context } from '../core/context';
+import type { Tx } from '../db/client';
+import { attendanceDays, DAY_STATUSES, enrollees, punches, type DayStatus } from '../db/schema';
+import type { PunchRow } from '../punches/punches';
+import { decodeCursor, encodeCursor } from '../shared/cursor';
+import { FpaError } from '../shared/errors';
+import type { Page } from '../shared/paging';
+import { addDays, dayBounds, isWorkingDay, localDateOf, requireDate, secondsOfClock } from './calendar';
+import { computeDay, type DayRules } from './rules';
+
+export type AttendanceDayRow = typeof attendanceDays.$inferSelect;
+
+export interface AttendanceDayView {
+  employee: string;
+  enrollee: string;
+  date: string;
+  first_in: string | null;
+  last_out: string | null;
+  worked_seconds: number;
+  punch_count: number;
+  status: DayStatus;
+  flags: string[];
+}
+
+export interface AttendanceDayFilters {
+  employee?: string;
+  enrollee?: string;
+  from?: string;
+  to?: string;
+  status?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export type AbsenceResult = {
+  date: string;
+  working_day: boolean;
+  absent: number;
+  non_working_day: number;
+  /** Active enrollees that already had a row for the date (punches, or an earlier run). */
+  unchanged: number;
+};
+
+/** Enrollees written per transaction by generate-absences, so the writer is never held long. */
+const ABSENCE_CHUNK = 500;
+
+export class AttendanceService {
+  readonly rules: DayRules;
+
+  constructor(private readonly ctx: Context) {
+    const s = ctx.settings;
+    let schedule = s.DEFAULT_SCHEDULE;
+    if (schedule && (secondsOfClock(schedule.start) === null || secondsOfClock(schedule.end) === null)) {
+      // A malformed schedule given in code must never make punch ingestion fail.
+      ctx.log.warn('DEFAULT_SCHEDULE is malformed; late / early_leave flags are off', { start: schedule.start, end: schedule.end });
+      schedule = null;
+    }
+    this.rules = {
+      timeZone: s.ATTENDANCE_TIME_ZONE,
+      schedule,
+      weekendDays: s.WEEKEND_DAYS,
+      holidays: s.HOLIDAYS,
+      repeatWindowMs: s.ATTENDANCE_REPEAT_PUNCH_WINDOW,
+    };
+  }
+
+  /** The local date of an instant in the attendance zone. */
+  dateOf(instantMs: number): string {
+    return localDateOf(instantMs, this.rules.timeZone);
+  }
+
+  /** Punch hook: recomputes every (enrollee, date) the new rows touch; one query per day. */
+  async recomputeForPunches(tx: Tx, rows: readonly PunchRow[]): Promise<void> {
+    const touched = new Map<string, { enrolleeId: string; employeeKey: string; date: string }>();
+    for (const row of rows) {
+      if (!row.enrolleeId || !row.employeeKey) continue;
+      const date = this.dateOf(row.punchedAt);
+      touched.set(`${row.enrolleeId}|${date}`, { enrolleeId: row.enrolleeId, employeeKey: row.employeeKey, date });
+    }
+    for (const day of touched.values()) {
+      const { start, end } = dayBounds(day.date, this.rules.timeZone);
+      const instants = await tx
+        .select({ at: punches.punchedAt })
+        .from(punches)
+        .where(and(eq(punches.enrolleeId, day.enrolleeId), gte(punches.punchedAt, start), lt(punches.punchedAt, end)));
+      await this.upsertDay(tx, day.enrolleeId, day.employeeKey, day.date, instants.map((i) => i.at));
+    }
+  }
+
+  /** Recomputes every day of one enrollee from all its punches (after earlier punches were linked). */
+  async recomputeEnrollee(tx: Tx, enrollee: { id: string; employeeKey: string }): Promise<number> {
+    const rows = await tx.select({ at: punches.punchedAt }).from(punches).where(eq(punches.enrolleeId, enrollee.id));
+    const byDate = new Map<string, number[]>();
+    for (const { at } of rows) {
+      const date = this.dateOf(at);
+      const list = byDate.get(date);
+      if (list) list.push(at);
+      else byDate.set(date, [at]);
+    }
+    for (const [date, instants] of byDate) await this.upsertDay(tx, enrollee.id, enrollee.employeeKey, date, instants);
+    return byDate.size;
+  }
+
+  private async upsertDay(tx: Tx, enrolleeId: string, employeeKey: string, date: string, instants: number[]): Promise<void> {
+    if (instants.length === 0) return;
+    const day = computeDay(date, instants, this.rules);
+    const values = {
+      employeeKey,
+      firstIn: day.firstIn,
+      lastOut: day.lastOut,
+      workedSeconds: day.workedSeconds,
+      punchCount: day.punchCount,
+      status: day.status,
+      flags: day.flags,
+      updatedAt: this.ctx.clock.now(),
+    };
+    await tx
+      .insert(attendanceDays)
+      .values({ enrolleeId, date, ...values })
+      .onConflictDoUpdate({ target: [attendanceDays.enrolleeId, attendanceDays.date], set: values });
+  }
+
+  /**
+   * generate-absences: for each enrollee active now and created before the date ended, writes
+   * `absent` (working day) or `non_working_day` where the date has no row yet. A day with
+   * punches always has a row, so it is never overwritten; running twice changes nothing.
+   */
+  async generateAbsences(params: { date?: string } = {}): Promise<AbsenceResult> {
+    const zone = this.rules.timeZone;
+    const today = this.dateOf(this.ctx.clock.now());
+    const date = params.date === undefined || params.date === '' ? addDays(today, -1) : requireDate(params.date, 'date');
+    if (date > today) throw new FpaError('validation_error', 'absences cannot be generated for a future date', { date, today });
+    const working = isWorkingDay(date, this.rules);
+    const status: DayStatus = working ? 'absent' : 'non_working_day';
+    const { end } = dayBounds(date, zone);
+    const candidates = await this.ctx.db.orm
+      .select({ id: enrollees.id, employeeKey: enrollees.employeeKey })
+      .from(enrollees)
+      .where(and(eq(enrollees.status, 'active'), lt(enrollees.createdAt, end)))
+      .orderBy(asc(enrollees.id));
+    let written = 0;
+    for (let i = 0; i < candidates.length; i += ABSENCE_CHUNK) {
+      const chunk = candidates.slice(i, i + ABSENCE_CHUNK);
+      written += await this.ctx.db.write(async ({ tx }) => {
+        const now = this.ctx.clock.now();
+        const inserted = await tx
+          .insert(attendanceDays)
+          .values(
+            chunk.map((e) => ({
+              enrolleeId: e.id,
+              employeeKey: e.employeeKey,
+              date,
+              firstIn: null,
+              lastOut: null,
+              workedSeconds: 0,
+              punchCount: 0,
+              status,
+              flags: [],
+              updatedAt: now,
+            })),
+          )
+          .onConflictDoNothing()
+          .returning({ id: attendanceDays.enrolleeId });
+        return inserted.length;
+      });
+    }
+    return {
+      date,
+      working_day: working,
+      absent: working ? written : 0,
+      non_working_day: working ? 0 : written,
+      unchanged: candidates.length - written,
+    };
+  }
+
+  /** `GET attendance-days/`: newest date first, then by enrollee; cursor-paged. */
+  async list(filters: AttendanceDayFilters): Promise<Page<AttendanceDayView>> {
+    const conditions: SQL[] = [];
+    if (filters.employee) conditions.push(eq(attendanceDays.employeeKey, filters.employee));
+    if (filters.enrollee) conditions.push(eq(attendanceDays.enrolleeId, filters.enrollee));
+    if (filters.from) conditions.push(gte(attendanceDays.date, requireDate(filters.from, 'from')));
+    if (filters.to) conditions.push(lte(attendanceDays.date, requireDate(filters.to, 'to')));
+    if (filters.status) {
+      if (!(DAY_STATUSES as readonly string[]).includes(filters.status)) {
+        throw new FpaError('validation_error', `status must be one of ${DAY_STATUSES.join(', ')}`, { field: 'status' });
+      }
+      conditions.push(eq(attendanceDays.status, filters.status as DayStatus));
+    }
+    if (filters.cursor) {
+      const decoded = decodeCursor(filters.cursor);
+      const [date, enrollee] = decoded ?? [];
+      if (typeof date !== 'string' || typeof enrollee !== 'string') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
+      conditions.push(sql`(${attendanceDays.date} < ${date} or (${attendanceDays.date} = ${date} and ${attendanceDays.enrolleeId} > ${enrollee}))`);
+    }
+    const limit = filters.limit ?? 100;
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(attendanceDays)
+      .where(conditions.length ? and(...conditions) : undefined)
+      .orderBy(desc(attendanceDays.date), asc(attendanceDays.enrolleeId))
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      results: page.map(attendanceDayView),
+      next_cursor: rows.length > limit && last ? encodeCursor([last.date, last.enrolleeId]) : null,
+    };
+  }
+}
+
+export function attendanceDayView(row: AttendanceDayRow): AttendanceDayView {
+  return {
+    employee: row.employeeKey,
+    enrollee: row.enrolleeId,
+    date: row.date,
+    first_in: row.firstIn === null ? null : new Date(row.firstIn).toISOString(),
+    last_out: row.lastOut === null ? null : new Date(row.lastOut).toISOString(),
+    worked_seconds: row.workedSeconds,
+    punch_count: row.punchCount,
+    status: row.status,
+    flags: row.flags,
+  };
+}
