@@ -48,6 +48,9 @@ describe('foundation through the real server', () => {
     const res = await fetch(`${server.url}/api/fingerprint/v1/devices/`);
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe('unauthorized');
+    // The caller is checked before the body: a bad body from nobody is still 401.
+    const bad = await fetch(`${server.url}/api/fingerprint/v1/enrollees/`, { method: 'POST', body: '{"wrong":1}', headers: { 'content-type': 'application/json' } });
+    expect(bad.status).toBe(401);
   });
 
   test('jobs can be listed and run', async () => {

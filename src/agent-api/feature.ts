@@ -1,10 +1,48 @@
-/** Scaffold: replaced by the feature's real installation. */
+/**
+ * The agent feature: enrollment agents and their keys, agent sessions, the agent API, the
+ * administrator endpoints `enrollment-agents/` and `enrollment-sessions/`, and the OpenAPI
+ * documentation of the whole HTTP API.
+ */
+import type { Elysia } from 'elysia';
+import { AgentService, type AgentView } from '../agents/agents';
 import type { Core } from '../core/core';
 import type { Signals } from '../core/context';
+import { docsRoutes } from '../docs/routes';
+import { AgentSessionService } from '../enrollment/agent-sessions';
+import type { SessionView } from '../enrollment/sessions';
 import type { FeatureParts } from '../features';
+import { enrollmentAdminRoutes } from './admin-routes';
+import { agentRoutes } from './agent-routes';
+import { SlidingWindowLimiter } from './rate-limit';
 
-export function installAgents(core: Core, onSignals: (handlers: Partial<Signals>) => void): FeatureParts {
-  void core;
-  void onSignals;
-  return { routes: [], service: {} };
+export interface AgentFeatureService {
+  /** start_enrollment_session on the agent path; `enrollee` is a UUID or a device PIN. */
+  startAgentSession(enrollee: string, options: { agent: string; fingers: number[]; by: string }): Promise<SessionView>;
+  /** Creates an enrollment agent; `key` is returned this one time and never stored. */
+  createAgent(name: string, options: { algorithmVersion: string; by: string }): Promise<{ agent: AgentView; key: string }>;
+  revokeAgent(agent: string, options: { by: string }): Promise<AgentView>;
+  agents: AgentService;
+  agentSessions: AgentSessionService;
+}
+
+export function installAgents(core: Core, onSignals: (handlers: Partial<Signals>) => void): FeatureParts<AgentFeatureService> {
+  void onSignals; // agents need no in-process signals
+  const agents = new AgentService(core.ctx);
+  const sessions = new AgentSessionService(core);
+  const limiter = new SlidingWindowLimiter(core.ctx.settings.AGENT_RATE_LIMIT, core.ctx.clock);
+  return {
+    // Each router carries its own prefix; FeatureParts holds them as plain Elysia instances.
+    routes: [
+      agentRoutes(core, { agents, sessions, limiter }) as unknown as Elysia,
+      enrollmentAdminRoutes(core, { agents, sessions }) as unknown as Elysia,
+      docsRoutes(core) as unknown as Elysia,
+    ],
+    service: {
+      startAgentSession: (enrollee, options) => sessions.startAgentSession(enrollee, options),
+      createAgent: (name, options) => agents.createAgent({ name, algorithmVersion: options.algorithmVersion, by: options.by }),
+      revokeAgent: (agent, options) => agents.revokeAgent(agent, options),
+      agents,
+      agentSessions: sessions,
+    },
+  };
 }

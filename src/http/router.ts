@@ -11,9 +11,13 @@ export function apiRouter(core: Core, name: string) {
   return new Elysia({ name: `fpa-${name}`, seed: core.ctx.instanceId }).onError(handleApiError(core.ctx.log));
 }
 
-/** A router whose every route requires an administrator; `admin.by` names the caller. */
+/**
+ * A router whose every route requires an administrator; `admin.by` names the caller.
+ * `derive` (not `resolve`) so the caller is checked before the body is validated: an
+ * anonymous request is always 401, whatever it sends.
+ */
 export function adminRouter(core: Core, name: string, options: { allowOperatorToken?: boolean } = {}) {
-  return apiRouter(core, name).resolve(async ({ request }) => ({
+  return apiRouter(core, name).derive(async ({ request }) => ({
     admin: await core.auth.authenticate(request, options),
   }));
 }

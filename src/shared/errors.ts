@@ -16,9 +16,11 @@ export const ERROR_STATUS = {
   not_found: 404,
   // 409: the resource is in a state that does not allow this
   session_closed: 409,
+  agent_revoked: 409,
   conflict: 409,
   device_not_pending: 409,
   device_not_approved: 409,
+  device_busy: 409,
   enrollee_inactive: 409,
   job_running: 409,
   // 413
@@ -26,6 +28,7 @@ export const ERROR_STATUS = {
   // 422: the request is well-formed but breaks a rule of the spec
   finger_not_requested: 422,
   finger_not_allowed: 422,
+  not_in_scope: 422,
   algorithm_incompatible: 422,
   consent_required: 422,
   fingers_missing: 422,
