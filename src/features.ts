@@ -17,6 +17,9 @@ export interface FeatureParts<S extends object = object> {
   /** Routers mounted on the plugin; each carries its own prefix. */
   routes: Elysia[];
   starts?: Array<() => void>;
+  /** Background work that is part of serving (the webhook worker): started by every serving
+   *  instance whatever TASK_BACKEND says, but not by scripts (`startJobs: false`). */
+  background?: Array<() => void>;
   stops?: Array<() => Promise<void>>;
   service: S;
 }
@@ -31,6 +34,7 @@ export function installFeatures(core: Core, onSignals: (handlers: Partial<Signal
   return {
     routes: parts.flatMap((p) => p.routes),
     starts: parts.flatMap((p) => p.starts ?? []),
+    background: parts.flatMap((p) => p.background ?? []),
     stops: parts.flatMap((p) => p.stops ?? []),
     service: { ...terminals.service, ...agents.service, ...integrations.service, ...attendance.service },
   };

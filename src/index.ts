@@ -35,7 +35,8 @@ export interface CreateOptions {
   authorizeAdmin?: AuthorizeAdmin;
   clock?: Clock;
   logger?: Logger;
-  /** Start the in-process schedules now (default: when TASK_BACKEND is `cron`). */
+  /** Start the in-process schedules now (default: when TASK_BACKEND is `cron`). `false` (scripts)
+   *  also keeps background work such as the webhook worker from starting. */
   startJobs?: boolean;
   /** Take the single-writer lock of a `file:` database (default true when this call opens it). */
   lock?: boolean;
@@ -118,6 +119,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     for (const routes of features.routes) plugin = plugin.use(routes) as unknown as typeof plugin;
 
     if (options.startJobs ?? settings.TASK_BACKEND === 'cron') startAll(core, features);
+    if (options.startJobs !== false) for (const start of features.background) start();
 
     let closed = false;
     return {

@@ -44,6 +44,8 @@ export async function startServer(options: CreateOptions & { port?: number; host
     async stop() {
       if (stopped) return;
       stopped = true;
+      // Open punch streams would keep app.stop() waiting for their clients: close them first.
+      await fpa.service.closeStreams();
       await app.stop();
       await fpa.close();
     },
