@@ -1,10 +1,37 @@
-/** Scaffold: replaced by the feature's real installation. */
+/**
+ * The terminals feature: the ADMS endpoints under ADMS_URL_PREFIX, walk-up enrollment from
+ * terminal uploads, and remote enrollment (API route and `startRemoteEnrollment`).
+ */
+import type { Elysia } from 'elysia';
 import type { Core } from '../core/core';
 import type { Signals } from '../core/context';
+import { RemoteEnrollment, type StartRemoteEnrollment } from '../enrollment/remote';
+import type { SessionView } from '../enrollment/sessions';
 import type { FeatureParts } from '../features';
+import { TerminalEndpoints } from './endpoints';
+import { remoteEnrollmentRoutes } from './remote-routes';
+import { admsRoutes } from './routes';
+import { trackTemplateSync } from './sync-status';
+import { TerminalUploads } from './uploads';
+import { WalkUpEnrollment } from './walk-up';
 
-export function installTerminals(core: Core, onSignals: (handlers: Partial<Signals>) => void): FeatureParts {
-  void core;
+export interface TerminalService {
+  /** SPEC `start_enrollment_session(enrollee, device, fingers)`; `enrollee` is its UUID or PIN. */
+  startRemoteEnrollment(enrollee: string, options: StartRemoteEnrollment): Promise<SessionView>;
+}
+
+export function installTerminals(core: Core, onSignals: (handlers: Partial<Signals>) => void): FeatureParts<TerminalService> {
+  // Polls read the queue through CommandService's own idle cache; no signal is needed here.
   void onSignals;
-  return { routes: [], service: {} };
+  trackTemplateSync(core);
+  const remote = new RemoteEnrollment(core);
+  const walkUp = new WalkUpEnrollment(core, remote);
+  const endpoints = new TerminalEndpoints(core, new TerminalUploads(core, walkUp));
+  return {
+    // Each router carries its own prefix; FeatureParts holds them as plain Elysia instances.
+    routes: [admsRoutes(core, endpoints) as unknown as Elysia, remoteEnrollmentRoutes(core, remote) as unknown as Elysia],
+    service: {
+      startRemoteEnrollment: (enrollee, options) => remote.start(enrollee, options),
+    },
+  };
 }

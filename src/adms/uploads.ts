@@ -1,0 +1,193 @@
+/**
+ * Upload tables other than attendance: OPERLOG (OPLOG, USER, FP, BIODATA, FACE, FVEIN,
+ * USERPIC, BIOPHOTO…), BIODATA, ATTPHOTO, ERRORLOG and the 3.x `tabledata` tables. Templates
+ * go to walk-up enrollment; operation logs and device errors become device events; the rest
+ * is acknowledged. Each returns the number of records processed, for `OK:<n>`.
+ */
+import type { Core } from '../core/core';
+import { logEvent, type DeviceRow } from '../devices/devices';
+import { logMalformed, redactedErrors } from './ingest';
+import {
+  parseAttPhoto,
+  parseBiodata,
+  parseIntStrict,
+  parseOperlog,
+  parseTabledata,
+  type BiodataRecord,
+  type OplogRecord,
+} from './protocol';
+import type { WalkUpEnrollment } from './walk-up';
+
+/** BIODATA Type 1 is a fingerprint; every other type (face, palm, vein…) is not enrolled here. */
+const FINGERPRINT_TYPE = 1;
+/** FP uploads carry no version; a terminal that never said otherwise runs ZKFinger 10. */
+const DEFAULT_FP_ALGORITHM = '10';
+/** 3.x `templatev10`: a finger id of 16 or more marks a duress finger (fingerid + 16). */
+const DURESS_OFFSET = 16;
+/** Events logged per request at most, so one chatty upload cannot flood the event table. */
+const MAX_EVENTS = 100;
+
+interface Note {
+  kind: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+export class TerminalUploads {
+  constructor(
+    private readonly core: Core,
+    private readonly walkUp: WalkUpEnrollment,
+  ) {}
+
+  async operlog(device: DeviceRow, text: string): Promise<number> {
+    const { records, errors } = parseOperlog(text);
+    await logMalformed(this.core, device, 'OPERLOG', redactedErrors(errors));
+    const notes: Note[] = [];
+    const ignoredTypes = new Map<number, number>();
+    let current = device;
+    for (const r of records) {
+      switch (r.kind) {
+        case 'FP':
+          if (!r.sizeMatches) notes.push(sizeNote(r.pin, r.fingerIndex, r.size, r.template.length));
+          await this.walkUp.accept(current, {
+            pin: r.pin,
+            fingerIndex: r.fingerIndex,
+            template: r.template,
+            algorithmVersion: current.algorithmVersion ?? DEFAULT_FP_ALGORITHM,
+            origin: 'FP',
+          });
+          break;
+        case 'BIODATA':
+          current = await this.biodataRecord(current, r, ignoredTypes);
+          break;
+        case 'OPLOG':
+          notes.push(oplogNote(r));
+          break;
+        default:
+          // USER, FACE, FVEIN, USERPIC, BIOPHOTO, IDCARD, unknown kinds: acknowledged.
+          break;
+      }
+    }
+    if (ignoredTypes.size > 0) notes.push(ignoredNote(ignoredTypes));
+    await this.log(device, notes);
+    return records.length;
+  }
+
+  async biodata(device: DeviceRow, text: string): Promise<number> {
+    const { records, errors } = parseBiodata(text);
+    await logMalformed(this.core, device, 'BIODATA', redactedErrors(errors));
+    const ignoredTypes = new Map<number, number>();
+    let current = device;
+    for (const r of records) current = await this.biodataRecord(current, r, ignoredTypes);
+    if (ignoredTypes.size > 0) await this.log(device, [ignoredNote(ignoredTypes)]);
+    return records.length;
+  }
+
+  /** 3.x `tabledata`: `templatev10` goes to walk-up enrollment, other tables are counted. */
+  async tabledata(device: DeviceRow, tableName: string, text: string): Promise<number> {
+    const { records, errors } = parseTabledata(text);
+    await logMalformed(this.core, device, `tabledata/${tableName}`, redactedErrors(errors));
+    if (tableName.toLowerCase() !== 'templatev10') return records.length;
+    for (const r of records) {
+      const f = lower(r.fields);
+      const fingerId = parseIntStrict(f.fingerid);
+      const template = (f.template ?? f.tmp ?? '').trim();
+      const pin = (f.pin ?? '').trim();
+      if (fingerId === null || template === '' || pin === '') continue;
+      await this.walkUp.accept(device, {
+        pin,
+        fingerIndex: fingerId >= DURESS_OFFSET ? fingerId - DURESS_OFFSET : fingerId,
+        template,
+        algorithmVersion: DEFAULT_FP_ALGORITHM,
+        origin: 'templatev10',
+      });
+    }
+    return records.length;
+  }
+
+  /**
+   * Attendance photos are acknowledged, not kept (no photo store in this service). The body is
+   * read as bytes; a header `size` that disagrees with the bytes after the NUL is logged.
+   */
+  async photo(device: DeviceRow, bytes: Uint8Array): Promise<void> {
+    const photo = parseAttPhoto(bytes);
+    if (!photo) {
+      await this.log(device, [{ kind: 'malformed_photo', message: 'ATTPHOTO without the NUL between header and image', details: { bytes: bytes.byteLength } }]);
+      return;
+    }
+    const declared = parseIntStrict(photo.headers.size ?? photo.headers.Size);
+    if (declared !== null && declared !== photo.image.byteLength) {
+      await this.log(device, [
+        {
+          kind: 'photo_size_mismatch',
+          message: `ATTPHOTO ${photo.headers.PIN ?? ''} declares ${declared} bytes, ${photo.image.byteLength} arrived`,
+          details: { file: photo.headers.PIN ?? null, declared, received: photo.image.byteLength },
+        },
+      ]);
+    }
+  }
+
+  /** `table=ERRORLOG`: each line becomes a `device_error` event. */
+  async errorlog(device: DeviceRow, text: string): Promise<number> {
+    const { records, errors } = parseOperlog(text);
+    await logMalformed(this.core, device, 'ERRORLOG', redactedErrors(errors));
+    const notes = records.map((r) => {
+      const fields = 'fields' in r ? r.fields : {};
+      return { kind: 'device_error', message: `terminal error ${fields.ErrCode ?? '?'}: ${fields.ErrMsg ?? ''}`.trim(), details: { ...fields } };
+    });
+    await this.log(device, notes);
+    return records.length;
+  }
+
+  private async biodataRecord(device: DeviceRow, r: BiodataRecord, ignoredTypes: Map<number, number>): Promise<DeviceRow> {
+    if (r.type !== FINGERPRINT_TYPE) {
+      ignoredTypes.set(r.type, (ignoredTypes.get(r.type) ?? 0) + 1);
+      return device;
+    }
+    // A terminal that uploads fingerprint BIODATA takes templates back the same way.
+    const current = device.speaksBiodata ? device : await this.core.devices.recordReport(device, { speaksBiodata: true });
+    const major = r.majorVer.trim();
+    const minor = r.minorVer.trim();
+    const algorithmVersion = major === '' ? (current.algorithmVersion ?? DEFAULT_FP_ALGORITHM) : minor === '' ? major : `${major}.${minor}`;
+    await this.walkUp.accept(current, { pin: r.pin, fingerIndex: r.no, template: r.template, algorithmVersion, origin: 'BIODATA' });
+    return current;
+  }
+
+  private async log(device: DeviceRow, notes: Note[]): Promise<void> {
+    if (notes.length === 0) return;
+    const now = this.core.ctx.clock.now();
+    await this.core.ctx.db.write(async ({ tx }) => {
+      for (const n of notes.slice(0, MAX_EVENTS)) await logEvent(tx, device.id, n.kind, n.message, n.details, now);
+    });
+  }
+}
+
+function lower(fields: Record<string, string>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(fields)) if (!(k.toLowerCase() in out)) out[k.toLowerCase()] = v;
+  return out;
+}
+
+function oplogNote(r: OplogRecord): Note {
+  return {
+    kind: 'operation',
+    message: `operation ${r.opType} at ${r.localTime} by ${r.operator === '0' || r.operator === '' ? 'nobody' : `admin ${r.operator}`}`,
+    details: { op: r.opType, operator: r.operator, local_time: r.localTime, objects: r.objects },
+  };
+}
+
+function sizeNote(pin: string, finger: number, declared: number | null, actual: number): Note {
+  return {
+    kind: 'size_mismatch',
+    message: `FP template of PIN ${pin}, finger ${finger}: Size=${declared ?? '?'} but ${actual} base64 characters`,
+    details: { pin, finger_index: finger, declared, actual },
+  };
+}
+
+function ignoredNote(types: Map<number, number>): Note {
+  return {
+    kind: 'biodata_ignored',
+    message: `BIODATA of types ${[...types.keys()].join(', ')} acknowledged and ignored (only fingerprints, Type=1, are enrolled)`,
+    details: { types: Object.fromEntries(types) },
+  };
+}

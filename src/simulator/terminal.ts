@@ -1,0 +1,447 @@
+/**
+ * A simulated ZKTeco-style terminal speaking the ADMS push protocol (2.x) over real HTTP, as a
+ * device does: handshake, parameters post, polls (with INFO on the first one), attendance
+ * uploads that are kept and resent until answered `OK`, command execution with results, and
+ * template uploads (walk-up enrollment and after ENROLL_FP). It keeps an in-memory user and
+ * template table, so tests can check what a real terminal would hold.
+ *
+ * Used by the end-to-end tests, by `bun run fpa:simulate-device`, and by the crash test and
+ * benchmark. Templates are synthetic: random bytes with the ZKFinger v10 marker `SS21` at
+ * bytes 2–5, never real biometrics.
+ */
+import {
+  formatAttlogLine,
+  formatDeviceCmdResult,
+  formatLocalWallTime,
+  formatOptionsBody,
+  parseTabFields,
+  splitKeyword,
+} from '../adms/protocol';
+
+export interface PunchRecord {
+  pin: string;
+  /** When the punch happened (default now); written as the terminal's local wall time. */
+  at?: Date;
+  /** A wall time exactly as the terminal would send it (overrides `at`). */
+  localTime?: string;
+  state?: number;
+  verifyType?: number;
+  workCode?: string;
+}
+
+export interface StoredUser {
+  pin: string;
+  name: string;
+  fields: Record<string, string>;
+}
+
+export interface StoredTemplate {
+  pin: string;
+  fingerIndex: number;
+  template: string;
+  /** How it arrived: `FINGERTMP`, `BIODATA`, or `local` (enrolled on this terminal). */
+  via: 'FINGERTMP' | 'BIODATA' | 'local';
+}
+
+export interface ReceivedCommand {
+  id: string;
+  text: string;
+  /** The return code this terminal answered; null when it chose not to answer. */
+  returnCode: number | null;
+}
+
+/** Decide a command's return code yourself: a number, `'ignore'` (no result sent), or undefined (default behaviour). */
+export type CommandResponder = (command: { id: string; text: string }) => number | 'ignore' | undefined;
+
+export interface SimulatedTerminalOptions {
+  /** Server base URL, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  sn: string;
+  /** ADMS_URL_PREFIX of the server (default `/iclock/`). */
+  prefix?: string;
+  pushver?: string;
+  /** Handshake `language` (69 English, 83 Simplified Chinese). */
+  language?: string;
+  /** Fingerprint algorithm reported in INFO and options (default `10`). */
+  fpVersion?: string;
+  /** Announce fingerprint BIODATA support and upload templates as BIODATA Type=1. */
+  biodata?: boolean;
+  firmware?: string;
+  /** The terminal's clock zone, for the wall times of punches (default UTC). */
+  timeZone?: string;
+  /** Sent as `pushcommkey` on every request (device token hardening). */
+  pushCommKey?: string;
+  /** Return code of ENROLL_FP / ENROLL_BIO (default 0: enrolled). */
+  enrollReturn?: (pin: string, fingerIndex: number) => number;
+  respond?: CommandResponder;
+  fetch?: typeof fetch;
+  /** Called with one line per protocol exchange (the CLI prints them). */
+  log?: (line: string) => void;
+}
+
+export interface Exchange {
+  status: number;
+  body: string;
+}
+
+const encoder = new TextEncoder();
+
+/** A synthetic ZKFinger v10 template: random bytes with `SS21` at bytes 2–5, as base64. */
+export function syntheticTemplate(bytes = 96): string {
+  const data = crypto.getRandomValues(new Uint8Array(Math.max(6, bytes)));
+  data.set(encoder.encode('SS21'), 2);
+  return Buffer.from(data).toString('base64');
+}
+
+export class SimulatedTerminal {
+  readonly sn: string;
+  readonly users = new Map<string, StoredUser>();
+  readonly templates = new Map<string, StoredTemplate>();
+  /** Every command received, in order, with the answer given. */
+  readonly commands: ReceivedCommand[] = [];
+  /** The option block of the last handshake. */
+  options: Record<string, string> = {};
+  handshakes = 0;
+  /** Attendance lines not yet acknowledged with `OK`: resent with the next upload. */
+  private unsent: string[] = [];
+  /** OPERLOG lines waiting to be uploaded (templates after ENROLL_FP). */
+  private operlogQueue: string[] = [];
+  private infoDue = true;
+  private lastPunchAt = 0;
+  private readonly base: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly o: SimulatedTerminalOptions) {
+    this.sn = o.sn;
+    const prefix = o.prefix ?? '/iclock/';
+    this.base = `${o.url.replace(/\/+$/, '')}${prefix.startsWith('/') ? prefix : `/${prefix}`}`;
+    this.fetchImpl = o.fetch ?? fetch;
+  }
+
+  get pendingPunches(): number {
+    return this.unsent.length;
+  }
+
+  /** `GET cdata?options=all`. Returns the option block as a map. */
+  async handshake(): Promise<Record<string, string>> {
+    const res = await this.get('cdata', { options: 'all', pushver: this.o.pushver ?? '2.4.1', language: this.o.language ?? '69', PushOptionsFlag: '1' });
+    this.handshakes++;
+    this.infoDue = true;
+    if (res.status === 200) this.options = parseOptionBlock(res.body);
+    return this.options;
+  }
+
+  /** `POST cdata?table=options`: the terminal's parameters. */
+  async postOptions(): Promise<Exchange> {
+    const fp = this.o.fpVersion ?? '10';
+    const params: Record<string, string> = {
+      '~DeviceName': 'FPA-Simulator',
+      MAC: '00:17:61:00:00:01',
+      TransactionCount: '0',
+      UserCount: String(this.users.size),
+      FingerFunOn: '1',
+      FPVersion: fp,
+      FPCount: String(this.templates.size),
+      FaceFunOn: '0',
+      Language: this.o.language ?? '69',
+      '~OEMVendor': 'Simulated Co., Ltd.',
+      FWVersion: this.firmware,
+      PushVersion: `Ver ${this.o.pushver ?? '2.4.1'}`,
+      MultiBioDataSupport: this.o.biodata ? '0:1:0:0:0:0:0:0:0:0' : '0:0:0:0:0:0:0:0:0:0',
+    };
+    return this.post('cdata', { table: 'options' }, formatOptionsBody(params));
+  }
+
+  /**
+   * One `GET getrequest`: runs the commands it gets, posts their results to devicecmd, then
+   * uploads templates that enrollment produced. Returns the commands of this poll.
+   */
+  async poll(): Promise<ReceivedCommand[]> {
+    const query: Record<string, string> = {};
+    if (this.infoDue) {
+      query.INFO = [this.firmware, this.users.size, this.templates.size, 0, '192.168.1.201', this.o.fpVersion ?? '10', 0, 0, 0, '10000'].join(',');
+    }
+    const res = await this.get('getrequest', query);
+    if (res.status !== 200) return [];
+    this.infoDue = false;
+    const lines = res.body.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.startsWith('C:'));
+    const executed: ReceivedCommand[] = [];
+    const results: string[] = [];
+    let rehandshake = false;
+    for (const line of lines) {
+      const m = /^C:([^:]+):(.*)$/.exec(line);
+      if (!m) continue;
+      const command = { id: m[1]!, text: m[2]! };
+      const outcome = this.execute(command);
+      const received: ReceivedCommand = { ...command, returnCode: outcome.code };
+      this.commands.push(received);
+      executed.push(received);
+      if (outcome.code !== null) results.push(outcome.reply ?? formatDeviceCmdResult({ id: command.id, returnCode: outcome.code, cmd: outcome.echo }));
+      if (outcome.rehandshake) rehandshake = true;
+    }
+    if (results.length > 0) await this.post('devicecmd', {}, `${results.join('\n')}\n`);
+    if (this.operlogQueue.length > 0) await this.flushOperlog();
+    if (rehandshake) await this.handshake();
+    return executed;
+  }
+
+  /** Records punches and uploads every unacknowledged line (resending earlier ones). */
+  async punch(records: PunchRecord[]): Promise<Exchange> {
+    for (const r of records) this.unsent.push(this.attlogLine(r));
+    return this.flushPunches();
+  }
+
+  /** Uploads the unacknowledged attendance lines; they are kept unless the answer starts with OK. */
+  async flushPunches(): Promise<Exchange> {
+    if (this.unsent.length === 0) return { status: 200, body: 'OK:0' };
+    const batch = this.unsent.slice();
+    const res = await this.post('cdata', { table: 'ATTLOG', Stamp: '9999' }, `${batch.join('\n')}\n`);
+    if (res.status === 200 && res.body.startsWith('OK')) this.unsent.splice(0, batch.length);
+    return res;
+  }
+
+  /** Sends one ATTLOG body as it is (resend of a batch whose OK was lost, hand-made lines). */
+  async sendAttlog(body: string): Promise<Exchange> {
+    return this.post('cdata', { table: 'ATTLOG', Stamp: '9999' }, body);
+  }
+
+  /**
+   * Walk-up upload of a template for (pin, finger): an `FP` line in OPERLOG, or `BIODATA`
+   * Type=1 for a BIODATA terminal. The template is also kept in this terminal's table.
+   */
+  async uploadTemplate(pin: string, fingerIndex: number, template = syntheticTemplate()): Promise<Exchange> {
+    this.templates.set(key(pin, fingerIndex), { pin, fingerIndex, template, via: 'local' });
+    if (this.o.biodata) return this.post('cdata', { table: 'BIODATA', Stamp: '9999' }, `${this.biodataLine(pin, fingerIndex, template)}\n`);
+    return this.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, `${fpLine(pin, fingerIndex, template)}\n`);
+  }
+
+  /** Walk-up enrollment on the terminal menu: the user (if new) and the finger, uploaded. */
+  async enrollFinger(pin: string, fingerIndex: number): Promise<Exchange> {
+    if (!this.users.has(pin)) this.users.set(pin, { pin, name: '', fields: { PIN: pin } });
+    return this.uploadTemplate(pin, fingerIndex);
+  }
+
+  /**
+   * Behaves like a terminal for `ms`: handshake, parameters, then polls every `Delay` seconds
+   * (or `pollIntervalMs`), spreading `punches` punches of `pins` over the time. Like a real
+   * terminal it survives a server that is down or failing: the error is logged, it waits
+   * (`ErrorDelay`, at most the poll interval) and carries on; unacknowledged punches are resent.
+   */
+  async runFor(ms: number, plan: { punches?: number; pins?: string[]; pollIntervalMs?: number } = {}): Promise<{ polls: number; punchesSent: number; commands: number; errors: number }> {
+    const started = Date.now();
+    const elapsed = () => Date.now() - started;
+    const pins = plan.pins && plan.pins.length > 0 ? plan.pins : ['1'];
+    const total = plan.punches ?? 0;
+    const interval = () => plan.pollIntervalMs ?? Math.max(1, Number(this.options.Delay ?? '10')) * 1000;
+    let sent = 0;
+    let polls = 0;
+    let errors = 0;
+    let greeted = false;
+    const commandsBefore = this.commands.length;
+    const punchesDue = (upTo: number) => {
+      const batch: PunchRecord[] = [];
+      for (; sent < upTo; sent++) batch.push({ pin: pins[sent % pins.length]!, state: sent % 2 });
+      return batch;
+    };
+    while (elapsed() < ms) {
+      try {
+        if (!greeted) {
+          await this.handshake();
+          await this.postOptions();
+          greeted = true;
+        }
+        await this.poll();
+        polls++;
+        const batch = punchesDue(Math.min(total, Math.ceil((elapsed() / ms) * total)));
+        if (batch.length > 0) await this.punch(batch);
+        else if (this.unsent.length > 0) await this.flushPunches();
+      } catch (error) {
+        errors++;
+        this.o.log?.(`error: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const left = ms - elapsed();
+      if (left > 0) await Bun.sleep(Math.min(interval(), left));
+    }
+    try {
+      const rest = punchesDue(total);
+      if (rest.length > 0) this.unsent.push(...rest.map((r) => this.attlogLine(r)));
+      await this.flushPunches();
+    } catch (error) {
+      errors++;
+      this.o.log?.(`error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { polls, punchesSent: sent, commands: this.commands.length - commandsBefore, errors };
+  }
+
+  /** `GET`/`POST` under the prefix with `SN` (and `pushcommkey`) added. */
+  async get(endpoint: string, query: Record<string, string> = {}): Promise<Exchange> {
+    return this.request('GET', endpoint, query);
+  }
+
+  async post(endpoint: string, query: Record<string, string>, body: string | Uint8Array): Promise<Exchange> {
+    return this.request('POST', endpoint, query, body);
+  }
+
+  private async request(method: string, endpoint: string, query: Record<string, string>, body?: string | Uint8Array): Promise<Exchange> {
+    const params = new URLSearchParams({ SN: this.sn, ...query });
+    if (this.o.pushCommKey) params.set('pushcommkey', this.o.pushCommKey);
+    const bytes: Uint8Array<ArrayBuffer> | undefined = typeof body === 'string' ? encoder.encode(body) : body ? new Uint8Array(body) : undefined;
+    const res = await this.fetchImpl(`${this.base}${endpoint}?${params.toString()}`, {
+      method,
+      headers: { 'user-agent': 'iClock Proxy/1.09', accept: '*/*', ...(bytes ? { 'content-type': 'text/plain' } : {}) },
+      body: bytes,
+    });
+    const text = await res.text();
+    this.o.log?.(`${method} ${endpoint}${query.table ? `?table=${query.table}` : ''} → ${res.status} ${text.split('\n')[0]!.slice(0, 80)}`);
+    return { status: res.status, body: text };
+  }
+
+  private get firmware(): string {
+    return this.o.firmware ?? 'FPA-SIM-Ver1.0.0';
+  }
+
+  private attlogLine(r: PunchRecord): string {
+    const localTime = r.localTime ?? formatLocalWallTime(r.at ?? this.nextPunchTime(), this.o.timeZone ?? 'UTC');
+    return formatAttlogLine({ pin: r.pin, localTime, state: r.state ?? 0, verifyType: r.verifyType ?? 1, workCode: r.workCode ?? '0', extra: ['0', '0'] });
+  }
+
+  /** "Now", but never the same second twice: a terminal logs one punch per user and second. */
+  private nextPunchTime(): Date {
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    this.lastPunchAt = Math.max(now, this.lastPunchAt + 1000);
+    return new Date(this.lastPunchAt);
+  }
+
+  private biodataLine(pin: string, fingerIndex: number, template: string): string {
+    const [major = '10', minor = '0'] = (this.o.fpVersion ?? '10').split('.');
+    return `BIODATA Pin=${pin}\tNo=${fingerIndex}\tIndex=0\tValid=1\tDuress=0\tType=1\tMajorVer=${major}\tMinorVer=${minor}\tFormat=0\tTmp=${template}`;
+  }
+
+  private async flushOperlog(): Promise<void> {
+    const lines = this.operlogQueue.splice(0);
+    const table = this.o.biodata ? 'BIODATA' : 'OPERLOG';
+    const res = await this.post('cdata', { table, Stamp: '9999' }, `${lines.join('\n')}\n`);
+    if (!(res.status === 200 && res.body.startsWith('OK'))) this.operlogQueue.unshift(...lines);
+  }
+
+  /** Runs one command on the in-memory tables. */
+  private execute(command: { id: string; text: string }): { code: number | null; echo: string; reply?: string; rehandshake?: boolean } {
+    const forced = this.o.respond?.(command);
+    const { keyword, rest } = splitKeyword(command.text);
+    const words = command.text.split(' ');
+    const family = keyword.toUpperCase() === 'DATA' ? 'DATA' : words[0] ?? '';
+    if (forced === 'ignore') return { code: null, echo: family };
+    if (typeof forced === 'number') return { code: forced, echo: family };
+    if (family === 'DATA') return { code: this.data(words[1] ?? '', words[2] ?? '', command.text), echo: 'DATA' };
+    switch (keyword.toUpperCase()) {
+      case 'ENROLL_FP':
+      case 'ENROLL_BIO':
+        return { code: this.enrollOnDevice(rest), echo: keyword.toUpperCase() };
+      case 'INFO':
+        return { code: 0, echo: 'INFO', reply: this.infoReply(command.id) };
+      case 'CHECK':
+        return { code: 0, echo: 'CHECK', rehandshake: true };
+      case 'REBOOT':
+      case 'CLEAR':
+      case 'LOG':
+        return { code: 0, echo: keyword.toUpperCase() };
+      default:
+        return { code: -1002, echo: keyword };
+    }
+  }
+
+  /** `DATA UPDATE|DELETE <table> fields`. */
+  private data(action: string, table: string, text: string): number {
+    const fieldsText = text.split(' ').slice(3).join(' ');
+    const f = parseTabFields(fieldsText);
+    const pin = (f.get('PIN', 'Pin') ?? '').trim();
+    if (pin === '' && action.toUpperCase() !== 'QUERY') return -1;
+    switch (`${action.toUpperCase()} ${table.toUpperCase()}`) {
+      case 'UPDATE USERINFO':
+        this.users.set(pin, { pin, name: f.get('Name') ?? '', fields: { ...f.fields } });
+        return 0;
+      case 'DELETE USERINFO':
+        this.users.delete(pin);
+        for (const k of [...this.templates.keys()]) if (k.startsWith(`${pin}:`)) this.templates.delete(k);
+        return 0;
+      case 'UPDATE FINGERTMP':
+      case 'UPDATE BIODATA': {
+        const finger = Number(f.get('FID', 'No'));
+        const template = f.get('TMP', 'Tmp') ?? '';
+        if (!Number.isInteger(finger) || template === '') return -1;
+        if (!this.users.has(pin)) return -10;
+        this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: table.toUpperCase() === 'BIODATA' ? 'BIODATA' : 'FINGERTMP' });
+        return 0;
+      }
+      case 'DELETE FINGERTMP':
+      case 'DELETE BIODATA': {
+        const finger = f.get('FID', 'No');
+        if (finger === undefined) {
+          for (const k of [...this.templates.keys()]) if (k.startsWith(`${pin}:`)) this.templates.delete(k);
+        } else {
+          this.templates.delete(key(pin, Number(finger)));
+        }
+        return 0;
+      }
+      default:
+        return -1002;
+    }
+  }
+
+  /** On-device enrollment: success queues the template upload (and the OPLOG 6 line). */
+  private enrollOnDevice(rest: string): number {
+    const f = parseTabFields(rest);
+    const pin = (f.get('PIN') ?? '').trim();
+    const finger = Number(f.get('FID', 'NO', 'No'));
+    if (pin === '' || !Number.isInteger(finger)) return -1;
+    const code = this.o.enrollReturn?.(pin, finger) ?? 0;
+    if (code !== 0) return code;
+    if (!this.users.has(pin)) this.users.set(pin, { pin, name: '', fields: { PIN: pin } });
+    const template = syntheticTemplate();
+    this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: 'local' });
+    if (this.o.biodata) {
+      this.operlogQueue.push(this.biodataLine(pin, finger, template));
+    } else {
+      this.operlogQueue.push(fpLine(pin, finger, template));
+      this.operlogQueue.push(`OPLOG 6\t0\t${formatLocalWallTime(new Date(), this.o.timeZone ?? 'UTC')}\t${pin}\t${finger}\t${Buffer.from(template, 'base64').length}\t0`);
+    }
+    return 0;
+  }
+
+  private infoReply(id: string): string {
+    const lines = [
+      `ID=${id}&Return=0&CMD=INFO`,
+      '~DeviceName=FPA-Simulator',
+      `UserCount=${this.users.size}`,
+      `FPCount=${this.templates.size}`,
+      'TransactionCount=0',
+      `FPVersion=${this.o.fpVersion ?? '10'}`,
+      `~ZKFPVersion=${this.o.fpVersion ?? '10'}`,
+      `FWVersion=${this.firmware}`,
+      'IPAddress=192.168.1.201',
+      `~SerialNumber=${this.sn}`,
+    ];
+    return lines.join('\n');
+  }
+}
+
+function key(pin: string, finger: number): string {
+  return `${pin}:${finger}`;
+}
+
+function fpLine(pin: string, fingerIndex: number, template: string): string {
+  return `FP PIN=${pin}\tFID=${fingerIndex}\tSize=${template.length}\tValid=1\tTMP=${template}`;
+}
+
+/** `GET OPTION FROM: SN` then `Key=Value` lines → map (the first line is kept as `_header`). */
+export function parseOptionBlock(body: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of body.split('\n')) {
+    const t = line.replace(/\r$/, '');
+    if (t === '') continue;
+    const eq = t.indexOf('=');
+    if (t.startsWith('GET OPTION FROM')) out._header = t;
+    else if (eq > 0) out[t.slice(0, eq)] = t.slice(eq + 1);
+  }
+  return out;
+}
