@@ -59,6 +59,8 @@ export type CommandFinishedHandler = (
   command: CommandRow,
   outcome: CommandOutcome,
   result: CommandResult | null,
+  /** Work to run after the closing transaction commits (wake-ups of newly queued commands). */
+  afterCommit: (cb: () => void) => void,
 ) => Promise<void>;
 
 /** Return codes that will not get better by sending the same command again. */
@@ -92,7 +94,10 @@ export class CommandService {
     const byDevice = new Map<string, string[]>();
     for (const c of commands) {
       if (!c.supersedeKey) continue;
-      byDevice.set(c.deviceId, [...(byDevice.get(c.deviceId) ?? []), c.supersedeKey]);
+      // Push, never copy: a backfill queues tens of thousands of keys for one device.
+      const keys = byDevice.get(c.deviceId);
+      if (keys) keys.push(c.supersedeKey);
+      else byDevice.set(c.deviceId, [c.supersedeKey]);
     }
     for (const [deviceId, keys] of byDevice) {
       for (const chunk of chunks([...new Set(keys)], 500)) {
@@ -383,7 +388,7 @@ export class CommandService {
       .update(deviceCommands)
       .set({ status: outcome, completedAt: now, returnCode: code, result })
       .where(eq(deviceCommands.id, command.id));
-    for (const handler of this.handlers) await handler(tx, command, outcome, raw);
+    for (const handler of this.handlers) await handler(tx, command, outcome, raw, afterCommit);
     afterCommit(() =>
       this.ctx.events.emit('command_finished', {
         deviceId: command.deviceId,
