@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkConfiguration, CHECK_CODES, formatIssues } from './config/check';
 import { describeSettings, loadSettings } from './config/settings';
-import { checkCodesMarkdown, replaceBlock, settingsTableMarkdown } from './config/docs';
+import { checkCodesMarkdown, errorStatusMarkdown, replaceBlock, routesTableMarkdown, settingsTableMarkdown } from './config/docs';
 import { silentLogger } from './core/logger';
 import { generateEncryptionKey } from './crypto/template-cipher';
 import { randomToken } from './crypto/secrets';
@@ -111,8 +111,10 @@ const commands: Record<string, Command> = {
     let text = await Bun.file(path).text();
     text = replaceBlock(text, 'settings', settingsTableMarkdown());
     text = replaceBlock(text, 'codes', checkCodesMarkdown());
+    text = replaceBlock(text, 'routes', routesTableMarkdown());
+    text = replaceBlock(text, 'errors', errorStatusMarkdown());
     await Bun.write(path, text);
-    console.log('README.md: settings table and check codes regenerated');
+    console.log('README.md: settings, check codes, routes and error statuses regenerated');
     return 0;
   },
 

@@ -116,11 +116,13 @@ describe('configuration check', () => {
 });
 
 describe('the README stays true', () => {
-  test('its configuration table and check codes match the schema (bun src/cli.ts readme)', async () => {
-    const { readBlock, settingsTableMarkdown, checkCodesMarkdown } = await import('../src/config/docs');
+  test('its configuration table, check codes, routes and error statuses match the code (bun src/cli.ts readme)', async () => {
+    const docs = await import('../src/config/docs');
     const readme = await Bun.file(new URL('../README.md', import.meta.url)).text();
-    expect(readBlock(readme, 'settings')).toBe(settingsTableMarkdown());
-    expect(readBlock(readme, 'codes')).toBe(checkCodesMarkdown());
+    expect(docs.readBlock(readme, 'settings')).toBe(docs.settingsTableMarkdown());
+    expect(docs.readBlock(readme, 'codes')).toBe(docs.checkCodesMarkdown());
+    expect(docs.readBlock(readme, 'routes')).toBe(docs.routesTableMarkdown());
+    expect(docs.readBlock(readme, 'errors')).toBe(docs.errorStatusMarkdown());
   });
 
   test('every package.json script is in the README', async () => {

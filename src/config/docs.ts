@@ -2,6 +2,8 @@
  * The README's configuration table and list of check codes, generated from the schema so
  * the documentation cannot drift (`bun src/cli.ts readme` rewrites them; a test compares).
  */
+import { ROUTES, type AuthKind } from '../docs/catalog';
+import { ERROR_STATUS } from '../shared/errors';
 import { CHECK_CODES } from './check';
 import { SETTING_KEYS, SETTINGS_SCHEMA } from './settings';
 
@@ -48,4 +50,21 @@ export function readBlock(document: string, name: string): string | null {
   const to = document.indexOf(end);
   if (from < 0 || to < from) return null;
   return document.slice(from + start.length, to).trim();
+}
+
+/** The README's route table, from the same catalog the OpenAPI document is built from. */
+export function routesTableMarkdown(): string {
+  const auth: Record<AuthKind, string> = { agent: 'agent key', admin: 'admin JWT', admin_or_operator: 'admin JWT or operator token', none: 'none' };
+  const lines = ['| Method | Path | Auth | What it does |', '|---|---|---|---|'];
+  for (const r of ROUTES) {
+    lines.push(`| ${r.websocket ? 'GET (WebSocket)' : r.method.toUpperCase()} | \`${r.path}\` | ${auth[r.auth]} | ${r.summary} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Every API error code with its HTTP status (the one table in src/shared/errors.ts). */
+export function errorStatusMarkdown(): string {
+  const lines = ['| Code | HTTP status |', '|---|---|'];
+  for (const [code, status] of Object.entries(ERROR_STATUS)) lines.push(`| \`${code}\` | ${status} |`);
+  return lines.join('\n');
 }
