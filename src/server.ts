@@ -6,6 +6,7 @@
 import { Elysia } from 'elysia';
 import { ConfigurationError, formatIssues } from './config/check';
 import { DatabaseLockedError } from './db/lock';
+import { apiBodyLimit } from './http/body';
 import { API_PREFIX, createFingerprintAttendance, type CreateOptions, type FingerprintAttendance } from './index';
 
 export interface RunningServer {
@@ -30,7 +31,7 @@ export async function startServer(options: CreateOptions & { port?: number; host
   const app = new Elysia().use(health).use(fpa.plugin);
   const port = options.port ?? fpa.settings.PORT;
   const hostname = options.hostname ?? fpa.settings.HOST;
-  app.listen({ port, hostname, maxRequestBodySize: Math.max(fpa.settings.ADMS_MAX_REQUEST_BYTES, 1024 * 1024) + 1024 });
+  app.listen({ port, hostname, maxRequestBodySize: Math.max(fpa.settings.ADMS_MAX_REQUEST_BYTES, apiBodyLimit(fpa.settings)) + 1024 });
   const actualPort = app.server!.port!;
   const localHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
   const url = `http://${localHost}:${actualPort}`;

@@ -61,14 +61,25 @@ export async function logMalformed(core: Core, device: DeviceRow, table: string,
   core.ctx.log.warn('terminal sent lines that could not be used', { device: device.serialNumber, table, count: lines.length });
 }
 
+/** Runs this long of base64 characters never occur in attendance or error records. */
+const BASE64_RUN = /[A-Za-z0-9+/]{24,}={0,2}/g;
+
+/**
+ * Device text for a log: long base64 runs are withheld, because a terminal (or anyone posing
+ * as one) may send a template or photo where it does not belong, and those are never logged.
+ */
+export function withholdBase64(text: string): string {
+  return text.replace(BASE64_RUN, (run) => `[${run.length} base64 characters withheld]`);
+}
+
 /** Line errors of a parser, with an excerpt of the raw text (attendance tables only). */
 export function attendanceErrors(errors: LineError[]): MalformedLine[] {
-  return errors.map((e) => ({ line: e.line, reason: e.reason, excerpt: e.raw.slice(0, RAW_EXCERPT) }));
+  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason), excerpt: withholdBase64(e.raw).slice(0, RAW_EXCERPT) }));
 }
 
 /** Line errors of a table that may carry templates: reason and line number only. */
 export function redactedErrors(errors: LineError[]): MalformedLine[] {
-  return errors.map((e) => ({ line: e.line, reason: e.reason }));
+  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason) }));
 }
 
 /**
@@ -90,7 +101,7 @@ export async function ingestAttendance(
   for (const record of records) {
     const punch = toIncomingPunch(record, timeZone, now);
     if (punch) punches.push(punch);
-    else bad.push({ line: 0, reason: `time ${record.localTime} cannot be converted in zone ${timeZone}`, excerpt: record.raw.slice(0, RAW_EXCERPT) });
+    else bad.push({ line: 0, reason: `time ${record.localTime} cannot be converted in zone ${timeZone}`, excerpt: withholdBase64(record.raw).slice(0, RAW_EXCERPT) });
   }
   const result = await core.punches.ingest(device, punches);
   await logMalformed(core, device, table, bad);

@@ -6,7 +6,7 @@
  */
 import type { Core } from '../core/core';
 import { logEvent, type DeviceRow } from '../devices/devices';
-import { logMalformed, redactedErrors } from './ingest';
+import { logMalformed, redactedErrors, withholdBase64 } from './ingest';
 import {
   parseAttPhoto,
   parseBiodata,
@@ -133,7 +133,10 @@ export class TerminalUploads {
     await logMalformed(this.core, device, 'ERRORLOG', redactedErrors(errors));
     const notes = records.map((r) => {
       const fields = 'fields' in r ? r.fields : {};
-      return { kind: 'device_error', message: `terminal error ${fields.ErrCode ?? '?'}: ${fields.ErrMsg ?? ''}`.trim(), details: { ...fields } };
+      const message = `terminal error ${fields.ErrCode ?? '?'}: ${fields.ErrMsg ?? ''}`.trim();
+      // A template or photo line in this table is logged without its payload.
+      const details = Object.fromEntries(Object.entries(fields).map(([k, v]) => [withholdBase64(k), withholdBase64(v)]));
+      return { kind: 'device_error', message: withholdBase64(message), details };
     });
     await this.log(device, notes);
     return records.length;

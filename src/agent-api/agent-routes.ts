@@ -7,6 +7,7 @@ import { Elysia, t } from 'elysia';
 import type { AgentRow, AgentService } from '../agents/agents';
 import type { Core } from '../core/core';
 import type { AgentSessionService } from '../enrollment/agent-sessions';
+import { settleBody } from '../http/body';
 import { apiRouter } from '../http/router';
 import { API_BASE } from './prefix';
 import { FpaError } from '../shared/errors';
@@ -39,7 +40,8 @@ export function agentRoutes(core: Core, deps: { agents: AgentService; sessions: 
   // `derive` (not `resolve`): the key and the rate limit are checked before the body is
   // validated, so an anonymous caller learns nothing and malformed requests still count.
   const router = apiRouter(core, 'agent-api')
-    .derive(async ({ request, set }) => {
+    .derive(async (context) => {
+      const { request, set } = context;
       const agent = await agents.authenticate(request.headers.get('authorization'));
       const decision = limiter.hit(agent.id);
       if (!decision.allowed) {
@@ -51,6 +53,7 @@ export function agentRoutes(core: Core, deps: { agents: AgentService; sessions: 
       set.headers['ratelimit-limit'] = String(decision.limit);
       set.headers['ratelimit-remaining'] = String(decision.remaining);
       set.headers['ratelimit-reset'] = String(decision.resetSeconds);
+      settleBody(context);
       return { agent };
     })
     .get('/me', ({ agent }) => agentInfo(core, agent))

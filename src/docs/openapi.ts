@@ -66,6 +66,11 @@ export function errorCodesOf(route: DocumentedRoute): ErrorCode[] {
     codes.add('forbidden');
   }
   if (route.body || route.query) codes.add('validation_error');
+  // Whatever the route, a request body is read as JSON under the API's cap (src/http/body.ts).
+  if (route.method !== 'get' && route.auth !== 'none') {
+    codes.add('validation_error');
+    codes.add('payload_too_large');
+  }
   if (route.path.includes('{')) codes.add('not_found');
   return [...codes];
 }
@@ -150,6 +155,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}, routes: reado
         'Attendance back end between fingerprint terminals and HR/payroll software.',
         'Every error is `{ "error": { "code", "message", "details" } }`. Lists are paged with `?limit=` and the opaque `?cursor=`.',
         'Paths end with a slash; the same path without it works too.',
+        'A request body is a JSON object sent as `Content-Type: application/json` in UTF-8, at most 1 MiB (more when TEMPLATE_MAX_BYTES needs it for an agent upload); anything else is 400 `validation_error`, a larger body 413 `payload_too_large`.',
         'The terminals’ own endpoints under ADMS_URL_PREFIX (default `/iclock/`) speak the ADMS text protocol and are not part of this document.',
       ].join('\n\n'),
     },

@@ -5,10 +5,19 @@
  */
 import { Elysia } from 'elysia';
 import type { Core } from '../core/core';
+import { apiBodyLimit, readJsonBody, settleBody } from './body';
 import { handleApiError } from './errors';
 
+/**
+ * Bodies are read by `readJsonBody` (JSON only, under the cap); a refused body is raised by
+ * `settleBody` after authentication, and at the latest before the handler runs.
+ */
 export function apiRouter(core: Core, name: string) {
-  return new Elysia({ name: `fpa-${name}`, seed: core.ctx.instanceId }).onError(handleApiError(core.ctx.log));
+  const limit = apiBodyLimit(core.ctx.settings);
+  return new Elysia({ name: `fpa-${name}`, seed: core.ctx.instanceId })
+    .onError(handleApiError(core.ctx.log))
+    .onParse(({ request }) => readJsonBody(request, limit))
+    .onBeforeHandle((context) => settleBody(context));
 }
 
 /**
@@ -17,9 +26,11 @@ export function apiRouter(core: Core, name: string) {
  * anonymous request is always 401, whatever it sends.
  */
 export function adminRouter(core: Core, name: string, options: { allowOperatorToken?: boolean } = {}) {
-  return apiRouter(core, name).derive(async ({ request }) => ({
-    admin: await core.auth.authenticate(request, options),
-  }));
+  return apiRouter(core, name).derive(async (context) => {
+    const admin = await core.auth.authenticate(context.request, options);
+    settleBody(context);
+    return { admin };
+  });
 }
 
 /** Reads `?limit=` within 1..1000 (default 100). */

@@ -1,5 +1,5 @@
 import { isValidBase64, base64DecodedLength } from './base64';
-import { parseTabFields, readIntFields, splitKeyword, type KeyValueFields } from './fields';
+import { parseTabFields, quoteKeyword, readIntFields, splitKeyword, type KeyValueFields } from './fields';
 import { pinProblem } from './pin';
 import { parseLines } from './lines';
 import { accept, reject, type LineOutcome, type ParseResult } from './types';
@@ -68,7 +68,7 @@ export function biodataFromFields(f: KeyValueFields, raw: string): LineOutcome<B
 
 export function parseBiodataLine(raw: string): LineOutcome<BiodataRecord> {
   const { keyword, rest } = splitKeyword(raw);
-  if (keyword.toUpperCase() !== 'BIODATA') return reject(`expected a BIODATA record, got ${JSON.stringify(keyword)}`);
+  if (keyword.toUpperCase() !== 'BIODATA') return reject(`expected a BIODATA record, got ${quoteKeyword(keyword)}`);
   return biodataFromFields(parseTabFields(rest), raw);
 }
 

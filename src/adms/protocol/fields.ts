@@ -60,6 +60,14 @@ export function splitKeyword(line: string): { keyword: string; rest: string } {
   return { keyword: line.slice(0, m.index).trim(), rest: line.slice(m.index + 1) };
 }
 
+/**
+ * A record keyword for an error reason: quoted only when it looks like one. A broken line (a
+ * stray LF inside a record) can start with template base64, which must never reach the logs.
+ */
+export function quoteKeyword(keyword: string): string {
+  return /^[A-Za-z][A-Za-z0-9_]{0,19}$/.test(keyword) ? JSON.stringify(keyword) : '(unreadable)';
+}
+
 /** Strict integer: optional sign, digits only (surrounding spaces tolerated). Null when absent or garbled. */
 export function parseIntStrict(value: string | undefined): number | null {
   if (value === undefined) return null;

@@ -1,5 +1,5 @@
 import type { AttlogRecord } from './attlog';
-import { intWithDefault, parseIntStrict, parseTabFields, splitKeyword, type Dict } from './fields';
+import { intWithDefault, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword, type Dict } from './fields';
 import { parseLines } from './lines';
 import { normaliseLocalTime } from './local-time';
 import { parseOptionsBody } from './options';
@@ -65,7 +65,7 @@ export function parseTabledataLine(raw: string): LineOutcome<TabledataRecord> {
   const { keyword, rest } = splitKeyword(raw);
   if (keyword === '' || keyword.includes('=')) return reject('expected `<table> key=value…`');
   const f = parseTabFields(rest);
-  if (Object.keys(f.fields).length === 0) return reject(`no fields for table ${JSON.stringify(keyword)}`);
+  if (Object.keys(f.fields).length === 0) return reject(`no fields for table ${quoteKeyword(keyword)}`);
   return accept({ table: keyword, fields: f.fields, raw });
 }
 
