@@ -79,7 +79,22 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const write = <T>(work: (ctx: WriteContext) => Promise<T>): Promise<T> => {
     const run = async (): Promise<T> => {
       const callbacks: Array<() => void> = [];
-      const result = await orm.transaction(async (tx) => work({ tx, afterCommit: (cb) => callbacks.push(cb) }));
+      let result: T;
+      try {
+        result = await orm.transaction(async (tx) => work({ tx, afterCommit: (cb) => callbacks.push(cb) }));
+      } catch (error) {
+        // A statement that failed with SQLITE_BUSY stays unfinalized on its pooled connection,
+        // and the next transaction there fails at COMMIT (libsql-client-ts#352). Fresh
+        // connections end that; the write itself still fails, so nothing is acknowledged.
+        if (filePath && isBusy(error)) {
+          try {
+            await client.reconnect();
+          } catch {
+            // the write's own error is the one to report
+          }
+        }
+        throw error;
+      }
       for (const callback of callbacks) {
         try {
           callback();
@@ -106,6 +121,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       client.close();
     },
   };
+}
+
+/** True for SQLITE_BUSY anywhere in the cause chain (drizzle wraps driver errors). */
+function isBusy(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
+  }
+  return false;
 }
 
 export async function migrateDatabase(db: Database): Promise<void> {
