@@ -3,6 +3,7 @@
  * listener never sees data that could still roll back. A throwing listener is logged and
  * does not stop the others.
  */
+import type { AttlogRecord } from './adms/protocol/attlog';
 import type { PunchView } from './punches/view';
 
 export interface DeviceRef {
@@ -12,14 +13,7 @@ export interface DeviceRef {
 
 export interface PunchPayload {
   /** The parsed ADMS line. */
-  line: {
-    pin: string;
-    localTime: string;
-    state: number;
-    verifyType: number;
-    workCode: string;
-    extra: string[];
-  };
+  line: Omit<AttlogRecord, 'raw'>;
   /** The raw line as the terminal sent it. */
   raw: string;
 }
