@@ -4,7 +4,7 @@
  * unknown-PIN punches are linked to a new enrollee. Absences are written by generate-absences.
  * The rules themselves are in ./rules.ts.
  */
-import { and, asc, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Context } from '../core/context';
 import type { Tx } from '../db/client';
 import { attendanceDays, DAY_STATUSES, enrollees, punches, type DayStatus } from '../db/schema';
@@ -50,6 +50,8 @@ export type AbsenceResult = {
 
 /** Enrollees written per transaction by generate-absences, so the writer is never held long. */
 const ABSENCE_CHUNK = 500;
+/** Enrollees per read and days per upsert when punches are recomputed (10 columns a row). */
+const RECOMPUTE_CHUNK = 400;
 
 export class AttendanceService {
   readonly rules: DayRules;
@@ -76,21 +78,80 @@ export class AttendanceService {
     return localDateOf(instantMs, this.rules.timeZone);
   }
 
-  /** Punch hook: recomputes every (enrollee, date) the new rows touch; one query per day. */
+  /**
+   * Punch hook: recomputes every (enrollee, date) the new rows touch. A terminal batch is
+   * typically many enrollees on one or two dates, so punches are read with one query per date
+   * (and chunk of enrollees) and the days written with one multi-row upsert, not two
+   * statements per day: this runs inside the ingest transaction, on the hottest write path.
+   */
   async recomputeForPunches(tx: Tx, rows: readonly PunchRow[]): Promise<void> {
-    const touched = new Map<string, { enrolleeId: string; employeeKey: string; date: string }>();
+    type Day = { employeeKey: string; instants: number[] };
+    const byDate = new Map<string, { start: number; end: number; days: Map<string, Day> }>();
+    // The local date is found through the bounds of a date already seen where possible: the
+    // zone arithmetic costs far more than the comparison, and a batch spans few dates.
+    let last: { date: string; start: number; end: number; days: Map<string, Day> } | null = null;
     for (const row of rows) {
       if (!row.enrolleeId || !row.employeeKey) continue;
-      const date = this.dateOf(row.punchedAt);
-      touched.set(`${row.enrolleeId}|${date}`, { enrolleeId: row.enrolleeId, employeeKey: row.employeeKey, date });
+      if (!last || row.punchedAt < last.start || row.punchedAt >= last.end) {
+        const date = this.dateOf(row.punchedAt);
+        let entry = byDate.get(date);
+        if (!entry) byDate.set(date, (entry = { ...dayBounds(date, this.rules.timeZone), days: new Map() }));
+        last = { date, ...entry };
+      }
+      last.days.set(row.enrolleeId, { employeeKey: row.employeeKey, instants: [] });
     }
-    for (const day of touched.values()) {
-      const { start, end } = dayBounds(day.date, this.rules.timeZone);
-      const instants = await tx
-        .select({ at: punches.punchedAt })
-        .from(punches)
-        .where(and(eq(punches.enrolleeId, day.enrolleeId), gte(punches.punchedAt, start), lt(punches.punchedAt, end)));
-      await this.upsertDay(tx, day.enrolleeId, day.employeeKey, day.date, instants.map((i) => i.at));
+    const recomputed: { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[] = [];
+    for (const [date, { start, end, days }] of byDate) {
+      const ids = [...days.keys()];
+      for (let i = 0; i < ids.length; i += RECOMPUTE_CHUNK) {
+        const found = await tx
+          .select({ enrolleeId: punches.enrolleeId, at: punches.punchedAt })
+          .from(punches)
+          .where(and(inArray(punches.enrolleeId, ids.slice(i, i + RECOMPUTE_CHUNK)), gte(punches.punchedAt, start), lt(punches.punchedAt, end)));
+        for (const f of found) if (f.enrolleeId) days.get(f.enrolleeId)?.instants.push(f.at);
+      }
+      for (const [enrolleeId, day] of days) recomputed.push({ enrolleeId, date, ...day });
+    }
+    await this.upsertDays(tx, recomputed);
+  }
+
+  /** Writes recomputed days with one multi-row upsert per chunk. */
+  private async upsertDays(tx: Tx, days: readonly { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[]): Promise<void> {
+    const now = this.ctx.clock.now();
+    const values = days
+      .filter((d) => d.instants.length > 0)
+      .map((d) => {
+        const day = computeDay(d.date, d.instants, this.rules);
+        return {
+          enrolleeId: d.enrolleeId,
+          date: d.date,
+          employeeKey: d.employeeKey,
+          firstIn: day.firstIn,
+          lastOut: day.lastOut,
+          workedSeconds: day.workedSeconds,
+          punchCount: day.punchCount,
+          status: day.status,
+          flags: day.flags,
+          updatedAt: now,
+        };
+      });
+    for (let i = 0; i < values.length; i += RECOMPUTE_CHUNK) {
+      await tx
+        .insert(attendanceDays)
+        .values(values.slice(i, i + RECOMPUTE_CHUNK))
+        .onConflictDoUpdate({
+          target: [attendanceDays.enrolleeId, attendanceDays.date],
+          set: {
+            employeeKey: sql`excluded.employee_key`,
+            firstIn: sql`excluded.first_in`,
+            lastOut: sql`excluded.last_out`,
+            workedSeconds: sql`excluded.worked_seconds`,
+            punchCount: sql`excluded.punch_count`,
+            status: sql`excluded.status`,
+            flags: sql`excluded.flags`,
+            updatedAt: sql`excluded.updated_at`,
+          },
+        });
     }
   }
 

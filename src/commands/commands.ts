@@ -6,7 +6,8 @@
  * A sent command with no result by its acknowledgement deadline, or one that failed with a
  * transient code, goes back to pending with a doubling backoff until COMMAND_MAX_RETRIES.
  */
-import { and, asc, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Context } from '../core/context';
 import type { Queryable, Tx } from '../db/client';
 import { deviceCommands, devices, templates } from '../db/schema';
@@ -188,7 +189,7 @@ export class CommandService {
         await tx
           .update(deviceCommands)
           .set({ status: 'superseded', completedAt: now, result: { reason: 'data no longer exists' } })
-          .where(and(inArray(deviceCommands.id, unrenderable), eq(deviceCommands.status, 'pending')));
+          .where(and(inArray(deviceCommands.id, unrenderable), notIndexed(deviceCommands.status, 'pending')));
       }
       if (includedIds.length === 0) return [];
       return tx
@@ -199,7 +200,7 @@ export class CommandService {
           sentAt: now,
           ackDeadline: now + this.ctx.settings.COMMAND_ACK_TIMEOUT,
         })
-        .where(and(inArray(deviceCommands.id, includedIds), eq(deviceCommands.status, 'pending')))
+        .where(and(inArray(deviceCommands.id, includedIds), notIndexed(deviceCommands.status, 'pending')))
         .returning({ id: deviceCommands.id });
     });
     if (sent.length === 0) return null;
@@ -269,7 +270,7 @@ export class CommandService {
         .from(deviceCommands)
         .where(
           and(
-            eq(deviceCommands.deviceId, device.id),
+            notIndexed(deviceCommands.deviceId, device.id),
             inArray(
               deviceCommands.id,
               numeric.map((r) => Number(r.id)),
@@ -416,6 +417,15 @@ export function usesBiodata(device: DeviceRow, algorithmVersion: string | null):
 function splitVersion(version: string): [string, string] {
   const [major = '0', minor = '0'] = version.split('.');
   return [major, minor];
+}
+
+/**
+ * `column = value` that SQLite may not answer from an index (unary `+`). Used beside an id list:
+ * without it the planner picks the status or device index and walks every pending (or every)
+ * command of the table or device, instead of looking the few ids up by primary key.
+ */
+function notIndexed(column: SQLiteColumn, value: string): SQL {
+  return sql`+${column} = ${value}`;
 }
 
 export function chunks<T>(items: readonly T[], size: number): T[][] {

@@ -62,6 +62,8 @@ export const devices = sqliteTable(
     /** Last `table=options` / INFO key-value map, for display. */
     parameters: text('parameters', { mode: 'json' }).$type<Record<string, string>>(),
     registryCode: text('registry_code'),
+    /** The `TimeZone` offset (minutes) sent at the last handshake; a DST change queues CHECK. */
+    clockOffsetMinutes: integer('clock_offset_minutes'),
     lastSeenAt: integer('last_seen_at'),
     online: integer('online', { mode: 'boolean' }).notNull().default(false),
     approvedAt: integer('approved_at'),
@@ -146,6 +148,8 @@ export const templates = sqliteTable(
     keyId: text('key_id').notNull(),
     sizeBytes: integer('size_bytes').notNull(),
     quality: integer('quality'),
+    /** A duress finger (FP `Valid=3`, BIODATA `Duress=1`): terminals raise a silent alarm. */
+    duress: integer('duress', { mode: 'boolean' }).notNull().default(false),
     source: text('source', { enum: TEMPLATE_SOURCES }).notNull(),
     sourceDeviceId: text('source_device_id'),
     createdAt: createdAt(),
@@ -353,7 +357,8 @@ export const webhookEndpoints = sqliteTable('fpa_webhook_endpoints', {
   createdAt: createdAt(),
 });
 
-export const OUTBOX_STATUSES = ['pending', 'delivered', 'dead'] as const;
+/** `held`: written while the endpoint is disabled, released when it is enabled again. */
+export const OUTBOX_STATUSES = ['pending', 'held', 'delivered', 'dead'] as const;
 
 /** One row per (event, endpoint), written in the same transaction as the event's data. */
 export const webhookOutbox = sqliteTable(
@@ -396,6 +401,13 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [index('fpa_deliveries_endpoint').on(t.endpointId, t.id), index('fpa_deliveries_created').on(t.createdAt)],
 );
+
+/** Agent API rate limit, counted in the database so several instances share one limit. */
+export const agentRateWindows = sqliteTable('fpa_agent_rate_windows', {
+  agentId: text('agent_id').primaryKey(),
+  windowStart: integer('window_start').notNull(),
+  count: integer('count').notNull(),
+});
 
 /** One row per periodic job: who holds it, until when, and how the last run went. */
 export const jobLeases = sqliteTable('fpa_job_leases', {

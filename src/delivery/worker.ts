@@ -63,6 +63,7 @@ class Slots {
 
 export class DeliveryWorker {
   private readonly slots: Slots;
+  private readonly concurrency: number;
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private soon: ReturnType<typeof setTimeout> | null = null;
@@ -76,7 +77,8 @@ export class DeliveryWorker {
     private readonly ctx: Context,
     private readonly send: WebhookSender = fetchSender,
   ) {
-    this.slots = new Slots(Math.max(1, ctx.settings.WEBHOOK_CONCURRENCY));
+    this.concurrency = Math.max(1, ctx.settings.WEBHOOK_CONCURRENCY);
+    this.slots = new Slots(this.concurrency);
   }
 
   start(): void {
@@ -134,9 +136,13 @@ export class DeliveryWorker {
       do {
         this.again = false;
         while (this.active && this.backlog) {
-          const free = this.slots.available;
-          if (free <= 0) break;
-          const want = Math.min(free, Math.max(1, this.ctx.settings.WEBHOOK_BATCH_SIZE));
+          // Claim ahead, in batches: up to two rounds of slots may be claimed (a queued row
+          // waits for at most one round of requests, well inside its lease), and no claim is
+          // made for fewer than half a round while work is in flight, so a busy worker does
+          // not pay one claim transaction per finished delivery.
+          const room = 2 * this.concurrency - this.inFlight.size;
+          if (room <= 0 || (this.inFlight.size > 0 && room < Math.ceil(this.concurrency / 2))) break;
+          const want = Math.min(room, Math.max(1, this.ctx.settings.WEBHOOK_BATCH_SIZE));
           const rows = await this.claim(want, this.ctx.clock.now());
           this.backlog = rows.length === want;
           for (const row of rows) this.track(row);

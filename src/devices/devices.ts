@@ -134,6 +134,7 @@ export class DeviceService {
         speaksBiodata: false,
         parameters: null,
         registryCode: null,
+        clockOffsetMinutes: null,
         lastSeenAt: now,
         online: true,
         approvedAt: null,
