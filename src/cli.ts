@@ -13,7 +13,7 @@ import { silentLogger } from './core/logger';
 import { generateEncryptionKey } from './crypto/template-cipher';
 import { randomToken } from './crypto/secrets';
 import { databaseFilePath, migrateDatabase, openDatabase } from './db/client';
-import { liveLockHolder, lockPathFor } from './db/lock';
+import { acquireLock, DatabaseLockedError, liveLockHolder } from './db/lock';
 import { OPERATOR_TOKEN_HEADER } from './admin-api/auth';
 import { createFingerprintAttendance } from './index';
 import { SignJWT } from 'jose';
@@ -23,18 +23,19 @@ type Command = (args: string[]) => Promise<number>;
 const JOB_COMMANDS = ['check-devices', 'expire-commands', 'retry-commands', 'expire-sessions', 'generate-absences', 'purge-retention', 'rotate-keys', 'deliver-webhooks'];
 
 /** Finds a running server that holds the local database, if any. */
-function runningServer(): { apiUrl: string; token: string } | null {
+async function runningServer(): Promise<{ apiUrl: string; token: string } | null> {
   const { settings } = loadSettings();
   const file = databaseFilePath(settings.DATABASE_URL);
   if (!file) return null;
-  const holder = liveLockHolder(lockPathFor(file));
-  if (!holder || !holder.apiUrl) return null;
+  const holder = await liveLockHolder(file);
+  if (!holder) return null;
+  if (!holder.apiUrl) throw new Error('a server holds the database but is not listening yet; try again in a moment');
   return { apiUrl: holder.apiUrl, token: holder.token };
 }
 
 /** POSTs to the running server's API with the operator token of the lock file. */
 export async function callRunningServer(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> } | null> {
-  const server = runningServer();
+  const server = await runningServer();
   if (!server) return null;
   const response = await fetch(`${server.apiUrl}${path}`, {
     method: 'POST',
@@ -95,13 +96,22 @@ const commands: Record<string, Command> = {
 
   async migrate() {
     const { settings } = loadSettings();
+    const file = databaseFilePath(settings.DATABASE_URL);
+    // A local file has one writer: while a server holds it, that server already migrated it
+    // at start-up; otherwise hold the lock while migrating so no server starts half-way.
+    const lock = file ? await acquireLock(file).catch((error: unknown) => (error instanceof DatabaseLockedError ? null : Promise.reject(error))) : null;
+    if (file && !lock) {
+      console.log('fpa:migrate: a running server holds the database and applied the migrations when it started; nothing to do');
+      return 0;
+    }
     const db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL });
     try {
       await migrateDatabase(db);
-      console.log(`fpa:migrate: the database at ${settings.DATABASE_URL.startsWith('file:') ? settings.DATABASE_URL : '(server)'} is up to date`);
+      console.log(`fpa:migrate: the database at ${file ? settings.DATABASE_URL : '(server)'} is up to date`);
       return 0;
     } finally {
       await db.close();
+      lock?.release();
     }
   },
 

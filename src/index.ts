@@ -73,7 +73,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
   const db = options.db ?? (await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL }));
   let lock: HeldLock | null = null;
   try {
-    if (ownsDb && db.filePath && options.lock !== false) lock = acquireLock(db.filePath);
+    if (ownsDb && db.filePath && options.lock !== false) lock = await acquireLock(db.filePath);
     if (options.migrate !== false) await migrateDatabase(db);
     const employees = options.employees ?? new BuiltinEmployeeDirectory(db);
     const recorded = await recordEmployeeModel(db, employees.model);

@@ -61,6 +61,16 @@ describe('the single-writer rule of a file: database', () => {
     await fpa.close();
   });
 
+  test('a lock naming a live process that does not hold the database (a reused pid, PID 1 in a container) is taken over', async () => {
+    const d = dir();
+    const file = join(d, 'fpa.db');
+    // The process id is alive (it is this very process), but no process holds the OS lock.
+    writeFileSync(lockPathFor(file), JSON.stringify({ pid: process.pid, apiUrl: 'http://127.0.0.1:1/', token: 'old', startedAt: '' }));
+    const fpa = await createFingerprintAttendance({ settings: testSettings(d), env: {}, logger: silentLogger, startJobs: false });
+    expect(readLock(lockPathFor(file))?.token).not.toBe('old');
+    await fpa.close();
+  });
+
   test('the lock file names the running server and is readable by the owner only', async () => {
     const server = await startTestServer();
     try {

@@ -1,11 +1,18 @@
 /**
- * The single-writer lock of a local `file:` database (DESIGN.md). The running server writes
- * `<db>.lock` beside the database: its process id, the base URL of its job endpoint and a
- * random operator token, readable by the owner only. A second server refuses to start;
- * `bun run fpa:*` scripts find the server through it and hand their work over. A lock whose
- * process no longer exists (a crash, a kill -9) is taken over.
+ * The single-writer lock of a local `file:` database (DESIGN.md).
+ *
+ * Who holds the database is decided by an operating-system lock, not by a process id: the
+ * holder keeps a write transaction open on a small SQLite file beside the database
+ * (`<db>.writer`). SQLite's file locks die with the process, so a crash or `kill -9` frees
+ * them at once, and a reused process id (a container restarting as PID 1) cannot fool it.
+ *
+ * Beside it, `<db>.lock` (readable by the owner only) tells scripts how to reach the holder:
+ * its process id, the base URL of its API and a random operator token. `bun run fpa:*`
+ * scripts hand their work to that server; when nobody holds the OS lock the file is stale and
+ * the next holder overwrites it.
  */
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { createClient, type Client, type Transaction } from '@libsql/client';
 import { randomToken } from '../crypto/secrets';
 
 export interface LockInfo {
@@ -19,10 +26,10 @@ export interface LockInfo {
 export class DatabaseLockedError extends Error {
   constructor(
     readonly lockPath: string,
-    readonly holder: LockInfo,
+    readonly holder: LockInfo | null,
   ) {
     super(
-      `the database is in use by another Fingerprint Attendance process (pid ${holder.pid}, lock ${lockPath}); ` +
+      `the database is in use by another Fingerprint Attendance process${holder ? ` (pid ${holder.pid})` : ''}; ` +
         'a local file: database has exactly one writer. Stop that process, or point both at a libSQL server (libsql://…).',
     );
     this.name = 'DatabaseLockedError';
@@ -33,13 +40,8 @@ export function lockPathFor(databaseFile: string): string {
   return `${databaseFile}.lock`;
 }
 
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+function writerPathFor(databaseFile: string): string {
+  return `${databaseFile}.writer`;
 }
 
 export function readLock(lockPath: string): LockInfo | null {
@@ -57,11 +59,50 @@ export function readLock(lockPath: string): LockInfo | null {
   }
 }
 
-/** The live holder of a lock, or null when there is none or it is stale. */
-export function liveLockHolder(lockPath: string): LockInfo | null {
-  const info = readLock(lockPath);
-  if (!info) return null;
-  return processExists(info.pid) ? info : null;
+function isBusy(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
+    if (/database is locked|SQLITE_BUSY/.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** Takes the OS lock, or returns null when another process (or instance) holds it. */
+async function takeWriterLock(databaseFile: string): Promise<{ client: Client; tx: Transaction } | null> {
+  const client = createClient({ url: `file:${writerPathFor(databaseFile)}`, timeout: 1 });
+  try {
+    // BEGIN IMMEDIATE takes SQLite's RESERVED lock, which excludes every other writer,
+    // in this process or any other, until the transaction ends or the process dies.
+    const tx = await client.transaction('write');
+    return { client, tx };
+  } catch (error) {
+    client.close();
+    if (isBusy(error)) return null;
+    throw error;
+  }
+}
+
+function writeInfo(path: string, info: LockInfo): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(info));
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
+
+/** The live holder of the database, or null when no process holds it. */
+export async function liveLockHolder(databaseFile: string): Promise<LockInfo | null> {
+  const probe = await takeWriterLock(databaseFile);
+  if (probe) {
+    await probe.tx.rollback().catch(() => undefined);
+    probe.client.close();
+    return null;
+  }
+  return readLock(lockPathFor(databaseFile));
 }
 
 export interface HeldLock {
@@ -71,68 +112,40 @@ export interface HeldLock {
   release(): void;
 }
 
-function writeExclusive(path: string, info: LockInfo): boolean {
-  let fd: number;
+export async function acquireLock(databaseFile: string): Promise<HeldLock> {
+  const path = lockPathFor(databaseFile);
+  const held = await takeWriterLock(databaseFile);
+  if (!held) throw new DatabaseLockedError(path, readLock(path));
+  const info: LockInfo = { pid: process.pid, apiUrl: '', token: randomToken(32), startedAt: new Date().toISOString() };
   try {
-    fd = openSync(path, 'wx', 0o600);
+    // Whatever `<db>.lock` says now is stale: nobody else can hold the OS lock.
+    writeInfo(path, info);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    held.tx.close();
+    held.client.close();
     throw error;
   }
-  try {
-    writeSync(fd, JSON.stringify(info));
-  } finally {
-    closeSync(fd);
-  }
-  return true;
-}
-
-export function acquireLock(databaseFile: string): HeldLock {
-  const path = lockPathFor(databaseFile);
-  const info: LockInfo = { pid: process.pid, apiUrl: '', token: randomToken(32), startedAt: new Date().toISOString() };
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (writeExclusive(path, info)) {
-      let released = false;
-      return {
-        path,
-        info,
-        setApiUrl(url: string) {
-          info.apiUrl = url;
-          const tmp = `${path}.${process.pid}.tmp`;
-          const fd = openSync(tmp, 'w', 0o600);
-          try {
-            writeSync(fd, JSON.stringify(info));
-          } finally {
-            closeSync(fd);
-          }
-          renameSync(tmp, path);
-        },
-        release() {
-          if (released) return;
-          released = true;
-          const current = readLock(path);
-          if (current && current.token === info.token) {
-            try {
-              unlinkSync(path);
-            } catch {
-              // already gone
-            }
-          }
-        },
-      };
-    }
-    const holder = readLock(path);
-    if (holder && processExists(holder.pid) && holder.pid !== process.pid) throw new DatabaseLockedError(path, holder);
-    if (holder && holder.pid === process.pid) {
-      throw new DatabaseLockedError(path, holder);
-    }
-    // Stale (crashed holder or unreadable file): take it over.
-    try {
-      unlinkSync(path);
-    } catch {
-      // raced with another starter; retry
-    }
-  }
-  const holder = readLock(path);
-  throw new DatabaseLockedError(path, holder ?? { pid: -1, apiUrl: '', token: '', startedAt: '' });
+  let released = false;
+  return {
+    path,
+    info,
+    setApiUrl(url: string) {
+      info.apiUrl = url;
+      writeInfo(path, info);
+    },
+    release() {
+      if (released) return;
+      released = true;
+      const current = readLock(path);
+      if (current && current.token === info.token) {
+        try {
+          unlinkSync(path);
+        } catch {
+          // already gone
+        }
+      }
+      held.tx.close();
+      held.client.close();
+    },
+  };
 }
