@@ -13,6 +13,7 @@ import { silentLogger } from './core/logger';
 import { generateEncryptionKey } from './crypto/template-cipher';
 import { randomToken } from './crypto/secrets';
 import { databaseFilePath, migrateDatabase, openDatabase } from './db/client';
+import { BUILTIN_LOOKUP_FIELDS } from './employees/directory';
 import { acquireLock, DatabaseLockedError, liveLockHolder } from './db/lock';
 import { OPERATOR_TOKEN_HEADER } from './admin-api/auth';
 import { createFingerprintAttendance } from './index';
@@ -20,7 +21,7 @@ import { SignJWT } from 'jose';
 
 type Command = (args: string[]) => Promise<number>;
 
-const JOB_COMMANDS = ['check-devices', 'expire-commands', 'retry-commands', 'expire-sessions', 'generate-absences', 'purge-retention', 'rotate-keys', 'deliver-webhooks'];
+const JOB_COMMANDS = ['check-devices', 'sync-device-clocks', 'expire-commands', 'retry-commands', 'expire-sessions', 'generate-absences', 'purge-retention', 'rotate-keys', 'deliver-webhooks'];
 
 /** Finds a running server that holds the local database, if any. */
 async function runningServer(): Promise<{ apiUrl: string; token: string } | null> {
@@ -86,7 +87,8 @@ const commands: Record<string, Command> = {
         recorded = null;
       }
     }
-    const issues = checkConfiguration({ loaded, recordedEmployeeModel: recorded });
+    // The standalone server always uses the built-in employee directory.
+    const issues = checkConfiguration({ loaded, recordedEmployeeModel: recorded, employeeLookupFields: BUILTIN_LOOKUP_FIELDS });
     if (values.print) console.log(JSON.stringify(describeSettings(loaded.settings), null, 2));
     console.log(formatIssues(issues));
     const errors = issues.filter((i) => i.severity === 'error').length;
@@ -104,7 +106,7 @@ const commands: Record<string, Command> = {
       console.log('fpa:migrate: a running server holds the database and applied the migrations when it started; nothing to do');
       return 0;
     }
-    const db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL });
+    const db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL, syncIntervalMs: settings.DATABASE_SYNC_INTERVAL });
     try {
       await migrateDatabase(db);
       console.log(`fpa:migrate: the database at ${file ? settings.DATABASE_URL : '(server)'} is up to date`);

@@ -5,6 +5,7 @@
  */
 import type { AttlogRecord } from './adms/protocol/attlog';
 import type { PunchView } from './punches/view';
+import { describeError } from './shared/errors';
 
 export interface DeviceRef {
   id: string;
@@ -83,5 +84,5 @@ export class FpaEventBus {
 }
 
 function logListenerError(name: string, error: unknown): void {
-  console.error(`fpa: a listener of ${name} failed:`, error instanceof Error ? error.message : String(error));
+  console.error(`fpa: a listener of ${name} failed: ${describeError(error)}`);
 }

@@ -66,7 +66,7 @@ function registerCoreJobs(core: Core): void {
     name: 'expire-sessions',
     schedule: '45 * * * * *',
     description: 'Expires enrollment sessions past ENROLLMENT_SESSION_TTL.',
-    run: () => expireSessions(ctx),
+    run: () => expireSessions(ctx, commands),
   });
   jobs.register({
     name: 'rotate-keys',

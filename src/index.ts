@@ -15,9 +15,11 @@ import { TemplateKeyRing } from './crypto/template-cipher';
 import { migrateDatabase, openDatabase, type Database } from './db/client';
 import { acquireLock, type HeldLock } from './db/lock';
 import { meta } from './db/schema';
-import { BuiltinEmployeeDirectory, type EmployeeDirectory } from './employees/directory';
+import { BUILTIN_LOOKUP_FIELDS, BuiltinEmployeeDirectory, type EmployeeDirectory } from './employees/directory';
 import { FpaEventBus } from './events';
 import { installFeatures, type Features } from './features';
+import { apiRouter } from './http/router';
+import { FpaError } from './shared/errors';
 import { eq } from 'drizzle-orm';
 
 export const API_PREFIX = '/api/fingerprint/v1';
@@ -66,11 +68,13 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
   const settings = loaded.settings;
   const log = options.logger ?? createLogger(settings.LOG_LEVEL);
   // Errors that need no database first, so a misconfigured start touches nothing.
-  const preIssues = checkConfiguration({ loaded, hostAuthorizesAdmins: Boolean(options.authorizeAdmin) });
+  // The directory's lookup fields are known before the database opens (the built-in one: `id`).
+  const employeeLookupFields = options.employees ? options.employees.lookupFields : BUILTIN_LOOKUP_FIELDS;
+  const preIssues = checkConfiguration({ loaded, hostAuthorizesAdmins: Boolean(options.authorizeAdmin), employeeLookupFields });
   if (preIssues.some((i) => i.severity === 'error')) throw new ConfigurationError(preIssues);
 
   const ownsDb = !options.db;
-  const db = options.db ?? (await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL }));
+  const db = options.db ?? (await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL, syncIntervalMs: settings.DATABASE_SYNC_INTERVAL }));
   let lock: HeldLock | null = null;
   try {
     if (ownsDb && db.filePath && options.lock !== false) lock = await acquireLock(db.filePath);
@@ -82,6 +86,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
       hostAuthorizesAdmins: Boolean(options.authorizeAdmin),
       recordedEmployeeModel: recorded,
       employeeModel: employees.model,
+      employeeLookupFields,
     });
     if (issues.some((i) => i.severity === 'error')) throw new ConfigurationError(issues);
     for (const w of issues) log.warn(w.message, { code: w.code, hint: w.hint });
@@ -117,6 +122,13 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
       .use(jobRoutes(core));
     let plugin = new Elysia({ name: 'fingerprint-attendance', seed: ctx.instanceId }).use(api);
     for (const routes of features.routes) plugin = plugin.use(routes) as unknown as typeof plugin;
+    // Unknown paths under the API prefix answer the spec's error body, not Elysia's plain text.
+    // Every real route is more specific than this wildcard, so it only catches what nothing else does.
+    plugin = plugin.use(
+      apiRouter(core, 'api-not-found').all(`${API_PREFIX}/*`, ({ request }) => {
+        throw new FpaError('not_found', 'no such endpoint', { method: request.method, path: new URL(request.url).pathname });
+      }),
+    ) as unknown as typeof plugin;
 
     if (options.startJobs ?? settings.TASK_BACKEND === 'cron') startAll(core, features);
     if (options.startJobs !== false) for (const start of features.background) start();
@@ -189,6 +201,20 @@ function buildService(core: Core, features: Features) {
         sourceDeviceId: options.device ?? null,
         by: options.by,
       }),
+    /**
+     * SPEC `start_enrollment_session(enrollee, device or agent, fingers)`: a remote session on the
+     * terminal with serial `device`, or an agent session for the agent with id `agent` (exactly one).
+     */
+    startEnrollmentSession: async (enrollee: string, options: { device?: string; agent?: string; fingers: number[]; by: string }) => {
+      const { device, agent, fingers, by } = options;
+      const given = (value: string | undefined): value is string => typeof value === 'string' && value !== '';
+      if (given(device) === given(agent)) {
+        throw new FpaError('validation_error', 'give exactly one of device and agent', { fields: ['device', 'agent'] });
+      }
+      return given(device)
+        ? features.service.startRemoteEnrollment(enrollee, { device, fingers, by })
+        : features.service.startAgentSession(enrollee, { agent: agent!, fingers, by });
+    },
     ...features.service,
     core,
   };
@@ -198,4 +224,4 @@ export type { Settings, SettingsInput } from './config/settings';
 export type { EmployeeDirectory, Employee } from './employees/directory';
 export type { FpaEvents, FpaEventName } from './events';
 export type { PunchView } from './punches/view';
-export { FpaError } from './shared/errors';
+export { FpaError };

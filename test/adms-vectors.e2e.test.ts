@@ -273,7 +273,12 @@ describe('OPERLOG, BIODATA, photos and commands', () => {
   test('V07 idle poll, V09 results, V11 INFO reply, V13 ping', async () => {
     expect((await terminal(`/iclock/getrequest?SN=${SN}`)).body).toBe('OK');
     expect((await terminal(`/iclock/devicecmd?SN=${SN}`, { body: V09 })).body).toBe('OK');
-    expect((await terminal(`/iclock/devicecmd?SN=${SN}`, { body: V11 })).body).toBe('OK');
+    // An INFO result only counts as the answer to an INFO command of this terminal.
+    const { core } = server.fpa.service;
+    const device = await deviceRow(SN);
+    const [id] = await core.ctx.db.write(({ tx, afterCommit }) => core.commands.enqueue(tx, [{ deviceId: device.id, kind: 'INFO', payload: {} }], afterCommit));
+    expect((await terminal(`/iclock/getrequest?SN=${SN}`)).body).toBe(`C:${id}:INFO\n`);
+    expect((await terminal(`/iclock/devicecmd?SN=${SN}`, { body: V11.replace('ID=122&', `ID=${id}&`) })).body).toBe('OK');
     const row = await deviceRow(SN);
     expect(row.parameters?.['~Platform']).toBe('ZMM220_TFT');
     expect(row.userCount).toBe(143);

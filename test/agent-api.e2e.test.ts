@@ -133,10 +133,14 @@ describe('the whole agent flow', () => {
     expect(finger1).toContain(`TMP=${b64(replacement)}`);
     expect(lines.some((l) => new RegExp(`PIN=${person.pin}\\tFID=6\\t`).test(l))).toBe(true);
 
-    // Closed: still readable, no longer listed, every change refused.
+    // Closed: every agent request refused, a read included, whose details still say why.
     const read = await agent.client.get(`/sessions/${id}/`);
-    expect(read.status).toBe(200);
-    expect(read.body.status).toBe('completed');
+    expect(read.status).toBe(409);
+    expect(read.body.error).toEqual({
+      code: 'session_closed',
+      message: expect.any(String),
+      details: { session: id, status: 'completed', reason: null },
+    });
     expect((await agent.client.get('/sessions/')).body.some((s: { id: string }) => s.id === id)).toBe(false);
     for (const path of ['claim/', 'complete/', 'cancel/']) {
       const res = await agent.client.post(`/sessions/${id}/${path}`);

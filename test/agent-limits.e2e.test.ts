@@ -31,7 +31,7 @@ async function freshAgent(name: string): Promise<CreatedAgent> {
 }
 
 describe('session expiry', () => {
-  test('a session past ENROLLMENT_SESSION_TTL is expired on touch: readable, unlisted, closed to changes, staged data gone', async () => {
+  test('a session past ENROLLMENT_SESSION_TTL is expired on touch: unlisted, session_closed with its reason, staged data gone', async () => {
     const agent = await freshAgent('expiry-touch');
     const person = await newEnrollee(server);
     const session = await startSession(server, person.id, agent.id, [1]);
@@ -41,8 +41,12 @@ describe('session expiry', () => {
     now += 1;
     expect((await agent.client.get('/sessions/')).body.map((s: { id: string }) => s.id)).not.toContain(session.id);
     const read = await agent.client.get(`/sessions/${session.id}/`);
-    expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ status: 'expired', reason: 'session lifetime ended' });
+    expect(read.status).toBe(409);
+    expect(read.body.error).toMatchObject({
+      code: 'session_closed',
+      details: { session: session.id, status: 'expired', reason: 'session lifetime ended' },
+    });
+    expect((await server.admin.get(`/enrollment-sessions/${session.id}/`)).body).toMatchObject({ status: 'expired', reason: 'session lifetime ended' });
     for (const path of ['claim/', 'complete/', 'cancel/']) {
       now += 5000; // stay inside this agent's rate budget
       const res = await agent.client.post(`/sessions/${session.id}/${path}`);
@@ -75,7 +79,8 @@ describe('session expiry', () => {
 });
 
 describe('AGENT_RATE_LIMIT', () => {
-  test('per agent key: the sixth request in 10 s is 429 with Retry-After and the error body; other keys are unaffected', async () => {
+  test('per agent key: the sixth request in a 10 s window is 429 with Retry-After to its end and the error body; other keys are unaffected', async () => {
+    now += 10_000 - (now % 10_000); // the start of a window
     const busy = await freshAgent('busy');
     const calm = await freshAgent('calm');
     for (let i = 0; i < 5; i++) {
@@ -93,12 +98,16 @@ describe('AGENT_RATE_LIMIT', () => {
 
     expect((await calm.client.get('/me/')).status).toBe(200);
 
-    // Sliding window: once the first request is 10 s old, one more is allowed.
-    now += 5000;
-    expect((await busy.client.get('/me/')).status).toBe(200);
-    expect((await busy.client.get('/me/')).status).toBe(429);
-    now += 10_000;
-    expect((await busy.client.get('/me/')).status).toBe(200);
+    // Fixed windows aligned to the epoch: the next window starts the count again.
+    now += 4999;
+    const last = await busy.client.get('/me/');
+    expect(last.status).toBe(429);
+    expect(last.headers.get('retry-after')).toBe('1');
+    now += 1;
+    const fresh = await busy.client.get('/me/');
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('ratelimit-remaining')).toBe('4');
+    expect(fresh.headers.get('ratelimit-reset')).toBe('10');
   });
 
   test('requests without a valid key are 401, not counted against anyone', async () => {

@@ -86,6 +86,7 @@ describe('configuration check', () => {
     ['fpa.W002', { ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }],
     ['fpa.W003', { ...base, ADMS_AUTO_APPROVE: true }],
     ['fpa.W004', { ...base, ENROLLMENT_REQUIRE_CONSENT: false }],
+    ['fpa.W006', base],
   ])('%s is reported', (code, settings) => {
     expect(codesOf(settings)).toContain(code);
   });
@@ -103,11 +104,16 @@ describe('configuration check', () => {
   test('every problem is reported at once, each with a hint', () => {
     const loaded = loadSettings({ TEMPLATE_ENCRYPTION_KEYS: [], ADMS_URL_PREFIX: 'iclock', TASK_BACKEND: 'x', TIME_ZONE: 'Nowhere' }, {});
     const issues = checkConfiguration({ loaded });
-    expect(new Set(issues.map((i) => i.code))).toEqual(new Set(['fpa.E001', 'fpa.E003', 'fpa.E006', 'fpa.E007', 'fpa.E009']));
+    expect(new Set(issues.map((i) => i.code))).toEqual(new Set(['fpa.E001', 'fpa.E003', 'fpa.E006', 'fpa.E007', 'fpa.E009', 'fpa.W006']));
     for (const i of issues) {
       expect(i.hint.length).toBeGreaterThan(0);
       expect(CHECK_CODES[i.code]).toBeDefined();
     }
+  });
+
+  test('W006 goes away once terminals are restricted by address or token', () => {
+    expect(codesOf({ ...base, ADMS_ALLOWED_IPS: ['10.0.0.0/8'] })).not.toContain('fpa.W006');
+    expect(codesOf({ ...base, ADMS_DEVICE_TOKENS: { SN1: ['k'] } })).not.toContain('fpa.W006');
   });
 
   test('a host that authorizes administrators itself needs no JWT settings', () => {

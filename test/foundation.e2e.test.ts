@@ -53,6 +53,14 @@ describe('foundation through the real server', () => {
     expect(bad.status).toBe(401);
   });
 
+  test('unknown paths and methods under the API answer the error body', async () => {
+    for (const [method, path] of [['GET', '/nope/'], ['PUT', '/devices/'], ['DELETE', '/jobs/']]) {
+      const res = await server.admin.request(method!, path!);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+  });
+
   test('jobs can be listed and run', async () => {
     const list = await server.admin.get('/jobs/');
     expect(list.body.results.map((j: { name: string }) => j.name)).toContain('check-devices');

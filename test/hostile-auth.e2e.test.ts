@@ -1,8 +1,8 @@
 /**
  * Hostile input, who is calling: every route the running app serves — enumerated from
  * `server.app.routes`, so a new route is covered the day it is added — refuses anonymous
- * callers with 401 and the error body, except the terminals' ADMS prefix (device protocol),
- * `/healthz` and the public OpenAPI page and document (public by decision, src/docs/routes.ts).
+ * callers with 401 and the error body, except the terminals' ADMS prefix (device protocol) and
+ * `/healthz`; the OpenAPI page and document are administrators' too (src/docs/routes.ts).
  * Agent routes refuse administrator tokens and bogus keys; administrator routes refuse agent
  * keys and every broken JWT (alg none, no exp, expired, wrong key, wrong audience). Nothing a
  * refused caller sends changes the database. test/admin-auth.test.ts covers JWKS and issuers.
@@ -16,8 +16,8 @@ import { adminToken, startTestServer, type TestServer } from './support/harness'
 
 const API = '/api/fingerprint/v1';
 const AUDIENCE = 'fpa-hostile';
-/** Reachable without credentials, by decision. */
-const PUBLIC = new Set(['GET /healthz', `GET ${API}/docs/`, `GET ${API}/docs/json`]);
+/** Reachable without credentials, by decision: only the health check (and the terminals' prefix). */
+const PUBLIC = new Set(['GET /healthz']);
 
 let server: TestServer;
 let goodAdmin: string;
@@ -44,6 +44,8 @@ function protectedRoutes(): Route[] {
   const adms = server.fpa.settings.ADMS_URL_PREFIX.replace(/\/$/, '');
   return server.app.routes
     .filter((r) => !(r.path === adms || r.path.startsWith(`${adms}/`)))
+    // The catch-all that answers unknown API paths with the error body is not an endpoint.
+    .filter((r) => !r.path.endsWith('/*'))
     .filter((r) => !PUBLIC.has(`${r.method} ${r.path}`))
     .map((r) => ({
       method: r.method === 'WS' ? 'GET' : r.method,
@@ -95,6 +97,8 @@ describe('the route table', () => {
     expect(all).toContain(`ALL ${server.fpa.settings.ADMS_URL_PREFIX}*`);
     for (const p of PUBLIC) expect(all).toContain(p);
     const routes = protectedRoutes();
+    // The documentation is among the protected routes (issue 6).
+    expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining([`GET ${API}/docs`, `GET ${API}/docs/json`]));
     expect(routes.filter((r) => r.kind === 'agent').length).toBeGreaterThanOrEqual(8);
     expect(routes.filter((r) => r.kind === 'admin').length).toBeGreaterThanOrEqual(30);
   });

@@ -52,6 +52,8 @@ function bodyRoutes(): Route[] {
   return server.app.routes
     .filter((r) => r.path.startsWith(`${API}/`) && !r.path.startsWith(adms))
     .filter((r) => !['GET', 'HEAD', 'WS'].includes(r.method))
+    // The catch-all that answers unknown API paths with the error body is not an endpoint.
+    .filter((r) => !r.path.endsWith('/*'))
     .map((r) => ({
       method: r.method,
       path: r.path,

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { normaliseRoutePath } from '../src/docs/openapi';
 import { ERROR_STATUS } from '../src/shared/errors';
-import { startTestServer, type TestServer } from './support/harness';
+import { adminToken, startTestServer, type TestServer } from './support/harness';
 
 type Doc = {
   openapi: string;
@@ -28,7 +28,7 @@ const API = '/api/fingerprint/v1';
 
 beforeAll(async () => {
   server = await startTestServer();
-  const res = await fetch(`${server.url}${API}/docs/json`);
+  const res = await fetch(`${server.url}${API}/docs/json`, { headers: { authorization: `Bearer ${await adminToken()}` } });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('application/json');
   doc = (await res.json()) as Doc;
@@ -47,6 +47,8 @@ function servedRoutes(): string[] {
   const adms = server.fpa.settings.ADMS_URL_PREFIX.replace(/\/$/, '');
   return server.app.routes
     .filter((r) => !(r.path === adms || r.path.startsWith(`${adms}/`)))
+    // The catch-all that answers unknown API paths with the error body is not an endpoint.
+    .filter((r) => !r.path.endsWith('/*'))
     .map((r) => routeKey(r.method, r.path));
 }
 
@@ -101,7 +103,7 @@ describe('the document hangs together', () => {
         if (path.startsWith(`${API}/agent/`)) {
           expect(schemes).toEqual(['AgentKey']);
           expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429']));
-        } else if (path.startsWith(`${API}/docs`) || path === '/healthz') {
+        } else if (path === '/healthz') {
           expect(schemes).toEqual([]);
         } else {
           expect(schemes).toContain('AdminJWT');
@@ -146,14 +148,37 @@ describe('the document hangs together', () => {
     }
   });
 
-  test('the HTML page answers with and without the trailing slash and points at the document', async () => {
+  test('the HTML page answers with and without the trailing slash and embeds the document', async () => {
+    const token = await adminToken();
     for (const path of ['/docs', '/docs/']) {
-      const res = await fetch(`${server.url}${API}${path}`);
+      const res = await fetch(`${server.url}${API}${path}`, { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/html');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       const html = await res.text();
-      expect(html).toContain(`${API}/docs/json`);
       expect(html).toContain('api-reference');
+      const embedded = /<script id="fpa-openapi" type="application\/json">([\s\S]*?)<\/script>/.exec(html)?.[1];
+      expect(JSON.parse(embedded!)).toEqual(doc);
+    }
+  });
+
+  test('the page and the document need an administrator: a Bearer token, or ?access_token= for a browser', async () => {
+    const token = await adminToken();
+    for (const path of ['/docs/', '/docs/json']) {
+      const anonymous = await fetch(`${server.url}${API}${path}`);
+      expect(anonymous.status).toBe(401);
+      expect((await anonymous.json()).error.code).toBe('unauthorized');
+      const notAdmin = await fetch(`${server.url}${API}${path}?access_token=${await adminToken({ scope: 'other' })}`);
+      expect(notAdmin.status).toBe(403);
+      await notAdmin.text();
+      const expired = await fetch(`${server.url}${API}${path}?access_token=${await adminToken({ expiresIn: '-1m' })}`);
+      expect(expired.status).toBe(401);
+      await expired.text();
+      const browser = await fetch(`${server.url}${API}${path}?access_token=${token}`);
+      expect(browser.status).toBe(200);
+      // The token is never echoed back.
+      expect(await browser.text()).not.toContain(token);
     }
   });
 });

@@ -116,7 +116,9 @@ describe('purge-retention', () => {
     const run = await server.admin.post('/jobs/purge-retention/run/');
     expect(run.status).toBe(200);
     expect(run.body.status).toBe('succeeded');
-    const counts = { punches: 1, attendance_days: 1, device_commands: 2, webhook_deliveries: 1, webhook_outbox: 2, device_events: oldEvents, templates: 1 };
+    // Commands: the two seeded ones, and the unsent template commands of X and Y, superseded
+    // when their deactivation queued delete_user (before the cutoff).
+    const counts = { punches: 1, attendance_days: 1, device_commands: 4, webhook_deliveries: 1, webhook_outbox: 2, device_events: oldEvents, templates: 1 };
     expect(run.body.result).toEqual(counts);
 
     // Punches and days: the one a second before the cutoff (and its day) went; the rest stayed.
@@ -138,15 +140,16 @@ describe('purge-retention', () => {
     expect(await count(deviceEvents, lt(deviceEvents.createdAt, EVENT_CUTOFF))).toBe(0);
     expect(await count(deviceEvents, eq(deviceEvents.message, 'at the cutoff'))).toBe(1);
 
-    // Templates: X (deactivated 1 ms too long) lost its template, with a delete queued to the
-    // terminal that was to hold it; Y (exactly at the limit) and the active Z kept theirs.
+    // Templates: X (deactivated 1 ms too long) lost its template; the terminal that was to hold
+    // it has had X's delete_user queued since the deactivation (it removes the templates too).
+    // Y (exactly at the limit) and the active Z kept theirs.
     const owners = await server.fpa.db.orm.select({ enrollee: templates.enrolleeId }).from(templates);
     expect(owners.map((o) => o.enrollee).sort()).toEqual([people.Y!.id, people.Z!.id].sort());
     const deletes = await server.fpa.db.orm
-      .select({ payload: deviceCommands.payload })
+      .select({ kind: deviceCommands.kind, payload: deviceCommands.payload })
       .from(deviceCommands)
-      .where(and(eq(deviceCommands.kind, 'delete_template'), eq(deviceCommands.deviceId, device.id)));
-    expect(deletes.map((d) => d.payload)).toEqual([{ pin: people.X!.pin, fingerIndex: 1 }]);
+      .where(and(eq(deviceCommands.status, 'pending'), eq(deviceCommands.deviceId, device.id)));
+    expect(deletes.filter((d) => (d.payload as { pin?: string }).pin === people.X!.pin).map((d) => d.kind)).toEqual(['delete_user']);
 
     const audits = await server.fpa.db.orm.select().from(auditLog).where(eq(auditLog.action, 'retention.purged'));
     expect(audits).toHaveLength(1);

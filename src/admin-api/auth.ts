@@ -3,7 +3,8 @@
  * HS256 with ADMIN_JWT_SECRET or any algorithm from ADMIN_JWKS_URL, `exp` required, optional
  * issuer and audience; the token's `scope` must hold ADMIN_SCOPE and `by` is its `sub`.
  * A host may pass its own `authorizeAdmin(request)` instead. The local operator token of the
- * lock file is accepted for job runs only.
+ * lock file is accepted for job runs and agent creation only, and only from a loopback peer:
+ * the server binds 0.0.0.0 by default, and the token is meant for scripts on the same host.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import type { Settings } from '../config/settings';
@@ -12,12 +13,23 @@ import { FpaError } from '../shared/errors';
 
 export interface AdminIdentity {
   by: string;
+  /** When the presented token expires (ms UTC); absent when the host's own check decided. */
+  expiresAt?: number;
 }
 
 /** A host's own check: return who the administrator is, or null to refuse. */
 export type AuthorizeAdmin = (request: Request) => Promise<AdminIdentity | null> | AdminIdentity | null;
 
 export const OPERATOR_TOKEN_HEADER = 'x-fpa-operator-token';
+
+/** True for 127.0.0.0/8 and ::1, also in their IPv4-mapped form; unknown peers are not loopback. */
+export function isLoopbackAddress(ip: string | null | undefined): boolean {
+  if (!ip) return false;
+  const lowered = ip.toLowerCase();
+  const v4 = lowered.startsWith('::ffff:') ? lowered.slice('::ffff:'.length) : lowered;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4)) return true;
+  return lowered === '::1' || lowered === '0:0:0:0:0:0:0:1';
+}
 
 export class AdminAuthenticator {
   private readonly secret: Uint8Array | null;
@@ -63,11 +75,15 @@ export class AdminAuthenticator {
       throw new FpaError('forbidden', `the token lacks the scope ${this.settings.ADMIN_SCOPE}`, { required_scope: this.settings.ADMIN_SCOPE });
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new FpaError('unauthorized', 'the token has no subject', {});
-    return { by: payload.sub };
+    return { by: payload.sub, expiresAt: (payload.exp ?? 0) * 1000 };
   }
 
-  async authenticate(request: Request, options: { allowOperatorToken?: boolean; queryToken?: boolean } = {}): Promise<AdminIdentity> {
-    if (options.allowOperatorToken && this.operatorToken) {
+  /** `peerIp`: the caller's address; the operator token counts only from a loopback peer. */
+  async authenticate(
+    request: Request,
+    options: { allowOperatorToken?: boolean; queryToken?: boolean; peerIp?: string | null } = {},
+  ): Promise<AdminIdentity> {
+    if (options.allowOperatorToken && this.operatorToken && isLoopbackAddress(options.peerIp)) {
       const presented = request.headers.get(OPERATOR_TOKEN_HEADER);
       if (presented && constantTimeEqual(presented, this.operatorToken)) return { by: 'operator' };
     }

@@ -3,17 +3,20 @@
  * polls and results, heartbeat, and the Security PUSH 3.x registry/push flow. Every terminal
  * request goes through DeviceService.touch, which registers an unknown serial as
  * `pending_approval`. A pending or disabled terminal still gets its options, polls and pings
- * answered, but its data is refused with 403 so it keeps the data and sends it again later.
+ * answered, but its data is refused with 403 — before its body is read — so it keeps the data
+ * and sends it again later.
  */
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Core } from '../core/core';
+import { deviceCommands } from '../db/schema';
 import { logEvent, type DeviceReport, type DeviceRow } from '../devices/devices';
+import { deviceOffsetNow, deviceZone } from './clock-sync';
 import { attendanceErrors, ingestAttendance, logMalformed, redactedErrors } from './ingest';
 import {
   buildOptionBlock,
   decodeBody,
   formatLocalWallTime,
   isSecurityPush,
-  isValidTimeZone,
   parseAttlog,
   parseDeviceCmdBody,
   parseInfoParam,
@@ -21,9 +24,12 @@ import {
   parseOptionsBody,
   parseRegistryBody,
   parseRtlog,
+  parseTransactions,
   timeZoneOffsetMinutes,
   type AdmsQuery,
-  type AttlogRecord,
+  type CommandResult,
+  type LineError,
+  type RtlogRecord,
 } from './protocol';
 import { AdmsRefusal } from './reply';
 import { reportChanges, reportFromInfo, reportFromParameters } from './reports';
@@ -40,7 +46,8 @@ export interface TerminalRequest {
   query: AdmsQuery;
   /** The peer address of the connection, when known. */
   ip: string | null;
-  body: Uint8Array;
+  /** Reads the body (once, under the size cap): only after the device is known to be allowed to send it. */
+  body(): Promise<Uint8Array>;
 }
 
 export interface TerminalReply {
@@ -104,21 +111,25 @@ export class TerminalEndpoints {
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     const device = await this.core.devices.touch(serial, { ip: req.ip, pushVersion: query.pushver, language: query.language });
-    const block = this.optionBlock(device, query.pushver);
-    if (isSecurityPush(query.pushver)) {
-      // 3.x: `OK` alone asks an unregistered terminal to register (ADMS.md §3.1).
-      if (!device.registryCode) return ok();
-      return ok(`registry=ok\nRegistryCode=${device.registryCode}\n${block}`);
-    }
-    return ok(block);
+    // 3.x: `OK` alone asks an unregistered terminal to register (ADMS.md §3.1).
+    if (isSecurityPush(query.pushver) && !device.registryCode) return ok();
+    const offset = this.offsetNow(device);
+    const block = this.optionBlock(device, query.pushver, offset);
+    await this.sentOffset(device, offset);
+    return ok(isSecurityPush(query.pushver) ? `registry=ok\nRegistryCode=${device.registryCode}\n${block}` : block);
   }
 
-  private optionBlock(device: DeviceRow, pushver: string | null): string {
+  /** Remembers the TimeZone a terminal was told: job `sync-device-clocks` compares it with the zone's. */
+  private async sentOffset(device: DeviceRow, offset: number): Promise<void> {
+    await this.report(device, { clockOffsetMinutes: offset });
+  }
+
+  private optionBlock(device: DeviceRow, pushver: string | null, offset: number): string {
     const { settings } = this.core.ctx;
     return buildOptionBlock({
       sn: device.serialNumber,
       pushver: pushver ?? undefined,
-      timeZoneMinutes: this.offsetNow(device),
+      timeZoneMinutes: offset,
       delaySeconds: seconds(settings.ADMS_POLL_DELAY),
       errorDelaySeconds: seconds(settings.ADMS_ERROR_DELAY),
       serverVersion: SERVER_VERSION,
@@ -133,20 +144,43 @@ export class TerminalEndpoints {
     return ok((await this.core.commands.takeBatch(device)) ?? 'OK');
   }
 
-  /** `POST devicecmd`: results matched by command id; an INFO result updates the device facts. */
+  /**
+   * `POST devicecmd`: results matched by command id. An INFO result updates the device facts
+   * only when it answers an open INFO command of this device: a stray or forged result must
+   * not change what the server believes (the algorithm version decides how templates are sent).
+   */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.core.devices.touch(serial));
-    const { results, errors } = parseDeviceCmdBody(this.decode(device, req));
+    const { results, errors } = parseDeviceCmdBody(await this.text(device, req));
+    const infoAnswers = await this.openInfoCommands(device, results);
     await this.core.commands.applyResults(device, results);
     await logMalformed(this.core, device, 'devicecmd', redactedErrors(errors));
     let current = device;
     for (const r of results) {
-      if (r.cmd.toUpperCase() === 'INFO' && r.returnCode === 0 && Object.keys(r.fields).length > 0) {
+      if (infoAnswers.has(r.id) && r.returnCode === 0 && Object.keys(r.fields).length > 0) {
         // Each report returns the updated row, so the next one compares against fresh facts.
-        current = await this.report(current, reportFromParameters(r.fields));
+        current = await this.report(current, reportFromParameters(r.fields, 'merge'));
       }
     }
     return ok();
+  }
+
+  /** Ids among `results` of this device's INFO commands still waiting for their answer. */
+  private async openInfoCommands(device: DeviceRow, results: CommandResult[]): Promise<Set<string>> {
+    const ids = results.filter((r) => r.cmd.toUpperCase() === 'INFO' && /^\d{1,15}$/.test(r.id)).map((r) => Number(r.id));
+    if (ids.length === 0) return new Set();
+    const rows = await this.core.ctx.db.orm
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(
+        and(
+          eq(deviceCommands.deviceId, device.id),
+          eq(deviceCommands.kind, 'INFO'),
+          inArray(deviceCommands.status, ['pending', 'sent']),
+          inArray(deviceCommands.id, ids),
+        ),
+      );
+    return new Set(rows.map((r) => String(r.id)));
   }
 
   /** `POST cdata?table=…`: the upload tables. */
@@ -156,40 +190,47 @@ export class TerminalEndpoints {
     if (table === 'OPTIONS') {
       // Device parameters are taken from pending terminals too: the administrator sees the
       // model and firmware before approving.
-      await this.report(device, reportFromParameters(parseOptionsBody(this.decode(device, req))));
+      await this.report(device, reportFromParameters(parseOptionsBody(await this.text(device, req)), 'replace'));
       return ok();
     }
     approved(device);
     switch (table) {
       case 'ATTLOG': {
-        const { records, errors } = parseAttlog(this.decode(device, req));
+        const { records, errors } = parseAttlog(await this.text(device, req));
         const result = await ingestAttendance(this.core, device, 'ATTLOG', records, attendanceErrors(errors));
         return ok(`OK:${result.accepted}`);
       }
       case 'OPERLOG': {
         if (req.query.contentType?.toLowerCase() === 'tgz') {
-          await this.event(device, 'data_pack_ignored', 'a compressed OPERLOG data pack was acknowledged without being read', { bytes: req.body.byteLength });
+          await this.event(device, 'data_pack_ignored', 'a compressed OPERLOG data pack was acknowledged without being read', { bytes: (await req.body()).byteLength });
           return ok();
         }
-        return ok(`OK:${await this.uploads.operlog(device, this.decode(device, req))}`);
+        return ok(`OK:${await this.uploads.operlog(device, await this.text(device, req))}`);
       }
       case 'BIODATA':
-        return ok(`OK:${await this.uploads.biodata(device, this.decode(device, req))}`);
+        return ok(`OK:${await this.uploads.biodata(device, await this.text(device, req))}`);
       case 'ATTPHOTO':
-        await this.uploads.photo(device, req.body);
+        await this.uploads.photo(device, await req.body());
         return ok();
       case 'ERRORLOG':
-        await this.uploads.errorlog(device, this.decode(device, req));
+        await this.uploads.errorlog(device, await this.text(device, req));
         return ok();
       case 'BIOPHOTO':
       case 'IDCARD':
-        return ok(`OK:${parseOperlog(this.decode(device, req)).records.length}`);
-      case 'RTLOG':
-        await this.realtimeLog(device, this.decode(device, req));
+        return ok(`OK:${parseOperlog(await this.text(device, req)).records.length}`);
+      case 'RTLOG': {
+        const { records, errors } = parseRtlog(await this.text(device, req));
+        await this.userPunches(device, 'rtlog', records, errors);
         return ok();
+      }
       case 'TABLEDATA': {
         const name = (req.query.tableName ?? 'tabledata').replace(/[^A-Za-z0-9_]/g, '');
-        const count = await this.uploads.tabledata(device, name, this.decode(device, req));
+        if (name.toLowerCase() === 'transaction') {
+          // Stored attendance of 3.x firmware: punches, like rtlog (ADMS.md §3).
+          const { records, errors } = parseTransactions(await this.text(device, req));
+          return ok(`${name}=${await this.userPunches(device, 'tabledata/transaction', records, errors)}`);
+        }
+        const count = await this.uploads.tabledata(device, name, await this.text(device, req));
         return ok(`${name}=${count}`);
       }
       default:
@@ -198,25 +239,28 @@ export class TerminalEndpoints {
     }
   }
 
-  /** 3.x `table=rtlog`: user verifications become punches; door and alarm events carry no PIN. */
-  private async realtimeLog(device: DeviceRow, text: string): Promise<void> {
-    const { records, errors } = parseRtlog(text);
-    const punches: AttlogRecord[] = records.filter((r) => r.pin !== '' && r.pin !== '0');
-    await ingestAttendance(this.core, device, 'rtlog', punches, attendanceErrors(errors));
+  /**
+   * 3.x rtlog and `transaction` records: user verifications become punches; door and alarm
+   * events carry no PIN. Returns how many the terminal may count as accepted.
+   */
+  private async userPunches(device: DeviceRow, table: string, records: RtlogRecord[], errors: LineError[]): Promise<number> {
+    const punches = records.filter((r) => r.pin !== '' && r.pin !== '0');
+    return (await ingestAttendance(this.core, device, table, punches, attendanceErrors(errors))).accepted;
   }
 
   /** Legacy `POST fdata` photo upload: same handling as ATTPHOTO. */
   private async legacyPhoto(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.core.devices.touch(serial));
-    if (req.body.byteLength > 0) await this.uploads.photo(device, req.body);
+    const body = await req.body();
+    if (body.byteLength > 0) await this.uploads.photo(device, body);
     return ok();
   }
 
   /** 3.x `POST registry`: capabilities recorded, a stable RegistryCode answered. */
   private async registry(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     let device = await this.core.devices.touch(serial, { ip: req.ip });
-    const params = parseRegistryBody(this.decode(device, req));
-    device = await this.report(device, reportFromParameters(params));
+    const params = parseRegistryBody(await this.text(device, req));
+    device = await this.report(device, reportFromParameters(params, 'replace'));
     return ok(`RegistryCode=${await registryCodeOf(this.core, device)}`);
   }
 
@@ -224,15 +268,16 @@ export class TerminalEndpoints {
   private async push(serial: string): Promise<TerminalReply> {
     const device = await this.core.devices.touch(serial);
     const { settings } = this.core.ctx;
-    return ok(
-      push3Config({
-        sessionId: crypto.randomUUID().replace(/-/g, '').slice(0, 16),
-        delaySeconds: seconds(settings.ADMS_POLL_DELAY),
-        errorDelaySeconds: seconds(settings.ADMS_ERROR_DELAY),
-        timeZoneMinutes: this.offsetNow(device),
-        serverVersion: `fpa ${SERVER_VERSION}`,
-      }),
-    );
+    const offset = this.offsetNow(device);
+    const config = push3Config({
+      sessionId: crypto.randomUUID().replace(/-/g, '').slice(0, 16),
+      delaySeconds: seconds(settings.ADMS_POLL_DELAY),
+      errorDelaySeconds: seconds(settings.ADMS_ERROR_DELAY),
+      timeZoneMinutes: offset,
+      serverVersion: `fpa ${SERVER_VERSION}`,
+    });
+    await this.sentOffset(device, offset);
+    return ok(config);
   }
 
   /** 3.x `GET rtdata?type=time`. */
@@ -242,8 +287,9 @@ export class TerminalEndpoints {
     return ok(push3Time(this.core.ctx.clock.now(), this.zoneOf(device), this.offsetNow(device)));
   }
 
-  private decode(device: DeviceRow, req: TerminalRequest): string {
-    return decodeBody(req.body, { language: device.language ?? req.query.language ?? undefined }).text;
+  /** The body as text; read only here, after the handler has checked the device. */
+  private async text(device: DeviceRow, req: TerminalRequest): Promise<string> {
+    return decodeBody(await req.body(), { language: device.language ?? req.query.language ?? undefined }).text;
   }
 
   /** Records device facts only when they change: INFO rides on polls, the hottest path. */
@@ -257,13 +303,12 @@ export class TerminalEndpoints {
   }
 
   private zoneOf(device: DeviceRow): string {
-    const zone = this.core.devices.timeZoneOf(device);
-    return isValidTimeZone(zone) ? zone : 'UTC';
+    return deviceZone(this.core, device);
   }
 
   /** The zone's offset at this instant, so a DST change is picked up at the next handshake. */
   private offsetNow(device: DeviceRow): number {
-    return timeZoneOffsetMinutes(this.zoneOf(device), new Date(this.core.ctx.clock.now()));
+    return deviceOffsetNow(this.core, device);
   }
 }
 

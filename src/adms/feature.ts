@@ -1,6 +1,7 @@
 /**
  * The terminals feature: the ADMS endpoints under ADMS_URL_PREFIX, walk-up enrollment from
- * terminal uploads, and remote enrollment (API route and `startRemoteEnrollment`).
+ * terminal uploads, remote enrollment (API route and `startRemoteEnrollment`), and the job
+ * that keeps terminal clocks right across DST changes.
  */
 import type { Elysia } from 'elysia';
 import type { Core } from '../core/core';
@@ -8,6 +9,7 @@ import type { Signals } from '../core/context';
 import { RemoteEnrollment, type StartRemoteEnrollment } from '../enrollment/remote';
 import type { SessionView } from '../enrollment/sessions';
 import type { FeatureParts } from '../features';
+import { syncDeviceClocks } from './clock-sync';
 import { TerminalEndpoints } from './endpoints';
 import { remoteEnrollmentRoutes } from './remote-routes';
 import { admsRoutes } from './routes';
@@ -24,6 +26,12 @@ export function installTerminals(core: Core, onSignals: (handlers: Partial<Signa
   // Polls read the queue through CommandService's own idle cache; no signal is needed here.
   void onSignals;
   trackTemplateSync(core);
+  core.jobs.register({
+    name: 'sync-device-clocks',
+    schedule: '0 5 * * * *',
+    description: 'Queues CHECK to terminals whose zone changed its UTC offset (DST) since their last handshake.',
+    run: () => syncDeviceClocks(core),
+  });
   const remote = new RemoteEnrollment(core);
   const walkUp = new WalkUpEnrollment(core, remote);
   const endpoints = new TerminalEndpoints(core, new TerminalUploads(core, walkUp));

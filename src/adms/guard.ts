@@ -89,15 +89,20 @@ export function checkDeviceToken(tokens: Readonly<Record<string, string[]>>, ser
   }
 }
 
+/** Refuses with 413 a request whose Content-Length is above `max`: nothing needs to be read for that. */
+export function checkDeclaredLength(request: Request, max: number): void {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > max) {
+    throw new AdmsRefusal(413, 'request body too large');
+  }
+}
+
 /**
  * Reads the raw body bytes, refusing with 413 above `max`: first on Content-Length (before
  * reading anything), then on the bytes actually received (chunked bodies carry no length).
  */
 export async function readBody(request: Request, max: number): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > max) {
-    throw new AdmsRefusal(413, 'request body too large');
-  }
+  checkDeclaredLength(request, max);
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];

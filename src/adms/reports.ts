@@ -3,6 +3,7 @@
  * reply, the 3.x registry body), mapped onto one DeviceReport for DeviceService.recordReport.
  */
 import type { DeviceReport, DeviceRow } from '../devices/devices';
+import { nextParameters, sameParameters, type ParameterMode } from '../devices/parameters';
 import { parseIntStrict, type DeviceInfo, type Dict } from './protocol';
 
 function first(d: Dict, ...keys: string[]): string | null {
@@ -32,8 +33,11 @@ export function speaksBiodataFrom(d: Dict): boolean | undefined {
   return undefined;
 }
 
-/** Key-value parameters (options body, INFO reply, registry) → report. */
-export function reportFromParameters(d: Dict): DeviceReport {
+/**
+ * Key-value parameters → report. A options body or registry is the terminal's full list
+ * (`replace`); an INFO reply adds to it (`merge`).
+ */
+export function reportFromParameters(d: Dict, mode: ParameterMode): DeviceReport {
   const report: DeviceReport = {
     firmware: first(d, 'FWVersion', 'FirmVer', '~FirmVer'),
     userCount: count(d, 'UserCount'),
@@ -43,6 +47,7 @@ export function reportFromParameters(d: Dict): DeviceReport {
     algorithmVersion: first(d, 'FPVersion', '~ZKFPVersion', '~AlgVer'),
     faceAlgorithmVersion: first(d, 'FaceVersion'),
     parameters: { ...d },
+    parametersMode: mode,
   };
   const biodata = speaksBiodataFrom(d);
   if (biodata !== undefined) report.speaksBiodata = biodata;
@@ -79,9 +84,7 @@ export function reportChanges(device: DeviceRow, r: DeviceReport): boolean {
   if (differs(r.faceAlgorithmVersion, device.faceAlgorithmVersion)) return true;
   if (device.algorithmSource !== 'admin' && differs(r.algorithmVersion, device.algorithmVersion)) return true;
   if (r.speaksBiodata !== undefined && r.speaksBiodata !== device.speaksBiodata) return true;
-  if (r.parameters) {
-    const current = device.parameters ?? {};
-    if (Object.entries(r.parameters).some(([k, v]) => current[k] !== v)) return true;
-  }
+  if (r.parameters && !sameParameters(nextParameters(device.parameters, r.parameters, r.parametersMode ?? 'merge'), device.parameters ?? {})) return true;
+  if (r.clockOffsetMinutes !== undefined && r.clockOffsetMinutes !== device.clockOffsetMinutes) return true;
   return false;
 }

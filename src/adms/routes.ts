@@ -1,15 +1,16 @@
 /**
  * HTTP glue of the terminal endpoints: every path under ADMS_URL_PREFIX (`/iclock/` by
  * default, with or without `.aspx` and trailing slashes) goes to one handler. Elysia never
- * parses the body (`parse: 'none'`): it is read here as raw bytes whatever the Content-Type
- * says (or without one), under the size cap. Replies are plain text with a Date header —
+ * parses the body (`parse: 'none'`): it is read as raw bytes whatever the Content-Type says
+ * (or without one), under the size cap, and only once the endpoint has checked the device —
+ * a pending or disabled terminal's upload is refused without reading it. Replies are plain text with a Date header —
  * errors included, never JSON — and a database failure answers 503 so the terminal resends.
  */
 import { Elysia } from 'elysia';
 import type { Core } from '../core/core';
-import { FpaError } from '../shared/errors';
+import { FpaError, describeError } from '../shared/errors';
 import type { TerminalEndpoints } from './endpoints';
-import { checkDeviceToken, IpAllowList, readBody } from './guard';
+import { checkDeclaredLength, checkDeviceToken, IpAllowList, readBody } from './guard';
 import { parseQuery } from './protocol';
 import { AdmsRefusal, plainText } from './reply';
 
@@ -39,20 +40,24 @@ export function admsRoutes(core: Core, endpoints: TerminalEndpoints) {
       if (!query.sn) throw new AdmsRefusal(400, 'missing SN');
       checkDeviceToken(settings.ADMS_DEVICE_TOKENS, query.sn, query.pushCommKey, request.headers.get('cookie'));
       const method = request.method.toUpperCase();
-      const body = method === 'GET' || method === 'HEAD' ? new Uint8Array(0) : await readBody(request, settings.ADMS_MAX_REQUEST_BYTES);
+      const noBody = method === 'GET' || method === 'HEAD';
+      // A declared length above the cap is refused before the device is even looked up.
+      if (!noBody) checkDeclaredLength(request, settings.ADMS_MAX_REQUEST_BYTES);
+      let read: Promise<Uint8Array> | null = null;
+      const body = () => (read ??= noBody ? Promise.resolve(new Uint8Array(0)) : readBody(request, settings.ADMS_MAX_REQUEST_BYTES));
       const reply = await endpoints.handle({ method, endpoint, query, ip, body }, query.sn);
       return plainText(reply.body, reply.status ?? 200, clock.now());
     } catch (error) {
       if (error instanceof AdmsRefusal) return plainText(error.message, error.status, clock.now());
       if (error instanceof FpaError && error.status < 500) return plainText(error.message, error.status, clock.now());
-      log.error('terminal request failed; the terminal will resend', { path: rest, error: error instanceof Error ? error.message : String(error) });
+      log.error('terminal request failed; the terminal will resend', { path: rest, error: describeError(error) });
       return plainText('ERROR: try again later', 503, clock.now());
     }
   };
 
   return new Elysia({ name: 'fpa-adms', seed: core.ctx.instanceId, prefix })
     .onError(({ error }) => {
-      log.error('terminal request failed outside the handler', { error: error instanceof Error ? error.message : String(error) });
+      log.error('terminal request failed outside the handler', { error: describeError(error) });
       return plainText('ERROR: try again later', 503, clock.now());
     })
     .all('/*', ({ request, server, params }) => handle(request, server?.requestIP(request)?.address ?? null, params['*'] ?? ''), { parse: 'none' });

@@ -1,7 +1,8 @@
 /**
  * Upload tables other than attendance: OPERLOG (OPLOG, USER, FP, BIODATA, FACE, FVEIN,
  * USERPIC, BIOPHOTO…), BIODATA, ATTPHOTO, ERRORLOG and the 3.x `tabledata` tables. Templates
- * go to walk-up enrollment; operation logs and device errors become device events; the rest
+ * go to walk-up enrollment (a duress finger stays one; a template the terminal marks invalid,
+ * `Valid=0`, is not stored); operation logs and device errors become device events; the rest
  * is acknowledged. Each returns the number of records processed, for `OK:<n>`.
  */
 import type { Core } from '../core/core';
@@ -13,6 +14,7 @@ import {
   parseIntStrict,
   parseOperlog,
   parseTabledata,
+  parseTemplatev10,
   type BiodataRecord,
   type OplogRecord,
 } from './protocol';
@@ -22,8 +24,9 @@ import type { WalkUpEnrollment } from './walk-up';
 const FINGERPRINT_TYPE = 1;
 /** FP uploads carry no version; a terminal that never said otherwise runs ZKFinger 10. */
 const DEFAULT_FP_ALGORITHM = '10';
-/** 3.x `templatev10`: a finger id of 16 or more marks a duress finger (fingerid + 16). */
-const DURESS_OFFSET = 16;
+/** `Valid` of a template the terminal itself marks unusable; FP `Valid=3` marks a duress finger. */
+const INVALID = 0;
+const FP_DURESS = 3;
 /** Events logged per request at most, so one chatty upload cannot flood the event table. */
 const MAX_EVENTS = 100;
 
@@ -49,16 +52,21 @@ export class TerminalUploads {
       switch (r.kind) {
         case 'FP':
           if (!r.sizeMatches) notes.push(sizeNote(r.pin, r.fingerIndex, r.size, r.template.length));
+          if (r.valid === INVALID) {
+            notes.push(invalidNote('FP', r.pin, r.fingerIndex));
+            break;
+          }
           await this.walkUp.accept(current, {
             pin: r.pin,
             fingerIndex: r.fingerIndex,
             template: r.template,
             algorithmVersion: current.algorithmVersion ?? DEFAULT_FP_ALGORITHM,
+            duress: r.valid === FP_DURESS,
             origin: 'FP',
           });
           break;
         case 'BIODATA':
-          current = await this.biodataRecord(current, r, ignoredTypes);
+          current = await this.biodataRecord(current, r, ignoredTypes, notes);
           break;
         case 'OPLOG':
           notes.push(oplogNote(r));
@@ -77,31 +85,51 @@ export class TerminalUploads {
     const { records, errors } = parseBiodata(text);
     await logMalformed(this.core, device, 'BIODATA', redactedErrors(errors));
     const ignoredTypes = new Map<number, number>();
+    const notes: Note[] = [];
     let current = device;
-    for (const r of records) current = await this.biodataRecord(current, r, ignoredTypes);
-    if (ignoredTypes.size > 0) await this.log(device, [ignoredNote(ignoredTypes)]);
+    for (const r of records) current = await this.biodataRecord(current, r, ignoredTypes, notes);
+    if (ignoredTypes.size > 0) notes.push(ignoredNote(ignoredTypes));
+    await this.log(device, notes);
     return records.length;
   }
 
-  /** 3.x `tabledata`: `templatev10` goes to walk-up enrollment, other tables are counted. */
+  /**
+   * 3.x `tabledata` other than `transaction` (attendance, endpoints.ts): `templatev10` goes to
+   * walk-up enrollment; any other table is counted and acknowledged with a device event.
+   */
   async tabledata(device: DeviceRow, tableName: string, text: string): Promise<number> {
+    if (tableName.toLowerCase() === 'templatev10') return this.templatev10(device, text);
     const { records, errors } = parseTabledata(text);
     await logMalformed(this.core, device, `tabledata/${tableName}`, redactedErrors(errors));
-    if (tableName.toLowerCase() !== 'templatev10') return records.length;
+    await this.log(device, [
+      {
+        kind: 'tabledata_ignored',
+        message: `tabledata ${tableName}: ${records.length} records acknowledged without being read`,
+        details: { table: tableName, records: records.length },
+      },
+    ]);
+    return records.length;
+  }
+
+  private async templatev10(device: DeviceRow, text: string): Promise<number> {
+    const { records, errors } = parseTemplatev10(text);
+    await logMalformed(this.core, device, 'tabledata/templatev10', redactedErrors(errors));
+    const notes: Note[] = [];
     for (const r of records) {
-      const f = lower(r.fields);
-      const fingerId = parseIntStrict(f.fingerid);
-      const template = (f.template ?? f.tmp ?? '').trim();
-      const pin = (f.pin ?? '').trim();
-      if (fingerId === null || template === '' || pin === '') continue;
+      if (r.valid === INVALID) {
+        notes.push(invalidNote('templatev10', r.pin, r.fingerIndex));
+        continue;
+      }
       await this.walkUp.accept(device, {
-        pin,
-        fingerIndex: fingerId >= DURESS_OFFSET ? fingerId - DURESS_OFFSET : fingerId,
-        template,
+        pin: r.pin,
+        fingerIndex: r.fingerIndex,
+        template: r.template,
         algorithmVersion: DEFAULT_FP_ALGORITHM,
+        duress: r.duress,
         origin: 'templatev10',
       });
     }
+    await this.log(device, notes);
     return records.length;
   }
 
@@ -142,9 +170,13 @@ export class TerminalUploads {
     return records.length;
   }
 
-  private async biodataRecord(device: DeviceRow, r: BiodataRecord, ignoredTypes: Map<number, number>): Promise<DeviceRow> {
+  private async biodataRecord(device: DeviceRow, r: BiodataRecord, ignoredTypes: Map<number, number>, notes: Note[]): Promise<DeviceRow> {
     if (r.type !== FINGERPRINT_TYPE) {
       ignoredTypes.set(r.type, (ignoredTypes.get(r.type) ?? 0) + 1);
+      return device;
+    }
+    if (r.valid === INVALID) {
+      notes.push(invalidNote('BIODATA', r.pin, r.no));
       return device;
     }
     // A terminal that uploads fingerprint BIODATA takes templates back the same way.
@@ -152,7 +184,7 @@ export class TerminalUploads {
     const major = r.majorVer.trim();
     const minor = r.minorVer.trim();
     const algorithmVersion = major === '' ? (current.algorithmVersion ?? DEFAULT_FP_ALGORITHM) : minor === '' ? major : `${major}.${minor}`;
-    await this.walkUp.accept(current, { pin: r.pin, fingerIndex: r.no, template: r.template, algorithmVersion, origin: 'BIODATA' });
+    await this.walkUp.accept(current, { pin: r.pin, fingerIndex: r.no, template: r.template, algorithmVersion, duress: r.duress === 1, origin: 'BIODATA' });
     return current;
   }
 
@@ -163,12 +195,6 @@ export class TerminalUploads {
       for (const n of notes.slice(0, MAX_EVENTS)) await logEvent(tx, device.id, n.kind, n.message, n.details, now);
     });
   }
-}
-
-function lower(fields: Record<string, string>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(fields)) if (!(k.toLowerCase() in out)) out[k.toLowerCase()] = v;
-  return out;
 }
 
 function oplogNote(r: OplogRecord): Note {
@@ -184,6 +210,14 @@ function sizeNote(pin: string, finger: number, declared: number | null, actual: 
     kind: 'size_mismatch',
     message: `FP template of PIN ${pin}, finger ${finger}: Size=${declared ?? '?'} but ${actual} base64 characters`,
     details: { pin, finger_index: finger, declared, actual },
+  };
+}
+
+function invalidNote(origin: string, pin: string, finger: number): Note {
+  return {
+    kind: 'template_invalid',
+    message: `${origin} template of PIN ${pin}, finger ${finger} is marked invalid (Valid=0) by the terminal and was not stored`,
+    details: { pin, finger_index: finger, origin },
   };
 }
 

@@ -6,6 +6,9 @@
  * rejected and logged — a device event and a `template_rejected` event — and, with
  * DELETE_REJECTED_DEVICE_TEMPLATES, deleted from that terminal. No HTTP error either way.
  *
+ * A duress finger stays one: the flag is stored with the template and sent to the other
+ * terminals with it.
+ *
  * Each template is stored in its own small write, so one rejection never rolls back another.
  * A re-upload of the bytes already stored (a resent batch, or a terminal echoing a template
  * the server sent it) only marks the template present there: it never makes a new version,
@@ -27,6 +30,8 @@ export interface TemplateUpload {
   /** Base64 as sent (already checked to be base64 by the parser). */
   template: string;
   algorithmVersion: string;
+  /** A duress finger (FP `Valid=3`, BIODATA `Duress=1`, `templatev10` fingerid ≥ 16). */
+  duress: boolean;
   /** The record kind it came in (`FP`, `BIODATA`, `templatev10`), for the logs. */
   origin: string;
 }
@@ -86,6 +91,7 @@ export class WalkUpEnrollment {
       fingerIndex: upload.fingerIndex,
       data,
       algorithmVersion: upload.algorithmVersion,
+      duress: upload.duress,
       source: requested ? 'remote' : 'device',
       sourceDeviceId: device.id,
       by: `device:${device.serialNumber}`,
@@ -98,7 +104,8 @@ export class WalkUpEnrollment {
   private async alreadyStored(w: WriteContext, device: DeviceRow, enrolleeId: string, upload: TemplateUpload, data: Uint8Array): Promise<boolean> {
     const rows = await w.tx.select().from(templates).where(and(eq(templates.enrolleeId, enrolleeId), eq(templates.fingerIndex, upload.fingerIndex)));
     const current = rows.find((t) => sameVersion(t.algorithmVersion, upload.algorithmVersion));
-    if (!current || current.sizeBytes !== data.byteLength) return false;
+    // A finger that became (or stopped being) a duress finger is a new version, sent to the others.
+    if (!current || current.sizeBytes !== data.byteLength || current.duress !== upload.duress) return false;
     let plain: Uint8Array;
     try {
       plain = await this.core.ctx.keyRing.decrypt(new Uint8Array(current.ciphertext), templateAad(current.enrolleeId, current.fingerIndex, current.version));

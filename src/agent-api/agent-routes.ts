@@ -1,7 +1,8 @@
 /**
  * The agent API (SPEC "Agent API", base `/api/fingerprint/v1/agent/`): every request carries
- * `Authorization: Agent <key>` and counts against AGENT_RATE_LIMIT of that key. The routes only
- * translate HTTP; the rules live in AgentSessionService.
+ * `Authorization: Agent <key>` and counts against AGENT_RATE_LIMIT of that key (in the database,
+ * so every instance shares the count). The routes only translate HTTP; the rules live in
+ * AgentSessionService.
  */
 import { Elysia, t } from 'elysia';
 import type { AgentRow, AgentService } from '../agents/agents';
@@ -11,7 +12,7 @@ import { settleBody } from '../http/body';
 import { apiRouter } from '../http/router';
 import { API_BASE } from './prefix';
 import { FpaError } from '../shared/errors';
-import type { SlidingWindowLimiter } from './rate-limit';
+import type { AgentRateLimiter } from './rate-limit';
 
 export const AGENT_BASE = '/agent';
 
@@ -35,7 +36,7 @@ export function agentInfo(core: Core, agent: AgentRow) {
   };
 }
 
-export function agentRoutes(core: Core, deps: { agents: AgentService; sessions: AgentSessionService; limiter: SlidingWindowLimiter }) {
+export function agentRoutes(core: Core, deps: { agents: AgentService; sessions: AgentSessionService; limiter: AgentRateLimiter }) {
   const { agents, sessions, limiter } = deps;
   // `derive` (not `resolve`): the key and the rate limit are checked before the body is
   // validated, so an anonymous caller learns nothing and malformed requests still count.
@@ -43,7 +44,7 @@ export function agentRoutes(core: Core, deps: { agents: AgentService; sessions: 
     .derive(async (context) => {
       const { request, set } = context;
       const agent = await agents.authenticate(request.headers.get('authorization'));
-      const decision = limiter.hit(agent.id);
+      const decision = await limiter.hit(agent.id);
       if (!decision.allowed) {
         throw new FpaError('rate_limited', `at most ${decision.limit} requests per agent key in the window`, {
           retry_after: decision.retryAfterSeconds,

@@ -13,7 +13,7 @@ import type { SessionView } from '../enrollment/sessions';
 import type { FeatureParts } from '../features';
 import { enrollmentAdminRoutes } from './admin-routes';
 import { agentRoutes } from './agent-routes';
-import { SlidingWindowLimiter } from './rate-limit';
+import { AgentRateLimiter } from './rate-limit';
 
 export interface AgentFeatureService {
   /** start_enrollment_session on the agent path; `enrollee` is a UUID or a device PIN. */
@@ -29,7 +29,7 @@ export function installAgents(core: Core, onSignals: (handlers: Partial<Signals>
   void onSignals; // agents need no in-process signals
   const agents = new AgentService(core.ctx);
   const sessions = new AgentSessionService(core);
-  const limiter = new SlidingWindowLimiter(core.ctx.settings.AGENT_RATE_LIMIT, core.ctx.clock);
+  const limiter = new AgentRateLimiter(core.ctx.settings.AGENT_RATE_LIMIT, core.ctx.clock, core.ctx.db);
   return {
     // Each router carries its own prefix; FeatureParts holds them as plain Elysia instances.
     routes: [

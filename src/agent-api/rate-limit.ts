@@ -1,15 +1,20 @@
 /**
- * AGENT_RATE_LIMIT, per agent key: a sliding log of request times per agent, kept in memory
- * by each instance (several instances each enforce the limit on their own). A sliding log
- * rather than a fixed window, so an agent cannot send twice the limit across a window edge;
- * it holds at most `limit` timestamps per agent. The clock is injected, like everywhere else.
+ * AGENT_RATE_LIMIT, per agent key, counted in the database (`fpa_agent_rate_windows`) so the
+ * limit holds however many instances serve the API (DESIGN: no process may assume it is the
+ * only one). A fixed window aligned to the epoch: one upsert per request increments the
+ * agent's count, or starts a new window at 1 once the stored one has ended. A fixed window
+ * may let an agent send up to twice the limit across a window edge; a sliding log would need
+ * one row per request, and the limit is a guard against runaway agents, not a quota.
  *
  * Why not `elysia-rate-limit`: it keys requests before our agent authentication runs, puts
- * `onStop` and global hooks on the host app, answers Retry-After with the whole window rather
- * than the time left, and reads `Date.now()` instead of our clock.
+ * `onStop` and global hooks on the host app, counts in memory per process, and reads
+ * `Date.now()` instead of our clock.
  */
+import { sql } from 'drizzle-orm';
 import type { Rate } from '../config/settings';
 import type { Clock } from '../core/context';
+import type { Database } from '../db/client';
+import { agentRateWindows } from '../db/schema';
 
 export interface RateDecision {
   allowed: boolean;
@@ -17,46 +22,48 @@ export interface RateDecision {
   remaining: number;
   /** Seconds until the next request would be allowed (0 when allowed now). */
   retryAfterSeconds: number;
-  /** Seconds until the window has fully drained. */
+  /** Seconds until the current window ends and the count starts again. */
   resetSeconds: number;
 }
 
-export class SlidingWindowLimiter {
-  private readonly hits = new Map<string, number[]>();
-  private lastSweep = 0;
-
+export class AgentRateLimiter {
   constructor(
     private readonly rate: Rate,
     private readonly clock: Clock,
+    private readonly db: Database,
   ) {}
 
-  /** Counts a request of `key` if it is within the limit. */
-  hit(key: string): RateDecision {
-    const now = this.clock.now();
+  /** Counts a request of `agentId` (allowed or not) and says whether it is within the limit. */
+  async hit(agentId: string): Promise<RateDecision> {
     const { limit, windowMs } = this.rate;
-    this.sweep(now);
-    const log = (this.hits.get(key) ?? []).filter((t) => t > now - windowMs);
-    const allowed = log.length < limit;
-    if (allowed) log.push(now);
-    this.hits.set(key, log);
-    const oldest = log[0] ?? now;
-    const retryAfterMs = allowed ? 0 : oldest + windowMs - now;
-    const newest = log[log.length - 1] ?? now;
+    const now = this.clock.now();
+    const windowStart = now - (now % windowMs);
+    const w = agentRateWindows;
+    // Instances whose clocks differ slightly never move a window backwards: an older
+    // window start counts into the newer window already stored.
+    const [row] = await this.db.write(({ tx }) =>
+      tx
+        .insert(w)
+        .values({ agentId, windowStart, count: 1 })
+        .onConflictDoUpdate({
+          target: w.agentId,
+          set: {
+            count: sql`case when excluded.window_start > ${w.windowStart} then 1 else ${w.count} + 1 end`,
+            windowStart: sql`max(${w.windowStart}, excluded.window_start)`,
+          },
+        })
+        .returning({ count: w.count, windowStart: w.windowStart }),
+    );
+    const count = row?.count ?? 1;
+    const windowEnd = (row?.windowStart ?? windowStart) + windowMs;
+    const allowed = count <= limit;
+    const resetSeconds = Math.max(1, Math.ceil((windowEnd - now) / 1000));
     return {
       allowed,
       limit,
-      remaining: Math.max(0, limit - log.length),
-      retryAfterSeconds: Math.max(allowed ? 0 : 1, Math.ceil(retryAfterMs / 1000)),
-      resetSeconds: Math.ceil((newest + windowMs - now) / 1000),
+      remaining: Math.max(0, limit - count),
+      retryAfterSeconds: allowed ? 0 : resetSeconds,
+      resetSeconds,
     };
-  }
-
-  /** Drops agents whose whole log has aged out, at most once a window. */
-  private sweep(now: number): void {
-    if (now - this.lastSweep < this.rate.windowMs) return;
-    this.lastSweep = now;
-    for (const [key, log] of this.hits) {
-      if ((log[log.length - 1] ?? 0) <= now - this.rate.windowMs) this.hits.delete(key);
-    }
   }
 }

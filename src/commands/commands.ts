@@ -5,12 +5,15 @@
  * States: pending → sent → succeeded | failed | expired (| superseded while still pending).
  * A sent command with no result by its acknowledgement deadline, or one that failed with a
  * transient code, goes back to pending with a doubling backoff until COMMAND_MAX_RETRIES.
+ * Deletes are the exception: they never expire and are retried until the terminal answers,
+ * because a terminal must not keep biometric data it should no longer hold. Enroll commands
+ * wait for the person at the terminal until their session ends.
  */
-import { and, asc, eq, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Context } from '../core/context';
 import type { Queryable, Tx } from '../db/client';
-import { deviceCommands, devices, templates } from '../db/schema';
+import { deviceCommands, devices, templates, type CommandStatus } from '../db/schema';
 import {
   checkCommand,
   biodataCommand,
@@ -26,6 +29,7 @@ import {
   userInfoCommand,
   type CommandResult,
 } from '../adms/protocol';
+import { TemplateDecryptError } from '../crypto/template-cipher';
 import { templateAad } from '../templates/aad';
 
 export type CommandKind =
@@ -54,6 +58,12 @@ export interface NewCommand {
 
 export type CommandOutcome = 'succeeded' | 'failed' | 'expired';
 
+/** An unsent command with a given supersede key: queued before (`id`) or in this batch (`slot`). */
+interface QueuedEntry {
+  kind: string;
+  ref: { id: number } | { slot: number };
+}
+
 /** Called inside the transaction that closes a command, for the features that care. */
 export type CommandFinishedHandler = (
   tx: Tx,
@@ -67,6 +77,15 @@ export type CommandFinishedHandler = (
 /** Return codes that will not get better by sending the same command again. */
 const PERMANENT_FAILURES = new Set([-1, -9, -10, -11, -12, -30, -1002, -1004, -1006]);
 const INTERACTIVE_KINDS = new Set<string>(['ENROLL_FP', 'ENROLL_BIO']);
+export const DELETE_KINDS = new Set<string>(['delete_user', 'delete_template']);
+/** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */
+const USER_NOT_ON_DEVICE = -10;
+/** Expiry of deletes: never (the last millisecond of year 9999, still a safe integer everywhere). */
+export const NEVER_EXPIRES = 253_402_300_799_000;
+/** Retries back off by doubling, but a terminal that comes back is served within the hour. */
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+/** SQLite bind-variable budget per `IN (...)` list. */
+const IN_CHUNK = 500;
 
 /** How long "this device has nothing to send" may be trusted without asking the database. */
 const IDLE_CACHE_MS = 3_000;
@@ -87,54 +106,87 @@ export class CommandService {
     this.idleUntil.delete(deviceId);
   }
 
-  /** Queues commands inside the caller's transaction; wakes the devices after commit. */
+  /**
+   * Queues commands inside the caller's transaction; wakes the devices after commit. A command
+   * whose supersede key matches an unsent one of the same device replaces it in place (same id,
+   * same place in the queue), so a renamed user's record still goes before their templates.
+   * An unsent delete is never replaced by anything but a delete: a record or template queued
+   * after it goes behind it, so the terminal first drops what it should no longer hold.
+   * Returns one id per given command.
+   */
   async enqueue(tx: Tx, commands: NewCommand[], afterCommit?: (cb: () => void) => void): Promise<number[]> {
     if (commands.length === 0) return [];
     const now = this.ctx.clock.now();
     const defaultExpiry = now + this.ctx.settings.COMMAND_EXPIRY;
-    const byDevice = new Map<string, string[]>();
+    const valuesOf = (c: NewCommand) => ({
+      deviceId: c.deviceId,
+      kind: c.kind,
+      payload: c.payload,
+      status: 'pending' as CommandStatus,
+      supersedeKey: c.supersedeKey ?? null,
+      sessionId: c.sessionId ?? null,
+      attempts: 0,
+      createdAt: now,
+      notBefore: now,
+      completedAt: null as number | null,
+      expiresAt: c.expiresAt ?? (DELETE_KINDS.has(c.kind) ? NEVER_EXPIRES : defaultExpiry),
+    });
+    type Values = ReturnType<typeof valuesOf>;
+    type Ref = { id: number } | { slot: number };
+
+    // Per device and key: its unsent commands in queue order, those already queued first.
+    const queues = await this.pendingWithKeys(tx, commands);
+    const replacements = new Map<number, Values>();
+    const superseded = new Set<number>();
+    const inserts: Values[] = [];
+    const targets: Ref[] = [];
+    const assign = (ref: Ref, values: Values) => {
+      if ('id' in ref) replacements.set(ref.id, values);
+      else inserts[ref.slot] = values;
+    };
+    const supersede = (ref: Ref) => {
+      if ('id' in ref) {
+        replacements.delete(ref.id);
+        superseded.add(ref.id);
+      } else {
+        inserts[ref.slot] = { ...inserts[ref.slot]!, status: 'superseded', completedAt: now };
+      }
+    };
     for (const c of commands) {
-      if (!c.supersedeKey) continue;
-      // Push, never copy: a backfill queues tens of thousands of keys for one device.
-      const keys = byDevice.get(c.deviceId);
-      if (keys) keys.push(c.supersedeKey);
-      else byDevice.set(c.deviceId, [c.supersedeKey]);
-    }
-    for (const [deviceId, keys] of byDevice) {
-      for (const chunk of chunks([...new Set(keys)], 500)) {
-        await tx
-          .update(deviceCommands)
-          .set({ status: 'superseded', completedAt: now })
-          .where(
-            and(
-              eq(deviceCommands.deviceId, deviceId),
-              eq(deviceCommands.status, 'pending'),
-              inArray(deviceCommands.supersedeKey, chunk),
-            ),
-          );
+      const values = valuesOf(c);
+      const pair = c.supersedeKey ? pairKey(c.deviceId, c.supersedeKey) : null;
+      const queue = pair ? (queues.get(pair) ?? []) : null;
+      const isDelete = DELETE_KINDS.has(c.kind);
+      // A delete takes the first unsent place; anything else only a place after the last delete.
+      const replaceable = queue === null ? [] : isDelete ? queue : queue.slice(queue.findLastIndex((e) => DELETE_KINDS.has(e.kind)) + 1);
+      const [target, ...older] = replaceable;
+      if (target) {
+        assign(target.ref, values);
+        target.kind = c.kind;
+        for (const e of older) supersede(e.ref);
+        queue!.splice(queue!.length - older.length, older.length);
+        targets.push(target.ref);
+      } else {
+        const ref = { slot: inserts.push(values) - 1 };
+        if (pair) queues.set(pair, [...(queue ?? []), { kind: c.kind, ref }]);
+        targets.push(ref);
       }
     }
-    const ids: number[] = [];
-    for (const chunk of chunks(commands, 400)) {
-      const rows = await tx
-        .insert(deviceCommands)
-        .values(
-          chunk.map((c) => ({
-            deviceId: c.deviceId,
-            kind: c.kind,
-            payload: c.payload,
-            status: 'pending' as const,
-            supersedeKey: c.supersedeKey ?? null,
-            sessionId: c.sessionId ?? null,
-            attempts: 0,
-            createdAt: now,
-            notBefore: now,
-            expiresAt: c.expiresAt ?? defaultExpiry,
-          })),
-        )
-        .returning({ id: deviceCommands.id });
-      for (const r of rows) ids.push(r.id);
+    for (const [id, values] of replacements) {
+      await tx
+        .update(deviceCommands)
+        .set({ ...values, sentAt: null, ackDeadline: null, returnCode: null, result: null })
+        .where(eq(deviceCommands.id, id));
     }
+    for (const chunk of chunks([...superseded], IN_CHUNK)) {
+      await tx.update(deviceCommands).set({ status: 'superseded', completedAt: now }).where(inArray(deviceCommands.id, chunk));
+    }
+    const insertedIds: number[] = [];
+    for (const chunk of chunks(inserts, 400)) {
+      const rows = await tx.insert(deviceCommands).values(chunk).returning({ id: deviceCommands.id });
+      for (const r of rows) insertedIds.push(r.id);
+    }
+    const ids = targets.map((t) => ('id' in t ? t.id : insertedIds[t.slot]!));
     const touched = new Set(commands.map((c) => c.deviceId));
     const wake = () => {
       for (const id of touched) {
@@ -145,6 +197,66 @@ export class CommandService {
     if (afterCommit) afterCommit(wake);
     else wake();
     return ids;
+  }
+
+  /**
+   * Unsent commands carrying the supersede keys of `commands`, by device and key, in queue
+   * order. Asks per device (a backfill: one device, many keys) or per key (a fan-out: one key,
+   * many devices), and not at all when none of the devices has an unsent keyed command (a
+   * fresh approval).
+   */
+  private async pendingWithKeys(tx: Tx, commands: NewCommand[]): Promise<Map<string, QueuedEntry[]>> {
+    const found = new Map<string, QueuedEntry[]>();
+    const wanted = new Set<string>();
+    const keysByDevice = new Map<string, Set<string>>();
+    const devicesByKey = new Map<string, Set<string>>();
+    for (const c of commands) {
+      if (!c.supersedeKey) continue;
+      wanted.add(pairKey(c.deviceId, c.supersedeKey));
+      addTo(keysByDevice, c.deviceId, c.supersedeKey);
+      addTo(devicesByKey, c.supersedeKey, c.deviceId);
+    }
+    if (wanted.size === 0) return found;
+    let any = false;
+    for (const chunk of chunks([...keysByDevice.keys()], IN_CHUNK)) {
+      const [row] = await tx
+        .select({ id: deviceCommands.id })
+        .from(deviceCommands)
+        .where(and(inArray(deviceCommands.deviceId, chunk), eq(deviceCommands.status, 'pending'), isNotNull(deviceCommands.supersedeKey)))
+        .limit(1);
+      if (row) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return found;
+
+    const rows: { id: number; deviceId: string; kind: string; supersedeKey: string | null }[] = [];
+    const columns = { id: deviceCommands.id, deviceId: deviceCommands.deviceId, kind: deviceCommands.kind, supersedeKey: deviceCommands.supersedeKey };
+    const byDevice = keysByDevice.size <= devicesByKey.size;
+    for (const [outer, inner] of byDevice ? keysByDevice : devicesByKey) {
+      for (const chunk of chunks([...inner], IN_CHUNK)) {
+        rows.push(
+          ...(await tx
+            .select(columns)
+            .from(deviceCommands)
+            .where(
+              byDevice
+                ? and(eq(deviceCommands.deviceId, outer), inArray(deviceCommands.supersedeKey, chunk), eq(deviceCommands.status, 'pending'))
+                : and(inArray(deviceCommands.deviceId, chunk), eq(deviceCommands.supersedeKey, outer), eq(deviceCommands.status, 'pending')),
+            )),
+        );
+      }
+    }
+    for (const row of rows.sort((a, b) => a.id - b.id)) {
+      const pair = pairKey(row.deviceId, row.supersedeKey ?? '');
+      if (!wanted.has(pair)) continue;
+      const entry: QueuedEntry = { kind: row.kind, ref: { id: row.id } };
+      const queue = found.get(pair);
+      if (queue) queue.push(entry);
+      else found.set(pair, [entry]);
+    }
+    return found;
   }
 
   /**
@@ -176,15 +288,30 @@ export class CommandService {
 
     const rendered: { id: string; text: string }[] = [];
     const unrenderable: number[] = [];
+    const undecryptable: CommandRow[] = [];
     for (const command of due) {
-      const text = await this.render(device, command);
+      let text: string | null;
+      try {
+        text = await this.render(device, command);
+      } catch (error) {
+        if (!(error instanceof TemplateDecryptError)) throw error;
+        // One template whose key is gone must not hold up the rest of the terminal's queue.
+        this.ctx.log.warn('a queued template cannot be decrypted; its command fails', { command: command.id, device: device.serialNumber });
+        undecryptable.push(command);
+        continue;
+      }
       if (text === null) unrenderable.push(command.id);
       else rendered.push({ id: String(command.id), text });
     }
     const batch = formatCommandBatch(rendered, { maxCommands, maxBytes });
     const includedIds = batch.included.map(Number);
 
-    const sent = await this.ctx.db.write(async ({ tx }) => {
+    const sent = await this.ctx.db.write(async ({ tx, afterCommit }) => {
+      for (const command of undecryptable) {
+        const [still] = await tx.select({ status: deviceCommands.status }).from(deviceCommands).where(eq(deviceCommands.id, command.id));
+        if (still?.status !== 'pending') continue;
+        await this.close(tx, command, 'failed', now, null, { reason: 'template cannot be decrypted' }, null, afterCommit);
+      }
       if (unrenderable.length > 0) {
         await tx
           .update(deviceCommands)
@@ -198,7 +325,8 @@ export class CommandService {
           status: 'sent',
           attempts: sql`${deviceCommands.attempts} + 1`,
           sentAt: now,
-          ackDeadline: now + this.ctx.settings.COMMAND_ACK_TIMEOUT,
+          // An enroll command waits for a person at the terminal: only its session's end stops it.
+          ackDeadline: sql`case when ${deviceCommands.kind} in ('ENROLL_FP', 'ENROLL_BIO') then ${deviceCommands.expiresAt} else ${now + this.ctx.settings.COMMAND_ACK_TIMEOUT} end`,
         })
         .where(and(inArray(deviceCommands.id, includedIds), notIndexed(deviceCommands.status, 'pending')))
         .returning({ id: deviceCommands.id });
@@ -234,9 +362,9 @@ export class CommandService {
         const base64 = Buffer.from(plain).toString('base64');
         if (usesBiodata(device, template.algorithmVersion)) {
           const [major, minor] = splitVersion(template.algorithmVersion);
-          return biodataCommand({ pin, no: template.fingerIndex, index: 0, type: 1, majorVer: major, minorVer: minor, template: base64 });
+          return biodataCommand({ pin, no: template.fingerIndex, index: 0, type: 1, majorVer: major, minorVer: minor, template: base64, duress: template.duress ? 1 : 0 });
         }
-        return fingerTemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64 });
+        return fingerTemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, valid: template.duress ? 3 : 1 });
       }
       case 'delete_template':
         return usesBiodata(device, device.algorithmVersion)
@@ -265,18 +393,10 @@ export class CommandService {
     const now = this.ctx.clock.now();
     let applied = 0;
     await this.ctx.db.write(async ({ tx, afterCommit }) => {
-      const rows = await tx
-        .select()
-        .from(deviceCommands)
-        .where(
-          and(
-            notIndexed(deviceCommands.deviceId, device.id),
-            inArray(
-              deviceCommands.id,
-              numeric.map((r) => Number(r.id)),
-            ),
-          ),
-        );
+      const rows: CommandRow[] = [];
+      for (const ids of chunks([...new Set(numeric.map((r) => Number(r.id)))], IN_CHUNK)) {
+        rows.push(...(await tx.select().from(deviceCommands).where(and(notIndexed(deviceCommands.deviceId, device.id), inArray(deviceCommands.id, ids)))));
+      }
       const byId = new Map(rows.map((r) => [String(r.id), r]));
       for (const result of numeric) {
         const command = byId.get(result.id);
@@ -287,7 +407,8 @@ export class CommandService {
         applied++;
         const code = result.returnCode;
         const resultJson = { return: code, cmd: result.cmd, fields: result.fields };
-        if (code === 0 || (code !== null && code > 0 && !INTERACTIVE_KINDS.has(command.kind))) {
+        const nothingToDelete = code === USER_NOT_ON_DEVICE && DELETE_KINDS.has(command.kind);
+        if (code === 0 || nothingToDelete || (code !== null && code > 0 && !INTERACTIVE_KINDS.has(command.kind))) {
           await this.close(tx, command, 'succeeded', now, code, resultJson, result, afterCommit);
         } else if (this.mayRetry(command, code)) {
           await tx
@@ -312,10 +433,11 @@ export class CommandService {
   async retryUnacknowledged(): Promise<{ retried: number; failed: number }> {
     const now = this.ctx.clock.now();
     return this.ctx.db.write(async ({ tx, afterCommit }) => {
+      // Enroll commands are left to their session's end (expire-sessions, expire-commands).
       const overdue = await tx
         .select()
         .from(deviceCommands)
-        .where(and(eq(deviceCommands.status, 'sent'), lte(deviceCommands.ackDeadline, now)))
+        .where(and(eq(deviceCommands.status, 'sent'), lte(deviceCommands.ackDeadline, now), notInArray(deviceCommands.kind, [...INTERACTIVE_KINDS])))
         .limit(5000);
       let retried = 0;
       let failed = 0;
@@ -368,11 +490,30 @@ export class CommandService {
   private mayRetry(command: CommandRow, code: number | null): boolean {
     if (INTERACTIVE_KINDS.has(command.kind)) return false;
     if (code !== null && PERMANENT_FAILURES.has(code)) return false;
+    // A delete is retried for as long as it takes: the terminal must not keep the data.
+    if (DELETE_KINDS.has(command.kind)) return true;
     return command.attempts <= this.ctx.settings.COMMAND_MAX_RETRIES;
   }
 
   private backoff(attempts: number): number {
-    return this.ctx.settings.COMMAND_RETRY_BACKOFF * 2 ** Math.max(0, Math.min(attempts - 1, 16));
+    return Math.min(MAX_BACKOFF_MS, this.ctx.settings.COMMAND_RETRY_BACKOFF * 2 ** Math.max(0, Math.min(attempts - 1, 16)));
+  }
+
+  /**
+   * Expires the unfinished commands matching `where` inside the caller's transaction, through
+   * the finish handlers like every other end of a command (template sync, remote sessions).
+   */
+  async expireMatching(tx: Tx, where: SQL, reason: string, afterCommit: (cb: () => void) => void): Promise<number> {
+    const now = this.ctx.clock.now();
+    // All closed first, in one statement: a handler (a remote session failing) that expires
+    // more commands then finds these already closed and does not finish them twice.
+    const rows = await tx
+      .update(deviceCommands)
+      .set({ status: 'expired', completedAt: now, returnCode: null, result: { reason } })
+      .where(and(inArray(deviceCommands.status, ['pending', 'sent']), where))
+      .returning();
+    for (const command of rows) await this.finished(tx, command, 'expired', null, null, afterCommit);
+    return rows.length;
   }
 
   private async close(
@@ -389,6 +530,18 @@ export class CommandService {
       .update(deviceCommands)
       .set({ status: outcome, completedAt: now, returnCode: code, result })
       .where(eq(deviceCommands.id, command.id));
+    await this.finished(tx, command, outcome, code, raw, afterCommit);
+  }
+
+  /** The finish handlers and the event of a command just closed. */
+  private async finished(
+    tx: Tx,
+    command: CommandRow,
+    outcome: CommandOutcome,
+    code: number | null,
+    raw: CommandResult | null,
+    afterCommit: (cb: () => void) => void,
+  ): Promise<void> {
     for (const handler of this.handlers) await handler(tx, command, outcome, raw, afterCommit);
     afterCommit(() =>
       this.ctx.events.emit('command_finished', {
@@ -426,6 +579,16 @@ function splitVersion(version: string): [string, string] {
  */
 function notIndexed(column: SQLiteColumn, value: string): SQL {
   return sql`+${column} = ${value}`;
+}
+
+function pairKey(deviceId: string, supersedeKey: string): string {
+  return `${deviceId}\n${supersedeKey}`;
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
 }
 
 export function chunks<T>(items: readonly T[], size: number): T[][] {

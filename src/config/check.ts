@@ -28,11 +28,13 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E011': { severity: 'error', meaning: 'a setting could not be parsed' },
   'fpa.E012': { severity: 'error', meaning: 'DATABASE_URL is not a `file:`, `libsql:`, `http(s):` or `ws(s):` URL' },
   'fpa.E013': { severity: 'error', meaning: 'a numeric limit is out of range' },
+  'fpa.E014': { severity: 'error', meaning: 'EMPLOYEE_LOOKUP_FIELD is not a field of the employee directory in use' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
   'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
   'fpa.W004': { severity: 'warning', meaning: 'ENROLLMENT_REQUIRE_CONSENT is off' },
   'fpa.W005': { severity: 'warning', meaning: 'an embedded replica (DATABASE_SYNC_URL) is configured without a local file' },
+  'fpa.W006': { severity: 'warning', meaning: 'neither ADMS_ALLOWED_IPS nor ADMS_DEVICE_TOKENS is set: terminals are identified by serial number only' },
 };
 
 const issue = (code: string, message: string, hint: string): ConfigIssue => ({
@@ -59,6 +61,8 @@ export interface CheckInput {
   recordedEmployeeModel?: string | null;
   /** The model of the directory in use. */
   employeeModel?: string;
+  /** Fields the directory in use can look employees up by (the built-in one: `id`); unknown when absent. */
+  employeeLookupFields?: readonly string[];
 }
 
 export function checkConfiguration(input: CheckInput): ConfigIssue[] {
@@ -135,6 +139,15 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       ),
     );
   }
+  if (input.employeeLookupFields && !input.employeeLookupFields.includes(s.EMPLOYEE_LOOKUP_FIELD)) {
+    out.push(
+      issue(
+        'fpa.E014',
+        `EMPLOYEE_LOOKUP_FIELD "${s.EMPLOYEE_LOOKUP_FIELD}" is not a field of the ${model === 'builtin' ? 'built-in ' : ''}employee directory (it knows ${input.employeeLookupFields.join(', ')}).`,
+        'The built-in directory looks employees up by `id`; a host directory declares its `lookupFields`.',
+      ),
+    );
+  }
   if (!/^(file:|libsql:|https?:|wss?:)/.test(s.DATABASE_URL)) {
     out.push(issue('fpa.E012', `DATABASE_URL "${s.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@')}" has an unsupported scheme.`, 'Use `file:./data/fpa.db` or `libsql://<host>`.'));
   }
@@ -143,6 +156,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     ['ADMS_MAX_COMMANDS_PER_REQUEST', 1, 10_000],
     ['ADMS_MAX_COMMAND_BYTES', 1024, 64 * 1024 * 1024],
     ['ADMS_MAX_REQUEST_BYTES', 1024, 1024 * 1024 * 1024],
+    ['ADMS_MAX_PENDING_DEVICES', 0, 100_000],
     ['COMMAND_MAX_RETRIES', 0, 100],
     ['WEBHOOK_MAX_ATTEMPTS', 1, 100],
     ['PORT', 0, 65535],
@@ -162,6 +176,16 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
   if (!s.ENROLLMENT_REQUIRE_CONSENT) out.push(issue('fpa.W004', 'ENROLLMENT_REQUIRE_CONSENT is off: templates are stored without recorded consent.', 'Biometric laws usually require consent.'));
   if (s.DATABASE_SYNC_URL && !s.DATABASE_URL.startsWith('file:')) {
     out.push(issue('fpa.W005', 'DATABASE_SYNC_URL is set but DATABASE_URL is not a file: URL.', 'An embedded replica needs a local file.'));
+  }
+  if (s.ADMS_ALLOWED_IPS.length === 0 && Object.keys(s.ADMS_DEVICE_TOKENS).length === 0) {
+    // ADMS terminals have no credential of their own: this is the protocol's weakness, not a misconfiguration.
+    out.push(
+      issue(
+        'fpa.W006',
+        "Terminal endpoints identify devices by serial number only: anyone who can reach them and knows an approved serial can read that terminal's commands (user records and templates) and post data as it.",
+        'Restrict ADMS_ALLOWED_IPS to the terminals’ network (or put them behind a VPN), or set ADMS_DEVICE_TOKENS to each terminal’s communication key.',
+      ),
+    );
   }
   return out;
 }

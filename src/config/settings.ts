@@ -51,6 +51,7 @@ export interface Settings {
   DATABASE_URL: string;
   DATABASE_AUTH_TOKEN: string;
   DATABASE_SYNC_URL: string;
+  DATABASE_SYNC_INTERVAL: number;
   PORT: number;
   HOST: string;
   LOG_LEVEL: string;
@@ -69,6 +70,7 @@ export interface Settings {
   ADMS_POLL_DELAY: number;
   ADMS_ERROR_DELAY: number;
   ADMS_AUTO_APPROVE: boolean;
+  ADMS_MAX_PENDING_DEVICES: number;
 
   COMMAND_ACK_TIMEOUT: number;
   COMMAND_MAX_RETRIES: number;
@@ -98,6 +100,7 @@ export interface Settings {
   RETENTION_COMMANDS_DAYS: number;
 
   WEBSOCKET_MAX_BUFFERED_BYTES: number;
+  WEBSOCKET_MAX_PER_ADMIN: number;
 }
 
 export type SettingKey = keyof Settings;
@@ -203,6 +206,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   DATABASE_URL: text('file:./data/fpa.db', 'libSQL URL: `file:` (embedded, one writer) or `libsql://`.'),
   DATABASE_AUTH_TOKEN: text('', 'Auth token for a libSQL server.', true),
   DATABASE_SYNC_URL: text('', 'Remote libSQL server to sync an embedded replica from.'),
+  DATABASE_SYNC_INTERVAL: duration(1000, 'How often an embedded replica pulls the other instances\' writes.'),
   PORT: integer(3000, 'HTTP port of the standalone server (`PORT` also works).'),
   HOST: text('0.0.0.0', 'Address the standalone server listens on.'),
   LOG_LEVEL: text('info', '`debug`, `info`, `warn` or `error`.'),
@@ -221,11 +225,12 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ADMS_POLL_DELAY: duration(10_000, 'Poll interval told to terminals (`Delay`).'),
   ADMS_ERROR_DELAY: duration(30_000, 'Retry delay after an error told to terminals (`ErrorDelay`).'),
   ADMS_AUTO_APPROVE: flag(false, 'Approve new terminals without an administrator (lab use only).'),
+  ADMS_MAX_PENDING_DEVICES: integer(100, 'Unknown serials kept as `pending_approval` at most; further ones are refused (403) and not stored.'),
 
-  COMMAND_ACK_TIMEOUT: duration(2 * MINUTE, 'A sent command without a result after this is resent.'),
-  COMMAND_MAX_RETRIES: integer(5, 'Resends of a failed or unanswered command before it fails.'),
+  COMMAND_ACK_TIMEOUT: duration(2 * MINUTE, 'A sent command without a result after this is resent (enroll commands wait for their session).'),
+  COMMAND_MAX_RETRIES: integer(5, 'Resends of a failed or unanswered command before it fails (deletes: resent until answered, at least hourly).'),
   COMMAND_RETRY_BACKOFF: duration(30_000, 'First retry delay; doubles each attempt.'),
-  COMMAND_EXPIRY: duration(7 * DAY, 'Commands not delivered within this expire (enroll commands: session TTL).'),
+  COMMAND_EXPIRY: duration(7 * DAY, 'Commands not delivered within this expire (enroll commands: session TTL; deletes never expire).'),
   DEVICE_OFFLINE_AFTER: duration(5 * MINUTE, 'A terminal silent this long is offline.'),
 
   WEBHOOK_RETRY_BACKOFF: duration(30_000, 'First webhook retry delay; doubles each attempt, with jitter.'),
@@ -266,6 +271,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   RETENTION_COMMANDS_DAYS: integer(30, 'Finished device commands kept this long.'),
 
   WEBSOCKET_MAX_BUFFERED_BYTES: integer(1024 * 1024, 'A WebSocket client further behind than this is dropped.'),
+  WEBSOCKET_MAX_PER_ADMIN: integer(50, 'Open punch streams per administrator (token subject) and instance; more are refused with 429.'),
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS_SCHEMA) as SettingKey[];

@@ -41,6 +41,8 @@ export interface OpenDatabaseOptions {
   url: string;
   authToken?: string;
   syncUrl?: string;
+  /** How often an embedded replica pulls from the server (ms); it always reads its own writes. */
+  syncIntervalMs?: number;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -63,6 +65,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     url: filePath ? `file:${filePath}` : options.url,
     authToken: options.authToken || undefined,
     syncUrl: options.syncUrl || undefined,
+    // Without periodic sync a replica would never see commands, punches or outbox rows
+    // written by other instances.
+    syncInterval: options.syncUrl ? Math.max(1, Math.round((options.syncIntervalMs ?? 1000) / 1000)) : undefined,
     // The busy timeout must be a client option: per-connection PRAGMAs are lost when the
     // pool opens a new connection (libsql-client-ts#288).
     timeout: 5000,

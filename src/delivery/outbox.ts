@@ -1,9 +1,9 @@
 /**
- * The webhook outbox: one row per (punch, active endpoint subscribed to `punch_received`),
- * written inside the transaction that stores the punches, so a punch is never committed
- * without its messages nor a message without its punch.
+ * The webhook outbox: one row per (punch, endpoint subscribed to `punch_received`), written
+ * inside the transaction that stores the punches, so a punch is never committed without its
+ * messages nor a message without its punch. An endpoint that is disabled gets its rows `held`:
+ * nothing is sent, and enabling it releases them (punches are not lost while it is off).
  */
-import { eq } from 'drizzle-orm';
 import type { Tx } from '../db/client';
 import { webhookEndpoints, webhookOutbox } from '../db/schema';
 import type { DeviceRef } from '../events';
@@ -39,11 +39,10 @@ export function newMessageId(): string {
 /** Writes the outbox rows of newly inserted punches; returns how many. */
 export async function writePunchMessages(tx: Tx, rows: PunchRow[], now: number): Promise<number> {
   if (rows.length === 0) return 0;
-  const active = await tx
-    .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
-    .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.active, true));
-  const subscribed = active.filter((e) => e.events.includes('punch_received'));
+  const endpoints = await tx
+    .select({ id: webhookEndpoints.id, events: webhookEndpoints.events, active: webhookEndpoints.active })
+    .from(webhookEndpoints);
+  const subscribed = endpoints.filter((e) => e.events.includes('punch_received'));
   if (subscribed.length === 0) return 0;
   const values: Array<typeof webhookOutbox.$inferInsert> = [];
   for (const row of rows) {
@@ -55,7 +54,7 @@ export async function writePunchMessages(tx: Tx, rows: PunchRow[], now: number):
         eventType: 'punch_received',
         payload,
         punchSequence: row.sequence,
-        status: 'pending',
+        status: endpoint.active ? 'pending' : 'held',
         attempts: 0,
         nextAttemptAt: now,
         createdAt: now,

@@ -8,9 +8,10 @@
  * IPv4 address (IPv4-mapped ::ffff:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16)
  * are judged by the embedded address.
  *
- * The check resolves DNS at call time only. To defeat DNS rebinding the
- * delivery client should connect to one of the returned `addresses` (or
- * re-check right before connecting).
+ * The check resolves DNS at call time only, and gives up on a lookup after
+ * `lookupTimeoutMs`. To defeat DNS rebinding the delivery client connects to
+ * one of the returned `addresses` (src/delivery/sender.ts) rather than
+ * resolving the name again.
  */
 import { promises as dns } from "node:dns";
 
@@ -20,7 +21,11 @@ export interface CheckWebhookUrlOptions {
   allowPrivateNetworks: boolean;
   /** Defaults to `dns.promises.lookup(host, { all: true })`. */
   resolve?: Resolver;
+  /** The lookup is given up after this long (default DNS_LOOKUP_TIMEOUT_MS): a hung resolver must not hold a delivery slot. */
+  lookupTimeoutMs?: number;
 }
+
+export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
 
 export type CheckWebhookUrlResult =
   | { ok: true; url: URL; addresses: string[] }
@@ -175,6 +180,21 @@ async function defaultResolve(host: string): Promise<string[]> {
   return results.map((r) => r.address);
 }
 
+class LookupTimeout extends Error {}
+
+/** The resolver's answer, or LookupTimeout after `ms` (getaddrinfo cannot be cancelled; its late answer is dropped). */
+async function resolveWithin(resolve: Resolver, host: string, ms: number): Promise<string[]> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LookupTimeout()), ms);
+  });
+  try {
+    return await Promise.race([resolve(host), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Validates a webhook target URL; see the module comment. */
 export async function checkWebhookUrl(
   url: string,
@@ -212,9 +232,9 @@ export async function checkWebhookUrl(
     addresses = [host];
   } else {
     try {
-      addresses = await (options.resolve ?? defaultResolve)(host);
-    } catch {
-      return { ok: false, reason: "host could not be resolved" };
+      addresses = await resolveWithin(options.resolve ?? defaultResolve, host, options.lookupTimeoutMs ?? DNS_LOOKUP_TIMEOUT_MS);
+    } catch (error) {
+      return { ok: false, reason: error instanceof LookupTimeout ? "host lookup timed out" : "host could not be resolved" };
     }
     if (!Array.isArray(addresses) || addresses.length === 0) {
       return { ok: false, reason: "host could not be resolved" };

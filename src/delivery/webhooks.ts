@@ -105,19 +105,28 @@ export class WebhookService {
     });
   }
 
-  /** Re-enables a disabled endpoint (its URL is checked again); dead messages stay dead until redelivered. */
+  /**
+   * Re-enables a disabled endpoint (its URL is checked again). The messages held while it was
+   * disabled become pending, due now; dead messages stay dead until redelivered.
+   */
   async enable(id: string, options: { by: string }): Promise<WebhookEndpointView> {
     const current = await this.find(id);
     await this.acceptableUrl(current.url);
     const now = this.ctx.clock.now();
-    const row = await this.ctx.db.write(async ({ tx }) => {
+    const row = await this.ctx.db.write(async ({ tx, afterCommit }) => {
       const [updated] = await tx
         .update(webhookEndpoints)
         .set({ active: true, disabledReason: null, failingSince: null })
         .where(eq(webhookEndpoints.id, id))
         .returning();
       if (!updated) throw notFound('Webhook', id);
-      await audit(tx, now, { actor: options.by, action: 'webhook.enabled', targetType: 'webhook', targetId: id });
+      const released = await tx
+        .update(webhookOutbox)
+        .set({ status: 'pending', nextAttemptAt: now, leaseUntil: null, claimToken: null })
+        .where(and(eq(webhookOutbox.endpointId, id), eq(webhookOutbox.status, 'held')))
+        .returning({ id: webhookOutbox.id });
+      await audit(tx, now, { actor: options.by, action: 'webhook.enabled', targetType: 'webhook', targetId: id, details: { released: released.length } });
+      if (released.length > 0) afterCommit(() => this.ctx.signals.outboxChanged());
       return updated;
     });
     return endpointView(row);

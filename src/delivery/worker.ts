@@ -7,6 +7,7 @@
  * written by other instances) and as the `deliver-webhooks` job, which drains what is due once.
  * Any number of workers may share one database: a row is claimed by one of them at a time.
  */
+import { describeError } from '../shared/errors';
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Context } from '../core/context';
 import type { Queryable, Tx } from '../db/client';
@@ -15,7 +16,7 @@ import { audit } from '../audit/audit';
 import { retryDelay } from './backoff';
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
 import { signWebhook } from './signing';
-import { checkWebhookUrl } from './ssrf';
+import { checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS } from './ssrf';
 
 export type OutboxRow = typeof webhookOutbox.$inferSelect;
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -33,8 +34,23 @@ export interface DeliveryTotals {
 
 /** How often the in-process worker looks for rows it was not woken for (other instances). */
 export const POLL_INTERVAL_MS = 1_000;
-/** Extra lease beyond the request timeout: a delivery may wait for a free slot first. */
+/** Extra lease beyond the lookups and requests: database writes, scheduling. */
 const LEASE_MARGIN_MS = 30_000;
+
+/** The DNS lookup of one attempt is bounded too, by the request timeout or 5 s, whichever is less. */
+export function lookupTimeoutOf(requestTimeoutMs: number): number {
+  return Math.max(1, Math.min(requestTimeoutMs, DNS_LOOKUP_TIMEOUT_MS));
+}
+
+/**
+ * How long a claim lasts: a claimed row may wait for one round of requests to free a slot
+ * (the worker claims at most two rounds ahead), then makes its own attempt; each attempt is
+ * one bounded lookup plus one bounded request.
+ */
+export function leaseDurationOf(requestTimeoutMs: number): number {
+  return 2 * (lookupTimeoutOf(requestTimeoutMs) + requestTimeoutMs) + LEASE_MARGIN_MS;
+}
+
 const USER_AGENT = 'fingerprint-attendance-webhooks/1';
 
 /** Counts free request slots, shared by the worker loop and job runs of one instance. */
@@ -181,7 +197,7 @@ export class DeliveryWorker {
     const [anyDue] = await this.ctx.db.orm.select({ id: webhookOutbox.id }).from(webhookOutbox).where(dueCondition(this.ctx.db.orm, dueBy, now)).limit(1);
     if (!anyDue) return [];
     const token = crypto.randomUUID();
-    const leaseUntil = now + this.ctx.settings.WEBHOOK_TIMEOUT * 2 + LEASE_MARGIN_MS;
+    const leaseUntil = now + leaseDurationOf(this.ctx.settings.WEBHOOK_TIMEOUT);
     return this.ctx.db.write(async ({ tx }) => {
       const due = tx
         .select({ id: webhookOutbox.id })
@@ -202,7 +218,11 @@ export class DeliveryWorker {
 
     let response: WebhookResponse;
     // Checked before every attempt, not only at creation: DNS may have changed since.
-    const check = await checkWebhookUrl(endpoint.url, { allowPrivateNetworks: this.ctx.settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
+    const { settings } = this.ctx;
+    const check = await checkWebhookUrl(endpoint.url, {
+      allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      lookupTimeoutMs: lookupTimeoutOf(settings.WEBHOOK_TIMEOUT),
+    });
     if (!check.ok) {
       response = { statusCode: null, error: `URL refused: ${check.reason}`, durationMs: 0 };
     } else {
@@ -211,7 +231,9 @@ export class DeliveryWorker {
         url: endpoint.url,
         headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed },
         body: row.payload,
-        timeoutMs: this.ctx.settings.WEBHOOK_TIMEOUT,
+        timeoutMs: settings.WEBHOOK_TIMEOUT,
+        // The vetted address, so fetch does not resolve the name a second time (rebinding).
+        connectTo: preferredAddress(check.addresses),
       });
     }
     return this.record(row, endpoint, response);
@@ -365,6 +387,11 @@ export async function disableEndpoint(tx: Tx, endpointId: string, reason: string
   await audit(tx, now, { actor: 'system', action: 'webhook.disabled', targetType: 'webhook', targetId: endpointId, details: { reason } });
 }
 
+/** IPv4 first, like the system resolver's usual order: many hosts have no IPv6 route out. */
+function preferredAddress(addresses: string[]): string | undefined {
+  return addresses.find((a) => !a.includes(':')) ?? addresses[0];
+}
+
 function statusError(code: number | null): string {
   if (code === null) return 'no response';
   if (code >= 300 && code < 400) return `HTTP ${code}: redirects are not followed`;
@@ -372,5 +399,5 @@ function statusError(code: number | null): string {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(error);
 }

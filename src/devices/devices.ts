@@ -3,20 +3,26 @@
  * report about themselves. Polls are the hottest path in the service, so device rows are
  * cached for a few seconds and `last_seen_at` is written at most every LAST_SEEN_FLUSH_MS.
  */
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, notInArray, sql } from 'drizzle-orm';
 import { areaNamesOfDevices, enrolleesInScopeOfDevice, resolveAreas, setDeviceAreas } from '../areas/areas';
 import { audit } from '../audit/audit';
-import type { CommandService } from '../commands/commands';
+import { DELETE_KINDS, type CommandService } from '../commands/commands';
 import type { Context } from '../core/context';
 import type { Queryable, Tx } from '../db/client';
 import { deviceCommands, deviceEvents, devices, templateSync } from '../db/schema';
 import { FpaError } from '../shared/errors';
 import type { TemplateService } from '../templates/templates';
+import { BoundedMap } from './bounded-map';
+import { nextParameters, type ParameterMode } from './parameters';
 
 export type DeviceRow = typeof devices.$inferSelect;
 
 const CACHE_MS = 2_000;
 const LAST_SEEN_FLUSH_MS = 30_000;
+/** Entries kept per in-memory map: unknown serials arrive unauthenticated, so memory is bounded. */
+const MAX_CACHED_DEVICES = 10_000;
+/** A refused registration is logged at most this often, so a flood cannot flood the log. */
+const PENDING_WARNING_EVERY_MS = 60_000;
 
 export interface DeviceContact {
   ip?: string | null;
@@ -53,11 +59,16 @@ export interface DeviceReport {
   faceAlgorithmVersion?: string | null;
   speaksBiodata?: boolean;
   parameters?: Record<string, string>;
+  /** `replace` for a full list (options, registry), `merge` (default) for an INFO result. */
+  parametersMode?: ParameterMode;
+  /** The TimeZone offset the terminal was last sent in an option block. */
+  clockOffsetMinutes?: number;
 }
 
 export class DeviceService {
-  private readonly cache = new Map<string, { row: DeviceRow; until: number }>();
-  private readonly lastFlushed = new Map<string, number>();
+  private readonly cache = new BoundedMap<string, { row: DeviceRow; until: number }>(MAX_CACHED_DEVICES);
+  private readonly lastFlushed = new BoundedMap<string, number>(MAX_CACHED_DEVICES);
+  private lastPendingWarning = 0;
 
   constructor(
     private readonly ctx: Context,
@@ -112,9 +123,12 @@ export class DeviceService {
       throw new FpaError('validation_error', 'a serial number is 1 to 64 letters, digits, dots, dashes or underscores', { serial_number: serial });
     }
     const autoApprove = this.ctx.settings.ADMS_AUTO_APPROVE;
+    // Checked before the write too, so a flood of unknown serials never queues on the writer.
+    if (await this.pendingFull(this.ctx.db.orm)) this.refuseRegistration(serial, now);
     const created = await this.ctx.db.write(async ({ tx, afterCommit }) => {
       const again = await this.findBySerial(tx, serial);
       if (again) return { row: again, isNew: false };
+      if (await this.pendingFull(tx)) this.refuseRegistration(serial, now);
       const row: DeviceRow = {
         id: crypto.randomUUID(),
         serialNumber: serial,
@@ -152,6 +166,23 @@ export class DeviceService {
     this.lastFlushed.set(created.row.id, now);
     if (created.isNew && autoApprove) return this.approveDevice(serial, { by: 'auto-approve' });
     return created.row;
+  }
+
+  /** Whether ADMS_MAX_PENDING_DEVICES terminals already wait for approval. */
+  private async pendingFull(q: Queryable): Promise<boolean> {
+    const [pending] = await q.select({ n: sql<number>`count(*)` }).from(devices).where(eq(devices.status, 'pending_approval'));
+    return (pending?.n ?? 0) >= this.ctx.settings.ADMS_MAX_PENDING_DEVICES;
+  }
+
+  private refuseRegistration(serial: string, now: number): never {
+    if (now - this.lastPendingWarning >= PENDING_WARNING_EVERY_MS) {
+      this.lastPendingWarning = now;
+      this.ctx.log.warn('unknown terminals refused: ADMS_MAX_PENDING_DEVICES terminals already wait for approval', {
+        serial,
+        max: this.ctx.settings.ADMS_MAX_PENDING_DEVICES,
+      });
+    }
+    throw new FpaError('forbidden', 'Device Unauthorized', { serial_number: serial });
   }
 
   async findBySerial(q: Queryable, serial: string): Promise<DeviceRow | null> {
@@ -196,11 +227,14 @@ export class DeviceService {
       const device = await this.findBySerial(tx, serial);
       if (!device) throw new FpaError('not_found', 'device not found', { serial_number: serial });
       await tx.update(devices).set({ status: 'disabled', updatedAt: now }).where(eq(devices.id, device.id));
-      // Nothing more goes to a disabled terminal.
-      await tx
-        .update(deviceCommands)
-        .set({ status: 'expired', completedAt: now, result: { reason: 'device disabled' } })
-        .where(and(eq(deviceCommands.deviceId, device.id), inArray(deviceCommands.status, ['pending', 'sent'])));
+      // Nothing more goes to a disabled terminal, except deletes: they wait for a re-approval,
+      // because the terminal may still hold the data they remove.
+      await this.commands.expireMatching(
+        tx,
+        and(eq(deviceCommands.deviceId, device.id), notInArray(deviceCommands.kind, [...DELETE_KINDS]))!,
+        'device disabled',
+        afterCommit,
+      );
       await logEvent(tx, device.id, 'disabled', `disabled by ${options.by}`, undefined, now);
       await audit(tx, now, { actor: options.by, action: 'device.disabled', targetType: 'device', targetId: serial });
       const updated = { ...device, status: 'disabled' as const, updatedAt: now };
@@ -231,12 +265,15 @@ export class DeviceService {
       await tx.update(devices).set(set).where(eq(devices.id, device.id));
       const updated = { ...device, ...set };
       if (patch.areas !== undefined) {
-        const before = new Set((await enrolleesInScopeOfDevice(tx, device.id)).map((e) => e.id));
+        const before = await enrolleesInScopeOfDevice(tx, device.id);
         await setDeviceAreas(tx, device.id, await resolveAreas(tx, patch.areas, now));
-        if (device.status === 'approved') {
-          const added = (await enrolleesInScopeOfDevice(tx, device.id)).filter((e) => !before.has(e.id));
-          await this.templates.backfillDevice(w, updated, added);
-        }
+        const after = await enrolleesInScopeOfDevice(tx, device.id);
+        const wasIn = new Set(before.map((e) => e.id));
+        const isIn = new Set(after.map((e) => e.id));
+        // Enrollees that left this terminal's scope are taken off it (a disabled one gets the
+        // deletes on re-approval); a pending terminal never received anyone.
+        if (device.status !== 'pending_approval') await this.templates.removeFromDevices(w, before.filter((e) => !isIn.has(e.id)), [device.id]);
+        if (device.status === 'approved') await this.templates.backfillDevice(w, updated, after.filter((e) => !wasIn.has(e.id)));
       }
       if (patch.time_zone !== undefined && device.status === 'approved') {
         // The terminal re-reads its options (and so its TimeZone) on CHECK.
@@ -264,7 +301,8 @@ export class DeviceService {
       set.algorithmVersion = report.algorithmVersion;
       set.algorithmSource = 'device';
     }
-    if (report.parameters) set.parameters = { ...(device.parameters ?? {}), ...report.parameters };
+    if (report.parameters) set.parameters = nextParameters(device.parameters, report.parameters, report.parametersMode ?? 'merge');
+    if (report.clockOffsetMinutes !== undefined) set.clockOffsetMinutes = report.clockOffsetMinutes;
     await this.ctx.db.write(async ({ tx }) => {
       await tx.update(devices).set(set).where(eq(devices.id, device.id));
     });

@@ -54,7 +54,7 @@ const limitAndCursor: QueryParam[] = [
   { name: 'limit', description: 'Page size, 1 to 1000 (default 100).', schema: int(undefined, { minimum: 1, maximum: 1000 }) },
   { name: 'cursor', description: 'The `next_cursor` of the previous page.' },
 ];
-const sessionFlow = 'Every state change on a closed (completed, cancelled, expired, failed) session is `session_closed`; a session past ENROLLMENT_SESSION_TTL is expired when touched.';
+const sessionFlow = 'Every request on a closed (completed, cancelled, expired, failed) session is `session_closed`; a session past ENROLLMENT_SESSION_TTL is expired when touched.';
 
 export const ROUTES: DocumentedRoute[] = [
   // ---------------------------------------------------------------- agent API
@@ -78,10 +78,10 @@ export const ROUTES: DocumentedRoute[] = [
   },
   {
     method: 'get', path: api('agent/sessions/{id}/'), tag: 'agent', auth: 'agent',
-    summary: 'One session of this agent, in any state',
-    description: 'A closed session is answered too, so the agent can see its status and reason.',
-    response: { status: 200, description: 'The session.', schema: 'Session' },
-    errors: ['wrong_agent'],
+    summary: 'One open session of this agent',
+    description: 'A closed (completed, cancelled, expired, failed) session is `session_closed`, like every agent request on it; the error’s `details` hold `session`, `status` and `reason`, so the agent still learns why. A session past ENROLLMENT_SESSION_TTL is expired when touched.',
+    response: { status: 200, description: 'The session, `open` or `in_progress`.', schema: 'Session' },
+    errors: ['wrong_agent', 'session_closed'],
   },
   {
     method: 'post', path: api('agent/sessions/{id}/claim/'), tag: 'agent', auth: 'agent',
@@ -241,7 +241,7 @@ export const ROUTES: DocumentedRoute[] = [
     summary: 'Create an enrollee with an auto-generated device PIN',
     body: { schema: 'EnrolleeCreate' },
     response: { status: 201, description: 'The enrollee.', schema: 'Enrollee' },
-    errors: ['unknown_employee', 'conflict'],
+    errors: ['unknown_employee', 'employee_inactive', 'conflict'],
   },
   {
     method: 'get', path: api('enrollees/{id}/'), tag: 'enrollees', auth: 'admin',
@@ -310,12 +310,13 @@ export const ROUTES: DocumentedRoute[] = [
   {
     method: 'get', path: api('punches/stream/'), tag: 'punches', auth: 'admin', websocket: true,
     summary: 'WebSocket: one JSON message per punch, oldest first, then live',
-    description: 'Upgrade to a WebSocket. Resumes after `?after=<sequence>`. The administrator token comes in the Authorization header or, for browsers, as the `access_token` query parameter.',
+    description: 'Upgrade to a WebSocket. Resumes after `?after=<sequence>`. The administrator token comes in the Authorization header or, for browsers, as the `access_token` query parameter; the socket is closed with 4401 `token expired` when that token expires. An administrator (token subject) holding WEBSOCKET_MAX_PER_ADMIN open streams on the instance is refused with 429 `rate_limited` before the upgrade.',
     query: [
       { name: 'after', description: 'Resume after this sequence.', schema: int(undefined, { minimum: 0 }) },
       { name: 'access_token', description: 'Administrator JWT, for clients that cannot set headers.' },
     ],
     response: { status: 101, description: 'Switching protocols; each message is one Punch.', schema: 'Punch' },
+    errors: ['rate_limited'],
   },
   {
     method: 'get', path: api('attendance-days/'), tag: 'attendance', auth: 'admin',
@@ -359,12 +360,14 @@ export const ROUTES: DocumentedRoute[] = [
   {
     method: 'post', path: api('webhooks/{id}/enable/'), tag: 'webhooks', auth: 'admin',
     summary: 'Enable an endpoint again after it was disabled for failing',
+    description: 'The URL is checked again. Messages written while the endpoint was disabled were `held`; they become `pending`, due now. Dead messages stay dead until redelivered.',
     response: { status: 200, description: 'The endpoint, active.', schema: 'Webhook' },
+    errors: ['webhook_url_refused'],
   },
   {
     method: 'get', path: api('webhooks/{id}/messages/'), tag: 'webhooks', auth: 'admin',
     summary: 'Messages (one per event) queued for an endpoint, newest first',
-    query: [{ name: 'status', description: '`pending`, `delivered` or `dead`.' }, ...limitAndCursor],
+    query: [{ name: 'status', description: '`pending`, `held` (written while the endpoint was disabled), `delivered` or `dead`.' }, ...limitAndCursor],
     response: { status: 200, description: 'A page of messages.', schema: 'WebhookMessagePage' },
     errors: ['invalid_cursor'],
   },
@@ -395,13 +398,15 @@ export const ROUTES: DocumentedRoute[] = [
     errors: ['job_running'],
   },
   {
-    method: 'get', path: api('docs/'), tag: 'operations', auth: 'none',
+    method: 'get', path: api('docs/'), tag: 'operations', auth: 'admin',
     summary: 'This documentation as an HTML page',
+    description: 'For a browser, the administrator JWT may come as the `access_token` query parameter instead of the Authorization header. The page holds the document itself.',
     response: { status: 200, description: 'HTML page.', contentType: 'text/html' },
   },
   {
-    method: 'get', path: api('docs/json'), tag: 'operations', auth: 'none',
+    method: 'get', path: api('docs/json'), tag: 'operations', auth: 'admin',
     summary: 'This OpenAPI document',
+    description: 'The administrator JWT comes in the Authorization header or as the `access_token` query parameter.',
     response: { status: 200, description: 'The OpenAPI 3.1 document.' },
   },
   {

@@ -147,7 +147,7 @@ const WebhookMessage = obj({
   id: str(),
   event_type: str(),
   punch_sequence: nullable(int()),
-  status: oneOfStrings(['pending', 'delivered', 'dead']),
+  status: oneOfStrings(['pending', 'held', 'delivered', 'dead']),
   attempts: int(),
   next_attempt_at: nullable(dateTime()),
   last_error: nullable(str()),

@@ -17,11 +17,18 @@ export interface Employee {
 export interface EmployeeDirectory {
   /** Name recorded at first migration; a change later is configuration error fpa.E010. */
   readonly model: string;
+  /** The fields `find` can look up by; EMPLOYEE_LOOKUP_FIELD outside them is error fpa.E014. */
+  readonly lookupFields?: readonly string[];
+  /** Finds the employee whose EMPLOYEE_LOOKUP_FIELD has this value. */
   find(key: string): Promise<Employee | null>;
 }
 
+/** The built-in table is keyed by the HR system's own id, its only lookup field. */
+export const BUILTIN_LOOKUP_FIELDS: readonly string[] = ['id'];
+
 export class BuiltinEmployeeDirectory implements EmployeeDirectory {
   readonly model = 'builtin';
+  readonly lookupFields = BUILTIN_LOOKUP_FIELDS;
   constructor(private readonly db: Database) {}
 
   async find(key: string): Promise<Employee | null> {

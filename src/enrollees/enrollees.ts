@@ -8,10 +8,11 @@ import { areaNamesOfEnrollees, devicesInScopeOfEnrollee, resolveAreas, setEnroll
 import { audit } from '../audit/audit';
 import type { CommandService } from '../commands/commands';
 import type { Context } from '../core/context';
-import type { Queryable, Tx } from '../db/client';
-import { consents, counters, enrollees, enrollmentSessions, punches, stagedTemplates, templates } from '../db/schema';
+import type { Queryable, Tx, WriteContext } from '../db/client';
+import { consents, counters, enrollees, enrollmentSessions, punches, templates } from '../db/schema';
+import { closeSession, OPEN_STATUSES } from '../enrollment/sessions';
 import { FpaError } from '../shared/errors';
-import { userCommand, type TemplateService } from '../templates/templates';
+import { devicesSharingArea, devicesThatMayHold, userCommand, type TemplateService } from '../templates/templates';
 
 export type EnrolleeRow = typeof enrollees.$inferSelect;
 const MAX_PIN = 999_999_999;
@@ -48,6 +49,7 @@ export class EnrolleeService {
   async createEnrollee(employee: string, options: { areas?: string[]; by?: string } = {}): Promise<EnrolleeRow> {
     const found = await this.ctx.employees.find(employee);
     if (!found) throw new FpaError('unknown_employee', 'no employee has that key', { employee });
+    if (!found.active) throw new FpaError('employee_inactive', 'the employee is inactive in the employee directory', { employee });
     const by = options.by ?? 'system';
     return this.ctx.db.write(async ({ tx, afterCommit }) => {
       const now = this.ctx.clock.now();
@@ -68,10 +70,15 @@ export class EnrolleeService {
       };
       await tx.insert(enrollees).values(row);
       await setEnrolleeAreas(tx, row.id, await resolveAreas(tx, options.areas, now));
-      // Punches that arrived for this PIN before the enrollee existed are linked now.
+      // Punches that arrived for this PIN before the enrollee existed are linked now, and their
+      // PIN is no longer unknown.
       await tx
         .update(punches)
-        .set({ enrolleeId: row.id, employeeKey: row.employeeKey })
+        .set({
+          enrolleeId: row.id,
+          employeeKey: row.employeeKey,
+          flags: sql`(select coalesce(json_group_array(f.value), '[]') from json_each(${punches.flags}) f where f.value <> 'unknown_pin')`,
+        })
         .where(and(eq(punches.devicePin, pin), isNull(punches.enrolleeId)));
       for (const hook of this.createdHooks) await hook(tx, row);
       const targets = await devicesInScopeOfEnrollee(tx, row.id);
@@ -96,6 +103,12 @@ export class EnrolleeService {
     return row ?? null;
   }
 
+  /**
+   * Changes areas, display name or activity, and keeps the terminals in line: terminals that
+   * leave the enrollee's scope get `delete_user`, new ones the user and templates; a
+   * deactivated enrollee is removed from every terminal (they can no longer punch) and a
+   * reactivated one backfilled again.
+   */
   async update(id: string, patch: { areas?: string[]; display_name?: string; active?: boolean }, by: string): Promise<EnrolleeRow> {
     return this.ctx.db.write(async (w) => {
       const { tx, afterCommit } = w;
@@ -113,21 +126,34 @@ export class EnrolleeService {
         set.deactivatedAt = null;
       }
       await tx.update(enrollees).set(set).where(eq(enrollees.id, id));
+      const updated: EnrolleeRow = { ...row, ...set };
+      const wasActive = row.status === 'active';
+      const isActive = updated.status === 'active';
+
+      // Terminals newly in scope; those that left it lose the user and templates.
+      let added: Set<string> | null = null;
       if (patch.areas !== undefined) {
-        const before = new Set((await devicesInScopeOfEnrollee(tx, id)).map((d) => d.id));
+        const before = new Set(await devicesSharingArea(tx, id));
         await setEnrolleeAreas(tx, id, await resolveAreas(tx, patch.areas, now));
-        const after = await devicesInScopeOfEnrollee(tx, id);
-        const added = after.filter((d) => !before.has(d.id));
-        for (const device of added) {
-          await this.templates.backfillDevice(w, device, [{ id, devicePin: row.devicePin, displayName: set.displayName ?? row.displayName }]);
+        const after = new Set(await devicesSharingArea(tx, id));
+        await this.templates.removeFromDevices(w, [updated], [...before].filter((d) => !after.has(d)));
+        added = new Set([...after].filter((d) => !before.has(d)));
+      }
+      if (wasActive && !isActive) {
+        await this.closeOpenSessions(w, id, 'enrollee deactivated');
+        await this.templates.removeFromDevices(w, [updated], await devicesThatMayHold(tx, id));
+      } else if (isActive) {
+        // Reactivated: every in-scope terminal; otherwise the ones that just came into scope.
+        const inScope = await devicesInScopeOfEnrollee(tx, id);
+        const backfill = inScope.filter((d) => !wasActive || added?.has(d.id));
+        for (const device of backfill) await this.templates.backfillDevice(w, device, [updated]);
+        if (wasActive && patch.display_name !== undefined && patch.display_name !== row.displayName) {
+          const rename = inScope.filter((d) => !added?.has(d.id));
+          await this.commands.enqueue(tx, rename.map((d) => userCommand(d.id, row.devicePin, updated.displayName)), afterCommit);
         }
       }
-      if (patch.display_name !== undefined && patch.display_name !== row.displayName) {
-        const targets = await devicesInScopeOfEnrollee(tx, id);
-        await this.commands.enqueue(tx, targets.map((d) => userCommand(d.id, row.devicePin, patch.display_name!)), afterCommit);
-      }
       await audit(tx, now, { actor: by, action: 'enrollee.updated', targetType: 'enrollee', targetId: id, details: patch });
-      return { ...row, ...set };
+      return updated;
     });
   }
 
@@ -163,7 +189,7 @@ export class EnrolleeService {
         .set({ withdrawnAt: now, withdrawnBy: options.by })
         .where(and(eq(consents.enrolleeId, enrollee.id), isNull(consents.withdrawnAt)))
         .returning({ id: consents.id });
-      await this.closeOpenSessions(tx, enrollee.id, 'consent withdrawn', now);
+      await this.closeOpenSessions(w, enrollee.id, 'consent withdrawn');
       const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by);
       await audit(tx, now, { actor: options.by, action: 'consent.withdrawn', targetType: 'enrollee', targetId: enrollee.id, details: { templates_destroyed: destroyed } });
       afterCommit(() => this.ctx.events.emit('consent_withdrawn', { enrolleeId: enrollee.id, by: options.by }));
@@ -178,7 +204,7 @@ export class EnrolleeService {
       const now = this.ctx.clock.now();
       const enrollee = await tx.query.enrollees.findFirst({ where: eq(enrollees.id, enrolleeId) });
       if (!enrollee || enrollee.status === 'deleted') throw new FpaError('not_found', 'enrollee not found', { enrollee: enrolleeId });
-      await this.closeOpenSessions(tx, enrollee.id, 'enrollee deleted', now);
+      await this.closeOpenSessions(w, enrollee.id, 'enrollee deleted');
       const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'enrollee deleted', options.by, { deleteUserFromDevices: true });
       await tx
         .update(consents)
@@ -222,18 +248,16 @@ export class EnrolleeService {
     return row;
   }
 
-  private async closeOpenSessions(tx: Tx, enrolleeId: string, reason: string, now: number): Promise<void> {
-    const open = await tx
-      .select({ id: enrollmentSessions.id })
+  /**
+   * Cancels the enrollee's open sessions the one way sessions close: staged uploads go, enroll
+   * commands expire through the finish handlers, and the event is emitted.
+   */
+  private async closeOpenSessions(w: WriteContext, enrolleeId: string, reason: string): Promise<void> {
+    const open = await w.tx
+      .select()
       .from(enrollmentSessions)
-      .where(and(eq(enrollmentSessions.enrolleeId, enrolleeId), inArray(enrollmentSessions.status, ['open', 'in_progress'])));
-    if (open.length === 0) return;
-    const ids = open.map((s) => s.id);
-    await tx.delete(stagedTemplates).where(inArray(stagedTemplates.sessionId, ids));
-    await tx
-      .update(enrollmentSessions)
-      .set({ status: 'cancelled', reason, closedAt: now, updatedAt: now })
-      .where(inArray(enrollmentSessions.id, ids));
+      .where(and(eq(enrollmentSessions.enrolleeId, enrolleeId), inArray(enrollmentSessions.status, [...OPEN_STATUSES])));
+    for (const session of open) await closeSession(w.tx, this.ctx, session, 'cancelled', reason, w.afterCommit, this.commands);
   }
 }
 

@@ -6,8 +6,9 @@
  * the session in ONE write transaction, so a failed completion stores nothing and leaves the
  * session open. A cancelled or expired session never touches existing templates.
  *
- * Every touch of a session first expires it when its lifetime is over. A closed session is
- * still readable (GET), so an agent can see why; every state change on it is `session_closed`.
+ * Every touch of a session first expires it when its lifetime is over. A closed session
+ * refuses every agent request, reads included, with `session_closed`; its details carry the
+ * status and reason, so the agent still learns why. Administrators read closed sessions.
  */
 import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import { readPairCursor, type AgentRow } from '../agents/agents';
@@ -114,9 +115,9 @@ export class AgentSessionService {
     return sessionViews(this.ctx.db.orm, live);
   }
 
-  /** `GET sessions/{id}/`: readable in every state, so the agent can see why it closed. */
+  /** `GET sessions/{id}/`: an open session; a closed one is `session_closed` with its status and reason. */
   async sessionFor(agent: AgentRow, id: string): Promise<SessionView> {
-    return this.view(await this.ownedSession(agent, id));
+    return this.view(await this.openSession(agent, id));
   }
 
   async claim(agent: AgentRow, id: string): Promise<SessionView> {
@@ -284,7 +285,7 @@ export class AgentSessionService {
 
   /** Administrator view of any session (agent or remote). */
   async adminSession(id: string): Promise<SessionView> {
-    const row = await expireIfDue(this.ctx, await getSession(this.ctx.db.orm, id));
+    const row = await expireIfDue(this.ctx, await getSession(this.ctx.db.orm, id), this.core.commands);
     return this.view(row);
   }
 

@@ -129,7 +129,7 @@ export class RemoteEnrollment {
     await tx.update(enrollmentSessions).set({ fingersCaptured: captured, status: 'in_progress', updatedAt: now }).where(eq(enrollmentSessions.id, session.id));
     const updated: SessionRow = { ...session, fingersCaptured: captured, status: 'in_progress', updatedAt: now };
     if (session.fingersRequested.every((f) => captured.includes(f))) {
-      return closeSession(tx, this.core.ctx, updated, 'completed', null, afterCommit);
+      return closeSession(tx, this.core.ctx, updated, 'completed', null, afterCommit, this.core.commands);
     }
     const device = session.deviceId ? await tx.query.devices.findFirst({ where: eq(devices.id, session.deviceId) }) : undefined;
     if (device) await this.queueNextFinger(w, updated, device);
@@ -139,7 +139,7 @@ export class RemoteEnrollment {
   /** A capture was refused by store_template: the session cannot complete any more. */
   async failOnRejection(w: WriteContext, session: SessionRow, fingerIndex: number, reason: string): Promise<void> {
     if (!session.fingersRequested.includes(fingerIndex)) return;
-    await closeSession(w.tx, this.core.ctx, session, 'failed', `the template of finger ${fingerIndex} was rejected: ${reason}`, w.afterCommit);
+    await closeSession(w.tx, this.core.ctx, session, 'failed', `the template of finger ${fingerIndex} was rejected: ${reason}`, w.afterCommit, this.core.commands);
   }
 
   private async onCommandFinished(w: WriteContext, command: CommandRow, outcome: CommandOutcome, result: CommandResult | null): Promise<void> {
@@ -154,7 +154,7 @@ export class RemoteEnrollment {
       return;
     }
     const what = outcome === 'expired' ? 'expired before the terminal answered' : `failed: ${describeReturnCode(result?.returnCode ?? command.returnCode ?? null)}`;
-    await closeSession(w.tx, this.core.ctx, session, 'failed', `${command.kind} for finger ${finger} ${what}`, w.afterCommit);
+    await closeSession(w.tx, this.core.ctx, session, 'failed', `${command.kind} for finger ${finger} ${what}`, w.afterCommit, this.core.commands);
   }
 
   /**

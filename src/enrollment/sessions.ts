@@ -4,6 +4,7 @@
  * in_progress → completed | cancelled | failed, and expired after ENROLLMENT_SESSION_TTL.
  */
 import { and, eq, inArray, lte } from 'drizzle-orm';
+import type { CommandService } from '../commands/commands';
 import type { Context } from '../core/context';
 import type { Queryable, Tx } from '../db/client';
 import { agents, deviceCommands, devices, enrollees, enrollmentSessions, stagedTemplates } from '../db/schema';
@@ -84,7 +85,10 @@ export async function getSession(q: Queryable, id: string): Promise<SessionRow> 
   return row;
 }
 
-/** Closes a session; staged uploads are discarded for every outcome but completion. */
+/**
+ * Closes a session; staged uploads are discarded for every outcome but completion. Closing a
+ * remote session needs the command service: its unfinished enroll commands expire through it.
+ */
 export async function closeSession(
   tx: Tx,
   ctx: Context,
@@ -92,16 +96,15 @@ export async function closeSession(
   status: 'completed' | 'cancelled' | 'expired' | 'failed',
   reason: string | null,
   afterCommit: (cb: () => void) => void,
+  commands?: CommandService,
 ): Promise<SessionRow> {
   const now = ctx.clock.now();
   await tx.delete(stagedTemplates).where(eq(stagedTemplates.sessionId, session.id));
   await tx.update(enrollmentSessions).set({ status, reason, closedAt: now, updatedAt: now }).where(eq(enrollmentSessions.id, session.id));
   if (session.kind === 'remote' && status !== 'completed') {
-    // Enroll commands of a closed remote session must not reach the terminal any more.
-    await tx
-      .update(deviceCommands)
-      .set({ status: 'expired', completedAt: now, result: { reason: `session ${status}` } })
-      .where(and(eq(deviceCommands.sessionId, session.id), eq(deviceCommands.status, 'pending')));
+    if (!commands) throw new Error('closing a remote enrollment session needs the command service');
+    // Enroll commands of a closed remote session must not reach (or keep waiting on) the terminal.
+    await commands.expireMatching(tx, eq(deviceCommands.sessionId, session.id), `session ${status}`, afterCommit);
   }
   afterCommit(() =>
     ctx.events.emit('enrollment_session_closed', { sessionId: session.id, kind: session.kind, status, enrolleeId: session.enrolleeId }),
@@ -110,24 +113,24 @@ export async function closeSession(
 }
 
 /** Job `expire-sessions`: open sessions past their lifetime become `expired`. */
-export async function expireSessions(ctx: Context): Promise<{ expired: number }> {
+export async function expireSessions(ctx: Context, commands: CommandService): Promise<{ expired: number }> {
   return ctx.db.write(async ({ tx, afterCommit }) => {
     const due = await tx
       .select()
       .from(enrollmentSessions)
       .where(and(inArray(enrollmentSessions.status, [...OPEN_STATUSES]), lte(enrollmentSessions.expiresAt, ctx.clock.now())));
-    for (const s of due) await closeSession(tx, ctx, s, 'expired', 'session lifetime ended', afterCommit);
+    for (const s of due) await closeSession(tx, ctx, s, 'expired', 'session lifetime ended', afterCommit, commands);
     return { expired: due.length };
   });
 }
 
 /** Expires a single session lazily when it is touched after its lifetime. */
-export async function expireIfDue(ctx: Context, session: SessionRow): Promise<SessionRow> {
+export async function expireIfDue(ctx: Context, session: SessionRow, commands?: CommandService): Promise<SessionRow> {
   if (!isOpen(session) || session.expiresAt > ctx.clock.now()) return session;
   return ctx.db.write(async ({ tx, afterCommit }) => {
     const fresh = await getSession(tx, session.id);
     if (!isOpen(fresh)) return fresh;
-    return closeSession(tx, ctx, fresh, 'expired', 'session lifetime ended', afterCommit);
+    return closeSession(tx, ctx, fresh, 'expired', 'session lifetime ended', afterCommit, commands);
   });
 }
 

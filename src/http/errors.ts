@@ -2,7 +2,7 @@
  * Maps anything thrown by a route to the spec's error body and a fitting status. Used as a
  * local `onError` of every API router (never global: it must not touch the host's routes).
  */
-import { ERROR_STATUS, FpaError, errorBody, type ErrorBody } from '../shared/errors';
+import { ERROR_STATUS, FpaError, databaseErrorCode, describeError, errorBody, type ErrorBody } from '../shared/errors';
 import type { Logger } from '../core/logger';
 
 interface ElysiaErrorLike {
@@ -36,16 +36,23 @@ export function toErrorResponse(code: string | number, error: unknown, log?: Log
       if (status < 500 && status >= 400) {
         return { status, body: errorBody(status === 404 ? 'not_found' : 'validation_error', error instanceof Error ? error.message : 'bad request', {}) };
       }
-      log?.error('unhandled error in a request', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      if (databaseErrorCode(error)) {
+        // The database is unavailable or busy: a retry is the right answer, not a bug report.
+        log?.error('the database failed during a request', { error: describeError(error) });
+        return { status: 503, body: errorBody('unavailable', 'the database is unavailable; try again', {}), headers: { 'retry-after': '1' } };
+      }
+      log?.error('unhandled error in a request', { error: describeError(error) });
       return { status: 500, body: errorBody('internal_error', 'an internal error occurred', {}) };
     }
   }
 }
 
 function validationDetails(error: unknown): Record<string, unknown> {
-  const e = error as { all?: Array<{ path?: string; message?: string; summary?: string }>; type?: string };
+  const e = error as { all?: Array<{ path?: string; message?: string }>; type?: string };
+  // TypeBox's own message ("Expected string"), never Elysia's summary: that quotes the value
+  // that was sent, which may be template base64.
   const errors = Array.isArray(e?.all)
-    ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: x.summary ?? x.message ?? 'invalid' }))
+    ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: typeof x.message === 'string' ? x.message.slice(0, 200) : 'invalid' }))
     : [];
   return { in: e?.type ?? 'body', errors };
 }

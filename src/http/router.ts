@@ -25,9 +25,11 @@ export function apiRouter(core: Core, name: string) {
  * `derive` (not `resolve`) so the caller is checked before the body is validated: an
  * anonymous request is always 401, whatever it sends.
  */
-export function adminRouter(core: Core, name: string, options: { allowOperatorToken?: boolean } = {}) {
+export function adminRouter(core: Core, name: string, options: { allowOperatorToken?: boolean; queryToken?: boolean } = {}) {
   return apiRouter(core, name).derive(async (context) => {
-    const admin = await core.auth.authenticate(context.request, options);
+    // The peer address decides whether the lock file's operator token may count (loopback only).
+    const peerIp = context.server?.requestIP(context.request)?.address ?? null;
+    const admin = await core.auth.authenticate(context.request, { ...options, peerIp });
     settleBody(context);
     return { admin };
   });

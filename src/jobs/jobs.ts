@@ -12,7 +12,7 @@ import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { Elysia } from 'elysia';
 import type { Context } from '../core/context';
 import { jobLeases } from '../db/schema';
-import { FpaError } from '../shared/errors';
+import { FpaError, describeError } from '../shared/errors';
 
 export type JobResult = Record<string, unknown>;
 
@@ -91,7 +91,7 @@ export class JobRunner {
       result = await definition.run(options.params ?? {});
     } catch (error) {
       status = 'failed';
-      result = { error: error instanceof Error ? error.message : String(error) };
+      result = { error: describeError(error) };
       this.ctx.log.error(`job ${name} failed`, { error: result.error });
     } finally {
       clearInterval(renew);

@@ -43,6 +43,7 @@ export interface IngestResult {
 export type PunchHook = (tx: Tx, rows: PunchRow[]) => Promise<void>;
 
 const INSERT_CHUNK = 200;
+const PIN_CHUNK = 500;
 
 export class PunchService {
   private readonly hooks: PunchHook[] = [];
@@ -59,11 +60,15 @@ export class PunchService {
     const receivedAt = this.ctx.clock.now();
     const pins = [...new Set(lines.map((l) => l.pin))];
     const { rows, payloads } = await this.ctx.db.write(async ({ tx, afterCommit }) => {
-      const known = await tx
-        .select({ id: enrollees.id, pin: enrollees.devicePin, employee: enrollees.employeeKey })
-        .from(enrollees)
-        .where(and(inArray(enrollees.devicePin, pins), ne(enrollees.status, 'deleted')));
-      const byPin = new Map(known.map((e) => [e.pin, e]));
+      // Chunked: a 10 MB upload can carry more distinct PINs than SQLite takes bind variables.
+      const byPin = new Map<string, { id: string; pin: string; employee: string }>();
+      for (let i = 0; i < pins.length; i += PIN_CHUNK) {
+        const known = await tx
+          .select({ id: enrollees.id, pin: enrollees.devicePin, employee: enrollees.employeeKey })
+          .from(enrollees)
+          .where(and(inArray(enrollees.devicePin, pins.slice(i, i + PIN_CHUNK)), ne(enrollees.status, 'deleted')));
+        for (const e of known) byPin.set(e.pin, e);
+      }
       const inserted: PunchRow[] = [];
       const payloadOf = new Map<string, PunchPayload>();
       for (let i = 0; i < lines.length; i += INSERT_CHUNK) {

@@ -10,6 +10,7 @@
  * catches up from the database afterwards; one whose buffer passes WEBSOCKET_MAX_BUFFERED_BYTES,
  * or that stays paused for STALL_MS, is closed with 4008 rather than slowing anyone else.
  */
+import { describeError, FpaError } from '../shared/errors';
 import { asc, gt } from 'drizzle-orm';
 import type { ServerWebSocket } from 'bun';
 import type { Context } from '../core/context';
@@ -87,7 +88,7 @@ export class PunchStreamHub {
   wake(): void {
     if (this.stopped || this.subscribers.size === 0) return;
     void this.pump().catch((error: unknown) =>
-      this.ctx.log.error('punch stream pass failed', { error: error instanceof Error ? error.message : String(error) }),
+      this.ctx.log.error('punch stream pass failed', { error: describeError(error) }),
     );
   }
 
@@ -173,31 +174,123 @@ export class PunchStreamHub {
   }
 }
 
-/** The WebSocket route; authenticates before upgrading (401 body, no socket). */
+/**
+ * Open streams per administrator (token subject) on this instance, WEBSOCKET_MAX_PER_ADMIN at
+ * most. A place is taken before the upgrade, so parallel handshakes cannot overshoot; one
+ * whose socket never opens (the upgrade failed) is given back after UPGRADE_GRACE_MS.
+ */
+export class StreamQuota {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly max: () => number) {}
+
+  /** Takes a place for `subject`, or throws 429 `rate_limited` when it holds the maximum. */
+  take(subject: string): () => void {
+    const held = this.counts.get(subject) ?? 0;
+    const max = this.max();
+    if (held >= max) {
+      throw new FpaError('rate_limited', `at most ${max} open punch streams per administrator`, { limit: max, open_streams: held });
+    }
+    this.counts.set(subject, held + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.counts.get(subject) ?? 1) - 1;
+      if (left <= 0) this.counts.delete(subject);
+      else this.counts.set(subject, left);
+    };
+  }
+
+  held(subject: string): number {
+    return this.counts.get(subject) ?? 0;
+  }
+}
+
+export const CLOSE_TOKEN_EXPIRED = 4401;
+/** A place taken for a handshake whose socket has not opened after this long is given back. */
+const UPGRADE_GRACE_MS = 10_000;
+/** setTimeout's limit (about 24.8 days); a later expiry is re-armed when the first timer fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface Connection {
+  subscriber: Subscriber | null;
+  release: () => void;
+  expiry: ReturnType<typeof setTimeout> | null;
+}
+
+/**
+ * The WebSocket route; authenticates before upgrading (401 body, no socket), refuses an
+ * administrator past WEBSOCKET_MAX_PER_ADMIN (429), and closes the socket with 4401 when the
+ * token it was opened with expires.
+ */
 export function punchStreamRoutes(core: Core, hub: PunchStreamHub) {
-  const bySocket = new WeakMap<ServerWebSocket<unknown>, Subscriber>();
+  const quota = new StreamQuota(() => core.ctx.settings.WEBSOCKET_MAX_PER_ADMIN);
+  /** Handshakes that passed, by their request, until their socket opens. */
+  const accepted = new WeakMap<Request, { release: () => void; expiresAt: number | undefined; grace: ReturnType<typeof setTimeout> }>();
+  const bySocket = new WeakMap<ServerWebSocket<unknown>, Connection>();
+
+  const end = (raw: ServerWebSocket<unknown>) => {
+    const connection = bySocket.get(raw);
+    if (!connection) return;
+    bySocket.delete(raw);
+    if (connection.expiry) clearTimeout(connection.expiry);
+    if (connection.subscriber) hub.remove(connection.subscriber);
+    connection.release();
+  };
+
+  /** Closes the socket when its token expires; jose checked `exp` against the real clock, so this does too. */
+  const armExpiry = (raw: ServerWebSocket<unknown>, connection: Connection, expiresAt: number) => {
+    const delay = expiresAt - Date.now();
+    if (delay <= 0) {
+      end(raw);
+      raw.close(CLOSE_TOKEN_EXPIRED, 'token expired');
+      return;
+    }
+    connection.expiry = setTimeout(() => armExpiry(raw, connection, expiresAt), Math.min(delay, MAX_TIMER_MS));
+    connection.expiry.unref();
+  };
+
   return apiRouter(core, 'punch-stream').ws('/punches/stream', {
     async beforeHandle({ request, query }) {
-      await core.auth.authenticate(request, { queryToken: true });
+      const identity = await core.auth.authenticate(request, { queryToken: true });
       afterOf(query.after);
+      // Elysia runs a WebSocket route's beforeHandle twice (as a route hook and again before
+      // upgrading): one handshake takes one place.
+      if (accepted.has(request)) return;
+      const release = quota.take(identity.by);
+      const grace = setTimeout(() => {
+        accepted.delete(request);
+        release();
+      }, UPGRADE_GRACE_MS);
+      grace.unref();
+      accepted.set(request, { release, expiresAt: identity.expiresAt, grace });
     },
     async open(ws) {
       const raw = ws.raw as ServerWebSocket<unknown>;
+      const handshake = accepted.get(ws.data.request);
+      accepted.delete(ws.data.request);
+      if (!handshake) {
+        // The grace period ran out before the socket opened: its place is gone, so is it.
+        raw.close(1013, 'try again');
+        return;
+      }
+      clearTimeout(handshake.grace);
+      const connection: Connection = { subscriber: null, release: handshake.release, expiry: null };
+      bySocket.set(raw, connection);
+      if (handshake.expiresAt !== undefined) armExpiry(raw, connection, handshake.expiresAt);
       const after = ws.data.query.after;
       // Without `after` the stream starts at the head: live punches only.
       const position = after === undefined || after === '' ? await core.punches.maxSequence() : afterOf(after);
-      if (raw.readyState !== WebSocket.OPEN) return;
-      bySocket.set(raw, hub.add(raw, position));
+      if (raw.readyState !== WebSocket.OPEN || !bySocket.has(raw)) return;
+      connection.subscriber = hub.add(raw, position);
     },
     drain(ws) {
-      const subscriber = bySocket.get(ws.raw as ServerWebSocket<unknown>);
+      const subscriber = bySocket.get(ws.raw as ServerWebSocket<unknown>)?.subscriber;
       if (subscriber) hub.drained(subscriber);
     },
     close(ws) {
-      const raw = ws.raw as ServerWebSocket<unknown>;
-      const subscriber = bySocket.get(raw);
-      if (subscriber) hub.remove(subscriber);
-      bySocket.delete(raw);
+      end(ws.raw as ServerWebSocket<unknown>);
     },
   });
 }

@@ -7,7 +7,7 @@
  *   date is before the local date of that cutoff (the day holding the cutoff stays whole);
  * - finished device commands (succeeded, failed, expired, superseded) completed before
  *   RETENTION_COMMANDS_DAYS; pending and sent commands always stay;
- * - webhook delivery attempts, and delivered or dead outbox rows, older than
+ * - webhook delivery attempts, and delivered, dead or held outbox rows, older than
  *   RETENTION_DELIVERIES_DAYS; a pending outbox row always stays, even when its punch is gone
  *   (its payload is self-contained);
  * - device events older than RETENTION_DEVICE_EVENTS_DAYS;
@@ -82,7 +82,7 @@ export async function purgeRetention(core: Core): Promise<PurgeCounts> {
     counts.webhook_outbox = await deleteInBatches(
       core,
       webhookOutbox,
-      and(inArray(webhookOutbox.status, ['delivered', 'dead']), lt(sql`coalesce(${webhookOutbox.deliveredAt}, ${webhookOutbox.createdAt})`, deliveryCutoff))!,
+      and(inArray(webhookOutbox.status, ['delivered', 'dead', 'held']), lt(sql`coalesce(${webhookOutbox.deliveredAt}, ${webhookOutbox.createdAt})`, deliveryCutoff))!,
     );
   }
   const eventCutoff = cutoff(s.RETENTION_DEVICE_EVENTS_DAYS);

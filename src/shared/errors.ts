@@ -36,6 +36,7 @@ export const ERROR_STATUS = {
   too_many_fingers: 422,
   template_too_large: 422,
   unknown_employee: 422,
+  employee_inactive: 422,
   webhook_url_refused: 422,
   // 429
   rate_limited: 429,
@@ -69,3 +70,29 @@ export function errorBody(code: string, message: string, details: Record<string,
 
 export const notFound = (what: string, id: string): FpaError =>
   new FpaError('not_found', `${what} not found`, { [what.toLowerCase().replace(/ /g, '_')]: id });
+
+/**
+ * Whether an error came from the database (driver or query builder). Drizzle's query errors
+ * carry every bound parameter in their message (template ciphertexts, secrets), so such an
+ * error is only ever described by its code.
+ */
+export function databaseErrorCode(error: unknown): string | null {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(SQLITE_|LIBSQL|CLIENT_CLOSED|SERVER_ERROR|HRANA|TRANSACTION|URL_|PROTOCOL)/.test(code)) return code;
+    if (e.name === 'DrizzleQueryError' || e.name === 'LibsqlError' || e.name === 'LibsqlBatchError') {
+      const inner = (e.cause as { code?: unknown } | undefined)?.code;
+      return typeof inner === 'string' ? inner : 'DATABASE_ERROR';
+    }
+  }
+  return null;
+}
+
+/** Text that is safe to log or store about any error: never query parameters or data. */
+export function describeError(error: unknown): string {
+  const dbCode = databaseErrorCode(error);
+  if (dbCode) return `database error (${dbCode})`;
+  if (error instanceof FpaError) return error.message;
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 300);
+  return String(error).slice(0, 300);
+}

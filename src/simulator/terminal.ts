@@ -41,6 +41,14 @@ export interface StoredTemplate {
   template: string;
   /** How it arrived: `FINGERTMP`, `BIODATA`, or `local` (enrolled on this terminal). */
   via: 'FINGERTMP' | 'BIODATA' | 'local';
+  /** A duress finger (FINGERTMP `Valid=3`, BIODATA `Duress=1`). */
+  duress: boolean;
+}
+
+/** How a terminal marks an uploaded template: a duress finger, or one it holds as invalid (`Valid=0`). */
+export interface TemplateMarks {
+  duress?: boolean;
+  invalid?: boolean;
 }
 
 export interface ReceivedCommand {
@@ -209,10 +217,10 @@ export class SimulatedTerminal {
    * Walk-up upload of a template for (pin, finger): an `FP` line in OPERLOG, or `BIODATA`
    * Type=1 for a BIODATA terminal. The template is also kept in this terminal's table.
    */
-  async uploadTemplate(pin: string, fingerIndex: number, template = syntheticTemplate()): Promise<Exchange> {
-    this.templates.set(key(pin, fingerIndex), { pin, fingerIndex, template, via: 'local' });
-    if (this.o.biodata) return this.post('cdata', { table: 'BIODATA', Stamp: '9999' }, `${this.biodataLine(pin, fingerIndex, template)}\n`);
-    return this.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, `${fpLine(pin, fingerIndex, template)}\n`);
+  async uploadTemplate(pin: string, fingerIndex: number, template = syntheticTemplate(), marks: TemplateMarks = {}): Promise<Exchange> {
+    this.templates.set(key(pin, fingerIndex), { pin, fingerIndex, template, via: 'local', duress: marks.duress ?? false });
+    if (this.o.biodata) return this.post('cdata', { table: 'BIODATA', Stamp: '9999' }, `${this.biodataLine(pin, fingerIndex, template, marks)}\n`);
+    return this.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, `${fpLine(pin, fingerIndex, template, marks)}\n`);
   }
 
   /** Walk-up enrollment on the terminal menu: the user (if new) and the finger, uploaded. */
@@ -312,9 +320,11 @@ export class SimulatedTerminal {
     return new Date(this.lastPunchAt);
   }
 
-  private biodataLine(pin: string, fingerIndex: number, template: string): string {
+  private biodataLine(pin: string, fingerIndex: number, template: string, marks: TemplateMarks = {}): string {
     const [major = '10', minor = '0'] = (this.o.fpVersion ?? '10').split('.');
-    return `BIODATA Pin=${pin}\tNo=${fingerIndex}\tIndex=0\tValid=1\tDuress=0\tType=1\tMajorVer=${major}\tMinorVer=${minor}\tFormat=0\tTmp=${template}`;
+    const valid = marks.invalid ? 0 : 1;
+    const duress = marks.duress ? 1 : 0;
+    return `BIODATA Pin=${pin}\tNo=${fingerIndex}\tIndex=0\tValid=${valid}\tDuress=${duress}\tType=1\tMajorVer=${major}\tMinorVer=${minor}\tFormat=0\tTmp=${template}`;
   }
 
   private async flushOperlog(): Promise<void> {
@@ -370,7 +380,9 @@ export class SimulatedTerminal {
         const template = f.get('TMP', 'Tmp') ?? '';
         if (!Number.isInteger(finger) || template === '') return -1;
         if (!this.users.has(pin)) return -10;
-        this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: table.toUpperCase() === 'BIODATA' ? 'BIODATA' : 'FINGERTMP' });
+        const biodata = table.toUpperCase() === 'BIODATA';
+        const duress = biodata ? f.get('Duress') === '1' : f.get('Valid') === '3';
+        this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: biodata ? 'BIODATA' : 'FINGERTMP', duress });
         return 0;
       }
       case 'DELETE FINGERTMP':
@@ -398,7 +410,7 @@ export class SimulatedTerminal {
     if (code !== 0) return code;
     if (!this.users.has(pin)) this.users.set(pin, { pin, name: '', fields: { PIN: pin } });
     const template = syntheticTemplate();
-    this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: 'local' });
+    this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: 'local', duress: false });
     if (this.o.biodata) {
       this.operlogQueue.push(this.biodataLine(pin, finger, template));
     } else {
@@ -429,8 +441,10 @@ function key(pin: string, finger: number): string {
   return `${pin}:${finger}`;
 }
 
-function fpLine(pin: string, fingerIndex: number, template: string): string {
-  return `FP PIN=${pin}\tFID=${fingerIndex}\tSize=${template.length}\tValid=1\tTMP=${template}`;
+/** FP `Valid`: 0 invalid, 1 normal, 3 duress. */
+function fpLine(pin: string, fingerIndex: number, template: string, marks: TemplateMarks = {}): string {
+  const valid = marks.invalid ? 0 : marks.duress ? 3 : 1;
+  return `FP PIN=${pin}\tFID=${fingerIndex}\tSize=${template.length}\tValid=${valid}\tTMP=${template}`;
 }
 
 /** `GET OPTION FROM: SN` then `Key=Value` lines → map (the first line is kept as `_header`). */

@@ -4,13 +4,13 @@
  * template; stores it; and queues it to every in-scope device that can use its algorithm,
  * marking the others `incompatible`.
  */
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { devicesInScopeOfEnrollee } from '../areas/areas';
 import { audit } from '../audit/audit';
 import type { CommandService, NewCommand } from '../commands/commands';
 import type { Context } from '../core/context';
 import type { Queryable, Tx, WriteContext } from '../db/client';
-import { consents, deviceCommands, devices, enrollees, templateSync, templates, TEMPLATE_SOURCES } from '../db/schema';
+import { consents, deviceAreas, deviceCommands, devices, enrolleeAreas, enrollees, templateSync, templates, TEMPLATE_SOURCES } from '../db/schema';
 import { FpaError } from '../shared/errors';
 import { templateAad } from './aad';
 
@@ -25,6 +25,8 @@ export interface StoreTemplateInput {
   source: TemplateSource;
   /** The terminal the template came from (walk-up, remote): marked present there. */
   sourceDeviceId?: string | null;
+  /** A duress finger (walk-up FP `Valid=3` / BIODATA `Duress=1`); absent keeps the stored flag. */
+  duress?: boolean;
   by: string;
 }
 
@@ -117,6 +119,8 @@ export class TemplateService {
       quality: input.quality ?? null,
       source: input.source,
       sourceDeviceId: input.sourceDeviceId ?? null,
+      // undefined is skipped by insert (column default false) and by update (flag kept).
+      duress: input.duress,
       createdAt: now,
       updatedAt: now,
     };
@@ -254,21 +258,17 @@ export class TemplateService {
     const now = this.ctx.clock.now();
     const rows = await tx.select({ id: templates.id, fingerIndex: templates.fingerIndex }).from(templates).where(eq(templates.enrolleeId, enrollee.id));
     const templateIds = rows.map((r) => r.id);
+    // Every terminal that may hold a template: `failed` may still hold an older version.
     const holders =
       templateIds.length === 0
         ? []
         : await tx
             .select({ deviceId: templateSync.deviceId, templateId: templateSync.templateId })
             .from(templateSync)
-            .where(and(inArray(templateSync.templateId, templateIds), inArray(templateSync.status, ['present', 'pending'])));
+            .where(and(inArray(templateSync.templateId, templateIds), ne(templateSync.status, 'incompatible')));
     const commands: NewCommand[] = [];
     if (options.deleteUserFromDevices) {
-      const targets = new Set([...holders.map((h) => h.deviceId), ...(await devicesInScopeOfEnrollee(tx, enrollee.id)).map((d) => d.id)]);
-      for (const deviceId of targets) {
-        commands.push({ deviceId, kind: 'delete_user', payload: { pin: enrollee.devicePin }, supersedeKey: `user:${enrollee.devicePin}` });
-      }
-      // Unsent template commands for this user are pointless now.
-      await supersedeUserTemplates(tx, [...targets], enrollee.devicePin, now);
+      await this.removeFromDevices({ tx, afterCommit }, [enrollee], await devicesThatMayHold(tx, enrollee.id));
     } else {
       const fingerOf = new Map(rows.map((r) => [r.id, r.fingerIndex]));
       const seen = new Set<string>();
@@ -299,6 +299,31 @@ export class TemplateService {
     });
     afterCommit(() => this.ctx.events.emit('templates_destroyed', { enrolleeId: enrollee.id, count: templateIds.length, reason }));
     return templateIds.length;
+  }
+
+  /**
+   * Takes enrollees off terminals (they left those terminals' scope, were deactivated or
+   * deleted): `delete_user` to every pair, which also removes their templates there; their
+   * unsent template commands there are pointless now, and their sync rows there are dropped.
+   */
+  async removeFromDevices(w: WriteContext, people: { id: string; devicePin: string }[], deviceIds: string[]): Promise<number> {
+    if (people.length === 0 || deviceIds.length === 0) return 0;
+    const { tx, afterCommit } = w;
+    const commands: NewCommand[] = [];
+    for (const deviceId of deviceIds) {
+      for (const p of people) commands.push({ deviceId, kind: 'delete_user', payload: { pin: p.devicePin }, supersedeKey: `user:${p.devicePin}` });
+    }
+    await this.commands.enqueue(tx, commands, afterCommit);
+    await supersedeTemplateCommands(tx, deviceIds, people.map((p) => p.devicePin), this.ctx.clock.now());
+    for (const ids of chunkIds(people.map((p) => p.id), 500)) {
+      const owned = await tx.select({ id: templates.id }).from(templates).where(inArray(templates.enrolleeId, ids));
+      for (const templateIds of chunkIds(owned.map((t) => t.id), 400)) {
+        for (const devicesChunk of chunkIds(deviceIds, 400)) {
+          await tx.delete(templateSync).where(and(inArray(templateSync.templateId, templateIds), inArray(templateSync.deviceId, devicesChunk)));
+        }
+      }
+    }
+    return commands.length;
   }
 
   /** Template metadata of an enrollee with per-device sync status; never the bytes. */
@@ -399,18 +424,48 @@ async function linkSyncToCommands(tx: Tx, templateId: string, commands: NewComma
   }
 }
 
-async function supersedeUserTemplates(tx: Tx, deviceIds: string[], pin: string, now: number): Promise<void> {
-  if (deviceIds.length === 0) return;
-  await tx
-    .update(deviceCommands)
-    .set({ status: 'superseded', completedAt: now })
+/** Every finger index a terminal knows (0 left little finger … 9 right little finger). */
+const FINGER_INDEXES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+/** Marks the unsent template commands (`tpl:<pin>:<finger>`) of these PINs on these devices superseded. */
+async function supersedeTemplateCommands(tx: Tx, deviceIds: string[], pins: string[], now: number): Promise<void> {
+  const keys = pins.flatMap((pin) => FINGER_INDEXES.map((finger) => `tpl:${pin}:${finger}`));
+  for (const devicesChunk of chunkIds(deviceIds, 100)) {
+    for (const keysChunk of chunkIds(keys, 400)) {
+      await tx
+        .update(deviceCommands)
+        .set({ status: 'superseded', completedAt: now })
+        .where(and(inArray(deviceCommands.deviceId, devicesChunk), inArray(deviceCommands.supersedeKey, keysChunk), eq(deviceCommands.status, 'pending')));
+    }
+  }
+}
+
+/** Approved or disabled terminals sharing an area with the enrollee (pending ones never got data). */
+export async function devicesSharingArea(q: Queryable, enrolleeId: string): Promise<string[]> {
+  const rows = await q
+    .select({ id: devices.id })
+    .from(devices)
     .where(
       and(
-        inArray(deviceCommands.deviceId, deviceIds),
-        eq(deviceCommands.status, 'pending'),
-        sql`${deviceCommands.supersedeKey} like ${`tpl:${pin}:%`}`,
+        inArray(devices.status, ['approved', 'disabled']),
+        sql`exists (select 1 from ${deviceAreas} da join ${enrolleeAreas} ea on ea.area_id = da.area_id
+                    where da.device_id = ${devices.id} and ea.enrollee_id = ${enrolleeId})`,
       ),
     );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Terminals that may hold an enrollee's user record or templates: those sharing an area, and any
+ * terminal with a template of theirs that is not `incompatible` (a walk-up source outside scope).
+ */
+export async function devicesThatMayHold(q: Queryable, enrolleeId: string): Promise<string[]> {
+  const holders = await q
+    .selectDistinct({ deviceId: templateSync.deviceId })
+    .from(templateSync)
+    .innerJoin(templates, eq(templates.id, templateSync.templateId))
+    .where(and(eq(templates.enrolleeId, enrolleeId), ne(templateSync.status, 'incompatible')));
+  return [...new Set([...(await devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId)])];
 }
 
 function chunkIds(ids: string[], size: number): string[][] {

@@ -38,7 +38,7 @@ export interface TestServer extends RunningServer {
 
 export async function startTestServer(
   overrides: SettingsInput = {},
-  options: Partial<CreateOptions> & { dir?: string } = {},
+  options: Partial<CreateOptions> & { dir?: string; hostname?: string } = {},
 ): Promise<TestServer> {
   const own = options.dir ? null : tempDir();
   const dir = options.dir ?? own!.dir;

@@ -1,9 +1,11 @@
 import type { AttlogRecord } from './attlog';
-import { intWithDefault, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword, type Dict } from './fields';
+import { isValidBase64 } from './base64';
+import { intWithDefault, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword, type Dict, type KeyValueFields } from './fields';
 import { parseLines } from './lines';
-import { normaliseLocalTime } from './local-time';
+import { formatLocalDateTime, normaliseLocalTime } from './local-time';
 import { parseOptionsBody } from './options';
-import { MAX_PIN_LENGTH } from './pin';
+import { MAX_PIN_LENGTH, pinProblem } from './pin';
+import { decodePush3DateTime } from './push3-clock';
 import { accept, reject, type LineOutcome, type ParseResult } from './types';
 
 /** `POST /iclock/registry` body: comma-separated capabilities, same comma rule as table=options. */
@@ -71,4 +73,104 @@ export function parseTabledataLine(raw: string): LineOutcome<TabledataRecord> {
 
 export function parseTabledata(text: string): ParseResult<TabledataRecord> {
   return parseLines(text, parseTabledataLine);
+}
+
+/** The fields of a `tabledata` line whose keyword is not checked (the query names the table). */
+function tableLineFields(raw: string): LineOutcome<KeyValueFields> {
+  const { keyword, rest } = splitKeyword(raw);
+  if (keyword === '' || keyword.includes('=')) return reject('expected `<table> key=value…`');
+  const f = parseTabFields(rest);
+  if (Object.keys(f.fields).length === 0) return reject(`no fields for table ${quoteKeyword(keyword)}`);
+  return accept(f);
+}
+
+/**
+ * A 3.x stored attendance record (`tabledata` `transaction`):
+ * `transaction cardno=\tpin=\tverified=\tdoorid=\teventtype=\tinoutstate=\ttime_second=`.
+ * `time_second` is the 3.x clock encoding (push3-clock.ts); a plain `time=` is taken too.
+ * Mapped onto the rtlog shape so both become punches the same way.
+ */
+export function parseTransactionLine(raw: string): LineOutcome<RtlogRecord> {
+  const parsed = tableLineFields(raw);
+  if (!parsed.ok) return parsed;
+  const f = parsed.record;
+  const encoded = f.get('time_second');
+  let localTime: string | null;
+  if (encoded !== undefined && encoded.trim() !== '') {
+    const parts = decodePush3DateTime(parseIntStrict(encoded) ?? -1);
+    localTime = parts ? formatLocalDateTime(parts) : null;
+    if (localTime === null) return reject(`invalid time_second ${JSON.stringify(encoded)}`);
+  } else {
+    localTime = normaliseLocalTime(f.get('time') ?? '');
+    if (localTime === null) return reject(`invalid or missing time ${JSON.stringify(f.get('time') ?? '')}`);
+  }
+  const pin = (f.get('pin') ?? '').trim();
+  const pinError = rtlogPinProblem(pin);
+  if (pinError) return reject(pinError);
+  const ints = {
+    state: intWithDefault(f.get('inoutstate', 'inoutstatus'), 0),
+    verifyType: intWithDefault(f.get('verified', 'verifytype'), 0),
+  };
+  if (!ints.state.ok) return reject(`non-numeric inoutstate ${JSON.stringify(f.get('inoutstate', 'inoutstatus') ?? '')}`);
+  if (!ints.verifyType.ok) return reject(`non-numeric verified ${JSON.stringify(f.get('verified', 'verifytype') ?? '')}`);
+  return accept({
+    pin,
+    localTime,
+    state: ints.state.value,
+    verifyType: ints.verifyType.value,
+    workCode: (f.get('workcode') ?? '').trim(),
+    extra: [],
+    raw,
+    event: parseIntStrict(f.get('eventtype', 'event')),
+    fields: f.fields,
+  });
+}
+
+export function parseTransactions(text: string): ParseResult<RtlogRecord> {
+  return parseLines(text, parseTransactionLine);
+}
+
+/** 3.x `templatev10`: a fingerid of 16 or more marks a duress finger (fingerid + 16). */
+export const TEMPLATEV10_DURESS_OFFSET = 16;
+
+/** One fingerprint of a `tabledata` `templatev10` upload: `templatev10 pin=\tfingerid=\tvalid=\ttemplate=`. */
+export interface Templatev10Record {
+  pin: string;
+  /** The finger (0–9), with the duress offset removed. */
+  fingerIndex: number;
+  /** 0 invalid, 1 normal, 3 duress; 1 when absent. */
+  valid: number;
+  /** A duress finger: `fingerid` ≥ 16 or `valid=3`. */
+  duress: boolean;
+  template: string;
+  raw: string;
+}
+
+export function parseTemplatev10Line(raw: string): LineOutcome<Templatev10Record> {
+  const parsed = tableLineFields(raw);
+  if (!parsed.ok) return parsed;
+  const f = parsed.record;
+  const pin = (f.get('pin') ?? '').trim();
+  const pinError = pinProblem(pin);
+  if (pinError) return reject(pinError);
+  const fingerId = parseIntStrict(f.get('fingerid'));
+  if (fingerId === null || fingerId < 0) return reject(`missing or invalid fingerid ${JSON.stringify(f.get('fingerid') ?? '')}`);
+  const valid = intWithDefault(f.get('valid'), 1);
+  if (!valid.ok) return reject(`non-numeric valid ${JSON.stringify(f.get('valid') ?? '')}`);
+  const template = (f.get('template', 'tmp') ?? '').trim();
+  if (template === '') return reject('missing template');
+  if (!isValidBase64(template)) return reject('template is not valid base64');
+  const duressFinger = fingerId >= TEMPLATEV10_DURESS_OFFSET;
+  return accept({
+    pin,
+    fingerIndex: duressFinger ? fingerId - TEMPLATEV10_DURESS_OFFSET : fingerId,
+    valid: valid.value,
+    duress: duressFinger || valid.value === 3,
+    template,
+    raw,
+  });
+}
+
+export function parseTemplatev10(text: string): ParseResult<Templatev10Record> {
+  return parseLines(text, parseTemplatev10Line);
 }
