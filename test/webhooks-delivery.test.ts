@@ -207,7 +207,7 @@ describe('webhooks through the real server', () => {
     await ingest(server, device, punchLines(nextPin(), 2));
     await Bun.sleep(300);
     expect(rx.calls).toHaveLength(1);
-    // Held while disabled, not sent (test/fix-api-webhooks.test.ts follows them through enabling).
+    // Held while disabled, not sent (test/webhooks-held.test.ts follows them through enabling).
     const statuses = (await server.admin.get(`/webhooks/${hook.id}/messages/`)).body.results.map((m: { status: string }) => m.status);
     expect(statuses.sort()).toEqual(['dead', 'held', 'held']);
     const refused = await server.admin.post(`/webhooks/${hook.id}/messages/${message.id}/redeliver/`);
