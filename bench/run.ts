@@ -1,0 +1,149 @@
+/**
+ * `bun run bench`: runs the six measurements of issue 6 one after another on this machine,
+ * prints a table, writes bench/RESULTS.md and ends with one JSON line.
+ *
+ *   bun bench/run.ts                 all measurements
+ *   bun bench/run.ts --only=ingest,backfill
+ *   bun bench/run.ts --no-write      do not overwrite RESULTS.md
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchBackfill } from './backfill';
+import { benchFanout } from './fanout';
+import { benchIngest } from './ingest';
+import { describeMachine, loadNow, type Machine } from './machine';
+import { benchPolls } from './polls';
+import { skippedFigure, type Figure } from './support';
+import { benchWebhooks } from './webhooks';
+import { benchWebSocket } from './websocket';
+
+const MEASUREMENTS: Record<string, { title: string; unit: string; run: () => Promise<Figure[]> }> = {
+  ingest: { title: 'ATTLOG ingest over HTTP', unit: 'rows/s', run: () => benchIngest() },
+  polls: { title: 'getrequest polls', unit: 'polls/s', run: () => benchPolls() },
+  backfill: { title: 'Approval backfill', unit: 'commands/s', run: () => benchBackfill() },
+  fanout: { title: 'storeTemplate fan-out', unit: 'ms/template', run: () => benchFanout() },
+  webhooks: { title: 'Webhook deliveries', unit: 'deliveries/s', run: () => benchWebhooks() },
+  websocket: { title: 'Server RSS with WebSocket subscribers', unit: 'MB', run: () => benchWebSocket() },
+};
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { only: { type: 'string' }, 'no-write': { type: 'boolean' } } });
+  const names = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(MEASUREMENTS);
+  const unknown = names.filter((n) => !(n in MEASUREMENTS));
+  if (unknown.length > 0) throw new Error(`unknown measurement(s): ${unknown.join(', ')}; known: ${Object.keys(MEASUREMENTS).join(', ')}`);
+
+  const machine = describeMachine();
+  console.log(`Fingerprint Attendance bench — ${machine.nproc} CPU (${machine.cpu}), ${machine.memory}, Bun ${machine.bun}, load ${machine.loadAtStart}`);
+  const figures: Figure[] = [];
+  const started = performance.now();
+  for (const name of names) {
+    const m = MEASUREMENTS[name]!;
+    const t0 = performance.now();
+    process.stdout.write(`· ${name} … `);
+    try {
+      const result = await m.run();
+      figures.push(...result);
+      console.log(`${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      console.log(`failed: ${message}`);
+      figures.push(skippedFigure(name, m.title, m.unit, `failed: ${message}`));
+    }
+  }
+  const totalSeconds = (performance.now() - started) / 1000;
+  const loadAtEnd = loadNow();
+
+  const table = renderTable(figures);
+  console.log(`\n${table}\n`);
+  for (const f of figures) for (const note of [...(f.skipped ? [`not measured: ${f.skipped}`] : []), ...f.notes]) console.log(`  ${f.id}: ${note}`);
+  if (!values['no-write'] && !values.only) writeResults(machine, loadAtEnd, figures, table, totalSeconds);
+  console.log(JSON.stringify({ machine: { ...machine, loadAtEnd }, seconds: Math.round(totalSeconds), results: figures }));
+}
+
+function renderTable(figures: Figure[]): string {
+  const header = ['Measurement', 'Value', 'Baseline (same run)', 'Ratio', 'Target', 'Met'];
+  const rows = figures.map((f) => [
+    f.title,
+    f.value === null ? 'not measured' : `${fmt(f.value)} ${f.unit}`,
+    f.baseline ? `${fmt(f.baseline.value)} ${f.baseline.unit} (${f.baseline.title})` : '—',
+    f.ratio == null ? '—' : `${f.ratio.toFixed(2)}×`,
+    f.target?.text ?? '—',
+    f.value === null ? (f.target ? 'not measured' : '—') : f.target ? (f.target.met ? 'met' : 'MISSED') : '—',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+function fmt(n: number): string {
+  return n.toLocaleString('en', { maximumFractionDigits: n < 10 ? 2 : n < 1000 ? 1 : 0 });
+}
+
+function writeResults(machine: Machine, loadAtEnd: number, figures: Figure[], table: string, seconds: number): void {
+  const notes = figures.flatMap((f) => [...(f.skipped ? [`not measured: ${f.skipped}`] : []), ...f.notes].map((n) => `- **${f.id}**: ${n}`));
+  const text = `# Benchmark results
+
+Written by \`bun run bench\` (bench/run.ts); re-run it to refresh. Every ratio compares with a
+baseline measured in the same run on the same machine. Load comes from the bench process
+itself (closed loops over keep-alive connections to 127.0.0.1), so on a 2-core machine the
+load generator and the server share the CPUs — for the baselines just the same.
+
+## Machine
+
+| | |
+|---|---|
+| nproc | ${machine.nproc} |
+| CPU | ${machine.cpu} |
+| memory | ${machine.memory} |
+| Bun | ${machine.bun} |
+| kernel | ${machine.kernel} |
+| measured at | ${machine.date} |
+| load average (1 min) | ${machine.loadAtStart} at start, ${loadAtEnd} at the end |
+| bench duration | ${Math.round(seconds)} s |
+
+## Results
+
+${table}
+
+## Details
+
+${notes.join('\n')}
+
+## What each line measures
+
+Where a line has a baseline, the baseline and the server run alternate twice and each side keeps
+its better run, so a busy moment on the machine favours neither side.
+
+1. **Ingest**: 20 approved terminals POST \`/iclock/cdata?table=ATTLOG\` batches of 200 lines,
+   20 requests in flight. Each terminal has its own 200 enrollees and each batch is one badge-in
+   wave of all of them (four waves a day, so four punches per employee per day); every answer
+   must be \`OK:200\` and the stored row count is checked. The punches commit with their
+   attendance days and outbox rows, as in production. Baseline: the same rows (same columns)
+   into a fresh, migrated copy of the schema in a separate file database, one multi-row
+   \`INSERT\` per batch via \`@libsql/client\`, one batch after another.
+2. **Polls**: \`GET /iclock/getrequest\` with 50 requests in flight. Idle: 50 approved terminals
+   with nothing queued (answer \`OK\`). Queued: 50 other terminals with 2,000 \`add_user\`
+   commands queued each beforehand (through \`commands.enqueue\` in \`fpa.db.write\`, not timed);
+   \`ADMS_MAX_COMMANDS_PER_REQUEST\` is 4 so every poll must carry a full batch of 4 (read,
+   render, mark sent) for the whole run. Baseline: bare \`Bun.serve\` answering \`OK\`, same load
+   generator (Bun's fetch, keep-alive, same process).
+3. **Backfill**: \`approveDevice\` of one terminal with 10,000 enrollees × 2 fingers in scope
+   (bulk-prepared rows, templates encrypted with the instance's key ring); the queued
+   \`update_template\` and \`add_user\` commands are counted in the database afterwards.
+4. **Fan-out**: \`storeTemplate\` with 500 approved terminals in scope, 20 templates one after
+   another (after one warm-up); every call must queue to all 500.
+5. **Webhooks**: endpoint created over the admin API (\`WEBHOOK_ALLOW_PRIVATE_NETWORKS\` on),
+   10,000 punches ingested through the punch service in 200-punch batches; time from the first
+   ingest until the receiver (\`Bun.serve\` on 127.0.0.1 answering 204, in this process) holds
+   every distinct \`webhook-id\`; duplicates counted, a sample of signatures verified.
+6. **WebSocket RSS**: the server as a child process (\`bun src/server.ts\`, FPA_* settings, a free
+   port chosen by the bench, \`WEBSOCKET_MAX_PER_ADMIN\` raised to 1,000 since every subscriber
+   uses one token); 1,000 subscribers on \`punches/stream/?after=0&access_token=…\` in the bench
+   process; 500 punches posted as ATTLOG, every subscriber must receive all of them;
+   the figure is the server's peak RSS (VmHWM, and VmRSS sampled every 50 ms).
+`;
+  writeFileSync(join(import.meta.dir, 'RESULTS.md'), text);
+}
+
+await main();

@@ -1,0 +1,256 @@
+/**
+ * Shared pieces of the benchmark: the figure type every measurement returns, a real server on
+ * 127.0.0.1 with a temp database, bounded load loops, and preparation helpers that go through
+ * the service (or, for bulk data, straight into the schema with properly encrypted templates).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import type { SettingsInput } from '../src/config/settings';
+import { silentLogger } from '../src/core/logger';
+import { generateEncryptionKey } from '../src/crypto/template-cipher';
+import { consents, employees, enrolleeAreas, enrollees, templates } from '../src/db/schema';
+import { resolveAreas } from '../src/areas/areas';
+import { templateAad } from '../src/templates/aad';
+import type { FingerprintAttendance } from '../src/index';
+import { startServer, type RunningServer } from '../src/server';
+
+export const API_BASE = '/api/fingerprint/v1';
+export const BENCH_JWT_SECRET = 'bench-secret-that-is-at-least-32-bytes-long!!';
+export const BENCH_KEY = generateEncryptionKey();
+
+/** One line of the results table. `value: null` means not measured, with `skipped` saying why. */
+export interface Figure {
+  id: string;
+  title: string;
+  value: number | null;
+  unit: string;
+  baseline?: { title: string; value: number; unit: string } | null;
+  /** value / baseline, when the issue asks for a ratio. */
+  ratio?: number | null;
+  target?: { text: string; met: boolean } | null;
+  notes: string[];
+  skipped?: string;
+}
+
+export function skippedFigure(id: string, title: string, unit: string, reason: string, targetText?: string): Figure {
+  return { id, title, value: null, unit, notes: [], skipped: reason, target: targetText ? { text: targetText, met: false } : null };
+}
+
+export function tempDir(prefix: string): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function benchSettings(dir: string, overrides: SettingsInput = {}): SettingsInput {
+  return {
+    DATABASE_URL: `file:${join(dir, 'fpa.db')}`,
+    TEMPLATE_ENCRYPTION_KEYS: [BENCH_KEY],
+    ADMIN_JWT_SECRET: BENCH_JWT_SECRET,
+    // Nothing scheduled: a job firing mid-measurement would skew it.
+    TASK_BACKEND: 'external',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    ...overrides,
+  };
+}
+
+export interface BenchServer extends RunningServer {
+  dir: string;
+  close(): Promise<void>;
+}
+
+/** The real standalone server in this process, on a random 127.0.0.1 port, silent. */
+export async function startBenchServer(prefix: string, overrides: SettingsInput = {}): Promise<BenchServer> {
+  const tmp = tempDir(prefix);
+  const server = await startServer({
+    settings: benchSettings(tmp.dir, overrides),
+    env: {},
+    logger: silentLogger,
+    port: 0,
+    hostname: '127.0.0.1',
+  });
+  return {
+    ...server,
+    dir: tmp.dir,
+    async close() {
+      await server.stop();
+      tmp.cleanup();
+    },
+  };
+}
+
+export async function adminJwt(secret = BENCH_JWT_SECRET): Promise<string> {
+  return new SignJWT({ scope: 'fpa:admin' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('bench@example.com')
+    .setIssuedAt()
+    .setExpirationTime('2h')
+    .sign(new TextEncoder().encode(secret));
+}
+
+/**
+ * Whether the server has mounted a route answering `method path` (exactly, with or without a
+ * trailing slash, or through a `/*` wildcard) — asked of the router, so no request is sent.
+ */
+export function hasRoute(server: RunningServer, method: string, path: string): boolean {
+  const routes = (server.app as unknown as { routes: Array<{ method: string; path: string }> }).routes;
+  const bare = path.replace(/\/+$/, '');
+  return routes.some((r) => {
+    if (r.method !== method && r.method !== 'ALL') return false;
+    if (r.path.endsWith('/*')) return bare.startsWith(r.path.slice(0, -1));
+    return r.path.replace(/\/+$/, '') === bare;
+  });
+}
+
+/** Registers terminals the way a first contact does, then approves them through the service. */
+export async function approvedDevices(fpa: FingerprintAttendance, serials: string[]): Promise<void> {
+  const { devices } = fpa.service.core;
+  for (const serial of serials) {
+    await devices.touch(serial, { pushVersion: '2.4.1', ip: '127.0.0.1' });
+    await fpa.service.approveDevice(serial, { by: 'bench' });
+  }
+}
+
+export interface BulkEnrollee {
+  id: string;
+  pin: string;
+  employee: string;
+}
+
+/**
+ * Bulk preparation (not timed): employees, active enrollees in the default area with consent
+ * and, optionally, `fingers` templates each, encrypted under the instance's key ring exactly
+ * as storeTemplate would (same associated data, version 1).
+ */
+export async function bulkEnrollees(
+  fpa: FingerprintAttendance,
+  count: number,
+  options: { fingers?: number[]; templateBytes?: number; firstPin?: number; algorithmVersion?: string } = {},
+): Promise<BulkEnrollee[]> {
+  const { keyRing } = fpa.service.core.ctx;
+  const fingers = options.fingers ?? [];
+  const firstPin = options.firstPin ?? 1;
+  const algorithmVersion = options.algorithmVersion ?? '10';
+  const now = Date.now();
+  const people: BulkEnrollee[] = Array.from({ length: count }, (_, i) => ({
+    id: crypto.randomUUID(),
+    pin: String(firstPin + i),
+    employee: `E-${String(firstPin + i).padStart(6, '0')}`,
+  }));
+  const templateRows: (typeof templates.$inferInsert)[] = [];
+  for (const person of people) {
+    for (const finger of fingers) {
+      const data = crypto.getRandomValues(new Uint8Array(options.templateBytes ?? 600));
+      const ciphertext = await keyRing.encrypt(data, templateAad(person.id, finger, 1));
+      templateRows.push({
+        id: crypto.randomUUID(),
+        enrolleeId: person.id,
+        fingerIndex: finger,
+        algorithmVersion,
+        version: 1,
+        ciphertext: Buffer.from(ciphertext),
+        keyId: keyRing.primaryKeyId,
+        sizeBytes: data.byteLength,
+        quality: 80,
+        source: 'api',
+        sourceDeviceId: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+  }
+  await fpa.db.write(async ({ tx }) => {
+    const [areaId] = await resolveAreas(tx, undefined, now);
+    for (const part of slices(people, 500)) {
+      await tx.insert(employees).values(part.map((p) => ({ id: p.employee, name: `Bench ${p.pin}`, active: true, createdAt: now })));
+      await tx.insert(enrollees).values(
+        part.map((p) => ({ id: p.id, employeeKey: p.employee, devicePin: p.pin, displayName: `Bench ${p.pin}`, status: 'active' as const, createdAt: now, updatedAt: now })),
+      );
+      await tx.insert(enrolleeAreas).values(part.map((p) => ({ enrolleeId: p.id, areaId: areaId! })));
+      await tx.insert(consents).values(
+        part.map((p) => ({ id: crypto.randomUUID(), enrolleeId: p.id, version: 'v1', method: 'bench', givenBy: 'bench', givenAt: now })),
+      );
+    }
+    for (const part of slices(templateRows, 400)) await tx.insert(templates).values(part);
+  });
+  return people;
+}
+
+export function slices<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  firstError: string | null;
+}
+
+/**
+ * A closed-loop load generator: `concurrency` workers each issue requests back to back
+ * (keep-alive connections of Bun's fetch) until `seconds` or `maxRequests` is reached.
+ * `check` validates each answer; a failed check counts as an error, not a request.
+ */
+export async function closedLoop(options: {
+  concurrency: number;
+  seconds: number;
+  maxRequests: number;
+  request: (worker: number) => Promise<Response>;
+  check: (status: number, body: string, worker: number) => boolean | string;
+  /** Stop a worker early (its work ran out); the others go on. */
+  workerDone?: (worker: number) => boolean;
+}): Promise<LoadResult> {
+  let requests = 0;
+  let errors = 0;
+  let firstError: string | null = null;
+  let issued = 0;
+  const start = performance.now();
+  const deadline = start + options.seconds * 1000;
+  const worker = async (w: number) => {
+    while (performance.now() < deadline && issued < options.maxRequests && !options.workerDone?.(w)) {
+      issued++;
+      try {
+        const response = await options.request(w);
+        const body = await response.text();
+        const verdict = options.check(response.status, body, w);
+        if (verdict === true) requests++;
+        else {
+          errors++;
+          firstError ??= typeof verdict === 'string' ? verdict : `HTTP ${response.status}: ${body.slice(0, 120)}`;
+        }
+      } catch (error) {
+        errors++;
+        firstError ??= error instanceof Error ? error.message : String(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
+  const seconds = (performance.now() - start) / 1000;
+  return { requests, errors, seconds, perSecond: requests / seconds, firstError };
+}
+
+/** Bare-Bun reference server answering `OK` to everything. */
+export function bareBunServer(): { url: string; stop(): void } {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('OK') });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `YYYY-MM-DD HH:MM:SS` of a UTC instant (terminal wall time in a UTC zone). */
+export function wallTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+export function round(value: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}

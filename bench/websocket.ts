@@ -1,0 +1,191 @@
+/**
+ * 6. Peak memory of the server while 1,000 WebSocket subscribers follow the punch stream.
+ *
+ * The server runs as a child process (`bun src/server.ts`, configured by FPA_* variables on a
+ * port chosen here) so its RSS is measured alone from /proc/<pid>/status; the 1,000 clients
+ * live in this process. Punches are posted as ATTLOG batches by an approved terminal and every
+ * client must receive every one of them.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { API_BASE, BENCH_JWT_SECRET, BENCH_KEY, adminJwt, round, skippedFigure, sleep, tempDir, wallTime, type Figure } from './support';
+
+export interface WebSocketOptions {
+  clients: number;
+  punches: number;
+  batch: number;
+  deadlineSeconds: number;
+}
+
+export const WEBSOCKET_DEFAULTS: WebSocketOptions = { clients: 1_000, punches: 500, batch: 50, deadlineSeconds: 90 };
+
+const TARGET = '< 300 MB RSS';
+const ADMS = '/iclock/';
+
+export async function benchWebSocket(options: WebSocketOptions = WEBSOCKET_DEFAULTS): Promise<Figure[]> {
+  const title = `Server RSS with ${options.clients.toLocaleString('en')} WebSocket subscribers, ${options.punches} punches flowing`;
+  const tmp = tempDir('fpa-bench-ws-');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = Bun.spawn([process.execPath, 'src/server.ts'], {
+    cwd: join(import.meta.dir, '..'),
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmp.dir,
+      FPA_DATABASE_URL: `file:${join(tmp.dir, 'fpa.db')}`,
+      FPA_TEMPLATE_ENCRYPTION_KEYS: BENCH_KEY,
+      FPA_ADMIN_JWT_SECRET: BENCH_JWT_SECRET,
+      FPA_TASK_BACKEND: 'external',
+      FPA_HOST: '127.0.0.1',
+      FPA_PORT: String(port),
+      FPA_LOG_LEVEL: 'error',
+      // All subscribers use one administrator token; the per-administrator cap must allow them.
+      FPA_WEBSOCKET_MAX_PER_ADMIN: String(options.clients),
+    },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  });
+  const sockets: WebSocket[] = [];
+  try {
+    await waitForHealth(url, child);
+    const rssStart = memory(child.pid);
+    const token = await adminJwt();
+    const admin = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+    // Terminal: first contact registers it, the admin API approves it.
+    const serial = 'BENCHWS1';
+    const hello = await fetch(`${url}${ADMS}cdata?SN=${serial}&options=all&pushver=2.4.1`);
+    if (hello.status === 404) return [skippedFigure('websocket', title, 'MB', 'the ADMS routes are not mounted yet', TARGET)];
+    const approved = await fetch(`${url}${API_BASE}/devices/${serial}/approve/`, { method: 'POST', headers: admin, body: '{}' });
+    if (approved.status !== 200) throw new Error(`approving the terminal answered HTTP ${approved.status}`);
+
+    // Subscribers, opened 100 at a time.
+    const received = new Array<number>(options.clients).fill(0);
+    const streamUrl = `ws://127.0.0.1:${port}${API_BASE}/punches/stream/?after=0&access_token=${encodeURIComponent(token)}`;
+    let closedEarly = 0;
+    let firstMessage: string | null = null;
+    for (let i = 0; i < options.clients; i += 100) {
+      const opening: Promise<void>[] = [];
+      for (let c = i; c < Math.min(options.clients, i + 100); c++) {
+        const ws = new WebSocket(streamUrl);
+        sockets.push(ws);
+        ws.onmessage = (event) => {
+          firstMessage ??= String(event.data);
+          received[c]!++;
+        };
+        opening.push(
+          new Promise<void>((resolve, reject) => {
+            ws.onopen = () => resolve();
+            ws.onerror = () => reject(new Error('a WebSocket subscriber could not connect'));
+            ws.onclose = () => {
+              closedEarly++;
+              reject(new Error('a WebSocket subscriber was closed while connecting'));
+            };
+          }),
+        );
+      }
+      try {
+        await Promise.all(opening);
+      } catch (error) {
+        if (i === 0) return [skippedFigure('websocket', title, 'MB', `the punch stream is not available: ${(error as Error).message}`, TARGET)];
+        throw error;
+      }
+    }
+    for (const ws of sockets) ws.onclose = () => closedEarly++;
+    await sleep(200);
+    const rssConnected = memory(child.pid);
+
+    // Punches flow while RSS is sampled.
+    let peakSampled = rssConnected.rss;
+    const sampler = setInterval(() => {
+      peakSampled = Math.max(peakSampled, memory(child.pid).rss);
+    }, 50);
+    const base = Date.UTC(2025, 2, 3, 8, 0, 0);
+    const start = performance.now();
+    for (let b = 0; b * options.batch < options.punches; b++) {
+      const n = Math.min(options.batch, options.punches - b * options.batch);
+      const body = Array.from({ length: n }, (_, i) => {
+        const k = b * options.batch + i;
+        return `${1 + (k % 40)}\t${wallTime(base + k * 1000)}\t0\t1\t0\t0\t0\n`;
+      }).join('');
+      const res = await fetch(`${url}${ADMS}cdata?SN=${serial}&table=ATTLOG&Stamp=9999`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
+      const text = (await res.text()).trim();
+      if (res.status !== 200 || !text.startsWith('OK')) throw new Error(`ATTLOG upload answered HTTP ${res.status} "${text.slice(0, 60)}"`);
+    }
+    const deadline = performance.now() + options.deadlineSeconds * 1000;
+    const complete = () => received.every((n) => n >= options.punches);
+    while (!complete() && closedEarly === 0 && performance.now() < deadline) await sleep(20);
+    const seconds = (performance.now() - start) / 1000;
+    clearInterval(sampler);
+    const end = memory(child.pid);
+    const delivered = received.reduce((a, b) => a + b, 0);
+    const peak = Math.max(end.hwm, peakSampled);
+    const done = complete();
+    if (firstMessage !== null && !isPunchMessage(firstMessage)) throw new Error('the stream sent something other than a punch');
+    return [
+      {
+        id: 'websocket',
+        title,
+        value: round(peak / 1024 ** 2, 1),
+        unit: 'MB',
+        target: { text: TARGET, met: done && peak < 300 * 1024 ** 2 },
+        notes: [
+          `RSS at start ${mb(rssStart.rss)}, with ${options.clients} clients connected ${mb(rssConnected.rss)}, after the flow ${mb(end.rss)} (VmHWM ${mb(end.hwm)})`,
+          `${delivered.toLocaleString('en')}/${(options.clients * options.punches).toLocaleString('en')} messages delivered in ${round(seconds, 2)} s (${round(delivered / seconds, 0)} msg/s)${done ? '' : ' — INCOMPLETE'}; ${closedEarly} subscribers closed early`,
+        ],
+      },
+    ];
+  } finally {
+    for (const ws of sockets) ws.close();
+    child.kill('SIGTERM');
+    const exited = await Promise.race([child.exited.then(() => true), sleep(5_000).then(() => false)]);
+    if (!exited) child.kill('SIGKILL');
+    tmp.cleanup();
+  }
+}
+
+function isPunchMessage(text: string): boolean {
+  try {
+    const parsed = JSON.parse(text) as { sequence?: unknown; punch?: { sequence?: unknown } };
+    return typeof parsed.sequence === 'number' || typeof parsed.punch?.sequence === 'number';
+  } catch {
+    return false;
+  }
+}
+
+/** A port nobody listens on right now: bind port 0, read it, release it. */
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+async function waitForHealth(url: string, child: Bun.Subprocess<'ignore', 'ignore', 'pipe'>): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) {
+      const err = await new Response(child.stderr).text();
+      throw new Error(`the server exited with ${child.exitCode}: ${err.slice(0, 400)}`);
+    }
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error('the server did not answer /healthz within 20 s');
+}
+
+/** VmRSS and VmHWM (peak RSS) of a process, in bytes. */
+function memory(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+function mb(bytes: number): string {
+  return `${round(bytes / 1024 ** 2, 1)} MB`;
+}
