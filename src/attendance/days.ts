@@ -4,9 +4,10 @@
  * unknown-PIN punches are linked to a new enrollee. Absences are written by generate-absences.
  * The rules themselves are in ./rules.ts.
  */
-import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Context } from '../core/context';
-import type { Tx } from '../db/client';
+import type { InValue } from '@libsql/client';
+import { rawExecutor, type Tx } from '../db/client';
 import { attendanceDays, DAY_STATUSES, enrollees, punches, type DayStatus } from '../db/schema';
 import type { PunchRow } from '../punches/punches';
 import { decodeCursor, encodeCursor } from '../shared/cursor';
@@ -52,6 +53,20 @@ export type AbsenceResult = {
 const ABSENCE_CHUNK = 500;
 /** Enrollees per read and days per upsert when punches are recomputed (10 columns a row). */
 const RECOMPUTE_CHUNK = 400;
+
+const DAY_COLUMNS = ['enrollee_id', 'employee_key', 'date', 'first_in', 'last_out', 'worked_seconds', 'punch_count', 'status', 'flags', 'updated_at'] as const;
+const upsertSqlByCount = new Map<number, string>();
+
+function upsertDaysSql(count: number): string {
+  let text = upsertSqlByCount.get(count);
+  if (!text) {
+    const row = `(${DAY_COLUMNS.map(() => '?').join(', ')})`;
+    const set = DAY_COLUMNS.filter((c) => c !== 'enrollee_id' && c !== 'date').map((c) => `${c} = excluded.${c}`).join(', ');
+    text = `insert into ${getTableName(attendanceDays)} (${DAY_COLUMNS.join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')} on conflict (enrollee_id, date) do update set ${set}`;
+    upsertSqlByCount.set(count, text);
+  }
+  return text;
+}
 
 export class AttendanceService {
   readonly rules: DayRules;
@@ -116,42 +131,23 @@ export class AttendanceService {
   }
 
   /** Writes recomputed days with one multi-row upsert per chunk. */
+  /**
+   * Writes recomputed days with one raw multi-row upsert per chunk: this runs inside the ingest
+   * transaction, and the query builder's cost for hundreds of rows exceeds the upsert's own.
+   */
   private async upsertDays(tx: Tx, days: readonly { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[]): Promise<void> {
     const now = this.ctx.clock.now();
-    const values = days
-      .filter((d) => d.instants.length > 0)
-      .map((d) => {
+    const rows = days.filter((d) => d.instants.length > 0);
+    if (rows.length === 0) return;
+    const execute = rawExecutor(tx);
+    for (let i = 0; i < rows.length; i += RECOMPUTE_CHUNK) {
+      const chunk = rows.slice(i, i + RECOMPUTE_CHUNK);
+      const args: InValue[] = [];
+      for (const d of chunk) {
         const day = computeDay(d.date, d.instants, this.rules);
-        return {
-          enrolleeId: d.enrolleeId,
-          date: d.date,
-          employeeKey: d.employeeKey,
-          firstIn: day.firstIn,
-          lastOut: day.lastOut,
-          workedSeconds: day.workedSeconds,
-          punchCount: day.punchCount,
-          status: day.status,
-          flags: day.flags,
-          updatedAt: now,
-        };
-      });
-    for (let i = 0; i < values.length; i += RECOMPUTE_CHUNK) {
-      await tx
-        .insert(attendanceDays)
-        .values(values.slice(i, i + RECOMPUTE_CHUNK))
-        .onConflictDoUpdate({
-          target: [attendanceDays.enrolleeId, attendanceDays.date],
-          set: {
-            employeeKey: sql`excluded.employee_key`,
-            firstIn: sql`excluded.first_in`,
-            lastOut: sql`excluded.last_out`,
-            workedSeconds: sql`excluded.worked_seconds`,
-            punchCount: sql`excluded.punch_count`,
-            status: sql`excluded.status`,
-            flags: sql`excluded.flags`,
-            updatedAt: sql`excluded.updated_at`,
-          },
-        });
+        args.push(d.enrolleeId, d.employeeKey, d.date, day.firstIn, day.lastOut, day.workedSeconds, day.punchCount, day.status, JSON.stringify(day.flags), now);
+      }
+      await execute({ sql: upsertDaysSql(chunk.length), args });
     }
   }
 
@@ -165,27 +161,8 @@ export class AttendanceService {
       if (list) list.push(at);
       else byDate.set(date, [at]);
     }
-    for (const [date, instants] of byDate) await this.upsertDay(tx, enrollee.id, enrollee.employeeKey, date, instants);
+    await this.upsertDays(tx, [...byDate].map(([date, instants]) => ({ enrolleeId: enrollee.id, employeeKey: enrollee.employeeKey, date, instants })));
     return byDate.size;
-  }
-
-  private async upsertDay(tx: Tx, enrolleeId: string, employeeKey: string, date: string, instants: number[]): Promise<void> {
-    if (instants.length === 0) return;
-    const day = computeDay(date, instants, this.rules);
-    const values = {
-      employeeKey,
-      firstIn: day.firstIn,
-      lastOut: day.lastOut,
-      workedSeconds: day.workedSeconds,
-      punchCount: day.punchCount,
-      status: day.status,
-      flags: day.flags,
-      updatedAt: this.ctx.clock.now(),
-    };
-    await tx
-      .insert(attendanceDays)
-      .values({ enrolleeId, date, ...values })
-      .onConflictDoUpdate({ target: [attendanceDays.enrolleeId, attendanceDays.date], set: values });
   }
 
   /**

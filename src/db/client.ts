@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createClient, type Client } from '@libsql/client';
+import { createClient, type Client, type InStatement, type ResultSet, type Transaction } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import * as schema from './schema';
@@ -21,6 +21,11 @@ export type Queryable = Orm | Tx;
 
 export interface WriteContext {
   tx: Tx;
+  /**
+   * Runs one raw statement in the same transaction, for the few hot paths where building a
+   * 3,000-parameter insert through the query builder costs more than the insert itself.
+   */
+  execute(statement: InStatement): Promise<ResultSet>;
   /** Runs after the transaction commits (events, wake-ups); never if it rolls back. */
   afterCommit(callback: () => void): void;
 }
@@ -86,7 +91,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       const callbacks: Array<() => void> = [];
       let result: T;
       try {
-        result = await orm.transaction(async (tx) => work({ tx, afterCommit: (cb) => callbacks.push(cb) }));
+        result = await orm.transaction(async (tx) => work(writeContext(tx, (cb) => callbacks.push(cb))));
       } catch (error) {
         // A statement that failed with SQLITE_BUSY stays unfinalized on its pooled connection,
         // and the next transaction there fails at COMMIT (libsql-client-ts#352). Fresh
@@ -126,6 +131,27 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       client.close();
     },
   };
+}
+
+/** Raw statements inside a drizzle write transaction (see WriteContext.execute). */
+export function rawExecutor(tx: Tx): (statement: InStatement) => Promise<ResultSet> {
+  const inner = libsqlTransactionOf(tx);
+  return (statement) => inner.execute(statement);
+}
+
+/** A full write context for code that is handed only the drizzle transaction (command handlers). */
+export function writeContext(tx: Tx, afterCommit: (cb: () => void) => void): WriteContext {
+  return { tx, afterCommit, execute: (statement) => libsqlTransactionOf(tx).execute(statement) };
+}
+
+/**
+ * The libSQL transaction under a drizzle transaction (drizzle-orm 0.45's LibSQLSession keeps it
+ * as `session.tx`). Checked at run time, so a drizzle upgrade that moves it fails loudly here.
+ */
+function libsqlTransactionOf(tx: Tx): Transaction {
+  const inner = (tx as unknown as { session?: { tx?: Transaction } }).session?.tx;
+  if (!inner || typeof inner.execute !== 'function') throw new Error('drizzle transaction without a libSQL transaction (drizzle-orm changed?)');
+  return inner;
 }
 
 /** True for SQLITE_BUSY anywhere in the cause chain (drizzle wraps driver errors). */

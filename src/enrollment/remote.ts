@@ -18,7 +18,7 @@ import { audit } from '../audit/audit';
 import type { CommandOutcome, CommandRow, NewCommand } from '../commands/commands';
 import { usesBiodata } from '../commands/commands';
 import type { Core } from '../core/core';
-import type { Queryable, Tx, WriteContext } from '../db/client';
+import { type Queryable, type Tx, type WriteContext, writeContext } from '../db/client';
 import { deviceAreas, deviceCommands, devices, enrolleeAreas, enrollees, enrollmentSessions } from '../db/schema';
 import type { DeviceRow } from '../devices/devices';
 import { FpaError } from '../shared/errors';
@@ -58,7 +58,7 @@ export interface StartRemoteEnrollment {
 
 export class RemoteEnrollment {
   constructor(private readonly core: Core) {
-    core.commands.onFinished((tx, command, outcome, result, afterCommit) => this.onCommandFinished({ tx, afterCommit }, command, outcome, result));
+    core.commands.onFinished((tx, command, outcome, result, afterCommit) => this.onCommandFinished(writeContext(tx, afterCommit), command, outcome, result));
   }
 
   /** Starts a remote session; `enrollee` is its UUID or device PIN. */

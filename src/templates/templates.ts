@@ -249,12 +249,13 @@ export class TemplateService {
    * deletes to the devices that hold or were about to receive them.
    */
   async destroyTemplatesIn(
-    { tx, afterCommit }: WriteContext,
+    w: WriteContext,
     enrollee: { id: string; devicePin: string },
     reason: string,
     by: string,
     options: { deleteUserFromDevices?: boolean } = {},
   ): Promise<number> {
+    const { tx, afterCommit } = w;
     const now = this.ctx.clock.now();
     const rows = await tx.select({ id: templates.id, fingerIndex: templates.fingerIndex }).from(templates).where(eq(templates.enrolleeId, enrollee.id));
     const templateIds = rows.map((r) => r.id);
@@ -268,7 +269,7 @@ export class TemplateService {
             .where(and(inArray(templateSync.templateId, templateIds), ne(templateSync.status, 'incompatible')));
     const commands: NewCommand[] = [];
     if (options.deleteUserFromDevices) {
-      await this.removeFromDevices({ tx, afterCommit }, [enrollee], await devicesThatMayHold(tx, enrollee.id));
+      await this.removeFromDevices(w, [enrollee], await devicesThatMayHold(tx, enrollee.id));
     } else {
       const fingerOf = new Map(rows.map((r) => [r.id, r.fingerIndex]));
       const seen = new Set<string>();

@@ -42,8 +42,22 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
-/** The wall-clock fields an instant shows in a zone. */
+/** The wall-clock fields an instant shows in a zone (cached offset; see offsetMs). */
 export function wallTimeAt(instantMs: number, timeZone: string): LocalDateTimeParts {
+  const whole = Math.floor(instantMs / 1000) * 1000;
+  const shown = new Date(whole + offsetMs(whole, timeZone));
+  return {
+    year: shown.getUTCFullYear(),
+    month: shown.getUTCMonth() + 1,
+    day: shown.getUTCDate(),
+    hour: shown.getUTCHours(),
+    minute: shown.getUTCMinutes(),
+    second: shown.getUTCSeconds(),
+  };
+}
+
+/** The wall-clock fields straight from Intl (slow: a formatToParts call each time). */
+function intlWallTimeAt(instantMs: number, timeZone: string): LocalDateTimeParts {
   const parts = formatterFor(timeZone).formatToParts(new Date(instantMs));
   const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value ?? NaN);
   return {
@@ -56,10 +70,41 @@ export function wallTimeAt(instantMs: number, timeZone: string): LocalDateTimePa
   };
 }
 
-/** Offset in ms (may include seconds for historic local-mean-time zones). */
+/** Offset in ms straight from Intl (may include seconds for historic local-mean-time zones). */
+function intlOffsetMs(instantMs: number, timeZone: string): number {
+  const whole = Math.floor(instantMs / 1000) * 1000;
+  return wallTimeAsUtcMs(intlWallTimeAt(whole, timeZone)) - whole;
+}
+
+const HOUR_MS = 3_600_000;
+/** zone → hour index → the offset of that whole UTC hour, or MIXED when a transition falls inside it. */
+const hourOffsets = new Map<string, Map<number, number>>();
+const MIXED = Number.NaN;
+const MAX_CACHED_HOURS = 100_000;
+
+/**
+ * Offset in ms, cached per UTC hour. Intl is slow (a formatToParts per call) and a terminal's
+ * batch of punches falls in a handful of hours, so each hour is asked once: its first and last
+ * second are looked up, and when both agree the whole hour has that offset (zones never change
+ * twice within an hour). An hour holding a transition is marked and always asked exactly.
+ */
 function offsetMs(instantMs: number, timeZone: string): number {
   const whole = Math.floor(instantMs / 1000) * 1000;
-  return wallTimeAsUtcMs(wallTimeAt(whole, timeZone)) - whole;
+  const hour = Math.floor(whole / HOUR_MS);
+  let hours = hourOffsets.get(timeZone);
+  if (!hours) {
+    hours = new Map();
+    hourOffsets.set(timeZone, hours);
+  }
+  let offset = hours.get(hour);
+  if (offset === undefined) {
+    const first = intlOffsetMs(hour * HOUR_MS, timeZone);
+    const last = intlOffsetMs((hour + 1) * HOUR_MS - 1000, timeZone);
+    offset = first === last ? first : MIXED;
+    if (hours.size >= MAX_CACHED_HOURS) hours.clear();
+    hours.set(hour, offset);
+  }
+  return Number.isNaN(offset) ? intlOffsetMs(whole, timeZone) : offset;
 }
 
 /**
