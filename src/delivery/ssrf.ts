@@ -180,6 +180,39 @@ async function defaultResolve(host: string): Promise<string[]> {
   return results.map((r) => r.address);
 }
 
+/**
+ * A resolver that remembers each host's successful answer for `ttlMs` and shares one lookup
+ * among concurrent callers, so a burst of deliveries to one host costs one lookup a second.
+ * Only the name-to-address answer is reused: callers still classify every address on every
+ * check, and still connect to an address from this answer (never resolving again), so DNS
+ * rebinding gains nothing. Failures are not remembered.
+ */
+export function cachingResolver(resolve: Resolver = defaultResolve, ttlMs = 1_000, now: () => number = () => performance.now()): Resolver {
+  const answers = new Map<string, { addresses: string[]; until: number }>();
+  const inFlight = new Map<string, Promise<string[]>>();
+  return async (host) => {
+    const cached = answers.get(host);
+    if (cached && cached.until > now()) return [...cached.addresses];
+    let lookup = inFlight.get(host);
+    if (!lookup) {
+      lookup = resolve(host)
+        .then((addresses) => {
+          if (Array.isArray(addresses) && addresses.length > 0) {
+            // Expired answers of other hosts go too: the map stays as small as the hosts in use.
+            const at = now();
+            for (const [name, answer] of answers) if (answer.until <= at) answers.delete(name);
+            answers.set(host, { addresses: [...addresses], until: at + ttlMs });
+          }
+          return addresses;
+        })
+        .finally(() => inFlight.delete(host));
+      inFlight.set(host, lookup);
+    }
+    const addresses = await lookup;
+    return Array.isArray(addresses) ? [...addresses] : addresses;
+  };
+}
+
 class LookupTimeout extends Error {}
 
 /** The resolver's answer, or LookupTimeout after `ms` (getaddrinfo cannot be cancelled; its late answer is dropped). */

@@ -6,22 +6,25 @@
  * Runs in-process (woken by new punches and outbox changes, polling every second for rows
  * written by other instances) and as the `deliver-webhooks` job, which drains what is due once.
  * Any number of workers may share one database: a row is claimed by one of them at a time.
+ *
+ * The hot path is kept cheap: a claim reads the endpoints of its rows in the same transaction
+ * (not once per message), each endpoint's secret is decoded once (WebhookSigner), host lookups
+ * are shared for a second (the address check itself still runs before every send), and
+ * outcomes are written in batches (recorder.ts).
  */
 import { describeError } from '../shared/errors';
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
 import type { Context } from '../core/context';
-import type { Queryable, Tx } from '../db/client';
-import { webhookDeliveries, webhookEndpoints, webhookOutbox } from '../db/schema';
-import { audit } from '../audit/audit';
-import { retryDelay } from './backoff';
+import type { Queryable } from '../db/client';
+import { webhookEndpoints, webhookOutbox } from '../db/schema';
+import { isSuccess, OutcomeRecorder, type DeliveryOutcome, type OutboxRow } from './recorder';
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
-import { signWebhook } from './signing';
-import { checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS } from './ssrf';
+import { WebhookSigner } from './signing';
+import { cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
 
-export type OutboxRow = typeof webhookOutbox.$inferSelect;
+export type { DeliveryOutcome, OutboxRow } from './recorder';
+export { disableEndpoint } from './recorder';
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
-
-export type DeliveryOutcome = 'delivered' | 'retrying' | 'dead' | 'stale';
 
 export interface DeliveryTotals {
   claimed: number;
@@ -32,10 +35,20 @@ export interface DeliveryTotals {
   stale: number;
 }
 
+/** A claimed row with its endpoint as the claim transaction read it (null: deleted or disabled). */
+interface Claimed {
+  row: OutboxRow;
+  endpoint: EndpointRow | null;
+}
+
 /** How often the in-process worker looks for rows it was not woken for (other instances). */
 export const POLL_INTERVAL_MS = 1_000;
 /** Extra lease beyond the lookups and requests: database writes, scheduling. */
 const LEASE_MARGIN_MS = 30_000;
+/** How long a host's DNS answer is reused by the SSRF check (its addresses are still checked each time). */
+const LOOKUP_REUSE_MS = 1_000;
+/** Signers kept per instance; beyond this the cache starts over (secrets are only ever a handful). */
+const MAX_SIGNERS = 1_000;
 
 /** The DNS lookup of one attempt is bounded too, by the request timeout or 5 s, whichever is less. */
 export function lookupTimeoutOf(requestTimeoutMs: number): number {
@@ -58,10 +71,6 @@ class Slots {
   private readonly waiting: Array<() => void> = [];
   constructor(private free: number) {}
 
-  get available(): number {
-    return this.free;
-  }
-
   async take(): Promise<void> {
     if (this.free > 0) {
       this.free--;
@@ -80,7 +89,22 @@ class Slots {
 export class DeliveryWorker {
   private readonly slots: Slots;
   private readonly concurrency: number;
+  /** Claimed rows whose outcome is not recorded yet (sending, or waiting for the recorder). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly recorder: OutcomeRecorder;
+  private readonly resolve: Resolver = cachingResolver(undefined, LOOKUP_REUSE_MS);
+  private readonly signers = new Map<string, { secret: string; signer: WebhookSigner }>();
+  /**
+   * Endpoints this worker disabled since their rows were claimed: those rows are not sent.
+   * Forgotten when a later claim reads the endpoint active again (enabled by an admin).
+   */
+  private readonly disabledHere = new Set<string>();
+  /**
+   * Per endpoint, the last failed attempt whose outcome is not recorded yet. The next attempt
+   * to that endpoint waits for it, so a 410 or a failure that disables the endpoint stops the
+   * messages behind it, as when each outcome was written before its slot was freed.
+   */
+  private readonly unrecordedFailure = new Map<string, Promise<void>>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private soon: ReturnType<typeof setTimeout> | null = null;
   private active = false;
@@ -95,6 +119,10 @@ export class DeliveryWorker {
   ) {
     this.concurrency = Math.max(1, ctx.settings.WEBHOOK_CONCURRENCY);
     this.slots = new Slots(this.concurrency);
+    this.recorder = new OutcomeRecorder(ctx, {
+      retryAt: (at) => this.wakeAt(at),
+      endpointDisabled: (id) => this.disabledHere.add(id),
+    });
   }
 
   start(): void {
@@ -104,7 +132,7 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /** Stops claiming and waits for the requests in flight (each bounded by WEBHOOK_TIMEOUT). */
+  /** Stops claiming and waits for the requests in flight (each bounded by WEBHOOK_TIMEOUT) and their records. */
   async stop(): Promise<void> {
     this.active = false;
     if (this.timer) clearInterval(this.timer);
@@ -115,6 +143,7 @@ export class DeliveryWorker {
       await Promise.allSettled([...this.inFlight]);
       if (this.pumping) await Bun.sleep(5);
     }
+    await this.recorder.drain();
   }
 
   /** New rows may be due (signals, the poll timer, a retry coming up). */
@@ -133,10 +162,10 @@ export class DeliveryWorker {
     const totals: DeliveryTotals = { claimed: 0, delivered: 0, retrying: 0, dead: 0, stale: 0 };
     const perClaim = Math.max(1, Math.min(this.ctx.settings.WEBHOOK_BATCH_SIZE, this.ctx.settings.WEBHOOK_CONCURRENCY));
     for (;;) {
-      const rows = await this.claim(perClaim, dueBy);
-      if (rows.length === 0) break;
-      totals.claimed += rows.length;
-      const outcomes = await Promise.all(rows.map((row) => this.withSlot(row)));
+      const claimed = await this.claim(perClaim, dueBy);
+      if (claimed.length === 0) break;
+      totals.claimed += claimed.length;
+      const outcomes = await Promise.all(claimed.map((c) => this.deliver(c)));
       for (const outcome of outcomes) totals[outcome]++;
     }
     return totals;
@@ -159,9 +188,9 @@ export class DeliveryWorker {
           const room = 2 * this.concurrency - this.inFlight.size;
           if (room <= 0 || (this.inFlight.size > 0 && room < Math.ceil(this.concurrency / 2))) break;
           const want = Math.min(room, Math.max(1, this.ctx.settings.WEBHOOK_BATCH_SIZE));
-          const rows = await this.claim(want, this.ctx.clock.now());
-          this.backlog = rows.length === want;
-          for (const row of rows) this.track(row);
+          const claimed = await this.claim(want, this.ctx.clock.now());
+          this.backlog = claimed.length === want;
+          for (const c of claimed) this.track(c);
         }
       } while (this.again && this.active);
     } finally {
@@ -169,10 +198,10 @@ export class DeliveryWorker {
     }
   }
 
-  private track(row: OutboxRow): void {
-    const work = this.withSlot(row)
+  private track(claimed: Claimed): void {
+    const work = this.deliver(claimed)
       .catch((error: unknown) => {
-        this.ctx.log.error('webhook delivery failed unexpectedly', { message_id: row.id, error: describe(error) });
+        this.ctx.log.error('webhook delivery failed unexpectedly', { message_id: claimed.row.id, error: describe(error) });
       })
       .finally(() => {
         this.inFlight.delete(work);
@@ -181,24 +210,18 @@ export class DeliveryWorker {
     this.inFlight.add(work);
   }
 
-  private async withSlot(row: OutboxRow): Promise<DeliveryOutcome> {
-    await this.slots.take();
-    try {
-      return await this.deliver(row);
-    } finally {
-      this.slots.give();
-    }
-  }
-
-  /** Leases up to `limit` pending rows due by `dueBy` whose endpoint is active. */
-  async claim(limit: number, dueBy: number): Promise<OutboxRow[]> {
+  /**
+   * Leases up to `limit` pending rows due by `dueBy` whose endpoint is active, each with its
+   * endpoint as read in the same transaction.
+   */
+  async claim(limit: number, dueBy: number): Promise<Claimed[]> {
     const now = this.ctx.clock.now();
     // A read first, so an idle poll (every second, every instance) takes no write lock.
     const [anyDue] = await this.ctx.db.orm.select({ id: webhookOutbox.id }).from(webhookOutbox).where(dueCondition(this.ctx.db.orm, dueBy, now)).limit(1);
     if (!anyDue) return [];
     const token = crypto.randomUUID();
     const leaseUntil = now + leaseDurationOf(this.ctx.settings.WEBHOOK_TIMEOUT);
-    return this.ctx.db.write(async ({ tx }) => {
+    const { rows, endpoints } = await this.ctx.db.write(async ({ tx }) => {
       const due = tx
         .select({ id: webhookOutbox.id })
         .from(webhookOutbox)
@@ -206,129 +229,74 @@ export class DeliveryWorker {
         .orderBy(asc(webhookOutbox.nextAttemptAt))
         .limit(limit);
       const claimed = await tx.update(webhookOutbox).set({ claimToken: token, leaseUntil }).where(inArray(webhookOutbox.id, due)).returning();
-      // RETURNING order is unspecified; deliver the oldest first.
-      return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.punchSequence ?? 0) - (b.punchSequence ?? 0));
+      const ids = [...new Set(claimed.map((r) => r.endpointId))];
+      const found = ids.length === 0 ? [] : await tx.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, ids));
+      return { rows: claimed, endpoints: found };
+    });
+    const byId = new Map(endpoints.map((e) => [e.id, e]));
+    for (const endpoint of endpoints) if (endpoint.active) this.disabledHere.delete(endpoint.id);
+    // RETURNING order is unspecified; deliver the oldest first.
+    rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.punchSequence ?? 0) - (b.punchSequence ?? 0));
+    return rows.map((row) => ({ row, endpoint: byId.get(row.endpointId) ?? null }));
+  }
+
+  /** One attempt of one claimed row, recorded. */
+  private async deliver({ row, endpoint }: Claimed): Promise<DeliveryOutcome> {
+    if (!endpoint || !endpoint.active) return this.abandon(row, endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted');
+    let response: WebhookResponse | null;
+    await this.slots.take();
+    try {
+      response = await this.attempt(row, endpoint);
+    } finally {
+      // The slot bounds requests in flight; recording happens without it.
+      this.slots.give();
+    }
+    if (!response) return this.abandon(row, 'the endpoint is disabled');
+    const outcome = this.recorder.record(row, response);
+    if (!isSuccess(response)) this.noteFailure(endpoint.id, outcome);
+    return outcome;
+  }
+
+  private noteFailure(endpointId: string, outcome: Promise<DeliveryOutcome>): void {
+    const recorded = outcome.then(noop, noop);
+    this.unrecordedFailure.set(endpointId, recorded);
+    void recorded.then(() => {
+      if (this.unrecordedFailure.get(endpointId) === recorded) this.unrecordedFailure.delete(endpointId);
     });
   }
 
-  /** One attempt of one claimed row. */
-  private async deliver(row: OutboxRow): Promise<DeliveryOutcome> {
-    const endpoint = await this.ctx.db.orm.query.webhookEndpoints.findFirst({ where: eq(webhookEndpoints.id, row.endpointId) });
-    if (!endpoint || !endpoint.active) return this.abandon(row, endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted');
-
-    let response: WebhookResponse;
-    // Checked before every attempt, not only at creation: DNS may have changed since.
+  /** Checks the URL and sends; null when the endpoint was disabled here while the row waited. */
+  private async attempt(row: OutboxRow, endpoint: EndpointRow): Promise<WebhookResponse | null> {
+    const failure = this.unrecordedFailure.get(endpoint.id);
+    if (failure) await failure;
+    if (this.disabledHere.has(endpoint.id)) return null;
     const { settings } = this.ctx;
+    // Checked before every attempt, not only at creation: DNS may have changed since.
     const check = await checkWebhookUrl(endpoint.url, {
       allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       lookupTimeoutMs: lookupTimeoutOf(settings.WEBHOOK_TIMEOUT),
+      resolve: this.resolve,
     });
-    if (!check.ok) {
-      response = { statusCode: null, error: `URL refused: ${check.reason}`, durationMs: 0 };
-    } else {
-      const signed = signWebhook(endpoint.secret, { id: row.id, timestamp: new Date(this.ctx.clock.now()), body: row.payload });
-      response = await this.send({
-        url: endpoint.url,
-        headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed },
-        body: row.payload,
-        timeoutMs: settings.WEBHOOK_TIMEOUT,
-        // The vetted address, so fetch does not resolve the name a second time (rebinding).
-        connectTo: preferredAddress(check.addresses),
-      });
-    }
-    return this.record(row, endpoint, response);
+    if (!check.ok) return { statusCode: null, error: `URL refused: ${check.reason}`, durationMs: 0 };
+    const signed = this.signerOf(endpoint).sign({ id: row.id, timestamp: new Date(this.ctx.clock.now()), body: row.payload });
+    return this.send({
+      url: endpoint.url,
+      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed },
+      body: row.payload,
+      timeoutMs: settings.WEBHOOK_TIMEOUT,
+      // The vetted address, so fetch does not resolve the name a second time (rebinding).
+      connectTo: preferredAddress(check.addresses),
+    });
   }
 
-  /** Stores the attempt and the row's new state; endpoint health follows. */
-  private async record(row: OutboxRow, endpoint: EndpointRow, response: WebhookResponse): Promise<DeliveryOutcome> {
-    const { settings } = this.ctx;
-    const now = this.ctx.clock.now();
-    const attempt = row.attempts + 1;
-    const code = response.statusCode;
-    const ok = code !== null && code >= 200 && code < 300;
-    const gone = code === 410;
-    const error = ok ? null : (response.error ?? statusError(code));
-    let outcome: DeliveryOutcome;
-    let nextAttemptAt = row.nextAttemptAt;
-    if (ok) outcome = 'delivered';
-    else if (gone || attempt >= settings.WEBHOOK_MAX_ATTEMPTS) outcome = 'dead';
-    else {
-      outcome = 'retrying';
-      nextAttemptAt = now + retryDelay(attempt, settings.WEBHOOK_RETRY_BACKOFF);
-    }
-
-    const final = await this.ctx.db.write(async ({ tx, afterCommit }) => {
-      const settled = await this.settle(tx, row, endpoint, { outcome, attempt, nextAttemptAt, error, now, ok, gone }, afterCommit);
-      // Every attempt is recorded, even one whose outcome came too late to count (stale).
-      await tx.insert(webhookDeliveries).values({
-        outboxId: row.id,
-        endpointId: row.endpointId,
-        attempt,
-        statusCode: code,
-        error,
-        durationMs: response.durationMs,
-        nextRetryAt: settled === 'retrying' ? nextAttemptAt : null,
-        createdAt: now,
-      });
-      return settled;
-    });
-    if (final === 'retrying') this.wakeAt(nextAttemptAt);
-    return final;
-  }
-
-  /** Writes the row's new state under its claim token, then the endpoint's health. */
-  private async settle(
-    tx: Tx,
-    row: OutboxRow,
-    endpoint: EndpointRow,
-    a: { outcome: DeliveryOutcome; attempt: number; nextAttemptAt: number; error: string | null; now: number; ok: boolean; gone: boolean },
-    afterCommit: (callback: () => void) => void,
-  ): Promise<DeliveryOutcome> {
-    const updated = await tx
-      .update(webhookOutbox)
-      .set({
-        status: a.outcome === 'delivered' ? 'delivered' : a.outcome === 'dead' ? 'dead' : 'pending',
-        attempts: a.attempt,
-        nextAttemptAt: a.nextAttemptAt,
-        leaseUntil: null,
-        claimToken: null,
-        lastError: a.error,
-        deliveredAt: a.ok ? a.now : null,
-      })
-      .where(and(eq(webhookOutbox.id, row.id), eq(webhookOutbox.claimToken, row.claimToken ?? '')))
-      .returning({ id: webhookOutbox.id });
-    if (updated.length === 0) return 'stale';
-
-    if (a.ok) {
-      await tx
-        .update(webhookEndpoints)
-        .set({ failingSince: null })
-        .where(and(eq(webhookEndpoints.id, endpoint.id), sql`${webhookEndpoints.failingSince} is not null`));
-      return a.outcome;
-    }
-    if (a.gone) {
-      await disableEndpoint(tx, endpoint.id, 'the endpoint answered 410 Gone', a.now);
-      afterCommit(() => this.ctx.log.warn('webhook endpoint disabled: it answered 410 Gone', { endpoint: endpoint.id }));
-      return a.outcome;
-    }
-    const [health] = await tx
-      .update(webhookEndpoints)
-      .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${a.now})` })
-      .where(eq(webhookEndpoints.id, endpoint.id))
-      .returning({ failingSince: webhookEndpoints.failingSince, active: webhookEndpoints.active });
-    if (health && !health.active) {
-      // Disabled while this attempt was in flight: no retry, like the endpoint's other rows.
-      await tx.update(webhookOutbox).set({ status: 'dead' }).where(eq(webhookOutbox.id, row.id));
-      return 'dead';
-    }
-    const since = health?.failingSince ?? a.now;
-    if (a.now - since >= this.ctx.settings.WEBHOOK_DISABLE_AFTER) {
-      // Dead-letters this row too: its lease was just cleared.
-      await disableEndpoint(tx, endpoint.id, `failing continuously since ${new Date(since).toISOString()}`, a.now);
-      afterCommit(() => this.ctx.log.warn('webhook endpoint disabled: failing continuously', { endpoint: endpoint.id }));
-      return 'dead';
-    }
-    return a.outcome;
+  /** The endpoint's signer, made once per secret. */
+  private signerOf(endpoint: EndpointRow): WebhookSigner {
+    const known = this.signers.get(endpoint.id);
+    if (known && known.secret === endpoint.secret) return known.signer;
+    if (this.signers.size >= MAX_SIGNERS) this.signers.clear();
+    const signer = new WebhookSigner(endpoint.secret);
+    this.signers.set(endpoint.id, { secret: endpoint.secret, signer });
+    return signer;
   }
 
   /** The endpoint is gone or disabled: the row dies without an attempt (redeliverable by hand). */
@@ -365,38 +333,12 @@ function dueCondition(q: Queryable, dueBy: number, now: number) {
   );
 }
 
-/** Disables an endpoint and dead-letters its pending messages (they can be redelivered by hand). */
-export async function disableEndpoint(tx: Tx, endpointId: string, reason: string, now: number): Promise<void> {
-  const changed = await tx
-    .update(webhookEndpoints)
-    .set({ active: false, disabledReason: reason })
-    .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.active, true)))
-    .returning({ id: webhookEndpoints.id });
-  if (changed.length === 0) return;
-  await tx
-    .update(webhookOutbox)
-    .set({ status: 'dead', leaseUntil: null, claimToken: null, lastError: `endpoint disabled: ${reason}` })
-    // Rows leased by an attempt in flight are left to that attempt, which sees the endpoint disabled.
-    .where(
-      and(
-        eq(webhookOutbox.endpointId, endpointId),
-        eq(webhookOutbox.status, 'pending'),
-        or(isNull(webhookOutbox.leaseUntil), lt(webhookOutbox.leaseUntil, now)),
-      ),
-    );
-  await audit(tx, now, { actor: 'system', action: 'webhook.disabled', targetType: 'webhook', targetId: endpointId, details: { reason } });
-}
-
 /** IPv4 first, like the system resolver's usual order: many hosts have no IPv6 route out. */
 function preferredAddress(addresses: string[]): string | undefined {
   return addresses.find((a) => !a.includes(':')) ?? addresses[0];
 }
 
-function statusError(code: number | null): string {
-  if (code === null) return 'no response';
-  if (code >= 300 && code < 400) return `HTTP ${code}: redirects are not followed`;
-  return `HTTP ${code}`;
-}
+function noop(): void {}
 
 function describe(error: unknown): string {
   return describeError(error);
