@@ -31,6 +31,7 @@ import {
 } from '../adms/protocol';
 import { TemplateDecryptError } from '../crypto/template-cipher';
 import { templateAad } from '../templates/aad';
+import { SentMarks, type MarkCandidate } from './sent-marks';
 
 export type CommandKind =
   | 'add_user'
@@ -94,8 +95,12 @@ export class CommandService {
   private readonly handlers: CommandFinishedHandler[] = [];
   /** deviceId → time until which a poll may answer OK without a query. */
   private readonly idleUntil = new Map<string, number>();
+  /** Group commit of the `sent` marks of concurrent polls. */
+  private readonly sentMarks: SentMarks;
 
-  constructor(private readonly ctx: Context) {}
+  constructor(private readonly ctx: Context) {
+    this.sentMarks = new SentMarks(ctx.db, (tx, candidates) => this.applySentMarks(tx, candidates));
+  }
 
   onFinished(handler: CommandFinishedHandler): void {
     this.handlers.push(handler);
@@ -261,7 +266,10 @@ export class CommandService {
 
   /**
    * Takes the next batch for a polling device and renders it as `C:<id>:<text>` lines.
-   * Returns null when there is nothing to send.
+   * Returns null when there is nothing to send. The batch is marked `sent` (committed) before
+   * this returns, through the group commit shared with concurrent polls of other terminals;
+   * a command that another instance took, or that was replaced in place, since it was read
+   * is not marked and not sent.
    */
   async takeBatch(device: DeviceRow): Promise<string | null> {
     const now = this.ctx.clock.now();
@@ -269,8 +277,10 @@ export class CommandService {
     if (idle !== undefined && idle > now) return null;
 
     const { ADMS_MAX_COMMANDS_PER_REQUEST: maxCommands, ADMS_MAX_COMMAND_BYTES: maxBytes } = this.ctx.settings;
+    // Only what rendering needs; the payload as stored text, which is both parsed for rendering
+    // and compared when the command is marked sent.
     const due = await this.ctx.db.orm
-      .select()
+      .select({ id: deviceCommands.id, kind: deviceCommands.kind, payloadText: sql<string>`${deviceCommands.payload}` })
       .from(deviceCommands)
       .where(
         and(
@@ -287,39 +297,65 @@ export class CommandService {
     }
 
     const rendered: { id: string; text: string }[] = [];
+    const candidates = new Map<string, MarkCandidate>();
     const unrenderable: number[] = [];
-    const undecryptable: CommandRow[] = [];
-    for (const command of due) {
+    const undecryptable: number[] = [];
+    for (const row of due) {
+      const command = { kind: row.kind, payload: JSON.parse(row.payloadText) as Record<string, unknown> };
       let text: string | null;
       try {
         text = await this.render(device, command);
       } catch (error) {
         if (!(error instanceof TemplateDecryptError)) throw error;
         // One template whose key is gone must not hold up the rest of the terminal's queue.
-        this.ctx.log.warn('a queued template cannot be decrypted; its command fails', { command: command.id, device: device.serialNumber });
-        undecryptable.push(command);
+        this.ctx.log.warn('a queued template cannot be decrypted; its command fails', { command: row.id, device: device.serialNumber });
+        undecryptable.push(row.id);
         continue;
       }
-      if (text === null) unrenderable.push(command.id);
-      else rendered.push({ id: String(command.id), text });
+      if (text === null) unrenderable.push(row.id);
+      else {
+        rendered.push({ id: String(row.id), text });
+        candidates.set(String(row.id), row);
+      }
     }
+    if (unrenderable.length > 0 || undecryptable.length > 0) await this.retireUnsendable(unrenderable, undecryptable, now);
     const batch = formatCommandBatch(rendered, { maxCommands, maxBytes });
-    const includedIds = batch.included.map(Number);
+    if (batch.included.length === 0) return null;
 
-    const sent = await this.ctx.db.write(async ({ tx, afterCommit }) => {
-      for (const command of undecryptable) {
-        const [still] = await tx.select({ status: deviceCommands.status }).from(deviceCommands).where(eq(deviceCommands.id, command.id));
-        if (still?.status !== 'pending') continue;
-        await this.close(tx, command, 'failed', now, null, { reason: 'template cannot be decrypted' }, null, afterCommit);
-      }
-      if (unrenderable.length > 0) {
-        await tx
-          .update(deviceCommands)
-          .set({ status: 'superseded', completedAt: now, result: { reason: 'data no longer exists' } })
-          .where(and(inArray(deviceCommands.id, unrenderable), notIndexed(deviceCommands.status, 'pending')));
-      }
-      if (includedIds.length === 0) return [];
-      return tx
+    const sent = await this.sentMarks.mark(batch.included.map((id) => candidates.get(id)!));
+    if (sent.size === 0) return null;
+    if (sent.size === batch.included.length) return batch.body;
+    // Another instance took some of them meanwhile, or they changed: send only what was marked.
+    return formatCommandBatch(
+      rendered.filter((r) => sent.has(Number(r.id))),
+      { maxCommands, maxBytes },
+    ).body;
+  }
+
+  /**
+   * Group-commit step (SentMarks): marks `sent` the candidates whose command is still pending
+   * and still holds the kind and payload the poll rendered. A command replaced in place
+   * (supersede) since the read keeps its id but not its content: sending the old text under
+   * that id would let the terminal's answer close the new command.
+   */
+  private async applySentMarks(tx: Tx, candidates: MarkCandidate[]): Promise<Set<MarkCandidate>> {
+    const now = this.ctx.clock.now();
+    const current = new Map<number, { kind: string; payloadText: string }>();
+    for (const ids of chunks([...new Set(candidates.map((c) => c.id))], IN_CHUNK)) {
+      const rows = await tx
+        .select({ id: deviceCommands.id, kind: deviceCommands.kind, payloadText: sql<string>`${deviceCommands.payload}` })
+        .from(deviceCommands)
+        .where(and(inArray(deviceCommands.id, ids), notIndexed(deviceCommands.status, 'pending')));
+      for (const row of rows) current.set(row.id, row);
+    }
+    const chosen = new Map<number, MarkCandidate>();
+    for (const c of candidates) {
+      const row = current.get(c.id);
+      if (!chosen.has(c.id) && row?.kind === c.kind && row.payloadText === c.payloadText) chosen.set(c.id, c);
+    }
+    const marked = new Set<MarkCandidate>();
+    for (const ids of chunks([...chosen.keys()], IN_CHUNK)) {
+      const rows = await tx
         .update(deviceCommands)
         .set({
           status: 'sent',
@@ -328,21 +364,33 @@ export class CommandService {
           // An enroll command waits for a person at the terminal: only its session's end stops it.
           ackDeadline: sql`case when ${deviceCommands.kind} in ('ENROLL_FP', 'ENROLL_BIO') then ${deviceCommands.expiresAt} else ${now + this.ctx.settings.COMMAND_ACK_TIMEOUT} end`,
         })
-        .where(and(inArray(deviceCommands.id, includedIds), notIndexed(deviceCommands.status, 'pending')))
+        // The status guard stays: another instance's poll may have taken the command meanwhile.
+        .where(and(inArray(deviceCommands.id, ids), notIndexed(deviceCommands.status, 'pending')))
         .returning({ id: deviceCommands.id });
+      for (const row of rows) marked.add(chosen.get(row.id)!);
+    }
+    return marked;
+  }
+
+  /** Closes queued commands that cannot be sent: data gone (superseded) or key gone (failed). */
+  private async retireUnsendable(unrenderable: number[], undecryptable: number[], now: number): Promise<void> {
+    await this.ctx.db.write(async ({ tx, afterCommit }) => {
+      for (const id of undecryptable) {
+        const [command] = await tx.select().from(deviceCommands).where(eq(deviceCommands.id, id));
+        if (command?.status !== 'pending') continue;
+        await this.close(tx, command, 'failed', now, null, { reason: 'template cannot be decrypted' }, null, afterCommit);
+      }
+      if (unrenderable.length > 0) {
+        await tx
+          .update(deviceCommands)
+          .set({ status: 'superseded', completedAt: now, result: { reason: 'data no longer exists' } })
+          .where(and(inArray(deviceCommands.id, unrenderable), notIndexed(deviceCommands.status, 'pending')));
+      }
     });
-    if (sent.length === 0) return null;
-    if (sent.length === includedIds.length) return batch.body;
-    // Another instance took some of them meanwhile: send only what this one marked.
-    const mine = new Set(sent.map((r) => String(r.id)));
-    return formatCommandBatch(
-      rendered.filter((r) => mine.has(r.id)),
-      { maxCommands, maxBytes },
-    ).body;
   }
 
   /** Renders a command's wire text; null when its data is gone (a deleted template). */
-  async render(device: DeviceRow, command: CommandRow): Promise<string | null> {
+  async render(device: DeviceRow, command: Pick<CommandRow, 'kind' | 'payload'>): Promise<string | null> {
     const p = command.payload as Record<string, string | number | undefined>;
     const pin = String(p.pin ?? '');
     switch (command.kind as CommandKind) {
