@@ -19,7 +19,7 @@ export interface PollOptions {
   queuedPerDevice: number;
 }
 
-export const POLL_DEFAULTS: PollOptions = { devices: 50, concurrency: 50, seconds: 5, commandsPerPoll: 4, queuedPerDevice: 2_000 };
+export const POLL_DEFAULTS: PollOptions = { devices: 50, concurrency: 50, seconds: 5, commandsPerPoll: 4, queuedPerDevice: 10_000 };
 
 const TARGET = '≥ 0.3× bare Bun';
 const UNIT = 'polls/s';

@@ -118,19 +118,21 @@ export class AttendanceService {
     const recomputed: { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[] = [];
     for (const [date, { start, end, days }] of byDate) {
       const ids = [...days.keys()];
+      const execute = rawExecutor(tx);
       for (let i = 0; i < ids.length; i += RECOMPUTE_CHUNK) {
-        const found = await tx
-          .select({ enrolleeId: punches.enrolleeId, at: punches.punchedAt })
-          .from(punches)
-          .where(and(inArray(punches.enrolleeId, ids.slice(i, i + RECOMPUTE_CHUNK)), gte(punches.punchedAt, start), lt(punches.punchedAt, end)));
-        for (const f of found) if (f.enrolleeId) days.get(f.enrolleeId)?.instants.push(f.at);
+        const chunk = ids.slice(i, i + RECOMPUTE_CHUNK);
+        // Raw: this read runs in the ingest transaction for every batch (see upsertDays).
+        const found = await execute({
+          sql: `select enrollee_id, punched_at from ${getTableName(punches)} where enrollee_id in (${chunk.map(() => '?').join(', ')}) and punched_at >= ? and punched_at < ?`,
+          args: [...chunk, start, end],
+        });
+        for (const f of found.rows) days.get(String(f.enrollee_id))?.instants.push(Number(f.punched_at));
       }
       for (const [enrolleeId, day] of days) recomputed.push({ enrolleeId, date, ...day });
     }
     await this.upsertDays(tx, recomputed);
   }
 
-  /** Writes recomputed days with one multi-row upsert per chunk. */
   /**
    * Writes recomputed days with one raw multi-row upsert per chunk: this runs inside the ingest
    * transaction, and the query builder's cost for hundreds of rows exceeds the upsert's own.

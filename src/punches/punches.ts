@@ -64,11 +64,12 @@ export class PunchService {
       // Chunked: a 10 MB upload can carry more distinct PINs than SQLite takes bind variables.
       const byPin = new Map<string, { id: string; pin: string; employee: string }>();
       for (let i = 0; i < pins.length; i += PIN_CHUNK) {
-        const known = await tx
-          .select({ id: enrollees.id, pin: enrollees.devicePin, employee: enrollees.employeeKey })
-          .from(enrollees)
-          .where(and(inArray(enrollees.devicePin, pins.slice(i, i + PIN_CHUNK)), ne(enrollees.status, 'deleted')));
-        for (const e of known) byPin.set(e.pin, e);
+        const chunk = pins.slice(i, i + PIN_CHUNK);
+        const known = await execute({
+          sql: `select id, device_pin, employee_key from ${getTableName(enrollees)} where device_pin in (${chunk.map(() => '?').join(', ')}) and status != 'deleted'`,
+          args: chunk,
+        });
+        for (const e of known.rows) byPin.set(String(e.device_pin), { id: String(e.id), pin: String(e.device_pin), employee: String(e.employee_key) });
       }
       const inserted: PunchRow[] = [];
       const payloadOf = new Map<string, PunchPayload>();
