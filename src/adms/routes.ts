@@ -11,7 +11,7 @@ import type { Core } from '../core/core';
 import { FpaError, describeError } from '../shared/errors';
 import type { TerminalEndpoints } from './endpoints';
 import { checkDeclaredLength, checkDeviceToken, IpAllowList, readBody } from './guard';
-import { parseQuery } from './protocol';
+import { formatHttpDate, parseQuery } from './protocol';
 import { AdmsRefusal, plainText } from './reply';
 
 /** `cdata.aspx/` → `cdata`. */
@@ -30,13 +30,14 @@ export function admsRoutes(core: Core, endpoints: TerminalEndpoints) {
   const prefix = settings.ADMS_URL_PREFIX.replace(/\/+$/, '');
   const allowList = new IpAllowList(settings.ADMS_ALLOWED_IPS);
 
-  const handle = async (request: Request, ip: string | null, rest: string): Promise<Response> => {
+  /** The reply's status and plain-text body; the route sets the headers. */
+  const handle = async (request: Request, ip: string | null, rest: string): Promise<{ status: number; body: string }> => {
     try {
       if (!allowList.allows(ip)) throw new AdmsRefusal(403, 'address not allowed');
       const url = new URL(request.url);
       const endpoint = endpointName(rest);
       const query = parseQuery(url);
-      if (!NEEDS_SERIAL.has(endpoint)) return plainText('OK', 200, clock.now());
+      if (!NEEDS_SERIAL.has(endpoint)) return { status: 200, body: 'OK' };
       if (!query.sn) throw new AdmsRefusal(400, 'missing SN');
       checkDeviceToken(settings.ADMS_DEVICE_TOKENS, query.sn, query.pushCommKey, request.headers.get('cookie'));
       const method = request.method.toUpperCase();
@@ -46,12 +47,12 @@ export function admsRoutes(core: Core, endpoints: TerminalEndpoints) {
       let read: Promise<Uint8Array> | null = null;
       const body = () => (read ??= noBody ? Promise.resolve(new Uint8Array(0)) : readBody(request, settings.ADMS_MAX_REQUEST_BYTES));
       const reply = await endpoints.handle({ method, endpoint, query, ip, body }, query.sn);
-      return plainText(reply.body, reply.status ?? 200, clock.now());
+      return { status: reply.status ?? 200, body: reply.body };
     } catch (error) {
-      if (error instanceof AdmsRefusal) return plainText(error.message, error.status, clock.now());
-      if (error instanceof FpaError && error.status < 500) return plainText(error.message, error.status, clock.now());
+      if (error instanceof AdmsRefusal) return { status: error.status, body: error.message };
+      if (error instanceof FpaError && error.status < 500) return { status: error.status, body: error.message };
       log.error('terminal request failed; the terminal will resend', { path: rest, error: describeError(error) });
-      return plainText('ERROR: try again later', 503, clock.now());
+      return { status: 503, body: 'ERROR: try again later' };
     }
   };
 
@@ -60,5 +61,18 @@ export function admsRoutes(core: Core, endpoints: TerminalEndpoints) {
       log.error('terminal request failed outside the handler', { error: describeError(error) });
       return plainText('ERROR: try again later', 503, clock.now());
     })
-    .all('/*', ({ request, server, params }) => handle(request, server?.requestIP(request)?.address ?? null, params['*'] ?? ''), { parse: 'none' });
+    .all(
+      '/*',
+      async ({ request, server, params, set }) => {
+        const reply = await handle(request, server?.requestIP(request)?.address ?? null, params['*'] ?? '');
+        // Headers through `set` and a string body: Elysia then builds one Response, where a
+        // returned Response would be copied once more to merge headers (the hottest path:
+        // every terminal polls every few seconds).
+        set.status = reply.status;
+        set.headers['content-type'] = 'text/plain';
+        set.headers.date = formatHttpDate(new Date(clock.now()));
+        return reply.body;
+      },
+      { parse: 'none' },
+    );
 }

@@ -53,7 +53,8 @@ function searchPart(url: string): string {
 }
 
 function toParams(url: URL | string): URLSearchParams {
-  if (typeof url !== 'string') return new URLSearchParams(url.searchParams);
+  // A URL's own searchParams: read-only here, so no copy is needed.
+  if (typeof url !== 'string') return url.searchParams;
   try {
     return new URLSearchParams(searchPart(url));
   } catch {
@@ -69,7 +70,14 @@ function nonEmpty(value: string | null): string | null {
 /** Parse the query of any /iclock request. Accepts a URL, a full URL string, a path, or a bare query. */
 export function parseQuery(url: URL | string): AdmsQuery {
   const params = toParams(url);
-  const get = (name: string): string | null => nonEmpty(getParam(params, name));
+  // One pass over the few parameters a terminal sends; the first of a repeated name wins,
+  // as with URLSearchParams.get.
+  const first = new Map<string, string>();
+  for (const [name, value] of params) if (!first.has(name)) first.set(name, value);
+  const get = (name: string): string | null => {
+    const direct = first.get(name) ?? (ALIASES[name] ?? []).map((alias) => first.get(alias)).find((v) => v !== undefined);
+    return nonEmpty(direct ?? null);
+  };
   return {
     params,
     sn: get('SN'),
