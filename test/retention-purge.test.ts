@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { auditLog, deviceCommands, deviceEvents, punches, templates, webhookDeliveries, webhookOutbox } from '../src/db/schema';
+import { auditLog, deviceCommands, deviceEvents, enrollmentSessions, punches, stagedTemplates, templates, webhookDeliveries, webhookOutbox } from '../src/db/schema';
 import type { DeviceRow } from '../src/devices/devices';
 import { createPeople, dayOf, linesAt, terminal, upload, type Person } from './support/attendance';
 import { startTestServer, type TestServer } from './support/harness';
@@ -102,6 +102,32 @@ beforeAll(async () => {
     );
   }
   await server.fpa.db.write(({ tx }) => tx.insert(deviceEvents).values({ deviceId: device.id, kind: 'test', message: 'at the cutoff', createdAt: EVENT_CUTOFF }));
+  // An agent session abandoned past its lifetime, still holding a staged upload.
+  await server.fpa.db.write(async ({ tx }) => {
+    await tx.insert(enrollmentSessions).values({
+      id: 'abandoned',
+      kind: 'agent',
+      enrolleeId: people.Z!.id,
+      agentId: 'agent-1',
+      fingersRequested: [2],
+      fingersCaptured: [],
+      status: 'in_progress',
+      createdBy: 'admin',
+      createdAt: T - 2 * DAY,
+      expiresAt: T - DAY,
+      updatedAt: T - 2 * DAY,
+    });
+    await tx.insert(stagedTemplates).values({
+      sessionId: 'abandoned',
+      fingerIndex: 2,
+      algorithmVersion: '10',
+      ciphertext: Buffer.from(crypto.getRandomValues(new Uint8Array(64))),
+      keyId: 'k',
+      sizeBytes: 40,
+      revision: 1,
+      createdAt: T - 2 * DAY,
+    });
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -118,8 +144,10 @@ describe('purge-retention', () => {
     expect(run.body.status).toBe('succeeded');
     // Commands: the two seeded ones, and the unsent template commands of X and Y, superseded
     // when their deactivation queued delete_user (before the cutoff).
-    const counts = { punches: 1, attendance_days: 1, device_commands: 4, webhook_deliveries: 1, webhook_outbox: 2, device_events: oldEvents, templates: 1 };
+    const counts = { punches: 1, attendance_days: 1, device_commands: 4, webhook_deliveries: 1, webhook_outbox: 2, device_events: oldEvents, templates: 1, sessions_expired: 1 };
     expect(run.body.result).toEqual(counts);
+    // The abandoned session's staged upload is gone with it.
+    expect(await count(stagedTemplates)).toBe(0);
 
     // Punches and days: the one a second before the cutoff (and its day) went; the rest stayed.
     const left = await server.fpa.db.orm.select({ at: punches.punchedAt }).from(punches).orderBy(punches.punchedAt);
@@ -158,9 +186,9 @@ describe('purge-retention', () => {
 
   test('a second run finds nothing more to purge', async () => {
     const run = await server.admin.post('/jobs/purge-retention/run/');
-    expect(run.body.result).toEqual({ punches: 0, attendance_days: 0, device_commands: 0, webhook_deliveries: 0, webhook_outbox: 0, device_events: 0, templates: 0 });
+    expect(run.body.result).toEqual({ punches: 0, attendance_days: 0, device_commands: 0, webhook_deliveries: 0, webhook_outbox: 0, device_events: 0, templates: 0, sessions_expired: 0 });
     expect(run.body.summary).toBe(
-      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_outbox=0 device_events=0 templates=0',
+      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_outbox=0 device_events=0 templates=0 sessions_expired=0',
     );
   });
 

@@ -12,12 +12,14 @@
  *   (its payload is self-contained);
  * - device events older than RETENTION_DEVICE_EVENTS_DAYS;
  * - templates of enrollees deactivated longer than RETENTION_TEMPLATES_AFTER_DEACTIVATION,
- *   destroyed through the template service so deletes are queued to the terminals.
+ *   destroyed through the template service so deletes are queued to the terminals;
+ * - staged agent uploads of sessions past ENROLLMENT_SESSION_TTL (the sessions are expired).
  */
 import { and, asc, eq, exists, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { localDateOf } from '../attendance/calendar';
 import { audit } from '../audit/audit';
+import { expireSessions } from '../enrollment/sessions';
 import type { Core } from '../core/core';
 import {
   attendanceDays,
@@ -43,6 +45,7 @@ export type PurgeCounts = {
   webhook_outbox: number;
   device_events: number;
   templates: number;
+  sessions_expired: number;
 };
 
 const FINISHED_COMMANDS = ['succeeded', 'failed', 'expired', 'superseded'] as const;
@@ -60,7 +63,12 @@ export async function purgeRetention(core: Core): Promise<PurgeCounts> {
     webhook_outbox: 0,
     device_events: 0,
     templates: 0,
+    sessions_expired: 0,
   };
+
+  // Staged agent uploads live only as long as their session: expiring overdue sessions here
+  // discards them even where nobody schedules `fpa:expire-sessions`.
+  counts.sessions_expired = (await expireSessions(ctx, core.commands)).expired;
 
   const punchCutoff = cutoff(s.RETENTION_PUNCHES_DAYS);
   if (punchCutoff !== null) {
