@@ -5,6 +5,7 @@
 import { constantTimeEqual } from '../crypto/secrets';
 import { parseIPv4, parseIPv6 } from '../delivery/ssrf';
 import { AdmsRefusal } from './reply';
+import { readCapped } from '../http/read-capped';
 
 interface Network {
   bytes: Uint8Array;
@@ -104,24 +105,7 @@ export function checkDeclaredLength(request: Request, max: number): void {
 export async function readBody(request: Request, max: number): Promise<Uint8Array> {
   checkDeclaredLength(request, max);
   if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      throw new AdmsRefusal(413, 'request body too large');
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  const bytes = await readCapped(request.body, max);
+  if (!bytes) throw new AdmsRefusal(413, 'request body too large');
+  return bytes;
 }

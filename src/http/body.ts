@@ -10,6 +10,7 @@
  */
 import type { Settings } from '../config/settings';
 import { FpaError } from '../shared/errors';
+import { readCapped } from './read-capped';
 
 /** The JSON body cap of the API: 1 MiB, raised when a template upload needs more. */
 export const API_BODY_LIMIT = 1024 * 1024;
@@ -44,30 +45,6 @@ export function isJsonContentType(header: string | null): boolean {
   if (type !== 'application/json' && !/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)) return false;
   const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"(.*)"$/, '$1');
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
-}
-
-/** Reads at most `limit` bytes; null when the stream holds more. */
-async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | null> {
-  const reader = stream.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
