@@ -117,7 +117,7 @@ const commands: Record<string, Command> = {
     }
   },
 
-  /** Rewrites the generated blocks of README.md (settings table, check codes). */
+  /** Rewrites the generated blocks of README.md (settings, check codes, routes, error statuses). */
   async readme() {
     const path = new URL('../README.md', import.meta.url);
     let text = await Bun.file(path).text();

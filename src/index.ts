@@ -1,6 +1,6 @@
 /**
  * The embedding surface: `createFingerprintAttendance(...)` builds one instance of the
- * service and returns `{ plugin, service, events, jobs, close }`. A host mounts `plugin` in
+ * service and returns `{ plugin, service, events, jobs, settings, db, warnings, lock, close }`. A host mounts `plugin` in
  * its Elysia app; the standalone server (server.ts) does the same with nothing around it.
  */
 import { Elysia } from 'elysia';
@@ -20,9 +20,10 @@ import { FpaEventBus } from './events';
 import { installFeatures, type Features } from './features';
 import { apiRouter } from './http/router';
 import { FpaError } from './shared/errors';
+import { API_PREFIX } from './shared/api-prefix';
 import { eq } from 'drizzle-orm';
 
-export const API_PREFIX = '/api/fingerprint/v1';
+export { API_PREFIX };
 
 export interface CreateOptions {
   /** Settings in code (SCREAMING_CASE keys); `FPA_*` environment variables override them. */
@@ -37,8 +38,9 @@ export interface CreateOptions {
   authorizeAdmin?: AuthorizeAdmin;
   clock?: Clock;
   logger?: Logger;
-  /** Start the in-process schedules now (default: when TASK_BACKEND is `cron`). `false` (scripts)
-   *  also keeps background work such as the webhook worker from starting. */
+  /** Start the in-process schedules now (default: when TASK_BACKEND is `cron`; with `external`
+   *  nothing is ever scheduled). `false` (scripts) also keeps background work such as the webhook
+   *  worker from starting. */
   startJobs?: boolean;
   /** Take the single-writer lock of a `file:` database (default true when this call opens it). */
   lock?: boolean;

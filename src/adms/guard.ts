@@ -1,6 +1,6 @@
 /**
- * Optional hardening of the terminal endpoints, all off by default: an IP allow-list, a
- * per-device token (`pushcommkey` or a `token` cookie) and a request size cap.
+ * Hardening of the terminal endpoints: an IP allow-list and a per-device token (`pushcommkey`
+ * or a `token` cookie), both off by default, and a request size cap, always on.
  */
 import { constantTimeEqual } from '../crypto/secrets';
 import { parseIPv4, parseIPv6 } from '../delivery/ssrf';

@@ -2,13 +2,12 @@
  * `POST /api/fingerprint/v1/enrollees/{id}/remote-enrollment/` (API.md): an administrator
  * starts a remote enrollment session on a terminal. 201 with the session.
  */
+import { API_PREFIX } from '../shared/api-prefix';
 import { Elysia, t } from 'elysia';
 import type { Core } from '../core/core';
 import type { RemoteEnrollment } from '../enrollment/remote';
 import { adminRouter } from '../http/router';
 
-/** Same value as index.ts's API_PREFIX (not imported: index.ts imports this module's feature). */
-const API_PREFIX = '/api/fingerprint/v1';
 
 export function remoteEnrollmentRoutes(core: Core, remote: RemoteEnrollment) {
   const routes = adminRouter(core, 'remote-enrollment').post(

@@ -4,7 +4,7 @@
  * unknown-PIN punches are linked to a new enrollee. Absences are written by generate-absences.
  * The rules themselves are in ./rules.ts.
  */
-import { and, asc, desc, eq, getTableName, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Context } from '../core/context';
 import type { InValue } from '@libsql/client';
 import { rawExecutor, type Tx } from '../db/client';

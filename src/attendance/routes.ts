@@ -1,11 +1,9 @@
 /** `GET /api/fingerprint/v1/attendance-days/` (API.md): filters, cursor paging, admin only. */
+import { API_PREFIX } from '../shared/api-prefix';
 import { Elysia } from 'elysia';
 import type { Core } from '../core/core';
 import { adminRouter, limitOf } from '../http/router';
 import type { AttendanceService } from './days';
-
-/** The API base path (index.ts API_PREFIX); feature routers carry it themselves. */
-const API_PREFIX = '/api/fingerprint/v1';
 
 export function attendanceRoutes(core: Core, attendance: AttendanceService) {
   const routes = adminRouter(core, 'attendance-days').get('/attendance-days', ({ query }) =>

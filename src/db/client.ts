@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient, type Client, type InStatement, type ResultSet, type Transaction } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
+import { describeError, isSqliteBusy } from '../shared/errors';
 import * as schema from './schema';
 
 export type Orm = LibSQLDatabase<typeof schema>;
@@ -96,7 +97,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         // A statement that failed with SQLITE_BUSY stays unfinalized on its pooled connection,
         // and the next transaction there fails at COMMIT (libsql-client-ts#352). Fresh
         // connections end that; the write itself still fails, so nothing is acknowledged.
-        if (filePath && isBusy(error)) {
+        if (filePath && isSqliteBusy(error)) {
           try {
             await client.reconnect();
           } catch {
@@ -109,7 +110,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         try {
           callback();
         } catch (error) {
-          console.error('fpa: after-commit callback failed', error);
+          console.error(`fpa: after-commit callback failed: ${describeError(error)}`);
         }
       }
       return result;
@@ -154,14 +155,6 @@ function libsqlTransactionOf(tx: Tx): Transaction {
   return inner;
 }
 
-/** True for SQLITE_BUSY anywhere in the cause chain (drizzle wraps driver errors). */
-function isBusy(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
-  }
-  return false;
-}
 
 export async function migrateDatabase(db: Database): Promise<void> {
   await migrate(db.orm, { migrationsFolder: MIGRATIONS_FOLDER });

@@ -14,6 +14,7 @@
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createClient, type Client, type Transaction } from '@libsql/client';
 import { randomToken } from '../crypto/secrets';
+import { isSqliteBusy } from '../shared/errors';
 
 export interface LockInfo {
   pid: number;
@@ -59,14 +60,6 @@ export function readLock(lockPath: string): LockInfo | null {
   }
 }
 
-function isBusy(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
-    if (/database is locked|SQLITE_BUSY/.test(e.message)) return true;
-  }
-  return false;
-}
 
 /** Takes the OS lock, or returns null when another process (or instance) holds it. */
 async function takeWriterLock(databaseFile: string): Promise<{ client: Client; tx: Transaction } | null> {
@@ -78,7 +71,7 @@ async function takeWriterLock(databaseFile: string): Promise<{ client: Client; t
     return { client, tx };
   } catch (error) {
     client.close();
-    if (isBusy(error)) return null;
+    if (isSqliteBusy(error)) return null;
     throw error;
   }
 }

@@ -6,6 +6,7 @@
  * instance whatever TASK_BACKEND says, unless WEBHOOK_WORKER is off; then `deliver-webhooks`
  * (job, script, or its every-minute schedule under TASK_BACKEND=cron) drains the outbox.
  */
+import { API_PREFIX } from '../shared/api-prefix';
 import { Elysia } from 'elysia';
 import type { Core } from '../core/core';
 import type { Signals } from '../core/context';
@@ -17,8 +18,6 @@ import { webhookRoutes } from './routes';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './worker';
 
-/** The API prefix (API_PREFIX of index.ts, not imported to keep the import graph acyclic). */
-const PREFIX = '/api/fingerprint/v1';
 
 export function installIntegrations(core: Core, onSignals: (handlers: Partial<Signals>) => void) {
   const { ctx } = core;
@@ -46,7 +45,7 @@ export function installIntegrations(core: Core, onSignals: (handlers: Partial<Si
     run: async () => ({ ...(await worker.deliverDue()) }),
   });
 
-  const routes = new Elysia({ name: 'fpa-integrations', seed: ctx.instanceId, prefix: PREFIX })
+  const routes = new Elysia({ name: 'fpa-integrations', seed: ctx.instanceId, prefix: API_PREFIX })
     .use(punchRoutes(core))
     .use(punchStreamRoutes(core, hub))
     .use(webhookRoutes(core, webhooks));

@@ -8,8 +8,8 @@
  * IPv4 address (IPv4-mapped ::ffff:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16)
  * are judged by the embedded address.
  *
- * The check resolves DNS at call time only, and gives up on a lookup after
- * `lookupTimeoutMs`. To defeat DNS rebinding the delivery client connects to
+ * The check resolves DNS when called (the worker may reuse an answer for up to a second, see
+ * cachingResolver), and gives up on a lookup after `lookupTimeoutMs`. To defeat DNS rebinding the delivery client connects to
  * one of the returned `addresses` (src/delivery/sender.ts) rather than
  * resolving the name again.
  */

@@ -23,7 +23,6 @@ import { WebhookSigner } from './signing';
 import { cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
 
 export type { DeliveryOutcome, OutboxRow } from './recorder';
-export { disableEndpoint } from './recorder';
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 export interface DeliveryTotals {

@@ -68,4 +68,3 @@ export function handleApiError(log?: Logger) {
   };
 }
 
-export { ERROR_STATUS };

@@ -92,7 +92,6 @@ export class JobRunner {
     } catch (error) {
       status = 'failed';
       result = { error: describeError(error) };
-      this.ctx.log.error(`job ${name} failed`, { error: result.error });
     } finally {
       clearInterval(renew);
     }
@@ -121,7 +120,7 @@ export class JobRunner {
           // run is still going; the lease does the same across instances.
           run: () =>
             this.run(definition.name, { trigger: 'schedule' }).catch((error: unknown) =>
-              this.ctx.log.error(`scheduled job ${definition.name} failed`, { error: String(error) }),
+              this.ctx.log.error(`scheduled job ${definition.name} failed`, { error: describeError(error) }),
             ),
         }),
       ) as unknown as Elysia;

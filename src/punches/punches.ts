@@ -5,7 +5,7 @@
  * outbox rows, attendance days). Events go out after the commit; the terminal is answered
  * `OK` only after it.
  */
-import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, lte, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gt, gte, lt, lte, sql } from 'drizzle-orm';
 import type { InValue } from '@libsql/client';
 import type { Context } from '../core/context';
 import type { Tx } from '../db/client';

@@ -96,3 +96,13 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 300);
   return String(error).slice(0, 300);
 }
+
+/** True for SQLITE_BUSY ("database is locked") anywhere in the cause chain (drizzle wraps driver errors). */
+export function isSqliteBusy(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
+    if (/database is locked|SQLITE_BUSY/.test(e.message)) return true;
+  }
+  return false;
+}

@@ -7,7 +7,7 @@
 import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { devicesInScopeOfEnrollee } from '../areas/areas';
 import { audit } from '../audit/audit';
-import type { CommandService, NewCommand } from '../commands/commands';
+import { chunks, type CommandService, type NewCommand } from '../commands/commands';
 import type { Context } from '../core/context';
 import type { Queryable, Tx, WriteContext } from '../db/client';
 import { consents, deviceAreas, deviceCommands, devices, enrolleeAreas, enrollees, templateSync, templates, TEMPLATE_SOURCES } from '../db/schema';
@@ -218,7 +218,7 @@ export class TemplateService {
     const enrolleeIds = enrolleeRows.map((e) => e.id);
     const pinOf = new Map(enrolleeRows.map((e) => [e.id, e.devicePin]));
     const all: { id: string; enrolleeId: string; fingerIndex: number; algorithmVersion: string; version: number }[] = [];
-    for (const ids of chunkIds(enrolleeIds, 500)) {
+    for (const ids of chunks(enrolleeIds, 500)) {
       all.push(
         ...(await w.tx
           .select({ id: templates.id, enrolleeId: templates.enrolleeId, fingerIndex: templates.fingerIndex, algorithmVersion: templates.algorithmVersion, version: templates.version })
@@ -316,10 +316,10 @@ export class TemplateService {
     }
     await this.commands.enqueue(tx, commands, afterCommit);
     await supersedeTemplateCommands(tx, deviceIds, people.map((p) => p.devicePin), this.ctx.clock.now());
-    for (const ids of chunkIds(people.map((p) => p.id), 500)) {
+    for (const ids of chunks(people.map((p) => p.id), 500)) {
       const owned = await tx.select({ id: templates.id }).from(templates).where(inArray(templates.enrolleeId, ids));
-      for (const templateIds of chunkIds(owned.map((t) => t.id), 400)) {
-        for (const devicesChunk of chunkIds(deviceIds, 400)) {
+      for (const templateIds of chunks(owned.map((t) => t.id), 400)) {
+        for (const devicesChunk of chunks(deviceIds, 400)) {
           await tx.delete(templateSync).where(and(inArray(templateSync.templateId, templateIds), inArray(templateSync.deviceId, devicesChunk)));
         }
       }
@@ -431,8 +431,8 @@ const FINGER_INDEXES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 /** Marks the unsent template commands (`tpl:<pin>:<finger>`) of these PINs on these devices superseded. */
 async function supersedeTemplateCommands(tx: Tx, deviceIds: string[], pins: string[], now: number): Promise<void> {
   const keys = pins.flatMap((pin) => FINGER_INDEXES.map((finger) => `tpl:${pin}:${finger}`));
-  for (const devicesChunk of chunkIds(deviceIds, 100)) {
-    for (const keysChunk of chunkIds(keys, 400)) {
+  for (const devicesChunk of chunks(deviceIds, 100)) {
+    for (const keysChunk of chunks(keys, 400)) {
       await tx
         .update(deviceCommands)
         .set({ status: 'superseded', completedAt: now })
@@ -469,8 +469,3 @@ export async function devicesThatMayHold(q: Queryable, enrolleeId: string): Prom
   return [...new Set([...(await devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId)])];
 }
 
-function chunkIds(ids: string[], size: number): string[][] {
-  const out: string[][] = [];
-  for (let i = 0; i < ids.length; i += size) out.push(ids.slice(i, i + size));
-  return out;
-}
