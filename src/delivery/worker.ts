@@ -21,6 +21,7 @@ import { isSuccess, OutcomeRecorder, type DeliveryOutcome, type OutboxRow } from
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
 import { WebhookSigner } from './signing';
 import { cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
+import { CoalescingPass } from '../shared/coalescing-pass';
 
 export type { DeliveryOutcome, OutboxRow } from './recorder';
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -107,8 +108,7 @@ export class DeliveryWorker {
   private timer: ReturnType<typeof setInterval> | null = null;
   private soon: ReturnType<typeof setTimeout> | null = null;
   private active = false;
-  private pumping = false;
-  private again = false;
+  private readonly pump = new CoalescingPass(() => this.claimWhileRoom(), () => this.active);
   /** The last claim was full: more rows may be due, so claim again when a slot frees. */
   private backlog = false;
 
@@ -138,9 +138,9 @@ export class DeliveryWorker {
     if (this.soon) clearTimeout(this.soon);
     this.timer = null;
     this.soon = null;
-    while (this.inFlight.size > 0 || this.pumping) {
+    while (this.inFlight.size > 0 || this.pump.busy) {
       await Promise.allSettled([...this.inFlight]);
-      if (this.pumping) await Bun.sleep(5);
+      if (this.pump.busy) await Bun.sleep(5);
     }
     await this.recorder.drain();
   }
@@ -149,7 +149,7 @@ export class DeliveryWorker {
   wake(): void {
     if (!this.active) return;
     this.backlog = true;
-    void this.pump().catch((error: unknown) => this.ctx.log.error('webhook worker pass failed', { error: describe(error) }));
+    void this.pump.trigger().catch((error: unknown) => this.ctx.log.error('webhook worker pass failed', { error: describe(error) }));
   }
 
   /**
@@ -170,31 +170,21 @@ export class DeliveryWorker {
     return totals;
   }
 
-  private async pump(): Promise<void> {
-    if (this.pumping) {
-      this.again = true;
-      return;
+  /** One pass: claims work while there is room and a backlog. */
+  private async claimWhileRoom(): Promise<boolean> {
+    while (this.active && this.backlog) {
+      // Claim ahead, in batches: up to two rounds of slots may be claimed (a queued row
+      // waits for at most one round of requests, well inside its lease), and no claim is
+      // made for fewer than half a round while work is in flight, so a busy worker does
+      // not pay one claim transaction per finished delivery.
+      const room = 2 * this.concurrency - this.inFlight.size;
+      if (room <= 0 || (this.inFlight.size > 0 && room < Math.ceil(this.concurrency / 2))) break;
+      const want = Math.min(room, Math.max(1, this.ctx.settings.WEBHOOK_BATCH_SIZE));
+      const claimed = await this.claim(want, this.ctx.clock.now());
+      this.backlog = claimed.length === want;
+      for (const c of claimed) this.track(c);
     }
-    this.pumping = true;
-    try {
-      do {
-        this.again = false;
-        while (this.active && this.backlog) {
-          // Claim ahead, in batches: up to two rounds of slots may be claimed (a queued row
-          // waits for at most one round of requests, well inside its lease), and no claim is
-          // made for fewer than half a round while work is in flight, so a busy worker does
-          // not pay one claim transaction per finished delivery.
-          const room = 2 * this.concurrency - this.inFlight.size;
-          if (room <= 0 || (this.inFlight.size > 0 && room < Math.ceil(this.concurrency / 2))) break;
-          const want = Math.min(room, Math.max(1, this.ctx.settings.WEBHOOK_BATCH_SIZE));
-          const claimed = await this.claim(want, this.ctx.clock.now());
-          this.backlog = claimed.length === want;
-          for (const c of claimed) this.track(c);
-        }
-      } while (this.again && this.active);
-    } finally {
-      this.pumping = false;
-    }
+    return false;
   }
 
   private track(claimed: Claimed): void {

@@ -19,6 +19,7 @@ import { punches } from '../db/schema';
 import { apiRouter } from '../http/router';
 import { afterOf } from './routes';
 import { punchView } from './view';
+import { CoalescingPass } from '../shared/coalescing-pass';
 
 /** What the hub needs of a socket (Bun's ServerWebSocket has it). */
 export interface StreamSocket {
@@ -46,8 +47,7 @@ export const CLOSE_TOO_SLOW = 4008;
 export class PunchStreamHub {
   private readonly subscribers = new Set<Subscriber>();
   private timer: ReturnType<typeof setInterval> | null = null;
-  private pumping = false;
-  private again = false;
+  private readonly pump = new CoalescingPass(() => this.round(), () => !this.stopped);
   private stopped = false;
 
   constructor(private readonly ctx: Context) {}
@@ -87,7 +87,7 @@ export class PunchStreamHub {
 
   wake(): void {
     if (this.stopped || this.subscribers.size === 0) return;
-    void this.pump().catch((error: unknown) =>
+    void this.pump.trigger().catch((error: unknown) =>
       this.ctx.log.error('punch stream pass failed', { error: describeError(error) }),
     );
   }
@@ -98,7 +98,7 @@ export class PunchStreamHub {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     for (const subscriber of [...this.subscribers]) this.drop(subscriber, 1001, 'server shutting down');
-    while (this.pumping) await Bun.sleep(5);
+    while (this.pump.busy) await Bun.sleep(5);
   }
 
   private tick(): void {
@@ -109,22 +109,6 @@ export class PunchStreamHub {
       }
     }
     this.wake();
-  }
-
-  private async pump(): Promise<void> {
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = true;
-    try {
-      do {
-        this.again = false;
-        if (await this.round()) this.again = true;
-      } while (this.again && !this.stopped);
-    } finally {
-      this.pumping = false;
-    }
   }
 
   /** One read per distinct position, fanned out; true when a full batch suggests more. */
