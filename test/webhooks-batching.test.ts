@@ -10,39 +10,8 @@ import { Webhook } from 'standardwebhooks';
 import { generateWebhookSecret, signWebhook, verifyWebhook, WebhookSigner } from '../src/delivery/signing';
 import { cachingResolver, checkWebhookUrl } from '../src/delivery/ssrf';
 import { startTestServer, type TestServer } from './support/harness';
+import { receiver, waitFor, type ReceivedCall as Call } from './support/webhook-receiver';
 import { approvedDevice, ingest, punchLines } from './support/punch-feed';
-
-interface Call {
-  id: string;
-  body: string;
-  headers: Record<string, string>;
-}
-
-function receiver(answer: (n: number, call: Call) => Response | Promise<Response> = () => new Response(null, { status: 204 })) {
-  const calls: Call[] = [];
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(request) {
-      const headers: Record<string, string> = {};
-      request.headers.forEach((value, name) => {
-        headers[name] = value;
-      });
-      const call = { id: headers['webhook-id'] ?? '', body: await request.text(), headers };
-      calls.push(call);
-      return answer(calls.length, call);
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}/hook`, calls, stop: () => server.stop(true) };
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_RETRY_BACKOFF: 50, WEBHOOK_MAX_ATTEMPTS: 3, WEBHOOK_TIMEOUT: 2_000 };
 
@@ -72,7 +41,7 @@ async function attemptsOf(server: TestServer, endpoint: string) {
 describe('batched outcomes', () => {
   test('a burst to two endpoints: each message sent once, delivered, one attempt logged each, one failing endpoint retried', async () => {
     const server = await startTestServer({ ...FAST, WEBHOOK_CONCURRENCY: 8 });
-    const good = receiver();
+    const good = receiver(() => new Response(null, { status: 204 }));
     // The second endpoint refuses each message the first time it sees it.
     const seen = new Set<string>();
     const flaky = receiver((_, call) => {

@@ -2,39 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
 import type { DeviceRow } from '../src/devices/devices';
 import { startTestServer, type TestServer } from './support/harness';
+import { receiver, waitFor, type ReceivedCall as Call } from './support/webhook-receiver';
 import { approvedDevice, ingest, postAttlog, punchLines } from './support/punch-feed';
-
-interface Call {
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** A real HTTP receiver on 127.0.0.1; `answer` decides each response from the call number. */
-function receiver(answer: (n: number, call: Call) => Response = () => new Response('ok')) {
-  const calls: Call[] = [];
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(request) {
-      const headers: Record<string, string> = {};
-      request.headers.forEach((value, name) => {
-        headers[name] = value;
-      });
-      const call = { headers, body: await request.text() };
-      calls.push(call);
-      return answer(calls.length, call);
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}/hook`, calls, stop: () => server.stop(true) };
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 const FAST = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: true,

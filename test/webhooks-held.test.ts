@@ -11,39 +11,8 @@ import { fetchSender, pinnedTarget } from '../src/delivery/sender';
 import { checkWebhookUrl } from '../src/delivery/ssrf';
 import { leaseDurationOf } from '../src/delivery/worker';
 import { startTestServer, type TestServer } from './support/harness';
+import { receiver, waitFor, type ReceivedCall as Call } from './support/webhook-receiver';
 import { approvedDevice, ingest, punchLines } from './support/punch-feed';
-
-interface Call {
-  host: string | null;
-  body: string;
-  headers: Record<string, string>;
-}
-
-/** A real receiver on 127.0.0.1; `answer` decides each response from the call number. */
-function receiver(answer: (n: number) => Response | Promise<Response> = () => new Response('ok')) {
-  const calls: Call[] = [];
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(request) {
-      const headers: Record<string, string> = {};
-      request.headers.forEach((value, name) => {
-        headers[name] = value;
-      });
-      calls.push({ host: request.headers.get('host'), body: await request.text(), headers });
-      return answer(calls.length);
-    },
-  });
-  return { port: server.port, url: `http://127.0.0.1:${server.port}/hook`, calls, stop: () => server.stop(true) };
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_RETRY_BACKOFF: 50, WEBHOOK_MAX_ATTEMPTS: 3, WEBHOOK_TIMEOUT: 2_000 };
 
