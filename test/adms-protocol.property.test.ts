@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import { localPartsFrom } from './support/arbitraries';
 import {
   decodeBody,
   decodePush3DateTime,
@@ -22,7 +23,6 @@ import {
   parseRtlog,
   parseTabledata,
   splitRecords,
-  type LocalDateTimeParts,
   type ParseResult,
 } from '../src/adms/protocol';
 
@@ -140,16 +140,7 @@ describe('other parsers never throw', () => {
 
 // ---------------------------------------------------------------- round trips
 
-const localParts: fc.Arbitrary<LocalDateTimeParts> = fc
-  .record({
-    year: fc.integer({ min: 1970, max: 2099 }),
-    month: fc.integer({ min: 1, max: 12 }),
-    day: fc.integer({ min: 1, max: 31 }),
-    hour: fc.integer({ min: 0, max: 23 }),
-    minute: fc.integer({ min: 0, max: 59 }),
-    second: fc.integer({ min: 0, max: 59 }),
-  })
-  .map((p) => ({ ...p, day: Math.min(p.day, new Date(Date.UTC(p.year, p.month, 0)).getUTCDate()) }));
+const localParts = localPartsFrom(1970);
 
 const alnum = (min: number, max: number): fc.Arbitrary<string> =>
   fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'), minLength: min, maxLength: max });

@@ -7,6 +7,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import { localPartsFrom } from './support/arbitraries';
 import {
   base64DecodedLength,
   biodataCommand,
@@ -42,7 +43,6 @@ import {
   setOptionCommand,
   timeZoneOffsetMinutes,
   userInfoCommand,
-  type LocalDateTimeParts,
   type ParseResult,
 } from '../src/adms/protocol';
 import { IpAllowList, parseNetwork } from '../src/adms/guard';
@@ -67,18 +67,8 @@ const alnum = (min: number, max: number) =>
 /** A value as it may appear inside a TAB-separated field: no TAB, CR or LF. */
 const fieldValue = fc.string({ unit: fc.constantFrom(...'abcXYZ019 -:=.,;[]()_~/é张'.split('')), maxLength: 24 });
 const base64Of = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
-const templateText = fc.uint8Array({ minLength: 1, maxLength: 120 }).map(base64Of);
 
-const localParts: fc.Arbitrary<LocalDateTimeParts> = fc
-  .record({
-    year: fc.integer({ min: 2000, max: 2099 }),
-    month: fc.integer({ min: 1, max: 12 }),
-    day: fc.integer({ min: 1, max: 31 }),
-    hour: fc.integer({ min: 0, max: 23 }),
-    minute: fc.integer({ min: 0, max: 59 }),
-    second: fc.integer({ min: 0, max: 59 }),
-  })
-  .map((p) => ({ ...p, day: Math.min(p.day, new Date(Date.UTC(p.year, p.month, 0)).getUTCDate()) }));
+const localParts = localPartsFrom(2000);
 const localTime = localParts.map(formatLocalDateTime);
 
 /** Splits `KEYWORD k=v\tk=v…` after a known keyword and reads the fields back. */
