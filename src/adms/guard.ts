@@ -99,11 +99,11 @@ export function checkDeclaredLength(request: Request, max: number): void {
 }
 
 /**
- * Reads the raw body bytes, refusing with 413 above `max`: first on Content-Length (before
- * reading anything), then on the bytes actually received (chunked bodies carry no length).
+ * Reads the raw body bytes, refusing with 413 above `max` on the bytes actually received
+ * (chunked bodies carry no length). The declared Content-Length is checked by the caller
+ * before the device is even looked up (routes.ts), so it is not checked again here.
  */
 export async function readBody(request: Request, max: number): Promise<Uint8Array> {
-  checkDeclaredLength(request, max);
   if (!request.body) return new Uint8Array(0);
   const bytes = await readCapped(request.body, max);
   if (!bytes) throw new AdmsRefusal(413, 'request body too large');
