@@ -3,6 +3,6 @@ import { defineConfig } from 'drizzle-kit';
 // Only used by `bun run db:generate` to write SQL migrations into ./migrations.
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './src/db/schema.ts',
+  schema: './src/app/schema.ts',
   out: './migrations',
 });

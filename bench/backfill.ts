@@ -4,7 +4,7 @@
  * The queued commands are counted in the database afterwards, not taken from the return value.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { deviceCommands } from '../src/db/schema';
+import { deviceCommands } from '../src/app/schema';
 import { bulkEnrollees, round, startBenchServer, type Figure } from './support';
 
 export interface BackfillOptions {

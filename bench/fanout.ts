@@ -4,7 +4,7 @@
  * per template; the queued commands are counted afterwards.
  */
 import { eq, sql } from 'drizzle-orm';
-import { deviceCommands } from '../src/db/schema';
+import { deviceCommands } from '../src/app/schema';
 import { approvedDevices, bulkEnrollees, round, startBenchServer, type Figure } from './support';
 
 export interface FanoutOptions {

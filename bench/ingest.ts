@@ -9,8 +9,8 @@
  */
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { migrateDatabase, openDatabase } from '../src/db/client';
-import { punches } from '../src/db/schema';
+import { migrateDatabase, openDatabase } from '../src/platform/db/client';
+import { punches } from '../src/app/schema';
 import { approvedDevices, bulkEnrollees, hasRoute, round, skippedFigure, startBenchServer, tempDir, wallTime, type Figure } from './support';
 
 export interface IngestOptions {

@@ -7,7 +7,7 @@
  * `commands.enqueue` inside `fpa.db.write`, not timed) and the server sends at most
  * `commandsPerPoll` per poll, so every counted poll takes a real batch (read, render, mark sent).
  */
-import type { NewCommand } from '../src/commands/commands';
+import type { NewCommand } from '../src/modules/commands/service';
 import { approvedDevices, bareBunServer, closedLoop, hasRoute, round, skippedFigure, slices, startBenchServer, type Figure, type LoadResult } from './support';
 
 export interface PollOptions {

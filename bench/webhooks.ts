@@ -5,8 +5,8 @@
  * receiver holds N distinct `webhook-id`s. Duplicates are counted, a sample of signatures
  * is verified with the secret the API returned.
  */
-import { verifyWebhook } from '../src/delivery/signing';
-import type { IncomingPunch } from '../src/punches/punches';
+import { verifyWebhook } from '../src/modules/webhooks/signing';
+import type { IncomingPunch } from '../src/modules/punches/service';
 import { API_BASE, adminJwt, approvedDevices, hasRoute, round, skippedFigure, sleep, startBenchServer, wallTime, type Figure } from './support';
 
 export interface WebhookOptions {

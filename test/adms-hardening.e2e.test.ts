@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { IpAllowList, parseNetwork } from '../src/adms/guard';
-import { devices } from '../src/db/schema';
+import { IpAllowList, parseNetwork } from '../src/modules/terminals/guard';
+import { devices } from '../src/app/schema';
 import { admsFetch, isHttpDate, rawRequest } from './support/adms';
 import { startTestServer, type TestServer } from './support/harness';
 

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import fc from 'fast-check';
-import { parseAttlogLine } from '../src/adms/protocol';
-import { punches } from '../src/db/schema';
+import { parseAttlogLine } from '../src/protocol/adms';
+import { punches } from '../src/app/schema';
 import { startTestServer, type TestServer } from './support/harness';
 
 let server: TestServer;

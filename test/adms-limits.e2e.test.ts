@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import net from 'node:net';
 import { and, eq } from 'drizzle-orm';
-import { deviceCommands, deviceEvents, devices } from '../src/db/schema';
-import { BoundedMap } from '../src/devices/bounded-map';
-import { MAX_PARAMETER_KEYS, MAX_PARAMETER_KEY_LENGTH, MAX_PARAMETER_VALUE_LENGTH } from '../src/devices/parameters';
+import { deviceCommands, deviceEvents, devices } from '../src/app/schema';
+import { BoundedMap } from '../src/platform/bounded-map';
+import { MAX_PARAMETER_KEYS, MAX_PARAMETER_KEY_LENGTH, MAX_PARAMETER_VALUE_LENGTH } from '../src/modules/devices/parameters';
 import { syntheticTemplate } from '../src/simulator/terminal';
 import { admsFetch } from './support/adms';
 import { startTestServer, type TestServer } from './support/harness';

@@ -24,7 +24,7 @@ import {
   parseTabledata,
   splitRecords,
   type ParseResult,
-} from '../src/adms/protocol';
+} from '../src/protocol/adms';
 
 const RUNS = { numRuns: 1000 };
 

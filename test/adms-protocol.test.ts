@@ -48,7 +48,7 @@ import {
   userInfoCommand,
   clearLogCommand,
   type OperlogRecord,
-} from '../src/adms/protocol';
+} from '../src/protocol/adms';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const byteLength = (s: string): number => utf8(s).length;

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { deviceCommands, deviceEvents, devices, punches, templates } from '../src/db/schema';
-import { encodePush3DateTime } from '../src/adms/protocol';
+import { deviceCommands, deviceEvents, devices, punches, templates } from '../src/app/schema';
+import { encodePush3DateTime } from '../src/protocol/adms';
 import { SimulatedTerminal, syntheticTemplate } from '../src/simulator/terminal';
 import { admsFetch } from './support/adms';
 import { startTestServer, type TestServer } from './support/harness';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { deviceEvents, devices, punches } from '../src/db/schema';
+import { deviceEvents, devices, punches } from '../src/app/schema';
 import { admsFetch, attPhotoBody, fakeJpeg, isHttpDate, rawRequest, V02, V04, V04B_11_FIELDS, V04B_CRLF, V04B_THERMAL, V04B_TRAILING_TAB, V05A, V05B, V05C, V06, V09, V10C, V11, V21 } from './support/adms';
 import { startTestServer, type TestServer } from './support/harness';
 

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { parseAgentKey } from '../src/crypto/agent-keys';
-import { auditLog, agents, enrollmentSessions, stagedTemplates, templates } from '../src/db/schema';
-import { stagedAad, templateAad } from '../src/templates/aad';
+import { parseAgentKey } from '../src/platform/crypto/agent-keys';
+import { auditLog, agents, enrollmentSessions, stagedTemplates, templates } from '../src/app/schema';
+import { stagedAad, templateAad } from '../src/modules/biometrics/aad';
 import {
   agentClient,
   approvedTerminal,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { stagedTemplates } from '../src/db/schema';
+import { stagedTemplates } from '../src/app/schema';
 import { approvedTerminal, createAgent, newEnrollee, startSession, templateBytes, upload, type CreatedAgent } from './agent-support';
 import { startTestServer, type TestServer } from './support/harness';
 

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { networkInterfaces } from 'node:os';
-import { AdminAuthenticator, isLoopbackAddress, OPERATOR_TOKEN_HEADER } from '../src/admin-api/auth';
-import { loadSettings } from '../src/config/settings';
+import { AdminAuthenticator, isLoopbackAddress, OPERATOR_TOKEN_HEADER } from '../src/platform/http/admin-auth';
+import { loadSettings } from '../src/platform/config/settings';
 import { agentClient, createAgent } from './agent-support';
 import { startTestServer, type TestServer } from './support/harness';
 

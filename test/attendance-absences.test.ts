@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { DeviceRow } from '../src/devices/devices';
+import type { DeviceRow } from '../src/modules/devices/service';
 import { createPeople, dayOf, linesAt, terminal, upload, type Person } from './support/attendance';
 import { startTestServer, type TestServer } from './support/harness';
 

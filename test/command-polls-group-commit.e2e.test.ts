@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { asc, eq, inArray } from 'drizzle-orm';
-import type { NewCommand } from '../src/commands/commands';
-import type { Database } from '../src/db/client';
-import { deviceCommands } from '../src/db/schema';
-import type { DeviceRow } from '../src/devices/devices';
+import type { NewCommand } from '../src/modules/commands/service';
+import type { Database } from '../src/platform/db/client';
+import { deviceCommands } from '../src/app/schema';
+import type { DeviceRow } from '../src/modules/devices/service';
 import { startTestServer, type TestServer } from './support/harness';
 
 const PER_POLL = 3;

@@ -6,16 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, asc, eq } from 'drizzle-orm';
-import type { CommandResult } from '../src/adms/protocol';
-import { NEVER_EXPIRES } from '../src/commands/commands';
-import type { Clock } from '../src/core/context';
-import type { Logger } from '../src/core/logger';
-import { generateEncryptionKey, TemplateKeyRing } from '../src/crypto/template-cipher';
-import { deviceCommands, employees, enrollmentSessions, punches, templateSync, templates } from '../src/db/schema';
-import type { DeviceRow } from '../src/devices/devices';
-import { createFingerprintAttendance, type FingerprintAttendance } from '../src/index';
-import type { IncomingPunch } from '../src/punches/punches';
-import { templateAad } from '../src/templates/aad';
+import type { CommandResult } from '../src/protocol/adms';
+import { NEVER_EXPIRES } from '../src/modules/commands/service';
+import type { Clock } from '../src/app/context';
+import type { Logger } from '../src/platform/log';
+import { generateEncryptionKey, TemplateKeyRing } from '../src/platform/crypto/template-cipher';
+import { deviceCommands, employees, enrollmentSessions, punches, templateSync, templates } from '../src/app/schema';
+import type { DeviceRow } from '../src/modules/devices/service';
+import { createFingerprintAttendance, type FingerprintAttendance } from '../src/app/create';
+import type { IncomingPunch } from '../src/modules/punches/service';
+import { templateAad } from '../src/modules/biometrics/aad';
 import { tempDir, testSettings } from './support/harness';
 
 const tmp = tempDir();

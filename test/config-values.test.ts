@@ -15,7 +15,7 @@ import {
   parseRate,
   parseSchedule,
   parseWeekdays,
-} from "../src/config/values";
+} from "../src/platform/config/values";
 
 function value<T>(r: ParseResult<T>): T {
   if (!r.ok) throw new Error(`expected ok, got error: ${r.error}`);

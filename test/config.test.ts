@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import { CHECK_CODES, checkConfiguration } from '../src/config/check';
-import { loadSettings } from '../src/config/settings';
-import { generateEncryptionKey } from '../src/crypto/template-cipher';
+import { CHECK_CODES, checkConfiguration } from '../src/platform/config/check';
+import { loadSettings } from '../src/platform/config/settings';
+import { generateEncryptionKey } from '../src/platform/crypto/template-cipher';
 
 const key = generateEncryptionKey();
 const base = { TEMPLATE_ENCRYPTION_KEYS: [key], ADMIN_JWT_SECRET: 'x'.repeat(40) };
@@ -123,7 +123,7 @@ describe('configuration check', () => {
 
 describe('the README stays true', () => {
   test('its configuration table, check codes, routes and error statuses match the code (bun src/cli.ts readme)', async () => {
-    const docs = await import('../src/config/docs');
+    const docs = await import('../src/cli/readme-blocks');
     const readme = await Bun.file(new URL('../README.md', import.meta.url)).text();
     expect(docs.readBlock(readme, 'settings')).toBe(docs.settingsTableMarkdown());
     expect(docs.readBlock(readme, 'codes')).toBe(docs.checkCodesMarkdown());

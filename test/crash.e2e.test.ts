@@ -13,7 +13,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLock } from '../src/db/lock';
+import { readLock } from '../src/platform/db/lock';
 import { openReadOnly, outboxByPunch, outboxStatuses, sameBytes, sessionStatuses, storedPunches, templateState } from './support/crash-checks';
 import { CrashAgent, lineKey, seededRandom, TrackedTerminal } from './support/crash-load';
 import { ChildServer, serverEnv } from './support/crash-server';

@@ -6,9 +6,9 @@ import {
   TemplateKeyRing,
   generateEncryptionKey,
   type TemplateAad,
-} from "../src/crypto/template-cipher";
-import { generateWebhookSecret, signWebhook, verifyWebhook } from "../src/delivery/signing";
-import { decodeCursor, encodeCursor } from "../src/shared/cursor";
+} from "../src/platform/crypto/template-cipher";
+import { generateWebhookSecret, signWebhook, verifyWebhook } from "../src/modules/webhooks/signing";
+import { decodeCursor, encodeCursor } from "../src/platform/http/cursor";
 
 const RUNS = 150;
 

@@ -7,11 +7,11 @@ import {
   generateEncryptionKey,
   parseEncryptionKey,
   templateAadBytes,
-} from "../src/crypto/template-cipher";
-import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from "../src/crypto/agent-keys";
-import { constantTimeEqual, randomToken } from "../src/crypto/secrets";
-import { generateWebhookSecret, signWebhook, verifyWebhook } from "../src/delivery/signing";
-import { decodeCursor, encodeCursor } from "../src/shared/cursor";
+} from "../src/platform/crypto/template-cipher";
+import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from "../src/platform/crypto/agent-keys";
+import { constantTimeEqual, randomToken } from "../src/platform/crypto/secrets";
+import { generateWebhookSecret, signWebhook, verifyWebhook } from "../src/modules/webhooks/signing";
+import { decodeCursor, encodeCursor } from "../src/platform/http/cursor";
 
 const aad = { enrolleeId: "emp-42", fingerIndex: 3, version: 1 };
 

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { UnsecuredJWT } from 'jose';
-import { OPERATOR_TOKEN_HEADER } from '../src/admin-api/auth';
+import { OPERATOR_TOKEN_HEADER } from '../src/platform/http/admin-auth';
 import { createAgent } from './agent-support';
 import { tableCounts } from './hostile-support';
 import { adminToken, startTestServer, type TestServer } from './support/harness';

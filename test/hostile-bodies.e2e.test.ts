@@ -7,7 +7,7 @@
  * The cap leaves room for an agent upload of TEMPLATE_MAX_BYTES (here set above 1 MiB).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { apiBodyLimit, API_BODY_LIMIT } from '../src/http/body';
+import { apiBodyLimit, API_BODY_LIMIT } from '../src/platform/http/body';
 import { approvedTerminal, createAgent, newEnrollee, startSession, templateBytes, upload, type CreatedAgent, type Person } from './agent-support';
 import { tableContents } from './hostile-support';
 import { startTestServer, type TestServer } from './support/harness';

@@ -44,17 +44,17 @@ import {
   timeZoneOffsetMinutes,
   userInfoCommand,
   type ParseResult,
-} from '../src/adms/protocol';
-import { IpAllowList, parseNetwork } from '../src/adms/guard';
-import { withholdBase64 } from '../src/adms/ingest';
-import { CHECK_CODES, checkConfiguration } from '../src/config/check';
-import { envNameOf, loadSettings, SETTING_KEYS, type SettingsInput } from '../src/config/settings';
-import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from '../src/crypto/agent-keys';
-import { KeyFormatError, parseEncryptionKey, TemplateDecryptError, TemplateKeyRing, generateEncryptionKey } from '../src/crypto/template-cipher';
-import { generateWebhookSecret, signWebhook, verifyWebhook } from '../src/delivery/signing';
-import { API_BODY_LIMIT, apiBodyLimit, BodyRefusal, isJsonContentType, readJsonBody, settleBody } from '../src/http/body';
-import { FpaError } from '../src/shared/errors';
-import { readCursor } from '../src/shared/paging';
+} from '../src/protocol/adms';
+import { IpAllowList, parseNetwork } from '../src/modules/terminals/guard';
+import { withholdBase64 } from '../src/modules/terminals/ingest';
+import { CHECK_CODES, checkConfiguration } from '../src/platform/config/check';
+import { envNameOf, loadSettings, SETTING_KEYS, type SettingsInput } from '../src/platform/config/settings';
+import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from '../src/platform/crypto/agent-keys';
+import { KeyFormatError, parseEncryptionKey, TemplateDecryptError, TemplateKeyRing, generateEncryptionKey } from '../src/platform/crypto/template-cipher';
+import { generateWebhookSecret, signWebhook, verifyWebhook } from '../src/modules/webhooks/signing';
+import { API_BODY_LIMIT, apiBodyLimit, BodyRefusal, isJsonContentType, readJsonBody, settleBody } from '../src/platform/http/body';
+import { FpaError } from '../src/platform/errors';
+import { readCursor } from '../src/platform/http/paging';
 
 const RUNS = { numRuns: 300 };
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { jobLeases } from '../src/db/schema';
-import type { JobDefinition } from '../src/jobs/jobs';
+import { jobLeases } from '../src/app/schema';
+import type { JobDefinition } from '../src/modules/jobs/runner';
 import { createPeople } from './support/attendance';
 import { startTestServer, type TestServer } from './support/harness';
 

@@ -5,8 +5,8 @@
  * schemes, the error body, references that resolve, error codes that exist.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { normaliseRoutePath } from '../src/docs/openapi';
-import { ERROR_STATUS } from '../src/shared/errors';
+import { normaliseRoutePath } from '../src/app/docs/openapi';
+import { ERROR_STATUS } from '../src/platform/errors';
 import { adminToken, startTestServer, type TestServer } from './support/harness';
 
 type Doc = {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger } from '../src/core/logger';
+import { createLogger } from '../src/platform/log';
 import { approvedTerminal, b64, createAgent, newEnrollee, nextPoll, startSession, templateBytes, upload } from './agent-support';
 import { adminToken, startTestServer, type TestServer } from './support/harness';
 

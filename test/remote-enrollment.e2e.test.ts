@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import type { Clock } from '../src/core/context';
-import { deviceCommands, enrollmentSessions } from '../src/db/schema';
+import type { Clock } from '../src/app/context';
+import { deviceCommands, enrollmentSessions } from '../src/app/schema';
 import { SimulatedTerminal } from '../src/simulator/terminal';
 import { startTestServer, type TestServer } from './support/harness';
 

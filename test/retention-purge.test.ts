@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { auditLog, deviceCommands, deviceEvents, enrollmentSessions, punches, stagedTemplates, templates, webhookDeliveries, webhookOutbox } from '../src/db/schema';
-import type { DeviceRow } from '../src/devices/devices';
+import { auditLog, deviceCommands, deviceEvents, enrollmentSessions, punches, stagedTemplates, templates, webhookDeliveries, webhookOutbox } from '../src/app/schema';
+import type { DeviceRow } from '../src/modules/devices/service';
 import { createPeople, dayOf, linesAt, terminal, upload, type Person } from './support/attendance';
 import { startTestServer, type TestServer } from './support/harness';
 

@@ -7,13 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, asc, eq } from 'drizzle-orm';
-import type { CommandResult } from '../src/adms/protocol';
-import { ConfigurationError } from '../src/config/check';
-import { silentLogger } from '../src/core/logger';
-import { deviceCommands, employees, enrollmentSessions, punches, templateSync } from '../src/db/schema';
-import type { DeviceRow } from '../src/devices/devices';
-import type { EmployeeDirectory } from '../src/employees/directory';
-import { createFingerprintAttendance, FpaError, type FingerprintAttendance } from '../src/index';
+import type { CommandResult } from '../src/protocol/adms';
+import { ConfigurationError } from '../src/platform/config/check';
+import { silentLogger } from '../src/platform/log';
+import { deviceCommands, employees, enrollmentSessions, punches, templateSync } from '../src/app/schema';
+import type { DeviceRow } from '../src/modules/devices/service';
+import type { EmployeeDirectory } from '../src/modules/employees/directory';
+import { createFingerprintAttendance, FpaError, type FingerprintAttendance } from '../src/app/create';
 import { tempDir, testSettings } from './support/harness';
 
 const tmp = tempDir();

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { runCli } from '../src/cli';
-import '../src/adms/commands-cli';
-import type { Clock } from '../src/core/context';
-import { deviceCommands, devices, punches } from '../src/db/schema';
+import { runCli } from '../src/cli/run';
+import '../src/cli/commands-terminals';
+import type { Clock } from '../src/app/context';
+import { deviceCommands, devices, punches } from '../src/app/schema';
 import { SimulatedTerminal, syntheticTemplate, type CommandResponder } from '../src/simulator/terminal';
 import { startTestServer, type TestServer } from './support/harness';
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { createClient, type Client } from '@libsql/client';
-import { readLock } from '../src/db/lock';
+import { readLock } from '../src/platform/db/lock';
 import { SimulatedTerminal } from '../src/simulator/terminal';
 import { ChildServer, runBun, serverEnv } from './support/crash-server';
 import { adminToken, ApiClient, startTestServer, tempDir, type TestServer } from './support/harness';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { isIP } from "node:net";
 import fc from "fast-check";
-import { checkWebhookUrl, isPrivateAddress, parseIPv6, type Resolver } from "../src/delivery/ssrf";
+import { checkWebhookUrl, isPrivateAddress, parseIPv6, type Resolver } from "../src/modules/webhooks/ssrf";
 
 const PRIVATE = [
   // IPv4

@@ -2,10 +2,10 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Elysia } from 'elysia';
-import { ConfigurationError } from '../src/config/check';
-import { silentLogger } from '../src/core/logger';
-import { DatabaseLockedError, lockPathFor, readLock } from '../src/db/lock';
-import { createFingerprintAttendance } from '../src/index';
+import { ConfigurationError } from '../src/platform/config/check';
+import { silentLogger } from '../src/platform/log';
+import { DatabaseLockedError, lockPathFor, readLock } from '../src/platform/db/lock';
+import { createFingerprintAttendance } from '../src/app/create';
 import { adminToken, startTestServer, tempDir, testSettings } from './support/harness';
 
 const dirs: { cleanup(): void }[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { PunchView } from '../src/punches/view';
-import { CLOSE_TOO_SLOW, PunchStreamHub, STREAM_BATCH, type StreamSocket } from '../src/punches/stream';
+import type { PunchView } from '../src/modules/punches/view';
+import { CLOSE_TOO_SLOW, PunchStreamHub, STREAM_BATCH, type StreamSocket } from '../src/modules/punches/stream';
 import { adminToken, startTestServer, type TestServer } from './support/harness';
 import { approvedDevice, ingest, postAttlog, punchLines } from './support/punch-feed';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { silentLogger } from '../src/core/logger';
-import { generateEncryptionKey, TemplateKeyRing } from '../src/crypto/template-cipher';
-import { auditLog, deviceCommands, employees, templateSync, templates } from '../src/db/schema';
-import { createFingerprintAttendance, type FingerprintAttendance } from '../src/index';
-import { templateAad } from '../src/templates/aad';
+import { silentLogger } from '../src/platform/log';
+import { generateEncryptionKey, TemplateKeyRing } from '../src/platform/crypto/template-cipher';
+import { auditLog, deviceCommands, employees, templateSync, templates } from '../src/app/schema';
+import { createFingerprintAttendance, type FingerprintAttendance } from '../src/app/create';
+import { templateAad } from '../src/modules/biometrics/aad';
 import { tempDir, testSettings, TEST_KEY } from './support/harness';
 
 const tmp = tempDir();

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { deviceEvents, devices, templates } from '../src/db/schema';
+import { deviceEvents, devices, templates } from '../src/app/schema';
 import { SimulatedTerminal, syntheticTemplate } from '../src/simulator/terminal';
 import { startTestServer, type TestServer } from './support/harness';
 

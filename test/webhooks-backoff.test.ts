@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { MAX_RETRY_DELAY_MS, retryDelay } from '../src/delivery/backoff';
+import { MAX_RETRY_DELAY_MS, retryDelay } from '../src/modules/webhooks/backoff';
 
 describe('webhook retry backoff', () => {
   test('doubles from the base each attempt, within ±20% jitter', () => {

@@ -7,8 +7,8 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
-import { generateWebhookSecret, signWebhook, verifyWebhook, WebhookSigner } from '../src/delivery/signing';
-import { cachingResolver, checkWebhookUrl } from '../src/delivery/ssrf';
+import { generateWebhookSecret, signWebhook, verifyWebhook, WebhookSigner } from '../src/modules/webhooks/signing';
+import { cachingResolver, checkWebhookUrl } from '../src/modules/webhooks/ssrf';
 import { startTestServer, type TestServer } from './support/harness';
 import { receiver, waitFor, type ReceivedCall as Call } from './support/webhook-receiver';
 import { approvedDevice, ingest, punchLines } from './support/punch-feed';

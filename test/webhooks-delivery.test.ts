@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
-import type { DeviceRow } from '../src/devices/devices';
+import type { DeviceRow } from '../src/modules/devices/service';
 import { startTestServer, type TestServer } from './support/harness';
 import { receiver, waitFor, type ReceivedCall as Call } from './support/webhook-receiver';
 import { approvedDevice, ingest, postAttlog, punchLines } from './support/punch-feed';

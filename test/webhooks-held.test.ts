@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
-import type { DeviceRow } from '../src/devices/devices';
-import { fetchSender, pinnedTarget } from '../src/delivery/sender';
-import { checkWebhookUrl } from '../src/delivery/ssrf';
-import { leaseDurationOf } from '../src/delivery/worker';
+import type { DeviceRow } from '../src/modules/devices/service';
+import { fetchSender, pinnedTarget } from '../src/modules/webhooks/sender';
+import { checkWebhookUrl } from '../src/modules/webhooks/ssrf';
+import { leaseDurationOf } from '../src/modules/webhooks/worker';
 import { startTestServer, type TestServer } from './support/harness';
 import { receiver, waitFor, type ReceivedCall as Call } from './support/webhook-receiver';
 import { approvedDevice, ingest, punchLines } from './support/punch-feed';

@@ -16,7 +16,7 @@ import {
   formatOptionsBody,
   parseTabFields,
   splitKeyword,
-} from '../adms/protocol';
+} from '../protocol/adms';
 
 export interface PunchRecord {
   pin: string;

@@ -5,8 +5,8 @@
  * half-written. Template bytes are compared in memory and never printed.
  */
 import { createClient, type Client } from '@libsql/client';
-import { TemplateKeyRing } from '../../src/crypto/template-cipher';
-import { stagedAad, templateAad } from '../../src/templates/aad';
+import { TemplateKeyRing } from '../../src/platform/crypto/template-cipher';
+import { stagedAad, templateAad } from '../../src/modules/biometrics/aad';
 
 export async function openReadOnly(file: string): Promise<Client> {
   // One connection, so the pragma holds for every statement of this client.

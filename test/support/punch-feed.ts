@@ -2,8 +2,8 @@
  * Punch sources for the punches-out tests: an approved terminal and ATTLOG lines, uploaded
  * through the real ADMS endpoint or handed straight to the ingest call that endpoint makes.
  */
-import type { DeviceRow } from '../../src/devices/devices';
-import type { IncomingPunch } from '../../src/punches/punches';
+import type { DeviceRow } from '../../src/modules/devices/service';
+import type { IncomingPunch } from '../../src/modules/punches/service';
 import type { TestServer } from './harness';
 
 export async function approvedDevice(server: TestServer, serial: string): Promise<DeviceRow> {

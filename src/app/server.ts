@@ -1,0 +1,81 @@
+/**
+ * The standalone server: `bun run start`. Serves the terminals, the agent API, the admin API
+ * and `/healthz` on one port, migrates the embedded database on start, runs the jobs and the
+ * webhook worker in-process, and shuts down cleanly on SIGTERM/SIGINT.
+ */
+import { Elysia } from 'elysia';
+import { ConfigurationError, formatIssues } from '../platform/config/check';
+import { DatabaseLockedError } from '../platform/db/lock';
+import { apiBodyLimit } from '../platform/http/body';
+import { API_PREFIX, createFingerprintAttendance, type CreateOptions, type FingerprintAttendance } from './create';
+
+export interface RunningServer {
+  fpa: FingerprintAttendance;
+  app: Elysia;
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startServer(options: CreateOptions & { port?: number; hostname?: string } = {}): Promise<RunningServer> {
+  const fpa = await createFingerprintAttendance(options);
+  const health = new Elysia({ name: 'fpa-health', seed: fpa.db.url }).get('/healthz', async ({ set }) => {
+    try {
+      await fpa.db.client.execute('select 1');
+      return { status: 'ok' };
+    } catch {
+      set.status = 503;
+      return { status: 'unavailable' };
+    }
+  });
+  const app = new Elysia().use(health).use(fpa.plugin);
+  const port = options.port ?? fpa.settings.PORT;
+  const hostname = options.hostname ?? fpa.settings.HOST;
+  app.listen({ port, hostname, maxRequestBodySize: Math.max(fpa.settings.ADMS_MAX_REQUEST_BYTES, apiBodyLimit(fpa.settings)) + 1024 });
+  const actualPort = app.server!.port!;
+  const localHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
+  const url = `http://${localHost}:${actualPort}`;
+  fpa.lock?.setApiUrl(`${url}${API_PREFIX}/`);
+  let stopped = false;
+  return {
+    fpa,
+    app: app as unknown as Elysia,
+    url,
+    port: actualPort,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      // Open punch streams would keep app.stop() waiting for their clients: close them first.
+      await fpa.service.closeStreams();
+      await app.stop();
+      await fpa.close();
+    },
+  };
+}
+
+export async function main(): Promise<void> {
+  let server: RunningServer;
+  try {
+    server = await startServer();
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      console.error(`fpa: refusing to start, the configuration has errors:\n${formatIssues(error.issues)}`);
+    } else if (error instanceof DatabaseLockedError) {
+      console.error(`fpa: refusing to start: ${error.message}`);
+    } else {
+      console.error('fpa: failed to start:', error instanceof Error ? error.message : error);
+    }
+    process.exit(1);
+  }
+  console.log(
+    JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `Fingerprint Attendance listening on ${server.url}`, adms: `${server.url}${server.fpa.settings.ADMS_URL_PREFIX}`, api: `${server.url}${API_PREFIX}/` }),
+  );
+  const shutdown = async (signal: string) => {
+    console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `received ${signal}, shutting down` }));
+    await server.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+

@@ -1,8 +1,0 @@
-/**
- * Feature commands beyond the jobs, registered with registerCommand() on import
- * (create-agent, simulate-device). Loaded only by the CLI entry point.
- */
-import './agents/cli';
-import './adms/commands-cli';
-
-export {};

@@ -1,0 +1,8 @@
+/**
+ * Feature commands beyond the jobs, registered with registerCommand() on import
+ * (create-agent, simulate-device). Loaded only by the CLI entry point.
+ */
+import './create-agent';
+import './commands-terminals';
+
+export {};

@@ -1,0 +1,46 @@
+/**
+ * `bun run fpa:create-agent <name> --algorithm <algorithm_version>`: creates an enrollment
+ * agent and prints its id and its key, once. While a server holds the local database the work
+ * is handed to it (operator token of the lock file); otherwise the database is opened here.
+ */
+import { parseArgs } from 'node:util';
+import { callRunningServer, registerCommand } from './run';
+import { silentLogger } from '../platform/log';
+import { createFingerprintAttendance } from '../app/create';
+
+const USAGE = 'usage: bun run fpa:create-agent <name> --algorithm <algorithm_version>';
+
+function report(agent: { id: unknown; name: unknown; algorithm_version: unknown }, key: unknown, where: string): void {
+  console.log(`fpa:create-agent: created agent "${String(agent.name)}" (id ${String(agent.id)}, algorithm ${String(agent.algorithm_version)})${where}`);
+  console.log(`key (shown this once; store it in the agent now): ${String(key)}`);
+}
+
+export async function createAgentCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { algorithm: { type: 'string' } }, allowPositionals: true, strict: true });
+  const name = positionals.join(' ').trim();
+  const algorithm = values.algorithm?.trim() ?? '';
+  if (!name || !algorithm) {
+    console.error(USAGE);
+    return 2;
+  }
+  const handed = await callRunningServer('enrollment-agents/', { name, algorithm_version: algorithm });
+  if (handed) {
+    if (handed.status !== 201) {
+      const error = handed.json.error as { message?: unknown } | undefined;
+      console.error(`fpa:create-agent: the running server refused (${handed.status}): ${String(error?.message ?? 'no reason given')}`);
+      return 1;
+    }
+    report(handed.json as { id: unknown; name: unknown; algorithm_version: unknown }, handed.json.key, ' by the running server');
+    return 0;
+  }
+  const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });
+  try {
+    const { agent, key } = await fpa.service.createAgent(name, { algorithmVersion: algorithm, by: 'operator' });
+    report(agent, key, '');
+    return 0;
+  } finally {
+    await fpa.close();
+  }
+}
+
+registerCommand('create-agent', createAgentCommand);

@@ -1,0 +1,199 @@
+/**
+ * Operator commands: `bun run fpa:<name>`. Job commands run the same code as the schedule.
+ * While a server holds a local `file:` database they hand their work to it through the lock
+ * file (DESIGN.md); otherwise they open the database themselves. Either way they print one
+ * summary line and exit non-zero on failure.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { checkConfiguration, CHECK_CODES, formatIssues } from '../platform/config/check';
+import { describeSettings, loadSettings } from '../platform/config/settings';
+import { checkCodesMarkdown, errorStatusMarkdown, replaceBlock, routesTableMarkdown, settingsTableMarkdown } from './readme-blocks';
+import { silentLogger } from '../platform/log';
+import { generateEncryptionKey } from '../platform/crypto/template-cipher';
+import { randomToken } from '../platform/crypto/secrets';
+import { databaseFilePath, migrateDatabase, openDatabase } from '../platform/db/client';
+import { BUILTIN_LOOKUP_FIELDS } from '../modules/employees/directory';
+import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
+import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
+import { createFingerprintAttendance } from '../app/create';
+import { SignJWT } from 'jose';
+
+type Command = (args: string[]) => Promise<number>;
+
+const JOB_COMMANDS = ['check-devices', 'sync-device-clocks', 'expire-commands', 'retry-commands', 'expire-sessions', 'generate-absences', 'purge-retention', 'rotate-keys', 'deliver-webhooks'];
+
+/** Finds a running server that holds the local database, if any. */
+async function runningServer(): Promise<{ apiUrl: string; token: string } | null> {
+  const { settings } = loadSettings();
+  const file = databaseFilePath(settings.DATABASE_URL);
+  if (!file) return null;
+  const holder = await liveLockHolder(file);
+  if (!holder) return null;
+  if (!holder.apiUrl) throw new Error('a server holds the database but is not listening yet; try again in a moment');
+  return { apiUrl: holder.apiUrl, token: holder.token };
+}
+
+/** POSTs to the running server's API with the operator token of the lock file. */
+export async function callRunningServer(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> } | null> {
+  const server = await runningServer();
+  if (!server) return null;
+  const response = await fetch(`${server.apiUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [OPERATOR_TOKEN_HEADER]: server.token },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json().catch(() => ({}))) as Record<string, unknown> };
+}
+
+async function runJob(name: string, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { date: { type: 'string' } }, allowPositionals: false, strict: false });
+  const params: Record<string, string> = {};
+  if (typeof values.date === 'string') params.date = values.date;
+  const handed = await callRunningServer(`jobs/${name}/run/`, { params });
+  if (handed) {
+    const summary = String(handed.json.summary ?? JSON.stringify(handed.json));
+    console.log(`${summary} (run by the running server)`);
+    return handed.status === 200 && handed.json.status === 'succeeded' ? 0 : 1;
+  }
+  const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });
+  try {
+    const outcome = await fpa.jobs.run(name, { wait: true, trigger: 'script', params });
+    console.log(outcome.summary);
+    return outcome.status === 'succeeded' ? 0 : 1;
+  } finally {
+    await fpa.close();
+  }
+}
+
+const commands: Record<string, Command> = {
+  async check(args) {
+    const { values } = parseArgs({ args, options: { print: { type: 'boolean' }, codes: { type: 'boolean' } }, strict: false });
+    if (values.codes) {
+      for (const [code, c] of Object.entries(CHECK_CODES)) console.log(`${code}\t${c.severity}\t${c.meaning}`);
+      return 0;
+    }
+    const loaded = loadSettings();
+    let recorded: string | null = null;
+    const preIssues = checkConfiguration({ loaded });
+    if (!preIssues.some((i) => i.code === 'fpa.E012')) {
+      // Read the recorded employee model without migrating or locking anything.
+      try {
+        const db = await openDatabase({ url: loaded.settings.DATABASE_URL, authToken: loaded.settings.DATABASE_AUTH_TOKEN });
+        const rows = await db.client.execute("select value from fpa_meta where key = 'employee_model'").catch(() => null);
+        recorded = rows?.rows[0] ? String(rows.rows[0].value) : null;
+        await db.close();
+      } catch {
+        recorded = null;
+      }
+    }
+    // The standalone server always uses the built-in employee directory.
+    const issues = checkConfiguration({ loaded, recordedEmployeeModel: recorded, employeeLookupFields: BUILTIN_LOOKUP_FIELDS });
+    if (values.print) console.log(JSON.stringify(describeSettings(loaded.settings), null, 2));
+    console.log(formatIssues(issues));
+    const errors = issues.filter((i) => i.severity === 'error').length;
+    console.log(`fpa:check: ${errors} error(s), ${issues.length - errors} warning(s)`);
+    return errors > 0 ? 1 : 0;
+  },
+
+  async migrate() {
+    const { settings } = loadSettings();
+    const file = databaseFilePath(settings.DATABASE_URL);
+    // A local file has one writer: while a server holds it, that server already migrated it
+    // at start-up; otherwise hold the lock while migrating so no server starts half-way.
+    const lock = file ? await acquireLock(file).catch((error: unknown) => (error instanceof DatabaseLockedError ? null : Promise.reject(error))) : null;
+    if (file && !lock) {
+      console.log('fpa:migrate: a running server holds the database and applied the migrations when it started; nothing to do');
+      return 0;
+    }
+    const db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL, syncIntervalMs: settings.DATABASE_SYNC_INTERVAL });
+    try {
+      await migrateDatabase(db);
+      console.log(`fpa:migrate: the database at ${file ? settings.DATABASE_URL : '(server)'} is up to date`);
+      return 0;
+    } finally {
+      await db.close();
+      lock?.release();
+    }
+  },
+
+  /** Rewrites the generated blocks of README.md (settings, check codes, routes, error statuses). */
+  async readme() {
+    const path = new URL('../../README.md', import.meta.url);
+    let text = await Bun.file(path).text();
+    text = replaceBlock(text, 'settings', settingsTableMarkdown());
+    text = replaceBlock(text, 'codes', checkCodesMarkdown());
+    text = replaceBlock(text, 'routes', routesTableMarkdown());
+    text = replaceBlock(text, 'errors', errorStatusMarkdown());
+    await Bun.write(path, text);
+    console.log('README.md: settings, check codes, routes and error statuses regenerated');
+    return 0;
+  },
+
+  async 'generate-key'() {
+    console.log(generateEncryptionKey());
+    return 0;
+  },
+
+  /** Writes a `.env` with a fresh encryption key and admin secret if there is none (quick start). */
+  async init(args) {
+    const { values } = parseArgs({ args, options: { 'if-missing': { type: 'boolean' } }, strict: false });
+    const { settings } = loadSettings();
+    if (existsSync('.env') || (values['if-missing'] && settings.TEMPLATE_ENCRYPTION_KEYS.length > 0)) {
+      if (!values['if-missing']) console.log('fpa:init: .env exists; nothing written');
+      return 0;
+    }
+    const lines = [
+      '# Written by `bun run fpa:init` for a local quick start. Keep it secret; back up the key:',
+      '# templates encrypted with it cannot be read without it.',
+      `FPA_TEMPLATE_ENCRYPTION_KEYS=${generateEncryptionKey()}`,
+      `FPA_ADMIN_JWT_SECRET=${randomToken(32)}`,
+      '',
+    ];
+    writeFileSync('.env', lines.join('\n'), { mode: 0o600 });
+    console.log('fpa:init: wrote .env with a new template key and admin JWT secret (bun run fpa:admin-token prints a token)');
+    return 0;
+  },
+
+  /** Prints an administrator JWT signed with ADMIN_JWT_SECRET (for trying the API). */
+  async 'admin-token'(args) {
+    const { values } = parseArgs({ args, options: { sub: { type: 'string' }, ttl: { type: 'string' } }, strict: false });
+    const { settings } = loadSettings();
+    if (!settings.ADMIN_JWT_SECRET) {
+      console.error('fpa:admin-token: FPA_ADMIN_JWT_SECRET is not set');
+      return 1;
+    }
+    let jwt = new SignJWT({ scope: settings.ADMIN_SCOPE })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(typeof values.sub === 'string' ? values.sub : 'operator')
+      .setIssuedAt()
+      .setExpirationTime(typeof values.ttl === 'string' ? values.ttl : '12h');
+    if (settings.ADMIN_JWT_ISSUER) jwt = jwt.setIssuer(settings.ADMIN_JWT_ISSUER);
+    if (settings.ADMIN_JWT_AUDIENCE) jwt = jwt.setAudience(settings.ADMIN_JWT_AUDIENCE);
+    console.log(await jwt.sign(new TextEncoder().encode(settings.ADMIN_JWT_SECRET)));
+    return 0;
+  },
+};
+
+for (const name of JOB_COMMANDS) commands[name] = (args) => runJob(name, args);
+
+/** Registers a command from a feature module (create-agent, simulate-device). */
+export function registerCommand(name: string, command: Command): void {
+  commands[name] = command;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    console.error(`usage: bun src/cli.ts <command>\ncommands: ${Object.keys(commands).sort().join(', ')}`);
+    return 2;
+  }
+  try {
+    return await command(args);
+  } catch (error) {
+    console.error(`fpa:${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+

@@ -1,0 +1,65 @@
+/**
+ * `bun run fpa:simulate-device --url <base> --sn <serial> [--punches N] [--pins 1,2]
+ * [--duration 30s] [--time-zone Asia/Kolkata] [--prefix /iclock/] [--biodata]
+ * [--poll-interval 2s] [--token <pushcommkey>]`: a terminal for trying the service without
+ * hardware. It handshakes, posts its parameters, polls, answers commands and punches.
+ */
+import { parseArgs } from 'node:util';
+import { parseDuration } from '../platform/config/values';
+import { SimulatedTerminal } from '../simulator/terminal';
+
+export const SIMULATE_USAGE =
+  'usage: bun run fpa:simulate-device --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--quiet]';
+
+function duration(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined) return fallback;
+  const parsed = parseDuration(text);
+  if (!parsed.ok) throw new Error(`--${name}: ${parsed.error}`);
+  return parsed.value;
+}
+
+export async function simulateDevice(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      url: { type: 'string' },
+      sn: { type: 'string' },
+      punches: { type: 'string' },
+      pins: { type: 'string' },
+      duration: { type: 'string' },
+      'time-zone': { type: 'string' },
+      prefix: { type: 'string' },
+      biodata: { type: 'boolean' },
+      'fp-version': { type: 'string' },
+      'poll-interval': { type: 'string' },
+      token: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    allowPositionals: false,
+    strict: true,
+  });
+  if (!values.url || !values.sn) {
+    console.error(SIMULATE_USAGE);
+    return 2;
+  }
+  const punches = values.punches === undefined ? 0 : Number(values.punches);
+  if (!Number.isInteger(punches) || punches < 0) throw new Error('--punches must be a whole number');
+  const pins = (values.pins ?? '1').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const ms = duration(values.duration, 30_000, 'duration');
+  const pollIntervalMs = values['poll-interval'] === undefined ? undefined : duration(values['poll-interval'], 10_000, 'poll-interval');
+  const terminal = new SimulatedTerminal({
+    url: values.url,
+    sn: values.sn,
+    prefix: values.prefix,
+    timeZone: values['time-zone'],
+    biodata: values.biodata ?? false,
+    fpVersion: values['fp-version'],
+    pushCommKey: values.token,
+    log: values.quiet ? undefined : (line) => console.log(`[${values.sn}] ${line}`),
+  });
+  const summary = await terminal.runFor(ms, { punches, pins, pollIntervalMs });
+  console.log(
+    `fpa:simulate-device: ${values.sn} polled ${summary.polls} times, punched ${summary.punchesSent} times (${terminal.pendingPunches} not acknowledged), ran ${summary.commands} commands, met ${summary.errors} errors; holds ${terminal.users.size} users and ${terminal.templates.size} templates`,
+  );
+  return terminal.pendingPunches === 0 ? 0 : 1;
+}

@@ -1,0 +1,57 @@
+/**
+ * `fpa:rotate-keys`: re-encrypts every stored and staged template under the first key of
+ * TEMPLATE_ENCRYPTION_KEYS. It works in small batches, each its own transaction, so it can
+ * be stopped and run again at any time (resumable) and never holds the writer for long.
+ */
+import { and, eq, ne } from 'drizzle-orm';
+import type { Context } from '../../app/context';
+import { stagedTemplates, templates } from '../../app/schema';
+import { audit } from '../audit/service';
+import { stagedAad, templateAad } from './aad';
+
+const BATCH = 200;
+
+export async function rotateTemplateKeys(ctx: Context, by = 'operator'): Promise<{ templates: number; staged: number; key_id: string }> {
+  const primary = ctx.keyRing.primaryKeyId;
+  let rotated = 0;
+  let staged = 0;
+  for (;;) {
+    const batch = await ctx.db.orm.select().from(templates).where(ne(templates.keyId, primary)).limit(BATCH);
+    if (batch.length === 0) break;
+    await ctx.db.write(async ({ tx }) => {
+      for (const row of batch) {
+        const aad = templateAad(row.enrolleeId, row.fingerIndex, row.version);
+        const plain = await ctx.keyRing.decrypt(new Uint8Array(row.ciphertext), aad);
+        const sealed = await ctx.keyRing.encrypt(plain, aad);
+        plain.fill(0);
+        // Compare-and-set on the old key id: a template replaced meanwhile is left alone.
+        await tx
+          .update(templates)
+          .set({ ciphertext: Buffer.from(sealed), keyId: primary })
+          .where(and(eq(templates.id, row.id), eq(templates.version, row.version), eq(templates.keyId, row.keyId)));
+        rotated++;
+      }
+    });
+  }
+  for (;;) {
+    const batch = await ctx.db.orm.select().from(stagedTemplates).where(ne(stagedTemplates.keyId, primary)).limit(BATCH);
+    if (batch.length === 0) break;
+    await ctx.db.write(async ({ tx }) => {
+      for (const row of batch) {
+        const aad = stagedAad(row.sessionId, row.fingerIndex, row.revision);
+        const plain = await ctx.keyRing.decrypt(new Uint8Array(row.ciphertext), aad);
+        const sealed = await ctx.keyRing.encrypt(plain, aad);
+        plain.fill(0);
+        await tx
+          .update(stagedTemplates)
+          .set({ ciphertext: Buffer.from(sealed), keyId: primary })
+          .where(and(eq(stagedTemplates.sessionId, row.sessionId), eq(stagedTemplates.fingerIndex, row.fingerIndex), eq(stagedTemplates.revision, row.revision)));
+        staged++;
+      }
+    });
+  }
+  await ctx.db.write(({ tx }) =>
+    audit(tx, ctx.clock.now(), { actor: by, action: 'keys.rotated', targetType: 'template_keys', targetId: primary, details: { templates: rotated, staged } }),
+  );
+  return { templates: rotated, staged, key_id: primary };
+}

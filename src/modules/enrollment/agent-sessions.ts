@@ -1,0 +1,388 @@
+/**
+ * Agent enrollment sessions (SPEC "Desktop agent"): an administrator (or, with
+ * AGENT_CAN_START_SESSIONS, the agent itself) starts a session for one enrollee and a list of
+ * fingers; the agent claims it, uploads templates that are staged encrypted on the session,
+ * and completes it. Completion stores every staged template through store_template and closes
+ * the session in ONE write transaction, so a failed completion stores nothing and leaves the
+ * session open. A cancelled or expired session never touches existing templates.
+ *
+ * Every touch of a session first expires it when its lifetime is over. A closed session
+ * refuses every agent request, reads included, with `session_closed`; its details carry the
+ * status and reason, so the agent still learns why. Administrators read closed sessions.
+ */
+import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
+import { readPairCursor, type AgentRow } from './agents';
+import { devicesInScopeOfEnrollee } from '../areas/service';
+import { audit } from '../audit/service';
+import type { Core } from '../../app/core';
+import type { Queryable } from '../../platform/db/client';
+import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates, templates } from '../../app/schema';
+import { encodeCursor } from '../../platform/http/cursor';
+import { FpaError } from '../../platform/errors';
+import type { Page } from '../../platform/http/paging';
+import { stagedAad } from '../biometrics/aad';
+import { deviceAccepts, hasConsent, sameVersion, type StoredTemplate } from '../biometrics/service';
+import {
+  closeSession,
+  expireIfDue,
+  getSession,
+  insertSession,
+  isOpen,
+  OPEN_STATUSES,
+  sessionViews,
+  validateFingers,
+  type SessionRow,
+  type SessionView,
+} from './sessions';
+
+export interface TemplateUpload {
+  fingerIndex: number;
+  algorithmVersion: string;
+  /** Standard base64 of the template bytes. */
+  template: string;
+  quality?: number | null;
+}
+
+export interface UploadResult {
+  captured: number[];
+  remaining: number[];
+}
+
+export interface CompletedSession extends SessionView {
+  templates: { finger_index: number; algorithm_version: string; version: number; queued_to: number; incompatible: number }[];
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Strict standard base64: the alphabet, padding to a multiple of four, and exactly the text an
+ * encoder produces (no stray bits in the last character). Anything else is null.
+ */
+export function decodeStrictBase64(text: string): Uint8Array | null {
+  if (text.length % 4 !== 0 || !BASE64.test(text)) return null;
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.toString('base64') !== text) return null;
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+const agentActor = (agent: AgentRow) => `agent:${agent.id}`;
+
+export class AgentSessionService {
+  constructor(private readonly core: Core) {}
+
+  private get ctx() {
+    return this.core.ctx;
+  }
+
+  /**
+   * The spec's start_enrollment_session on the agent path. `enrollee` is a UUID or a device
+   * PIN, `agent` the agent's id.
+   */
+  async startAgentSession(enrollee: string, options: { agent: string; fingers: number[]; by: string }): Promise<SessionView> {
+    const fingers = validateFingers(this.ctx, options.fingers);
+    const row = await this.ctx.db.write(async ({ tx }) => {
+      const target = await this.core.enrollees.findByIdOrPin(tx, enrollee);
+      if (!target) throw new FpaError('not_found', 'enrollee not found', { enrollee });
+      if (target.status !== 'active') throw new FpaError('enrollee_inactive', 'the enrollee is deactivated', { enrollee: target.id });
+      const agent = await tx.query.agents.findFirst({ where: eq(agents.id, options.agent) });
+      if (!agent) throw new FpaError('not_found', 'enrollment agent not found', { agent: options.agent });
+      if (agent.revokedAt !== null) throw new FpaError('agent_revoked', 'the enrollment agent is revoked', { agent: agent.id });
+      const session = await insertSession(tx, this.ctx, { kind: 'agent', enrolleeId: target.id, agentId: agent.id, fingers, createdBy: options.by });
+      await audit(tx, session.createdAt, {
+        actor: options.by,
+        action: 'enrollment_session.started',
+        targetType: 'enrollment_session',
+        targetId: session.id,
+        details: { kind: 'agent', enrollee: target.id, agent: agent.id, fingers },
+      });
+      return session;
+    });
+    return this.view(row);
+  }
+
+  /** `GET sessions/`: the agent's sessions that are open or in progress and not expired. */
+  async openSessionsOf(agent: AgentRow): Promise<SessionView[]> {
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(enrollmentSessions)
+      .where(and(eq(enrollmentSessions.agentId, agent.id), inArray(enrollmentSessions.status, [...OPEN_STATUSES])))
+      .orderBy(asc(enrollmentSessions.createdAt), asc(enrollmentSessions.id));
+    const live: SessionRow[] = [];
+    for (const row of rows) {
+      const current = await expireIfDue(this.ctx, row);
+      if (isOpen(current)) live.push(current);
+    }
+    return sessionViews(this.ctx.db.orm, live);
+  }
+
+  /** `GET sessions/{id}/`: an open session; a closed one is `session_closed` with its status and reason. */
+  async sessionFor(agent: AgentRow, id: string): Promise<SessionView> {
+    return this.view(await this.openSession(agent, id));
+  }
+
+  async claim(agent: AgentRow, id: string): Promise<SessionView> {
+    await this.openSession(agent, id);
+    const row = await this.ctx.db.write(async ({ tx }) => {
+      const fresh = await this.lockOpen(tx, agent, id);
+      // Claiming twice is harmless: the agent may retry after a lost answer.
+      if (fresh.status === 'in_progress') return fresh;
+      const now = this.ctx.clock.now();
+      await tx.update(enrollmentSessions).set({ status: 'in_progress', claimedAt: now, updatedAt: now }).where(eq(enrollmentSessions.id, id));
+      return { ...fresh, status: 'in_progress' as const, claimedAt: now, updatedAt: now };
+    });
+    return this.view(row);
+  }
+
+  /** Stages one template, encrypted, on the session; a second upload of a finger replaces the first. */
+  async upload(agent: AgentRow, id: string, upload: TemplateUpload): Promise<UploadResult> {
+    const session = await this.openSession(agent, id);
+    const { settings, keyRing } = this.ctx;
+    if (!session.fingersRequested.includes(upload.fingerIndex)) {
+      throw new FpaError('finger_not_requested', `finger ${upload.fingerIndex} was not requested in this session`, {
+        finger_index: upload.fingerIndex,
+        fingers_requested: session.fingersRequested,
+      });
+    }
+    const algorithmVersion = upload.algorithmVersion.trim();
+    if (!sameVersion(algorithmVersion, agent.algorithmVersion)) {
+      throw new FpaError('algorithm_incompatible', "the template's algorithm is not the agent's registered algorithm", {
+        reason: 'agent_algorithm_mismatch',
+        algorithm_version: algorithmVersion,
+        agent_algorithm_version: agent.algorithmVersion,
+      });
+    }
+    // Refuse an oversized template before decoding it: base64 text is 4/3 of the bytes.
+    if (upload.template.length > Math.ceil(settings.TEMPLATE_MAX_BYTES / 3) * 4) {
+      throw new FpaError('template_too_large', `the template is larger than ${settings.TEMPLATE_MAX_BYTES} bytes`, {
+        max: settings.TEMPLATE_MAX_BYTES,
+      });
+    }
+    const data = decodeStrictBase64(upload.template);
+    if (!data) throw new FpaError('invalid_template', 'template must be standard base64 (RFC 4648, padded)', { field: 'template' });
+    this.core.templates.checkSize(data.byteLength);
+    await this.checkDevicesAccept(this.ctx.db.orm, session.enrolleeId, algorithmVersion);
+
+    try {
+      return await this.ctx.db.write(async ({ tx }) => {
+        const fresh = await this.lockOpen(tx, agent, id);
+        const previous = await tx.query.stagedTemplates.findFirst({
+          columns: { revision: true },
+          where: and(eq(stagedTemplates.sessionId, id), eq(stagedTemplates.fingerIndex, upload.fingerIndex)),
+        });
+        const revision = (previous?.revision ?? 0) + 1;
+        const ciphertext = await keyRing.encrypt(data, stagedAad(id, upload.fingerIndex, revision));
+        const now = this.ctx.clock.now();
+        const row = {
+          sessionId: id,
+          fingerIndex: upload.fingerIndex,
+          algorithmVersion,
+          ciphertext: Buffer.from(ciphertext),
+          keyId: keyRing.primaryKeyId,
+          sizeBytes: data.byteLength,
+          quality: upload.quality ?? null,
+          revision,
+          createdAt: now,
+        };
+        await tx
+          .insert(stagedTemplates)
+          .values(row)
+          .onConflictDoUpdate({ target: [stagedTemplates.sessionId, stagedTemplates.fingerIndex], set: row });
+        const captured = [...new Set([...fresh.fingersCaptured, upload.fingerIndex])].sort((a, b) => a - b);
+        await tx.update(enrollmentSessions).set({ fingersCaptured: captured, updatedAt: now }).where(eq(enrollmentSessions.id, id));
+        return { captured, remaining: fresh.fingersRequested.filter((f) => !captured.includes(f)) };
+      });
+    } finally {
+      data.fill(0);
+    }
+  }
+
+  /**
+   * Completes the session: consent, every requested finger captured, and existing plus new
+   * fingers not below FINGERS_REQUIRED_MIN; then every staged template goes through
+   * store_template and the session closes, all in one transaction.
+   */
+  async complete(agent: AgentRow, id: string): Promise<CompletedSession> {
+    await this.openSession(agent, id);
+    const { settings, keyRing } = this.ctx;
+    const { row, stored } = await this.ctx.db.write(async (w) => {
+      const { tx, afterCommit } = w;
+      const session = await this.lockOpen(tx, agent, id);
+      if (settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, session.enrolleeId))) {
+        throw new FpaError('consent_required', 'the enrollee has not given consent', { enrollee: session.enrolleeId });
+      }
+      const staged = await tx.select().from(stagedTemplates).where(eq(stagedTemplates.sessionId, id)).orderBy(asc(stagedTemplates.fingerIndex));
+      const captured = staged.map((s) => s.fingerIndex);
+      const missing = session.fingersRequested.filter((f) => !captured.includes(f));
+      if (missing.length > 0) {
+        throw new FpaError('fingers_missing', 'not every requested finger has been captured', { missing, captured });
+      }
+      const existing = await tx.selectDistinct({ finger: templates.fingerIndex }).from(templates).where(eq(templates.enrolleeId, session.enrolleeId));
+      const fingers = new Set([...existing.map((e) => e.finger), ...captured]);
+      if (fingers.size < settings.FINGERS_REQUIRED_MIN) {
+        throw new FpaError('too_few_fingers', `an enrollee needs at least ${settings.FINGERS_REQUIRED_MIN} fingers`, {
+          required: settings.FINGERS_REQUIRED_MIN,
+          fingers: [...fingers].sort((a, b) => a - b),
+        });
+      }
+      const results: StoredTemplate[] = [];
+      for (const s of staged) {
+        const data = await keyRing.decrypt(s.ciphertext, stagedAad(id, s.fingerIndex, s.revision));
+        try {
+          results.push(
+            await this.core.templates.storeTemplateIn(w, {
+              enrolleeId: session.enrolleeId,
+              fingerIndex: s.fingerIndex,
+              data,
+              algorithmVersion: s.algorithmVersion,
+              quality: s.quality,
+              source: 'agent',
+              by: agentActor(agent),
+            }),
+          );
+        } finally {
+          data.fill(0);
+        }
+      }
+      const closed = await closeSession(tx, this.ctx, session, 'completed', null, afterCommit);
+      await audit(tx, closed.closedAt ?? this.ctx.clock.now(), {
+        actor: agentActor(agent),
+        action: 'enrollment_session.completed',
+        targetType: 'enrollment_session',
+        targetId: id,
+        details: { enrollee: session.enrolleeId, fingers: captured },
+      });
+      return { row: closed, stored: results };
+    });
+    return {
+      ...(await this.view(row)),
+      templates: stored.map((t) => ({
+        finger_index: t.fingerIndex,
+        algorithm_version: t.algorithmVersion,
+        version: t.version,
+        queued_to: t.queuedTo,
+        incompatible: t.incompatible,
+      })),
+    };
+  }
+
+  /** Cancels the session; staged uploads are discarded, existing templates stay. */
+  async cancel(agent: AgentRow, id: string, reason: string | null): Promise<SessionView> {
+    await this.openSession(agent, id);
+    const row = await this.ctx.db.write(async ({ tx, afterCommit }) => {
+      const session = await this.lockOpen(tx, agent, id);
+      const closed = await closeSession(tx, this.ctx, session, 'cancelled', reason ?? 'cancelled by the agent', afterCommit);
+      await audit(tx, closed.closedAt ?? this.ctx.clock.now(), {
+        actor: agentActor(agent),
+        action: 'enrollment_session.cancelled',
+        targetType: 'enrollment_session',
+        targetId: id,
+        details: { reason: closed.reason },
+      });
+      return closed;
+    });
+    return this.view(row);
+  }
+
+  /** Administrator view of any session (agent or remote). */
+  async adminSession(id: string): Promise<SessionView> {
+    const row = await expireIfDue(this.ctx, await getSession(this.ctx.db.orm, id), this.core.commands);
+    return this.view(row);
+  }
+
+  /** Administrator list, newest first, filtered by status, agent, enrollee (UUID or PIN) and kind. */
+  async listSessions(filters: { limit: number; cursor?: string; status?: string; agent?: string; enrollee?: string; kind?: string }): Promise<Page<SessionView>> {
+    const conditions = [];
+    if (filters.status) {
+      if (!(SESSION_STATUSES as readonly string[]).includes(filters.status)) {
+        throw new FpaError('validation_error', `status must be one of ${SESSION_STATUSES.join(', ')}`, { field: 'status' });
+      }
+      conditions.push(eq(enrollmentSessions.status, filters.status as SessionRow['status']));
+    }
+    if (filters.kind) {
+      if (filters.kind !== 'agent' && filters.kind !== 'remote') throw new FpaError('validation_error', 'kind must be agent or remote', { field: 'kind' });
+      conditions.push(eq(enrollmentSessions.kind, filters.kind));
+    }
+    if (filters.agent) conditions.push(eq(enrollmentSessions.agentId, filters.agent));
+    if (filters.enrollee) {
+      const target = await this.core.enrollees.findByIdOrPin(this.ctx.db.orm, filters.enrollee);
+      // An unknown enrollee simply has no sessions.
+      if (!target) return { results: [], next_cursor: null };
+      conditions.push(eq(enrollmentSessions.enrolleeId, target.id));
+    }
+    const after = readPairCursor(filters.cursor);
+    if (after) {
+      conditions.push(
+        or(lt(enrollmentSessions.createdAt, after.time), and(eq(enrollmentSessions.createdAt, after.time), lt(enrollmentSessions.id, after.id))),
+      );
+    }
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(enrollmentSessions)
+      .where(conditions.length > 0 ? and(...conditions) : undefined)
+      .orderBy(desc(enrollmentSessions.createdAt), desc(enrollmentSessions.id))
+      .limit(filters.limit + 1);
+    const page = rows.slice(0, filters.limit);
+    const last = page[page.length - 1];
+    return {
+      results: await sessionViews(this.ctx.db.orm, page),
+      next_cursor: rows.length > filters.limit && last ? encodeCursor([last.createdAt, last.id]) : null,
+    };
+  }
+
+  /**
+   * At least one in-scope approved device must take the algorithm, directly or through
+   * ALGORITHM_COMPATIBILITY_MAP; an enrollee with no in-scope device cannot be served either.
+   */
+  private async checkDevicesAccept(q: Queryable, enrolleeId: string, algorithmVersion: string): Promise<void> {
+    const devices = await devicesInScopeOfEnrollee(q, enrolleeId);
+    if (devices.length === 0) {
+      throw new FpaError('algorithm_incompatible', 'the enrollee has no approved device in scope that could use the template', {
+        reason: 'no_device_in_scope',
+        algorithm_version: algorithmVersion,
+      });
+    }
+    const map = this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP;
+    if (!devices.some((d) => deviceAccepts(map, d.algorithmVersion, algorithmVersion))) {
+      throw new FpaError('algorithm_incompatible', 'no in-scope device accepts this algorithm', {
+        reason: 'no_device_accepts',
+        algorithm_version: algorithmVersion,
+        devices: devices.map((d) => ({ serial_number: d.serialNumber, algorithm_version: d.algorithmVersion })),
+      });
+    }
+  }
+
+  /** The session, if it exists and belongs to this agent, expired first when its lifetime is over. */
+  private async ownedSession(agent: AgentRow, id: string): Promise<SessionRow> {
+    const row = await getSession(this.ctx.db.orm, id);
+    if (row.agentId !== agent.id) throw wrongAgent(id);
+    return expireIfDue(this.ctx, row);
+  }
+
+  private async openSession(agent: AgentRow, id: string): Promise<SessionRow> {
+    const row = await this.ownedSession(agent, id);
+    if (!isOpen(row)) throw sessionClosed(row);
+    return row;
+  }
+
+  /** Re-reads the session inside the write transaction; it may have closed since. */
+  private async lockOpen(q: Queryable, agent: AgentRow, id: string): Promise<SessionRow> {
+    const row = await getSession(q, id);
+    if (row.agentId !== agent.id) throw wrongAgent(id);
+    if (!isOpen(row)) throw sessionClosed(row);
+    if (row.expiresAt <= this.ctx.clock.now()) throw sessionClosed({ ...row, status: 'expired' });
+    return row;
+  }
+
+  private async view(row: SessionRow): Promise<SessionView> {
+    const [view] = await sessionViews(this.ctx.db.orm, [row]);
+    return view!;
+  }
+}
+
+function wrongAgent(id: string): FpaError {
+  return new FpaError('wrong_agent', 'the session belongs to another agent', { session: id });
+}
+
+function sessionClosed(row: SessionRow): FpaError {
+  return new FpaError('session_closed', `the session is ${row.status}`, { session: row.id, status: row.status, reason: row.reason });
+}

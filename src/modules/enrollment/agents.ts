@@ -1,0 +1,190 @@
+/**
+ * Enrollment agents: desktop applications with a USB fingerprint reader. An agent has a name,
+ * the algorithm version of its reader and a key `fpa_<prefix>_<secret>` that is shown once;
+ * only the key's SHA-256 digest is stored (SPEC "Authentication" 2). Revoking an agent refuses
+ * its key from then on and cancels its open sessions.
+ */
+import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { audit } from '../audit/service';
+import type { Context } from '../../app/context';
+import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from '../../platform/crypto/agent-keys';
+import { agents, enrollmentSessions } from '../../app/schema';
+import { closeSession, OPEN_STATUSES } from './sessions';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import { FpaError } from '../../platform/errors';
+import type { Page } from '../../platform/http/paging';
+
+export type AgentRow = typeof agents.$inferSelect;
+
+export interface AgentView {
+  id: string;
+  name: string;
+  algorithm_version: string;
+  /** The public part of the key, so an operator can tell which key belongs to which agent. */
+  key_prefix: string;
+  status: 'active' | 'revoked';
+  created_by: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** `lastUsedAt` is written at most this often per agent, so busy agents cause no write load. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+/** Compared against when the presented key matches no agent, so both paths cost the same. */
+const DUMMY_DIGEST = digestAgentKey('fpa_aaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+const AUTH_SCHEME = /^Agent\s+(\S+)\s*$/i;
+
+export function agentView(row: AgentRow): AgentView {
+  return {
+    id: row.id,
+    name: row.name,
+    algorithm_version: row.algorithmVersion,
+    key_prefix: row.keyPrefix,
+    status: row.revokedAt === null ? 'active' : 'revoked',
+    created_by: row.createdBy,
+    created_at: new Date(row.createdAt).toISOString(),
+    revoked_at: row.revokedAt === null ? null : new Date(row.revokedAt).toISOString(),
+    last_used_at: row.lastUsedAt === null ? null : new Date(row.lastUsedAt).toISOString(),
+  };
+}
+
+export class AgentService {
+  constructor(private readonly ctx: Context) {}
+
+  /** Creates an agent; the returned `key` exists only in this answer. */
+  async createAgent(input: { name: string; algorithmVersion: string; by: string }): Promise<{ agent: AgentView; key: string }> {
+    const name = input.name.trim();
+    const algorithmVersion = input.algorithmVersion.trim();
+    if (name === '' || name.length > 200) throw new FpaError('validation_error', 'name must be 1 to 200 characters', { field: 'name' });
+    if (algorithmVersion === '' || algorithmVersion.length > 32) {
+      throw new FpaError('validation_error', 'algorithm_version must be 1 to 32 characters', { field: 'algorithm_version' });
+    }
+    return this.ctx.db.write(async ({ tx }) => {
+      const now = this.ctx.clock.now();
+      // The 40-bit prefix is unique in the table; a collision is astronomically rare but cheap to retry.
+      let generated = generateAgentKey();
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const taken = await tx.query.agents.findFirst({ columns: { id: true }, where: eq(agents.keyPrefix, generated.prefix) });
+        if (!taken) break;
+        generated = generateAgentKey();
+      }
+      const row: AgentRow = {
+        id: crypto.randomUUID(),
+        name,
+        algorithmVersion,
+        keyPrefix: generated.prefix,
+        keyDigest: generated.digest,
+        createdBy: input.by,
+        createdAt: now,
+        revokedAt: null,
+        lastUsedAt: null,
+      };
+      await tx.insert(agents).values(row);
+      await audit(tx, now, {
+        actor: input.by,
+        action: 'agent.created',
+        targetType: 'agent',
+        targetId: row.id,
+        details: { name, algorithm_version: algorithmVersion, key_prefix: row.keyPrefix },
+      });
+      return { agent: agentView(row), key: generated.key };
+    });
+  }
+
+  async getAgent(id: string): Promise<AgentRow> {
+    const row = await this.ctx.db.orm.query.agents.findFirst({ where: eq(agents.id, id) });
+    if (!row) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
+    return row;
+  }
+
+  /** Newest first; `status` filters active or revoked agents. */
+  async listAgents(options: { limit: number; cursor?: string; status?: string }): Promise<Page<AgentView>> {
+    const conditions = [];
+    if (options.status === 'active') conditions.push(isNull(agents.revokedAt));
+    else if (options.status === 'revoked') conditions.push(sql`${agents.revokedAt} is not null`);
+    else if (options.status) throw new FpaError('validation_error', 'status must be active or revoked', { field: 'status' });
+    const after = readPairCursor(options.cursor);
+    if (after) {
+      conditions.push(or(lt(agents.createdAt, after.time), and(eq(agents.createdAt, after.time), lt(agents.id, after.id))));
+    }
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(agents)
+      .where(conditions.length > 0 ? and(...conditions) : undefined)
+      .orderBy(desc(agents.createdAt), desc(agents.id))
+      .limit(options.limit + 1);
+    const page = rows.slice(0, options.limit);
+    const last = page[page.length - 1];
+    return {
+      results: page.map(agentView),
+      next_cursor: rows.length > options.limit && last ? encodeCursor([last.createdAt, last.id]) : null,
+    };
+  }
+
+  /** Revokes an agent (idempotent) and cancels its open sessions, discarding their staged uploads. */
+  async revokeAgent(id: string, options: { by: string }): Promise<AgentView> {
+    return this.ctx.db.write(async ({ tx, afterCommit }) => {
+      const now = this.ctx.clock.now();
+      const row = await tx.query.agents.findFirst({ where: eq(agents.id, id) });
+      if (!row) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
+      if (row.revokedAt !== null) return agentView(row);
+      await tx.update(agents).set({ revokedAt: now }).where(eq(agents.id, id));
+      const open = await tx
+        .select()
+        .from(enrollmentSessions)
+        .where(and(eq(enrollmentSessions.agentId, id), inArray(enrollmentSessions.status, [...OPEN_STATUSES])));
+      for (const session of open) await closeSession(tx, this.ctx, session, 'cancelled', 'agent revoked', afterCommit);
+      await audit(tx, now, {
+        actor: options.by,
+        action: 'agent.revoked',
+        targetType: 'agent',
+        targetId: id,
+        details: { name: row.name, key_prefix: row.keyPrefix, sessions_cancelled: open.length },
+      });
+      return agentView({ ...row, revokedAt: now });
+    });
+  }
+
+  /**
+   * Checks `Authorization: Agent <key>`: a missing, malformed, unknown or revoked key is 401
+   * with one message for all, so the answer does not tell which keys exist.
+   */
+  async authenticate(authorization: string | null): Promise<AgentRow> {
+    const key = AUTH_SCHEME.exec(authorization ?? '')?.[1] ?? '';
+    if (!key) throw new FpaError('unauthorized', 'an agent key is required (Authorization: Agent <key>)', {});
+    const prefix = parseAgentKey(key)?.prefix;
+    const row = prefix ? await this.ctx.db.orm.query.agents.findFirst({ where: eq(agents.keyPrefix, prefix) }) : undefined;
+    const matches = verifyAgentKey(key, row?.keyDigest ?? DUMMY_DIGEST);
+    if (!row || !matches || row.revokedAt !== null) {
+      throw new FpaError('unauthorized', 'the agent key is unknown or revoked', {});
+    }
+    await this.noteUse(row);
+    return row;
+  }
+
+  private async noteUse(row: AgentRow): Promise<void> {
+    const now = this.ctx.clock.now();
+    if (row.lastUsedAt !== null && now - row.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+    const threshold = now - LAST_USED_RESOLUTION_MS;
+    // The condition repeats the check in SQL so several instances still write once a minute.
+    await this.ctx.db.write(async ({ tx }) => {
+      await tx
+        .update(agents)
+        .set({ lastUsedAt: now })
+        .where(and(eq(agents.id, row.id), or(isNull(agents.lastUsedAt), lt(agents.lastUsedAt, threshold))));
+    });
+    row.lastUsedAt = now;
+  }
+}
+
+/** Cursor of lists ordered newest first: `[time, id]`. */
+export function readPairCursor(cursor: string | undefined): { time: number; id: string } | null {
+  if (cursor === undefined || cursor === '') return null;
+  const decoded = decodeCursor(cursor);
+  const [time, id] = decoded ?? [];
+  if (typeof time !== 'number' || typeof id !== 'string' || decoded?.length !== 2) {
+    throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
+  }
+  return { time, id };
+}

@@ -1,0 +1,219 @@
+/**
+ * Periodic jobs. Each job is one function that the schedule, `POST jobs/{name}/run/` and the
+ * `bun run fpa:<name>` script all call. A lease row in the database makes sure one instance
+ * runs a job at a time and that a run never overlaps itself; every job is idempotent, so a
+ * schedule that fires twice (a laptop waking up, elysia-cron#32) does no harm.
+ *
+ * With TASK_BACKEND=cron the schedules run in-process through @elysiajs/cron, started and
+ * stopped with the service; with `external` nothing is scheduled.
+ */
+import { cron } from '@elysiajs/cron';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { Elysia } from 'elysia';
+import type { Context } from '../../app/context';
+import { jobLeases } from '../../app/schema';
+import { FpaError, describeError } from '../../platform/errors';
+
+export type JobResult = Record<string, unknown>;
+
+export interface JobDefinition {
+  name: string;
+  /** Cron pattern (croner syntax, seconds optional); null for jobs only run by hand (rotate-keys). */
+  schedule: string | null;
+  description: string;
+  run(params: Record<string, string>): Promise<JobResult>;
+}
+
+export interface JobRunOutcome {
+  job: string;
+  status: 'succeeded' | 'failed' | 'skipped';
+  result: JobResult;
+  summary: string;
+  started_at: string;
+  finished_at: string;
+}
+
+const LEASE_MS = 5 * 60_000;
+const RENEW_MS = 60_000;
+
+export class JobRunner {
+  private readonly definitions = new Map<string, JobDefinition>();
+  private scheduler: Elysia | null = null;
+  private readonly running = new Set<Promise<unknown>>();
+
+  constructor(private readonly ctx: Context) {}
+
+  register(definition: JobDefinition): void {
+    this.definitions.set(definition.name, definition);
+  }
+
+  names(): string[] {
+    return [...this.definitions.keys()];
+  }
+
+  has(name: string): boolean {
+    return this.definitions.has(name);
+  }
+
+  /**
+   * Runs a job now under its lease. `wait` (manual runs) waits for a run elsewhere to end;
+   * scheduled runs simply skip.
+   */
+  async run(name: string, options: { wait?: boolean; trigger?: string; params?: Record<string, string> } = {}): Promise<JobRunOutcome> {
+    const definition = this.definitions.get(name);
+    if (!definition) throw new FpaError('not_found', 'no such job', { job: name, jobs: this.names() });
+    // The whole run (lease taken to lease released) is tracked, so stop() never lets the
+    // database close under a run that still has to release its lease.
+    const whole = this.runUnderLease(definition, options);
+    this.running.add(whole);
+    try {
+      return await whole;
+    } finally {
+      this.running.delete(whole);
+    }
+  }
+
+  private async runUnderLease(definition: JobDefinition, options: { wait?: boolean; trigger?: string; params?: Record<string, string> }): Promise<JobRunOutcome> {
+    const name = definition.name;
+    const startedAt = this.ctx.clock.now();
+    const deadline = Date.now() + (options.wait ? 30_000 : 0);
+    while (!(await this.acquire(name))) {
+      if (Date.now() >= deadline) {
+        if (options.wait) throw new FpaError('job_running', `${name} is running in another instance`, { job: name });
+        return outcome(name, 'skipped', { reason: 'running in another instance' }, startedAt, this.ctx.clock.now());
+      }
+      await Bun.sleep(250);
+    }
+    const renew = setInterval(() => void this.renew(name), RENEW_MS);
+    let status: 'succeeded' | 'failed' = 'succeeded';
+    let result: JobResult;
+    try {
+      result = await definition.run(options.params ?? {});
+    } catch (error) {
+      status = 'failed';
+      result = { error: describeError(error) };
+    } finally {
+      clearInterval(renew);
+    }
+    const finishedAt = this.ctx.clock.now();
+    await this.release(name, status, result, finishedAt);
+    const run = outcome(name, status, result, startedAt, finishedAt);
+    // Routine scheduled runs would flood the log every minute; failures and manual runs are news.
+    const level = status === 'failed' ? 'error' : options.trigger === 'schedule' ? 'debug' : 'info';
+    this.ctx.log[level](`job ${name} ${status}`, { trigger: options.trigger ?? 'manual', summary: run.summary });
+    return run;
+  }
+
+  /** Starts the in-process schedules (TASK_BACKEND=cron). */
+  start(): void {
+    if (this.scheduler || this.ctx.settings.TASK_BACKEND !== 'cron') return;
+    let app = new Elysia({ name: `fpa-jobs-${this.ctx.instanceId}` });
+    for (const definition of this.definitions.values()) {
+      if (!definition.schedule) continue;
+      app = app.use(
+        cron({
+          name: definition.name,
+          pattern: definition.schedule,
+          protect: true,
+          catch: true,
+          // Returning the promise lets croner's `protect` skip a tick while this instance's
+          // run is still going; the lease does the same across instances.
+          run: () =>
+            this.run(definition.name, { trigger: 'schedule' }).catch((error: unknown) =>
+              this.ctx.log.error(`scheduled job ${definition.name} failed`, { error: describeError(error) }),
+            ),
+        }),
+      ) as unknown as Elysia;
+    }
+    this.scheduler = app;
+  }
+
+  /** Stops the schedules and waits for runs in progress. */
+  async stop(): Promise<void> {
+    const store = (this.scheduler?.store as { cron?: Record<string, { stop(): void }> } | undefined)?.cron ?? {};
+    for (const job of Object.values(store)) job.stop();
+    this.scheduler = null;
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** `GET jobs/`: schedule, last run, last result, next run and holder of each job. */
+  async describe() {
+    const rows = await this.ctx.db.orm.select().from(jobLeases);
+    const byName = new Map(rows.map((r) => [r.name, r]));
+    const store = (this.scheduler?.store as { cron?: Record<string, { nextRun(): Date | null }> } | undefined)?.cron ?? {};
+    const now = this.ctx.clock.now();
+    return [...this.definitions.values()].map((d) => {
+      const row = byName.get(d.name);
+      const held = row?.holder && row.leaseUntil && row.leaseUntil > now;
+      return {
+        name: d.name,
+        description: d.description,
+        schedule: d.schedule,
+        scheduled: this.ctx.settings.TASK_BACKEND === 'cron' && d.schedule !== null,
+        running: Boolean(held),
+        holder: held ? row!.holder : null,
+        last_started_at: iso(row?.lastStartedAt),
+        last_finished_at: iso(row?.lastFinishedAt),
+        last_status: row?.lastStatus ?? null,
+        last_result: row?.lastResult ?? null,
+        last_holder: row?.lastHolder ?? null,
+        next_run_at: store[d.name]?.nextRun()?.toISOString() ?? null,
+      };
+    });
+  }
+
+  private async acquire(name: string): Promise<boolean> {
+    const now = this.ctx.clock.now();
+    return this.ctx.db.write(async ({ tx }) => {
+      await tx.insert(jobLeases).values({ name }).onConflictDoNothing();
+      const taken = await tx
+        .update(jobLeases)
+        .set({ holder: this.ctx.instanceId, leaseUntil: now + LEASE_MS, lastStartedAt: now })
+        .where(and(eq(jobLeases.name, name), or(isNull(jobLeases.holder), lt(jobLeases.leaseUntil, now))))
+        .returning({ name: jobLeases.name });
+      return taken.length === 1;
+    });
+  }
+
+  private async renew(name: string): Promise<void> {
+    const now = this.ctx.clock.now();
+    await this.ctx.db
+      .write(({ tx }) =>
+        tx
+          .update(jobLeases)
+          .set({ leaseUntil: now + LEASE_MS })
+          .where(and(eq(jobLeases.name, name), eq(jobLeases.holder, this.ctx.instanceId))),
+      )
+      .catch(() => undefined);
+  }
+
+  private async release(name: string, status: string, result: JobResult, now: number): Promise<void> {
+    await this.ctx.db.write(({ tx }) =>
+      tx
+        .update(jobLeases)
+        .set({ holder: null, leaseUntil: null, lastFinishedAt: now, lastStatus: status, lastResult: result, lastHolder: this.ctx.instanceId })
+        .where(and(eq(jobLeases.name, name), eq(jobLeases.holder, this.ctx.instanceId))),
+    );
+  }
+}
+
+function iso(ms: number | null | undefined): string | null {
+  return ms ? new Date(ms).toISOString() : null;
+}
+
+/** One line an operator reads: `check-devices succeeded: offline=1 online=3`. */
+export function summarize(name: string, status: string, result: JobResult): string {
+  const parts = Object.entries(result).map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
+  return `${name} ${status}${parts.length ? `: ${parts.join(' ')}` : ''}`;
+}
+
+function outcome(name: string, status: JobRunOutcome['status'], result: JobResult, started: number, finished: number): JobRunOutcome {
+  return {
+    job: name,
+    status,
+    result,
+    summary: summarize(name, status, result),
+    started_at: new Date(started).toISOString(),
+    finished_at: new Date(finished).toISOString(),
+  };
+}

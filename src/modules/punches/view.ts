@@ -1,0 +1,38 @@
+/** The punch shape of every API response, event and webhook (API.md). */
+import type { punches } from '../../app/schema';
+
+export interface PunchView {
+  sequence: number;
+  id: string;
+  employee: string | null;
+  enrollee: string | null;
+  device_pin: string;
+  device: string;
+  punched_at: string;
+  local_time: string;
+  utc_offset_minutes: number;
+  state: number;
+  verify_type: number;
+  work_code: string;
+  flags: string[];
+  received_at: string;
+}
+
+export function punchView(row: typeof punches.$inferSelect): PunchView {
+  return {
+    sequence: row.sequence,
+    id: row.id,
+    employee: row.employeeKey,
+    enrollee: row.enrolleeId,
+    device_pin: row.devicePin,
+    device: row.deviceSerial,
+    punched_at: new Date(row.punchedAt).toISOString(),
+    local_time: row.localTime,
+    utc_offset_minutes: row.utcOffsetMinutes,
+    state: row.state,
+    verify_type: row.verifyType,
+    work_code: row.workCode,
+    flags: row.flags,
+    received_at: new Date(row.receivedAt).toISOString(),
+  };
+}

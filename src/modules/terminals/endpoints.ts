@@ -1,0 +1,329 @@
+/**
+ * The terminal endpoints under ADMS_URL_PREFIX (ADMS.md §2, §3): handshake, uploads, command
+ * polls and results, heartbeat, and the Security PUSH 3.x registry/push flow. Every terminal
+ * request goes through DeviceService.touch, which registers an unknown serial as
+ * `pending_approval`. A pending or disabled terminal still gets its options, polls and pings
+ * answered, but its data is refused with 403 — before its body is read — so it keeps the data
+ * and sends it again later.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Core } from '../../app/core';
+import { deviceCommands } from '../../app/schema';
+import { logEvent, type DeviceReport, type DeviceRow } from '../devices/service';
+import { deviceOffsetNow, deviceZone } from './clock-sync';
+import { attendanceErrors, ingestAttendance, logMalformed, redactedErrors } from './ingest';
+import {
+  buildOptionBlock,
+  decodeBody,
+  formatLocalWallTime,
+  isSecurityPush,
+  parseAttlog,
+  parseDeviceCmdBody,
+  parseInfoParam,
+  parseOperlog,
+  parseOptionsBody,
+  parseRegistryBody,
+  parseRtlog,
+  parseTransactions,
+  timeZoneOffsetMinutes,
+  type AdmsQuery,
+  type CommandResult,
+  type LineError,
+  type RtlogRecord,
+} from '../../protocol/adms';
+import { AdmsRefusal } from './reply';
+import { reportChanges, reportFromInfo, reportFromParameters } from './reports';
+import { push3Config, push3Time, registryCodeOf } from './security-push';
+import type { TerminalUploads } from './uploads';
+
+/** `ServerVer` of the option block: the push protocol level this server implements. */
+export const SERVER_VERSION = '2.4.1';
+
+export interface TerminalRequest {
+  method: string;
+  /** Endpoint name: `cdata`, `getrequest`, … (lower case, `.aspx` and trailing slashes removed). */
+  endpoint: string;
+  query: AdmsQuery;
+  /** The peer address of the connection, when known. */
+  ip: string | null;
+  /** Reads the body (once, under the size cap): only after the device is known to be allowed to send it. */
+  body(): Promise<Uint8Array>;
+}
+
+export interface TerminalReply {
+  status?: number;
+  body: string;
+}
+
+const ok = (body = 'OK'): TerminalReply => ({ body });
+
+export class TerminalEndpoints {
+  constructor(
+    private readonly core: Core,
+    private readonly uploads: TerminalUploads,
+  ) {}
+
+  async handle(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    const get = req.method === 'GET' || req.method === 'HEAD';
+    switch (req.endpoint) {
+      case 'cdata':
+        return get ? this.cdataGet(req, serial) : this.upload(req, serial);
+      case 'getrequest':
+        return this.poll(req, serial);
+      case 'devicecmd':
+        return this.commandResults(req, serial);
+      case 'ping':
+        await this.core.devices.touch(serial);
+        return ok();
+      case 'fdata':
+        return this.legacyPhoto(req, serial);
+      case 'registry':
+        return this.registry(req, serial);
+      case 'push':
+        return this.push(serial);
+      case 'rtdata':
+        return this.rtdata(req, serial);
+      case 'querydata': {
+        // Answers to server queries; this service sends none, so they are only acknowledged.
+        approved(await this.core.devices.touch(serial));
+        return ok();
+      }
+      default:
+        return ok();
+    }
+  }
+
+  private async cdataGet(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    const { query } = req;
+    if (query.type?.toLowerCase() === 'time') {
+      const device = await this.core.devices.touch(serial);
+      const zone = this.zoneOf(device);
+      const now = this.core.ctx.clock.now();
+      return ok(`Time=${formatLocalWallTime(new Date(now), zone).replace(' ', 'T')}${isoOffset(timeZoneOffsetMinutes(zone, new Date(now)))}`);
+    }
+    if (query.options !== null) return this.handshake(req, serial);
+    // RemoteAtt and a GET without options=all: answered harmlessly.
+    await this.core.devices.touch(serial);
+    return ok();
+  }
+
+  /** `GET cdata?options=all`: the full option block (a pending terminal gets it too). */
+  private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    const { query } = req;
+    const device = await this.core.devices.touch(serial, { ip: req.ip, pushVersion: query.pushver, language: query.language });
+    // 3.x: `OK` alone asks an unregistered terminal to register (ADMS.md §3.1).
+    if (isSecurityPush(query.pushver) && !device.registryCode) return ok();
+    const offset = this.offsetNow(device);
+    const block = this.optionBlock(device, query.pushver, offset);
+    await this.sentOffset(device, offset);
+    return ok(isSecurityPush(query.pushver) ? `registry=ok\nRegistryCode=${device.registryCode}\n${block}` : block);
+  }
+
+  /** Remembers the TimeZone a terminal was told: job `sync-device-clocks` compares it with the zone's. */
+  private async sentOffset(device: DeviceRow, offset: number): Promise<void> {
+    await this.report(device, { clockOffsetMinutes: offset });
+  }
+
+  private optionBlock(device: DeviceRow, pushver: string | null, offset: number): string {
+    const { settings } = this.core.ctx;
+    return buildOptionBlock({
+      sn: device.serialNumber,
+      pushver: pushver ?? undefined,
+      timeZoneMinutes: offset,
+      delaySeconds: seconds(settings.ADMS_POLL_DELAY),
+      errorDelaySeconds: seconds(settings.ADMS_ERROR_DELAY),
+      serverVersion: SERVER_VERSION,
+    });
+  }
+
+  /** `GET getrequest`: device facts from `INFO=`, then the next batch of commands (or `OK`). */
+  private async poll(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    let device = await this.core.devices.touch(serial);
+    if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
+    if (device.status !== 'approved') return ok();
+    return ok((await this.core.commands.takeBatch(device)) ?? 'OK');
+  }
+
+  /**
+   * `POST devicecmd`: results matched by command id. An INFO result updates the device facts
+   * only when it answers an open INFO command of this device: a stray or forged result must
+   * not change what the server believes (the algorithm version decides how templates are sent).
+   */
+  private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    const device = approved(await this.core.devices.touch(serial));
+    const { results, errors } = parseDeviceCmdBody(await this.text(device, req));
+    const infoAnswers = await this.openInfoCommands(device, results);
+    await this.core.commands.applyResults(device, results);
+    await logMalformed(this.core, device, 'devicecmd', redactedErrors(errors));
+    let current = device;
+    for (const r of results) {
+      if (infoAnswers.has(r.id) && r.returnCode === 0 && Object.keys(r.fields).length > 0) {
+        // Each report returns the updated row, so the next one compares against fresh facts.
+        current = await this.report(current, reportFromParameters(r.fields, 'merge'));
+      }
+    }
+    return ok();
+  }
+
+  /** Ids among `results` of this device's INFO commands still waiting for their answer. */
+  private async openInfoCommands(device: DeviceRow, results: CommandResult[]): Promise<Set<string>> {
+    const ids = results.filter((r) => r.cmd.toUpperCase() === 'INFO' && /^\d{1,15}$/.test(r.id)).map((r) => Number(r.id));
+    if (ids.length === 0) return new Set();
+    const rows = await this.core.ctx.db.orm
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(
+        and(
+          eq(deviceCommands.deviceId, device.id),
+          eq(deviceCommands.kind, 'INFO'),
+          inArray(deviceCommands.status, ['pending', 'sent']),
+          inArray(deviceCommands.id, ids),
+        ),
+      );
+    return new Set(rows.map((r) => String(r.id)));
+  }
+
+  /** `POST cdata?table=…`: the upload tables. */
+  private async upload(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    const table = (req.query.table ?? '').toUpperCase();
+    const device = await this.core.devices.touch(serial);
+    if (table === 'OPTIONS') {
+      // Device parameters are taken from pending terminals too: the administrator sees the
+      // model and firmware before approving.
+      await this.report(device, reportFromParameters(parseOptionsBody(await this.text(device, req)), 'replace'));
+      return ok();
+    }
+    approved(device);
+    switch (table) {
+      case 'ATTLOG': {
+        const { records, errors } = parseAttlog(await this.text(device, req));
+        const result = await ingestAttendance(this.core, device, 'ATTLOG', records, attendanceErrors(errors));
+        return ok(`OK:${result.accepted}`);
+      }
+      case 'OPERLOG': {
+        if (req.query.contentType?.toLowerCase() === 'tgz') {
+          await this.event(device, 'data_pack_ignored', 'a compressed OPERLOG data pack was acknowledged without being read', { bytes: (await req.body()).byteLength });
+          return ok();
+        }
+        return ok(`OK:${await this.uploads.operlog(device, await this.text(device, req))}`);
+      }
+      case 'BIODATA':
+        return ok(`OK:${await this.uploads.biodata(device, await this.text(device, req))}`);
+      case 'ATTPHOTO':
+        await this.uploads.photo(device, await req.body());
+        return ok();
+      case 'ERRORLOG':
+        await this.uploads.errorlog(device, await this.text(device, req));
+        return ok();
+      case 'BIOPHOTO':
+      case 'IDCARD':
+        return ok(`OK:${parseOperlog(await this.text(device, req)).records.length}`);
+      case 'RTLOG': {
+        const { records, errors } = parseRtlog(await this.text(device, req));
+        await this.userPunches(device, 'rtlog', records, errors);
+        return ok();
+      }
+      case 'TABLEDATA': {
+        const name = (req.query.tableName ?? 'tabledata').replace(/[^A-Za-z0-9_]/g, '');
+        if (name.toLowerCase() === 'transaction') {
+          // Stored attendance of 3.x firmware: punches, like rtlog (ADMS.md §3).
+          const { records, errors } = parseTransactions(await this.text(device, req));
+          return ok(`${name}=${await this.userPunches(device, 'tabledata/transaction', records, errors)}`);
+        }
+        const count = await this.uploads.tabledata(device, name, await this.text(device, req));
+        return ok(`${name}=${count}`);
+      }
+      default:
+        // rtstate, PostVerifyData and tables this service has no use for.
+        return ok();
+    }
+  }
+
+  /**
+   * 3.x rtlog and `transaction` records: user verifications become punches; door and alarm
+   * events carry no PIN. Returns how many the terminal may count as accepted.
+   */
+  private async userPunches(device: DeviceRow, table: string, records: RtlogRecord[], errors: LineError[]): Promise<number> {
+    const punches = records.filter((r) => r.pin !== '' && r.pin !== '0');
+    return (await ingestAttendance(this.core, device, table, punches, attendanceErrors(errors))).accepted;
+  }
+
+  /** Legacy `POST fdata` photo upload: same handling as ATTPHOTO. */
+  private async legacyPhoto(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    const device = approved(await this.core.devices.touch(serial));
+    const body = await req.body();
+    if (body.byteLength > 0) await this.uploads.photo(device, body);
+    return ok();
+  }
+
+  /** 3.x `POST registry`: capabilities recorded, a stable RegistryCode answered. */
+  private async registry(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    let device = await this.core.devices.touch(serial, { ip: req.ip });
+    const params = parseRegistryBody(await this.text(device, req));
+    device = await this.report(device, reportFromParameters(params, 'replace'));
+    return ok(`RegistryCode=${await registryCodeOf(this.core, device)}`);
+  }
+
+  /** 3.x `POST push`: the configuration block. */
+  private async push(serial: string): Promise<TerminalReply> {
+    const device = await this.core.devices.touch(serial);
+    const { settings } = this.core.ctx;
+    const offset = this.offsetNow(device);
+    const config = push3Config({
+      sessionId: crypto.randomUUID().replace(/-/g, '').slice(0, 16),
+      delaySeconds: seconds(settings.ADMS_POLL_DELAY),
+      errorDelaySeconds: seconds(settings.ADMS_ERROR_DELAY),
+      timeZoneMinutes: offset,
+      serverVersion: `fpa ${SERVER_VERSION}`,
+    });
+    await this.sentOffset(device, offset);
+    return ok(config);
+  }
+
+  /** 3.x `GET rtdata?type=time`. */
+  private async rtdata(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    const device = await this.core.devices.touch(serial);
+    if (req.query.type?.toLowerCase() !== 'time') return ok();
+    return ok(push3Time(this.core.ctx.clock.now(), this.zoneOf(device), this.offsetNow(device)));
+  }
+
+  /** The body as text; read only here, after the handler has checked the device. */
+  private async text(device: DeviceRow, req: TerminalRequest): Promise<string> {
+    return decodeBody(await req.body(), { language: device.language ?? req.query.language ?? undefined }).text;
+  }
+
+  /** Records device facts only when they change: INFO rides on polls, the hottest path. */
+  private async report(device: DeviceRow, report: DeviceReport): Promise<DeviceRow> {
+    return reportChanges(device, report) ? this.core.devices.recordReport(device, report) : device;
+  }
+
+  private async event(device: DeviceRow, kind: string, message: string, details: Record<string, unknown>): Promise<void> {
+    const now = this.core.ctx.clock.now();
+    await this.core.ctx.db.write(({ tx }) => logEvent(tx, device.id, kind, message, details, now));
+  }
+
+  private zoneOf(device: DeviceRow): string {
+    return deviceZone(this.core, device);
+  }
+
+  /** The zone's offset at this instant, so a DST change is picked up at the next handshake. */
+  private offsetNow(device: DeviceRow): number {
+    return deviceOffsetNow(this.core, device);
+  }
+}
+
+/** Data of a pending or disabled terminal is refused, never acknowledged and dropped. */
+function approved(device: DeviceRow): DeviceRow {
+  if (device.status !== 'approved') throw new AdmsRefusal(403, `device ${device.status.replace('_', ' ')}`);
+  return device;
+}
+
+function seconds(ms: number): number {
+  return Math.max(1, Math.round(ms / 1000));
+}
+
+function isoOffset(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(Math.round(minutes));
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}

@@ -1,0 +1,109 @@
+/**
+ * Attendance from terminals: ATTLOG lines (2.x) and rtlog events (3.x) become punches. Each
+ * line's device wall time is converted to UTC with the device's zone; DST gaps and overlaps
+ * are resolved as protocol/time-zone.ts documents and the resolution is kept as a flag. Bad
+ * lines are logged as device events and skipped; they never cost the good lines beside them.
+ */
+import type { Core } from '../../app/core';
+import { logEvent, type DeviceRow } from '../devices/service';
+import type { IncomingPunch, IngestResult } from '../punches/service';
+import { localWallTimeToUtc, type AttlogRecord, type LineError } from '../../protocol/adms';
+
+const DAY_MS = 86_400_000;
+/** A year before this means the terminal's clock was reset (dead RTC battery: 2000-01-01). */
+const FIRST_PLAUSIBLE_YEAR = 2001;
+/** Raw text of a bad line kept in its device event, enough to find it on the terminal. */
+const RAW_EXCERPT = 200;
+
+/** Flags and UTC instant for one device wall time; null when the time cannot be converted. */
+export function toIncomingPunch(record: AttlogRecord, timeZone: string, now: number): IncomingPunch | null {
+  const resolved = localWallTimeToUtc(record.localTime, timeZone);
+  if (!resolved) return null;
+  const flags: string[] = [];
+  if (resolved.resolution === 'gap') flags.push('dst_gap');
+  if (resolved.resolution === 'overlap') flags.push('dst_overlap');
+  const punchedAt = resolved.utc.getTime();
+  if (punchedAt > now + DAY_MS) flags.push('future_time');
+  if (Number(record.localTime.slice(0, 4)) < FIRST_PLAUSIBLE_YEAR) flags.push('clock_reset');
+  return {
+    pin: record.pin,
+    localTime: record.localTime,
+    punchedAt,
+    utcOffsetMinutes: resolved.offsetMinutes,
+    state: record.state,
+    verifyType: record.verifyType,
+    workCode: record.workCode,
+    extra: record.extra,
+    raw: record.raw,
+    flags,
+  };
+}
+
+export interface MalformedLine {
+  line: number;
+  reason: string;
+  /** Only for lines that cannot carry template data (attendance); never for OPERLOG/BIODATA. */
+  excerpt?: string;
+}
+
+/** Logs skipped lines as `malformed_line` device events, in one small write. */
+export async function logMalformed(core: Core, device: DeviceRow, table: string, lines: MalformedLine[]): Promise<void> {
+  if (lines.length === 0) return;
+  const now = core.ctx.clock.now();
+  await core.ctx.db.write(async ({ tx }) => {
+    for (const l of lines.slice(0, 100)) {
+      await logEvent(tx, device.id, 'malformed_line', `${table} line ${l.line} skipped: ${l.reason}`, { table, line: l.line, reason: l.reason, ...(l.excerpt !== undefined ? { excerpt: l.excerpt } : {}) }, now);
+    }
+    if (lines.length > 100) {
+      await logEvent(tx, device.id, 'malformed_line', `${table}: ${lines.length - 100} more bad lines skipped`, { table, more: lines.length - 100 }, now);
+    }
+  });
+  core.ctx.log.warn('terminal sent lines that could not be used', { device: device.serialNumber, table, count: lines.length });
+}
+
+/** Runs this long of base64 characters never occur in attendance or error records. */
+const BASE64_RUN = /[A-Za-z0-9+/]{24,}={0,2}/g;
+
+/**
+ * Device text for a log: long base64 runs are withheld, because a terminal (or anyone posing
+ * as one) may send a template or photo where it does not belong, and those are never logged.
+ */
+export function withholdBase64(text: string): string {
+  return text.replace(BASE64_RUN, (run) => `[${run.length} base64 characters withheld]`);
+}
+
+/** Line errors of a parser, with an excerpt of the raw text (attendance tables only). */
+export function attendanceErrors(errors: LineError[]): MalformedLine[] {
+  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason), excerpt: withholdBase64(e.raw).slice(0, RAW_EXCERPT) }));
+}
+
+/** Line errors of a table that may carry templates: reason and line number only. */
+export function redactedErrors(errors: LineError[]): MalformedLine[] {
+  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason) }));
+}
+
+/**
+ * Stores attendance records as punches. Returns how many the terminal may count as accepted
+ * (new ones and resent duplicates). Throws when the database fails, so the caller answers 5xx
+ * and the terminal sends the batch again.
+ */
+export async function ingestAttendance(
+  core: Core,
+  device: DeviceRow,
+  table: string,
+  records: AttlogRecord[],
+  errors: MalformedLine[],
+): Promise<IngestResult & { accepted: number }> {
+  const now = core.ctx.clock.now();
+  const timeZone = core.devices.timeZoneOf(device);
+  const punches: IncomingPunch[] = [];
+  const bad = [...errors];
+  for (const record of records) {
+    const punch = toIncomingPunch(record, timeZone, now);
+    if (punch) punches.push(punch);
+    else bad.push({ line: 0, reason: `time ${record.localTime} cannot be converted in zone ${timeZone}`, excerpt: withholdBase64(record.raw).slice(0, RAW_EXCERPT) });
+  }
+  const result = await core.punches.ingest(device, punches);
+  await logMalformed(core, device, table, bad);
+  return { ...result, accepted: result.inserted + result.duplicates };
+}

@@ -1,0 +1,90 @@
+/**
+ * What terminals say about themselves (getrequest `INFO=`, `table=options`, the INFO command
+ * reply, the 3.x registry body), mapped onto one DeviceReport for DeviceService.recordReport.
+ */
+import type { DeviceReport, DeviceRow } from '../devices/service';
+import { nextParameters, sameParameters, type ParameterMode } from '../devices/parameters';
+import { parseIntStrict, type DeviceInfo, type Dict } from '../../protocol/adms';
+
+function first(d: Dict, ...keys: string[]): string | null {
+  for (const k of keys) {
+    const v = d[k]?.trim();
+    if (v) return v;
+  }
+  return null;
+}
+
+function count(d: Dict, ...keys: string[]): number | null {
+  const n = parseIntStrict(first(d, ...keys) ?? undefined);
+  return n !== null && n >= 0 ? n : null;
+}
+
+/**
+ * BIODATA is how templates must travel when the terminal accepts fingerprint BIODATA
+ * (`MultiBioDataSupport` with a 1 at index 1, or `BioDataFun=1`) or its algorithm is above 10.
+ * Undefined when the parameters say nothing either way.
+ */
+export function speaksBiodataFrom(d: Dict): boolean | undefined {
+  const multi = d.MultiBioDataSupport?.trim();
+  const fun = d.BioDataFun?.trim();
+  const fp = Number.parseFloat(first(d, 'FPVersion', '~ZKFPVersion') ?? '');
+  if ((multi && multi.split(':')[1] === '1') || fun === '1' || (Number.isFinite(fp) && fp > 10)) return true;
+  if (multi || fun) return false;
+  return undefined;
+}
+
+/**
+ * Key-value parameters → report. A options body or registry is the terminal's full list
+ * (`replace`); an INFO reply adds to it (`merge`).
+ */
+export function reportFromParameters(d: Dict, mode: ParameterMode): DeviceReport {
+  const report: DeviceReport = {
+    firmware: first(d, 'FWVersion', 'FirmVer', '~FirmVer'),
+    userCount: count(d, 'UserCount'),
+    fingerprintCount: count(d, 'FPCount'),
+    attendanceCount: count(d, 'TransactionCount'),
+    ip: first(d, 'IPAddress', '~IPAddress'),
+    algorithmVersion: first(d, 'FPVersion', '~ZKFPVersion', '~AlgVer'),
+    faceAlgorithmVersion: first(d, 'FaceVersion'),
+    parameters: { ...d },
+    parametersMode: mode,
+  };
+  const biodata = speaksBiodataFrom(d);
+  if (biodata !== undefined) report.speaksBiodata = biodata;
+  return report;
+}
+
+/** getrequest `INFO=` → report. */
+export function reportFromInfo(info: DeviceInfo): DeviceReport {
+  const report: DeviceReport = {
+    firmware: info.fwVersion,
+    userCount: info.userCount,
+    fingerprintCount: info.fpCount,
+    attendanceCount: info.attLogCount,
+    ip: info.ip,
+    algorithmVersion: info.fpAlgVersion,
+    faceAlgorithmVersion: info.faceAlgVersion,
+  };
+  const fp = Number.parseFloat(info.fpAlgVersion ?? '');
+  if (Number.isFinite(fp) && fp > 10) report.speaksBiodata = true;
+  return report;
+}
+
+/**
+ * Whether recording the report would change the device row: INFO rides on polls, the hottest
+ * path, so an unchanged report costs no write.
+ */
+export function reportChanges(device: DeviceRow, r: DeviceReport): boolean {
+  const differs = <T>(value: T | null | undefined, current: T | null) => value !== undefined && value !== null && value !== '' && value !== current;
+  if (differs(r.firmware, device.firmware)) return true;
+  if (differs(r.userCount, device.userCount)) return true;
+  if (differs(r.fingerprintCount, device.fingerprintCount)) return true;
+  if (differs(r.attendanceCount, device.attendanceCount)) return true;
+  if (differs(r.ip, device.ipAddress)) return true;
+  if (differs(r.faceAlgorithmVersion, device.faceAlgorithmVersion)) return true;
+  if (device.algorithmSource !== 'admin' && differs(r.algorithmVersion, device.algorithmVersion)) return true;
+  if (r.speaksBiodata !== undefined && r.speaksBiodata !== device.speaksBiodata) return true;
+  if (r.parameters && !sameParameters(nextParameters(device.parameters, r.parameters, r.parametersMode ?? 'merge'), device.parameters ?? {})) return true;
+  if (r.clockOffsetMinutes !== undefined && r.clockOffsetMinutes !== device.clockOffsetMinutes) return true;
+  return false;
+}

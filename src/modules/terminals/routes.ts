@@ -1,0 +1,78 @@
+/**
+ * HTTP glue of the terminal endpoints: every path under ADMS_URL_PREFIX (`/iclock/` by
+ * default, with or without `.aspx` and trailing slashes) goes to one handler. Elysia never
+ * parses the body (`parse: 'none'`): it is read as raw bytes whatever the Content-Type says
+ * (or without one), under the size cap, and only once the endpoint has checked the device —
+ * a pending or disabled terminal's upload is refused without reading it. Replies are plain text with a Date header —
+ * errors included, never JSON — and a database failure answers 503 so the terminal resends.
+ */
+import { Elysia } from 'elysia';
+import type { Core } from '../../app/core';
+import { FpaError, describeError } from '../../platform/errors';
+import type { TerminalEndpoints } from './endpoints';
+import { checkDeclaredLength, checkDeviceToken, IpAllowList, readBody } from './guard';
+import { formatHttpDate, parseQuery } from '../../protocol/adms';
+import { AdmsRefusal, plainText } from './reply';
+
+/** `cdata.aspx/` → `cdata`. */
+export function endpointName(rest: string): string {
+  return rest
+    .replace(/\/+$/, '')
+    .replace(/\.aspx$/i, '')
+    .toLowerCase();
+}
+
+/** Endpoints that make no sense without a serial number. */
+const NEEDS_SERIAL = new Set(['cdata', 'getrequest', 'devicecmd', 'ping', 'fdata', 'registry', 'push', 'rtdata', 'querydata']);
+
+export function admsRoutes(core: Core, endpoints: TerminalEndpoints) {
+  const { settings, clock, log } = core.ctx;
+  const prefix = settings.ADMS_URL_PREFIX.replace(/\/+$/, '');
+  const allowList = new IpAllowList(settings.ADMS_ALLOWED_IPS);
+
+  /** The reply's status and plain-text body; the route sets the headers. */
+  const handle = async (request: Request, ip: string | null, rest: string): Promise<{ status: number; body: string }> => {
+    try {
+      if (!allowList.allows(ip)) throw new AdmsRefusal(403, 'address not allowed');
+      const url = new URL(request.url);
+      const endpoint = endpointName(rest);
+      const query = parseQuery(url);
+      if (!NEEDS_SERIAL.has(endpoint)) return { status: 200, body: 'OK' };
+      if (!query.sn) throw new AdmsRefusal(400, 'missing SN');
+      checkDeviceToken(settings.ADMS_DEVICE_TOKENS, query.sn, query.pushCommKey, request.headers.get('cookie'));
+      const method = request.method.toUpperCase();
+      const noBody = method === 'GET' || method === 'HEAD';
+      // A declared length above the cap is refused before the device is even looked up.
+      if (!noBody) checkDeclaredLength(request, settings.ADMS_MAX_REQUEST_BYTES);
+      let read: Promise<Uint8Array> | null = null;
+      const body = () => (read ??= noBody ? Promise.resolve(new Uint8Array(0)) : readBody(request, settings.ADMS_MAX_REQUEST_BYTES));
+      const reply = await endpoints.handle({ method, endpoint, query, ip, body }, query.sn);
+      return { status: reply.status ?? 200, body: reply.body };
+    } catch (error) {
+      if (error instanceof AdmsRefusal) return { status: error.status, body: error.message };
+      if (error instanceof FpaError && error.status < 500) return { status: error.status, body: error.message };
+      log.error('terminal request failed; the terminal will resend', { path: rest, error: describeError(error) });
+      return { status: 503, body: 'ERROR: try again later' };
+    }
+  };
+
+  return new Elysia({ name: 'fpa-adms', seed: core.ctx.instanceId, prefix })
+    .onError(({ error }) => {
+      log.error('terminal request failed outside the handler', { error: describeError(error) });
+      return plainText('ERROR: try again later', 503, clock.now());
+    })
+    .all(
+      '/*',
+      async ({ request, server, params, set }) => {
+        const reply = await handle(request, server?.requestIP(request)?.address ?? null, params['*'] ?? '');
+        // Headers through `set` and a string body: Elysia then builds one Response, where a
+        // returned Response would be copied once more to merge headers (the hottest path:
+        // every terminal polls every few seconds).
+        set.status = reply.status;
+        set.headers['content-type'] = 'text/plain';
+        set.headers.date = formatHttpDate(new Date(clock.now()));
+        return reply.body;
+      },
+      { parse: 'none' },
+    );
+}

@@ -1,0 +1,230 @@
+/**
+ * Upload tables other than attendance: OPERLOG (OPLOG, USER, FP, BIODATA, FACE, FVEIN,
+ * USERPIC, BIOPHOTO…), BIODATA, ATTPHOTO, ERRORLOG and the 3.x `tabledata` tables. Templates
+ * go to walk-up enrollment (a duress finger stays one; a template the terminal marks invalid,
+ * `Valid=0`, is not stored); operation logs and device errors become device events; the rest
+ * is acknowledged. Each returns the number of records processed, for `OK:<n>`.
+ */
+import type { Core } from '../../app/core';
+import { logEvent, type DeviceRow } from '../devices/service';
+import { logMalformed, redactedErrors, withholdBase64 } from './ingest';
+import {
+  parseAttPhoto,
+  parseBiodata,
+  parseIntStrict,
+  parseOperlog,
+  parseTabledata,
+  parseTemplatev10,
+  type BiodataRecord,
+  type OplogRecord,
+} from '../../protocol/adms';
+import type { WalkUpEnrollment } from './walk-up';
+
+/** BIODATA Type 1 is a fingerprint; every other type (face, palm, vein…) is not enrolled here. */
+const FINGERPRINT_TYPE = 1;
+/** FP uploads carry no version; a terminal that never said otherwise runs ZKFinger 10. */
+const DEFAULT_FP_ALGORITHM = '10';
+/** `Valid` of a template the terminal itself marks unusable; FP `Valid=3` marks a duress finger. */
+const INVALID = 0;
+const FP_DURESS = 3;
+/** Events logged per request at most, so one chatty upload cannot flood the event table. */
+const MAX_EVENTS = 100;
+
+interface Note {
+  kind: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+export class TerminalUploads {
+  constructor(
+    private readonly core: Core,
+    private readonly walkUp: WalkUpEnrollment,
+  ) {}
+
+  async operlog(device: DeviceRow, text: string): Promise<number> {
+    const { records, errors } = parseOperlog(text);
+    await logMalformed(this.core, device, 'OPERLOG', redactedErrors(errors));
+    const notes: Note[] = [];
+    const ignoredTypes = new Map<number, number>();
+    let current = device;
+    for (const r of records) {
+      switch (r.kind) {
+        case 'FP':
+          if (!r.sizeMatches) notes.push(sizeNote(r.pin, r.fingerIndex, r.size, r.template.length));
+          if (r.valid === INVALID) {
+            notes.push(invalidNote('FP', r.pin, r.fingerIndex));
+            break;
+          }
+          await this.walkUp.accept(current, {
+            pin: r.pin,
+            fingerIndex: r.fingerIndex,
+            template: r.template,
+            algorithmVersion: current.algorithmVersion ?? DEFAULT_FP_ALGORITHM,
+            duress: r.valid === FP_DURESS,
+            origin: 'FP',
+          });
+          break;
+        case 'BIODATA':
+          current = await this.biodataRecord(current, r, ignoredTypes, notes);
+          break;
+        case 'OPLOG':
+          notes.push(oplogNote(r));
+          break;
+        default:
+          // USER, FACE, FVEIN, USERPIC, BIOPHOTO, IDCARD, unknown kinds: acknowledged.
+          break;
+      }
+    }
+    if (ignoredTypes.size > 0) notes.push(ignoredNote(ignoredTypes));
+    await this.log(device, notes);
+    return records.length;
+  }
+
+  async biodata(device: DeviceRow, text: string): Promise<number> {
+    const { records, errors } = parseBiodata(text);
+    await logMalformed(this.core, device, 'BIODATA', redactedErrors(errors));
+    const ignoredTypes = new Map<number, number>();
+    const notes: Note[] = [];
+    let current = device;
+    for (const r of records) current = await this.biodataRecord(current, r, ignoredTypes, notes);
+    if (ignoredTypes.size > 0) notes.push(ignoredNote(ignoredTypes));
+    await this.log(device, notes);
+    return records.length;
+  }
+
+  /**
+   * 3.x `tabledata` other than `transaction` (attendance, endpoints.ts): `templatev10` goes to
+   * walk-up enrollment; any other table is counted and acknowledged with a device event.
+   */
+  async tabledata(device: DeviceRow, tableName: string, text: string): Promise<number> {
+    if (tableName.toLowerCase() === 'templatev10') return this.templatev10(device, text);
+    const { records, errors } = parseTabledata(text);
+    await logMalformed(this.core, device, `tabledata/${tableName}`, redactedErrors(errors));
+    await this.log(device, [
+      {
+        kind: 'tabledata_ignored',
+        message: `tabledata ${tableName}: ${records.length} records acknowledged without being read`,
+        details: { table: tableName, records: records.length },
+      },
+    ]);
+    return records.length;
+  }
+
+  private async templatev10(device: DeviceRow, text: string): Promise<number> {
+    const { records, errors } = parseTemplatev10(text);
+    await logMalformed(this.core, device, 'tabledata/templatev10', redactedErrors(errors));
+    const notes: Note[] = [];
+    for (const r of records) {
+      if (r.valid === INVALID) {
+        notes.push(invalidNote('templatev10', r.pin, r.fingerIndex));
+        continue;
+      }
+      await this.walkUp.accept(device, {
+        pin: r.pin,
+        fingerIndex: r.fingerIndex,
+        template: r.template,
+        algorithmVersion: DEFAULT_FP_ALGORITHM,
+        duress: r.duress,
+        origin: 'templatev10',
+      });
+    }
+    await this.log(device, notes);
+    return records.length;
+  }
+
+  /**
+   * Attendance photos are acknowledged, not kept (no photo store in this service). The body is
+   * read as bytes; a header `size` that disagrees with the bytes after the NUL is logged.
+   */
+  async photo(device: DeviceRow, bytes: Uint8Array): Promise<void> {
+    const photo = parseAttPhoto(bytes);
+    if (!photo) {
+      await this.log(device, [{ kind: 'malformed_photo', message: 'ATTPHOTO without the NUL between header and image', details: { bytes: bytes.byteLength } }]);
+      return;
+    }
+    const declared = parseIntStrict(photo.headers.size ?? photo.headers.Size);
+    if (declared !== null && declared !== photo.image.byteLength) {
+      await this.log(device, [
+        {
+          kind: 'photo_size_mismatch',
+          message: `ATTPHOTO ${photo.headers.PIN ?? ''} declares ${declared} bytes, ${photo.image.byteLength} arrived`,
+          details: { file: photo.headers.PIN ?? null, declared, received: photo.image.byteLength },
+        },
+      ]);
+    }
+  }
+
+  /** `table=ERRORLOG`: each line becomes a `device_error` event. */
+  async errorlog(device: DeviceRow, text: string): Promise<number> {
+    const { records, errors } = parseOperlog(text);
+    await logMalformed(this.core, device, 'ERRORLOG', redactedErrors(errors));
+    const notes = records.map((r) => {
+      const fields = 'fields' in r ? r.fields : {};
+      const message = `terminal error ${fields.ErrCode ?? '?'}: ${fields.ErrMsg ?? ''}`.trim();
+      // A template or photo line in this table is logged without its payload.
+      const details = Object.fromEntries(Object.entries(fields).map(([k, v]) => [withholdBase64(k), withholdBase64(v)]));
+      return { kind: 'device_error', message: withholdBase64(message), details };
+    });
+    await this.log(device, notes);
+    return records.length;
+  }
+
+  private async biodataRecord(device: DeviceRow, r: BiodataRecord, ignoredTypes: Map<number, number>, notes: Note[]): Promise<DeviceRow> {
+    if (r.type !== FINGERPRINT_TYPE) {
+      ignoredTypes.set(r.type, (ignoredTypes.get(r.type) ?? 0) + 1);
+      return device;
+    }
+    if (r.valid === INVALID) {
+      notes.push(invalidNote('BIODATA', r.pin, r.no));
+      return device;
+    }
+    // A terminal that uploads fingerprint BIODATA takes templates back the same way.
+    const current = device.speaksBiodata ? device : await this.core.devices.recordReport(device, { speaksBiodata: true });
+    const major = r.majorVer.trim();
+    const minor = r.minorVer.trim();
+    const algorithmVersion = major === '' ? (current.algorithmVersion ?? DEFAULT_FP_ALGORITHM) : minor === '' ? major : `${major}.${minor}`;
+    await this.walkUp.accept(current, { pin: r.pin, fingerIndex: r.no, template: r.template, algorithmVersion, duress: r.duress === 1, origin: 'BIODATA' });
+    return current;
+  }
+
+  private async log(device: DeviceRow, notes: Note[]): Promise<void> {
+    if (notes.length === 0) return;
+    const now = this.core.ctx.clock.now();
+    await this.core.ctx.db.write(async ({ tx }) => {
+      for (const n of notes.slice(0, MAX_EVENTS)) await logEvent(tx, device.id, n.kind, n.message, n.details, now);
+    });
+  }
+}
+
+function oplogNote(r: OplogRecord): Note {
+  return {
+    kind: 'operation',
+    message: `operation ${r.opType} at ${r.localTime} by ${r.operator === '0' || r.operator === '' ? 'nobody' : `admin ${r.operator}`}`,
+    details: { op: r.opType, operator: r.operator, local_time: r.localTime, objects: r.objects },
+  };
+}
+
+function sizeNote(pin: string, finger: number, declared: number | null, actual: number): Note {
+  return {
+    kind: 'size_mismatch',
+    message: `FP template of PIN ${pin}, finger ${finger}: Size=${declared ?? '?'} but ${actual} base64 characters`,
+    details: { pin, finger_index: finger, declared, actual },
+  };
+}
+
+function invalidNote(origin: string, pin: string, finger: number): Note {
+  return {
+    kind: 'template_invalid',
+    message: `${origin} template of PIN ${pin}, finger ${finger} is marked invalid (Valid=0) by the terminal and was not stored`,
+    details: { pin, finger_index: finger, origin },
+  };
+}
+
+function ignoredNote(types: Map<number, number>): Note {
+  return {
+    kind: 'biodata_ignored',
+    message: `BIODATA of types ${[...types.keys()].join(', ')} acknowledged and ignored (only fingerprints, Type=1, are enrolled)`,
+    details: { types: Object.fromEntries(types) },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Opens the libSQL database and funnels every write through one in-process queue.
+ *
+ * A local `file:` database has exactly one writer (DESIGN.md): one process, write
+ * transactions strictly one after another, `BEGIN IMMEDIATE` each. Reads use the client's
+ * other pooled connections (WAL lets them run beside the writer). A remote `libsql://`
+ * server serialises writers itself; the queue then only orders this process's own writes.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient, type Client, type InStatement, type ResultSet, type Transaction } from '@libsql/client';
+import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
+import { migrate } from 'drizzle-orm/libsql/migrator';
+import { describeError, isSqliteBusy } from '../errors';
+import * as schema from '../../app/schema';
+
+export type Orm = LibSQLDatabase<typeof schema>;
+export type Tx = Parameters<Parameters<Orm['transaction']>[0]>[0];
+/** Anything queries can run on: the database itself or an open write transaction. */
+export type Queryable = Orm | Tx;
+
+export interface WriteContext {
+  tx: Tx;
+  /**
+   * Runs one raw statement in the same transaction, for the few hot paths where building a
+   * 3,000-parameter insert through the query builder costs more than the insert itself.
+   */
+  execute(statement: InStatement): Promise<ResultSet>;
+  /** Runs after the transaction commits (events, wake-ups); never if it rolls back. */
+  afterCommit(callback: () => void): void;
+}
+
+export interface Database {
+  readonly url: string;
+  readonly kind: 'file' | 'remote';
+  /** Absolute path of the database file for `file:` URLs. */
+  readonly filePath: string | null;
+  readonly client: Client;
+  /** For reads. Writes go through `write`. */
+  readonly orm: Orm;
+  write<T>(work: (ctx: WriteContext) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  url: string;
+  authToken?: string;
+  syncUrl?: string;
+  /** How often an embedded replica pulls from the server (ms); it always reads its own writes. */
+  syncIntervalMs?: number;
+}
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations', import.meta.url));
+
+/** Resolves a `file:` URL to an absolute path, or null for other schemes. */
+export function databaseFilePath(url: string): string | null {
+  if (!url.startsWith('file:')) return null;
+  let path = url.slice('file:'.length);
+  const query = path.indexOf('?');
+  if (query >= 0) path = path.slice(0, query);
+  if (path.startsWith('//')) path = path.replace(/^\/\/(localhost)?/, '');
+  if (path === ':memory:' || path === '') return null;
+  return resolve(path);
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const filePath = databaseFilePath(options.url);
+  if (filePath) mkdirSync(dirname(filePath), { recursive: true });
+  const client = createClient({
+    url: filePath ? `file:${filePath}` : options.url,
+    authToken: options.authToken || undefined,
+    syncUrl: options.syncUrl || undefined,
+    // Without periodic sync a replica would never see commands, punches or outbox rows
+    // written by other instances.
+    syncInterval: options.syncUrl ? Math.max(1, Math.round((options.syncIntervalMs ?? 1000) / 1000)) : undefined,
+    // The busy timeout must be a client option: per-connection PRAGMAs are lost when the
+    // pool opens a new connection (libsql-client-ts#288).
+    timeout: 5000,
+    intMode: 'number',
+  });
+  if (options.syncUrl) await client.sync();
+  if (filePath) {
+    // WAL is a property of the file, so setting it once holds for every connection.
+    await client.execute('PRAGMA journal_mode = WAL');
+  }
+  const orm = drizzle(client, { schema });
+
+  let queue: Promise<unknown> = Promise.resolve();
+  const write = <T>(work: (ctx: WriteContext) => Promise<T>): Promise<T> => {
+    const run = async (): Promise<T> => {
+      const callbacks: Array<() => void> = [];
+      let result: T;
+      try {
+        result = await orm.transaction(async (tx) => work(writeContext(tx, (cb) => callbacks.push(cb))));
+      } catch (error) {
+        // A statement that failed with SQLITE_BUSY stays unfinalized on its pooled connection,
+        // and the next transaction there fails at COMMIT (libsql-client-ts#352). Fresh
+        // connections end that; the write itself still fails, so nothing is acknowledged.
+        if (filePath && isSqliteBusy(error)) {
+          try {
+            await client.reconnect();
+          } catch {
+            // the write's own error is the one to report
+          }
+        }
+        throw error;
+      }
+      for (const callback of callbacks) {
+        try {
+          callback();
+        } catch (error) {
+          console.error(`fpa: after-commit callback failed: ${describeError(error)}`);
+        }
+      }
+      return result;
+    };
+    const next = queue.then(run, run);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  return {
+    url: options.url,
+    kind: filePath ? 'file' : 'remote',
+    filePath,
+    client,
+    orm,
+    write,
+    async close() {
+      await queue;
+      client.close();
+    },
+  };
+}
+
+/** Raw statements inside a drizzle write transaction (see WriteContext.execute). */
+export function rawExecutor(tx: Tx): (statement: InStatement) => Promise<ResultSet> {
+  const inner = libsqlTransactionOf(tx);
+  return (statement) => inner.execute(statement);
+}
+
+/** A full write context for code that is handed only the drizzle transaction (command handlers). */
+export function writeContext(tx: Tx, afterCommit: (cb: () => void) => void): WriteContext {
+  return { tx, afterCommit, execute: (statement) => libsqlTransactionOf(tx).execute(statement) };
+}
+
+/**
+ * The libSQL transaction under a drizzle transaction (drizzle-orm 0.45's LibSQLSession keeps it
+ * as `session.tx`). Checked at run time, so a drizzle upgrade that moves it fails loudly here.
+ */
+function libsqlTransactionOf(tx: Tx): Transaction {
+  const inner = (tx as unknown as { session?: { tx?: Transaction } }).session?.tx;
+  if (!inner || typeof inner.execute !== 'function') throw new Error('drizzle transaction without a libSQL transaction (drizzle-orm changed?)');
+  return inner;
+}
+
+
+export async function migrateDatabase(db: Database): Promise<void> {
+  await migrate(db.orm, { migrationsFolder: MIGRATIONS_FOLDER });
+}
+
+export { schema };

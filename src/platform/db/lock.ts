@@ -1,0 +1,144 @@
+/**
+ * The single-writer lock of a local `file:` database (DESIGN.md).
+ *
+ * Who holds the database is decided by an operating-system lock, not by a process id: the
+ * holder keeps a write transaction open on a small SQLite file beside the database
+ * (`<db>.writer`). SQLite's file locks die with the process, so a crash or `kill -9` frees
+ * them at once, and a reused process id (a container restarting as PID 1) cannot fool it.
+ *
+ * Beside it, `<db>.lock` (readable by the owner only) tells scripts how to reach the holder:
+ * its process id, the base URL of its API and a random operator token. `bun run fpa:*`
+ * scripts hand their work to that server; when nobody holds the OS lock the file is stale and
+ * the next holder overwrites it.
+ */
+import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { createClient, type Client, type Transaction } from '@libsql/client';
+import { randomToken } from '../crypto/secrets';
+import { isSqliteBusy } from '../errors';
+
+export interface LockInfo {
+  pid: number;
+  /** Base URL of the API (`http://127.0.0.1:3000/api/fingerprint/v1/`); empty until listening. */
+  apiUrl: string;
+  token: string;
+  startedAt: string;
+}
+
+export class DatabaseLockedError extends Error {
+  constructor(
+    readonly lockPath: string,
+    readonly holder: LockInfo | null,
+  ) {
+    super(
+      `the database is in use by another Fingerprint Attendance process${holder ? ` (pid ${holder.pid})` : ''}; ` +
+        'a local file: database has exactly one writer. Stop that process, or point both at a libSQL server (libsql://…).',
+    );
+    this.name = 'DatabaseLockedError';
+  }
+}
+
+export function lockPathFor(databaseFile: string): string {
+  return `${databaseFile}.lock`;
+}
+
+function writerPathFor(databaseFile: string): string {
+  return `${databaseFile}.writer`;
+}
+
+export function readLock(lockPath: string): LockInfo | null {
+  try {
+    const parsed = JSON.parse(readFileSync(lockPath, 'utf8')) as Partial<LockInfo>;
+    if (typeof parsed.pid !== 'number' || typeof parsed.token !== 'string') return null;
+    return {
+      pid: parsed.pid,
+      apiUrl: typeof parsed.apiUrl === 'string' ? parsed.apiUrl : '',
+      token: parsed.token,
+      startedAt: typeof parsed.startedAt === 'string' ? parsed.startedAt : '',
+    };
+  } catch {
+    return null;
+  }
+}
+
+
+/** Takes the OS lock, or returns null when another process (or instance) holds it. */
+async function takeWriterLock(databaseFile: string): Promise<{ client: Client; tx: Transaction } | null> {
+  const client = createClient({ url: `file:${writerPathFor(databaseFile)}`, timeout: 1 });
+  try {
+    // BEGIN IMMEDIATE takes SQLite's RESERVED lock, which excludes every other writer,
+    // in this process or any other, until the transaction ends or the process dies.
+    const tx = await client.transaction('write');
+    return { client, tx };
+  } catch (error) {
+    client.close();
+    if (isSqliteBusy(error)) return null;
+    throw error;
+  }
+}
+
+function writeInfo(path: string, info: LockInfo): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(info));
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
+
+/** The live holder of the database, or null when no process holds it. */
+export async function liveLockHolder(databaseFile: string): Promise<LockInfo | null> {
+  const probe = await takeWriterLock(databaseFile);
+  if (probe) {
+    await probe.tx.rollback().catch(() => undefined);
+    probe.client.close();
+    return null;
+  }
+  return readLock(lockPathFor(databaseFile));
+}
+
+export interface HeldLock {
+  readonly path: string;
+  readonly info: LockInfo;
+  setApiUrl(url: string): void;
+  release(): void;
+}
+
+export async function acquireLock(databaseFile: string): Promise<HeldLock> {
+  const path = lockPathFor(databaseFile);
+  const held = await takeWriterLock(databaseFile);
+  if (!held) throw new DatabaseLockedError(path, readLock(path));
+  const info: LockInfo = { pid: process.pid, apiUrl: '', token: randomToken(32), startedAt: new Date().toISOString() };
+  try {
+    // Whatever `<db>.lock` says now is stale: nobody else can hold the OS lock.
+    writeInfo(path, info);
+  } catch (error) {
+    held.tx.close();
+    held.client.close();
+    throw error;
+  }
+  let released = false;
+  return {
+    path,
+    info,
+    setApiUrl(url: string) {
+      info.apiUrl = url;
+      writeInfo(path, info);
+    },
+    release() {
+      if (released) return;
+      released = true;
+      const current = readLock(path);
+      if (current && current.token === info.token) {
+        try {
+          unlinkSync(path);
+        } catch {
+          // already gone
+        }
+      }
+      held.tx.close();
+      held.client.close();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Administrator authentication (DESIGN.md): `Authorization: Bearer <JWT>` verified with jose,
+ * HS256 with ADMIN_JWT_SECRET or any algorithm from ADMIN_JWKS_URL, `exp` required, optional
+ * issuer and audience; the token's `scope` must hold ADMIN_SCOPE and `by` is its `sub`.
+ * A host may pass its own `authorizeAdmin(request)` instead. The local operator token of the
+ * lock file is accepted for job runs and agent creation only, and only from a loopback peer:
+ * the server binds 0.0.0.0 by default, and the token is meant for scripts on the same host.
+ */
+import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import type { Settings } from '../config/settings';
+import { constantTimeEqual } from '../crypto/secrets';
+import { FpaError } from '../errors';
+
+export interface AdminIdentity {
+  by: string;
+  /** When the presented token expires (ms UTC); absent when the host's own check decided. */
+  expiresAt?: number;
+}
+
+/** A host's own check: return who the administrator is, or null to refuse. */
+export type AuthorizeAdmin = (request: Request) => Promise<AdminIdentity | null> | AdminIdentity | null;
+
+export const OPERATOR_TOKEN_HEADER = 'x-fpa-operator-token';
+
+/** True for 127.0.0.0/8 and ::1, also in their IPv4-mapped form; unknown peers are not loopback. */
+export function isLoopbackAddress(ip: string | null | undefined): boolean {
+  if (!ip) return false;
+  const lowered = ip.toLowerCase();
+  const v4 = lowered.startsWith('::ffff:') ? lowered.slice('::ffff:'.length) : lowered;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4)) return true;
+  return lowered === '::1' || lowered === '0:0:0:0:0:0:0:1';
+}
+
+export class AdminAuthenticator {
+  private readonly secret: Uint8Array | null;
+  private readonly jwks: ReturnType<typeof createRemoteJWKSet> | null;
+  /** Set while this process holds the database lock; scripts present it to run jobs. */
+  operatorToken: string | null = null;
+
+  constructor(
+    private readonly settings: Readonly<Settings>,
+    private readonly hostAuthorize?: AuthorizeAdmin,
+  ) {
+    this.secret = settings.ADMIN_JWT_SECRET ? new TextEncoder().encode(settings.ADMIN_JWT_SECRET) : null;
+    this.jwks = settings.ADMIN_JWKS_URL ? createRemoteJWKSet(new URL(settings.ADMIN_JWKS_URL)) : null;
+  }
+
+  get configured(): boolean {
+    return Boolean(this.secret || this.jwks || this.hostAuthorize);
+  }
+
+  /** Verifies a bearer token (also used for the WebSocket's `access_token`). */
+  async verifyToken(token: string): Promise<AdminIdentity> {
+    const options: JWTVerifyOptions = { requiredClaims: ['exp'] };
+    if (this.settings.ADMIN_JWT_ISSUER) options.issuer = this.settings.ADMIN_JWT_ISSUER;
+    if (this.settings.ADMIN_JWT_AUDIENCE) options.audience = this.settings.ADMIN_JWT_AUDIENCE;
+    let payload: JWTPayload | null = null;
+    try {
+      if (this.secret) {
+        payload = (await jwtVerify(token, this.secret, { ...options, algorithms: ['HS256'] })).payload;
+      }
+    } catch {
+      payload = null;
+    }
+    if (!payload && this.jwks) {
+      try {
+        payload = (await jwtVerify(token, this.jwks, options)).payload;
+      } catch {
+        payload = null;
+      }
+    }
+    if (!payload) throw new FpaError('unauthorized', 'the administrator token is invalid or expired', {});
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
+    if (!scopes.includes(this.settings.ADMIN_SCOPE)) {
+      throw new FpaError('forbidden', `the token lacks the scope ${this.settings.ADMIN_SCOPE}`, { required_scope: this.settings.ADMIN_SCOPE });
+    }
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new FpaError('unauthorized', 'the token has no subject', {});
+    return { by: payload.sub, expiresAt: (payload.exp ?? 0) * 1000 };
+  }
+
+  /** `peerIp`: the caller's address; the operator token counts only from a loopback peer. */
+  async authenticate(
+    request: Request,
+    options: { allowOperatorToken?: boolean; queryToken?: boolean; peerIp?: string | null } = {},
+  ): Promise<AdminIdentity> {
+    if (options.allowOperatorToken && this.operatorToken && isLoopbackAddress(options.peerIp)) {
+      const presented = request.headers.get(OPERATOR_TOKEN_HEADER);
+      if (presented && constantTimeEqual(presented, this.operatorToken)) return { by: 'operator' };
+    }
+    if (this.hostAuthorize) {
+      const identity = await this.hostAuthorize(request);
+      if (identity) return identity;
+    }
+    const header = request.headers.get('authorization') ?? '';
+    let token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
+    if (!token && options.queryToken) token = new URL(request.url).searchParams.get('access_token') ?? '';
+    if (!token) throw new FpaError('unauthorized', 'an administrator token is required (Authorization: Bearer <JWT>)', {});
+    if (!this.secret && !this.jwks) throw new FpaError('unauthorized', 'administrator authentication is not configured', {});
+    return this.verifyToken(token);
+  }
+}

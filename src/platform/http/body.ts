@@ -1,0 +1,97 @@
+/**
+ * JSON request bodies of the API. Elysia's own parsers would accept form-encoded bodies, turn
+ * bytes that are not UTF-8 into U+FFFD, silently drop unparsable optional bodies and read any
+ * size; here a body must be `application/json` (or `…+json`), UTF-8, valid JSON and at most
+ * the cap, and hold an object (or null), or the request is refused with the spec's error body.
+ *
+ * The parse hook runs before the caller is authenticated, so it never throws: a refused body
+ * travels as a `BodyRefusal` and is raised by `settleBody`, which the routers call right after
+ * authentication. An anonymous request is thus always 401, whatever body it carries.
+ */
+import type { Settings } from '../config/settings';
+import { FpaError } from '../errors';
+import { readCapped } from './read-capped';
+
+/** The JSON body cap of the API: 1 MiB, raised when a template upload needs more. */
+export const API_BODY_LIMIT = 1024 * 1024;
+/** Room for the other fields of a template upload around its base64 text. */
+const UPLOAD_ENVELOPE = 64 * 1024;
+
+/** The cap for this configuration: an agent upload of TEMPLATE_MAX_BYTES always fits. */
+export function apiBodyLimit(settings: Pick<Settings, 'TEMPLATE_MAX_BYTES'>): number {
+  return Math.max(API_BODY_LIMIT, Math.ceil(settings.TEMPLATE_MAX_BYTES / 3) * 4 + UPLOAD_ENVELOPE);
+}
+
+/** A body that was refused; raised once the caller is known. */
+export class BodyRefusal {
+  constructor(readonly error: FpaError) {}
+}
+
+/** A body stream that carried no bytes (chunked and empty): the same as no body. */
+const NO_BYTES = Symbol('no body bytes');
+
+function refuse(message: string, details: Record<string, unknown> = {}): BodyRefusal {
+  return new BodyRefusal(new FpaError('validation_error', message, details));
+}
+
+function tooLarge(limit: number): BodyRefusal {
+  return new BodyRefusal(new FpaError('payload_too_large', `the request body is larger than ${limit} bytes`, { max_bytes: limit }));
+}
+
+/** `application/json`, `application/merge-patch+json`…, with no charset other than UTF-8. */
+export function isJsonContentType(header: string | null): boolean {
+  if (header === null) return false;
+  const [type = '', ...params] = header.split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/json' && !/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)) return false;
+  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"(.*)"$/, '$1');
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The body of an API request: the parsed JSON, undefined when there is none, or a refusal.
+ * Never throws. The parser's own message is not passed on: it quotes the body, which may be a
+ * template.
+ */
+export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  if (!request.body) return undefined;
+  const declared = request.headers.get('content-length')?.trim();
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) return tooLarge(limit);
+  const contentType = request.headers.get('content-type');
+  if (!isJsonContentType(contentType)) {
+    return refuse('the request body must be JSON sent as Content-Type: application/json (UTF-8)', { content_type: contentType });
+  }
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await readCapped(request.body, limit);
+  } catch {
+    return refuse('the request body could not be read');
+  }
+  if (bytes === null) return tooLarge(limit);
+  if (bytes.byteLength === 0) return NO_BYTES;
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return refuse('the request body is not valid UTF-8');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return refuse('the request body is not valid JSON');
+  }
+  // Every body of the API is an object; `null` is left to the route (it may mean "none").
+  if (typeof value !== 'object' || Array.isArray(value)) return refuse('the request body must be a JSON object');
+  return value;
+}
+
+/**
+ * Called once the caller is authenticated (and before the body is validated): raises a refused
+ * body and turns an empty stream into no body.
+ */
+export function settleBody(context: { body: unknown }): void {
+  if (context.body === NO_BYTES) context.body = undefined;
+  else if (context.body instanceof BodyRefusal) throw context.body.error;
+}

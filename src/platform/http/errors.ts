@@ -1,0 +1,70 @@
+/**
+ * Maps anything thrown by a route to the spec's error body and a fitting status. Used as a
+ * local `onError` of every API router (never global: it must not touch the host's routes).
+ */
+import { ERROR_STATUS, FpaError, databaseErrorCode, describeError, errorBody, type ErrorBody } from '../errors';
+import type { Logger } from '../log';
+
+interface ElysiaErrorLike {
+  code: string | number;
+  error: unknown;
+  set: { status?: number | string; headers: Record<string, string | number> };
+}
+
+export function toErrorResponse(code: string | number, error: unknown, log?: Logger): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+  if (error instanceof FpaError) {
+    const headers: Record<string, string> = {};
+    if (error.code === 'rate_limited' && typeof error.details.retry_after === 'number') {
+      headers['retry-after'] = String(error.details.retry_after);
+    }
+    return { status: error.status, body: errorBody(error.code, error.message, error.details), headers };
+  }
+  switch (code) {
+    case 'VALIDATION': {
+      const details = validationDetails(error);
+      return { status: 400, body: errorBody('validation_error', 'the request does not match the expected shape', details) };
+    }
+    case 'PARSE':
+      return { status: 400, body: errorBody('validation_error', 'the request body could not be parsed', {}) };
+    case 'NOT_FOUND':
+      return { status: 404, body: errorBody('not_found', 'no such endpoint', {}) };
+    case 'INVALID_COOKIE_SIGNATURE':
+      return { status: 400, body: errorBody('validation_error', 'invalid cookie', {}) };
+    default: {
+      const status = typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : 500;
+      if (status === 413) return { status, body: errorBody('payload_too_large', 'the request body is too large', {}) };
+      if (status < 500 && status >= 400) {
+        return { status, body: errorBody(status === 404 ? 'not_found' : 'validation_error', error instanceof Error ? error.message : 'bad request', {}) };
+      }
+      if (databaseErrorCode(error)) {
+        // The database is unavailable or busy: a retry is the right answer, not a bug report.
+        log?.error('the database failed during a request', { error: describeError(error) });
+        return { status: 503, body: errorBody('unavailable', 'the database is unavailable; try again', {}), headers: { 'retry-after': '1' } };
+      }
+      log?.error('unhandled error in a request', { error: describeError(error) });
+      return { status: 500, body: errorBody('internal_error', 'an internal error occurred', {}) };
+    }
+  }
+}
+
+function validationDetails(error: unknown): Record<string, unknown> {
+  const e = error as { all?: Array<{ path?: string; message?: string }>; type?: string };
+  // TypeBox's own message ("Expected string"), never Elysia's summary: that quotes the value
+  // that was sent, which may be template base64.
+  const errors = Array.isArray(e?.all)
+    ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: typeof x.message === 'string' ? x.message.slice(0, 200) : 'invalid' }))
+    : [];
+  return { in: e?.type ?? 'body', errors };
+}
+
+/** The onError hook body shared by every API router. */
+export function handleApiError(log?: Logger) {
+  return ({ code, error, set }: ElysiaErrorLike) => {
+    const { status, body, headers } = toErrorResponse(code, error, log);
+    return new Response(JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json', ...(headers ?? {}) },
+    });
+  };
+}
+

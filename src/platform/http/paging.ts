@@ -1,0 +1,25 @@
+/** Keyset paging over a single text or number column, with the opaque cursor of API.md. */
+import { decodeCursor, encodeCursor } from './cursor';
+import { FpaError } from '../errors';
+
+export interface Page<T> {
+  results: T[];
+  next_cursor: string | null;
+}
+
+export function readCursor(cursor: string | undefined): string | number | null {
+  if (cursor === undefined || cursor === '') return null;
+  const decoded = decodeCursor(cursor);
+  const first = decoded?.[0];
+  if (first === undefined) throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
+  return first;
+}
+
+/** Takes `limit + 1` fetched rows and builds the page with the next cursor. */
+export function pageOf<R, T>(rows: R[], limit: number, keyOf: (row: R) => string | number, view: (rows: R[]) => T[]): Page<T> {
+  const page = rows.slice(0, limit);
+  return {
+    results: view(page),
+    next_cursor: rows.length > limit ? encodeCursor([keyOf(page[page.length - 1]!)]) : null,
+  };
+}
