@@ -1,8 +1,9 @@
 import { defineConfig } from 'drizzle-kit';
 
-// Only used by `bun run db:generate` to write SQL migrations into ./migrations.
+// Only used by `bun run db:generate` to write SQL migrations into ./migrations from every
+// module's tables.
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './src/app/schema.ts',
+  schema: './src/modules/*/tables.ts',
   out: './migrations',
 });

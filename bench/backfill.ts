@@ -20,7 +20,7 @@ export async function benchBackfill(options: BackfillOptions = BACKFILL_DEFAULTS
     const { fpa } = server;
     await bulkEnrollees(fpa, options.enrollees, { fingers: options.fingers });
     const serial = 'BENCHBACKFILL1';
-    const device = await fpa.service.core.devices.touch(serial, { pushVersion: '2.4.1' });
+    const device = await fpa.service.devices.touch(serial, { pushVersion: '2.4.1' });
     const start = performance.now();
     await fpa.service.approveDevice(serial, { by: 'bench' });
     const seconds = (performance.now() - start) / 1000;

@@ -105,13 +105,13 @@ async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRu
   const idleSerials = serials.map((s) => `${s}I`);
   await approvedDevices(fpa, [...serials, ...idleSerials]);
   // Queued devices get their commands now (not timed); idle ones never get any.
-  const devices = await Promise.all(serials.map((s) => fpa.service.core.devices.get(s)));
+  const devices = await Promise.all(serials.map((s) => fpa.service.devices.get(s)));
   const commands: NewCommand[] = devices.flatMap((d) =>
     Array.from({ length: options.queuedPerDevice }, (_, i) => ({ deviceId: d.id, kind: 'add_user' as const, payload: { pin: String(100_000 + i), name: `Bench User ${i}` } })),
   );
   for (const part of slices(commands, 10_000)) {
-    await fpa.db.write(async ({ tx, afterCommit }) => {
-      await fpa.service.core.commands.enqueue(tx, part, afterCommit);
+    await fpa.db.write(async (w) => {
+      await fpa.service.commands.enqueue(w, part);
     });
   }
   const url = (serial: string) => `${server.url}${prefix}getrequest?SN=${serial}`;

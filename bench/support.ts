@@ -106,7 +106,7 @@ export function hasRoute(server: RunningServer, method: string, path: string): b
 
 /** Registers terminals the way a first contact does, then approves them through the service. */
 export async function approvedDevices(fpa: FingerprintAttendance, serials: string[]): Promise<void> {
-  const { devices } = fpa.service.core;
+  const { devices } = fpa.service;
   for (const serial of serials) {
     await devices.touch(serial, { pushVersion: '2.4.1', ip: '127.0.0.1' });
     await fpa.service.approveDevice(serial, { by: 'bench' });
@@ -129,7 +129,7 @@ export async function bulkEnrollees(
   count: number,
   options: { fingers?: number[]; templateBytes?: number; firstPin?: number; algorithmVersion?: string } = {},
 ): Promise<BulkEnrollee[]> {
-  const { keyRing } = fpa.service.core.ctx;
+  const { keyRing } = fpa.service.runtime;
   const fingers = options.fingers ?? [];
   const firstPin = options.firstPin ?? 1;
   const algorithmVersion = options.algorithmVersion ?? '10';

@@ -46,7 +46,7 @@ export async function benchWebhooks(options: WebhookOptions = WEBHOOK_DEFAULTS):
     const { fpa } = server;
     const serial = 'BENCHHOOK1';
     await approvedDevices(fpa, [serial]);
-    const device = await fpa.service.core.devices.get(serial);
+    const device = await fpa.service.devices.get(serial);
     const created = await fetch(`${server.url}${API_BASE}/webhooks/`, {
       method: 'POST',
       headers: { authorization: `Bearer ${await adminJwt()}`, 'content-type': 'application/json' },
@@ -68,7 +68,7 @@ export async function benchWebhooks(options: WebhookOptions = WEBHOOK_DEFAULTS):
       batches.push(lines);
     }
     const start = performance.now();
-    for (const lines of batches) await fpa.service.core.punches.ingest(device, lines);
+    for (const lines of batches) await fpa.service.punches.ingest(device, lines);
     const ingestSeconds = (performance.now() - start) / 1000;
     const deadline = start + options.deadlineSeconds * 1000;
     while (ids.size < options.punches && performance.now() < deadline) await sleep(5);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { IpAllowList, parseNetwork } from '../src/modules/terminals/guard';
+import { IpAllowList, parseNetwork } from '../src/platform/net/ip';
 import { devices } from '../src/app/schema';
 import { admsFetch, isHttpDate, rawRequest } from './support/adms';
 import { startTestServer, type TestServer } from './support/harness';

@@ -1,30 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { localPartsFrom } from './support/arbitraries';
-import {
-  decodeBody,
-  decodePush3DateTime,
-  encodePush3DateTime,
-  formatAttlogLine,
-  formatDeviceCmdResult,
-  formatLocalDateTime,
-  formatLocalWallTime,
-  formatOptionsBody,
-  localWallTimeToUtc,
-  parseAttlog,
-  parseAttPhoto,
-  parseBiodata,
-  parseDeviceCmdBody,
-  parseInfoParam,
-  parseOperlog,
-  parseOptionsBody,
-  parseQuery,
-  parseRegistryBody,
-  parseRtlog,
-  parseTabledata,
-  splitRecords,
-  type ParseResult,
-} from '../src/protocol/adms';
+import { decodeBody, decodePush3DateTime, encodePush3DateTime, formatAttlogLine, formatDeviceCmdResult, formatLocalDateTime, formatOptionsBody, parseAttlog, parseAttPhoto, parseBiodata, parseDeviceCmdBody, parseInfoParam, parseOperlog, parseOptionsBody, parseQuery, parseRegistryBody, parseRtlog, parseTabledata, splitRecords, type ParseResult } from '../src/protocol/adms';
+import { formatLocalWallTime, localWallTimeToUtc } from '../src/platform/time/zone';
 
 const RUNS = { numRuns: 1000 };
 

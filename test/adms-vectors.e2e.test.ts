@@ -274,9 +274,9 @@ describe('OPERLOG, BIODATA, photos and commands', () => {
     expect((await terminal(`/iclock/getrequest?SN=${SN}`)).body).toBe('OK');
     expect((await terminal(`/iclock/devicecmd?SN=${SN}`, { body: V09 })).body).toBe('OK');
     // An INFO result only counts as the answer to an INFO command of this terminal.
-    const { core } = server.fpa.service;
+    const core = server.fpa.service;
     const device = await deviceRow(SN);
-    const [id] = await core.ctx.db.write(({ tx, afterCommit }) => core.commands.enqueue(tx, [{ deviceId: device.id, kind: 'INFO', payload: {} }], afterCommit));
+    const [id] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: device.id, kind: 'INFO', payload: {} }]));
     expect((await terminal(`/iclock/getrequest?SN=${SN}`)).body).toBe(`C:${id}:INFO\n`);
     expect((await terminal(`/iclock/devicecmd?SN=${SN}`, { body: V11.replace('ID=122&', `ID=${id}&`) })).body).toBe('OK');
     const row = await deviceRow(SN);
@@ -324,7 +324,7 @@ describe('unknown PINs, DST and database failures', () => {
 
   test('a database failure answers 503 in plain text; the resent batch is stored', async () => {
     let failures = 1;
-    server.fpa.service.core.punches.onInsert(async () => {
+    server.fpa.service.punches.events.react('punch_received', async () => {
       if (failures-- > 0) throw new Error('SQLITE_IOERR: disk I/O error');
     });
     const body = '500\t2024-03-14 08:00:00\t0\t1\t0\t0\t0\n';

@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 const db = () => server.fpa.db.orm;
-const keyRing = () => server.fpa.service.core.ctx.keyRing;
+const keyRing = () => server.fpa.service.runtime.keyRing;
 
 describe('the whole agent flow', () => {
   test('admin creates a session; the agent lists, claims, uploads, completes; templates are stored encrypted and queued', async () => {

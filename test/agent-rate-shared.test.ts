@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { networkInterfaces } from 'node:os';
-import { AdminAuthenticator, isLoopbackAddress, OPERATOR_TOKEN_HEADER } from '../src/platform/http/admin-auth';
+import { AdminAuthenticator, OPERATOR_TOKEN_HEADER } from '../src/platform/http/admin-auth';
+import { isLoopbackAddress } from '../src/platform/net/ip';
 import { loadSettings } from '../src/platform/config/settings';
 import { agentClient, createAgent } from './agent-support';
 import { startTestServer, type TestServer } from './support/harness';

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 async function approved(serial: string): Promise<DeviceRow> {
-  const { core } = server.fpa.service;
+  const core = server.fpa.service;
   await core.devices.touch(serial);
   await server.fpa.service.approveDevice(serial, { by: 'test' });
   return core.devices.get(serial);
@@ -36,7 +36,7 @@ async function queueUsers(device: DeviceRow, count: number, firstPin = 1000): Pr
     payload: { pin: String(firstPin + i), name: `User ${firstPin + i}` },
     supersedeKey: `user:${firstPin + i}`,
   }));
-  return server.fpa.db.write(({ tx, afterCommit }) => server.fpa.service.core.commands.enqueue(tx, commands, afterCommit));
+  return server.fpa.db.write((w) => server.fpa.service.commands.enqueue(w, commands));
 }
 
 function commandIds(body: string | null): number[] {
@@ -68,12 +68,13 @@ async function statuses(ids: number[]): Promise<string[]> {
 
 describe('group commit of sent marks', () => {
   test('polls of several terminals in one turn share one write; each gets its own commands, marked sent', async () => {
-    const commands = server.fpa.service.core.commands;
+    const commands = server.fpa.service.commands;
+    const renderer = server.fpa.service.terminals.renderer;
     const devices = await Promise.all(['GC-A', 'GC-B', 'GC-C', 'GC-D'].map(approved));
     const queued = new Map<string, number[]>();
     for (const d of devices) queued.set(d.id, await queueUsers(d, 5));
 
-    const { result: bodies, writes } = await countingWrites(server.fpa.db, () => Promise.all(devices.map((d) => commands.takeBatch(d))));
+    const { result: bodies, writes } = await countingWrites(server.fpa.db, () => Promise.all(devices.map((d) => renderer.takeBatch(d))));
     expect(writes).toBe(1);
     for (const [i, d] of devices.entries()) {
       const ids = commandIds(bodies[i]!);
@@ -83,16 +84,17 @@ describe('group commit of sent marks', () => {
   });
 
   test('two overlapping polls of one terminal never carry the same command', async () => {
-    const commands = server.fpa.service.core.commands;
+    const commands = server.fpa.service.commands;
+    const renderer = server.fpa.service.terminals.renderer;
     const d = await approved('GC-TWICE');
     const ids = await queueUsers(d, 4);
-    const [first, second] = await Promise.all([commands.takeBatch(d), commands.takeBatch(d)]);
+    const [first, second] = await Promise.all([renderer.takeBatch(d), renderer.takeBatch(d)]);
     const a = commandIds(first);
     const b = commandIds(second);
     expect(a.filter((id) => b.includes(id))).toEqual([]);
     // Both read the same first three; one poll sends them, the other sends nothing.
     expect([...a, ...b].sort((x, y) => x - y)).toEqual(ids.slice(0, PER_POLL));
-    const next = commandIds(await commands.takeBatch(d));
+    const next = commandIds(await renderer.takeBatch(d));
     expect(next).toEqual(ids.slice(PER_POLL));
     const rows = await server.fpa.db.orm.select().from(deviceCommands).where(inArray(deviceCommands.id, ids));
     expect(rows.map((r) => r.attempts)).toEqual(ids.map(() => 1));
@@ -100,7 +102,8 @@ describe('group commit of sent marks', () => {
 
   test('a command replaced in place after the poll read it is not sent with its old text', async () => {
     const { fpa } = server;
-    const commands = fpa.service.core.commands;
+    const commands = fpa.service.commands;
+    const renderer = fpa.service.terminals.renderer;
     const d = await approved('GC-REPLACED');
     const [id] = await queueUsers(d, 1, 5000);
     // The rename commits between the poll's read and its mark (first in the mark's transaction).
@@ -108,15 +111,15 @@ describe('group commit of sent marks', () => {
     fpa.db.write = (fn) => {
       fpa.db.write = original;
       return original(async (w) => {
-        await commands.enqueue(w.tx, [{ deviceId: d.id, kind: 'add_user', payload: { pin: '5000', name: 'Renamed' }, supersedeKey: 'user:5000' }], w.afterCommit);
+        await commands.enqueue(w, [{ deviceId: d.id, kind: 'add_user', payload: { pin: '5000', name: 'Renamed' }, supersedeKey: 'user:5000' }]);
         return fn(w);
       });
     };
-    expect(await commands.takeBatch(d)).toBeNull();
+    expect(await renderer.takeBatch(d)).toBeNull();
     const [row] = await fpa.db.orm.select().from(deviceCommands).where(eq(deviceCommands.id, id!));
     expect(row!.status).toBe('pending');
     expect(row!.payload).toEqual({ pin: '5000', name: 'Renamed' });
-    const body = await commands.takeBatch(d);
+    const body = await renderer.takeBatch(d);
     expect(commandIds(body)).toEqual([id!]);
     expect(body).toContain('Name=Renamed');
   });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, asc, eq } from 'drizzle-orm';
 import type { CommandResult } from '../src/protocol/adms';
 import { NEVER_EXPIRES } from '../src/modules/commands/service';
-import type { Clock } from '../src/app/context';
+import type { Clock } from '../src/platform/runtime';
 import type { Logger } from '../src/platform/log';
 import { generateEncryptionKey, TemplateKeyRing } from '../src/platform/crypto/template-cipher';
 import { deviceCommands, employees, enrollmentSessions, punches, templateSync, templates } from '../src/app/schema';
@@ -42,10 +42,10 @@ function template(size: number, seed = 1): Uint8Array {
 }
 
 async function device(serial: string, areas?: string[]): Promise<DeviceRow> {
-  await fpa.service.core.devices.touch(serial);
-  await fpa.service.core.devices.updateDevice(serial, { algorithm_version: '10' }, by);
+  await fpa.service.devices.touch(serial);
+  await fpa.service.devices.updateDevice(serial, { algorithm_version: '10' }, by);
   await fpa.service.approveDevice(serial, { by, areas });
-  return fpa.service.core.devices.get(serial);
+  return fpa.service.devices.get(serial);
 }
 
 async function person(id: string, areas?: string[]) {
@@ -65,8 +65,8 @@ async function command(id: number) {
 
 /** Sends the device's due commands and answers each with `code`; returns the ids sent. */
 async function exchange(d: DeviceRow, code: (text: string) => number | null): Promise<{ id: string; text: string }[]> {
-  fpa.service.core.commands.markQueued(d.id);
-  const body = await fpa.service.core.commands.takeBatch(d);
+  fpa.service.commands.markQueued(d.id);
+  const body = await fpa.service.terminals.renderer.takeBatch(d);
   const sent = (body ?? '')
     .split('\n')
     .filter((l) => l.startsWith('C:'))
@@ -79,7 +79,7 @@ async function exchange(d: DeviceRow, code: (text: string) => number | null): Pr
     const rc = code(s.text);
     if (rc !== null) results.push({ id: s.id, returnCode: rc, cmd: '', fields: {} });
   }
-  if (results.length > 0) await fpa.service.core.commands.applyResults(d, results);
+  if (results.length > 0) await fpa.service.commands.applyResults(d.id, results);
   return sent;
 }
 
@@ -91,7 +91,7 @@ beforeAll(async () => {
     clock,
     startJobs: false,
   });
-  fpa.events.on('command_finished', (e) => void finished.push({ commandId: e.commandId, status: e.status }));
+  fpa.events.on('device_command_finished', (e) => void finished.push({ commandId: e.command.id, status: e.status }));
 });
 afterAll(async () => {
   await fpa.close();
@@ -110,7 +110,7 @@ describe('enroll commands', () => {
 
     // The person is still pressing their finger after the acknowledgement timeout.
     offset += 3 * MINUTE;
-    const retry = await fpa.service.core.commands.retryUnacknowledged();
+    const retry = await fpa.service.commands.retryUnacknowledged();
     expect(retry.failed).toBe(0);
     expect((await command(Number(enroll.id))).status).toBe('sent');
     const open = await fpa.db.orm.query.enrollmentSessions.findFirst({ where: eq(enrollmentSessions.id, session.id) });
@@ -148,11 +148,11 @@ describe('deletes', () => {
     offset += 2 * HOUR;
     await exchange(d, () => null);
     offset += 2 * HOUR;
-    expect((await fpa.service.core.commands.retryUnacknowledged()).failed).toBe(0);
+    expect((await fpa.service.commands.retryUnacknowledged()).failed).toBe(0);
     expect((await command(del.id)).status).toBe('pending');
 
     offset += 400 * 24 * HOUR;
-    await fpa.service.core.commands.expireOverdue();
+    await fpa.service.commands.expireOverdue();
     expect((await command(del.id)).status).toBe('pending');
 
     await exchange(d, (text) => (text.startsWith('DATA DELETE USERINFO') ? -10 : 0));
@@ -193,7 +193,7 @@ describe('supersede in place', () => {
     const d = await device('ORDER-1', ['order-area']);
     const e = await person('C-ORDER', ['order-area']);
     await fpa.service.storeTemplate(e.id, 1, template(200), { algorithmVersion: '10', by });
-    await fpa.service.core.enrollees.update(e.id, { display_name: 'Renamed Person' }, by);
+    await fpa.service.enrollees.update(e.id, { display_name: 'Renamed Person' }, by);
 
     const rows = (await commandsOf(d.id)).filter((c) => (c.payload as { pin?: string }).pin === e.devicePin);
     expect(rows.map((c) => [c.kind, c.status])).toEqual([
@@ -213,9 +213,9 @@ describe('supersede in place', () => {
   test('a sent command is not replaced: the newer one queues behind it', async () => {
     const d = await device('ORDER-2', ['order-2']);
     const e = await person('C-ORDER-2', ['order-2']);
-    fpa.service.core.commands.markQueued(d.id);
-    expect(await fpa.service.core.commands.takeBatch(d)).toContain(`PIN=${e.devicePin}`);
-    await fpa.service.core.enrollees.update(e.id, { display_name: 'Second Name' }, by);
+    fpa.service.commands.markQueued(d.id);
+    expect(await fpa.service.terminals.renderer.takeBatch(d)).toContain(`PIN=${e.devicePin}`);
+    await fpa.service.enrollees.update(e.id, { display_name: 'Second Name' }, by);
     const rows = await commandsOf(d.id);
     expect(rows.map((c) => c.status)).toEqual(['sent', 'pending']);
   });
@@ -264,13 +264,13 @@ describe("SQLite's bind-variable limit", () => {
       extra: [],
       raw: `${500_000 + i}\t2024-01-01 08:00:00\t0\t1\t0`,
     }));
-    const result = await fpa.service.core.punches.ingest(d, lines);
+    const result = await fpa.service.punches.ingest(d, lines);
     expect(result.inserted).toBe(33_000);
     const [count] = await fpa.db.orm.select({ n: punches.id }).from(punches).where(eq(punches.devicePin, '532999'));
     expect(count).toBeDefined();
 
     const results: CommandResult[] = Array.from({ length: 33_000 }, (_, i) => ({ id: String(900_000_000 + i), returnCode: 0, cmd: '', fields: {} }));
-    const applied = await fpa.service.core.commands.applyResults(d, results);
+    const applied = await fpa.service.commands.applyResults(d.id, results);
     expect(applied.applied).toBe(0);
     expect(applied.unknown).toHaveLength(33_000);
   });

@@ -4,7 +4,6 @@ import {
   type ParseResult,
   formatDuration,
   formatRate,
-  isCalendarDate,
   parseBoolean,
   parseDateList,
   parseDuration,
@@ -16,6 +15,7 @@ import {
   parseSchedule,
   parseWeekdays,
 } from "../src/platform/config/values";
+import { isCalendarDate } from "../src/platform/time/dates";
 
 function value<T>(r: ParseResult<T>): T {
   if (!r.ok) throw new Error(`expected ok, got error: ${r.error}`);

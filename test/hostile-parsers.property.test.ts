@@ -8,44 +8,9 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { localPartsFrom } from './support/arbitraries';
-import {
-  base64DecodedLength,
-  biodataCommand,
-  buildOptionBlock,
-  checkCommand,
-  clearLogCommand,
-  decodeCardNumber,
-  deleteBiodataCommand,
-  deleteFingerCommand,
-  deleteUserCommand,
-  enrollBioCommand,
-  enrollFingerCommand,
-  fingerTemplateCommand,
-  formatCommandBatch,
-  formatLocalDateTime,
-  guessFingerprintAlgorithm,
-  infoCommand,
-  isRebootCommand,
-  isValidBase64,
-  negotiatePushVersion,
-  parseBiodata,
-  parseDeviceCmdBody,
-  parseInfoParam,
-  parseOperlog,
-  parseQuery,
-  parseRtlog,
-  parseTabFields,
-  parseTabledata,
-  pinProblem,
-  queryAttlogCommand,
-  rebootCommand,
-  sanitizeValue,
-  setOptionCommand,
-  timeZoneOffsetMinutes,
-  userInfoCommand,
-  type ParseResult,
-} from '../src/protocol/adms';
-import { IpAllowList, parseNetwork } from '../src/modules/terminals/guard';
+import { base64DecodedLength, biodataCommand, buildOptionBlock, checkCommand, clearLogCommand, decodeCardNumber, deleteBiodataCommand, deleteFingerCommand, deleteUserCommand, enrollBioCommand, enrollFingerCommand, fingerTemplateCommand, formatCommandBatch, formatLocalDateTime, guessFingerprintAlgorithm, infoCommand, isRebootCommand, isValidBase64, negotiatePushVersion, parseBiodata, parseDeviceCmdBody, parseInfoParam, parseOperlog, parseQuery, parseRtlog, parseTabFields, parseTabledata, pinProblem, queryAttlogCommand, rebootCommand, sanitizeValue, setOptionCommand, userInfoCommand, type ParseResult } from '../src/protocol/adms';
+import { timeZoneOffsetMinutes } from '../src/platform/time/zone';
+import { IpAllowList, parseNetwork } from '../src/platform/net/ip';
 import { withholdBase64 } from '../src/modules/terminals/ingest';
 import { CHECK_CODES, checkConfiguration } from '../src/platform/config/check';
 import { envNameOf, loadSettings, SETTING_KEYS, type SettingsInput } from '../src/platform/config/settings';

@@ -68,7 +68,7 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     // The server recorded both runs under its own lease.
     const jobs = await server.admin.get('/jobs/');
     const absences = jobs.body.results.find((j: { name: string }) => j.name === 'generate-absences');
-    expect(absences).toMatchObject({ last_status: 'succeeded', last_holder: server.fpa.service.core.ctx.instanceId });
+    expect(absences).toMatchObject({ last_status: 'succeeded', last_holder: server.fpa.service.runtime.instanceId });
   }, 30_000);
 
   test('a failing job exits non-zero with its summary, through the server and without it', async () => {

@@ -37,7 +37,7 @@ function expectNoOverlap(spans: Span[]): void {
 }
 
 const leaseOf = async (name: string) => (await first.fpa.db.orm.select().from(jobLeases).where(eq(jobLeases.name, name)))[0];
-const instanceOf = (server: TestServer) => server.fpa.service.core.ctx.instanceId;
+const instanceOf = (server: TestServer) => server.fpa.service.runtime.instanceId;
 
 beforeAll(async () => {
   first = await startTestServer({ TASK_BACKEND: 'cron' }, { startJobs: false });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { FpaEvents } from '../src/modules/events/bus';
+import type { FpaEvents } from '../src/app/events';
 import { startTestServer, type TestServer } from './support/harness';
 import { approvedDevice, ingest, postAttlog, punchLines } from './support/punch-feed';
 

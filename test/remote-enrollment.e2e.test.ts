@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import type { Clock } from '../src/app/context';
+import type { Clock } from '../src/platform/runtime';
 import { deviceCommands, enrollmentSessions } from '../src/app/schema';
 import { SimulatedTerminal } from '../src/simulator/terminal';
 import { startTestServer, type TestServer } from './support/harness';
@@ -41,7 +41,7 @@ async function session(id: string) {
 
 beforeAll(async () => {
   server = await startTestServer({}, { clock });
-  server.fpa.events.on('enrollment_session_closed', (e) => void closed.push({ status: e.status, sessionId: e.sessionId }));
+  server.fpa.events.on('enrollment_session_closed', (e) => void closed.push({ status: e.status, sessionId: e.session }));
   ada = await person('E-ADA', 'Ada Obi');
   terminal = await online('REMOTE1', { enrollReturn: () => enrollReturn });
   other = await online('REMOTE2');

@@ -28,10 +28,10 @@ function template(size: number, seed = 1): Uint8Array {
 }
 
 async function device(serial: string, areas: string[]): Promise<DeviceRow> {
-  await fpa.service.core.devices.touch(serial);
-  await fpa.service.core.devices.updateDevice(serial, { algorithm_version: '10' }, by);
+  await fpa.service.devices.touch(serial);
+  await fpa.service.devices.updateDevice(serial, { algorithm_version: '10' }, by);
   await fpa.service.approveDevice(serial, { by, areas });
-  return fpa.service.core.devices.get(serial);
+  return fpa.service.devices.get(serial);
 }
 
 async function employee(id: string, active = true) {
@@ -57,11 +57,11 @@ async function syncOf(templateId: string, d: DeviceRow) {
 
 /** The terminal runs everything it is sent and answers each command with `code`. */
 async function deliver(d: DeviceRow, code = 0): Promise<string[]> {
-  fpa.service.core.commands.markQueued(d.id);
-  const body = (await fpa.service.core.commands.takeBatch(d)) ?? '';
+  fpa.service.commands.markQueued(d.id);
+  const body = (await fpa.service.terminals.renderer.takeBatch(d)) ?? '';
   const lines = body.split('\n').filter((l) => l.startsWith('C:'));
   const results: CommandResult[] = lines.map((l) => ({ id: l.split(':')[1]!, returnCode: code, cmd: '', fields: {} }));
-  if (results.length > 0) await fpa.service.core.commands.applyResults(d, results);
+  if (results.length > 0) await fpa.service.commands.applyResults(d.id, results);
   return lines.map((l) => l.split(':').slice(2).join(':'));
 }
 
@@ -70,7 +70,7 @@ const pendingKinds = async (d: DeviceRow, pin: string) =>
 
 beforeAll(async () => {
   fpa = await createFingerprintAttendance({ settings: testSettings(tmp.dir), env: {}, logger: silentLogger, startJobs: false });
-  fpa.events.on('enrollment_session_closed', (e) => void closedSessions.push({ sessionId: e.sessionId, status: e.status }));
+  fpa.events.on('enrollment_session_closed', (e) => void closedSessions.push({ sessionId: e.session, status: e.status }));
 });
 afterAll(async () => {
   await fpa.close();
@@ -88,7 +88,7 @@ describe('scope changes', () => {
     // A newer version is still unsent on the terminal that is about to leave scope.
     await fpa.service.storeTemplate(e.id, 6, template(200, 2), { algorithmVersion: '10', by });
 
-    await fpa.service.core.enrollees.update(e.id, { areas: ['south'] }, by);
+    await fpa.service.enrollees.update(e.id, { areas: ['south'] }, by);
     expect(await pendingKinds(north, e.devicePin)).toEqual(['delete_user']);
     expect((await commandsOf(north, e.devicePin)).some((c) => c.kind === 'update_template' && c.status === 'superseded')).toBe(true);
     expect(await syncOf(stored.id, north)).toBeNull();
@@ -96,7 +96,7 @@ describe('scope changes', () => {
     expect((await syncOf(stored.id, south))!.status).toBe('pending');
     // Back in scope before the terminal took the delete: the delete still goes first, so the
     // terminal drops whatever it held before it gets the current record and templates.
-    await fpa.service.core.enrollees.update(e.id, { areas: ['north'] }, by);
+    await fpa.service.enrollees.update(e.id, { areas: ['north'] }, by);
     expect(await pendingKinds(north, e.devicePin)).toEqual(['delete_user', 'add_user', 'update_template']);
     const sent = await deliver(north);
     expect(sent.findIndex((t) => t === `DATA DELETE USERINFO PIN=${e.devicePin}`)).toBeLessThan(sent.findIndex((t) => t.startsWith(`DATA UPDATE USERINFO PIN=${e.devicePin}\t`)));
@@ -110,7 +110,7 @@ describe('scope changes', () => {
     const stored = await fpa.service.storeTemplate(leaves.id, 2, template(200), { algorithmVersion: '10', by });
     await deliver(both);
 
-    await fpa.service.core.devices.updateDevice(both.serialNumber, { areas: ['east'] }, by);
+    await fpa.service.devices.updateDevice(both.serialNumber, { areas: ['east'] }, by);
     expect(await pendingKinds(both, leaves.devicePin)).toEqual(['delete_user']);
     expect(await pendingKinds(both, stays.devicePin)).toEqual([]);
     expect(await syncOf(stored.id, both)).toBeNull();
@@ -122,12 +122,12 @@ describe('scope changes', () => {
     const stored = await fpa.service.storeTemplate(e.id, 1, template(200), { algorithmVersion: '10', by });
     await deliver(d);
 
-    await fpa.service.core.enrollees.update(e.id, { active: false }, by);
+    await fpa.service.enrollees.update(e.id, { active: false }, by);
     expect(await pendingKinds(d, e.devicePin)).toEqual(['delete_user']);
     expect(await syncOf(stored.id, d)).toBeNull();
     await deliver(d);
 
-    await fpa.service.core.enrollees.update(e.id, { active: true }, by);
+    await fpa.service.enrollees.update(e.id, { active: true }, by);
     expect(await pendingKinds(d, e.devicePin)).toEqual(['add_user', 'update_template']);
     expect((await syncOf(stored.id, d))!.status).toBe('pending');
   });
@@ -175,7 +175,7 @@ describe('enrollees', () => {
     const d = await device('PUNCH-LINK', ['punch-area']);
     const first = await person('S-PUNCH-1', ['punch-area']);
     const nextPin = String(Number(first.devicePin) + 1);
-    await fpa.service.core.punches.ingest(d, [
+    await fpa.service.punches.ingest(d, [
       { pin: nextPin, localTime: '2024-03-01 08:00:00', punchedAt: Date.UTC(2024, 2, 1, 8), utcOffsetMinutes: 0, state: 0, verifyType: 1, workCode: '0', extra: [], raw: `${nextPin}\t2024-03-01 08:00:00`, flags: ['clock_skew'] },
     ]);
     const [before] = await fpa.db.orm.select().from(punches).where(eq(punches.devicePin, nextPin));

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { runCli } from '../src/cli/run';
 import '../src/cli/commands-terminals';
-import type { Clock } from '../src/app/context';
+import type { Clock } from '../src/platform/runtime';
 import { deviceCommands, devices, punches } from '../src/app/schema';
 import { SimulatedTerminal, syntheticTemplate, type CommandResponder } from '../src/simulator/terminal';
 import { startTestServer, type TestServer } from './support/harness';
@@ -182,7 +182,7 @@ describe('device commands end to end', () => {
     expect(t.handshakes).toBe(before + 1);
     expect(['60', '1', '120', '2']).toContain(t.options.TimeZone!);
     const device = (await server.fpa.db.orm.query.devices.findFirst({ where: eq(devices.serialNumber, 'CMD1') }))!;
-    await server.fpa.db.write(({ tx, afterCommit }) => server.fpa.service.core.commands.enqueue(tx, [{ deviceId: device.id, kind: 'INFO', payload: {} }], afterCommit));
+    await server.fpa.db.write((w) => server.fpa.service.commands.enqueue(w, [{ deviceId: device.id, kind: 'INFO', payload: {} }]));
     expect((await t.poll()).map((c) => [c.text, c.returnCode])).toEqual([['INFO', 0]]);
     const after = (await server.fpa.db.orm.query.devices.findFirst({ where: eq(devices.serialNumber, 'CMD1') }))!;
     expect(after.parameters?.['~SerialNumber']).toBe('CMD1');

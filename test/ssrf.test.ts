@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { isIP } from "node:net";
 import fc from "fast-check";
-import { checkWebhookUrl, isPrivateAddress, parseIPv6, type Resolver } from "../src/modules/webhooks/ssrf";
+import { checkWebhookUrl, isPrivateAddress, type Resolver } from "../src/modules/webhooks/ssrf";
+import { parseIPv6 } from "../src/platform/net/ip";
 
 const PRIVATE = [
   // IPv4

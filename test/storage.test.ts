@@ -147,7 +147,7 @@ describe('embedding in a host Elysia app', () => {
       expect((await anonymous.json()).error.code).toBe('unauthorized');
       // The in-process API and events work beside HTTP.
       const seen: string[] = [];
-      fpa.events.on('enrollee_created', (e) => void seen.push(e.employee));
+      fpa.events.on('enrollee_created', (e) => void seen.push(e.enrollee.employee));
       const enrollee = await fpa.service.createEnrollee('E-9', { by: 'host' });
       expect(enrollee.devicePin).toMatch(/^\d{1,9}$/);
       expect(seen).toEqual(['E-9']);

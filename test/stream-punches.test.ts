@@ -143,7 +143,7 @@ describe('the stream hub', () => {
   }
 
   test('drops a client whose buffer passes WEBSOCKET_MAX_BUFFERED_BYTES; the others get everything', async () => {
-    const hub = new PunchStreamHub(server.fpa.service.core.ctx);
+    const hub = new PunchStreamHub(server.fpa.service.runtime);
     const fast = new FakeSocket(false);
     const slow = new FakeSocket(true);
     const fastSub = hub.add(fast, 0);
@@ -159,7 +159,7 @@ describe('the stream hub', () => {
   });
 
   test('pauses a client past half the limit until its socket drains, then catches it up', async () => {
-    const hub = new PunchStreamHub(server.fpa.service.core.ctx);
+    const hub = new PunchStreamHub(server.fpa.service.runtime);
     const socket = new FakeSocket(false);
     socket.buffered = 2_500; // over half of 4,000, under the limit
     const sub = hub.add(socket, 30);

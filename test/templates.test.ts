@@ -18,7 +18,7 @@ function template(size: number, seed = 1): Uint8Array {
 }
 
 async function device(serial: string, algorithm: string | null, areas?: string[]) {
-  const { devices } = fpa.service.core;
+  const { devices } = fpa.service;
   await devices.touch(serial);
   if (algorithm) await devices.updateDevice(serial, { algorithm_version: algorithm }, by);
   await fpa.service.approveDevice(serial, { by, areas });
@@ -74,9 +74,9 @@ describe('storeTemplate', () => {
     // The queued command renders the template for the device's poll, and the table never holds the bytes.
     const commands = await fpa.db.orm.select().from(deviceCommands).where(and(eq(deviceCommands.deviceId, v10.id), eq(deviceCommands.kind, 'update_template')));
     expect(JSON.stringify(commands[0]!.payload)).not.toContain(Buffer.from(data).toString('base64').slice(0, 20));
-    const body = await fpa.service.core.commands.takeBatch(v10);
+    const body = await fpa.service.terminals.renderer.takeBatch(v10);
     expect(body).toContain(`DATA UPDATE FINGERTMP PIN=${e.devicePin}\tFID=6\tSize=800\tValid=1\tTMP=${Buffer.from(data).toString('base64')}`);
-    const v12Body = await fpa.service.core.commands.takeBatch(v12);
+    const v12Body = await fpa.service.terminals.renderer.takeBatch(v12);
     expect(v12Body).toContain('DATA UPDATE BIODATA');
 
     const again = await fpa.service.storeTemplate(e.id, 6, template(600, 2), { algorithmVersion: '10', by });

@@ -9,14 +9,8 @@
  * benchmark. Templates are synthetic: random bytes with the ZKFinger v10 marker `SS21` at
  * bytes 2–5, never real biometrics.
  */
-import {
-  formatAttlogLine,
-  formatDeviceCmdResult,
-  formatLocalWallTime,
-  formatOptionsBody,
-  parseTabFields,
-  splitKeyword,
-} from '../protocol/adms';
+import { formatAttlogLine, formatDeviceCmdResult, formatOptionsBody, parseTabFields, splitKeyword } from '../protocol/adms';
+import { formatLocalWallTime } from '../platform/time/zone';
 
 export interface PunchRecord {
   pin: string;

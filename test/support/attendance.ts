@@ -26,7 +26,7 @@ export async function createPeople(server: TestServer, employees: string[]): Pro
 
 /** A terminal as the punch service sees it (registered on first contact). */
 export function terminal(server: TestServer, serial: string): Promise<DeviceRow> {
-  return server.fpa.service.core.devices.touch(serial);
+  return server.fpa.service.devices.touch(serial);
 }
 
 /** ATTLOG lines of one PIN at wall times of `timeZone` (`YYYY-MM-DD HH:MM:SS`). */
@@ -50,7 +50,7 @@ export function linesAt(timeZone: string, pin: string, ...localTimes: string[]):
 
 /** Uploads punches the way the ADMS endpoint does (one transaction per batch). */
 export function upload(server: TestServer, device: DeviceRow, lines: IncomingPunch[]) {
-  return server.fpa.service.core.punches.ingest(device, lines);
+  return server.fpa.service.punches.ingest(device, lines);
 }
 
 /** The attendance day of one employee on one date, through the API. */

@@ -5,7 +5,8 @@
  * sessions to completion or cancellation. Every request may hit a server that was just
  * killed: a failure is only ever "try again", never a reason to drop data.
  */
-import { formatLocalWallTime } from '../../src/protocol/adms';
+
+import { formatLocalWallTime } from '../../src/platform/time/zone';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 
 /** mulberry32: a small seeded generator, so a failing run can be repeated with its seed. */

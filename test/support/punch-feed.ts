@@ -7,7 +7,7 @@ import type { IncomingPunch } from '../../src/modules/punches/service';
 import type { TestServer } from './harness';
 
 export async function approvedDevice(server: TestServer, serial: string): Promise<DeviceRow> {
-  await server.fpa.service.core.devices.touch(serial);
+  await server.fpa.service.devices.touch(serial);
   return server.fpa.service.approveDevice(serial, { by: 'admin@example.com' });
 }
 
@@ -31,7 +31,7 @@ export function punchLines(pin: string, count: number, start = Date.UTC(2025, 0,
 }
 
 export function ingest(server: TestServer, device: DeviceRow, lines: IncomingPunch[]) {
-  return server.fpa.service.core.punches.ingest(device, lines);
+  return server.fpa.service.punches.ingest(device, lines);
 }
 
 /** Uploads the lines as a terminal does: `POST {adms}cdata?SN=…&table=ATTLOG`; answers its reply. */

@@ -4,7 +4,7 @@
  * it with the routes the running app really serves: a route added without an entry here fails
  * that test.
  */
-import { API_BASE } from '../../platform/http/api-base';
+import { API_PREFIX as API_BASE } from '../../platform/http/api-prefix';
 import type { ErrorCode } from '../../platform/errors';
 import { int, str, type JsonSchema } from './schema-kit';
 

@@ -5,7 +5,7 @@
  * app, and it can only describe bodies that carry TypeBox schemas. The error responses of
  * every operation come from the one code → status table (src/shared/errors.ts).
  */
-import { API_BASE } from '../../platform/http/api-base';
+import { API_PREFIX as API_BASE } from '../../platform/http/api-prefix';
 import { ERROR_STATUS, type ErrorCode } from '../../platform/errors';
 import { ROUTES, TAGS, type DocumentedRoute } from './catalog';
 import { COMPONENT_SCHEMAS } from './schemas';

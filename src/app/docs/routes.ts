@@ -6,8 +6,9 @@
  * authenticated request and never echoes the token back.
  */
 import { Elysia } from 'elysia';
-import type { Core } from '../core';
-import { API_BASE } from '../../platform/http/api-base';
+import type { Http } from '../../platform/http/router';
+import type { Modules } from '../modules';
+import { API_PREFIX as API_BASE } from '../../platform/http/api-prefix';
 import { adminRouter } from '../../platform/http/router';
 import { buildOpenApiDocument } from './openapi';
 
@@ -41,11 +42,11 @@ export function docsPage(document: string): string {
 </html>`;
 }
 
-export function docsRoutes(core: Core) {
+export function docsRoutes(http: Http, _modules: Modules) {
   const document = JSON.stringify(buildOpenApiDocument());
   const page = docsPage(document);
-  const docs = adminRouter(core, 'docs', { queryToken: true })
+  const docs = adminRouter(http, 'docs', { queryToken: true })
     .get('/docs', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', ...PRIVATE_HEADERS } }))
     .get('/docs/json', () => new Response(document, { headers: { 'content-type': 'application/json', ...PRIVATE_HEADERS } }));
-  return new Elysia({ prefix: API_BASE }).use(docs);
+  return docs;
 }

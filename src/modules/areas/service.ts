@@ -1,11 +1,13 @@
 /**
- * Scope (DESIGN.md): devices and enrollees belong to areas; a device's in-scope enrollees are
- * those sharing an area with it. A `default` area always exists and is used when none is given.
+ * Areas (DESIGN.md "Scope"): terminals and enrollees belong to areas, and a terminal's in-scope
+ * enrollees are those sharing an area with it. A `default` area always exists and is used when
+ * none is given. Memberships are kept by the modules whose members they are (devices,
+ * enrollees); this module names areas and resolves names to ids.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
-import { areas, deviceAreas, devices, enrolleeAreas, enrollees } from '../../app/schema';
 import { FpaError } from '../../platform/errors';
+import { areas } from './tables';
 
 export const DEFAULT_AREA = 'default';
 
@@ -27,64 +29,24 @@ export async function resolveAreas(q: Queryable, names: readonly string[] | unde
   return wanted.map((n) => byName.get(n)!);
 }
 
-export async function setDeviceAreas(q: Queryable, deviceId: string, areaIds: string[]): Promise<void> {
-  await q.delete(deviceAreas).where(eq(deviceAreas.deviceId, deviceId));
-  if (areaIds.length > 0) await q.insert(deviceAreas).values(areaIds.map((areaId) => ({ deviceId, areaId })));
+/** Names of areas by id. */
+export async function areaNames(q: Queryable, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.select({ id: areas.id, name: areas.name }).from(areas).where(inArray(areas.id, [...new Set(ids)]));
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
-export async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds: string[]): Promise<void> {
-  await q.delete(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
-  if (areaIds.length > 0) await q.insert(enrolleeAreas).values(areaIds.map((areaId) => ({ enrolleeId, areaId })));
-}
-
-export async function areaNamesOfDevices(q: Queryable, deviceIds: string[]): Promise<Map<string, string[]>> {
+/** Members' area names from (member, area id) pairs, each list sorted. */
+export async function namesByMember(q: Queryable, pairs: readonly { member: string; areaId: string }[]): Promise<Map<string, string[]>> {
+  const names = await areaNames(
+    q,
+    pairs.map((p) => p.areaId),
+  );
   const out = new Map<string, string[]>();
-  if (deviceIds.length === 0) return out;
-  const rows = await q
-    .select({ deviceId: deviceAreas.deviceId, name: areas.name })
-    .from(deviceAreas)
-    .innerJoin(areas, eq(areas.id, deviceAreas.areaId))
-    .where(inArray(deviceAreas.deviceId, deviceIds));
-  for (const r of rows) out.set(r.deviceId, [...(out.get(r.deviceId) ?? []), r.name]);
+  for (const p of pairs) {
+    const name = names.get(p.areaId);
+    if (name !== undefined) out.set(p.member, [...(out.get(p.member) ?? []), name]);
+  }
+  for (const list of out.values()) list.sort();
   return out;
-}
-
-export async function areaNamesOfEnrollees(q: Queryable, enrolleeIds: string[]): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
-  if (enrolleeIds.length === 0) return out;
-  const rows = await q
-    .select({ enrolleeId: enrolleeAreas.enrolleeId, name: areas.name })
-    .from(enrolleeAreas)
-    .innerJoin(areas, eq(areas.id, enrolleeAreas.areaId))
-    .where(inArray(enrolleeAreas.enrolleeId, enrolleeIds));
-  for (const r of rows) out.set(r.enrolleeId, [...(out.get(r.enrolleeId) ?? []), r.name]);
-  return out;
-}
-
-/** Approved devices sharing an area with the enrollee. */
-export async function devicesInScopeOfEnrollee(q: Queryable, enrolleeId: string) {
-  return q
-    .select()
-    .from(devices)
-    .where(
-      and(
-        eq(devices.status, 'approved'),
-        sql`exists (select 1 from ${deviceAreas} da join ${enrolleeAreas} ea on ea.area_id = da.area_id
-                    where da.device_id = ${devices.id} and ea.enrollee_id = ${enrolleeId})`,
-      ),
-    );
-}
-
-/** Active enrollees sharing an area with the device. */
-export async function enrolleesInScopeOfDevice(q: Queryable, deviceId: string) {
-  return q
-    .select()
-    .from(enrollees)
-    .where(
-      and(
-        eq(enrollees.status, 'active'),
-        sql`exists (select 1 from ${enrolleeAreas} ea join ${deviceAreas} da on da.area_id = ea.area_id
-                    where ea.enrollee_id = ${enrollees.id} and da.device_id = ${deviceId})`,
-      ),
-    );
 }

@@ -1,22 +1,26 @@
-/** `GET /api/fingerprint/v1/attendance-days/` (API.md): filters, cursor paging, admin only. */
-import { API_PREFIX } from '../../platform/http/api-prefix';
-import { Elysia } from 'elysia';
-import type { Core } from '../../app/core';
-import { adminRouter, limitOf } from '../../platform/http/router';
+/** `attendance-days/` (API.md): filters, cursor paging. */
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import { AttendanceDayList } from './model';
 import type { AttendanceService } from './service';
 
-export function attendanceRoutes(core: Core, attendance: AttendanceService) {
-  const routes = adminRouter(core, 'attendance-days').get('/attendance-days', ({ query }) =>
-    attendance.list({
-      employee: query.employee,
-      enrollee: query.enrollee,
-      from: query.from,
-      to: query.to,
-      status: query.status,
-      cursor: query.cursor,
-      limit: limitOf(query),
-    }),
+export function attendanceRoutes(http: Http, attendance: AttendanceService) {
+  return adminRouter(http, 'attendance-days').get(
+    '/attendance-days',
+    ({ query }) =>
+      attendance.list({
+        employee: query.employee,
+        enrollee: query.enrollee,
+        from: query.from,
+        to: query.to,
+        status: query.status,
+        cursor: query.cursor,
+        limit: query.limit ?? 100,
+      }),
+    {
+      query: AttendanceDayList.query,
+      response: { 200: AttendanceDayList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'AttendanceDay records, newest date first', tags: ['attendance'] },
+    },
   );
-  // Typed as a plain Elysia: the plugin mounts every feature router the same way.
-  return new Elysia({ name: 'fpa-attendance-api', seed: core.ctx.instanceId, prefix: API_PREFIX }).use(routes) as unknown as Elysia;
 }

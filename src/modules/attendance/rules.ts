@@ -20,7 +20,8 @@
  */
 import type { Schedule } from '../../platform/config/settings';
 import type { DayStatus } from '../../app/schema';
-import { instantOn, isWorkingDay, secondsOfClock, type WorkCalendar } from './calendar';
+import { instantOn, secondsOfClock } from '../../platform/time/dates';
+import { isWorkingDay, type WorkCalendar } from './calendar';
 
 export interface DayRules extends WorkCalendar {
   timeZone: string;

@@ -1,20 +1,24 @@
 /**
  * Attendance days: one row per enrollee and local date of ATTENDANCE_TIME_ZONE, recomputed in
- * the same transaction as the punches that change it (late uploads included), and when earlier
- * unknown-PIN punches are linked to a new enrollee. Absences are written by generate-absences.
+ * the same transaction as the punches that change it (late uploads included: it reacts to
+ * `punch_received`), and when earlier punches are attributed to an enrollee. Absences are written by generate-absences.
  * The rules themselves are in ./rules.ts.
  */
 import { and, asc, desc, eq, getTableName, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
-import type { Context } from '../../app/context';
 import type { InValue } from '@libsql/client';
-import { rawExecutor, type Tx } from '../../platform/db/client';
-import { attendanceDays, DAY_STATUSES, enrollees, punches, type DayStatus } from '../../app/schema';
-import type { PunchRow } from '../punches/service';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import { chunks } from '../../platform/chunks';
+import type { WriteContext } from '../../platform/db/client';
+import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import { addDays, dayBounds, isWorkingDay, localDateOf, requireDate, secondsOfClock } from './calendar';
+import type { Runtime } from '../../platform/runtime';
+import { addDays, dayBounds, localDateOf, requireDate, secondsOfClock } from '../../platform/time/dates';
+import type { EnrolleeService } from '../enrollees';
+import type { PunchService } from '../punches';
+import { isWorkingDay } from './calendar';
 import { computeDay, type DayRules } from './rules';
+import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
 
 export type AttendanceDayRow = typeof attendanceDays.$inferSelect;
 
@@ -71,7 +75,20 @@ function upsertDaysSql(count: number): string {
 export class AttendanceService {
   readonly rules: DayRules;
 
-  constructor(private readonly ctx: Context) {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly punches: PunchService,
+    private readonly enrollees: EnrolleeService,
+  ) {
+    punches.events.react('punch_received', (w, received) =>
+      this.recomputeForPunches(
+        w,
+        received.map(({ data: { punch } }) => ({ enrolleeId: punch.enrollee, employeeKey: punch.employee, punchedAt: Date.parse(punch.punched_at) })),
+      ),
+    );
+    punches.events.react('punches_attributed', async (w, attributed) => {
+      for (const { data } of attributed) await this.recomputeEnrollee(w, { id: data.enrollee, employeeKey: data.employee });
+    });
     const s = ctx.settings;
     let schedule = s.DEFAULT_SCHEDULE;
     if (schedule && (secondsOfClock(schedule.start) === null || secondsOfClock(schedule.end) === null)) {
@@ -99,7 +116,7 @@ export class AttendanceService {
    * (and chunk of enrollees) and the days written with one multi-row upsert, not two
    * statements per day: this runs inside the ingest transaction, on the hottest write path.
    */
-  async recomputeForPunches(tx: Tx, rows: readonly PunchRow[]): Promise<void> {
+  async recomputeForPunches(w: WriteContext, rows: readonly { enrolleeId: string | null; employeeKey: string | null; punchedAt: number }[]): Promise<void> {
     type Day = { employeeKey: string; instants: number[] };
     const byDate = new Map<string, { start: number; end: number; days: Map<string, Day> }>();
     // The local date is found through the bounds of a date already seen where possible: the
@@ -117,53 +134,39 @@ export class AttendanceService {
     }
     const recomputed: { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[] = [];
     for (const [date, { start, end, days }] of byDate) {
-      const ids = [...days.keys()];
-      const execute = rawExecutor(tx);
-      for (let i = 0; i < ids.length; i += RECOMPUTE_CHUNK) {
-        const chunk = ids.slice(i, i + RECOMPUTE_CHUNK);
-        // Raw: this read runs in the ingest transaction for every batch (see upsertDays).
-        const found = await execute({
-          sql: `select enrollee_id, punched_at from ${getTableName(punches)} where enrollee_id in (${chunk.map(() => '?').join(', ')}) and punched_at >= ? and punched_at < ?`,
-          args: [...chunk, start, end],
-        });
-        for (const f of found.rows) days.get(String(f.enrollee_id))?.instants.push(Number(f.punched_at));
-      }
+      for (const f of await this.punches.instantsIn(w.execute, [...days.keys()], start, end)) days.get(f.enrolleeId)?.instants.push(f.at);
       for (const [enrolleeId, day] of days) recomputed.push({ enrolleeId, date, ...day });
     }
-    await this.upsertDays(tx, recomputed);
+    await this.upsertDays(w, recomputed);
   }
 
   /**
    * Writes recomputed days with one raw multi-row upsert per chunk: this runs inside the ingest
    * transaction, and the query builder's cost for hundreds of rows exceeds the upsert's own.
    */
-  private async upsertDays(tx: Tx, days: readonly { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[]): Promise<void> {
+  private async upsertDays(w: WriteContext, days: readonly { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[]): Promise<void> {
     const now = this.ctx.clock.now();
     const rows = days.filter((d) => d.instants.length > 0);
-    if (rows.length === 0) return;
-    const execute = rawExecutor(tx);
-    for (let i = 0; i < rows.length; i += RECOMPUTE_CHUNK) {
-      const chunk = rows.slice(i, i + RECOMPUTE_CHUNK);
+    for (const chunk of chunks(rows, RECOMPUTE_CHUNK)) {
       const args: InValue[] = [];
       for (const d of chunk) {
         const day = computeDay(d.date, d.instants, this.rules);
         args.push(d.enrolleeId, d.employeeKey, d.date, day.firstIn, day.lastOut, day.workedSeconds, day.punchCount, day.status, JSON.stringify(day.flags), now);
       }
-      await execute({ sql: upsertDaysSql(chunk.length), args });
+      await w.execute({ sql: upsertDaysSql(chunk.length), args });
     }
   }
 
   /** Recomputes every day of one enrollee from all its punches (after earlier punches were linked). */
-  async recomputeEnrollee(tx: Tx, enrollee: { id: string; employeeKey: string }): Promise<number> {
-    const rows = await tx.select({ at: punches.punchedAt }).from(punches).where(eq(punches.enrolleeId, enrollee.id));
+  async recomputeEnrollee(w: WriteContext, enrollee: { id: string; employeeKey: string }): Promise<number> {
     const byDate = new Map<string, number[]>();
-    for (const { at } of rows) {
+    for (const at of await this.punches.instantsOf(w.tx, enrollee.id)) {
       const date = this.dateOf(at);
       const list = byDate.get(date);
       if (list) list.push(at);
       else byDate.set(date, [at]);
     }
-    await this.upsertDays(tx, [...byDate].map(([date, instants]) => ({ enrolleeId: enrollee.id, employeeKey: enrollee.employeeKey, date, instants })));
+    await this.upsertDays(w, [...byDate].map(([date, instants]) => ({ enrolleeId: enrollee.id, employeeKey: enrollee.employeeKey, date, instants })));
     return byDate.size;
   }
 
@@ -180,14 +183,9 @@ export class AttendanceService {
     const working = isWorkingDay(date, this.rules);
     const status: DayStatus = working ? 'absent' : 'non_working_day';
     const { end } = dayBounds(date, zone);
-    const candidates = await this.ctx.db.orm
-      .select({ id: enrollees.id, employeeKey: enrollees.employeeKey })
-      .from(enrollees)
-      .where(and(eq(enrollees.status, 'active'), lt(enrollees.createdAt, end)))
-      .orderBy(asc(enrollees.id));
+    const candidates = await this.enrollees.activeCreatedBefore(this.ctx.db.orm, end);
     let written = 0;
-    for (let i = 0; i < candidates.length; i += ABSENCE_CHUNK) {
-      const chunk = candidates.slice(i, i + ABSENCE_CHUNK);
+    for (const chunk of chunks(candidates, ABSENCE_CHUNK)) {
       written += await this.ctx.db.write(async ({ tx }) => {
         const now = this.ctx.clock.now();
         const inserted = await tx
@@ -218,6 +216,11 @@ export class AttendanceService {
       non_working_day: working ? 0 : written,
       unchanged: candidates.length - written,
     };
+  }
+
+  /** Retention: days before the local date `firstKeptDate`. */
+  purgeBefore(firstKeptDate: string): Promise<number> {
+    return deleteInBatches(this.ctx.db, attendanceDays, lt(attendanceDays.date, firstKeptDate));
   }
 
   /** `GET attendance-days/`: newest date first, then by enrollee; cursor-paged. */

@@ -1,6 +1,6 @@
 /** The audit log: who did what to devices, consent, templates, agents, keys and jobs. */
 import type { Queryable } from '../../platform/db/client';
-import { auditLog } from '../../app/schema';
+import { auditLog } from './tables';
 
 export interface AuditEntry {
   actor: string;

@@ -1,20 +1,19 @@
 /**
- * `fpa:rotate-keys`: re-encrypts every stored and staged template under the first key of
- * TEMPLATE_ENCRYPTION_KEYS. It works in small batches, each its own transaction, so it can
+ * `fpa:rotate-keys` (templates' part; staged agent uploads are the enrollment module's):
+ * re-encrypts every stored template under the first key of TEMPLATE_ENCRYPTION_KEYS. It works in small batches, each its own transaction, so it can
  * be stopped and run again at any time (resumable) and never holds the writer for long.
  */
 import { and, eq, ne } from 'drizzle-orm';
-import type { Context } from '../../app/context';
-import { stagedTemplates, templates } from '../../app/schema';
-import { audit } from '../audit/service';
-import { stagedAad, templateAad } from './aad';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import { templateAad } from './aad';
+import { templates } from './tables';
 
 const BATCH = 200;
 
-export async function rotateTemplateKeys(ctx: Context, by = 'operator'): Promise<{ templates: number; staged: number; key_id: string }> {
+export async function rotateTemplateKeys(ctx: Runtime, by = 'operator'): Promise<{ templates: number; key_id: string }> {
   const primary = ctx.keyRing.primaryKeyId;
   let rotated = 0;
-  let staged = 0;
   for (;;) {
     const batch = await ctx.db.orm.select().from(templates).where(ne(templates.keyId, primary)).limit(BATCH);
     if (batch.length === 0) break;
@@ -33,25 +32,8 @@ export async function rotateTemplateKeys(ctx: Context, by = 'operator'): Promise
       }
     });
   }
-  for (;;) {
-    const batch = await ctx.db.orm.select().from(stagedTemplates).where(ne(stagedTemplates.keyId, primary)).limit(BATCH);
-    if (batch.length === 0) break;
-    await ctx.db.write(async ({ tx }) => {
-      for (const row of batch) {
-        const aad = stagedAad(row.sessionId, row.fingerIndex, row.revision);
-        const plain = await ctx.keyRing.decrypt(new Uint8Array(row.ciphertext), aad);
-        const sealed = await ctx.keyRing.encrypt(plain, aad);
-        plain.fill(0);
-        await tx
-          .update(stagedTemplates)
-          .set({ ciphertext: Buffer.from(sealed), keyId: primary })
-          .where(and(eq(stagedTemplates.sessionId, row.sessionId), eq(stagedTemplates.fingerIndex, row.fingerIndex), eq(stagedTemplates.revision, row.revision)));
-        staged++;
-      }
-    });
-  }
   await ctx.db.write(({ tx }) =>
-    audit(tx, ctx.clock.now(), { actor: by, action: 'keys.rotated', targetType: 'template_keys', targetId: primary, details: { templates: rotated, staged } }),
+    audit(tx, ctx.clock.now(), { actor: by, action: 'templates.keys_rotated', targetType: 'template_keys', targetId: primary, details: { templates: rotated } }),
   );
-  return { templates: rotated, staged, key_id: primary };
+  return { templates: rotated, key_id: primary };
 }

@@ -9,29 +9,18 @@
  * because a terminal must not keep biometric data it should no longer hold. Enroll commands
  * wait for the person at the terminal until their session ends.
  */
-import { and, asc, eq, inArray, isNotNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, lt, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { Context } from '../../app/context';
-import type { Queryable, Tx } from '../../platform/db/client';
-import { deviceCommands, devices, templates, type CommandStatus } from '../../app/schema';
-import {
-  checkCommand,
-  biodataCommand,
-  deleteBiodataCommand,
-  deleteFingerCommand,
-  deleteUserCommand,
-  enrollBioCommand,
-  enrollFingerCommand,
-  fingerTemplateCommand,
-  formatCommandBatch,
-  infoCommand,
-  rebootCommand,
-  userInfoCommand,
-  type CommandResult,
-} from '../../protocol/adms';
-import { TemplateDecryptError } from '../../platform/crypto/template-cipher';
-import { templateAad } from '../biometrics/aad';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
+import { deleteInBatches } from '../../platform/db/purge';
+import { pageOf, readCursor, type Page } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { deviceRef, type DeviceRef, type DeviceService } from '../devices';
+import type { EventChannel, EventLog } from '../events';
+import type { CommandEvents } from './events';
 import { SentMarks, type MarkCandidate } from './sent-marks';
+import { deviceCommands, type CommandStatus } from './tables';
 
 export type CommandKind =
   | 'add_user'
@@ -45,7 +34,20 @@ export type CommandKind =
   | 'REBOOT';
 
 export type CommandRow = typeof deviceCommands.$inferSelect;
-export type DeviceRow = typeof devices.$inferSelect;
+
+/** A terminal's answer to a command (`devicecmd`), matched by command id. */
+export interface CommandAnswer {
+  id: string;
+  returnCode: number | null;
+  /** The command word the terminal echoes (`DATA`, `ENROLL_FP`…). */
+  cmd: string;
+  fields: Record<string, string>;
+}
+
+/** A pending command due now, as a poll reads it: rendered by the terminals module. */
+export interface DueCommand extends MarkCandidate {
+  payload: Record<string, unknown>;
+}
 
 export interface NewCommand {
   deviceId: string;
@@ -65,16 +67,6 @@ interface QueuedEntry {
   ref: { id: number } | { slot: number };
 }
 
-/** Called inside the transaction that closes a command, for the features that care. */
-export type CommandFinishedHandler = (
-  tx: Tx,
-  command: CommandRow,
-  outcome: CommandOutcome,
-  result: CommandResult | null,
-  /** Work to run after the closing transaction commits (wake-ups of newly queued commands). */
-  afterCommit: (cb: () => void) => void,
-) => Promise<void>;
-
 /** Return codes that will not get better by sending the same command again. */
 const PERMANENT_FAILURES = new Set([-1, -9, -10, -11, -12, -30, -1002, -1004, -1006]);
 const INTERACTIVE_KINDS = new Set<string>(['ENROLL_FP', 'ENROLL_BIO']);
@@ -92,18 +84,27 @@ const IN_CHUNK = 500;
 const IDLE_CACHE_MS = 3_000;
 
 export class CommandService {
-  private readonly handlers: CommandFinishedHandler[] = [];
+  readonly events: EventChannel<CommandEvents>;
   /** deviceId → time until which a poll may answer OK without a query. */
   private readonly idleUntil = new Map<string, number>();
   /** Group commit of the `sent` marks of concurrent polls. */
   private readonly sentMarks: SentMarks;
 
-  constructor(private readonly ctx: Context) {
+  constructor(
+    private readonly ctx: Runtime,
+    log: EventLog,
+    private readonly devices: DeviceService,
+  ) {
+    this.events = log.channel<CommandEvents>();
     this.sentMarks = new SentMarks(ctx.db, (tx, candidates) => this.applySentMarks(tx, candidates));
-  }
-
-  onFinished(handler: CommandFinishedHandler): void {
-    this.handlers.push(handler);
+    devices.addDetail(async (q, device) => ({ pending_commands: await this.countPending(q, device.id) }));
+    // Nothing more goes to a disabled terminal, except deletes: they wait for a re-approval,
+    // because the terminal may still hold the data they remove.
+    devices.events.react('device_disabled', async (w, disabled) => {
+      for (const { data } of disabled) {
+        await this.expireMatching(w, and(eq(deviceCommands.deviceId, data.device.id), notInArray(deviceCommands.kind, [...DELETE_KINDS]))!, 'device disabled');
+      }
+    });
   }
 
   /** Marks a device as having work, so its next poll reads the queue. */
@@ -119,8 +120,9 @@ export class CommandService {
    * after it goes behind it, so the terminal first drops what it should no longer hold.
    * Returns one id per given command.
    */
-  async enqueue(tx: Tx, commands: NewCommand[], afterCommit?: (cb: () => void) => void): Promise<number[]> {
+  async enqueue(w: Pick<WriteContext, 'tx' | 'afterCommit'>, commands: NewCommand[]): Promise<number[]> {
     if (commands.length === 0) return [];
+    const { tx } = w;
     const now = this.ctx.clock.now();
     const defaultExpiry = now + this.ctx.settings.COMMAND_EXPIRY;
     const valuesOf = (c: NewCommand) => ({
@@ -193,14 +195,9 @@ export class CommandService {
     }
     const ids = targets.map((t) => ('id' in t ? t.id : insertedIds[t.slot]!));
     const touched = new Set(commands.map((c) => c.deviceId));
-    const wake = () => {
-      for (const id of touched) {
-        this.markQueued(id);
-        this.ctx.signals.commandsQueued(id);
-      }
-    };
-    if (afterCommit) afterCommit(wake);
-    else wake();
+    w.afterCommit(() => {
+      for (const id of touched) this.markQueued(id);
+    });
     return ids;
   }
 
@@ -265,71 +262,36 @@ export class CommandService {
   }
 
   /**
-   * Takes the next batch for a polling device and renders it as `C:<id>:<text>` lines.
-   * Returns null when there is nothing to send. The batch is marked `sent` (committed) before
-   * this returns, through the group commit shared with concurrent polls of other terminals;
-   * a command that another instance took, or that was replaced in place, since it was read
-   * is not marked and not sent.
+   * The pending commands of a device that are due now, oldest first, for its poll to render;
+   * null when there is nothing (answered from memory while the device is known to be idle).
+   * Commands past their expiry are never returned: a late poll must not run them.
    */
-  async takeBatch(device: DeviceRow): Promise<string | null> {
+  async takeDue(deviceId: string): Promise<DueCommand[] | null> {
     const now = this.ctx.clock.now();
-    const idle = this.idleUntil.get(device.id);
+    const idle = this.idleUntil.get(deviceId);
     if (idle !== undefined && idle > now) return null;
-
-    const { ADMS_MAX_COMMANDS_PER_REQUEST: maxCommands, ADMS_MAX_COMMAND_BYTES: maxBytes } = this.ctx.settings;
     // Only what rendering needs; the payload as stored text, which is both parsed for rendering
     // and compared when the command is marked sent.
     const due = await this.ctx.db.orm
       .select({ id: deviceCommands.id, kind: deviceCommands.kind, payloadText: sql<string>`${deviceCommands.payload}` })
       .from(deviceCommands)
-      .where(
-        and(
-          eq(deviceCommands.deviceId, device.id),
-          eq(deviceCommands.status, 'pending'),
-          lte(deviceCommands.notBefore, now),
-        ),
-      )
+      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.status, 'pending'), lte(deviceCommands.notBefore, now), gt(deviceCommands.expiresAt, now)))
       .orderBy(asc(deviceCommands.id))
-      .limit(maxCommands);
+      .limit(this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST);
     if (due.length === 0) {
-      this.idleUntil.set(device.id, now + IDLE_CACHE_MS);
+      this.idleUntil.set(deviceId, now + IDLE_CACHE_MS);
       return null;
     }
+    return due.map((row) => ({ ...row, payload: JSON.parse(row.payloadText) as Record<string, unknown> }));
+  }
 
-    const rendered: { id: string; text: string }[] = [];
-    const candidates = new Map<string, MarkCandidate>();
-    const unrenderable: number[] = [];
-    const undecryptable: number[] = [];
-    for (const row of due) {
-      const command = { kind: row.kind, payload: JSON.parse(row.payloadText) as Record<string, unknown> };
-      let text: string | null;
-      try {
-        text = await this.render(device, command);
-      } catch (error) {
-        if (!(error instanceof TemplateDecryptError)) throw error;
-        // One template whose key is gone must not hold up the rest of the terminal's queue.
-        this.ctx.log.warn('a queued template cannot be decrypted; its command fails', { command: row.id, device: device.serialNumber });
-        undecryptable.push(row.id);
-        continue;
-      }
-      if (text === null) unrenderable.push(row.id);
-      else {
-        rendered.push({ id: String(row.id), text });
-        candidates.set(String(row.id), row);
-      }
-    }
-    if (unrenderable.length > 0 || undecryptable.length > 0) await this.retireUnsendable(unrenderable, undecryptable, now);
-    const batch = formatCommandBatch(rendered, { maxCommands, maxBytes });
-    if (batch.included.length === 0) return null;
-
-    const sent = await this.sentMarks.mark(batch.included.map((id) => candidates.get(id)!));
-    if (sent.size === 0) return null;
-    if (sent.size === batch.included.length) return batch.body;
-    // Another instance took some of them meanwhile, or they changed: send only what was marked.
-    return formatCommandBatch(
-      rendered.filter((r) => sent.has(Number(r.id))),
-      { maxCommands, maxBytes },
-    ).body;
+  /**
+   * Marks rendered commands `sent` (committed) through the group commit shared with concurrent
+   * polls; resolves with the ids that may go to the terminal. A command that another instance
+   * took, or that was replaced in place, since it was read is not marked and must not be sent.
+   */
+  markSent(candidates: MarkCandidate[]): Promise<Set<number>> {
+    return this.sentMarks.mark(candidates);
   }
 
   /**
@@ -372,13 +334,16 @@ export class CommandService {
     return marked;
   }
 
-  /** Closes queued commands that cannot be sent: data gone (superseded) or key gone (failed). */
-  private async retireUnsendable(unrenderable: number[], undecryptable: number[], now: number): Promise<void> {
-    await this.ctx.db.write(async ({ tx, afterCommit }) => {
-      for (const id of undecryptable) {
+  /** Closes queued commands that cannot be sent: data gone (superseded) or unreadable (failed, with the reason). */
+  async retire(unrenderable: number[], unreadable: { id: number; reason: string }[]): Promise<void> {
+    if (unrenderable.length === 0 && unreadable.length === 0) return;
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async (w) => {
+      const { tx } = w;
+      for (const { id, reason } of unreadable) {
         const [command] = await tx.select().from(deviceCommands).where(eq(deviceCommands.id, id));
         if (command?.status !== 'pending') continue;
-        await this.close(tx, command, 'failed', now, null, { reason: 'template cannot be decrypted' }, null, afterCommit);
+        await this.close(w, command, 'failed', now, null, { reason });
       }
       if (unrenderable.length > 0) {
         await tx
@@ -389,61 +354,18 @@ export class CommandService {
     });
   }
 
-  /** Renders a command's wire text; null when its data is gone (a deleted template). */
-  async render(device: DeviceRow, command: Pick<CommandRow, 'kind' | 'payload'>): Promise<string | null> {
-    const p = command.payload as Record<string, string | number | undefined>;
-    const pin = String(p.pin ?? '');
-    switch (command.kind as CommandKind) {
-      case 'add_user':
-        return userInfoCommand({ pin, name: String(p.name ?? '') });
-      case 'delete_user':
-        return deleteUserCommand(pin);
-      case 'update_template': {
-        const template = await this.ctx.db.orm.query.templates.findFirst({
-          where: eq(templates.id, String(p.templateId)),
-        });
-        if (!template || template.version !== Number(p.templateVersion)) return null;
-        const plain = await this.ctx.keyRing.decrypt(
-          new Uint8Array(template.ciphertext),
-          templateAad(template.enrolleeId, template.fingerIndex, template.version),
-        );
-        const base64 = Buffer.from(plain).toString('base64');
-        if (usesBiodata(device, template.algorithmVersion)) {
-          const [major, minor] = splitVersion(template.algorithmVersion);
-          return biodataCommand({ pin, no: template.fingerIndex, index: 0, type: 1, majorVer: major, minorVer: minor, template: base64, duress: template.duress ? 1 : 0 });
-        }
-        return fingerTemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, valid: template.duress ? 3 : 1 });
-      }
-      case 'delete_template':
-        return usesBiodata(device, device.algorithmVersion)
-          ? deleteBiodataCommand(pin, 1, Number(p.fingerIndex))
-          : deleteFingerCommand(pin, Number(p.fingerIndex));
-      case 'ENROLL_FP':
-        return enrollFingerCommand(pin, Number(p.fingerIndex));
-      case 'ENROLL_BIO':
-        return enrollBioCommand(pin, 1, { no: Number(p.fingerIndex) });
-      case 'CHECK':
-        return checkCommand();
-      case 'INFO':
-        return infoCommand();
-      case 'REBOOT':
-        return rebootCommand();
-      default:
-        return null;
-    }
-  }
-
   /** Applies `devicecmd` results. Unknown or already-closed ids are ignored (resends). */
-  async applyResults(device: DeviceRow, results: CommandResult[]): Promise<{ applied: number; unknown: string[] }> {
+  async applyResults(deviceId: string, results: CommandAnswer[]): Promise<{ applied: number; unknown: string[] }> {
     const numeric = results.filter((r) => /^\d{1,15}$/.test(r.id));
     const unknown = results.filter((r) => !/^\d{1,15}$/.test(r.id)).map((r) => r.id);
     if (numeric.length === 0) return { applied: 0, unknown };
     const now = this.ctx.clock.now();
     let applied = 0;
-    await this.ctx.db.write(async ({ tx, afterCommit }) => {
+    await this.ctx.db.write(async (w) => {
+      const { tx, afterCommit } = w;
       const rows: CommandRow[] = [];
       for (const ids of chunks([...new Set(numeric.map((r) => Number(r.id)))], IN_CHUNK)) {
-        rows.push(...(await tx.select().from(deviceCommands).where(and(notIndexed(deviceCommands.deviceId, device.id), inArray(deviceCommands.id, ids)))));
+        rows.push(...(await tx.select().from(deviceCommands).where(and(notIndexed(deviceCommands.deviceId, deviceId), inArray(deviceCommands.id, ids)))));
       }
       const byId = new Map(rows.map((r) => [String(r.id), r]));
       for (const result of numeric) {
@@ -457,7 +379,7 @@ export class CommandService {
         const resultJson = { return: code, cmd: result.cmd, fields: result.fields };
         const nothingToDelete = code === USER_NOT_ON_DEVICE && DELETE_KINDS.has(command.kind);
         if (code === 0 || nothingToDelete || (code !== null && code > 0 && !INTERACTIVE_KINDS.has(command.kind))) {
-          await this.close(tx, command, 'succeeded', now, code, resultJson, result, afterCommit);
+          await this.close(w, command, 'succeeded', now, code, resultJson);
         } else if (this.mayRetry(command, code)) {
           await tx
             .update(deviceCommands)
@@ -468,9 +390,9 @@ export class CommandService {
               result: resultJson,
             })
             .where(eq(deviceCommands.id, command.id));
-          afterCommit(() => this.markQueued(device.id));
+          afterCommit(() => this.markQueued(deviceId));
         } else {
-          await this.close(tx, command, 'failed', now, code, resultJson, result, afterCommit);
+          await this.close(w, command, 'failed', now, code, resultJson);
         }
       }
     });
@@ -480,7 +402,8 @@ export class CommandService {
   /** Job `retry-commands`: sent commands whose result never came are resent or failed. */
   async retryUnacknowledged(): Promise<{ retried: number; failed: number }> {
     const now = this.ctx.clock.now();
-    return this.ctx.db.write(async ({ tx, afterCommit }) => {
+    return this.ctx.db.write(async (w) => {
+      const { tx, afterCommit } = w;
       // Enroll commands are left to their session's end (expire-sessions, expire-commands).
       const overdue = await tx
         .select()
@@ -499,7 +422,7 @@ export class CommandService {
           afterCommit(() => this.markQueued(command.deviceId));
         } else {
           failed++;
-          await this.close(tx, command, 'failed', now, null, { reason: 'no result from the terminal' }, null, afterCommit);
+          await this.close(w, command, 'failed', now, null, { reason: 'no result from the terminal' });
         }
       }
       return { retried, failed };
@@ -509,7 +432,8 @@ export class CommandService {
   /** Job `expire-commands`: commands not finished by their expiry time. */
   async expireOverdue(): Promise<{ expired: number }> {
     const now = this.ctx.clock.now();
-    return this.ctx.db.write(async ({ tx, afterCommit }) => {
+    return this.ctx.db.write(async (w) => {
+      const { tx } = w;
       const overdue = await tx
         .select()
         .from(deviceCommands)
@@ -520,9 +444,11 @@ export class CommandService {
           ),
         )
         .limit(5000);
-      for (const command of overdue) {
-        await this.close(tx, command, 'expired', now, null, { reason: 'expired' }, null, afterCommit);
-      }
+      await tx
+        .update(deviceCommands)
+        .set({ status: 'expired', completedAt: now, returnCode: null, result: { reason: 'expired' } })
+        .where(inArray(deviceCommands.id, overdue.map((c) => c.id)));
+      await this.finished(w, overdue, 'expired', null);
       return { expired: overdue.length };
     });
   }
@@ -551,73 +477,154 @@ export class CommandService {
    * Expires the unfinished commands matching `where` inside the caller's transaction, through
    * the finish handlers like every other end of a command (template sync, remote sessions).
    */
-  async expireMatching(tx: Tx, where: SQL, reason: string, afterCommit: (cb: () => void) => void): Promise<number> {
+  async expireMatching(w: WriteContext, where: SQL, reason: string): Promise<number> {
     const now = this.ctx.clock.now();
     // All closed first, in one statement: a handler (a remote session failing) that expires
     // more commands then finds these already closed and does not finish them twice.
-    const rows = await tx
+    const rows = await w.tx
       .update(deviceCommands)
       .set({ status: 'expired', completedAt: now, returnCode: null, result: { reason } })
       .where(and(inArray(deviceCommands.status, ['pending', 'sent']), where))
       .returning();
-    for (const command of rows) await this.finished(tx, command, 'expired', null, null, afterCommit);
+    await this.finished(w, rows, 'expired', null);
     return rows.length;
   }
 
-  private async close(
-    tx: Tx,
-    command: CommandRow,
-    outcome: CommandOutcome,
-    now: number,
-    code: number | null,
-    result: Record<string, unknown>,
-    raw: CommandResult | null,
-    afterCommit: (cb: () => void) => void,
-  ): Promise<void> {
-    await tx
-      .update(deviceCommands)
-      .set({ status: outcome, completedAt: now, returnCode: code, result })
-      .where(eq(deviceCommands.id, command.id));
-    await this.finished(tx, command, outcome, code, raw, afterCommit);
+  private async close(w: WriteContext, command: CommandRow, outcome: CommandOutcome, now: number, code: number | null, result: Record<string, unknown>): Promise<void> {
+    await w.tx.update(deviceCommands).set({ status: outcome, completedAt: now, returnCode: code, result }).where(eq(deviceCommands.id, command.id));
+    await this.finished(w, [{ ...command, status: outcome, completedAt: now, returnCode: code, result }], outcome, code);
   }
 
-  /** The finish handlers and the event of a command just closed. */
-  private async finished(
-    tx: Tx,
-    command: CommandRow,
-    outcome: CommandOutcome,
-    code: number | null,
-    raw: CommandResult | null,
-    afterCommit: (cb: () => void) => void,
-  ): Promise<void> {
-    for (const handler of this.handlers) await handler(tx, command, outcome, raw, afterCommit);
-    afterCommit(() =>
-      this.ctx.events.emit('command_finished', {
-        deviceId: command.deviceId,
-        commandId: command.id,
-        kind: command.kind,
-        status: outcome,
-        returnCode: code,
-      }),
+  /** Announces closed commands: template sync status and remote sessions follow from it. */
+  private async finished(w: WriteContext, commands: readonly CommandRow[], outcome: CommandOutcome, code: number | null): Promise<void> {
+    if (commands.length === 0) return;
+    const refs = new Map<string, DeviceRef>();
+    for (const id of new Set(commands.map((c) => c.deviceId))) {
+      const device = await this.devices.findById(w.tx, id);
+      refs.set(id, device ? deviceRef(device) : { id, serial_number: '' });
+    }
+    await this.events.recordMany(
+      w,
+      'device_command_finished',
+      commands.map((c) => ({
+        data: {
+          device: refs.get(c.deviceId)!,
+          command: { id: c.id, kind: c.kind, payload: c.payload, session: c.sessionId },
+          status: outcome,
+          return_code: code ?? c.returnCode,
+        },
+      })),
     );
   }
+
+  /** Retention: finished commands (succeeded, failed, expired, superseded) completed before `cutoff`. */
+  purgeFinishedBefore(cutoff: number): Promise<number> {
+    return deleteInBatches(
+      this.ctx.db,
+      deviceCommands,
+      and(
+        inArray(deviceCommands.status, ['succeeded', 'failed', 'expired', 'superseded']),
+        lt(sql`coalesce(${deviceCommands.completedAt}, ${deviceCommands.createdAt})`, cutoff),
+      )!,
+    );
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** `GET devices/{sn}/commands/`: a device's queue, oldest first, cursor-paged. */
+  async list(deviceId: string, filters: { status?: CommandStatus; cursor?: string; limit: number }): Promise<Page<CommandView>> {
+    const after = readCursor(filters.cursor);
+    const conditions = [eq(deviceCommands.deviceId, deviceId)];
+    if (filters.status) conditions.push(eq(deviceCommands.status, filters.status));
+    if (after !== null) conditions.push(gt(deviceCommands.id, Number(after)));
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(deviceCommands)
+      .where(and(...conditions))
+      .orderBy(asc(deviceCommands.id))
+      .limit(filters.limit + 1);
+    return pageOf(rows, filters.limit, (r) => r.id, (page) => page.map(commandView));
+  }
+
+  /** Unfinished commands of `kind` among these ids on a device (an INFO answer must answer an INFO). */
+  async openOfKind(deviceId: string, kind: CommandKind, ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.ctx.db.orm
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.kind, kind), inArray(deviceCommands.status, ['pending', 'sent']), inArray(deviceCommands.id, ids)));
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Devices among `deviceIds` with an unfinished command of `kind`. */
+  async devicesWaitingFor(q: Queryable, kind: CommandKind): Promise<Set<string>> {
+    const rows = await q
+      .select({ deviceId: deviceCommands.deviceId })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.kind, kind), inArray(deviceCommands.status, ['pending', 'sent'])));
+    return new Set(rows.map((r) => r.deviceId));
+  }
+
+  /** Commands of a session (remote enrollment), with their status and payload. */
+  async ofSession(q: Queryable, sessionId: string, kinds: readonly CommandKind[]) {
+    return q
+      .select({ id: deviceCommands.id, status: deviceCommands.status, payload: deviceCommands.payload })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.sessionId, sessionId), inArray(deviceCommands.kind, [...kinds])));
+  }
+
+  /** Expires the unfinished commands of a session (it closed). */
+  async expireSession(w: WriteContext, sessionId: string, reason: string): Promise<number> {
+    return this.expireMatching(w, eq(deviceCommands.sessionId, sessionId), reason);
+  }
+
+  /**
+   * Supersedes the unsent commands with these supersede keys on these devices (a user taken off
+   * a terminal: their queued templates there are pointless now).
+   */
+  async supersedeKeys(tx: Tx, deviceIds: readonly string[], keys: readonly string[]): Promise<void> {
+    const now = this.ctx.clock.now();
+    for (const devicesChunk of chunks(deviceIds, 100)) {
+      for (const keysChunk of chunks(keys, 400)) {
+        await tx
+          .update(deviceCommands)
+          .set({ status: 'superseded', completedAt: now })
+          .where(and(inArray(deviceCommands.deviceId, devicesChunk), inArray(deviceCommands.supersedeKey, keysChunk), eq(deviceCommands.status, 'pending')));
+      }
+    }
+  }
 }
 
-/**
- * Templates go as BIODATA to terminals that speak it, to terminals whose fingerprint
- * algorithm is above 10, and for templates above 10; FINGERTMP carries only v10 and older.
- */
-export function usesBiodata(device: DeviceRow, algorithmVersion: string | null): boolean {
-  if (device.speaksBiodata) return true;
-  return [device.algorithmVersion, algorithmVersion].some((v) => {
-    const major = Number.parseFloat(v ?? '');
-    return Number.isFinite(major) && major > 10;
-  });
+export interface CommandView {
+  id: number;
+  kind: string;
+  status: CommandStatus;
+  attempts: number;
+  created_at: string;
+  sent_at: string | null;
+  completed_at: string | null;
+  expires_at: string;
+  return_code: number | null;
+  result: Record<string, unknown> | null;
+  payload: Record<string, unknown>;
 }
 
-function splitVersion(version: string): [string, string] {
-  const [major = '0', minor = '0'] = version.split('.');
-  return [major, minor];
+function commandView(c: CommandRow): CommandView {
+  const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);
+  return {
+    id: c.id,
+    kind: c.kind,
+    status: c.status,
+    attempts: c.attempts,
+    created_at: new Date(c.createdAt).toISOString(),
+    sent_at: iso(c.sentAt),
+    completed_at: iso(c.completedAt),
+    expires_at: new Date(c.expiresAt).toISOString(),
+    return_code: c.returnCode,
+    result: c.result,
+    // The payload holds references (PIN, finger), never template bytes.
+    payload: c.payload,
+  };
 }
 
 /**
@@ -637,10 +644,4 @@ function addTo(map: Map<string, Set<string>>, key: string, value: string): void 
   const set = map.get(key);
   if (set) set.add(value);
   else map.set(key, new Set([value]));
-}
-
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }

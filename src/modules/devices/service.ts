@@ -1,19 +1,25 @@
 /**
- * Terminals: registration, approval (with backfill), disabling, health and the facts they
- * report about themselves. Polls are the hottest path in the service, so device rows are
+ * Terminals as records: registration, approval, disabling, settings, health and the facts they
+ * report about themselves. What follows from a change (a backfill on approval, deletes when the
+ * scope shrinks, CHECK after a time zone change) is done by the modules that react to its event. Polls are the hottest path in the service, so device rows are
  * cached for a few seconds and `last_seen_at` is written at most every LAST_SEEN_FLUSH_MS.
  */
-import { and, desc, eq, lt, notInArray, sql } from 'drizzle-orm';
-import { areaNamesOfDevices, enrolleesInScopeOfDevice, resolveAreas, setDeviceAreas } from '../areas/service';
-import { audit } from '../audit/service';
-import { DELETE_KINDS, type CommandService } from '../commands/service';
-import type { Context } from '../../app/context';
-import type { Queryable, Tx } from '../../platform/db/client';
-import { deviceCommands, deviceEvents, devices, templateSync } from '../../app/schema';
-import { FpaError } from '../../platform/errors';
-import type { TemplateService } from '../biometrics/service';
+import type { Static } from '@sinclair/typebox';
+import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
+import { deleteInBatches } from '../../platform/db/purge';
+import { FpaError } from '../../platform/errors';
+import { pageOf, readCursor, type Page } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { namesByMember, resolveAreas } from '../areas';
+import { audit } from '../audit';
+import type { EventChannel, EventLog } from '../events';
+import type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
+import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
+import { DEVICE_STATUSES, deviceAreas, deviceEvents, devices, type DeviceStatus } from './tables';
 
 export type DeviceRow = typeof devices.$inferSelect;
 
@@ -30,24 +36,8 @@ export interface DeviceContact {
   language?: string | null;
 }
 
-export interface DeviceView {
-  serial_number: string;
-  name: string | null;
-  status: string;
-  algorithm_version: string | null;
-  time_zone: string;
-  areas: string[];
-  last_seen_at: string | null;
-  online: boolean;
-  firmware: string | null;
-  push_version: string | null;
-  ip_address: string | null;
-  user_count: number | null;
-  fingerprint_count: number | null;
-  attendance_count: number | null;
-  approved_at: string | null;
-  created_at: string;
-}
+export type DeviceView = Static<typeof Device>;
+export type DeviceDetail = Static<typeof DeviceDetailModel>;
 
 export interface DeviceReport {
   firmware?: string | null;
@@ -68,16 +58,24 @@ export interface DeviceReport {
 export class DeviceService {
   private readonly cache = new BoundedMap<string, { row: DeviceRow; until: number }>(MAX_CACHED_DEVICES);
   private readonly lastFlushed = new BoundedMap<string, number>(MAX_CACHED_DEVICES);
+  private readonly details: DetailPart[] = [];
   private lastPendingWarning = 0;
+  readonly events: EventChannel<DeviceEvents>;
 
   constructor(
-    private readonly ctx: Context,
-    private readonly commands: CommandService,
-    private readonly templates: TemplateService,
-  ) {}
+    private readonly ctx: Runtime,
+    log: EventLog,
+  ) {
+    this.events = log.channel<DeviceEvents>();
+  }
 
   timeZoneOf(device: DeviceRow): string {
     return device.timeZone ?? this.ctx.settings.TIME_ZONE;
+  }
+
+  /** Adds fields to `GET devices/{sn}/` from a module above this one (pending commands, templates present). */
+  addDetail(part: DetailPart): void {
+    this.details.push(part);
   }
 
   /**
@@ -96,7 +94,7 @@ export class DeviceService {
       (contact.ip && contact.ip !== row.ipAddress);
     const flushDue = now - (this.lastFlushed.get(row.id) ?? 0) >= LAST_SEEN_FLUSH_MS;
     if (!row.online || changed || flushDue) {
-      const wasOnline = row.online;
+      const before = row;
       const set = {
         lastSeenAt: now,
         online: true,
@@ -104,13 +102,15 @@ export class DeviceService {
         language: contact.language || row.language,
         ipAddress: contact.ip || row.ipAddress,
       };
-      await this.ctx.db.write(async ({ tx }) => {
-        await tx.update(devices).set(set).where(eq(devices.id, row!.id));
-        if (!wasOnline && row!.lastSeenAt !== null) await logEvent(tx, row!.id, 'online', 'the terminal is back online', undefined, now);
+      await this.ctx.db.write(async (w) => {
+        await w.tx.update(devices).set(set).where(eq(devices.id, before.id));
+        if (!before.online) {
+          if (before.lastSeenAt !== null) await noteOnDevice(w.tx, before.id, 'online', 'the terminal is back online', undefined, now);
+          await this.events.record(w, 'device_online', { device: deviceRef(before) });
+        }
       });
       this.lastFlushed.set(row.id, now);
       row = { ...row, ...set };
-      if (!wasOnline) this.ctx.events.emit('device_online', { device: ref(row) });
     } else {
       row = { ...row, lastSeenAt: now };
     }
@@ -119,52 +119,25 @@ export class DeviceService {
   }
 
   private async register(serial: string, contact: DeviceContact, now: number): Promise<DeviceRow> {
-    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(serial)) {
+    if (!SERIAL_NUMBER.test(serial)) {
       throw new FpaError('validation_error', 'a serial number is 1 to 64 letters, digits, dots, dashes or underscores', { serial_number: serial });
     }
-    const autoApprove = this.ctx.settings.ADMS_AUTO_APPROVE;
     // Checked before the write too, so a flood of unknown serials never queues on the writer.
     if (await this.pendingFull(this.ctx.db.orm)) this.refuseRegistration(serial, now);
-    const created = await this.ctx.db.write(async ({ tx, afterCommit }) => {
-      const again = await this.findBySerial(tx, serial);
+    const created = await this.ctx.db.write(async (w) => {
+      const again = await this.findBySerial(w.tx, serial);
       if (again) return { row: again, isNew: false };
-      if (await this.pendingFull(tx)) this.refuseRegistration(serial, now);
-      const row: DeviceRow = {
-        id: crypto.randomUUID(),
-        serialNumber: serial,
-        name: null,
-        status: 'pending_approval',
-        timeZone: null,
-        algorithmVersion: null,
-        algorithmSource: null,
-        faceAlgorithmVersion: null,
-        pushVersion: contact.pushVersion ?? null,
-        firmware: null,
-        ipAddress: contact.ip ?? null,
-        language: contact.language ?? null,
-        userCount: null,
-        fingerprintCount: null,
-        attendanceCount: null,
-        speaksBiodata: false,
-        parameters: null,
-        registryCode: null,
-        clockOffsetMinutes: null,
-        lastSeenAt: now,
-        online: true,
-        approvedAt: null,
-        approvedBy: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await tx.insert(devices).values(row);
-      await setDeviceAreas(tx, row.id, await resolveAreas(tx, undefined, now));
-      await logEvent(tx, row.id, 'registered', 'an unknown terminal registered itself', { ip: contact.ip ?? null }, now);
-      await audit(tx, now, { actor: `device:${serial}`, action: 'device.registered', targetType: 'device', targetId: serial });
-      afterCommit(() => this.ctx.events.emit('device_registered', { device: ref(row) }));
+      if (await this.pendingFull(w.tx)) this.refuseRegistration(serial, now);
+      const row = newDeviceRow(serial, 'pending_approval', now, { ip: contact.ip, pushVersion: contact.pushVersion, language: contact.language });
+      await w.tx.insert(devices).values(row);
+      await setDeviceAreas(w.tx, row.id, await resolveAreas(w.tx, undefined, now));
+      await noteOnDevice(w.tx, row.id, 'registered', 'an unknown terminal registered itself', { ip: contact.ip ?? null }, now);
+      await audit(w.tx, now, { actor: `device:${serial}`, action: 'device.registered', targetType: 'device', targetId: serial });
+      await this.events.record(w, 'device_registered', { device: deviceRef(row), ip: contact.ip ?? null });
       return { row, isNew: true };
     });
     this.lastFlushed.set(created.row.id, now);
-    if (created.isNew && autoApprove) return this.approveDevice(serial, { by: 'auto-approve' });
+    if (created.isNew && this.ctx.settings.ADMS_AUTO_APPROVE) return this.approveDevice(serial, { by: 'auto-approve' });
     return created.row;
   }
 
@@ -186,11 +159,18 @@ export class DeviceService {
   }
 
   async findBySerial(q: Queryable, serial: string): Promise<DeviceRow | null> {
-    return (await q.query.devices.findFirst({ where: eq(devices.serialNumber, serial) })) ?? null;
+    const [row] = await q.select().from(devices).where(eq(devices.serialNumber, serial)).limit(1);
+    return row ?? null;
   }
 
-  async get(serial: string): Promise<DeviceRow> {
-    const row = await this.findBySerial(this.ctx.db.orm, serial);
+  async findById(q: Queryable, id: string): Promise<DeviceRow | null> {
+    const [row] = await q.select().from(devices).where(eq(devices.id, id)).limit(1);
+    return row ?? null;
+  }
+
+  /** The device with this serial number, or `not_found`. */
+  async get(serial: string, q: Queryable = this.ctx.db.orm): Promise<DeviceRow> {
+    const row = await this.findBySerial(q, serial);
     if (!row) throw new FpaError('not_found', 'device not found', { serial_number: serial });
     return row;
   }
@@ -199,46 +179,35 @@ export class DeviceService {
     this.cache.delete(serial);
   }
 
-  /** Approves a pending (or disabled) device and backfills every in-scope enrollee onto it. */
+  /** Approves a pending (or disabled) device; its in-scope enrollees are backfilled (biometrics reacts). */
   async approveDevice(serial: string, options: { by: string; areas?: string[] }): Promise<DeviceRow> {
     const row = await this.ctx.db.write(async (w) => {
-      const { tx, afterCommit } = w;
+      const { tx } = w;
       const now = this.ctx.clock.now();
-      const device = await this.findBySerial(tx, serial);
-      if (!device) throw new FpaError('not_found', 'device not found', { serial_number: serial });
+      const device = await this.get(serial, tx);
       if (device.status === 'approved') throw new FpaError('device_not_pending', 'the device is already approved', { serial_number: serial, status: device.status });
       if (options.areas !== undefined) await setDeviceAreas(tx, device.id, await resolveAreas(tx, options.areas, now));
       const updated: DeviceRow = { ...device, status: 'approved', approvedAt: now, approvedBy: options.by, updatedAt: now };
       await tx.update(devices).set({ status: 'approved', approvedAt: now, approvedBy: options.by, updatedAt: now }).where(eq(devices.id, device.id));
-      const inScope = await enrolleesInScopeOfDevice(tx, device.id);
-      const queued = await this.templates.backfillDevice(w, updated, inScope);
-      await logEvent(tx, device.id, 'approved', `approved by ${options.by}`, { backfill_commands: queued }, now);
-      await audit(tx, now, { actor: options.by, action: 'device.approved', targetType: 'device', targetId: serial, details: { enrollees: inScope.length, commands: queued } });
-      afterCommit(() => this.ctx.events.emit('device_approved', { device: ref(updated), by: options.by }));
+      await noteOnDevice(tx, device.id, 'approved', `approved by ${options.by}`, undefined, now);
+      await audit(tx, now, { actor: options.by, action: 'device.approved', targetType: 'device', targetId: serial });
+      await this.events.record(w, 'device_approved', { device: deviceRef(updated), by: options.by, areas: await this.areaIdsOf(tx, device.id) });
       return updated;
     });
     this.invalidate(serial);
     return row;
   }
 
+  /** Disables a device; its queued commands expire except deletes (commands reacts). */
   async disableDevice(serial: string, options: { by: string }): Promise<DeviceRow> {
-    const row = await this.ctx.db.write(async ({ tx, afterCommit }) => {
+    const row = await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
-      const device = await this.findBySerial(tx, serial);
-      if (!device) throw new FpaError('not_found', 'device not found', { serial_number: serial });
-      await tx.update(devices).set({ status: 'disabled', updatedAt: now }).where(eq(devices.id, device.id));
-      // Nothing more goes to a disabled terminal, except deletes: they wait for a re-approval,
-      // because the terminal may still hold the data they remove.
-      await this.commands.expireMatching(
-        tx,
-        and(eq(deviceCommands.deviceId, device.id), notInArray(deviceCommands.kind, [...DELETE_KINDS]))!,
-        'device disabled',
-        afterCommit,
-      );
-      await logEvent(tx, device.id, 'disabled', `disabled by ${options.by}`, undefined, now);
-      await audit(tx, now, { actor: options.by, action: 'device.disabled', targetType: 'device', targetId: serial });
+      const device = await this.get(serial, w.tx);
+      await w.tx.update(devices).set({ status: 'disabled', updatedAt: now }).where(eq(devices.id, device.id));
+      await noteOnDevice(w.tx, device.id, 'disabled', `disabled by ${options.by}`, undefined, now);
+      await audit(w.tx, now, { actor: options.by, action: 'device.disabled', targetType: 'device', targetId: serial });
       const updated = { ...device, status: 'disabled' as const, updatedAt: now };
-      afterCommit(() => this.ctx.events.emit('device_disabled', { device: ref(updated), by: options.by }));
+      await this.events.record(w, 'device_disabled', { device: deviceRef(updated), by: options.by });
       return updated;
     });
     this.invalidate(serial);
@@ -253,33 +222,32 @@ export class DeviceService {
     const row = await this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
-      const device = await this.findBySerial(tx, serial);
-      if (!device) throw new FpaError('not_found', 'device not found', { serial_number: serial });
+      const device = await this.get(serial, tx);
       const set: Partial<DeviceRow> = { updatedAt: now };
-      if (patch.time_zone !== undefined) set.timeZone = patch.time_zone;
-      if (patch.name !== undefined) set.name = patch.name;
+      const changes: DeviceChanges = {};
+      if (patch.time_zone !== undefined) {
+        set.timeZone = patch.time_zone;
+        changes.time_zone = { from: device.timeZone, to: patch.time_zone };
+      }
+      if (patch.name !== undefined) {
+        set.name = patch.name;
+        changes.name = { from: device.name, to: patch.name };
+      }
       if (patch.algorithm_version !== undefined) {
         set.algorithmVersion = patch.algorithm_version;
         set.algorithmSource = patch.algorithm_version === null ? null : 'admin';
+        changes.algorithm_version = { from: device.algorithmVersion, to: patch.algorithm_version };
       }
       await tx.update(devices).set(set).where(eq(devices.id, device.id));
-      const updated = { ...device, ...set };
       if (patch.areas !== undefined) {
-        const before = await enrolleesInScopeOfDevice(tx, device.id);
-        await setDeviceAreas(tx, device.id, await resolveAreas(tx, patch.areas, now));
-        const after = await enrolleesInScopeOfDevice(tx, device.id);
-        const wasIn = new Set(before.map((e) => e.id));
-        const isIn = new Set(after.map((e) => e.id));
-        // Enrollees that left this terminal's scope are taken off it (a disabled one gets the
-        // deletes on re-approval); a pending terminal never received anyone.
-        if (device.status !== 'pending_approval') await this.templates.removeFromDevices(w, before.filter((e) => !isIn.has(e.id)), [device.id]);
-        if (device.status === 'approved') await this.templates.backfillDevice(w, updated, after.filter((e) => !wasIn.has(e.id)));
+        const from = await this.areaIdsOf(tx, device.id);
+        const to = await resolveAreas(tx, patch.areas, now);
+        await setDeviceAreas(tx, device.id, to);
+        changes.areas = { from, to };
       }
-      if (patch.time_zone !== undefined && device.status === 'approved') {
-        // The terminal re-reads its options (and so its TimeZone) on CHECK.
-        await this.commands.enqueue(tx, [{ deviceId: device.id, kind: 'CHECK', payload: {}, supersedeKey: 'check' }], w.afterCommit);
-      }
+      const updated = { ...device, ...set };
       await audit(tx, now, { actor: by, action: 'device.updated', targetType: 'device', targetId: serial, details: patch });
+      await this.events.record(w, 'device_updated', { device: deviceRef(updated), by, status: device.status, changes });
       return updated;
     });
     this.invalidate(serial);
@@ -314,21 +282,18 @@ export class DeviceService {
   async checkDevices(): Promise<{ offline: number; online: number }> {
     const now = this.ctx.clock.now();
     const cutoff = now - this.ctx.settings.DEVICE_OFFLINE_AFTER;
-    const gone = await this.ctx.db.write(async ({ tx, afterCommit }) => {
-      const rows = await tx
+    const gone = await this.ctx.db.write(async (w) => {
+      const rows = await w.tx
         .update(devices)
         .set({ online: false })
         .where(and(eq(devices.online, true), lt(devices.lastSeenAt, cutoff)))
         .returning();
-      for (const row of rows) {
-        await logEvent(tx, row.id, 'offline', `no contact since ${new Date(row.lastSeenAt ?? 0).toISOString()}`, undefined, now);
-        afterCommit(() =>
-          this.ctx.events.emit('device_offline', {
-            device: ref(row),
-            lastSeenAt: row.lastSeenAt ? new Date(row.lastSeenAt).toISOString() : null,
-          }),
-        );
-      }
+      for (const row of rows) await noteOnDevice(w.tx, row.id, 'offline', `no contact since ${new Date(row.lastSeenAt ?? 0).toISOString()}`, undefined, now);
+      await this.events.recordMany(
+        w,
+        'device_offline',
+        rows.map((row) => ({ data: { device: deviceRef(row), last_seen_at: row.lastSeenAt ? new Date(row.lastSeenAt).toISOString() : null } })),
+      );
       return rows;
     });
     for (const row of gone) this.invalidate(row.serialNumber);
@@ -336,8 +301,24 @@ export class DeviceService {
     return { offline: gone.length, online: online?.n ?? 0 };
   }
 
+  /** `GET devices/`: by serial number, cursor-paged. */
+  async list(filters: { status?: DeviceStatus; cursor?: string; limit: number }): Promise<Page<DeviceView>> {
+    const after = readCursor(filters.cursor);
+    const conditions = [];
+    if (filters.status) conditions.push(eq(devices.status, filters.status));
+    if (after !== null) conditions.push(gt(devices.serialNumber, String(after)));
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(devices)
+      .where(conditions.length ? and(...conditions) : undefined)
+      .orderBy(asc(devices.serialNumber))
+      .limit(filters.limit + 1);
+    const views = await this.view(this.ctx.db.orm, rows.slice(0, filters.limit));
+    return pageOf(rows, filters.limit, (r) => r.serialNumber, () => views);
+  }
+
   async view(q: Queryable, rows: DeviceRow[]): Promise<DeviceView[]> {
-    const names = await areaNamesOfDevices(q, rows.map((r) => r.id));
+    const names = await this.areaNamesOf(q, rows.map((r) => r.id));
     return rows.map((r) => ({
       serial_number: r.serialNumber,
       name: r.name,
@@ -358,36 +339,152 @@ export class DeviceService {
     }));
   }
 
-  async detail(serial: string) {
-    const row = await this.get(serial);
+  async viewOne(row: DeviceRow): Promise<DeviceView> {
     const [view] = await this.view(this.ctx.db.orm, [row]);
-    const pending = await this.commands.countPending(this.ctx.db.orm, row.id);
-    const [present] = await this.ctx.db.orm
-      .select({ n: sql<number>`count(*)` })
-      .from(templateSync)
-      .where(and(eq(templateSync.deviceId, row.id), eq(templateSync.status, 'present')));
-    const events = await this.ctx.db.orm
-      .select()
-      .from(deviceEvents)
-      .where(eq(deviceEvents.deviceId, row.id))
-      .orderBy(desc(deviceEvents.id))
-      .limit(20);
-    return {
-      ...view!,
-      pending_commands: pending,
-      templates_present: present?.n ?? 0,
+    return view!;
+  }
+
+  /** `GET devices/{sn}/`: the device with its parameters, recent events and the other modules' parts. */
+  async detail(serial: string): Promise<DeviceDetail> {
+    const row = await this.get(serial);
+    const q = this.ctx.db.orm;
+    const events = await q.select().from(deviceEvents).where(eq(deviceEvents.deviceId, row.id)).orderBy(desc(deviceEvents.id)).limit(20);
+    let detail: DeviceDetail = {
+      ...(await this.viewOne(row)),
+      pending_commands: 0,
+      templates_present: 0,
       parameters: row.parameters ?? {},
       recent_events: events.map((e) => ({ kind: e.kind, message: e.message, details: e.details, at: new Date(e.createdAt).toISOString() })),
     };
+    for (const part of this.details) detail = { ...detail, ...(await part(q, row)) };
+    return detail;
+  }
+
+  /** Approved (or other) devices, all of them. */
+  withStatus(status: DeviceStatus): Promise<DeviceRow[]> {
+    return this.ctx.db.orm.select().from(devices).where(eq(devices.status, status));
+  }
+
+  /** The device's Security PUSH 3.x registry code, created once and kept. */
+  async registryCode(device: DeviceRow): Promise<string> {
+    if (device.registryCode) return device.registryCode;
+    const fresh = alphanumeric(10);
+    const code = await this.ctx.db.write(async ({ tx }) => {
+      const row = await this.findById(tx, device.id);
+      if (row?.registryCode) return row.registryCode;
+      await tx.update(devices).set({ registryCode: fresh, updatedAt: this.ctx.clock.now() }).where(eq(devices.id, device.id));
+      return fresh;
+    });
+    this.invalidate(device.serialNumber);
+    return code;
+  }
+
+  /** Retention: device log entries before `cutoff`. */
+  purgeLogBefore(cutoff: number): Promise<number> {
+    return deleteInBatches(this.ctx.db, deviceEvents, lt(deviceEvents.createdAt, cutoff));
+  }
+
+  // ---------------------------------------------------------------- scope
+
+  /** Area ids of one device. */
+  async areaIdsOf(q: Queryable, deviceId: string): Promise<string[]> {
+    const rows = await q.select({ areaId: deviceAreas.areaId }).from(deviceAreas).where(eq(deviceAreas.deviceId, deviceId));
+    return rows.map((r) => r.areaId);
+  }
+
+  async areaNamesOf(q: Queryable, deviceIds: readonly string[]): Promise<Map<string, string[]>> {
+    const pairs: { member: string; areaId: string }[] = [];
+    for (const ids of chunks(deviceIds, 500)) {
+      const rows = await q.select({ member: deviceAreas.deviceId, areaId: deviceAreas.areaId }).from(deviceAreas).where(inArray(deviceAreas.deviceId, ids));
+      pairs.push(...rows);
+    }
+    return namesByMember(q, pairs);
+  }
+
+  /** Devices of these statuses in any of these areas (a scope). */
+  async inAreas(q: Queryable, areaIds: readonly string[], statuses: readonly DeviceStatus[] = ['approved']): Promise<DeviceRow[]> {
+    if (areaIds.length === 0) return [];
+    return q
+      .select()
+      .from(devices)
+      .where(
+        and(
+          inArray(devices.status, [...statuses]),
+          inArray(devices.id, q.selectDistinct({ id: deviceAreas.deviceId }).from(deviceAreas).where(inArray(deviceAreas.areaId, [...areaIds]))),
+        ),
+      );
   }
 }
 
-export function ref(row: DeviceRow) {
+/** The fields of the device detail that modules above devices contribute. */
+export type DetailParts = Pick<DeviceDetail, 'pending_commands' | 'templates_present'>;
+
+/** Parts of the device detail contributed by modules above devices. */
+export type DetailPart = (q: Queryable, device: DeviceRow) => Promise<Partial<DetailParts>>;
+
+const SERIAL_NUMBER = /^[A-Za-z0-9_.-]{1,64}$/;
+
+const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+
+/** Letters and digits only: a registry code travels in a cookie and in an MD5 input on the terminal. */
+function alphanumeric(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  return Array.from(bytes, (b) => ALPHABET[b % ALPHABET.length]).join('');
+}
+
+function newDeviceRow(serial: string, status: DeviceStatus, now: number, contact: DeviceContact): DeviceRow {
+  return {
+    id: crypto.randomUUID(),
+    serialNumber: serial,
+    name: null,
+    status,
+    timeZone: null,
+    algorithmVersion: null,
+    algorithmSource: null,
+    faceAlgorithmVersion: null,
+    pushVersion: contact.pushVersion ?? null,
+    firmware: null,
+    ipAddress: contact.ip ?? null,
+    language: contact.language ?? null,
+    userCount: null,
+    fingerprintCount: null,
+    attendanceCount: null,
+    speaksBiodata: false,
+    parameters: null,
+    registryCode: null,
+    clockOffsetMinutes: null,
+    lastSeenAt: now,
+    online: true,
+    approvedAt: null,
+    approvedBy: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+async function setDeviceAreas(q: Queryable, deviceId: string, areaIds: string[]): Promise<void> {
+  await q.delete(deviceAreas).where(eq(deviceAreas.deviceId, deviceId));
+  if (areaIds.length > 0) await q.insert(deviceAreas).values(areaIds.map((areaId) => ({ deviceId, areaId })));
+}
+
+export function deviceRef(row: DeviceRow): DeviceRef {
   return { id: row.id, serial_number: row.serialNumber };
 }
 
-/** Device events: what happened on a terminal's line (malformed data, rejections, health). */
-export async function logEvent(
+/**
+ * Whether templates go to this terminal as BIODATA: it speaks BIODATA, or its fingerprint
+ * algorithm (or the template's) is above 10; FINGERTMP carries only v10 and older.
+ */
+export function takesBiodata(device: DeviceRow, algorithmVersion: string | null): boolean {
+  if (device.speaksBiodata) return true;
+  return [device.algorithmVersion, algorithmVersion].some((v) => {
+    const major = Number.parseFloat(v ?? '');
+    return Number.isFinite(major) && major > 10;
+  });
+}
+
+/** The device log: what happened on a terminal's line (malformed data, rejections, health). */
+export async function noteOnDevice(
   tx: Tx,
   deviceId: string,
   kind: string,
@@ -396,4 +493,9 @@ export async function logEvent(
   now: number,
 ): Promise<void> {
   await tx.insert(deviceEvents).values({ deviceId, kind, message, details: details ?? null, createdAt: now });
+}
+
+/** Writes several device log entries in one small transaction. */
+export async function noteManyOnDevice(w: Pick<WriteContext, 'tx'>, deviceId: string, notes: readonly { kind: string; message: string; details?: Record<string, unknown> }[], now: number): Promise<void> {
+  for (const n of notes) await noteOnDevice(w.tx, deviceId, n.kind, n.message, n.details, now);
 }

@@ -5,7 +5,7 @@
  */
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../platform/db/client';
-import { employees } from '../../app/schema';
+import { employees } from './tables';
 
 export interface Employee {
   /** The value of EMPLOYEE_LOOKUP_FIELD: how the API and enrollees refer to this employee. */
@@ -32,7 +32,7 @@ export class BuiltinEmployeeDirectory implements EmployeeDirectory {
   constructor(private readonly db: Database) {}
 
   async find(key: string): Promise<Employee | null> {
-    const row = await this.db.orm.query.employees.findFirst({ where: eq(employees.id, key) });
+    const [row] = await this.db.orm.select().from(employees).where(eq(employees.id, key)).limit(1);
     return row ? { key: row.id, displayName: row.name, active: row.active } : null;
   }
 }

@@ -2,60 +2,66 @@
  * Enrollees link one employee of the host to a device PIN. The PIN is numeric, sequential,
  * at most 9 digits (the oldest terminals' limit) and never reused: it comes from a counter
  * row in the database, so several instances never hand out the same one.
+ *
+ * What follows from a change on the terminals (user records, templates, deletes) and on
+ * sessions is done by the modules that react to this module's events.
  */
-import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
-import { areaNamesOfEnrollees, devicesInScopeOfEnrollee, resolveAreas, setEnrolleeAreas } from '../areas/service';
-import { audit } from '../audit/service';
-import type { CommandService } from '../commands/service';
-import type { Context } from '../../app/context';
-import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
-import { consents, counters, enrollees, enrollmentSessions, punches, templates } from '../../app/schema';
-import { closeSession, OPEN_STATUSES } from '../enrollment/sessions';
+import type { Static } from '@sinclair/typebox';
+import { and, asc, eq, getTableName, gt, inArray, lt, ne, sql } from 'drizzle-orm';
+import type { InValue, InStatement, ResultSet } from '@libsql/client';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { devicesSharingArea, devicesThatMayHold, userCommand, type TemplateService } from '../biometrics/service';
+import { pageOf, readCursor, type Page } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { namesByMember, resolveAreas } from '../areas';
+import { audit } from '../audit';
+import type { EmployeeDirectory } from '../employees';
+import type { EventChannel, EventLog } from '../events';
+import type { EnrolleeChanges, EnrolleeEvents, EnrolleeRef } from './events';
+import type { Enrollee } from './model';
+import { counters, enrolleeAreas, enrollees } from './tables';
 
 export type EnrolleeRow = typeof enrollees.$inferSelect;
 const MAX_PIN = 999_999_999;
 
-export interface EnrolleeView {
-  id: string;
-  employee: string;
-  device_pin: string;
-  display_name: string;
-  status: string;
-  areas: string[];
-  consent: { version: string; method: string; given_by: string; given_at: string } | null;
-  fingers: number[];
-  created_at: string;
-}
+export type EnrolleeView = Static<typeof Enrollee>;
 
-/** Runs inside createEnrollee's transaction, after earlier punches of the PIN were linked. */
-export type EnrolleeCreatedHook = (tx: Tx, enrollee: EnrolleeRow) => Promise<void>;
+/** The fields of the enrollee view that modules above this one (biometrics) contribute. */
+export type ViewParts = Pick<EnrolleeView, 'consent' | 'fingers'>;
+
+/** Parts of the enrollee view contributed by modules above this one. */
+export type ViewPart = (q: Queryable, ids: readonly string[]) => Promise<Map<string, Partial<ViewParts>>>;
 
 export class EnrolleeService {
-  private readonly createdHooks: EnrolleeCreatedHook[] = [];
+  readonly events: EventChannel<EnrolleeEvents>;
+  private readonly viewParts: ViewPart[] = [];
 
   constructor(
-    private readonly ctx: Context,
-    private readonly commands: CommandService,
-    private readonly templates: TemplateService,
-  ) {}
+    private readonly ctx: Runtime,
+    log: EventLog,
+    private readonly directory: EmployeeDirectory,
+  ) {
+    this.events = log.channel<EnrolleeEvents>();
+  }
 
-  /** Registers work that must commit with a new enrollee (attendance days of linked punches). */
-  onCreated(hook: EnrolleeCreatedHook): void {
-    this.createdHooks.push(hook);
+  addViewPart(part: ViewPart): void {
+    this.viewParts.push(part);
   }
 
   async createEnrollee(employee: string, options: { areas?: string[]; by?: string } = {}): Promise<EnrolleeRow> {
-    const found = await this.ctx.employees.find(employee);
+    const found = await this.directory.find(employee);
     if (!found) throw new FpaError('unknown_employee', 'no employee has that key', { employee });
     if (!found.active) throw new FpaError('employee_inactive', 'the employee is inactive in the employee directory', { employee });
     const by = options.by ?? 'system';
-    return this.ctx.db.write(async ({ tx, afterCommit }) => {
+    return this.ctx.db.write(async (w) => {
+      const { tx } = w;
       const now = this.ctx.clock.now();
-      const existing = await tx.query.enrollees.findFirst({
-        where: and(eq(enrollees.employeeKey, found.key), ne(enrollees.status, 'deleted')),
-      });
+      const [existing] = await tx
+        .select({ id: enrollees.id })
+        .from(enrollees)
+        .where(and(eq(enrollees.employeeKey, found.key), ne(enrollees.status, 'deleted')))
+        .limit(1);
       if (existing) throw new FpaError('conflict', 'this employee is already enrolled', { enrollee: existing.id });
       const pin = await nextPin(tx);
       const row: EnrolleeRow = {
@@ -69,204 +75,236 @@ export class EnrolleeService {
         updatedAt: now,
       };
       await tx.insert(enrollees).values(row);
-      await setEnrolleeAreas(tx, row.id, await resolveAreas(tx, options.areas, now));
-      // Punches that arrived for this PIN before the enrollee existed are linked now, and their
-      // PIN is no longer unknown.
-      await tx
-        .update(punches)
-        .set({
-          enrolleeId: row.id,
-          employeeKey: row.employeeKey,
-          flags: sql`(select coalesce(json_group_array(f.value), '[]') from json_each(${punches.flags}) f where f.value <> 'unknown_pin')`,
-        })
-        .where(and(eq(punches.devicePin, pin), isNull(punches.enrolleeId)));
-      for (const hook of this.createdHooks) await hook(tx, row);
-      const targets = await devicesInScopeOfEnrollee(tx, row.id);
-      await this.commands.enqueue(tx, targets.map((d) => userCommand(d.id, pin, row.displayName)), afterCommit);
+      const areaIds = await resolveAreas(tx, options.areas, now);
+      await setEnrolleeAreas(tx, row.id, areaIds);
       await audit(tx, now, { actor: by, action: 'enrollee.created', targetType: 'enrollee', targetId: row.id, details: { employee: found.key, device_pin: pin } });
-      afterCommit(() => this.ctx.events.emit('enrollee_created', { enrolleeId: row.id, employee: row.employeeKey, devicePin: pin }));
+      await this.events.record(w, 'enrollee_created', { enrollee: enrolleeRef(row), areas: areaIds, by });
       return row;
     });
   }
 
-  async get(id: string): Promise<EnrolleeRow> {
-    const row = await this.ctx.db.orm.query.enrollees.findFirst({ where: eq(enrollees.id, id) });
+  async get(id: string, q: Queryable = this.ctx.db.orm): Promise<EnrolleeRow> {
+    const row = await this.find(q, id);
     if (!row || row.status === 'deleted') throw new FpaError('not_found', 'enrollee not found', { enrollee: id });
     return row;
   }
 
+  /** The enrollee, active, or `not_found` / `enrollee_inactive`. */
+  async requireActive(q: Queryable, id: string): Promise<EnrolleeRow> {
+    const row = await this.get(id, q);
+    if (row.status !== 'active') throw new FpaError('enrollee_inactive', 'the enrollee is deactivated', { enrollee: id });
+    return row;
+  }
+
+  /** Any enrollee row, deleted ones included (tombstones keep their PIN). */
+  async find(q: Queryable, id: string): Promise<EnrolleeRow | null> {
+    const [row] = await q.select().from(enrollees).where(eq(enrollees.id, id)).limit(1);
+    return row ?? null;
+  }
+
   /** Finds an enrollee by UUID or by device PIN (the agent API accepts either). */
   async findByIdOrPin(q: Queryable, value: string): Promise<EnrolleeRow | null> {
-    const row = await q.query.enrollees.findFirst({
-      where: and(sql`(${enrollees.id} = ${value} or ${enrollees.devicePin} = ${value})`, ne(enrollees.status, 'deleted')),
-    });
+    const [row] = await q
+      .select()
+      .from(enrollees)
+      .where(and(sql`(${enrollees.id} = ${value} or ${enrollees.devicePin} = ${value})`, ne(enrollees.status, 'deleted')))
+      .limit(1);
+    return row ?? null;
+  }
+
+  /** The enrollee (not deleted) holding this device PIN. */
+  async findByPin(q: Queryable, pin: string): Promise<EnrolleeRow | null> {
+    const [row] = await q
+      .select()
+      .from(enrollees)
+      .where(and(eq(enrollees.devicePin, pin), ne(enrollees.status, 'deleted')))
+      .limit(1);
     return row ?? null;
   }
 
   /**
-   * Changes areas, display name or activity, and keeps the terminals in line: terminals that
-   * leave the enrollee's scope get `delete_user`, new ones the user and templates; a
-   * deactivated enrollee is removed from every terminal (they can no longer punch) and a
-   * reactivated one backfilled again.
+   * Enrollees (not deleted) by device PIN, with a raw statement of the caller's transaction:
+   * this runs for every attendance batch, where the query builder costs more than the query.
+   */
+  async byPins(execute: (statement: InStatement) => Promise<ResultSet>, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
+    const out = new Map<string, { id: string; employee: string }>();
+    // Chunked: a 10 MB upload can carry more distinct PINs than SQLite takes bind variables.
+    for (const chunk of chunks(pins, 500)) {
+      const known = await execute({
+        sql: `select id, device_pin, employee_key from ${getTableName(enrollees)} where device_pin in (${chunk.map(() => '?').join(', ')}) and status != 'deleted'`,
+        args: chunk as InValue[],
+      });
+      for (const e of known.rows) out.set(String(e.device_pin), { id: String(e.id), employee: String(e.employee_key) });
+    }
+    return out;
+  }
+
+  /**
+   * Changes areas, display name or activity. What the terminals and sessions must do about it
+   * (remove, backfill, rename, cancel) follows from `enrollee_updated`.
    */
   async update(id: string, patch: { areas?: string[]; display_name?: string; active?: boolean }, by: string): Promise<EnrolleeRow> {
     return this.ctx.db.write(async (w) => {
-      const { tx, afterCommit } = w;
+      const { tx } = w;
       const now = this.ctx.clock.now();
-      const row = await tx.query.enrollees.findFirst({ where: eq(enrollees.id, id) });
-      if (!row || row.status === 'deleted') throw new FpaError('not_found', 'enrollee not found', { enrollee: id });
+      const row = await this.get(id, tx);
       const set: Partial<EnrolleeRow> = { updatedAt: now };
-      if (patch.display_name !== undefined) set.displayName = patch.display_name;
+      const changes: EnrolleeChanges = {};
+      if (patch.display_name !== undefined && patch.display_name !== row.displayName) {
+        set.displayName = patch.display_name;
+        changes.display_name = { from: row.displayName, to: patch.display_name };
+      }
       if (patch.active === false && row.status === 'active') {
         set.status = 'deactivated';
         set.deactivatedAt = now;
+        changes.status = { from: 'active', to: 'deactivated' };
       }
       if (patch.active === true && row.status === 'deactivated') {
         set.status = 'active';
         set.deactivatedAt = null;
+        changes.status = { from: 'deactivated', to: 'active' };
       }
       await tx.update(enrollees).set(set).where(eq(enrollees.id, id));
-      const updated: EnrolleeRow = { ...row, ...set };
-      const wasActive = row.status === 'active';
-      const isActive = updated.status === 'active';
-
-      // Terminals newly in scope; those that left it lose the user and templates.
-      let added: Set<string> | null = null;
       if (patch.areas !== undefined) {
-        const before = new Set(await devicesSharingArea(tx, id));
-        await setEnrolleeAreas(tx, id, await resolveAreas(tx, patch.areas, now));
-        const after = new Set(await devicesSharingArea(tx, id));
-        await this.templates.removeFromDevices(w, [updated], [...before].filter((d) => !after.has(d)));
-        added = new Set([...after].filter((d) => !before.has(d)));
+        const from = await this.areaIdsOf(tx, id);
+        const to = await resolveAreas(tx, patch.areas, now);
+        await setEnrolleeAreas(tx, id, to);
+        changes.areas = { from, to };
       }
-      if (wasActive && !isActive) {
-        await this.closeOpenSessions(w, id, 'enrollee deactivated');
-        await this.templates.removeFromDevices(w, [updated], await devicesThatMayHold(tx, id));
-      } else if (isActive) {
-        // Reactivated: every in-scope terminal; otherwise the ones that just came into scope.
-        const inScope = await devicesInScopeOfEnrollee(tx, id);
-        const backfill = inScope.filter((d) => !wasActive || added?.has(d.id));
-        for (const device of backfill) await this.templates.backfillDevice(w, device, [updated]);
-        if (wasActive && patch.display_name !== undefined && patch.display_name !== row.displayName) {
-          const rename = inScope.filter((d) => !added?.has(d.id));
-          await this.commands.enqueue(tx, rename.map((d) => userCommand(d.id, row.devicePin, updated.displayName)), afterCommit);
-        }
-      }
+      const updated: EnrolleeRow = { ...row, ...set };
       await audit(tx, now, { actor: by, action: 'enrollee.updated', targetType: 'enrollee', targetId: id, details: patch });
+      await this.events.record(w, 'enrollee_updated', { enrollee: enrolleeRef(updated), changes, by });
       return updated;
     });
   }
 
-  async giveConsent(enrolleeId: string, consent: { version: string; method: string; by: string }) {
-    const version = consent.version?.trim();
-    const method = consent.method?.trim();
-    if (!version || !method) throw new FpaError('validation_error', 'consent needs a version and a method', { fields: ['version', 'method'] });
-    return this.ctx.db.write(async ({ tx, afterCommit }) => {
+  /**
+   * Deletion: the row is kept as a tombstone so the PIN is never reused; templates, consent,
+   * terminal users and sessions follow from `enrollee_deleted`.
+   */
+  async deleteEnrollee(enrolleeId: string, options: { by: string }): Promise<void> {
+    await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
-      const enrollee = await this.activeIn(tx, enrolleeId);
-      // A new consent replaces the current one (for example a new version of the notice).
-      await tx
-        .update(consents)
-        .set({ withdrawnAt: now, withdrawnBy: consent.by })
-        .where(and(eq(consents.enrolleeId, enrollee.id), isNull(consents.withdrawnAt)));
-      const row = { id: crypto.randomUUID(), enrolleeId: enrollee.id, version, method, givenBy: consent.by, givenAt: now, withdrawnAt: null, withdrawnBy: null };
-      await tx.insert(consents).values(row);
-      await audit(tx, now, { actor: consent.by, action: 'consent.given', targetType: 'enrollee', targetId: enrollee.id, details: { version, method } });
-      afterCommit(() => this.ctx.events.emit('consent_given', { enrolleeId: enrollee.id, version, method, by: consent.by }));
-      return consentView(row);
+      const enrollee = await this.get(enrolleeId, w.tx);
+      await w.tx.update(enrollees).set({ status: 'deleted', updatedAt: now }).where(eq(enrollees.id, enrollee.id));
+      await audit(w.tx, now, { actor: options.by, action: 'enrollee.deleted', targetType: 'enrollee', targetId: enrollee.id });
+      await this.events.record(w, 'enrollee_deleted', { enrollee: enrolleeRef(enrollee), by: options.by });
     });
   }
 
-  /** Withdrawal destroys every template and staged upload and deletes them from devices. */
-  async withdrawConsent(enrolleeId: string, options: { by: string }) {
-    return this.ctx.db.write(async (w) => {
-      const { tx, afterCommit } = w;
-      const now = this.ctx.clock.now();
-      const enrollee = await tx.query.enrollees.findFirst({ where: eq(enrollees.id, enrolleeId) });
-      if (!enrollee || enrollee.status === 'deleted') throw new FpaError('not_found', 'enrollee not found', { enrollee: enrolleeId });
-      const withdrawn = await tx
-        .update(consents)
-        .set({ withdrawnAt: now, withdrawnBy: options.by })
-        .where(and(eq(consents.enrolleeId, enrollee.id), isNull(consents.withdrawnAt)))
-        .returning({ id: consents.id });
-      await this.closeOpenSessions(w, enrollee.id, 'consent withdrawn');
-      const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by);
-      await audit(tx, now, { actor: options.by, action: 'consent.withdrawn', targetType: 'enrollee', targetId: enrollee.id, details: { templates_destroyed: destroyed } });
-      afterCommit(() => this.ctx.events.emit('consent_withdrawn', { enrolleeId: enrollee.id, by: options.by }));
-      return { withdrawn: withdrawn.length > 0, templates_destroyed: destroyed };
-    });
-  }
-
-  /** Deletion: templates destroyed, the user removed from every device, the row kept as a tombstone so the PIN is never reused. */
-  async deleteEnrollee(enrolleeId: string, options: { by: string }): Promise<{ templates_destroyed: number }> {
-    return this.ctx.db.write(async (w) => {
-      const { tx, afterCommit } = w;
-      const now = this.ctx.clock.now();
-      const enrollee = await tx.query.enrollees.findFirst({ where: eq(enrollees.id, enrolleeId) });
-      if (!enrollee || enrollee.status === 'deleted') throw new FpaError('not_found', 'enrollee not found', { enrollee: enrolleeId });
-      await this.closeOpenSessions(w, enrollee.id, 'enrollee deleted');
-      const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'enrollee deleted', options.by, { deleteUserFromDevices: true });
-      await tx
-        .update(consents)
-        .set({ withdrawnAt: now, withdrawnBy: options.by })
-        .where(and(eq(consents.enrolleeId, enrollee.id), isNull(consents.withdrawnAt)));
-      await tx.update(enrollees).set({ status: 'deleted', updatedAt: now }).where(eq(enrollees.id, enrollee.id));
-      await audit(tx, now, { actor: options.by, action: 'enrollee.deleted', targetType: 'enrollee', targetId: enrollee.id, details: { templates_destroyed: destroyed } });
-      afterCommit(() => this.ctx.events.emit('enrollee_deleted', { enrolleeId: enrollee.id, by: options.by }));
-      return { templates_destroyed: destroyed };
-    });
+  /** `GET enrollees/`: by id, cursor-paged. */
+  async list(filters: { employee?: string; device_pin?: string; cursor?: string; limit: number }): Promise<Page<EnrolleeView>> {
+    const after = readCursor(filters.cursor);
+    const conditions = [ne(enrollees.status, 'deleted')];
+    if (filters.employee) conditions.push(eq(enrollees.employeeKey, filters.employee));
+    if (filters.device_pin) conditions.push(eq(enrollees.devicePin, filters.device_pin));
+    if (after !== null) conditions.push(gt(enrollees.id, String(after)));
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(enrollees)
+      .where(and(...conditions))
+      .orderBy(asc(enrollees.id))
+      .limit(filters.limit + 1);
+    const views = await this.view(this.ctx.db.orm, rows.slice(0, filters.limit));
+    return pageOf(rows, filters.limit, (r) => r.id, () => views);
   }
 
   async view(q: Queryable, rows: EnrolleeRow[]): Promise<EnrolleeView[]> {
     const ids = rows.map((r) => r.id);
-    const areaNames = await areaNamesOfEnrollees(q, ids);
-    const consentRows = ids.length === 0 ? [] : await q.select().from(consents).where(and(inArray(consents.enrolleeId, ids), isNull(consents.withdrawnAt)));
-    const fingerRows =
-      ids.length === 0
-        ? []
-        : await q.select({ enrolleeId: templates.enrolleeId, fingerIndex: templates.fingerIndex }).from(templates).where(inArray(templates.enrolleeId, ids));
+    const areaNames = await this.areaNamesOf(q, ids);
+    const parts = await Promise.all(this.viewParts.map((part) => part(q, ids)));
     return rows.map((r) => {
-      const consent = consentRows.find((c) => c.enrolleeId === r.id);
-      return {
+      let view: EnrolleeView = {
         id: r.id,
         employee: r.employeeKey,
         device_pin: r.devicePin,
         display_name: r.displayName,
         status: r.status,
         areas: areaNames.get(r.id) ?? [],
-        consent: consent ? consentView(consent) : null,
-        fingers: [...new Set(fingerRows.filter((f) => f.enrolleeId === r.id).map((f) => f.fingerIndex))].sort((a, b) => a - b),
         created_at: new Date(r.createdAt).toISOString(),
+        consent: null,
+        fingers: [],
       };
+      for (const part of parts) view = { ...view, ...(part.get(r.id) ?? {}) };
+      return view;
     });
   }
 
-  private async activeIn(tx: Tx, id: string): Promise<EnrolleeRow> {
-    const row = await tx.query.enrollees.findFirst({ where: eq(enrollees.id, id) });
-    if (!row || row.status === 'deleted') throw new FpaError('not_found', 'enrollee not found', { enrollee: id });
-    if (row.status !== 'active') throw new FpaError('enrollee_inactive', 'the enrollee is deactivated', { enrollee: id });
-    return row;
+  async viewOne(row: EnrolleeRow): Promise<EnrolleeView> {
+    const [view] = await this.view(this.ctx.db.orm, [row]);
+    return view!;
   }
 
-  /**
-   * Cancels the enrollee's open sessions the one way sessions close: staged uploads go, enroll
-   * commands expire through the finish handlers, and the event is emitted.
-   */
-  private async closeOpenSessions(w: WriteContext, enrolleeId: string, reason: string): Promise<void> {
-    const open = await w.tx
+  // ---------------------------------------------------------------- scope
+
+  async areaIdsOf(q: Queryable, enrolleeId: string): Promise<string[]> {
+    const rows = await q.select({ areaId: enrolleeAreas.areaId }).from(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
+    return rows.map((r) => r.areaId);
+  }
+
+  async areaNamesOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
+    const pairs: { member: string; areaId: string }[] = [];
+    for (const ids of chunks(enrolleeIds, 500)) {
+      pairs.push(...(await q.select({ member: enrolleeAreas.enrolleeId, areaId: enrolleeAreas.areaId }).from(enrolleeAreas).where(inArray(enrolleeAreas.enrolleeId, ids))));
+    }
+    return namesByMember(q, pairs);
+  }
+
+  /** Active enrollees in any of these areas (a terminal's scope). */
+  async activeInAreas(q: Queryable, areaIds: readonly string[]): Promise<EnrolleeRow[]> {
+    if (areaIds.length === 0) return [];
+    return q
       .select()
-      .from(enrollmentSessions)
-      .where(and(eq(enrollmentSessions.enrolleeId, enrolleeId), inArray(enrollmentSessions.status, [...OPEN_STATUSES])));
-    for (const session of open) await closeSession(w.tx, this.ctx, session, 'cancelled', reason, w.afterCommit, this.commands);
+      .from(enrollees)
+      .where(
+        and(
+          eq(enrollees.status, 'active'),
+          inArray(enrollees.id, q.selectDistinct({ id: enrolleeAreas.enrolleeId }).from(enrolleeAreas).where(inArray(enrolleeAreas.areaId, [...areaIds]))),
+        ),
+      );
+  }
+
+  /** Whether the enrollee shares an area with these areas. */
+  async sharesArea(q: Queryable, enrolleeId: string, areaIds: readonly string[]): Promise<boolean> {
+    if (areaIds.length === 0) return false;
+    const [row] = await q
+      .select({ one: sql<number>`1` })
+      .from(enrolleeAreas)
+      .where(and(eq(enrolleeAreas.enrolleeId, enrolleeId), inArray(enrolleeAreas.areaId, [...areaIds])))
+      .limit(1);
+    return row !== undefined;
+  }
+
+  /** Those of `among` deactivated before `cutoff` (retention). */
+  async deactivatedBefore(q: Queryable, cutoff: number, among: readonly string[]): Promise<EnrolleeRow[]> {
+    const out: EnrolleeRow[] = [];
+    for (const ids of chunks(among, 500)) {
+      out.push(...(await q.select().from(enrollees).where(and(inArray(enrollees.id, ids), eq(enrollees.status, 'deactivated'), lt(enrollees.deactivatedAt, cutoff)))));
+    }
+    return out;
+  }
+
+  /** Active enrollees created before `instant`, by id (absences). */
+  async activeCreatedBefore(q: Queryable, instant: number): Promise<{ id: string; employeeKey: string }[]> {
+    return q
+      .select({ id: enrollees.id, employeeKey: enrollees.employeeKey })
+      .from(enrollees)
+      .where(and(eq(enrollees.status, 'active'), lt(enrollees.createdAt, instant)))
+      .orderBy(asc(enrollees.id));
   }
 }
 
-export function consentView(c: { version: string; method: string; givenBy: string; givenAt: number }) {
-  return { version: c.version, method: c.method, given_by: c.givenBy, given_at: new Date(c.givenAt).toISOString() };
+export function enrolleeRef(row: EnrolleeRow): EnrolleeRef {
+  return { id: row.id, employee: row.employeeKey, device_pin: row.devicePin, display_name: row.displayName };
+}
+
+async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds: string[]): Promise<void> {
+  await q.delete(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
+  if (areaIds.length > 0) await q.insert(enrolleeAreas).values(areaIds.map((areaId) => ({ enrolleeId, areaId })));
 }
 
 /** Takes the next device PIN from the database counter. */
-export async function nextPin(tx: Tx): Promise<string> {
+async function nextPin(tx: Tx): Promise<string> {
   await tx.insert(counters).values({ name: 'device_pin', value: 0 }).onConflictDoNothing();
   const [row] = await tx
     .update(counters)
@@ -277,4 +315,3 @@ export async function nextPin(tx: Tx): Promise<string> {
   if (value > MAX_PIN) throw new FpaError('conflict', 'device PINs are exhausted (9 digits)', {});
   return String(value);
 }
-

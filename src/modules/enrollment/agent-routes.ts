@@ -4,20 +4,23 @@
  * so every instance shares the count). The routes only translate HTTP; the rules live in
  * AgentSessionService.
  */
-import { Elysia, t } from 'elysia';
-import type { AgentRow, AgentService } from './agents';
-import type { Core } from '../../app/core';
-import type { AgentSessionService } from './agent-sessions';
-import { settleBody } from '../../platform/http/body';
-import { apiRouter } from '../../platform/http/router';
-import { API_BASE } from '../../platform/http/api-base';
+import { t } from 'elysia';
 import { FpaError } from '../../platform/errors';
-import type { AgentRateLimiter } from './rate-limit';
+import { settleBody } from '../../platform/http/body';
+import { errors } from '../../platform/http/model';
+import { apiRouter, type Http } from '../../platform/http/router';
+import type { Runtime } from '../../platform/runtime';
+import type { AgentRow } from './agents';
+import { AgentInfo, AgentStartSession, CancelSession, CompletedSession, Session, SessionParams, TemplateUpload, UploadResult } from './model';
+import type { Enrollment } from './service';
 
-export const AGENT_BASE = '/agent';
+const tags = ['agent'];
+const security = [{ agentKey: [] }];
+/** What every agent request may answer besides its own errors. */
+const agentErrors = (...codes: Parameters<typeof errors>) => errors('rate_limited', ...codes);
 
-export function agentInfo(core: Core, agent: AgentRow) {
-  const { settings, clock } = core.ctx;
+export function agentInfo(ctx: Runtime, agent: AgentRow) {
+  const { settings, clock } = ctx;
   return {
     id: agent.id,
     name: agent.name,
@@ -36,11 +39,12 @@ export function agentInfo(core: Core, agent: AgentRow) {
   };
 }
 
-export function agentRoutes(core: Core, deps: { agents: AgentService; sessions: AgentSessionService; limiter: AgentRateLimiter }) {
-  const { agents, sessions, limiter } = deps;
+export function agentRoutes(http: Http, enrollment: Enrollment) {
+  const { agents, agentSessions: sessions, limiter } = enrollment;
+  const { runtime } = http;
   // `derive` (not `resolve`): the key and the rate limit are checked before the body is
   // validated, so an anonymous caller learns nothing and malformed requests still count.
-  const router = apiRouter(core, 'agent-api')
+  return apiRouter(http, 'agent-api')
     .derive(async (context) => {
       const { request, set } = context;
       const agent = await agents.authenticate(request.headers.get('authorization'));
@@ -57,24 +61,42 @@ export function agentRoutes(core: Core, deps: { agents: AgentService; sessions: 
       settleBody(context);
       return { agent };
     })
-    .get('/me', ({ agent }) => agentInfo(core, agent))
-    .get('/sessions', ({ agent }) => sessions.openSessionsOf(agent))
+    .get('/agent/me', ({ agent }) => agentInfo(runtime, agent), {
+      response: { 200: AgentInfo, ...agentErrors() },
+      detail: { summary: 'Agent info: name, algorithm, allowed fingers, limits, server time', tags, security },
+    })
+    .get('/agent/sessions', ({ agent }) => sessions.openSessionsOf(agent), {
+      response: { 200: t.Array(Session), ...agentErrors() },
+      detail: { summary: 'Open sessions of this agent (a plain JSON array, as SPEC)', tags, security },
+    })
     .post(
-      '/sessions',
+      '/agent/sessions',
       async ({ agent, body, set }) => {
-        if (!core.ctx.settings.AGENT_CAN_START_SESSIONS) {
+        if (!runtime.settings.AGENT_CAN_START_SESSIONS) {
           throw new FpaError('agent_sessions_disabled', 'agents may not start sessions here (AGENT_CAN_START_SESSIONS is off)', {});
         }
         const session = await sessions.startAgentSession(body.enrollee.trim(), { agent: agent.id, fingers: body.fingers, by: `agent:${agent.id}` });
         set.status = 201;
         return session;
       },
-      { body: t.Object({ enrollee: t.String({ minLength: 1, maxLength: 100 }), fingers: t.Array(t.Integer(), { minItems: 1, maxItems: 20 }) }) },
+      {
+        body: AgentStartSession,
+        response: { 201: Session, ...agentErrors('agent_sessions_disabled', 'not_found', 'enrollee_inactive', 'finger_not_allowed', 'too_many_fingers', 'agent_revoked') },
+        detail: { summary: 'Start a session (only while AGENT_CAN_START_SESSIONS is on)', tags, security },
+      },
     )
-    .get('/sessions/:id', ({ agent, params }) => sessions.sessionFor(agent, params.id))
-    .post('/sessions/:id/claim', ({ agent, params }) => sessions.claim(agent, params.id))
+    .get('/agent/sessions/:id', ({ agent, params }) => sessions.sessionFor(agent, params.id), {
+      params: SessionParams,
+      response: { 200: Session, ...agentErrors('not_found', 'wrong_agent', 'session_closed') },
+      detail: { summary: 'One open session of this agent', tags, security },
+    })
+    .post('/agent/sessions/:id/claim', ({ agent, params }) => sessions.claim(agent, params.id), {
+      params: SessionParams,
+      response: { 200: Session, ...agentErrors('not_found', 'wrong_agent', 'session_closed') },
+      detail: { summary: 'Claim the session (open → in_progress)', tags, security },
+    })
     .post(
-      '/sessions/:id/templates',
+      '/agent/sessions/:id/templates',
       ({ agent, params, body }) =>
         sessions.upload(agent, params.id, {
           fingerIndex: body.finger_index,
@@ -83,17 +105,27 @@ export function agentRoutes(core: Core, deps: { agents: AgentService; sessions: 
           quality: body.quality ?? null,
         }),
       {
-        body: t.Object({
-          finger_index: t.Integer(),
-          algorithm_version: t.String({ minLength: 1, maxLength: 32 }),
-          template: t.String(),
-          quality: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()])),
-        }),
+        params: SessionParams,
+        body: TemplateUpload,
+        response: {
+          200: UploadResult,
+          ...agentErrors('not_found', 'wrong_agent', 'session_closed', 'finger_not_requested', 'algorithm_incompatible', 'invalid_template', 'template_too_large', 'payload_too_large'),
+        },
+        detail: { summary: 'Upload one template; staged encrypted until completion', tags, security },
       },
     )
-    .post('/sessions/:id/complete', ({ agent, params }) => sessions.complete(agent, params.id))
-    .post('/sessions/:id/cancel', ({ agent, params, body }) => sessions.cancel(agent, params.id, body?.reason?.trim() || null), {
-      body: t.Optional(t.Nullable(t.Object({ reason: t.Optional(t.Nullable(t.String({ maxLength: 500 }))) }))),
+    .post('/agent/sessions/:id/complete', ({ agent, params }) => sessions.complete(agent, params.id), {
+      params: SessionParams,
+      response: {
+        200: CompletedSession,
+        ...agentErrors('not_found', 'wrong_agent', 'session_closed', 'consent_required', 'fingers_missing', 'too_few_fingers', 'too_many_fingers', 'finger_not_allowed', 'enrollee_inactive'),
+      },
+      detail: { summary: 'Complete: store every staged template and queue it to the terminals', tags, security },
+    })
+    .post('/agent/sessions/:id/cancel', ({ agent, params, body }) => sessions.cancel(agent, params.id, body?.reason?.trim() || null), {
+      params: SessionParams,
+      body: CancelSession,
+      response: { 200: Session, ...agentErrors('not_found', 'wrong_agent', 'session_closed') },
+      detail: { summary: 'Cancel: discard staged uploads; existing templates stay', tags, security },
     });
-  return new Elysia({ prefix: `${API_BASE}${AGENT_BASE}` }).use(router);
 }

@@ -11,29 +11,17 @@
  * status and reason, so the agent still learns why. Administrators read closed sessions.
  */
 import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
-import { readPairCursor, type AgentRow } from './agents';
-import { devicesInScopeOfEnrollee } from '../areas/service';
-import { audit } from '../audit/service';
-import type { Core } from '../../app/core';
 import type { Queryable } from '../../platform/db/client';
-import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates, templates } from '../../app/schema';
-import { encodeCursor } from '../../platform/http/cursor';
 import { FpaError } from '../../platform/errors';
+import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import { stagedAad } from '../biometrics/aad';
-import { deviceAccepts, hasConsent, sameVersion, type StoredTemplate } from '../biometrics/service';
-import {
-  closeSession,
-  expireIfDue,
-  getSession,
-  insertSession,
-  isOpen,
-  OPEN_STATUSES,
-  sessionViews,
-  validateFingers,
-  type SessionRow,
-  type SessionView,
-} from './sessions';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import { deviceAccepts, hasConsent, sameVersion, stagedAad, type Biometrics, type StoredTemplate } from '../biometrics';
+import type { EnrolleeService } from '../enrollees';
+import { readPairCursor, type AgentRow } from './agents';
+import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
+import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates } from './tables';
 
 export interface TemplateUpload {
   fingerIndex: number;
@@ -68,26 +56,27 @@ export function decodeStrictBase64(text: string): Uint8Array | null {
 const agentActor = (agent: AgentRow) => `agent:${agent.id}`;
 
 export class AgentSessionService {
-  constructor(private readonly core: Core) {}
-
-  private get ctx() {
-    return this.core.ctx;
-  }
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly sessions: SessionStore,
+    private readonly enrollees: EnrolleeService,
+    private readonly biometrics: Biometrics,
+  ) {}
 
   /**
    * The spec's start_enrollment_session on the agent path. `enrollee` is a UUID or a device
    * PIN, `agent` the agent's id.
    */
   async startAgentSession(enrollee: string, options: { agent: string; fingers: number[]; by: string }): Promise<SessionView> {
-    const fingers = validateFingers(this.ctx, options.fingers);
+    const fingers = this.sessions.validateFingers(options.fingers);
     const row = await this.ctx.db.write(async ({ tx }) => {
-      const target = await this.core.enrollees.findByIdOrPin(tx, enrollee);
+      const target = await this.enrollees.findByIdOrPin(tx, enrollee);
       if (!target) throw new FpaError('not_found', 'enrollee not found', { enrollee });
       if (target.status !== 'active') throw new FpaError('enrollee_inactive', 'the enrollee is deactivated', { enrollee: target.id });
-      const agent = await tx.query.agents.findFirst({ where: eq(agents.id, options.agent) });
+      const [agent] = await tx.select().from(agents).where(eq(agents.id, options.agent)).limit(1);
       if (!agent) throw new FpaError('not_found', 'enrollment agent not found', { agent: options.agent });
       if (agent.revokedAt !== null) throw new FpaError('agent_revoked', 'the enrollment agent is revoked', { agent: agent.id });
-      const session = await insertSession(tx, this.ctx, { kind: 'agent', enrolleeId: target.id, agentId: agent.id, fingers, createdBy: options.by });
+      const session = await this.sessions.insert(tx, { kind: 'agent', enrolleeId: target.id, agentId: agent.id, fingers, createdBy: options.by });
       await audit(tx, session.createdAt, {
         actor: options.by,
         action: 'enrollment_session.started',
@@ -109,10 +98,10 @@ export class AgentSessionService {
       .orderBy(asc(enrollmentSessions.createdAt), asc(enrollmentSessions.id));
     const live: SessionRow[] = [];
     for (const row of rows) {
-      const current = await expireIfDue(this.ctx, row);
+      const current = await this.sessions.expireIfDue(row);
       if (isOpen(current)) live.push(current);
     }
-    return sessionViews(this.ctx.db.orm, live);
+    return this.sessions.views(this.ctx.db.orm, live);
   }
 
   /** `GET sessions/{id}/`: an open session; a closed one is `session_closed` with its status and reason. */
@@ -159,16 +148,17 @@ export class AgentSessionService {
     }
     const data = decodeStrictBase64(upload.template);
     if (!data) throw new FpaError('invalid_template', 'template must be standard base64 (RFC 4648, padded)', { field: 'template' });
-    this.core.templates.checkSize(data.byteLength);
+    this.biometrics.templates.checkSize(data.byteLength);
     await this.checkDevicesAccept(this.ctx.db.orm, session.enrolleeId, algorithmVersion);
 
     try {
       return await this.ctx.db.write(async ({ tx }) => {
         const fresh = await this.lockOpen(tx, agent, id);
-        const previous = await tx.query.stagedTemplates.findFirst({
-          columns: { revision: true },
-          where: and(eq(stagedTemplates.sessionId, id), eq(stagedTemplates.fingerIndex, upload.fingerIndex)),
-        });
+        const [previous] = await tx
+          .select({ revision: stagedTemplates.revision })
+          .from(stagedTemplates)
+          .where(and(eq(stagedTemplates.sessionId, id), eq(stagedTemplates.fingerIndex, upload.fingerIndex)))
+          .limit(1);
         const revision = (previous?.revision ?? 0) + 1;
         const ciphertext = await keyRing.encrypt(data, stagedAad(id, upload.fingerIndex, revision));
         const now = this.ctx.clock.now();
@@ -205,7 +195,7 @@ export class AgentSessionService {
     await this.openSession(agent, id);
     const { settings, keyRing } = this.ctx;
     const { row, stored } = await this.ctx.db.write(async (w) => {
-      const { tx, afterCommit } = w;
+      const { tx } = w;
       const session = await this.lockOpen(tx, agent, id);
       if (settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, session.enrolleeId))) {
         throw new FpaError('consent_required', 'the enrollee has not given consent', { enrollee: session.enrolleeId });
@@ -216,8 +206,8 @@ export class AgentSessionService {
       if (missing.length > 0) {
         throw new FpaError('fingers_missing', 'not every requested finger has been captured', { missing, captured });
       }
-      const existing = await tx.selectDistinct({ finger: templates.fingerIndex }).from(templates).where(eq(templates.enrolleeId, session.enrolleeId));
-      const fingers = new Set([...existing.map((e) => e.finger), ...captured]);
+      const existing = (await this.biometrics.templates.fingersOf(tx, [session.enrolleeId])).get(session.enrolleeId) ?? [];
+      const fingers = new Set([...existing, ...captured]);
       if (fingers.size < settings.FINGERS_REQUIRED_MIN) {
         throw new FpaError('too_few_fingers', `an enrollee needs at least ${settings.FINGERS_REQUIRED_MIN} fingers`, {
           required: settings.FINGERS_REQUIRED_MIN,
@@ -229,7 +219,7 @@ export class AgentSessionService {
         const data = await keyRing.decrypt(s.ciphertext, stagedAad(id, s.fingerIndex, s.revision));
         try {
           results.push(
-            await this.core.templates.storeTemplateIn(w, {
+            await this.biometrics.templates.storeTemplateIn(w, {
               enrolleeId: session.enrolleeId,
               fingerIndex: s.fingerIndex,
               data,
@@ -243,7 +233,7 @@ export class AgentSessionService {
           data.fill(0);
         }
       }
-      const closed = await closeSession(tx, this.ctx, session, 'completed', null, afterCommit);
+      const closed = await this.sessions.close(w, session, 'completed', null);
       await audit(tx, closed.closedAt ?? this.ctx.clock.now(), {
         actor: agentActor(agent),
         action: 'enrollment_session.completed',
@@ -268,10 +258,10 @@ export class AgentSessionService {
   /** Cancels the session; staged uploads are discarded, existing templates stay. */
   async cancel(agent: AgentRow, id: string, reason: string | null): Promise<SessionView> {
     await this.openSession(agent, id);
-    const row = await this.ctx.db.write(async ({ tx, afterCommit }) => {
-      const session = await this.lockOpen(tx, agent, id);
-      const closed = await closeSession(tx, this.ctx, session, 'cancelled', reason ?? 'cancelled by the agent', afterCommit);
-      await audit(tx, closed.closedAt ?? this.ctx.clock.now(), {
+    const row = await this.ctx.db.write(async (w) => {
+      const session = await this.lockOpen(w.tx, agent, id);
+      const closed = await this.sessions.close(w, session, 'cancelled', reason ?? 'cancelled by the agent');
+      await audit(w.tx, closed.closedAt ?? this.ctx.clock.now(), {
         actor: agentActor(agent),
         action: 'enrollment_session.cancelled',
         targetType: 'enrollment_session',
@@ -285,7 +275,7 @@ export class AgentSessionService {
 
   /** Administrator view of any session (agent or remote). */
   async adminSession(id: string): Promise<SessionView> {
-    const row = await expireIfDue(this.ctx, await getSession(this.ctx.db.orm, id), this.core.commands);
+    const row = await this.sessions.expireIfDue(await this.sessions.get(this.ctx.db.orm, id));
     return this.view(row);
   }
 
@@ -304,7 +294,7 @@ export class AgentSessionService {
     }
     if (filters.agent) conditions.push(eq(enrollmentSessions.agentId, filters.agent));
     if (filters.enrollee) {
-      const target = await this.core.enrollees.findByIdOrPin(this.ctx.db.orm, filters.enrollee);
+      const target = await this.enrollees.findByIdOrPin(this.ctx.db.orm, filters.enrollee);
       // An unknown enrollee simply has no sessions.
       if (!target) return { results: [], next_cursor: null };
       conditions.push(eq(enrollmentSessions.enrolleeId, target.id));
@@ -324,7 +314,7 @@ export class AgentSessionService {
     const page = rows.slice(0, filters.limit);
     const last = page[page.length - 1];
     return {
-      results: await sessionViews(this.ctx.db.orm, page),
+      results: await this.sessions.views(this.ctx.db.orm, page),
       next_cursor: rows.length > filters.limit && last ? encodeCursor([last.createdAt, last.id]) : null,
     };
   }
@@ -334,7 +324,7 @@ export class AgentSessionService {
    * ALGORITHM_COMPATIBILITY_MAP; an enrollee with no in-scope device cannot be served either.
    */
   private async checkDevicesAccept(q: Queryable, enrolleeId: string, algorithmVersion: string): Promise<void> {
-    const devices = await devicesInScopeOfEnrollee(q, enrolleeId);
+    const devices = await this.biometrics.templates.devicesInScope(q, enrolleeId);
     if (devices.length === 0) {
       throw new FpaError('algorithm_incompatible', 'the enrollee has no approved device in scope that could use the template', {
         reason: 'no_device_in_scope',
@@ -353,9 +343,9 @@ export class AgentSessionService {
 
   /** The session, if it exists and belongs to this agent, expired first when its lifetime is over. */
   private async ownedSession(agent: AgentRow, id: string): Promise<SessionRow> {
-    const row = await getSession(this.ctx.db.orm, id);
+    const row = await this.sessions.get(this.ctx.db.orm, id);
     if (row.agentId !== agent.id) throw wrongAgent(id);
-    return expireIfDue(this.ctx, row);
+    return this.sessions.expireIfDue(row);
   }
 
   private async openSession(agent: AgentRow, id: string): Promise<SessionRow> {
@@ -366,16 +356,15 @@ export class AgentSessionService {
 
   /** Re-reads the session inside the write transaction; it may have closed since. */
   private async lockOpen(q: Queryable, agent: AgentRow, id: string): Promise<SessionRow> {
-    const row = await getSession(q, id);
+    const row = await this.sessions.get(q, id);
     if (row.agentId !== agent.id) throw wrongAgent(id);
     if (!isOpen(row)) throw sessionClosed(row);
     if (row.expiresAt <= this.ctx.clock.now()) throw sessionClosed({ ...row, status: 'expired' });
     return row;
   }
 
-  private async view(row: SessionRow): Promise<SessionView> {
-    const [view] = await sessionViews(this.ctx.db.orm, [row]);
-    return view!;
+  private view(row: SessionRow): Promise<SessionView> {
+    return this.sessions.view(row);
   }
 }
 

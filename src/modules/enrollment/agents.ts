@@ -5,14 +5,14 @@
  * its key from then on and cancels its open sessions.
  */
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import { audit } from '../audit/service';
-import type { Context } from '../../app/context';
 import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from '../../platform/crypto/agent-keys';
-import { agents, enrollmentSessions } from '../../app/schema';
-import { closeSession, OPEN_STATUSES } from './sessions';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import { FpaError } from '../../platform/errors';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import { OPEN_STATUSES, type SessionStore } from './sessions';
+import { agents, enrollmentSessions } from './tables';
 
 export type AgentRow = typeof agents.$inferSelect;
 
@@ -50,7 +50,10 @@ export function agentView(row: AgentRow): AgentView {
 }
 
 export class AgentService {
-  constructor(private readonly ctx: Context) {}
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly sessions: SessionStore,
+  ) {}
 
   /** Creates an agent; the returned `key` exists only in this answer. */
   async createAgent(input: { name: string; algorithmVersion: string; by: string }): Promise<{ agent: AgentView; key: string }> {
@@ -65,7 +68,7 @@ export class AgentService {
       // The 40-bit prefix is unique in the table; a collision is astronomically rare but cheap to retry.
       let generated = generateAgentKey();
       for (let attempt = 0; attempt < 5; attempt++) {
-        const taken = await tx.query.agents.findFirst({ columns: { id: true }, where: eq(agents.keyPrefix, generated.prefix) });
+        const [taken] = await tx.select({ id: agents.id }).from(agents).where(eq(agents.keyPrefix, generated.prefix)).limit(1);
         if (!taken) break;
         generated = generateAgentKey();
       }
@@ -93,7 +96,7 @@ export class AgentService {
   }
 
   async getAgent(id: string): Promise<AgentRow> {
-    const row = await this.ctx.db.orm.query.agents.findFirst({ where: eq(agents.id, id) });
+    const [row] = await this.ctx.db.orm.select().from(agents).where(eq(agents.id, id)).limit(1);
     if (!row) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
     return row;
   }
@@ -124,9 +127,10 @@ export class AgentService {
 
   /** Revokes an agent (idempotent) and cancels its open sessions, discarding their staged uploads. */
   async revokeAgent(id: string, options: { by: string }): Promise<AgentView> {
-    return this.ctx.db.write(async ({ tx, afterCommit }) => {
+    return this.ctx.db.write(async (w) => {
+      const { tx } = w;
       const now = this.ctx.clock.now();
-      const row = await tx.query.agents.findFirst({ where: eq(agents.id, id) });
+      const [row] = await tx.select().from(agents).where(eq(agents.id, id)).limit(1);
       if (!row) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
       if (row.revokedAt !== null) return agentView(row);
       await tx.update(agents).set({ revokedAt: now }).where(eq(agents.id, id));
@@ -134,7 +138,7 @@ export class AgentService {
         .select()
         .from(enrollmentSessions)
         .where(and(eq(enrollmentSessions.agentId, id), inArray(enrollmentSessions.status, [...OPEN_STATUSES])));
-      for (const session of open) await closeSession(tx, this.ctx, session, 'cancelled', 'agent revoked', afterCommit);
+      for (const session of open) await this.sessions.close(w, session, 'cancelled', 'agent revoked');
       await audit(tx, now, {
         actor: options.by,
         action: 'agent.revoked',
@@ -154,7 +158,7 @@ export class AgentService {
     const key = AUTH_SCHEME.exec(authorization ?? '')?.[1] ?? '';
     if (!key) throw new FpaError('unauthorized', 'an agent key is required (Authorization: Agent <key>)', {});
     const prefix = parseAgentKey(key)?.prefix;
-    const row = prefix ? await this.ctx.db.orm.query.agents.findFirst({ where: eq(agents.keyPrefix, prefix) }) : undefined;
+    const [row] = prefix ? await this.ctx.db.orm.select().from(agents).where(eq(agents.keyPrefix, prefix)).limit(1) : [];
     const matches = verifyAgentKey(key, row?.keyDigest ?? DUMMY_DIGEST);
     if (!row || !matches || row.revokedAt !== null) {
       throw new FpaError('unauthorized', 'the agent key is unknown or revoked', {});

@@ -12,9 +12,9 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Rate } from '../../platform/config/settings';
-import type { Clock } from '../../app/context';
+import type { Clock } from '../../platform/runtime';
 import type { Database } from '../../platform/db/client';
-import { agentRateWindows } from '../../app/schema';
+import { agentRateWindows } from './tables';
 
 export interface RateDecision {
   allowed: boolean;

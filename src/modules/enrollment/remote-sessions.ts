@@ -13,41 +13,20 @@
  * therefore checked when the session starts too, so nobody is asked to press a finger whose
  * template would be refused.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { audit } from '../audit/service';
-import type { CommandOutcome, CommandRow, NewCommand } from '../commands/service';
-import { usesBiodata } from '../commands/service';
-import type { Core } from '../../app/core';
-import { type Queryable, type Tx, type WriteContext, writeContext } from '../../platform/db/client';
-import { deviceAreas, deviceCommands, devices, enrolleeAreas, enrollees, enrollmentSessions } from '../../app/schema';
-import type { DeviceRow } from '../devices/service';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { hasConsent, userCommand } from '../biometrics/service';
-import type { CommandResult } from '../../protocol/adms';
-import { closeSession, insertSession, isOpen, OPEN_STATUSES, sessionViews, validateFingers, type SessionRow, type SessionView } from './sessions';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import { hasConsent, userCommand } from '../biometrics';
+import { describeReturnCode, type CommandEvents, type CommandService, type NewCommand } from '../commands';
+import { takesBiodata, type DeviceRow, type DeviceService } from '../devices';
+import type { EnrolleeService } from '../enrollees';
+import type { LoggedEvent } from '../events';
+import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
+import { enrollmentSessions } from './tables';
 
-const ENROLL_KINDS = new Set(['ENROLL_FP', 'ENROLL_BIO']);
-
-/** ENROLL_FP / ENROLL_BIO return codes (ADMS.md §5.4), then the general ones. */
-const RETURN_MEANINGS: Readonly<Record<number, string>> = {
-  2: 'the user already has a template for this finger',
-  4: 'enrollment failed (bad quality or the captures did not match)',
-  5: 'this fingerprint already belongs to another user',
-  6: 'cancelled on the terminal',
-  7: 'the terminal is busy',
-  [-1]: 'parameter error',
-  [-3]: 'storage error on the terminal',
-  [-10]: 'the user is not on the terminal',
-  [-1001]: 'the terminal is full',
-  [-1002]: 'the terminal does not support this command',
-  [-1003]: 'timed out on the terminal',
-  [-1005]: 'the terminal is busy',
-};
-
-export function describeReturnCode(code: number | null): string {
-  if (code === null) return 'no result from the terminal';
-  return `Return=${code} (${RETURN_MEANINGS[code] ?? 'unknown code'})`;
-}
+const ENROLL_KINDS = ['ENROLL_FP', 'ENROLL_BIO'] as const;
 
 export interface StartRemoteEnrollment {
   /** Serial number of an approved terminal. */
@@ -57,25 +36,32 @@ export interface StartRemoteEnrollment {
 }
 
 export class RemoteEnrollment {
-  constructor(private readonly core: Core) {
-    core.commands.onFinished((tx, command, outcome, result, afterCommit) => this.onCommandFinished(writeContext(tx, afterCommit), command, outcome, result));
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly sessions: SessionStore,
+    private readonly commands: CommandService,
+    private readonly enrollees: EnrolleeService,
+    private readonly devices: DeviceService,
+  ) {
+    commands.events.react('device_command_finished', async (w, finished) => {
+      for (const event of finished) await this.onCommandFinished(w, event);
+    });
   }
 
   /** Starts a remote session; `enrollee` is its UUID or device PIN. */
   async start(enrollee: string, options: StartRemoteEnrollment): Promise<SessionView> {
-    const { ctx, enrollees: people, commands } = this.core;
-    const fingers = validateFingers(ctx, options.fingers);
+    const { ctx } = this;
+    const fingers = this.sessions.validateFingers(options.fingers);
     const session = await ctx.db.write(async (w) => {
-      const { tx, afterCommit } = w;
-      const device = await tx.query.devices.findFirst({ where: eq(devices.serialNumber, options.device) });
-      if (!device) throw new FpaError('not_found', 'device not found', { serial_number: options.device });
+      const { tx } = w;
+      const device = await this.devices.get(options.device, tx);
       if (device.status !== 'approved') {
         throw new FpaError('device_not_approved', 'remote enrollment needs an approved device', { serial_number: device.serialNumber, status: device.status });
       }
-      const person = await people.findByIdOrPin(tx, enrollee);
+      const person = await this.enrollees.findByIdOrPin(tx, enrollee);
       if (!person) throw new FpaError('not_found', 'enrollee not found', { enrollee });
       if (person.status !== 'active') throw new FpaError('enrollee_inactive', 'the enrollee is deactivated', { enrollee: person.id });
-      if (!(await inScope(tx, device.id, person.id))) {
+      if (!(await this.enrollees.sharesArea(tx, person.id, await this.devices.areaIdsOf(tx, device.id)))) {
         throw new FpaError('not_in_scope', 'the enrollee is not in the scope (areas) of this device', { enrollee: person.id, serial_number: device.serialNumber });
       }
       if (ctx.settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, person.id))) {
@@ -85,8 +71,8 @@ export class RemoteEnrollment {
       if (busy.length > 0) {
         throw new FpaError('device_busy', 'a remote enrollment is already running on this device', { serial_number: device.serialNumber, session: busy[0]!.id });
       }
-      const row = await insertSession(tx, ctx, { kind: 'remote', enrolleeId: person.id, deviceId: device.id, fingers, createdBy: options.by });
-      await commands.enqueue(tx, [userCommand(device.id, person.devicePin, person.displayName)], afterCommit);
+      const row = await this.sessions.insert(tx, { kind: 'remote', enrolleeId: person.id, deviceId: device.id, fingers, createdBy: options.by });
+      await this.commands.enqueue(w, [userCommand(device.id, person.devicePin, person.displayName)]);
       await this.queueNextFinger(w, row, device);
       await audit(tx, ctx.clock.now(), {
         actor: options.by,
@@ -97,12 +83,12 @@ export class RemoteEnrollment {
       });
       return row;
     });
-    return (await sessionViews(ctx.db.orm, [session]))[0]!;
+    return this.sessions.view(session);
   }
 
   /** The open remote session of this terminal for this enrollee, if any. */
   async openSessionFor(q: Queryable, deviceId: string, enrolleeId: string): Promise<SessionRow | null> {
-    const now = this.core.ctx.clock.now();
+    const now = this.ctx.clock.now();
     const rows = await q
       .select()
       .from(enrollmentSessions)
@@ -122,16 +108,16 @@ export class RemoteEnrollment {
    * that stored it): the finger counts as captured; all captured completes the session.
    */
   async recordCapture(w: WriteContext, session: SessionRow, fingerIndex: number): Promise<SessionRow> {
-    const { tx, afterCommit } = w;
+    const { tx } = w;
     if (!session.fingersRequested.includes(fingerIndex)) return session;
     const captured = [...new Set([...session.fingersCaptured, fingerIndex])].sort((a, b) => a - b);
-    const now = this.core.ctx.clock.now();
+    const now = this.ctx.clock.now();
     await tx.update(enrollmentSessions).set({ fingersCaptured: captured, status: 'in_progress', updatedAt: now }).where(eq(enrollmentSessions.id, session.id));
     const updated: SessionRow = { ...session, fingersCaptured: captured, status: 'in_progress', updatedAt: now };
     if (session.fingersRequested.every((f) => captured.includes(f))) {
-      return closeSession(tx, this.core.ctx, updated, 'completed', null, afterCommit, this.core.commands);
+      return this.sessions.close(w, updated, 'completed', null);
     }
-    const device = session.deviceId ? await tx.query.devices.findFirst({ where: eq(devices.id, session.deviceId) }) : undefined;
+    const device = session.deviceId ? await this.devices.findById(tx, session.deviceId) : null;
     if (device) await this.queueNextFinger(w, updated, device);
     return updated;
   }
@@ -139,22 +125,23 @@ export class RemoteEnrollment {
   /** A capture was refused by store_template: the session cannot complete any more. */
   async failOnRejection(w: WriteContext, session: SessionRow, fingerIndex: number, reason: string): Promise<void> {
     if (!session.fingersRequested.includes(fingerIndex)) return;
-    await closeSession(w.tx, this.core.ctx, session, 'failed', `the template of finger ${fingerIndex} was rejected: ${reason}`, w.afterCommit, this.core.commands);
+    await this.sessions.close(w, session, 'failed', `the template of finger ${fingerIndex} was rejected: ${reason}`);
   }
 
-  private async onCommandFinished(w: WriteContext, command: CommandRow, outcome: CommandOutcome, result: CommandResult | null): Promise<void> {
-    if (!ENROLL_KINDS.has(command.kind) || !command.sessionId) return;
-    const session = await w.tx.query.enrollmentSessions.findFirst({ where: eq(enrollmentSessions.id, command.sessionId) });
+  private async onCommandFinished(w: WriteContext, { data }: LoggedEvent<string, CommandEvents['device_command_finished']>): Promise<void> {
+    const { command } = data;
+    if (!(ENROLL_KINDS as readonly string[]).includes(command.kind) || !command.session) return;
+    const session = await this.sessions.get(w.tx, command.session).catch(() => null);
     if (!session || !isOpen(session)) return;
     const finger = Number((command.payload as { fingerIndex?: unknown }).fingerIndex);
-    const device = await w.tx.query.devices.findFirst({ where: eq(devices.id, command.deviceId) });
+    const device = await this.devices.findById(w.tx, data.device.id);
     // A lost result does not matter when the template itself arrived.
-    if (outcome === 'succeeded' || session.fingersCaptured.includes(finger)) {
+    if (data.status === 'succeeded' || session.fingersCaptured.includes(finger)) {
       if (device) await this.queueNextFinger(w, session, device);
       return;
     }
-    const what = outcome === 'expired' ? 'expired before the terminal answered' : `failed: ${describeReturnCode(result?.returnCode ?? command.returnCode ?? null)}`;
-    await closeSession(w.tx, this.core.ctx, session, 'failed', `${command.kind} for finger ${finger} ${what}`, w.afterCommit, this.core.commands);
+    const what = data.status === 'expired' ? 'expired before the terminal answered' : `failed: ${describeReturnCode(data.return_code)}`;
+    await this.sessions.close(w, session, 'failed', `${command.kind} for finger ${finger} ${what}`);
   }
 
   /**
@@ -162,35 +149,22 @@ export class RemoteEnrollment {
    * for, unless an enroll command of the session is still outstanding.
    */
   private async queueNextFinger(w: WriteContext, session: SessionRow, device: DeviceRow): Promise<void> {
-    const existing = await w.tx
-      .select({ status: deviceCommands.status, payload: deviceCommands.payload })
-      .from(deviceCommands)
-      .where(and(eq(deviceCommands.sessionId, session.id), inArray(deviceCommands.kind, [...ENROLL_KINDS])));
+    const existing = await this.commands.ofSession(w.tx, session.id, ENROLL_KINDS);
     if (existing.some((c) => c.status === 'pending' || c.status === 'sent')) return;
     const asked = new Set(existing.filter((c) => c.status === 'succeeded').map((c) => Number((c.payload as { fingerIndex?: unknown }).fingerIndex)));
     const next = session.fingersRequested.find((f) => !session.fingersCaptured.includes(f) && !asked.has(f));
     if (next === undefined) return;
-    const person = await w.tx.query.enrollees.findFirst({ where: eq(enrollees.id, session.enrolleeId) });
+    const person = await this.enrollees.find(w.tx, session.enrolleeId);
     if (!person) return;
     const command: NewCommand = {
       deviceId: device.id,
-      kind: usesBiodata(device, device.algorithmVersion) ? 'ENROLL_BIO' : 'ENROLL_FP',
+      kind: takesBiodata(device, device.algorithmVersion) ? 'ENROLL_BIO' : 'ENROLL_FP',
       payload: { pin: person.devicePin, fingerIndex: next },
       sessionId: session.id,
       expiresAt: session.expiresAt,
     };
-    await this.core.commands.enqueue(w.tx, [command], w.afterCommit);
+    await this.commands.enqueue(w, [command]);
   }
-}
-
-async function inScope(q: Queryable, deviceId: string, enrolleeId: string): Promise<boolean> {
-  const [row] = await q
-    .select({ one: sql<number>`1` })
-    .from(deviceAreas)
-    .innerJoin(enrolleeAreas, eq(enrolleeAreas.areaId, deviceAreas.areaId))
-    .where(and(eq(deviceAreas.deviceId, deviceId), eq(enrolleeAreas.enrolleeId, enrolleeId)))
-    .limit(1);
-  return row !== undefined;
 }
 
 /** Open remote sessions of a terminal; one past its lifetime no longer counts (the job closes it). */
@@ -201,9 +175,3 @@ async function openRemoteSessions(q: Tx, deviceId: string, now: number): Promise
     .where(and(eq(enrollmentSessions.kind, 'remote'), eq(enrollmentSessions.deviceId, deviceId), inArray(enrollmentSessions.status, [...OPEN_STATUSES])));
   return rows.filter((s) => s.expiresAt > now);
 }
-
-/** The spec's `start_enrollment_session(enrollee, device, fingers)` for the device path. */
-export function startEnrollmentSession(remote: RemoteEnrollment, enrollee: string, options: StartRemoteEnrollment): Promise<SessionView> {
-  return remote.start(enrollee, options);
-}
-

@@ -10,8 +10,8 @@
 import { cron } from '@elysiajs/cron';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { Elysia } from 'elysia';
-import type { Context } from '../../app/context';
-import { jobLeases } from '../../app/schema';
+import type { Runtime } from '../../platform/runtime';
+import { jobLeases } from './tables';
 import { FpaError, describeError } from '../../platform/errors';
 
 export type JobResult = Record<string, unknown>;
@@ -41,7 +41,7 @@ export class JobRunner {
   private scheduler: Elysia | null = null;
   private readonly running = new Set<Promise<unknown>>();
 
-  constructor(private readonly ctx: Context) {}
+  constructor(private readonly ctx: Runtime) {}
 
   register(definition: JobDefinition): void {
     this.definitions.set(definition.name, definition);

@@ -1,19 +1,24 @@
 /**
  * Punch ingestion and the punch feed. A batch from a terminal is stored in one transaction:
  * deduplicated on (device, PIN, local time), given its sequence by the database, linked to
- * the enrollee with that PIN, and handed to the hooks that must commit with it (webhook
- * outbox rows, attendance days). Events go out after the commit; the terminal is answered
- * `OK` only after it.
+ * the enrollee with that PIN, and announced as `punch_received` events recorded in the same
+ * transaction (what follows from them, attendance days and webhooks, reacts to those). The
+ * terminal is answered `OK` only after the commit.
  */
-import { and, asc, desc, eq, getTableName, gt, gte, lt, lte, sql } from 'drizzle-orm';
-import type { InValue } from '@libsql/client';
-import type { Context } from '../../app/context';
-import type { Tx } from '../../platform/db/client';
-import { enrollees, punches } from '../../app/schema';
-import { ref, type DeviceRow } from '../devices/service';
-import type { PunchPayload } from '../events/bus';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import { and, asc, desc, eq, getTableName, gt, gte, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
+import type { InStatement, InValue, ResultSet } from '@libsql/client';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import type { Runtime } from '../../platform/runtime';
+import { parseInstant } from '../../platform/time/dates';
+import { deviceRef, type DeviceRow } from '../devices';
+import type { EnrolleeService } from '../enrollees';
+import type { EventChannel, EventLog } from '../events';
+import type { PunchEvents, PunchPayload } from './events';
+import { punches } from './tables';
 import { punchView, type PunchView } from './view';
 
 export type PunchRow = typeof punches.$inferSelect;
@@ -40,41 +45,33 @@ export interface IngestResult {
   lastSequence: number | null;
 }
 
-/** Runs inside the ingest transaction with the rows just inserted. */
-export type PunchHook = (tx: Tx, rows: PunchRow[]) => Promise<void>;
-
 const INSERT_CHUNK = 200;
-const PIN_CHUNK = 500;
 
 export class PunchService {
-  private readonly hooks: PunchHook[] = [];
+  readonly events: EventChannel<PunchEvents>;
 
-  constructor(private readonly ctx: Context) {}
-
-  /** Registers work that must commit together with new punches (outbox rows, attendance). */
-  onInsert(hook: PunchHook): void {
-    this.hooks.push(hook);
+  constructor(
+    private readonly ctx: Runtime,
+    log: EventLog,
+    private readonly enrollees: EnrolleeService,
+  ) {
+    this.events = log.channel<PunchEvents>();
+    // Punches that arrived for this PIN before the enrollee existed are theirs now.
+    enrollees.events.react('enrollee_created', async (w, created) => {
+      for (const { data } of created) await this.attribute(w, data.enrollee.id, data.enrollee.employee, data.enrollee.device_pin);
+    });
   }
 
   async ingest(device: DeviceRow, lines: IncomingPunch[]): Promise<IngestResult> {
     if (lines.length === 0) return { inserted: 0, duplicates: 0, lastSequence: null };
     const receivedAt = this.ctx.clock.now();
     const pins = [...new Set(lines.map((l) => l.pin))];
-    const { rows, payloads } = await this.ctx.db.write(async ({ tx, execute, afterCommit }) => {
-      // Chunked: a 10 MB upload can carry more distinct PINs than SQLite takes bind variables.
-      const byPin = new Map<string, { id: string; pin: string; employee: string }>();
-      for (let i = 0; i < pins.length; i += PIN_CHUNK) {
-        const chunk = pins.slice(i, i + PIN_CHUNK);
-        const known = await execute({
-          sql: `select id, device_pin, employee_key from ${getTableName(enrollees)} where device_pin in (${chunk.map(() => '?').join(', ')}) and status != 'deleted'`,
-          args: chunk,
-        });
-        for (const e of known.rows) byPin.set(String(e.device_pin), { id: String(e.id), pin: String(e.device_pin), employee: String(e.employee_key) });
-      }
+    const rows = await this.ctx.db.write(async (w) => {
+      const { execute } = w;
+      const byPin = await this.enrollees.byPins(execute, pins);
       const inserted: PunchRow[] = [];
       const payloadOf = new Map<string, PunchPayload>();
-      for (let i = 0; i < lines.length; i += INSERT_CHUNK) {
-        const chunk = lines.slice(i, i + INSERT_CHUNK);
+      for (const chunk of chunks(lines, INSERT_CHUNK)) {
         const values = chunk.map((l) => {
           const enrollee = byPin.get(l.pin);
           const flags = [...(l.flags ?? [])];
@@ -111,18 +108,14 @@ export class PunchService {
           inserted.push({ ...byId.get(id)!, sequence: Number(row.sequence) });
         }
       }
-      for (const hook of this.hooks) await hook(tx, inserted);
-      afterCommit(() => {
-        if (inserted.length > 0) this.ctx.signals.punchesCommitted(inserted[inserted.length - 1]!.sequence);
-      });
-      return { rows: inserted, payloads: payloadOf };
+      const sender = deviceRef(device);
+      await this.events.recordMany(
+        w,
+        'punch_received',
+        inserted.map((row) => ({ data: { punch: punchView(row), sender }, local: { payload: payloadOf.get(row.id)! } })),
+      );
+      return inserted;
     });
-    if (this.ctx.events.listenerCount('punch_received') > 0) {
-      const sender = ref(device);
-      for (const row of rows) {
-        this.ctx.events.emit('punch_received', { sender, punch: punchView(row), payload: payloads.get(row.id)! });
-      }
-    }
     return {
       inserted: rows.length,
       duplicates: lines.length - rows.length,
@@ -137,12 +130,12 @@ export class PunchService {
       .from(punches)
       .where(gt(punches.sequence, after))
       .orderBy(asc(punches.sequence))
-      .limit(clampLimit(limit));
+      .limit(limit);
     return { results: rows.map(punchView), last_sequence: rows.length > 0 ? rows[rows.length - 1]!.sequence : after };
   }
 
   /** `punches/`: filtered, newest first, cursor-paged by sequence. */
-  async list(filters: { employee?: string; device?: string; from?: string; to?: string; cursor?: string; limit?: number }) {
+  async list(filters: { employee?: string; device?: string; from?: string; to?: string; cursor?: string; limit: number }) {
     const conditions = [];
     if (filters.employee) conditions.push(eq(punches.employeeKey, filters.employee));
     if (filters.device) conditions.push(eq(punches.deviceSerial, filters.device));
@@ -153,7 +146,7 @@ export class PunchService {
       if (!decoded || typeof decoded[0] !== 'number') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
       conditions.push(lt(punches.sequence, decoded[0]));
     }
-    const limit = clampLimit(filters.limit);
+    const limit = filters.limit;
     const rows = await this.ctx.db.orm
       .select()
       .from(punches)
@@ -165,6 +158,47 @@ export class PunchService {
       results: page.map(punchView),
       next_cursor: rows.length > limit ? encodeCursor([page[page.length - 1]!.sequence]) : null,
     };
+  }
+
+  /**
+   * Links a PIN's earlier punches (stored without an enrollee) to this enrollee; their PIN is no
+   * longer unknown. Recorded as `punches_attributed`, so their attendance days follow.
+   */
+  private async attribute(w: WriteContext, enrolleeId: string, employee: string, pin: string): Promise<void> {
+    const linked = await w.tx
+      .update(punches)
+      .set({
+        enrolleeId,
+        employeeKey: employee,
+        flags: sql`(select coalesce(json_group_array(f.value), '[]') from json_each(${punches.flags}) f where f.value <> 'unknown_pin')`,
+      })
+      .where(and(eq(punches.devicePin, pin), isNull(punches.enrolleeId)))
+      .returning({ sequence: punches.sequence });
+    if (linked.length > 0) await this.events.record(w, 'punches_attributed', { enrollee: enrolleeId, employee, device_pin: pin, count: linked.length });
+  }
+
+  /** Punch instants of these enrollees in [start, end), raw: attendance runs this with every batch. */
+  async instantsIn(execute: (statement: InStatement) => Promise<ResultSet>, enrolleeIds: readonly string[], start: number, end: number): Promise<{ enrolleeId: string; at: number }[]> {
+    const out: { enrolleeId: string; at: number }[] = [];
+    for (const chunk of chunks(enrolleeIds, 400)) {
+      const found = await execute({
+        sql: `select enrollee_id, punched_at from ${getTableName(punches)} where enrollee_id in (${chunk.map(() => '?').join(', ')}) and punched_at >= ? and punched_at < ?`,
+        args: [...chunk, start, end],
+      });
+      for (const f of found.rows) out.push({ enrolleeId: String(f.enrollee_id), at: Number(f.punched_at) });
+    }
+    return out;
+  }
+
+  /** Every punch instant of one enrollee. */
+  async instantsOf(q: Queryable, enrolleeId: string): Promise<number[]> {
+    const rows = await q.select({ at: punches.punchedAt }).from(punches).where(eq(punches.enrolleeId, enrolleeId));
+    return rows.map((r) => r.at);
+  }
+
+  /** Retention: deletes the punches before `cutoff`; returns how many. */
+  purgeBefore(cutoff: number): Promise<number> {
+    return deleteInBatches(this.ctx.db, punches, lt(punches.punchedAt, cutoff));
   }
 
   async maxSequence(): Promise<number> {
@@ -198,14 +232,3 @@ function punchArgs(v: Omit<PunchRow, 'sequence'>): InValue[] {
   ];
 }
 
-export function clampLimit(limit: number | undefined, fallback = 100, max = 1000): number {
-  if (limit === undefined || !Number.isFinite(limit)) return fallback;
-  return Math.max(1, Math.min(max, Math.trunc(limit)));
-}
-
-/** Accepts an ISO instant or a date (`YYYY-MM-DD`, taken as UTC midnight). */
-export function parseInstant(value: string, field: string): number {
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (!Number.isFinite(ms)) throw new FpaError('validation_error', `${field} must be an ISO 8601 date or instant`, { field, value });
-  return ms;
-}

@@ -10,16 +10,16 @@
  * catches up from the database afterwards; one whose buffer passes WEBSOCKET_MAX_BUFFERED_BYTES,
  * or that stays paused for STALL_MS, is closed with 4008 rather than slowing anyone else.
  */
-import { describeError, FpaError } from '../../platform/errors';
 import { asc, gt } from 'drizzle-orm';
 import type { ServerWebSocket } from 'bun';
-import type { Context } from '../../app/context';
-import type { Core } from '../../app/core';
-import { punches } from '../../app/schema';
-import { apiRouter } from '../../platform/http/router';
-import { afterOf } from './routes';
-import { punchView } from './view';
 import { CoalescingPass } from '../../platform/coalescing-pass';
+import { describeError, FpaError } from '../../platform/errors';
+import { apiRouter, type Http } from '../../platform/http/router';
+import type { Runtime } from '../../platform/runtime';
+import { StreamQuery } from './model';
+import type { PunchService } from './service';
+import { punches } from './tables';
+import { punchView } from './view';
 
 /** What the hub needs of a socket (Bun's ServerWebSocket has it). */
 export interface StreamSocket {
@@ -50,7 +50,7 @@ export class PunchStreamHub {
   private readonly pump = new CoalescingPass(() => this.round(), () => !this.stopped);
   private stopped = false;
 
-  constructor(private readonly ctx: Context) {}
+  constructor(private readonly ctx: Runtime) {}
 
   get size(): number {
     return this.subscribers.size;
@@ -208,8 +208,9 @@ interface Connection {
  * administrator past WEBSOCKET_MAX_PER_ADMIN (429), and closes the socket with 4401 when the
  * token it was opened with expires.
  */
-export function punchStreamRoutes(core: Core, hub: PunchStreamHub) {
-  const quota = new StreamQuota(() => core.ctx.settings.WEBSOCKET_MAX_PER_ADMIN);
+export function punchStreamRoutes(http: Http, deps: { hub: PunchStreamHub; punches: PunchService }) {
+  const { hub, punches: service } = deps;
+  const quota = new StreamQuota(() => http.runtime.settings.WEBSOCKET_MAX_PER_ADMIN);
   /** Handshakes that passed, by their request, until their socket opens. */
   const accepted = new WeakMap<Request, { release: () => void; expiresAt: number | undefined; grace: ReturnType<typeof setTimeout> }>();
   const bySocket = new WeakMap<ServerWebSocket<unknown>, Connection>();
@@ -235,10 +236,12 @@ export function punchStreamRoutes(core: Core, hub: PunchStreamHub) {
     connection.expiry.unref();
   };
 
-  return apiRouter(core, 'punch-stream').ws('/punches/stream', {
+  return apiRouter(http, 'punch-stream').ws('/punches/stream', {
+    query: StreamQuery,
+    detail: { summary: 'WebSocket: one JSON message per punch, oldest first, then live', tags: ['punches'], description: 'Upgrade with `Authorization: Bearer <JWT>`, or `?access_token=` from a browser. Closed with 4008 when the client falls behind, 4401 when its token expires.' },
     async beforeHandle({ request, query }) {
-      const identity = await core.auth.authenticate(request, { queryToken: true });
-      afterOf(query.after);
+      const identity = await http.auth.authenticate(request, { queryToken: true });
+      void query;
       // Elysia runs a WebSocket route's beforeHandle twice (as a route hook and again before
       // upgrading): one handshake takes one place.
       if (accepted.has(request)) return;
@@ -265,7 +268,7 @@ export function punchStreamRoutes(core: Core, hub: PunchStreamHub) {
       if (handshake.expiresAt !== undefined) armExpiry(raw, connection, handshake.expiresAt);
       const after = ws.data.query.after;
       // Without `after` the stream starts at the head: live punches only.
-      const position = after === undefined || after === '' ? await core.punches.maxSequence() : afterOf(after);
+      const position = after === undefined || after === '' ? await service.maxSequence() : Number(after);
       if (raw.readyState !== WebSocket.OPEN || !bySocket.has(raw)) return;
       connection.subscriber = hub.add(raw, position);
     },

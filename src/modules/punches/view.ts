@@ -1,5 +1,5 @@
 /** The punch shape of every API response, event and webhook (API.md). */
-import type { punches } from '../../app/schema';
+import type { punches } from './tables';
 
 export interface PunchView {
   sequence: number;

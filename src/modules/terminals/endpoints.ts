@@ -6,34 +6,18 @@
  * answered, but its data is refused with 403 — before its body is read — so it keeps the data
  * and sends it again later.
  */
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Core } from '../../app/core';
-import { deviceCommands } from '../../app/schema';
-import { logEvent, type DeviceReport, type DeviceRow } from '../devices/service';
-import { deviceOffsetNow, deviceZone } from './clock-sync';
-import { attendanceErrors, ingestAttendance, logMalformed, redactedErrors } from './ingest';
-import {
-  buildOptionBlock,
-  decodeBody,
-  formatLocalWallTime,
-  isSecurityPush,
-  parseAttlog,
-  parseDeviceCmdBody,
-  parseInfoParam,
-  parseOperlog,
-  parseOptionsBody,
-  parseRegistryBody,
-  parseRtlog,
-  parseTransactions,
-  timeZoneOffsetMinutes,
-  type AdmsQuery,
-  type CommandResult,
-  type LineError,
-  type RtlogRecord,
-} from '../../protocol/adms';
+import type { Runtime } from '../../platform/runtime';
+import type { CommandService } from '../commands';
+import { noteOnDevice, type DeviceReport, type DeviceRow, type DeviceService } from '../devices';
+import type { ClockSync } from './clock-sync';
+import type { AttendanceIngest } from './ingest';
+import { attendanceErrors, redactedErrors } from './ingest';
+import { buildOptionBlock, decodeBody, isSecurityPush, parseAttlog, parseDeviceCmdBody, parseInfoParam, parseOperlog, parseOptionsBody, parseRegistryBody, parseRtlog, parseTransactions, type AdmsQuery, type CommandResult, type LineError, type RtlogRecord } from '../../protocol/adms';
+import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
+import type { CommandRenderer } from './render';
 import { AdmsRefusal } from './reply';
 import { reportChanges, reportFromInfo, reportFromParameters } from './reports';
-import { push3Config, push3Time, registryCodeOf } from './security-push';
+import { push3Config, push3Time } from './security-push';
 import type { TerminalUploads } from './uploads';
 
 /** `ServerVer` of the option block: the push protocol level this server implements. */
@@ -57,11 +41,27 @@ export interface TerminalReply {
 
 const ok = (body = 'OK'): TerminalReply => ({ body });
 
+export interface EndpointDeps {
+  devices: DeviceService;
+  commands: CommandService;
+  renderer: CommandRenderer;
+  uploads: TerminalUploads;
+  attendance: AttendanceIngest;
+  clock: ClockSync;
+}
+
 export class TerminalEndpoints {
+  private readonly devices: DeviceService;
+  private readonly commands: CommandService;
+  private readonly uploads: TerminalUploads;
+  private readonly attendance: AttendanceIngest;
+
   constructor(
-    private readonly core: Core,
-    private readonly uploads: TerminalUploads,
-  ) {}
+    private readonly ctx: Runtime,
+    private readonly deps: EndpointDeps,
+  ) {
+    ({ devices: this.devices, commands: this.commands, uploads: this.uploads, attendance: this.attendance } = deps);
+  }
 
   async handle(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const get = req.method === 'GET' || req.method === 'HEAD';
@@ -73,7 +73,7 @@ export class TerminalEndpoints {
       case 'devicecmd':
         return this.commandResults(req, serial);
       case 'ping':
-        await this.core.devices.touch(serial);
+        await this.devices.touch(serial);
         return ok();
       case 'fdata':
         return this.legacyPhoto(req, serial);
@@ -85,7 +85,7 @@ export class TerminalEndpoints {
         return this.rtdata(req, serial);
       case 'querydata': {
         // Answers to server queries; this service sends none, so they are only acknowledged.
-        approved(await this.core.devices.touch(serial));
+        approved(await this.devices.touch(serial));
         return ok();
       }
       default:
@@ -96,21 +96,21 @@ export class TerminalEndpoints {
   private async cdataGet(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     if (query.type?.toLowerCase() === 'time') {
-      const device = await this.core.devices.touch(serial);
+      const device = await this.devices.touch(serial);
       const zone = this.zoneOf(device);
-      const now = this.core.ctx.clock.now();
+      const now = this.ctx.clock.now();
       return ok(`Time=${formatLocalWallTime(new Date(now), zone).replace(' ', 'T')}${isoOffset(timeZoneOffsetMinutes(zone, new Date(now)))}`);
     }
     if (query.options !== null) return this.handshake(req, serial);
     // RemoteAtt and a GET without options=all: answered harmlessly.
-    await this.core.devices.touch(serial);
+    await this.devices.touch(serial);
     return ok();
   }
 
   /** `GET cdata?options=all`: the full option block (a pending terminal gets it too). */
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
-    const device = await this.core.devices.touch(serial, { ip: req.ip, pushVersion: query.pushver, language: query.language });
+    const device = await this.devices.touch(serial, { ip: req.ip, pushVersion: query.pushver, language: query.language });
     // 3.x: `OK` alone asks an unregistered terminal to register (ADMS.md §3.1).
     if (isSecurityPush(query.pushver) && !device.registryCode) return ok();
     const offset = this.offsetNow(device);
@@ -125,7 +125,7 @@ export class TerminalEndpoints {
   }
 
   private optionBlock(device: DeviceRow, pushver: string | null, offset: number): string {
-    const { settings } = this.core.ctx;
+    const { settings } = this.ctx;
     return buildOptionBlock({
       sn: device.serialNumber,
       pushver: pushver ?? undefined,
@@ -138,10 +138,10 @@ export class TerminalEndpoints {
 
   /** `GET getrequest`: device facts from `INFO=`, then the next batch of commands (or `OK`). */
   private async poll(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    let device = await this.core.devices.touch(serial);
+    let device = await this.devices.touch(serial);
     if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
     if (device.status !== 'approved') return ok();
-    return ok((await this.core.commands.takeBatch(device)) ?? 'OK');
+    return ok((await this.deps.renderer.takeBatch(device)) ?? 'OK');
   }
 
   /**
@@ -150,11 +150,11 @@ export class TerminalEndpoints {
    * not change what the server believes (the algorithm version decides how templates are sent).
    */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.core.devices.touch(serial));
+    const device = approved(await this.devices.touch(serial));
     const { results, errors } = parseDeviceCmdBody(await this.text(device, req));
     const infoAnswers = await this.openInfoCommands(device, results);
-    await this.core.commands.applyResults(device, results);
-    await logMalformed(this.core, device, 'devicecmd', redactedErrors(errors));
+    await this.commands.applyResults(device.id, results);
+    await this.attendance.logMalformed(device, 'devicecmd', redactedErrors(errors));
     let current = device;
     for (const r of results) {
       if (infoAnswers.has(r.id) && r.returnCode === 0 && Object.keys(r.fields).length > 0) {
@@ -168,25 +168,14 @@ export class TerminalEndpoints {
   /** Ids among `results` of this device's INFO commands still waiting for their answer. */
   private async openInfoCommands(device: DeviceRow, results: CommandResult[]): Promise<Set<string>> {
     const ids = results.filter((r) => r.cmd.toUpperCase() === 'INFO' && /^\d{1,15}$/.test(r.id)).map((r) => Number(r.id));
-    if (ids.length === 0) return new Set();
-    const rows = await this.core.ctx.db.orm
-      .select({ id: deviceCommands.id })
-      .from(deviceCommands)
-      .where(
-        and(
-          eq(deviceCommands.deviceId, device.id),
-          eq(deviceCommands.kind, 'INFO'),
-          inArray(deviceCommands.status, ['pending', 'sent']),
-          inArray(deviceCommands.id, ids),
-        ),
-      );
-    return new Set(rows.map((r) => String(r.id)));
+    const open = await this.commands.openOfKind(device.id, 'INFO', ids);
+    return new Set([...open].map(String));
   }
 
   /** `POST cdata?table=…`: the upload tables. */
   private async upload(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const table = (req.query.table ?? '').toUpperCase();
-    const device = await this.core.devices.touch(serial);
+    const device = await this.devices.touch(serial);
     if (table === 'OPTIONS') {
       // Device parameters are taken from pending terminals too: the administrator sees the
       // model and firmware before approving.
@@ -197,7 +186,7 @@ export class TerminalEndpoints {
     switch (table) {
       case 'ATTLOG': {
         const { records, errors } = parseAttlog(await this.text(device, req));
-        const result = await ingestAttendance(this.core, device, 'ATTLOG', records, attendanceErrors(errors));
+        const result = await this.attendance.ingest(device, 'ATTLOG', records, attendanceErrors(errors));
         return ok(`OK:${result.accepted}`);
       }
       case 'OPERLOG': {
@@ -245,12 +234,12 @@ export class TerminalEndpoints {
    */
   private async userPunches(device: DeviceRow, table: string, records: RtlogRecord[], errors: LineError[]): Promise<number> {
     const punches = records.filter((r) => r.pin !== '' && r.pin !== '0');
-    return (await ingestAttendance(this.core, device, table, punches, attendanceErrors(errors))).accepted;
+    return (await this.attendance.ingest(device, table, punches, attendanceErrors(errors))).accepted;
   }
 
   /** Legacy `POST fdata` photo upload: same handling as ATTPHOTO. */
   private async legacyPhoto(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.core.devices.touch(serial));
+    const device = approved(await this.devices.touch(serial));
     const body = await req.body();
     if (body.byteLength > 0) await this.uploads.photo(device, body);
     return ok();
@@ -258,16 +247,16 @@ export class TerminalEndpoints {
 
   /** 3.x `POST registry`: capabilities recorded, a stable RegistryCode answered. */
   private async registry(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    let device = await this.core.devices.touch(serial, { ip: req.ip });
+    let device = await this.devices.touch(serial, { ip: req.ip });
     const params = parseRegistryBody(await this.text(device, req));
     device = await this.report(device, reportFromParameters(params, 'replace'));
-    return ok(`RegistryCode=${await registryCodeOf(this.core, device)}`);
+    return ok(`RegistryCode=${await this.devices.registryCode(device)}`);
   }
 
   /** 3.x `POST push`: the configuration block. */
   private async push(serial: string): Promise<TerminalReply> {
-    const device = await this.core.devices.touch(serial);
-    const { settings } = this.core.ctx;
+    const device = await this.devices.touch(serial);
+    const { settings } = this.ctx;
     const offset = this.offsetNow(device);
     const config = push3Config({
       sessionId: crypto.randomUUID().replace(/-/g, '').slice(0, 16),
@@ -282,9 +271,9 @@ export class TerminalEndpoints {
 
   /** 3.x `GET rtdata?type=time`. */
   private async rtdata(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = await this.core.devices.touch(serial);
+    const device = await this.devices.touch(serial);
     if (req.query.type?.toLowerCase() !== 'time') return ok();
-    return ok(push3Time(this.core.ctx.clock.now(), this.zoneOf(device), this.offsetNow(device)));
+    return ok(push3Time(this.ctx.clock.now(), this.zoneOf(device), this.offsetNow(device)));
   }
 
   /** The body as text; read only here, after the handler has checked the device. */
@@ -294,21 +283,21 @@ export class TerminalEndpoints {
 
   /** Records device facts only when they change: INFO rides on polls, the hottest path. */
   private async report(device: DeviceRow, report: DeviceReport): Promise<DeviceRow> {
-    return reportChanges(device, report) ? this.core.devices.recordReport(device, report) : device;
+    return reportChanges(device, report) ? this.devices.recordReport(device, report) : device;
   }
 
   private async event(device: DeviceRow, kind: string, message: string, details: Record<string, unknown>): Promise<void> {
-    const now = this.core.ctx.clock.now();
-    await this.core.ctx.db.write(({ tx }) => logEvent(tx, device.id, kind, message, details, now));
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(({ tx }) => noteOnDevice(tx, device.id, kind, message, details, now));
   }
 
   private zoneOf(device: DeviceRow): string {
-    return deviceZone(this.core, device);
+    return this.deps.clock.zoneOf(device);
   }
 
   /** The zone's offset at this instant, so a DST change is picked up at the next handshake. */
   private offsetNow(device: DeviceRow): number {
-    return deviceOffsetNow(this.core, device);
+    return this.deps.clock.offsetNow(device);
   }
 }
 

@@ -4,10 +4,11 @@
  * are resolved as protocol/time-zone.ts documents and the resolution is kept as a flag. Bad
  * lines are logged as device events and skipped; they never cost the good lines beside them.
  */
-import type { Core } from '../../app/core';
-import { logEvent, type DeviceRow } from '../devices/service';
-import type { IncomingPunch, IngestResult } from '../punches/service';
-import { localWallTimeToUtc, type AttlogRecord, type LineError } from '../../protocol/adms';
+import type { Runtime } from '../../platform/runtime';
+import { noteOnDevice, type DeviceRow, type DeviceService } from '../devices';
+import type { IncomingPunch, IngestResult, PunchService } from '../punches';
+import { type AttlogRecord, type LineError } from '../../protocol/adms';
+import { localWallTimeToUtc } from '../../platform/time/zone';
 
 const DAY_MS = 86_400_000;
 /** A year before this means the terminal's clock was reset (dead RTC battery: 2000-01-01). */
@@ -46,21 +47,6 @@ export interface MalformedLine {
   excerpt?: string;
 }
 
-/** Logs skipped lines as `malformed_line` device events, in one small write. */
-export async function logMalformed(core: Core, device: DeviceRow, table: string, lines: MalformedLine[]): Promise<void> {
-  if (lines.length === 0) return;
-  const now = core.ctx.clock.now();
-  await core.ctx.db.write(async ({ tx }) => {
-    for (const l of lines.slice(0, 100)) {
-      await logEvent(tx, device.id, 'malformed_line', `${table} line ${l.line} skipped: ${l.reason}`, { table, line: l.line, reason: l.reason, ...(l.excerpt !== undefined ? { excerpt: l.excerpt } : {}) }, now);
-    }
-    if (lines.length > 100) {
-      await logEvent(tx, device.id, 'malformed_line', `${table}: ${lines.length - 100} more bad lines skipped`, { table, more: lines.length - 100 }, now);
-    }
-  });
-  core.ctx.log.warn('terminal sent lines that could not be used', { device: device.serialNumber, table, count: lines.length });
-}
-
 /** Runs this long of base64 characters never occur in attendance or error records. */
 const BASE64_RUN = /[A-Za-z0-9+/]{24,}={0,2}/g;
 
@@ -82,28 +68,46 @@ export function redactedErrors(errors: LineError[]): MalformedLine[] {
   return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason) }));
 }
 
-/**
- * Stores attendance records as punches. Returns how many the terminal may count as accepted
- * (new ones and resent duplicates). Throws when the database fails, so the caller answers 5xx
- * and the terminal sends the batch again.
- */
-export async function ingestAttendance(
-  core: Core,
-  device: DeviceRow,
-  table: string,
-  records: AttlogRecord[],
-  errors: MalformedLine[],
-): Promise<IngestResult & { accepted: number }> {
-  const now = core.ctx.clock.now();
-  const timeZone = core.devices.timeZoneOf(device);
-  const punches: IncomingPunch[] = [];
-  const bad = [...errors];
-  for (const record of records) {
-    const punch = toIncomingPunch(record, timeZone, now);
-    if (punch) punches.push(punch);
-    else bad.push({ line: 0, reason: `time ${record.localTime} cannot be converted in zone ${timeZone}`, excerpt: withholdBase64(record.raw).slice(0, RAW_EXCERPT) });
+/** Attendance records from a terminal to punches, and the device log of what could not be used. */
+export class AttendanceIngest {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly devices: DeviceService,
+    private readonly punches: PunchService,
+  ) {}
+
+  /**
+   * Stores attendance records as punches. Returns how many the terminal may count as accepted
+   * (new ones and resent duplicates). Throws when the database fails, so the caller answers 5xx
+   * and the terminal sends the batch again.
+   */
+  async ingest(device: DeviceRow, table: string, records: AttlogRecord[], errors: MalformedLine[]): Promise<IngestResult & { accepted: number }> {
+    const now = this.ctx.clock.now();
+    const timeZone = this.devices.timeZoneOf(device);
+    const punches: IncomingPunch[] = [];
+    const bad = [...errors];
+    for (const record of records) {
+      const punch = toIncomingPunch(record, timeZone, now);
+      if (punch) punches.push(punch);
+      else bad.push({ line: 0, reason: `time ${record.localTime} cannot be converted in zone ${timeZone}`, excerpt: withholdBase64(record.raw).slice(0, RAW_EXCERPT) });
+    }
+    const result = await this.punches.ingest(device, punches);
+    await this.logMalformed(device, table, bad);
+    return { ...result, accepted: result.inserted + result.duplicates };
   }
-  const result = await core.punches.ingest(device, punches);
-  await logMalformed(core, device, table, bad);
-  return { ...result, accepted: result.inserted + result.duplicates };
+
+  /** Logs skipped lines as `malformed_line` device events, in one small write. */
+  async logMalformed(device: DeviceRow, table: string, lines: MalformedLine[]): Promise<void> {
+    if (lines.length === 0) return;
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async ({ tx }) => {
+      for (const l of lines.slice(0, 100)) {
+        await noteOnDevice(tx, device.id, 'malformed_line', `${table} line ${l.line} skipped: ${l.reason}`, { table, line: l.line, reason: l.reason, ...(l.excerpt !== undefined ? { excerpt: l.excerpt } : {}) }, now);
+      }
+      if (lines.length > 100) {
+        await noteOnDevice(tx, device.id, 'malformed_line', `${table}: ${lines.length - 100} more bad lines skipped`, { table, more: lines.length - 100 }, now);
+      }
+    });
+    this.ctx.log.warn('terminal sent lines that could not be used', { device: device.serialNumber, table, count: lines.length });
+  }
 }

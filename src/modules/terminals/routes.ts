@@ -7,10 +7,11 @@
  * errors included, never JSON — and a database failure answers 503 so the terminal resends.
  */
 import { Elysia } from 'elysia';
-import type { Core } from '../../app/core';
+import type { Runtime } from '../../platform/runtime';
 import { FpaError, describeError } from '../../platform/errors';
 import type { TerminalEndpoints } from './endpoints';
-import { checkDeclaredLength, checkDeviceToken, IpAllowList, readBody } from './guard';
+import { IpAllowList } from '../../platform/net/ip';
+import { checkDeclaredLength, checkDeviceToken, readBody } from './guard';
 import { formatHttpDate, parseQuery } from '../../protocol/adms';
 import { AdmsRefusal, plainText } from './reply';
 
@@ -25,8 +26,8 @@ export function endpointName(rest: string): string {
 /** Endpoints that make no sense without a serial number. */
 const NEEDS_SERIAL = new Set(['cdata', 'getrequest', 'devicecmd', 'ping', 'fdata', 'registry', 'push', 'rtdata', 'querydata']);
 
-export function admsRoutes(core: Core, endpoints: TerminalEndpoints) {
-  const { settings, clock, log } = core.ctx;
+export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
+  const { settings, clock, log } = ctx;
   const prefix = settings.ADMS_URL_PREFIX.replace(/\/+$/, '');
   const allowList = new IpAllowList(settings.ADMS_ALLOWED_IPS);
 
@@ -56,7 +57,7 @@ export function admsRoutes(core: Core, endpoints: TerminalEndpoints) {
     }
   };
 
-  return new Elysia({ name: 'fpa-adms', seed: core.ctx.instanceId, prefix })
+  return new Elysia({ name: 'fpa-adms', seed: ctx.instanceId, prefix })
     .onError(({ error }) => {
       log.error('terminal request failed outside the handler', { error: describeError(error) });
       return plainText('ERROR: try again later', 503, clock.now());

@@ -2,37 +2,12 @@
  * Security PUSH 3.x (access-control firmware, ADMS.md §3): far enough that such a terminal
  * registers and uploads attendance. A 3.x terminal that is not registered is answered `OK` on
  * the handshake, which tells it to register; `POST registry` gets a RegistryCode that stays the
- * same for the device; `POST push` gets the configuration block.
+ * same for the device (DeviceService.registryCode); `POST push` gets the configuration block.
  */
-import { eq } from 'drizzle-orm';
-import type { Core } from '../../app/core';
-import { devices } from '../../app/schema';
-import type { DeviceRow } from '../devices/service';
-import { encodePush3DateTime, sanitizeValue, wallTimeAt, type OptionBlockInput } from '../../protocol/adms';
+import { encodePush3DateTime, sanitizeValue, type OptionBlockInput } from '../../protocol/adms';
+import { wallTimeAt } from '../../platform/time/zone';
 
 const SERVER_PUSH3_VERSION = '3.1.2';
-
-/** The device's registry code, created once and kept (devices.registryCode). */
-export async function registryCodeOf(core: Core, device: DeviceRow): Promise<string> {
-  if (device.registryCode) return device.registryCode;
-  const fresh = alphanumeric(10);
-  const code = await core.ctx.db.write(async ({ tx }) => {
-    const row = await tx.query.devices.findFirst({ where: eq(devices.id, device.id) });
-    if (row?.registryCode) return row.registryCode;
-    await tx.update(devices).set({ registryCode: fresh, updatedAt: core.ctx.clock.now() }).where(eq(devices.id, device.id));
-    return fresh;
-  });
-  core.devices.invalidate(device.serialNumber);
-  return code;
-}
-
-const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
-
-/** Letters and digits only: the code travels in a cookie and in an MD5 input on the terminal. */
-function alphanumeric(length: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(length));
-  return Array.from(bytes, (b) => ALPHABET[b % ALPHABET.length]).join('');
-}
 
 /** `+0530` style offset. */
 function offsetText(minutes: number): string {

@@ -5,9 +5,9 @@
  * `Valid=0`, is not stored); operation logs and device errors become device events; the rest
  * is acknowledged. Each returns the number of records processed, for `OK:<n>`.
  */
-import type { Core } from '../../app/core';
-import { logEvent, type DeviceRow } from '../devices/service';
-import { logMalformed, redactedErrors, withholdBase64 } from './ingest';
+import type { Runtime } from '../../platform/runtime';
+import { noteOnDevice, type DeviceRow, type DeviceService } from '../devices';
+import { redactedErrors, withholdBase64, type AttendanceIngest } from './ingest';
 import {
   parseAttPhoto,
   parseBiodata,
@@ -38,13 +38,15 @@ interface Note {
 
 export class TerminalUploads {
   constructor(
-    private readonly core: Core,
+    private readonly ctx: Runtime,
+    private readonly devices: DeviceService,
+    private readonly lines: AttendanceIngest,
     private readonly walkUp: WalkUpEnrollment,
   ) {}
 
   async operlog(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseOperlog(text);
-    await logMalformed(this.core, device, 'OPERLOG', redactedErrors(errors));
+    await this.lines.logMalformed(device, 'OPERLOG', redactedErrors(errors));
     const notes: Note[] = [];
     const ignoredTypes = new Map<number, number>();
     let current = device;
@@ -83,7 +85,7 @@ export class TerminalUploads {
 
   async biodata(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseBiodata(text);
-    await logMalformed(this.core, device, 'BIODATA', redactedErrors(errors));
+    await this.lines.logMalformed(device, 'BIODATA', redactedErrors(errors));
     const ignoredTypes = new Map<number, number>();
     const notes: Note[] = [];
     let current = device;
@@ -100,7 +102,7 @@ export class TerminalUploads {
   async tabledata(device: DeviceRow, tableName: string, text: string): Promise<number> {
     if (tableName.toLowerCase() === 'templatev10') return this.templatev10(device, text);
     const { records, errors } = parseTabledata(text);
-    await logMalformed(this.core, device, `tabledata/${tableName}`, redactedErrors(errors));
+    await this.lines.logMalformed(device, `tabledata/${tableName}`, redactedErrors(errors));
     await this.log(device, [
       {
         kind: 'tabledata_ignored',
@@ -113,7 +115,7 @@ export class TerminalUploads {
 
   private async templatev10(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseTemplatev10(text);
-    await logMalformed(this.core, device, 'tabledata/templatev10', redactedErrors(errors));
+    await this.lines.logMalformed(device, 'tabledata/templatev10', redactedErrors(errors));
     const notes: Note[] = [];
     for (const r of records) {
       if (r.valid === INVALID) {
@@ -158,7 +160,7 @@ export class TerminalUploads {
   /** `table=ERRORLOG`: each line becomes a `device_error` event. */
   async errorlog(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseOperlog(text);
-    await logMalformed(this.core, device, 'ERRORLOG', redactedErrors(errors));
+    await this.lines.logMalformed(device, 'ERRORLOG', redactedErrors(errors));
     const notes = records.map((r) => {
       const fields = 'fields' in r ? r.fields : {};
       const message = `terminal error ${fields.ErrCode ?? '?'}: ${fields.ErrMsg ?? ''}`.trim();
@@ -180,7 +182,7 @@ export class TerminalUploads {
       return device;
     }
     // A terminal that uploads fingerprint BIODATA takes templates back the same way.
-    const current = device.speaksBiodata ? device : await this.core.devices.recordReport(device, { speaksBiodata: true });
+    const current = device.speaksBiodata ? device : await this.devices.recordReport(device, { speaksBiodata: true });
     const major = r.majorVer.trim();
     const minor = r.minorVer.trim();
     const algorithmVersion = major === '' ? (current.algorithmVersion ?? DEFAULT_FP_ALGORITHM) : minor === '' ? major : `${major}.${minor}`;
@@ -190,9 +192,9 @@ export class TerminalUploads {
 
   private async log(device: DeviceRow, notes: Note[]): Promise<void> {
     if (notes.length === 0) return;
-    const now = this.core.ctx.clock.now();
-    await this.core.ctx.db.write(async ({ tx }) => {
-      for (const n of notes.slice(0, MAX_EVENTS)) await logEvent(tx, device.id, n.kind, n.message, n.details, now);
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async ({ tx }) => {
+      for (const n of notes.slice(0, MAX_EVENTS)) await noteOnDevice(tx, device.id, n.kind, n.message, n.details, now);
     });
   }
 }

@@ -14,15 +14,16 @@
  * the server sent it) only marks the template present there: it never makes a new version,
  * which would otherwise bounce between terminals for ever.
  */
-import { and, eq, ne, sql } from 'drizzle-orm';
-import type { Core } from '../../app/core';
 import type { WriteContext } from '../../platform/db/client';
-import { enrollees, templates, templateSync } from '../../app/schema';
-import { logEvent, type DeviceRow } from '../devices/service';
-import type { RemoteEnrollment } from '../enrollment/remote-sessions';
 import { FpaError, type ErrorCode } from '../../platform/errors';
-import { templateAad } from '../biometrics/aad';
-import { sameVersion } from '../biometrics/service';
+import type { Runtime } from '../../platform/runtime';
+import type { Biometrics } from '../biometrics';
+import type { CommandService } from '../commands';
+import { deviceRef, noteOnDevice, type DeviceRow } from '../devices';
+import type { EnrolleeService } from '../enrollees';
+import type { Enrollment } from '../enrollment';
+import type { EventChannel } from '../events';
+import type { TerminalEvents } from './events';
 
 export interface TemplateUpload {
   pin: string;
@@ -54,14 +55,15 @@ class UnknownPin extends Error {}
 
 export class WalkUpEnrollment {
   constructor(
-    private readonly core: Core,
-    private readonly remote: RemoteEnrollment,
+    private readonly ctx: Runtime,
+    private readonly events: EventChannel<TerminalEvents>,
+    private readonly deps: { enrollees: EnrolleeService; biometrics: Biometrics; enrollment: Enrollment; commands: CommandService },
   ) {}
 
   async accept(device: DeviceRow, upload: TemplateUpload): Promise<UploadOutcome> {
     const data = new Uint8Array(Buffer.from(upload.template, 'base64'));
     try {
-      return await this.core.ctx.db.write((w) => this.store(w, device, upload, data));
+      return await this.ctx.db.write((w) => this.store(w, device, upload, data));
     } catch (error) {
       if (error instanceof UnknownPin) {
         await this.reject(device, upload, 'unknown_pin', 'no enrollee has this PIN');
@@ -77,62 +79,43 @@ export class WalkUpEnrollment {
   }
 
   private async store(w: WriteContext, device: DeviceRow, upload: TemplateUpload, data: Uint8Array): Promise<UploadOutcome> {
-    const { tx } = w;
-    const person = await tx.query.enrollees.findFirst({ where: and(eq(enrollees.devicePin, upload.pin), ne(enrollees.status, 'deleted')) });
+    const { enrollees, biometrics, enrollment } = this.deps;
+    const person = await enrollees.findByPin(w.tx, upload.pin);
     if (!person) throw new UnknownPin();
-    const session = await this.remote.openSessionFor(tx, device.id, person.id);
+    const session = await enrollment.remote.openSessionFor(w.tx, device.id, person.id);
     const requested = session?.fingersRequested.includes(upload.fingerIndex) ?? false;
-    if (await this.alreadyStored(w, device, person.id, upload, data)) {
-      if (session && requested) await this.remote.recordCapture(w, session, upload.fingerIndex);
-      return 'unchanged';
-    }
-    await this.core.templates.storeTemplateIn(w, {
+    const same = await biometrics.templates.markPresentIfSame(w, device.id, {
       enrolleeId: person.id,
       fingerIndex: upload.fingerIndex,
-      data,
       algorithmVersion: upload.algorithmVersion,
       duress: upload.duress,
-      source: requested ? 'remote' : 'device',
-      sourceDeviceId: device.id,
-      by: `device:${device.serialNumber}`,
+      data,
     });
-    if (session && requested) await this.remote.recordCapture(w, session, upload.fingerIndex);
-    return 'stored';
-  }
-
-  /** True (and the template marked present on this terminal) when these bytes are the stored ones. */
-  private async alreadyStored(w: WriteContext, device: DeviceRow, enrolleeId: string, upload: TemplateUpload, data: Uint8Array): Promise<boolean> {
-    const rows = await w.tx.select().from(templates).where(and(eq(templates.enrolleeId, enrolleeId), eq(templates.fingerIndex, upload.fingerIndex)));
-    const current = rows.find((t) => sameVersion(t.algorithmVersion, upload.algorithmVersion));
-    // A finger that became (or stopped being) a duress finger is a new version, sent to the others.
-    if (!current || current.sizeBytes !== data.byteLength || current.duress !== upload.duress) return false;
-    let plain: Uint8Array;
-    try {
-      plain = await this.core.ctx.keyRing.decrypt(new Uint8Array(current.ciphertext), templateAad(current.enrolleeId, current.fingerIndex, current.version));
-    } catch {
-      // Unreadable (a key removed too early): store the upload as a new version instead.
-      return false;
-    }
-    if (!Buffer.from(plain).equals(Buffer.from(data))) return false;
-    const now = this.core.ctx.clock.now();
-    await w.tx
-      .insert(templateSync)
-      .values({ templateId: current.id, deviceId: device.id, status: 'present', templateVersion: current.version, updatedAt: now })
-      .onConflictDoUpdate({
-        target: [templateSync.templateId, templateSync.deviceId],
-        set: { status: 'present', templateVersion: sql`excluded.template_version`, detail: null, updatedAt: sql`excluded.updated_at` },
+    if (!same) {
+      await biometrics.templates.storeTemplateIn(w, {
+        enrolleeId: person.id,
+        fingerIndex: upload.fingerIndex,
+        data,
+        algorithmVersion: upload.algorithmVersion,
+        duress: upload.duress,
+        source: requested ? 'remote' : 'device',
+        sourceDeviceId: device.id,
+        by: `device:${device.serialNumber}`,
       });
-    return true;
+    }
+    if (session && requested) await enrollment.remote.recordCapture(w, session, upload.fingerIndex);
+    return same ? 'unchanged' : 'stored';
   }
 
   /** Logs a rejection (never the template bytes) and queues the delete when configured. */
   private async reject(device: DeviceRow, upload: TemplateUpload, reason: string, message: string): Promise<void> {
-    const { ctx, commands } = this.core;
+    const { ctx } = this;
+    const { commands, enrollees, enrollment } = this.deps;
     const now = ctx.clock.now();
     const deleting = ctx.settings.DELETE_REJECTED_DEVICE_TEMPLATES;
     await ctx.db.write(async (w) => {
-      const { tx, afterCommit } = w;
-      await logEvent(
+      const { tx } = w;
+      await noteOnDevice(
         tx,
         device.id,
         'template_rejected',
@@ -141,16 +124,14 @@ export class WalkUpEnrollment {
         now,
       );
       if (deleting) {
-        await commands.enqueue(
-          tx,
-          [{ deviceId: device.id, kind: 'delete_template', payload: { pin: upload.pin, fingerIndex: upload.fingerIndex }, supersedeKey: `tpl:${upload.pin}:${upload.fingerIndex}` }],
-          afterCommit,
-        );
+        await commands.enqueue(w, [
+          { deviceId: device.id, kind: 'delete_template', payload: { pin: upload.pin, fingerIndex: upload.fingerIndex }, supersedeKey: `tpl:${upload.pin}:${upload.fingerIndex}` },
+        ]);
       }
-      const person = await tx.query.enrollees.findFirst({ where: and(eq(enrollees.devicePin, upload.pin), ne(enrollees.status, 'deleted')) });
-      const session = person ? await this.remote.openSessionFor(tx, device.id, person.id) : null;
-      if (session) await this.remote.failOnRejection(w, session, upload.fingerIndex, message);
-      afterCommit(() => ctx.events.emit('template_rejected', { deviceId: device.id, pin: upload.pin, fingerIndex: upload.fingerIndex, reason }));
+      const person = await enrollees.findByPin(tx, upload.pin);
+      const session = person ? await enrollment.remote.openSessionFor(tx, device.id, person.id) : null;
+      if (session) await enrollment.remote.failOnRejection(w, session, upload.fingerIndex, message);
+      await this.events.record(w, 'template_rejected', { device: deviceRef(device), pin: upload.pin, index: upload.fingerIndex, type: 'fingerprint', reason });
     });
     ctx.log.info('walk-up template rejected', { device: device.serialNumber, pin: upload.pin, finger: upload.fingerIndex, reason });
   }

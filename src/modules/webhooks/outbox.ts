@@ -5,10 +5,11 @@
  * nothing is sent, and enabling it releases them (punches are not lost while it is off).
  */
 import type { Tx } from '../../platform/db/client';
-import { webhookEndpoints, webhookOutbox } from '../../app/schema';
-import type { DeviceRef } from '../events/bus';
-import type { PunchRow } from '../punches/service';
-import { punchView, type PunchView } from '../punches/view';
+import { chunks } from '../../platform/chunks';
+import type { DeviceRef } from '../devices';
+import type { LoggedEvent } from '../events';
+import type { PunchEvents, PunchView } from '../punches';
+import { webhookEndpoints, webhookOutbox } from './tables';
 
 export const WEBHOOK_EVENTS = ['punch_received'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -22,12 +23,8 @@ export interface PunchMessageBody {
 
 const INSERT_CHUNK = 500;
 
-export function punchMessageBody(row: PunchRow): string {
-  const body: PunchMessageBody = {
-    type: 'punch_received',
-    timestamp: new Date(row.receivedAt).toISOString(),
-    data: { punch: punchView(row), sender: { id: row.deviceId, serial_number: row.deviceSerial } },
-  };
+export function punchMessageBody(data: PunchEvents['punch_received']): string {
+  const body: PunchMessageBody = { type: 'punch_received', timestamp: data.punch.received_at, data };
   return JSON.stringify(body);
 }
 
@@ -37,23 +34,23 @@ export function newMessageId(): string {
 }
 
 /** Writes the outbox rows of newly inserted punches; returns how many. */
-export async function writePunchMessages(tx: Tx, rows: PunchRow[], now: number): Promise<number> {
-  if (rows.length === 0) return 0;
+export async function writePunchMessages(tx: Tx, events: readonly LoggedEvent<string, PunchEvents['punch_received']>[], now: number): Promise<number> {
+  if (events.length === 0) return 0;
   const endpoints = await tx
     .select({ id: webhookEndpoints.id, events: webhookEndpoints.events, active: webhookEndpoints.active })
     .from(webhookEndpoints);
   const subscribed = endpoints.filter((e) => e.events.includes('punch_received'));
   if (subscribed.length === 0) return 0;
   const values: Array<typeof webhookOutbox.$inferInsert> = [];
-  for (const row of rows) {
-    const payload = punchMessageBody(row);
+  for (const { data } of events) {
+    const payload = punchMessageBody(data);
     for (const endpoint of subscribed) {
       values.push({
         id: newMessageId(),
         endpointId: endpoint.id,
         eventType: 'punch_received',
         payload,
-        punchSequence: row.sequence,
+        punchSequence: data.punch.sequence,
         status: endpoint.active ? 'pending' : 'held',
         attempts: 0,
         nextAttemptAt: now,
@@ -61,8 +58,6 @@ export async function writePunchMessages(tx: Tx, rows: PunchRow[], now: number):
       });
     }
   }
-  for (let i = 0; i < values.length; i += INSERT_CHUNK) {
-    await tx.insert(webhookOutbox).values(values.slice(i, i + INSERT_CHUNK));
-  }
+  for (const chunk of chunks(values, INSERT_CHUNK)) await tx.insert(webhookOutbox).values(chunk);
   return values.length;
 }

@@ -10,10 +10,10 @@
  * the same sequence as if each had its own transaction.
  */
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Context } from '../../app/context';
+import type { Runtime } from '../../platform/runtime';
 import type { Tx } from '../../platform/db/client';
-import { webhookDeliveries, webhookEndpoints, webhookOutbox } from '../../app/schema';
-import { audit } from '../audit/service';
+import { webhookDeliveries, webhookEndpoints, webhookOutbox } from './tables';
+import { audit } from '../audit';
 import { describeError } from '../../platform/errors';
 import { retryDelay } from './backoff';
 import type { WebhookResponse } from './sender';
@@ -69,7 +69,7 @@ export class OutcomeRecorder {
   private flushing: Promise<void> | null = null;
 
   constructor(
-    private readonly ctx: Context,
+    private readonly ctx: Runtime,
     private readonly hooks: RecorderHooks,
   ) {}
 

@@ -1,11 +1,14 @@
 /** `webhooks/` (API.md): endpoints, their messages and attempt log, redelivery by hand. */
 import { t } from 'elysia';
-import type { Core } from '../../app/core';
-import { adminRouter, limitOf } from '../../platform/http/router';
-import { MAX_URL_LENGTH, type WebhookService } from './service';
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import type { WebhookService } from './endpoints';
+import { DeliveryList, MessageList, MessageParams, Webhook, WebhookCreate, WebhookList, WebhookMessage, WebhookParams, WebhookWithSecret } from './model';
 
-export function webhookRoutes(core: Core, webhooks: WebhookService) {
-  return adminRouter(core, 'admin-webhooks')
+const tags = ['webhooks'];
+
+export function webhookRoutes(http: Http, webhooks: WebhookService) {
+  return adminRouter(http, 'webhooks')
     .post(
       '/webhooks',
       async ({ body, admin, set }) => {
@@ -14,27 +17,53 @@ export function webhookRoutes(core: Core, webhooks: WebhookService) {
         return created;
       },
       {
-        body: t.Object(
-          {
-            url: t.String({ minLength: 1, maxLength: MAX_URL_LENGTH }),
-            events: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 20 })),
-          },
-          { additionalProperties: false },
-        ),
+        body: WebhookCreate,
+        response: { 201: WebhookWithSecret, ...errors('webhook_url_refused') },
+        detail: { summary: 'Add a webhook endpoint; its signing secret is shown this one time', tags },
       },
     )
-    .get('/webhooks', ({ query }) => webhooks.list({ cursor: query.cursor, limit: limitOf(query) }))
-    .get('/webhooks/:id', ({ params }) => webhooks.get(params.id))
-    .delete('/webhooks/:id', async ({ params, admin, set }) => {
-      await webhooks.remove(params.id, { by: admin.by });
-      set.status = 204;
+    .get('/webhooks', ({ query }) => webhooks.list({ cursor: query.cursor, limit: query.limit ?? 100 }), {
+      query: WebhookList.query,
+      response: { 200: WebhookList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'List webhook endpoints (never their secrets)', tags },
     })
-    .post('/webhooks/:id/enable', ({ params, admin }) => webhooks.enable(params.id, { by: admin.by }))
-    .get('/webhooks/:id/deliveries', ({ params, query }) =>
-      webhooks.deliveries(params.id, { cursor: query.cursor, limit: limitOf(query), message: query.message || undefined }),
+    .get('/webhooks/:id', ({ params }) => webhooks.get(params.id), {
+      params: WebhookParams,
+      response: { 200: Webhook, ...errors('not_found') },
+      detail: { summary: 'One webhook endpoint (never its secret)', tags },
+    })
+    .delete(
+      '/webhooks/:id',
+      async ({ params, admin, set }) => {
+        await webhooks.remove(params.id, { by: admin.by });
+        set.status = 204;
+      },
+      {
+        params: WebhookParams,
+        response: { 204: t.Void(), ...errors('not_found') },
+        detail: { summary: 'Remove a webhook endpoint', tags },
+      },
     )
-    .get('/webhooks/:id/messages', ({ params, query }) =>
-      webhooks.messages(params.id, { cursor: query.cursor, limit: limitOf(query), status: query.status || undefined }),
-    )
-    .post('/webhooks/:id/messages/:message/redeliver', ({ params, admin }) => webhooks.redeliver(params.id, params.message, { by: admin.by }));
+    .post('/webhooks/:id/enable', ({ params, admin }) => webhooks.enable(params.id, { by: admin.by }), {
+      params: WebhookParams,
+      response: { 200: Webhook, ...errors('not_found', 'webhook_url_refused') },
+      detail: { summary: 'Enable an endpoint again after it was disabled for failing', tags },
+    })
+    .get('/webhooks/:id/deliveries', ({ params, query }) => webhooks.deliveries(params.id, { cursor: query.cursor, limit: query.limit ?? 100, message: query.message || undefined }), {
+      params: WebhookParams,
+      query: DeliveryList.query,
+      response: { 200: DeliveryList.response, ...errors('not_found', 'invalid_cursor') },
+      detail: { summary: 'Delivery attempts with status code, error and next retry', tags },
+    })
+    .get('/webhooks/:id/messages', ({ params, query }) => webhooks.messages(params.id, { cursor: query.cursor, limit: query.limit ?? 100, status: query.status }), {
+      params: WebhookParams,
+      query: MessageList.query,
+      response: { 200: MessageList.response, ...errors('not_found', 'invalid_cursor') },
+      detail: { summary: 'Messages (one per event) queued for an endpoint, newest first', tags },
+    })
+    .post('/webhooks/:id/messages/:message/redeliver', ({ params, admin }) => webhooks.redeliver(params.id, params.message, { by: admin.by }), {
+      params: MessageParams,
+      response: { 200: WebhookMessage, ...errors('not_found', 'conflict') },
+      detail: { summary: 'Deliver a message again (for example a dead-lettered one)', tags },
+    });
 }

@@ -14,6 +14,7 @@
  * resolving the name again.
  */
 import { promises as dns } from "node:dns";
+import { parseIPv4, parseIPv6 } from "../../platform/net/ip";
 
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -61,69 +62,6 @@ function inCidr(addr: number, [base, prefix]: Cidr): boolean {
   return ((addr & mask) >>> 0) === ((base & mask) >>> 0);
 }
 
-/** Strict dotted-decimal IPv4 (no leading zeros, no shorthand) to uint32. */
-export function parseIPv4(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4) return null;
-  let value = 0;
-  for (const p of parts) {
-    if (!/^(0|[1-9][0-9]{0,2})$/.test(p)) return null;
-    const n = Number(p);
-    if (n > 255) return null;
-    value = value * 256 + n;
-  }
-  return value;
-}
-
-/** IPv6 text (optionally with a zone id and/or trailing dotted IPv4) to 16 bytes. */
-export function parseIPv6(text: string): Uint8Array | null {
-  let s = text;
-  const zone = s.indexOf("%");
-  if (zone !== -1) {
-    if (zone === s.length - 1) return null;
-    s = s.slice(0, zone);
-  }
-  if (s.length === 0) return null;
-  const groups: number[] = [];
-  const halves = s.split("::");
-  if (halves.length > 2) return null;
-  const parseHalf = (half: string, allowV4Tail: boolean): number[] | null => {
-    if (half === "") return [];
-    const out: number[] = [];
-    const items = half.split(":");
-    for (const [i, item] of items.entries()) {
-      if (allowV4Tail && i === items.length - 1 && item.includes(".")) {
-        const v4 = parseIPv4(item);
-        if (v4 === null) return null;
-        out.push(v4 >>> 16, v4 & 0xffff);
-      } else if (/^[0-9a-fA-F]{1,4}$/.test(item)) {
-        out.push(parseInt(item, 16));
-      } else {
-        return null;
-      }
-    }
-    return out;
-  };
-  const [headText = "", tailText] = halves;
-  if (tailText === undefined) {
-    const all = parseHalf(headText, true);
-    if (all === null || all.length !== 8) return null;
-    groups.push(...all);
-  } else {
-    const head = parseHalf(headText, false);
-    const tail = parseHalf(tailText, true);
-    if (head === null || tail === null) return null;
-    const missing = 8 - head.length - tail.length;
-    if (missing < 1) return null;
-    groups.push(...head, ...new Array<number>(missing).fill(0), ...tail);
-  }
-  const bytes = new Uint8Array(16);
-  groups.forEach((g, i) => {
-    bytes[2 * i] = g >>> 8;
-    bytes[2 * i + 1] = g & 0xff;
-  });
-  return bytes;
-}
 
 function isBlockedIPv4(addr: number): boolean {
   return IPV4_BLOCKED.some((c) => inCidr(addr, c));

@@ -14,9 +14,9 @@
  */
 import { describeError } from '../../platform/errors';
 import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
-import type { Context } from '../../app/context';
+import type { Runtime } from '../../platform/runtime';
 import type { Queryable } from '../../platform/db/client';
-import { webhookEndpoints, webhookOutbox } from '../../app/schema';
+import { webhookEndpoints, webhookOutbox } from './tables';
 import { isSuccess, OutcomeRecorder, type DeliveryOutcome, type OutboxRow } from './recorder';
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
 import { WebhookSigner } from './signing';
@@ -113,7 +113,7 @@ export class DeliveryWorker {
   private backlog = false;
 
   constructor(
-    private readonly ctx: Context,
+    private readonly ctx: Runtime,
     private readonly send: WebhookSender = fetchSender,
   ) {
     this.concurrency = Math.max(1, ctx.settings.WEBHOOK_CONCURRENCY);

@@ -5,6 +5,7 @@
 import { parseEncryptionKey } from '../crypto/template-cipher';
 import type { LoadedSettings, Settings } from './settings';
 import { envNameOf } from './settings';
+import { isValidTimeZone } from '../time/zone';
 
 export interface ConfigIssue {
   code: string;
@@ -44,14 +45,6 @@ const issue = (code: string, message: string, hint: string): ConfigIssue => ({
   hint,
 });
 
-export function isKnownTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return zone.trim() !== '';
-  } catch {
-    return false;
-  }
-}
 
 export interface CheckInput {
   loaded: LoadedSettings;
@@ -109,7 +102,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     out.push(issue('fpa.E005', `ALLOWED_FINGER_INDEXES ${JSON.stringify(s.ALLOWED_FINGER_INDEXES)} must be a non-empty list within 0–9.`, 'Finger 0 is the left little finger, 9 the right little finger.'));
   }
   for (const key of ['TIME_ZONE', 'ATTENDANCE_TIME_ZONE'] as const) {
-    if (!isKnownTimeZone(s[key])) out.push(issue('fpa.E006', `${key} "${s[key]}" is not a known IANA time zone.`, 'Use a name such as `Europe/Berlin` or `Asia/Kolkata`.'));
+    if (!isValidTimeZone(s[key])) out.push(issue('fpa.E006', `${key} "${s[key]}" is not a known IANA time zone.`, 'Use a name such as `Europe/Berlin` or `Asia/Kolkata`.'));
   }
   if (s.TASK_BACKEND !== 'cron' && s.TASK_BACKEND !== 'external') {
     out.push(issue('fpa.E007', `TASK_BACKEND "${s.TASK_BACKEND}" is unknown.`, 'Use `cron` (in-process) or `external` (run `bun run fpa:*` on a schedule).'));

@@ -4,6 +4,8 @@
  * the input (the caller knows the variable name and whether it is sensitive).
  */
 
+import { isCalendarDate } from '../time/dates';
+
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 function ok<T>(value: T): ParseResult<T> {
@@ -263,19 +265,6 @@ export function parseWeekdays(text: string): ParseResult<number[]> {
     }
   }
   return ok([...days].sort((a, b) => a - b));
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-
-/** Checks a YYYY-MM-DD calendar date (proleptic Gregorian). */
-export function isCalendarDate(text: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (m === null) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 /** Comma-separated YYYY-MM-DD dates; sorted, without duplicates. */

@@ -10,6 +10,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyOptions }
 import type { Settings } from '../config/settings';
 import { constantTimeEqual } from '../crypto/secrets';
 import { FpaError } from '../errors';
+import { isLoopbackAddress } from '../net/ip';
 
 export interface AdminIdentity {
   by: string;
@@ -22,14 +23,6 @@ export type AuthorizeAdmin = (request: Request) => Promise<AdminIdentity | null>
 
 export const OPERATOR_TOKEN_HEADER = 'x-fpa-operator-token';
 
-/** True for 127.0.0.0/8 and ::1, also in their IPv4-mapped form; unknown peers are not loopback. */
-export function isLoopbackAddress(ip: string | null | undefined): boolean {
-  if (!ip) return false;
-  const lowered = ip.toLowerCase();
-  const v4 = lowered.startsWith('::ffff:') ? lowered.slice('::ffff:'.length) : lowered;
-  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4)) return true;
-  return lowered === '::1' || lowered === '0:0:0:0:0:0:0:1';
-}
 
 export class AdminAuthenticator {
   private readonly secret: Uint8Array | null;

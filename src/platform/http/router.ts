@@ -4,18 +4,25 @@
  * error body. Administrator routers add `admin` to the context with `adminRouter`.
  */
 import { Elysia } from 'elysia';
-import type { Core } from '../../app/core';
+import type { Runtime } from '../runtime';
+import type { AdminAuthenticator } from './admin-auth';
 import { apiBodyLimit, readJsonBody, settleBody } from './body';
 import { handleApiError } from './errors';
+
+/** What every router needs: the runtime (settings, log, instance id) and the administrator check. */
+export interface Http {
+  runtime: Runtime;
+  auth: AdminAuthenticator;
+}
 
 /**
  * Bodies are read by `readJsonBody` (JSON only, under the cap); a refused body is raised by
  * `settleBody` after authentication, and at the latest before the handler runs.
  */
-export function apiRouter(core: Core, name: string) {
-  const limit = apiBodyLimit(core.ctx.settings);
-  return new Elysia({ name: `fpa-${name}`, seed: core.ctx.instanceId })
-    .onError(handleApiError(core.ctx.log))
+export function apiRouter(http: Http, name: string) {
+  const limit = apiBodyLimit(http.runtime.settings);
+  return new Elysia({ name: `fpa-${name}`, seed: http.runtime.instanceId })
+    .onError(handleApiError(http.runtime.log))
     .onParse(({ request }) => readJsonBody(request, limit))
     .onBeforeHandle((context) => settleBody(context));
 }
@@ -25,11 +32,11 @@ export function apiRouter(core: Core, name: string) {
  * `derive` (not `resolve`) so the caller is checked before the body is validated: an
  * anonymous request is always 401, whatever it sends.
  */
-export function adminRouter(core: Core, name: string, options: { allowOperatorToken?: boolean; queryToken?: boolean } = {}) {
-  return apiRouter(core, name).derive(async (context) => {
+export function adminRouter(http: Http, name: string, options: { allowOperatorToken?: boolean; queryToken?: boolean } = {}) {
+  return apiRouter(http, name).derive(async (context) => {
     // The peer address decides whether the lock file's operator token may count (loopback only).
     const peerIp = context.server?.requestIP(context.request)?.address ?? null;
-    const admin = await core.auth.authenticate(context.request, { ...options, peerIp });
+    const admin = await http.auth.authenticate(context.request, { ...options, peerIp });
     settleBody(context);
     return { admin };
   });

@@ -22,7 +22,6 @@ export * from './commands';
 export * from './command-batch';
 export * from './push-version';
 export * from './option-block';
-export * from '../../platform/time/zone';
 export * from './http-date';
 export * from './push3-clock';
 export * from './push3';

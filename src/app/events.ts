@@ -1,0 +1,16 @@
+/** Every event type the service records, with its data: the typed surface of `fpa.events`. */
+import type { BiometricEvents } from '../modules/biometrics';
+import type { CommandEvents } from '../modules/commands';
+import type { DeviceEvents } from '../modules/devices';
+import type { EnrolleeEvents } from '../modules/enrollees';
+import type { EnrollmentEvents } from '../modules/enrollment';
+import type { PunchEvents, PunchPayload } from '../modules/punches';
+import type { TerminalEvents } from '../modules/terminals';
+
+/** In-process `punch_received` listeners also get the parsed line (SPEC `payload`), which the log does not keep. */
+interface InProcessExtras {
+  punch_received: PunchEvents['punch_received'] & { payload: PunchPayload };
+}
+
+export type FpaEvents = DeviceEvents & CommandEvents & EnrolleeEvents & BiometricEvents & EnrollmentEvents & Omit<PunchEvents, 'punch_received'> & TerminalEvents & InProcessExtras;
+export type FpaEventName = keyof FpaEvents;

@@ -1,0 +1,33 @@
+/**
+ * The one list of periodic jobs. The schedules, `POST jobs/{name}/run/`, the `bun run fpa:<name>`
+ * scripts (package.json; a test keeps them in line) and the CLI all come from it.
+ */
+import { attendanceJobs } from '../modules/attendance';
+import { rotateTemplateKeys } from '../modules/biometrics';
+import { commandJobs } from '../modules/commands';
+import { deviceJobs } from '../modules/devices';
+import { enrollmentJobs, rotateStagedKeys } from '../modules/enrollment';
+import type { JobDefinition } from '../modules/jobs';
+import { retentionJobs } from '../modules/retention';
+import { terminalJobs } from '../modules/terminals';
+import { webhookJobs } from '../modules/webhooks';
+import type { Runtime } from '../platform/runtime';
+import type { Modules } from './modules';
+
+export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
+  return [
+    ...deviceJobs(m.devices),
+    ...terminalJobs(m.terminals),
+    ...commandJobs(m.commands),
+    ...enrollmentJobs(m.enrollment),
+    ...attendanceJobs(m.attendance),
+    ...retentionJobs(m.retention),
+    ...webhookJobs(m.webhooks),
+    {
+      name: 'rotate-keys',
+      schedule: null,
+      description: 'Re-encrypts every template and staged upload under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
+      run: async () => ({ ...(await rotateTemplateKeys(runtime)), ...(await rotateStagedKeys(runtime)) }),
+    },
+  ];
+}

@@ -1,0 +1,39 @@
+/**
+ * The composition root: every module built once, in dependency order (each module knows only
+ * the ones above it in this list). A module reacts to the events of the modules it was given.
+ */
+import type { Runtime } from '../platform/runtime';
+import { AttendanceService } from '../modules/attendance';
+import { Biometrics } from '../modules/biometrics';
+import { CommandService } from '../modules/commands';
+import { DeviceService } from '../modules/devices';
+import { EmployeeService, type EmployeeDirectory } from '../modules/employees';
+import { EnrolleeService } from '../modules/enrollees';
+import { Enrollment } from '../modules/enrollment';
+import { EventLog } from '../modules/events';
+import { JobRunner } from '../modules/jobs';
+import { PunchService, PunchStreamHub } from '../modules/punches';
+import { Retention } from '../modules/retention';
+import { Terminals } from '../modules/terminals';
+import { Webhooks } from '../modules/webhooks';
+
+export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
+  const events = new EventLog(runtime);
+  const jobs = new JobRunner(runtime);
+  const employees = new EmployeeService(runtime, directory);
+  const devices = new DeviceService(runtime, events);
+  const commands = new CommandService(runtime, events, devices);
+  const enrollees = new EnrolleeService(runtime, events, directory);
+  const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
+  const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
+  const punches = new PunchService(runtime, events, enrollees);
+  const terminals = new Terminals(runtime, events, { devices, commands, enrollees, biometrics, enrollment, punches });
+  const attendance = new AttendanceService(runtime, punches, enrollees);
+  const webhooks = new Webhooks(runtime, events, punches);
+  const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment });
+  const punchStream = new PunchStreamHub(runtime);
+  events.onAppended(() => punchStream.wake());
+  return { events, jobs, employees, devices, commands, enrollees, biometrics, enrollment, punches, terminals, attendance, webhooks, retention, punchStream };
+}
+
+export type Modules = ReturnType<typeof buildModules>;

@@ -1,0 +1,74 @@
+/**
+ * The in-process API a host calls (`fpa.service`): the spec's service operations and each
+ * module's service, so a host can do from code whatever an administrator can do over HTTP.
+ */
+import { FpaError } from '../platform/errors';
+import type { Runtime } from '../platform/runtime';
+import type { Modules } from './modules';
+
+export function buildService(m: Modules, runtime: Runtime) {
+  const { devices, enrollees, biometrics, enrollment } = m;
+  return {
+    /** Approves a pending device and backfills every in-scope enrollee onto it. */
+    approveDevice: (device: string, options: { by: string; areas?: string[] }) => devices.approveDevice(device, options),
+    disableDevice: (device: string, options: { by: string }) => devices.disableDevice(device, options),
+    /** Creates an enrollee with an auto-generated device PIN. */
+    createEnrollee: (employee: string, options: { areas?: string[]; by?: string } = {}) => enrollees.createEnrollee(employee, options),
+    giveConsent: (enrollee: string, consent: { version: string; method: string; by: string }) => biometrics.consent.give(enrollee, consent),
+    withdrawConsent: (enrollee: string, options: { by: string }) => biometrics.consent.withdraw(enrollee, options),
+    deleteEnrollee: (enrollee: string, options: { by: string }) => enrollees.deleteEnrollee(enrollee, options),
+    /** Validates, encrypts, versions, stores and fans out one template. */
+    storeTemplate: (
+      enrollee: string,
+      finger: number,
+      data: Uint8Array,
+      options: { algorithmVersion: string; quality?: number; by: string; source?: 'api' | 'agent' | 'device' | 'remote'; device?: string | null },
+    ) =>
+      biometrics.templates.storeTemplate({
+        enrolleeId: enrollee,
+        fingerIndex: finger,
+        data,
+        algorithmVersion: options.algorithmVersion,
+        quality: options.quality ?? null,
+        source: options.source ?? 'api',
+        sourceDeviceId: options.device ?? null,
+        by: options.by,
+      }),
+    /**
+     * SPEC `start_enrollment_session(enrollee, device or agent, fingers)`: a remote session on the
+     * terminal with serial `device`, or an agent session for the agent with id `agent` (exactly one).
+     */
+    startEnrollmentSession: async (enrollee: string, options: { device?: string; agent?: string; fingers: number[]; by: string }) => {
+      const { device, agent, fingers, by } = options;
+      if (device && agent) throw new FpaError('validation_error', 'give exactly one of device and agent', { fields: ['device', 'agent'] });
+      if (device) return enrollment.remote.start(enrollee, { device, fingers, by });
+      if (agent) return enrollment.agentSessions.startAgentSession(enrollee, { agent, fingers, by });
+      throw new FpaError('validation_error', 'give exactly one of device and agent', { fields: ['device', 'agent'] });
+    },
+    /** Remote enrollment on a terminal; `enrollee` is its UUID or PIN. */
+    startRemoteEnrollment: (enrollee: string, options: { device: string; fingers: number[]; by: string }) => enrollment.remote.start(enrollee, options),
+    /** An agent session; `enrollee` is its UUID or PIN. */
+    startAgentSession: (enrollee: string, options: { agent: string; fingers: number[]; by: string }) => enrollment.agentSessions.startAgentSession(enrollee, options),
+    /** Creates an enrollment agent; `key` is returned this one time and never stored. */
+    createAgent: (name: string, options: { algorithmVersion: string; by: string }) => enrollment.agents.createAgent({ name, algorithmVersion: options.algorithmVersion, by: options.by }),
+    revokeAgent: (agent: string, options: { by: string }) => enrollment.agents.revokeAgent(agent, options),
+    /** The retention purge, now. */
+    purgeRetention: () => m.retention.purge(),
+    /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */
+    closeStreams: () => m.punchStream.stop(),
+    devices,
+    commands: m.commands,
+    enrollees,
+    biometrics,
+    enrollment,
+    punches: m.punches,
+    attendance: m.attendance,
+    webhooks: m.webhooks.service,
+    terminals: m.terminals,
+    events: m.events,
+    /** Settings, database, key ring, clock and instance id this instance runs with. */
+    runtime,
+  };
+}
+
+export type Service = ReturnType<typeof buildService>;

@@ -1,0 +1,9 @@
+import { primaryKey, sqliteTable, text, integer } from 'drizzle-orm/sqlite-core';
+
+const createdAt = () => integer('created_at').notNull();
+
+export const areas = sqliteTable('fpa_areas', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  createdAt: createdAt(),
+});

@@ -1,0 +1,17 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+const createdAt = () => integer('created_at').notNull();
+
+export const auditLog = sqliteTable(
+  'fpa_audit_log',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id'),
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('fpa_audit_target').on(t.targetType, t.targetId), index('fpa_audit_created').on(t.createdAt)],
+);

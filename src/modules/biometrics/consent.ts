@@ -1,0 +1,95 @@
+/**
+ * Consent to biometric processing (SPEC): recorded with a version, a method and who approved
+ * it. Giving consent again replaces the current record; withdrawing it destroys every template
+ * and deletes them from the terminals (sessions close by reacting to `consent_withdrawn`).
+ */
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import type { EnrolleeService } from '../enrollees';
+import type { EventChannel } from '../events';
+import type { BiometricEvents } from './events';
+import { consents } from './tables';
+import type { TemplateStore } from './templates';
+
+export interface ConsentView {
+  version: string;
+  method: string;
+  given_by: string;
+  given_at: string;
+}
+
+export class ConsentService {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly events: EventChannel<BiometricEvents>,
+    private readonly enrollees: EnrolleeService,
+    private readonly templates: TemplateStore,
+  ) {}
+
+  async give(enrolleeId: string, consent: { version: string; method: string; by: string }): Promise<ConsentView> {
+    const version = consent.version?.trim();
+    const method = consent.method?.trim();
+    if (!version || !method) throw new FpaError('validation_error', 'consent needs a version and a method', { fields: ['version', 'method'] });
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const enrollee = await this.enrollees.requireActive(w.tx, enrolleeId);
+      // A new consent replaces the current one (for example a new version of the notice).
+      await this.endCurrent(w, enrollee.id, consent.by, now);
+      const row = { id: crypto.randomUUID(), enrolleeId: enrollee.id, version, method, givenBy: consent.by, givenAt: now, withdrawnAt: null, withdrawnBy: null };
+      await w.tx.insert(consents).values(row);
+      await audit(w.tx, now, { actor: consent.by, action: 'consent.given', targetType: 'enrollee', targetId: enrollee.id, details: { version, method } });
+      await this.events.record(w, 'consent_given', { enrollee: enrollee.id, version, method, by: consent.by });
+      return consentView(row);
+    });
+  }
+
+  /** Withdrawal destroys every template and deletes them from the terminals. */
+  async withdraw(enrolleeId: string, options: { by: string }): Promise<{ withdrawn: boolean; templates_destroyed: number }> {
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const enrollee = await this.enrollees.get(enrolleeId, w.tx);
+      const withdrawn = await this.endCurrent(w, enrollee.id, options.by, now);
+      const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by);
+      await audit(w.tx, now, { actor: options.by, action: 'consent.withdrawn', targetType: 'enrollee', targetId: enrollee.id, details: { templates_destroyed: destroyed } });
+      await this.events.record(w, 'consent_withdrawn', { enrollee: enrollee.id, by: options.by });
+      return { withdrawn, templates_destroyed: destroyed };
+    });
+  }
+
+  /** Ends the current consent (deletion of the enrollee, a replacement); true if there was one. */
+  async endCurrent(w: WriteContext, enrolleeId: string, by: string, now: number): Promise<boolean> {
+    const ended = await w.tx
+      .update(consents)
+      .set({ withdrawnAt: now, withdrawnBy: by })
+      .where(and(eq(consents.enrolleeId, enrolleeId), isNull(consents.withdrawnAt)))
+      .returning({ id: consents.id });
+    return ended.length > 0;
+  }
+
+  /** Current consent per enrollee. */
+  async currentOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, ConsentView>> {
+    const out = new Map<string, ConsentView>();
+    for (const ids of chunks(enrolleeIds, 500)) {
+      const rows = await q.select().from(consents).where(and(inArray(consents.enrolleeId, ids), isNull(consents.withdrawnAt)));
+      for (const r of rows) out.set(r.enrolleeId, consentView(r));
+    }
+    return out;
+  }
+}
+
+export async function hasConsent(q: Queryable, enrolleeId: string): Promise<boolean> {
+  const [row] = await q
+    .select({ id: consents.id })
+    .from(consents)
+    .where(and(eq(consents.enrolleeId, enrolleeId), isNull(consents.withdrawnAt)))
+    .limit(1);
+  return row !== undefined;
+}
+
+export function consentView(c: { version: string; method: string; givenBy: string; givenAt: number }): ConsentView {
+  return { version: c.version, method: c.method, given_by: c.givenBy, given_at: new Date(c.givenAt).toISOString() };
+}

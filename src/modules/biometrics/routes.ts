@@ -1,0 +1,44 @@
+/** `enrollees/{id}/consent/` and `enrollees/{id}/templates/` (API.md). */
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import { Consent, EnrolleeParams, type EnrolleeService } from '../enrollees';
+import { ConsentCreate, ConsentWithdrawn, TemplateList } from './model';
+import type { Biometrics } from './service';
+
+const tags = ['enrollees'];
+
+export function biometricRoutes(http: Http, deps: { biometrics: Biometrics; enrollees: EnrolleeService }) {
+  const { biometrics, enrollees } = deps;
+  return adminRouter(http, 'biometrics')
+    .post(
+      '/enrollees/:id/consent',
+      async ({ params, body, admin, set }) => {
+        const consent = await biometrics.consent.give(params.id, { version: body.version, method: body.method, by: admin.by });
+        set.status = 201;
+        return consent;
+      },
+      {
+        params: EnrolleeParams,
+        body: ConsentCreate,
+        response: { 201: Consent, ...errors('not_found', 'enrollee_inactive') },
+        detail: { summary: 'Record consent (`by` is the caller)', tags },
+      },
+    )
+    .delete('/enrollees/:id/consent', ({ params, admin }) => biometrics.consent.withdraw(params.id, { by: admin.by }), {
+      params: EnrolleeParams,
+      response: { 200: ConsentWithdrawn, ...errors('not_found') },
+      detail: { summary: 'Withdraw consent: templates destroyed and deleted from terminals', tags },
+    })
+    .get(
+      '/enrollees/:id/templates',
+      async ({ params }) => {
+        const enrollee = await enrollees.get(params.id);
+        return { results: await biometrics.templates.listTemplates(enrollee.id), next_cursor: null };
+      },
+      {
+        params: EnrolleeParams,
+        response: { 200: TemplateList, ...errors('not_found') },
+        detail: { summary: 'Template metadata with per-terminal sync status (never the bytes)', tags },
+      },
+    );
+}

@@ -1,0 +1,499 @@
+/**
+ * store_template: the one operation every enrollment path ends in (SPEC). It checks the
+ * finger rules, consent, size and the maximum number of fingers; encrypts and versions the
+ * template; stores it; and queues it to every in-scope device that can use its algorithm,
+ * marking the others `incompatible`. Also here: what a terminal should hold of an enrollee
+ * (backfill, removal, destruction) and template metadata with per-device sync status.
+ */
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import type { CommandService, NewCommand } from '../commands';
+import { deviceRef, type DeviceRow, type DeviceService } from '../devices';
+import type { EnrolleeService } from '../enrollees';
+import type { EventChannel } from '../events';
+import { templateAad } from './aad';
+import { hasConsent } from './consent';
+import type { BiometricEvents } from './events';
+import { deviceAccepts, sameVersion } from './rules';
+import { TEMPLATE_SOURCES, templateSync, templates } from './tables';
+
+export type TemplateSource = (typeof TEMPLATE_SOURCES)[number];
+
+export interface StoreTemplateInput {
+  enrolleeId: string;
+  fingerIndex: number;
+  data: Uint8Array;
+  algorithmVersion: string;
+  quality?: number | null;
+  source: TemplateSource;
+  /** The terminal the template came from (walk-up, remote): marked present there. */
+  sourceDeviceId?: string | null;
+  /** A duress finger (walk-up FP `Valid=3` / BIODATA `Duress=1`); absent keeps the stored flag. */
+  duress?: boolean;
+  by: string;
+}
+
+export interface StoredTemplate {
+  id: string;
+  enrolleeId: string;
+  fingerIndex: number;
+  algorithmVersion: string;
+  version: number;
+  queuedTo: number;
+  incompatible: number;
+}
+
+/** A template opened for a terminal (rendering a command); the bytes are never stored elsewhere. */
+export interface OpenedTemplate {
+  fingerIndex: number;
+  algorithmVersion: string;
+  duress: boolean;
+  plain: Uint8Array;
+}
+
+/** An enrollee as far as terminals are concerned: their PIN and the name shown on the terminal. */
+export interface TerminalUser {
+  id: string;
+  devicePin: string;
+  displayName: string;
+}
+
+/** Every finger index a terminal knows (0 left little finger … 9 right little finger). */
+const FINGER_INDEXES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+export class TemplateStore {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly events: EventChannel<BiometricEvents>,
+    private readonly enrollees: EnrolleeService,
+    private readonly devices: DeviceService,
+    private readonly commands: CommandService,
+  ) {}
+
+  async storeTemplate(input: StoreTemplateInput): Promise<StoredTemplate> {
+    return this.ctx.db.write((w) => this.storeTemplateIn(w, input));
+  }
+
+  /** storeTemplate inside a caller's write transaction (agent completion, walk-up batches). */
+  async storeTemplateIn(w: WriteContext, input: StoreTemplateInput): Promise<StoredTemplate> {
+    const { tx } = w;
+    const { settings, clock, keyRing } = this.ctx;
+    const now = clock.now();
+    const enrollee = await this.enrollees.requireActive(tx, input.enrolleeId);
+    this.checkFinger(input.fingerIndex);
+    if (settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, enrollee.id))) {
+      throw new FpaError('consent_required', 'consent is required before a template is stored', { enrollee: enrollee.id });
+    }
+    this.checkSize(input.data.byteLength);
+    const algorithmVersion = input.algorithmVersion.trim();
+    if (algorithmVersion === '' || algorithmVersion.length > 32) {
+      throw new FpaError('validation_error', 'algorithm_version must be 1 to 32 characters', { field: 'algorithm_version' });
+    }
+
+    const existing = await tx
+      .select({ id: templates.id, fingerIndex: templates.fingerIndex, algorithmVersion: templates.algorithmVersion, version: templates.version })
+      .from(templates)
+      .where(eq(templates.enrolleeId, enrollee.id));
+    const fingers = new Set(existing.map((t) => t.fingerIndex));
+    fingers.add(input.fingerIndex);
+    if (fingers.size > settings.FINGERS_ALLOWED_MAX) {
+      throw new FpaError('too_many_fingers', `an enrollee may have at most ${settings.FINGERS_ALLOWED_MAX} fingers`, {
+        max: settings.FINGERS_ALLOWED_MAX,
+        fingers: [...fingers].sort((a, b) => a - b),
+      });
+    }
+
+    const previous = existing.find((t) => t.fingerIndex === input.fingerIndex && sameVersion(t.algorithmVersion, algorithmVersion));
+    const id = previous?.id ?? crypto.randomUUID();
+    const version = (previous?.version ?? 0) + 1;
+    const ciphertext = await keyRing.encrypt(input.data, templateAad(enrollee.id, input.fingerIndex, version));
+    const row = {
+      id,
+      enrolleeId: enrollee.id,
+      fingerIndex: input.fingerIndex,
+      algorithmVersion,
+      version,
+      ciphertext: Buffer.from(ciphertext),
+      keyId: keyRing.primaryKeyId,
+      sizeBytes: input.data.byteLength,
+      quality: input.quality ?? null,
+      source: input.source,
+      sourceDeviceId: input.sourceDeviceId ?? null,
+      // undefined is skipped by insert (column default false) and by update (flag kept).
+      duress: input.duress,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (previous) {
+      await tx.update(templates).set({ ...row, createdAt: undefined }).where(eq(templates.id, id));
+    } else {
+      await tx.insert(templates).values(row);
+    }
+
+    const fanOut = await this.fanOut(w, enrollee, { id, fingerIndex: input.fingerIndex, algorithmVersion, version }, input.sourceDeviceId ?? null);
+    await audit(tx, now, {
+      actor: input.by,
+      action: 'template.stored',
+      targetType: 'enrollee',
+      targetId: enrollee.id,
+      details: { finger_index: input.fingerIndex, algorithm_version: algorithmVersion, version, source: input.source, device: input.sourceDeviceId ?? null },
+    });
+    const source = input.sourceDeviceId ? await this.devices.findById(tx, input.sourceDeviceId) : null;
+    await this.events.record(w, 'template_stored', {
+      enrollee: enrollee.id,
+      type: 'fingerprint',
+      index: input.fingerIndex,
+      algorithm_version: algorithmVersion,
+      version,
+      source: input.source,
+      device: source ? deviceRef(source) : null,
+    });
+    return { id, enrolleeId: enrollee.id, fingerIndex: input.fingerIndex, algorithmVersion, version, ...fanOut };
+  }
+
+  checkFinger(fingerIndex: number): void {
+    if (!Number.isInteger(fingerIndex) || !this.ctx.settings.ALLOWED_FINGER_INDEXES.includes(fingerIndex)) {
+      throw new FpaError('finger_not_allowed', `finger ${fingerIndex} may not be enrolled`, {
+        finger_index: fingerIndex,
+        allowed: this.ctx.settings.ALLOWED_FINGER_INDEXES,
+      });
+    }
+  }
+
+  checkSize(bytes: number): void {
+    if (bytes <= 0) throw new FpaError('invalid_template', 'the template is empty', {});
+    if (bytes > this.ctx.settings.TEMPLATE_MAX_BYTES) {
+      throw new FpaError('template_too_large', `the template is ${bytes} bytes; the limit is ${this.ctx.settings.TEMPLATE_MAX_BYTES}`, {
+        size: bytes,
+        max: this.ctx.settings.TEMPLATE_MAX_BYTES,
+      });
+    }
+  }
+
+  /** Queues one template to the in-scope devices and records sync status. */
+  private async fanOut(
+    w: WriteContext,
+    enrollee: { id: string; devicePin: string },
+    template: { id: string; fingerIndex: number; algorithmVersion: string; version: number },
+    sourceDeviceId: string | null,
+  ): Promise<{ queuedTo: number; incompatible: number }> {
+    const { tx } = w;
+    const targets = await this.devicesInScope(tx, enrollee.id);
+    const now = this.ctx.clock.now();
+    const commands: NewCommand[] = [];
+    const syncRows: (typeof templateSync.$inferInsert)[] = [];
+    let incompatible = 0;
+    for (const device of targets) {
+      if (device.id === sourceDeviceId) {
+        syncRows.push({ templateId: template.id, deviceId: device.id, status: 'present', templateVersion: template.version, updatedAt: now });
+      } else if (deviceAccepts(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device.algorithmVersion, template.algorithmVersion)) {
+        commands.push(templateCommand(device.id, enrollee.devicePin, template));
+        syncRows.push({ templateId: template.id, deviceId: device.id, status: 'pending', templateVersion: template.version, updatedAt: now });
+      } else {
+        incompatible++;
+        syncRows.push({
+          templateId: template.id,
+          deviceId: device.id,
+          status: 'incompatible',
+          templateVersion: template.version,
+          detail: `device algorithm ${device.algorithmVersion} does not accept ${template.algorithmVersion}`,
+          updatedAt: now,
+        });
+      }
+    }
+    // The source terminal may be outside the enrollee's scope; it still holds the template.
+    if (sourceDeviceId && !targets.some((d) => d.id === sourceDeviceId)) {
+      syncRows.push({ templateId: template.id, deviceId: sourceDeviceId, status: 'present', templateVersion: template.version, updatedAt: now });
+    }
+    await upsertSync(tx, syncRows);
+    const ids = await this.commands.enqueue(w, commands);
+    await linkSyncToCommands(tx, template.id, commands, ids);
+    return { queuedTo: commands.length, incompatible };
+  }
+
+  /** Backfill: the user record and every compatible template of each enrollee onto one device. */
+  async backfillDevice(w: WriteContext, device: DeviceRow, people: readonly TerminalUser[]): Promise<number> {
+    const now = this.ctx.clock.now();
+    const commands: NewCommand[] = [];
+    const syncRows: (typeof templateSync.$inferInsert)[] = [];
+    const pinOf = new Map(people.map((e) => [e.id, e.devicePin]));
+    const all: { id: string; enrolleeId: string; fingerIndex: number; algorithmVersion: string; version: number }[] = [];
+    for (const ids of chunks(
+      people.map((e) => e.id),
+      500,
+    )) {
+      all.push(
+        ...(await w.tx
+          .select({ id: templates.id, enrolleeId: templates.enrolleeId, fingerIndex: templates.fingerIndex, algorithmVersion: templates.algorithmVersion, version: templates.version })
+          .from(templates)
+          .where(inArray(templates.enrolleeId, ids))),
+      );
+    }
+    const byEnrollee = new Map<string, typeof all>();
+    for (const t of all) byEnrollee.set(t.enrolleeId, [...(byEnrollee.get(t.enrolleeId) ?? []), t]);
+    for (const e of people) {
+      commands.push(userCommand(device.id, e.devicePin, e.displayName));
+      for (const t of byEnrollee.get(e.id) ?? []) {
+        if (deviceAccepts(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device.algorithmVersion, t.algorithmVersion)) {
+          commands.push(templateCommand(device.id, pinOf.get(t.enrolleeId)!, t));
+          syncRows.push({ templateId: t.id, deviceId: device.id, status: 'pending', templateVersion: t.version, updatedAt: now });
+        } else {
+          syncRows.push({ templateId: t.id, deviceId: device.id, status: 'incompatible', templateVersion: t.version, updatedAt: now, detail: 'algorithm not accepted' });
+        }
+      }
+    }
+    await upsertSync(w.tx, syncRows);
+    await this.commands.enqueue(w, commands);
+    return commands.length;
+  }
+
+  /**
+   * Destroys every template of an enrollee (consent withdrawn, deletion, retention) and queues
+   * deletes to the devices that hold or were about to receive them; with `deleteUserFromDevices`
+   * the whole user goes from every terminal that may hold them.
+   */
+  async destroyTemplatesIn(w: WriteContext, enrollee: { id: string; devicePin: string }, reason: string, by: string, options: { deleteUserFromDevices?: boolean } = {}): Promise<number> {
+    const { tx } = w;
+    const now = this.ctx.clock.now();
+    const rows = await tx.select({ id: templates.id, fingerIndex: templates.fingerIndex }).from(templates).where(eq(templates.enrolleeId, enrollee.id));
+    const templateIds = rows.map((r) => r.id);
+    if (options.deleteUserFromDevices) {
+      await this.removeFromDevices(w, [enrollee], await this.devicesThatMayHold(tx, enrollee.id));
+    } else {
+      // Every terminal that may hold a template: `failed` may still hold an older version.
+      const holders =
+        templateIds.length === 0
+          ? []
+          : await tx
+              .select({ deviceId: templateSync.deviceId, templateId: templateSync.templateId })
+              .from(templateSync)
+              .where(and(inArray(templateSync.templateId, templateIds), ne(templateSync.status, 'incompatible')));
+      const fingerOf = new Map(rows.map((r) => [r.id, r.fingerIndex]));
+      const commands = new Map<string, NewCommand>();
+      for (const h of holders) {
+        const finger = fingerOf.get(h.templateId)!;
+        commands.set(`${h.deviceId}:${finger}`, {
+          deviceId: h.deviceId,
+          kind: 'delete_template',
+          payload: { pin: enrollee.devicePin, fingerIndex: finger },
+          supersedeKey: `tpl:${enrollee.devicePin}:${finger}`,
+        });
+      }
+      await this.commands.enqueue(w, [...commands.values()]);
+    }
+    if (templateIds.length > 0) {
+      await tx.delete(templateSync).where(inArray(templateSync.templateId, templateIds));
+      await tx.delete(templates).where(inArray(templates.id, templateIds));
+    }
+    await audit(tx, now, { actor: by, action: 'templates.destroyed', targetType: 'enrollee', targetId: enrollee.id, details: { count: templateIds.length, reason } });
+    await this.events.record(w, 'templates_destroyed', { enrollee: enrollee.id, count: templateIds.length, reason });
+    return templateIds.length;
+  }
+
+  /**
+   * Takes enrollees off terminals (they left those terminals' scope, were deactivated or
+   * deleted): `delete_user` to every pair, which also removes their templates there; their
+   * unsent template commands there are pointless now, and their sync rows there are dropped.
+   */
+  async removeFromDevices(w: WriteContext, people: readonly { id: string; devicePin: string }[], deviceIds: readonly string[]): Promise<number> {
+    if (people.length === 0 || deviceIds.length === 0) return 0;
+    const { tx } = w;
+    const commands: NewCommand[] = [];
+    for (const deviceId of deviceIds) {
+      for (const p of people) commands.push({ deviceId, kind: 'delete_user', payload: { pin: p.devicePin }, supersedeKey: `user:${p.devicePin}` });
+    }
+    await this.commands.enqueue(w, commands);
+    await this.commands.supersedeKeys(
+      tx,
+      deviceIds,
+      people.flatMap((p) => FINGER_INDEXES.map((finger) => `tpl:${p.devicePin}:${finger}`)),
+    );
+    for (const ids of chunks(
+      people.map((p) => p.id),
+      500,
+    )) {
+      const owned = await tx.select({ id: templates.id }).from(templates).where(inArray(templates.enrolleeId, ids));
+      for (const templateIds of chunks(
+        owned.map((t) => t.id),
+        400,
+      )) {
+        for (const devicesChunk of chunks(deviceIds, 400)) {
+          await tx.delete(templateSync).where(and(inArray(templateSync.templateId, templateIds), inArray(templateSync.deviceId, devicesChunk)));
+        }
+      }
+    }
+    return commands.length;
+  }
+
+  /** Template metadata of an enrollee with per-device sync status; never the bytes. */
+  async listTemplates(enrolleeId: string, q: Queryable = this.ctx.db.orm) {
+    const rows = await q
+      .select({
+        id: templates.id,
+        fingerIndex: templates.fingerIndex,
+        algorithmVersion: templates.algorithmVersion,
+        version: templates.version,
+        sizeBytes: templates.sizeBytes,
+        quality: templates.quality,
+        source: templates.source,
+        updatedAt: templates.updatedAt,
+      })
+      .from(templates)
+      .where(eq(templates.enrolleeId, enrolleeId))
+      .orderBy(templates.fingerIndex);
+    const ids = rows.map((r) => r.id);
+    const sync = ids.length === 0 ? [] : await q.select().from(templateSync).where(inArray(templateSync.templateId, ids));
+    const devices = new Map<string, string>();
+    for (const id of new Set(sync.map((s) => s.deviceId))) {
+      const device = await this.devices.findById(q, id);
+      if (device) devices.set(id, device.serialNumber);
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      finger_index: r.fingerIndex,
+      algorithm_version: r.algorithmVersion,
+      version: r.version,
+      size: r.sizeBytes,
+      quality: r.quality,
+      source: r.source,
+      updated_at: new Date(r.updatedAt).toISOString(),
+      sync: sync
+        .filter((s) => s.templateId === r.id && devices.has(s.deviceId))
+        .map((s) => ({ device: devices.get(s.deviceId)!, status: s.status, detail: s.detail, updated_at: new Date(s.updatedAt).toISOString() })),
+    }));
+  }
+
+  /** Finger indexes stored per enrollee. */
+  async fingersOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, number[]>> {
+    const out = new Map<string, number[]>();
+    for (const ids of chunks(enrolleeIds, 500)) {
+      const rows = await q.select({ enrolleeId: templates.enrolleeId, fingerIndex: templates.fingerIndex }).from(templates).where(inArray(templates.enrolleeId, ids));
+      for (const r of rows) out.set(r.enrolleeId, [...new Set([...(out.get(r.enrolleeId) ?? []), r.fingerIndex])].sort((a, b) => a - b));
+    }
+    return out;
+  }
+
+  /** The stored version of a template, decrypted for a terminal; null when it no longer exists in that version. */
+  async openForDevice(templateId: string, version: number): Promise<OpenedTemplate | null> {
+    const [template] = await this.ctx.db.orm.select().from(templates).where(eq(templates.id, templateId)).limit(1);
+    if (!template || template.version !== version) return null;
+    const plain = await this.ctx.keyRing.decrypt(new Uint8Array(template.ciphertext), templateAad(template.enrolleeId, template.fingerIndex, template.version));
+    return { fingerIndex: template.fingerIndex, algorithmVersion: template.algorithmVersion, duress: template.duress, plain };
+  }
+
+  /**
+   * Walk-up: when a terminal uploads exactly the bytes already stored for this finger and
+   * algorithm (a resend, or the terminal echoing what the server sent it), the template is
+   * only marked present there and true is returned: no new version, which would otherwise
+   * bounce between terminals for ever.
+   */
+  async markPresentIfSame(w: WriteContext, deviceId: string, upload: { enrolleeId: string; fingerIndex: number; algorithmVersion: string; duress: boolean; data: Uint8Array }): Promise<boolean> {
+    const rows = await w.tx.select().from(templates).where(and(eq(templates.enrolleeId, upload.enrolleeId), eq(templates.fingerIndex, upload.fingerIndex)));
+    const current = rows.find((t) => sameVersion(t.algorithmVersion, upload.algorithmVersion));
+    // A finger that became (or stopped being) a duress finger is a new version, sent to the others.
+    if (!current || current.sizeBytes !== upload.data.byteLength || current.duress !== upload.duress) return false;
+    let plain: Uint8Array;
+    try {
+      plain = await this.ctx.keyRing.decrypt(new Uint8Array(current.ciphertext), templateAad(current.enrolleeId, current.fingerIndex, current.version));
+    } catch {
+      // Unreadable (a key removed too early): store the upload as a new version instead.
+      return false;
+    }
+    if (!Buffer.from(plain).equals(Buffer.from(upload.data))) return false;
+    await upsertSync(w.tx, [{ templateId: current.id, deviceId, status: 'present', templateVersion: current.version, updatedAt: this.ctx.clock.now() }]);
+    return true;
+  }
+
+  /** Enrollees who have at least one template. */
+  async owners(q: Queryable): Promise<string[]> {
+    const rows = await q.selectDistinct({ id: templates.enrolleeId }).from(templates);
+    return rows.map((r) => r.id);
+  }
+
+  /** Templates marked present on a device. */
+  async countPresent(q: Queryable, deviceId: string): Promise<number> {
+    const [row] = await q
+      .select({ n: sql<number>`count(*)` })
+      .from(templateSync)
+      .where(and(eq(templateSync.deviceId, deviceId), eq(templateSync.status, 'present')));
+    return row?.n ?? 0;
+  }
+
+  /** Records what a terminal answered to a template command (only for the version it carried). */
+  async recordSync(tx: Tx, templateId: string, deviceId: string, version: number, status: 'present' | 'failed' | 'incompatible', detail: string | null): Promise<void> {
+    await tx
+      .update(templateSync)
+      .set({ status, detail, updatedAt: this.ctx.clock.now() })
+      .where(and(eq(templateSync.templateId, templateId), eq(templateSync.deviceId, deviceId), eq(templateSync.templateVersion, version)));
+  }
+
+  // ---------------------------------------------------------------- scope
+
+  /** Approved devices sharing an area with the enrollee. */
+  async devicesInScope(q: Queryable, enrolleeId: string): Promise<DeviceRow[]> {
+    return this.devices.inAreas(q, await this.enrollees.areaIdsOf(q, enrolleeId));
+  }
+
+  /** Approved or disabled terminals sharing an area with the enrollee (pending ones never got data). */
+  async devicesSharingArea(q: Queryable, enrolleeId: string): Promise<string[]> {
+    const rows = await this.devices.inAreas(q, await this.enrollees.areaIdsOf(q, enrolleeId), ['approved', 'disabled']);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Terminals that may hold an enrollee's user record or templates: those sharing an area, and any
+   * terminal with a template of theirs that is not `incompatible` (a walk-up source outside scope).
+   */
+  async devicesThatMayHold(q: Queryable, enrolleeId: string): Promise<string[]> {
+    const holders = await q
+      .selectDistinct({ deviceId: templateSync.deviceId })
+      .from(templateSync)
+      .innerJoin(templates, eq(templates.id, templateSync.templateId))
+      .where(and(eq(templates.enrolleeId, enrolleeId), ne(templateSync.status, 'incompatible')));
+    return [...new Set([...(await this.devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId)])];
+  }
+}
+
+export function userCommand(deviceId: string, pin: string, name: string): NewCommand {
+  return { deviceId, kind: 'add_user', payload: { pin, name }, supersedeKey: `user:${pin}` };
+}
+
+function templateCommand(deviceId: string, pin: string, t: { id: string; fingerIndex: number; version: number }): NewCommand {
+  return {
+    deviceId,
+    kind: 'update_template',
+    payload: { pin, fingerIndex: t.fingerIndex, templateId: t.id, templateVersion: t.version },
+    supersedeKey: `tpl:${pin}:${t.fingerIndex}`,
+  };
+}
+
+async function upsertSync(tx: Tx, rows: (typeof templateSync.$inferInsert)[]): Promise<void> {
+  for (const chunk of chunks(rows, 400)) {
+    await tx
+      .insert(templateSync)
+      .values(chunk)
+      .onConflictDoUpdate({
+        target: [templateSync.templateId, templateSync.deviceId],
+        set: {
+          status: sql`excluded.status`,
+          templateVersion: sql`excluded.template_version`,
+          detail: sql`excluded.detail`,
+          commandId: sql`null`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+      });
+  }
+}
+
+async function linkSyncToCommands(tx: Tx, templateId: string, commands: NewCommand[], ids: number[]): Promise<void> {
+  for (let i = 0; i < commands.length; i++) {
+    await tx
+      .update(templateSync)
+      .set({ commandId: ids[i] ?? null })
+      .where(and(eq(templateSync.templateId, templateId), eq(templateSync.deviceId, commands[i]!.deviceId)));
+  }
+}

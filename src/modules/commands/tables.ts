@@ -1,0 +1,41 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+const createdAt = () => integer('created_at').notNull();
+
+export const COMMAND_STATUSES = ['pending', 'sent', 'succeeded', 'failed', 'expired', 'superseded'] as const;
+
+export type CommandStatus = (typeof COMMAND_STATUSES)[number];
+
+/**
+ * Commands queued for a terminal. The wire text is rendered when the command is sent, so
+ * template bytes never sit in this table in clear text; `payload` holds references only.
+ */
+export const deviceCommands = sqliteTable(
+  'fpa_device_commands',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    deviceId: text('device_id').notNull(),
+    kind: text('kind').notNull(),
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: COMMAND_STATUSES }).notNull(),
+    /** Commands with the same key replace each other while unsent (same user and finger). */
+    supersedeKey: text('supersede_key'),
+    sessionId: text('session_id'),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: createdAt(),
+    sentAt: integer('sent_at'),
+    /** When a sent command without a result counts as lost. */
+    ackDeadline: integer('ack_deadline'),
+    /** When a pending command may be sent (retry backoff). */
+    notBefore: integer('not_before').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    completedAt: integer('completed_at'),
+    returnCode: integer('return_code'),
+    result: text('result', { mode: 'json' }).$type<Record<string, unknown>>(),
+  },
+  (t) => [
+    index('fpa_commands_queue').on(t.deviceId, t.status, t.id),
+    index('fpa_commands_status').on(t.status, t.ackDeadline),
+    index('fpa_commands_supersede').on(t.deviceId, t.supersedeKey, t.status),
+  ],
+);

@@ -1,0 +1,25 @@
+/** What the devices module announces (modules/events): ids and facts only. */
+
+/** A terminal in event data: its internal id and its serial number. */
+export interface DeviceRef {
+  id: string;
+  serial_number: string;
+}
+
+export interface DeviceChanges {
+  time_zone?: { from: string | null; to: string | null };
+  name?: { from: string | null; to: string | null };
+  algorithm_version?: { from: string | null; to: string | null };
+  /** Area ids before and after. */
+  areas?: { from: string[]; to: string[] };
+}
+
+export interface DeviceEvents {
+  device_registered: { device: DeviceRef; ip: string | null };
+  device_approved: { device: DeviceRef; by: string; areas: string[] };
+  device_disabled: { device: DeviceRef; by: string };
+  device_online: { device: DeviceRef };
+  device_offline: { device: DeviceRef; last_seen_at: string | null };
+  /** Settings an administrator changed; `status` is the device's status at the time. */
+  device_updated: { device: DeviceRef; by: string; status: string; changes: DeviceChanges };
+}

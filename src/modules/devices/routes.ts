@@ -1,0 +1,49 @@
+/** `devices/` (API.md): list, read, change, approve and disable terminals. */
+import { adminRouter, type Http } from '../../platform/http/router';
+import { errors } from '../../platform/http/model';
+import { isValidTimeZone } from '../../platform/time/zone';
+import { FpaError } from '../../platform/errors';
+import { Device, DeviceApprove, DeviceDetail, DeviceList, DevicePatch, SerialParams } from './model';
+import type { DeviceService } from './service';
+
+const tags = ['devices'];
+
+export function deviceRoutes(http: Http, devices: DeviceService) {
+  return adminRouter(http, 'devices')
+    .get('/devices', ({ query }) => devices.list({ status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }), {
+      query: DeviceList.query,
+      response: { 200: DeviceList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'List terminals', tags },
+    })
+    .get('/devices/:serial', ({ params }) => devices.detail(params.serial), {
+      params: SerialParams,
+      response: { 200: DeviceDetail, ...errors('not_found') },
+      detail: { summary: 'One terminal with pending commands, templates present and recent events', tags },
+    })
+    .patch(
+      '/devices/:serial',
+      async ({ params, body, admin }) => {
+        if (body.time_zone && !isValidTimeZone(body.time_zone)) {
+          throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
+        }
+        return devices.viewOne(await devices.updateDevice(params.serial, body, admin.by));
+      },
+      {
+        params: SerialParams,
+        body: DevicePatch,
+        response: { 200: Device, ...errors('not_found') },
+        detail: { summary: 'Change time zone, areas, name or algorithm version', tags },
+      },
+    )
+    .post('/devices/:serial/approve', async ({ params, body, admin }) => devices.viewOne(await devices.approveDevice(params.serial, { by: admin.by, areas: body?.areas })), {
+      params: SerialParams,
+      body: DeviceApprove,
+      response: { 200: Device, ...errors('not_found', 'device_not_pending') },
+      detail: { summary: 'Approve a pending terminal; every in-scope enrollee is backfilled', tags },
+    })
+    .post('/devices/:serial/disable', async ({ params, admin }) => devices.viewOne(await devices.disableDevice(params.serial, { by: admin.by })), {
+      params: SerialParams,
+      response: { 200: Device, ...errors('not_found') },
+      detail: { summary: 'Disable a terminal', tags },
+    });
+}

@@ -1,0 +1,4 @@
+/** Employees: the directory enrollees link to (the host's, or the built-in table). */
+export { BUILTIN_LOOKUP_FIELDS, BuiltinEmployeeDirectory, type Employee, type EmployeeDirectory } from './directory';
+export { EmployeeService, recordEmployeeModel, recordedEmployeeModel, type EmployeeView } from './service';
+export { employeeRoutes } from './routes';

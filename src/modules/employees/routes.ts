@@ -1,0 +1,34 @@
+/** `employees/` (API.md): the built-in employee directory. */
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import { Employee, EmployeeCreate, EmployeeList, EmployeeParams } from './model';
+import type { EmployeeService } from './service';
+
+const tags = ['employees'];
+
+export function employeeRoutes(http: Http, employees: EmployeeService) {
+  return adminRouter(http, 'employees')
+    .get('/employees', ({ query }) => employees.list({ cursor: query.cursor, limit: query.limit ?? 100 }), {
+      query: EmployeeList.query,
+      response: { 200: EmployeeList.response, ...errors('not_found', 'invalid_cursor') },
+      detail: { summary: 'List employees of the built-in directory', tags },
+    })
+    .get('/employees/:id', ({ params }) => employees.get(params.id), {
+      params: EmployeeParams,
+      response: { 200: Employee, ...errors('not_found') },
+      detail: { summary: 'One employee', tags },
+    })
+    .post(
+      '/employees',
+      async ({ body, set }) => {
+        const created = await employees.create(body);
+        set.status = 201;
+        return created;
+      },
+      {
+        body: EmployeeCreate,
+        response: { 201: Employee, ...errors('not_found', 'conflict') },
+        detail: { summary: 'Add an employee to the built-in directory', tags },
+      },
+    );
+}

@@ -1,0 +1,88 @@
+/**
+ * The built-in employee directory's records (`employees/`), for a standalone service without a
+ * host user model; and the employee model recorded at the first migration (fpa.E010).
+ */
+import { asc, eq, gt } from 'drizzle-orm';
+import type { Database } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import { pageOf, readCursor, type Page } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import type { EmployeeDirectory } from './directory';
+import { employees, meta } from './tables';
+
+type EmployeeRow = typeof employees.$inferSelect;
+
+export interface EmployeeView {
+  id: string;
+  name: string;
+  active: boolean;
+  created_at: string;
+}
+
+export class EmployeeService {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly directory: EmployeeDirectory,
+  ) {}
+
+  async list(options: { cursor?: string; limit: number }): Promise<Page<EmployeeView>> {
+    this.builtinOnly();
+    const after = readCursor(options.cursor);
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(employees)
+      .where(after !== null ? gt(employees.id, String(after)) : undefined)
+      .orderBy(asc(employees.id))
+      .limit(options.limit + 1);
+    return pageOf(rows, options.limit, (r) => r.id, (page) => page.map(employeeView));
+  }
+
+  async get(id: string): Promise<EmployeeView> {
+    this.builtinOnly();
+    const [row] = await this.ctx.db.orm.select().from(employees).where(eq(employees.id, id)).limit(1);
+    if (!row) throw new FpaError('not_found', 'employee not found', { employee: id });
+    return employeeView(row);
+  }
+
+  async create(input: { id: string; name: string; active?: boolean }): Promise<EmployeeView> {
+    this.builtinOnly();
+    const row = { id: input.id.trim(), name: input.name.trim(), active: input.active ?? true, createdAt: this.ctx.clock.now() };
+    if (!row.id || !row.name) throw new FpaError('validation_error', 'id and name must not be blank', { fields: ['id', 'name'] });
+    await this.ctx.db.write(async ({ tx }) => {
+      const [exists] = await tx.select({ id: employees.id }).from(employees).where(eq(employees.id, row.id)).limit(1);
+      if (exists) throw new FpaError('conflict', 'an employee with this id exists', { employee: row.id });
+      await tx.insert(employees).values(row);
+    });
+    return employeeView(row);
+  }
+
+  private builtinOnly(): void {
+    if (this.directory.model !== 'builtin') {
+      throw new FpaError('not_found', 'employees come from the host application here, not from this service', {});
+    }
+  }
+}
+
+function employeeView(row: EmployeeRow): EmployeeView {
+  return { id: row.id, name: row.name, active: row.active, created_at: new Date(row.createdAt).toISOString() };
+}
+
+/** Records the employee model at the first migration; returns what was recorded. */
+export async function recordEmployeeModel(db: Database, model: string): Promise<string> {
+  return db.write(async ({ tx }) => {
+    await tx.insert(meta).values({ key: 'employee_model', value: model }).onConflictDoNothing();
+    const [row] = await tx.select().from(meta).where(eq(meta.key, 'employee_model')).limit(1);
+    return row!.value;
+  });
+}
+
+/** The employee model recorded at the first migration, read without migrating anything (fpa:check). */
+export async function recordedEmployeeModel(db: Database): Promise<string | null> {
+  try {
+    const [row] = await db.orm.select().from(meta).where(eq(meta.key, 'employee_model')).limit(1);
+    return row?.value ?? null;
+  } catch {
+    // Not migrated yet: nothing recorded.
+    return null;
+  }
+}

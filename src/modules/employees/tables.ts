@@ -1,0 +1,17 @@
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+const createdAt = () => integer('created_at').notNull();
+
+/** Facts recorded once, such as the employee model chosen at the first migration. */
+export const meta = sqliteTable('fpa_meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+/** The built-in employee directory (standalone default; a host may pass its own). */
+export const employees = sqliteTable('fpa_employees', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  active: integer('active', { mode: 'boolean' }).notNull().default(true),
+  createdAt: createdAt(),
+});

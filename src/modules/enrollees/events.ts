@@ -1,0 +1,22 @@
+/** What the enrollees module announces. */
+
+/** An enrollee in event data. */
+export interface EnrolleeRef {
+  id: string;
+  employee: string;
+  device_pin: string;
+  display_name: string;
+}
+
+export interface EnrolleeChanges {
+  display_name?: { from: string; to: string };
+  /** Area ids before and after. */
+  areas?: { from: string[]; to: string[] };
+  status?: { from: string; to: string };
+}
+
+export interface EnrolleeEvents {
+  enrollee_created: { enrollee: EnrolleeRef; areas: string[]; by: string };
+  enrollee_updated: { enrollee: EnrolleeRef; changes: EnrolleeChanges; by: string };
+  enrollee_deleted: { enrollee: EnrolleeRef; by: string };
+}

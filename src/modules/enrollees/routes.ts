@@ -1,0 +1,53 @@
+/** `enrollees/` (API.md): create, list, read, change and delete enrollees. */
+import { t } from 'elysia';
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import { Enrollee, EnrolleeCreate, EnrolleeList, EnrolleeParams, EnrolleePatch } from './model';
+import type { EnrolleeService } from './service';
+
+const tags = ['enrollees'];
+
+export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
+  return adminRouter(http, 'enrollees')
+    .get('/enrollees', ({ query }) => enrollees.list({ employee: query.employee, device_pin: query.device_pin, cursor: query.cursor, limit: query.limit ?? 100 }), {
+      query: EnrolleeList.query,
+      response: { 200: EnrolleeList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'List enrollees', tags },
+    })
+    .post(
+      '/enrollees',
+      async ({ body, admin, set }) => {
+        const row = await enrollees.createEnrollee(body.employee, { areas: body.areas, by: admin.by });
+        set.status = 201;
+        return enrollees.viewOne(row);
+      },
+      {
+        body: EnrolleeCreate,
+        response: { 201: Enrollee, ...errors('unknown_employee', 'employee_inactive', 'conflict') },
+        detail: { summary: 'Create an enrollee with an auto-generated device PIN', tags },
+      },
+    )
+    .get('/enrollees/:id', async ({ params }) => enrollees.viewOne(await enrollees.get(params.id)), {
+      params: EnrolleeParams,
+      response: { 200: Enrollee, ...errors('not_found') },
+      detail: { summary: 'One enrollee', tags },
+    })
+    .patch('/enrollees/:id', async ({ params, body, admin }) => enrollees.viewOne(await enrollees.update(params.id, body, admin.by)), {
+      params: EnrolleeParams,
+      body: EnrolleePatch,
+      response: { 200: Enrollee, ...errors('not_found') },
+      detail: { summary: 'Change areas, display name or active state', tags },
+    })
+    .delete(
+      '/enrollees/:id',
+      async ({ params, admin, set }) => {
+        await enrollees.deleteEnrollee(params.id, { by: admin.by });
+        set.status = 204;
+      },
+      {
+        params: EnrolleeParams,
+        response: { 204: t.Void(), ...errors('not_found') },
+        detail: { summary: 'Delete: templates destroyed, the user removed from every terminal', tags },
+      },
+    );
+}

@@ -1,0 +1,37 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+const createdAt = () => integer('created_at').notNull();
+
+/** Counters decided in the database (device PINs), so several instances never collide. */
+export const counters = sqliteTable('fpa_counters', {
+  name: text('name').primaryKey(),
+  value: integer('value').notNull(),
+});
+
+export const ENROLLEE_STATUSES = ['active', 'deactivated', 'deleted'] as const;
+
+export type EnrolleeStatus = (typeof ENROLLEE_STATUSES)[number];
+
+export const enrollees = sqliteTable(
+  'fpa_enrollees',
+  {
+    id: text('id').primaryKey(),
+    employeeKey: text('employee_key').notNull(),
+    devicePin: text('device_pin').notNull().unique(),
+    displayName: text('display_name').notNull(),
+    status: text('status', { enum: ENROLLEE_STATUSES }).notNull().default('active'),
+    deactivatedAt: integer('deactivated_at'),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('fpa_enrollees_employee').on(t.employeeKey)],
+);
+
+export const enrolleeAreas = sqliteTable(
+  'fpa_enrollee_areas',
+  {
+    enrolleeId: text('enrollee_id').notNull(),
+    areaId: text('area_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.enrolleeId, t.areaId] }), index('fpa_enrollee_areas_area').on(t.areaId)],
+);

@@ -1,0 +1,13 @@
+import type { JobDefinition } from '../jobs';
+import type { Enrollment } from './service';
+
+export function enrollmentJobs(enrollment: Enrollment): JobDefinition[] {
+  return [
+    {
+      name: 'expire-sessions',
+      schedule: '45 * * * * *',
+      description: 'Expires enrollment sessions past ENROLLMENT_SESSION_TTL.',
+      run: () => enrollment.sessions.expireDue(),
+    },
+  ];
+}

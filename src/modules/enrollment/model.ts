@@ -1,0 +1,125 @@
+/** The enrollment module's HTTP model: the agent API (SPEC) and the administrators' routes. */
+import { t } from 'elysia';
+import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
+import { SESSION_STATUSES } from './tables';
+
+/** A finger index; one outside ALLOWED_FINGER_INDEXES is refused by the rules (422 `finger_not_allowed`). */
+const FingerIndex = Int({ description: 'Finger index (0 left little … 9 right little); must be in ALLOWED_FINGER_INDEXES.' });
+const Fingers = (description: string) => t.Array(FingerIndex, { minItems: 1, maxItems: 20, description });
+
+export const SessionParams = t.Object({ id: Text({ maxLength: 100, description: 'Session id (UUID).' }) });
+export const AgentParams = t.Object({ id: Text({ maxLength: 100, description: 'Agent id (UUID).' }) });
+
+export const Session = t.Object(
+  {
+    id: Uuid(),
+    kind: OneOf(['agent', 'remote'], '`agent`: a desktop agent; `remote`: a terminal enrolls on command.'),
+    status: OneOf(SESSION_STATUSES, 'open → in_progress (claim) → completed | cancelled | failed; expired after ENROLLMENT_SESSION_TTL.'),
+    enrollee: t.Object({ id: Uuid(), display_name: t.String(), device_pin: t.String() }),
+    fingers_requested: t.Array(Int(), { description: 'Fingers to capture.' }),
+    fingers_captured: t.Array(Int(), { description: 'Fingers uploaded so far.' }),
+    agent: Nullable(Uuid('The agent of an agent session.')),
+    device: Nullable(t.String({ description: 'Serial number of the terminal of a remote session.' })),
+    reason: Nullable(t.String({ description: 'Why the session closed (cancel reason, expiry, failure).' })),
+    created_at: Instant(),
+    claimed_at: Nullable(Instant()),
+    closed_at: Nullable(Instant()),
+    expires_at: Instant(),
+  },
+  { description: 'An enrollment session.' },
+);
+
+export const CompletedSession = t.Composite([
+  Session,
+  t.Object({
+    templates: t.Array(
+      t.Object({
+        finger_index: Int(),
+        algorithm_version: t.String(),
+        version: Int({ description: 'Version of the stored template (1 for a new finger).' }),
+        queued_to: Int({ description: 'Terminals the template was queued to.' }),
+        incompatible: Int({ description: 'In-scope terminals whose algorithm cannot use it.' }),
+      }),
+    ),
+  }),
+]);
+
+export const AgentInfo = t.Object({
+  id: Uuid(),
+  name: t.String(),
+  algorithm_version: t.String(),
+  allowed_fingers: t.Array(Int(), { description: 'ALLOWED_FINGER_INDEXES.' }),
+  can_start_sessions: t.Boolean({ description: 'AGENT_CAN_START_SESSIONS.' }),
+  consent_required: t.Boolean({ description: 'ENROLLMENT_REQUIRE_CONSENT.' }),
+  limits: t.Object({
+    template_max_bytes: Int(),
+    fingers_required_min: Int(),
+    fingers_allowed_max: Int(),
+    session_ttl_seconds: Int(),
+    rate_limit: t.Object({ requests: Int(), window_seconds: t.Number() }),
+  }),
+  server_time: Instant(),
+});
+
+/** The agent API keeps accepting fields it does not know, so existing desktop agents work unchanged. */
+export const AgentStartSession = t.Object(
+  { enrollee: Text({ maxLength: 100, description: 'Enrollee UUID or device PIN.' }), fingers: Fingers('Fingers to capture (allowed, unique, at most FINGERS_ALLOWED_MAX).') },
+  { additionalProperties: true },
+);
+
+export const TemplateUpload = t.Object(
+  {
+    finger_index: FingerIndex,
+    algorithm_version: Text({ maxLength: 32, description: 'Must equal the agent’s registered algorithm.' }),
+    template: t.String({ description: 'Standard base64 (RFC 4648, padded) of the template bytes, at most TEMPLATE_MAX_BYTES decoded.' }),
+    quality: t.Optional(Nullable(Int({ minimum: 0, description: 'Quality score from the reader.' }))),
+  },
+  { additionalProperties: true },
+);
+
+export const UploadResult = t.Object({
+  captured: t.Array(Int(), { description: 'Fingers staged on the session.' }),
+  remaining: t.Array(Int(), { description: 'Requested fingers still missing.' }),
+});
+
+export const CancelSession = t.Optional(Nullable(t.Object({ reason: t.Optional(Nullable(Text({ minLength: 0, maxLength: 500 }))) }, { additionalProperties: true })));
+
+export const Agent = t.Object({
+  id: Uuid(),
+  name: t.String(),
+  algorithm_version: t.String({ description: 'Algorithm version of the agent’s reader; uploads must carry it.' }),
+  key_prefix: t.String({ description: 'Public part of the key (`fpa_<prefix>_…`), to tell keys apart.' }),
+  status: OneOf(['active', 'revoked']),
+  created_by: t.String(),
+  created_at: Instant(),
+  revoked_at: Nullable(Instant()),
+  last_used_at: Nullable(Instant('Last authenticated request (minute resolution).')),
+});
+
+export const AgentWithKey = t.Composite([Agent, t.Object({ key: t.String({ description: 'The agent key `fpa_<prefix>_<secret>`; shown this one time, only its SHA-256 digest is stored.' }) })]);
+
+export const AgentCreate = Body({ name: Text({ maxLength: 200 }), algorithm_version: Text({ maxLength: 32 }) });
+
+export const AgentList = { query: t.Object({ status: t.Optional(OneOf(['active', 'revoked'])), ...PageQuery }), response: Page(Agent) };
+
+export const AdminStartSession = Body({
+  enrollee: Text({ maxLength: 100, description: 'Enrollee UUID (a device PIN is accepted too).' }),
+  agent: Text({ maxLength: 100, description: 'The agent that will capture (its id).' }),
+  fingers: Fingers('Fingers to capture.'),
+});
+
+export const SessionList = {
+  query: t.Object({
+    status: t.Optional(OneOf(SESSION_STATUSES)),
+    kind: t.Optional(OneOf(['agent', 'remote'])),
+    agent: t.Optional(Text({ maxLength: 100 })),
+    enrollee: t.Optional(Text({ maxLength: 100, description: 'Enrollee UUID or device PIN.' })),
+    ...PageQuery,
+  }),
+  response: Page(Session),
+};
+
+export const RemoteEnrollmentCreate = Body({
+  device: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'Serial number of the terminal.' }),
+  fingers: Fingers('Fingers to enroll, one after the other.'),
+});

@@ -1,0 +1,99 @@
+/**
+ * Administrator routes of enrollment (SPEC, API.md): `enrollment-agents/` (create with the key
+ * shown once, list, read, revoke), `enrollment-sessions/` (start an agent session, read and list
+ * sessions of both kinds) and `enrollees/{id}/remote-enrollment/` (a terminal enrolls on command).
+ */
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import { EnrolleeParams } from '../enrollees';
+import { agentView } from './agents';
+import { AdminStartSession, Agent, AgentCreate, AgentList, AgentParams, AgentWithKey, RemoteEnrollmentCreate, Session, SessionList, SessionParams } from './model';
+import type { Enrollment } from './service';
+
+export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
+  const { agents, agentSessions, remote } = enrollment;
+  // Creation also takes the local operator token, so `bun run fpa:create-agent` can hand the
+  // work to the running server that holds the database.
+  const creation = adminRouter(http, 'enrollment-agents-create', { allowOperatorToken: true }).post(
+    '/enrollment-agents',
+    async ({ body, admin, set }) => {
+      const { agent, key } = await agents.createAgent({ name: body.name, algorithmVersion: body.algorithm_version, by: admin.by });
+      set.status = 201;
+      return { ...agent, key };
+    },
+    {
+      body: AgentCreate,
+      response: { 201: AgentWithKey, ...errors() },
+      detail: { summary: 'Create an enrollment agent; its key is shown this one time', tags: ['enrollment'] },
+    },
+  );
+
+  const tags = ['enrollment'];
+  const admin = adminRouter(http, 'enrollment')
+    .get('/enrollment-agents', ({ query }) => agents.listAgents({ limit: query.limit ?? 100, cursor: query.cursor, status: query.status }), {
+      query: AgentList.query,
+      response: { 200: AgentList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'List agents, newest first (never their keys)', tags },
+    })
+    .get('/enrollment-agents/:id', async ({ params }) => agentView(await agents.getAgent(params.id)), {
+      params: AgentParams,
+      response: { 200: Agent, ...errors('not_found') },
+      detail: { summary: 'One agent', tags },
+    })
+    .post('/enrollment-agents/:id/revoke', ({ params, admin }) => agents.revokeAgent(params.id, { by: admin.by }), {
+      params: AgentParams,
+      response: { 200: Agent, ...errors('not_found') },
+      detail: { summary: 'Revoke an agent (idempotent); its open sessions are cancelled', tags },
+    })
+    .delete('/enrollment-agents/:id', ({ params, admin }) => agents.revokeAgent(params.id, { by: admin.by }), {
+      params: AgentParams,
+      response: { 200: Agent, ...errors('not_found') },
+      detail: { summary: 'Revoke an agent (same as `revoke/`; the record is kept for the audit trail)', tags },
+    })
+    .post(
+      '/enrollment-sessions',
+      async ({ body, admin, set }) => {
+        const session = await agentSessions.startAgentSession(body.enrollee.trim(), { agent: body.agent.trim(), fingers: body.fingers, by: admin.by });
+        set.status = 201;
+        return session;
+      },
+      {
+        body: AdminStartSession,
+        response: { 201: Session, ...errors('not_found', 'enrollee_inactive', 'agent_revoked', 'finger_not_allowed', 'too_many_fingers') },
+        detail: { summary: 'Start an agent session for an enrollee', tags },
+      },
+    )
+    .get(
+      '/enrollment-sessions',
+      ({ query }) =>
+        agentSessions.listSessions({ limit: query.limit ?? 100, cursor: query.cursor, status: query.status, agent: query.agent, enrollee: query.enrollee, kind: query.kind }),
+      {
+        query: SessionList.query,
+        response: { 200: SessionList.response, ...errors('invalid_cursor') },
+        detail: { summary: 'List sessions of both kinds, newest first', tags },
+      },
+    )
+    .get('/enrollment-sessions/:id', ({ params }) => agentSessions.adminSession(params.id), {
+      params: SessionParams,
+      response: { 200: Session, ...errors('not_found') },
+      detail: { summary: 'One session with its status', tags },
+    })
+    .post(
+      '/enrollees/:id/remote-enrollment',
+      async ({ params, body, admin, set }) => {
+        const session = await remote.start(params.id, { device: body.device, fingers: body.fingers, by: admin.by });
+        set.status = 201;
+        return session;
+      },
+      {
+        params: EnrolleeParams,
+        body: RemoteEnrollmentCreate,
+        response: {
+          201: Session,
+          ...errors('not_found', 'device_not_approved', 'enrollee_inactive', 'not_in_scope', 'consent_required', 'device_busy', 'finger_not_allowed', 'too_many_fingers'),
+        },
+        detail: { summary: 'Start a remote session: the terminal enrolls the fingers on command', tags: ['enrollees'] },
+      },
+    );
+  return creation.use(admin);
+}

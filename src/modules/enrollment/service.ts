@@ -1,0 +1,52 @@
+/**
+ * Enrollment: agents (desktop applications with a USB reader), agent sessions, remote sessions
+ * on a terminal, and the rate limit of the agent API. Open sessions of an enrollee are
+ * cancelled when their consent is withdrawn or they are deactivated or deleted.
+ */
+import type { Runtime } from '../../platform/runtime';
+import type { Biometrics } from '../biometrics';
+import type { CommandService } from '../commands';
+import type { DeviceService } from '../devices';
+import type { EnrolleeService } from '../enrollees';
+import type { EventChannel, EventLog } from '../events';
+import { AgentSessionService } from './agent-sessions';
+import { AgentService } from './agents';
+import type { EnrollmentEvents } from './events';
+import { AgentRateLimiter } from './rate-limit';
+import { RemoteEnrollment } from './remote-sessions';
+import { SessionStore } from './sessions';
+
+export class Enrollment {
+  readonly events: EventChannel<EnrollmentEvents>;
+  readonly sessions: SessionStore;
+  readonly agents: AgentService;
+  readonly agentSessions: AgentSessionService;
+  readonly remote: RemoteEnrollment;
+  readonly limiter: AgentRateLimiter;
+
+  constructor(
+    ctx: Runtime,
+    log: EventLog,
+    deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService; biometrics: Biometrics },
+  ) {
+    const { enrollees, devices, commands, biometrics } = deps;
+    this.events = log.channel<EnrollmentEvents>();
+    this.sessions = new SessionStore(ctx, this.events, commands, enrollees, devices);
+    this.agents = new AgentService(ctx, this.sessions);
+    this.agentSessions = new AgentSessionService(ctx, this.sessions, enrollees, biometrics);
+    this.remote = new RemoteEnrollment(ctx, this.sessions, commands, enrollees, devices);
+    this.limiter = new AgentRateLimiter(ctx.settings.AGENT_RATE_LIMIT, ctx.clock, ctx.db);
+
+    biometrics.events.react('consent_withdrawn', async (w, events) => {
+      for (const { data } of events) await this.sessions.closeOpenOf(w, data.enrollee, 'consent withdrawn');
+    });
+    enrollees.events.react('enrollee_deleted', async (w, events) => {
+      for (const { data } of events) await this.sessions.closeOpenOf(w, data.enrollee.id, 'enrollee deleted');
+    });
+    enrollees.events.react('enrollee_updated', async (w, events) => {
+      for (const { data } of events) {
+        if (data.changes.status?.to === 'deactivated') await this.sessions.closeOpenOf(w, data.enrollee.id, 'enrollee deactivated');
+      }
+    });
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The one way modules affect each other. A module announces what happened by recording a domain
+ * event in the write transaction that caused it: the event is appended to the durable log
+ * (fpa_events) with a gap-free sequence, and three kinds of followers react:
+ *
+ * - reactors run inside that same transaction (the rules that must commit with the cause: a
+ *   device approved is backfilled, a withdrawn consent destroys templates);
+ * - in-process listeners (`fpa.events.on`) run after the commit, never for a rollback;
+ * - followers of the log (webhooks, streams) read it by sequence, so they catch up after a
+ *   restart; `onAppended` wakes them after each commit.
+ *
+ * A module never reaches into another module's tables: it records events, reacts to the events
+ * of the modules below it, and calls their services.
+ */
+import { and, asc, getTableName, gt, inArray, sql } from 'drizzle-orm';
+import type { WriteContext } from '../../platform/db/client';
+import { describeError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { eventLog } from './tables';
+
+/** Event type → the data recorded with it (JSON-safe: ids and facts); modules declare theirs as interfaces. */
+export type EventMap<M> = { [K in keyof M]: object };
+
+export interface LoggedEvent<T extends string = string, D = object> {
+  sequence: number;
+  id: string;
+  type: T;
+  /** When it was recorded (ms since the epoch). */
+  at: number;
+  data: D;
+}
+
+/** One event to record; `local` is handed to in-process listeners only and never stored. */
+export interface NewEvent<D> {
+  data: D;
+  local?: object;
+}
+
+export type Reactor<K extends string, D> = (w: WriteContext, events: readonly LoggedEvent<K, D>[]) => Promise<void>;
+
+/** A module's typed view of the log, over its own event map. */
+export interface EventChannel<M extends EventMap<M>> {
+  record<K extends keyof M & string>(w: WriteContext, type: K, data: M[K], local?: object): Promise<LoggedEvent<K, M[K]>>;
+  recordMany<K extends keyof M & string>(w: WriteContext, type: K, events: readonly NewEvent<M[K]>[]): Promise<LoggedEvent<K, M[K]>[]>;
+  /** Runs `reactor` inside every transaction that records `type`, once per record call, with its events. */
+  react<K extends keyof M & string>(type: K, reactor: Reactor<K, M[K]>): void;
+}
+
+/** The typed in-process surface a host sees as `fpa.events`. */
+export interface EventBus<M extends EventMap<M>> {
+  on<K extends keyof M & string>(type: K, listener: (payload: M[K], event: LoggedEvent<K>) => void | Promise<void>): () => void;
+  once<K extends keyof M & string>(type: K, listener: (payload: M[K], event: LoggedEvent<K>) => void | Promise<void>): () => void;
+  listenerCount(type: keyof M & string): number;
+}
+
+type StoredReactor = (w: WriteContext, events: readonly never[]) => Promise<void>;
+type StoredListener = (payload: never, event: never) => void | Promise<void>;
+type CallableReactor = (w: WriteContext, events: readonly LoggedEvent[]) => Promise<void>;
+type CallableListener = (payload: object, event: LoggedEvent) => void | Promise<void>;
+
+/** Rows per multi-row insert (four bound values each). */
+const INSERT_CHUNK = 500;
+const INSERT_SQL = `insert into ${getTableName(eventLog)} (id, type, at, data) values `;
+
+export class EventLog {
+  private readonly reactors = new Map<string, StoredReactor[]>();
+  private readonly listeners = new Map<string, Set<StoredListener>>();
+  private readonly appendedListeners = new Set<(lastSequence: number) => void>();
+
+  constructor(private readonly runtime: Runtime) {}
+
+  channel<M extends EventMap<M>>(): EventChannel<M> {
+    return {
+      record: async (w, type, data, local) => {
+        const [event] = await this.append(w, type, [{ data, local }]);
+        return event as LoggedEvent<typeof type, M[typeof type]>;
+      },
+      recordMany: async (w, type, events) => (await this.append(w, type, events)) as LoggedEvent<typeof type, M[typeof type]>[],
+      react: (type, reactor) => {
+        const list = this.reactors.get(type) ?? [];
+        list.push(reactor);
+        this.reactors.set(type, list);
+      },
+    };
+  }
+
+  on(type: string, listener: StoredListener): () => void {
+    let set = this.listeners.get(type);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(type, set);
+    }
+    set.add(listener);
+    return () => this.listeners.get(type)?.delete(listener);
+  }
+
+  once(type: string, listener: StoredListener): () => void {
+    const off = this.on(type, (payload: never, event: never) => {
+      off();
+      return (listener as CallableListener)(payload, event);
+    });
+    return off;
+  }
+
+  listenerCount(type: string): number {
+    return this.listeners.get(type)?.size ?? 0;
+  }
+
+  /** Called after every commit that appended events, with the last sequence it holds. */
+  onAppended(callback: (lastSequence: number) => void): () => void {
+    this.appendedListeners.add(callback);
+    return () => this.appendedListeners.delete(callback);
+  }
+
+  /** Events after `sequence`, oldest first, optionally of some types only. */
+  async after(sequence: number, limit: number, types?: readonly string[]): Promise<LoggedEvent[]> {
+    const rows = await this.runtime.db.orm
+      .select()
+      .from(eventLog)
+      .where(and(gt(eventLog.sequence, sequence), types && types.length > 0 ? inArray(eventLog.type, [...types]) : undefined))
+      .orderBy(asc(eventLog.sequence))
+      .limit(limit);
+    return rows.map((r) => ({ sequence: r.sequence, id: r.id, type: r.type, at: r.at, data: JSON.parse(r.data) as object }));
+  }
+
+  async lastSequence(): Promise<number> {
+    const [row] = await this.runtime.db.orm.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
+    return row?.max ?? 0;
+  }
+
+  private async append(w: WriteContext, type: string, events: readonly NewEvent<object>[]): Promise<LoggedEvent[]> {
+    if (events.length === 0) return [];
+    const at = this.runtime.clock.now();
+    const logged: LoggedEvent[] = [];
+    for (let i = 0; i < events.length; i += INSERT_CHUNK) {
+      const chunk = events.slice(i, i + INSERT_CHUNK);
+      const ids = chunk.map(() => newEventId());
+      const result = await w.execute({
+        sql: `${INSERT_SQL}${chunk.map(() => '(?, ?, ?, ?)').join(', ')} returning sequence, id`,
+        args: chunk.flatMap((e, j) => [ids[j]!, type, at, JSON.stringify(e.data)]),
+      });
+      const sequenceOf = new Map(result.rows.map((r) => [String(r.id), Number(r.sequence)]));
+      chunk.forEach((e, j) => logged.push({ sequence: sequenceOf.get(ids[j]!)!, id: ids[j]!, type, at, data: e.data }));
+    }
+    for (const reactor of this.reactors.get(type) ?? []) await (reactor as CallableReactor)(w, logged);
+    w.afterCommit(() => this.deliver(type, logged, events));
+    return logged;
+  }
+
+  private deliver(type: string, logged: readonly LoggedEvent[], events: readonly NewEvent<object>[]): void {
+    const listeners = this.listeners.get(type);
+    if (listeners && listeners.size > 0) {
+      logged.forEach((event, i) => {
+        const local = events[i]?.local;
+        const payload = local ? { ...event.data, ...local } : event.data;
+        for (const listener of listeners) {
+          try {
+            const result = (listener as CallableListener)(payload, event);
+            if (result instanceof Promise) result.catch((error: unknown) => this.listenerFailed(type, error));
+          } catch (error) {
+            this.listenerFailed(type, error);
+          }
+        }
+      });
+    }
+    const last = logged[logged.length - 1]!.sequence;
+    for (const callback of this.appendedListeners) callback(last);
+  }
+
+  private listenerFailed(type: string, error: unknown): void {
+    this.runtime.log.error(`a listener of ${type} failed`, { error: describeError(error) });
+  }
+}
+
+/** A public event id: usable as `webhook-id` (no '.', no spaces), stable for the event's life. */
+export function newEventId(): string {
+  return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
+}

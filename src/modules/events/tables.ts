@@ -1,0 +1,17 @@
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/**
+ * The durable event log. `sequence` is assigned in the transaction that records the event, so
+ * a later commit always carries a higher sequence (as for punches): following the log with
+ * `after=<sequence>` never skips an event. AUTOINCREMENT keeps sequences from being reused
+ * after the newest rows were purged.
+ */
+export const eventLog = sqliteTable('fpa_events', {
+  sequence: integer('sequence').primaryKey({ autoIncrement: true }),
+  /** Stable public id (`evt_…`): the `webhook-id` of every delivery of this event. */
+  id: text('id').notNull(),
+  type: text('type').notNull(),
+  at: integer('at').notNull(),
+  /** JSON: ids and facts, never template bytes, keys or secrets. */
+  data: text('data').notNull(),
+});

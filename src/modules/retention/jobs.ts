@@ -1,0 +1,13 @@
+import type { JobDefinition } from '../jobs';
+import type { Retention } from './service';
+
+export function retentionJobs(retention: Retention): JobDefinition[] {
+  return [
+    {
+      name: 'purge-retention',
+      schedule: '0 30 3 * * *',
+      description: 'Purges punches, attendance days, finished commands, deliveries, device events and templates of long-deactivated enrollees past their RETENTION_* limits.',
+      run: () => retention.purge(),
+    },
+  ];
+}

@@ -1,0 +1,13 @@
+import type { JobDefinition } from '../jobs';
+import type { Terminals } from './service';
+
+export function terminalJobs(terminals: Terminals): JobDefinition[] {
+  return [
+    {
+      name: 'sync-device-clocks',
+      schedule: '0 5 * * * *',
+      description: 'Queues CHECK to terminals whose zone changed its UTC offset (DST) since their last handshake.',
+      run: () => terminals.clock.syncDeviceClocks(),
+    },
+  ];
+}

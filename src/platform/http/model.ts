@@ -1,0 +1,83 @@
+/**
+ * Building blocks of the modules' models: the TypeBox schemas that routes validate with and
+ * that the OpenAPI document is generated from, so the two cannot disagree.
+ */
+import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { ERROR_STATUS, type ErrorCode } from '../errors';
+
+/**
+ * Text people or terminals will see: no control characters (U+0000–U+001F, U+007F). A NUL
+ * would be stored truncated by the database and ends a field on a terminal.
+ */
+const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]*$';
+
+export function Text(options: { minLength?: number; maxLength: number; description?: string; examples?: string[] }) {
+  return t.String({ minLength: options.minLength ?? 1, pattern: PRINTABLE, ...options });
+}
+
+/** An instant, ISO 8601 with an offset (`2026-01-31T08:00:00Z`). */
+export const Instant = (description?: string) => t.String({ format: 'date-time', ...(description ? { description } : {}) });
+/** A calendar date `YYYY-MM-DD`. */
+export const LocalDate = (description?: string) => t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', ...(description ? { description } : {}) });
+export const Uuid = (description?: string) => t.String({ format: 'uuid', ...(description ? { description } : {}) });
+export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+/**
+ * A string enum from a constant list. A union of literals, not `t.UnionEnum`: that one gives the
+ * schema a `default` (its first value), which Elysia would fill in for an absent query parameter.
+ */
+export function OneOf<const V extends readonly [string, ...string[]]>(values: V, description?: string): TUnion<Literals<V>> {
+  // TypeBox computes a union's static type from a tuple of literals; the map gives an array.
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  ) as TUnion<Literals<V>>;
+}
+
+type Literals<V extends readonly string[]> = { -readonly [K in keyof V]: TLiteral<V[K]> };
+
+/**
+ * An integer in a body or a response. TypeBox's own, not `t.Integer`: Elysia's accepts a numeric
+ * string too (right for query parameters, wrong for JSON) and documents it as such.
+ */
+export const Int = (options: { minimum?: number; maximum?: number; description?: string } = {}) => Type.Integer(options);
+
+/** An object that refuses properties it does not name (every request body of the API). */
+export const Body = <P extends Record<string, TSchema>>(properties: P, description?: string) =>
+  t.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+
+/** `?limit=&cursor=` of every list (API.md). */
+export const PageQuery = {
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: 'Page size, 1 to 1000 (default 100).' })),
+  cursor: t.Optional(t.String({ minLength: 1, maxLength: 500, description: 'The `next_cursor` of the previous page.' })),
+};
+
+/** `{ results: [...], next_cursor }` of every administrator list. */
+export const Page = <T extends TSchema>(item: T) =>
+  t.Object({ results: t.Array(item), next_cursor: Nullable(t.String({ description: 'Opaque cursor of the next page; null on the last page.' })) });
+
+export const ErrorBody = t.Object(
+  {
+    error: t.Object({
+      code: t.String({ description: 'Stable machine-readable code.', examples: Object.keys(ERROR_STATUS) }),
+      message: t.String({ description: 'Human-readable explanation.' }),
+      details: t.Record(t.String(), t.Unknown(), { description: 'Further information, specific to the code.' }),
+    }),
+  },
+  { description: 'The one error body of the API.' },
+);
+
+/**
+ * The error responses of an operation: the statuses of the given codes, plus what every
+ * administrator route may answer (400 validation, 401, 403, 503).
+ */
+export function errors(...codes: ErrorCode[]): Record<number, typeof ErrorBody> {
+  const out: Record<number, typeof ErrorBody> = {};
+  for (const code of ['validation_error', 'unauthorized', 'forbidden', 'unavailable', ...codes] as ErrorCode[]) out[ERROR_STATUS[code]] = ErrorBody;
+  return out;
+}
+
+/** Lists the codes (by status) an operation documents, for its description. */
+export function describeCodes(codes: readonly ErrorCode[]): string {
+  return codes.map((c) => `\`${c}\` (${ERROR_STATUS[c]})`).join(', ');
+}

@@ -1,0 +1,71 @@
+/**
+ * Calendar dates and wall clocks in a time zone. A date `YYYY-MM-DD` covers the instants
+ * [start of the date, start of the next date), each start being the first instant whose wall
+ * time shows that date (Intl-based, so a 23- or 25-hour DST day comes out right).
+ */
+import { FpaError } from '../errors';
+import { formatLocalWallTime, localWallTimeToUtc } from './zone';
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+
+/** A real calendar date in `YYYY-MM-DD` form (rejects 2026-02-30). */
+export function isCalendarDate(text: string): boolean {
+  const m = DATE_RE.exec(text);
+  if (!m) return false;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return new Date(ms).toISOString().slice(0, 10) === text;
+}
+
+export function requireDate(text: string, field: string): string {
+  if (!isCalendarDate(text)) throw new FpaError('validation_error', `${field} must be a date (YYYY-MM-DD)`, { field, value: text });
+  return text;
+}
+
+/** Calendar arithmetic on date strings (no zone involved). */
+export function addDays(date: string, days: number): string {
+  const m = DATE_RE.exec(date)!;
+  return new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** 0 = Sunday … 6 = Saturday. */
+export function weekdayOf(date: string): number {
+  return new Date(`${date}T00:00:00Z`).getUTCDay();
+}
+
+/** The local date an instant falls on in `timeZone`. */
+export function localDateOf(instantMs: number, timeZone: string): string {
+  return formatLocalWallTime(new Date(instantMs), timeZone).slice(0, 10);
+}
+
+const CLOCK_RE = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/;
+
+/** Seconds after midnight of a wall clock `H:MM`, `HH:MM` or `HH:MM:SS`; null if malformed. */
+export function secondsOfClock(wallTime: string): number | null {
+  const m = CLOCK_RE.exec(wallTime);
+  if (!m) return null;
+  const [h, min, s] = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+  return h < 24 && min < 60 && s < 60 ? h * 3600 + min * 60 + s : null;
+}
+
+/** An instant of a wall time (`HH:MM` or `HH:MM:SS`) on a local date; DST rule of time-zone.ts. */
+export function instantOn(date: string, wallTime: string, timeZone: string): number {
+  const seconds = secondsOfClock(wallTime);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const time = seconds === null ? wallTime : `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}`;
+  const resolved = localWallTimeToUtc(`${date} ${time}`, timeZone);
+  if (!resolved) throw new FpaError('validation_error', 'not a valid local time', { date, time: wallTime, time_zone: timeZone });
+  return resolved.utc.getTime();
+}
+
+/** [start, end) of a local date in UTC milliseconds. */
+export function dayBounds(date: string, timeZone: string): { start: number; end: number } {
+  return { start: instantOn(date, '00:00:00', timeZone), end: instantOn(addDays(date, 1), '00:00:00', timeZone) };
+}
+
+/** Accepts an ISO instant or a date (`YYYY-MM-DD`, taken as UTC midnight). */
+export function parseInstant(value: string, field: string): number {
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (!Number.isFinite(ms)) throw new FpaError('validation_error', `${field} must be an ISO 8601 date or instant`, { field, value });
+  return ms;
+}
