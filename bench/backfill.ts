@@ -5,7 +5,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { deviceCommands } from '../src/app/schema';
-import { bulkEnrollees, round, startBenchServer, type Figure } from './support';
+import { bulkEnrollees, type Figure, round, startBenchServer } from './support';
 
 export interface BackfillOptions {
   enrollees: number;

@@ -5,7 +5,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { deviceCommands } from '../src/app/schema';
-import { approvedDevices, bulkEnrollees, round, startBenchServer, type Figure } from './support';
+import { approvedDevices, bulkEnrollees, type Figure, round, startBenchServer } from './support';
 
 export interface FanoutOptions {
   devices: number;
@@ -35,10 +35,7 @@ export async function benchFanout(options: FanoutOptions = FANOUT_DEFAULTS): Pro
       times.push(performance.now() - start);
       if (stored.queuedTo !== options.devices) throw new Error(`storeTemplate queued to ${stored.queuedTo} devices, expected ${options.devices}`);
     }
-    const [queued] = await fpa.db.orm
-      .select({ n: sql<number>`count(*)` })
-      .from(deviceCommands)
-      .where(eq(deviceCommands.kind, 'update_template'));
+    const [queued] = await fpa.db.orm.select({ n: sql<number>`count(*)` }).from(deviceCommands).where(eq(deviceCommands.kind, 'update_template'));
     const expected = (options.templates + 1) * options.devices;
     if (queued?.n !== expected) throw new Error(`fan-out queued ${queued?.n} template commands, expected ${expected}`);
     const total = times.reduce((a, b) => a + b, 0);

@@ -9,9 +9,9 @@
  */
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { migrateDatabase, openDatabase } from '../src/platform/db/client';
 import { punches } from '../src/app/schema';
-import { approvedDevices, bulkEnrollees, hasRoute, round, skippedFigure, startBenchServer, tempDir, wallTime, type Figure } from './support';
+import { migrateDatabase, openDatabase } from '../src/platform/db/client';
+import { approvedDevices, bulkEnrollees, type Figure, hasRoute, round, skippedFigure, startBenchServer, tempDir, wallTime } from './support';
 
 export interface IngestOptions {
   terminals: number;
@@ -68,7 +68,9 @@ export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS): Pro
     value: null,
     unit: 'rows/s',
     baseline: { title: 'libSQL multi-row INSERT per batch', value: round(baseline.rowsPerSecond, 0), unit: 'rows/s' },
-    notes: [`baseline (best of 2): ${baseline.rows} rows in ${round(baseline.seconds, 3)} s; runs: ${round(baseline1.rowsPerSecond, 0)} and ${round(baseline2.rowsPerSecond, 0)} rows/s`],
+    notes: [
+      `baseline (best of 2): ${baseline.rows} rows in ${round(baseline.seconds, 3)} s; runs: ${round(baseline1.rowsPerSecond, 0)} and ${round(baseline2.rowsPerSecond, 0)} rows/s`,
+    ],
   };
   if ('skipped' in server1 || 'skipped' in server2) {
     const reason = 'skipped' in server1 ? server1.skipped : 'skipped' in server2 ? server2.skipped : '';
@@ -91,7 +93,23 @@ async function storageLimit(options: IngestOptions): Promise<{ rows: number; sec
   const db = await openDatabase({ url: `file:${join(tmp.dir, 'baseline.db')}` });
   try {
     await migrateDatabase(db);
-    const columns = ['id', 'device_id', 'device_serial', 'device_pin', 'enrollee_id', 'employee_key', 'punched_at', 'local_time', 'utc_offset_minutes', 'state', 'verify_type', 'work_code', 'raw', 'flags', 'received_at'];
+    const columns = [
+      'id',
+      'device_id',
+      'device_serial',
+      'device_pin',
+      'enrollee_id',
+      'employee_key',
+      'punched_at',
+      'local_time',
+      'utc_offset_minutes',
+      'state',
+      'verify_type',
+      'work_code',
+      'raw',
+      'flags',
+      'received_at',
+    ];
     const rowSql = `(${columns.map(() => '?').join(',')})`;
     const enrolleeIds = Array.from({ length: options.terminals * options.linesPerBatch }, () => crypto.randomUUID());
     const deviceIds = Array.from({ length: options.terminals }, () => crypto.randomUUID());

@@ -8,7 +8,7 @@
  * `commandsPerPoll` per poll, so every counted poll takes a real batch (read, render, mark sent).
  */
 import type { NewCommand } from '../src/modules/commands/service';
-import { approvedDevices, bareBunServer, closedLoop, hasRoute, round, skippedFigure, slices, startBenchServer, type Figure, type LoadResult } from './support';
+import { approvedDevices, bareBunServer, closedLoop, type Figure, hasRoute, type LoadResult, round, skippedFigure, slices, startBenchServer } from './support';
 
 export interface PollOptions {
   devices: number;
@@ -107,7 +107,11 @@ async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRu
   // Queued devices get their commands now (not timed); idle ones never get any.
   const devices = await Promise.all(serials.map((s) => fpa.service.devices.get(s)));
   const commands: NewCommand[] = devices.flatMap((d) =>
-    Array.from({ length: options.queuedPerDevice }, (_, i) => ({ deviceId: d.id, kind: 'add_user' as const, payload: { pin: String(100_000 + i), name: `Bench User ${i}` } })),
+    Array.from({ length: options.queuedPerDevice }, (_, i) => ({
+      deviceId: d.id,
+      kind: 'add_user' as const,
+      payload: { pin: String(100_000 + i), name: `Bench User ${i}` },
+    })),
   );
   for (const part of slices(commands, 10_000)) {
     await fpa.db.write(async (w) => {
@@ -120,7 +124,13 @@ async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRu
 
   const run = async (): Promise<PollRun> => {
     if (!warmed) {
-      await closedLoop({ concurrency: options.concurrency, seconds: 1, maxRequests: 5_000_000, request: (w) => fetch(url(idleSerials[w % idleSerials.length]!)), check: idleCheck });
+      await closedLoop({
+        concurrency: options.concurrency,
+        seconds: 1,
+        maxRequests: 5_000_000,
+        request: (w) => fetch(url(idleSerials[w % idleSerials.length]!)),
+        check: idleCheck,
+      });
       warmed = true;
     }
     const idle = await closedLoop({

@@ -14,7 +14,7 @@ import { benchFanout } from './fanout';
 import { benchIngest } from './ingest';
 import { describeMachine, loadNow, type Machine } from './machine';
 import { benchPolls } from './polls';
-import { skippedFigure, type Figure } from './support';
+import { type Figure, skippedFigure } from './support';
 import { benchWebhooks } from './webhooks';
 import { benchWebSocket } from './websocket';
 

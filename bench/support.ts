@@ -7,14 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import type { SettingsInput } from '../src/platform/config/settings';
-import { silentLogger } from '../src/platform/log';
-import { generateEncryptionKey } from '../src/platform/crypto/template-cipher';
+import type { FingerprintAttendance } from '../src/app/create';
 import { consents, employees, enrolleeAreas, enrollees, templates } from '../src/app/schema';
+import { type RunningServer, startServer } from '../src/app/server';
 import { resolveAreas } from '../src/modules/areas/service';
 import { templateAad } from '../src/modules/biometrics/aad';
-import type { FingerprintAttendance } from '../src/app/create';
-import { startServer, type RunningServer } from '../src/app/server';
+import type { SettingsInput } from '../src/platform/config/settings';
+import { generateEncryptionKey } from '../src/platform/crypto/template-cipher';
+import { silentLogger } from '../src/platform/log';
 
 export const API_BASE = '/api/fingerprint/v1';
 export const BENCH_JWT_SECRET = 'bench-secret-that-is-at-least-32-bytes-long!!';
@@ -166,12 +166,20 @@ export async function bulkEnrollees(
     for (const part of slices(people, 500)) {
       await tx.insert(employees).values(part.map((p) => ({ id: p.employee, name: `Bench ${p.pin}`, active: true, createdAt: now })));
       await tx.insert(enrollees).values(
-        part.map((p) => ({ id: p.id, employeeKey: p.employee, devicePin: p.pin, displayName: `Bench ${p.pin}`, status: 'active' as const, createdAt: now, updatedAt: now })),
+        part.map((p) => ({
+          id: p.id,
+          employeeKey: p.employee,
+          devicePin: p.pin,
+          displayName: `Bench ${p.pin}`,
+          status: 'active' as const,
+          createdAt: now,
+          updatedAt: now,
+        })),
       );
       await tx.insert(enrolleeAreas).values(part.map((p) => ({ enrolleeId: p.id, areaId: areaId! })));
-      await tx.insert(consents).values(
-        part.map((p) => ({ id: crypto.randomUUID(), enrolleeId: p.id, version: 'v1', method: 'bench', givenBy: 'bench', givenAt: now })),
-      );
+      await tx
+        .insert(consents)
+        .values(part.map((p) => ({ id: crypto.randomUUID(), enrolleeId: p.id, version: 'v1', method: 'bench', givenBy: 'bench', givenAt: now })));
     }
     for (const part of slices(templateRows, 400)) await tx.insert(templates).values(part);
   });

@@ -5,9 +5,10 @@
  * receiver holds N distinct `webhook-id`s. Duplicates are counted, a sample of signatures
  * is verified with the secret the API returned.
  */
-import { verifyWebhook } from '../src/modules/webhooks/signing';
+
 import type { IncomingPunch } from '../src/modules/punches/service';
-import { API_BASE, adminJwt, approvedDevices, hasRoute, round, skippedFigure, sleep, startBenchServer, wallTime, type Figure } from './support';
+import { verifyWebhook } from '../src/modules/webhooks/signing';
+import { API_BASE, adminJwt, approvedDevices, type Figure, hasRoute, round, skippedFigure, sleep, startBenchServer, wallTime } from './support';
 
 export interface WebhookOptions {
   punches: number;
@@ -42,7 +43,8 @@ export async function benchWebhooks(options: WebhookOptions = WEBHOOK_DEFAULTS):
   });
   const server = await startBenchServer('fpa-bench-webhooks-', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true });
   try {
-    if (!hasRoute(server, 'POST', `${API_BASE}/webhooks`)) return [skippedFigure('webhooks', title, 'deliveries/s', 'the webhooks admin route is not mounted yet', TARGET)];
+    if (!hasRoute(server, 'POST', `${API_BASE}/webhooks`))
+      return [skippedFigure('webhooks', title, 'deliveries/s', 'the webhooks admin route is not mounted yet', TARGET)];
     const { fpa } = server;
     const serial = 'BENCHHOOK1';
     await approvedDevices(fpa, [serial]);
@@ -63,7 +65,17 @@ export async function benchWebhooks(options: WebhookOptions = WEBHOOK_DEFAULTS):
         const at = base + (b * options.batch + i) * 1000;
         const pin = String(1 + (i % 50));
         const localTime = wallTime(at);
-        lines.push({ pin, localTime, punchedAt: at, utcOffsetMinutes: 0, state: 0, verifyType: 1, workCode: '0', extra: [], raw: `${pin}\t${localTime}\t0\t1\t0\t0\t0` });
+        lines.push({
+          pin,
+          localTime,
+          punchedAt: at,
+          utcOffsetMinutes: 0,
+          state: 0,
+          verifyType: 1,
+          workCode: '0',
+          extra: [],
+          raw: `${pin}\t${localTime}\t0\t1\t0\t0\t0`,
+        });
       }
       batches.push(lines);
     }

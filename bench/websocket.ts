@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_BASE, BENCH_JWT_SECRET, BENCH_KEY, adminJwt, round, skippedFigure, sleep, tempDir, wallTime, type Figure } from './support';
+import { API_BASE, adminJwt, BENCH_JWT_SECRET, BENCH_KEY, type Figure, round, skippedFigure, sleep, tempDir, wallTime } from './support';
 
 export interface WebSocketOptions {
   clients: number;

@@ -8,14 +8,14 @@ import type { EmployeeDirectory } from '../modules/employees';
 import { BUILTIN_LOOKUP_FIELDS, BuiltinEmployeeDirectory, recordEmployeeModel } from '../modules/employees';
 import type { EventBus } from '../modules/events';
 import type { JobRunner } from '../modules/jobs';
-import { ConfigurationError, checkConfiguration, type ConfigIssue } from '../platform/config/check';
+import { type ConfigIssue, ConfigurationError, checkConfiguration } from '../platform/config/check';
 import { loadSettings, type Settings, type SettingsInput } from '../platform/config/settings';
 import { TemplateKeyRing } from '../platform/crypto/template-cipher';
-import { migrateDatabase, openDatabase, type Database } from '../platform/db/client';
+import { type Database, migrateDatabase, openDatabase } from '../platform/db/client';
 import { acquireLock, type HeldLock } from '../platform/db/lock';
 import { AdminAuthenticator, type AuthorizeAdmin } from '../platform/http/admin-auth';
 import { createLogger, type Logger } from '../platform/log';
-import { systemClock, type Clock, type Runtime } from '../platform/runtime';
+import { type Clock, type Runtime, systemClock } from '../platform/runtime';
 import { docsRoutes } from './docs/routes';
 import type { FpaEvents } from './events';
 import { jobDefinitions } from './jobs';
@@ -73,7 +73,14 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
   if (preIssues.some((i) => i.severity === 'error')) throw new ConfigurationError(preIssues);
 
   const ownsDb = !options.db;
-  const db = options.db ?? (await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL, syncIntervalMs: settings.DATABASE_SYNC_INTERVAL }));
+  const db =
+    options.db ??
+    (await openDatabase({
+      url: settings.DATABASE_URL,
+      authToken: settings.DATABASE_AUTH_TOKEN,
+      syncUrl: settings.DATABASE_SYNC_URL,
+      syncIntervalMs: settings.DATABASE_SYNC_INTERVAL,
+    }));
   let lock: HeldLock | null = null;
   try {
     if (ownsDb && db.filePath && options.lock !== false) lock = await acquireLock(db.filePath);
@@ -136,10 +143,10 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
   }
 }
 
-export type { Settings, SettingsInput } from '../platform/config/settings';
-export type { EmployeeDirectory, Employee } from '../modules/employees';
-export type { FpaEvents } from './events';
+export type { Employee, EmployeeDirectory } from '../modules/employees';
 export type { PunchView } from '../modules/punches';
-export type { Service } from './service';
-export { API_PREFIX } from '../platform/http/api-prefix';
+export type { Settings, SettingsInput } from '../platform/config/settings';
 export { FpaError } from '../platform/errors';
+export { API_PREFIX } from '../platform/http/api-prefix';
+export type { FpaEvents } from './events';
+export type { Service } from './service';

@@ -12,5 +12,12 @@ interface InProcessExtras {
   punch_received: PunchEvents['punch_received'] & { payload: PunchPayload };
 }
 
-export type FpaEvents = DeviceEvents & CommandEvents & EnrolleeEvents & BiometricEvents & EnrollmentEvents & Omit<PunchEvents, 'punch_received'> & TerminalEvents & InProcessExtras;
+export type FpaEvents = DeviceEvents &
+  CommandEvents &
+  EnrolleeEvents &
+  BiometricEvents &
+  EnrollmentEvents &
+  Omit<PunchEvents, 'punch_received'> &
+  TerminalEvents &
+  InProcessExtras;
 export type FpaEventName = keyof FpaEvents;

@@ -2,12 +2,12 @@
  * The composition root: every module built once, in dependency order (each module knows only
  * the ones above it in this list). A module reacts to the events of the modules it was given.
  */
-import type { Runtime } from '../platform/runtime';
+
 import { AttendanceService } from '../modules/attendance';
 import { Biometrics } from '../modules/biometrics';
 import { CommandService } from '../modules/commands';
 import { DeviceService } from '../modules/devices';
-import { EmployeeService, type EmployeeDirectory } from '../modules/employees';
+import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
 import { EnrolleeService } from '../modules/enrollees';
 import { Enrollment } from '../modules/enrollment';
 import { EventLog } from '../modules/events';
@@ -16,6 +16,7 @@ import { PunchService, PunchStreamHub } from '../modules/punches';
 import { Retention } from '../modules/retention';
 import { Terminals } from '../modules/terminals';
 import { Webhooks } from '../modules/webhooks';
+import type { Runtime } from '../platform/runtime';
 
 export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const events = new EventLog(runtime);

@@ -7,7 +7,7 @@ import { Elysia } from 'elysia';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { apiBodyLimit } from '../platform/http/body';
-import { API_PREFIX, createFingerprintAttendance, type CreateOptions, type FingerprintAttendance } from './create';
+import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
 
 export interface RunningServer {
   fpa: FingerprintAttendance;
@@ -68,7 +68,13 @@ export async function main(): Promise<void> {
     process.exit(1);
   }
   console.log(
-    JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `Fingerprint Attendance listening on ${server.url}`, adms: `${server.url}${server.fpa.settings.ADMS_URL_PREFIX}`, api: `${server.url}${API_PREFIX}/` }),
+    JSON.stringify({
+      time: new Date().toISOString(),
+      level: 'info',
+      msg: `Fingerprint Attendance listening on ${server.url}`,
+      adms: `${server.url}${server.fpa.settings.ADMS_URL_PREFIX}`,
+      api: `${server.url}${API_PREFIX}/`,
+    }),
   );
   const shutdown = async (signal: string) => {
     console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `received ${signal}, shutting down` }));
@@ -78,4 +84,3 @@ export async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
-

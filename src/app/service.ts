@@ -48,9 +48,11 @@ export function buildService(m: Modules, runtime: Runtime) {
     /** Remote enrollment on a terminal; `enrollee` is its UUID or PIN. */
     startRemoteEnrollment: (enrollee: string, options: { device: string; fingers: number[]; by: string }) => enrollment.remote.start(enrollee, options),
     /** An agent session; `enrollee` is its UUID or PIN. */
-    startAgentSession: (enrollee: string, options: { agent: string; fingers: number[]; by: string }) => enrollment.agentSessions.startAgentSession(enrollee, options),
+    startAgentSession: (enrollee: string, options: { agent: string; fingers: number[]; by: string }) =>
+      enrollment.agentSessions.startAgentSession(enrollee, options),
     /** Creates an enrollment agent; `key` is returned this one time and never stored. */
-    createAgent: (name: string, options: { algorithmVersion: string; by: string }) => enrollment.agents.createAgent({ name, algorithmVersion: options.algorithmVersion, by: options.by }),
+    createAgent: (name: string, options: { algorithmVersion: string; by: string }) =>
+      enrollment.agents.createAgent({ name, algorithmVersion: options.algorithmVersion, by: options.by }),
     revokeAgent: (agent: string, options: { by: string }) => enrollment.agents.revokeAgent(agent, options),
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),

@@ -4,5 +4,3 @@
  */
 import './create-agent';
 import './commands-terminals';
-
-export {};

@@ -4,9 +4,9 @@
  * is handed to it (operator token of the lock file); otherwise the database is opened here.
  */
 import { parseArgs } from 'node:util';
-import { callRunningServer, registerCommand } from './run';
-import { silentLogger } from '../platform/log';
 import { createFingerprintAttendance } from '../app/create';
+import { silentLogger } from '../platform/log';
+import { callRunningServer, registerCommand } from './run';
 
 const USAGE = 'usage: bun run fpa:create-agent <name> --algorithm <algorithm_version>';
 

@@ -2,10 +2,10 @@
  * The README's configuration table and list of check codes, generated from the schema so
  * the documentation cannot drift (`bun src/cli.ts readme` rewrites them; a test compares).
  */
-import { ROUTES, type AuthKind } from '../app/docs/catalog';
-import { ERROR_STATUS } from '../platform/errors';
+import { type AuthKind, ROUTES } from '../app/docs/catalog';
 import { CHECK_CODES } from '../platform/config/check';
 import { SETTING_KEYS, SETTINGS_SCHEMA } from '../platform/config/settings';
+import { ERROR_STATUS } from '../platform/errors';
 
 export function settingsTableMarkdown(): string {
   const lines = ['| Setting (env `FPA_<KEY>`) | Default | Meaning |', '|---|---|---|'];

@@ -6,22 +6,32 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { checkConfiguration, CHECK_CODES, formatIssues } from '../platform/config/check';
-import { describeSettings, loadSettings } from '../platform/config/settings';
-import { checkCodesMarkdown, errorStatusMarkdown, replaceBlock, routesTableMarkdown, settingsTableMarkdown } from './readme-blocks';
-import { silentLogger } from '../platform/log';
-import { generateEncryptionKey } from '../platform/crypto/template-cipher';
-import { randomToken } from '../platform/crypto/secrets';
-import { databaseFilePath, migrateDatabase, openDatabase } from '../platform/db/client';
+import { SignJWT } from 'jose';
+import { createFingerprintAttendance } from '../app/create';
 import { BUILTIN_LOOKUP_FIELDS } from '../modules/employees/directory';
+import { CHECK_CODES, checkConfiguration, formatIssues } from '../platform/config/check';
+import { describeSettings, loadSettings } from '../platform/config/settings';
+import { randomToken } from '../platform/crypto/secrets';
+import { generateEncryptionKey } from '../platform/crypto/template-cipher';
+import { databaseFilePath, migrateDatabase, openDatabase } from '../platform/db/client';
 import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
-import { createFingerprintAttendance } from '../app/create';
-import { SignJWT } from 'jose';
+import { silentLogger } from '../platform/log';
+import { checkCodesMarkdown, errorStatusMarkdown, replaceBlock, routesTableMarkdown, settingsTableMarkdown } from './readme-blocks';
 
 type Command = (args: string[]) => Promise<number>;
 
-const JOB_COMMANDS = ['check-devices', 'sync-device-clocks', 'expire-commands', 'retry-commands', 'expire-sessions', 'generate-absences', 'purge-retention', 'rotate-keys', 'deliver-webhooks'];
+const JOB_COMMANDS = [
+  'check-devices',
+  'sync-device-clocks',
+  'expire-commands',
+  'retry-commands',
+  'expire-sessions',
+  'generate-absences',
+  'purge-retention',
+  'rotate-keys',
+  'deliver-webhooks',
+];
 
 /** Finds a running server that holds the local database, if any. */
 async function runningServer(): Promise<{ apiUrl: string; token: string } | null> {
@@ -106,7 +116,12 @@ const commands: Record<string, Command> = {
       console.log('fpa:migrate: a running server holds the database and applied the migrations when it started; nothing to do');
       return 0;
     }
-    const db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN, syncUrl: settings.DATABASE_SYNC_URL, syncIntervalMs: settings.DATABASE_SYNC_INTERVAL });
+    const db = await openDatabase({
+      url: settings.DATABASE_URL,
+      authToken: settings.DATABASE_AUTH_TOKEN,
+      syncUrl: settings.DATABASE_SYNC_URL,
+      syncIntervalMs: settings.DATABASE_SYNC_INTERVAL,
+    });
     try {
       await migrateDatabase(db);
       console.log(`fpa:migrate: the database at ${file ? settings.DATABASE_URL : '(server)'} is up to date`);
@@ -196,4 +211,3 @@ export async function runCli(argv: string[]): Promise<number> {
     return 1;
   }
 }
-

@@ -44,7 +44,10 @@ export async function simulateDevice(args: string[]): Promise<number> {
   }
   const punches = values.punches === undefined ? 0 : Number(values.punches);
   if (!Number.isInteger(punches) || punches < 0) throw new Error('--punches must be a whole number');
-  const pins = (values.pins ?? '1').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const pins = (values.pins ?? '1')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   const ms = duration(values.duration, 30_000, 'duration');
   const pollIntervalMs = values['poll-interval'] === undefined ? undefined : duration(values['poll-interval'], 10_000, 'poll-interval');
   const terminal = new SimulatedTerminal({

@@ -68,8 +68,7 @@ export function errorBody(code: string, message: string, details: Record<string,
   return { error: { code, message, details } };
 }
 
-export const notFound = (what: string, id: string): FpaError =>
-  new FpaError('not_found', `${what} not found`, { [what.toLowerCase().replace(/ /g, '_')]: id });
+export const notFound = (what: string, id: string): FpaError => new FpaError('not_found', `${what} not found`, { [what.toLowerCase().replace(/ /g, '_')]: id });
 
 /**
  * Whether an error came from the database (driver or query builder). Drizzle's query errors

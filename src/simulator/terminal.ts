@@ -9,8 +9,9 @@
  * benchmark. Templates are synthetic: random bytes with the ZKFinger v10 marker `SS21` at
  * bytes 2–5, never real biometrics.
  */
-import { formatAttlogLine, formatDeviceCmdResult, formatOptionsBody, parseTabFields, splitKeyword } from '../protocol/adms';
+
 import { formatLocalWallTime } from '../platform/time/zone';
+import { formatAttlogLine, formatDeviceCmdResult, formatOptionsBody, parseTabFields, splitKeyword } from '../protocol/adms';
 
 export interface PunchRecord {
   pin: string;
@@ -166,7 +167,10 @@ export class SimulatedTerminal {
     const res = await this.get('getrequest', query);
     if (res.status !== 200) return [];
     this.infoDue = false;
-    const lines = res.body.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.startsWith('C:'));
+    const lines = res.body
+      .split('\n')
+      .map((l) => l.replace(/\r$/, ''))
+      .filter((l) => l.startsWith('C:'));
     const executed: ReceivedCommand[] = [];
     const results: string[] = [];
     let rehandshake = false;
@@ -229,7 +233,10 @@ export class SimulatedTerminal {
    * terminal it survives a server that is down or failing: the error is logged, it waits
    * (`ErrorDelay`, at most the poll interval) and carries on; unacknowledged punches are resent.
    */
-  async runFor(ms: number, plan: { punches?: number; pins?: string[]; pollIntervalMs?: number } = {}): Promise<{ polls: number; punchesSent: number; commands: number; errors: number }> {
+  async runFor(
+    ms: number,
+    plan: { punches?: number; pins?: string[]; pollIntervalMs?: number } = {},
+  ): Promise<{ polls: number; punchesSent: number; commands: number; errors: number }> {
     const started = Date.now();
     const elapsed = () => Date.now() - started;
     const pins = plan.pins && plan.pins.length > 0 ? plan.pins : ['1'];
@@ -333,7 +340,7 @@ export class SimulatedTerminal {
     const forced = this.o.respond?.(command);
     const { keyword, rest } = splitKeyword(command.text);
     const words = command.text.split(' ');
-    const family = keyword.toUpperCase() === 'DATA' ? 'DATA' : words[0] ?? '';
+    const family = keyword.toUpperCase() === 'DATA' ? 'DATA' : (words[0] ?? '');
     if (forced === 'ignore') return { code: null, echo: family };
     if (typeof forced === 'number') return { code: forced, echo: family };
     if (family === 'DATA') return { code: this.data(words[1] ?? '', words[2] ?? '', command.text), echo: 'DATA' };
@@ -409,7 +416,9 @@ export class SimulatedTerminal {
       this.operlogQueue.push(this.biodataLine(pin, finger, template));
     } else {
       this.operlogQueue.push(fpLine(pin, finger, template));
-      this.operlogQueue.push(`OPLOG 6\t0\t${formatLocalWallTime(new Date(), this.o.timeZone ?? 'UTC')}\t${pin}\t${finger}\t${Buffer.from(template, 'base64').length}\t0`);
+      this.operlogQueue.push(
+        `OPLOG 6\t0\t${formatLocalWallTime(new Date(), this.o.timeZone ?? 'UTC')}\t${pin}\t${finger}\t${Buffer.from(template, 'base64').length}\t0`,
+      );
     }
     return 0;
   }

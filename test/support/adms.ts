@@ -112,8 +112,7 @@ export const V04B_TRAILING_TAB = '1234\t2026-08-12 09:55:55\t0\t1\t\t0\t0\t\n';
 export const V04B_CRLF = '1001\t2024-03-11 08:59:12\t0\t1\t0\t0\t0\r\n\r\n';
 export const V04B_THERMAL = '1001\t2024-03-11 08:59:12\t0\t15\t0\t0\t0\t1\t36.5\t97.7\n';
 export const V05A = 'USER PIN=5\tName=yyyy\tPri=0\tPasswd=1\tCard=\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\tStartDatetime=0\tEndDatetime=0\n';
-export const FP_TEMPLATE =
-  'SghTUzIxIlF7qwlffdgUXdY0TrNYhrQeLiqJTr1JyKnuwzL09g/pCrgTZ2tRCI0vms51ekjL4QwayZDbSKTpifxtVFRM1V7aS08krS54A9C2ui6iHyu512vGah/5GtS4';
+export const FP_TEMPLATE = 'SghTUzIxIlF7qwlffdgUXdY0TrNYhrQeLiqJTr1JyKnuwzL09g/pCrgTZ2tRCI0vms51ekjL4QwayZDbSKTpifxtVFRM1V7aS08krS54A9C2ui6iHyu512vGah/5GtS4';
 export const V05B = `USER PIN=1001\tName=Ana Pérez\tPri=0\tPasswd=\tCard=[15CD5B07]\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\nFP PIN=1001\tFID=6\tSize=128\tValid=1\tTMP=${FP_TEMPLATE}\n`;
 export const V05C =
   'OPLOG 0\t0\t2020-06-23 13:19:24\t0\t0\t0\t0\nOPLOG 3\t0\t2020-06-23 13:19:37\t55\t0\t0\t0\nOPLOG 4\t0\t2020-06-23 13:19:42\t0\t0\t0\t0\nOPLOG 5\t0\t2020-06-23 13:20:44\tDHCP\t0\t0\t0\nOPLOG 5\t0\t2020-06-23 13:20:49\tDHCP\t0\t0\t0\nOPLOG 5\t0\t2020-06-23 13:20:50\tDHCP\t0\t0\t0\n';

@@ -4,9 +4,9 @@
  * checks: the punches, their outbox rows, and whether any template or session was left
  * half-written. Template bytes are compared in memory and never printed.
  */
-import { createClient, type Client } from '@libsql/client';
-import { TemplateKeyRing } from '../../src/platform/crypto/template-cipher';
+import { type Client, createClient } from '@libsql/client';
 import { stagedAad, templateAad } from '../../src/modules/biometrics/aad';
+import { TemplateKeyRing } from '../../src/platform/crypto/template-cipher';
 
 export async function openReadOnly(file: string): Promise<Client> {
   // One connection, so the pragma holds for every statement of this client.
@@ -75,14 +75,17 @@ export async function templateState(db: Client, keys: string[]): Promise<Templat
     const finger = Number(r.finger_index);
     try {
       const plain = await ring.decrypt(new Uint8Array(r.ciphertext as ArrayBuffer), templateAad(enrollee, finger, Number(r.version)));
-      if (plain.byteLength !== Number(r.size_bytes)) problems.push(`template ${id}: size_bytes ${String(r.size_bytes)} but ${plain.byteLength} bytes decrypted`);
+      if (plain.byteLength !== Number(r.size_bytes))
+        problems.push(`template ${id}: size_bytes ${String(r.size_bytes)} but ${plain.byteLength} bytes decrypted`);
       plaintexts.set(`${enrollee}:${finger}`, plain);
     } catch {
       problems.push(`template ${id} (enrollee ${enrollee}, finger ${finger}, version ${String(r.version)}) does not decrypt with its AAD`);
     }
   }
 
-  const sync = await db.execute('SELECT s.template_id, s.device_id FROM fpa_template_sync s LEFT JOIN fpa_templates t ON t.id = s.template_id WHERE t.id IS NULL');
+  const sync = await db.execute(
+    'SELECT s.template_id, s.device_id FROM fpa_template_sync s LEFT JOIN fpa_templates t ON t.id = s.template_id WHERE t.id IS NULL',
+  );
   for (const r of sync.rows) problems.push(`template_sync row of device ${String(r.device_id)} points to missing template ${String(r.template_id)}`);
 
   const staged = await db.execute(
@@ -91,7 +94,8 @@ export async function templateState(db: Client, keys: string[]): Promise<Templat
   for (const r of staged.rows) {
     const session = String(r.session_id);
     const status = r.status === null ? 'missing' : String(r.status);
-    if (status !== 'open' && status !== 'in_progress') problems.push(`staged template of finger ${String(r.finger_index)} belongs to ${status} session ${session}`);
+    if (status !== 'open' && status !== 'in_progress')
+      problems.push(`staged template of finger ${String(r.finger_index)} belongs to ${status} session ${session}`);
     try {
       await ring.decrypt(new Uint8Array(r.ciphertext as ArrayBuffer), stagedAad(session, Number(r.finger_index), Number(r.revision)));
     } catch {

@@ -114,7 +114,8 @@ export class TrackedTerminal {
   async settle(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.pending > 0) {
-      if (Date.now() > deadline) throw new Error(`${this.sn}: ${this.unanswered.length} lines and ${this.templateInFlight ? 1 : 0} template still unacknowledged`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.sn}: ${this.unanswered.length} lines and ${this.templateInFlight ? 1 : 0} template still unacknowledged`);
       try {
         await this.upload([]);
         await this.uploadTemplate();
@@ -206,7 +207,11 @@ export class CrashAgent {
   /** One session from start to completion (or cancellation, one in four). */
   private async session(): Promise<void> {
     const fingers = this.fingers;
-    const started = await this.retry('start', () => this.admin('POST', '/enrollment-sessions/', { enrollee: this.enrolleeId, agent: this.agent.id, fingers }), 201);
+    const started = await this.retry(
+      'start',
+      () => this.admin('POST', '/enrollment-sessions/', { enrollee: this.enrolleeId, agent: this.agent.id, fingers }),
+      201,
+    );
     if (!started || typeof started.id !== 'string') return;
     const sessionId = started.id;
     if (!(await this.retry('claim', () => this.agentCall('POST', `/sessions/${sessionId}/claim/`), 200))) return;

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import type { SettingsInput } from '../../src/platform/config/settings';
-import { silentLogger } from '../../src/platform/log';
-import { generateEncryptionKey } from '../../src/platform/crypto/template-cipher';
 import type { CreateOptions } from '../../src/app/create';
-import { startServer, type RunningServer } from '../../src/app/server';
+import { type RunningServer, startServer } from '../../src/app/server';
+import type { SettingsInput } from '../../src/platform/config/settings';
+import { generateEncryptionKey } from '../../src/platform/crypto/template-cipher';
+import { silentLogger } from '../../src/platform/log';
 
 export const JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!!';
 export const TEST_KEY = generateEncryptionKey();

@@ -5,11 +5,12 @@
  * app, and it can only describe bodies that carry TypeBox schemas. The error responses of
  * every operation come from the one code → status table (src/shared/errors.ts).
  */
-import { API_PREFIX as API_BASE } from '../../platform/http/api-prefix';
+
 import { ERROR_STATUS, type ErrorCode } from '../../platform/errors';
-import { ROUTES, TAGS, type DocumentedRoute } from './catalog';
+import { API_PREFIX as API_BASE } from '../../platform/http/api-prefix';
+import { type DocumentedRoute, ROUTES, TAGS } from './catalog';
+import { arr, type JsonSchema, ref } from './schema-kit';
 import { COMPONENT_SCHEMAS } from './schemas';
-import { arr, ref, type JsonSchema } from './schema-kit';
 
 export const OPENAPI_VERSION = '3.1.0';
 
@@ -31,7 +32,8 @@ const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'Administrators: `Authorization: Bearer <JWT>` (HS256 with ADMIN_JWT_SECRET or a key from ADMIN_JWKS_URL); the `scope` claim must hold ADMIN_SCOPE and `sub` names the caller.',
+    description:
+      'Administrators: `Authorization: Bearer <JWT>` (HS256 with ADMIN_JWT_SECRET or a key from ADMIN_JWKS_URL); the `scope` claim must hold ADMIN_SCOPE and `sub` names the caller.',
   },
   OperatorToken: {
     type: 'apiKey',
@@ -102,7 +104,13 @@ function operationOf(route: DocumentedRoute): JsonSchema {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   const parameters = [
     ...pathParams.map((name) => ({ name, in: 'path', required: true, description: PATH_PARAMS[name] ?? name, schema: { type: 'string' } })),
-    ...(route.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema ?? { type: 'string' } })),
+    ...(route.query ?? []).map((q) => ({
+      name: q.name,
+      in: 'query',
+      required: q.required ?? false,
+      description: q.description,
+      schema: q.schema ?? { type: 'string' },
+    })),
   ];
   const { response } = route;
   const schema = response.arrayOf ? arr(ref(response.arrayOf)) : response.schema ? ref(response.schema) : undefined;
@@ -118,9 +126,7 @@ function operationOf(route: DocumentedRoute): JsonSchema {
     ...(route.websocket ? { 'x-websocket': true } : {}),
     security: securityOf(route),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(route.body
-      ? { requestBody: { required: !route.body.optional, content: { 'application/json': { schema: ref(route.body.schema) } } } }
-      : {}),
+    ...(route.body ? { requestBody: { required: !route.body.optional, content: { 'application/json': { schema: ref(route.body.schema) } } } } : {}),
     responses: { [String(response.status)]: success, ...errorResponses(route) },
   };
 }

@@ -1,15 +1,6 @@
-/**
- * `GET /api/fingerprint/v1/docs` (an HTML page rendered by Scalar) and
- * `GET /api/fingerprint/v1/docs/json` (the OpenAPI document). Administrators only, like every
- * route but the terminals' and `/healthz`: `Authorization: Bearer <JWT>`, or for a browser
- * `?access_token=<JWT>`. The page carries the document inline, so it needs no second
- * authenticated request and never echoes the token back.
- */
-import { Elysia } from 'elysia';
 import type { Http } from '../../platform/http/router';
-import type { Modules } from '../modules';
-import { API_PREFIX as API_BASE } from '../../platform/http/api-prefix';
 import { adminRouter } from '../../platform/http/router';
+import type { Modules } from '../modules';
 import { buildOpenApiDocument } from './openapi';
 
 const SCALAR_CDN = 'https://cdn.jsdelivr.net/npm/@scalar/api-reference@1/dist/browser/standalone.min.js';

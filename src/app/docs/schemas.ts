@@ -1,7 +1,8 @@
 /** The component schemas of the OpenAPI document: every body the HTTP API reads or answers. */
-import { DAY_STATUSES, DEVICE_STATUSES, SESSION_STATUSES, SYNC_STATUSES } from '../schema';
+
 import { ERROR_STATUS } from '../../platform/errors';
-import { arr, bool, dateTime, freeObject, int, nullable, obj, oneOfStrings, page, ref, str, uuid, type JsonSchema } from './schema-kit';
+import { DAY_STATUSES, DEVICE_STATUSES, SESSION_STATUSES, SYNC_STATUSES } from '../schema';
+import { arr, bool, dateTime, freeObject, int, type JsonSchema, nullable, obj, oneOfStrings, page, ref, str, uuid } from './schema-kit';
 
 const fingerIndex = int('Finger index (0 left little … 9 right little).', { minimum: 0 });
 const fingers = (description: string) => arr(fingerIndex, description);

@@ -1,2 +1,2 @@
 /** Areas: the scope of terminals and enrollees. */
-export { DEFAULT_AREA, areaNames, namesByMember, resolveAreas } from './service';
+export { areaNames, DEFAULT_AREA, namesByMember, resolveAreas } from './service';

@@ -32,7 +32,10 @@ export async function resolveAreas(q: Queryable, names: readonly string[] | unde
 /** Names of areas by id. */
 export async function areaNames(q: Queryable, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await q.select({ id: areas.id, name: areas.name }).from(areas).where(inArray(areas.id, [...new Set(ids)]));
+  const rows = await q
+    .select({ id: areas.id, name: areas.name })
+    .from(areas)
+    .where(inArray(areas.id, [...new Set(ids)]));
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 

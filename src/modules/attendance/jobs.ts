@@ -6,7 +6,8 @@ export function attendanceJobs(attendance: AttendanceService): JobDefinition[] {
     {
       name: 'generate-absences',
       schedule: '0 15 0 * * *',
-      description: 'Writes absent (or non_working_day) days for active enrollees without punches on a date (params.date, default yesterday in ATTENDANCE_TIME_ZONE).',
+      description:
+        'Writes absent (or non_working_day) days for active enrollees without punches on a date (params.date, default yesterday in ATTENDANCE_TIME_ZONE).',
       run: (params) => attendance.generateAbsences({ date: params.date }),
     },
   ];

@@ -18,8 +18,9 @@
  *   (wall times on that date in the attendance zone). A schedule whose end is not after its start
  *   (a night shift) crosses midnight, so only `late` is judged.
  */
-import type { Schedule } from '../../platform/config/settings';
+
 import type { DayStatus } from '../../app/schema';
+import type { Schedule } from '../../platform/config/settings';
 import { instantOn, secondsOfClock } from '../../platform/time/dates';
 import { isWorkingDay, type WorkCalendar } from './calendar';
 
@@ -54,7 +55,8 @@ export function computeDay(date: string, instants: readonly number[], rules: Day
   else if (rules.schedule) {
     const { start, end, graceMs } = rules.schedule;
     if (firstIn > instantOn(date, start, rules.timeZone) + graceMs) flags.push('late');
-    if ((secondsOfClock(end) ?? 0) > (secondsOfClock(start) ?? 0) && lastOut !== null && lastOut < instantOn(date, end, rules.timeZone) - graceMs) flags.push('early_leave');
+    if ((secondsOfClock(end) ?? 0) > (secondsOfClock(start) ?? 0) && lastOut !== null && lastOut < instantOn(date, end, rules.timeZone) - graceMs)
+      flags.push('early_leave');
   }
   return {
     firstIn,

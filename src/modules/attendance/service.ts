@@ -4,8 +4,9 @@
  * `punch_received`), and when earlier punches are attributed to an enrollee. Absences are written by generate-absences.
  * The rules themselves are in ./rules.ts.
  */
-import { and, asc, desc, eq, getTableName, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
+
 import type { InValue } from '@libsql/client';
+import { and, asc, desc, eq, getTableName, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
@@ -65,7 +66,9 @@ function upsertDaysSql(count: number): string {
   let text = upsertSqlByCount.get(count);
   if (!text) {
     const row = `(${DAY_COLUMNS.map(() => '?').join(', ')})`;
-    const set = DAY_COLUMNS.filter((c) => c !== 'enrollee_id' && c !== 'date').map((c) => `${c} = excluded.${c}`).join(', ');
+    const set = DAY_COLUMNS.filter((c) => c !== 'enrollee_id' && c !== 'date')
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', ');
     text = `insert into ${getTableName(attendanceDays)} (${DAY_COLUMNS.join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')} on conflict (enrollee_id, date) do update set ${set}`;
     upsertSqlByCount.set(count, text);
   }
@@ -127,7 +130,10 @@ export class AttendanceService {
       if (!last || row.punchedAt < last.start || row.punchedAt >= last.end) {
         const date = this.dateOf(row.punchedAt);
         let entry = byDate.get(date);
-        if (!entry) byDate.set(date, (entry = { ...dayBounds(date, this.rules.timeZone), days: new Map() }));
+        if (!entry) {
+          entry = { ...dayBounds(date, this.rules.timeZone), days: new Map() };
+          byDate.set(date, entry);
+        }
         last = { date, ...entry };
       }
       last.days.set(row.enrolleeId, { employeeKey: row.employeeKey, instants: [] });
@@ -166,7 +172,10 @@ export class AttendanceService {
       if (list) list.push(at);
       else byDate.set(date, [at]);
     }
-    await this.upsertDays(w, [...byDate].map(([date, instants]) => ({ enrolleeId: enrollee.id, employeeKey: enrollee.employeeKey, date, instants })));
+    await this.upsertDays(
+      w,
+      [...byDate].map(([date, instants]) => ({ enrolleeId: enrollee.id, employeeKey: enrollee.employeeKey, date, instants })),
+    );
     return byDate.size;
   }
 

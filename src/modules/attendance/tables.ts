@@ -18,9 +18,5 @@ export const attendanceDays = sqliteTable(
     flags: text('flags', { mode: 'json' }).$type<string[]>().notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.enrolleeId, t.date] }),
-    index('fpa_days_date').on(t.date),
-    index('fpa_days_employee').on(t.employeeKey, t.date),
-  ],
+  (t) => [primaryKey({ columns: [t.enrolleeId, t.date] }), index('fpa_days_date').on(t.date), index('fpa_days_employee').on(t.employeeKey, t.date)],
 );

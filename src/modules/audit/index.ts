@@ -1,2 +1,2 @@
 /** The audit log: who did what, recorded in the transaction that did it. */
-export { audit, type AuditEntry } from './service';
+export { type AuditEntry, audit } from './service';

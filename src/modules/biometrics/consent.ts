@@ -39,7 +39,16 @@ export class ConsentService {
       const enrollee = await this.enrollees.requireActive(w.tx, enrolleeId);
       // A new consent replaces the current one (for example a new version of the notice).
       await this.endCurrent(w, enrollee.id, consent.by, now);
-      const row = { id: crypto.randomUUID(), enrolleeId: enrollee.id, version, method, givenBy: consent.by, givenAt: now, withdrawnAt: null, withdrawnBy: null };
+      const row = {
+        id: crypto.randomUUID(),
+        enrolleeId: enrollee.id,
+        version,
+        method,
+        givenBy: consent.by,
+        givenAt: now,
+        withdrawnAt: null,
+        withdrawnBy: null,
+      };
       await w.tx.insert(consents).values(row);
       await audit(w.tx, now, { actor: consent.by, action: 'consent.given', targetType: 'enrollee', targetId: enrollee.id, details: { version, method } });
       await this.events.record(w, 'consent_given', { enrollee: enrollee.id, version, method, by: consent.by });
@@ -54,7 +63,13 @@ export class ConsentService {
       const enrollee = await this.enrollees.get(enrolleeId, w.tx);
       const withdrawn = await this.endCurrent(w, enrollee.id, options.by, now);
       const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by);
-      await audit(w.tx, now, { actor: options.by, action: 'consent.withdrawn', targetType: 'enrollee', targetId: enrollee.id, details: { templates_destroyed: destroyed } });
+      await audit(w.tx, now, {
+        actor: options.by,
+        action: 'consent.withdrawn',
+        targetType: 'enrollee',
+        targetId: enrollee.id,
+        details: { templates_destroyed: destroyed },
+      });
       await this.events.record(w, 'consent_withdrawn', { enrollee: enrollee.id, by: options.by });
       return { withdrawn, templates_destroyed: destroyed };
     });
@@ -74,7 +89,10 @@ export class ConsentService {
   async currentOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, ConsentView>> {
     const out = new Map<string, ConsentView>();
     for (const ids of chunks(enrolleeIds, 500)) {
-      const rows = await q.select().from(consents).where(and(inArray(consents.enrolleeId, ids), isNull(consents.withdrawnAt)));
+      const rows = await q
+        .select()
+        .from(consents)
+        .where(and(inArray(consents.enrolleeId, ids), isNull(consents.withdrawnAt)));
       for (const r of rows) out.set(r.enrolleeId, consentView(r));
     }
     return out;

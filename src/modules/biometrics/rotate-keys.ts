@@ -33,7 +33,13 @@ export async function rotateTemplateKeys(ctx: Runtime, by = 'operator'): Promise
     });
   }
   await ctx.db.write(({ tx }) =>
-    audit(tx, ctx.clock.now(), { actor: by, action: 'templates.keys_rotated', targetType: 'template_keys', targetId: primary, details: { templates: rotated } }),
+    audit(tx, ctx.clock.now(), {
+      actor: by,
+      action: 'templates.keys_rotated',
+      targetType: 'template_keys',
+      targetId: primary,
+      details: { templates: rotated },
+    }),
   );
   return { templates: rotated, key_id: primary };
 }

@@ -10,8 +10,8 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { ConsentService } from './consent';
 import type { BiometricEvents } from './events';
-import { keepTerminalsInSync } from './terminal-sync';
 import { TemplateStore } from './templates';
+import { keepTerminalsInSync } from './terminal-sync';
 
 export class Biometrics {
   readonly events: EventChannel<BiometricEvents>;

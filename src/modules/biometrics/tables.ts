@@ -39,10 +39,7 @@ export const templates = sqliteTable(
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [
-    uniqueIndex('fpa_templates_finger').on(t.enrolleeId, t.fingerIndex, t.algorithmVersion),
-    index('fpa_templates_key').on(t.keyId),
-  ],
+  (t) => [uniqueIndex('fpa_templates_finger').on(t.enrolleeId, t.fingerIndex, t.algorithmVersion), index('fpa_templates_key').on(t.keyId)],
 );
 
 export const SYNC_STATUSES = ['pending', 'present', 'incompatible', 'failed'] as const;

@@ -12,14 +12,14 @@ import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { CommandService, NewCommand } from '../commands';
-import { deviceRef, type DeviceRow, type DeviceService } from '../devices';
+import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import { templateAad } from './aad';
 import { hasConsent } from './consent';
 import type { BiometricEvents } from './events';
 import { deviceAccepts, sameVersion } from './rules';
-import { TEMPLATE_SOURCES, templateSync, templates } from './tables';
+import { type TEMPLATE_SOURCES, templateSync, templates } from './tables';
 
 export type TemplateSource = (typeof TEMPLATE_SOURCES)[number];
 
@@ -129,7 +129,10 @@ export class TemplateStore {
       updatedAt: now,
     };
     if (previous) {
-      await tx.update(templates).set({ ...row, createdAt: undefined }).where(eq(templates.id, id));
+      await tx
+        .update(templates)
+        .set({ ...row, createdAt: undefined })
+        .where(eq(templates.id, id));
     } else {
       await tx.insert(templates).values(row);
     }
@@ -228,7 +231,13 @@ export class TemplateStore {
     )) {
       all.push(
         ...(await w.tx
-          .select({ id: templates.id, enrolleeId: templates.enrolleeId, fingerIndex: templates.fingerIndex, algorithmVersion: templates.algorithmVersion, version: templates.version })
+          .select({
+            id: templates.id,
+            enrolleeId: templates.enrolleeId,
+            fingerIndex: templates.fingerIndex,
+            algorithmVersion: templates.algorithmVersion,
+            version: templates.version,
+          })
           .from(templates)
           .where(inArray(templates.enrolleeId, ids))),
       );
@@ -242,7 +251,14 @@ export class TemplateStore {
           commands.push(templateCommand(device.id, pinOf.get(t.enrolleeId)!, t));
           syncRows.push({ templateId: t.id, deviceId: device.id, status: 'pending', templateVersion: t.version, updatedAt: now });
         } else {
-          syncRows.push({ templateId: t.id, deviceId: device.id, status: 'incompatible', templateVersion: t.version, updatedAt: now, detail: 'algorithm not accepted' });
+          syncRows.push({
+            templateId: t.id,
+            deviceId: device.id,
+            status: 'incompatible',
+            templateVersion: t.version,
+            updatedAt: now,
+            detail: 'algorithm not accepted',
+          });
         }
       }
     }
@@ -256,7 +272,13 @@ export class TemplateStore {
    * deletes to the devices that hold or were about to receive them; with `deleteUserFromDevices`
    * the whole user goes from every terminal that may hold them.
    */
-  async destroyTemplatesIn(w: WriteContext, enrollee: { id: string; devicePin: string }, reason: string, by: string, options: { deleteUserFromDevices?: boolean } = {}): Promise<number> {
+  async destroyTemplatesIn(
+    w: WriteContext,
+    enrollee: { id: string; devicePin: string },
+    reason: string,
+    by: string,
+    options: { deleteUserFromDevices?: boolean } = {},
+  ): Promise<number> {
     const { tx } = w;
     const now = this.ctx.clock.now();
     const rows = await tx.select({ id: templates.id, fingerIndex: templates.fingerIndex }).from(templates).where(eq(templates.enrolleeId, enrollee.id));
@@ -289,7 +311,13 @@ export class TemplateStore {
       await tx.delete(templateSync).where(inArray(templateSync.templateId, templateIds));
       await tx.delete(templates).where(inArray(templates.id, templateIds));
     }
-    await audit(tx, now, { actor: by, action: 'templates.destroyed', targetType: 'enrollee', targetId: enrollee.id, details: { count: templateIds.length, reason } });
+    await audit(tx, now, {
+      actor: by,
+      action: 'templates.destroyed',
+      targetType: 'enrollee',
+      targetId: enrollee.id,
+      details: { count: templateIds.length, reason },
+    });
     await this.events.record(w, 'templates_destroyed', { enrollee: enrollee.id, count: templateIds.length, reason });
     return templateIds.length;
   }
@@ -371,8 +399,15 @@ export class TemplateStore {
   async fingersOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, number[]>> {
     const out = new Map<string, number[]>();
     for (const ids of chunks(enrolleeIds, 500)) {
-      const rows = await q.select({ enrolleeId: templates.enrolleeId, fingerIndex: templates.fingerIndex }).from(templates).where(inArray(templates.enrolleeId, ids));
-      for (const r of rows) out.set(r.enrolleeId, [...new Set([...(out.get(r.enrolleeId) ?? []), r.fingerIndex])].sort((a, b) => a - b));
+      const rows = await q
+        .select({ enrolleeId: templates.enrolleeId, fingerIndex: templates.fingerIndex })
+        .from(templates)
+        .where(inArray(templates.enrolleeId, ids));
+      for (const r of rows)
+        out.set(
+          r.enrolleeId,
+          [...new Set([...(out.get(r.enrolleeId) ?? []), r.fingerIndex])].sort((a, b) => a - b),
+        );
     }
     return out;
   }
@@ -391,8 +426,15 @@ export class TemplateStore {
    * only marked present there and true is returned: no new version, which would otherwise
    * bounce between terminals for ever.
    */
-  async markPresentIfSame(w: WriteContext, deviceId: string, upload: { enrolleeId: string; fingerIndex: number; algorithmVersion: string; duress: boolean; data: Uint8Array }): Promise<boolean> {
-    const rows = await w.tx.select().from(templates).where(and(eq(templates.enrolleeId, upload.enrolleeId), eq(templates.fingerIndex, upload.fingerIndex)));
+  async markPresentIfSame(
+    w: WriteContext,
+    deviceId: string,
+    upload: { enrolleeId: string; fingerIndex: number; algorithmVersion: string; duress: boolean; data: Uint8Array },
+  ): Promise<boolean> {
+    const rows = await w.tx
+      .select()
+      .from(templates)
+      .where(and(eq(templates.enrolleeId, upload.enrolleeId), eq(templates.fingerIndex, upload.fingerIndex)));
     const current = rows.find((t) => sameVersion(t.algorithmVersion, upload.algorithmVersion));
     // A finger that became (or stopped being) a duress finger is a new version, sent to the others.
     if (!current || current.sizeBytes !== upload.data.byteLength || current.duress !== upload.duress) return false;
@@ -424,7 +466,14 @@ export class TemplateStore {
   }
 
   /** Records what a terminal answered to a template command (only for the version it carried). */
-  async recordSync(tx: Tx, templateId: string, deviceId: string, version: number, status: 'present' | 'failed' | 'incompatible', detail: string | null): Promise<void> {
+  async recordSync(
+    tx: Tx,
+    templateId: string,
+    deviceId: string,
+    version: number,
+    status: 'present' | 'failed' | 'incompatible',
+    detail: string | null,
+  ): Promise<void> {
     await tx
       .update(templateSync)
       .set({ status, detail, updatedAt: this.ctx.clock.now() })

@@ -10,16 +10,23 @@
  *   (`present`, `failed`, or `incompatible` when the terminal refused the algorithm, Return=-30).
  */
 import type { Clock } from '../../platform/runtime';
-import { describeReturnCode, type CommandService } from '../commands';
-import { noteOnDevice, type DeviceService } from '../devices';
+import { type CommandService, describeReturnCode } from '../commands';
+import { type DeviceService, noteOnDevice } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { ConsentService } from './consent';
-import { userCommand, type TemplateStore } from './templates';
+import { type TemplateStore, userCommand } from './templates';
 
 /** The terminal refused the template's algorithm version (2022+ firmware). */
 const ALGORITHM_MISMATCH = -30;
 
-export function keepTerminalsInSync(deps: { clock: Clock; enrollees: EnrolleeService; devices: DeviceService; commands: CommandService; templates: TemplateStore; consent: ConsentService }): void {
+export function keepTerminalsInSync(deps: {
+  clock: Clock;
+  enrollees: EnrolleeService;
+  devices: DeviceService;
+  commands: CommandService;
+  templates: TemplateStore;
+  consent: ConsentService;
+}): void {
   const { clock, enrollees, devices, commands, templates, consent } = deps;
 
   enrollees.events.react('enrollee_created', async (w, created) => {
@@ -68,7 +75,9 @@ export function keepTerminalsInSync(deps: { clock: Clock; enrollees: EnrolleeSer
   enrollees.events.react('enrollee_deleted', async (w, deleted) => {
     for (const { data } of deleted) {
       await consent.endCurrent(w, data.enrollee.id, data.by, clock.now());
-      await templates.destroyTemplatesIn(w, { id: data.enrollee.id, devicePin: data.enrollee.device_pin }, 'enrollee deleted', data.by, { deleteUserFromDevices: true });
+      await templates.destroyTemplatesIn(w, { id: data.enrollee.id, devicePin: data.enrollee.device_pin }, 'enrollee deleted', data.by, {
+        deleteUserFromDevices: true,
+      });
     }
   });
 
@@ -78,7 +87,14 @@ export function keepTerminalsInSync(deps: { clock: Clock; enrollees: EnrolleeSer
       if (!device) continue;
       const inScope = await enrollees.activeInAreas(w.tx, data.areas);
       const queued = await templates.backfillDevice(w, device, inScope);
-      await noteOnDevice(w.tx, device.id, 'backfill', `${inScope.length} enrollees backfilled (${queued} commands queued)`, { enrollees: inScope.length, commands: queued }, clock.now());
+      await noteOnDevice(
+        w.tx,
+        device.id,
+        'backfill',
+        `${inScope.length} enrollees backfilled (${queued} commands queued)`,
+        { enrollees: inScope.length, commands: queued },
+        clock.now(),
+      );
     }
   });
 
@@ -117,7 +133,8 @@ export function keepTerminalsInSync(deps: { clock: Clock; enrollees: EnrolleeSer
       if (typeof templateId !== 'string') continue;
       const code = data.return_code;
       const status = data.status === 'succeeded' ? 'present' : code === ALGORITHM_MISMATCH ? 'incompatible' : 'failed';
-      const detail = data.status === 'succeeded' ? null : data.status === 'expired' ? 'the command expired before the terminal answered' : describeReturnCode(code);
+      const detail =
+        data.status === 'succeeded' ? null : data.status === 'expired' ? 'the command expired before the terminal answered' : describeReturnCode(code);
       await templates.recordSync(w.tx, templateId, data.device.id, Number(templateVersion), status, detail);
     }
   });

@@ -3,17 +3,17 @@ export type { CommandEvents } from './events';
 export { commandJobs } from './jobs';
 export { describeReturnCode } from './return-codes';
 export { commandRoutes } from './routes';
+export type { MarkCandidate } from './sent-marks';
 export {
-  CommandService,
-  DELETE_KINDS,
-  NEVER_EXPIRES,
   type CommandAnswer,
   type CommandKind,
   type CommandOutcome,
   type CommandRow,
+  CommandService,
   type CommandView,
+  DELETE_KINDS,
   type DueCommand,
+  NEVER_EXPIRES,
   type NewCommand,
 } from './service';
-export type { MarkCandidate } from './sent-marks';
 export { COMMAND_STATUSES, type CommandStatus } from './tables';

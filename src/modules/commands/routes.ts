@@ -1,7 +1,7 @@
 /** `devices/{sn}/commands/` (API.md): a terminal's command queue. */
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
-import { SerialParams, type DeviceService } from '../devices';
+import { type DeviceService, SerialParams } from '../devices';
 import { CommandList } from './model';
 import type { CommandService } from './service';
 
@@ -9,7 +9,8 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
   const { devices, commands } = deps;
   return adminRouter(http, 'device-commands').get(
     '/devices/:serial/commands',
-    async ({ params, query }) => commands.list((await devices.get(params.serial)).id, { status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }),
+    async ({ params, query }) =>
+      commands.list((await devices.get(params.serial)).id, { status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }),
     {
       params: SerialParams,
       query: CommandList.query,

@@ -64,7 +64,10 @@ export class SentMarks {
             // Taken when the transaction begins, not when it was asked for: requests that came
             // while it waited behind other writes ride along.
             taken.push(...this.waiting.splice(0));
-            return this.apply(tx, taken.flatMap((r) => r.candidates));
+            return this.apply(
+              tx,
+              taken.flatMap((r) => r.candidates),
+            );
           });
           for (const request of taken) request.resolve(new Set(request.candidates.filter((c) => marked.has(c)).map((c) => c.id)));
         } catch (error) {

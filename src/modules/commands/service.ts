@@ -9,29 +9,20 @@
  * because a terminal must not keep biometric data it should no longer hold. Enroll commands
  * wait for the person at the terminal until their session ends.
  */
-import { and, asc, eq, gt, inArray, isNotNull, lt, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, lt, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
-import { pageOf, readCursor, type Page } from '../../platform/http/paging';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
-import { deviceRef, type DeviceRef, type DeviceService } from '../devices';
+import { type DeviceRef, type DeviceService, deviceRef } from '../devices';
 import type { EventChannel, EventLog } from '../events';
 import type { CommandEvents } from './events';
-import { SentMarks, type MarkCandidate } from './sent-marks';
-import { deviceCommands, type CommandStatus } from './tables';
+import { type MarkCandidate, SentMarks } from './sent-marks';
+import { type CommandStatus, deviceCommands } from './tables';
 
-export type CommandKind =
-  | 'add_user'
-  | 'delete_user'
-  | 'update_template'
-  | 'delete_template'
-  | 'ENROLL_FP'
-  | 'ENROLL_BIO'
-  | 'CHECK'
-  | 'INFO'
-  | 'REBOOT';
+export type CommandKind = 'add_user' | 'delete_user' | 'update_template' | 'delete_template' | 'ENROLL_FP' | 'ENROLL_BIO' | 'CHECK' | 'INFO' | 'REBOOT';
 
 export type CommandRow = typeof deviceCommands.$inferSelect;
 
@@ -275,7 +266,9 @@ export class CommandService {
     const due = await this.ctx.db.orm
       .select({ id: deviceCommands.id, kind: deviceCommands.kind, payloadText: sql<string>`${deviceCommands.payload}` })
       .from(deviceCommands)
-      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.status, 'pending'), lte(deviceCommands.notBefore, now), gt(deviceCommands.expiresAt, now)))
+      .where(
+        and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.status, 'pending'), lte(deviceCommands.notBefore, now), gt(deviceCommands.expiresAt, now)),
+      )
       .orderBy(asc(deviceCommands.id))
       .limit(this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST);
     if (due.length === 0) {
@@ -365,7 +358,12 @@ export class CommandService {
       const { tx, afterCommit } = w;
       const rows: CommandRow[] = [];
       for (const ids of chunks([...new Set(numeric.map((r) => Number(r.id)))], IN_CHUNK)) {
-        rows.push(...(await tx.select().from(deviceCommands).where(and(notIndexed(deviceCommands.deviceId, deviceId), inArray(deviceCommands.id, ids)))));
+        rows.push(
+          ...(await tx
+            .select()
+            .from(deviceCommands)
+            .where(and(notIndexed(deviceCommands.deviceId, deviceId), inArray(deviceCommands.id, ids)))),
+        );
       }
       const byId = new Map(rows.map((r) => [String(r.id), r]));
       for (const result of numeric) {
@@ -437,17 +435,17 @@ export class CommandService {
       const overdue = await tx
         .select()
         .from(deviceCommands)
-        .where(
-          and(
-            or(eq(deviceCommands.status, 'pending'), eq(deviceCommands.status, 'sent')),
-            lte(deviceCommands.expiresAt, now),
-          ),
-        )
+        .where(and(or(eq(deviceCommands.status, 'pending'), eq(deviceCommands.status, 'sent')), lte(deviceCommands.expiresAt, now)))
         .limit(5000);
       await tx
         .update(deviceCommands)
         .set({ status: 'expired', completedAt: now, returnCode: null, result: { reason: 'expired' } })
-        .where(inArray(deviceCommands.id, overdue.map((c) => c.id)));
+        .where(
+          inArray(
+            deviceCommands.id,
+            overdue.map((c) => c.id),
+          ),
+        );
       await this.finished(w, overdue, 'expired', null);
       return { expired: overdue.length };
     });
@@ -490,7 +488,14 @@ export class CommandService {
     return rows.length;
   }
 
-  private async close(w: WriteContext, command: CommandRow, outcome: CommandOutcome, now: number, code: number | null, result: Record<string, unknown>): Promise<void> {
+  private async close(
+    w: WriteContext,
+    command: CommandRow,
+    outcome: CommandOutcome,
+    now: number,
+    code: number | null,
+    result: Record<string, unknown>,
+  ): Promise<void> {
     await w.tx.update(deviceCommands).set({ status: outcome, completedAt: now, returnCode: code, result }).where(eq(deviceCommands.id, command.id));
     await this.finished(w, [{ ...command, status: outcome, completedAt: now, returnCode: code, result }], outcome, code);
   }
@@ -543,7 +548,12 @@ export class CommandService {
       .where(and(...conditions))
       .orderBy(asc(deviceCommands.id))
       .limit(filters.limit + 1);
-    return pageOf(rows, filters.limit, (r) => r.id, (page) => page.map(commandView));
+    return pageOf(
+      rows,
+      filters.limit,
+      (r) => r.id,
+      (page) => page.map(commandView),
+    );
   }
 
   /** Unfinished commands of `kind` among these ids on a device (an INFO answer must answer an INFO). */
@@ -552,7 +562,14 @@ export class CommandService {
     const rows = await this.ctx.db.orm
       .select({ id: deviceCommands.id })
       .from(deviceCommands)
-      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.kind, kind), inArray(deviceCommands.status, ['pending', 'sent']), inArray(deviceCommands.id, ids)));
+      .where(
+        and(
+          eq(deviceCommands.deviceId, deviceId),
+          eq(deviceCommands.kind, kind),
+          inArray(deviceCommands.status, ['pending', 'sent']),
+          inArray(deviceCommands.id, ids),
+        ),
+      );
     return new Set(rows.map((r) => r.id));
   }
 

@@ -1,19 +1,19 @@
 /** Terminals as records: registration, approval, settings, health, the device log. */
 export type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
-export { nextParameters, sameParameters, type ParameterMode } from './parameters';
+export { deviceJobs } from './jobs';
+export { AreaNames, SerialParams } from './model';
+export { nextParameters, type ParameterMode, sameParameters } from './parameters';
+export { deviceRoutes } from './routes';
 export {
+  type DetailPart,
+  type DeviceContact,
+  type DeviceDetail,
+  type DeviceReport,
+  type DeviceRow,
   DeviceService,
+  type DeviceView,
   deviceRef,
   noteOnDevice,
   takesBiodata,
-  type DetailPart,
-  type DeviceDetail,
-  type DeviceContact,
-  type DeviceReport,
-  type DeviceRow,
-  type DeviceView,
 } from './service';
 export { DEVICE_STATUSES, type DeviceStatus } from './tables';
-export { deviceJobs } from './jobs';
-export { AreaNames, SerialParams } from './model';
-export { deviceRoutes } from './routes';

@@ -16,7 +16,11 @@ export const MAX_PARAMETER_VALUE_LENGTH = 256;
 export type ParameterMode = 'replace' | 'merge';
 
 /** The map to store after a report; the result never exceeds the caps. */
-export function nextParameters(current: Readonly<Record<string, string>> | null, incoming: Readonly<Record<string, string>>, mode: ParameterMode): Record<string, string> {
+export function nextParameters(
+  current: Readonly<Record<string, string>> | null,
+  incoming: Readonly<Record<string, string>>,
+  mode: ParameterMode,
+): Record<string, string> {
   const out = new Map<string, string>();
   const add = (key: string, value: unknown, overwrite: boolean) => {
     if (key.length === 0 || key.length > MAX_PARAMETER_KEY_LENGTH || typeof value !== 'string') return;

@@ -1,8 +1,9 @@
 /** `devices/` (API.md): list, read, change, approve and disable terminals. */
-import { adminRouter, type Http } from '../../platform/http/router';
-import { errors } from '../../platform/http/model';
-import { isValidTimeZone } from '../../platform/time/zone';
+
 import { FpaError } from '../../platform/errors';
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import { isValidTimeZone } from '../../platform/time/zone';
 import { Device, DeviceApprove, DeviceDetail, DeviceList, DevicePatch, SerialParams } from './model';
 import type { DeviceService } from './service';
 
@@ -35,12 +36,16 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
         detail: { summary: 'Change time zone, areas, name or algorithm version', tags },
       },
     )
-    .post('/devices/:serial/approve', async ({ params, body, admin }) => devices.viewOne(await devices.approveDevice(params.serial, { by: admin.by, areas: body?.areas })), {
-      params: SerialParams,
-      body: DeviceApprove,
-      response: { 200: Device, ...errors('not_found', 'device_not_pending') },
-      detail: { summary: 'Approve a pending terminal; every in-scope enrollee is backfilled', tags },
-    })
+    .post(
+      '/devices/:serial/approve',
+      async ({ params, body, admin }) => devices.viewOne(await devices.approveDevice(params.serial, { by: admin.by, areas: body?.areas })),
+      {
+        params: SerialParams,
+        body: DeviceApprove,
+        response: { 200: Device, ...errors('not_found', 'device_not_pending') },
+        detail: { summary: 'Approve a pending terminal; every in-scope enrollee is backfilled', tags },
+      },
+    )
     .post('/devices/:serial/disable', async ({ params, admin }) => devices.viewOne(await devices.disableDevice(params.serial, { by: admin.by })), {
       params: SerialParams,
       response: { 200: Device, ...errors('not_found') },

@@ -11,7 +11,7 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
-import { pageOf, readCursor, type Page } from '../../platform/http/paging';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { namesByMember, resolveAreas } from '../areas';
 import { audit } from '../audit';
@@ -19,7 +19,7 @@ import type { EventChannel, EventLog } from '../events';
 import type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
-import { DEVICE_STATUSES, deviceAreas, deviceEvents, devices, type DeviceStatus } from './tables';
+import { type DeviceStatus, deviceAreas, deviceEvents, devices } from './tables';
 
 export type DeviceRow = typeof devices.$inferSelect;
 
@@ -185,7 +185,8 @@ export class DeviceService {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const device = await this.get(serial, tx);
-      if (device.status === 'approved') throw new FpaError('device_not_pending', 'the device is already approved', { serial_number: serial, status: device.status });
+      if (device.status === 'approved')
+        throw new FpaError('device_not_pending', 'the device is already approved', { serial_number: serial, status: device.status });
       if (options.areas !== undefined) await setDeviceAreas(tx, device.id, await resolveAreas(tx, options.areas, now));
       const updated: DeviceRow = { ...device, status: 'approved', approvedAt: now, approvedBy: options.by, updatedAt: now };
       await tx.update(devices).set({ status: 'approved', approvedAt: now, approvedBy: options.by, updatedAt: now }).where(eq(devices.id, device.id));
@@ -314,11 +315,19 @@ export class DeviceService {
       .orderBy(asc(devices.serialNumber))
       .limit(filters.limit + 1);
     const views = await this.view(this.ctx.db.orm, rows.slice(0, filters.limit));
-    return pageOf(rows, filters.limit, (r) => r.serialNumber, () => views);
+    return pageOf(
+      rows,
+      filters.limit,
+      (r) => r.serialNumber,
+      () => views,
+    );
   }
 
   async view(q: Queryable, rows: DeviceRow[]): Promise<DeviceView[]> {
-    const names = await this.areaNamesOf(q, rows.map((r) => r.id));
+    const names = await this.areaNamesOf(
+      q,
+      rows.map((r) => r.id),
+    );
     return rows.map((r) => ({
       serial_number: r.serialNumber,
       name: r.name,
@@ -410,9 +419,16 @@ export class DeviceService {
       .where(
         and(
           inArray(devices.status, [...statuses]),
-          inArray(devices.id, q.selectDistinct({ id: deviceAreas.deviceId }).from(deviceAreas).where(inArray(deviceAreas.areaId, [...areaIds]))),
+          inArray(
+            devices.id,
+            q
+              .selectDistinct({ id: deviceAreas.deviceId })
+              .from(deviceAreas)
+              .where(inArray(deviceAreas.areaId, [...areaIds])),
+          ),
         ),
-      );
+      )
+      .orderBy(asc(devices.createdAt), asc(devices.id));
   }
 }
 
@@ -496,6 +512,11 @@ export async function noteOnDevice(
 }
 
 /** Writes several device log entries in one small transaction. */
-export async function noteManyOnDevice(w: Pick<WriteContext, 'tx'>, deviceId: string, notes: readonly { kind: string; message: string; details?: Record<string, unknown> }[], now: number): Promise<void> {
+export async function noteManyOnDevice(
+  w: Pick<WriteContext, 'tx'>,
+  deviceId: string,
+  notes: readonly { kind: string; message: string; details?: Record<string, unknown> }[],
+  now: number,
+): Promise<void> {
   for (const n of notes) await noteOnDevice(w.tx, deviceId, n.kind, n.message, n.details, now);
 }

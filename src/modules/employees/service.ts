@@ -5,7 +5,7 @@
 import { asc, eq, gt } from 'drizzle-orm';
 import type { Database } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { pageOf, readCursor, type Page } from '../../platform/http/paging';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import type { EmployeeDirectory } from './directory';
 import { employees, meta } from './tables';
@@ -34,7 +34,12 @@ export class EmployeeService {
       .where(after !== null ? gt(employees.id, String(after)) : undefined)
       .orderBy(asc(employees.id))
       .limit(options.limit + 1);
-    return pageOf(rows, options.limit, (r) => r.id, (page) => page.map(employeeView));
+    return pageOf(
+      rows,
+      options.limit,
+      (r) => r.id,
+      (page) => page.map(employeeView),
+    );
   }
 
   async get(id: string): Promise<EmployeeView> {

@@ -9,11 +9,15 @@ const tags = ['enrollees'];
 
 export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
   return adminRouter(http, 'enrollees')
-    .get('/enrollees', ({ query }) => enrollees.list({ employee: query.employee, device_pin: query.device_pin, cursor: query.cursor, limit: query.limit ?? 100 }), {
-      query: EnrolleeList.query,
-      response: { 200: EnrolleeList.response, ...errors('invalid_cursor') },
-      detail: { summary: 'List enrollees', tags },
-    })
+    .get(
+      '/enrollees',
+      ({ query }) => enrollees.list({ employee: query.employee, device_pin: query.device_pin, cursor: query.cursor, limit: query.limit ?? 100 }),
+      {
+        query: EnrolleeList.query,
+        response: { 200: EnrolleeList.response, ...errors('invalid_cursor') },
+        detail: { summary: 'List enrollees', tags },
+      },
+    )
     .post(
       '/enrollees',
       async ({ body, admin, set }) => {

@@ -6,13 +6,14 @@
  * What follows from a change on the terminals (user records, templates, deletes) and on
  * sessions is done by the modules that react to this module's events.
  */
+
+import type { InStatement, InValue, ResultSet } from '@libsql/client';
 import type { Static } from '@sinclair/typebox';
 import { and, asc, eq, getTableName, gt, inArray, lt, ne, sql } from 'drizzle-orm';
-import type { InValue, InStatement, ResultSet } from '@libsql/client';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { pageOf, readCursor, type Page } from '../../platform/http/paging';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { namesByMember, resolveAreas } from '../areas';
 import { audit } from '../audit';
@@ -77,7 +78,13 @@ export class EnrolleeService {
       await tx.insert(enrollees).values(row);
       const areaIds = await resolveAreas(tx, options.areas, now);
       await setEnrolleeAreas(tx, row.id, areaIds);
-      await audit(tx, now, { actor: by, action: 'enrollee.created', targetType: 'enrollee', targetId: row.id, details: { employee: found.key, device_pin: pin } });
+      await audit(tx, now, {
+        actor: by,
+        action: 'enrollee.created',
+        targetType: 'enrollee',
+        targetId: row.id,
+        details: { employee: found.key, device_pin: pin },
+      });
       await this.events.record(w, 'enrollee_created', { enrollee: enrolleeRef(row), areas: areaIds, by });
       return row;
     });
@@ -206,7 +213,12 @@ export class EnrolleeService {
       .orderBy(asc(enrollees.id))
       .limit(filters.limit + 1);
     const views = await this.view(this.ctx.db.orm, rows.slice(0, filters.limit));
-    return pageOf(rows, filters.limit, (r) => r.id, () => views);
+    return pageOf(
+      rows,
+      filters.limit,
+      (r) => r.id,
+      () => views,
+    );
   }
 
   async view(q: Queryable, rows: EnrolleeRow[]): Promise<EnrolleeView[]> {
@@ -245,7 +257,12 @@ export class EnrolleeService {
   async areaNamesOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
     const pairs: { member: string; areaId: string }[] = [];
     for (const ids of chunks(enrolleeIds, 500)) {
-      pairs.push(...(await q.select({ member: enrolleeAreas.enrolleeId, areaId: enrolleeAreas.areaId }).from(enrolleeAreas).where(inArray(enrolleeAreas.enrolleeId, ids))));
+      pairs.push(
+        ...(await q
+          .select({ member: enrolleeAreas.enrolleeId, areaId: enrolleeAreas.areaId })
+          .from(enrolleeAreas)
+          .where(inArray(enrolleeAreas.enrolleeId, ids))),
+      );
     }
     return namesByMember(q, pairs);
   }
@@ -253,15 +270,25 @@ export class EnrolleeService {
   /** Active enrollees in any of these areas (a terminal's scope). */
   async activeInAreas(q: Queryable, areaIds: readonly string[]): Promise<EnrolleeRow[]> {
     if (areaIds.length === 0) return [];
-    return q
-      .select()
-      .from(enrollees)
-      .where(
-        and(
-          eq(enrollees.status, 'active'),
-          inArray(enrollees.id, q.selectDistinct({ id: enrolleeAreas.enrolleeId }).from(enrolleeAreas).where(inArray(enrolleeAreas.areaId, [...areaIds]))),
-        ),
-      );
+    return (
+      q
+        .select()
+        .from(enrollees)
+        .where(
+          and(
+            eq(enrollees.status, 'active'),
+            inArray(
+              enrollees.id,
+              q
+                .selectDistinct({ id: enrolleeAreas.enrolleeId })
+                .from(enrolleeAreas)
+                .where(inArray(enrolleeAreas.areaId, [...areaIds])),
+            ),
+          ),
+        )
+        // Oldest first: a backfill sends people in the order they were enrolled.
+        .orderBy(asc(enrollees.createdAt), asc(enrollees.id))
+    );
   }
 
   /** Whether the enrollee shares an area with these areas. */
@@ -279,7 +306,12 @@ export class EnrolleeService {
   async deactivatedBefore(q: Queryable, cutoff: number, among: readonly string[]): Promise<EnrolleeRow[]> {
     const out: EnrolleeRow[] = [];
     for (const ids of chunks(among, 500)) {
-      out.push(...(await q.select().from(enrollees).where(and(inArray(enrollees.id, ids), eq(enrollees.status, 'deactivated'), lt(enrollees.deactivatedAt, cutoff)))));
+      out.push(
+        ...(await q
+          .select()
+          .from(enrollees)
+          .where(and(inArray(enrollees.id, ids), eq(enrollees.status, 'deactivated'), lt(enrollees.deactivatedAt, cutoff)))),
+      );
     }
     return out;
   }

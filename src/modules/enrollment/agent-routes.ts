@@ -81,7 +81,10 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
       },
       {
         body: AgentStartSession,
-        response: { 201: Session, ...agentErrors('agent_sessions_disabled', 'not_found', 'enrollee_inactive', 'finger_not_allowed', 'too_many_fingers', 'agent_revoked') },
+        response: {
+          201: Session,
+          ...agentErrors('agent_sessions_disabled', 'not_found', 'enrollee_inactive', 'finger_not_allowed', 'too_many_fingers', 'agent_revoked'),
+        },
         detail: { summary: 'Start a session (only while AGENT_CAN_START_SESSIONS is on)', tags, security },
       },
     )
@@ -109,7 +112,16 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
         body: TemplateUpload,
         response: {
           200: UploadResult,
-          ...agentErrors('not_found', 'wrong_agent', 'session_closed', 'finger_not_requested', 'algorithm_incompatible', 'invalid_template', 'template_too_large', 'payload_too_large'),
+          ...agentErrors(
+            'not_found',
+            'wrong_agent',
+            'session_closed',
+            'finger_not_requested',
+            'algorithm_incompatible',
+            'invalid_template',
+            'template_too_large',
+            'payload_too_large',
+          ),
         },
         detail: { summary: 'Upload one template; staged encrypted until completion', tags, security },
       },
@@ -118,7 +130,17 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
       params: SessionParams,
       response: {
         200: CompletedSession,
-        ...agentErrors('not_found', 'wrong_agent', 'session_closed', 'consent_required', 'fingers_missing', 'too_few_fingers', 'too_many_fingers', 'finger_not_allowed', 'enrollee_inactive'),
+        ...agentErrors(
+          'not_found',
+          'wrong_agent',
+          'session_closed',
+          'consent_required',
+          'fingers_missing',
+          'too_few_fingers',
+          'too_many_fingers',
+          'finger_not_allowed',
+          'enrollee_inactive',
+        ),
       },
       detail: { summary: 'Complete: store every staged template and queue it to the terminals', tags, security },
     })

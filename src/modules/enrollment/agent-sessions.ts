@@ -17,9 +17,9 @@ import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
-import { deviceAccepts, hasConsent, sameVersion, stagedAad, type Biometrics, type StoredTemplate } from '../biometrics';
+import { type Biometrics, deviceAccepts, hasConsent, type StoredTemplate, sameVersion, stagedAad } from '../biometrics';
 import type { EnrolleeService } from '../enrollees';
-import { readPairCursor, type AgentRow } from './agents';
+import { type AgentRow, readPairCursor } from './agents';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates } from './tables';
 
@@ -280,7 +280,14 @@ export class AgentSessionService {
   }
 
   /** Administrator list, newest first, filtered by status, agent, enrollee (UUID or PIN) and kind. */
-  async listSessions(filters: { limit: number; cursor?: string; status?: string; agent?: string; enrollee?: string; kind?: string }): Promise<Page<SessionView>> {
+  async listSessions(filters: {
+    limit: number;
+    cursor?: string;
+    status?: string;
+    agent?: string;
+    enrollee?: string;
+    kind?: string;
+  }): Promise<Page<SessionView>> {
     const conditions = [];
     if (filters.status) {
       if (!(SESSION_STATUSES as readonly string[]).includes(filters.status)) {
@@ -301,9 +308,7 @@ export class AgentSessionService {
     }
     const after = readPairCursor(filters.cursor);
     if (after) {
-      conditions.push(
-        or(lt(enrollmentSessions.createdAt, after.time), and(eq(enrollmentSessions.createdAt, after.time), lt(enrollmentSessions.id, after.id))),
-      );
+      conditions.push(or(lt(enrollmentSessions.createdAt, after.time), and(eq(enrollmentSessions.createdAt, after.time), lt(enrollmentSessions.id, after.id))));
     }
     const rows = await this.ctx.db.orm
       .select()

@@ -63,7 +63,10 @@ export const AgentInfo = t.Object({
 
 /** The agent API keeps accepting fields it does not know, so existing desktop agents work unchanged. */
 export const AgentStartSession = t.Object(
-  { enrollee: Text({ maxLength: 100, description: 'Enrollee UUID or device PIN.' }), fingers: Fingers('Fingers to capture (allowed, unique, at most FINGERS_ALLOWED_MAX).') },
+  {
+    enrollee: Text({ maxLength: 100, description: 'Enrollee UUID or device PIN.' }),
+    fingers: Fingers('Fingers to capture (allowed, unique, at most FINGERS_ALLOWED_MAX).'),
+  },
   { additionalProperties: true },
 );
 
@@ -82,7 +85,9 @@ export const UploadResult = t.Object({
   remaining: t.Array(Int(), { description: 'Requested fingers still missing.' }),
 });
 
-export const CancelSession = t.Optional(Nullable(t.Object({ reason: t.Optional(Nullable(Text({ minLength: 0, maxLength: 500 }))) }, { additionalProperties: true })));
+export const CancelSession = t.Optional(
+  Nullable(t.Object({ reason: t.Optional(Nullable(Text({ minLength: 0, maxLength: 500 }))) }, { additionalProperties: true })),
+);
 
 export const Agent = t.Object({
   id: Uuid(),
@@ -96,7 +101,10 @@ export const Agent = t.Object({
   last_used_at: Nullable(Instant('Last authenticated request (minute resolution).')),
 });
 
-export const AgentWithKey = t.Composite([Agent, t.Object({ key: t.String({ description: 'The agent key `fpa_<prefix>_<secret>`; shown this one time, only its SHA-256 digest is stored.' }) })]);
+export const AgentWithKey = t.Composite([
+  Agent,
+  t.Object({ key: t.String({ description: 'The agent key `fpa_<prefix>_<secret>`; shown this one time, only its SHA-256 digest is stored.' }) }),
+]);
 
 export const AgentCreate = Body({ name: Text({ maxLength: 200 }), algorithm_version: Text({ maxLength: 32 }) });
 

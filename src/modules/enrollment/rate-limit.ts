@@ -12,8 +12,8 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Rate } from '../../platform/config/settings';
-import type { Clock } from '../../platform/runtime';
 import type { Database } from '../../platform/db/client';
+import type { Clock } from '../../platform/runtime';
 import { agentRateWindows } from './tables';
 
 export interface RateDecision {

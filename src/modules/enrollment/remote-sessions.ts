@@ -19,8 +19,8 @@ import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import { hasConsent, userCommand } from '../biometrics';
-import { describeReturnCode, type CommandEvents, type CommandService, type NewCommand } from '../commands';
-import { takesBiodata, type DeviceRow, type DeviceService } from '../devices';
+import { type CommandEvents, type CommandService, describeReturnCode, type NewCommand } from '../commands';
+import { type DeviceRow, type DeviceService, takesBiodata } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { LoggedEvent } from '../events';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
@@ -62,14 +62,20 @@ export class RemoteEnrollment {
       if (!person) throw new FpaError('not_found', 'enrollee not found', { enrollee });
       if (person.status !== 'active') throw new FpaError('enrollee_inactive', 'the enrollee is deactivated', { enrollee: person.id });
       if (!(await this.enrollees.sharesArea(tx, person.id, await this.devices.areaIdsOf(tx, device.id)))) {
-        throw new FpaError('not_in_scope', 'the enrollee is not in the scope (areas) of this device', { enrollee: person.id, serial_number: device.serialNumber });
+        throw new FpaError('not_in_scope', 'the enrollee is not in the scope (areas) of this device', {
+          enrollee: person.id,
+          serial_number: device.serialNumber,
+        });
       }
       if (ctx.settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, person.id))) {
         throw new FpaError('consent_required', 'consent is required before a template is stored', { enrollee: person.id });
       }
       const busy = await openRemoteSessions(tx, device.id, ctx.clock.now());
       if (busy.length > 0) {
-        throw new FpaError('device_busy', 'a remote enrollment is already running on this device', { serial_number: device.serialNumber, session: busy[0]!.id });
+        throw new FpaError('device_busy', 'a remote enrollment is already running on this device', {
+          serial_number: device.serialNumber,
+          session: busy[0]!.id,
+        });
       }
       const row = await this.sessions.insert(tx, { kind: 'remote', enrolleeId: person.id, deviceId: device.id, fingers, createdBy: options.by });
       await this.commands.enqueue(w, [userCommand(device.id, person.devicePin, person.displayName)]);

@@ -25,7 +25,9 @@ export async function rotateStagedKeys(ctx: Runtime, by = 'operator'): Promise<{
         await tx
           .update(stagedTemplates)
           .set({ ciphertext: Buffer.from(sealed), keyId: primary })
-          .where(and(eq(stagedTemplates.sessionId, row.sessionId), eq(stagedTemplates.fingerIndex, row.fingerIndex), eq(stagedTemplates.revision, row.revision)));
+          .where(
+            and(eq(stagedTemplates.sessionId, row.sessionId), eq(stagedTemplates.fingerIndex, row.fingerIndex), eq(stagedTemplates.revision, row.revision)),
+          );
         staged++;
       }
     });

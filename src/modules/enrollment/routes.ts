@@ -7,7 +7,18 @@ import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { EnrolleeParams } from '../enrollees';
 import { agentView } from './agents';
-import { AdminStartSession, Agent, AgentCreate, AgentList, AgentParams, AgentWithKey, RemoteEnrollmentCreate, Session, SessionList, SessionParams } from './model';
+import {
+  AdminStartSession,
+  Agent,
+  AgentCreate,
+  AgentList,
+  AgentParams,
+  AgentWithKey,
+  RemoteEnrollmentCreate,
+  Session,
+  SessionList,
+  SessionParams,
+} from './model';
 import type { Enrollment } from './service';
 
 export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
@@ -66,7 +77,14 @@ export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
     .get(
       '/enrollment-sessions',
       ({ query }) =>
-        agentSessions.listSessions({ limit: query.limit ?? 100, cursor: query.cursor, status: query.status, agent: query.agent, enrollee: query.enrollee, kind: query.kind }),
+        agentSessions.listSessions({
+          limit: query.limit ?? 100,
+          cursor: query.cursor,
+          status: query.status,
+          agent: query.agent,
+          enrollee: query.enrollee,
+          kind: query.kind,
+        }),
       {
         query: SessionList.query,
         response: { 200: SessionList.response, ...errors('invalid_cursor') },
@@ -90,7 +108,16 @@ export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
         body: RemoteEnrollmentCreate,
         response: {
           201: Session,
-          ...errors('not_found', 'device_not_approved', 'enrollee_inactive', 'not_in_scope', 'consent_required', 'device_busy', 'finger_not_allowed', 'too_many_fingers'),
+          ...errors(
+            'not_found',
+            'device_not_approved',
+            'enrollee_inactive',
+            'not_in_scope',
+            'consent_required',
+            'device_busy',
+            'finger_not_allowed',
+            'too_many_fingers',
+          ),
         },
         detail: { summary: 'Start a remote session: the terminal enrolls the fingers on command', tags: ['enrollees'] },
       },

@@ -24,11 +24,7 @@ export class Enrollment {
   readonly remote: RemoteEnrollment;
   readonly limiter: AgentRateLimiter;
 
-  constructor(
-    ctx: Runtime,
-    log: EventLog,
-    deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService; biometrics: Biometrics },
-  ) {
+  constructor(ctx: Runtime, log: EventLog, deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService; biometrics: Biometrics }) {
     const { enrollees, devices, commands, biometrics } = deps;
     this.events = log.channel<EnrollmentEvents>();
     this.sessions = new SessionStore(ctx, this.events, commands, enrollees, devices);

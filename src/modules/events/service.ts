@@ -140,7 +140,9 @@ export class EventLog {
         args: chunk.flatMap((e, j) => [ids[j]!, type, at, JSON.stringify(e.data)]),
       });
       const sequenceOf = new Map(result.rows.map((r) => [String(r.id), Number(r.sequence)]));
-      chunk.forEach((e, j) => logged.push({ sequence: sequenceOf.get(ids[j]!)!, id: ids[j]!, type, at, data: e.data }));
+      chunk.forEach((e, j) => {
+        logged.push({ sequence: sequenceOf.get(ids[j]!)!, id: ids[j]!, type, at, data: e.data });
+      });
     }
     for (const reactor of this.reactors.get(type) ?? []) await (reactor as CallableReactor)(w, logged);
     w.afterCommit(() => this.deliver(type, logged, events));

@@ -1,3 +1,4 @@
 /** Periodic jobs: one lease per job in the database, schedules, `jobs/` routes. */
-export { JobRunner, summarize, type JobDefinition, type JobResult, type JobRunOutcome } from './runner';
+
 export { jobRoutes } from './routes';
+export { type JobDefinition, type JobResult, JobRunner, type JobRunOutcome, summarize } from './runner';

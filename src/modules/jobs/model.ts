@@ -20,7 +20,16 @@ export const Job = t.Object({
 export const JobList = t.Object({ results: t.Array(Job), next_cursor: t.Null() });
 export const JobParams = t.Object({ name: t.String({ pattern: '^[a-z][a-z0-9-]{0,63}$' }) });
 export const JobRun = t.Optional(
-  t.Object({ params: t.Optional(t.Record(t.String({ pattern: '^[a-z_]{1,32}$' }), Text({ minLength: 0, maxLength: 200 }), { description: 'Job parameters, e.g. `{"date": "2026-01-05"}` for generate-absences.' })) }, { additionalProperties: false }),
+  t.Object(
+    {
+      params: t.Optional(
+        t.Record(t.String({ pattern: '^[a-z_]{1,32}$' }), Text({ minLength: 0, maxLength: 200 }), {
+          description: 'Job parameters, e.g. `{"date": "2026-01-05"}` for generate-absences.',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
 );
 export const JobOutcome = t.Object({
   job: t.String(),

@@ -10,9 +10,9 @@
 import { cron } from '@elysiajs/cron';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { Elysia } from 'elysia';
+import { describeError, FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { jobLeases } from './tables';
-import { FpaError, describeError } from '../../platform/errors';
 
 export type JobResult = Record<string, unknown>;
 
@@ -73,7 +73,10 @@ export class JobRunner {
     }
   }
 
-  private async runUnderLease(definition: JobDefinition, options: { wait?: boolean; trigger?: string; params?: Record<string, string> }): Promise<JobRunOutcome> {
+  private async runUnderLease(
+    definition: JobDefinition,
+    options: { wait?: boolean; trigger?: string; params?: Record<string, string> },
+  ): Promise<JobRunOutcome> {
     const name = definition.name;
     const startedAt = this.ctx.clock.now();
     const deadline = Date.now() + (options.wait ? 30_000 : 0);

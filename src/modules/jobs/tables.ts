@@ -1,4 +1,4 @@
-import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** One row per periodic job: who holds it, until when, and how the last run went. */
 export const jobLeases = sqliteTable('fpa_job_leases', {

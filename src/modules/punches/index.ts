@@ -1,6 +1,6 @@
 /** Punches: ingestion from terminals, the feed (`punches/latest/`), lists and the live stream. */
 export type { PunchEvents, PunchPayload } from './events';
 export { punchRoutes } from './routes';
-export { PunchService, type IncomingPunch, type IngestResult, type PunchRow } from './service';
+export { type IncomingPunch, type IngestResult, type PunchRow, PunchService } from './service';
 export { PunchStreamHub, punchStreamRoutes } from './stream';
-export { punchView, type PunchView } from './view';
+export { type PunchView, punchView } from './view';

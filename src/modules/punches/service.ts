@@ -5,8 +5,9 @@
  * transaction (what follows from them, attendance days and webhooks, reacts to those). The
  * terminal is answered `OK` only after the commit.
  */
-import { and, asc, desc, eq, getTableName, gt, gte, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
+
 import type { InStatement, InValue, ResultSet } from '@libsql/client';
+import { and, asc, desc, eq, getTableName, gt, gte, isNull, lt, lte, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
@@ -14,12 +15,12 @@ import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Runtime } from '../../platform/runtime';
 import { parseInstant } from '../../platform/time/dates';
-import { deviceRef, type DeviceRow } from '../devices';
+import { type DeviceRow, deviceRef } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import type { PunchEvents, PunchPayload } from './events';
 import { punches } from './tables';
-import { punchView, type PunchView } from './view';
+import { type PunchView, punchView } from './view';
 
 export type PunchRow = typeof punches.$inferSelect;
 
@@ -125,12 +126,7 @@ export class PunchService {
 
   /** `punches/latest/?after=`: ascending by sequence, never skipping or repeating. */
   async latest(after: number, limit: number): Promise<{ results: PunchView[]; last_sequence: number }> {
-    const rows = await this.ctx.db.orm
-      .select()
-      .from(punches)
-      .where(gt(punches.sequence, after))
-      .orderBy(asc(punches.sequence))
-      .limit(limit);
+    const rows = await this.ctx.db.orm.select().from(punches).where(gt(punches.sequence, after)).orderBy(asc(punches.sequence)).limit(limit);
     return { results: rows.map(punchView), last_sequence: rows.length > 0 ? rows[rows.length - 1]!.sequence : after };
   }
 
@@ -178,7 +174,12 @@ export class PunchService {
   }
 
   /** Punch instants of these enrollees in [start, end), raw: attendance runs this with every batch. */
-  async instantsIn(execute: (statement: InStatement) => Promise<ResultSet>, enrolleeIds: readonly string[], start: number, end: number): Promise<{ enrolleeId: string; at: number }[]> {
+  async instantsIn(
+    execute: (statement: InStatement) => Promise<ResultSet>,
+    enrolleeIds: readonly string[],
+    start: number,
+    end: number,
+  ): Promise<{ enrolleeId: string; at: number }[]> {
     const out: { enrolleeId: string; at: number }[] = [];
     for (const chunk of chunks(enrolleeIds, 400)) {
       const found = await execute({
@@ -209,8 +210,21 @@ export class PunchService {
 
 /** The columns of the raw punch insert, in `punchArgs` order. */
 const PUNCH_COLUMNS = [
-  'id', 'device_id', 'device_serial', 'device_pin', 'enrollee_id', 'employee_key', 'punched_at', 'local_time',
-  'utc_offset_minutes', 'state', 'verify_type', 'work_code', 'raw', 'flags', 'received_at',
+  'id',
+  'device_id',
+  'device_serial',
+  'device_pin',
+  'enrollee_id',
+  'employee_key',
+  'punched_at',
+  'local_time',
+  'utc_offset_minutes',
+  'state',
+  'verify_type',
+  'work_code',
+  'raw',
+  'flags',
+  'received_at',
 ] as const;
 const insertSqlByCount = new Map<number, string>();
 
@@ -227,8 +241,20 @@ function insertPunchesSql(count: number): string {
 
 function punchArgs(v: Omit<PunchRow, 'sequence'>): InValue[] {
   return [
-    v.id, v.deviceId, v.deviceSerial, v.devicePin, v.enrolleeId, v.employeeKey, v.punchedAt, v.localTime,
-    v.utcOffsetMinutes, v.state, v.verifyType, v.workCode, v.raw, JSON.stringify(v.flags), v.receivedAt,
+    v.id,
+    v.deviceId,
+    v.deviceSerial,
+    v.devicePin,
+    v.enrolleeId,
+    v.employeeKey,
+    v.punchedAt,
+    v.localTime,
+    v.utcOffsetMinutes,
+    v.state,
+    v.verifyType,
+    v.workCode,
+    v.raw,
+    JSON.stringify(v.flags),
+    v.receivedAt,
   ];
 }
-

@@ -10,8 +10,9 @@
  * catches up from the database afterwards; one whose buffer passes WEBSOCKET_MAX_BUFFERED_BYTES,
  * or that stays paused for STALL_MS, is closed with 4008 rather than slowing anyone else.
  */
-import { asc, gt } from 'drizzle-orm';
+
 import type { ServerWebSocket } from 'bun';
+import { asc, gt } from 'drizzle-orm';
 import { CoalescingPass } from '../../platform/coalescing-pass';
 import { describeError, FpaError } from '../../platform/errors';
 import { apiRouter, type Http } from '../../platform/http/router';
@@ -47,7 +48,10 @@ export const CLOSE_TOO_SLOW = 4008;
 export class PunchStreamHub {
   private readonly subscribers = new Set<Subscriber>();
   private timer: ReturnType<typeof setInterval> | null = null;
-  private readonly pump = new CoalescingPass(() => this.round(), () => !this.stopped);
+  private readonly pump = new CoalescingPass(
+    () => this.round(),
+    () => !this.stopped,
+  );
   private stopped = false;
 
   constructor(private readonly ctx: Runtime) {}
@@ -87,9 +91,7 @@ export class PunchStreamHub {
 
   wake(): void {
     if (this.stopped || this.subscribers.size === 0) return;
-    void this.pump.trigger().catch((error: unknown) =>
-      this.ctx.log.error('punch stream pass failed', { error: describeError(error) }),
-    );
+    void this.pump.trigger().catch((error: unknown) => this.ctx.log.error('punch stream pass failed', { error: describeError(error) }));
   }
 
   /** Closes every stream (the instance is shutting down). */
@@ -238,7 +240,12 @@ export function punchStreamRoutes(http: Http, deps: { hub: PunchStreamHub; punch
 
   return apiRouter(http, 'punch-stream').ws('/punches/stream', {
     query: StreamQuery,
-    detail: { summary: 'WebSocket: one JSON message per punch, oldest first, then live', tags: ['punches'], description: 'Upgrade with `Authorization: Bearer <JWT>`, or `?access_token=` from a browser. Closed with 4008 when the client falls behind, 4401 when its token expires.' },
+    detail: {
+      summary: 'WebSocket: one JSON message per punch, oldest first, then live',
+      tags: ['punches'],
+      description:
+        'Upgrade with `Authorization: Bearer <JWT>`, or `?access_token=` from a browser. Closed with 4008 when the client falls behind, 4401 when its token expires.',
+    },
     async beforeHandle({ request, query }) {
       const identity = await http.auth.authenticate(request, { queryToken: true });
       void query;

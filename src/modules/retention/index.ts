@@ -1,3 +1,4 @@
 /** Retention: the daily purge, through each module that owns the data. */
-export { Retention, type PurgeCounts } from './service';
+
 export { retentionJobs } from './jobs';
+export { type PurgeCounts, Retention } from './service';

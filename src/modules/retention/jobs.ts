@@ -6,7 +6,8 @@ export function retentionJobs(retention: Retention): JobDefinition[] {
     {
       name: 'purge-retention',
       schedule: '0 30 3 * * *',
-      description: 'Purges punches, attendance days, finished commands, deliveries, device events and templates of long-deactivated enrollees past their RETENTION_* limits.',
+      description:
+        'Purges punches, attendance days, finished commands, deliveries, device events and templates of long-deactivated enrollees past their RETENTION_* limits.',
       run: () => retention.purge(),
     },
   ];

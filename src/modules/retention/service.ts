@@ -85,7 +85,9 @@ export class Retention {
     if (s.RETENTION_TEMPLATES_AFTER_DEACTIVATION > 0) {
       counts.templates = await biometrics.destroyOfDeactivated(now - s.RETENTION_TEMPLATES_AFTER_DEACTIVATION);
     }
-    await ctx.db.write(({ tx }) => audit(tx, ctx.clock.now(), { actor: 'system', action: 'retention.purged', targetType: 'retention', details: { ...counts } }));
+    await ctx.db.write(({ tx }) =>
+      audit(tx, ctx.clock.now(), { actor: 'system', action: 'retention.purged', targetType: 'retention', details: { ...counts } }),
+    );
     return counts;
   }
 }

@@ -7,13 +7,29 @@
  * and sends it again later.
  */
 import type { Runtime } from '../../platform/runtime';
+import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
+import {
+  type AdmsQuery,
+  buildOptionBlock,
+  type CommandResult,
+  decodeBody,
+  isSecurityPush,
+  type LineError,
+  parseAttlog,
+  parseDeviceCmdBody,
+  parseInfoParam,
+  parseOperlog,
+  parseOptionsBody,
+  parseRegistryBody,
+  parseRtlog,
+  parseTransactions,
+  type RtlogRecord,
+} from '../../protocol/adms';
 import type { CommandService } from '../commands';
-import { noteOnDevice, type DeviceReport, type DeviceRow, type DeviceService } from '../devices';
+import { type DeviceReport, type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
 import type { ClockSync } from './clock-sync';
 import type { AttendanceIngest } from './ingest';
 import { attendanceErrors, redactedErrors } from './ingest';
-import { buildOptionBlock, decodeBody, isSecurityPush, parseAttlog, parseDeviceCmdBody, parseInfoParam, parseOperlog, parseOptionsBody, parseRegistryBody, parseRtlog, parseTransactions, type AdmsQuery, type CommandResult, type LineError, type RtlogRecord } from '../../protocol/adms';
-import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import type { CommandRenderer } from './render';
 import { AdmsRefusal } from './reply';
 import { reportChanges, reportFromInfo, reportFromParameters } from './reports';
@@ -191,7 +207,9 @@ export class TerminalEndpoints {
       }
       case 'OPERLOG': {
         if (req.query.contentType?.toLowerCase() === 'tgz') {
-          await this.event(device, 'data_pack_ignored', 'a compressed OPERLOG data pack was acknowledged without being read', { bytes: (await req.body()).byteLength });
+          await this.event(device, 'data_pack_ignored', 'a compressed OPERLOG data pack was acknowledged without being read', {
+            bytes: (await req.body()).byteLength,
+          });
           return ok();
         }
         return ok(`OK:${await this.uploads.operlog(device, await this.text(device, req))}`);

@@ -3,8 +3,8 @@
  * or a `token` cookie), both off by default, and a request size cap, always on.
  */
 import { constantTimeEqual } from '../../platform/crypto/secrets';
-import { AdmsRefusal } from './reply';
 import { readCapped } from '../../platform/http/read-capped';
+import { AdmsRefusal } from './reply';
 
 function cookieValue(header: string | null, name: string): string | null {
   if (!header) return null;

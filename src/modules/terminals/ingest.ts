@@ -5,10 +5,10 @@
  * lines are logged as device events and skipped; they never cost the good lines beside them.
  */
 import type { Runtime } from '../../platform/runtime';
-import { noteOnDevice, type DeviceRow, type DeviceService } from '../devices';
-import type { IncomingPunch, IngestResult, PunchService } from '../punches';
-import { type AttlogRecord, type LineError } from '../../protocol/adms';
 import { localWallTimeToUtc } from '../../platform/time/zone';
+import type { AttlogRecord, LineError } from '../../protocol/adms';
+import { type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
+import type { IncomingPunch, IngestResult, PunchService } from '../punches';
 
 const DAY_MS = 86_400_000;
 /** A year before this means the terminal's clock was reset (dead RTC battery: 2000-01-01). */
@@ -89,7 +89,12 @@ export class AttendanceIngest {
     for (const record of records) {
       const punch = toIncomingPunch(record, timeZone, now);
       if (punch) punches.push(punch);
-      else bad.push({ line: 0, reason: `time ${record.localTime} cannot be converted in zone ${timeZone}`, excerpt: withholdBase64(record.raw).slice(0, RAW_EXCERPT) });
+      else
+        bad.push({
+          line: 0,
+          reason: `time ${record.localTime} cannot be converted in zone ${timeZone}`,
+          excerpt: withholdBase64(record.raw).slice(0, RAW_EXCERPT),
+        });
     }
     const result = await this.punches.ingest(device, punches);
     await this.logMalformed(device, table, bad);
@@ -102,7 +107,14 @@ export class AttendanceIngest {
     const now = this.ctx.clock.now();
     await this.ctx.db.write(async ({ tx }) => {
       for (const l of lines.slice(0, 100)) {
-        await noteOnDevice(tx, device.id, 'malformed_line', `${table} line ${l.line} skipped: ${l.reason}`, { table, line: l.line, reason: l.reason, ...(l.excerpt !== undefined ? { excerpt: l.excerpt } : {}) }, now);
+        await noteOnDevice(
+          tx,
+          device.id,
+          'malformed_line',
+          `${table} line ${l.line} skipped: ${l.reason}`,
+          { table, line: l.line, reason: l.reason, ...(l.excerpt !== undefined ? { excerpt: l.excerpt } : {}) },
+          now,
+        );
       }
       if (lines.length > 100) {
         await noteOnDevice(tx, device.id, 'malformed_line', `${table}: ${lines.length - 100} more bad lines skipped`, { table, more: lines.length - 100 }, now);

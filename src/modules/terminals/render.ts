@@ -5,9 +5,6 @@
  */
 import { TemplateDecryptError } from '../../platform/crypto/template-cipher';
 import type { Logger } from '../../platform/log';
-import type { TemplateStore } from '../biometrics';
-import type { CommandService, DueCommand } from '../commands';
-import { takesBiodata, type DeviceRow } from '../devices';
 import {
   biodataCommand,
   checkCommand,
@@ -22,6 +19,9 @@ import {
   rebootCommand,
   userInfoCommand,
 } from '../../protocol/adms';
+import type { TemplateStore } from '../biometrics';
+import type { CommandService, DueCommand } from '../commands';
+import { type DeviceRow, takesBiodata } from '../devices';
 
 /** BIODATA `Type` of a fingerprint. */
 const FINGERPRINT = 1;
@@ -91,12 +91,23 @@ export class CommandRenderer {
         template.plain.fill(0);
         if (takesBiodata(device, template.algorithmVersion)) {
           const [major = '0', minor = '0'] = template.algorithmVersion.split('.');
-          return biodataCommand({ pin, no: template.fingerIndex, index: 0, type: FINGERPRINT, majorVer: major, minorVer: minor, template: base64, duress: template.duress ? 1 : 0 });
+          return biodataCommand({
+            pin,
+            no: template.fingerIndex,
+            index: 0,
+            type: FINGERPRINT,
+            majorVer: major,
+            minorVer: minor,
+            template: base64,
+            duress: template.duress ? 1 : 0,
+          });
         }
         return fingerTemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, valid: template.duress ? 3 : 1 });
       }
       case 'delete_template':
-        return takesBiodata(device, device.algorithmVersion) ? deleteBiodataCommand(pin, FINGERPRINT, Number(p.fingerIndex)) : deleteFingerCommand(pin, Number(p.fingerIndex));
+        return takesBiodata(device, device.algorithmVersion)
+          ? deleteBiodataCommand(pin, FINGERPRINT, Number(p.fingerIndex))
+          : deleteFingerCommand(pin, Number(p.fingerIndex));
       case 'ENROLL_FP':
         return enrollFingerCommand(pin, Number(p.fingerIndex));
       case 'ENROLL_BIO':

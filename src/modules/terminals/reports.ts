@@ -2,9 +2,10 @@
  * What terminals say about themselves (getrequest `INFO=`, `table=options`, the INFO command
  * reply, the 3.x registry body), mapped onto one DeviceReport for DeviceService.recordReport.
  */
+
+import { type DeviceInfo, type Dict, parseIntStrict } from '../../protocol/adms';
+import { nextParameters, type ParameterMode, sameParameters } from '../devices/parameters';
 import type { DeviceReport, DeviceRow } from '../devices/service';
-import { nextParameters, sameParameters, type ParameterMode } from '../devices/parameters';
-import { parseIntStrict, type DeviceInfo, type Dict } from '../../protocol/adms';
 
 function first(d: Dict, ...keys: string[]): string | null {
   for (const k of keys) {

@@ -7,12 +7,12 @@
  * errors included, never JSON — and a database failure answers 503 so the terminal resends.
  */
 import { Elysia } from 'elysia';
-import type { Runtime } from '../../platform/runtime';
-import { FpaError, describeError } from '../../platform/errors';
-import type { TerminalEndpoints } from './endpoints';
+import { describeError, FpaError } from '../../platform/errors';
 import { IpAllowList } from '../../platform/net/ip';
-import { checkDeclaredLength, checkDeviceToken, readBody } from './guard';
+import type { Runtime } from '../../platform/runtime';
 import { formatHttpDate, parseQuery } from '../../protocol/adms';
+import type { TerminalEndpoints } from './endpoints';
+import { checkDeclaredLength, checkDeviceToken, readBody } from './guard';
 import { AdmsRefusal, plainText } from './reply';
 
 /** `cdata.aspx/` → `cdata`. */

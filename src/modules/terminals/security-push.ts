@@ -4,8 +4,9 @@
  * the handshake, which tells it to register; `POST registry` gets a RegistryCode that stays the
  * same for the device (DeviceService.registryCode); `POST push` gets the configuration block.
  */
-import { encodePush3DateTime, sanitizeValue, type OptionBlockInput } from '../../protocol/adms';
+
 import { wallTimeAt } from '../../platform/time/zone';
+import { encodePush3DateTime, type OptionBlockInput, sanitizeValue } from '../../protocol/adms';
 
 const SERVER_PUSH3_VERSION = '3.1.2';
 
@@ -17,7 +18,9 @@ function offsetText(minutes: number): string {
 }
 
 /** `POST push` reply: LF-separated `key=value` lines. */
-export function push3Config(o: Pick<OptionBlockInput, 'delaySeconds' | 'errorDelaySeconds' | 'timeZoneMinutes' | 'serverVersion' | 'multiBioDataSupport'> & { sessionId: string }): string {
+export function push3Config(
+  o: Pick<OptionBlockInput, 'delaySeconds' | 'errorDelaySeconds' | 'timeZoneMinutes' | 'serverVersion' | 'multiBioDataSupport'> & { sessionId: string },
+): string {
   const lines = [
     `ServerVersion=${SERVER_PUSH3_VERSION}`,
     `ServerName=${sanitizeValue(o.serverVersion)}`,

@@ -6,18 +6,18 @@
  * is acknowledged. Each returns the number of records processed, for `OK:<n>`.
  */
 import type { Runtime } from '../../platform/runtime';
-import { noteOnDevice, type DeviceRow, type DeviceService } from '../devices';
-import { redactedErrors, withholdBase64, type AttendanceIngest } from './ingest';
 import {
+  type BiodataRecord,
+  type OplogRecord,
   parseAttPhoto,
   parseBiodata,
   parseIntStrict,
   parseOperlog,
   parseTabledata,
   parseTemplatev10,
-  type BiodataRecord,
-  type OplogRecord,
 } from '../../protocol/adms';
+import { type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
+import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
 import type { WalkUpEnrollment } from './walk-up';
 
 /** BIODATA Type 1 is a fingerprint; every other type (face, palm, vein…) is not enrolled here. */

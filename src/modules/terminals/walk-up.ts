@@ -15,11 +15,11 @@
  * which would otherwise bounce between terminals for ever.
  */
 import type { WriteContext } from '../../platform/db/client';
-import { FpaError, type ErrorCode } from '../../platform/errors';
+import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
-import { deviceRef, noteOnDevice, type DeviceRow } from '../devices';
+import { type DeviceRow, deviceRef, noteOnDevice } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventChannel } from '../events';
@@ -125,7 +125,12 @@ export class WalkUpEnrollment {
       );
       if (deleting) {
         await commands.enqueue(w, [
-          { deviceId: device.id, kind: 'delete_template', payload: { pin: upload.pin, fingerIndex: upload.fingerIndex }, supersedeKey: `tpl:${upload.pin}:${upload.fingerIndex}` },
+          {
+            deviceId: device.id,
+            kind: 'delete_template',
+            payload: { pin: upload.pin, fingerIndex: upload.fingerIndex },
+            supersedeKey: `tpl:${upload.pin}:${upload.fingerIndex}`,
+          },
         ]);
       }
       const person = await enrollees.findByPin(tx, upload.pin);

@@ -3,15 +3,15 @@
  * delete, re-enable, the attempt log, and redelivery by hand. Delivery itself is the worker's.
  */
 import { and, asc, desc, eq, gt, lt, or } from 'drizzle-orm';
-import type { Runtime } from '../../platform/runtime';
-import { OUTBOX_STATUSES, webhookDeliveries, webhookEndpoints, webhookOutbox } from './tables';
-import { audit } from '../audit';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import { FpaError, notFound } from '../../platform/errors';
-import { pageOf, readCursor, type Page } from '../../platform/http/paging';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './outbox';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrl } from './ssrf';
+import { OUTBOX_STATUSES, webhookDeliveries, webhookEndpoints, webhookOutbox } from './tables';
 import type { DeliveryTotals, DeliveryWorker } from './worker';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -86,7 +86,12 @@ export class WebhookService {
       .where(after !== null ? gt(webhookEndpoints.id, String(after)) : undefined)
       .orderBy(asc(webhookEndpoints.id))
       .limit(options.limit + 1);
-    return pageOf(rows, options.limit, (r) => r.id, (page) => page.map(endpointView));
+    return pageOf(
+      rows,
+      options.limit,
+      (r) => r.id,
+      (page) => page.map(endpointView),
+    );
   }
 
   async get(id: string): Promise<WebhookEndpointView> {
@@ -145,7 +150,12 @@ export class WebhookService {
       .where(and(...conditions))
       .orderBy(desc(webhookDeliveries.id))
       .limit(options.limit + 1);
-    return pageOf(rows, options.limit, (r) => r.id, (page) => page.map(deliveryView));
+    return pageOf(
+      rows,
+      options.limit,
+      (r) => r.id,
+      (page) => page.map(deliveryView),
+    );
   }
 
   /** The messages of an endpoint, newest first, optionally by status (find dead ones to redeliver). */

@@ -19,7 +19,10 @@ export const Webhook = t.Object({
   created_at: Instant(),
 });
 
-export const WebhookWithSecret = t.Composite([Webhook, t.Object({ secret: t.String({ description: 'Signing secret (Standard Webhooks `whsec_…`); shown this one time.' }) })]);
+export const WebhookWithSecret = t.Composite([
+  Webhook,
+  t.Object({ secret: t.String({ description: 'Signing secret (Standard Webhooks `whsec_…`); shown this one time.' }) }),
+]);
 
 export const WebhookCreate = Body({
   url: Text({ maxLength: MAX_URL_LENGTH, description: 'https URL of the receiver (private addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS).' }),

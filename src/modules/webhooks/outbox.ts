@@ -4,8 +4,9 @@
  * messages nor a message without its punch. An endpoint that is disabled gets its rows `held`:
  * nothing is sent, and enabling it releases them (punches are not lost while it is off).
  */
-import type { Tx } from '../../platform/db/client';
+
 import { chunks } from '../../platform/chunks';
+import type { Tx } from '../../platform/db/client';
 import type { DeviceRef } from '../devices';
 import type { LoggedEvent } from '../events';
 import type { PunchEvents, PunchView } from '../punches';
@@ -36,9 +37,7 @@ export function newMessageId(): string {
 /** Writes the outbox rows of newly inserted punches; returns how many. */
 export async function writePunchMessages(tx: Tx, events: readonly LoggedEvent<string, PunchEvents['punch_received']>[], now: number): Promise<number> {
   if (events.length === 0) return 0;
-  const endpoints = await tx
-    .select({ id: webhookEndpoints.id, events: webhookEndpoints.events, active: webhookEndpoints.active })
-    .from(webhookEndpoints);
+  const endpoints = await tx.select({ id: webhookEndpoints.id, events: webhookEndpoints.events, active: webhookEndpoints.active }).from(webhookEndpoints);
   const subscribed = endpoints.filter((e) => e.events.includes('punch_received'));
   if (subscribed.length === 0) return 0;
   const values: Array<typeof webhookOutbox.$inferInsert> = [];

@@ -10,13 +10,13 @@
  * the same sequence as if each had its own transaction.
  */
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Runtime } from '../../platform/runtime';
 import type { Tx } from '../../platform/db/client';
-import { webhookDeliveries, webhookEndpoints, webhookOutbox } from './tables';
-import { audit } from '../audit';
 import { describeError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
 import { retryDelay } from './backoff';
 import type { WebhookResponse } from './sender';
+import { webhookDeliveries, webhookEndpoints, webhookOutbox } from './tables';
 
 export type OutboxRow = typeof webhookOutbox.$inferSelect;
 
@@ -141,7 +141,12 @@ export class OutcomeRecorder {
   private async write(batch: Waiting[]): Promise<void> {
     let settled: Settled[];
     try {
-      settled = await this.ctx.db.write(({ tx }) => this.apply(tx, batch.map((w) => w.attempt)));
+      settled = await this.ctx.db.write(({ tx }) =>
+        this.apply(
+          tx,
+          batch.map((w) => w.attempt),
+        ),
+      );
     } catch (error) {
       if (batch.length === 1) {
         batch[0]!.reject(error);
@@ -188,7 +193,16 @@ export class OutcomeRecorder {
     // Every attempt is logged, even one whose outcome came too late to count (stale). One
     // statement over a JSON array: building a many-row insert costs more than running it.
     const log = JSON.stringify(
-      attempts.map((a, i) => [a.row.id, a.row.endpointId, a.attempt, a.statusCode, a.error, a.durationMs, settled[i]!.outcome === 'retrying' ? a.nextAttemptAt : null, a.now]),
+      attempts.map((a, i) => [
+        a.row.id,
+        a.row.endpointId,
+        a.attempt,
+        a.statusCode,
+        a.error,
+        a.durationMs,
+        settled[i]!.outcome === 'retrying' ? a.nextAttemptAt : null,
+        a.now,
+      ]),
     );
     await tx.run(sql`
       insert into ${webhookDeliveries} (outbox_id, endpoint_id, attempt, status_code, error, duration_ms, next_retry_at, created_at)

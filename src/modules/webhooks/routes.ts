@@ -49,18 +49,26 @@ export function webhookRoutes(http: Http, webhooks: WebhookService) {
       response: { 200: Webhook, ...errors('not_found', 'webhook_url_refused') },
       detail: { summary: 'Enable an endpoint again after it was disabled for failing', tags },
     })
-    .get('/webhooks/:id/deliveries', ({ params, query }) => webhooks.deliveries(params.id, { cursor: query.cursor, limit: query.limit ?? 100, message: query.message || undefined }), {
-      params: WebhookParams,
-      query: DeliveryList.query,
-      response: { 200: DeliveryList.response, ...errors('not_found', 'invalid_cursor') },
-      detail: { summary: 'Delivery attempts with status code, error and next retry', tags },
-    })
-    .get('/webhooks/:id/messages', ({ params, query }) => webhooks.messages(params.id, { cursor: query.cursor, limit: query.limit ?? 100, status: query.status }), {
-      params: WebhookParams,
-      query: MessageList.query,
-      response: { 200: MessageList.response, ...errors('not_found', 'invalid_cursor') },
-      detail: { summary: 'Messages (one per event) queued for an endpoint, newest first', tags },
-    })
+    .get(
+      '/webhooks/:id/deliveries',
+      ({ params, query }) => webhooks.deliveries(params.id, { cursor: query.cursor, limit: query.limit ?? 100, message: query.message || undefined }),
+      {
+        params: WebhookParams,
+        query: DeliveryList.query,
+        response: { 200: DeliveryList.response, ...errors('not_found', 'invalid_cursor') },
+        detail: { summary: 'Delivery attempts with status code, error and next retry', tags },
+      },
+    )
+    .get(
+      '/webhooks/:id/messages',
+      ({ params, query }) => webhooks.messages(params.id, { cursor: query.cursor, limit: query.limit ?? 100, status: query.status }),
+      {
+        params: WebhookParams,
+        query: MessageList.query,
+        response: { 200: MessageList.response, ...errors('not_found', 'invalid_cursor') },
+        detail: { summary: 'Messages (one per event) queued for an endpoint, newest first', tags },
+      },
+    )
     .post('/webhooks/:id/messages/:message/redeliver', ({ params, admin }) => webhooks.redeliver(params.id, params.message, { by: admin.by }), {
       params: MessageParams,
       response: { 200: WebhookMessage, ...errors('not_found', 'conflict') },

@@ -11,8 +11,8 @@ import { deleteInBatches } from '../../platform/db/purge';
 import type { Runtime } from '../../platform/runtime';
 import type { EventLog } from '../events';
 import type { PunchService } from '../punches';
-import { writePunchMessages } from './outbox';
 import { WebhookService } from './endpoints';
+import { writePunchMessages } from './outbox';
 import { webhookDeliveries, webhookOutbox } from './tables';
 import { DeliveryWorker } from './worker';
 

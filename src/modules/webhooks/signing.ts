@@ -3,7 +3,7 @@
  * the `standardwebhooks` package: HMAC-SHA256 over `<id>.<unix seconds>.<body>`
  * with the base64 secret after `whsec_`.
  */
-import { Webhook } from "standardwebhooks";
+import { Webhook } from 'standardwebhooks';
 
 export interface WebhookMessage {
   /** Unique message id; reused across retries so receivers can de-duplicate. */
@@ -14,9 +14,9 @@ export interface WebhookMessage {
 }
 
 export type WebhookHeaders = {
-  "webhook-id": string;
-  "webhook-timestamp": string;
-  "webhook-signature": string;
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
 };
 
 /**
@@ -28,7 +28,7 @@ const MESSAGE_ID_RE = /^[\x21-\x2d\x2f-\x7e]{1,256}$/;
 
 /** A new secret: `whsec_` + base64 of 24 random bytes. */
 export function generateWebhookSecret(): string {
-  return `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64")}`;
+  return `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64')}`;
 }
 
 function webhookFor(secret: string): Webhook {
@@ -36,7 +36,7 @@ function webhookFor(secret: string): Webhook {
     return new Webhook(secret);
   } catch {
     // The package's messages do not echo the secret, but stay generic anyway.
-    throw new Error("invalid webhook secret (expected whsec_<base64>)");
+    throw new Error('invalid webhook secret (expected whsec_<base64>)');
   }
 }
 
@@ -63,18 +63,18 @@ export function signWebhook(secret: string, message: WebhookMessage): WebhookHea
 }
 
 function signWith(webhook: Webhook, message: WebhookMessage): WebhookHeaders {
-  if (typeof message.id !== "string" || !MESSAGE_ID_RE.test(message.id)) {
+  if (typeof message.id !== 'string' || !MESSAGE_ID_RE.test(message.id)) {
     throw new TypeError("webhook message id must be 1-256 printable ASCII characters without spaces or '.'");
   }
   if (!(message.timestamp instanceof Date) || Number.isNaN(message.timestamp.getTime())) {
-    throw new TypeError("webhook timestamp must be a valid Date");
+    throw new TypeError('webhook timestamp must be a valid Date');
   }
-  if (typeof message.body !== "string") throw new TypeError("webhook body must be a string");
+  if (typeof message.body !== 'string') throw new TypeError('webhook body must be a string');
   const signature = webhook.sign(message.id, message.timestamp, message.body);
   return {
-    "webhook-id": message.id,
-    "webhook-timestamp": String(Math.floor(message.timestamp.getTime() / 1000)),
-    "webhook-signature": signature,
+    'webhook-id': message.id,
+    'webhook-timestamp': String(Math.floor(message.timestamp.getTime() / 1000)),
+    'webhook-signature': signature,
   };
 }
 
@@ -83,11 +83,7 @@ function signWith(webhook: Webhook, message: WebhookMessage): WebhookHeaders {
  * rejects timestamps more than 5 minutes from now). Header names are
  * case-insensitive. Returns false on any failure, including a bad secret.
  */
-export function verifyWebhook(
-  secret: string,
-  headers: Headers | Record<string, string | undefined>,
-  body: string,
-): boolean {
+export function verifyWebhook(secret: string, headers: Headers | Record<string, string | undefined>, body: string): boolean {
   const plain: Record<string, string> = {};
   if (headers instanceof Headers) {
     headers.forEach((value, name) => {
@@ -95,7 +91,7 @@ export function verifyWebhook(
     });
   } else {
     for (const [name, value] of Object.entries(headers)) {
-      if (typeof value === "string") plain[name.toLowerCase()] = value;
+      if (typeof value === 'string') plain[name.toLowerCase()] = value;
     }
   }
   try {

@@ -13,8 +13,8 @@
  * one of the returned `addresses` (src/delivery/sender.ts) rather than
  * resolving the name again.
  */
-import { promises as dns } from "node:dns";
-import { parseIPv4, parseIPv6 } from "../../platform/net/ip";
+import { promises as dns } from 'node:dns';
+import { parseIPv4, parseIPv6 } from '../../platform/net/ip';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -28,9 +28,7 @@ export interface CheckWebhookUrlOptions {
 
 export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
 
-export type CheckWebhookUrlResult =
-  | { ok: true; url: URL; addresses: string[] }
-  | { ok: false; reason: string };
+export type CheckWebhookUrlResult = { ok: true; url: URL; addresses: string[] } | { ok: false; reason: string };
 
 type Cidr = readonly [base: number, prefix: number];
 
@@ -59,9 +57,8 @@ function ipv4(a: number, b: number, c: number, d: number): number {
 
 function inCidr(addr: number, [base, prefix]: Cidr): boolean {
   const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  return ((addr & mask) >>> 0) === ((base & mask) >>> 0);
+  return (addr & mask) >>> 0 === (base & mask) >>> 0;
 }
-
 
 function isBlockedIPv4(addr: number): boolean {
   return IPV4_BLOCKED.some((c) => inCidr(addr, c));
@@ -104,8 +101,8 @@ function isBlockedIPv6(b: Uint8Array): boolean {
  * reported as private (fail closed).
  */
 export function isPrivateAddress(ip: string): boolean {
-  if (typeof ip !== "string") return true;
-  const text = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
+  if (typeof ip !== 'string') return true;
+  const text = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
   const v4 = parseIPv4(text);
   if (v4 !== null) return isBlockedIPv4(v4);
   const v6 = parseIPv6(text);
@@ -167,35 +164,32 @@ async function resolveWithin(resolve: Resolver, host: string, ms: number): Promi
 }
 
 /** Validates a webhook target URL; see the module comment. */
-export async function checkWebhookUrl(
-  url: string,
-  options: CheckWebhookUrlOptions,
-): Promise<CheckWebhookUrlResult> {
+export async function checkWebhookUrl(url: string, options: CheckWebhookUrlOptions): Promise<CheckWebhookUrlResult> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return { ok: false, reason: "not a valid absolute URL" };
+    return { ok: false, reason: 'not a valid absolute URL' };
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    return { ok: false, reason: "URL scheme must be http or https" };
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return { ok: false, reason: 'URL scheme must be http or https' };
   }
-  if (parsed.username !== "" || parsed.password !== "") {
-    return { ok: false, reason: "URL must not contain credentials" };
+  if (parsed.username !== '' || parsed.password !== '') {
+    return { ok: false, reason: 'URL must not contain credentials' };
   }
   // URL.hostname keeps brackets around IPv6 literals and normalises IPv4
   // shorthand ("0x7f.1", "2130706433") to dotted decimal.
   const raw = parsed.hostname;
-  const host = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
-  if (host === "") return { ok: false, reason: "URL must have a host" };
+  const host = raw.startsWith('[') && raw.endsWith(']') ? raw.slice(1, -1) : raw;
+  if (host === '') return { ok: false, reason: 'URL must have a host' };
 
   const literal = parseIPv4(host) !== null || parseIPv6(host) !== null;
   if (options.allowPrivateNetworks) {
     return { ok: true, url: parsed, addresses: literal ? [host] : [] };
   }
-  const lowered = host.toLowerCase().replace(/\.$/, "");
-  if (lowered === "localhost" || lowered.endsWith(".localhost")) {
-    return { ok: false, reason: "host resolves to a private or reserved address" };
+  const lowered = host.toLowerCase().replace(/\.$/, '');
+  if (lowered === 'localhost' || lowered.endsWith('.localhost')) {
+    return { ok: false, reason: 'host resolves to a private or reserved address' };
   }
 
   let addresses: string[];
@@ -205,14 +199,14 @@ export async function checkWebhookUrl(
     try {
       addresses = await resolveWithin(options.resolve ?? defaultResolve, host, options.lookupTimeoutMs ?? DNS_LOOKUP_TIMEOUT_MS);
     } catch (error) {
-      return { ok: false, reason: error instanceof LookupTimeout ? "host lookup timed out" : "host could not be resolved" };
+      return { ok: false, reason: error instanceof LookupTimeout ? 'host lookup timed out' : 'host could not be resolved' };
     }
     if (!Array.isArray(addresses) || addresses.length === 0) {
-      return { ok: false, reason: "host could not be resolved" };
+      return { ok: false, reason: 'host could not be resolved' };
     }
   }
   if (addresses.some((a) => isPrivateAddress(a))) {
-    return { ok: false, reason: "host resolves to a private or reserved address" };
+    return { ok: false, reason: 'host resolves to a private or reserved address' };
   }
   return { ok: true, url: parsed, addresses: [...addresses] };
 }

@@ -12,18 +12,20 @@
  * are shared for a second (the address check itself still runs before every send), and
  * outcomes are written in batches (recorder.ts).
  */
-import { describeError } from '../../platform/errors';
+
 import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
-import type { Runtime } from '../../platform/runtime';
+import { CoalescingPass } from '../../platform/coalescing-pass';
 import type { Queryable } from '../../platform/db/client';
-import { webhookEndpoints, webhookOutbox } from './tables';
-import { isSuccess, OutcomeRecorder, type DeliveryOutcome, type OutboxRow } from './recorder';
+import { describeError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { type DeliveryOutcome, isSuccess, type OutboxRow, OutcomeRecorder } from './recorder';
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
 import { WebhookSigner } from './signing';
 import { cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
-import { CoalescingPass } from '../../platform/coalescing-pass';
+import { webhookEndpoints, webhookOutbox } from './tables';
 
 export type { DeliveryOutcome, OutboxRow } from './recorder';
+
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 export interface DeliveryTotals {
@@ -108,7 +110,10 @@ export class DeliveryWorker {
   private timer: ReturnType<typeof setInterval> | null = null;
   private soon: ReturnType<typeof setTimeout> | null = null;
   private active = false;
-  private readonly pump = new CoalescingPass(() => this.claimWhileRoom(), () => this.active);
+  private readonly pump = new CoalescingPass(
+    () => this.claimWhileRoom(),
+    () => this.active,
+  );
   /** The last claim was full: more rows may be due, so claim again when a slot frees. */
   private backlog = false;
 
@@ -206,7 +211,11 @@ export class DeliveryWorker {
   async claim(limit: number, dueBy: number): Promise<Claimed[]> {
     const now = this.ctx.clock.now();
     // A read first, so an idle poll (every second, every instance) takes no write lock.
-    const [anyDue] = await this.ctx.db.orm.select({ id: webhookOutbox.id }).from(webhookOutbox).where(dueCondition(this.ctx.db.orm, dueBy, now)).limit(1);
+    const [anyDue] = await this.ctx.db.orm
+      .select({ id: webhookOutbox.id })
+      .from(webhookOutbox)
+      .where(dueCondition(this.ctx.db.orm, dueBy, now))
+      .limit(1);
     if (!anyDue) return [];
     const token = crypto.randomUUID();
     const leaseUntil = now + leaseDurationOf(this.ctx.settings.WEBHOOK_TIMEOUT);
@@ -231,7 +240,7 @@ export class DeliveryWorker {
 
   /** One attempt of one claimed row, recorded. */
   private async deliver({ row, endpoint }: Claimed): Promise<DeliveryOutcome> {
-    if (!endpoint || !endpoint.active) return this.abandon(row, endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted');
+    if (!endpoint?.active) return this.abandon(row, endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted');
     let response: WebhookResponse | null;
     await this.slots.take();
     try {

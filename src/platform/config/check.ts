@@ -3,9 +3,9 @@
  * run the same checks and report every problem at once; start refuses on any error.
  */
 import { parseEncryptionKey } from '../crypto/template-cipher';
+import { isValidTimeZone } from '../time/zone';
 import type { LoadedSettings, Settings } from './settings';
 import { envNameOf } from './settings';
-import { isValidTimeZone } from '../time/zone';
 
 export interface ConfigIssue {
   code: string;
@@ -45,7 +45,6 @@ const issue = (code: string, message: string, hint: string): ConfigIssue => ({
   hint,
 });
 
-
 export interface CheckInput {
   loaded: LoadedSettings;
   /** Whether a host passed its own authorizeAdmin. */
@@ -71,7 +70,13 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
   }
 
   if (s.TEMPLATE_ENCRYPTION_KEYS.length === 0) {
-    out.push(issue('fpa.E001', 'TEMPLATE_ENCRYPTION_KEYS is empty: templates cannot be encrypted.', 'Run `bun run fpa:generate-key` and set FPA_TEMPLATE_ENCRYPTION_KEYS.'));
+    out.push(
+      issue(
+        'fpa.E001',
+        'TEMPLATE_ENCRYPTION_KEYS is empty: templates cannot be encrypted.',
+        'Run `bun run fpa:generate-key` and set FPA_TEMPLATE_ENCRYPTION_KEYS.',
+      ),
+    );
   } else {
     const ids = new Set<string>();
     s.TEMPLATE_ENCRYPTION_KEYS.forEach((key, i) => {
@@ -81,39 +86,76 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
         ids.add(parsed.id);
       } catch (error) {
         out.push(
-          issue('fpa.E002', `TEMPLATE_ENCRYPTION_KEYS[${i}] is malformed: ${error instanceof Error ? error.message : 'invalid'}.`, 'Keys look like `fpa1:<id>:<base64url>`; generate one with `bun run fpa:generate-key`.'),
+          issue(
+            'fpa.E002',
+            `TEMPLATE_ENCRYPTION_KEYS[${i}] is malformed: ${error instanceof Error ? error.message : 'invalid'}.`,
+            'Keys look like `fpa1:<id>:<base64url>`; generate one with `bun run fpa:generate-key`.',
+          ),
         );
       }
     });
   }
   if (!s.ADMS_URL_PREFIX.startsWith('/') || !s.ADMS_URL_PREFIX.endsWith('/')) {
-    out.push(issue('fpa.E003', `ADMS_URL_PREFIX "${s.ADMS_URL_PREFIX}" must start and end with "/".`, 'Terminals call `<prefix>cdata`; the default is `/iclock/`.'));
+    out.push(
+      issue('fpa.E003', `ADMS_URL_PREFIX "${s.ADMS_URL_PREFIX}" must start and end with "/".`, 'Terminals call `<prefix>cdata`; the default is `/iclock/`.'),
+    );
   }
   if (s.FINGERS_REQUIRED_MIN > s.FINGERS_ALLOWED_MAX) {
-    out.push(issue('fpa.E004', `FINGERS_REQUIRED_MIN (${s.FINGERS_REQUIRED_MIN}) is above FINGERS_ALLOWED_MAX (${s.FINGERS_ALLOWED_MAX}).`, 'No enrollee could ever complete a session.'));
+    out.push(
+      issue(
+        'fpa.E004',
+        `FINGERS_REQUIRED_MIN (${s.FINGERS_REQUIRED_MIN}) is above FINGERS_ALLOWED_MAX (${s.FINGERS_ALLOWED_MAX}).`,
+        'No enrollee could ever complete a session.',
+      ),
+    );
   }
   if (s.FINGERS_REQUIRED_MIN > s.ALLOWED_FINGER_INDEXES.length) {
-    out.push(issue('fpa.E004', `FINGERS_REQUIRED_MIN (${s.FINGERS_REQUIRED_MIN}) is above the number of allowed fingers (${s.ALLOWED_FINGER_INDEXES.length}).`, 'Allow more fingers or require fewer.'));
+    out.push(
+      issue(
+        'fpa.E004',
+        `FINGERS_REQUIRED_MIN (${s.FINGERS_REQUIRED_MIN}) is above the number of allowed fingers (${s.ALLOWED_FINGER_INDEXES.length}).`,
+        'Allow more fingers or require fewer.',
+      ),
+    );
   }
   if (s.FINGERS_REQUIRED_MIN < 0 || s.FINGERS_ALLOWED_MAX < 1 || s.FINGERS_ALLOWED_MAX > 10) {
     out.push(issue('fpa.E004', 'FINGERS_REQUIRED_MIN must be ≥ 0 and FINGERS_ALLOWED_MAX between 1 and 10.', 'A hand has five fingers; there are ten.'));
   }
   if (s.ALLOWED_FINGER_INDEXES.length === 0 || s.ALLOWED_FINGER_INDEXES.some((f) => !Number.isInteger(f) || f < 0 || f > 9)) {
-    out.push(issue('fpa.E005', `ALLOWED_FINGER_INDEXES ${JSON.stringify(s.ALLOWED_FINGER_INDEXES)} must be a non-empty list within 0–9.`, 'Finger 0 is the left little finger, 9 the right little finger.'));
+    out.push(
+      issue(
+        'fpa.E005',
+        `ALLOWED_FINGER_INDEXES ${JSON.stringify(s.ALLOWED_FINGER_INDEXES)} must be a non-empty list within 0–9.`,
+        'Finger 0 is the left little finger, 9 the right little finger.',
+      ),
+    );
   }
   for (const key of ['TIME_ZONE', 'ATTENDANCE_TIME_ZONE'] as const) {
-    if (!isValidTimeZone(s[key])) out.push(issue('fpa.E006', `${key} "${s[key]}" is not a known IANA time zone.`, 'Use a name such as `Europe/Berlin` or `Asia/Kolkata`.'));
+    if (!isValidTimeZone(s[key]))
+      out.push(issue('fpa.E006', `${key} "${s[key]}" is not a known IANA time zone.`, 'Use a name such as `Europe/Berlin` or `Asia/Kolkata`.'));
   }
   if (s.TASK_BACKEND !== 'cron' && s.TASK_BACKEND !== 'external') {
     out.push(issue('fpa.E007', `TASK_BACKEND "${s.TASK_BACKEND}" is unknown.`, 'Use `cron` (in-process) or `external` (run `bun run fpa:*` on a schedule).'));
   }
   for (const [device, accepted] of Object.entries(s.ALGORITHM_COMPATIBILITY_MAP)) {
     if (device.trim() === '' || !Array.isArray(accepted) || accepted.some((v) => typeof v !== 'string' || v.trim() === '')) {
-      out.push(issue('fpa.E008', `ALGORITHM_COMPATIBILITY_MAP entry "${device}" must map to a list of algorithm versions.`, 'Example: {"10":["10"],"12":["12","10"]}.'));
+      out.push(
+        issue(
+          'fpa.E008',
+          `ALGORITHM_COMPATIBILITY_MAP entry "${device}" must map to a list of algorithm versions.`,
+          'Example: {"10":["10"],"12":["12","10"]}.',
+        ),
+      );
     }
   }
   if (!s.ADMIN_JWT_SECRET && !s.ADMIN_JWKS_URL && !input.hostAuthorizesAdmins) {
-    out.push(issue('fpa.E009', 'No administrator authentication is configured.', 'Set FPA_ADMIN_JWT_SECRET (HS256) or FPA_ADMIN_JWKS_URL, or pass authorizeAdmin when embedding.'));
+    out.push(
+      issue(
+        'fpa.E009',
+        'No administrator authentication is configured.',
+        'Set FPA_ADMIN_JWT_SECRET (HS256) or FPA_ADMIN_JWKS_URL, or pass authorizeAdmin when embedding.',
+      ),
+    );
   }
   if (s.ADMIN_JWKS_URL) {
     try {
@@ -142,7 +184,13 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     );
   }
   if (!/^(file:|libsql:|https?:|wss?:)/.test(s.DATABASE_URL)) {
-    out.push(issue('fpa.E012', `DATABASE_URL "${s.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@')}" has an unsupported scheme.`, 'Use `file:./data/fpa.db` or `libsql://<host>`.'));
+    out.push(
+      issue(
+        'fpa.E012',
+        `DATABASE_URL "${s.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@')}" has an unsupported scheme.`,
+        'Use `file:./data/fpa.db` or `libsql://<host>`.',
+      ),
+    );
   }
   const limits: [keyof Settings, number, number][] = [
     ['TEMPLATE_MAX_BYTES', 16, 16 * 1024 * 1024],
@@ -156,17 +204,25 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
   ];
   for (const [key, min, max] of limits) {
     const v = s[key] as number;
-    if (!Number.isInteger(v) || v < min || v > max) out.push(issue('fpa.E013', `${key} is ${v}; it must be an integer from ${min} to ${max}.`, 'See the configuration table in the README.'));
+    if (!Number.isInteger(v) || v < min || v > max)
+      out.push(issue('fpa.E013', `${key} is ${v}; it must be an integer from ${min} to ${max}.`, 'See the configuration table in the README.'));
   }
 
   if (s.ADMIN_JWT_SECRET && new TextEncoder().encode(s.ADMIN_JWT_SECRET).length < 32) {
     out.push(issue('fpa.W001', 'ADMIN_JWT_SECRET is shorter than 32 bytes.', 'Use at least 32 random bytes for HS256.'));
   }
   if (s.WEBHOOK_ALLOW_PRIVATE_NETWORKS) {
-    out.push(issue('fpa.W002', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: webhooks may reach internal addresses.', 'Turn it off unless receivers are on your own network.'));
+    out.push(
+      issue(
+        'fpa.W002',
+        'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: webhooks may reach internal addresses.',
+        'Turn it off unless receivers are on your own network.',
+      ),
+    );
   }
   if (s.ADMS_AUTO_APPROVE) out.push(issue('fpa.W003', 'ADMS_AUTO_APPROVE is on.', 'Approve terminals by hand in production.'));
-  if (!s.ENROLLMENT_REQUIRE_CONSENT) out.push(issue('fpa.W004', 'ENROLLMENT_REQUIRE_CONSENT is off: templates are stored without recorded consent.', 'Biometric laws usually require consent.'));
+  if (!s.ENROLLMENT_REQUIRE_CONSENT)
+    out.push(issue('fpa.W004', 'ENROLLMENT_REQUIRE_CONSENT is off: templates are stored without recorded consent.', 'Biometric laws usually require consent.'));
   if (s.DATABASE_SYNC_URL && !s.DATABASE_URL.startsWith('file:')) {
     out.push(issue('fpa.W005', 'DATABASE_SYNC_URL is set but DATABASE_URL is not a file: URL.', 'An embedded replica needs a local file.'));
   }

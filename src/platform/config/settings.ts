@@ -10,8 +10,8 @@ import {
   parseBoolean,
   parseDateList,
   parseDuration,
-  parseIntList,
   parseInteger,
+  parseIntList,
   parseJsonMap,
   parseList,
   parseRate,
@@ -193,8 +193,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   AGENT_RATE_LIMIT: {
     default: { limit: 120, windowMs: MINUTE },
     parse: parseRate,
-    accept: (v: unknown): v is Rate =>
-      typeof v === 'object' && v !== null && isNumber((v as Rate).limit) && isNumber((v as Rate).windowMs),
+    accept: (v: unknown): v is Rate => typeof v === 'object' && v !== null && isNumber((v as Rate).limit) && isNumber((v as Rate).windowMs),
     description: 'Requests per window per agent key, e.g. `120/m`.',
     show: formatRate,
   },
@@ -206,7 +205,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   DATABASE_URL: text('file:./data/fpa.db', 'libSQL URL: `file:` (embedded, one writer) or `libsql://`.'),
   DATABASE_AUTH_TOKEN: text('', 'Auth token for a libSQL server.', true),
   DATABASE_SYNC_URL: text('', 'Remote libSQL server to sync an embedded replica from.'),
-  DATABASE_SYNC_INTERVAL: duration(1000, 'How often an embedded replica pulls the other instances\' writes.'),
+  DATABASE_SYNC_INTERVAL: duration(1000, "How often an embedded replica pulls the other instances' writes."),
   PORT: integer(3000, 'HTTP port of the standalone server (`PORT` also works).'),
   HOST: text('0.0.0.0', 'Address the standalone server listens on.'),
   LOG_LEVEL: text('info', '`debug`, `info`, `warn` or `error`.'),
@@ -240,14 +239,16 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   WEBHOOK_DISABLE_AFTER: duration(3 * DAY, 'An endpoint failing continuously this long is disabled.'),
   WEBHOOK_BATCH_SIZE: integer(100, 'Outbox rows one worker pass claims.'),
   WEBHOOK_CONCURRENCY: integer(16, 'Webhook requests in flight per instance.'),
-  WEBHOOK_WORKER: flag(true, 'Run the webhook delivery worker in-process (whatever TASK_BACKEND says); `off` leaves delivery to `bun run fpa:deliver-webhooks`.'),
+  WEBHOOK_WORKER: flag(
+    true,
+    'Run the webhook delivery worker in-process (whatever TASK_BACKEND says); `off` leaves delivery to `bun run fpa:deliver-webhooks`.',
+  ),
 
   ATTENDANCE_TIME_ZONE: text('', 'Zone of attendance dates; empty means TIME_ZONE.'),
   DEFAULT_SCHEDULE: {
     default: null,
     parse: (s) => (s.trim() === '' ? { ok: true, value: null } : parseSchedule(s)),
-    accept: (v: unknown): v is Schedule | null =>
-      v === null || (typeof v === 'object' && isString((v as Schedule).start) && isString((v as Schedule).end)),
+    accept: (v: unknown): v is Schedule | null => v === null || (typeof v === 'object' && isString((v as Schedule).start) && isString((v as Schedule).end)),
     description: 'Working hours with grace, e.g. `09:00-17:00/10m`; sets the late / early_leave flags.',
   },
   WEEKEND_DAYS: {
@@ -262,7 +263,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     accept: isStringArray,
     description: 'Non-working dates, e.g. `2026-12-25,2027-01-01`.',
   },
-  ATTENDANCE_REPEAT_PUNCH_WINDOW: duration(MINUTE, 'Punches of one person this close to the previous one are a repeated tap, not an in/out (0 turns this off).'),
+  ATTENDANCE_REPEAT_PUNCH_WINDOW: duration(
+    MINUTE,
+    'Punches of one person this close to the previous one are a repeated tap, not an in/out (0 turns this off).',
+  ),
 
   RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: duration(30 * DAY, 'Templates of deactivated enrollees are destroyed after this.'),
@@ -292,10 +296,7 @@ export function envNameOf(key: SettingKey): string {
   return `FPA_${key}`;
 }
 
-export function loadSettings(
-  input: SettingsInput = {},
-  env: Record<string, string | undefined> = process.env,
-): LoadedSettings {
+export function loadSettings(input: SettingsInput = {}, env: Record<string, string | undefined> = process.env): LoadedSettings {
   const problems: SettingProblem[] = [];
   const out = {} as Record<SettingKey, unknown>;
   for (const key of SETTING_KEYS) {

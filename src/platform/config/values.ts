@@ -16,7 +16,7 @@ function fail<T>(error: string): ParseResult<T> {
   return { ok: false, error };
 }
 
-const NOT_A_STRING = "expected a string";
+const NOT_A_STRING = 'expected a string';
 
 export interface IntBounds {
   min?: number;
@@ -32,17 +32,17 @@ function boundsError(n: number, bounds: IntBounds | undefined): string | null {
 // ---------------------------------------------------------------- durations
 
 const UNITS = [
-  ["d", 86_400_000],
-  ["h", 3_600_000],
-  ["m", 60_000],
-  ["s", 1_000],
-  ["ms", 1],
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1_000],
+  ['ms', 1],
 ] as const;
 type Unit = (typeof UNITS)[number][0];
 const UNIT_MS: Record<Unit, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000, ms: 1 };
 const UNIT_RANK: Record<Unit, number> = { d: 0, h: 1, m: 2, s: 3, ms: 4 };
 
-const DURATION_HELP = "expected a duration such as 500ms, 90s, 15m, 2h, 7d, 1h30m, or a whole number of seconds";
+const DURATION_HELP = 'expected a duration such as 500ms, 90s, 15m, 2h, 7d, 1h30m, or a whole number of seconds';
 
 /**
  * Parses a duration to milliseconds. Accepts a bare non-negative integer
@@ -51,12 +51,12 @@ const DURATION_HELP = "expected a duration such as 500ms, 90s, 15m, 2h, 7d, 1h30
  * fractions or signs inside the value; surrounding whitespace is ignored.
  */
 export function parseDuration(text: string): ParseResult<number> {
-  if (typeof text !== "string") return fail(NOT_A_STRING);
+  if (typeof text !== 'string') return fail(NOT_A_STRING);
   const t = text.trim();
-  if (t === "") return fail(DURATION_HELP);
+  if (t === '') return fail(DURATION_HELP);
   if (/^\d+$/.test(t)) {
     const ms = Number(t) * 1000;
-    return Number.isSafeInteger(ms) ? ok(ms) : fail("duration is too large");
+    return Number.isSafeInteger(ms) ? ok(ms) : fail('duration is too large');
   }
   const part = /(\d+)(ms|[dhms])/y;
   let pos = 0;
@@ -68,10 +68,10 @@ export function parseDuration(text: string): ParseResult<number> {
     if (m === null) return fail(DURATION_HELP);
     const unit = m[2] as Unit;
     const rank = UNIT_RANK[unit];
-    if (rank <= lastRank) return fail("duration units must appear once each, largest first (e.g. 1h30m)");
+    if (rank <= lastRank) return fail('duration units must appear once each, largest first (e.g. 1h30m)');
     lastRank = rank;
     total += Number(m[1]) * UNIT_MS[unit];
-    if (!Number.isSafeInteger(total)) return fail("duration is too large");
+    if (!Number.isSafeInteger(total)) return fail('duration is too large');
     pos = part.lastIndex;
   }
   return ok(total);
@@ -85,8 +85,8 @@ export function parseDuration(text: string): ParseResult<number> {
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return String(ms);
   let rest = Math.round(Math.abs(ms));
-  if (rest === 0) return "0s";
-  let out = ms < 0 ? "-" : "";
+  if (rest === 0) return '0s';
+  let out = ms < 0 ? '-' : '';
   for (const [unit, size] of UNITS) {
     const n = Math.floor(rest / size);
     if (n > 0) {
@@ -104,28 +104,28 @@ export interface Rate {
   windowMs: number;
 }
 
-const RATE_HELP = "expected a rate such as 10/s, 120/m, 1000/h or 5/10s";
+const RATE_HELP = 'expected a rate such as 10/s, 120/m, 1000/h or 5/10s';
 
 /** Parses `<limit>/<unit>` or `<limit>/<duration>` ("120/m", "5/10s"). */
 export function parseRate(text: string): ParseResult<Rate> {
-  if (typeof text !== "string") return fail(NOT_A_STRING);
-  const parts = text.trim().split("/");
+  if (typeof text !== 'string') return fail(NOT_A_STRING);
+  const parts = text.trim().split('/');
   if (parts.length !== 2) return fail(RATE_HELP);
-  const limitText = (parts[0] ?? "").trim();
-  const windowText = (parts[1] ?? "").trim();
+  const limitText = (parts[0] ?? '').trim();
+  const windowText = (parts[1] ?? '').trim();
   if (!/^\d+$/.test(limitText)) return fail(RATE_HELP);
   const limit = Number(limitText);
-  if (!Number.isSafeInteger(limit) || limit < 1) return fail("rate limit must be a positive integer");
+  if (!Number.isSafeInteger(limit) || limit < 1) return fail('rate limit must be a positive integer');
   let windowMs: number;
-  if (windowText === "ms" || windowText === "s" || windowText === "m" || windowText === "h" || windowText === "d") {
+  if (windowText === 'ms' || windowText === 's' || windowText === 'm' || windowText === 'h' || windowText === 'd') {
     windowMs = UNIT_MS[windowText];
   } else {
-    if (/^\d+$/.test(windowText)) return fail("rate window needs a unit (e.g. 5/10s)");
+    if (/^\d+$/.test(windowText)) return fail('rate window needs a unit (e.g. 5/10s)');
     const d = parseDuration(windowText);
     if (!d.ok) return fail(RATE_HELP);
     windowMs = d.value;
   }
-  if (windowMs <= 0) return fail("rate window must be longer than zero");
+  if (windowMs <= 0) return fail('rate window must be longer than zero');
   return ok({ limit, windowMs });
 }
 
@@ -143,15 +143,15 @@ export function formatRate(rate: Rate): string {
  * it returns the array itself rather than a ParseResult.
  */
 export function parseList(text: string): string[] {
-  if (typeof text !== "string") return [];
+  if (typeof text !== 'string') return [];
   return text
-    .split(",")
+    .split(',')
     .map((s) => s.trim())
-    .filter((s) => s !== "");
+    .filter((s) => s !== '');
 }
 
 function listItems(text: string): ParseResult<string[]> {
-  return typeof text === "string" ? ok(parseList(text)) : fail(NOT_A_STRING);
+  return typeof text === 'string' ? ok(parseList(text)) : fail(NOT_A_STRING);
 }
 
 /** Largest number of integers an integer list may expand to. */
@@ -167,11 +167,11 @@ export function parseIntList(text: string, bounds?: IntBounds): ParseResult<numb
   const seen = new Set<number>();
   for (const item of items.value) {
     const m = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(item);
-    if (m === null) return fail("expected comma-separated integers or ranges such as 0-3,6");
+    if (m === null) return fail('expected comma-separated integers or ranges such as 0-3,6');
     const from = Number(m[1]);
     const to = m[2] === undefined ? from : Number(m[2]);
-    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) return fail("integer is too large");
-    if (to < from) return fail("range end must not be smaller than its start");
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) return fail('integer is too large');
+    if (to < from) return fail('range end must not be smaller than its start');
     if (to - from >= MAX_INT_LIST) return fail(`list may contain at most ${MAX_INT_LIST} integers`);
     for (const n of [from, to]) {
       const e = boundsError(n, bounds);
@@ -187,44 +187,44 @@ export function parseIntList(text: string, bounds?: IntBounds): ParseResult<numb
 
 // ----------------------------------------------------------------- scalars
 
-const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
-const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'off']);
 
 /** true/false, 1/0, yes/no, on/off (case-insensitive). */
 export function parseBoolean(text: string): ParseResult<boolean> {
-  if (typeof text !== "string") return fail(NOT_A_STRING);
+  if (typeof text !== 'string') return fail(NOT_A_STRING);
   const t = text.trim().toLowerCase();
   if (TRUE_WORDS.has(t)) return ok(true);
   if (FALSE_WORDS.has(t)) return ok(false);
-  return fail("expected true/false, 1/0, yes/no or on/off");
+  return fail('expected true/false, 1/0, yes/no or on/off');
 }
 
 /** A safe integer in decimal, optionally signed, optionally bounded. */
 export function parseInteger(text: string, bounds?: IntBounds): ParseResult<number> {
-  if (typeof text !== "string") return fail(NOT_A_STRING);
+  if (typeof text !== 'string') return fail(NOT_A_STRING);
   const t = text.trim();
-  if (!/^[+-]?\d+$/.test(t)) return fail("expected an integer");
+  if (!/^[+-]?\d+$/.test(t)) return fail('expected an integer');
   const n = Number(t);
-  if (!Number.isSafeInteger(n)) return fail("integer is too large");
+  if (!Number.isSafeInteger(n)) return fail('integer is too large');
   const e = boundsError(n, bounds);
   return e === null ? ok(n === 0 ? 0 : n) : fail(`integer ${e}`);
 }
 
 /** JSON object whose values are arrays of strings, e.g. {"hr":["a","b"]}. */
 export function parseJsonMap(text: string): ParseResult<Record<string, string[]>> {
-  if (typeof text !== "string") return fail(NOT_A_STRING);
+  if (typeof text !== 'string') return fail(NOT_A_STRING);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return fail("expected JSON");
+    return fail('expected JSON');
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return fail("expected a JSON object mapping names to arrays of strings");
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return fail('expected a JSON object mapping names to arrays of strings');
   }
   const out: Record<string, string[]> = {};
   for (const [key, value] of Object.entries(parsed)) {
-    if (!Array.isArray(value) || !value.every((v): v is string => typeof v === "string")) {
+    if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) {
       return fail(`value for key ${JSON.stringify(key.slice(0, 64))} must be an array of strings`);
     }
     // defineProperty so a "__proto__" key stays an ordinary own property.
@@ -235,7 +235,7 @@ export function parseJsonMap(text: string): ParseResult<Record<string, string[]>
 
 // ------------------------------------------------------------ calendar bits
 
-const DAY_NAMES = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
+const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 function weekday(token: string): number | null {
   const t = token.toLowerCase();
@@ -257,7 +257,7 @@ export function parseWeekdays(text: string): ParseResult<number[]> {
     const from = m?.[1] === undefined ? null : weekday(m[1]);
     const to = m?.[2] === undefined ? from : weekday(m[2]);
     if (from === null || to === null) {
-      return fail("expected weekdays as names (sun, monday, ...) or numbers 0-6 (0 = Sunday), e.g. sat,sun or 1-5");
+      return fail('expected weekdays as names (sun, monday, ...) or numbers 0-6 (0 = Sunday), e.g. sat,sun or 1-5');
     }
     for (let d = from; ; d = (d + 1) % 7) {
       days.add(d);
@@ -272,7 +272,7 @@ export function parseDateList(text: string): ParseResult<string[]> {
   const items = listItems(text);
   if (!items.ok) return items;
   for (const item of items.value) {
-    if (!isCalendarDate(item)) return fail("expected comma-separated calendar dates as YYYY-MM-DD");
+    if (!isCalendarDate(item)) return fail('expected comma-separated calendar dates as YYYY-MM-DD');
   }
   return ok([...new Set(items.value)].sort());
 }
@@ -285,13 +285,13 @@ export interface Schedule {
   graceMs: number;
 }
 
-const SCHEDULE_HELP = "expected a schedule such as 09:00-17:00 or 09:00-17:00/10m (start-end/grace)";
+const SCHEDULE_HELP = 'expected a schedule such as 09:00-17:00 or 09:00-17:00/10m (start-end/grace)';
 
 function clock(h: string, m: string): string | null {
   const hh = Number(h);
   const mm = Number(m);
   if (hh > 23 || mm > 59) return null;
-  return `${String(hh).padStart(2, "0")}:${m}`;
+  return `${String(hh).padStart(2, '0')}:${m}`;
 }
 
 /**
@@ -300,13 +300,13 @@ function clock(h: string, m: string): string | null {
  * start is accepted as an overnight window; equal start and end is rejected.
  */
 export function parseSchedule(text: string): ParseResult<Schedule> {
-  if (typeof text !== "string") return fail(NOT_A_STRING);
+  if (typeof text !== 'string') return fail(NOT_A_STRING);
   const m = /^(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})(?:\s*\/\s*(\S+))?$/.exec(text.trim());
   if (m === null) return fail(SCHEDULE_HELP);
-  const start = clock(m[1] ?? "", m[2] ?? "");
-  const end = clock(m[3] ?? "", m[4] ?? "");
-  if (start === null || end === null) return fail("schedule times must be between 00:00 and 23:59");
-  if (start === end) return fail("schedule start and end must differ");
+  const start = clock(m[1] ?? '', m[2] ?? '');
+  const end = clock(m[3] ?? '', m[4] ?? '');
+  if (start === null || end === null) return fail('schedule times must be between 00:00 and 23:59');
+  if (start === end) return fail('schedule start and end must differ');
   let graceMs = 0;
   if (m[5] !== undefined) {
     const g = parseDuration(m[5]);

@@ -8,10 +8,10 @@
  *   - secret: 32 random bytes, unpadded base64url (43 chars).
  * Only the digest (hex SHA-256 of the whole key string) is stored.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
-import { toBase64Url } from "./secrets";
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { toBase64Url } from './secrets';
 
-const BASE32_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+const BASE32_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 const AGENT_KEY_RE = /^fpa_([a-z2-7]{8})_([A-Za-z0-9_-]{43})$/;
 const DIGEST_RE = /^[0-9a-fA-F]{64}$/;
 
@@ -28,7 +28,7 @@ export interface GeneratedAgentKey {
 function base32Of5(bytes: Uint8Array): string {
   let bits = 0n;
   for (let i = 0; i < 5; i++) bits = (bits << 8n) | BigInt(bytes[i] ?? 0);
-  let out = "";
+  let out = '';
   for (let i = 7; i >= 0; i--) out += BASE32_ALPHABET[Number((bits >> BigInt(i * 5)) & 31n)];
   return out;
 }
@@ -42,19 +42,19 @@ export function generateAgentKey(): GeneratedAgentKey {
 
 /** Returns the public prefix of a well-formed key, or null. Never throws. */
 export function parseAgentKey(key: string): { prefix: string } | null {
-  if (typeof key !== "string") return null;
+  if (typeof key !== 'string') return null;
   const m = AGENT_KEY_RE.exec(key);
   if (!m || m[1] === undefined) return null;
   // 43 base64url chars encode 32 bytes + 2 spare bits; require them to be zero
   // so that each secret has exactly one textual form.
-  const secret = m[2] ?? "";
-  if (Buffer.from(secret, "base64url").toString("base64url") !== secret) return null;
+  const secret = m[2] ?? '';
+  if (Buffer.from(secret, 'base64url').toString('base64url') !== secret) return null;
   return { prefix: m[1] };
 }
 
 /** Lowercase hex SHA-256 of the whole key string. */
 export function digestAgentKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 /**
@@ -62,10 +62,10 @@ export function digestAgentKey(key: string): string {
  * respect to the digest contents). Malformed keys or digests yield false.
  */
 export function verifyAgentKey(key: string, storedDigestHex: string): boolean {
-  if (typeof storedDigestHex !== "string" || !DIGEST_RE.test(storedDigestHex)) return false;
+  if (typeof storedDigestHex !== 'string' || !DIGEST_RE.test(storedDigestHex)) return false;
   if (parseAgentKey(key) === null) return false;
-  const presented = createHash("sha256").update(key, "utf8").digest();
-  const stored = Buffer.from(storedDigestHex, "hex");
+  const presented = createHash('sha256').update(key, 'utf8').digest();
+  const stored = Buffer.from(storedDigestHex, 'hex');
   if (presented.length !== stored.length) return false;
   return timingSafeEqual(presented, stored);
 }

@@ -1,14 +1,14 @@
 /**
  * Small secret-handling helpers: random tokens and constant-time comparison.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** Upper bound on random token size, to catch accidental huge requests. */
 const MAX_TOKEN_BYTES = 1024;
 
 /** Encodes bytes as unpadded base64url. */
 export function toBase64Url(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
 }
 
 /** Returns `bytes` cryptographically random bytes encoded as unpadded base64url. */
@@ -25,7 +25,7 @@ export function randomToken(bytes = 32): string {
  * fixed-length digests, which are compared with `timingSafeEqual`.
  */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const da = createHash("sha256").update(a, "utf8").digest();
-  const db = createHash("sha256").update(b, "utf8").digest();
+  const da = createHash('sha256').update(a, 'utf8').digest();
+  const db = createHash('sha256').update(b, 'utf8').digest();
   return timingSafeEqual(da, db);
 }

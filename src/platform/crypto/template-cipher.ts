@@ -22,10 +22,10 @@
  * imported as non-extractable CryptoKeys and the raw bytes are wiped after
  * import; all decrypt failures share one generic error.
  */
-import { createHash } from "node:crypto";
-import { toBase64Url } from "./secrets";
+import { createHash } from 'node:crypto';
+import { toBase64Url } from './secrets';
 
-export type TemplatePurpose = "template" | "staged";
+export type TemplatePurpose = 'template' | 'staged';
 
 export interface TemplateAad {
   enrolleeId: string;
@@ -37,29 +37,29 @@ export interface TemplateAad {
 
 /** Malformed key text. The message describes the problem, never the key. */
 export class KeyFormatError extends Error {
-  override name = "KeyFormatError";
+  override name = 'KeyFormatError';
 }
 
 /** Any decryption failure. Deliberately uninformative. */
 export class TemplateDecryptError extends Error {
-  override name = "TemplateDecryptError";
+  override name = 'TemplateDecryptError';
   constructor() {
-    super("template could not be decrypted");
+    super('template could not be decrypted');
   }
 }
 
-const KEY_PREFIX = "fpa1";
+const KEY_PREFIX = 'fpa1';
 const KEY_BYTES = 32;
 const ENVELOPE_VERSION = 1;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const MAX_KEY_ID_BYTES = 64;
-const AAD_PREFIX = "fpa-template-v1";
+const AAD_PREFIX = 'fpa-template-v1';
 const KEY_ID_RE = /^[0-9a-f]{8}$/;
 const KEY_MATERIAL_RE = /^[A-Za-z0-9_-]{43}$/;
 
 function deriveKeyId(raw: Uint8Array): string {
-  return createHash("sha256").update(raw).digest("hex").slice(0, 8);
+  return createHash('sha256').update(raw).digest('hex').slice(0, 8);
 }
 
 /** Returns a new random key in the `fpa1:<keyId>:<base64url>` format. */
@@ -72,8 +72,8 @@ export function generateEncryptionKey(): string {
 
 /** Parses and checks key text. Throws KeyFormatError on malformed input. */
 export function parseEncryptionKey(text: string): { id: string; raw: Uint8Array } {
-  if (typeof text !== "string") throw new KeyFormatError("encryption key must be a string");
-  const parts = text.trim().split(":");
+  if (typeof text !== 'string') throw new KeyFormatError('encryption key must be a string');
+  const parts = text.trim().split(':');
   if (parts.length !== 3) {
     throw new KeyFormatError(`encryption key must have the form ${KEY_PREFIX}:<keyId>:<base64url key>`);
   }
@@ -82,13 +82,13 @@ export function parseEncryptionKey(text: string): { id: string; raw: Uint8Array 
     throw new KeyFormatError(`encryption key must start with "${KEY_PREFIX}:"`);
   }
   if (!KEY_ID_RE.test(id)) {
-    throw new KeyFormatError("encryption key id must be 8 lowercase hex characters");
+    throw new KeyFormatError('encryption key id must be 8 lowercase hex characters');
   }
   if (!KEY_MATERIAL_RE.test(material)) {
     throw new KeyFormatError(`encryption key material must be ${KEY_BYTES} bytes as 43 unpadded base64url characters`);
   }
-  const buf = Buffer.from(material, "base64url");
-  if (buf.length !== KEY_BYTES || buf.toString("base64url") !== material) {
+  const buf = Buffer.from(material, 'base64url');
+  if (buf.length !== KEY_BYTES || buf.toString('base64url') !== material) {
     buf.fill(0);
     throw new KeyFormatError(`encryption key material must be ${KEY_BYTES} bytes as 43 unpadded base64url characters`);
   }
@@ -96,7 +96,7 @@ export function parseEncryptionKey(text: string): { id: string; raw: Uint8Array 
   buf.fill(0);
   if (deriveKeyId(raw) !== id) {
     raw.fill(0);
-    throw new KeyFormatError("encryption key id does not match the key material (key is corrupted or mistyped)");
+    throw new KeyFormatError('encryption key id does not match the key material (key is corrupted or mistyped)');
   }
   return { id, raw };
 }
@@ -107,23 +107,21 @@ function isWellFormedString(s: string): boolean {
 
 /** Canonical AAD bytes. Throws TypeError on invalid AAD (a programming error). */
 export function templateAadBytes(aad: TemplateAad): Uint8Array<ArrayBuffer> {
-  const purpose = aad.purpose ?? "template";
-  if (purpose !== "template" && purpose !== "staged") {
+  const purpose = aad.purpose ?? 'template';
+  if (purpose !== 'template' && purpose !== 'staged') {
     throw new TypeError("template AAD purpose must be 'template' or 'staged'");
   }
-  if (typeof aad.enrolleeId !== "string" || aad.enrolleeId.length === 0 || !isWellFormedString(aad.enrolleeId)) {
-    throw new TypeError("template AAD enrolleeId must be a non-empty well-formed string");
+  if (typeof aad.enrolleeId !== 'string' || aad.enrolleeId.length === 0 || !isWellFormedString(aad.enrolleeId)) {
+    throw new TypeError('template AAD enrolleeId must be a non-empty well-formed string');
   }
   if (!Number.isSafeInteger(aad.fingerIndex) || aad.fingerIndex < 0) {
-    throw new TypeError("template AAD fingerIndex must be a non-negative integer");
+    throw new TypeError('template AAD fingerIndex must be a non-negative integer');
   }
   if (!Number.isSafeInteger(aad.version) || aad.version < 0) {
-    throw new TypeError("template AAD version must be a non-negative integer");
+    throw new TypeError('template AAD version must be a non-negative integer');
   }
   // String(-0) === "0", so -0 and 0 share an encoding, as they should.
-  return new TextEncoder().encode(
-    `${AAD_PREFIX}|${purpose}|${aad.enrolleeId}|${String(aad.fingerIndex)}|${String(aad.version)}`,
-  );
+  return new TextEncoder().encode(`${AAD_PREFIX}|${purpose}|${aad.enrolleeId}|${String(aad.fingerIndex)}|${String(aad.version)}`);
 }
 
 interface ParsedEnvelope {
@@ -143,7 +141,7 @@ function parseEnvelope(envelope: Uint8Array): ParsedEnvelope {
   const nonceStart = 2 + idLen;
   const ctStart = nonceStart + NONCE_BYTES;
   if (bytes.length < ctStart + TAG_BYTES) throw new TemplateDecryptError();
-  let keyId = "";
+  let keyId = '';
   for (let i = 2; i < nonceStart; i++) {
     const c = bytes[i] ?? 0;
     if (c < 0x21 || c > 0x7e) throw new TemplateDecryptError();
@@ -174,7 +172,7 @@ export class TemplateKeyRing {
    */
   static async fromKeys(keys: readonly string[]): Promise<TemplateKeyRing> {
     if (!Array.isArray(keys) || keys.length === 0) {
-      throw new KeyFormatError("at least one template encryption key is required");
+      throw new KeyFormatError('at least one template encryption key is required');
     }
     const parsed: { id: string; raw: Uint8Array }[] = [];
     try {
@@ -189,21 +187,18 @@ export class TemplateKeyRing {
       const map = new Map<string, CryptoKey>();
       const fingerprints = new Map<string, string>();
       for (const { id, raw } of parsed) {
-        const fp = createHash("sha256").update(raw).digest("hex");
+        const fp = createHash('sha256').update(raw).digest('hex');
         const seen = fingerprints.get(id);
         if (seen !== undefined) {
-          if (seen !== fp) throw new KeyFormatError("two different keys share a key id; generate a new key");
+          if (seen !== fp) throw new KeyFormatError('two different keys share a key id; generate a new key');
           continue;
         }
         fingerprints.set(id, fp);
-        const key = await crypto.subtle.importKey("raw", new Uint8Array(raw), { name: "AES-GCM" }, false, [
-          "encrypt",
-          "decrypt",
-        ]);
+        const key = await crypto.subtle.importKey('raw', new Uint8Array(raw), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
         map.set(id, key);
       }
       const primary = parsed[0];
-      if (primary === undefined) throw new KeyFormatError("at least one template encryption key is required");
+      if (primary === undefined) throw new KeyFormatError('at least one template encryption key is required');
       return new TemplateKeyRing(primary.id, map);
     } finally {
       for (const { raw } of parsed) raw.fill(0);
@@ -212,17 +207,13 @@ export class TemplateKeyRing {
 
   /** Encrypts under the primary key. */
   async encrypt(plain: Uint8Array, aad: TemplateAad): Promise<Uint8Array> {
-    if (!(plain instanceof Uint8Array)) throw new TypeError("plaintext must be a Uint8Array");
+    if (!(plain instanceof Uint8Array)) throw new TypeError('plaintext must be a Uint8Array');
     const additionalData = templateAadBytes(aad);
     const key = this.#keys.get(this.primaryKeyId);
-    if (key === undefined) throw new Error("primary key missing from key ring");
+    if (key === undefined) throw new Error('primary key missing from key ring');
     const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
     const ct = new Uint8Array(
-      await crypto.subtle.encrypt(
-        { name: "AES-GCM", iv: nonce, additionalData, tagLength: TAG_BYTES * 8 },
-        key,
-        new Uint8Array(plain),
-      ),
+      await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData, tagLength: TAG_BYTES * 8 }, key, new Uint8Array(plain)),
     );
     const id = new TextEncoder().encode(this.primaryKeyId);
     const out = new Uint8Array(2 + id.length + NONCE_BYTES + ct.length);
@@ -245,13 +236,7 @@ export class TemplateKeyRing {
     const key = this.#keys.get(keyId);
     if (key === undefined) throw new TemplateDecryptError();
     try {
-      return new Uint8Array(
-        await crypto.subtle.decrypt(
-          { name: "AES-GCM", iv: nonce, additionalData, tagLength: TAG_BYTES * 8 },
-          key,
-          ciphertext,
-        ),
-      );
+      return new Uint8Array(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce, additionalData, tagLength: TAG_BYTES * 8 }, key, ciphertext));
     } catch {
       throw new TemplateDecryptError();
     }

@@ -9,11 +9,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createClient, type Client, type InStatement, type ResultSet, type Transaction } from '@libsql/client';
+import { type Client, createClient, type InStatement, type ResultSet, type Transaction } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
-import { describeError, isSqliteBusy } from '../errors';
 import * as schema from '../../app/schema';
+import { describeError, isSqliteBusy } from '../errors';
 
 export type Orm = LibSQLDatabase<typeof schema>;
 export type Tx = Parameters<Parameters<Orm['transaction']>[0]>[0];
@@ -154,7 +154,6 @@ function libsqlTransactionOf(tx: Tx): Transaction {
   if (!inner || typeof inner.execute !== 'function') throw new Error('drizzle transaction without a libSQL transaction (drizzle-orm changed?)');
   return inner;
 }
-
 
 export async function migrateDatabase(db: Database): Promise<void> {
   await migrate(db.orm, { migrationsFolder: MIGRATIONS_FOLDER });

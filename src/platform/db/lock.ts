@@ -12,7 +12,7 @@
  * the next holder overwrites it.
  */
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { createClient, type Client, type Transaction } from '@libsql/client';
+import { type Client, createClient, type Transaction } from '@libsql/client';
 import { randomToken } from '../crypto/secrets';
 import { isSqliteBusy } from '../errors';
 
@@ -59,7 +59,6 @@ export function readLock(lockPath: string): LockInfo | null {
     return null;
   }
 }
-
 
 /** Takes the OS lock, or returns null when another process (or instance) holds it. */
 async function takeWriterLock(databaseFile: string): Promise<{ client: Client; tx: Transaction } | null> {

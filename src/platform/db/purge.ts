@@ -1,5 +1,5 @@
 /** Retention deletes in bounded batches, so a long purge never holds the single writer for long. */
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Database } from './client';
 

@@ -6,7 +6,7 @@
  * lock file is accepted for job runs and agent creation only, and only from a loopback peer:
  * the server binds 0.0.0.0 by default, and the token is meant for scripts on the same host.
  */
-import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { createRemoteJWKSet, type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose';
 import type { Settings } from '../config/settings';
 import { constantTimeEqual } from '../crypto/secrets';
 import { FpaError } from '../errors';
@@ -22,7 +22,6 @@ export interface AdminIdentity {
 export type AuthorizeAdmin = (request: Request) => Promise<AdminIdentity | null> | AdminIdentity | null;
 
 export const OPERATOR_TOKEN_HEADER = 'x-fpa-operator-token';
-
 
 export class AdminAuthenticator {
   private readonly secret: Uint8Array | null;
@@ -72,10 +71,7 @@ export class AdminAuthenticator {
   }
 
   /** `peerIp`: the caller's address; the operator token counts only from a loopback peer. */
-  async authenticate(
-    request: Request,
-    options: { allowOperatorToken?: boolean; queryToken?: boolean; peerIp?: string | null } = {},
-  ): Promise<AdminIdentity> {
+  async authenticate(request: Request, options: { allowOperatorToken?: boolean; queryToken?: boolean; peerIp?: string | null } = {}): Promise<AdminIdentity> {
     if (options.allowOperatorToken && this.operatorToken && isLoopbackAddress(options.peerIp)) {
       const presented = request.headers.get(OPERATOR_TOKEN_HEADER);
       if (presented && constantTimeEqual(presented, this.operatorToken)) return { by: 'operator' };

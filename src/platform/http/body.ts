@@ -43,7 +43,10 @@ export function isJsonContentType(header: string | null): boolean {
   if (header === null) return false;
   const [type = '', ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   if (type !== 'application/json' && !/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)) return false;
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"(.*)"$/, '$1');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/^"(.*)"$/, '$1');
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 

@@ -2,7 +2,7 @@
  * Maps anything thrown by a route to the spec's error body and a fitting status. Used as a
  * local `onError` of every API router (never global: it must not touch the host's routes).
  */
-import { ERROR_STATUS, FpaError, databaseErrorCode, describeError, errorBody, type ErrorBody } from '../errors';
+import { databaseErrorCode, describeError, type ErrorBody, errorBody, FpaError } from '../errors';
 import type { Logger } from '../log';
 
 interface ElysiaErrorLike {
@@ -59,7 +59,7 @@ function validationDetails(error: unknown): Record<string, unknown> {
 
 /** The onError hook body shared by every API router. */
 export function handleApiError(log?: Logger) {
-  return ({ code, error, set }: ElysiaErrorLike) => {
+  return ({ code, error }: ElysiaErrorLike) => {
     const { status, body, headers } = toErrorResponse(code, error, log);
     return new Response(JSON.stringify(body), {
       status,
@@ -67,4 +67,3 @@ export function handleApiError(log?: Logger) {
     });
   };
 }
-

@@ -2,7 +2,7 @@
  * Building blocks of the modules' models: the TypeBox schemas that routes validate with and
  * that the OpenAPI document is generated from, so the two cannot disagree.
  */
-import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { ERROR_STATUS, type ErrorCode } from '../errors';
 

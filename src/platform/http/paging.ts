@@ -1,6 +1,7 @@
 /** Keyset paging over a single text or number column, with the opaque cursor of API.md. */
-import { decodeCursor, encodeCursor } from './cursor';
+
 import { FpaError } from '../errors';
+import { decodeCursor, encodeCursor } from './cursor';
 
 export interface Page<T> {
   results: T[];

@@ -5,7 +5,7 @@
  */
 /** Strict dotted-decimal IPv4 (no leading zeros, no shorthand) to uint32. */
 export function parseIPv4(text: string): number | null {
-  const parts = text.split(".");
+  const parts = text.split('.');
   if (parts.length !== 4) return null;
   let value = 0;
   for (const p of parts) {
@@ -20,21 +20,21 @@ export function parseIPv4(text: string): number | null {
 /** IPv6 text (optionally with a zone id and/or trailing dotted IPv4) to 16 bytes. */
 export function parseIPv6(text: string): Uint8Array | null {
   let s = text;
-  const zone = s.indexOf("%");
+  const zone = s.indexOf('%');
   if (zone !== -1) {
     if (zone === s.length - 1) return null;
     s = s.slice(0, zone);
   }
   if (s.length === 0) return null;
   const groups: number[] = [];
-  const halves = s.split("::");
+  const halves = s.split('::');
   if (halves.length > 2) return null;
   const parseHalf = (half: string, allowV4Tail: boolean): number[] | null => {
-    if (half === "") return [];
+    if (half === '') return [];
     const out: number[] = [];
-    const items = half.split(":");
+    const items = half.split(':');
     for (const [i, item] of items.entries()) {
-      if (allowV4Tail && i === items.length - 1 && item.includes(".")) {
+      if (allowV4Tail && i === items.length - 1 && item.includes('.')) {
         const v4 = parseIPv4(item);
         if (v4 === null) return null;
         out.push(v4 >>> 16, v4 & 0xffff);
@@ -46,7 +46,7 @@ export function parseIPv6(text: string): Uint8Array | null {
     }
     return out;
   };
-  const [headText = "", tailText] = halves;
+  const [headText = '', tailText] = halves;
   if (tailText === undefined) {
     const all = parseHalf(headText, true);
     if (all === null || all.length !== 8) return null;
@@ -126,7 +126,6 @@ export class IpAllowList {
     return addr !== null && this.networks.some((n) => inNetwork(addr, n));
   }
 }
-
 
 /** True for 127.0.0.0/8 and ::1, also in their IPv4-mapped form; unknown peers are not loopback. */
 export function isLoopbackAddress(ip: string | null | undefined): boolean {

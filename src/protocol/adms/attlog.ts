@@ -1,8 +1,8 @@
 import { dropTrailingEmpty, intWithDefault } from './fields';
+import { parseLines } from './lines';
 import { normaliseLocalTime } from './local-time';
 import { pinProblem } from './pin';
-import { parseLines } from './lines';
-import { accept, reject, type LineOutcome, type ParseResult } from './types';
+import { accept, type LineOutcome, type ParseResult, reject } from './types';
 
 /**
  * One punch. Positional ATTLOG line (§4.1):

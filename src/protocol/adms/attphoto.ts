@@ -1,4 +1,4 @@
-import { createDict, splitPair, type Dict } from './fields';
+import { createDict, type Dict, splitPair } from './fields';
 import { formatLocalDateTime, isValidLocalDateTime } from './local-time';
 
 export interface AttPhoto {

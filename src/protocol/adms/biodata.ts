@@ -1,8 +1,8 @@
-import { isValidBase64, base64DecodedLength } from './base64';
-import { parseTabFields, quoteKeyword, readIntFields, splitKeyword, type KeyValueFields } from './fields';
-import { pinProblem } from './pin';
+import { base64DecodedLength, isValidBase64 } from './base64';
+import { type KeyValueFields, parseTabFields, quoteKeyword, readIntFields, splitKeyword } from './fields';
 import { parseLines } from './lines';
-import { accept, reject, type LineOutcome, type ParseResult } from './types';
+import { pinProblem } from './pin';
+import { accept, type LineOutcome, type ParseResult, reject } from './types';
 
 /**
  * Unified biometric template (§4.3):

@@ -141,7 +141,15 @@ export function biodataCommand(b: BiodataInput): string {
 
 /** Without a finger index every finger of the user is deleted. */
 export function deleteFingerCommand(pin: string, fingerIndex?: number): string {
-  return command('DATA DELETE FINGERTMP', fingerIndex === undefined ? [['PIN', pin]] : [['PIN', pin], ['FID', fingerIndex]]);
+  return command(
+    'DATA DELETE FINGERTMP',
+    fingerIndex === undefined
+      ? [['PIN', pin]]
+      : [
+          ['PIN', pin],
+          ['FID', fingerIndex],
+        ],
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createDict, parseIntStrict, splitPair, type Dict } from './fields';
+import { createDict, type Dict, parseIntStrict, splitPair } from './fields';
 import type { LineError } from './types';
 
 /**
@@ -47,7 +47,10 @@ function setField(open: OpenResult, key: string, value: string): void {
 }
 
 function startResult(line: string): OpenResult | string {
-  const pairs = line.split('&').filter((p) => p !== '').map(splitPair);
+  const pairs = line
+    .split('&')
+    .filter((p) => p !== '')
+    .map(splitPair);
   const id = (pairs[0]?.[1] ?? '').trim();
   if (id === '') return 'result without an ID';
   const open: OpenResult = { result: { id, returnCode: null, cmd: '', fields: createDict() }, returnSeen: false, cmdSeen: false };

@@ -1,11 +1,11 @@
 import { base64DecodedLength, isValidBase64 } from './base64';
-import { biodataFromFields, type BiodataRecord } from './biodata';
+import { type BiodataRecord, biodataFromFields } from './biodata';
 import { decodeCardNumber } from './card';
-import { dropTrailingEmpty, intWithDefault, parseIntStrict, parseTabFields, splitKeyword, type Dict, type KeyValueFields } from './fields';
+import { type Dict, dropTrailingEmpty, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, splitKeyword } from './fields';
 import { parseLines } from './lines';
 import { normaliseLocalTime } from './local-time';
 import { pinProblem } from './pin';
-import { accept, reject, type LineOutcome, type ParseResult } from './types';
+import { accept, type LineOutcome, type ParseResult, reject } from './types';
 
 /** `OPLOG <OpType>\t<Operator>\t<OpTime>\t<Obj1>…` — positional after the keyword (§4.2). */
 export interface OplogRecord {

@@ -1,4 +1,4 @@
-import { createDict, splitPair, type Dict } from './fields';
+import { createDict, type Dict, splitPair } from './fields';
 
 /**
  * Split a comma-separated `key=value` body. Values may themselves contain commas

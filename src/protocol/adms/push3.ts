@@ -1,12 +1,12 @@
 import type { AttlogRecord } from './attlog';
 import { isValidBase64 } from './base64';
-import { intWithDefault, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword, type Dict, type KeyValueFields } from './fields';
+import { type Dict, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword } from './fields';
 import { parseLines } from './lines';
 import { formatLocalDateTime, normaliseLocalTime } from './local-time';
 import { parseOptionsBody } from './options';
 import { MAX_PIN_LENGTH, pinProblem } from './pin';
 import { decodePush3DateTime } from './push3-clock';
-import { accept, reject, type LineOutcome, type ParseResult } from './types';
+import { accept, type LineOutcome, type ParseResult, reject } from './types';
 
 /** `POST /iclock/registry` body: comma-separated capabilities, same comma rule as table=options. */
 export function parseRegistryBody(text: string): Dict {

@@ -1,0 +1,187 @@
+/**
+ * Hostile input, who is calling: every route the running app serves — enumerated from
+ * `server.app.routes`, so a new route is covered the day it is added — refuses anonymous
+ * callers with 401 and the error body, except the terminals' ADMS prefix (device protocol) and
+ * `/healthz`; the OpenAPI page and document are administrators' too (src/docs/routes.ts).
+ * Agent routes refuse administrator tokens and bogus keys; administrator routes refuse agent
+ * keys and every broken JWT (alg none, no exp, expired, wrong key, wrong audience). Nothing a
+ * refused caller sends changes the database. test/admin-auth.test.ts covers JWKS and issuers.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { UnsecuredJWT } from 'jose';
+import { OPERATOR_TOKEN_HEADER } from '../../src/platform/http/admin-auth';
+import { createAgent } from '../support/agents';
+import { adminToken, startTestServer, type TestServer } from '../support/harness';
+import { tableCounts } from '../support/hostile';
+
+const API = '/api/fingerprint/v1';
+const AUDIENCE = 'fpa-hostile';
+/** Reachable without credentials, by decision: only the health check (and the terminals' prefix). */
+const PUBLIC = new Set(['GET /healthz']);
+
+let server: TestServer;
+let goodAdmin: string;
+let agentKey: string;
+
+interface Route {
+  method: string;
+  path: string;
+  /** The path with its parameters filled in. */
+  url: string;
+  kind: 'agent' | 'admin';
+  /** A WebSocket route: asked with the upgrade handshake (a plain GET is not served there). */
+  websocket: boolean;
+}
+
+const HANDSHAKE = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' };
+
+/** Plausible values, so that a route answering 401 does so because of the caller, not the path. */
+function fill(path: string): string {
+  return `${path
+    .replace(/:serial/g, 'HOSTILE0001')
+    .replace(/:name/g, 'check-devices')
+    .replace(/:[A-Za-z]+/g, () => crypto.randomUUID())}/`;
+}
+
+function protectedRoutes(): Route[] {
+  const adms = server.fpa.settings.ADMS_URL_PREFIX.replace(/\/$/, '');
+  return (
+    server.app.routes
+      .filter((r) => !(r.path === adms || r.path.startsWith(`${adms}/`)))
+      // The catch-all that answers unknown API paths with the error body is not an endpoint.
+      .filter((r) => !r.path.endsWith('/*'))
+      .filter((r) => !PUBLIC.has(`${r.method} ${r.path}`))
+      .map((r) => ({
+        method: r.method === 'WS' ? 'GET' : r.method,
+        path: r.path,
+        url: fill(r.path),
+        kind: r.path.startsWith(`${API}/agent/`) ? 'agent' : 'admin',
+        websocket: r.method === 'WS',
+      }))
+  );
+}
+
+async function send(route: Route, headers: Record<string, string>, body?: string) {
+  const withBody = route.method !== 'GET' && body !== undefined;
+  const res = await fetch(`${server.url}${route.url}`, {
+    method: route.method,
+    headers: { ...(route.websocket ? HANDSHAKE : {}), ...headers, ...(withBody ? { 'content-type': 'application/json' } : {}) },
+    body: withBody ? body : undefined,
+  });
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON: the assertion below reports it
+  }
+  return { status: res.status, contentType: res.headers.get('content-type'), json, text };
+}
+
+function expectUnauthorized(route: Route, what: string, res: Awaited<ReturnType<typeof send>>): void {
+  const label = `${route.method} ${route.path} with ${what}`;
+  expect({ label, status: res.status }).toEqual({ label, status: 401 });
+  expect(res.contentType).toContain('application/json');
+  expect(res.json).toEqual({ error: { code: 'unauthorized', message: expect.any(String), details: expect.any(Object) } });
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ ADMIN_JWT_AUDIENCE: AUDIENCE, AGENT_RATE_LIMIT: '100000/m' });
+  goodAdmin = await adminToken({ audience: AUDIENCE });
+  // The harness client's token has no audience; this server wants one.
+  server.admin.headers.authorization = `Bearer ${goodAdmin}`;
+  agentKey = (await createAgent(server, 'hostile-auth')).key;
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('the route table', () => {
+  test('holds the terminal prefix, the public routes and both kinds of protected route', () => {
+    const all = server.app.routes.map((r) => `${r.method} ${r.path}`);
+    expect(all).toContain(`ALL ${server.fpa.settings.ADMS_URL_PREFIX}*`);
+    for (const p of PUBLIC) expect(all).toContain(p);
+    const routes = protectedRoutes();
+    // The documentation is among the protected routes (issue 6).
+    expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining([`GET ${API}/docs`, `GET ${API}/docs/json`]));
+    expect(routes.filter((r) => r.kind === 'agent').length).toBeGreaterThanOrEqual(8);
+    expect(routes.filter((r) => r.kind === 'admin').length).toBeGreaterThanOrEqual(30);
+  });
+
+  test('the public routes answer without credentials', async () => {
+    for (const p of PUBLIC) {
+      const res = await fetch(`${server.url}${p.slice(4)}`);
+      await res.text();
+      expect({ p, status: res.status }).toEqual({ p, status: 200 });
+    }
+  });
+});
+
+describe('refused callers', () => {
+  test('anonymous: no credentials, an empty or garbled Authorization, with and without a body', async () => {
+    const before = await tableCounts(server);
+    for (const route of protectedRoutes()) {
+      expectUnauthorized(route, 'no credentials', await send(route, {}));
+      expectUnauthorized(route, 'no credentials and a JSON body', await send(route, {}, '{"name":"x","url":"http://127.0.0.1/"}'));
+      // The body is not looked at before the caller is known: garbage is still 401.
+      expectUnauthorized(route, 'no credentials and a broken body', await send(route, {}, '{"name":'));
+      expectUnauthorized(route, 'an empty Authorization', await send(route, { authorization: '' }));
+      expectUnauthorized(route, 'Basic credentials', await send(route, { authorization: 'Basic YWRtaW46YWRtaW4=' }));
+      expectUnauthorized(route, 'a bogus operator token', await send(route, { [OPERATOR_TOKEN_HEADER]: 'not-the-token' }));
+    }
+    expect(await tableCounts(server)).toEqual(before);
+  });
+
+  test('agent routes: a bogus, an unknown and a revoked agent key, an administrator JWT', async () => {
+    const revoked = await createAgent(server, 'hostile-auth-revoked');
+    expect((await server.admin.post(`/enrollment-agents/${revoked.id}/revoke/`)).status).toBe(200);
+    const before = await tableCounts(server);
+    const routes = protectedRoutes().filter((r) => r.kind === 'agent');
+    for (const route of routes) {
+      expectUnauthorized(route, 'a bogus agent key', await send(route, { authorization: 'Agent fpa_x_y' }, '{}'));
+      expectUnauthorized(route, 'a well-formed unknown key', await send(route, { authorization: `Agent fpa_aaaaaaaa_${'A'.repeat(43)}` }, '{}'));
+      expectUnauthorized(route, 'a revoked key', await send(route, { authorization: `Agent ${revoked.key}` }, '{}'));
+      expectUnauthorized(route, 'the agent key as a Bearer token', await send(route, { authorization: `Bearer ${agentKey}` }, '{}'));
+      expectUnauthorized(route, 'an administrator JWT', await send(route, { authorization: `Bearer ${goodAdmin}` }, '{}'));
+      expectUnauthorized(route, 'an administrator JWT as an agent key', await send(route, { authorization: `Agent ${goodAdmin}` }, '{}'));
+    }
+    expect(await tableCounts(server)).toEqual(before);
+  });
+
+  test('administrator routes: an agent key and every broken JWT', async () => {
+    const tokens: [string, string][] = [
+      ['an agent key', `Agent ${agentKey}`],
+      ['an agent key as a Bearer token', `Bearer ${agentKey}`],
+      ['alg none', `Bearer ${new UnsecuredJWT({ scope: 'fpa:admin' }).setSubject('x').setExpirationTime('5m').setAudience(AUDIENCE).encode()}`],
+      ['no exp', `Bearer ${await adminToken({ expiresIn: null, audience: AUDIENCE })}`],
+      ['an expired token', `Bearer ${await adminToken({ expiresIn: '-1m', audience: AUDIENCE })}`],
+      ['a wrong key', `Bearer ${await adminToken({ secret: 'another-secret-that-is-at-least-32-bytes!', audience: AUDIENCE })}`],
+      ['a wrong audience', `Bearer ${await adminToken({ audience: 'someone-else' })}`],
+      ['no audience', `Bearer ${await adminToken()}`],
+      ['a truncated signature', `Bearer ${goodAdmin.slice(0, -4)}`],
+    ];
+    const before = await tableCounts(server);
+    for (const route of protectedRoutes().filter((r) => r.kind === 'admin')) {
+      for (const [what, authorization] of tokens) expectUnauthorized(route, what, await send(route, { authorization }, '{}'));
+    }
+    expect(await tableCounts(server)).toEqual(before);
+  });
+
+  test('the same routes with the right credentials are not refused (the test can fail)', async () => {
+    for (const route of protectedRoutes()) {
+      const authorization = route.kind === 'agent' ? `Agent ${agentKey}` : `Bearer ${goodAdmin}`;
+      // Job runs do real work and a WebSocket would upgrade: a job that does not exist and a
+      // bad `after` are answered only once the caller has been accepted.
+      const target = route.path.endsWith('/jobs/:name/run')
+        ? { ...route, url: `${API}/jobs/no-such-job/run/` }
+        : route.websocket
+          ? { ...route, url: `${route.url}?after=x` }
+          : route;
+      const res = await send(target, { authorization }, route.method === 'GET' ? undefined : '{}');
+      expect({ route: `${route.method} ${route.path}`, refused: res.status === 401 || res.status === 403 }).toEqual({
+        route: `${route.method} ${route.path}`,
+        refused: false,
+      });
+    }
+  });
+});

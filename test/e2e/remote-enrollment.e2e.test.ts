@@ -1,0 +1,173 @@
+/**
+ * Remote enrollment end to end: the administrator starts a session on a terminal, the
+ * simulated terminal runs the ENROLL_FP commands one at a time and uploads the templates; the
+ * session completes, fails on a failed enroll command, or expires.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { deviceCommands, enrollmentSessions } from '../../src/app/schema';
+import type { Clock } from '../../src/platform/runtime';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { startTestServer, type TestServer } from '../support/harness';
+
+let server: TestServer;
+let offset = 0;
+const clock: Clock = { now: () => Date.now() + offset };
+const closed: { status: string; sessionId: string }[] = [];
+let enrollReturn = 0;
+let terminal: SimulatedTerminal;
+let other: SimulatedTerminal;
+let ada: { id: string; device_pin: string };
+
+async function person(id: string, name: string, options: { consent?: boolean; areas?: string[] } = {}) {
+  await server.admin.post('/employees/', { id, name });
+  const e = await server.admin.post('/enrollees/', { employee: id, ...(options.areas ? { areas: options.areas } : {}) });
+  if (options.consent !== false) await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' });
+  return e.body as { id: string; device_pin: string };
+}
+
+async function online(sn: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  await t.handshake();
+  await t.postOptions();
+  await server.admin.post(`/devices/${sn}/approve/`);
+  for (let i = 0; i < 5 && (await t.poll()).length > 0; i++);
+  return t;
+}
+
+async function session(id: string) {
+  return (await server.fpa.db.orm.query.enrollmentSessions.findFirst({ where: eq(enrollmentSessions.id, id) }))!;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({}, { clock });
+  server.fpa.events.on('enrollment_session_closed', (e) => void closed.push({ status: e.status, sessionId: e.session }));
+  ada = await person('E-ADA', 'Ada Obi');
+  terminal = await online('REMOTE1', { enrollReturn: () => enrollReturn });
+  other = await online('REMOTE2');
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('a remote session that completes', () => {
+  test('add_user, then one ENROLL_FP per finger, one at a time; completes when every finger arrived', async () => {
+    const res = await server.admin.post(`/enrollees/${ada.id}/remote-enrollment/`, { device: 'REMOTE1', fingers: [7, 6] });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ kind: 'remote', status: 'open', device: 'REMOTE1', fingers_requested: [6, 7], fingers_captured: [] });
+    expect(res.body.enrollee).toMatchObject({ id: ada.id, display_name: 'Ada Obi', device_pin: ada.device_pin });
+    const id = res.body.id as string;
+
+    const first = await terminal.poll();
+    expect(first.map((c) => c.text)).toEqual([
+      expect.stringMatching(new RegExp(`^DATA UPDATE USERINFO PIN=${ada.device_pin}\\t`)),
+      `ENROLL_FP PIN=${ada.device_pin}\tFID=6\tRETRY=3\tOVERWRITE=1`,
+    ]);
+    expect((await session(id)).fingersCaptured).toEqual([6]);
+    const second = await terminal.poll();
+    expect(second.map((c) => c.text)).toEqual([`ENROLL_FP PIN=${ada.device_pin}\tFID=7\tRETRY=3\tOVERWRITE=1`]);
+    const done = await session(id);
+    expect(done.status).toBe('completed');
+    expect(done.fingersCaptured).toEqual([6, 7]);
+    expect(closed).toContainEqual({ status: 'completed', sessionId: id });
+
+    const stored = (await server.admin.get(`/enrollees/${ada.id}/templates/`)).body.results;
+    expect(stored.map((t: { finger_index: number; source: string }) => [t.finger_index, t.source])).toEqual([
+      [6, 'remote'],
+      [7, 'remote'],
+    ]);
+    // The other in-scope terminal receives both templates.
+    const toOther = await other.poll();
+    expect(toOther.filter((c) => c.text.startsWith('DATA UPDATE FINGERTMP')).length).toBe(2);
+    expect(other.templates.get(`${ada.device_pin}:7`)!.template).toBe(terminal.templates.get(`${ada.device_pin}:7`)!.template);
+  });
+});
+
+describe('a remote session that fails', () => {
+  test('ENROLL_FP answered Return=6 fails the session with the meaning of the code', async () => {
+    const bo = await person('E-BO', 'Bo Li');
+    enrollReturn = 6;
+    try {
+      const res = await server.admin.post(`/enrollees/${bo.id}/remote-enrollment/`, { device: 'REMOTE1', fingers: [1, 2] });
+      expect(res.status).toBe(201);
+      const polled = await terminal.poll();
+      expect(polled.find((c) => c.text.startsWith('ENROLL_FP'))!.returnCode).toBe(6);
+      const failed = await session(res.body.id);
+      expect(failed.status).toBe('failed');
+      expect(failed.reason).toContain('Return=6');
+      expect(failed.reason).toContain('cancelled on the terminal');
+      expect(closed).toContainEqual({ status: 'failed', sessionId: res.body.id });
+      expect(await terminal.poll()).toHaveLength(0);
+    } finally {
+      enrollReturn = 0;
+    }
+  });
+});
+
+describe('refusals', () => {
+  test('each with a clear code', async () => {
+    const noConsent = await person('E-NC', 'No Consent', { consent: false });
+    const elsewhere = await person('E-EW', 'Else Where', { areas: ['north'] });
+    const pending = new SimulatedTerminal({ url: server.url, sn: 'PENDING1' });
+    await pending.handshake();
+    const post = (enrollee: string, body: unknown) => server.admin.post(`/enrollees/${enrollee}/remote-enrollment/`, body);
+    const cases: [unknown, string, number, string][] = [
+      [{ device: 'PENDING1', fingers: [1] }, ada.id, 409, 'device_not_approved'],
+      [{ device: 'NOSUCH', fingers: [1] }, ada.id, 404, 'not_found'],
+      [{ device: 'REMOTE1', fingers: [1] }, noConsent.id, 422, 'consent_required'],
+      [{ device: 'REMOTE1', fingers: [1] }, elsewhere.id, 422, 'not_in_scope'],
+      [{ device: 'REMOTE1', fingers: [1] }, crypto.randomUUID(), 404, 'not_found'],
+      [{ device: 'REMOTE1', fingers: [] }, ada.id, 400, 'validation_error'],
+      [{ device: 'REMOTE1' }, ada.id, 400, 'validation_error'],
+    ];
+    for (const [body, enrollee, status, code] of cases) {
+      const res = await post(enrollee, body);
+      expect({ body, status: res.status, code: res.body.error?.code }).toEqual({ body, status, code });
+    }
+    const anonymous = await fetch(`${server.url}/api/fingerprint/v1/enrollees/${ada.id}/remote-enrollment/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"device":"REMOTE1","fingers":[1]}',
+    });
+    expect(anonymous.status).toBe(401);
+  });
+
+  test('a second session on a busy terminal is refused', async () => {
+    const cy = await person('E-CY', 'Cy Doe');
+    expect((await server.fpa.service.startRemoteEnrollment(cy.device_pin, { device: 'REMOTE2', fingers: [3], by: 'ops' })).status).toBe('open');
+    const busy = await server.admin.post(`/enrollees/${ada.id}/remote-enrollment/`, { device: 'REMOTE2', fingers: [1] });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('device_busy');
+  });
+});
+
+describe('expiry and BIODATA terminals', () => {
+  test('a session past ENROLLMENT_SESSION_TTL expires with its unsent enroll command', async () => {
+    const open = await server.fpa.db.orm
+      .select()
+      .from(enrollmentSessions)
+      .where(
+        eq(enrollmentSessions.deviceId, (await server.fpa.db.orm.query.devices.findFirst({ where: (d, { eq: is }) => is(d.serialNumber, 'REMOTE2') }))!.id),
+      );
+    const id = open.find((s) => s.status === 'open')!.id;
+    offset += 11 * 60_000;
+    try {
+      const run = await server.admin.post('/jobs/expire-sessions/run/');
+      expect(run.body.status).toBe('succeeded');
+      expect((await session(id)).status).toBe('expired');
+      const commands = await server.fpa.db.orm.select().from(deviceCommands).where(eq(deviceCommands.sessionId, id));
+      expect(commands.map((c) => [c.kind, c.status])).toEqual([['ENROLL_FP', 'expired']]);
+    } finally {
+      offset = 0;
+    }
+  });
+
+  test('a BIODATA terminal gets ENROLL_BIO and its BIODATA upload completes the session', async () => {
+    const bio = await online('REMOTEBIO', { biodata: true });
+    const dee = await person('E-DEE', 'Dee Ray');
+    const started = await server.fpa.service.startRemoteEnrollment(dee.id, { device: 'REMOTEBIO', fingers: [4], by: 'ops' });
+    const polled = await bio.poll();
+    expect(polled.map((c) => c.text)).toContain(`ENROLL_BIO TYPE=1\tPIN=${dee.device_pin}\tNO=4\tCardNo=\tRETRY=3\tOVERWRITE=1`);
+    expect((await session(started.id)).status).toBe('completed');
+  });
+});

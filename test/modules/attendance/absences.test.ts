@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DeviceRow } from '../../../src/modules/devices/service';
+import { createPeople, dayOf, linesAt, type Person, terminal, upload } from '../../support/attendance';
+import { startTestServer, type TestServer } from '../../support/harness';
+
+const ZONE = 'Asia/Kolkata';
+let now = Date.parse('2026-03-01T00:00:00Z');
+let server: TestServer;
+let device: DeviceRow;
+let people: Record<string, Person>;
+
+const runAbsences = async (date?: string) => {
+  const res = await server.admin.post('/jobs/generate-absences/run/', date ? { params: { date } } : {});
+  expect(res.status).toBe(200);
+  return res.body;
+};
+
+beforeAll(async () => {
+  server = await startTestServer({ TIME_ZONE: ZONE, HOLIDAYS: '2026-03-11' }, { clock: { now: () => now } });
+  people = await createPeople(server, ['A', 'B', 'C', 'E']);
+  const deactivated = await server.admin.patch(`/enrollees/${people.E!.id}/`, { active: false });
+  expect(deactivated.body.status).toBe('deactivated');
+  // D joins on 10 March: never absent before that.
+  now = Date.parse('2026-03-10T12:00:00Z');
+  Object.assign(people, await createPeople(server, ['D']));
+  device = await terminal(server, 'ABS0001');
+  await upload(server, device, linesAt(ZONE, people.A!.pin, '2026-03-09 09:00:00', '2026-03-09 17:00:00'));
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('generate-absences', () => {
+  test('writes absent days for active enrollees without punches on a working day, and only those', async () => {
+    const run = await runAbsences('2026-03-09');
+    expect(run.status).toBe('succeeded');
+    expect(run.result).toEqual({ date: '2026-03-09', working_day: true, absent: 2, non_working_day: 0, unchanged: 1 });
+    expect(run.summary).toBe('generate-absences succeeded: date=2026-03-09 working_day=true absent=2 non_working_day=0 unchanged=1');
+    expect((await dayOf(server, 'A', '2026-03-09')).status).toBe('present');
+    for (const who of ['B', 'C']) {
+      expect(await dayOf(server, who, '2026-03-09')).toMatchObject({
+        status: 'absent',
+        first_in: null,
+        last_out: null,
+        worked_seconds: 0,
+        punch_count: 0,
+        flags: [],
+      });
+    }
+    expect(await dayOf(server, 'D', '2026-03-09')).toBeNull();
+    expect(await dayOf(server, 'E', '2026-03-09')).toBeNull();
+  });
+
+  test('is idempotent: a second run changes nothing', async () => {
+    const before = await server.admin.get('/attendance-days/?limit=1000');
+    const run = await runAbsences('2026-03-09');
+    expect(run.result).toEqual({ date: '2026-03-09', working_day: true, absent: 0, non_working_day: 0, unchanged: 3 });
+    expect((await server.admin.get('/attendance-days/?limit=1000')).body).toEqual(before.body);
+  });
+
+  test('punches uploaded late turn an absence into a worked day', async () => {
+    await upload(server, device, linesAt(ZONE, people.B!.pin, '2026-03-09 10:00:00'));
+    expect(await dayOf(server, 'B', '2026-03-09')).toMatchObject({ status: 'incomplete', punch_count: 1, flags: [] });
+  });
+
+  test('without a date it takes yesterday in the attendance zone', async () => {
+    // 20:00Z on 10 March is already 01:30 on 11 March in Kolkata: yesterday is 10 March.
+    now = Date.parse('2026-03-10T20:00:00Z');
+    const run = await runAbsences();
+    expect(run.result).toMatchObject({ date: '2026-03-10', working_day: true, absent: 4 });
+    expect(await server.fpa.jobs.run('generate-absences')).toMatchObject({ status: 'succeeded', result: { date: '2026-03-10', absent: 0, unchanged: 4 } });
+  });
+
+  test('weekends and holidays get non_working_day, never absent', async () => {
+    now = Date.parse('2026-03-16T00:00:00Z');
+    const saturday = await runAbsences('2026-03-14');
+    expect(saturday.result).toMatchObject({ working_day: false, absent: 0, non_working_day: 4 });
+    const holiday = await runAbsences('2026-03-11');
+    expect(holiday.result).toMatchObject({ working_day: false, absent: 0, non_working_day: 4 });
+    expect(await dayOf(server, 'D', '2026-03-11')).toMatchObject({ status: 'non_working_day', punch_count: 0 });
+    const listed = await server.admin.get('/attendance-days/?status=absent&to=2026-03-09');
+    expect(listed.body.results.map((d: { employee: string }) => d.employee)).toEqual(['C']);
+  });
+
+  test('a malformed or future date fails the run', async () => {
+    const bad = await runAbsences('2026-02-30');
+    expect(bad.status).toBe('failed');
+    expect(bad.summary).toStartWith('generate-absences failed: error=date must be a date');
+    const future = await runAbsences('2026-03-17');
+    expect(future.status).toBe('failed');
+    expect(future.result.error).toContain('future');
+  });
+});

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createPeople, dayOf } from '../../support/attendance';
+import { JWT_SECRET, startTestServer, TEST_KEY, type TestServer, tempDir } from '../../support/harness';
+
+// `bun run fpa:<job>` is `bun src/cli.ts <job>`: run it as operators do, in a subprocess.
+const ROOT = resolve(import.meta.dir, '../../..');
+const BUN = process.execPath;
+const work = tempDir('fpa-cli-');
+const DATE = '2026-03-09'; // a Monday
+let server: TestServer | null = null;
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const proc = Bun.spawn([BUN, 'src/cli.ts', ...args], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? work.dir,
+      FPA_DATABASE_URL: `file:${join(work.dir, 'fpa.db')}`,
+      FPA_TEMPLATE_ENCRYPTION_KEYS: TEST_KEY,
+      FPA_ADMIN_JWT_SECRET: JWT_SECRET,
+      FPA_TASK_BACKEND: 'external',
+      FPA_TIME_ZONE: 'UTC',
+      FPA_LOG_LEVEL: 'error',
+    },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, out: out.trim(), err: err.trim() };
+}
+
+beforeAll(async () => {
+  // Two people enrolled (on 2026-03-01), then the server stops and leaves the database alone.
+  const clock = { now: () => Date.parse('2026-03-01T00:00:00Z') };
+  const setup = await startTestServer({ TIME_ZONE: 'UTC' }, { dir: work.dir, clock });
+  await createPeople(setup, ['C-1', 'C-2']);
+  await setup.close();
+});
+afterAll(async () => {
+  await server?.close();
+  work.cleanup();
+});
+
+describe('operator scripts (TASK_BACKEND=external)', () => {
+  test('with no server running the script opens the database itself', async () => {
+    expect(existsSync(join(work.dir, 'fpa.db.lock'))).toBe(false);
+    const run = await cli('generate-absences', '--date', DATE);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.out).toBe(`generate-absences succeeded: date=${DATE} working_day=true absent=2 non_working_day=0 unchanged=0`);
+    // The script released the database: a server can take it now.
+    expect(existsSync(join(work.dir, 'fpa.db.lock'))).toBe(false);
+  }, 30_000);
+
+  test('with a server holding the database the script hands the work to it', async () => {
+    server = await startTestServer({ TIME_ZONE: 'UTC' }, { dir: work.dir });
+    expect(existsSync(join(work.dir, 'fpa.db.lock'))).toBe(true);
+    expect(await dayOf(server, 'C-1', DATE)).toMatchObject({ status: 'absent' });
+    const run = await cli('generate-absences', '--date', DATE);
+    expect(run.code).toBe(0);
+    expect(run.out).toBe(`generate-absences succeeded: date=${DATE} working_day=true absent=0 non_working_day=0 unchanged=2 (run by the running server)`);
+    const next = await cli('purge-retention');
+    expect(next.code).toBe(0);
+    expect(next.out).toStartWith('purge-retention succeeded: punches=0 attendance_days=0 ');
+    expect(next.out).toEndWith('(run by the running server)');
+    // The server recorded both runs under its own lease.
+    const jobs = await server.admin.get('/jobs/');
+    const absences = jobs.body.results.find((j: { name: string }) => j.name === 'generate-absences');
+    expect(absences).toMatchObject({ last_status: 'succeeded', last_holder: server.fpa.service.runtime.instanceId });
+  }, 30_000);
+
+  test('a failing job exits non-zero with its summary, through the server and without it', async () => {
+    const handed = await cli('generate-absences', '--date', '2026-02-30');
+    expect(handed.code).toBe(1);
+    expect(handed.out).toBe('generate-absences failed: error=date must be a date (YYYY-MM-DD) (run by the running server)');
+    await server!.close();
+    server = null;
+    const direct = await cli('generate-absences', '--date', '2026-02-30');
+    expect(direct.code).toBe(1);
+    expect(direct.out).toBe('generate-absences failed: error=date must be a date (YYYY-MM-DD)');
+  }, 30_000);
+});

@@ -1,0 +1,142 @@
+import { describe, expect, test } from 'bun:test';
+import { CHECK_CODES, checkConfiguration } from '../../src/platform/config/check';
+import { loadSettings } from '../../src/platform/config/settings';
+import { generateEncryptionKey } from '../../src/platform/crypto/template-cipher';
+
+const key = generateEncryptionKey();
+const base = { TEMPLATE_ENCRYPTION_KEYS: [key], ADMIN_JWT_SECRET: 'x'.repeat(40) };
+
+function codesOf(settings: Record<string, unknown>, env: Record<string, string> = {}, extra: Partial<Parameters<typeof checkConfiguration>[0]> = {}) {
+  const loaded = loadSettings(settings as never, env);
+  return checkConfiguration({ loaded, ...extra }).map((i) => i.code);
+}
+
+describe('settings', () => {
+  test('defaults where the spec is silent', () => {
+    const { settings, problems } = loadSettings({}, {});
+    expect(problems).toEqual([]);
+    expect(settings.ALLOWED_FINGER_INDEXES).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(settings.FINGERS_REQUIRED_MIN).toBe(1);
+    expect(settings.FINGERS_ALLOWED_MAX).toBe(10);
+    expect(settings.ENROLLMENT_SESSION_TTL).toBe(10 * 60_000);
+    expect(settings.ENROLLMENT_REQUIRE_CONSENT).toBe(true);
+    expect(settings.TEMPLATE_MAX_BYTES).toBe(65536);
+    expect(settings.AGENT_RATE_LIMIT).toEqual({ limit: 120, windowMs: 60_000 });
+    expect(settings.AGENT_CAN_START_SESSIONS).toBe(false);
+    expect(settings.DELETE_REJECTED_DEVICE_TEMPLATES).toBe(true);
+    expect(settings.ADMS_URL_PREFIX).toBe('/iclock/');
+    expect(settings.TIME_ZONE).toBe('UTC');
+    expect(settings.ATTENDANCE_TIME_ZONE).toBe('UTC');
+    expect(settings.TASK_BACKEND).toBe('cron');
+    expect(settings.DATABASE_URL).toBe('file:./data/fpa.db');
+    expect(Object.isFrozen(settings)).toBe(true);
+  });
+
+  test('FPA_ environment variables override code settings, in their text forms', () => {
+    const { settings, problems } = loadSettings(
+      { TIME_ZONE: 'Europe/Berlin', FINGERS_ALLOWED_MAX: 4 },
+      {
+        FPA_TEMPLATE_ENCRYPTION_KEYS: `${key}, ${generateEncryptionKey()}`,
+        FPA_ENROLLMENT_SESSION_TTL: '15m',
+        FPA_AGENT_RATE_LIMIT: '10/s',
+        FPA_ALLOWED_FINGER_INDEXES: '0-3,6',
+        FPA_ALGORITHM_COMPATIBILITY_MAP: '{"10":["10","9"]}',
+        FPA_AGENT_CAN_START_SESSIONS: 'yes',
+        FPA_TIME_ZONE: 'Asia/Kolkata',
+        PORT: '8081',
+      },
+    );
+    expect(problems).toEqual([]);
+    expect(settings.TEMPLATE_ENCRYPTION_KEYS).toHaveLength(2);
+    expect(settings.ENROLLMENT_SESSION_TTL).toBe(15 * 60_000);
+    expect(settings.AGENT_RATE_LIMIT).toEqual({ limit: 10, windowMs: 1000 });
+    expect(settings.ALLOWED_FINGER_INDEXES).toEqual([0, 1, 2, 3, 6]);
+    expect(settings.ALGORITHM_COMPATIBILITY_MAP).toEqual({ '10': ['10', '9'] });
+    expect(settings.AGENT_CAN_START_SESSIONS).toBe(true);
+    expect(settings.TIME_ZONE).toBe('Asia/Kolkata');
+    expect(settings.FINGERS_ALLOWED_MAX).toBe(4);
+    expect(settings.PORT).toBe(8081);
+  });
+
+  test('unparseable values become problems, never exceptions', () => {
+    const { problems } = loadSettings({}, { FPA_ENROLLMENT_SESSION_TTL: 'soon', FPA_AGENT_RATE_LIMIT: 'lots', FPA_FINGERS_ALLOWED_MAX: 'ten' });
+    expect(problems.map((p) => p.key).sort()).toEqual(['AGENT_RATE_LIMIT', 'ENROLLMENT_SESSION_TTL', 'FINGERS_ALLOWED_MAX']);
+  });
+});
+
+describe('configuration check', () => {
+  test('a good configuration has no errors', () => {
+    expect(codesOf(base).filter((c) => c.startsWith('fpa.E'))).toEqual([]);
+  });
+
+  test.each([
+    ['fpa.E001', { ...base, TEMPLATE_ENCRYPTION_KEYS: [] }],
+    ['fpa.E002', { ...base, TEMPLATE_ENCRYPTION_KEYS: ['not-a-key'] }],
+    ['fpa.E002', { ...base, TEMPLATE_ENCRYPTION_KEYS: [key, key.slice(0, -2) + 'AA'] }],
+    ['fpa.E003', { ...base, ADMS_URL_PREFIX: '/iclock' }],
+    ['fpa.E004', { ...base, FINGERS_REQUIRED_MIN: 5, FINGERS_ALLOWED_MAX: 2 }],
+    ['fpa.E005', { ...base, ALLOWED_FINGER_INDEXES: [0, 12] }],
+    ['fpa.E005', { ...base, ALLOWED_FINGER_INDEXES: [] }],
+    ['fpa.E006', { ...base, TIME_ZONE: 'Mars/Olympus' }],
+    ['fpa.E007', { ...base, TASK_BACKEND: 'celery' }],
+    ['fpa.E009', { ...base, ADMIN_JWT_SECRET: '' }],
+    ['fpa.E012', { ...base, DATABASE_URL: 'postgres://x' }],
+    ['fpa.E013', { ...base, TEMPLATE_MAX_BYTES: 0 }],
+    ['fpa.W001', { ...base, ADMIN_JWT_SECRET: 'short' }],
+    ['fpa.W002', { ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }],
+    ['fpa.W003', { ...base, ADMS_AUTO_APPROVE: true }],
+    ['fpa.W004', { ...base, ENROLLMENT_REQUIRE_CONSENT: false }],
+    ['fpa.W006', base],
+  ])('%s is reported', (code, settings) => {
+    expect(codesOf(settings)).toContain(code);
+  });
+
+  test('a malformed compatibility map is E008 and a bad env value E011', () => {
+    expect(codesOf(base, { FPA_ALGORITHM_COMPATIBILITY_MAP: '{"10": "ten"}' })).toContain('fpa.E008');
+    expect(codesOf(base, { FPA_ENROLLMENT_SESSION_TTL: 'whenever' })).toContain('fpa.E011');
+  });
+
+  test('an employee model changed since the first migration is E010', () => {
+    expect(codesOf(base, {}, { recordedEmployeeModel: 'builtin', employeeModel: 'hr.Person' })).toContain('fpa.E010');
+    expect(codesOf(base, {}, { recordedEmployeeModel: 'builtin', employeeModel: 'builtin' })).not.toContain('fpa.E010');
+  });
+
+  test('every problem is reported at once, each with a hint', () => {
+    const loaded = loadSettings({ TEMPLATE_ENCRYPTION_KEYS: [], ADMS_URL_PREFIX: 'iclock', TASK_BACKEND: 'x', TIME_ZONE: 'Nowhere' }, {});
+    const issues = checkConfiguration({ loaded });
+    expect(new Set(issues.map((i) => i.code))).toEqual(new Set(['fpa.E001', 'fpa.E003', 'fpa.E006', 'fpa.E007', 'fpa.E009', 'fpa.W006']));
+    for (const i of issues) {
+      expect(i.hint.length).toBeGreaterThan(0);
+      expect(CHECK_CODES[i.code]).toBeDefined();
+    }
+  });
+
+  test('W006 goes away once terminals are restricted by address or token', () => {
+    expect(codesOf({ ...base, ADMS_ALLOWED_IPS: ['10.0.0.0/8'] })).not.toContain('fpa.W006');
+    expect(codesOf({ ...base, ADMS_DEVICE_TOKENS: { SN1: ['k'] } })).not.toContain('fpa.W006');
+  });
+
+  test('a host that authorizes administrators itself needs no JWT settings', () => {
+    expect(codesOf({ ...base, ADMIN_JWT_SECRET: '' }, {}, { hostAuthorizesAdmins: true })).not.toContain('fpa.E009');
+  });
+});
+
+describe('the README stays true', () => {
+  test('its configuration table, check codes, routes and error statuses match the code (bun src/cli.ts readme)', async () => {
+    const docs = await import('../../src/cli/readme-blocks');
+    const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
+    expect(docs.readBlock(readme, 'settings')).toBe(docs.settingsTableMarkdown());
+    expect(docs.readBlock(readme, 'codes')).toBe(docs.checkCodesMarkdown());
+    expect(docs.readBlock(readme, 'routes')).toBe(docs.routesTableMarkdown());
+    expect(docs.readBlock(readme, 'errors')).toBe(docs.errorStatusMarkdown());
+  });
+
+  test('every package.json script is in the README', async () => {
+    const pkg = (await Bun.file(new URL('../../package.json', import.meta.url)).json()) as { scripts: Record<string, string> };
+    const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
+    for (const name of Object.keys(pkg.scripts)) {
+      if (name.startsWith('pre')) continue;
+      expect(readme).toContain(`bun run ${name}`);
+    }
+  });
+});

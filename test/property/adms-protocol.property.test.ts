@@ -1,0 +1,270 @@
+import { describe, expect, test } from 'bun:test';
+import fc from 'fast-check';
+import { formatLocalWallTime, localWallTimeToUtc } from '../../src/platform/time/zone';
+import {
+  decodeBody,
+  decodePush3DateTime,
+  encodePush3DateTime,
+  formatAttlogLine,
+  formatDeviceCmdResult,
+  formatLocalDateTime,
+  formatOptionsBody,
+  type ParseResult,
+  parseAttlog,
+  parseAttPhoto,
+  parseBiodata,
+  parseDeviceCmdBody,
+  parseInfoParam,
+  parseOperlog,
+  parseOptionsBody,
+  parseQuery,
+  parseRegistryBody,
+  parseRtlog,
+  parseTabledata,
+  splitRecords,
+} from '../../src/protocol/adms';
+import { localPartsFrom } from '../support/arbitraries';
+
+const RUNS = { numRuns: 1000 };
+
+/** Characters that matter to the parsers, so random input reaches the interesting branches. */
+const protocolChar = fc.constantFrom(...'\t\n\r =&,:;[]~-./_ 0123456789ABCDEFabcdefPINTMPSizeIDReturnCMDOPLOGUSERFPBIODATAtimepinZé张\u0000\uFEFF');
+const protocolText = fc.string({ unit: protocolChar, maxLength: 200 });
+const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), protocolText);
+
+/** Line-shaped input built from plausible fragments. */
+const lineFragment = fc.constantFrom(
+  '1001',
+  '2024-03-11 08:59:12',
+  '2024-02-30 08:59:12',
+  '0',
+  '15',
+  'x',
+  '',
+  'USER PIN=1',
+  'FP PIN=1',
+  'BIODATA Pin=1',
+  'OPLOG 4',
+  'Type=1',
+  'FID=6',
+  'TMP=abcd',
+  'Tmp=ab=c',
+  'time=2024-03-11 08:59:12',
+  'pin=7',
+  'user uid=1',
+  ' ',
+);
+const linesText = fc
+  .array(
+    fc.array(lineFragment, { maxLength: 8 }).map((f) => f.join('\t')),
+    { maxLength: 10 },
+  )
+  .chain((lines) => fc.constantFrom('\n', '\r\n').map((sep) => lines.join(sep)));
+const bodyText = fc.oneof(anyText, linesText);
+
+function linesAccountedFor<T>(parse: (text: string) => ParseResult<T>): void {
+  fc.assert(
+    fc.property(bodyText, (text) => {
+      const { records, errors } = parse(text);
+      expect(records.length + errors.length).toBe(splitRecords(text).length);
+      for (const e of errors) expect(e.reason.length).toBeGreaterThan(0);
+    }),
+    RUNS,
+  );
+}
+
+describe('line parsers never throw and account for every line', () => {
+  test('ATTLOG', () => linesAccountedFor(parseAttlog));
+  test('OPERLOG', () => linesAccountedFor(parseOperlog));
+  test('BIODATA', () => linesAccountedFor(parseBiodata));
+  test('rtlog', () => linesAccountedFor(parseRtlog));
+  test('tabledata', () => linesAccountedFor(parseTabledata));
+});
+
+describe('other parsers never throw', () => {
+  test('options, registry, INFO, devicecmd, query', () => {
+    fc.assert(
+      fc.property(bodyText, (text) => {
+        parseOptionsBody(text);
+        parseRegistryBody(text);
+        parseInfoParam(text);
+        parseQuery(text);
+        parseQuery(`/iclock/cdata?${text}`);
+        const { results } = parseDeviceCmdBody(text);
+        const starts = text.split('\n').filter((l) => /^ID=/i.test(l)).length;
+        expect(results.length).toBeLessThanOrEqual(starts);
+      }),
+      RUNS,
+    );
+  });
+
+  test('decodeBody on arbitrary bytes; valid UTF-8 decodes to itself', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.constantFrom(undefined, '69', '83'), (bytes, language) => {
+        const { text, encoding } = decodeBody(bytes, language === undefined ? {} : { language });
+        expect(typeof text).toBe('string');
+        expect(['utf-8', 'gb18030']).toContain(encoding);
+      }),
+      RUNS,
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 100 }), (s) => {
+        const text = s.replace(/^\uFEFF+/, '');
+        expect(decodeBody(new TextEncoder().encode(text))).toEqual({ text, encoding: 'utf-8' });
+      }),
+      RUNS,
+    );
+  });
+
+  test('ATTPHOTO on arbitrary bytes; image bytes after the first NUL are exact', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        const photo = parseAttPhoto(bytes);
+        expect(photo === null).toBe(!bytes.includes(0));
+      }),
+      RUNS,
+    );
+    const headerText = fc.string({ unit: fc.constantFrom(...'PIN=SNsize\nCMD.jpg-0123456789'), maxLength: 80 });
+    fc.assert(
+      fc.property(headerText, fc.uint8Array({ maxLength: 300 }), (header, image) => {
+        const head = new TextEncoder().encode(header);
+        const body = new Uint8Array(head.length + 1 + image.length);
+        body.set(head, 0);
+        body.set(image, head.length + 1);
+        expect(Array.from(parseAttPhoto(body)?.image ?? [])).toEqual(Array.from(image));
+      }),
+      RUNS,
+    );
+  });
+});
+
+// ---------------------------------------------------------------- round trips
+
+const localParts = localPartsFrom(1970);
+
+const alnum = (min: number, max: number): fc.Arbitrary<string> =>
+  fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'), minLength: min, maxLength: max });
+
+describe('round trips', () => {
+  test('ATTLOG record → line → record', () => {
+    const record = fc.record({
+      pin: alnum(1, 24),
+      localTime: localParts.map(formatLocalDateTime),
+      state: fc.integer({ min: 0, max: 255 }),
+      verifyType: fc.integer({ min: 0, max: 300 }),
+      workCode: fc.stringMatching(/^[0-9]{0,4}$/),
+      extra: fc.array(fc.stringMatching(/^[0-9.]{1,6}$/), { maxLength: 6 }),
+    });
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 5 }), fc.boolean(), (records, crlf) => {
+        const body = records.map((r) => formatAttlogLine(r) + (crlf ? '\r\n' : '\n')).join('');
+        const parsed = parseAttlog(body);
+        expect(parsed.errors).toEqual([]);
+        expect(parsed.records.map(({ raw: _raw, ...rest }) => rest)).toEqual(records);
+      }),
+      RUNS,
+    );
+  });
+
+  test('options map → body → map (values may contain ", ")', () => {
+    const key = fc.stringMatching(/^~?[A-Za-z0-9_]{1,12}$/);
+    const value = fc.string({ unit: fc.constantFrom(...'abcXYZ019 ,.:;[]()-_~/'), maxLength: 30 }).filter((v) => !/,[~A-Za-z0-9_]+=/.test(v));
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(key, value), { selector: ([k]) => k, minLength: 1, maxLength: 12 }), (pairs) => {
+        const expected = Object.fromEntries(pairs);
+        expect(parseOptionsBody(formatOptionsBody(expected))).toEqual(expected);
+      }),
+      RUNS,
+    );
+  });
+
+  test('devicecmd results → lines → results', () => {
+    const reserved = new Set(['id', 'return', 'cmd', 'content']);
+    const fieldKey = fc.stringMatching(/^[A-Za-z~][A-Za-z0-9_]{0,10}$/).filter((k) => !reserved.has(k.toLowerCase()));
+    const fieldValue = fc.string({ unit: fc.constantFrom(...'abc 019-:=.,'), maxLength: 20 });
+    const result = fc.record({
+      id: alnum(1, 16),
+      returnCode: fc.integer({ min: -100000, max: 100000 }),
+      cmd: fc.constantFrom('DATA', 'INFO', 'CHECK', 'ENROLL_FP', 'ENROLL_BIO', 'SET OPTION', 'CLEAR_LOG', 'VERIFY SUM'),
+      fields: fc.uniqueArray(fc.tuple(fieldKey, fieldValue), { selector: ([k]) => k.toLowerCase(), maxLength: 4 }).map((p) => Object.fromEntries(p)),
+    });
+    fc.assert(
+      fc.property(fc.array(result, { minLength: 1, maxLength: 6 }), (results) => {
+        const body = results.map((r) => `${formatDeviceCmdResult(r)}\n`).join('');
+        expect(parseDeviceCmdBody(body)).toEqual({ results, errors: [] });
+      }),
+      RUNS,
+    );
+  });
+
+  test('3.x clock encode/decode', () => {
+    fc.assert(
+      fc.property(
+        localParts.filter((p) => p.year >= 2000),
+        (p) => {
+          expect(decodePush3DateTime(encodePush3DateTime(p))).toEqual(p);
+        },
+      ),
+      RUNS,
+    );
+  });
+});
+
+// ---------------------------------------------------------------- wall time → instant
+
+const ZONES = ['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'UTC'] as const;
+
+/** Transition instants (UTC) per zone, so that overlaps and gaps are actually exercised. */
+const TRANSITIONS: readonly (readonly [string, string])[] = [
+  ['Europe/Berlin', '2024-03-31T01:00:00Z'],
+  ['Europe/Berlin', '2024-10-27T01:00:00Z'],
+  ['America/New_York', '2024-03-10T07:00:00Z'],
+  ['America/New_York', '2024-11-03T06:00:00Z'],
+  ['Australia/Lord_Howe', '2024-04-06T15:00:00Z'],
+  ['Australia/Lord_Howe', '2024-10-05T15:30:00Z'],
+];
+
+const HOUR = 3600;
+const anyInstant = fc.tuple(fc.constantFrom(...ZONES), fc.integer({ min: Date.UTC(1971, 0, 1) / 1000, max: Date.UTC(2099, 0, 1) / 1000 }));
+const nearTransition = fc
+  .tuple(fc.constantFrom(...TRANSITIONS), fc.integer({ min: -3 * HOUR, max: 3 * HOUR }))
+  .map(([[zone, at], delta]) => [zone, Date.parse(at) / 1000 + delta] as const);
+
+describe('localWallTimeToUtc', () => {
+  test('wall time of an instant maps back to that instant, or to the earlier one in an overlap', () => {
+    let overlaps = 0;
+    fc.assert(
+      fc.property(fc.oneof(anyInstant, nearTransition), ([zone, seconds]) => {
+        const instant = new Date(seconds * 1000);
+        const wall = formatLocalWallTime(instant, zone);
+        const r = localWallTimeToUtc(wall, zone);
+        expect(r).not.toBeNull();
+        if (!r) return;
+        expect(r.resolution).not.toBe('gap');
+        expect(formatLocalWallTime(r.utc, zone)).toBe(wall);
+        if (r.resolution === 'exact') {
+          expect(r.utc.getTime()).toBe(instant.getTime());
+        } else {
+          overlaps++;
+          expect(r.utc.getTime()).toBeLessThanOrEqual(instant.getTime());
+          // Nothing earlier shows the same wall time within the overlap window.
+          expect(formatLocalWallTime(new Date(r.utc.getTime() - 30 * 60_000), zone) < wall).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+    expect(overlaps).toBeGreaterThan(0);
+  });
+
+  test('utc = wall − offsetMinutes for every valid wall time, gaps included', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ZONES), localParts, (zone, p) => {
+        const r = localWallTimeToUtc(formatLocalDateTime(p), zone);
+        expect(r).not.toBeNull();
+        const wallMs = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+        expect(r?.utc.getTime()).toBe(wallMs - (r?.offsetMinutes ?? 0) * 60_000);
+      }),
+      RUNS,
+    );
+  });
+});
