@@ -52,7 +52,7 @@ async function raw(req: Parameters<typeof rawRequest>[1]) {
 }
 
 async function deviceRow(serial: string) {
-  return (await server.fpa.db.orm.query.devices.findFirst({ where: eq(devices.serialNumber, serial) }))!;
+  return (await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, serial)).limit(1).then((r) => r[0]))!;
 }
 
 async function eventsOf(serial: string, kind: string) {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { deviceCommands, enrollmentSessions } from '../../src/app/schema';
+import { deviceCommands, devices, enrollmentSessions } from '../../src/app/schema';
 import type { Clock } from '../../src/platform/runtime';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
@@ -36,7 +36,7 @@ async function online(sn: string, options: Partial<ConstructorParameters<typeof 
 }
 
 async function session(id: string) {
-  return (await server.fpa.db.orm.query.enrollmentSessions.findFirst({ where: eq(enrollmentSessions.id, id) }))!;
+  return (await server.fpa.db.orm.select().from(enrollmentSessions).where(eq(enrollmentSessions.id, id)).limit(1).then((r) => r[0]))!;
 }
 
 beforeAll(async () => {
@@ -147,7 +147,7 @@ describe('expiry and BIODATA terminals', () => {
       .select()
       .from(enrollmentSessions)
       .where(
-        eq(enrollmentSessions.deviceId, (await server.fpa.db.orm.query.devices.findFirst({ where: (d, { eq: is }) => is(d.serialNumber, 'REMOTE2') }))!.id),
+        eq(enrollmentSessions.deviceId, (await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, 'REMOTE2')).limit(1).then((r) => r[0]))!.id),
       );
     const id = open.find((s) => s.status === 'open')!.id;
     offset += 11 * 60_000;

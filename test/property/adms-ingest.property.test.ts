@@ -122,9 +122,11 @@ describe('good lines among garbage', () => {
             .where(eq(punches.deviceSerial, sn));
           expect(stored).toHaveLength(good.length);
           for (const g of good) {
-            const found = await server.fpa.db.orm.query.punches.findFirst({
-              where: and(eq(punches.deviceSerial, sn), eq(punches.devicePin, g.pin), eq(punches.localTime, g.localTime)),
-            });
+            const [found] = await server.fpa.db.orm
+              .select()
+              .from(punches)
+              .where(and(eq(punches.deviceSerial, sn), eq(punches.devicePin, g.pin), eq(punches.localTime, g.localTime)))
+              .limit(1);
             expect(found).toBeDefined();
           }
         },

@@ -1,6 +1,6 @@
 /** fast-check arbitraries shared by the property tests. */
 import fc from 'fast-check';
-import type { LocalDateTimeParts } from '../../src/protocol/adms';
+import type { LocalDateTimeParts } from '../../src/platform/time/local-time';
 
 /** Valid calendar wall-clock fields from `minYear` to 2099 (the day clamped to the month). */
 export function localPartsFrom(minYear: number): fc.Arbitrary<LocalDateTimeParts> {

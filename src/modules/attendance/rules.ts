@@ -19,7 +19,7 @@
  *   (a night shift) crosses midnight, so only `late` is judged.
  */
 
-import type { DayStatus } from '../../app/schema';
+import type { DayStatus } from './tables';
 import type { Schedule } from '../../platform/config/settings';
 import { instantOn, secondsOfClock } from '../../platform/time/dates';
 import { isWorkingDay, type WorkCalendar } from './calendar';

@@ -11,16 +11,10 @@ import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
+import { type ConsentView, consentView } from './consent-records';
 import type { BiometricEvents } from './events';
 import { consents } from './tables';
 import type { TemplateStore } from './templates';
-
-export interface ConsentView {
-  version: string;
-  method: string;
-  given_by: string;
-  given_at: string;
-}
 
 export class ConsentService {
   constructor(
@@ -97,17 +91,4 @@ export class ConsentService {
     }
     return out;
   }
-}
-
-export async function hasConsent(q: Queryable, enrolleeId: string): Promise<boolean> {
-  const [row] = await q
-    .select({ id: consents.id })
-    .from(consents)
-    .where(and(eq(consents.enrolleeId, enrolleeId), isNull(consents.withdrawnAt)))
-    .limit(1);
-  return row !== undefined;
-}
-
-export function consentView(c: { version: string; method: string; givenBy: string; givenAt: number }): ConsentView {
-  return { version: c.version, method: c.method, given_by: c.givenBy, given_at: new Date(c.givenAt).toISOString() };
 }

@@ -1,6 +1,6 @@
 /** Biometric data: consent, encrypted templates, their fan-out and per-terminal sync status. */
 export { stagedAad, templateAad } from './aad';
-export { type ConsentView, hasConsent } from './consent';
+export { type ConsentView, hasConsent } from './consent-records';
 export type { BiometricEvents } from './events';
 export { rotateTemplateKeys } from './rotate-keys';
 export { biometricRoutes } from './routes';

@@ -16,7 +16,7 @@ import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import { templateAad } from './aad';
-import { hasConsent } from './consent';
+import { hasConsent } from './consent-records';
 import type { BiometricEvents } from './events';
 import { deviceAccepts, sameVersion } from './rules';
 import { type TEMPLATE_SOURCES, templateSync, templates } from './tables';

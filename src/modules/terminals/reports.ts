@@ -4,8 +4,7 @@
  */
 
 import { type DeviceInfo, type Dict, parseIntStrict } from '../../protocol/adms';
-import { nextParameters, type ParameterMode, sameParameters } from '../devices/parameters';
-import type { DeviceReport, DeviceRow } from '../devices/service';
+import { type DeviceReport, type DeviceRow, nextParameters, type ParameterMode, sameParameters } from '../devices';
 
 function first(d: Dict, ...keys: string[]): string | null {
   for (const k of keys) {

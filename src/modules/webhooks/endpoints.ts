@@ -214,7 +214,7 @@ export class WebhookService {
   }
 
   private async find(id: string): Promise<EndpointRow> {
-    const row = await this.ctx.db.orm.query.webhookEndpoints.findFirst({ where: eq(webhookEndpoints.id, id) });
+    const [row] = await this.ctx.db.orm.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).limit(1);
     if (!row) throw notFound('Webhook', id);
     return row;
   }

@@ -12,10 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { type Client, createClient, type InStatement, type ResultSet, type Transaction } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
-import * as schema from '../../app/schema';
 import { describeError, isSqliteBusy } from '../errors';
 
-export type Orm = LibSQLDatabase<typeof schema>;
+export type Orm = LibSQLDatabase;
 export type Tx = Parameters<Parameters<Orm['transaction']>[0]>[0];
 /** Anything queries can run on: the database itself or an open write transaction. */
 export type Queryable = Orm | Tx;
@@ -84,7 +83,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // WAL is a property of the file, so setting it once holds for every connection.
     await client.execute('PRAGMA journal_mode = WAL');
   }
-  const orm = drizzle(client, { schema });
+  const orm = drizzle(client);
 
   let queue: Promise<unknown> = Promise.resolve();
   const write = <T>(work: (ctx: WriteContext) => Promise<T>): Promise<T> => {
@@ -159,4 +158,3 @@ export async function migrateDatabase(db: Database): Promise<void> {
   await migrate(db.orm, { migrationsFolder: MIGRATIONS_FOLDER });
 }
 
-export { schema };

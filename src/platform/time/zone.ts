@@ -1,4 +1,4 @@
-import { formatLocalDateTime, type LocalDateTimeParts, parseLocalDateTime, wallTimeAsUtcMs } from '../../protocol/adms/local-time';
+import { formatLocalDateTime, type LocalDateTimeParts, parseLocalDateTime, wallTimeAsUtcMs } from './local-time';
 
 /**
  * IANA time-zone arithmetic on top of Intl (no tz database of our own).

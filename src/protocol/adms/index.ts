@@ -16,7 +16,7 @@ export * from './fields';
 export * from './http-date';
 export * from './info';
 export * from './lines';
-export * from './local-time';
+
 export * from './operlog';
 export * from './option-block';
 export * from './options';

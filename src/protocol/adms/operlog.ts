@@ -3,7 +3,7 @@ import { type BiodataRecord, biodataFromFields } from './biodata';
 import { decodeCardNumber } from './card';
 import { type Dict, dropTrailingEmpty, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, splitKeyword } from './fields';
 import { parseLines } from './lines';
-import { normaliseLocalTime } from './local-time';
+import { normaliseLocalTime } from '../../platform/time/local-time';
 import { pinProblem } from './pin';
 import { accept, type LineOutcome, type ParseResult, reject } from './types';
 

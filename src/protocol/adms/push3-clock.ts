@@ -1,4 +1,4 @@
-import { isValidLocalDateTime, type LocalDateTimeParts } from './local-time';
+import { isValidLocalDateTime, type LocalDateTimeParts } from '../../platform/time/local-time';
 
 /**
  * Security PUSH 3.x clock value (`SET OPTIONS DateTime=`, `rtdata?type=time`):
