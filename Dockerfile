@@ -1,9 +1,11 @@
-# Multi-stage build on the official Bun image. The runtime stage runs as a non-root user,
-# keeps the database under /app/data (mount a volume there) and checks /healthz.
-FROM oven/bun:1.4.5 AS deps
+# Multi-stage build. Dependencies are installed from the npm lockfile (the project's only one)
+# with `npm ci`, which fails rather than drift from it; the runtime stage is the official Bun
+# image, runs as a non-root user, keeps the database under /app/data and checks /healthz.
+FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN bun install --production --frozen-lockfile || bun install --production
+# Production dependencies only; Bun itself comes from the runtime image, not from npm.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM oven/bun:1.4.5 AS runtime
 WORKDIR /app
@@ -19,7 +21,7 @@ USER bun
 EXPOSE 3000
 VOLUME ["/app/data"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
+  CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
 # Configuration comes from FPA_* environment variables (see README); the server refuses to
 # start without FPA_TEMPLATE_ENCRYPTION_KEYS and administrator authentication.
 CMD ["bun", "src/server.ts"]

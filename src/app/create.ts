@@ -8,7 +8,7 @@ import type { EmployeeDirectory } from '../modules/employees';
 import { BUILTIN_LOOKUP_FIELDS, BuiltinEmployeeDirectory, recordEmployeeModel } from '../modules/employees';
 import type { EventBus } from '../modules/events';
 import type { JobRunner } from '../modules/jobs';
-import { type ConfigIssue, ConfigurationError, checkConfiguration } from '../platform/config/check';
+import { type ConfigIssue, ConfigurationError, checkConfiguration, effectiveEmployeeModel } from '../platform/config/check';
 import { loadSettings, type Settings, type SettingsInput } from '../platform/config/settings';
 import { TemplateKeyRing } from '../platform/crypto/template-cipher';
 import { type Database, migrateDatabase, openDatabase } from '../platform/db/client';
@@ -69,7 +69,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
   // Errors that need no database first, so a misconfigured start touches nothing.
   // The directory's lookup fields are known before the database opens (the built-in one: `id`).
   const employeeLookupFields = options.employees ? options.employees.lookupFields : BUILTIN_LOOKUP_FIELDS;
-  const preIssues = checkConfiguration({ loaded, hostAuthorizesAdmins: Boolean(options.authorizeAdmin), employeeLookupFields });
+  const preIssues = checkConfiguration({ loaded, hostAuthorizesAdmins: Boolean(options.authorizeAdmin), hostEmployeeModel: options.employees?.model, employeeLookupFields });
   if (preIssues.some((i) => i.severity === 'error')) throw new ConfigurationError(preIssues);
 
   const ownsDb = !options.db;
@@ -86,12 +86,12 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     if (ownsDb && db.filePath && options.lock !== false) lock = await acquireLock(db.filePath);
     if (options.migrate !== false) await migrateDatabase(db);
     const directory = options.employees ?? new BuiltinEmployeeDirectory(db);
-    const recorded = await recordEmployeeModel(db, directory.model);
+    const recorded = await recordEmployeeModel(db, effectiveEmployeeModel(settings, options.employees?.model));
     const issues = checkConfiguration({
       loaded,
       hostAuthorizesAdmins: Boolean(options.authorizeAdmin),
       recordedEmployeeModel: recorded,
-      employeeModel: directory.model,
+      hostEmployeeModel: options.employees?.model,
       employeeLookupFields,
     });
     if (issues.some((i) => i.severity === 'error')) throw new ConfigurationError(issues);

@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { createFingerprintAttendance } from '../app/create';
-import { BUILTIN_LOOKUP_FIELDS } from '../modules/employees/directory';
+import { BUILTIN_LOOKUP_FIELDS, recordedEmployeeModel } from '../modules/employees';
 import { CHECK_CODES, checkConfiguration, formatIssues } from '../platform/config/check';
 import { describeSettings, loadSettings } from '../platform/config/settings';
 import { randomToken } from '../platform/crypto/secrets';
@@ -90,8 +90,7 @@ const commands: Record<string, Command> = {
       // Read the recorded employee model without migrating or locking anything.
       try {
         const db = await openDatabase({ url: loaded.settings.DATABASE_URL, authToken: loaded.settings.DATABASE_AUTH_TOKEN });
-        const rows = await db.client.execute("select value from fpa_meta where key = 'employee_model'").catch(() => null);
-        recorded = rows?.rows[0] ? String(rows.rows[0].value) : null;
+        recorded = await recordedEmployeeModel(db);
         await db.close();
       } catch {
         recorded = null;

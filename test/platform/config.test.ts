@@ -96,9 +96,15 @@ describe('configuration check', () => {
     expect(codesOf(base, { FPA_ENROLLMENT_SESSION_TTL: 'whenever' })).toContain('fpa.E011');
   });
 
+  test('standalone, EMPLOYEE_MODEL other than builtin names a directory nobody passed: E015', () => {
+    expect(codesOf({ ...base, EMPLOYEE_MODEL: 'hr.Person' })).toContain('fpa.E015');
+    expect(codesOf({ ...base, EMPLOYEE_MODEL: 'hr.Person' }, {}, { hostEmployeeModel: 'hr.Person' })).not.toContain('fpa.E015');
+    expect(codesOf(base)).not.toContain('fpa.E015');
+  });
+
   test('an employee model changed since the first migration is E010', () => {
-    expect(codesOf(base, {}, { recordedEmployeeModel: 'builtin', employeeModel: 'hr.Person' })).toContain('fpa.E010');
-    expect(codesOf(base, {}, { recordedEmployeeModel: 'builtin', employeeModel: 'builtin' })).not.toContain('fpa.E010');
+    expect(codesOf(base, {}, { recordedEmployeeModel: 'builtin', hostEmployeeModel: 'hr.Person' })).toContain('fpa.E010');
+    expect(codesOf(base, {}, { recordedEmployeeModel: 'builtin' })).not.toContain('fpa.E010');
   });
 
   test('every problem is reported at once, each with a hint', () => {

@@ -4,6 +4,7 @@
  * Enrollees keep only the employee's lookup value, so the schema never depends on the model.
  */
 import { eq } from 'drizzle-orm';
+import { BUILTIN_MODEL } from '../../platform/config/check';
 import type { Database } from '../../platform/db/client';
 import { employees } from './tables';
 
@@ -27,7 +28,7 @@ export interface EmployeeDirectory {
 export const BUILTIN_LOOKUP_FIELDS: readonly string[] = ['id'];
 
 export class BuiltinEmployeeDirectory implements EmployeeDirectory {
-  readonly model = 'builtin';
+  readonly model = BUILTIN_MODEL;
   readonly lookupFields = BUILTIN_LOOKUP_FIELDS;
   constructor(private readonly db: Database) {}
 

@@ -30,6 +30,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E012': { severity: 'error', meaning: 'DATABASE_URL is not a `file:`, `libsql:`, `http(s):` or `ws(s):` URL' },
   'fpa.E013': { severity: 'error', meaning: 'a numeric limit is out of range' },
   'fpa.E014': { severity: 'error', meaning: 'EMPLOYEE_LOOKUP_FIELD is not a field of the employee directory in use' },
+  'fpa.E015': { severity: 'error', meaning: 'EMPLOYEE_MODEL names a model no directory provides (standalone, only `builtin` exists)' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
   'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
@@ -51,10 +52,18 @@ export interface CheckInput {
   hostAuthorizesAdmins?: boolean;
   /** The employee model recorded at the first migration (null before it). */
   recordedEmployeeModel?: string | null;
-  /** The model of the directory in use. */
-  employeeModel?: string;
+  /** The model of the directory a host passed in; absent when the built-in directory is used. */
+  hostEmployeeModel?: string;
   /** Fields the directory in use can look employees up by (the built-in one: `id`); unknown when absent. */
   employeeLookupFields?: readonly string[];
+}
+
+/** The built-in directory's model name (the `fpa_employees` table). */
+export const BUILTIN_MODEL = 'builtin';
+
+/** The employee model in force: a host's directory's, else EMPLOYEE_MODEL. */
+export function effectiveEmployeeModel(settings: Pick<Settings, 'EMPLOYEE_MODEL'>, hostEmployeeModel: string | undefined): string {
+  return hostEmployeeModel ?? settings.EMPLOYEE_MODEL;
 }
 
 export function checkConfiguration(input: CheckInput): ConfigIssue[] {
@@ -164,7 +173,18 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       out.push(issue('fpa.E011', 'ADMIN_JWKS_URL is not a URL.', 'Give the https URL of the identity provider’s JWKS.'));
     }
   }
-  const model = input.employeeModel ?? s.EMPLOYEE_MODEL;
+  // One rule for the server and `fpa:check`: a host's directory names the model; otherwise the
+  // built-in one runs, and EMPLOYEE_MODEL must say so.
+  const model = effectiveEmployeeModel(s, input.hostEmployeeModel);
+  if (input.hostEmployeeModel === undefined && s.EMPLOYEE_MODEL !== BUILTIN_MODEL) {
+    out.push(
+      issue(
+        'fpa.E015',
+        `EMPLOYEE_MODEL is "${s.EMPLOYEE_MODEL}" but no employee directory for it was passed in.`,
+        'Standalone, leave EMPLOYEE_MODEL at `builtin`; a host application passes its directory to createFingerprintAttendance({ employees }).',
+      ),
+    );
+  }
   if (input.recordedEmployeeModel && input.recordedEmployeeModel !== model) {
     out.push(
       issue(
