@@ -7,7 +7,7 @@ import type { EnrollmentEvents } from '../modules/enrollment';
 import type { PunchEvents, PunchPayload } from '../modules/punches';
 import type { TerminalEvents } from '../modules/terminals';
 
-/** In-process `punch_received` listeners also get the parsed line (SPEC `payload`), which the log does not keep. */
+/** In-process `punch_received` listeners also get the parsed line (docs/spec.md `payload`), which the log does not keep. */
 interface InProcessExtras {
   punch_received: PunchEvents['punch_received'] & { payload: PunchPayload };
 }

@@ -2,7 +2,7 @@
  * Every table of the service, gathered from the modules that own them: the schema drizzle-kit
  * writes migrations from (drizzle.config.ts). Times are integer milliseconds since the epoch
  * (UTC); lists and maps are JSON text; employee keys are plain text so the schema never depends
- * on the employee model a host chooses (SPEC "Versioning" 5). Production code reads and writes
+ * on the employee model a host chooses (docs/spec.md "Versioning" 5). Production code reads and writes
  * a table only through the module that owns it.
  */
 export * from '../modules/areas/tables';

@@ -35,7 +35,7 @@ export function buildService(m: Modules, runtime: Runtime) {
         by: options.by,
       }),
     /**
-     * SPEC `start_enrollment_session(enrollee, device or agent, fingers)`: a remote session on the
+     * docs/spec.md `start_enrollment_session(enrollee, device or agent, fingers)`: a remote session on the
      * terminal with serial `device`, or an agent session for the agent with id `agent` (exactly one).
      */
     startEnrollmentSession: async (enrollee: string, options: { device?: string; agent?: string; fingers: number[]; by: string }) => {

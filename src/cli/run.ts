@@ -1,7 +1,7 @@
 /**
  * Operator commands: `bun run fpa:<name>`. Job commands run the same code as the schedule.
  * While a server holds a local `file:` database they hand their work to it through the lock
- * file (DESIGN.md); otherwise they open the database themselves. Either way they print one
+ * file (docs/design.md); otherwise they open the database themselves. Either way they print one
  * summary line and exit non-zero on failure.
  */
 import { existsSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The terminal endpoints driven with the vectors of ADMS-VECTORS.md over real HTTP (raw
+ * The terminal endpoints driven with the vectors of docs/protocol/adms-vectors.md over real HTTP (raw
  * sockets where the exact headers matter): registration, options, INFO, attendance in a
  * device time zone, resends, OPERLOG/BIODATA, photos, commands, the 3.x registry flow, and
  * the rules for pending and disabled terminals.

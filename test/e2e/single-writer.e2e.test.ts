@@ -1,5 +1,5 @@
 /**
- * The single-writer guard of a local `file:` database (DESIGN.md): a second server on the same
+ * The single-writer guard of a local `file:` database (docs/design.md): a second server on the same
  * file refuses to start; operator scripts run while the server is busy hand their work to it;
  * and a write that fails — a failing statement, or the database locked by someone else past the
  * busy timeout — is never answered `OK`: the terminal keeps the lines, and its resend after the

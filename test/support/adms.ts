@@ -1,7 +1,7 @@
 /**
  * Helpers for terminal (ADMS) tests: a raw HTTP/1.1 client over a TCP socket, so a test controls
  * every header byte (no Content-Type, `Expect: 100-continue`) the way a terminal sends them, and
- * the vectors of ADMS-VECTORS.md as exact strings.
+ * the vectors of docs/protocol/adms-vectors.md as exact strings.
  */
 import net from 'node:net';
 
@@ -102,7 +102,7 @@ export async function admsFetch(
   return { status: res.status, body: await res.text(), headers: res.headers };
 }
 
-// ------------------------------------------------------------------ vectors (ADMS-VECTORS.md)
+// ------------------------------------------------------------------ vectors (docs/protocol/adms-vectors.md)
 
 export const V02 =
   '~DeviceName=SpeedFace-V5L[TD],MAC=00:17:61:12:e5:41,TransactionCount=0,~MaxAttLogCount=20,UserCount=1,~MaxUserCount=100,PhotoFunOn=1,~MaxUserPhotoCount=2500,FingerFunOn=1,FPVersion=10,~MaxFingerCount=60,FPCount=1,FaceFunOn=1,FaceVersion=58,~MaxFaceCount=6000,FaceCount=0,FvFunOn=0,FvVersion=3,~MaxFvCount=10,FvCount=0,PvFunOn=1,PvVersion=12,~MaxPvCount=3000,PvCount=0,Language=69,IPAddress=192.168.54.216,~Platform=ZAM170_TFT,~OEMVendor=ZKTeco Co., Ltd.,FWVersion=ZAM170-NF-Ver1.1.27,PushVersion=Ver 2.0.32S-20200506,RegDeviceType=,VisilightFun=1,MultiBioDataSupport=0:1:0:0:0:0:0:0:1:1,MultiBioPhotoSupport=0:0:0:0:0:0:0:0:0:1,IRTempDetectionFunOn=1,MaskDetectionFunOn=1,UserPicURLFunOn=,VisualIntercomFunOn=,VideoTID=';

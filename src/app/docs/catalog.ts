@@ -21,7 +21,7 @@ export interface QueryParam {
 
 export interface DocumentedRoute {
   method: HttpMethod;
-  /** From the server root, `{param}` style, with the trailing slash of API.md. */
+  /** From the server root, `{param}` style, with the trailing slash of docs/api.md. */
   path: string;
   tag: string;
   summary: string;

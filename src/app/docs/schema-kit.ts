@@ -28,7 +28,7 @@ export function obj(properties: Record<string, JsonSchema>, options: { optional?
   };
 }
 
-/** `{ results: [...], next_cursor }` of every administrator list (API.md). */
+/** `{ results: [...], next_cursor }` of every administrator list (docs/api.md). */
 export function page(item: JsonSchema): JsonSchema {
   return obj({ results: arr(item), next_cursor: nullable(str('Opaque cursor of the next page; null on the last page.')) });
 }

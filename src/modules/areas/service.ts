@@ -1,5 +1,5 @@
 /**
- * Areas (DESIGN.md "Scope"): terminals and enrollees belong to areas, and a terminal's in-scope
+ * Areas (docs/design.md "Scope"): terminals and enrollees belong to areas, and a terminal's in-scope
  * enrollees are those sharing an area with it. A `default` area always exists and is used when
  * none is given. Memberships are kept by the modules whose members they are (devices,
  * enrollees); this module names areas and resolves names to ids.

@@ -1,4 +1,4 @@
-/** `attendance-days/` (API.md): filters, cursor paging. */
+/** `attendance-days/` (docs/api.md): filters, cursor paging. */
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { AttendanceDayList } from './model';

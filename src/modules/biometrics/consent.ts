@@ -1,5 +1,5 @@
 /**
- * Consent to biometric processing (SPEC): recorded with a version, a method and who approved
+ * Consent to biometric processing (docs/spec.md): recorded with a version, a method and who approved
  * it. Giving consent again replaces the current record; withdrawing it destroys every template
  * and deletes them from the terminals (sessions close by reacting to `consent_withdrawn`).
  */

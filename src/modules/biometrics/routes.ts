@@ -1,4 +1,4 @@
-/** `enrollees/{id}/consent/` and `enrollees/{id}/templates/` (API.md). */
+/** `enrollees/{id}/consent/` and `enrollees/{id}/templates/` (docs/api.md). */
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { Consent, EnrolleeParams, type EnrolleeService } from '../enrollees';

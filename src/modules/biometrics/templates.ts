@@ -1,5 +1,5 @@
 /**
- * store_template: the one operation every enrollment path ends in (SPEC). It checks the
+ * store_template: the one operation every enrollment path ends in (docs/spec.md). It checks the
  * finger rules, consent, size and the maximum number of fingers; encrypts and versions the
  * template; stores it; and queues it to every in-scope device that can use its algorithm,
  * marking the others `incompatible`. Also here: what a terminal should hold of an enrollee

@@ -1,4 +1,4 @@
-/** What terminals' command return codes mean (ADMS.md §5.4), for results people read. */
+/** What terminals' command return codes mean (docs/protocol/adms.md §5.4), for results people read. */
 
 /** ENROLL_FP / ENROLL_BIO return codes, then the general ones. */
 const RETURN_MEANINGS: Readonly<Record<number, string>> = {

@@ -1,4 +1,4 @@
-/** `devices/{sn}/commands/` (API.md): a terminal's command queue. */
+/** `devices/{sn}/commands/` (docs/api.md): a terminal's command queue. */
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { type DeviceService, SerialParams } from '../devices';

@@ -1,4 +1,4 @@
-/** `devices/` (API.md): list, read, change, approve and disable terminals. */
+/** `devices/` (docs/api.md): list, read, change, approve and disable terminals. */
 
 import { FpaError } from '../../platform/errors';
 import { errors } from '../../platform/http/model';

@@ -1,4 +1,4 @@
-/** `employees/` (API.md): the built-in employee directory. */
+/** `employees/` (docs/api.md): the built-in employee directory. */
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { Employee, EmployeeCreate, EmployeeList, EmployeeParams } from './model';

@@ -1,4 +1,4 @@
-/** `enrollees/` (API.md): create, list, read, change and delete enrollees. */
+/** `enrollees/` (docs/api.md): create, list, read, change and delete enrollees. */
 import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';

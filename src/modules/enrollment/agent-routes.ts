@@ -1,5 +1,5 @@
 /**
- * The agent API (SPEC "Agent API", base `/api/fingerprint/v1/agent/`): every request carries
+ * The agent API (docs/spec.md "Agent API", base `/api/fingerprint/v1/agent/`): every request carries
  * `Authorization: Agent <key>` and counts against AGENT_RATE_LIMIT of that key (in the database,
  * so every instance shares the count). The routes only translate HTTP; the rules live in
  * AgentSessionService.
@@ -67,7 +67,7 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
     })
     .get('/agent/sessions', ({ agent }) => sessions.openSessionsOf(agent), {
       response: { 200: t.Array(Session), ...agentErrors() },
-      detail: { summary: 'Open sessions of this agent (a plain JSON array, as SPEC)', tags, security },
+      detail: { summary: 'Open sessions of this agent (a plain JSON array, as docs/spec.md has it)', tags, security },
     })
     .post(
       '/agent/sessions',

@@ -1,5 +1,5 @@
 /**
- * Agent enrollment sessions (SPEC "Desktop agent"): an administrator (or, with
+ * Agent enrollment sessions (docs/spec.md "Desktop agent"): an administrator (or, with
  * AGENT_CAN_START_SESSIONS, the agent itself) starts a session for one enrollee and a list of
  * fingers; the agent claims it, uploads templates that are staged encrypted on the session,
  * and completes it. Completion stores every staged template through store_template and closes

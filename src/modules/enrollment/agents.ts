@@ -1,7 +1,7 @@
 /**
  * Enrollment agents: desktop applications with a USB fingerprint reader. An agent has a name,
  * the algorithm version of its reader and a key `fpa_<prefix>_<secret>` that is shown once;
- * only the key's SHA-256 digest is stored (SPEC "Authentication" 2). Revoking an agent refuses
+ * only the key's SHA-256 digest is stored (docs/spec.md "Authentication" 2). Revoking an agent refuses
  * its key from then on and cancels its open sessions.
  */
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';

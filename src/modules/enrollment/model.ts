@@ -1,4 +1,4 @@
-/** The enrollment module's HTTP model: the agent API (SPEC) and the administrators' routes. */
+/** The enrollment module's HTTP model: the agent API (docs/spec.md) and the administrators' routes. */
 import { t } from 'elysia';
 import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { SESSION_STATUSES } from './tables';

@@ -1,13 +1,13 @@
 /**
  * Remote enrollment: an administrator asks a terminal to enroll fingers of one enrollee
- * (SPEC `start_enrollment_session(enrollee, device, fingers)`). The terminal gets the user
+ * (docs/spec.md `start_enrollment_session(enrollee, device, fingers)`). The terminal gets the user
  * record and then one ENROLL_FP (or ENROLL_BIO) per finger. The session completes when the
  * terminal has uploaded every requested finger, fails when an enroll command fails, and
  * expires after ENROLLMENT_SESSION_TTL.
  *
  * Enroll commands go one at a time: the next finger is queued once the previous command has
  * a result (or its template arrived), because a terminal in an enrollment prompt cannot run a
- * second one (ADMS.md §5.5) — the finger would fail with "busy" for no reason.
+ * second one (docs/protocol/adms.md §5.5) — the finger would fail with "busy" for no reason.
  *
  * The uploaded templates still pass store_template's rules, consent included; consent is
  * therefore checked when the session starts too, so nobody is asked to press a finger whose

@@ -1,5 +1,5 @@
 /**
- * Administrator routes of enrollment (SPEC, API.md): `enrollment-agents/` (create with the key
+ * Administrator routes of enrollment (docs/spec.md, docs/api.md): `enrollment-agents/` (create with the key
  * shown once, list, read, revoke), `enrollment-sessions/` (start an agent session, read and list
  * sessions of both kinds) and `enrollees/{id}/remote-enrollment/` (a terminal enrolls on command).
  */

@@ -1,4 +1,4 @@
-/** `jobs/` (API.md): the periodic jobs, and running one now (also with the local operator token). */
+/** `jobs/` (docs/api.md): the periodic jobs, and running one now (also with the local operator token). */
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { JobList, JobOutcome, JobParams, JobRun } from './model';

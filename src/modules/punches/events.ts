@@ -2,7 +2,7 @@
 import type { DeviceRef } from '../devices';
 import type { PunchView } from './view';
 
-/** Handed to in-process `punch_received` listeners only (SPEC `payload`); not kept in the log. */
+/** Handed to in-process `punch_received` listeners only (docs/spec.md `payload`); not kept in the log. */
 export interface PunchPayload {
   /** The parsed attendance line (the ADMS record without its raw text). */
   line: { pin: string; localTime: string; state: number; verifyType: number; workCode: string; extra: string[] };

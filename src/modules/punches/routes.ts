@@ -1,4 +1,4 @@
-/** `punches/latest/` (polling by sequence) and `punches/` (filtered, cursor-paged), API.md. */
+/** `punches/latest/` (polling by sequence) and `punches/` (filtered, cursor-paged), docs/api.md. */
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { PunchLatest, PunchList } from './model';

@@ -1,5 +1,5 @@
 /**
- * `punches/stream/` (API.md): a WebSocket for administrators that replays punches after a
+ * `punches/stream/` (docs/api.md): a WebSocket for administrators that replays punches after a
  * sequence, then follows live, one JSON message per punch (the punch view), oldest first.
  *
  * One hub per instance serves every subscriber. On each wake-up (a local commit, or a poll

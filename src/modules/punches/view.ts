@@ -1,4 +1,4 @@
-/** The punch shape of every API response, event and webhook (API.md). */
+/** The punch shape of every API response, event and webhook (docs/api.md). */
 import type { punches } from './tables';
 
 export interface PunchView {

@@ -1,5 +1,5 @@
 /**
- * The terminal endpoints under ADMS_URL_PREFIX (ADMS.md §2, §3): handshake, uploads, command
+ * The terminal endpoints under ADMS_URL_PREFIX (docs/protocol/adms.md §2, §3): handshake, uploads, command
  * polls and results, heartbeat, and the Security PUSH 3.x registry/push flow. Every terminal
  * request goes through DeviceService.touch, which registers an unknown serial as
  * `pending_approval`. A pending or disabled terminal still gets its options, polls and pings
@@ -127,7 +127,7 @@ export class TerminalEndpoints {
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     const device = await this.devices.touch(serial, { ip: req.ip, pushVersion: query.pushver, language: query.language });
-    // 3.x: `OK` alone asks an unregistered terminal to register (ADMS.md §3.1).
+    // 3.x: `OK` alone asks an unregistered terminal to register (docs/protocol/adms.md §3.1).
     if (isSecurityPush(query.pushver) && !device.registryCode) return ok();
     const offset = this.offsetNow(device);
     const block = this.optionBlock(device, query.pushver, offset);
@@ -233,7 +233,7 @@ export class TerminalEndpoints {
       case 'TABLEDATA': {
         const name = (req.query.tableName ?? 'tabledata').replace(/[^A-Za-z0-9_]/g, '');
         if (name.toLowerCase() === 'transaction') {
-          // Stored attendance of 3.x firmware: punches, like rtlog (ADMS.md §3).
+          // Stored attendance of 3.x firmware: punches, like rtlog (docs/protocol/adms.md §3).
           const { records, errors } = parseTransactions(await this.text(device, req));
           return ok(`${name}=${await this.userPunches(device, 'tabledata/transaction', records, errors)}`);
         }

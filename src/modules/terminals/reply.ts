@@ -1,7 +1,7 @@
 /**
  * Replies to terminals: always plain text in the device's own dialect (never JSON, errors
  * included), always with a `Date` header in RFC 1123 GMT, because the terminal sets its clock
- * from it (ADMS.md §1.1, §7).
+ * from it (docs/protocol/adms.md §1.1, §7).
  */
 import { formatHttpDate } from '../../protocol/adms';
 

@@ -1,4 +1,4 @@
-/** `webhooks/` (API.md): endpoints, their messages and attempt log, redelivery by hand. */
+/** `webhooks/` (docs/api.md): endpoints, their messages and attempt log, redelivery by hand. */
 import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';

@@ -1,7 +1,7 @@
 /**
  * Opens the libSQL database and funnels every write through one in-process queue.
  *
- * A local `file:` database has exactly one writer (DESIGN.md): one process, write
+ * A local `file:` database has exactly one writer (docs/design.md): one process, write
  * transactions strictly one after another, `BEGIN IMMEDIATE` each. Reads use the client's
  * other pooled connections (WAL lets them run beside the writer). A remote `libsql://`
  * server serialises writers itself; the queue then only orders this process's own writes.

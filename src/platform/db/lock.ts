@@ -1,5 +1,5 @@
 /**
- * The single-writer lock of a local `file:` database (DESIGN.md).
+ * The single-writer lock of a local `file:` database (docs/design.md).
  *
  * Who holds the database is decided by an operating-system lock, not by a process id: the
  * holder keeps a write transaction open on a small SQLite file beside the database

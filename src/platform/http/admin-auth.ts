@@ -1,5 +1,5 @@
 /**
- * Administrator authentication (DESIGN.md): `Authorization: Bearer <JWT>` verified with jose,
+ * Administrator authentication (docs/design.md): `Authorization: Bearer <JWT>` verified with jose,
  * HS256 with ADMIN_JWT_SECRET or any algorithm from ADMIN_JWKS_URL, `exp` required, optional
  * issuer and audience; the token's `scope` must hold ADMIN_SCOPE and `by` is its `sub`.
  * A host may pass its own `authorizeAdmin(request)` instead. The local operator token of the

@@ -46,7 +46,7 @@ export const Int = (options: { minimum?: number; maximum?: number; description?:
 export const Body = <P extends Record<string, TSchema>>(properties: P, description?: string) =>
   t.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
 
-/** `?limit=&cursor=` of every list (API.md). */
+/** `?limit=&cursor=` of every list (docs/api.md). */
 export const PageQuery = {
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: 'Page size, 1 to 1000 (default 100).' })),
   cursor: t.Optional(t.String({ minLength: 1, maxLength: 500, description: 'The `next_cursor` of the previous page.' })),

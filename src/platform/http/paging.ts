@@ -1,4 +1,4 @@
-/** Keyset paging over a single text or number column, with the opaque cursor of API.md. */
+/** Keyset paging over a single text or number column, with the opaque cursor of docs/api.md. */
 
 import { FpaError } from '../errors';
 import { decodeCursor, encodeCursor } from './cursor';
