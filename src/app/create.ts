@@ -69,7 +69,12 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
   // Errors that need no database first, so a misconfigured start touches nothing.
   // The directory's lookup fields are known before the database opens (the built-in one: `id`).
   const employeeLookupFields = options.employees ? options.employees.lookupFields : BUILTIN_LOOKUP_FIELDS;
-  const preIssues = checkConfiguration({ loaded, hostAuthorizesAdmins: Boolean(options.authorizeAdmin), hostEmployeeModel: options.employees?.model, employeeLookupFields });
+  const preIssues = checkConfiguration({
+    loaded,
+    hostAuthorizesAdmins: Boolean(options.authorizeAdmin),
+    hostEmployeeModel: options.employees?.model,
+    employeeLookupFields,
+  });
   if (preIssues.some((i) => i.severity === 'error')) throw new ConfigurationError(preIssues);
 
   const ownsDb = !options.db;
@@ -131,6 +136,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
         closed = true;
         await modules.jobs.stop();
         await modules.punchStream.stop();
+        await modules.eventStream.stop();
         await modules.webhooks.stop();
         if (ownsDb) await db.close();
         lock?.release();

@@ -12,10 +12,11 @@ import { EnrolleeService } from '../modules/enrollees';
 import { Enrollment } from '../modules/enrollment';
 import { EventLog } from '../modules/events';
 import { JobRunner } from '../modules/jobs';
-import { PunchService, PunchStreamHub } from '../modules/punches';
+import { PunchService, punchStreamSource } from '../modules/punches';
 import { Retention } from '../modules/retention';
 import { Terminals } from '../modules/terminals';
 import { Webhooks } from '../modules/webhooks';
+import { StreamHub, StreamQuota } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
 
 export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
@@ -32,9 +33,34 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const attendance = new AttendanceService(runtime, punches, enrollees);
   const webhooks = new Webhooks(runtime, events, punches);
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment });
-  const punchStream = new PunchStreamHub(runtime);
-  events.onAppended(() => punchStream.wake());
-  return { events, jobs, employees, devices, commands, enrollees, biometrics, enrollment, punches, terminals, attendance, webhooks, retention, punchStream };
+  const punchSource = punchStreamSource(runtime);
+  const punchStream = new StreamHub(runtime, punchSource);
+  const eventStream = new StreamHub(runtime, events.streamSource());
+  // One quota over every stream of the instance: WEBSOCKET_MAX_PER_ADMIN open streams per administrator.
+  const streamQuota = new StreamQuota(() => runtime.settings.WEBSOCKET_MAX_PER_ADMIN);
+  events.onAppended(() => {
+    punchStream.wake();
+    eventStream.wake();
+  });
+  return {
+    events,
+    jobs,
+    employees,
+    devices,
+    commands,
+    enrollees,
+    biometrics,
+    enrollment,
+    punches,
+    terminals,
+    attendance,
+    webhooks,
+    retention,
+    punchStream,
+    punchSource,
+    eventStream,
+    streamQuota,
+  };
 }
 
 export type Modules = ReturnType<typeof buildModules>;

@@ -11,6 +11,7 @@ import { deviceRoutes } from '../modules/devices';
 import { employeeRoutes } from '../modules/employees';
 import { enrolleeRoutes } from '../modules/enrollees';
 import { agentRoutes, enrollmentRoutes } from '../modules/enrollment';
+import { eventRoutes } from '../modules/events';
 import { jobRoutes } from '../modules/jobs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
 import { webhookRoutes } from '../modules/webhooks';
@@ -30,7 +31,8 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(enrolleeRoutes(http, m.enrollees))
     .use(biometricRoutes(http, { biometrics: m.biometrics, enrollees: m.enrollees }))
     .use(punchRoutes(http, m.punches))
-    .use(punchStreamRoutes(http, { hub: m.punchStream, punches: m.punches }))
+    .use(punchStreamRoutes(http, { hub: m.punchStream, source: m.punchSource, quota: m.streamQuota }))
+    .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota }))
     .use(attendanceRoutes(http, m.attendance))
     .use(webhookRoutes(http, m.webhooks.service))
     .use(jobRoutes(http, m.jobs));

@@ -57,7 +57,10 @@ export function buildService(m: Modules, runtime: Runtime) {
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),
     /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */
-    closeStreams: () => m.punchStream.stop(),
+    closeStreams: async () => {
+      await m.punchStream.stop();
+      await m.eventStream.stop();
+    },
     devices,
     commands: m.commands,
     enrollees,

@@ -56,7 +56,14 @@ describe('ADMS_DEVICE_TOKENS', () => {
     const res = await admsFetch(server.url, '/iclock/cdata?SN=TOKENDEV&options=all');
     expect(res.status).toBe(403);
     expect(res.body).toBe('device token missing or wrong');
-    expect(await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, 'TOKENDEV')).limit(1).then((r) => r[0])).toBeUndefined();
+    expect(
+      await server.fpa.db.orm
+        .select()
+        .from(devices)
+        .where(eq(devices.serialNumber, 'TOKENDEV'))
+        .limit(1)
+        .then((r) => r[0]),
+    ).toBeUndefined();
     expect((await admsFetch(server.url, '/iclock/cdata?SN=TOKENDEV&options=all&pushcommkey=guess')).status).toBe(403);
   });
 
@@ -99,7 +106,14 @@ describe('ADMS_ALLOWED_IPS', () => {
       expect(res.status).toBe(403);
       expect(res.body).toBe('address not allowed');
       expect(isHttpDate(res.headers.get('date'))).toBe(true);
-      expect(await outside.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, 'IPDEV1')).limit(1).then((r) => r[0])).toBeUndefined();
+      expect(
+        await outside.fpa.db.orm
+          .select()
+          .from(devices)
+          .where(eq(devices.serialNumber, 'IPDEV1'))
+          .limit(1)
+          .then((r) => r[0]),
+      ).toBeUndefined();
     } finally {
       await outside.close();
     }

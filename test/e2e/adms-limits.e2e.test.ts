@@ -27,7 +27,14 @@ const logger = {
 };
 
 async function deviceRow(serial: string) {
-  return (await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, serial)).limit(1).then((r) => r[0])) ?? null;
+  return (
+    (await server.fpa.db.orm
+      .select()
+      .from(devices)
+      .where(eq(devices.serialNumber, serial))
+      .limit(1)
+      .then((r) => r[0])) ?? null
+  );
 }
 
 async function eventsOf(serial: string, kind: string) {

@@ -18,7 +18,12 @@ let now = Date.parse('2025-03-29T12:00:00Z');
 let person: { id: string; device_pin: string };
 
 async function deviceRow(serial: string) {
-  return (await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, serial)).limit(1).then((r) => r[0]))!;
+  return (await server.fpa.db.orm
+    .select()
+    .from(devices)
+    .where(eq(devices.serialNumber, serial))
+    .limit(1)
+    .then((r) => r[0]))!;
 }
 
 async function eventsOf(serial: string, kind: string) {

@@ -52,7 +52,12 @@ async function raw(req: Parameters<typeof rawRequest>[1]) {
 }
 
 async function deviceRow(serial: string) {
-  return (await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, serial)).limit(1).then((r) => r[0]))!;
+  return (await server.fpa.db.orm
+    .select()
+    .from(devices)
+    .where(eq(devices.serialNumber, serial))
+    .limit(1)
+    .then((r) => r[0]))!;
 }
 
 async function eventsOf(serial: string, kind: string) {

@@ -100,7 +100,12 @@ describe('the whole agent flow', () => {
     expect(again.body).toEqual({ captured: [1], remaining: [6] });
 
     // Staged encrypted, replaced with a new revision, bound to the session.
-    const staged = await db().select().from(stagedTemplates).where(and(eq(stagedTemplates.sessionId, id), eq(stagedTemplates.fingerIndex, 1))).limit(1).then((r) => r[0]);
+    const staged = await db()
+      .select()
+      .from(stagedTemplates)
+      .where(and(eq(stagedTemplates.sessionId, id), eq(stagedTemplates.fingerIndex, 1)))
+      .limit(1)
+      .then((r) => r[0]);
     expect(staged!.revision).toBe(2);
     expect(staged!.keyId).toBe(keyRing().primaryKeyId);
     expect(containsBytes(staged!.ciphertext, replacement.subarray(0, 64))).toBe(false);
@@ -191,7 +196,12 @@ describe('agents, keys and administrators', () => {
     expect(list.body.results.every((a: Record<string, unknown>) => !('key' in a) && !('key_digest' in a))).toBe(true);
     const one = await server.admin.get(`/enrollment-agents/${res.body.id}`);
     expect(one.body.key).toBeUndefined();
-    const row = await db().select().from(agents).where(eq(agents.id, res.body.id)).limit(1).then((r) => r[0]);
+    const row = await db()
+      .select()
+      .from(agents)
+      .where(eq(agents.id, res.body.id))
+      .limit(1)
+      .then((r) => r[0]);
     expect(row!.keyDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(res.body.key);
     const audited = await db()
@@ -481,7 +491,12 @@ describe('agent API errors', () => {
     expect(res.body.error.code).toBe('too_many_fingers');
     const after = await db().select().from(templates).where(eq(templates.enrolleeId, person.id));
     expect(after.map((t) => [t.fingerIndex, t.version]).sort()).toEqual(before.map((t) => [t.fingerIndex, t.version]).sort());
-    const session = await db().select().from(enrollmentSessions).where(eq(enrollmentSessions.id, s2.id)).limit(1).then((r) => r[0]);
+    const session = await db()
+      .select()
+      .from(enrollmentSessions)
+      .where(eq(enrollmentSessions.id, s2.id))
+      .limit(1)
+      .then((r) => r[0]);
     expect(session!.status).toBe('open');
     expect(await db().select().from(stagedTemplates).where(eq(stagedTemplates.sessionId, s2.id))).toHaveLength(2);
   });

@@ -36,7 +36,12 @@ async function online(sn: string, options: Partial<ConstructorParameters<typeof 
 }
 
 async function session(id: string) {
-  return (await server.fpa.db.orm.select().from(enrollmentSessions).where(eq(enrollmentSessions.id, id)).limit(1).then((r) => r[0]))!;
+  return (await server.fpa.db.orm
+    .select()
+    .from(enrollmentSessions)
+    .where(eq(enrollmentSessions.id, id))
+    .limit(1)
+    .then((r) => r[0]))!;
 }
 
 beforeAll(async () => {
@@ -147,7 +152,15 @@ describe('expiry and BIODATA terminals', () => {
       .select()
       .from(enrollmentSessions)
       .where(
-        eq(enrollmentSessions.deviceId, (await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, 'REMOTE2')).limit(1).then((r) => r[0]))!.id),
+        eq(
+          enrollmentSessions.deviceId,
+          (await server.fpa.db.orm
+            .select()
+            .from(devices)
+            .where(eq(devices.serialNumber, 'REMOTE2'))
+            .limit(1)
+            .then((r) => r[0]))!.id,
+        ),
       );
     const id = open.find((s) => s.status === 'open')!.id;
     offset += 11 * 60_000;

@@ -33,7 +33,12 @@ function terminal(sn: string, options: Partial<ConstructorParameters<typeof Simu
 }
 
 async function commandsOf(sn: string) {
-  const d = (await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, sn)).limit(1).then((r) => r[0]))!;
+  const d = (await server.fpa.db.orm
+    .select()
+    .from(devices)
+    .where(eq(devices.serialNumber, sn))
+    .limit(1)
+    .then((r) => r[0]))!;
   return server.fpa.db.orm.select().from(deviceCommands).where(eq(deviceCommands.deviceId, d.id)).orderBy(deviceCommands.id);
 }
 
@@ -185,10 +190,20 @@ describe('device commands end to end', () => {
     expect((await t.poll()).map((c) => c.text)).toEqual(['CHECK']);
     expect(t.handshakes).toBe(before + 1);
     expect(['60', '1', '120', '2']).toContain(t.options.TimeZone!);
-    const device = (await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, 'CMD1')).limit(1).then((r) => r[0]))!;
+    const device = (await server.fpa.db.orm
+      .select()
+      .from(devices)
+      .where(eq(devices.serialNumber, 'CMD1'))
+      .limit(1)
+      .then((r) => r[0]))!;
     await server.fpa.db.write((w) => server.fpa.service.commands.enqueue(w, [{ deviceId: device.id, kind: 'INFO', payload: {} }]));
     expect((await t.poll()).map((c) => [c.text, c.returnCode])).toEqual([['INFO', 0]]);
-    const after = (await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, 'CMD1')).limit(1).then((r) => r[0]))!;
+    const after = (await server.fpa.db.orm
+      .select()
+      .from(devices)
+      .where(eq(devices.serialNumber, 'CMD1'))
+      .limit(1)
+      .then((r) => r[0]))!;
     expect(after.parameters?.['~SerialNumber']).toBe('CMD1');
     expect(after.firmware).toBe('FPA-SIM-Ver1.0.0');
   });

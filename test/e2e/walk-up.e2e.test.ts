@@ -39,7 +39,12 @@ async function drain(t: SimulatedTerminal) {
 }
 
 async function rejectionsOf(sn: string, on = server) {
-  const d = (await on.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, sn)).limit(1).then((r) => r[0]))!;
+  const d = (await on.fpa.db.orm
+    .select()
+    .from(devices)
+    .where(eq(devices.serialNumber, sn))
+    .limit(1)
+    .then((r) => r[0]))!;
   const rows = await on.fpa.db.orm
     .select()
     .from(deviceEvents)
@@ -159,7 +164,12 @@ describe('BIODATA terminals', () => {
     expect((await c.uploadTemplate(pin, 5)).body).toBe('OK:1');
     const [stored] = await templatesOf(withConsent.id);
     expect(stored).toMatchObject({ finger_index: 5, algorithm_version: '10.0', source: 'device' });
-    const row = await server.fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, 'WALKC')).limit(1).then((r) => r[0]);
+    const row = await server.fpa.db.orm
+      .select()
+      .from(devices)
+      .where(eq(devices.serialNumber, 'WALKC'))
+      .limit(1)
+      .then((r) => r[0]);
     expect(row!.speaksBiodata).toBe(true);
     const toA = await a.poll();
     expect(toA.map((x) => x.text.split(' ').slice(0, 3).join(' '))).toEqual(['DATA UPDATE FINGERTMP']);

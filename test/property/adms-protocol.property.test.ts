@@ -1,8 +1,28 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { formatLocalWallTime, localWallTimeToUtc } from '../../src/platform/time/zone';
-import { decodeBody, decodePush3DateTime, encodePush3DateTime, formatAttlogLine, formatDeviceCmdResult, formatOptionsBody, type ParseResult, parseAttlog, parseAttPhoto, parseBiodata, parseDeviceCmdBody, parseInfoParam, parseOperlog, parseOptionsBody, parseQuery, parseRegistryBody, parseRtlog, parseTabledata, splitRecords } from '../../src/protocol/adms';
 import { formatLocalDateTime } from '../../src/platform/time/local-time';
+import { formatLocalWallTime, localWallTimeToUtc } from '../../src/platform/time/zone';
+import {
+  decodeBody,
+  decodePush3DateTime,
+  encodePush3DateTime,
+  formatAttlogLine,
+  formatDeviceCmdResult,
+  formatOptionsBody,
+  type ParseResult,
+  parseAttlog,
+  parseAttPhoto,
+  parseBiodata,
+  parseDeviceCmdBody,
+  parseInfoParam,
+  parseOperlog,
+  parseOptionsBody,
+  parseQuery,
+  parseRegistryBody,
+  parseRtlog,
+  parseTabledata,
+  splitRecords,
+} from '../../src/protocol/adms';
 import { localPartsFrom } from '../support/arbitraries';
 
 const RUNS = { numRuns: 1000 };

@@ -17,9 +17,43 @@ import { FpaError } from '../../src/platform/errors';
 import { API_BODY_LIMIT, apiBodyLimit, BodyRefusal, isJsonContentType, readJsonBody, settleBody } from '../../src/platform/http/body';
 import { readCursor } from '../../src/platform/http/paging';
 import { IpAllowList, parseNetwork } from '../../src/platform/net/ip';
-import { timeZoneOffsetMinutes } from '../../src/platform/time/zone';
-import { base64DecodedLength, biodataCommand, buildOptionBlock, checkCommand, clearLogCommand, decodeCardNumber, deleteBiodataCommand, deleteFingerCommand, deleteUserCommand, enrollBioCommand, enrollFingerCommand, fingerTemplateCommand, formatCommandBatch, guessFingerprintAlgorithm, infoCommand, isRebootCommand, isValidBase64, negotiatePushVersion, type ParseResult, parseBiodata, parseDeviceCmdBody, parseInfoParam, parseOperlog, parseQuery, parseRtlog, parseTabFields, parseTabledata, pinProblem, queryAttlogCommand, rebootCommand, sanitizeValue, setOptionCommand, userInfoCommand } from '../../src/protocol/adms';
 import { formatLocalDateTime } from '../../src/platform/time/local-time';
+import { timeZoneOffsetMinutes } from '../../src/platform/time/zone';
+import {
+  base64DecodedLength,
+  biodataCommand,
+  buildOptionBlock,
+  checkCommand,
+  clearLogCommand,
+  decodeCardNumber,
+  deleteBiodataCommand,
+  deleteFingerCommand,
+  deleteUserCommand,
+  enrollBioCommand,
+  enrollFingerCommand,
+  fingerTemplateCommand,
+  formatCommandBatch,
+  guessFingerprintAlgorithm,
+  infoCommand,
+  isRebootCommand,
+  isValidBase64,
+  negotiatePushVersion,
+  type ParseResult,
+  parseBiodata,
+  parseDeviceCmdBody,
+  parseInfoParam,
+  parseOperlog,
+  parseQuery,
+  parseRtlog,
+  parseTabFields,
+  parseTabledata,
+  pinProblem,
+  queryAttlogCommand,
+  rebootCommand,
+  sanitizeValue,
+  setOptionCommand,
+  userInfoCommand,
+} from '../../src/protocol/adms';
 import { localPartsFrom } from '../support/arbitraries';
 
 const RUNS = { numRuns: 300 };

@@ -1,7 +1,51 @@
 import { describe, expect, test } from 'bun:test';
-import { formatLocalWallTime, isValidTimeZone, localWallTimeToUtc, timeZoneOffsetMinutes } from '../../src/platform/time/zone';
-import { biodataCommand, buildOptionBlock, checkCommand, clearLogCommand, decodeBody, decodeCardNumber, decodePush3DateTime, deleteBiodataCommand, deleteFingerCommand, deleteUserCommand, encodePush3DateTime, enrollBioCommand, enrollFingerCommand, fingerTemplateCommand, formatCommandBatch, formatCommandLine, formatHttpDate, getParam, guessFingerprintAlgorithm, infoCommand, isValidBase64, isValidCommandId, negotiatePushVersion, type OperlogRecord, parseAttlog, parseAttPhoto, parseAttPhotoFileName, parseBiodata, parseDeviceCmdBody, parseInfoParam, parseOperlog, parseOptionsBody, parseQuery, parseRegistryBody, parseRtlog, parseTabledata, queryAttlogCommand, rebootCommand, setOptionCommand, splitRecords, timeZoneOptionValue, truncateUtf8, userInfoCommand } from '../../src/protocol/adms';
 import { normaliseLocalTime } from '../../src/platform/time/local-time';
+import { formatLocalWallTime, isValidTimeZone, localWallTimeToUtc, timeZoneOffsetMinutes } from '../../src/platform/time/zone';
+import {
+  biodataCommand,
+  buildOptionBlock,
+  checkCommand,
+  clearLogCommand,
+  decodeBody,
+  decodeCardNumber,
+  decodePush3DateTime,
+  deleteBiodataCommand,
+  deleteFingerCommand,
+  deleteUserCommand,
+  encodePush3DateTime,
+  enrollBioCommand,
+  enrollFingerCommand,
+  fingerTemplateCommand,
+  formatCommandBatch,
+  formatCommandLine,
+  formatHttpDate,
+  getParam,
+  guessFingerprintAlgorithm,
+  infoCommand,
+  isValidBase64,
+  isValidCommandId,
+  negotiatePushVersion,
+  type OperlogRecord,
+  parseAttlog,
+  parseAttPhoto,
+  parseAttPhotoFileName,
+  parseBiodata,
+  parseDeviceCmdBody,
+  parseInfoParam,
+  parseOperlog,
+  parseOptionsBody,
+  parseQuery,
+  parseRegistryBody,
+  parseRtlog,
+  parseTabledata,
+  queryAttlogCommand,
+  rebootCommand,
+  setOptionCommand,
+  splitRecords,
+  timeZoneOptionValue,
+  truncateUtf8,
+  userInfoCommand,
+} from '../../src/protocol/adms';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const byteLength = (s: string): number => utf8(s).length;

@@ -19,10 +19,10 @@
  *   (a night shift) crosses midnight, so only `late` is judged.
  */
 
-import type { DayStatus } from './tables';
 import type { Schedule } from '../../platform/config/settings';
 import { instantOn, secondsOfClock } from '../../platform/time/dates';
 import { isWorkingDay, type WorkCalendar } from './calendar';
+import type { DayStatus } from './tables';
 
 export interface DayRules extends WorkCalendar {
   timeZone: string;

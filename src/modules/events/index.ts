@@ -1,2 +1,3 @@
-/** The durable event log and the one way modules react to each other. */
-export { type EventBus, type EventChannel, EventLog, type EventMap, type LoggedEvent, type NewEvent, newEventId, type Reactor } from './service';
+/** The durable event log, the one way modules react to each other, and its API. */
+export { eventRoutes } from './routes';
+export { type EventBus, type EventChannel, EventLog, type EventMap, type EventView, eventView, type LoggedEvent, type NewEvent, type Reactor } from './service';

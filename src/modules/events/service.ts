@@ -15,13 +15,14 @@
 import { and, asc, getTableName, gt, inArray, sql } from 'drizzle-orm';
 import type { WriteContext } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
+import type { StreamSource } from '../../platform/http/stream';
 import type { Runtime } from '../../platform/runtime';
 import { eventLog } from './tables';
 
 /** Event type → the data recorded with it (JSON-safe: ids and facts); modules declare theirs as interfaces. */
 export type EventMap<M> = { [K in keyof M]: object };
 
-export interface LoggedEvent<T extends string = string, D = object> {
+export interface LoggedEvent<T extends string = string, D = Record<string, unknown>> {
   sequence: number;
   id: string;
   type: T;
@@ -55,8 +56,8 @@ export interface EventBus<M extends EventMap<M>> {
 
 type StoredReactor = (w: WriteContext, events: readonly never[]) => Promise<void>;
 type StoredListener = (payload: never, event: never) => void | Promise<void>;
-type CallableReactor = (w: WriteContext, events: readonly LoggedEvent[]) => Promise<void>;
-type CallableListener = (payload: object, event: LoggedEvent) => void | Promise<void>;
+type CallableReactor = (w: WriteContext, events: readonly LoggedEvent<string, object>[]) => Promise<void>;
+type CallableListener = (payload: object, event: LoggedEvent<string, object>) => void | Promise<void>;
 
 /** Rows per multi-row insert (four bound values each). */
 const INSERT_CHUNK = 500;
@@ -120,7 +121,16 @@ export class EventLog {
       .where(and(gt(eventLog.sequence, sequence), types && types.length > 0 ? inArray(eventLog.type, [...types]) : undefined))
       .orderBy(asc(eventLog.sequence))
       .limit(limit);
-    return rows.map((r) => ({ sequence: r.sequence, id: r.id, type: r.type, at: r.at, data: JSON.parse(r.data) as object }));
+    return rows.map((r) => ({ sequence: r.sequence, id: r.id, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> }));
+  }
+
+  /** The log as a stream (`events/stream/`): each event as its public view. */
+  streamSource(): StreamSource {
+    return {
+      read: async (after, limit) =>
+        (await this.after(after, limit)).map((e) => ({ position: e.sequence, kind: e.type, message: JSON.stringify(eventView(e)) })),
+      head: () => this.lastSequence(),
+    };
   }
 
   async lastSequence(): Promise<number> {
@@ -128,10 +138,10 @@ export class EventLog {
     return row?.max ?? 0;
   }
 
-  private async append(w: WriteContext, type: string, events: readonly NewEvent<object>[]): Promise<LoggedEvent[]> {
+  private async append(w: WriteContext, type: string, events: readonly NewEvent<object>[]): Promise<LoggedEvent<string, object>[]> {
     if (events.length === 0) return [];
     const at = this.runtime.clock.now();
-    const logged: LoggedEvent[] = [];
+    const logged: LoggedEvent<string, object>[] = [];
     for (let i = 0; i < events.length; i += INSERT_CHUNK) {
       const chunk = events.slice(i, i + INSERT_CHUNK);
       const ids = chunk.map(() => newEventId());
@@ -149,7 +159,7 @@ export class EventLog {
     return logged;
   }
 
-  private deliver(type: string, logged: readonly LoggedEvent[], events: readonly NewEvent<object>[]): void {
+  private deliver(type: string, logged: readonly LoggedEvent<string, object>[], events: readonly NewEvent<object>[]): void {
     const listeners = this.listeners.get(type);
     if (listeners && listeners.size > 0) {
       logged.forEach((event, i) => {
@@ -177,4 +187,17 @@ export class EventLog {
 /** A public event id: usable as `webhook-id` (no '.', no spaces), stable for the event's life. */
 export function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
+}
+
+/** An event as the API, the stream and webhooks show it. */
+export interface EventView {
+  sequence: number;
+  id: string;
+  type: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+export function eventView(e: LoggedEvent): EventView {
+  return { sequence: e.sequence, id: e.id, type: e.type, at: new Date(e.at).toISOString(), data: e.data };
 }

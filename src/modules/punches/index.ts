@@ -2,5 +2,5 @@
 export type { PunchEvents, PunchPayload } from './events';
 export { punchRoutes } from './routes';
 export { type IncomingPunch, type IngestResult, type PunchRow, PunchService } from './service';
-export { PunchStreamHub, punchStreamRoutes } from './stream';
+export { punchStreamRoutes, punchStreamSource } from './stream';
 export { type PunchView, punchView } from './view';

@@ -157,4 +157,3 @@ function libsqlTransactionOf(tx: Tx): Transaction {
 export async function migrateDatabase(db: Database): Promise<void> {
   await migrate(db.orm, { migrationsFolder: MIGRATIONS_FOLDER });
 }
-

@@ -1,6 +1,6 @@
+import { normaliseLocalTime } from '../../platform/time/local-time';
 import { dropTrailingEmpty, intWithDefault } from './fields';
 import { parseLines } from './lines';
-import { normaliseLocalTime } from '../../platform/time/local-time';
 import { pinProblem } from './pin';
 import { accept, type LineOutcome, type ParseResult, reject } from './types';
 

@@ -1,5 +1,5 @@
-import { createDict, type Dict, splitPair } from './fields';
 import { formatLocalDateTime, isValidLocalDateTime } from '../../platform/time/local-time';
+import { createDict, type Dict, splitPair } from './fields';
 
 export interface AttPhoto {
   /** `PIN` (the file name), `SN`, `size`, `CMD` … as sent. */

@@ -1,9 +1,9 @@
+import { normaliseLocalTime } from '../../platform/time/local-time';
 import { base64DecodedLength, isValidBase64 } from './base64';
 import { type BiodataRecord, biodataFromFields } from './biodata';
 import { decodeCardNumber } from './card';
 import { type Dict, dropTrailingEmpty, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, splitKeyword } from './fields';
 import { parseLines } from './lines';
-import { normaliseLocalTime } from '../../platform/time/local-time';
 import { pinProblem } from './pin';
 import { accept, type LineOutcome, type ParseResult, reject } from './types';
 

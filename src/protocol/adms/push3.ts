@@ -1,8 +1,8 @@
+import { formatLocalDateTime, normaliseLocalTime } from '../../platform/time/local-time';
 import type { AttlogRecord } from './attlog';
 import { isValidBase64 } from './base64';
 import { type Dict, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword } from './fields';
 import { parseLines } from './lines';
-import { formatLocalDateTime, normaliseLocalTime } from '../../platform/time/local-time';
 import { parseOptionsBody } from './options';
 import { MAX_PIN_LENGTH, pinProblem } from './pin';
 import { decodePush3DateTime } from './push3-clock';

@@ -159,7 +159,12 @@ describe('deletes reach every terminal that may hold the data', () => {
     expect(enroll.status).toBe('pending');
 
     await fpa.service.withdrawConsent(e.id, { by });
-    const row = await fpa.db.orm.select().from(enrollmentSessions).where(eq(enrollmentSessions.id, session.id)).limit(1).then((r) => r[0]);
+    const row = await fpa.db.orm
+      .select()
+      .from(enrollmentSessions)
+      .where(eq(enrollmentSessions.id, session.id))
+      .limit(1)
+      .then((r) => r[0]);
     expect(row!.status).toBe('cancelled');
     expect(closedSessions).toContainEqual({ sessionId: session.id, status: 'cancelled' });
     const [after] = await fpa.db.orm.select().from(deviceCommands).where(eq(deviceCommands.id, enroll.id));

@@ -113,14 +113,24 @@ describe('enroll commands', () => {
     const retry = await fpa.service.commands.retryUnacknowledged();
     expect(retry.failed).toBe(0);
     expect((await command(Number(enroll.id))).status).toBe('sent');
-    const open = await fpa.db.orm.select().from(enrollmentSessions).where(eq(enrollmentSessions.id, session.id)).limit(1).then((r) => r[0]);
+    const open = await fpa.db.orm
+      .select()
+      .from(enrollmentSessions)
+      .where(eq(enrollmentSessions.id, session.id))
+      .limit(1)
+      .then((r) => r[0]);
     expect(open!.status).toBe('open');
 
     // The session's end stops it, and the handlers and the event see that.
     offset += fpa.settings.ENROLLMENT_SESSION_TTL;
     const run = await fpa.jobs.run('expire-sessions');
     expect(run.status).toBe('succeeded');
-    const closed = await fpa.db.orm.select().from(enrollmentSessions).where(eq(enrollmentSessions.id, session.id)).limit(1).then((r) => r[0]);
+    const closed = await fpa.db.orm
+      .select()
+      .from(enrollmentSessions)
+      .where(eq(enrollmentSessions.id, session.id))
+      .limit(1)
+      .then((r) => r[0]);
     expect(closed!.status).toBe('expired');
     expect((await command(Number(enroll.id))).status).toBe('expired');
     expect(finished).toContainEqual({ commandId: Number(enroll.id), status: 'expired' });

@@ -5,7 +5,7 @@
  * body, and a closed stream gives its place back.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { CLOSE_TOKEN_EXPIRED, StreamQuota } from '../../../src/modules/punches/stream';
+import { CLOSE_TOKEN_EXPIRED, StreamQuota } from '../../../src/platform/http/stream';
 import { adminToken, startTestServer, type TestServer } from '../../support/harness';
 
 const HANDSHAKE = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { CLOSE_TOO_SLOW, PunchStreamHub, STREAM_BATCH, type StreamSocket } from '../../../src/modules/punches/stream';
+import { punchStreamSource } from '../../../src/modules/punches';
 import type { PunchView } from '../../../src/modules/punches/view';
+import { CLOSE_TOO_SLOW, STREAM_BATCH, StreamHub, type StreamSocket } from '../../../src/platform/http/stream';
 import { adminToken, startTestServer, type TestServer } from '../../support/harness';
 import { approvedDevice, ingest, postAttlog, punchLines } from '../../support/punch-feed';
 
@@ -143,7 +144,7 @@ describe('the stream hub', () => {
   }
 
   test('drops a client whose buffer passes WEBSOCKET_MAX_BUFFERED_BYTES; the others get everything', async () => {
-    const hub = new PunchStreamHub(server.fpa.service.runtime);
+    const hub = new StreamHub(server.fpa.service.runtime, punchStreamSource(server.fpa.service.runtime));
     const fast = new FakeSocket(false);
     const slow = new FakeSocket(true);
     const fastSub = hub.add(fast, 0);
@@ -159,7 +160,7 @@ describe('the stream hub', () => {
   });
 
   test('pauses a client past half the limit until its socket drains, then catches it up', async () => {
-    const hub = new PunchStreamHub(server.fpa.service.runtime);
+    const hub = new StreamHub(server.fpa.service.runtime, punchStreamSource(server.fpa.service.runtime));
     const socket = new FakeSocket(false);
     socket.buffered = 2_500; // over half of 4,000, under the limit
     const sub = hub.add(socket, 30);

@@ -1,0 +1,31 @@
+/** The events module's HTTP model. */
+import { t } from 'elysia';
+import { Instant, Int } from '../../platform/http/model';
+
+/** `?type=a,b`: event types, comma-separated. */
+const Types = t.String({ pattern: '^[a-z_]{1,64}(,[a-z_]{1,64}){0,49}$', description: 'Event types to include, comma-separated (default: every type).' });
+const After = t.String({ pattern: '^\\d{1,15}$', description: 'The last sequence already seen; 0 or absent for the start.' });
+
+export const Event = t.Object({
+  sequence: Int({ description: 'Position in the log; gap-free, in commit order.' }),
+  id: t.String({ description: 'Stable id (`evt_…`): the `webhook-id` of every delivery of this event.' }),
+  type: t.String({ description: 'The event type, e.g. `punch_received`.' }),
+  at: Instant('When it was recorded.'),
+  data: t.Record(t.String(), t.Unknown(), { description: 'Ids and facts; never template bytes, keys or secrets.' }),
+});
+
+export const EventList = {
+  query: t.Object({
+    after: t.Optional(After),
+    type: t.Optional(Types),
+    limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: 'At most this many (default 100).' })),
+  }),
+  response: t.Object({ results: t.Array(Event), last_sequence: Int({ description: 'Pass as `after` in the next poll.' }) }),
+};
+
+export const EventStreamQuery = t.Object({ after: t.Optional(After), type: t.Optional(Types), access_token: t.Optional(t.String({ maxLength: 4096 })) });
+
+/** Event types of a `type` query parameter. */
+export function typesOf(type: string | undefined): string[] | undefined {
+  return type ? [...new Set(type.split(','))] : undefined;
+}

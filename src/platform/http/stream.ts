@@ -1,0 +1,305 @@
+/**
+ * Live streams over WebSocket for administrators (`punches/stream/`, `events/stream/`): replay
+ * after a position, then follow live, one JSON message per item, oldest first.
+ *
+ * One hub per stream and instance serves every subscriber. On each wake-up (a local commit, or
+ * a poll every second so what other instances wrote arrives too) it reads the items after each
+ * distinct subscriber position once, serializes each once, and fans the messages out to every
+ * subscriber at that position (a subscriber may filter by kind); live subscribers all sit at
+ * the head, so 1,000 of them cost one query. A client that does not keep up is paused until its
+ * socket drains and catches up from the database afterwards; one whose buffer passes WEBSOCKET_MAX_BUFFERED_BYTES,
+ * or that stays paused for STALL_MS, is closed with 4008 rather than slowing anyone else.
+ */
+
+import type { TObject } from '@sinclair/typebox';
+import type { ServerWebSocket } from 'bun';
+import { CoalescingPass } from '../coalescing-pass';
+import { describeError, FpaError } from '../errors';
+import type { Runtime } from '../runtime';
+import { apiRouter, type Http } from './router';
+
+/** What a stream reads: items after a position, oldest first, each already serialized. */
+export interface StreamSource {
+  read(after: number, limit: number): Promise<{ position: number; kind: string; message: string }[]>;
+  /** The newest position now (a stream opened without `after` starts there). */
+  head(): Promise<number>;
+}
+
+/** What the hub needs of a socket (Bun's ServerWebSocket has it). */
+export interface StreamSocket {
+  /** Bytes sent (> 0), -1 when queued under backpressure, 0 when dropped. */
+  send(message: string): number;
+  getBufferedAmount(): number;
+  close(code?: number, reason?: string): void;
+}
+
+export interface Subscriber {
+  readonly socket: StreamSocket;
+  /** The last sequence this subscriber was sent (or skipped: not of its kinds). */
+  position: number;
+  /** Only items of these kinds are sent; null: all. */
+  kinds: ReadonlySet<string> | null;
+  /** When it stopped keeping up (waiting for its socket to drain), or null. */
+  pausedSince: number | null;
+  closed: boolean;
+}
+
+export const STREAM_BATCH = 500;
+export const STREAM_POLL_MS = 1_000;
+/** A paused subscriber whose socket does not drain for this long is dropped. */
+export const STALL_MS = 10_000;
+export const CLOSE_TOO_SLOW = 4008;
+
+export class StreamHub {
+  private readonly subscribers = new Set<Subscriber>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly pump = new CoalescingPass(
+    () => this.round(),
+    () => !this.stopped,
+  );
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly source: StreamSource,
+  ) {}
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  add(socket: StreamSocket, position: number, kinds: ReadonlySet<string> | null = null): Subscriber {
+    const subscriber: Subscriber = { socket, position, kinds, pausedSince: null, closed: false };
+    if (this.stopped) {
+      subscriber.closed = true;
+      socket.close(1001, 'server shutting down');
+      return subscriber;
+    }
+    this.subscribers.add(subscriber);
+    if (!this.timer && !this.stopped) this.timer = setInterval(() => this.tick(), STREAM_POLL_MS);
+    this.wake();
+    return subscriber;
+  }
+
+  remove(subscriber: Subscriber): void {
+    subscriber.closed = true;
+    this.subscribers.delete(subscriber);
+    if (this.subscribers.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  /** Its socket drained: resume sending. */
+  drained(subscriber: Subscriber): void {
+    if (subscriber.pausedSince === null) return;
+    subscriber.pausedSince = null;
+    this.wake();
+  }
+
+  wake(): void {
+    if (this.stopped || this.subscribers.size === 0) return;
+    void this.pump.trigger().catch((error: unknown) => this.ctx.log.error('stream pass failed', { error: describeError(error) }));
+  }
+
+  /** Closes every stream (the instance is shutting down). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const subscriber of [...this.subscribers]) this.drop(subscriber, 1001, 'server shutting down');
+    while (this.pump.busy) await Bun.sleep(5);
+  }
+
+  private tick(): void {
+    const now = this.ctx.clock.now();
+    for (const subscriber of this.subscribers) {
+      if (subscriber.pausedSince !== null && now - subscriber.pausedSince >= STALL_MS) {
+        this.drop(subscriber, CLOSE_TOO_SLOW, 'client too slow');
+      }
+    }
+    this.wake();
+  }
+
+  /** One read per distinct position, fanned out; true when a full batch suggests more. */
+  private async round(): Promise<boolean> {
+    const groups = new Map<number, Subscriber[]>();
+    for (const subscriber of this.subscribers) {
+      if (subscriber.closed || subscriber.pausedSince !== null) continue;
+      const group = groups.get(subscriber.position);
+      if (group) group.push(subscriber);
+      else groups.set(subscriber.position, [subscriber]);
+    }
+    let more = false;
+    for (const [position, group] of groups) {
+      const items = await this.source.read(position, STREAM_BATCH);
+      if (items.length === 0) continue;
+      const last = items[items.length - 1]!.position;
+      for (const subscriber of group) this.send(subscriber, items, last);
+      if (items.length === STREAM_BATCH) more = true;
+    }
+    return more;
+  }
+
+  private send(subscriber: Subscriber, items: readonly { kind: string; message: string }[], last: number): void {
+    // It may have been dropped or paused while this round awaited the database.
+    if (subscriber.closed || subscriber.pausedSince !== null) return;
+    const limit = this.ctx.settings.WEBSOCKET_MAX_BUFFERED_BYTES;
+    for (const { kind, message } of items) {
+      if (subscriber.kinds && !subscriber.kinds.has(kind)) continue;
+      if (subscriber.socket.send(message) === 0) {
+        this.drop(subscriber, CLOSE_TOO_SLOW, 'client too slow');
+        return;
+      }
+    }
+    subscriber.position = last;
+    const buffered = subscriber.socket.getBufferedAmount();
+    if (buffered > limit) this.drop(subscriber, CLOSE_TOO_SLOW, 'client too slow');
+    else if (buffered > limit / 2) subscriber.pausedSince = this.ctx.clock.now();
+  }
+
+  private drop(subscriber: Subscriber, code: number, reason: string): void {
+    this.remove(subscriber);
+    try {
+      subscriber.socket.close(code, reason);
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/**
+ * Open streams per administrator (token subject) on this instance, WEBSOCKET_MAX_PER_ADMIN at
+ * most. A place is taken before the upgrade, so parallel handshakes cannot overshoot; one
+ * whose socket never opens (the upgrade failed) is given back after UPGRADE_GRACE_MS.
+ */
+export class StreamQuota {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly max: () => number) {}
+
+  /** Takes a place for `subject`, or throws 429 `rate_limited` when it holds the maximum. */
+  take(subject: string): () => void {
+    const held = this.counts.get(subject) ?? 0;
+    const max = this.max();
+    if (held >= max) {
+      throw new FpaError('rate_limited', `at most ${max} open streams per administrator`, { limit: max, open_streams: held });
+    }
+    this.counts.set(subject, held + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.counts.get(subject) ?? 1) - 1;
+      if (left <= 0) this.counts.delete(subject);
+      else this.counts.set(subject, left);
+    };
+  }
+
+  held(subject: string): number {
+    return this.counts.get(subject) ?? 0;
+  }
+}
+
+export const CLOSE_TOKEN_EXPIRED = 4401;
+/** A place taken for a handshake whose socket has not opened after this long is given back. */
+const UPGRADE_GRACE_MS = 10_000;
+/** setTimeout's limit (about 24.8 days); a later expiry is re-armed when the first timer fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface Connection {
+  subscriber: Subscriber | null;
+  release: () => void;
+  expiry: ReturnType<typeof setTimeout> | null;
+}
+
+/**
+ * A WebSocket route over a hub; authenticates before upgrading (401 body, no socket), refuses an
+ * administrator past WEBSOCKET_MAX_PER_ADMIN open streams (429, counted over every stream of the
+ * instance by the shared quota), and closes the socket with 4401 when its token expires.
+ * `?after=` resumes after a position; without it the stream starts live. `kinds` reads the
+ * subscriber's filter from the query (event types).
+ */
+export function streamRoute<Q extends TObject>(
+  http: Http,
+  options: {
+    name: string;
+    path: string;
+    hub: StreamHub;
+    source: StreamSource;
+    quota: StreamQuota;
+    query: Q;
+    detail: { summary: string; tags: string[]; description: string };
+    kinds?: (query: Record<string, string | undefined>) => ReadonlySet<string> | null;
+  },
+) {
+  const { hub, source, quota } = options;
+  /** Handshakes that passed, by their request, until their socket opens. */
+  const accepted = new WeakMap<Request, { release: () => void; expiresAt: number | undefined; grace: ReturnType<typeof setTimeout> }>();
+  const bySocket = new WeakMap<ServerWebSocket<unknown>, Connection>();
+
+  const end = (raw: ServerWebSocket<unknown>) => {
+    const connection = bySocket.get(raw);
+    if (!connection) return;
+    bySocket.delete(raw);
+    if (connection.expiry) clearTimeout(connection.expiry);
+    if (connection.subscriber) hub.remove(connection.subscriber);
+    connection.release();
+  };
+
+  /** Closes the socket when its token expires; jose checked `exp` against the real clock, so this does too. */
+  const armExpiry = (raw: ServerWebSocket<unknown>, connection: Connection, expiresAt: number) => {
+    const delay = expiresAt - Date.now();
+    if (delay <= 0) {
+      end(raw);
+      raw.close(CLOSE_TOKEN_EXPIRED, 'token expired');
+      return;
+    }
+    connection.expiry = setTimeout(() => armExpiry(raw, connection, expiresAt), Math.min(delay, MAX_TIMER_MS));
+    connection.expiry.unref();
+  };
+
+  return apiRouter(http, options.name).ws(options.path, {
+    query: options.query,
+    detail: options.detail,
+    async beforeHandle({ request }) {
+      const identity = await http.auth.authenticate(request, { queryToken: true });
+      // Elysia runs a WebSocket route's beforeHandle twice (as a route hook and again before
+      // upgrading): one handshake takes one place.
+      if (accepted.has(request)) return;
+      const release = quota.take(identity.by);
+      const grace = setTimeout(() => {
+        accepted.delete(request);
+        release();
+      }, UPGRADE_GRACE_MS);
+      grace.unref();
+      accepted.set(request, { release, expiresAt: identity.expiresAt, grace });
+    },
+    async open(ws) {
+      const raw = ws.raw as ServerWebSocket<unknown>;
+      const handshake = accepted.get(ws.data.request);
+      accepted.delete(ws.data.request);
+      if (!handshake) {
+        // The grace period ran out before the socket opened: its place is gone, so is it.
+        raw.close(1013, 'try again');
+        return;
+      }
+      clearTimeout(handshake.grace);
+      const connection: Connection = { subscriber: null, release: handshake.release, expiry: null };
+      bySocket.set(raw, connection);
+      if (handshake.expiresAt !== undefined) armExpiry(raw, connection, handshake.expiresAt);
+      const query = Object.fromEntries(Object.entries(ws.data.query).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]));
+      // Without `after` the stream starts at the head: live items only.
+      const position = query.after === undefined || query.after === '' ? await source.head() : Number(query.after);
+      if (raw.readyState !== WebSocket.OPEN || !bySocket.has(raw)) return;
+      connection.subscriber = hub.add(raw, position, options.kinds?.(query) ?? null);
+    },
+    drain(ws) {
+      const subscriber = bySocket.get(ws.raw as ServerWebSocket<unknown>)?.subscriber;
+      if (subscriber) hub.drained(subscriber);
+    },
+    close(ws) {
+      end(ws.raw as ServerWebSocket<unknown>);
+    },
+  });
+}
