@@ -119,7 +119,11 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
 
     if (options.startJobs ?? settings.TASK_BACKEND === 'cron') modules.jobs.start();
     // The webhook worker is part of serving: it runs whatever TASK_BACKEND says, but not in scripts.
-    if (options.startJobs !== false) modules.webhooks.startWorker();
+    if (options.startJobs !== false) {
+      modules.webhooks.startWorker();
+      // Derived state follows the log in every serving instance (it catches up from where it stood).
+      modules.attendance.follower.start();
+    }
 
     let closed = false;
     return {
@@ -135,6 +139,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
         if (closed) return;
         closed = true;
         await modules.jobs.stop();
+        await modules.attendance.follower.stop();
         await modules.punchStream.stop();
         await modules.eventStream.stop();
         await modules.webhooks.stop();

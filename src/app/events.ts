@@ -1,4 +1,5 @@
 /** Every event type the service records, with its data: the typed surface of `fpa.events`. */
+import type { AttendanceEvents } from '../modules/attendance';
 import type { BiometricEvents } from '../modules/biometrics';
 import type { CommandEvents } from '../modules/commands';
 import type { DeviceEvents } from '../modules/devices';
@@ -12,7 +13,8 @@ interface InProcessExtras {
   punch_received: PunchEvents['punch_received'] & { payload: PunchPayload };
 }
 
-export type FpaEvents = DeviceEvents &
+export type FpaEvents = AttendanceEvents &
+  DeviceEvents &
   CommandEvents &
   EnrolleeEvents &
   BiometricEvents &

@@ -30,7 +30,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
   const punches = new PunchService(runtime, events, enrollees);
   const terminals = new Terminals(runtime, events, { devices, commands, enrollees, biometrics, enrollment, punches });
-  const attendance = new AttendanceService(runtime, punches, enrollees);
+  const attendance = new AttendanceService(runtime, events, punches, enrollees);
   const webhooks = new Webhooks(runtime, events, punches);
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment });
   const punchSource = punchStreamSource(runtime);

@@ -1,4 +1,5 @@
 /** The attendance module's HTTP model. */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
 import { DAY_STATUSES } from './tables';
@@ -26,3 +27,5 @@ export const AttendanceDayList = {
   }),
   response: Page(AttendanceDay),
 };
+
+export type AttendanceDayView = Static<typeof AttendanceDay>;

@@ -6,7 +6,7 @@
  */
 
 import type { InValue } from '@libsql/client';
-import { and, asc, desc, eq, getTableName, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
@@ -16,24 +16,15 @@ import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { addDays, dayBounds, localDateOf, requireDate, secondsOfClock } from '../../platform/time/dates';
 import type { EnrolleeService } from '../enrollees';
-import type { PunchService } from '../punches';
+import { type EventChannel, type EventLog, LogFollower, type LoggedEvent } from '../events';
+import type { PunchEvents, PunchService } from '../punches';
 import { isWorkingDay } from './calendar';
+import type { AttendanceEvents } from './events';
+import type { AttendanceDayView } from './model';
 import { computeDay, type DayRules } from './rules';
 import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
 
 export type AttendanceDayRow = typeof attendanceDays.$inferSelect;
-
-export interface AttendanceDayView {
-  employee: string;
-  enrollee: string;
-  date: string;
-  first_in: string | null;
-  last_out: string | null;
-  worked_seconds: number;
-  punch_count: number;
-  status: DayStatus;
-  flags: string[];
-}
 
 export interface AttendanceDayFilters {
   employee?: string;
@@ -78,19 +69,21 @@ function upsertDaysSql(count: number): string {
 export class AttendanceService {
   readonly rules: DayRules;
 
+  readonly events: EventChannel<AttendanceEvents>;
+  /** Days follow the log after the commit: a terminal's upload does not wait for them. */
+  readonly follower: LogFollower;
+
   constructor(
     private readonly ctx: Runtime,
+    log: EventLog,
     private readonly punches: PunchService,
     private readonly enrollees: EnrolleeService,
   ) {
-    punches.events.react('punch_received', (w, received) =>
-      this.recomputeForPunches(
-        w,
-        received.map(({ data: { punch } }) => ({ enrolleeId: punch.enrollee, employeeKey: punch.employee, punchedAt: Date.parse(punch.punched_at) })),
-      ),
-    );
-    punches.events.react('punches_attributed', async (w, attributed) => {
-      for (const { data } of attributed) await this.recomputeEnrollee(w, { id: data.enrollee, employeeKey: data.employee });
+    this.events = log.channel<AttendanceEvents>();
+    this.follower = new LogFollower(ctx, log, {
+      name: 'attendance',
+      types: ['punch_received', 'punches_attributed'],
+      apply: (w, events) => this.apply(w, events),
     });
     const s = ctx.settings;
     let schedule = s.DEFAULT_SCHEDULE;
@@ -106,6 +99,21 @@ export class AttendanceService {
       holidays: s.HOLIDAYS,
       repeatWindowMs: s.ATTENDANCE_REPEAT_PUNCH_WINDOW,
     };
+  }
+
+  /** Applies logged events to the days they touch (the follower's step, in its transaction). */
+  private async apply(w: WriteContext, events: readonly LoggedEvent[]): Promise<void> {
+    const punchesSeen: { enrolleeId: string | null; employeeKey: string | null; punchedAt: number }[] = [];
+    for (const event of events) {
+      if (event.type === 'punch_received') {
+        const { punch } = event.data as PunchEvents['punch_received'];
+        punchesSeen.push({ enrolleeId: punch.enrollee, employeeKey: punch.employee, punchedAt: Date.parse(punch.punched_at) });
+      } else if (event.type === 'punches_attributed') {
+        const data = event.data as PunchEvents['punches_attributed'];
+        await this.recomputeEnrollee(w, { id: data.enrollee, employeeKey: data.employee });
+      }
+    }
+    await this.recomputeForPunches(w, punchesSeen);
   }
 
   /** The local date of an instant in the attendance zone. */
@@ -147,20 +155,47 @@ export class AttendanceService {
   }
 
   /**
-   * Writes recomputed days with one raw multi-row upsert per chunk: this runs inside the ingest
-   * transaction, and the query builder's cost for hundreds of rows exceeds the upsert's own.
+   * Writes recomputed days with one raw multi-row upsert per chunk (the query builder's cost for
+   * hundreds of rows exceeds the upsert's own), and records `attendance_day_changed` for each
+   * day whose result differs from what was stored.
    */
   private async upsertDays(w: WriteContext, days: readonly { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[]): Promise<void> {
     const now = this.ctx.clock.now();
     const rows = days.filter((d) => d.instants.length > 0);
+    const changed: AttendanceDayView[] = [];
     for (const chunk of chunks(rows, RECOMPUTE_CHUNK)) {
+      const before = await this.storedDays(w, chunk);
       const args: InValue[] = [];
       for (const d of chunk) {
         const day = computeDay(d.date, d.instants, this.rules);
         args.push(d.enrolleeId, d.employeeKey, d.date, day.firstIn, day.lastOut, day.workedSeconds, day.punchCount, day.status, JSON.stringify(day.flags), now);
+        const view = attendanceDayView({ enrolleeId: d.enrolleeId, employeeKey: d.employeeKey, date: d.date, ...day, updatedAt: now });
+        if (JSON.stringify(view) !== before.get(`${d.enrolleeId} ${d.date}`)) changed.push(view);
       }
       await w.execute({ sql: upsertDaysSql(chunk.length), args });
     }
+    await this.events.recordMany(
+      w,
+      'attendance_day_changed',
+      changed.map((day) => ({ data: { day } })),
+    );
+  }
+
+  /** The stored views of these (enrollee, date) days, by `enrollee date`, as JSON for comparison. */
+  private async storedDays(w: WriteContext, days: readonly { enrolleeId: string; date: string }[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (days.length === 0) return out;
+    const rows = await w.tx
+      .select()
+      .from(attendanceDays)
+      .where(
+        and(
+          inArray(attendanceDays.enrolleeId, [...new Set(days.map((d) => d.enrolleeId))]),
+          inArray(attendanceDays.date, [...new Set(days.map((d) => d.date))]),
+        ),
+      );
+    for (const row of rows) out.set(`${row.enrolleeId} ${row.date}`, JSON.stringify(attendanceDayView(row)));
+    return out;
   }
 
   /** Recomputes every day of one enrollee from all its punches (after earlier punches were linked). */
@@ -185,6 +220,8 @@ export class AttendanceService {
    * punches always has a row, so it is never overwritten; running twice changes nothing.
    */
   async generateAbsences(params: { date?: string } = {}): Promise<AbsenceResult> {
+    // Days with punches first, so an absence is never written over a day not yet computed.
+    await this.follower.catchUp();
     const zone = this.rules.timeZone;
     const today = this.dateOf(this.ctx.clock.now());
     const date = params.date === undefined || params.date === '' ? addDays(today, -1) : requireDate(params.date, 'date');
@@ -234,6 +271,8 @@ export class AttendanceService {
 
   /** `GET attendance-days/`: newest date first, then by enrollee; cursor-paged. */
   async list(filters: AttendanceDayFilters): Promise<Page<AttendanceDayView>> {
+    // Read your writes: every punch recorded so far counts.
+    await this.follower.catchUp();
     const conditions: SQL[] = [];
     if (filters.employee) conditions.push(eq(attendanceDays.employeeKey, filters.employee));
     if (filters.enrollee) conditions.push(eq(attendanceDays.enrolleeId, filters.enrollee));
@@ -266,6 +305,8 @@ export class AttendanceService {
     };
   }
 }
+
+export type { AttendanceDayView };
 
 export function attendanceDayView(row: AttendanceDayRow): AttendanceDayView {
   return {

@@ -15,3 +15,13 @@ export const eventLog = sqliteTable('fpa_events', {
   /** JSON: ids and facts, never template bytes, keys or secrets. */
   data: text('data').notNull(),
 });
+
+/**
+ * Where each follower of the log stands: every event up to `position` has been applied to its
+ * derived state, in the same transaction as that state (so a crash neither loses nor repeats one).
+ */
+export const logFollowers = sqliteTable('fpa_log_followers', {
+  name: text('name').primaryKey(),
+  position: integer('position').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});

@@ -5,3 +5,9 @@ CREATE TABLE `fpa_events` (
 	`at` integer NOT NULL,
 	`data` text NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `fpa_log_followers` (
+	`name` text PRIMARY KEY NOT NULL,
+	`position` integer NOT NULL,
+	`updated_at` integer NOT NULL
+);

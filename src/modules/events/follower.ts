@@ -1,0 +1,115 @@
+/**
+ * A follower of the event log: derived state (attendance days, …) kept up to date after the
+ * commit instead of inside the transaction that recorded the events, so the writer of the
+ * events (a terminal's upload) does not pay for it.
+ *
+ * Each step runs in one write transaction: it reads where the follower stands, the next events
+ * of its types, applies them, and moves its position, all together. A crash therefore loses
+ * nothing and applies nothing twice, and several instances may run the same follower: the
+ * single writer (or the libSQL server) orders their steps, and each reads the position the
+ * previous one left. It catches up when woken after a commit, every second (events other
+ * instances wrote), at start-up, and on demand before a read that must see every event.
+ */
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { CoalescingPass } from '../../platform/coalescing-pass';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { describeError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import type { EventLog, LoggedEvent } from './service';
+import { eventLog, logFollowers } from './tables';
+
+export interface FollowerOptions {
+  /** Stable name: the row that keeps its position. */
+  name: string;
+  types: readonly string[];
+  /** Events applied per transaction at most. */
+  batch?: number;
+  apply(w: WriteContext, events: readonly LoggedEvent[]): Promise<void>;
+}
+
+const POLL_MS = 1_000;
+
+export class LogFollower {
+  private readonly pass = new CoalescingPass(
+    () => this.step().then((n) => n > 0),
+    () => this.running,
+  );
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running = false;
+  private readonly batch: number;
+
+  constructor(
+    private readonly ctx: Runtime,
+    log: EventLog,
+    private readonly options: FollowerOptions,
+  ) {
+    this.batch = options.batch ?? 2000;
+    log.onAppended(() => this.wake());
+  }
+
+  /** Follows the log in the background (serving instances). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.timer = setInterval(() => this.wake(), POLL_MS);
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    while (this.pass.busy) await Bun.sleep(5);
+  }
+
+  wake(): void {
+    if (!this.running) return;
+    void this.pass.trigger().catch((error: unknown) => this.ctx.log.error(`log follower ${this.options.name} failed`, { error: describeError(error) }));
+  }
+
+  /** Applies every event recorded so far; resolves when the follower has reached the log's head. */
+  async catchUp(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const applied = await this.step();
+      total += applied;
+      if (applied === 0) return total;
+    }
+  }
+
+  /** One transaction: the next events of the follower's types, applied, and its position moved. */
+  private async step(): Promise<number> {
+    const { name, types } = this.options;
+    // A read first, so an idle follower (woken every second) takes no write lock.
+    if (!(await this.behind(this.ctx.db.orm))) return 0;
+    return this.ctx.db.write(async (w) => {
+      const [row] = await w.tx.select({ position: logFollowers.position }).from(logFollowers).where(eq(logFollowers.name, name));
+      const position = row?.position ?? 0;
+      // Read inside the write transaction: nothing can commit between this read and the move.
+      const [head] = await w.tx.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
+      const last = head?.max ?? 0;
+      if (last <= position) return 0;
+      const rows = await w.tx
+        .select()
+        .from(eventLog)
+        .where(and(gt(eventLog.sequence, position), inArray(eventLog.type, [...types])))
+        .orderBy(asc(eventLog.sequence))
+        .limit(this.batch);
+      const events = rows.map((r) => ({ sequence: r.sequence, id: r.id, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> }));
+      if (events.length > 0) await this.options.apply(w, events);
+      // A full batch stops at its last event; otherwise everything up to the head is done.
+      const next = events.length === this.batch ? events[events.length - 1]!.sequence : last;
+      await w.tx
+        .insert(logFollowers)
+        .values({ name, position: next, updatedAt: this.ctx.clock.now() })
+        .onConflictDoUpdate({ target: logFollowers.name, set: { position: next, updatedAt: this.ctx.clock.now() } });
+      return Math.max(events.length, 1);
+    });
+  }
+
+  private async behind(q: Queryable): Promise<boolean> {
+    const [row] = await q.select({ position: logFollowers.position }).from(logFollowers).where(eq(logFollowers.name, this.options.name));
+    const [head] = await q.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
+    return (head?.max ?? 0) > (row?.position ?? 0);
+  }
+}
