@@ -15,6 +15,7 @@ import { type Database, migrateDatabase, openDatabase } from '../platform/db/cli
 import { acquireLock, type HeldLock } from '../platform/db/lock';
 import { AdminAuthenticator, type AuthorizeAdmin } from '../platform/http/admin-auth';
 import { createLogger, type Logger } from '../platform/log';
+import { Metrics } from '../platform/metrics';
 import { type Clock, type Runtime, systemClock } from '../platform/runtime';
 import { docsRoutes } from './docs/routes';
 import type { FpaEvents } from './events';
@@ -109,6 +110,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
       clock: options.clock ?? systemClock,
       log,
       instanceId: `${process.pid}-${crypto.randomUUID().slice(0, 8)}`,
+      metrics: new Metrics(),
     };
     const auth = new AdminAuthenticator(settings, options.authorizeAdmin);
     if (lock) auth.operatorToken = lock.info.token;

@@ -4,6 +4,7 @@
  */
 
 import { AttendanceService } from '../modules/attendance';
+import { AuditService } from '../modules/audit';
 import { Biometrics } from '../modules/biometrics';
 import { CommandService } from '../modules/commands';
 import { DeviceService } from '../modules/devices';
@@ -11,6 +12,7 @@ import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
 import { EnrolleeService } from '../modules/enrollees';
 import { Enrollment } from '../modules/enrollment';
 import { EventLog } from '../modules/events';
+import { HealthService } from '../modules/health';
 import { JobRunner } from '../modules/jobs';
 import { PunchService, punchStreamSource } from '../modules/punches';
 import { Retention } from '../modules/retention';
@@ -22,6 +24,7 @@ import type { Runtime } from '../platform/runtime';
 export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const events = new EventLog(runtime);
   const jobs = new JobRunner(runtime);
+  const audit = new AuditService(runtime);
   const employees = new EmployeeService(runtime, directory);
   const devices = new DeviceService(runtime, events);
   const commands = new CommandService(runtime, events, devices);
@@ -33,6 +36,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const attendance = new AttendanceService(runtime, events, punches, enrollees);
   const webhooks = new Webhooks(runtime, events, punches);
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment });
+  const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
   const punchSource = punchStreamSource(runtime);
   const punchStream = new StreamHub(runtime, punchSource);
   const eventStream = new StreamHub(runtime, events.streamSource());
@@ -44,6 +48,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   });
   return {
     events,
+    audit,
     jobs,
     employees,
     devices,
@@ -56,6 +61,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     attendance,
     webhooks,
     retention,
+    health,
     punchStream,
     punchSource,
     eventStream,

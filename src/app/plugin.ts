@@ -5,6 +5,7 @@
  */
 import { type AnyElysia, Elysia } from 'elysia';
 import { attendanceRoutes } from '../modules/attendance';
+import { auditRoutes } from '../modules/audit';
 import { biometricRoutes } from '../modules/biometrics';
 import { commandRoutes } from '../modules/commands';
 import { deviceRoutes } from '../modules/devices';
@@ -12,6 +13,7 @@ import { employeeRoutes } from '../modules/employees';
 import { enrolleeRoutes } from '../modules/enrollees';
 import { agentRoutes, enrollmentRoutes } from '../modules/enrollment';
 import { eventRoutes } from '../modules/events';
+import { healthRoutes, operationsRoutes } from '../modules/health';
 import { jobRoutes } from '../modules/jobs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
 import { webhookRoutes } from '../modules/webhooks';
@@ -35,7 +37,9 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota }))
     .use(attendanceRoutes(http, m.attendance))
     .use(webhookRoutes(http, m.webhooks.service))
-    .use(jobRoutes(http, m.jobs));
+    .use(jobRoutes(http, m.jobs))
+    .use(auditRoutes(http, m.audit))
+    .use(healthRoutes(http, m.health));
 }
 
 export function buildPlugin(http: Http, m: Modules, docs: AnyElysia) {
@@ -49,5 +53,5 @@ export function buildPlugin(http: Http, m: Modules, docs: AnyElysia) {
         throw new FpaError('not_found', 'no such endpoint', { method: request.method, path: new URL(request.url).pathname });
       }),
     );
-  return new Elysia({ name: 'fingerprint-attendance', seed: http.runtime.instanceId }).use(m.terminals.routes()).use(api);
+  return new Elysia({ name: 'fingerprint-attendance', seed: http.runtime.instanceId }).use(m.terminals.routes()).use(operationsRoutes(http, m.health)).use(api);
 }

@@ -6,6 +6,7 @@ import type { Settings } from './config/settings';
 import type { TemplateKeyRing } from './crypto/template-cipher';
 import type { Database } from './db/client';
 import type { Logger } from './log';
+import type { Metrics } from './metrics';
 
 export interface Clock {
   now(): number;
@@ -21,4 +22,5 @@ export interface Runtime {
   readonly log: Logger;
   /** Identifies this instance in job leases and outbox claims. */
   readonly instanceId: string;
+  readonly metrics: Metrics;
 }

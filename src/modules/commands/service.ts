@@ -89,6 +89,9 @@ export class CommandService {
     this.events = log.channel<CommandEvents>();
     this.sentMarks = new SentMarks(ctx.db, (tx, candidates) => this.applySentMarks(tx, candidates));
     devices.addDetail(async (q, device) => ({ pending_commands: await this.countPending(q, device.id) }));
+    ctx.metrics.gauge('fpa_device_commands_pending', 'Device commands waiting to be sent or answered (all terminals).', [], async () => [
+      { value: await this.countAllPending() },
+    ]);
     // Nothing more goes to a disabled terminal, except deletes: they wait for a re-approval,
     // because the terminal may still hold the data they remove.
     devices.events.react('device_disabled', async (w, disabled) => {
@@ -449,6 +452,17 @@ export class CommandService {
       await this.finished(w, overdue, 'expired', null);
       return { expired: overdue.length };
     });
+  }
+
+  /** Unfinished commands of every terminal, by status. */
+  async countByStatus(q: Queryable = this.ctx.db.orm): Promise<Record<string, number>> {
+    const rows = await q.select({ status: deviceCommands.status, n: sql<number>`count(*)` }).from(deviceCommands).groupBy(deviceCommands.status);
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  private async countAllPending(): Promise<number> {
+    const counts = await this.countByStatus();
+    return (counts.pending ?? 0) + (counts.sent ?? 0);
   }
 
   async countPending(q: Queryable, deviceId: string): Promise<number> {

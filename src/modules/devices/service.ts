@@ -67,6 +67,24 @@ export class DeviceService {
     log: EventLog,
   ) {
     this.events = log.channel<DeviceEvents>();
+    ctx.metrics.gauge('fpa_devices', 'Terminals by status; `online` counts approved terminals heard from lately.', ['status'], async () => {
+      const counts = await this.counts();
+      return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
+    });
+  }
+
+  /** Terminals by status, and how many approved ones are online and offline. */
+  async counts(): Promise<Record<'pending_approval' | 'approved' | 'disabled' | 'online' | 'offline', number>> {
+    const rows = await this.ctx.db.orm
+      .select({ status: devices.status, online: devices.online, n: sql<number>`count(*)` })
+      .from(devices)
+      .groupBy(devices.status, devices.online);
+    const counts = { pending_approval: 0, approved: 0, disabled: 0, online: 0, offline: 0 };
+    for (const r of rows) {
+      counts[r.status] += r.n;
+      if (r.status === 'approved') counts[r.online ? 'online' : 'offline'] += r.n;
+    }
+    return counts;
   }
 
   timeZoneOf(device: DeviceRow): string {

@@ -1,4 +1,5 @@
 /** `events/` (poll the log) and `events/stream/` (a WebSocket over it), docs/api.md. */
+import { Elysia } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { type StreamHub, type StreamQuota, streamRoute } from '../../platform/http/stream';
@@ -9,37 +10,37 @@ const tags = ['events'];
 
 export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub; quota: StreamQuota }) {
   const { events, hub, quota } = deps;
-  return adminRouter(http, 'events')
-    .get(
-      '/events',
-      async ({ query }) => {
-        const after = query.after === undefined ? 0 : Number(query.after);
-        const results = (await events.after(after, query.limit ?? 100, typesOf(query.type))).map(eventView);
-        return { results, last_sequence: results.length > 0 ? results[results.length - 1]!.sequence : after };
+  const poll = adminRouter(http, 'events').get(
+    '/events',
+    async ({ query }) => {
+      const after = query.after === undefined ? 0 : Number(query.after);
+      const results = (await events.after(after, query.limit ?? 100, typesOf(query.type))).map(eventView);
+      return { results, last_sequence: results.length > 0 ? results[results.length - 1]!.sequence : after };
+    },
+    {
+      query: EventList.query,
+      response: { 200: EventList.response, ...errors() },
+      detail: { summary: 'The durable log of every domain event, after a sequence, ascending', tags },
+    },
+  );
+  // The stream authenticates itself (a browser passes the token as `access_token`).
+  return new Elysia({ name: 'fpa-events-api', seed: http.runtime.instanceId }).use(poll).use(
+    streamRoute(http, {
+      name: 'event-stream',
+      path: '/events/stream',
+      hub,
+      source: events.streamSource(),
+      quota,
+      query: EventStreamQuery,
+      kinds: (query) => {
+        const types = typesOf(query.type);
+        return types ? new Set(types) : null;
       },
-      {
-        query: EventList.query,
-        response: { 200: EventList.response, ...errors() },
-        detail: { summary: 'The durable log of every domain event, after a sequence, ascending', tags },
+      detail: {
+        summary: 'WebSocket: one JSON message per event (as `events/`), oldest first, then live',
+        tags,
+        description: 'Like `punches/stream/`, for every event type; `?after=` resumes, `?type=` filters.',
       },
-    )
-    .use(
-      streamRoute(http, {
-        name: 'event-stream',
-        path: '/events/stream',
-        hub,
-        source: events.streamSource(),
-        quota,
-        query: EventStreamQuery,
-        kinds: (query) => {
-          const types = typesOf(query.type);
-          return types ? new Set(types) : null;
-        },
-        detail: {
-          summary: 'WebSocket: one JSON message per event (as `events/`), oldest first, then live',
-          tags,
-          description: 'Like `punches/stream/`, for every event type; `?after=` resumes, `?type=` filters.',
-        },
-      }),
-    );
+    }),
+  );
 }

@@ -1,6 +1,6 @@
 /** The punches module's HTTP model. */
 import { t } from 'elysia';
-import { Instant, Int, Nullable, Page, PageQuery, Text } from '../../platform/http/model';
+import { Instant, Int, Nullable, Page, PageQuery, RangeBound, Text } from '../../platform/http/model';
 
 export const Punch = t.Object({
   sequence: Int({ description: 'Assigned in commit order; the polling cursor.' }),
@@ -31,8 +31,8 @@ export const PunchList = {
   query: t.Object({
     employee: t.Optional(Text({ maxLength: 200 })),
     device: t.Optional(t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' })),
-    from: t.Optional(t.String({ minLength: 10, maxLength: 40, description: 'ISO 8601 instant or date.' })),
-    to: t.Optional(t.String({ minLength: 10, maxLength: 40, description: 'ISO 8601 instant or date.' })),
+    from: t.Optional(RangeBound('First day (a local date, inclusive) or instant.')),
+    to: t.Optional(RangeBound('Last day (a local date, inclusive) or instant (inclusive).')),
     ...PageQuery,
   }),
   response: Page(Punch),

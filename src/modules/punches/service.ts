@@ -14,7 +14,7 @@ import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Runtime } from '../../platform/runtime';
-import { parseInstant } from '../../platform/time/dates';
+import { rangeBound } from '../../platform/time/dates';
 import { type DeviceRow, deviceRef } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -117,6 +117,7 @@ export class PunchService {
       );
       return inserted;
     });
+    this.ctx.metrics.punchesIngested.inc(rows.length);
     return {
       inserted: rows.length,
       duplicates: lines.length - rows.length,
@@ -135,8 +136,9 @@ export class PunchService {
     const conditions = [];
     if (filters.employee) conditions.push(eq(punches.employeeKey, filters.employee));
     if (filters.device) conditions.push(eq(punches.deviceSerial, filters.device));
-    if (filters.from) conditions.push(gte(punches.punchedAt, parseInstant(filters.from, 'from')));
-    if (filters.to) conditions.push(lte(punches.punchedAt, parseInstant(filters.to, 'to')));
+    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    if (filters.from) conditions.push(gte(punches.punchedAt, rangeBound(filters.from, 'from', zone)));
+    if (filters.to) conditions.push(lt(punches.punchedAt, rangeBound(filters.to, 'to', zone)));
     if (filters.cursor) {
       const decoded = decodeCursor(filters.cursor);
       if (!decoded || typeof decoded[0] !== 'number') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
@@ -200,6 +202,12 @@ export class PunchService {
   /** Retention: deletes the punches before `cutoff`; returns how many. */
   purgeBefore(cutoff: number): Promise<number> {
     return deleteInBatches(this.ctx.db, punches, lt(punches.punchedAt, cutoff));
+  }
+
+  /** Punches at or after an instant (`health/`: punches today). */
+  async countSince(instant: number): Promise<number> {
+    const [row] = await this.ctx.db.orm.select({ n: sql<number>`count(*)` }).from(punches).where(gte(punches.punchedAt, instant));
+    return row?.n ?? 0;
   }
 
   async maxSequence(): Promise<number> {

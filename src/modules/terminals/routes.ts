@@ -65,7 +65,15 @@ export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
     .all(
       '/*',
       async ({ request, server, params, set }) => {
-        const reply = await handle(request, server?.requestIP(request)?.address ?? null, params['*'] ?? '');
+        const begin = performance.now();
+        const rest = params['*'] ?? '';
+        const reply = await handle(request, server?.requestIP(request)?.address ?? null, rest);
+        const endpoint = endpointName(rest);
+        // The route label is the endpoint name, from a closed set: a raw path would let any caller mint series.
+        ctx.metrics.httpDuration.observe(
+          { method: request.method, route: `${prefix}/${NEEDS_SERIAL.has(endpoint) ? endpoint : '*'}`, status: String(reply.status) },
+          (performance.now() - begin) / 1000,
+        );
         // Headers through `set` and a string body: Elysia then builds one Response, where a
         // returned Response would be copied once more to merge headers (the hottest path:
         // every terminal polls every few seconds).

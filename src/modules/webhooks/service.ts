@@ -32,6 +32,9 @@ export class Webhooks {
       await writePunchMessages(w.tx, received, ctx.clock.now());
     });
     log.onAppended(() => this.worker.wake());
+    ctx.metrics.gauge('fpa_webhook_messages_pending', 'Webhook messages not delivered yet (pending or held), every endpoint.', [], async () => [
+      { value: (await this.backlog()).pending },
+    ]);
   }
 
   /**
@@ -48,6 +51,15 @@ export class Webhooks {
         and(inArray(webhookOutbox.status, ['delivered', 'dead', 'held']), lt(sql`coalesce(${webhookOutbox.deliveredAt}, ${webhookOutbox.createdAt})`, cutoff))!,
       ),
     };
+  }
+
+  /** Messages not delivered yet (pending or held) and the age of the oldest, over every endpoint. */
+  async backlog(): Promise<{ pending: number; oldest_at: string | null }> {
+    const [row] = await this.ctx.db.orm
+      .select({ n: sql<number>`count(*)`, oldest: sql<number | null>`min(${webhookOutbox.createdAt})` })
+      .from(webhookOutbox)
+      .where(inArray(webhookOutbox.status, ['pending', 'held']));
+    return { pending: row?.n ?? 0, oldest_at: row?.oldest ? new Date(row.oldest).toISOString() : null };
   }
 
   /** Starts the in-process worker unless WEBHOOK_WORKER is off. */

@@ -6,8 +6,8 @@
  * other pooled connections (WAL lets them run beside the writer). A remote `libsql://`
  * server serialises writers itself; the queue then only orders this process's own writes.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Client, createClient, type InStatement, type ResultSet, type Transaction } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
@@ -156,4 +156,14 @@ function libsqlTransactionOf(tx: Tx): Transaction {
 
 export async function migrateDatabase(db: Database): Promise<void> {
   await migrate(db.orm, { migrationsFolder: MIGRATIONS_FOLDER });
+}
+
+/**
+ * Whether every migration of `migrations/` is applied (`/readyz`): drizzle records each applied
+ * migration in `__drizzle_migrations`; the journal lists them all.
+ */
+export async function isMigrated(db: Database): Promise<boolean> {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  const applied = await db.client.execute('select count(*) as n from __drizzle_migrations');
+  return Number(applied.rows[0]?.n ?? 0) >= journal.entries.length;
 }

@@ -4,6 +4,7 @@
  * error body. Administrator routers add `admin` to the context with `adminRouter`.
  */
 import { Elysia } from 'elysia';
+import type { Metrics } from '../metrics';
 import type { Runtime } from '../runtime';
 import type { AdminAuthenticator } from './admin-auth';
 import { apiBodyLimit, readJsonBody, settleBody } from './body';
@@ -21,7 +22,10 @@ export interface Http {
  */
 export function apiRouter(http: Http, name: string) {
   const limit = apiBodyLimit(http.runtime.settings);
+  const timing = requestTiming(http.runtime.metrics);
   return new Elysia({ name: `fpa-${name}`, seed: http.runtime.instanceId })
+    .onTransform(({ request }) => timing.start(request))
+    .onAfterResponse(({ request, route, set }) => timing.end(request, route, set.status))
     .onError(handleApiError(http.runtime.log))
     .onParse(({ request }) => readJsonBody(request, limit))
     .onBeforeHandle((context) => settleBody(context));
@@ -48,4 +52,23 @@ export function limitOf(query: Record<string, string | undefined>): number {
   if (raw === undefined || raw === '') return 100;
   const n = Number(raw);
   return Number.isFinite(n) ? Math.max(1, Math.min(1000, Math.trunc(n))) : 100;
+}
+
+/**
+ * `fpa_http_request_duration_seconds`, measured with local hooks (a global `onRequest` would
+ * reach the host's routes), labelled by the route as registered, never the raw path.
+ */
+export function requestTiming(metrics: Metrics) {
+  const started = new WeakMap<Request, number>();
+  return {
+    start(request: Request): void {
+      if (!started.has(request)) started.set(request, performance.now());
+    },
+    end(request: Request, route: string, status: number | string | undefined): void {
+      const begin = started.get(request);
+      if (begin === undefined) return;
+      started.delete(request);
+      metrics.httpDuration.observe({ method: request.method, route, status: String(status ?? 200) }, (performance.now() - begin) / 1000);
+    },
+  };
 }

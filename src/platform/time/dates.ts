@@ -63,9 +63,18 @@ export function dayBounds(date: string, timeZone: string): { start: number; end:
   return { start: instantOn(date, '00:00:00', timeZone), end: instantOn(addDays(date, 1), '00:00:00', timeZone) };
 }
 
-/** Accepts an ISO instant or a date (`YYYY-MM-DD`, taken as UTC midnight). */
-export function parseInstant(value: string, field: string): number {
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (!Number.isFinite(ms)) throw new FpaError('validation_error', `${field} must be an ISO 8601 date or instant`, { field, value });
-  return ms;
+/**
+ * A list filter's bound as an instant range: an ISO 8601 instant as given, or a date
+ * (`2026-01-31`) meaning that whole local date in `timeZone`, inclusive at both ends of the
+ * range; `from` gives the start, `to` the end (exclusive) of the range it bounds.
+ */
+export function rangeBound(value: string, bound: 'from' | 'to', timeZone: string): number {
+  if (isCalendarDate(value)) {
+    const { start, end } = dayBounds(value, timeZone);
+    return bound === 'from' ? start : end;
+  }
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new FpaError('validation_error', `${bound} must be a date (YYYY-MM-DD) or an ISO 8601 instant`, { field: bound, value });
+  // An instant `to` is inclusive: the range ends just after it.
+  return bound === 'from' ? ms : ms + 1;
 }

@@ -1,0 +1,44 @@
+/**
+ * `health/` (administrators), and at the server root `/metrics` (Prometheus; an administrator
+ * token or `Bearer <METRICS_TOKEN>`) and `/readyz` (load balancers; no authentication).
+ */
+import { Elysia, t } from 'elysia';
+import { constantTimeEqual } from '../../platform/crypto/secrets';
+import { errors } from '../../platform/http/model';
+import { adminRouter, apiRouter, type Http } from '../../platform/http/router';
+import { Health } from './model';
+import type { HealthService } from './service';
+
+export function healthRoutes(http: Http, health: HealthService) {
+  return adminRouter(http, 'health').get('/health', () => health.health(), {
+    response: { 200: Health, ...errors() },
+    detail: { summary: 'What needs attention: terminals, commands, webhook backlog, jobs, punches today', tags: ['operations'] },
+  });
+}
+
+/** Root routes of the plugin: `/metrics` and `/readyz`. */
+export function operationsRoutes(http: Http, health: HealthService) {
+  const { metrics, settings } = http.runtime;
+  const metricsToken = settings.METRICS_TOKEN;
+  const readyz = new Elysia({ name: 'fpa-readyz', seed: http.runtime.instanceId }).get(
+    '/readyz',
+    async ({ set }) => {
+      const ready = await health.ready();
+      set.status = ready ? 200 : 503;
+      return { status: ready ? 'ready' : 'unavailable' };
+    },
+    { response: { 200: t.Object({ status: t.String() }), 503: t.Object({ status: t.String() }) }, detail: { summary: 'Ready to serve', hide: true } },
+  );
+  const scrape = apiRouter(http, 'metrics')
+    .derive(async ({ request, server }) => {
+      // A scraper's token first; anything else must be an administrator.
+      const presented = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]?.trim() ?? '';
+      if (metricsToken && presented && constantTimeEqual(presented, metricsToken)) return {};
+      await http.auth.authenticate(request, { peerIp: server?.requestIP(request)?.address ?? null });
+      return {};
+    })
+    .get('/metrics', async () => new Response(await metrics.text(), { headers: { 'content-type': metrics.contentType } }), {
+      detail: { summary: 'Prometheus metrics', hide: true },
+    });
+  return new Elysia({ name: 'fpa-operations', seed: http.runtime.instanceId }).use(readyz).use(scrape);
+}

@@ -1,0 +1,65 @@
+/**
+ * An operator's first look (`health/`): terminals, commands, webhook backlog, jobs, punches
+ * today; and readiness for load balancers (`/readyz`). It only asks the other modules.
+ */
+import { isMigrated } from '../../platform/db/client';
+import type { Runtime } from '../../platform/runtime';
+import { dayBounds, localDateOf } from '../../platform/time/dates';
+import type { CommandService } from '../commands';
+import type { DeviceService } from '../devices';
+import type { JobRunner } from '../jobs';
+import type { PunchService } from '../punches';
+import type { Webhooks } from '../webhooks';
+import type { HealthView } from './model';
+
+export interface HealthDeps {
+  devices: DeviceService;
+  commands: CommandService;
+  webhooks: Webhooks;
+  jobs: JobRunner;
+  punches: PunchService;
+}
+
+export class HealthService {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly deps: HealthDeps,
+  ) {}
+
+  async health(): Promise<HealthView> {
+    const { devices, commands, webhooks, jobs, punches } = this.deps;
+    const now = this.ctx.clock.now();
+    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    const today = localDateOf(now, zone);
+    const counts = await devices.counts();
+    const byStatus = await commands.countByStatus();
+    const backlog = await webhooks.backlog();
+    return {
+      status: 'ok',
+      at: new Date(now).toISOString(),
+      terminals: { online: counts.online, offline: counts.offline, pending: counts.pending_approval, disabled: counts.disabled },
+      commands: { pending: (byStatus.pending ?? 0) + (byStatus.sent ?? 0), failed: byStatus.failed ?? 0 },
+      webhooks: {
+        backlog: backlog.pending,
+        oldest_pending_at: backlog.oldest_at,
+        oldest_pending_age_seconds: backlog.oldest_at ? Math.floor((now - Date.parse(backlog.oldest_at)) / 1000) : null,
+      },
+      jobs: (await jobs.describe()).map((j) => ({
+        name: j.name,
+        last_status: j.last_status,
+        last_finished_at: j.last_finished_at,
+        next_run_at: j.next_run_at,
+      })),
+      punches_today: await punches.countSince(dayBounds(today, zone).start),
+    };
+  }
+
+  /** Ready to serve: the database answers and every migration is applied. */
+  async ready(): Promise<boolean> {
+    try {
+      return await isMigrated(this.ctx.db);
+    } catch {
+      return false;
+    }
+  }
+}

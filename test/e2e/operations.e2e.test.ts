@@ -1,0 +1,117 @@
+/**
+ * Events, audit and operations through the real server: the log polled and streamed, the audit
+ * log, `health/`, `/metrics` (administrators or METRICS_TOKEN) and `/readyz`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { admsFetch } from '../support/adms';
+import { adminToken, startTestServer, type TestServer } from '../support/harness';
+
+let server: TestServer;
+const METRICS_TOKEN = 'scraper-token-that-is-long-enough';
+
+beforeAll(async () => {
+  server = await startTestServer({ METRICS_TOKEN });
+  await admsFetch(server.url, '/iclock/cdata?SN=OPS1&options=all');
+  await server.admin.post('/devices/OPS1/approve/');
+  await server.admin.post('/employees/', { id: 'OPS-E1', name: 'Ops Person' });
+  await server.admin.post('/enrollees/', { employee: 'OPS-E1' });
+  const body = '1\t2026-01-05 08:00:00\t0\t1\t0\t0\t0\n1\t2026-01-05 17:00:00\t1\t1\t0\t0\t0\n';
+  expect((await admsFetch(server.url, '/iclock/cdata?SN=OPS1&table=ATTLOG', { method: 'POST', body })).body).toBe('OK:2');
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('the event log', () => {
+  test('events/ lists what happened in order, resumable after a sequence and filtered by type', async () => {
+    const all = await server.admin.get('/events/?after=0&limit=1000');
+    expect(all.status).toBe(200);
+    const types = all.body.results.map((e: { type: string }) => e.type);
+    for (const expected of ['device_registered', 'device_approved', 'enrollee_created', 'punch_received']) expect(types).toContain(expected);
+    const sequences = all.body.results.map((e: { sequence: number }) => e.sequence);
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+    expect(all.body.last_sequence).toBe(sequences[sequences.length - 1]);
+    const punches = await server.admin.get('/events/?type=punch_received');
+    expect(punches.body.results).toHaveLength(2);
+    expect(punches.body.results[0]).toMatchObject({
+      type: 'punch_received',
+      id: expect.stringMatching(/^evt_/),
+      data: { punch: { device: 'OPS1' }, sender: { serial_number: 'OPS1' } },
+    });
+    const after = await server.admin.get(`/events/?after=${punches.body.results[0].sequence}&type=punch_received`);
+    expect(after.body.results).toHaveLength(1);
+  });
+
+  test('events/stream/ replays after a sequence with a type filter, then goes live', async () => {
+    const token = await adminToken();
+    const ws = new WebSocket(
+      `${server.url.replace('http', 'ws')}/api/fingerprint/v1/events/stream/?after=0&type=punch_received,device_disabled&access_token=${token}`,
+    );
+    const received: { type: string }[] = [];
+    ws.onmessage = (m) => received.push(JSON.parse(String(m.data)));
+    await new Promise((resolve) => (ws.onopen = resolve));
+    await waitFor(() => received.length >= 2);
+    expect(received.map((e) => e.type)).toEqual(['punch_received', 'punch_received']);
+    await server.admin.post('/devices/OPS1/disable/');
+    await waitFor(() => received.length >= 3);
+    expect(received[2]!.type).toBe('device_disabled');
+    ws.close();
+    await server.admin.post('/devices/OPS1/approve/');
+  });
+
+  test('attendance days follow the log and announce their changes', async () => {
+    const days = await server.admin.get('/attendance-days/?employee=OPS-E1');
+    expect(days.body.results[0]).toMatchObject({ date: '2026-01-05', status: 'present', worked_seconds: 9 * 3600 });
+    const changed = await server.admin.get('/events/?type=attendance_day_changed');
+    expect(changed.body.results.at(-1).data.day).toMatchObject({ employee: 'OPS-E1', date: '2026-01-05', status: 'present' });
+  });
+});
+
+describe('operations', () => {
+  test('audit-log/ lists who did what, newest first, filtered by action', async () => {
+    const res = await server.admin.get('/audit-log/?action=device.approved');
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toMatchObject({ actor: 'admin@example.com', action: 'device.approved', target_type: 'device', target_id: 'OPS1' });
+  });
+
+  test('health/ shows terminals, commands, webhooks, jobs and punches today', async () => {
+    const res = await server.admin.get('/health/');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', terminals: { online: 1, pending: 0 }, webhooks: { backlog: 0 } });
+    expect(res.body.jobs.map((j: { name: string }) => j.name)).toContain('purge-retention');
+    expect((await fetch(`${server.url}/api/fingerprint/v1/health/`)).status).toBe(401);
+  });
+
+  test('/metrics answers an administrator or the scraper token, in Prometheus text', async () => {
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('fpa_punches_ingested_total 2');
+    expect(text).toMatch(/fpa_devices\{status="approved"\} 1/);
+    for (const name of [
+      'fpa_device_commands_pending',
+      'fpa_webhook_messages_pending',
+      'fpa_webhook_deliveries_total',
+      'fpa_http_request_duration_seconds_bucket',
+    ])
+      expect(text).toContain(name);
+    const admin = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${await adminToken()}` } });
+    expect(admin.status).toBe(200);
+  });
+
+  test('/readyz is 200 once migrated', async () => {
+    const res = await fetch(`${server.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ready' });
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await Bun.sleep(20);
+  }
+}
