@@ -2,7 +2,7 @@
  * Hostile input, who is calling: every route the running app serves — enumerated from
  * `server.app.routes`, so a new route is covered the day it is added — refuses anonymous
  * callers with 401 and the error body, except the terminals' ADMS prefix (device protocol) and
- * `/healthz`; the OpenAPI page and document are administrators' too (src/docs/routes.ts).
+^ * `/healthz` and `/readyz`; the OpenAPI page and document are administrators' too (src/docs/routes.ts).
  * Agent routes refuse administrator tokens and bogus keys; administrator routes refuse agent
  * keys and every broken JWT (alg none, no exp, expired, wrong key, wrong audience). Nothing a
  * refused caller sends changes the database. test/admin-auth.test.ts covers JWKS and issuers.
@@ -17,7 +17,7 @@ import { tableCounts } from '../support/hostile';
 const API = '/api/fingerprint/v1';
 const AUDIENCE = 'fpa-hostile';
 /** Reachable without credentials, by decision: only the health check (and the terminals' prefix). */
-const PUBLIC = new Set(['GET /healthz']);
+const PUBLIC = new Set(['GET /healthz', 'GET /readyz']);
 
 let server: TestServer;
 let goodAdmin: string;
