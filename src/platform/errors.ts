@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   wrong_agent: 403,
   agent_sessions_disabled: 403,
+  raw_commands_disabled: 403,
   // 404
   not_found: 404,
   // 409: the resource is in a state that does not allow this
@@ -38,6 +39,8 @@ export const ERROR_STATUS = {
   unknown_employee: 422,
   employee_inactive: 422,
   webhook_url_refused: 422,
+  confirmation_required: 422,
+  command_not_supported: 422,
   // 429
   rate_limited: 429,
   // 5xx

@@ -40,6 +40,7 @@ function fill(path: string): string {
     [/\/agent\/sessions\/:id/, `/agent/sessions/${sessionId}`],
     [/\/webhooks\/:id/, `/webhooks/${webhookId}`],
     [/\/jobs\/:name/, '/jobs/check-devices'],
+    [/\/commands\/:id/, '/commands/1'],
   ];
   let url = path;
   for (const [pattern, value] of byPrefix) url = url.replace(pattern, value);

@@ -7,7 +7,7 @@ export interface CommandEvents {
     device: DeviceRef;
     /** The command: its payload holds references (PIN, finger, template id and version), never template bytes. */
     command: { id: number; kind: string; payload: Record<string, unknown>; session: string | null };
-    status: 'succeeded' | 'failed' | 'expired';
+    status: 'succeeded' | 'failed' | 'expired' | 'cancelled';
     return_code: number | null;
   };
 }

@@ -1,6 +1,6 @@
 /** The commands module's HTTP model. */
 import { t } from 'elysia';
-import { Instant, Int, Nullable, OneOf, Page, PageQuery } from '../../platform/http/model';
+import { Body, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
 import { COMMAND_STATUSES } from './tables';
 
 export const DeviceCommand = t.Object({
@@ -18,3 +18,26 @@ export const DeviceCommand = t.Object({
 });
 
 export const CommandList = { query: t.Object({ status: t.Optional(OneOf(COMMAND_STATUSES)), ...PageQuery }), response: Page(DeviceCommand) };
+
+const Kind = <K extends string>(kind: K, description: string) => t.Literal(kind, { description });
+
+/** `POST devices/{sn}/commands/`: one of the operator's commands (docs/api.md). */
+export const OperatorCommandBody = t.Union([
+  Body({ kind: Kind('reboot', 'Restart the terminal.') }),
+  Body({ kind: Kind('set_time', 'Set its clock: 2.x terminals re-handshake (they take the time from the server), 3.x get `SET OPTIONS DateTime`.') }),
+  Body({ kind: Kind('info', 'Ask for its parameters; the answer updates the device facts.') }),
+  Body({ kind: Kind('query_users', 'Ask for the users it holds; the answer updates `devices/{sn}/users/`.') }),
+  Body({
+    kind: Kind('reupload_logs', 'Ask it to upload its attendance records of these local dates again (already stored ones are counted, not doubled).'),
+    from: LocalDate('First local date of the terminal, inclusive.'),
+    to: t.Optional(LocalDate('Last local date, inclusive (default: `from`).')),
+  }),
+  Body({ kind: Kind('clear_logs', 'Delete its attendance records.'), confirm: Text({ maxLength: 64, description: 'The terminal’s serial number.' }) }),
+  Body({ kind: Kind('clear_data', 'Delete every user, template and record on it.'), confirm: Text({ maxLength: 64, description: 'The terminal’s serial number.' }) }),
+  Body({ kind: Kind('raw', 'Raw command text (only with ADMS_RAW_COMMANDS).'), command: Text({ maxLength: 2000 }) }),
+]);
+
+export const CommandParams = t.Object({
+  serial: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'Serial number of the terminal.' }),
+  id: t.String({ pattern: '^\\d{1,15}$', description: 'Command id.' }),
+});

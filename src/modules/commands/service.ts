@@ -14,15 +14,58 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
+import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
 import { type DeviceRef, type DeviceService, deviceRef } from '../devices';
 import type { EventChannel, EventLog } from '../events';
 import type { CommandEvents } from './events';
 import { type MarkCandidate, SentMarks } from './sent-marks';
 import { type CommandStatus, deviceCommands } from './tables';
 
-export type CommandKind = 'add_user' | 'delete_user' | 'update_template' | 'delete_template' | 'ENROLL_FP' | 'ENROLL_BIO' | 'CHECK' | 'INFO' | 'REBOOT';
+export type CommandKind =
+  | 'add_user'
+  | 'delete_user'
+  | 'update_template'
+  | 'delete_template'
+  | 'ENROLL_FP'
+  | 'ENROLL_BIO'
+  | 'CHECK'
+  | 'INFO'
+  | 'REBOOT'
+  | 'SET_TIME'
+  | 'QUERY_USERS'
+  | 'QUERY_TEMPLATES'
+  | 'QUERY_ATTLOG'
+  | 'CLEAR_LOG'
+  | 'CLEAR_DATA'
+  | 'RAW';
+
+/** What an operator may queue (`POST devices/{sn}/commands/`), and the kind each is stored as. */
+export const OPERATOR_KINDS = {
+  reboot: 'REBOOT',
+  set_time: 'SET_TIME',
+  info: 'INFO',
+  query_users: 'QUERY_USERS',
+  reupload_logs: 'QUERY_ATTLOG',
+  clear_logs: 'CLEAR_LOG',
+  clear_data: 'CLEAR_DATA',
+  raw: 'RAW',
+} as const satisfies Record<string, CommandKind>;
+export type OperatorKind = keyof typeof OPERATOR_KINDS;
+
+/** `POST devices/{sn}/commands/`, as validated by the model. */
+export interface OperatorCommand {
+  kind: OperatorKind;
+  /** clear_logs, clear_data: the terminal's serial number. */
+  confirm?: string;
+  /** reupload_logs: local dates of the terminal, inclusive. */
+  from?: string;
+  to?: string;
+  /** raw: the command text. */
+  command?: string;
+}
 
 export type CommandRow = typeof deviceCommands.$inferSelect;
 
@@ -50,7 +93,7 @@ export interface NewCommand {
   expiresAt?: number;
 }
 
-export type CommandOutcome = 'succeeded' | 'failed' | 'expired';
+export type CommandOutcome = 'succeeded' | 'failed' | 'expired' | 'cancelled';
 
 /** An unsent command with a given supersede key: queued before (`id`) or in this batch (`slot`). */
 interface QueuedEntry {
@@ -536,13 +579,102 @@ export class CommandService {
     );
   }
 
+  /**
+   * Cancels a command that has not finished (`pending` or `sent`); a command already finished is
+   * 409 `conflict`. What depends on it (template sync, a remote session) follows from its end.
+   */
+  async cancel(deviceId: string, id: number, by: string): Promise<CommandView> {
+    return this.ctx.db.write(async (w) => {
+      const command = await this.findOf(w.tx, deviceId, id);
+      if (command.status !== 'pending' && command.status !== 'sent') {
+        throw new FpaError('conflict', `the command is ${command.status}; only pending or sent commands can be cancelled`, { command: id, status: command.status });
+      }
+      const now = this.ctx.clock.now();
+      await this.close(w, command, 'cancelled', now, null, { reason: `cancelled by ${by}` });
+      await audit(w.tx, now, { actor: by, action: 'device_command.cancelled', targetType: 'device_command', targetId: String(id), details: { kind: command.kind } });
+      return commandView({ ...command, status: 'cancelled', completedAt: now, returnCode: null, result: { reason: `cancelled by ${by}` } });
+    });
+  }
+
+  /** Sends a `failed` or `expired` command again, with a fresh attempt budget and expiry; otherwise 409. */
+  async retry(deviceId: string, id: number, by: string): Promise<CommandView> {
+    return this.ctx.db.write(async (w) => {
+      const command = await this.findOf(w.tx, deviceId, id);
+      if (command.status !== 'failed' && command.status !== 'expired') {
+        throw new FpaError('conflict', `the command is ${command.status}; only failed or expired commands can be retried`, { command: id, status: command.status });
+      }
+      const now = this.ctx.clock.now();
+      const set = {
+        status: 'pending' as const,
+        attempts: 0,
+        notBefore: now,
+        expiresAt: DELETE_KINDS.has(command.kind) ? NEVER_EXPIRES : now + this.ctx.settings.COMMAND_EXPIRY,
+        sentAt: null,
+        ackDeadline: null,
+        completedAt: null,
+        returnCode: null,
+        result: null,
+      };
+      await w.tx.update(deviceCommands).set(set).where(eq(deviceCommands.id, id));
+      await audit(w.tx, now, { actor: by, action: 'device_command.retried', targetType: 'device_command', targetId: String(id), details: { kind: command.kind } });
+      w.afterCommit(() => this.markQueued(deviceId));
+      return commandView({ ...command, ...set });
+    });
+  }
+
+  /**
+   * An operator's command (`POST devices/{sn}/commands/`). Destructive ones must name the
+   * terminal's serial number in `confirm`; raw command text needs ADMS_RAW_COMMANDS.
+   */
+  async queueForOperator(device: { id: string; serialNumber: string }, input: OperatorCommand, by: string): Promise<CommandView> {
+    const { kind, payload } = this.operatorCommand(device.serialNumber, input);
+    return this.ctx.db.write(async (w) => {
+      const [id] = await this.enqueue(w, [{ deviceId: device.id, kind, payload }]);
+      await audit(w.tx, this.ctx.clock.now(), {
+        actor: by,
+        action: 'device_command.queued',
+        targetType: 'device',
+        targetId: device.serialNumber,
+        details: { command: id, kind: input.kind },
+      });
+      const [row] = await w.tx.select().from(deviceCommands).where(eq(deviceCommands.id, id!));
+      return commandView(row!);
+    });
+  }
+
+  private operatorCommand(serial: string, input: OperatorCommand): { kind: CommandKind; payload: Record<string, unknown> } {
+    if ((input.kind === 'clear_logs' || input.kind === 'clear_data') && input.confirm !== serial) {
+      throw new FpaError('confirmation_required', `${input.kind} deletes data on the terminal: repeat its serial number in \`confirm\``, { confirm: serial });
+    }
+    switch (input.kind) {
+      case 'raw':
+        if (!this.ctx.settings.ADMS_RAW_COMMANDS) throw new FpaError('raw_commands_disabled', 'raw commands are off (ADMS_RAW_COMMANDS)', {});
+        return { kind: 'RAW', payload: { command: input.command ?? '' } };
+      case 'reupload_logs': {
+        const from = input.from ?? '';
+        const to = input.to ?? from;
+        if (to < from) throw new FpaError('validation_error', '`to` is before `from`', { from, to });
+        // Wall times of the terminal's own clock: the local dates are the terminal's.
+        return { kind: 'QUERY_ATTLOG', payload: { startTime: `${from} 00:00:00`, endTime: `${to} 23:59:59` } };
+      }
+      default:
+        return { kind: OPERATOR_KINDS[input.kind], payload: {} };
+    }
+  }
+
+  private async findOf(q: Queryable, deviceId: string, id: number): Promise<CommandRow> {
+    const [row] = await q.select().from(deviceCommands).where(and(eq(deviceCommands.id, id), eq(deviceCommands.deviceId, deviceId)));
+    if (!row) throw new FpaError('not_found', 'command not found', { command: id });
+    return row;
+  }
+
   /** Retention: finished commands (succeeded, failed, expired, superseded) completed before `cutoff`. */
   purgeFinishedBefore(cutoff: number): Promise<number> {
     return deleteInBatches(
       this.ctx.db,
       deviceCommands,
       and(
-        inArray(deviceCommands.status, ['succeeded', 'failed', 'expired', 'superseded']),
+        inArray(deviceCommands.status, ['succeeded', 'failed', 'expired', 'superseded', 'cancelled']),
         lt(sql`coalesce(${deviceCommands.completedAt}, ${deviceCommands.createdAt})`, cutoff),
       )!,
     );

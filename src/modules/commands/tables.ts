@@ -2,7 +2,7 @@ import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 const createdAt = () => integer('created_at').notNull();
 
-export const COMMAND_STATUSES = ['pending', 'sent', 'succeeded', 'failed', 'expired', 'superseded'] as const;
+export const COMMAND_STATUSES = ['pending', 'sent', 'succeeded', 'failed', 'expired', 'superseded', 'cancelled'] as const;
 
 export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 

@@ -5,8 +5,25 @@
  */
 import { TemplateDecryptError } from '../../platform/crypto/template-cipher';
 import type { Logger } from '../../platform/log';
+import { wallTimeAt } from '../../platform/time/zone';
+import type { Clock } from '../../platform/runtime';
 import {
   biodataCommand,
+  clearDataCommand,
+  clearLogCommand,
+  encodePush3DateTime,
+  isSecurityPush,
+  push3DeleteTemplateCommand,
+  push3DeleteUserCommand,
+  push3EnrollCommand,
+  push3QueryUsersCommand,
+  push3SetTimeCommand,
+  push3TemplateCommand,
+  push3UserCommand,
+  queryAttlogCommand,
+  queryFingerTemplatesCommand,
+  queryUsersCommand,
+  sanitizeValue,
   checkCommand,
   deleteBiodataCommand,
   deleteFingerCommand,
@@ -32,6 +49,8 @@ export class CommandRenderer {
     private readonly templates: TemplateStore,
     private readonly log: Logger,
     private readonly limits: { maxCommands: number; maxBytes: number },
+    private readonly clock: Clock,
+    private readonly zoneOf: (device: DeviceRow) => string,
   ) {}
 
   /**
@@ -75,51 +94,72 @@ export class CommandRenderer {
     ).body;
   }
 
-  /** A command's wire text; null when its data is gone (a template replaced or deleted since). */
+  /**
+   * A command's wire text in the terminal's dialect (Security PUSH 3.x or attendance 2.x); null
+   * when its data is gone (a template replaced or deleted since it was queued).
+   */
   async render(device: DeviceRow, command: Pick<DueCommand, 'kind' | 'payload'>): Promise<string | null> {
     const p = command.payload as Record<string, string | number | undefined>;
     const pin = String(p.pin ?? '');
+    const v3 = isSecurityPush(device.pushVersion);
     switch (command.kind) {
       case 'add_user':
-        return userInfoCommand({ pin, name: String(p.name ?? '') });
+        return v3 ? push3UserCommand({ pin, name: String(p.name ?? ''), card: cardOf(p) }) : userInfoCommand({ pin, name: String(p.name ?? ''), card: cardOf(p) });
       case 'delete_user':
-        return deleteUserCommand(pin);
-      case 'update_template': {
-        const template = await this.templates.openForDevice(String(p.templateId), Number(p.templateVersion));
-        if (!template) return null;
-        const base64 = Buffer.from(template.plain).toString('base64');
-        template.plain.fill(0);
-        if (takesBiodata(device, template.algorithmVersion)) {
-          const [major = '0', minor = '0'] = template.algorithmVersion.split('.');
-          return biodataCommand({
-            pin,
-            no: template.fingerIndex,
-            index: 0,
-            type: FINGERPRINT,
-            majorVer: major,
-            minorVer: minor,
-            template: base64,
-            duress: template.duress ? 1 : 0,
-          });
-        }
-        return fingerTemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, valid: template.duress ? 3 : 1 });
+        return v3 ? push3DeleteUserCommand(pin) : deleteUserCommand(pin);
+      case 'update_template':
+        return this.renderTemplate(device, pin, p, v3);
+      case 'delete_template': {
+        const finger = Number(p.fingerIndex);
+        if (takesBiodata(device, device.algorithmVersion)) return deleteBiodataCommand(pin, FINGERPRINT, finger);
+        return v3 ? push3DeleteTemplateCommand(pin, finger) : deleteFingerCommand(pin, finger);
       }
-      case 'delete_template':
-        return takesBiodata(device, device.algorithmVersion)
-          ? deleteBiodataCommand(pin, FINGERPRINT, Number(p.fingerIndex))
-          : deleteFingerCommand(pin, Number(p.fingerIndex));
       case 'ENROLL_FP':
-        return enrollFingerCommand(pin, Number(p.fingerIndex));
+        return v3 ? push3EnrollCommand(pin, FINGERPRINT, Number(p.fingerIndex)) : enrollFingerCommand(pin, Number(p.fingerIndex));
       case 'ENROLL_BIO':
-        return enrollBioCommand(pin, FINGERPRINT, { no: Number(p.fingerIndex) });
+        return v3 ? push3EnrollCommand(pin, FINGERPRINT, Number(p.fingerIndex)) : enrollBioCommand(pin, FINGERPRINT, { no: Number(p.fingerIndex) });
       case 'CHECK':
         return checkCommand();
       case 'INFO':
         return infoCommand();
       case 'REBOOT':
         return rebootCommand();
+      case 'SET_TIME':
+        // 2.x terminals take the time from the handshake (the Date header and TimeZone, §7).
+        return v3 ? push3SetTimeCommand(encodePush3DateTime(wallTimeAt(this.clock.now(), this.zoneOf(device)))) : checkCommand();
+      case 'QUERY_USERS':
+        return v3 ? push3QueryUsersCommand() : queryUsersCommand();
+      case 'QUERY_TEMPLATES':
+        return queryFingerTemplatesCommand(pin);
+      case 'QUERY_ATTLOG':
+        return queryAttlogCommand(String(p.startTime), String(p.endTime));
+      case 'CLEAR_LOG':
+        return clearLogCommand();
+      case 'CLEAR_DATA':
+        return clearDataCommand();
+      case 'RAW':
+        // One line: a line break would smuggle a second command past the queue.
+        return sanitizeValue(String(p.command ?? '')).replace(/[\r\n]/g, '') || null;
       default:
         return null;
     }
   }
+
+  private async renderTemplate(device: DeviceRow, pin: string, p: Record<string, string | number | undefined>, v3: boolean): Promise<string | null> {
+    const template = await this.templates.openForDevice(String(p.templateId), Number(p.templateVersion));
+    if (!template) return null;
+    const base64 = Buffer.from(template.plain).toString('base64');
+    template.plain.fill(0);
+    if (takesBiodata(device, template.algorithmVersion)) {
+      const [major = '0', minor = '0'] = template.algorithmVersion.split('.');
+      return biodataCommand({ pin, no: template.fingerIndex, index: 0, type: FINGERPRINT, majorVer: major, minorVer: minor, template: base64, duress: template.duress ? 1 : 0 });
+    }
+    if (v3) return push3TemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, duress: template.duress });
+    return fingerTemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, valid: template.duress ? 3 : 1 });
+  }
+}
+
+/** A card number from a command payload, when the enrollee has one. */
+function cardOf(p: Record<string, string | number | undefined>): string {
+  return p.card === undefined || p.card === null ? '' : String(p.card);
 }

@@ -45,10 +45,14 @@ export class Terminals {
     this.clock = new ClockSync(ctx, devices, commands);
     const attendance = new AttendanceIngest(ctx, devices, punches);
     const walkUp = new WalkUpEnrollment(ctx, this.events, { enrollees, biometrics, enrollment, commands });
-    this.renderer = new CommandRenderer(commands, biometrics.templates, ctx.log, {
-      maxCommands: ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST,
-      maxBytes: ctx.settings.ADMS_MAX_COMMAND_BYTES,
-    });
+    this.renderer = new CommandRenderer(
+      commands,
+      biometrics.templates,
+      ctx.log,
+      { maxCommands: ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST, maxBytes: ctx.settings.ADMS_MAX_COMMAND_BYTES },
+      ctx.clock,
+      (device) => this.clock.zoneOf(device),
+    );
     this.endpoints = new TerminalEndpoints(ctx, {
       devices,
       commands,

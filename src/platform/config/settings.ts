@@ -72,6 +72,7 @@ export interface Settings {
   ADMS_ERROR_DELAY: number;
   ADMS_AUTO_APPROVE: boolean;
   ADMS_MAX_PENDING_DEVICES: number;
+  ADMS_RAW_COMMANDS: boolean;
 
   COMMAND_ACK_TIMEOUT: number;
   COMMAND_MAX_RETRIES: number;
@@ -227,6 +228,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ADMS_ERROR_DELAY: duration(30_000, 'Retry delay after an error told to terminals (`ErrorDelay`).'),
   ADMS_AUTO_APPROVE: flag(false, 'Approve new terminals without an administrator (lab use only).'),
   ADMS_MAX_PENDING_DEVICES: integer(100, 'Unknown serials kept as `pending_approval` at most; further ones are refused (403) and not stored.'),
+  ADMS_RAW_COMMANDS: flag(false, 'Let administrators queue raw command text to terminals (`raw` kind of devices/{sn}/commands/); off, it is refused with 403.'),
 
   COMMAND_ACK_TIMEOUT: duration(2 * MINUTE, 'A sent command without a result after this is resent (enroll commands wait for their session).'),
   COMMAND_MAX_RETRIES: integer(5, 'Resends of a failed or unanswered command before it fails (deletes: resent until answered, at least hourly).'),

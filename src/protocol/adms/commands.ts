@@ -227,3 +227,18 @@ export function queryAttlogCommand(startTime: string, endTime: string): string {
     ['EndTime', endTime],
   ]);
 }
+
+/** Deletes every user, template and record on the terminal (§5.2); confirm before sending. */
+export function clearDataCommand(): string {
+  return 'CLEAR DATA';
+}
+
+/** The terminal answers with `USER` lines in an OPERLOG upload (§5.2); without a PIN: every user. */
+export function queryUsersCommand(pin?: string): string {
+  return pin === undefined ? 'DATA QUERY USERINFO' : command('DATA QUERY USERINFO', [['PIN', pin]]);
+}
+
+/** The terminal re-uploads the fingerprint templates of a user (walk-up rules then apply). */
+export function queryFingerTemplatesCommand(pin: string): string {
+  return command('DATA QUERY FINGERTMP', [['PIN', pin]]);
+}

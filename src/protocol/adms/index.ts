@@ -10,6 +10,7 @@ export * from './base64';
 export * from './biodata';
 export * from './card';
 export * from './command-batch';
+export * from './push3-commands';
 export * from './commands';
 export * from './devicecmd';
 export * from './fields';

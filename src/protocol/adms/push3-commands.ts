@@ -1,0 +1,67 @@
+/**
+ * Server→device commands in the Security PUSH 3.x dialect (§3.2): lower-case table names,
+ * `Pin`/`Privilege`/`Password` spellings, `SET OPTIONS` with a comma list, queries by table name,
+ * `ENROLL_BIO` with lower-case keys. Layout as in 2.x: keyword, one space, TAB-joined pairs.
+ */
+import { sanitizeValue, truncateUtf8 } from './commands';
+
+const pairs = (fields: ReadonlyArray<readonly [string, string | number]>) => fields.map(([k, v]) => `${k}=${typeof v === 'number' ? String(Math.trunc(v)) : sanitizeValue(v)}`).join('\t');
+
+export function push3UserCommand(u: { pin: string; name: string; card?: string; privilege?: number; maxNameBytes?: number }): string {
+  const name = truncateUtf8(sanitizeValue(u.name), u.maxNameBytes ?? 24);
+  return `DATA UPDATE user ${pairs([
+    ['CardNo', u.card ?? ''],
+    ['Pin', u.pin],
+    ['Password', ''],
+    ['Group', 0],
+    ['StartTime', 0],
+    ['EndTime', 0],
+    ['Name', name],
+    ['Privilege', u.privilege ?? 0],
+  ])}`;
+}
+
+export function push3DeleteUserCommand(pin: string): string {
+  return `DATA DELETE user ${pairs([['Pin', pin]])}`;
+}
+
+/** Fingerprint templates of 3.x access-control terminals (`templatev10`); `fingerid` + 16 marks duress. */
+export function push3TemplateCommand(t: { pin: string; fingerIndex: number; template: string; duress?: boolean }): string {
+  const template = sanitizeValue(t.template);
+  return `DATA UPDATE templatev10 ${pairs([
+    ['size', template.length],
+    ['uid', 0],
+    ['pin', t.pin],
+    ['fingerid', t.fingerIndex + (t.duress ? 16 : 0)],
+    ['valid', 1],
+    ['template', template],
+  ])}`;
+}
+
+export function push3DeleteTemplateCommand(pin: string, fingerIndex: number): string {
+  return `DATA DELETE templatev10 ${pairs([
+    ['pin', pin],
+    ['fingerid', fingerIndex],
+  ])}`;
+}
+
+/** Answers arrive at `querydata` (§3.1, 6). */
+export function push3QueryUsersCommand(): string {
+  return 'DATA QUERY tablename=user,fielddesc=*,filter=*';
+}
+
+export function push3EnrollCommand(pin: string, type: number, no: number): string {
+  return `ENROLL_BIO ${pairs([
+    ['type', type],
+    ['no', no],
+    ['pin', pin],
+    ['cardno', ''],
+    ['retry', 3],
+    ['overwrite', 1],
+  ])}`;
+}
+
+/** Sets the clock (§3.1, 7): the value is the device's own encoding (`encodePush3DateTime`). */
+export function push3SetTimeCommand(encoded: number): string {
+  return `SET OPTIONS DateTime=${Math.trunc(encoded)}`;
+}
