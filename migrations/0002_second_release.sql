@@ -1,3 +1,36 @@
+CREATE TABLE `fpa_device_clock_offsets` (
+	`device_id` text NOT NULL,
+	`since` integer NOT NULL,
+	`offset_minutes` integer NOT NULL,
+	PRIMARY KEY(`device_id`, `since`)
+);
+--> statement-breakpoint
+CREATE TABLE `fpa_device_keys` (
+	`id` text PRIMARY KEY NOT NULL,
+	`device_id` text NOT NULL,
+	`digest` text NOT NULL,
+	`hint` text NOT NULL,
+	`created_by` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`revoked_at` integer
+);
+--> statement-breakpoint
+CREATE INDEX `fpa_device_keys_device` ON `fpa_device_keys` (`device_id`);--> statement-breakpoint
+CREATE TABLE `fpa_device_users` (
+	`device_id` text NOT NULL,
+	`pin` text NOT NULL,
+	`name` text,
+	`card` text,
+	`privilege` integer,
+	`biometrics` text NOT NULL,
+	`enrollee_id` text,
+	`source` text NOT NULL,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`device_id`, `pin`)
+);
+--> statement-breakpoint
+CREATE INDEX `fpa_device_users_pin` ON `fpa_device_users` (`pin`);--> statement-breakpoint
+CREATE INDEX `fpa_device_users_enrollee` ON `fpa_device_users` (`enrollee_id`);--> statement-breakpoint
 CREATE TABLE `fpa_events` (
 	`sequence` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`id` text NOT NULL,
@@ -11,3 +44,7 @@ CREATE TABLE `fpa_log_followers` (
 	`position` integer NOT NULL,
 	`updated_at` integer NOT NULL
 );
+--> statement-breakpoint
+ALTER TABLE `fpa_devices` ADD `clock_drift_seconds` integer;--> statement-breakpoint
+ALTER TABLE `fpa_devices` ADD `enrollment_station` integer DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_devices` ADD `keyed_ip` text;

@@ -7,6 +7,7 @@ import { rotateTemplateKeys } from '../modules/biometrics';
 import { commandJobs } from '../modules/commands';
 import { deviceJobs } from '../modules/devices';
 import { enrollmentJobs, rotateStagedKeys } from '../modules/enrollment';
+import { fleetJobs } from '../modules/fleet';
 import type { JobDefinition } from '../modules/jobs';
 import { retentionJobs } from '../modules/retention';
 import { terminalJobs } from '../modules/terminals';
@@ -19,6 +20,7 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
     ...deviceJobs(m.devices),
     ...terminalJobs(m.terminals),
     ...commandJobs(m.commands),
+    ...fleetJobs(m.fleet),
     ...enrollmentJobs(m.enrollment),
     ...attendanceJobs(m.attendance),
     ...retentionJobs(m.retention),

@@ -12,6 +12,7 @@ import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
 import { EnrolleeService } from '../modules/enrollees';
 import { Enrollment } from '../modules/enrollment';
 import { EventLog } from '../modules/events';
+import { Fleet } from '../modules/fleet';
 import { HealthService } from '../modules/health';
 import { JobRunner } from '../modules/jobs';
 import { PunchService, punchStreamSource } from '../modules/punches';
@@ -28,10 +29,11 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const employees = new EmployeeService(runtime, directory);
   const devices = new DeviceService(runtime, events);
   const commands = new CommandService(runtime, events, devices);
-  const enrollees = new EnrolleeService(runtime, events, directory);
+  const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
   const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
   const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
-  const punches = new PunchService(runtime, events, enrollees);
+  const punches = new PunchService(runtime, events, enrollees, devices);
+  const fleet = new Fleet(runtime, events, { devices, commands, enrollees, biometrics, punches });
   const terminals = new Terminals(runtime, events, { devices, commands, enrollees, biometrics, enrollment, punches });
   const attendance = new AttendanceService(runtime, events, punches, enrollees);
   const webhooks = new Webhooks(runtime, events, punches);
@@ -57,6 +59,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     biometrics,
     enrollment,
     punches,
+    fleet,
     terminals,
     attendance,
     webhooks,

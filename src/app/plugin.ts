@@ -13,6 +13,7 @@ import { employeeRoutes } from '../modules/employees';
 import { enrolleeRoutes } from '../modules/enrollees';
 import { agentRoutes, enrollmentRoutes } from '../modules/enrollment';
 import { eventRoutes } from '../modules/events';
+import { fleetRoutes } from '../modules/fleet';
 import { healthRoutes, operationsRoutes } from '../modules/health';
 import { jobRoutes } from '../modules/jobs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
@@ -29,6 +30,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(enrollmentRoutes(http, m.enrollment))
     .use(deviceRoutes(http, m.devices))
     .use(commandRoutes(http, { devices: m.devices, commands: m.commands }))
+    .use(fleetRoutes(http, { fleet: m.fleet, enrollees: m.enrollees }))
     .use(employeeRoutes(http, m.employees))
     .use(enrolleeRoutes(http, m.enrollees))
     .use(biometricRoutes(http, { biometrics: m.biometrics, enrollees: m.enrollees }))

@@ -67,6 +67,8 @@ export function buildService(m: Modules, runtime: Runtime) {
     biometrics,
     enrollment,
     punches: m.punches,
+    /** What each terminal holds: its users, adoption, removal, resync. */
+    fleet: m.fleet,
     attendance: m.attendance,
     webhooks: m.webhooks.service,
     terminals: m.terminals,

@@ -77,6 +77,13 @@ export interface SimulatedTerminalOptions {
   /** Return code of ENROLL_FP / ENROLL_BIO (default 0: enrolled). */
   enrollReturn?: (pin: string, fingerIndex: number) => number;
   respond?: CommandResponder;
+  /** Users and templates the terminal can hold; past that, writes answer −1001 (full). */
+  capacity?: { users?: number; templates?: number };
+  /**
+   * Users already on the terminal when it first connects (made at its menu, or by another
+   * server), with the fingers enrolled for each: what a real fleet holds on day one.
+   */
+  existingUsers?: { pin: string; name?: string; card?: string; fingers?: number[] }[];
   fetch?: typeof fetch;
   /** Called with one line per protocol exchange (the CLI prints them). */
   log?: (line: string) => void;
@@ -113,12 +120,20 @@ export class SimulatedTerminal {
   private lastPunchAt = 0;
   private readonly base: string;
   private readonly fetchImpl: typeof fetch;
+  private readonly capacity: { users: number; templates: number };
 
   constructor(private readonly o: SimulatedTerminalOptions) {
     this.sn = o.sn;
     const prefix = o.prefix ?? '/iclock/';
     this.base = `${o.url.replace(/\/+$/, '')}${prefix.startsWith('/') ? prefix : `/${prefix}`}`;
     this.fetchImpl = o.fetch ?? fetch;
+    this.capacity = { users: o.capacity?.users ?? Number.POSITIVE_INFINITY, templates: o.capacity?.templates ?? Number.POSITIVE_INFINITY };
+    for (const u of o.existingUsers ?? []) {
+      this.users.set(u.pin, { pin: u.pin, name: u.name ?? '', fields: { PIN: u.pin, ...(u.card ? { Card: u.card } : {}) } });
+      for (const finger of u.fingers ?? []) {
+        this.templates.set(key(u.pin, finger), { pin: u.pin, fingerIndex: finger, template: syntheticTemplate(), via: 'local', duress: false });
+      }
+    }
   }
 
   get pendingPunches(): number {
@@ -328,11 +343,16 @@ export class SimulatedTerminal {
     return `BIODATA Pin=${pin}\tNo=${fingerIndex}\tIndex=0\tValid=${valid}\tDuress=${duress}\tType=1\tMajorVer=${major}\tMinorVer=${minor}\tFormat=0\tTmp=${template}`;
   }
 
+  /** Uploads what enrollment and queries produced: BIODATA lines to BIODATA, the rest to OPERLOG. */
   private async flushOperlog(): Promise<void> {
     const lines = this.operlogQueue.splice(0);
-    const table = this.o.biodata ? 'BIODATA' : 'OPERLOG';
-    const res = await this.post('cdata', { table, Stamp: '9999' }, `${lines.join('\n')}\n`);
-    if (!(res.status === 200 && res.body.startsWith('OK'))) this.operlogQueue.unshift(...lines);
+    const biodata = lines.filter((l) => l.startsWith('BIODATA '));
+    const operlog = lines.filter((l) => !l.startsWith('BIODATA '));
+    for (const [table, batch] of [['OPERLOG', operlog], ['BIODATA', biodata]] as const) {
+      if (batch.length === 0) continue;
+      const res = await this.post('cdata', { table, Stamp: '9999' }, `${batch.join('\n')}\n`);
+      if (!(res.status === 200 && res.body.startsWith('OK'))) this.operlogQueue.push(...batch);
+    }
   }
 
   /** Runs one command on the in-memory tables. */
@@ -352,9 +372,11 @@ export class SimulatedTerminal {
         return { code: 0, echo: 'INFO', reply: this.infoReply(command.id) };
       case 'CHECK':
         return { code: 0, echo: 'CHECK', rehandshake: true };
-      case 'REBOOT':
       case 'CLEAR':
+        return { code: this.clear(rest), echo: 'CLEAR' };
+      case 'REBOOT':
       case 'LOG':
+      case 'SET':
         return { code: 0, echo: keyword.toUpperCase() };
       default:
         return { code: -1002, echo: keyword };
@@ -369,7 +391,19 @@ export class SimulatedTerminal {
     if (pin === '' && action.toUpperCase() !== 'QUERY') return -1;
     switch (`${action.toUpperCase()} ${table.toUpperCase()}`) {
       case 'UPDATE USERINFO':
+        if (!this.users.has(pin) && this.users.size >= this.capacity.users) return FULL;
         this.users.set(pin, { pin, name: f.get('Name') ?? '', fields: { ...f.fields } });
+        return 0;
+      case 'QUERY USERINFO':
+        // The answer is the users as OPERLOG USER lines, uploaded after the results (ADMS.md §6).
+        for (const u of this.users.values()) if (pin === '' || u.pin === pin) this.operlogQueue.push(userLine(u));
+        return 0;
+      case 'QUERY FINGERTMP':
+      case 'QUERY BIODATA':
+        for (const t of this.templates.values()) {
+          if (t.pin !== pin) continue;
+          this.operlogQueue.push(this.o.biodata ? this.biodataLine(t.pin, t.fingerIndex, t.template, { duress: t.duress }) : fpLine(t.pin, t.fingerIndex, t.template, { duress: t.duress }));
+        }
         return 0;
       case 'DELETE USERINFO':
         this.users.delete(pin);
@@ -381,6 +415,7 @@ export class SimulatedTerminal {
         const template = f.get('TMP', 'Tmp') ?? '';
         if (!Number.isInteger(finger) || template === '') return -1;
         if (!this.users.has(pin)) return -10;
+        if (!this.templates.has(key(pin, finger)) && this.templates.size >= this.capacity.templates) return FULL;
         const biodata = table.toUpperCase() === 'BIODATA';
         const duress = biodata ? f.get('Duress') === '1' : f.get('Valid') === '3';
         this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: biodata ? 'BIODATA' : 'FINGERTMP', duress });
@@ -399,6 +434,22 @@ export class SimulatedTerminal {
       default:
         return -1002;
     }
+  }
+
+  /** `CLEAR LOG` (attendance) or `CLEAR DATA` (users, templates and logs). */
+  private clear(rest: string): number {
+    const what = rest.trim().toUpperCase();
+    if (what === 'DATA') {
+      this.users.clear();
+      this.templates.clear();
+      this.unsent = [];
+      return 0;
+    }
+    if (what === 'LOG') {
+      this.unsent = [];
+      return 0;
+    }
+    return -1002;
   }
 
   /** On-device enrollment: success queues the template upload (and the OPLOG 6 line). */
@@ -438,6 +489,14 @@ export class SimulatedTerminal {
     ];
     return lines.join('\n');
   }
+}
+
+/** The return code of a terminal whose user or template table is full (docs/protocol/adms.md, return codes). */
+const FULL = -1001;
+
+/** A user as a 2.x terminal uploads it in OPERLOG. */
+function userLine(u: StoredUser): string {
+  return `USER PIN=${u.pin}\tName=${u.name}\tPri=${u.fields.Pri ?? '0'}\tPasswd=\tCard=${u.fields.Card ?? ''}\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=`;
 }
 
 function key(pin: string, finger: number): string {

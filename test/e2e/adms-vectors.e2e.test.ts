@@ -272,12 +272,16 @@ describe('OPERLOG, BIODATA, photos and commands', () => {
     expect((await terminal(`/iclock/cdata?SN=${SN}&table=OPERLOG&Stamp=9999`, { body: V05A })).body).toBe('OK:1');
   });
 
-  test('V05b USER + FP of an unknown PIN: OK:2, the template rejected and logged without its bytes', async () => {
+  test("V05b USER + FP of a PIN the service never gave out: OK:2, the terminal's own user, logged without the template bytes", async () => {
     const res = await terminal(`/iclock/cdata?SN=${SN}&table=OPERLOG&OpStamp=9999`, { body: V05B });
     expect(res.body).toBe('OK:2');
-    const [rejected] = await eventsOf(SN, 'template_rejected');
-    expect(rejected!.details).toMatchObject({ pin: '1001', finger_index: 6, reason: 'unknown_pin' });
-    expect(JSON.stringify(rejected)).not.toContain('SghTUzIx');
+    expect(await eventsOf(SN, 'template_rejected')).toHaveLength(0);
+    const [kept] = await eventsOf(SN, 'terminal_user_template');
+    expect(kept!.details).toMatchObject({ pin: '1001', finger_index: 6 });
+    expect(JSON.stringify(kept)).not.toContain('SghTUzIx');
+    const device = await deviceRow(SN);
+    const user = await server.fpa.service.devices.users.one(server.fpa.db.orm, device.id, '1001');
+    expect(user).toMatchObject({ name: 'Ana Pérez', card: '123456789', enrolleeId: null, biometrics: { fingerprint: [6] } });
   });
 
   test('V05c OPLOG batch: OK:6 and operation events; V10c: OK:1', async () => {
@@ -308,9 +312,9 @@ describe('OPERLOG, BIODATA, photos and commands', () => {
     expect((await terminal(`/iclock/fdata?SN=${SN}&PIN=20081119172119-4.jpg`, { body: attPhotoBody(SN, image) })).body).toBe('OK');
   });
 
-  test('queued so far: CHECK after the zone change, and the delete of the rejected template (as BIODATA)', async () => {
+  test("queued so far: the query of its users (approval), CHECK after the zone change; nothing deleted of the terminal's own user", async () => {
     const res = await terminal(`/iclock/getrequest?SN=${SN}`);
-    expect(res.body).toMatch(/^C:(\d+):CHECK\nC:(\d+):DATA DELETE BIODATA Pin=1001\tType=1\tNo=6\n$/);
+    expect(res.body).toMatch(/^C:(\d+):DATA QUERY USERINFO\nC:(\d+):CHECK\n$/);
   });
 
   test('V07 idle poll, V09 results, V11 INFO reply, V13 ping', async () => {
@@ -338,7 +342,7 @@ describe('OPERLOG, BIODATA, photos and commands', () => {
 });
 
 describe('unknown PINs, DST and database failures', () => {
-  test('a punch of an unknown PIN is kept, flagged, and linked when an enrollee gets that PIN', async () => {
+  test("a punch of an unknown PIN is kept and flagged as the terminal's own user's; a new enrollee never gets that PIN", async () => {
     const res = await terminal(`/iclock/cdata?SN=${SN}&table=ATTLOG`, { body: '2\t2024-03-13 08:00:00\t0\t1\t0\t0\t0\n' });
     expect(res.body).toBe('OK:1');
     const before = (await punchesOf(SN)).find((r) => r.devicePin === '2')!;
@@ -346,9 +350,9 @@ describe('unknown PINs, DST and database failures', () => {
     expect(before.enrolleeId).toBeNull();
     await server.admin.post('/employees/', { id: 'E-PIN2', name: 'Second Person' });
     const enrollee = await server.admin.post('/enrollees/', { employee: 'E-PIN2' });
-    expect(enrollee.body.device_pin).toBe('2');
+    expect(Number(enrollee.body.device_pin)).toBeGreaterThanOrEqual(10000);
     const after = (await punchesOf(SN)).find((r) => r.devicePin === '2')!;
-    expect(after.enrolleeId).toBe(enrollee.body.id);
+    expect(after.enrolleeId).toBeNull();
   });
 
   test('DST gaps and overlaps are resolved as documented and flagged', async () => {

@@ -14,8 +14,8 @@ beforeAll(async () => {
   await admsFetch(server.url, '/iclock/cdata?SN=OPS1&options=all');
   await server.admin.post('/devices/OPS1/approve/');
   await server.admin.post('/employees/', { id: 'OPS-E1', name: 'Ops Person' });
-  await server.admin.post('/enrollees/', { employee: 'OPS-E1' });
-  const body = '1\t2026-01-05 08:00:00\t0\t1\t0\t0\t0\n1\t2026-01-05 17:00:00\t1\t1\t0\t0\t0\n';
+  const pin = (await server.admin.post('/enrollees/', { employee: 'OPS-E1' })).body.device_pin;
+  const body = `${pin}\t2026-01-05 08:00:00\t0\t1\t0\t0\t0\n${pin}\t2026-01-05 17:00:00\t1\t1\t0\t0\t0\n`;
   expect((await admsFetch(server.url, '/iclock/cdata?SN=OPS1&table=ATTLOG', { method: 'POST', body })).body).toBe('OK:2');
 });
 afterAll(async () => {

@@ -75,6 +75,9 @@ describe('registration → approval → backfill', () => {
   test('approval backfills USERINFO and FINGERTMP; kept punches go through afterwards', async () => {
     await server.admin.patch('/devices/FLOW1/', { time_zone: 'Asia/Kolkata' });
     expect((await server.admin.post('/devices/FLOW1/approve/')).status).toBe(200);
+    // First who the terminal already holds, so that no backfilled user replaces one of them;
+    // the backfill follows the answer.
+    expect((await flow.poll()).map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
     const received = await flow.poll();
     const kinds = received.map((c) => c.text.split('\t')[0]);
     expect(kinds).toEqual([
@@ -112,6 +115,7 @@ describe('registration → approval → backfill', () => {
     await bio.handshake();
     await bio.postOptions();
     await server.admin.post('/devices/FLOWBIO/approve/');
+    await bio.poll();
     const received = await bio.poll();
     expect(received.map((c) => c.text.split(' ').slice(0, 3).join(' '))).toContain('DATA UPDATE BIODATA');
     expect(bio.templates.get(`${ada.device_pin}:3`)).toMatchObject({ template: adaTemplate, via: 'BIODATA' });
@@ -139,6 +143,8 @@ describe('device commands end to end', () => {
     t = terminal('CMD1');
     await t.handshake();
     await server.admin.post('/devices/CMD1/approve/');
+    // The query of its users that approval sends; the backfill is queued when it is answered.
+    expect((await t.poll()).map((c) => [c.text, c.returnCode])).toEqual([['DATA QUERY USERINFO', 0]]);
   });
 
   test('a transient failure (-1005 busy) is retried after the backoff', async () => {
@@ -150,8 +156,8 @@ describe('device commands end to end', () => {
     offset += 31_000;
     const again = await t.poll();
     expect(again.map((c) => [c.id, c.returnCode])).toEqual([[first[0]!.id, 0]]);
-    const [command] = await commandsOf('CMD1');
-    expect(command).toMatchObject({ status: 'succeeded', attempts: 2, returnCode: 0 });
+    const [, command] = await commandsOf('CMD1');
+    expect(command).toMatchObject({ kind: 'add_user', status: 'succeeded', attempts: 2, returnCode: 0 });
   });
 
   test('an unanswered command is resent by retry-commands after COMMAND_ACK_TIMEOUT', async () => {

@@ -2,7 +2,8 @@
  * Walk-up enrollment end to end with simulated terminals: templates uploaded from the
  * terminal menu are stored, marked present there and sent to the other terminals; each rule
  * violation is rejected, logged and (with DELETE_REJECTED_DEVICE_TEMPLATES) deleted from the
- * terminal, never answered with an HTTP error.
+ * terminal, never answered with an HTTP error; a template of the terminal's own user (a PIN the
+ * service never gave out) is neither stored nor deleted.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
@@ -15,12 +16,14 @@ let a: SimulatedTerminal;
 let b: SimulatedTerminal;
 let withConsent: { id: string; device_pin: string };
 let withoutConsent: { id: string; device_pin: string };
+/** Enrolled with consent, but in an area none of the walk-up terminals serves. */
+let elsewhere: { id: string; device_pin: string };
 const rejected: { pin: string; reason: string }[] = [];
 
-async function person(id: string, name: string, consent: boolean) {
-  await server.admin.post('/employees/', { id, name });
-  const e = await server.admin.post('/enrollees/', { employee: id });
-  if (consent) await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' });
+async function person(id: string, name: string, consent: boolean, areas?: string[], on = server) {
+  await on.admin.post('/employees/', { id, name });
+  const e = await on.admin.post('/enrollees/', { employee: id, ...(areas ? { areas } : {}) });
+  if (consent) await on.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' });
   return e.body as { id: string; device_pin: string };
 }
 
@@ -67,6 +70,7 @@ beforeAll(async () => {
   server.fpa.events.on('template_rejected', (e) => void rejected.push({ pin: e.pin, reason: e.reason }));
   withConsent = await person('E-1', 'Ada Obi', true);
   withoutConsent = await person('E-2', 'Bo Li', false);
+  elsewhere = await person('E-3', 'Cy Elsewhere', true, ['head-office']);
   a = await online('WALKA');
   b = await online('WALKB');
 });
@@ -112,7 +116,7 @@ describe('an accepted walk-up template', () => {
 
 describe('rejected walk-up templates: logged, deleted from the terminal, never an HTTP error', () => {
   const cases = [
-    { name: 'unknown PIN', pin: () => '99999', finger: 2, template: () => syntheticTemplate(), reason: 'unknown_pin' },
+    { name: 'outside the terminal’s areas', pin: () => elsewhere.device_pin, finger: 2, template: () => syntheticTemplate(), reason: 'not_in_scope' },
     { name: 'no consent', pin: () => withoutConsent.device_pin, finger: 2, template: () => syntheticTemplate(), reason: 'consent_required' },
     { name: 'disallowed finger', pin: () => withConsent.device_pin, finger: 9, template: () => syntheticTemplate(), reason: 'finger_not_allowed' },
     { name: 'too large', pin: () => withConsent.device_pin, finger: 2, template: () => syntheticTemplate(600), reason: 'template_too_large' },
@@ -134,10 +138,10 @@ describe('rejected walk-up templates: logged, deleted from the terminal, never a
     const pin = withConsent.device_pin;
     const good = syntheticTemplate();
     const bad = syntheticTemplate();
-    const body = `FP PIN=${pin}\tFID=2\tSize=${good.length}\tValid=1\tTMP=${good}\nFP PIN=77777\tFID=2\tSize=${bad.length}\tValid=1\tTMP=${bad}\n`;
+    const body = `FP PIN=${pin}\tFID=2\tSize=${good.length}\tValid=1\tTMP=${good}\nFP PIN=${elsewhere.device_pin}\tFID=3\tSize=${bad.length}\tValid=1\tTMP=${bad}\n`;
     expect((await a.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, body)).body).toBe('OK:2');
     expect((await templatesOf(withConsent.id)).map((t) => t.finger_index)).toEqual([1, 2]);
-    expect((await rejectionsOf('WALKA')).some((r) => r.pin === '77777')).toBe(true);
+    expect((await rejectionsOf('WALKA')).some((r) => r.pin === elsewhere.device_pin && r.finger_index === 3)).toBe(true);
     await drain(a);
   });
 
@@ -174,8 +178,8 @@ describe('BIODATA terminals', () => {
     const toA = await a.poll();
     expect(toA.map((x) => x.text.split(' ').slice(0, 3).join(' '))).toEqual(['DATA UPDATE FINGERTMP']);
     // A rejection on a BIODATA terminal is deleted the BIODATA way.
-    await c.uploadTemplate('88888', 1);
-    expect((await c.poll()).map((x) => x.text)).toEqual(['DATA DELETE BIODATA Pin=88888\tType=1\tNo=1']);
+    await c.uploadTemplate(elsewhere.device_pin, 1);
+    expect((await c.poll()).map((x) => x.text)).toEqual([`DATA DELETE BIODATA Pin=${elsewhere.device_pin}\tType=1\tNo=1`]);
   });
 });
 
@@ -184,13 +188,29 @@ describe('DELETE_REJECTED_DEVICE_TEMPLATES off', () => {
     const other = await startTestServer({ DELETE_REJECTED_DEVICE_TEMPLATES: false });
     try {
       const t = await online('KEEPER', {}, other);
-      expect((await t.uploadTemplate('4242', 1)).body).toBe('OK:1');
+      const unconsented = await person('K-1', 'Kay', false, undefined, other);
+      await drain(t);
+      expect((await t.uploadTemplate(unconsented.device_pin, 1)).body).toBe('OK:1');
       const [r] = await rejectionsOf('KEEPER', other);
-      expect(r).toMatchObject({ pin: '4242', reason: 'unknown_pin', delete_queued: false });
+      expect(r).toMatchObject({ pin: unconsented.device_pin, reason: 'consent_required', delete_queued: false });
       expect(await t.poll()).toHaveLength(0);
       expect(await other.fpa.db.orm.select().from(templates)).toHaveLength(0);
     } finally {
       await other.close();
     }
+  });
+});
+
+describe("the terminal's own users", () => {
+  test('a template of a PIN the service never gave out is counted on the terminal, not stored, not deleted', async () => {
+    const before = rejected.length;
+    expect((await a.uploadTemplate('7', 6)).body).toBe('OK:1');
+    expect((await a.uploadTemplate('7', 6)).body).toBe('OK:1');
+    expect(rejected.length).toBe(before);
+    expect(await a.poll()).toHaveLength(0);
+    const device = await server.fpa.service.devices.get('WALKA');
+    const user = await server.fpa.service.devices.users.one(server.fpa.db.orm, device.id, '7');
+    expect(user).toMatchObject({ pin: '7', enrolleeId: null, biometrics: { fingerprint: [6] } });
+    expect(await server.fpa.db.orm.select().from(templates).where(eq(templates.fingerIndex, 6))).toHaveLength(0);
   });
 });

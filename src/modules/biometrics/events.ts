@@ -15,4 +15,9 @@ export interface BiometricEvents {
     device: DeviceRef | null;
   };
   templates_destroyed: { enrollee: string; count: number; reason: string };
+  /**
+   * The enrollee was not written to a terminal because a user of that terminal already has
+   * their PIN and is someone else; an administrator adopts or removes that user.
+   */
+  terminal_user_conflict: { device: DeviceRef; pin: string; enrollee: string };
 }

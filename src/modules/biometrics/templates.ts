@@ -180,12 +180,16 @@ export class TemplateStore {
   /** Queues one template to the in-scope devices and records sync status. */
   private async fanOut(
     w: WriteContext,
-    enrollee: { id: string; devicePin: string },
+    enrollee: { id: string; devicePin: string; displayName: string },
     template: { id: string; fingerIndex: number; algorithmVersion: string; version: number },
     sourceDeviceId: string | null,
   ): Promise<{ queuedTo: number; incompatible: number }> {
     const { tx } = w;
-    const targets = await this.devicesInScope(tx, enrollee.id);
+    const targets = await this.withoutConflicts(w, await this.devicesInScope(tx, enrollee.id), {
+      id: enrollee.id,
+      devicePin: enrollee.devicePin,
+      displayName: enrollee.displayName,
+    });
     const now = this.ctx.clock.now();
     const commands: NewCommand[] = [];
     const syncRows: (typeof templateSync.$inferInsert)[] = [];
@@ -194,7 +198,7 @@ export class TemplateStore {
       if (device.id === sourceDeviceId) {
         syncRows.push({ templateId: template.id, deviceId: device.id, status: 'present', templateVersion: template.version, updatedAt: now });
       } else if (deviceAccepts(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device.algorithmVersion, template.algorithmVersion)) {
-        commands.push(templateCommand(device.id, enrollee.devicePin, template));
+        commands.push(templateCommand(device.id, enrollee, template));
         syncRows.push({ templateId: template.id, deviceId: device.id, status: 'pending', templateVersion: template.version, updatedAt: now });
       } else {
         incompatible++;
@@ -216,6 +220,27 @@ export class TemplateStore {
     const ids = await this.commands.enqueue(w, commands);
     await linkSyncToCommands(tx, template.id, commands, ids);
     return { queuedTo: commands.length, incompatible };
+  }
+
+  /**
+   * Of these terminals, those where the enrollee may be written: a terminal whose own user (or
+   * another enrollee's) has the enrollee's PIN is left alone — writing there would make that
+   * person the enrollee — and the conflict is announced for an administrator to resolve.
+   */
+  async withoutConflicts(w: WriteContext, targets: readonly DeviceRow[], person: TerminalUser): Promise<DeviceRow[]> {
+    if (targets.length === 0) return [];
+    const others = await this.devices.users.heldByOthers(
+      w.tx,
+      targets.map((d) => d.id),
+      person.devicePin,
+      person.id,
+    );
+    for (const device of targets) if (others.has(device.id)) await this.conflict(w, device, person);
+    return targets.filter((d) => !others.has(d.id));
+  }
+
+  private async conflict(w: WriteContext, device: DeviceRow, person: TerminalUser): Promise<void> {
+    await this.events.record(w, 'terminal_user_conflict', { device: deviceRef(device), pin: person.devicePin, enrollee: person.id });
   }
 
   /** Backfill: the user record and every compatible template of each enrollee onto one device. */
@@ -244,11 +269,20 @@ export class TemplateStore {
     }
     const byEnrollee = new Map<string, typeof all>();
     for (const t of all) byEnrollee.set(t.enrolleeId, [...(byEnrollee.get(t.enrolleeId) ?? []), t]);
+    const held = await this.devices.users.enrolleesOf(
+      w.tx,
+      device.id,
+      people.map((p) => p.devicePin),
+    );
     for (const e of people) {
-      commands.push(userCommand(device.id, e.devicePin, e.displayName));
+      if (held.has(e.devicePin) && held.get(e.devicePin) !== e.id) {
+        await this.conflict(w, device, e);
+        continue;
+      }
+      commands.push(userCommand(device.id, e));
       for (const t of byEnrollee.get(e.id) ?? []) {
         if (deviceAccepts(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device.algorithmVersion, t.algorithmVersion)) {
-          commands.push(templateCommand(device.id, pinOf.get(t.enrolleeId)!, t));
+          commands.push(templateCommand(device.id, { id: t.enrolleeId, devicePin: pinOf.get(t.enrolleeId)! }, t));
           syncRows.push({ templateId: t.id, deviceId: device.id, status: 'pending', templateVersion: t.version, updatedAt: now });
         } else {
           syncRows.push({
@@ -456,7 +490,31 @@ export class TemplateStore {
     return rows.map((r) => r.id);
   }
 
+  /** A terminal was removed: nothing is held there any more. */
+  async forgetDevice(tx: Tx, deviceId: string): Promise<void> {
+    await tx.delete(templateSync).where(eq(templateSync.deviceId, deviceId));
+  }
+
   /** Templates marked present on a device. */
+  /** Enrollees with a template that did not reach this terminal (`failed`, `incompatible`): the reconciliation sends them again. */
+  async unsyncedOn(q: Queryable, deviceId: string): Promise<string[]> {
+    const rows = await q
+      .selectDistinct({ enrolleeId: templates.enrolleeId })
+      .from(templateSync)
+      .innerJoin(templates, eq(templates.id, templateSync.templateId))
+      .where(and(eq(templateSync.deviceId, deviceId), inArray(templateSync.status, ['failed', 'incompatible'])));
+    return rows.map((r) => r.enrolleeId);
+  }
+
+  /** Templates this terminal should hold: every sync row but the ones its algorithm cannot take. */
+  async countExpected(q: Queryable, deviceId: string): Promise<number> {
+    const [row] = await q
+      .select({ n: sql<number>`count(*)` })
+      .from(templateSync)
+      .where(and(eq(templateSync.deviceId, deviceId), ne(templateSync.status, 'incompatible')));
+    return row?.n ?? 0;
+  }
+
   async countPresent(q: Queryable, deviceId: string): Promise<number> {
     const [row] = await q
       .select({ n: sql<number>`count(*)` })
@@ -507,15 +565,23 @@ export class TemplateStore {
   }
 }
 
-export function userCommand(deviceId: string, pin: string, name: string): NewCommand {
-  return { deviceId, kind: 'add_user', payload: { pin, name }, supersedeKey: `user:${pin}` };
+/** The user record of an enrollee for one terminal; `enrollee` lets the terminal's answer link its user to them. */
+export function userCommand(deviceId: string, person: TerminalUser): NewCommand {
+  return {
+    deviceId,
+    kind: 'add_user',
+    payload: { pin: person.devicePin, name: person.displayName, enrollee: person.id },
+    supersedeKey: `user:${person.devicePin}`,
+  };
 }
 
-function templateCommand(deviceId: string, pin: string, t: { id: string; fingerIndex: number; version: number }): NewCommand {
+/** One template for one terminal; `enrollee` lets the renderer check the terminal's user with that PIN is them. */
+function templateCommand(deviceId: string, enrollee: { id: string; devicePin: string }, t: { id: string; fingerIndex: number; version: number }): NewCommand {
+  const pin = enrollee.devicePin;
   return {
     deviceId,
     kind: 'update_template',
-    payload: { pin, fingerIndex: t.fingerIndex, templateId: t.id, templateVersion: t.version },
+    payload: { pin, fingerIndex: t.fingerIndex, templateId: t.id, templateVersion: t.version, enrollee: enrollee.id },
     supersedeKey: `tpl:${pin}:${t.fingerIndex}`,
   };
 }

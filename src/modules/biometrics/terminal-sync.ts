@@ -11,7 +11,7 @@
  */
 import type { Clock } from '../../platform/runtime';
 import { type CommandService, describeReturnCode } from '../commands';
-import { type DeviceService, noteOnDevice } from '../devices';
+import type { DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { ConsentService } from './consent';
 import { type TemplateStore, userCommand } from './templates';
@@ -31,10 +31,11 @@ export function keepTerminalsInSync(deps: {
 
   enrollees.events.react('enrollee_created', async (w, created) => {
     for (const { data } of created) {
+      const person = { id: data.enrollee.id, devicePin: data.enrollee.device_pin, displayName: data.enrollee.display_name };
       const targets = await devices.inAreas(w.tx, data.areas);
       await commands.enqueue(
         w,
-        targets.map((d) => userCommand(d.id, data.enrollee.device_pin, data.enrollee.display_name)),
+        (await templates.withoutConflicts(w, targets, person)).map((d) => userCommand(d.id, person)),
       );
     }
   });
@@ -65,7 +66,13 @@ export function keepTerminalsInSync(deps: {
         if (wasActive && changes.display_name) {
           await commands.enqueue(
             w,
-            inScope.filter((d) => !added?.has(d.id)).map((d) => userCommand(d.id, person.devicePin, person.displayName)),
+            (
+              await templates.withoutConflicts(
+                w,
+                inScope.filter((d) => !added?.has(d.id)),
+                person,
+              )
+            ).map((d) => userCommand(d.id, person)),
           );
         }
       }
@@ -78,23 +85,6 @@ export function keepTerminalsInSync(deps: {
       await templates.destroyTemplatesIn(w, { id: data.enrollee.id, devicePin: data.enrollee.device_pin }, 'enrollee deleted', data.by, {
         deleteUserFromDevices: true,
       });
-    }
-  });
-
-  devices.events.react('device_approved', async (w, approved) => {
-    for (const { data } of approved) {
-      const device = await devices.findById(w.tx, data.device.id);
-      if (!device) continue;
-      const inScope = await enrollees.activeInAreas(w.tx, data.areas);
-      const queued = await templates.backfillDevice(w, device, inScope);
-      await noteOnDevice(
-        w.tx,
-        device.id,
-        'backfill',
-        `${inScope.length} enrollees backfilled (${queued} commands queued)`,
-        { enrollees: inScope.length, commands: queued },
-        clock.now(),
-      );
     }
   });
 
@@ -126,6 +116,33 @@ export function keepTerminalsInSync(deps: {
     }
   });
 
+  devices.events.react('device_removed', async (w, removed) => {
+    for (const { data } of removed) await templates.forgetDevice(w.tx, data.device.id);
+  });
+
+  // What the terminal confirmed it holds: the users the service sent are theirs.
+  commands.events.react('device_command_finished', async (w, finished) => {
+    for (const { data } of finished) {
+      const { kind, payload } = data.command;
+      if (data.status !== 'succeeded') continue;
+      const pin = typeof payload.pin === 'string' ? payload.pin : null;
+      if (kind === 'add_user' && pin && typeof payload.enrollee === 'string') {
+        await devices.users.sent(w.tx, data.device.id, {
+          pin,
+          name: String(payload.name ?? ''),
+          card: typeof payload.card === 'string' ? payload.card : null,
+          enrolleeId: payload.enrollee,
+        });
+      } else if (kind === 'delete_user' && pin) {
+        await devices.users.removed(w.tx, data.device.id, pin);
+      } else if (kind === 'update_template' && pin && typeof payload.fingerIndex === 'number') {
+        await devices.users.noteBiometric(w.tx, data.device.id, pin, 'fingerprint', payload.fingerIndex);
+      } else if (kind === 'delete_template' && pin) {
+        await devices.users.dropBiometric(w.tx, data.device.id, pin, 'fingerprint', typeof payload.fingerIndex === 'number' ? payload.fingerIndex : null);
+      }
+    }
+  });
+
   commands.events.react('device_command_finished', async (w, finished) => {
     for (const { data } of finished) {
       if (data.command.kind !== 'update_template') continue;
@@ -134,7 +151,13 @@ export function keepTerminalsInSync(deps: {
       const code = data.return_code;
       const status = data.status === 'succeeded' ? 'present' : code === ALGORITHM_MISMATCH ? 'incompatible' : 'failed';
       const detail =
-        data.status === 'succeeded' ? null : data.status === 'expired' ? 'the command expired before the terminal answered' : describeReturnCode(code);
+        data.status === 'succeeded'
+          ? null
+          : data.status === 'expired'
+            ? 'the command expired before the terminal answered'
+            : data.status === 'cancelled'
+              ? 'the command was cancelled'
+              : describeReturnCode(code);
       await templates.recordSync(w.tx, templateId, data.device.id, Number(templateVersion), status, detail);
     }
   });

@@ -142,6 +142,14 @@ export class CommandService {
         await this.expireMatching(w, and(eq(deviceCommands.deviceId, data.device.id), notInArray(deviceCommands.kind, [...DELETE_KINDS]))!, 'device disabled');
       }
     });
+    this.cancelOnRemoval();
+  }
+
+  /** Nothing is sent to a removed terminal: its unfinished commands are cancelled (deletes too: it holds nothing of ours any more as far as we know). */
+  private cancelOnRemoval(): void {
+    this.devices.events.react('device_removed', async (w, removed) => {
+      for (const { data } of removed) await this.closeMatching(w, eq(deviceCommands.deviceId, data.device.id), 'cancelled', 'terminal removed');
+    });
   }
 
   /** Marks a device as having work, so its next poll reads the queue. */
@@ -533,15 +541,19 @@ export class CommandService {
    * the finish handlers like every other end of a command (template sync, remote sessions).
    */
   async expireMatching(w: WriteContext, where: SQL, reason: string): Promise<number> {
+    return this.closeMatching(w, where, 'expired', reason);
+  }
+
+  private async closeMatching(w: WriteContext, where: SQL, outcome: 'expired' | 'cancelled', reason: string): Promise<number> {
     const now = this.ctx.clock.now();
     // All closed first, in one statement: a handler (a remote session failing) that expires
     // more commands then finds these already closed and does not finish them twice.
     const rows = await w.tx
       .update(deviceCommands)
-      .set({ status: 'expired', completedAt: now, returnCode: null, result: { reason } })
+      .set({ status: outcome, completedAt: now, returnCode: null, result: { reason } })
       .where(and(inArray(deviceCommands.status, ['pending', 'sent']), where))
       .returning();
-    await this.finished(w, rows, 'expired', null);
+    await this.finished(w, rows, outcome, null);
     return rows.length;
   }
 
@@ -660,6 +672,11 @@ export class CommandService {
       default:
         return { kind: OPERATOR_KINDS[input.kind], payload: {} };
     }
+  }
+
+  /** One command of a device as the API shows it. */
+  async viewOf(q: Queryable, deviceId: string, id: number): Promise<CommandView> {
+    return commandView(await this.findOf(q, deviceId, id));
   }
 
   private async findOf(q: Queryable, deviceId: string, id: number): Promise<CommandRow> {

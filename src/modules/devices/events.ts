@@ -12,14 +12,20 @@ export interface DeviceChanges {
   algorithm_version?: { from: string | null; to: string | null };
   /** Area ids before and after. */
   areas?: { from: string[]; to: string[] };
+  enrollment_station?: { from: boolean; to: boolean };
+  /** Reported by the terminal itself. */
+  firmware?: { from: string | null; to: string | null };
 }
 
 export interface DeviceEvents {
   device_registered: { device: DeviceRef; ip: string | null };
   device_approved: { device: DeviceRef; by: string; areas: string[] };
   device_disabled: { device: DeviceRef; by: string };
-  device_online: { device: DeviceRef };
+  /** Heard from again; `away_seconds` since the last contact (null for the first one). */
+  device_online: { device: DeviceRef; status: string; away_seconds: number | null };
   device_offline: { device: DeviceRef; last_seen_at: string | null };
   /** Settings an administrator changed; `status` is the device's status at the time. */
   device_updated: { device: DeviceRef; by: string; status: string; changes: DeviceChanges };
+  /** Removed by an administrator; its punches stay. */
+  device_removed: { device: DeviceRef; by: string };
 }

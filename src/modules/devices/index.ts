@@ -17,3 +17,4 @@ export {
   takesBiodata,
 } from './service';
 export { DEVICE_STATUSES, type DeviceStatus } from './tables';
+export type { DeviceUserRow, DeviceUsers, ReportedUser } from './users';

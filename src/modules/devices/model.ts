@@ -24,6 +24,8 @@ export const Device = t.Object({
   attendance_count: Nullable(Int()),
   approved_at: Nullable(Instant()),
   created_at: Instant(),
+  enrollment_station: t.Boolean({ description: 'Accepts walk-up enrollments of people outside its own areas.' }),
+  clock_drift_seconds: Nullable(Int({ description: 'How far its clock ran ahead of the server’s when last measured.' })),
 });
 
 export const DeviceDetail = t.Composite([
@@ -32,6 +34,14 @@ export const DeviceDetail = t.Composite([
     pending_commands: Int({ description: 'Commands waiting to be sent or answered.' }),
     templates_present: Int({ description: 'Templates the terminal has confirmed.' }),
     parameters: t.Record(t.String(), t.String(), { description: 'Last option/INFO values reported by the terminal.' }),
+    sync_check: t.Object(
+      {
+        users: t.Object({ expected: Int(), reported: Nullable(Int()) }),
+        fingerprints: t.Object({ expected: Int(), reported: Nullable(Int()) }),
+        in_sync: Nullable(t.Boolean({ description: 'Whether the counts the terminal last reported match; null until it reports them.' })),
+      },
+      { description: 'The counts the terminal reports (users, fingerprints) against what the service expects it to hold; a resync fixes a difference.' },
+    ),
     recent_events: t.Array(t.Object({ kind: t.String(), message: t.String(), details: Nullable(t.Record(t.String(), t.Unknown())), at: Instant() })),
   }),
 ]);
@@ -43,6 +53,26 @@ export const DevicePatch = Body({
   areas: t.Optional(AreaNames),
   name: t.Optional(Nullable(Text({ minLength: 0, maxLength: 200 }))),
   algorithm_version: t.Optional(Nullable(Text({ maxLength: 32, description: 'Only for terminals that do not report it.' }))),
+  enrollment_station: t.Optional(t.Boolean({ description: 'Accept walk-up enrollments of people outside its own areas.' })),
 });
+
+export const DeviceCreate = Body({
+  serial_number: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'The terminal’s serial number, as it will present it.' }),
+  name: t.Optional(Nullable(Text({ minLength: 0, maxLength: 200 }))),
+  areas: t.Optional(AreaNames),
+  time_zone: t.Optional(Nullable(Text({ maxLength: 64, description: 'IANA time zone; null to use TIME_ZONE.' }))),
+});
+
+export const DeviceKey = t.Object({
+  id: t.String(),
+  hint: t.String({ description: 'The key’s first digits.' }),
+  created_by: t.String(),
+  created_at: Instant(),
+  revoked_at: Nullable(Instant()),
+});
+
+export const DeviceKeyIssued = t.Composite([DeviceKey, t.Object({ key: t.String({ description: 'Enter it as the terminal’s communication key (Comm Key); shown this one time.' }) })]);
+
+export const KeyParams = t.Object({ serial: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), id: Text({ maxLength: 100 }) });
 
 export const DeviceApprove = t.Optional(Body({ areas: t.Optional(AreaNames) }));

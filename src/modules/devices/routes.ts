@@ -4,7 +4,8 @@ import { FpaError } from '../../platform/errors';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { isValidTimeZone } from '../../platform/time/zone';
-import { Device, DeviceApprove, DeviceDetail, DeviceList, DevicePatch, SerialParams } from './model';
+import { t } from 'elysia';
+import { Device, DeviceApprove, DeviceCreate, DeviceDetail, DeviceKey, DeviceKeyIssued, DeviceList, DevicePatch, KeyParams, SerialParams } from './model';
 import type { DeviceService } from './service';
 
 const tags = ['devices'];
@@ -50,5 +51,61 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
       params: SerialParams,
       response: { 200: Device, ...errors('not_found') },
       detail: { summary: 'Disable a terminal', tags },
-    });
+    })
+    .post(
+      '/devices',
+      async ({ body, admin, set }) => {
+        if (body.time_zone && !isValidTimeZone(body.time_zone)) throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
+        const row = await devices.preRegister(body, admin.by);
+        set.status = 201;
+        return devices.viewOne(row);
+      },
+      {
+        body: DeviceCreate,
+        response: { 201: Device, ...errors('conflict') },
+        detail: { summary: 'Pre-register a terminal: approved before it connects, served at once, backfill queued', tags },
+      },
+    )
+    .delete(
+      '/devices/:serial',
+      async ({ params, admin, set }) => {
+        await devices.remove(params.serial, admin.by);
+        set.status = 204;
+      },
+      {
+        params: SerialParams,
+        response: { 204: t.Void(), ...errors('not_found') },
+        detail: { summary: 'Remove a terminal: its unfinished commands are cancelled, its punches stay', tags },
+      },
+    )
+    .get('/devices/:serial/keys', async ({ params }) => ({ results: await devices.keys(params.serial), next_cursor: null }), {
+      params: SerialParams,
+      response: { 200: t.Object({ results: t.Array(DeviceKey), next_cursor: t.Null() }), ...errors('not_found') },
+      detail: { summary: 'Communication keys of a terminal (never the keys themselves)', tags },
+    })
+    .post(
+      '/devices/:serial/keys',
+      async ({ params, admin, set }) => {
+        const issued = await devices.issueKey(params.serial, admin.by);
+        set.status = 201;
+        return issued;
+      },
+      {
+        params: SerialParams,
+        response: { 201: DeviceKeyIssued, ...errors('not_found') },
+        detail: { summary: 'Issue a communication key; from then on the terminal must present one of its keys', tags },
+      },
+    )
+    .delete(
+      '/devices/:serial/keys/:id',
+      async ({ params, admin, set }) => {
+        await devices.revokeKey(params.serial, params.id, admin.by);
+        set.status = 204;
+      },
+      {
+        params: KeyParams,
+        response: { 204: t.Void(), ...errors('not_found') },
+        detail: { summary: 'Revoke a communication key', tags },
+      },
+    );
 }

@@ -5,7 +5,7 @@
  * cached for a few seconds and `last_seen_at` is written at most every LAST_SEEN_FLUSH_MS.
  */
 import type { Static } from '@sinclair/typebox';
-import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
@@ -19,11 +19,15 @@ import type { EventChannel, EventLog } from '../events';
 import type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
-import { type DeviceStatus, deviceAreas, deviceEvents, devices } from './tables';
+import { constantTimeEqual } from '../../platform/crypto/secrets';
+import { type DeviceStatus, deviceAreas, deviceClockOffsets, deviceEvents, deviceKeys, devices } from './tables';
+import { DeviceUsers } from './users';
 
 export type DeviceRow = typeof devices.$inferSelect;
 
 const CACHE_MS = 2_000;
+/** Keys change rarely and every poll asks: another instance sees a new or revoked key within this. */
+const KEY_CACHE_MS = 60_000;
 const LAST_SEEN_FLUSH_MS = 30_000;
 /** Entries kept per in-memory map: unknown serials arrive unauthenticated, so memory is bounded. */
 const MAX_CACHED_DEVICES = 10_000;
@@ -49,6 +53,8 @@ export interface DeviceReport {
   faceAlgorithmVersion?: string | null;
   speaksBiodata?: boolean;
   parameters?: Record<string, string>;
+  /** How far the terminal's clock was measured ahead of the server's (seconds). */
+  clockDriftSeconds?: number;
   /** `replace` for a full list (options, registry), `merge` (default) for an INFO result. */
   parametersMode?: ParameterMode;
   /** The TimeZone offset the terminal was last sent in an option block. */
@@ -61,12 +67,17 @@ export class DeviceService {
   private readonly details: DetailPart[] = [];
   private lastPendingWarning = 0;
   readonly events: EventChannel<DeviceEvents>;
+  /** The users each terminal holds. */
+  readonly users: DeviceUsers;
+  /** Serial → when its communication keys were last read, and their digests. */
+  private readonly keyCache = new BoundedMap<string, { digests: string[]; keyedIp: string | null; until: number }>(MAX_CACHED_DEVICES);
 
   constructor(
     private readonly ctx: Runtime,
     log: EventLog,
   ) {
     this.events = log.channel<DeviceEvents>();
+    this.users = new DeviceUsers(ctx);
     ctx.metrics.gauge('fpa_devices', 'Terminals by status; `online` counts approved terminals heard from lately.', ['status'], async () => {
       const counts = await this.counts();
       return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
@@ -124,7 +135,8 @@ export class DeviceService {
         await w.tx.update(devices).set(set).where(eq(devices.id, before.id));
         if (!before.online) {
           if (before.lastSeenAt !== null) await noteOnDevice(w.tx, before.id, 'online', 'the terminal is back online', undefined, now);
-          await this.events.record(w, 'device_online', { device: deviceRef(before) });
+          const away = before.lastSeenAt === null ? null : Math.floor((now - before.lastSeenAt) / 1000);
+          await this.events.record(w, 'device_online', { device: deviceRef(before), status: before.status, away_seconds: away });
         }
       });
       this.lastFlushed.set(row.id, now);
@@ -235,7 +247,7 @@ export class DeviceService {
 
   async updateDevice(
     serial: string,
-    patch: { time_zone?: string | null; areas?: string[]; name?: string | null; algorithm_version?: string | null },
+    patch: { time_zone?: string | null; areas?: string[]; name?: string | null; algorithm_version?: string | null; enrollment_station?: boolean },
     by: string,
   ): Promise<DeviceRow> {
     const row = await this.ctx.db.write(async (w) => {
@@ -251,6 +263,10 @@ export class DeviceService {
       if (patch.name !== undefined) {
         set.name = patch.name;
         changes.name = { from: device.name, to: patch.name };
+      }
+      if (patch.enrollment_station !== undefined) {
+        set.enrollmentStation = patch.enrollment_station;
+        changes.enrollment_station = { from: device.enrollmentStation, to: patch.enrollment_station };
       }
       if (patch.algorithm_version !== undefined) {
         set.algorithmVersion = patch.algorithm_version;
@@ -290,8 +306,19 @@ export class DeviceService {
     }
     if (report.parameters) set.parameters = nextParameters(device.parameters, report.parameters, report.parametersMode ?? 'merge');
     if (report.clockOffsetMinutes !== undefined) set.clockOffsetMinutes = report.clockOffsetMinutes;
-    await this.ctx.db.write(async ({ tx }) => {
-      await tx.update(devices).set(set).where(eq(devices.id, device.id));
+    if (report.clockDriftSeconds !== undefined) set.clockDriftSeconds = report.clockDriftSeconds;
+    const capabilities: DeviceChanges = {};
+    if (set.algorithmVersion !== undefined && set.algorithmVersion !== device.algorithmVersion) capabilities.algorithm_version = { from: device.algorithmVersion, to: set.algorithmVersion };
+    if (set.firmware !== undefined && set.firmware !== device.firmware) capabilities.firmware = { from: device.firmware, to: set.firmware };
+    await this.ctx.db.write(async (w) => {
+      await w.tx.update(devices).set(set).where(eq(devices.id, device.id));
+      if (report.clockOffsetMinutes !== undefined && report.clockOffsetMinutes !== device.clockOffsetMinutes) {
+        await w.tx.insert(deviceClockOffsets).values({ deviceId: device.id, since: now, offsetMinutes: report.clockOffsetMinutes }).onConflictDoNothing();
+      }
+      // What the terminal can take changed: its failed and incompatible templates are looked at again.
+      if (Object.keys(capabilities).length > 0) {
+        await this.events.record(w, 'device_updated', { device: deviceRef(device), by: `device:${device.serialNumber}`, status: device.status, changes: capabilities });
+      }
     });
     this.invalidate(device.serialNumber);
     return { ...device, ...set };
@@ -363,6 +390,8 @@ export class DeviceService {
       attendance_count: r.attendanceCount,
       approved_at: r.approvedAt ? new Date(r.approvedAt).toISOString() : null,
       created_at: new Date(r.createdAt).toISOString(),
+      enrollment_station: r.enrollmentStation,
+      clock_drift_seconds: r.clockDriftSeconds,
     }));
   }
 
@@ -380,11 +409,139 @@ export class DeviceService {
       ...(await this.viewOne(row)),
       pending_commands: 0,
       templates_present: 0,
+      sync_check: { users: { expected: 0, reported: row.userCount }, fingerprints: { expected: 0, reported: row.fingerprintCount }, in_sync: null },
       parameters: row.parameters ?? {},
       recent_events: events.map((e) => ({ kind: e.kind, message: e.message, details: e.details, at: new Date(e.createdAt).toISOString() })),
     };
     for (const part of this.details) detail = { ...detail, ...(await part(q, row)) };
     return detail;
+  }
+
+  /**
+   * Pre-registers a terminal by serial number (`POST devices/`): it is approved before it ever
+   * connects, so its first contact is served at once, its backfill already queued.
+   */
+  async preRegister(input: { serial_number: string; name?: string | null; areas?: string[]; time_zone?: string | null }, by: string): Promise<DeviceRow> {
+    const serial = input.serial_number;
+    if (!SERIAL_NUMBER.test(serial)) throw new FpaError('validation_error', 'a serial number is 1 to 64 letters, digits, dots, dashes or underscores', { serial_number: serial });
+    const row = await this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      if (await this.findBySerial(w.tx, serial)) throw new FpaError('conflict', 'a terminal with this serial number exists', { serial_number: serial });
+      const device: DeviceRow = {
+        ...newDeviceRow(serial, 'approved', now, {}),
+        name: input.name ?? null,
+        timeZone: input.time_zone ?? null,
+        lastSeenAt: null,
+        online: false,
+        approvedAt: now,
+        approvedBy: by,
+      };
+      await w.tx.insert(devices).values(device);
+      const areas = await resolveAreas(w.tx, input.areas, now);
+      await setDeviceAreas(w.tx, device.id, areas);
+      await noteOnDevice(w.tx, device.id, 'registered', `pre-registered by ${by}`, undefined, now);
+      await audit(w.tx, now, { actor: by, action: 'device.preregistered', targetType: 'device', targetId: serial });
+      await this.events.record(w, 'device_registered', { device: deviceRef(device), ip: null });
+      await this.events.record(w, 'device_approved', { device: deviceRef(device), by, areas });
+      return device;
+    });
+    this.invalidate(serial);
+    return row;
+  }
+
+  /**
+   * Removes a terminal (`DELETE devices/{sn}/`): its record, areas, users and keys go; what
+   * other modules keep of it follows from `device_removed` (its unfinished commands are
+   * cancelled; its punches stay). If it connects again it registers as a new terminal.
+   */
+  async remove(serial: string, by: string): Promise<void> {
+    await this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const device = await this.get(serial, w.tx);
+      await this.events.record(w, 'device_removed', { device: deviceRef(device), by });
+      await this.users.clear(w.tx, device.id);
+      await w.tx.delete(deviceAreas).where(eq(deviceAreas.deviceId, device.id));
+      await w.tx.delete(deviceKeys).where(eq(deviceKeys.deviceId, device.id));
+      await w.tx.delete(deviceClockOffsets).where(eq(deviceClockOffsets.deviceId, device.id));
+      await w.tx.delete(devices).where(eq(devices.id, device.id));
+      await audit(w.tx, now, { actor: by, action: 'device.removed', targetType: 'device', targetId: serial });
+    });
+    this.invalidate(serial);
+    this.keyCache.delete(serial);
+  }
+
+  /** The offsets a terminal was told, oldest first (reading its wall times). */
+  async clockOffsets(q: Queryable, deviceId: string): Promise<{ since: number; offsetMinutes: number }[]> {
+    return q.select({ since: deviceClockOffsets.since, offsetMinutes: deviceClockOffsets.offsetMinutes }).from(deviceClockOffsets).where(eq(deviceClockOffsets.deviceId, deviceId)).orderBy(asc(deviceClockOffsets.since));
+  }
+
+  // ---------------------------------------------------------------- communication keys
+
+  /** Issues a communication key for a terminal; the key is in this answer only. */
+  async issueKey(serial: string, by: string): Promise<DeviceKeyView & { key: string }> {
+    const key = numericKey();
+    const row = await this.ctx.db.write(async ({ tx }) => {
+      const device = await this.get(serial, tx);
+      const now = this.ctx.clock.now();
+      const values = { id: crypto.randomUUID(), deviceId: device.id, digest: sha256(key), hint: key.slice(0, 2), createdBy: by, createdAt: now, revokedAt: null };
+      await tx.insert(deviceKeys).values(values);
+      await audit(tx, now, { actor: by, action: 'device.key_issued', targetType: 'device', targetId: serial, details: { key: values.id } });
+      return values;
+    });
+    this.keyCache.delete(serial);
+    return { ...keyView(row), key };
+  }
+
+  async keys(serial: string): Promise<DeviceKeyView[]> {
+    const device = await this.get(serial);
+    const rows = await this.ctx.db.orm.select().from(deviceKeys).where(eq(deviceKeys.deviceId, device.id)).orderBy(asc(deviceKeys.createdAt));
+    return rows.map(keyView);
+  }
+
+  async revokeKey(serial: string, keyId: string, by: string): Promise<void> {
+    await this.ctx.db.write(async ({ tx }) => {
+      const device = await this.get(serial, tx);
+      const now = this.ctx.clock.now();
+      const revoked = await tx
+        .update(deviceKeys)
+        .set({ revokedAt: now })
+        .where(and(eq(deviceKeys.id, keyId), eq(deviceKeys.deviceId, device.id)))
+        .returning({ id: deviceKeys.id });
+      if (revoked.length === 0) throw new FpaError('not_found', 'key not found', { key: keyId });
+      await audit(tx, now, { actor: by, action: 'device.key_revoked', targetType: 'device', targetId: serial, details: { key: keyId } });
+    });
+    this.keyCache.delete(serial);
+  }
+
+  /**
+   * Whether a terminal request may proceed, for terminals that have communication keys: a key
+   * presented must be one of them; without one, only the address that last presented a valid
+   * key is trusted (2.x terminals send `pushcommkey` on the handshake only). Terminals without
+   * keys are not checked here.
+   */
+  async admits(serial: string, presented: readonly string[], ip: string | null): Promise<boolean> {
+    const now = this.ctx.clock.now();
+    let entry = this.keyCache.get(serial);
+    if (!entry || entry.until <= now) {
+      const [device] = await this.ctx.db.orm.select({ id: devices.id, keyedIp: devices.keyedIp }).from(devices).where(eq(devices.serialNumber, serial)).limit(1);
+      const rows = device
+        ? await this.ctx.db.orm.select({ digest: deviceKeys.digest }).from(deviceKeys).where(and(eq(deviceKeys.deviceId, device.id), isNull(deviceKeys.revokedAt)))
+        : [];
+      entry = { digests: rows.map((r) => r.digest), keyedIp: device?.keyedIp ?? null, until: now + KEY_CACHE_MS };
+      this.keyCache.set(serial, entry);
+    }
+    if (entry.digests.length === 0) return true;
+    if (presented.length > 0) {
+      const ok = presented.some((p) => entry!.digests.some((d) => constantTimeEqual(sha256(p), d)));
+      if (ok && ip && ip !== entry.keyedIp) await this.rememberKeyedAddress(serial, ip);
+      return ok;
+    }
+    return ip !== null && ip === entry.keyedIp;
+  }
+
+  private async rememberKeyedAddress(serial: string, ip: string): Promise<void> {
+    await this.ctx.db.write(({ tx }) => tx.update(devices).set({ keyedIp: ip }).where(eq(devices.serialNumber, serial)));
+    this.keyCache.delete(serial);
   }
 
   /** Approved (or other) devices, all of them. */
@@ -451,7 +608,7 @@ export class DeviceService {
 }
 
 /** The fields of the device detail that modules above devices contribute. */
-export type DetailParts = Pick<DeviceDetail, 'pending_commands' | 'templates_present'>;
+export type DetailParts = Pick<DeviceDetail, 'pending_commands' | 'templates_present' | 'sync_check'>;
 
 /** Parts of the device detail contributed by modules above devices. */
 export type DetailPart = (q: Queryable, device: DeviceRow) => Promise<Partial<DetailParts>>;
@@ -487,6 +644,9 @@ function newDeviceRow(serial: string, status: DeviceStatus, now: number, contact
     parameters: null,
     registryCode: null,
     clockOffsetMinutes: null,
+    clockDriftSeconds: null,
+    enrollmentStation: false,
+    keyedIp: null,
     lastSeenAt: now,
     online: true,
     approvedAt: null,
@@ -537,4 +697,29 @@ export async function noteManyOnDevice(
   now: number,
 ): Promise<void> {
   for (const n of notes) await noteOnDevice(w.tx, deviceId, n.kind, n.message, n.details, now);
+}
+
+export interface DeviceKeyView {
+  id: string;
+  hint: string;
+  created_by: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+function keyView(row: typeof deviceKeys.$inferSelect): DeviceKeyView {
+  return { id: row.id, hint: row.hint, created_by: row.createdBy, created_at: new Date(row.createdAt).toISOString(), revoked_at: row.revokedAt ? new Date(row.revokedAt).toISOString() : null };
+}
+
+/**
+ * A communication key: digits only, because a terminal's keypad and its "Comm Key" field take
+ * digits; 12 of them (about 40 bits) against guessing over the network.
+ */
+function numericKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return Array.from(bytes, (b) => String(b % 10)).join('');
+}
+
+function sha256(text: string): string {
+  return new Bun.CryptoHasher('sha256').update(text).digest('hex');
 }

@@ -33,6 +33,12 @@ export const devices = sqliteTable(
     registryCode: text('registry_code'),
     /** The `TimeZone` offset (minutes) sent at the last handshake; a DST change queues CHECK. */
     clockOffsetMinutes: integer('clock_offset_minutes'),
+    /** How far the terminal's clock ran ahead of the server's when last measured (seconds). */
+    clockDriftSeconds: integer('clock_drift_seconds'),
+    /** An enrollment station accepts walk-up enrollments of people outside its own areas. */
+    enrollmentStation: integer('enrollment_station', { mode: 'boolean' }).notNull().default(false),
+    /** The address of the last request that presented a valid communication key (keyed terminals). */
+    keyedIp: text('keyed_ip'),
     lastSeenAt: integer('last_seen_at'),
     online: integer('online', { mode: 'boolean' }).notNull().default(false),
     approvedAt: integer('approved_at'),
@@ -63,4 +69,58 @@ export const deviceEvents = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index('fpa_device_events_device').on(t.deviceId, t.id), index('fpa_device_events_created').on(t.createdAt)],
+);
+
+/**
+ * The users each terminal holds, as it last reported them (USER uploads, `query_users`) or as
+ * the service put them there. `enrolleeId` is set only when the service sent this user for that
+ * enrollee or an administrator adopted it: a PIN alone never makes a terminal user an enrollee.
+ */
+export const deviceUsers = sqliteTable(
+  'fpa_device_users',
+  {
+    deviceId: text('device_id').notNull(),
+    pin: text('pin').notNull(),
+    name: text('name'),
+    card: text('card'),
+    privilege: integer('privilege'),
+    /** Biometrics the terminal reported for this user: the indexes it holds, by type (`fingerprint`, `face`…). */
+    biometrics: text('biometrics', { mode: 'json' }).$type<Record<string, number[]>>().notNull(),
+    enrolleeId: text('enrollee_id'),
+    /** `reported` (the terminal said so) or `sent` (the service put it there). */
+    source: text('source', { enum: ['reported', 'sent'] }).notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.pin] }), index('fpa_device_users_pin').on(t.pin), index('fpa_device_users_enrollee').on(t.enrolleeId)],
+);
+
+/**
+ * The offsets a terminal was told, with when: a terminal keeps the offset of its last handshake,
+ * so a wall time it recorded is read with the offset it ran on then (docs/protocol/adms.md §7).
+ */
+export const deviceClockOffsets = sqliteTable(
+  'fpa_device_clock_offsets',
+  {
+    deviceId: text('device_id').notNull(),
+    /** From this instant on (ms UTC) the terminal ran on `offsetMinutes`. */
+    since: integer('since').notNull(),
+    offsetMinutes: integer('offset_minutes').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.since] })],
+);
+
+/** Communication keys of terminals: issued once, kept as SHA-256 digests, revocable. */
+export const deviceKeys = sqliteTable(
+  'fpa_device_keys',
+  {
+    id: text('id').primaryKey(),
+    deviceId: text('device_id').notNull(),
+    digest: text('digest').notNull(),
+    /** The first characters, so an installer can tell keys apart. */
+    hint: text('hint').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [index('fpa_device_keys_device').on(t.deviceId)],
 );

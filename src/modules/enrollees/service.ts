@@ -11,7 +11,7 @@ import type { InStatement, InValue, ResultSet } from '@libsql/client';
 import type { Static } from '@sinclair/typebox';
 import { and, asc, eq, getTableName, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { Queryable, Tx } from '../../platform/db/client';
+import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
@@ -42,6 +42,8 @@ export class EnrolleeService {
     private readonly ctx: Runtime,
     log: EventLog,
     private readonly directory: EmployeeDirectory,
+    /** Whether a terminal holds a user with this PIN (the devices module knows). */
+    private readonly pinTaken: (q: Queryable, pin: string) => Promise<boolean>,
   ) {
     this.events = log.channel<EnrolleeEvents>();
   }
@@ -50,7 +52,16 @@ export class EnrolleeService {
     this.viewParts.push(part);
   }
 
-  async createEnrollee(employee: string, options: { areas?: string[]; by?: string } = {}): Promise<EnrolleeRow> {
+  /**
+   * Creates an enrollee with the next free device PIN, or with `pin` (adopting a terminal's own
+   * user, who keeps the PIN they type); a PIN an enrollee holds, or once held, is `conflict`.
+   * `onCreated` runs in the same transaction before `enrollee_created` is announced (adoption
+   * links the terminal's user first, so the terminals that react see them as this enrollee).
+   */
+  async createEnrollee(
+    employee: string,
+    options: { areas?: string[]; by?: string; pin?: string; onCreated?: (w: WriteContext, row: EnrolleeRow) => Promise<void> } = {},
+  ): Promise<EnrolleeRow> {
     const found = await this.directory.find(employee);
     if (!found) throw new FpaError('unknown_employee', 'no employee has that key', { employee });
     if (!found.active) throw new FpaError('employee_inactive', 'the employee is inactive in the employee directory', { employee });
@@ -64,7 +75,11 @@ export class EnrolleeService {
         .where(and(eq(enrollees.employeeKey, found.key), ne(enrollees.status, 'deleted')))
         .limit(1);
       if (existing) throw new FpaError('conflict', 'this employee is already enrolled', { enrollee: existing.id });
-      const pin = await nextPin(tx);
+      const pin = options.pin ?? (await this.nextPin(tx));
+      if (options.pin !== undefined) {
+        const [holder] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, options.pin)).limit(1);
+        if (holder) throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', { device_pin: options.pin, enrollee: holder.id });
+      }
       const row: EnrolleeRow = {
         id: crypto.randomUUID(),
         employeeKey: found.key,
@@ -85,9 +100,36 @@ export class EnrolleeService {
         targetId: row.id,
         details: { employee: found.key, device_pin: pin },
       });
+      await options.onCreated?.(w, row);
       await this.events.record(w, 'enrollee_created', { enrollee: enrolleeRef(row), areas: areaIds, by });
       return row;
     });
+  }
+
+  /**
+   * The next device PIN: from the database counter (several instances never hand out the same
+   * one), at least ENROLLEE_PIN_START, skipping every PIN a terminal is known to hold and every
+   * PIN an enrollee holds (an adopted terminal user keeps theirs).
+   */
+  private async nextPin(tx: Tx): Promise<string> {
+    const start = Math.max(1, this.ctx.settings.ENROLLEE_PIN_START);
+    await tx
+      .insert(counters)
+      .values({ name: 'device_pin', value: start - 1 })
+      .onConflictDoNothing();
+    for (let tries = 0; tries < 100_000; tries++) {
+      const [row] = await tx
+        .update(counters)
+        .set({ value: sql`max(${counters.value}, ${start - 1}) + 1` })
+        .where(eq(counters.name, 'device_pin'))
+        .returning({ value: counters.value });
+      const value = row!.value;
+      if (value > MAX_PIN) throw new FpaError('conflict', 'device PINs are exhausted (9 digits)', {});
+      const pin = String(value);
+      const [enrollee] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, pin)).limit(1);
+      if (!enrollee && !(await this.pinTaken(tx, pin))) return pin;
+    }
+    throw new FpaError('conflict', 'no free device PIN was found', {});
   }
 
   async get(id: string, q: Queryable = this.ctx.db.orm): Promise<EnrolleeRow> {
@@ -291,6 +333,20 @@ export class EnrolleeService {
     );
   }
 
+  /** Those of these enrollees who share an area with these areas. */
+  async sharingAreas(q: Queryable, enrolleeIds: readonly string[], areaIds: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    if (areaIds.length === 0) return out;
+    for (const ids of chunks(enrolleeIds, 400)) {
+      const rows = await q
+        .selectDistinct({ id: enrolleeAreas.enrolleeId })
+        .from(enrolleeAreas)
+        .where(and(inArray(enrolleeAreas.enrolleeId, ids), inArray(enrolleeAreas.areaId, [...areaIds])));
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
+  }
+
   /** Whether the enrollee shares an area with these areas. */
   async sharesArea(q: Queryable, enrolleeId: string, areaIds: readonly string[]): Promise<boolean> {
     if (areaIds.length === 0) return false;
@@ -333,17 +389,4 @@ export function enrolleeRef(row: EnrolleeRow): EnrolleeRef {
 async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds: string[]): Promise<void> {
   await q.delete(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
   if (areaIds.length > 0) await q.insert(enrolleeAreas).values(areaIds.map((areaId) => ({ enrolleeId, areaId })));
-}
-
-/** Takes the next device PIN from the database counter. */
-async function nextPin(tx: Tx): Promise<string> {
-  await tx.insert(counters).values({ name: 'device_pin', value: 0 }).onConflictDoNothing();
-  const [row] = await tx
-    .update(counters)
-    .set({ value: sql`${counters.value} + 1` })
-    .where(eq(counters.name, 'device_pin'))
-    .returning({ value: counters.value });
-  const value = row!.value;
-  if (value > MAX_PIN) throw new FpaError('conflict', 'device PINs are exhausted (9 digits)', {});
-  return String(value);
 }

@@ -78,7 +78,7 @@ export class RemoteEnrollment {
         });
       }
       const row = await this.sessions.insert(tx, { kind: 'remote', enrolleeId: person.id, deviceId: device.id, fingers, createdBy: options.by });
-      await this.commands.enqueue(w, [userCommand(device.id, person.devicePin, person.displayName)]);
+      await this.commands.enqueue(w, [userCommand(device.id, person)]);
       await this.queueNextFinger(w, row, device);
       await audit(tx, ctx.clock.now(), {
         actor: options.by,

@@ -15,7 +15,7 @@ import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Runtime } from '../../platform/runtime';
 import { rangeBound } from '../../platform/time/dates';
-import { type DeviceRow, deviceRef } from '../devices';
+import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import type { PunchEvents, PunchPayload } from './events';
@@ -55,12 +55,9 @@ export class PunchService {
     private readonly ctx: Runtime,
     log: EventLog,
     private readonly enrollees: EnrolleeService,
+    private readonly devices: DeviceService,
   ) {
     this.events = log.channel<PunchEvents>();
-    // Punches that arrived for this PIN before the enrollee existed are theirs now.
-    enrollees.events.react('enrollee_created', async (w, created) => {
-      for (const { data } of created) await this.attribute(w, data.enrollee.id, data.enrollee.employee, data.enrollee.device_pin);
-    });
   }
 
   async ingest(device: DeviceRow, lines: IncomingPunch[]): Promise<IngestResult> {
@@ -69,7 +66,13 @@ export class PunchService {
     const pins = [...new Set(lines.map((l) => l.pin))];
     const rows = await this.ctx.db.write(async (w) => {
       const { execute } = w;
-      const byPin = await this.enrollees.byPins(execute, pins);
+      const byPin = await this.whose(w, device, pins);
+      // A PIN that punches there is a user the terminal holds: listed, adoptable, never handed out.
+      await this.devices.users.seen(
+        w.tx,
+        device.id,
+        pins.filter((p) => !byPin.has(p)),
+      );
       const inserted: PunchRow[] = [];
       const payloadOf = new Map<string, PunchPayload>();
       for (const chunk of chunks(lines, INSERT_CHUNK)) {
@@ -159,20 +162,41 @@ export class PunchService {
   }
 
   /**
-   * Links a PIN's earlier punches (stored without an enrollee) to this enrollee; their PIN is no
-   * longer unknown. Recorded as `punches_attributed`, so their attendance days follow.
+   * Whose punches these PINs are on this terminal. A PIN alone does not make a punch an
+   * enrollee's: the terminal's user with that PIN must be the enrollee (the service put them
+   * there, or an administrator adopted them), or, when the terminal has not told us its users,
+   * the terminal must be in the enrollee's scope. Anything else is the terminal's own user.
    */
-  private async attribute(w: WriteContext, enrolleeId: string, employee: string, pin: string): Promise<void> {
+  private async whose(w: WriteContext, device: DeviceRow, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
+    const candidates = await this.enrollees.byPins(w.execute, pins);
+    if (candidates.size === 0) return candidates;
+    const held = await this.devices.users.enrolleesOf(w.tx, device.id, [...candidates.keys()]);
+    const unreported = [...candidates].filter(([pin]) => !held.has(pin)).map(([, e]) => e.id);
+    const inScope = unreported.length > 0 ? await this.enrollees.sharingAreas(w.tx, unreported, await this.devices.areaIdsOf(w.tx, device.id)) : new Set<string>();
+    const out = new Map<string, { id: string; employee: string }>();
+    for (const [pin, enrollee] of candidates) {
+      if (held.has(pin) ? held.get(pin) === enrollee.id : inScope.has(enrollee.id)) out.set(pin, enrollee);
+    }
+    return out;
+  }
+
+  /**
+   * A terminal's own user was adopted as an enrollee: the punches that terminal stored for that
+   * PIN without an enrollee are theirs now (and their PIN no longer unknown). Recorded as
+   * `punches_attributed`, so their attendance days follow.
+   */
+  async attributeFromDevice(w: WriteContext, deviceId: string, pin: string, enrollee: { id: string; employee: string }): Promise<number> {
     const linked = await w.tx
       .update(punches)
       .set({
-        enrolleeId,
-        employeeKey: employee,
+        enrolleeId: enrollee.id,
+        employeeKey: enrollee.employee,
         flags: sql`(select coalesce(json_group_array(f.value), '[]') from json_each(${punches.flags}) f where f.value <> 'unknown_pin')`,
       })
-      .where(and(eq(punches.devicePin, pin), isNull(punches.enrolleeId)))
+      .where(and(eq(punches.deviceId, deviceId), eq(punches.devicePin, pin), isNull(punches.enrolleeId)))
       .returning({ sequence: punches.sequence });
-    if (linked.length > 0) await this.events.record(w, 'punches_attributed', { enrollee: enrolleeId, employee, device_pin: pin, count: linked.length });
+    if (linked.length > 0) await this.events.record(w, 'punches_attributed', { enrollee: enrollee.id, employee: enrollee.employee, device_pin: pin, count: linked.length });
+    return linked.length;
   }
 
   /** Punch instants of these enrollees in [start, end), raw: attendance runs this with every batch. */

@@ -79,6 +79,11 @@ export class TerminalEndpoints {
     ({ devices: this.devices, commands: this.commands, uploads: this.uploads, attendance: this.attendance } = deps);
   }
 
+  /** Keyed terminals must present a key, or come from the address that last did (DeviceService.admits). */
+  admits(serial: string, presented: string[], ip: string | null): Promise<boolean> {
+    return this.devices.admits(serial, presented, ip);
+  }
+
   async handle(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const get = req.method === 'GET' || req.method === 'HEAD';
     switch (req.endpoint) {
@@ -99,14 +104,24 @@ export class TerminalEndpoints {
         return this.push(serial);
       case 'rtdata':
         return this.rtdata(req, serial);
-      case 'querydata': {
-        // Answers to server queries; this service sends none, so they are only acknowledged.
-        approved(await this.devices.touch(serial));
-        return ok();
-      }
+      case 'querydata':
+        return this.queryAnswer(req, serial);
       default:
         return ok();
     }
+  }
+
+  /**
+   * `POST querydata?type=tabledata&tablename=user…`: a 3.x terminal answering `query_users`
+   * (paginated by packidx; each page is read on its own). Other answers are acknowledged.
+   */
+  private async queryAnswer(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    const device = approved(await this.devices.touch(serial));
+    const table = (req.query.tableName ?? '').toLowerCase();
+    if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && table === 'user') {
+      await this.uploads.push3Users(device, 'querydata/user', await this.text(device, req));
+    }
+    return ok();
   }
 
   private async cdataGet(req: TerminalRequest, serial: string): Promise<TerminalReply> {

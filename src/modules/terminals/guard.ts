@@ -15,6 +15,11 @@ function cookieValue(header: string | null, name: string): string | null {
   return null;
 }
 
+/** The communication keys a request presents: `pushcommkey` (2.x handshake) and the `token` cookie (3.x). */
+export function presentedKeys(pushCommKey: string | null, cookie: string | null): string[] {
+  return [pushCommKey, cookieValue(cookie, 'token')].filter((v): v is string => v !== null && v !== '');
+}
+
 /**
  * With ADMS_DEVICE_TOKENS, a listed serial must present one of its accepted values as the
  * `pushcommkey` query parameter or the `token` cookie (Security PUSH 3.x sends the cookie).
@@ -23,7 +28,7 @@ function cookieValue(header: string | null, name: string): string | null {
 export function checkDeviceToken(tokens: Readonly<Record<string, string[]>>, serial: string, pushCommKey: string | null, cookie: string | null): void {
   const accepted = Object.hasOwn(tokens, serial) ? tokens[serial] : undefined;
   if (!accepted) return;
-  const offered = [pushCommKey, cookieValue(cookie, 'token')].filter((v): v is string => v !== null && v !== '');
+  const offered = presentedKeys(pushCommKey, cookie);
   if (!offered.some((o) => accepted.some((a) => constantTimeEqual(o, a)))) {
     throw new AdmsRefusal(403, 'device token missing or wrong');
   }

@@ -38,15 +38,18 @@ import {
 } from '../../protocol/adms';
 import type { TemplateStore } from '../biometrics';
 import type { CommandService, DueCommand } from '../commands';
-import { type DeviceRow, takesBiodata } from '../devices';
+import { type DeviceRow, type DeviceUsers, takesBiodata } from '../devices';
 
 /** BIODATA `Type` of a fingerprint. */
 const FINGERPRINT = 1;
+/** Commands that write a person onto the terminal under a PIN. */
+const WRITES_A_PERSON = new Set<string>(['add_user', 'update_template']);
 
 export class CommandRenderer {
   constructor(
     private readonly commands: CommandService,
     private readonly templates: TemplateStore,
+    private readonly users: DeviceUsers,
     private readonly log: Logger,
     private readonly limits: { maxCommands: number; maxBytes: number },
     private readonly clock: Clock,
@@ -65,7 +68,12 @@ export class CommandRenderer {
     const candidates = new Map<string, DueCommand>();
     const gone: number[] = [];
     const unreadable: { id: number; reason: string }[] = [];
+    const conflicting = await this.conflicting(device, due);
     for (const command of due) {
+      if (conflicting.has(command.id)) {
+        unreadable.push({ id: command.id, reason: 'the terminal holds this PIN for someone else (see devices/{sn}/users/)' });
+        continue;
+      }
       let text: string | null;
       try {
         text = await this.render(device, command);
@@ -92,6 +100,22 @@ export class CommandRenderer {
       rendered.filter((r) => sent.has(Number(r.id))),
       this.limits,
     ).body;
+  }
+
+  /**
+   * Commands that would write an enrollee's record or template onto a terminal user that is
+   * someone else (the terminal reported that PIN as its own user, or as another enrollee's
+   * since the command was queued): they fail instead of overwriting that person.
+   */
+  private async conflicting(device: DeviceRow, due: readonly DueCommand[]): Promise<Set<number>> {
+    const writes = due.filter((c) => WRITES_A_PERSON.has(c.kind) && typeof c.payload.enrollee === 'string' && typeof c.payload.pin === 'string');
+    if (writes.length === 0) return new Set();
+    const held = await this.users.enrolleesOf(
+      this.users.reader,
+      device.id,
+      writes.map((c) => String(c.payload.pin)),
+    );
+    return new Set(writes.filter((c) => held.has(String(c.payload.pin)) && held.get(String(c.payload.pin)) !== c.payload.enrollee).map((c) => c.id));
   }
 
   /**

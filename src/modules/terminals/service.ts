@@ -44,10 +44,11 @@ export class Terminals {
     this.events = log.channel<TerminalEvents>();
     this.clock = new ClockSync(ctx, devices, commands);
     const attendance = new AttendanceIngest(ctx, devices, punches);
-    const walkUp = new WalkUpEnrollment(ctx, this.events, { enrollees, biometrics, enrollment, commands });
+    const walkUp = new WalkUpEnrollment(ctx, this.events, { devices, enrollees, biometrics, enrollment, commands });
     this.renderer = new CommandRenderer(
       commands,
       biometrics.templates,
+      devices.users,
       ctx.log,
       { maxCommands: ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST, maxBytes: ctx.settings.ADMS_MAX_COMMAND_BYTES },
       ctx.clock,

@@ -13,10 +13,11 @@ import {
   parseBiodata,
   parseIntStrict,
   parseOperlog,
+  parsePush3Users,
   parseTabledata,
   parseTemplatev10,
 } from '../../protocol/adms';
-import { type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
+import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
 import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
 import type { WalkUpEnrollment } from './walk-up';
 
@@ -50,8 +51,12 @@ export class TerminalUploads {
     const notes: Note[] = [];
     const ignoredTypes = new Map<number, number>();
     let current = device;
+    const users: ReportedUser[] = [];
     for (const r of records) {
       switch (r.kind) {
+        case 'USER':
+          users.push({ pin: r.pin, name: r.name, card: r.cardNumber || null, privilege: r.privilege });
+          break;
         case 'FP':
           if (!r.sizeMatches) notes.push(sizeNote(r.pin, r.fingerIndex, r.size, r.template.length));
           if (r.valid === INVALID) {
@@ -74,10 +79,13 @@ export class TerminalUploads {
           notes.push(oplogNote(r));
           break;
         default:
-          // USER, FACE, FVEIN, USERPIC, BIOPHOTO, IDCARD, unknown kinds: acknowledged.
+          // FACE, FVEIN, USERPIC, BIOPHOTO, IDCARD, unknown kinds: acknowledged.
           break;
       }
     }
+    // After the templates: a user enrolled at the terminal menu arrives as USER then FP in one
+    // batch, and the template decides whose the user is (walk-up.ts).
+    await this.users(device, users);
     if (ignoredTypes.size > 0) notes.push(ignoredNote(ignoredTypes));
     await this.log(device, notes);
     return records.length;
@@ -101,6 +109,7 @@ export class TerminalUploads {
    */
   async tabledata(device: DeviceRow, tableName: string, text: string): Promise<number> {
     if (tableName.toLowerCase() === 'templatev10') return this.templatev10(device, text);
+    if (tableName.toLowerCase() === 'user') return this.push3Users(device, `tabledata/${tableName}`, text);
     const { records, errors } = parseTabledata(text);
     await this.lines.logMalformed(device, `tabledata/${tableName}`, redactedErrors(errors));
     await this.log(device, [
@@ -111,6 +120,23 @@ export class TerminalUploads {
       },
     ]);
     return records.length;
+  }
+
+  /** 3.x `user` records: uploaded as `tabledata`, or the answer to a user query (`querydata`). */
+  async push3Users(device: DeviceRow, origin: string, text: string): Promise<number> {
+    const { records, errors } = parsePush3Users(text);
+    await this.lines.logMalformed(device, origin, redactedErrors(errors));
+    await this.users(
+      device,
+      records.map((r) => ({ pin: r.pin, name: r.name, card: r.cardNumber || null, privilege: r.privilege })),
+    );
+    return records.length;
+  }
+
+  /** Users the terminal says it holds (never linked to an enrollee by their PIN: devices/users.ts). */
+  private async users(device: DeviceRow, users: ReportedUser[]): Promise<void> {
+    if (users.length === 0) return;
+    await this.ctx.db.write(({ tx }) => this.devices.users.reported(tx, device.id, users));
   }
 
   private async templatev10(device: DeviceRow, text: string): Promise<number> {

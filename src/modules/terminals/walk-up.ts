@@ -1,10 +1,21 @@
 /**
  * Walk-up enrollment: templates a terminal uploads (OPERLOG `FP`, `BIODATA` Type=1, 3.x
- * `templatev10`) are matched to an enrollee by PIN and go through store_template, marked
- * present on the uploading terminal and queued to the other in-scope ones. A template that
- * breaks a rule (unknown PIN, no consent, disallowed finger, too large, too many fingers) is
- * rejected and logged — a device event and a `template_rejected` event — and, with
- * DELETE_REJECTED_DEVICE_TEMPLATES, deleted from that terminal. No HTTP error either way.
+ * `templatev10`) go through store_template, marked present on the uploading terminal and
+ * queued to the other in-scope ones, when they are an enrollee's. Whose a template is, is
+ * decided per terminal, never by the PIN alone:
+ * - the terminal's user with that PIN is linked to an enrollee (the service sent them there, or
+ *   an administrator adopted them): that enrollee's;
+ * - the terminal holds that PIN as its own user (reported, not linked), or no enrollee has the
+ *   PIN: the terminal's own user's. Nothing is stored (there is no consent) and nothing is
+ *   deleted from the terminal; the user's biometrics are counted in `devices/{sn}/users/`,
+ *   where an administrator adopts them;
+ * - the terminal never reported that PIN and an enrollee has it: the enrollee's, if the terminal
+ *   is in their scope or is an enrollment station (PINs handed out skip every PIN a terminal is
+ *   known to hold, so this is the enrollee enrolling there before their user record arrived).
+ * A template that breaks a rule (outside the enrollee's scope, no consent, disallowed finger, too
+ * large, too many fingers) is rejected and logged — a device event and a `template_rejected`
+ * event — and, with DELETE_REJECTED_DEVICE_TEMPLATES, deleted from that terminal. No HTTP
+ * error either way.
  *
  * A duress finger stays one: the flag is stored with the template and sent to the other
  * terminals with it.
@@ -19,8 +30,8 @@ import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
-import { type DeviceRow, deviceRef, noteOnDevice } from '../devices';
-import type { EnrolleeService } from '../enrollees';
+import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
+import type { EnrolleeRow, EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventChannel } from '../events';
 import type { TerminalEvents } from './events';
@@ -37,7 +48,7 @@ export interface TemplateUpload {
   origin: string;
 }
 
-export type UploadOutcome = 'stored' | 'unchanged' | 'rejected';
+export type UploadOutcome = 'stored' | 'unchanged' | 'rejected' | 'terminal_user';
 
 /** store_template refusals that reject the upload; anything else is a server failure. */
 const REJECTIONS = new Set<ErrorCode>([
@@ -51,13 +62,18 @@ const REJECTIONS = new Set<ErrorCode>([
   'validation_error',
 ]);
 
-class UnknownPin extends Error {}
+/** The template is the terminal's own user's, not an enrollee's. */
+class TerminalsOwnUser extends Error {}
+/** An enrollee's PIN, from a terminal outside their scope that is not an enrollment station. */
+class OutOfScope extends Error {}
+/** The terminal's user is linked to an enrollee who was deleted since. */
+class DeletedEnrollee extends Error {}
 
 export class WalkUpEnrollment {
   constructor(
     private readonly ctx: Runtime,
     private readonly events: EventChannel<TerminalEvents>,
-    private readonly deps: { enrollees: EnrolleeService; biometrics: Biometrics; enrollment: Enrollment; commands: CommandService },
+    private readonly deps: { devices: DeviceService; enrollees: EnrolleeService; biometrics: Biometrics; enrollment: Enrollment; commands: CommandService },
   ) {}
 
   async accept(device: DeviceRow, upload: TemplateUpload): Promise<UploadOutcome> {
@@ -65,8 +81,16 @@ export class WalkUpEnrollment {
     try {
       return await this.ctx.db.write((w) => this.store(w, device, upload, data));
     } catch (error) {
-      if (error instanceof UnknownPin) {
-        await this.reject(device, upload, 'unknown_pin', 'no enrollee has this PIN');
+      if (error instanceof TerminalsOwnUser) {
+        await this.keepAsTerminalUser(device, upload);
+        return 'terminal_user';
+      }
+      if (error instanceof OutOfScope) {
+        await this.reject(device, upload, 'not_in_scope', 'the enrollee with this PIN is not in this terminal’s areas and it is not an enrollment station');
+        return 'rejected';
+      }
+      if (error instanceof DeletedEnrollee) {
+        await this.reject(device, upload, 'unknown_pin', 'the enrollee with this PIN was deleted');
         return 'rejected';
       }
       if (error instanceof FpaError && REJECTIONS.has(error.code)) {
@@ -79,9 +103,9 @@ export class WalkUpEnrollment {
   }
 
   private async store(w: WriteContext, device: DeviceRow, upload: TemplateUpload, data: Uint8Array): Promise<UploadOutcome> {
-    const { enrollees, biometrics, enrollment } = this.deps;
-    const person = await enrollees.findByPin(w.tx, upload.pin);
-    if (!person) throw new UnknownPin();
+    const { biometrics, enrollment, devices } = this.deps;
+    const person = await this.ownerOf(w, device, upload.pin);
+    await devices.users.noteBiometric(w.tx, device.id, upload.pin, 'fingerprint', upload.fingerIndex);
     const session = await enrollment.remote.openSessionFor(w.tx, device.id, person.id);
     const requested = session?.fingersRequested.includes(upload.fingerIndex) ?? false;
     const same = await biometrics.templates.markPresentIfSame(w, device.id, {
@@ -105,6 +129,35 @@ export class WalkUpEnrollment {
     }
     if (session && requested) await enrollment.remote.recordCapture(w, session, upload.fingerIndex);
     return same ? 'unchanged' : 'stored';
+  }
+
+  /** The enrollee a walk-up template at this terminal belongs to (the rules are at the top of this file). */
+  private async ownerOf(w: WriteContext, device: DeviceRow, pin: string): Promise<EnrolleeRow> {
+    const { devices, enrollees } = this.deps;
+    const held = await devices.users.one(w.tx, device.id, pin);
+    if (held && held.enrolleeId === null) throw new TerminalsOwnUser();
+    const person = held?.enrolleeId ? await enrollees.find(w.tx, held.enrolleeId) : await enrollees.findByPin(w.tx, pin);
+    if (!person) throw held ? new DeletedEnrollee() : new TerminalsOwnUser();
+    if (person.status === 'deleted') throw new DeletedEnrollee();
+    if (!device.enrollmentStation && !(await enrollees.sharesArea(w.tx, person.id, await devices.areaIdsOf(w.tx, device.id)))) throw new OutOfScope();
+    if (!held) await devices.users.link(w.tx, device.id, pin, person.id);
+    return person;
+  }
+
+  /** A template of the terminal's own user: counted on the terminal's user list, neither stored nor deleted. */
+  private async keepAsTerminalUser(device: DeviceRow, upload: TemplateUpload): Promise<void> {
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async ({ tx }) => {
+      await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, 'fingerprint', upload.fingerIndex);
+      await noteOnDevice(
+        tx,
+        device.id,
+        'terminal_user_template',
+        `template of PIN ${upload.pin}, finger ${upload.fingerIndex} belongs to the terminal's own user: not stored until an administrator adopts them`,
+        { pin: upload.pin, finger_index: upload.fingerIndex, origin: upload.origin },
+        now,
+      );
+    });
   }
 
   /** Logs a rejection (never the template bytes) and queues the delete when configured. */

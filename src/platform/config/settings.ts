@@ -47,6 +47,7 @@ export interface Settings {
   ALGORITHM_COMPATIBILITY_MAP: Record<string, string[]>;
   DELETE_REJECTED_DEVICE_TEMPLATES: boolean;
   TIME_ZONE: string;
+  ENROLLEE_PIN_START: number;
 
   DATABASE_URL: string;
   DATABASE_AUTH_TOKEN: string;
@@ -202,6 +203,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   AGENT_CAN_START_SESSIONS: flag(false, 'Whether agents may start sessions themselves.'),
   ALGORITHM_COMPATIBILITY_MAP: listMap('JSON map: device algorithm → template algorithms it accepts.'),
   DELETE_REJECTED_DEVICE_TEMPLATES: flag(true, 'Queue a delete for walk-up templates that were rejected.'),
+  ENROLLEE_PIN_START: integer(10000, 'First device PIN handed out to enrollees; PINs any terminal already holds are skipped.'),
   TIME_ZONE: text('UTC', 'Default device time zone (IANA name).'),
 
   DATABASE_URL: text('file:./data/fpa.db', 'libSQL URL: `file:` (embedded, one writer) or `libsql://`.'),

@@ -1,6 +1,7 @@
 import { formatLocalDateTime, normaliseLocalTime } from '../../platform/time/local-time';
 import type { AttlogRecord } from './attlog';
 import { isValidBase64 } from './base64';
+import { decodeCardNumber } from './card';
 import { type Dict, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword } from './fields';
 import { parseLines } from './lines';
 import { parseOptionsBody } from './options';
@@ -173,4 +174,34 @@ export function parseTemplatev10Line(raw: string): LineOutcome<Templatev10Record
 
 export function parseTemplatev10(text: string): ParseResult<Templatev10Record> {
   return parseLines(text, parseTemplatev10Line);
+}
+
+/**
+ * A 3.x `user` record, uploaded (`tabledata` `user`) or answering `DATA QUERY tablename=user`:
+ * `user uid=\tcardno=\tpin=\tpassword=\tgroup=\tstarttime=\tendtime=\tname=\tprivilege=…`
+ * (the key set depends on the firmware; extra keys are tolerated).
+ */
+export interface Push3UserRecord {
+  pin: string;
+  name: string;
+  /** Card as a decimal string, '' when none or unrecognised. */
+  cardNumber: string;
+  privilege: number;
+  raw: string;
+}
+
+export function parsePush3UserLine(raw: string): LineOutcome<Push3UserRecord> {
+  const parsed = tableLineFields(raw);
+  if (!parsed.ok) return parsed;
+  const f = parsed.record;
+  const pin = (f.get('pin') ?? '').trim();
+  const problem = pinProblem(pin);
+  if (problem) return reject(problem);
+  const privilege = intWithDefault(f.get('privilege', 'pri'), 0);
+  if (!privilege.ok) return reject(`non-numeric privilege ${JSON.stringify(f.get('privilege', 'pri') ?? '')}`);
+  return accept({ pin, name: f.get('name') ?? '', cardNumber: decodeCardNumber(f.get('cardno', 'card') ?? ''), privilege: privilege.value, raw });
+}
+
+export function parsePush3Users(text: string): ParseResult<Push3UserRecord> {
+  return parseLines(text, parsePush3UserLine);
 }

@@ -98,12 +98,16 @@ describe('attendance days from punches (Asia/Kolkata, 09:00-17:00 with 10 minute
     expect(await dayOf(server, 'E-2', '2026-03-11')).toMatchObject({ status: 'incomplete', flags: ['non_working_day'] });
   });
 
-  test('punches of a PIN that had no enrollee yet make days once the enrollee is created', async () => {
-    const nextPin = String(Number(pin('E-5')) + 1);
-    await upload(server, device, linesAt(ZONE, nextPin, '2026-03-09 09:30:00', '2026-03-09 18:00:00', '2026-03-10 09:00:00'));
+  test("punches of a terminal's own user make days once an administrator adopts them", async () => {
+    const own = '42';
+    await upload(server, device, linesAt(ZONE, own, '2026-03-09 09:30:00', '2026-03-09 18:00:00', '2026-03-10 09:00:00'));
     expect(await dayOf(server, 'E-6', '2026-03-09')).toBeNull();
-    const created = await createPeople(server, ['E-6']);
-    expect(created['E-6']!.pin).toBe(nextPin);
+    // A new enrollee never gets the PIN of a terminal's user, so the punches stay where they are.
+    const [created] = Object.values(await createPeople(server, ['E-7']));
+    expect(created!.pin).not.toBe(own);
+    expect(await server.admin.post('/employees/', { id: 'E-6', name: 'Person E-6' })).toMatchObject({ status: 201 });
+    const adopted = await server.admin.post(`/devices/${device.serialNumber}/users/${own}/adopt/`, { employee: 'E-6' });
+    expect(adopted).toMatchObject({ status: 201, body: { employee: 'E-6', device_pin: own } });
     expect(await dayOf(server, 'E-6', '2026-03-09')).toMatchObject({ status: 'present', flags: ['late'], worked_seconds: 8.5 * 3600 });
     expect(await dayOf(server, 'E-6', '2026-03-10')).toMatchObject({ status: 'incomplete', punch_count: 1 });
   });

@@ -15,6 +15,7 @@ import { ConfigurationError } from '../../../src/platform/config/check';
 import { silentLogger } from '../../../src/platform/log';
 import type { CommandResult } from '../../../src/protocol/adms';
 import { tempDir, testSettings } from '../../support/harness';
+import { answerUserQuery } from '../../support/user-query';
 
 const tmp = tempDir();
 const by = 'admin@example.com';
@@ -31,7 +32,9 @@ async function device(serial: string, areas: string[]): Promise<DeviceRow> {
   await fpa.service.devices.touch(serial);
   await fpa.service.devices.updateDevice(serial, { algorithm_version: '10' }, by);
   await fpa.service.approveDevice(serial, { by, areas });
-  return fpa.service.devices.get(serial);
+  const d = await fpa.service.devices.get(serial);
+  await answerUserQuery(fpa, d);
+  return d;
 }
 
 async function employee(id: string, active = true) {
@@ -180,13 +183,12 @@ describe('deletes reach every terminal that may hold the data', () => {
 });
 
 describe('enrollees', () => {
-  test('punches linked to a new enrollee lose the unknown_pin flag', async () => {
+  test("a terminal's own user's punches, adopted, become the enrollee's and lose the unknown_pin flag; a new enrollee's do not", async () => {
     const d = await device('PUNCH-LINK', ['punch-area']);
-    const first = await person('S-PUNCH-1', ['punch-area']);
-    const nextPin = String(Number(first.devicePin) + 1);
+    const own = '31';
     await fpa.service.punches.ingest(d, [
       {
-        pin: nextPin,
+        pin: own,
         localTime: '2024-03-01 08:00:00',
         punchedAt: Date.UTC(2024, 2, 1, 8),
         utcOffsetMinutes: 0,
@@ -194,17 +196,22 @@ describe('enrollees', () => {
         verifyType: 1,
         workCode: '0',
         extra: [],
-        raw: `${nextPin}\t2024-03-01 08:00:00`,
+        raw: `${own}\t2024-03-01 08:00:00`,
         flags: ['clock_skew'],
       },
     ]);
-    const [before] = await fpa.db.orm.select().from(punches).where(eq(punches.devicePin, nextPin));
+    const [before] = await fpa.db.orm.select().from(punches).where(eq(punches.devicePin, own));
     expect(before!.flags).toEqual(['clock_skew', 'unknown_pin']);
 
-    const linked = await person('S-PUNCH-2', ['punch-area']);
-    expect(linked.devicePin).toBe(nextPin);
-    const [after] = await fpa.db.orm.select().from(punches).where(eq(punches.devicePin, nextPin));
-    expect(after!.enrolleeId).toBe(linked.id);
+    const unrelated = await person('S-PUNCH-1', ['punch-area']);
+    expect(unrelated.devicePin).not.toBe(own);
+    expect((await fpa.db.orm.select().from(punches).where(eq(punches.devicePin, own)))[0]!.enrolleeId).toBeNull();
+
+    await employee('S-PUNCH-2', true);
+    const adopted = await fpa.service.fleet.adopt(d.serialNumber, own, { employee: 'S-PUNCH-2' }, by);
+    expect(adopted.devicePin).toBe(own);
+    const [after] = await fpa.db.orm.select().from(punches).where(eq(punches.devicePin, own));
+    expect(after!.enrolleeId).toBe(adopted.id);
     expect(after!.flags).toEqual(['clock_skew']);
   });
 

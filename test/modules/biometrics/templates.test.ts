@@ -6,6 +6,7 @@ import { templateAad } from '../../../src/modules/biometrics/aad';
 import { generateEncryptionKey, TemplateKeyRing } from '../../../src/platform/crypto/template-cipher';
 import { silentLogger } from '../../../src/platform/log';
 import { TEST_KEY, tempDir, testSettings } from '../../support/harness';
+import { answerUserQuery } from '../../support/user-query';
 
 const tmp = tempDir();
 let fpa: FingerprintAttendance;
@@ -22,7 +23,9 @@ async function device(serial: string, algorithm: string | null, areas?: string[]
   await devices.touch(serial);
   if (algorithm) await devices.updateDevice(serial, { algorithm_version: algorithm }, by);
   await fpa.service.approveDevice(serial, { by, areas });
-  return devices.get(serial);
+  const d = await devices.get(serial);
+  await answerUserQuery(fpa, d);
+  return d;
 }
 
 async function person(id: string, options: { consent?: boolean; areas?: string[] } = {}) {

@@ -45,7 +45,10 @@ async function device(serial: string, areas?: string[]): Promise<DeviceRow> {
   await fpa.service.devices.touch(serial);
   await fpa.service.devices.updateDevice(serial, { algorithm_version: '10' }, by);
   await fpa.service.approveDevice(serial, { by, areas });
-  return fpa.service.devices.get(serial);
+  const d = await fpa.service.devices.get(serial);
+  // Approval queues a query of the terminal's users; these tests follow the sync commands alone.
+  await fpa.db.write(({ tx }) => tx.delete(deviceCommands).where(and(eq(deviceCommands.deviceId, d.id), eq(deviceCommands.kind, 'QUERY_USERS'))));
+  return d;
 }
 
 async function person(id: string, areas?: string[]) {

@@ -1,0 +1,167 @@
+/**
+ * What each terminal holds: its users as it reported them or as the service sent them
+ * (`fpa_device_users`). The rest of the fleet logic (adoption, conflicts, resync) reads and
+ * writes this through here.
+ */
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, Tx } from '../../platform/db/client';
+import type { Runtime } from '../../platform/runtime';
+import { deviceUsers } from './tables';
+
+export type DeviceUserRow = typeof deviceUsers.$inferSelect;
+
+/** A user as a terminal reports it (OPERLOG `USER`, 3.x `user` table, query results). */
+export interface ReportedUser {
+  pin: string;
+  name?: string | null;
+  card?: string | null;
+  privilege?: number | null;
+}
+
+export class DeviceUsers {
+  constructor(private readonly ctx: Runtime) {}
+
+  /** For reads outside a transaction. */
+  get reader(): Queryable {
+    return this.ctx.db.orm;
+  }
+
+  /** Users a terminal reported; a user the service sent keeps its enrollee. */
+  async reported(tx: Tx, deviceId: string, users: readonly ReportedUser[]): Promise<void> {
+    const now = this.ctx.clock.now();
+    for (const u of users) {
+      await tx
+        .insert(deviceUsers)
+        .values({ deviceId, pin: u.pin, name: u.name ?? null, card: u.card ?? null, privilege: u.privilege ?? null, biometrics: {}, enrolleeId: null, source: 'reported', updatedAt: now })
+        .onConflictDoUpdate({
+          target: [deviceUsers.deviceId, deviceUsers.pin],
+          set: { name: u.name ?? null, card: u.card ?? null, privilege: u.privilege ?? null, updatedAt: now },
+        });
+    }
+  }
+
+  /** PINs that punched on the terminal without being an enrollee there: its users, even if it never reported them. */
+  async seen(tx: Tx, deviceId: string, pins: readonly string[]): Promise<void> {
+    const now = this.ctx.clock.now();
+    for (const chunk of chunks(pins, 100)) {
+      await tx
+        .insert(deviceUsers)
+        .values(chunk.map((pin) => ({ deviceId, pin, name: null, card: null, privilege: null, biometrics: {}, enrolleeId: null, source: 'reported' as const, updatedAt: now })))
+        .onConflictDoNothing();
+    }
+  }
+
+  /** The service put this enrollee's user record on the terminal (the terminal confirmed it). */
+  async sent(tx: Tx, deviceId: string, user: { pin: string; name: string; card: string | null; enrolleeId: string }): Promise<void> {
+    const now = this.ctx.clock.now();
+    await tx
+      .insert(deviceUsers)
+      .values({ deviceId, pin: user.pin, name: user.name, card: user.card, privilege: 0, biometrics: {}, enrolleeId: user.enrolleeId, source: 'sent', updatedAt: now })
+      .onConflictDoUpdate({
+        target: [deviceUsers.deviceId, deviceUsers.pin],
+        set: { name: user.name, card: user.card, enrolleeId: user.enrolleeId, source: 'sent', updatedAt: now },
+      });
+  }
+
+  /**
+   * A biometric the terminal reported for one of its users (a template it uploaded): kept as the
+   * indexes it holds per type, so an upload sent twice counts once.
+   */
+  async noteBiometric(tx: Tx, deviceId: string, pin: string, type: string, index: number): Promise<void> {
+    const now = this.ctx.clock.now();
+    const existing = await this.one(tx, deviceId, pin);
+    if (!existing) {
+      await tx.insert(deviceUsers).values({ deviceId, pin, name: null, card: null, privilege: null, biometrics: { [type]: [index] }, enrolleeId: null, source: 'reported', updatedAt: now });
+      return;
+    }
+    const held = existing.biometrics[type] ?? [];
+    if (held.includes(index)) return;
+    const biometrics = { ...existing.biometrics, [type]: [...held, index].sort((a, b) => a - b) };
+    await tx.update(deviceUsers).set({ biometrics, updatedAt: now }).where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
+  }
+
+  /** The terminal confirmed a delete of biometrics (one index, or every one of the type). */
+  async dropBiometric(tx: Tx, deviceId: string, pin: string, type: string, index: number | null): Promise<void> {
+    const existing = await this.one(tx, deviceId, pin);
+    if (!existing?.biometrics[type]) return;
+    const kept = index === null ? [] : existing.biometrics[type].filter((i) => i !== index);
+    const biometrics = { ...existing.biometrics, [type]: kept };
+    if (kept.length === 0) delete biometrics[type];
+    await tx.update(deviceUsers).set({ biometrics, updatedAt: this.ctx.clock.now() }).where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
+  }
+
+  /** The user is no longer on the terminal (a delete it confirmed). */
+  async removed(tx: Tx, deviceId: string, pin: string): Promise<void> {
+    await tx.delete(deviceUsers).where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
+  }
+
+  /** The terminal was cleared (CLEAR DATA) or removed. */
+  async clear(tx: Tx, deviceId: string): Promise<void> {
+    await tx.delete(deviceUsers).where(eq(deviceUsers.deviceId, deviceId));
+  }
+
+  /**
+   * The terminal's user with this PIN is this enrollee: an administrator adopted it, or the
+   * enrollee enrolled there before their user record arrived (walk-up).
+   */
+  async link(tx: Tx, deviceId: string, pin: string, enrolleeId: string): Promise<void> {
+    const now = this.ctx.clock.now();
+    await tx
+      .insert(deviceUsers)
+      .values({ deviceId, pin, name: null, card: null, privilege: null, biometrics: {}, enrolleeId, source: 'reported', updatedAt: now })
+      .onConflictDoUpdate({ target: [deviceUsers.deviceId, deviceUsers.pin], set: { enrolleeId, updatedAt: now } });
+  }
+
+  async of(q: Queryable, deviceId: string): Promise<DeviceUserRow[]> {
+    return q.select().from(deviceUsers).where(eq(deviceUsers.deviceId, deviceId)).orderBy(deviceUsers.pin);
+  }
+
+  /** The terminal users linked to this enrollee, on every terminal. */
+  async linkedTo(q: Queryable, enrolleeId: string): Promise<DeviceUserRow[]> {
+    return q.select().from(deviceUsers).where(eq(deviceUsers.enrolleeId, enrolleeId));
+  }
+
+  async one(q: Queryable, deviceId: string, pin: string): Promise<DeviceUserRow | null> {
+    const [row] = await q.select().from(deviceUsers).where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
+    return row ?? null;
+  }
+
+  /** For these PINs the terminal holds: the enrollee each is (null: the terminal's own user). */
+  async enrolleesOf(q: Queryable, deviceId: string, pins: readonly string[]): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>();
+    for (const chunk of chunks(pins, 500)) {
+      const rows = await q
+        .select({ pin: deviceUsers.pin, enrolleeId: deviceUsers.enrolleeId })
+        .from(deviceUsers)
+        .where(and(eq(deviceUsers.deviceId, deviceId), inArray(deviceUsers.pin, chunk)));
+      for (const r of rows) out.set(r.pin, r.enrolleeId);
+    }
+    return out;
+  }
+
+  /** Whether any terminal holds a user with this PIN (new PINs skip these). */
+  async pinKnown(q: Queryable, pin: string): Promise<boolean> {
+    const [row] = await q.select({ pin: deviceUsers.pin }).from(deviceUsers).where(eq(deviceUsers.pin, pin)).limit(1);
+    return row !== undefined;
+  }
+
+  /**
+   * Of these terminals, those holding a user with this PIN that is someone else than `enrolleeId`
+   * (a user the terminal had, not one the service sent for this enrollee): sending the enrollee
+   * there would overwrite that person.
+   */
+  async heldByOthers(q: Queryable, deviceIds: readonly string[], pin: string, enrolleeId: string): Promise<Set<string>> {
+    if (deviceIds.length === 0) return new Set();
+    const rows = await q
+      .select({ deviceId: deviceUsers.deviceId, enrolleeId: deviceUsers.enrolleeId })
+      .from(deviceUsers)
+      .where(and(eq(deviceUsers.pin, pin), inArray(deviceUsers.deviceId, [...deviceIds])));
+    return new Set(rows.filter((r) => r.enrolleeId !== enrolleeId).map((r) => r.deviceId));
+  }
+
+  /** Users of a terminal that no enrollee owns (its own users), for a full resync. */
+  async unowned(q: Queryable, deviceId: string): Promise<DeviceUserRow[]> {
+    return q.select().from(deviceUsers).where(and(eq(deviceUsers.deviceId, deviceId), isNull(deviceUsers.enrolleeId)));
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Putting a terminal back in line with the service: every in-scope enrollee's user record and
+ * templates queued again (a terminal user that is someone else keeps their PIN: a conflict, not
+ * an overwrite); `full` also deletes every other user on it. When the terminal's users are not
+ * known or may have changed (approval, back after a long absence) the service first asks it for
+ * them and backfills when it answers (`afterUserQuery`). Used on request (service.ts) and by the
+ * reconciliation (reconcile.ts).
+ */
+import type { WriteContext } from '../../platform/db/client';
+import type { Runtime } from '../../platform/runtime';
+import type { Biometrics } from '../biometrics';
+import type { CommandService, NewCommand } from '../commands';
+import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
+import type { EnrolleeService } from '../enrollees';
+import type { EventChannel } from '../events';
+import type { PunchService } from '../punches';
+import type { FleetEvents } from './events';
+
+export interface FleetDeps {
+  devices: DeviceService;
+  commands: CommandService;
+  enrollees: EnrolleeService;
+  biometrics: Biometrics;
+  punches: PunchService;
+}
+
+export type ResyncReason = FleetEvents['device_resynced']['reason'];
+
+export class Resync {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly events: EventChannel<FleetEvents>,
+    private readonly deps: FleetDeps,
+  ) {}
+
+  /**
+   * Queues the resync of one terminal inside the caller's transaction, from the users it is known
+   * to hold (and a fresh query of them); returns the commands queued.
+   */
+  async device(w: WriteContext, device: DeviceRow, options: { full: boolean; reason: ResyncReason }): Promise<number> {
+    await this.deps.commands.enqueue(w, [userQuery(device.id, null)]);
+    return 1 + (await this.queue(w, device, options));
+  }
+
+  /** The terminal answered the query of its users: the resync that waited for it. */
+  async backfill(w: WriteContext, device: DeviceRow, reason: ResyncReason): Promise<number> {
+    return this.queue(w, device, { full: false, reason });
+  }
+
+  private async queue(w: WriteContext, device: DeviceRow, options: { full: boolean; reason: ResyncReason }): Promise<number> {
+    const { devices, enrollees, commands, biometrics } = this.deps;
+    const people = await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id));
+    let queued = await biometrics.templates.backfillDevice(w, device, people);
+    if (options.full) {
+      const inScope = new Set(people.map((p) => p.id));
+      const others = (await devices.users.of(w.tx, device.id)).filter((u) => u.enrolleeId === null || !inScope.has(u.enrolleeId));
+      await commands.enqueue(
+        w,
+        others.map((u) => removal(device.id, u.pin)),
+      );
+      queued += others.length;
+    }
+    await this.events.record(w, 'device_resynced', { device: deviceRef(device), full: options.full, queued, reason: options.reason });
+    await noteOnDevice(
+      w.tx,
+      device.id,
+      'resync',
+      `resync (${options.reason}${options.full ? ', full' : ''}): ${queued} commands queued`,
+      { reason: options.reason, full: options.full, queued },
+      this.ctx.clock.now(),
+    );
+    return queued;
+  }
+
+  /** Asks the terminal for its users; the resync is queued when it answers (reconcile.ts). */
+  async afterUserQuery(w: WriteContext, deviceId: string, reason: ResyncReason): Promise<void> {
+    await this.deps.commands.enqueue(w, [userQuery(deviceId, reason)]);
+  }
+
+  /** Terminals holding this enrollee's user with fingerprints the service does not have yet: asked for them. */
+  async fetchTemplatesOf(w: WriteContext, enrolleeId: string): Promise<void> {
+    const held = (await this.deps.devices.users.linkedTo(w.tx, enrolleeId)).filter((u) => (u.biometrics.fingerprint?.length ?? 0) > 0);
+    await this.deps.commands.enqueue(
+      w,
+      held.map((u) => templateQuery(u.deviceId, u.pin)),
+    );
+  }
+}
+
+/** A delete of a terminal's user; `resolves` marks one an administrator asked for (reconcile.ts sends the enrollee with that PIN afterwards). */
+export function removal(deviceId: string, pin: string): NewCommand {
+  return { deviceId, kind: 'delete_user', payload: { pin, resolves: true }, supersedeKey: `user:${pin}` };
+}
+
+/** `DATA QUERY USERINFO`; with a reason, the resync that waits for the answer. */
+function userQuery(deviceId: string, resyncAfter: ResyncReason | null): NewCommand {
+  return { deviceId, kind: 'QUERY_USERS', payload: resyncAfter ? { resync: resyncAfter } : {}, supersedeKey: 'query-users' };
+}
+
+export function templateQuery(deviceId: string, pin: string): NewCommand {
+  return { deviceId, kind: 'QUERY_TEMPLATES', payload: { pin }, supersedeKey: `query-templates:${pin}` };
+}

@@ -1,0 +1,170 @@
+/**
+ * A real fleet: what each terminal holds, and keeping it what the service expects. The users a
+ * terminal reports are listed per terminal (the devices module keeps them, devices/users.ts); a
+ * terminal's own user is adopted as an enrollee (keeping the PIN people already type) or removed;
+ * `resync` queues every in-scope user and template to a terminal again (`full` also removes the
+ * users outside its scope). The automatic parts (resync on return, retries, clear data) are in
+ * reconcile.ts.
+ */
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { areaNames } from '../areas';
+import { audit } from '../audit';
+import { hasConsent } from '../biometrics';
+import type { CommandView } from '../commands';
+import { type DeviceRow, type DeviceUserRow, deviceRef } from '../devices';
+import type { EnrolleeRow } from '../enrollees';
+import type { EventChannel, EventLog } from '../events';
+import type { FleetEvents } from './events';
+import { FleetReconciler } from './reconcile';
+import { type FleetDeps, Resync, removal, templateQuery } from './resync';
+
+export interface TerminalUserView {
+  pin: string;
+  name: string | null;
+  card: string | null;
+  privilege: number | null;
+  enrollee: string | null;
+  conflict: { enrollee: string; employee: string } | null;
+  biometrics: Record<string, number>;
+}
+
+export class Fleet {
+  readonly events: EventChannel<FleetEvents>;
+  readonly reconciler: FleetReconciler;
+  private readonly resyncs: Resync;
+
+  constructor(
+    private readonly ctx: Runtime,
+    log: EventLog,
+    private readonly deps: FleetDeps,
+  ) {
+    this.events = log.channel<FleetEvents>();
+    this.resyncs = new Resync(ctx, this.events, deps);
+    this.reconciler = new FleetReconciler(ctx, this.resyncs, deps);
+  }
+
+  /** The users a terminal holds, as it last reported them or as the service put them there. */
+  async users(serial: string): Promise<TerminalUserView[]> {
+    const q = this.ctx.db.orm;
+    const device = await this.deps.devices.get(serial, q);
+    const rows = await this.deps.devices.users.of(q, device.id);
+    const holders = await this.deps.enrollees.byPins(
+      (statement) => this.ctx.db.client.execute(statement),
+      rows.map((r) => r.pin),
+    );
+    return rows.map((r) => terminalUserView(r, holders.get(r.pin) ?? null));
+  }
+
+  /**
+   * Adopts a terminal's own user: as a new enrollee of `employee` with that PIN (in the
+   * terminal's areas unless `areas` says otherwise), or as the existing `enrollee` who has that
+   * PIN (the conflict was the same person). The user's earlier punches on this terminal become
+   * the enrollee's; the fingerprints it holds are fetched once the enrollee has consent.
+   */
+  async adopt(serial: string, pin: string, body: { employee?: string; enrollee?: string; areas?: string[] }, by: string): Promise<EnrolleeRow> {
+    if ((body.employee === undefined) === (body.enrollee === undefined)) {
+      throw new FpaError('validation_error', 'give either employee (a new enrollee) or enrollee (the one with this PIN)', { fields: ['employee', 'enrollee'] });
+    }
+    const { devices, enrollees } = this.deps;
+    const device = await devices.get(serial);
+    const user = await this.ownUser(this.ctx.db.orm, device, pin);
+    if (body.enrollee !== undefined) {
+      const enrolleeId = body.enrollee;
+      return this.ctx.db.write(async (w) => {
+        await this.ownUser(w.tx, device, pin);
+        const person = await enrollees.get(enrolleeId, w.tx);
+        if (person.devicePin !== pin) {
+          throw new FpaError('conflict', 'the enrollee has another PIN; a terminal user is adopted as the enrollee with the same PIN', {
+            device_pin: person.devicePin,
+            pin,
+          });
+        }
+        await this.link(w, device, user, person, by);
+        // They were left off this terminal while it was a conflict: their record and templates go now.
+        await this.deps.biometrics.templates.backfillDevice(w, device, [person]);
+        return person;
+      });
+    }
+    const areas = body.areas ?? [...(await areaNames(this.ctx.db.orm, await devices.areaIdsOf(this.ctx.db.orm, device.id))).values()];
+    return enrollees.createEnrollee(body.employee!, {
+      pin,
+      areas,
+      by,
+      onCreated: async (w, person) => {
+        await this.ownUser(w.tx, device, pin);
+        await this.link(w, device, user, person, by);
+      },
+    });
+  }
+
+  /**
+   * Removes a terminal's own user from it (`delete_user`); the user leaves the list when the
+   * terminal confirms. An enrollee with that PIN who belongs on the terminal is sent then.
+   */
+  async removeUser(serial: string, pin: string, by: string): Promise<CommandView> {
+    return this.ctx.db.write(async (w) => {
+      const device = await this.deps.devices.get(serial, w.tx);
+      await this.ownUser(w.tx, device, pin);
+      const [id] = await this.deps.commands.enqueue(w, [removal(device.id, pin)]);
+      await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'device.user_removed', targetType: 'device', targetId: serial, details: { pin } });
+      return this.deps.commands.viewOf(w.tx, device.id, id!);
+    });
+  }
+
+  /** `POST devices/{sn}/resync/`. */
+  async resync(serial: string, options: { full?: boolean }, by: string): Promise<{ queued: number }> {
+    return this.ctx.db.write(async (w) => {
+      const device = await this.deps.devices.get(serial, w.tx);
+      if (device.status !== 'approved')
+        throw new FpaError('conflict', `the terminal is ${device.status}; only an approved terminal is resynced`, { status: device.status });
+      const queued = await this.resyncs.device(w, device, { full: options.full ?? false, reason: 'requested' });
+      await audit(w.tx, this.ctx.clock.now(), {
+        actor: by,
+        action: 'device.resynced',
+        targetType: 'device',
+        targetId: serial,
+        details: { full: options.full ?? false, queued },
+      });
+      return { queued };
+    });
+  }
+
+  /** A user of the terminal that is not (yet) an enrollee: 404 when the terminal has no such user, 409 when it is an enrollee. */
+  private async ownUser(q: Queryable, device: DeviceRow, pin: string): Promise<DeviceUserRow> {
+    const user = await this.deps.devices.users.one(q, device.id, pin);
+    if (!user) throw new FpaError('not_found', 'the terminal has no user with this PIN (as far as it reported)', { pin });
+    if (user.enrolleeId !== null) throw new FpaError('conflict', 'this terminal user is already an enrollee', { pin, enrollee: user.enrolleeId });
+    return user;
+  }
+
+  private async link(w: WriteContext, device: DeviceRow, user: DeviceUserRow, person: EnrolleeRow, by: string): Promise<void> {
+    const { devices, punches, commands } = this.deps;
+    await devices.users.link(w.tx, device.id, user.pin, person.id);
+    const attributed = await punches.attributeFromDevice(w, device.id, user.pin, { id: person.id, employee: person.employeeKey });
+    if ((user.biometrics.fingerprint?.length ?? 0) > 0 && (await hasConsent(w.tx, person.id))) {
+      await commands.enqueue(w, [templateQuery(device.id, user.pin)]);
+    }
+    await audit(w.tx, this.ctx.clock.now(), {
+      actor: by,
+      action: 'device.user_adopted',
+      targetType: 'device',
+      targetId: device.serialNumber,
+      details: { pin: user.pin, enrollee: person.id, punches: attributed },
+    });
+    await this.events.record(w, 'terminal_user_adopted', { device: deviceRef(device), pin: user.pin, enrollee: person.id, punches: attributed, by });
+  }
+}
+
+function terminalUserView(row: DeviceUserRow, holder: { id: string; employee: string } | null): TerminalUserView {
+  return {
+    pin: row.pin,
+    name: row.name,
+    card: row.card,
+    privilege: row.privilege,
+    enrollee: row.enrolleeId,
+    conflict: holder && holder.id !== row.enrolleeId ? { enrollee: holder.id, employee: holder.employee } : null,
+    biometrics: Object.fromEntries(Object.entries(row.biometrics).map(([type, indexes]) => [type, indexes.length])),
+  };
+}
