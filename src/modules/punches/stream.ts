@@ -15,7 +15,7 @@ import type { ServerWebSocket } from 'bun';
 import { asc, gt } from 'drizzle-orm';
 import { CoalescingPass } from '../../platform/coalescing-pass';
 import { describeError, FpaError } from '../../platform/errors';
-import { apiRouter, type Http } from '../../platform/http/router';
+import { apiRouter, type Http, SECURITY_SCHEMES } from '../../platform/http/router';
 import type { Runtime } from '../../platform/runtime';
 import { StreamQuery } from './model';
 import type { PunchService } from './service';
@@ -238,13 +238,13 @@ export function punchStreamRoutes(http: Http, deps: { hub: PunchStreamHub; punch
     connection.expiry.unref();
   };
 
-  return apiRouter(http, 'punch-stream').ws('/punches/stream', {
+  return apiRouter(http, 'punch-stream', { security: [{ [SECURITY_SCHEMES.admin]: [] }] }).ws('/punches/stream', {
     query: StreamQuery,
     detail: {
       summary: 'WebSocket: one JSON message per punch, oldest first, then live',
       tags: ['punches'],
       description:
-        'Upgrade with `Authorization: Bearer <JWT>`, or `?access_token=` from a browser. Closed with 4008 when the client falls behind, 4401 when its token expires.',
+        'Upgrade to a WebSocket with `Authorization: Bearer <JWT>`, or `?access_token=` from a browser (a browser cannot set headers on a WebSocket). Resumes after `?after=<sequence>`; without it only live punches come. Each message is one punch (the `Punch` schema). Closed with 4008 when the client falls behind, 4401 when its token expires. An administrator (token subject) holding WEBSOCKET_MAX_PER_ADMIN open streams on the instance is refused with 429 `rate_limited` before the upgrade; a plain GET without the handshake is 426 `upgrade_required`.',
     },
     async beforeHandle({ request, query }) {
       const identity = await http.auth.authenticate(request, { queryToken: true });
