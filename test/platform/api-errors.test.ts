@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'bun:test';
 import { Elysia, t } from 'elysia';
 import { handleApiError } from '../../src/platform/http/errors';
+import { Body } from '../../src/platform/http/model';
 import { createLogger } from '../../src/platform/log';
 
 function app(lines: string[]) {
@@ -17,6 +18,8 @@ function app(lines: string[]) {
     .get('/broken', () => answer as { n: number }, { response: { 200: t.Object({ n: t.Number() }) } })
     .post('/strict', ({ body }) => ({ n: body.n }), { body: t.Object({ n: t.Number() }), response: { 200: t.Object({ n: t.Number() }) } });
 }
+
+const Text = () => t.String();
 
 describe('errors Elysia raises', () => {
   test('a response that breaks its schema is 500 internal_error, logged, and not echoed', async () => {
@@ -42,5 +45,23 @@ describe('errors Elysia raises', () => {
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatchObject({ code: 'validation_error', details: { in: 'body' } });
     expect(lines).toEqual([]);
+  });
+
+  // `normalize: 'typebox'` (an explicit choice of a host) cleans every object with TypeBox's
+  // Value.Clean before validation, whatever the schema says: unknown properties are dropped there.
+  test('a body property the model does not name is refused, with the normalize modes a host leaves or sets to off', async () => {
+    for (const normalize of [true, false, 'exactMirror'] as const) {
+      const plugin = new Elysia({ name: `bodies-${normalize}` })
+        .onError(handleApiError())
+        .post('/p', ({ body }) => body, { body: Body({ a: Text(), n: t.Optional(Body({ b: Text() })) }) });
+      const host = new Elysia({ normalize }).use(plugin);
+      const post = (body: string) => host.handle(new Request('http://fpa.test/p', { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+      expect((await post('{"a":"x","n":{"b":"y"}}')).status).toBe(200);
+      for (const body of ['{"a":"x","zz":1}', '{"a":"x","n":{"b":"y","zz":1}}']) {
+        const res = await post(body);
+        expect({ normalize, body, status: res.status }).toEqual({ normalize, body, status: 400 });
+        expect((await res.json()).error.details.errors[0].message).toBe('Unknown property');
+      }
+    }
   });
 });

@@ -151,7 +151,8 @@ const COERCED_FORMATS = new Set(['integer', 'numeric', 'boolean', 'ObjectString'
  * Elysia's forms → plain JSON Schema 2020-12:
  * - `t.Integer`/`t.Numeric` (query parameters, which are text) = anyOf [numeric string, integer]:
  *   documented as the integer the client means;
- * - a union of literals (`OneOf`, nullable or not) = anyOf of `const`s: an `enum`, which UIs show.
+ * - a union of literals (`OneOf`, nullable or not) = anyOf of `const`s: an `enum`, which UIs show;
+ * - `additionalProperties: { not: {} }` = `false`.
  */
 export function normalize(schema: Json): Json {
   if (!isJsonObject(schema)) return schema;
@@ -164,6 +165,12 @@ export function normalize(schema: Json): Json {
       const { anyOf: _, ...outer } = s;
       s = { ...outer, ...real };
     }
+  }
+  // `additionalProperties: { not: {} }` (how the models refuse unnamed properties, see
+  // NoOtherProperties in src/platform/http/model.ts) means `false`, which reads better.
+  const additional = s.additionalProperties;
+  if (isJsonObject(additional) && isJsonObject(additional.not) && Object.keys(additional).length === 1 && Object.keys(additional.not).length === 0) {
+    s = { ...s, additionalProperties: false };
   }
   const branches = s.anyOf;
   if (Array.isArray(branches) && branches.length > 0 && branches.every((b) => isJsonObject(b) && (b.const !== undefined || isNullType(b)))) {

@@ -1,6 +1,6 @@
 /** The jobs module's HTTP model. */
 import { t } from 'elysia';
-import { Body, Instant, Nullable, OneOf, Text } from '../../platform/http/model';
+import { Body, Instant, NoOtherProperties, Nullable, OneOf, Text } from '../../platform/http/model';
 
 export const Job = t.Object(
   {
@@ -28,7 +28,7 @@ export const JobRun = t.Optional(
       params: t.Optional(
         // A key outside the pattern is refused, not ignored: a record allows any other key by default.
         t.Record(t.String({ pattern: '^[a-z_]{1,32}$' }), Text({ minLength: 0, maxLength: 200 }), {
-          additionalProperties: false,
+          additionalProperties: NoOtherProperties,
           maxProperties: 20,
           description: 'Job parameters, e.g. `{"date": "2026-01-05"}` for generate-absences.',
         }),

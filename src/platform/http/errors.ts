@@ -67,12 +67,17 @@ export function toErrorResponse(
   }
 }
 
+/** TypeBox says `Never` for a property an object does not name (NoOtherProperties in src/platform/http/model.ts). */
+function messageOf(message: string): string {
+  return message === 'Never' ? 'Unknown property' : message.slice(0, 200);
+}
+
 function validationDetails(error: unknown): Record<string, unknown> {
   const e = error as { all?: Array<{ path?: string; message?: string }>; type?: string };
   // TypeBox's own message ("Expected string"), never Elysia's summary: that quotes the value
   // that was sent, which may be template base64.
   const errors = Array.isArray(e?.all)
-    ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: typeof x.message === 'string' ? x.message.slice(0, 200) : 'invalid' }))
+    ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: typeof x.message === 'string' ? messageOf(x.message) : 'invalid' }))
     : [];
   return { in: e?.type ?? 'body', errors };
 }

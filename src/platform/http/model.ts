@@ -43,11 +43,21 @@ type Literals<V extends readonly string[]> = { -readonly [K in keyof V]: TLitera
 export const Int = (options: { minimum?: number; maximum?: number; description?: string } = {}) => Type.Integer(options);
 
 /**
+ * What an object that refuses unnamed properties says. Not `additionalProperties: false`: with
+ * Elysia's `normalize` (on by default, and set by the HOST app, not by this plugin) such an
+ * object is cleaned of unknown properties before it is validated, so they would be dropped
+ * silently instead of refused. A schema no value matches is not cleaned, and means the same.
+ * The OpenAPI document writes it as `false` (src/app/docs/openapi.ts). (A host that sets
+ * `normalize: 'typebox'` has every object cleaned whatever its schema says.)
+ */
+export const NoOtherProperties = t.Never();
+
+/**
  * An object that refuses properties it does not name (every administrator request body, and
  * every object nested in one). `title` names it in the OpenAPI document's components.
  */
 export const Body = <P extends Record<string, TSchema>>(properties: P, options: { title?: string; description?: string } = {}) =>
-  t.Object(properties, { additionalProperties: false, ...options });
+  t.Object(properties, { additionalProperties: NoOtherProperties, ...options });
 
 /**
  * `?limit=&cursor=` of every list (API.md). `t.Integer` (not `Int`): a query parameter is text,
