@@ -106,8 +106,8 @@ function validUnchecked(s: Schema, depth: number): fc.Arbitrary<unknown> {
       return fc.boolean();
     case 'integer': {
       const bounds = [num(s.minimum), num(s.maximum)].filter((v) => v !== undefined);
-      const any = fc.integer({ min: num(s.minimum) ?? -1000, max: num(s.maximum) ?? 1000 });
-      return bounds.length > 0 ? fc.oneof(any, fc.constantFrom(...bounds)) : any;
+      const anyInteger = fc.integer({ min: num(s.minimum) ?? -1000, max: num(s.maximum) ?? 1000 });
+      return bounds.length > 0 ? fc.oneof(anyInteger, fc.constantFrom(...bounds)) : anyInteger;
     }
     case 'number':
       return fc.double({ min: num(s.minimum) ?? -1e6, max: num(s.maximum) ?? 1e6, noNaN: true, noDefaultInfinity: true });

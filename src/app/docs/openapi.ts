@@ -31,7 +31,7 @@ export interface RouteLike {
   hooks: { params?: unknown; query?: unknown; body?: unknown; response?: unknown; detail?: unknown };
 }
 
-export const OPENAPI_VERSION = '3.1.1';
+const OPENAPI_VERSION = '3.1.1';
 
 const TAGS: { name: string; description: string }[] = [
   { name: 'agent', description: 'The desktop enrollment agent API. `Authorization: Agent <key>`; rate limited per key by AGENT_RATE_LIMIT.' },
@@ -87,7 +87,7 @@ const SUCCESS_TEXT: Record<number, string> = {
 };
 
 /** `GET /devices/:serial` (unprefixed) → `get_devices_by_serial`. */
-export function operationIdOf(method: string, path: string): string {
+function operationIdOf(method: string, path: string): string {
   const words = path
     .split('/')
     .filter(Boolean)
@@ -154,7 +154,7 @@ const COERCED_FORMATS = new Set(['integer', 'numeric', 'boolean', 'ObjectString'
  * - a union of literals (`OneOf`, nullable or not) = anyOf of `const`s: an `enum`, which UIs show;
  * - `additionalProperties: { not: {} }` = `false`.
  */
-export function normalize(schema: Json): Json {
+function normalize(schema: Json): Json {
   if (!isJsonObject(schema)) return schema;
   let s = schema;
   const anyOf = s.anyOf;

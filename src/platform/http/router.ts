@@ -30,7 +30,7 @@ export const SECURITY_SCHEMES = {
 } as const;
 
 /** OpenAPI security requirements: any one of the listed schemes lets a caller in. */
-export type Security = Record<string, string[]>[];
+type Security = Record<string, string[]>[];
 
 export interface RouterOptions {
   security?: Security;
