@@ -320,7 +320,6 @@ function errorResponse(codes: ErrorCode[]): JsonObject {
   return {
     description: `Error: ${sorted.map((c) => `\`${c}\``).join(', ')}.`,
     ...(status === 429 || status === 503 ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
-    ...(status === 405 ? { headers: { Allow: { description: 'The methods the path serves.', schema: { type: 'string' } } } } : {}),
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/Error' },
