@@ -1,6 +1,6 @@
 /**
  * The embedding surface: `createFingerprintAttendance(...)` builds one instance of the
- * service and returns `{ plugin, service, events, jobs, settings, db, warnings, lock, close }`. A host mounts `plugin` in
+ * service and returns `{ plugin, service, events, jobs, settings, db, warnings, lock, openapi, close }`. A host mounts `plugin` in
  * its Elysia app; the standalone server (server.ts) does the same with nothing around it.
  */
 import type { Elysia } from 'elysia';
@@ -17,7 +17,7 @@ import { AdminAuthenticator, type AuthorizeAdmin } from '../platform/http/admin-
 import { createLogger, type Logger } from '../platform/log';
 import { Metrics } from '../platform/metrics';
 import { type Clock, type Runtime, systemClock } from '../platform/runtime';
-import { docsRoutes } from './docs/routes';
+import type { JsonObject } from './docs/openapi';
 import type { FpaEvents } from './events';
 import { jobDefinitions } from './jobs';
 import { buildModules } from './modules';
@@ -60,6 +60,8 @@ export interface FingerprintAttendance {
   warnings: ConfigIssue[];
   /** The held lock of a `file:` database, if this instance took it. */
   lock: HeldLock | null;
+  /** The OpenAPI 3.1 document of the plugin's API (what `docs/json` serves), generated from its routes. */
+  openapi(): JsonObject;
   close(): Promise<void>;
 }
 
@@ -117,7 +119,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     const modules = buildModules(runtime, directory);
     for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
     const http = { runtime, auth };
-    const plugin = buildPlugin(http, modules, docsRoutes(http, modules));
+    const { plugin, openapi } = buildPlugin(http, modules);
 
     if (options.startJobs ?? settings.TASK_BACKEND === 'cron') modules.jobs.start();
     // The webhook worker is part of serving: it runs whatever TASK_BACKEND says, but not in scripts.
@@ -137,6 +139,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
       db,
       warnings: issues,
       lock,
+      openapi: openapi.document,
       async close() {
         if (closed) return;
         closed = true;

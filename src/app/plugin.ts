@@ -3,7 +3,7 @@
  * endpoints under ADMS_URL_PREFIX, the docs, and a catch-all that answers unknown API paths
  * with the spec's error body. Every hook is local: the plugin never touches the host's routes.
  */
-import { type AnyElysia, Elysia } from 'elysia';
+import { Elysia } from 'elysia';
 import { attendanceRoutes } from '../modules/attendance';
 import { auditRoutes } from '../modules/audit';
 import { biometricRoutes } from '../modules/biometrics';
@@ -21,6 +21,8 @@ import { webhookRoutes } from '../modules/webhooks';
 import { FpaError } from '../platform/errors';
 import { API_PREFIX } from '../platform/http/api-prefix';
 import { apiRouter, type Http } from '../platform/http/router';
+import { buildOpenApiDocument, type JsonObject } from './docs/openapi';
+import { type DocumentSource, docsRoutes } from './docs/routes';
 import type { Modules } from './modules';
 
 /** Every API route, without prefix: what the OpenAPI document is generated from. */
@@ -44,16 +46,77 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(healthRoutes(http, m.health));
 }
 
-export function buildPlugin(http: Http, m: Modules, docs: AnyElysia) {
-  const api = new Elysia({ name: 'fpa-api', seed: http.runtime.instanceId, prefix: API_PREFIX })
-    .use(apiRoutes(http, m))
-    .use(docs)
-    // Unknown paths under the API prefix answer the spec's error body, not Elysia's plain text.
-    // Every real route is more specific than this wildcard, so it only catches what nothing else does.
-    .use(
-      apiRouter(http, 'api-not-found').all('/*', ({ request }) => {
-        throw new FpaError('not_found', 'no such endpoint', { method: request.method, path: new URL(request.url).pathname });
-      }),
-    );
-  return new Elysia({ name: 'fingerprint-attendance', seed: http.runtime.instanceId }).use(m.terminals.routes()).use(operationsRoutes(http, m.health)).use(api);
+/** The OpenAPI document of the API, generated on first use from the served routes. */
+export interface OpenApi extends DocumentSource {
+  document(): JsonObject;
+}
+
+function openApiOf(routes: ReturnType<typeof apiRoutes>): OpenApi {
+  let text: string | undefined;
+  const json = () => (text ??= JSON.stringify(buildOpenApiDocument(routes.routes, { prefix: API_PREFIX })));
+  return {
+    json,
+    // A fresh copy each time: callers may change it.
+    document: () => JSON.parse(json()),
+  };
+}
+
+interface MethodRoute {
+  method: string;
+  pattern: RegExp;
+}
+
+/**
+ * What a path serves, from an instance's own routes, for the catch-all: Elysia never answers
+ * 405 itself (a wrong method on a known path falls through to `.all('/*')` like an unknown path).
+ */
+function methodIndex(routes: () => readonly { method: string; path: string }[]) {
+  let index: MethodRoute[] | undefined;
+  return (pathname: string): { allow: string[]; websocket: boolean } => {
+    index ??= routes()
+      .filter((r) => r.method !== 'ALL' && !r.path.includes('*'))
+      .map((r) => ({
+        method: r.method,
+        // `:param` matches one segment; the trailing slash is optional, as Elysia routes it.
+        pattern: new RegExp(
+          `^${r.path
+            .replace(/\/+$/, '')
+            .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+            .replace(/:[^/]+/g, '[^/]+')}/?$`,
+        ),
+      }));
+    const matching = index.filter((r) => r.pattern.test(pathname));
+    const allow = new Set(matching.map((r) => (r.method === 'WS' ? 'GET' : r.method)));
+    // Elysia answers HEAD on every GET route.
+    if (matching.some((r) => r.method === 'GET')) allow.add('HEAD');
+    return { allow: [...allow].sort(), websocket: matching.some((r) => r.method === 'WS') };
+  };
+}
+
+export function buildPlugin(http: Http, m: Modules) {
+  const routes = apiRoutes(http, m);
+  const openapi = openApiOf(routes);
+  const api = new Elysia({ name: 'fpa-api', seed: http.runtime.instanceId, prefix: API_PREFIX }).use(routes).use(docsRoutes(http, openapi));
+  const served = methodIndex(() => api.routes);
+  // Unknown paths under the API prefix answer the spec's error body, not Elysia's plain text;
+  // a known path asked with a method it does not serve is 405 with `Allow`. Every real route is
+  // more specific than this wildcard, so it only catches what nothing else does.
+  api.use(
+    apiRouter(http, 'api-not-found').all('/*', ({ request }) => {
+      const path = new URL(request.url).pathname;
+      const { allow, websocket } = served(path);
+      if (websocket && request.method === 'GET') {
+        throw new FpaError('upgrade_required', 'this endpoint is a WebSocket: send the upgrade handshake', { path });
+      }
+      if (allow.length > 0) {
+        throw new FpaError('method_not_allowed', `${request.method} is not allowed here`, { method: request.method, path, allow });
+      }
+      throw new FpaError('not_found', 'no such endpoint', { method: request.method, path });
+    }),
+  );
+  const plugin = new Elysia({ name: 'fingerprint-attendance', seed: http.runtime.instanceId })
+    .use(m.terminals.routes())
+    .use(operationsRoutes(http, m.health))
+    .use(api);
+  return { plugin, openapi };
 }

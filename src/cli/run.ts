@@ -17,7 +17,7 @@ import { databaseFilePath, migrateDatabase, openDatabase } from '../platform/db/
 import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
 import { silentLogger } from '../platform/log';
-import { checkCodesMarkdown, errorStatusMarkdown, replaceBlock, routesTableMarkdown, settingsTableMarkdown } from './readme-blocks';
+import { checkCodesMarkdown, errorStatusMarkdown, replaceBlock, routesTableMarkdown, servedOpenApiDocument, settingsTableMarkdown } from './readme-blocks';
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -137,7 +137,7 @@ const commands: Record<string, Command> = {
     let text = await Bun.file(path).text();
     text = replaceBlock(text, 'settings', settingsTableMarkdown());
     text = replaceBlock(text, 'codes', checkCodesMarkdown());
-    text = replaceBlock(text, 'routes', routesTableMarkdown());
+    text = replaceBlock(text, 'routes', routesTableMarkdown(await servedOpenApiDocument()));
     text = replaceBlock(text, 'errors', errorStatusMarkdown());
     await Bun.write(path, text);
     console.log('README.md: settings, check codes, routes and error statuses regenerated');

@@ -13,8 +13,9 @@ export const ERROR_STATUS = {
   wrong_agent: 403,
   agent_sessions_disabled: 403,
   raw_commands_disabled: 403,
-  // 404
+  // 404/405: no such resource, or not with this method (the `Allow` header lists the methods)
   not_found: 404,
+  method_not_allowed: 405,
   // 409: the resource is in a state that does not allow this
   session_closed: 409,
   agent_revoked: 409,
@@ -41,6 +42,8 @@ export const ERROR_STATUS = {
   webhook_url_refused: 422,
   confirmation_required: 422,
   command_not_supported: 422,
+  // 426: a WebSocket endpoint asked without the upgrade handshake
+  upgrade_required: 426,
   // 429
   rate_limited: 429,
   // 5xx

@@ -58,15 +58,28 @@ describe('foundation through the real server', () => {
   });
 
   test('unknown paths and methods under the API answer the error body', async () => {
-    for (const [method, path] of [
-      ['GET', '/nope/'],
-      ['PUT', '/devices/'],
-      ['DELETE', '/jobs/'],
-    ]) {
-      const res = await server.admin.request(method!, path!);
+    for (const path of ['/nope/', '/devices/X1/nope/', '/docs/no-such-asset.js']) {
+      const res = await server.admin.request('GET', path);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
+    // A known path with a method it does not serve: 405 and the methods it does.
+    for (const [method, path, allow] of [
+      ['PUT', '/devices/', 'GET, HEAD, POST'],
+      ['DELETE', '/jobs', 'GET, HEAD'],
+      ['POST', '/devices/X1/', 'DELETE, GET, HEAD, PATCH'],
+      ['GET', '/jobs/check-devices/run/', 'POST'],
+      ['POST', '/punches/stream/', 'GET'],
+    ] as const) {
+      const res = await server.admin.request(method, path);
+      expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({ method, path, status: 405, allow });
+      expect(res.body.error.code).toBe('method_not_allowed');
+    }
+    // The stream asked without the WebSocket handshake.
+    const plain = await server.admin.get('/punches/stream/');
+    expect(plain.status).toBe(426);
+    expect(plain.body.error.code).toBe('upgrade_required');
+    expect(plain.headers.get('upgrade')).toBe('websocket');
   });
 
   test('jobs can be listed and run', async () => {

@@ -2,7 +2,7 @@
  * Hostile input, request bodies of the JSON API: on every route that takes a body (enumerated
  * from the running app), with the right credentials and real resources in the path, a body
  * that is not JSON, truncated, binary, not UTF-8, a JSON array or string, sent with the wrong
- * Content-Type, or over the cap (with a length or chunked) is answered 400 `validation_error`
+ * Content-Type, nested 50,000 levels deep, or over the cap (with a length or chunked) is answered 400 `validation_error`
  * or 413 `payload_too_large` with the error body — and the database is exactly as before.
  * The cap leaves room for an agent upload of TEMPLATE_MAX_BYTES (here set above 1 MiB).
  */
@@ -41,6 +41,8 @@ function fill(path: string): string {
     [/\/webhooks\/:id/, `/webhooks/${webhookId}`],
     [/\/jobs\/:name/, '/jobs/check-devices'],
     [/\/commands\/:id/, '/commands/1'],
+    [/\/keys\/:id/, '/keys/no-such-key'],
+    [/\/users\/:pin/, '/users/1'],
   ];
   let url = path;
   for (const [pattern, value] of byPrefix) url = url.replace(pattern, value);
@@ -96,6 +98,14 @@ function variants(): Variant[] {
     { name: 'multipart', contentType: null, body: () => form, code: 'validation_error' },
     { name: 'no Content-Type', contentType: null, body: () => bytes(object), code: 'validation_error' },
     { name: 'JSON in another charset', contentType: 'application/json; charset=iso-8859-1', body: () => object, code: 'validation_error' },
+    // Refused before anything walks it recursively (the validator's error report would overflow).
+    { name: 'nested 50,000 levels', contentType: JSON_TYPE, body: () => `{"name":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_001)}`, code: 'validation_error' },
+    {
+      name: 'arrays nested 50,000 levels',
+      contentType: JSON_TYPE,
+      body: () => `{"fingers":${'['.repeat(50_000)}${']'.repeat(50_000)}}`,
+      code: 'validation_error',
+    },
     { name: 'over the cap', contentType: JSON_TYPE, body: huge, code: 'payload_too_large' },
     {
       name: 'over the cap, chunked',

@@ -86,6 +86,10 @@ describe('the single-writer rule of a file: database', () => {
       expect(run.status).toBe(200);
       const devices = await fetch(`${info.apiUrl}devices/`, { headers: { 'x-fpa-operator-token': info.token } });
       expect(devices.status).toBe(401);
+      // Listing the jobs is for administrators, as the OpenAPI document says.
+      const jobs = await fetch(`${info.apiUrl}jobs/`, { headers: { 'x-fpa-operator-token': info.token } });
+      expect(jobs.status).toBe(401);
+      await Promise.all([devices.text(), jobs.text()]);
       const wrong = await fetch(`${info.apiUrl}jobs/check-devices/run/`, { method: 'POST', headers: { 'x-fpa-operator-token': 'guess' } });
       expect(wrong.status).toBe(401);
     } finally {

@@ -14,7 +14,16 @@ import { envNameOf, loadSettings, SETTING_KEYS, type SettingsInput } from '../..
 import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from '../../src/platform/crypto/agent-keys';
 import { generateEncryptionKey, KeyFormatError, parseEncryptionKey, TemplateDecryptError, TemplateKeyRing } from '../../src/platform/crypto/template-cipher';
 import { FpaError } from '../../src/platform/errors';
-import { API_BODY_LIMIT, apiBodyLimit, BodyRefusal, isJsonContentType, readJsonBody, settleBody } from '../../src/platform/http/body';
+import {
+  API_BODY_LIMIT,
+  apiBodyLimit,
+  type BodyOptions,
+  BodyRefusal,
+  isJsonContentType,
+  MAX_BODY_DEPTH,
+  readJsonBody,
+  settleBody,
+} from '../../src/platform/http/body';
 import { readCursor } from '../../src/platform/http/paging';
 import { IpAllowList, parseNetwork } from '../../src/platform/net/ip';
 import { formatLocalDateTime } from '../../src/platform/time/local-time';
@@ -713,8 +722,8 @@ function post(body: BodyInit | null, contentType: string | null): Request {
 }
 
 /** What a router sees after settleBody: the value, or the refusal's code. */
-async function outcome(request: Request, limit: number): Promise<{ body: unknown } | { code: string }> {
-  const context = { body: await readJsonBody(request, limit) };
+async function outcome(request: Request, limit: number, options: BodyOptions = {}): Promise<{ body: unknown } | { code: string }> {
+  const context = { body: await readJsonBody(request, limit, options) };
   try {
     settleBody(context);
     return { body: context.body };
@@ -725,18 +734,34 @@ async function outcome(request: Request, limit: number): Promise<{ body: unknown
 }
 
 describe('API request bodies', () => {
-  test('any JSON object sent as JSON comes back as itself; other JSON values are refused', async () => {
+  test('any JSON object sent as JSON comes back as itself; other JSON values are refused (null only where allowed)', async () => {
     const type = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"', 'application/merge-patch+json');
     await fc.assert(
-      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), type, async (value, contentType) => {
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), type, fc.boolean(), async (value, contentType, allowNull) => {
         const expected = JSON.parse(JSON.stringify(value)) as unknown;
-        const objectOrNull = typeof expected === 'object' && !Array.isArray(expected);
-        expect(await outcome(post(JSON.stringify(value), contentType), API_BODY_LIMIT)).toEqual(
-          objectOrNull ? { body: expected } : { code: 'validation_error' },
+        const accepted = expected === null ? allowNull : typeof expected === 'object' && !Array.isArray(expected);
+        expect(await outcome(post(JSON.stringify(value), contentType), API_BODY_LIMIT, { allowNull })).toEqual(
+          accepted ? { body: expected } : { code: 'validation_error' },
         );
       }),
       RUNS,
     );
+  });
+
+  test('nesting: up to MAX_BODY_DEPTH is read, deeper is refused at once, however deep', async () => {
+    const nested = (depth: number, array: boolean) =>
+      array ? `{"a":${'['.repeat(depth - 1)}1${']'.repeat(depth - 1)}}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 2 * MAX_BODY_DEPTH }), fc.boolean(), async (depth, array) => {
+        const result = await outcome(post(nested(depth, array), 'application/json'), API_BODY_LIMIT);
+        expect('code' in result ? result.code : 'read').toBe(depth <= MAX_BODY_DEPTH ? 'read' : 'validation_error');
+      }),
+      RUNS,
+    );
+    const started = performance.now();
+    expect(await outcome(post(nested(50_000, false), 'application/json'), API_BODY_LIMIT)).toEqual({ code: 'validation_error' });
+    expect(await outcome(post(nested(50_000, true), 'application/json'), API_BODY_LIMIT)).toEqual({ code: 'validation_error' });
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   test('arbitrary bytes and content types: parsed JSON or a 400/413 refusal, never a throw', async () => {

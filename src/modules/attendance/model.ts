@@ -4,17 +4,20 @@ import { t } from 'elysia';
 import { Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
 import { DAY_STATUSES } from './tables';
 
-export const AttendanceDay = t.Object({
-  employee: t.String(),
-  enrollee: t.String({ format: 'uuid' }),
-  date: LocalDate('Local date in ATTENDANCE_TIME_ZONE.'),
-  first_in: Nullable(Instant()),
-  last_out: Nullable(Instant()),
-  worked_seconds: Int(),
-  punch_count: Int(),
-  status: OneOf(DAY_STATUSES),
-  flags: t.Array(t.String(), { description: 'For example `late`, `early_leave`, `non_working_day`.' }),
-});
+export const AttendanceDay = t.Object(
+  {
+    employee: t.String(),
+    enrollee: t.String({ format: 'uuid' }),
+    date: LocalDate('Local date in ATTENDANCE_TIME_ZONE.'),
+    first_in: Nullable(Instant()),
+    last_out: Nullable(Instant()),
+    worked_seconds: Int(),
+    punch_count: Int(),
+    status: OneOf(DAY_STATUSES),
+    flags: t.Array(t.String(), { description: 'For example `late`, `early_leave`, `non_working_day`.' }),
+  },
+  { title: 'AttendanceDay' },
+);
 
 export const AttendanceDayList = {
   query: t.Object({

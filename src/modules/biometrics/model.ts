@@ -3,25 +3,31 @@ import { t } from 'elysia';
 import { Body, Instant, Int, Nullable, OneOf, Text, Uuid } from '../../platform/http/model';
 import { SYNC_STATUSES, TEMPLATE_SOURCES } from './tables';
 
-export const ConsentCreate = Body({
-  version: Text({ maxLength: 100, description: 'Version of the consent text the person agreed to.' }),
-  method: Text({ maxLength: 100, description: 'How consent was given, e.g. `signed form`.' }),
-});
+export const ConsentCreate = Body(
+  {
+    version: Text({ maxLength: 100, description: 'Version of the consent text the person agreed to.' }),
+    method: Text({ maxLength: 100, description: 'How consent was given, e.g. `signed form`.' }),
+  },
+  { title: 'ConsentCreate' },
+);
 
-export const ConsentWithdrawn = t.Object({ withdrawn: t.Boolean(), templates_destroyed: Int() });
+export const ConsentWithdrawn = t.Object({ withdrawn: t.Boolean(), templates_destroyed: Int() }, { title: 'ConsentWithdrawn' });
 
-export const TemplateInfo = t.Object({
-  id: Uuid(),
-  finger_index: Int({ description: 'Finger index (0 left little … 9 right little).' }),
-  algorithm_version: t.String(),
-  version: Int({ description: 'Increases on every replacement.' }),
-  size: Int({ description: 'Bytes.' }),
-  quality: Nullable(Int()),
-  source: OneOf(TEMPLATE_SOURCES),
-  updated_at: Instant(),
-  sync: t.Array(t.Object({ device: t.String(), status: OneOf(SYNC_STATUSES), detail: Nullable(t.String()), updated_at: Instant() }), {
-    description: 'Per-terminal status: `pending`, `present`, `incompatible` (the terminal cannot use the algorithm) or `failed`.',
-  }),
-});
+export const TemplateInfo = t.Object(
+  {
+    id: Uuid(),
+    finger_index: Int({ description: 'Finger index (0 left little … 9 right little).' }),
+    algorithm_version: t.String(),
+    version: Int({ description: 'Increases on every replacement.' }),
+    size: Int({ description: 'Bytes.' }),
+    quality: Nullable(Int()),
+    source: OneOf(TEMPLATE_SOURCES),
+    updated_at: Instant(),
+    sync: t.Array(t.Object({ device: t.String(), status: OneOf(SYNC_STATUSES), detail: Nullable(t.String()), updated_at: Instant() }), {
+      description: 'Per-terminal status: `pending`, `present`, `incompatible` (the terminal cannot use the algorithm) or `failed`.',
+    }),
+  },
+  { title: 'TemplateInfo' },
+);
 
 export const TemplateList = t.Object({ results: t.Array(TemplateInfo), next_cursor: t.Null() });

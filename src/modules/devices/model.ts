@@ -7,7 +7,8 @@ export const SerialParams = t.Object({ serial: t.String({ pattern: '^[A-Za-z0-9_
 
 export const AreaNames = t.Array(Text({ maxLength: 100 }), { maxItems: 100, description: 'Area names; `default` when empty.' });
 
-export const Device = t.Object({
+export const Device = t.Object(
+  {
   serial_number: t.String(),
   name: Nullable(t.String()),
   status: OneOf(DEVICE_STATUSES, '`pending_approval` until an administrator approves it; `disabled` refuses its data.'),
@@ -26,9 +27,12 @@ export const Device = t.Object({
   created_at: Instant(),
   enrollment_station: t.Boolean({ description: 'Accepts walk-up enrollments of people outside its own areas.' }),
   clock_drift_seconds: Nullable(Int({ description: 'How far its clock ran ahead of the server’s when last measured.' })),
-});
+  },
+  { title: 'Device' },
+);
 
-export const DeviceDetail = t.Composite([
+export const DeviceDetail = t.Composite(
+  [
   Device,
   t.Object({
     pending_commands: Int({ description: 'Commands waiting to be sent or answered.' }),
@@ -44,24 +48,32 @@ export const DeviceDetail = t.Composite([
     ),
     recent_events: t.Array(t.Object({ kind: t.String(), message: t.String(), details: Nullable(t.Record(t.String(), t.Unknown())), at: Instant() })),
   }),
-]);
+  ],
+  { title: 'DeviceDetail' },
+);
 
 export const DeviceList = { query: t.Object({ status: t.Optional(OneOf(DEVICE_STATUSES)), ...PageQuery }), response: Page(Device) };
 
-export const DevicePatch = Body({
+export const DevicePatch = Body(
+  {
   time_zone: t.Optional(Nullable(Text({ maxLength: 64, description: 'IANA time zone; null to use TIME_ZONE.' }))),
   areas: t.Optional(AreaNames),
   name: t.Optional(Nullable(Text({ minLength: 0, maxLength: 200 }))),
   algorithm_version: t.Optional(Nullable(Text({ maxLength: 32, description: 'Only for terminals that do not report it.' }))),
   enrollment_station: t.Optional(t.Boolean({ description: 'Accept walk-up enrollments of people outside its own areas.' })),
-});
+  },
+  { title: 'DevicePatch' },
+);
 
-export const DeviceCreate = Body({
+export const DeviceCreate = Body(
+  {
   serial_number: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'The terminal’s serial number, as it will present it.' }),
   name: t.Optional(Nullable(Text({ minLength: 0, maxLength: 200 }))),
   areas: t.Optional(AreaNames),
   time_zone: t.Optional(Nullable(Text({ maxLength: 64, description: 'IANA time zone; null to use TIME_ZONE.' }))),
-});
+  },
+  { title: 'DeviceCreate' },
+);
 
 export const DeviceKey = t.Object({
   id: t.String(),
@@ -75,4 +87,4 @@ export const DeviceKeyIssued = t.Composite([DeviceKey, t.Object({ key: t.String(
 
 export const KeyParams = t.Object({ serial: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), id: Text({ maxLength: 100 }) });
 
-export const DeviceApprove = t.Optional(Body({ areas: t.Optional(AreaNames) }));
+export const DeviceApprove = t.Optional(Body({ areas: t.Optional(AreaNames) }, { title: 'DeviceApprove' }));

@@ -2,11 +2,14 @@
 import { t } from 'elysia';
 import { Body, Instant, Page, PageQuery, Text } from '../../platform/http/model';
 
-export const Employee = t.Object({ id: t.String(), name: t.String(), active: t.Boolean(), created_at: Instant() });
+export const Employee = t.Object({ id: t.String(), name: t.String(), active: t.Boolean(), created_at: Instant() }, { title: 'Employee' });
 export const EmployeeList = { query: t.Object(PageQuery), response: Page(Employee) };
-export const EmployeeCreate = Body({
-  id: Text({ maxLength: 100, description: 'The HR system’s own key (EMPLOYEE_LOOKUP_FIELD `id`).' }),
-  name: Text({ maxLength: 200 }),
-  active: t.Optional(t.Boolean()),
-});
+export const EmployeeCreate = Body(
+  {
+    id: Text({ maxLength: 100, description: 'The HR system’s own key (EMPLOYEE_LOOKUP_FIELD `id`).' }),
+    name: Text({ maxLength: 200 }),
+    active: t.Optional(t.Boolean()),
+  },
+  { title: 'EmployeeCreate' },
+);
 export const EmployeeParams = t.Object({ id: Text({ maxLength: 100 }) });

@@ -6,19 +6,22 @@ import { ENROLLEE_STATUSES } from './tables';
 
 export const EnrolleeParams = t.Object({ id: Text({ maxLength: 100, description: 'Enrollee id (UUID).' }) });
 
-export const Consent = t.Object({ version: t.String(), method: t.String(), given_by: t.String(), given_at: Instant() });
+export const Consent = t.Object({ version: t.String(), method: t.String(), given_by: t.String(), given_at: Instant() }, { title: 'Consent' });
 
-export const Enrollee = t.Object({
-  id: Uuid(),
-  employee: t.String({ description: 'The employee’s key in the HR system (EMPLOYEE_LOOKUP_FIELD).' }),
-  device_pin: t.String({ description: 'Auto-generated, numeric, never reused.' }),
-  display_name: t.String(),
-  status: OneOf(ENROLLEE_STATUSES),
-  areas: t.Array(t.String()),
-  consent: Nullable(Consent),
-  fingers: t.Array(Int(), { description: 'Fingers with a stored template.' }),
-  created_at: Instant(),
-});
+export const Enrollee = t.Object(
+  {
+    id: Uuid(),
+    employee: t.String({ description: 'The employee’s key in the HR system (EMPLOYEE_LOOKUP_FIELD).' }),
+    device_pin: t.String({ description: 'Auto-generated, numeric, never reused.' }),
+    display_name: t.String(),
+    status: OneOf(ENROLLEE_STATUSES),
+    areas: t.Array(t.String()),
+    consent: Nullable(Consent),
+    fingers: t.Array(Int(), { description: 'Fingers with a stored template.' }),
+    created_at: Instant(),
+  },
+  { title: 'Enrollee' },
+);
 
 export const EnrolleeList = {
   query: t.Object({
@@ -29,10 +32,16 @@ export const EnrolleeList = {
   response: Page(Enrollee),
 };
 
-export const EnrolleeCreate = Body({ employee: Text({ maxLength: 200, description: 'Lookup value of the employee.' }), areas: t.Optional(AreaNames) });
+export const EnrolleeCreate = Body(
+  { employee: Text({ maxLength: 200, description: 'Lookup value of the employee.' }), areas: t.Optional(AreaNames) },
+  { title: 'EnrolleeCreate' },
+);
 
-export const EnrolleePatch = Body({
-  areas: t.Optional(AreaNames),
-  display_name: t.Optional(Text({ maxLength: 200 })),
-  active: t.Optional(t.Boolean()),
-});
+export const EnrolleePatch = Body(
+  {
+    areas: t.Optional(AreaNames),
+    display_name: t.Optional(Text({ maxLength: 200 })),
+    active: t.Optional(t.Boolean()),
+  },
+  { title: 'EnrolleePatch' },
+);

@@ -8,16 +8,17 @@ import { t } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import { settleBody } from '../../platform/http/body';
 import { errors } from '../../platform/http/model';
-import { apiRouter, type Http } from '../../platform/http/router';
+import { apiRouter, type Http, SECURITY_SCHEMES } from '../../platform/http/router';
 import type { Runtime } from '../../platform/runtime';
 import type { AgentRow } from './agents';
 import { AgentInfo, AgentStartSession, CancelSession, CompletedSession, Session, SessionParams, TemplateUpload, UploadResult } from './model';
 import type { Enrollment } from './service';
 
 const tags = ['agent'];
-const security = [{ agentKey: [] }];
 /** What every agent request may answer besides its own errors. */
 const agentErrors = (...codes: Parameters<typeof errors>) => errors('rate_limited', ...codes);
+const sessionFlow =
+  'Every request on a closed (completed, cancelled, expired, failed) session is `session_closed`; a session past ENROLLMENT_SESSION_TTL is expired when touched.';
 
 export function agentInfo(ctx: Runtime, agent: AgentRow) {
   const { settings, clock } = ctx;
@@ -44,7 +45,9 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
   const { runtime } = http;
   // `derive` (not `resolve`): the key and the rate limit are checked before the body is
   // validated, so an anonymous caller learns nothing and malformed requests still count.
-  return apiRouter(http, 'agent-api')
+  // A JSON `null` body is passed on: the cancel body may be null (its model says so); every other
+  // body schema refuses it.
+  return apiRouter(http, 'agent-api', { security: [{ [SECURITY_SCHEMES.agent]: [] }], allowNullBody: true })
     .derive(async (context) => {
       const { request, set } = context;
       const agent = await agents.authenticate(request.headers.get('authorization'));
@@ -63,11 +66,11 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
     })
     .get('/agent/me', ({ agent }) => agentInfo(runtime, agent), {
       response: { 200: AgentInfo, ...agentErrors() },
-      detail: { summary: 'Agent info: name, algorithm, allowed fingers, limits, server time', tags, security },
+      detail: { summary: 'Agent info: name, algorithm, allowed fingers, limits, server time', tags },
     })
     .get('/agent/sessions', ({ agent }) => sessions.openSessionsOf(agent), {
       response: { 200: t.Array(Session), ...agentErrors() },
-      detail: { summary: 'Open sessions of this agent (a plain JSON array, as docs/spec.md has it)', tags, security },
+      detail: { summary: 'Open sessions of this agent (a plain JSON array, as docs/spec.md has it)', tags },
     })
     .post(
       '/agent/sessions',
@@ -85,18 +88,27 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
           201: Session,
           ...agentErrors('agent_sessions_disabled', 'not_found', 'enrollee_inactive', 'finger_not_allowed', 'too_many_fingers', 'agent_revoked'),
         },
-        detail: { summary: 'Start a session (only while AGENT_CAN_START_SESSIONS is on)', tags, security },
+        detail: { summary: 'Start a session (only while AGENT_CAN_START_SESSIONS is on)', tags },
       },
     )
     .get('/agent/sessions/:id', ({ agent, params }) => sessions.sessionFor(agent, params.id), {
       params: SessionParams,
       response: { 200: Session, ...agentErrors('not_found', 'wrong_agent', 'session_closed') },
-      detail: { summary: 'One open session of this agent', tags, security },
+      detail: {
+        summary: 'One open session of this agent',
+        description:
+          'A closed (completed, cancelled, expired, failed) session is `session_closed`, like every agent request on it; the error’s `details` hold `session`, `status` and `reason`, so the agent still learns why. A session past ENROLLMENT_SESSION_TTL is expired when touched.',
+        tags,
+      },
     })
     .post('/agent/sessions/:id/claim', ({ agent, params }) => sessions.claim(agent, params.id), {
       params: SessionParams,
       response: { 200: Session, ...agentErrors('not_found', 'wrong_agent', 'session_closed') },
-      detail: { summary: 'Claim the session (open → in_progress)', tags, security },
+      detail: {
+        summary: 'Claim the session (open → in_progress)',
+        description: `Claiming an in-progress session again answers it unchanged. ${sessionFlow}`,
+        tags,
+      },
     })
     .post(
       '/agent/sessions/:id/templates',
@@ -123,7 +135,11 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
             'payload_too_large',
           ),
         },
-        detail: { summary: 'Upload one template; staged encrypted until completion', tags, security },
+        detail: {
+          summary: 'Upload one template; staged encrypted until completion',
+          description: `Allowed while the session is open or in progress. Uploading a finger again replaces the staged template. The algorithm must equal the agent’s, and at least one approved in-scope terminal of the enrollee must accept it (directly or through ALGORITHM_COMPATIBILITY_MAP); an enrollee without any in-scope terminal is \`algorithm_incompatible\` with \`details.reason = "no_device_in_scope"\`. ${sessionFlow}`,
+          tags,
+        },
       },
     )
     .post('/agent/sessions/:id/complete', ({ agent, params }) => sessions.complete(agent, params.id), {
@@ -142,12 +158,16 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
           'enrollee_inactive',
         ),
       },
-      detail: { summary: 'Complete: store every staged template and queue it to the terminals', tags, security },
+      detail: {
+        summary: 'Complete: store every staged template and queue it to the terminals',
+        description: `Atomic: consent present, every requested finger captured, existing plus new fingers not below FINGERS_REQUIRED_MIN; then each template is stored (encrypted, versioned) and queued to the in-scope terminals, and the session completes. If any check fails nothing is stored and the session stays open. ${sessionFlow}`,
+        tags,
+      },
     })
     .post('/agent/sessions/:id/cancel', ({ agent, params, body }) => sessions.cancel(agent, params.id, body?.reason?.trim() || null), {
       params: SessionParams,
       body: CancelSession,
       response: { 200: Session, ...agentErrors('not_found', 'wrong_agent', 'session_closed') },
-      detail: { summary: 'Cancel: discard staged uploads; existing templates stay', tags, security },
+      detail: { summary: 'Cancel: discard staged uploads; existing templates stay', tags },
     });
 }

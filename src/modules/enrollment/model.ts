@@ -26,40 +26,46 @@ export const Session = t.Object(
     closed_at: Nullable(Instant()),
     expires_at: Instant(),
   },
-  { description: 'An enrollment session.' },
+  { description: 'An enrollment session.', title: 'Session' },
 );
 
-export const CompletedSession = t.Composite([
-  Session,
-  t.Object({
-    templates: t.Array(
-      t.Object({
-        finger_index: Int(),
-        algorithm_version: t.String(),
-        version: Int({ description: 'Version of the stored template (1 for a new finger).' }),
-        queued_to: Int({ description: 'Terminals the template was queued to.' }),
-        incompatible: Int({ description: 'In-scope terminals whose algorithm cannot use it.' }),
-      }),
-    ),
-  }),
-]);
+export const CompletedSession = t.Composite(
+  [
+    Session,
+    t.Object({
+      templates: t.Array(
+        t.Object({
+          finger_index: Int(),
+          algorithm_version: t.String(),
+          version: Int({ description: 'Version of the stored template (1 for a new finger).' }),
+          queued_to: Int({ description: 'Terminals the template was queued to.' }),
+          incompatible: Int({ description: 'In-scope terminals whose algorithm cannot use it.' }),
+        }),
+      ),
+    }),
+  ],
+  { title: 'CompletedSession' },
+);
 
-export const AgentInfo = t.Object({
-  id: Uuid(),
-  name: t.String(),
-  algorithm_version: t.String(),
-  allowed_fingers: t.Array(Int(), { description: 'ALLOWED_FINGER_INDEXES.' }),
-  can_start_sessions: t.Boolean({ description: 'AGENT_CAN_START_SESSIONS.' }),
-  consent_required: t.Boolean({ description: 'ENROLLMENT_REQUIRE_CONSENT.' }),
-  limits: t.Object({
-    template_max_bytes: Int(),
-    fingers_required_min: Int(),
-    fingers_allowed_max: Int(),
-    session_ttl_seconds: Int(),
-    rate_limit: t.Object({ requests: Int(), window_seconds: t.Number() }),
-  }),
-  server_time: Instant(),
-});
+export const AgentInfo = t.Object(
+  {
+    id: Uuid(),
+    name: t.String(),
+    algorithm_version: t.String(),
+    allowed_fingers: t.Array(Int(), { description: 'ALLOWED_FINGER_INDEXES.' }),
+    can_start_sessions: t.Boolean({ description: 'AGENT_CAN_START_SESSIONS.' }),
+    consent_required: t.Boolean({ description: 'ENROLLMENT_REQUIRE_CONSENT.' }),
+    limits: t.Object({
+      template_max_bytes: Int(),
+      fingers_required_min: Int(),
+      fingers_allowed_max: Int(),
+      session_ttl_seconds: Int(),
+      rate_limit: t.Object({ requests: Int(), window_seconds: t.Number() }),
+    }),
+    server_time: Instant(),
+  },
+  { title: 'AgentInfo' },
+);
 
 /** The agent API keeps accepting fields it does not know, so existing desktop agents work unchanged. */
 export const AgentStartSession = t.Object(
@@ -67,7 +73,7 @@ export const AgentStartSession = t.Object(
     enrollee: Text({ maxLength: 100, description: 'Enrollee UUID or device PIN.' }),
     fingers: Fingers('Fingers to capture (allowed, unique, at most FINGERS_ALLOWED_MAX).'),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'AgentStartSession' },
 );
 
 export const TemplateUpload = t.Object(
@@ -77,44 +83,54 @@ export const TemplateUpload = t.Object(
     template: t.String({ description: 'Standard base64 (RFC 4648, padded) of the template bytes, at most TEMPLATE_MAX_BYTES decoded.' }),
     quality: t.Optional(Nullable(Int({ minimum: 0, description: 'Quality score from the reader.' }))),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'TemplateUpload' },
 );
 
-export const UploadResult = t.Object({
-  captured: t.Array(Int(), { description: 'Fingers staged on the session.' }),
-  remaining: t.Array(Int(), { description: 'Requested fingers still missing.' }),
-});
+export const UploadResult = t.Object(
+  {
+    captured: t.Array(Int(), { description: 'Fingers staged on the session.' }),
+    remaining: t.Array(Int(), { description: 'Requested fingers still missing.' }),
+  },
+  { title: 'UploadResult' },
+);
 
+/** Null, no body or an object: the agent API passes a JSON `null` body on (src/modules/enrollment/agent-routes.ts). */
 export const CancelSession = t.Optional(
-  Nullable(t.Object({ reason: t.Optional(Nullable(Text({ minLength: 0, maxLength: 500 }))) }, { additionalProperties: true })),
+  Nullable(t.Object({ reason: t.Optional(Nullable(Text({ minLength: 0, maxLength: 500 }))) }, { additionalProperties: true, title: 'CancelSession' })),
 );
 
-export const Agent = t.Object({
-  id: Uuid(),
-  name: t.String(),
-  algorithm_version: t.String({ description: 'Algorithm version of the agent’s reader; uploads must carry it.' }),
-  key_prefix: t.String({ description: 'Public part of the key (`fpa_<prefix>_…`), to tell keys apart.' }),
-  status: OneOf(['active', 'revoked']),
-  created_by: t.String(),
-  created_at: Instant(),
-  revoked_at: Nullable(Instant()),
-  last_used_at: Nullable(Instant('Last authenticated request (minute resolution).')),
-});
+export const Agent = t.Object(
+  {
+    id: Uuid(),
+    name: t.String(),
+    algorithm_version: t.String({ description: 'Algorithm version of the agent’s reader; uploads must carry it.' }),
+    key_prefix: t.String({ description: 'Public part of the key (`fpa_<prefix>_…`), to tell keys apart.' }),
+    status: OneOf(['active', 'revoked']),
+    created_by: t.String(),
+    created_at: Instant(),
+    revoked_at: Nullable(Instant()),
+    last_used_at: Nullable(Instant('Last authenticated request (minute resolution).')),
+  },
+  { title: 'Agent' },
+);
 
-export const AgentWithKey = t.Composite([
-  Agent,
-  t.Object({ key: t.String({ description: 'The agent key `fpa_<prefix>_<secret>`; shown this one time, only its SHA-256 digest is stored.' }) }),
-]);
+export const AgentWithKey = t.Composite(
+  [Agent, t.Object({ key: t.String({ description: 'The agent key `fpa_<prefix>_<secret>`; shown this one time, only its SHA-256 digest is stored.' }) })],
+  { title: 'AgentWithKey' },
+);
 
-export const AgentCreate = Body({ name: Text({ maxLength: 200 }), algorithm_version: Text({ maxLength: 32 }) });
+export const AgentCreate = Body({ name: Text({ maxLength: 200 }), algorithm_version: Text({ maxLength: 32 }) }, { title: 'AgentCreate' });
 
 export const AgentList = { query: t.Object({ status: t.Optional(OneOf(['active', 'revoked'])), ...PageQuery }), response: Page(Agent) };
 
-export const AdminStartSession = Body({
-  enrollee: Text({ maxLength: 100, description: 'Enrollee UUID (a device PIN is accepted too).' }),
-  agent: Text({ maxLength: 100, description: 'The agent that will capture (its id).' }),
-  fingers: Fingers('Fingers to capture.'),
-});
+export const AdminStartSession = Body(
+  {
+    enrollee: Text({ maxLength: 100, description: 'Enrollee UUID (a device PIN is accepted too).' }),
+    agent: Text({ maxLength: 100, description: 'The agent that will capture (its id).' }),
+    fingers: Fingers('Fingers to capture.'),
+  },
+  { title: 'AdminStartSession' },
+);
 
 export const SessionList = {
   query: t.Object({
@@ -127,7 +143,10 @@ export const SessionList = {
   response: Page(Session),
 };
 
-export const RemoteEnrollmentCreate = Body({
-  device: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'Serial number of the terminal.' }),
-  fingers: Fingers('Fingers to enroll, one after the other.'),
-});
+export const RemoteEnrollmentCreate = Body(
+  {
+    device: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'Serial number of the terminal.' }),
+    fingers: Fingers('Fingers to enroll, one after the other.'),
+  },
+  { title: 'RemoteEnrollmentCreate' },
+);

@@ -1,6 +1,6 @@
 /** The events module's HTTP model. */
 import { t } from 'elysia';
-import { Instant, Int } from '../../platform/http/model';
+import { Instant, Int, Text } from '../../platform/http/model';
 
 /** `?type=a,b`: event types, comma-separated. */
 const Types = t.String({ pattern: '^[a-z_]{1,64}(,[a-z_]{1,64}){0,49}$', description: 'Event types to include, comma-separated (default: every type).' });
@@ -23,7 +23,7 @@ export const EventList = {
   response: t.Object({ results: t.Array(Event), last_sequence: Int({ description: 'Pass as `after` in the next poll.' }) }),
 };
 
-export const EventStreamQuery = t.Object({ after: t.Optional(After), type: t.Optional(Types), access_token: t.Optional(t.String({ maxLength: 4096 })) });
+export const EventStreamQuery = t.Object({ after: t.Optional(After), type: t.Optional(Types), access_token: t.Optional(Text({ maxLength: 4096, description: 'Administrator JWT, for browsers that cannot set headers on a WebSocket.' })) });
 
 /** Event types of a `type` query parameter. */
 export function typesOf(type: string | undefined): string[] | undefined {

@@ -3,7 +3,7 @@ import { t } from 'elysia';
 import { Body, Int, Nullable, Text } from '../../platform/http/model';
 import { AreaNames } from '../devices';
 
-const Pin = t.String({ pattern: '^[^\\s/]{1,24}$', description: 'A PIN as the terminal holds it.' });
+const Pin = t.String({ pattern: '^[^\\s/\\u0000-\\u001f\\u007f]{1,24}$', description: 'A PIN as the terminal holds it.' });
 
 export const TerminalUserParams = t.Object({ serial: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), pin: Pin });
 
@@ -27,16 +27,20 @@ export const TerminalUser = t.Object(
 
 export const TerminalUserList = t.Object({ results: t.Array(TerminalUser), next_cursor: t.Null() });
 
-export const AdoptBody = Body({
+export const AdoptBody = Body(
+  {
   employee: t.Optional(Text({ minLength: 1, maxLength: 200, description: 'Create a new enrollee for this employee with the terminal user’s PIN.' })),
   enrollee: t.Optional(Text({ minLength: 1, maxLength: 100, description: 'Or: the existing enrollee this user is (they must have the same PIN).' })),
   areas: t.Optional(AreaNames),
-});
+  },
+  { title: 'AdoptTerminalUser' },
+);
 
 export const ResyncBody = t.Optional(
-  Body({
-    full: t.Optional(t.Boolean({ description: 'Also remove from the terminal every user outside its scope, its own users included.' })),
-  }),
+  Body(
+    { full: t.Optional(t.Boolean({ description: 'Also remove from the terminal every user outside its scope, its own users included.' })) },
+    { title: 'Resync' },
+  ),
 );
 
 export const Resynced = t.Object({ queued: Int({ description: 'Commands queued.' }) });

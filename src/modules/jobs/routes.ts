@@ -7,15 +7,22 @@ import type { JobRunner } from './runner';
 const tags = ['operations'];
 
 export function jobRoutes(http: Http, jobs: JobRunner) {
-  return adminRouter(http, 'jobs', { allowOperatorToken: true })
-    .get('/jobs', async () => ({ results: await jobs.describe(), next_cursor: null }), {
-      response: { 200: JobList, ...errors() },
-      detail: { summary: 'Periodic jobs: schedule, last run, last result, next run, holder', tags },
-    })
-    .post('/jobs/:name/run', ({ params, body, admin }) => jobs.run(params.name, { wait: true, trigger: `api:${admin.by}`, params: body?.params ?? {} }), {
+  // Only running a job takes the local operator token: `bun run fpa:<job>` hands the run to the
+  // server that holds the database; listing is for administrators. (A router's hooks also run
+  // for the routers it uses, so the listing router is used by the run router, not around it.)
+  const list = adminRouter(http, 'jobs').get('/jobs', async () => ({ results: await jobs.describe(), next_cursor: null }), {
+    response: { 200: JobList, ...errors() },
+    detail: { summary: 'Periodic jobs: schedule, last run, last result, next run, holder', tags },
+  });
+  const run = adminRouter(http, 'jobs-run', { allowOperatorToken: true }).post(
+    '/jobs/:name/run',
+    ({ params, body, admin }) => jobs.run(params.name, { wait: true, trigger: `api:${admin.by}`, params: body?.params ?? {} }),
+    {
       params: JobParams,
       body: JobRun,
       response: { 200: JobOutcome, ...errors('not_found', 'job_running') },
-      detail: { summary: 'Run a job now and answer its summary (admin JWT or the local operator token)', tags },
-    });
+      detail: { summary: 'Run a job now and answer its summary', tags },
+    },
+  );
+  return run.use(list);
 }

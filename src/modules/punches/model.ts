@@ -2,22 +2,25 @@
 import { t } from 'elysia';
 import { Instant, Int, Nullable, Page, PageQuery, RangeBound, Text } from '../../platform/http/model';
 
-export const Punch = t.Object({
-  sequence: Int({ description: 'Assigned in commit order; the polling cursor.' }),
-  id: t.String({ format: 'uuid' }),
-  employee: Nullable(t.String()),
-  enrollee: Nullable(t.String({ format: 'uuid' })),
-  device_pin: t.String(),
-  device: t.String({ description: 'Serial number of the terminal.' }),
-  punched_at: Instant('UTC instant.'),
-  local_time: t.String({ description: 'Wall time on the terminal, as sent.' }),
-  utc_offset_minutes: Int(),
-  state: Int(),
-  verify_type: Int(),
-  work_code: t.String(),
-  flags: t.Array(t.String(), { description: 'For example `unknown_pin`, `dst_overlap`, `dst_gap`, `future_time`, `clock_reset`.' }),
-  received_at: Instant(),
-});
+export const Punch = t.Object(
+  {
+    sequence: Int({ description: 'Assigned in commit order; the polling cursor.' }),
+    id: t.String({ format: 'uuid' }),
+    employee: Nullable(t.String()),
+    enrollee: Nullable(t.String({ format: 'uuid' })),
+    device_pin: t.String(),
+    device: t.String({ description: 'Serial number of the terminal.' }),
+    punched_at: Instant('UTC instant.'),
+    local_time: t.String({ description: 'Wall time on the terminal, as sent.' }),
+    utc_offset_minutes: Int(),
+    state: Int(),
+    verify_type: Int(),
+    work_code: t.String(),
+    flags: t.Array(t.String(), { description: 'For example `unknown_pin`, `dst_overlap`, `dst_gap`, `future_time`, `clock_reset`.' }),
+    received_at: Instant(),
+  },
+  { title: 'Punch' },
+);
 
 /** `?after=`: a non-negative sequence (as text, so a too-large number is refused rather than rounded). */
 export const After = t.String({ pattern: '^\\d{1,15}$', description: 'The last sequence already seen; 0 or absent for the start.' });
@@ -38,4 +41,7 @@ export const PunchList = {
   response: Page(Punch),
 };
 
-export const StreamQuery = t.Object({ after: t.Optional(After), access_token: t.Optional(t.String({ maxLength: 4096 })) });
+export const StreamQuery = t.Object({
+  after: t.Optional(After),
+  access_token: t.Optional(Text({ maxLength: 4096, description: 'Administrator JWT, for browsers that cannot set headers on a WebSocket.' })),
+});

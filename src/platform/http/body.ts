@@ -2,7 +2,8 @@
  * JSON request bodies of the API. Elysia's own parsers would accept form-encoded bodies, turn
  * bytes that are not UTF-8 into U+FFFD, silently drop unparsable optional bodies and read any
  * size; here a body must be `application/json` (or `…+json`), UTF-8, valid JSON and at most
- * the cap, and hold an object (or null), or the request is refused with the spec's error body.
+ * the cap, and hold an object (`null` only where a router says so) nested at most
+ * MAX_BODY_DEPTH deep, or the request is refused with the spec's error body.
  *
  * The parse hook runs before the caller is authenticated, so it never throws: a refused body
  * travels as a `BodyRefusal` and is raised by `settleBody`, which the routers call right after
@@ -16,6 +17,12 @@ import { readCapped } from './read-capped';
 export const API_BODY_LIMIT = 1024 * 1024;
 /** Room for the other fields of a template upload around its base64 text. */
 const UPLOAD_ENVELOPE = 64 * 1024;
+/**
+ * How deeply objects and arrays may nest in a body. The API's own bodies nest three levels;
+ * far deeper values would overflow the stack of the validator's error report (it serialises
+ * the value), so they are refused before anything walks them recursively.
+ */
+export const MAX_BODY_DEPTH = 32;
 
 /** The cap for this configuration: an agent upload of TEMPLATE_MAX_BYTES always fits. */
 export function apiBodyLimit(settings: Pick<Settings, 'TEMPLATE_MAX_BYTES'>): number {
@@ -52,12 +59,30 @@ export function isJsonContentType(header: string | null): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Whether objects and arrays nest deeper than `max`; iterative, and stops at the first too deep. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let entry = stack.pop(); entry; entry = stack.pop()) {
+    const [node, depth] = entry;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node as object)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+export interface BodyOptions {
+  /** A JSON `null` body is passed on to the route's schema (the agent API accepts it where its model says so); else it is refused. */
+  allowNull?: boolean;
+}
+
 /**
  * The body of an API request: the parsed JSON, undefined when there is none, or a refusal.
  * Never throws. The parser's own message is not passed on: it quotes the body, which may be a
  * template.
  */
-export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+export async function readJsonBody(request: Request, limit: number, options: BodyOptions = {}): Promise<unknown> {
   if (!request.body) return undefined;
   const declared = request.headers.get('content-length')?.trim();
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) return tooLarge(limit);
@@ -85,8 +110,11 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   } catch {
     return refuse('the request body is not valid JSON');
   }
-  // Every body of the API is an object; `null` is left to the route (it may mean "none").
+  // Every body of the API is an object. `null` is one only where the router allows it: Elysia
+  // does not validate an optional body that is null, so a route would see it unchecked.
+  if (value === null) return options.allowNull ? null : refuse('the request body must be a JSON object, not null');
   if (typeof value !== 'object' || Array.isArray(value)) return refuse('the request body must be a JSON object');
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return refuse(`the request body nests deeper than ${MAX_BODY_DEPTH} levels`, { max_depth: MAX_BODY_DEPTH });
   return value;
 }
 

@@ -8,20 +8,40 @@ import type { Logger } from '../log';
 interface ElysiaErrorLike {
   code: string | number;
   error: unknown;
+  request?: Request;
   set: { status?: number | string; headers: Record<string, string | number> };
 }
 
-export function toErrorResponse(code: string | number, error: unknown, log?: Logger): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+/** Where a request went, for a log line (never its query: it may hold a token). */
+function routeOf(request: Request | undefined): Record<string, string> {
+  if (!request) return {};
+  return { method: request.method, path: new URL(request.url).pathname };
+}
+
+export function toErrorResponse(
+  code: string | number,
+  error: unknown,
+  log?: Logger,
+  request?: Request,
+): { status: number; body: ErrorBody; headers?: Record<string, string> } {
   if (error instanceof FpaError) {
     const headers: Record<string, string> = {};
     if (error.code === 'rate_limited' && typeof error.details.retry_after === 'number') {
       headers['retry-after'] = String(error.details.retry_after);
     }
+    if (error.code === 'method_not_allowed' && Array.isArray(error.details.allow)) headers.allow = error.details.allow.join(', ');
+    if (error.code === 'upgrade_required') headers.upgrade = 'websocket';
     return { status: error.status, body: errorBody(error.code, error.message, error.details), headers };
   }
   switch (code) {
     case 'VALIDATION': {
       const details = validationDetails(error);
+      if (details.in === 'response') {
+        // An answer that breaks its own documented schema is our bug, not the caller's: Elysia
+        // would answer 422 and echo the answer (which may hold a key or a secret).
+        log?.error('a response did not match its documented schema', { ...routeOf(request), errors: details.errors });
+        return { status: 500, body: errorBody('internal_error', 'an internal error occurred', {}) };
+      }
       return { status: 400, body: errorBody('validation_error', 'the request does not match the expected shape', details) };
     }
     case 'PARSE':
@@ -38,13 +58,18 @@ export function toErrorResponse(code: string | number, error: unknown, log?: Log
       }
       if (databaseErrorCode(error)) {
         // The database is unavailable or busy: a retry is the right answer, not a bug report.
-        log?.error('the database failed during a request', { error: describeError(error) });
+        log?.error('the database failed during a request', { ...routeOf(request), error: describeError(error) });
         return { status: 503, body: errorBody('unavailable', 'the database is unavailable; try again', {}), headers: { 'retry-after': '1' } };
       }
-      log?.error('unhandled error in a request', { error: describeError(error) });
+      log?.error('unhandled error in a request', { ...routeOf(request), error: describeError(error) });
       return { status: 500, body: errorBody('internal_error', 'an internal error occurred', {}) };
     }
   }
+}
+
+/** TypeBox says `Never` for a property an object does not name (NoOtherProperties in src/platform/http/model.ts). */
+function messageOf(message: string): string {
+  return message === 'Never' ? 'Unknown property' : message.slice(0, 200);
 }
 
 function validationDetails(error: unknown): Record<string, unknown> {
@@ -52,15 +77,15 @@ function validationDetails(error: unknown): Record<string, unknown> {
   // TypeBox's own message ("Expected string"), never Elysia's summary: that quotes the value
   // that was sent, which may be template base64.
   const errors = Array.isArray(e?.all)
-    ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: typeof x.message === 'string' ? x.message.slice(0, 200) : 'invalid' }))
+    ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: typeof x.message === 'string' ? messageOf(x.message) : 'invalid' }))
     : [];
   return { in: e?.type ?? 'body', errors };
 }
 
 /** The onError hook body shared by every API router. */
 export function handleApiError(log?: Logger) {
-  return ({ code, error }: ElysiaErrorLike) => {
-    const { status, body, headers } = toErrorResponse(code, error, log);
+  return ({ code, error, request }: ElysiaErrorLike) => {
+    const { status, body, headers } = toErrorResponse(code, error, log, request);
     return new Response(JSON.stringify(body), {
       status,
       headers: { 'content-type': 'application/json', ...(headers ?? {}) },

@@ -45,14 +45,30 @@ type Literals<V extends readonly string[]> = { -readonly [K in keyof V]: TLitera
  */
 export const Int = (options: { minimum?: number; maximum?: number; description?: string } = {}) => Type.Integer(options);
 
-/** An object that refuses properties it does not name (every request body of the API). */
-export const Body = <P extends Record<string, TSchema>>(properties: P, description?: string) =>
-  t.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+/**
+ * What an object that refuses unnamed properties says. Not `additionalProperties: false`: with
+ * Elysia's `normalize` (on by default, and set by the HOST app, not by this plugin) such an
+ * object is cleaned of unknown properties before it is validated, so they would be dropped
+ * silently instead of refused. A schema no value matches is not cleaned, and means the same.
+ * The OpenAPI document writes it as `false` (src/app/docs/openapi.ts). (A host that sets
+ * `normalize: 'typebox'` has every object cleaned whatever its schema says.)
+ */
+export const NoOtherProperties = t.Never();
 
-/** `?limit=&cursor=` of every list (docs/api.md). */
+/**
+ * An object that refuses properties it does not name (every administrator request body, and
+ * every object nested in one). `title` names it in the OpenAPI document's components.
+ */
+export const Body = <P extends Record<string, TSchema>>(properties: P, options: { title?: string; description?: string } = {}) =>
+  t.Object(properties, { additionalProperties: NoOtherProperties, ...options });
+
+/**
+ * `?limit=&cursor=` of every list (docs/api.md). `t.Integer` (not `Int`): a query parameter is
+ * text, and Elysia's integer accepts the numeric string.
+ */
 export const PageQuery = {
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: 'Page size, 1 to 1000 (default 100).' })),
-  cursor: t.Optional(t.String({ minLength: 1, maxLength: 500, description: 'The `next_cursor` of the previous page.' })),
+  cursor: t.Optional(Text({ maxLength: 500, description: 'The `next_cursor` of the previous page.' })),
 };
 
 /** `{ results: [...], next_cursor }` of every administrator list. */
@@ -67,17 +83,35 @@ export const ErrorBody = t.Object(
       details: t.Record(t.String(), t.Unknown(), { description: 'Further information, specific to the code.' }),
     }),
   },
-  { description: 'The one error body of the API.' },
+  { title: 'Error', description: 'The one error body of the API.' },
 );
+
+/** Where an error response of `errors()` keeps its codes, for the OpenAPI document (validation ignores symbols). */
+export const ERROR_CODES: unique symbol = Symbol('fpa.error-codes');
+
+export type ErrorResponse = typeof ErrorBody & { [ERROR_CODES]: readonly ErrorCode[] };
 
 /**
  * The error responses of an operation: the statuses of the given codes, plus what every
- * administrator route may answer (400 validation, 401, 403, 503).
+ * administrator route may answer (400 validation, 401, 403, 503). Each status carries its codes;
+ * the OpenAPI generator adds those the route's shape implies (src/app/docs/openapi.ts).
  */
-export function errors(...codes: ErrorCode[]): Record<number, typeof ErrorBody> {
-  const out: Record<number, typeof ErrorBody> = {};
-  for (const code of ['validation_error', 'unauthorized', 'forbidden', 'unavailable', ...codes] as ErrorCode[]) out[ERROR_STATUS[code]] = ErrorBody;
+export function errors(...codes: ErrorCode[]): Record<number, ErrorResponse> {
+  const byStatus = new Map<number, Set<ErrorCode>>();
+  for (const code of ['validation_error', 'unauthorized', 'forbidden', 'unavailable', ...codes] as ErrorCode[]) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+  }
+  const out: Record<number, ErrorResponse> = {};
+  for (const [status, set] of byStatus) out[status] = { ...ErrorBody, [ERROR_CODES]: [...set] };
   return out;
+}
+
+/** The codes an error response of `errors()` names (none for any other schema). */
+export function errorCodesOf(schema: unknown): readonly ErrorCode[] {
+  if (schema === null || typeof schema !== 'object' || !(ERROR_CODES in schema)) return [];
+  const codes = schema[ERROR_CODES];
+  return Array.isArray(codes) ? codes.filter((c): c is ErrorCode => typeof c === 'string' && c in ERROR_STATUS) : [];
 }
 
 /** Lists the codes (by status) an operation documents, for its description. */

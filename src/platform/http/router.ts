@@ -2,6 +2,10 @@
  * The base of every API router: a named Elysia instance (name + seed, so two configured
  * copies of the plugin are not merged) with a local error handler that answers the spec's
  * error body. Administrator routers add `admin` to the context with `adminRouter`.
+ *
+ * A router also names how its routes are authenticated (`security`, merged by Elysia into the
+ * `detail` of every route it declares): the OpenAPI document (src/app/docs/openapi.ts) reads
+ * it from the routes, so the document says what the router really checks.
  */
 import { Elysia } from 'elysia';
 import type { Metrics } from '../metrics';
@@ -16,18 +20,38 @@ export interface Http {
   auth: AdminAuthenticator;
 }
 
+/** The security schemes of the API, by their name in the OpenAPI document. */
+export const SECURITY_SCHEMES = {
+  /** `Authorization: Bearer <JWT>` of an administrator. */
+  admin: 'AdminJWT',
+  /** The lock file's local operator token, in the `x-fpa-operator-token` header. */
+  operator: 'OperatorToken',
+  /** `Authorization: Agent <key>` of an enrollment agent. */
+  agent: 'AgentKey',
+} as const;
+
+/** OpenAPI security requirements: any one of the listed schemes lets a caller in. */
+type Security = Record<string, string[]>[];
+
+export interface RouterOptions {
+  security?: Security;
+  /** Pass a JSON `null` body on to the routes' schemas instead of refusing it (src/platform/http/body.ts). */
+  allowNullBody?: boolean;
+}
+
 /**
  * Bodies are read by `readJsonBody` (JSON only, under the cap); a refused body is raised by
  * `settleBody` after authentication, and at the latest before the handler runs.
  */
-export function apiRouter(http: Http, name: string) {
+export function apiRouter(http: Http, name: string, options: RouterOptions = {}) {
   const limit = apiBodyLimit(http.runtime.settings);
   const timing = requestTiming(http.runtime.metrics);
-  return new Elysia({ name: `fpa-${name}`, seed: http.runtime.instanceId })
+  const bodyOptions = { allowNull: options.allowNullBody ?? false };
+  return new Elysia({ name: `fpa-${name}`, seed: http.runtime.instanceId, ...(options.security ? { detail: { security: options.security } } : {}) })
     .onTransform(({ request }) => timing.start(request))
     .onAfterResponse(({ request, route, set }) => timing.end(request, route, set.status))
     .onError(handleApiError(http.runtime.log))
-    .onParse(({ request }) => readJsonBody(request, limit))
+    .onParse(({ request }) => readJsonBody(request, limit, bodyOptions))
     .onBeforeHandle((context) => settleBody(context));
 }
 
@@ -36,8 +60,10 @@ export function apiRouter(http: Http, name: string) {
  * `derive` (not `resolve`) so the caller is checked before the body is validated: an
  * anonymous request is always 401, whatever it sends.
  */
-export function adminRouter(http: Http, name: string, options: { allowOperatorToken?: boolean; queryToken?: boolean } = {}) {
-  return apiRouter(http, name).derive(async (context) => {
+export function adminRouter(http: Http, name: string, options: { allowOperatorToken?: boolean } = {}) {
+  const security: Security = [{ [SECURITY_SCHEMES.admin]: [] }];
+  if (options.allowOperatorToken) security.push({ [SECURITY_SCHEMES.operator]: [] });
+  return apiRouter(http, name, { security }).derive(async (context) => {
     // The peer address decides whether the lock file's operator token may count (loopback only).
     const peerIp = context.server?.requestIP(context.request)?.address ?? null;
     const admin = await http.auth.authenticate(context.request, { ...options, peerIp });

@@ -16,7 +16,7 @@ import type { ServerWebSocket } from 'bun';
 import { CoalescingPass } from '../coalescing-pass';
 import { describeError, FpaError } from '../errors';
 import type { Runtime } from '../runtime';
-import { apiRouter, type Http } from './router';
+import { apiRouter, type Http, SECURITY_SCHEMES } from './router';
 
 /** What a stream reads: items after a position, oldest first, each already serialized. */
 export interface StreamSource {
@@ -259,7 +259,7 @@ export function streamRoute<Q extends TObject>(
     connection.expiry.unref();
   };
 
-  return apiRouter(http, options.name).ws(options.path, {
+  return apiRouter(http, options.name, { security: [{ [SECURITY_SCHEMES.admin]: [] }] }).ws(options.path, {
     query: options.query,
     detail: options.detail,
     async beforeHandle({ request }) {
