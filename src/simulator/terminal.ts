@@ -348,7 +348,10 @@ export class SimulatedTerminal {
     const lines = this.operlogQueue.splice(0);
     const biodata = lines.filter((l) => l.startsWith('BIODATA '));
     const operlog = lines.filter((l) => !l.startsWith('BIODATA '));
-    for (const [table, batch] of [['OPERLOG', operlog], ['BIODATA', biodata]] as const) {
+    for (const [table, batch] of [
+      ['OPERLOG', operlog],
+      ['BIODATA', biodata],
+    ] as const) {
       if (batch.length === 0) continue;
       const res = await this.post('cdata', { table, Stamp: '9999' }, `${batch.join('\n')}\n`);
       if (!(res.status === 200 && res.body.startsWith('OK'))) this.operlogQueue.push(...batch);
@@ -402,7 +405,11 @@ export class SimulatedTerminal {
       case 'QUERY BIODATA':
         for (const t of this.templates.values()) {
           if (t.pin !== pin) continue;
-          this.operlogQueue.push(this.o.biodata ? this.biodataLine(t.pin, t.fingerIndex, t.template, { duress: t.duress }) : fpLine(t.pin, t.fingerIndex, t.template, { duress: t.duress }));
+          this.operlogQueue.push(
+            this.o.biodata
+              ? this.biodataLine(t.pin, t.fingerIndex, t.template, { duress: t.duress })
+              : fpLine(t.pin, t.fingerIndex, t.template, { duress: t.duress }),
+          );
         }
         return 0;
       case 'DELETE USERINFO':

@@ -19,8 +19,7 @@ const API = '/api/fingerprint/v1';
 const AUDIENCE = 'fpa-hostile';
 /** Reachable without credentials, by decision: the health checks, the docs page and its assets (and the terminals' prefix). */
 const isPublic = (method: string, path: string) =>
-  method === 'GET' &&
-  (path === '/healthz' || path === '/readyz' || path === `${API}/docs` || (path.startsWith(`${API}/docs/`) && path !== `${API}/docs/json`));
+  method === 'GET' && (path === '/healthz' || path === '/readyz' || path === `${API}/docs` || (path.startsWith(`${API}/docs/`) && path !== `${API}/docs/json`));
 
 let server: TestServer;
 let goodAdmin: string;

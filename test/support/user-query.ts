@@ -13,5 +13,9 @@ export async function answerUserQuery(fpa: FingerprintAttendance, device: Device
     .split('\n')
     .filter((l) => l.startsWith('C:'))
     .map((l) => l.split(':')[1]!);
-  if (ids.length > 0) await fpa.service.commands.applyResults(device.id, ids.map((id) => ({ id, returnCode: 0, cmd: 'DATA', fields: {} })));
+  if (ids.length > 0)
+    await fpa.service.commands.applyResults(
+      device.id,
+      ids.map((id) => ({ id, returnCode: 0, cmd: 'DATA', fields: {} })),
+    );
 }

@@ -36,7 +36,10 @@ export const OperatorCommandBody = t.Union([
     to: t.Optional(LocalDate('Last local date, inclusive (default: `from`).')),
   }),
   Body({ kind: Kind('clear_logs', 'Delete its attendance records.'), confirm: Text({ maxLength: 64, description: 'The terminal’s serial number.' }) }),
-  Body({ kind: Kind('clear_data', 'Delete every user, template and record on it.'), confirm: Text({ maxLength: 64, description: 'The terminal’s serial number.' }) }),
+  Body({
+    kind: Kind('clear_data', 'Delete every user, template and record on it.'),
+    confirm: Text({ maxLength: 64, description: 'The terminal’s serial number.' }),
+  }),
   Body({ kind: Kind('raw', 'Raw command text (only with ADMS_RAW_COMMANDS).'), command: Text({ maxLength: 2000 }) }),
 ]);
 

@@ -12,7 +12,8 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
   return adminRouter(http, 'device-commands')
     .get(
       '/devices/:serial/commands',
-      async ({ params, query }) => commands.list((await devices.get(params.serial)).id, { status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }),
+      async ({ params, query }) =>
+        commands.list((await devices.get(params.serial)).id, { status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }),
       {
         params: SerialParams,
         query: CommandList.query,
@@ -34,14 +35,22 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
         detail: { summary: 'Queue an operator’s command: reboot, set time, info, query users, re-upload logs, clear logs or data, raw', tags },
       },
     )
-    .post('/devices/:serial/commands/:id/cancel', async ({ params, admin }) => commands.cancel((await devices.get(params.serial)).id, Number(params.id), admin.by), {
-      params: CommandParams,
-      response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },
-      detail: { summary: 'Cancel a pending or sent command', tags },
-    })
-    .post('/devices/:serial/commands/:id/retry', async ({ params, admin }) => commands.retry((await devices.get(params.serial)).id, Number(params.id), admin.by), {
-      params: CommandParams,
-      response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },
-      detail: { summary: 'Send a failed or expired command again', tags },
-    });
+    .post(
+      '/devices/:serial/commands/:id/cancel',
+      async ({ params, admin }) => commands.cancel((await devices.get(params.serial)).id, Number(params.id), admin.by),
+      {
+        params: CommandParams,
+        response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },
+        detail: { summary: 'Cancel a pending or sent command', tags },
+      },
+    )
+    .post(
+      '/devices/:serial/commands/:id/retry',
+      async ({ params, admin }) => commands.retry((await devices.get(params.serial)).id, Number(params.id), admin.by),
+      {
+        params: CommandParams,
+        response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },
+        detail: { summary: 'Send a failed or expired command again', tags },
+      },
+    );
 }

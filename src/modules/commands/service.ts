@@ -599,11 +599,20 @@ export class CommandService {
     return this.ctx.db.write(async (w) => {
       const command = await this.findOf(w.tx, deviceId, id);
       if (command.status !== 'pending' && command.status !== 'sent') {
-        throw new FpaError('conflict', `the command is ${command.status}; only pending or sent commands can be cancelled`, { command: id, status: command.status });
+        throw new FpaError('conflict', `the command is ${command.status}; only pending or sent commands can be cancelled`, {
+          command: id,
+          status: command.status,
+        });
       }
       const now = this.ctx.clock.now();
       await this.close(w, command, 'cancelled', now, null, { reason: `cancelled by ${by}` });
-      await audit(w.tx, now, { actor: by, action: 'device_command.cancelled', targetType: 'device_command', targetId: String(id), details: { kind: command.kind } });
+      await audit(w.tx, now, {
+        actor: by,
+        action: 'device_command.cancelled',
+        targetType: 'device_command',
+        targetId: String(id),
+        details: { kind: command.kind },
+      });
       return commandView({ ...command, status: 'cancelled', completedAt: now, returnCode: null, result: { reason: `cancelled by ${by}` } });
     });
   }
@@ -613,7 +622,10 @@ export class CommandService {
     return this.ctx.db.write(async (w) => {
       const command = await this.findOf(w.tx, deviceId, id);
       if (command.status !== 'failed' && command.status !== 'expired') {
-        throw new FpaError('conflict', `the command is ${command.status}; only failed or expired commands can be retried`, { command: id, status: command.status });
+        throw new FpaError('conflict', `the command is ${command.status}; only failed or expired commands can be retried`, {
+          command: id,
+          status: command.status,
+        });
       }
       const now = this.ctx.clock.now();
       const set = {
@@ -628,7 +640,13 @@ export class CommandService {
         result: null,
       };
       await w.tx.update(deviceCommands).set(set).where(eq(deviceCommands.id, id));
-      await audit(w.tx, now, { actor: by, action: 'device_command.retried', targetType: 'device_command', targetId: String(id), details: { kind: command.kind } });
+      await audit(w.tx, now, {
+        actor: by,
+        action: 'device_command.retried',
+        targetType: 'device_command',
+        targetId: String(id),
+        details: { kind: command.kind },
+      });
       w.afterCommit(() => this.markQueued(deviceId));
       return commandView({ ...command, ...set });
     });
@@ -680,7 +698,10 @@ export class CommandService {
   }
 
   private async findOf(q: Queryable, deviceId: string, id: number): Promise<CommandRow> {
-    const [row] = await q.select().from(deviceCommands).where(and(eq(deviceCommands.id, id), eq(deviceCommands.deviceId, deviceId)));
+    const [row] = await q
+      .select()
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.id, id), eq(deviceCommands.deviceId, deviceId)));
     if (!row) throw new FpaError('not_found', 'command not found', { command: id });
     return row;
   }

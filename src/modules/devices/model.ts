@@ -9,45 +9,45 @@ export const AreaNames = t.Array(Text({ maxLength: 100 }), { maxItems: 100, desc
 
 export const Device = t.Object(
   {
-  serial_number: t.String(),
-  name: Nullable(t.String()),
-  status: OneOf(DEVICE_STATUSES, '`pending_approval` until an administrator approves it; `disabled` refuses its data.'),
-  algorithm_version: Nullable(t.String({ description: 'Fingerprint algorithm version (reported by the terminal or set by an administrator).' })),
-  time_zone: t.String({ description: 'IANA time zone (the device’s own or TIME_ZONE).' }),
-  areas: t.Array(t.String()),
-  last_seen_at: Nullable(Instant()),
-  online: t.Boolean(),
-  firmware: Nullable(t.String()),
-  push_version: Nullable(t.String()),
-  ip_address: Nullable(t.String()),
-  user_count: Nullable(Int()),
-  fingerprint_count: Nullable(Int()),
-  attendance_count: Nullable(Int()),
-  approved_at: Nullable(Instant()),
-  created_at: Instant(),
-  enrollment_station: t.Boolean({ description: 'Accepts walk-up enrollments of people outside its own areas.' }),
-  clock_drift_seconds: Nullable(Int({ description: 'How far its clock ran ahead of the server’s when last measured.' })),
+    serial_number: t.String(),
+    name: Nullable(t.String()),
+    status: OneOf(DEVICE_STATUSES, '`pending_approval` until an administrator approves it; `disabled` refuses its data.'),
+    algorithm_version: Nullable(t.String({ description: 'Fingerprint algorithm version (reported by the terminal or set by an administrator).' })),
+    time_zone: t.String({ description: 'IANA time zone (the device’s own or TIME_ZONE).' }),
+    areas: t.Array(t.String()),
+    last_seen_at: Nullable(Instant()),
+    online: t.Boolean(),
+    firmware: Nullable(t.String()),
+    push_version: Nullable(t.String()),
+    ip_address: Nullable(t.String()),
+    user_count: Nullable(Int()),
+    fingerprint_count: Nullable(Int()),
+    attendance_count: Nullable(Int()),
+    approved_at: Nullable(Instant()),
+    created_at: Instant(),
+    enrollment_station: t.Boolean({ description: 'Accepts walk-up enrollments of people outside its own areas.' }),
+    clock_drift_seconds: Nullable(Int({ description: 'How far its clock ran ahead of the server’s when last measured.' })),
   },
   { title: 'Device' },
 );
 
 export const DeviceDetail = t.Composite(
   [
-  Device,
-  t.Object({
-    pending_commands: Int({ description: 'Commands waiting to be sent or answered.' }),
-    templates_present: Int({ description: 'Templates the terminal has confirmed.' }),
-    parameters: t.Record(t.String(), t.String(), { description: 'Last option/INFO values reported by the terminal.' }),
-    sync_check: t.Object(
-      {
-        users: t.Object({ expected: Int(), reported: Nullable(Int()) }),
-        fingerprints: t.Object({ expected: Int(), reported: Nullable(Int()) }),
-        in_sync: Nullable(t.Boolean({ description: 'Whether the counts the terminal last reported match; null until it reports them.' })),
-      },
-      { description: 'The counts the terminal reports (users, fingerprints) against what the service expects it to hold; a resync fixes a difference.' },
-    ),
-    recent_events: t.Array(t.Object({ kind: t.String(), message: t.String(), details: Nullable(t.Record(t.String(), t.Unknown())), at: Instant() })),
-  }),
+    Device,
+    t.Object({
+      pending_commands: Int({ description: 'Commands waiting to be sent or answered.' }),
+      templates_present: Int({ description: 'Templates the terminal has confirmed.' }),
+      parameters: t.Record(t.String(), t.String(), { description: 'Last option/INFO values reported by the terminal.' }),
+      sync_check: t.Object(
+        {
+          users: t.Object({ expected: Int(), reported: Nullable(Int()) }),
+          fingerprints: t.Object({ expected: Int(), reported: Nullable(Int()) }),
+          in_sync: Nullable(t.Boolean({ description: 'Whether the counts the terminal last reported match; null until it reports them.' })),
+        },
+        { description: 'The counts the terminal reports (users, fingerprints) against what the service expects it to hold; a resync fixes a difference.' },
+      ),
+      recent_events: t.Array(t.Object({ kind: t.String(), message: t.String(), details: Nullable(t.Record(t.String(), t.Unknown())), at: Instant() })),
+    }),
   ],
   { title: 'DeviceDetail' },
 );
@@ -56,21 +56,21 @@ export const DeviceList = { query: t.Object({ status: t.Optional(OneOf(DEVICE_ST
 
 export const DevicePatch = Body(
   {
-  time_zone: t.Optional(Nullable(Text({ maxLength: 64, description: 'IANA time zone; null to use TIME_ZONE.' }))),
-  areas: t.Optional(AreaNames),
-  name: t.Optional(Nullable(Text({ minLength: 0, maxLength: 200 }))),
-  algorithm_version: t.Optional(Nullable(Text({ maxLength: 32, description: 'Only for terminals that do not report it.' }))),
-  enrollment_station: t.Optional(t.Boolean({ description: 'Accept walk-up enrollments of people outside its own areas.' })),
+    time_zone: t.Optional(Nullable(Text({ maxLength: 64, description: 'IANA time zone; null to use TIME_ZONE.' }))),
+    areas: t.Optional(AreaNames),
+    name: t.Optional(Nullable(Text({ minLength: 0, maxLength: 200 }))),
+    algorithm_version: t.Optional(Nullable(Text({ maxLength: 32, description: 'Only for terminals that do not report it.' }))),
+    enrollment_station: t.Optional(t.Boolean({ description: 'Accept walk-up enrollments of people outside its own areas.' })),
   },
   { title: 'DevicePatch' },
 );
 
 export const DeviceCreate = Body(
   {
-  serial_number: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'The terminal’s serial number, as it will present it.' }),
-  name: t.Optional(Nullable(Text({ minLength: 0, maxLength: 200 }))),
-  areas: t.Optional(AreaNames),
-  time_zone: t.Optional(Nullable(Text({ maxLength: 64, description: 'IANA time zone; null to use TIME_ZONE.' }))),
+    serial_number: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'The terminal’s serial number, as it will present it.' }),
+    name: t.Optional(Nullable(Text({ minLength: 0, maxLength: 200 }))),
+    areas: t.Optional(AreaNames),
+    time_zone: t.Optional(Nullable(Text({ maxLength: 64, description: 'IANA time zone; null to use TIME_ZONE.' }))),
   },
   { title: 'DeviceCreate' },
 );
@@ -83,7 +83,10 @@ export const DeviceKey = t.Object({
   revoked_at: Nullable(Instant()),
 });
 
-export const DeviceKeyIssued = t.Composite([DeviceKey, t.Object({ key: t.String({ description: 'Enter it as the terminal’s communication key (Comm Key); shown this one time.' }) })]);
+export const DeviceKeyIssued = t.Composite([
+  DeviceKey,
+  t.Object({ key: t.String({ description: 'Enter it as the terminal’s communication key (Comm Key); shown this one time.' }) }),
+]);
 
 export const KeyParams = t.Object({ serial: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), id: Text({ maxLength: 100 }) });
 

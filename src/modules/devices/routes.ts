@@ -1,10 +1,10 @@
 /** `devices/` (docs/api.md): list, read, change, approve and disable terminals. */
 
+import { t } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { isValidTimeZone } from '../../platform/time/zone';
-import { t } from 'elysia';
 import { Device, DeviceApprove, DeviceCreate, DeviceDetail, DeviceKey, DeviceKeyIssued, DeviceList, DevicePatch, KeyParams, SerialParams } from './model';
 import type { DeviceService } from './service';
 
@@ -55,7 +55,8 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
     .post(
       '/devices',
       async ({ body, admin, set }) => {
-        if (body.time_zone && !isValidTimeZone(body.time_zone)) throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
+        if (body.time_zone && !isValidTimeZone(body.time_zone))
+          throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
         const row = await devices.preRegister(body, admin.by);
         set.status = 201;
         return devices.viewOne(row);

@@ -8,6 +8,7 @@ import type { Static } from '@sinclair/typebox';
 import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
 import { chunks } from '../../platform/chunks';
+import { constantTimeEqual } from '../../platform/crypto/secrets';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
@@ -19,7 +20,6 @@ import type { EventChannel, EventLog } from '../events';
 import type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
-import { constantTimeEqual } from '../../platform/crypto/secrets';
 import { type DeviceStatus, deviceAreas, deviceClockOffsets, deviceEvents, deviceKeys, devices } from './tables';
 import { DeviceUsers } from './users';
 
@@ -308,7 +308,8 @@ export class DeviceService {
     if (report.clockOffsetMinutes !== undefined) set.clockOffsetMinutes = report.clockOffsetMinutes;
     if (report.clockDriftSeconds !== undefined) set.clockDriftSeconds = report.clockDriftSeconds;
     const capabilities: DeviceChanges = {};
-    if (set.algorithmVersion !== undefined && set.algorithmVersion !== device.algorithmVersion) capabilities.algorithm_version = { from: device.algorithmVersion, to: set.algorithmVersion };
+    if (set.algorithmVersion !== undefined && set.algorithmVersion !== device.algorithmVersion)
+      capabilities.algorithm_version = { from: device.algorithmVersion, to: set.algorithmVersion };
     if (set.firmware !== undefined && set.firmware !== device.firmware) capabilities.firmware = { from: device.firmware, to: set.firmware };
     await this.ctx.db.write(async (w) => {
       await w.tx.update(devices).set(set).where(eq(devices.id, device.id));
@@ -317,7 +318,12 @@ export class DeviceService {
       }
       // What the terminal can take changed: its failed and incompatible templates are looked at again.
       if (Object.keys(capabilities).length > 0) {
-        await this.events.record(w, 'device_updated', { device: deviceRef(device), by: `device:${device.serialNumber}`, status: device.status, changes: capabilities });
+        await this.events.record(w, 'device_updated', {
+          device: deviceRef(device),
+          by: `device:${device.serialNumber}`,
+          status: device.status,
+          changes: capabilities,
+        });
       }
     });
     this.invalidate(device.serialNumber);
@@ -423,7 +429,8 @@ export class DeviceService {
    */
   async preRegister(input: { serial_number: string; name?: string | null; areas?: string[]; time_zone?: string | null }, by: string): Promise<DeviceRow> {
     const serial = input.serial_number;
-    if (!SERIAL_NUMBER.test(serial)) throw new FpaError('validation_error', 'a serial number is 1 to 64 letters, digits, dots, dashes or underscores', { serial_number: serial });
+    if (!SERIAL_NUMBER.test(serial))
+      throw new FpaError('validation_error', 'a serial number is 1 to 64 letters, digits, dots, dashes or underscores', { serial_number: serial });
     const row = await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       if (await this.findBySerial(w.tx, serial)) throw new FpaError('conflict', 'a terminal with this serial number exists', { serial_number: serial });
@@ -472,7 +479,11 @@ export class DeviceService {
 
   /** The offsets a terminal was told, oldest first (reading its wall times). */
   async clockOffsets(q: Queryable, deviceId: string): Promise<{ since: number; offsetMinutes: number }[]> {
-    return q.select({ since: deviceClockOffsets.since, offsetMinutes: deviceClockOffsets.offsetMinutes }).from(deviceClockOffsets).where(eq(deviceClockOffsets.deviceId, deviceId)).orderBy(asc(deviceClockOffsets.since));
+    return q
+      .select({ since: deviceClockOffsets.since, offsetMinutes: deviceClockOffsets.offsetMinutes })
+      .from(deviceClockOffsets)
+      .where(eq(deviceClockOffsets.deviceId, deviceId))
+      .orderBy(asc(deviceClockOffsets.since));
   }
 
   // ---------------------------------------------------------------- communication keys
@@ -483,7 +494,15 @@ export class DeviceService {
     const row = await this.ctx.db.write(async ({ tx }) => {
       const device = await this.get(serial, tx);
       const now = this.ctx.clock.now();
-      const values = { id: crypto.randomUUID(), deviceId: device.id, digest: sha256(key), hint: key.slice(0, 2), createdBy: by, createdAt: now, revokedAt: null };
+      const values = {
+        id: crypto.randomUUID(),
+        deviceId: device.id,
+        digest: sha256(key),
+        hint: key.slice(0, 2),
+        createdBy: by,
+        createdAt: now,
+        revokedAt: null,
+      };
       await tx.insert(deviceKeys).values(values);
       await audit(tx, now, { actor: by, action: 'device.key_issued', targetType: 'device', targetId: serial, details: { key: values.id } });
       return values;
@@ -523,9 +542,16 @@ export class DeviceService {
     const now = this.ctx.clock.now();
     let entry = this.keyCache.get(serial);
     if (!entry || entry.until <= now) {
-      const [device] = await this.ctx.db.orm.select({ id: devices.id, keyedIp: devices.keyedIp }).from(devices).where(eq(devices.serialNumber, serial)).limit(1);
+      const [device] = await this.ctx.db.orm
+        .select({ id: devices.id, keyedIp: devices.keyedIp })
+        .from(devices)
+        .where(eq(devices.serialNumber, serial))
+        .limit(1);
       const rows = device
-        ? await this.ctx.db.orm.select({ digest: deviceKeys.digest }).from(deviceKeys).where(and(eq(deviceKeys.deviceId, device.id), isNull(deviceKeys.revokedAt)))
+        ? await this.ctx.db.orm
+            .select({ digest: deviceKeys.digest })
+            .from(deviceKeys)
+            .where(and(eq(deviceKeys.deviceId, device.id), isNull(deviceKeys.revokedAt)))
         : [];
       entry = { digests: rows.map((r) => r.digest), keyedIp: device?.keyedIp ?? null, until: now + KEY_CACHE_MS };
       this.keyCache.set(serial, entry);
@@ -708,7 +734,13 @@ export interface DeviceKeyView {
 }
 
 function keyView(row: typeof deviceKeys.$inferSelect): DeviceKeyView {
-  return { id: row.id, hint: row.hint, created_by: row.createdBy, created_at: new Date(row.createdAt).toISOString(), revoked_at: row.revokedAt ? new Date(row.revokedAt).toISOString() : null };
+  return {
+    id: row.id,
+    hint: row.hint,
+    created_by: row.createdBy,
+    created_at: new Date(row.createdAt).toISOString(),
+    revoked_at: row.revokedAt ? new Date(row.revokedAt).toISOString() : null,
+  };
 }
 
 /**

@@ -33,7 +33,17 @@ export class DeviceUsers {
     for (const u of users) {
       await tx
         .insert(deviceUsers)
-        .values({ deviceId, pin: u.pin, name: u.name ?? null, card: u.card ?? null, privilege: u.privilege ?? null, biometrics: {}, enrolleeId: null, source: 'reported', updatedAt: now })
+        .values({
+          deviceId,
+          pin: u.pin,
+          name: u.name ?? null,
+          card: u.card ?? null,
+          privilege: u.privilege ?? null,
+          biometrics: {},
+          enrolleeId: null,
+          source: 'reported',
+          updatedAt: now,
+        })
         .onConflictDoUpdate({
           target: [deviceUsers.deviceId, deviceUsers.pin],
           set: { name: u.name ?? null, card: u.card ?? null, privilege: u.privilege ?? null, updatedAt: now },
@@ -47,7 +57,19 @@ export class DeviceUsers {
     for (const chunk of chunks(pins, 100)) {
       await tx
         .insert(deviceUsers)
-        .values(chunk.map((pin) => ({ deviceId, pin, name: null, card: null, privilege: null, biometrics: {}, enrolleeId: null, source: 'reported' as const, updatedAt: now })))
+        .values(
+          chunk.map((pin) => ({
+            deviceId,
+            pin,
+            name: null,
+            card: null,
+            privilege: null,
+            biometrics: {},
+            enrolleeId: null,
+            source: 'reported' as const,
+            updatedAt: now,
+          })),
+        )
         .onConflictDoNothing();
     }
   }
@@ -57,7 +79,17 @@ export class DeviceUsers {
     const now = this.ctx.clock.now();
     await tx
       .insert(deviceUsers)
-      .values({ deviceId, pin: user.pin, name: user.name, card: user.card, privilege: 0, biometrics: {}, enrolleeId: user.enrolleeId, source: 'sent', updatedAt: now })
+      .values({
+        deviceId,
+        pin: user.pin,
+        name: user.name,
+        card: user.card,
+        privilege: 0,
+        biometrics: {},
+        enrolleeId: user.enrolleeId,
+        source: 'sent',
+        updatedAt: now,
+      })
       .onConflictDoUpdate({
         target: [deviceUsers.deviceId, deviceUsers.pin],
         set: { name: user.name, card: user.card, enrolleeId: user.enrolleeId, source: 'sent', updatedAt: now },
@@ -72,13 +104,28 @@ export class DeviceUsers {
     const now = this.ctx.clock.now();
     const existing = await this.one(tx, deviceId, pin);
     if (!existing) {
-      await tx.insert(deviceUsers).values({ deviceId, pin, name: null, card: null, privilege: null, biometrics: { [type]: [index] }, enrolleeId: null, source: 'reported', updatedAt: now });
+      await tx
+        .insert(deviceUsers)
+        .values({
+          deviceId,
+          pin,
+          name: null,
+          card: null,
+          privilege: null,
+          biometrics: { [type]: [index] },
+          enrolleeId: null,
+          source: 'reported',
+          updatedAt: now,
+        });
       return;
     }
     const held = existing.biometrics[type] ?? [];
     if (held.includes(index)) return;
     const biometrics = { ...existing.biometrics, [type]: [...held, index].sort((a, b) => a - b) };
-    await tx.update(deviceUsers).set({ biometrics, updatedAt: now }).where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
+    await tx
+      .update(deviceUsers)
+      .set({ biometrics, updatedAt: now })
+      .where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
   }
 
   /** The terminal confirmed a delete of biometrics (one index, or every one of the type). */
@@ -88,7 +135,10 @@ export class DeviceUsers {
     const kept = index === null ? [] : existing.biometrics[type].filter((i) => i !== index);
     const biometrics = { ...existing.biometrics, [type]: kept };
     if (kept.length === 0) delete biometrics[type];
-    await tx.update(deviceUsers).set({ biometrics, updatedAt: this.ctx.clock.now() }).where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
+    await tx
+      .update(deviceUsers)
+      .set({ biometrics, updatedAt: this.ctx.clock.now() })
+      .where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
   }
 
   /** The user is no longer on the terminal (a delete it confirmed). */
@@ -123,7 +173,10 @@ export class DeviceUsers {
   }
 
   async one(q: Queryable, deviceId: string, pin: string): Promise<DeviceUserRow | null> {
-    const [row] = await q.select().from(deviceUsers).where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
+    const [row] = await q
+      .select()
+      .from(deviceUsers)
+      .where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
     return row ?? null;
   }
 
@@ -162,6 +215,9 @@ export class DeviceUsers {
 
   /** Users of a terminal that no enrollee owns (its own users), for a full resync. */
   async unowned(q: Queryable, deviceId: string): Promise<DeviceUserRow[]> {
-    return q.select().from(deviceUsers).where(and(eq(deviceUsers.deviceId, deviceId), isNull(deviceUsers.enrolleeId)));
+    return q
+      .select()
+      .from(deviceUsers)
+      .where(and(eq(deviceUsers.deviceId, deviceId), isNull(deviceUsers.enrolleeId)));
   }
 }

@@ -23,7 +23,11 @@ export const EventList = {
   response: t.Object({ results: t.Array(Event), last_sequence: Int({ description: 'Pass as `after` in the next poll.' }) }),
 };
 
-export const EventStreamQuery = t.Object({ after: t.Optional(After), type: t.Optional(Types), access_token: t.Optional(Text({ maxLength: 4096, description: 'Administrator JWT, for browsers that cannot set headers on a WebSocket.' })) });
+export const EventStreamQuery = t.Object({
+  after: t.Optional(After),
+  type: t.Optional(Types),
+  access_token: t.Optional(Text({ maxLength: 4096, description: 'Administrator JWT, for browsers that cannot set headers on a WebSocket.' })),
+});
 
 /** Event types of a `type` query parameter. */
 export function typesOf(type: string | undefined): string[] | undefined {

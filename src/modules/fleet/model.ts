@@ -29,9 +29,9 @@ export const TerminalUserList = t.Object({ results: t.Array(TerminalUser), next_
 
 export const AdoptBody = Body(
   {
-  employee: t.Optional(Text({ minLength: 1, maxLength: 200, description: 'Create a new enrollee for this employee with the terminal user’s PIN.' })),
-  enrollee: t.Optional(Text({ minLength: 1, maxLength: 100, description: 'Or: the existing enrollee this user is (they must have the same PIN).' })),
-  areas: t.Optional(AreaNames),
+    employee: t.Optional(Text({ minLength: 1, maxLength: 200, description: 'Create a new enrollee for this employee with the terminal user’s PIN.' })),
+    enrollee: t.Optional(Text({ minLength: 1, maxLength: 100, description: 'Or: the existing enrollee this user is (they must have the same PIN).' })),
+    areas: t.Optional(AreaNames),
   },
   { title: 'AdoptTerminalUser' },
 );

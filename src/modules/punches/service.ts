@@ -172,7 +172,8 @@ export class PunchService {
     if (candidates.size === 0) return candidates;
     const held = await this.devices.users.enrolleesOf(w.tx, device.id, [...candidates.keys()]);
     const unreported = [...candidates].filter(([pin]) => !held.has(pin)).map(([, e]) => e.id);
-    const inScope = unreported.length > 0 ? await this.enrollees.sharingAreas(w.tx, unreported, await this.devices.areaIdsOf(w.tx, device.id)) : new Set<string>();
+    const inScope =
+      unreported.length > 0 ? await this.enrollees.sharingAreas(w.tx, unreported, await this.devices.areaIdsOf(w.tx, device.id)) : new Set<string>();
     const out = new Map<string, { id: string; employee: string }>();
     for (const [pin, enrollee] of candidates) {
       if (held.has(pin) ? held.get(pin) === enrollee.id : inScope.has(enrollee.id)) out.set(pin, enrollee);
@@ -195,7 +196,8 @@ export class PunchService {
       })
       .where(and(eq(punches.deviceId, deviceId), eq(punches.devicePin, pin), isNull(punches.enrolleeId)))
       .returning({ sequence: punches.sequence });
-    if (linked.length > 0) await this.events.record(w, 'punches_attributed', { enrollee: enrollee.id, employee: enrollee.employee, device_pin: pin, count: linked.length });
+    if (linked.length > 0)
+      await this.events.record(w, 'punches_attributed', { enrollee: enrollee.id, employee: enrollee.employee, device_pin: pin, count: linked.length });
     return linked.length;
   }
 

@@ -5,13 +5,22 @@
  */
 import { TemplateDecryptError } from '../../platform/crypto/template-cipher';
 import type { Logger } from '../../platform/log';
-import { wallTimeAt } from '../../platform/time/zone';
 import type { Clock } from '../../platform/runtime';
+import { wallTimeAt } from '../../platform/time/zone';
 import {
   biodataCommand,
+  checkCommand,
   clearDataCommand,
   clearLogCommand,
+  deleteBiodataCommand,
+  deleteFingerCommand,
+  deleteUserCommand,
   encodePush3DateTime,
+  enrollBioCommand,
+  enrollFingerCommand,
+  fingerTemplateCommand,
+  formatCommandBatch,
+  infoCommand,
   isSecurityPush,
   push3DeleteTemplateCommand,
   push3DeleteUserCommand,
@@ -23,17 +32,8 @@ import {
   queryAttlogCommand,
   queryFingerTemplatesCommand,
   queryUsersCommand,
-  sanitizeValue,
-  checkCommand,
-  deleteBiodataCommand,
-  deleteFingerCommand,
-  deleteUserCommand,
-  enrollBioCommand,
-  enrollFingerCommand,
-  fingerTemplateCommand,
-  formatCommandBatch,
-  infoCommand,
   rebootCommand,
+  sanitizeValue,
   userInfoCommand,
 } from '../../protocol/adms';
 import type { TemplateStore } from '../biometrics';
@@ -128,7 +128,9 @@ export class CommandRenderer {
     const v3 = isSecurityPush(device.pushVersion);
     switch (command.kind) {
       case 'add_user':
-        return v3 ? push3UserCommand({ pin, name: String(p.name ?? ''), card: cardOf(p) }) : userInfoCommand({ pin, name: String(p.name ?? ''), card: cardOf(p) });
+        return v3
+          ? push3UserCommand({ pin, name: String(p.name ?? ''), card: cardOf(p) })
+          : userInfoCommand({ pin, name: String(p.name ?? ''), card: cardOf(p) });
       case 'delete_user':
         return v3 ? push3DeleteUserCommand(pin) : deleteUserCommand(pin);
       case 'update_template':
@@ -176,7 +178,16 @@ export class CommandRenderer {
     template.plain.fill(0);
     if (takesBiodata(device, template.algorithmVersion)) {
       const [major = '0', minor = '0'] = template.algorithmVersion.split('.');
-      return biodataCommand({ pin, no: template.fingerIndex, index: 0, type: FINGERPRINT, majorVer: major, minorVer: minor, template: base64, duress: template.duress ? 1 : 0 });
+      return biodataCommand({
+        pin,
+        no: template.fingerIndex,
+        index: 0,
+        type: FINGERPRINT,
+        majorVer: major,
+        minorVer: minor,
+        template: base64,
+        duress: template.duress ? 1 : 0,
+      });
     }
     if (v3) return push3TemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, duress: template.duress });
     return fingerTemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, valid: template.duress ? 3 : 1 });

@@ -41,7 +41,8 @@ export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
       if (!NEEDS_SERIAL.has(endpoint)) return { status: 200, body: 'OK' };
       if (!query.sn) throw new AdmsRefusal(400, 'missing SN');
       checkDeviceToken(settings.ADMS_DEVICE_TOKENS, query.sn, query.pushCommKey, request.headers.get('cookie'));
-      if (!(await endpoints.admits(query.sn, presentedKeys(query.pushCommKey, request.headers.get('cookie')), ip))) throw new AdmsRefusal(403, 'device key missing or wrong');
+      if (!(await endpoints.admits(query.sn, presentedKeys(query.pushCommKey, request.headers.get('cookie')), ip)))
+        throw new AdmsRefusal(403, 'device key missing or wrong');
       const method = request.method.toUpperCase();
       const noBody = method === 'GET' || method === 'HEAD';
       // A declared length above the cap is refused before the device is even looked up.

@@ -5,7 +5,8 @@
  */
 import { sanitizeValue, truncateUtf8 } from './commands';
 
-const pairs = (fields: ReadonlyArray<readonly [string, string | number]>) => fields.map(([k, v]) => `${k}=${typeof v === 'number' ? String(Math.trunc(v)) : sanitizeValue(v)}`).join('\t');
+const pairs = (fields: ReadonlyArray<readonly [string, string | number]>) =>
+  fields.map(([k, v]) => `${k}=${typeof v === 'number' ? String(Math.trunc(v)) : sanitizeValue(v)}`).join('\t');
 
 export function push3UserCommand(u: { pin: string; name: string; card?: string; privilege?: number; maxNameBytes?: number }): string {
   const name = truncateUtf8(sanitizeValue(u.name), u.maxNameBytes ?? 24);
