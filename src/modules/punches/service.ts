@@ -7,7 +7,7 @@
  */
 
 import type { InStatement, InValue, ResultSet } from '@libsql/client';
-import { and, asc, desc, eq, getTableName, gt, gte, isNull, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gt, gte, isNull, lt, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
