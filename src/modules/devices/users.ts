@@ -104,19 +104,17 @@ export class DeviceUsers {
     const now = this.ctx.clock.now();
     const existing = await this.one(tx, deviceId, pin);
     if (!existing) {
-      await tx
-        .insert(deviceUsers)
-        .values({
-          deviceId,
-          pin,
-          name: null,
-          card: null,
-          privilege: null,
-          biometrics: { [type]: [index] },
-          enrolleeId: null,
-          source: 'reported',
-          updatedAt: now,
-        });
+      await tx.insert(deviceUsers).values({
+        deviceId,
+        pin,
+        name: null,
+        card: null,
+        privilege: null,
+        biometrics: { [type]: [index] },
+        enrolleeId: null,
+        source: 'reported',
+        updatedAt: now,
+      });
       return;
     }
     const held = existing.biometrics[type] ?? [];
