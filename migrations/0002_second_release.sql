@@ -45,6 +45,7 @@ CREATE TABLE `fpa_log_followers` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE `fpa_areas` ADD `description` text;--> statement-breakpoint
 ALTER TABLE `fpa_devices` ADD `clock_drift_seconds` integer;--> statement-breakpoint
 ALTER TABLE `fpa_devices` ADD `enrollment_station` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `fpa_devices` ADD `keyed_ip` text;

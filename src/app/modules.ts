@@ -3,6 +3,7 @@
  * the ones above it in this list). A module reacts to the events of the modules it was given.
  */
 
+import { AreaCatalog } from '../modules/areas';
 import { AttendanceService } from '../modules/attendance';
 import { AuditService } from '../modules/audit';
 import { Biometrics } from '../modules/biometrics';
@@ -27,9 +28,12 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const jobs = new JobRunner(runtime);
   const audit = new AuditService(runtime);
   const employees = new EmployeeService(runtime, directory);
+  const areas = new AreaCatalog(runtime);
   const devices = new DeviceService(runtime, events);
   const commands = new CommandService(runtime, events, devices);
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
+  areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
+  areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));
   const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
   const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
   const punches = new PunchService(runtime, events, enrollees, devices);
@@ -53,6 +57,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     audit,
     jobs,
     employees,
+    areas,
     devices,
     commands,
     enrollees,

@@ -4,6 +4,7 @@
  * with the spec's error body. Every hook is local: the plugin never touches the host's routes.
  */
 import { Elysia } from 'elysia';
+import { areaRoutes } from '../modules/areas';
 import { attendanceRoutes } from '../modules/attendance';
 import { auditRoutes } from '../modules/audit';
 import { biometricRoutes } from '../modules/biometrics';
@@ -33,6 +34,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(deviceRoutes(http, m.devices))
     .use(commandRoutes(http, { devices: m.devices, commands: m.commands }))
     .use(fleetRoutes(http, { fleet: m.fleet, enrollees: m.enrollees }))
+    .use(areaRoutes(http, m.areas))
     .use(employeeRoutes(http, m.employees))
     .use(enrolleeRoutes(http, m.enrollees))
     .use(biometricRoutes(http, { biometrics: m.biometrics, enrollees: m.enrollees }))

@@ -62,6 +62,8 @@ export function buildService(m: Modules, runtime: Runtime) {
       await m.eventStream.stop();
     },
     devices,
+    /** `areas/`: create, rename, describe, delete when unused. */
+    areas: m.areas,
     commands: m.commands,
     enrollees,
     biometrics,

@@ -43,6 +43,7 @@ function fill(path: string): string {
     [/\/commands\/:id/, '/commands/1'],
     [/\/keys\/:id/, '/keys/no-such-key'],
     [/\/users\/:pin/, '/users/1'],
+    [/\/areas\/:name/, '/areas/default'],
   ];
   let url = path;
   for (const [pattern, value] of byPrefix) url = url.replace(pattern, value);

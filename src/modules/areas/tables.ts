@@ -5,5 +5,6 @@ const createdAt = () => integer('created_at').notNull();
 export const areas = sqliteTable('fpa_areas', {
   id: text('id').primaryKey(),
   name: text('name').notNull().unique(),
+  description: text('description'),
   createdAt: createdAt(),
 });

@@ -26,6 +26,8 @@ export interface DeviceEvents {
   device_offline: { device: DeviceRef; last_seen_at: string | null };
   /** Settings an administrator changed; `status` is the device's status at the time. */
   device_updated: { device: DeviceRef; by: string; status: string; changes: DeviceChanges };
+  /** The terminal's clock was measured off by more than DEVICE_CLOCK_DRIFT_MAX. */
+  device_clock_drifting: { device: DeviceRef; drift_seconds: number };
   /** Removed by an administrator; its punches stay. */
   device_removed: { device: DeviceRef; by: string };
 }

@@ -26,7 +26,10 @@ export const Device = t.Object(
     approved_at: Nullable(Instant()),
     created_at: Instant(),
     enrollment_station: t.Boolean({ description: 'Accepts walk-up enrollments of people outside its own areas.' }),
-    clock_drift_seconds: Nullable(Int({ description: 'How far its clock ran ahead of the server’s when last measured.' })),
+    clock_drift_seconds: Nullable(
+      Int({ description: 'How far its clock ran ahead of the server’s (negative: behind) when a real-time upload last measured it.' }),
+    ),
+    clock_drifting: t.Boolean({ description: 'The drift is beyond DEVICE_CLOCK_DRIFT_MAX.' }),
   },
   { title: 'Device' },
 );

@@ -53,8 +53,6 @@ export interface DeviceReport {
   faceAlgorithmVersion?: string | null;
   speaksBiodata?: boolean;
   parameters?: Record<string, string>;
-  /** How far the terminal's clock was measured ahead of the server's (seconds). */
-  clockDriftSeconds?: number;
   /** `replace` for a full list (options, registry), `merge` (default) for an INFO result. */
   parametersMode?: ParameterMode;
   /** The TimeZone offset the terminal was last sent in an option block. */
@@ -306,7 +304,6 @@ export class DeviceService {
     }
     if (report.parameters) set.parameters = nextParameters(device.parameters, report.parameters, report.parametersMode ?? 'merge');
     if (report.clockOffsetMinutes !== undefined) set.clockOffsetMinutes = report.clockOffsetMinutes;
-    if (report.clockDriftSeconds !== undefined) set.clockDriftSeconds = report.clockDriftSeconds;
     const capabilities: DeviceChanges = {};
     if (set.algorithmVersion !== undefined && set.algorithmVersion !== device.algorithmVersion)
       capabilities.algorithm_version = { from: device.algorithmVersion, to: set.algorithmVersion };
@@ -314,6 +311,12 @@ export class DeviceService {
     await this.ctx.db.write(async (w) => {
       await w.tx.update(devices).set(set).where(eq(devices.id, device.id));
       if (report.clockOffsetMinutes !== undefined && report.clockOffsetMinutes !== device.clockOffsetMinutes) {
+        // A terminal told an offset before this history was kept (an upgraded install) ran on it until now.
+        if (device.clockOffsetMinutes !== null && (await this.clockOffsets(w.tx, device.id)).length === 0) {
+          await w.tx
+            .insert(deviceClockOffsets)
+            .values({ deviceId: device.id, since: device.approvedAt ?? device.createdAt, offsetMinutes: device.clockOffsetMinutes });
+        }
         await w.tx.insert(deviceClockOffsets).values({ deviceId: device.id, since: now, offsetMinutes: report.clockOffsetMinutes }).onConflictDoNothing();
       }
       // What the terminal can take changed: its failed and incompatible templates are looked at again.
@@ -398,6 +401,7 @@ export class DeviceService {
       created_at: new Date(r.createdAt).toISOString(),
       enrollment_station: r.enrollmentStation,
       clock_drift_seconds: r.clockDriftSeconds,
+      clock_drifting: r.clockDriftSeconds !== null && Math.abs(r.clockDriftSeconds) * 1000 > this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX,
     }));
   }
 
@@ -475,6 +479,34 @@ export class DeviceService {
     });
     this.invalidate(serial);
     this.keyCache.delete(serial);
+  }
+
+  /**
+   * How far the terminal's clock runs ahead of the server's (seconds, negative: behind), as a
+   * real-time upload measured it. Going past `limitSeconds` is noted on the device and
+   * announced (`device_clock_drifting`: the terminals module corrects it when configured).
+   */
+  async recordDrift(device: DeviceRow, driftSeconds: number, options: { limitSeconds: number }): Promise<void> {
+    const now = this.ctx.clock.now();
+    const drifting = Math.abs(driftSeconds) > options.limitSeconds;
+    const was = device.clockDriftSeconds !== null && Math.abs(device.clockDriftSeconds) > options.limitSeconds;
+    await this.ctx.db.write(async (w) => {
+      await w.tx.update(devices).set({ clockDriftSeconds: driftSeconds }).where(eq(devices.id, device.id));
+      if (drifting && !was) {
+        await noteOnDevice(
+          w.tx,
+          device.id,
+          'clock_drift',
+          `the terminal's clock is ${Math.abs(driftSeconds)} s ${driftSeconds > 0 ? 'ahead' : 'behind'}`,
+          { drift_seconds: driftSeconds },
+          now,
+        );
+        await this.events.record(w, 'device_clock_drifting', { device: deviceRef(device), drift_seconds: driftSeconds });
+      } else if (!drifting && was) {
+        await noteOnDevice(w.tx, device.id, 'clock_drift', "the terminal's clock is right again", { drift_seconds: driftSeconds }, now);
+      }
+    });
+    this.invalidate(device.serialNumber);
   }
 
   /** The offsets a terminal was told, oldest first (reading its wall times). */
@@ -597,6 +629,12 @@ export class DeviceService {
   // ---------------------------------------------------------------- scope
 
   /** Area ids of one device. */
+  /** Terminals in an area (an area in use is not deleted). */
+  async countInArea(q: Queryable, areaId: string): Promise<number> {
+    const [row] = await q.select({ n: sql<number>`count(*)` }).from(deviceAreas).where(eq(deviceAreas.areaId, areaId));
+    return row?.n ?? 0;
+  }
+
   async areaIdsOf(q: Queryable, deviceId: string): Promise<string[]> {
     const rows = await q.select({ areaId: deviceAreas.areaId }).from(deviceAreas).where(eq(deviceAreas.deviceId, deviceId));
     return rows.map((r) => r.areaId);

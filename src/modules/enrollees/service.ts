@@ -291,6 +291,16 @@ export class EnrolleeService {
 
   // ---------------------------------------------------------------- scope
 
+  /** Enrollees (not deleted) in an area (an area in use is not deleted). */
+  async countInArea(q: Queryable, areaId: string): Promise<number> {
+    const [row] = await q
+      .select({ n: sql<number>`count(*)` })
+      .from(enrolleeAreas)
+      .innerJoin(enrollees, eq(enrollees.id, enrolleeAreas.enrolleeId))
+      .where(and(eq(enrolleeAreas.areaId, areaId), ne(enrollees.status, 'deleted')));
+    return row?.n ?? 0;
+  }
+
   async areaIdsOf(q: Queryable, enrolleeId: string): Promise<string[]> {
     const rows = await q.select({ areaId: enrolleeAreas.areaId }).from(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
     return rows.map((r) => r.areaId);

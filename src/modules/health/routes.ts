@@ -5,6 +5,7 @@
 import { Elysia, t } from 'elysia';
 import { constantTimeEqual } from '../../platform/crypto/secrets';
 import { errors } from '../../platform/http/model';
+import { peerAddress } from '../../platform/http/routable-url';
 import { adminRouter, apiRouter, type Http } from '../../platform/http/router';
 import { Health } from './model';
 import type { HealthService } from './service';
@@ -34,7 +35,7 @@ export function operationsRoutes(http: Http, health: HealthService) {
       // A scraper's token first; anything else must be an administrator.
       const presented = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]?.trim() ?? '';
       if (metricsToken && presented && constantTimeEqual(presented, metricsToken)) return {};
-      await http.auth.authenticate(request, { peerIp: server?.requestIP(request)?.address ?? null });
+      await http.auth.authenticate(request, { peerIp: peerAddress(server, request) });
       return {};
     })
     .get('/metrics', async () => new Response(await metrics.text(), { headers: { 'content-type': metrics.contentType } }), {

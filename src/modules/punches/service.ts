@@ -22,6 +22,8 @@ import type { PunchEvents, PunchPayload } from './events';
 import { punches } from './tables';
 import { type PunchView, punchView } from './view';
 
+const DAY_MS = 86_400_000;
+
 export type PunchRow = typeof punches.$inferSelect;
 
 /** One parsed attendance line, already converted to UTC by the caller. */
@@ -60,9 +62,10 @@ export class PunchService {
     this.events = log.channel<PunchEvents>();
   }
 
-  async ingest(device: DeviceRow, lines: IncomingPunch[]): Promise<IngestResult> {
-    if (lines.length === 0) return { inserted: 0, duplicates: 0, lastSequence: null };
+  async ingest(device: DeviceRow, received: IncomingPunch[]): Promise<IngestResult> {
     const receivedAt = this.ctx.clock.now();
+    const lines = this.withinRetention(received, receivedAt);
+    if (lines.length === 0) return { inserted: 0, duplicates: received.length, lastSequence: null };
     const pins = [...new Set(lines.map((l) => l.pin))];
     const rows = await this.ctx.db.write(async (w) => {
       const { execute } = w;
@@ -123,9 +126,21 @@ export class PunchService {
     this.ctx.metrics.punchesIngested.inc(rows.length);
     return {
       inserted: rows.length,
-      duplicates: lines.length - rows.length,
+      duplicates: received.length - rows.length,
       lastSequence: rows.length > 0 ? rows[rows.length - 1]!.sequence : null,
     };
+  }
+
+  /**
+   * Punches older than RETENTION_PUNCHES_DAYS were purged, or would be at the next purge: one a
+   * terminal sends again (its log is longer than our retention) is acknowledged and not stored,
+   * so the purge holds. A punch from a terminal whose clock was reset is not old, only wrong: kept.
+   */
+  private withinRetention(lines: IncomingPunch[], now: number): IncomingPunch[] {
+    const days = this.ctx.settings.RETENTION_PUNCHES_DAYS;
+    if (days <= 0) return lines;
+    const cutoff = now - days * DAY_MS;
+    return lines.filter((l) => l.punchedAt >= cutoff || l.flags?.includes('clock_reset'));
   }
 
   /** `punches/latest/?after=`: ascending by sequence, never skipping or repeating. */

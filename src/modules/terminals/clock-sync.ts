@@ -4,7 +4,8 @@
  * until its next handshake, which may be weeks away. The option block records the offset it
  * sent (devices.clockOffsetMinutes); job `sync-device-clocks` queues `CHECK` to every approved
  * terminal whose zone's offset now differs, and the re-handshake tells it the new one
- * (docs/protocol/adms.md §7). A time zone changed by an administrator queues CHECK at once.
+ * (docs/protocol/adms.md §7). A time zone changed by an administrator queues CHECK at once; a
+ * clock measured drifting gets `set_time` when DEVICE_CLOCK_CORRECTION is on.
  */
 import type { Runtime } from '../../platform/runtime';
 import { isValidTimeZone, timeZoneOffsetMinutes } from '../../platform/time/zone';
@@ -27,6 +28,14 @@ export class ClockSync {
       await commands.enqueue(
         w,
         due.map(({ data }) => check(data.device.id)),
+      );
+    });
+    // A drifting clock is set again when the administrator allowed it.
+    devices.events.react('device_clock_drifting', async (w, drifting) => {
+      if (!ctx.settings.DEVICE_CLOCK_CORRECTION) return;
+      await commands.enqueue(
+        w,
+        drifting.map(({ data }) => ({ deviceId: data.device.id, kind: 'SET_TIME', payload: {}, supersedeKey: 'set-time' })),
       );
     });
   }

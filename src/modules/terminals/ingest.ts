@@ -1,11 +1,16 @@
 /**
- * Attendance from terminals: ATTLOG lines (2.x) and rtlog events (3.x) become punches. Each
- * line's device wall time is converted to UTC with the device's zone; DST gaps and overlaps
- * are resolved as protocol/time-zone.ts documents and the resolution is kept as a flag. Bad
- * lines are logged as device events and skipped; they never cost the good lines beside them.
+ * Attendance from terminals: ATTLOG lines (2.x) and rtlog events (3.x) become punches. A
+ * terminal runs on the fixed UTC offset it was last told at a handshake, not on its zone's
+ * rules: each wall time is read with the offset the terminal ran on when it was recorded (the
+ * history of offsets told, devices `clockOffsets`), so punches between a DST change and the
+ * terminal's next handshake are not an hour off. A wall time from before the history (or of a
+ * terminal never told) is converted with the zone's rules; DST gaps and overlaps are resolved as
+ * platform/time/zone.ts documents and the resolution is kept as a flag. Real-time uploads also
+ * measure the terminal's clock drift. Bad lines are logged as device events and skipped; they
+ * never cost the good lines beside them.
  */
 import type { Runtime } from '../../platform/runtime';
-import { localWallTimeToUtc } from '../../platform/time/zone';
+import { localWallTimeToUtc, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import type { AttlogRecord, LineError } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
 import type { IncomingPunch, IngestResult, PunchService } from '../punches';
@@ -13,24 +18,56 @@ import type { IncomingPunch, IngestResult, PunchService } from '../punches';
 const DAY_MS = 86_400_000;
 /** A year before this means the terminal's clock was reset (dead RTC battery: 2000-01-01). */
 const FIRST_PLAUSIBLE_YEAR = 2001;
+/** An upload whose newest punch is this close to now was sent as it happened (realtime). */
+const REAL_TIME_MS = 15 * 60_000;
+/** Drift is measured to within an upload's delay: changes smaller than this are not written. */
+const DRIFT_RESOLUTION_S = 10;
 /** Raw text of a bad line kept in its device event, enough to find it on the terminal. */
 const RAW_EXCERPT = 200;
 
+/** The offsets a terminal was told, oldest first. */
+export type OffsetHistory = readonly { since: number; offsetMinutes: number }[];
+
+/**
+ * A wall time read with the offset the terminal ran on: the latest offset told whose period
+ * holds the instant it gives. Null when no period holds it (recorded before the history).
+ */
+export function byToldOffset(localTime: string, history: OffsetHistory): { utc: number; offsetMinutes: number } | null {
+  const asIfUtc = Date.parse(`${localTime.replace(' ', 'T')}Z`);
+  if (Number.isNaN(asIfUtc)) return null;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const told = history[i]!;
+    const until = history[i + 1]?.since ?? Number.POSITIVE_INFINITY;
+    const utc = asIfUtc - told.offsetMinutes * 60_000;
+    if (utc >= told.since && utc < until) return { utc, offsetMinutes: told.offsetMinutes };
+  }
+  return null;
+}
+
 /** Flags and UTC instant for one device wall time; null when the time cannot be converted. */
-export function toIncomingPunch(record: AttlogRecord, timeZone: string, now: number): IncomingPunch | null {
+export function toIncomingPunch(record: AttlogRecord, timeZone: string, now: number, history: OffsetHistory = []): IncomingPunch | null {
   const resolved = localWallTimeToUtc(record.localTime, timeZone);
   if (!resolved) return null;
   const flags: string[] = [];
-  if (resolved.resolution === 'gap') flags.push('dst_gap');
-  if (resolved.resolution === 'overlap') flags.push('dst_overlap');
-  const punchedAt = resolved.utc.getTime();
+  const told = byToldOffset(record.localTime, history);
+  let punchedAt = resolved.utc.getTime();
+  let offsetMinutes = resolved.offsetMinutes;
+  if (told) {
+    punchedAt = told.utc;
+    offsetMinutes = told.offsetMinutes;
+    // The terminal still ran on an offset its zone no longer had then (its next handshake was to come).
+    if (told.offsetMinutes !== timeZoneOffsetMinutes(timeZone, new Date(told.utc))) flags.push('stale_offset');
+  } else {
+    if (resolved.resolution === 'gap') flags.push('dst_gap');
+    if (resolved.resolution === 'overlap') flags.push('dst_overlap');
+  }
   if (punchedAt > now + DAY_MS) flags.push('future_time');
   if (Number(record.localTime.slice(0, 4)) < FIRST_PLAUSIBLE_YEAR) flags.push('clock_reset');
   return {
     pin: record.pin,
     localTime: record.localTime,
     punchedAt,
-    utcOffsetMinutes: resolved.offsetMinutes,
+    utcOffsetMinutes: offsetMinutes,
     state: record.state,
     verifyType: record.verifyType,
     workCode: record.workCode,
@@ -84,10 +121,11 @@ export class AttendanceIngest {
   async ingest(device: DeviceRow, table: string, records: AttlogRecord[], errors: MalformedLine[]): Promise<IngestResult & { accepted: number }> {
     const now = this.ctx.clock.now();
     const timeZone = this.devices.timeZoneOf(device);
+    const history = records.length > 0 ? await this.devices.clockOffsets(this.ctx.db.orm, device.id) : [];
     const punches: IncomingPunch[] = [];
     const bad = [...errors];
     for (const record of records) {
-      const punch = toIncomingPunch(record, timeZone, now);
+      const punch = toIncomingPunch(record, timeZone, now, history);
       if (punch) punches.push(punch);
       else
         bad.push({
@@ -98,7 +136,23 @@ export class AttendanceIngest {
     }
     const result = await this.punches.ingest(device, punches);
     await this.logMalformed(device, table, bad);
+    await this.measureDrift(device, punches, now);
     return { ...result, accepted: result.inserted + result.duplicates };
+  }
+
+  /**
+   * A real-time upload (its newest punch within REAL_TIME of now) shows how far the terminal's
+   * clock is off; a backlog says nothing, and is not mistaken for a slow clock. The device keeps
+   * the measure; beyond DEVICE_CLOCK_DRIFT_MAX it is flagged, and corrected with `set_time`
+   * when DEVICE_CLOCK_CORRECTION is on.
+   */
+  private async measureDrift(device: DeviceRow, punches: IncomingPunch[], now: number): Promise<void> {
+    if (punches.length === 0) return;
+    const newest = Math.max(...punches.map((p) => p.punchedAt));
+    if (Math.abs(newest - now) > REAL_TIME_MS) return;
+    const drift = Math.round((newest - now) / 1000);
+    if (device.clockDriftSeconds !== null && Math.abs(drift - device.clockDriftSeconds) < DRIFT_RESOLUTION_S) return;
+    await this.devices.recordDrift(device, drift, { limitSeconds: this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX / 1000 });
   }
 
   /** Logs skipped lines as `malformed_line` device events, in one small write. */

@@ -8,6 +8,7 @@
  */
 import { Elysia } from 'elysia';
 import { describeError, FpaError } from '../../platform/errors';
+import { peerAddress } from '../../platform/http/routable-url';
 import { IpAllowList } from '../../platform/net/ip';
 import type { Runtime } from '../../platform/runtime';
 import { formatHttpDate, parseQuery } from '../../protocol/adms';
@@ -23,6 +24,9 @@ export function endpointName(rest: string): string {
     .toLowerCase();
 }
 
+/** What terminals send: anything else on the terminal prefix is refused, never taken as an upload. */
+const TERMINAL_METHODS = new Set(['GET', 'HEAD', 'POST']);
+
 /** Endpoints that make no sense without a serial number. */
 const NEEDS_SERIAL = new Set(['cdata', 'getrequest', 'devicecmd', 'ping', 'fdata', 'registry', 'push', 'rtdata', 'querydata']);
 
@@ -35,6 +39,7 @@ export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
   const handle = async (request: Request, ip: string | null, rest: string): Promise<{ status: number; body: string }> => {
     try {
       if (!allowList.allows(ip)) throw new AdmsRefusal(403, 'address not allowed');
+      if (!TERMINAL_METHODS.has(request.method.toUpperCase())) throw new AdmsRefusal(405, 'method not allowed');
       const url = new URL(request.url);
       const endpoint = endpointName(rest);
       const query = parseQuery(url);
@@ -69,7 +74,7 @@ export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
       async ({ request, server, params, set }) => {
         const begin = performance.now();
         const rest = params['*'] ?? '';
-        const reply = await handle(request, server?.requestIP(request)?.address ?? null, rest);
+        const reply = await handle(request, peerAddress(server, request), rest);
         const endpoint = endpointName(rest);
         // The route label is the endpoint name, from a closed set: a raw path would let any caller mint series.
         ctx.metrics.httpDuration.observe(
@@ -80,6 +85,7 @@ export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
         // returned Response would be copied once more to merge headers (the hottest path:
         // every terminal polls every few seconds).
         set.status = reply.status;
+        if (reply.status === 405) set.headers.allow = [...TERMINAL_METHODS].join(', ');
         set.headers['content-type'] = 'text/plain';
         set.headers.date = formatHttpDate(new Date(clock.now()));
         return reply.body;

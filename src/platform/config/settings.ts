@@ -80,6 +80,8 @@ export interface Settings {
   COMMAND_RETRY_BACKOFF: number;
   COMMAND_EXPIRY: number;
   DEVICE_OFFLINE_AFTER: number;
+  DEVICE_CLOCK_DRIFT_MAX: number;
+  DEVICE_CLOCK_CORRECTION: boolean;
 
   WEBHOOK_RETRY_BACKOFF: number;
   WEBHOOK_MAX_ATTEMPTS: number;
@@ -237,6 +239,8 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   COMMAND_RETRY_BACKOFF: duration(30_000, 'First retry delay; doubles each attempt.'),
   COMMAND_EXPIRY: duration(7 * DAY, 'Commands not delivered within this expire (enroll commands: session TTL; deletes never expire).'),
   DEVICE_OFFLINE_AFTER: duration(5 * MINUTE, 'A terminal silent this long is offline.'),
+  DEVICE_CLOCK_DRIFT_MAX: duration(2 * MINUTE, 'A terminal whose clock is off by more than this (measured on real-time uploads) is flagged `clock_drifting`.'),
+  DEVICE_CLOCK_CORRECTION: flag(false, 'Queue `set_time` to a terminal flagged `clock_drifting`.'),
 
   WEBHOOK_RETRY_BACKOFF: duration(30_000, 'First webhook retry delay; doubles each attempt, with jitter.'),
   WEBHOOK_MAX_ATTEMPTS: integer(12, 'Attempts before a webhook message is dead-lettered.'),

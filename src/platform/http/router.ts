@@ -13,6 +13,7 @@ import type { Runtime } from '../runtime';
 import type { AdminAuthenticator } from './admin-auth';
 import { apiBodyLimit, readJsonBody, settleBody } from './body';
 import { handleApiError } from './errors';
+import { peerAddress } from './routable-url';
 
 /** What every router needs: the runtime (settings, log, instance id) and the administrator check. */
 export interface Http {
@@ -65,7 +66,7 @@ export function adminRouter(http: Http, name: string, options: { allowOperatorTo
   if (options.allowOperatorToken) security.push({ [SECURITY_SCHEMES.operator]: [] });
   return apiRouter(http, name, { security }).derive(async (context) => {
     // The peer address decides whether the lock file's operator token may count (loopback only).
-    const peerIp = context.server?.requestIP(context.request)?.address ?? null;
+    const peerIp = peerAddress(context.server, context.request);
     const admin = await http.auth.authenticate(context.request, { ...options, peerIp });
     settleBody(context);
     return { admin };

@@ -62,7 +62,10 @@ beforeAll(async () => {
   await server.admin.patch(`/enrollees/${people.Y!.id}/`, { active: false });
   now = T;
 
+  // Uploaded when they were recent: at T the oldest is past retention and would not be stored again.
+  now = Date.parse('2026-05-31T10:00:00Z');
   await upload(server, device, linesAt('UTC', people.Z!.pin, '2026-05-01 23:59:59', '2026-05-02 00:00:00', '2026-05-31 09:00:00'));
+  now = T;
 
   await server.fpa.db.write(async ({ tx }) => {
     const command = (status: 'pending' | 'sent' | 'succeeded' | 'expired', createdAt: number, completedAt: number | null) => ({
@@ -225,6 +228,14 @@ describe('purge-retention', () => {
     expect(run.body.summary).toBe(
       'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_outbox=0 device_events=0 templates=0 sessions_expired=0',
     );
+  });
+
+  test('a purged punch that the terminal sends again is acknowledged and not stored again', async () => {
+    const before = await count(punches);
+    const again = await upload(server, device, linesAt('UTC', people.Z!.pin, '2026-05-01 23:59:59', '2026-05-31 09:00:00'));
+    expect(again).toMatchObject({ inserted: 0, duplicates: 2 });
+    expect(await count(punches)).toBe(before);
+    expect(await dayOf(server, 'Z', '2026-05-01')).toBeNull();
   });
 
   test('limits of 0 keep everything', async () => {

@@ -1,0 +1,112 @@
+/**
+ * `areas/` as a resource: listed with how many terminals and enrollees (and, with payroll,
+ * holidays and shift assignments) each holds, created with a description, renamed, and deleted
+ * only when nothing is in it. The modules that put members in areas register how they count
+ * them (`countUsage`): this module does not know their tables.
+ */
+import { asc, eq } from 'drizzle-orm';
+import type { Queryable } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import { areas } from './tables';
+
+/** Counts the members of one kind in an area (terminals, enrollees…). */
+export type UsageCounter = (q: Queryable, areaId: string) => Promise<number>;
+
+export type AreaRow = typeof areas.$inferSelect;
+
+export interface AreaView {
+  name: string;
+  description: string | null;
+  created_at: string;
+  /** Members by kind: `devices`, `enrollees`… */
+  usage: Record<string, number>;
+}
+
+const NAME = /^[^\s/][^/]{0,99}$/;
+
+export class AreaCatalog {
+  private readonly counters = new Map<string, UsageCounter>();
+
+  constructor(private readonly ctx: Runtime) {}
+
+  countUsage(kind: string, counter: UsageCounter): void {
+    this.counters.set(kind, counter);
+  }
+
+  async list(): Promise<AreaView[]> {
+    const q = this.ctx.db.orm;
+    const rows = await q.select().from(areas).orderBy(asc(areas.name));
+    return Promise.all(rows.map((r) => this.view(q, r)));
+  }
+
+  async get(name: string): Promise<AreaView> {
+    const q = this.ctx.db.orm;
+    return this.view(q, await this.find(q, name));
+  }
+
+  async create(input: { name: string; description?: string | null }, by: string): Promise<AreaView> {
+    const name = checkName(input.name);
+    return this.ctx.db.write(async ({ tx }) => {
+      const now = this.ctx.clock.now();
+      const [existing] = await tx.select({ id: areas.id }).from(areas).where(eq(areas.name, name));
+      if (existing) throw new FpaError('conflict', 'an area with this name exists', { name });
+      const row: AreaRow = { id: crypto.randomUUID(), name, description: input.description ?? null, createdAt: now };
+      await tx.insert(areas).values(row);
+      await audit(tx, now, { actor: by, action: 'area.created', targetType: 'area', targetId: name });
+      return this.view(tx, row);
+    });
+  }
+
+  /** Renames or describes an area; its members stay in it (they hold its id, not its name). */
+  async update(name: string, patch: { name?: string; description?: string | null }, by: string): Promise<AreaView> {
+    return this.ctx.db.write(async ({ tx }) => {
+      const now = this.ctx.clock.now();
+      const row = await this.find(tx, name);
+      const next = { ...row };
+      if (patch.name !== undefined && patch.name !== row.name) {
+        next.name = checkName(patch.name);
+        const [taken] = await tx.select({ id: areas.id }).from(areas).where(eq(areas.name, next.name));
+        if (taken) throw new FpaError('conflict', 'an area with this name exists', { name: next.name });
+      }
+      if (patch.description !== undefined) next.description = patch.description;
+      await tx.update(areas).set({ name: next.name, description: next.description }).where(eq(areas.id, row.id));
+      await audit(tx, now, { actor: by, action: 'area.updated', targetType: 'area', targetId: row.name, details: { name: next.name } });
+      return this.view(tx, next);
+    });
+  }
+
+  /** Deletes an area nothing is in; one still in use is 409 with its usage. */
+  async remove(name: string, by: string): Promise<void> {
+    await this.ctx.db.write(async ({ tx }) => {
+      const row = await this.find(tx, name);
+      const usage = await this.usageOf(tx, row.id);
+      if (Object.values(usage).some((n) => n > 0)) throw new FpaError('conflict', 'the area is still in use', { name, usage });
+      await tx.delete(areas).where(eq(areas.id, row.id));
+      await audit(tx, this.ctx.clock.now(), { actor: by, action: 'area.deleted', targetType: 'area', targetId: name });
+    });
+  }
+
+  private async find(q: Queryable, name: string): Promise<AreaRow> {
+    const [row] = await q.select().from(areas).where(eq(areas.name, name));
+    if (!row) throw new FpaError('not_found', 'area not found', { name });
+    return row;
+  }
+
+  private async usageOf(q: Queryable, areaId: string): Promise<Record<string, number>> {
+    const usage: Record<string, number> = {};
+    for (const [kind, count] of this.counters) usage[kind] = await count(q, areaId);
+    return usage;
+  }
+
+  private async view(q: Queryable, row: AreaRow): Promise<AreaView> {
+    return { name: row.name, description: row.description, created_at: new Date(row.createdAt).toISOString(), usage: await this.usageOf(q, row.id) };
+  }
+}
+
+function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (!NAME.test(trimmed)) throw new FpaError('validation_error', 'an area name is 1 to 100 characters, without a slash', { field: 'name' });
+  return trimmed;
+}

@@ -1,0 +1,48 @@
+/** `areas/` (docs/api.md, "Fleet: terminals and server agree"). */
+import { t } from 'elysia';
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import type { AreaCatalog } from './catalog';
+import { Area, AreaCreate, AreaList, AreaParams, AreaPatch } from './model';
+
+const tags = ['areas'];
+
+export function areaRoutes(http: Http, catalog: AreaCatalog) {
+  return adminRouter(http, 'areas')
+    .get('/areas', async () => ({ results: await catalog.list(), next_cursor: null }), {
+      response: { 200: AreaList },
+      detail: { summary: 'Areas, with what is in each', tags },
+    })
+    .post(
+      '/areas',
+      async ({ body, admin, set }) => {
+        const area = await catalog.create(body, admin.by);
+        set.status = 201;
+        return area;
+      },
+      { body: AreaCreate, response: { 201: Area, ...errors('conflict') }, detail: { summary: 'Create an area', tags } },
+    )
+    .get('/areas/:name', ({ params }) => catalog.get(params.name), {
+      params: AreaParams,
+      response: { 200: Area, ...errors('not_found') },
+      detail: { summary: 'One area', tags },
+    })
+    .patch('/areas/:name', ({ params, body, admin }) => catalog.update(params.name, body, admin.by), {
+      params: AreaParams,
+      body: AreaPatch,
+      response: { 200: Area, ...errors('not_found', 'conflict') },
+      detail: { summary: 'Rename or describe an area (its members stay in it)', tags },
+    })
+    .delete(
+      '/areas/:name',
+      async ({ params, admin, set }) => {
+        await catalog.remove(params.name, admin.by);
+        set.status = 204;
+      },
+      {
+        params: AreaParams,
+        response: { 204: t.Void(), ...errors('not_found', 'conflict') },
+        detail: { summary: 'Delete an area nothing is in (409 while in use)', tags },
+      },
+    );
+}

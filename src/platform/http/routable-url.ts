@@ -1,0 +1,37 @@
+/**
+ * Requests Elysia can route whatever `Host` they carry. Elysia finds the path by looking for the
+ * first `/` from index 11 of `request.url` (it assumes an authority of at least four characters,
+ * `http://abcd/`), so a terminal pointed at a short server name (`Host: fpa`, or `abc:80`, which
+ * Bun shortens to `abc`) had its path cut and got 404 on every route; one that sends no `Host`
+ * at all (HTTP/1.0) gives Bun a relative URL (`/iclock/cdata?…`). Such a request is rebuilt with
+ * a routable URL; its headers (the `Host` as sent) and body are kept, and its peer address is
+ * remembered, because the server only knows the address of the request it received.
+ */
+import type { Server } from 'bun';
+
+/** Where Elysia starts looking for the path (its `getPath`). */
+const ELYSIA_PATH_SEARCH_FROM = 11;
+
+const peers = new WeakMap<Request, string | null>();
+
+/** The request itself, or a copy with a routable URL when Elysia would misread its path. */
+export function routableRequest(request: Request, server: Server<unknown> | null): Request {
+  const url = request.url;
+  let path: string | null = null;
+  if (url.startsWith('/')) path = url;
+  else {
+    const authority = url.indexOf('//');
+    const pathStart = authority === -1 ? -1 : url.indexOf('/', authority + 2);
+    if (pathStart !== -1 && pathStart < ELYSIA_PATH_SEARCH_FROM) path = url.slice(pathStart);
+  }
+  if (path === null) return request;
+  const copy = new Request(`http://localhost${path}`, request);
+  peers.set(copy, server?.requestIP(request)?.address ?? null);
+  return copy;
+}
+
+/** The peer address of a request as the server received it (also for a rebuilt one). */
+export function peerAddress(server: Server<unknown> | null | undefined, request: Request): string | null {
+  if (peers.has(request)) return peers.get(request) ?? null;
+  return server?.requestIP(request)?.address ?? null;
+}
