@@ -1,15 +1,19 @@
 /**
  * `bun run fpa:simulate-device --url <base> --sn <serial> [--punches N] [--pins 1,2]
  * [--duration 30s] [--time-zone Asia/Kolkata] [--prefix /iclock/] [--biodata]
- * [--poll-interval 2s] [--token <pushcommkey>]`: a terminal for trying the service without
- * hardware. It handshakes, posts its parameters, polls, answers commands and punches.
+ * [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]]
+ * [--away 1m]`: a terminal for trying the service without hardware. It handshakes, posts its
+ * parameters, polls, answers commands and punches. It can play the terminals of a real rollout:
+ * one that already holds users 1..N with a fingerprint each (made at its menu), one that fills up
+ * (writes past its capacity answer −1001), one that goes silent after its first poll for longer
+ * than the server's commands live (`--away`, against a server with a short COMMAND_EXPIRY).
  */
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../platform/config/values';
 import { SimulatedTerminal } from '../simulator/terminal';
 
 export const SIMULATE_USAGE =
-  'usage: bun run fpa:simulate-device --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--quiet]';
+  'usage: bun run fpa:simulate-device --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--quiet]';
 
 function duration(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined) return fallback;
@@ -33,6 +37,9 @@ export async function simulateDevice(args: string[]): Promise<number> {
       'fp-version': { type: 'string' },
       'poll-interval': { type: 'string' },
       token: { type: 'string' },
+      'existing-users': { type: 'string' },
+      capacity: { type: 'string' },
+      away: { type: 'string' },
       quiet: { type: 'boolean' },
     },
     allowPositionals: false,
@@ -50,6 +57,11 @@ export async function simulateDevice(args: string[]): Promise<number> {
     .filter((p) => p !== '');
   const ms = duration(values.duration, 30_000, 'duration');
   const pollIntervalMs = values['poll-interval'] === undefined ? undefined : duration(values['poll-interval'], 10_000, 'poll-interval');
+  const existing = values['existing-users'] === undefined ? 0 : Number(values['existing-users']);
+  if (!Number.isInteger(existing) || existing < 0) throw new Error('--existing-users must be a whole number');
+  const [users, templates] = (values.capacity ?? '').split(',').map((n) => (n.trim() === '' ? undefined : Number(n)));
+  if ([users, templates].some((n) => n !== undefined && !(Number.isInteger(n) && n >= 0))) throw new Error('--capacity is users[,templates], whole numbers');
+  const awayMs = values.away === undefined ? 0 : duration(values.away, 0, 'away');
   const terminal = new SimulatedTerminal({
     url: values.url,
     sn: values.sn,
@@ -58,9 +70,11 @@ export async function simulateDevice(args: string[]): Promise<number> {
     biodata: values.biodata ?? false,
     fpVersion: values['fp-version'],
     pushCommKey: values.token,
+    existingUsers: Array.from({ length: existing }, (_, i) => ({ pin: String(i + 1), name: `Menu user ${i + 1}`, fingers: [6] })),
+    capacity: { users, templates },
     log: values.quiet ? undefined : (line) => console.log(`[${values.sn}] ${line}`),
   });
-  const summary = await terminal.runFor(ms, { punches, pins, pollIntervalMs });
+  const summary = await terminal.runFor(ms, { punches, pins, pollIntervalMs, awayAfterFirstPollMs: awayMs });
   console.log(
     `fpa:simulate-device: ${values.sn} polled ${summary.polls} times, punched ${summary.punchesSent} times (${terminal.pendingPunches} not acknowledged), ran ${summary.commands} commands, met ${summary.errors} errors; holds ${terminal.users.size} users and ${terminal.templates.size} templates`,
   );

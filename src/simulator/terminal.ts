@@ -5,6 +5,11 @@
  * template uploads (walk-up enrollment and after ENROLL_FP). It keeps an in-memory user and
  * template table, so tests can check what a real terminal would hold.
  *
+ * It can play the terminals of a real rollout: one that already holds users (`existingUsers`,
+ * made at its menu), one that fills up (`capacity`: writes past it answer −1001), one that goes
+ * away (`runFor`'s `awayAfterFirstPollMs`). It answers `DATA QUERY USERINFO`/`FINGERTMP`/`BIODATA`
+ * with OPERLOG/BIODATA uploads, and `CLEAR DATA` by emptying its tables.
+ *
  * Used by the end-to-end tests, by `bun run fpa:simulate-device`, and by the crash test and
  * benchmark. Templates are synthetic: random bytes with the ZKFinger v10 marker `SS21` at
  * bytes 2–5, never real biometrics.
@@ -120,7 +125,8 @@ export class SimulatedTerminal {
   private lastPunchAt = 0;
   private readonly base: string;
   private readonly fetchImpl: typeof fetch;
-  private readonly capacity: { users: number; templates: number };
+  /** Users and templates it can hold (a test may change it: a terminal whose memory was freed). */
+  readonly capacity: { users: number; templates: number };
 
   constructor(private readonly o: SimulatedTerminalOptions) {
     this.sn = o.sn;
@@ -200,8 +206,9 @@ export class SimulatedTerminal {
       if (outcome.code !== null) results.push(outcome.reply ?? formatDeviceCmdResult({ id: command.id, returnCode: outcome.code, cmd: outcome.echo }));
       if (outcome.rehandshake) rehandshake = true;
     }
-    if (results.length > 0) await this.post('devicecmd', {}, `${results.join('\n')}\n`);
+    // What the commands produced (query answers, enrolled templates) is uploaded before their results.
     if (this.operlogQueue.length > 0) await this.flushOperlog();
+    if (results.length > 0) await this.post('devicecmd', {}, `${results.join('\n')}\n`);
     if (rehandshake) await this.handshake();
     return executed;
   }
@@ -250,7 +257,7 @@ export class SimulatedTerminal {
    */
   async runFor(
     ms: number,
-    plan: { punches?: number; pins?: string[]; pollIntervalMs?: number } = {},
+    plan: { punches?: number; pins?: string[]; pollIntervalMs?: number; awayAfterFirstPollMs?: number } = {},
   ): Promise<{ polls: number; punchesSent: number; commands: number; errors: number }> {
     const started = Date.now();
     const elapsed = () => Date.now() - started;
@@ -276,6 +283,11 @@ export class SimulatedTerminal {
         }
         await this.poll();
         polls++;
+        if (polls === 1 && (plan.awayAfterFirstPollMs ?? 0) > 0) {
+          // Unplugged: silent for a while, its punches kept until it is back.
+          this.o.log?.(`away for ${plan.awayAfterFirstPollMs} ms`);
+          await Bun.sleep(Math.min(plan.awayAfterFirstPollMs!, Math.max(0, ms - elapsed())));
+        }
         const batch = punchesDue(Math.min(total, Math.ceil((elapsed() / ms) * total)));
         if (batch.length > 0) await this.punch(batch);
         else if (this.unsent.length > 0) await this.flushPunches();

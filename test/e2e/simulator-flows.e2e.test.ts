@@ -187,15 +187,20 @@ describe('device commands end to end', () => {
     const commands = await commandsOf('SILENT1');
     expect(commands.length).toBeGreaterThan(0);
     expect(commands.every((c) => c.status === 'expired')).toBe(true);
-    expect(await silent.poll()).toHaveLength(0);
+    // Nothing expired is sent; back after longer than commands live, it is asked for its users
+    // and resynced (fleet reconciliation).
+    expect((await silent.poll()).map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
   });
 
   test('CHECK makes the terminal handshake again; INFO updates the device facts', async () => {
     const before = t.handshakes;
     await server.admin.patch('/devices/CMD1/', { time_zone: 'Europe/Berlin' });
-    expect((await t.poll()).map((c) => c.text)).toEqual(['CHECK']);
+    // (Silent for longer than commands live in the tests before: it is also asked for its users.)
+    expect((await t.poll()).map((c) => c.text)).toEqual(['CHECK', 'DATA QUERY USERINFO']);
     expect(t.handshakes).toBe(before + 1);
     expect(['60', '1', '120', '2']).toContain(t.options.TimeZone!);
+    // The resync that followed the answer.
+    while ((await t.poll()).length > 0);
     const device = (await server.fpa.db.orm
       .select()
       .from(devices)

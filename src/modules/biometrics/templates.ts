@@ -239,6 +239,14 @@ export class TemplateStore {
     return targets.filter((d) => !others.has(d.id));
   }
 
+  /** Conflicts found when a command was about to be sent (terminals/render.ts): announced like the others. */
+  async recordConflicts(device: DeviceRow, found: readonly { pin: string; enrollee: string }[]): Promise<void> {
+    if (found.length === 0) return;
+    await this.ctx.db.write(async (w) => {
+      for (const c of found) await this.events.record(w, 'terminal_user_conflict', { device: deviceRef(device), pin: c.pin, enrollee: c.enrollee });
+    });
+  }
+
   private async conflict(w: WriteContext, device: DeviceRow, person: TerminalUser): Promise<void> {
     await this.events.record(w, 'terminal_user_conflict', { device: deviceRef(device), pin: person.devicePin, enrollee: person.id });
   }

@@ -101,8 +101,11 @@ interface QueuedEntry {
   ref: { id: number } | { slot: number };
 }
 
-/** Return codes that will not get better by sending the same command again. */
-const PERMANENT_FAILURES = new Set([-1, -9, -10, -11, -12, -30, -1002, -1004, -1006]);
+/**
+ * Return codes that will not get better by sending the same command again soon. A full terminal
+ * (−1001) is among them: the reconciliation job (fleet) sends its failed templates again later.
+ */
+const PERMANENT_FAILURES = new Set([-1, -9, -10, -11, -12, -30, -1001, -1002, -1004, -1006]);
 const INTERACTIVE_KINDS = new Set<string>(['ENROLL_FP', 'ENROLL_BIO']);
 export const DELETE_KINDS = new Set<string>(['delete_user', 'delete_template']);
 /** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */

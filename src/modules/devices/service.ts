@@ -5,7 +5,7 @@
  * cached for a few seconds and `last_seen_at` is written at most every LAST_SEEN_FLUSH_MS.
  */
 import type { Static } from '@sinclair/typebox';
-import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
 import { chunks } from '../../platform/chunks';
 import { constantTimeEqual } from '../../platform/crypto/secrets';
@@ -68,7 +68,7 @@ export class DeviceService {
   /** The users each terminal holds. */
   readonly users: DeviceUsers;
   /** Serial → when its communication keys were last read, and their digests. */
-  private readonly keyCache = new BoundedMap<string, { digests: string[]; keyedIp: string | null; until: number }>(MAX_CACHED_DEVICES);
+  private readonly keyCache = new BoundedMap<string, { keyed: boolean; digests: string[]; keyedIp: string | null; until: number }>(MAX_CACHED_DEVICES);
 
   constructor(
     private readonly ctx: Runtime,
@@ -120,7 +120,9 @@ export class DeviceService {
       (contact.language && contact.language !== row.language) ||
       (contact.ip && contact.ip !== row.ipAddress);
     const flushDue = now - (this.lastFlushed.get(row.id) ?? 0) >= LAST_SEEN_FLUSH_MS;
-    if (!row.online || changed || flushDue) {
+    // Back after a silence, even if no check-devices run marked it offline meanwhile.
+    const returning = !row.online || (row.lastSeenAt !== null && now - row.lastSeenAt > this.ctx.settings.DEVICE_OFFLINE_AFTER);
+    if (returning || changed || flushDue) {
       const before = row;
       const set = {
         lastSeenAt: now,
@@ -131,7 +133,7 @@ export class DeviceService {
       };
       await this.ctx.db.write(async (w) => {
         await w.tx.update(devices).set(set).where(eq(devices.id, before.id));
-        if (!before.online) {
+        if (returning) {
           if (before.lastSeenAt !== null) await noteOnDevice(w.tx, before.id, 'online', 'the terminal is back online', undefined, now);
           const away = before.lastSeenAt === null ? null : Math.floor((now - before.lastSeenAt) / 1000);
           await this.events.record(w, 'device_online', { device: deviceRef(before), status: before.status, away_seconds: away });
@@ -565,10 +567,11 @@ export class DeviceService {
   }
 
   /**
-   * Whether a terminal request may proceed, for terminals that have communication keys: a key
-   * presented must be one of them; without one, only the address that last presented a valid
-   * key is trusted (2.x terminals send `pushcommkey` on the handshake only). Terminals without
-   * keys are not checked here.
+   * Whether a terminal request may proceed, for terminals that were issued communication keys: a
+   * key presented must be one not revoked; without one, only the address that last presented a
+   * valid key is trusted (2.x terminals send `pushcommkey` on the handshake only). Revoking every
+   * key locks the terminal out until a new one is issued. Terminals never issued a key are not
+   * checked here.
    */
   async admits(serial: string, presented: readonly string[], ip: string | null): Promise<boolean> {
     const now = this.ctx.clock.now();
@@ -581,14 +584,19 @@ export class DeviceService {
         .limit(1);
       const rows = device
         ? await this.ctx.db.orm
-            .select({ digest: deviceKeys.digest })
+            .select({ digest: deviceKeys.digest, revokedAt: deviceKeys.revokedAt })
             .from(deviceKeys)
-            .where(and(eq(deviceKeys.deviceId, device.id), isNull(deviceKeys.revokedAt)))
+            .where(eq(deviceKeys.deviceId, device.id))
         : [];
-      entry = { digests: rows.map((r) => r.digest), keyedIp: device?.keyedIp ?? null, until: now + KEY_CACHE_MS };
+      entry = {
+        keyed: rows.length > 0,
+        digests: rows.filter((r) => r.revokedAt === null).map((r) => r.digest),
+        keyedIp: device?.keyedIp ?? null,
+        until: now + KEY_CACHE_MS,
+      };
       this.keyCache.set(serial, entry);
     }
-    if (entry.digests.length === 0) return true;
+    if (!entry.keyed) return true;
     if (presented.length > 0) {
       const ok = presented.some((p) => entry!.digests.some((d) => constantTimeEqual(sha256(p), d)));
       if (ok && ip && ip !== entry.keyedIp) await this.rememberKeyedAddress(serial, ip);

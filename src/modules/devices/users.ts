@@ -74,7 +74,10 @@ export class DeviceUsers {
     }
   }
 
-  /** The service put this enrollee's user record on the terminal (the terminal confirmed it). */
+  /**
+   * The service put this enrollee's user record on the terminal (the terminal confirmed it). A
+   * user the terminal had before (adopted) stays `reported`: it may hold biometrics the service has not.
+   */
   async sent(tx: Tx, deviceId: string, user: { pin: string; name: string; card: string | null; enrolleeId: string }): Promise<void> {
     const now = this.ctx.clock.now();
     await tx
@@ -92,7 +95,7 @@ export class DeviceUsers {
       })
       .onConflictDoUpdate({
         target: [deviceUsers.deviceId, deviceUsers.pin],
-        set: { name: user.name, card: user.card, enrolleeId: user.enrolleeId, source: 'sent', updatedAt: now },
+        set: { name: user.name, card: user.card, enrolleeId: user.enrolleeId, updatedAt: now },
       });
   }
 

@@ -38,8 +38,10 @@ export class Resync {
    * to hold (and a fresh query of them); returns the commands queued.
    */
   async device(w: WriteContext, device: DeviceRow, options: { full: boolean; reason: ResyncReason }): Promise<number> {
+    const queued = await this.queue(w, device, options);
+    // Last: the answer then tells what the terminal holds after the writes and deletes.
     await this.deps.commands.enqueue(w, [userQuery(device.id, null)]);
-    return 1 + (await this.queue(w, device, options));
+    return queued + 1;
   }
 
   /** The terminal answered the query of its users: the resync that waited for it. */
@@ -77,12 +79,16 @@ export class Resync {
     await this.deps.commands.enqueue(w, [userQuery(deviceId, reason)]);
   }
 
-  /** Terminals holding this enrollee's user with fingerprints the service does not have yet: asked for them. */
+  /**
+   * Consent given to an enrollee adopted from terminals (or linked by a walk-up there): those
+   * terminals are asked for the fingerprints they hold of them, which then arrive as walk-up
+   * uploads. Users the service put on a terminal hold nothing it does not have.
+   */
   async fetchTemplatesOf(w: WriteContext, enrolleeId: string): Promise<void> {
-    const held = (await this.deps.devices.users.linkedTo(w.tx, enrolleeId)).filter((u) => (u.biometrics.fingerprint?.length ?? 0) > 0);
+    const adopted = (await this.deps.devices.users.linkedTo(w.tx, enrolleeId)).filter((u) => u.source === 'reported');
     await this.deps.commands.enqueue(
       w,
-      held.map((u) => templateQuery(u.deviceId, u.pin)),
+      adopted.map((u) => templateQuery(u.deviceId, u.pin)),
     );
   }
 }

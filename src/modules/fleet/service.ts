@@ -143,7 +143,7 @@ export class Fleet {
     const { devices, punches, commands } = this.deps;
     await devices.users.link(w.tx, device.id, user.pin, person.id);
     const attributed = await punches.attributeFromDevice(w, device.id, user.pin, { id: person.id, employee: person.employeeKey });
-    if ((user.biometrics.fingerprint?.length ?? 0) > 0 && (await hasConsent(w.tx, person.id))) {
+    if (await hasConsent(w.tx, person.id)) {
       await commands.enqueue(w, [templateQuery(device.id, user.pin)]);
     }
     await audit(w.tx, this.ctx.clock.now(), {

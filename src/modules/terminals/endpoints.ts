@@ -112,14 +112,15 @@ export class TerminalEndpoints {
   }
 
   /**
-   * `POST querydata?type=tabledata&tablename=user…`: a 3.x terminal answering `query_users`
-   * (paginated by packidx; each page is read on its own). Other answers are acknowledged.
+   * `POST querydata?type=tabledata&tablename=user|templatev10…`: a 3.x terminal answering a
+   * query of its users or of one user's templates (paginated by packidx; each page is read on
+   * its own, as an upload of that table). Other answers are acknowledged.
    */
   private async queryAnswer(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.devices.touch(serial));
     const table = (req.query.tableName ?? '').toLowerCase();
-    if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && table === 'user') {
-      await this.uploads.push3Users(device, 'querydata/user', await this.text(device, req));
+    if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && (table === 'user' || table === 'templatev10')) {
+      await this.uploads.tabledata(device, table, await this.text(device, req));
     }
     return ok();
   }

@@ -25,11 +25,13 @@ import {
   push3DeleteTemplateCommand,
   push3DeleteUserCommand,
   push3EnrollCommand,
+  push3QueryTemplatesCommand,
   push3QueryUsersCommand,
   push3SetTimeCommand,
   push3TemplateCommand,
   push3UserCommand,
   queryAttlogCommand,
+  queryBiodataCommand,
   queryFingerTemplatesCommand,
   queryUsersCommand,
   rebootCommand,
@@ -115,7 +117,13 @@ export class CommandRenderer {
       device.id,
       writes.map((c) => String(c.payload.pin)),
     );
-    return new Set(writes.filter((c) => held.has(String(c.payload.pin)) && held.get(String(c.payload.pin)) !== c.payload.enrollee).map((c) => c.id));
+    const conflicting = writes.filter((c) => held.has(String(c.payload.pin)) && held.get(String(c.payload.pin)) !== c.payload.enrollee);
+    const people = new Map(conflicting.map((c) => [String(c.payload.pin), String(c.payload.enrollee)]));
+    await this.templates.recordConflicts(
+      device,
+      [...people].map(([pin, enrollee]) => ({ pin, enrollee })),
+    );
+    return new Set(conflicting.map((c) => c.id));
   }
 
   /**
@@ -156,7 +164,8 @@ export class CommandRenderer {
       case 'QUERY_USERS':
         return v3 ? push3QueryUsersCommand() : queryUsersCommand();
       case 'QUERY_TEMPLATES':
-        return queryFingerTemplatesCommand(pin);
+        if (v3) return push3QueryTemplatesCommand(pin);
+        return takesBiodata(device, device.algorithmVersion) ? queryBiodataCommand(FINGERPRINT, pin) : queryFingerTemplatesCommand(pin);
       case 'QUERY_ATTLOG':
         return queryAttlogCommand(String(p.startTime), String(p.endTime));
       case 'CLEAR_LOG':

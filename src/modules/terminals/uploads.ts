@@ -123,7 +123,7 @@ export class TerminalUploads {
   }
 
   /** 3.x `user` records: uploaded as `tabledata`, or the answer to a user query (`querydata`). */
-  async push3Users(device: DeviceRow, origin: string, text: string): Promise<number> {
+  private async push3Users(device: DeviceRow, origin: string, text: string): Promise<number> {
     const { records, errors } = parsePush3Users(text);
     await this.lines.logMalformed(device, origin, redactedErrors(errors));
     await this.users(

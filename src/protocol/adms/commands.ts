@@ -242,3 +242,11 @@ export function queryUsersCommand(pin?: string): string {
 export function queryFingerTemplatesCommand(pin: string): string {
   return command('DATA QUERY FINGERTMP', [['PIN', pin]]);
 }
+
+/** The same from a BIODATA terminal: the templates of one type come back as BIODATA uploads (§5.2). */
+export function queryBiodataCommand(type: number, pin: string): string {
+  return command('DATA QUERY BIODATA', [
+    ['Type', String(type)],
+    ['PIN', pin],
+  ]);
+}

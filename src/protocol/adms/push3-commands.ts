@@ -51,6 +51,11 @@ export function push3QueryUsersCommand(): string {
   return 'DATA QUERY tablename=user,fielddesc=*,filter=*';
 }
 
+/** One user's fingerprint templates; the answer arrives at `querydata` as `templatev10` records. */
+export function push3QueryTemplatesCommand(pin: string): string {
+  return `DATA QUERY tablename=templatev10,fielddesc=*,filter=pin=${sanitizeFilterValue(pin)}`;
+}
+
 export function push3EnrollCommand(pin: string, type: number, no: number): string {
   return `ENROLL_BIO ${pairs([
     ['type', type],
@@ -65,4 +70,9 @@ export function push3EnrollCommand(pin: string, type: number, no: number): strin
 /** Sets the clock (§3.1, 7): the value is the device's own encoding (`encodePush3DateTime`). */
 export function push3SetTimeCommand(encoded: number): string {
   return `SET OPTIONS DateTime=${Math.trunc(encoded)}`;
+}
+
+/** A filter value: no separator of the query (comma, tab, line break) can reach the terminal. */
+function sanitizeFilterValue(value: string): string {
+  return value.replace(/[,\t\r\n]/g, '');
 }
