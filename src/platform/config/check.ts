@@ -251,8 +251,8 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     out.push(
       issue(
         'fpa.W006',
-        "Terminal endpoints identify devices by serial number only: anyone who can reach them and knows an approved serial can read that terminal's commands (user records and templates) and post data as it.",
-        'Restrict ADMS_ALLOWED_IPS to the terminals’ network (or put them behind a VPN), or set ADMS_DEVICE_TOKENS to each terminal’s communication key.',
+        "Terminal endpoints identify devices by serial number only, unless a terminal was issued a communication key: anyone who can reach them and knows an approved serial can read that terminal's commands (user records and templates) and post data as it.",
+        'Issue each terminal a communication key (POST devices/{sn}/keys/) and restrict ADMS_ALLOWED_IPS to the terminals’ network (or put them behind a VPN).',
       ),
     );
   }

@@ -10,6 +10,7 @@ const BUN = process.execPath;
 const work = tempDir('fpa-cli-');
 const DATE = '2026-03-09'; // a Monday
 let server: TestServer | null = null;
+let jobNames: string[] = [];
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const proc = Bun.spawn([BUN, 'src/cli.ts', ...args], {
@@ -36,6 +37,7 @@ beforeAll(async () => {
   const clock = { now: () => Date.parse('2026-03-01T00:00:00Z') };
   const setup = await startTestServer({ TIME_ZONE: 'UTC' }, { dir: work.dir, clock });
   await createPeople(setup, ['C-1', 'C-2']);
+  jobNames = setup.fpa.jobs.names();
   await setup.close();
 });
 afterAll(async () => {
@@ -44,6 +46,12 @@ afterAll(async () => {
 });
 
 describe('operator scripts (TASK_BACKEND=external)', () => {
+  test('every job has its `bun run fpa:<name>` script', async () => {
+    const pkg = (await Bun.file(new URL('../../../package.json', import.meta.url)).json()) as { scripts: Record<string, string> };
+    expect(jobNames.length).toBeGreaterThan(5);
+    for (const name of jobNames) expect({ name, script: pkg.scripts[`fpa:${name}`] }).toEqual({ name, script: `bun src/cli.ts ${name}` });
+  });
+
   test('with no server running the script opens the database itself', async () => {
     expect(existsSync(join(work.dir, 'fpa.db.lock'))).toBe(false);
     const run = await cli('generate-absences', '--date', DATE);
