@@ -151,6 +151,21 @@ describe('remote enrollment of a face or palm', () => {
   });
 });
 
+describe('a terminal that starts declaring a kind', () => {
+  test('gets the templates it was incompatible with, at once', async () => {
+    const [face] = await listed(ada.id);
+    expect(statusOn(face!, 'FP1')).toBe('incompatible');
+    // New firmware: FP1 now reports a visible-light face 58 as well.
+    const upgraded = new SimulatedTerminal({ url: server.url, sn: 'FP1', kinds: { visible_face: '58.10' } });
+    for (const [pin, user] of fp.users) upgraded.users.set(pin, user);
+    await upgraded.postOptions();
+    const sent = await drain(upgraded);
+    expect(sent.some((c) => c.startsWith(`DATA UPDATE BIODATA Pin=${ada.device_pin}\t`) && c.includes('Type=9'))).toBe(true);
+    expect(statusOn((await listed(ada.id))[0]!, 'FP1')).toBe('present');
+    fp = upgraded;
+  });
+});
+
 describe('cards travel both ways', () => {
   test("an enrollee's card goes to the terminals with the user record; one card is never two people's", async () => {
     const patched = await server.admin.patch(`/enrollees/${ada.id}/`, { card: '123456789' });
