@@ -7,7 +7,7 @@ import { Elysia } from 'elysia';
 import type { Metrics } from '../metrics';
 import type { Runtime } from '../runtime';
 import type { AdminAuthenticator } from './admin-auth';
-import { apiBodyLimit, readJsonBody, settleBody } from './body';
+import { apiBodyLimit, readJsonBody, readRecordsBody, settleBody } from './body';
 import { handleApiError } from './errors';
 
 /** What every router needs: the runtime (settings, log, instance id) and the administrator check. */
@@ -16,18 +16,23 @@ export interface Http {
   auth: AdminAuthenticator;
 }
 
+/** How a router reads bodies: JSON objects (every route), or records as CSV or a JSON array (imports). */
+export type BodyKind = 'json' | 'records';
+
 /**
- * Bodies are read by `readJsonBody` (JSON only, under the cap); a refused body is raised by
- * `settleBody` after authentication, and at the latest before the handler runs.
+ * Bodies are read by `readJsonBody` (JSON only, under the cap; `readRecordsBody` for a router of
+ * imports); a refused body is raised by `settleBody` after authentication, and at the latest
+ * before the handler runs.
  */
-export function apiRouter(http: Http, name: string) {
+export function apiRouter(http: Http, name: string, body: BodyKind = 'json') {
   const limit = apiBodyLimit(http.runtime.settings);
+  const read = body === 'records' ? readRecordsBody : readJsonBody;
   const timing = requestTiming(http.runtime.metrics);
   return new Elysia({ name: `fpa-${name}`, seed: http.runtime.instanceId })
     .onTransform(({ request }) => timing.start(request))
     .onAfterResponse(({ request, route, set }) => timing.end(request, route, set.status))
     .onError(handleApiError(http.runtime.log))
-    .onParse(({ request }) => readJsonBody(request, limit))
+    .onParse(({ request }) => read(request, limit))
     .onBeforeHandle((context) => settleBody(context));
 }
 
@@ -36,8 +41,8 @@ export function apiRouter(http: Http, name: string) {
  * `derive` (not `resolve`) so the caller is checked before the body is validated: an
  * anonymous request is always 401, whatever it sends.
  */
-export function adminRouter(http: Http, name: string, options: { allowOperatorToken?: boolean; queryToken?: boolean } = {}) {
-  return apiRouter(http, name).derive(async (context) => {
+export function adminRouter(http: Http, name: string, options: { allowOperatorToken?: boolean; queryToken?: boolean; body?: BodyKind } = {}) {
+  return apiRouter(http, name, options.body).derive(async (context) => {
     // The peer address decides whether the lock file's operator token may count (loopback only).
     const peerIp = context.server?.requestIP(context.request)?.address ?? null;
     const admin = await http.auth.authenticate(context.request, { ...options, peerIp });
