@@ -20,7 +20,7 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
     ...terminalJobs(m.terminals),
     ...commandJobs(m.commands),
     ...enrollmentJobs(m.enrollment),
-    ...attendanceJobs(m.attendance),
+    ...attendanceJobs(m.absences),
     ...retentionJobs(m.retention),
     ...webhookJobs(m.webhooks),
     {

@@ -3,9 +3,10 @@
  * the ones above it in this list). A module reacts to the events of the modules it was given.
  */
 
-import { AttendanceService } from '../modules/attendance';
+import { Absences, AttendanceService, Reports } from '../modules/attendance';
 import { AuditService } from '../modules/audit';
 import { Biometrics } from '../modules/biometrics';
+import { CalendarService } from '../modules/calendar';
 import { CommandService } from '../modules/commands';
 import { DeviceService } from '../modules/devices';
 import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
@@ -14,7 +15,7 @@ import { Enrollment } from '../modules/enrollment';
 import { EventLog } from '../modules/events';
 import { HealthService } from '../modules/health';
 import { JobRunner } from '../modules/jobs';
-import { PunchService, punchStreamSource } from '../modules/punches';
+import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
 import { Retention } from '../modules/retention';
 import { Terminals } from '../modules/terminals';
 import { Webhooks } from '../modules/webhooks';
@@ -32,8 +33,12 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
   const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
   const punches = new PunchService(runtime, events, enrollees);
+  const corrections = new PunchCorrections(runtime, punches, enrollees);
   const terminals = new Terminals(runtime, events, { devices, commands, enrollees, biometrics, enrollment, punches });
-  const attendance = new AttendanceService(runtime, events, punches, enrollees);
+  const calendar = new CalendarService(runtime, events, enrollees);
+  const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
+  const absences = new Absences(runtime, attendance, calendar, enrollees);
+  const reports = new Reports(runtime, attendance, enrollees);
   const webhooks = new Webhooks(runtime, events, punches);
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
@@ -57,8 +62,12 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     biometrics,
     enrollment,
     punches,
+    corrections,
     terminals,
+    calendar,
     attendance,
+    absences,
+    reports,
     webhooks,
     retention,
     health,

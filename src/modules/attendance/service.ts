@@ -1,8 +1,10 @@
 /**
- * Attendance days: one row per enrollee and local date of ATTENDANCE_TIME_ZONE, recomputed in
- * the same transaction as the punches that change it (late uploads included: it reacts to
- * `punch_received`), and when earlier punches are attributed to an enrollee. Absences are written by generate-absences.
- * The rules themselves are in ./rules.ts.
+ * Attendance days: one row per enrollee and date, computed by ./rules.ts against the plan of
+ * the day (modules/calendar). Days follow the event log after the commit (a `LogFollower`):
+ * a punch (late uploads and corrections included), a void, punches attributed to a new
+ * enrollee, or a calendar change recomputes exactly the days it can touch: for a punch, its
+ * local date and the date either side (a shift's window may hand it to either). Dates of a
+ * locked pay period are never written again. Absences are written by ./absences.ts.
  */
 
 import type { InValue } from '@libsql/client';
@@ -14,14 +16,15 @@ import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
-import { addDays, dayBounds, localDateOf, requireDate, secondsOfClock } from '../../platform/time/dates';
+import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
+import type { CalendarEvents, CalendarService } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, LogFollower, type LoggedEvent } from '../events';
 import type { PunchEvents, PunchService } from '../punches';
-import { isWorkingDay } from './calendar';
 import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
-import { computeDay, type DayRules } from './rules';
+import { inRanges, PayPeriods } from './periods';
+import { attribute, type CountedPunch, computeDay } from './rules';
 import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
 
 export type AttendanceDayRow = typeof attendanceDays.$inferSelect;
@@ -36,21 +39,28 @@ export interface AttendanceDayFilters {
   limit?: number;
 }
 
-export type AbsenceResult = {
-  date: string;
-  working_day: boolean;
-  absent: number;
-  non_working_day: number;
-  /** Active enrollees that already had a row for the date (punches, or an earlier run). */
-  unchanged: number;
-};
+/** Enrollees per read and days per upsert when days are recomputed (15 columns a row). */
+const RECOMPUTE_CHUNK = 300;
+/** The longest range `POST attendance-days/recompute/` takes. */
+const MAX_RECOMPUTE_DAYS = 366;
 
-/** Enrollees written per transaction by generate-absences, so the writer is never held long. */
-const ABSENCE_CHUNK = 500;
-/** Enrollees per read and days per upsert when punches are recomputed (10 columns a row). */
-const RECOMPUTE_CHUNK = 400;
-
-const DAY_COLUMNS = ['enrollee_id', 'employee_key', 'date', 'first_in', 'last_out', 'worked_seconds', 'punch_count', 'status', 'flags', 'updated_at'] as const;
+const DAY_COLUMNS = [
+  'enrollee_id',
+  'employee_key',
+  'date',
+  'first_in',
+  'last_out',
+  'worked_seconds',
+  'punch_count',
+  'status',
+  'flags',
+  'schedule',
+  'expected_seconds',
+  'late_seconds',
+  'early_leave_seconds',
+  'overtime_seconds',
+  'updated_at',
+] as const;
 const upsertSqlByCount = new Map<number, string>();
 
 function upsertDaysSql(count: number): string {
@@ -66,202 +76,312 @@ function upsertDaysSql(count: number): string {
   return text;
 }
 
-export class AttendanceService {
-  readonly rules: DayRules;
+function dayArgs(d: AttendanceDayRow): InValue[] {
+  return [
+    d.enrolleeId,
+    d.employeeKey,
+    d.date,
+    d.firstIn,
+    d.lastOut,
+    d.workedSeconds,
+    d.punchCount,
+    d.status,
+    JSON.stringify(d.flags),
+    d.schedule,
+    d.expectedSeconds,
+    d.lateSeconds,
+    d.earlyLeaveSeconds,
+    d.overtimeSeconds,
+    d.updatedAt,
+  ];
+}
 
+/** The days to recompute: these enrollees on dates from..to. */
+interface Touch {
+  enrollees: Set<string>;
+  from: string;
+  to: string;
+}
+
+export class AttendanceService {
   readonly events: EventChannel<AttendanceEvents>;
   /** Days follow the log after the commit: a terminal's upload does not wait for them. */
   readonly follower: LogFollower;
+  readonly periods: PayPeriods;
+  readonly timeZone: string;
+  private readonly repeatWindowMs: number;
+  private readonly slackMs: number;
 
   constructor(
     private readonly ctx: Runtime,
     log: EventLog,
     private readonly punches: PunchService,
     private readonly enrollees: EnrolleeService,
+    private readonly calendar: CalendarService,
   ) {
     this.events = log.channel<AttendanceEvents>();
+    this.periods = new PayPeriods(ctx, this.events);
     this.follower = new LogFollower(ctx, log, {
       name: 'attendance',
-      types: ['punch_received', 'punches_attributed'],
+      types: ['punch_received', 'punches_attributed', 'punch_voided', 'calendar_changed'],
       apply: (w, events) => this.apply(w, events),
     });
     const s = ctx.settings;
-    let schedule = s.DEFAULT_SCHEDULE;
-    if (schedule && (secondsOfClock(schedule.start) === null || secondsOfClock(schedule.end) === null)) {
-      // A malformed schedule given in code must never make punch ingestion fail.
-      ctx.log.warn('DEFAULT_SCHEDULE is malformed; late / early_leave flags are off', { start: schedule.start, end: schedule.end });
-      schedule = null;
-    }
-    this.rules = {
-      timeZone: s.ATTENDANCE_TIME_ZONE,
-      schedule,
-      weekendDays: s.WEEKEND_DAYS,
-      holidays: s.HOLIDAYS,
-      repeatWindowMs: s.ATTENDANCE_REPEAT_PUNCH_WINDOW,
-    };
-  }
-
-  /** Applies logged events to the days they touch (the follower's step, in its transaction). */
-  private async apply(w: WriteContext, events: readonly LoggedEvent[]): Promise<void> {
-    const punchesSeen: { enrolleeId: string | null; employeeKey: string | null; punchedAt: number }[] = [];
-    for (const event of events) {
-      if (event.type === 'punch_received') {
-        const { punch } = event.data as PunchEvents['punch_received'];
-        punchesSeen.push({ enrolleeId: punch.enrollee, employeeKey: punch.employee, punchedAt: Date.parse(punch.punched_at) });
-      } else if (event.type === 'punches_attributed') {
-        const data = event.data as PunchEvents['punches_attributed'];
-        await this.recomputeEnrollee(w, { id: data.enrollee, employeeKey: data.employee });
-      }
-    }
-    await this.recomputeForPunches(w, punchesSeen);
+    this.timeZone = s.ATTENDANCE_TIME_ZONE;
+    this.repeatWindowMs = s.ATTENDANCE_REPEAT_PUNCH_WINDOW;
+    this.slackMs = s.ATTENDANCE_SHIFT_SLACK;
+    // Punches stored (or voided) for a date of a locked pay period are flagged `after_lock`.
+    punches.addFlagger((w, rows) => this.afterLockFlags(w, rows));
   }
 
   /** The local date of an instant in the attendance zone. */
   dateOf(instantMs: number): string {
-    return localDateOf(instantMs, this.rules.timeZone);
+    return localDateOf(instantMs, this.timeZone);
   }
 
-  /**
-   * Punch hook: recomputes every (enrollee, date) the new rows touch. A terminal batch is
-   * typically many enrollees on one or two dates, so punches are read with one query per date
-   * (and chunk of enrollees) and the days written with one multi-row upsert, not two
-   * statements per day: this runs inside the ingest transaction, on the hottest write path.
-   */
-  async recomputeForPunches(w: WriteContext, rows: readonly { enrolleeId: string | null; employeeKey: string | null; punchedAt: number }[]): Promise<void> {
-    type Day = { employeeKey: string; instants: number[] };
-    const byDate = new Map<string, { start: number; end: number; days: Map<string, Day> }>();
-    // The local date is found through the bounds of a date already seen where possible: the
-    // zone arithmetic costs far more than the comparison, and a batch spans few dates.
-    let last: { date: string; start: number; end: number; days: Map<string, Day> } | null = null;
-    for (const row of rows) {
-      if (!row.enrolleeId || !row.employeeKey) continue;
-      if (!last || row.punchedAt < last.start || row.punchedAt >= last.end) {
-        const date = this.dateOf(row.punchedAt);
-        let entry = byDate.get(date);
-        if (!entry) {
-          entry = { ...dayBounds(date, this.rules.timeZone), days: new Map() };
-          byDate.set(date, entry);
-        }
-        last = { date, ...entry };
+  today(): string {
+    return this.dateOf(this.ctx.clock.now());
+  }
+
+  /** Applies logged events to the days they touch (the follower's step, in its transaction). */
+  private async apply(w: WriteContext, events: readonly LoggedEvent[]): Promise<void> {
+    // Punches: per enrollee, its dates (close together), recomputed with the date either side.
+    const punchDates = new Map<string, { from: string; to: string }>();
+    const touches: Touch[] = [];
+    const punchAt = (enrollee: string | null, punchedAt: string) => {
+      if (!enrollee) return;
+      const date = this.dateOf(Date.parse(punchedAt));
+      const seen = punchDates.get(enrollee);
+      punchDates.set(enrollee, seen ? { from: earlier(date, seen.from), to: later(date, seen.to) } : { from: date, to: date });
+    };
+    for (const event of events) {
+      if (event.type === 'punch_received') {
+        const { punch } = event.data as PunchEvents['punch_received'];
+        punchAt(punch.enrollee, punch.punched_at);
+      } else if (event.type === 'punch_voided') {
+        const { punch } = event.data as PunchEvents['punch_voided'];
+        punchAt(punch.enrollee, punch.punched_at);
+      } else if (event.type === 'punches_attributed') {
+        const data = event.data as PunchEvents['punches_attributed'];
+        const span = await this.punches.spanOf(w.tx, data.enrollee);
+        if (span) touches.push({ enrollees: new Set([data.enrollee]), from: this.dateOf(span.first), to: this.dateOf(span.last) });
+      } else if (event.type === 'calendar_changed') {
+        touches.push(...(await this.touchesOf(w, event.data as CalendarEvents['calendar_changed'])));
       }
-      last.days.set(row.enrolleeId, { employeeKey: row.employeeKey, instants: [] });
     }
-    const recomputed: { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[] = [];
-    for (const [date, { start, end, days }] of byDate) {
-      for (const f of await this.punches.instantsIn(w.execute, [...days.keys()], start, end)) days.get(f.enrolleeId)?.instants.push(f.at);
-      for (const [enrolleeId, day] of days) recomputed.push({ enrolleeId, date, ...day });
+    const byRange = new Map<string, Touch>();
+    for (const [enrollee, { from, to }] of punchDates) {
+      const key = `${from} ${to}`;
+      const touch = byRange.get(key) ?? { enrollees: new Set<string>(), from, to };
+      touch.enrollees.add(enrollee);
+      byRange.set(key, touch);
     }
-    await this.upsertDays(w, recomputed);
+    for (const touch of [...byRange.values(), ...touches]) {
+      await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1));
+    }
   }
 
-  /**
-   * Writes recomputed days with one raw multi-row upsert per chunk (the query builder's cost for
-   * hundreds of rows exceeds the upsert's own), and records `attendance_day_changed` for each
-   * day whose result differs from what was stored.
-   */
-  private async upsertDays(w: WriteContext, days: readonly { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[]): Promise<void> {
-    const now = this.ctx.clock.now();
-    const rows = days.filter((d) => d.instants.length > 0);
-    const changed: AttendanceDayView[] = [];
-    for (const chunk of chunks(rows, RECOMPUTE_CHUNK)) {
-      const before = await this.storedDays(w, chunk);
-      const args: InValue[] = [];
-      for (const d of chunk) {
-        const day = computeDay(d.date, d.instants, this.rules);
-        args.push(d.enrolleeId, d.employeeKey, d.date, day.firstIn, day.lastOut, day.workedSeconds, day.punchCount, day.status, JSON.stringify(day.flags), now);
-        const view = attendanceDayView({ enrolleeId: d.enrolleeId, employeeKey: d.employeeKey, date: d.date, ...day, updatedAt: now });
-        if (JSON.stringify(view) !== before.get(`${d.enrolleeId} ${d.date}`)) changed.push(view);
-      }
-      await w.execute({ sql: upsertDaysSql(chunk.length), args });
+  /** Whose days and which dates a calendar change touches, limited to the dates that have data. */
+  private async touchesOf(w: WriteContext, change: CalendarEvents['calendar_changed']): Promise<Touch[]> {
+    const span = await this.dataSpan(w);
+    if (!span) return [];
+    const out: Touch[] = [];
+    for (const range of change.ranges) {
+      const from = later(range.from, span.from);
+      const to = range.to === null ? span.to : earlier(range.to, span.to);
+      if (from > to) continue;
+      let ids: string[];
+      if (change.enrollees) ids = change.enrollees;
+      else if (change.areas) ids = await this.enrollees.idsInAreas(w.tx, change.areas);
+      else ids = await this.enrolleesWithData(w, from, to);
+      if (ids.length > 0) out.push({ enrollees: new Set(ids), from, to });
     }
-    await this.events.recordMany(
-      w,
-      'attendance_day_changed',
-      changed.map((day) => ({ data: { day } })),
-    );
-  }
-
-  /** The stored views of these (enrollee, date) days, by `enrollee date`, as JSON for comparison. */
-  private async storedDays(w: WriteContext, days: readonly { enrolleeId: string; date: string }[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    if (days.length === 0) return out;
-    const rows = await w.tx
-      .select()
-      .from(attendanceDays)
-      .where(
-        and(
-          inArray(attendanceDays.enrolleeId, [...new Set(days.map((d) => d.enrolleeId))]),
-          inArray(attendanceDays.date, [...new Set(days.map((d) => d.date))]),
-        ),
-      );
-    for (const row of rows) out.set(`${row.enrolleeId} ${row.date}`, JSON.stringify(attendanceDayView(row)));
     return out;
   }
 
-  /** Recomputes every day of one enrollee from all its punches (after earlier punches were linked). */
-  async recomputeEnrollee(w: WriteContext, enrollee: { id: string; employeeKey: string }): Promise<number> {
-    const byDate = new Map<string, number[]>();
-    for (const at of await this.punches.instantsOf(w.tx, enrollee.id)) {
-      const date = this.dateOf(at);
-      const list = byDate.get(date);
-      if (list) list.push(at);
-      else byDate.set(date, [at]);
-    }
-    await this.upsertDays(
-      w,
-      [...byDate].map(([date, instants]) => ({ enrolleeId: enrollee.id, employeeKey: enrollee.employeeKey, date, instants })),
+  /** The first and last date that hold a day or a punch (null when there is nothing yet). */
+  private async dataSpan(w: WriteContext): Promise<{ from: string; to: string } | null> {
+    const [days] = await w.tx
+      .select({ first: sql<string | null>`min(${attendanceDays.date})`, last: sql<string | null>`max(${attendanceDays.date})` })
+      .from(attendanceDays);
+    const punched = await this.punches.spanOf(w.tx);
+    const firsts = [days?.first, punched && this.dateOf(punched.first)].filter((d): d is string => typeof d === 'string');
+    const lasts = [days?.last, punched && this.dateOf(punched.last)].filter((d): d is string => typeof d === 'string');
+    if (firsts.length === 0) return null;
+    return { from: firsts.sort()[0]!, to: lasts.sort()[lasts.length - 1]! };
+  }
+
+  /** Enrollees with a day or a punch on dates from..to (a punch's day may be the date before). */
+  private async enrolleesWithData(w: WriteContext, from: string, to: string): Promise<string[]> {
+    const withDays = await w.tx
+      .selectDistinct({ id: attendanceDays.enrolleeId })
+      .from(attendanceDays)
+      .where(and(gte(attendanceDays.date, from), lte(attendanceDays.date, to)));
+    const withPunches = await this.punches.enrolleesWithPunches(
+      w.tx,
+      dayBounds(addDays(from, -1), this.timeZone).start,
+      dayBounds(addDays(to, 1), this.timeZone).end,
     );
-    return byDate.size;
+    return [...new Set([...withDays.map((r) => r.id), ...withPunches])];
   }
 
   /**
-   * generate-absences: for each enrollee active now and created before the date ended, writes
-   * `absent` (working day) or `non_working_day` where the date has no row yet. A day with
-   * punches always has a row, so it is never overwritten; running twice changes nothing.
+   * Recomputes the days of these enrollees on dates from..to that have punches or a record:
+   * punches are read a day further on each side and handed to their shifts' dates, each day is
+   * computed against its plan, and only the days whose result changed are written (with
+   * `attendance_day_changed`). A day of today or later that lost every punch is removed; a
+   * past one becomes what its plan says (absent, holiday…). Locked dates are skipped.
+   * Answers how many days were recomputed.
    */
-  async generateAbsences(params: { date?: string } = {}): Promise<AbsenceResult> {
-    // Days with punches first, so an absence is never written over a day not yet computed.
+  async recomputeIn(w: WriteContext, enrolleeIds: readonly string[], from: string, to: string): Promise<number> {
+    const locked = await this.periods.lockedIn(w.tx, from, to);
+    const today = this.today();
+    const now = this.ctx.clock.now();
+    const [planFrom, planTo] = [addDays(from, -2), addDays(to, 1)];
+    const start = dayBounds(addDays(from, -1), this.timeZone).start;
+    const end = dayBounds(addDays(to, 1), this.timeZone).end;
+    let count = 0;
+    for (const chunk of chunks(enrolleeIds, RECOMPUTE_CHUNK)) {
+      const punchesOf = new Map<string, CountedPunch[]>();
+      for (const p of await this.punches.countedIn(w.execute, chunk, start, end)) {
+        const list = punchesOf.get(p.enrolleeId);
+        if (list) list.push(p);
+        else punchesOf.set(p.enrolleeId, [p]);
+      }
+      const stored = await this.storedDays(w, chunk, from, to);
+      const active = chunk.filter((id) => punchesOf.has(id) || stored.has(id));
+      if (active.length === 0) continue;
+      const people = await this.calendar.people(w.tx, active);
+      const planner = await this.calendar.planner(w.tx, people, planFrom, planTo);
+      const keys = await this.enrollees.byIds(w.tx, active);
+      const writes: AttendanceDayRow[] = [];
+      const removed: AttendanceDayRow[] = [];
+      for (const person of people) {
+        const own = punchesOf.get(person.id) ?? [];
+        const plans = planner.plans(person, planFrom, planTo);
+        const dates = attribute(
+          own.map((p) => p.at),
+          plans,
+          this.slackMs,
+          (at) => this.dateOf(at),
+        );
+        const byDate = new Map<string, CountedPunch[]>();
+        own.forEach((p, i) => {
+          byDate.set(dates[i]!, [...(byDate.get(dates[i]!) ?? []), p]);
+        });
+        const before = stored.get(person.id) ?? new Map<string, AttendanceDayRow>();
+        for (const plan of plans) {
+          if (plan.date < from || plan.date > to || inRanges(plan.date, locked)) continue;
+          const dayPunches = byDate.get(plan.date) ?? [];
+          const old = before.get(plan.date);
+          if (dayPunches.length === 0 && !old) continue;
+          count++;
+          if (dayPunches.length === 0 && plan.date >= today) {
+            removed.push(old!);
+            continue;
+          }
+          const employeeKey = old?.employeeKey ?? keys.get(person.id)?.employeeKey ?? '';
+          const row: AttendanceDayRow = {
+            enrolleeId: person.id,
+            employeeKey,
+            date: plan.date,
+            ...computeDay(plan, dayPunches, this.repeatWindowMs),
+            updatedAt: now,
+          };
+          if (!old || JSON.stringify(attendanceDayView(old)) !== JSON.stringify(attendanceDayView(row))) writes.push(row);
+        }
+      }
+      await this.write(w, writes, removed);
+    }
+    return count;
+  }
+
+  private async write(w: WriteContext, writes: readonly AttendanceDayRow[], removed: readonly AttendanceDayRow[]): Promise<void> {
+    for (const chunk of chunks(writes, RECOMPUTE_CHUNK)) await w.execute({ sql: upsertDaysSql(chunk.length), args: chunk.flatMap(dayArgs) });
+    for (const day of removed) await w.tx.delete(attendanceDays).where(and(eq(attendanceDays.enrolleeId, day.enrolleeId), eq(attendanceDays.date, day.date)));
+    await this.events.recordMany(
+      w,
+      'attendance_day_changed',
+      writes.map((day) => ({ data: { day: attendanceDayView(day) } })),
+    );
+    await this.events.recordMany(
+      w,
+      'attendance_day_removed',
+      removed.map((d) => ({ data: { enrollee: d.enrolleeId, employee: d.employeeKey, date: d.date } })),
+    );
+  }
+
+  /** The stored days of these enrollees on dates from..to, by enrollee then date. */
+  private async storedDays(w: WriteContext, enrolleeIds: readonly string[], from: string, to: string): Promise<Map<string, Map<string, AttendanceDayRow>>> {
+    const out = new Map<string, Map<string, AttendanceDayRow>>();
+    const rows = await w.tx
+      .select()
+      .from(attendanceDays)
+      .where(and(inArray(attendanceDays.enrolleeId, [...enrolleeIds]), gte(attendanceDays.date, from), lte(attendanceDays.date, to)));
+    for (const row of rows) {
+      const own = out.get(row.enrolleeId) ?? new Map<string, AttendanceDayRow>();
+      own.set(row.date, row);
+      out.set(row.enrolleeId, own);
+    }
+    return out;
+  }
+
+  /** `POST attendance-days/recompute/`: the days of one enrollee, or of everyone with data, on dates from..to. */
+  async recompute(input: { from: string; to: string; enrollee?: string }): Promise<{ recomputed: number }> {
+    const from = requireDate(input.from, 'from');
+    const to = requireDate(input.to, 'to');
+    if (to < from || addDays(from, MAX_RECOMPUTE_DAYS - 1) < to) {
+      throw new FpaError('validation_error', `from..to must be 1 to ${MAX_RECOMPUTE_DAYS} dates`, { fields: ['from', 'to'] });
+    }
     await this.follower.catchUp();
-    const zone = this.rules.timeZone;
-    const today = this.dateOf(this.ctx.clock.now());
-    const date = params.date === undefined || params.date === '' ? addDays(today, -1) : requireDate(params.date, 'date');
-    if (date > today) throw new FpaError('validation_error', 'absences cannot be generated for a future date', { date, today });
-    const working = isWorkingDay(date, this.rules);
-    const status: DayStatus = working ? 'absent' : 'non_working_day';
-    const { end } = dayBounds(date, zone);
-    const candidates = await this.enrollees.activeCreatedBefore(this.ctx.db.orm, end);
-    let written = 0;
-    for (const chunk of chunks(candidates, ABSENCE_CHUNK)) {
-      written += await this.ctx.db.write(async ({ tx }) => {
-        const now = this.ctx.clock.now();
-        const inserted = await tx
-          .insert(attendanceDays)
-          .values(
-            chunk.map((e) => ({
-              enrolleeId: e.id,
-              employeeKey: e.employeeKey,
-              date,
-              firstIn: null,
-              lastOut: null,
-              workedSeconds: 0,
-              punchCount: 0,
-              status,
-              flags: [],
-              updatedAt: now,
-            })),
-          )
-          .onConflictDoNothing()
-          .returning({ id: attendanceDays.enrolleeId });
-        return inserted.length;
+    return this.ctx.db.write(async (w) => {
+      let ids: string[];
+      if (input.enrollee) {
+        const found = await this.enrollees.findByIdOrPin(w.tx, input.enrollee);
+        if (!found) throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
+        ids = [found.id];
+      } else ids = await this.enrolleesWithData(w, from, to);
+      return { recomputed: await this.recomputeIn(w, ids, from, to) };
+    });
+  }
+
+  /** `POST pay-periods/{id}/lock/`: every punch recorded so far counts, then the period's days are final. */
+  async lockPeriod(id: string, by: string) {
+    await this.follower.catchUp();
+    return this.periods.lock(id, by);
+  }
+
+  /**
+   * The punch flagger: `after_lock` for punches whose day is in a locked pay period. Punches
+   * two dates or more after the last locked date cannot be (a shift's window reaches one date
+   * back at most), so a terminal's normal upload costs one small query.
+   */
+  private async afterLockFlags(w: WriteContext, rows: readonly { enrolleeId: string | null; punchedAt: number }[]): Promise<string[][] | null> {
+    const last = await this.periods.lastLockedDate(w.tx);
+    if (last === null) return null;
+    const threshold = dayBounds(addDays(last, 2), this.timeZone).start;
+    const candidates = rows.flatMap((r, i) => (r.enrolleeId !== null && r.punchedAt < threshold ? [{ i, enrolleeId: r.enrolleeId, at: r.punchedAt }] : []));
+    if (candidates.length === 0) return null;
+    const dates = candidates.map((c) => this.dateOf(c.at)).sort();
+    const [first, lastDate] = [addDays(dates[0]!, -2), addDays(dates[dates.length - 1]!, 1)];
+    const locked = await this.periods.lockedIn(w.tx, first, lastDate);
+    if (locked.length === 0) return null;
+    const people = await this.calendar.people(w.tx, [...new Set(candidates.map((c) => c.enrolleeId))]);
+    const planner = await this.calendar.planner(w.tx, people, first, lastDate);
+    const out: string[][] = rows.map(() => []);
+    for (const person of people) {
+      const own = candidates.filter((c) => c.enrolleeId === person.id);
+      const plans = planner.plans(person, first, lastDate);
+      attribute(
+        own.map((c) => c.at),
+        plans,
+        this.slackMs,
+        (at) => this.dateOf(at),
+      ).forEach((date, k) => {
+        if (inRanges(date, locked)) out[own[k]!.i]!.push('after_lock');
       });
     }
-    return {
-      date,
-      working_day: working,
-      absent: working ? written : 0,
-      non_working_day: working ? 0 : written,
-      unchanged: candidates.length - written,
-    };
+    return out;
   }
 
   /** Retention: days before the local date `firstKeptDate`. */
@@ -308,6 +428,10 @@ export class AttendanceService {
 
 export type { AttendanceDayView };
 
+/** The earlier and the later of two dates `YYYY-MM-DD` (text order is date order). */
+const earlier = (a: string, b: string) => (a < b ? a : b);
+const later = (a: string, b: string) => (a > b ? a : b);
+
 export function attendanceDayView(row: AttendanceDayRow): AttendanceDayView {
   return {
     employee: row.employeeKey,
@@ -319,5 +443,10 @@ export function attendanceDayView(row: AttendanceDayRow): AttendanceDayView {
     punch_count: row.punchCount,
     status: row.status,
     flags: row.flags,
+    schedule: row.schedule,
+    expected_seconds: row.expectedSeconds,
+    late_seconds: row.lateSeconds,
+    early_leave_seconds: row.earlyLeaveSeconds,
+    overtime_seconds: row.overtimeSeconds,
   };
 }
