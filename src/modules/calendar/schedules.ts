@@ -74,16 +74,17 @@ export class Schedules {
     });
   }
 
+  /** Changes a schedule (`id`: its id or name). */
   async update(id: string, patch: Partial<ScheduleInput>, by: string): Promise<WorkScheduleView> {
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const before = await this.row(w.tx, id);
       const merged = { ...inputOf(before), ...patch };
       const after: ScheduleRow = { ...before, ...scheduleFields(merged), updatedAt: now };
-      if (after.name !== before.name) await this.requireFreeName(w.tx, after.name, id);
-      await w.tx.update(workSchedules).set(after).where(eq(workSchedules.id, id));
-      await audit(w.tx, now, { actor: by, action: 'schedule.updated', targetType: 'schedule', targetId: id, details: { ...patch } });
-      const users = await w.tx.select().from(shiftAssignments).where(eq(shiftAssignments.scheduleId, id));
+      if (after.name !== before.name) await this.requireFreeName(w.tx, after.name, before.id);
+      await w.tx.update(workSchedules).set(after).where(eq(workSchedules.id, before.id));
+      await audit(w.tx, now, { actor: by, action: 'schedule.updated', targetType: 'schedule', targetId: before.id, details: { ...patch } });
+      const users = await w.tx.select().from(shiftAssignments).where(eq(shiftAssignments.scheduleId, before.id));
       for (const a of users) await this.changed(w, assignmentChange(a, 'schedule', by));
       return scheduleView(after);
     });
@@ -93,10 +94,10 @@ export class Schedules {
   async delete(id: string, by: string): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const row = await this.row(w.tx, id);
-      const [used] = await w.tx.select({ id: shiftAssignments.id }).from(shiftAssignments).where(eq(shiftAssignments.scheduleId, id)).limit(1);
+      const [used] = await w.tx.select({ id: shiftAssignments.id }).from(shiftAssignments).where(eq(shiftAssignments.scheduleId, row.id)).limit(1);
       if (used) throw new FpaError('conflict', 'the schedule is still assigned; delete its assignments first', { assignment: used.id });
-      await w.tx.delete(workSchedules).where(eq(workSchedules.id, id));
-      await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'schedule.deleted', targetType: 'schedule', targetId: id, details: { name: row.name } });
+      await w.tx.delete(workSchedules).where(eq(workSchedules.id, row.id));
+      await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'schedule.deleted', targetType: 'schedule', targetId: row.id, details: { name: row.name } });
     });
   }
 
