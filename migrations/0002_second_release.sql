@@ -83,10 +83,12 @@ CREATE TABLE `fpa_log_followers` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+DROP INDEX `fpa_punches_enrollee`;--> statement-breakpoint
+ALTER TABLE `fpa_punches` ADD `source` text DEFAULT 'device' NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_punches` ADD `voided` integer DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE INDEX `fpa_punches_enrollee` ON `fpa_punches` (`enrollee_id`,`punched_at`,`voided`,`source`);--> statement-breakpoint
 ALTER TABLE `fpa_attendance_days` ADD `schedule` text;--> statement-breakpoint
 ALTER TABLE `fpa_attendance_days` ADD `expected_seconds` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `fpa_attendance_days` ADD `late_seconds` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `fpa_attendance_days` ADD `early_leave_seconds` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
-ALTER TABLE `fpa_attendance_days` ADD `overtime_seconds` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
-ALTER TABLE `fpa_punches` ADD `source` text DEFAULT 'device' NOT NULL;--> statement-breakpoint
-ALTER TABLE `fpa_punches` ADD `voided` integer DEFAULT false NOT NULL;
+ALTER TABLE `fpa_attendance_days` ADD `overtime_seconds` integer DEFAULT 0 NOT NULL;

@@ -56,11 +56,12 @@ export class Absences {
     for (const chunk of chunks(candidates, ABSENCE_CHUNK)) {
       await this.ctx.db.write(async ({ tx }) => {
         const now = this.ctx.clock.now();
-        const people = await this.calendar.people(
+        const { people, planner } = await this.calendar.plannerFor(
           tx,
           chunk.map((e) => e.id),
+          from,
+          to,
         );
-        const planner = await this.calendar.planner(tx, people, from, to);
         const createdAt = await this.enrollees.byIds(
           tx,
           chunk.map((e) => e.id),

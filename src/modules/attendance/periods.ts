@@ -3,8 +3,8 @@
  * (recomputes skip them) and punches that arrive for its dates later are stored with the flag
  * `after_lock` (./service.ts). Periods may not overlap, so a date is in one period at most.
  */
-import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
-import type { Queryable } from '../../platform/db/client';
+import { and, asc, eq, getTableName, gte, lte, sql } from 'drizzle-orm';
+import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
@@ -16,6 +16,8 @@ import type { PayPeriodView } from './model';
 import { payPeriods } from './tables';
 
 type PeriodRow = typeof payPeriods.$inferSelect;
+
+const LAST_LOCKED_SQL = `select max(to_date) as last from ${getTableName(payPeriods)} where locked = 1`;
 
 export class PayPeriods {
   constructor(
@@ -85,20 +87,20 @@ export class PayPeriods {
 
   /** The locked periods sharing a date with [from, to]. */
   async lockedIn(q: Queryable, from: string, to: string): Promise<{ from: string; to: string }[]> {
-    const rows = await q
+    return q
       .select({ from: payPeriods.fromDate, to: payPeriods.toDate })
       .from(payPeriods)
       .where(and(eq(payPeriods.locked, true), lte(payPeriods.fromDate, to), gte(payPeriods.toDate, from)));
-    return rows;
   }
 
-  /** The last locked date, or null: punches after the day following it can never be after a lock. */
-  async lastLockedDate(q: Queryable): Promise<string | null> {
-    const [row] = await q
-      .select({ last: sql<string | null>`max(${payPeriods.toDate})` })
-      .from(payPeriods)
-      .where(eq(payPeriods.locked, true));
-    return row?.last ?? null;
+  /**
+   * The last locked date, or null: punches after the day following it can never be after a lock.
+   * Raw: it runs in every transaction that stores punches.
+   */
+  async lastLockedDate(w: WriteContext): Promise<string | null> {
+    const { rows } = await w.execute(LAST_LOCKED_SQL);
+    const last = rows[0]?.last;
+    return typeof last === 'string' ? last : null;
   }
 
   private async row(q: Queryable, id: string): Promise<PeriodRow> {

@@ -8,7 +8,7 @@
  */
 
 import type { InValue } from '@libsql/client';
-import { and, asc, desc, eq, getTableName, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
@@ -17,10 +17,10 @@ import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
-import type { CalendarEvents, CalendarService } from '../calendar';
+import type { CalendarEvents, CalendarService, DayPlan } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, LogFollower, type LoggedEvent } from '../events';
-import type { PunchEvents, PunchService } from '../punches';
+import type { PunchEvents, PunchService, PunchView } from '../punches';
 import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
 import { inRanges, PayPeriods } from './periods';
@@ -39,8 +39,10 @@ export interface AttendanceDayFilters {
   limit?: number;
 }
 
-/** Enrollees per read and days per upsert when days are recomputed (15 columns a row). */
-const RECOMPUTE_CHUNK = 300;
+/** Enrollees per read when days are recomputed. */
+const READ_CHUNK = 500;
+/** Days per upsert (15 columns a row). */
+const WRITE_CHUNK = 300;
 /** The longest range `POST attendance-days/recompute/` takes. */
 const MAX_RECOMPUTE_DAYS = 366;
 
@@ -96,6 +98,36 @@ function dayArgs(d: AttendanceDayRow): InValue[] {
   ];
 }
 
+/** New or voided punches of one enrollee: their instants, and the employee key their events name. */
+interface Changed {
+  instants: number[];
+  employee: string | null;
+}
+
+/**
+ * The local date of instants in a zone, remembering the bounds of the dates it has seen: a
+ * batch spans few dates, and the comparison costs far less than the zone arithmetic.
+ */
+function localDates(timeZone: string): ((instant: number) => string) & { bounds: (date: string) => { start: number; end: number } } {
+  const known = new Map<string, { start: number; end: number }>();
+  let last: { date: string; start: number; end: number } | null = null;
+  const bounds = (date: string) => {
+    let b = known.get(date);
+    if (!b) {
+      b = dayBounds(date, timeZone);
+      known.set(date, b);
+    }
+    return b;
+  };
+  const dateOf = (instant: number) => {
+    if (last && instant >= last.start && instant < last.end) return last.date;
+    const date = localDateOf(instant, timeZone);
+    last = { date, ...bounds(date) };
+    return date;
+  };
+  return Object.assign(dateOf, { bounds });
+}
+
 /** The days to recompute: these enrollees on dates from..to. */
 interface Touch {
   enrollees: Set<string>;
@@ -145,23 +177,19 @@ export class AttendanceService {
 
   /** Applies logged events to the days they touch (the follower's step, in its transaction). */
   private async apply(w: WriteContext, events: readonly LoggedEvent[]): Promise<void> {
-    // Punches: per enrollee, its dates (close together), recomputed with the date either side.
-    const punchDates = new Map<string, { from: string; to: string }>();
+    // Punches (new or voided): per enrollee, their instants; only the days they belong to change.
+    const changed = new Map<string, Changed>();
     const touches: Touch[] = [];
-    const punchAt = (enrollee: string | null, punchedAt: string) => {
-      if (!enrollee) return;
-      const date = this.dateOf(Date.parse(punchedAt));
-      const seen = punchDates.get(enrollee);
-      punchDates.set(enrollee, seen ? { from: earlier(date, seen.from), to: later(date, seen.to) } : { from: date, to: date });
+    const punchAt = (punch: PunchView) => {
+      if (!punch.enrollee) return;
+      const seen = changed.get(punch.enrollee);
+      if (seen) seen.instants.push(Date.parse(punch.punched_at));
+      else changed.set(punch.enrollee, { instants: [Date.parse(punch.punched_at)], employee: punch.employee });
     };
     for (const event of events) {
-      if (event.type === 'punch_received') {
-        const { punch } = event.data as PunchEvents['punch_received'];
-        punchAt(punch.enrollee, punch.punched_at);
-      } else if (event.type === 'punch_voided') {
-        const { punch } = event.data as PunchEvents['punch_voided'];
-        punchAt(punch.enrollee, punch.punched_at);
-      } else if (event.type === 'punches_attributed') {
+      if (event.type === 'punch_received') punchAt((event.data as PunchEvents['punch_received']).punch);
+      else if (event.type === 'punch_voided') punchAt((event.data as PunchEvents['punch_voided']).punch);
+      else if (event.type === 'punches_attributed') {
         const data = event.data as PunchEvents['punches_attributed'];
         const span = await this.punches.spanOf(w.tx, data.enrollee);
         if (span) touches.push({ enrollees: new Set([data.enrollee]), from: this.dateOf(span.first), to: this.dateOf(span.last) });
@@ -169,16 +197,23 @@ export class AttendanceService {
         touches.push(...(await this.touchesOf(w, event.data as CalendarEvents['calendar_changed'])));
       }
     }
+    // A terminal's batch is many people on one or two dates: grouped by the range of their dates.
+    const dateOf = localDates(this.timeZone);
     const byRange = new Map<string, Touch>();
-    for (const [enrollee, { from, to }] of punchDates) {
+    for (const [enrollee, { instants }] of changed) {
+      let [from, to] = [dateOf(instants[0]!), dateOf(instants[0]!)];
+      for (const at of instants) {
+        const date = dateOf(at);
+        [from, to] = [earlier(from, date), later(to, date)];
+      }
       const key = `${from} ${to}`;
       const touch = byRange.get(key) ?? { enrollees: new Set<string>(), from, to };
       touch.enrollees.add(enrollee);
       byRange.set(key, touch);
     }
-    for (const touch of [...byRange.values(), ...touches]) {
-      await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1));
-    }
+    // A punch's day is its local date or the date either side (a shift's window may hand it to either).
+    for (const touch of byRange.values()) await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1), changed);
+    for (const touch of touches) await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1));
   }
 
   /** Whose days and which dates a calendar change touches, limited to the dates that have data. */
@@ -226,69 +261,89 @@ export class AttendanceService {
   }
 
   /**
-   * Recomputes the days of these enrollees on dates from..to that have punches or a record:
-   * punches are read a day further on each side and handed to their shifts' dates, each day is
-   * computed against its plan, and only the days whose result changed are written (with
-   * `attendance_day_changed`). A day of today or later that lost every punch is removed; a
-   * past one becomes what its plan says (absent, holiday…). Locked dates are skipped.
-   * Answers how many days were recomputed.
+   * Recomputes the days of these enrollees on dates from..to that have punches or a record —
+   * or, given `changed` (instants of new or voided punches by enrollee), only the days those
+   * punches belong to. Each day is computed against its plan from the punches that belong to it
+   * (read from its local date and its shift's window), and only the days whose result changed
+   * are written (with `attendance_day_changed`). A day of today or later that lost every punch
+   * is removed; a past one becomes what its plan says (absent, holiday…). Locked dates are
+   * skipped. Answers how many days were recomputed.
    */
-  async recomputeIn(w: WriteContext, enrolleeIds: readonly string[], from: string, to: string): Promise<number> {
+  async recomputeIn(w: WriteContext, enrolleeIds: readonly string[], from: string, to: string, changed?: ReadonlyMap<string, Changed>): Promise<number> {
     const locked = await this.periods.lockedIn(w.tx, from, to);
     const today = this.today();
     const now = this.ctx.clock.now();
     const [planFrom, planTo] = [addDays(from, -2), addDays(to, 1)];
-    const start = dayBounds(addDays(from, -1), this.timeZone).start;
-    const end = dayBounds(addDays(to, 1), this.timeZone).end;
+    const dateOf = localDates(this.timeZone);
+    const boundsOf = dateOf.bounds;
+    // One planner for everyone: the calendar's rows are read once, not per chunk.
+    const { people: everyone, planner } = await this.calendar.plannerFor(w.tx, enrolleeIds, planFrom, planTo);
     let count = 0;
-    for (const chunk of chunks(enrolleeIds, RECOMPUTE_CHUNK)) {
+    for (const people of chunks(everyone, READ_CHUNK)) {
+      // Per person: the dates to recompute, and the instants the punches of those dates lie in.
+      const targets = new Map<string, { person: (typeof people)[number]; plans: readonly DayPlan[]; dates: string[] }>();
+      const allDates = new Set<string>();
+      let [start, end] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+      for (const person of people) {
+        const plans = planner.plans(person, planFrom, planTo);
+        const wanted = changed ? new Set(attribute(changed.get(person.id)?.instants ?? [], plans, this.slackMs, dateOf)) : null;
+        const dates: string[] = [];
+        for (const plan of plans) {
+          if (plan.date < from || plan.date > to || (wanted && !wanted.has(plan.date)) || inRanges(plan.date, locked)) continue;
+          dates.push(plan.date);
+          allDates.add(plan.date);
+          const day = boundsOf(plan.date);
+          const shift = plan.shift;
+          start = Math.min(start, day.start, shift ? shift.start - this.slackMs : day.start);
+          end = Math.max(end, day.end, shift ? shift.end + this.slackMs + 1 : day.end);
+        }
+        if (dates.length > 0) targets.set(person.id, { person, plans, dates });
+      }
+      if (targets.size === 0) continue;
+      const ids = [...targets.keys()];
       const punchesOf = new Map<string, CountedPunch[]>();
-      for (const p of await this.punches.countedIn(w.execute, chunk, start, end)) {
+      for (const p of await this.punches.countedIn(w.execute, ids, start, end)) {
         const list = punchesOf.get(p.enrolleeId);
         if (list) list.push(p);
         else punchesOf.set(p.enrolleeId, [p]);
       }
-      const stored = await this.storedDays(w, chunk, from, to);
-      const active = chunk.filter((id) => punchesOf.has(id) || stored.has(id));
-      if (active.length === 0) continue;
-      const people = await this.calendar.people(w.tx, active);
-      const planner = await this.calendar.planner(w.tx, people, planFrom, planTo);
-      const keys = await this.enrollees.byIds(w.tx, active);
+      const stored = await this.storedDays(w, ids, [...allDates]);
+      // Employee keys of people without a stored day yet (a punch's event names it).
+      const keys = await this.enrollees.byIds(
+        w.tx,
+        ids.filter((id) => !stored.has(id) && !changed?.get(id)?.employee),
+      );
       const writes: AttendanceDayRow[] = [];
       const removed: AttendanceDayRow[] = [];
-      for (const person of people) {
+      for (const { person, plans, dates } of targets.values()) {
         const own = punchesOf.get(person.id) ?? [];
-        const plans = planner.plans(person, planFrom, planTo);
-        const dates = attribute(
+        const before = stored.get(person.id);
+        if (own.length === 0 && !before) continue;
+        const byDate = new Map<string, CountedPunch[]>();
+        attribute(
           own.map((p) => p.at),
           plans,
           this.slackMs,
-          (at) => this.dateOf(at),
-        );
-        const byDate = new Map<string, CountedPunch[]>();
-        own.forEach((p, i) => {
-          byDate.set(dates[i]!, [...(byDate.get(dates[i]!) ?? []), p]);
+          dateOf,
+        ).forEach((date, i) => {
+          const list = byDate.get(date);
+          if (list) list.push(own[i]!);
+          else byDate.set(date, [own[i]!]);
         });
-        const before = stored.get(person.id) ?? new Map<string, AttendanceDayRow>();
-        for (const plan of plans) {
-          if (plan.date < from || plan.date > to || inRanges(plan.date, locked)) continue;
-          const dayPunches = byDate.get(plan.date) ?? [];
-          const old = before.get(plan.date);
+        for (const date of dates) {
+          const dayPunches = byDate.get(date) ?? [];
+          const old = before?.get(date);
           if (dayPunches.length === 0 && !old) continue;
           count++;
-          if (dayPunches.length === 0 && plan.date >= today) {
+          if (dayPunches.length === 0 && date >= today) {
             removed.push(old!);
             continue;
           }
-          const employeeKey = old?.employeeKey ?? keys.get(person.id)?.employeeKey ?? '';
-          const row: AttendanceDayRow = {
-            enrolleeId: person.id,
-            employeeKey,
-            date: plan.date,
-            ...computeDay(plan, dayPunches, this.repeatWindowMs),
-            updatedAt: now,
-          };
-          if (!old || JSON.stringify(attendanceDayView(old)) !== JSON.stringify(attendanceDayView(row))) writes.push(row);
+          const plan = plans.find((p) => p.date === date)!;
+          const employeeKey =
+            old?.employeeKey ?? before?.values().next().value?.employeeKey ?? changed?.get(person.id)?.employee ?? keys.get(person.id)?.employeeKey ?? '';
+          const row: AttendanceDayRow = { enrolleeId: person.id, employeeKey, date, ...computeDay(plan, dayPunches, this.repeatWindowMs), updatedAt: now };
+          if (!old || !sameDay(old, row)) writes.push(row);
         }
       }
       await this.write(w, writes, removed);
@@ -297,7 +352,7 @@ export class AttendanceService {
   }
 
   private async write(w: WriteContext, writes: readonly AttendanceDayRow[], removed: readonly AttendanceDayRow[]): Promise<void> {
-    for (const chunk of chunks(writes, RECOMPUTE_CHUNK)) await w.execute({ sql: upsertDaysSql(chunk.length), args: chunk.flatMap(dayArgs) });
+    for (const chunk of chunks(writes, WRITE_CHUNK)) await w.execute({ sql: upsertDaysSql(chunk.length), args: chunk.flatMap(dayArgs) });
     for (const day of removed) await w.tx.delete(attendanceDays).where(and(eq(attendanceDays.enrolleeId, day.enrolleeId), eq(attendanceDays.date, day.date)));
     await this.events.recordMany(
       w,
@@ -311,14 +366,36 @@ export class AttendanceService {
     );
   }
 
-  /** The stored days of these enrollees on dates from..to, by enrollee then date. */
-  private async storedDays(w: WriteContext, enrolleeIds: readonly string[], from: string, to: string): Promise<Map<string, Map<string, AttendanceDayRow>>> {
+  /**
+   * The stored days of these enrollees on these dates, by enrollee then date. Raw (the columns
+   * in DAY_COLUMNS order): it runs with every batch of punches.
+   */
+  private async storedDays(w: WriteContext, enrolleeIds: readonly string[], dates: readonly string[]): Promise<Map<string, Map<string, AttendanceDayRow>>> {
     const out = new Map<string, Map<string, AttendanceDayRow>>();
-    const rows = await w.tx
-      .select()
-      .from(attendanceDays)
-      .where(and(inArray(attendanceDays.enrolleeId, [...enrolleeIds]), gte(attendanceDays.date, from), lte(attendanceDays.date, to)));
-    for (const row of rows) {
+    const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+    const { rows } = await w.execute({
+      sql: `select ${DAY_COLUMNS.join(', ')} from ${getTableName(attendanceDays)} where enrollee_id in (${marks(enrolleeIds.length)}) and date in (${marks(dates.length)})`,
+      args: [...enrolleeIds, ...dates],
+    });
+    for (const r of rows) {
+      const num = (v: unknown) => (v === null ? null : Number(v));
+      const row: AttendanceDayRow = {
+        enrolleeId: String(r.enrollee_id),
+        employeeKey: String(r.employee_key),
+        date: String(r.date),
+        firstIn: num(r.first_in),
+        lastOut: num(r.last_out),
+        workedSeconds: Number(r.worked_seconds),
+        punchCount: Number(r.punch_count),
+        status: String(r.status) as DayStatus,
+        flags: JSON.parse(String(r.flags)) as string[],
+        schedule: r.schedule === null ? null : String(r.schedule),
+        expectedSeconds: Number(r.expected_seconds),
+        lateSeconds: Number(r.late_seconds),
+        earlyLeaveSeconds: Number(r.early_leave_seconds),
+        overtimeSeconds: Number(r.overtime_seconds),
+        updatedAt: Number(r.updated_at),
+      };
       const own = out.get(row.enrolleeId) ?? new Map<string, AttendanceDayRow>();
       own.set(row.date, row);
       out.set(row.enrolleeId, own);
@@ -357,7 +434,7 @@ export class AttendanceService {
    * back at most), so a terminal's normal upload costs one small query.
    */
   private async afterLockFlags(w: WriteContext, rows: readonly { enrolleeId: string | null; punchedAt: number }[]): Promise<string[][] | null> {
-    const last = await this.periods.lastLockedDate(w.tx);
+    const last = await this.periods.lastLockedDate(w);
     if (last === null) return null;
     const threshold = dayBounds(addDays(last, 2), this.timeZone).start;
     const candidates = rows.flatMap((r, i) => (r.enrolleeId !== null && r.punchedAt < threshold ? [{ i, enrolleeId: r.enrolleeId, at: r.punchedAt }] : []));
@@ -366,8 +443,7 @@ export class AttendanceService {
     const [first, lastDate] = [addDays(dates[0]!, -2), addDays(dates[dates.length - 1]!, 1)];
     const locked = await this.periods.lockedIn(w.tx, first, lastDate);
     if (locked.length === 0) return null;
-    const people = await this.calendar.people(w.tx, [...new Set(candidates.map((c) => c.enrolleeId))]);
-    const planner = await this.calendar.planner(w.tx, people, first, lastDate);
+    const { people, planner } = await this.calendar.plannerFor(w.tx, [...new Set(candidates.map((c) => c.enrolleeId))], first, lastDate);
     const out: string[][] = rows.map(() => []);
     for (const person of people) {
       const own = candidates.filter((c) => c.enrolleeId === person.id);
@@ -427,6 +503,25 @@ export class AttendanceService {
 }
 
 export type { AttendanceDayView };
+
+/** Whether two rows of a day show the same result (`updated_at` aside). */
+function sameDay(a: AttendanceDayRow, b: AttendanceDayRow): boolean {
+  return (
+    a.firstIn === b.firstIn &&
+    a.lastOut === b.lastOut &&
+    a.workedSeconds === b.workedSeconds &&
+    a.punchCount === b.punchCount &&
+    a.status === b.status &&
+    a.schedule === b.schedule &&
+    a.expectedSeconds === b.expectedSeconds &&
+    a.lateSeconds === b.lateSeconds &&
+    a.earlyLeaveSeconds === b.earlyLeaveSeconds &&
+    a.overtimeSeconds === b.overtimeSeconds &&
+    a.employeeKey === b.employeeKey &&
+    a.flags.length === b.flags.length &&
+    a.flags.every((f, i) => f === b.flags[i])
+  );
+}
 
 /** The earlier and the later of two dates `YYYY-MM-DD` (text order is date order). */
 const earlier = (a: string, b: string) => (a < b ? a : b);

@@ -111,14 +111,28 @@ export interface Person {
 
 export class Planner {
   private readonly shifts = new Map<string, Shift>();
+  /** People with rows of their own (assignments, leaves, holidays); the others plan like their areas. */
+  private readonly ownRows: Set<string>;
+  private readonly byAreas = new Map<string, DayPlan[]>();
 
-  constructor(readonly data: CalendarData) {}
+  constructor(readonly data: CalendarData) {
+    this.ownRows = new Set([
+      ...data.assignments.flatMap((a) => (a.enrolleeId ? [a.enrolleeId] : [])),
+      ...data.leaves.map((l) => l.enrolleeId),
+      ...data.holidays.flatMap((h) => (h.enrolleeId ? [h.enrolleeId] : [])),
+    ]);
+  }
 
-  /** The plans of one person for every date from `from` to `to`, inclusive. */
-  plans(person: Person, from: string, to: string): DayPlan[] {
+  /** The plans of one person for every date from `from` to `to`, inclusive (shared, not to be changed). */
+  plans(person: Person, from: string, to: string): readonly DayPlan[] {
+    // Most people have no row of their own: their plans are their areas', computed once.
+    const key = this.ownRows.has(person.id) ? null : `${[...person.areaIds].sort().join(',')} ${from} ${to}`;
+    const known = key === null ? undefined : this.byAreas.get(key);
+    if (known) return known;
     const own = this.rowsOf(person);
     const out: DayPlan[] = [];
     for (let date = from; date <= to; date = addDays(date, 1)) out.push(this.planWith(own, date));
+    if (key !== null) this.byAreas.set(key, out);
     return out;
   }
 

@@ -7,7 +7,8 @@
  * and `calendarChanged` tells attendance which days to recompute when they change. A provider
  * runs inside attendance's write transactions, so it must answer from memory or a cache.
  */
-import { and, eq, gte, inArray, lte, or } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNotNull, lte, or, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
@@ -20,7 +21,7 @@ import type { CalendarEvents } from './events';
 import type { CalendarDayView } from './model';
 import { type AssignmentDef, type CalendarData, type DayPlan, type LeaveDef, type Person, Planner, type ScheduleDef } from './plan';
 import { Schedules } from './schedules';
-import { areaWeekends, holidays, leaves } from './tables';
+import { areaWeekends, holidays, leaves, shiftAssignments } from './tables';
 
 /** What a host's provider adds for some people and dates: its own leaves and shifts. */
 export interface HostCalendarEntries {
@@ -30,6 +31,16 @@ export interface HostCalendarEntries {
 }
 
 export type CalendarProvider = (request: { enrollees: readonly string[]; from: string; to: string }) => Promise<HostCalendarEntries> | HostCalendarEntries;
+
+/** Which of the calendar's tables hold rows (providers count as assignments and leaves). */
+interface InUse {
+  holidays: boolean;
+  assignments: boolean;
+  leaves: boolean;
+  weekends: boolean;
+  /** Whether a row is scoped to areas: the people's areas are needed then. */
+  areaScoped: boolean;
+}
 
 /** The longest range `GET calendar/` answers at once. */
 const MAX_CALENDAR_DAYS = 366;
@@ -87,12 +98,48 @@ export class CalendarService {
     return enrolleeIds.map((id) => ({ id, areaIds: areas.get(id) ?? [] }));
   }
 
+  /**
+   * The people (with their areas, when an area has a row) and a planner for them on dates
+   * from..to. Attendance asks this with every batch of punches, so one query first finds which
+   * of the calendar's tables hold rows, and the others are not read: a service without a
+   * calendar pays one small query.
+   */
+  async plannerFor(q: Queryable, enrolleeIds: readonly string[], from: string, to: string): Promise<{ people: Person[]; planner: Planner }> {
+    const used = await this.inUse(q);
+    const people = used.areaScoped ? await this.people(q, enrolleeIds) : enrolleeIds.map((id) => ({ id, areaIds: [] }));
+    return { people, planner: await this.planner(q, people, from, to, used) };
+  }
+
+  /** Which of the calendar's tables hold rows, and whether any row is scoped to areas. */
+  private async inUse(q: Queryable): Promise<InUse> {
+    const exists = (table: SQLiteTable, where?: SQL) => sql<number>`exists (select 1 from ${table}${where ? sql` where ${where}` : sql``})`;
+    const [row] = await q
+      .select({
+        holidays: exists(holidays),
+        assignments: exists(shiftAssignments),
+        leaves: exists(leaves),
+        weekends: exists(areaWeekends),
+        areaHolidays: exists(holidays, sql`${holidays.areaIds} <> '[]'`),
+        areaAssignments: exists(shiftAssignments, isNotNull(shiftAssignments.areaId)),
+      })
+      .from(sql`(select 1)`);
+    const r = row!;
+    return {
+      holidays: Boolean(r.holidays),
+      assignments: Boolean(r.assignments) || this.providers.length > 0,
+      leaves: Boolean(r.leaves) || this.providers.length > 0,
+      weekends: Boolean(r.weekends),
+      areaScoped: Boolean(r.weekends || r.areaHolidays || r.areaAssignments),
+    };
+  }
+
   /** A planner holding every row that can apply to these people on dates from..to. */
-  async planner(q: Queryable, people: readonly Person[], from: string, to: string): Promise<Planner> {
+  async planner(q: Queryable, people: readonly Person[], from: string, to: string, used?: InUse): Promise<Planner> {
     const ids = people.map((p) => p.id);
     const areaIds = [...new Set(people.flatMap((p) => p.areaIds))];
-    const schedules = await this.schedules.definitions(q);
-    const assignments: AssignmentDef[] = (await this.schedules.assignmentsFor(q, { enrollees: ids, areas: areaIds }, from, to)).map((a) => ({
+    const schedules = used && !used.assignments ? new Map<string, ScheduleDef>() : await this.schedules.definitions(q);
+    const stored = used && !used.assignments ? [] : await this.schedules.assignmentsFor(q, { enrollees: ids, areas: areaIds }, from, to);
+    const assignments: AssignmentDef[] = stored.map((a) => ({
       id: a.id,
       scheduleId: a.scheduleId,
       enrolleeId: a.enrolleeId,
@@ -103,7 +150,7 @@ export class CalendarService {
       createdAt: a.createdAt,
     }));
     const leaveDefs: LeaveDef[] = [];
-    for (const chunk of chunks(ids, 500)) {
+    for (const chunk of used && !used.leaves ? [] : chunks(ids, 500)) {
       const rows = await q
         .select()
         .from(leaves)
@@ -133,11 +180,14 @@ export class CalendarService {
         });
       }
     }
-    const holidayRows = await q
-      .select()
-      .from(holidays)
-      .where(or(eq(holidays.recurring, true), and(gte(holidays.date, from), lte(holidays.date, to))));
-    const weekendRows = await q.select().from(areaWeekends);
+    const holidayRows =
+      used && !used.holidays
+        ? []
+        : await q
+            .select()
+            .from(holidays)
+            .where(or(eq(holidays.recurring, true), and(gte(holidays.date, from), lte(holidays.date, to))));
+    const weekendRows = used && !used.weekends ? [] : await q.select().from(areaWeekends);
     const s = this.ctx.settings;
     const data: CalendarData = {
       timeZone: s.ATTENDANCE_TIME_ZONE,
