@@ -105,7 +105,7 @@ describe('import records', () => {
           };
           return csvRow(columns.map((c) => csvField(values[c])));
         };
-        const { rows, errors } = importRows({ format: 'csv', text: `${header}\r\n${list.map(line).join('')}` }, 'Europe/Berlin', NOW);
+        const { rows, errors } = importRows(`${header}\r\n${list.map(line).join('')}`, 'Europe/Berlin', NOW);
         expect([...rows.map((r) => r.line), ...errors.map((e) => e.line)].sort((a, b) => a - b)).toEqual(list.map((_, i) => i + 2));
         list.forEach((e, i) => {
           const row = rows.find((r) => r.line === i + 2);
@@ -120,7 +120,7 @@ describe('import records', () => {
     fc.assert(
       fc.property(entries, (list) => {
         const records = list.map((e) => ({ employee: e.employee, at: e.good ? new Date(e.at).toISOString() : e.at, state: e.good ? e.state : e.state }));
-        const { rows, errors } = importRows({ format: 'json', records }, 'Europe/Berlin', NOW);
+        const { rows, errors } = importRows(records, 'Europe/Berlin', NOW);
         expect(rows.length + errors.length).toBe(list.length);
         expect(rows.map((r) => r.line)).toEqual(list.flatMap((e, i) => (e.good ? [i + 1] : [])));
       }),
@@ -130,15 +130,15 @@ describe('import records', () => {
   test('never throws on arbitrary text or values', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), fc.array(fc.anything(), { maxLength: 5 }), (text, values) => {
-        importRows({ format: 'csv', text }, 'Asia/Kolkata', NOW);
-        importRows({ format: 'json', records: values }, 'Asia/Kolkata', NOW);
+        importRows(text, 'Asia/Kolkata', NOW);
+        importRows(values, 'Asia/Kolkata', NOW);
       }),
     );
   });
 
   test('a wall time without an offset is read in the zone; an instant keeps its offset', () => {
     const { rows } = importRows(
-      { format: 'csv', text: 'employee,at\nE-1,2026-03-09 08:00\nE-1,2026-03-09T08:00:00+05:30\nE-1,2026-11-01 01:30\n' },
+      'employee,at\nE-1,2026-03-09 08:00\nE-1,2026-03-09T08:00:00+05:30\nE-1,2026-11-01 01:30\n',
       'America/New_York',
       Date.parse('2026-12-01T00:00:00Z'),
     );

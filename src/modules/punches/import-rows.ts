@@ -37,7 +37,7 @@ function hasControl(text: string): boolean {
 }
 
 export function importRows(body: RecordsBody, timeZone: string, now: number): { rows: ImportRow[]; errors: ImportError[] } {
-  return body.format === 'csv' ? csvRows(body.text, timeZone, now) : jsonRows(body.records, timeZone, now);
+  return typeof body === 'string' ? csvRows(body, timeZone, now) : jsonRows(body, timeZone, now);
 }
 
 function csvRows(text: string, timeZone: string, now: number): { rows: ImportRow[]; errors: ImportError[] } {

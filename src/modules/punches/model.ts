@@ -61,8 +61,13 @@ export const PunchManual = {
 };
 
 export const PunchImport = {
-  /** Read by readRecordsBody: CSV text or a JSON array; each record is checked on its own (import-rows.ts). */
-  body: t.Union([t.Object({ format: t.Literal('csv'), text: t.String() }), t.Object({ format: t.Literal('json'), records: t.Array(t.Unknown()) })]),
+  /** Read by readRecordsBody; each record is checked on its own (import-rows.ts), so a bad one costs only itself. */
+  body: t.Union([
+    t.String({ description: '`text/csv`: a header row naming `employee`, `at` and optionally `state`, then one punch a line.' }),
+    t.Array(t.Unknown(), {
+      description: '`application/json`: records `{ "employee", "at", "state"? }`; `at` an ISO 8601 instant or a local time of ATTENDANCE_TIME_ZONE.',
+    }),
+  ]),
   response: t.Object({
     imported: Int({ description: 'Punches stored now.' }),
     duplicates: Int({ description: 'Records of punches already stored (same enrollee, same instant) or repeated in the file.' }),

@@ -67,8 +67,8 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   return value;
 }
 
-/** A body of records (`punches/import/`): CSV text, or the JSON array of the same records. */
-export type RecordsBody = { format: 'csv'; text: string } | { format: 'json'; records: unknown[] };
+/** A body of records (`punches/import/`): CSV text (a string), or the JSON array of the same records. */
+export type RecordsBody = string | unknown[];
 
 /**
  * The body of a route that takes records: `text/csv` (UTF-8) or a JSON array, under the same
@@ -83,11 +83,11 @@ export async function readRecordsBody(request: Request, limit: number): Promise<
     'the request body must be CSV (Content-Type: text/csv) or a JSON array (application/json), UTF-8',
   );
   if (typeof text !== 'string') return text;
-  if (csv) return { format: 'csv', text };
+  if (csv) return text;
   const value = parseJson(text);
   if (value instanceof BodyRefusal) return value;
   if (!Array.isArray(value)) return refuse('the request body must be a JSON array of records');
-  return { format: 'json', records: value };
+  return value;
 }
 
 /** `text/csv`, with no charset other than UTF-8. */
