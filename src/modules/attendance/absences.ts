@@ -3,7 +3,8 @@
  * day its plan says where the date has no record yet: `absent` on a workday (expecting its
  * shift), `non_working_day`, `holiday` or `on_leave`. A day with punches always has a record,
  * so it is never overwritten; dates of a locked pay period are left alone; running twice
- * changes nothing. One date (default: yesterday in ATTENDANCE_TIME_ZONE) or a range.
+ * changes nothing. One date (default: yesterday in ATTENDANCE_TIME_ZONE) or a range (`to`
+ * defaults to yesterday: a day is not absent before it is over).
  */
 import { chunks } from '../../platform/chunks';
 import { FpaError } from '../../platform/errors';
@@ -47,7 +48,7 @@ export class Absences {
     const given = (v: string | undefined) => v !== undefined && v !== '';
     const single = given(params.date) ? requireDate(params.date!, 'date') : addDays(today, -1);
     const from = given(params.from) ? requireDate(params.from!, 'from') : single;
-    const to = given(params.to) ? requireDate(params.to!, 'to') : given(params.from) ? today : single;
+    const to = given(params.to) ? requireDate(params.to!, 'to') : given(params.from) ? addDays(today, -1) : single;
     if (to < from || addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { from, to });
     if (to > today) throw new FpaError('validation_error', 'absences cannot be generated for a future date', { date: to, today });
     const result: AbsenceResult = { from, to, absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 0 };

@@ -10,7 +10,7 @@
 import type { InValue } from '@libsql/client';
 import { and, asc, desc, eq, getTableName, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { WriteContext } from '../../platform/db/client';
+import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
@@ -41,6 +41,8 @@ export interface AttendanceDayFilters {
 
 /** Enrollees per read when days are recomputed. */
 const READ_CHUNK = 500;
+/** Enrollees per transaction of a recompute on request. */
+const RECOMPUTE_GROUP = 100;
 /** Days per upsert (15 columns a row). */
 const WRITE_CHUNK = 300;
 /** The longest range `POST attendance-days/recompute/` takes. */
@@ -228,7 +230,7 @@ export class AttendanceService {
       let ids: string[];
       if (change.enrollees) ids = change.enrollees;
       else if (change.areas) ids = await this.enrollees.idsInAreas(w.tx, change.areas);
-      else ids = await this.enrolleesWithData(w, from, to);
+      else ids = await this.enrolleesWithData(w.tx, from, to);
       if (ids.length > 0) out.push({ enrollees: new Set(ids), from, to });
     }
     return out;
@@ -247,13 +249,13 @@ export class AttendanceService {
   }
 
   /** Enrollees with a day or a punch on dates from..to (a punch's day may be the date before). */
-  private async enrolleesWithData(w: WriteContext, from: string, to: string): Promise<string[]> {
-    const withDays = await w.tx
+  private async enrolleesWithData(q: Queryable, from: string, to: string): Promise<string[]> {
+    const withDays = await q
       .selectDistinct({ id: attendanceDays.enrolleeId })
       .from(attendanceDays)
       .where(and(gte(attendanceDays.date, from), lte(attendanceDays.date, to)));
     const withPunches = await this.punches.enrolleesWithPunches(
-      w.tx,
+      q,
       dayBounds(addDays(from, -1), this.timeZone).start,
       dayBounds(addDays(to, 1), this.timeZone).end,
     );
@@ -411,15 +413,16 @@ export class AttendanceService {
       throw new FpaError('validation_error', `from..to must be 1 to ${MAX_RECOMPUTE_DAYS} dates`, { fields: ['from', 'to'] });
     }
     await this.follower.catchUp();
-    return this.ctx.db.write(async (w) => {
-      let ids: string[];
-      if (input.enrollee) {
-        const found = await this.enrollees.findByIdOrPin(w.tx, input.enrollee);
-        if (!found) throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
-        ids = [found.id];
-      } else ids = await this.enrolleesWithData(w, from, to);
-      return { recomputed: await this.recomputeIn(w, ids, from, to) };
-    });
+    let ids: string[];
+    if (input.enrollee) {
+      const found = await this.enrollees.findByIdOrPin(this.ctx.db.orm, input.enrollee);
+      if (!found) throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
+      ids = [found.id];
+    } else ids = await this.enrolleesWithData(this.ctx.db.orm, from, to);
+    // A transaction per group of people, so that terminals' uploads are not held up for long.
+    let recomputed = 0;
+    for (const group of chunks(ids, RECOMPUTE_GROUP)) recomputed += await this.ctx.db.write((w) => this.recomputeIn(w, group, from, to));
+    return { recomputed };
   }
 
   /** `POST pay-periods/{id}/lock/`: every punch recorded so far counts, then the period's days are final. */
