@@ -53,7 +53,7 @@ const Period = { from: LocalDate('First date, inclusive.'), to: LocalDate('Last 
 
 export const ExportQuery = t.Object(Period);
 
-export const Summary = t.Object({
+const Summary = t.Object({
   employee: t.String(),
   enrollee: Uuid(),
   name: Nullable(t.String({ description: 'Display name, when known.' })),

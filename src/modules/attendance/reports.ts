@@ -15,7 +15,7 @@ import type { SummaryView } from './model';
 import type { AttendanceService } from './service';
 import { attendanceDays } from './tables';
 
-export const EXPORT_COLUMNS = [
+const EXPORT_COLUMNS = [
   'employee',
   'name',
   'date',
@@ -154,7 +154,7 @@ function checkRange(from: string, to: string): void {
 }
 
 /** Whole minutes as `H:MM` (seconds rounded down): 8 h 5 min 59 s is `8:05`. */
-export function hoursMinutes(seconds: number): string {
+function hoursMinutes(seconds: number): string {
   const minutes = Math.floor(seconds / 60);
   return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
 }

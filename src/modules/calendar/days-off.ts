@@ -300,7 +300,7 @@ export class DaysOff {
 }
 
 /** The dates a holiday row touches: its date, or every year's occurrence up to next year. */
-export function holidayChange(row: HolidayRow, by: string, now: number, zone: string): CalendarChange {
+function holidayChange(row: HolidayRow, by: string, now: number, zone: string): CalendarChange {
   const ranges: { from: string; to: string }[] = [];
   if (!row.recurring) ranges.push({ from: row.date, to: row.date });
   else {

@@ -152,7 +152,7 @@ export const WeekendList = { query: t.Object({ area: t.Optional(AreaName), ...Pa
 
 // ---------------------------------------------------------------- the resolved calendar
 
-export const PlannedShift = t.Object({
+const PlannedShift = t.Object({
   name: t.String(),
   expected_start: Instant(),
   expected_end: Instant('May be on the next date (an overnight shift).'),
@@ -162,7 +162,7 @@ export const PlannedShift = t.Object({
   break_seconds: Int(),
 });
 
-export const CalendarDay = t.Object({
+const CalendarDay = t.Object({
   date: LocalDate(),
   day_type: OneOf(DAY_TYPES),
   schedule: Nullable(PlannedShift),

@@ -20,7 +20,7 @@
 import { addDays, instantOn, secondsOfClock, weekdayOf } from '../../platform/time/dates';
 
 export const DAY_TYPES = ['workday', 'weekend', 'holiday', 'leave'] as const;
-export type DayType = (typeof DAY_TYPES)[number];
+type DayType = (typeof DAY_TYPES)[number];
 
 export interface ScheduleDef {
   id: string;
@@ -35,7 +35,7 @@ export interface ScheduleDef {
   weekdays: readonly number[] | null;
 }
 
-export interface HolidayDef {
+interface HolidayDef {
   date: string;
   name: string;
   recurring: boolean;
@@ -63,7 +63,7 @@ export interface LeaveDef {
   kind: string;
 }
 
-export interface WeekendDef {
+interface WeekendDef {
   areaId: string;
   /** First date it applies to (tables.ts `ALWAYS` for every date). */
   from: string;

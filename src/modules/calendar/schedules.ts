@@ -285,7 +285,7 @@ function scheduleView(row: ScheduleRow): WorkScheduleView {
   };
 }
 
-export function definitionOf(row: ScheduleRow): ScheduleDef {
+function definitionOf(row: ScheduleRow): ScheduleDef {
   return {
     id: row.id,
     name: row.name,

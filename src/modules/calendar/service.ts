@@ -229,7 +229,7 @@ export class CalendarService {
   }
 }
 
-export function calendarDayView(plan: DayPlan): CalendarDayView {
+function calendarDayView(plan: DayPlan): CalendarDayView {
   const s = plan.schedule;
   return {
     date: plan.date,
