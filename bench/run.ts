@@ -1,5 +1,5 @@
 /**
- * `bun run bench`: runs the six measurements of issue 6 one after another on this machine,
+ * `bun run bench`: runs the measurements (the six of issue 6, and recomputing a month of attendance) one after another on this machine,
  * prints a table, writes bench/RESULTS.md and ends with one JSON line.
  *
  *   bun bench/run.ts                 all measurements
@@ -14,6 +14,7 @@ import { benchFanout } from './fanout';
 import { benchIngest } from './ingest';
 import { describeMachine, loadNow, type Machine } from './machine';
 import { benchPolls } from './polls';
+import { benchRecompute } from './recompute';
 import { type Figure, skippedFigure } from './support';
 import { benchWebhooks } from './webhooks';
 import { benchWebSocket } from './websocket';
@@ -25,6 +26,7 @@ const MEASUREMENTS: Record<string, { title: string; unit: string; run: () => Pro
   fanout: { title: 'storeTemplate fan-out', unit: 'ms/template', run: () => benchFanout() },
   webhooks: { title: 'Webhook deliveries', unit: 'deliveries/s', run: () => benchWebhooks() },
   websocket: { title: 'Server RSS with WebSocket subscribers', unit: 'MB', run: () => benchWebSocket() },
+  recompute: { title: 'Recompute a month of attendance', unit: 'days/s', run: () => benchRecompute() },
 };
 
 async function main(): Promise<void> {
@@ -142,6 +144,12 @@ its better run, so a busy moment on the machine favours neither side.
    uses one token); 1,000 subscribers on \`punches/stream/?after=0&access_token=…\` in the bench
    process; 500 punches posted as ATTLOG, every subscriber must receive all of them;
    the figure is the server's peak RSS (VmHWM, and VmRSS sampled every 50 ms).
+7. **Recompute**: 1,000 enrollees with a day shift assigned to their area (100 with their own
+   night shift), a month of punches through the punch service (four a workday, two a night),
+   50 people on leave for a week, the month's absences generated: every person has a record on
+   each of the 31 dates. Timed: \`POST attendance-days/recompute/\` of the month for everyone
+   (31,000 days read, planned and computed; none changes), then a change of the day shift's
+   start time followed by the attendance follower until every affected day is rewritten.
 `;
   writeFileSync(join(import.meta.dir, 'RESULTS.md'), text);
 }

@@ -1,6 +1,7 @@
 /** Every event type the service records, with its data: the typed surface of `fpa.events`. */
 import type { AttendanceEvents } from '../modules/attendance';
 import type { BiometricEvents } from '../modules/biometrics';
+import type { CalendarEvents } from '../modules/calendar';
 import type { CommandEvents } from '../modules/commands';
 import type { DeviceEvents } from '../modules/devices';
 import type { EnrolleeEvents } from '../modules/enrollees';
@@ -14,6 +15,7 @@ interface InProcessExtras {
 }
 
 export type FpaEvents = AttendanceEvents &
+  CalendarEvents &
   DeviceEvents &
   CommandEvents &
   EnrolleeEvents &

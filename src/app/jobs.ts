@@ -22,7 +22,7 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
     ...commandJobs(m.commands),
     ...fleetJobs(m.fleet),
     ...enrollmentJobs(m.enrollment),
-    ...attendanceJobs(m.attendance),
+    ...attendanceJobs(m.absences),
     ...retentionJobs(m.retention),
     ...webhookJobs(m.webhooks),
     {

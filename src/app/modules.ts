@@ -4,9 +4,10 @@
  */
 
 import { AreaCatalog } from '../modules/areas';
-import { AttendanceService } from '../modules/attendance';
+import { Absences, AttendanceService, Reports } from '../modules/attendance';
 import { AuditService } from '../modules/audit';
 import { Biometrics } from '../modules/biometrics';
+import { CalendarService } from '../modules/calendar';
 import { CommandService } from '../modules/commands';
 import { DeviceService } from '../modules/devices';
 import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
@@ -16,7 +17,7 @@ import { EventLog } from '../modules/events';
 import { Fleet } from '../modules/fleet';
 import { HealthService } from '../modules/health';
 import { JobRunner } from '../modules/jobs';
-import { PunchService, punchStreamSource } from '../modules/punches';
+import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
 import { Retention } from '../modules/retention';
 import { Terminals } from '../modules/terminals';
 import { Webhooks } from '../modules/webhooks';
@@ -37,9 +38,13 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
   const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
   const punches = new PunchService(runtime, events, enrollees, devices);
+  const corrections = new PunchCorrections(runtime, punches, enrollees);
   const fleet = new Fleet(runtime, events, { devices, commands, enrollees, biometrics, punches });
   const terminals = new Terminals(runtime, events, { devices, commands, enrollees, biometrics, enrollment, punches });
-  const attendance = new AttendanceService(runtime, events, punches, enrollees);
+  const calendar = new CalendarService(runtime, events, enrollees);
+  const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
+  const absences = new Absences(runtime, attendance, calendar, enrollees);
+  const reports = new Reports(runtime, attendance, enrollees);
   const webhooks = new Webhooks(runtime, events, punches);
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
@@ -65,8 +70,12 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     enrollment,
     punches,
     fleet,
+    corrections,
     terminals,
+    calendar,
     attendance,
+    absences,
+    reports,
     webhooks,
     retention,
     health,

@@ -8,6 +8,7 @@ import { areaRoutes } from '../modules/areas';
 import { attendanceRoutes } from '../modules/attendance';
 import { auditRoutes } from '../modules/audit';
 import { biometricRoutes } from '../modules/biometrics';
+import { calendarRoutes, scheduleRoutes } from '../modules/calendar';
 import { commandRoutes } from '../modules/commands';
 import { deviceRoutes } from '../modules/devices';
 import { employeeRoutes } from '../modules/employees';
@@ -38,10 +39,12 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(employeeRoutes(http, m.employees))
     .use(enrolleeRoutes(http, m.enrollees))
     .use(biometricRoutes(http, { biometrics: m.biometrics, enrollees: m.enrollees }))
-    .use(punchRoutes(http, m.punches))
+    .use(punchRoutes(http, m.punches, m.corrections))
     .use(punchStreamRoutes(http, { hub: m.punchStream, source: m.punchSource, quota: m.streamQuota }))
     .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota }))
-    .use(attendanceRoutes(http, m.attendance))
+    .use(calendarRoutes(http, m.calendar))
+    .use(scheduleRoutes(http, m.calendar.schedules))
+    .use(attendanceRoutes(http, m.attendance, m.reports))
     .use(webhookRoutes(http, m.webhooks.service))
     .use(jobRoutes(http, m.jobs))
     .use(auditRoutes(http, m.audit))

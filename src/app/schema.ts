@@ -9,6 +9,7 @@ export * from '../modules/areas/tables';
 export * from '../modules/attendance/tables';
 export * from '../modules/audit/tables';
 export * from '../modules/biometrics/tables';
+export * from '../modules/calendar/tables';
 export * from '../modules/commands/tables';
 export * from '../modules/devices/tables';
 export * from '../modules/employees/tables';

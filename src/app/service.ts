@@ -2,6 +2,7 @@
  * The in-process API a host calls (`fpa.service`): the spec's service operations and each
  * module's service, so a host can do from code whatever an administrator can do over HTTP.
  */
+import type { CalendarProvider } from '../modules/calendar';
 import { FpaError } from '../platform/errors';
 import type { Runtime } from '../platform/runtime';
 import type { Modules } from './modules';
@@ -54,6 +55,21 @@ export function buildService(m: Modules, runtime: Runtime) {
     createAgent: (name: string, options: { algorithmVersion: string; by: string }) =>
       enrollment.agents.createAgent({ name, algorithmVersion: options.algorithmVersion, by: options.by }),
     revokeAgent: (agent: string, options: { by: string }) => enrollment.agents.revokeAgent(agent, options),
+    /** A punch entered by hand (`source: "manual"`), audited with `by` and the reason. */
+    recordManualPunch: (enrollee: string, punch: { at: string; state?: number; reason: string; by: string }) =>
+      m.corrections.manual({ enrollee, at: punch.at, state: punch.state, reason: punch.reason }, punch.by),
+    /** Voids a punch: it stays listed and no longer counts for attendance. */
+    voidPunch: (punch: string, options: { reason: string; by: string }) => m.corrections.void(punch, options.reason, options.by),
+    /**
+     * The host's own leave or rosters: `provider` adds leaves and shifts to every plan (it runs
+     * inside attendance's write transactions, so it must answer from memory); call
+     * `calendarChanged` whenever they change so the days they touch are recomputed.
+     */
+    addCalendarProvider: (provider: CalendarProvider) => m.calendar.addProvider(provider),
+    calendarChanged: (range: { from: string; to?: string | null }, enrollees?: string[], options: { by?: string } = {}) =>
+      m.calendar.calendarChanged(range, { enrollees, by: options.by }),
+    /** Recomputes the days of a range now (`POST attendance-days/recompute/`). */
+    recomputeAttendance: (range: { from: string; to: string; enrollee?: string }) => m.attendance.recompute(range),
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),
     /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */
@@ -71,7 +87,10 @@ export function buildService(m: Modules, runtime: Runtime) {
     punches: m.punches,
     /** What each terminal holds: its users, adoption, removal, resync. */
     fleet: m.fleet,
+    corrections: m.corrections,
+    calendar: m.calendar,
     attendance: m.attendance,
+    reports: m.reports,
     webhooks: m.webhooks.service,
     terminals: m.terminals,
     events: m.events,

@@ -57,9 +57,18 @@ export async function callRunningServer(path: string, body: unknown): Promise<{ 
 }
 
 async function runJob(name: string, args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { date: { type: 'string' } }, allowPositionals: false, strict: false });
+  const { values } = parseArgs({
+    args,
+    options: { date: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
+    allowPositionals: false,
+    strict: false,
+  });
   const params: Record<string, string> = {};
-  if (typeof values.date === 'string') params.date = values.date;
+  // generate-absences takes one date or a range of dates.
+  for (const key of ['date', 'from', 'to'] as const) {
+    const value = values[key];
+    if (typeof value === 'string') params[key] = value;
+  }
   const handed = await callRunningServer(`jobs/${name}/run/`, { params });
   if (handed) {
     const summary = String(handed.json.summary ?? JSON.stringify(handed.json));

@@ -417,8 +417,20 @@ export class SimulatedTerminal {
   }
 
   private attlogLine(r: PunchRecord): string {
-    const localTime = r.localTime ?? formatLocalWallTime(r.at ?? this.nextPunchTime(), this.o.timeZone ?? 'UTC');
+    const localTime = r.localTime ?? this.wallTime(r.at ?? this.nextPunchTime());
     return formatAttlogLine({ pin: r.pin, localTime, state: r.state ?? 0, verifyType: r.verifyType ?? 1, workCode: r.workCode ?? '0', extra: ['0', '0'] });
+  }
+
+  /**
+   * The terminal's clock: like a real one it knows no zone rules and runs on the offset it was
+   * told at its last handshake (`TimeZone`: hours below 13, else minutes), so across a DST change
+   * it stays on the old offset until it handshakes again. Before any handshake: `timeZone`.
+   */
+  wallTime(at: Date): string {
+    const told = Number(this.options.TimeZone);
+    if (this.options.TimeZone === undefined || !Number.isFinite(told)) return formatLocalWallTime(at, this.o.timeZone ?? 'UTC');
+    const minutes = Math.abs(told) < 13 ? told * 60 : told;
+    return new Date(at.getTime() + minutes * 60_000).toISOString().slice(0, 19).replace('T', ' ');
   }
 
   /** "Now", but never the same second twice: a terminal logs one punch per user and second. */
@@ -609,9 +621,7 @@ export class SimulatedTerminal {
       this.operlogQueue.push(this.biodataLine(pin, finger, template));
     } else {
       this.operlogQueue.push(fpLine(pin, finger, template));
-      this.operlogQueue.push(
-        `OPLOG 6\t0\t${formatLocalWallTime(new Date(), this.o.timeZone ?? 'UTC')}\t${pin}\t${finger}\t${Buffer.from(template, 'base64').length}\t0`,
-      );
+      this.operlogQueue.push(`OPLOG 6\t0\t${this.wallTime(new Date())}\t${pin}\t${finger}\t${Buffer.from(template, 'base64').length}\t0`);
     }
     return 0;
   }

@@ -225,7 +225,10 @@ describe('what the inputs refuse', () => {
     const loose: string[] = [];
     const inputs = operationsOf(doc).flatMap(({ method, path, operation }) => [
       ...(operation.parameters ?? []).map((p): [string, Schema] => [`${method} ${path} ${p.in} ${p.name}`, p.schema]),
-      ...Object.values(operation.requestBody?.content ?? {}).map((m): [string, Schema] => [`${method} ${path} body`, m.schema]),
+      // A file (CSV) is read by its own parser, which says which line is bad: JSON bodies are the text inputs.
+      ...Object.entries(operation.requestBody?.content ?? {})
+        .filter(([media]) => media === 'application/json')
+        .map(([, m]): [string, Schema] => [`${method} ${path} body`, m.schema]),
     ]);
     for (const [where, schema] of inputs) {
       for (const s of walk(schema)) {

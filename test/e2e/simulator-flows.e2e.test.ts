@@ -66,7 +66,8 @@ describe('registration → approval → backfill', () => {
     expect(options._header).toBe('GET OPTION FROM: FLOW1');
     expect((await flow.postOptions()).body).toBe('OK');
     expect(await flow.poll()).toHaveLength(0);
-    const refused = await flow.punch([{ pin: ada.device_pin, at: new Date('2024-03-11T03:29:12Z') }]);
+    // As the terminal's clock shows it (recorded before it was told a zone: read with the zone's rules).
+    const refused = await flow.punch([{ pin: ada.device_pin, localTime: '2024-03-11 08:59:12' }]);
     expect(refused.status).toBe(403);
     expect(flow.pendingPunches).toBe(1);
     expect(await punchCount('FLOW1')).toBe(0);

@@ -87,7 +87,7 @@ describe('a second server and the operator scripts (child processes)', () => {
     expect(devices.out).toEndWith('(run by the running server)');
     expect(absences.err).toBe('');
     expect(absences.code).toBe(0);
-    expect(absences.out).toStartWith('generate-absences succeeded: date=2026-01-05');
+    expect(absences.out).toStartWith('generate-absences succeeded: from=2026-01-05 to=2026-01-05');
     expect(absences.out).toEndWith('(run by the running server)');
     // Ingestion went on meanwhile: every upload was answered OK:1 and stored.
     expect(answeredDuringScripts).toBeGreaterThan(10);

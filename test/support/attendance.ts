@@ -24,9 +24,16 @@ export async function createPeople(server: TestServer, employees: string[]): Pro
   return out;
 }
 
-/** A terminal as the punch service sees it (registered on first contact). */
-export function terminal(server: TestServer, serial: string): Promise<DeviceRow> {
-  return server.fpa.service.devices.touch(serial);
+/**
+ * A terminal as the punch service sees it (registered on first contact). With `areas` it is
+ * approved into them: a punch is an enrollee's only at a terminal of their areas (or one that
+ * holds their user), so people outside the default area need it.
+ */
+export async function terminal(server: TestServer, serial: string, areas?: string[]): Promise<DeviceRow> {
+  const device = await server.fpa.service.devices.touch(serial);
+  if (!areas) return device;
+  await server.fpa.service.approveDevice(serial, { by: 'test', areas });
+  return server.fpa.service.devices.get(serial);
 }
 
 /** ATTLOG lines of one PIN at wall times of `timeZone` (`YYYY-MM-DD HH:MM:SS`). */

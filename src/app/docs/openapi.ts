@@ -294,6 +294,27 @@ function declaredResponses(route: RouteLike): [number, unknown][] {
     .map(([status, schema]): [number, unknown] => [Number(status), schema]);
 }
 
+/**
+ * The `content` of a body: a string schema with `contentMediaType` (`text/csv`) is that media
+ * type; a union is split into its media types (`punches/import/` takes CSV or a JSON array);
+ * anything else is JSON.
+ */
+function contentOf(schema: Record<string | symbol, unknown>, components: Components): JsonObject {
+  const media = (s: Record<string | symbol, unknown>): string | null => (typeof s.contentMediaType === 'string' ? s.contentMediaType : null);
+  const members = schema[Kind] === 'Union' && Array.isArray(schema.anyOf) ? schema.anyOf.filter(isTypeBoxSchema) : [schema];
+  const json = members.filter((m) => media(m) === null);
+  const out: JsonObject = {};
+  for (const m of members) {
+    const type = media(m);
+    if (type !== null) out[type] = { schema: { type: 'string', ...(typeof m.description === 'string' ? { description: m.description } : {}) } };
+  }
+  if (json.length > 0) {
+    const single = json.length === 1 ? json[0]! : { ...schema, anyOf: json };
+    out['application/json'] = { schema: components.hoist(toJson(single)) };
+  }
+  return out;
+}
+
 function isVoid(schema: unknown): boolean {
   return isTypeBoxSchema(schema) && (schema[Kind] === 'Void' || schema[Kind] === 'Undefined');
 }
@@ -349,7 +370,7 @@ function operationOf(route: RouteLike, detail: Detail, components: Components): 
     } else if (isVoid(schema)) {
       responses.set(status, { description: SUCCESS_TEXT[status] ?? 'Success' });
     } else {
-      responses.set(status, { description: SUCCESS_TEXT[status] ?? 'Success', content: { 'application/json': { schema: components.hoist(toJson(schema)) } } });
+      responses.set(status, { description: SUCCESS_TEXT[status] ?? 'Success', content: isTypeBoxSchema(schema) ? contentOf(schema, components) : {} });
     }
   }
   // A WebSocket answers the handshake with 101 (its messages are described by the route's description).
@@ -368,9 +389,7 @@ function operationOf(route: RouteLike, detail: Detail, components: Components): 
 
   const body = route.hooks.body;
   const requestBody: JsonObject =
-    readsBody && isTypeBoxSchema(body)
-      ? { requestBody: { required: !(OptionalKind in body), content: { 'application/json': { schema: components.hoist(toJson(body)) } } } }
-      : {};
+    readsBody && isTypeBoxSchema(body) ? { requestBody: { required: !(OptionalKind in body), content: contentOf(body, components) } } : {};
   return {
     operationId: operationIdOf(method, route.path),
     ...(detail.summary ? { summary: detail.summary } : {}),

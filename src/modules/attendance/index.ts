@@ -1,6 +1,8 @@
-/** Attendance: days computed from punches, absences, the `attendance-days/` list. */
+/** Attendance: days computed against the calendar's plan, absences, pay periods, payroll export and summary. */
+export { Absences } from './absences';
 export type { AttendanceEvents } from './events';
 export { attendanceJobs } from './jobs';
+export { Reports } from './reports';
 export { attendanceRoutes } from './routes';
 export { type AttendanceDayView, AttendanceService } from './service';
 export { DAY_STATUSES, type DayStatus } from './tables';

@@ -1,14 +1,14 @@
 import type { JobDefinition } from '../jobs';
-import type { AttendanceService } from './service';
+import type { Absences } from './absences';
 
-export function attendanceJobs(attendance: AttendanceService): JobDefinition[] {
+export function attendanceJobs(absences: Absences): JobDefinition[] {
   return [
     {
       name: 'generate-absences',
       schedule: '0 15 0 * * *',
       description:
-        'Writes absent (or non_working_day) days for active enrollees without punches on a date (params.date, default yesterday in ATTENDANCE_TIME_ZONE).',
-      run: (params) => attendance.generateAbsences({ date: params.date }),
+        'Writes the day its plan says (absent, non_working_day, holiday, on_leave) for active enrollees without a record on a date (params.date, default yesterday in ATTENDANCE_TIME_ZONE; or params.from and params.to).',
+      run: (params) => absences.generate({ date: params.date, from: params.from, to: params.to }),
     },
   ];
 }

@@ -1,27 +1,39 @@
 /** The attendance module's HTTP model. */
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
+import { Body, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { DAY_STATUSES } from './tables';
 
 export const AttendanceDay = t.Object(
   {
     employee: t.String(),
     enrollee: t.String({ format: 'uuid' }),
-    date: LocalDate('Local date in ATTENDANCE_TIME_ZONE.'),
+    date: LocalDate('Local date in ATTENDANCE_TIME_ZONE; an overnight shift’s punches belong to the date it started.'),
     first_in: Nullable(Instant()),
     last_out: Nullable(Instant()),
     worked_seconds: Int(),
     punch_count: Int(),
     status: OneOf(DAY_STATUSES),
-    flags: t.Array(t.String(), { description: 'For example `late`, `early_leave`, `non_working_day`.' }),
+    flags: t.Array(t.String(), {
+      description:
+        '`late`, `early_leave`, `overtime`, `worked_on_off_day`, `worked_on_holiday`, `worked_on_leave`, `manual` (a manual or imported punch counts).',
+    }),
+    schedule: Nullable(t.String({ description: 'The expected shift’s name; null on days off or without a schedule.' })),
+    expected_seconds: Int({ description: 'Shift length minus break on a workday; 0 otherwise.' }),
+    late_seconds: Int(),
+    early_leave_seconds: Int(),
+    overtime_seconds: Int(),
   },
   { title: 'AttendanceDay' },
 );
 
+export type AttendanceDayView = Static<typeof AttendanceDay>;
+
+const Employee = Text({ maxLength: 200, description: 'Employee key.' });
+
 export const AttendanceDayList = {
   query: t.Object({
-    employee: t.Optional(Text({ maxLength: 200 })),
+    employee: t.Optional(Employee),
     enrollee: t.Optional(Text({ maxLength: 100 })),
     from: t.Optional(LocalDate('First date, inclusive.')),
     to: t.Optional(LocalDate('Last date, inclusive.')),
@@ -31,4 +43,61 @@ export const AttendanceDayList = {
   response: Page(AttendanceDay),
 };
 
-export type AttendanceDayView = Static<typeof AttendanceDay>;
+export const Recompute = {
+  body: Body({
+    from: LocalDate('First date, inclusive.'),
+    to: LocalDate('Last date, inclusive (at most 366 dates).'),
+    enrollee: t.Optional(Text({ maxLength: 100, description: 'One enrollee (UUID or device PIN); default: everyone with days or punches in the range.' })),
+  }),
+  response: t.Object({ recomputed: Int({ description: 'Days recomputed (dates of locked pay periods are skipped).' }) }),
+};
+
+const Period = { from: LocalDate('First date, inclusive.'), to: LocalDate('Last date, inclusive.'), employee: t.Optional(Employee) };
+
+export const ExportQuery = t.Object(Period);
+
+const Summary = t.Object({
+  employee: t.String(),
+  enrollee: Uuid(),
+  name: Nullable(t.String({ description: 'Display name, when known.' })),
+  days: Int({ description: 'Days with a record in the range.' }),
+  days_present: Int({ description: 'Status `present`.' }),
+  days_incomplete: Int({ description: 'Status `incomplete` (a punch without its pair).' }),
+  days_absent: Int(),
+  days_on_leave: Int(),
+  days_holiday: Int(),
+  days_off: Int({ description: 'Status `non_working_day`.' }),
+  days_late: Int(),
+  days_early_leave: Int(),
+  days_worked_off: Int({ description: 'Days worked on a weekend, holiday or leave day.' }),
+  days_manual: Int({ description: 'Days counting a manual or imported punch.' }),
+  worked_seconds: Int(),
+  expected_seconds: Int(),
+  overtime_seconds: Int(),
+  late_seconds: Int(),
+  early_leave_seconds: Int(),
+});
+export type SummaryView = Static<typeof Summary>;
+
+export const SummaryList = {
+  query: t.Object({ ...Period, ...PageQuery }),
+  response: Page(Summary),
+};
+
+export const PayPeriod = t.Object({
+  id: Uuid(),
+  from: LocalDate(),
+  to: LocalDate(),
+  locked: t.Boolean({ description: 'Its days never change again; later punches for it are flagged `after_lock`.' }),
+  locked_at: Nullable(Instant()),
+  locked_by: Nullable(t.String()),
+  created_at: Instant(),
+});
+export type PayPeriodView = Static<typeof PayPeriod>;
+
+export const PayPeriodCreate = Body({ from: LocalDate('First date, inclusive.'), to: LocalDate('Last date, inclusive.') });
+export const PayPeriodList = {
+  query: t.Object({ from: t.Optional(LocalDate('Periods sharing a date with from..to.')), to: t.Optional(LocalDate()), ...PageQuery }),
+  response: Page(PayPeriod),
+};
+export const PayPeriodParams = t.Object({ id: Uuid() });

@@ -1,26 +1,91 @@
-/** `attendance-days/` (docs/api.md): filters, cursor paging. */
+/** `attendance-days/`, its recompute and CSV export, `attendance-summary/` and `pay-periods/` (docs/api.md). */
+import { Elysia, t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
-import { AttendanceDayList } from './model';
+import { AttendanceDayList, ExportQuery, PayPeriod, PayPeriodCreate, PayPeriodList, PayPeriodParams, Recompute, SummaryList } from './model';
+import type { Reports } from './reports';
 import type { AttendanceService } from './service';
 
-export function attendanceRoutes(http: Http, attendance: AttendanceService) {
-  return adminRouter(http, 'attendance-days').get(
-    '/attendance-days',
-    ({ query }) =>
-      attendance.list({
-        employee: query.employee,
-        enrollee: query.enrollee,
-        from: query.from,
-        to: query.to,
-        status: query.status,
-        cursor: query.cursor,
-        limit: query.limit ?? 100,
-      }),
-    {
-      query: AttendanceDayList.query,
-      response: { 200: AttendanceDayList.response, ...errors('invalid_cursor') },
-      detail: { summary: 'AttendanceDay records, newest date first', tags: ['attendance'] },
-    },
-  );
+const tags = ['attendance'];
+
+export function attendanceRoutes(http: Http, attendance: AttendanceService, reports: Reports) {
+  const days = adminRouter(http, 'attendance-days')
+    .get(
+      '/attendance-days',
+      ({ query }) =>
+        attendance.list({
+          employee: query.employee,
+          enrollee: query.enrollee,
+          from: query.from,
+          to: query.to,
+          status: query.status,
+          cursor: query.cursor,
+          limit: query.limit ?? 100,
+        }),
+      {
+        query: AttendanceDayList.query,
+        response: { 200: AttendanceDayList.response, ...errors('invalid_cursor') },
+        detail: { summary: 'AttendanceDay records, newest date first', tags },
+      },
+    )
+    .post('/attendance-days/recompute', ({ body }) => attendance.recompute(body), {
+      body: Recompute.body,
+      response: { 200: Recompute.response, ...errors('not_found') },
+      detail: { summary: 'Recompute the days of a range (one enrollee or everyone with days or punches in it); locked dates are skipped', tags },
+    })
+    .get(
+      '/attendance-days/export.csv',
+      async ({ query }) =>
+        new Response(await reports.exportCsv(query), {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="attendance-${query.from}-${query.to}.csv"`,
+          },
+        }),
+      {
+        query: ExportQuery,
+        response: { 200: t.String({ contentMediaType: 'text/csv', description: 'The CSV file, UTF-8, header row first.' }), ...errors() },
+        detail: {
+          summary: 'The days of a range as CSV for payroll: one row per employee and date, header row first',
+          tags,
+          description:
+            'Columns: employee, name, date, status, schedule, first_in, last_out (local wall times of ATTENDANCE_TIME_ZONE), worked, expected, late, early_leave, overtime (each as H:MM and in seconds), punches, flags (space-separated).',
+        },
+      },
+    )
+    .get('/attendance-summary', ({ query }) => reports.summary({ ...query, limit: query.limit ?? 100 }), {
+      query: SummaryList.query,
+      response: { 200: SummaryList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'Per employee totals of a range: days by status, late days, worked, expected, overtime, late and early seconds', tags },
+    });
+  const periods = adminRouter(http, 'pay-periods')
+    .get('/pay-periods', ({ query }) => attendance.periods.list({ ...query, limit: query.limit ?? 100 }), {
+      query: PayPeriodList.query,
+      response: { 200: PayPeriodList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'Pay periods, by first date', tags },
+    })
+    .post(
+      '/pay-periods',
+      async ({ body, admin, set }) => {
+        const period = await attendance.periods.create(body, admin.by);
+        set.status = 201;
+        return period;
+      },
+      {
+        body: PayPeriodCreate,
+        response: { 201: PayPeriod, ...errors('conflict') },
+        detail: { summary: 'Add a pay period (periods never overlap)', tags },
+      },
+    )
+    .get('/pay-periods/:id', ({ params }) => attendance.periods.get(params.id), {
+      params: PayPeriodParams,
+      response: { 200: PayPeriod, ...errors('not_found') },
+      detail: { summary: 'One pay period', tags },
+    })
+    .post('/pay-periods/:id/lock', ({ params, admin }) => attendance.lockPeriod(params.id, admin.by), {
+      params: PayPeriodParams,
+      response: { 200: PayPeriod, ...errors('not_found', 'conflict') },
+      detail: { summary: 'Lock a pay period: its days never change again; later punches for it are stored and flagged `after_lock`', tags },
+    });
+  return new Elysia({ name: 'fpa-attendance-routes', seed: http.runtime.instanceId }).use(days).use(periods);
 }

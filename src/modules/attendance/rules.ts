@@ -1,33 +1,39 @@
 /**
- * The rules of one attendance day, as a pure function of that day's punch instants.
+ * The rules of attendance days, as pure functions of the day's plan (modules/calendar/plan.ts)
+ * and its punches. The README's "Attendance rules" say the same for a payroll clerk.
  *
+ * Which day a punch belongs to (`attribute`):
+ * - a shift's window runs from its start minus the slack (ATTENDANCE_SHIFT_SLACK) to its end
+ *   plus the slack; a punch in the window of a date's shift belongs to that date, so the punches
+ *   of an overnight shift stay on the date it started. Days off keep the shift they would have,
+ *   so their windows hold punches too;
+ * - in two windows (shifts close together): the shift whose start or end is nearest;
+ * - in none: the punch's own local date in ATTENDANCE_TIME_ZONE.
+ *
+ * One day (`computeDay`):
  * - Punches are taken in time order; state codes are ignored, because many terminals send 0 for
- *   every punch (no state key pressed) and people press the wrong key.
- * - A punch within `repeatWindowMs` of the previous counted punch is a repeated tap and is not
- *   counted for pairing (it still counts in `punchCount`).
- * - Counted punches pair up in order: 1st in, 2nd out, 3rd in, 4th out… `workedSeconds` is the
- *   sum of the paired intervals, so a lunch break punched out and in is not worked time.
- * - `firstIn` is the earliest punch; `lastOut` the latest one when there are at least two
- *   counted punches, else null.
- * - Status: `present` when every counted punch is paired; `incomplete` when one is left over
- *   (a single punch, or a forgotten out). `absent` and `non_working_day` without punches are
- *   written only by generate-absences.
- * - On a weekend day or holiday the status is still present/incomplete, with flag
- *   `non_working_day`, and no late/early flags.
- * - With a schedule: `late` when firstIn > start + grace; `early_leave` when lastOut < end − grace
- *   (wall times on that date in the attendance zone). A schedule whose end is not after its start
- *   (a night shift) crosses midnight, so only `late` is judged.
+ *   every punch and people press the wrong key. A punch within `repeatWindowMs` of the previous
+ *   counted one is a repeated tap: not paired (it still counts in `punchCount`).
+ * - Counted punches pair up in order: 1st in, 2nd out, 3rd in… Worked time is the sum of the
+ *   pairs, so a break punched out and in is not worked time. A shift's unpaid break that was not
+ *   punched (less time out between pairs than the break) is deducted when the day spans the
+ *   middle of the shift.
+ * - `present` when every counted punch is paired, `incomplete` when one is left over. Without
+ *   punches: `absent` on a workday, `non_working_day` on a weekend, `holiday`, `on_leave`.
+ * - On a workday with a shift: `late` when the first punch is after start + grace in, late by
+ *   the whole time since the start; `early_leave` (complete days only) when the last punch is
+ *   before end − grace out, early by the whole time until the end; overtime is worked − expected
+ *   when that exceeds grace out (then all of it). Worked time on a weekend, holiday or leave day
+ *   is all overtime, flagged `worked_on_off_day`, `worked_on_holiday` or `worked_on_leave`.
+ * - `manual` when a manual or imported punch counts for the day.
  */
-
-import type { Schedule } from '../../platform/config/settings';
-import { instantOn, secondsOfClock } from '../../platform/time/dates';
-import { isWorkingDay, type WorkCalendar } from './calendar';
+import type { DayPlan } from '../calendar';
 import type { DayStatus } from './tables';
 
-export interface DayRules extends WorkCalendar {
-  timeZone: string;
-  schedule: Schedule | null;
-  repeatWindowMs: number;
+export interface CountedPunch {
+  at: number;
+  /** A manual or imported punch. */
+  corrected: boolean;
 }
 
 export interface DayResult {
@@ -37,35 +43,86 @@ export interface DayResult {
   punchCount: number;
   status: DayStatus;
   flags: string[];
+  schedule: string | null;
+  expectedSeconds: number;
+  lateSeconds: number;
+  earlyLeaveSeconds: number;
+  overtimeSeconds: number;
 }
 
-export function computeDay(date: string, instants: readonly number[], rules: DayRules): DayResult {
-  const sorted = [...instants].sort((a, b) => a - b);
-  const working = isWorkingDay(date, rules);
-  if (sorted.length === 0) {
-    return { firstIn: null, lastOut: null, workedSeconds: 0, punchCount: 0, status: working ? 'absent' : 'non_working_day', flags: [] };
+const EMPTY_STATUS: Record<DayPlan['dayType'], DayStatus> = { workday: 'absent', weekend: 'non_working_day', holiday: 'holiday', leave: 'on_leave' };
+const WORKED_ON: Record<DayPlan['dayType'], string | null> = {
+  workday: null,
+  weekend: 'worked_on_off_day',
+  holiday: 'worked_on_holiday',
+  leave: 'worked_on_leave',
+};
+
+/**
+ * The date each punch belongs to, in the order given. `plans` are one person's plans of
+ * consecutive dates covering the punches' local dates and the day either side.
+ */
+export function attribute(instants: readonly number[], plans: readonly DayPlan[], slackMs: number, dateOf: (instant: number) => string): string[] {
+  const windows = plans.flatMap((p) => (p.shift ? [{ date: p.date, start: p.shift.start, end: p.shift.end }] : []));
+  return instants.map((at) => {
+    let best: { date: string; distance: number } | null = null;
+    for (const w of windows) {
+      if (at < w.start - slackMs || at > w.end + slackMs) continue;
+      const distance = Math.min(Math.abs(at - w.start), Math.abs(at - w.end));
+      if (best === null || distance <= best.distance) best = { date: w.date, distance };
+    }
+    return best?.date ?? dateOf(at);
+  });
+}
+
+export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repeatWindowMs: number): DayResult {
+  const expectedSeconds = plan.schedule?.expectedSeconds ?? 0;
+  const base = { schedule: plan.schedule?.name ?? null, expectedSeconds, lateSeconds: 0, earlyLeaveSeconds: 0, overtimeSeconds: 0 };
+  if (punches.length === 0) {
+    return { firstIn: null, lastOut: null, workedSeconds: 0, punchCount: 0, status: EMPTY_STATUS[plan.dayType], flags: [], ...base };
   }
-  const counted = withoutRepeatedTaps(sorted, rules.repeatWindowMs);
+  const counted = withoutRepeatedTaps(
+    punches.map((p) => p.at).sort((a, b) => a - b),
+    repeatWindowMs,
+  );
   let workedMs = 0;
-  for (let i = 0; i + 1 < counted.length; i += 2) workedMs += counted[i + 1]! - counted[i]!;
+  let outMs = 0;
+  for (let i = 0; i + 1 < counted.length; i += 2) {
+    workedMs += counted[i + 1]! - counted[i]!;
+    if (i + 2 < counted.length) outMs += counted[i + 2]! - counted[i + 1]!;
+  }
   const firstIn = counted[0]!;
   const lastOut = counted.length >= 2 ? counted[counted.length - 1]! : null;
-  const flags: string[] = [];
-  if (!working) flags.push('non_working_day');
-  else if (rules.schedule) {
-    const { start, end, graceMs } = rules.schedule;
-    if (firstIn > instantOn(date, start, rules.timeZone) + graceMs) flags.push('late');
-    if ((secondsOfClock(end) ?? 0) > (secondsOfClock(start) ?? 0) && lastOut !== null && lastOut < instantOn(date, end, rules.timeZone) - graceMs)
-      flags.push('early_leave');
+  const status: DayStatus = counted.length % 2 === 0 ? 'present' : 'incomplete';
+  const shift = plan.shift;
+  if (shift && shift.breakMs > outMs && lastOut !== null) {
+    const middle = (shift.start + shift.end) / 2;
+    if (firstIn <= middle && middle <= lastOut) workedMs = Math.max(0, workedMs - (shift.breakMs - outMs));
   }
-  return {
-    firstIn,
-    lastOut,
-    workedSeconds: Math.floor(workedMs / 1000),
-    punchCount: sorted.length,
-    status: counted.length % 2 === 0 ? 'present' : 'incomplete',
-    flags,
-  };
+  const workedSeconds = Math.floor(workedMs / 1000);
+  const flags: string[] = [];
+  const result = { ...base };
+  const scheduled = plan.schedule;
+  if (scheduled) {
+    if (firstIn > scheduled.start + scheduled.graceInMs) {
+      flags.push('late');
+      result.lateSeconds = Math.floor((firstIn - scheduled.start) / 1000);
+    }
+    if (status === 'present' && lastOut !== null && lastOut < scheduled.end - scheduled.graceOutMs) {
+      flags.push('early_leave');
+      result.earlyLeaveSeconds = Math.floor((scheduled.end - lastOut) / 1000);
+    }
+    const extra = workedSeconds - expectedSeconds;
+    if (extra * 1000 > scheduled.graceOutMs) result.overtimeSeconds = extra;
+  }
+  const workedOn = WORKED_ON[plan.dayType];
+  if (workedOn) {
+    flags.push(workedOn);
+    result.overtimeSeconds = workedSeconds;
+  }
+  if (result.overtimeSeconds > 0) flags.push('overtime');
+  if (punches.some((p) => p.corrected)) flags.push('manual');
+  return { firstIn, lastOut, workedSeconds, punchCount: punches.length, status, flags, ...result };
 }
 
 function withoutRepeatedTaps(sorted: readonly number[], windowMs: number): number[] {

@@ -1,30 +1,22 @@
-/**
- * Attendance days: one row per enrollee and local date of ATTENDANCE_TIME_ZONE, recomputed in
- * the same transaction as the punches that change it (late uploads included: it reacts to
- * `punch_received`), and when earlier punches are attributed to an enrollee. Absences are written by generate-absences.
- * The rules themselves are in ./rules.ts.
- */
-
-import type { InValue } from '@libsql/client';
-import { and, asc, desc, eq, getTableName, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { WriteContext } from '../../platform/db/client';
+import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
-import { addDays, dayBounds, localDateOf, requireDate, secondsOfClock } from '../../platform/time/dates';
+import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
+import type { CalendarEvents, CalendarService, DayPlan } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, LogFollower, type LoggedEvent } from '../events';
-import type { PunchEvents, PunchService } from '../punches';
-import { isWorkingDay } from './calendar';
+import type { PunchEvents, PunchService, PunchView } from '../punches';
+import { type AttendanceDayRow, attendanceDayView, localDates, readDays, sameDay, writeDays } from './day-rows';
 import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
-import { computeDay, type DayRules } from './rules';
+import { inRanges, PayPeriods } from './periods';
+import { attribute, type CountedPunch, computeDay } from './rules';
 import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
-
-export type AttendanceDayRow = typeof attendanceDays.$inferSelect;
 
 export interface AttendanceDayFilters {
   employee?: string;
@@ -36,232 +28,313 @@ export interface AttendanceDayFilters {
   limit?: number;
 }
 
-export type AbsenceResult = {
-  date: string;
-  working_day: boolean;
-  absent: number;
-  non_working_day: number;
-  /** Active enrollees that already had a row for the date (punches, or an earlier run). */
-  unchanged: number;
-};
+/** Enrollees per read when days are recomputed. */
+const READ_CHUNK = 500;
+/** Enrollees per transaction of a recompute on request. */
+const RECOMPUTE_GROUP = 100;
+/** The longest range `POST attendance-days/recompute/` takes. */
+const MAX_RECOMPUTE_DAYS = 366;
 
-/** Enrollees written per transaction by generate-absences, so the writer is never held long. */
-const ABSENCE_CHUNK = 500;
-/** Enrollees per read and days per upsert when punches are recomputed (10 columns a row). */
-const RECOMPUTE_CHUNK = 400;
+/** New or voided punches of one enrollee: their instants, and the employee key their events name. */
+interface Changed {
+  instants: number[];
+  employee: string | null;
+}
 
-const DAY_COLUMNS = ['enrollee_id', 'employee_key', 'date', 'first_in', 'last_out', 'worked_seconds', 'punch_count', 'status', 'flags', 'updated_at'] as const;
-const upsertSqlByCount = new Map<number, string>();
-
-function upsertDaysSql(count: number): string {
-  let text = upsertSqlByCount.get(count);
-  if (!text) {
-    const row = `(${DAY_COLUMNS.map(() => '?').join(', ')})`;
-    const set = DAY_COLUMNS.filter((c) => c !== 'enrollee_id' && c !== 'date')
-      .map((c) => `${c} = excluded.${c}`)
-      .join(', ');
-    text = `insert into ${getTableName(attendanceDays)} (${DAY_COLUMNS.join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')} on conflict (enrollee_id, date) do update set ${set}`;
-    upsertSqlByCount.set(count, text);
-  }
-  return text;
+/** The days to recompute: these enrollees on dates from..to. */
+interface Touch {
+  enrollees: Set<string>;
+  from: string;
+  to: string;
 }
 
 export class AttendanceService {
-  readonly rules: DayRules;
-
   readonly events: EventChannel<AttendanceEvents>;
   /** Days follow the log after the commit: a terminal's upload does not wait for them. */
   readonly follower: LogFollower;
+  readonly periods: PayPeriods;
+  readonly timeZone: string;
+  private readonly repeatWindowMs: number;
+  private readonly slackMs: number;
 
   constructor(
     private readonly ctx: Runtime,
     log: EventLog,
     private readonly punches: PunchService,
     private readonly enrollees: EnrolleeService,
+    private readonly calendar: CalendarService,
   ) {
     this.events = log.channel<AttendanceEvents>();
+    this.periods = new PayPeriods(ctx, this.events);
     this.follower = new LogFollower(ctx, log, {
       name: 'attendance',
-      types: ['punch_received', 'punches_attributed'],
+      types: ['punch_received', 'punches_attributed', 'punch_voided', 'calendar_changed'],
       apply: (w, events) => this.apply(w, events),
     });
     const s = ctx.settings;
-    let schedule = s.DEFAULT_SCHEDULE;
-    if (schedule && (secondsOfClock(schedule.start) === null || secondsOfClock(schedule.end) === null)) {
-      // A malformed schedule given in code must never make punch ingestion fail.
-      ctx.log.warn('DEFAULT_SCHEDULE is malformed; late / early_leave flags are off', { start: schedule.start, end: schedule.end });
-      schedule = null;
-    }
-    this.rules = {
-      timeZone: s.ATTENDANCE_TIME_ZONE,
-      schedule,
-      weekendDays: s.WEEKEND_DAYS,
-      holidays: s.HOLIDAYS,
-      repeatWindowMs: s.ATTENDANCE_REPEAT_PUNCH_WINDOW,
-    };
-  }
-
-  /** Applies logged events to the days they touch (the follower's step, in its transaction). */
-  private async apply(w: WriteContext, events: readonly LoggedEvent[]): Promise<void> {
-    const punchesSeen: { enrolleeId: string | null; employeeKey: string | null; punchedAt: number }[] = [];
-    for (const event of events) {
-      if (event.type === 'punch_received') {
-        const { punch } = event.data as PunchEvents['punch_received'];
-        punchesSeen.push({ enrolleeId: punch.enrollee, employeeKey: punch.employee, punchedAt: Date.parse(punch.punched_at) });
-      } else if (event.type === 'punches_attributed') {
-        const data = event.data as PunchEvents['punches_attributed'];
-        await this.recomputeEnrollee(w, { id: data.enrollee, employeeKey: data.employee });
-      }
-    }
-    await this.recomputeForPunches(w, punchesSeen);
+    this.timeZone = s.ATTENDANCE_TIME_ZONE;
+    this.repeatWindowMs = s.ATTENDANCE_REPEAT_PUNCH_WINDOW;
+    this.slackMs = s.ATTENDANCE_SHIFT_SLACK;
+    // Punches stored (or voided) for a date of a locked pay period are flagged `after_lock`.
+    punches.addFlagger((w, rows) => this.afterLockFlags(w, rows));
   }
 
   /** The local date of an instant in the attendance zone. */
   dateOf(instantMs: number): string {
-    return localDateOf(instantMs, this.rules.timeZone);
+    return localDateOf(instantMs, this.timeZone);
   }
 
-  /**
-   * Punch hook: recomputes every (enrollee, date) the new rows touch. A terminal batch is
-   * typically many enrollees on one or two dates, so punches are read with one query per date
-   * (and chunk of enrollees) and the days written with one multi-row upsert, not two
-   * statements per day: this runs inside the ingest transaction, on the hottest write path.
-   */
-  async recomputeForPunches(w: WriteContext, rows: readonly { enrolleeId: string | null; employeeKey: string | null; punchedAt: number }[]): Promise<void> {
-    type Day = { employeeKey: string; instants: number[] };
-    const byDate = new Map<string, { start: number; end: number; days: Map<string, Day> }>();
-    // The local date is found through the bounds of a date already seen where possible: the
-    // zone arithmetic costs far more than the comparison, and a batch spans few dates.
-    let last: { date: string; start: number; end: number; days: Map<string, Day> } | null = null;
-    for (const row of rows) {
-      if (!row.enrolleeId || !row.employeeKey) continue;
-      if (!last || row.punchedAt < last.start || row.punchedAt >= last.end) {
-        const date = this.dateOf(row.punchedAt);
-        let entry = byDate.get(date);
-        if (!entry) {
-          entry = { ...dayBounds(date, this.rules.timeZone), days: new Map() };
-          byDate.set(date, entry);
-        }
-        last = { date, ...entry };
+  today(): string {
+    return this.dateOf(this.ctx.clock.now());
+  }
+
+  /** Applies logged events to the days they touch (the follower's step, in its transaction). */
+  private async apply(w: WriteContext, events: readonly LoggedEvent[]): Promise<void> {
+    // Punches (new or voided): per enrollee, their instants; only the days they belong to change.
+    const changed = new Map<string, Changed>();
+    const touches: Touch[] = [];
+    const punchAt = (punch: PunchView) => {
+      if (!punch.enrollee) return;
+      const seen = changed.get(punch.enrollee);
+      if (seen) seen.instants.push(Date.parse(punch.punched_at));
+      else changed.set(punch.enrollee, { instants: [Date.parse(punch.punched_at)], employee: punch.employee });
+    };
+    for (const event of events) {
+      if (event.type === 'punch_received') punchAt((event.data as PunchEvents['punch_received']).punch);
+      else if (event.type === 'punch_voided') punchAt((event.data as PunchEvents['punch_voided']).punch);
+      else if (event.type === 'punches_attributed') {
+        const data = event.data as PunchEvents['punches_attributed'];
+        const span = await this.punches.spanOf(w.tx, data.enrollee);
+        if (span) touches.push({ enrollees: new Set([data.enrollee]), from: this.dateOf(span.first), to: this.dateOf(span.last) });
+      } else if (event.type === 'calendar_changed') {
+        touches.push(...(await this.touchesOf(w, event.data as CalendarEvents['calendar_changed'])));
       }
-      last.days.set(row.enrolleeId, { employeeKey: row.employeeKey, instants: [] });
     }
-    const recomputed: { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[] = [];
-    for (const [date, { start, end, days }] of byDate) {
-      for (const f of await this.punches.instantsIn(w.execute, [...days.keys()], start, end)) days.get(f.enrolleeId)?.instants.push(f.at);
-      for (const [enrolleeId, day] of days) recomputed.push({ enrolleeId, date, ...day });
-    }
-    await this.upsertDays(w, recomputed);
-  }
-
-  /**
-   * Writes recomputed days with one raw multi-row upsert per chunk (the query builder's cost for
-   * hundreds of rows exceeds the upsert's own), and records `attendance_day_changed` for each
-   * day whose result differs from what was stored.
-   */
-  private async upsertDays(w: WriteContext, days: readonly { enrolleeId: string; employeeKey: string; date: string; instants: number[] }[]): Promise<void> {
-    const now = this.ctx.clock.now();
-    const rows = days.filter((d) => d.instants.length > 0);
-    const changed: AttendanceDayView[] = [];
-    for (const chunk of chunks(rows, RECOMPUTE_CHUNK)) {
-      const before = await this.storedDays(w, chunk);
-      const args: InValue[] = [];
-      for (const d of chunk) {
-        const day = computeDay(d.date, d.instants, this.rules);
-        args.push(d.enrolleeId, d.employeeKey, d.date, day.firstIn, day.lastOut, day.workedSeconds, day.punchCount, day.status, JSON.stringify(day.flags), now);
-        const view = attendanceDayView({ enrolleeId: d.enrolleeId, employeeKey: d.employeeKey, date: d.date, ...day, updatedAt: now });
-        if (JSON.stringify(view) !== before.get(`${d.enrolleeId} ${d.date}`)) changed.push(view);
+    // A terminal's batch is many people on one or two dates: grouped by the range of their dates.
+    const dateOf = localDates(this.timeZone);
+    const byRange = new Map<string, Touch>();
+    for (const [enrollee, { instants }] of changed) {
+      let [from, to] = [dateOf(instants[0]!), dateOf(instants[0]!)];
+      for (const at of instants) {
+        const date = dateOf(at);
+        [from, to] = [earlier(from, date), later(to, date)];
       }
-      await w.execute({ sql: upsertDaysSql(chunk.length), args });
+      const key = `${from} ${to}`;
+      const touch = byRange.get(key) ?? { enrollees: new Set<string>(), from, to };
+      touch.enrollees.add(enrollee);
+      byRange.set(key, touch);
     }
-    await this.events.recordMany(
-      w,
-      'attendance_day_changed',
-      changed.map((day) => ({ data: { day } })),
-    );
+    // A punch's day is its local date or the date either side (a shift's window may hand it to either).
+    for (const touch of byRange.values()) await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1), changed);
+    for (const touch of touches) await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1));
   }
 
-  /** The stored views of these (enrollee, date) days, by `enrollee date`, as JSON for comparison. */
-  private async storedDays(w: WriteContext, days: readonly { enrolleeId: string; date: string }[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    if (days.length === 0) return out;
-    const rows = await w.tx
-      .select()
-      .from(attendanceDays)
-      .where(
-        and(
-          inArray(attendanceDays.enrolleeId, [...new Set(days.map((d) => d.enrolleeId))]),
-          inArray(attendanceDays.date, [...new Set(days.map((d) => d.date))]),
-        ),
-      );
-    for (const row of rows) out.set(`${row.enrolleeId} ${row.date}`, JSON.stringify(attendanceDayView(row)));
+  /** Whose days and which dates a calendar change touches, limited to the dates that have data. */
+  private async touchesOf(w: WriteContext, change: CalendarEvents['calendar_changed']): Promise<Touch[]> {
+    const span = await this.dataSpan(w);
+    if (!span) return [];
+    const out: Touch[] = [];
+    for (const range of change.ranges) {
+      const from = later(range.from, span.from);
+      const to = range.to === null ? span.to : earlier(range.to, span.to);
+      if (from > to) continue;
+      let ids: string[];
+      if (change.enrollees) ids = change.enrollees;
+      else if (change.areas) ids = await this.enrollees.idsInAreas(w.tx, change.areas);
+      else ids = await this.enrolleesWithData(w.tx, from, to);
+      if (ids.length > 0) out.push({ enrollees: new Set(ids), from, to });
+    }
     return out;
   }
 
-  /** Recomputes every day of one enrollee from all its punches (after earlier punches were linked). */
-  async recomputeEnrollee(w: WriteContext, enrollee: { id: string; employeeKey: string }): Promise<number> {
-    const byDate = new Map<string, number[]>();
-    for (const at of await this.punches.instantsOf(w.tx, enrollee.id)) {
-      const date = this.dateOf(at);
-      const list = byDate.get(date);
-      if (list) list.push(at);
-      else byDate.set(date, [at]);
-    }
-    await this.upsertDays(
-      w,
-      [...byDate].map(([date, instants]) => ({ enrolleeId: enrollee.id, employeeKey: enrollee.employeeKey, date, instants })),
+  /** The first and last date that hold a day or a punch (null when there is nothing yet). */
+  private async dataSpan(w: WriteContext): Promise<{ from: string; to: string } | null> {
+    const [days] = await w.tx
+      .select({ first: sql<string | null>`min(${attendanceDays.date})`, last: sql<string | null>`max(${attendanceDays.date})` })
+      .from(attendanceDays);
+    const punched = await this.punches.spanOf(w.tx);
+    const firsts = [days?.first, punched && this.dateOf(punched.first)].filter((d): d is string => typeof d === 'string');
+    const lasts = [days?.last, punched && this.dateOf(punched.last)].filter((d): d is string => typeof d === 'string');
+    if (firsts.length === 0) return null;
+    return { from: firsts.sort()[0]!, to: lasts.sort()[lasts.length - 1]! };
+  }
+
+  /** Enrollees with a day or a punch on dates from..to (a punch's day may be the date before). */
+  private async enrolleesWithData(q: Queryable, from: string, to: string): Promise<string[]> {
+    const withDays = await q
+      .selectDistinct({ id: attendanceDays.enrolleeId })
+      .from(attendanceDays)
+      .where(and(gte(attendanceDays.date, from), lte(attendanceDays.date, to)));
+    const withPunches = await this.punches.enrolleesWithPunches(
+      q,
+      dayBounds(addDays(from, -1), this.timeZone).start,
+      dayBounds(addDays(to, 1), this.timeZone).end,
     );
-    return byDate.size;
+    return [...new Set([...withDays.map((r) => r.id), ...withPunches])];
   }
 
   /**
-   * generate-absences: for each enrollee active now and created before the date ended, writes
-   * `absent` (working day) or `non_working_day` where the date has no row yet. A day with
-   * punches always has a row, so it is never overwritten; running twice changes nothing.
+   * Recomputes the days of these enrollees on dates from..to that have punches or a record —
+   * or, given `changed` (instants of new or voided punches by enrollee), only the days those
+   * punches belong to. Each day is computed against its plan from the punches that belong to it
+   * (read from its local date and its shift's window), and only the days whose result changed
+   * are written (with `attendance_day_changed`). A day of today or later that lost every punch
+   * is removed; a past one becomes what its plan says (absent, holiday…). Locked dates are
+   * skipped. Answers how many days were recomputed.
    */
-  async generateAbsences(params: { date?: string } = {}): Promise<AbsenceResult> {
-    // Days with punches first, so an absence is never written over a day not yet computed.
+  async recomputeIn(w: WriteContext, enrolleeIds: readonly string[], from: string, to: string, changed?: ReadonlyMap<string, Changed>): Promise<number> {
+    const locked = await this.periods.lockedIn(w.tx, from, to);
+    const today = this.today();
+    const now = this.ctx.clock.now();
+    const [planFrom, planTo] = [addDays(from, -2), addDays(to, 1)];
+    const dateOf = localDates(this.timeZone);
+    const boundsOf = dateOf.bounds;
+    // One planner for everyone: the calendar's rows are read once, not per chunk.
+    const { people: everyone, planner } = await this.calendar.plannerFor(w.tx, enrolleeIds, planFrom, planTo);
+    let count = 0;
+    for (const people of chunks(everyone, READ_CHUNK)) {
+      // Per person: the dates to recompute, and the instants the punches of those dates lie in.
+      const targets = new Map<string, { person: (typeof people)[number]; plans: readonly DayPlan[]; dates: string[] }>();
+      const allDates = new Set<string>();
+      let [start, end] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+      for (const person of people) {
+        const plans = planner.plans(person, planFrom, planTo);
+        const wanted = changed ? new Set(attribute(changed.get(person.id)?.instants ?? [], plans, this.slackMs, dateOf)) : null;
+        const dates: string[] = [];
+        for (const plan of plans) {
+          if (plan.date < from || plan.date > to || (wanted && !wanted.has(plan.date)) || inRanges(plan.date, locked)) continue;
+          dates.push(plan.date);
+          allDates.add(plan.date);
+          const day = boundsOf(plan.date);
+          const shift = plan.shift;
+          start = Math.min(start, day.start, shift ? shift.start - this.slackMs : day.start);
+          end = Math.max(end, day.end, shift ? shift.end + this.slackMs + 1 : day.end);
+        }
+        if (dates.length > 0) targets.set(person.id, { person, plans, dates });
+      }
+      if (targets.size === 0) continue;
+      const ids = [...targets.keys()];
+      const punchesOf = new Map<string, CountedPunch[]>();
+      for (const p of await this.punches.countedIn(w.execute, ids, start, end)) {
+        const list = punchesOf.get(p.enrolleeId);
+        if (list) list.push(p);
+        else punchesOf.set(p.enrolleeId, [p]);
+      }
+      const stored = await readDays(w, ids, [...allDates]);
+      // Employee keys of people without a stored day yet (a punch's event names it).
+      const keys = await this.enrollees.byIds(
+        w.tx,
+        ids.filter((id) => !stored.has(id) && !changed?.get(id)?.employee),
+      );
+      const writes: AttendanceDayRow[] = [];
+      const removed: AttendanceDayRow[] = [];
+      for (const { person, plans, dates } of targets.values()) {
+        const own = punchesOf.get(person.id) ?? [];
+        const before = stored.get(person.id);
+        if (own.length === 0 && !before) continue;
+        const byDate = new Map<string, CountedPunch[]>();
+        attribute(
+          own.map((p) => p.at),
+          plans,
+          this.slackMs,
+          dateOf,
+        ).forEach((date, i) => {
+          const list = byDate.get(date);
+          if (list) list.push(own[i]!);
+          else byDate.set(date, [own[i]!]);
+        });
+        for (const date of dates) {
+          const dayPunches = byDate.get(date) ?? [];
+          const old = before?.get(date);
+          if (dayPunches.length === 0 && !old) continue;
+          count++;
+          if (dayPunches.length === 0 && date >= today) {
+            removed.push(old!);
+            continue;
+          }
+          const plan = plans.find((p) => p.date === date)!;
+          const employeeKey =
+            old?.employeeKey ?? before?.values().next().value?.employeeKey ?? changed?.get(person.id)?.employee ?? keys.get(person.id)?.employeeKey ?? '';
+          const row: AttendanceDayRow = { enrolleeId: person.id, employeeKey, date, ...computeDay(plan, dayPunches, this.repeatWindowMs), updatedAt: now };
+          if (!old || !sameDay(old, row)) writes.push(row);
+        }
+      }
+      await writeDays(w, writes, removed);
+      await this.announce(w, writes, removed);
+    }
+    return count;
+  }
+
+  /** `attendance_day_changed` for each day written, `attendance_day_removed` for each removed. */
+  private async announce(w: WriteContext, writes: readonly AttendanceDayRow[], removed: readonly AttendanceDayRow[]): Promise<void> {
+    await this.events.recordMany(
+      w,
+      'attendance_day_changed',
+      writes.map((day) => ({ data: { day: attendanceDayView(day) } })),
+    );
+    await this.events.recordMany(
+      w,
+      'attendance_day_removed',
+      removed.map((d) => ({ data: { enrollee: d.enrolleeId, employee: d.employeeKey, date: d.date } })),
+    );
+  }
+
+  /** `POST attendance-days/recompute/`: the days of one enrollee, or of everyone with data, on dates from..to. */
+  async recompute(input: { from: string; to: string; enrollee?: string }): Promise<{ recomputed: number }> {
+    const from = requireDate(input.from, 'from');
+    const to = requireDate(input.to, 'to');
+    if (to < from || addDays(from, MAX_RECOMPUTE_DAYS - 1) < to) {
+      throw new FpaError('validation_error', `from..to must be 1 to ${MAX_RECOMPUTE_DAYS} dates`, { fields: ['from', 'to'] });
+    }
     await this.follower.catchUp();
-    const zone = this.rules.timeZone;
-    const today = this.dateOf(this.ctx.clock.now());
-    const date = params.date === undefined || params.date === '' ? addDays(today, -1) : requireDate(params.date, 'date');
-    if (date > today) throw new FpaError('validation_error', 'absences cannot be generated for a future date', { date, today });
-    const working = isWorkingDay(date, this.rules);
-    const status: DayStatus = working ? 'absent' : 'non_working_day';
-    const { end } = dayBounds(date, zone);
-    const candidates = await this.enrollees.activeCreatedBefore(this.ctx.db.orm, end);
-    let written = 0;
-    for (const chunk of chunks(candidates, ABSENCE_CHUNK)) {
-      written += await this.ctx.db.write(async ({ tx }) => {
-        const now = this.ctx.clock.now();
-        const inserted = await tx
-          .insert(attendanceDays)
-          .values(
-            chunk.map((e) => ({
-              enrolleeId: e.id,
-              employeeKey: e.employeeKey,
-              date,
-              firstIn: null,
-              lastOut: null,
-              workedSeconds: 0,
-              punchCount: 0,
-              status,
-              flags: [],
-              updatedAt: now,
-            })),
-          )
-          .onConflictDoNothing()
-          .returning({ id: attendanceDays.enrolleeId });
-        return inserted.length;
+    let ids: string[];
+    if (input.enrollee) {
+      const found = await this.enrollees.findByIdOrPin(this.ctx.db.orm, input.enrollee);
+      if (!found) throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
+      ids = [found.id];
+    } else ids = await this.enrolleesWithData(this.ctx.db.orm, from, to);
+    // A transaction per group of people, so that terminals' uploads are not held up for long.
+    let recomputed = 0;
+    for (const group of chunks(ids, RECOMPUTE_GROUP)) recomputed += await this.ctx.db.write((w) => this.recomputeIn(w, group, from, to));
+    return { recomputed };
+  }
+
+  /** `POST pay-periods/{id}/lock/`: every punch recorded so far counts, then the period's days are final. */
+  async lockPeriod(id: string, by: string) {
+    await this.follower.catchUp();
+    return this.periods.lock(id, by);
+  }
+
+  /**
+   * The punch flagger: `after_lock` for punches whose day is in a locked pay period. Punches
+   * two dates or more after the last locked date cannot be (a shift's window reaches one date
+   * back at most), so a terminal's normal upload costs one small query.
+   */
+  private async afterLockFlags(w: WriteContext, rows: readonly { enrolleeId: string | null; punchedAt: number }[]): Promise<string[][] | null> {
+    const last = await this.periods.lastLockedDate(w);
+    if (last === null) return null;
+    const threshold = dayBounds(addDays(last, 2), this.timeZone).start;
+    const candidates = rows.flatMap((r, i) => (r.enrolleeId !== null && r.punchedAt < threshold ? [{ i, enrolleeId: r.enrolleeId, at: r.punchedAt }] : []));
+    if (candidates.length === 0) return null;
+    const dates = candidates.map((c) => this.dateOf(c.at)).sort();
+    const [first, lastDate] = [addDays(dates[0]!, -2), addDays(dates[dates.length - 1]!, 1)];
+    const locked = await this.periods.lockedIn(w.tx, first, lastDate);
+    if (locked.length === 0) return null;
+    const { people, planner } = await this.calendar.plannerFor(w.tx, [...new Set(candidates.map((c) => c.enrolleeId))], first, lastDate);
+    const out: string[][] = rows.map(() => []);
+    for (const person of people) {
+      const own = candidates.filter((c) => c.enrolleeId === person.id);
+      const plans = planner.plans(person, first, lastDate);
+      attribute(
+        own.map((c) => c.at),
+        plans,
+        this.slackMs,
+        (at) => this.dateOf(at),
+      ).forEach((date, k) => {
+        if (inRanges(date, locked)) out[own[k]!.i]!.push('after_lock');
       });
     }
-    return {
-      date,
-      working_day: working,
-      absent: working ? written : 0,
-      non_working_day: working ? 0 : written,
-      unchanged: candidates.length - written,
-    };
+    return out;
   }
 
   /** Retention: days before the local date `firstKeptDate`. */
@@ -308,16 +381,6 @@ export class AttendanceService {
 
 export type { AttendanceDayView };
 
-export function attendanceDayView(row: AttendanceDayRow): AttendanceDayView {
-  return {
-    employee: row.employeeKey,
-    enrollee: row.enrolleeId,
-    date: row.date,
-    first_in: row.firstIn === null ? null : new Date(row.firstIn).toISOString(),
-    last_out: row.lastOut === null ? null : new Date(row.lastOut).toISOString(),
-    worked_seconds: row.workedSeconds,
-    punch_count: row.punchCount,
-    status: row.status,
-    flags: row.flags,
-  };
-}
+/** The earlier and the later of two dates `YYYY-MM-DD` (text order is date order). */
+const earlier = (a: string, b: string) => (a < b ? a : b);
+const later = (a: string, b: string) => (a > b ? a : b);

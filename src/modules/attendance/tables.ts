@@ -1,6 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-export const DAY_STATUSES = ['present', 'incomplete', 'absent', 'non_working_day'] as const;
+export const DAY_STATUSES = ['present', 'incomplete', 'absent', 'non_working_day', 'holiday', 'on_leave'] as const;
 
 export type DayStatus = (typeof DAY_STATUSES)[number];
 
@@ -16,7 +16,28 @@ export const attendanceDays = sqliteTable(
     punchCount: integer('punch_count').notNull(),
     status: text('status', { enum: DAY_STATUSES }).notNull(),
     flags: text('flags', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The expected shift's name, or null (no shift, or a day off). */
+    schedule: text('schedule'),
+    expectedSeconds: integer('expected_seconds').notNull().default(0),
+    lateSeconds: integer('late_seconds').notNull().default(0),
+    earlyLeaveSeconds: integer('early_leave_seconds').notNull().default(0),
+    overtimeSeconds: integer('overtime_seconds').notNull().default(0),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.enrolleeId, t.date] }), index('fpa_days_date').on(t.date), index('fpa_days_employee').on(t.employeeKey, t.date)],
+);
+
+/** Pay periods: dates `from`..`to` inclusive; once locked, their days never change again. */
+export const payPeriods = sqliteTable(
+  'fpa_pay_periods',
+  {
+    id: text('id').primaryKey(),
+    fromDate: text('from_date').notNull(),
+    toDate: text('to_date').notNull(),
+    locked: integer('locked', { mode: 'boolean' }).notNull().default(false),
+    lockedAt: integer('locked_at'),
+    lockedBy: text('locked_by'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('fpa_pay_periods_from').on(t.fromDate)],
 );

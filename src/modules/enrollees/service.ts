@@ -190,6 +190,28 @@ export class EnrolleeService {
     return out;
   }
 
+  /** Enrollees (not deleted) by employee key (punch imports name people by their employee key). */
+  async byEmployeeKeys(q: Queryable, keys: readonly string[]): Promise<Map<string, EnrolleeRow>> {
+    const out = new Map<string, EnrolleeRow>();
+    for (const chunk of chunks([...new Set(keys)], 500)) {
+      const rows = await q
+        .select()
+        .from(enrollees)
+        .where(and(inArray(enrollees.employeeKey, chunk), ne(enrollees.status, 'deleted')));
+      for (const row of rows) out.set(row.employeeKey, row);
+    }
+    return out;
+  }
+
+  /** Enrollee rows by id, tombstones included (reports name people who have since left). */
+  async byIds(q: Queryable, ids: readonly string[]): Promise<Map<string, EnrolleeRow>> {
+    const out = new Map<string, EnrolleeRow>();
+    for (const chunk of chunks([...new Set(ids)], 500)) {
+      for (const row of await q.select().from(enrollees).where(inArray(enrollees.id, chunk))) out.set(row.id, row);
+    }
+    return out;
+  }
+
   /**
    * Changes areas, display name or activity. What the terminals and sessions must do about it
    * (remove, backfill, rename, cancel) follows from `enrollee_updated`.
@@ -313,6 +335,30 @@ export class EnrolleeService {
   async areaIdsOf(q: Queryable, enrolleeId: string): Promise<string[]> {
     const rows = await q.select({ areaId: enrolleeAreas.areaId }).from(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
     return rows.map((r) => r.areaId);
+  }
+
+  /** Area ids of many enrollees at once (the calendar resolves area holidays, shifts and weekends). */
+  async areaIdsByEnrollee(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (const ids of chunks([...new Set(enrolleeIds)], 500)) {
+      const pairs = await q
+        .select({ member: enrolleeAreas.enrolleeId, areaId: enrolleeAreas.areaId })
+        .from(enrolleeAreas)
+        .where(inArray(enrolleeAreas.enrolleeId, ids));
+      for (const p of pairs) out.set(p.member, [...(out.get(p.member) ?? []), p.areaId]);
+    }
+    return out;
+  }
+
+  /** Enrollees (not deleted) in any of these areas, by id. */
+  async idsInAreas(q: Queryable, areaIds: readonly string[]): Promise<string[]> {
+    if (areaIds.length === 0) return [];
+    const rows = await q
+      .selectDistinct({ id: enrolleeAreas.enrolleeId })
+      .from(enrolleeAreas)
+      .innerJoin(enrollees, eq(enrollees.id, enrolleeAreas.enrolleeId))
+      .where(and(inArray(enrolleeAreas.areaId, [...areaIds]), ne(enrollees.status, 'deleted')));
+    return rows.map((r) => r.id);
   }
 
   async areaNamesOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {

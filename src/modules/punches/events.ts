@@ -11,7 +11,13 @@ export interface PunchPayload {
 }
 
 export interface PunchEvents {
-  punch_received: { punch: PunchView; sender: DeviceRef };
+  /**
+   * A punch was stored. `punch.source` says where it came from; `sender` is the terminal that
+   * sent it (null for manual and imported punches, which carry `by`, who entered them).
+   */
+  punch_received: { punch: PunchView; sender: DeviceRef | null; by?: string };
+  /** An administrator voided a punch: it stays listed and no longer counts for attendance. */
+  punch_voided: { punch: PunchView; reason: string; by: string };
   /** Earlier punches of a PIN were attributed to an enrollee (their attendance days follow). */
   punches_attributed: { enrollee: string; employee: string; device_pin: string; count: number };
 }

@@ -1,4 +1,5 @@
-/** Punches: ingestion from terminals, the feed (`punches/latest/`), lists and the live stream. */
+/** Punches: ingestion from terminals, corrections, the feed (`punches/latest/`), lists and the live stream. */
+export { PunchCorrections } from './corrections';
 export type { PunchEvents, PunchPayload } from './events';
 export { punchRoutes } from './routes';
 export { type IncomingPunch, type IngestResult, type PunchRow, PunchService } from './service';

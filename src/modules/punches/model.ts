@@ -1,6 +1,7 @@
 /** The punches module's HTTP model. */
 import { t } from 'elysia';
-import { Instant, Int, Nullable, Page, PageQuery, RangeBound, Text } from '../../platform/http/model';
+import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, RangeBound, Text, Uuid } from '../../platform/http/model';
+import { PUNCH_SOURCES } from './tables';
 
 export const Punch = t.Object(
   {
@@ -9,15 +10,20 @@ export const Punch = t.Object(
     employee: Nullable(t.String()),
     enrollee: Nullable(t.String({ format: 'uuid' })),
     device_pin: t.String(),
-    device: t.String({ description: 'Serial number of the terminal.' }),
+    device: Nullable(t.String({ description: 'Serial number of the terminal; null for manual and imported punches.' })),
     punched_at: Instant('UTC instant.'),
-    local_time: t.String({ description: 'Wall time on the terminal, as sent.' }),
+    local_time: t.String({ description: 'Wall time on the terminal, as sent (manual and imported punches: in ATTENDANCE_TIME_ZONE).' }),
     utc_offset_minutes: Int(),
     state: Int(),
     verify_type: Int(),
     work_code: t.String(),
-    flags: t.Array(t.String(), { description: 'For example `unknown_pin`, `dst_overlap`, `dst_gap`, `future_time`, `clock_reset`.' }),
+    flags: t.Array(t.String(), {
+      description:
+        'For example `unknown_pin` (a terminal’s own user), `stale_offset`, `dst_overlap`, `dst_gap`, `future_time`, `clock_reset`, `after_lock` (its date was in a locked pay period).',
+    }),
     received_at: Instant(),
+    source: OneOf(PUNCH_SOURCES, 'Where it came from: a terminal, an administrator (`punches/manual/`) or a file (`punches/import/`).'),
+    voided: t.Boolean({ description: 'Voided by an administrator: still listed, no longer counted for attendance.' }),
   },
   { title: 'Punch' },
 );
@@ -34,11 +40,58 @@ export const PunchList = {
   query: t.Object({
     employee: t.Optional(Text({ maxLength: 200 })),
     device: t.Optional(t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' })),
+    source: t.Optional(OneOf(PUNCH_SOURCES)),
     from: t.Optional(RangeBound('First day (a local date, inclusive) or instant.')),
     to: t.Optional(RangeBound('Last day (a local date, inclusive) or instant (inclusive).')),
     ...PageQuery,
   }),
   response: Page(Punch),
+};
+
+const PunchTime = Text({
+  maxLength: 40,
+  description: 'An ISO 8601 instant (`2026-03-09T08:00:00Z`, `…+05:30`) or a wall time in ATTENDANCE_TIME_ZONE (`2026-03-09 08:00`).',
+});
+const Reason = Text({ maxLength: 500, description: 'Why: kept in the audit log with who did it.' });
+
+export const PunchManual = {
+  body: Body(
+    {
+      enrollee: Text({ maxLength: 100, description: 'The enrollee (UUID or device PIN).' }),
+      at: PunchTime,
+      state: t.Optional(Int({ minimum: 0, maximum: 255, description: 'Punch state as terminals send it (0 check-in, 1 check-out, …); default 0.' })),
+      reason: Reason,
+    },
+    { title: 'PunchManual' },
+  ),
+  response: Punch,
+};
+
+export const PunchImport = {
+  /** Read by readRecordsBody; each record is checked on its own (import-rows.ts), so a bad one costs only itself. */
+  body: t.Union([
+    t.String({ contentMediaType: 'text/csv', description: 'A header row naming `employee`, `at` and optionally `state`, then one punch a line.' }),
+    t.Array(t.Unknown(), {
+      description: '`application/json`: records `{ "employee", "at", "state"? }`; `at` an ISO 8601 instant or a local time of ATTENDANCE_TIME_ZONE.',
+    }),
+  ]),
+  response: t.Object({
+    imported: Int({ description: 'Punches stored now.' }),
+    duplicates: Int({ description: 'Records of punches already stored (same enrollee, same instant) or repeated in the file.' }),
+    errors: t.Array(
+      t.Object({
+        line: Int({ description: 'CSV: the line the record starts on (the header is line 1); JSON: its 1-based position.' }),
+        message: t.String(),
+      }),
+      { description: 'Records not used; nothing of them is stored.' },
+    ),
+  }),
+};
+
+export const PunchVoid = {
+  params: t.Object({ id: Uuid() }),
+  body: Body({ reason: Reason }, { title: 'PunchVoid' }),
+  response: Punch,
 };
 
 export const StreamQuery = t.Object({

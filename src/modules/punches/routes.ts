@@ -1,13 +1,15 @@
-/** `punches/latest/` (polling by sequence) and `punches/` (filtered, cursor-paged), docs/api.md. */
+/** `punches/latest/` (polling by sequence), `punches/` (filtered, cursor-paged) and the corrections, docs/api.md. */
+import { Elysia } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
-import { PunchLatest, PunchList } from './model';
+import type { PunchCorrections } from './corrections';
+import { PunchImport, PunchLatest, PunchList, PunchManual, PunchVoid } from './model';
 import type { PunchService } from './service';
 
 const tags = ['punches'];
 
-export function punchRoutes(http: Http, punches: PunchService) {
-  return adminRouter(http, 'punches')
+export function punchRoutes(http: Http, punches: PunchService, corrections: PunchCorrections) {
+  const reads = adminRouter(http, 'punches')
     .get('/punches/latest', ({ query }) => punches.latest(query.after === undefined ? 0 : Number(query.after), query.limit ?? 100), {
       query: PunchLatest.query,
       response: { 200: PunchLatest.response, ...errors() },
@@ -19,6 +21,7 @@ export function punchRoutes(http: Http, punches: PunchService) {
         punches.list({
           employee: query.employee || undefined,
           device: query.device || undefined,
+          source: query.source,
           from: query.from || undefined,
           to: query.to || undefined,
           cursor: query.cursor || undefined,
@@ -29,5 +32,36 @@ export function punchRoutes(http: Http, punches: PunchService) {
         response: { 200: PunchList.response, ...errors('invalid_cursor') },
         detail: { summary: 'List punches, newest first', tags },
       },
-    );
+    )
+    .post(
+      '/punches/manual',
+      async ({ body, admin, set }) => {
+        const punch = await corrections.manual(body, admin.by);
+        set.status = 201;
+        return punch;
+      },
+      {
+        body: PunchManual.body,
+        response: { 201: PunchManual.response, ...errors('not_found', 'conflict') },
+        detail: { summary: 'Enter a punch by hand (source `manual`), with the reason; audited', tags },
+      },
+    )
+    .post('/punches/:id/void', ({ params, body, admin }) => corrections.void(params.id, body.reason, admin.by), {
+      params: PunchVoid.params,
+      body: PunchVoid.body,
+      response: { 200: PunchVoid.response, ...errors('not_found', 'conflict') },
+      detail: { summary: 'Void a punch: it stays listed (`voided: true`) and no longer counts; audited', tags },
+    });
+  // Its own router: the body is CSV or a JSON array, not the JSON object of every other route.
+  const imports = adminRouter(http, 'punch-import', { body: 'records' }).post('/punches/import', ({ body, admin }) => corrections.import(body, admin.by), {
+    body: PunchImport.body,
+    response: { 200: PunchImport.response, ...errors() },
+    detail: {
+      summary: 'Import punches (source `import`): `text/csv` with the header `employee,at,state`, or a JSON array of the same fields',
+      tags,
+      description:
+        'Good records are stored, bad ones are reported by line and nothing of them is stored; a punch already stored (same enrollee, same instant) counts as a duplicate, so importing a corrected file again is safe.',
+    },
+  });
+  return new Elysia({ name: 'fpa-punch-routes', seed: http.runtime.instanceId }).use(reads).use(imports);
 }

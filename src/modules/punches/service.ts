@@ -3,11 +3,12 @@
  * deduplicated on (device, PIN, local time), given its sequence by the database, linked to
  * the enrollee with that PIN, and announced as `punch_received` events recorded in the same
  * transaction (what follows from them, attendance days and webhooks, reacts to those). The
- * terminal is answered `OK` only after the commit.
+ * terminal is answered `OK` only after the commit. Manual and imported punches (corrections.ts)
+ * are stored through the same `store`, so they share the feed's sequence and its events.
  */
 
 import type { InStatement, InValue, ResultSet } from '@libsql/client';
-import { and, asc, desc, eq, getTableName, gt, gte, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
@@ -15,11 +16,11 @@ import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Runtime } from '../../platform/runtime';
 import { rangeBound } from '../../platform/time/dates';
-import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
+import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import type { PunchEvents, PunchPayload } from './events';
-import { punches } from './tables';
+import { type PunchSource, punches } from './tables';
 import { type PunchView, punchView } from './view';
 
 const DAY_MS = 86_400_000;
@@ -50,8 +51,19 @@ export interface IngestResult {
 
 const INSERT_CHUNK = 200;
 
+/** A punch row before the database gives it its sequence. */
+export type NewPunch = Omit<PunchRow, 'sequence' | 'source' | 'voided'> & { source?: PunchSource };
+
+/**
+ * Extra flags for punches about to be stored (or voided), decided by a module above this one
+ * in the same transaction (attendance: `after_lock` for a date in a locked pay period). Answers
+ * one list per punch, or null when it has nothing to add.
+ */
+export type PunchFlagger = (w: WriteContext, punches: readonly { enrolleeId: string | null; punchedAt: number }[]) => Promise<(readonly string[])[] | null>;
+
 export class PunchService {
   readonly events: EventChannel<PunchEvents>;
+  private readonly flaggers: PunchFlagger[] = [];
 
   constructor(
     private readonly ctx: Runtime,
@@ -62,13 +74,31 @@ export class PunchService {
     this.events = log.channel<PunchEvents>();
   }
 
+  /** Called at start-up by modules above this one (see PunchFlagger). */
+  addFlagger(flagger: PunchFlagger): void {
+    this.flaggers.push(flagger);
+  }
+
+  /** The flags the flaggers add to these punches, one list per punch (empty lists when none). */
+  async extraFlags(w: WriteContext, rows: readonly { enrolleeId: string | null; punchedAt: number }[]): Promise<string[][]> {
+    const out: string[][] = rows.map(() => []);
+    for (const flagger of this.flaggers) {
+      const added = await flagger(w, rows);
+      if (added) {
+        added.forEach((flags, i) => {
+          out[i]?.push(...flags);
+        });
+      }
+    }
+    return out;
+  }
+
   async ingest(device: DeviceRow, received: IncomingPunch[]): Promise<IngestResult> {
     const receivedAt = this.ctx.clock.now();
     const lines = this.withinRetention(received, receivedAt);
     if (lines.length === 0) return { inserted: 0, duplicates: received.length, lastSequence: null };
     const pins = [...new Set(lines.map((l) => l.pin))];
     const rows = await this.ctx.db.write(async (w) => {
-      const { execute } = w;
       const byPin = await this.whose(w, device, pins);
       // A PIN that punches there is a user the terminal holds: listed, adoptable, never handed out.
       await this.devices.users.seen(
@@ -76,52 +106,35 @@ export class PunchService {
         device.id,
         pins.filter((p) => !byPin.has(p)),
       );
-      const inserted: PunchRow[] = [];
       const payloadOf = new Map<string, PunchPayload>();
-      for (const chunk of chunks(lines, INSERT_CHUNK)) {
-        const values = chunk.map((l) => {
-          const enrollee = byPin.get(l.pin);
-          const flags = [...(l.flags ?? [])];
-          if (!enrollee) flags.push('unknown_pin');
-          const id = crypto.randomUUID();
-          payloadOf.set(id, {
-            line: { pin: l.pin, localTime: l.localTime, state: l.state, verifyType: l.verifyType, workCode: l.workCode, extra: l.extra },
-            raw: l.raw,
-          });
-          return {
-            id,
-            deviceId: device.id,
-            deviceSerial: device.serialNumber,
-            devicePin: l.pin,
-            enrolleeId: enrollee?.id ?? null,
-            employeeKey: enrollee?.employee ?? null,
-            punchedAt: l.punchedAt,
-            localTime: l.localTime,
-            utcOffsetMinutes: l.utcOffsetMinutes,
-            state: l.state,
-            verifyType: l.verifyType,
-            workCode: l.workCode,
-            raw: l.raw,
-            flags,
-            receivedAt,
-          };
+      const values: NewPunch[] = lines.map((l) => {
+        const enrollee = byPin.get(l.pin);
+        const flags = [...(l.flags ?? [])];
+        if (!enrollee) flags.push('unknown_pin');
+        const id = crypto.randomUUID();
+        payloadOf.set(id, {
+          line: { pin: l.pin, localTime: l.localTime, state: l.state, verifyType: l.verifyType, workCode: l.workCode, extra: l.extra },
+          raw: l.raw,
         });
-        // One raw multi-row insert: through the query builder, binding 3,000 parameters costs
-        // more than the insert. Only what the database decides comes back.
-        const stored = await execute({ sql: insertPunchesSql(values.length), args: values.flatMap(punchArgs) });
-        const byId = new Map<string, (typeof values)[number]>(values.map((v) => [v.id, v]));
-        for (const row of stored.rows) {
-          const id = String(row.id);
-          inserted.push({ ...byId.get(id)!, sequence: Number(row.sequence) });
-        }
-      }
-      const sender = deviceRef(device);
-      await this.events.recordMany(
-        w,
-        'punch_received',
-        inserted.map((row) => ({ data: { punch: punchView(row), sender }, local: { payload: payloadOf.get(row.id)! } })),
-      );
-      return inserted;
+        return {
+          id,
+          deviceId: device.id,
+          deviceSerial: device.serialNumber,
+          devicePin: l.pin,
+          enrolleeId: enrollee?.id ?? null,
+          employeeKey: enrollee?.employee ?? null,
+          punchedAt: l.punchedAt,
+          localTime: l.localTime,
+          utcOffsetMinutes: l.utcOffsetMinutes,
+          state: l.state,
+          verifyType: l.verifyType,
+          workCode: l.workCode,
+          raw: l.raw,
+          flags,
+          receivedAt,
+        };
+      });
+      return this.store(w, values, { sender: deviceRef(device), payloadOf: (id) => payloadOf.get(id)! });
     });
     this.ctx.metrics.punchesIngested.inc(rows.length);
     return {
@@ -143,6 +156,42 @@ export class PunchService {
     return lines.filter((l) => l.punchedAt >= cutoff || l.flags?.includes('clock_reset'));
   }
 
+  /**
+   * Stores new punches in the caller's transaction: the flaggers' flags added, deduplicated by
+   * the table's unique index (a duplicate is skipped, not an error), sequences given by the
+   * database, and one `punch_received` event per stored punch. Answers the stored rows.
+   */
+  async store(
+    w: WriteContext,
+    values: NewPunch[],
+    options: { sender: DeviceRef | null; payloadOf: (id: string) => PunchPayload; by?: string },
+  ): Promise<PunchRow[]> {
+    const extra = this.flaggers.length > 0 ? await this.extraFlags(w, values) : null;
+    if (extra) {
+      values.forEach((v, i) => {
+        v.flags.push(...(extra[i] ?? []));
+      });
+    }
+    const inserted: PunchRow[] = [];
+    for (const chunk of chunks(values, INSERT_CHUNK)) {
+      // One raw multi-row insert: through the query builder, binding 3,000 parameters costs
+      // more than the insert. Only what the database decides comes back.
+      const stored = await w.execute({ sql: insertPunchesSql(chunk.length), args: chunk.flatMap(punchArgs) });
+      const byId = new Map<string, NewPunch>(chunk.map((v) => [v.id, v]));
+      for (const row of stored.rows) {
+        const v = byId.get(String(row.id))!;
+        inserted.push({ ...v, source: v.source ?? 'device', voided: false, sequence: Number(row.sequence) });
+      }
+    }
+    const { sender, by } = options;
+    await this.events.recordMany(
+      w,
+      'punch_received',
+      inserted.map((row) => ({ data: { punch: punchView(row), sender, ...(by ? { by } : {}) }, local: { payload: options.payloadOf(row.id) } })),
+    );
+    return inserted;
+  }
+
   /** `punches/latest/?after=`: ascending by sequence, never skipping or repeating. */
   async latest(after: number, limit: number): Promise<{ results: PunchView[]; last_sequence: number }> {
     const rows = await this.ctx.db.orm.select().from(punches).where(gt(punches.sequence, after)).orderBy(asc(punches.sequence)).limit(limit);
@@ -150,9 +199,10 @@ export class PunchService {
   }
 
   /** `punches/`: filtered, newest first, cursor-paged by sequence. */
-  async list(filters: { employee?: string; device?: string; from?: string; to?: string; cursor?: string; limit: number }) {
+  async list(filters: { employee?: string; device?: string; source?: PunchSource; from?: string; to?: string; cursor?: string; limit: number }) {
     const conditions = [];
     if (filters.employee) conditions.push(eq(punches.employeeKey, filters.employee));
+    if (filters.source) conditions.push(eq(punches.source, filters.source));
     if (filters.device) conditions.push(eq(punches.deviceSerial, filters.device));
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     if (filters.from) conditions.push(gte(punches.punchedAt, rangeBound(filters.from, 'from', zone)));
@@ -216,28 +266,43 @@ export class PunchService {
     return linked.length;
   }
 
-  /** Punch instants of these enrollees in [start, end), raw: attendance runs this with every batch. */
-  async instantsIn(
+  /**
+   * The punches that count for attendance (not voided) of these enrollees in [start, end), raw:
+   * attendance runs this with every batch. `corrected` marks manual and imported ones.
+   */
+  async countedIn(
     execute: (statement: InStatement) => Promise<ResultSet>,
     enrolleeIds: readonly string[],
     start: number,
     end: number,
-  ): Promise<{ enrolleeId: string; at: number }[]> {
-    const out: { enrolleeId: string; at: number }[] = [];
+  ): Promise<{ enrolleeId: string; at: number; corrected: boolean }[]> {
+    const out: { enrolleeId: string; at: number; corrected: boolean }[] = [];
     for (const chunk of chunks(enrolleeIds, 400)) {
       const found = await execute({
-        sql: `select enrollee_id, punched_at from ${getTableName(punches)} where enrollee_id in (${chunk.map(() => '?').join(', ')}) and punched_at >= ? and punched_at < ?`,
+        sql: `select enrollee_id, punched_at, source from ${getTableName(punches)} where enrollee_id in (${chunk.map(() => '?').join(', ')}) and punched_at >= ? and punched_at < ? and voided = 0`,
         args: [...chunk, start, end],
       });
-      for (const f of found.rows) out.push({ enrolleeId: String(f.enrollee_id), at: Number(f.punched_at) });
+      for (const f of found.rows) out.push({ enrolleeId: String(f.enrollee_id), at: Number(f.punched_at), corrected: f.source !== 'device' });
     }
     return out;
   }
 
-  /** Every punch instant of one enrollee. */
-  async instantsOf(q: Queryable, enrolleeId: string): Promise<number[]> {
-    const rows = await q.select({ at: punches.punchedAt }).from(punches).where(eq(punches.enrolleeId, enrolleeId));
-    return rows.map((r) => r.at);
+  /** The enrollees with punches (voided ones too: a void may empty a day) in [start, end). */
+  async enrolleesWithPunches(q: Queryable, start: number, end: number): Promise<string[]> {
+    const rows = await q
+      .selectDistinct({ id: punches.enrolleeId })
+      .from(punches)
+      .where(and(gte(punches.punchedAt, start), lt(punches.punchedAt, end), isNotNull(punches.enrolleeId)));
+    return rows.map((r) => r.id!);
+  }
+
+  /** First and last instant of an enrollee's punches, or of every enrollee's (null without any). */
+  async spanOf(q: Queryable, enrolleeId?: string): Promise<{ first: number; last: number } | null> {
+    const [row] = await q
+      .select({ first: sql<number | null>`min(${punches.punchedAt})`, last: sql<number | null>`max(${punches.punchedAt})` })
+      .from(punches)
+      .where(enrolleeId === undefined ? isNotNull(punches.enrolleeId) : eq(punches.enrolleeId, enrolleeId));
+    return row && row.first !== null && row.last !== null ? { first: row.first, last: row.last } : null;
   }
 
   /** Retention: deletes the punches before `cutoff`; returns how many. */
@@ -274,6 +339,7 @@ const PUNCH_COLUMNS = [
   'raw',
   'flags',
   'received_at',
+  'source',
 ] as const;
 const insertSqlByCount = new Map<number, string>();
 
@@ -288,7 +354,7 @@ function insertPunchesSql(count: number): string {
   return text;
 }
 
-function punchArgs(v: Omit<PunchRow, 'sequence'>): InValue[] {
+function punchArgs(v: NewPunch): InValue[] {
   return [
     v.id,
     v.deviceId,
@@ -305,5 +371,6 @@ function punchArgs(v: Omit<PunchRow, 'sequence'>): InValue[] {
     v.raw,
     JSON.stringify(v.flags),
     v.receivedAt,
+    v.source ?? 'device',
   ];
 }

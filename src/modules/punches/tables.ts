@@ -1,5 +1,15 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
+/** Where a punch came from: a terminal, an administrator's correction, or an imported file. */
+export const PUNCH_SOURCES = ['device', 'manual', 'import'] as const;
+export type PunchSource = (typeof PUNCH_SOURCES)[number];
+
+/**
+ * The `device_id` of punches no terminal sent (manual and imported ones): never a real device's
+ * id (those are UUIDs), so the dedupe index below keeps one device-less punch per (PIN, local time).
+ */
+export const NO_DEVICE = '';
+
 /**
  * Punches. `sequence` is SQLite's rowid: assigned inside the single write transaction, so a
  * later commit always carries a higher sequence and `after=<sequence>` polling never skips.
@@ -23,10 +33,14 @@ export const punches = sqliteTable(
     raw: text('raw').notNull(),
     flags: text('flags', { mode: 'json' }).$type<string[]>().notNull(),
     receivedAt: integer('received_at').notNull(),
+    source: text('source', { enum: PUNCH_SOURCES }).notNull().default('device'),
+    /** A voided punch stays listed but no longer counts for attendance (corrections.ts). */
+    voided: integer('voided', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     uniqueIndex('fpa_punches_dedup').on(t.deviceId, t.devicePin, t.localTime),
-    index('fpa_punches_enrollee').on(t.enrolleeId, t.punchedAt),
+    // Holds what attendance reads of every punch (punches/service.ts `countedIn`): it reads no row.
+    index('fpa_punches_enrollee').on(t.enrolleeId, t.punchedAt, t.voided, t.source),
     index('fpa_punches_pin').on(t.devicePin),
     index('fpa_punches_time').on(t.punchedAt),
   ],

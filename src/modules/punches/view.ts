@@ -1,5 +1,5 @@
 /** The punch shape of every API response, event and webhook (docs/api.md). */
-import type { punches } from './tables';
+import { NO_DEVICE, type PunchSource, type punches } from './tables';
 
 export interface PunchView {
   sequence: number;
@@ -7,7 +7,8 @@ export interface PunchView {
   employee: string | null;
   enrollee: string | null;
   device_pin: string;
-  device: string;
+  /** Serial number of the terminal; null for manual and imported punches. */
+  device: string | null;
   punched_at: string;
   local_time: string;
   utc_offset_minutes: number;
@@ -16,6 +17,9 @@ export interface PunchView {
   work_code: string;
   flags: string[];
   received_at: string;
+  source: PunchSource;
+  /** Voided by an administrator: still listed, no longer counted for attendance. */
+  voided: boolean;
 }
 
 export function punchView(row: typeof punches.$inferSelect): PunchView {
@@ -25,7 +29,7 @@ export function punchView(row: typeof punches.$inferSelect): PunchView {
     employee: row.employeeKey,
     enrollee: row.enrolleeId,
     device_pin: row.devicePin,
-    device: row.deviceSerial,
+    device: row.deviceId === NO_DEVICE ? null : row.deviceSerial,
     punched_at: new Date(row.punchedAt).toISOString(),
     local_time: row.localTime,
     utc_offset_minutes: row.utcOffsetMinutes,
@@ -34,5 +38,7 @@ export function punchView(row: typeof punches.$inferSelect): PunchView {
     work_code: row.workCode,
     flags: row.flags,
     received_at: new Date(row.receivedAt).toISOString(),
+    source: row.source,
+    voided: row.voided,
   };
 }

@@ -7,9 +7,8 @@
 
 import { chunks } from '../../platform/chunks';
 import type { Tx } from '../../platform/db/client';
-import type { DeviceRef } from '../devices';
 import type { LoggedEvent } from '../events';
-import type { PunchEvents, PunchView } from '../punches';
+import type { PunchEvents } from '../punches';
 import { webhookEndpoints, webhookOutbox } from './tables';
 
 export const WEBHOOK_EVENTS = ['punch_received'] as const;
@@ -19,7 +18,7 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export interface PunchMessageBody {
   type: 'punch_received';
   timestamp: string;
-  data: { punch: PunchView; sender: DeviceRef };
+  data: PunchEvents['punch_received'];
 }
 
 const INSERT_CHUNK = 500;

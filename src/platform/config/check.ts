@@ -228,6 +228,8 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     ['COMMAND_MAX_RETRIES', 0, 100],
     ['WEBHOOK_MAX_ATTEMPTS', 1, 100],
     ['PORT', 0, 65535],
+    // Past 12 h the windows of consecutive days could hold each other's shifts.
+    ['ATTENDANCE_SHIFT_SLACK', 0, 12 * 3_600_000],
   ];
   for (const [key, min, max] of limits) {
     const v = s[key] as number;

@@ -100,6 +100,7 @@ export interface Settings {
   WEEKEND_DAYS: number[];
   HOLIDAYS: string[];
   ATTENDANCE_REPEAT_PUNCH_WINDOW: number;
+  ATTENDANCE_SHIFT_SLACK: number;
 
   RETENTION_PUNCHES_DAYS: number;
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: number;
@@ -292,6 +293,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ATTENDANCE_REPEAT_PUNCH_WINDOW: duration(
     MINUTE,
     'Punches of one person this close to the previous one are a repeated tap, not an in/out (0 turns this off).',
+  ),
+  ATTENDANCE_SHIFT_SLACK: duration(
+    4 * 60 * MINUTE,
+    'A punch up to this long before a shift starts or after it ends belongs to that shift (and its date); at most 12h.',
   ),
 
   RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),

@@ -83,13 +83,62 @@ export interface BodyOptions {
  * template.
  */
 export async function readJsonBody(request: Request, limit: number, options: BodyOptions = {}): Promise<unknown> {
+  const text = await readText(request, limit, isJsonContentType, 'the request body must be JSON sent as Content-Type: application/json (UTF-8)');
+  if (typeof text !== 'string') return text;
+  const value = parseJson(text);
+  if (value instanceof BodyRefusal) return value;
+  // Every body of the API is an object. `null` is one only where the router allows it: Elysia
+  // does not validate an optional body that is null, so a route would see it unchecked.
+  if (value === null) return options.allowNull ? null : refuse('the request body must be a JSON object, not null');
+  if (typeof value !== 'object' || Array.isArray(value)) return refuse('the request body must be a JSON object');
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return refuse(`the request body nests deeper than ${MAX_BODY_DEPTH} levels`, { max_depth: MAX_BODY_DEPTH });
+  return value;
+}
+
+/** A body of records (`punches/import/`): CSV text (a string), or the JSON array of the same records. */
+export type RecordsBody = string | unknown[];
+
+/**
+ * The body of a route that takes records: `text/csv` (UTF-8) or a JSON array, under the same
+ * cap and with the same refusals as `readJsonBody`.
+ */
+export async function readRecordsBody(request: Request, limit: number): Promise<RecordsBody | BodyRefusal | typeof NO_BYTES | undefined> {
+  const csv = isCsvContentType(request.headers.get('content-type'));
+  const text = await readText(
+    request,
+    limit,
+    (type) => csv || isJsonContentType(type),
+    'the request body must be CSV (Content-Type: text/csv) or a JSON array (application/json), UTF-8',
+  );
+  if (typeof text !== 'string') return text;
+  if (csv) return text;
+  const value = parseJson(text);
+  if (value instanceof BodyRefusal) return value;
+  if (!Array.isArray(value)) return refuse('the request body must be a JSON array of records');
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return refuse(`the request body nests deeper than ${MAX_BODY_DEPTH} levels`, { max_depth: MAX_BODY_DEPTH });
+  return value;
+}
+
+/** `text/csv`, with no charset other than UTF-8. */
+function isCsvContentType(header: string | null): boolean {
+  if (header === null) return false;
+  const [type = '', ...params] = header.split(';').map((p) => p.trim().toLowerCase());
+  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length);
+  return type === 'text/csv' && (charset === undefined || charset === 'utf-8' || charset === 'utf8');
+}
+
+/** The body as UTF-8 text under the cap, or why not (never throws). */
+async function readText(
+  request: Request,
+  limit: number,
+  acceptType: (contentType: string | null) => boolean,
+  wrongType: string,
+): Promise<string | BodyRefusal | typeof NO_BYTES | undefined> {
   if (!request.body) return undefined;
   const declared = request.headers.get('content-length')?.trim();
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) return tooLarge(limit);
   const contentType = request.headers.get('content-type');
-  if (!isJsonContentType(contentType)) {
-    return refuse('the request body must be JSON sent as Content-Type: application/json (UTF-8)', { content_type: contentType });
-  }
+  if (!acceptType(contentType)) return refuse(wrongType, { content_type: contentType });
   let bytes: Uint8Array | null;
   try {
     bytes = await readCapped(request.body, limit);
@@ -98,24 +147,19 @@ export async function readJsonBody(request: Request, limit: number, options: Bod
   }
   if (bytes === null) return tooLarge(limit);
   if (bytes.byteLength === 0) return NO_BYTES;
-  let text: string;
   try {
-    text = utf8.decode(bytes);
+    return utf8.decode(bytes);
   } catch {
     return refuse('the request body is not valid UTF-8');
   }
-  let value: unknown;
+}
+
+function parseJson(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     return refuse('the request body is not valid JSON');
   }
-  // Every body of the API is an object. `null` is one only where the router allows it: Elysia
-  // does not validate an optional body that is null, so a route would see it unchecked.
-  if (value === null) return options.allowNull ? null : refuse('the request body must be a JSON object, not null');
-  if (typeof value !== 'object' || Array.isArray(value)) return refuse('the request body must be a JSON object');
-  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return refuse(`the request body nests deeper than ${MAX_BODY_DEPTH} levels`, { max_depth: MAX_BODY_DEPTH });
-  return value;
 }
 
 /**

@@ -23,7 +23,13 @@ export const RangeBound = (description: string) => t.String({ pattern: '^\\d{4}-
 
 /** A calendar date `YYYY-MM-DD`. */
 export const LocalDate = (description?: string) => t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', ...(description ? { description } : {}) });
-export const Uuid = (description?: string) => t.String({ format: 'uuid', ...(description ? { description } : {}) });
+/** A UUID; the pattern also keeps control characters out of path parameters. */
+export const Uuid = (description?: string) =>
+  t.String({
+    format: 'uuid',
+    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    ...(description ? { description } : {}),
+  });
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
 /**
  * A string enum from a constant list. A union of literals, not `t.UnionEnum`: that one gives the

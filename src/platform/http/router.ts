@@ -11,7 +11,7 @@ import { Elysia } from 'elysia';
 import type { Metrics } from '../metrics';
 import type { Runtime } from '../runtime';
 import type { AdminAuthenticator } from './admin-auth';
-import { apiBodyLimit, readJsonBody, settleBody } from './body';
+import { apiBodyLimit, readJsonBody, readRecordsBody, settleBody } from './body';
 import { handleApiError } from './errors';
 import { peerAddress } from './routable-url';
 
@@ -34,15 +34,21 @@ export const SECURITY_SCHEMES = {
 /** OpenAPI security requirements: any one of the listed schemes lets a caller in. */
 type Security = Record<string, string[]>[];
 
+/** How a router reads bodies: JSON objects (every route), or records as CSV or a JSON array (imports). */
+export type BodyKind = 'json' | 'records';
+
 export interface RouterOptions {
   security?: Security;
   /** Pass a JSON `null` body on to the routes' schemas instead of refusing it (src/platform/http/body.ts). */
   allowNullBody?: boolean;
+  /** Default `json`. */
+  body?: BodyKind;
 }
 
 /**
- * Bodies are read by `readJsonBody` (JSON only, under the cap); a refused body is raised by
- * `settleBody` after authentication, and at the latest before the handler runs.
+ * Bodies are read by `readJsonBody` (JSON only, under the cap; `readRecordsBody` for a router of
+ * imports); a refused body is raised by `settleBody` after authentication, and at the latest
+ * before the handler runs.
  */
 export function apiRouter(http: Http, name: string, options: RouterOptions = {}) {
   const limit = apiBodyLimit(http.runtime.settings);
@@ -52,7 +58,7 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
     .onTransform(({ request }) => timing.start(request))
     .onAfterResponse(({ request, route, set }) => timing.end(request, route, set.status))
     .onError(handleApiError(http.runtime.log))
-    .onParse(({ request }) => readJsonBody(request, limit, bodyOptions))
+    .onParse(({ request }) => (options.body === 'records' ? readRecordsBody(request, limit) : readJsonBody(request, limit, bodyOptions)))
     .onBeforeHandle((context) => settleBody(context));
 }
 
@@ -61,10 +67,10 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
  * `derive` (not `resolve`) so the caller is checked before the body is validated: an
  * anonymous request is always 401, whatever it sends.
  */
-export function adminRouter(http: Http, name: string, options: { allowOperatorToken?: boolean } = {}) {
+export function adminRouter(http: Http, name: string, options: { allowOperatorToken?: boolean; body?: BodyKind } = {}) {
   const security: Security = [{ [SECURITY_SCHEMES.admin]: [] }];
   if (options.allowOperatorToken) security.push({ [SECURITY_SCHEMES.operator]: [] });
-  return apiRouter(http, name, { security }).derive(async (context) => {
+  return apiRouter(http, name, { security, body: options.body }).derive(async (context) => {
     // The peer address decides whether the lock file's operator token may count (loopback only).
     const peerIp = peerAddress(context.server, context.request);
     const admin = await http.auth.authenticate(context.request, { ...options, peerIp });

@@ -34,8 +34,8 @@ describe('generate-absences', () => {
   test('writes absent days for active enrollees without punches on a working day, and only those', async () => {
     const run = await runAbsences('2026-03-09');
     expect(run.status).toBe('succeeded');
-    expect(run.result).toEqual({ date: '2026-03-09', working_day: true, absent: 2, non_working_day: 0, unchanged: 1 });
-    expect(run.summary).toBe('generate-absences succeeded: date=2026-03-09 working_day=true absent=2 non_working_day=0 unchanged=1');
+    expect(run.result).toEqual({ from: '2026-03-09', to: '2026-03-09', absent: 2, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 1 });
+    expect(run.summary).toBe('generate-absences succeeded: from=2026-03-09 to=2026-03-09 absent=2 non_working_day=0 holiday=0 on_leave=0 unchanged=1');
     expect((await dayOf(server, 'A', '2026-03-09')).status).toBe('present');
     for (const who of ['B', 'C']) {
       expect(await dayOf(server, who, '2026-03-09')).toMatchObject({
@@ -45,6 +45,9 @@ describe('generate-absences', () => {
         worked_seconds: 0,
         punch_count: 0,
         flags: [],
+        // Without DEFAULT_SCHEDULE nothing is expected of the day.
+        schedule: null,
+        expected_seconds: 0,
       });
     }
     expect(await dayOf(server, 'D', '2026-03-09')).toBeNull();
@@ -54,7 +57,7 @@ describe('generate-absences', () => {
   test('is idempotent: a second run changes nothing', async () => {
     const before = await server.admin.get('/attendance-days/?limit=1000');
     const run = await runAbsences('2026-03-09');
-    expect(run.result).toEqual({ date: '2026-03-09', working_day: true, absent: 0, non_working_day: 0, unchanged: 3 });
+    expect(run.result).toEqual({ from: '2026-03-09', to: '2026-03-09', absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 3 });
     expect((await server.admin.get('/attendance-days/?limit=1000')).body).toEqual(before.body);
   });
 
@@ -67,17 +70,17 @@ describe('generate-absences', () => {
     // 20:00Z on 10 March is already 01:30 on 11 March in Kolkata: yesterday is 10 March.
     now = Date.parse('2026-03-10T20:00:00Z');
     const run = await runAbsences();
-    expect(run.result).toMatchObject({ date: '2026-03-10', working_day: true, absent: 4 });
-    expect(await server.fpa.jobs.run('generate-absences')).toMatchObject({ status: 'succeeded', result: { date: '2026-03-10', absent: 0, unchanged: 4 } });
+    expect(run.result).toMatchObject({ from: '2026-03-10', to: '2026-03-10', absent: 4 });
+    expect(await server.fpa.jobs.run('generate-absences')).toMatchObject({ status: 'succeeded', result: { from: '2026-03-10', absent: 0, unchanged: 4 } });
   });
 
-  test('weekends and holidays get non_working_day, never absent', async () => {
+  test('weekends get non_working_day and holidays holiday, never absent', async () => {
     now = Date.parse('2026-03-16T00:00:00Z');
     const saturday = await runAbsences('2026-03-14');
-    expect(saturday.result).toMatchObject({ working_day: false, absent: 0, non_working_day: 4 });
+    expect(saturday.result).toMatchObject({ absent: 0, non_working_day: 4, holiday: 0 });
     const holiday = await runAbsences('2026-03-11');
-    expect(holiday.result).toMatchObject({ working_day: false, absent: 0, non_working_day: 4 });
-    expect(await dayOf(server, 'D', '2026-03-11')).toMatchObject({ status: 'non_working_day', punch_count: 0 });
+    expect(holiday.result).toMatchObject({ absent: 0, non_working_day: 0, holiday: 4 });
+    expect(await dayOf(server, 'D', '2026-03-11')).toMatchObject({ status: 'holiday', punch_count: 0 });
     const listed = await server.admin.get('/attendance-days/?status=absent&to=2026-03-09');
     expect(listed.body.results.map((d: { employee: string }) => d.employee)).toEqual(['C']);
   });

@@ -38,6 +38,11 @@ describe('attendance days from punches (Asia/Kolkata, 09:00-17:00 with 10 minute
       punch_count: 4,
       status: 'present',
       flags: [],
+      schedule: 'default',
+      expected_seconds: 8 * 3600,
+      late_seconds: 0,
+      early_leave_seconds: 0,
+      overtime_seconds: 0,
     });
   });
 
@@ -45,6 +50,8 @@ describe('attendance days from punches (Asia/Kolkata, 09:00-17:00 with 10 minute
     await upload(server, device, linesAt(ZONE, pin('E-2'), '2026-03-09 09:10:01', '2026-03-09 16:49:59'));
     const late = await dayOf(server, 'E-2', '2026-03-09');
     expect(late.flags).toEqual(['late', 'early_leave']);
+    // Late by the whole time since the start, early by the whole time until the end.
+    expect(late).toMatchObject({ late_seconds: 10 * 60 + 1, early_leave_seconds: 10 * 60 + 1, overtime_seconds: 0 });
     expect(late.status).toBe('present');
     // Exactly on the grace limits is neither late nor early.
     await upload(server, device, linesAt(ZONE, pin('E-3'), '2026-03-09 09:10:00', '2026-03-09 16:50:00'));
@@ -90,12 +97,19 @@ describe('attendance days from punches (Asia/Kolkata, 09:00-17:00 with 10 minute
     expect((await dayOf(server, 'E-5', '2026-03-09')).punch_count).toBe(3);
   });
 
-  test('weekends and holidays: punches still make a day, flagged non_working_day and never late', async () => {
+  test('weekends and holidays: punches still make a day, flagged worked_on_off_day / worked_on_holiday, all overtime, never late', async () => {
     // 14 March 2026 is a Saturday; 11 March is a configured holiday.
     await upload(server, device, linesAt(ZONE, pin('E-1'), '2026-03-14 11:00:00', '2026-03-14 12:00:00'));
-    expect(await dayOf(server, 'E-1', '2026-03-14')).toMatchObject({ status: 'present', worked_seconds: 3600, flags: ['non_working_day'] });
+    expect(await dayOf(server, 'E-1', '2026-03-14')).toMatchObject({
+      status: 'present',
+      worked_seconds: 3600,
+      flags: ['worked_on_off_day', 'overtime'],
+      schedule: null,
+      expected_seconds: 0,
+      overtime_seconds: 3600,
+    });
     await upload(server, device, linesAt(ZONE, pin('E-2'), '2026-03-11 10:00:00'));
-    expect(await dayOf(server, 'E-2', '2026-03-11')).toMatchObject({ status: 'incomplete', flags: ['non_working_day'] });
+    expect(await dayOf(server, 'E-2', '2026-03-11')).toMatchObject({ status: 'incomplete', flags: ['worked_on_holiday'], expected_seconds: 0 });
   });
 
   test("punches of a terminal's own user make days once an administrator adopts them", async () => {
@@ -108,7 +122,14 @@ describe('attendance days from punches (Asia/Kolkata, 09:00-17:00 with 10 minute
     expect(await server.admin.post('/employees/', { id: 'E-6', name: 'Person E-6' })).toMatchObject({ status: 201 });
     const adopted = await server.admin.post(`/devices/${device.serialNumber}/users/${own}/adopt/`, { employee: 'E-6' });
     expect(adopted).toMatchObject({ status: 201, body: { employee: 'E-6', device_pin: own } });
-    expect(await dayOf(server, 'E-6', '2026-03-09')).toMatchObject({ status: 'present', flags: ['late'], worked_seconds: 8.5 * 3600 });
+    // Half an hour late and half an hour over the expected eight hours.
+    expect(await dayOf(server, 'E-6', '2026-03-09')).toMatchObject({
+      status: 'present',
+      flags: ['late', 'overtime'],
+      worked_seconds: 8.5 * 3600,
+      late_seconds: 1800,
+      overtime_seconds: 1800,
+    });
     expect(await dayOf(server, 'E-6', '2026-03-10')).toMatchObject({ status: 'incomplete', punch_count: 1 });
   });
 });

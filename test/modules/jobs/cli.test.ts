@@ -57,7 +57,7 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     const run = await cli('generate-absences', '--date', DATE);
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
-    expect(run.out).toBe(`generate-absences succeeded: date=${DATE} working_day=true absent=2 non_working_day=0 unchanged=0`);
+    expect(run.out).toBe(`generate-absences succeeded: from=${DATE} to=${DATE} absent=2 non_working_day=0 holiday=0 on_leave=0 unchanged=0`);
     // The script released the database: a server can take it now.
     expect(existsSync(join(work.dir, 'fpa.db.lock'))).toBe(false);
   }, 30_000);
@@ -68,7 +68,9 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     expect(await dayOf(server, 'C-1', DATE)).toMatchObject({ status: 'absent' });
     const run = await cli('generate-absences', '--date', DATE);
     expect(run.code).toBe(0);
-    expect(run.out).toBe(`generate-absences succeeded: date=${DATE} working_day=true absent=0 non_working_day=0 unchanged=2 (run by the running server)`);
+    expect(run.out).toBe(
+      `generate-absences succeeded: from=${DATE} to=${DATE} absent=0 non_working_day=0 holiday=0 on_leave=0 unchanged=2 (run by the running server)`,
+    );
     const next = await cli('purge-retention');
     expect(next.code).toBe(0);
     expect(next.out).toStartWith('purge-retention succeeded: punches=0 attendance_days=0 ');

@@ -26,8 +26,9 @@ describe('punches out: events and polling', () => {
     });
     const lines = punchLines(enrollee.body.device_pin, 2);
     const reply = await postAttlog(server, 'EVT0001', lines);
+    // Listeners run after the commit, each awaiting an API call: wait for them (bounded).
+    for (let i = 0; i < 100 && received.length < 2; i++) await Bun.sleep(20);
     off();
-    await Bun.sleep(50);
     expect(reply).toEqual({ status: 200, text: 'OK:2' });
     expect(received).toHaveLength(2);
     const first = received[0]!;

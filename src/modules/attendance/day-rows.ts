@@ -1,0 +1,173 @@
+/**
+ * The stored attendance days: read and written with raw statements (attendance recomputes days
+ * with every batch of punches, where the query builder costs more than the queries), compared,
+ * and shown as the API's view.
+ */
+import type { InValue } from '@libsql/client';
+import { and, eq, getTableName } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { WriteContext } from '../../platform/db/client';
+import { dayBounds, localDateOf } from '../../platform/time/dates';
+import type { AttendanceDayView } from './model';
+import { attendanceDays, type DayStatus } from './tables';
+
+export type AttendanceDayRow = typeof attendanceDays.$inferSelect;
+
+/** Days per upsert (15 columns a row). */
+const WRITE_CHUNK = 300;
+const DAY_COLUMNS = [
+  'enrollee_id',
+  'employee_key',
+  'date',
+  'first_in',
+  'last_out',
+  'worked_seconds',
+  'punch_count',
+  'status',
+  'flags',
+  'schedule',
+  'expected_seconds',
+  'late_seconds',
+  'early_leave_seconds',
+  'overtime_seconds',
+  'updated_at',
+] as const;
+const upsertSqlByCount = new Map<number, string>();
+
+function upsertDaysSql(count: number): string {
+  let text = upsertSqlByCount.get(count);
+  if (!text) {
+    const row = `(${DAY_COLUMNS.map(() => '?').join(', ')})`;
+    const set = DAY_COLUMNS.filter((c) => c !== 'enrollee_id' && c !== 'date')
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', ');
+    text = `insert into ${getTableName(attendanceDays)} (${DAY_COLUMNS.join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')} on conflict (enrollee_id, date) do update set ${set}`;
+    upsertSqlByCount.set(count, text);
+  }
+  return text;
+}
+
+function dayArgs(d: AttendanceDayRow): InValue[] {
+  return [
+    d.enrolleeId,
+    d.employeeKey,
+    d.date,
+    d.firstIn,
+    d.lastOut,
+    d.workedSeconds,
+    d.punchCount,
+    d.status,
+    JSON.stringify(d.flags),
+    d.schedule,
+    d.expectedSeconds,
+    d.lateSeconds,
+    d.earlyLeaveSeconds,
+    d.overtimeSeconds,
+    d.updatedAt,
+  ];
+}
+
+/**
+ * The stored days of these enrollees on these dates, by enrollee then date. Raw (the columns
+ * in DAY_COLUMNS order): it runs with every batch of punches.
+ */
+export async function readDays(w: WriteContext, enrolleeIds: readonly string[], dates: readonly string[]): Promise<Map<string, Map<string, AttendanceDayRow>>> {
+  const out = new Map<string, Map<string, AttendanceDayRow>>();
+  const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+  const { rows } = await w.execute({
+    sql: `select ${DAY_COLUMNS.join(', ')} from ${getTableName(attendanceDays)} where enrollee_id in (${marks(enrolleeIds.length)}) and date in (${marks(dates.length)})`,
+    args: [...enrolleeIds, ...dates],
+  });
+  for (const r of rows) {
+    const num = (v: unknown) => (v === null ? null : Number(v));
+    const row: AttendanceDayRow = {
+      enrolleeId: String(r.enrollee_id),
+      employeeKey: String(r.employee_key),
+      date: String(r.date),
+      firstIn: num(r.first_in),
+      lastOut: num(r.last_out),
+      workedSeconds: Number(r.worked_seconds),
+      punchCount: Number(r.punch_count),
+      status: String(r.status) as DayStatus,
+      flags: JSON.parse(String(r.flags)) as string[],
+      schedule: r.schedule === null ? null : String(r.schedule),
+      expectedSeconds: Number(r.expected_seconds),
+      lateSeconds: Number(r.late_seconds),
+      earlyLeaveSeconds: Number(r.early_leave_seconds),
+      overtimeSeconds: Number(r.overtime_seconds),
+      updatedAt: Number(r.updated_at),
+    };
+    const own = out.get(row.enrolleeId) ?? new Map<string, AttendanceDayRow>();
+    own.set(row.date, row);
+    out.set(row.enrolleeId, own);
+  }
+  return out;
+}
+
+/** Upserts the days written (raw multi-row statements) and deletes the days removed. */
+export async function writeDays(w: WriteContext, writes: readonly AttendanceDayRow[], removed: readonly AttendanceDayRow[]): Promise<void> {
+  for (const chunk of chunks(writes, WRITE_CHUNK)) await w.execute({ sql: upsertDaysSql(chunk.length), args: chunk.flatMap(dayArgs) });
+  for (const day of removed) await w.tx.delete(attendanceDays).where(and(eq(attendanceDays.enrolleeId, day.enrolleeId), eq(attendanceDays.date, day.date)));
+}
+
+/** Whether two rows of a day show the same result (`updated_at` aside). */
+export function sameDay(a: AttendanceDayRow, b: AttendanceDayRow): boolean {
+  return (
+    a.firstIn === b.firstIn &&
+    a.lastOut === b.lastOut &&
+    a.workedSeconds === b.workedSeconds &&
+    a.punchCount === b.punchCount &&
+    a.status === b.status &&
+    a.schedule === b.schedule &&
+    a.expectedSeconds === b.expectedSeconds &&
+    a.lateSeconds === b.lateSeconds &&
+    a.earlyLeaveSeconds === b.earlyLeaveSeconds &&
+    a.overtimeSeconds === b.overtimeSeconds &&
+    a.employeeKey === b.employeeKey &&
+    a.flags.length === b.flags.length &&
+    a.flags.every((f, i) => f === b.flags[i])
+  );
+}
+
+export function attendanceDayView(row: AttendanceDayRow): AttendanceDayView {
+  return {
+    employee: row.employeeKey,
+    enrollee: row.enrolleeId,
+    date: row.date,
+    first_in: row.firstIn === null ? null : new Date(row.firstIn).toISOString(),
+    last_out: row.lastOut === null ? null : new Date(row.lastOut).toISOString(),
+    worked_seconds: row.workedSeconds,
+    punch_count: row.punchCount,
+    status: row.status,
+    flags: row.flags,
+    schedule: row.schedule,
+    expected_seconds: row.expectedSeconds,
+    late_seconds: row.lateSeconds,
+    early_leave_seconds: row.earlyLeaveSeconds,
+    overtime_seconds: row.overtimeSeconds,
+  };
+}
+
+/**
+ * The local date of instants in a zone, remembering the bounds of the dates it has seen: a
+ * batch spans few dates, and the comparison costs far less than the zone arithmetic.
+ */
+export function localDates(timeZone: string): ((instant: number) => string) & { bounds: (date: string) => { start: number; end: number } } {
+  const known = new Map<string, { start: number; end: number }>();
+  let last: { date: string; start: number; end: number } | null = null;
+  const bounds = (date: string) => {
+    let b = known.get(date);
+    if (!b) {
+      b = dayBounds(date, timeZone);
+      known.set(date, b);
+    }
+    return b;
+  };
+  const dateOf = (instant: number) => {
+    if (last && instant >= last.start && instant < last.end) return last.date;
+    const date = localDateOf(instant, timeZone);
+    last = { date, ...bounds(date) };
+    return date;
+  };
+  return Object.assign(dateOf, { bounds });
+}

@@ -1,0 +1,128 @@
+/**
+ * Pay periods: `from`..`to` local dates. Locking one is final: its days never change again
+ * (recomputes skip them) and punches that arrive for its dates later are stored with the flag
+ * `after_lock` (./service.ts). Periods may not overlap, so a date is in one period at most.
+ */
+import { and, asc, eq, getTableName, gte, lte, sql } from 'drizzle-orm';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { isCalendarDate } from '../../platform/time/dates';
+import { audit } from '../audit';
+import type { EventChannel } from '../events';
+import type { AttendanceEvents } from './events';
+import type { PayPeriodView } from './model';
+import { payPeriods } from './tables';
+
+type PeriodRow = typeof payPeriods.$inferSelect;
+
+const LAST_LOCKED_SQL = `select max(to_date) as last from ${getTableName(payPeriods)} where locked = 1`;
+
+export class PayPeriods {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly events: EventChannel<AttendanceEvents>,
+  ) {}
+
+  async list(filters: { from?: string; to?: string; cursor?: string; limit: number }): Promise<Page<PayPeriodView>> {
+    const conditions = [];
+    // A period is listed when it shares a date with the range.
+    if (filters.from) conditions.push(gte(payPeriods.toDate, filters.from));
+    if (filters.to) conditions.push(lte(payPeriods.fromDate, filters.to));
+    const after = readCursor(filters.cursor);
+    if (after !== null) conditions.push(sql`${payPeriods.fromDate} > ${String(after)}`);
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(payPeriods)
+      .where(and(...conditions))
+      .orderBy(asc(payPeriods.fromDate))
+      .limit(filters.limit + 1);
+    return pageOf(
+      rows,
+      filters.limit,
+      (r) => r.fromDate,
+      (page) => page.map(periodView),
+    );
+  }
+
+  async get(id: string): Promise<PayPeriodView> {
+    return periodView(await this.row(this.ctx.db.orm, id));
+  }
+
+  async create(input: { from: string; to: string }, by: string): Promise<PayPeriodView> {
+    if (!isCalendarDate(input.from) || !isCalendarDate(input.to))
+      throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
+    if (input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
+    return this.ctx.db.write(async ({ tx }) => {
+      const now = this.ctx.clock.now();
+      const [overlap] = await tx
+        .select({ id: payPeriods.id })
+        .from(payPeriods)
+        .where(and(lte(payPeriods.fromDate, input.to), gte(payPeriods.toDate, input.from)))
+        .limit(1);
+      if (overlap) throw new FpaError('conflict', 'the period overlaps another pay period', { pay_period: overlap.id });
+      const row: PeriodRow = { id: crypto.randomUUID(), fromDate: input.from, toDate: input.to, locked: false, lockedAt: null, lockedBy: null, createdAt: now };
+      await tx.insert(payPeriods).values(row);
+      await audit(tx, now, { actor: by, action: 'pay_period.created', targetType: 'pay_period', targetId: row.id, details: { ...input } });
+      return periodView(row);
+    });
+  }
+
+  /** Locks a period (409 when it already is). The caller brings the days up to date first. */
+  async lock(id: string, by: string): Promise<PayPeriodView> {
+    return this.ctx.db.write(async (w) => {
+      const { tx } = w;
+      const now = this.ctx.clock.now();
+      const row = await this.row(tx, id);
+      if (row.locked) throw new FpaError('conflict', 'the pay period is already locked', { pay_period: id });
+      const locked: PeriodRow = { ...row, locked: true, lockedAt: now, lockedBy: by };
+      await tx.update(payPeriods).set({ locked: true, lockedAt: now, lockedBy: by }).where(eq(payPeriods.id, id));
+      await audit(tx, now, { actor: by, action: 'pay_period.locked', targetType: 'pay_period', targetId: id, details: { from: row.fromDate, to: row.toDate } });
+      const view = periodView(locked);
+      await this.events.record(w, 'pay_period_locked', { pay_period: view, by });
+      return view;
+    });
+  }
+
+  /** The locked periods sharing a date with [from, to]. */
+  async lockedIn(q: Queryable, from: string, to: string): Promise<{ from: string; to: string }[]> {
+    return q
+      .select({ from: payPeriods.fromDate, to: payPeriods.toDate })
+      .from(payPeriods)
+      .where(and(eq(payPeriods.locked, true), lte(payPeriods.fromDate, to), gte(payPeriods.toDate, from)));
+  }
+
+  /**
+   * The last locked date, or null: punches after the day following it can never be after a lock.
+   * Raw: it runs in every transaction that stores punches.
+   */
+  async lastLockedDate(w: WriteContext): Promise<string | null> {
+    const { rows } = await w.execute(LAST_LOCKED_SQL);
+    const last = rows[0]?.last;
+    return typeof last === 'string' ? last : null;
+  }
+
+  private async row(q: Queryable, id: string): Promise<PeriodRow> {
+    const [row] = await q.select().from(payPeriods).where(eq(payPeriods.id, id)).limit(1);
+    if (!row) throw new FpaError('not_found', 'pay period not found', { pay_period: id });
+    return row;
+  }
+}
+
+/** Whether a date falls in one of these ranges. */
+export function inRanges(date: string, ranges: readonly { from: string; to: string }[]): boolean {
+  return ranges.some((r) => r.from <= date && date <= r.to);
+}
+
+function periodView(row: PeriodRow): PayPeriodView {
+  return {
+    id: row.id,
+    from: row.fromDate,
+    to: row.toDate,
+    locked: row.locked,
+    locked_at: row.lockedAt === null ? null : new Date(row.lockedAt).toISOString(),
+    locked_by: row.lockedBy,
+    created_at: new Date(row.createdAt).toISOString(),
+  };
+}

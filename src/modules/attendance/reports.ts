@@ -1,0 +1,160 @@
+/**
+ * What payroll takes away: `attendance-days/export.csv` (one row per employee and date, header
+ * first) and `attendance-summary/` (per employee, totals of a range). Both read the stored days
+ * after catching up with the log, so they show every punch recorded so far.
+ */
+import { and, asc, type Column, eq, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
+import { csvField, csvRow, csvText } from '../../platform/csv';
+import { FpaError } from '../../platform/errors';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { addDays, isCalendarDate } from '../../platform/time/dates';
+import { formatLocalWallTime } from '../../platform/time/zone';
+import type { EnrolleeService } from '../enrollees';
+import type { SummaryView } from './model';
+import type { AttendanceService } from './service';
+import { attendanceDays } from './tables';
+
+const EXPORT_COLUMNS = [
+  'employee',
+  'name',
+  'date',
+  'status',
+  'schedule',
+  'first_in',
+  'last_out',
+  'worked',
+  'worked_seconds',
+  'expected',
+  'expected_seconds',
+  'late',
+  'late_seconds',
+  'early_leave',
+  'early_leave_seconds',
+  'overtime',
+  'overtime_seconds',
+  'punches',
+  'flags',
+] as const;
+
+/** The longest range one export or summary covers. */
+const MAX_DAYS = 366;
+
+export class Reports {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly attendance: AttendanceService,
+    private readonly enrollees: EnrolleeService,
+  ) {}
+
+  /**
+   * The CSV of every stored day from..to (of one employee or all), by employee then date.
+   * Times are local wall times of ATTENDANCE_TIME_ZONE (`YYYY-MM-DD HH:MM:SS`, the date shown
+   * since an overnight shift ends on the next one); durations both as `H:MM` (whole minutes,
+   * rounded down) and in seconds; flags separated by spaces.
+   */
+  async exportCsv(filters: { from: string; to: string; employee?: string }): Promise<string> {
+    checkRange(filters.from, filters.to);
+    await this.attendance.follower.catchUp();
+    const rows = await this.ctx.db.orm.select().from(attendanceDays).where(rangeOf(filters)).orderBy(asc(attendanceDays.employeeKey), asc(attendanceDays.date));
+    const names = await this.enrollees.byIds(
+      this.ctx.db.orm,
+      rows.map((r) => r.enrolleeId),
+    );
+    const zone = this.attendance.timeZone;
+    const local = (ms: number | null) => (ms === null ? '' : formatLocalWallTime(new Date(ms), zone));
+    let out = csvRow([...EXPORT_COLUMNS]);
+    for (const d of rows) {
+      out += csvRow([
+        csvText(d.employeeKey),
+        csvText(names.get(d.enrolleeId)?.displayName ?? ''),
+        d.date,
+        d.status,
+        csvText(d.schedule ?? ''),
+        local(d.firstIn),
+        local(d.lastOut),
+        hoursMinutes(d.workedSeconds),
+        String(d.workedSeconds),
+        hoursMinutes(d.expectedSeconds),
+        String(d.expectedSeconds),
+        hoursMinutes(d.lateSeconds),
+        String(d.lateSeconds),
+        hoursMinutes(d.earlyLeaveSeconds),
+        String(d.earlyLeaveSeconds),
+        hoursMinutes(d.overtimeSeconds),
+        String(d.overtimeSeconds),
+        String(d.punchCount),
+        csvField(d.flags.join(' ')),
+      ]);
+    }
+    return out;
+  }
+
+  /** `attendance-summary/`: per employee, by employee key, cursor-paged. */
+  async summary(filters: { from: string; to: string; employee?: string; cursor?: string; limit: number }): Promise<Page<SummaryView>> {
+    checkRange(filters.from, filters.to);
+    await this.attendance.follower.catchUp();
+    const after = readCursor(filters.cursor);
+    const d = attendanceDays;
+    const count = (condition: SQL) => sql<number>`sum(case when ${condition} then 1 else 0 end)`;
+    const flagged = (flag: string) => sql`${d.flags} like ${`%"${flag}"%`}`;
+    const total = (column: Column) => sql<number>`sum(${column})`;
+    const rows = await this.ctx.db.orm
+      .select({
+        employee: d.employeeKey,
+        enrollee: sql<string>`max(${d.enrolleeId})`,
+        days: sql<number>`count(*)`,
+        days_present: count(eq(d.status, 'present')),
+        days_incomplete: count(eq(d.status, 'incomplete')),
+        days_absent: count(eq(d.status, 'absent')),
+        days_on_leave: count(eq(d.status, 'on_leave')),
+        days_holiday: count(eq(d.status, 'holiday')),
+        days_off: count(eq(d.status, 'non_working_day')),
+        days_late: count(flagged('late')),
+        days_early_leave: count(flagged('early_leave')),
+        days_worked_off: count(sql`(${flagged('worked_on_off_day')} or ${flagged('worked_on_holiday')} or ${flagged('worked_on_leave')})`),
+        days_manual: count(flagged('manual')),
+        worked_seconds: total(d.workedSeconds),
+        expected_seconds: total(d.expectedSeconds),
+        overtime_seconds: total(d.overtimeSeconds),
+        late_seconds: total(d.lateSeconds),
+        early_leave_seconds: total(d.earlyLeaveSeconds),
+      })
+      .from(d)
+      .where(and(rangeOf(filters), after === null ? undefined : gt(d.employeeKey, String(after))))
+      .groupBy(d.employeeKey)
+      .orderBy(asc(d.employeeKey))
+      .limit(filters.limit + 1);
+    const names = await this.enrollees.byIds(
+      this.ctx.db.orm,
+      rows.map((r) => r.enrollee),
+    );
+    return pageOf(
+      rows,
+      filters.limit,
+      (r) => r.employee,
+      (page) => page.map((r) => ({ ...r, name: names.get(r.enrollee)?.displayName ?? null })),
+    );
+  }
+}
+
+function rangeOf(filters: { from: string; to: string; employee?: string }): SQL | undefined {
+  return and(
+    gte(attendanceDays.date, filters.from),
+    lte(attendanceDays.date, filters.to),
+    filters.employee ? eq(attendanceDays.employeeKey, filters.employee) : undefined,
+  );
+}
+
+function checkRange(from: string, to: string): void {
+  if (!isCalendarDate(from) || !isCalendarDate(to))
+    throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
+  if (to < from || addDays(from, MAX_DAYS - 1) < to)
+    throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { fields: ['from', 'to'] });
+}
+
+/** Whole minutes as `H:MM` (seconds rounded down): 8 h 5 min 59 s is `8:05`. */
+function hoursMinutes(seconds: number): string {
+  const minutes = Math.floor(seconds / 60);
+  return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
+}

@@ -1,0 +1,339 @@
+/**
+ * Holidays, leaves and area weekends: created, changed and removed with an audit entry and a
+ * `calendar_changed` event in the same transaction, naming whose days and which dates change
+ * (attendance recomputes exactly those).
+ */
+import { and, asc, eq, gte, lte, type SQL, sql } from 'drizzle-orm';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import type { Page } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { isCalendarDate, localDateOf } from '../../platform/time/dates';
+import { areaNames, resolveAreas } from '../areas';
+import { audit } from '../audit';
+import type { EnrolleeRow, EnrolleeService } from '../enrollees';
+import type { EventChannel } from '../events';
+import type { CalendarChange, CalendarEvents } from './events';
+import type { HolidayView, LeaveView, WeekendView } from './model';
+import { ALWAYS, areaWeekends, holidays, leaves } from './tables';
+
+type HolidayRow = typeof holidays.$inferSelect;
+type LeaveRow = typeof leaves.$inferSelect;
+type WeekendRow = typeof areaWeekends.$inferSelect;
+
+export interface HolidayInput {
+  date: string;
+  name: string;
+  recurring?: boolean;
+  areas?: string[];
+  enrollee?: string | null;
+  cancelled?: boolean;
+}
+
+export class DaysOff {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly events: EventChannel<CalendarEvents>,
+    private readonly enrollees: EnrolleeService,
+  ) {}
+
+  // ---------------------------------------------------------------- holidays
+
+  async listHolidays(filters: { from?: string; to?: string; cursor?: string; limit: number }): Promise<Page<HolidayView>> {
+    const conditions: SQL[] = [];
+    if (filters.from) conditions.push(gte(holidays.date, filters.from));
+    if (filters.to) conditions.push(lte(holidays.date, filters.to));
+    const after = twoKeyCursor(filters.cursor);
+    if (after) conditions.push(sql`(${holidays.date} > ${after[0]} or (${holidays.date} = ${after[0]} and ${holidays.id} > ${after[1]}))`);
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(holidays)
+      .where(and(...conditions))
+      .orderBy(asc(holidays.date), asc(holidays.id))
+      .limit(filters.limit + 1);
+    const page = rows.slice(0, filters.limit);
+    const last = page[page.length - 1];
+    return {
+      results: await this.holidayViews(this.ctx.db.orm, page),
+      next_cursor: rows.length > filters.limit && last ? encodeCursor([last.date, last.id]) : null,
+    };
+  }
+
+  async getHoliday(id: string): Promise<HolidayView> {
+    const [view] = await this.holidayViews(this.ctx.db.orm, [await this.holidayRow(this.ctx.db.orm, id)]);
+    return view!;
+  }
+
+  async createHoliday(input: HolidayInput, by: string): Promise<HolidayView> {
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const row: HolidayRow = {
+        id: crypto.randomUUID(),
+        date: input.date,
+        name: input.name,
+        recurring: input.recurring ?? false,
+        cancelled: input.cancelled ?? false,
+        ...(await this.holidayScope(w, input.areas, input.enrollee ?? null, now)),
+        createdAt: now,
+        updatedAt: now,
+      };
+      requireDate(row.date);
+      await w.tx.insert(holidays).values(row);
+      await audit(w.tx, now, { actor: by, action: 'holiday.created', targetType: 'holiday', targetId: row.id, details: { ...input } });
+      await this.changed(w, holidayChange(row, by, now, this.ctx.settings.ATTENDANCE_TIME_ZONE));
+      const [view] = await this.holidayViews(w.tx, [row]);
+      return view!;
+    });
+  }
+
+  async updateHoliday(id: string, patch: Partial<HolidayInput>, by: string): Promise<HolidayView> {
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const before = await this.holidayRow(w.tx, id);
+      const scope =
+        patch.areas !== undefined || patch.enrollee !== undefined
+          ? await this.holidayScope(w, patch.areas ?? [], patch.enrollee === undefined ? before.enrolleeId : patch.enrollee, now)
+          : {};
+      const after: HolidayRow = {
+        ...before,
+        ...(patch.date !== undefined ? { date: patch.date } : {}),
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.recurring !== undefined ? { recurring: patch.recurring } : {}),
+        ...(patch.cancelled !== undefined ? { cancelled: patch.cancelled } : {}),
+        ...scope,
+        updatedAt: now,
+      };
+      requireDate(after.date);
+      await w.tx.update(holidays).set(after).where(eq(holidays.id, id));
+      await audit(w.tx, now, { actor: by, action: 'holiday.updated', targetType: 'holiday', targetId: id, details: { ...patch } });
+      // The days it covered and the days it covers now.
+      const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+      await this.changed(w, holidayChange(before, by, now, zone));
+      await this.changed(w, holidayChange(after, by, now, zone));
+      const [view] = await this.holidayViews(w.tx, [after]);
+      return view!;
+    });
+  }
+
+  async deleteHoliday(id: string, by: string): Promise<void> {
+    await this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const row = await this.holidayRow(w.tx, id);
+      await w.tx.delete(holidays).where(eq(holidays.id, id));
+      await audit(w.tx, now, { actor: by, action: 'holiday.deleted', targetType: 'holiday', targetId: id, details: { date: row.date, name: row.name } });
+      await this.changed(w, holidayChange(row, by, now, this.ctx.settings.ATTENDANCE_TIME_ZONE));
+    });
+  }
+
+  private async holidayRow(q: Queryable, id: string): Promise<HolidayRow> {
+    const [row] = await q.select().from(holidays).where(eq(holidays.id, id)).limit(1);
+    if (!row) throw new FpaError('not_found', 'holiday not found', { holiday: id });
+    return row;
+  }
+
+  private async holidayScope(w: WriteContext, areas: readonly string[] | undefined, enrollee: string | null, now: number) {
+    if (enrollee && areas && areas.length > 0)
+      throw new FpaError('validation_error', 'a holiday is for one enrollee or for areas, not both', { fields: ['enrollee', 'areas'] });
+    const enrolleeId = enrollee ? (await this.person(w.tx, enrollee)).id : null;
+    return { enrolleeId, areaIds: areas && areas.length > 0 ? await resolveAreas(w.tx, areas, now) : [] };
+  }
+
+  private async holidayViews(q: Queryable, rows: readonly HolidayRow[]): Promise<HolidayView[]> {
+    const names = await areaNames(
+      q,
+      rows.flatMap((r) => r.areaIds),
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      date: r.date,
+      name: r.name,
+      recurring: r.recurring,
+      cancelled: r.cancelled,
+      areas: r.areaIds.map((a) => names.get(a) ?? a).sort(),
+      enrollee: r.enrolleeId,
+      created_at: new Date(r.createdAt).toISOString(),
+    }));
+  }
+
+  // ---------------------------------------------------------------- leaves
+
+  async listLeaves(filters: { enrollee?: string; employee?: string; from?: string; to?: string; cursor?: string; limit: number }): Promise<Page<LeaveView>> {
+    const conditions: SQL[] = [];
+    if (filters.enrollee) conditions.push(eq(leaves.enrolleeId, (await this.person(this.ctx.db.orm, filters.enrollee)).id));
+    if (filters.employee) {
+      const found = (await this.enrollees.byEmployeeKeys(this.ctx.db.orm, [filters.employee])).get(filters.employee);
+      conditions.push(eq(leaves.enrolleeId, found?.id ?? ''));
+    }
+    // A leave is listed when it covers any date of the range.
+    if (filters.from) conditions.push(gte(leaves.toDate, filters.from));
+    if (filters.to) conditions.push(lte(leaves.fromDate, filters.to));
+    const after = twoKeyCursor(filters.cursor);
+    if (after) conditions.push(sql`(${leaves.fromDate} > ${after[0]} or (${leaves.fromDate} = ${after[0]} and ${leaves.id} > ${after[1]}))`);
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(leaves)
+      .where(and(...conditions))
+      .orderBy(asc(leaves.fromDate), asc(leaves.id))
+      .limit(filters.limit + 1);
+    const page = rows.slice(0, filters.limit);
+    const people = await this.enrollees.byIds(
+      this.ctx.db.orm,
+      page.map((r) => r.enrolleeId),
+    );
+    const last = page[page.length - 1];
+    return {
+      results: page.map((r) => leaveView(r, people.get(r.enrolleeId)?.employeeKey ?? '')),
+      next_cursor: rows.length > filters.limit && last ? encodeCursor([last.fromDate, last.id]) : null,
+    };
+  }
+
+  async createLeave(input: { enrollee: string; from: string; to: string; kind: string }, by: string): Promise<LeaveView> {
+    requireDate(input.from);
+    requireDate(input.to);
+    if (input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const person = await this.person(w.tx, input.enrollee);
+      const row: LeaveRow = { id: crypto.randomUUID(), enrolleeId: person.id, fromDate: input.from, toDate: input.to, kind: input.kind, createdAt: now };
+      await w.tx.insert(leaves).values(row);
+      await audit(w.tx, now, { actor: by, action: 'leave.created', targetType: 'leave', targetId: row.id, details: { ...input, enrollee: person.id } });
+      await this.changed(w, { kind: 'leave', id: row.id, enrollees: [person.id], ranges: [{ from: row.fromDate, to: row.toDate }], by });
+      return leaveView(row, person.employeeKey);
+    });
+  }
+
+  async deleteLeave(id: string, by: string): Promise<void> {
+    await this.ctx.db.write(async (w) => {
+      const [row] = await w.tx.select().from(leaves).where(eq(leaves.id, id)).limit(1);
+      if (!row) throw new FpaError('not_found', 'leave not found', { leave: id });
+      await w.tx.delete(leaves).where(eq(leaves.id, id));
+      await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'leave.deleted', targetType: 'leave', targetId: id, details: { enrollee: row.enrolleeId } });
+      await this.changed(w, { kind: 'leave', id, enrollees: [row.enrolleeId], ranges: [{ from: row.fromDate, to: row.toDate }], by });
+    });
+  }
+
+  // ---------------------------------------------------------------- weekends
+
+  /** Every area's weekend rows (a short list), by area name and first date. */
+  async listWeekends(filters: { area?: string; cursor?: string; limit: number }): Promise<Page<WeekendView>> {
+    const rows = await this.ctx.db.orm.select().from(areaWeekends);
+    const views = (await this.weekendViews(this.ctx.db.orm, rows))
+      .filter((v) => filters.area === undefined || v.area === filters.area)
+      .sort((a, b) => (a.area === b.area ? (a.from ?? '').localeCompare(b.from ?? '') : a.area < b.area ? -1 : 1));
+    const after = twoKeyCursor(filters.cursor);
+    const start = after ? views.findIndex((v) => v.area > after[0] || (v.area === after[0] && (v.from ?? '') > after[1])) : 0;
+    const rest = start < 0 ? [] : views.slice(start);
+    const page = rest.slice(0, filters.limit);
+    const last = page[page.length - 1];
+    return { results: page, next_cursor: rest.length > filters.limit && last ? encodeCursor([last.area, last.from ?? '']) : null };
+  }
+
+  /** Sets an area's weekend from a date on (replacing the row of that area and date, if any). */
+  async setWeekend(input: { area: string; days: number[]; from?: string }, by: string): Promise<WeekendView> {
+    if (input.from !== undefined) requireDate(input.from);
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const [areaId] = await resolveAreas(w.tx, [input.area], now);
+      const fromDate = input.from ?? ALWAYS;
+      const days = [...new Set(input.days)].sort((a, b) => a - b);
+      const [row] = await w.tx
+        .insert(areaWeekends)
+        .values({ id: crypto.randomUUID(), areaId: areaId!, fromDate, days, createdAt: now })
+        .onConflictDoUpdate({ target: [areaWeekends.areaId, areaWeekends.fromDate], set: { days, createdAt: now } })
+        .returning();
+      await audit(w.tx, now, {
+        actor: by,
+        action: 'weekend.set',
+        targetType: 'area',
+        targetId: areaId!,
+        details: { area: input.area, days, from: input.from ?? null },
+      });
+      await this.changed(w, { kind: 'weekend', id: row!.id, areas: [areaId!], ranges: [{ from: fromDate, to: null }], by });
+      const [view] = await this.weekendViews(w.tx, [row!]);
+      return view!;
+    });
+  }
+
+  async deleteWeekend(id: string, by: string): Promise<void> {
+    await this.ctx.db.write(async (w) => {
+      const [row] = await w.tx.select().from(areaWeekends).where(eq(areaWeekends.id, id)).limit(1);
+      if (!row) throw new FpaError('not_found', 'weekend not found', { weekend: id });
+      await w.tx.delete(areaWeekends).where(eq(areaWeekends.id, id));
+      await audit(w.tx, this.ctx.clock.now(), {
+        actor: by,
+        action: 'weekend.deleted',
+        targetType: 'area',
+        targetId: row.areaId,
+        details: { from: row.fromDate },
+      });
+      await this.changed(w, { kind: 'weekend', id, areas: [row.areaId], ranges: [{ from: row.fromDate, to: null }], by });
+    });
+  }
+
+  private async weekendViews(q: Queryable, rows: readonly WeekendRow[]): Promise<WeekendView[]> {
+    const names = await areaNames(
+      q,
+      rows.map((r) => r.areaId),
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      area: names.get(r.areaId) ?? r.areaId,
+      from: r.fromDate === ALWAYS ? null : r.fromDate,
+      days: r.days,
+      created_at: new Date(r.createdAt).toISOString(),
+    }));
+  }
+
+  // ---------------------------------------------------------------- shared
+
+  /** An enrollee (not deleted) by UUID or device PIN. */
+  async person(q: Queryable, value: string): Promise<EnrolleeRow> {
+    const row = await this.enrollees.findByIdOrPin(q, value);
+    if (!row) throw new FpaError('not_found', 'enrollee not found', { enrollee: value });
+    return row;
+  }
+
+  private async changed(w: WriteContext, change: CalendarChange): Promise<void> {
+    if (change.ranges.length > 0) await this.events.record(w, 'calendar_changed', change);
+  }
+}
+
+/** The dates a holiday row touches: its date, or every year's occurrence up to next year. */
+function holidayChange(row: HolidayRow, by: string, now: number, zone: string): CalendarChange {
+  const ranges: { from: string; to: string }[] = [];
+  if (!row.recurring) ranges.push({ from: row.date, to: row.date });
+  else {
+    const last = Number(localDateOf(now, zone).slice(0, 4)) + 1;
+    for (let year = Number(row.date.slice(0, 4)); year <= last; year++) {
+      const date = `${String(year).padStart(4, '0')}${row.date.slice(4)}`;
+      if (isCalendarDate(date)) ranges.push({ from: date, to: date });
+    }
+  }
+  const scope = row.enrolleeId ? { enrollees: [row.enrolleeId] } : row.areaIds.length > 0 ? { areas: row.areaIds } : {};
+  return { kind: 'holiday', id: row.id, ...scope, ranges, by };
+}
+
+function leaveView(row: LeaveRow, employee: string): LeaveView {
+  return {
+    id: row.id,
+    enrollee: row.enrolleeId,
+    employee,
+    from: row.fromDate,
+    to: row.toDate,
+    kind: row.kind,
+    created_at: new Date(row.createdAt).toISOString(),
+  };
+}
+
+function requireDate(date: string): void {
+  if (!isCalendarDate(date)) throw new FpaError('validation_error', 'not a calendar date (YYYY-MM-DD)', { value: date });
+}
+
+/** A cursor of two text keys, or null; `invalid_cursor` when it is not one. */
+export function twoKeyCursor(cursor: string | undefined): [string, string] | null {
+  if (!cursor) return null;
+  const decoded = decodeCursor(cursor);
+  if (!decoded || typeof decoded[0] !== 'string' || typeof decoded[1] !== 'string') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
+  return [decoded[0], decoded[1]];
+}

@@ -1,0 +1,217 @@
+/**
+ * The plan of a person's day, as a pure function of the calendar's rows: what kind of day it is
+ * and which shift is expected. `GET calendar/` answers it and attendance computes days against
+ * it, so the two never disagree.
+ *
+ * - Holiday: a row matching the date (its own date, or its month and day in a later year when
+ *   recurring) whose scope holds the person (everyone, one of the person's areas, or the person);
+ *   a matching cancelled row in scope means no holiday. HOLIDAYS (settings) are holidays for
+ *   everyone that a cancelled row can cancel too.
+ * - Shift: the person's own assignment covering the date beats an area's; then the higher
+ *   priority; then the newest. Without one, DEFAULT_SCHEDULE (settings), or no shift at all.
+ * - Day off: the shift's weekdays when it names them, else the person's weekend: for each of
+ *   the person's areas, its weekend row in force on the date; several areas: the days off in
+ *   all of them; none: WEEKEND_DAYS (settings).
+ * - Day type, first that applies: `holiday`, `weekend` (a day off), `leave`, `workday`.
+ *   A workday expects its shift; the other types expect nothing, but keep the shift the date
+ *   would have (`shift`): punches worked on a day off still fall in its window.
+ * - A shift starts on its date; an end not after the start is on the next date (overnight).
+ */
+import { addDays, instantOn, secondsOfClock, weekdayOf } from '../../platform/time/dates';
+
+export const DAY_TYPES = ['workday', 'weekend', 'holiday', 'leave'] as const;
+type DayType = (typeof DAY_TYPES)[number];
+
+export interface ScheduleDef {
+  id: string;
+  name: string;
+  /** Wall times `HH:MM`. */
+  start: string;
+  end: string;
+  graceInMs: number;
+  graceOutMs: number;
+  breakMs: number;
+  /** Weekdays the shift starts on (0 = Sunday); null: every day but the person's weekend. */
+  weekdays: readonly number[] | null;
+}
+
+interface HolidayDef {
+  date: string;
+  name: string;
+  recurring: boolean;
+  cancelled: boolean;
+  /** Empty (and no enrollee): everyone. */
+  areaIds: readonly string[];
+  enrolleeId: string | null;
+}
+
+export interface AssignmentDef {
+  id: string;
+  scheduleId: string;
+  enrolleeId: string | null;
+  areaId: string | null;
+  from: string;
+  to: string | null;
+  priority: number;
+  createdAt: number;
+}
+
+export interface LeaveDef {
+  enrolleeId: string;
+  from: string;
+  to: string;
+  kind: string;
+}
+
+interface WeekendDef {
+  areaId: string;
+  /** First date it applies to (tables.ts `ALWAYS` for every date). */
+  from: string;
+  days: readonly number[];
+}
+
+export interface CalendarData {
+  timeZone: string;
+  /** DEFAULT_SCHEDULE, WEEKEND_DAYS and HOLIDAYS: what applies where no row says otherwise. */
+  defaults: { schedule: ScheduleDef | null; weekend: readonly number[]; holidays: readonly string[] };
+  holidays: readonly HolidayDef[];
+  schedules: ReadonlyMap<string, ScheduleDef>;
+  assignments: readonly AssignmentDef[];
+  leaves: readonly LeaveDef[];
+  weekends: readonly WeekendDef[];
+}
+
+/** A shift on a date: its expected instants (ms since the epoch) and its rules. */
+export interface Shift {
+  name: string;
+  start: number;
+  end: number;
+  graceInMs: number;
+  graceOutMs: number;
+  breakMs: number;
+  /** end − start − break, in whole seconds (a DST night is an hour shorter or longer). */
+  expectedSeconds: number;
+}
+
+export interface DayPlan {
+  date: string;
+  dayType: DayType;
+  holiday: string | null;
+  leave: string | null;
+  /** The shift expected on this date: workdays only. */
+  schedule: Shift | null;
+  /** The shift this date has if it is worked, on days off too: its window claims punches. */
+  shift: Shift | null;
+}
+
+export interface Person {
+  id: string;
+  areaIds: readonly string[];
+}
+
+export class Planner {
+  private readonly shifts = new Map<string, Shift>();
+  /** People with rows of their own (assignments, leaves, holidays); the others plan like their areas. */
+  private readonly ownRows: Set<string>;
+  private readonly byAreas = new Map<string, DayPlan[]>();
+
+  constructor(readonly data: CalendarData) {
+    this.ownRows = new Set([
+      ...data.assignments.flatMap((a) => (a.enrolleeId ? [a.enrolleeId] : [])),
+      ...data.leaves.map((l) => l.enrolleeId),
+      ...data.holidays.flatMap((h) => (h.enrolleeId ? [h.enrolleeId] : [])),
+    ]);
+  }
+
+  /** The plans of one person for every date from `from` to `to`, inclusive (shared, not to be changed). */
+  plans(person: Person, from: string, to: string): readonly DayPlan[] {
+    // Most people have no row of their own: their plans are their areas', computed once.
+    const key = this.ownRows.has(person.id) ? null : `${[...person.areaIds].sort().join(',')} ${from} ${to}`;
+    const known = key === null ? undefined : this.byAreas.get(key);
+    if (known) return known;
+    const own = this.rowsOf(person);
+    const out: DayPlan[] = [];
+    for (let date = from; date <= to; date = addDays(date, 1)) out.push(this.planWith(own, date));
+    if (key !== null) this.byAreas.set(key, out);
+    return out;
+  }
+
+  plan(person: Person, date: string): DayPlan {
+    return this.planWith(this.rowsOf(person), date);
+  }
+
+  /** The rows that can apply to this person, filtered once. */
+  private rowsOf(person: Person) {
+    const areas = new Set(person.areaIds);
+    const { data } = this;
+    return {
+      holidays: data.holidays.filter((h) => (h.enrolleeId ? h.enrolleeId === person.id : h.areaIds.length === 0 || h.areaIds.some((a) => areas.has(a)))),
+      assignments: data.assignments
+        .filter((a) => (a.enrolleeId ? a.enrolleeId === person.id : a.areaId !== null && areas.has(a.areaId)))
+        .sort(
+          (a, b) =>
+            Number(b.enrolleeId !== null) - Number(a.enrolleeId !== null) || b.priority - a.priority || b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1),
+        ),
+      leaves: data.leaves.filter((l) => l.enrolleeId === person.id),
+      weekends: person.areaIds.map((areaId) => data.weekends.filter((w) => w.areaId === areaId).sort((a, b) => (a.from < b.from ? 1 : -1))),
+    };
+  }
+
+  private planWith(own: ReturnType<Planner['rowsOf']>, date: string): DayPlan {
+    const holiday = holidayOn(own.holidays, this.data.defaults.holidays, date);
+    const leave = own.leaves.find((l) => l.from <= date && date <= l.to)?.kind ?? null;
+    const assigned = own.assignments.find((a) => a.from <= date && (a.to === null || date <= a.to));
+    const def = (assigned && this.data.schedules.get(assigned.scheduleId)) ?? this.data.defaults.schedule;
+    const weekday = weekdayOf(date);
+    const off = def?.weekdays ? !def.weekdays.includes(weekday) : weekendOf(own.weekends, this.data.defaults.weekend, date).includes(weekday);
+    const dayType: DayType = holiday !== null ? 'holiday' : off ? 'weekend' : leave !== null ? 'leave' : 'workday';
+    const shift = def ? this.shiftOn(def, date) : null;
+    return { date, dayType, holiday, leave, schedule: dayType === 'workday' ? shift : null, shift };
+  }
+
+  private shiftOn(def: ScheduleDef, date: string): Shift {
+    const key = `${def.id} ${date}`;
+    let shift = this.shifts.get(key);
+    if (!shift) {
+      const zone = this.data.timeZone;
+      const overnight = (secondsOfClock(def.end) ?? 0) <= (secondsOfClock(def.start) ?? 0);
+      const start = instantOn(date, def.start, zone);
+      const end = instantOn(overnight ? addDays(date, 1) : date, def.end, zone);
+      shift = {
+        name: def.name,
+        start,
+        end,
+        graceInMs: def.graceInMs,
+        graceOutMs: def.graceOutMs,
+        breakMs: def.breakMs,
+        expectedSeconds: Math.max(0, Math.floor((end - start - def.breakMs) / 1000)),
+      };
+      this.shifts.set(key, shift);
+    }
+    return shift;
+  }
+}
+
+/** The holiday's name on a date for a person's rows, or null (a cancelled row wins). */
+function holidayOn(rows: readonly HolidayDef[], defaults: readonly string[], date: string): string | null {
+  const monthDay = date.slice(5);
+  let found: string | null = defaults.includes(date) ? 'Holiday' : null;
+  for (const h of rows) {
+    if (!(h.date === date || (h.recurring && h.date < date && h.date.slice(5) === monthDay))) continue;
+    if (h.cancelled) return null;
+    // The most specific row names the day: an enrollee's, then an area's, then everyone's.
+    if (found === null || h.enrolleeId !== null || h.areaIds.length > 0) found = h.name;
+  }
+  return found;
+}
+
+/** Days off on a date: those every area with a weekend in force agrees on; none: the default. */
+function weekendOf(byArea: readonly (readonly WeekendDef[])[], defaults: readonly number[], date: string): readonly number[] {
+  let days: number[] | null = null;
+  for (const rows of byArea) {
+    const current = rows.find((w) => w.from <= date);
+    if (!current) continue;
+    days = days === null ? [...current.days] : days.filter((d) => current.days.includes(d));
+  }
+  return days ?? defaults;
+}

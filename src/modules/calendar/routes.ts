@@ -1,0 +1,124 @@
+/** `holidays/`, `leaves/`, `weekends/` and `calendar/` (docs/api.md "Attendance that payroll can use"). */
+import { t } from 'elysia';
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import {
+  CalendarQuery,
+  CalendarResponse,
+  Holiday,
+  HolidayCreate,
+  HolidayList,
+  HolidayPatch,
+  Id,
+  Leave,
+  LeaveCreate,
+  LeaveList,
+  Weekend,
+  WeekendCreate,
+  WeekendList,
+} from './model';
+import type { CalendarService } from './service';
+
+const tags = ['calendar'];
+
+export function calendarRoutes(http: Http, calendar: CalendarService) {
+  const { daysOff } = calendar;
+  return adminRouter(http, 'calendar')
+    .get('/holidays', ({ query }) => daysOff.listHolidays({ ...query, limit: query.limit ?? 100 }), {
+      query: HolidayList.query,
+      response: { 200: HolidayList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'Holidays, by date', tags },
+    })
+    .post(
+      '/holidays',
+      async ({ body, admin, set }) => {
+        const holiday = await daysOff.createHoliday(body, admin.by);
+        set.status = 201;
+        return holiday;
+      },
+      {
+        body: HolidayCreate,
+        response: { 201: Holiday, ...errors('not_found') },
+        detail: { summary: 'Declare a holiday (everyone, areas or one enrollee; recurring; or cancel one); its days are recomputed', tags },
+      },
+    )
+    .get('/holidays/:id', ({ params }) => daysOff.getHoliday(params.id), {
+      params: Id,
+      response: { 200: Holiday, ...errors('not_found') },
+      detail: { summary: 'One holiday', tags },
+    })
+    .patch('/holidays/:id', ({ params, body, admin }) => daysOff.updateHoliday(params.id, body, admin.by), {
+      params: Id,
+      body: HolidayPatch,
+      response: { 200: Holiday, ...errors('not_found') },
+      detail: { summary: 'Change a holiday; the days it covered and covers are recomputed', tags },
+    })
+    .delete(
+      '/holidays/:id',
+      async ({ params, admin, set }) => {
+        await daysOff.deleteHoliday(params.id, admin.by);
+        set.status = 204;
+      },
+      { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a holiday; its days are recomputed', tags } },
+    )
+    .get('/leaves', ({ query }) => daysOff.listLeaves({ ...query, limit: query.limit ?? 100 }), {
+      query: LeaveList.query,
+      response: { 200: LeaveList.response, ...errors('invalid_cursor', 'not_found') },
+      detail: { summary: 'Leaves, by first date', tags },
+    })
+    .post(
+      '/leaves',
+      async ({ body, admin, set }) => {
+        const leave = await daysOff.createLeave(body, admin.by);
+        set.status = 201;
+        return leave;
+      },
+      {
+        body: LeaveCreate,
+        response: { 201: Leave, ...errors('not_found') },
+        detail: { summary: 'Record leave (`on_leave` on its workdays); its days are recomputed', tags },
+      },
+    )
+    .delete(
+      '/leaves/:id',
+      async ({ params, admin, set }) => {
+        await daysOff.deleteLeave(params.id, admin.by);
+        set.status = 204;
+      },
+      { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a leave; its days are recomputed', tags } },
+    )
+    .get('/weekends', ({ query }) => daysOff.listWeekends({ ...query, limit: query.limit ?? 100 }), {
+      query: WeekendList.query,
+      response: { 200: WeekendList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'Weekends of areas (WEEKEND_DAYS applies where none is set)', tags },
+    })
+    .post(
+      '/weekends',
+      async ({ body, admin, set }) => {
+        const weekend = await daysOff.setWeekend(body, admin.by);
+        set.status = 201;
+        return weekend;
+      },
+      {
+        body: WeekendCreate,
+        response: { 201: Weekend, ...errors() },
+        detail: { summary: 'Set an area’s weekend from a date on (replaces the row of that area and date); its days are recomputed', tags },
+      },
+    )
+    .delete(
+      '/weekends/:id',
+      async ({ params, admin, set }) => {
+        await daysOff.deleteWeekend(params.id, admin.by);
+        set.status = 204;
+      },
+      { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove an area’s weekend row; its days are recomputed', tags } },
+    )
+    .get('/calendar', ({ query }) => calendar.calendarOf(query), {
+      query: CalendarQuery,
+      response: { 200: CalendarResponse, ...errors('not_found') },
+      detail: {
+        summary: 'The resolved plan of one person per date: day type, expected shift (start and end instants), holiday, leave',
+        tags,
+      },
+    });
+}

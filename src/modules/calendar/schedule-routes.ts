@@ -1,0 +1,92 @@
+/** `work-schedules/` and `shift-assignments/` (docs/api.md "Attendance that payroll can use"). */
+import { t } from 'elysia';
+import { errors, Text } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import {
+  Id,
+  ShiftAssignment,
+  ShiftAssignmentCreate,
+  ShiftAssignmentList,
+  WorkSchedule,
+  WorkScheduleCreate,
+  WorkScheduleList,
+  WorkSchedulePatch,
+} from './model';
+import type { Schedules } from './schedules';
+
+const tags = ['calendar'];
+const NameOrId = t.Object({ id: Text({ maxLength: 100, description: 'The schedule’s id or name.' }) });
+
+export function scheduleRoutes(http: Http, schedules: Schedules) {
+  return adminRouter(http, 'schedules')
+    .get('/work-schedules', ({ query }) => schedules.list({ ...query, limit: query.limit ?? 100 }), {
+      query: WorkScheduleList.query,
+      response: { 200: WorkScheduleList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'Work schedules, by name', tags },
+    })
+    .post(
+      '/work-schedules',
+      async ({ body, admin, set }) => {
+        const schedule = await schedules.create(body, admin.by);
+        set.status = 201;
+        return schedule;
+      },
+      {
+        body: WorkScheduleCreate,
+        response: { 201: WorkSchedule, ...errors('conflict') },
+        detail: { summary: 'Add a work schedule (an end before the start is an overnight shift)', tags },
+      },
+    )
+    .get('/work-schedules/:id', ({ params }) => schedules.get(params.id), {
+      params: NameOrId,
+      response: { 200: WorkSchedule, ...errors('not_found') },
+      detail: { summary: 'One work schedule', tags },
+    })
+    .patch('/work-schedules/:id', ({ params, body, admin }) => schedules.update(params.id, body, admin.by), {
+      params: NameOrId,
+      body: WorkSchedulePatch,
+      response: { 200: WorkSchedule, ...errors('not_found', 'conflict') },
+      detail: { summary: 'Change a work schedule; the days of its assignments are recomputed', tags },
+    })
+    .delete(
+      '/work-schedules/:id',
+      async ({ params, admin, set }) => {
+        await schedules.delete(params.id, admin.by);
+        set.status = 204;
+      },
+      {
+        params: NameOrId,
+        response: { 204: t.Void(), ...errors('not_found', 'conflict') },
+        detail: { summary: 'Remove a work schedule no assignment uses', tags },
+      },
+    )
+    .get('/shift-assignments', ({ query }) => schedules.listAssignments({ ...query, limit: query.limit ?? 100 }), {
+      query: ShiftAssignmentList.query,
+      response: { 200: ShiftAssignmentList.response, ...errors('invalid_cursor', 'not_found') },
+      detail: { summary: 'Shift assignments, by first date', tags },
+    })
+    .post(
+      '/shift-assignments',
+      async ({ body, admin, set }) => {
+        const assignment = await schedules.assign(body, admin.by);
+        set.status = 201;
+        return assignment;
+      },
+      {
+        body: ShiftAssignmentCreate,
+        response: { 201: ShiftAssignment, ...errors('not_found') },
+        detail: {
+          summary: 'Assign a schedule to an enrollee or an area over dates (own beats area, then priority, then newest); its days are recomputed',
+          tags,
+        },
+      },
+    )
+    .delete(
+      '/shift-assignments/:id',
+      async ({ params, admin, set }) => {
+        await schedules.unassign(params.id, admin.by);
+        set.status = 204;
+      },
+      { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a shift assignment; its days are recomputed', tags } },
+    );
+}

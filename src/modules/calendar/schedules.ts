@@ -1,0 +1,299 @@
+/**
+ * Work schedules and their assignments to enrollees or areas over dates. Every change is
+ * audited and recorded as `calendar_changed` for the people and dates it touches: an
+ * assignment's own scope and range; a schedule's change, those of every assignment using it.
+ */
+import { and, asc, eq, gt, gte, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { formatDuration, parseDuration } from '../../platform/config/values';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import { encodeCursor } from '../../platform/http/cursor';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { isCalendarDate, secondsOfClock } from '../../platform/time/dates';
+import { areaNames, resolveAreas } from '../areas';
+import { audit } from '../audit';
+import type { EventChannel } from '../events';
+import type { DaysOff } from './days-off';
+import { twoKeyCursor } from './days-off';
+import type { CalendarChange, CalendarEvents } from './events';
+import type { ShiftAssignmentView, WorkScheduleView } from './model';
+import type { ScheduleDef } from './plan';
+import { shiftAssignments, workSchedules } from './tables';
+
+type ScheduleRow = typeof workSchedules.$inferSelect;
+type AssignmentRow = typeof shiftAssignments.$inferSelect;
+
+export interface ScheduleInput {
+  name: string;
+  start: string;
+  end: string;
+  grace_in?: string;
+  grace_out?: string;
+  break?: string;
+  weekdays?: number[] | null;
+}
+
+export class Schedules {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly events: EventChannel<CalendarEvents>,
+    private readonly daysOff: DaysOff,
+  ) {}
+
+  // ---------------------------------------------------------------- schedules
+
+  async list(filters: { cursor?: string; limit: number }): Promise<Page<WorkScheduleView>> {
+    const after = readCursor(filters.cursor);
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(workSchedules)
+      .where(after === null ? undefined : gt(workSchedules.name, String(after)))
+      .orderBy(asc(workSchedules.name))
+      .limit(filters.limit + 1);
+    return pageOf(
+      rows,
+      filters.limit,
+      (r) => r.name,
+      (page) => page.map(scheduleView),
+    );
+  }
+
+  async get(id: string): Promise<WorkScheduleView> {
+    return scheduleView(await this.row(this.ctx.db.orm, id));
+  }
+
+  async create(input: ScheduleInput, by: string): Promise<WorkScheduleView> {
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const row: ScheduleRow = { id: crypto.randomUUID(), ...scheduleFields(input), createdAt: now, updatedAt: now };
+      await this.requireFreeName(w.tx, row.name, null);
+      await w.tx.insert(workSchedules).values(row);
+      await audit(w.tx, now, { actor: by, action: 'schedule.created', targetType: 'schedule', targetId: row.id, details: { ...input } });
+      return scheduleView(row);
+    });
+  }
+
+  /** Changes a schedule (`id`: its id or name). */
+  async update(id: string, patch: Partial<ScheduleInput>, by: string): Promise<WorkScheduleView> {
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const before = await this.row(w.tx, id);
+      const merged = { ...inputOf(before), ...patch };
+      const after: ScheduleRow = { ...before, ...scheduleFields(merged), updatedAt: now };
+      if (after.name !== before.name) await this.requireFreeName(w.tx, after.name, before.id);
+      await w.tx.update(workSchedules).set(after).where(eq(workSchedules.id, before.id));
+      await audit(w.tx, now, { actor: by, action: 'schedule.updated', targetType: 'schedule', targetId: before.id, details: { ...patch } });
+      const users = await w.tx.select().from(shiftAssignments).where(eq(shiftAssignments.scheduleId, before.id));
+      for (const a of users) await this.changed(w, assignmentChange(a, 'schedule', by));
+      return scheduleView(after);
+    });
+  }
+
+  /** Deletes a schedule no assignment uses (409 `conflict` otherwise). */
+  async delete(id: string, by: string): Promise<void> {
+    await this.ctx.db.write(async (w) => {
+      const row = await this.row(w.tx, id);
+      const [used] = await w.tx.select({ id: shiftAssignments.id }).from(shiftAssignments).where(eq(shiftAssignments.scheduleId, row.id)).limit(1);
+      if (used) throw new FpaError('conflict', 'the schedule is still assigned; delete its assignments first', { assignment: used.id });
+      await w.tx.delete(workSchedules).where(eq(workSchedules.id, row.id));
+      await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'schedule.deleted', targetType: 'schedule', targetId: row.id, details: { name: row.name } });
+    });
+  }
+
+  /** Every schedule as the planner reads it. */
+  async definitions(q: Queryable): Promise<Map<string, ScheduleDef>> {
+    return new Map((await q.select().from(workSchedules)).map((r) => [r.id, definitionOf(r)]));
+  }
+
+  private async row(q: Queryable, id: string): Promise<ScheduleRow> {
+    const [row] = await q
+      .select()
+      .from(workSchedules)
+      .where(or(eq(workSchedules.id, id), eq(workSchedules.name, id)))
+      .limit(1);
+    if (!row) throw new FpaError('not_found', 'work schedule not found', { schedule: id });
+    return row;
+  }
+
+  private async requireFreeName(q: Queryable, name: string, self: string | null): Promise<void> {
+    const [other] = await q.select({ id: workSchedules.id }).from(workSchedules).where(eq(workSchedules.name, name)).limit(1);
+    if (other && other.id !== self) throw new FpaError('conflict', 'a work schedule with this name exists', { schedule: other.id });
+  }
+
+  // ---------------------------------------------------------------- assignments
+
+  async listAssignments(filters: {
+    enrollee?: string;
+    area?: string;
+    from?: string;
+    to?: string;
+    cursor?: string;
+    limit: number;
+  }): Promise<Page<ShiftAssignmentView>> {
+    const conditions: SQL[] = [];
+    if (filters.enrollee) conditions.push(eq(shiftAssignments.enrolleeId, (await this.daysOff.person(this.ctx.db.orm, filters.enrollee)).id));
+    if (filters.from) conditions.push(or(isNull(shiftAssignments.toDate), gte(shiftAssignments.toDate, filters.from))!);
+    if (filters.to) conditions.push(lte(shiftAssignments.fromDate, filters.to));
+    const after = twoKeyCursor(filters.cursor);
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(shiftAssignments)
+      .where(and(...conditions))
+      .orderBy(asc(shiftAssignments.fromDate), asc(shiftAssignments.id));
+    let views = await this.assignmentViews(this.ctx.db.orm, rows);
+    // Area names live in the areas module: filtered here (assignments are few).
+    if (filters.area) views = views.filter((v) => v.area === filters.area);
+    if (after) views = views.filter((v) => v.from > after[0] || (v.from === after[0] && v.id > after[1]));
+    const page = views.slice(0, filters.limit);
+    const last = page[page.length - 1];
+    return { results: page, next_cursor: views.length > filters.limit && last ? encodeCursor([last.from, last.id]) : null };
+  }
+
+  async assign(
+    input: { schedule: string; enrollee?: string; area?: string; from: string; to?: string; priority?: number },
+    by: string,
+  ): Promise<ShiftAssignmentView> {
+    if ((input.enrollee === undefined) === (input.area === undefined)) {
+      throw new FpaError('validation_error', 'give exactly one of enrollee and area', { fields: ['enrollee', 'area'] });
+    }
+    for (const d of [input.from, input.to])
+      if (d !== undefined && !isCalendarDate(d)) throw new FpaError('validation_error', 'not a calendar date', { value: d });
+    if (input.to !== undefined && input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const schedule = await this.row(w.tx, input.schedule);
+      const row: AssignmentRow = {
+        id: crypto.randomUUID(),
+        scheduleId: schedule.id,
+        enrolleeId: input.enrollee !== undefined ? (await this.daysOff.person(w.tx, input.enrollee)).id : null,
+        areaId: input.area !== undefined ? (await resolveAreas(w.tx, [input.area], now))[0]! : null,
+        fromDate: input.from,
+        toDate: input.to ?? null,
+        priority: input.priority ?? 0,
+        createdAt: now,
+      };
+      await w.tx.insert(shiftAssignments).values(row);
+      await audit(w.tx, now, { actor: by, action: 'assignment.created', targetType: 'shift_assignment', targetId: row.id, details: { ...input } });
+      await this.changed(w, assignmentChange(row, 'assignment', by));
+      const [view] = await this.assignmentViews(w.tx, [row]);
+      return view!;
+    });
+  }
+
+  async unassign(id: string, by: string): Promise<void> {
+    await this.ctx.db.write(async (w) => {
+      const [row] = await w.tx.select().from(shiftAssignments).where(eq(shiftAssignments.id, id)).limit(1);
+      if (!row) throw new FpaError('not_found', 'shift assignment not found', { assignment: id });
+      await w.tx.delete(shiftAssignments).where(eq(shiftAssignments.id, id));
+      await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'assignment.deleted', targetType: 'shift_assignment', targetId: id });
+      await this.changed(w, assignmentChange(row, 'assignment', by));
+    });
+  }
+
+  /** Assignments of these enrollees or areas covering any date of [from, to]. */
+  async assignmentsFor(q: Queryable, scope: { enrollees: readonly string[]; areas: readonly string[] }, from: string, to: string): Promise<AssignmentRow[]> {
+    const rows = await q
+      .select()
+      .from(shiftAssignments)
+      .where(and(lte(shiftAssignments.fromDate, to), or(isNull(shiftAssignments.toDate), gte(shiftAssignments.toDate, from))));
+    const enrollees = new Set(scope.enrollees);
+    const areas = new Set(scope.areas);
+    // Assignments are few (a handful per area and per exception), filtered in memory.
+    return rows.filter((r) => (r.enrolleeId ? enrollees.has(r.enrolleeId) : r.areaId !== null && areas.has(r.areaId)));
+  }
+
+  private async assignmentViews(q: Queryable, rows: readonly AssignmentRow[]): Promise<ShiftAssignmentView[]> {
+    const names = await areaNames(
+      q,
+      rows.flatMap((r) => (r.areaId ? [r.areaId] : [])),
+    );
+    const schedules = new Map((await q.select({ id: workSchedules.id, name: workSchedules.name }).from(workSchedules)).map((s) => [s.id, s.name]));
+    return rows.map((r) => ({
+      id: r.id,
+      schedule: schedules.get(r.scheduleId) ?? '',
+      schedule_id: r.scheduleId,
+      enrollee: r.enrolleeId,
+      area: r.areaId ? (names.get(r.areaId) ?? r.areaId) : null,
+      from: r.fromDate,
+      to: r.toDate,
+      priority: r.priority,
+      created_at: new Date(r.createdAt).toISOString(),
+    }));
+  }
+
+  private async changed(w: WriteContext, change: CalendarChange): Promise<void> {
+    await this.events.record(w, 'calendar_changed', change);
+  }
+}
+
+function assignmentChange(row: AssignmentRow, kind: 'assignment' | 'schedule', by: string): CalendarChange {
+  const scope = row.enrolleeId ? { enrollees: [row.enrolleeId] } : { areas: [row.areaId!] };
+  return { kind, id: kind === 'schedule' ? row.scheduleId : row.id, ...scope, ranges: [{ from: row.fromDate, to: row.toDate }], by };
+}
+
+/** The stored fields of a schedule, checked: times, durations, a break shorter than the shift. */
+function scheduleFields(input: ScheduleInput): Omit<ScheduleRow, 'id' | 'createdAt' | 'updatedAt'> {
+  const start = secondsOfClock(input.start);
+  const end = secondsOfClock(input.end);
+  if (start === null || end === null) throw new FpaError('validation_error', 'start and end must be wall times HH:MM', { fields: ['start', 'end'] });
+  if (start === end) throw new FpaError('validation_error', 'start and end must differ', { fields: ['start', 'end'] });
+  const duration = (field: string, text: string | undefined): number => {
+    if (text === undefined) return 0;
+    const parsed = parseDuration(text);
+    if (!parsed.ok) throw new FpaError('validation_error', `${field}: ${parsed.error}`, { field });
+    return parsed.value;
+  };
+  const length = ((end - start + 86_400) % 86_400) * 1000;
+  const breakMs = duration('break', input.break);
+  if (breakMs >= length) throw new FpaError('validation_error', 'the break must be shorter than the shift', { field: 'break' });
+  return {
+    name: input.name,
+    start: input.start,
+    end: input.end,
+    graceInMs: duration('grace_in', input.grace_in),
+    graceOutMs: duration('grace_out', input.grace_out),
+    breakMs,
+    weekdays: input.weekdays ? [...new Set(input.weekdays)].sort((a, b) => a - b) : null,
+  };
+}
+
+function inputOf(row: ScheduleRow): ScheduleInput {
+  return {
+    name: row.name,
+    start: row.start,
+    end: row.end,
+    grace_in: formatDuration(row.graceInMs),
+    grace_out: formatDuration(row.graceOutMs),
+    break: formatDuration(row.breakMs),
+    weekdays: row.weekdays,
+  };
+}
+
+function scheduleView(row: ScheduleRow): WorkScheduleView {
+  return {
+    id: row.id,
+    name: row.name,
+    start: row.start,
+    end: row.end,
+    overnight: (secondsOfClock(row.end) ?? 0) <= (secondsOfClock(row.start) ?? 0),
+    grace_in: formatDuration(row.graceInMs),
+    grace_out: formatDuration(row.graceOutMs),
+    break: formatDuration(row.breakMs),
+    weekdays: row.weekdays,
+    created_at: new Date(row.createdAt).toISOString(),
+  };
+}
+
+function definitionOf(row: ScheduleRow): ScheduleDef {
+  return {
+    id: row.id,
+    name: row.name,
+    start: row.start,
+    end: row.end,
+    graceInMs: row.graceInMs,
+    graceOutMs: row.graceOutMs,
+    breakMs: row.breakMs,
+    weekdays: row.weekdays,
+  };
+}

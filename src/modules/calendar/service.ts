@@ -1,0 +1,251 @@
+/**
+ * The working calendar: holidays, area weekends, leaves (./days-off.ts), work schedules and
+ * their assignments (./schedules.ts), resolved per person and date by ./plan.ts. Settings stay
+ * the defaults where no row says otherwise: DEFAULT_SCHEDULE, WEEKEND_DAYS, HOLIDAYS.
+ *
+ * A host may keep leave or rosters itself: a provider (`addProvider`) adds them to every plan,
+ * and `calendarChanged` tells attendance which days to recompute when they change. A provider
+ * runs inside attendance's write transactions, so it must answer from memory or a cache.
+ */
+import { and, eq, gte, inArray, isNotNull, lte, or, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { chunks } from '../../platform/chunks';
+import type { Queryable } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { addDays, isCalendarDate, secondsOfClock } from '../../platform/time/dates';
+import type { EnrolleeService } from '../enrollees';
+import type { EventChannel, EventLog } from '../events';
+import { DaysOff } from './days-off';
+import type { CalendarEvents } from './events';
+import type { CalendarDayView } from './model';
+import { type AssignmentDef, type CalendarData, type DayPlan, type LeaveDef, type Person, Planner, type ScheduleDef } from './plan';
+import { Schedules } from './schedules';
+import { areaWeekends, holidays, leaves, shiftAssignments } from './tables';
+
+/** What a host's provider adds for some people and dates: its own leaves and shifts. */
+export interface HostCalendarEntries {
+  leaves?: { enrollee: string; from: string; to: string; kind: string }[];
+  /** Shifts as own assignments of a schedule (by name); they win ties with stored ones. */
+  shifts?: { enrollee: string; schedule: string; from: string; to?: string | null; priority?: number }[];
+}
+
+export type CalendarProvider = (request: { enrollees: readonly string[]; from: string; to: string }) => Promise<HostCalendarEntries> | HostCalendarEntries;
+
+/** Which of the calendar's tables hold rows (providers count as assignments and leaves). */
+interface InUse {
+  holidays: boolean;
+  assignments: boolean;
+  leaves: boolean;
+  weekends: boolean;
+  /** Whether a row is scoped to areas: the people's areas are needed then. */
+  areaScoped: boolean;
+}
+
+/** The longest range `GET calendar/` answers at once. */
+const MAX_CALENDAR_DAYS = 366;
+
+export class CalendarService {
+  readonly events: EventChannel<CalendarEvents>;
+  readonly daysOff: DaysOff;
+  readonly schedules: Schedules;
+  private readonly providers: CalendarProvider[] = [];
+  private readonly defaultSchedule: ScheduleDef | null;
+
+  constructor(
+    private readonly ctx: Runtime,
+    log: EventLog,
+    private readonly enrollees: EnrolleeService,
+  ) {
+    this.events = log.channel<CalendarEvents>();
+    this.daysOff = new DaysOff(ctx, this.events, enrollees);
+    this.schedules = new Schedules(ctx, this.events, this.daysOff);
+    const s = ctx.settings.DEFAULT_SCHEDULE;
+    if (s && (secondsOfClock(s.start) === null || secondsOfClock(s.end) === null)) {
+      // A malformed schedule given in code must never make attendance fail.
+      ctx.log.warn('DEFAULT_SCHEDULE is malformed; days without an assigned schedule expect none', { start: s.start, end: s.end });
+    }
+    this.defaultSchedule =
+      s && secondsOfClock(s.start) !== null && secondsOfClock(s.end) !== null
+        ? { id: 'DEFAULT_SCHEDULE', name: 'default', start: s.start, end: s.end, graceInMs: s.graceMs, graceOutMs: s.graceMs, breakMs: 0, weekdays: null }
+        : null;
+  }
+
+  addProvider(provider: CalendarProvider): void {
+    this.providers.push(provider);
+  }
+
+  /**
+   * A host's own calendar changed (leave or rosters from a provider): records `calendar_changed`
+   * so that attendance recomputes those days, for these enrollees or everyone.
+   */
+  async calendarChanged(range: { from: string; to?: string | null }, options: { enrollees?: string[]; by?: string } = {}): Promise<void> {
+    for (const d of [range.from, range.to]) if (d && !isCalendarDate(d)) throw new FpaError('validation_error', 'not a calendar date', { value: d });
+    await this.ctx.db.write(async (w) => {
+      await this.events.record(w, 'calendar_changed', {
+        kind: 'host',
+        id: null,
+        ...(options.enrollees ? { enrollees: options.enrollees } : {}),
+        ranges: [{ from: range.from, to: range.to ?? null }],
+        by: options.by ?? 'host',
+      });
+    });
+  }
+
+  /** The people (with their areas) the planner needs, by enrollee id. */
+  async people(q: Queryable, enrolleeIds: readonly string[]): Promise<Person[]> {
+    const areas = await this.enrollees.areaIdsByEnrollee(q, enrolleeIds);
+    return enrolleeIds.map((id) => ({ id, areaIds: areas.get(id) ?? [] }));
+  }
+
+  /**
+   * The people (with their areas, when an area has a row) and a planner for them on dates
+   * from..to. Attendance asks this with every batch of punches, so one query first finds which
+   * of the calendar's tables hold rows, and the others are not read: a service without a
+   * calendar pays one small query.
+   */
+  async plannerFor(q: Queryable, enrolleeIds: readonly string[], from: string, to: string): Promise<{ people: Person[]; planner: Planner }> {
+    const used = await this.inUse(q);
+    const people = used.areaScoped ? await this.people(q, enrolleeIds) : enrolleeIds.map((id) => ({ id, areaIds: [] }));
+    return { people, planner: await this.planner(q, people, from, to, used) };
+  }
+
+  /** Which of the calendar's tables hold rows, and whether any row is scoped to areas. */
+  private async inUse(q: Queryable): Promise<InUse> {
+    const exists = (table: SQLiteTable, where?: SQL) => sql<number>`exists (select 1 from ${table}${where ? sql` where ${where}` : sql``})`;
+    const [row] = await q
+      .select({
+        holidays: exists(holidays),
+        assignments: exists(shiftAssignments),
+        leaves: exists(leaves),
+        weekends: exists(areaWeekends),
+        areaHolidays: exists(holidays, sql`${holidays.areaIds} <> '[]'`),
+        areaAssignments: exists(shiftAssignments, isNotNull(shiftAssignments.areaId)),
+      })
+      .from(sql`(select 1)`);
+    const r = row!;
+    return {
+      holidays: Boolean(r.holidays),
+      assignments: Boolean(r.assignments) || this.providers.length > 0,
+      leaves: Boolean(r.leaves) || this.providers.length > 0,
+      weekends: Boolean(r.weekends),
+      areaScoped: Boolean(r.weekends || r.areaHolidays || r.areaAssignments),
+    };
+  }
+
+  /** A planner holding every row that can apply to these people on dates from..to. */
+  async planner(q: Queryable, people: readonly Person[], from: string, to: string, used?: InUse): Promise<Planner> {
+    const ids = people.map((p) => p.id);
+    const areaIds = [...new Set(people.flatMap((p) => p.areaIds))];
+    const schedules = used && !used.assignments ? new Map<string, ScheduleDef>() : await this.schedules.definitions(q);
+    const stored = used && !used.assignments ? [] : await this.schedules.assignmentsFor(q, { enrollees: ids, areas: areaIds }, from, to);
+    const assignments: AssignmentDef[] = stored.map((a) => ({
+      id: a.id,
+      scheduleId: a.scheduleId,
+      enrolleeId: a.enrolleeId,
+      areaId: a.areaId,
+      from: a.fromDate,
+      to: a.toDate,
+      priority: a.priority,
+      createdAt: a.createdAt,
+    }));
+    const leaveDefs: LeaveDef[] = [];
+    for (const chunk of used && !used.leaves ? [] : chunks(ids, 500)) {
+      const rows = await q
+        .select()
+        .from(leaves)
+        .where(and(inArray(leaves.enrolleeId, chunk), lte(leaves.fromDate, to), gte(leaves.toDate, from)));
+      for (const l of rows) leaveDefs.push({ enrolleeId: l.enrolleeId, from: l.fromDate, to: l.toDate, kind: l.kind });
+    }
+    for (const provider of this.providers) {
+      const extra = await provider({ enrollees: ids, from, to });
+      for (const l of extra.leaves ?? []) leaveDefs.push({ enrolleeId: l.enrollee, from: l.from, to: l.to, kind: l.kind });
+      const byName = new Map([...schedules.values()].map((s) => [s.name, s.id]));
+      for (const [i, shift] of (extra.shifts ?? []).entries()) {
+        const scheduleId = byName.get(shift.schedule);
+        if (!scheduleId) {
+          this.ctx.log.warn('a calendar provider named an unknown schedule; the shift is ignored', { schedule: shift.schedule });
+          continue;
+        }
+        const { enrollee, from: shiftFrom, to: shiftTo, priority } = shift;
+        assignments.push({
+          id: `host-${i}`,
+          scheduleId,
+          enrolleeId: enrollee,
+          areaId: null,
+          from: shiftFrom,
+          to: shiftTo ?? null,
+          priority: priority ?? 0,
+          createdAt: Number.MAX_SAFE_INTEGER,
+        });
+      }
+    }
+    const holidayRows =
+      used && !used.holidays
+        ? []
+        : await q
+            .select()
+            .from(holidays)
+            .where(or(eq(holidays.recurring, true), and(gte(holidays.date, from), lte(holidays.date, to))));
+    const weekendRows = used && !used.weekends ? [] : await q.select().from(areaWeekends);
+    const s = this.ctx.settings;
+    const data: CalendarData = {
+      timeZone: s.ATTENDANCE_TIME_ZONE,
+      defaults: { schedule: this.defaultSchedule, weekend: s.WEEKEND_DAYS, holidays: s.HOLIDAYS },
+      holidays: holidayRows.map((h) => ({
+        date: h.date,
+        name: h.name,
+        recurring: h.recurring,
+        cancelled: h.cancelled,
+        areaIds: h.areaIds,
+        enrolleeId: h.enrolleeId,
+      })),
+      schedules,
+      assignments,
+      leaves: leaveDefs,
+      weekends: weekendRows.map((w) => ({ areaId: w.areaId, from: w.fromDate, days: w.days })),
+    };
+    return new Planner(data);
+  }
+
+  /** `GET calendar/`: the resolved plan of one person, per date, from the planner attendance uses. */
+  async calendarOf(query: { enrollee?: string; employee?: string; from: string; to: string }) {
+    const { from, to } = query;
+    if (!isCalendarDate(from) || !isCalendarDate(to))
+      throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
+    if (to < from || addDays(from, MAX_CALENDAR_DAYS - 1) < to) {
+      throw new FpaError('validation_error', `from..to must be 1 to ${MAX_CALENDAR_DAYS} dates`, { fields: ['from', 'to'] });
+    }
+    const q = this.ctx.db.orm;
+    let enrollee = query.enrollee ? await this.daysOff.person(q, query.enrollee) : null;
+    if (!enrollee && query.employee) enrollee = (await this.enrollees.byEmployeeKeys(q, [query.employee])).get(query.employee) ?? null;
+    if (!enrollee) {
+      if (!query.enrollee && !query.employee) throw new FpaError('validation_error', 'give enrollee or employee', { fields: ['enrollee', 'employee'] });
+      throw new FpaError('not_found', 'enrollee not found', { enrollee: query.enrollee ?? null, employee: query.employee ?? null });
+    }
+    const [person] = await this.people(q, [enrollee.id]);
+    const planner = await this.planner(q, [person!], from, to);
+    return { enrollee: enrollee.id, employee: enrollee.employeeKey, results: planner.plans(person!, from, to).map(calendarDayView) };
+  }
+}
+
+function calendarDayView(plan: DayPlan): CalendarDayView {
+  const s = plan.schedule;
+  return {
+    date: plan.date,
+    day_type: plan.dayType,
+    schedule: s
+      ? {
+          name: s.name,
+          expected_start: new Date(s.start).toISOString(),
+          expected_end: new Date(s.end).toISOString(),
+          expected_seconds: s.expectedSeconds,
+          grace_in_seconds: Math.floor(s.graceInMs / 1000),
+          grace_out_seconds: Math.floor(s.graceOutMs / 1000),
+          break_seconds: Math.floor(s.breakMs / 1000),
+        }
+      : null,
+    holiday: plan.holiday,
+    leave: plan.leave,
+  };
+}

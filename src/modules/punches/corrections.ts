@@ -1,0 +1,191 @@
+/**
+ * Corrections with a trail: a punch entered by hand, punches imported from a file, a punch
+ * voided. Each is audited with who did it and why, and announced like any punch
+ * (`punch_received`, with `punch.source` and `by`; `punch_voided`), so attendance and
+ * integrators follow. Manual and imported punches have no terminal: they are stored with the
+ * device id `NO_DEVICE` (./tables.ts), the enrollee's PIN and the wall time in
+ * ATTENDANCE_TIME_ZONE, through the same insert as terminals' punches, so the feed's sequence
+ * stays gap-free. A correction is refused (manual) or counted as a duplicate (import) when the
+ * enrollee already has a punch at that very instant, whatever its source or whether it was
+ * voided: importing the same file twice stores nothing the second time, and a voided punch is
+ * not brought back by re-importing it.
+ */
+import { and, eq, gte, inArray, lte } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { RecordsBody } from '../../platform/http/body';
+import type { Runtime } from '../../platform/runtime';
+import { parsePunchTime } from '../../platform/time/dates';
+import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
+import { type AuditEntry, audit, auditMany } from '../audit';
+import type { EnrolleeRow, EnrolleeService } from '../enrollees';
+import { type ImportError, importRows } from './import-rows';
+import type { NewPunch, PunchService } from './service';
+import { NO_DEVICE, type PunchSource, punches } from './tables';
+import { type PunchView, punchView } from './view';
+
+export interface ImportResult {
+  /** Punches stored now. */
+  imported: number;
+  /** Records of punches already stored (or repeated within the file): not stored again. */
+  duplicates: number;
+  /** Records that could not be used; nothing of them is stored. */
+  errors: ImportError[];
+}
+
+/** A manual punch may lie this far ahead of the server's clock (clocks of people's devices drift). */
+const FUTURE_TOLERANCE_MS = 60_000;
+
+export class PunchCorrections {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly punches: PunchService,
+    private readonly enrollees: EnrolleeService,
+  ) {}
+
+  /** `POST punches/manual/`: one punch entered by an administrator, with the reason. */
+  async manual(input: { enrollee: string; at: string; state?: number; reason: string }, by: string): Promise<PunchView> {
+    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    const at = parsePunchTime(input.at, zone);
+    if (at === null) throw new FpaError('validation_error', 'at must be an ISO 8601 instant or a local time (YYYY-MM-DD HH:MM)', { field: 'at' });
+    if (at > this.ctx.clock.now() + FUTURE_TOLERANCE_MS) throw new FpaError('validation_error', 'a manual punch cannot lie in the future', { field: 'at' });
+    return this.ctx.db.write(async (w) => {
+      const enrollee = await this.enrollees.findByIdOrPin(w.tx, input.enrollee);
+      if (!enrollee) throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
+      const [existing] = await existingAt(w.tx, [enrollee.id], [at]);
+      if (existing) throw new FpaError('conflict', 'the enrollee already has a punch at that instant', { punch: existing.id });
+      const value = devicelessPunch(enrollee, at, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now());
+      const [stored] = await this.store(w, [value], 'manual', by);
+      if (!stored) throw new FpaError('conflict', 'the enrollee already has a punch at that local time', {});
+      const view = punchView(stored);
+      await audit(w.tx, this.ctx.clock.now(), {
+        actor: by,
+        action: 'punch.manual',
+        targetType: 'punch',
+        targetId: stored.id,
+        details: { enrollee: enrollee.id, employee: enrollee.employeeKey, at: view.punched_at, state: stored.state, reason: input.reason },
+      });
+      return view;
+    });
+  }
+
+  /**
+   * `POST punches/import/`: every good record is stored, in one transaction; a bad record is
+   * reported by line and nothing of it is stored. Fixing the bad lines and importing the whole
+   * file again is safe: what was stored the first time counts as duplicates.
+   */
+  async import(body: RecordsBody, by: string): Promise<ImportResult> {
+    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    const now = this.ctx.clock.now();
+    const parsed = importRows(body, zone, now);
+    const errors = [...parsed.errors];
+    return this.ctx.db.write(async (w) => {
+      const people = await this.enrollees.byEmployeeKeys(
+        w.tx,
+        parsed.rows.map((r) => r.employee),
+      );
+      const wanted: { enrollee: EnrolleeRow; at: number; state: number; raw: string; line: number }[] = [];
+      for (const row of parsed.rows) {
+        const enrollee = people.get(row.employee);
+        if (enrollee) wanted.push({ enrollee, at: row.at, state: row.state, raw: row.raw, line: row.line });
+        else errors.push({ line: row.line, message: 'no enrollee has this employee key' });
+      }
+      const taken = new Set<string>();
+      for (const p of await existingAt(
+        w.tx,
+        wanted.map((r) => r.enrollee.id),
+        wanted.map((r) => r.at),
+      ))
+        taken.add(`${p.enrolleeId} ${p.punchedAt}`);
+      const values: NewPunch[] = [];
+      for (const r of wanted) {
+        const key = `${r.enrollee.id} ${r.at}`;
+        if (taken.has(key)) continue;
+        taken.add(key);
+        values.push(devicelessPunch(r.enrollee, r.at, r.state, 'import', r.raw, zone, now));
+      }
+      const stored = await this.store(w, values, 'import', by);
+      const entries: AuditEntry[] = stored.map((p) => ({
+        actor: by,
+        action: 'punch.imported',
+        targetType: 'punch',
+        targetId: p.id,
+        details: { enrollee: p.enrolleeId, employee: p.employeeKey, at: new Date(p.punchedAt).toISOString(), state: p.state },
+      }));
+      await auditMany(w.tx, now, entries);
+      errors.sort((a, b) => a.line - b.line);
+      return { imported: stored.length, duplicates: wanted.length - stored.length, errors };
+    });
+  }
+
+  /** `POST punches/{id}/void/`: the punch stays, marked voided; it no longer counts for attendance. */
+  async void(id: string, reason: string, by: string): Promise<PunchView> {
+    return this.ctx.db.write(async (w) => {
+      const [row] = await w.tx.select().from(punches).where(eq(punches.id, id)).limit(1);
+      if (!row) throw new FpaError('not_found', 'punch not found', { punch: id });
+      if (row.voided) throw new FpaError('conflict', 'the punch is already voided', { punch: id });
+      // A void after the punch's pay period was locked is kept and marked like a late punch.
+      const [extra = []] = await this.punches.extraFlags(w, [row]);
+      const flags = [...row.flags, ...extra.filter((f) => !row.flags.includes(f))];
+      await w.tx.update(punches).set({ voided: true, flags }).where(eq(punches.id, id));
+      const view = punchView({ ...row, voided: true, flags });
+      await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'punch.voided', targetType: 'punch', targetId: id, details: { reason } });
+      await this.punches.events.record(w, 'punch_voided', { punch: view, reason, by });
+      return view;
+    });
+  }
+
+  private store(w: WriteContext, values: NewPunch[], source: PunchSource, by: string) {
+    const byId = new Map(values.map((v) => [v.id, v]));
+    return this.punches.store(w, values, {
+      sender: null,
+      by,
+      payloadOf: (id) => {
+        const v = byId.get(id)!;
+        return {
+          line: { pin: v.devicePin, localTime: v.localTime, state: v.state, verifyType: v.verifyType, workCode: v.workCode, extra: [source] },
+          raw: v.raw,
+        };
+      },
+    });
+  }
+}
+
+function devicelessPunch(enrollee: EnrolleeRow, at: number, state: number, source: PunchSource, raw: string, zone: string, now: number): NewPunch {
+  return {
+    id: crypto.randomUUID(),
+    deviceId: NO_DEVICE,
+    deviceSerial: '',
+    devicePin: enrollee.devicePin,
+    enrolleeId: enrollee.id,
+    employeeKey: enrollee.employeeKey,
+    punchedAt: at,
+    localTime: formatLocalWallTime(new Date(at), zone),
+    utcOffsetMinutes: timeZoneOffsetMinutes(zone, new Date(at)),
+    state,
+    verifyType: 0,
+    workCode: '',
+    raw,
+    flags: [],
+    receivedAt: now,
+    source,
+  };
+}
+
+/** Punches (any source, voided too) of these enrollees at exactly these instants. */
+async function existingAt(q: Queryable, enrolleeIds: readonly string[], instants: readonly number[]) {
+  if (instants.length === 0) return [];
+  const wanted = new Set(enrolleeIds.map((id, i) => `${id} ${instants[i]}`));
+  const [min, max] = [Math.min(...instants), Math.max(...instants)];
+  const out: { id: string; enrolleeId: string; punchedAt: number }[] = [];
+  for (const ids of chunks([...new Set(enrolleeIds)], 400)) {
+    const rows = await q
+      .select({ id: punches.id, enrolleeId: punches.enrolleeId, punchedAt: punches.punchedAt })
+      .from(punches)
+      .where(and(inArray(punches.enrolleeId, ids), gte(punches.punchedAt, min), lte(punches.punchedAt, max)));
+    for (const r of rows)
+      if (r.enrolleeId && wanted.has(`${r.enrolleeId} ${r.punchedAt}`)) out.push({ id: r.id, enrolleeId: r.enrolleeId, punchedAt: r.punchedAt });
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+/** The rules of a day (src/modules/attendance/rules.ts): pure functions of a plan and punches. */
+import { describe, expect, test } from 'bun:test';
+import { attribute, computeDay } from '../../../src/modules/attendance/rules';
+import type { DayPlan, Shift } from '../../../src/modules/calendar';
+
+const MIN = 60_000;
+const H = 60 * MIN;
+/** UTC keeps the arithmetic readable: a wall time is its instant. */
+const at = (date: string, time: string) => Date.parse(`${date}T${time}:00Z`);
+const dateOf = (instant: number) => new Date(instant).toISOString().slice(0, 10);
+
+function shift(date: string, start: string, end: string, over: Partial<Shift> = {}): Shift {
+  const s = at(date, start);
+  let e = at(date, end);
+  if (e <= s) e += 24 * H;
+  const breakMs = over.breakMs ?? 0;
+  return { name: 'day', start: s, end: e, graceInMs: 5 * MIN, graceOutMs: 5 * MIN, breakMs, expectedSeconds: (e - s - breakMs) / 1000, ...over };
+}
+
+function plan(date: string, dayType: DayPlan['dayType'] = 'workday', s: Shift | null = shift(date, '08:00', '16:30', { breakMs: 30 * MIN })): DayPlan {
+  return { date, dayType, holiday: null, leave: null, schedule: dayType === 'workday' ? s : null, shift: s };
+}
+
+const punches = (...instants: number[]) => instants.map((a) => ({ at: a, corrected: false }));
+const D = '2026-03-09';
+
+describe('computeDay', () => {
+  test('a full day without a punched break: the break is deducted, 3 minutes over is within the grace', () => {
+    expect(computeDay(plan(D), punches(at(D, '07:58'), at(D, '16:31')), MIN)).toEqual({
+      firstIn: at(D, '07:58'),
+      lastOut: at(D, '16:31'),
+      workedSeconds: 8 * 3600 + 3 * 60,
+      punchCount: 2,
+      status: 'present',
+      flags: [],
+      schedule: 'day',
+      expectedSeconds: 8 * 3600,
+      lateSeconds: 0,
+      earlyLeaveSeconds: 0,
+      overtimeSeconds: 0,
+    });
+  });
+
+  test('a punched break is not deducted twice; a shorter one is topped up to the break', () => {
+    const full = computeDay(plan(D), punches(at(D, '08:00'), at(D, '12:00'), at(D, '12:30'), at(D, '16:30')), MIN);
+    expect(full).toMatchObject({ workedSeconds: 8 * 3600, status: 'present', punchCount: 4 });
+    const short = computeDay(plan(D), punches(at(D, '08:00'), at(D, '12:00'), at(D, '12:10'), at(D, '16:30')), MIN);
+    expect(short.workedSeconds).toBe(8 * 3600);
+  });
+
+  test('a short day that does not span the middle of the shift keeps its worked time', () => {
+    expect(computeDay(plan(D), punches(at(D, '08:00'), at(D, '11:00')), MIN)).toMatchObject({ workedSeconds: 3 * 3600, flags: ['early_leave'] });
+  });
+
+  test('late: after start + grace, late by the whole time since the start; exactly on the grace is on time', () => {
+    expect(computeDay(plan(D), punches(at(D, '08:05'), at(D, '16:30')), MIN)).toMatchObject({ flags: [], lateSeconds: 0 });
+    expect(computeDay(plan(D), punches(at(D, '08:06'), at(D, '16:30')), MIN)).toMatchObject({ flags: ['late'], lateSeconds: 6 * 60 });
+  });
+
+  test('early leave only on a complete day, by the whole time until the end', () => {
+    expect(computeDay(plan(D), punches(at(D, '08:00'), at(D, '16:00')), MIN)).toMatchObject({ flags: ['early_leave'], earlyLeaveSeconds: 30 * 60 });
+    const incomplete = computeDay(plan(D), punches(at(D, '08:00'), at(D, '12:00'), at(D, '13:00')), MIN);
+    expect(incomplete).toMatchObject({ status: 'incomplete', flags: [], earlyLeaveSeconds: 0, workedSeconds: 4 * 3600 });
+  });
+
+  test('overtime: all of worked − expected once it is more than the grace out', () => {
+    expect(computeDay(plan(D), punches(at(D, '08:00'), at(D, '16:35')), MIN)).toMatchObject({ overtimeSeconds: 0, flags: [] });
+    expect(computeDay(plan(D), punches(at(D, '08:00'), at(D, '17:30')), MIN)).toMatchObject({ overtimeSeconds: 3600, flags: ['overtime'] });
+  });
+
+  test('days off: worked time is all overtime, flagged by the kind of day; nothing is late', () => {
+    const worked = punches(at(D, '10:00'), at(D, '12:00'));
+    expect(computeDay(plan(D, 'weekend'), worked, MIN)).toMatchObject({
+      flags: ['worked_on_off_day', 'overtime'],
+      overtimeSeconds: 7200,
+      expectedSeconds: 0,
+      schedule: null,
+    });
+    expect(computeDay(plan(D, 'holiday'), worked, MIN).flags).toEqual(['worked_on_holiday', 'overtime']);
+    expect(computeDay(plan(D, 'leave'), worked, MIN).flags).toEqual(['worked_on_leave', 'overtime']);
+  });
+
+  test('a workday without a shift: nothing expected, nothing late, no overtime', () => {
+    expect(computeDay(plan(D, 'workday', null), punches(at(D, '10:00'), at(D, '20:00')), MIN)).toMatchObject({
+      flags: [],
+      expectedSeconds: 0,
+      overtimeSeconds: 0,
+      workedSeconds: 36000,
+    });
+  });
+
+  test('without punches: the status of the kind of day; an absence still expects its shift', () => {
+    expect(computeDay(plan(D), [], MIN)).toMatchObject({ status: 'absent', expectedSeconds: 8 * 3600, schedule: 'day', flags: [] });
+    expect(computeDay(plan(D, 'weekend'), [], MIN).status).toBe('non_working_day');
+    expect(computeDay(plan(D, 'holiday'), [], MIN).status).toBe('holiday');
+    expect(computeDay(plan(D, 'leave'), [], MIN)).toMatchObject({ status: 'on_leave', expectedSeconds: 0 });
+  });
+
+  test('a repeated tap is counted but not paired; a manual punch flags the day', () => {
+    const day = computeDay(plan(D), [...punches(at(D, '07:58'), at(D, '07:58') + 20_000), { at: at(D, '16:31'), corrected: true }], MIN);
+    expect(day).toMatchObject({ status: 'present', punchCount: 3, workedSeconds: 8 * 3600 + 3 * 60, flags: ['manual'] });
+  });
+
+  test('an overnight shift is judged against its end on the next date', () => {
+    const night = plan(D, 'workday', shift(D, '22:00', '06:00', { name: 'night', graceInMs: 10 * MIN, graceOutMs: 10 * MIN, breakMs: 30 * MIN }));
+    expect(computeDay(night, punches(at(D, '21:55'), at('2026-03-10', '05:00')), MIN)).toMatchObject({
+      status: 'present',
+      flags: ['early_leave'],
+      earlyLeaveSeconds: 3600,
+      workedSeconds: 7 * 3600 + 5 * 60 - 30 * 60,
+      expectedSeconds: 7.5 * 3600,
+    });
+  });
+});
+
+describe('attribute', () => {
+  const SLACK = 4 * H;
+  const nightShift = (date: string) => shift(date, '22:00', '06:00', { name: 'night' });
+  const nights = ['2026-03-08', '2026-03-09', '2026-03-10'].map((d) => plan(d, 'workday', nightShift(d)));
+
+  test('the punches of an overnight shift belong to the date it started', () => {
+    expect(attribute([at('2026-03-09', '21:55'), at('2026-03-10', '06:05'), at('2026-03-10', '09:59')], nights, SLACK, dateOf)).toEqual([
+      '2026-03-09',
+      '2026-03-09',
+      '2026-03-09',
+    ]);
+  });
+
+  test('outside every window a punch keeps its own local date', () => {
+    expect(attribute([at('2026-03-10', '10:01'), at('2026-03-10', '17:59')], nights, SLACK, dateOf)).toEqual(['2026-03-10', '2026-03-10']);
+  });
+
+  test('in two windows: the shift whose start or end is nearest', () => {
+    // A night shift on the 9th, a day shift from 07:00 on the 10th: 06:30 ends the night, 06:50 starts the day.
+    const plans = [plan('2026-03-09', 'workday', nightShift('2026-03-09')), plan('2026-03-10', 'workday', shift('2026-03-10', '07:00', '15:00'))];
+    expect(attribute([at('2026-03-10', '06:20'), at('2026-03-10', '06:50')], plans, SLACK, dateOf)).toEqual(['2026-03-09', '2026-03-10']);
+  });
+
+  test('days off keep their shift’s window: a night worked on a Saturday stays on the Saturday', () => {
+    const saturday = plan('2026-03-14', 'weekend', nightShift('2026-03-14'));
+    expect(attribute([at('2026-03-14', '22:00'), at('2026-03-15', '06:00')], [saturday], SLACK, dateOf)).toEqual(['2026-03-14', '2026-03-14']);
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * The CSV reader and writer (src/platform/csv.ts) and the import records built on them
+ * (src/modules/punches/import-rows.ts): what we write reads back the same, whatever the text;
+ * the reader never throws and never loses a good record next to a bad one; every import record
+ * is either a row or an error naming its line, never both, never neither.
+ */
+import { describe, expect, test } from 'bun:test';
+import fc from 'fast-check';
+import { importRows } from '../../src/modules/punches/import-rows';
+import { csvField, csvRow, csvText, parseCsv } from '../../src/platform/csv';
+
+/** Text with the characters that matter to CSV: commas, quotes, line breaks, spaces, and anything else. */
+const tricky = fc.string({ unit: fc.constantFrom('a', 'Z', '7', ',', '"', '\n', '\r', ' ', '\t', ';', 'é', '张', '=', '-'), maxLength: 12 });
+const anyText = fc.oneof(tricky, fc.string({ unit: 'grapheme', maxLength: 12 }));
+/** A record that does not read as a blank line (one empty field is skipped as such). */
+const record = fc.array(anyText, { minLength: 1, maxLength: 6 }).filter((r) => !(r.length === 1 && r[0] === ''));
+
+const NOW = Date.parse('2026-03-31T12:00:00Z');
+
+describe('CSV', () => {
+  test('records written with csvField/csvRow read back exactly, with their starting lines', () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 8 }), fc.boolean(), (records, bom) => {
+        const text = (bom ? '\uFEFF' : '') + records.map((r) => csvRow(r.map(csvField))).join('');
+        const read = parseCsv(text);
+        expect(read.map((r) => ('fields' in r ? r.fields : r.error))).toEqual(records);
+        // Each record starts on the line after the previous one's last line.
+        let line = 1;
+        read.forEach((r, i) => {
+          expect(r.line).toBe(line);
+          line += csvRow(records[i]!.map(csvField)).split(/\r\n|\r|\n/).length - 1;
+        });
+      }),
+    );
+  });
+
+  test('the reader never throws and reports lines in increasing order', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', ',', '"', '\n', '\r', ' ', 'x'), maxLength: 80 }), (text) => {
+        const read = parseCsv(text);
+        for (let i = 1; i < read.length; i++) expect(read[i]!.line).toBeGreaterThan(read[i - 1]!.line);
+        for (const r of read) expect(r.line).toBeGreaterThanOrEqual(1);
+      }),
+    );
+  });
+
+  test('a bad record costs only itself: the good records after it are read', () => {
+    fc.assert(
+      fc.property(
+        fc.array(record, { maxLength: 4 }),
+        fc.constantFrom('a"b', '"a"b', 'x,"y"z'),
+        fc.array(record, { minLength: 1, maxLength: 4 }),
+        (before, bad, after) => {
+          const text = [...before.map((r) => csvRow(r.map(csvField))), `${bad}\r\n`, ...after.map((r) => csvRow(r.map(csvField)))].join('');
+          const read = parseCsv(text);
+          expect(read).toHaveLength(before.length + 1 + after.length);
+          expect('error' in read[before.length]!).toBe(true);
+          expect(read.slice(before.length + 1).map((r) => ('fields' in r ? r.fields : null))).toEqual(after);
+        },
+      ),
+    );
+  });
+
+  test('spreadsheet formulas are defused, other text is untouched', () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const [read] = parseCsv(csvRow([csvText(text), 'x']));
+        const value = read && 'fields' in read ? read.fields[0] : undefined;
+        if (text === '' && read === undefined) return;
+        expect(value).toBe(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+      }),
+    );
+  });
+});
+
+describe('import records', () => {
+  const employee = fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/);
+  const instant = fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: NOW }).map((ms) => Math.floor(ms / 1000) * 1000);
+  const good = fc.record({ employee, at: instant, state: fc.integer({ min: 0, max: 255 }) });
+  const bad = fc.oneof(
+    fc.constant({ employee: '', at: '2026-03-01T08:00:00Z', state: '0' }),
+    fc.constant({ employee: 'E-1', at: '2026-02-30 08:00', state: '0' }),
+    fc.constant({ employee: 'E-1', at: 'yesterday', state: '0' }),
+    fc.constant({ employee: 'E-1', at: '2026-03-01T08:00:00Z', state: '256' }),
+    fc.constant({ employee: 'E-1', at: '2099-03-01T08:00:00Z', state: '1' }),
+  );
+  const entries = fc.array(
+    fc.oneof(
+      good.map((g) => ({ good: true as const, ...g })),
+      bad.map((b) => ({ good: false as const, ...b })),
+    ),
+    { maxLength: 12 },
+  );
+
+  test('CSV: every record is a row or an error on its own line, and good records come back as sent', () => {
+    fc.assert(
+      fc.property(entries, fc.constantFrom('employee,at,state', 'State,AT,Employee', 'at,note,employee,state'), (list, header) => {
+        const columns = header.toLowerCase().split(',');
+        const line = (e: (typeof list)[number]) => {
+          const values: Record<string, string> = {
+            employee: e.employee,
+            at: e.good ? new Date(e.at).toISOString() : String(e.at),
+            state: String(e.state),
+            note: 'a, "quoted" note',
+          };
+          return csvRow(columns.map((c) => csvField(values[c])));
+        };
+        const { rows, errors } = importRows(`${header}\r\n${list.map(line).join('')}`, 'Europe/Berlin', NOW);
+        expect([...rows.map((r) => r.line), ...errors.map((e) => e.line)].sort((a, b) => a - b)).toEqual(list.map((_, i) => i + 2));
+        list.forEach((e, i) => {
+          const row = rows.find((r) => r.line === i + 2);
+          if (e.good) expect(row).toMatchObject({ employee: e.employee, at: e.at, state: e.state });
+          else expect(row).toBeUndefined();
+        });
+      }),
+    );
+  });
+
+  test('JSON: the same records as an array give the same rows, by position', () => {
+    fc.assert(
+      fc.property(entries, (list) => {
+        const records = list.map((e) => ({ employee: e.employee, at: e.good ? new Date(e.at).toISOString() : e.at, state: e.good ? e.state : e.state }));
+        const { rows, errors } = importRows(records, 'Europe/Berlin', NOW);
+        expect(rows.length + errors.length).toBe(list.length);
+        expect(rows.map((r) => r.line)).toEqual(list.flatMap((e, i) => (e.good ? [i + 1] : [])));
+      }),
+    );
+  });
+
+  test('never throws on arbitrary text or values', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), fc.array(fc.anything(), { maxLength: 5 }), (text, values) => {
+        importRows(text, 'Asia/Kolkata', NOW);
+        importRows(values, 'Asia/Kolkata', NOW);
+      }),
+    );
+  });
+
+  test('a wall time without an offset is read in the zone; an instant keeps its offset', () => {
+    const { rows } = importRows(
+      'employee,at\nE-1,2026-03-09 08:00\nE-1,2026-03-09T08:00:00+05:30\nE-1,2026-11-01 01:30\n',
+      'America/New_York',
+      Date.parse('2026-12-01T00:00:00Z'),
+    );
+    expect(rows.map((r) => new Date(r.at).toISOString())).toEqual([
+      '2026-03-09T12:00:00.000Z',
+      '2026-03-09T02:30:00.000Z',
+      // Twice on the night clocks go back: the earlier instant (the DST rule of terminals' times).
+      '2026-11-01T05:30:00.000Z',
+    ]);
+  });
+});
