@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { SETTINGS_SCHEMA } from '../../src/platform/config/settings';
-import { BIODATA_TYPE, BIOMETRIC_TYPES, biometricCapability, biometricTypeOf } from '../../src/protocol/adms';
+import { BIODATA_TYPE, BIOMETRIC_TYPES, biometricCapability, biometricTypeOf, multiBioDataSupport } from '../../src/protocol/adms';
 
 /** Parameters of a SpeedFace-V5L (docs/protocol/adms.md §2.2, abridged). */
 const V5L = {
@@ -41,5 +41,12 @@ describe('biometric kinds', () => {
     expect(biometricCapability(mb360, 'palm').supported).toBe(false);
     expect(biometricCapability({ ...V5L, MultiBioVersion: '0:10.0:0:0:0:0:0:0:12.1:58.10' }, 'visible_face').version).toBe('58.10');
     expect(biometricCapability(null, 'palm')).toEqual({ supported: null, version: null });
+  });
+
+  test('the option block offers exactly the kinds the server keeps, by BIODATA type', () => {
+    expect(multiBioDataSupport(['fingerprint'])).toBe('0:1:0:0:0:0:0:0:0:0');
+    expect(multiBioDataSupport(['fingerprint', 'palm', 'visible_face'])).toBe('0:1:0:0:0:0:0:0:1:1');
+    expect(multiBioDataSupport([])).toBe('0:0:0:0:0:0:0:0:0:0');
+    expect(multiBioDataSupport(['retina'])).toBe('0:0:0:0:0:0:0:0:0:0');
   });
 });

@@ -15,6 +15,7 @@ import {
   decodeBody,
   isSecurityPush,
   type LineError,
+  multiBioDataSupport,
   parseAttlog,
   parseDeviceCmdBody,
   parseInfoParam,
@@ -165,6 +166,8 @@ export class TerminalEndpoints {
       delaySeconds: seconds(settings.ADMS_POLL_DELAY),
       errorDelaySeconds: seconds(settings.ADMS_ERROR_DELAY),
       serverVersion: SERVER_VERSION,
+      // The kinds kept (BIOMETRIC_TYPES): a SpeedFace then uploads its faces and palms too.
+      multiBioDataSupport: multiBioDataSupport(settings.BIOMETRIC_TYPES),
     });
   }
 
@@ -298,6 +301,7 @@ export class TerminalEndpoints {
       errorDelaySeconds: seconds(settings.ADMS_ERROR_DELAY),
       timeZoneMinutes: offset,
       serverVersion: `fpa ${SERVER_VERSION}`,
+      multiBioDataSupport: multiBioDataSupport(settings.BIOMETRIC_TYPES),
     });
     await this.sentOffset(device, offset);
     return ok(config);

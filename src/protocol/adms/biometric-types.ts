@@ -59,3 +59,13 @@ export function biometricCapability(parameters: Dict | null, type: BiometricType
   const version = listed !== null && listed !== '0' ? listed : p[keys.version]?.trim() || null;
   return { supported, version };
 }
+
+/**
+ * `MultiBioDataSupport` of the option block: a 0/1 per BIODATA type 0–9 telling the terminal
+ * which kinds the server takes (unknown names are ignored).
+ */
+export function multiBioDataSupport(kept: readonly string[]): string {
+  const bits = Array.from({ length: 10 }, () => '0');
+  for (const type of BIOMETRIC_TYPES) if (kept.includes(type)) bits[BIODATA_TYPE[type]] = '1';
+  return bits.join(':');
+}
