@@ -23,3 +23,31 @@ export type FpaEvents = AttendanceEvents &
   TerminalEvents &
   InProcessExtras;
 export type FpaEventName = keyof FpaEvents;
+
+/**
+ * Every event type by name, at run time (webhook endpoints subscribe to these). A record over
+ * the keys of FpaEvents, so a type added to a module's events and not here fails the type check.
+ */
+const EVENT_TYPES: Record<FpaEventName, true> = {
+  device_registered: true,
+  device_approved: true,
+  device_disabled: true,
+  device_online: true,
+  device_offline: true,
+  device_updated: true,
+  device_command_finished: true,
+  enrollee_created: true,
+  enrollee_updated: true,
+  enrollee_deleted: true,
+  consent_given: true,
+  consent_withdrawn: true,
+  template_stored: true,
+  templates_destroyed: true,
+  template_rejected: true,
+  enrollment_session_closed: true,
+  punch_received: true,
+  punches_attributed: true,
+  attendance_day_changed: true,
+};
+
+export const FPA_EVENT_TYPES: readonly FpaEventName[] = Object.keys(EVENT_TYPES) as FpaEventName[];

@@ -7,7 +7,7 @@ import { arr, bool, dateTime, freeObject, int, type JsonSchema, nullable, obj, o
 const fingerIndex = int('Finger index (0 left little … 9 right little).', { minimum: 0 });
 const fingers = (description: string) => arr(fingerIndex, description);
 
-const Error: JsonSchema = obj(
+const ErrorBody: JsonSchema = obj(
   {
     error: obj({
       code: oneOfStrings(Object.keys(ERROR_STATUS), 'Stable machine-readable code; see the responses of each operation.'),
@@ -142,18 +142,23 @@ const Webhook = obj({
   failing_since: nullable(dateTime()),
   created_by: str(),
   created_at: dateTime(),
+  position: int('Every subscribed event up to this sequence of the event log was handed off (delivered, or dead-lettered).'),
+  attempts: int('Consecutive failed attempts of the next message.'),
+  next_attempt_at: nullable(dateTime('While backing off: when delivery is tried again.')),
+  last_error: nullable(str()),
+  last_delivered_at: nullable(dateTime()),
 });
 
 const WebhookMessage = obj({
-  id: str(),
+  id: str('The event id (`evt_…`): the `webhook-id` of every attempt.'),
   event_type: str(),
-  punch_sequence: nullable(int()),
+  event_sequence: int(),
   status: oneOfStrings(['pending', 'held', 'delivered', 'dead']),
-  attempts: int(),
+  attempts: nullable(int('Null for a message delivered in order (not counted per message).')),
   next_attempt_at: nullable(dateTime()),
   last_error: nullable(str()),
-  created_at: dateTime(),
-  delivered_at: nullable(dateTime()),
+  created_at: dateTime('When the event was recorded.'),
+  delivered_at: nullable(dateTime('Where known: null for a message delivered in order.')),
 });
 
 const Job = obj({
@@ -172,7 +177,7 @@ const Job = obj({
 });
 
 export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
-  Error,
+  Error: ErrorBody,
   EnrolleeRef,
   Session,
   CompletedSession,
@@ -285,6 +290,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
     id: int(),
     message_id: str(),
     attempt: int(),
+    count: int('Messages this row accounts for: 1, or a run of in-order deliveries ending with `message_id`.'),
     status_code: nullable(int()),
     error: nullable(str()),
     duration_ms: int(),
@@ -292,6 +298,9 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
     created_at: dateTime(),
   }),
   WebhookMessage,
+  WebhookTestResult: obj({ status_code: nullable(int('The receiver’s HTTP status; null when no answer came.')), error: nullable(str()), duration_ms: int() }),
+  WebhookRecover: obj({ since: dateTime('Messages of events recorded at or after this instant are sent again.') }),
+  WebhookRecovered: obj({ requeued: int('Messages that will be sent.') }),
   WebhookMessagePage: page(ref('WebhookMessage')),
   WebhookDeliveryPage: page(ref('WebhookDelivery')),
   Job,
