@@ -88,10 +88,12 @@ export class OrderedDelivery {
   }
 
   /**
-   * Claims up to `limit` endpoints that have work now (up to `until` when given). Reads first
-   * (an idle poll takes no write lock), then one compare-and-set over the endpoints found.
+   * Claims up to `limit` endpoints that have work now (up to `until` when given), leaving out
+   * those in `exclude` (the ones this instance is working: should its lease run out early, a
+   * clock jump, it must not work one twice). Reads first (an idle poll takes no write lock),
+   * then one compare-and-set over the endpoints found.
    */
-  async claim(limit: number, until?: number): Promise<EndpointRow[]> {
+  async claim(limit: number, until?: number, exclude: ReadonlySet<string> = new Set()): Promise<EndpointRow[]> {
     if (limit <= 0) return [];
     const now = this.ctx.clock.now();
     const head = await this.log.lastSequence();
@@ -105,6 +107,7 @@ export class OrderedDelivery {
     const wanted: string[] = [];
     for (const c of candidates) {
       if (wanted.length >= limit) break;
+      if (exclude.has(c.id)) continue;
       if (bound - c.position >= IDLE_ADVANCE || (await this.hasWork(c, bound, until !== undefined))) wanted.push(c.id);
     }
     if (wanted.length === 0) return [];

@@ -77,8 +77,8 @@ export class DeliveryWorker {
   private readonly recorder: OutcomeRecorder;
   private readonly slots: Slots;
   private readonly concurrency: number;
-  /** Endpoints being worked by this instance. */
-  private readonly working = new Set<Promise<unknown>>();
+  /** Endpoints being worked by this instance, by id. */
+  private readonly working = new Map<string, Promise<unknown>>();
   /** Claimed message rows whose outcome is not recorded yet (sending, or waiting for the recorder). */
   private readonly inFlight = new Set<Promise<unknown>>();
   /**
@@ -131,7 +131,7 @@ export class DeliveryWorker {
     this.timer = null;
     this.soon = null;
     while (this.inFlight.size > 0 || this.working.size > 0 || this.pump.busy) {
-      await Promise.allSettled([...this.inFlight, ...this.working]);
+      await Promise.allSettled([...this.inFlight, ...this.working.values()]);
       if (this.pump.busy) await Bun.sleep(5);
     }
     await this.recorder.drain();
@@ -154,10 +154,16 @@ export class DeliveryWorker {
     const dueBy = this.ctx.clock.now();
     const totals: DeliveryTotals = { endpoints: 0, messages: 0, ...emptyStreamTotals() };
     for (;;) {
-      const claimed = await this.stream.claim(MAX_ENDPOINTS_AT_ONCE, until);
+      const claimed = await this.stream.claim(MAX_ENDPOINTS_AT_ONCE, until, new Set(this.working.keys()));
       if (claimed.length === 0) break;
       totals.endpoints += claimed.length;
-      const worked = await Promise.all(claimed.map((e) => this.stream.work(e, { until, keepGoing: () => true })));
+      const worked = await Promise.all(
+        claimed.map((e) => {
+          const work = this.stream.work(e, { until, keepGoing: () => true }).finally(() => this.working.delete(e.id));
+          this.working.set(e.id, work);
+          return work;
+        }),
+      );
       for (const t of worked) for (const key of Object.keys(t) as (keyof StreamTotals)[]) totals[key] += t[key];
     }
     const perClaim = Math.max(1, Math.min(this.ctx.settings.WEBHOOK_BATCH_SIZE, this.concurrency));
@@ -173,7 +179,7 @@ export class DeliveryWorker {
 
   /** One pass: claims endpoints and message rows while there is room. */
   private async pass(): Promise<boolean> {
-    const claimed = await this.stream.claim(MAX_ENDPOINTS_AT_ONCE - this.working.size);
+    const claimed = await this.stream.claim(MAX_ENDPOINTS_AT_ONCE - this.working.size, undefined, new Set(this.working.keys()));
     for (const endpoint of claimed) this.trackEndpoint(endpoint);
     await this.claimRowsWhileRoom();
     return false;
@@ -186,11 +192,11 @@ export class DeliveryWorker {
         this.ctx.log.error('webhook delivery failed unexpectedly', { endpoint: endpoint.id, error: describeError(error) });
       })
       .finally(() => {
-        this.working.delete(work);
+        this.working.delete(endpoint.id);
         // Events appended while the claim was being released are picked up now, not at the next poll.
         this.wake();
       });
-    this.working.add(work);
+    this.working.set(endpoint.id, work);
   }
 
   private async claimRowsWhileRoom(): Promise<void> {
