@@ -15,7 +15,7 @@ import type { Queryable } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import type { EventLog, LoggedEvent } from '../events';
-import { Dispatcher, eventMessage, lookupTimeoutOf } from './dispatch';
+import { Dispatcher, eventMessage, lookupTimeoutOf, Slots } from './dispatch';
 import { type DeliveryOutcome, type MessageRow, OutcomeRecorder } from './recorder';
 import type { WebhookResponse, WebhookSender } from './sender';
 import { type EndpointRow, emptyStreamTotals, OrderedDelivery, type StreamTotals } from './stream';
@@ -49,26 +49,6 @@ const MAX_ENDPOINTS_AT_ONCE = 32;
  */
 export function leaseDurationOf(requestTimeoutMs: number): number {
   return 2 * (lookupTimeoutOf(requestTimeoutMs) + requestTimeoutMs) + LEASE_MARGIN_MS;
-}
-
-/** Counts free request slots of message rows, shared by the worker loop and job runs of one instance. */
-class Slots {
-  private readonly waiting: Array<() => void> = [];
-  constructor(private free: number) {}
-
-  async take(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
 }
 
 export class DeliveryWorker {
@@ -130,6 +110,7 @@ export class DeliveryWorker {
     if (this.soon) clearTimeout(this.soon);
     this.timer = null;
     this.soon = null;
+    this.stream.notify();
     while (this.inFlight.size > 0 || this.working.size > 0 || this.pump.busy) {
       await Promise.allSettled([...this.inFlight, ...this.working.values()]);
       if (this.pump.busy) await Bun.sleep(5);
@@ -140,6 +121,8 @@ export class DeliveryWorker {
   /** There may be work (events appended, the poll timer, a retry coming up, a change by hand). */
   wake(): void {
     if (!this.active) return;
+    // Endpoints being worked here that caught up look for the new events at once.
+    this.stream.notify();
     this.rowBacklog = true;
     void this.pump.trigger().catch((error: unknown) => this.ctx.log.error('webhook worker pass failed', { error: describeError(error) }));
   }

@@ -279,5 +279,11 @@ test('a per-endpoint signer signs exactly like signWebhook', () => {
   expect(new Webhook(secret).sign(message.id, message.timestamp, message.body)).toBe(headers['webhook-signature']);
   expect(signer.sign({ ...message, id: 'msg_def' })['webhook-signature']).not.toBe(headers['webhook-signature']);
   expect(() => signer.sign({ ...message, id: 'bad.id' })).toThrow();
+  // Byte for byte the package's signature, whatever the body (non-ASCII text included).
+  for (const body of ['', '{"name":"Zhāng Sān 张三"}', 'x'.repeat(10_000), '\u0000\uffff😀']) {
+    const other = generateWebhookSecret();
+    const at = new Date(1_800_000_000_123);
+    expect(new WebhookSigner(other).sign({ id: 'evt_1', timestamp: at, body })['webhook-signature']).toBe(new Webhook(other).sign('evt_1', at, body));
+  }
   expect(() => new WebhookSigner('not-a-secret')).toThrow('invalid webhook secret');
 });

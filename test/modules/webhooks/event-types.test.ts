@@ -30,7 +30,8 @@ interface LoggedEvent {
 
 beforeAll(async () => {
   server = await startTestServer(
-    { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_RETRY_BACKOFF: 50, WEBHOOK_TIMEOUT: 2_000, DEVICE_OFFLINE_AFTER: 60_000 },
+    // One request at a time per endpoint, so arrival order is send order (log order).
+    { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_RETRY_BACKOFF: 50, WEBHOOK_TIMEOUT: 2_000, WEBHOOK_CONCURRENCY: 1, DEVICE_OFFLINE_AFTER: 60_000 },
     { clock },
   );
   rx = receiver();

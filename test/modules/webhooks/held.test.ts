@@ -63,9 +63,9 @@ describe('events while an endpoint is disabled', () => {
       const sent = rx.calls
         .slice(1)
         .map((c) => (new Webhook(hook.secret).verify(c.body, c.headers) as { data: { punch: { sequence: number } } }).data.punch.sequence);
-      expect(sent).toEqual([whileOff.lastSequence! - 2, whileOff.lastSequence! - 1, whileOff.lastSequence!]);
-      // The message the 410 answered is the first sent again, under the same webhook-id.
-      expect(rx.calls[1]!.id).toBe(rx.calls[0]!.id);
+      expect(sent.sort((a, b) => a - b)).toEqual([whileOff.lastSequence! - 2, whileOff.lastSequence! - 1, whileOff.lastSequence!]);
+      // The message the 410 answered is sent again, under the same webhook-id.
+      expect(rx.calls.slice(1).map((c) => c.id)).toContain(rx.calls[0]!.id);
       await waitFor(async () => (await statusesOf(server, hook.id)).join() === 'delivered,delivered,delivered', 'all delivered');
       const audit = await server.admin.get('/audit-log/?action=webhook.enabled');
       expect(audit.body.results[0]).toMatchObject({ target_id: hook.id, details: { resumed_after: stopped, held: 3 } });

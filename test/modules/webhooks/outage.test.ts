@@ -22,8 +22,9 @@ let device: DeviceRow;
 let pin = 1;
 
 beforeAll(async () => {
-  // Default WEBHOOK_RETRY_BACKOFF, WEBHOOK_DISABLE_AFTER and WEBHOOK_MAX_ATTEMPTS.
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_TIMEOUT: 2_000, WEBHOOK_WORKER: false }, { clock });
+  // Default WEBHOOK_RETRY_BACKOFF, WEBHOOK_DISABLE_AFTER and WEBHOOK_MAX_ATTEMPTS; one request at
+  // a time, so arrival order is send order.
+  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_TIMEOUT: 2_000, WEBHOOK_WORKER: false, WEBHOOK_CONCURRENCY: 1 }, { clock });
   device = await approvedDevice(server, 'OUTAGE01');
 });
 afterAll(async () => {
@@ -71,7 +72,7 @@ describe('a receiver down for days', () => {
     try {
       const created = (await server.admin.post('/webhooks/', { url: rx.url })).body as { id: string; secret: string; position: number };
       await punches(3);
-      expect(await run()).toMatchObject({ retrying: 3, delivered: 0 });
+      expect(await run()).toMatchObject({ retrying: 1, delivered: 0 });
       const began = clock.now();
       let retries = 1;
       let day = 1;
