@@ -99,11 +99,13 @@ export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS): Pro
   const full1 = await storageLimit(options, 'full');
   const plain1 = await storageLimit(options, 'plain');
   const server1 = await httpIngest(options);
-  const hooks1 = 'skipped' in server1 ? server1 : await httpIngestWithWebhooks(options);
+  const hooks1 = 'skipped' in server1 ? server1 : await httpIngestWithWebhooks(options, ENDPOINTS);
+  const none1 = 'skipped' in hooks1 ? hooks1 : await httpIngestWithWebhooks(options, 0);
   const full2 = await storageLimit(options, 'full');
   const plain2 = await storageLimit(options, 'plain');
   const server2 = 'skipped' in server1 ? server1 : await httpIngest(options);
-  const hooks2 = 'skipped' in hooks1 ? hooks1 : await httpIngestWithWebhooks(options);
+  const hooks2 = 'skipped' in hooks1 ? hooks1 : await httpIngestWithWebhooks(options, ENDPOINTS);
+  const none2 = 'skipped' in none1 ? none1 : await httpIngestWithWebhooks(options, 0);
   const full = best(full1, full2);
   const plain = best(plain1, plain2);
   const title = `ATTLOG ingest over HTTP (${options.terminals} terminals × ${options.linesPerBatch}-line batches)`;
@@ -148,6 +150,7 @@ export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS): Pro
     return [figure, { ...skippedFigure(hooksFigure.id, hooksTitle, 'rows/s', reason, '≥ 0.5× plain baseline'), baseline: hooksFigure.baseline }];
   }
   const withHooks = hooks1.rowsPerSecond >= hooks2.rowsPerSecond ? hooks1 : hooks2;
+  const without = 'skipped' in none1 || 'skipped' in none2 ? null : none1.rowsPerSecond >= none2.rowsPerSecond ? none1 : none2;
   const hooksRatio = withHooks.rowsPerSecond / plain.rowsPerSecond;
   hooksFigure.value = round(withHooks.rowsPerSecond, 0);
   hooksFigure.ratio = round(hooksRatio, 3);
@@ -155,6 +158,9 @@ export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS): Pro
   hooksFigure.notes.push(
     `with ${ENDPOINTS} endpoints (best of 2): ${withHooks.rows} rows in ${round(withHooks.seconds, 3)} s, p50 ${round(withHooks.p50, 1)} ms, p99 ${round(withHooks.p99, 1)} ms per batch; runs: ${round(hooks1.rowsPerSecond, 0)} and ${round(hooks2.rowsPerSecond, 0)} rows/s; ${round(withHooks.rowsPerSecond / full.rowsPerSecond, 3)}× the full-schema baseline`,
     `server RSS (child process): ${mb(withHooks.rssStart)} before, peak ${mb(withHooks.rssPeak)} (VmHWM); runs peaked at ${mb(hooks1.rssPeak)} and ${mb(hooks2.rssPeak)}`,
+    without
+      ? `the same child-process run without endpoints (best of 2): ${round(without.rowsPerSecond, 0)} rows/s, p50 ${round(without.p50, 1)} ms, p99 ${round(without.p99, 1)} ms, peak RSS ${mb(without.rssPeak)}: with ${ENDPOINTS} endpoints ingest ran at ${round(withHooks.rowsPerSecond / without.rowsPerSecond, 2)}× that rate`
+      : 'the child-process run without endpoints was not measured',
     `deliveries: ${withHooks.deliveredDuringIngest.toLocaleString('en')} of ${(ENDPOINTS * withHooks.punches).toLocaleString('en')} (${ENDPOINTS} endpoints × ${withHooks.punches} punches, warm-up included) while the terminals uploaded; ${withHooks.drainSeconds === null ? `not all within ${options.deadlineSeconds} s after` : `all ${round(withHooks.drainSeconds, 1)} s after the last upload (${round(withHooks.deliveriesPerSecond, 0)} deliveries/s overall)`}; ${withHooks.duplicates} duplicates`,
   );
   return [figure, hooksFigure];
@@ -312,14 +318,14 @@ interface WithWebhooks extends Measured {
 }
 
 /**
- * The same upload with 10 endpoints subscribed to `punch_received`, each with its own receiver
- * in this process (answering 204), and the server as a child process with its worker on. The
- * database is prepared in this process first (terminals, enrollees, endpoints), then handed to
- * the child.
+ * The same upload with `endpoints` endpoints subscribed to `punch_received` (10, and none to
+ * compare), each with its own receiver in this process (answering 204), and the server as a
+ * child process with its worker on. The database is prepared in this process first (terminals,
+ * enrollees, endpoints), then handed to the child.
  */
-async function httpIngestWithWebhooks(options: IngestOptions): Promise<WithWebhooks | { skipped: string }> {
+async function httpIngestWithWebhooks(options: IngestOptions, endpoints: number): Promise<WithWebhooks | { skipped: string }> {
   const tmp = tempDir('fpa-bench-ingest-hooks-');
-  const received: Set<string>[] = Array.from({ length: ENDPOINTS }, () => new Set<string>());
+  const received: Set<string>[] = Array.from({ length: endpoints }, () => new Set<string>());
   let duplicates = 0;
   const receivers = received.map((ids) =>
     Bun.serve({
@@ -384,7 +390,7 @@ async function httpIngestWithWebhooks(options: IngestOptions): Promise<WithWebho
       measured = await uploadAll(url, options);
       deliveredDuringIngest = deliveredNow() - before;
       const warmUp = options.terminals * options.linesPerBatch;
-      const want = ENDPOINTS * (measured.rows + warmUp);
+      const want = endpoints * (measured.rows + warmUp);
       const drainStart = performance.now();
       const deadline = drainStart + options.deadlineSeconds * 1000;
       while (deliveredNow() < want && performance.now() < deadline) await sleep(20);

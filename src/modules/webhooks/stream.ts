@@ -2,18 +2,18 @@
  * Ordered delivery: each endpoint follows the event log from its own position.
  *
  * An instance claims an endpoint that has work (active, not backing off, its lease free, and a
- * subscribed event after its position) by compare-and-set of a claim token and a lease; then,
- * batch after batch, it reads the next events of the endpoint's types after the position, sends
- * them in sequence order with up to WEBHOOK_CONCURRENCY requests in flight, and moves the
- * position to the last event of the unbroken run of events handed off (delivered, or refused
- * with a 4xx and dead-lettered as a message row): one UPDATE per batch, written only under the
- * claim token. A crash, or a worker that stalled past its lease, therefore re-sends and never
- * skips: receivers de-duplicate on `webhook-id`, the event's id.
+ * subscribed event after its position) by compare-and-set of a claim token and a lease; then
+ * it reads the events of the endpoint's types after the position, WEBHOOK_BATCH_SIZE at a
+ * time, sends them in sequence order with up to WEBHOOK_CONCURRENCY requests in flight, and
+ * moves the position over the unbroken run of events handed off (delivered, or refused with a
+ * 4xx and dead-lettered as a message row). The position is written only under the claim token,
+ * and only for events already answered: a crash, or a worker that stalled past its lease,
+ * re-sends and never skips; receivers de-duplicate on `webhook-id`, the event's id.
  *
- * A retryable failure (no answer, timeout, 408, 425, 429, 3xx, 5xx) stops the batch: the
- * endpoint backs off (doubling from WEBHOOK_RETRY_BACKOFF, capped at an hour) and retries from
- * its position, so nothing is dropped; later events of that window that happened to succeed
- * are sent again. 410 disables the endpoint; so does failing continuously for
+ * A retryable failure (no answer, timeout, 408, 425, 429, 3xx, 5xx) stops the run: the endpoint
+ * backs off (doubling from WEBHOOK_RETRY_BACKOFF, capped at an hour) and retries from its
+ * position, so nothing is dropped; later events of that window that happened to succeed are
+ * sent again. 410 disables the endpoint; so does failing continuously for
  * WEBHOOK_DISABLE_AFTER. A disabled endpoint keeps its position: enabling it resumes there.
  *
  * Nothing is written at ingest: the cost of a punch does not depend on the number of endpoints.
@@ -37,7 +37,7 @@ export interface StreamTotals {
   dead: number;
   /** Failed attempts that will be retried. */
   retrying: number;
-  /** Batches whose outcome came too late to count (the claim had passed on). */
+  /** Runs whose write came too late to count (the claim had passed on). */
   stale: number;
 }
 
@@ -54,6 +54,10 @@ const LEASE_MARGIN_MS = 30_000;
 const IDLE_ADVANCE = 1_000;
 /** Endpoints checked for work per claim. */
 const CANDIDATES = 200;
+/** A caught-up endpoint keeps its claim this long, waiting for new events. */
+const LINGER_MS = 500;
+/** The progress of the endpoints being worked is written this often, all in one transaction. */
+const FLUSH_MS = 250;
 
 /**
  * How long an endpoint's claim lasts: one lookup, then the batch's requests, WEBHOOK_CONCURRENCY
@@ -214,19 +218,16 @@ interface Progress {
 
 const emptyProgress = (): Progress => ({ delivered: 0, lastDelivered: null, dead: [] });
 
-/** A caught-up endpoint keeps its claim this long, waiting for new events. */
-const LINGER_MS = 500;
-/** The progress of the endpoints being worked is written this often, all in one transaction. */
-const FLUSH_MS = 250;
-
 /**
  * One claim of one endpoint, worked as a stream: events are fetched in order after the
  * position, up to WEBHOOK_CONCURRENCY requests are in flight (started in sequence order), and
  * the position follows the unbroken run of answers that hand an event off. The position is
  * written while sending goes on, every FLUSH_MS together with the other endpoints worked here
  * (one transaction), one write at a time per endpoint, so delivery does not wait for the
- * database: under a heavy write load a write simply carries more events. Every write is made under the claim token; one that finds the claim gone stops
- * the run (another instance has the endpoint: it starts from the last position written).
+ * database: under a heavy write load a write simply carries more events. Every write is made
+ * under the claim token; one that finds the claim gone stops the run (another instance has the
+ * endpoint: it starts from the last position written). A crash re-sends at most what was
+ * answered since the last write.
  */
 class EndpointRun {
   /** Fetched and not handed off yet, in sequence order; the first `started` of them were sent. */
