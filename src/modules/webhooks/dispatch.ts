@@ -16,7 +16,7 @@ export interface OutgoingMessage {
 }
 
 /** The body of every delivery of an event (what a receiver verifies the signature of). */
-export interface MessageBody {
+interface MessageBody {
   type: string;
   /** When the event was recorded. */
   timestamp: string;

@@ -3,4 +3,4 @@
 export type { WebhookEndpointView } from './endpoints';
 export { webhookJobs } from './jobs';
 export { webhookRoutes } from './routes';
-export { type WebhookOptions, Webhooks } from './service';
+export { Webhooks } from './service';
