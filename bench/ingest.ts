@@ -1,17 +1,41 @@
 /**
  * 1. Attendance ingest through HTTP against the storage limit.
  *
- * Baseline: the same rows inserted straight into a fresh copy of the schema (real migrations,
- * separate file database, same client options as the server) with `@libsql/client`, one
- * multi-row INSERT per 200-line batch — the fastest way the client offers.
+ * Baselines, the same rows in a separate file database with the same client options as the
+ * server, one multi-row INSERT per 200-line batch via `@libsql/client` (the fastest way the
+ * client offers), one batch after another:
+ * - full schema: a fresh copy of the real migrations (every index of `fpa_punches`);
+ * - plain: a punch table with only the dedupe index (device, PIN, local time).
  * Measured: 20 approved terminals POST `table=ATTLOG` batches of 200 lines concurrently to the
  * real server; every answer must be `OK:200`, and the stored row count is checked afterwards.
+ * Once in process, and once with 10 webhook endpoints subscribed to `punch_received` (the
+ * server a child process, so its RSS is its own; 10 receivers in this process answering 204,
+ * delivery running throughout), compared with the plain baseline.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { createFingerprintAttendance } from '../src/app/create';
 import { punches } from '../src/app/schema';
 import { migrateDatabase, openDatabase } from '../src/platform/db/client';
-import { approvedDevices, bulkEnrollees, type Figure, hasRoute, round, skippedFigure, startBenchServer, tempDir, wallTime } from './support';
+import { silentLogger } from '../src/platform/log';
+import {
+  API_BASE,
+  adminJwt,
+  approvedDevices,
+  BENCH_JWT_SECRET,
+  BENCH_KEY,
+  benchSettings,
+  bulkEnrollees,
+  type Figure,
+  hasRoute,
+  round,
+  skippedFigure,
+  sleep,
+  startBenchServer,
+  tempDir,
+  wallTime,
+} from './support';
 
 export interface IngestOptions {
   terminals: number;
@@ -21,6 +45,10 @@ export interface IngestOptions {
 }
 
 export const INGEST_DEFAULTS: IngestOptions = { terminals: 20, batchesPerTerminal: 20, linesPerBatch: 200, deadlineSeconds: 120 };
+
+/** Webhook endpoints (and receivers) of the run with delivery. */
+const ENDPOINTS = 10;
+const ADMS = '/iclock/';
 
 /**
  * The workload: each terminal has its own `linesPerBatch` employees, and each batch is one
@@ -54,62 +82,130 @@ function batchLines(terminal: number, batch: number, options: IngestOptions, day
   return lines;
 }
 
+interface Measured {
+  rows: number;
+  requests: number;
+  seconds: number;
+  rowsPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+type Baseline = { rows: number; seconds: number; rowsPerSecond: number };
+
 export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS): Promise<Figure[]> {
-  // Baseline and server alternate, twice each, and each side keeps its better run: a noisy
-  // neighbour during one run then favours neither side.
-  const baseline1 = await storageLimit(options);
+  // Baselines and server runs alternate, twice each, and each side keeps its better run: a noisy
+  // neighbour during one run then favours no side.
+  const full1 = await storageLimit(options, 'full');
+  const plain1 = await storageLimit(options, 'plain');
   const server1 = await httpIngest(options);
-  const baseline2 = await storageLimit(options);
+  const hooks1 = 'skipped' in server1 ? server1 : await httpIngestWithWebhooks(options, ENDPOINTS);
+  const none1 = 'skipped' in hooks1 ? hooks1 : await httpIngestWithWebhooks(options, 0);
+  const full2 = await storageLimit(options, 'full');
+  const plain2 = await storageLimit(options, 'plain');
   const server2 = 'skipped' in server1 ? server1 : await httpIngest(options);
-  const baseline = baseline1.rowsPerSecond >= baseline2.rowsPerSecond ? baseline1 : baseline2;
+  const hooks2 = 'skipped' in hooks1 ? hooks1 : await httpIngestWithWebhooks(options, ENDPOINTS);
+  const none2 = 'skipped' in none1 ? none1 : await httpIngestWithWebhooks(options, 0);
+  const full = best(full1, full2);
+  const plain = best(plain1, plain2);
+  const title = `ATTLOG ingest over HTTP (${options.terminals} terminals × ${options.linesPerBatch}-line batches)`;
+  const hooksTitle = `ATTLOG ingest over HTTP with ${ENDPOINTS} webhook endpoints delivering`;
   const figure: Figure = {
     id: 'ingest',
-    title: `ATTLOG ingest over HTTP (${options.terminals} terminals × ${options.linesPerBatch}-line batches)`,
+    title,
     value: null,
     unit: 'rows/s',
-    baseline: { title: 'libSQL multi-row INSERT per batch', value: round(baseline.rowsPerSecond, 0), unit: 'rows/s' },
+    baseline: { title: 'libSQL multi-row INSERT per batch, full schema', value: round(full.rowsPerSecond, 0), unit: 'rows/s' },
     notes: [
-      `baseline (best of 2): ${baseline.rows} rows in ${round(baseline.seconds, 3)} s; runs: ${round(baseline1.rowsPerSecond, 0)} and ${round(baseline2.rowsPerSecond, 0)} rows/s`,
+      `full-schema baseline (best of 2): ${full.rows} rows in ${round(full.seconds, 3)} s; runs: ${round(full1.rowsPerSecond, 0)} and ${round(full2.rowsPerSecond, 0)} rows/s`,
+      `plain baseline, dedupe index only (best of 2): ${plain.rows} rows in ${round(plain.seconds, 3)} s; runs: ${round(plain1.rowsPerSecond, 0)} and ${round(plain2.rowsPerSecond, 0)} rows/s`,
     ],
+  };
+  const hooksFigure: Figure = {
+    id: 'ingest-webhooks',
+    title: hooksTitle,
+    value: null,
+    unit: 'rows/s',
+    baseline: { title: 'libSQL multi-row INSERT per batch, dedupe index only', value: round(plain.rowsPerSecond, 0), unit: 'rows/s' },
+    notes: [],
   };
   if ('skipped' in server1 || 'skipped' in server2) {
     const reason = 'skipped' in server1 ? server1.skipped : 'skipped' in server2 ? server2.skipped : '';
-    return [{ ...skippedFigure(figure.id, figure.title, figure.unit, reason, '≥ 0.5× storage limit'), baseline: figure.baseline }];
+    return [
+      { ...skippedFigure(figure.id, figure.title, figure.unit, reason, '≥ 0.5× storage limit'), baseline: figure.baseline },
+      { ...skippedFigure(hooksFigure.id, hooksTitle, 'rows/s', reason, '≥ 0.5× plain baseline'), baseline: hooksFigure.baseline },
+    ];
   }
   const measured = server1.rowsPerSecond >= server2.rowsPerSecond ? server1 : server2;
-  const ratio = measured.rowsPerSecond / baseline.rowsPerSecond;
+  const ratio = measured.rowsPerSecond / full.rowsPerSecond;
   figure.value = round(measured.rowsPerSecond, 0);
   figure.ratio = round(ratio, 3);
   figure.target = { text: '≥ 0.5× storage limit', met: ratio >= 0.5 };
   figure.notes.push(
     `server (best of 2): ${measured.rows} rows in ${round(measured.seconds, 3)} s, ${measured.requests} requests, p50 ${round(measured.p50, 1)} ms, p99 ${round(measured.p99, 1)} ms per batch; runs: ${round(server1.rowsPerSecond, 0)} and ${round(server2.rowsPerSecond, 0)} rows/s`,
+    `server against the plain baseline: ${round(measured.rowsPerSecond / plain.rowsPerSecond, 3)}×`,
   );
-  return [figure];
+  if ('skipped' in hooks1 || 'skipped' in hooks2) {
+    const reason = 'skipped' in hooks1 ? hooks1.skipped : 'skipped' in hooks2 ? hooks2.skipped : '';
+    return [figure, { ...skippedFigure(hooksFigure.id, hooksTitle, 'rows/s', reason, '≥ 0.5× plain baseline'), baseline: hooksFigure.baseline }];
+  }
+  const withHooks = hooks1.rowsPerSecond >= hooks2.rowsPerSecond ? hooks1 : hooks2;
+  const without = 'skipped' in none1 || 'skipped' in none2 ? null : none1.rowsPerSecond >= none2.rowsPerSecond ? none1 : none2;
+  const hooksRatio = withHooks.rowsPerSecond / plain.rowsPerSecond;
+  hooksFigure.value = round(withHooks.rowsPerSecond, 0);
+  hooksFigure.ratio = round(hooksRatio, 3);
+  hooksFigure.target = { text: '≥ 0.5× plain baseline', met: hooksRatio >= 0.5 };
+  hooksFigure.notes.push(
+    `with ${ENDPOINTS} endpoints (best of 2): ${withHooks.rows} rows in ${round(withHooks.seconds, 3)} s, p50 ${round(withHooks.p50, 1)} ms, p99 ${round(withHooks.p99, 1)} ms per batch; runs: ${round(hooks1.rowsPerSecond, 0)} and ${round(hooks2.rowsPerSecond, 0)} rows/s; ${round(withHooks.rowsPerSecond / full.rowsPerSecond, 3)}× the full-schema baseline`,
+    `server RSS (child process): ${mb(withHooks.rssStart)} before, peak ${mb(withHooks.rssPeak)} (VmHWM); runs peaked at ${mb(hooks1.rssPeak)} and ${mb(hooks2.rssPeak)}`,
+    without
+      ? `the same child-process run without endpoints (best of 2): ${round(without.rowsPerSecond, 0)} rows/s, p50 ${round(without.p50, 1)} ms, p99 ${round(without.p99, 1)} ms, peak RSS ${mb(without.rssPeak)}: with ${ENDPOINTS} endpoints ingest ran at ${round(withHooks.rowsPerSecond / without.rowsPerSecond, 2)}× that rate`
+      : 'the child-process run without endpoints was not measured',
+    `deliveries: ${withHooks.deliveredDuringIngest.toLocaleString('en')} of ${(ENDPOINTS * withHooks.punches).toLocaleString('en')} (${ENDPOINTS} endpoints × ${withHooks.punches} punches, warm-up included) while the terminals uploaded; ${withHooks.drainSeconds === null ? `not all within ${options.deadlineSeconds} s after` : `all ${round(withHooks.drainSeconds, 1)} s after the last upload (${round(withHooks.deliveriesPerSecond, 0)} deliveries/s overall)`}; ${withHooks.duplicates} duplicates`,
+  );
+  return [figure, hooksFigure];
 }
 
+function best(a: Baseline, b: Baseline): Baseline {
+  return a.rowsPerSecond >= b.rowsPerSecond ? a : b;
+}
+
+const PUNCH_COLUMNS = [
+  'id',
+  'device_id',
+  'device_serial',
+  'device_pin',
+  'enrollee_id',
+  'employee_key',
+  'punched_at',
+  'local_time',
+  'utc_offset_minutes',
+  'state',
+  'verify_type',
+  'work_code',
+  'raw',
+  'flags',
+  'received_at',
+];
+
+/** A punch table with the same columns and only the dedupe index (the plain baseline). */
+const PLAIN_SCHEMA = [
+  `CREATE TABLE fpa_punches (
+    sequence integer PRIMARY KEY AUTOINCREMENT NOT NULL, id text NOT NULL, device_id text NOT NULL, device_serial text NOT NULL,
+    device_pin text NOT NULL, enrollee_id text, employee_key text, punched_at integer NOT NULL, local_time text NOT NULL,
+    utc_offset_minutes integer NOT NULL, state integer NOT NULL, verify_type integer NOT NULL, work_code text NOT NULL,
+    raw text NOT NULL, flags text NOT NULL, received_at integer NOT NULL)`,
+  'CREATE UNIQUE INDEX fpa_punches_dedup ON fpa_punches (device_id, device_pin, local_time)',
+];
+
 /** The storage limit: pre-built multi-row INSERTs, one per batch, one after another. */
-async function storageLimit(options: IngestOptions): Promise<{ rows: number; seconds: number; rowsPerSecond: number }> {
+async function storageLimit(options: IngestOptions, schema: 'full' | 'plain'): Promise<Baseline> {
   const tmp = tempDir('fpa-bench-baseline-');
   const db = await openDatabase({ url: `file:${join(tmp.dir, 'baseline.db')}` });
   try {
-    await migrateDatabase(db);
-    const columns = [
-      'id',
-      'device_id',
-      'device_serial',
-      'device_pin',
-      'enrollee_id',
-      'employee_key',
-      'punched_at',
-      'local_time',
-      'utc_offset_minutes',
-      'state',
-      'verify_type',
-      'work_code',
-      'raw',
-      'flags',
-      'received_at',
-    ];
+    if (schema === 'full') await migrateDatabase(db);
+    else for (const statement of PLAIN_SCHEMA) await db.client.execute(statement);
+    const columns = PUNCH_COLUMNS;
     const rowSql = `(${columns.map(() => '?').join(',')})`;
     const enrolleeIds = Array.from({ length: options.terminals * options.linesPerBatch }, () => crypto.randomUUID());
     const deviceIds = Array.from({ length: options.terminals }, () => crypto.randomUUID());
@@ -147,58 +243,214 @@ function serialOf(terminal: number): string {
   return `BENCHATT${String(terminal).padStart(3, '0')}`;
 }
 
-async function httpIngest(
-  options: IngestOptions,
-): Promise<{ rows: number; requests: number; seconds: number; rowsPerSecond: number; p50: number; p99: number } | { skipped: string }> {
+/** POSTs one ATTLOG batch of a terminal; anything but `OK:<n>` fails the run. */
+async function postBatch(url: string, terminal: number, lines: Line[]): Promise<void> {
+  const response = await fetch(`${url}${ADMS}cdata?SN=${serialOf(terminal)}&table=ATTLOG&Stamp=9999`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain' },
+    body: lines.map((l) => `${l.text}\n`).join(''),
+  });
+  const text = (await response.text()).trim();
+  if (response.status !== 200 || text !== `OK:${lines.length}`) {
+    throw new Error(`terminal ${serialOf(terminal)} got HTTP ${response.status} "${text.slice(0, 80)}", expected OK:${lines.length}`);
+  }
+}
+
+/** Warm-up (one batch per terminal, another time range, not counted), then every terminal's batches concurrently. */
+async function uploadAll(url: string, options: IngestOptions): Promise<Measured> {
+  const terminals = Array.from({ length: options.terminals }, (_, t) => t);
+  await Promise.all(terminals.map((t) => postBatch(url, t, batchLines(t, 0, options, -365))));
+  const bodies = terminals.map((t) => Array.from({ length: options.batchesPerTerminal }, (_, b) => batchLines(t, b, options)));
+  const latencies: number[] = [];
+  const deadline = performance.now() + options.deadlineSeconds * 1000;
+  let rows = 0;
+  const start = performance.now();
+  await Promise.all(
+    terminals.map(async (t) => {
+      for (const lines of bodies[t]!) {
+        if (performance.now() > deadline) return;
+        const begun = performance.now();
+        await postBatch(url, t, lines);
+        latencies.push(performance.now() - begun);
+        rows += lines.length;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    rows,
+    requests: latencies.length,
+    seconds,
+    rowsPerSecond: rows / seconds,
+    p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
+    p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0,
+  };
+}
+
+async function httpIngest(options: IngestOptions): Promise<Measured | { skipped: string }> {
   const server = await startBenchServer('fpa-bench-ingest-');
   try {
     if (!hasRoute(server, 'POST', `${server.fpa.settings.ADMS_URL_PREFIX}cdata`)) return { skipped: 'the ADMS cdata route is not mounted yet' };
     const serials = Array.from({ length: options.terminals }, (_, t) => serialOf(t));
     await approvedDevices(server.fpa, serials);
     await bulkEnrollees(server.fpa, options.terminals * options.linesPerBatch);
-    const post = async (terminal: number, lines: Line[]) => {
-      const response = await fetch(`${server.url}${server.fpa.settings.ADMS_URL_PREFIX}cdata?SN=${serialOf(terminal)}&table=ATTLOG&Stamp=9999`, {
-        method: 'POST',
-        headers: { 'content-type': 'text/plain' },
-        body: lines.map((l) => `${l.text}\n`).join(''),
-      });
-      const text = (await response.text()).trim();
-      if (response.status !== 200 || text !== `OK:${lines.length}`) {
-        throw new Error(`terminal ${serialOf(terminal)} got HTTP ${response.status} "${text.slice(0, 80)}", expected OK:${lines.length}`);
-      }
-    };
-    // Warm-up: one batch per terminal in another time range, not counted.
-    await Promise.all(serials.map((_, t) => post(t, batchLines(t, 0, options, -365))));
-    const bodies = serials.map((_, t) => Array.from({ length: options.batchesPerTerminal }, (_, b) => batchLines(t, b, options)));
-    const latencies: number[] = [];
-    const deadline = performance.now() + options.deadlineSeconds * 1000;
-    let rows = 0;
-    const start = performance.now();
-    await Promise.all(
-      serials.map(async (_, t) => {
-        for (const lines of bodies[t]!) {
-          if (performance.now() > deadline) return;
-          const begun = performance.now();
-          await post(t, lines);
-          latencies.push(performance.now() - begun);
-          rows += lines.length;
-        }
-      }),
-    );
-    const seconds = (performance.now() - start) / 1000;
+    const measured = await uploadAll(server.url, options);
     const [stored] = await server.fpa.db.orm.select({ n: sql<number>`count(*)` }).from(punches);
-    const expected = rows + options.terminals * options.linesPerBatch;
+    const expected = measured.rows + options.terminals * options.linesPerBatch;
     if (stored?.n !== expected) throw new Error(`the server stored ${stored?.n} punches, expected ${expected}`);
-    latencies.sort((a, b) => a - b);
-    return {
-      rows,
-      requests: latencies.length,
-      seconds,
-      rowsPerSecond: rows / seconds,
-      p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
-      p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0,
-    };
+    return measured;
   } finally {
     await server.close();
   }
+}
+
+interface WithWebhooks extends Measured {
+  /** Punches uploaded, the warm-up included: each endpoint must get them all. */
+  punches: number;
+  rssStart: number;
+  rssPeak: number;
+  deliveredDuringIngest: number;
+  /** From the last upload until every receiver held every punch; null past the deadline. */
+  drainSeconds: number | null;
+  deliveriesPerSecond: number;
+  duplicates: number;
+}
+
+/**
+ * The same upload with `endpoints` endpoints subscribed to `punch_received` (10, and none to
+ * compare), each with its own receiver in this process (answering 204), and the server as a
+ * child process with its worker on. The database is prepared in this process first (terminals,
+ * enrollees, endpoints), then handed to the child.
+ */
+async function httpIngestWithWebhooks(options: IngestOptions, endpoints: number): Promise<WithWebhooks | { skipped: string }> {
+  const tmp = tempDir('fpa-bench-ingest-hooks-');
+  const received: Set<string>[] = Array.from({ length: endpoints }, () => new Set<string>());
+  let duplicates = 0;
+  const receivers = received.map((ids) =>
+    Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(request) {
+        await request.arrayBuffer();
+        const id = request.headers.get('webhook-id') ?? '';
+        if (ids.has(id)) duplicates++;
+        else ids.add(id);
+        return new Response(null, { status: 204 });
+      },
+    }),
+  );
+  let child: Bun.Subprocess<'ignore', 'ignore', 'pipe'> | null = null;
+  try {
+    const settings = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true };
+    const setup = await createFingerprintAttendance({ settings: benchSettings(tmp.dir, settings), env: {}, logger: silentLogger, startJobs: false });
+    try {
+      await approvedDevices(
+        setup,
+        Array.from({ length: options.terminals }, (_, t) => serialOf(t)),
+      );
+      await bulkEnrollees(setup, options.terminals * options.linesPerBatch);
+      for (const r of receivers) await setup.service.webhooks.create({ url: `http://127.0.0.1:${r.port}/hook`, events: ['punch_received'], by: 'bench' });
+    } finally {
+      await setup.close();
+    }
+    const port = freePort();
+    const url = `http://127.0.0.1:${port}`;
+    child = Bun.spawn([process.execPath, 'src/server.ts'], {
+      cwd: join(import.meta.dir, '..'),
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? tmp.dir,
+        FPA_DATABASE_URL: `file:${join(tmp.dir, 'fpa.db')}`,
+        FPA_TEMPLATE_ENCRYPTION_KEYS: BENCH_KEY,
+        FPA_ADMIN_JWT_SECRET: BENCH_JWT_SECRET,
+        FPA_TASK_BACKEND: 'external',
+        FPA_HOST: '127.0.0.1',
+        FPA_PORT: String(port),
+        FPA_LOG_LEVEL: 'error',
+        FPA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    });
+    await waitForHealth(url, child);
+    const pid = child.pid;
+    const rssStart = memory(pid).rss;
+    let rssPeak = rssStart;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, memory(pid).rss);
+    }, 50);
+    let measured: Measured;
+    let deliveredDuringIngest: number;
+    let drainSeconds: number | null = null;
+    let deliveriesPerSecond = 0;
+    const deliveredNow = () => received.reduce((n, ids) => n + ids.size, 0);
+    try {
+      const before = deliveredNow();
+      measured = await uploadAll(url, options);
+      deliveredDuringIngest = deliveredNow() - before;
+      const warmUp = options.terminals * options.linesPerBatch;
+      const want = endpoints * (measured.rows + warmUp);
+      const drainStart = performance.now();
+      const deadline = drainStart + options.deadlineSeconds * 1000;
+      while (deliveredNow() < want && performance.now() < deadline) await sleep(20);
+      if (deliveredNow() >= want) {
+        drainSeconds = (performance.now() - drainStart) / 1000;
+        deliveriesPerSecond = want / (measured.seconds + drainSeconds);
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    rssPeak = Math.max(rssPeak, memory(pid).hwm);
+    const stored = await fetch(`${url}${API_BASE}/punches/latest/?after=0&limit=1`, { headers: { authorization: `Bearer ${await adminJwt()}` } });
+    if (stored.status !== 200) throw new Error(`reading the punches answered HTTP ${stored.status}`);
+    const punchesUploaded = measured.rows + options.terminals * options.linesPerBatch;
+    return { ...measured, punches: punchesUploaded, rssStart, rssPeak, deliveredDuringIngest, drainSeconds, deliveriesPerSecond, duplicates };
+  } finally {
+    if (child) {
+      child.kill('SIGTERM');
+      const running = child;
+      const exited = await Promise.race([running.exited.then(() => true), sleep(10_000).then(() => false)]);
+      if (!exited) running.kill('SIGKILL');
+    }
+    for (const r of receivers) r.stop(true);
+    tmp.cleanup();
+  }
+}
+
+/** A TCP port nobody listens on right now (the kernel's choice, released at once). */
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+async function waitForHealth(url: string, child: Bun.Subprocess<'ignore', 'ignore', 'pipe'>): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) {
+      const err = await new Response(child.stderr).text();
+      throw new Error(`the server exited with ${child.exitCode}: ${err.slice(0, 400)}`);
+    }
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error('the server did not answer /healthz within 20 s');
+}
+
+/** VmRSS and VmHWM (peak RSS) of a process, in bytes. */
+function memory(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+function mb(bytes: number): string {
+  return `${round(bytes / 1024 ** 2, 1)} MB`;
 }

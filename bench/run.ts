@@ -20,11 +20,11 @@ import { benchWebhooks } from './webhooks';
 import { benchWebSocket } from './websocket';
 
 const MEASUREMENTS: Record<string, { title: string; unit: string; run: () => Promise<Figure[]> }> = {
-  ingest: { title: 'ATTLOG ingest over HTTP', unit: 'rows/s', run: () => benchIngest() },
+  ingest: { title: 'ATTLOG ingest over HTTP (and with 10 webhook endpoints)', unit: 'rows/s', run: () => benchIngest() },
   polls: { title: 'getrequest polls', unit: 'polls/s', run: () => benchPolls() },
   backfill: { title: 'Approval backfill', unit: 'commands/s', run: () => benchBackfill() },
   fanout: { title: 'storeTemplate fan-out', unit: 'ms/template', run: () => benchFanout() },
-  webhooks: { title: 'Webhook deliveries', unit: 'deliveries/s', run: () => benchWebhooks() },
+  webhooks: { title: 'Webhook deliveries (1 and 10 endpoints)', unit: 'deliveries/s', run: () => benchWebhooks() },
   websocket: { title: 'Server RSS with WebSocket subscribers', unit: 'MB', run: () => benchWebSocket() },
   recompute: { title: 'Recompute a month of attendance', unit: 'days/s', run: () => benchRecompute() },
 };
@@ -121,9 +121,14 @@ its better run, so a busy moment on the machine favours neither side.
    20 requests in flight. Each terminal has its own 200 enrollees and each batch is one badge-in
    wave of all of them (four waves a day, so four punches per employee per day); every answer
    must be \`OK:200\` and the stored row count is checked. The punches commit with their
-   attendance days and outbox rows, as in production. Baseline: the same rows (same columns)
-   into a fresh, migrated copy of the schema in a separate file database, one multi-row
-   \`INSERT\` per batch via \`@libsql/client\`, one batch after another.
+   events, as in production (attendance days and webhooks follow the log). Baselines: the same
+   rows (same columns) in a separate file database, one multi-row \`INSERT\` per batch via
+   \`@libsql/client\`, one batch after another: into a fresh, migrated copy of the schema
+   (full), and into a punch table with only the dedupe index (plain).
+   **Ingest with webhooks**: the same upload to the server as a child process (\`bun
+   src/server.ts\`, its RSS its own) with 10 endpoints subscribed to \`punch_received\`, each
+   with a receiver in the bench process answering 204, delivery running throughout; compared
+   with the plain baseline, and with the same child-process run without endpoints.
 2. **Polls**: \`GET /iclock/getrequest\` with 50 requests in flight. Idle: 50 approved terminals
    with nothing queued (answer \`OK\`). Queued: 50 other terminals with 2,000 \`add_user\`
    commands queued each beforehand (through \`commands.enqueue\` in \`fpa.db.write\`, not timed);
@@ -135,10 +140,12 @@ its better run, so a busy moment on the machine favours neither side.
    \`update_template\` and \`add_user\` commands are counted in the database afterwards.
 4. **Fan-out**: \`storeTemplate\` with 500 approved terminals in scope, 20 templates one after
    another (after one warm-up); every call must queue to all 500.
-5. **Webhooks**: endpoint created over the admin API (\`WEBHOOK_ALLOW_PRIVATE_NETWORKS\` on),
-   10,000 punches ingested through the punch service in 200-punch batches; time from the first
-   ingest until the receiver (\`Bun.serve\` on 127.0.0.1 answering 204, in this process) holds
-   every distinct \`webhook-id\`; duplicates counted, a sample of signatures verified.
+5. **Webhooks**: 1 endpoint, then 10, created over the admin API
+   (\`WEBHOOK_ALLOW_PRIVATE_NETWORKS\` on), each subscribed to \`punch_received\`; 10,000
+   punches ingested through the punch service in 200-punch batches; time from the first ingest
+   until every receiver (\`Bun.serve\` on 127.0.0.1 answering 204, in this process) holds every
+   distinct \`webhook-id\`; duplicates counted, a sample of signatures verified, the ingest
+   time of both runs compared.
 6. **WebSocket RSS**: the server as a child process (\`bun src/server.ts\`, FPA_* settings, a free
    port chosen by the bench, \`WEBSOCKET_MAX_PER_ADMIN\` raised to 1,000 since every subscriber
    uses one token); 1,000 subscribers on \`punches/stream/?after=0&access_token=…\` in the bench

@@ -116,6 +116,26 @@ CREATE TABLE `fpa_log_followers` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `fpa_webhook_messages` (
+	`endpoint_id` text NOT NULL,
+	`event_sequence` integer NOT NULL,
+	`event_id` text NOT NULL,
+	`event_type` text NOT NULL,
+	`event_at` integer NOT NULL,
+	`status` text NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`next_attempt_at` integer NOT NULL,
+	`lease_until` integer,
+	`claim_token` text,
+	`last_error` text,
+	`created_at` integer NOT NULL,
+	`delivered_at` integer,
+	PRIMARY KEY(`endpoint_id`, `event_sequence`)
+);
+--> statement-breakpoint
+CREATE INDEX `fpa_webhook_messages_due` ON `fpa_webhook_messages` (`status`,`next_attempt_at`);--> statement-breakpoint
+CREATE INDEX `fpa_webhook_messages_status` ON `fpa_webhook_messages` (`endpoint_id`,`status`,`event_sequence`);--> statement-breakpoint
+DROP TABLE `fpa_webhook_outbox`;--> statement-breakpoint
 DROP INDEX `fpa_templates_finger`;--> statement-breakpoint
 ALTER TABLE `fpa_templates` ADD `type` text DEFAULT 'fingerprint' NOT NULL;--> statement-breakpoint
 ALTER TABLE `fpa_templates` ADD `slot` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
@@ -135,4 +155,14 @@ ALTER TABLE `fpa_devices` ADD `enrollment_station` integer DEFAULT false NOT NUL
 ALTER TABLE `fpa_devices` ADD `keyed_ip` text;--> statement-breakpoint
 ALTER TABLE `fpa_enrollees` ADD `card` text;--> statement-breakpoint
 CREATE UNIQUE INDEX `fpa_enrollees_card` ON `fpa_enrollees` (`card`);--> statement-breakpoint
-ALTER TABLE `fpa_enrollment_sessions` ADD `biometric` text DEFAULT 'fingerprint' NOT NULL;
+ALTER TABLE `fpa_enrollment_sessions` ADD `biometric` text DEFAULT 'fingerprint' NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_deliveries` RENAME COLUMN "outbox_id" TO "message_id";--> statement-breakpoint
+ALTER TABLE `fpa_webhook_deliveries` ADD `count` integer DEFAULT 1 NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `start_sequence` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `position` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `attempts` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `next_attempt_at` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `lease_until` integer;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `claim_token` text;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `last_error` text;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `last_delivered_at` integer;

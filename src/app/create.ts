@@ -117,6 +117,8 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     const auth = new AdminAuthenticator(settings, options.authorizeAdmin);
     if (lock) auth.operatorToken = lock.info.token;
     const modules = buildModules(runtime, directory);
+    // Holding a file database's writer lock, no other process can be delivering webhooks.
+    if (lock) await modules.webhooks.releaseClaims();
     for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
     const http = { runtime, auth };
     const { plugin, openapi } = buildPlugin(http, modules);

@@ -23,6 +23,7 @@ import { Terminals } from '../modules/terminals';
 import { Webhooks } from '../modules/webhooks';
 import { StreamHub, StreamQuota } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
+import { FPA_EVENT_TYPES } from './events';
 
 export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const events = new EventLog(runtime);
@@ -45,7 +46,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
   const reports = new Reports(runtime, attendance, enrollees);
-  const webhooks = new Webhooks(runtime, events, punches);
+  const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
   const punchSource = punchStreamSource(runtime);

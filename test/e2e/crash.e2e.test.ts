@@ -4,8 +4,10 @@
  * an enrollment agent runs sessions. After each kill the server is started again on the same
  * file (taking over the stale lock) and the terminals resend whatever was not answered `OK`.
  * At the end every acknowledged punch is stored exactly once, nothing else is, sequences follow
- * recording order, polling sees each punch once, each punch has one outbox row per webhook
- * endpoint, and no template, staged upload or session is half-written.
+ * recording order, polling sees each punch once, each punch has exactly one `punch_received`
+ * event and its attendance day counts it, every webhook endpoint eventually receives every
+ * punch under that event's id (one `webhook-id` per punch, however often it is sent), and no
+ * template, staged upload or session is half-written.
  *
  * CI makes 5 kills; `bun run test:crash` makes 50 (FPA_CRASH_KILLS). FPA_CRASH_SEED repeats a
  * run's kill schedule.
@@ -14,7 +16,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLock } from '../../src/platform/db/lock';
-import { openReadOnly, outboxByPunch, outboxStatuses, sameBytes, sessionStatuses, storedPunches, templateState } from '../support/crash-checks';
+import { attendanceDays, openReadOnly, punchEvents, sameBytes, sessionStatuses, storedPunches, templateState } from '../support/crash-checks';
 import { CrashAgent, lineKey, seededRandom, TrackedTerminal } from '../support/crash-load';
 import { ChildServer, serverEnv } from '../support/crash-server';
 import { ApiClient, adminToken, TEST_KEY, tempDir } from '../support/harness';
@@ -73,14 +75,22 @@ describe('crash safety (SIGKILL during ingestion, enrollment and delivery)', () 
     const random = seededRandom(SEED + 1);
     const context = () => `seed ${SEED} (FPA_CRASH_SEED=${SEED} repeats the kill schedule)`;
     let deliveries = 0;
-    const received = new Set<string>();
+    /** Per endpoint path: the webhook-ids each punch sequence arrived under. */
+    const received = new Map<string, Map<number, Set<string>>>();
     receiver = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
       fetch: async (req) => {
-        await req.text();
+        const body = JSON.parse(await req.text()) as { type: string; data: { punch: { sequence: number } } };
         deliveries++;
-        received.add(req.headers.get('webhook-id') ?? '');
+        const path = new URL(req.url).pathname;
+        const byPunch = received.get(path) ?? new Map<number, Set<string>>();
+        received.set(path, byPunch);
+        if (body.type === 'punch_received') {
+          const ids = byPunch.get(body.data.punch.sequence) ?? new Set<string>();
+          ids.add(req.headers.get('webhook-id') ?? '');
+          byPunch.set(body.data.punch.sequence, ids);
+        }
         return new Response(null, { status: 204 });
       },
     });
@@ -96,11 +106,9 @@ describe('crash safety (SIGKILL during ingestion, enrollment and delivery)', () 
     await server.start();
     const admin = new ApiClient(`${server.url}${API}`, { authorization: `Bearer ${await adminToken({ expiresIn: '2h' })}` });
 
-    // Two webhook endpoints before any punch, so every punch needs exactly two outbox rows.
-    const endpoints = [
-      await expectCreated(admin.post('/webhooks/', { url: `http://127.0.0.1:${receiver.port}/a` }), 'webhook a'),
-      await expectCreated(admin.post('/webhooks/', { url: `http://127.0.0.1:${receiver.port}/b` }), 'webhook b'),
-    ].map((e) => String(e.id));
+    // Two webhook endpoints subscribed to punches before any punch, so each must get every one.
+    const paths = ['/a', '/b'];
+    for (const path of paths) await expectCreated(admin.post('/webhooks/', { url: `http://127.0.0.1:${receiver.port}${path}` }), `webhook ${path}`);
 
     const walkUpPeople = [await person(admin, 'W-1'), await person(admin, 'W-2')];
     const punchPeople = [await person(admin, 'P-1'), await person(admin, 'P-2')];
@@ -173,6 +181,14 @@ describe('crash safety (SIGKILL during ingestion, enrollment and delivery)', () 
     // Polling through the API: each punch exactly once, in increasing sequence.
     const polled = await pollAll(admin);
     for (let i = 1; i < polled.length; i++) expect(polled[i]!).toBeGreaterThan(polled[i - 1]!);
+    // Every endpoint eventually gets every punch (the last kill may have cut a batch short).
+    const delivered = () => paths.every((p) => polled.every((sequence) => received.get(p)?.has(sequence)));
+    const deliveryDeadline = Date.now() + 60_000;
+    while (!delivered() && Date.now() < deliveryDeadline) await Bun.sleep(50);
+    const undelivered = paths.map((p) => ({ path: p, missing: polled.filter((sequence) => !received.get(p)?.has(sequence)).length }));
+    expect({ undelivered, context: context() }).toEqual({ undelivered: paths.map((p) => ({ path: p, missing: 0 })), context: context() });
+    // Attendance reads catch up with the log first.
+    expect((await admin.get('/attendance-days/?limit=1')).status).toBe(200);
 
     expect(await server.stop()).toBe(0);
     expect(existsSync(`${dbFile}.lock`)).toBe(false);
@@ -205,18 +221,40 @@ describe('crash safety (SIGKILL during ingestion, enrollment and delivery)', () 
       }
       expect(stored.length).toBe(recordedTotal);
 
-      // One outbox row per punch and endpoint, written with the punch or not at all.
-      const outbox = await outboxByPunch(db);
+      // One punch_received event per punch, recorded with the punch or not at all, and each
+      // endpoint got it under that event's id only, however often it was sent.
+      const events = await punchEvents(db);
       const sequences = new Set(stored.map((p) => p.sequence));
-      const wrong = stored.filter((p) => (outbox.get(p.sequence) ?? []).sort().join() !== [...endpoints].sort().join()).map((p) => p.sequence);
-      expect({ wrong, context: context() }).toEqual({ wrong: [], context: context() });
-      expect([...outbox.keys()].filter((s) => !sequences.has(s))).toEqual([]);
-      // A message is marked delivered only after the receiver got it (a kill in between
-      // leaves it pending, to be sent again: at least once, never "delivered" unsent).
-      const statuses = await outboxStatuses(db);
-      const claimedUnsent = [...statuses].filter(([id, status]) => status === 'delivered' && !received.has(id)).map(([id]) => id);
-      expect(claimedUnsent).toEqual([]);
-      const delivered = [...statuses.values()].filter((s) => s === 'delivered').length;
+      const wrongEvents = stored.filter((p) => (events.get(p.sequence) ?? []).length !== 1).map((p) => p.sequence);
+      expect({ wrongEvents, context: context() }).toEqual({ wrongEvents: [], context: context() });
+      expect([...events.keys()].filter((s) => !sequences.has(s))).toEqual([]);
+      for (const path of paths) {
+        const byPunch = received.get(path)!;
+        const wrongIds = stored.filter((p) => [...(byPunch.get(p.sequence) ?? [])].join() !== events.get(p.sequence)!.join()).map((p) => p.sequence);
+        expect({ path, wrongIds, context: context() }).toEqual({ path, wrongIds: [], context: context() });
+      }
+
+      // Attendance days count every acknowledged punch of an enrollee once, on its date.
+      const expectedDays = new Map<string, { punches: number[] }>();
+      for (const p of stored) {
+        if (!p.enrolleeId) continue;
+        const key = `${p.enrolleeId} ${new Date(p.punchedAt).toISOString().slice(0, 10)}`;
+        const day = expectedDays.get(key) ?? { punches: [] };
+        day.punches.push(p.punchedAt);
+        expectedDays.set(key, day);
+      }
+      const days = await attendanceDays(db);
+      const wrongDays = days
+        .filter((d) => {
+          const want = expectedDays.get(`${d.enrolleeId} ${d.date}`);
+          if (!want) return true;
+          const sorted = [...want.punches].sort((a, b) => a - b);
+          return d.punchCount !== sorted.length || d.firstIn !== sorted[0] || d.lastOut !== (sorted.length >= 2 ? sorted[sorted.length - 1] : null);
+        })
+        .map((d) => `${d.enrolleeId} ${d.date}`);
+      expect({ wrongDays, context: context() }).toEqual({ wrongDays: [], context: context() });
+      expect(days.length).toBe(expectedDays.size);
+      expect(days.length).toBeGreaterThan(0);
 
       // Templates, sync rows, staged uploads and sessions: all whole.
       const templates = await templateState(db, [TEST_KEY]);
@@ -239,8 +277,8 @@ describe('crash safety (SIGKILL during ingestion, enrollment and delivery)', () 
 
       const totalMs = Date.now() - began;
       console.log(
-        `crash test: ${kills.length + killedStarting} kills (${killedStarting} while starting), ${server.starts} starts, ${stored.length} punches, ${outbox.size} punches with outbox rows, ` +
-          `${deliveries} webhook requests (${delivered} of ${statuses.size} messages delivered), ${templates.counts.templates} templates, ${agent.sessions.length} agent sessions (${agent.failures} agent request failures), ` +
+        `crash test: ${kills.length + killedStarting} kills (${killedStarting} while starting), ${server.starts} starts, ${stored.length} punches, ${days.length} attendance days, ` +
+          `${deliveries} webhook requests for ${paths.length * stored.length} punch deliveries, ${templates.counts.templates} templates, ${agent.sessions.length} agent sessions (${agent.failures} agent request failures), ` +
           `${terminals.reduce((n, t) => n + t.failures, 0)} terminal request failures, ${terminals.reduce((n, t) => n + t.resent, 0)} line resends; load ${loadMs} ms, total ${totalMs} ms; ${context()}`,
       );
     } finally {

@@ -157,10 +157,10 @@ describe('a write that fails is never answered OK (in-process server)', () => {
       expect(res.status).toBeGreaterThanOrEqual(500);
       expect(res.body).not.toStartWith('OK');
       expect(terminal.pendingPunches).toBe(2);
-      // Nothing of the batch was kept: not the good line, no outbox row, no event.
+      // Nothing of the batch was kept: not the good line, no event (webhooks follow the events).
       expect(await storedLines(raw, SN)).toEqual(['1 2026-01-05 08:00:00']);
-      const outbox = await raw.execute('SELECT count(*) AS n FROM fpa_webhook_outbox');
-      expect(Number(outbox.rows[0]!.n)).toBe(1);
+      const events = await raw.execute("SELECT count(*) AS n FROM fpa_events WHERE type = 'punch_received'");
+      expect(Number(events.rows[0]!.n)).toBe(1);
       expect(emitted).toEqual([]);
     } finally {
       await raw.execute('DROP TRIGGER IF EXISTS test_refuse_pin_666');
@@ -170,8 +170,8 @@ describe('a write that fails is never answered OK (in-process server)', () => {
     // A resend of the same lines (its OK lost) is acknowledged and changes nothing.
     expect((await terminal.sendAttlog('2\t2026-01-05 08:01:00\t0\t1\t0\t0\t0\n666\t2026-01-05 08:02:00\t0\t1\t0\t0\t0\n')).body).toBe('OK:2');
     expect(await storedLines(raw, SN)).toEqual(['1 2026-01-05 08:00:00', '2 2026-01-05 08:01:00', '666 2026-01-05 08:02:00']);
-    const outbox = await raw.execute('SELECT count(*) AS n FROM fpa_webhook_outbox');
-    expect(Number(outbox.rows[0]!.n)).toBe(3);
+    const events = await raw.execute("SELECT count(*) AS n FROM fpa_events WHERE type = 'punch_received'");
+    expect(Number(events.rows[0]!.n)).toBe(3);
     expect(emitted).toEqual(['2 2026-01-05 08:01:00', '666 2026-01-05 08:02:00']);
   }, 30_000);
 

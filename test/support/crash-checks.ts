@@ -1,8 +1,8 @@
 /**
  * Reads a database file the server has let go of, through its own read-only connection
  * (`PRAGMA query_only` on a single-connection client), and reports what the crash test
- * checks: the punches, their outbox rows, and whether any template or session was left
- * half-written. Template bytes are compared in memory and never printed.
+ * checks: the punches, their events, their attendance days, and whether any template or session
+ * was left half-written. Template bytes are compared in memory and never printed.
  */
 import { type Client, createClient } from '@libsql/client';
 import { stagedAad, templateAad } from '../../src/modules/biometrics/aad';
@@ -21,34 +21,51 @@ export interface StoredPunch {
   pin: string;
   localTime: string;
   state: number;
+  enrolleeId: string | null;
+  punchedAt: number;
 }
 
 export async function storedPunches(db: Client): Promise<StoredPunch[]> {
-  const rs = await db.execute('SELECT sequence, device_serial, device_pin, local_time, state FROM fpa_punches ORDER BY sequence');
+  const rs = await db.execute('SELECT sequence, device_serial, device_pin, local_time, state, enrollee_id, punched_at FROM fpa_punches ORDER BY sequence');
   return rs.rows.map((r) => ({
     sequence: Number(r.sequence),
     serial: String(r.device_serial),
     pin: String(r.device_pin),
     localTime: String(r.local_time),
     state: Number(r.state),
+    enrolleeId: r.enrollee_id === null ? null : String(r.enrollee_id),
+    punchedAt: Number(r.punched_at),
   }));
 }
 
-/** Outbox rows per punch sequence (endpoint ids), whatever their delivery status. */
-export async function outboxByPunch(db: Client): Promise<Map<number, string[]>> {
-  const rs = await db.execute("SELECT punch_sequence, endpoint_id FROM fpa_webhook_outbox WHERE event_type = 'punch_received'");
+/** The ids of the `punch_received` events of each punch sequence (one each, when all is well). */
+export async function punchEvents(db: Client): Promise<Map<number, string[]>> {
+  const rs = await db.execute("SELECT id, json_extract(data, '$.punch.sequence') AS punch FROM fpa_events WHERE type = 'punch_received' ORDER BY sequence");
   const out = new Map<number, string[]>();
   for (const r of rs.rows) {
-    const seq = Number(r.punch_sequence);
-    out.set(seq, [...(out.get(seq) ?? []), String(r.endpoint_id)]);
+    const punch = Number(r.punch);
+    out.set(punch, [...(out.get(punch) ?? []), String(r.id)]);
   }
   return out;
 }
 
-/** Status of every outbox row, by message id (the `webhook-id` a receiver sees). */
-export async function outboxStatuses(db: Client): Promise<Map<string, string>> {
-  const rs = await db.execute('SELECT id, status FROM fpa_webhook_outbox');
-  return new Map(rs.rows.map((r) => [String(r.id), String(r.status)]));
+export interface StoredDay {
+  enrolleeId: string;
+  date: string;
+  punchCount: number;
+  firstIn: number | null;
+  lastOut: number | null;
+}
+
+export async function attendanceDays(db: Client): Promise<StoredDay[]> {
+  const rs = await db.execute('SELECT enrollee_id, date, punch_count, first_in, last_out FROM fpa_attendance_days ORDER BY enrollee_id, date');
+  return rs.rows.map((r) => ({
+    enrolleeId: String(r.enrollee_id),
+    date: String(r.date),
+    punchCount: Number(r.punch_count),
+    firstIn: r.first_in === null ? null : Number(r.first_in),
+    lastOut: r.last_out === null ? null : Number(r.last_out),
+  }));
 }
 
 export interface TemplateState {

@@ -4,6 +4,8 @@ export interface ReceivedCall {
   /** The `webhook-id` header ('' when absent). */
   id: string;
   host: string | null;
+  /** The request path (one receiver can stand for several endpoints). */
+  path: string;
   headers: Record<string, string>;
   body: string;
 }
@@ -19,7 +21,13 @@ export function receiver(answer: (n: number, call: ReceivedCall) => Response | P
       request.headers.forEach((value, name) => {
         headers[name] = value;
       });
-      const call = { id: headers['webhook-id'] ?? '', host: request.headers.get('host'), headers, body: await request.text() };
+      const call = {
+        id: headers['webhook-id'] ?? '',
+        host: request.headers.get('host'),
+        path: new URL(request.url).pathname,
+        headers,
+        body: await request.text(),
+      };
       calls.push(call);
       return answer(calls.length, call);
     },

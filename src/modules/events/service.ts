@@ -12,7 +12,7 @@
  * A module never reaches into another module's tables: it records events, reacts to the events
  * of the modules below it, and calls their services.
  */
-import { and, asc, getTableName, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { WriteContext } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
@@ -121,7 +121,59 @@ export class EventLog {
       .where(and(gt(eventLog.sequence, sequence), types && types.length > 0 ? inArray(eventLog.type, [...types]) : undefined))
       .orderBy(asc(eventLog.sequence))
       .limit(limit);
-    return rows.map((r) => ({ sequence: r.sequence, id: r.id, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> }));
+    return rows.map(loggedEventOf);
+  }
+
+  /**
+   * Events before `sequence` (exclusive) and after `floor`, newest first, optionally of some
+   * types only: paging backwards through the log (an endpoint's messages, newest first).
+   */
+  async before(sequence: number, limit: number, options: { floor?: number; types?: readonly string[] } = {}): Promise<LoggedEvent[]> {
+    const { floor = 0, types } = options;
+    const rows = await this.runtime.db.orm
+      .select()
+      .from(eventLog)
+      .where(and(lt(eventLog.sequence, sequence), gt(eventLog.sequence, floor), types && types.length > 0 ? inArray(eventLog.type, [...types]) : undefined))
+      .orderBy(desc(eventLog.sequence))
+      .limit(limit);
+    return rows.map(loggedEventOf);
+  }
+
+  /** The events with these sequences (in no particular order); a sequence not in the log is left out. */
+  async bySequence(sequences: readonly number[]): Promise<LoggedEvent[]> {
+    if (sequences.length === 0) return [];
+    const rows = await this.runtime.db.orm
+      .select()
+      .from(eventLog)
+      .where(inArray(eventLog.sequence, [...sequences]));
+    return rows.map(loggedEventOf);
+  }
+
+  /**
+   * One event by its id, looked for after `floor` only, newest first (ids are not indexed: a
+   * lookup by hand, such as redelivering a message, scans back from the head until it finds it).
+   */
+  async find(id: string, floor = 0): Promise<LoggedEvent | null> {
+    const [row] = await this.runtime.db.orm
+      .select()
+      .from(eventLog)
+      .where(and(eq(eventLog.id, id), gt(eventLog.sequence, floor)))
+      .orderBy(desc(eventLog.sequence))
+      .limit(1);
+    return row ? loggedEventOf(row) : null;
+  }
+
+  /**
+   * How many events of these types follow `sequence` (recorded at or after `since`, when given),
+   * and when the first of them was recorded.
+   */
+  async countAfter(sequence: number, types: readonly string[], since?: number): Promise<{ count: number; oldestAt: number | null }> {
+    if (types.length === 0) return { count: 0, oldestAt: null };
+    const [row] = await this.runtime.db.orm
+      .select({ n: sql<number>`count(*)`, oldest: sql<number | null>`min(${eventLog.at})` })
+      .from(eventLog)
+      .where(and(gt(eventLog.sequence, sequence), inArray(eventLog.type, [...types]), since === undefined ? undefined : gte(eventLog.at, since)));
+    return { count: row?.n ?? 0, oldestAt: row?.oldest ?? null };
   }
 
   /** The log as a stream (`events/stream/`): each event as its public view. */
@@ -182,6 +234,10 @@ export class EventLog {
   private listenerFailed(type: string, error: unknown): void {
     this.runtime.log.error(`a listener of ${type} failed`, { error: describeError(error) });
   }
+}
+
+function loggedEventOf(r: typeof eventLog.$inferSelect): LoggedEvent {
+  return { sequence: r.sequence, id: r.id, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> };
 }
 
 /** A public event id: usable as `webhook-id` (no '.', no spaces), stable for the event's life. */

@@ -6,8 +6,8 @@
  * - punches with `punched_at` older than RETENTION_PUNCHES_DAYS, and attendance days whose local
  *   date is before the local date of that cutoff (the day holding the cutoff stays whole);
  * - finished device commands completed before RETENTION_COMMANDS_DAYS; pending and sent stay;
- * - webhook delivery attempts, and delivered, dead or held outbox rows, older than
- *   RETENTION_DELIVERIES_DAYS; a pending outbox row always stays;
+ * - webhook delivery attempts, and message rows delivered, older than RETENTION_DELIVERIES_DAYS;
+ *   pending and dead message rows stay (the events themselves are the log's);
  * - device log entries older than RETENTION_DEVICE_EVENTS_DAYS;
  * - templates of enrollees deactivated longer than RETENTION_TEMPLATES_AFTER_DEACTIVATION,
  *   destroyed so deletes are queued to the terminals;
@@ -31,7 +31,7 @@ export type PurgeCounts = {
   attendance_days: number;
   device_commands: number;
   webhook_deliveries: number;
-  webhook_outbox: number;
+  webhook_messages: number;
   device_events: number;
   templates: number;
   sessions_expired: number;
@@ -64,7 +64,7 @@ export class Retention {
       attendance_days: 0,
       device_commands: 0,
       webhook_deliveries: 0,
-      webhook_outbox: 0,
+      webhook_messages: 0,
       device_events: 0,
       templates: 0,
       // Staged agent uploads live only as long as their session: expiring overdue sessions here

@@ -1,11 +1,12 @@
 /**
- * Retry timing of webhook messages: exponential from WEBHOOK_RETRY_BACKOFF (doubling each
+ * Retry timing of webhook deliveries: exponential from WEBHOOK_RETRY_BACKOFF (doubling each
  * attempt), capped, with ±20% jitter so receivers that failed together are not hit together
- * again.
+ * again. An endpoint's ordered delivery never gives up on a retryable failure, so the cap is
+ * also how soon after a receiver comes back its backlog starts flowing again.
  */
 
 /** No retry waits longer than this, however many attempts came before. */
-export const MAX_RETRY_DELAY_MS = 6 * 60 * 60 * 1000;
+export const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 const JITTER = 0.2;
 
 /** Delay before the attempt after `failedAttempt` (1 = the first attempt failed). */

@@ -1,4 +1,4 @@
-/** Webhooks: endpoints, signed deliveries with retries, redelivery by hand. */
+/** Webhooks: endpoints following the event log, signed deliveries with retries, recovery by hand. */
 
 export type { WebhookEndpointView } from './endpoints';
 export { webhookJobs } from './jobs';

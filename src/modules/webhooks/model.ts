@@ -1,12 +1,13 @@
 /** The webhooks module's HTTP model. */
 import { t } from 'elysia';
-import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
-import { MAX_URL_LENGTH } from './endpoints';
-import { WEBHOOK_EVENTS } from './outbox';
-import { OUTBOX_STATUSES } from './tables';
+import { Body, Instant, InstantInput, Int, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
+import { MAX_URL_LENGTH, MESSAGE_VIEW_STATUSES } from './endpoints';
 
 export const WebhookParams = t.Object({ id: Text({ maxLength: 100, description: 'Endpoint id (UUID).' }) });
-export const MessageParams = t.Object({ id: Text({ maxLength: 100 }), message: Text({ maxLength: 100, description: 'Message id (`msg_…`).' }) });
+export const MessageParams = t.Object({
+  id: Text({ maxLength: 100 }),
+  message: Text({ maxLength: 100, description: 'Message id: the event id (`evt_…`), the `webhook-id` of its deliveries.' }),
+});
 
 export const Webhook = t.Object(
   {
@@ -18,6 +19,11 @@ export const Webhook = t.Object(
     failing_since: Nullable(Instant()),
     created_by: t.String(),
     created_at: Instant(),
+    position: Int({ description: 'Every subscribed event up to this sequence of the event log was handed off (delivered, or dead-lettered).' }),
+    attempts: Int({ description: 'Consecutive failed attempts of the next message.' }),
+    next_attempt_at: Nullable(Instant('While backing off: when delivery is tried again.')),
+    last_error: Nullable(t.String()),
+    last_delivered_at: Nullable(Instant()),
   },
   { title: 'Webhook' },
 );
@@ -30,22 +36,28 @@ export const WebhookWithSecret = t.Composite(
 export const WebhookCreate = Body(
   {
     url: Text({ maxLength: MAX_URL_LENGTH, description: 'https URL of the receiver (private addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS).' }),
-    events: t.Optional(t.Array(OneOf(WEBHOOK_EVENTS), { minItems: 1, maxItems: 20, description: 'Event types to receive (default `punch_received`).' })),
+    events: t.Optional(
+      t.Array(t.String({ pattern: '^[a-z_]{1,64}$' }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'Event types to receive, any type of the event log (default `punch_received`).',
+      }),
+    ),
   },
   { title: 'WebhookCreate' },
 );
 
 export const WebhookMessage = t.Object(
   {
-    id: t.String(),
+    id: t.String({ description: 'The event id: the `webhook-id` of every attempt.' }),
     event_type: t.String(),
-    punch_sequence: Nullable(Int()),
-    status: OneOf(OUTBOX_STATUSES),
-    attempts: Int(),
+    event_sequence: Int(),
+    status: OneOf(MESSAGE_VIEW_STATUSES),
+    attempts: Nullable(Int({ description: 'Null for a message delivered in order (not counted per message).' })),
     next_attempt_at: Nullable(Instant()),
     last_error: Nullable(t.String()),
-    created_at: Instant(),
-    delivered_at: Nullable(Instant()),
+    created_at: Instant('When the event was recorded.'),
+    delivered_at: Nullable(Instant('Where known: null for a message delivered in order.')),
   },
   { title: 'WebhookMessage' },
 );
@@ -55,6 +67,7 @@ export const WebhookDelivery = t.Object(
     id: Int(),
     message_id: t.String(),
     attempt: Int(),
+    count: Int({ description: 'Messages this row accounts for: 1, or a run of in-order deliveries ending with `message_id`.' }),
     status_code: Nullable(Int()),
     error: Nullable(t.String()),
     duration_ms: Int(),
@@ -64,6 +77,20 @@ export const WebhookDelivery = t.Object(
   { title: 'WebhookDelivery' },
 );
 
+export const WebhookTestResult = t.Object(
+  {
+    status_code: Nullable(Int({ description: 'The receiver’s HTTP status; null when no answer came.' })),
+    error: Nullable(t.String()),
+    duration_ms: Int(),
+  },
+  { title: 'WebhookTestResult' },
+);
+
+export const WebhookRecover = {
+  body: Body({ since: InstantInput('Messages of events recorded at or after this instant are sent again.') }, { title: 'WebhookRecover' }),
+  response: t.Object({ requeued: Int({ description: 'Messages that will be sent.' }) }, { title: 'WebhookRecovered' }),
+};
+
 export const WebhookList = { query: t.Object(PageQuery), response: Page(Webhook) };
-export const MessageList = { query: t.Object({ status: t.Optional(OneOf(OUTBOX_STATUSES)), ...PageQuery }), response: Page(WebhookMessage) };
+export const MessageList = { query: t.Object({ status: t.Optional(OneOf(MESSAGE_VIEW_STATUSES)), ...PageQuery }), response: Page(WebhookMessage) };
 export const DeliveryList = { query: t.Object({ message: t.Optional(Text({ maxLength: 100 })), ...PageQuery }), response: Page(WebhookDelivery) };

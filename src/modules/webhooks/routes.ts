@@ -1,9 +1,21 @@
-/** `webhooks/` (docs/api.md): endpoints, their messages and attempt log, redelivery by hand. */
+/** `webhooks/` (docs/api.md): endpoints, a test send, their messages and attempt log, redelivery and recovery by hand. */
 import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import type { WebhookService } from './endpoints';
-import { DeliveryList, MessageList, MessageParams, Webhook, WebhookCreate, WebhookList, WebhookMessage, WebhookParams, WebhookWithSecret } from './model';
+import {
+  DeliveryList,
+  MessageList,
+  MessageParams,
+  Webhook,
+  WebhookCreate,
+  WebhookList,
+  WebhookMessage,
+  WebhookParams,
+  WebhookRecover,
+  WebhookTestResult,
+  WebhookWithSecret,
+} from './model';
 
 const tags = ['webhooks'];
 
@@ -47,7 +59,18 @@ export function webhookRoutes(http: Http, webhooks: WebhookService) {
     .post('/webhooks/:id/enable', ({ params, admin }) => webhooks.enable(params.id, { by: admin.by }), {
       params: WebhookParams,
       response: { 200: Webhook, ...errors('not_found', 'webhook_url_refused') },
-      detail: { summary: 'Enable an endpoint again after it was disabled for failing', tags },
+      detail: { summary: 'Enable an endpoint again after it was disabled; delivery resumes where it stopped', tags },
+    })
+    .post('/webhooks/:id/test', ({ params, admin }) => webhooks.test(params.id, { by: admin.by }), {
+      params: WebhookParams,
+      response: { 200: WebhookTestResult, ...errors('not_found') },
+      detail: { summary: 'Send a signed `webhook_test` event now and answer the attempt', tags },
+    })
+    .post('/webhooks/:id/recover', ({ params, body, admin }) => webhooks.recover(params.id, body.since, { by: admin.by }), {
+      params: WebhookParams,
+      body: WebhookRecover.body,
+      response: { 200: WebhookRecover.response, ...errors('not_found') },
+      detail: { summary: 'Send again every message since an instant that was not delivered (failed, dead-lettered, held)', tags },
     })
     .get(
       '/webhooks/:id/deliveries',
@@ -66,7 +89,7 @@ export function webhookRoutes(http: Http, webhooks: WebhookService) {
         params: WebhookParams,
         query: MessageList.query,
         response: { 200: MessageList.response, ...errors('not_found', 'invalid_cursor') },
-        detail: { summary: 'Messages (one per event) queued for an endpoint, newest first', tags },
+        detail: { summary: 'Messages of an endpoint (one per subscribed event since it was created), newest first', tags },
       },
     )
     .post('/webhooks/:id/messages/:message/redeliver', ({ params, admin }) => webhooks.redeliver(params.id, params.message, { by: admin.by }), {

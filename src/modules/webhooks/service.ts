@@ -1,20 +1,28 @@
 /**
- * Webhooks: endpoints (Standard Webhooks signatures), the outbox written with the punches it
- * announces (it reacts to `punch_received` in the same transaction), and the delivery worker.
+ * Webhooks: endpoints (Standard Webhooks signatures), each following the event log from its own
+ * position for the event types it subscribes to, and the delivery worker. Nothing is written
+ * when events are recorded: a terminal's upload costs the same whatever the number of
+ * endpoints, and the worker is woken after the commit.
  *
  * The worker is part of serving, not a periodic job: it runs in every serving instance
  * whatever TASK_BACKEND says, unless WEBHOOK_WORKER is off; then `deliver-webhooks` (job,
- * script, or its every-minute schedule under TASK_BACKEND=cron) drains the outbox.
+ * script, or its every-minute schedule under TASK_BACKEND=cron) delivers what is due.
  */
-import { and, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { deleteInBatches } from '../../platform/db/purge';
 import type { Runtime } from '../../platform/runtime';
 import type { EventLog } from '../events';
-import type { PunchService } from '../punches';
 import { WebhookService } from './endpoints';
-import { writePunchMessages } from './outbox';
-import { webhookDeliveries, webhookOutbox } from './tables';
+import type { WebhookSender } from './sender';
+import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
 import { DeliveryWorker } from './worker';
+
+export interface WebhookOptions {
+  /** The event types an endpoint may subscribe to (every type the service records). */
+  eventTypes: readonly string[];
+  /** The HTTP call (default: fetch); hosts and tests may vary it. */
+  sender?: WebhookSender;
+}
 
 export class Webhooks {
   readonly worker: DeliveryWorker;
@@ -22,44 +30,90 @@ export class Webhooks {
 
   constructor(
     readonly ctx: Runtime,
-    log: EventLog,
-    punches: PunchService,
+    private readonly log: EventLog,
+    options: WebhookOptions,
   ) {
-    this.worker = new DeliveryWorker(ctx);
-    this.service = new WebhookService(ctx, this.worker);
-    // Outbox rows commit in the same transaction as the punches they announce.
-    punches.events.react('punch_received', async (w, received) => {
-      await writePunchMessages(w.tx, received, ctx.clock.now());
-    });
+    this.worker = new DeliveryWorker(ctx, log, options.sender);
+    this.service = new WebhookService(ctx, log, this.worker, options.eventTypes);
     log.onAppended(() => this.worker.wake());
-    ctx.metrics.gauge('fpa_webhook_messages_pending', 'Webhook messages not delivered yet (pending or held), every endpoint.', [], async () => [
+    ctx.metrics.gauge('fpa_webhook_messages_pending', 'Webhook messages not delivered yet by the active endpoints (every endpoint).', [], async () => [
       { value: (await this.backlog()).pending },
     ]);
   }
 
   /**
-   * Retention: delivery attempts, and delivered, dead or held outbox rows, older than `cutoff`;
-   * a pending outbox row always stays (its payload is self-contained).
+   * Retention: delivery attempts older than `cutoff`, and message rows delivered before it.
+   * Dead and pending rows stay (a dead one is what `recover` sends again; without its row the
+   * message would look delivered).
    */
-  async purgeBefore(cutoff: number): Promise<{ webhook_deliveries: number; webhook_outbox: number }> {
+  async purgeBefore(cutoff: number): Promise<{ webhook_deliveries: number; webhook_messages: number }> {
     const { db } = this.ctx;
     return {
       webhook_deliveries: await deleteInBatches(db, webhookDeliveries, lt(webhookDeliveries.createdAt, cutoff)),
-      webhook_outbox: await deleteInBatches(
-        db,
-        webhookOutbox,
-        and(inArray(webhookOutbox.status, ['delivered', 'dead', 'held']), lt(sql`coalesce(${webhookOutbox.deliveredAt}, ${webhookOutbox.createdAt})`, cutoff))!,
-      ),
+      webhook_messages: await deleteInBatches(db, webhookMessages, and(eq(webhookMessages.status, 'delivered'), lt(webhookMessages.deliveredAt, cutoff))!),
     };
   }
 
-  /** Messages not delivered yet (pending or held) and the age of the oldest, over every endpoint. */
+  /**
+   * Messages the active endpoints have not been delivered yet: the subscribed events after each
+   * one's position, and the pending message rows; with when the oldest of them was recorded.
+   */
   async backlog(): Promise<{ pending: number; oldest_at: string | null }> {
-    const [row] = await this.ctx.db.orm
-      .select({ n: sql<number>`count(*)`, oldest: sql<number | null>`min(${webhookOutbox.createdAt})` })
-      .from(webhookOutbox)
-      .where(inArray(webhookOutbox.status, ['pending', 'held']));
-    return { pending: row?.n ?? 0, oldest_at: row?.oldest ? new Date(row.oldest).toISOString() : null };
+    const endpoints = await this.ctx.db.orm
+      .select({ id: webhookEndpoints.id, position: webhookEndpoints.position, events: webhookEndpoints.events })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.active, true));
+    let pending = 0;
+    let oldest: number | null = null;
+    const older = (at: number | null) => {
+      if (at !== null && (oldest === null || at < oldest)) oldest = at;
+    };
+    for (const e of endpoints) {
+      const ahead = await this.log.countAfter(e.position, e.events);
+      pending += ahead.count;
+      older(ahead.oldestAt);
+    }
+    if (endpoints.length > 0) {
+      const [rows] = await this.ctx.db.orm
+        .select({ n: sql<number>`count(*)`, oldest: sql<number | null>`min(${webhookMessages.eventAt})` })
+        .from(webhookMessages)
+        .where(
+          and(
+            eq(webhookMessages.status, 'pending'),
+            inArray(
+              webhookMessages.endpointId,
+              endpoints.map((e) => e.id),
+            ),
+          ),
+        );
+      pending += rows?.n ?? 0;
+      older(rows?.oldest ?? null);
+    }
+    return { pending, oldest_at: oldest === null ? null : new Date(oldest).toISOString() };
+  }
+
+  /**
+   * Frees every claim of an endpoint or a message row. Only for a process that has just taken a
+   * `file:` database's single-writer lock: no other process can hold a claim then, so every
+   * claim left belongs to one that crashed, and its work is sent again now instead of after its
+   * lease (up to WEBHOOK_TIMEOUT times a batch's rounds of requests) runs out.
+   */
+  async releaseClaims(): Promise<number> {
+    const released = await this.ctx.db.write(async ({ tx }) => {
+      const endpoints = await tx
+        .update(webhookEndpoints)
+        .set({ leaseUntil: null, claimToken: null })
+        .where(isNotNull(webhookEndpoints.claimToken))
+        .returning({ id: webhookEndpoints.id });
+      const rows = await tx
+        .update(webhookMessages)
+        .set({ leaseUntil: null, claimToken: null })
+        .where(isNotNull(webhookMessages.claimToken))
+        .returning({ id: webhookMessages.eventId });
+      return endpoints.length + rows.length;
+    });
+    if (released > 0) this.ctx.log.info('webhook claims of a previous process released', { released });
+    return released;
   }
 
   /** Starts the in-process worker unless WEBHOOK_WORKER is off. */

@@ -1,7 +1,14 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 const createdAt = () => integer('created_at').notNull();
 
+/**
+ * An endpoint and where its delivery stands in the event log. Every event of its types up to
+ * `position` was handed off (delivered, or dead-lettered as a message row); the events after it
+ * are its pending (or, while it is disabled, held) messages. One instance works an endpoint at a
+ * time: it claims it with `claim_token` and `lease_until`, and writes its outcome only under
+ * that token.
+ */
 export const webhookEndpoints = sqliteTable('fpa_webhook_endpoints', {
   id: text('id').primaryKey(),
   url: text('url').notNull(),
@@ -9,25 +16,43 @@ export const webhookEndpoints = sqliteTable('fpa_webhook_endpoints', {
   events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
   active: integer('active', { mode: 'boolean' }).notNull().default(true),
   disabledReason: text('disabled_reason'),
+  /** Since when every attempt failed (null: the last one succeeded). */
   failingSince: integer('failing_since'),
   createdBy: text('created_by').notNull(),
   createdAt: createdAt(),
+  /** The log's head when the endpoint was created: its messages are the events after it. */
+  startSequence: integer('start_sequence').notNull().default(0),
+  /** Every subscribed event up to this sequence was handed off. */
+  position: integer('position').notNull().default(0),
+  /** Consecutive failed attempts of the first event after `position`. */
+  attempts: integer('attempts').notNull().default(0),
+  /** Not worked before this (backoff after a failure). */
+  nextAttemptAt: integer('next_attempt_at').notNull().default(0),
+  leaseUntil: integer('lease_until'),
+  claimToken: text('claim_token'),
+  lastError: text('last_error'),
+  lastDeliveredAt: integer('last_delivered_at'),
 });
 
-/** `held`: written while the endpoint is disabled, released when it is enabled again. */
-export const OUTBOX_STATUSES = ['pending', 'held', 'delivered', 'dead'] as const;
+export const MESSAGE_STATUSES = ['pending', 'delivered', 'dead'] as const;
 
-/** One row per (event, endpoint), written in the same transaction as the event's data. */
-export const webhookOutbox = sqliteTable(
-  'fpa_webhook_outbox',
+/**
+ * The exceptions of an endpoint's ordered delivery, one row per (endpoint, event): events the
+ * receiver refused (`dead`), and events queued by hand (`redeliver`, `recover`: `pending`, then
+ * `delivered` or `dead`). Every other event is accounted for by the endpoint's position alone.
+ * Rows only ever exist at or before that position.
+ */
+export const webhookMessages = sqliteTable(
+  'fpa_webhook_messages',
   {
-    id: text('id').primaryKey(),
     endpointId: text('endpoint_id').notNull(),
+    eventSequence: integer('event_sequence').notNull(),
+    /** The event's id (`evt_…`): the `webhook-id` of every attempt. */
+    eventId: text('event_id').notNull(),
     eventType: text('event_type').notNull(),
-    payload: text('payload').notNull(),
-    /** The punch this row announces, for exactly-one-row-per-punch checks. */
-    punchSequence: integer('punch_sequence'),
-    status: text('status', { enum: OUTBOX_STATUSES }).notNull(),
+    /** When the event was recorded (what `recover { since }` compares). */
+    eventAt: integer('event_at').notNull(),
+    status: text('status', { enum: MESSAGE_STATUSES }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: integer('next_attempt_at').notNull(),
     leaseUntil: integer('lease_until'),
@@ -37,19 +62,26 @@ export const webhookOutbox = sqliteTable(
     deliveredAt: integer('delivered_at'),
   },
   (t) => [
-    index('fpa_outbox_due').on(t.status, t.nextAttemptAt),
-    index('fpa_outbox_endpoint').on(t.endpointId, t.createdAt),
-    uniqueIndex('fpa_outbox_punch').on(t.endpointId, t.punchSequence),
+    primaryKey({ columns: [t.endpointId, t.eventSequence] }),
+    index('fpa_webhook_messages_due').on(t.status, t.nextAttemptAt),
+    index('fpa_webhook_messages_status').on(t.endpointId, t.status, t.eventSequence),
   ],
 );
 
+/**
+ * The attempt log: every failed attempt (with its status code, error and next retry), every
+ * attempt of a message row, and one row per run of in-order successes (`count` events, the last
+ * of them `message_id`): a row per delivered event would be one write per event and endpoint.
+ */
 export const webhookDeliveries = sqliteTable(
   'fpa_webhook_deliveries',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    outboxId: text('outbox_id').notNull(),
+    messageId: text('message_id').notNull(),
     endpointId: text('endpoint_id').notNull(),
     attempt: integer('attempt').notNull(),
+    /** Events this row accounts for: 1, or the length of a run of in-order successes. */
+    count: integer('count').notNull().default(1),
     statusCode: integer('status_code'),
     error: text('error'),
     durationMs: integer('duration_ms').notNull(),

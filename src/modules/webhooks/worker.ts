@@ -1,128 +1,95 @@
 /**
- * The webhook worker: claims due outbox rows with a lease and a claim token, delivers each
- * outside any transaction, and records the outcome under the same claim token, so a worker
- * that stalled past its lease can no longer overwrite what a newer claim decided.
+ * The webhook worker: works endpoints along the event log in order (stream.ts), and sends the
+ * message rows queued by hand (redeliver, recover) on their own, each claimed with a lease and a
+ * claim token and recorded under it (recorder.ts). Any number of workers may share one
+ * database: an endpoint, like a message row, is worked by one of them at a time.
  *
- * Runs in-process (woken by new punches and outbox changes, polling every second for rows
- * written by other instances) and as the `deliver-webhooks` job, which drains what is due once.
- * Any number of workers may share one database: a row is claimed by one of them at a time.
- *
- * The hot path is kept cheap: a claim reads the endpoints of its rows in the same transaction
- * (not once per message), each endpoint's secret is decoded once (WebhookSigner), host lookups
- * are shared for a second (the address check itself still runs before every send), and
- * outcomes are written in batches (recorder.ts).
+ * Runs in-process (woken after every commit that appended events, polling every second for
+ * what other instances wrote, and at the retry times it scheduled) and as the
+ * `deliver-webhooks` job, which delivers what is due once.
  */
 
-import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { CoalescingPass } from '../../platform/coalescing-pass';
 import type { Queryable } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
-import { type DeliveryOutcome, isSuccess, type OutboxRow, OutcomeRecorder } from './recorder';
-import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
-import { WebhookSigner } from './signing';
-import { cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
-import { webhookEndpoints, webhookOutbox } from './tables';
+import type { EventLog, LoggedEvent } from '../events';
+import { Dispatcher, eventMessage, lookupTimeoutOf, Slots } from './dispatch';
+import { type DeliveryOutcome, type MessageRow, OutcomeRecorder } from './recorder';
+import type { WebhookResponse, WebhookSender } from './sender';
+import { type EndpointRow, emptyStreamTotals, OrderedDelivery, type StreamTotals } from './stream';
+import { webhookEndpoints, webhookMessages } from './tables';
 
-export type { DeliveryOutcome, OutboxRow } from './recorder';
-
-type EndpointRow = typeof webhookEndpoints.$inferSelect;
-
-export interface DeliveryTotals {
-  claimed: number;
-  delivered: number;
-  retrying: number;
-  dead: number;
-  /** Outcomes discarded because the lease had passed to another worker meanwhile. */
-  stale: number;
+export interface DeliveryTotals extends StreamTotals {
+  /** Endpoints worked along the log. */
+  endpoints: number;
+  /** Message rows (queued by hand) claimed. */
+  messages: number;
 }
 
-/** A claimed row with its endpoint as the claim transaction read it (null: deleted or disabled). */
-interface Claimed {
-  row: OutboxRow;
+/** A claimed message row with its endpoint and event as read right after the claim (null: gone). */
+interface ClaimedRow {
+  row: MessageRow;
   endpoint: EndpointRow | null;
+  event: LoggedEvent | null;
 }
 
-/** How often the in-process worker looks for rows it was not woken for (other instances). */
+/** How often the in-process worker looks for work it was not woken for (other instances). */
 export const POLL_INTERVAL_MS = 1_000;
 /** Extra lease beyond the lookups and requests: database writes, scheduling. */
 const LEASE_MARGIN_MS = 30_000;
-/** How long a host's DNS answer is reused by the SSRF check (its addresses are still checked each time). */
-const LOOKUP_REUSE_MS = 1_000;
-/** Signers kept per instance; beyond this the cache starts over (secrets are only ever a handful). */
-const MAX_SIGNERS = 1_000;
-
-/** The DNS lookup of one attempt is bounded too, by the request timeout or 5 s, whichever is less. */
-export function lookupTimeoutOf(requestTimeoutMs: number): number {
-  return Math.max(1, Math.min(requestTimeoutMs, DNS_LOOKUP_TIMEOUT_MS));
-}
+/** Endpoints one instance works at once. */
+const MAX_ENDPOINTS_AT_ONCE = 32;
 
 /**
- * How long a claim lasts: a claimed row may wait for one round of requests to free a slot
- * (the worker claims at most two rounds ahead), then makes its own attempt; each attempt is
- * one bounded lookup plus one bounded request.
+ * How long a message row's claim lasts: a claimed row may wait for one round of requests to free
+ * a slot (the worker claims at most two rounds ahead), then makes its own attempt; each attempt
+ * is one bounded lookup plus one bounded request.
  */
 export function leaseDurationOf(requestTimeoutMs: number): number {
   return 2 * (lookupTimeoutOf(requestTimeoutMs) + requestTimeoutMs) + LEASE_MARGIN_MS;
 }
 
-const USER_AGENT = 'fingerprint-attendance-webhooks/1';
-
-/** Counts free request slots, shared by the worker loop and job runs of one instance. */
-class Slots {
-  private readonly waiting: Array<() => void> = [];
-  constructor(private free: number) {}
-
-  async take(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
-}
-
 export class DeliveryWorker {
+  readonly dispatcher: Dispatcher;
+  private readonly stream: OrderedDelivery;
+  private readonly recorder: OutcomeRecorder;
   private readonly slots: Slots;
   private readonly concurrency: number;
-  /** Claimed rows whose outcome is not recorded yet (sending, or waiting for the recorder). */
+  /** Endpoints being worked by this instance, by id. */
+  private readonly working = new Map<string, Promise<unknown>>();
+  /** Claimed message rows whose outcome is not recorded yet (sending, or waiting for the recorder). */
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly recorder: OutcomeRecorder;
-  private readonly resolve: Resolver = cachingResolver(undefined, LOOKUP_REUSE_MS);
-  private readonly signers = new Map<string, { secret: string; signer: WebhookSigner }>();
   /**
    * Endpoints this worker disabled since their rows were claimed: those rows are not sent.
    * Forgotten when a later claim reads the endpoint active again (enabled by an admin).
    */
   private readonly disabledHere = new Set<string>();
   /**
-   * Per endpoint, the last failed attempt whose outcome is not recorded yet. The next attempt
-   * to that endpoint waits for it, so a 410 or a failure that disables the endpoint stops the
-   * messages behind it, as when each outcome was written before its slot was freed.
+   * Per endpoint, the last failed attempt of a message row whose outcome is not recorded yet.
+   * The next row to that endpoint waits for it, so a 410 stops the rows claimed behind it.
    */
   private readonly unrecordedFailure = new Map<string, Promise<void>>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private soon: ReturnType<typeof setTimeout> | null = null;
   private active = false;
   private readonly pump = new CoalescingPass(
-    () => this.claimWhileRoom(),
+    () => this.pass(),
     () => this.active,
   );
-  /** The last claim was full: more rows may be due, so claim again when a slot frees. */
-  private backlog = false;
+  /** The last claim of rows was full: more may be due, so claim again when a slot frees. */
+  private rowBacklog = false;
 
   constructor(
     private readonly ctx: Runtime,
-    private readonly send: WebhookSender = fetchSender,
+    private readonly log: EventLog,
+    send?: WebhookSender,
   ) {
     this.concurrency = Math.max(1, ctx.settings.WEBHOOK_CONCURRENCY);
     this.slots = new Slots(this.concurrency);
+    this.dispatcher = new Dispatcher(ctx, send);
+    this.stream = new OrderedDelivery(ctx, log, this.dispatcher, { retryAt: (at) => this.wakeAt(at) });
     this.recorder = new OutcomeRecorder(ctx, {
       retryAt: (at) => this.wakeAt(at),
       endpointDisabled: (id) => this.disabledHere.add(id),
@@ -136,122 +103,161 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /** Stops claiming and waits for the requests in flight (each bounded by WEBHOOK_TIMEOUT) and their records. */
+  /** Stops claiming and waits for the work in flight (each request bounded by WEBHOOK_TIMEOUT) and its records. */
   async stop(): Promise<void> {
     this.active = false;
     if (this.timer) clearInterval(this.timer);
     if (this.soon) clearTimeout(this.soon);
     this.timer = null;
     this.soon = null;
-    while (this.inFlight.size > 0 || this.pump.busy) {
-      await Promise.allSettled([...this.inFlight]);
+    this.stream.notify();
+    while (this.inFlight.size > 0 || this.working.size > 0 || this.pump.busy) {
+      await Promise.allSettled([...this.inFlight, ...this.working.values()]);
       if (this.pump.busy) await Bun.sleep(5);
     }
     await this.recorder.drain();
   }
 
-  /** New rows may be due (signals, the poll timer, a retry coming up). */
+  /** There may be work (events appended, the poll timer, a retry coming up, a change by hand). */
   wake(): void {
     if (!this.active) return;
-    this.backlog = true;
-    void this.pump.trigger().catch((error: unknown) => this.ctx.log.error('webhook worker pass failed', { error: describe(error) }));
+    // Endpoints being worked here that caught up look for the new events at once.
+    this.stream.notify();
+    this.rowBacklog = true;
+    void this.pump.trigger().catch((error: unknown) => this.ctx.log.error('webhook worker pass failed', { error: describeError(error) }));
   }
 
   /**
-   * Delivers every row due now, once (the `deliver-webhooks` job and script). Retries that
-   * fall due during the run are left for the next run or the in-process worker.
+   * Delivers what is due now, once (the `deliver-webhooks` job and script): every endpoint
+   * with work up to the log's present head, and every message row due. Retries that fall due
+   * during the run are left for the next run or the in-process worker.
    */
   async deliverDue(): Promise<DeliveryTotals> {
+    const until = await this.log.lastSequence();
     const dueBy = this.ctx.clock.now();
-    const totals: DeliveryTotals = { claimed: 0, delivered: 0, retrying: 0, dead: 0, stale: 0 };
-    const perClaim = Math.max(1, Math.min(this.ctx.settings.WEBHOOK_BATCH_SIZE, this.ctx.settings.WEBHOOK_CONCURRENCY));
+    const totals: DeliveryTotals = { endpoints: 0, messages: 0, ...emptyStreamTotals() };
     for (;;) {
-      const claimed = await this.claim(perClaim, dueBy);
+      const claimed = await this.stream.claim(MAX_ENDPOINTS_AT_ONCE, until, new Set(this.working.keys()));
       if (claimed.length === 0) break;
-      totals.claimed += claimed.length;
-      const outcomes = await Promise.all(claimed.map((c) => this.deliver(c)));
-      for (const outcome of outcomes) totals[outcome]++;
+      totals.endpoints += claimed.length;
+      const worked = await Promise.all(
+        claimed.map((e) => {
+          const work = this.stream.work(e, { until, keepGoing: () => true }).finally(() => this.working.delete(e.id));
+          this.working.set(e.id, work);
+          return work;
+        }),
+      );
+      for (const t of worked) for (const key of Object.keys(t) as (keyof StreamTotals)[]) totals[key] += t[key];
+    }
+    const perClaim = Math.max(1, Math.min(this.ctx.settings.WEBHOOK_BATCH_SIZE, this.concurrency));
+    for (;;) {
+      const claimed = await this.claimRows(perClaim, dueBy);
+      if (claimed.length === 0) break;
+      totals.messages += claimed.length;
+      const outcomes = await Promise.all(claimed.map((c) => this.deliverRow(c)));
+      for (const outcome of outcomes) if (outcome !== 'held') totals[outcome]++;
     }
     return totals;
   }
 
-  /** One pass: claims work while there is room and a backlog. */
-  private async claimWhileRoom(): Promise<boolean> {
-    while (this.active && this.backlog) {
-      // Claim ahead, in batches: up to two rounds of slots may be claimed (a queued row
-      // waits for at most one round of requests, well inside its lease), and no claim is
-      // made for fewer than half a round while work is in flight, so a busy worker does
-      // not pay one claim transaction per finished delivery.
-      const room = 2 * this.concurrency - this.inFlight.size;
-      if (room <= 0 || (this.inFlight.size > 0 && room < Math.ceil(this.concurrency / 2))) break;
-      const want = Math.min(room, Math.max(1, this.ctx.settings.WEBHOOK_BATCH_SIZE));
-      const claimed = await this.claim(want, this.ctx.clock.now());
-      this.backlog = claimed.length === want;
-      for (const c of claimed) this.track(c);
-    }
+  /** One pass: claims endpoints and message rows while there is room. */
+  private async pass(): Promise<boolean> {
+    const claimed = await this.stream.claim(MAX_ENDPOINTS_AT_ONCE - this.working.size, undefined, new Set(this.working.keys()));
+    for (const endpoint of claimed) this.trackEndpoint(endpoint);
+    await this.claimRowsWhileRoom();
     return false;
   }
 
-  private track(claimed: Claimed): void {
-    const work = this.deliver(claimed)
+  private trackEndpoint(endpoint: EndpointRow): void {
+    const work = this.stream
+      .work(endpoint, { keepGoing: () => this.active })
       .catch((error: unknown) => {
-        this.ctx.log.error('webhook delivery failed unexpectedly', { message_id: claimed.row.id, error: describe(error) });
+        this.ctx.log.error('webhook delivery failed unexpectedly', { endpoint: endpoint.id, error: describeError(error) });
+      })
+      .finally(() => {
+        this.working.delete(endpoint.id);
+        // Events appended while the claim was being released are picked up now, not at the next poll.
+        this.wake();
+      });
+    this.working.set(endpoint.id, work);
+  }
+
+  private async claimRowsWhileRoom(): Promise<void> {
+    while (this.active && this.rowBacklog) {
+      // Claim ahead, in batches: up to two rounds of slots may be claimed (a queued row waits
+      // for at most one round of requests, well inside its lease), and no claim is made for
+      // fewer than half a round while work is in flight.
+      const room = 2 * this.concurrency - this.inFlight.size;
+      if (room <= 0 || (this.inFlight.size > 0 && room < Math.ceil(this.concurrency / 2))) break;
+      const want = Math.min(room, Math.max(1, this.ctx.settings.WEBHOOK_BATCH_SIZE));
+      const claimed = await this.claimRows(want, this.ctx.clock.now());
+      this.rowBacklog = claimed.length === want;
+      for (const c of claimed) this.trackRow(c);
+    }
+  }
+
+  private trackRow(claimed: ClaimedRow): void {
+    const work = this.deliverRow(claimed)
+      .catch((error: unknown) => {
+        this.ctx.log.error('webhook delivery failed unexpectedly', { message_id: claimed.row.eventId, error: describeError(error) });
       })
       .finally(() => {
         this.inFlight.delete(work);
-        if (this.backlog) this.wake();
+        if (this.rowBacklog) this.wake();
       });
     this.inFlight.add(work);
   }
 
   /**
-   * Leases up to `limit` pending rows due by `dueBy` whose endpoint is active, each with its
-   * endpoint as read in the same transaction.
+   * Leases up to `limit` pending message rows due by `dueBy` whose endpoint is active, each with
+   * its endpoint as read in the same transaction and its event.
    */
-  async claim(limit: number, dueBy: number): Promise<Claimed[]> {
+  async claimRows(limit: number, dueBy: number): Promise<ClaimedRow[]> {
     const now = this.ctx.clock.now();
     // A read first, so an idle poll (every second, every instance) takes no write lock.
     const [anyDue] = await this.ctx.db.orm
-      .select({ id: webhookOutbox.id })
-      .from(webhookOutbox)
-      .where(dueCondition(this.ctx.db.orm, dueBy, now))
+      .select({ sequence: webhookMessages.eventSequence })
+      .from(webhookMessages)
+      .where(rowsDue(this.ctx.db.orm, dueBy, now))
       .limit(1);
-    if (!anyDue) return [];
+    if (anyDue === undefined) return [];
     const token = crypto.randomUUID();
     const leaseUntil = now + leaseDurationOf(this.ctx.settings.WEBHOOK_TIMEOUT);
     const { rows, endpoints } = await this.ctx.db.write(async ({ tx }) => {
       const due = tx
-        .select({ id: webhookOutbox.id })
-        .from(webhookOutbox)
-        .where(dueCondition(tx, dueBy, now))
-        .orderBy(asc(webhookOutbox.nextAttemptAt))
+        .select({ rowid: sql<number>`rowid` })
+        .from(webhookMessages)
+        .where(rowsDue(tx, dueBy, now))
+        .orderBy(asc(webhookMessages.nextAttemptAt))
         .limit(limit);
-      const claimed = await tx.update(webhookOutbox).set({ claimToken: token, leaseUntil }).where(inArray(webhookOutbox.id, due)).returning();
+      const claimed = await tx.update(webhookMessages).set({ claimToken: token, leaseUntil }).where(inArray(sql`rowid`, due)).returning();
       const ids = [...new Set(claimed.map((r) => r.endpointId))];
       const found = ids.length === 0 ? [] : await tx.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, ids));
       return { rows: claimed, endpoints: found };
     });
     const byId = new Map(endpoints.map((e) => [e.id, e]));
     for (const endpoint of endpoints) if (endpoint.active) this.disabledHere.delete(endpoint.id);
+    const events = new Map((await this.log.bySequence([...new Set(rows.map((r) => r.eventSequence))])).map((e) => [e.sequence, e]));
     // RETURNING order is unspecified; deliver the oldest first.
-    rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.punchSequence ?? 0) - (b.punchSequence ?? 0));
-    return rows.map((row) => ({ row, endpoint: byId.get(row.endpointId) ?? null }));
+    rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.eventSequence - b.eventSequence);
+    return rows.map((row) => ({ row, endpoint: byId.get(row.endpointId) ?? null, event: events.get(row.eventSequence) ?? null }));
   }
 
-  /** One attempt of one claimed row, recorded. */
-  private async deliver({ row, endpoint }: Claimed): Promise<DeliveryOutcome> {
-    if (!endpoint?.active) return this.abandon(row, endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted');
+  /** One attempt of one claimed row, recorded; `held` when its endpoint was disabled meanwhile. */
+  private async deliverRow({ row, endpoint, event }: ClaimedRow): Promise<DeliveryOutcome | 'held'> {
+    if (!endpoint?.active) return this.release(row);
+    if (!event) return this.bury(row, 'the event is no longer in the log');
     let response: WebhookResponse | null;
     await this.slots.take();
     try {
-      response = await this.attempt(row, endpoint);
+      response = await this.attemptRow(endpoint, event);
     } finally {
       // The slot bounds requests in flight; recording happens without it.
       this.slots.give();
     }
-    if (!response) return this.abandon(row, 'the endpoint is disabled');
+    if (!response) return this.release(row);
     const outcome = this.recorder.record(row, response);
-    if (!isSuccess(response)) this.noteFailure(endpoint.id, outcome);
+    if (response.statusCode === null || response.statusCode >= 300) this.noteFailure(endpoint.id, outcome);
     return outcome;
   }
 
@@ -263,48 +269,33 @@ export class DeliveryWorker {
     });
   }
 
-  /** Checks the URL and sends; null when the endpoint was disabled here while the row waited. */
-  private async attempt(row: OutboxRow, endpoint: EndpointRow): Promise<WebhookResponse | null> {
+  /** Vets the URL and sends; null when the endpoint was disabled here while the row waited. */
+  private async attemptRow(endpoint: EndpointRow, event: LoggedEvent): Promise<WebhookResponse | null> {
     const failure = this.unrecordedFailure.get(endpoint.id);
     if (failure) await failure;
     if (this.disabledHere.has(endpoint.id)) return null;
-    const { settings } = this.ctx;
-    // Checked before every attempt, not only at creation: DNS may have changed since.
-    const check = await checkWebhookUrl(endpoint.url, {
-      allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-      lookupTimeoutMs: lookupTimeoutOf(settings.WEBHOOK_TIMEOUT),
-      resolve: this.resolve,
-    });
-    if (!check.ok) return { statusCode: null, error: `URL refused: ${check.reason}`, durationMs: 0 };
-    const signed = this.signerOf(endpoint).sign({ id: row.id, timestamp: new Date(this.ctx.clock.now()), body: row.payload });
-    return this.send({
-      url: endpoint.url,
-      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed },
-      body: row.payload,
-      timeoutMs: settings.WEBHOOK_TIMEOUT,
-      // The vetted address, so fetch does not resolve the name a second time (rebinding).
-      connectTo: preferredAddress(check.addresses),
-    });
+    return this.dispatcher.vetAndSend(endpoint, eventMessage(event));
   }
 
-  /** The endpoint's signer, made once per secret. */
-  private signerOf(endpoint: EndpointRow): WebhookSigner {
-    const known = this.signers.get(endpoint.id);
-    if (known && known.secret === endpoint.secret) return known.signer;
-    if (this.signers.size >= MAX_SIGNERS) this.signers.clear();
-    const signer = new WebhookSigner(endpoint.secret);
-    this.signers.set(endpoint.id, { secret: endpoint.secret, signer });
-    return signer;
+  /** The endpoint is disabled: the row is left pending, held until it is enabled again. */
+  private async release(row: MessageRow): Promise<'held'> {
+    await this.ctx.db.write(({ tx }) =>
+      tx
+        .update(webhookMessages)
+        .set({ leaseUntil: null, claimToken: null })
+        .where(and(rowKey(row), eq(webhookMessages.claimToken, row.claimToken ?? ''))),
+    );
+    return 'held';
   }
 
-  /** The endpoint is gone or disabled: the row dies without an attempt (redeliverable by hand). */
-  private async abandon(row: OutboxRow, reason: string): Promise<DeliveryOutcome> {
+  /** A row that can never be sent dies without an attempt. */
+  private async bury(row: MessageRow, reason: string): Promise<DeliveryOutcome> {
     return this.ctx.db.write(async ({ tx }) => {
       const updated = await tx
-        .update(webhookOutbox)
+        .update(webhookMessages)
         .set({ status: 'dead', leaseUntil: null, claimToken: null, lastError: reason })
-        .where(and(eq(webhookOutbox.id, row.id), eq(webhookOutbox.claimToken, row.claimToken ?? '')))
-        .returning({ id: webhookOutbox.id });
+        .where(and(rowKey(row), eq(webhookMessages.claimToken, row.claimToken ?? '')))
+        .returning({ sequence: webhookMessages.eventSequence });
       return updated.length > 0 ? 'dead' : 'stale';
     });
   }
@@ -321,23 +312,18 @@ export class DeliveryWorker {
   }
 }
 
+function rowKey(row: MessageRow) {
+  return and(eq(webhookMessages.endpointId, row.endpointId), eq(webhookMessages.eventSequence, row.eventSequence));
+}
+
 /** Pending, due by `dueBy`, not leased (or the lease ran out), and its endpoint active. */
-function dueCondition(q: Queryable, dueBy: number, now: number) {
+function rowsDue(q: Queryable, dueBy: number, now: number) {
   return and(
-    eq(webhookOutbox.status, 'pending'),
-    lte(webhookOutbox.nextAttemptAt, dueBy),
-    or(isNull(webhookOutbox.leaseUntil), lt(webhookOutbox.leaseUntil, now)),
-    inArray(webhookOutbox.endpointId, q.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.active, true))),
+    eq(webhookMessages.status, 'pending'),
+    lte(webhookMessages.nextAttemptAt, dueBy),
+    or(isNull(webhookMessages.leaseUntil), lt(webhookMessages.leaseUntil, now)),
+    inArray(webhookMessages.endpointId, q.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.active, true))),
   );
 }
 
-/** IPv4 first, like the system resolver's usual order: many hosts have no IPv6 route out. */
-function preferredAddress(addresses: string[]): string | undefined {
-  return addresses.find((a) => !a.includes(':')) ?? addresses[0];
-}
-
 function noop(): void {}
-
-function describe(error: unknown): string {
-  return describeError(error);
-}

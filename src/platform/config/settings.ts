@@ -259,13 +259,16 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   DEVICE_CLOCK_DRIFT_MAX: duration(2 * MINUTE, 'A terminal whose clock is off by more than this (measured on real-time uploads) is flagged `clock_drifting`.'),
   DEVICE_CLOCK_CORRECTION: flag(false, 'Queue `set_time` to a terminal flagged `clock_drifting`.'),
 
-  WEBHOOK_RETRY_BACKOFF: duration(30_000, 'First webhook retry delay; doubles each attempt, with jitter.'),
-  WEBHOOK_MAX_ATTEMPTS: integer(12, 'Attempts before a webhook message is dead-lettered.'),
+  WEBHOOK_RETRY_BACKOFF: duration(30_000, 'First webhook retry delay; doubles each attempt, with jitter, up to an hour.'),
+  WEBHOOK_MAX_ATTEMPTS: integer(
+    12,
+    'Attempts of a message queued by hand (redeliver, recover) before it is dead-lettered again; in-order delivery never gives up.',
+  ),
   WEBHOOK_TIMEOUT: duration(10_000, 'Timeout of one webhook request.'),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag(false, 'Allow webhook URLs on private, loopback and link-local addresses.'),
-  WEBHOOK_DISABLE_AFTER: duration(3 * DAY, 'An endpoint failing continuously this long is disabled.'),
-  WEBHOOK_BATCH_SIZE: integer(100, 'Outbox rows one worker pass claims.'),
-  WEBHOOK_CONCURRENCY: integer(16, 'Webhook requests in flight per instance.'),
+  WEBHOOK_DISABLE_AFTER: duration(7 * DAY, 'An endpoint failing continuously this long is disabled (its messages are held until it is enabled).'),
+  WEBHOOK_BATCH_SIZE: integer(100, 'Events an endpoint is sent per batch (its position moves once per batch); message rows one claim takes.'),
+  WEBHOOK_CONCURRENCY: integer(16, 'Webhook requests in flight per endpoint, and for messages queued by hand per instance.'),
   WEBHOOK_WORKER: flag(
     true,
     'Run the webhook delivery worker in-process (whatever TASK_BACKEND says); `off` leaves delivery to `bun run fpa:deliver-webhooks`.',
@@ -301,7 +304,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
 
   RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: duration(30 * DAY, 'Templates of deactivated enrollees are destroyed after this.'),
-  RETENTION_DELIVERIES_DAYS: integer(30, 'Webhook delivery records and delivered outbox rows kept this long.'),
+  RETENTION_DELIVERIES_DAYS: integer(30, 'Webhook delivery records and delivered message rows kept this long.'),
   RETENTION_DEVICE_EVENTS_DAYS: integer(90, 'Device events kept this long.'),
   RETENTION_COMMANDS_DAYS: integer(30, 'Finished device commands kept this long.'),
 

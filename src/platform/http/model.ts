@@ -18,6 +18,9 @@ export function Text(options: { minLength?: number; maxLength: number; descripti
 
 /** An instant, ISO 8601 with an offset (`2026-01-31T08:00:00Z`). */
 export const Instant = (description?: string) => t.String({ format: 'date-time', ...(description ? { description } : {}) });
+/** An instant a client sends: ISO 8601 with its offset (the pattern also keeps control characters out). */
+export const InstantInput = (description: string) =>
+  t.String({ format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+(Z|[+-]\\d{2}:\\d{2})$', maxLength: 40, description });
 /** A list filter's bound: a local date of the attendance zone (inclusive), or an ISO 8601 instant. */
 export const RangeBound = (description: string) => t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))?$', maxLength: 40, description });
 

@@ -31,6 +31,8 @@ describe('punches out: events and polling', () => {
     off();
     expect(reply).toEqual({ status: 200, text: 'OK:2' });
     expect(received).toHaveLength(2);
+    // The listeners ran concurrently (each awaits an API read): take them in punch order.
+    received.sort((a, b) => a.punch.sequence - b.punch.sequence);
     const first = received[0]!;
     expect(first.sender).toEqual({ id: device.id, serial_number: 'EVT0001' });
     expect(first.punch.employee).toBe('E-001');

@@ -10,7 +10,7 @@ import {
   stagedTemplates,
   templates,
   webhookDeliveries,
-  webhookOutbox,
+  webhookMessages,
 } from '../../../src/app/schema';
 import type { DeviceRow } from '../../../src/modules/devices/service';
 import { createPeople, dayOf, linesAt, type Person, terminal, upload } from '../../support/attendance';
@@ -86,26 +86,27 @@ beforeAll(async () => {
       command('sent', Date.parse('2020-01-01'), null), // never purged
     ]);
     await tx.insert(webhookDeliveries).values([
-      { outboxId: 'o1', endpointId: 'e1', attempt: 1, statusCode: 200, durationMs: 5, createdAt: DELIVERY_CUTOFF - 1 },
-      { outboxId: 'o2', endpointId: 'e1', attempt: 1, statusCode: 200, durationMs: 5, createdAt: DELIVERY_CUTOFF },
+      { messageId: 'o1', endpointId: 'e1', attempt: 1, statusCode: 200, durationMs: 5, createdAt: DELIVERY_CUTOFF - 1 },
+      { messageId: 'o2', endpointId: 'e1', attempt: 1, statusCode: 200, durationMs: 5, createdAt: DELIVERY_CUTOFF },
     ]);
-    const outbox = (id: string, status: 'pending' | 'delivered' | 'dead', createdAt: number, deliveredAt: number | null) => ({
-      id,
+    const message = (sequence: number, status: 'pending' | 'delivered' | 'dead', createdAt: number, deliveredAt: number | null) => ({
       endpointId: 'e1',
+      eventSequence: sequence,
+      eventId: `evt_${sequence}`,
       eventType: 'punch_received',
-      payload: '{}',
+      eventAt: createdAt,
       status,
       nextAttemptAt: createdAt,
       createdAt,
       deliveredAt,
     });
     await tx
-      .insert(webhookOutbox)
+      .insert(webhookMessages)
       .values([
-        outbox('delivered-old', 'delivered', DELIVERY_CUTOFF - DAY, DELIVERY_CUTOFF - 1),
-        outbox('delivered-recent', 'delivered', DELIVERY_CUTOFF - DAY, DELIVERY_CUTOFF),
-        outbox('dead-old', 'dead', DELIVERY_CUTOFF - 1, null),
-        outbox('pending-ancient', 'pending', Date.parse('2020-01-01'), null),
+        message(1, 'delivered', DELIVERY_CUTOFF - DAY, DELIVERY_CUTOFF - 1),
+        message(2, 'delivered', DELIVERY_CUTOFF - DAY, DELIVERY_CUTOFF),
+        message(3, 'dead', Date.parse('2020-01-01'), null),
+        message(4, 'pending', Date.parse('2020-01-01'), null),
       ]);
   });
   // More old device events than one purge batch holds.
@@ -166,7 +167,7 @@ describe('purge-retention', () => {
       attendance_days: 1,
       device_commands: 4,
       webhook_deliveries: 1,
-      webhook_outbox: 2,
+      webhook_messages: 1,
       device_events: oldEvents,
       templates: 1,
       sessions_expired: 1,
@@ -189,10 +190,11 @@ describe('purge-retention', () => {
     expect(kinds.map((c) => c.status).sort()).toEqual(['pending', 'sent', 'succeeded']);
     expect(kinds.find((c) => c.status === 'succeeded')!.completedAt).toBe(COMMAND_CUTOFF);
 
-    // Webhooks: old attempts and finished outbox rows went; a pending row is never purged.
+    // Webhooks: old attempts and message rows delivered before the cutoff went; pending and
+    // dead rows are never purged (a dead one is what `recover` sends again).
     expect(await count(webhookDeliveries)).toBe(1);
-    const outbox = await server.fpa.db.orm.select({ id: webhookOutbox.id }).from(webhookOutbox);
-    expect(outbox.map((o) => o.id).sort()).toEqual(['delivered-recent', 'pending-ancient']);
+    const rows = await server.fpa.db.orm.select({ id: webhookMessages.eventId }).from(webhookMessages);
+    expect(rows.map((o) => o.id).sort()).toEqual(['evt_2', 'evt_3', 'evt_4']);
 
     expect(await count(deviceEvents, lt(deviceEvents.createdAt, EVENT_CUTOFF))).toBe(0);
     expect(await count(deviceEvents, eq(deviceEvents.message, 'at the cutoff'))).toBe(1);
@@ -220,13 +222,13 @@ describe('purge-retention', () => {
       attendance_days: 0,
       device_commands: 0,
       webhook_deliveries: 0,
-      webhook_outbox: 0,
+      webhook_messages: 0,
       device_events: 0,
       templates: 0,
       sessions_expired: 0,
     });
     expect(run.body.summary).toBe(
-      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_outbox=0 device_events=0 templates=0 sessions_expired=0',
+      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0',
     );
   });
 

@@ -11,6 +11,16 @@ describe('webhook retry backoff', () => {
     expect(retryDelay(1, 1_000, () => 0.999999)).toBe(1_200);
   });
 
+  test('is capped at an hour: the default schedule keeps retrying hourly through a 3-day outage', () => {
+    expect(MAX_RETRY_DELAY_MS).toBe(3_600_000);
+    // WEBHOOK_RETRY_BACKOFF 30 s: the cap is reached at the 8th retry, after about 64 minutes.
+    let elapsed = 0;
+    let attempt = 1;
+    while (elapsed < 3 * 86_400_000) elapsed += retryDelay(attempt++, 30_000, () => 0.5);
+    expect(attempt).toBeGreaterThan(70);
+    expect(retryDelay(1_000, 30_000, () => 0.999999)).toBeLessThanOrEqual(1.2 * 3_600_000);
+  });
+
   test('never exceeds the cap (plus jitter) nor drops below 80% of the plain delay', () => {
     fc.assert(
       fc.property(

@@ -1,14 +1,16 @@
 /**
- * Webhook fixes: punches that arrive while an endpoint is disabled are held for it and sent
- * once it is enabled (and purged by retention like delivered ones); the SSRF check's lookup is
- * bounded and a claim's lease covers lookup plus request; the request goes to the vetted
- * address with the URL's Host header and TLS name, so fetch never resolves the name again.
+ * Held messages and the lease: events recorded while an endpoint is disabled are held for it
+ * (its position does not move) and sent in order once it is enabled; a deleted endpoint gets
+ * nothing; a new one starts at the log's head. The SSRF check's lookup is bounded and a claim's
+ * lease covers lookup plus requests; the request goes to the vetted address with the URL's Host
+ * header and TLS name, so fetch never resolves the name again.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
 import type { DeviceRow } from '../../../src/modules/devices/service';
 import { fetchSender, pinnedTarget } from '../../../src/modules/webhooks/sender';
 import { checkWebhookUrl } from '../../../src/modules/webhooks/ssrf';
+import { endpointLeaseOf } from '../../../src/modules/webhooks/stream';
 import { leaseDurationOf } from '../../../src/modules/webhooks/worker';
 import { startTestServer, type TestServer } from '../../support/harness';
 import { approvedDevice, ingest, punchLines } from '../../support/punch-feed';
@@ -17,89 +19,75 @@ import { receiver, waitFor } from '../../support/webhook-receiver';
 const FAST = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_RETRY_BACKOFF: 50, WEBHOOK_MAX_ATTEMPTS: 3, WEBHOOK_TIMEOUT: 2_000 };
 
 async function statusesOf(server: TestServer, endpoint: string): Promise<string[]> {
-  const rows = await server.fpa.db.client.execute({
-    sql: 'select status from fpa_webhook_outbox where endpoint_id = ? order by punch_sequence',
-    args: [endpoint],
-  });
-  return rows.rows.map((r) => String(r.status));
+  const page = await server.admin.get(`/webhooks/${endpoint}/messages/`);
+  return (page.body.results as { status: string }[]).map((m) => m.status).reverse();
 }
 
-describe('punches while an endpoint is disabled', () => {
+describe('events while an endpoint is disabled', () => {
   let server: TestServer;
   let device: DeviceRow;
 
   beforeAll(async () => {
-    server = await startTestServer({ ...FAST, RETENTION_DELIVERIES_DAYS: 7 });
+    server = await startTestServer(FAST);
     device = await approvedDevice(server, 'HELD0001');
   });
   afterAll(async () => {
     await server.close();
   });
 
-  test('are held for it, not sent; enabling it sends them, signed, with their punches', async () => {
+  test('are held for it, not sent; enabling it sends them, signed, in order, from where it stopped', async () => {
     // 410 disables the endpoint at once; afterwards the receiver accepts.
     const rx = receiver((n) => new Response(n === 1 ? 'gone' : 'ok', { status: n === 1 ? 410 : 200 }));
     try {
       const created = await server.admin.post('/webhooks/', { url: rx.url });
-      const hook = created.body as { id: string; secret: string };
+      const hook = created.body as { id: string; secret: string; position: number };
       await ingest(server, device, punchLines('11', 1));
       await waitFor(async () => (await server.admin.get(`/webhooks/${hook.id}/`)).body.active === false, 'the endpoint to be disabled');
+      const stopped = (await server.admin.get(`/webhooks/${hook.id}/`)).body.position as number;
 
       const whileOff = await ingest(server, device, punchLines('12', 2));
       await Bun.sleep(300);
       expect(rx.calls).toHaveLength(1);
-      expect(await statusesOf(server, hook.id)).toEqual(['dead', 'held', 'held']);
+      expect(await statusesOf(server, hook.id)).toEqual(['held', 'held', 'held']);
+      expect((await server.admin.get(`/webhooks/${hook.id}/`)).body.position).toBe(stopped);
       const held = await server.admin.get(`/webhooks/${hook.id}/messages/?status=held`);
       expect(held.status).toBe(200);
-      const heldViews = held.body.results.map((m: { punch_sequence: number; next_attempt_at: string | null }) => [m.punch_sequence, m.next_attempt_at]);
-      expect(heldViews.sort()).toEqual([
-        [whileOff.lastSequence! - 1, null],
-        [whileOff.lastSequence, null],
-      ]);
+      expect(held.body.results.every((m: { next_attempt_at: string | null }) => m.next_attempt_at === null)).toBe(true);
+      // The health backlog counts active endpoints only: a disabled one's messages are held.
+      const health = await server.admin.get('/health/');
+      expect(health.body.webhooks.backlog).toBe(0);
 
       const enabled = await server.admin.post(`/webhooks/${hook.id}/enable/`);
       expect(enabled.status).toBe(200);
-      await waitFor(() => rx.calls.length === 3, 'the held messages');
+      await waitFor(() => rx.calls.length === 4, 'the held messages');
       const sent = rx.calls
         .slice(1)
         .map((c) => (new Webhook(hook.secret).verify(c.body, c.headers) as { data: { punch: { sequence: number } } }).data.punch.sequence);
-      expect(sent.sort((a, b) => a - b)).toEqual([whileOff.lastSequence! - 1, whileOff.lastSequence!]);
-      await waitFor(async () => (await statusesOf(server, hook.id)).join() === 'dead,delivered,delivered', 'both delivered');
-      // The punch that was dead-lettered by the 410 stays dead until redelivered by hand.
-      await Bun.sleep(200);
-      expect(rx.calls).toHaveLength(3);
+      expect(sent.sort((a, b) => a - b)).toEqual([whileOff.lastSequence! - 2, whileOff.lastSequence! - 1, whileOff.lastSequence!]);
+      // The message the 410 answered is sent again, under the same webhook-id.
+      expect(rx.calls.slice(1).map((c) => c.id)).toContain(rx.calls[0]!.id);
+      await waitFor(async () => (await statusesOf(server, hook.id)).join() === 'delivered,delivered,delivered', 'all delivered');
+      const audit = await server.admin.get('/audit-log/?action=webhook.enabled');
+      expect(audit.body.results[0]).toMatchObject({ target_id: hook.id, details: { resumed_after: stopped, held: 3 } });
       await server.admin.delete(`/webhooks/${hook.id}/`);
     } finally {
       rx.stop();
     }
   });
 
-  test('a deleted endpoint gets nothing', async () => {
-    const gone = await server.admin.post('/webhooks/', { url: 'http://127.0.0.1:9/gone' });
-    expect((await server.admin.delete(`/webhooks/${gone.body.id}/`)).status).toBe(204);
-    await ingest(server, device, punchLines('13', 2));
-    expect(await statusesOf(server, gone.body.id)).toEqual([]);
-  });
-
-  test('held messages older than RETENTION_DELIVERIES_DAYS are purged; newer ones stay', async () => {
-    const rx = receiver(() => new Response('gone', { status: 410 }));
+  test('a deleted endpoint gets nothing; a new one starts at the head of the log', async () => {
+    const rx = receiver();
     try {
-      const hook = (await server.admin.post('/webhooks/', { url: rx.url })).body as { id: string };
+      const gone = await server.admin.post('/webhooks/', { url: rx.url });
+      expect((await server.admin.delete(`/webhooks/${gone.body.id}/`)).status).toBe(204);
+      await ingest(server, device, punchLines('13', 2));
+      const fresh = await server.admin.post('/webhooks/', { url: rx.url });
+      await Bun.sleep(300);
+      expect(rx.calls).toHaveLength(0);
+      expect((await server.admin.get(`/webhooks/${fresh.body.id}/messages/`)).body.results).toEqual([]);
       await ingest(server, device, punchLines('14', 1));
-      await waitFor(async () => (await server.admin.get(`/webhooks/${hook.id}/`)).body.active === false, 'the endpoint to be disabled');
-      await ingest(server, device, punchLines('15', 2));
-      expect(await statusesOf(server, hook.id)).toEqual(['dead', 'held', 'held']);
-      // One held message was written eight days ago.
-      const eightDaysAgo = Date.now() - 8 * 86_400_000;
-      await server.fpa.db.write(({ tx }) =>
-        tx.run(
-          `update fpa_webhook_outbox set created_at = ${eightDaysAgo} where id = (select id from fpa_webhook_outbox where endpoint_id = '${hook.id}' and status = 'held' order by punch_sequence limit 1)`,
-        ),
-      );
-      const run = await server.admin.post('/jobs/purge-retention/run/');
-      expect(run.status).toBe(200);
-      expect(await statusesOf(server, hook.id)).toEqual(['dead', 'held']);
-      await server.admin.delete(`/webhooks/${hook.id}/`);
+      await waitFor(() => rx.calls.length === 1, 'the new punch');
+      await server.admin.delete(`/webhooks/${fresh.body.id}/`);
     } finally {
       rx.stop();
     }
@@ -121,7 +109,7 @@ describe('SSRF: bounded lookup, lease, no second resolution', () => {
     });
   });
 
-  test('a claimed row is leased for two rounds of lookup plus request', async () => {
+  test('a claimed endpoint is leased for a lookup plus its batch of requests; a message row for two rounds', async () => {
     const server = await startTestServer({ ...FAST, WEBHOOK_WORKER: false, WEBHOOK_TIMEOUT: 60_000 });
     let release: () => void = () => undefined;
     const answered = new Promise<void>((resolve) => {
@@ -137,14 +125,18 @@ describe('SSRF: bounded lookup, lease, no second resolution', () => {
       const claimedFrom = Date.now();
       const run = server.admin.post('/jobs/deliver-webhooks/run/');
       await waitFor(() => rx.calls.length === 1, 'the request');
-      const rows = await server.fpa.db.client.execute({ sql: 'select lease_until from fpa_webhook_outbox where endpoint_id = ?', args: [hook.id] });
+      const rows = await server.fpa.db.client.execute({ sql: 'select lease_until from fpa_webhook_endpoints where id = ?', args: [hook.id] });
       const lease = Number(rows.rows[0]!.lease_until) - claimedFrom;
-      // Lookup at most min(WEBHOOK_TIMEOUT, 5 s), request at most WEBHOOK_TIMEOUT, twice.
-      expect(lease).toBeGreaterThanOrEqual(2 * (5_000 + 60_000));
+      // Lookup at most min(WEBHOOK_TIMEOUT, 5 s), then ceil(100 / 16) = 7 rounds of requests.
+      expect(lease).toBeGreaterThanOrEqual(5_000 + 7 * 60_000);
+      expect(endpointLeaseOf(60_000, 100, 16)).toBeGreaterThanOrEqual(5_000 + 7 * 60_000);
+      expect(endpointLeaseOf(2_000, 10, 1)).toBeGreaterThanOrEqual(2_000 + 10 * 2_000);
       expect(leaseDurationOf(60_000)).toBeGreaterThanOrEqual(2 * (5_000 + 60_000));
       expect(leaseDurationOf(2_000)).toBeGreaterThanOrEqual(2 * (2_000 + 2_000));
       release();
       expect((await run).body.result).toMatchObject({ delivered: 1 });
+      const after = await server.fpa.db.client.execute({ sql: 'select lease_until, claim_token from fpa_webhook_endpoints where id = ?', args: [hook.id] });
+      expect(after.rows[0]).toMatchObject({ lease_until: null, claim_token: null });
     } finally {
       release();
       rx.stop();

@@ -1,0 +1,181 @@
+/**
+ * One webhook request, from an event to an answer taken: the body of an event, the URL vetted
+ * (SSRF) and the connection pinned to the vetted address, the Standard Webhooks headers signed
+ * with the endpoint's secret, and what the answer means for delivery.
+ */
+import type { Runtime } from '../../platform/runtime';
+import type { LoggedEvent } from '../events';
+import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
+import { WebhookSigner } from './signing';
+import { cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
+
+/** What the receiver is sent: `webhook-id` and the body. */
+export interface OutgoingMessage {
+  id: string;
+  body: string;
+}
+
+/** The body of every delivery of an event (what a receiver verifies the signature of). */
+interface MessageBody {
+  type: string;
+  /** When the event was recorded. */
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+export function eventMessage(event: LoggedEvent): OutgoingMessage {
+  const body: MessageBody = { type: event.type, timestamp: new Date(event.at).toISOString(), data: event.data };
+  return { id: event.id, body: JSON.stringify(body) };
+}
+
+/** `webhook_test`: sent by hand, never stored; its id is its own. */
+export function testMessage(endpointId: string, now: number): OutgoingMessage {
+  const body: MessageBody = { type: 'webhook_test', timestamp: new Date(now).toISOString(), data: { endpoint: endpointId } };
+  return { id: `msg_${crypto.randomUUID().replaceAll('-', '')}`, body: JSON.stringify(body) };
+}
+
+/**
+ * What an answer means:
+ * - `delivered`: 2xx;
+ * - `retry`: the receiver could not take it now (no answer, timeout, 408, 425, 429, 5xx, 3xx
+ *   since redirects are not followed, anything unexpected): the same message is tried again;
+ * - `refused`: another 4xx, the receiver is up but refuses this message: it is dead-lettered;
+ * - `gone`: 410, the receiver is gone: the endpoint is disabled.
+ */
+export type Verdict = 'delivered' | 'retry' | 'refused' | 'gone';
+
+const RETRYABLE_4XX = new Set([408, 425, 429]);
+
+export function verdictOf(response: WebhookResponse): Verdict {
+  const code = response.statusCode;
+  if (code === null) return 'retry';
+  if (code >= 200 && code < 300) return 'delivered';
+  if (code === 410) return 'gone';
+  if (code >= 400 && code < 500 && !RETRYABLE_4XX.has(code)) return 'refused';
+  return 'retry';
+}
+
+/** The error text of an answer that was not a success (null for a success). */
+export function errorOf(response: WebhookResponse): string | null {
+  if (verdictOf(response) === 'delivered') return null;
+  if (response.error) return response.error;
+  const code = response.statusCode;
+  if (code === null) return 'no response';
+  if (code >= 300 && code < 400) return `HTTP ${code}: redirects are not followed`;
+  return `HTTP ${code}`;
+}
+
+/** How long a host's DNS answer is reused by the SSRF check (its addresses are still checked each time). */
+const LOOKUP_REUSE_MS = 1_000;
+/** Signers kept per instance; beyond this the cache starts over (secrets are only ever a handful). */
+const MAX_SIGNERS = 1_000;
+const USER_AGENT = 'fingerprint-attendance-webhooks/1';
+
+/** The DNS lookup of one check is bounded too, by the request timeout or 5 s, whichever is less. */
+export function lookupTimeoutOf(requestTimeoutMs: number): number {
+  return Math.max(1, Math.min(requestTimeoutMs, DNS_LOOKUP_TIMEOUT_MS));
+}
+
+/** An endpoint as a request needs it. */
+export interface Target {
+  id: string;
+  url: string;
+  secret: string;
+}
+
+/** The URL checked: the address to connect to, or why nothing may be sent. */
+export type Vetted = { ok: true; connectTo: string | undefined } | { ok: false; error: string };
+
+/**
+ * Requests in flight per instance, whatever the number of endpoints. Measured with Bun 1.4: up
+ * to about 64 concurrent requests fetch keeps its connections alive; beyond that it opens and
+ * closes one per request (a TIME_WAIT socket each) and throughput falls by more than half.
+ */
+export const MAX_REQUESTS_IN_FLIGHT = 64;
+
+/** Counts free request slots; waiters are served in the order they asked. */
+export class Slots {
+  private readonly waiting: Array<() => void> = [];
+  constructor(private free: number) {}
+
+  async take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+export class Dispatcher {
+  private readonly resolve: Resolver = cachingResolver(undefined, LOOKUP_REUSE_MS);
+  private readonly slots = new Slots(MAX_REQUESTS_IN_FLIGHT);
+  private readonly signers = new Map<string, { secret: string; signer: WebhookSigner }>();
+
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly sender: WebhookSender = fetchSender,
+  ) {}
+
+  /** Checks the URL now (DNS may have changed since the endpoint was created). */
+  async vet(url: string): Promise<Vetted> {
+    const { settings } = this.ctx;
+    const check = await checkWebhookUrl(url, {
+      allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      lookupTimeoutMs: lookupTimeoutOf(settings.WEBHOOK_TIMEOUT),
+      resolve: this.resolve,
+    });
+    if (!check.ok) return { ok: false, error: `URL refused: ${check.reason}` };
+    return { ok: true, connectTo: preferredAddress(check.addresses) };
+  }
+
+  /**
+   * Signs and sends one message to a vetted address, when one of the instance's request slots
+   * is free (slots are given in the order asked, so an endpoint's messages start in order).
+   */
+  async send(target: Target, message: OutgoingMessage, connectTo: string | undefined): Promise<WebhookResponse> {
+    await this.slots.take();
+    try {
+      // Signed when it goes out: the signature's timestamp is the time of sending.
+      const signed = this.signerOf(target).sign({ id: message.id, timestamp: new Date(this.ctx.clock.now()), body: message.body });
+      return await this.sender({
+        url: target.url,
+        headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed },
+        body: message.body,
+        timeoutMs: this.ctx.settings.WEBHOOK_TIMEOUT,
+        // The vetted address, so fetch does not resolve the name a second time (rebinding).
+        connectTo,
+      });
+    } finally {
+      this.slots.give();
+    }
+  }
+
+  /** Vets and sends one message; a refused URL is an answer like a network error. */
+  async vetAndSend(target: Target, message: OutgoingMessage): Promise<WebhookResponse> {
+    const vetted = await this.vet(target.url);
+    if (!vetted.ok) return { statusCode: null, error: vetted.error, durationMs: 0 };
+    return this.send(target, message, vetted.connectTo);
+  }
+
+  /** The endpoint's signer, made once per secret. */
+  private signerOf(target: Target): WebhookSigner {
+    const known = this.signers.get(target.id);
+    if (known && known.secret === target.secret) return known.signer;
+    if (this.signers.size >= MAX_SIGNERS) this.signers.clear();
+    const signer = new WebhookSigner(target.secret);
+    this.signers.set(target.id, { secret: target.secret, signer });
+    return signer;
+  }
+}
+
+/** IPv4 first, like the system resolver's usual order: many hosts have no IPv6 route out. */
+function preferredAddress(addresses: string[]): string | undefined {
+  return addresses.find((a) => !a.includes(':')) ?? addresses[0];
+}

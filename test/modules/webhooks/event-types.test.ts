@@ -1,0 +1,187 @@
+/**
+ * Every event type of the log can be subscribed to. Each type is raised here by a real cause
+ * (a terminal over ADMS, the administrator API, a job, the clock moving on) and must reach the
+ * endpoints subscribed to it, and only those: one endpoint per type, one for all of them, one
+ * for two. Every delivery is signed (verified with `standardwebhooks`), carries the event's id
+ * as `webhook-id` and the event itself as its body, and an endpoint gets its events in log order.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Webhook } from 'standardwebhooks';
+import { FPA_EVENT_TYPES } from '../../../src/app/events';
+import { SimulatedTerminal } from '../../../src/simulator/terminal';
+import { createAgent, startSession } from '../../support/agents';
+import { startTestServer, type TestServer } from '../../support/harness';
+import { type ReceivedCall, receiver, waitFor } from '../../support/webhook-receiver';
+
+const SN = 'TYPES001';
+let offset = 0;
+const clock = { now: () => Date.now() + offset };
+let server: TestServer;
+let rx: ReturnType<typeof receiver>;
+const secrets = new Map<string, string>();
+
+interface LoggedEvent {
+  sequence: number;
+  id: string;
+  type: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  server = await startTestServer(
+    // One request at a time per endpoint, so arrival order is send order (log order).
+    { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_RETRY_BACKOFF: 50, WEBHOOK_TIMEOUT: 2_000, WEBHOOK_CONCURRENCY: 1, DEVICE_OFFLINE_AFTER: 60_000 },
+    { clock },
+  );
+  rx = receiver();
+});
+afterAll(async () => {
+  rx.stop();
+  await server.close();
+});
+
+async function subscribe(path: string, events: readonly string[]): Promise<void> {
+  const created = await server.admin.post('/webhooks/', { url: `http://127.0.0.1:${rx.port}${path}`, events });
+  expect(created.status).toBe(201);
+  secrets.set(path, created.body.secret);
+}
+
+/** Polls until the terminal has no command left. */
+async function drain(t: SimulatedTerminal): Promise<void> {
+  for (let i = 0; i < 20; i++) if ((await t.poll()).length === 0) return;
+  throw new Error(`${t.sn} never ran out of commands`);
+}
+
+async function logAfter(after: number): Promise<LoggedEvent[]> {
+  const out: LoggedEvent[] = [];
+  for (let cursor = after; ; ) {
+    const page = await server.admin.get(`/events/?after=${cursor}&limit=1000`);
+    const results = page.body.results as LoggedEvent[];
+    if (results.length === 0) return out;
+    out.push(...results);
+    cursor = page.body.last_sequence;
+  }
+}
+
+const callsTo = (path: string): ReceivedCall[] => rx.calls.filter((c) => c.path === path);
+
+describe('every event type, raised by a real cause', () => {
+  test('reaches the endpoints subscribed to it, and only those, signed, in log order', async () => {
+    for (const type of FPA_EVENT_TYPES) await subscribe(`/t/${type}`, [type]);
+    await subscribe('/all', FPA_EVENT_TYPES);
+    await subscribe('/pair', ['device_approved', 'enrollee_deleted']);
+    const start = (await server.admin.get('/events/?limit=1')).body.last_sequence as number;
+    const head = async () => (await logAfter(0)).at(-1)?.sequence ?? 0;
+    expect(await head()).toBe(start);
+
+    // A person exists before the terminal: Ada (renamed, with consent) and Cy (no consent yet).
+    expect((await server.admin.post('/employees/', { id: 'E-TYPES-1', name: 'Ada Obi' })).status).toBe(201);
+    const ada = (await server.admin.post('/enrollees/', { employee: 'E-TYPES-1' })).body as { id: string; device_pin: string };
+    expect((await server.admin.patch(`/enrollees/${ada.id}/`, { display_name: 'Ada O.' })).status).toBe(200);
+    expect((await server.admin.post(`/enrollees/${ada.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    expect((await server.admin.post('/employees/', { id: 'E-TYPES-3', name: 'Cy Ode' })).status).toBe(201);
+    const cy = (await server.admin.post('/enrollees/', { employee: 'E-TYPES-3' })).body as { id: string; device_pin: string };
+
+    // A terminal that already holds users makes contact (device_registered), is approved and
+    // renamed. It holds Ada's PIN for someone else (terminal_user_conflict), and PIN 7 of its own.
+    const terminal = new SimulatedTerminal({
+      url: server.url,
+      sn: SN,
+      existingUsers: [
+        { pin: ada.device_pin, name: 'Not Ada', fingers: [1] },
+        { pin: '7', name: 'Bo at the menu' },
+      ],
+    });
+    await terminal.handshake();
+    await terminal.postOptions();
+    expect((await server.admin.post(`/devices/${SN}/approve/`, { areas: ['default'] })).status).toBe(200);
+    expect((await server.admin.patch(`/devices/${SN}/`, { name: 'Front door' })).status).toBe(200);
+    await drain(terminal);
+    // The administrator removes that user: Ada is sent instead (device_command_finished).
+    expect((await server.admin.delete(`/devices/${SN}/users/${ada.device_pin}/`)).status).toBe(202);
+    await drain(terminal);
+
+    // A walk-up template of Ada (stored) and one of Cy, who has not consented (rejected).
+    expect((await terminal.uploadTemplate(ada.device_pin, 6)).body).toStartWith('OK');
+    expect((await terminal.uploadTemplate(cy.device_pin, 6)).body).toStartWith('OK');
+    // Punches of Ada (her attendance day) and of the terminal's own user 7, adopted as an
+    // enrollee: the punches the terminal kept for PIN 7 become hers (punches_attributed).
+    expect(
+      (
+        await terminal.punch([
+          { pin: ada.device_pin, localTime: '2026-03-02 08:00:00' },
+          { pin: ada.device_pin, localTime: '2026-03-02 17:00:00' },
+          { pin: '7', localTime: '2026-03-02 08:05:00' },
+        ])
+      ).body,
+    ).toBe('OK:3');
+    expect((await server.admin.post('/employees/', { id: 'E-TYPES-2', name: 'Bo Lin' })).status).toBe(201);
+    const adopted = await server.admin.post(`/devices/${SN}/users/7/adopt/`, { employee: 'E-TYPES-2' });
+    expect(adopted.status).toBeLessThan(300);
+    const bo = adopted.body as { id: string; device_pin: string };
+    expect(bo.device_pin).toBe('7');
+    await drain(terminal);
+
+    // A punch entered by hand for today and voided: the day loses its only punch and goes
+    // (punch_voided, attendance_day_removed). A holiday declared and a pay period locked.
+    const manual = await server.admin.post('/punches/manual/', {
+      enrollee: bo.id,
+      at: new Date(clock.now() - 60_000).toISOString(),
+      reason: 'forgot the badge',
+    });
+    expect(manual.status).toBe(201);
+    expect((await server.admin.post(`/punches/${manual.body.id}/void/`, { reason: 'entered twice' })).status).toBe(200);
+    expect((await server.admin.post('/holidays/', { date: '2026-03-09', name: 'Founders day' })).status).toBe(201);
+    const period = await server.admin.post('/pay-periods/', { from: '2026-03-01', to: '2026-03-15' });
+    expect(period.status).toBe(201);
+    expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);
+
+    // An operator resyncs the terminal (device_resynced); its clock runs 5 minutes ahead
+    // (device_clock_drifting).
+    expect((await server.admin.post(`/devices/${SN}/resync/`, {})).status).toBeLessThan(300);
+    await drain(terminal);
+    expect((await terminal.punch([{ pin: ada.device_pin, at: new Date(clock.now() + 5 * 60_000) }])).body).toBe('OK:1');
+    expect((await server.admin.get('/attendance-days/?limit=10')).status).toBe(200);
+
+    // An enrollment session, closed when Ada withdraws her consent (templates destroyed).
+    const agent = await createAgent(server, 'types desk');
+    await startSession(server, ada.id, agent.id, [1, 2]);
+    expect((await server.admin.delete(`/enrollees/${ada.id}/consent/`)).status).toBeLessThan(300);
+    expect((await server.admin.delete(`/enrollees/${bo.id}/`)).status).toBeLessThan(300);
+
+    // The terminal falls silent (device_offline), speaks again (device_online), is disabled,
+    // then removed.
+    offset = 90_000;
+    expect((await server.admin.post('/jobs/check-devices/run/')).body.result).toMatchObject({ offline: 1 });
+    await terminal.poll();
+    expect((await server.admin.post(`/devices/${SN}/disable/`)).status).toBe(200);
+    expect((await server.admin.delete(`/devices/${SN}/`)).status).toBeLessThan(300);
+    await server.admin.get('/attendance-days/?limit=10');
+
+    const log = await logAfter(start);
+    const raised = new Set(log.map((e) => e.type));
+    expect([...FPA_EVENT_TYPES].filter((t) => !raised.has(t))).toEqual([]);
+    await waitFor(() => callsTo('/all').length >= log.length, 'every event at /all', 20_000);
+    await waitFor(() => FPA_EVENT_TYPES.every((t) => callsTo(`/t/${t}`).length >= log.filter((e) => e.type === t).length), 'every typed endpoint', 20_000);
+    await Bun.sleep(200);
+
+    const byId = new Map(log.map((e) => [e.id, e]));
+    for (const call of rx.calls) {
+      // Signed with the endpoint's own secret (the clock moved 90 s: within the tolerance).
+      const body = new Webhook(secrets.get(call.path)!).verify(call.body, call.headers) as { type: string; timestamp: string; data: unknown };
+      const event = byId.get(call.id);
+      expect(event).toBeDefined();
+      expect(body).toEqual({ type: event!.type, timestamp: event!.at, data: event!.data });
+    }
+    for (const type of FPA_EVENT_TYPES) {
+      const calls = callsTo(`/t/${type}`);
+      expect({ type, ids: calls.map((c) => c.id) }).toEqual({ type, ids: log.filter((e) => e.type === type).map((e) => e.id) });
+    }
+    expect(callsTo('/all').map((c) => c.id)).toEqual(log.map((e) => e.id));
+    expect(callsTo('/pair').map((c) => byId.get(c.id)!.type)).toEqual(
+      log.filter((e) => e.type === 'device_approved' || e.type === 'enrollee_deleted').map((e) => e.type),
+    );
+    expect(rx.calls.filter((c) => !byId.has(c.id))).toEqual([]);
+  }, 60_000);
+});
