@@ -117,6 +117,8 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     const auth = new AdminAuthenticator(settings, options.authorizeAdmin);
     if (lock) auth.operatorToken = lock.info.token;
     const modules = buildModules(runtime, directory);
+    // A console session (cookie + CSRF header) counts as an administrator on every admin route.
+    auth.browserSessions = modules.console;
     for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
     const http = { runtime, auth };
     const { plugin, openapi } = buildPlugin(http, modules);

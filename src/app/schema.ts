@@ -10,6 +10,7 @@ export * from '../modules/attendance/tables';
 export * from '../modules/audit/tables';
 export * from '../modules/biometrics/tables';
 export * from '../modules/commands/tables';
+export * from '../modules/console/tables';
 export * from '../modules/devices/tables';
 export * from '../modules/employees/tables';
 export * from '../modules/enrollees/tables';

@@ -54,6 +54,8 @@ export function buildService(m: Modules, runtime: Runtime) {
     createAgent: (name: string, options: { algorithmVersion: string; by: string }) =>
       enrollment.agents.createAgent({ name, algorithmVersion: options.algorithmVersion, by: options.by }),
     revokeAgent: (agent: string, options: { by: string }) => enrollment.agents.revokeAgent(agent, options),
+    /** A one-time console sign-in link for `actor` (the token is returned this once): `/console/sign-in?token=…`. */
+    createConsoleLink: (actor: string, options: { by: string }) => m.console.createLink(actor, options.by),
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),
     /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */
