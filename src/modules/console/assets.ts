@@ -27,7 +27,9 @@ export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': CONSOLE_CSP,
   'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
+  // Not `no-referrer`: under it a browser sends `Origin: null` with the sign-in form, and the
+  // origin check could not tell our own form from another site's. Other sites still get nothing.
+  'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 };
@@ -72,7 +74,7 @@ function page(title: string, stylesheet: string, body: string, script?: string):
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="referrer" content="no-referrer" />
+    <meta name="referrer" content="same-origin" />
     <title>${escapeHtml(title)}</title>
     <link rel="icon" href="data:," />
     <link rel="stylesheet" href="assets/${stylesheet}" />

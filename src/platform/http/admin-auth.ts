@@ -3,7 +3,7 @@
  * HS256 with ADMIN_JWT_SECRET or any algorithm from ADMIN_JWKS_URL, `exp` required, optional
  * issuer and audience; the token's `scope` must hold ADMIN_SCOPE and `by` is its `sub`.
  * A host may pass its own `authorizeAdmin(request)` instead. The local operator token of the
- * lock file is accepted for job runs and agent creation only, and only from a loopback peer:
+ * lock file is accepted for job runs, agent creation and console links only, and only from a loopback peer:
  * the server binds 0.0.0.0 by default, and the token is meant for scripts on the same host.
  * A browser session (the console's cookie) is injected as `BrowserSessions`: the platform knows
  * no module, so the console module decides what its cookie means, including its CSRF check.

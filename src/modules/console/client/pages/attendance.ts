@@ -19,6 +19,9 @@ const CELL: Record<string, [string, string]> = {
   on_leave: ['L', 'leave'],
 };
 
+const weekdayShort = (date: string) =>
+  new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'short' }).format(new Date(`${date}T12:00:00Z`)).slice(0, 2);
+
 function monthStart(date: string): string {
   return `${date.slice(0, 8)}01`;
 }
@@ -90,7 +93,7 @@ function renderGrid(
     'tr',
     {},
     h('th', { scope: 'col' }, 'Person'),
-    ...dates.map((d) => h('th', { scope: 'col', class: 'date' }, dayLabel(d))),
+    ...dates.map((d) => h('th', { scope: 'col', class: 'date' }, h('abbr', { title: dayLabel(d) }, weekdayShort(d)), h('br'), String(Number(d.slice(8))))),
     h('th', { scope: 'col' }, 'Worked'),
   );
   const rows = people.map((person) => {
@@ -117,9 +120,18 @@ function renderGrid(
         ),
       );
     });
-    return h('tr', {}, h('th', { scope: 'row' }, h('a', { href: `#/people/${person.id}` }, person.display_name)), ...cells, h('td', {}, duration(worked)));
+    return h(
+      'tr',
+      {},
+      h('th', { scope: 'row', class: 'who' }, h('a', { href: `#/people/${person.id}` }, person.display_name)),
+      ...cells,
+      h('td', { class: 'total' }, duration(worked)),
+    );
   });
-  replace(grid, h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows))));
+  const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
+  replace(grid, wrap);
+  // The latest days matter most: a period wider than the screen opens scrolled to its end.
+  wrap.scrollLeft = wrap.scrollWidth;
 }
 
 async function showDay(

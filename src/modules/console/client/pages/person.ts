@@ -75,7 +75,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
           ['Employee ID', person.employee],
           ['PIN on the terminals', person.device_pin],
           ['Areas', person.areas.join(', ')],
-          ['Card', person.card ?? (person.card === undefined ? 'Not supported yet' : 'None')],
+          ...(person.card === undefined ? [] : ([['Card', person.card ?? 'None']] as [string, string][])),
         ]),
         detailsForm(person, base, redraw),
       ),
@@ -87,7 +87,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
         ['What', 'Version', 'Where it is'],
         templates.results.map((t) => [
           t.type && t.type !== 'fingerprint' ? `${words(t.type)} ${t.index ?? ''}` : fingerName(t.finger_index ?? t.index ?? -1),
-          `v${t.version} (${t.algorithm_version})`,
+          `Version ${t.version}, algorithm ${t.algorithm_version}`,
           t.sync.length > 0
             ? h('ul', { class: 'plain' }, ...t.sync.map((s) => h('li', {}, `${deviceName(s.device)}: `, badge(words(s.status), syncTone(s.status)))))
             : 'On no terminal yet',

@@ -48,18 +48,21 @@ export async function terminalsPage(main: HTMLElement): Promise<undefined> {
       { class: 'muted' },
       `Point a terminal’s cloud server (ADMS) setting at ${location.hostname}, port ${location.port || (location.protocol === 'https:' ? '443' : '80')} (${adms}). A new terminal appears here, waiting for approval.`,
     ),
-    table(
-      ['Terminal', 'Status', 'Areas', 'Last heard', 'People', 'Fingerprints'],
-      devices.map((d) => [
-        h('a', { href: `#/terminals/${encodeURIComponent(d.serial_number)}` }, d.name ? `${d.name} (${d.serial_number})` : d.serial_number),
-        deviceBadge(d),
-        d.areas.join(', '),
-        ago(d.last_seen_at),
-        d.user_count ?? '—',
-        d.fingerprint_count ?? '—',
-      ]),
-      'No terminal has connected yet.',
+    section(
       'All terminals',
+      table(
+        ['Terminal', 'Status', 'Areas', 'Last heard', 'People', 'Fingerprints'],
+        devices.map((d) => [
+          h('a', { href: `#/terminals/${encodeURIComponent(d.serial_number)}` }, d.name ? `${d.name} (${d.serial_number})` : d.serial_number),
+          deviceBadge(d),
+          d.areas.join(', '),
+          ago(d.last_seen_at),
+          d.user_count ?? '—',
+          d.fingerprint_count ?? '—',
+        ]),
+        'No terminal has connected yet.',
+      ),
+      button('Refresh', () => terminalsPage(main).then(() => undefined)),
     ),
     section(
       'Register a terminal before it connects',
