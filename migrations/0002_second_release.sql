@@ -67,7 +67,12 @@ CREATE TABLE `fpa_log_followers` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+DROP INDEX `fpa_templates_finger`;--> statement-breakpoint
+ALTER TABLE `fpa_templates` ADD `type` text DEFAULT 'fingerprint' NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_templates` ADD `slot` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX `fpa_templates_part` ON `fpa_templates` (`enrollee_id`,`type`,`finger_index`,`slot`,`algorithm_version`);--> statement-breakpoint
 ALTER TABLE `fpa_areas` ADD `description` text;--> statement-breakpoint
 ALTER TABLE `fpa_devices` ADD `clock_drift_seconds` integer;--> statement-breakpoint
 ALTER TABLE `fpa_devices` ADD `enrollment_station` integer DEFAULT false NOT NULL;--> statement-breakpoint
-ALTER TABLE `fpa_devices` ADD `keyed_ip` text;
+ALTER TABLE `fpa_devices` ADD `keyed_ip` text;--> statement-breakpoint
+ALTER TABLE `fpa_enrollment_sessions` ADD `biometric` text DEFAULT 'fingerprint' NOT NULL;

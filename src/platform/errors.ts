@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   // 422: the request is well-formed but breaks a rule of the spec
   finger_not_requested: 422,
   finger_not_allowed: 422,
+  biometric_not_allowed: 422,
   not_in_scope: 422,
   algorithm_incompatible: 422,
   consent_required: 422,

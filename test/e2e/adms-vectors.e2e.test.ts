@@ -292,10 +292,21 @@ describe('OPERLOG, BIODATA, photos and commands', () => {
     expect(ops.some((e) => JSON.stringify(e.details?.objects) === JSON.stringify(['DHCP', '0', '0', '0']))).toBe(true);
   });
 
-  test('V06 palm and face BIODATA are acknowledged OK:2 and ignored with an event', async () => {
+  test("V06 palm and visible-light face BIODATA: OK:2, counted as the terminal's own user's, never logged with their bytes", async () => {
     expect((await terminal(`/iclock/cdata?SN=${SN}&table=BIODATA&Stamp=9999`, { body: V06 })).body).toBe('OK:2');
+    const kept = (await eventsOf(SN, 'terminal_user_template')).filter((e) => e.details?.type !== 'fingerprint');
+    expect(kept.map((e) => e.details?.type).sort()).toEqual(['palm', 'visible_face']);
+    expect(JSON.stringify(kept)).not.toContain('8630VS3j');
+    const device = await deviceRow(SN);
+    const user = await server.fpa.service.devices.users.one(server.fpa.db.orm, device.id, '1001');
+    expect(user!.biometrics).toMatchObject({ palm: [0], visible_face: [0] });
+  });
+
+  test('a BIODATA type this service does not keep (iris, voice) is acknowledged and ignored with an event', async () => {
+    const iris = 'BIODATA Pin=1001\tNo=0\tIndex=0\tValid=1\tDuress=0\tType=4\tMajorVer=1\tMinorVer=0\tFormat=0\tTmp=QUJDRA==\n';
+    expect((await terminal(`/iclock/cdata?SN=${SN}&table=BIODATA&Stamp=9999`, { body: iris })).body).toBe('OK:1');
     const [ignored] = await eventsOf(SN, 'biodata_ignored');
-    expect(ignored!.details).toEqual({ types: { '8': 1, '9': 1 } });
+    expect(ignored!.details).toEqual({ types: { '4': 1 } });
   });
 
   test('V14 ATTPHOTO: binary JPEG after the NUL is read as bytes and acknowledged', async () => {

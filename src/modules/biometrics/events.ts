@@ -1,4 +1,5 @@
 /** What the biometrics module announces: ids and facts, never template bytes. */
+import type { BiometricType } from '../../protocol/adms';
 import type { DeviceRef } from '../devices';
 
 export interface BiometricEvents {
@@ -6,8 +7,12 @@ export interface BiometricEvents {
   consent_withdrawn: { enrollee: string; by: string };
   template_stored: {
     enrollee: string;
-    type: 'fingerprint';
+    /** `fingerprint`, `face`, `visible_face`, `palm`, `finger_vein`. */
+    type: BiometricType;
+    /** The body part: finger 0–9, palm 0/1, face 0. */
     index: number;
+    /** Position in a multi-template set (0 for a fingerprint). */
+    part: number;
     algorithm_version: string;
     version: number;
     source: string;

@@ -19,7 +19,7 @@ export async function rotateTemplateKeys(ctx: Runtime, by = 'operator'): Promise
     if (batch.length === 0) break;
     await ctx.db.write(async ({ tx }) => {
       for (const row of batch) {
-        const aad = templateAad(row.enrolleeId, row.fingerIndex, row.version);
+        const aad = templateAad(row.enrolleeId, row.fingerIndex, row.version, { type: row.type, slot: row.slot });
         const plain = await ctx.keyRing.decrypt(new Uint8Array(row.ciphertext), aad);
         const sealed = await ctx.keyRing.encrypt(plain, aad);
         plain.fill(0);

@@ -24,7 +24,12 @@ export const templates = sqliteTable(
   {
     id: text('id').primaryKey(),
     enrolleeId: text('enrollee_id').notNull(),
+    /** `fingerprint`, `face`, `visible_face`, `palm`, `finger_vein` (BIODATA types 1, 2, 9, 8, 7). */
+    type: text('type').notNull().default('fingerprint'),
+    /** The body part (BIODATA `No`): finger 0–9, palm 0/1 (left/right), face 0. */
     fingerIndex: integer('finger_index').notNull(),
+    /** Position in a multi-template set (BIODATA `Index`: a palm comes as 0–4); 0 for a fingerprint. */
+    slot: integer('slot').notNull().default(0),
     algorithmVersion: text('algorithm_version').notNull(),
     /** Incremented each time the finger's template is replaced; bound into the ciphertext. */
     version: integer('version').notNull(),
@@ -39,7 +44,7 @@ export const templates = sqliteTable(
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('fpa_templates_finger').on(t.enrolleeId, t.fingerIndex, t.algorithmVersion), index('fpa_templates_key').on(t.keyId)],
+  (t) => [uniqueIndex('fpa_templates_part').on(t.enrolleeId, t.type, t.fingerIndex, t.slot, t.algorithmVersion), index('fpa_templates_key').on(t.keyId)],
 );
 
 export const SYNC_STATUSES = ['pending', 'present', 'incompatible', 'failed'] as const;

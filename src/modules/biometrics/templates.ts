@@ -9,6 +9,7 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import type { BiometricType } from '../../protocol/adms';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { CommandService, NewCommand } from '../commands';
@@ -18,14 +19,20 @@ import type { EventChannel } from '../events';
 import { templateAad } from './aad';
 import { hasConsent } from './consent-records';
 import type { BiometricEvents } from './events';
-import { deviceAccepts, sameVersion } from './rules';
+import { checkKind, isBiometricType, maxBytes, terminalTakes } from './kinds';
+import { sameVersion } from './rules';
 import { type TEMPLATE_SOURCES, templateSync, templates } from './tables';
 
 export type TemplateSource = (typeof TEMPLATE_SOURCES)[number];
 
 export interface StoreTemplateInput {
   enrolleeId: string;
+  /** Default `fingerprint`. */
+  type?: BiometricType;
+  /** The body part (BIODATA `No`): finger 0–9, palm 0/1, face 0. */
   fingerIndex: number;
+  /** Position in a multi-template set (BIODATA `Index`); default 0. */
+  slot?: number;
   data: Uint8Array;
   algorithmVersion: string;
   quality?: number | null;
@@ -40,7 +47,9 @@ export interface StoreTemplateInput {
 export interface StoredTemplate {
   id: string;
   enrolleeId: string;
+  type: BiometricType;
   fingerIndex: number;
+  slot: number;
   algorithmVersion: string;
   version: number;
   queuedTo: number;
@@ -49,7 +58,9 @@ export interface StoredTemplate {
 
 /** A template opened for a terminal (rendering a command); the bytes are never stored elsewhere. */
 export interface OpenedTemplate {
+  type: BiometricType;
   fingerIndex: number;
+  slot: number;
   algorithmVersion: string;
   duress: boolean;
   plain: Uint8Array;
@@ -64,6 +75,15 @@ export interface TerminalUser {
 
 /** Every finger index a terminal knows (0 left little finger … 9 right little finger). */
 const FINGER_INDEXES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+/** A template as commands know it: its kind, body part and slot. */
+interface TemplateRef {
+  id: string;
+  type: string;
+  fingerIndex: number;
+  slot: number;
+  version: number;
+}
 
 export class TemplateStore {
   constructor(
@@ -84,22 +104,25 @@ export class TemplateStore {
     const { settings, clock, keyRing } = this.ctx;
     const now = clock.now();
     const enrollee = await this.enrollees.requireActive(tx, input.enrolleeId);
-    this.checkFinger(input.fingerIndex);
+    const type = input.type ?? 'fingerprint';
+    const slot = input.slot ?? 0;
+    checkKind(settings, type, input.fingerIndex, slot);
     if (settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, enrollee.id))) {
       throw new FpaError('consent_required', 'consent is required before a template is stored', { enrollee: enrollee.id });
     }
-    this.checkSize(input.data.byteLength);
+    this.checkSize(input.data.byteLength, type);
     const algorithmVersion = input.algorithmVersion.trim();
     if (algorithmVersion === '' || algorithmVersion.length > 32) {
       throw new FpaError('validation_error', 'algorithm_version must be 1 to 32 characters', { field: 'algorithm_version' });
     }
 
     const existing = await tx
-      .select({ id: templates.id, fingerIndex: templates.fingerIndex, algorithmVersion: templates.algorithmVersion, version: templates.version })
+      .select({ id: templates.id, type: templates.type, fingerIndex: templates.fingerIndex, slot: templates.slot, algorithmVersion: templates.algorithmVersion, version: templates.version })
       .from(templates)
       .where(eq(templates.enrolleeId, enrollee.id));
-    const fingers = new Set(existing.map((t) => t.fingerIndex));
-    fingers.add(input.fingerIndex);
+    // FINGERS_ALLOWED_MAX counts fingers; a face or a palm is not a finger.
+    const fingers = new Set(existing.filter((t) => t.type === 'fingerprint').map((t) => t.fingerIndex));
+    if (type === 'fingerprint') fingers.add(input.fingerIndex);
     if (fingers.size > settings.FINGERS_ALLOWED_MAX) {
       throw new FpaError('too_many_fingers', `an enrollee may have at most ${settings.FINGERS_ALLOWED_MAX} fingers`, {
         max: settings.FINGERS_ALLOWED_MAX,
@@ -107,14 +130,18 @@ export class TemplateStore {
       });
     }
 
-    const previous = existing.find((t) => t.fingerIndex === input.fingerIndex && sameVersion(t.algorithmVersion, algorithmVersion));
+    const previous = existing.find(
+      (t) => t.type === type && t.fingerIndex === input.fingerIndex && t.slot === slot && sameVersion(t.algorithmVersion, algorithmVersion),
+    );
     const id = previous?.id ?? crypto.randomUUID();
     const version = (previous?.version ?? 0) + 1;
-    const ciphertext = await keyRing.encrypt(input.data, templateAad(enrollee.id, input.fingerIndex, version));
+    const ciphertext = await keyRing.encrypt(input.data, templateAad(enrollee.id, input.fingerIndex, version, { type, slot }));
     const row = {
       id,
       enrolleeId: enrollee.id,
+      type,
       fingerIndex: input.fingerIndex,
+      slot,
       algorithmVersion,
       version,
       ciphertext: Buffer.from(ciphertext),
@@ -137,25 +164,26 @@ export class TemplateStore {
       await tx.insert(templates).values(row);
     }
 
-    const fanOut = await this.fanOut(w, enrollee, { id, fingerIndex: input.fingerIndex, algorithmVersion, version }, input.sourceDeviceId ?? null);
+    const fanOut = await this.fanOut(w, enrollee, { id, type, fingerIndex: input.fingerIndex, slot, algorithmVersion, version }, input.sourceDeviceId ?? null);
     await audit(tx, now, {
       actor: input.by,
       action: 'template.stored',
       targetType: 'enrollee',
       targetId: enrollee.id,
-      details: { finger_index: input.fingerIndex, algorithm_version: algorithmVersion, version, source: input.source, device: input.sourceDeviceId ?? null },
+      details: { type, index: input.fingerIndex, part: slot, algorithm_version: algorithmVersion, version, source: input.source, device: input.sourceDeviceId ?? null },
     });
     const source = input.sourceDeviceId ? await this.devices.findById(tx, input.sourceDeviceId) : null;
     await this.events.record(w, 'template_stored', {
       enrollee: enrollee.id,
-      type: 'fingerprint',
+      type,
       index: input.fingerIndex,
+      part: slot,
       algorithm_version: algorithmVersion,
       version,
       source: input.source,
       device: source ? deviceRef(source) : null,
     });
-    return { id, enrolleeId: enrollee.id, fingerIndex: input.fingerIndex, algorithmVersion, version, ...fanOut };
+    return { id, enrolleeId: enrollee.id, type, fingerIndex: input.fingerIndex, slot, algorithmVersion, version, ...fanOut };
   }
 
   checkFinger(fingerIndex: number): void {
@@ -167,21 +195,17 @@ export class TemplateStore {
     }
   }
 
-  checkSize(bytes: number): void {
+  checkSize(bytes: number, type: BiometricType = 'fingerprint'): void {
     if (bytes <= 0) throw new FpaError('invalid_template', 'the template is empty', {});
-    if (bytes > this.ctx.settings.TEMPLATE_MAX_BYTES) {
-      throw new FpaError('template_too_large', `the template is ${bytes} bytes; the limit is ${this.ctx.settings.TEMPLATE_MAX_BYTES}`, {
-        size: bytes,
-        max: this.ctx.settings.TEMPLATE_MAX_BYTES,
-      });
-    }
+    const max = maxBytes(this.ctx.settings, type);
+    if (bytes > max) throw new FpaError('template_too_large', `the ${type} template is ${bytes} bytes; the limit is ${max}`, { size: bytes, max, type });
   }
 
   /** Queues one template to the in-scope devices and records sync status. */
   private async fanOut(
     w: WriteContext,
     enrollee: { id: string; devicePin: string; displayName: string },
-    template: { id: string; fingerIndex: number; algorithmVersion: string; version: number },
+    template: TemplateRef & { type: BiometricType; algorithmVersion: string },
     sourceDeviceId: string | null,
   ): Promise<{ queuedTo: number; incompatible: number }> {
     const { tx } = w;
@@ -195,21 +219,15 @@ export class TemplateStore {
     const syncRows: (typeof templateSync.$inferInsert)[] = [];
     let incompatible = 0;
     for (const device of targets) {
+      const takes = terminalTakes(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device, template.type, template.algorithmVersion);
       if (device.id === sourceDeviceId) {
         syncRows.push({ templateId: template.id, deviceId: device.id, status: 'present', templateVersion: template.version, updatedAt: now });
-      } else if (deviceAccepts(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device.algorithmVersion, template.algorithmVersion)) {
+      } else if (takes.ok) {
         commands.push(templateCommand(device.id, enrollee, template));
         syncRows.push({ templateId: template.id, deviceId: device.id, status: 'pending', templateVersion: template.version, updatedAt: now });
       } else {
         incompatible++;
-        syncRows.push({
-          templateId: template.id,
-          deviceId: device.id,
-          status: 'incompatible',
-          templateVersion: template.version,
-          detail: `device algorithm ${device.algorithmVersion} does not accept ${template.algorithmVersion}`,
-          updatedAt: now,
-        });
+        syncRows.push({ templateId: template.id, deviceId: device.id, status: 'incompatible', templateVersion: template.version, detail: takes.detail, updatedAt: now });
       }
     }
     // The source terminal may be outside the enrollee's scope; it still holds the template.
@@ -257,7 +275,7 @@ export class TemplateStore {
     const commands: NewCommand[] = [];
     const syncRows: (typeof templateSync.$inferInsert)[] = [];
     const pinOf = new Map(people.map((e) => [e.id, e.devicePin]));
-    const all: { id: string; enrolleeId: string; fingerIndex: number; algorithmVersion: string; version: number }[] = [];
+    const all: (TemplateRef & { enrolleeId: string; algorithmVersion: string })[] = [];
     for (const ids of chunks(
       people.map((e) => e.id),
       500,
@@ -267,7 +285,9 @@ export class TemplateStore {
           .select({
             id: templates.id,
             enrolleeId: templates.enrolleeId,
+            type: templates.type,
             fingerIndex: templates.fingerIndex,
+            slot: templates.slot,
             algorithmVersion: templates.algorithmVersion,
             version: templates.version,
           })
@@ -289,18 +309,14 @@ export class TemplateStore {
       }
       commands.push(userCommand(device.id, e));
       for (const t of byEnrollee.get(e.id) ?? []) {
-        if (deviceAccepts(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device.algorithmVersion, t.algorithmVersion)) {
+        const takes = isBiometricType(t.type)
+          ? terminalTakes(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device, t.type, t.algorithmVersion)
+          : { ok: false as const, detail: `unknown kind ${t.type}` };
+        if (takes.ok) {
           commands.push(templateCommand(device.id, { id: t.enrolleeId, devicePin: pinOf.get(t.enrolleeId)! }, t));
           syncRows.push({ templateId: t.id, deviceId: device.id, status: 'pending', templateVersion: t.version, updatedAt: now });
         } else {
-          syncRows.push({
-            templateId: t.id,
-            deviceId: device.id,
-            status: 'incompatible',
-            templateVersion: t.version,
-            updatedAt: now,
-            detail: 'algorithm not accepted',
-          });
+          syncRows.push({ templateId: t.id, deviceId: device.id, status: 'incompatible', templateVersion: t.version, updatedAt: now, detail: takes.detail });
         }
       }
     }
@@ -323,7 +339,10 @@ export class TemplateStore {
   ): Promise<number> {
     const { tx } = w;
     const now = this.ctx.clock.now();
-    const rows = await tx.select({ id: templates.id, fingerIndex: templates.fingerIndex }).from(templates).where(eq(templates.enrolleeId, enrollee.id));
+    const rows = await tx
+      .select({ id: templates.id, type: templates.type, fingerIndex: templates.fingerIndex, slot: templates.slot })
+      .from(templates)
+      .where(eq(templates.enrolleeId, enrollee.id));
     const templateIds = rows.map((r) => r.id);
     if (options.deleteUserFromDevices) {
       await this.removeFromDevices(w, [enrollee], await this.devicesThatMayHold(tx, enrollee.id));
@@ -336,17 +355,25 @@ export class TemplateStore {
               .select({ deviceId: templateSync.deviceId, templateId: templateSync.templateId })
               .from(templateSync)
               .where(and(inArray(templateSync.templateId, templateIds), ne(templateSync.status, 'incompatible')));
-      const fingerOf = new Map(rows.map((r) => [r.id, r.fingerIndex]));
+      const byId = new Map(rows.map((r) => [r.id, r]));
       const commands = new Map<string, NewCommand>();
       for (const h of holders) {
-        const finger = fingerOf.get(h.templateId)!;
-        commands.set(`${h.deviceId}:${finger}`, {
+        const t = byId.get(h.templateId)!;
+        // One delete per body part: it removes every slot of it on the terminal.
+        commands.set(`${h.deviceId}:${t.type}:${t.fingerIndex}`, {
           deviceId: h.deviceId,
           kind: 'delete_template',
-          payload: { pin: enrollee.devicePin, fingerIndex: finger },
-          supersedeKey: `tpl:${enrollee.devicePin}:${finger}`,
+          payload: { pin: enrollee.devicePin, fingerIndex: t.fingerIndex, type: t.type },
+          supersedeKey: deleteKey(enrollee.devicePin, t),
         });
       }
+      // Unsent writes of the other slots of those parts are pointless now.
+      const devicesHolding = [...new Set(holders.map((h) => h.deviceId))];
+      await this.commands.supersedeKeys(
+        tx,
+        devicesHolding,
+        rows.filter((r) => r.type !== 'fingerprint').map((r) => templateKey(enrollee.devicePin, r)),
+      );
       await this.commands.enqueue(w, [...commands.values()]);
     }
     if (templateIds.length > 0) {
@@ -382,11 +409,20 @@ export class TemplateStore {
       deviceIds,
       people.flatMap((p) => FINGER_INDEXES.map((finger) => `tpl:${p.devicePin}:${finger}`)),
     );
+    const pinOf = new Map(people.map((p) => [p.id, p.devicePin]));
     for (const ids of chunks(
       people.map((p) => p.id),
       500,
     )) {
-      const owned = await tx.select({ id: templates.id }).from(templates).where(inArray(templates.enrolleeId, ids));
+      const owned = await tx
+        .select({ id: templates.id, enrolleeId: templates.enrolleeId, type: templates.type, fingerIndex: templates.fingerIndex, slot: templates.slot })
+        .from(templates)
+        .where(inArray(templates.enrolleeId, ids));
+      await this.commands.supersedeKeys(
+        tx,
+        deviceIds,
+        owned.filter((t) => t.type !== 'fingerprint').map((t) => templateKey(pinOf.get(t.enrolleeId)!, t)),
+      );
       for (const templateIds of chunks(
         owned.map((t) => t.id),
         400,
@@ -404,7 +440,9 @@ export class TemplateStore {
     const rows = await q
       .select({
         id: templates.id,
+        type: templates.type,
         fingerIndex: templates.fingerIndex,
+        slot: templates.slot,
         algorithmVersion: templates.algorithmVersion,
         version: templates.version,
         sizeBytes: templates.sizeBytes,
@@ -414,7 +452,7 @@ export class TemplateStore {
       })
       .from(templates)
       .where(eq(templates.enrolleeId, enrolleeId))
-      .orderBy(templates.fingerIndex);
+      .orderBy(templates.type, templates.fingerIndex, templates.slot);
     const ids = rows.map((r) => r.id);
     const sync = ids.length === 0 ? [] : await q.select().from(templateSync).where(inArray(templateSync.templateId, ids));
     const devices = new Map<string, string>();
@@ -424,6 +462,9 @@ export class TemplateStore {
     }
     return rows.map((r) => ({
       id: r.id,
+      type: r.type,
+      index: r.fingerIndex,
+      part: r.slot,
       finger_index: r.fingerIndex,
       algorithm_version: r.algorithmVersion,
       version: r.version,
@@ -444,7 +485,7 @@ export class TemplateStore {
       const rows = await q
         .select({ enrolleeId: templates.enrolleeId, fingerIndex: templates.fingerIndex })
         .from(templates)
-        .where(inArray(templates.enrolleeId, ids));
+        .where(and(inArray(templates.enrolleeId, ids), eq(templates.type, 'fingerprint')));
       for (const r of rows)
         out.set(
           r.enrolleeId,
@@ -458,8 +499,9 @@ export class TemplateStore {
   async openForDevice(templateId: string, version: number): Promise<OpenedTemplate | null> {
     const [template] = await this.ctx.db.orm.select().from(templates).where(eq(templates.id, templateId)).limit(1);
     if (!template || template.version !== version) return null;
-    const plain = await this.ctx.keyRing.decrypt(new Uint8Array(template.ciphertext), templateAad(template.enrolleeId, template.fingerIndex, template.version));
-    return { fingerIndex: template.fingerIndex, algorithmVersion: template.algorithmVersion, duress: template.duress, plain };
+    if (!isBiometricType(template.type)) return null;
+    const plain = await this.ctx.keyRing.decrypt(new Uint8Array(template.ciphertext), aadOf(template));
+    return { type: template.type, fingerIndex: template.fingerIndex, slot: template.slot, algorithmVersion: template.algorithmVersion, duress: template.duress, plain };
   }
 
   /**
@@ -471,18 +513,25 @@ export class TemplateStore {
   async markPresentIfSame(
     w: WriteContext,
     deviceId: string,
-    upload: { enrolleeId: string; fingerIndex: number; algorithmVersion: string; duress: boolean; data: Uint8Array },
+    upload: { enrolleeId: string; type: BiometricType; fingerIndex: number; slot: number; algorithmVersion: string; duress: boolean; data: Uint8Array },
   ): Promise<boolean> {
     const rows = await w.tx
       .select()
       .from(templates)
-      .where(and(eq(templates.enrolleeId, upload.enrolleeId), eq(templates.fingerIndex, upload.fingerIndex)));
+      .where(
+        and(
+          eq(templates.enrolleeId, upload.enrolleeId),
+          eq(templates.type, upload.type),
+          eq(templates.fingerIndex, upload.fingerIndex),
+          eq(templates.slot, upload.slot),
+        ),
+      );
     const current = rows.find((t) => sameVersion(t.algorithmVersion, upload.algorithmVersion));
     // A finger that became (or stopped being) a duress finger is a new version, sent to the others.
     if (!current || current.sizeBytes !== upload.data.byteLength || current.duress !== upload.duress) return false;
     let plain: Uint8Array;
     try {
-      plain = await this.ctx.keyRing.decrypt(new Uint8Array(current.ciphertext), templateAad(current.enrolleeId, current.fingerIndex, current.version));
+      plain = await this.ctx.keyRing.decrypt(new Uint8Array(current.ciphertext), aadOf(current));
     } catch {
       // Unreadable (a key removed too early): store the upload as a new version instead.
       return false;
@@ -584,14 +633,32 @@ export function userCommand(deviceId: string, person: TerminalUser): NewCommand 
 }
 
 /** One template for one terminal; `enrollee` lets the renderer check the terminal's user with that PIN is them. */
-function templateCommand(deviceId: string, enrollee: { id: string; devicePin: string }, t: { id: string; fingerIndex: number; version: number }): NewCommand {
+function templateCommand(deviceId: string, enrollee: { id: string; devicePin: string }, t: TemplateRef): NewCommand {
   const pin = enrollee.devicePin;
   return {
     deviceId,
     kind: 'update_template',
-    payload: { pin, fingerIndex: t.fingerIndex, templateId: t.id, templateVersion: t.version, enrollee: enrollee.id },
-    supersedeKey: `tpl:${pin}:${t.fingerIndex}`,
+    payload: { pin, fingerIndex: t.fingerIndex, type: t.type, slot: t.slot, templateId: t.id, templateVersion: t.version, enrollee: enrollee.id },
+    supersedeKey: templateKey(pin, t),
   };
+}
+
+/**
+ * The supersede key of a template command: a newer write or a delete of the same template takes
+ * an unsent one's place. Fingerprints keep the first release's keys.
+ */
+function templateKey(pin: string, t: { type: string; fingerIndex: number; slot: number }): string {
+  return t.type === 'fingerprint' ? `tpl:${pin}:${t.fingerIndex}` : `tpl:${pin}:${t.type}:${t.fingerIndex}:${t.slot}`;
+}
+
+/** A delete removes a whole body part: for a fingerprint, the key of its only template. */
+function deleteKey(pin: string, t: { type: string; fingerIndex: number }): string {
+  return t.type === 'fingerprint' ? `tpl:${pin}:${t.fingerIndex}` : `tpl:${pin}:${t.type}:${t.fingerIndex}`;
+}
+
+/** The AAD of a stored row (its kind and slot are bound in for every kind but fingerprints). */
+function aadOf(row: { enrolleeId: string; type: string; fingerIndex: number; slot: number; version: number }) {
+  return templateAad(row.enrolleeId, row.fingerIndex, row.version, { type: row.type, slot: row.slot });
 }
 
 async function upsertSync(tx: Tx, rows: (typeof templateSync.$inferInsert)[]): Promise<void> {

@@ -136,9 +136,9 @@ export function keepTerminalsInSync(deps: {
       } else if (kind === 'delete_user' && pin) {
         await devices.users.removed(w.tx, data.device.id, pin);
       } else if (kind === 'update_template' && pin && typeof payload.fingerIndex === 'number') {
-        await devices.users.noteBiometric(w.tx, data.device.id, pin, 'fingerprint', payload.fingerIndex);
+        await devices.users.noteBiometric(w.tx, data.device.id, pin, kindOf(payload), payload.fingerIndex);
       } else if (kind === 'delete_template' && pin) {
-        await devices.users.dropBiometric(w.tx, data.device.id, pin, 'fingerprint', typeof payload.fingerIndex === 'number' ? payload.fingerIndex : null);
+        await devices.users.dropBiometric(w.tx, data.device.id, pin, kindOf(payload), typeof payload.fingerIndex === 'number' ? payload.fingerIndex : null);
       }
     }
   });
@@ -161,4 +161,9 @@ export function keepTerminalsInSync(deps: {
       await templates.recordSync(w.tx, templateId, data.device.id, Number(templateVersion), status, detail);
     }
   });
+}
+
+/** The kind of a template command (ones queued before there were kinds are fingerprints). */
+function kindOf(payload: Record<string, unknown>): string {
+  return typeof payload.type === 'string' ? payload.type : 'fingerprint';
 }

@@ -1,5 +1,6 @@
 /** The enrollment module's HTTP model: the agent API (docs/spec.md) and the administrators' routes. */
 import { t } from 'elysia';
+import { BIOMETRIC_TYPES } from '../../protocol/adms';
 import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { SESSION_STATUSES } from './tables';
 
@@ -16,7 +17,8 @@ export const Session = t.Object(
     kind: OneOf(['agent', 'remote'], '`agent`: a desktop agent; `remote`: a terminal enrolls on command.'),
     status: OneOf(SESSION_STATUSES, 'open → in_progress (claim) → completed | cancelled | failed; expired after ENROLLMENT_SESSION_TTL.'),
     enrollee: t.Object({ id: Uuid(), display_name: t.String(), device_pin: t.String() }),
-    fingers_requested: t.Array(Int(), { description: 'Fingers to capture.' }),
+    biometric: OneOf(BIOMETRIC_TYPES, 'What is enrolled: fingers, or (remote sessions) a face or palm.'),
+    fingers_requested: t.Array(Int(), { description: 'Body parts to capture: fingers 0–9 (a face is 0; palms 0/1).' }),
     fingers_captured: t.Array(Int(), { description: 'Fingers uploaded so far.' }),
     agent: Nullable(Uuid('The agent of an agent session.')),
     device: Nullable(t.String({ description: 'Serial number of the terminal of a remote session.' })),
@@ -146,7 +148,8 @@ export const SessionList = {
 export const RemoteEnrollmentCreate = Body(
   {
     device: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'Serial number of the terminal.' }),
-    fingers: Fingers('Fingers to enroll, one after the other.'),
+    type: t.Optional(OneOf(BIOMETRIC_TYPES, 'What to enroll (default `fingerprint`); a face or palm needs a terminal that declares it.')),
+    fingers: t.Optional(Fingers('Fingers (or palms: 0 left, 1 right) to enroll, one after the other; required for fingerprints, a face is 0.')),
   },
   { title: 'RemoteEnrollmentCreate' },
 );

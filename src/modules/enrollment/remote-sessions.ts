@@ -18,7 +18,8 @@ import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
-import { hasConsent, userCommand } from '../biometrics';
+import { type BiometricType, biometricCapability } from '../../protocol/adms';
+import { checkKind, hasConsent, userCommand } from '../biometrics';
 import { type CommandEvents, type CommandService, describeReturnCode, type NewCommand } from '../commands';
 import { type DeviceRow, type DeviceService, takesBiodata } from '../devices';
 import type { EnrolleeService } from '../enrollees';
@@ -31,7 +32,10 @@ const ENROLL_KINDS = ['ENROLL_FP', 'ENROLL_BIO'] as const;
 export interface StartRemoteEnrollment {
   /** Serial number of an approved terminal. */
   device: string;
-  fingers: number[];
+  /** Default `fingerprint`; a face or palm needs a terminal that declares it. */
+  type?: BiometricType;
+  /** Fingers, or palms (0 left, 1 right); a face is 0 (the default for faces). */
+  fingers?: number[];
   by: string;
 }
 
@@ -51,12 +55,16 @@ export class RemoteEnrollment {
   /** Starts a remote session; `enrollee` is its UUID or device PIN. */
   async start(enrollee: string, options: StartRemoteEnrollment): Promise<SessionView> {
     const { ctx } = this;
-    const fingers = this.sessions.validateFingers(options.fingers);
+    const type = options.type ?? 'fingerprint';
+    const fingers = type === 'fingerprint' ? this.sessions.validateFingers(options.fingers) : this.validateParts(type, options.fingers ?? [0]);
     const session = await ctx.db.write(async (w) => {
       const { tx } = w;
       const device = await this.devices.get(options.device, tx);
       if (device.status !== 'approved') {
         throw new FpaError('device_not_approved', 'remote enrollment needs an approved device', { serial_number: device.serialNumber, status: device.status });
+      }
+      if (type !== 'fingerprint' && biometricCapability(device.parameters, type).supported !== true) {
+        throw new FpaError('command_not_supported', `the terminal has not declared ${type} support`, { serial_number: device.serialNumber, type });
       }
       const person = await this.enrollees.findByIdOrPin(tx, enrollee);
       if (!person) throw new FpaError('not_found', 'enrollee not found', { enrollee });
@@ -77,7 +85,7 @@ export class RemoteEnrollment {
           session: busy[0]!.id,
         });
       }
-      const row = await this.sessions.insert(tx, { kind: 'remote', enrolleeId: person.id, deviceId: device.id, fingers, createdBy: options.by });
+      const row = await this.sessions.insert(tx, { kind: 'remote', enrolleeId: person.id, deviceId: device.id, biometric: type, fingers, createdBy: options.by });
       await this.commands.enqueue(w, [userCommand(device.id, person)]);
       await this.queueNextFinger(w, row, device);
       await audit(tx, ctx.clock.now(), {
@@ -85,11 +93,19 @@ export class RemoteEnrollment {
         action: 'enrollment.remote_started',
         targetType: 'enrollee',
         targetId: person.id,
-        details: { session: row.id, device: device.serialNumber, fingers },
+        details: { session: row.id, device: device.serialNumber, type, fingers },
       });
       return row;
     });
     return this.sessions.view(session);
+  }
+
+  /** Body parts of a face or palm to enroll: allowed for the kind, unique. */
+  private validateParts(type: BiometricType, parts: number[]): number[] {
+    const unique = [...new Set(parts)].sort((a, b) => a - b);
+    if (unique.length === 0) throw new FpaError('validation_error', 'give the body parts to enroll', { field: 'fingers' });
+    for (const no of unique) checkKind(this.ctx.settings, type, no, 0);
+    return unique;
   }
 
   /** The open remote session of this terminal for this enrollee, if any. */
@@ -162,10 +178,11 @@ export class RemoteEnrollment {
     if (next === undefined) return;
     const person = await this.enrollees.find(w.tx, session.enrolleeId);
     if (!person) return;
+    const fingerprint = session.biometric === 'fingerprint';
     const command: NewCommand = {
       deviceId: device.id,
-      kind: takesBiodata(device, device.algorithmVersion) ? 'ENROLL_BIO' : 'ENROLL_FP',
-      payload: { pin: person.devicePin, fingerIndex: next },
+      kind: !fingerprint || takesBiodata(device, device.algorithmVersion) ? 'ENROLL_BIO' : 'ENROLL_FP',
+      payload: { pin: person.devicePin, fingerIndex: next, type: session.biometric },
       sessionId: session.id,
       expiresAt: session.expiresAt,
     };

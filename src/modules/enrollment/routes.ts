@@ -99,7 +99,7 @@ export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
     .post(
       '/enrollees/:id/remote-enrollment',
       async ({ params, body, admin, set }) => {
-        const session = await remote.start(params.id, { device: body.device, fingers: body.fingers, by: admin.by });
+        const session = await remote.start(params.id, { device: body.device, type: body.type, fingers: body.fingers, by: admin.by });
         set.status = 201;
         return session;
       },

@@ -7,6 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import { and, eq, inArray, lte } from 'drizzle-orm';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { BIOMETRIC_TYPES, type BiometricType } from '../../protocol/adms';
 import type { Runtime } from '../../platform/runtime';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
@@ -58,7 +59,16 @@ export class SessionStore {
 
   async insert(
     tx: Tx,
-    values: { kind: 'agent' | 'remote'; enrolleeId: string; agentId?: string | null; deviceId?: string | null; fingers: number[]; createdBy: string },
+    values: {
+      kind: 'agent' | 'remote';
+      enrolleeId: string;
+      agentId?: string | null;
+      deviceId?: string | null;
+      /** Default `fingerprint`. */
+      biometric?: BiometricType;
+      fingers: number[];
+      createdBy: string;
+    },
   ): Promise<SessionRow> {
     const now = this.ctx.clock.now();
     const row: SessionRow = {
@@ -67,6 +77,7 @@ export class SessionStore {
       enrolleeId: values.enrolleeId,
       agentId: values.agentId ?? null,
       deviceId: values.deviceId ?? null,
+      biometric: values.biometric ?? 'fingerprint',
       fingersRequested: values.fingers,
       fingersCaptured: [],
       status: 'open',
@@ -148,6 +159,7 @@ export class SessionStore {
         kind: r.kind,
         status: r.status,
         enrollee: { id: r.enrolleeId, display_name: e?.displayName ?? '', device_pin: e?.devicePin ?? '' },
+        biometric: isBiometric(r.biometric) ? r.biometric : 'fingerprint',
         fingers_requested: r.fingersRequested,
         fingers_captured: r.fingersCaptured,
         agent: r.agentId,
@@ -165,4 +177,8 @@ export class SessionStore {
     const [view] = await this.views(this.ctx.db.orm, [row]);
     return view!;
   }
+}
+
+function isBiometric(value: string): value is BiometricType {
+  return (BIOMETRIC_TYPES as readonly string[]).includes(value);
 }

@@ -14,6 +14,9 @@ export const enrollmentSessions = sqliteTable(
     enrolleeId: text('enrollee_id').notNull(),
     agentId: text('agent_id'),
     deviceId: text('device_id'),
+    /** What is enrolled: `fingerprint` (agents, and terminals by default), or a face or palm on a terminal. */
+    biometric: text('biometric').notNull().default('fingerprint'),
+    /** Body parts to capture: fingers 0–9; a face is 0; palms 0/1. */
     fingersRequested: text('fingers_requested', { mode: 'json' }).$type<number[]>().notNull(),
     /** Fingers the device has uploaded so far (remote sessions). */
     fingersCaptured: text('fingers_captured', { mode: 'json' }).$type<number[]>().notNull(),

@@ -8,6 +8,8 @@ import type { Logger } from '../../platform/log';
 import type { Clock } from '../../platform/runtime';
 import { wallTimeAt } from '../../platform/time/zone';
 import {
+  BIODATA_TYPE,
+  type BiometricType,
   biodataCommand,
   checkCommand,
   clearDataCommand,
@@ -38,7 +40,7 @@ import {
   sanitizeValue,
   userInfoCommand,
 } from '../../protocol/adms';
-import type { TemplateStore } from '../biometrics';
+import { isBiometricType, type TemplateStore } from '../biometrics';
 import type { CommandService, DueCommand } from '../commands';
 import { type DeviceRow, type DeviceUsers, takesBiodata } from '../devices';
 
@@ -145,13 +147,18 @@ export class CommandRenderer {
         return this.renderTemplate(device, pin, p, v3);
       case 'delete_template': {
         const finger = Number(p.fingerIndex);
+        const type = kindOf(p);
+        // Faces, palms and veins only ever travel as BIODATA.
+        if (type !== 'fingerprint') return deleteBiodataCommand(pin, BIODATA_TYPE[type], finger);
         if (takesBiodata(device, device.algorithmVersion)) return deleteBiodataCommand(pin, FINGERPRINT, finger);
         return v3 ? push3DeleteTemplateCommand(pin, finger) : deleteFingerCommand(pin, finger);
       }
       case 'ENROLL_FP':
         return v3 ? push3EnrollCommand(pin, FINGERPRINT, Number(p.fingerIndex)) : enrollFingerCommand(pin, Number(p.fingerIndex));
-      case 'ENROLL_BIO':
-        return v3 ? push3EnrollCommand(pin, FINGERPRINT, Number(p.fingerIndex)) : enrollBioCommand(pin, FINGERPRINT, { no: Number(p.fingerIndex) });
+      case 'ENROLL_BIO': {
+        const type = BIODATA_TYPE[kindOf(p)];
+        return v3 ? push3EnrollCommand(pin, type, Number(p.fingerIndex)) : enrollBioCommand(pin, type, { no: Number(p.fingerIndex) });
+      }
       case 'CHECK':
         return checkCommand();
       case 'INFO':
@@ -185,6 +192,19 @@ export class CommandRenderer {
     if (!template) return null;
     const base64 = Buffer.from(template.plain).toString('base64');
     template.plain.fill(0);
+    if (template.type !== 'fingerprint') {
+      const [major = '0', minor = '0'] = template.algorithmVersion.split('.');
+      return biodataCommand({
+        pin,
+        no: template.fingerIndex,
+        index: template.slot,
+        type: BIODATA_TYPE[template.type],
+        majorVer: major,
+        minorVer: minor,
+        template: base64,
+        duress: 0,
+      });
+    }
     if (takesBiodata(device, template.algorithmVersion)) {
       const [major = '0', minor = '0'] = template.algorithmVersion.split('.');
       return biodataCommand({
@@ -201,6 +221,11 @@ export class CommandRenderer {
     if (v3) return push3TemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, duress: template.duress });
     return fingerTemplateCommand({ pin, fingerIndex: template.fingerIndex, template: base64, valid: template.duress ? 3 : 1 });
   }
+}
+
+/** The kind a template command is about (commands queued before there were kinds carry none: fingerprints). */
+function kindOf(p: Record<string, string | number | undefined>): BiometricType {
+  return isBiometricType(p.type) ? p.type : 'fingerprint';
 }
 
 /** A card number from a command payload, when the enrollee has one. */

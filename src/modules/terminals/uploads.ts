@@ -8,6 +8,7 @@
 import type { Runtime } from '../../platform/runtime';
 import {
   type BiodataRecord,
+  biometricTypeOf,
   type OplogRecord,
   parseAttPhoto,
   parseBiodata,
@@ -21,8 +22,6 @@ import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } f
 import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
 import type { WalkUpEnrollment } from './walk-up';
 
-/** BIODATA Type 1 is a fingerprint; every other type (face, palm, vein…) is not enrolled here. */
-const FINGERPRINT_TYPE = 1;
 /** FP uploads carry no version; a terminal that never said otherwise runs ZKFinger 10. */
 const DEFAULT_FP_ALGORITHM = '10';
 /** `Valid` of a template the terminal itself marks unusable; FP `Valid=3` marks a duress finger. */
@@ -199,12 +198,23 @@ export class TerminalUploads {
   }
 
   private async biodataRecord(device: DeviceRow, r: BiodataRecord, ignoredTypes: Map<number, number>, notes: Note[]): Promise<DeviceRow> {
-    if (r.type !== FINGERPRINT_TYPE) {
+    const type = biometricTypeOf(r.type);
+    if (type === null || !this.ctx.settings.BIOMETRIC_TYPES.includes(type)) {
       ignoredTypes.set(r.type, (ignoredTypes.get(r.type) ?? 0) + 1);
       return device;
     }
     if (r.valid === INVALID) {
       notes.push(invalidNote('BIODATA', r.pin, r.no));
+      return device;
+    }
+    if (type !== 'fingerprint') {
+      // A face, palm or vein: its version is the record's own (there is no default to fall back on).
+      const version = r.minorVer.trim() === '' ? r.majorVer.trim() : `${r.majorVer.trim()}.${r.minorVer.trim()}`;
+      if (r.majorVer.trim() === '') {
+        notes.push({ kind: 'template_invalid', message: `BIODATA ${type} of PIN ${r.pin} has no MajorVer and was not stored`, details: { pin: r.pin, type } });
+        return device;
+      }
+      await this.walkUp.accept(device, { pin: r.pin, type, fingerIndex: r.no, slot: r.index, template: r.template, algorithmVersion: version, duress: false, origin: 'BIODATA' });
       return device;
     }
     // A terminal that uploads fingerprint BIODATA takes templates back the same way.
@@ -252,7 +262,7 @@ function invalidNote(origin: string, pin: string, finger: number): Note {
 function ignoredNote(types: Map<number, number>): Note {
   return {
     kind: 'biodata_ignored',
-    message: `BIODATA of types ${[...types.keys()].join(', ')} acknowledged and ignored (only fingerprints, Type=1, are enrolled)`,
+    message: `BIODATA of types ${[...types.keys()].join(', ')} acknowledged and ignored (not a kind BIOMETRIC_TYPES keeps)`,
     details: { types: Object.fromEntries(types) },
   };
 }

@@ -28,6 +28,7 @@
 import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
+import type { BiometricType } from '../../protocol/adms';
 import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
@@ -38,7 +39,12 @@ import type { TerminalEvents } from './events';
 
 export interface TemplateUpload {
   pin: string;
+  /** Default `fingerprint`. */
+  type?: BiometricType;
+  /** The body part (finger 0–9, palm 0/1, face 0). */
   fingerIndex: number;
+  /** Position in a multi-template set (BIODATA `Index`); default 0. */
+  slot?: number;
   /** Base64 as sent (already checked to be base64 by the parser). */
   template: string;
   algorithmVersion: string;
@@ -56,6 +62,7 @@ const REJECTIONS = new Set<ErrorCode>([
   'enrollee_inactive',
   'consent_required',
   'finger_not_allowed',
+  'biometric_not_allowed',
   'template_too_large',
   'too_many_fingers',
   'invalid_template',
@@ -104,13 +111,17 @@ export class WalkUpEnrollment {
 
   private async store(w: WriteContext, device: DeviceRow, upload: TemplateUpload, data: Uint8Array): Promise<UploadOutcome> {
     const { biometrics, enrollment, devices } = this.deps;
+    const type = upload.type ?? 'fingerprint';
+    const slot = upload.slot ?? 0;
     const person = await this.ownerOf(w, device, upload.pin);
-    await devices.users.noteBiometric(w.tx, device.id, upload.pin, 'fingerprint', upload.fingerIndex);
+    await devices.users.noteBiometric(w.tx, device.id, upload.pin, type, upload.fingerIndex);
     const session = await enrollment.remote.openSessionFor(w.tx, device.id, person.id);
-    const requested = session?.fingersRequested.includes(upload.fingerIndex) ?? false;
+    const requested = (session?.biometric === type && session.fingersRequested.includes(upload.fingerIndex)) ?? false;
     const same = await biometrics.templates.markPresentIfSame(w, device.id, {
       enrolleeId: person.id,
+      type,
       fingerIndex: upload.fingerIndex,
+      slot,
       algorithmVersion: upload.algorithmVersion,
       duress: upload.duress,
       data,
@@ -118,7 +129,9 @@ export class WalkUpEnrollment {
     if (!same) {
       await biometrics.templates.storeTemplateIn(w, {
         enrolleeId: person.id,
+        type,
         fingerIndex: upload.fingerIndex,
+        slot,
         data,
         algorithmVersion: upload.algorithmVersion,
         duress: upload.duress,
@@ -148,13 +161,13 @@ export class WalkUpEnrollment {
   private async keepAsTerminalUser(device: DeviceRow, upload: TemplateUpload): Promise<void> {
     const now = this.ctx.clock.now();
     await this.ctx.db.write(async ({ tx }) => {
-      await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, 'fingerprint', upload.fingerIndex);
+      await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, upload.type ?? 'fingerprint', upload.fingerIndex);
       await noteOnDevice(
         tx,
         device.id,
         'terminal_user_template',
-        `template of PIN ${upload.pin}, finger ${upload.fingerIndex} belongs to the terminal's own user: not stored until an administrator adopts them`,
-        { pin: upload.pin, finger_index: upload.fingerIndex, origin: upload.origin },
+        `${upload.type ?? 'fingerprint'} template of PIN ${upload.pin} (${upload.fingerIndex}) belongs to the terminal's own user: not stored until an administrator adopts them`,
+        { pin: upload.pin, type: upload.type ?? 'fingerprint', finger_index: upload.fingerIndex, origin: upload.origin },
         now,
       );
     });
@@ -166,14 +179,16 @@ export class WalkUpEnrollment {
     const { commands, enrollees, enrollment } = this.deps;
     const now = ctx.clock.now();
     const deleting = ctx.settings.DELETE_REJECTED_DEVICE_TEMPLATES;
+    const type = upload.type ?? 'fingerprint';
+    const what = type === 'fingerprint' ? `finger ${upload.fingerIndex}` : `${type} ${upload.fingerIndex}`;
     await ctx.db.write(async (w) => {
       const { tx } = w;
       await noteOnDevice(
         tx,
         device.id,
         'template_rejected',
-        `template of PIN ${upload.pin}, finger ${upload.fingerIndex} rejected: ${message}`,
-        { pin: upload.pin, finger_index: upload.fingerIndex, reason, origin: upload.origin, delete_queued: deleting },
+        `template of PIN ${upload.pin}, ${what} rejected: ${message}`,
+        { pin: upload.pin, type, finger_index: upload.fingerIndex, reason, origin: upload.origin, delete_queued: deleting },
         now,
       );
       if (deleting) {
@@ -181,16 +196,16 @@ export class WalkUpEnrollment {
           {
             deviceId: device.id,
             kind: 'delete_template',
-            payload: { pin: upload.pin, fingerIndex: upload.fingerIndex },
-            supersedeKey: `tpl:${upload.pin}:${upload.fingerIndex}`,
+            payload: { pin: upload.pin, fingerIndex: upload.fingerIndex, type },
+            supersedeKey: type === 'fingerprint' ? `tpl:${upload.pin}:${upload.fingerIndex}` : `tpl:${upload.pin}:${type}:${upload.fingerIndex}`,
           },
         ]);
       }
       const person = await enrollees.findByPin(tx, upload.pin);
       const session = person ? await enrollment.remote.openSessionFor(tx, device.id, person.id) : null;
-      if (session) await enrollment.remote.failOnRejection(w, session, upload.fingerIndex, message);
-      await this.events.record(w, 'template_rejected', { device: deviceRef(device), pin: upload.pin, index: upload.fingerIndex, type: 'fingerprint', reason });
+      if (session?.biometric === type) await enrollment.remote.failOnRejection(w, session, upload.fingerIndex, message);
+      await this.events.record(w, 'template_rejected', { device: deviceRef(device), pin: upload.pin, index: upload.fingerIndex, type, reason });
     });
-    ctx.log.info('walk-up template rejected', { device: device.serialNumber, pin: upload.pin, finger: upload.fingerIndex, reason });
+    ctx.log.info('walk-up template rejected', { device: device.serialNumber, pin: upload.pin, type, index: upload.fingerIndex, reason });
   }
 }

@@ -5,7 +5,7 @@
 import { parseEncryptionKey } from '../crypto/template-cipher';
 import { isValidTimeZone } from '../time/zone';
 import type { LoadedSettings, Settings } from './settings';
-import { envNameOf } from './settings';
+import { envNameOf, SETTINGS_SCHEMA } from './settings';
 
 export interface ConfigIssue {
   code: string;
@@ -31,6 +31,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E013': { severity: 'error', meaning: 'a numeric limit is out of range' },
   'fpa.E014': { severity: 'error', meaning: 'EMPLOYEE_LOOKUP_FIELD is not a field of the employee directory in use' },
   'fpa.E015': { severity: 'error', meaning: 'EMPLOYEE_MODEL names a model no directory provides (standalone, only `builtin` exists)' },
+  'fpa.E016': { severity: 'error', meaning: 'BIOMETRIC_TYPES or BIOMETRIC_MAX_BYTES names a biometric kind the service does not know' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
   'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
@@ -172,6 +173,18 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     } catch {
       out.push(issue('fpa.E011', 'ADMIN_JWKS_URL is not a URL.', 'Give the https URL of the identity provider’s JWKS.'));
     }
+  }
+  // Every kind the service knows is on by default (the ADMS protocol module lists the same ones; a test keeps them equal).
+  const kinds = SETTINGS_SCHEMA.BIOMETRIC_TYPES.default;
+  const unknownKinds = [...s.BIOMETRIC_TYPES, ...Object.keys(s.BIOMETRIC_MAX_BYTES)].filter((k) => !kinds.includes(k));
+  if (unknownKinds.length > 0) {
+    out.push(
+      issue(
+        'fpa.E016',
+        `Unknown biometric kinds: ${[...new Set(unknownKinds)].join(', ')}.`,
+        `The kinds are ${kinds.join(', ')}.`,
+      ),
+    );
   }
   // One rule for the server and `fpa:check`: a host's directory names the model; otherwise the
   // built-in one runs, and EMPLOYEE_MODEL must say so.

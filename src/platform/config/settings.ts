@@ -13,6 +13,7 @@ import {
   parseInteger,
   parseIntList,
   parseJsonMap,
+  parseJsonNumberMap,
   parseList,
   parseRate,
   parseSchedule,
@@ -42,6 +43,8 @@ export interface Settings {
   FINGERS_ALLOWED_MAX: number;
   ENROLLMENT_SESSION_TTL: number;
   TEMPLATE_MAX_BYTES: number;
+  BIOMETRIC_TYPES: string[];
+  BIOMETRIC_MAX_BYTES: Record<string, number>;
   AGENT_RATE_LIMIT: Rate;
   AGENT_CAN_START_SESSIONS: boolean;
   ALGORITHM_COMPATIBILITY_MAP: Record<string, string[]>;
@@ -140,6 +143,8 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 const isNumberArray = (v: unknown): v is number[] => Array.isArray(v) && v.every(isNumber);
+const isNumberMap = (v: unknown): v is Record<string, number> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((n) => Number.isSafeInteger(n) && n >= 0);
 const isStringListMap = (v: unknown): v is Record<string, string[]> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(isStringArray);
 
@@ -200,7 +205,18 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   FINGERS_REQUIRED_MIN: integer(1, 'Minimum fingers per enrollee, checked when an agent session completes.'),
   FINGERS_ALLOWED_MAX: integer(10, 'Maximum fingers per enrollee, checked in storeTemplate.'),
   ENROLLMENT_SESSION_TTL: duration(10 * MINUTE, 'Lifetime of an enrollment session.'),
-  TEMPLATE_MAX_BYTES: integer(65536, 'Maximum template size in bytes (decoded).'),
+  TEMPLATE_MAX_BYTES: integer(65536, 'Maximum fingerprint template size in bytes (decoded).'),
+  BIOMETRIC_TYPES: list(
+    ['fingerprint', 'face', 'visible_face', 'palm', 'finger_vein'],
+    'Biometric kinds the service keeps and syncs (`fingerprint`, `face` near-infrared, `visible_face`, `palm`, `finger_vein`); other uploads are acknowledged and not kept.',
+  ),
+  BIOMETRIC_MAX_BYTES: {
+    default: { face: 32768, visible_face: 32768, palm: 32768, finger_vein: 16384 },
+    parse: parseJsonNumberMap,
+    accept: isNumberMap,
+    description: 'JSON map: kind → maximum template size in bytes (decoded) for kinds other than fingerprints (those: TEMPLATE_MAX_BYTES).',
+    show: (v) => JSON.stringify(v),
+  },
   AGENT_RATE_LIMIT: {
     default: { limit: 120, windowMs: MINUTE },
     parse: parseRate,

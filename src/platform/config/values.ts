@@ -233,6 +233,24 @@ export function parseJsonMap(text: string): ParseResult<Record<string, string[]>
   return ok(out);
 }
 
+/** A JSON object of non-negative integers, e.g. `{"face":32768}`. */
+export function parseJsonNumberMap(text: string): ParseResult<Record<string, number>> {
+  if (typeof text !== 'string') return fail(NOT_A_STRING);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return fail('expected JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail('expected a JSON object mapping names to whole numbers');
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!Number.isSafeInteger(value) || (value as number) < 0) return fail(`value for key ${JSON.stringify(key.slice(0, 64))} must be a whole number`);
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return ok(out);
+}
+
 // ------------------------------------------------------------ calendar bits
 
 const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];

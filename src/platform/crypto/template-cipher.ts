@@ -15,8 +15,11 @@
  *
  * Additional authenticated data binds the ciphertext to where it is stored:
  *   fpa-template-v1|<purpose>|<enrolleeId>|<fingerIndex>|<version>
- * (UTF-8). The mapping is injective: purpose is an enum and the last two
- * fields are integers, so an enrolleeId containing "|" cannot collide.
+ * and, for a biometric other than a fingerprint, `|<kind>|<slot>` after it
+ * (UTF-8). The mapping is injective: purpose is an enum, a fingerprint's last
+ * two fields are integers and any other's last but one is a lower-case word, so
+ * an enrolleeId containing "|" cannot collide. Fingerprints keep the first
+ * release's bytes, so their ciphertexts open as they are.
  *
  * Security notes: key material and plaintext never appear in errors; keys are
  * imported as non-extractable CryptoKeys and the raw bytes are wiped after
@@ -33,6 +36,8 @@ export interface TemplateAad {
   version: number;
   /** Defaults to "template". */
   purpose?: TemplatePurpose;
+  /** A biometric other than a fingerprint (`face`, `palm`…) and its position in a multi-template set. */
+  kind?: { type: string; slot: number };
 }
 
 /** Malformed key text. The message describes the problem, never the key. */
@@ -120,8 +125,14 @@ export function templateAadBytes(aad: TemplateAad): Uint8Array<ArrayBuffer> {
   if (!Number.isSafeInteger(aad.version) || aad.version < 0) {
     throw new TypeError('template AAD version must be a non-negative integer');
   }
+  let kind = '';
+  if (aad.kind) {
+    if (!/^[a-z_]{1,32}$/.test(aad.kind.type) || aad.kind.type === 'fingerprint') throw new TypeError('template AAD kind must be a lower-case word other than fingerprint');
+    if (!Number.isSafeInteger(aad.kind.slot) || aad.kind.slot < 0) throw new TypeError('template AAD slot must be a non-negative integer');
+    kind = `|${aad.kind.type}|${String(aad.kind.slot)}`;
+  }
   // String(-0) === "0", so -0 and 0 share an encoding, as they should.
-  return new TextEncoder().encode(`${AAD_PREFIX}|${purpose}|${aad.enrolleeId}|${String(aad.fingerIndex)}|${String(aad.version)}`);
+  return new TextEncoder().encode(`${AAD_PREFIX}|${purpose}|${aad.enrolleeId}|${String(aad.fingerIndex)}|${String(aad.version)}${kind}`);
 }
 
 interface ParsedEnvelope {

@@ -8,6 +8,7 @@ export * from './attlog';
 export * from './attphoto';
 export * from './base64';
 export * from './biodata';
+export * from './biometric-types';
 export * from './card';
 export * from './command-batch';
 export * from './commands';

@@ -150,7 +150,7 @@ describe('deletes reach every terminal that may hold the data', () => {
 
     await fpa.service.withdrawConsent(e.id, { by });
     const deletes = (await commandsOf(d, e.devicePin)).filter((c) => c.kind === 'delete_template' && c.status === 'pending');
-    expect(deletes.map((c) => c.payload)).toEqual([{ pin: e.devicePin, fingerIndex: 4 }]);
+    expect(deletes.map((c) => c.payload)).toEqual([{ pin: e.devicePin, fingerIndex: 4, type: 'fingerprint' }]);
   });
 
   test('withdrawal and deletion close open sessions through closeSession: enroll commands expire, the event fires', async () => {

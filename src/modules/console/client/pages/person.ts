@@ -20,7 +20,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
     api.get<List<Template>>(`${base}templates/`),
     api.get<List<Device>>('devices/?status=approved&limit=1000'),
     api.get<List<Agent>>('enrollment-agents/?limit=1000'),
-    api.get<List<Session>>('enrollment-sessions/?limit=200'),
+    api.get<List<Session>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`),
   ]);
   const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
   const deviceName = (serial: string) => devices.results.find((d) => d.serial_number === serial)?.name ?? serial;
@@ -215,6 +215,13 @@ function fingerPicker(): { element: HTMLElement; chosen: () => number[] } {
 function enrollSection(person: Enrollee, base: string, devices: Device[], agents: Agent[], redraw: () => Promise<void>): HTMLElement {
   if (person.status !== 'active') return section('Enroll fingerprints', h('p', {}, 'Reactivate this person first.'));
   const fingers = fingerPicker();
+  // Terminals that declare them also enroll faces, palms and finger veins (ENROLL_BIO); agents only fingerprints.
+  const what = select([
+    ['fingerprint', 'Fingerprints'],
+    ['face', 'Face'],
+    ['palm', 'Both palms'],
+    ['finger_vein', 'Finger veins'],
+  ]);
   const where = select([
     ...devices.map((d): [string, string] => [`device:${d.serial_number}`, `At terminal ${d.name ?? d.serial_number}`]),
     ...agents.map((a): [string, string] => [`agent:${a.id}`, `At desktop agent ${a.name}`]),
@@ -224,19 +231,28 @@ function enrollSection(person: Enrollee, base: string, devices: Device[], agents
     { class: 'stack' },
     person.consent ? null : h('p', { class: 'error' }, 'Record consent first: without it the fingerprints are refused.'),
     field('Where', where, 'A terminal asks the person to place each finger; a desktop agent uses its USB reader.'),
+    field('What', what),
     fingers.element,
     h('button', { type: 'submit', class: 'primary' }, 'Start enrollment'),
   );
+  what.addEventListener('change', () => {
+    fingers.element.hidden = what.value === 'face' || what.value === 'palm';
+  });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const chosen = fingers.chosen();
+    const type = what.value;
+    const chosen = type === 'face' ? [0] : type === 'palm' ? [0, 1] : fingers.chosen();
     if (chosen.length === 0) {
       announce('Choose at least one finger.', 'bad');
       return;
     }
     const [kind, target] = where.value.split(/:(.*)/s);
-    if (kind === 'device') await api.post(`${base}remote-enrollment/`, { device: target, fingers: chosen });
-    else await api.post('enrollment-sessions/', { enrollee: person.id, agent: target, fingers: chosen });
+    if (kind === 'device')
+      await api.post(`${base}remote-enrollment/`, type === 'fingerprint' ? { device: target, fingers: chosen } : { device: target, type, fingers: chosen });
+    else if (type !== 'fingerprint') {
+      announce('A desktop agent enrolls fingerprints only.', 'bad');
+      return;
+    } else await api.post('enrollment-sessions/', { enrollee: person.id, agent: target, fingers: chosen });
     announce(kind === 'device' ? 'Enrollment started: the terminal asks the person for each finger now.' : 'Session started: the agent shows it in its list.');
     await redraw();
   });
