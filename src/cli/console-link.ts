@@ -23,7 +23,7 @@ function report(base: string, link: { sign_in_path: string; actor: string; expir
   console.log(`${base}${link.sign_in_path}`);
 }
 
-export async function consoleLinkCommand(args: string[]): Promise<number> {
+async function consoleLinkCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { as: { type: 'string' } }, allowPositionals: false, strict: true });
   const actor = values.as?.trim() || 'admin';
   const { settings } = loadSettings();

@@ -62,7 +62,6 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(await page.getByText('Signed in as hr.officer@example.com').isVisible()).toBe(true);
-    await shot('overview');
 
     const other = await page.context().newPage();
     await other.goto(link);
@@ -84,6 +83,34 @@ describe('the console in a browser', () => {
     expect(await page.getByRole('heading', { level: 1 }).getByText('Online').isVisible()).toBe(true);
     // The terminal is served now.
     await terminal.poll();
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: /FRONTDOOR1/ }).waitFor();
+    await shot('terminal');
+    // A tablet held upright: everything is still reachable, nothing overflows the page sideways.
+    await page.setViewportSize({ width: 768, height: 1024 });
+    const overflowing = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('body *'))
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap'))
+        .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
+    );
+    expect(overflowing).toEqual([]);
+    await shot('terminal-tablet');
+    await page.setViewportSize({ width: 1100, height: 800 });
+  });
+
+  test('is usable from the keyboard: skip link, navigation, focus on the new page', async () => {
+    await go('#/', 'Overview');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Terminals');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Terminals' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
   });
 
   test('adds a person, records consent and enrolls a finger on the terminal', async () => {
@@ -159,12 +186,16 @@ describe('the console in a browser', () => {
     await shot('integrations');
     await go('#/operations', 'Operations');
     await page.getByRole('button', { name: 'Run check-devices now' }).click();
-    await page.getByText(/^check-devices: /).waitFor();
+    await page.getByText(/^check-devices succeeded/).waitFor();
     const audit = page.getByRole('region', { name: 'Audit log' });
     await audit.getByRole('cell', { name: 'hr.officer@example.com' }).first().waitFor();
     const actors = await audit.getByRole('cell', { name: 'hr.officer@example.com' }).count();
     expect(actors).toBeGreaterThan(2);
     await shot('operations');
+    // The overview once the day has begun: a terminal online, a punch, the jobs run.
+    await go('#/', 'Overview');
+    expect(await page.getByRole('link', { name: /Punches today/ }).textContent()).toContain('1');
+    await shot('overview');
   });
 
   test('signs out; the session no longer works', async () => {

@@ -27,7 +27,7 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 const random = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
 
 /** The CSRF token of a session: a one-way function of its id, so it cannot lead back to the cookie. */
-export const csrfTokenOf = (sessionId: string) => createHash('sha256').update(`fpa-console-csrf:${sessionId}`, 'utf8').digest('base64url');
+const csrfTokenOf = (sessionId: string) => createHash('sha256').update(`fpa-console-csrf:${sessionId}`, 'utf8').digest('base64url');
 
 export interface ConsoleSession {
   actor: string;
@@ -48,7 +48,7 @@ export interface CreatedLink {
 }
 
 /** Whether the request reached us over HTTPS (X-Forwarded-Proto only when a trusted proxy says so). */
-export function isHttps(request: Request, trustProxy: boolean): boolean {
+function isHttps(request: Request, trustProxy: boolean): boolean {
   if (new URL(request.url).protocol === 'https:') return true;
   if (!trustProxy) return false;
   const forwarded = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();

@@ -32,7 +32,7 @@ export function replace(el: Element, ...children: (Child | Child[])[]): void {
 }
 
 let uid = 0;
-export const nextId = (prefix: string) => `${prefix}-${++uid}`;
+const nextId = (prefix: string) => `${prefix}-${++uid}`;
 
 /** A labelled field: the label is tied to its control, for screen readers and bigger click targets. */
 export function field(label: string, control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, hint?: string): HTMLElement {

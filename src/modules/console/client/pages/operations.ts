@@ -70,7 +70,7 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
             'Run now',
             async () => {
               const outcome = await api.post<{ status: string; summary: string }>(`jobs/${encodeURIComponent(j.name)}/run/`);
-              announce(`${j.name}: ${outcome.summary}`, outcome.status === 'failed' ? 'bad' : 'ok');
+              announce(outcome.summary, outcome.status === 'failed' ? 'bad' : 'ok');
               await redraw();
             },
             { 'aria-label': `Run ${j.name} now` },

@@ -155,7 +155,7 @@ export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void
 }
 
 /** A wall time in the attendance zone → ISO instant (the zone's offset at that moment, found by two passes). */
-export function instantOf(date: string, wall: string): string {
+function instantOf(date: string, wall: string): string {
   const guess = new Date(`${date}T${wall}:00Z`);
   const offset = (at: Date) => {
     const parts = new Intl.DateTimeFormat('en-US', {
