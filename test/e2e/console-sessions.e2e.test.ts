@@ -215,3 +215,18 @@ describe('the console page', () => {
     expect((await fetch(`${server.url}/console`, { redirect: 'manual' })).headers.get('location')).toBe('console/');
   });
 });
+
+describe('explicit credentials', () => {
+  test('a bearer token wins over a console cookie the browser adds by itself (no CSRF rule for it)', async () => {
+    const { cookie } = await signInOverHttp(server);
+    const res = await fetch(`${server.url}${API}/areas/`, {
+      method: 'POST',
+      headers: { cookie, authorization: server.admin.headers.authorization!, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bearer-wins' }),
+    });
+    expect(res.status).toBe(201);
+    // A broken bearer token is refused whatever cookie comes with it.
+    const broken = await fetch(`${server.url}${API}/devices/`, { headers: { cookie, authorization: 'Bearer nope' } });
+    expect(broken.status).toBe(401);
+  });
+});

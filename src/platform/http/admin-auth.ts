@@ -94,7 +94,9 @@ export class AdminAuthenticator {
       const presented = request.headers.get(OPERATOR_TOKEN_HEADER);
       if (presented && constantTimeEqual(presented, this.operatorToken)) return { by: 'operator' };
     }
-    if (this.browserSessions) {
+    // Credentials a caller sends on purpose (a bearer token) win over a cookie the browser adds
+    // by itself: a tool on the same origin, such as the docs page, is not held to the console's CSRF rule.
+    if (this.browserSessions && !request.headers.has('authorization')) {
       const identity = await this.browserSessions.identify(request);
       if (identity) return identity;
     }

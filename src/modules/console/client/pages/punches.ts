@@ -13,7 +13,7 @@ const LIVE_MAX = 50;
 export async function punchesPage(main: HTMLElement): Promise<() => void> {
   const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000');
   const nameOf = (p: Punch) =>
-    enrollees.results.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `PIN ${p.device_pin} (not a person of the service)`);
+    enrollees.results.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`);
 
   // Live
   const liveBody = h('tbody', {});
