@@ -75,4 +75,6 @@ ALTER TABLE `fpa_areas` ADD `description` text;--> statement-breakpoint
 ALTER TABLE `fpa_devices` ADD `clock_drift_seconds` integer;--> statement-breakpoint
 ALTER TABLE `fpa_devices` ADD `enrollment_station` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `fpa_devices` ADD `keyed_ip` text;--> statement-breakpoint
+ALTER TABLE `fpa_enrollees` ADD `card` text;--> statement-breakpoint
+CREATE UNIQUE INDEX `fpa_enrollees_card` ON `fpa_enrollees` (`card`);--> statement-breakpoint
 ALTER TABLE `fpa_enrollment_sessions` ADD `biometric` text DEFAULT 'fingerprint' NOT NULL;

@@ -51,6 +51,26 @@ export interface TemplateMarks {
   invalid?: boolean;
 }
 
+/** A face, palm or finger-vein template a SpeedFace-class terminal holds (BIODATA). */
+export interface StoredBiodata {
+  pin: string;
+  /** BIODATA `Type`: 2 near-infrared face, 7 finger vein, 8 palm, 9 visible-light face. */
+  type: number;
+  no: number;
+  index: number;
+  majorVer: string;
+  minorVer: string;
+  template: string;
+  via: 'BIODATA' | 'local';
+}
+
+/** Kinds a SpeedFace-class terminal may have besides fingers, and the BIODATA type of each. */
+export const SIMULATED_KINDS = { face: 2, finger_vein: 7, palm: 8, visible_face: 9 } as const;
+export type SimulatedKind = keyof typeof SIMULATED_KINDS;
+
+/** Templates one capture of each kind produces (a palm comes as five, §4.3). */
+const PARTS_PER_CAPTURE: Readonly<Record<SimulatedKind, number>> = { face: 1, finger_vein: 1, palm: 5, visible_face: 1 };
+
 export interface ReceivedCommand {
   id: string;
   text: string;
@@ -77,6 +97,12 @@ export interface SimulatedTerminalOptions {
   firmware?: string;
   /** The terminal's clock zone, for the wall times of punches (default UTC). */
   timeZone?: string;
+  /**
+   * A SpeedFace-class terminal: the kinds it has besides fingers, with their algorithm version
+   * (e.g. `{ visible_face: '58.10', palm: '12.0' }`, what a SpeedFace-V5L reports). Declared in its
+   * parameters (`MultiBioDataSupport`, `FaceVersion`, `PvVersion`…); such templates travel as BIODATA.
+   */
+  kinds?: Partial<Record<SimulatedKind, string>>;
   /** Sent as `pushcommkey` on every request (device token hardening). */
   pushCommKey?: string;
   /** Return code of ENROLL_FP / ENROLL_BIO (default 0: enrolled). */
@@ -112,6 +138,8 @@ export class SimulatedTerminal {
   readonly sn: string;
   readonly users = new Map<string, StoredUser>();
   readonly templates = new Map<string, StoredTemplate>();
+  /** Faces, palms and veins, by `type:pin:no:index`. */
+  readonly biodata = new Map<string, StoredBiodata>();
   /** Every command received, in order, with the answer given. */
   readonly commands: ReceivedCommand[] = [];
   /** The option block of the last handshake. */
@@ -166,14 +194,66 @@ export class SimulatedTerminal {
       FingerFunOn: '1',
       FPVersion: fp,
       FPCount: String(this.templates.size),
-      FaceFunOn: '0',
+      ...this.kindParameters(),
       Language: this.o.language ?? '69',
       '~OEMVendor': 'Simulated Co., Ltd.',
       FWVersion: this.firmware,
       PushVersion: `Ver ${this.o.pushver ?? '2.4.1'}`,
-      MultiBioDataSupport: this.o.biodata ? '0:1:0:0:0:0:0:0:0:0' : '0:0:0:0:0:0:0:0:0:0',
+      MultiBioDataSupport: this.multiBioDataSupport(),
     };
     return this.post('cdata', { table: 'options' }, formatOptionsBody(params));
+  }
+
+  /** A 0/1 per BIODATA type 0–9: which kinds this terminal takes as BIODATA. */
+  private multiBioDataSupport(): string {
+    const bits = Array.from({ length: 10 }, () => '0');
+    if (this.o.biodata) bits[1] = '1';
+    for (const kind of Object.keys(this.o.kinds ?? {}) as SimulatedKind[]) bits[SIMULATED_KINDS[kind]] = '1';
+    return bits.join(':');
+  }
+
+  /** The older switches and versions of each kind (§2.2), as a SpeedFace reports them. */
+  private kindParameters(): Record<string, string> {
+    const k = this.o.kinds ?? {};
+    const face = k.visible_face ?? k.face;
+    return {
+      FaceFunOn: face ? '1' : '0',
+      ...(face ? { FaceVersion: face.split('.')[0]!, FaceCount: String(this.countOf(k.visible_face ? 9 : 2)) } : {}),
+      VisilightFun: k.visible_face ? '1' : '0',
+      PvFunOn: k.palm ? '1' : '0',
+      ...(k.palm ? { PvVersion: k.palm.split('.')[0]! } : {}),
+      FvFunOn: k.finger_vein ? '1' : '0',
+      ...(k.finger_vein ? { FvVersion: k.finger_vein.split('.')[0]! } : {}),
+    };
+  }
+
+  private countOf(type: number): number {
+    return [...this.biodata.values()].filter((b) => b.type === type).length;
+  }
+
+  /**
+   * Walk-up enrollment of a face, palm or vein at the terminal menu: the user (if new) and the
+   * captured templates (a palm is five), uploaded as BIODATA.
+   */
+  async enrollKind(pin: string, kind: SimulatedKind, no = 0): Promise<Exchange> {
+    if (!this.users.has(pin)) this.users.set(pin, { pin, name: '', fields: { PIN: pin } });
+    const lines = this.capture(pin, kind, no);
+    return this.post('cdata', { table: 'BIODATA', Stamp: '9999' }, `${lines.join('\n')}\n`);
+  }
+
+  /** Makes the templates of one capture (kept in this terminal) and returns their BIODATA lines. */
+  private capture(pin: string, kind: SimulatedKind, no: number): string[] {
+    const version = this.o.kinds?.[kind];
+    if (!version) throw new Error(`this terminal has no ${kind}`);
+    const [majorVer = '0', minorVer = '0'] = version.split('.');
+    const type = SIMULATED_KINDS[kind];
+    const lines: string[] = [];
+    for (let index = 0; index < PARTS_PER_CAPTURE[kind]; index++) {
+      const stored: StoredBiodata = { pin, type, no, index, majorVer, minorVer, template: syntheticTemplate(240), via: 'local' };
+      this.biodata.set(bioKey(type, pin, no, index), stored);
+      lines.push(biodataLineOf(stored));
+    }
+    return lines;
   }
 
   /**
@@ -413,8 +493,14 @@ export class SimulatedTerminal {
         // The answer is the users as OPERLOG USER lines, uploaded after the results (ADMS.md §6).
         for (const u of this.users.values()) if (pin === '' || u.pin === pin) this.operlogQueue.push(userLine(u));
         return 0;
-      case 'QUERY FINGERTMP':
       case 'QUERY BIODATA':
+        if (f.get('Type') !== undefined && f.get('Type') !== '1') {
+          const type = Number(f.get('Type'));
+          for (const b of this.biodata.values()) if (b.pin === pin && b.type === type) this.operlogQueue.push(biodataLineOf(b));
+          return 0;
+        }
+        return this.data('QUERY', 'FINGERTMP', text);
+      case 'QUERY FINGERTMP':
         for (const t of this.templates.values()) {
           if (t.pin !== pin) continue;
           this.operlogQueue.push(
@@ -427,21 +513,22 @@ export class SimulatedTerminal {
       case 'DELETE USERINFO':
         this.users.delete(pin);
         for (const k of [...this.templates.keys()]) if (k.startsWith(`${pin}:`)) this.templates.delete(k);
+        for (const [k, b] of [...this.biodata]) if (b.pin === pin) this.biodata.delete(k);
         return 0;
+      case 'UPDATE BIODATA':
+        if (f.get('Type') !== undefined && f.get('Type') !== '1') return this.storeBiodata(pin, f);
+        return this.storeFinger(pin, f, true);
       case 'UPDATE FINGERTMP':
-      case 'UPDATE BIODATA': {
-        const finger = Number(f.get('FID', 'No'));
-        const template = f.get('TMP', 'Tmp') ?? '';
-        if (!Number.isInteger(finger) || template === '') return -1;
-        if (!this.users.has(pin)) return -10;
-        if (!this.templates.has(key(pin, finger)) && this.templates.size >= this.capacity.templates) return FULL;
-        const biodata = table.toUpperCase() === 'BIODATA';
-        const duress = biodata ? f.get('Duress') === '1' : f.get('Valid') === '3';
-        this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: biodata ? 'BIODATA' : 'FINGERTMP', duress });
-        return 0;
-      }
-      case 'DELETE FINGERTMP':
-      case 'DELETE BIODATA': {
+        return this.storeFinger(pin, f, false);
+      case 'DELETE BIODATA':
+        if (f.get('Type') !== undefined && f.get('Type') !== '1') {
+          const type = Number(f.get('Type'));
+          const no = f.get('No');
+          for (const [k, b] of [...this.biodata]) if (b.pin === pin && b.type === type && (no === undefined || b.no === Number(no))) this.biodata.delete(k);
+          return 0;
+        }
+        return this.data('DELETE', 'FINGERTMP', text);
+      case 'DELETE FINGERTMP': {
         const finger = f.get('FID', 'No');
         if (finger === undefined) {
           for (const k of [...this.templates.keys()]) if (k.startsWith(`${pin}:`)) this.templates.delete(k);
@@ -471,15 +558,51 @@ export class SimulatedTerminal {
     return -1002;
   }
 
+  /** A fingerprint sent by the server, as FINGERTMP or as BIODATA Type=1. */
+  private storeFinger(pin: string, f: ReturnType<typeof parseTabFields>, biodata: boolean): number {
+    const finger = Number(f.get('FID', 'No'));
+    const template = f.get('TMP', 'Tmp') ?? '';
+    if (!Number.isInteger(finger) || template === '') return -1;
+    if (!this.users.has(pin)) return -10;
+    if (!this.templates.has(key(pin, finger)) && this.templates.size >= this.capacity.templates) return FULL;
+    const duress = biodata ? f.get('Duress') === '1' : f.get('Valid') === '3';
+    this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: biodata ? 'BIODATA' : 'FINGERTMP', duress });
+    return 0;
+  }
+
+  /** A face, palm or vein sent by the server (`DATA UPDATE BIODATA` with its Type). */
+  private storeBiodata(pin: string, f: ReturnType<typeof parseTabFields>): number {
+    const type = Number(f.get('Type'));
+    if (!Object.values(SIMULATED_KINDS).includes(type as (typeof SIMULATED_KINDS)[SimulatedKind])) return -1004;
+    const kind = (Object.keys(SIMULATED_KINDS) as SimulatedKind[]).find((k) => SIMULATED_KINDS[k] === type)!;
+    // A terminal without that kind answers that its configuration has no such table.
+    if (!this.o.kinds?.[kind]) return -1004;
+    if (!this.users.has(pin)) return -10;
+    const template = f.get('Tmp') ?? '';
+    const no = Number(f.get('No') ?? '0');
+    const index = Number(f.get('Index') ?? '0');
+    if (template === '' || !Number.isInteger(no) || !Number.isInteger(index)) return -1;
+    const stored: StoredBiodata = { pin, type, no, index, majorVer: f.get('MajorVer') ?? '', minorVer: f.get('MinorVer') ?? '', template, via: 'BIODATA' };
+    this.biodata.set(bioKey(type, pin, no, index), stored);
+    return 0;
+  }
+
   /** On-device enrollment: success queues the template upload (and the OPLOG 6 line). */
   private enrollOnDevice(rest: string): number {
     const f = parseTabFields(rest);
     const pin = (f.get('PIN') ?? '').trim();
-    const finger = Number(f.get('FID', 'NO', 'No'));
+    const finger = Number(f.get('FID', 'NO', 'No') ?? '0');
+    const type = Number(f.get('TYPE', 'type') ?? '1');
     if (pin === '' || !Number.isInteger(finger)) return -1;
     const code = this.o.enrollReturn?.(pin, finger) ?? 0;
     if (code !== 0) return code;
     if (!this.users.has(pin)) this.users.set(pin, { pin, name: '', fields: { PIN: pin } });
+    if (type !== 1) {
+      const kind = (Object.keys(SIMULATED_KINDS) as SimulatedKind[]).find((k) => SIMULATED_KINDS[k] === type);
+      if (!kind || !this.o.kinds?.[kind]) return -1004;
+      this.operlogQueue.push(...this.capture(pin, kind, finger));
+      return 0;
+    }
     const template = syntheticTemplate();
     this.templates.set(key(pin, finger), { pin, fingerIndex: finger, template, via: 'local', duress: false });
     if (this.o.biodata) {
@@ -516,6 +639,14 @@ const FULL = -1001;
 /** A user as a 2.x terminal uploads it in OPERLOG. */
 function userLine(u: StoredUser): string {
   return `USER PIN=${u.pin}\tName=${u.name}\tPri=${u.fields.Pri ?? '0'}\tPasswd=\tCard=${u.fields.Card ?? ''}\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=`;
+}
+
+function bioKey(type: number, pin: string, no: number, index: number): string {
+  return `${type}:${pin}:${no}:${index}`;
+}
+
+function biodataLineOf(b: StoredBiodata): string {
+  return `BIODATA Pin=${b.pin}\tNo=${b.no}\tIndex=${b.index}\tValid=1\tDuress=0\tType=${b.type}\tMajorVer=${b.majorVer}\tMinorVer=${b.minorVer}\tFormat=0\tTmp=${b.template}`;
 }
 
 function key(pin: string, finger: number): string {

@@ -80,7 +80,8 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { level: 1, name: /FRONTDOOR1/ }).waitFor();
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByText(/approved: the people of its areas are being sent/).waitFor();
-    expect(await page.getByRole('heading', { level: 1 }).getByText('Online').isVisible()).toBe(true);
+    // The page is drawn again once the approval is done: the terminal, just heard from, is online.
+    await page.getByRole('heading', { level: 1 }).getByText('Online').waitFor();
     // The terminal is served now.
     await terminal.poll();
     await page.reload();

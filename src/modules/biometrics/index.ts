@@ -2,9 +2,9 @@
 export { stagedAad, templateAad } from './aad';
 export { type ConsentView, hasConsent } from './consent-records';
 export type { BiometricEvents } from './events';
+export { checkKind, isBiometricType } from './kinds';
 export { rotateTemplateKeys } from './rotate-keys';
 export { biometricRoutes } from './routes';
-export { checkKind, isBiometricType } from './kinds';
 export { deviceAccepts, sameVersion } from './rules';
 export { Biometrics } from './service';
 export { type OpenedTemplate, type StoredTemplate, type StoreTemplateInput, type TemplateSource, type TemplateStore, userCommand } from './templates';

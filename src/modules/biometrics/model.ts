@@ -1,6 +1,7 @@
 /** The biometrics module's HTTP model. */
 import { t } from 'elysia';
 import { Body, Instant, Int, Nullable, OneOf, Text, Uuid } from '../../platform/http/model';
+import { BIOMETRIC_TYPES } from '../../protocol/adms';
 import { SYNC_STATUSES, TEMPLATE_SOURCES } from './tables';
 
 export const ConsentCreate = Body(
@@ -16,7 +17,10 @@ export const ConsentWithdrawn = t.Object({ withdrawn: t.Boolean(), templates_des
 export const TemplateInfo = t.Object(
   {
     id: Uuid(),
-    finger_index: Int({ description: 'Finger index (0 left little … 9 right little).' }),
+    type: OneOf(BIOMETRIC_TYPES, '`fingerprint`, `face` (near-infrared), `visible_face`, `palm`, `finger_vein`.'),
+    index: Int({ description: 'The body part: finger 0 (left little) … 9 (right little); palm 0 left, 1 right; a face is 0.' }),
+    part: Int({ description: 'Position in a multi-template set (a palm is 5 templates, 0–4); 0 for a fingerprint.' }),
+    finger_index: Int({ description: 'The same as `index` (kept for fingerprint clients of the first release).' }),
     algorithm_version: t.String(),
     version: Int({ description: 'Increases on every replacement.' }),
     size: Int({ description: 'Bytes.' }),

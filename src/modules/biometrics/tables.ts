@@ -1,4 +1,5 @@
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { BiometricType } from '../../protocol/adms';
 
 const createdAt = () => integer('created_at').notNull();
 
@@ -25,7 +26,7 @@ export const templates = sqliteTable(
     id: text('id').primaryKey(),
     enrolleeId: text('enrollee_id').notNull(),
     /** `fingerprint`, `face`, `visible_face`, `palm`, `finger_vein` (BIODATA types 1, 2, 9, 8, 7). */
-    type: text('type').notNull().default('fingerprint'),
+    type: text('type').$type<BiometricType>().notNull().default('fingerprint'),
     /** The body part (BIODATA `No`): finger 0–9, palm 0/1 (left/right), face 0. */
     fingerIndex: integer('finger_index').notNull(),
     /** Position in a multi-template set (BIODATA `Index`: a palm comes as 0–4); 0 for a fingerprint. */

@@ -9,8 +9,8 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { BiometricType } from '../../protocol/adms';
 import type { Runtime } from '../../platform/runtime';
+import type { BiometricType } from '../../protocol/adms';
 import { audit } from '../audit';
 import type { CommandService, NewCommand } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
@@ -71,6 +71,8 @@ export interface TerminalUser {
   id: string;
   devicePin: string;
   displayName: string;
+  /** The card number the terminal should know them by, if any. */
+  card?: string | null;
 }
 
 /** Every finger index a terminal knows (0 left little finger … 9 right little finger). */
@@ -117,7 +119,14 @@ export class TemplateStore {
     }
 
     const existing = await tx
-      .select({ id: templates.id, type: templates.type, fingerIndex: templates.fingerIndex, slot: templates.slot, algorithmVersion: templates.algorithmVersion, version: templates.version })
+      .select({
+        id: templates.id,
+        type: templates.type,
+        fingerIndex: templates.fingerIndex,
+        slot: templates.slot,
+        algorithmVersion: templates.algorithmVersion,
+        version: templates.version,
+      })
       .from(templates)
       .where(eq(templates.enrolleeId, enrollee.id));
     // FINGERS_ALLOWED_MAX counts fingers; a face or a palm is not a finger.
@@ -170,7 +179,15 @@ export class TemplateStore {
       action: 'template.stored',
       targetType: 'enrollee',
       targetId: enrollee.id,
-      details: { type, index: input.fingerIndex, part: slot, algorithm_version: algorithmVersion, version, source: input.source, device: input.sourceDeviceId ?? null },
+      details: {
+        type,
+        index: input.fingerIndex,
+        part: slot,
+        algorithm_version: algorithmVersion,
+        version,
+        source: input.source,
+        device: input.sourceDeviceId ?? null,
+      },
     });
     const source = input.sourceDeviceId ? await this.devices.findById(tx, input.sourceDeviceId) : null;
     await this.events.record(w, 'template_stored', {
@@ -227,7 +244,14 @@ export class TemplateStore {
         syncRows.push({ templateId: template.id, deviceId: device.id, status: 'pending', templateVersion: template.version, updatedAt: now });
       } else {
         incompatible++;
-        syncRows.push({ templateId: template.id, deviceId: device.id, status: 'incompatible', templateVersion: template.version, detail: takes.detail, updatedAt: now });
+        syncRows.push({
+          templateId: template.id,
+          deviceId: device.id,
+          status: 'incompatible',
+          templateVersion: template.version,
+          detail: takes.detail,
+          updatedAt: now,
+        });
       }
     }
     // The source terminal may be outside the enrollee's scope; it still holds the template.
@@ -501,7 +525,14 @@ export class TemplateStore {
     if (!template || template.version !== version) return null;
     if (!isBiometricType(template.type)) return null;
     const plain = await this.ctx.keyRing.decrypt(new Uint8Array(template.ciphertext), aadOf(template));
-    return { type: template.type, fingerIndex: template.fingerIndex, slot: template.slot, algorithmVersion: template.algorithmVersion, duress: template.duress, plain };
+    return {
+      type: template.type,
+      fingerIndex: template.fingerIndex,
+      slot: template.slot,
+      algorithmVersion: template.algorithmVersion,
+      duress: template.duress,
+      plain,
+    };
   }
 
   /**
@@ -627,7 +658,7 @@ export function userCommand(deviceId: string, person: TerminalUser): NewCommand 
   return {
     deviceId,
     kind: 'add_user',
-    payload: { pin: person.devicePin, name: person.displayName, enrollee: person.id },
+    payload: { pin: person.devicePin, name: person.displayName, enrollee: person.id, ...(person.card ? { card: person.card } : {}) },
     supersedeKey: `user:${person.devicePin}`,
   };
 }

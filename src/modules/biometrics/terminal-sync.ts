@@ -31,7 +31,7 @@ export function keepTerminalsInSync(deps: {
 
   enrollees.events.react('enrollee_created', async (w, created) => {
     for (const { data } of created) {
-      const person = { id: data.enrollee.id, devicePin: data.enrollee.device_pin, displayName: data.enrollee.display_name };
+      const person = { id: data.enrollee.id, devicePin: data.enrollee.device_pin, displayName: data.enrollee.display_name, card: data.enrollee.card };
       const targets = await devices.inAreas(w.tx, data.areas);
       await commands.enqueue(
         w,
@@ -43,7 +43,7 @@ export function keepTerminalsInSync(deps: {
   enrollees.events.react('enrollee_updated', async (w, updates) => {
     for (const { data } of updates) {
       const { enrollee, changes } = data;
-      const person = { id: enrollee.id, devicePin: enrollee.device_pin, displayName: enrollee.display_name };
+      const person = { id: enrollee.id, devicePin: enrollee.device_pin, displayName: enrollee.display_name, card: enrollee.card };
       let added: Set<string> | null = null;
       if (changes.areas) {
         const before = new Set((await devices.inAreas(w.tx, changes.areas.from, ['approved', 'disabled'])).map((d) => d.id));
@@ -63,7 +63,8 @@ export function keepTerminalsInSync(deps: {
         // Reactivated: every in-scope terminal; otherwise the ones that just came into scope.
         const inScope = await templates.devicesInScope(w.tx, enrollee.id);
         for (const device of inScope.filter((d) => !wasActive || added?.has(d.id))) await templates.backfillDevice(w, device, [person]);
-        if (wasActive && changes.display_name) {
+        // A new name or card: the user record again, on the terminals that already had it.
+        if (wasActive && (changes.display_name || changes.card)) {
           await commands.enqueue(
             w,
             (

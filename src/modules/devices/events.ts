@@ -15,6 +15,8 @@ export interface DeviceChanges {
   enrollment_station?: { from: boolean; to: boolean };
   /** Reported by the terminal itself. */
   firmware?: { from: string | null; to: string | null };
+  /** Reported parameters that change what it can take (kinds, versions, capacity), by name. */
+  parameters?: string[];
 }
 
 export interface DeviceEvents {

@@ -310,6 +310,10 @@ export class DeviceService {
     if (set.algorithmVersion !== undefined && set.algorithmVersion !== device.algorithmVersion)
       capabilities.algorithm_version = { from: device.algorithmVersion, to: set.algorithmVersion };
     if (set.firmware !== undefined && set.firmware !== device.firmware) capabilities.firmware = { from: device.firmware, to: set.firmware };
+    if (set.parameters) {
+      const changed = CAPABILITY_PARAMETERS.filter((k) => (device.parameters?.[k] ?? null) !== (set.parameters?.[k] ?? null));
+      if (changed.length > 0) capabilities.parameters = changed;
+    }
     await this.ctx.db.write(async (w) => {
       await w.tx.update(devices).set(set).where(eq(devices.id, device.id));
       if (report.clockOffsetMinutes !== undefined && report.clockOffsetMinutes !== device.clockOffsetMinutes) {
@@ -686,6 +690,25 @@ export type DetailParts = Pick<DeviceDetail, 'pending_commands' | 'templates_pre
 export type DetailPart = (q: Queryable, device: DeviceRow) => Promise<Partial<DetailParts>>;
 
 const SERIAL_NUMBER = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * Reported parameters that change what a terminal can take: the kinds and versions it declares
+ * and its capacity. A change lets its failed and incompatible templates be looked at again.
+ */
+const CAPABILITY_PARAMETERS = [
+  'MultiBioDataSupport',
+  'MultiBioVersion',
+  'FaceFunOn',
+  'FaceVersion',
+  'VisilightFun',
+  'PvFunOn',
+  'PvVersion',
+  'FvFunOn',
+  'FvVersion',
+  '~MaxUserCount',
+  '~MaxFingerCount',
+  '~MaxFaceCount',
+];
 
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 

@@ -6,6 +6,8 @@ export interface EnrolleeRef {
   employee: string;
   device_pin: string;
   display_name: string;
+  /** The card number (decimal) the enrollee badges with, if any. */
+  card: string | null;
 }
 
 export interface EnrolleeChanges {
@@ -13,6 +15,7 @@ export interface EnrolleeChanges {
   /** Area ids before and after. */
   areas?: { from: string[]; to: string[] };
   status?: { from: string; to: string };
+  card?: { from: string | null; to: string | null };
 }
 
 export interface EnrolleeEvents {

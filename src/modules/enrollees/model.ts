@@ -14,6 +14,7 @@ export const Enrollee = t.Object(
     employee: t.String({ description: 'The employee’s key in the HR system (EMPLOYEE_LOOKUP_FIELD).' }),
     device_pin: t.String({ description: 'Auto-generated, numeric, never reused.' }),
     display_name: t.String(),
+    card: Nullable(t.String({ description: 'Card number (decimal), sent to the terminals with the user record.' })),
     status: OneOf(ENROLLEE_STATUSES),
     areas: t.Array(t.String()),
     consent: Nullable(Consent),
@@ -41,6 +42,9 @@ export const EnrolleePatch = Body(
   {
     areas: t.Optional(AreaNames),
     display_name: t.Optional(Text({ maxLength: 200 })),
+    card: t.Optional(
+      Nullable(t.String({ pattern: '^\\d{1,20}$', description: 'Card number (decimal); null removes it. A card another enrollee holds is 409.' })),
+    ),
     active: t.Optional(t.Boolean()),
   },
   { title: 'EnrolleePatch' },

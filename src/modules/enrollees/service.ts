@@ -60,7 +60,7 @@ export class EnrolleeService {
    */
   async createEnrollee(
     employee: string,
-    options: { areas?: string[]; by?: string; pin?: string; onCreated?: (w: WriteContext, row: EnrolleeRow) => Promise<void> } = {},
+    options: { areas?: string[]; by?: string; pin?: string; card?: string | null; onCreated?: (w: WriteContext, row: EnrolleeRow) => Promise<void> } = {},
   ): Promise<EnrolleeRow> {
     const found = await this.directory.find(employee);
     if (!found) throw new FpaError('unknown_employee', 'no employee has that key', { employee });
@@ -80,11 +80,13 @@ export class EnrolleeService {
         const [holder] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, options.pin)).limit(1);
         if (holder) throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', { device_pin: options.pin, enrollee: holder.id });
       }
+      if (options.card) await this.checkCardFree(tx, options.card, null);
       const row: EnrolleeRow = {
         id: crypto.randomUUID(),
         employeeKey: found.key,
         devicePin: pin,
         displayName: found.displayName,
+        card: options.card ?? null,
         status: 'active',
         deactivatedAt: null,
         createdAt: now,
@@ -192,13 +194,18 @@ export class EnrolleeService {
    * Changes areas, display name or activity. What the terminals and sessions must do about it
    * (remove, backfill, rename, cancel) follows from `enrollee_updated`.
    */
-  async update(id: string, patch: { areas?: string[]; display_name?: string; active?: boolean }, by: string): Promise<EnrolleeRow> {
+  async update(id: string, patch: { areas?: string[]; display_name?: string; card?: string | null; active?: boolean }, by: string): Promise<EnrolleeRow> {
     return this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const row = await this.get(id, tx);
       const set: Partial<EnrolleeRow> = { updatedAt: now };
       const changes: EnrolleeChanges = {};
+      if (patch.card !== undefined && patch.card !== row.card) {
+        if (patch.card !== null) await this.checkCardFree(tx, patch.card, id);
+        set.card = patch.card;
+        changes.card = { from: row.card, to: patch.card };
+      }
       if (patch.display_name !== undefined && patch.display_name !== row.displayName) {
         set.displayName = patch.display_name;
         changes.display_name = { from: row.displayName, to: patch.display_name };
@@ -235,7 +242,8 @@ export class EnrolleeService {
     await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const enrollee = await this.get(enrolleeId, w.tx);
-      await w.tx.update(enrollees).set({ status: 'deleted', updatedAt: now }).where(eq(enrollees.id, enrollee.id));
+      // The tombstone keeps the PIN for ever, but lets go of the card.
+      await w.tx.update(enrollees).set({ status: 'deleted', card: null, updatedAt: now }).where(eq(enrollees.id, enrollee.id));
       await audit(w.tx, now, { actor: options.by, action: 'enrollee.deleted', targetType: 'enrollee', targetId: enrollee.id });
       await this.events.record(w, 'enrollee_deleted', { enrollee: enrolleeRef(enrollee), by: options.by });
     });
@@ -273,6 +281,7 @@ export class EnrolleeService {
         employee: r.employeeKey,
         device_pin: r.devicePin,
         display_name: r.displayName,
+        card: r.card,
         status: r.status,
         areas: areaNames.get(r.id) ?? [],
         created_at: new Date(r.createdAt).toISOString(),
@@ -343,6 +352,35 @@ export class EnrolleeService {
     );
   }
 
+  /** A card another enrollee holds is refused (`conflict`): one card, one person. */
+  async checkCardFree(q: Queryable, card: string, self: string | null): Promise<void> {
+    const [holder] = await q
+      .select({ id: enrollees.id })
+      .from(enrollees)
+      .where(and(eq(enrollees.card, card), ne(enrollees.status, 'deleted')));
+    if (holder && holder.id !== self) throw new FpaError('conflict', 'another enrollee holds this card', { card, enrollee: holder.id });
+  }
+
+  /**
+   * A terminal reports a card for its user who is this enrollee (badged in at the terminal menu):
+   * the enrollee gets it, and the other terminals with it, unless another enrollee holds that
+   * card. Returns whether it was taken.
+   */
+  async cardFromTerminal(w: WriteContext, enrolleeId: string, card: string, by: string): Promise<boolean> {
+    const row = await this.find(w.tx, enrolleeId);
+    if (!row || row.status === 'deleted' || row.card === card) return false;
+    const [holder] = await w.tx
+      .select({ id: enrollees.id })
+      .from(enrollees)
+      .where(and(eq(enrollees.card, card), ne(enrollees.status, 'deleted')));
+    if (holder) return false;
+    const now = this.ctx.clock.now();
+    await w.tx.update(enrollees).set({ card, updatedAt: now }).where(eq(enrollees.id, enrolleeId));
+    await audit(w.tx, now, { actor: by, action: 'enrollee.updated', targetType: 'enrollee', targetId: enrolleeId, details: { card } });
+    await this.events.record(w, 'enrollee_updated', { enrollee: enrolleeRef({ ...row, card }), changes: { card: { from: row.card, to: card } }, by });
+    return true;
+  }
+
   /** Those of these enrollees who share an area with these areas. */
   async sharingAreas(q: Queryable, enrolleeIds: readonly string[], areaIds: readonly string[]): Promise<Set<string>> {
     const out = new Set<string>();
@@ -393,7 +431,7 @@ export class EnrolleeService {
 }
 
 export function enrolleeRef(row: EnrolleeRow): EnrolleeRef {
-  return { id: row.id, employee: row.employeeKey, device_pin: row.devicePin, display_name: row.displayName };
+  return { id: row.id, employee: row.employeeKey, device_pin: row.devicePin, display_name: row.displayName, card: row.card };
 }
 
 async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds: string[]): Promise<void> {

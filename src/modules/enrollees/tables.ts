@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const createdAt = () => integer('created_at').notNull();
 
@@ -19,12 +19,14 @@ export const enrollees = sqliteTable(
     employeeKey: text('employee_key').notNull(),
     devicePin: text('device_pin').notNull().unique(),
     displayName: text('display_name').notNull(),
+    /** The card number (decimal) sent to terminals with the user; one enrollee per card (a deleted one lets go of it). */
+    card: text('card'),
     status: text('status', { enum: ENROLLEE_STATUSES }).notNull().default('active'),
     deactivatedAt: integer('deactivated_at'),
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('fpa_enrollees_employee').on(t.employeeKey)],
+  (t) => [index('fpa_enrollees_employee').on(t.employeeKey), uniqueIndex('fpa_enrollees_card').on(t.card)],
 );
 
 export const enrolleeAreas = sqliteTable(

@@ -1,7 +1,7 @@
 /** The enrollment module's HTTP model: the agent API (docs/spec.md) and the administrators' routes. */
 import { t } from 'elysia';
-import { BIOMETRIC_TYPES } from '../../protocol/adms';
 import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
+import { BIOMETRIC_TYPES } from '../../protocol/adms';
 import { SESSION_STATUSES } from './tables';
 
 /** A finger index; one outside ALLOWED_FINGER_INDEXES is refused by the rules (422 `finger_not_allowed`). */

@@ -17,8 +17,8 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
-import { audit } from '../audit';
 import { type BiometricType, biometricCapability } from '../../protocol/adms';
+import { audit } from '../audit';
 import { checkKind, hasConsent, userCommand } from '../biometrics';
 import { type CommandEvents, type CommandService, describeReturnCode, type NewCommand } from '../commands';
 import { type DeviceRow, type DeviceService, takesBiodata } from '../devices';
@@ -85,7 +85,14 @@ export class RemoteEnrollment {
           session: busy[0]!.id,
         });
       }
-      const row = await this.sessions.insert(tx, { kind: 'remote', enrolleeId: person.id, deviceId: device.id, biometric: type, fingers, createdBy: options.by });
+      const row = await this.sessions.insert(tx, {
+        kind: 'remote',
+        enrolleeId: person.id,
+        deviceId: device.id,
+        biometric: type,
+        fingers,
+        createdBy: options.by,
+      });
       await this.commands.enqueue(w, [userCommand(device.id, person)]);
       await this.queueNextFinger(w, row, device);
       await audit(tx, ctx.clock.now(), {

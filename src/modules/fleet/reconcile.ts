@@ -57,7 +57,7 @@ export class FleetReconciler {
 
     devices.events.react('device_updated', async (w, updated) => {
       for (const { data } of updated) {
-        if (data.status !== 'approved' || !(data.changes.algorithm_version || data.changes.firmware)) continue;
+        if (data.status !== 'approved' || !(data.changes.algorithm_version || data.changes.firmware || data.changes.parameters)) continue;
         const device = await devices.findById(w.tx, data.device.id);
         if (device) await this.retryUnsynced(w, device);
       }

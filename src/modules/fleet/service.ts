@@ -91,6 +91,8 @@ export class Fleet {
     return enrollees.createEnrollee(body.employee!, {
       pin,
       areas,
+      // The card they badge with on that terminal, unless an enrollee already holds it.
+      card: user.card && (await this.cardIsFree(user.card)) ? user.card : null,
       by,
       onCreated: async (w, person) => {
         await this.ownUser(w.tx, device, pin);
@@ -129,6 +131,13 @@ export class Fleet {
       });
       return { queued };
     });
+  }
+
+  private async cardIsFree(card: string): Promise<boolean> {
+    return this.deps.enrollees.checkCardFree(this.ctx.db.orm, card, null).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** A user of the terminal that is not (yet) an enrollee: 404 when the terminal has no such user, 409 when it is an enrollee. */

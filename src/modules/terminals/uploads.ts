@@ -19,6 +19,7 @@ import {
   parseTemplatev10,
 } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
+import type { EnrolleeService } from '../enrollees';
 import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
 import type { WalkUpEnrollment } from './walk-up';
 
@@ -42,6 +43,7 @@ export class TerminalUploads {
     private readonly devices: DeviceService,
     private readonly lines: AttendanceIngest,
     private readonly walkUp: WalkUpEnrollment,
+    private readonly enrollees: EnrolleeService,
   ) {}
 
   async operlog(device: DeviceRow, text: string): Promise<number> {
@@ -132,10 +134,27 @@ export class TerminalUploads {
     return records.length;
   }
 
-  /** Users the terminal says it holds (never linked to an enrollee by their PIN: devices/users.ts). */
+  /**
+   * Users the terminal says it holds (never linked to an enrollee by their PIN: devices/users.ts).
+   * A card it reports for a user who is an enrollee becomes the enrollee's (and goes to their
+   * other terminals), unless another enrollee holds that card.
+   */
   private async users(device: DeviceRow, users: ReportedUser[]): Promise<void> {
     if (users.length === 0) return;
-    await this.ctx.db.write(({ tx }) => this.devices.users.reported(tx, device.id, users));
+    await this.ctx.db.write(async (w) => {
+      await this.devices.users.reported(w.tx, device.id, users);
+      const carded = users.filter((u): u is ReportedUser & { card: string } => typeof u.card === 'string' && u.card !== '');
+      if (carded.length === 0) return;
+      const linked = await this.devices.users.enrolleesOf(
+        w.tx,
+        device.id,
+        carded.map((u) => u.pin),
+      );
+      for (const u of carded) {
+        const enrolleeId = linked.get(u.pin);
+        if (enrolleeId) await this.enrollees.cardFromTerminal(w, enrolleeId, u.card, `device:${device.serialNumber}`);
+      }
+    });
   }
 
   private async templatev10(device: DeviceRow, text: string): Promise<number> {
@@ -214,7 +233,16 @@ export class TerminalUploads {
         notes.push({ kind: 'template_invalid', message: `BIODATA ${type} of PIN ${r.pin} has no MajorVer and was not stored`, details: { pin: r.pin, type } });
         return device;
       }
-      await this.walkUp.accept(device, { pin: r.pin, type, fingerIndex: r.no, slot: r.index, template: r.template, algorithmVersion: version, duress: false, origin: 'BIODATA' });
+      await this.walkUp.accept(device, {
+        pin: r.pin,
+        type,
+        fingerIndex: r.no,
+        slot: r.index,
+        template: r.template,
+        algorithmVersion: version,
+        duress: false,
+        origin: 'BIODATA',
+      });
       return device;
     }
     // A terminal that uploads fingerprint BIODATA takes templates back the same way.

@@ -178,13 +178,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
   const kinds = SETTINGS_SCHEMA.BIOMETRIC_TYPES.default;
   const unknownKinds = [...s.BIOMETRIC_TYPES, ...Object.keys(s.BIOMETRIC_MAX_BYTES)].filter((k) => !kinds.includes(k));
   if (unknownKinds.length > 0) {
-    out.push(
-      issue(
-        'fpa.E016',
-        `Unknown biometric kinds: ${[...new Set(unknownKinds)].join(', ')}.`,
-        `The kinds are ${kinds.join(', ')}.`,
-      ),
-    );
+    out.push(issue('fpa.E016', `Unknown biometric kinds: ${[...new Set(unknownKinds)].join(', ')}.`, `The kinds are ${kinds.join(', ')}.`));
   }
   // One rule for the server and `fpa:check`: a host's directory names the model; otherwise the
   // built-in one runs, and EMPLOYEE_MODEL must say so.

@@ -127,7 +127,8 @@ export function templateAadBytes(aad: TemplateAad): Uint8Array<ArrayBuffer> {
   }
   let kind = '';
   if (aad.kind) {
-    if (!/^[a-z_]{1,32}$/.test(aad.kind.type) || aad.kind.type === 'fingerprint') throw new TypeError('template AAD kind must be a lower-case word other than fingerprint');
+    if (!/^[a-z_]{1,32}$/.test(aad.kind.type) || aad.kind.type === 'fingerprint')
+      throw new TypeError('template AAD kind must be a lower-case word other than fingerprint');
     if (!Number.isSafeInteger(aad.kind.slot) || aad.kind.slot < 0) throw new TypeError('template AAD slot must be a non-negative integer');
     kind = `|${aad.kind.type}|${String(aad.kind.slot)}`;
   }

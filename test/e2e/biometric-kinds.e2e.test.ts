@@ -1,0 +1,193 @@
+/**
+ * Faces, palms and cards on the fingerprints' rails, through the real server and simulated
+ * terminals: two SpeedFace-class terminals (visible-light face 58, palm 12), a near-infrared face
+ * terminal (face 7) and a fingerprint-only one. A face and a palm enrolled at one SpeedFace reach
+ * the other and nothing else; consent gates and withdrawal removes every kind everywhere; a face
+ * or palm is enrolled remotely; cards travel both ways and are never shared.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { templates } from '../../src/app/schema';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { startTestServer, type TestServer } from '../support/harness';
+
+let server: TestServer;
+let ada: { id: string; device_pin: string };
+let bo: { id: string; device_pin: string };
+const SPEEDFACE = { visible_face: '58.10', palm: '12.0' };
+let sf1: SimulatedTerminal;
+let sf2: SimulatedTerminal;
+let nir: SimulatedTerminal;
+let fp: SimulatedTerminal;
+
+async function person(id: string, consent: boolean) {
+  await server.admin.post('/employees/', { id, name: `Person ${id}` });
+  const e = await server.admin.post('/enrollees/', { employee: id });
+  if (consent) await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' });
+  return e.body as { id: string; device_pin: string };
+}
+
+async function online(sn: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  await t.handshake();
+  await t.postOptions();
+  await server.admin.post(`/devices/${sn}/approve/`);
+  await drain(t);
+  return t;
+}
+
+async function drain(t: SimulatedTerminal): Promise<string[]> {
+  const texts: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const got = await t.poll();
+    if (got.length === 0) return texts;
+    texts.push(...got.map((c) => c.text));
+  }
+  throw new Error(`${t.sn} never ran out of commands`);
+}
+
+type Listed = { type: string; index: number; part: number; algorithm_version: string; sync: { device: string; status: string }[] };
+
+async function listed(enrollee: string): Promise<Listed[]> {
+  return (await server.admin.get(`/enrollees/${enrollee}/templates/`)).body.results;
+}
+
+const statusOn = (t: Listed, sn: string) => t.sync.find((s) => s.device === sn)?.status ?? null;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ada = await person('K-ADA', true);
+  bo = await person('K-BO', false);
+  sf1 = await online('SF1', { biodata: true, kinds: SPEEDFACE });
+  sf2 = await online('SF2', { biodata: true, kinds: SPEEDFACE });
+  nir = await online('NIR1', { kinds: { face: '7.0' } });
+  fp = await online('FP1');
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('a face and a palm enrolled at one SpeedFace', () => {
+  test('are stored as kinds of their own and reach the other SpeedFace only', async () => {
+    expect((await sf1.enrollKind(ada.device_pin, 'visible_face')).body).toBe('OK:1');
+    expect((await sf1.enrollKind(ada.device_pin, 'palm', 1)).body).toBe('OK:5');
+    const stored = await listed(ada.id);
+    expect(stored.map((t) => `${t.type}:${t.index}:${t.part}`)).toEqual(['palm:1:0', 'palm:1:1', 'palm:1:2', 'palm:1:3', 'palm:1:4', 'visible_face:0:0']);
+    expect(stored.find((t) => t.type === 'visible_face')!.algorithm_version).toBe('58.10');
+    for (const t of stored) {
+      expect(statusOn(t, 'SF1')).toBe('present');
+      expect(statusOn(t, 'SF2')).toBe('pending');
+      expect(statusOn(t, 'FP1')).toBe('incompatible');
+      // Near-infrared face 7 is another algorithm than visible-light face 58, and it has no palm.
+      expect(statusOn(t, 'NIR1')).toBe('incompatible');
+    }
+
+    const toSf2 = await drain(sf2);
+    expect(
+      toSf2
+        .filter((c) => c.startsWith('DATA UPDATE BIODATA'))
+        .map((c) => /Type=(\d+)/.exec(c)![1])
+        .sort(),
+    ).toEqual(['8', '8', '8', '8', '8', '9']);
+    expect(
+      [...sf2.biodata.values()]
+        .filter((b) => b.pin === ada.device_pin)
+        .map((b) => `${b.type}:${b.no}:${b.index}`)
+        .sort(),
+    ).toEqual(['8:1:0', '8:1:1', '8:1:2', '8:1:3', '8:1:4', '9:0:0']);
+    const [face] = [...sf1.biodata.values()].filter((b) => b.type === 9 && b.pin === ada.device_pin);
+    expect(sf2.biodata.get(`9:${ada.device_pin}:0:0`)!.template).toBe(face!.template);
+    expect((await listed(ada.id)).every((t) => statusOn(t, 'SF2') === 'present')).toBe(true);
+    expect(await drain(fp)).toEqual([]);
+    expect(await drain(nir)).toEqual([]);
+  });
+
+  test('the templates are encrypted at rest like fingerprints', async () => {
+    const rows = await server.fpa.db.orm.select().from(templates).where(eq(templates.enrolleeId, ada.id));
+    const [face] = [...sf1.biodata.values()].filter((b) => b.type === 9 && b.pin === ada.device_pin);
+    const plain = Buffer.from(face!.template, 'base64');
+    for (const row of rows) expect(Buffer.from(row.ciphertext).includes(plain.subarray(0, 16))).toBe(false);
+  });
+});
+
+describe('consent gates every kind, and withdrawal removes every kind everywhere', () => {
+  test('a face of someone without consent is rejected and deleted from the terminal', async () => {
+    await drain(sf1);
+    expect((await sf1.enrollKind(bo.device_pin, 'visible_face')).body).toBe('OK:1');
+    expect(await listed(bo.id)).toEqual([]);
+    expect(await drain(sf1)).toEqual([`DATA DELETE BIODATA Pin=${bo.device_pin}\tType=9\tNo=0`]);
+    expect([...sf1.biodata.values()].some((b) => b.pin === bo.device_pin)).toBe(false);
+  });
+
+  test('withdrawing consent deletes the face and the palm from both SpeedFaces', async () => {
+    expect((await server.admin.delete(`/enrollees/${ada.id}/consent/`)).status).toBeLessThan(300);
+    expect(await listed(ada.id)).toEqual([]);
+    for (const t of [sf1, sf2]) {
+      const sent = await drain(t);
+      expect(sent.sort()).toEqual([`DATA DELETE BIODATA Pin=${ada.device_pin}\tType=8\tNo=1`, `DATA DELETE BIODATA Pin=${ada.device_pin}\tType=9\tNo=0`]);
+      expect([...t.biodata.values()].some((b) => b.pin === ada.device_pin)).toBe(false);
+    }
+  });
+});
+
+describe('remote enrollment of a face or palm', () => {
+  test('ENROLL_BIO with its type; the capture reaches the other SpeedFace', async () => {
+    await server.admin.post(`/enrollees/${ada.id}/consent/`, { version: 'v2', method: 'paper' });
+    const refused = await server.admin.post(`/enrollees/${ada.id}/remote-enrollment/`, { device: 'FP1', type: 'visible_face' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('command_not_supported');
+    const started = await server.admin.post(`/enrollees/${ada.id}/remote-enrollment/`, { device: 'SF2', type: 'visible_face' });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ biometric: 'visible_face', fingers_requested: [0] });
+    const sent = await drain(sf2);
+    expect(sent.some((c) => c.startsWith('ENROLL_BIO TYPE=9\tPIN='))).toBe(true);
+    const session = await server.admin.get(`/enrollment-sessions/${started.body.id}/`);
+    expect(session.body.status).toBe('completed');
+    const [face] = await listed(ada.id);
+    expect(face).toMatchObject({ type: 'visible_face', index: 0 });
+    expect(statusOn(face!, 'SF2')).toBe('present');
+    await drain(sf1);
+    expect(sf1.biodata.has(`9:${ada.device_pin}:0:0`)).toBe(true);
+  });
+});
+
+describe('a terminal that starts declaring a kind', () => {
+  test('gets the templates it was incompatible with, at once', async () => {
+    const [face] = await listed(ada.id);
+    expect(statusOn(face!, 'FP1')).toBe('incompatible');
+    // New firmware: FP1 now reports a visible-light face 58 as well.
+    const upgraded = new SimulatedTerminal({ url: server.url, sn: 'FP1', kinds: { visible_face: '58.10' } });
+    for (const [pin, user] of fp.users) upgraded.users.set(pin, user);
+    await upgraded.postOptions();
+    const sent = await drain(upgraded);
+    expect(sent.some((c) => c.startsWith(`DATA UPDATE BIODATA Pin=${ada.device_pin}\t`) && c.includes('Type=9'))).toBe(true);
+    expect(statusOn((await listed(ada.id))[0]!, 'FP1')).toBe('present');
+    fp = upgraded;
+  });
+});
+
+describe('cards travel both ways', () => {
+  test("an enrollee's card goes to the terminals with the user record; one card is never two people's", async () => {
+    const patched = await server.admin.patch(`/enrollees/${ada.id}/`, { card: '123456789' });
+    expect(patched.status).toBe(200);
+    expect(patched.body.card).toBe('123456789');
+    expect((await drain(fp)).find((c) => c.startsWith(`DATA UPDATE USERINFO PIN=${ada.device_pin}\t`))).toContain('Card=123456789');
+    expect(fp.users.get(ada.device_pin)!.fields.Card).toBe('123456789');
+    const taken = await server.admin.patch(`/enrollees/${bo.id}/`, { card: '123456789' });
+    expect(taken.status).toBe(409);
+  });
+
+  test("a card badged in at a terminal becomes the enrollee's and reaches their other terminals", async () => {
+    const user = `USER PIN=${ada.device_pin}\tName=Person K-ADA\tPri=0\tPasswd=\tCard=[15CD5B08]\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n`;
+    expect((await fp.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, user)).body).toBe('OK:1');
+    const card = String(0x08_5b_cd_15);
+    expect((await server.admin.get(`/enrollees/${ada.id}/`)).body.card).toBe(card);
+    await drain(sf1);
+    expect(sf1.users.get(ada.device_pin)!.fields.Card).toBe(card);
+    // A terminal's own user keeps their card on the terminal's user list.
+    const own = `USER PIN=4242\tName=Menu user\tPri=0\tPasswd=\tCard=555\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n`;
+    await fp.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, own);
+    const users = (await server.admin.get('/devices/FP1/users/')).body.results as { pin: string; card: string | null }[];
+    expect(users.find((u) => u.pin === '4242')!.card).toBe('555');
+  });
+});
