@@ -183,8 +183,8 @@ async function showDay(
                 const reason = await askReason('Void this punch?', { action: 'Void', detail: 'It will no longer count for attendance.' });
                 if (!reason) return;
                 await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
-                announce('Punch voided.');
                 await refresh();
+                announce('Punch voided.');
               }),
         ]),
         'No punches that day.',

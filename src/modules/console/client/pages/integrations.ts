@@ -89,8 +89,8 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
                 )
                   return;
                 await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
-                announce(`Agent ${a.name} revoked.`);
                 await redraw();
+                announce(`Agent ${a.name} revoked.`);
               })
             : '',
         ]),
@@ -137,8 +137,8 @@ function webhookActions(w: Webhook, deliveries: HTMLElement, redraw: () => Promi
       ? button('Remove', async () => {
           if (!(await confirmAction(`Remove the endpoint ${w.url}?`, { action: 'Remove' }))) return;
           await api.delete(base);
-          announce('Endpoint removed.');
           await redraw();
+          announce('Endpoint removed.');
         })
       : button('Enable', async () => {
           await api.post(`${base}enable/`);

@@ -70,8 +70,8 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
             'Run now',
             async () => {
               const outcome = await api.post<{ status: string; summary: string }>(`jobs/${encodeURIComponent(j.name)}/run/`);
-              announce(outcome.summary, outcome.status === 'failed' ? 'bad' : 'ok');
               await redraw();
+              announce(outcome.summary, outcome.status === 'failed' ? 'bad' : 'ok');
             },
             { 'aria-label': `Run ${j.name} now` },
           ),

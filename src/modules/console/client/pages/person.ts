@@ -38,13 +38,13 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
           )
             return;
           await api.patch(base, { active: false });
-          announce(`${person.display_name} deactivated.`);
           await redraw();
+          announce(`${person.display_name} deactivated.`);
         })
       : button('Reactivate', async () => {
           await api.patch(base, { active: true });
-          announce(`${person.display_name} is active again and is being sent to their terminals.`);
           await redraw();
+          announce(`${person.display_name} is active again and is being sent to their terminals.`);
         }),
     button('Delete', async () => {
       if (
@@ -151,8 +151,8 @@ function detailsForm(person: Enrollee, base: string, redraw: () => Promise<void>
     };
     if (card) body.card = card.value.trim() || null;
     await api.patch(base, body);
-    announce('Saved.');
     await redraw();
+    announce('Saved.');
   });
   return form;
 }
@@ -195,8 +195,8 @@ function consentSection(person: Enrollee, base: string, redraw: () => Promise<vo
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     await api.post(`${base}consent/`, { version: version.value.trim(), method: method.value.trim() });
-    announce('Consent recorded.');
     await redraw();
+    announce('Consent recorded.');
   });
   return section('Consent', h('p', {}, badge('Not recorded', 'warn'), ' Fingerprints can be enrolled only once consent is recorded.'), form);
 }
@@ -253,8 +253,8 @@ function enrollSection(person: Enrollee, base: string, devices: Device[], agents
       announce('A desktop agent enrolls fingerprints only.', 'bad');
       return;
     } else await api.post('enrollment-sessions/', { enrollee: person.id, agent: target, fingers: chosen });
-    announce(kind === 'device' ? 'Enrollment started: the terminal asks the person for each finger now.' : 'Session started: the agent shows it in its list.');
     await redraw();
+    announce(kind === 'device' ? 'Enrollment started: the terminal asks the person for each finger now.' : 'Session started: the agent shows it in its list.');
   });
   if (devices.length === 0 && agents.length === 0) return section('Enroll fingerprints', h('p', {}, 'Approve a terminal or create a desktop agent first.'));
   return section('Enroll fingerprints', form);

@@ -96,8 +96,8 @@ function remove(path: string, what: string, draw: () => Promise<void>): HTMLButt
   return button('Delete', async () => {
     if (!(await confirmAction(`Delete ${what}?`, { action: 'Delete' }))) return;
     await api.delete(path);
-    announce(`${what} deleted.`);
     await draw();
+    announce(`${what} deleted.`);
   });
 }
 
@@ -108,8 +108,8 @@ function payPeriods(periods: PayPeriod[], draw: () => Promise<void>): HTMLElemen
     h('form', { class: 'inline-form' }, field('From', from), field('To', to), h('button', { type: 'submit' }, 'Add pay period')),
     async () => {
       await api.post('pay-periods/', { from: from.value, to: to.value });
-      announce('Pay period added.');
       await draw();
+      announce('Pay period added.');
     },
   );
   return section(
@@ -128,8 +128,8 @@ function payPeriods(periods: PayPeriod[], draw: () => Promise<void>): HTMLElemen
               )
                 return;
               await api.post(`pay-periods/${encodeURIComponent(p.id)}/lock/`);
-              announce('Pay period locked.');
               await draw();
+              announce('Pay period locked.');
             }),
       ]),
       'No pay periods yet.',
@@ -155,8 +155,8 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
     ),
     async () => {
       await api.post('work-schedules/', { name: name.value.trim(), start: start.value, end: end.value, grace_in: grace.value.trim() || undefined });
-      announce('Schedule added.');
       await draw();
+      announce('Schedule added.');
     },
   );
   return section(
@@ -190,8 +190,8 @@ function assignmentsSection(
     h('form', { class: 'inline-form' }, field('Schedule', schedule), field('Person', who), field('From', from), h('button', { type: 'submit' }, 'Assign')),
     async () => {
       await api.post('shift-assignments/', { schedule: schedule.value, enrollee: who.value, from: from.value });
-      announce('Schedule assigned.');
       await draw();
+      announce('Schedule assigned.');
     },
   );
   return section(
@@ -218,8 +218,8 @@ function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): HTMLEl
     h('form', { class: 'inline-form' }, field('Date', date), field('Name', name), h('button', { type: 'submit' }, 'Add holiday')),
     async () => {
       await api.post('holidays/', { date: date.value, name: name.value.trim() });
-      announce('Holiday added.');
       await draw();
+      announce('Holiday added.');
     },
   );
   return section(
@@ -254,8 +254,8 @@ function leavesSection(leaves: Leave[], people: [string, string][], nameOf: (id:
     ),
     async () => {
       await api.post('leaves/', { enrollee: who.value, from: from.value, to: to.value, kind: kind.value.trim() });
-      announce('Leave added.');
       await draw();
+      announce('Leave added.');
     },
   );
   return section(

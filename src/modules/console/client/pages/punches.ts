@@ -121,8 +121,8 @@ async function voidPunch(p: Punch, reload: () => Promise<void>): Promise<void> {
   });
   if (!reason) return;
   await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
-  announce('Punch voided.');
   await reload();
+  announce('Punch voided.');
 }
 
 /** A manual punch: the local date and time in the attendance zone become an instant on the server’s terms. */
@@ -147,9 +147,9 @@ export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     await api.post('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
-    announce('Manual punch added.');
     reason.value = '';
     await after();
+    announce('Manual punch added.');
   });
   return section('Add a missing punch', form);
 }

@@ -30,8 +30,8 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
         device.status === 'pending_approval' ? 'Approve' : 'Enable again',
         async () => {
           await api.post(`${base}approve/`);
-          announce(`${title} approved: the people of its areas are being sent to it.`);
           await redraw();
+          announce(`${title} approved: the people of its areas are being sent to it.`);
         },
         { class: 'primary' },
       ),
@@ -48,8 +48,8 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
         )
           return;
         await api.post(`${base}disable/`);
-        announce(`${title} disabled.`);
         await redraw();
+        announce(`${title} disabled.`);
       }),
     );
   }
@@ -126,8 +126,8 @@ function syncSection(device: DeviceDetail, base: string, redraw: () => Promise<v
       { class: 'actions' },
       button('Resync', async () => {
         const r = await api.post<{ queued: number }>(`${base}resync/`, { full: false });
-        announce(`${r.queued} command(s) queued to bring the terminal in line.`);
         await redraw();
+        announce(`${r.queued} command(s) queued to bring the terminal in line.`);
       }),
       button('Full resync', async () => {
         if (
@@ -139,8 +139,8 @@ function syncSection(device: DeviceDetail, base: string, redraw: () => Promise<v
         )
           return;
         const r = await api.post<{ queued: number }>(`${base}resync/`, { full: true });
-        announce(`${r.queued} command(s) queued.`);
         await redraw();
+        announce(`${r.queued} command(s) queued.`);
       }),
     ),
   );
@@ -172,8 +172,8 @@ function editSection(device: DeviceDetail, base: string, redraw: () => Promise<v
       time_zone: zone.value.trim() || null,
       enrollment_station: station.checked,
     });
-    announce('Saved.');
     await redraw();
+    announce('Saved.');
   });
   return section('Settings', form);
 }
@@ -232,8 +232,8 @@ function commandList(commands: Command[], base: string, redraw: () => Promise<vo
           act.append(
             button('Cancel', async () => {
               await api.post(`${base}commands/${c.id}/cancel/`);
-              announce('Command cancelled.');
               await redraw();
+              announce('Command cancelled.');
             }),
           );
         }
@@ -241,8 +241,8 @@ function commandList(commands: Command[], base: string, redraw: () => Promise<vo
           act.append(
             button('Retry', async () => {
               await api.post(`${base}commands/${c.id}/retry/`);
-              announce('Command queued again.');
               await redraw();
+              announce('Command queued again.');
             }),
           );
         }
@@ -276,8 +276,8 @@ function usersSection(users: TerminalUser[], base: string, redraw: () => Promise
             event.preventDefault();
             const body = u.conflict && !employee.value.trim() ? { enrollee: u.conflict.enrollee } : { employee: employee.value.trim() };
             await api.post(`${base}users/${encodeURIComponent(u.pin)}/adopt/`, body);
-            announce(`PIN ${u.pin} adopted.`);
             await redraw();
+            announce(`PIN ${u.pin} adopted.`);
           });
           act.append(adopt);
         }
@@ -291,8 +291,8 @@ function usersSection(users: TerminalUser[], base: string, redraw: () => Promise
             )
               return;
             await api.delete(`${base}users/${encodeURIComponent(u.pin)}/`);
-            announce(`Removal of PIN ${u.pin} queued.`);
             await redraw();
+            announce(`Removal of PIN ${u.pin} queued.`);
           }),
         );
         const who = u.enrollee
@@ -334,8 +334,8 @@ function keysSection(keys: DeviceKey[], base: string, redraw: () => Promise<void
           : button('Revoke', async () => {
               if (!(await confirmAction('Revoke this key?', { action: 'Revoke', detail: 'A terminal using it is refused until it has another key.' }))) return;
               await api.delete(`${base}keys/${encodeURIComponent(k.id)}/`);
-              announce('Key revoked.');
               await redraw();
+              announce('Key revoked.');
             }),
       ]),
       'No keys: the terminal is known by its serial number only.',
