@@ -59,6 +59,7 @@ describe('the console in a browser', () => {
   test('signs in by the one-time link; the link then no longer works', async () => {
     const link = await consoleLink(server, 'hr.officer@example.com');
     await page.goto(link);
+    await shot('sign-in');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(await page.getByText('Signed in as hr.officer@example.com').isVisible()).toBe(true);

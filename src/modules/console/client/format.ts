@@ -54,7 +54,7 @@ export function words(code: string | null | undefined): string {
   if (!code) return '—';
   const known = WORDS[code];
   if (known) return known;
-  const text = code.replace(/_/g, ' ').toLowerCase();
+  const text = code.replace(/[_.]/g, ' ').toLowerCase();
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 

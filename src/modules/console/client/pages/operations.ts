@@ -4,10 +4,12 @@ import { announce, badge, button, field, h, input, replace, section, table } fro
 import { dateTime, words } from '../format';
 import type { AuditEntry, Job, LogEvent } from '../types';
 
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
 function summarize(details: Record<string, unknown>): string {
   return Object.entries(details)
     .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object')
-    .map(([k, v]) => `${words(k)}: ${String(v)}`)
+    .map(([k, v]) => `${words(k)}: ${typeof v === 'string' && ISO_INSTANT.test(v) ? dateTime(v) : String(v)}`)
     .join(', ');
 }
 
