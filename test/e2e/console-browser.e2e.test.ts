@@ -37,6 +37,17 @@ async function go(hash: string, heading: string): Promise<void> {
 
 const served = (suffix: string) => server.app.routes.some((r) => r.path.endsWith(suffix));
 
+/** Today's local midnight in ZONE, as an instant. */
+function localMidnight(at: number): number {
+  const wall = new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(at);
+  const [h, m, sec] = wall.split(':').map(Number);
+  return at - ((h! * 60 + m!) * 60 + sec!) * 1000 - (at % 1000);
+}
+const NOW = Date.now();
+const CLOCK_IN = Math.max(localMidnight(NOW) + 60_000, NOW - 10 * 60_000);
+const CLOCK_OUT = Math.max(CLOCK_IN + 2 * 60_000, NOW - 60_000);
+const wallTime = (at: number) => new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
+
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: ZONE, ADMS_POLL_DELAY: '1s' }, { clock }), launchBrowser()]);
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' });
@@ -140,7 +151,8 @@ describe('the console in a browser', () => {
     await go('#/punches', 'Punches');
     await page.getByText('Live: new punches appear here').waitFor();
     const pin = (await server.admin.get('/enrollees/')).body.results[0].device_pin as string;
-    await terminal.punch([{ pin }]);
+    // Clocked in a few minutes ago (never before today's midnight in the zone); the clock-out is forgotten.
+    await terminal.punch([{ pin, at: new Date(CLOCK_IN) }]);
     await page.locator('#live-punches').getByRole('cell', { name: 'Ada Obi' }).waitFor({ timeout: 5000 });
     await shot('punches');
   });
@@ -168,10 +180,14 @@ describe('the console in a browser', () => {
         .first()
         .click();
       await page.getByRole('heading', { level: 2, name: /Ada Obi,/ }).waitFor();
-      await page.getByLabel('Time').fill('23:00');
+      await page.getByLabel('Time').fill(wallTime(CLOCK_OUT));
       await page.getByLabel('Reason').fill('forgot to clock out');
       await page.getByRole('button', { name: 'Add punch' }).click();
       await page.getByText('Manual punch added.').waitFor();
+      await page
+        .locator('#attendance-grid')
+        .getByRole('button', { name: /Ada Obi, .*: Present/ })
+        .waitFor();
       const download = page.waitForEvent('download');
       await page.getByRole('link', { name: 'Download CSV' }).click();
       const csv = await (await download).path();

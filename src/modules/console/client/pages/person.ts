@@ -10,6 +10,7 @@ import type { Agent, Device, Enrollee, Session, Template } from '../types';
 
 const syncTone = (status: string) => (status === 'present' ? 'ok' : status === 'pending' ? 'info' : 'bad');
 const ACTIVE_SESSION = new Set(['open', 'in_progress']);
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
 export async function personPage(main: HTMLElement, params: string[]): Promise<(() => void) | undefined> {
   const id = params[0] ?? '';
@@ -122,11 +123,15 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
     ),
   );
   // While a session is under way, keep the page current so the person at the terminal sees it finish.
+  // One timer at a time (a redraw starts the next), and never drawing over another page.
+  clearTimeout(refreshTimer);
   if (mine.some((s) => ACTIVE_SESSION.has(s.status))) {
-    const timer = setTimeout(() => {
-      if (document.activeElement === document.body || document.activeElement === null) void redraw();
+    const here = location.hash;
+    refreshTimer = setTimeout(() => {
+      // Not while someone is typing or choosing: a redraw would take their focus away.
+      if (location.hash === here && (document.activeElement === document.body || document.activeElement === null)) void redraw();
     }, 3000);
-    return () => clearTimeout(timer);
+    return () => clearTimeout(refreshTimer);
   }
   return undefined;
 }
