@@ -189,3 +189,23 @@ export function section(title: string, ...children: (Child | Child[])[]): HTMLEl
 export function definitionList(items: [string, Child][]): HTMLElement {
   return h('dl', { class: 'facts' }, ...items.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
 }
+
+/**
+ * Draws a page again every `ms` while it is the page shown and nobody is typing in it (a redraw
+ * would take their focus away); returns the cleanup the router calls when the page is left.
+ */
+export function keepFresh(draw: () => Promise<unknown>, ms: number): () => void {
+  const here = location.hash;
+  let timer: ReturnType<typeof setTimeout>;
+  const tick = () => {
+    timer = setTimeout(async () => {
+      const typing =
+        document.activeElement instanceof HTMLInputElement || document.activeElement instanceof HTMLSelectElement || document.querySelector('dialog[open]');
+      if (location.hash !== here) return;
+      if (!typing) await draw().catch(() => undefined);
+      tick();
+    }, ms);
+  };
+  tick();
+  return () => clearTimeout(timer);
+}

@@ -1,6 +1,6 @@
 /** Overview: what needs attention first (terminals waiting or offline, failing commands, webhook backlog), then the day. */
 import { api } from '../api';
-import { badge, h, replace, section, table } from '../dom';
+import { badge, h, keepFresh, replace, section, table } from '../dom';
 import { ago, dateTime, words } from '../format';
 import type { Health } from '../types';
 
@@ -8,7 +8,13 @@ function tile(label: string, value: number | string, href: string, tone: 'ok' | 
   return h('a', { class: `tile ${tone}`, href }, h('span', { class: 'value' }, String(value)), h('span', { class: 'label' }, label));
 }
 
-export async function overviewPage(main: HTMLElement): Promise<undefined> {
+export async function overviewPage(main: HTMLElement): Promise<() => void> {
+  await drawOverviewPage(main);
+  // Terminals come online, register and punch on their own: the page follows.
+  return keepFresh(() => drawOverviewPage(main), 15_000);
+}
+
+async function drawOverviewPage(main: HTMLElement): Promise<void> {
   const health = await api.get<Health>('health/');
   const attention: HTMLElement[] = [];
   if (health.terminals.pending > 0)
@@ -64,5 +70,4 @@ export async function overviewPage(main: HTMLElement): Promise<undefined> {
     ),
     h('p', { class: 'muted' }, `As of ${dateTime(health.at)}.`),
   );
-  return undefined;
 }

@@ -1,6 +1,6 @@
 /** Terminals: the fleet at a glance (waiting ones first), and registering a terminal before it connects. */
 import { api, currentSession, type List } from '../api';
-import { announce, badge, button, field, h, input, replace, section, table } from '../dom';
+import { announce, badge, button, field, h, input, keepFresh, replace, section, table } from '../dom';
 import { ago } from '../format';
 import type { Device } from '../types';
 
@@ -12,7 +12,13 @@ export function deviceBadge(d: Device): HTMLElement {
 
 const ORDER: Record<string, number> = { pending_approval: 0, approved: 1, disabled: 2 };
 
-export async function terminalsPage(main: HTMLElement): Promise<undefined> {
+export async function terminalsPage(main: HTMLElement): Promise<() => void> {
+  await drawTerminalsPage(main);
+  // Terminals come online, register and punch on their own: the page follows.
+  return keepFresh(() => drawTerminalsPage(main), 15_000);
+}
+
+async function drawTerminalsPage(main: HTMLElement): Promise<void> {
   const list = await api.get<List<Device>>('devices/?limit=1000');
   const devices = [...list.results].sort((a, b) => (ORDER[a.status] ?? 9) - (ORDER[b.status] ?? 9) || a.serial_number.localeCompare(b.serial_number));
   const serial = input({ required: true, pattern: '[A-Za-z0-9_.\\-]{1,64}', autocomplete: 'off' });
@@ -62,14 +68,12 @@ export async function terminalsPage(main: HTMLElement): Promise<undefined> {
         ]),
         'No terminal has connected yet.',
       ),
-      button('Refresh', () => terminalsPage(main).then(() => undefined)),
+      button('Refresh', () => drawTerminalsPage(main)),
     ),
     section(
       'Register a terminal before it connects',
       h('p', {}, 'A registered terminal is approved already: when it first connects it is served at once.'),
       form,
     ),
-    button('Refresh', () => terminalsPage(main).then(() => undefined)),
   );
-  return undefined;
 }
