@@ -113,12 +113,15 @@ async function route(main: HTMLElement): Promise<void> {
     replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to the overview')));
     return;
   }
-  replace(main, h('p', { class: 'loading' }, 'Loading…'));
+  // Each visit draws into its own container: an answer that arrives after the person has moved on
+  // redraws a detached container, never the page they are on now.
+  const view = h('div', { class: 'view' }, h('p', { class: 'loading' }, 'Loading…'));
+  replace(main, view);
   try {
-    cleanup = await found.r.page(main, found.m.slice(1));
+    cleanup = await found.r.page(view, found.m.slice(1));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return;
-    replace(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error)));
+    replace(view, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error)));
   }
   const heading = main.querySelector('h1');
   if (heading) {

@@ -83,15 +83,22 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
           a.status === 'active' ? badge('Active', 'ok') : badge('Revoked', 'muted'),
           dateTime(a.last_used_at),
           a.status === 'active'
-            ? button('Revoke', async () => {
-                if (
-                  !(await confirmAction(`Revoke agent ${a.name}?`, { action: 'Revoke', detail: 'Its key stops working and its open sessions are cancelled.' }))
-                )
-                  return;
-                await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
-                await redraw();
-                announce(`Agent ${a.name} revoked.`);
-              })
+            ? button(
+                'Revoke',
+                async () => {
+                  if (
+                    !(await confirmAction(`Revoke agent ${a.name}?`, {
+                      action: 'Revoke',
+                      detail: 'Its key stops working and its open sessions are cancelled.',
+                    }))
+                  )
+                    return;
+                  await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
+                  await redraw();
+                  announce(`Agent ${a.name} revoked.`);
+                },
+                { 'aria-label': `Revoke agent ${a.name}` },
+              )
             : '',
         ]),
         'No agents.',
@@ -134,12 +141,16 @@ function webhookActions(w: Webhook, deliveries: HTMLElement, redraw: () => Promi
       announce(`${r.requeued} message(s) queued again.`);
     }),
     w.active
-      ? button('Remove', async () => {
-          if (!(await confirmAction(`Remove the endpoint ${w.url}?`, { action: 'Remove' }))) return;
-          await api.delete(base);
-          await redraw();
-          announce('Endpoint removed.');
-        })
+      ? button(
+          'Remove',
+          async () => {
+            if (!(await confirmAction(`Remove the endpoint ${w.url}?`, { action: 'Remove' }))) return;
+            await api.delete(base);
+            await redraw();
+            announce('Endpoint removed.');
+          },
+          { 'aria-label': `Remove the endpoint ${w.url}` },
+        )
       : button('Enable', async () => {
           await api.post(`${base}enable/`);
           announce('Endpoint enabled; held messages are being delivered.');

@@ -230,20 +230,28 @@ function commandList(commands: Command[], base: string, redraw: () => Promise<vo
         const act = h('div', { class: 'actions' });
         if (c.status === 'pending' || c.status === 'sent') {
           act.append(
-            button('Cancel', async () => {
-              await api.post(`${base}commands/${c.id}/cancel/`);
-              await redraw();
-              announce('Command cancelled.');
-            }),
+            button(
+              'Cancel',
+              async () => {
+                await api.post(`${base}commands/${c.id}/cancel/`);
+                await redraw();
+                announce('Command cancelled.');
+              },
+              { 'aria-label': `Cancel ${commandKind(c.kind)} (command ${c.id})` },
+            ),
           );
         }
         if (c.status === 'failed' || c.status === 'expired') {
           act.append(
-            button('Retry', async () => {
-              await api.post(`${base}commands/${c.id}/retry/`);
-              await redraw();
-              announce('Command queued again.');
-            }),
+            button(
+              'Retry',
+              async () => {
+                await api.post(`${base}commands/${c.id}/retry/`);
+                await redraw();
+                announce('Command queued again.');
+              },
+              { 'aria-label': `Retry ${commandKind(c.kind)} (command ${c.id})` },
+            ),
           );
         }
         const status = badge(words(c.status), commandTone(c.status));
@@ -282,18 +290,22 @@ function usersSection(users: TerminalUser[], base: string, redraw: () => Promise
           act.append(adopt);
         }
         act.append(
-          button('Remove', async () => {
-            if (
-              !(await confirmAction(`Remove PIN ${u.pin} from the terminal?`, {
-                action: 'Remove',
-                detail: 'The user and their fingerprints are deleted from this terminal.',
-              }))
-            )
-              return;
-            await api.delete(`${base}users/${encodeURIComponent(u.pin)}/`);
-            await redraw();
-            announce(`Removal of PIN ${u.pin} queued.`);
-          }),
+          button(
+            'Remove',
+            async () => {
+              if (
+                !(await confirmAction(`Remove PIN ${u.pin} from the terminal?`, {
+                  action: 'Remove',
+                  detail: 'The user and their fingerprints are deleted from this terminal.',
+                }))
+              )
+                return;
+              await api.delete(`${base}users/${encodeURIComponent(u.pin)}/`);
+              await redraw();
+              announce(`Removal of PIN ${u.pin} queued.`);
+            },
+            { 'aria-label': `Remove PIN ${u.pin} from the terminal` },
+          ),
         );
         const who = u.enrollee
           ? h('a', { href: `#/people/${u.enrollee}` }, 'A person of the service')
@@ -331,12 +343,17 @@ function keysSection(keys: DeviceKey[], base: string, redraw: () => Promise<void
         k.revoked_at ? badge('Revoked', 'muted') : badge('Active', 'ok'),
         k.revoked_at
           ? ''
-          : button('Revoke', async () => {
-              if (!(await confirmAction('Revoke this key?', { action: 'Revoke', detail: 'A terminal using it is refused until it has another key.' }))) return;
-              await api.delete(`${base}keys/${encodeURIComponent(k.id)}/`);
-              await redraw();
-              announce('Key revoked.');
-            }),
+          : button(
+              'Revoke',
+              async () => {
+                if (!(await confirmAction('Revoke this key?', { action: 'Revoke', detail: 'A terminal using it is refused until it has another key.' })))
+                  return;
+                await api.delete(`${base}keys/${encodeURIComponent(k.id)}/`);
+                await redraw();
+                announce('Key revoked.');
+              },
+              { 'aria-label': `Revoke the key ${k.hint}…` },
+            ),
       ]),
       'No keys: the terminal is known by its serial number only.',
     ),
