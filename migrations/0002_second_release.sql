@@ -69,6 +69,28 @@ CREATE TABLE `fpa_work_schedules` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `fpa_work_schedules_name_unique` ON `fpa_work_schedules` (`name`);--> statement-breakpoint
+CREATE TABLE `fpa_console_links` (
+	`token_hash` text PRIMARY KEY NOT NULL,
+	`actor` text NOT NULL,
+	`created_by` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	`used_at` integer
+);
+--> statement-breakpoint
+CREATE INDEX `fpa_console_links_expires` ON `fpa_console_links` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `fpa_console_sessions` (
+	`id_hash` text PRIMARY KEY NOT NULL,
+	`actor` text NOT NULL,
+	`origin` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	`idle_timeout_ms` integer NOT NULL,
+	`last_seen_at` integer NOT NULL,
+	`ended_at` integer
+);
+--> statement-breakpoint
+CREATE INDEX `fpa_console_sessions_expires` ON `fpa_console_sessions` (`expires_at`);--> statement-breakpoint
 CREATE TABLE `fpa_device_clock_offsets` (
 	`device_id` text NOT NULL,
 	`since` integer NOT NULL,

@@ -119,6 +119,8 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     const modules = buildModules(runtime, directory);
     // Holding a file database's writer lock, no other process can be delivering webhooks.
     if (lock) await modules.webhooks.releaseClaims();
+    // A console session (cookie + CSRF header) counts as an administrator on every admin route.
+    auth.browserSessions = modules.console;
     for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
     const http = { runtime, auth };
     const { plugin, openapi } = buildPlugin(http, modules);

@@ -9,6 +9,7 @@ import { AuditService } from '../modules/audit';
 import { Biometrics } from '../modules/biometrics';
 import { CalendarService } from '../modules/calendar';
 import { CommandService } from '../modules/commands';
+import { ConsoleService } from '../modules/console';
 import { DeviceService } from '../modules/devices';
 import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
 import { EnrolleeService } from '../modules/enrollees';
@@ -29,6 +30,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const events = new EventLog(runtime);
   const jobs = new JobRunner(runtime);
   const audit = new AuditService(runtime);
+  const consoleSessions = new ConsoleService(runtime);
   const employees = new EmployeeService(runtime, directory);
   const areas = new AreaCatalog(runtime);
   const devices = new DeviceService(runtime, events);
@@ -61,6 +63,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   return {
     events,
     audit,
+    console: consoleSessions,
     jobs,
     employees,
     areas,

@@ -10,6 +10,7 @@ import { auditRoutes } from '../modules/audit';
 import { biometricRoutes } from '../modules/biometrics';
 import { calendarRoutes, scheduleRoutes } from '../modules/calendar';
 import { commandRoutes } from '../modules/commands';
+import { consoleLinkRoutes, consoleRoutes } from '../modules/console';
 import { deviceRoutes } from '../modules/devices';
 import { employeeRoutes } from '../modules/employees';
 import { enrolleeRoutes } from '../modules/enrollees';
@@ -48,7 +49,8 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(webhookRoutes(http, m.webhooks.service))
     .use(jobRoutes(http, m.jobs))
     .use(auditRoutes(http, m.audit))
-    .use(healthRoutes(http, m.health));
+    .use(healthRoutes(http, m.health))
+    .use(consoleLinkRoutes(http, m.console));
 }
 
 /** The OpenAPI document of the API, generated on first use from the served routes. */
@@ -122,6 +124,7 @@ export function buildPlugin(http: Http, m: Modules) {
   const plugin = new Elysia({ name: 'fingerprint-attendance', seed: http.runtime.instanceId })
     .use(m.terminals.routes())
     .use(operationsRoutes(http, m.health))
+    .use(consoleRoutes(http, m.console, { admsUrlPrefix: http.runtime.settings.ADMS_URL_PREFIX }))
     .use(api);
   return { plugin, openapi };
 }

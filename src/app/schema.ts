@@ -11,6 +11,7 @@ export * from '../modules/audit/tables';
 export * from '../modules/biometrics/tables';
 export * from '../modules/calendar/tables';
 export * from '../modules/commands/tables';
+export * from '../modules/console/tables';
 export * from '../modules/devices/tables';
 export * from '../modules/employees/tables';
 export * from '../modules/enrollees/tables';

@@ -8,6 +8,7 @@ import { ConfigurationError, formatIssues } from '../platform/config/check';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { apiBodyLimit } from '../platform/http/body';
 import { routableRequest } from '../platform/http/routable-url';
+import { lanAddress } from '../platform/net/lan';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
 
 export interface RunningServer {
@@ -88,15 +89,23 @@ export async function main(): Promise<void> {
     }
     process.exit(1);
   }
+  // What people type in: terminals and browsers elsewhere on the network reach the LAN address, not 127.0.0.1.
+  const hostname = server.fpa.settings.HOST;
+  const reachable = hostname === '0.0.0.0' || hostname === '::' ? (lanAddress() ?? '127.0.0.1') : hostname;
+  const base = `http://${reachable}:${server.port}`;
+  const consoleUrl = server.fpa.settings.CONSOLE_URL || `${base}/console/`;
   console.log(
     JSON.stringify({
       time: new Date().toISOString(),
       level: 'info',
       msg: `Fingerprint Attendance listening on ${server.url}`,
-      adms: `${server.url}${server.fpa.settings.ADMS_URL_PREFIX}`,
-      api: `${server.url}${API_PREFIX}/`,
+      console: consoleUrl,
+      terminals: `${base}${server.fpa.settings.ADMS_URL_PREFIX}`,
+      api: `${base}${API_PREFIX}/`,
     }),
   );
+  console.log(`\n  Console:   ${consoleUrl}  (sign in with a link from: bun run fpa:console-link)`);
+  console.log(`  Terminals: set the terminal's server address to ${reachable}, port ${server.port} (ADMS path ${server.fpa.settings.ADMS_URL_PREFIX})\n`);
   const shutdown = async (signal: string) => {
     console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `received ${signal}, shutting down` }));
     await server.stop();

@@ -70,6 +70,8 @@ export function buildService(m: Modules, runtime: Runtime) {
       m.calendar.calendarChanged(range, { enrollees, by: options.by }),
     /** Recomputes the days of a range now (`POST attendance-days/recompute/`). */
     recomputeAttendance: (range: { from: string; to: string; enrollee?: string }) => m.attendance.recompute(range),
+    /** A one-time console sign-in link for `actor` (the token is returned this once): `/console/sign-in?token=…`. */
+    createConsoleLink: (actor: string, options: { by: string }) => m.console.createLink(actor, options.by),
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),
     /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */

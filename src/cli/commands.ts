@@ -2,5 +2,6 @@
  * Feature commands beyond the jobs, registered with registerCommand() on import
  * (create-agent, simulate-device). Loaded only by the CLI entry point.
  */
+import './console-link';
 import './create-agent';
 import './commands-terminals';

@@ -45,7 +45,7 @@ async function runningServer(): Promise<{ apiUrl: string; token: string } | null
 }
 
 /** POSTs to the running server's API with the operator token of the lock file. */
-export async function callRunningServer(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> } | null> {
+export async function callRunningServer(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown>; apiUrl: string } | null> {
   const server = await runningServer();
   if (!server) return null;
   const response = await fetch(`${server.apiUrl}${path}`, {
@@ -53,7 +53,7 @@ export async function callRunningServer(path: string, body: unknown): Promise<{ 
     headers: { 'content-type': 'application/json', [OPERATOR_TOKEN_HEADER]: server.token },
     body: JSON.stringify(body),
   });
-  return { status: response.status, json: (await response.json().catch(() => ({}))) as Record<string, unknown> };
+  return { status: response.status, json: (await response.json().catch(() => ({}))) as Record<string, unknown>, apiUrl: server.apiUrl };
 }
 
 async function runJob(name: string, args: string[]): Promise<number> {

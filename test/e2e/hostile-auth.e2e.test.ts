@@ -3,7 +3,8 @@
  * `server.app.routes`, so a new route is covered the day it is added — refuses anonymous
  * callers with 401 and the error body, except the terminals' ADMS prefix (device protocol) and
  * `/healthz`, `/readyz` and the docs page with its assets (they hold nothing); the OpenAPI
- * document itself is administrators' (src/app/docs/routes.ts).
+ * document itself is administrators' (src/app/docs/routes.ts), and the console's shell, assets and
+ * sign-in page (the one-time token in the form is the credential there).
  * Agent routes refuse administrator tokens and bogus keys; administrator routes refuse agent
  * keys and every broken JWT (alg none, no exp, expired, wrong key, wrong audience). Nothing a
  * refused caller sends changes the database. test/admin-auth.test.ts covers JWKS and issuers.
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { UnsecuredJWT } from 'jose';
 import { OPERATOR_TOKEN_HEADER } from '../../src/platform/http/admin-auth';
 import { createAgent } from '../support/agents';
+import { signInOverHttp } from '../support/console';
 import { adminToken, startTestServer, type TestServer } from '../support/harness';
 import { tableCounts } from '../support/hostile';
 
@@ -19,7 +21,15 @@ const API = '/api/fingerprint/v1';
 const AUDIENCE = 'fpa-hostile';
 /** Reachable without credentials, by decision: the health checks, the docs page and its assets (and the terminals' prefix). */
 const isPublic = (method: string, path: string) =>
-  method === 'GET' && (path === '/healthz' || path === '/readyz' || path === `${API}/docs` || (path.startsWith(`${API}/docs/`) && path !== `${API}/docs/json`));
+  (method === 'POST' && path === '/console/sign-in') ||
+  (method === 'GET' &&
+    (path === '/healthz' ||
+      path === '/readyz' ||
+      path === `${API}/docs` ||
+      (path.startsWith(`${API}/docs/`) && path !== `${API}/docs/json`) ||
+      path === '/console' ||
+      path === '/console/sign-in' ||
+      path.startsWith('/console/assets/')));
 
 let server: TestServer;
 let goodAdmin: string;
@@ -113,8 +123,8 @@ describe('the route table', () => {
 
   test('the public routes answer without credentials', async () => {
     const publicPaths = server.app.routes.filter((r) => isPublic(r.method, r.path)).map((r) => r.path);
-    expect(publicPaths.length).toBeGreaterThanOrEqual(4);
-    for (const p of publicPaths) {
+    expect(publicPaths.length).toBeGreaterThanOrEqual(7);
+    for (const p of publicPaths.filter((path) => !path.includes(':') && path !== '/console/sign-in')) {
       // `docs` redirects to `docs/`, which fetch follows.
       const res = await fetch(`${server.url}${p}`);
       await res.arrayBuffer();
@@ -184,6 +194,51 @@ describe('refused callers', () => {
           ? { ...route, url: `${route.url}?after=x` }
           : route;
       const res = await send(target, { authorization }, route.method === 'GET' ? undefined : '{}');
+      expect({ route: `${route.method} ${route.path}`, refused: res.status === 401 || res.status === 403 }).toEqual({
+        route: `${route.method} ${route.path}`,
+        refused: false,
+      });
+    }
+  });
+});
+
+describe('console sessions', () => {
+  test('administrator routes: a forged or ended session cookie is 401; a live one without the CSRF header may read but not change', async () => {
+    const ended = await signInOverHttp(server);
+    expect((await fetch(`${server.url}/console/sign-out`, { method: 'POST', headers: { cookie: ended.cookie, 'x-fpa-csrf': ended.csrf } })).status).toBe(204);
+    const live = await signInOverHttp(server);
+    const before = await tableCounts(server);
+    for (const route of protectedRoutes().filter((r) => r.kind === 'admin')) {
+      expectUnauthorized(route, 'a forged session cookie', await send(route, { cookie: `fpa_console=${'A'.repeat(43)}` }, '{}'));
+      expectUnauthorized(route, 'an ended session', await send(route, { cookie: ended.cookie, 'x-fpa-csrf': ended.csrf }, '{}'));
+      if (route.method !== 'GET' || route.websocket) {
+        // A change (or a stream opened from nowhere) riding on the cookie alone.
+        const res = await send(route, { cookie: live.cookie }, '{}');
+        expect({ route: `${route.method} ${route.path}`, status: res.status }).toEqual({ route: `${route.method} ${route.path}`, status: 403 });
+      }
+    }
+    expect(await tableCounts(server)).toEqual(before);
+  });
+
+  test('agent routes refuse a console session', async () => {
+    const live = await signInOverHttp(server);
+    for (const route of protectedRoutes().filter((r) => r.kind === 'agent')) {
+      expectUnauthorized(route, 'a console session', await send(route, { cookie: live.cookie, 'x-fpa-csrf': live.csrf }, '{}'));
+    }
+  });
+
+  test('with the cookie and the CSRF header (and the origin, for streams) no administrator route refuses', async () => {
+    const live = await signInOverHttp(server);
+    // Signing out ends the session the other routes ride on: it goes last.
+    const routes = protectedRoutes().filter((r) => r.kind === 'admin');
+    routes.sort((a, b) => Number(a.path === '/console/sign-out') - Number(b.path === '/console/sign-out'));
+    for (const route of routes) {
+      const target = route.path.endsWith('/jobs/:name/run')
+        ? { ...route, url: `${API}/jobs/no-such-job/run/` }
+        : route.websocket
+          ? { ...route, url: `${route.url}?after=x` }
+          : route;
+      const res = await send(target, { cookie: live.cookie, 'x-fpa-csrf': live.csrf, origin: server.url }, route.method === 'GET' ? undefined : '{}');
       expect({ route: `${route.method} ${route.path}`, refused: res.status === 401 || res.status === 403 }).toEqual({
         route: `${route.method} ${route.path}`,
         refused: false,

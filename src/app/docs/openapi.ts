@@ -43,6 +43,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'attendance', description: 'Daily attendance results.' },
   { name: 'webhooks', description: 'Webhook endpoints and their deliveries (Standard Webhooks).' },
   { name: 'operations', description: 'Periodic jobs.' },
+  { name: 'console', description: 'The administrators’ web console at /console/: one-time sign-in links.' },
 ];
 
 const SECURITY_SCHEME_OBJECTS: JsonObject = {

@@ -33,7 +33,7 @@ export function punchStreamRoutes(http: Http, deps: { hub: StreamHub; source: St
       summary: 'WebSocket: one JSON message per punch, oldest first, then live',
       tags: ['punches'],
       description:
-        'Upgrade to a WebSocket with `Authorization: Bearer <JWT>`, or `?access_token=` from a browser (a browser cannot set headers on a WebSocket). Resumes after `?after=<sequence>`; without it only live punches come. Each message is one punch (the `Punch` schema). Closed with 4008 when the client falls behind, 4401 when its token expires. An administrator (token subject) holding WEBSOCKET_MAX_PER_ADMIN open streams on the instance is refused with 429 `rate_limited` before the upgrade; a plain GET without the handshake is 426 `upgrade_required`.',
+        'Upgrade to a WebSocket with `Authorization: Bearer <JWT>`, or `?access_token=` from a browser (a browser cannot set headers on a WebSocket), or the web console’s session cookie (only from the console’s own origin). Resumes after `?after=<sequence>`; without it only live punches come. Each message is one punch (the `Punch` schema). Closed with 4008 when the client falls behind, 4401 when its token expires. An administrator (token subject) holding WEBSOCKET_MAX_PER_ADMIN open streams on the instance is refused with 429 `rate_limited` before the upgrade; a plain GET without the handshake is 426 `upgrade_required`.',
     },
   });
 }

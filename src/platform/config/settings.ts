@@ -110,6 +110,12 @@ export interface Settings {
 
   WEBSOCKET_MAX_BUFFERED_BYTES: number;
   WEBSOCKET_MAX_PER_ADMIN: number;
+
+  CONSOLE_URL: string;
+  CONSOLE_LINK_TTL: number;
+  CONSOLE_SESSION_TTL: number;
+  CONSOLE_SESSION_IDLE_TIMEOUT: number;
+  CONSOLE_TRUST_PROXY: boolean;
 }
 
 export type SettingKey = keyof Settings;
@@ -310,6 +316,18 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
 
   WEBSOCKET_MAX_BUFFERED_BYTES: integer(1024 * 1024, 'A WebSocket client further behind than this is dropped.'),
   WEBSOCKET_MAX_PER_ADMIN: integer(50, 'Open punch streams per administrator (token subject) and instance; more are refused with 429.'),
+
+  CONSOLE_URL: text(
+    '',
+    'Address of the console in printed sign-in links, e.g. `https://attendance.example.com/console/`; empty: `http://<LAN address>:<PORT>/console/`.',
+  ),
+  CONSOLE_LINK_TTL: duration(10 * MINUTE, 'A console sign-in link (`bun run fpa:console-link`) works once, within this.'),
+  CONSOLE_SESSION_TTL: duration(12 * 60 * MINUTE, 'A console session ends this long after sign-in, however busy.'),
+  CONSOLE_SESSION_IDLE_TIMEOUT: duration(30 * MINUTE, 'A console session unused this long ends.'),
+  CONSOLE_TRUST_PROXY: flag(
+    false,
+    'Believe `X-Forwarded-Proto` (a TLS-terminating proxy in front): the console cookie is then `Secure` behind an HTTPS proxy.',
+  ),
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS_SCHEMA) as SettingKey[];

@@ -3,8 +3,10 @@
  * HS256 with ADMIN_JWT_SECRET or any algorithm from ADMIN_JWKS_URL, `exp` required, optional
  * issuer and audience; the token's `scope` must hold ADMIN_SCOPE and `by` is its `sub`.
  * A host may pass its own `authorizeAdmin(request)` instead. The local operator token of the
- * lock file is accepted for job runs and agent creation only, and only from a loopback peer:
+ * lock file is accepted for job runs, agent creation and console links only, and only from a loopback peer:
  * the server binds 0.0.0.0 by default, and the token is meant for scripts on the same host.
+ * A browser session (the console's cookie) is injected as `BrowserSessions`: the platform knows
+ * no module, so the console module decides what its cookie means, including its CSRF check.
  */
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose';
 import type { Settings } from '../config/settings';
@@ -23,11 +25,22 @@ export type AuthorizeAdmin = (request: Request) => Promise<AdminIdentity | null>
 
 export const OPERATOR_TOKEN_HEADER = 'x-fpa-operator-token';
 
+/**
+ * Sessions of a browser (the console): the identity a request's session cookie stands for, or
+ * null when it carries none that is valid. It throws (403) when the session is valid but the
+ * request may not ride on it: a change without the CSRF header, a WebSocket from another origin.
+ */
+export interface BrowserSessions {
+  identify(request: Request): Promise<AdminIdentity | null>;
+}
+
 export class AdminAuthenticator {
   private readonly secret: Uint8Array | null;
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | null;
   /** Set while this process holds the database lock; scripts present it to run jobs. */
   operatorToken: string | null = null;
+  /** Set once the console module is built (src/app/create.ts). */
+  browserSessions: BrowserSessions | null = null;
 
   constructor(
     private readonly settings: Readonly<Settings>,
@@ -70,11 +83,22 @@ export class AdminAuthenticator {
     return { by: payload.sub, expiresAt: (payload.exp ?? 0) * 1000 };
   }
 
+  /** Whom the embedding host's own sign-in vouches for on this request (the console starts a session for them), or null. */
+  async hostIdentity(request: Request): Promise<AdminIdentity | null> {
+    return this.hostAuthorize ? await this.hostAuthorize(request) : null;
+  }
+
   /** `peerIp`: the caller's address; the operator token counts only from a loopback peer. */
   async authenticate(request: Request, options: { allowOperatorToken?: boolean; queryToken?: boolean; peerIp?: string | null } = {}): Promise<AdminIdentity> {
     if (options.allowOperatorToken && this.operatorToken && isLoopbackAddress(options.peerIp)) {
       const presented = request.headers.get(OPERATOR_TOKEN_HEADER);
       if (presented && constantTimeEqual(presented, this.operatorToken)) return { by: 'operator' };
+    }
+    // Credentials a caller sends on purpose (a bearer token) win over a cookie the browser adds
+    // by itself: a tool on the same origin, such as the docs page, is not held to the console's CSRF rule.
+    if (this.browserSessions && !request.headers.has('authorization')) {
+      const identity = await this.browserSessions.identify(request);
+      if (identity) return identity;
     }
     if (this.hostAuthorize) {
       const identity = await this.hostAuthorize(request);

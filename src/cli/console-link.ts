@@ -1,0 +1,55 @@
+/**
+ * `bun run fpa:console-link [--as <name>]`: prints a one-time console sign-in link (valid
+ * CONSOLE_LINK_TTL). While a server holds the local database the link is made by it (operator
+ * token of the lock file); otherwise here. The address is CONSOLE_URL, or the machine's LAN
+ * address and port, so the link opens from another computer in the office too.
+ */
+import { parseArgs } from 'node:util';
+import { createFingerprintAttendance } from '../app/create';
+import { CONSOLE_PATH } from '../modules/console';
+import { loadSettings } from '../platform/config/settings';
+import { silentLogger } from '../platform/log';
+import { lanAddress } from '../platform/net/lan';
+import { callRunningServer, registerCommand } from './run';
+
+/** `https://host/console/` style base → its origin and any path before `/console`. */
+function baseOf(consoleUrl: string, port: number): string {
+  if (consoleUrl) return consoleUrl.replace(/\/+$/, '').replace(new RegExp(`${CONSOLE_PATH}$`), '');
+  return `http://${lanAddress() ?? '127.0.0.1'}:${port}`;
+}
+
+function report(base: string, link: { sign_in_path: string; actor: string; expires_at: string }): void {
+  console.log(`fpa:console-link: a sign-in link for "${link.actor}", valid once until ${link.expires_at}:`);
+  console.log(`${base}${link.sign_in_path}`);
+}
+
+async function consoleLinkCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { as: { type: 'string' } }, allowPositionals: false, strict: true });
+  const actor = values.as?.trim() || 'admin';
+  const { settings } = loadSettings();
+  const handed = await callRunningServer('console-links/', { actor });
+  if (handed) {
+    if (handed.status !== 201) {
+      const error = handed.json.error as { message?: unknown } | undefined;
+      console.error(`fpa:console-link: the running server refused (${handed.status}): ${String(error?.message ?? 'no reason given')}`);
+      return 1;
+    }
+    const port = Number(new URL(handed.apiUrl).port || settings.PORT);
+    report(baseOf(settings.CONSOLE_URL, port), handed.json as { sign_in_path: string; actor: string; expires_at: string });
+    return 0;
+  }
+  const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });
+  try {
+    const link = await fpa.service.createConsoleLink(actor, { by: 'operator' });
+    report(baseOf(settings.CONSOLE_URL, settings.PORT), {
+      actor,
+      sign_in_path: `${CONSOLE_PATH}/sign-in?token=${encodeURIComponent(link.token)}`,
+      expires_at: new Date(link.expiresAt).toISOString(),
+    });
+    return 0;
+  } finally {
+    await fpa.close();
+  }
+}
+
+registerCommand('console-link', consoleLinkCommand);

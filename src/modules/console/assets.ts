@@ -1,0 +1,124 @@
+/**
+ * The console's files: the client (client/main.ts, bundled by Bun.build on first use and kept in
+ * memory), its stylesheet, and the two HTML pages (the shell and the sign-in page). Asset names
+ * carry a hash of their content, so they are cached for a year and never stale. Nothing comes
+ * from another origin and no page holds inline script or style: CONSOLE_CSP forbids both.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+/** Own scripts, styles and fonts only; fetch and WebSocket to this origin; no framing; forms post here. */
+const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ');
+
+export const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': CONSOLE_CSP,
+  'cache-control': 'no-store',
+  // Not `no-referrer`: under it a browser sends `Origin: null` with the sign-in form, and the
+  // origin check could not tell our own form from another site's. Other sites still get nothing.
+  'referrer-policy': 'same-origin',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+
+export interface ConsoleAsset {
+  name: string;
+  contentType: string;
+  bytes: Uint8Array<ArrayBuffer>;
+  gzipped: Uint8Array<ArrayBuffer>;
+}
+
+const hashOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex').slice(0, 12);
+
+function asset(stem: string, extension: string, bytes: Uint8Array<ArrayBuffer>, contentType: string): ConsoleAsset {
+  return { name: `${stem}-${hashOf(bytes)}.${extension}`, contentType, bytes, gzipped: new Uint8Array(gzipSync(bytes, { level: 9 })) };
+}
+
+const here = (name: string) => fileURLToPath(new URL(`./client/${name}`, import.meta.url));
+
+/** Bundles the client: one minified script, no framework, ES2020 for the browsers offices run. */
+async function bundleClient(): Promise<Uint8Array<ArrayBuffer>> {
+  const result = await Bun.build({ entrypoints: [here('main.ts')], target: 'browser', minify: true, format: 'esm', sourcemap: 'none' });
+  const output = result.outputs[0];
+  if (!result.success || !output) throw new Error(`the console client did not build: ${result.logs.map(String).join('; ')}`);
+  return new Uint8Array(await output.arrayBuffer());
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export interface ConsoleFiles {
+  assets: Map<string, ConsoleAsset>;
+  shell: string;
+  /** The sign-in page: `actor` when the link is good, null when it is not. */
+  signIn(link: { token: string; actor: string } | null): string;
+  /** A page with a message (a link refused, signed out). */
+  notice(title: string, text: string): string;
+}
+
+function page(title: string, stylesheet: string, body: string, script?: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="referrer" content="same-origin" />
+    <title>${escapeHtml(title)}</title>
+    <link rel="icon" href="data:," />
+    <link rel="stylesheet" href="assets/${stylesheet}" />
+${script ? `    <script type="module" src="assets/${script}"></script>\n` : ''}  </head>
+  <body>
+${body}
+  </body>
+</html>
+`;
+}
+
+const HOW_TO_SIGN_IN =
+  '<p>Ask whoever runs the server for a sign-in link: on the server, <code>bun run fpa:console-link</code> prints one. It works once, for a few minutes.</p>';
+
+/** Builds every file once; later calls get the same promise. */
+export function consoleFiles(): () => Promise<ConsoleFiles> {
+  let built: Promise<ConsoleFiles> | undefined;
+  return () => {
+    built ??= (async () => {
+      const script = asset('console', 'js', await bundleClient(), 'text/javascript; charset=utf-8');
+      const style = asset('console', 'css', new Uint8Array(readFileSync(here('console.css'))), 'text/css; charset=utf-8');
+      const shellBody = `    <div id="app" class="app"><main class="signin"><h1>Attendance console</h1><p>Loading…</p><noscript><p>The console needs JavaScript.</p></noscript></main></div>`;
+      const card = (inner: string) => `    <main class="signin" id="main">\n      <h1>Attendance console</h1>\n${inner}\n    </main>`;
+      return {
+        assets: new Map([script, style].map((a) => [a.name, a])),
+        shell: page('Attendance console', style.name, shellBody, script.name),
+        signIn: (link) =>
+          page(
+            'Sign in: Attendance console',
+            style.name,
+            link
+              ? card(
+                  `      <form method="post" action="sign-in" class="stack">
+        <input type="hidden" name="token" value="${escapeHtml(link.token)}" />
+        <p>This link signs you in as <strong>${escapeHtml(link.actor)}</strong>. It works once.</p>
+        <button type="submit" class="primary" autofocus>Sign in</button>
+      </form>`,
+                )
+              : card(`      <p class="error" role="alert">This sign-in link has been used or has expired.</p>\n      ${HOW_TO_SIGN_IN}`),
+          ),
+        notice: (title, text) =>
+          page(`${title}: Attendance console`, style.name, card(`      <p role="status">${escapeHtml(text)}</p>\n      ${HOW_TO_SIGN_IN}`)),
+      };
+    })();
+    return built;
+  };
+}

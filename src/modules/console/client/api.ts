@@ -1,0 +1,108 @@
+/**
+ * The console calls the service's own JSON API (`/api/fingerprint/v1/…`), so it has exactly the
+ * validation, errors and audit trail of any other client. The session cookie goes along by
+ * itself (same origin); every change also carries the session's CSRF token in a header.
+ */
+
+export const API = '/api/fingerprint/v1';
+
+export interface SessionInfo {
+  actor: string;
+  csrf_token: string | null;
+  csrf_header: string;
+  expires_at: string | null;
+  time_zone: string;
+  adms_path: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let session: SessionInfo | null = null;
+/** Called when the session is over (401): the shell shows the sign-in notice. */
+let onSignedOut: () => void = () => undefined;
+
+export function useSession(info: SessionInfo, signedOut: () => void): void {
+  session = info;
+  onSignedOut = signedOut;
+}
+
+export function currentSession(): SessionInfo {
+  if (!session) throw new Error('not signed in');
+  return session;
+}
+
+/** Reads `/console/session`; null when nobody is signed in. */
+export async function loadSession(): Promise<SessionInfo | null> {
+  const response = await fetch('session', { credentials: 'same-origin', cache: 'no-store' });
+  if (response.status === 401) return null;
+  if (!response.ok) throw new ApiError(response.status, 'unavailable', `The server answered ${response.status}.`);
+  return (await response.json()) as SessionInfo;
+}
+
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const info = currentSession();
+  if (method !== 'GET' && info.csrf_token) headers[info.csrf_header] = info.csrf_token;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const url = path.startsWith('/') ? path : `${API}/${path}`;
+  const response = await fetch(url, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    cache: 'no-store',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 401) {
+    onSignedOut();
+    throw new ApiError(401, 'unauthorized', 'Your session has ended. Sign in again.');
+  }
+  if (!response.ok) {
+    let code = 'error';
+    let message = `The server answered ${response.status}.`;
+    try {
+      const parsed = (await response.json()) as { error?: { code?: string; message?: string } };
+      code = parsed.error?.code ?? code;
+      message = parsed.error?.message ?? message;
+    } catch {
+      // not the error body
+    }
+    throw new ApiError(response.status, code, message);
+  }
+  return response;
+}
+
+async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(method, path, body);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+export const api = {
+  get: <T>(path: string) => json<T>('GET', path),
+  post: <T>(path: string, body: unknown = {}) => json<T>('POST', path, body),
+  patch: <T>(path: string, body: unknown) => json<T>('PATCH', path, body),
+  delete: <T>(path: string) => json<T>('DELETE', path),
+  /** A response as it is (a CSV download). */
+  raw: (path: string) => send('GET', path),
+};
+
+export interface List<T> {
+  results: T[];
+  next_cursor: string | null;
+}
+
+/** Query string from the given, non-empty values. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const text = q.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,211 @@
+/**
+ * A few DOM helpers instead of a framework: `h` builds elements (text children are text nodes,
+ * never HTML, so nothing the server sends is ever parsed as markup), and the small widgets every
+ * page uses: a status message, a confirmation dialog, tables, forms.
+ */
+
+type Child = Node | string | number | null | undefined | false;
+type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (typeof value === 'function') el.addEventListener(key.replace(/^on/, ''), value);
+    else if (value === true) el.setAttribute(key, '');
+    else el.setAttribute(key, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el: Element, children: (Child | Child[])[]): void {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function replace(el: Element, ...children: (Child | Child[])[]): void {
+  el.replaceChildren();
+  append(el, children);
+}
+
+let uid = 0;
+const nextId = (prefix: string) => `${prefix}-${++uid}`;
+
+/** A labelled field: the label is tied to its control, for screen readers and bigger click targets. */
+export function field(label: string, control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, hint?: string): HTMLElement {
+  if (!control.id) control.id = nextId('f');
+  const hintEl = hint ? h('small', { id: `${control.id}-hint`, class: 'hint' }, hint) : null;
+  if (hintEl) control.setAttribute('aria-describedby', hintEl.id);
+  return h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hintEl);
+}
+
+export function input(attrs: Attrs = {}): HTMLInputElement {
+  return h('input', { type: 'text', ...attrs });
+}
+
+export function select(options: [string, string][], attrs: Attrs = {}, selected?: string): HTMLSelectElement {
+  return h('select', attrs, ...options.map(([value, label]) => h('option', { value, selected: value === selected }, label)));
+}
+
+export function button(label: string, onClick: (event: Event) => void | Promise<void>, attrs: Attrs = {}): HTMLButtonElement {
+  const b = h('button', { type: 'button', ...attrs }, label);
+  b.addEventListener('click', async (event) => {
+    b.disabled = true;
+    try {
+      await onClick(event);
+    } finally {
+      b.disabled = false;
+    }
+  });
+  return b;
+}
+
+/** A table with a header row; `empty` is shown when there are no rows. */
+export function table(headers: string[], rows: Child[][], empty = 'Nothing here yet.', caption?: string): HTMLElement {
+  if (rows.length === 0) return h('p', { class: 'empty' }, empty);
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      {},
+      caption ? h('caption', {}, caption) : null,
+      h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
+      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c))))),
+    ),
+  );
+}
+
+export function badge(text: string, tone: 'ok' | 'warn' | 'bad' | 'muted' | 'info' = 'muted'): HTMLElement {
+  return h('span', { class: `badge ${tone}` }, text);
+}
+
+/** A message in the page's live region, read out by screen readers. */
+export function announce(text: string, tone: 'ok' | 'bad' = 'ok'): void {
+  const region = document.getElementById('status');
+  if (!region) return;
+  region.className = `status ${tone}`;
+  region.textContent = text;
+  if (tone === 'ok') {
+    const shown = text;
+    setTimeout(() => {
+      if (region.textContent === shown) region.textContent = '';
+    }, 6000);
+  }
+}
+
+/**
+ * Asks before anything destructive, in a modal <dialog> (focus moves into it, Escape cancels).
+ * With `typed`, the person must type that text (a terminal's serial) before the action is allowed.
+ */
+export function confirmAction(question: string, options: { action: string; typed?: string; detail?: string } = { action: 'Confirm' }): Promise<boolean> {
+  return new Promise((resolve) => {
+    const typedInput = options.typed ? input({ autocomplete: 'off', spellcheck: 'false' }) : null;
+    const ok = h('button', { type: 'submit', class: 'danger' }, options.action);
+    const cancel = h('button', { type: 'button' }, 'Cancel');
+    const form = h(
+      'form',
+      { method: 'dialog', class: 'stack' },
+      h('h2', {}, question),
+      options.detail ? h('p', {}, options.detail) : null,
+      typedInput ? field(`Type ${options.typed} to confirm`, typedInput) : null,
+      h('div', { class: 'actions' }, cancel, ok),
+    );
+    const dialog = h('dialog', { class: 'confirm', 'aria-label': question }, form);
+    if (typedInput) {
+      ok.disabled = true;
+      typedInput.addEventListener('input', () => {
+        ok.disabled = typedInput.value.trim() !== options.typed;
+      });
+    }
+    let answered = false;
+    const finish = (value: boolean) => {
+      if (answered) return;
+      answered = true;
+      dialog.close();
+      dialog.remove();
+      resolve(value);
+    };
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      if (!ok.disabled) finish(true);
+    });
+    cancel.addEventListener('click', () => finish(false));
+    dialog.addEventListener('close', () => finish(false));
+    document.body.append(dialog);
+    dialog.showModal();
+    (typedInput ?? cancel).focus();
+  });
+}
+
+/** Asks for a reason before a correction (it goes into the audit log); null when cancelled. */
+export function askReason(question: string, options: { action: string; detail?: string }): Promise<string | null> {
+  return new Promise((resolve) => {
+    const reason = input({ required: true, autocomplete: 'off' });
+    const ok = h('button', { type: 'submit', class: 'danger' }, options.action);
+    const cancel = h('button', { type: 'button' }, 'Cancel');
+    const form = h(
+      'form',
+      { method: 'dialog', class: 'stack' },
+      h('h2', {}, question),
+      options.detail ? h('p', {}, options.detail) : null,
+      field('Reason', reason, 'Recorded in the audit log.'),
+      h('div', { class: 'actions' }, cancel, ok),
+    );
+    const dialog = h('dialog', { class: 'confirm', 'aria-label': question }, form);
+    let answered = false;
+    const finish = (value: string | null) => {
+      if (answered) return;
+      answered = true;
+      dialog.close();
+      dialog.remove();
+      resolve(value);
+    };
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      if (reason.value.trim()) finish(reason.value.trim());
+    });
+    cancel.addEventListener('click', () => finish(null));
+    dialog.addEventListener('close', () => finish(null));
+    document.body.append(dialog);
+    dialog.showModal();
+    reason.focus();
+  });
+}
+
+/** Shows a secret that is given out once (a key), with a note that it will not be shown again. */
+export function showOnce(title: string, secret: string, note: string): HTMLElement {
+  return h('div', { class: 'once', role: 'alert' }, h('h3', {}, title), h('p', {}, note), h('code', { class: 'secret', tabindex: 0 }, secret));
+}
+
+export function section(title: string, ...children: (Child | Child[])[]): HTMLElement {
+  const id = nextId('s');
+  return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...children);
+}
+
+export function definitionList(items: [string, Child][]): HTMLElement {
+  return h('dl', { class: 'facts' }, ...items.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
+}
+
+/**
+ * Draws a page again every `ms` while it is the page shown and nobody is typing in it (a redraw
+ * would take their focus away); returns the cleanup the router calls when the page is left.
+ */
+export function keepFresh(draw: () => Promise<unknown>, ms: number): () => void {
+  const here = location.hash;
+  let timer: ReturnType<typeof setTimeout>;
+  const tick = () => {
+    timer = setTimeout(async () => {
+      const typing =
+        document.activeElement instanceof HTMLInputElement || document.activeElement instanceof HTMLSelectElement || document.querySelector('dialog[open]');
+      if (location.hash !== here) return;
+      if (!typing) await draw().catch(() => undefined);
+      tick();
+    }, ms);
+  };
+  tick();
+  return () => clearTimeout(timer);
+}

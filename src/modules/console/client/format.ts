@@ -1,0 +1,145 @@
+/** Plain words and local times: what the console shows instead of codes and UTC instants. */
+import { currentSession } from './api';
+
+const WORDS: Record<string, string> = {
+  // terminals
+  pending_approval: 'Waiting for approval',
+  approved: 'Approved',
+  disabled: 'Disabled',
+  // commands
+  pending: 'Waiting to be sent',
+  sent: 'Sent, waiting for the answer',
+  succeeded: 'Done',
+  failed: 'Failed',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+  // template sync
+  present: 'Present',
+  incompatible: 'Cannot use it',
+  // attendance days
+  incomplete: 'Missing a punch',
+  absent: 'Absent',
+  non_working_day: 'Day off',
+  holiday: 'Holiday',
+  on_leave: 'On leave',
+  late: 'Late',
+  early_leave: 'Left early',
+  overtime: 'Overtime',
+  manual: 'Corrected by hand',
+  worked_on_holiday: 'Worked on a holiday',
+  worked_on_off_day: 'Worked on a day off',
+  // sessions
+  open: 'Waiting for the agent',
+  in_progress: 'In progress',
+  completed: 'Completed',
+  // agents, webhooks
+  active: 'Active',
+  revoked: 'Revoked',
+  delivered: 'Delivered',
+  dead: 'Gave up',
+  held: 'Held (endpoint disabled)',
+  // punch flags
+  unknown_pin: 'Terminal’s own user',
+  dst_overlap: 'Clock change (repeated hour)',
+  dst_gap: 'Clock change (skipped hour)',
+  future_time: 'Time in the future',
+  clock_reset: 'Terminal clock was reset',
+  stale_offset: 'Read with the terminal’s old offset',
+  after_lock: 'Arrived after the pay period was locked',
+  voided: 'Voided',
+};
+
+/** A code in plain words (unknown codes are de-snaked, never shown raw). */
+export function words(code: string | null | undefined): string {
+  if (!code) return '—';
+  const known = WORDS[code];
+  if (known) return known;
+  const text = code.replace(/[_.]/g, ' ').toLowerCase();
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+const COMMAND_KINDS: Record<string, string> = {
+  add_user: 'Add person',
+  delete_user: 'Remove person',
+  update_template: 'Send fingerprint',
+  delete_template: 'Delete fingerprint',
+  ENROLL_FP: 'Enroll a finger',
+  ENROLL_BIO: 'Enroll a biometric',
+  CHECK: 'Check in (refresh settings)',
+  INFO: 'Read terminal information',
+  REBOOT: 'Restart',
+  reboot: 'Restart',
+  set_time: 'Set the clock',
+  info: 'Read terminal information',
+  query_users: 'List its users',
+  reupload_logs: 'Send punches again',
+  clear_logs: 'Delete its punches',
+  clear_data: 'Delete all its data',
+  raw: 'Raw command',
+};
+
+export const commandKind = (kind: string) => COMMAND_KINDS[kind] ?? words(kind);
+
+export const FINGERS = [
+  'Left little',
+  'Left ring',
+  'Left middle',
+  'Left index',
+  'Left thumb',
+  'Right thumb',
+  'Right index',
+  'Right middle',
+  'Right ring',
+  'Right little',
+];
+export const fingerName = (index: number) => FINGERS[index] ?? `Finger ${index}`;
+
+const zone = () => currentSession().time_zone;
+
+/** An instant as local date and time in the attendance zone, e.g. `24 Nov 2026, 09:02`. */
+export function dateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Intl.DateTimeFormat('en-GB', { timeZone: zone(), day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(
+    new Date(iso),
+  );
+}
+
+export function time(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Intl.DateTimeFormat('en-GB', { timeZone: zone(), hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(iso));
+}
+
+/** `YYYY-MM-DD` of an instant in the attendance zone. */
+export function localDate(instant: Date = new Date()): string {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone(), year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
+/** A local date `YYYY-MM-DD` as `Mon 24 Nov`. */
+export function dayLabel(date: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'short', day: 'numeric', month: 'short' }).format(new Date(`${date}T12:00:00Z`));
+}
+
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+export function duration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '—';
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return `${h}h ${String(m).padStart(2, '0')}m`;
+}
+
+/** How long ago, in words: `3 minutes ago`. */
+export function ago(iso: string | null | undefined): string {
+  if (!iso) return 'never';
+  const s = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} days ago`;
+}

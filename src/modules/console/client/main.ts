@@ -1,0 +1,165 @@
+/**
+ * The console's client: a shell (navigation, who is signed in, a live status region) and one
+ * page per hash route (`#/terminals/CKJF…`). Hash routes keep every page on `/console/`, so the
+ * server serves one HTML file and the back button works without a round trip.
+ */
+import { ApiError, api, loadSession, type SessionInfo, useSession } from './api';
+import { announce, button, h, replace } from './dom';
+import { attendancePage } from './pages/attendance';
+import { integrationsPage } from './pages/integrations';
+import { operationsPage } from './pages/operations';
+import { overviewPage } from './pages/overview';
+import { peoplePage } from './pages/people';
+import { personPage } from './pages/person';
+import { punchesPage } from './pages/punches';
+import { terminalPage } from './pages/terminal';
+import { terminalsPage } from './pages/terminals';
+
+/** A page draws into `main` and may return a cleanup (close a stream, stop a timer). */
+export type Page = (main: HTMLElement, params: string[]) => Promise<(() => void) | undefined>;
+
+const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
+  { pattern: /^\/?$/, page: overviewPage, nav: '' },
+  { pattern: /^\/terminals\/?$/, page: terminalsPage, nav: 'terminals' },
+  { pattern: /^\/terminals\/([^/]+)\/?$/, page: terminalPage, nav: 'terminals' },
+  { pattern: /^\/people\/?$/, page: peoplePage, nav: 'people' },
+  { pattern: /^\/people\/([^/]+)\/?$/, page: personPage, nav: 'people' },
+  { pattern: /^\/punches\/?$/, page: punchesPage, nav: 'punches' },
+  { pattern: /^\/attendance\/?$/, page: attendancePage, nav: 'attendance' },
+  { pattern: /^\/integrations\/?$/, page: integrationsPage, nav: 'integrations' },
+  { pattern: /^\/operations\/?$/, page: operationsPage, nav: 'operations' },
+];
+
+const NAV: [string, string][] = [
+  ['', 'Overview'],
+  ['terminals', 'Terminals'],
+  ['people', 'People'],
+  ['punches', 'Punches'],
+  ['attendance', 'Attendance'],
+  ['integrations', 'Integrations'],
+  ['operations', 'Operations'],
+];
+
+const app = document.getElementById('app') as HTMLElement;
+let cleanup: (() => void) | undefined;
+
+function signedOut(): void {
+  cleanup?.();
+  cleanup = undefined;
+  replace(
+    app,
+    h(
+      'main',
+      { class: 'signin', id: 'main' },
+      h('h1', {}, 'Attendance console'),
+      h('p', { role: 'status' }, 'You are not signed in, or your session has ended.'),
+      h(
+        'p',
+        {},
+        'Ask whoever runs the server for a sign-in link: on the server, ',
+        h('code', {}, 'bun run fpa:console-link'),
+        ' prints one. It works once, for a few minutes.',
+      ),
+    ),
+  );
+}
+
+function shell(session: SessionInfo): HTMLElement {
+  const nav = h(
+    'nav',
+    { 'aria-label': 'Main' },
+    h('ul', {}, ...NAV.map(([path, label]) => h('li', {}, h('a', { href: `#/${path}`, 'data-nav': path }, label)))),
+  );
+  const signOut = button('Sign out', async () => {
+    try {
+      await api.post('/console/sign-out');
+    } catch {
+      // signed out either way
+    }
+    signedOut();
+  });
+  const main = h('main', { id: 'main', tabindex: -1 });
+  replace(
+    app,
+    h('a', { class: 'skip', href: '#main' }, 'Skip to content'),
+    h(
+      'header',
+      { class: 'top' },
+      h('a', { class: 'brand', href: '#/' }, 'Attendance console'),
+      nav,
+      h('div', { class: 'who' }, h('span', {}, `Signed in as ${session.actor}`), signOut),
+    ),
+    h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+    main,
+  );
+  // The skip link moves focus without changing the hash route.
+  app.querySelector('.skip')?.addEventListener('click', (event) => {
+    event.preventDefault();
+    main.focus();
+  });
+  return main;
+}
+
+async function route(main: HTMLElement): Promise<void> {
+  cleanup?.();
+  cleanup = undefined;
+  const path = decodeURIComponent(location.hash.replace(/^#/, '').split('?')[0] ?? '');
+  const found = ROUTES.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
+  for (const link of Array.from(document.querySelectorAll<HTMLAnchorElement>('[data-nav]'))) {
+    if (link.dataset.nav === (found?.r.nav ?? null)) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  if (!found?.m) {
+    replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to the overview')));
+    return;
+  }
+  // Each visit draws into its own container: an answer that arrives after the person has moved on
+  // redraws a detached container, never the page they are on now.
+  const view = h('div', { class: 'view' }, h('p', { class: 'loading' }, 'Loading…'));
+  replace(main, view);
+  try {
+    cleanup = await found.r.page(view, found.m.slice(1));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return;
+    replace(view, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error)));
+  }
+  const heading = main.querySelector('h1');
+  if (heading) {
+    heading.setAttribute('tabindex', '-1');
+    document.title = `${heading.textContent ?? ''}: Attendance console`;
+  }
+}
+
+async function start(): Promise<void> {
+  let session: SessionInfo | null;
+  try {
+    session = await loadSession();
+  } catch (error) {
+    replace(
+      app,
+      h('main', { class: 'signin' }, h('h1', {}, 'Attendance console'), h('p', { class: 'error' }, error instanceof Error ? error.message : String(error))),
+    );
+    return;
+  }
+  if (!session) {
+    signedOut();
+    return;
+  }
+  useSession(session, signedOut);
+  const main = shell(session);
+  let first = true;
+  const go = async () => {
+    await route(main);
+    // Focus follows navigation (not on first load), so keyboard and screen-reader users land on the new page.
+    if (!first) (main.querySelector('h1') ?? main).focus();
+    first = false;
+  };
+  window.addEventListener('hashchange', () => void go());
+  window.addEventListener('unhandledrejection', (event) => {
+    const reason: unknown = event.reason;
+    if (reason instanceof ApiError && reason.status !== 401) announce(reason.message, 'bad');
+  });
+  await go();
+}
+
+void start();

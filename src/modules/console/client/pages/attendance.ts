@@ -1,0 +1,197 @@
+/**
+ * Attendance: a period grid (one row per person, one column per day: present, late, absent,
+ * leave, holiday…), a day's detail with its punches and corrections, the CSV export, and the
+ * plan days are judged by (schedules, holidays, leave, pay periods: ./plan.ts).
+ */
+import { API, api, type List, query } from '../api';
+import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
+import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
+import type { AttendanceDay, Enrollee, Punch } from '../types';
+import { planSections } from './plan';
+import { manualPunchForm } from './punches';
+
+const CELL: Record<string, [string, string]> = {
+  present: ['✓', 'present'],
+  incomplete: ['!', 'incomplete'],
+  absent: ['✗', 'absent'],
+  non_working_day: ['·', 'off'],
+  holiday: ['H', 'holiday'],
+  on_leave: ['L', 'leave'],
+};
+
+const weekdayShort = (date: string) =>
+  new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'short' }).format(new Date(`${date}T12:00:00Z`)).slice(0, 2);
+
+function monthStart(date: string): string {
+  return `${date.slice(0, 8)}01`;
+}
+
+export async function attendancePage(main: HTMLElement): Promise<undefined> {
+  const today = localDate();
+  const from = input({ type: 'date', value: monthStart(today), required: true });
+  const to = input({ type: 'date', value: today, required: true });
+  const grid = h('div');
+  const detail = h('div', { id: 'day-detail' });
+  const exportLink = h('a', { class: 'button', download: '' }, 'Download CSV');
+  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000');
+
+  const load = async () => {
+    exportLink.setAttribute('href', `${API}/attendance-days/export.csv${query({ from: from.value, to: to.value })}`);
+    const days: AttendanceDay[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: List<AttendanceDay> = await api.get<List<AttendanceDay>>(`attendance-days/${query({ from: from.value, to: to.value, limit: 1000, cursor })}`);
+      days.push(...page.results);
+      cursor = page.next_cursor;
+    } while (cursor && days.length < 20000);
+    renderGrid(grid, detail, enrollees.results, days, from.value, to.value, load);
+  };
+  const form = h('form', { class: 'inline-form' }, field('From', from), field('To', to), h('button', { type: 'submit' }, 'Show'), exportLink);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void load();
+  });
+  replace(
+    main,
+    h('h1', {}, 'Attendance'),
+    section(
+      'Period',
+      form,
+      h(
+        'p',
+        { class: 'legend' },
+        ...Object.entries(CELL).map(([status, [mark, cls]]) => h('span', { class: `cell ${cls}` }, `${mark} ${words(status)}`)),
+        h('span', { class: 'cell late' }, 'Late (outlined)'),
+      ),
+      grid,
+    ),
+    detail,
+    ...(await planSections(enrollees.results)),
+  );
+  await load();
+  return undefined;
+}
+
+function renderGrid(
+  grid: HTMLElement,
+  detail: HTMLElement,
+  enrollees: Enrollee[],
+  days: AttendanceDay[],
+  from: string,
+  to: string,
+  reload: () => Promise<void>,
+): void {
+  const dates: string[] = [];
+  for (let d = from; d <= to && dates.length < 62; d = addDays(d, 1)) dates.push(d);
+  const byKey = new Map(days.map((d) => [`${d.enrollee}|${d.date}`, d]));
+  const people = enrollees.filter((e) => e.status === 'active' || days.some((d) => d.enrollee === e.id));
+  if (people.length === 0) {
+    replace(grid, h('p', { class: 'empty' }, 'Nobody is enrolled yet.'));
+    return;
+  }
+  const head = h(
+    'tr',
+    {},
+    h('th', { scope: 'col' }, 'Person'),
+    ...dates.map((d) => h('th', { scope: 'col', class: 'date' }, h('abbr', { title: dayLabel(d) }, weekdayShort(d)), h('br'), String(Number(d.slice(8))))),
+    h('th', { scope: 'col' }, 'Worked'),
+  );
+  const rows = people.map((person) => {
+    let worked = 0;
+    const cells = dates.map((date) => {
+      const day = byKey.get(`${person.id}|${date}`);
+      if (day) worked += day.worked_seconds;
+      const [mark, cls] = day ? (CELL[day.status] ?? ['?', 'muted']) : ['', 'none'];
+      const late = day?.flags.includes('late') ? ' late' : '';
+      const label = `${person.display_name}, ${dayLabel(date)}: ${day ? words(day.status) : 'nothing recorded'}${late ? ', late' : ''}`;
+      return h(
+        'td',
+        { class: 'cell-td' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: `cell ${cls}${late}`,
+            'aria-label': label,
+            title: label,
+            onclick: () => void showDay(detail, person, date, day ?? null, enrollees, reload),
+          },
+          mark,
+        ),
+      );
+    });
+    return h(
+      'tr',
+      {},
+      h('th', { scope: 'row', class: 'who' }, h('a', { href: `#/people/${person.id}` }, person.display_name)),
+      ...cells,
+      h('td', { class: 'total' }, duration(worked)),
+    );
+  });
+  const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
+  replace(grid, wrap);
+  // The latest days matter most: a period wider than the screen opens scrolled to its end.
+  wrap.scrollLeft = wrap.scrollWidth;
+}
+
+async function showDay(
+  detail: HTMLElement,
+  person: Enrollee,
+  date: string,
+  day: AttendanceDay | null,
+  enrollees: Enrollee[],
+  reload: () => Promise<void>,
+): Promise<void> {
+  const punches = await api.get<List<Punch>>(`punches/${query({ employee: person.employee, from: date, to: date, limit: 200 })}`);
+  const refresh = async () => {
+    await reload();
+    const fresh = await api.get<List<AttendanceDay>>(`attendance-days/${query({ enrollee: person.id, from: date, to: date })}`);
+    await showDay(detail, person, date, fresh.results[0] ?? null, enrollees, reload);
+  };
+  replace(
+    detail,
+    section(
+      `${person.display_name}, ${dayLabel(date)}`,
+      h(
+        'p',
+        {},
+        day
+          ? badge(words(day.status), day.status === 'present' ? 'ok' : day.status === 'absent' || day.status === 'incomplete' ? 'bad' : 'muted')
+          : badge('Nothing recorded', 'muted'),
+        ...(day?.flags ?? []).map((f) => h('span', {}, ' ', badge(words(f), 'info'))),
+      ),
+      day
+        ? h(
+            'p',
+            {},
+            `In ${dateTime(day.first_in)}, out ${dateTime(day.last_out)}, worked ${duration(day.worked_seconds)}`,
+            day.schedule ? `, schedule ${day.schedule}` : '',
+            day.late_seconds ? `, late by ${duration(day.late_seconds)}` : '',
+            '.',
+          )
+        : null,
+      table(
+        ['Time', 'Terminal', 'Source', 'Notes', ''],
+        punches.results.map((p) => [
+          dateTime(p.punched_at),
+          p.device,
+          words(p.source ?? 'device'),
+          p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
+          p.voided
+            ? ''
+            : button('Void', async () => {
+                const reason = await askReason('Void this punch?', { action: 'Void', detail: 'It will no longer count for attendance.' });
+                if (!reason) return;
+                await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
+                await refresh();
+                announce('Punch voided.');
+              }),
+        ]),
+        'No punches that day.',
+      ),
+    ),
+    manualPunchForm(enrollees, refresh, { enrollee: person.id, date }),
+  );
+  detail.querySelector('h2')?.setAttribute('tabindex', '-1');
+  (detail.querySelector('h2') as HTMLElement | null)?.focus();
+}

@@ -1,0 +1,160 @@
+/** Integrations: webhook endpoints (deliveries, test send, recover, enable) and desktop enrollment agents (key shown once, revoke). */
+import { api, type List } from '../api';
+import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
+import { dateTime, words } from '../format';
+import type { Agent, Webhook } from '../types';
+
+interface Delivery {
+  id: number;
+  message_id: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  next_retry_at: string | null;
+  created_at: string;
+}
+
+export async function integrationsPage(main: HTMLElement): Promise<undefined> {
+  const redraw = () => integrationsPage(main).then(() => undefined);
+  const [hooks, agents] = await Promise.all([api.get<List<Webhook>>('webhooks/?limit=1000'), api.get<List<Agent>>('enrollment-agents/?limit=1000')]);
+  const secretSlot = h('div');
+  const url = input({ type: 'url', required: true, placeholder: 'https://payroll.example.com/hooks/attendance' });
+  const hookForm = h('form', { class: 'inline-form' }, field('Receiver URL', url), h('button', { type: 'submit', class: 'primary' }, 'Add endpoint'));
+  hookForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const created = await api.post<Webhook & { secret: string }>('webhooks/', { url: url.value.trim() });
+    await redraw();
+    const slot = main.querySelector('#webhook-secret');
+    if (slot) replace(slot, showOnce('Signing secret', created.secret, 'Give it to the receiver now to verify signatures: it is shown this once.'));
+  });
+  secretSlot.id = 'webhook-secret';
+  const deliveries = h('div', { id: 'deliveries' });
+
+  const agentSlot = h('div', { id: 'agent-key' });
+  const agentName = input({ required: true, autocomplete: 'off', placeholder: 'Front desk PC' });
+  const algorithm = input({ required: true, autocomplete: 'off', value: '10' });
+  const agentForm = h(
+    'form',
+    { class: 'inline-form' },
+    field('Name', agentName),
+    field('Reader algorithm', algorithm, 'The fingerprint algorithm version of its USB reader.'),
+    h('button', { type: 'submit', class: 'primary' }, 'Create agent'),
+  );
+  agentForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const created = await api.post<Agent & { key: string }>('enrollment-agents/', { name: agentName.value.trim(), algorithm_version: algorithm.value.trim() });
+    await redraw();
+    const slot = main.querySelector('#agent-key');
+    if (slot) replace(slot, showOnce('Agent key', created.key, 'Enter it in the desktop agent now: it is shown this once.'));
+  });
+
+  replace(
+    main,
+    h('h1', {}, 'Integrations'),
+    section(
+      'Webhook endpoints',
+      h('p', { class: 'muted' }, 'Payroll and HR systems receive each punch (and other events) signed, as it happens.'),
+      table(
+        ['Receiver', 'Events', 'State', ''],
+        hooks.results.map((w) => [
+          w.url,
+          w.events.map(words).join(', '),
+          w.active
+            ? w.failing_since
+              ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
+              : badge('Active', 'ok')
+            : badge(`Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`, 'muted'),
+          webhookActions(w, deliveries, redraw),
+        ]),
+        'No endpoints.',
+      ),
+      hookForm,
+      secretSlot,
+      deliveries,
+    ),
+    section(
+      'Desktop enrollment agents',
+      table(
+        ['Name', 'Algorithm', 'Key starts', 'State', 'Last used', ''],
+        agents.results.map((a) => [
+          a.name,
+          a.algorithm_version,
+          a.key_prefix,
+          a.status === 'active' ? badge('Active', 'ok') : badge('Revoked', 'muted'),
+          dateTime(a.last_used_at),
+          a.status === 'active'
+            ? button(
+                'Revoke',
+                async () => {
+                  if (
+                    !(await confirmAction(`Revoke agent ${a.name}?`, {
+                      action: 'Revoke',
+                      detail: 'Its key stops working and its open sessions are cancelled.',
+                    }))
+                  )
+                    return;
+                  await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
+                  await redraw();
+                  announce(`Agent ${a.name} revoked.`);
+                },
+                { 'aria-label': `Revoke agent ${a.name}` },
+              )
+            : '',
+        ]),
+        'No agents.',
+      ),
+      agentForm,
+      agentSlot,
+    ),
+  );
+  return undefined;
+}
+
+function webhookActions(w: Webhook, deliveries: HTMLElement, redraw: () => Promise<void>): HTMLElement {
+  const base = `webhooks/${encodeURIComponent(w.id)}/`;
+  return h(
+    'div',
+    { class: 'actions' },
+    button('Deliveries', async () => {
+      const list = await api.get<List<Delivery>>(`${base}deliveries/?limit=50`);
+      replace(
+        deliveries,
+        h('h3', {}, `Deliveries to ${w.url}`),
+        table(
+          ['When', 'Try', 'Answer', 'Next try'],
+          list.results.map((d) => [dateTime(d.created_at), d.attempt, d.status_code ? `HTTP ${d.status_code}` : (d.error ?? '—'), dateTime(d.next_retry_at)]),
+          'No delivery attempts yet.',
+        ),
+      );
+    }),
+    button('Send a test', async () => {
+      const r = await api.post<{ status_code: number | null; error: string | null }>(`${base}test/`);
+      announce(
+        r.status_code ? `The receiver answered HTTP ${r.status_code}.` : `The test failed: ${r.error ?? 'no answer'}.`,
+        r.status_code && r.status_code < 300 ? 'ok' : 'bad',
+      );
+    }),
+    button('Recover', async () => {
+      const since = new Date(Date.now() - 86_400_000).toISOString();
+      if (!(await confirmAction('Send again everything not delivered in the last 24 hours?', { action: 'Recover' }))) return;
+      const r = await api.post<{ requeued: number }>(`${base}recover/`, { since });
+      announce(`${r.requeued} message(s) queued again.`);
+    }),
+    w.active
+      ? button(
+          'Remove',
+          async () => {
+            if (!(await confirmAction(`Remove the endpoint ${w.url}?`, { action: 'Remove' }))) return;
+            await api.delete(base);
+            await redraw();
+            announce('Endpoint removed.');
+          },
+          { 'aria-label': `Remove the endpoint ${w.url}` },
+        )
+      : button('Enable', async () => {
+          await api.post(`${base}enable/`);
+          announce('Endpoint enabled; held messages are being delivered.');
+          await redraw();
+        }),
+  );
+}

@@ -1,0 +1,80 @@
+/** People: everyone the service knows (employees, and which of them are enrolled), and adding someone. */
+import { ApiError, api, type List } from '../api';
+import { announce, badge, field, h, input, replace, section, table } from '../dom';
+import { fingerName } from '../format';
+import type { Employee, Enrollee } from '../types';
+
+export async function peoplePage(main: HTMLElement): Promise<undefined> {
+  const [enrollees, employees] = await Promise.all([
+    api.get<List<Enrollee>>('enrollees/?limit=1000'),
+    api.get<List<Employee>>('employees/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Employee>),
+  ]);
+  const enrolled = new Set(enrollees.results.map((e) => e.employee));
+  const notEnrolled = employees.results.filter((e) => !enrolled.has(e.id));
+
+  const id = input({ required: true, autocomplete: 'off' });
+  const name = input({ autocomplete: 'off' });
+  const areas = input({ autocomplete: 'off', placeholder: 'default' });
+  const form = h(
+    'form',
+    { class: 'inline-form' },
+    field('Employee ID', id, 'The HR system’s own number, e.g. E-001.'),
+    field('Name', name, 'Needed when the employee is new to the service.'),
+    field('Areas', areas, 'Comma-separated; decides which terminals they are sent to.'),
+    h('button', { type: 'submit', class: 'primary' }, 'Add person'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const employee = id.value.trim();
+    if (name.value.trim()) {
+      try {
+        await api.post('employees/', { id: employee, name: name.value.trim() });
+      } catch (error) {
+        // Already in the directory (or the host keeps its own directory): go on with the enrollment.
+        if (!(error instanceof ApiError) || (error.status !== 409 && error.status !== 404 && error.status !== 405)) throw error;
+      }
+    }
+    const body: Record<string, unknown> = { employee };
+    const areaList = areas.value
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
+    if (areaList.length > 0) body.areas = areaList;
+    const created = await api.post<Enrollee>('enrollees/', body);
+    announce(`${created.display_name} added with PIN ${created.device_pin}.`);
+    location.hash = `#/people/${created.id}`;
+  });
+
+  replace(
+    main,
+    h('h1', {}, 'People'),
+    section('Add a person', form),
+    section(
+      'Enrolled people',
+      table(
+        ['Name', 'Employee ID', 'PIN', 'Areas', 'Consent', 'Fingerprints', 'Status'],
+        enrollees.results.map((e) => [
+          h('a', { href: `#/people/${e.id}` }, e.display_name),
+          e.employee,
+          e.device_pin,
+          e.areas.join(', '),
+          e.consent ? badge(`Given (${e.consent.version})`, 'ok') : badge('Not recorded', 'warn'),
+          e.fingers.length > 0 ? e.fingers.map(fingerName).join(', ') : 'None',
+          e.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted'),
+        ]),
+        'Nobody is enrolled yet.',
+      ),
+    ),
+    notEnrolled.length > 0
+      ? section(
+          'Employees not enrolled yet',
+          table(
+            ['Employee ID', 'Name', ''],
+            notEnrolled.map((e) => [e.id, e.name, e.active ? '' : badge('Inactive', 'muted')]),
+          ),
+          h('p', { class: 'muted' }, 'Enter an employee ID above to enroll them.'),
+        )
+      : null,
+  );
+  return undefined;
+}

@@ -1,0 +1,266 @@
+/**
+ * One person: consent (record with the consent text's version and how it was given, withdraw),
+ * their biometrics with where each is, enrollment on a terminal or at a desktop agent, areas,
+ * card, deactivation and deletion.
+ */
+import { api, type List } from '../api';
+import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, table } from '../dom';
+import { dateTime, FINGERS, fingerName, words } from '../format';
+import type { Agent, Device, Enrollee, Session, Template } from '../types';
+
+const syncTone = (status: string) => (status === 'present' ? 'ok' : status === 'pending' ? 'info' : 'bad');
+const ACTIVE_SESSION = new Set(['open', 'in_progress']);
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+export async function personPage(main: HTMLElement, params: string[]): Promise<(() => void) | undefined> {
+  const id = params[0] ?? '';
+  const base = `enrollees/${encodeURIComponent(id)}/`;
+  const redraw = () => personPage(main, params).then(() => undefined);
+  const [person, templates, devices, agents, sessions] = await Promise.all([
+    api.get<Enrollee>(base),
+    api.get<List<Template>>(`${base}templates/`),
+    api.get<List<Device>>('devices/?status=approved&limit=1000'),
+    api.get<List<Agent>>('enrollment-agents/?limit=1000'),
+    api.get<List<Session>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`),
+  ]);
+  const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
+  const deviceName = (serial: string) => devices.results.find((d) => d.serial_number === serial)?.name ?? serial;
+
+  const actions = h(
+    'div',
+    { class: 'actions' },
+    person.status === 'active'
+      ? button('Deactivate', async () => {
+          if (
+            !(await confirmAction(`Deactivate ${person.display_name}?`, {
+              action: 'Deactivate',
+              detail: 'They are removed from every terminal; their fingerprints are destroyed after the retention period.',
+            }))
+          )
+            return;
+          await api.patch(base, { active: false });
+          await redraw();
+          announce(`${person.display_name} deactivated.`);
+        })
+      : button('Reactivate', async () => {
+          await api.patch(base, { active: true });
+          await redraw();
+          announce(`${person.display_name} is active again and is being sent to their terminals.`);
+        }),
+    button('Delete', async () => {
+      if (
+        !(await confirmAction(`Delete ${person.display_name}?`, {
+          action: 'Delete',
+          typed: person.employee,
+          detail: 'Their fingerprints are destroyed and they are removed from every terminal. Their punches stay.',
+        }))
+      )
+        return;
+      await api.delete(base);
+      announce(`${person.display_name} deleted.`);
+      location.hash = '#/people';
+    }),
+  );
+
+  replace(
+    main,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/people' }, 'People'), ' › ', person.display_name),
+    h('h1', {}, person.display_name, ' ', person.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted')),
+    actions,
+    h(
+      'div',
+      { class: 'columns' },
+      section(
+        'About',
+        definitionList([
+          ['Employee ID', person.employee],
+          ['PIN on the terminals', person.device_pin],
+          ['Areas', person.areas.join(', ')],
+          ...(person.card === undefined ? [] : ([['Card', person.card ?? 'None']] as [string, string][])),
+        ]),
+        detailsForm(person, base, redraw),
+      ),
+      consentSection(person, base, redraw),
+    ),
+    section(
+      'Biometrics',
+      table(
+        ['What', 'Version', 'Where it is'],
+        templates.results.map((t) => [
+          t.type && t.type !== 'fingerprint' ? `${words(t.type)} ${t.index ?? ''}` : fingerName(t.finger_index ?? t.index ?? -1),
+          `Version ${t.version}, algorithm ${t.algorithm_version}`,
+          t.sync.length > 0
+            ? h('ul', { class: 'plain' }, ...t.sync.map((s) => h('li', {}, `${deviceName(s.device)}: `, badge(words(s.status), syncTone(s.status)))))
+            : 'On no terminal yet',
+        ]),
+        'No fingerprints stored.',
+      ),
+    ),
+    enrollSection(
+      person,
+      base,
+      devices.results,
+      agents.results.filter((a) => a.status === 'active'),
+      redraw,
+    ),
+    section(
+      'Enrollment sessions',
+      table(
+        ['Started', 'Where', 'Fingers', 'Status'],
+        mine.map((s) => [
+          dateTime(s.created_at),
+          s.device ? `Terminal ${deviceName(s.device)}` : `Agent ${agents.results.find((a) => a.id === s.agent)?.name ?? ''}`,
+          `${s.fingers_captured.length} of ${s.fingers_requested.length}: ${s.fingers_requested.map(fingerName).join(', ')}`,
+          h(
+            'span',
+            {},
+            badge(words(s.status), s.status === 'completed' ? 'ok' : ACTIVE_SESSION.has(s.status) ? 'info' : 'bad'),
+            s.reason ? ` ${s.reason}` : '',
+          ),
+        ]),
+        'None yet.',
+      ),
+    ),
+  );
+  // While a session is under way, keep the page current so the person at the terminal sees it finish.
+  // One timer at a time (a redraw starts the next), and never drawing over another page.
+  clearTimeout(refreshTimer);
+  if (mine.some((s) => ACTIVE_SESSION.has(s.status))) {
+    const here = location.hash;
+    refreshTimer = setTimeout(() => {
+      // Not while someone is typing or choosing: a redraw would take their focus away.
+      if (location.hash === here && (document.activeElement === document.body || document.activeElement === null)) void redraw();
+    }, 3000);
+    return () => clearTimeout(refreshTimer);
+  }
+  return undefined;
+}
+
+function detailsForm(person: Enrollee, base: string, redraw: () => Promise<void>): HTMLElement {
+  const areas = input({ value: person.areas.join(', '), autocomplete: 'off' });
+  const card = person.card === undefined ? null : input({ value: person.card ?? '', autocomplete: 'off', inputmode: 'numeric' });
+  const form = h(
+    'form',
+    { class: 'inline-form' },
+    field('Areas', areas, 'Comma-separated.'),
+    card ? field('Card number', card) : null,
+    h('button', { type: 'submit' }, 'Save'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const body: Record<string, unknown> = {
+      areas: areas.value
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    };
+    if (card) body.card = card.value.trim() || null;
+    await api.patch(base, body);
+    await redraw();
+    announce('Saved.');
+  });
+  return form;
+}
+
+function consentSection(person: Enrollee, base: string, redraw: () => Promise<void>): HTMLElement {
+  if (person.consent) {
+    const c = person.consent;
+    return section(
+      'Consent',
+      h('p', {}, badge('Given', 'ok')),
+      definitionList([
+        ['Consent text version', c.version],
+        ['How', c.method],
+        ['Recorded by', c.given_by],
+        ['When', dateTime(c.given_at)],
+      ]),
+      button('Withdraw consent', async () => {
+        if (
+          !(await confirmAction('Withdraw consent?', {
+            action: 'Withdraw',
+            detail: 'Every fingerprint of this person is destroyed here and deleted from every terminal.',
+          }))
+        )
+          return;
+        await api.delete(`${base}consent/`);
+        announce('Consent withdrawn; fingerprints destroyed.');
+        await redraw();
+      }),
+    );
+  }
+  const version = input({ required: true, autocomplete: 'off', placeholder: 'e.g. 2026-01' });
+  const method = input({ required: true, autocomplete: 'off', value: 'signed form' });
+  const form = h(
+    'form',
+    { class: 'inline-form' },
+    field('Consent text version', version, 'The version of the text the person agreed to.'),
+    field('How it was given', method),
+    h('button', { type: 'submit', class: 'primary' }, 'Record consent'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    await api.post(`${base}consent/`, { version: version.value.trim(), method: method.value.trim() });
+    await redraw();
+    announce('Consent recorded.');
+  });
+  return section('Consent', h('p', {}, badge('Not recorded', 'warn'), ' Fingerprints can be enrolled only once consent is recorded.'), form);
+}
+
+function fingerPicker(): { element: HTMLElement; chosen: () => number[] } {
+  const boxes = FINGERS.map((label, index) => {
+    const box = h('input', { type: 'checkbox', value: index, id: `finger-${index}`, checked: index === 6 });
+    return { box, element: h('div', { class: 'check' }, box, h('label', { for: box.id }, label)) };
+  });
+  return {
+    element: h('fieldset', { class: 'fingers' }, h('legend', {}, 'Fingers'), ...boxes.map((b) => b.element)),
+    chosen: () => boxes.filter((b) => b.box.checked).map((b) => Number(b.box.value)),
+  };
+}
+
+function enrollSection(person: Enrollee, base: string, devices: Device[], agents: Agent[], redraw: () => Promise<void>): HTMLElement {
+  if (person.status !== 'active') return section('Enroll fingerprints', h('p', {}, 'Reactivate this person first.'));
+  const fingers = fingerPicker();
+  // Terminals that declare them also enroll faces, palms and finger veins (ENROLL_BIO); agents only fingerprints.
+  const what = select([
+    ['fingerprint', 'Fingerprints'],
+    ['face', 'Face'],
+    ['palm', 'Both palms'],
+    ['finger_vein', 'Finger veins'],
+  ]);
+  const where = select([
+    ...devices.map((d): [string, string] => [`device:${d.serial_number}`, `At terminal ${d.name ?? d.serial_number}`]),
+    ...agents.map((a): [string, string] => [`agent:${a.id}`, `At desktop agent ${a.name}`]),
+  ]);
+  const form = h(
+    'form',
+    { class: 'stack' },
+    person.consent ? null : h('p', { class: 'error' }, 'Record consent first: without it the fingerprints are refused.'),
+    field('Where', where, 'A terminal asks the person to place each finger; a desktop agent uses its USB reader.'),
+    field('What', what),
+    fingers.element,
+    h('button', { type: 'submit', class: 'primary' }, 'Start enrollment'),
+  );
+  what.addEventListener('change', () => {
+    fingers.element.hidden = what.value === 'face' || what.value === 'palm';
+  });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const type = what.value;
+    const chosen = type === 'face' ? [0] : type === 'palm' ? [0, 1] : fingers.chosen();
+    if (chosen.length === 0) {
+      announce('Choose at least one finger.', 'bad');
+      return;
+    }
+    const [kind, target] = where.value.split(/:(.*)/s);
+    if (kind === 'device')
+      await api.post(`${base}remote-enrollment/`, type === 'fingerprint' ? { device: target, fingers: chosen } : { device: target, type, fingers: chosen });
+    else if (type !== 'fingerprint') {
+      announce('A desktop agent enrolls fingerprints only.', 'bad');
+      return;
+    } else await api.post('enrollment-sessions/', { enrollee: person.id, agent: target, fingers: chosen });
+    await redraw();
+    announce(kind === 'device' ? 'Enrollment started: the terminal asks the person for each finger now.' : 'Session started: the agent shows it in its list.');
+  });
+  if (devices.length === 0 && agents.length === 0) return section('Enroll fingerprints', h('p', {}, 'Approve a terminal or create a desktop agent first.'));
+  return section('Enroll fingerprints', form);
+}

@@ -1,0 +1,180 @@
+/**
+ * Punches: a live view over the punch stream (the WebSocket authenticates with the session
+ * cookie: a browser cannot set headers on a WebSocket), the list with filters, and corrections:
+ * a manual punch (a forgotten clock-out) and voiding a punch, each with a reason.
+ */
+import { API, api, currentSession, type List, query } from '../api';
+import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
+import { dateTime, localDate, time, words } from '../format';
+import type { Enrollee, Punch } from '../types';
+
+const LIVE_MAX = 50;
+
+export async function punchesPage(main: HTMLElement): Promise<() => void> {
+  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000');
+  const nameOf = (p: Punch) =>
+    enrollees.results.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`);
+
+  // Live
+  const liveBody = h('tbody', {});
+  const liveState = h('p', { class: 'muted', role: 'status' }, 'Connecting…');
+  const liveTable = h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { id: 'live-punches' },
+      h('caption', {}, 'Punches as they arrive'),
+      h('thead', {}, h('tr', {}, ...['Time', 'Person', 'Terminal', 'Notes'].map((x) => h('th', { scope: 'col' }, x)))),
+      liveBody,
+    ),
+  );
+  let socket: WebSocket | null = null;
+  let closed = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const connect = () => {
+    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${API}/punches/stream/`;
+    socket = new WebSocket(url);
+    socket.addEventListener('open', () => {
+      liveState.textContent = 'Live: new punches appear here as terminals send them.';
+    });
+    socket.addEventListener('message', (event) => {
+      const p = JSON.parse(String(event.data)) as Punch;
+      const row = h(
+        'tr',
+        { class: 'fresh' },
+        h('td', {}, time(p.punched_at)),
+        h('td', {}, nameOf(p)),
+        h('td', {}, p.device),
+        h('td', {}, p.flags.map(words).join(', ')),
+      );
+      liveBody.prepend(row);
+      while (liveBody.children.length > LIVE_MAX) liveBody.lastElementChild?.remove();
+    });
+    socket.addEventListener('close', () => {
+      if (closed) return;
+      liveState.textContent = 'Disconnected; reconnecting…';
+      retry = setTimeout(connect, 3000);
+    });
+  };
+  connect();
+
+  // Filters and list
+  const employee = select([['', 'Everyone'], ...enrollees.results.map((e): [string, string] => [e.employee, e.display_name])]);
+  const device = input({ autocomplete: 'off', placeholder: 'Any terminal' });
+  const from = input({ type: 'date', value: localDate() });
+  const to = input({ type: 'date', value: localDate() });
+  const results = h('div');
+  const load = async () => {
+    const list = await api.get<List<Punch>>(
+      `punches/${query({ employee: employee.value, device: device.value.trim(), from: from.value, to: to.value, limit: 200 })}`,
+    );
+    replace(
+      results,
+      table(
+        ['When', 'Person', 'Terminal', 'Source', 'Notes', ''],
+        list.results.map((p) => [
+          dateTime(p.punched_at),
+          nameOf(p),
+          p.device,
+          words(p.source ?? 'device'),
+          p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
+          p.voided ? '' : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
+        ]),
+        'No punches match.',
+      ),
+    );
+  };
+  const filters = h(
+    'form',
+    { class: 'inline-form', role: 'search' },
+    field('Person', employee),
+    field('Terminal (serial)', device),
+    field('From', from),
+    field('To', to),
+    h('button', { type: 'submit' }, 'Show'),
+  );
+  filters.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void load();
+  });
+
+  replace(
+    main,
+    h('h1', {}, 'Punches'),
+    section('Live', liveState, liveTable),
+    manualPunchForm(enrollees.results, load),
+    section('Find punches', filters, results),
+  );
+  await load();
+  return () => {
+    closed = true;
+    clearTimeout(retry);
+    socket?.close();
+  };
+}
+
+async function voidPunch(p: Punch, reload: () => Promise<void>): Promise<void> {
+  const reason = await askReason('Void this punch?', {
+    action: 'Void',
+    detail: `${dateTime(p.punched_at)} at ${p.device}. It will no longer count for attendance.`,
+  });
+  if (!reason) return;
+  await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
+  await reload();
+  announce('Punch voided.');
+}
+
+/** A manual punch: the local date and time in the attendance zone become an instant on the server’s terms. */
+export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void>, preset?: { enrollee?: string; date?: string }): HTMLElement {
+  const who = select(
+    enrollees.filter((e) => e.status === 'active').map((e): [string, string] => [e.id, `${e.display_name} (${e.employee})`]),
+    {},
+    preset?.enrollee,
+  );
+  const date = input({ type: 'date', value: preset?.date ?? localDate(), required: true });
+  const at = input({ type: 'time', required: true, value: '17:00' });
+  const reason = input({ required: true, autocomplete: 'off', placeholder: 'e.g. forgot to clock out' });
+  const form = h(
+    'form',
+    { class: 'inline-form' },
+    field('Person', who),
+    field('Date', date),
+    field('Time', at, 'In the attendance time zone.'),
+    field('Reason', reason),
+    h('button', { type: 'submit', class: 'primary' }, 'Add punch'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    await api.post('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
+    reason.value = '';
+    await after();
+    announce('Manual punch added.');
+  });
+  return section('Add a missing punch', form);
+}
+
+/** A wall time in the attendance zone → ISO instant (the zone's offset at that moment, found by two passes). */
+function instantOf(date: string, wall: string): string {
+  const guess = new Date(`${date}T${wall}:00Z`);
+  const offset = (at: Date) => {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: currentZone(),
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }).formatToParts(at);
+    const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+    const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+    return local - at.getTime();
+  };
+  let instant = guess.getTime() - offset(guess);
+  instant = guess.getTime() - offset(new Date(instant));
+  return new Date(instant).toISOString();
+}
+
+const currentZone = () => currentSession().time_zone;

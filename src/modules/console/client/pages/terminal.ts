@@ -1,0 +1,363 @@
+/**
+ * One terminal: approve, disable, edit, the command console, its command queue, its users (adopt
+ * or remove), how far it agrees with the server, recent events, communication keys, removal.
+ */
+import { api, type List } from '../api';
+import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, showOnce, table } from '../dom';
+import { ago, commandKind, dateTime, words } from '../format';
+import type { Command, DeviceDetail, DeviceKey, TerminalUser } from '../types';
+import { deviceBadge } from './terminals';
+
+const commandTone = (status: string) =>
+  status === 'succeeded' ? 'ok' : status === 'failed' || status === 'expired' ? 'bad' : status === 'cancelled' ? 'muted' : 'info';
+
+export async function terminalPage(main: HTMLElement, params: string[]): Promise<undefined> {
+  const serial = params[0] ?? '';
+  const base = `devices/${encodeURIComponent(serial)}/`;
+  const redraw = () => terminalPage(main, params).then(() => undefined);
+  const [device, commands, users, keys] = await Promise.all([
+    api.get<DeviceDetail>(base),
+    api.get<List<Command>>(`${base}commands/?limit=50`),
+    api.get<List<TerminalUser>>(`${base}users/`).catch(() => ({ results: [], next_cursor: null }) as List<TerminalUser>),
+    api.get<List<DeviceKey>>(`${base}keys/`).catch(() => ({ results: [], next_cursor: null }) as List<DeviceKey>),
+  ]);
+  const title = device.name ? `${device.name} (${device.serial_number})` : device.serial_number;
+
+  const actions = h('div', { class: 'actions' });
+  if (device.status === 'pending_approval' || device.status === 'disabled') {
+    actions.append(
+      button(
+        device.status === 'pending_approval' ? 'Approve' : 'Enable again',
+        async () => {
+          await api.post(`${base}approve/`);
+          await redraw();
+          announce(`${title} approved: the people of its areas are being sent to it.`);
+        },
+        { class: 'primary' },
+      ),
+    );
+  }
+  if (device.status === 'approved') {
+    actions.append(
+      button('Disable', async () => {
+        if (
+          !(await confirmAction(`Disable ${title}?`, {
+            action: 'Disable',
+            detail: 'Its punches will be refused (it keeps them and sends them once enabled again).',
+          }))
+        )
+          return;
+        await api.post(`${base}disable/`);
+        await redraw();
+        announce(`${title} disabled.`);
+      }),
+    );
+  }
+  actions.append(
+    button('Remove', async () => {
+      if (
+        !(await confirmAction(`Remove ${title}?`, {
+          action: 'Remove terminal',
+          typed: device.serial_number,
+          detail: 'Its unfinished commands are cancelled; its punches stay.',
+        }))
+      )
+        return;
+      await api.delete(base);
+      announce(`${title} removed.`);
+      location.hash = '#/terminals';
+    }),
+  );
+
+  replace(
+    main,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/terminals' }, 'Terminals'), ' › ', device.serial_number),
+    h('h1', {}, title, ' ', deviceBadge(device)),
+    actions,
+    h(
+      'div',
+      { class: 'columns' },
+      section(
+        'About',
+        definitionList([
+          ['Status', words(device.status)],
+          ['Last heard', `${ago(device.last_seen_at)} (${dateTime(device.last_seen_at)})`],
+          ['Areas', device.areas.join(', ')],
+          ['Time zone', device.time_zone],
+          ['Enrollment station', device.enrollment_station ? 'Yes: accepts fingerprints of anyone' : 'No'],
+          ['Firmware', device.firmware],
+          ['Fingerprint algorithm', device.algorithm_version],
+          ['Address', device.ip_address],
+          ['Clock', device.clock_drifting ? badge(`Off by ${device.clock_drift_seconds ?? '?'} s`, 'bad') : 'In time'],
+          ['Commands waiting', String(device.pending_commands)],
+        ]),
+      ),
+      syncSection(device, base, redraw),
+    ),
+    editSection(device, base, redraw),
+    commandConsole(device, base, redraw),
+    commandList(commands.results, base, redraw),
+    usersSection(users.results, base, redraw),
+    section(
+      'Recent events',
+      table(
+        ['When', 'What'],
+        device.recent_events.map((e) => [dateTime(e.at), e.message]),
+        'Nothing recorded yet.',
+      ),
+    ),
+    keysSection(keys.results, base, redraw),
+  );
+  return undefined;
+}
+
+function syncSection(device: DeviceDetail, base: string, redraw: () => Promise<void>): HTMLElement {
+  const { users, fingerprints, in_sync } = device.sync_check;
+  const state = in_sync === null ? badge('Not reported yet', 'muted') : in_sync ? badge('In agreement', 'ok') : badge('Differs', 'bad');
+  return section(
+    'Agreement with the server',
+    h('p', {}, state),
+    definitionList([
+      ['People', `${users.reported ?? '?'} on the terminal, ${users.expected} expected`],
+      ['Fingerprints', `${fingerprints.reported ?? '?'} on the terminal, ${fingerprints.expected} expected`],
+    ]),
+    h(
+      'div',
+      { class: 'actions' },
+      button('Resync', async () => {
+        const r = await api.post<{ queued: number }>(`${base}resync/`, { full: false });
+        await redraw();
+        announce(`${r.queued} command(s) queued to bring the terminal in line.`);
+      }),
+      button('Full resync', async () => {
+        if (
+          !(await confirmAction('Full resync?', {
+            action: 'Full resync',
+            typed: device.serial_number,
+            detail: 'Also removes from the terminal every user outside its areas, its own users included.',
+          }))
+        )
+          return;
+        const r = await api.post<{ queued: number }>(`${base}resync/`, { full: true });
+        await redraw();
+        announce(`${r.queued} command(s) queued.`);
+      }),
+    ),
+  );
+}
+
+function editSection(device: DeviceDetail, base: string, redraw: () => Promise<void>): HTMLElement {
+  const name = input({ value: device.name ?? '', autocomplete: 'off' });
+  const areas = input({ value: device.areas.join(', '), autocomplete: 'off' });
+  const zone = input({ value: device.time_zone, autocomplete: 'off', spellcheck: 'false' });
+  const station = h('input', { type: 'checkbox', checked: device.enrollment_station });
+  if (!station.id) station.id = `station-${device.serial_number}`;
+  const form = h(
+    'form',
+    { class: 'inline-form' },
+    field('Name', name),
+    field('Areas', areas, 'Comma-separated.'),
+    field('Time zone', zone, 'IANA name, e.g. Europe/Berlin.'),
+    h('div', { class: 'field check' }, station, h('label', { for: station.id }, 'Enrollment station (accepts anyone’s fingerprints)')),
+    h('button', { type: 'submit' }, 'Save'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    await api.patch(base, {
+      name: name.value.trim() || null,
+      areas: areas.value
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+      time_zone: zone.value.trim() || null,
+      enrollment_station: station.checked,
+    });
+    await redraw();
+    announce('Saved.');
+  });
+  return section('Settings', form);
+}
+
+function commandConsole(device: DeviceDetail, base: string, redraw: () => Promise<void>): HTMLElement {
+  const kind = select([
+    ['reboot', 'Restart'],
+    ['set_time', 'Set the clock'],
+    ['info', 'Read terminal information'],
+    ['query_users', 'List its users'],
+    ['reupload_logs', 'Send punches again (dates below)'],
+    ['clear_logs', 'Delete its punches'],
+    ['clear_data', 'Delete all its data'],
+  ]);
+  const from = input({ type: 'date' });
+  const to = input({ type: 'date' });
+  const dates = h('div', { class: 'inline-form', hidden: true }, field('From', from), field('To', to));
+  kind.addEventListener('change', () => {
+    dates.hidden = kind.value !== 'reupload_logs';
+  });
+  const form = h('form', { class: 'inline-form' }, field('Command', kind), dates, h('button', { type: 'submit' }, 'Send'));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const body: Record<string, unknown> = { kind: kind.value };
+    if (kind.value === 'reupload_logs') {
+      if (!from.value) {
+        announce('Choose the first date to send again.', 'bad');
+        return;
+      }
+      body.from = from.value;
+      if (to.value) body.to = to.value;
+    }
+    if (kind.value === 'clear_logs' || kind.value === 'clear_data') {
+      const what = kind.value === 'clear_logs' ? 'every punch stored on the terminal' : 'every user, fingerprint and punch on the terminal';
+      if (
+        !(await confirmAction(`${commandKind(kind.value)}?`, { action: commandKind(kind.value), typed: device.serial_number, detail: `This deletes ${what}.` }))
+      )
+        return;
+      body.confirm = device.serial_number;
+    }
+    await api.post(`${base}commands/`, body);
+    announce(`“${commandKind(kind.value)}” queued; the terminal gets it at its next poll.`);
+    await redraw();
+  });
+  return section('Send a command', form);
+}
+
+function commandList(commands: Command[], base: string, redraw: () => Promise<void>): HTMLElement {
+  return section(
+    'Commands',
+    table(
+      ['Command', 'Status', 'Tries', 'Queued', 'Finished', ''],
+      commands.map((c) => {
+        const act = h('div', { class: 'actions' });
+        if (c.status === 'pending' || c.status === 'sent') {
+          act.append(
+            button(
+              'Cancel',
+              async () => {
+                await api.post(`${base}commands/${c.id}/cancel/`);
+                await redraw();
+                announce('Command cancelled.');
+              },
+              { 'aria-label': `Cancel ${commandKind(c.kind)} (command ${c.id})` },
+            ),
+          );
+        }
+        if (c.status === 'failed' || c.status === 'expired') {
+          act.append(
+            button(
+              'Retry',
+              async () => {
+                await api.post(`${base}commands/${c.id}/retry/`);
+                await redraw();
+                announce('Command queued again.');
+              },
+              { 'aria-label': `Retry ${commandKind(c.kind)} (command ${c.id})` },
+            ),
+          );
+        }
+        const status = badge(words(c.status), commandTone(c.status));
+        return [
+          commandKind(c.kind),
+          c.return_code !== null && c.status === 'failed' ? h('span', {}, status, ` (code ${c.return_code})`) : status,
+          c.attempts,
+          dateTime(c.created_at),
+          dateTime(c.completed_at),
+          act,
+        ];
+      }),
+      'No commands yet.',
+    ),
+  );
+}
+
+function usersSection(users: TerminalUser[], base: string, redraw: () => Promise<void>): HTMLElement {
+  return section(
+    'People on the terminal',
+    h('p', { class: 'muted' }, 'As the terminal last reported them. Its own users (made at the terminal) can be adopted as people of the service, or removed.'),
+    table(
+      ['PIN', 'Name', 'Who', 'Fingerprints', ''],
+      users.map((u) => {
+        const act = h('div', { class: 'actions' });
+        if (!u.enrollee) {
+          const employee = input({ autocomplete: 'off', 'aria-label': `Employee ID for PIN ${u.pin}`, placeholder: 'Employee ID' });
+          const adopt = h('form', { class: 'mini-form' }, employee, h('button', { type: 'submit' }, 'Adopt'));
+          adopt.addEventListener('submit', async (event) => {
+            event.preventDefault();
+            const body = u.conflict && !employee.value.trim() ? { enrollee: u.conflict.enrollee } : { employee: employee.value.trim() };
+            await api.post(`${base}users/${encodeURIComponent(u.pin)}/adopt/`, body);
+            await redraw();
+            announce(`PIN ${u.pin} adopted.`);
+          });
+          act.append(adopt);
+        }
+        act.append(
+          button(
+            'Remove',
+            async () => {
+              if (
+                !(await confirmAction(`Remove PIN ${u.pin} from the terminal?`, {
+                  action: 'Remove',
+                  detail: 'The user and their fingerprints are deleted from this terminal.',
+                }))
+              )
+                return;
+              await api.delete(`${base}users/${encodeURIComponent(u.pin)}/`);
+              await redraw();
+              announce(`Removal of PIN ${u.pin} queued.`);
+            },
+            { 'aria-label': `Remove PIN ${u.pin} from the terminal` },
+          ),
+        );
+        const who = u.enrollee
+          ? h('a', { href: `#/people/${u.enrollee}` }, 'A person of the service')
+          : u.conflict
+            ? badge(`Conflict: the service’s ${u.conflict.employee} has this PIN`, 'bad')
+            : badge('Terminal’s own user', 'warn');
+        return [u.pin, u.name ?? '—', who, String(u.biometrics.fingerprint ?? 0), act];
+      }),
+      'The terminal has not reported any users.',
+    ),
+  );
+}
+
+function keysSection(keys: DeviceKey[], base: string, redraw: () => Promise<void>): HTMLElement {
+  const slot = h('div');
+  const issue = button('Issue a key', async () => {
+    const issued = await api.post<DeviceKey & { key: string }>(`${base}keys/`);
+    replace(
+      slot,
+      showOnce(
+        'Communication key',
+        issued.key,
+        'Enter it as the terminal’s Comm Key now: it is shown this once. From now on only requests with a key are accepted.',
+      ),
+    );
+  });
+  return section(
+    'Communication keys',
+    table(
+      ['Key', 'Issued', 'By', 'State', ''],
+      keys.map((k) => [
+        `${k.hint}…`,
+        dateTime(k.created_at),
+        k.created_by,
+        k.revoked_at ? badge('Revoked', 'muted') : badge('Active', 'ok'),
+        k.revoked_at
+          ? ''
+          : button(
+              'Revoke',
+              async () => {
+                if (!(await confirmAction('Revoke this key?', { action: 'Revoke', detail: 'A terminal using it is refused until it has another key.' })))
+                  return;
+                await api.delete(`${base}keys/${encodeURIComponent(k.id)}/`);
+                await redraw();
+                announce('Key revoked.');
+              },
+              { 'aria-label': `Revoke the key ${k.hint}…` },
+            ),
+      ]),
+      'No keys: the terminal is known by its serial number only.',
+    ),
+    issue,
+    slot,
+  );
+}

@@ -1,0 +1,186 @@
+/** The API's resources as the console reads them (docs/api.md; the OpenAPI document has them in full). */
+
+export interface Health {
+  at: string;
+  terminals: { online: number; offline: number; pending: number; disabled: number };
+  commands: { pending: number; failed: number };
+  webhooks: { backlog: number; oldest_pending_at: string | null; oldest_pending_age_seconds: number | null };
+  jobs: { name: string; last_status: string | null; last_finished_at: string | null; next_run_at: string | null }[];
+  punches_today: number;
+}
+
+export interface Device {
+  serial_number: string;
+  name: string | null;
+  status: string;
+  algorithm_version: string | null;
+  time_zone: string;
+  areas: string[];
+  last_seen_at: string | null;
+  online: boolean;
+  firmware: string | null;
+  ip_address: string | null;
+  user_count: number | null;
+  fingerprint_count: number | null;
+  attendance_count: number | null;
+  enrollment_station: boolean;
+  clock_drifting: boolean;
+  clock_drift_seconds: number | null;
+  created_at: string;
+}
+
+export interface DeviceDetail extends Device {
+  pending_commands: number;
+  templates_present: number;
+  sync_check: { users: { expected: number; reported: number | null }; fingerprints: { expected: number; reported: number | null }; in_sync: boolean | null };
+  recent_events: { kind: string; message: string; at: string }[];
+}
+
+export interface Command {
+  id: number;
+  kind: string;
+  status: string;
+  attempts: number;
+  created_at: string;
+  sent_at: string | null;
+  completed_at: string | null;
+  return_code: number | null;
+}
+
+export interface TerminalUser {
+  pin: string;
+  name: string | null;
+  card: string | null;
+  enrollee: string | null;
+  conflict: { enrollee: string; employee: string } | null;
+  biometrics: Record<string, number>;
+}
+
+export interface DeviceKey {
+  id: string;
+  hint: string;
+  created_by: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface Employee {
+  id: string;
+  name: string;
+  active: boolean;
+}
+
+export interface Enrollee {
+  id: string;
+  employee: string;
+  device_pin: string;
+  display_name: string;
+  status: string;
+  areas: string[];
+  consent: { version: string; method: string; given_by: string; given_at: string } | null;
+  fingers: number[];
+  card?: string | null;
+}
+
+export interface Template {
+  id: string;
+  type?: string;
+  finger_index?: number;
+  index?: number;
+  algorithm_version: string;
+  version: number;
+  size: number;
+  source: string;
+  updated_at: string;
+  sync: { device: string; status: string; detail: string | null }[];
+}
+
+export interface Session {
+  id: string;
+  kind: string;
+  status: string;
+  enrollee: { id: string; display_name: string; device_pin: string };
+  fingers_requested: number[];
+  fingers_captured: number[];
+  agent: string | null;
+  device: string | null;
+  reason: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface Punch {
+  sequence: number;
+  id: string;
+  employee: string | null;
+  enrollee: string | null;
+  device_pin: string;
+  device: string;
+  punched_at: string;
+  state: number;
+  verify_type: number;
+  flags: string[];
+  source?: string;
+  voided?: boolean;
+}
+
+export interface AttendanceDay {
+  employee: string;
+  enrollee: string;
+  date: string;
+  first_in: string | null;
+  last_out: string | null;
+  worked_seconds: number;
+  punch_count: number;
+  status: string;
+  flags: string[];
+  schedule?: string | null;
+  late_seconds?: number;
+}
+
+export interface Agent {
+  id: string;
+  name: string;
+  algorithm_version: string;
+  key_prefix: string;
+  status: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  created_at: string;
+}
+
+export interface Job {
+  name: string;
+  description: string;
+  schedule: string | null;
+  running: boolean;
+  last_finished_at: string | null;
+  last_status: string | null;
+  next_run_at: string | null;
+}
+
+export interface AuditEntry {
+  id: number;
+  actor: string;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  at: string;
+  details: Record<string, unknown>;
+}
+
+export interface LogEvent {
+  sequence: number;
+  type: string;
+  at: string;
+  data: Record<string, unknown>;
+}

@@ -1,0 +1,29 @@
+/** The console module's HTTP model. */
+import { t } from 'elysia';
+import { Body, Instant, Nullable, Text } from '../../platform/http/model';
+
+/** `GET /console/session`: who is signed in and what the client needs to act for them. */
+export const ConsoleSessionView = t.Object({
+  actor: t.String(),
+  csrf_token: Nullable(t.String()),
+  csrf_header: t.String(),
+  expires_at: Nullable(Instant()),
+  time_zone: t.String(),
+  adms_path: t.String(),
+});
+
+export const ConsoleLinkCreate = t.Optional(
+  Body(
+    { actor: t.Optional(Text({ maxLength: 200, description: 'Who the link signs in (recorded in the audit log); default: the caller.' })) },
+    { title: 'ConsoleLinkCreate' },
+  ),
+);
+
+export const ConsoleLink = t.Object(
+  {
+    actor: t.String(),
+    sign_in_path: t.String({ description: 'Path of the sign-in page with the one-time token; prefix it with the server’s address.' }),
+    expires_at: Instant(),
+  },
+  { title: 'ConsoleLink' },
+);

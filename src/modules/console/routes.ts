@@ -1,0 +1,131 @@
+/**
+ * The console at `/console/`: the shell page and its assets (public: they hold nothing), the
+ * sign-in page of a one-time link, sign-out, and `session` (who is signed in, the CSRF token,
+ * the attendance zone). None of these is part of the API document. A host's own sign-in
+ * (`authorizeAdmin`) is honoured where the console starts: opening `/console/` while the host
+ * vouches for the request opens a console session for that person.
+ */
+import { Elysia } from 'elysia';
+import { readCapped } from '../../platform/http/read-capped';
+import { adminRouter, type Http } from '../../platform/http/router';
+import { type ConsoleAsset, type ConsoleFiles, consoleFiles, PAGE_HEADERS } from './assets';
+import { ConsoleSessionView } from './model';
+import { CONSOLE_PATH } from './paths';
+import { type ConsoleService, CSRF_HEADER } from './service';
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const SIGN_IN_BODY_LIMIT = 4096;
+
+function assetResponse(found: ConsoleAsset, request: Request): Response {
+  const headers: Record<string, string> = {
+    'content-type': found.contentType,
+    'cache-control': IMMUTABLE,
+    'x-content-type-options': 'nosniff',
+    vary: 'accept-encoding',
+  };
+  if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) {
+    return new Response(found.gzipped, { headers: { ...headers, 'content-encoding': 'gzip' } });
+  }
+  return new Response(found.bytes, { headers });
+}
+
+const html = (text: string, status = 200, extra: Headers = new Headers()) => {
+  for (const [k, v] of Object.entries(PAGE_HEADERS)) extra.set(k, v);
+  return new Response(text, { status, headers: extra });
+};
+
+/** A form post from another site (an old browser without SameSite) is refused: the Origin, when sent, must be ours. */
+function fromElsewhere(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  if (!origin || origin === 'null') return origin === 'null';
+  try {
+    return new URL(origin).host !== (request.headers.get('host') ?? new URL(request.url).host);
+  } catch {
+    return true;
+  }
+}
+
+export function consoleRoutes(http: Http, sessions: ConsoleService, options: { admsUrlPrefix: string }) {
+  const files = consoleFiles();
+  const seed = http.runtime.instanceId;
+  const zone = http.runtime.settings.ATTENDANCE_TIME_ZONE;
+
+  const shell = async (request: Request): Promise<Response> => {
+    const built: ConsoleFiles = await files();
+    const headers = new Headers();
+    // The host's sign-in starts a console session where none is open (an embedding host's users never see a link).
+    const id = sessions.sessionIdOf(request);
+    const open = id ? await sessions.session(id) : null;
+    if (!open) {
+      const identity = await http.auth.hostIdentity(request);
+      if (identity) headers.append('set-cookie', sessions.cookieFor(request, await sessions.startHostSession(identity)));
+    }
+    return html(built.shell, 200, headers);
+  };
+
+  const pages = new Elysia({ name: 'fpa-console-pages', seed })
+    .get(CONSOLE_PATH, ({ request }) => {
+      // The page's URLs are relative to `console/`.
+      if (!new URL(request.url).pathname.endsWith('/'))
+        return new Response(null, { status: 302, headers: { location: 'console/', 'cache-control': 'no-store' } });
+      return shell(request);
+    })
+    .get(`${CONSOLE_PATH}/assets/:name`, async ({ params, request }) => {
+      const found = (await files()).assets.get(params.name);
+      return found ? assetResponse(found, request) : new Response('not found', { status: 404, headers: { 'cache-control': 'no-store' } });
+    })
+    .get(`${CONSOLE_PATH}/sign-in`, async ({ request }) => {
+      const built = await files();
+      const token = new URL(request.url).searchParams.get('token') ?? '';
+      const link = token ? await sessions.peekLink(token) : null;
+      return html(built.signIn(link ? { token, actor: link.actor } : null), link ? 200 : 410);
+    })
+    .post(
+      `${CONSOLE_PATH}/sign-in`,
+      async ({ request }) => {
+        const built = await files();
+        if (fromElsewhere(request)) return html(built.notice('Refused', 'Sign-in was asked from another site.'), 403);
+        const raw = request.body ? await readCapped(request.body, SIGN_IN_BODY_LIMIT) : null;
+        const token = raw ? (new URLSearchParams(new TextDecoder().decode(raw)).get('token') ?? '') : '';
+        const session = token ? await sessions.redeemLink(token) : null;
+        if (!session) return html(built.signIn(null), 410);
+        const headers = new Headers({ location: './', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+        headers.append('set-cookie', sessions.cookieFor(request, session));
+        return new Response(null, { status: 303, headers });
+      },
+      { parse: 'none' },
+    );
+
+  // `session` and `sign-out` answer the API's error body; any administrator may call them
+  // (a JWT caller simply has no cookie to end and no CSRF token to read).
+  const session = adminRouter(http, 'console-session')
+    .get(
+      `${CONSOLE_PATH}/session`,
+      async ({ request, admin }) => {
+        const id = sessions.sessionIdOf(request);
+        const open = id ? await sessions.session(id) : null;
+        return {
+          actor: admin.by,
+          csrf_token: open?.csrf ?? null,
+          csrf_header: CSRF_HEADER,
+          expires_at: admin.expiresAt ? new Date(admin.expiresAt).toISOString() : null,
+          time_zone: zone,
+          adms_path: options.admsUrlPrefix,
+        };
+      },
+      { response: { 200: ConsoleSessionView }, detail: { hide: true } },
+    )
+    .post(
+      `${CONSOLE_PATH}/sign-out`,
+      async ({ request }) => {
+        const id = sessions.sessionIdOf(request);
+        if (id) await sessions.end(id);
+        const headers = new Headers({ 'cache-control': 'no-store' });
+        for (const cookie of sessions.clearCookies(request)) headers.append('set-cookie', cookie);
+        return new Response(null, { status: 204, headers });
+      },
+      { detail: { hide: true } },
+    );
+
+  return pages.use(session);
+}

@@ -1,0 +1,224 @@
+/**
+ * Console sign-in and sessions: one-time links, sessions in the database, the cookie and the CSRF
+ * token. Every secret is random, shown once, and stored only as its SHA-256: a copy of the
+ * database opens no session. The CSRF token is derived from the session id (not stored), so it
+ * lives exactly as long as the session and needs no second secret.
+ */
+import { createHash } from 'node:crypto';
+import { and, eq, isNull, lt } from 'drizzle-orm';
+import { constantTimeEqual } from '../../platform/crypto/secrets';
+import type { Tx } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { AdminIdentity, BrowserSessions } from '../../platform/http/admin-auth';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import { consoleLinks, consoleSessions } from './tables';
+
+export const CSRF_HEADER = 'x-fpa-csrf';
+const COOKIE = 'fpa_console';
+/** Browsers keep a `__Host-` cookie only when it is Secure, host-only and for `/`: the name used over HTTPS. */
+const SECURE_COOKIE = `__Host-${COOKIE}`;
+/** `last_seen_at` is written at most this often: the idle timeout needs no write per request. */
+const TOUCH_EVERY_MS = 60_000;
+/** Used and expired links and ended sessions are deleted this long after they stop mattering. */
+const KEEP_ENDED_MS = 24 * 3_600_000;
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const random = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+
+/** The CSRF token of a session: a one-way function of its id, so it cannot lead back to the cookie. */
+const csrfTokenOf = (sessionId: string) => createHash('sha256').update(`fpa-console-csrf:${sessionId}`, 'utf8').digest('base64url');
+
+export interface ConsoleSession {
+  actor: string;
+  origin: 'link' | 'host';
+  expiresAt: number;
+  csrf: string;
+}
+
+export interface StartedSession extends ConsoleSession {
+  /** The cookie's value: the session id, given to the browser only. */
+  id: string;
+}
+
+export interface CreatedLink {
+  token: string;
+  actor: string;
+  expiresAt: number;
+}
+
+/** Whether the request reached us over HTTPS (X-Forwarded-Proto only when a trusted proxy says so). */
+function isHttps(request: Request, trustProxy: boolean): boolean {
+  if (new URL(request.url).protocol === 'https:') return true;
+  if (!trustProxy) return false;
+  const forwarded = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  return forwarded === 'https';
+}
+
+function cookiesOf(request: Request): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0) out.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+  }
+  return out;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export class ConsoleService implements BrowserSessions {
+  constructor(private readonly ctx: Runtime) {}
+
+  /** A one-time sign-in link for `actor`, valid CONSOLE_LINK_TTL; `by` is who asked for it. */
+  async createLink(actor: string, by: string): Promise<CreatedLink> {
+    const now = this.ctx.clock.now();
+    const token = `fpc_${random()}`;
+    const expiresAt = now + this.ctx.settings.CONSOLE_LINK_TTL;
+    await this.ctx.db.write(async ({ tx }) => {
+      // Housekeeping where it costs nothing: links and sessions long over are dropped here.
+      await tx.delete(consoleLinks).where(lt(consoleLinks.expiresAt, now - KEEP_ENDED_MS));
+      await tx.delete(consoleSessions).where(lt(consoleSessions.expiresAt, now - KEEP_ENDED_MS));
+      await tx.insert(consoleLinks).values({ tokenHash: sha256(token), actor, createdBy: by, createdAt: now, expiresAt });
+      await audit(tx, now, {
+        actor: by,
+        action: 'console_link_created',
+        targetType: 'console',
+        targetId: actor,
+        details: { actor, expires_at: new Date(expiresAt).toISOString() },
+      });
+    });
+    return { token, actor, expiresAt };
+  }
+
+  /** Who a link would sign in, without using it (the sign-in page asks before it spends the link). */
+  async peekLink(token: string): Promise<{ actor: string } | null> {
+    const [row] = await this.ctx.db.orm
+      .select()
+      .from(consoleLinks)
+      .where(eq(consoleLinks.tokenHash, sha256(token)))
+      .limit(1);
+    if (!row || row.usedAt !== null || row.expiresAt <= this.ctx.clock.now()) return null;
+    return { actor: row.actor };
+  }
+
+  /** Spends a link and opens a session; null when the link is unknown, used or expired. */
+  async redeemLink(token: string): Promise<StartedSession | null> {
+    const now = this.ctx.clock.now();
+    return this.ctx.db.write(async ({ tx }) => {
+      // Compare-and-set on `used_at`: two tabs opening the same link get one session between them.
+      const [link] = await tx
+        .update(consoleLinks)
+        .set({ usedAt: now })
+        .where(and(eq(consoleLinks.tokenHash, sha256(token)), isNull(consoleLinks.usedAt)))
+        .returning();
+      if (!link || link.expiresAt <= now) return null;
+      return this.insertSession(tx, link.actor, 'link', now);
+    });
+  }
+
+  /** A session for someone the embedding host's own sign-in (`authorizeAdmin`) vouches for. */
+  async startHostSession(identity: AdminIdentity): Promise<StartedSession> {
+    const now = this.ctx.clock.now();
+    return this.ctx.db.write(async ({ tx }) => this.insertSession(tx, identity.by, 'host', now, identity.expiresAt));
+  }
+
+  private async insertSession(tx: Tx, actor: string, origin: 'link' | 'host', now: number, notAfter?: number): Promise<StartedSession> {
+    const s = this.ctx.settings;
+    const id = random();
+    const expiresAt = Math.min(now + s.CONSOLE_SESSION_TTL, notAfter ?? Number.POSITIVE_INFINITY);
+    await tx.insert(consoleSessions).values({
+      idHash: sha256(id),
+      actor,
+      origin,
+      createdAt: now,
+      expiresAt,
+      idleTimeoutMs: s.CONSOLE_SESSION_IDLE_TIMEOUT,
+      lastSeenAt: now,
+    });
+    await audit(tx, now, { actor, action: 'console_signed_in', targetType: 'console', targetId: actor, details: { by: origin } });
+    return { id, actor, origin, expiresAt, csrf: csrfTokenOf(id) };
+  }
+
+  /** The live session a session id stands for (refreshing its idle clock), or null. */
+  async session(id: string): Promise<ConsoleSession | null> {
+    const now = this.ctx.clock.now();
+    const idHash = sha256(id);
+    const [row] = await this.ctx.db.orm.select().from(consoleSessions).where(eq(consoleSessions.idHash, idHash)).limit(1);
+    if (!row || row.endedAt !== null || row.expiresAt <= now || now - row.lastSeenAt >= row.idleTimeoutMs) return null;
+    if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
+      await this.ctx.db.write(async ({ tx }) => {
+        await tx.update(consoleSessions).set({ lastSeenAt: now }).where(eq(consoleSessions.idHash, idHash));
+      });
+    }
+    return { actor: row.actor, origin: row.origin, expiresAt: row.expiresAt, csrf: csrfTokenOf(id) };
+  }
+
+  /** Ends a session (sign-out); ending one that is already over is harmless. */
+  async end(id: string): Promise<void> {
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async ({ tx }) => {
+      const [row] = await tx
+        .update(consoleSessions)
+        .set({ endedAt: now })
+        .where(and(eq(consoleSessions.idHash, sha256(id)), isNull(consoleSessions.endedAt)))
+        .returning();
+      if (row) await audit(tx, now, { actor: row.actor, action: 'console_signed_out', targetType: 'console', targetId: row.actor });
+    });
+  }
+
+  /** The session id a request's cookie carries (either name), or null. */
+  sessionIdOf(request: Request): string | null {
+    const cookies = cookiesOf(request);
+    const id = cookies.get(SECURE_COOKIE) ?? cookies.get(COOKIE);
+    return id && /^[A-Za-z0-9_-]{43}$/.test(id) ? id : null;
+  }
+
+  /** `Set-Cookie` for a new session: HttpOnly, SameSite=Strict, Secure (and `__Host-`) over HTTPS. */
+  cookieFor(request: Request, session: StartedSession): string {
+    const secure = isHttps(request, this.ctx.settings.CONSOLE_TRUST_PROXY);
+    const maxAge = Math.max(0, Math.floor((session.expiresAt - this.ctx.clock.now()) / 1000));
+    return `${secure ? SECURE_COOKIE : COOKIE}=${session.id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
+  }
+
+  /** `Set-Cookie` headers that clear both names. */
+  clearCookies(request: Request): string[] {
+    const secure = isHttps(request, this.ctx.settings.CONSOLE_TRUST_PROXY);
+    const cleared = [`${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`];
+    if (secure) cleared.push(`${SECURE_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure`);
+    return cleared;
+  }
+
+  /**
+   * BrowserSessions for the administrator check: a valid session cookie stands for its actor.
+   * The cookie alone never authorizes a change: every method but GET/HEAD/OPTIONS must carry
+   * the session's CSRF token in `x-fpa-csrf` (a header another site cannot set), and a
+   * WebSocket handshake (a GET, with no header to carry) must come from this origin.
+   */
+  async identify(request: Request): Promise<AdminIdentity | null> {
+    const id = this.sessionIdOf(request);
+    if (!id) return null;
+    const session = await this.session(id);
+    if (!session) return null;
+    if (!SAFE_METHODS.has(request.method.toUpperCase())) {
+      const presented = request.headers.get(CSRF_HEADER) ?? '';
+      if (!constantTimeEqual(presented, session.csrf)) {
+        throw new FpaError('forbidden', `a console change needs the session's CSRF token in the ${CSRF_HEADER} header`, { header: CSRF_HEADER });
+      }
+    }
+    if ((request.headers.get('upgrade') ?? '').toLowerCase() === 'websocket' && !sameOrigin(request)) {
+      throw new FpaError('forbidden', 'a console stream must be opened from the console’s own origin', {});
+    }
+    return { by: session.actor, expiresAt: session.expiresAt };
+  }
+}
+
+/** The `Origin` a browser sent names the host the request was sent to. */
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  if (!origin) return false;
+  try {
+    return new URL(origin).host === (request.headers.get('host') ?? new URL(request.url).host);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * The console in a real browser (headless Chromium), against the real server and simulated
+ * terminals: sign in by the link, approve a terminal, add a person and record consent, enroll
+ * them remotely on the terminal, watch their punch arrive live, correct a day and export the
+ * month (once the payroll endpoints are served), refuse a change without the CSRF token, sign
+ * out, and end on an expired session. Each main page is photographed (see test/support/browser.ts).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { launchBrowser, screenshotDir } from '../support/browser';
+import { consoleLink } from '../support/console';
+import { startTestServer, type TestServer } from '../support/harness';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let offset = 0;
+const clock = { now: () => Date.now() + offset };
+const shots = screenshotDir();
+let terminal: SimulatedTerminal;
+/** Console pages run in this zone; the test's expectations of local times use it too. */
+const ZONE = 'Europe/Berlin';
+const errors: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+async function go(hash: string, heading: string): Promise<void> {
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+/** Today's local midnight in ZONE, as an instant. */
+function localMidnight(at: number): number {
+  const wall = new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(at);
+  const [h, m, sec] = wall.split(':').map(Number);
+  return at - ((h! * 60 + m!) * 60 + sec!) * 1000 - (at % 1000);
+}
+const NOW = Date.now();
+const CLOCK_IN = Math.max(localMidnight(NOW) + 60_000, NOW - 10 * 60_000);
+const CLOCK_OUT = Math.max(CLOCK_IN + 2 * 60_000, NOW - 60_000);
+const wallTime = (at: number) => new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: ZONE, ADMS_POLL_DELAY: '1s' }, { clock }), launchBrowser()]);
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' });
+  // A step that does not happen fails in seconds, not after Playwright's 30.
+  context.setDefaultTimeout(8000);
+  page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    // Statuses the tests provoke (401, 403) and endpoints a server may not serve (404) are network notes, not script errors.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+  });
+  terminal = new SimulatedTerminal({ url: server.url, sn: 'FRONTDOOR1', timeZone: ZONE });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the console in a browser', () => {
+  test('signs in by the one-time link; the link then no longer works', async () => {
+    const link = await consoleLink(server, 'hr.officer@example.com');
+    await page.goto(link);
+    await shot('sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(await page.getByText('Signed in as hr.officer@example.com').isVisible()).toBe(true);
+
+    const other = await page.context().newPage();
+    await other.goto(link);
+    expect(await other.getByText('This sign-in link has been used or has expired.').isVisible()).toBe(true);
+    await other.close();
+  });
+
+  test('a new terminal waits for approval; the administrator approves it', async () => {
+    await terminal.handshake();
+    await terminal.postOptions();
+    await go('#/terminals', 'Terminals');
+    const row = page.getByRole('row', { name: /FRONTDOOR1/ });
+    expect(await row.getByText('Waiting for approval').isVisible()).toBe(true);
+    await shot('terminals');
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: /FRONTDOOR1/ }).waitFor();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText(/approved: the people of its areas are being sent/).waitFor();
+    // The page is drawn again once the approval is done: the terminal, just heard from, is online.
+    await page.getByRole('heading', { level: 1 }).getByText('Online').waitFor();
+    // The terminal is served now.
+    await terminal.poll();
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: /FRONTDOOR1/ }).waitFor();
+    await shot('terminal');
+    // A tablet held upright: everything is still reachable, nothing overflows the page sideways.
+    await page.setViewportSize({ width: 768, height: 1024 });
+    const overflowing = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('body *'))
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap'))
+        .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
+    );
+    expect(overflowing).toEqual([]);
+    await shot('terminal-tablet');
+    await page.setViewportSize({ width: 1100, height: 800 });
+  });
+
+  test('is usable from the keyboard: skip link, navigation, focus on the new page', async () => {
+    await go('#/', 'Overview');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Terminals');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Terminals' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+  });
+
+  test('adds a person, records consent and enrolls a finger on the terminal', async () => {
+    await go('#/people', 'People');
+    await page.getByLabel('Employee ID').fill('E-001');
+    await page.getByLabel('Name').fill('Ada Obi');
+    await page.getByRole('button', { name: 'Add person' }).click();
+    await page.getByRole('heading', { level: 1, name: /Ada Obi/ }).waitFor();
+    await page.getByLabel('Consent text version').fill('2026-01');
+    await page.getByRole('button', { name: 'Record consent' }).click();
+    await page.getByText('Consent recorded.').waitFor();
+    await page.getByLabel('Where').selectOption({ label: 'At terminal FRONTDOOR1' });
+    await page.getByRole('button', { name: 'Start enrollment' }).click();
+    await page.getByText(/Enrollment started/).waitFor();
+    // The person places their finger: the terminal runs add_user, then ENROLL_FP, and uploads the template.
+    for (let i = 0; i < 4; i++) await terminal.poll();
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: /Ada Obi/ }).waitFor();
+    await page.getByRole('region', { name: 'Biometrics' }).getByRole('cell', { name: 'Right index' }).waitFor();
+    expect(await page.getByText('Completed').first().isVisible()).toBe(true);
+    await shot('person');
+  });
+
+  test('a punch at the terminal appears live', async () => {
+    await go('#/punches', 'Punches');
+    await page.getByText('Live: new punches appear here').waitFor();
+    const pin = (await server.admin.get('/enrollees/')).body.results[0].device_pin as string;
+    // Clocked in a few minutes ago (never before today's midnight in the zone); the clock-out is forgotten.
+    await terminal.punch([{ pin, at: new Date(CLOCK_IN) }]);
+    await page.locator('#live-punches').getByRole('cell', { name: 'Ada Obi' }).waitFor({ timeout: 5000 });
+    await shot('punches');
+  });
+
+  test('a change without the CSRF token is refused; with it (as the console sends it) it is done', async () => {
+    const status = await page.evaluate(async () => {
+      const res = await fetch('/api/fingerprint/v1/areas/', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'sneaky' }),
+      });
+      return res.status;
+    });
+    expect(status).toBe(403);
+    expect((await server.admin.get('/areas/sneaky/')).status).toBe(404);
+  });
+
+  test('attendance: the month’s grid, a forgotten clock-out corrected, the month exported', async () => {
+    await go('#/attendance', 'Attendance');
+    await page.locator('#attendance-grid').waitFor();
+    await page
+      .locator('#attendance-grid')
+      .getByRole('button', { name: /Ada Obi, .*: Missing a punch/ })
+      .first()
+      .click();
+    await page.getByRole('heading', { level: 2, name: /Ada Obi,/ }).waitFor();
+    await page.getByLabel('Time').fill(wallTime(CLOCK_OUT));
+    await page.getByLabel('Reason').fill('forgot to clock out');
+    await page.getByRole('button', { name: 'Add punch' }).click();
+    await page.getByText('Manual punch added.').waitFor();
+    await page
+      .locator('#attendance-grid')
+      .getByRole('button', { name: /Ada Obi, .*: Present/ })
+      .waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Download CSV' }).click();
+    const csv = await (await download).path();
+    expect(await Bun.file(csv).text()).toContain('E-001');
+    await shot('attendance');
+  });
+
+  test('integrations and operations: an agent key is shown once; a job runs now; the audit log names the console user', async () => {
+    await go('#/integrations', 'Integrations');
+    await page.getByLabel('Name').fill('Front desk PC');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await page.getByText('Enter it in the desktop agent now').waitFor();
+    await shot('integrations');
+    await go('#/operations', 'Operations');
+    await page.getByRole('button', { name: 'Run check-devices now' }).click();
+    await page.getByText(/^check-devices succeeded/).waitFor();
+    const audit = page.getByRole('region', { name: 'Audit log' });
+    await audit.getByRole('cell', { name: 'hr.officer@example.com' }).first().waitFor();
+    const actors = await audit.getByRole('cell', { name: 'hr.officer@example.com' }).count();
+    expect(actors).toBeGreaterThan(2);
+    await shot('operations');
+    // The overview once the day has begun: a terminal online, a punch, the jobs run.
+    await go('#/', 'Overview');
+    // The clock-in at the terminal and the clock-out entered by hand.
+    expect(await page.getByRole('link', { name: /Punches today/ }).textContent()).toContain('2');
+    await shot('overview');
+  });
+
+  test('signs out; the session no longer works', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are not signed in, or your session has ended.').waitFor();
+    const status = await page.evaluate(async () => (await fetch('/api/fingerprint/v1/devices/')).status);
+    expect(status).toBe(401);
+  });
+
+  test('an idle session ends: the next page shows the sign-in notice', async () => {
+    await page.goto(await consoleLink(server, 'night.shift@example.com'));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    offset += 31 * 60_000;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Terminals' }).click();
+    await page.getByText('You are not signed in, or your session has ended.').waitFor();
+  });
+
+  test('no script errors and no policy violations on the way', () => {
+    expect(errors).toEqual([]);
+  });
+});

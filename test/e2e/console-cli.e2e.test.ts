@@ -1,0 +1,75 @@
+/**
+ * `bun run fpa:console-link` as an operator runs it: with no server (the script opens the
+ * database), then while a server holds it (the script asks the server). The printed link signs in
+ * once, as the named person; its address is CONSOLE_URL when set.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { JWT_SECRET, startTestServer, TEST_KEY, type TestServer, tempDir } from '../support/harness';
+
+const temp = tempDir('fpa-console-cli-');
+let server: TestServer | null = null;
+
+afterAll(async () => {
+  await server?.close();
+  temp.cleanup();
+});
+
+const CLI = join(import.meta.dir, '..', '..', 'src', 'cli.ts');
+
+async function consoleLinkScript(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn([process.execPath, CLI, 'console-link', ...args], {
+    cwd: temp.dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      FPA_DATABASE_URL: `file:${join(temp.dir, 'fpa.db')}`,
+      FPA_TEMPLATE_ENCRYPTION_KEYS: TEST_KEY,
+      FPA_ADMIN_JWT_SECRET: JWT_SECRET,
+      FPA_TASK_BACKEND: 'external',
+      FPA_LOG_LEVEL: 'error',
+      FPA_CONSOLE_URL: 'https://attendance.example.com/console/',
+    },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+function tokenIn(stdout: string): string {
+  const match = /^https:\/\/attendance\.example\.com\/console\/sign-in\?token=(fpc_[A-Za-z0-9_-]+)$/m.exec(stdout);
+  if (!match) throw new Error(`unexpected output: ${stdout}`);
+  return match[1]!;
+}
+
+async function signIn(token: string): Promise<number> {
+  const res = await fetch(`${server!.url}/console/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  return res.status;
+}
+
+describe('fpa:console-link', () => {
+  test('without a running server it opens the database itself; the link signs in once', async () => {
+    const run = await consoleLinkScript('--as', 'it.admin');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('a sign-in link for "it.admin"');
+    const token = tokenIn(run.stdout);
+    server = await startTestServer({}, { dir: temp.dir });
+    expect(await signIn(token)).toBe(303);
+    expect(await signIn(token)).toBe(410);
+    const audit = await server.admin.get('/audit-log/?action=console_signed_in');
+    expect(audit.body.results[0]).toMatchObject({ actor: 'it.admin' });
+  }, 30_000);
+
+  test('while a server holds the database it asks that server', async () => {
+    const run = await consoleLinkScript();
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('a sign-in link for "admin"');
+    expect(await signIn(tokenIn(run.stdout))).toBe(303);
+  }, 30_000);
+});
