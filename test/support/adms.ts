@@ -119,8 +119,6 @@ export const V05C =
 export const V06 =
   'BIODATA Pin=1001\tNo=0\tIndex=0\tValid=1\tDuress=0\tType=9\tMajorVer=58\tMinorVer=10\tFormat=0\tTmp=8630VS3j8pZUKmx5lGpTVD/Q6tnCrRS14WUiNXlqHmV2cbm2dnTlLl+M1FLHam72oxnupl6c1D0QiR3gcwPAmQjI/pFympbc\nBIODATA Pin=1001\tNo=0\tIndex=0\tValid=1\tDuress=0\tType=8\tMajorVer=12\tMinorVer=0\tFormat=0\tTmp=lbthRfDTnwxqzJyJbVeXl5ant96FtRjNenJCH5osiqOywCndQ/8hK0wIwsOMPS0M\n';
 export const V09 = 'ID=1001&Return=0&CMD=DATA\nID=1002&Return=0&CMD=DATA\n';
-export const V10B =
-  'FP PIN=1001\tFID=7\tSize=128\tValid=1\tTMP=SwxTUzIxUyo2kYMB2V1RczCjqZJe9rWW+wOrjWWpNP5KEla1Wdr92lf6R6pX+FSUVdbq0p3pOWCy1W/uqrNITRdRG/wsbCXYo3vm/3nKtmSRnY3cgIujqXx9GZ5VaB9e\n';
 export const V10C = 'OPLOG 6\t0\t2024-03-11 10:21:09\t1001\t7\t96\t0\n';
 export const V11 =
   'ID=122&Return=0&CMD=INFO\n~DeviceName=MB360/ID\nMAC=00:17:61:10:79:9f\nTransactionCount=98\n~MaxAttLogCount=10\nUserCount=143\n~MaxUserCount=20\nFingerFunOn=1\n~AlgVer=10\nFPVersion=10\n~MaxFingerCount=20\nFPCount=1\nFaceFunOn=1\nFaceVersion=7\n~MaxFaceCount=1500\nFaceCount=141\nLanguage=69\nIPAddress=172.16.12.182\n~Platform=ZMM220_TFT\nFWVersion=Ver 8.0.4.2-I113-02\nPushVersion=Ver 2.0.36-20180926\n~ZKFPVersion=10\n~SerialNumber=CEZU202360241\n~DSTF=1\n';

@@ -1,4 +1,4 @@
 /** Areas: the scope of terminals and enrollees, and `areas/` to manage them. */
-export { AreaCatalog, type UsageCounter } from './catalog';
+export { AreaCatalog } from './catalog';
 export { areaRoutes } from './routes';
-export { areaNames, DEFAULT_AREA, namesByMember, resolveAreas } from './service';
+export { areaNames, namesByMember, resolveAreas } from './service';

@@ -4,5 +4,4 @@ export type { AttendanceEvents } from './events';
 export { attendanceJobs } from './jobs';
 export { Reports } from './reports';
 export { attendanceRoutes } from './routes';
-export { type AttendanceDayView, AttendanceService } from './service';
-export { DAY_STATUSES, type DayStatus } from './tables';
+export { AttendanceService } from './service';

@@ -1,10 +1,10 @@
 /** Biometric data: consent, encrypted templates, their fan-out and per-terminal sync status. */
-export { stagedAad, templateAad } from './aad';
-export { type ConsentView, hasConsent } from './consent-records';
+export { stagedAad } from './aad';
+export { hasConsent } from './consent-records';
 export type { BiometricEvents } from './events';
 export { checkKind, isBiometricType } from './kinds';
 export { rotateTemplateKeys } from './rotate-keys';
 export { biometricRoutes } from './routes';
 export { deviceAccepts, sameVersion } from './rules';
 export { Biometrics } from './service';
-export { type OpenedTemplate, type StoredTemplate, type StoreTemplateInput, type TemplateSource, type TemplateStore, userCommand } from './templates';
+export { type StoredTemplate, type TemplateStore, userCommand } from './templates';

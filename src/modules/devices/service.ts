@@ -9,7 +9,7 @@ import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
 import { chunks } from '../../platform/chunks';
 import { constantTimeEqual } from '../../platform/crypto/secrets';
-import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
+import type { Queryable, Tx } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
@@ -782,16 +782,6 @@ export async function noteOnDevice(
   now: number,
 ): Promise<void> {
   await tx.insert(deviceEvents).values({ deviceId, kind, message, details: details ?? null, createdAt: now });
-}
-
-/** Writes several device log entries in one small transaction. */
-export async function noteManyOnDevice(
-  w: Pick<WriteContext, 'tx'>,
-  deviceId: string,
-  notes: readonly { kind: string; message: string; details?: Record<string, unknown> }[],
-  now: number,
-): Promise<void> {
-  for (const n of notes) await noteOnDevice(w.tx, deviceId, n.kind, n.message, n.details, now);
 }
 
 export interface DeviceKeyView {

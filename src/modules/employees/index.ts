@@ -1,4 +1,4 @@
 /** Employees: the directory enrollees link to (the host's, or the built-in table). */
 export { BUILTIN_LOOKUP_FIELDS, BuiltinEmployeeDirectory, type Employee, type EmployeeDirectory } from './directory';
 export { employeeRoutes } from './routes';
-export { EmployeeService, type EmployeeView, recordEmployeeModel, recordedEmployeeModel } from './service';
+export { EmployeeService, recordEmployeeModel, recordedEmployeeModel } from './service';

@@ -1,4 +1,4 @@
 /** Periodic jobs: one lease per job in the database, schedules, `jobs/` routes. */
 
 export { jobRoutes } from './routes';
-export { type JobDefinition, type JobResult, JobRunner, type JobRunOutcome, summarize } from './runner';
+export { type JobDefinition, JobRunner } from './runner';

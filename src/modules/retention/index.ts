@@ -1,4 +1,4 @@
 /** Retention: the daily purge, through each module that owns the data. */
 
 export { retentionJobs } from './jobs';
-export { type PurgeCounts, Retention } from './service';
+export { Retention } from './service';

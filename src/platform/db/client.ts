@@ -133,12 +133,6 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   };
 }
 
-/** Raw statements inside a drizzle write transaction (see WriteContext.execute). */
-export function rawExecutor(tx: Tx): (statement: InStatement) => Promise<ResultSet> {
-  const inner = libsqlTransactionOf(tx);
-  return (statement) => inner.execute(statement);
-}
-
 /** A full write context for code that is handed only the drizzle transaction (command handlers). */
 export function writeContext(tx: Tx, afterCommit: (cb: () => void) => void): WriteContext {
   return { tx, afterCommit, execute: (statement) => libsqlTransactionOf(tx).execute(statement) };

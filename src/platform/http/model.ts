@@ -122,8 +122,3 @@ export function errorCodesOf(schema: unknown): readonly ErrorCode[] {
   const codes = schema[ERROR_CODES];
   return Array.isArray(codes) ? codes.filter((c): c is ErrorCode => typeof c === 'string' && c in ERROR_STATUS) : [];
 }
-
-/** Lists the codes (by status) an operation documents, for its description. */
-export function describeCodes(codes: readonly ErrorCode[]): string {
-  return codes.map((c) => `\`${c}\` (${ERROR_STATUS[c]})`).join(', ');
-}

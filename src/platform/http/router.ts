@@ -79,14 +79,6 @@ export function adminRouter(http: Http, name: string, options: { allowOperatorTo
   });
 }
 
-/** Reads `?limit=` within 1..1000 (default 100). */
-export function limitOf(query: Record<string, string | undefined>): number {
-  const raw = query.limit;
-  if (raw === undefined || raw === '') return 100;
-  const n = Number(raw);
-  return Number.isFinite(n) ? Math.max(1, Math.min(1000, Math.trunc(n))) : 100;
-}
-
 /**
  * `fpa_http_request_duration_seconds`, measured with local hooks (a global `onRequest` would
  * reach the host's routes), labelled by the route as registered, never the raw path.
