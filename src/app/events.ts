@@ -28,39 +28,5 @@ export type FpaEvents = AttendanceEvents &
   InProcessExtras;
 export type FpaEventName = keyof FpaEvents;
 
-/**
- * Every event type by name, at run time (webhook endpoints subscribe to these). A record over
- * the keys of FpaEvents, so a type added to a module's events and not here fails the type check.
- */
-const EVENT_TYPES: Record<FpaEventName, true> = {
-  device_registered: true,
-  device_approved: true,
-  device_disabled: true,
-  device_online: true,
-  device_offline: true,
-  device_updated: true,
-  device_clock_drifting: true,
-  device_removed: true,
-  device_command_finished: true,
-  enrollee_created: true,
-  enrollee_updated: true,
-  enrollee_deleted: true,
-  consent_given: true,
-  consent_withdrawn: true,
-  template_stored: true,
-  templates_destroyed: true,
-  template_rejected: true,
-  terminal_user_conflict: true,
-  terminal_user_adopted: true,
-  device_resynced: true,
-  enrollment_session_closed: true,
-  punch_received: true,
-  punch_voided: true,
-  punches_attributed: true,
-  calendar_changed: true,
-  attendance_day_changed: true,
-  attendance_day_removed: true,
-  pay_period_locked: true,
-};
-
-export const FPA_EVENT_TYPES: readonly FpaEventName[] = Object.keys(EVENT_TYPES) as FpaEventName[];
+/** The data the log keeps of each event (what `events/`, streams and webhooks carry). */
+export type LoggedEvents = Omit<FpaEvents, 'punch_received'> & Pick<PunchEvents, 'punch_received'>;

@@ -24,7 +24,7 @@ import { Terminals } from '../modules/terminals';
 import { Webhooks } from '../modules/webhooks';
 import { StreamHub, StreamQuota } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
-import { FPA_EVENT_TYPES } from './events';
+import { FPA_EVENT_TYPES } from './event-catalog';
 
 export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const events = new EventLog(runtime);

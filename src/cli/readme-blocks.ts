@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFingerprintAttendance } from '../app/create';
 import { isJsonObject, type JsonObject } from '../app/docs/openapi';
+import { EVENT_CATALOG, FPA_EVENT_TYPES } from '../app/event-catalog';
 import { CHECK_CODES } from '../platform/config/check';
 import { SETTING_KEYS, SETTINGS_SCHEMA } from '../platform/config/settings';
 import { generateEncryptionKey } from '../platform/crypto/template-cipher';
@@ -39,6 +40,14 @@ export function checkCodesMarkdown(): string {
   const lines = ['| Code | Severity | Meaning |', '|---|---|---|'];
   for (const [code, c] of Object.entries(CHECK_CODES)) lines.push(`| \`${code}\` | ${c.severity} | ${c.meaning} |`);
   return lines.join('\n');
+}
+
+/** Every event type with what raises it and an example of its `data` (app/event-catalog.ts). */
+export function eventsMarkdown(): string {
+  return FPA_EVENT_TYPES.map((type) => {
+    const { about, example } = EVENT_CATALOG[type];
+    return [`#### \`${type}\``, '', about, '', '```json', JSON.stringify(example, null, 2), '```'].join('\n');
+  }).join('\n\n');
 }
 
 /** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->`. */

@@ -17,7 +17,15 @@ import { databaseFilePath, migrateDatabase, openDatabase } from '../platform/db/
 import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
 import { silentLogger } from '../platform/log';
-import { checkCodesMarkdown, errorStatusMarkdown, replaceBlock, routesTableMarkdown, servedOpenApiDocument, settingsTableMarkdown } from './readme-blocks';
+import {
+  checkCodesMarkdown,
+  errorStatusMarkdown,
+  eventsMarkdown,
+  replaceBlock,
+  routesTableMarkdown,
+  servedOpenApiDocument,
+  settingsTableMarkdown,
+} from './readme-blocks';
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -148,6 +156,7 @@ const commands: Record<string, Command> = {
     text = replaceBlock(text, 'codes', checkCodesMarkdown());
     text = replaceBlock(text, 'routes', routesTableMarkdown(await servedOpenApiDocument()));
     text = replaceBlock(text, 'errors', errorStatusMarkdown());
+    text = replaceBlock(text, 'events', eventsMarkdown());
     await Bun.write(path, text);
     console.log('README.md: settings, check codes, routes and error statuses regenerated');
     return 0;

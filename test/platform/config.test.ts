@@ -128,7 +128,7 @@ describe('configuration check', () => {
 });
 
 describe('the README stays true', () => {
-  test('its configuration table, check codes, routes and error statuses match the code (bun src/cli.ts readme)', async () => {
+  test('its configuration table, check codes, routes, error statuses and event types match the code (bun src/cli.ts readme)', async () => {
     const docs = await import('../../src/cli/readme-blocks');
     const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
     expect(docs.readBlock(readme, 'settings')).toBe(docs.settingsTableMarkdown());
@@ -136,6 +136,7 @@ describe('the README stays true', () => {
     // The route table comes from the OpenAPI document a real instance serves.
     expect(docs.readBlock(readme, 'routes')).toBe(docs.routesTableMarkdown(await docs.servedOpenApiDocument()));
     expect(docs.readBlock(readme, 'errors')).toBe(docs.errorStatusMarkdown());
+    expect(docs.readBlock(readme, 'events')).toBe(docs.eventsMarkdown());
   });
 
   test('every package.json script is in the README', async () => {

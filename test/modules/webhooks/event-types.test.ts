@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
-import { FPA_EVENT_TYPES } from '../../../src/app/events';
+import { EVENT_CATALOG, FPA_EVENT_TYPES } from '../../../src/app/event-catalog';
 import { SimulatedTerminal } from '../../../src/simulator/terminal';
 import { createAgent, startSession } from '../../support/agents';
 import { startTestServer, type TestServer } from '../../support/harness';
@@ -45,6 +45,15 @@ async function subscribe(path: string, events: readonly string[]): Promise<void>
   const created = await server.admin.post('/webhooks/', { url: `http://127.0.0.1:${rx.port}${path}`, events });
   expect(created.status).toBe(201);
   secrets.set(path, created.body.secret);
+}
+
+/** Paths of `actual`'s object fields that `example` does not have (arrays: against its first item). */
+function fieldsBeyond(actual: unknown, example: unknown, at: string): string[] {
+  if (Array.isArray(actual)) return Array.isArray(example) && example.length > 0 ? actual.flatMap((a) => fieldsBeyond(a, example[0], `${at}[]`)) : [];
+  if (actual === null || typeof actual !== 'object') return [];
+  if (example === null || typeof example !== 'object') return [at];
+  const shown = example as Record<string, unknown>;
+  return Object.entries(actual).flatMap(([key, value]) => (key in shown ? fieldsBeyond(value, shown[key], `${at}.${key}`) : [`${at}.${key}`]));
 }
 
 /** Polls until the terminal has no command left. */
@@ -162,6 +171,11 @@ describe('every event type, raised by a real cause', () => {
     const log = await logAfter(start);
     const raised = new Set(log.map((e) => e.type));
     expect([...FPA_EVENT_TYPES].filter((t) => !raised.has(t))).toEqual([]);
+    // The README's examples (app/event-catalog.ts) show every field real events carry.
+    // A command's payload depends on its kind; `by` is documented for manual punches.
+    const open = (path: string) => path.startsWith('device_command_finished.command.payload.') || path === 'punch_received.by';
+    const undocumented = log.flatMap((e) => fieldsBeyond(e.data, EVENT_CATALOG[e.type as keyof typeof EVENT_CATALOG].example, e.type));
+    expect([...new Set(undocumented)].filter((path) => !open(path))).toEqual([]);
     await waitFor(() => callsTo('/all').length >= log.length, 'every event at /all', 20_000);
     await waitFor(() => FPA_EVENT_TYPES.every((t) => callsTo(`/t/${t}`).length >= log.filter((e) => e.type === t).length), 'every typed endpoint', 20_000);
     await Bun.sleep(200);

@@ -1,0 +1,274 @@
+/**
+ * Every event type of the log, what raises it, and an example of its data: the README's event
+ * table is generated from here (`bun src/cli.ts readme`), the examples are checked by the type
+ * checker against the modules' own event types, and the event-types test checks that real
+ * events carry no field an example does not show.
+ */
+import type { FpaEventName, LoggedEvents } from './events';
+
+interface EventDoc<K extends FpaEventName> {
+  about: string;
+  example: LoggedEvents[K];
+}
+
+export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
+  device_registered: {
+    about: 'A terminal the service did not know made contact; it waits for approval (`ip` as seen by the service).',
+    example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, ip: '127.0.0.1' },
+  },
+  device_updated: {
+    about:
+      'A terminal changed: an administrator edited it, or the terminal reported new firmware, algorithm versions or capabilities (`by` is then `device:<serial>`). `changes` holds only what changed, each before and after; this example shows every field it can hold (areas as ids; `parameters` names the reported parameters that changed).',
+    example: {
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+      by: 'hr.officer@example.com',
+      status: 'approved',
+      changes: {
+        name: { from: null, to: 'Front door' },
+        time_zone: { from: null, to: 'Europe/Berlin' },
+        areas: { from: ['e2a7c5d1-4b9f-4e8a-b3c6-0f1d8a9e7b23'], to: ['e2a7c5d1-4b9f-4e8a-b3c6-0f1d8a9e7b23', '9d3b6f10-7c2e-4a85-b1d9-3e5f7a2c8b46'] },
+        enrollment_station: { from: false, to: true },
+        algorithm_version: { from: null, to: '10' },
+        firmware: { from: 'ZAM170-NF-Ver1.1.27', to: 'ZAM170-NF-Ver1.1.30' },
+        parameters: ['MultiBioDataSupport', 'FaceVersion', '~MaxUserCount'],
+      },
+    },
+  },
+  device_approved: {
+    about: 'An administrator approved a terminal into areas (ids); it is asked for its users and sent everyone in scope.',
+    example: {
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+      by: 'hr.officer@example.com',
+      areas: ['e2a7c5d1-4b9f-4e8a-b3c6-0f1d8a9e7b23'],
+    },
+  },
+  device_disabled: {
+    about: 'An administrator disabled a terminal: its data is refused and its commands expire.',
+    example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, by: 'hr.officer@example.com' },
+  },
+  device_online: {
+    about: 'A terminal was heard from again; `away_seconds` since its last contact (null for the first one).',
+    example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, status: 'approved', away_seconds: 90 },
+  },
+  device_offline: {
+    about: 'A terminal was silent for `DEVICE_OFFLINE_AFTER`.',
+    example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, last_seen_at: '2026-11-24T02:09:10.521Z' },
+  },
+  device_clock_drifting: {
+    about: "A real-time upload showed the terminal's clock off by more than `DEVICE_CLOCK_DRIFT_MAX` (seconds; positive: ahead).",
+    example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, drift_seconds: 299 },
+  },
+  device_removed: {
+    about: 'An administrator removed a terminal; its punches stay, its unfinished commands are cancelled.',
+    example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, by: 'hr.officer@example.com' },
+  },
+  device_command_finished: {
+    about:
+      "A command to a terminal ended (`succeeded`, `failed`, `expired`, `cancelled`), with the terminal's return code. The payload depends on the kind and holds references (PIN, kind and index, template id and version), never template bytes.",
+    example: {
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+      command: {
+        id: 12,
+        kind: 'update_template',
+        payload: { pin: '10000', type: 'fingerprint', fingerIndex: 6, slot: 0, templateId: 'a81f3c27-5e94-4d0b-9c6e-2f7b1d8e4a59', templateVersion: 1 },
+        session: null,
+      },
+      status: 'succeeded',
+      return_code: 0,
+    },
+  },
+  device_resynced: {
+    about:
+      'Every in-scope user and template was queued to a terminal again (`reason`: `requested`, `approved`, `returned` after a long absence, `cleared` after CLEAR DATA).',
+    example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, full: false, queued: 1, reason: 'approved' },
+  },
+  terminal_user_conflict: {
+    about:
+      'An enrollee was not written to a terminal because a user of that terminal holds their PIN and is someone else; an administrator adopts or removes that user.',
+    example: {
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+      pin: '10000',
+      enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
+    },
+  },
+  terminal_user_adopted: {
+    about: "A terminal's own user became an enrollee; `punches` of theirs that the terminal had sent were attributed.",
+    example: {
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+      pin: '7',
+      enrollee: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605',
+      punches: 1,
+      by: 'hr.officer@example.com',
+    },
+  },
+  enrollee_created: {
+    about: 'A person was enrolled (their PIN, card and area ids).',
+    example: {
+      enrollee: { id: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', employee: 'E-1001', device_pin: '10000', display_name: 'Ada Obi', card: null },
+      areas: ['e2a7c5d1-4b9f-4e8a-b3c6-0f1d8a9e7b23'],
+      by: 'hr.officer@example.com',
+    },
+  },
+  enrollee_updated: {
+    about: 'An enrollee changed: `changes` holds each field before and after.',
+    example: {
+      enrollee: { id: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', employee: 'E-1001', device_pin: '10000', display_name: 'Ada O.', card: null },
+      changes: { display_name: { from: 'Ada Obi', to: 'Ada O.' } },
+      by: 'hr.officer@example.com',
+    },
+  },
+  enrollee_deleted: {
+    about: 'An enrollee was deleted: their templates are destroyed and they are removed from every terminal.',
+    example: {
+      enrollee: { id: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605', employee: 'E-1002', device_pin: '7', display_name: 'Bo Lin', card: null },
+      by: 'hr.officer@example.com',
+    },
+  },
+  consent_given: {
+    about: 'Biometric consent was recorded (text version, method, who recorded it).',
+    example: { enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', version: 'v1', method: 'paper', by: 'hr.officer@example.com' },
+  },
+  consent_withdrawn: {
+    about: 'Consent was withdrawn: every template of every kind is destroyed and deleted from every terminal.',
+    example: { enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', by: 'hr.officer@example.com' },
+  },
+  template_stored: {
+    about: 'A biometric template was stored (encrypted): kind, body part, algorithm version, and where it came from. Never the bytes.',
+    example: {
+      enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
+      type: 'fingerprint',
+      index: 6,
+      part: 0,
+      algorithm_version: '10',
+      version: 1,
+      source: 'device',
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+    },
+  },
+  templates_destroyed: {
+    about: 'Templates of an enrollee were destroyed (`reason`: consent withdrawn, deleted, retention).',
+    example: { enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', count: 1, reason: 'consent withdrawn' },
+  },
+  template_rejected: {
+    about: 'A walk-up template from a terminal was refused (unknown PIN, no consent, kind or finger not allowed, out of scope); nothing was stored.',
+    example: {
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+      pin: '10001',
+      index: 6,
+      type: 'fingerprint',
+      reason: 'consent_required',
+    },
+  },
+  enrollment_session_closed: {
+    about: 'An agent or remote enrollment session ended (`completed`, `cancelled`, `expired`, `failed`), with the reason.',
+    example: {
+      session: '2d3f2ab5-bb96-4532-90e0-5c20f3341b42',
+      kind: 'agent',
+      status: 'cancelled',
+      enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
+      reason: 'consent withdrawn',
+    },
+  },
+  punch_received: {
+    about:
+      'A punch was stored. `sender` is the terminal (null for a manual or imported punch, which carries `by`); `punch.source` is `device`, `manual` or `import`.',
+    example: {
+      punch: {
+        sequence: 1,
+        id: '91d7bed7-4610-4b98-befe-df6538dccb39',
+        employee: 'E-1001',
+        enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
+        device_pin: '10000',
+        device: 'CQUZ233860018',
+        punched_at: '2026-03-02T08:00:00.000Z',
+        local_time: '2026-03-02 08:00:00',
+        utc_offset_minutes: 0,
+        state: 0,
+        verify_type: 1,
+        work_code: '0',
+        flags: [],
+        received_at: '2026-11-24T02:09:10.746Z',
+        source: 'device',
+        voided: false,
+      },
+      sender: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+    },
+  },
+  punch_voided: {
+    about: 'An administrator voided a punch: it stays listed (`voided: true`) and no longer counts.',
+    example: {
+      punch: {
+        sequence: 4,
+        id: 'f85496f0-de94-431b-9851-8469b5efbdb1',
+        employee: 'E-1002',
+        enrollee: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605',
+        device_pin: '7',
+        device: null,
+        punched_at: '2026-11-24T02:08:10.829Z',
+        local_time: '2026-11-24 02:08:10',
+        utc_offset_minutes: 0,
+        state: 0,
+        verify_type: 0,
+        work_code: '',
+        flags: [],
+        received_at: '2026-11-24T02:09:10.837Z',
+        source: 'manual',
+        voided: true,
+      },
+      reason: 'entered twice',
+      by: 'hr.officer@example.com',
+    },
+  },
+  punches_attributed: {
+    about: 'Punches stored for a PIN without an enrollee were attributed to one (an adopted terminal user); their days follow.',
+    example: { enrollee: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605', employee: 'E-1002', device_pin: '7', count: 1 },
+  },
+  calendar_changed: {
+    about:
+      'A holiday, weekend, leave, schedule or assignment changed (or a host said its calendar did): the people (`enrollees`, `areas`, or everyone) and dates it touches.',
+    example: { kind: 'holiday', id: 'c62fa283-3296-4b52-bbca-e6abbbd686f1', ranges: [{ from: '2026-03-09', to: '2026-03-09' }], by: 'hr.officer@example.com' },
+  },
+  attendance_day_changed: {
+    about: 'An attendance day was written or changed (punches, a correction, a calendar change, a recompute).',
+    example: {
+      day: {
+        employee: 'E-1001',
+        enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
+        date: '2026-03-02',
+        first_in: '2026-03-02T08:00:00.000Z',
+        last_out: '2026-03-02T17:00:00.000Z',
+        worked_seconds: 32400,
+        punch_count: 2,
+        status: 'present',
+        flags: [],
+        schedule: null,
+        expected_seconds: 0,
+        late_seconds: 0,
+        early_leave_seconds: 0,
+        overtime_seconds: 0,
+      },
+    },
+  },
+  attendance_day_removed: {
+    about: 'A day of today or later lost its last punch; it has no record until it is over.',
+    example: { enrollee: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605', employee: 'E-1002', date: '2026-11-24' },
+  },
+  pay_period_locked: {
+    about: 'A pay period was locked: its days never change again.',
+    example: {
+      pay_period: {
+        id: 'f5a0da75-ede7-4aae-8aaf-b8d3b3916dbc',
+        from: '2026-03-01',
+        to: '2026-03-15',
+        locked: true,
+        locked_at: '2026-11-24T02:09:10.935Z',
+        locked_by: 'hr.officer@example.com',
+        created_at: '2026-11-24T02:09:10.929Z',
+      },
+      by: 'hr.officer@example.com',
+    },
+  },
+};
+
+/** Every event type by name, at run time (webhook endpoints subscribe to these). */
+export const FPA_EVENT_TYPES = Object.keys(EVENT_CATALOG) as FpaEventName[];
