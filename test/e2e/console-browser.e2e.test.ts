@@ -12,6 +12,7 @@ import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { launchBrowser, screenshotDir } from '../support/browser';
 import { consoleLink } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
+import { receiver, waitFor } from '../support/webhook-receiver';
 
 let server: TestServer;
 let browser: Browser;
@@ -47,7 +48,10 @@ const CLOCK_OUT = Math.max(CLOCK_IN + 2 * 60_000, NOW - 60_000);
 const wallTime = (at: number) => new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: ZONE, ADMS_POLL_DELAY: '1s' }, { clock }), launchBrowser()]);
+  [server, browser] = await Promise.all([
+    startTestServer({ TIME_ZONE: ZONE, ADMS_POLL_DELAY: '1s', WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }, { clock }),
+    launchBrowser(),
+  ]);
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' });
   // A step that does not happen fails in seconds, not after Playwright's 30.
   context.setDefaultTimeout(8000);
@@ -192,8 +196,22 @@ describe('the console in a browser', () => {
     await shot('attendance');
   });
 
-  test('integrations and operations: an agent key is shown once; a job runs now; the audit log names the console user', async () => {
+  test('integrations and operations: a webhook endpoint for chosen events, tested; an agent key is shown once; a job runs now; the audit log names the console user', async () => {
     await go('#/integrations', 'Integrations');
+    const rx = receiver();
+    try {
+      await page.getByLabel('Receiver URL').fill(rx.url);
+      await page.getByLabel('Punch voided').check();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.getByText('Give it to the receiver now to verify signatures').waitFor();
+      const row = page.getByRole('row', { name: new RegExp(rx.url) });
+      expect(await row.getByRole('cell', { name: 'Punch received, Punch voided' }).isVisible()).toBe(true);
+      await row.getByRole('button', { name: /Send a test/ }).click();
+      await page.getByText('The receiver answered HTTP 200.').waitFor();
+      await waitFor(() => rx.calls.some((c) => JSON.parse(c.body).type === 'webhook_test'), 'the test event at the receiver');
+    } finally {
+      rx.stop();
+    }
     await page.getByLabel('Name').fill('Front desk PC');
     await page.getByRole('button', { name: 'Create agent' }).click();
     await page.getByText('Enter it in the desktop agent now').waitFor();

@@ -89,7 +89,7 @@ export class WebhookService {
     private readonly log: EventLog,
     private readonly worker: DeliveryWorker,
     /** The event types an endpoint may subscribe to. */
-    private readonly eventTypes: readonly string[],
+    readonly eventTypes: readonly string[],
   ) {}
 
   /**

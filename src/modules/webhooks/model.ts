@@ -94,3 +94,5 @@ export const WebhookRecover = {
 export const WebhookList = { query: t.Object(PageQuery), response: Page(Webhook) };
 export const MessageList = { query: t.Object({ status: t.Optional(OneOf(MESSAGE_VIEW_STATUSES)), ...PageQuery }), response: Page(WebhookMessage) };
 export const DeliveryList = { query: t.Object({ message: t.Optional(Text({ maxLength: 100 })), ...PageQuery }), response: Page(WebhookDelivery) };
+
+export const EventTypeList = t.Object({ results: t.Array(t.String()) }, { title: 'EventTypeList' });

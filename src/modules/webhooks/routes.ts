@@ -5,6 +5,7 @@ import { adminRouter, type Http } from '../../platform/http/router';
 import type { WebhookService } from './endpoints';
 import {
   DeliveryList,
+  EventTypeList,
   MessageList,
   MessageParams,
   Webhook,
@@ -38,6 +39,10 @@ export function webhookRoutes(http: Http, webhooks: WebhookService) {
       query: WebhookList.query,
       response: { 200: WebhookList.response, ...errors('invalid_cursor') },
       detail: { summary: 'List webhook endpoints (never their secrets)', tags },
+    })
+    .get('/webhooks/event-types', () => ({ results: [...webhooks.eventTypes] }), {
+      response: { 200: EventTypeList, ...errors() },
+      detail: { summary: 'The event types an endpoint can subscribe to (the README describes each, with an example)', tags },
     })
     .get('/webhooks/:id', ({ params }) => webhooks.get(params.id), {
       params: WebhookParams,

@@ -76,6 +76,13 @@ async function logAfter(after: number): Promise<LoggedEvent[]> {
 const callsTo = (path: string): ReceivedCall[] => rx.calls.filter((c) => c.path === path);
 
 describe('every event type, raised by a real cause', () => {
+  test('webhooks/event-types/ lists every type an endpoint can subscribe to; an unknown one is refused', async () => {
+    expect((await server.admin.get('/webhooks/event-types/')).body).toEqual({ results: [...FPA_EVENT_TYPES] });
+    const refused = await server.admin.post('/webhooks/', { url: `http://127.0.0.1:${rx.port}/x`, events: ['punch_recieved'] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toMatchObject({ field: 'events', unknown: ['punch_recieved'] });
+  });
+
   test('reaches the endpoints subscribed to it, and only those, signed, in log order', async () => {
     for (const type of FPA_EVENT_TYPES) await subscribe(`/t/${type}`, [type]);
     await subscribe('/all', FPA_EVENT_TYPES);

@@ -8,21 +8,51 @@ interface Delivery {
   id: number;
   message_id: string;
   attempt: number;
+  /** Messages the row accounts for: 1, or a run of in-order deliveries. */
+  count: number;
   status_code: number | null;
   error: string | null;
   next_retry_at: string | null;
   created_at: string;
 }
 
+/** One box per event type; a new endpoint gets punches unless told otherwise. */
+function eventPicker(types: readonly string[]) {
+  const boxes = types.map((type) => {
+    const box = h('input', { type: 'checkbox', value: type, id: `event-${type}`, checked: type === 'punch_received' });
+    return { box, element: h('div', { class: 'check' }, box, h('label', { for: box.id }, words(type))) };
+  });
+  return {
+    element: h('fieldset', { class: 'event-types' }, h('legend', {}, 'Events to send'), ...boxes.map((b) => b.element)),
+    chosen: () => boxes.filter((b) => b.box.checked).map((b) => b.box.value),
+  };
+}
+
 export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   const redraw = () => integrationsPage(main).then(() => undefined);
-  const [hooks, agents] = await Promise.all([api.get<List<Webhook>>('webhooks/?limit=1000'), api.get<List<Agent>>('enrollment-agents/?limit=1000')]);
+  const [hooks, agents, types] = await Promise.all([
+    api.get<List<Webhook>>('webhooks/?limit=1000'),
+    api.get<List<Agent>>('enrollment-agents/?limit=1000'),
+    api.get<{ results: string[] }>('webhooks/event-types/'),
+  ]);
   const secretSlot = h('div');
   const url = input({ type: 'url', required: true, placeholder: 'https://payroll.example.com/hooks/attendance' });
-  const hookForm = h('form', { class: 'inline-form' }, field('Receiver URL', url), h('button', { type: 'submit', class: 'primary' }, 'Add endpoint'));
+  const events = eventPicker(types.results);
+  const hookForm = h(
+    'form',
+    { class: 'inline-form' },
+    field('Receiver URL', url),
+    events.element,
+    h('button', { type: 'submit', class: 'primary' }, 'Add endpoint'),
+  );
   hookForm.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const created = await api.post<Webhook & { secret: string }>('webhooks/', { url: url.value.trim() });
+    const chosen = events.chosen();
+    if (chosen.length === 0) {
+      announce('Choose at least one event to send.', 'bad');
+      return;
+    }
+    const created = await api.post<Webhook & { secret: string }>('webhooks/', { url: url.value.trim(), events: chosen });
     await redraw();
     const slot = main.querySelector('#webhook-secret');
     if (slot) replace(slot, showOnce('Signing secret', created.secret, 'Give it to the receiver now to verify signatures: it is shown this once.'));
@@ -121,8 +151,14 @@ function webhookActions(w: Webhook, deliveries: HTMLElement, redraw: () => Promi
         deliveries,
         h('h3', {}, `Deliveries to ${w.url}`),
         table(
-          ['When', 'Try', 'Answer', 'Next try'],
-          list.results.map((d) => [dateTime(d.created_at), d.attempt, d.status_code ? `HTTP ${d.status_code}` : (d.error ?? '—'), dateTime(d.next_retry_at)]),
+          ['When', 'Messages', 'Try', 'Answer', 'Next try'],
+          list.results.map((d) => [
+            dateTime(d.created_at),
+            d.count,
+            d.attempt,
+            d.status_code ? `HTTP ${d.status_code}` : (d.error ?? '—'),
+            dateTime(d.next_retry_at),
+          ]),
           'No delivery attempts yet.',
         ),
       );
