@@ -7,7 +7,7 @@
  * `commands.enqueue` inside `fpa.db.write`, not timed) and the server sends at most
  * `commandsPerPoll` per poll, so every counted poll takes a real batch (read, render, mark sent).
  */
-import type { NewCommand } from '../src/modules/commands/service';
+import type { NewCommand } from '../src/modules/commands/kinds';
 import { approvedDevices, bareBunServer, closedLoop, type Figure, hasRoute, type LoadResult, round, skippedFigure, slices, startBenchServer } from './support';
 
 export interface PollOptions {

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { asc, eq, inArray } from 'drizzle-orm';
 import { deviceCommands } from '../../src/app/schema';
-import type { NewCommand } from '../../src/modules/commands/service';
-import type { DeviceRow } from '../../src/modules/devices/service';
+import type { NewCommand } from '../../src/modules/commands/kinds';
+import type { DeviceRow } from '../../src/modules/devices/tables';
 import type { Database } from '../../src/platform/db/client';
 import { startTestServer, type TestServer } from '../support/harness';
 

@@ -1,6 +1,6 @@
 /** Helpers of the attendance, retention and job tests: people, a terminal and its punches. */
 import { expect } from 'bun:test';
-import type { DeviceRow } from '../../src/modules/devices/service';
+import type { DeviceRow } from '../../src/modules/devices/tables';
 import type { IncomingPunch } from '../../src/modules/punches/service';
 import { localWallTimeToUtc } from '../../src/platform/time/zone';
 import type { TestServer } from './harness';

@@ -2,7 +2,7 @@
  * Punch sources for the punches-out tests: an approved terminal and ATTLOG lines, uploaded
  * through the real ADMS endpoint or handed straight to the ingest call that endpoint makes.
  */
-import type { DeviceRow } from '../../src/modules/devices/service';
+import type { DeviceRow } from '../../src/modules/devices/tables';
 import type { IncomingPunch } from '../../src/modules/punches/service';
 import type { TestServer } from './harness';
 

@@ -1,8 +1,9 @@
 /** Device commands: the queue, its results, retries and expiry. Rendering is the terminals module's. */
 export type { CommandEvents } from './events';
 export { commandJobs } from './jobs';
+export type { DueCommand, NewCommand } from './kinds';
 export { DeviceCommand } from './model';
 export { describeReturnCode } from './return-codes';
 export { commandRoutes } from './routes';
-
-export { CommandService, type CommandView, type DueCommand, type NewCommand } from './service';
+export { CommandService } from './service';
+export type { CommandView } from './views';

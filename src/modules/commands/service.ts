@@ -21,79 +21,24 @@ import { audit } from '../audit';
 import { type DeviceRef, type DeviceService, deviceRef } from '../devices';
 import type { EventChannel, EventLog } from '../events';
 import type { CommandEvents } from './events';
+import {
+  type CommandAnswer,
+  type CommandKind,
+  type CommandOutcome,
+  type CommandRow,
+  DELETE_KINDS,
+  type DueCommand,
+  INTERACTIVE_KINDS,
+  NEVER_EXPIRES,
+  type NewCommand,
+  type OperatorCommand,
+  PERMANENT_FAILURES,
+  USER_NOT_ON_DEVICE,
+} from './kinds';
+import { operatorCommand } from './operator';
 import { type MarkCandidate, SentMarks } from './sent-marks';
 import { type CommandStatus, deviceCommands } from './tables';
-
-export type CommandKind =
-  | 'add_user'
-  | 'delete_user'
-  | 'update_template'
-  | 'delete_template'
-  | 'ENROLL_FP'
-  | 'ENROLL_BIO'
-  | 'CHECK'
-  | 'INFO'
-  | 'REBOOT'
-  | 'SET_TIME'
-  | 'QUERY_USERS'
-  | 'QUERY_TEMPLATES'
-  | 'QUERY_ATTLOG'
-  | 'CLEAR_LOG'
-  | 'CLEAR_DATA'
-  | 'RAW';
-
-/** What an operator may queue (`POST devices/{sn}/commands/`), and the kind each is stored as. */
-export const OPERATOR_KINDS = {
-  reboot: 'REBOOT',
-  set_time: 'SET_TIME',
-  info: 'INFO',
-  query_users: 'QUERY_USERS',
-  reupload_logs: 'QUERY_ATTLOG',
-  clear_logs: 'CLEAR_LOG',
-  clear_data: 'CLEAR_DATA',
-  raw: 'RAW',
-} as const satisfies Record<string, CommandKind>;
-export type OperatorKind = keyof typeof OPERATOR_KINDS;
-
-/** `POST devices/{sn}/commands/`, as validated by the model. */
-export interface OperatorCommand {
-  kind: OperatorKind;
-  /** clear_logs, clear_data: the terminal's serial number. */
-  confirm?: string;
-  /** reupload_logs: local dates of the terminal, inclusive. */
-  from?: string;
-  to?: string;
-  /** raw: the command text. */
-  command?: string;
-}
-
-export type CommandRow = typeof deviceCommands.$inferSelect;
-
-/** A terminal's answer to a command (`devicecmd`), matched by command id. */
-export interface CommandAnswer {
-  id: string;
-  returnCode: number | null;
-  /** The command word the terminal echoes (`DATA`, `ENROLL_FP`…). */
-  cmd: string;
-  fields: Record<string, string>;
-}
-
-/** A pending command due now, as a poll reads it: rendered by the terminals module. */
-export interface DueCommand extends MarkCandidate {
-  payload: Record<string, unknown>;
-}
-
-export interface NewCommand {
-  deviceId: string;
-  kind: CommandKind;
-  payload: Record<string, unknown>;
-  /** Unsent commands of the same device with this key are superseded by this one. */
-  supersedeKey?: string | null;
-  sessionId?: string | null;
-  expiresAt?: number;
-}
-
-export type CommandOutcome = 'succeeded' | 'failed' | 'expired' | 'cancelled';
+import { type CommandView, commandView } from './views';
 
 /** An unsent command with a given supersede key: queued before (`id`) or in this batch (`slot`). */
 interface QueuedEntry {
@@ -101,17 +46,6 @@ interface QueuedEntry {
   ref: { id: number } | { slot: number };
 }
 
-/**
- * Return codes that will not get better by sending the same command again soon. A full terminal
- * (−1001) is among them: the reconciliation job (fleet) sends its failed templates again later.
- */
-const PERMANENT_FAILURES = new Set([-1, -9, -10, -11, -12, -30, -1001, -1002, -1004, -1006]);
-const INTERACTIVE_KINDS = new Set<string>(['ENROLL_FP', 'ENROLL_BIO']);
-export const DELETE_KINDS = new Set<string>(['delete_user', 'delete_template']);
-/** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */
-const USER_NOT_ON_DEVICE = -10;
-/** Expiry of deletes: never (the last millisecond of year 9999, still a safe integer everywhere). */
-export const NEVER_EXPIRES = 253_402_300_799_000;
 /** Retries back off by doubling, but a terminal that comes back is served within the hour. */
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 /** SQLite bind-variable budget per `IN (...)` list. */
@@ -660,7 +594,7 @@ export class CommandService {
    * terminal's serial number in `confirm`; raw command text needs ADMS_RAW_COMMANDS.
    */
   async queueForOperator(device: { id: string; serialNumber: string }, input: OperatorCommand, by: string): Promise<CommandView> {
-    const { kind, payload } = this.operatorCommand(device.serialNumber, input);
+    const { kind, payload } = operatorCommand(device.serialNumber, input, { rawAllowed: this.ctx.settings.ADMS_RAW_COMMANDS });
     return this.ctx.db.write(async (w) => {
       const [id] = await this.enqueue(w, [{ deviceId: device.id, kind, payload }]);
       await audit(w.tx, this.ctx.clock.now(), {
@@ -673,26 +607,6 @@ export class CommandService {
       const [row] = await w.tx.select().from(deviceCommands).where(eq(deviceCommands.id, id!));
       return commandView(row!);
     });
-  }
-
-  private operatorCommand(serial: string, input: OperatorCommand): { kind: CommandKind; payload: Record<string, unknown> } {
-    if ((input.kind === 'clear_logs' || input.kind === 'clear_data') && input.confirm !== serial) {
-      throw new FpaError('confirmation_required', `${input.kind} deletes data on the terminal: repeat its serial number in \`confirm\``, { confirm: serial });
-    }
-    switch (input.kind) {
-      case 'raw':
-        if (!this.ctx.settings.ADMS_RAW_COMMANDS) throw new FpaError('raw_commands_disabled', 'raw commands are off (ADMS_RAW_COMMANDS)', {});
-        return { kind: 'RAW', payload: { command: input.command ?? '' } };
-      case 'reupload_logs': {
-        const from = input.from ?? '';
-        const to = input.to ?? from;
-        if (to < from) throw new FpaError('validation_error', '`to` is before `from`', { from, to });
-        // Wall times of the terminal's own clock: the local dates are the terminal's.
-        return { kind: 'QUERY_ATTLOG', payload: { startTime: `${from} 00:00:00`, endTime: `${to} 23:59:59` } };
-      }
-      default:
-        return { kind: OPERATOR_KINDS[input.kind], payload: {} };
-    }
   }
 
   /** One command of a device as the API shows it. */
@@ -797,38 +711,6 @@ export class CommandService {
       }
     }
   }
-}
-
-export interface CommandView {
-  id: number;
-  kind: string;
-  status: CommandStatus;
-  attempts: number;
-  created_at: string;
-  sent_at: string | null;
-  completed_at: string | null;
-  expires_at: string;
-  return_code: number | null;
-  result: Record<string, unknown> | null;
-  payload: Record<string, unknown>;
-}
-
-function commandView(c: CommandRow): CommandView {
-  const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);
-  return {
-    id: c.id,
-    kind: c.kind,
-    status: c.status,
-    attempts: c.attempts,
-    created_at: new Date(c.createdAt).toISOString(),
-    sent_at: iso(c.sentAt),
-    completed_at: iso(c.completedAt),
-    expires_at: new Date(c.expiresAt).toISOString(),
-    return_code: c.returnCode,
-    result: c.result,
-    // The payload holds references (PIN, finger), never template bytes.
-    payload: c.payload,
-  };
 }
 
 /**

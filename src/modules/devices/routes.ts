@@ -79,7 +79,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
         detail: { summary: 'Remove a terminal: its unfinished commands are cancelled, its punches stay', tags },
       },
     )
-    .get('/devices/:serial/keys', async ({ params }) => ({ results: await devices.keys(params.serial), next_cursor: null }), {
+    .get('/devices/:serial/keys', async ({ params }) => ({ results: await devices.keys.list(params.serial), next_cursor: null }), {
       params: SerialParams,
       response: { 200: t.Object({ results: t.Array(DeviceKey), next_cursor: t.Null() }), ...errors('not_found') },
       detail: { summary: 'Communication keys of a terminal (never the keys themselves)', tags },
@@ -87,7 +87,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
     .post(
       '/devices/:serial/keys',
       async ({ params, admin, set }) => {
-        const issued = await devices.issueKey(params.serial, admin.by);
+        const issued = await devices.keys.issue(params.serial, admin.by);
         set.status = 201;
         return issued;
       },
@@ -100,7 +100,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
     .delete(
       '/devices/:serial/keys/:id',
       async ({ params, admin, set }) => {
-        await devices.revokeKey(params.serial, params.id, admin.by);
+        await devices.keys.revoke(params.serial, params.id, admin.by);
         set.status = 204;
       },
       {

@@ -8,7 +8,6 @@ import type { Static } from '@sinclair/typebox';
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
 import { chunks } from '../../platform/chunks';
-import { constantTimeEqual } from '../../platform/crypto/secrets';
 import type { Queryable, Tx } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
@@ -18,16 +17,14 @@ import { namesByMember, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel, EventLog } from '../events';
 import type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
+import { DeviceKeys } from './keys';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
-import { type DeviceStatus, deviceAreas, deviceClockOffsets, deviceEvents, deviceKeys, devices } from './tables';
+import { type DeviceRow, type DeviceStatus, deviceAreas, deviceClockOffsets, deviceEvents, deviceKeys, devices } from './tables';
 import { DeviceUsers } from './users';
-
-export type DeviceRow = typeof devices.$inferSelect;
 
 const CACHE_MS = 2_000;
 /** Keys change rarely and every poll asks: another instance sees a new or revoked key within this. */
-const KEY_CACHE_MS = 60_000;
 const LAST_SEEN_FLUSH_MS = 30_000;
 /** Entries kept per in-memory map: unknown serials arrive unauthenticated, so memory is bounded. */
 const MAX_CACHED_DEVICES = 10_000;
@@ -67,8 +64,8 @@ export class DeviceService {
   readonly events: EventChannel<DeviceEvents>;
   /** The users each terminal holds. */
   readonly users: DeviceUsers;
-  /** Serial → when its communication keys were last read, and their digests. */
-  private readonly keyCache = new BoundedMap<string, { keyed: boolean; digests: string[]; keyedIp: string | null; until: number }>(MAX_CACHED_DEVICES);
+  /** Communication keys: issued, revoked, and checked on every terminal request. */
+  readonly keys: DeviceKeys;
 
   constructor(
     private readonly ctx: Runtime,
@@ -76,6 +73,7 @@ export class DeviceService {
   ) {
     this.events = log.channel<DeviceEvents>();
     this.users = new DeviceUsers(ctx);
+    this.keys = new DeviceKeys(ctx, (serial, q) => this.get(serial, q));
     ctx.metrics.gauge('fpa_devices', 'Terminals by status; `online` counts approved terminals heard from lately.', ['status'], async () => {
       const counts = await this.counts();
       return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
@@ -484,7 +482,7 @@ export class DeviceService {
       await audit(w.tx, now, { actor: by, action: 'device.removed', targetType: 'device', targetId: serial });
     });
     this.invalidate(serial);
-    this.keyCache.delete(serial);
+    this.keys.forget(serial);
   }
 
   /**
@@ -522,96 +520,6 @@ export class DeviceService {
       .from(deviceClockOffsets)
       .where(eq(deviceClockOffsets.deviceId, deviceId))
       .orderBy(asc(deviceClockOffsets.since));
-  }
-
-  // ---------------------------------------------------------------- communication keys
-
-  /** Issues a communication key for a terminal; the key is in this answer only. */
-  async issueKey(serial: string, by: string): Promise<DeviceKeyView & { key: string }> {
-    const key = numericKey();
-    const row = await this.ctx.db.write(async ({ tx }) => {
-      const device = await this.get(serial, tx);
-      const now = this.ctx.clock.now();
-      const values = {
-        id: crypto.randomUUID(),
-        deviceId: device.id,
-        digest: sha256(key),
-        hint: key.slice(0, 2),
-        createdBy: by,
-        createdAt: now,
-        revokedAt: null,
-      };
-      await tx.insert(deviceKeys).values(values);
-      await audit(tx, now, { actor: by, action: 'device.key_issued', targetType: 'device', targetId: serial, details: { key: values.id } });
-      return values;
-    });
-    this.keyCache.delete(serial);
-    return { ...keyView(row), key };
-  }
-
-  async keys(serial: string): Promise<DeviceKeyView[]> {
-    const device = await this.get(serial);
-    const rows = await this.ctx.db.orm.select().from(deviceKeys).where(eq(deviceKeys.deviceId, device.id)).orderBy(asc(deviceKeys.createdAt));
-    return rows.map(keyView);
-  }
-
-  async revokeKey(serial: string, keyId: string, by: string): Promise<void> {
-    await this.ctx.db.write(async ({ tx }) => {
-      const device = await this.get(serial, tx);
-      const now = this.ctx.clock.now();
-      const revoked = await tx
-        .update(deviceKeys)
-        .set({ revokedAt: now })
-        .where(and(eq(deviceKeys.id, keyId), eq(deviceKeys.deviceId, device.id)))
-        .returning({ id: deviceKeys.id });
-      if (revoked.length === 0) throw new FpaError('not_found', 'key not found', { key: keyId });
-      await audit(tx, now, { actor: by, action: 'device.key_revoked', targetType: 'device', targetId: serial, details: { key: keyId } });
-    });
-    this.keyCache.delete(serial);
-  }
-
-  /**
-   * Whether a terminal request may proceed, for terminals that were issued communication keys: a
-   * key presented must be one not revoked; without one, only the address that last presented a
-   * valid key is trusted (2.x terminals send `pushcommkey` on the handshake only). Revoking every
-   * key locks the terminal out until a new one is issued. Terminals never issued a key are not
-   * checked here.
-   */
-  async admits(serial: string, presented: readonly string[], ip: string | null): Promise<boolean> {
-    const now = this.ctx.clock.now();
-    let entry = this.keyCache.get(serial);
-    if (!entry || entry.until <= now) {
-      const [device] = await this.ctx.db.orm
-        .select({ id: devices.id, keyedIp: devices.keyedIp })
-        .from(devices)
-        .where(eq(devices.serialNumber, serial))
-        .limit(1);
-      const rows = device
-        ? await this.ctx.db.orm
-            .select({ digest: deviceKeys.digest, revokedAt: deviceKeys.revokedAt })
-            .from(deviceKeys)
-            .where(eq(deviceKeys.deviceId, device.id))
-        : [];
-      entry = {
-        keyed: rows.length > 0,
-        digests: rows.filter((r) => r.revokedAt === null).map((r) => r.digest),
-        keyedIp: device?.keyedIp ?? null,
-        until: now + KEY_CACHE_MS,
-      };
-      this.keyCache.set(serial, entry);
-    }
-    if (!entry.keyed) return true;
-    if (presented.length > 0) {
-      const ok = presented.some((p) => entry!.digests.some((d) => constantTimeEqual(sha256(p), d)));
-      if (ok && ip && ip !== entry.keyedIp) await this.rememberKeyedAddress(serial, ip);
-      return ok;
-    }
-    return ip !== null && ip === entry.keyedIp;
-  }
-
-  private async rememberKeyedAddress(serial: string, ip: string): Promise<void> {
-    await this.ctx.db.write(({ tx }) => tx.update(devices).set({ keyedIp: ip }).where(eq(devices.serialNumber, serial)));
-    this.keyCache.delete(serial);
   }
 
   /** Approved (or other) devices, all of them. */
@@ -782,35 +690,4 @@ export async function noteOnDevice(
   now: number,
 ): Promise<void> {
   await tx.insert(deviceEvents).values({ deviceId, kind, message, details: details ?? null, createdAt: now });
-}
-
-export interface DeviceKeyView {
-  id: string;
-  hint: string;
-  created_by: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-function keyView(row: typeof deviceKeys.$inferSelect): DeviceKeyView {
-  return {
-    id: row.id,
-    hint: row.hint,
-    created_by: row.createdBy,
-    created_at: new Date(row.createdAt).toISOString(),
-    revoked_at: row.revokedAt ? new Date(row.revokedAt).toISOString() : null,
-  };
-}
-
-/**
- * A communication key: digits only, because a terminal's keypad and its "Comm Key" field take
- * digits; 12 of them (about 40 bits) against guessing over the network.
- */
-function numericKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return Array.from(bytes, (b) => String(b % 10)).join('');
-}
-
-function sha256(text: string): string {
-  return new Bun.CryptoHasher('sha256').update(text).digest('hex');
 }

@@ -124,3 +124,5 @@ export const deviceKeys = sqliteTable(
   },
   (t) => [index('fpa_device_keys_device').on(t.deviceId)],
 );
+
+export type DeviceRow = typeof devices.$inferSelect;

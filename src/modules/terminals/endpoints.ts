@@ -82,7 +82,7 @@ export class TerminalEndpoints {
 
   /** Keyed terminals must present a key, or come from the address that last did (DeviceService.admits). */
   admits(serial: string, presented: string[], ip: string | null): Promise<boolean> {
-    return this.devices.admits(serial, presented, ip);
+    return this.devices.keys.admits(serial, presented, ip);
   }
 
   async handle(req: TerminalRequest, serial: string): Promise<TerminalReply> {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { DeviceRow } from '../../../src/modules/devices/service';
+import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { createPeople, dayOf, linesAt, type Person, terminal, upload } from '../../support/attendance';
 import { startTestServer, type TestServer } from '../../support/harness';
 

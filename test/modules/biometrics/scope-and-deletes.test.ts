@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, asc, eq } from 'drizzle-orm';
 import { createFingerprintAttendance, type FingerprintAttendance, FpaError } from '../../../src/app/create';
 import { deviceCommands, employees, enrollmentSessions, punches, templateSync } from '../../../src/app/schema';
-import type { DeviceRow } from '../../../src/modules/devices/service';
+import type { DeviceRow } from '../../../src/modules/devices/tables';
 import type { EmployeeDirectory } from '../../../src/modules/employees/directory';
 import { ConfigurationError } from '../../../src/platform/config/check';
 import { silentLogger } from '../../../src/platform/log';

@@ -4,7 +4,7 @@
  * own calendar joins through a provider and `calendarChanged`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { DeviceRow } from '../../../src/modules/devices/service';
+import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { dayOf, linesAt, terminal, upload } from '../../support/attendance';
 import { startTestServer, type TestServer } from '../../support/harness';
 

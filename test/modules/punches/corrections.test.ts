@@ -4,7 +4,7 @@
  * sanely, and flagged `after_lock` when their date is in a locked pay period.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { DeviceRow } from '../../../src/modules/devices/service';
+import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { createPeople, dayOf, linesAt, type Person, terminal, upload } from '../../support/attendance';
 import { startTestServer, type TestServer } from '../../support/harness';
 

@@ -12,7 +12,7 @@ import {
   webhookDeliveries,
   webhookMessages,
 } from '../../../src/app/schema';
-import type { DeviceRow } from '../../../src/modules/devices/service';
+import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { createPeople, dayOf, linesAt, type Person, terminal, upload } from '../../support/attendance';
 import { startTestServer, type TestServer } from '../../support/harness';
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
-import type { DeviceRow } from '../../../src/modules/devices/service';
+import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { startTestServer, type TestServer } from '../../support/harness';
 import { approvedDevice, ingest, postAttlog, punchLines } from '../../support/punch-feed';
 import { receiver, waitFor } from '../../support/webhook-receiver';

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
-import type { DeviceRow } from '../../../src/modules/devices/service';
+import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { fetchSender, pinnedTarget } from '../../../src/modules/webhooks/sender';
 import { checkWebhookUrl } from '../../../src/modules/webhooks/ssrf';
 import { endpointLeaseOf } from '../../../src/modules/webhooks/stream';

@@ -1,0 +1,86 @@
+/** What a device command is: its kinds, the rows and answers, and the rules every kind follows. */
+import type { MarkCandidate } from './sent-marks';
+import type { deviceCommands } from './tables';
+
+export type CommandKind =
+  | 'add_user'
+  | 'delete_user'
+  | 'update_template'
+  | 'delete_template'
+  | 'ENROLL_FP'
+  | 'ENROLL_BIO'
+  | 'CHECK'
+  | 'INFO'
+  | 'REBOOT'
+  | 'SET_TIME'
+  | 'QUERY_USERS'
+  | 'QUERY_TEMPLATES'
+  | 'QUERY_ATTLOG'
+  | 'CLEAR_LOG'
+  | 'CLEAR_DATA'
+  | 'RAW';
+
+/** What an operator may queue (`POST devices/{sn}/commands/`), and the kind each is stored as. */
+export const OPERATOR_KINDS = {
+  reboot: 'REBOOT',
+  set_time: 'SET_TIME',
+  info: 'INFO',
+  query_users: 'QUERY_USERS',
+  reupload_logs: 'QUERY_ATTLOG',
+  clear_logs: 'CLEAR_LOG',
+  clear_data: 'CLEAR_DATA',
+  raw: 'RAW',
+} as const satisfies Record<string, CommandKind>;
+export type OperatorKind = keyof typeof OPERATOR_KINDS;
+
+/** `POST devices/{sn}/commands/`, as validated by the model. */
+export interface OperatorCommand {
+  kind: OperatorKind;
+  /** clear_logs, clear_data: the terminal's serial number. */
+  confirm?: string;
+  /** reupload_logs: local dates of the terminal, inclusive. */
+  from?: string;
+  to?: string;
+  /** raw: the command text. */
+  command?: string;
+}
+
+export type CommandRow = typeof deviceCommands.$inferSelect;
+
+/** A terminal's answer to a command (`devicecmd`), matched by command id. */
+export interface CommandAnswer {
+  id: string;
+  returnCode: number | null;
+  /** The command word the terminal echoes (`DATA`, `ENROLL_FP`…). */
+  cmd: string;
+  fields: Record<string, string>;
+}
+
+/** A pending command due now, as a poll reads it: rendered by the terminals module. */
+export interface DueCommand extends MarkCandidate {
+  payload: Record<string, unknown>;
+}
+
+export interface NewCommand {
+  deviceId: string;
+  kind: CommandKind;
+  payload: Record<string, unknown>;
+  /** Unsent commands of the same device with this key are superseded by this one. */
+  supersedeKey?: string | null;
+  sessionId?: string | null;
+  expiresAt?: number;
+}
+
+export type CommandOutcome = 'succeeded' | 'failed' | 'expired' | 'cancelled';
+
+/**
+ * Return codes that will not get better by sending the same command again soon. A full terminal
+ * (−1001) is among them: the reconciliation job (fleet) sends its failed templates again later.
+ */
+export const PERMANENT_FAILURES = new Set([-1, -9, -10, -11, -12, -30, -1001, -1002, -1004, -1006]);
+export const INTERACTIVE_KINDS = new Set<string>(['ENROLL_FP', 'ENROLL_BIO']);
+export const DELETE_KINDS = new Set<string>(['delete_user', 'delete_template']);
+/** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */
+export const USER_NOT_ON_DEVICE = -10;
+/** Expiry of deletes: never (the last millisecond of year 9999, still a safe integer everywhere). */
+export const NEVER_EXPIRES = 253_402_300_799_000;

@@ -1,0 +1,35 @@
+/** A device command as the API shows it. */
+import type { CommandRow } from './kinds';
+import type { CommandStatus } from './tables';
+
+export interface CommandView {
+  id: number;
+  kind: string;
+  status: CommandStatus;
+  attempts: number;
+  created_at: string;
+  sent_at: string | null;
+  completed_at: string | null;
+  expires_at: string;
+  return_code: number | null;
+  result: Record<string, unknown> | null;
+  payload: Record<string, unknown>;
+}
+
+export function commandView(c: CommandRow): CommandView {
+  const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);
+  return {
+    id: c.id,
+    kind: c.kind,
+    status: c.status,
+    attempts: c.attempts,
+    created_at: new Date(c.createdAt).toISOString(),
+    sent_at: iso(c.sentAt),
+    completed_at: iso(c.completedAt),
+    expires_at: new Date(c.expiresAt).toISOString(),
+    return_code: c.returnCode,
+    result: c.result,
+    // The payload holds references (PIN, finger), never template bytes.
+    payload: c.payload,
+  };
+}
