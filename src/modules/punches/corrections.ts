@@ -154,7 +154,7 @@ export class PunchCorrections {
 
 function devicelessPunch(enrollee: EnrolleeRow, at: number, state: number, source: PunchSource, raw: string, zone: string, now: number): NewPunch {
   return {
-    id: crypto.randomUUID(),
+    id: Bun.randomUUIDv7(),
     deviceId: NO_DEVICE,
     deviceSerial: '',
     devicePin: enrollee.devicePin,

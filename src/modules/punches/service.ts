@@ -111,7 +111,9 @@ export class PunchService {
         const enrollee = byPin.get(l.pin);
         const flags = [...(l.flags ?? [])];
         if (!enrollee) flags.push('unknown_pin');
-        const id = crypto.randomUUID();
+        // Time-ordered (v7): the unique index on `id` then grows at its end instead of taking
+        // random inserts all over a large table (about a quarter faster ingest, bench/ingest.ts).
+        const id = Bun.randomUUIDv7();
         payloadOf.set(id, {
           line: { pin: l.pin, localTime: l.localTime, state: l.state, verifyType: l.verifyType, workCode: l.workCode, extra: l.extra },
           raw: l.raw,
