@@ -128,7 +128,7 @@ describe('the console in a browser', () => {
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
   });
 
-  test('adds a person, records consent and enrolls a finger on the terminal', async () => {
+  test('adds a person, records consent, gives her card number and enrolls a finger on the terminal', async () => {
     await go('#/people', 'People');
     await page.getByLabel('Employee ID').fill('E-001');
     await page.getByLabel('Name').fill('Ada Obi');
@@ -137,6 +137,11 @@ describe('the console in a browser', () => {
     await page.getByLabel('Consent text version').fill('2026-01');
     await page.getByRole('button', { name: 'Record consent' }).click();
     await page.getByText('Consent recorded.').waitFor();
+    // Her badge: the card number goes to the terminals with her user record.
+    await page.getByLabel('Card number').fill('4011223344');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect((await server.admin.get('/enrollees/')).body.results[0].card).toBe('4011223344');
     await page.getByLabel('Where').selectOption({ label: 'At terminal FRONTDOOR1' });
     await page.getByRole('button', { name: 'Start enrollment' }).click();
     await page.getByText(/Enrollment started/).waitFor();

@@ -79,7 +79,8 @@ export interface Enrollee {
   areas: string[];
   consent: { version: string; method: string; given_by: string; given_at: string } | null;
   fingers: number[];
-  card?: string | null;
+  /** The card number the person badges with (decimal), if any. */
+  card: string | null;
 }
 
 export interface Template {

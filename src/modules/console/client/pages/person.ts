@@ -76,7 +76,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
           ['Employee ID', person.employee],
           ['PIN on the terminals', person.device_pin],
           ['Areas', person.areas.join(', ')],
-          ...(person.card === undefined ? [] : ([['Card', person.card ?? 'None']] as [string, string][])),
+          ['Card', person.card ?? 'None'],
         ]),
         detailsForm(person, base, redraw),
       ),
@@ -138,12 +138,12 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
 
 function detailsForm(person: Enrollee, base: string, redraw: () => Promise<void>): HTMLElement {
   const areas = input({ value: person.areas.join(', '), autocomplete: 'off' });
-  const card = person.card === undefined ? null : input({ value: person.card ?? '', autocomplete: 'off', inputmode: 'numeric' });
+  const card = input({ value: person.card ?? '', autocomplete: 'off', inputmode: 'numeric' });
   const form = h(
     'form',
     { class: 'inline-form' },
     field('Areas', areas, 'Comma-separated.'),
-    card ? field('Card number', card) : null,
+    field('Card number', card, 'The number printed on the badge; empty for none.'),
     h('button', { type: 'submit' }, 'Save'),
   );
   form.addEventListener('submit', async (event) => {
@@ -154,7 +154,7 @@ function detailsForm(person: Enrollee, base: string, redraw: () => Promise<void>
         .map((a) => a.trim())
         .filter(Boolean),
     };
-    if (card) body.card = card.value.trim() || null;
+    body.card = card.value.trim() || null;
     await api.patch(base, body);
     await redraw();
     announce('Saved.');

@@ -1,9 +1,8 @@
 /**
  * What attendance days are judged by: work schedules and who follows them, holidays, leave, and
- * pay periods (locking one freezes its days). These are the payroll endpoints; on a server
- * without them each section says so instead of failing the page.
+ * pay periods (locking one freezes its days).
  */
-import { ApiError, api, type List } from '../api';
+import { api, type List } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, select, table } from '../dom';
 import { dateTime, words } from '../format';
 import type { Enrollee } from '../types';
@@ -46,17 +45,10 @@ interface PayPeriod {
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
-/** Loads a list, or null when this server has no such endpoint yet. */
-async function optional<T>(path: string): Promise<T[] | null> {
-  try {
-    return (await api.get<List<T>>(path)).results;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 405)) return null;
-    throw error;
-  }
+/** Loads a whole list (these lists are short: schedules, holidays, periods). */
+async function all<T>(path: string): Promise<T[]> {
+  return (await api.get<List<T>>(path)).results;
 }
-
-const unavailable = (title: string) => section(title, h('p', { class: 'muted' }, 'This server does not offer this yet.'));
 
 function submitter(form: HTMLFormElement, work: () => Promise<void>): HTMLFormElement {
   form.addEventListener('submit', (event) => {
@@ -70,22 +62,22 @@ export async function planSections(enrollees: Enrollee[]): Promise<HTMLElement[]
   const holder = h('div', { class: 'plan' });
   const draw = async () => {
     const [schedules, assignments, holidays, leaves, periods] = await Promise.all([
-      optional<Schedule>('work-schedules/?limit=1000'),
-      optional<Assignment>('shift-assignments/?limit=1000'),
-      optional<Holiday>('holidays/?limit=1000'),
-      optional<Leave>('leaves/?limit=1000'),
-      optional<PayPeriod>('pay-periods/?limit=1000'),
+      all<Schedule>('work-schedules/?limit=1000'),
+      all<Assignment>('shift-assignments/?limit=1000'),
+      all<Holiday>('holidays/?limit=1000'),
+      all<Leave>('leaves/?limit=1000'),
+      all<PayPeriod>('pay-periods/?limit=1000'),
     ]);
     const nameOf = (id: string | null | undefined) => enrollees.find((e) => e.id === id)?.display_name ?? id ?? '';
-    const scheduleName = (id: string) => schedules?.find((s) => s.id === id)?.name ?? id;
+    const scheduleName = (id: string) => schedules.find((s) => s.id === id)?.name ?? id;
     const people = enrollees.filter((e) => e.status === 'active').map((e): [string, string] => [e.id, e.display_name]);
     replace(
       holder,
-      periods ? payPeriods(periods, draw) : unavailable('Pay periods'),
-      schedules ? schedulesSection(schedules, draw) : unavailable('Work schedules'),
-      schedules && assignments ? assignmentsSection(assignments, schedules, people, nameOf, scheduleName, draw) : null,
-      holidays ? holidaysSection(holidays, draw) : unavailable('Holidays'),
-      leaves ? leavesSection(leaves, people, nameOf, draw) : unavailable('Leave'),
+      payPeriods(periods, draw),
+      schedulesSection(schedules, draw),
+      assignmentsSection(assignments, schedules, people, nameOf, scheduleName, draw),
+      holidaysSection(holidays, draw),
+      leavesSection(leaves, people, nameOf, draw),
     );
   };
   await draw();
