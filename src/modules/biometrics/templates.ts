@@ -583,7 +583,6 @@ export class TemplateStore {
     await tx.delete(templateSync).where(eq(templateSync.deviceId, deviceId));
   }
 
-  /** Templates marked present on a device. */
   /** Enrollees with a template that did not reach this terminal (`failed`, `incompatible`): the reconciliation sends them again. */
   async unsyncedOn(q: Queryable, deviceId: string): Promise<string[]> {
     const rows = await q
@@ -603,6 +602,7 @@ export class TemplateStore {
     return row?.n ?? 0;
   }
 
+  /** Templates marked present on a device. */
   async countPresent(q: Queryable, deviceId: string): Promise<number> {
     const [row] = await q
       .select({ n: sql<number>`count(*)` })
