@@ -16,11 +16,44 @@ interface Delivery {
   created_at: string;
 }
 
+/** Event types in the words of the people who run attendance (the type itself is the hint). */
+const EVENT_WORDS: Record<string, string> = {
+  device_registered: 'New terminal waiting',
+  device_approved: 'Terminal approved',
+  device_disabled: 'Terminal disabled',
+  device_removed: 'Terminal removed',
+  device_online: 'Terminal back online',
+  device_offline: 'Terminal offline',
+  device_updated: 'Terminal changed',
+  device_clock_drifting: 'Terminal clock wrong',
+  device_command_finished: 'Terminal command done',
+  device_resynced: 'Terminal resynced',
+  terminal_user_conflict: 'PIN taken on a terminal',
+  terminal_user_adopted: 'Terminal user adopted',
+  enrollee_created: 'Person added',
+  enrollee_updated: 'Person changed',
+  enrollee_deleted: 'Person deleted',
+  consent_given: 'Consent recorded',
+  consent_withdrawn: 'Consent withdrawn',
+  template_stored: 'Biometric stored',
+  templates_destroyed: 'Biometrics destroyed',
+  template_rejected: 'Biometric refused',
+  enrollment_session_closed: 'Enrollment ended',
+  punch_received: 'Punch received',
+  punch_voided: 'Punch voided',
+  punches_attributed: 'Punches attributed',
+  calendar_changed: 'Calendar changed',
+  attendance_day_changed: 'Attendance day changed',
+  attendance_day_removed: 'Attendance day removed',
+  pay_period_locked: 'Pay period locked',
+};
+const eventWords = (type: string) => EVENT_WORDS[type] ?? words(type);
+
 /** One box per event type; a new endpoint gets punches unless told otherwise. */
 function eventPicker(types: readonly string[]) {
   const boxes = types.map((type) => {
     const box = h('input', { type: 'checkbox', value: type, id: `event-${type}`, checked: type === 'punch_received' });
-    return { box, element: h('div', { class: 'check' }, box, h('label', { for: box.id }, words(type))) };
+    return { box, element: h('div', { class: 'check', title: type }, box, h('label', { for: box.id }, eventWords(type))) };
   });
   return {
     element: h('fieldset', { class: 'event-types' }, h('legend', {}, 'Events to send'), ...boxes.map((b) => b.element)),
@@ -88,7 +121,7 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
         ['Receiver', 'Events', 'State', ''],
         hooks.results.map((w) => [
           w.url,
-          w.events.map(words).join(', '),
+          w.events.map(eventWords).join(', '),
           w.active
             ? w.failing_since
               ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
