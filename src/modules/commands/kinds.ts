@@ -1,6 +1,13 @@
 /** What a device command is: its kinds, the rows and answers, and the rules every kind follows. */
-import type { MarkCandidate } from './sent-marks';
 import type { deviceCommands } from './tables';
+
+/** A command as the poll rendered it: marked only if it still reads the same. */
+export interface MarkCandidate {
+  id: number;
+  kind: string;
+  /** The payload's stored JSON text, as read before rendering. */
+  payloadText: string;
+}
 
 export type CommandKind =
   | 'add_user'

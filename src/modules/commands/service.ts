@@ -13,6 +13,7 @@ import { and, asc, eq, gt, inArray, isNotNull, lt, lte, notInArray, or, type SQL
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
+import { GroupCommit } from '../../platform/db/group-commit';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
@@ -29,6 +30,7 @@ import {
   DELETE_KINDS,
   type DueCommand,
   INTERACTIVE_KINDS,
+  type MarkCandidate,
   NEVER_EXPIRES,
   type NewCommand,
   type OperatorCommand,
@@ -36,7 +38,6 @@ import {
   USER_NOT_ON_DEVICE,
 } from './kinds';
 import { operatorCommand } from './operator';
-import { type MarkCandidate, SentMarks } from './sent-marks';
 import { type CommandStatus, deviceCommands } from './tables';
 import { type CommandView, commandView } from './views';
 
@@ -58,8 +59,11 @@ export class CommandService {
   readonly events: EventChannel<CommandEvents>;
   /** deviceId → time until which a poll may answer OK without a query. */
   private readonly idleUntil = new Map<string, number>();
-  /** Group commit of the `sent` marks of concurrent polls. */
-  private readonly sentMarks: SentMarks;
+  /**
+   * Group commit of the `sent` marks of concurrent polls: a poll may hand a command over only
+   * once it is marked `sent`, and one commit per poll would cap polls at the disk's sync rate.
+   */
+  private readonly sentMarks: GroupCommit<MarkCandidate[], Set<number>>;
 
   constructor(
     private readonly ctx: Runtime,
@@ -67,7 +71,10 @@ export class CommandService {
     private readonly devices: DeviceService,
   ) {
     this.events = log.channel<CommandEvents>();
-    this.sentMarks = new SentMarks(ctx.db, (tx, candidates) => this.applySentMarks(tx, candidates));
+    this.sentMarks = new GroupCommit(ctx.db, async ({ tx }, polls) => {
+      const marked = await this.applySentMarks(tx, polls.flat());
+      return polls.map((candidates) => new Set(candidates.filter((c) => marked.has(c)).map((c) => c.id)));
+    });
     devices.addDetail(async (q, device) => ({ pending_commands: await this.countPending(q, device.id) }));
     ctx.metrics.gauge('fpa_device_commands_pending', 'Device commands waiting to be sent or answered (all terminals).', [], async () => [
       { value: await this.countAllPending() },
@@ -275,11 +282,11 @@ export class CommandService {
    * took, or that was replaced in place, since it was read is not marked and must not be sent.
    */
   markSent(candidates: MarkCandidate[]): Promise<Set<number>> {
-    return this.sentMarks.mark(candidates);
+    return candidates.length === 0 ? Promise.resolve(new Set()) : this.sentMarks.submit(candidates);
   }
 
   /**
-   * Group-commit step (SentMarks): marks `sent` the candidates whose command is still pending
+   * Group-commit step (`sentMarks`): marks `sent` the candidates whose command is still pending
    * and still holds the kind and payload the poll rendered. A command replaced in place
    * (supersede) since the read keeps its id but not its content: sending the old text under
    * that id would let the terminal's answer close the new command.

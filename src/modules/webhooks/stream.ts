@@ -19,17 +19,21 @@
  * Nothing is written at ingest: the cost of a punch does not depend on the number of endpoints.
  */
 import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
+import type { WriteContext } from '../../platform/db/client';
+import { GroupCommit } from '../../platform/db/group-commit';
 import { describeError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { EventLog, LoggedEvent } from '../events';
 import { retryDelay } from './backoff';
 import { type Dispatcher, errorOf, eventMessage, lookupTimeoutOf, MAX_REQUESTS_IN_FLIGHT, verdictOf } from './dispatch';
-import { GroupWrite } from './group-write';
 import type { WebhookResponse } from './sender';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** One endpoint's progress write: false when its claim had passed on. */
+type ProgressWriter = GroupCommit<(w: WriteContext) => Promise<boolean>, boolean>;
 
 export interface StreamTotals {
   delivered: number;
@@ -73,7 +77,8 @@ export class OrderedDelivery {
   /** The endpoints being worked here. */
   private readonly runs = new Set<EndpointRun>();
   /** Their writes, several to a transaction. */
-  private readonly writer: GroupWrite;
+  /** The endpoints' progress writes, committed together (platform/db/group-commit.ts). */
+  private readonly writer: ProgressWriter;
   /** Writes their progress every FLUSH_MS while any is worked. */
   private ticker: ReturnType<typeof setInterval> | null = null;
 
@@ -83,7 +88,11 @@ export class OrderedDelivery {
     private readonly dispatcher: Dispatcher,
     private readonly hooks: StreamHooks,
   ) {
-    this.writer = new GroupWrite(ctx.db);
+    this.writer = new GroupCommit(ctx.db, async (w, writes) => {
+      const written: boolean[] = [];
+      for (const write of writes) written.push(await write(w));
+      return written;
+    });
   }
 
   private get batchSize(): number {
@@ -265,7 +274,7 @@ class EndpointRun {
     private readonly log: EventLog,
     private readonly dispatcher: Dispatcher,
     private readonly endpoint: EndpointRow,
-    private readonly options: { until?: number; keepGoing: () => boolean; lease: number; batch: number; window: () => number; writer: GroupWrite },
+    private readonly options: { until?: number; keepGoing: () => boolean; lease: number; batch: number; window: () => number; writer: ProgressWriter },
   ) {
     this.fetched = endpoint.position;
     this.position = endpoint.position;
