@@ -5,8 +5,9 @@
  */
 import { gzipSync } from 'node:zlib';
 import { Elysia } from 'elysia';
+import { IMMUTABLE } from '../../platform/http/pages';
 import { adminRouter, type Http } from '../../platform/http/router';
-import { DOCS_CSP, type DocsAsset, docsUi, IMMUTABLE, PRIVATE_HEADERS } from './ui';
+import { DOCS_CSP, type DocsAsset, docsUi, PRIVATE_HEADERS } from './ui';
 
 /** The generated document, built on first use and kept as its JSON text. */
 export interface DocumentSource {

@@ -7,30 +7,16 @@
  * The page holds nothing secret: the init script asks for an administrator token, keeps it in
  * memory, fetches `docs/json` with `Authorization: Bearer` and renders the fetched document.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { escapeHtml, hashedName, selfOnlyPolicy } from '../../platform/http/pages';
 import { SECURITY_SCHEMES } from '../../platform/http/router';
 
 /** The page's policy: own scripts and styles only; `fetch` to its own origin; no framing, no forms. */
-export const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'none'",
-].join('; ');
+export const DOCS_CSP = selfOnlyPolicy("'none'");
 
 /** Private and never handed on: the page and the document. */
 export const PRIVATE_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
-
-/** An asset whose URL changes with its content, so a year-long `immutable` cache is never stale. */
-export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 function packageFile(name: string): string {
   return fileURLToPath(import.meta.resolve(`swagger-ui-dist/${name}`));
@@ -42,8 +28,6 @@ function swaggerVersion(): string {
   if (typeof version !== 'string' || !/^[0-9A-Za-z.+-]+$/.test(version)) throw new Error('swagger-ui-dist has no usable version');
   return version;
 }
-
-const hashOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 /**
  * Runs in the browser. Plain ES2017 in a string: it is served as it is, not bundled. The token
@@ -123,15 +107,13 @@ function fileAsset(name: string, file: string, contentType: string): DocsAsset {
 
 function textAsset(stem: string, extension: string, text: string, contentType: string): DocsAsset {
   const bytes = new TextEncoder().encode(text);
-  return { name: `${stem}-${hashOf(text)}.${extension}`, contentType, bytes: () => bytes };
+  return { name: hashedName(stem, extension, text), contentType, bytes: () => bytes };
 }
 
 export interface DocsUi {
   page: string;
   assets: DocsAsset[];
 }
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function docsUi(): DocsUi {
   const version = swaggerVersion();

@@ -4,24 +4,13 @@
  * carry a hash of their content, so they are cached for a year and never stale. Nothing comes
  * from another origin and no page holds inline script or style: CONSOLE_CSP forbids both.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { escapeHtml, hashedName, selfOnlyPolicy } from '../../platform/http/pages';
 
 /** Own scripts, styles and fonts only; fetch and WebSocket to this origin; no framing; forms post here. */
-const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
+const CONSOLE_CSP = selfOnlyPolicy("'self'");
 
 export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -41,10 +30,8 @@ export interface ConsoleAsset {
   gzipped: Uint8Array<ArrayBuffer>;
 }
 
-const hashOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex').slice(0, 12);
-
 function asset(stem: string, extension: string, bytes: Uint8Array<ArrayBuffer>, contentType: string): ConsoleAsset {
-  return { name: `${stem}-${hashOf(bytes)}.${extension}`, contentType, bytes, gzipped: new Uint8Array(gzipSync(bytes, { level: 9 })) };
+  return { name: hashedName(stem, extension, bytes), contentType, bytes, gzipped: new Uint8Array(gzipSync(bytes, { level: 9 })) };
 }
 
 const here = (name: string) => fileURLToPath(new URL(`./client/${name}`, import.meta.url));
@@ -56,8 +43,6 @@ async function bundleClient(): Promise<Uint8Array<ArrayBuffer>> {
   if (!result.success || !output) throw new Error(`the console client did not build: ${result.logs.map(String).join('; ')}`);
   return new Uint8Array(await output.arrayBuffer());
 }
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface ConsoleFiles {
   assets: Map<string, ConsoleAsset>;

@@ -6,6 +6,7 @@
  * vouches for the request opens a console session for that person.
  */
 import { Elysia } from 'elysia';
+import { IMMUTABLE } from '../../platform/http/pages';
 import { readCapped } from '../../platform/http/read-capped';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { type ConsoleAsset, type ConsoleFiles, consoleFiles, PAGE_HEADERS } from './assets';
@@ -13,7 +14,6 @@ import { ConsoleSessionView } from './model';
 import { CONSOLE_PATH } from './paths';
 import { type ConsoleService, CSRF_HEADER } from './service';
 
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SIGN_IN_BODY_LIMIT = 4096;
 
 function assetResponse(found: ConsoleAsset, request: Request): Response {
