@@ -28,12 +28,16 @@ import {
   benchSettings,
   bulkEnrollees,
   type Figure,
+  freePort,
   hasRoute,
+  mb,
+  memory,
   round,
   skippedFigure,
   sleep,
   startBenchServer,
   tempDir,
+  waitForHealth,
   wallTime,
 } from './support';
 
@@ -416,41 +420,4 @@ async function httpIngestWithWebhooks(options: IngestOptions, endpoints: number)
     for (const r of receivers) r.stop(true);
     tmp.cleanup();
   }
-}
-
-/** A TCP port nobody listens on right now (the kernel's choice, released at once). */
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-async function waitForHealth(url: string, child: Bun.Subprocess<'ignore', 'ignore', 'pipe'>): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (performance.now() < deadline) {
-    if (child.exitCode !== null) {
-      const err = await new Response(child.stderr).text();
-      throw new Error(`the server exited with ${child.exitCode}: ${err.slice(0, 400)}`);
-    }
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error('the server did not answer /healthz within 20 s');
-}
-
-/** VmRSS and VmHWM (peak RSS) of a process, in bytes. */
-function memory(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-  return { rss: field('VmRSS'), hwm: field('VmHWM') };
-}
-
-function mb(bytes: number): string {
-  return `${round(bytes / 1024 ** 2, 1)} MB`;
 }

@@ -3,7 +3,7 @@
  * 127.0.0.1 with a temp database, bounded load loops, and preparation helpers that go through
  * the service (or, for bulk data, straight into the schema with properly encrypted templates).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
@@ -261,4 +261,43 @@ export function wallTime(ms: number): string {
 export function round(value: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
+}
+
+/** For the benches that run the server as a child process. */
+
+/** A TCP port nobody listens on right now (the kernel's choice, released at once). */
+export function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+export async function waitForHealth(url: string, child: Bun.Subprocess<'ignore', 'ignore', 'pipe'>): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) {
+      const err = await new Response(child.stderr).text();
+      throw new Error(`the server exited with ${child.exitCode}: ${err.slice(0, 400)}`);
+    }
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error('the server did not answer /healthz within 20 s');
+}
+
+/** VmRSS and VmHWM (peak RSS) of a process, in bytes. */
+export function memory(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+export function mb(bytes: number): string {
+  return `${round(bytes / 1024 ** 2, 1)} MB`;
 }

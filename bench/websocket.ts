@@ -8,7 +8,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_BASE, adminJwt, BENCH_JWT_SECRET, BENCH_KEY, type Figure, round, skippedFigure, sleep, tempDir, wallTime } from './support';
+import {
+  API_BASE,
+  adminJwt,
+  BENCH_JWT_SECRET,
+  BENCH_KEY,
+  type Figure,
+  freePort,
+  mb,
+  memory,
+  round,
+  skippedFigure,
+  sleep,
+  tempDir,
+  waitForHealth,
+  wallTime,
+} from './support';
 
 export interface WebSocketOptions {
   clients: number;
@@ -25,7 +40,7 @@ const ADMS = '/iclock/';
 export async function benchWebSocket(options: WebSocketOptions = WEBSOCKET_DEFAULTS): Promise<Figure[]> {
   const title = `Server RSS with ${options.clients.toLocaleString('en')} WebSocket subscribers, ${options.punches} punches flowing`;
   const tmp = tempDir('fpa-bench-ws-');
-  const port = await freePort();
+  const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = Bun.spawn([process.execPath, 'src/server.ts'], {
     cwd: join(import.meta.dir, '..'),
@@ -151,41 +166,4 @@ function isPunchMessage(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A port nobody listens on right now: bind port 0, read it, release it. */
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-async function waitForHealth(url: string, child: Bun.Subprocess<'ignore', 'ignore', 'pipe'>): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (performance.now() < deadline) {
-    if (child.exitCode !== null) {
-      const err = await new Response(child.stderr).text();
-      throw new Error(`the server exited with ${child.exitCode}: ${err.slice(0, 400)}`);
-    }
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error('the server did not answer /healthz within 20 s');
-}
-
-/** VmRSS and VmHWM (peak RSS) of a process, in bytes. */
-function memory(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-  return { rss: field('VmRSS'), hwm: field('VmHWM') };
-}
-
-function mb(bytes: number): string {
-  return `${round(bytes / 1024 ** 2, 1)} MB`;
 }
