@@ -1,18 +1,3 @@
-/**
- * 1. Attendance ingest through HTTP against the storage limit.
- *
- * Baselines, the same rows in a separate file database with the same client options as the
- * server, one multi-row INSERT per 200-line batch via `@libsql/client` (the fastest way the
- * client offers), one batch after another:
- * - full schema: a fresh copy of the real migrations (every index of `fpa_punches`);
- * - plain: a punch table with only the dedupe index (device, PIN, local time).
- * Measured: 20 approved terminals POST `table=ATTLOG` batches of 200 lines concurrently to the
- * real server; every answer must be `OK:200`, and the stored row count is checked afterwards.
- * Once in process, and once with 10 webhook endpoints subscribed to `punch_received` (the
- * server a child process, so its RSS is its own; 10 receivers in this process answering 204,
- * delivery running throughout), compared with the plain baseline.
- */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { createFingerprintAttendance } from '../src/app/create';

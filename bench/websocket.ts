@@ -1,12 +1,3 @@
-/**
- * 6. Peak memory of the server while 1,000 WebSocket subscribers follow the punch stream.
- *
- * The server runs as a child process (`bun src/server.ts`, configured by FPA_* variables on a
- * port chosen here) so its RSS is measured alone from /proc/<pid>/status; the 1,000 clients
- * live in this process. Punches are posted as ATTLOG batches by an approved terminal and every
- * client must receive every one of them.
- */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   API_BASE,

@@ -7,12 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import net from 'node:net';
 import { and, eq } from 'drizzle-orm';
-import { deviceCommands, deviceEvents, devices } from '../../src/app/schema';
+import { deviceCommands } from '../../src/app/schema';
 import { MAX_PARAMETER_KEY_LENGTH, MAX_PARAMETER_KEYS, MAX_PARAMETER_VALUE_LENGTH } from '../../src/modules/devices/parameters';
 import { BoundedMap } from '../../src/platform/bounded-map';
 import { syntheticTemplate } from '../../src/simulator/terminal';
 import { admsFetch } from '../support/adms';
 import { startTestServer, type TestServer } from '../support/harness';
+import { deviceLog, deviceRow as deviceRowOf } from '../support/terminals';
 
 const MAX_PENDING = 3;
 let server: TestServer;
@@ -26,24 +27,9 @@ const logger = {
   error: () => undefined,
 };
 
-async function deviceRow(serial: string) {
-  return (
-    (await server.fpa.db.orm
-      .select()
-      .from(devices)
-      .where(eq(devices.serialNumber, serial))
-      .limit(1)
-      .then((r) => r[0])) ?? null
-  );
-}
+const deviceRow = (serial: string) => deviceRowOf(server.fpa, serial);
 
-async function eventsOf(serial: string, kind: string) {
-  const d = (await deviceRow(serial))!;
-  return server.fpa.db.orm
-    .select()
-    .from(deviceEvents)
-    .where(and(eq(deviceEvents.deviceId, d.id), eq(deviceEvents.kind, kind)));
-}
+const eventsOf = (serial: string, kind: string) => deviceLog(server.fpa, serial, kind);
 
 async function approved(serial: string) {
   expect((await admsFetch(server.url, `/iclock/cdata?SN=${serial}&options=all&pushver=2.4.1`)).status).toBe(200);

@@ -6,33 +6,21 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { deviceCommands, deviceEvents, devices, punches, templates } from '../../src/app/schema';
+import { deviceCommands, devices, punches, templates } from '../../src/app/schema';
 import { encodePush3DateTime } from '../../src/protocol/adms';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { admsFetch } from '../support/adms';
 import { startTestServer, type TestServer } from '../support/harness';
+import { deviceLog, deviceRow as deviceRowOf } from '../support/terminals';
 
 let server: TestServer;
 /** Before the EU switch to summer time on 2025-03-30 01:00 UTC: Berlin is UTC+1. */
 let now = Date.parse('2025-03-29T12:00:00Z');
 let person: { id: string; device_pin: string };
 
-async function deviceRow(serial: string) {
-  return (await server.fpa.db.orm
-    .select()
-    .from(devices)
-    .where(eq(devices.serialNumber, serial))
-    .limit(1)
-    .then((r) => r[0]))!;
-}
+const deviceRow = async (serial: string) => (await deviceRowOf(server.fpa, serial))!;
 
-async function eventsOf(serial: string, kind: string) {
-  const d = await deviceRow(serial);
-  return server.fpa.db.orm
-    .select()
-    .from(deviceEvents)
-    .where(and(eq(deviceEvents.deviceId, d.id), eq(deviceEvents.kind, kind)));
-}
+const eventsOf = (serial: string, kind: string) => deviceLog(server.fpa, serial, kind);
 
 async function online(sn: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) {
   const t = new SimulatedTerminal({ url: server.url, sn, ...options });

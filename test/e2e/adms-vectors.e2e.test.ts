@@ -5,8 +5,8 @@
  * the rules for pending and disabled terminals.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { and, eq } from 'drizzle-orm';
-import { deviceEvents, devices, punches } from '../../src/app/schema';
+import { eq } from 'drizzle-orm';
+import { punches } from '../../src/app/schema';
 import {
   admsFetch,
   attPhotoBody,
@@ -29,6 +29,7 @@ import {
   V21,
 } from '../support/adms';
 import { startTestServer, type TestServer } from '../support/harness';
+import { deviceLog, deviceRow as deviceRowOf } from '../support/terminals';
 
 const SN = 'CKJF201960996';
 const MB360 = 'CEZU202360241';
@@ -51,22 +52,9 @@ async function raw(req: Parameters<typeof rawRequest>[1]) {
   return res;
 }
 
-async function deviceRow(serial: string) {
-  return (await server.fpa.db.orm
-    .select()
-    .from(devices)
-    .where(eq(devices.serialNumber, serial))
-    .limit(1)
-    .then((r) => r[0]))!;
-}
+const deviceRow = async (serial: string) => (await deviceRowOf(server.fpa, serial))!;
 
-async function eventsOf(serial: string, kind: string) {
-  const d = await deviceRow(serial);
-  return server.fpa.db.orm
-    .select()
-    .from(deviceEvents)
-    .where(and(eq(deviceEvents.deviceId, d.id), eq(deviceEvents.kind, kind)));
-}
+const eventsOf = (serial: string, kind: string) => deviceLog(server.fpa, serial, kind);
 
 async function punchesOf(serial: string) {
   return server.fpa.db.orm.select().from(punches).where(eq(punches.deviceSerial, serial)).orderBy(punches.sequence);

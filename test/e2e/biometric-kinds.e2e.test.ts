@@ -10,6 +10,7 @@ import { eq } from 'drizzle-orm';
 import { templates } from '../../src/app/schema';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
 
 let server: TestServer;
 let ada: { id: string; device_pin: string };
@@ -34,16 +35,6 @@ async function online(sn: string, options: Partial<ConstructorParameters<typeof 
   await server.admin.post(`/devices/${sn}/approve/`);
   await drain(t);
   return t;
-}
-
-async function drain(t: SimulatedTerminal): Promise<string[]> {
-  const texts: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    const got = await t.poll();
-    if (got.length === 0) return texts;
-    texts.push(...got.map((c) => c.text));
-  }
-  throw new Error(`${t.sn} never ran out of commands`);
 }
 
 type Listed = { type: string; index: number; part: number; algorithm_version: string; sync: { device: string; status: string }[] };

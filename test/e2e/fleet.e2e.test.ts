@@ -12,6 +12,7 @@ import { deviceCommands, devices, punches } from '../../src/app/schema';
 import type { Clock } from '../../src/platform/runtime';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
 
 const DAY = 86_400_000;
 let server: TestServer;
@@ -38,17 +39,6 @@ async function connected(t: SimulatedTerminal, body: Record<string, unknown> = {
   await t.postOptions();
   expect((await server.admin.post(`/devices/${t.sn}/approve/`, body)).status).toBe(200);
   return t;
-}
-
-/** Polls until the terminal's queue is empty; returns every command text it ran. */
-async function drain(t: SimulatedTerminal): Promise<string[]> {
-  const texts: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    const got = await t.poll();
-    if (got.length === 0) return texts;
-    texts.push(...got.map((c) => c.text));
-  }
-  throw new Error(`${t.sn} never ran out of commands`);
 }
 
 async function usersOf(sn: string) {

@@ -10,6 +10,7 @@ import { and, eq } from 'drizzle-orm';
 import { deviceEvents, devices, templates } from '../../src/app/schema';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
 
 let server: TestServer;
 let a: SimulatedTerminal;
@@ -34,11 +35,6 @@ async function online(sn: string, options: Partial<ConstructorParameters<typeof 
   await on.admin.post(`/devices/${sn}/approve/`);
   await drain(t);
   return t;
-}
-
-/** Polls until the terminal's queue is empty. */
-async function drain(t: SimulatedTerminal) {
-  for (let i = 0; i < 10; i++) if ((await t.poll()).length === 0) return;
 }
 
 async function rejectionsOf(sn: string, on = server) {

@@ -11,6 +11,7 @@ import { EVENT_CATALOG, FPA_EVENT_TYPES } from '../../../src/app/event-catalog';
 import { SimulatedTerminal } from '../../../src/simulator/terminal';
 import { createAgent, startSession } from '../../support/agents';
 import { startTestServer, type TestServer } from '../../support/harness';
+import { drain } from '../../support/terminals';
 import { type ReceivedCall, receiver, waitFor } from '../../support/webhook-receiver';
 
 const SN = 'TYPES001';
@@ -54,12 +55,6 @@ function fieldsBeyond(actual: unknown, example: unknown, at: string): string[] {
   if (example === null || typeof example !== 'object') return [at];
   const shown = example as Record<string, unknown>;
   return Object.entries(actual).flatMap(([key, value]) => (key in shown ? fieldsBeyond(value, shown[key], `${at}.${key}`) : [`${at}.${key}`]));
-}
-
-/** Polls until the terminal has no command left. */
-async function drain(t: SimulatedTerminal): Promise<void> {
-  for (let i = 0; i < 20; i++) if ((await t.poll()).length === 0) return;
-  throw new Error(`${t.sn} never ran out of commands`);
 }
 
 async function logAfter(after: number): Promise<LoggedEvent[]> {
