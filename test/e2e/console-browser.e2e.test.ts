@@ -190,6 +190,12 @@ describe('the console in a browser', () => {
     await page.getByLabel('Reason').fill('forgot to clock out');
     await page.getByRole('button', { name: 'Add punch' }).click();
     await page.getByText('Manual punch added.').waitFor();
+    // Voiding asks for a reason, and Cancel voids nothing.
+    await page.getByRole('button', { name: /^Void/ }).first().click();
+    const why = page.getByRole('dialog');
+    await why.getByLabel('Reason').waitFor();
+    await why.getByRole('button', { name: 'Cancel' }).click();
+    await why.waitFor({ state: 'detached' });
     await page
       .locator('#attendance-grid')
       .getByRole('button', { name: /Ada Obi, .*: Present/ })
@@ -213,6 +219,14 @@ describe('the console in a browser', () => {
       expect(await row.getByRole('cell', { name: 'Punch received, Punch voided' }).isVisible()).toBe(true);
       await row.getByRole('button', { name: /Send a test/ }).click();
       await page.getByText('The receiver answered HTTP 200.').waitFor();
+      // Recovering asks first: cancelled, nothing happens; confirmed, it says what was queued.
+      await row.getByRole('button', { name: /Recover/ }).click();
+      const ask = page.getByRole('dialog', { name: /Send again everything not delivered/ });
+      await ask.getByRole('button', { name: 'Cancel' }).click();
+      await ask.waitFor({ state: 'detached' });
+      await row.getByRole('button', { name: /Recover/ }).click();
+      await ask.getByRole('button', { name: 'Recover' }).click();
+      await page.getByText(/message\(s\) queued again\./).waitFor();
       await waitFor(() => rx.calls.some((c) => JSON.parse(c.body).type === 'webhook_test'), 'the test event at the receiver');
     } finally {
       rx.stop();

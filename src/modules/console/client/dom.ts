@@ -98,12 +98,24 @@ export function announce(text: string, tone: 'ok' | 'bad' = 'ok'): void {
 }
 
 /**
- * Asks before anything destructive, in a modal <dialog> (focus moves into it, Escape cancels).
- * With `typed`, the person must type that text (a terminal's serial) before the action is allowed.
+ * A modal <dialog> asking `question` (focus moves into it, Escape cancels): `answer` reads the
+ * form when it is submitted, undefined while it may not be (an empty reason, a serial mistyped).
  */
-export function confirmAction(question: string, options: { action: string; typed?: string; detail?: string } = { action: 'Confirm' }): Promise<boolean> {
+function ask<T>(
+  question: string,
+  options: {
+    action: string;
+    detail?: string;
+    field?: HTMLElement;
+    /** Focused first; Cancel when not given. */
+    focus?: HTMLElement;
+    /** Keep the action disabled while `answer` says no (a serial to type). */
+    gate?: boolean;
+    cancelled: T;
+    answer(): T | undefined;
+  },
+): Promise<T> {
   return new Promise((resolve) => {
-    const typedInput = options.typed ? input({ autocomplete: 'off', spellcheck: 'false' }) : null;
     const ok = h('button', { type: 'submit', class: 'danger' }, options.action);
     const cancel = h('button', { type: 'button' }, 'Cancel');
     const form = h(
@@ -111,18 +123,12 @@ export function confirmAction(question: string, options: { action: string; typed
       { method: 'dialog', class: 'stack' },
       h('h2', {}, question),
       options.detail ? h('p', {}, options.detail) : null,
-      typedInput ? field(`Type ${options.typed} to confirm`, typedInput) : null,
+      options.field ?? null,
       h('div', { class: 'actions' }, cancel, ok),
     );
     const dialog = h('dialog', { class: 'confirm', 'aria-label': question }, form);
-    if (typedInput) {
-      ok.disabled = true;
-      typedInput.addEventListener('input', () => {
-        ok.disabled = typedInput.value.trim() !== options.typed;
-      });
-    }
     let answered = false;
-    const finish = (value: boolean) => {
+    const finish = (value: T) => {
       if (answered) return;
       answered = true;
       dialog.close();
@@ -131,48 +137,48 @@ export function confirmAction(question: string, options: { action: string; typed
     };
     form.addEventListener('submit', (event) => {
       event.preventDefault();
-      if (!ok.disabled) finish(true);
+      const value = options.answer();
+      if (value !== undefined) finish(value);
     });
-    cancel.addEventListener('click', () => finish(false));
-    dialog.addEventListener('close', () => finish(false));
+    cancel.addEventListener('click', () => finish(options.cancelled));
+    dialog.addEventListener('close', () => finish(options.cancelled));
     document.body.append(dialog);
     dialog.showModal();
-    (typedInput ?? cancel).focus();
+    if (options.gate) {
+      ok.disabled = options.answer() === undefined;
+      form.addEventListener('input', () => {
+        ok.disabled = options.answer() === undefined;
+      });
+    }
+    (options.focus ?? cancel).focus();
+  });
+}
+
+/**
+ * Asks before anything destructive. With `typed`, the person must type that text (a terminal's
+ * serial) before the action is allowed.
+ */
+export function confirmAction(question: string, options: { action: string; typed?: string; detail?: string } = { action: 'Confirm' }): Promise<boolean> {
+  const typedInput = options.typed ? input({ autocomplete: 'off', spellcheck: 'false' }) : null;
+  return ask(question, {
+    ...options,
+    field: typedInput ? field(`Type ${options.typed} to confirm`, typedInput) : undefined,
+    focus: typedInput ?? undefined,
+    gate: typedInput !== null,
+    cancelled: false,
+    answer: () => (!typedInput || typedInput.value.trim() === options.typed ? true : undefined),
   });
 }
 
 /** Asks for a reason before a correction (it goes into the audit log); null when cancelled. */
 export function askReason(question: string, options: { action: string; detail?: string }): Promise<string | null> {
-  return new Promise((resolve) => {
-    const reason = input({ required: true, autocomplete: 'off' });
-    const ok = h('button', { type: 'submit', class: 'danger' }, options.action);
-    const cancel = h('button', { type: 'button' }, 'Cancel');
-    const form = h(
-      'form',
-      { method: 'dialog', class: 'stack' },
-      h('h2', {}, question),
-      options.detail ? h('p', {}, options.detail) : null,
-      field('Reason', reason, 'Recorded in the audit log.'),
-      h('div', { class: 'actions' }, cancel, ok),
-    );
-    const dialog = h('dialog', { class: 'confirm', 'aria-label': question }, form);
-    let answered = false;
-    const finish = (value: string | null) => {
-      if (answered) return;
-      answered = true;
-      dialog.close();
-      dialog.remove();
-      resolve(value);
-    };
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      if (reason.value.trim()) finish(reason.value.trim());
-    });
-    cancel.addEventListener('click', () => finish(null));
-    dialog.addEventListener('close', () => finish(null));
-    document.body.append(dialog);
-    dialog.showModal();
-    reason.focus();
+  const reason = input({ required: true, autocomplete: 'off' });
+  return ask<string | null>(question, {
+    ...options,
+    field: field('Reason', reason, 'Recorded in the audit log.'),
+    focus: reason,
+    cancelled: null,
+    answer: () => reason.value.trim() || undefined,
   });
 }
 
