@@ -3,11 +3,11 @@
  * and `/healthz` on one port, migrates the embedded database on start, runs the jobs and the
  * webhook worker in-process, and shuts down cleanly on SIGTERM/SIGINT.
  */
-import { type AnyElysia, Elysia } from 'elysia';
+import { Elysia } from 'elysia';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { apiBodyLimit } from '../platform/http/body';
-import { routableRequest } from '../platform/http/routable-url';
+import { servePathsWhateverTheHost } from '../platform/http/routable-url';
 import { lanAddress } from '../platform/net/lan';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
 
@@ -53,25 +53,6 @@ export async function startServer(options: CreateOptions & { port?: number; host
       await app.stop();
       await fpa.close();
     },
-  };
-}
-
-/**
- * `listen` compiles the app and serves `app.fetch`: each compiled handler is wrapped, so that a
- * terminal that sends a short `Host` or none reaches its route (src/platform/http/routable-url.ts).
- * A host app that mounts the plugin on its own server wraps its handler with `routableRequest`.
- */
-function servePathsWhateverTheHost(app: AnyElysia): void {
-  const compile = app.compile.bind(app);
-  app.compile = () => {
-    const compiled = compile();
-    const handle = app.fetch;
-    Object.defineProperty(app, 'fetch', {
-      value: (request: Request) => handle(routableRequest(request, app.server)),
-      configurable: true,
-      writable: true,
-    });
-    return compiled;
   };
 }
 

@@ -8,10 +8,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { connect } from 'node:net';
 import { and, eq } from 'drizzle-orm';
+import { Elysia } from 'elysia';
+import { createFingerprintAttendance, servePathsWhateverTheHost } from '../../src';
 import { deviceCommands, devices, punches } from '../../src/app/schema';
+import { silentLogger } from '../../src/platform/log';
 import type { Clock } from '../../src/platform/runtime';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
-import { startTestServer, type TestServer } from '../support/harness';
+import { startTestServer, type TestServer, tempDir, testSettings } from '../support/harness';
 import { drain } from '../support/terminals';
 
 const DAY = 86_400_000;
@@ -58,9 +61,9 @@ async function commandsOf(sn: string) {
   return server.fpa.db.orm.select().from(deviceCommands).where(eq(deviceCommands.deviceId, d!.id)).orderBy(deviceCommands.id);
 }
 
-async function rawRequest(head: string): Promise<{ status: number; body: string }> {
+async function rawRequest(head: string, port = server.port): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1', () => socket.write(head));
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
     let data = '';
     socket.on('data', (chunk) => (data += chunk));
     socket.on('end', () => resolve({ status: Number(data.split(' ')[1]), body: data.split('\r\n\r\n').slice(1).join('\r\n\r\n') }));
@@ -320,6 +323,25 @@ describe('terminals reach us by any name', () => {
     expect(old.body).toStartWith('GET OPTION FROM: FLEET1');
     const api = await rawRequest('GET /healthz HTTP/1.1\r\nHost: fpa\r\nConnection: close\r\n\r\n');
     expect(api.status).toBe(200);
+  });
+
+  test("a host's own app, given servePathsWhateverTheHost, is reached by a short Host too", async () => {
+    const tmp = tempDir('fpa-host-');
+    const fpa = await createFingerprintAttendance({ settings: testSettings(tmp.dir), env: {}, logger: silentLogger, startJobs: false });
+    const app = new Elysia().use(fpa.plugin).get('/', () => 'host');
+    servePathsWhateverTheHost(app);
+    app.listen({ port: 0, hostname: '127.0.0.1' });
+    try {
+      const port = app.server!.port!;
+      const res = await rawRequest('GET /iclock/cdata?SN=HOSTED1&options=all HTTP/1.1\r\nHost: fpa\r\nConnection: close\r\n\r\n', port);
+      expect(res.status).toBe(200);
+      expect(res.body).toStartWith('GET OPTION FROM: HOSTED1');
+      expect((await rawRequest('GET / HTTP/1.0\r\n\r\n', port)).body).toBe('host');
+    } finally {
+      await app.stop(true);
+      await fpa.close();
+      tmp.cleanup();
+    }
   });
 
   test('only GET, HEAD and POST are terminal requests', async () => {

@@ -8,6 +8,7 @@
  * remembered, because the server only knows the address of the request it received.
  */
 import type { Server } from 'bun';
+import type { AnyElysia } from 'elysia';
 
 /** Where Elysia starts looking for the path (its `getPath`). */
 const ELYSIA_PATH_SEARCH_FROM = 11;
@@ -15,7 +16,7 @@ const ELYSIA_PATH_SEARCH_FROM = 11;
 const peers = new WeakMap<Request, string | null>();
 
 /** The request itself, or a copy with a routable URL when Elysia would misread its path. */
-export function routableRequest(request: Request, server: Server<unknown> | null): Request {
+function routableRequest(request: Request, server: Server<unknown> | null): Request {
   const url = request.url;
   let path: string | null = null;
   if (url.startsWith('/')) path = url;
@@ -34,4 +35,24 @@ export function routableRequest(request: Request, server: Server<unknown> | null
 export function peerAddress(server: Server<unknown> | null | undefined, request: Request): string | null {
   if (peers.has(request)) return peers.get(request) ?? null;
   return server?.requestIP(request)?.address ?? null;
+}
+
+/**
+ * `listen` compiles the app and serves `app.fetch`: each compiled handler is wrapped, so that a
+ * terminal that sends a short `Host` or none reaches its route.
+ * A host that mounts the plugin on its own Elysia app calls this on that app before `listen`
+ * (the package exports it), so its terminals reach the plugin by any name too.
+ */
+export function servePathsWhateverTheHost(app: AnyElysia): void {
+  const compile = app.compile.bind(app);
+  app.compile = () => {
+    const compiled = compile();
+    const handle = app.fetch;
+    Object.defineProperty(app, 'fetch', {
+      value: (request: Request) => handle(routableRequest(request, app.server)),
+      configurable: true,
+      writable: true,
+    });
+    return compiled;
+  };
 }
