@@ -1,5 +1,7 @@
 /** The audit log: who did what to devices, consent, templates, agents, keys and jobs. */
+
 import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
@@ -16,21 +18,14 @@ export interface AuditEntry {
 }
 
 export async function audit(q: Queryable, now: number, entry: AuditEntry): Promise<void> {
-  await q.insert(auditLog).values({
-    actor: entry.actor,
-    action: entry.action,
-    targetType: entry.targetType,
-    targetId: entry.targetId ?? null,
-    details: entry.details ?? null,
-    createdAt: now,
-  });
+  await auditMany(q, now, [entry]);
 }
 
 /** Many entries at once (an import audits every punch it stored), in inserts of 500 rows. */
 export async function auditMany(q: Queryable, now: number, entries: readonly AuditEntry[]): Promise<void> {
-  for (let i = 0; i < entries.length; i += 500) {
+  for (const chunk of chunks(entries, 500)) {
     await q.insert(auditLog).values(
-      entries.slice(i, i + 500).map((entry) => ({
+      chunk.map((entry) => ({
         actor: entry.actor,
         action: entry.action,
         targetType: entry.targetType,

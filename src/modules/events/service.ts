@@ -12,7 +12,9 @@
  * A module never reaches into another module's tables: it records events, reacts to the events
  * of the modules below it, and calls their services.
  */
+
 import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
@@ -194,8 +196,7 @@ export class EventLog {
     if (events.length === 0) return [];
     const at = this.runtime.clock.now();
     const logged: LoggedEvent<string, object>[] = [];
-    for (let i = 0; i < events.length; i += INSERT_CHUNK) {
-      const chunk = events.slice(i, i + INSERT_CHUNK);
+    for (const chunk of chunks(events, INSERT_CHUNK)) {
       const ids = chunk.map(() => newEventId());
       const result = await w.execute({
         sql: `${INSERT_SQL}${chunk.map(() => '(?, ?, ?, ?)').join(', ')} returning sequence, id`,
