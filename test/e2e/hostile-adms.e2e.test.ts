@@ -150,6 +150,8 @@ function expectTerminalReply(label: string, reply: Reply): void {
 }
 
 async function dataCounts(): Promise<Record<string, number>> {
+  // Attendance days follow the log after a quiet moment; reading them brings them up to date first.
+  await server.admin.get('/attendance-days/?limit=1');
   const all = await tableCounts(server);
   return Object.fromEntries(DATA_TABLES.map((t) => [t, all[t] ?? -1]));
 }

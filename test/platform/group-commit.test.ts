@@ -43,4 +43,18 @@ describe('group commit', () => {
     const rows = await db.client.execute('select v from t order by v');
     expect(rows.rows.map((r) => Number(r.v))).toEqual([4, 5]);
   });
+
+  test('a transaction takes at most maxPerTransaction requests; the rest ride in the next', async () => {
+    const batches: number[][] = [];
+    const group = new GroupCommit<number, number>(
+      db,
+      async (_w, values) => {
+        batches.push(values);
+        return values;
+      },
+      { maxPerTransaction: 2 },
+    );
+    expect(await Promise.all([1, 2, 3, 4, 5].map((v) => group.submit(v)))).toEqual([1, 2, 3, 4, 5]);
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
 });

@@ -31,7 +31,7 @@ const POLL_MS = 1_000;
 
 export class LogFollower {
   private readonly pass = new CoalescingPass(
-    () => this.step().then((n) => n > 0),
+    () => this.step({ background: true }).then((n) => n > 0),
     () => this.running,
   );
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -77,8 +77,12 @@ export class LogFollower {
     }
   }
 
-  /** One transaction: the next events of the follower's types, applied, and its position moved. */
-  private async step(): Promise<number> {
+  /**
+   * One transaction: the next events of the follower's types, applied, and its position moved.
+   * Woken by new events it is background work (uploads are answered first); a caller that must
+   * see every event (`catchUp` before a read) does not wait behind them.
+   */
+  private async step(options: { background?: boolean } = {}): Promise<number> {
     const { name, types } = this.options;
     // A read first, so an idle follower (woken every second) takes no write lock.
     if (!(await this.behind(this.ctx.db.orm))) return 0;
@@ -104,7 +108,7 @@ export class LogFollower {
         .values({ name, position: next, updatedAt: this.ctx.clock.now() })
         .onConflictDoUpdate({ target: logFollowers.name, set: { position: next, updatedAt: this.ctx.clock.now() } });
       return Math.max(events.length, 1);
-    });
+    }, options);
   }
 
   private async behind(q: Queryable): Promise<boolean> {

@@ -41,7 +41,6 @@ export const punches = sqliteTable(
     uniqueIndex('fpa_punches_dedup').on(t.deviceId, t.devicePin, t.localTime),
     // Holds what attendance reads of every punch (punches/service.ts `countedIn`): it reads no row.
     index('fpa_punches_enrollee').on(t.enrolleeId, t.punchedAt, t.voided, t.source),
-    index('fpa_punches_pin').on(t.devicePin),
     index('fpa_punches_time').on(t.punchedAt),
   ],
 );

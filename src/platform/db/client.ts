@@ -38,9 +38,31 @@ export interface Database {
   readonly client: Client;
   /** For reads. Writes go through `write`. */
   readonly orm: Orm;
-  write<T>(work: (ctx: WriteContext) => Promise<T>): Promise<T>;
+  write<T>(work: (ctx: WriteContext) => Promise<T>, options?: WriteOptions): Promise<T>;
   close(): Promise<void>;
 }
+
+export interface WriteOptions {
+  /**
+   * Work that may wait (derived state following the log): it runs once no other write has
+   * come for a moment, or once it has waited BACKGROUND_MAX_WAIT_MS, so a burst of terminal
+   * uploads is answered first and what follows from it catches up right after.
+   */
+  background?: boolean;
+}
+
+/** The longest a background write yields to the others. */
+export const BACKGROUND_MAX_WAIT_MS = 2_000;
+/** How long no foreground write must have been queued before a background one runs. */
+const BACKGROUND_QUIET_MS = 50;
+
+/**
+ * Page cache of the connection a write transaction runs on (KiB). SQLite's default (2 MB) is
+ * smaller than what one shared upload transaction touches (the punch indexes, the log, the
+ * days): pages would spill to the WAL before the commit and be read back. The pool opens its
+ * connections itself, so each write sets it on the connection it borrowed (a no-op once set).
+ */
+const WRITER_CACHE_KIB = 32_768;
 
 export interface OpenDatabaseOptions {
   url: string;
@@ -85,13 +107,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const orm = drizzle(client);
 
-  let queue: Promise<unknown> = Promise.resolve();
-  const write = <T>(work: (ctx: WriteContext) => Promise<T>): Promise<T> => {
+  const queue = new WriteQueue();
+  const write = <T>(work: (ctx: WriteContext) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> => {
     const run = async (): Promise<T> => {
       const callbacks: Array<() => void> = [];
       let result: T;
       try {
-        result = await orm.transaction(async (tx) => work(writeContext(tx, (cb) => callbacks.push(cb))));
+        result = await orm.transaction(async (tx) => {
+          const context = writeContext(tx, (cb) => callbacks.push(cb));
+          if (filePath) await context.execute(`PRAGMA cache_size = -${WRITER_CACHE_KIB}`);
+          return work(context);
+        });
       } catch (error) {
         // A statement that failed with SQLITE_BUSY stays unfinalized on its pooled connection,
         // and the next transaction there fails at COMMIT (libsql-client-ts#352). Fresh
@@ -114,9 +140,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       }
       return result;
     };
-    const next = queue.then(run, run);
-    queue = next.catch(() => undefined);
-    return next;
+    return queue.push(run, writeOptions.background === true);
   };
 
   return {
@@ -127,7 +151,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     orm,
     write,
     async close() {
-      await queue;
+      await queue.drained();
       client.close();
     },
   };
@@ -160,4 +184,87 @@ export async function isMigrated(db: Database): Promise<boolean> {
   const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
   const applied = await db.client.execute('select count(*) as n from __drizzle_migrations');
   return Number(applied.rows[0]?.n ?? 0) >= journal.entries.length;
+}
+
+interface QueuedWrite {
+  run(): Promise<void>;
+  queuedAt: number;
+}
+
+/**
+ * The process's write transactions, strictly one after another. Foreground writes keep their
+ * order and go first. A background write waits for a quiet moment (no foreground write queued
+ * or finished for BACKGROUND_QUIET_MS: between two bursts of uploads, not between two uploads of one
+ * burst, which would stall the terminals behind it on the one JavaScript thread), and at most
+ * BACKGROUND_MAX_WAIT_MS, so a steady stream of uploads cannot starve it.
+ */
+class WriteQueue {
+  private readonly foreground: QueuedWrite[] = [];
+  private readonly background: QueuedWrite[] = [];
+  private running: Promise<void> | null = null;
+  private lastForegroundAt = Number.NEGATIVE_INFINITY;
+  private wakeUp: (() => void) | null = null;
+
+  push<T>(work: () => Promise<T>, background: boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const queued: QueuedWrite = { run: () => work().then(resolve, reject), queuedAt: performance.now() };
+      if (background) this.background.push(queued);
+      else {
+        this.foreground.push(queued);
+        this.lastForegroundAt = queued.queuedAt;
+        this.wakeUp?.();
+      }
+      this.running ??= this.drain();
+    });
+  }
+
+  /** Resolves once every write queued so far has finished. */
+  async drained(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    // Never inside the caller's synchronous turn: a write begins after it returns, as with a promise chain.
+    await Promise.resolve();
+    try {
+      for (;;) {
+        const foreground = this.foreground.shift();
+        if (foreground) {
+          await foreground.run();
+          this.lastForegroundAt = performance.now();
+          continue;
+        }
+        const background = this.dueBackground();
+        if (background) await background.run();
+        else if (this.background.length > 0) await this.waitForQuiet();
+        else return;
+      }
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private dueBackground(): QueuedWrite | undefined {
+    const oldest = this.background[0];
+    if (!oldest) return undefined;
+    const now = performance.now();
+    const quiet = now - this.lastForegroundAt >= BACKGROUND_QUIET_MS;
+    return quiet || now - oldest.queuedAt >= BACKGROUND_MAX_WAIT_MS ? this.background.shift() : undefined;
+  }
+
+  /** Sleeps until the oldest background write is due, or a foreground write arrives. */
+  private async waitForQuiet(): Promise<void> {
+    const now = performance.now();
+    const oldest = this.background[0]!;
+    const delay = Math.max(0, Math.min(this.lastForegroundAt + BACKGROUND_QUIET_MS - now, oldest.queuedAt + BACKGROUND_MAX_WAIT_MS - now));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, delay);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+    this.wakeUp = null;
+  }
 }

@@ -21,14 +21,23 @@ interface Request<In, Out> {
   reject(error: unknown): void;
 }
 
+export interface GroupCommitOptions {
+  /** Requests one transaction takes at most; the rest wait for the next (default: all waiting). */
+  maxPerTransaction?: number;
+}
+
 export class GroupCommit<In, Out> {
   private waiting: Request<In, Out>[] = [];
   private flushing = false;
+  private readonly maxPerTransaction: number;
 
   constructor(
     private readonly db: Database,
     private readonly apply: ApplyBatch<In, Out>,
-  ) {}
+    options: GroupCommitOptions = {},
+  ) {
+    this.maxPerTransaction = options.maxPerTransaction ?? Number.POSITIVE_INFINITY;
+  }
 
   submit(input: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
@@ -47,7 +56,7 @@ export class GroupCommit<In, Out> {
         const taken: Request<In, Out>[] = [];
         try {
           const results = await this.db.write(async (w) => {
-            taken.push(...this.waiting.splice(0));
+            taken.push(...this.waiting.splice(0, this.maxPerTransaction));
             return this.apply(
               w,
               taken.map((r) => r.input),
@@ -58,7 +67,7 @@ export class GroupCommit<In, Out> {
           });
         } catch (error) {
           // Rolled back, or never begun (then the requests are still waiting).
-          const failed = taken.length > 0 ? taken : this.waiting.splice(0);
+          const failed = taken.length > 0 ? taken : this.waiting.splice(0, this.maxPerTransaction);
           if (failed.length === 1) failed[0]!.reject(error);
           else for (const request of failed) await this.alone(request);
         }
