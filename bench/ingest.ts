@@ -8,21 +8,19 @@ import {
   API_BASE,
   adminJwt,
   approvedDevices,
-  BENCH_JWT_SECRET,
-  BENCH_KEY,
   benchSettings,
   bulkEnrollees,
+  type ChildServer,
   type Figure,
-  freePort,
   hasRoute,
   mb,
   memory,
   round,
   skippedFigure,
   sleep,
+  spawnServer,
   startBenchServer,
   tempDir,
-  waitForHealth,
   wallTime,
 } from './support';
 
@@ -329,7 +327,7 @@ async function httpIngestWithWebhooks(options: IngestOptions, endpoints: number)
       },
     }),
   );
-  let child: Bun.Subprocess<'ignore', 'ignore', 'pipe'> | null = null;
+  let child: ChildServer | null = null;
   try {
     const settings = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true };
     const setup = await createFingerprintAttendance({ settings: benchSettings(tmp.dir, settings), env: {}, logger: silentLogger, startJobs: false });
@@ -343,27 +341,8 @@ async function httpIngestWithWebhooks(options: IngestOptions, endpoints: number)
     } finally {
       await setup.close();
     }
-    const port = freePort();
-    const url = `http://127.0.0.1:${port}`;
-    child = Bun.spawn([process.execPath, 'src/server.ts'], {
-      cwd: join(import.meta.dir, '..'),
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? tmp.dir,
-        FPA_DATABASE_URL: `file:${join(tmp.dir, 'fpa.db')}`,
-        FPA_TEMPLATE_ENCRYPTION_KEYS: BENCH_KEY,
-        FPA_ADMIN_JWT_SECRET: BENCH_JWT_SECRET,
-        FPA_TASK_BACKEND: 'external',
-        FPA_HOST: '127.0.0.1',
-        FPA_PORT: String(port),
-        FPA_LOG_LEVEL: 'error',
-        FPA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      },
-      stdout: 'ignore',
-      stderr: 'pipe',
-    });
-    await waitForHealth(url, child);
-    const pid = child.pid;
+    child = await spawnServer(tmp.dir, { FPA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    const { url, pid } = child;
     const rssStart = memory(pid).rss;
     let rssPeak = rssStart;
     const sampler = setInterval(() => {
@@ -396,12 +375,7 @@ async function httpIngestWithWebhooks(options: IngestOptions, endpoints: number)
     const punchesUploaded = measured.rows + options.terminals * options.linesPerBatch;
     return { ...measured, punches: punchesUploaded, rssStart, rssPeak, deliveredDuringIngest, drainSeconds, deliveriesPerSecond, duplicates };
   } finally {
-    if (child) {
-      child.kill('SIGTERM');
-      const running = child;
-      const exited = await Promise.race([running.exited.then(() => true), sleep(10_000).then(() => false)]);
-      if (!exited) running.kill('SIGKILL');
-    }
+    await child?.stop();
     for (const r of receivers) r.stop(true);
     tmp.cleanup();
   }

@@ -273,7 +273,7 @@ export function freePort(): number {
   return port;
 }
 
-export async function waitForHealth(url: string, child: Bun.Subprocess<'ignore', 'ignore', 'pipe'>): Promise<void> {
+async function waitForHealth(url: string, child: Bun.Subprocess<'ignore', 'ignore', 'pipe'>): Promise<void> {
   const deadline = performance.now() + 20_000;
   while (performance.now() < deadline) {
     if (child.exitCode !== null) {
@@ -289,6 +289,53 @@ export async function waitForHealth(url: string, child: Bun.Subprocess<'ignore',
     await sleep(100);
   }
   throw new Error('the server did not answer /healthz within 20 s');
+}
+
+export interface ChildServer {
+  url: string;
+  port: number;
+  pid: number;
+  /** SIGTERM, and SIGKILL if it has not exited within 10 s. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The server as a child process (`bun src/server.ts`, its RSS its own) on the database file
+ * `fpa.db` in `dir`, with the bench's key and JWT secret and the jobs off; resolves once it
+ * answers /healthz. `env` adds or overrides settings.
+ */
+export async function spawnServer(dir: string, env: Record<string, string> = {}): Promise<ChildServer> {
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = Bun.spawn([process.execPath, 'src/server.ts'], {
+    cwd: join(import.meta.dir, '..'),
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? dir,
+      FPA_DATABASE_URL: `file:${join(dir, 'fpa.db')}`,
+      FPA_TEMPLATE_ENCRYPTION_KEYS: BENCH_KEY,
+      FPA_ADMIN_JWT_SECRET: BENCH_JWT_SECRET,
+      FPA_TASK_BACKEND: 'external',
+      FPA_HOST: '127.0.0.1',
+      FPA_PORT: String(port),
+      FPA_LOG_LEVEL: 'error',
+      ...env,
+    },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const exited = await Promise.race([child.exited.then(() => true), sleep(10_000).then(() => false)]);
+    if (!exited) child.kill('SIGKILL');
+  };
+  try {
+    await waitForHealth(url, child);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, port, pid: child.pid, stop };
 }
 
 /** VmRSS and VmHWM (peak RSS) of a process, in bytes. */

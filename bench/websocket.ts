@@ -1,20 +1,4 @@
-import { join } from 'node:path';
-import {
-  API_BASE,
-  adminJwt,
-  BENCH_JWT_SECRET,
-  BENCH_KEY,
-  type Figure,
-  freePort,
-  mb,
-  memory,
-  round,
-  skippedFigure,
-  sleep,
-  tempDir,
-  waitForHealth,
-  wallTime,
-} from './support';
+import { API_BASE, adminJwt, type Figure, mb, memory, round, skippedFigure, sleep, spawnServer, tempDir, wallTime } from './support';
 
 export interface WebSocketOptions {
   clients: number;
@@ -31,29 +15,14 @@ const ADMS = '/iclock/';
 export async function benchWebSocket(options: WebSocketOptions = WEBSOCKET_DEFAULTS): Promise<Figure[]> {
   const title = `Server RSS with ${options.clients.toLocaleString('en')} WebSocket subscribers, ${options.punches} punches flowing`;
   const tmp = tempDir('fpa-bench-ws-');
-  const port = freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = Bun.spawn([process.execPath, 'src/server.ts'], {
-    cwd: join(import.meta.dir, '..'),
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? tmp.dir,
-      FPA_DATABASE_URL: `file:${join(tmp.dir, 'fpa.db')}`,
-      FPA_TEMPLATE_ENCRYPTION_KEYS: BENCH_KEY,
-      FPA_ADMIN_JWT_SECRET: BENCH_JWT_SECRET,
-      FPA_TASK_BACKEND: 'external',
-      FPA_HOST: '127.0.0.1',
-      FPA_PORT: String(port),
-      FPA_LOG_LEVEL: 'error',
-      // All subscribers use one administrator token; the per-administrator cap must allow them.
-      FPA_WEBSOCKET_MAX_PER_ADMIN: String(options.clients),
-    },
-    stdout: 'ignore',
-    stderr: 'pipe',
+  // All subscribers use one administrator token; the per-administrator cap must allow them.
+  const child = await spawnServer(tmp.dir, { FPA_WEBSOCKET_MAX_PER_ADMIN: String(options.clients) }).catch((error: unknown) => {
+    tmp.cleanup();
+    throw error;
   });
+  const { url, port } = child;
   const sockets: WebSocket[] = [];
   try {
-    await waitForHealth(url, child);
     const rssStart = memory(child.pid);
     const token = await adminJwt();
     const admin = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -143,9 +112,7 @@ export async function benchWebSocket(options: WebSocketOptions = WEBSOCKET_DEFAU
     ];
   } finally {
     for (const ws of sockets) ws.close();
-    child.kill('SIGTERM');
-    const exited = await Promise.race([child.exited.then(() => true), sleep(5_000).then(() => false)]);
-    if (!exited) child.kill('SIGKILL');
+    await child.stop();
     tmp.cleanup();
   }
 }
