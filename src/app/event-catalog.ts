@@ -221,7 +221,14 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   punches_attributed: {
     about: 'Punches stored for a PIN without an enrollee were attributed to one (an adopted terminal user); their days follow.',
-    example: { enrollee: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605', employee: 'E-1002', device_pin: '7', count: 1 },
+    example: {
+      enrollee: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605',
+      employee: 'E-1002',
+      device_pin: '7',
+      count: 2,
+      first_punched_at: '2026-03-02T07:58:12.000Z',
+      last_punched_at: '2026-03-02T17:04:40.000Z',
+    },
   },
   calendar_changed: {
     about:

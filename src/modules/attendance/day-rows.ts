@@ -7,6 +7,7 @@ import type { InValue } from '@libsql/client';
 import { and, eq, getTableName } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
+import { placeholders } from '../../platform/db/placeholders';
 import { dayBounds, localDateOf } from '../../platform/time/dates';
 import type { AttendanceDayView } from './model';
 import { attendanceDays, type DayStatus } from './tables';
@@ -37,7 +38,7 @@ const upsertSqlByCount = new Map<number, string>();
 function upsertDaysSql(count: number): string {
   let text = upsertSqlByCount.get(count);
   if (!text) {
-    const row = `(${DAY_COLUMNS.map(() => '?').join(', ')})`;
+    const row = `(${placeholders(DAY_COLUMNS.length)})`;
     const set = DAY_COLUMNS.filter((c) => c !== 'enrollee_id' && c !== 'date')
       .map((c) => `${c} = excluded.${c}`)
       .join(', ');
@@ -73,9 +74,8 @@ function dayArgs(d: AttendanceDayRow): InValue[] {
  */
 export async function readDays(w: WriteContext, enrolleeIds: readonly string[], dates: readonly string[]): Promise<Map<string, Map<string, AttendanceDayRow>>> {
   const out = new Map<string, Map<string, AttendanceDayRow>>();
-  const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   const { rows } = await w.execute({
-    sql: `select ${DAY_COLUMNS.join(', ')} from ${getTableName(attendanceDays)} where enrollee_id in (${marks(enrolleeIds.length)}) and date in (${marks(dates.length)})`,
+    sql: `select ${DAY_COLUMNS.join(', ')} from ${getTableName(attendanceDays)} where enrollee_id in (${placeholders(enrolleeIds.length)}) and date in (${placeholders(dates.length)})`,
     args: [...enrolleeIds, ...dates],
   });
   for (const r of rows) {

@@ -104,7 +104,10 @@ export class AttendanceService {
       else if (event.type === 'punch_voided') punchAt((event.data as PunchEvents['punch_voided']).punch);
       else if (event.type === 'punches_attributed') {
         const data = event.data as PunchEvents['punches_attributed'];
-        const span = await this.punches.spanOf(w.tx, data.enrollee);
+        const span =
+          data.first_punched_at && data.last_punched_at
+            ? { first: Date.parse(data.first_punched_at), last: Date.parse(data.last_punched_at) }
+            : await this.punches.spanOf(w.tx, data.enrollee);
         if (span) touches.push({ enrollees: new Set([data.enrollee]), from: this.dateOf(span.first), to: this.dateOf(span.last) });
       } else if (event.type === 'calendar_changed') {
         touches.push(...(await this.touchesOf(w, event.data as CalendarEvents['calendar_changed'])));

@@ -322,7 +322,7 @@ export class TemplateStore {
     const byEnrollee = new Map<string, typeof all>();
     for (const t of all) byEnrollee.set(t.enrolleeId, [...(byEnrollee.get(t.enrolleeId) ?? []), t]);
     const held = await this.devices.users.enrolleesOf(
-      w.tx,
+      w.execute,
       device.id,
       people.map((p) => p.devicePin),
     );

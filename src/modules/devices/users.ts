@@ -3,9 +3,10 @@
  * (`fpa_device_users`). The rest of the fleet logic (adoption, conflicts, resync) reads and
  * writes this through here.
  */
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, getTableName, inArray, isNull } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { Queryable, Tx } from '../../platform/db/client';
+import type { Execute, Queryable, Tx } from '../../platform/db/client';
+import { placeholders } from '../../platform/db/placeholders';
 import type { Runtime } from '../../platform/runtime';
 import { deviceUsers } from './tables';
 
@@ -22,10 +23,8 @@ export interface ReportedUser {
 export class DeviceUsers {
   constructor(private readonly ctx: Runtime) {}
 
-  /** For reads outside a transaction. */
-  get reader(): Queryable {
-    return this.ctx.db.orm;
-  }
+  /** Runs a raw read outside a transaction. */
+  readonly read: Execute = (statement) => this.ctx.db.client.execute(statement);
 
   /** Users a terminal reported; a user the service sent keeps its enrollee. */
   async reported(tx: Tx, deviceId: string, users: readonly ReportedUser[]): Promise<void> {
@@ -181,15 +180,19 @@ export class DeviceUsers {
     return row ?? null;
   }
 
-  /** For these PINs the terminal holds: the enrollee each is (null: the terminal's own user). */
-  async enrolleesOf(q: Queryable, deviceId: string, pins: readonly string[]): Promise<Map<string, string | null>> {
+  /**
+   * For these PINs the terminal holds: the enrollee each is (null: the terminal's own user).
+   * Raw SQL: every upload asks this for up to hundreds of PINs, where the query builder's
+   * binding cost more than the lookup.
+   */
+  async enrolleesOf(execute: Execute, deviceId: string, pins: readonly string[]): Promise<Map<string, string | null>> {
     const out = new Map<string, string | null>();
     for (const chunk of chunks(pins, 500)) {
-      const rows = await q
-        .select({ pin: deviceUsers.pin, enrolleeId: deviceUsers.enrolleeId })
-        .from(deviceUsers)
-        .where(and(eq(deviceUsers.deviceId, deviceId), inArray(deviceUsers.pin, chunk)));
-      for (const r of rows) out.set(r.pin, r.enrolleeId);
+      const rows = await execute({
+        sql: `select pin, enrollee_id from ${getTableName(deviceUsers)} where device_id = ? and pin in (${placeholders(chunk.length)})`,
+        args: [deviceId, ...chunk],
+      });
+      for (const r of rows.rows) out.set(String(r.pin), r.enrollee_id === null ? null : String(r.enrollee_id));
     }
     return out;
   }

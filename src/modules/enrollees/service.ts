@@ -7,11 +7,12 @@
  * sessions is done by the modules that react to this module's events.
  */
 
-import type { InStatement, InValue, ResultSet } from '@libsql/client';
+import type { InValue } from '@libsql/client';
 import type { Static } from '@sinclair/typebox';
 import { and, asc, eq, getTableName, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
+import type { Execute, Queryable, Tx, WriteContext } from '../../platform/db/client';
+import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
@@ -177,12 +178,12 @@ export class EnrolleeService {
    * Enrollees (not deleted) by device PIN, with a raw statement of the caller's transaction:
    * this runs for every attendance batch, where the query builder costs more than the query.
    */
-  async byPins(execute: (statement: InStatement) => Promise<ResultSet>, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
+  async byPins(execute: Execute, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
     const out = new Map<string, { id: string; employee: string }>();
     // Chunked: a 10 MB upload can carry more distinct PINs than SQLite takes bind variables.
     for (const chunk of chunks(pins, 500)) {
       const known = await execute({
-        sql: `select id, device_pin, employee_key from ${getTableName(enrollees)} where device_pin in (${chunk.map(() => '?').join(', ')}) and status != 'deleted'`,
+        sql: `select id, device_pin, employee_key from ${getTableName(enrollees)} where device_pin in (${placeholders(chunk.length)}) and status != 'deleted'`,
         args: chunk as InValue[],
       });
       for (const e of known.rows) out.set(String(e.device_pin), { id: String(e.id), employee: String(e.employee_key) });
@@ -427,16 +428,17 @@ export class EnrolleeService {
     return true;
   }
 
-  /** Those of these enrollees who share an area with these areas. */
-  async sharingAreas(q: Queryable, enrolleeIds: readonly string[], areaIds: readonly string[]): Promise<Set<string>> {
+  /** Those of these enrollees who share an area with these areas (raw SQL: asked with every upload). */
+  async sharingAreas(execute: Execute, enrolleeIds: readonly string[], areaIds: readonly string[]): Promise<Set<string>> {
     const out = new Set<string>();
     if (areaIds.length === 0) return out;
+    const areas = placeholders(areaIds.length);
     for (const ids of chunks(enrolleeIds, 400)) {
-      const rows = await q
-        .selectDistinct({ id: enrolleeAreas.enrolleeId })
-        .from(enrolleeAreas)
-        .where(and(inArray(enrolleeAreas.enrolleeId, ids), inArray(enrolleeAreas.areaId, [...areaIds])));
-      for (const r of rows) out.add(r.id);
+      const rows = await execute({
+        sql: `select distinct enrollee_id from ${getTableName(enrolleeAreas)} where enrollee_id in (${placeholders(ids.length)}) and area_id in (${areas})`,
+        args: [...ids, ...areaIds],
+      });
+      for (const r of rows.rows) out.add(String(r.enrollee_id));
     }
     return out;
   }

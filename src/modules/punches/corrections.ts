@@ -10,7 +10,7 @@
  * voided: importing the same file twice stores nothing the second time, and a voided punch is
  * not brought back by re-importing it.
  */
-import { and, eq, gte, inArray, lte } from 'drizzle-orm';
+import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
@@ -20,6 +20,7 @@ import { parsePunchTime } from '../../platform/time/dates';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import { type AuditEntry, audit, auditMany } from '../audit';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
+import { BUCKET_SQL, bucketGroups } from './buckets';
 import { type ImportError, importRows } from './import-rows';
 import type { NewPunch, PunchService } from './service';
 import { NO_DEVICE, type PunchSource, punches } from './tables';
@@ -179,13 +180,15 @@ async function existingAt(q: Queryable, enrolleeIds: readonly string[], instants
   const wanted = new Set(enrolleeIds.map((id, i) => `${id} ${instants[i]}`));
   const [min, max] = [Math.min(...instants), Math.max(...instants)];
   const out: { id: string; enrolleeId: string; punchedAt: number }[] = [];
-  for (const ids of chunks([...new Set(enrolleeIds)], 400)) {
-    const rows = await q
-      .select({ id: punches.id, enrolleeId: punches.enrolleeId, punchedAt: punches.punchedAt })
-      .from(punches)
-      .where(and(inArray(punches.enrolleeId, ids), gte(punches.punchedAt, min), lte(punches.punchedAt, max)));
-    for (const r of rows)
-      if (r.enrolleeId && wanted.has(`${r.enrolleeId} ${r.punchedAt}`)) out.push({ id: r.id, enrolleeId: r.enrolleeId, punchedAt: r.punchedAt });
+  for (const buckets of bucketGroups(min, max + 1)) {
+    for (const ids of chunks([...new Set(enrolleeIds)], 400)) {
+      const rows = await q
+        .select({ id: punches.id, enrolleeId: punches.enrolleeId, punchedAt: punches.punchedAt })
+        .from(punches)
+        .where(and(inArray(sql.raw(BUCKET_SQL), buckets), inArray(punches.enrolleeId, ids), gte(punches.punchedAt, min), lte(punches.punchedAt, max)));
+      for (const r of rows)
+        if (r.enrolleeId && wanted.has(`${r.enrolleeId} ${r.punchedAt}`)) out.push({ id: r.id, enrolleeId: r.enrolleeId, punchedAt: r.punchedAt });
+    }
   }
   return out;
 }

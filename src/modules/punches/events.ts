@@ -19,5 +19,13 @@ export interface PunchEvents {
   /** An administrator voided a punch: it stays listed and no longer counts for attendance. */
   punch_voided: { punch: PunchView; reason: string; by: string };
   /** Earlier punches of a PIN were attributed to an enrollee (their attendance days follow). */
-  punches_attributed: { enrollee: string; employee: string; device_pin: string; count: number };
+  punches_attributed: {
+    enrollee: string;
+    employee: string;
+    device_pin: string;
+    count: number;
+    /** Absent from events an earlier version logged. */
+    first_punched_at?: string;
+    last_punched_at?: string;
+  };
 }

@@ -7,11 +7,12 @@
  * are stored through the same `store`, so they share the feed's sequence and its events.
  */
 
-import type { InStatement, InValue, ResultSet } from '@libsql/client';
+import type { InValue } from '@libsql/client';
 import { and, asc, desc, eq, getTableName, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { Queryable, WriteContext } from '../../platform/db/client';
+import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
+import { placeholders } from '../../platform/db/placeholders';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
@@ -20,6 +21,7 @@ import { rangeBound } from '../../platform/time/dates';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
+import { BUCKET_SQL, bucketGroups } from './buckets';
 import type { PunchEvents, PunchPayload } from './events';
 import { type PunchSource, punches } from './tables';
 import { type PunchView, punchView } from './view';
@@ -265,10 +267,10 @@ export class PunchService {
   private async whose(w: WriteContext, device: DeviceRow, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
     const candidates = await this.enrollees.byPins(w.execute, pins);
     if (candidates.size === 0) return candidates;
-    const held = await this.devices.users.enrolleesOf(w.tx, device.id, [...candidates.keys()]);
+    const held = await this.devices.users.enrolleesOf(w.execute, device.id, [...candidates.keys()]);
     const unreported = [...candidates].filter(([pin]) => !held.has(pin)).map(([, e]) => e.id);
     const inScope =
-      unreported.length > 0 ? await this.enrollees.sharingAreas(w.tx, unreported, await this.devices.areaIdsOf(w.tx, device.id)) : new Set<string>();
+      unreported.length > 0 ? await this.enrollees.sharingAreas(w.execute, unreported, await this.devices.areaIdsOf(w.tx, device.id)) : new Set<string>();
     const out = new Map<string, { id: string; employee: string }>();
     for (const [pin, enrollee] of candidates) {
       if (held.has(pin) ? held.get(pin) === enrollee.id : inScope.has(enrollee.id)) out.set(pin, enrollee);
@@ -290,9 +292,19 @@ export class PunchService {
         flags: sql`(select coalesce(json_group_array(f.value), '[]') from json_each(${punches.flags}) f where f.value <> 'unknown_pin')`,
       })
       .where(and(eq(punches.deviceId, deviceId), eq(punches.devicePin, pin), isNull(punches.enrolleeId)))
-      .returning({ sequence: punches.sequence });
-    if (linked.length > 0)
-      await this.events.record(w, 'punches_attributed', { enrollee: enrollee.id, employee: enrollee.employee, device_pin: pin, count: linked.length });
+      .returning({ punchedAt: punches.punchedAt });
+    if (linked.length > 0) {
+      const instants = linked.map((p) => p.punchedAt);
+      await this.events.record(w, 'punches_attributed', {
+        enrollee: enrollee.id,
+        employee: enrollee.employee,
+        device_pin: pin,
+        count: linked.length,
+        // The span their days lie in: attendance reads punches by enrollee only day by day.
+        first_punched_at: new Date(Math.min(...instants)).toISOString(),
+        last_punched_at: new Date(Math.max(...instants)).toISOString(),
+      });
+    }
     return linked.length;
   }
 
@@ -301,18 +313,20 @@ export class PunchService {
    * attendance runs this with every batch. `corrected` marks manual and imported ones.
    */
   async countedIn(
-    execute: (statement: InStatement) => Promise<ResultSet>,
+    execute: Execute,
     enrolleeIds: readonly string[],
     start: number,
     end: number,
   ): Promise<{ enrolleeId: string; at: number; corrected: boolean }[]> {
     const out: { enrolleeId: string; at: number; corrected: boolean }[] = [];
-    for (const chunk of chunks(enrolleeIds, 400)) {
-      const found = await execute({
-        sql: `select enrollee_id, punched_at, source from ${getTableName(punches)} where enrollee_id in (${chunk.map(() => '?').join(', ')}) and punched_at >= ? and punched_at < ? and voided = 0`,
-        args: [...chunk, start, end],
-      });
-      for (const f of found.rows) out.push({ enrolleeId: String(f.enrollee_id), at: Number(f.punched_at), corrected: f.source !== 'device' });
+    for (const buckets of bucketGroups(start, end)) {
+      for (const chunk of chunks(enrolleeIds, 400)) {
+        const found = await execute({
+          sql: `select enrollee_id, punched_at, source from ${getTableName(punches)} where ${BUCKET_SQL} in (${placeholders(buckets.length)}) and enrollee_id in (${placeholders(chunk.length)}) and punched_at >= ? and punched_at < ? and voided = 0`,
+          args: [...buckets, ...chunk, start, end],
+        });
+        for (const f of found.rows) out.push({ enrolleeId: String(f.enrollee_id), at: Number(f.punched_at), corrected: f.source !== 'device' });
+      }
     }
     return out;
   }
@@ -326,7 +340,11 @@ export class PunchService {
     return rows.map((r) => r.id!);
   }
 
-  /** First and last instant of an enrollee's punches, or of every enrollee's (null without any). */
+  /**
+   * First and last instant of an enrollee's punches, or of every enrollee's (null without any).
+   * For one enrollee this reads the whole table (the enrollee index is by day): only events an
+   * earlier version logged without their span ask it.
+   */
   async spanOf(q: Queryable, enrolleeId?: string): Promise<{ first: number; last: number } | null> {
     const [row] = await q
       .select({ first: sql<number | null>`min(${punches.punchedAt})`, last: sql<number | null>`max(${punches.punchedAt})` })
@@ -377,7 +395,7 @@ const insertSqlByCount = new Map<number, string>();
 function insertPunchesSql(count: number): string {
   let text = insertSqlByCount.get(count);
   if (!text) {
-    const row = `(${PUNCH_COLUMNS.map(() => '?').join(', ')})`;
+    const row = `(${placeholders(PUNCH_COLUMNS.length)})`;
     text = `insert into ${getTableName(punches)} (${PUNCH_COLUMNS.join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')} on conflict do nothing returning sequence, id`;
     insertSqlByCount.set(count, text);
   }

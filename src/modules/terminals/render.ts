@@ -115,7 +115,7 @@ export class CommandRenderer {
     const writes = due.filter((c) => WRITES_A_PERSON.has(c.kind) && typeof c.payload.enrollee === 'string' && typeof c.payload.pin === 'string');
     if (writes.length === 0) return new Set();
     const held = await this.users.enrolleesOf(
-      this.users.reader,
+      this.users.read,
       device.id,
       writes.map((c) => String(c.payload.pin)),
     );

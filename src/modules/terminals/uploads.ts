@@ -146,7 +146,7 @@ export class TerminalUploads {
       const carded = users.filter((u): u is ReportedUser & { card: string } => typeof u.card === 'string' && u.card !== '');
       if (carded.length === 0) return;
       const linked = await this.devices.users.enrolleesOf(
-        w.tx,
+        w.execute,
         device.id,
         carded.map((u) => u.pin),
       );

@@ -19,13 +19,16 @@ export type Tx = Parameters<Parameters<Orm['transaction']>[0]>[0];
 /** Anything queries can run on: the database itself or an open write transaction. */
 export type Queryable = Orm | Tx;
 
+/** Runs one raw statement: a write transaction's `execute`, or the client's for reads. */
+export type Execute = (statement: InStatement) => Promise<ResultSet>;
+
 export interface WriteContext {
   tx: Tx;
   /**
    * Runs one raw statement in the same transaction, for the few hot paths where building a
    * 3,000-parameter insert through the query builder costs more than the insert itself.
    */
-  execute(statement: InStatement): Promise<ResultSet>;
+  execute: Execute;
   /** Runs after the transaction commits (events, wake-ups); never if it rolls back. */
   afterCommit(callback: () => void): void;
 }

@@ -131,6 +131,16 @@ describe('attendance days from punches (Asia/Kolkata, 09:00-17:00 with 10 minute
       overtime_seconds: 1800,
     });
     expect(await dayOf(server, 'E-6', '2026-03-10')).toMatchObject({ status: 'incomplete', punch_count: 1 });
+    // The event names the span of the punches it gave her (their days are found by it).
+    const events = await server.admin.get('/events/?type=punches_attributed');
+    expect(events.body.results.map((e: { data: unknown }) => e.data)).toContainEqual({
+      enrollee: adopted.body.id,
+      employee: 'E-6',
+      device_pin: own,
+      count: 3,
+      first_punched_at: '2026-03-09T04:00:00.000Z',
+      last_punched_at: '2026-03-10T03:30:00.000Z',
+    });
   });
 });
 
