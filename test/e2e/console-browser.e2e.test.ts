@@ -161,6 +161,14 @@ describe('the console in a browser', () => {
     // Clocked in a few minutes ago (never before today's midnight in the zone); the clock-out is forgotten.
     await terminal.punch([{ pin, at: new Date(CLOCK_IN) }]);
     await page.locator('#live-punches').getByRole('cell', { name: 'Ada Obi' }).waitFor({ timeout: 5000 });
+    // The list below was shown before the punch: it says so, and shows it when asked.
+    const found = page.getByRole('region', { name: 'Find punches' });
+    await found.getByText('A new punch has arrived since this list was shown.').waitFor();
+    const adas = found.getByRole('cell', { name: 'Ada Obi' });
+    const before = await adas.count();
+    await found.getByRole('button', { name: 'Show again' }).click();
+    await adas.nth(before).waitFor();
+    expect(await found.getByText('arrived since this list was shown').isVisible()).toBe(false);
     await shot('punches');
   });
 

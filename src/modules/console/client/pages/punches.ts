@@ -29,6 +29,18 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
       liveBody,
     ),
   );
+  // The list below is what was asked for when it was shown: say when punches arrive after it.
+  let arrivedSinceShown = 0;
+  const staleNote = h('p', { class: 'muted', role: 'status', hidden: true });
+  const showStale = (reload: () => Promise<void>) => {
+    arrivedSinceShown++;
+    replace(
+      staleNote,
+      `${arrivedSinceShown === 1 ? 'A new punch has' : `${arrivedSinceShown} new punches have`} arrived since this list was shown. `,
+      button('Show again', () => reload()),
+    );
+    staleNote.hidden = false;
+  };
   let socket: WebSocket | null = null;
   let closed = false;
   let retry: ReturnType<typeof setTimeout> | undefined;
@@ -50,6 +62,7 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
       );
       liveBody.prepend(row);
       while (liveBody.children.length > LIVE_MAX) liveBody.lastElementChild?.remove();
+      showStale(load);
     });
     socket.addEventListener('close', () => {
       if (closed) return;
@@ -69,6 +82,8 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     const list = await api.get<List<Punch>>(
       `punches/${query({ employee: employee.value, device: device.value.trim(), from: from.value, to: to.value, limit: 200 })}`,
     );
+    arrivedSinceShown = 0;
+    staleNote.hidden = true;
     replace(
       results,
       table(
@@ -104,7 +119,7 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     h('h1', {}, 'Punches'),
     section('Live', liveState, liveTable),
     manualPunchForm(enrollees.results, load),
-    section('Find punches', filters, results),
+    section('Find punches', filters, staleNote, results),
   );
   await load();
   return () => {
