@@ -180,8 +180,9 @@ async function existingAt(q: Queryable, enrolleeIds: readonly string[], instants
   const wanted = new Set(enrolleeIds.map((id, i) => `${id} ${instants[i]}`));
   const [min, max] = [Math.min(...instants), Math.max(...instants)];
   const out: { id: string; enrolleeId: string; punchedAt: number }[] = [];
+  const people = chunks([...new Set(enrolleeIds)], 400);
   for (const buckets of bucketGroups(min, max + 1)) {
-    for (const ids of chunks([...new Set(enrolleeIds)], 400)) {
+    for (const ids of people) {
       const rows = await q
         .select({ id: punches.id, enrolleeId: punches.enrolleeId, punchedAt: punches.punchedAt })
         .from(punches)

@@ -294,15 +294,17 @@ export class PunchService {
       .where(and(eq(punches.deviceId, deviceId), eq(punches.devicePin, pin), isNull(punches.enrolleeId)))
       .returning({ punchedAt: punches.punchedAt });
     if (linked.length > 0) {
-      const instants = linked.map((p) => p.punchedAt);
+      // A loop, not Math.min(...): an adopted user may have more punches than a call takes arguments.
+      let [first, last] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+      for (const { punchedAt } of linked) [first, last] = [Math.min(first, punchedAt), Math.max(last, punchedAt)];
       await this.events.record(w, 'punches_attributed', {
         enrollee: enrollee.id,
         employee: enrollee.employee,
         device_pin: pin,
         count: linked.length,
         // The span their days lie in: attendance reads punches by enrollee only day by day.
-        first_punched_at: new Date(Math.min(...instants)).toISOString(),
-        last_punched_at: new Date(Math.max(...instants)).toISOString(),
+        first_punched_at: new Date(first).toISOString(),
+        last_punched_at: new Date(last).toISOString(),
       });
     }
     return linked.length;
