@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { createClient } from '@libsql/client';
 import { sql } from 'drizzle-orm';
 import { createFingerprintAttendance } from '../src/app/create';
 import { punches } from '../src/app/schema';
@@ -148,9 +149,32 @@ export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS): Pro
     without
       ? `the same child-process run without endpoints (best of 2): ${round(without.rowsPerSecond, 0)} rows/s, p50 ${round(without.p50, 1)} ms, p99 ${round(without.p99, 1)} ms, peak RSS ${mb(without.rssPeak)}: with ${ENDPOINTS} endpoints ingest ran at ${round(withHooks.rowsPerSecond / without.rowsPerSecond, 2)}× that rate`
       : 'the child-process run without endpoints was not measured',
+    `attendance days: ${withHooks.attendanceSeconds === null ? `not caught up within ${options.deadlineSeconds} s` : `caught up with every punch ${round(withHooks.attendanceSeconds, 1)} s after the last upload`} (they yield to a burst of uploads for up to ATTENDANCE_MAX_LAG, 10 s; runs: ${[hooks1, hooks2].map((h) => (h.attendanceSeconds === null ? '—' : `${round(h.attendanceSeconds, 1)} s`)).join(' and ')})`,
     `deliveries: ${withHooks.deliveredDuringIngest.toLocaleString('en')} of ${(ENDPOINTS * withHooks.punches).toLocaleString('en')} (${ENDPOINTS} endpoints × ${withHooks.punches} punches, warm-up included) while the terminals uploaded; ${withHooks.drainSeconds === null ? `not all within ${options.deadlineSeconds} s after` : `all ${round(withHooks.drainSeconds, 1)} s after the last upload (${round(withHooks.deliveriesPerSecond, 0)} deliveries/s overall)`}; ${withHooks.duplicates} duplicates`,
   );
   return [figure, hooksFigure];
+}
+
+/**
+ * Seconds until the server's attendance follower has applied every event recorded so far, read
+ * from the database file beside the server (WAL lets another process read while it writes); null
+ * past the deadline. Asking the API would make the server catch up on demand, which is not lag.
+ */
+async function attendanceCatchUp(dir: string, deadlineSeconds: number): Promise<number | null> {
+  const db = createClient({ url: `file:${join(dir, 'fpa.db')}`, intMode: 'number' });
+  try {
+    const start = performance.now();
+    const { rows } = await db.execute('select max(sequence) as head from fpa_events');
+    const head = Number(rows[0]?.head ?? 0);
+    while (performance.now() - start < deadlineSeconds * 1000) {
+      const at = await db.execute("select position from fpa_log_followers where name = 'attendance'");
+      if (Number(at.rows[0]?.position ?? 0) >= head) return (performance.now() - start) / 1000;
+      await sleep(20);
+    }
+    return null;
+  } finally {
+    db.close();
+  }
 }
 
 function best(a: Baseline, b: Baseline): Baseline {
@@ -302,6 +326,8 @@ interface WithWebhooks extends Measured {
   drainSeconds: number | null;
   deliveriesPerSecond: number;
   duplicates: number;
+  /** From the last upload until attendance days had followed every punch (they yield to a burst). */
+  attendanceSeconds: number | null;
 }
 
 /**
@@ -353,10 +379,12 @@ async function httpIngestWithWebhooks(options: IngestOptions, endpoints: number)
     let drainSeconds: number | null = null;
     let deliveriesPerSecond = 0;
     const deliveredNow = () => received.reduce((n, ids) => n + ids.size, 0);
+    let attendanceSeconds: number | null = null;
     try {
       const before = deliveredNow();
       measured = await uploadAll(url, options);
       deliveredDuringIngest = deliveredNow() - before;
+      attendanceSeconds = await attendanceCatchUp(tmp.dir, options.deadlineSeconds);
       const warmUp = options.terminals * options.linesPerBatch;
       const want = endpoints * (measured.rows + warmUp);
       const drainStart = performance.now();
@@ -373,7 +401,17 @@ async function httpIngestWithWebhooks(options: IngestOptions, endpoints: number)
     const stored = await fetch(`${url}${API_BASE}/punches/latest/?after=0&limit=1`, { headers: { authorization: `Bearer ${await adminJwt()}` } });
     if (stored.status !== 200) throw new Error(`reading the punches answered HTTP ${stored.status}`);
     const punchesUploaded = measured.rows + options.terminals * options.linesPerBatch;
-    return { ...measured, punches: punchesUploaded, rssStart, rssPeak, deliveredDuringIngest, drainSeconds, deliveriesPerSecond, duplicates };
+    return {
+      ...measured,
+      punches: punchesUploaded,
+      rssStart,
+      rssPeak,
+      deliveredDuringIngest,
+      drainSeconds,
+      deliveriesPerSecond,
+      duplicates,
+      attendanceSeconds,
+    };
   } finally {
     await child?.stop();
     for (const r of receivers) r.stop(true);

@@ -88,6 +88,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
       authToken: settings.DATABASE_AUTH_TOKEN,
       syncUrl: settings.DATABASE_SYNC_URL,
       syncIntervalMs: settings.DATABASE_SYNC_INTERVAL,
+      backgroundMaxWaitMs: settings.ATTENDANCE_MAX_LAG,
     }));
   let lock: HeldLock | null = null;
   try {

@@ -34,6 +34,12 @@ export class LogFollower {
     () => this.step({ background: true }).then((n) => n > 0),
     () => this.running,
   );
+  /**
+   * Since when (`performance.now()`) events have been waiting for this follower; null when it
+   * has reached the head. Its background steps count their wait from here, so under a steady
+   * stream of uploads it still catches up once overdue, one step right after another.
+   */
+  private owedSince: number | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private running = false;
   private readonly batch: number;
@@ -85,30 +91,40 @@ export class LogFollower {
   private async step(options: { background?: boolean } = {}): Promise<number> {
     const { name, types } = this.options;
     // A read first, so an idle follower (woken every second) takes no write lock.
-    if (!(await this.behind(this.ctx.db.orm))) return 0;
-    return this.ctx.db.write(async (w) => {
-      const [row] = await w.tx.select({ position: logFollowers.position }).from(logFollowers).where(eq(logFollowers.name, name));
-      const position = row?.position ?? 0;
-      // Read inside the write transaction: nothing can commit between this read and the move.
-      const [head] = await w.tx.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
-      const last = head?.max ?? 0;
-      if (last <= position) return 0;
-      const rows = await w.tx
-        .select()
-        .from(eventLog)
-        .where(and(gt(eventLog.sequence, position), inArray(eventLog.type, [...types])))
-        .orderBy(asc(eventLog.sequence))
-        .limit(this.batch);
-      const events = rows.map((r) => ({ sequence: r.sequence, id: r.id, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> }));
-      if (events.length > 0) await this.options.apply(w, events);
-      // A full batch stops at its last event; otherwise everything up to the head is done.
-      const next = events.length === this.batch ? events[events.length - 1]!.sequence : last;
-      await w.tx
-        .insert(logFollowers)
-        .values({ name, position: next, updatedAt: this.ctx.clock.now() })
-        .onConflictDoUpdate({ target: logFollowers.name, set: { position: next, updatedAt: this.ctx.clock.now() } });
-      return Math.max(events.length, 1);
-    }, options);
+    if (!(await this.behind(this.ctx.db.orm))) {
+      this.owedSince = null;
+      return 0;
+    }
+    this.owedSince ??= performance.now();
+    const applied = await this.ctx.db.write(
+      async (w) => {
+        const [row] = await w.tx.select({ position: logFollowers.position }).from(logFollowers).where(eq(logFollowers.name, name));
+        const position = row?.position ?? 0;
+        // Read inside the write transaction: nothing can commit between this read and the move.
+        const [head] = await w.tx.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
+        const last = head?.max ?? 0;
+        if (last <= position) return 0;
+        const rows = await w.tx
+          .select()
+          .from(eventLog)
+          .where(and(gt(eventLog.sequence, position), inArray(eventLog.type, [...types])))
+          .orderBy(asc(eventLog.sequence))
+          .limit(this.batch);
+        const events = rows.map((r) => ({ sequence: r.sequence, id: r.id, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> }));
+        if (events.length > 0) await this.options.apply(w, events);
+        // A full batch stops at its last event; otherwise everything up to the head is done.
+        const next = events.length === this.batch ? events[events.length - 1]!.sequence : last;
+        await w.tx
+          .insert(logFollowers)
+          .values({ name, position: next, updatedAt: this.ctx.clock.now() })
+          .onConflictDoUpdate({ target: logFollowers.name, set: { position: next, updatedAt: this.ctx.clock.now() } });
+        return Math.max(events.length, 1);
+      },
+      { ...options, owedSince: this.owedSince },
+    );
+    // A batch that was not full reached the head.
+    if (applied < this.batch) this.owedSince = null;
+    return applied;
   }
 
   private async behind(q: Queryable): Promise<boolean> {

@@ -16,6 +16,7 @@
 import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
+import { insertFromJsonSql, jsonRows } from '../../platform/db/json-rows';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
 import type { Runtime } from '../../platform/runtime';
@@ -61,9 +62,9 @@ type StoredListener = (payload: never, event: never) => void | Promise<void>;
 type CallableReactor = (w: WriteContext, events: readonly LoggedEvent<string, object>[]) => Promise<void>;
 type CallableListener = (payload: object, event: LoggedEvent<string, object>) => void | Promise<void>;
 
-/** Rows per multi-row insert (four bound values each). */
-const INSERT_CHUNK = 500;
-const INSERT_SQL = `insert into ${getTableName(eventLog)} (id, type, at, data) values `;
+/** Events per insert statement: bounds the JSON text of one. */
+const INSERT_CHUNK = 1000;
+const INSERT_SQL = insertFromJsonSql(getTableName(eventLog), ['id', 'type', 'at', 'data'], 'returning sequence, id', ['data']);
 
 export class EventLog {
   private readonly reactors = new Map<string, StoredReactor[]>();
@@ -198,10 +199,7 @@ export class EventLog {
     const logged: LoggedEvent<string, object>[] = [];
     for (const chunk of chunks(events, INSERT_CHUNK)) {
       const ids = chunk.map(() => newEventId());
-      const result = await w.execute({
-        sql: `${INSERT_SQL}${chunk.map(() => '(?, ?, ?, ?)').join(', ')} returning sequence, id`,
-        args: chunk.flatMap((e, j) => [ids[j]!, type, at, JSON.stringify(e.data)]),
-      });
+      const result = await w.execute({ sql: INSERT_SQL, args: [jsonRows(chunk.map((e, j) => [ids[j]!, type, at, e.data]))] });
       const sequenceOf = new Map(result.rows.map((r) => [String(r.id), Number(r.sequence)]));
       chunk.forEach((e, j) => {
         logged.push({ sequence: sequenceOf.get(ids[j]!)!, id: ids[j]!, type, at, data: e.data });

@@ -7,11 +7,11 @@
  * are stored through the same `store`, so they share the feed's sequence and its events.
  */
 
-import type { InValue } from '@libsql/client';
 import { and, asc, desc, eq, getTableName, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
+import { insertFromJsonSql, type JsonRowValue, jsonRows } from '../../platform/db/json-rows';
 import { placeholders } from '../../platform/db/placeholders';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
@@ -52,7 +52,8 @@ export interface IngestResult {
   lastSequence: number | null;
 }
 
-const INSERT_CHUNK = 200;
+/** Punches per insert statement: bounds the JSON text of one (an import may hold many thousands). */
+const INSERT_CHUNK = 1000;
 /** Uploads sharing one transaction at most (terminals send up to a few hundred lines each). */
 const UPLOADS_PER_TRANSACTION = 32;
 
@@ -206,9 +207,10 @@ export class PunchService {
     }
     const inserted: PunchRow[] = [];
     for (const chunk of chunks(values, INSERT_CHUNK)) {
-      // One raw multi-row insert: through the query builder, binding 3,000 parameters costs
-      // more than the insert. Only what the database decides comes back.
-      const stored = await w.execute({ sql: insertPunchesSql(chunk.length), args: chunk.flatMap(punchArgs) });
+      // One raw statement, the rows as one JSON value (platform/db/json-rows.ts): through the
+      // query builder, or as thousands of bound values, the binding costs more than the insert.
+      // Only what the database decides comes back.
+      const stored = await w.execute({ sql: INSERT_PUNCHES_SQL, args: [jsonRows(chunk.map(punchValues))] });
       const byId = new Map<string, NewPunch>(chunk.map((v) => [v.id, v]));
       for (const row of stored.rows) {
         const v = byId.get(String(row.id))!;
@@ -391,20 +393,9 @@ const PUNCH_COLUMNS = [
   'received_at',
   'source',
 ] as const;
-const insertSqlByCount = new Map<number, string>();
+const INSERT_PUNCHES_SQL = insertFromJsonSql(getTableName(punches), PUNCH_COLUMNS, 'on conflict do nothing returning sequence, id');
 
-/** `INSERT … VALUES (…), (…) ON CONFLICT DO NOTHING RETURNING sequence, id` for `count` rows. */
-function insertPunchesSql(count: number): string {
-  let text = insertSqlByCount.get(count);
-  if (!text) {
-    const row = `(${placeholders(PUNCH_COLUMNS.length)})`;
-    text = `insert into ${getTableName(punches)} (${PUNCH_COLUMNS.join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')} on conflict do nothing returning sequence, id`;
-    insertSqlByCount.set(count, text);
-  }
-  return text;
-}
-
-function punchArgs(v: NewPunch): InValue[] {
+function punchValues(v: NewPunch): JsonRowValue[] {
   return [
     v.id,
     v.deviceId,

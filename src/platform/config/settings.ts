@@ -101,6 +101,7 @@ export interface Settings {
   HOLIDAYS: string[];
   ATTENDANCE_REPEAT_PUNCH_WINDOW: number;
   ATTENDANCE_SHIFT_SLACK: number;
+  ATTENDANCE_MAX_LAG: number;
 
   RETENTION_PUNCHES_DAYS: number;
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: number;
@@ -306,6 +307,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ATTENDANCE_SHIFT_SLACK: duration(
     4 * 60 * MINUTE,
     'A punch up to this long before a shift starts or after it ends belongs to that shift (and its date); at most 12h.',
+  ),
+  ATTENDANCE_MAX_LAG: duration(
+    10_000,
+    'Longest attendance days (state following the event log) wait while terminals keep uploading; they follow once uploads pause for 250 ms, and every read of days catches up first.',
   ),
 
   RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),

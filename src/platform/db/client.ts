@@ -13,6 +13,7 @@ import { type Client, createClient, type InStatement, type ResultSet, type Trans
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import { describeError, isSqliteBusy } from '../errors';
+import { BackgroundCheckpointer, WRITER_CHECKPOINT_PAGES } from './checkpointer';
 
 export type Orm = LibSQLDatabase;
 export type Tx = Parameters<Parameters<Orm['transaction']>[0]>[0];
@@ -39,6 +40,8 @@ export interface Database {
   /** Absolute path of the database file for `file:` URLs. */
   readonly filePath: string | null;
   readonly client: Client;
+  /** The thread that checkpoints a `file:` database, when it has one. */
+  readonly checkpointer: BackgroundCheckpointer | null;
   /** For reads. Writes go through `write`. */
   readonly orm: Orm;
   write<T>(work: (ctx: WriteContext) => Promise<T>, options?: WriteOptions): Promise<T>;
@@ -47,17 +50,27 @@ export interface Database {
 
 export interface WriteOptions {
   /**
-   * Work that may wait (derived state following the log): it runs once no other write has
-   * come for a moment, or once it has waited BACKGROUND_MAX_WAIT_MS, so a burst of terminal
-   * uploads is answered first and what follows from it catches up right after.
+   * Work that may wait (derived state following the log): it runs once the writer has been
+   * idle for a moment, or once it is owed for longer than the database's `backgroundMaxWaitMs`,
+   * so a burst of terminal uploads is answered first and what follows from it catches up after.
    */
   background?: boolean;
+  /**
+   * Since when (`performance.now()`) the background work has been owed, when that is earlier
+   * than this write: a follower far behind the log counts its wait from the first event it has
+   * not applied, so once overdue its steps run one after another instead of waiting again each.
+   */
+  owedSince?: number;
 }
 
-/** The longest a background write yields to the others. */
-export const BACKGROUND_MAX_WAIT_MS = 2_000;
-/** How long no foreground write must have been queued before a background one runs. */
-const BACKGROUND_QUIET_MS = 50;
+/** The longest a background write yields to the others unless the database is opened with another. */
+export const BACKGROUND_MAX_WAIT_MS = 10_000;
+/**
+ * How long no foreground write must have been queued before a background one runs. Longer
+ * than the gap between two group commits of a burst (the event loop parsing the next uploads),
+ * so a burst is not cut by followers' steps at every such gap.
+ */
+const BACKGROUND_QUIET_MS = 250;
 
 /**
  * Page cache of the connection a write transaction runs on (KiB). SQLite's default (2 MB) is
@@ -73,6 +86,10 @@ export interface OpenDatabaseOptions {
   syncUrl?: string;
   /** How often an embedded replica pulls from the server (ms); it always reads its own writes. */
   syncIntervalMs?: number;
+  /** The longest background writes yield to foreground ones (ms; ATTENDANCE_MAX_LAG). */
+  backgroundMaxWaitMs?: number;
+  /** Checkpoint a `file:` database from a thread of its own (checkpointer.ts); default on. */
+  backgroundCheckpoint?: boolean;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations', import.meta.url));
@@ -109,8 +126,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     await client.execute('PRAGMA journal_mode = WAL');
   }
   const orm = drizzle(client);
+  const checkpointer = filePath && options.backgroundCheckpoint !== false ? new BackgroundCheckpointer(filePath, reportOnce()) : null;
+  // The writer's own checkpoints: SQLite's default, or only a safety net behind the thread's.
+  const writerCheckpointPages = checkpointer ? WRITER_CHECKPOINT_PAGES : 1000;
 
-  const queue = new WriteQueue();
+  const queue = new WriteQueue(options.backgroundMaxWaitMs ?? BACKGROUND_MAX_WAIT_MS);
   const write = <T>(work: (ctx: WriteContext) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> => {
     const run = async (): Promise<T> => {
       const callbacks: Array<() => void> = [];
@@ -118,7 +138,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       try {
         result = await orm.transaction(async (tx) => {
           const context = writeContext(tx, (cb) => callbacks.push(cb));
-          if (filePath) await context.execute(`PRAGMA cache_size = -${WRITER_CACHE_KIB}`);
+          if (filePath) {
+            await context.execute(`PRAGMA cache_size = -${WRITER_CACHE_KIB}`);
+            await context.execute(`PRAGMA wal_autocheckpoint = ${writerCheckpointPages}`);
+          }
           return work(context);
         });
       } catch (error) {
@@ -143,7 +166,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       }
       return result;
     };
-    return queue.push(run, writeOptions.background === true);
+    return queue.push(run, writeOptions.background === true, writeOptions.owedSince);
   };
 
   return {
@@ -151,12 +174,25 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     kind: filePath ? 'file' : 'remote',
     filePath,
     client,
+    checkpointer,
     orm,
     write,
     async close() {
       await queue.drained();
+      await checkpointer?.stop();
       client.close();
     },
+  };
+}
+
+/** Logs a failure of the checkpoint thread once a minute at most (it retries every round). */
+function reportOnce(): (message: string) => void {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  return (message) => {
+    const now = performance.now();
+    if (now - lastAt < 60_000) return;
+    lastAt = now;
+    console.error(`fpa: ${message}`);
   };
 }
 
@@ -199,7 +235,8 @@ interface QueuedWrite {
  * order and go first. A background write waits for a quiet moment (no foreground write queued
  * or finished for BACKGROUND_QUIET_MS: between two bursts of uploads, not between two uploads of one
  * burst, which would stall the terminals behind it on the one JavaScript thread), and at most
- * BACKGROUND_MAX_WAIT_MS, so a steady stream of uploads cannot starve it.
+ * `maxWaitMs` from when it was owed, so a steady stream of uploads cannot starve it: an overdue
+ * background write takes its turn after the foreground write running, then those queued next.
  */
 class WriteQueue {
   private readonly foreground: QueuedWrite[] = [];
@@ -208,13 +245,16 @@ class WriteQueue {
   private lastForegroundAt = Number.NEGATIVE_INFINITY;
   private wakeUp: (() => void) | null = null;
 
-  push<T>(work: () => Promise<T>, background: boolean): Promise<T> {
+  constructor(private readonly maxWaitMs: number) {}
+
+  push<T>(work: () => Promise<T>, background: boolean, owedSince?: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const queued: QueuedWrite = { run: () => work().then(resolve, reject), queuedAt: performance.now() };
+      const now = performance.now();
+      const queued: QueuedWrite = { run: () => work().then(resolve, reject), queuedAt: Math.min(now, owedSince ?? now) };
       if (background) this.background.push(queued);
       else {
         this.foreground.push(queued);
-        this.lastForegroundAt = queued.queuedAt;
+        this.lastForegroundAt = now;
         this.wakeUp?.();
       }
       this.running ??= this.drain();
@@ -252,14 +292,14 @@ class WriteQueue {
     if (!oldest) return undefined;
     const now = performance.now();
     const quiet = now - this.lastForegroundAt >= BACKGROUND_QUIET_MS;
-    return quiet || now - oldest.queuedAt >= BACKGROUND_MAX_WAIT_MS ? this.background.shift() : undefined;
+    return quiet || now - oldest.queuedAt >= this.maxWaitMs ? this.background.shift() : undefined;
   }
 
   /** Sleeps until the oldest background write is due, or a foreground write arrives. */
   private async waitForQuiet(): Promise<void> {
     const now = performance.now();
     const oldest = this.background[0]!;
-    const delay = Math.max(0, Math.min(this.lastForegroundAt + BACKGROUND_QUIET_MS - now, oldest.queuedAt + BACKGROUND_MAX_WAIT_MS - now));
+    const delay = Math.max(0, Math.min(this.lastForegroundAt + BACKGROUND_QUIET_MS - now, oldest.queuedAt + this.maxWaitMs - now));
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, delay);
       function done() {
