@@ -64,7 +64,7 @@ export interface WriteOptions {
 }
 
 /** The longest a background write yields to the others unless the database is opened with another. */
-export const BACKGROUND_MAX_WAIT_MS = 10_000;
+const BACKGROUND_MAX_WAIT_MS = 10_000;
 /**
  * How long no foreground write must have been queued before a background one runs. Longer
  * than the gap between two group commits of a burst (the event loop parsing the next uploads),
@@ -127,8 +127,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const orm = drizzle(client);
   const checkpointer = filePath && options.backgroundCheckpoint !== false ? new BackgroundCheckpointer(filePath, reportOnce()) : null;
-  // The writer's own checkpoints: SQLite's default, or only a safety net behind the thread's.
-  const writerCheckpointPages = checkpointer ? WRITER_CHECKPOINT_PAGES : 1000;
+  // Behind the thread, the writer's own checkpoint is only a safety net; without it, SQLite's
+  // default stands and no statement is spent on it in each write.
+  const writerCheckpoint = checkpointer ? `PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}` : null;
 
   const queue = new WriteQueue(options.backgroundMaxWaitMs ?? BACKGROUND_MAX_WAIT_MS);
   const write = <T>(work: (ctx: WriteContext) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> => {
@@ -140,7 +141,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
           const context = writeContext(tx, (cb) => callbacks.push(cb));
           if (filePath) {
             await context.execute(`PRAGMA cache_size = -${WRITER_CACHE_KIB}`);
-            await context.execute(`PRAGMA wal_autocheckpoint = ${writerCheckpointPages}`);
+            if (writerCheckpoint) await context.execute(writerCheckpoint);
           }
           return work(context);
         });
