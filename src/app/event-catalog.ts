@@ -171,7 +171,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   punch_received: {
     about:
-      'A punch was stored. `sender` is the terminal (null for a manual or imported punch, which carries `by`); `punch.source` is `device`, `manual` or `import`.',
+      'A punch was stored. `sender` is the terminal (null for a manual or imported punch, which carries `by`); `punch.source` is `device`, `manual` or `import`. The log keeps a reference: `punch` is the punch as it is when read (a later void or attribution shows), null once retention has purged it.',
     example: {
       punch: {
         sequence: 1,
@@ -195,7 +195,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     },
   },
   punch_voided: {
-    about: 'An administrator voided a punch: it stays listed (`voided: true`) and no longer counts.',
+    about:
+      'An administrator voided a punch: it stays listed (`voided: true`) and no longer counts. As for `punch_received`, `punch` is the punch as it is when read, null once purged.',
     example: {
       punch: {
         sequence: 4,

@@ -7,7 +7,7 @@ import type { DeviceEvents } from '../modules/devices';
 import type { EnrolleeEvents } from '../modules/enrollees';
 import type { EnrollmentEvents } from '../modules/enrollment';
 import type { FleetEvents } from '../modules/fleet';
-import type { PunchEvents, PunchPayload } from '../modules/punches';
+import type { LoggedPunchEvents, PunchEvents, PunchPayload } from '../modules/punches';
 import type { TerminalEvents } from '../modules/terminals';
 
 /** In-process `punch_received` listeners also get the parsed line (docs/spec.md `payload`), which the log does not keep. */
@@ -28,5 +28,5 @@ export type FpaEvents = AttendanceEvents &
   InProcessExtras;
 export type FpaEventName = keyof FpaEvents;
 
-/** The data the log keeps of each event (what `events/`, streams and webhooks carry). */
-export type LoggedEvents = Omit<FpaEvents, 'punch_received'> & Pick<PunchEvents, 'punch_received'>;
+/** The data of each event as the log shows it (what `events/`, streams and webhooks carry). */
+export type LoggedEvents = Omit<FpaEvents, 'punch_received' | 'punch_voided'> & LoggedPunchEvents;

@@ -40,7 +40,7 @@ export async function storedPunches(db: Client): Promise<StoredPunch[]> {
 
 /** The ids of the `punch_received` events of each punch sequence (one each, when all is well). */
 export async function punchEvents(db: Client): Promise<Map<number, string[]>> {
-  const rs = await db.execute("SELECT id, json_extract(data, '$.punch.sequence') AS punch FROM fpa_events WHERE type = 'punch_received' ORDER BY sequence");
+  const rs = await db.execute("SELECT id, json_extract(data, '$.punch_sequence') AS punch FROM fpa_events WHERE type = 'punch_received' ORDER BY sequence");
   const out = new Map<number, string[]>();
   for (const r of rs.rows) {
     const punch = Number(r.punch);

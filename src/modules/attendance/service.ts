@@ -10,7 +10,7 @@ import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/tim
 import type { CalendarEvents, CalendarService, DayPlan } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, LogFollower, type LoggedEvent } from '../events';
-import type { PunchEvents, PunchService, PunchView } from '../punches';
+import type { LoggedPunchEvents, PunchEvents, PunchService, PunchView } from '../punches';
 import { type AttendanceDayRow, attendanceDayView, localDates, readDays, sameDay, writeDays } from './day-rows';
 import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
@@ -93,15 +93,16 @@ export class AttendanceService {
     // Punches (new or voided): per enrollee, their instants; only the days they belong to change.
     const changed = new Map<string, Changed>();
     const touches: Touch[] = [];
-    const punchAt = (punch: PunchView) => {
-      if (!punch.enrollee) return;
+    // A punch purged by retention since (null) has no day left to change.
+    const punchAt = (punch: PunchView | null) => {
+      if (!punch?.enrollee) return;
       const seen = changed.get(punch.enrollee);
       if (seen) seen.instants.push(Date.parse(punch.punched_at));
       else changed.set(punch.enrollee, { instants: [Date.parse(punch.punched_at)], employee: punch.employee });
     };
     for (const event of events) {
-      if (event.type === 'punch_received') punchAt((event.data as PunchEvents['punch_received']).punch);
-      else if (event.type === 'punch_voided') punchAt((event.data as PunchEvents['punch_voided']).punch);
+      if (event.type === 'punch_received') punchAt((event.data as LoggedPunchEvents['punch_received']).punch);
+      else if (event.type === 'punch_voided') punchAt((event.data as LoggedPunchEvents['punch_voided']).punch);
       else if (event.type === 'punches_attributed') {
         const data = event.data as PunchEvents['punches_attributed'];
         const span =

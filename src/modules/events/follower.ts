@@ -46,7 +46,7 @@ export class LogFollower {
 
   constructor(
     private readonly ctx: Runtime,
-    log: EventLog,
+    private readonly log: EventLog,
     private readonly options: FollowerOptions,
   ) {
     this.batch = options.batch ?? 2000;
@@ -110,7 +110,7 @@ export class LogFollower {
           .where(and(gt(eventLog.sequence, position), inArray(eventLog.type, [...types])))
           .orderBy(asc(eventLog.sequence))
           .limit(this.batch);
-        const events = rows.map((r) => ({ sequence: r.sequence, id: r.id, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> }));
+        const events = await this.log.read(w.tx, rows);
         if (events.length > 0) await this.options.apply(w, events);
         // A full batch stops at its last event; otherwise everything up to the head is done.
         const next = events.length === this.batch ? events[events.length - 1]!.sequence : last;

@@ -15,7 +15,7 @@
 
 import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { WriteContext } from '../../platform/db/client';
+import type { Queryable, WriteContext } from '../../platform/db/client';
 import { insertFromJsonSql, jsonRows } from '../../platform/db/json-rows';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
@@ -40,6 +40,20 @@ export interface NewEvent<D> {
   local?: object;
 }
 
+/**
+ * How the log keeps a type whose data is a view of rows its module keeps (a punch): the log
+ * stores a reference, and its readers (`events/`, streams, webhooks, followers) get the view of
+ * those rows as they are when read. A punch then adds a few bytes to the log instead of a copy
+ * (the copy was most of what an upload wrote), and what retention purges from the rows is gone
+ * from the log as well. In-process listeners and reactors still get the data as recorded.
+ */
+export interface StoredForm<D> {
+  /** What the log keeps of the data. */
+  store(data: D): object;
+  /** The data to show for these stored values, in their order, read with `q`. */
+  show(q: Queryable, stored: readonly Record<string, unknown>[]): Promise<object[]>;
+}
+
 export type Reactor<K extends string, D> = (w: WriteContext, events: readonly LoggedEvent<K, D>[]) => Promise<void>;
 
 /** A module's typed view of the log, over its own event map. */
@@ -48,6 +62,8 @@ export interface EventChannel<M extends EventMap<M>> {
   recordMany<K extends keyof M & string>(w: WriteContext, type: K, events: readonly NewEvent<M[K]>[]): Promise<LoggedEvent<K, M[K]>[]>;
   /** Runs `reactor` inside every transaction that records `type`, once per record call, with its events. */
   react<K extends keyof M & string>(type: K, reactor: Reactor<K, M[K]>): void;
+  /** Keeps `type` in the log in a stored form (see StoredForm); set at start-up, before any record. */
+  storeAs<K extends keyof M & string>(type: K, form: StoredForm<M[K]>): void;
 }
 
 /** The typed in-process surface a host sees as `fpa.events`. */
@@ -59,6 +75,8 @@ export interface EventBus<M extends EventMap<M>> {
 
 type StoredReactor = (w: WriteContext, events: readonly never[]) => Promise<void>;
 type StoredListener = (payload: never, event: never) => void | Promise<void>;
+type StoredFormOfAny = StoredForm<never>;
+type CallableForm = StoredForm<object>;
 type CallableReactor = (w: WriteContext, events: readonly LoggedEvent<string, object>[]) => Promise<void>;
 type CallableListener = (payload: object, event: LoggedEvent<string, object>) => void | Promise<void>;
 
@@ -69,6 +87,7 @@ const INSERT_SQL = insertFromJsonSql(getTableName(eventLog), ['id', 'type', 'at'
 export class EventLog {
   private readonly reactors = new Map<string, StoredReactor[]>();
   private readonly listeners = new Map<string, Set<StoredListener>>();
+  private readonly forms = new Map<string, StoredFormOfAny>();
   private readonly appendedListeners = new Set<(lastSequence: number) => void>();
 
   constructor(private readonly runtime: Runtime) {}
@@ -84,6 +103,9 @@ export class EventLog {
         const list = this.reactors.get(type) ?? [];
         list.push(reactor);
         this.reactors.set(type, list);
+      },
+      storeAs: (type, form) => {
+        this.forms.set(type, form);
       },
     };
   }
@@ -124,7 +146,7 @@ export class EventLog {
       .where(and(gt(eventLog.sequence, sequence), types && types.length > 0 ? inArray(eventLog.type, [...types]) : undefined))
       .orderBy(asc(eventLog.sequence))
       .limit(limit);
-    return rows.map(loggedEventOf);
+    return this.read(this.runtime.db.orm, rows);
   }
 
   /**
@@ -139,7 +161,7 @@ export class EventLog {
       .where(and(lt(eventLog.sequence, sequence), gt(eventLog.sequence, floor), types && types.length > 0 ? inArray(eventLog.type, [...types]) : undefined))
       .orderBy(desc(eventLog.sequence))
       .limit(limit);
-    return rows.map(loggedEventOf);
+    return this.read(this.runtime.db.orm, rows);
   }
 
   /** The events with these sequences (in no particular order); a sequence not in the log is left out. */
@@ -149,7 +171,7 @@ export class EventLog {
       .select()
       .from(eventLog)
       .where(inArray(eventLog.sequence, [...sequences]));
-    return rows.map(loggedEventOf);
+    return this.read(this.runtime.db.orm, rows);
   }
 
   /**
@@ -163,7 +185,9 @@ export class EventLog {
       .where(and(eq(eventLog.id, id), gt(eventLog.sequence, floor)))
       .orderBy(desc(eventLog.sequence))
       .limit(1);
-    return row ? loggedEventOf(row) : null;
+    if (!row) return null;
+    const [event] = await this.read(this.runtime.db.orm, [row]);
+    return event!;
   }
 
   /**
@@ -193,13 +217,37 @@ export class EventLog {
     return row?.max ?? 0;
   }
 
+  /** Rows of the log as events, with each stored form shown (read with `q`: a follower's write transaction, or the database). */
+  async read(q: Queryable, rows: readonly (typeof eventLog.$inferSelect)[]): Promise<LoggedEvent[]> {
+    const events = rows.map(loggedEventOf);
+    const stored = new Map<string, LoggedEvent[]>();
+    for (const event of events) {
+      if (!this.forms.has(event.type)) continue;
+      const list = stored.get(event.type);
+      if (list) list.push(event);
+      else stored.set(event.type, [event]);
+    }
+    for (const [type, list] of stored) {
+      const shown = await (this.forms.get(type) as CallableForm).show(
+        q,
+        list.map((e) => e.data),
+      );
+      list.forEach((event, i) => {
+        event.data = shown[i] as Record<string, unknown>;
+      });
+    }
+    return events;
+  }
+
   private async append(w: WriteContext, type: string, events: readonly NewEvent<object>[]): Promise<LoggedEvent<string, object>[]> {
     if (events.length === 0) return [];
     const at = this.runtime.clock.now();
     const logged: LoggedEvent<string, object>[] = [];
     for (const chunk of chunks(events, INSERT_CHUNK)) {
       const ids = chunk.map(() => newEventId());
-      const result = await w.execute({ sql: INSERT_SQL, args: [jsonRows(chunk.map((e, j) => [ids[j]!, type, at, e.data]))] });
+      const form = this.forms.get(type) as CallableForm | undefined;
+      const stored = chunk.map((e, j) => [ids[j]!, type, at, form ? form.store(e.data) : e.data]);
+      const result = await w.execute({ sql: INSERT_SQL, args: [jsonRows(stored)] });
       const sequenceOf = new Map(result.rows.map((r) => [String(r.id), Number(r.sequence)]));
       chunk.forEach((e, j) => {
         logged.push({ sequence: sequenceOf.get(ids[j]!)!, id: ids[j]!, type, at, data: e.data });

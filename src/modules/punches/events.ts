@@ -10,6 +10,15 @@ export interface PunchPayload {
   raw: string;
 }
 
+/**
+ * What readers of the log get (./logged.ts): the punch as it is when read, so a later void or
+ * attribution shows; null once retention has purged it.
+ */
+export interface LoggedPunchEvents {
+  punch_received: Omit<PunchEvents['punch_received'], 'punch'> & { punch: PunchView | null };
+  punch_voided: Omit<PunchEvents['punch_voided'], 'punch'> & { punch: PunchView | null };
+}
+
 export interface PunchEvents {
   /**
    * A punch was stored. `punch.source` says where it came from; `sender` is the terminal that

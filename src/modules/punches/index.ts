@@ -1,6 +1,6 @@
 /** Punches: ingestion from terminals, corrections, the feed (`punches/latest/`), lists and the live stream. */
 export { PunchCorrections } from './corrections';
-export type { PunchEvents, PunchPayload } from './events';
+export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';
 export { punchRoutes } from './routes';
 export { type IncomingPunch, type IngestResult, PunchService } from './service';
 export { punchStreamRoutes, punchStreamSource } from './stream';

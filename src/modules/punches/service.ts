@@ -23,6 +23,7 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { BUCKET_SQL, bucketGroups } from './buckets';
 import type { PunchEvents, PunchPayload } from './events';
+import { receivedForm, voidedForm } from './logged';
 import { type PunchSource, punches } from './tables';
 import { type PunchView, punchView } from './view';
 
@@ -91,6 +92,8 @@ export class PunchService {
     private readonly devices: DeviceService,
   ) {
     this.events = log.channel<PunchEvents>();
+    this.events.storeAs('punch_received', receivedForm);
+    this.events.storeAs('punch_voided', voidedForm);
     this.uploads = new GroupCommit(
       ctx.db,
       async (w, uploads) => {
