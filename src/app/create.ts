@@ -17,6 +17,7 @@ import { AdminAuthenticator, type AuthorizeAdmin } from '../platform/http/admin-
 import { createLogger, type Logger } from '../platform/log';
 import { Metrics } from '../platform/metrics';
 import { type Clock, type Runtime, systemClock } from '../platform/runtime';
+import { UploadBurst } from '../platform/upload-burst';
 import type { JsonObject } from './docs/openapi';
 import type { FpaEvents } from './events';
 import { jobDefinitions } from './jobs';
@@ -114,6 +115,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
       log,
       instanceId: `${process.pid}-${crypto.randomUUID().slice(0, 8)}`,
       metrics: new Metrics(),
+      uploads: new UploadBurst(settings.WEBHOOK_MAX_LAG),
     };
     const auth = new AdminAuthenticator(settings, options.authorizeAdmin);
     if (lock) auth.operatorToken = lock.info.token;

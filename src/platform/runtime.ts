@@ -7,6 +7,7 @@ import type { TemplateKeyRing } from './crypto/template-cipher';
 import type { Database } from './db/client';
 import type { Logger } from './log';
 import type { Metrics } from './metrics';
+import type { UploadBurst } from './upload-burst';
 
 export interface Clock {
   now(): number;
@@ -23,4 +24,6 @@ export interface Runtime {
   /** Identifies this instance in job leases and outbox claims. */
   readonly instanceId: string;
   readonly metrics: Metrics;
+  /** Terminals' uploads as they arrive: deliveries yield to a burst of them (WEBHOOK_MAX_LAG). */
+  readonly uploads: UploadBurst;
 }

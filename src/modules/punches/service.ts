@@ -125,6 +125,7 @@ export class PunchService {
   }
 
   async ingest(device: DeviceRow, received: IncomingPunch[]): Promise<IngestResult> {
+    this.ctx.uploads.mark();
     const receivedAt = this.ctx.clock.now();
     const lines = this.withinRetention(received, receivedAt);
     if (lines.length === 0) return { inserted: 0, duplicates: received.length, lastSequence: null };

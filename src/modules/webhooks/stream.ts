@@ -64,11 +64,13 @@ const LINGER_MS = 500;
 const FLUSH_MS = 250;
 
 /**
- * How long an endpoint's claim lasts: one lookup, then the batch's requests, WEBHOOK_CONCURRENCY
- * at a time, each bounded by the timeout. Each batch written renews it.
+ * How long an endpoint's claim lasts: a wait for a burst of uploads to pause (WEBHOOK_MAX_LAG),
+ * one lookup, then the batch's requests, WEBHOOK_CONCURRENCY at a time, each bounded by the
+ * timeout. Each batch written renews it.
  */
-export function endpointLeaseOf(requestTimeoutMs: number, batch: number, concurrency: number): number {
-  return lookupTimeoutOf(requestTimeoutMs) + Math.ceil(Math.max(1, batch) / Math.max(1, concurrency)) * requestTimeoutMs + LEASE_MARGIN_MS;
+export function endpointLeaseOf(requestTimeoutMs: number, batch: number, concurrency: number, maxLagMs = 0): number {
+  const requests = Math.ceil(Math.max(1, batch) / Math.max(1, concurrency)) * requestTimeoutMs;
+  return maxLagMs + lookupTimeoutOf(requestTimeoutMs) + requests + LEASE_MARGIN_MS;
 }
 
 export class OrderedDelivery {
@@ -101,7 +103,7 @@ export class OrderedDelivery {
 
   private get lease(): number {
     const { settings } = this.ctx;
-    return endpointLeaseOf(settings.WEBHOOK_TIMEOUT, this.batchSize, settings.WEBHOOK_CONCURRENCY);
+    return endpointLeaseOf(settings.WEBHOOK_TIMEOUT, this.batchSize, settings.WEBHOOK_CONCURRENCY, settings.WEBHOOK_MAX_LAG);
   }
 
   /**
@@ -266,6 +268,12 @@ class EndpointRun {
   private readonly totals = emptyStreamTotals();
   private waiter: (() => void) | null = null;
   private signalled = false;
+  /**
+   * Since when (`performance.now()`) this run has had events to read; null once it caught up.
+   * Its reads yield to a burst of uploads counting from here, so under uploads that never pause
+   * it waits WEBHOOK_MAX_LAG once, then reads on until it has caught up.
+   */
+  private owedSince: number | null = null;
   /** When the endpoint backs off until, if it does. */
   retryAt: number | null = null;
 
@@ -369,6 +377,9 @@ class EndpointRun {
 
   private async fetch(): Promise<void> {
     const { until, batch } = this.options;
+    // Terminals first: the upload being parsed now would wait behind these reads and requests.
+    this.owedSince ??= performance.now();
+    await this.ctx.uploads.pause(this.owedSince, () => this.sending);
     // The head first: every event up to it has committed, so a short read holds every
     // subscribed event up to the head.
     const head = await this.log.lastSequence();
@@ -382,6 +393,7 @@ class EndpointRun {
     const last = usable[usable.length - 1]?.sequence ?? this.fetched;
     if (events.length < batch || usable.length < events.length) {
       this.caughtUp = true;
+      this.owedSince = null;
       this.fetched = Math.max(this.fetched, last, until === undefined ? head : Math.min(head, until));
     } else {
       this.fetched = last;

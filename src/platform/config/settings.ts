@@ -94,6 +94,7 @@ export interface Settings {
   WEBHOOK_BATCH_SIZE: number;
   WEBHOOK_CONCURRENCY: number;
   WEBHOOK_WORKER: boolean;
+  WEBHOOK_MAX_LAG: number;
 
   ATTENDANCE_TIME_ZONE: string;
   DEFAULT_SCHEDULE: Schedule | null;
@@ -279,6 +280,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   WEBHOOK_WORKER: flag(
     true,
     'Run the webhook delivery worker in-process (whatever TASK_BACKEND says); `off` leaves delivery to `bun run fpa:deliver-webhooks`.',
+  ),
+  WEBHOOK_MAX_LAG: duration(
+    10_000,
+    'Longest webhook deliveries wait while terminals keep uploading to this instance; they go on once uploads pause for 250 ms (0: never wait).',
   ),
 
   ATTENDANCE_TIME_ZONE: text('', 'Zone of attendance dates; empty means TIME_ZONE.'),

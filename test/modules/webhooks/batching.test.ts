@@ -287,3 +287,55 @@ test('a per-endpoint signer signs exactly like signWebhook', () => {
   }
   expect(() => new WebhookSigner('not-a-secret')).toThrow('invalid webhook secret');
 });
+
+describe('a burst of uploads', () => {
+  test('deliveries wait until the terminals pause (at most WEBHOOK_MAX_LAG), then every punch is sent once', async () => {
+    const server = await startTestServer({ ...FAST, WEBHOOK_MAX_LAG: 5_000 });
+    let firstCallAt = Number.POSITIVE_INFINITY;
+    const hook = receiver(() => {
+      firstCallAt = Math.min(firstCallAt, performance.now());
+      return new Response(null, { status: 204 });
+    });
+    try {
+      await server.admin.post('/webhooks/', { url: hook.url });
+      const device = await approvedDevice(server, 'BURST001');
+      // Uploads 50 ms apart for about a second and a half: never a 250 ms pause.
+      let lastUploadAt = 0;
+      const uploads = 30;
+      for (let i = 0; i < uploads; i++) {
+        await ingest(server, device, punchLines(String(100 + i), 5));
+        lastUploadAt = performance.now();
+        await Bun.sleep(50);
+      }
+      await waitFor(() => hook.calls.length >= uploads * 5, 'every punch delivered');
+      // The first delivery came only after the last upload (and the pause after it).
+      expect(firstCallAt).toBeGreaterThan(lastUploadAt);
+      await Bun.sleep(100);
+      expect(hook.calls).toHaveLength(uploads * 5);
+      expect(new Set(hook.calls.map((c) => c.id)).size).toBe(uploads * 5);
+    } finally {
+      hook.stop();
+      await server.close();
+    }
+  });
+
+  test('under uploads that never pause, deliveries go on once WEBHOOK_MAX_LAG has passed', async () => {
+    const server = await startTestServer({ ...FAST, WEBHOOK_MAX_LAG: 600 });
+    const hook = receiver(() => new Response(null, { status: 204 }));
+    try {
+      await server.admin.post('/webhooks/', { url: hook.url });
+      const device = await approvedDevice(server, 'BURST002');
+      let deliveredWhileUploading = 0;
+      const start = performance.now();
+      for (let i = 0; performance.now() - start < 2_500; i++) {
+        await ingest(server, device, punchLines(String(100 + i), 2));
+        await Bun.sleep(40);
+        deliveredWhileUploading = hook.calls.length;
+      }
+      expect(deliveredWhileUploading).toBeGreaterThan(0);
+    } finally {
+      hook.stop();
+      await server.close();
+    }
+  });
+});
