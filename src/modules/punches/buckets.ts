@@ -4,7 +4,9 @@
  * by enrollee names the buckets its time range covers, so SQLite seeks each (enrollee, day)
  * instead of scanning; the expression must be written exactly as the index has it.
  */
+import { and, gte, lt, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
+import { punches } from './tables';
 
 const BUCKET_MS = 86_400_000;
 
@@ -25,4 +27,18 @@ export function bucketGroups(start: number, end: number, size = 400): number[][]
   const buckets: number[] = [];
   for (let b = bucketOf(start); b <= bucketOf(end - 1); b++) buckets.push(b);
   return chunks(buckets, size);
+}
+
+/**
+ * Punches in [start, end) by instant alone (either bound may be open), through the leading
+ * bucket of the enrollee index: the table has no index on `punched_at` by itself, one index
+ * fewer for every punch stored. The buckets narrow the scan to the days the range covers, and
+ * `punched_at` (in the index too) to the range itself.
+ */
+export function punchedWithin(start: number | null, end: number | null): SQL | undefined {
+  const bucket = sql.raw(BUCKET_SQL);
+  const conditions: SQL[] = [];
+  if (start !== null) conditions.push(sql`${bucket} >= ${bucketOf(start)}`, gte(punches.punchedAt, start));
+  if (end !== null) conditions.push(sql`${bucket} <= ${bucketOf(end - 1)}`, lt(punches.punchedAt, end));
+  return and(...conditions);
 }

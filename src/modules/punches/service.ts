@@ -7,7 +7,7 @@
  * are stored through the same `store`, so they share the feed's sequence and its events.
  */
 
-import { and, asc, desc, eq, getTableName, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
@@ -21,7 +21,7 @@ import { rangeBound } from '../../platform/time/dates';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
-import { BUCKET_SQL, bucketGroups } from './buckets';
+import { BUCKET_SQL, bucketGroups, punchedWithin } from './buckets';
 import type { PunchEvents, PunchPayload } from './events';
 import { receivedForm, voidedForm } from './logged';
 import { type PunchSource, punches } from './tables';
@@ -243,8 +243,9 @@ export class PunchService {
     if (filters.source) conditions.push(eq(punches.source, filters.source));
     if (filters.device) conditions.push(eq(punches.deviceSerial, filters.device));
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
-    if (filters.from) conditions.push(gte(punches.punchedAt, rangeBound(filters.from, 'from', zone)));
-    if (filters.to) conditions.push(lt(punches.punchedAt, rangeBound(filters.to, 'to', zone)));
+    if (filters.from || filters.to) {
+      conditions.push(punchedWithin(filters.from ? rangeBound(filters.from, 'from', zone) : null, filters.to ? rangeBound(filters.to, 'to', zone) : null));
+    }
     if (filters.cursor) {
       const decoded = decodeCursor(filters.cursor);
       if (!decoded || typeof decoded[0] !== 'number') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
@@ -344,7 +345,7 @@ export class PunchService {
     const rows = await q
       .selectDistinct({ id: punches.enrolleeId })
       .from(punches)
-      .where(and(gte(punches.punchedAt, start), lt(punches.punchedAt, end), isNotNull(punches.enrolleeId)));
+      .where(and(punchedWithin(start, end), isNotNull(punches.enrolleeId)));
     return rows.map((r) => r.id!);
   }
 
@@ -363,12 +364,12 @@ export class PunchService {
 
   /** Retention: deletes the punches before `cutoff`; returns how many. */
   purgeBefore(cutoff: number): Promise<number> {
-    return deleteInBatches(this.ctx.db, punches, lt(punches.punchedAt, cutoff));
+    return deleteInBatches(this.ctx.db, punches, punchedWithin(null, cutoff)!);
   }
 
   /** Punches at or after an instant (`health/`: punches today). */
   async countSince(instant: number): Promise<number> {
-    const [row] = await this.ctx.db.orm.select({ n: sql<number>`count(*)` }).from(punches).where(gte(punches.punchedAt, instant));
+    const [row] = await this.ctx.db.orm.select({ n: sql<number>`count(*)` }).from(punches).where(punchedWithin(instant, null));
     return row?.n ?? 0;
   }
 

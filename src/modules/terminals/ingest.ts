@@ -33,6 +33,7 @@ export type OffsetHistory = readonly { since: number; offsetMinutes: number }[];
  * holds the instant it gives. Null when no period holds it (recorded before the history).
  */
 export function byToldOffset(localTime: string, history: OffsetHistory): { utc: number; offsetMinutes: number } | null {
+  if (history.length === 0) return null;
   const asIfUtc = Date.parse(`${localTime.replace(' ', 'T')}Z`);
   if (Number.isNaN(asIfUtc)) return null;
   for (let i = history.length - 1; i >= 0; i--) {

@@ -5,8 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { count } from 'drizzle-orm';
 import fc from 'fast-check';
-import { BUCKET_SQL, bucketGroups } from '../../../src/modules/punches/buckets';
+import { BUCKET_SQL, bucketGroups, punchedWithin } from '../../../src/modules/punches/buckets';
+import { punches } from '../../../src/modules/punches/tables';
 import { type Database, migrateDatabase, openDatabase } from '../../../src/platform/db/client';
 import { tempDir } from '../../support/harness';
 
@@ -69,5 +71,42 @@ describe('bucketGroups', () => {
       args: [1, 2, 'e', DAY, 3 * DAY],
     });
     expect(String(rows[0]!.detail)).toContain('fpa_punches_enrollee_day');
+  });
+});
+
+describe('punchedWithin', () => {
+  /** Punch rows at these instants (only what the table requires); answers nothing. */
+  async function storeAt(instants: readonly number[]): Promise<void> {
+    await db.client.execute('delete from fpa_punches');
+    for (const [i, at] of instants.entries()) {
+      await db.client.execute({
+        sql: `insert into fpa_punches (id, device_id, device_serial, device_pin, punched_at, local_time, utc_offset_minutes, state, verify_type, work_code, raw, flags, received_at)
+              values (?, 'd', 'S', ?, ?, '2026-01-01 00:00:00', 0, 0, 0, '', '', '[]', 0)`,
+        args: [`p-${i}`, String(i), at],
+      });
+    }
+  }
+
+  test('selects exactly the punches in [start, end), either bound open, across day edges and before 1970', async () => {
+    const bound = fc.option(instant, { nil: null });
+    await fc.assert(
+      fc.asyncProperty(fc.array(instant, { minLength: 1, maxLength: 12 }), bound, bound, async (instants, start, end) => {
+        await storeAt(instants);
+        const [row] = await db.orm.select({ n: count() }).from(punches).where(punchedWithin(start, end));
+        const expected = instants.filter((at) => (start === null || at >= start) && (end === null || at < end)).length;
+        expect(row!.n).toBe(expected);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('a range by instant alone goes through the enrollee index (there is no index on punched_at by itself)', async () => {
+    const query = db.orm
+      .select({ n: count() })
+      .from(punches)
+      .where(punchedWithin(10 * DAY, 12 * DAY))
+      .toSQL();
+    const { rows } = await db.client.execute({ sql: `explain query plan ${query.sql}`, args: query.params as number[] });
+    expect(String(rows[0]!.detail)).toContain('USING COVERING INDEX fpa_punches_enrollee_day');
   });
 });

@@ -1,0 +1,1 @@
+DROP INDEX `fpa_punches_time`;
