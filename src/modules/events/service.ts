@@ -20,6 +20,7 @@ import { insertFromJsonSql, jsonRows } from '../../platform/db/json-rows';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
 import type { Runtime } from '../../platform/runtime';
+import { ShownCache } from './shown-cache';
 import { eventLog } from './tables';
 
 /** Event type → the data recorded with it (JSON-safe: ids and facts); modules declare theirs as interfaces. */
@@ -88,6 +89,7 @@ export class EventLog {
   private readonly reactors = new Map<string, StoredReactor[]>();
   private readonly listeners = new Map<string, Set<StoredListener>>();
   private readonly forms = new Map<string, StoredFormOfAny>();
+  private readonly shown = new ShownCache();
   private readonly appendedListeners = new Set<(lastSequence: number) => void>();
 
   constructor(private readonly runtime: Runtime) {}
@@ -138,15 +140,18 @@ export class EventLog {
     return () => this.appendedListeners.delete(callback);
   }
 
-  /** Events after `sequence`, oldest first, optionally of some types only. */
-  async after(sequence: number, limit: number, types?: readonly string[]): Promise<LoggedEvent[]> {
+  /**
+   * Events after `sequence`, oldest first, optionally of some types only. `cached`: stored forms
+   * may be shown as read a moment ago (shown-cache.ts), for webhook endpoints reading in turn.
+   */
+  async after(sequence: number, limit: number, types?: readonly string[], options: { cached?: boolean } = {}): Promise<LoggedEvent[]> {
     const rows = await this.runtime.db.orm
       .select()
       .from(eventLog)
       .where(and(gt(eventLog.sequence, sequence), types && types.length > 0 ? inArray(eventLog.type, [...types]) : undefined))
       .orderBy(asc(eventLog.sequence))
       .limit(limit);
-    return this.read(this.runtime.db.orm, rows);
+    return this.read(this.runtime.db.orm, rows, options);
   }
 
   /**
@@ -218,11 +223,17 @@ export class EventLog {
   }
 
   /** Rows of the log as events, with each stored form shown (read with `q`: a follower's write transaction, or the database). */
-  async read(q: Queryable, rows: readonly (typeof eventLog.$inferSelect)[]): Promise<LoggedEvent[]> {
+  async read(q: Queryable, rows: readonly (typeof eventLog.$inferSelect)[], options: { cached?: boolean } = {}): Promise<LoggedEvent[]> {
     const events = rows.map(loggedEventOf);
     const stored = new Map<string, LoggedEvent[]>();
+    const now = performance.now();
     for (const event of events) {
       if (!this.forms.has(event.type)) continue;
+      const shown = options.cached ? this.shown.get(event.sequence, now) : undefined;
+      if (shown) {
+        event.data = shown as Record<string, unknown>;
+        continue;
+      }
       const list = stored.get(event.type);
       if (list) list.push(event);
       else stored.set(event.type, [event]);
@@ -234,6 +245,7 @@ export class EventLog {
       );
       list.forEach((event, i) => {
         event.data = shown[i] as Record<string, unknown>;
+        this.shown.set(event.sequence, event.data, now);
       });
     }
     return events;

@@ -148,7 +148,7 @@ export class OrderedDelivery {
     const known = this.idle.get(c.id);
     const from = known && known.position === c.position ? Math.max(c.position, known.checkedTo) : c.position;
     if (from >= bound) return false;
-    const [next] = await this.log.after(from, 1, c.events);
+    const [next] = await this.log.after(from, 1, c.events, { cached: true });
     if (next) return !bounded || next.sequence <= bound;
     if (this.idle.size >= 10_000) this.idle.clear();
     this.idle.set(c.id, { position: c.position, checkedTo: bound });
@@ -383,7 +383,8 @@ class EndpointRun {
     // The head first: every event up to it has committed, so a short read holds every
     // subscribed event up to the head.
     const head = await this.log.lastSequence();
-    const events = await this.log.after(this.fetched, batch, this.endpoint.events);
+    // Every endpoint reads these events in turn: the punches they show are read once (events/shown-cache.ts).
+    const events = await this.log.after(this.fetched, batch, this.endpoint.events, { cached: true });
     const usable = until === undefined ? events : events.filter((e) => e.sequence <= until);
     const vetted = usable.length > 0 ? await this.dispatcher.vet(this.endpoint.url) : null;
     for (const event of usable) {
