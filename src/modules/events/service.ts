@@ -245,7 +245,8 @@ export class EventLog {
       );
       list.forEach((event, i) => {
         event.data = shown[i] as Record<string, unknown>;
-        this.shown.set(event.sequence, event.data, now);
+        // Only views read outside a transaction are shared: one inside may see what it then rolls back.
+        if (options.cached) this.shown.set(event.sequence, event.data, now);
       });
     }
     return events;
