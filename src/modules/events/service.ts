@@ -229,9 +229,9 @@ export class EventLog {
     const now = performance.now();
     for (const event of events) {
       if (!this.forms.has(event.type)) continue;
-      const shown = options.cached ? this.shown.get(event.sequence, now) : undefined;
-      if (shown) {
-        event.data = shown as Record<string, unknown>;
+      const cachedView = options.cached ? this.shown.get(event.sequence, now) : undefined;
+      if (cachedView) {
+        event.data = cachedView as Record<string, unknown>;
         continue;
       }
       const list = stored.get(event.type);

@@ -13,6 +13,7 @@ import { type Client, createClient, type InStatement, type ResultSet, type Trans
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import { describeError, isSqliteBusy } from '../errors';
+import { BURST_QUIET_MS } from '../upload-burst';
 import { BackgroundCheckpointer, WRITER_CHECKPOINT_PAGES } from './checkpointer';
 
 export type Orm = LibSQLDatabase;
@@ -65,12 +66,8 @@ export interface WriteOptions {
 
 /** The longest a background write yields to the others unless the database is opened with another. */
 const BACKGROUND_MAX_WAIT_MS = 10_000;
-/**
- * How long no foreground write must have been queued before a background one runs. Longer
- * than the gap between two group commits of a burst (the event loop parsing the next uploads),
- * so a burst is not cut by followers' steps at every such gap.
- */
-const BACKGROUND_QUIET_MS = 250;
+/** How long no foreground write must have been queued before a background one runs (the same pause as a burst's, upload-burst.ts). */
+const BACKGROUND_QUIET_MS = BURST_QUIET_MS;
 
 /**
  * Page cache of the connection a write transaction runs on (KiB). SQLite's default (2 MB) is
