@@ -7,6 +7,7 @@ import { Elysia } from 'elysia';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { apiBodyLimit } from '../platform/http/body';
+import { otherMethodsRefused } from '../platform/http/other-methods';
 import { servePathsWhateverTheHost } from '../platform/http/routable-url';
 import { lanAddress } from '../platform/net/lan';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
@@ -30,11 +31,26 @@ export async function startServer(options: CreateOptions & { port?: number; host
       return { status: 'unavailable' };
     }
   });
-  const app = new Elysia().use(health).use(fpa.plugin);
+  const app = new Elysia()
+    .use(health)
+    .use(otherMethodsRefused('fpa-health-methods', fpa.db.url, { '/healthz': ['GET'] }))
+    .use(fpa.plugin);
   servePathsWhateverTheHost(app);
   const port = options.port ?? fpa.settings.PORT;
   const hostname = options.hostname ?? fpa.settings.HOST;
-  app.listen({ port, hostname, maxRequestBodySize: Math.max(fpa.settings.ADMS_MAX_REQUEST_BYTES, apiBodyLimit(fpa.settings)) + 1024 });
+  try {
+    // Elysia's Bun adapter turns on SO_REUSEPORT: a second server on the same port would then
+    // share it silently, requests alternating between two databases. A used port is an error.
+    app.listen({
+      port,
+      hostname,
+      reusePort: false,
+      maxRequestBodySize: Math.max(fpa.settings.ADMS_MAX_REQUEST_BYTES, apiBodyLimit(fpa.settings)) + 1024,
+    });
+  } catch (error) {
+    await fpa.close();
+    throw isAddressInUse(error) ? new PortInUseError(hostname, port) : error;
+  }
   const actualPort = app.server!.port!;
   const localHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
   const url = `http://${localHost}:${actualPort}`;
@@ -56,6 +72,21 @@ export async function startServer(options: CreateOptions & { port?: number; host
   };
 }
 
+/** Another process (maybe another Fingerprint Attendance) already listens on the port. */
+export class PortInUseError extends Error {
+  constructor(hostname: string, port: number) {
+    super(`port ${port} on ${hostname} is already in use by another process; stop it, or set FPA_PORT to a free port`);
+    this.name = 'PortInUseError';
+  }
+}
+
+function isAddressInUse(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = 'code' in error ? String(error.code) : '';
+  const message = error instanceof Error ? error.message : '';
+  return code === 'EADDRINUSE' || /in use|EADDRINUSE/i.test(message);
+}
+
 export async function main(): Promise<void> {
   let server: RunningServer;
   try {
@@ -63,7 +94,7 @@ export async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigurationError) {
       console.error(`fpa: refusing to start, the configuration has errors:\n${formatIssues(error.issues)}`);
-    } else if (error instanceof DatabaseLockedError) {
+    } else if (error instanceof DatabaseLockedError || error instanceof PortInUseError) {
       console.error(`fpa: refusing to start: ${error.message}`);
     } else {
       console.error('fpa: failed to start:', error instanceof Error ? error.message : error);
@@ -79,13 +110,13 @@ export async function main(): Promise<void> {
     JSON.stringify({
       time: new Date().toISOString(),
       level: 'info',
-      msg: `Fingerprint Attendance listening on ${server.url}`,
+      msg: `Fingerprint Attendance listening on ${hostname}:${server.port}`,
       console: consoleUrl,
       terminals: `${base}${server.fpa.settings.ADMS_URL_PREFIX}`,
       api: `${base}${API_PREFIX}/`,
     }),
   );
-  console.log(`\n  Console:   ${consoleUrl}  (sign in with a link from: bun run fpa:console-link)`);
+  console.log(`\n  Console:   ${consoleUrl}  (sign in with a link from: npm run fpa:console-link)`);
   console.log(`  Terminals: set the terminal's server address to ${reachable}, port ${server.port} (ADMS path ${server.fpa.settings.ADMS_URL_PREFIX})\n`);
   const shutdown = async (signal: string) => {
     console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `received ${signal}, shutting down` }));

@@ -8,7 +8,7 @@ import { createFingerprintAttendance } from '../app/create';
 import { silentLogger } from '../platform/log';
 import { callRunningServer, registerCommand } from './run';
 
-const USAGE = 'usage: bun run fpa:create-agent <name> --algorithm <algorithm_version>';
+const USAGE = 'usage: npm run fpa:create-agent -- <name> --algorithm <algorithm_version>';
 
 function report(agent: { id: unknown; name: unknown; algorithm_version: unknown }, key: unknown, where: string): void {
   console.log(`fpa:create-agent: created agent "${String(agent.name)}" (id ${String(agent.id)}, algorithm ${String(agent.algorithm_version)})${where}`);

@@ -39,6 +39,7 @@ const JOB_COMMANDS = [
   'purge-retention',
   'rotate-keys',
   'deliver-webhooks',
+  'reconcile-devices',
 ];
 
 /** Finds a running server that holds the local database, if any. */
@@ -69,7 +70,7 @@ async function runJob(name: string, args: string[]): Promise<number> {
     args,
     options: { date: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
     allowPositionals: false,
-    strict: false,
+    strict: true,
   });
   const params: Record<string, string> = {};
   // generate-absences takes one date or a range of dates.
@@ -95,7 +96,7 @@ async function runJob(name: string, args: string[]): Promise<number> {
 
 const commands: Record<string, Command> = {
   async check(args) {
-    const { values } = parseArgs({ args, options: { print: { type: 'boolean' }, codes: { type: 'boolean' } }, strict: false });
+    const { values } = parseArgs({ args, options: { print: { type: 'boolean' }, codes: { type: 'boolean' } }, strict: true });
     if (values.codes) {
       for (const [code, c] of Object.entries(CHECK_CODES)) console.log(`${code}\t${c.severity}\t${c.meaning}`);
       return 0;
@@ -169,27 +170,27 @@ const commands: Record<string, Command> = {
 
   /** Writes a `.env` with a fresh encryption key and admin secret if there is none (quick start). */
   async init(args) {
-    const { values } = parseArgs({ args, options: { 'if-missing': { type: 'boolean' } }, strict: false });
+    const { values } = parseArgs({ args, options: { 'if-missing': { type: 'boolean' } }, strict: true });
     const { settings } = loadSettings();
     if (existsSync('.env') || (values['if-missing'] && settings.TEMPLATE_ENCRYPTION_KEYS.length > 0)) {
       if (!values['if-missing']) console.log('fpa:init: .env exists; nothing written');
       return 0;
     }
     const lines = [
-      '# Written by `bun run fpa:init` for a local quick start. Keep it secret; back up the key:',
+      '# Written by `npm run fpa:init` for a local quick start. Keep it secret; back up the key:',
       '# templates encrypted with it cannot be read without it.',
       `FPA_TEMPLATE_ENCRYPTION_KEYS=${generateEncryptionKey()}`,
       `FPA_ADMIN_JWT_SECRET=${randomToken(32)}`,
       '',
     ];
     writeFileSync('.env', lines.join('\n'), { mode: 0o600 });
-    console.log('fpa:init: wrote .env with a new template key and admin JWT secret (bun run fpa:admin-token prints a token)');
+    console.log('fpa:init: wrote .env with a new template key and admin JWT secret (npm run fpa:admin-token prints a token)');
     return 0;
   },
 
   /** Prints an administrator JWT signed with ADMIN_JWT_SECRET (for trying the API). */
   async 'admin-token'(args) {
-    const { values } = parseArgs({ args, options: { sub: { type: 'string' }, ttl: { type: 'string' } }, strict: false });
+    const { values } = parseArgs({ args, options: { sub: { type: 'string' }, ttl: { type: 'string' } }, strict: true });
     const { settings } = loadSettings();
     if (!settings.ADMIN_JWT_SECRET) {
       console.error('fpa:admin-token: FPA_ADMIN_JWT_SECRET is not set');
@@ -214,16 +215,31 @@ export function registerCommand(name: string, command: Command): void {
   commands[name] = command;
 }
 
+/** The command names, for the usage line and the test that every job has one. */
+export function commandNames(): string[] {
+  return Object.keys(commands).sort();
+}
+
+/** node:util parseArgs refusing an option or a value (its errors carry an `ERR_PARSE_ARGS_*` code). */
+function isUsageError(error: unknown): error is Error {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS_');
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   const command = name ? commands[name] : undefined;
   if (!command) {
-    console.error(`usage: bun src/cli.ts <command>\ncommands: ${Object.keys(commands).sort().join(', ')}`);
+    console.error(`usage: npm run fpa:<command> [-- options]\ncommands: ${commandNames().join(', ')}`);
     return 2;
   }
   try {
     return await command(args);
   } catch (error) {
+    if (isUsageError(error)) {
+      // An option the command does not know is a typo to fix, not something to ignore.
+      console.error(`fpa:${name}: ${error.message}`);
+      return 2;
+    }
     console.error(`fpa:${name} failed: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }

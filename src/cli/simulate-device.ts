@@ -13,7 +13,7 @@ import { parseDuration } from '../platform/config/values';
 import { SimulatedTerminal } from '../simulator/terminal';
 
 export const SIMULATE_USAGE =
-  'usage: bun run fpa:simulate-device --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--quiet]';
+  'usage: npm run fpa:simulate-device -- --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--quiet]';
 
 function duration(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined) return fallback;
@@ -78,5 +78,10 @@ export async function simulateDevice(args: string[]): Promise<number> {
   console.log(
     `fpa:simulate-device: ${values.sn} polled ${summary.polls} times, punched ${summary.punchesSent} times (${terminal.pendingPunches} not acknowledged), ran ${summary.commands} commands, met ${summary.errors} errors; holds ${terminal.users.size} users and ${terminal.templates.size} templates`,
   );
+  if (summary.polls === 0) {
+    // A terminal that never got through has done nothing an operator asked for: not a success.
+    console.error(`fpa:simulate-device: the server at ${values.url} never answered a poll (${summary.errors} errors)`);
+    return 1;
+  }
   return terminal.pendingPunches === 0 ? 0 : 1;
 }

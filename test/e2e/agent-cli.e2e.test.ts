@@ -76,6 +76,6 @@ describe('fpa:create-agent', () => {
   test('a missing name or algorithm prints the usage and fails', async () => {
     const run = await createAgentScript('Nameless');
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('usage: bun run fpa:create-agent <name> --algorithm <algorithm_version>');
+    expect(run.stderr).toContain('usage: npm run fpa:create-agent -- <name> --algorithm <algorithm_version>');
   }, 30_000);
 });

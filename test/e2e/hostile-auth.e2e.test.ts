@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { UnsecuredJWT } from 'jose';
 import { OPERATOR_TOKEN_HEADER } from '../../src/platform/http/admin-auth';
+import { METHOD_REFUSAL_TAG } from '../../src/platform/http/other-methods';
 import { createAgent } from '../support/agents';
 import { signInOverHttp } from '../support/console';
 import { adminToken, startTestServer, type TestServer } from '../support/harness';
@@ -19,17 +20,21 @@ import { tableCounts } from '../support/hostile';
 
 const API = '/api/fingerprint/v1';
 const AUDIENCE = 'fpa-hostile';
-/** Reachable without credentials, by decision: the health checks, the docs page and its assets (and the terminals' prefix). */
+/** Reachable without credentials, by decision: the health checks, the API root (a signpost to the docs), the docs page and its assets (and the terminals' prefix). */
 const isPublic = (method: string, path: string) =>
   (method === 'POST' && path === '/console/sign-in') ||
   (method === 'GET' &&
     (path === '/healthz' ||
       path === '/readyz' ||
+      path === `${API}/` ||
+      path === API ||
       path === `${API}/docs` ||
       (path.startsWith(`${API}/docs/`) && path !== `${API}/docs/json`) ||
       path === '/console' ||
       path === '/console/sign-in' ||
       path.startsWith('/console/assets/')));
+
+const refusesMethod = (route: { hooks?: { detail?: { tags?: string[] } } }) => route.hooks?.detail?.tags?.includes(METHOD_REFUSAL_TAG) ?? false;
 
 let server: TestServer;
 let goodAdmin: string;
@@ -62,6 +67,8 @@ function protectedRoutes(): Route[] {
       .filter((r) => !(r.path === adms || r.path.startsWith(`${adms}/`)))
       // The catch-all that answers unknown API paths with the error body is not an endpoint.
       .filter((r) => !r.path.endsWith('/*'))
+      // Nor are the routes that answer a wrong method on a root path with 405 (anyone may learn that).
+      .filter((r) => !refusesMethod(r))
       .filter((r) => !isPublic(r.method, r.path))
       .map((r) => ({
         method: r.method === 'WS' ? 'GET' : r.method,

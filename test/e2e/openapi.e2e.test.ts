@@ -28,7 +28,8 @@ afterAll(async () => {
   await server.close();
 });
 
-const isDocsRoute = (path: string) => path === `${API}/docs` || path.startsWith(`${API}/docs/`);
+// The docs, and the API root that points to them.
+const isDocsRoute = (path: string) => path === `${API}/` || path === API || path === `${API}/docs` || path.startsWith(`${API}/docs/`);
 
 /** The API routes the app serves: under the prefix, not the catch-all, not the docs. */
 function servedRoutes() {

@@ -65,7 +65,7 @@ const SECURITY_SCHEME_OBJECTS: JsonObject = {
     in: 'header',
     name: OPERATOR_TOKEN_HEADER,
     description:
-      'The local operator token from the database lock file, accepted from a loopback peer only: it lets `bun run fpa:*` scripts on the same host hand work to the running server.',
+      'The local operator token from the database lock file, accepted from a loopback peer only: it lets `npm run fpa:*` scripts on the same host hand work to the running server.',
   },
 };
 

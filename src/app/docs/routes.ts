@@ -1,5 +1,6 @@
 /**
- * `docs/` (the Swagger UI page and its assets, public: they hold nothing) and `docs/json` (the
+ * The API's root (a public signpost to the docs: the README gives `/api/fingerprint/v1/` as the
+ * API's address, and a 404 there looked like a broken install), `docs/` (the Swagger UI page and its assets, public: they hold nothing) and `docs/json` (the
  * OpenAPI document, for administrators: `Authorization: Bearer`, never a token in the URL).
  * None of these routes is in the document: they are not part of the API.
  */
@@ -42,6 +43,18 @@ export function docsRoutes(http: Http, document: DocumentSource) {
     const gzip = () => (gzipped ??= new Uint8Array(gzipSync(asset.bytes(), { level: 9 })));
     assets.get(`/docs/${asset.name}`, ({ request }) => assetResponse(asset, request, gzip));
   }
+  assets.get('/', () =>
+    Response.json(
+      {
+        service: 'Fingerprint Attendance',
+        api: 'v1',
+        docs: 'docs/',
+        openapi: 'docs/json',
+        authentication: 'Authorization: Bearer <administrator token>',
+      },
+      { headers: PRIVATE_HEADERS },
+    ),
+  );
   const json = adminRouter(http, 'docs').get(
     '/docs/json',
     () => new Response(document.json(), { headers: { 'content-type': 'application/json', ...PRIVATE_HEADERS } }),

@@ -140,7 +140,7 @@ export function docsUi(): DocsUi {
     <header class="fpa-docs">
       <form id="fpa-token" autocomplete="off">
         <label for="fpa-token-input">Administrator token</label>
-        <input id="fpa-token-input" type="password" autocomplete="off" spellcheck="false" placeholder="a JWT, e.g. from bun run fpa:admin-token" />
+        <input id="fpa-token-input" type="password" autocomplete="off" spellcheck="false" placeholder="a JWT, e.g. from npm run fpa:admin-token" />
         <button type="submit">Load the API document</button>
       </form>
       <p id="fpa-note">The API document is for administrators: paste an administrator token to load it.</p>

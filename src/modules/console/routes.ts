@@ -6,6 +6,7 @@
  * vouches for the request opens a console session for that person.
  */
 import { Elysia } from 'elysia';
+import { otherMethodsRefused } from '../../platform/http/other-methods';
 import { IMMUTABLE } from '../../platform/http/pages';
 import { readCapped } from '../../platform/http/read-capped';
 import { adminRouter, type Http } from '../../platform/http/router';
@@ -127,5 +128,13 @@ export function consoleRoutes(http: Http, sessions: ConsoleService, options: { a
       { detail: { hide: true } },
     );
 
-  return pages.use(session);
+  return pages.use(session).use(
+    otherMethodsRefused('fpa-console-methods', seed, {
+      [CONSOLE_PATH]: ['GET'],
+      [`${CONSOLE_PATH}/`]: ['GET'],
+      [`${CONSOLE_PATH}/sign-in`]: ['GET', 'POST'],
+      [`${CONSOLE_PATH}/session`]: ['GET'],
+      [`${CONSOLE_PATH}/sign-out`]: ['POST'],
+    }),
+  );
 }

@@ -5,6 +5,7 @@
 import { Elysia, t } from 'elysia';
 import { constantTimeEqual } from '../../platform/crypto/secrets';
 import { errors } from '../../platform/http/model';
+import { otherMethodsRefused } from '../../platform/http/other-methods';
 import { peerAddress } from '../../platform/http/routable-url';
 import { adminRouter, apiRouter, type Http } from '../../platform/http/router';
 import { Health } from './model';
@@ -41,5 +42,8 @@ export function operationsRoutes(http: Http, health: HealthService) {
     .get('/metrics', async () => new Response(await metrics.text(), { headers: { 'content-type': metrics.contentType } }), {
       detail: { summary: 'Prometheus metrics', hide: true },
     });
-  return new Elysia({ name: 'fpa-operations', seed: http.runtime.instanceId }).use(readyz).use(scrape);
+  return new Elysia({ name: 'fpa-operations', seed: http.runtime.instanceId })
+    .use(readyz)
+    .use(scrape)
+    .use(otherMethodsRefused('fpa-operations-methods', http.runtime.instanceId, { '/readyz': ['GET'], '/metrics': ['GET'] }));
 }

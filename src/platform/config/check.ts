@@ -32,6 +32,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E014': { severity: 'error', meaning: 'EMPLOYEE_LOOKUP_FIELD is not a field of the employee directory in use' },
   'fpa.E015': { severity: 'error', meaning: 'EMPLOYEE_MODEL names a model no directory provides (standalone, only `builtin` exists)' },
   'fpa.E016': { severity: 'error', meaning: 'BIOMETRIC_TYPES or BIOMETRIC_MAX_BYTES names a biometric kind the service does not know' },
+  'fpa.E017': { severity: 'error', meaning: 'LOG_LEVEL is not `debug`, `info`, `warn` or `error`' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
   'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
@@ -39,6 +40,8 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.W005': { severity: 'warning', meaning: 'an embedded replica (DATABASE_SYNC_URL) is configured without a local file' },
   'fpa.W006': { severity: 'warning', meaning: 'neither ADMS_ALLOWED_IPS nor ADMS_DEVICE_TOKENS is set: terminals are identified by serial number only' },
 };
+
+const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
 
 const issue = (code: string, message: string, hint: string): ConfigIssue => ({
   code,
@@ -84,7 +87,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       issue(
         'fpa.E001',
         'TEMPLATE_ENCRYPTION_KEYS is empty: templates cannot be encrypted.',
-        'Run `bun run fpa:generate-key` and set FPA_TEMPLATE_ENCRYPTION_KEYS.',
+        'Run `npm run fpa:generate-key` and set FPA_TEMPLATE_ENCRYPTION_KEYS.',
       ),
     );
   } else {
@@ -99,7 +102,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
           issue(
             'fpa.E002',
             `TEMPLATE_ENCRYPTION_KEYS[${i}] is malformed: ${error instanceof Error ? error.message : 'invalid'}.`,
-            'Keys look like `fpa1:<id>:<base64url>`; generate one with `bun run fpa:generate-key`.',
+            'Keys look like `fpa1:<id>:<base64url>`; generate one with `npm run fpa:generate-key`.',
           ),
         );
       }
@@ -141,11 +144,16 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     );
   }
   for (const key of ['TIME_ZONE', 'ATTENDANCE_TIME_ZONE'] as const) {
-    if (!isValidTimeZone(s[key]))
+    // An unset ATTENDANCE_TIME_ZONE takes TIME_ZONE's value: a bad zone is reported once, under the key that was set.
+    const inherited = key === 'ATTENDANCE_TIME_ZONE' && s.ATTENDANCE_TIME_ZONE === s.TIME_ZONE;
+    if (!inherited && !isValidTimeZone(s[key]))
       out.push(issue('fpa.E006', `${key} "${s[key]}" is not a known IANA time zone.`, 'Use a name such as `Europe/Berlin` or `Asia/Kolkata`.'));
   }
+  if (!LOG_LEVELS.includes(s.LOG_LEVEL)) {
+    out.push(issue('fpa.E017', `LOG_LEVEL "${s.LOG_LEVEL}" is unknown.`, `Use one of ${LOG_LEVELS.join(', ')}.`));
+  }
   if (s.TASK_BACKEND !== 'cron' && s.TASK_BACKEND !== 'external') {
-    out.push(issue('fpa.E007', `TASK_BACKEND "${s.TASK_BACKEND}" is unknown.`, 'Use `cron` (in-process) or `external` (run `bun run fpa:*` on a schedule).'));
+    out.push(issue('fpa.E007', `TASK_BACKEND "${s.TASK_BACKEND}" is unknown.`, 'Use `cron` (in-process) or `external` (run `npm run fpa:*` on a schedule).'));
   }
   for (const [device, accepted] of Object.entries(s.ALGORITHM_COMPATIBILITY_MAP)) {
     if (device.trim() === '' || !Array.isArray(accepted) || accepted.some((v) => typeof v !== 'string' || v.trim() === '')) {

@@ -195,9 +195,9 @@ const listMap = (description: string, secret = false): SettingSpec<Record<string
 export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
   EMPLOYEE_MODEL: text('builtin', 'Employee model; `builtin` is the table behind /employees/. Fixed at first migration.'),
   EMPLOYEE_LOOKUP_FIELD: text('id', 'Field by which the API identifies employees.'),
-  TEMPLATE_ENCRYPTION_KEYS: list([], 'Template keys (`bun run fpa:generate-key`); the first encrypts, all decrypt.', true),
+  TEMPLATE_ENCRYPTION_KEYS: list([], 'Template keys (`npm run fpa:generate-key`); the first encrypts, all decrypt.', true),
   ADMS_URL_PREFIX: text('/iclock/', 'Path prefix of the terminal endpoints; must end with `/`.'),
-  TASK_BACKEND: text('cron', '`cron` (jobs in-process) or `external` (operators run `bun run fpa:*`).'),
+  TASK_BACKEND: text('cron', '`cron` (jobs in-process) or `external` (operators run `npm run fpa:*`).'),
   ENROLLMENT_REQUIRE_CONSENT: flag(true, 'Whether consent is required before a template is stored.'),
   ALLOWED_FINGER_INDEXES: {
     default: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
@@ -279,7 +279,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   WEBHOOK_CONCURRENCY: integer(16, 'Webhook requests in flight per endpoint, and for messages queued by hand per instance.'),
   WEBHOOK_WORKER: flag(
     true,
-    'Run the webhook delivery worker in-process (whatever TASK_BACKEND says); `off` leaves delivery to `bun run fpa:deliver-webhooks`.',
+    'Run the webhook delivery worker in-process (whatever TASK_BACKEND says); `off` leaves delivery to `npm run fpa:deliver-webhooks`.',
   ),
   WEBHOOK_MAX_LAG: duration(
     10_000,
@@ -331,7 +331,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     '',
     'Address of the console in printed sign-in links, e.g. `https://attendance.example.com/console/`; empty: `http://<LAN address>:<PORT>/console/`.',
   ),
-  CONSOLE_LINK_TTL: duration(10 * MINUTE, 'A console sign-in link (`bun run fpa:console-link`) works once, within this.'),
+  CONSOLE_LINK_TTL: duration(10 * MINUTE, 'A console sign-in link (`npm run fpa:console-link`) works once, within this.'),
   CONSOLE_SESSION_TTL: duration(12 * 60 * MINUTE, 'A console session ends this long after sign-in, however busy.'),
   CONSOLE_SESSION_IDLE_TIMEOUT: duration(30 * MINUTE, 'A console session unused this long ends.'),
   CONSOLE_TRUST_PROXY: flag(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { commandNames } from '../../../src/cli/run';
 import { createPeople, dayOf } from '../../support/attendance';
 import { JWT_SECRET, startTestServer, TEST_KEY, type TestServer, tempDir } from '../../support/harness';
 
@@ -50,6 +51,8 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     const pkg = (await Bun.file(new URL('../../../package.json', import.meta.url)).json()) as { scripts: Record<string, string> };
     expect(jobNames.length).toBeGreaterThan(5);
     for (const name of jobNames) expect({ name, script: pkg.scripts[`fpa:${name}`] }).toEqual({ name, script: `bun src/cli.ts ${name}` });
+    // …and the CLI runs it (fpa:reconcile-devices once printed the usage and exited 2).
+    for (const name of jobNames) expect(commandNames()).toContain(name);
   });
 
   test('with no server running the script opens the database itself', async () => {

@@ -57,7 +57,7 @@ function signedOut(): void {
         'p',
         {},
         'Ask whoever runs the server for a sign-in link: on the server, ',
-        h('code', {}, 'bun run fpa:console-link'),
+        h('code', {}, 'npm run fpa:console-link'),
         ' prints one. It works once, for a few minutes.',
       ),
     ),

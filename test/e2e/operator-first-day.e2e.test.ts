@@ -1,0 +1,129 @@
+/**
+ * The operator's first day (issue 24): commands as the README writes them, a port already in
+ * use, wrong methods on the root paths, the API's own address, and the configuration check
+ * refusing what it does not know.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join, resolve } from 'node:path';
+import { PortInUseError, startServer } from '../../src/app/server';
+import { silentLogger } from '../../src/platform/log';
+import { adminToken, JWT_SECRET, startTestServer, TEST_KEY, type TestServer, tempDir, testSettings } from '../support/harness';
+
+const ROOT = resolve(import.meta.dir, '../..');
+const work = tempDir('fpa-operator-');
+let server: TestServer;
+
+/** `npm run fpa:<name> -- args` is `bun src/cli.ts <name> args`: run it as operators do, in a subprocess. */
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  const proc = Bun.spawn([process.execPath, 'src/cli.ts', ...args], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? work.dir,
+      FPA_DATABASE_URL: `file:${join(work.dir, 'cli.db')}`,
+      FPA_TEMPLATE_ENCRYPTION_KEYS: TEST_KEY,
+      FPA_ADMIN_JWT_SECRET: JWT_SECRET,
+      FPA_TASK_BACKEND: 'external',
+      ...env,
+    },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, out: out.trim(), err: err.trim() };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+  work.cleanup();
+});
+
+describe('one port, one server', () => {
+  test('a second server on a port in use fails with a clear error, and leaves its database free', async () => {
+    const other = tempDir('fpa-second-');
+    try {
+      const attempt = startServer({
+        settings: testSettings(other.dir),
+        env: {},
+        logger: silentLogger,
+        port: server.port,
+        hostname: '127.0.0.1',
+      });
+      await expect(attempt).rejects.toBeInstanceOf(PortInUseError);
+      await expect(attempt).rejects.toThrow(`port ${server.port} on 127.0.0.1 is already in use`);
+      // The first server still answers from its own database.
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      // The failed start released what it had opened: a server can now take that database.
+      const retry = await startServer({ settings: testSettings(other.dir), env: {}, logger: silentLogger, port: 0, hostname: '127.0.0.1' });
+      await retry.stop();
+    } finally {
+      other.cleanup();
+    }
+  });
+});
+
+describe('root paths', () => {
+  test('a wrong method on /healthz, /readyz, /metrics and the console answers 405 with Allow, not 404', async () => {
+    for (const [method, path, allow] of [
+      ['POST', '/healthz', 'GET, HEAD'],
+      ['DELETE', '/metrics', 'GET, HEAD'],
+      ['PUT', '/readyz', 'GET, HEAD'],
+      ['PUT', '/console/session', 'GET, HEAD'],
+      ['GET', '/console/sign-out', 'POST'],
+    ] as const) {
+      const response = await fetch(`${server.url}${path}`, { method });
+      expect({ path, method, status: response.status }).toEqual({ path, method, status: 405 });
+      expect(response.headers.get('allow')).toBe(allow);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+    }
+    // The right methods still work.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${await adminToken()}` } })).status).toBe(200);
+  });
+
+  test('the API address the README gives answers, pointing to its documentation', async () => {
+    for (const path of ['/api/fingerprint/v1/', '/api/fingerprint/v1']) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ docs: 'docs/', openapi: 'docs/json' });
+    }
+  });
+});
+
+describe('the configuration check', () => {
+  test('an unknown option is refused with exit 2, not ignored', async () => {
+    const run = await cli(['check', '--bogus']);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain("Unknown option '--bogus'");
+  });
+
+  test('an unknown log level is an error; a bad TIME_ZONE is reported once, under TIME_ZONE', async () => {
+    const loud = await cli(['check'], { FPA_LOG_LEVEL: 'loud' });
+    expect(loud.code).toBe(1);
+    expect(loud.out).toContain('fpa.E017');
+    const zone = await cli(['check'], { FPA_TIME_ZONE: 'Mars/Olympus' });
+    expect(zone.code).toBe(1);
+    expect(zone.out).toContain('TIME_ZONE "Mars/Olympus"');
+    expect(zone.out).not.toContain('ATTENDANCE_TIME_ZONE');
+    const fine = await cli(['check']);
+    expect(fine.out).not.toContain('fpa.E017');
+  });
+});
+
+describe('scripts', () => {
+  test('fpa:reconcile-devices runs its job (it printed the usage and exited 2)', async () => {
+    const run = await cli(['reconcile-devices']);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.out).toStartWith('reconcile-devices succeeded');
+  }, 30_000);
+
+  test('fpa:simulate-device against a server that is not there fails', async () => {
+    const run = await cli(['simulate-device', '--url', 'http://127.0.0.1:9', '--sn', 'NOBODY01', '--duration', '300ms', '--quiet']);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('never answered a poll');
+  }, 30_000);
+});
