@@ -307,6 +307,9 @@ describe('a month of a factory', () => {
     // One employee only.
     const one = await fetch(`${server.url}${API}/attendance-days/export.csv?from=2026-03-30&to=2026-03-31&employee=N1`, { headers: server.admin.headers });
     expect((await one.text()).split('\r\n').slice(1, -1)).toEqual([expectedRow('N1', '2026-03-30'), expectedRow('N1', '2026-03-31')]);
+    // Streamed page by page: pages of 7 rows (cutting through employees) give the same bytes.
+    const paged = await server.fpa.service.reports.exportCsv({ from: '2026-03-01', to: '2026-03-31' }, { pageRows: 7 });
+    expect(await new Response(paged).text()).toBe([lines[0], ...expected, ''].join('\r\n'));
   });
 
   test('the summary of the month, employee by employee', async () => {

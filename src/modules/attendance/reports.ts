@@ -3,7 +3,7 @@
  * first) and `attendance-summary/` (per employee, totals of a range). Both read the stored days
  * after catching up with the log, so they show every punch recorded so far.
  */
-import { and, asc, type Column, eq, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, eq, gt, gte, lte, or, type SQL, sql } from 'drizzle-orm';
 import { csvField, csvRow, csvText } from '../../platform/csv';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
@@ -37,6 +37,9 @@ const EXPORT_COLUMNS = [
   'flags',
 ] as const;
 
+/** Days read per page of an export: large enough that the per-query cost vanishes, small enough to stay a few hundred KB. */
+const EXPORT_PAGE_ROWS = 1000;
+
 /** The longest range one export or summary covers. */
 const MAX_DAYS = 366;
 
@@ -52,42 +55,83 @@ export class Reports {
    * Times are local wall times of ATTENDANCE_TIME_ZONE (`YYYY-MM-DD HH:MM:SS`, the date shown
    * since an overnight shift ends on the next one); durations both as `H:MM` (whole minutes,
    * rounded down) and in seconds; flags separated by spaces.
+   *
+   * Streamed page by page (keyset on employee and date), so a month of a large company never sits
+   * in memory as one string: the server's size stays flat whatever the export's. The range is
+   * checked and the days caught up before the first byte, so a bad request is still a clean
+   * error; each page is read as it is, so a day recomputed during a long download shows as it is
+   * when its page is read.
    */
-  async exportCsv(filters: { from: string; to: string; employee?: string }): Promise<string> {
+  async exportCsv(filters: { from: string; to: string; employee?: string }, options: { pageRows?: number } = {}): Promise<ReadableStream<Uint8Array>> {
     checkRange(filters.from, filters.to);
     await this.attendance.follower.catchUp();
-    const rows = await this.ctx.db.orm.select().from(attendanceDays).where(rangeOf(filters)).orderBy(asc(attendanceDays.employeeKey), asc(attendanceDays.date));
+    const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
+    const encoder = new TextEncoder();
+    let after: { employee: string; date: string } | null = null;
+    let headerSent = false;
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (!headerSent) {
+          headerSent = true;
+          controller.enqueue(encoder.encode(csvRow([...EXPORT_COLUMNS])));
+          return;
+        }
+        const page = await this.exportPage(filters, after, pageRows);
+        if (page.rows.length === 0) {
+          controller.close();
+          return;
+        }
+        controller.enqueue(encoder.encode(page.text));
+        const last = page.rows[page.rows.length - 1]!;
+        after = { employee: last.employeeKey, date: last.date };
+      },
+    });
+  }
+
+  private async exportPage(
+    filters: { from: string; to: string; employee?: string },
+    after: { employee: string; date: string } | null,
+    pageRows: number,
+  ): Promise<{ rows: (typeof attendanceDays.$inferSelect)[]; text: string }> {
+    const d = attendanceDays;
+    const next = after === null ? undefined : or(gt(d.employeeKey, after.employee), and(eq(d.employeeKey, after.employee), gt(d.date, after.date)));
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(d)
+      .where(and(rangeOf(filters), next))
+      .orderBy(asc(d.employeeKey), asc(d.date))
+      .limit(pageRows);
     const names = await this.enrollees.byIds(
       this.ctx.db.orm,
       rows.map((r) => r.enrolleeId),
     );
     const zone = this.attendance.timeZone;
     const local = (ms: number | null) => (ms === null ? '' : formatLocalWallTime(new Date(ms), zone));
-    let out = csvRow([...EXPORT_COLUMNS]);
-    for (const d of rows) {
-      out += csvRow([
-        csvText(d.employeeKey),
-        csvText(names.get(d.enrolleeId)?.displayName ?? ''),
-        d.date,
-        d.status,
-        csvText(d.schedule ?? ''),
-        local(d.firstIn),
-        local(d.lastOut),
-        hoursMinutes(d.workedSeconds),
-        String(d.workedSeconds),
-        hoursMinutes(d.expectedSeconds),
-        String(d.expectedSeconds),
-        hoursMinutes(d.lateSeconds),
-        String(d.lateSeconds),
-        hoursMinutes(d.earlyLeaveSeconds),
-        String(d.earlyLeaveSeconds),
-        hoursMinutes(d.overtimeSeconds),
-        String(d.overtimeSeconds),
-        String(d.punchCount),
-        csvField(d.flags.join(' ')),
+    let text = '';
+    for (const day of rows) {
+      text += csvRow([
+        csvText(day.employeeKey),
+        csvText(names.get(day.enrolleeId)?.displayName ?? ''),
+        day.date,
+        day.status,
+        csvText(day.schedule ?? ''),
+        local(day.firstIn),
+        local(day.lastOut),
+        hoursMinutes(day.workedSeconds),
+        String(day.workedSeconds),
+        hoursMinutes(day.expectedSeconds),
+        String(day.expectedSeconds),
+        hoursMinutes(day.lateSeconds),
+        String(day.lateSeconds),
+        hoursMinutes(day.earlyLeaveSeconds),
+        String(day.earlyLeaveSeconds),
+        hoursMinutes(day.overtimeSeconds),
+        String(day.overtimeSeconds),
+        String(day.punchCount),
+        csvField(day.flags.join(' ')),
       ]);
     }
-    return out;
+    return { rows, text };
   }
 
   /** `attendance-summary/`: per employee, by employee key, cursor-paged. */
