@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
@@ -153,9 +153,15 @@ export class AttendanceService {
 
   /** The first and last date that hold a day or a punch (null when there is nothing yet). */
   private async dataSpan(w: WriteContext): Promise<{ from: string; to: string } | null> {
+    // Two scalar subqueries: SQLite answers a lone min() or max() from the index's edge, but
+    // `min(date), max(date)` in one select reads the whole index (this runs in the writer's
+    // transaction on every calendar change).
     const [days] = await w.tx
-      .select({ first: sql<string | null>`min(${attendanceDays.date})`, last: sql<string | null>`max(${attendanceDays.date})` })
-      .from(attendanceDays);
+      .select({
+        first: sql<string | null>`(select min(${attendanceDays.date}) from ${attendanceDays})`,
+        last: sql<string | null>`(select max(${attendanceDays.date}) from ${attendanceDays})`,
+      })
+      .from(sql`(select 1)`);
     const punched = await this.punches.spanOf(w.tx);
     const firsts = [days?.first, punched && this.dateOf(punched.first)].filter((d): d is string => typeof d === 'string');
     const lasts = [days?.last, punched && this.dateOf(punched.last)].filter((d): d is string => typeof d === 'string');
@@ -361,19 +367,29 @@ export class AttendanceService {
       }
       conditions.push(eq(attendanceDays.status, filters.status as DayStatus));
     }
+    let after: { date: string; enrollee: string } | null = null;
     if (filters.cursor) {
       const decoded = decodeCursor(filters.cursor);
       const [date, enrollee] = decoded ?? [];
       if (typeof date !== 'string' || typeof enrollee !== 'string') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
-      conditions.push(sql`(${attendanceDays.date} < ${date} or (${attendanceDays.date} = ${date} and ${attendanceDays.enrolleeId} > ${enrollee}))`);
+      after = { date, enrollee };
     }
     const limit = filters.limit ?? 100;
-    const rows = await this.ctx.db.orm
-      .select()
-      .from(attendanceDays)
-      .where(conditions.length ? and(...conditions) : undefined)
-      .orderBy(desc(attendanceDays.date), asc(attendanceDays.enrolleeId))
-      .limit(limit + 1);
+    const read = (extra: SQL | undefined, count: number) =>
+      this.ctx.db.orm
+        .select()
+        .from(attendanceDays)
+        .where(and(...conditions, extra))
+        .orderBy(desc(attendanceDays.date), asc(attendanceDays.enrolleeId))
+        .limit(count);
+    // After a cursor, in two seeks (the rest of the cursor's date, then the dates before it)
+    // rather than one `date < d or (date = d and enrollee > e)`, which SQLite can only answer by
+    // walking the index from the newest date: every page would cost more than the one before.
+    let rows =
+      after === null
+        ? await read(undefined, limit + 1)
+        : await read(and(eq(attendanceDays.date, after.date), gt(attendanceDays.enrolleeId, after.enrollee)), limit + 1);
+    if (after !== null && rows.length <= limit) rows = [...rows, ...(await read(lt(attendanceDays.date, after.date), limit + 1 - rows.length))];
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

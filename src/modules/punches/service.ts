@@ -355,11 +355,39 @@ export class PunchService {
    * earlier version logged without their span ask it.
    */
   async spanOf(q: Queryable, enrolleeId?: string): Promise<{ first: number; last: number } | null> {
+    if (enrolleeId === undefined) return this.attributedSpan(q);
     const [row] = await q
       .select({ first: sql<number | null>`min(${punches.punchedAt})`, last: sql<number | null>`max(${punches.punchedAt})` })
       .from(punches)
       .where(enrolleeId === undefined ? isNotNull(punches.enrolleeId) : eq(punches.enrolleeId, enrolleeId));
     return row && row.first !== null && row.last !== null ? { first: row.first, last: row.last } : null;
+  }
+
+  /**
+   * The first and last instant of any attributed punch, from the edges of the enrollee index:
+   * its first and last day bucket holding one, then the extreme instant inside that bucket. A
+   * plain min()/max() of `punched_at` would read every punch (no index leads with it).
+   */
+  private async attributedSpan(q: Queryable): Promise<{ first: number; last: number } | null> {
+    const bucket = sql.raw(BUCKET_SQL);
+    const edge = async (end: 'first' | 'last'): Promise<number | null> => {
+      const [found] = await q
+        .select({ bucket: sql<number>`${bucket}` })
+        .from(punches)
+        .where(isNotNull(punches.enrolleeId))
+        .orderBy(end === 'first' ? sql`${bucket} asc` : sql`${bucket} desc`)
+        .limit(1);
+      if (!found) return null;
+      const extreme = end === 'first' ? sql<number | null>`min(${punches.punchedAt})` : sql<number | null>`max(${punches.punchedAt})`;
+      const [row] = await q
+        .select({ at: extreme })
+        .from(punches)
+        .where(and(sql`${bucket} = ${found.bucket}`, isNotNull(punches.enrolleeId)));
+      return row?.at ?? null;
+    };
+    const first = await edge('first');
+    const last = first === null ? null : await edge('last');
+    return first !== null && last !== null ? { first, last } : null;
   }
 
   /** Retention: deletes the punches before `cutoff`; returns how many. */
