@@ -108,7 +108,7 @@ export function databaseFilePath(url: string): string | null {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const requestedPath = databaseFilePath(options.url);
   // Directory 0700 and files 0600 before SQLite creates anything (files.ts), then the real file.
-  const prepared = requestedPath ? prepareDatabaseFile(requestedPath) : null;
+  const prepared = requestedPath ? prepareDatabaseFile(requestedPath, { createFile: !options.syncUrl }) : null;
   for (const warning of prepared?.warnings ?? []) (options.warn ?? ((m: string) => console.error(`fpa: ${m}`)))(warning);
   const filePath = prepared?.realPath ?? null;
   const client = createClient({
@@ -123,7 +123,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     timeout: 5000,
     intMode: 'number',
   });
-  if (options.syncUrl) await client.sync();
+  if (options.syncUrl) {
+    await client.sync();
+    // The replica's files exist now: 0600 like any other (files.ts).
+    if (filePath) prepareDatabaseFile(filePath);
+  }
   if (filePath) {
     // WAL is a property of the file, so setting it once holds for every connection.
     await client.execute('PRAGMA journal_mode = WAL');

@@ -18,15 +18,15 @@
  * Never opens an existing database file: closing any descriptor of a file drops this
  * process's POSIX locks on it, SQLite's included. Modes are changed by path.
  */
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 const FILE_MODE = 0o600;
 const DIRECTORY_MODE = 0o700;
 /** Permission bits for group and others. */
 const OPEN_TO_OTHERS = 0o077;
-/** What SQLite and lock.ts write beside a database `<name>`. */
-const COMPANION_SUFFIXES = ['-wal', '-shm', '-journal', '.lock', '.writer', '.writer-journal', '.writer-wal', '.writer-shm'];
+/** What SQLite, an embedded replica (`-info`, `-client_wal_index`) and lock.ts write beside a database `<name>`. */
+const COMPANION_SUFFIXES = ['-wal', '-shm', '-journal', '-info', '-client_wal_index', '.lock', '.writer', '.writer-journal', '.writer-wal', '.writer-shm'];
 
 export interface PreparedDatabaseFile {
   /** The database file's real path (symlinks and `..` resolved). */
@@ -55,12 +55,15 @@ export function realDatabasePath(path: string): string {
 /**
  * Creates the directory (0700) and the database file (0600) if missing, tightens the modes of
  * what is there, and answers the real path. Idempotent; safe while the database is open.
+ *
+ * `createFile: false` leaves a missing database file to its opener: an embedded replica refuses
+ * a database file without its metadata (`-info`), so it is tightened after its first sync.
  */
-export function prepareDatabaseFile(path: string): PreparedDatabaseFile {
+export function prepareDatabaseFile(path: string, options: { createFile?: boolean } = {}): PreparedDatabaseFile {
   const warnings: string[] = [];
   const absolute = resolve(path);
   const created = mkdirSync(dirname(absolute), { recursive: true, mode: DIRECTORY_MODE });
-  createPrivateFile(absolute);
+  if (options.createFile !== false) createPrivateFile(absolute);
   const realPath = realDatabasePath(absolute);
   if (!enforcesModes()) return { realPath, warnings };
 
@@ -71,7 +74,7 @@ export function prepareDatabaseFile(path: string): PreparedDatabaseFile {
   }
   tightenDirectory(directory, basename(realPath), warnings);
   for (const file of [realPath, ...COMPANION_SUFFIXES.map((suffix) => realPath + suffix)]) tightenFile(file);
-  const links = statSync(realPath).nlink;
+  const links = existsSync(realPath) ? statSync(realPath).nlink : 1;
   if (links > 1) {
     warnings.push(
       `the database file ${realPath} has ${links} hard links: a server opening it through another link would not see this one's lock (and SQLite keeps a separate -wal per name); keep one name for it`,

@@ -118,9 +118,9 @@ export interface HeldLock {
 }
 
 export async function acquireLock(databaseFile: string): Promise<HeldLock> {
-  // The database file exists from here (0600, in its 0700 directory), so its real path is known
-  // before the lock is named after it, even when a script locks before the first open.
-  const realPath = prepareDatabaseFile(databaseFile).realPath;
+  // The directory exists from here (0700), and the lock is named after the real file (a script
+  // may lock before the first open; the file itself is left to its opener: files.ts).
+  const realPath = prepareDatabaseFile(databaseFile, { createFile: false }).realPath;
   const path = lockPathFor(realPath);
   const held = await takeWriterLock(realPath);
   if (!held) throw new DatabaseLockedError(path, readLock(path));
