@@ -49,11 +49,13 @@ function envelopeOf(stored: string): Uint8Array {
   return new Uint8Array(stored.startsWith(SEALED_PREFIX) ? Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64url') : []);
 }
 
-/** Whether a stored secret must be sealed again under the ring's first key (clear, or an older key). */
+/** Whether a stored secret must be sealed again under the ring's first key (clear, or an older key of the ring). */
 function needsSealing(ring: TemplateKeyRing, stored: string): boolean {
   if (stored.startsWith(CLEAR_PREFIX)) return true;
   try {
-    return ring.needsReencryption(envelopeOf(stored));
+    const keyId = ring.keyIdOf(envelopeOf(stored));
+    // Under a key the ring no longer has, it cannot be opened to seal again: left for the dispatcher to report.
+    return keyId !== ring.primaryKeyId && ring.hasKey(keyId);
   } catch {
     // Malformed: nothing to re-seal it from; the dispatcher reports it when it signs.
     return false;
