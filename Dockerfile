@@ -16,7 +16,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY src ./src
 COPY migrations ./migrations
-RUN mkdir -p /app/data && chown -R bun:bun /app/data
+RUN mkdir -p /app/data && chown -R bun:bun /app/data && chmod 700 /app/data
 USER bun
 EXPOSE 3000
 VOLUME ["/app/data"]

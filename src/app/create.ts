@@ -90,6 +90,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
       syncUrl: settings.DATABASE_SYNC_URL,
       syncIntervalMs: settings.DATABASE_SYNC_INTERVAL,
       backgroundMaxWaitMs: settings.ATTENDANCE_MAX_LAG,
+      warn: (message) => log.warn(message),
     }));
   let lock: HeldLock | null = null;
   try {
@@ -120,6 +121,8 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     const auth = new AdminAuthenticator(settings, options.authorizeAdmin);
     if (lock) auth.operatorToken = lock.info.token;
     const modules = buildModules(runtime, directory);
+    // A SQL migration cannot encrypt: an earlier release's clear webhook secrets are sealed here.
+    await modules.webhooks.sealClearSecrets();
     // Holding a file database's writer lock, no other process can be delivering webhooks.
     if (lock) await modules.webhooks.releaseClaims();
     // A console session (cookie + CSRF header) counts as an administrator on every admin route.

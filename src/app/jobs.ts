@@ -11,7 +11,7 @@ import { fleetJobs } from '../modules/fleet';
 import type { JobDefinition } from '../modules/jobs';
 import { retentionJobs } from '../modules/retention';
 import { terminalJobs } from '../modules/terminals';
-import { webhookJobs } from '../modules/webhooks';
+import { rotateWebhookSecrets, webhookJobs } from '../modules/webhooks';
 import type { Runtime } from '../platform/runtime';
 import type { Modules } from './modules';
 
@@ -28,8 +28,8 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
     {
       name: 'rotate-keys',
       schedule: null,
-      description: 'Re-encrypts every template and staged upload under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
-      run: async () => ({ ...(await rotateTemplateKeys(runtime)), ...(await rotateStagedKeys(runtime)) }),
+      description: 'Re-encrypts every template, staged upload and webhook signing secret under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
+      run: async () => ({ ...(await rotateTemplateKeys(runtime)), ...(await rotateStagedKeys(runtime)), ...(await rotateWebhookSecrets(runtime)) }),
     },
   ];
 }

@@ -3,10 +3,11 @@
  * an area, an employee, an enrollee, a punch, and a webhook endpoint with an outbox row and a
  * delivery attempt. The current server migrates it on start and serves what was there: the punch
  * with its new columns at their defaults, the enrollee without a card, the endpoint at the start
- * of the (new) event log, and the old delivery attempt under its message id.
+ * of the (new) event log with its clear signing secret encrypted, and the old delivery attempt
+ * under its message id.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InValue } from '@libsql/client';
 import { migrate } from 'drizzle-orm/libsql/migrator';
@@ -155,5 +156,14 @@ describe('a first-release database', () => {
     expect(endpoint.body).toMatchObject({ active: false, events: ['punch_received'], position: 0 });
     const deliveries = await server.admin.get('/webhooks/7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d/deliveries/');
     expect(deliveries.body.results).toEqual([expect.objectContaining({ message_id: 'msg_old', attempt: 1, status_code: 200, count: 1 })]);
+  });
+
+  test('its webhook secret, stored in clear by the first release, is encrypted at start-up and gone from the file and the WAL', async () => {
+    const rs = await server.fpa.db.client.execute("select secret from fpa_webhook_endpoints where id = '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d'");
+    expect(String(rs.rows[0]!.secret)).toMatch(/^sealed1:/);
+    for (const name of ['fpa.db', 'fpa.db-wal']) {
+      const path = join(tmp.dir, name);
+      if (existsSync(path)) expect(readFileSync(path).includes('whsec_old')).toBe(false);
+    }
   });
 });

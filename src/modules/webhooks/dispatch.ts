@@ -1,10 +1,13 @@
 /**
  * One webhook request, from an event to an answer taken: the body of an event, the URL vetted
  * (SSRF) and the connection pinned to the vetted address, the Standard Webhooks headers signed
- * with the endpoint's secret, and what the answer means for delivery.
+ * with the endpoint's secret (decrypted once per endpoint and stored value: secrets.ts), and
+ * what the answer means for delivery.
  */
+import { TemplateDecryptError } from '../../platform/crypto/template-cipher';
 import type { Runtime } from '../../platform/runtime';
 import type { LoggedEvent } from '../events';
+import { openWebhookSecret } from './secrets';
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
 import { WebhookSigner } from './signing';
 import { cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
@@ -70,6 +73,7 @@ const LOOKUP_REUSE_MS = 1_000;
 /** Signers kept per instance; beyond this the cache starts over (secrets are only ever a handful). */
 const MAX_SIGNERS = 1_000;
 const USER_AGENT = 'fingerprint-attendance-webhooks/1';
+const UNREADABLE_SECRET = 'the signing secret cannot be decrypted: its key is not in TEMPLATE_ENCRYPTION_KEYS';
 
 /** The DNS lookup of one check is bounded too, by the request timeout or 5 s, whichever is less. */
 export function lookupTimeoutOf(requestTimeoutMs: number): number {
@@ -80,6 +84,7 @@ export function lookupTimeoutOf(requestTimeoutMs: number): number {
 export interface Target {
   id: string;
   url: string;
+  /** The secret as stored (sealed: secrets.ts). */
   secret: string;
 }
 
@@ -116,7 +121,8 @@ export class Slots {
 export class Dispatcher {
   private readonly resolve: Resolver = cachingResolver(undefined, LOOKUP_REUSE_MS);
   private readonly slots = new Slots(MAX_REQUESTS_IN_FLIGHT);
-  private readonly signers = new Map<string, { secret: string; signer: WebhookSigner }>();
+  /** Per endpoint: the stored (sealed) secret the signer was made from, and the signer. */
+  private readonly signers = new Map<string, { stored: string; signer: WebhookSigner }>();
 
   constructor(
     private readonly ctx: Runtime,
@@ -140,10 +146,12 @@ export class Dispatcher {
    * is free (slots are given in the order asked, so an endpoint's messages start in order).
    */
   async send(target: Target, message: OutgoingMessage, connectTo: string | undefined): Promise<WebhookResponse> {
+    const signer = await this.signerOf(target);
+    if (!signer) return { statusCode: null, error: UNREADABLE_SECRET, durationMs: 0 };
     await this.slots.take();
     try {
       // Signed when it goes out: the signature's timestamp is the time of sending.
-      const signed = this.signerOf(target).sign({ id: message.id, timestamp: new Date(this.ctx.clock.now()), body: message.body });
+      const signed = signer.sign({ id: message.id, timestamp: new Date(this.ctx.clock.now()), body: message.body });
       return await this.sender({
         url: target.url,
         headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed },
@@ -164,13 +172,23 @@ export class Dispatcher {
     return this.send(target, message, vetted.connectTo);
   }
 
-  /** The endpoint's signer, made once per secret. */
-  private signerOf(target: Target): WebhookSigner {
+  /**
+   * The endpoint's signer, made once per stored secret; null when no key of the ring opens it
+   * (then nothing can be signed, and the attempt fails like an unreachable receiver, retried).
+   */
+  private async signerOf(target: Target): Promise<WebhookSigner | null> {
     const known = this.signers.get(target.id);
-    if (known && known.secret === target.secret) return known.signer;
+    if (known && known.stored === target.secret) return known.signer;
+    let secret: string;
+    try {
+      secret = await openWebhookSecret(this.ctx.keyRing, target.id, target.secret);
+    } catch (error) {
+      if (error instanceof TemplateDecryptError) return null;
+      throw error;
+    }
     if (this.signers.size >= MAX_SIGNERS) this.signers.clear();
-    const signer = new WebhookSigner(target.secret);
-    this.signers.set(target.id, { secret: target.secret, signer });
+    const signer = new WebhookSigner(secret);
+    this.signers.set(target.id, { stored: target.secret, signer });
     return signer;
   }
 }

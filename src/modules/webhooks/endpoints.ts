@@ -12,6 +12,7 @@ import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { EventLog, LoggedEvent } from '../events';
 import { errorOf, testMessage } from './dispatch';
+import { sealWebhookSecret } from './secrets';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrl } from './ssrf';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
@@ -100,12 +101,15 @@ export class WebhookService {
     const events = this.validateEvents(input.events);
     const url = await this.acceptableUrl(input.url);
     const secret = generateWebhookSecret();
+    const id = crypto.randomUUID();
+    // Stored sealed under the key ring, bound to this endpoint (secrets.ts); never in clear.
+    const sealed = await sealWebhookSecret(this.ctx.keyRing, id, secret);
     const now = this.ctx.clock.now();
     const head = await this.log.lastSequence();
     const row = await this.ctx.db.write(async ({ tx }) => {
       const [created] = await tx
         .insert(webhookEndpoints)
-        .values({ id: crypto.randomUUID(), url, secret, events, active: true, createdBy: input.by, createdAt: now, startSequence: head, position: head })
+        .values({ id, url, secret: sealed, events, active: true, createdBy: input.by, createdAt: now, startSequence: head, position: head })
         .returning();
       await audit(tx, now, { actor: input.by, action: 'webhook.created', targetType: 'webhook', targetId: created!.id, details: { url, events } });
       return created!;

@@ -2,4 +2,5 @@
 
 export { webhookJobs } from './jobs';
 export { webhookRoutes } from './routes';
+export { rotateWebhookSecrets } from './secrets';
 export { Webhooks } from './service';

@@ -13,6 +13,7 @@ import { deleteInBatches } from '../../platform/db/purge';
 import type { Runtime } from '../../platform/runtime';
 import type { EventLog } from '../events';
 import { WebhookService } from './endpoints';
+import { sealClearWebhookSecrets } from './secrets';
 import type { WebhookSender } from './sender';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
 import { DeliveryWorker } from './worker';
@@ -114,6 +115,11 @@ export class Webhooks {
     });
     if (released > 0) this.ctx.log.info('webhook claims of a previous process released', { released });
     return released;
+  }
+
+  /** Encrypts the signing secrets an earlier release stored in clear (at start-up; secrets.ts). */
+  sealClearSecrets(): Promise<number> {
+    return sealClearWebhookSecrets(this.ctx);
   }
 
   /** Starts the in-process worker unless WEBHOOK_WORKER is off. */

@@ -21,6 +21,11 @@
  * an enrolleeId containing "|" cannot collide. Fingerprints keep the first
  * release's bytes, so their ciphertexts open as they are.
  *
+ * Other secrets the service stores (webhook signing secrets) are sealed by the same ring and
+ * envelope under their own AAD, `fpa-secret-v1|<purpose>|<row id>` (`encryptSecret`): its
+ * prefix differs from the templates', so no ciphertext of one opens as the other, and the row
+ * id binds it to its row (a secret copied to another endpoint does not open there).
+ *
  * Security notes: key material and plaintext never appear in errors; keys are
  * imported as non-extractable CryptoKeys and the raw bytes are wiped after
  * import; all decrypt failures share one generic error.
@@ -136,6 +141,25 @@ export function templateAadBytes(aad: TemplateAad): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(`${AAD_PREFIX}|${purpose}|${aad.enrolleeId}|${String(aad.fingerIndex)}|${String(aad.version)}${kind}`);
 }
 
+/** What a stored secret other than a template is bound to: what it is and the row holding it. */
+export interface SecretAad {
+  purpose: 'webhook_secret';
+  /** The id of the row that stores it (the webhook endpoint's id). */
+  id: string;
+}
+
+const SECRET_AAD_PREFIX = 'fpa-secret-v1';
+
+/** Canonical AAD bytes of a secret. Throws TypeError on invalid AAD (a programming error). */
+export function secretAadBytes(aad: SecretAad): Uint8Array<ArrayBuffer> {
+  if (aad.purpose !== 'webhook_secret') throw new TypeError("secret AAD purpose must be 'webhook_secret'");
+  if (typeof aad.id !== 'string' || aad.id.length === 0 || !isWellFormedString(aad.id)) {
+    throw new TypeError('secret AAD id must be a non-empty well-formed string');
+  }
+  // The id is last, so any "|" in it cannot make two AADs alike.
+  return new TextEncoder().encode(`${SECRET_AAD_PREFIX}|${aad.purpose}|${aad.id}`);
+}
+
 interface ParsedEnvelope {
   keyId: string;
   nonce: Uint8Array<ArrayBuffer>;
@@ -219,8 +243,31 @@ export class TemplateKeyRing {
 
   /** Encrypts under the primary key. */
   async encrypt(plain: Uint8Array, aad: TemplateAad): Promise<Uint8Array> {
+    // Inside the async function: an invalid AAD rejects, as it always did, rather than throws.
+    return this.#seal(plain, templateAadBytes(aad));
+  }
+
+  /**
+   * Decrypts an envelope made by any key in the ring. Throws
+   * TemplateDecryptError on unknown key, tampering, AAD mismatch or a
+   * malformed envelope; TypeError if `aad` itself is invalid.
+   */
+  async decrypt(envelope: Uint8Array, aad: TemplateAad): Promise<Uint8Array> {
+    return this.#open(envelope, templateAadBytes(aad));
+  }
+
+  /** Encrypts a stored secret (not a template) under the primary key, bound to its row. */
+  async encryptSecret(plain: Uint8Array, aad: SecretAad): Promise<Uint8Array> {
+    return this.#seal(plain, secretAadBytes(aad));
+  }
+
+  /** Decrypts what `encryptSecret` made, with any key of the ring; errors as `decrypt`. */
+  async decryptSecret(envelope: Uint8Array, aad: SecretAad): Promise<Uint8Array> {
+    return this.#open(envelope, secretAadBytes(aad));
+  }
+
+  async #seal(plain: Uint8Array, additionalData: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
     if (!(plain instanceof Uint8Array)) throw new TypeError('plaintext must be a Uint8Array');
-    const additionalData = templateAadBytes(aad);
     const key = this.#keys.get(this.primaryKeyId);
     if (key === undefined) throw new Error('primary key missing from key ring');
     const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
@@ -237,13 +284,7 @@ export class TemplateKeyRing {
     return out;
   }
 
-  /**
-   * Decrypts an envelope made by any key in the ring. Throws
-   * TemplateDecryptError on unknown key, tampering, AAD mismatch or a
-   * malformed envelope; TypeError if `aad` itself is invalid.
-   */
-  async decrypt(envelope: Uint8Array, aad: TemplateAad): Promise<Uint8Array> {
-    const additionalData = templateAadBytes(aad);
+  async #open(envelope: Uint8Array, additionalData: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
     const { keyId, nonce, ciphertext } = parseEnvelope(envelope);
     const key = this.#keys.get(keyId);
     if (key === undefined) throw new TemplateDecryptError();

@@ -6,8 +6,8 @@
  * other pooled connections (WAL lets them run beside the writer). A remote `libsql://`
  * server serialises writers itself; the queue then only orders this process's own writes.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Client, createClient, type InStatement, type ResultSet, type Transaction } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
@@ -15,6 +15,7 @@ import { migrate } from 'drizzle-orm/libsql/migrator';
 import { describeError, isSqliteBusy } from '../errors';
 import { BURST_QUIET_MS } from '../upload-burst';
 import { BackgroundCheckpointer, WRITER_CHECKPOINT_PAGES } from './checkpointer';
+import { prepareDatabaseFile } from './files';
 
 export type Orm = LibSQLDatabase;
 export type Tx = Parameters<Parameters<Orm['transaction']>[0]>[0];
@@ -38,7 +39,7 @@ export interface WriteContext {
 export interface Database {
   readonly url: string;
   readonly kind: 'file' | 'remote';
-  /** Absolute path of the database file for `file:` URLs. */
+  /** Real path of the database file for `file:` URLs (symlinks resolved: what the lock follows). */
   readonly filePath: string | null;
   readonly client: Client;
   /** The thread that checkpoints a `file:` database, when it has one. */
@@ -87,6 +88,8 @@ export interface OpenDatabaseOptions {
   backgroundMaxWaitMs?: number;
   /** Checkpoint a `file:` database from a thread of its own (checkpointer.ts); default on. */
   backgroundCheckpoint?: boolean;
+  /** Told what the operator should fix about a `file:` database's files (files.ts); default stderr. */
+  warn?: (message: string) => void;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations', import.meta.url));
@@ -103,8 +106,11 @@ export function databaseFilePath(url: string): string | null {
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  const filePath = databaseFilePath(options.url);
-  if (filePath) mkdirSync(dirname(filePath), { recursive: true });
+  const requestedPath = databaseFilePath(options.url);
+  // Directory 0700 and files 0600 before SQLite creates anything (files.ts), then the real file.
+  const prepared = requestedPath ? prepareDatabaseFile(requestedPath, { createFile: !options.syncUrl }) : null;
+  for (const warning of prepared?.warnings ?? []) (options.warn ?? ((m: string) => console.error(`fpa: ${m}`)))(warning);
+  const filePath = prepared?.realPath ?? null;
   const client = createClient({
     url: filePath ? `file:${filePath}` : options.url,
     authToken: options.authToken || undefined,
@@ -117,7 +123,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     timeout: 5000,
     intMode: 'number',
   });
-  if (options.syncUrl) await client.sync();
+  if (options.syncUrl) {
+    await client.sync();
+    // The replica's files exist now: 0600 like any other (files.ts).
+    if (filePath) prepareDatabaseFile(filePath);
+  }
   if (filePath) {
     // WAL is a property of the file, so setting it once holds for every connection.
     await client.execute('PRAGMA journal_mode = WAL');

@@ -10,11 +10,15 @@
  * its process id, the base URL of its API and a random operator token. `bun run fpa:*`
  * scripts hand their work to that server; when nobody holds the OS lock the file is stale and
  * the next holder overwrites it.
+ *
+ * Both are named after the database's real path (files.ts): a second server reaching the same
+ * file through a symlink or another spelling of the path finds the same lock and refuses.
  */
-import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { type Client, createClient, type Transaction } from '@libsql/client';
 import { randomToken } from '../crypto/secrets';
 import { isSqliteBusy } from '../errors';
+import { createPrivateFile, prepareDatabaseFile, realDatabasePath } from './files';
 
 export interface LockInfo {
   pid: number;
@@ -38,11 +42,11 @@ export class DatabaseLockedError extends Error {
 }
 
 export function lockPathFor(databaseFile: string): string {
-  return `${databaseFile}.lock`;
+  return `${realDatabasePath(databaseFile)}.lock`;
 }
 
 function writerPathFor(databaseFile: string): string {
-  return `${databaseFile}.writer`;
+  return `${realDatabasePath(databaseFile)}.writer`;
 }
 
 export function readLock(lockPath: string): LockInfo | null {
@@ -62,7 +66,14 @@ export function readLock(lockPath: string): LockInfo | null {
 
 /** Takes the OS lock, or returns null when another process (or instance) holds it. */
 async function takeWriterLock(databaseFile: string): Promise<{ client: Client; tx: Transaction } | null> {
-  const client = createClient({ url: `file:${writerPathFor(databaseFile)}`, timeout: 1 });
+  const writerPath = writerPathFor(databaseFile);
+  try {
+    // 0600 before SQLite creates it with its default mode (its journal follows its mode).
+    createPrivateFile(writerPath);
+  } catch {
+    // no directory yet: opening it fails below as it always did
+  }
+  const client = createClient({ url: `file:${writerPath}`, timeout: 1 });
   try {
     // BEGIN IMMEDIATE takes SQLite's RESERVED lock, which excludes every other writer,
     // in this process or any other, until the transaction ends or the process dies.
@@ -79,6 +90,8 @@ function writeInfo(path: string, info: LockInfo): void {
   const tmp = `${path}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
+    // A leftover temporary file keeps its mode through open(): set it.
+    fchmodSync(fd, 0o600);
     writeSync(fd, JSON.stringify(info));
   } finally {
     closeSync(fd);
@@ -105,8 +118,11 @@ export interface HeldLock {
 }
 
 export async function acquireLock(databaseFile: string): Promise<HeldLock> {
-  const path = lockPathFor(databaseFile);
-  const held = await takeWriterLock(databaseFile);
+  // The directory exists from here (0700), and the lock is named after the real file (a script
+  // may lock before the first open; the file itself is left to its opener: files.ts).
+  const realPath = prepareDatabaseFile(databaseFile, { createFile: false }).realPath;
+  const path = lockPathFor(realPath);
+  const held = await takeWriterLock(realPath);
   if (!held) throw new DatabaseLockedError(path, readLock(path));
   const info: LockInfo = { pid: process.pid, apiUrl: '', token: randomToken(32), startedAt: new Date().toISOString() };
   try {
