@@ -21,6 +21,7 @@ import {
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
+import { AdmsRefusal } from './reply';
 import type { WalkUpEnrollment } from './walk-up';
 
 /** FP uploads carry no version; a terminal that never said otherwise runs ZKFinger 10. */
@@ -30,6 +31,13 @@ const INVALID = 0;
 const FP_DURESS = 3;
 /** Events logged per request at most, so one chatty upload cannot flood the event table. */
 const MAX_EVENTS = 100;
+/** 3.x tables whose 2.x twins (BIOPHOTO, USERPIC, ATTPHOTO, IDCARD) are acknowledged without being kept. */
+const NOT_KEPT_TABLES = new Set(['biophoto', 'userpic', 'attphoto', 'identitycard']);
+
+/** A record that belongs to a person: it carries a PIN. */
+function namesAPerson(fields: Record<string, string>): boolean {
+  return Object.entries(fields).some(([key, value]) => key.toLowerCase() === 'pin' && value.trim() !== '' && value.trim() !== '0');
+}
 
 interface Note {
   kind: string;
@@ -105,14 +113,44 @@ export class TerminalUploads {
   }
 
   /**
-   * 3.x `tabledata` other than `transaction` (attendance, endpoints.ts): `templatev10` goes to
-   * walk-up enrollment; any other table is counted and acknowledged with a device event.
+   * 3.x `tabledata` other than `transaction` (attendance, endpoints.ts). A table of people's data
+   * is kept by the rules of its 2.x twin, or refused so the terminal keeps it and sends it again;
+   * it is never acknowledged and lost:
+   * - `user` → the terminal's users (as USER); `templatev10` and `biodata` → walk-up enrollment
+   *   (as FP and BIODATA, with the same consent, scope and station rules);
+   * - photos and identity cards (`biophoto`, `userpic`, `ATTPHOTO`, `identitycard`): acknowledged
+   *   without being kept, as their 2.x twins are (this service keeps no photos or ID cards);
+   * - another table whose records name a person (`pin=`): refused (422);
+   * - another table (`DeviceAuthorize`…): counted and acknowledged with a device event.
    */
   async tabledata(device: DeviceRow, tableName: string, text: string): Promise<number> {
-    if (tableName.toLowerCase() === 'templatev10') return this.templatev10(device, text);
-    if (tableName.toLowerCase() === 'user') return this.push3Users(device, `tabledata/${tableName}`, text);
+    const table = tableName.toLowerCase();
+    if (table === 'templatev10') return this.templatev10(device, text);
+    if (table === 'user') return this.push3Users(device, `tabledata/${tableName}`, text);
+    if (table === 'biodata') return this.biodata(device, text);
     const { records, errors } = parseTabledata(text);
     await this.lines.logMalformed(device, `tabledata/${tableName}`, redactedErrors(errors));
+    if (NOT_KEPT_TABLES.has(table)) {
+      await this.log(device, [
+        {
+          kind: 'tabledata_not_kept',
+          message: `tabledata ${tableName}: ${records.length} records acknowledged; this service keeps no photos or identity cards`,
+          details: { table: tableName, records: records.length },
+        },
+      ]);
+      return records.length;
+    }
+    const people = records.filter((r) => namesAPerson(r.fields)).length;
+    if (people > 0) {
+      await this.log(device, [
+        {
+          kind: 'tabledata_refused',
+          message: `tabledata ${tableName}: ${people} records of people in a table this service does not read; refused, so the terminal keeps them`,
+          details: { table: tableName, records: records.length, people },
+        },
+      ]);
+      throw new AdmsRefusal(422, `table ${tableName} is not kept by this server`);
+    }
     await this.log(device, [
       {
         kind: 'tabledata_ignored',
