@@ -230,7 +230,7 @@ describe('3.x tabledata biodata (BioFace A1)', () => {
     );
     expect(refused.status).toBe(422);
     expect(refused.body).not.toStartWith('fvtemplate=');
-    expect(await deviceLog(server.fpa, SN, 'tabledata_refused')).toHaveLength(1);
+    expect((await deviceLog(server.fpa, SN, 'tabledata_refused')).map((e) => (e.details as { table: string }).table)).toEqual(['fvtemplate']);
     const photo = await terminal(
       `/iclock/cdata?SN=${SN}&table=tabledata&tablename=biophoto&count=1`,
       `biophoto pin=${person.device_pin}\tfilename=1.jpg\ttype=9\tsize=4\tcontent=AAAA\n`,
@@ -238,6 +238,18 @@ describe('3.x tabledata biodata (BioFace A1)', () => {
     expect(photo.body).toBe('biophoto=1');
     const harmless = await terminal(`/iclock/cdata?SN=${SN}&table=tabledata&tablename=DeviceAuthorize&count=1`, 'DeviceAuthorize SN=X1\tOnline=1\n');
     expect(harmless.body).toBe('DeviceAuthorize=1');
+    // Access settings that only name a PIN are the terminal's configuration: acknowledged as before.
+    const settings = await terminal(
+      `/iclock/cdata?SN=${SN}&table=tabledata&tablename=userauthorize&count=1`,
+      `userauthorize pin=${person.device_pin}\tauthorizetimezoneid=1\tauthorizedoorid=1\n`,
+    );
+    expect(settings.body).toBe('userauthorize=1');
+    // A person's record in a table this service does not know (name and card) is refused too.
+    const people = await terminal(
+      `/iclock/cdata?SN=${SN}&table=tabledata&tablename=employee&count=1`,
+      `employee pin=${person.device_pin}\tname=Ada\tcardno=123\n`,
+    );
+    expect(people.status).toBe(422);
   });
 });
 
@@ -269,12 +281,13 @@ describe('rtlog events of access panels', () => {
     expect((await deviceLog(server.fpa, SN, 'access_normal')).map((d) => (d.details as { event: number }).event)).toEqual([200]);
   });
 
-  test('stored access records (tabledata transaction) follow the same rule and are all counted', async () => {
+  test('stored access records (tabledata transaction) follow the same rule', async () => {
     const body = `transaction cardno=0\tpin=${person.device_pin}\tverified=1\tdoorid=1\teventtype=23\tinoutstate=0\ttime=2026-03-02 09:00:00\ntransaction cardno=0\tpin=${person.device_pin}\tverified=1\tdoorid=1\teventtype=0\tinoutstate=0\ttime=2026-03-02 09:01:00\n`;
     const res = await terminal(`/iclock/cdata?SN=${SN}&table=tabledata&tablename=transaction&count=2`, body);
-    expect(res.body).toBe('transaction=2');
+    expect(res.body).toBe('transaction=1');
     expect((await punchesOf(SN)).map((p) => p.localTime)).toContain('2026-03-02 09:01:00');
     expect((await punchesOf(SN)).map((p) => p.localTime)).not.toContain('2026-03-02 09:00:00');
+    expect((await deviceLog(server.fpa, SN, 'access_denied')).map((d) => (d.details as { local_time: string }).local_time)).toContain('2026-03-02 09:00:00');
   });
 });
 

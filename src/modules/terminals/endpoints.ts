@@ -288,7 +288,8 @@ export class TerminalEndpoints {
    * 3.x rtlog and `transaction` records: a person's successful verification (its `event` code,
    * protocol/adms/access-events.ts) is a punch. Everything else — denied entries, alarms (duress
    * included), door states, temperature and mask refusals, with or without a real PIN — goes to
-   * the device log, never to attendance. Returns how many the terminal may count as accepted.
+   * the device log, never to attendance. Returns how many punches the terminal may count as
+   * accepted (new ones and resent duplicates), as before.
    */
   private async userPunches(device: DeviceRow, table: string, records: RtlogRecord[], errors: LineError[]): Promise<number> {
     const punches: RtlogRecord[] = [];
@@ -299,7 +300,7 @@ export class TerminalEndpoints {
     }
     const accepted = (await this.attendance.ingest(device, table, punches, attendanceErrors(errors))).accepted;
     await this.accessEvents(device, table, others);
-    return accepted + others.length;
+    return accepted;
   }
 
   /** Access events that are not punches, one device event each (at most MAX_ACCESS_EVENTS per upload, then a count). */

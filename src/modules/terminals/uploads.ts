@@ -34,9 +34,18 @@ const MAX_EVENTS = 100;
 /** 3.x tables whose 2.x twins (BIOPHOTO, USERPIC, ATTPHOTO, IDCARD) are acknowledged without being kept. */
 const NOT_KEPT_TABLES = new Set(['biophoto', 'userpic', 'attphoto', 'identitycard']);
 
-/** A record that belongs to a person: it carries a PIN. */
-function namesAPerson(fields: Record<string, string>): boolean {
-  return Object.entries(fields).some(([key, value]) => key.toLowerCase() === 'pin' && value.trim() !== '' && value.trim() !== '0');
+/** Keys of a person's own data (a template, a photo, a name, a card, a password), as opposed to access settings. */
+const PERSONAL_KEY = /^(tmp|template\w*|fp_template\w*|content|photo\w*|name|card|cardno|password|passwd)$/;
+
+/**
+ * A record of a person's data: a PIN with a template, photo, name, card or password. Access
+ * settings that only name a PIN (`firstcard`, `userauthorize`: PIN, door, time zone) are not:
+ * the terminal's own configuration, which this service never manages.
+ */
+function carriesPersonalData(fields: Record<string, string>): boolean {
+  const entries = Object.entries(fields).map(([key, value]) => [key.toLowerCase(), value.trim()] as const);
+  const pin = entries.some(([key, value]) => key === 'pin' && value !== '' && value !== '0');
+  return pin && entries.some(([key, value]) => PERSONAL_KEY.test(key) && value !== '');
 }
 
 interface Note {
@@ -120,8 +129,10 @@ export class TerminalUploads {
    *   (as FP and BIODATA, with the same consent, scope and station rules);
    * - photos and identity cards (`biophoto`, `userpic`, `ATTPHOTO`, `identitycard`): acknowledged
    *   without being kept, as their 2.x twins are (this service keeps no photos or ID cards);
-   * - another table whose records name a person (`pin=`): refused (422);
-   * - another table (`DeviceAuthorize`…): counted and acknowledged with a device event.
+   * - another table with a person's data (a PIN with a template, photo, name, card or password):
+   *   refused (422);
+   * - another table (access settings such as `firstcard`, `userauthorize`, `DeviceAuthorize`):
+   *   counted and acknowledged with a device event.
    */
   async tabledata(device: DeviceRow, tableName: string, text: string): Promise<number> {
     const table = tableName.toLowerCase();
@@ -140,7 +151,7 @@ export class TerminalUploads {
       ]);
       return records.length;
     }
-    const people = records.filter((r) => namesAPerson(r.fields)).length;
+    const people = records.filter((r) => carriesPersonalData(r.fields)).length;
     if (people > 0) {
       await this.log(device, [
         {
