@@ -253,6 +253,25 @@ describe('3.x tabledata biodata (BioFace A1)', () => {
   });
 });
 
+describe('cdata tables this service has no reader for', () => {
+  const SN = 'BIOFACEA1001';
+
+  test('people’s data or an unreadable body is refused; door states and settings are acknowledged', async () => {
+    const users = await terminal(`/iclock/cdata?SN=${SN}&table=USERINFO`, `USERINFO PIN=${person.device_pin}\tName=Ada\tCard=123\n`);
+    expect(users.status).toBe(422);
+    const packed = await admsFetch(server.url, `/iclock/cdata?SN=${SN}&table=transaction&count=3&datafmt=3`, {
+      body: new Uint8Array([0x1f, 0x8b, 0x08, 0x00, 0x00, 0xff, 0x03, 0x00]),
+    });
+    expect(packed.status).toBe(422);
+    expect((await deviceLog(server.fpa, SN, 'upload_refused')).map((e) => (e.details as { table: string }).table)).toEqual(['USERINFO', 'transaction']);
+    expect(
+      (await terminal(`/iclock/cdata?SN=${SN}&table=rtstate`, 'time=2026-03-02 08:00:00\tsensor=01\trelay=00\talarm=0000000000000000\tdoor=01\n')).body,
+    ).toBe('OK');
+    expect((await terminal(`/iclock/cdata?SN=${SN}&table=doorparams`, 'doorparams doorid=1\tdrivertime=5\n')).body).toBe('OK');
+    expect((await deviceLog(server.fpa, SN, 'upload_ignored')).map((e) => (e.details as { table: string }).table)).toEqual(['doorparams']);
+  });
+});
+
 describe('rtlog events of access panels', () => {
   const SN = 'C3PANEL00001';
 

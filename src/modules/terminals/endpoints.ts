@@ -278,8 +278,13 @@ export class TerminalEndpoints {
         const count = await this.uploads.tabledata(device, name, await this.text(device, req));
         return ok(`${name}=${count}`);
       }
+      case 'RTSTATE':
+        // Door and alarm states of an access panel: nobody's data.
+        return ok();
       default:
-        // rtstate, PostVerifyData and tables this service has no use for.
+        // A table this service has no reader for: acknowledged, unless it holds people's data
+        // (or cannot be read), which is refused so the terminal keeps it (uploads.otherTable).
+        await this.uploads.otherTable(device, req.query.table ?? table, await this.text(device, req));
         return ok();
     }
   }

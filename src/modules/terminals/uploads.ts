@@ -15,8 +15,10 @@ import {
   parseIntStrict,
   parseOperlog,
   parsePush3Users,
+  parseTabFields,
   parseTabledata,
   parseTemplatev10,
+  splitKeyword,
 } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
 import type { EnrolleeService } from '../enrollees';
@@ -36,6 +38,12 @@ const NOT_KEPT_TABLES = new Set(['biophoto', 'userpic', 'attphoto', 'identitycar
 
 /** Keys of a person's own data (a template, a photo, a name, a card, a password), as opposed to access settings. */
 const PERSONAL_KEY = /^(tmp|template\w*|fp_template\w*|content|photo\w*|name|card|cardno|password|passwd)$/;
+
+/** The fields of a line, `keyword k=v\tk=v…` or bare `k=v\tk=v…` (rtlog style). */
+function lineFields(line: string): Record<string, string> {
+  const { keyword, rest } = splitKeyword(line);
+  return parseTabFields(keyword.includes('=') ? line : rest).fields;
+}
 
 /**
  * A record of a person's data: a PIN with a template, photo, name, card or password. Access
@@ -170,6 +178,40 @@ export class TerminalUploads {
       },
     ]);
     return records.length;
+  }
+
+  /**
+   * A `cdata` table this service has no reader for (not ATTLOG, OPERLOG, BIODATA, rtlog,
+   * tabledata…). Lines of a person's data, or a body that is not text (a compressed pack), are
+   * refused (422) so the terminal keeps them and the device log says why; anything else is
+   * acknowledged with a device event.
+   */
+  async otherTable(device: DeviceRow, tableName: string, text: string): Promise<void> {
+    const lines = text
+      .split('\n')
+      .map((l) => l.replace(/\r$/, ''))
+      .filter((l) => l.trim() !== '');
+    if (lines.length === 0) return;
+    // A NUL or an undecodable byte: not a text table, so nothing can say it holds no one's data.
+    const unreadable = /[\u0000\uFFFD]/.test(text);
+    const people = unreadable ? 0 : lines.filter((l) => carriesPersonalData(lineFields(l))).length;
+    if (unreadable || people > 0) {
+      await this.log(device, [
+        {
+          kind: 'upload_refused',
+          message: `table ${tableName}: ${unreadable ? 'a body that is not text' : `${people} records of people`} in a table this service does not read; refused, so the terminal keeps them`,
+          details: { table: tableName, lines: lines.length, people, unreadable },
+        },
+      ]);
+      throw new AdmsRefusal(422, `table ${tableName} is not kept by this server`);
+    }
+    await this.log(device, [
+      {
+        kind: 'upload_ignored',
+        message: `table ${tableName}: ${lines.length} lines acknowledged without being read`,
+        details: { table: tableName, lines: lines.length },
+      },
+    ]);
   }
 
   /** 3.x `user` records: uploaded as `tabledata`, or the answer to a user query (`querydata`). */
