@@ -193,7 +193,7 @@ export class TerminalUploads {
       .filter((l) => l.trim() !== '');
     if (lines.length === 0) return;
     // A NUL or an undecodable byte: not a text table, so nothing can say it holds no one's data.
-    const unreadable = /[\u0000\uFFFD]/.test(text);
+    const unreadable = text.includes('\u0000') || text.includes('\uFFFD');
     const people = unreadable ? 0 : lines.filter((l) => carriesPersonalData(lineFields(l))).length;
     if (unreadable || people > 0) {
       await this.log(device, [
