@@ -295,7 +295,11 @@ describe('rtlog events of access panels', () => {
     expect((await punchesOf(SN)).map((p) => p.localTime)).toEqual(['2026-03-02 08:00:00', '2026-03-02 08:07:00']);
     const denied = await deviceLog(server.fpa, SN, 'access_denied');
     expect(denied.map((d) => (d.details as { event: number }).event).sort((a, b) => a - b)).toEqual([24, 27, 68, 69]);
-    expect(denied.find((d) => (d.details as { event: number }).event === 68)?.details).toMatchObject({ pin, temperature: '38.4' });
+    const fever = denied.find((d) => (d.details as { event: number }).event === 68);
+    expect(fever?.details).toMatchObject({ pin, local_time: '2026-03-02 08:02:00' });
+    // The measured temperature and mask flag (health data) are not kept.
+    expect(JSON.stringify(fever)).not.toContain('38.4');
+    expect(fever?.details).not.toHaveProperty('maskflag');
     expect((await deviceLog(server.fpa, SN, 'access_alarm')).map((d) => (d.details as { event: number }).event)).toEqual([103]);
     expect((await deviceLog(server.fpa, SN, 'access_normal')).map((d) => (d.details as { event: number }).event)).toEqual([200]);
   });

@@ -401,9 +401,13 @@ export class TerminalEndpoints {
 /** Access events logged one by one per upload; a door's chatter beyond that is counted. */
 const MAX_ACCESS_EVENTS = 100;
 
-/** What the device log keeps of an access event: the codes, never a photo or template a terminal put there. */
+/**
+ * What the device log keeps of an access event: the codes, never a photo or template a terminal put
+ * there, and never a measured body temperature or mask flag (health data; the event code already
+ * says a temperature or mask refusal).
+ */
 function accessEventDetails(table: string, r: RtlogRecord): Record<string, unknown> {
-  const keep = ['cardno', 'eventaddr', 'inoutstatus', 'verifytype', 'temperature', 'maskflag', 'doorid'];
+  const keep = ['cardno', 'eventaddr', 'inoutstatus', 'verifytype', 'doorid'];
   const fields = Object.fromEntries(keep.filter((k) => r.fields[k] !== undefined).map((k) => [k, withholdBase64(r.fields[k] ?? '').slice(0, 64)]));
   return { table, event: r.event, pin: r.pin === '' || r.pin === '0' ? null : r.pin, local_time: r.localTime, ...fields };
 }
