@@ -85,6 +85,22 @@ export type CommandOutcome = 'succeeded' | 'failed' | 'expired' | 'cancelled';
  * (−1001) is among them: the reconciliation job (fleet) sends its failed templates again later.
  */
 export const PERMANENT_FAILURES = new Set([-1, -9, -10, -11, -12, -30, -1001, -1002, -1004, -1006]);
+
+/**
+ * Security PUSH 3.x answers from its own range ([SEC] appendix 1, "[*,-600] is exclusive to push
+ * communication"): every −6xx code says the terminal cannot take the command as written (−629 no
+ * such table, −620 bad format, −621 unknown field, −631 bad base64 length…), and −708 (command not
+ * supported) and −801 (bad command format) say the same. Sending it again gives the same answer.
+ * The other −7xx codes (−722 upload to the server failed, −725/−730 no answer from the server,
+ * −731 server receive error) are about the line, not the command, and stay retried.
+ */
+export const PUSH3_PERMANENT_FAILURES = new Set([-708, -801]);
+
+/** Whether a return code ends a command for good (see PERMANENT_FAILURES and PUSH3_PERMANENT_FAILURES). */
+export function isPermanentFailure(code: number | null): boolean {
+  if (code === null) return false;
+  return PERMANENT_FAILURES.has(code) || PUSH3_PERMANENT_FAILURES.has(code) || (code <= -600 && code > -700);
+}
 export const INTERACTIVE_KINDS = new Set<string>(['ENROLL_FP', 'ENROLL_BIO']);
 export const DELETE_KINDS = new Set<string>(['delete_user', 'delete_template']);
 /** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */

@@ -14,6 +14,23 @@ const RETURN_MEANINGS: Readonly<Record<number, string>> = {
   [-1002]: 'the terminal does not support this command',
   [-1003]: 'timed out on the terminal',
   [-1005]: 'the terminal is busy',
+  // Security PUSH 3.x ([SEC] appendix 1): its own range, never sent by 2.x firmware.
+  [-604]: 'the terminal is out of memory',
+  [-612]: 'the terminal could not save the parameter',
+  [-618]: 'bad URL format',
+  [-619]: 'a parameter of the command is empty',
+  [-620]: 'the command data is not in the format the terminal expects',
+  [-621]: 'the table has no such field',
+  [-628]: 'the terminal could not load the fingerprint',
+  [-629]: 'the terminal has no such table',
+  [-631]: 'bad base64 length',
+  [-632]: 'bad file name',
+  [-708]: 'the terminal does not support this command',
+  [-722]: 'the terminal could not upload the data',
+  [-725]: 'the terminal timed out waiting for the server',
+  [-730]: 'no response from the server',
+  [-731]: 'the server failed to receive the data',
+  [-801]: 'bad command format',
 };
 
 export function describeReturnCode(code: number | null): string {

@@ -30,11 +30,11 @@ import {
   DELETE_KINDS,
   type DueCommand,
   INTERACTIVE_KINDS,
+  isPermanentFailure,
   type MarkCandidate,
   NEVER_EXPIRES,
   type NewCommand,
   type OperatorCommand,
-  PERMANENT_FAILURES,
   USER_NOT_ON_DEVICE,
 } from './kinds';
 import { operatorCommand } from './operator';
@@ -470,7 +470,7 @@ export class CommandService {
 
   private mayRetry(command: CommandRow, code: number | null): boolean {
     if (INTERACTIVE_KINDS.has(command.kind)) return false;
-    if (code !== null && PERMANENT_FAILURES.has(code)) return false;
+    if (isPermanentFailure(code)) return false;
     // A delete is retried for as long as it takes: the terminal must not keep the data.
     if (DELETE_KINDS.has(command.kind)) return true;
     return command.attempts <= this.ctx.settings.COMMAND_MAX_RETRIES;

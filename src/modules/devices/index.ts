@@ -1,4 +1,5 @@
 /** Terminals as records: registration, approval, settings, health, the device log. */
+export { speaksSecurityPush } from './dialect';
 export type { DeviceEvents, DeviceRef } from './events';
 export { deviceJobs } from './jobs';
 export { AreaNames, SerialParams } from './model';

@@ -54,6 +54,9 @@ export interface DeviceReport {
   parametersMode?: ParameterMode;
   /** The TimeZone offset the terminal was last sent in an option block. */
   clockOffsetMinutes?: number;
+  /** Declared at the 3.x registry: the module (`acc`/`att`) and push version, which decide the dialect. */
+  deviceType?: string | null;
+  pushVersion?: string | null;
 }
 
 export class DeviceService {
@@ -304,6 +307,8 @@ export class DeviceService {
     }
     if (report.parameters) set.parameters = nextParameters(device.parameters, report.parameters, report.parametersMode ?? 'merge');
     if (report.clockOffsetMinutes !== undefined) set.clockOffsetMinutes = report.clockOffsetMinutes;
+    if (report.deviceType) set.deviceType = report.deviceType;
+    if (report.pushVersion) set.pushVersion = report.pushVersion;
     const capabilities: DeviceChanges = {};
     if (set.algorithmVersion !== undefined && set.algorithmVersion !== device.algorithmVersion)
       capabilities.algorithm_version = { from: device.algorithmVersion, to: set.algorithmVersion };
@@ -637,6 +642,7 @@ function newDeviceRow(serial: string, status: DeviceStatus, now: number, contact
     algorithmSource: null,
     faceAlgorithmVersion: null,
     pushVersion: contact.pushVersion ?? null,
+    deviceType: null,
     firmware: null,
     ipAddress: contact.ip ?? null,
     language: contact.language ?? null,

@@ -20,6 +20,8 @@ export const devices = sqliteTable(
     algorithmSource: text('algorithm_source', { enum: ['device', 'admin'] }),
     faceAlgorithmVersion: text('face_algorithm_version'),
     pushVersion: text('push_version'),
+    /** `DeviceType` declared at the 3.x registry (`acc` security, `att` attendance): with pushVersion, the dialect spoken to it. */
+    deviceType: text('device_type'),
     firmware: text('firmware'),
     ipAddress: text('ip_address'),
     language: text('language'),

@@ -12,8 +12,10 @@ import {
   type AdmsQuery,
   buildOptionBlock,
   type CommandResult,
+  classifyAccessEvent,
   decodeBody,
-  isSecurityPush,
+  describeAccessEvent,
+  isCommandResultBody,
   type LineError,
   multiBioDataSupport,
   parseAttlog,
@@ -25,12 +27,13 @@ import {
   parseRtlog,
   parseTransactions,
   type RtlogRecord,
+  registryDeclaration,
 } from '../../protocol/adms';
 import type { CommandService } from '../commands';
-import { type DeviceReport, type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
+import { type DeviceReport, type DeviceRow, type DeviceService, noteOnDevice, speaksSecurityPush } from '../devices';
 import type { ClockSync } from './clock-sync';
 import type { AttendanceIngest } from './ingest';
-import { attendanceErrors, redactedErrors } from './ingest';
+import { attendanceErrors, redactedErrors, withholdBase64 } from './ingest';
 import type { CommandRenderer } from './render';
 import { AdmsRefusal } from './reply';
 import { reportChanges, reportFromInfo, reportFromParameters } from './reports';
@@ -120,7 +123,7 @@ export class TerminalEndpoints {
   private async queryAnswer(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.devices.touch(serial));
     const table = (req.query.tableName ?? '').toLowerCase();
-    if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && (table === 'user' || table === 'templatev10')) {
+    if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && (table === 'user' || table === 'templatev10' || table === 'biodata')) {
       await this.uploads.tabledata(device, table, await this.text(device, req));
     }
     return ok();
@@ -144,12 +147,15 @@ export class TerminalEndpoints {
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     const device = await this.devices.touch(serial, { ip: req.ip, pushVersion: query.pushver, language: query.language });
+    // The dialect follows what the terminal declared: a 3.x pushver now, or DeviceType=acc /
+    // PushVersion=3.x at registry (a handshake without pushver keeps what was declared).
+    const v3 = speaksSecurityPush(device);
     // 3.x: `OK` alone asks an unregistered terminal to register (docs/protocol/adms.md §3.1).
-    if (isSecurityPush(query.pushver) && !device.registryCode) return ok();
+    if (v3 && !device.registryCode) return ok();
     const offset = this.offsetNow(device);
-    const block = this.optionBlock(device, query.pushver, offset);
+    const block = this.optionBlock(device, query.pushver, offset, v3);
     await this.sentOffset(device, offset);
-    return ok(isSecurityPush(query.pushver) ? `registry=ok\nRegistryCode=${device.registryCode}\n${block}` : block);
+    return ok(v3 ? `registry=ok\nRegistryCode=${device.registryCode}\n${block}` : block);
   }
 
   /** Remembers the TimeZone a terminal was told: job `sync-device-clocks` compares it with the zone's. */
@@ -157,11 +163,12 @@ export class TerminalEndpoints {
     await this.report(device, { clockOffsetMinutes: offset });
   }
 
-  private optionBlock(device: DeviceRow, pushver: string | null, offset: number): string {
+  private optionBlock(device: DeviceRow, pushver: string | null, offset: number, securityPush: boolean): string {
     const { settings } = this.ctx;
     return buildOptionBlock({
       sn: device.serialNumber,
       pushver: pushver ?? undefined,
+      securityPush,
       timeZoneMinutes: offset,
       delaySeconds: seconds(settings.ADMS_POLL_DELAY),
       errorDelaySeconds: seconds(settings.ADMS_ERROR_DELAY),
@@ -186,7 +193,12 @@ export class TerminalEndpoints {
    */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.devices.touch(serial));
-    const { results, errors } = parseDeviceCmdBody(await this.text(device, req));
+    return this.applyCommandResults(device, await this.text(device, req));
+  }
+
+  /** Command results, from `devicecmd` or from a `cdata` POST without a table (endpoints.upload). */
+  private async applyCommandResults(device: DeviceRow, text: string): Promise<TerminalReply> {
+    const { results, errors } = parseDeviceCmdBody(text);
     const infoAnswers = await this.openInfoCommands(device, results);
     await this.commands.applyResults(device.id, results);
     await this.attendance.logMalformed(device, 'devicecmd', redactedErrors(errors));
@@ -218,6 +230,13 @@ export class TerminalEndpoints {
       return ok();
     }
     approved(device);
+    if (table === '') {
+      // A firmware (a U300-C rebrand) posts its command results here, without a table: they
+      // close their commands exactly as at devicecmd, or the commands are resent and fail.
+      const text = await this.text(device, req);
+      if (isCommandResultBody(text)) return this.applyCommandResults(device, text);
+      return ok();
+    }
     switch (table) {
       case 'ATTLOG': {
         const { records, errors } = parseAttlog(await this.text(device, req));
@@ -259,19 +278,58 @@ export class TerminalEndpoints {
         const count = await this.uploads.tabledata(device, name, await this.text(device, req));
         return ok(`${name}=${count}`);
       }
+      case 'RTSTATE':
+        // Door and alarm states of an access panel: nobody's data.
+        return ok();
       default:
-        // rtstate, PostVerifyData and tables this service has no use for.
+        // A table this service has no reader for: acknowledged, unless it holds people's data
+        // (or cannot be read), which is refused so the terminal keeps it (uploads.otherTable).
+        await this.uploads.otherTable(device, req.query.table ?? table, await this.text(device, req));
         return ok();
     }
   }
 
   /**
-   * 3.x rtlog and `transaction` records: user verifications become punches; door and alarm
-   * events carry no PIN. Returns how many the terminal may count as accepted.
+   * 3.x rtlog and `transaction` records: a person's successful verification (its `event` code,
+   * protocol/adms/access-events.ts) is a punch. Everything else — denied entries, alarms (duress
+   * included), door states, temperature and mask refusals, with or without a real PIN — goes to
+   * the device log, never to attendance. Returns how many punches the terminal may count as
+   * accepted (new ones and resent duplicates), as before.
    */
   private async userPunches(device: DeviceRow, table: string, records: RtlogRecord[], errors: LineError[]): Promise<number> {
-    const punches = records.filter((r) => r.pin !== '' && r.pin !== '0');
-    return (await this.attendance.ingest(device, table, punches, attendanceErrors(errors))).accepted;
+    const punches: RtlogRecord[] = [];
+    const others: RtlogRecord[] = [];
+    for (const r of records) {
+      if (classifyAccessEvent(r.event) === 'verification' && r.pin !== '' && r.pin !== '0') punches.push(r);
+      else others.push(r);
+    }
+    const accepted = (await this.attendance.ingest(device, table, punches, attendanceErrors(errors))).accepted;
+    await this.accessEvents(device, table, others);
+    return accepted;
+  }
+
+  /** Access events that are not punches, one device event each (at most MAX_ACCESS_EVENTS per upload, then a count). */
+  private async accessEvents(device: DeviceRow, table: string, records: RtlogRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async ({ tx }) => {
+      for (const r of records.slice(0, MAX_ACCESS_EVENTS)) {
+        const who = r.pin === '' || r.pin === '0' ? '' : ` (PIN ${r.pin})`;
+        const kind = `access_${classifyAccessEvent(r.event)}`;
+        await noteOnDevice(tx, device.id, kind, `${describeAccessEvent(r.event)}${who} at ${r.localTime}`, accessEventDetails(table, r), now);
+      }
+      if (records.length > MAX_ACCESS_EVENTS) {
+        const more = records.length - MAX_ACCESS_EVENTS;
+        await noteOnDevice(
+          tx,
+          device.id,
+          'access_events_more',
+          `${more} more access events in this upload were not logged one by one`,
+          { table, count: more },
+          now,
+        );
+      }
+    });
   }
 
   /** Legacy `POST fdata` photo upload: same handling as ATTPHOTO. */
@@ -286,7 +344,8 @@ export class TerminalEndpoints {
   private async registry(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     let device = await this.devices.touch(serial, { ip: req.ip });
     const params = parseRegistryBody(await this.text(device, req));
-    device = await this.report(device, reportFromParameters(params, 'replace'));
+    // DeviceType and PushVersion are remembered: they decide the dialect (devices/dialect.ts).
+    device = await this.report(device, { ...reportFromParameters(params, 'replace'), ...registryDeclaration(params) });
     return ok(`RegistryCode=${await this.devices.registryCode(device)}`);
   }
 
@@ -337,6 +396,20 @@ export class TerminalEndpoints {
   private offsetNow(device: DeviceRow): number {
     return this.deps.clock.offsetNow(device);
   }
+}
+
+/** Access events logged one by one per upload; a door's chatter beyond that is counted. */
+const MAX_ACCESS_EVENTS = 100;
+
+/**
+ * What the device log keeps of an access event: the codes, never a photo or template a terminal put
+ * there, and never a measured body temperature or mask flag (health data; the event code already
+ * says a temperature or mask refusal).
+ */
+function accessEventDetails(table: string, r: RtlogRecord): Record<string, unknown> {
+  const keep = ['cardno', 'eventaddr', 'inoutstatus', 'verifytype', 'doorid'];
+  const fields = Object.fromEntries(keep.filter((k) => r.fields[k] !== undefined).map((k) => [k, withholdBase64(r.fields[k] ?? '').slice(0, 64)]));
+  return { table, event: r.event, pin: r.pin === '' || r.pin === '0' ? null : r.pin, local_time: r.localTime, ...fields };
 }
 
 /** Data of a pending or disabled terminal is refused, never acknowledged and dropped. */

@@ -23,7 +23,6 @@ import {
   fingerTemplateCommand,
   formatCommandBatch,
   infoCommand,
-  isSecurityPush,
   push3DeleteTemplateCommand,
   push3DeleteUserCommand,
   push3EnrollCommand,
@@ -42,7 +41,7 @@ import {
 } from '../../protocol/adms';
 import { isBiometricType, type TemplateStore } from '../biometrics';
 import type { CommandService, DueCommand } from '../commands';
-import { type DeviceRow, type DeviceUsers, takesBiodata } from '../devices';
+import { type DeviceRow, type DeviceUsers, speaksSecurityPush, takesBiodata } from '../devices';
 
 /** BIODATA `Type` of a fingerprint. */
 const FINGERPRINT = 1;
@@ -135,7 +134,8 @@ export class CommandRenderer {
   async render(device: DeviceRow, command: Pick<DueCommand, 'kind' | 'payload'>): Promise<string | null> {
     const p = command.payload as Record<string, string | number | undefined>;
     const pin = String(p.pin ?? '');
-    const v3 = isSecurityPush(device.pushVersion);
+    // The dialect the terminal declared (handshake pushver, or DeviceType/PushVersion at registry).
+    const v3 = speaksSecurityPush(device);
     switch (command.kind) {
       case 'add_user':
         return v3

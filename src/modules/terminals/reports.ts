@@ -86,5 +86,6 @@ export function reportChanges(device: DeviceRow, r: DeviceReport): boolean {
   if (r.speaksBiodata !== undefined && r.speaksBiodata !== device.speaksBiodata) return true;
   if (r.parameters && !sameParameters(nextParameters(device.parameters, r.parameters, r.parametersMode ?? 'merge'), device.parameters ?? {})) return true;
   if (r.clockOffsetMinutes !== undefined && r.clockOffsetMinutes !== device.clockOffsetMinutes) return true;
+  if (differs(r.deviceType, device.deviceType) || differs(r.pushVersion, device.pushVersion)) return true;
   return false;
 }

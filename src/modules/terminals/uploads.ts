@@ -15,12 +15,15 @@ import {
   parseIntStrict,
   parseOperlog,
   parsePush3Users,
+  parseTabFields,
   parseTabledata,
   parseTemplatev10,
+  splitKeyword,
 } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
+import { AdmsRefusal } from './reply';
 import type { WalkUpEnrollment } from './walk-up';
 
 /** FP uploads carry no version; a terminal that never said otherwise runs ZKFinger 10. */
@@ -30,6 +33,28 @@ const INVALID = 0;
 const FP_DURESS = 3;
 /** Events logged per request at most, so one chatty upload cannot flood the event table. */
 const MAX_EVENTS = 100;
+/** 3.x tables whose 2.x twins (BIOPHOTO, USERPIC, ATTPHOTO, IDCARD) are acknowledged without being kept. */
+const NOT_KEPT_TABLES = new Set(['biophoto', 'userpic', 'attphoto', 'identitycard']);
+
+/** Keys of a person's own data (a template, a photo, a name, a card, a password), as opposed to access settings. */
+const PERSONAL_KEY = /^(tmp|template\w*|fp_template\w*|content|photo\w*|name|card|cardno|password|passwd)$/;
+
+/** The fields of a line, `keyword k=v\tk=v…` or bare `k=v\tk=v…` (rtlog style). */
+function lineFields(line: string): Record<string, string> {
+  const { keyword, rest } = splitKeyword(line);
+  return parseTabFields(keyword.includes('=') ? line : rest).fields;
+}
+
+/**
+ * A record of a person's data: a PIN with a template, photo, name, card or password. Access
+ * settings that only name a PIN (`firstcard`, `userauthorize`: PIN, door, time zone) are not:
+ * the terminal's own configuration, which this service never manages.
+ */
+function carriesPersonalData(fields: Record<string, string>): boolean {
+  const entries = Object.entries(fields).map(([key, value]) => [key.toLowerCase(), value.trim()] as const);
+  const pin = entries.some(([key, value]) => key === 'pin' && value !== '' && value !== '0');
+  return pin && entries.some(([key, value]) => PERSONAL_KEY.test(key) && value !== '');
+}
 
 interface Note {
   kind: string;
@@ -105,14 +130,46 @@ export class TerminalUploads {
   }
 
   /**
-   * 3.x `tabledata` other than `transaction` (attendance, endpoints.ts): `templatev10` goes to
-   * walk-up enrollment; any other table is counted and acknowledged with a device event.
+   * 3.x `tabledata` other than `transaction` (attendance, endpoints.ts). A table of people's data
+   * is kept by the rules of its 2.x twin, or refused so the terminal keeps it and sends it again;
+   * it is never acknowledged and lost:
+   * - `user` → the terminal's users (as USER); `templatev10` and `biodata` → walk-up enrollment
+   *   (as FP and BIODATA, with the same consent, scope and station rules);
+   * - photos and identity cards (`biophoto`, `userpic`, `ATTPHOTO`, `identitycard`): acknowledged
+   *   without being kept, as their 2.x twins are (this service keeps no photos or ID cards);
+   * - another table with a person's data (a PIN with a template, photo, name, card or password):
+   *   refused (422);
+   * - another table (access settings such as `firstcard`, `userauthorize`, `DeviceAuthorize`):
+   *   counted and acknowledged with a device event.
    */
   async tabledata(device: DeviceRow, tableName: string, text: string): Promise<number> {
-    if (tableName.toLowerCase() === 'templatev10') return this.templatev10(device, text);
-    if (tableName.toLowerCase() === 'user') return this.push3Users(device, `tabledata/${tableName}`, text);
+    const table = tableName.toLowerCase();
+    if (table === 'templatev10') return this.templatev10(device, text);
+    if (table === 'user') return this.push3Users(device, `tabledata/${tableName}`, text);
+    if (table === 'biodata') return this.biodata(device, text);
     const { records, errors } = parseTabledata(text);
     await this.lines.logMalformed(device, `tabledata/${tableName}`, redactedErrors(errors));
+    if (NOT_KEPT_TABLES.has(table)) {
+      await this.log(device, [
+        {
+          kind: 'tabledata_not_kept',
+          message: `tabledata ${tableName}: ${records.length} records acknowledged; this service keeps no photos or identity cards`,
+          details: { table: tableName, records: records.length },
+        },
+      ]);
+      return records.length;
+    }
+    const people = records.filter((r) => carriesPersonalData(r.fields)).length;
+    if (people > 0) {
+      await this.log(device, [
+        {
+          kind: 'tabledata_refused',
+          message: `tabledata ${tableName}: ${people} records of people in a table this service does not read; refused, so the terminal keeps them`,
+          details: { table: tableName, records: records.length, people },
+        },
+      ]);
+      throw new AdmsRefusal(422, `table ${tableName} is not kept by this server`);
+    }
     await this.log(device, [
       {
         kind: 'tabledata_ignored',
@@ -121,6 +178,40 @@ export class TerminalUploads {
       },
     ]);
     return records.length;
+  }
+
+  /**
+   * A `cdata` table this service has no reader for (not ATTLOG, OPERLOG, BIODATA, rtlog,
+   * tabledata…). Lines of a person's data, or a body that is not text (a compressed pack), are
+   * refused (422) so the terminal keeps them and the device log says why; anything else is
+   * acknowledged with a device event.
+   */
+  async otherTable(device: DeviceRow, tableName: string, text: string): Promise<void> {
+    const lines = text
+      .split('\n')
+      .map((l) => l.replace(/\r$/, ''))
+      .filter((l) => l.trim() !== '');
+    if (lines.length === 0) return;
+    // A NUL or an undecodable byte: not a text table, so nothing can say it holds no one's data.
+    const unreadable = text.includes('\u0000') || text.includes('\uFFFD');
+    const people = unreadable ? 0 : lines.filter((l) => carriesPersonalData(lineFields(l))).length;
+    if (unreadable || people > 0) {
+      await this.log(device, [
+        {
+          kind: 'upload_refused',
+          message: `table ${tableName}: ${unreadable ? 'a body that is not text' : `${people} records of people`} in a table this service does not read; refused, so the terminal keeps them`,
+          details: { table: tableName, lines: lines.length, people, unreadable },
+        },
+      ]);
+      throw new AdmsRefusal(422, `table ${tableName} is not kept by this server`);
+    }
+    await this.log(device, [
+      {
+        kind: 'upload_ignored',
+        message: `table ${tableName}: ${lines.length} lines acknowledged without being read`,
+        details: { table: tableName, lines: lines.length },
+      },
+    ]);
   }
 
   /** 3.x `user` records: uploaded as `tabledata`, or the answer to a user query (`querydata`). */

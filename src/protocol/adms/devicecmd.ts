@@ -115,6 +115,16 @@ export function parseDeviceCmdBody(text: string): DeviceCmdParse {
   return { results, errors };
 }
 
+/**
+ * Whether a body is command results (`ID=…&Return=…&CMD=…` lines): some firmware (a U300-C
+ * rebrand) posts them to `cdata` without a `table` parameter instead of to `devicecmd`. The
+ * first line that is not blank decides.
+ */
+export function isCommandResultBody(text: string): boolean {
+  const first = text.split('\n').find((line) => line.trim() !== '');
+  return first !== undefined && RESULT_START.test(first.trim());
+}
+
 /** Serialise a result as a one-line device reply (simulators, round-trip tests). */
 export function formatDeviceCmdResult(r: Pick<CommandResult, 'id' | 'returnCode' | 'cmd'> & { fields?: Readonly<Record<string, string>> }): string {
   const extra = Object.entries(r.fields ?? {}).map(([k, v]) => `&${k}=${v}`);

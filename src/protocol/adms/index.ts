@@ -4,6 +4,7 @@
  * Parsers never throw on device input: bad lines come back as LineError entries.
  */
 
+export * from './access-events';
 export * from './attlog';
 export * from './attphoto';
 export * from './base64';

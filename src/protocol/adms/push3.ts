@@ -14,6 +14,23 @@ export function parseRegistryBody(text: string): Dict {
   return parseOptionsBody(text);
 }
 
+/** What a terminal declares of itself at `registry` ([SEC] §4.4): its module and push version. */
+export interface RegistryDeclaration {
+  /** `acc` (security module) or `att` (attendance module), lower case; null when absent or garbled. */
+  deviceType: string | null;
+  /** `PushVersion` when it is a protocol version (`3.1.2`); null for a firmware string (`Ver 2.0.32S-…`). */
+  pushVersion: string | null;
+}
+
+export function registryDeclaration(params: Dict): RegistryDeclaration {
+  const type = params.DeviceType?.trim().toLowerCase() ?? '';
+  const version = params.PushVersion?.trim() ?? '';
+  return {
+    deviceType: /^[a-z]{1,16}$/.test(type) ? type : null,
+    pushVersion: /^\d{1,3}(\.\d{1,4}){0,3}$/.test(version) ? version : null,
+  };
+}
+
 /**
  * A 3.x real-time event (`table=rtlog`), mapped onto the ATTLOG shape so punches share one path.
  * Door and alarm events carry no user: their `pin` is '' or '0'.

@@ -1,0 +1,1 @@
+ALTER TABLE `fpa_devices` ADD `device_type` text;
