@@ -58,7 +58,7 @@ export interface TerminalUser {
 
 export interface DeviceKey {
   id: string;
-  hint: string;
+  legacy: boolean;
   created_by: string;
   created_at: string;
   revoked_at: string | null;

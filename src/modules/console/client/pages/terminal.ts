@@ -337,7 +337,7 @@ function keysSection(keys: DeviceKey[], base: string, redraw: () => Promise<void
     table(
       ['Key', 'Issued', 'By', 'State', ''],
       keys.map((k) => [
-        `${k.hint}…`,
+        k.legacy ? `${k.id.slice(0, 8)} (legacy: issue a new one)` : k.id.slice(0, 8),
         dateTime(k.created_at),
         k.created_by,
         k.revoked_at ? badge('Revoked', 'muted') : badge('Active', 'ok'),
@@ -352,7 +352,7 @@ function keysSection(keys: DeviceKey[], base: string, redraw: () => Promise<void
                 await redraw();
                 announce('Key revoked.');
               },
-              { 'aria-label': `Revoke the key ${k.hint}…` },
+              { 'aria-label': `Revoke the key ${k.id.slice(0, 8)} issued ${dateTime(k.created_at)}` },
             ),
       ]),
       'No keys: the terminal is known by its serial number only.',
