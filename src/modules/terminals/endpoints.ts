@@ -153,7 +153,8 @@ export class TerminalEndpoints {
   /** `GET cdata?options=all`: the full option block (a pending terminal gets it too). */
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
-    const device = await this.devices.touch(serial, { ip: req.ip, pushVersion: query.pushver, language: query.language });
+    // From an unconfirmed address the terminal is answered, but what it says of itself is not taken (the dialect follows it).
+    const device = await this.devices.touch(serial, withheld(req) ? {} : { ip: req.ip, pushVersion: query.pushver, language: query.language });
     // 3.x: `OK` alone asks an unregistered terminal to register (docs/protocol/adms.md §3.1).
     if (isSecurityPush(query.pushver) && !device.registryCode) return ok();
     const offset = this.offsetNow(device);
