@@ -20,6 +20,9 @@ export interface Device {
   online: boolean;
   firmware: string | null;
   ip_address: string | null;
+  pinned_address: string | null;
+  unconfirmed_address: string | null;
+  unconfirmed_address_at: string | null;
   user_count: number | null;
   fingerprint_count: number | null;
   attendance_count: number | null;
