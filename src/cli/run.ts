@@ -31,6 +31,7 @@ type Command = (args: string[]) => Promise<number>;
 
 const JOB_COMMANDS = [
   'check-devices',
+  'expire-pending-devices',
   'sync-device-clocks',
   'expire-commands',
   'retry-commands',

@@ -16,7 +16,7 @@
  */
 
 import { formatLocalWallTime } from '../platform/time/zone';
-import { formatAttlogLine, formatDeviceCmdResult, formatOptionsBody, parseTabFields, splitKeyword } from '../protocol/adms';
+import { formatAttlogLine, formatDeviceCmdResult, formatOptionsBody, isSecurityPush, parseTabFields, splitKeyword } from '../protocol/adms';
 
 export interface PunchRecord {
   pin: string;
@@ -103,7 +103,10 @@ export interface SimulatedTerminalOptions {
    * parameters (`MultiBioDataSupport`, `FaceVersion`, `PvVersion`…); such templates travel as BIODATA.
    */
   kinds?: Partial<Record<SimulatedKind, string>>;
-  /** Sent as `pushcommkey` on every request (device token hardening). */
+  /**
+   * Its communication key (Comm Key): sent as `pushcommkey` on every request, and as the `token`
+   * cookie on Security PUSH 3.x; once the server issued a key it refuses requests without it.
+   */
   pushCommKey?: string;
   /** Return code of ENROLL_FP / ENROLL_BIO (default 0: enrolled). */
   enrollReturn?: (pin: string, fingerIndex: number) => number;
@@ -153,6 +156,8 @@ export class SimulatedTerminal {
   private lastPunchAt = 0;
   private readonly base: string;
   private readonly fetchImpl: typeof fetch;
+  /** The communication key it sends on every request (an installer may enter one later: `commKey = …`). */
+  commKey: string | undefined;
   /** Users and templates it can hold (a test may change it: a terminal whose memory was freed). */
   readonly capacity: { users: number; templates: number };
 
@@ -161,6 +166,7 @@ export class SimulatedTerminal {
     const prefix = o.prefix ?? '/iclock/';
     this.base = `${o.url.replace(/\/+$/, '')}${prefix.startsWith('/') ? prefix : `/${prefix}`}`;
     this.fetchImpl = o.fetch ?? fetch;
+    this.commKey = o.pushCommKey;
     this.capacity = { users: o.capacity?.users ?? Number.POSITIVE_INFINITY, templates: o.capacity?.templates ?? Number.POSITIVE_INFINITY };
     for (const u of o.existingUsers ?? []) {
       this.users.set(u.pin, { pin: u.pin, name: u.name ?? '', fields: { PIN: u.pin, ...(u.card ? { Card: u.card } : {}) } });
@@ -400,11 +406,13 @@ export class SimulatedTerminal {
 
   private async request(method: string, endpoint: string, query: Record<string, string>, body?: string | Uint8Array): Promise<Exchange> {
     const params = new URLSearchParams({ SN: this.sn, ...query });
-    if (this.o.pushCommKey) params.set('pushcommkey', this.o.pushCommKey);
+    if (this.commKey) params.set('pushcommkey', this.commKey);
     const bytes: Uint8Array<ArrayBuffer> | undefined = typeof body === 'string' ? encoder.encode(body) : body ? new Uint8Array(body) : undefined;
+    // Security PUSH 3.x carries its key in the `token` cookie (docs/protocol/adms.md).
+    const cookie: Record<string, string> = this.commKey && isSecurityPush(this.o.pushver) ? { cookie: `token=${this.commKey}` } : {};
     const res = await this.fetchImpl(`${this.base}${endpoint}?${params.toString()}`, {
       method,
-      headers: { 'user-agent': 'iClock Proxy/1.09', accept: '*/*', ...(bytes ? { 'content-type': 'text/plain' } : {}) },
+      headers: { 'user-agent': 'iClock Proxy/1.09', accept: '*/*', ...cookie, ...(bytes ? { 'content-type': 'text/plain' } : {}) },
       body: bytes,
     });
     const text = await res.text();

@@ -103,13 +103,13 @@ describe('the configuration check', () => {
   test('an unknown log level is an error; a bad TIME_ZONE is reported once, under TIME_ZONE', async () => {
     const loud = await cli(['check'], { FPA_LOG_LEVEL: 'loud' });
     expect(loud.code).toBe(1);
-    expect(loud.out).toContain('fpa.E017');
+    expect(loud.out).toContain('fpa.E018');
     const zone = await cli(['check'], { FPA_TIME_ZONE: 'Mars/Olympus' });
     expect(zone.code).toBe(1);
     expect(zone.out).toContain('TIME_ZONE "Mars/Olympus"');
     expect(zone.out).not.toContain('ATTENDANCE_TIME_ZONE');
     const fine = await cli(['check']);
-    expect(fine.out).not.toContain('fpa.E017');
+    expect(fine.out).not.toContain('fpa.E018');
   });
 });
 

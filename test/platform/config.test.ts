@@ -86,7 +86,8 @@ describe('configuration check', () => {
     ['fpa.W002', { ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }],
     ['fpa.W003', { ...base, ADMS_AUTO_APPROVE: true }],
     ['fpa.W004', { ...base, ENROLLMENT_REQUIRE_CONSENT: false }],
-    ['fpa.W006', base],
+    ['fpa.W006', { ...base, ADMS_TRUST: 'serial' }],
+    ['fpa.E017', { ...base, ADMS_TRUST: 'anyone' }],
   ])('%s is reported', (code, settings) => {
     expect(codesOf(settings)).toContain(code);
   });
@@ -110,16 +111,18 @@ describe('configuration check', () => {
   test('every problem is reported at once, each with a hint', () => {
     const loaded = loadSettings({ TEMPLATE_ENCRYPTION_KEYS: [], ADMS_URL_PREFIX: 'iclock', TASK_BACKEND: 'x', TIME_ZONE: 'Nowhere' }, {});
     const issues = checkConfiguration({ loaded });
-    expect(new Set(issues.map((i) => i.code))).toEqual(new Set(['fpa.E001', 'fpa.E003', 'fpa.E006', 'fpa.E007', 'fpa.E009', 'fpa.W006']));
+    expect(new Set(issues.map((i) => i.code))).toEqual(new Set(['fpa.E001', 'fpa.E003', 'fpa.E006', 'fpa.E007', 'fpa.E009']));
     for (const i of issues) {
       expect(i.hint.length).toBeGreaterThan(0);
       expect(CHECK_CODES[i.code]).toBeDefined();
     }
   });
 
-  test('W006 goes away once terminals are restricted by address or token', () => {
-    expect(codesOf({ ...base, ADMS_ALLOWED_IPS: ['10.0.0.0/8'] })).not.toContain('fpa.W006');
-    expect(codesOf({ ...base, ADMS_DEVICE_TOKENS: { SN1: ['k'] } })).not.toContain('fpa.W006');
+  test('W006 is for ADMS_TRUST=serial only: the default pins terminals to their address, `key` asks for a key', () => {
+    expect(codesOf(base)).not.toContain('fpa.W006');
+    expect(codesOf({ ...base, ADMS_TRUST: 'key' })).not.toContain('fpa.W006');
+    expect(codesOf({ ...base, ADMS_TRUST: 'serial', ADMS_ALLOWED_IPS: ['10.0.0.0/8'] })).toContain('fpa.W006');
+    expect(codesOf(base, { FPA_ADMS_TRUST: 'serial' })).toContain('fpa.W006');
   });
 
   test('a host that authorizes administrators itself needs no JWT settings', () => {

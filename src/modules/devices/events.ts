@@ -30,6 +30,11 @@ export interface DeviceEvents {
   device_updated: { device: DeviceRef; by: string; status: string; changes: DeviceChanges };
   /** The terminal's clock was measured off by more than DEVICE_CLOCK_DRIFT_MAX. */
   device_clock_drifting: { device: DeviceRef; drift_seconds: number };
+  /**
+   * A request for an approved terminal came from an address other than the one it is pinned to
+   * (ADMS_TRUST=address, no key): nothing is sent there until an administrator confirms it.
+   */
+  device_address_changed: { device: DeviceRef; pinned_ip: string | null; ip: string };
   /** Removed by an administrator; its punches stay. */
   device_removed: { device: DeviceRef; by: string };
 }

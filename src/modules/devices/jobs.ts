@@ -9,5 +9,11 @@ export function deviceJobs(devices: DeviceService): JobDefinition[] {
       description: 'Marks terminals silent for DEVICE_OFFLINE_AFTER offline.',
       run: () => devices.checkDevices(),
     },
+    {
+      name: 'expire-pending-devices',
+      schedule: '0 23 * * * *',
+      description: 'Forgets terminals that registered themselves and were not approved within ADMS_PENDING_EXPIRY.',
+      run: () => devices.expirePending(),
+    },
   ];
 }

@@ -1,28 +1,35 @@
 /**
  * Communication keys of terminals (`devices/{sn}/keys/`): issued once and shown once, stored as
- * SHA-256 digests, revoked by an administrator, and checked on every terminal request (cached
- * for a minute per serial).
+ * HMAC digests under a server secret (key-digest.ts), revoked by an administrator. Once a
+ * terminal was issued a key, every request for its serial must present a valid one, whatever
+ * address it comes from (identity.ts); keys are cached for a minute per serial.
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
-import { constantTimeEqual } from '../../platform/crypto/secrets';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
+import { isLegacy, KeyDigests } from './key-digest';
 import { type DeviceRow, deviceKeys, devices } from './tables';
 
 const KEY_CACHE_MS = 60_000;
 const MAX_CACHED_SERIALS = 10_000;
 
+/** What a request's keys say about it: the terminal has no key, or it presented a valid one, or not. */
+export type KeyCheck = 'unkeyed' | 'valid' | 'invalid';
+
 export class DeviceKeys {
   /** Serial → when its communication keys were last read, and their digests. */
-  private readonly cache = new BoundedMap<string, { keyed: boolean; digests: string[]; keyedIp: string | null; until: number }>(MAX_CACHED_SERIALS);
+  private readonly cache = new BoundedMap<string, { keyed: boolean; deviceId: string; digests: string[]; until: number }>(MAX_CACHED_SERIALS);
+  private readonly digests: KeyDigests;
 
   constructor(
     private readonly ctx: Runtime,
     private readonly device: (serial: string, q?: Queryable) => Promise<DeviceRow>,
-  ) {}
+  ) {
+    this.digests = new KeyDigests(ctx.settings.TEMPLATE_ENCRYPTION_KEYS);
+  }
 
   /** Drops what is cached of a terminal (removed, or its keys changed). */
   forget(serial: string): void {
@@ -35,11 +42,13 @@ export class DeviceKeys {
     const row = await this.ctx.db.write(async ({ tx }) => {
       const device = await this.device(serial, tx);
       const now = this.ctx.clock.now();
+      const id = crypto.randomUUID();
       const values = {
-        id: crypto.randomUUID(),
+        id,
         deviceId: device.id,
-        digest: sha256(key),
-        hint: key.slice(0, 2),
+        digest: this.digests.digest(device.id, key),
+        // No digits of the key are kept: 12 digits minus a known prefix is fewer guesses.
+        hint: '',
         createdBy: by,
         createdAt: now,
         revokedAt: null,
@@ -74,21 +83,17 @@ export class DeviceKeys {
   }
 
   /**
-   * Whether a terminal request may proceed, for terminals that were issued communication keys: a
-   * key presented must be one not revoked; without one, only the address that last presented a
-   * valid key is trusted (2.x terminals send `pushcommkey` on the handshake only). Revoking every
-   * key locks the terminal out until a new one is issued. Terminals never issued a key are not
-   * checked here.
+   * What the keys a request presents (`pushcommkey`, `token` cookie) say about it. A terminal
+   * never issued a key is `unkeyed`; one issued a key must present a key that is not revoked on
+   * every request, from any address: no address is trusted for having presented a key before
+   * (behind NAT or a proxy that would be everyone). Revoking every key leaves the terminal keyed:
+   * it is refused until a new key is issued.
    */
-  async admits(serial: string, presented: readonly string[], ip: string | null): Promise<boolean> {
+  async check(serial: string, presented: readonly string[]): Promise<KeyCheck> {
     const now = this.ctx.clock.now();
     let entry = this.cache.get(serial);
     if (!entry || entry.until <= now) {
-      const [device] = await this.ctx.db.orm
-        .select({ id: devices.id, keyedIp: devices.keyedIp })
-        .from(devices)
-        .where(eq(devices.serialNumber, serial))
-        .limit(1);
+      const [device] = await this.ctx.db.orm.select({ id: devices.id }).from(devices).where(eq(devices.serialNumber, serial)).limit(1);
       const rows = device
         ? await this.ctx.db.orm
             .select({ digest: deviceKeys.digest, revokedAt: deviceKeys.revokedAt })
@@ -97,30 +102,29 @@ export class DeviceKeys {
         : [];
       entry = {
         keyed: rows.length > 0,
+        deviceId: device?.id ?? '',
         digests: rows.filter((r) => r.revokedAt === null).map((r) => r.digest),
-        keyedIp: device?.keyedIp ?? null,
         until: now + KEY_CACHE_MS,
       };
       this.cache.set(serial, entry);
+      const lost = entry.digests.filter((d) => !this.digests.verifiable(d)).length;
+      if (lost > 0) {
+        this.ctx.log.warn('a communication key was made under a template key no longer in TEMPLATE_ENCRYPTION_KEYS: issue the terminal a new key', {
+          serial,
+          keys: lost,
+        });
+      }
     }
-    if (!entry.keyed) return true;
-    if (presented.length > 0) {
-      const ok = presented.some((p) => entry!.digests.some((d) => constantTimeEqual(sha256(p), d)));
-      if (ok && ip && ip !== entry.keyedIp) await this.rememberKeyedAddress(serial, ip);
-      return ok;
-    }
-    return ip !== null && ip === entry.keyedIp;
-  }
-
-  private async rememberKeyedAddress(serial: string, ip: string): Promise<void> {
-    await this.ctx.db.write(({ tx }) => tx.update(devices).set({ keyedIp: ip }).where(eq(devices.serialNumber, serial)));
-    this.cache.delete(serial);
+    if (!entry.keyed) return 'unkeyed';
+    const { deviceId, digests } = entry;
+    return presented.some((p) => digests.some((d) => this.digests.verify(d, deviceId, p))) ? 'valid' : 'invalid';
   }
 }
 
 export interface DeviceKeyView {
   id: string;
-  hint: string;
+  /** Stored as an unsalted SHA-256 digest by an earlier release: revoke it and issue a new one. */
+  legacy: boolean;
   created_by: string;
   created_at: string;
   revoked_at: string | null;
@@ -129,7 +133,7 @@ export interface DeviceKeyView {
 function keyView(row: typeof deviceKeys.$inferSelect): DeviceKeyView {
   return {
     id: row.id,
-    hint: row.hint,
+    legacy: isLegacy(row.digest),
     created_by: row.createdBy,
     created_at: new Date(row.createdAt).toISOString(),
     revoked_at: row.revokedAt ? new Date(row.revokedAt).toISOString() : null,
@@ -141,10 +145,10 @@ function keyView(row: typeof deviceKeys.$inferSelect): DeviceKeyView {
  * digits; 12 of them (about 40 bits) against guessing over the network.
  */
 function numericKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return Array.from(bytes, (b) => String(b % 10)).join('');
-}
-
-function sha256(text: string): string {
-  return new Bun.CryptoHasher('sha256').update(text).digest('hex');
+  let digits = '';
+  while (digits.length < 12) {
+    // Bytes of 250 and above are dropped: `b % 10` of them would favour the digits 0–5.
+    for (const b of crypto.getRandomValues(new Uint8Array(16))) if (b < 250 && digits.length < 12) digits += String(b % 10);
+  }
+  return digits;
 }

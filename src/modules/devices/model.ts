@@ -26,6 +26,19 @@ export const Device = t.Object(
     approved_at: Nullable(Instant()),
     created_at: Instant(),
     enrollment_station: t.Boolean({ description: 'Accepts walk-up enrollments of people outside its own areas.' }),
+    pinned_address: Nullable(
+      t.String({
+        description:
+          'ADMS_TRUST=address: the address the terminal is trusted from (where it was approved, or first connected from after pre-registration); null until known.',
+      }),
+    ),
+    unconfirmed_address: Nullable(
+      t.String({
+        description:
+          'The last other address a request for this serial came from without its key: it is sent no users, cards or templates from there until an administrator confirms it (`POST devices/{sn}/confirm-address/`).',
+      }),
+    ),
+    unconfirmed_address_at: Nullable(Instant('When the unconfirmed address was first seen.')),
     clock_drift_seconds: Nullable(
       Int({ description: 'How far its clock ran ahead of the server’s (negative: behind) when a real-time upload last measured it.' }),
     ),
@@ -80,7 +93,9 @@ export const DeviceCreate = Body(
 
 export const DeviceKey = t.Object({
   id: t.String(),
-  hint: t.String({ description: 'The key’s first digits.' }),
+  legacy: t.Boolean({
+    description: 'Stored by an earlier release as an unsalted SHA-256 digest (still accepted): revoke it and issue a new key. No digit of a key is kept.',
+  }),
   created_by: t.String(),
   created_at: Instant(),
   revoked_at: Nullable(Instant()),

@@ -47,6 +47,14 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
         detail: { summary: 'Approve a pending terminal; every in-scope enrollee is backfilled', tags },
       },
     )
+    .post('/devices/:serial/confirm-address', async ({ params, admin }) => devices.viewOne(await devices.identity.confirmAddress(params.serial, admin.by)), {
+      params: SerialParams,
+      response: { 200: Device, ...errors('not_found', 'conflict') },
+      detail: {
+        summary: 'Confirm the new address a terminal connects from: it becomes the pinned one, and users, cards and templates flow to it again',
+        tags,
+      },
+    })
     .post('/devices/:serial/disable', async ({ params, admin }) => devices.viewOne(await devices.disableDevice(params.serial, { by: admin.by })), {
       params: SerialParams,
       response: { 200: Device, ...errors('not_found') },

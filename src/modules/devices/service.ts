@@ -17,6 +17,7 @@ import { namesByMember, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel, EventLog } from '../events';
 import type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
+import { DeviceIdentity, normalAddress } from './identity';
 import { DeviceKeys } from './keys';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
@@ -28,11 +29,15 @@ const CACHE_MS = 2_000;
 const LAST_SEEN_FLUSH_MS = 30_000;
 /** Entries kept per in-memory map: unknown serials arrive unauthenticated, so memory is bounded. */
 const MAX_CACHED_DEVICES = 10_000;
+/** Stale pending terminals one run of expire-pending-devices forgets at most (the next run takes the rest). */
+const EXPIRE_BATCH = 10_000;
 /** A refused registration is logged at most this often, so a flood cannot flood the log. */
 const PENDING_WARNING_EVERY_MS = 60_000;
 
 export interface DeviceContact {
   ip?: string | null;
+  /** The request's source address: registers an unknown serial under it (ADMS_MAX_PENDING_PER_ADDRESS). */
+  source?: string | null;
   pushVersion?: string | null;
   language?: string | null;
 }
@@ -69,6 +74,8 @@ export class DeviceService {
   readonly users: DeviceUsers;
   /** Communication keys: issued, revoked, and checked on every terminal request. */
   readonly keys: DeviceKeys;
+  /** Whether a request comes from the approved terminal (ADMS_TRUST): pinned addresses, confirmations. */
+  readonly identity: DeviceIdentity;
 
   constructor(
     private readonly ctx: Runtime,
@@ -77,6 +84,12 @@ export class DeviceService {
     this.events = log.channel<DeviceEvents>();
     this.users = new DeviceUsers(ctx);
     this.keys = new DeviceKeys(ctx, (serial, q) => this.get(serial, q));
+    this.identity = new DeviceIdentity(
+      ctx,
+      this.events,
+      (serial, q) => this.get(serial, q),
+      (serial) => this.invalidate(serial),
+    );
     ctx.metrics.gauge('fpa_devices', 'Terminals by status; `online` counts approved terminals heard from lately.', ['status'], async () => {
       const counts = await this.counts();
       return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
@@ -153,18 +166,26 @@ export class DeviceService {
     if (!SERIAL_NUMBER.test(serial)) {
       throw new FpaError('validation_error', 'a serial number is 1 to 64 letters, digits, dots, dashes or underscores', { serial_number: serial });
     }
+    const source = normalAddress(contact.source ?? contact.ip ?? null);
     // Checked before the write too, so a flood of unknown serials never queues on the writer.
-    if (await this.pendingFull(this.ctx.db.orm)) this.refuseRegistration(serial, now);
+    const full = await this.pendingFull(this.ctx.db.orm, source);
+    if (full) this.refuseRegistration(serial, now, full, source);
     const created = await this.ctx.db.write(async (w) => {
       const again = await this.findBySerial(w.tx, serial);
       if (again) return { row: again, isNew: false };
-      if (await this.pendingFull(w.tx)) this.refuseRegistration(serial, now);
-      const row = newDeviceRow(serial, 'pending_approval', now, { ip: contact.ip, pushVersion: contact.pushVersion, language: contact.language });
+      const stillFull = await this.pendingFull(w.tx, source);
+      if (stillFull) this.refuseRegistration(serial, now, stillFull, source);
+      const row: DeviceRow = {
+        ...newDeviceRow(serial, 'pending_approval', now, { ip: contact.ip ?? source, pushVersion: contact.pushVersion, language: contact.language }),
+        // Its pin follows it while it waits, so it is pinned where it is approved from (identity.ts).
+        pinnedIp: source,
+        registeredIp: source,
+      };
       await w.tx.insert(devices).values(row);
       await setDeviceAreas(w.tx, row.id, await resolveAreas(w.tx, undefined, now));
-      await noteOnDevice(w.tx, row.id, 'registered', 'an unknown terminal registered itself', { ip: contact.ip ?? null }, now);
+      await noteOnDevice(w.tx, row.id, 'registered', 'an unknown terminal registered itself', { ip: source }, now);
       await audit(w.tx, now, { actor: `device:${serial}`, action: 'device.registered', targetType: 'device', targetId: serial });
-      await this.events.record(w, 'device_registered', { device: deviceRef(row), ip: contact.ip ?? null });
+      await this.events.record(w, 'device_registered', { device: deviceRef(row), ip: source });
       return { row, isNew: true };
     });
     this.lastFlushed.set(created.row.id, now);
@@ -172,21 +193,84 @@ export class DeviceService {
     return created.row;
   }
 
-  /** Whether ADMS_MAX_PENDING_DEVICES terminals already wait for approval. */
-  private async pendingFull(q: Queryable): Promise<boolean> {
+  /**
+   * Which limit a new registration from `source` would break, if any: this address already
+   * registered ADMS_MAX_PENDING_PER_ADDRESS terminals that wait for approval (junk serials from
+   * one address cannot lock out a real terminal elsewhere), or ADMS_MAX_PENDING_DEVICES wait in
+   * all. Terminals an administrator pre-registered are approved and never count, nor registered here.
+   */
+  private async pendingFull(q: Queryable, source: string | null): Promise<'ADMS_MAX_PENDING_PER_ADDRESS' | 'ADMS_MAX_PENDING_DEVICES' | null> {
+    const { ADMS_MAX_PENDING_PER_ADDRESS: perAddress, ADMS_MAX_PENDING_DEVICES: max } = this.ctx.settings;
+    if (source !== null) {
+      const [own] = await q
+        .select({ n: sql<number>`count(*)` })
+        .from(devices)
+        .where(and(eq(devices.status, 'pending_approval'), eq(devices.registeredIp, source)));
+      if ((own?.n ?? 0) >= perAddress) return 'ADMS_MAX_PENDING_PER_ADDRESS';
+    }
     const [pending] = await q.select({ n: sql<number>`count(*)` }).from(devices).where(eq(devices.status, 'pending_approval'));
-    return (pending?.n ?? 0) >= this.ctx.settings.ADMS_MAX_PENDING_DEVICES;
+    return (pending?.n ?? 0) >= max ? 'ADMS_MAX_PENDING_DEVICES' : null;
   }
 
-  private refuseRegistration(serial: string, now: number): never {
+  private refuseRegistration(serial: string, now: number, limit: 'ADMS_MAX_PENDING_PER_ADDRESS' | 'ADMS_MAX_PENDING_DEVICES', source: string | null): never {
     if (now - this.lastPendingWarning >= PENDING_WARNING_EVERY_MS) {
       this.lastPendingWarning = now;
-      this.ctx.log.warn('unknown terminals refused: ADMS_MAX_PENDING_DEVICES terminals already wait for approval', {
-        serial,
-        max: this.ctx.settings.ADMS_MAX_PENDING_DEVICES,
-      });
+      this.ctx.log.warn(
+        limit === 'ADMS_MAX_PENDING_DEVICES'
+          ? 'unknown terminals refused: ADMS_MAX_PENDING_DEVICES terminals already wait for approval'
+          : 'unknown terminals refused: ADMS_MAX_PENDING_PER_ADDRESS terminals from this address already wait for approval',
+        { serial, ip: source, max: this.ctx.settings[limit] },
+      );
     }
     throw new FpaError('forbidden', 'Device Unauthorized', { serial_number: serial });
+  }
+
+  /**
+   * Job `expire-pending-devices`: terminals that registered themselves and were not approved
+   * within ADMS_PENDING_EXPIRY are forgotten (with their device log), so junk serials do not
+   * hold places for good. A real terminal still polling registers again at its next contact.
+   */
+  async expirePending(): Promise<{ expired: number }> {
+    const now = this.ctx.clock.now();
+    const cutoff = now - this.ctx.settings.ADMS_PENDING_EXPIRY;
+    const stale = await this.ctx.db.orm
+      .select()
+      .from(devices)
+      .where(and(eq(devices.status, 'pending_approval'), lt(devices.createdAt, cutoff)))
+      .limit(EXPIRE_BATCH);
+    let expired = 0;
+    for (const rows of chunks(stale, 100)) {
+      const gone = await this.ctx.db.write(async (w) => {
+        const removed: DeviceRow[] = [];
+        for (const device of rows) {
+          // An administrator's attention (a key issued) makes it no stranger.
+          const [keyed] = await w.tx.select({ id: deviceKeys.id }).from(deviceKeys).where(eq(deviceKeys.deviceId, device.id)).limit(1);
+          const [still] = await w.tx
+            .select({ id: devices.id })
+            .from(devices)
+            .where(and(eq(devices.id, device.id), eq(devices.status, 'pending_approval')));
+          if (keyed || !still) continue;
+          await this.events.record(w, 'device_removed', { device: deviceRef(device), by: 'expire-pending-devices' });
+          await this.users.clear(w.tx, device.id);
+          await w.tx.delete(deviceAreas).where(eq(deviceAreas.deviceId, device.id));
+          await w.tx.delete(deviceClockOffsets).where(eq(deviceClockOffsets.deviceId, device.id));
+          await w.tx.delete(deviceEvents).where(eq(deviceEvents.deviceId, device.id));
+          await w.tx.delete(devices).where(eq(devices.id, device.id));
+          await audit(w.tx, now, {
+            actor: 'expire-pending-devices',
+            action: 'device.pending_expired',
+            targetType: 'device',
+            targetId: device.serialNumber,
+            details: { registered_ip: device.registeredIp },
+          });
+          removed.push(device);
+        }
+        return removed;
+      });
+      for (const device of gone) this.invalidate(device.serialNumber);
+      expired += gone.length;
+    }
+    return { expired };
   }
 
   async findBySerial(q: Queryable, serial: string): Promise<DeviceRow | null> {
@@ -409,6 +493,9 @@ export class DeviceService {
       approved_at: r.approvedAt ? new Date(r.approvedAt).toISOString() : null,
       created_at: new Date(r.createdAt).toISOString(),
       enrollment_station: r.enrollmentStation,
+      pinned_address: r.pinnedIp,
+      unconfirmed_address: r.unconfirmedIp,
+      unconfirmed_address_at: r.unconfirmedIpAt ? new Date(r.unconfirmedIpAt).toISOString() : null,
       clock_drift_seconds: r.clockDriftSeconds,
       clock_drifting: r.clockDriftSeconds !== null && Math.abs(r.clockDriftSeconds) * 1000 > this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX,
     }));
@@ -656,6 +743,10 @@ function newDeviceRow(serial: string, status: DeviceStatus, now: number, contact
     clockDriftSeconds: null,
     enrollmentStation: false,
     keyedIp: null,
+    pinnedIp: null,
+    unconfirmedIp: null,
+    unconfirmedIpAt: null,
+    registeredIp: null,
     lastSeenAt: now,
     online: true,
     approvedAt: null,

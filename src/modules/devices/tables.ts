@@ -39,8 +39,18 @@ export const devices = sqliteTable(
     clockDriftSeconds: integer('clock_drift_seconds'),
     /** An enrollment station accepts walk-up enrollments of people outside its own areas. */
     enrollmentStation: integer('enrollment_station', { mode: 'boolean' }).notNull().default(false),
-    /** The address of the last request that presented a valid communication key (keyed terminals). */
+    /** No longer read: keyless requests are not trusted by address any more (identity.ts). */
     keyedIp: text('keyed_ip'),
+    /**
+     * The network address the terminal is trusted from under ADMS_TRUST=address (identity.ts):
+     * where it was approved from, or, pre-registered or upgraded, where it first connected from.
+     */
+    pinnedIp: text('pinned_ip'),
+    /** The last address other than the pinned one a request for this serial came from, until an administrator confirms it. */
+    unconfirmedIp: text('unconfirmed_ip'),
+    unconfirmedIpAt: integer('unconfirmed_ip_at'),
+    /** The source address of the request that registered the terminal (null when pre-registered): limits per address. */
+    registeredIp: text('registered_ip'),
     lastSeenAt: integer('last_seen_at'),
     online: integer('online', { mode: 'boolean' }).notNull().default(false),
     approvedAt: integer('approved_at'),
@@ -48,7 +58,7 @@ export const devices = sqliteTable(
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('fpa_devices_status').on(t.status)],
+  (t) => [index('fpa_devices_status').on(t.status), index('fpa_devices_pending_address').on(t.status, t.registeredIp)],
 );
 
 export const deviceAreas = sqliteTable(
@@ -111,14 +121,17 @@ export const deviceClockOffsets = sqliteTable(
   (t) => [primaryKey({ columns: [t.deviceId, t.since] })],
 );
 
-/** Communication keys of terminals: issued once, kept as SHA-256 digests, revocable. */
+/**
+ * Communication keys of terminals: issued once, kept as HMAC-SHA256 digests under a server secret
+ * (key-digest.ts; older keys as plain SHA-256 digests, flagged legacy), revocable.
+ */
 export const deviceKeys = sqliteTable(
   'fpa_device_keys',
   {
     id: text('id').primaryKey(),
     deviceId: text('device_id').notNull(),
     digest: text('digest').notNull(),
-    /** The first characters, so an installer can tell keys apart. */
+    /** Once the key's first digits; no longer kept (empty): keys are told apart by id and date. */
     hint: text('hint').notNull(),
     createdBy: text('created_by').notNull(),
     createdAt: createdAt(),

@@ -30,7 +30,7 @@ import {
   registryDeclaration,
 } from '../../protocol/adms';
 import type { CommandService } from '../commands';
-import { type DeviceReport, type DeviceRow, type DeviceService, noteOnDevice, speaksSecurityPush } from '../devices';
+import { type DeviceReport, type DeviceRow, type DeviceService, NEW_ADDRESS_FLAG, noteOnDevice, speaksSecurityPush, type Trust } from '../devices';
 import type { ClockSync } from './clock-sync';
 import type { AttendanceIngest } from './ingest';
 import { attendanceErrors, redactedErrors, withholdBase64 } from './ingest';
@@ -50,6 +50,8 @@ export interface TerminalRequest {
   query: AdmsQuery;
   /** The peer address of the connection, when known. */
   ip: string | null;
+  /** Whether this request comes from the approved terminal (identify): decides what it is sent and what is taken. */
+  trust: Trust;
   /** Reads the body (once, under the size cap): only after the device is known to be allowed to send it. */
   body(): Promise<Uint8Array>;
 }
@@ -83,9 +85,16 @@ export class TerminalEndpoints {
     ({ devices: this.devices, commands: this.commands, uploads: this.uploads, attendance: this.attendance } = deps);
   }
 
-  /** Keyed terminals must present a key, or come from the address that last did (DeviceService.admits). */
-  admits(serial: string, presented: string[], ip: string | null): Promise<boolean> {
-    return this.devices.keys.admits(serial, presented, ip);
+  /**
+   * Who sends this request (devices/identity.ts): a terminal issued a key is refused without a
+   * valid one on every request; otherwise ADMS_TRUST decides. An unknown serial registers here,
+   * under its source address (ADMS_MAX_PENDING_PER_ADDRESS).
+   */
+  async identify(serial: string, presented: string[], ip: string | null): Promise<Trust> {
+    const keys = await this.devices.keys.check(serial, presented);
+    if (keys === 'invalid') throw new AdmsRefusal(403, 'device key missing or wrong');
+    const device = await this.devices.touch(serial, { source: ip });
+    return this.devices.identity.assess(device, keys, ip);
   }
 
   async handle(req: TerminalRequest, serial: string): Promise<TerminalReply> {
@@ -122,6 +131,7 @@ export class TerminalEndpoints {
    */
   private async queryAnswer(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.devices.touch(serial));
+    trustedOnly(req);
     const table = (req.query.tableName ?? '').toLowerCase();
     if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && (table === 'user' || table === 'templatev10' || table === 'biodata')) {
       await this.uploads.tabledata(device, table, await this.text(device, req));
@@ -146,7 +156,8 @@ export class TerminalEndpoints {
   /** `GET cdata?options=all`: the full option block (a pending terminal gets it too). */
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
-    const device = await this.devices.touch(serial, { ip: req.ip, pushVersion: query.pushver, language: query.language });
+    // From an unconfirmed address the terminal is answered, but what it says of itself is not taken (the dialect follows it).
+    const device = await this.devices.touch(serial, withheld(req) ? {} : { ip: req.ip, pushVersion: query.pushver, language: query.language });
     // The dialect follows what the terminal declared: a 3.x pushver now, or DeviceType=acc /
     // PushVersion=3.x at registry (a handshake without pushver keeps what was declared).
     const v3 = speaksSecurityPush(device);
@@ -181,6 +192,8 @@ export class TerminalEndpoints {
   /** `GET getrequest`: device facts from `INFO=`, then the next batch of commands (or `OK`). */
   private async poll(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     let device = await this.devices.touch(serial);
+    // Not from the approved terminal: its facts are not taken, and nothing is sent; the commands stay queued.
+    if (withheld(req)) return ok();
     if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
     if (device.status !== 'approved') return ok();
     return ok((await this.deps.renderer.takeBatch(device)) ?? 'OK');
@@ -193,6 +206,7 @@ export class TerminalEndpoints {
    */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.devices.touch(serial));
+    trustedOnly(req);
     return this.applyCommandResults(device, await this.text(device, req));
   }
 
@@ -224,12 +238,16 @@ export class TerminalEndpoints {
     const table = (req.query.table ?? '').toUpperCase();
     const device = await this.devices.touch(serial);
     if (table === 'OPTIONS') {
+      trustedOnly(req);
       // Device parameters are taken from pending terminals too: the administrator sees the
       // model and firmware before approving.
       await this.report(device, reportFromParameters(parseOptionsBody(await this.text(device, req)), 'replace'));
       return ok();
     }
     approved(device);
+    // Punches from an unconfirmed address are kept (flagged); everything else it sends is refused, so it keeps it.
+    const flags = punchFlags(req);
+    if (!PUNCH_TABLES.has(table) && !(table === 'TABLEDATA' && req.query.tableName?.toLowerCase() === 'transaction')) trustedOnly(req);
     if (table === '') {
       // A firmware (a U300-C rebrand) posts its command results here, without a table: they
       // close their commands exactly as at devicecmd, or the commands are resent and fail.
@@ -240,7 +258,7 @@ export class TerminalEndpoints {
     switch (table) {
       case 'ATTLOG': {
         const { records, errors } = parseAttlog(await this.text(device, req));
-        const result = await this.attendance.ingest(device, 'ATTLOG', records, attendanceErrors(errors));
+        const result = await this.attendance.ingest(device, 'ATTLOG', records, attendanceErrors(errors), flags);
         return ok(`OK:${result.accepted}`);
       }
       case 'OPERLOG': {
@@ -265,7 +283,7 @@ export class TerminalEndpoints {
         return ok(`OK:${parseOperlog(await this.text(device, req)).records.length}`);
       case 'RTLOG': {
         const { records, errors } = parseRtlog(await this.text(device, req));
-        await this.userPunches(device, 'rtlog', records, errors);
+        await this.userPunches(device, 'rtlog', records, errors, flags);
         return ok();
       }
       case 'TABLEDATA': {
@@ -273,7 +291,7 @@ export class TerminalEndpoints {
         if (name.toLowerCase() === 'transaction') {
           // Stored attendance of 3.x firmware: punches, like rtlog (docs/protocol/adms.md §3).
           const { records, errors } = parseTransactions(await this.text(device, req));
-          return ok(`${name}=${await this.userPunches(device, 'tabledata/transaction', records, errors)}`);
+          return ok(`${name}=${await this.userPunches(device, 'tabledata/transaction', records, errors, flags)}`);
         }
         const count = await this.uploads.tabledata(device, name, await this.text(device, req));
         return ok(`${name}=${count}`);
@@ -296,14 +314,14 @@ export class TerminalEndpoints {
    * the device log, never to attendance. Returns how many punches the terminal may count as
    * accepted (new ones and resent duplicates), as before.
    */
-  private async userPunches(device: DeviceRow, table: string, records: RtlogRecord[], errors: LineError[]): Promise<number> {
+  private async userPunches(device: DeviceRow, table: string, records: RtlogRecord[], errors: LineError[], flags: string[]): Promise<number> {
     const punches: RtlogRecord[] = [];
     const others: RtlogRecord[] = [];
     for (const r of records) {
       if (classifyAccessEvent(r.event) === 'verification' && r.pin !== '' && r.pin !== '0') punches.push(r);
       else others.push(r);
     }
-    const accepted = (await this.attendance.ingest(device, table, punches, attendanceErrors(errors))).accepted;
+    const accepted = (await this.attendance.ingest(device, table, punches, attendanceErrors(errors), flags)).accepted;
     await this.accessEvents(device, table, others);
     return accepted;
   }
@@ -335,6 +353,7 @@ export class TerminalEndpoints {
   /** Legacy `POST fdata` photo upload: same handling as ATTPHOTO. */
   private async legacyPhoto(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.devices.touch(serial));
+    trustedOnly(req);
     const body = await req.body();
     if (body.byteLength > 0) await this.uploads.photo(device, body);
     return ok();
@@ -344,8 +363,9 @@ export class TerminalEndpoints {
   private async registry(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     let device = await this.devices.touch(serial, { ip: req.ip });
     const params = parseRegistryBody(await this.text(device, req));
+    // From an unconfirmed address its declarations are not taken (they decide the dialect and how templates are sent).
     // DeviceType and PushVersion are remembered: they decide the dialect (devices/dialect.ts).
-    device = await this.report(device, { ...reportFromParameters(params, 'replace'), ...registryDeclaration(params) });
+    if (!withheld(req)) device = await this.report(device, { ...reportFromParameters(params, 'replace'), ...registryDeclaration(params) });
     return ok(`RegistryCode=${await this.devices.registryCode(device)}`);
   }
 
@@ -410,6 +430,33 @@ function accessEventDetails(table: string, r: RtlogRecord): Record<string, unkno
   const keep = ['cardno', 'eventaddr', 'inoutstatus', 'verifytype', 'doorid'];
   const fields = Object.fromEntries(keep.filter((k) => r.fields[k] !== undefined).map((k) => [k, withholdBase64(r.fields[k] ?? '').slice(0, 64)]));
   return { table, event: r.event, pin: r.pin === '' || r.pin === '0' ? null : r.pin, local_time: r.localTime, ...fields };
+}
+
+/** Attendance tables: kept from an unconfirmed address, flagged `new_address`. */
+const PUNCH_TABLES = new Set(['ATTLOG', 'RTLOG']);
+
+/** An approved terminal's request that is not trusted (an unconfirmed address, or no key under ADMS_TRUST=key). */
+function withheld(req: TerminalRequest): boolean {
+  return !req.trust.trusted && req.trust.basis !== 'not_approved';
+}
+
+/**
+ * What only the approved terminal may send (users, templates, photos, command results, its
+ * parameters) is refused from elsewhere, never acknowledged and dropped: the terminal keeps it and
+ * sends it again once its address is confirmed or its key entered.
+ */
+function trustedOnly(req: TerminalRequest): void {
+  if (!withheld(req)) return;
+  throw new AdmsRefusal(403, req.trust.basis === 'no_key' ? 'device key required' : 'device address not confirmed');
+}
+
+/**
+ * The flags of punches a request carries: `new_address` from an unconfirmed address; under
+ * ADMS_TRUST=key a terminal without a key is refused, so it keeps its punches until it has one.
+ */
+function punchFlags(req: TerminalRequest): string[] {
+  if (req.trust.basis === 'no_key') throw new AdmsRefusal(403, 'device key required');
+  return req.trust.newAddress ? [NEW_ADDRESS_FLAG] : [];
 }
 
 /** Data of a pending or disabled terminal is refused, never acknowledged and dropped. */

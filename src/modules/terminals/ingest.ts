@@ -119,7 +119,14 @@ export class AttendanceIngest {
    * (new ones and resent duplicates). Throws when the database fails, so the caller answers 5xx
    * and the terminal sends the batch again.
    */
-  async ingest(device: DeviceRow, table: string, records: AttlogRecord[], errors: MalformedLine[]): Promise<IngestResult & { accepted: number }> {
+  async ingest(
+    device: DeviceRow,
+    table: string,
+    records: AttlogRecord[],
+    errors: MalformedLine[],
+    /** Flags every punch of this upload carries (`new_address`: devices/identity.ts). */
+    flags: readonly string[] = [],
+  ): Promise<IngestResult & { accepted: number }> {
     const now = this.ctx.clock.now();
     const timeZone = this.devices.timeZoneOf(device);
     const history = records.length > 0 ? await this.devices.clockOffsets(this.ctx.db.orm, device.id) : [];
@@ -127,7 +134,7 @@ export class AttendanceIngest {
     const bad = [...errors];
     for (const record of records) {
       const punch = toIncomingPunch(record, timeZone, now, history);
-      if (punch) punches.push(punch);
+      if (punch) punches.push(flags.length > 0 ? { ...punch, flags: [...(punch.flags ?? []), ...flags] } : punch);
       else
         bad.push({
           line: 0,
@@ -137,7 +144,8 @@ export class AttendanceIngest {
     }
     const result = await this.punches.ingest(device, punches);
     await this.logMalformed(device, table, bad);
-    await this.measureDrift(device, punches, now);
+    // Punches from an unconfirmed address say nothing about the approved terminal's clock.
+    if (flags.length === 0) await this.measureDrift(device, punches, now);
     return { ...result, accepted: result.inserted + result.duplicates };
   }
 

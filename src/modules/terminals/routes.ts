@@ -46,15 +46,14 @@ export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
       if (!NEEDS_SERIAL.has(endpoint)) return { status: 200, body: 'OK' };
       if (!query.sn) throw new AdmsRefusal(400, 'missing SN');
       checkDeviceToken(settings.ADMS_DEVICE_TOKENS, query.sn, query.pushCommKey, request.headers.get('cookie'));
-      if (!(await endpoints.admits(query.sn, presentedKeys(query.pushCommKey, request.headers.get('cookie')), ip)))
-        throw new AdmsRefusal(403, 'device key missing or wrong');
       const method = request.method.toUpperCase();
       const noBody = method === 'GET' || method === 'HEAD';
-      // A declared length above the cap is refused before the device is even looked up.
+      // A declared length above the cap is refused before the device is even looked up (or registered).
       if (!noBody) checkDeclaredLength(request, settings.ADMS_MAX_REQUEST_BYTES);
+      const trust = await endpoints.identify(query.sn, presentedKeys(query.pushCommKey, request.headers.get('cookie')), ip);
       let read: Promise<Uint8Array> | null = null;
       const body = () => (read ??= noBody ? Promise.resolve(new Uint8Array(0)) : readBody(request, settings.ADMS_MAX_REQUEST_BYTES));
-      const reply = await endpoints.handle({ method, endpoint, query, ip, body }, query.sn);
+      const reply = await endpoints.handle({ method, endpoint, query, ip, trust, body }, query.sn);
       return { status: reply.status ?? 200, body: reply.body };
     } catch (error) {
       if (error instanceof AdmsRefusal) return { status: error.status, body: error.message };

@@ -32,16 +32,20 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E014': { severity: 'error', meaning: 'EMPLOYEE_LOOKUP_FIELD is not a field of the employee directory in use' },
   'fpa.E015': { severity: 'error', meaning: 'EMPLOYEE_MODEL names a model no directory provides (standalone, only `builtin` exists)' },
   'fpa.E016': { severity: 'error', meaning: 'BIOMETRIC_TYPES or BIOMETRIC_MAX_BYTES names a biometric kind the service does not know' },
-  'fpa.E017': { severity: 'error', meaning: 'LOG_LEVEL is not `debug`, `info`, `warn` or `error`' },
+  'fpa.E017': { severity: 'error', meaning: 'ADMS_TRUST is not `address`, `key` or `serial`' },
+  'fpa.E018': { severity: 'error', meaning: 'LOG_LEVEL is not `debug`, `info`, `warn` or `error`' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
   'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
   'fpa.W004': { severity: 'warning', meaning: 'ENROLLMENT_REQUIRE_CONSENT is off' },
   'fpa.W005': { severity: 'warning', meaning: 'an embedded replica (DATABASE_SYNC_URL) is configured without a local file' },
-  'fpa.W006': { severity: 'warning', meaning: 'neither ADMS_ALLOWED_IPS nor ADMS_DEVICE_TOKENS is set: terminals are identified by serial number only' },
+  'fpa.W006': { severity: 'warning', meaning: 'ADMS_TRUST is `serial`: terminals without a communication key are identified by serial number only' },
 };
 
 const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
+
+/** The values of ADMS_TRUST (modules/devices/identity.ts). */
+export const ADMS_TRUST_MODES: readonly string[] = ['address', 'key', 'serial'];
 
 const issue = (code: string, message: string, hint: string): ConfigIssue => ({
   code,
@@ -150,7 +154,16 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       out.push(issue('fpa.E006', `${key} "${s[key]}" is not a known IANA time zone.`, 'Use a name such as `Europe/Berlin` or `Asia/Kolkata`.'));
   }
   if (!LOG_LEVELS.includes(s.LOG_LEVEL)) {
-    out.push(issue('fpa.E017', `LOG_LEVEL "${s.LOG_LEVEL}" is unknown.`, `Use one of ${LOG_LEVELS.join(', ')}.`));
+    out.push(issue('fpa.E018', `LOG_LEVEL "${s.LOG_LEVEL}" is unknown.`, `Use one of ${LOG_LEVELS.join(', ')}.`));
+  }
+  if (!ADMS_TRUST_MODES.includes(s.ADMS_TRUST)) {
+    out.push(
+      issue(
+        'fpa.E017',
+        `ADMS_TRUST "${s.ADMS_TRUST}" is unknown.`,
+        'Use `address` (the default: terminals pinned to the address they were approved from), `key` or `serial`.',
+      ),
+    );
   }
   if (s.TASK_BACKEND !== 'cron' && s.TASK_BACKEND !== 'external') {
     out.push(issue('fpa.E007', `TASK_BACKEND "${s.TASK_BACKEND}" is unknown.`, 'Use `cron` (in-process) or `external` (run `npm run fpa:*` on a schedule).'));
@@ -233,6 +246,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     ['ADMS_MAX_COMMAND_BYTES', 1024, 64 * 1024 * 1024],
     ['ADMS_MAX_REQUEST_BYTES', 1024, 1024 * 1024 * 1024],
     ['ADMS_MAX_PENDING_DEVICES', 0, 100_000],
+    ['ADMS_MAX_PENDING_PER_ADDRESS', 0, 100_000],
     ['COMMAND_MAX_RETRIES', 0, 100],
     ['WEBHOOK_MAX_ATTEMPTS', 1, 100],
     ['PORT', 0, 65535],
@@ -263,13 +277,13 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
   if (s.DATABASE_SYNC_URL && !s.DATABASE_URL.startsWith('file:')) {
     out.push(issue('fpa.W005', 'DATABASE_SYNC_URL is set but DATABASE_URL is not a file: URL.', 'An embedded replica needs a local file.'));
   }
-  if (s.ADMS_ALLOWED_IPS.length === 0 && Object.keys(s.ADMS_DEVICE_TOKENS).length === 0) {
-    // ADMS terminals have no credential of their own: this is the protocol's weakness, not a misconfiguration.
+  if (s.ADMS_TRUST === 'serial') {
+    // ADMS terminals have no credential of their own: `serial` keeps the first releases' behaviour.
     out.push(
       issue(
         'fpa.W006',
-        "Terminal endpoints identify devices by serial number only, unless a terminal was issued a communication key: anyone who can reach them and knows an approved serial can read that terminal's commands (user records and templates) and post data as it.",
-        'Issue each terminal a communication key (POST devices/{sn}/keys/) and restrict ADMS_ALLOWED_IPS to the terminals’ network (or put them behind a VPN).',
+        "ADMS_TRUST is `serial`: terminals without a communication key are identified by serial number only; anyone who can reach the terminal endpoints and knows an approved serial (it is on the terminal's label) reads that terminal's commands (user records, cards and templates) and posts data as it.",
+        'Use ADMS_TRUST=address (the default) or key, issue each terminal a communication key (POST devices/{sn}/keys/), and restrict ADMS_ALLOWED_IPS to the terminals’ network.',
       ),
     );
   }

@@ -76,6 +76,9 @@ export interface Settings {
   ADMS_ERROR_DELAY: number;
   ADMS_AUTO_APPROVE: boolean;
   ADMS_MAX_PENDING_DEVICES: number;
+  ADMS_MAX_PENDING_PER_ADDRESS: number;
+  ADMS_PENDING_EXPIRY: number;
+  ADMS_TRUST: string;
   ADMS_RAW_COMMANDS: boolean;
 
   COMMAND_ACK_TIMEOUT: number;
@@ -257,6 +260,18 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ADMS_ERROR_DELAY: duration(30_000, 'Retry delay after an error told to terminals (`ErrorDelay`).'),
   ADMS_AUTO_APPROVE: flag(false, 'Approve new terminals without an administrator (lab use only).'),
   ADMS_MAX_PENDING_DEVICES: integer(100, 'Unknown serials kept as `pending_approval` at most; further ones are refused (403) and not stored.'),
+  ADMS_MAX_PENDING_PER_ADDRESS: integer(
+    10,
+    'Unknown serials one network address may register as `pending_approval` at a time; further ones from it are refused (403), others are not affected.',
+  ),
+  ADMS_PENDING_EXPIRY: duration(
+    7 * DAY,
+    'A terminal that registered itself and was not approved within this is forgotten (job `expire-pending-devices`); if it is real, it registers again at its next contact.',
+  ),
+  ADMS_TRUST: text(
+    'address',
+    'How a terminal proves it is the approved one: `address` (pinned to the address it was approved from), `key` (a communication key on every request) or `serial` (the serial number alone, W006). A terminal issued a key must present it on every request in every mode.',
+  ),
   ADMS_RAW_COMMANDS: flag(false, 'Let administrators queue raw command text to terminals (`raw` kind of devices/{sn}/commands/); off, it is refused with 403.'),
 
   COMMAND_ACK_TIMEOUT: duration(2 * MINUTE, 'A sent command without a result after this is resent (enroll commands wait for their session).'),

@@ -11,6 +11,7 @@ import { EVENT_CATALOG, FPA_EVENT_TYPES } from '../../../src/app/event-catalog';
 import { SimulatedTerminal } from '../../../src/simulator/terminal';
 import { createAgent, startSession } from '../../support/agents';
 import { startTestServer, type TestServer } from '../../support/harness';
+import { fetchFrom, SECOND_ADDRESS } from '../../support/source-address';
 import { drain } from '../../support/terminals';
 import { type ReceivedCall, receiver, waitFor } from '../../support/webhook-receiver';
 
@@ -109,6 +110,8 @@ describe('every event type, raised by a real cause', () => {
     expect((await server.admin.post(`/devices/${SN}/approve/`, { areas: ['default'] })).status).toBe(200);
     expect((await server.admin.patch(`/devices/${SN}/`, { name: 'Front door' })).status).toBe(200);
     await drain(terminal);
+    // Someone polls as this terminal from another address (device_address_changed): sent nothing.
+    expect(await (await fetchFrom(SECOND_ADDRESS)(`${server.url}/iclock/getrequest?SN=${SN}`)).text()).toBe('OK');
     // The administrator removes that user: Ada is sent instead (device_command_finished).
     expect((await server.admin.delete(`/devices/${SN}/users/${ada.device_pin}/`)).status).toBe(202);
     await drain(terminal);

@@ -20,6 +20,9 @@ export interface Device {
   online: boolean;
   firmware: string | null;
   ip_address: string | null;
+  pinned_address: string | null;
+  unconfirmed_address: string | null;
+  unconfirmed_address_at: string | null;
   user_count: number | null;
   fingerprint_count: number | null;
   attendance_count: number | null;
@@ -58,7 +61,7 @@ export interface TerminalUser {
 
 export interface DeviceKey {
   id: string;
-  hint: string;
+  legacy: boolean;
   created_by: string;
   created_at: string;
   revoked_at: string | null;

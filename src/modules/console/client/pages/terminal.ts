@@ -53,6 +53,23 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
       }),
     );
   }
+  if (device.unconfirmed_address) {
+    const address = device.unconfirmed_address;
+    actions.append(
+      button(`Confirm address ${address}`, async () => {
+        if (
+          !(await confirmAction(`Trust ${title} at ${address}?`, {
+            action: 'Confirm address',
+            detail: `Requests for this serial came from ${address}, not from ${device.pinned_address ?? 'its address'}. Confirm only if the terminal really moved there: it will be sent people's records and templates there, and no longer at its old address.`,
+          }))
+        )
+          return;
+        await api.post(`${base}confirm-address/`);
+        await redraw();
+        announce(`${title} is now trusted at ${address}.`);
+      }),
+    );
+  }
   actions.append(
     button('Remove', async () => {
       if (
@@ -88,6 +105,13 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
           ['Firmware', device.firmware],
           ['Fingerprint algorithm', device.algorithm_version],
           ['Address', device.ip_address],
+          ['Trusted address', device.pinned_address],
+          [
+            'Unconfirmed address',
+            device.unconfirmed_address
+              ? badge(`${device.unconfirmed_address} since ${dateTime(device.unconfirmed_address_at)}: sent nothing there`, 'bad')
+              : 'None',
+          ],
           ['Clock', device.clock_drifting ? badge(`Off by ${device.clock_drift_seconds ?? '?'} s`, 'bad') : 'In time'],
           ['Commands waiting', String(device.pending_commands)],
         ]),
@@ -337,7 +361,7 @@ function keysSection(keys: DeviceKey[], base: string, redraw: () => Promise<void
     table(
       ['Key', 'Issued', 'By', 'State', ''],
       keys.map((k) => [
-        `${k.hint}…`,
+        k.legacy ? `${k.id.slice(0, 8)} (legacy: issue a new one)` : k.id.slice(0, 8),
         dateTime(k.created_at),
         k.created_by,
         k.revoked_at ? badge('Revoked', 'muted') : badge('Active', 'ok'),
@@ -352,7 +376,7 @@ function keysSection(keys: DeviceKey[], base: string, redraw: () => Promise<void
                 await redraw();
                 announce('Key revoked.');
               },
-              { 'aria-label': `Revoke the key ${k.hint}…` },
+              { 'aria-label': `Revoke the key ${k.id.slice(0, 8)} issued ${dateTime(k.created_at)}` },
             ),
       ]),
       'No keys: the terminal is known by its serial number only.',

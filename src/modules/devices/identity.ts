@@ -1,0 +1,156 @@
+/**
+ * Whether a terminal request comes from the terminal that was approved (docs/api.md, "Terminals:
+ * identity"). A serial number is printed on the terminal's label: it names a terminal, it does
+ * not prove one. A request is trusted with people's data (users, cards, templates) when:
+ * - it presents a valid communication key (required on every request once one was issued,
+ *   whatever the mode: keys.ts), from any address; or, for a terminal without a key,
+ * - ADMS_TRUST=address (default): it comes from the address the terminal is pinned to: the one
+ *   it was approved from (a pending terminal's pin follows it until approval), or for a terminal
+ *   pre-registered by an administrator, or approved before this release, the first address it
+ *   connects from. From another address its punches are still stored, flagged `new_address`, but
+ *   it is sent nothing and nothing else it uploads is taken (refused, so the terminal keeps it),
+ *   until an administrator confirms the new address (`POST devices/{sn}/confirm-address/`);
+ * - ADMS_TRUST=key: never (a terminal without a key gets no people's data and its uploads are
+ *   refused with 403, so it keeps its punches until it is given a key);
+ * - ADMS_TRUST=serial: always (the first releases' behaviour, warning W006).
+ */
+import { and, eq, isNull, ne, or } from 'drizzle-orm';
+import type { Queryable } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import type { EventChannel } from '../events';
+import type { DeviceEvents } from './events';
+import type { KeyCheck } from './keys';
+import { type DeviceRow, deviceEvents, devices } from './tables';
+
+export type TrustMode = 'address' | 'key' | 'serial';
+
+export interface Trust {
+  /** May be sent people's data and have its uploads taken as the terminal's. */
+  trusted: boolean;
+  /** What decided: a key, the pinned address, the serial alone, or why not trusted. */
+  basis: 'key' | 'address' | 'serial' | 'not_approved' | 'new_address' | 'no_key';
+  /** ADMS_TRUST=address and an address other than the pinned one: its punches are flagged `new_address`. */
+  newAddress: boolean;
+}
+
+/** Flag of punches from an address the terminal is not pinned to. */
+export const NEW_ADDRESS_FLAG = 'new_address';
+
+/** An IPv4 peer of a dual-stack listener shows as `::ffff:a.b.c.d`: one terminal, one address. */
+export function normalAddress(ip: string | null): string | null {
+  if (!ip) return null;
+  const lower = ip.trim().toLowerCase();
+  return lower.startsWith('::ffff:') && lower.includes('.') ? lower.slice(7) : lower;
+}
+
+export class DeviceIdentity {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly events: EventChannel<DeviceEvents>,
+    private readonly get: (serial: string, q?: Queryable) => Promise<DeviceRow>,
+    private readonly invalidate: (serial: string) => void,
+  ) {}
+
+  get mode(): TrustMode {
+    return this.ctx.settings.ADMS_TRUST as TrustMode;
+  }
+
+  /**
+   * The trust of one request for `device` (already found or registered), given what its keys
+   * said (`invalid` is refused before this) and its source address.
+   */
+  async assess(device: DeviceRow, keys: KeyCheck, peer: string | null): Promise<Trust> {
+    if (keys === 'valid') return { trusted: true, basis: 'key', newAddress: false };
+    const ip = normalAddress(peer);
+    if (device.status !== 'approved') {
+      // Nothing goes to a pending terminal: its pin follows it, so it is pinned where it is approved from.
+      if (device.status === 'pending_approval' && ip && ip !== device.pinnedIp) await this.pin(device, ip, null);
+      return { trusted: false, basis: 'not_approved', newAddress: false };
+    }
+    if (this.mode === 'serial') return { trusted: true, basis: 'serial', newAddress: false };
+    if (this.mode === 'key') return { trusted: false, basis: 'no_key', newAddress: false };
+    if (device.pinnedIp === null) {
+      // Pre-registered, or approved before addresses were pinned: the first address it connects from.
+      if (ip) await this.pin(device, ip, 'pinned to the first address it connected from');
+      return { trusted: true, basis: 'address', newAddress: false };
+    }
+    if (ip === device.pinnedIp) return { trusted: true, basis: 'address', newAddress: false };
+    if (ip && ip !== device.unconfirmedIp) await this.unconfirmed(device, ip);
+    return { trusted: false, basis: 'new_address', newAddress: true };
+  }
+
+  /**
+   * `POST devices/{sn}/confirm-address/`: the unconfirmed address becomes the pinned one; data
+   * flows to the terminal again from there (and no longer from the old address).
+   */
+  async confirmAddress(serial: string, by: string): Promise<DeviceRow> {
+    const row = await this.ctx.db.write(async ({ tx }) => {
+      const now = this.ctx.clock.now();
+      const device = await this.get(serial, tx);
+      if (!device.unconfirmedIp) throw new FpaError('conflict', 'no unconfirmed address to confirm', { serial_number: serial });
+      const set = { pinnedIp: device.unconfirmedIp, unconfirmedIp: null, unconfirmedIpAt: null, updatedAt: now };
+      await tx.update(devices).set(set).where(eq(devices.id, device.id));
+      const details = { from: device.pinnedIp, to: device.unconfirmedIp };
+      await tx.insert(deviceEvents).values({
+        deviceId: device.id,
+        kind: 'address_confirmed',
+        message: `new address ${device.unconfirmedIp} confirmed by ${by}`,
+        details,
+        createdAt: now,
+      });
+      await audit(tx, now, { actor: by, action: 'device.address_confirmed', targetType: 'device', targetId: serial, details });
+      return { ...device, ...set };
+    });
+    this.invalidate(serial);
+    return row;
+  }
+
+  private async pin(device: DeviceRow, ip: string, note: string | null): Promise<void> {
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async ({ tx }) => {
+      // Only while it is still unpinned (approved) or pending: another instance may have pinned it meanwhile.
+      const updated = await tx
+        .update(devices)
+        .set({ pinnedIp: ip })
+        .where(and(eq(devices.id, device.id), or(isNull(devices.pinnedIp), eq(devices.status, 'pending_approval'))))
+        .returning({ id: devices.id });
+      if (note && updated.length > 0) {
+        await tx.insert(deviceEvents).values({ deviceId: device.id, kind: 'address_pinned', message: `${note}: ${ip}`, details: { ip }, createdAt: now });
+      }
+    });
+    this.invalidate(device.serialNumber);
+  }
+
+  /** Recorded once per new address (not on every poll): the device view shows it until confirmed. */
+  private async unconfirmed(device: DeviceRow, ip: string): Promise<void> {
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async (w) => {
+      const updated = await w.tx
+        .update(devices)
+        .set({ unconfirmedIp: ip, unconfirmedIpAt: now })
+        .where(and(eq(devices.id, device.id), or(isNull(devices.unconfirmedIp), ne(devices.unconfirmedIp, ip))))
+        .returning({ id: devices.id });
+      if (updated.length === 0) return;
+      await w.tx.insert(deviceEvents).values({
+        deviceId: device.id,
+        kind: 'address_changed',
+        message: `a request came from ${ip}, not from its address ${device.pinnedIp}: no people's data is sent there until an administrator confirms it`,
+        details: { pinned_ip: device.pinnedIp, ip },
+        createdAt: now,
+      });
+      await this.events.record(w, 'device_address_changed', {
+        device: { id: device.id, serial_number: device.serialNumber },
+        pinned_ip: device.pinnedIp,
+        ip,
+      });
+    });
+    this.invalidate(device.serialNumber);
+    this.ctx.log.warn('a request for an approved terminal came from another address; nothing is sent there until it is confirmed', {
+      serial: device.serialNumber,
+      pinned: device.pinnedIp,
+      ip,
+    });
+  }
+}
