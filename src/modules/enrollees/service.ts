@@ -88,6 +88,7 @@ export class EnrolleeService {
         devicePin: pin,
         displayName: found.displayName,
         card: options.card ?? null,
+        pinAllocated: options.pin === undefined,
         status: 'active',
         deactivatedAt: null,
         createdAt: now,
@@ -172,6 +173,22 @@ export class EnrolleeService {
       .where(and(eq(enrollees.devicePin, pin), ne(enrollees.status, 'deleted')))
       .limit(1);
     return row ?? null;
+  }
+
+  /**
+   * Of these PINs, those the service handed out to an enrollee (not deleted): the enrollee id of
+   * each. Such a PIN is that enrollee on every terminal it appears on (walk-up.ts).
+   */
+  async allocatedPins(execute: Execute, pins: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const chunk of chunks(pins, 500)) {
+      const rows = await execute({
+        sql: `select id, device_pin from ${getTableName(enrollees)} where device_pin in (${placeholders(chunk.length)}) and status != 'deleted' and pin_allocated = 1`,
+        args: chunk as InValue[],
+      });
+      for (const e of rows.rows) out.set(String(e.device_pin), String(e.id));
+    }
+    return out;
   }
 
   /**

@@ -5,13 +5,18 @@
  * decided per terminal, never by the PIN alone:
  * - the terminal's user with that PIN is linked to an enrollee (the service sent them there, or
  *   an administrator adopted them): that enrollee's;
- * - the terminal holds that PIN as its own user (reported, not linked), or no enrollee has the
- *   PIN: the terminal's own user's. Nothing is stored (there is no consent) and nothing is
- *   deleted from the terminal; the user's biometrics are counted in `devices/{sn}/users/`,
- *   where an administrator adopts them;
- * - the terminal never reported that PIN and an enrollee has it: the enrollee's, if the terminal
- *   is in their scope or is an enrollment station (PINs handed out skip every PIN a terminal is
- *   known to hold, so this is the enrollee enrolling there before their user record arrived).
+ * - the service handed the PIN out to an enrollee (PINs handed out skip every PIN a terminal is
+ *   known to hold, so no terminal held it before the enrollee existed): the enrollee's, wherever
+ *   it appears, even when the terminal reported the user before confirming the service's
+ *   `add_user` (an administrator created them at the menu with the PIN HR gave) or the terminal
+ *   was refused before becoming an enrollment station;
+ * - the terminal never reported that PIN and an enrollee adopted from another terminal has it:
+ *   the enrollee's;
+ * - either way only if the terminal is in the enrollee's scope or is an enrollment station;
+ * - the terminal holds that PIN as its own user (reported, not linked, and not a PIN the service
+ *   handed out), or no enrollee has the PIN: the terminal's own user's. Nothing is stored (there
+ *   is no consent) and nothing is deleted from the terminal; the user's biometrics are counted in
+ *   `devices/{sn}/users/`, where an administrator adopts them.
  * A template that breaks a rule (outside the enrollee's scope, no consent, disallowed finger, too
  * large, too many fingers) is rejected and logged — a device event and a `template_rejected`
  * event — and, with DELETE_REJECTED_DEVICE_TEMPLATES, deleted from that terminal. No HTTP
@@ -148,13 +153,48 @@ export class WalkUpEnrollment {
   private async ownerOf(w: WriteContext, device: DeviceRow, pin: string): Promise<EnrolleeRow> {
     const { devices, enrollees } = this.deps;
     const held = await devices.users.one(w.tx, device.id, pin);
-    if (held && held.enrolleeId === null) throw new TerminalsOwnUser();
-    const person = held?.enrolleeId ? await enrollees.find(w.tx, held.enrolleeId) : await enrollees.findByPin(w.tx, pin);
-    if (!person) throw held ? new DeletedEnrollee() : new TerminalsOwnUser();
-    if (person.status === 'deleted') throw new DeletedEnrollee();
-    if (!device.enrollmentStation && !(await enrollees.sharesArea(w.tx, person.id, await devices.areaIdsOf(w.tx, device.id)))) throw new OutOfScope();
-    if (!held) await devices.users.link(w.tx, device.id, pin, person.id);
+    let person: EnrolleeRow | null;
+    if (held?.enrolleeId) {
+      person = await enrollees.find(w.tx, held.enrolleeId);
+      if (!person || person.status === 'deleted') throw new DeletedEnrollee();
+    } else {
+      person = await enrollees.findByPin(w.tx, pin);
+      // A PIN the service handed out is its enrollee even where the terminal reported the user
+      // first; an adopted PIN held here unlinked may be another person (a conflict to resolve).
+      if (!person || (held && !person.pinAllocated)) throw new TerminalsOwnUser();
+    }
+    if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
+    if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
     return person;
+  }
+
+  private async mayEnrollHere(w: WriteContext, device: DeviceRow, enrolleeId: string): Promise<boolean> {
+    if (device.enrollmentStation) return true;
+    return this.deps.enrollees.sharesArea(w.tx, enrolleeId, await this.deps.devices.areaIdsOf(w.tx, device.id));
+  }
+
+  /**
+   * Users a terminal reported (its menu's USER records, 3.x `user` rows): a PIN the service
+   * handed out to an enrollee is that enrollee here when the terminal is in their scope or is an
+   * enrollment station, so their templates are taken and fanned out and their punches count, even
+   * before the terminal confirmed the service's own `add_user`. Any other PIN stays the
+   * terminal's own user until an administrator adopts it.
+   */
+  async linkReported(w: WriteContext, device: DeviceRow, pins: readonly string[]): Promise<void> {
+    const { devices, enrollees } = this.deps;
+    const allocated = await enrollees.allocatedPins(w.execute, pins);
+    if (allocated.size === 0) return;
+    const held = await devices.users.enrolleesOf(w.execute, device.id, [...allocated.keys()]);
+    const unlinked = [...allocated].filter(([pin]) => held.has(pin) && held.get(pin) === null);
+    if (unlinked.length === 0) return;
+    const inScope = device.enrollmentStation
+      ? new Set(unlinked.map(([, id]) => id))
+      : await enrollees.sharingAreas(
+          w.execute,
+          unlinked.map(([, id]) => id),
+          await devices.areaIdsOf(w.tx, device.id),
+        );
+    for (const [pin, id] of unlinked) if (inScope.has(id)) await devices.users.link(w.tx, device.id, pin, id);
   }
 
   /** A template of the terminal's own user: counted on the terminal's user list, neither stored nor deleted. */
