@@ -136,19 +136,14 @@ export class TerminalUploads {
 
   /**
    * Users the terminal says it holds; a PIN the service handed out is linked to its enrollee
-   * where the terminal may hold them (walk-up.ts `linkReported`), any other stays the terminal's
+   * where the terminal may hold them (walk-up.ts `usersReported`), any other stays the terminal's
    * own user. A card it reports for a user who is an enrollee becomes the enrollee's (and goes to their
    * other terminals), unless another enrollee holds that card.
    */
   private async users(device: DeviceRow, users: ReportedUser[]): Promise<void> {
     if (users.length === 0) return;
     await this.ctx.db.write(async (w) => {
-      await this.devices.users.reported(w.tx, device.id, users);
-      await this.walkUp.linkReported(
-        w,
-        device,
-        users.map((u) => u.pin),
-      );
+      await this.walkUp.usersReported(w, device, users);
       const carded = users.filter((u): u is ReportedUser & { card: string } => typeof u.card === 'string' && u.card !== '');
       if (carded.length === 0) return;
       const linked = await this.devices.users.enrolleesOf(

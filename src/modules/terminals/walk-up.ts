@@ -6,10 +6,12 @@
  * - the terminal's user with that PIN is linked to an enrollee (the service sent them there, or
  *   an administrator adopted them): that enrollee's;
  * - the service handed the PIN out to an enrollee (PINs handed out skip every PIN a terminal is
- *   known to hold, so no terminal held it before the enrollee existed): the enrollee's, wherever
- *   it appears, even when the terminal reported the user before confirming the service's
+ *   known to hold, so no known terminal held it before the enrollee existed): the enrollee's,
+ *   wherever it appears, even when the terminal reported the user before confirming the service's
  *   `add_user` (an administrator created them at the menu with the PIN HR gave) or the terminal
- *   was refused before becoming an enrollment station;
+ *   was refused before becoming an enrollment station; but not a user in the terminal's
+ *   inventory (its answer to the user query of its approval: it may have held the PIN before the
+ *   enrollee existed), which stays its own user — a conflict an administrator resolves;
  * - the terminal never reported that PIN and an enrollee adopted from another terminal has it:
  *   the enrollee's;
  * - either way only if the terminal is in the enrollee's scope or is an enrollment station;
@@ -36,7 +38,7 @@ import type { Runtime } from '../../platform/runtime';
 import type { BiometricType } from '../../protocol/adms';
 import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
-import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
+import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventChannel } from '../events';
@@ -161,7 +163,7 @@ export class WalkUpEnrollment {
       person = await enrollees.findByPin(w.tx, pin);
       // A PIN the service handed out is its enrollee even where the terminal reported the user
       // first; an adopted PIN held here unlinked may be another person (a conflict to resolve).
-      if (!person || (held && !person.pinAllocated)) throw new TerminalsOwnUser();
+      if (!person || (held && (held.heldBefore || !person.pinAllocated))) throw new TerminalsOwnUser();
     }
     if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
     if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
@@ -174,27 +176,33 @@ export class WalkUpEnrollment {
   }
 
   /**
-   * Users a terminal reported (its menu's USER records, 3.x `user` rows): a PIN the service
-   * handed out to an enrollee is that enrollee here when the terminal is in their scope or is an
-   * enrollment station, so their templates are taken and fanned out and their punches count, even
-   * before the terminal confirmed the service's own `add_user`. Any other PIN stays the
-   * terminal's own user until an administrator adopts it.
+   * Users a terminal reported (its menu's USER records, 3.x `user` rows, query answers): a PIN the
+   * service handed out to an enrollee is that enrollee here when the terminal is in their scope or
+   * is an enrollment station, so their templates are taken and fanned out and their punches
+   * count, even before the terminal confirmed the service's own `add_user`. The terminal's
+   * inventory (its answer to the user query of its approval) is what it held before the service
+   * knew it: those users stay its own until adopted, like any PIN the service did not hand out.
    */
-  async linkReported(w: WriteContext, device: DeviceRow, pins: readonly string[]): Promise<void> {
-    const { devices, enrollees } = this.deps;
-    const allocated = await enrollees.allocatedPins(w.execute, pins);
+  async usersReported(w: WriteContext, device: DeviceRow, users: readonly ReportedUser[]): Promise<void> {
+    const { devices, enrollees, commands } = this.deps;
+    const inventory = (await commands.sentOfKind(w.tx, device.id, 'QUERY_USERS')).some((p) => p.resync === 'approved');
+    await devices.users.reported(w.tx, device.id, users, { heldBefore: inventory });
+    const allocated = await enrollees.allocatedPins(
+      w.execute,
+      users.map((u) => u.pin),
+    );
     if (allocated.size === 0) return;
-    const held = await devices.users.enrolleesOf(w.execute, device.id, [...allocated.keys()]);
-    const unlinked = [...allocated].filter(([pin]) => held.has(pin) && held.get(pin) === null);
-    if (unlinked.length === 0) return;
+    const unlinked = await devices.users.unlinkedSince(w.execute, device.id, [...allocated.keys()]);
+    const candidates = [...allocated].filter(([pin]) => unlinked.has(pin));
+    if (candidates.length === 0) return;
     const inScope = device.enrollmentStation
-      ? new Set(unlinked.map(([, id]) => id))
+      ? new Set(candidates.map(([, id]) => id))
       : await enrollees.sharingAreas(
           w.execute,
-          unlinked.map(([, id]) => id),
+          candidates.map(([, id]) => id),
           await devices.areaIdsOf(w.tx, device.id),
         );
-    for (const [pin, id] of unlinked) if (inScope.has(id)) await devices.users.link(w.tx, device.id, pin, id);
+    for (const [pin, id] of candidates) if (inScope.has(id)) await devices.users.link(w.tx, device.id, pin, id);
   }
 
   /** A template of the terminal's own user: counted on the terminal's user list, neither stored nor deleted. */
