@@ -71,3 +71,25 @@ describe('reconciliation acts on what sync_check knows', () => {
     expect((await s.admin.post('/jobs/reconcile-devices/run/')).body.result.queued).toBe(0);
   });
 });
+
+describe('a terminal user adopted after their pay period was locked', () => {
+  test('their punches become theirs flagged after_lock; the locked days do not change', async () => {
+    const t = await online('LOCK1', { existingUsers: [{ pin: '55', name: 'Menu 55' }] });
+    await t.punch([
+      { pin: '55', localTime: '2026-01-05 09:00:00' },
+      { pin: '55', localTime: '2026-01-05 17:00:00' },
+    ]);
+    const period = await s.admin.post('/pay-periods/', { from: '2026-01-01', to: '2026-01-15' });
+    expect(period.status).toBe(201);
+    expect((await s.admin.post(`/pay-periods/${period.body.id}/lock/`)).body).toMatchObject({ locked: true });
+    const before = await s.admin.get('/attendance-days/?from=2026-01-05&to=2026-01-05');
+    await s.admin.post('/employees/', { id: 'L-55', name: 'Lee Late' });
+    const adopted = await s.admin.post('/devices/LOCK1/users/55/adopt/', { employee: 'L-55' });
+    expect(adopted.status).toBe(201);
+    const punches = (await s.admin.get('/punches/?employee=L-55')).body.results as { flags: string[]; enrollee: string }[];
+    expect(punches).toHaveLength(2);
+    for (const p of punches) expect(p.flags).toEqual(['after_lock']);
+    expect((await s.admin.get('/attendance-days/?from=2026-01-05&to=2026-01-05')).body).toEqual(before.body);
+    expect((await s.admin.get('/attendance-days/?employee=L-55&from=2026-01-05&to=2026-01-05')).body.results).toEqual([]);
+  });
+});
