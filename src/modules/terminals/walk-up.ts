@@ -36,10 +36,10 @@ import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import type { BiometricType } from '../../protocol/adms';
-import type { Biometrics } from '../biometrics';
+import { type Biometrics, userCommand } from '../biometrics';
 import type { CommandService } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
-import type { EnrolleeRow, EnrolleeService } from '../enrollees';
+import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventChannel } from '../events';
 import type { TerminalEvents } from './events';
@@ -183,14 +183,22 @@ export class WalkUpEnrollment {
    * inventory (its answer to the user query of its approval) is what it held before the service
    * knew it: those users stay its own until adopted, like any PIN the service did not hand out.
    */
-  async usersReported(w: WriteContext, device: DeviceRow, users: readonly ReportedUser[]): Promise<void> {
-    const { devices, enrollees, commands } = this.deps;
+  async usersReported(w: WriteContext, device: DeviceRow, reported: readonly ReportedUser[]): Promise<void> {
+    const { devices, commands } = this.deps;
+    const users = await this.withCardsChecked(w, device, reported);
     const inventory = (await commands.sentOfKind(w.tx, device.id, 'QUERY_USERS')).some((p) => p.resync === 'approved');
     await devices.users.reported(w.tx, device.id, users, { heldBefore: inventory });
-    const allocated = await enrollees.allocatedPins(
-      w.execute,
+    await this.linkAllocated(
+      w,
+      device,
       users.map((u) => u.pin),
     );
+    await this.cardsReported(w, device, users);
+  }
+
+  private async linkAllocated(w: WriteContext, device: DeviceRow, pins: readonly string[]): Promise<void> {
+    const { devices, enrollees } = this.deps;
+    const allocated = await enrollees.allocatedPins(w.execute, pins);
     if (allocated.size === 0) return;
     const unlinked = await devices.users.unlinkedSince(w.execute, device.id, [...allocated.keys()]);
     const candidates = [...allocated].filter(([pin]) => unlinked.has(pin));
@@ -203,6 +211,69 @@ export class WalkUpEnrollment {
           await devices.areaIdsOf(w.tx, device.id),
         );
     for (const [pin, id] of candidates) if (inScope.has(id)) await devices.users.link(w.tx, device.id, pin, id);
+  }
+
+  /**
+   * Cards as the terminal holds them (enrollees/cards.ts): `0` is no card; a card that is not a
+   * number from 1 to 4294967295 is logged (`card_invalid`, without the number) and left out,
+   * the rest of the user record kept.
+   */
+  private async withCardsChecked(w: WriteContext, device: DeviceRow, users: readonly ReportedUser[]): Promise<ReportedUser[]> {
+    const out: ReportedUser[] = [];
+    for (const u of users) {
+      if (!u.card) {
+        out.push(u);
+        continue;
+      }
+      const checked = normaliseCard(u.card);
+      if (checked.ok) out.push({ ...u, card: checked.card });
+      else {
+        out.push({ ...u, card: null });
+        if (checked.reason !== 'zero') {
+          await noteOnDevice(
+            w.tx,
+            device.id,
+            'card_invalid',
+            `the card of PIN ${u.pin} is not a number a terminal holds (${checked.reason}, ${u.card.length} characters): the user was kept without it`,
+            { pin: u.pin, reason: checked.reason },
+            this.ctx.clock.now(),
+          );
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A card reported for a user who is an enrollee: it fills the enrollee's card when they have
+   * none (enrollees `cardFromTerminal`); when they have another (an administrator's card wins),
+   * the terminal gets the enrollee's user record, with their card, back.
+   */
+  private async cardsReported(w: WriteContext, device: DeviceRow, users: readonly ReportedUser[]): Promise<void> {
+    const { devices, enrollees, commands } = this.deps;
+    const carded = users.filter((u): u is ReportedUser & { card: string } => typeof u.card === 'string' && u.card !== '');
+    if (carded.length === 0) return;
+    const linked = await devices.users.enrolleesOf(
+      w.execute,
+      device.id,
+      carded.map((u) => u.pin),
+    );
+    for (const u of carded) {
+      const enrolleeId = linked.get(u.pin);
+      if (!enrolleeId) continue;
+      const outcome = await enrollees.cardFromTerminal(w, enrolleeId, u.card, deviceRef(device));
+      if (outcome !== 'kept') continue;
+      const person = await enrollees.get(enrolleeId, w.tx);
+      await commands.enqueue(w, [userCommand(device.id, { id: person.id, devicePin: person.devicePin, displayName: person.displayName, card: person.card })]);
+      await noteOnDevice(
+        w.tx,
+        device.id,
+        'card_kept',
+        `PIN ${u.pin} was given another card at the terminal; the enrollee's card set by an administrator is kept and sent back`,
+        { pin: u.pin, enrollee: enrolleeId },
+        this.ctx.clock.now(),
+      );
+    }
   }
 
   /** A template of the terminal's own user: counted on the terminal's user list, neither stored nor deleted. */
