@@ -159,6 +159,12 @@ describe('cards', () => {
     const top = await s.admin.patch(`/enrollees/${b.id}/`, { card: '4294967295' });
     expect(top.status).toBe(200);
     expect((await s.admin.get(`/enrollees/${b.id}/`)).body.card).toBe('4294967295');
+    // A terminal cannot give a person a card another one holds, however it writes it.
+    const c = await person('C-5', 'Cam Five', false);
+    await drain(c1);
+    expect((await c1.post('cdata', { table: 'OPERLOG', Stamp: '13' }, userLine(c.device_pin, '01234'))).body).toBe('OK:1');
+    expect((await s.admin.get(`/enrollees/${c.id}/`)).body.card).toBeNull();
+    expect((await deviceLog(s.fpa, 'CARD1', 'card_conflict')).map((e) => e.details)).toEqual([{ pin: c.device_pin, enrollee: c.id }]);
   });
 
   test('a terminal reporting a card it cannot hold: logged and left out, the rest of the user kept', async () => {

@@ -58,6 +58,9 @@ export class Resync {
   async missing(w: WriteContext, device: DeviceRow, since: number): Promise<number> {
     const { devices, enrollees, biometrics } = this.deps;
     const held = await devices.users.of(w.tx, device.id);
+    // An answer that named nobody from a terminal that says it holds users did not arrive (a
+    // firmware that posts the result first): nothing is concluded from it.
+    if (held.length > 0 && held.every((u) => u.updatedAt < since) && (device.userCount ?? 0) > 0) return 0;
     const gone = held.filter((u) => u.updatedAt < since);
     for (const u of gone) await devices.users.removed(w.tx, device.id, u.pin);
     const goneEnrollees = new Set(gone.map((u) => u.enrolleeId).filter((id): id is string => id !== null));

@@ -262,6 +262,16 @@ export class WalkUpEnrollment {
       const enrolleeId = linked.get(u.pin);
       if (!enrolleeId) continue;
       const outcome = await enrollees.cardFromTerminal(w, enrolleeId, u.card, deviceRef(device));
+      if (outcome === 'taken') {
+        await noteOnDevice(
+          w.tx,
+          device.id,
+          'card_conflict',
+          `PIN ${u.pin} was given a card another enrollee holds at the terminal: it is not theirs`,
+          { pin: u.pin, enrollee: enrolleeId },
+          this.ctx.clock.now(),
+        );
+      }
       if (outcome !== 'kept') continue;
       const person = await enrollees.get(enrolleeId, w.tx);
       await commands.enqueue(w, [userCommand(device.id, { id: person.id, devicePin: person.devicePin, displayName: person.displayName, card: person.card })]);
