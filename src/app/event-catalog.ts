@@ -84,7 +84,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   device_resynced: {
     about:
-      'Every in-scope user and template was queued to a terminal again (`reason`: `requested`, `approved`, `returned` after a long absence, `cleared` after CLEAR DATA).',
+      'Every in-scope user and template was queued to a terminal again (`reason`: `requested`, `approved`, `returned` after a long absence, `cleared` after CLEAR DATA, `drift`: the hourly reconciliation found fewer users on the terminal than expected, asked it for them and queued again only those it no longer holds).',
     example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, full: false, queued: 1, reason: 'approved' },
   },
   terminal_user_conflict: {
@@ -127,6 +127,15 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     example: {
       enrollee: { id: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605', employee: 'E-1002', device_pin: '7', display_name: 'Bo Lin', card: null },
       by: 'hr.officer@example.com',
+    },
+  },
+  enrollee_card_changed: {
+    about:
+      'A terminal filled the card of an enrollee who had none (badged at its menu); it is sent to their other terminals. A terminal never replaces a card an administrator set (that terminal gets the enrollee’s card back). The card number is not in the event.',
+    example: {
+      enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+      by: 'device:CQUZ233860018',
     },
   },
   consent_given: {

@@ -43,6 +43,8 @@ export const ERROR_STATUS = {
   webhook_url_refused: 422,
   confirmation_required: 422,
   command_not_supported: 422,
+  /** A card number no terminal can hold (not 1 to 4294967295 once leading zeros are dropped). */
+  invalid_card: 422,
   // 426: a WebSocket endpoint asked without the upgrade handshake
   upgrade_required: 426,
   // 429

@@ -168,7 +168,11 @@ describe('cards travel both ways', () => {
     expect(taken.status).toBe(409);
   });
 
-  test("a card badged in at a terminal becomes the enrollee's and reaches their other terminals", async () => {
+  test("a card badged in at a terminal becomes the enrollee's (when they have none) and reaches their other terminals", async () => {
+    // An administrator's card wins (issue 23): only a person without a card takes one from a terminal.
+    expect((await server.admin.patch(`/enrollees/${ada.id}/`, { card: null })).status).toBe(200);
+    await drain(fp);
+    await drain(sf1);
     const user = `USER PIN=${ada.device_pin}\tName=Person K-ADA\tPri=0\tPasswd=\tCard=[15CD5B08]\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n`;
     expect((await fp.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, user)).body).toBe('OK:1');
     const card = String(0x08_5b_cd_15);

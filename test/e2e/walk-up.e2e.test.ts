@@ -210,3 +210,143 @@ describe("the terminal's own users", () => {
     expect(await server.fpa.db.orm.select().from(templates).where(eq(templates.fingerIndex, 6))).toHaveLength(0);
   });
 });
+
+/**
+ * The ordinary flows of walk-up by PIN (issue 23): a PIN the service handed out is its enrollee
+ * wherever it appears, even when the terminal reported the user before confirming the service's
+ * `add_user`, or refused an upload before it became an enrollment station.
+ */
+describe('walk-up by PIN in the ordinary flow', () => {
+  let s: TestServer;
+  const userLine = (pin: string, name = 'Menu user', card = '') =>
+    `USER PIN=${pin}\tName=${name}\tPri=0\tPasswd=\tCard=${card}\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n`;
+
+  async function stored(enrolleeId: string) {
+    return (await s.admin.get(`/enrollees/${enrolleeId}/templates/`)).body.results as {
+      finger_index: number;
+      version: number;
+      source: string;
+      algorithm_version: string;
+      sync: { device: string; status: string }[];
+    }[];
+  }
+
+  async function userOn(sn: string, pin: string) {
+    const device = await s.fpa.service.devices.get(sn);
+    return s.fpa.service.devices.users.one(s.fpa.db.orm, device.id, pin);
+  }
+
+  /** The stored row is ciphertext: the template's bytes appear nowhere in it. */
+  async function expectEncrypted(enrolleeId: string, template: string) {
+    const rows = await s.fpa.db.orm.select().from(templates).where(eq(templates.enrolleeId, enrolleeId));
+    expect(rows.length).toBeGreaterThan(0);
+    const plain = Buffer.from(template, 'base64');
+    for (const r of rows) expect(Buffer.from(r.ciphertext).includes(plain.subarray(0, 32))).toBe(false);
+  }
+
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  test('2.x: USER in one upload, FP in the next, before the terminal ran add_user: stored, encrypted, fanned out', async () => {
+    const t1 = await online('ORD1', {}, s);
+    const t2 = await online('ORD2', {}, s);
+    const p = await person('O-1', 'Ola One', true, undefined, s);
+    // The administrator creates the user at the menu with the PIN HR gave, before the next poll.
+    expect((await t1.post('cdata', { table: 'OPERLOG', Stamp: '1' }, userLine(p.device_pin, 'Ola One'))).body).toBe('OK:1');
+    expect(await userOn('ORD1', p.device_pin)).toMatchObject({ enrolleeId: p.id });
+    const template = syntheticTemplate();
+    expect((await t1.uploadTemplate(p.device_pin, 2, template)).body).toBe('OK:1');
+    const [tpl] = await stored(p.id);
+    expect(tpl).toMatchObject({ finger_index: 2, version: 1, source: 'device' });
+    expect(tpl!.sync).toEqual(
+      expect.arrayContaining([expect.objectContaining({ device: 'ORD1', status: 'present' }), expect.objectContaining({ device: 'ORD2', status: 'pending' })]),
+    );
+    await expectEncrypted(p.id, template);
+    const toT2 = await drain(t2);
+    expect(toT2.some((c) => c.startsWith(`DATA UPDATE FINGERTMP PIN=${p.device_pin}\tFID=2`))).toBe(true);
+    expect(t2.templates.get(`${p.device_pin}:2`)?.template).toBe(template);
+    // The punch at the first terminal counts for them.
+    await t1.punch([{ pin: p.device_pin, at: new Date() }]);
+    const punches = await s.admin.get('/punches/?employee=O-1&device=ORD1');
+    expect(punches.body.results).toHaveLength(1);
+    await drain(t1);
+  });
+
+  test('SenseFace 2A: USER then BIODATA Type=1 MajorVer=13: stored and sent to the other terminal', async () => {
+    const f1 = await online('FACE1', { biodata: true, fpVersion: '13.0' }, s);
+    const f2 = await online('FACE2', { biodata: true, fpVersion: '13.0' }, s);
+    const p = await person('O-2', 'Ola Two', true, undefined, s);
+    expect((await f1.post('cdata', { table: 'OPERLOG', Stamp: '2' }, userLine(p.device_pin, 'Ola Two'))).body).toBe('OK:1');
+    const template = syntheticTemplate();
+    const line = `BIODATA Pin=${p.device_pin}\tNo=6\tIndex=0\tValid=1\tDuress=0\tType=1\tMajorVer=13\tMinorVer=0\tFormat=0\tTmp=${template}\n`;
+    expect((await f1.post('cdata', { table: 'BIODATA', Stamp: '3' }, line)).body).toBe('OK:1');
+    const [tpl] = await stored(p.id);
+    expect(tpl).toMatchObject({ finger_index: 6, algorithm_version: '13.0', source: 'device' });
+    expect(tpl!.sync).toEqual(expect.arrayContaining([expect.objectContaining({ device: 'FACE2', status: 'pending' })]));
+    await expectEncrypted(p.id, template);
+    const toF2 = await drain(f2);
+    expect(toF2.some((c) => c.startsWith(`DATA UPDATE BIODATA Pin=${p.device_pin}`) && c.includes('No=6'))).toBe(true);
+    await drain(f1);
+  });
+
+  test('FP before the terminal confirmed add_user (no USER record at all): stored and fanned out', async () => {
+    const t3 = await online('ORD3', {}, s);
+    const p = await person('O-3', 'Ola Three', true, undefined, s);
+    expect((await t3.uploadTemplate(p.device_pin, 1)).body).toBe('OK:1');
+    const [tpl] = await stored(p.id);
+    expect(tpl!.sync).toEqual(
+      expect.arrayContaining([expect.objectContaining({ device: 'ORD3', status: 'present' }), expect.objectContaining({ device: 'ORD1', status: 'pending' })]),
+    );
+    expect(await userOn('ORD3', p.device_pin)).toMatchObject({ enrolleeId: p.id });
+    await drain(t3);
+  });
+
+  test('refused outside the enrollee’s areas, then made an enrollment station: the next upload is accepted', async () => {
+    const far = await online('FAR1', {}, s);
+    await s.admin.patch('/devices/FAR1/', { areas: ['warehouse'] });
+    await drain(far);
+    const p = await person('O-4', 'Ola Four', true, undefined, s);
+    const first = syntheticTemplate();
+    const batch = `${userLine(p.device_pin, 'Ola Four')}FP PIN=${p.device_pin}\tFID=3\tSize=${first.length}\tValid=1\tTMP=${first}\n`;
+    expect((await far.post('cdata', { table: 'OPERLOG', Stamp: '4' }, batch)).body).toBe('OK:2');
+    expect((await rejectionsOf('FAR1', s)).map((r) => r.reason)).toEqual(['not_in_scope']);
+    expect(await stored(p.id)).toHaveLength(0);
+    await drain(far);
+    expect((await s.admin.patch('/devices/FAR1/', { enrollment_station: true })).status).toBe(200);
+    await drain(far);
+    expect((await far.uploadTemplate(p.device_pin, 3)).body).toBe('OK:1');
+    const [tpl] = await stored(p.id);
+    expect(tpl).toMatchObject({ finger_index: 3, source: 'device' });
+    expect(tpl!.sync).toEqual(
+      expect.arrayContaining([expect.objectContaining({ device: 'FAR1', status: 'present' }), expect.objectContaining({ device: 'ORD1', status: 'pending' })]),
+    );
+    expect(await userOn('FAR1', p.device_pin)).toMatchObject({ enrolleeId: p.id });
+  });
+
+  test('a PIN the terminal held before the enrollee existed stays its own user until adopted', async () => {
+    const own1 = await online('OWN1', { existingUsers: [{ pin: '42', name: 'Menu 42' }] }, s);
+    const own2 = await online('OWN2', { existingUsers: [{ pin: '42', name: 'Other 42' }] }, s);
+    for (const t of [own1, own2]) {
+      expect((await t.post('cdata', { table: 'OPERLOG', Stamp: '5' }, userLine('42', `${t.sn} user`))).body).toBe('OK:1');
+      await drain(t);
+    }
+    await s.admin.post('/employees/', { id: 'O-42', name: 'Adopted 42' });
+    const adopted = await s.admin.post('/devices/OWN1/users/42/adopt/', { employee: 'O-42' });
+    expect(adopted.status).toBe(201);
+    await s.admin.post(`/enrollees/${adopted.body.id}/consent/`, { version: 'v1', method: 'paper' });
+    await drain(own1);
+    await drain(own2);
+    // OWN2's user 42 was there before the enrollee existed: another person until adopted.
+    expect((await own2.uploadTemplate('42', 4)).body).toBe('OK:1');
+    expect((await stored(adopted.body.id)).some((t) => t.finger_index === 4)).toBe(false);
+    expect(await userOn('OWN2', '42')).toMatchObject({ enrolleeId: null, biometrics: { fingerprint: [4] } });
+    expect(await own2.poll()).toHaveLength(0);
+    // At the terminal the enrollee was adopted from, the PIN is theirs.
+    expect((await own1.uploadTemplate('42', 5)).body).toBe('OK:1');
+    expect((await stored(adopted.body.id)).some((t) => t.finger_index === 5)).toBe(true);
+  });
+});

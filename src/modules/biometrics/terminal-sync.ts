@@ -4,7 +4,8 @@
  *
  * - an enrollee created, or coming into a terminal's scope, is sent there with their templates;
  *   one leaving a terminal's scope, deactivated or deleted is removed from it;
- * - a renamed enrollee's user record is sent again;
+ * - a renamed enrollee's user record is sent again, and so is one whose card a terminal filled
+ *   (to the other terminals);
  * - an approved terminal is backfilled with every in-scope enrollee;
  * - a template command's result sets the template's sync status on that terminal
  *   (`present`, `failed`, or `incompatible` when the terminal refused the algorithm, Return=-30).
@@ -77,6 +78,20 @@ export function keepTerminalsInSync(deps: {
           );
         }
       }
+    }
+  });
+
+  // A terminal filled the card of an enrollee who had none: their other terminals get it too.
+  enrollees.events.react('enrollee_card_changed', async (w, changed) => {
+    for (const { data } of changed) {
+      const row = await enrollees.find(w.tx, data.enrollee);
+      if (row?.status !== 'active') continue;
+      const person = { id: row.id, devicePin: row.devicePin, displayName: row.displayName, card: row.card };
+      const others = (await templates.devicesInScope(w.tx, row.id)).filter((d) => d.id !== data.device.id);
+      await commands.enqueue(
+        w,
+        (await templates.withoutConflicts(w, others, person)).map((d) => userCommand(d.id, person)),
+      );
     }
   });
 

@@ -681,6 +681,15 @@ export class CommandService {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** Payloads of the commands of `kind` sent to a device and not answered yet. */
+  async sentOfKind(q: Queryable, deviceId: string, kind: CommandKind): Promise<Record<string, unknown>[]> {
+    const rows = await q
+      .select({ payload: deviceCommands.payload })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.kind, kind), eq(deviceCommands.status, 'sent')));
+    return rows.map((r) => r.payload as Record<string, unknown>);
+  }
+
   /** Devices among `deviceIds` with an unfinished command of `kind`. */
   async devicesWaitingFor(q: Queryable, kind: CommandKind): Promise<Set<string>> {
     const rows = await q

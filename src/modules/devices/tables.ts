@@ -101,6 +101,12 @@ export const deviceUsers = sqliteTable(
     enrolleeId: text('enrollee_id'),
     /** `reported` (the terminal said so) or `sent` (the service put it there). */
     source: text('source', { enum: ['reported', 'sent'] }).notNull(),
+    /**
+     * First reported in the terminal's inventory (its answer to the user query of its approval):
+     * it may have held this PIN before the enrollee who has it existed, so it is its own user
+     * until adopted, even for a PIN the service handed out (terminals/walk-up.ts).
+     */
+    heldBefore: integer('held_before', { mode: 'boolean' }).notNull().default(false),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.deviceId, t.pin] }), index('fpa_device_users_pin').on(t.pin), index('fpa_device_users_enrollee').on(t.enrolleeId)],

@@ -26,8 +26,12 @@ export class DeviceUsers {
   /** Runs a raw read outside a transaction. */
   readonly read: Execute = (statement) => this.ctx.db.client.execute(statement);
 
-  /** Users a terminal reported; a user the service sent keeps its enrollee. */
-  async reported(tx: Tx, deviceId: string, users: readonly ReportedUser[]): Promise<void> {
+  /**
+   * Users a terminal reported; a user the service sent keeps its enrollee. `heldBefore`: the
+   * report is the terminal's inventory (what it held before the service knew it), kept on the
+   * users it brings to the list.
+   */
+  async reported(tx: Tx, deviceId: string, users: readonly ReportedUser[], options: { heldBefore?: boolean } = {}): Promise<void> {
     const now = this.ctx.clock.now();
     for (const u of users) {
       await tx
@@ -41,6 +45,7 @@ export class DeviceUsers {
           biometrics: {},
           enrolleeId: null,
           source: 'reported',
+          heldBefore: options.heldBefore ?? false,
           updatedAt: now,
         })
         .onConflictDoUpdate({
@@ -178,6 +183,19 @@ export class DeviceUsers {
       .from(deviceUsers)
       .where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
     return row ?? null;
+  }
+
+  /** Of these PINs, those the terminal holds unlinked and did not hold before the service knew it (candidates for the enrollee with the PIN). */
+  async unlinkedSince(execute: Execute, deviceId: string, pins: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const chunk of chunks(pins, 500)) {
+      const rows = await execute({
+        sql: `select pin from ${getTableName(deviceUsers)} where device_id = ? and enrollee_id is null and held_before = 0 and pin in (${placeholders(chunk.length)})`,
+        args: [deviceId, ...chunk],
+      });
+      for (const r of rows.rows) out.add(String(r.pin));
+    }
+    return out;
   }
 
   /**

@@ -1,4 +1,5 @@
 /** What the enrollees module announces. */
+import type { DeviceRef } from '../devices';
 
 /** An enrollee in event data. */
 export interface EnrolleeRef {
@@ -22,4 +23,9 @@ export interface EnrolleeEvents {
   enrollee_created: { enrollee: EnrolleeRef; areas: string[]; by: string };
   enrollee_updated: { enrollee: EnrolleeRef; changes: EnrolleeChanges; by: string };
   enrollee_deleted: { enrollee: EnrolleeRef; by: string };
+  /**
+   * A terminal filled the card of an enrollee who had none (badged at its menu); the card
+   * number itself is not in the event (it opens doors).
+   */
+  enrollee_card_changed: { enrollee: string; device: DeviceRef; by: string };
 }

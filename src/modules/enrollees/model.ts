@@ -43,7 +43,13 @@ export const EnrolleePatch = Body(
     areas: t.Optional(AreaNames),
     display_name: t.Optional(Text({ maxLength: 200 })),
     card: t.Optional(
-      Nullable(t.String({ pattern: '^\\d{1,20}$', description: 'Card number (decimal); null removes it. A card another enrollee holds is 409.' })),
+      Nullable(
+        t.String({
+          pattern: '^\\d{1,20}$',
+          description:
+            'Card number (decimal) as the terminals hold it: leading zeros are dropped (`01234` is card `1234`); 1 to 4294967295, else 422; null removes it. A card another enrollee holds is 409.',
+        }),
+      ),
     ),
     active: t.Optional(t.Boolean()),
   },

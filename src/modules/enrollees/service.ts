@@ -18,8 +18,10 @@ import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { namesByMember, resolveAreas } from '../areas';
 import { audit } from '../audit';
+import type { DeviceRef } from '../devices';
 import type { EmployeeDirectory } from '../employees';
 import type { EventChannel, EventLog } from '../events';
+import { CARD_MAX, normaliseCard } from './cards';
 import type { EnrolleeChanges, EnrolleeEvents, EnrolleeRef } from './events';
 import type { Enrollee } from './model';
 import { counters, enrolleeAreas, enrollees } from './tables';
@@ -81,13 +83,15 @@ export class EnrolleeService {
         const [holder] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, options.pin)).limit(1);
         if (holder) throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', { device_pin: options.pin, enrollee: holder.id });
       }
-      if (options.card) await this.checkCardFree(tx, options.card, null);
+      const card = options.card ? cardOrRefusal(options.card) : null;
+      if (card) await this.checkCardFree(tx, card, null);
       const row: EnrolleeRow = {
         id: crypto.randomUUID(),
         employeeKey: found.key,
         devicePin: pin,
         displayName: found.displayName,
-        card: options.card ?? null,
+        card,
+        pinAllocated: options.pin === undefined,
         status: 'active',
         deactivatedAt: null,
         createdAt: now,
@@ -175,6 +179,22 @@ export class EnrolleeService {
   }
 
   /**
+   * Of these PINs, those the service handed out to an enrollee (not deleted): the enrollee id of
+   * each. Such a PIN is that enrollee on every terminal it appears on (walk-up.ts).
+   */
+  async allocatedPins(execute: Execute, pins: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const chunk of chunks(pins, 500)) {
+      const rows = await execute({
+        sql: `select id, device_pin from ${getTableName(enrollees)} where device_pin in (${placeholders(chunk.length)}) and status != 'deleted' and pin_allocated = 1`,
+        args: chunk as InValue[],
+      });
+      for (const e of rows.rows) out.set(String(e.device_pin), String(e.id));
+    }
+    return out;
+  }
+
+  /**
    * Enrollees (not deleted) by device PIN, with a raw statement of the caller's transaction:
    * this runs for every attendance batch, where the query builder costs more than the query.
    */
@@ -224,10 +244,11 @@ export class EnrolleeService {
       const row = await this.get(id, tx);
       const set: Partial<EnrolleeRow> = { updatedAt: now };
       const changes: EnrolleeChanges = {};
-      if (patch.card !== undefined && patch.card !== row.card) {
-        if (patch.card !== null) await this.checkCardFree(tx, patch.card, id);
-        set.card = patch.card;
-        changes.card = { from: row.card, to: patch.card };
+      const card = patch.card === undefined || patch.card === null ? patch.card : cardOrRefusal(patch.card);
+      if (card !== undefined && card !== row.card) {
+        if (card !== null) await this.checkCardFree(tx, card, id);
+        set.card = card;
+        changes.card = { from: row.card, to: card };
       }
       if (patch.display_name !== undefined && patch.display_name !== row.displayName) {
         set.displayName = patch.display_name;
@@ -399,7 +420,7 @@ export class EnrolleeService {
     );
   }
 
-  /** A card another enrollee holds is refused (`conflict`): one card, one person. */
+  /** A card (normalised) another enrollee holds is refused (`conflict`): one card, one person. */
   async checkCardFree(q: Queryable, card: string, self: string | null): Promise<void> {
     const [holder] = await q
       .select({ id: enrollees.id })
@@ -409,23 +430,34 @@ export class EnrolleeService {
   }
 
   /**
-   * A terminal reports a card for its user who is this enrollee (badged in at the terminal menu):
-   * the enrollee gets it, and the other terminals with it, unless another enrollee holds that
-   * card. Returns whether it was taken.
+   * A terminal reports a card (normalised, cards.ts) for its user who is this enrollee (badged at
+   * its menu). An administrator's card wins: the terminal fills the card only of an enrollee who
+   * has none (`filled`, announced as `enrollee_card_changed`, and sent to their other terminals),
+   * never replaces one (`kept`: the caller puts the enrollee's own card back on that terminal),
+   * nor takes one another enrollee holds (`taken`).
    */
-  async cardFromTerminal(w: WriteContext, enrolleeId: string, card: string, by: string): Promise<boolean> {
+  async cardFromTerminal(w: WriteContext, enrolleeId: string, card: string, device: DeviceRef): Promise<'filled' | 'same' | 'kept' | 'taken' | 'gone'> {
     const row = await this.find(w.tx, enrolleeId);
-    if (!row || row.status === 'deleted' || row.card === card) return false;
+    if (!row || row.status === 'deleted') return 'gone';
+    if (row.card === card) return 'same';
+    if (row.card !== null) return 'kept';
     const [holder] = await w.tx
       .select({ id: enrollees.id })
       .from(enrollees)
       .where(and(eq(enrollees.card, card), ne(enrollees.status, 'deleted')));
-    if (holder) return false;
+    if (holder) return 'taken';
     const now = this.ctx.clock.now();
+    const by = `device:${device.serial_number}`;
     await w.tx.update(enrollees).set({ card, updatedAt: now }).where(eq(enrollees.id, enrolleeId));
-    await audit(w.tx, now, { actor: by, action: 'enrollee.updated', targetType: 'enrollee', targetId: enrolleeId, details: { card } });
-    await this.events.record(w, 'enrollee_updated', { enrollee: enrolleeRef({ ...row, card }), changes: { card: { from: row.card, to: card } }, by });
-    return true;
+    await audit(w.tx, now, {
+      actor: by,
+      action: 'enrollee.card_filled',
+      targetType: 'enrollee',
+      targetId: enrolleeId,
+      details: { device: device.serial_number },
+    });
+    await this.events.record(w, 'enrollee_card_changed', { enrollee: enrolleeId, device, by });
+    return 'filled';
   }
 
   /** Those of these enrollees who share an area with these areas (raw SQL: asked with every upload). */
@@ -476,6 +508,17 @@ export class EnrolleeService {
       .where(and(eq(enrollees.status, 'active'), lt(enrollees.createdAt, instant)))
       .orderBy(asc(enrollees.id));
   }
+}
+
+/** The card as terminals hold it, or a 422 naming why it cannot be one. */
+function cardOrRefusal(raw: string): string {
+  const checked = normaliseCard(raw);
+  if (checked.ok) return checked.card;
+  throw new FpaError('invalid_card', `card must be a number from 1 to ${CARD_MAX} (a terminal keeps cards as unsigned 32-bit numbers)`, {
+    field: 'card',
+    reason: checked.reason,
+    max: CARD_MAX,
+  });
 }
 
 export function enrolleeRef(row: EnrolleeRow): EnrolleeRef {

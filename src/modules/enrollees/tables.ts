@@ -21,6 +21,12 @@ export const enrollees = sqliteTable(
     displayName: text('display_name').notNull(),
     /** The card number (decimal) sent to terminals with the user; one enrollee per card (a deleted one lets go of it). */
     card: text('card'),
+    /**
+     * The service handed this PIN out (true) rather than an adopted terminal user keeping theirs
+     * (false). An allocated PIN was held by no terminal then, so wherever it appears afterwards it
+     * is this enrollee (terminals/walk-up.ts); an adopted one may be another person elsewhere.
+     */
+    pinAllocated: integer('pin_allocated', { mode: 'boolean' }).notNull().default(true),
     status: text('status', { enum: ENROLLEE_STATUSES }).notNull().default('active'),
     deactivatedAt: integer('deactivated_at'),
     createdAt: createdAt(),

@@ -21,12 +21,16 @@ export class FleetReconciler {
     deps.devices.addDetail(async (q, device) => ({ sync_check: await this.syncCheck(q, device) }));
   }
 
-  /** Job `reconcile-devices`: every approved terminal gets again what failed or was incompatible there. */
+  /**
+   * Job `reconcile-devices`: every approved terminal gets again what failed or was incompatible
+   * there; one that reports fewer users than `sync_check` expects (a user deleted at its menu) is
+   * asked for its users, and those it no longer holds are queued again when it answers.
+   */
   async retryAll(): Promise<{ terminals: number; queued: number }> {
     let queued = 0;
     let terminals = 0;
     for (const device of await this.deps.devices.withStatus('approved')) {
-      const n = await this.ctx.db.write((w) => this.retryUnsynced(w, device));
+      const n = await this.ctx.db.write(async (w) => (await this.retryUnsynced(w, device)) + (await this.askIfUsersMissing(w, device)));
       if (n > 0) terminals++;
       queued += n;
     }
@@ -72,7 +76,11 @@ export class FleetReconciler {
         if (data.status !== 'succeeded' && !(resyncAfter && data.status === 'failed')) continue;
         const device = await devices.findById(w.tx, data.device.id);
         if (device?.status !== 'approved') continue; // removed or disabled meanwhile
-        if (resyncAfter) {
+        if (resyncAfter === 'drift') {
+          const query = await commands.viewOf(w.tx, device.id, data.command.id);
+          // No send time (never sent): nothing to compare the answer with.
+          if (query.sent_at !== null) await resync.missing(w, device, Date.parse(query.sent_at));
+        } else if (resyncAfter) {
           await resync.backfill(w, device, resyncAfter);
         } else if (kind === 'CLEAR_DATA') {
           // The terminal holds nothing now: it gets its in-scope users and templates again.
@@ -101,6 +109,14 @@ export class FleetReconciler {
     if (unsynced.size === 0) return 0;
     const people = (await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter((p) => unsynced.has(p.id));
     return templates.backfillDevice(w, device, people);
+  }
+
+  /** A terminal reporting fewer users than expected is asked for them (drift repaired on its answer); returns the commands queued. */
+  private async askIfUsersMissing(w: WriteContext, device: DeviceRow): Promise<number> {
+    const { users } = await this.syncCheck(w.tx, device);
+    if (users.reported === null || users.reported >= users.expected) return 0;
+    await this.resync.afterUserQuery(w, device.id, 'drift');
+    return 1;
   }
 
   private async syncCheck(q: Queryable, device: DeviceRow): Promise<DeviceDetail['sync_check']> {

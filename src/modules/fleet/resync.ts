@@ -49,6 +49,38 @@ export class Resync {
     return this.queue(w, device, { full: false, reason });
   }
 
+  /**
+   * The terminal answered a query of its users sent at `since` (the reconciliation asked because
+   * it reported fewer than expected): a user it did not report since is no longer on it (deleted
+   * at its menu), so it leaves the terminal's list, and an in-scope enrollee among them is
+   * queued again with their templates. Returns the commands queued.
+   */
+  async missing(w: WriteContext, device: DeviceRow, since: number): Promise<number> {
+    const { devices, enrollees, biometrics } = this.deps;
+    const held = await devices.users.of(w.tx, device.id);
+    // An answer that named nobody from a terminal that says it holds users did not arrive (a
+    // firmware that posts the result first): nothing is concluded from it.
+    if (held.length > 0 && held.every((u) => u.updatedAt < since) && (device.userCount ?? 0) > 0) return 0;
+    const gone = held.filter((u) => u.updatedAt < since);
+    for (const u of gone) await devices.users.removed(w.tx, device.id, u.pin);
+    const goneEnrollees = new Set(gone.map((u) => u.enrolleeId).filter((id): id is string => id !== null));
+    const stillHeld = new Set(held.filter((u) => u.updatedAt >= since).map((u) => u.pin));
+    const people = (await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter(
+      (p) => goneEnrollees.has(p.id) || !stillHeld.has(p.devicePin),
+    );
+    const queued = await biometrics.templates.backfillDevice(w, device, people);
+    await this.events.record(w, 'device_resynced', { device: deviceRef(device), full: false, queued, reason: 'drift' });
+    await noteOnDevice(
+      w.tx,
+      device.id,
+      'resync',
+      `resync (drift): ${gone.length} users no longer on the terminal, ${queued} commands queued`,
+      { reason: 'drift', full: false, queued, gone: gone.map((u) => u.pin) },
+      this.ctx.clock.now(),
+    );
+    return queued;
+  }
+
   private async queue(w: WriteContext, device: DeviceRow, options: { full: boolean; reason: ResyncReason }): Promise<number> {
     const { devices, enrollees, commands, biometrics } = this.deps;
     const people = await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id));

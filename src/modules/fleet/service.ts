@@ -14,7 +14,7 @@ import { audit } from '../audit';
 import { hasConsent } from '../biometrics';
 import type { CommandView } from '../commands';
 import { type DeviceRow, type DeviceUserRow, deviceRef } from '../devices';
-import type { EnrolleeRow } from '../enrollees';
+import { type EnrolleeRow, normaliseCard } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import type { FleetEvents } from './events';
 import { FleetReconciler } from './reconcile';
@@ -88,11 +88,12 @@ export class Fleet {
       });
     }
     const areas = body.areas ?? [...(await areaNames(this.ctx.db.orm, await devices.areaIdsOf(this.ctx.db.orm, device.id))).values()];
+    const card = user.card ? normaliseCard(user.card) : null;
     return enrollees.createEnrollee(body.employee!, {
       pin,
       areas,
       // The card they badge with on that terminal, unless an enrollee already holds it.
-      card: user.card && (await this.cardIsFree(user.card)) ? user.card : null,
+      card: card?.ok && (await this.cardIsFree(card.card)) ? card.card : null,
       by,
       onCreated: async (w, person) => {
         await this.ownUser(w.tx, device, pin);

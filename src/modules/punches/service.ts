@@ -299,7 +299,24 @@ export class PunchService {
         flags: sql`(select coalesce(json_group_array(f.value), '[]') from json_each(${punches.flags}) f where f.value <> 'unknown_pin')`,
       })
       .where(and(eq(punches.deviceId, deviceId), eq(punches.devicePin, pin), isNull(punches.enrolleeId)))
-      .returning({ punchedAt: punches.punchedAt });
+      .returning({ sequence: punches.sequence, punchedAt: punches.punchedAt, flags: punches.flags });
+    // Now someone's punches, they get the flags an enrollee's punch gets when it is stored: a day
+    // of a locked pay period is `after_lock` (the locked day itself never changes).
+    const extra =
+      this.flaggers.length > 0
+        ? await this.extraFlags(
+            w,
+            linked.map((p) => ({ enrolleeId: enrollee.id, punchedAt: p.punchedAt })),
+          )
+        : [];
+    for (const [i, p] of linked.entries()) {
+      const added = (extra[i] ?? []).filter((f) => !p.flags.includes(f));
+      if (added.length > 0)
+        await w.tx
+          .update(punches)
+          .set({ flags: [...p.flags.filter((f) => f !== 'unknown_pin'), ...added] })
+          .where(eq(punches.sequence, p.sequence));
+    }
     if (linked.length > 0) {
       // A loop, not Math.min(...): an adopted user may have more punches than a call takes arguments.
       let [first, last] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];

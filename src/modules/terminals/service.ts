@@ -58,7 +58,7 @@ export class Terminals {
       devices,
       commands,
       renderer: this.renderer,
-      uploads: new TerminalUploads(ctx, devices, attendance, walkUp, enrollees),
+      uploads: new TerminalUploads(ctx, devices, attendance, walkUp),
       attendance,
       clock: this.clock,
     });

@@ -21,7 +21,6 @@ import {
   splitKeyword,
 } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
-import type { EnrolleeService } from '../enrollees';
 import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
 import { AdmsRefusal } from './reply';
 import type { WalkUpEnrollment } from './walk-up';
@@ -68,7 +67,6 @@ export class TerminalUploads {
     private readonly devices: DeviceService,
     private readonly lines: AttendanceIngest,
     private readonly walkUp: WalkUpEnrollment,
-    private readonly enrollees: EnrolleeService,
   ) {}
 
   async operlog(device: DeviceRow, text: string): Promise<number> {
@@ -225,27 +223,10 @@ export class TerminalUploads {
     return records.length;
   }
 
-  /**
-   * Users the terminal says it holds (never linked to an enrollee by their PIN: devices/users.ts).
-   * A card it reports for a user who is an enrollee becomes the enrollee's (and goes to their
-   * other terminals), unless another enrollee holds that card.
-   */
+  /** Users the terminal says it holds, with their cards: walk-up.ts `usersReported` decides whose they are. */
   private async users(device: DeviceRow, users: ReportedUser[]): Promise<void> {
     if (users.length === 0) return;
-    await this.ctx.db.write(async (w) => {
-      await this.devices.users.reported(w.tx, device.id, users);
-      const carded = users.filter((u): u is ReportedUser & { card: string } => typeof u.card === 'string' && u.card !== '');
-      if (carded.length === 0) return;
-      const linked = await this.devices.users.enrolleesOf(
-        w.execute,
-        device.id,
-        carded.map((u) => u.pin),
-      );
-      for (const u of carded) {
-        const enrolleeId = linked.get(u.pin);
-        if (enrolleeId) await this.enrollees.cardFromTerminal(w, enrolleeId, u.card, `device:${device.serialNumber}`);
-      }
-    });
+    await this.ctx.db.write((w) => this.walkUp.usersReported(w, device, users));
   }
 
   private async templatev10(device: DeviceRow, text: string): Promise<number> {

@@ -5,13 +5,20 @@
  * decided per terminal, never by the PIN alone:
  * - the terminal's user with that PIN is linked to an enrollee (the service sent them there, or
  *   an administrator adopted them): that enrollee's;
- * - the terminal holds that PIN as its own user (reported, not linked), or no enrollee has the
- *   PIN: the terminal's own user's. Nothing is stored (there is no consent) and nothing is
- *   deleted from the terminal; the user's biometrics are counted in `devices/{sn}/users/`,
- *   where an administrator adopts them;
- * - the terminal never reported that PIN and an enrollee has it: the enrollee's, if the terminal
- *   is in their scope or is an enrollment station (PINs handed out skip every PIN a terminal is
- *   known to hold, so this is the enrollee enrolling there before their user record arrived).
+ * - the service handed the PIN out to an enrollee (PINs handed out skip every PIN a terminal is
+ *   known to hold, so no known terminal held it before the enrollee existed): the enrollee's,
+ *   wherever it appears, even when the terminal reported the user before confirming the service's
+ *   `add_user` (an administrator created them at the menu with the PIN HR gave) or the terminal
+ *   was refused before becoming an enrollment station; but not a user in the terminal's
+ *   inventory (its answer to the user query of its approval: it may have held the PIN before the
+ *   enrollee existed), which stays its own user — a conflict an administrator resolves;
+ * - the terminal never reported that PIN and an enrollee adopted from another terminal has it:
+ *   the enrollee's;
+ * - either way only if the terminal is in the enrollee's scope or is an enrollment station;
+ * - the terminal holds that PIN as its own user (reported, not linked, and not a PIN the service
+ *   handed out), or no enrollee has the PIN: the terminal's own user's. Nothing is stored (there
+ *   is no consent) and nothing is deleted from the terminal; the user's biometrics are counted in
+ *   `devices/{sn}/users/`, where an administrator adopts them.
  * A template that breaks a rule (outside the enrollee's scope, no consent, disallowed finger, too
  * large, too many fingers) is rejected and logged — a device event and a `template_rejected`
  * event — and, with DELETE_REJECTED_DEVICE_TEMPLATES, deleted from that terminal. No HTTP
@@ -29,10 +36,10 @@ import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import type { BiometricType } from '../../protocol/adms';
-import type { Biometrics } from '../biometrics';
+import { type Biometrics, userCommand } from '../biometrics';
 import type { CommandService } from '../commands';
-import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
-import type { EnrolleeRow, EnrolleeService } from '../enrollees';
+import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
+import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventChannel } from '../events';
 import type { TerminalEvents } from './events';
@@ -148,13 +155,135 @@ export class WalkUpEnrollment {
   private async ownerOf(w: WriteContext, device: DeviceRow, pin: string): Promise<EnrolleeRow> {
     const { devices, enrollees } = this.deps;
     const held = await devices.users.one(w.tx, device.id, pin);
-    if (held && held.enrolleeId === null) throw new TerminalsOwnUser();
-    const person = held?.enrolleeId ? await enrollees.find(w.tx, held.enrolleeId) : await enrollees.findByPin(w.tx, pin);
-    if (!person) throw held ? new DeletedEnrollee() : new TerminalsOwnUser();
-    if (person.status === 'deleted') throw new DeletedEnrollee();
-    if (!device.enrollmentStation && !(await enrollees.sharesArea(w.tx, person.id, await devices.areaIdsOf(w.tx, device.id)))) throw new OutOfScope();
-    if (!held) await devices.users.link(w.tx, device.id, pin, person.id);
+    let person: EnrolleeRow | null;
+    if (held?.enrolleeId) {
+      person = await enrollees.find(w.tx, held.enrolleeId);
+      if (!person || person.status === 'deleted') throw new DeletedEnrollee();
+    } else {
+      person = await enrollees.findByPin(w.tx, pin);
+      // A PIN the service handed out is its enrollee even where the terminal reported the user
+      // first; an adopted PIN held here unlinked may be another person (a conflict to resolve).
+      if (!person || (held && (held.heldBefore || !person.pinAllocated))) throw new TerminalsOwnUser();
+    }
+    if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
+    if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
     return person;
+  }
+
+  private async mayEnrollHere(w: WriteContext, device: DeviceRow, enrolleeId: string): Promise<boolean> {
+    if (device.enrollmentStation) return true;
+    return this.deps.enrollees.sharesArea(w.tx, enrolleeId, await this.deps.devices.areaIdsOf(w.tx, device.id));
+  }
+
+  /**
+   * Users a terminal reported (its menu's USER records, 3.x `user` rows, query answers): a PIN the
+   * service handed out to an enrollee is that enrollee here when the terminal is in their scope or
+   * is an enrollment station, so their templates are taken and fanned out and their punches
+   * count, even before the terminal confirmed the service's own `add_user`. The terminal's
+   * inventory (its answer to the user query of its approval) is what it held before the service
+   * knew it: those users stay its own until adopted, like any PIN the service did not hand out.
+   */
+  async usersReported(w: WriteContext, device: DeviceRow, reported: readonly ReportedUser[]): Promise<void> {
+    const { devices, commands } = this.deps;
+    const users = await this.withCardsChecked(w, device, reported);
+    const inventory = (await commands.sentOfKind(w.tx, device.id, 'QUERY_USERS')).some((p) => p.resync === 'approved');
+    await devices.users.reported(w.tx, device.id, users, { heldBefore: inventory });
+    await this.linkAllocated(
+      w,
+      device,
+      users.map((u) => u.pin),
+    );
+    await this.cardsReported(w, device, users);
+  }
+
+  private async linkAllocated(w: WriteContext, device: DeviceRow, pins: readonly string[]): Promise<void> {
+    const { devices, enrollees } = this.deps;
+    const allocated = await enrollees.allocatedPins(w.execute, pins);
+    if (allocated.size === 0) return;
+    const unlinked = await devices.users.unlinkedSince(w.execute, device.id, [...allocated.keys()]);
+    const candidates = [...allocated].filter(([pin]) => unlinked.has(pin));
+    if (candidates.length === 0) return;
+    const inScope = device.enrollmentStation
+      ? new Set(candidates.map(([, id]) => id))
+      : await enrollees.sharingAreas(
+          w.execute,
+          candidates.map(([, id]) => id),
+          await devices.areaIdsOf(w.tx, device.id),
+        );
+    for (const [pin, id] of candidates) if (inScope.has(id)) await devices.users.link(w.tx, device.id, pin, id);
+  }
+
+  /**
+   * Cards as the terminal holds them (enrollees/cards.ts): `0` is no card; a card that is not a
+   * number from 1 to 4294967295 is logged (`card_invalid`, without the number) and left out,
+   * the rest of the user record kept.
+   */
+  private async withCardsChecked(w: WriteContext, device: DeviceRow, users: readonly ReportedUser[]): Promise<ReportedUser[]> {
+    const out: ReportedUser[] = [];
+    for (const u of users) {
+      if (!u.card) {
+        out.push(u);
+        continue;
+      }
+      const checked = normaliseCard(u.card);
+      if (checked.ok) out.push({ ...u, card: checked.card });
+      else {
+        out.push({ ...u, card: null });
+        if (checked.reason !== 'zero') {
+          await noteOnDevice(
+            w.tx,
+            device.id,
+            'card_invalid',
+            `the card of PIN ${u.pin} is not a number a terminal holds (${checked.reason}, ${u.card.length} characters): the user was kept without it`,
+            { pin: u.pin, reason: checked.reason },
+            this.ctx.clock.now(),
+          );
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A card reported for a user who is an enrollee: it fills the enrollee's card when they have
+   * none (enrollees `cardFromTerminal`); when they have another (an administrator's card wins),
+   * the terminal gets the enrollee's user record, with their card, back.
+   */
+  private async cardsReported(w: WriteContext, device: DeviceRow, users: readonly ReportedUser[]): Promise<void> {
+    const { devices, enrollees, commands } = this.deps;
+    const carded = users.filter((u): u is ReportedUser & { card: string } => typeof u.card === 'string' && u.card !== '');
+    if (carded.length === 0) return;
+    const linked = await devices.users.enrolleesOf(
+      w.execute,
+      device.id,
+      carded.map((u) => u.pin),
+    );
+    for (const u of carded) {
+      const enrolleeId = linked.get(u.pin);
+      if (!enrolleeId) continue;
+      const outcome = await enrollees.cardFromTerminal(w, enrolleeId, u.card, deviceRef(device));
+      if (outcome === 'taken') {
+        await noteOnDevice(
+          w.tx,
+          device.id,
+          'card_conflict',
+          `PIN ${u.pin} was given a card another enrollee holds at the terminal: it is not theirs`,
+          { pin: u.pin, enrollee: enrolleeId },
+          this.ctx.clock.now(),
+        );
+      }
+      if (outcome !== 'kept') continue;
+      const person = await enrollees.get(enrolleeId, w.tx);
+      await commands.enqueue(w, [userCommand(device.id, { id: person.id, devicePin: person.devicePin, displayName: person.displayName, card: person.card })]);
+      await noteOnDevice(
+        w.tx,
+        device.id,
+        'card_kept',
+        `PIN ${u.pin} was given another card at the terminal; the enrollee's card set by an administrator is kept and sent back`,
+        { pin: u.pin, enrollee: enrolleeId },
+        this.ctx.clock.now(),
+      );
+    }
   }
 
   /** A template of the terminal's own user: counted on the terminal's user list, neither stored nor deleted. */

@@ -115,6 +115,9 @@ describe('every event type, raised by a real cause', () => {
     // The administrator removes that user: Ada is sent instead (device_command_finished).
     expect((await server.admin.delete(`/devices/${SN}/users/${ada.device_pin}/`)).status).toBe(202);
     await drain(terminal);
+    // Ada badges a card at the terminal's menu: she had none, so it is hers (enrollee_card_changed).
+    const adaCard = `USER PIN=${ada.device_pin}\tName=Ada O.\tPri=0\tPasswd=\tCard=4242\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n`;
+    expect((await terminal.post('cdata', { table: 'OPERLOG', Stamp: '1' }, adaCard)).body).toBe('OK:1');
 
     // A walk-up template of Ada (stored) and one of Cy, who has not consented (rejected).
     expect((await terminal.uploadTemplate(ada.device_pin, 6)).body).toStartWith('OK');

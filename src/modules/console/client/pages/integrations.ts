@@ -33,6 +33,7 @@ const EVENT_WORDS: Record<string, string> = {
   enrollee_created: 'Person added',
   enrollee_updated: 'Person changed',
   enrollee_deleted: 'Person deleted',
+  enrollee_card_changed: 'Card filled at a terminal',
   consent_given: 'Consent recorded',
   consent_withdrawn: 'Consent withdrawn',
   template_stored: 'Biometric stored',
