@@ -6,6 +6,8 @@
  *   one leaving a terminal's scope, deactivated or deleted is removed from it;
  * - a renamed enrollee's user record is sent again;
  * - an approved terminal is backfilled with every in-scope enrollee;
+ * - a removed terminal's sync rows stay: what it held is still there if it comes back, and
+ *   destroying a template queues its delete there too;
  * - a template command's result sets the template's sync status on that terminal
  *   (`present`, `failed`, or `incompatible` when the terminal refused the algorithm, Return=-30).
  */
@@ -115,10 +117,6 @@ export function keepTerminalsInSync(deps: {
         );
       }
     }
-  });
-
-  devices.events.react('device_removed', async (w, removed) => {
-    for (const { data } of removed) await templates.forgetDevice(w.tx, data.device.id);
   });
 
   // What the terminal confirmed it holds: the users the service sent are theirs.

@@ -20,7 +20,17 @@ import type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
 import { DeviceKeys } from './keys';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
-import { type DeviceRow, type DeviceStatus, deviceAreas, deviceClockOffsets, deviceEvents, deviceKeys, devices } from './tables';
+import {
+  type DeviceRow,
+  type DeviceStatus,
+  deviceAreas,
+  deviceClockOffsets,
+  deviceEvents,
+  deviceKeys,
+  devices,
+  type RemovedDeviceFacts,
+  removedDevices,
+} from './tables';
 import { DeviceUsers } from './users';
 
 const CACHE_MS = 2_000;
@@ -156,10 +166,23 @@ export class DeviceService {
       const again = await this.findBySerial(w.tx, serial);
       if (again) return { row: again, isNew: false };
       if (await this.pendingFull(w.tx)) this.refuseRegistration(serial, now);
-      const row = newDeviceRow(serial, 'pending_approval', now, { ip: contact.ip, pushVersion: contact.pushVersion, language: contact.language });
+      const removed = await this.takeRemoved(w.tx, serial);
+      const row = {
+        ...newDeviceRow(serial, 'pending_approval', now, { ip: contact.ip, pushVersion: contact.pushVersion, language: contact.language }),
+        ...(removed ? { ...removed.facts, id: removed.deviceId } : {}),
+        // What it says now wins over what it said before its removal.
+        ...(contact.pushVersion ? { pushVersion: contact.pushVersion } : {}),
+      };
       await w.tx.insert(devices).values(row);
       await setDeviceAreas(w.tx, row.id, await resolveAreas(w.tx, undefined, now));
-      await noteOnDevice(w.tx, row.id, 'registered', 'an unknown terminal registered itself', { ip: contact.ip ?? null }, now);
+      await noteOnDevice(
+        w.tx,
+        row.id,
+        'registered',
+        removed ? `a terminal removed by ${removed.removedBy} registered itself again` : 'an unknown terminal registered itself',
+        { ip: contact.ip ?? null, ...(removed ? { removed_at: new Date(removed.removedAt).toISOString() } : {}) },
+        now,
+      );
       await audit(w.tx, now, { actor: `device:${serial}`, action: 'device.registered', targetType: 'device', targetId: serial });
       await this.events.record(w, 'device_registered', { device: deviceRef(row), ip: contact.ip ?? null });
       return { row, isNew: true };
@@ -167,6 +190,16 @@ export class DeviceService {
     this.lastFlushed.set(created.row.id, now);
     if (created.isNew && this.ctx.settings.ADMS_AUTO_APPROVE) return this.approveDevice(serial, { by: 'auto-approve' });
     return created.row;
+  }
+
+  /**
+   * The record of a removed terminal with this serial, taken (deleted) for its registration: the
+   * terminal comes back under its old id, so the users it holds, its template sync rows and the
+   * deletes it owes are its own again.
+   */
+  private async takeRemoved(tx: Tx, serial: string): Promise<typeof removedDevices.$inferSelect | null> {
+    const [removed] = await tx.delete(removedDevices).where(eq(removedDevices.serialNumber, serial)).returning();
+    return removed ?? null;
   }
 
   /** Whether ADMS_MAX_PENDING_DEVICES terminals already wait for approval. */
@@ -442,8 +475,10 @@ export class DeviceService {
     const row = await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       if (await this.findBySerial(w.tx, serial)) throw new FpaError('conflict', 'a terminal with this serial number exists', { serial_number: serial });
+      const removed = await this.takeRemoved(w.tx, serial);
       const device: DeviceRow = {
         ...newDeviceRow(serial, 'approved', now, {}),
+        ...(removed ? { ...removed.facts, id: removed.deviceId } : {}),
         name: input.name ?? null,
         timeZone: input.time_zone ?? null,
         lastSeenAt: null,
@@ -465,16 +500,31 @@ export class DeviceService {
   }
 
   /**
-   * Removes a terminal (`DELETE devices/{sn}/`): its record, areas, users and keys go; what
-   * other modules keep of it follows from `device_removed` (its unfinished commands are
-   * cancelled; its punches stay). If it connects again it registers as a new terminal.
+   * Removes a terminal (`DELETE devices/{sn}/`): its record, areas and keys go. What it holds
+   * stays known and its deletes stay queued (only its other unfinished commands are cancelled,
+   * commands reacts to `device_removed`; its punches stay): removing a terminal from the service
+   * does not remove anyone's data from the terminal. If it connects again it registers as
+   * pending under its old id (`fpa_removed_devices`) and is sent the deletes it owes whatever
+   * its status; approved again, it is asked for its users and backfilled like any terminal.
    */
   async remove(serial: string, by: string): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const device = await this.get(serial, w.tx);
       await this.events.record(w, 'device_removed', { device: deviceRef(device), by });
-      await this.users.clear(w.tx, device.id);
+      const facts: RemovedDeviceFacts = {
+        speaksBiodata: device.speaksBiodata,
+        algorithmVersion: device.algorithmVersion,
+        algorithmSource: device.algorithmSource,
+        faceAlgorithmVersion: device.faceAlgorithmVersion,
+        firmware: device.firmware,
+        pushVersion: device.pushVersion,
+        parameters: device.parameters,
+      };
+      await w.tx
+        .insert(removedDevices)
+        .values({ serialNumber: serial, deviceId: device.id, removedAt: now, removedBy: by, facts })
+        .onConflictDoUpdate({ target: removedDevices.serialNumber, set: { deviceId: device.id, removedAt: now, removedBy: by, facts } });
       await w.tx.delete(deviceAreas).where(eq(deviceAreas.deviceId, device.id));
       await w.tx.delete(deviceKeys).where(eq(deviceKeys.deviceId, device.id));
       await w.tx.delete(deviceClockOffsets).where(eq(deviceClockOffsets.deviceId, device.id));

@@ -4,7 +4,8 @@
  * request goes through DeviceService.touch, which registers an unknown serial as
  * `pending_approval`. A pending or disabled terminal still gets its options, polls and pings
  * answered, but its data is refused with 403 — before its body is read — so it keeps the data
- * and sends it again later.
+ * and sends it again later. Its polls get the deletes it owes (and only those), and their
+ * results are taken: a removed terminal back as pending drops what it should no longer hold.
  */
 import type { Runtime } from '../../platform/runtime';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
@@ -175,7 +176,7 @@ export class TerminalEndpoints {
   private async poll(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     let device = await this.devices.touch(serial);
     if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
-    if (device.status !== 'approved') return ok();
+    // A terminal that is not approved is sent its deletes only (render.ts).
     return ok((await this.deps.renderer.takeBatch(device)) ?? 'OK');
   }
 
@@ -185,10 +186,12 @@ export class TerminalEndpoints {
    * not change what the server believes (the algorithm version decides how templates are sent).
    */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.devices.touch(serial));
+    const device = await this.devices.touch(serial);
+    // A terminal that is not approved answers the deletes it was sent (and nothing else counts).
+    const deletesOnly = device.status !== 'approved';
     const { results, errors } = parseDeviceCmdBody(await this.text(device, req));
-    const infoAnswers = await this.openInfoCommands(device, results);
-    await this.commands.applyResults(device.id, results);
+    const infoAnswers = deletesOnly ? new Set<string>() : await this.openInfoCommands(device, results);
+    await this.commands.applyResults(device.id, results, { deletesOnly });
     await this.attendance.logMalformed(device, 'devicecmd', redactedErrors(errors));
     let current = device;
     for (const r of results) {
