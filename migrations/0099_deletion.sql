@@ -7,3 +7,8 @@ CREATE TABLE `fpa_removed_devices` (
 	`removed_by` text NOT NULL,
 	`facts` text NOT NULL
 );
+--> statement-breakpoint
+-- `enrollee_deleted` no longer keeps the deleted person's name, PIN and card in the log (only
+-- the id and employee key, src/modules/enrollees/service.ts): the events recorded before lose them.
+UPDATE `fpa_events` SET `data` = json_remove(`data`, '$.enrollee.device_pin', '$.enrollee.display_name', '$.enrollee.card')
+WHERE `type` = 'enrollee_deleted';

@@ -706,6 +706,19 @@ export class CommandService {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** Of these PINs, those an unfinished command (any terminal, any kind) still carries. */
+  async pinsInOpenCommands(pins: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const chunk of chunks(pins, IN_CHUNK)) {
+      const rows = await this.ctx.db.orm
+        .select({ pin: sql<string>`json_extract(${deviceCommands.payload}, '$.pin')` })
+        .from(deviceCommands)
+        .where(and(inArray(deviceCommands.status, ['pending', 'sent']), inArray(sql`json_extract(${deviceCommands.payload}, '$.pin')`, [...chunk])));
+      for (const r of rows) out.add(String(r.pin));
+    }
+    return out;
+  }
+
   /** Devices among `deviceIds` with an unfinished command of `kind`. */
   async devicesWaitingFor(q: Queryable, kind: CommandKind): Promise<Set<string>> {
     const rows = await q
