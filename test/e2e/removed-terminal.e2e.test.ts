@@ -14,6 +14,8 @@ import { startTestServer, type TestServer } from '../support/harness';
 import { deviceRow, drain } from '../support/terminals';
 
 let server: TestServer;
+/** The simulated terminals by serial: each keeps what it holds across the tests. */
+const terminals = new Map<string, SimulatedTerminal>();
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -44,6 +46,7 @@ async function eventsOf(type: string) {
 
 /** The whole story on one terminal: returns what it ran while pending, and after re-approval. */
 async function removedAndBack(t: SimulatedTerminal, withdrawn: { id: string; device_pin: string }, deleted: { id: string; device_pin: string }) {
+  terminals.set(t.sn, t);
   await t.handshake();
   await t.postOptions();
   expect((await server.admin.post(`/devices/${t.sn}/approve/`, {})).status).toBe(200);
@@ -133,17 +136,38 @@ describe('a removed terminal gets the deletes it owes when it returns', () => {
     expect(open.map((c) => c.kind)).toEqual(['INFO']);
   });
 
-  test('a forged result from a pending terminal cannot close anything but a delete', async () => {
-    const t = new SimulatedTerminal({ url: server.url, sn: 'GONE1' });
-    // GONE1 is approved again; make a command that is not a delete and remove the terminal.
-    expect((await server.admin.post('/devices/GONE1/commands/', { kind: 'info' })).status).toBe(201);
-    const info = (await commandsOf('GONE1')).at(-1)!;
+  test('a terminal that is not approved may answer its deletes, and no other command', async () => {
+    // GONE1 is approved again and holds DEL-A (their user record, no fingerprint any more).
+    const t = terminals.get('GONE1')!;
+    const a = (await server.admin.get('/enrollees/?employee=DEL-A')).body.results[0] as { id: string; device_pin: string };
+    expect(t.users.has(a.device_pin)).toBe(true);
     expect((await server.admin.delete('/devices/GONE1/')).status).toBe(204);
+    expect((await server.admin.delete(`/enrollees/${a.id}/`)).status).toBe(204);
     await t.handshake();
-    expect((await deviceRow(server.fpa, 'GONE1'))?.status).toBe('pending_approval');
-    // The INFO was cancelled at removal; a result for it changes nothing.
-    await t.post('devicecmd', {}, `ID=${info.id}&Return=0&CMD=INFO\n`);
-    const [row] = await server.fpa.db.orm.select().from(deviceCommands).where(eq(deviceCommands.id, info.id));
-    expect(row?.status).toBe('cancelled');
+    const device = (await deviceRow(server.fpa, 'GONE1'))!;
+    expect(device.status).toBe('pending_approval');
+    // A command other than a delete open for it (queued before a change of status).
+    const [info] = await server.fpa.db.orm
+      .insert(deviceCommands)
+      .values({ deviceId: device.id, kind: 'INFO', payload: {}, status: 'sent', createdAt: Date.now(), notBefore: 0, expiresAt: Date.now() + 86_400_000 })
+      .returning();
+    const res = await t.post('devicecmd', {}, `ID=${info!.id}&Return=0&CMD=INFO\n`);
+    expect(res.status).toBe(200);
+    const [row] = await server.fpa.db.orm.select().from(deviceCommands).where(eq(deviceCommands.id, info!.id));
+    expect(row?.status).toBe('sent');
+    // Its deletes are served (those of the people the other tests withdrew or deleted while it
+    // was approved but silent, too) and their answers taken.
+    const sent = await drain(t);
+    expect(sent).toContain(`DATA DELETE USERINFO PIN=${a.device_pin}`);
+    expect(sent.every((c) => c.startsWith('DATA DELETE '))).toBe(true);
+    expect(t.users.has(a.device_pin)).toBe(false);
+    const deletes = (await commandsOf('GONE1')).filter((c) => c.kind === 'delete_user' && c.payload.pin === a.device_pin);
+    expect(deletes.map((c) => c.status)).toEqual(['succeeded']);
+  });
+
+  test('a pending terminal that owes nothing has its results refused before they are read', async () => {
+    const t = new SimulatedTerminal({ url: server.url, sn: 'STRANGER1' });
+    await t.handshake();
+    expect((await t.post('devicecmd', {}, 'ID=1&Return=0&CMD=DATA\n')).status).toBe(403);
   });
 });

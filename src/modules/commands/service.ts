@@ -706,6 +706,16 @@ export class CommandService {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** Whether a terminal has an unfinished delete (a terminal that is not approved may answer only those). */
+  async owesDeletes(deviceId: string): Promise<boolean> {
+    const [row] = await this.ctx.db.orm
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, deviceId), inArray(deviceCommands.status, ['pending', 'sent']), inArray(deviceCommands.kind, [...DELETE_KINDS])))
+      .limit(1);
+    return row !== undefined;
+  }
+
   /** Of these PINs, those an unfinished command (any terminal, any kind) still carries. */
   async pinsInOpenCommands(pins: readonly string[]): Promise<Set<string>> {
     const out = new Set<string>();

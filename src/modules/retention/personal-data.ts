@@ -47,8 +47,9 @@ const REDACTORS: Record<string, (data: Data) => Data> = {
   enrollee_created: (d) => ({ enrollee: { id: idOf(d.enrollee) }, ...pick(d, ['areas', 'by']) }),
   enrollee_updated: (d) => ({ enrollee: { id: idOf(d.enrollee) }, changes: pick(d.changes, ['areas', 'status']), ...pick(d, ['by']) }),
   enrollee_deleted: (d) => ({ enrollee: { id: idOf(d.enrollee) }, ...pick(d, ['by']) }),
-  // Stored by reference (punches/logged.ts): the punch itself goes with the punch row.
-  punch_received: (d) => ({ punch_sequence: punchSequence(d), ...pick(d, ['by']) }),
+  // Stored by reference (punches/logged.ts): the punch itself goes with the punch row, so a
+  // `punch_received` holds nothing more (and the bulk of the log is not rewritten); a void's
+  // reason is an administrator's free text.
   punch_voided: (d) => ({ punch_sequence: punchSequence(d), ...pick(d, ['by']) }),
   punches_attributed: (d) => pick(d, ['enrollee', 'count']),
   attendance_day_changed: (d) => ({ day: { enrollee: idOf((d.day as Data | undefined)?.enrollee) } }),

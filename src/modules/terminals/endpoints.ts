@@ -187,8 +187,10 @@ export class TerminalEndpoints {
    */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = await this.devices.touch(serial);
-    // A terminal that is not approved answers the deletes it was sent (and nothing else counts).
+    // A terminal that is not approved answers the deletes it was sent, and nothing else counts;
+    // one that owes none is refused before its body is read, like its other data.
     const deletesOnly = device.status !== 'approved';
+    if (deletesOnly && !(await this.commands.owesDeletes(device.id))) approved(device);
     const { results, errors } = parseDeviceCmdBody(await this.text(device, req));
     const infoAnswers = deletesOnly ? new Set<string>() : await this.openInfoCommands(device, results);
     await this.commands.applyResults(device.id, results, { deletesOnly });
