@@ -171,3 +171,22 @@ describe('a removed terminal gets the deletes it owes when it returns', () => {
     expect((await t.post('devicecmd', {}, 'ID=1&Return=0&CMD=DATA\n')).status).toBe(403);
   });
 });
+
+describe('a full pending list', () => {
+  test('never keeps a removed terminal from coming back for its deletes', async () => {
+    const own = await startTestServer({ ADMS_MAX_PENDING_DEVICES: 1 });
+    try {
+      const t = new SimulatedTerminal({ url: own.url, sn: 'BACK1' });
+      await t.handshake();
+      expect((await own.admin.post('/devices/BACK1/approve/', {})).status).toBe(200);
+      expect((await own.admin.delete('/devices/BACK1/')).status).toBe(204);
+      // A stranger fills the list; the next stranger is refused, the removed terminal is not.
+      expect((await new SimulatedTerminal({ url: own.url, sn: 'JUNK1' }).get('getrequest')).status).toBe(200);
+      expect((await new SimulatedTerminal({ url: own.url, sn: 'JUNK2' }).get('getrequest')).status).toBe(403);
+      expect((await t.get('getrequest')).status).toBe(200);
+      expect((await deviceRow(own.fpa, 'BACK1'))?.status).toBe('pending_approval');
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -160,13 +160,14 @@ export class DeviceService {
     if (!SERIAL_NUMBER.test(serial)) {
       throw new FpaError('validation_error', 'a serial number is 1 to 64 letters, digits, dots, dashes or underscores', { serial_number: serial });
     }
-    // Checked before the write too, so a flood of unknown serials never queues on the writer.
-    if (await this.pendingFull(this.ctx.db.orm)) this.refuseRegistration(serial, now);
+    // Checked before the write too, so a flood of unknown serials never queues on the writer. A
+    // removed terminal coming back is no stranger: it may owe deletes, so a full list never stops it.
+    if ((await this.pendingFull(this.ctx.db.orm)) && !(await this.wasRemoved(serial))) this.refuseRegistration(serial, now);
     const created = await this.ctx.db.write(async (w) => {
       const again = await this.findBySerial(w.tx, serial);
       if (again) return { row: again, isNew: false };
-      if (await this.pendingFull(w.tx)) this.refuseRegistration(serial, now);
       const removed = await this.takeRemoved(w.tx, serial);
+      if (!removed && (await this.pendingFull(w.tx))) this.refuseRegistration(serial, now);
       const row = {
         ...newDeviceRow(serial, 'pending_approval', now, { ip: contact.ip, pushVersion: contact.pushVersion, language: contact.language }),
         ...(removed ? { ...removed.facts, id: removed.deviceId } : {}),
@@ -200,6 +201,11 @@ export class DeviceService {
   private async takeRemoved(tx: Tx, serial: string): Promise<typeof removedDevices.$inferSelect | null> {
     const [removed] = await tx.delete(removedDevices).where(eq(removedDevices.serialNumber, serial)).returning();
     return removed ?? null;
+  }
+
+  private async wasRemoved(serial: string): Promise<boolean> {
+    const [row] = await this.ctx.db.orm.select({ serial: removedDevices.serialNumber }).from(removedDevices).where(eq(removedDevices.serialNumber, serial));
+    return row !== undefined;
   }
 
   /** Whether ADMS_MAX_PENDING_DEVICES terminals already wait for approval. */
