@@ -64,7 +64,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, pinned_ip: '192.168.1.40', ip: '192.168.7.23' },
   },
   device_removed: {
-    about: 'An administrator removed a terminal; its punches stay, its unfinished commands are cancelled.',
+    about:
+      'An administrator removed a terminal; its punches stay, its unfinished commands are cancelled except the deletes it owes, which it is sent if it comes back (as pending, under its old id).',
     example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, by: 'hr.officer@example.com' },
   },
   device_command_finished: {
@@ -123,7 +124,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     },
   },
   enrollee_deleted: {
-    about: 'An enrollee was deleted: their templates are destroyed and they are removed from every terminal.',
+    about:
+      'An enrollee was deleted: their templates are destroyed and they are removed from every terminal. The log keeps the id and employee key only (no name, PIN or card); in-process listeners get the whole record.',
     example: {
       enrollee: { id: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605', employee: 'E-1002', device_pin: '7', display_name: 'Bo Lin', card: null },
       by: 'hr.officer@example.com',

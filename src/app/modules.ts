@@ -49,7 +49,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const absences = new Absences(runtime, attendance, calendar, enrollees);
   const reports = new Reports(runtime, attendance, enrollees);
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
-  const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment });
+  const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
   const punchSource = punchStreamSource(runtime);
   const punchStream = new StreamHub(runtime, punchSource);

@@ -1,3 +1,3 @@
 /** The audit log: who did what, recorded in the transaction that did it, and `audit-log/`. */
 export { auditRoutes } from './routes';
-export { type AuditEntry, AuditService, audit, auditMany } from './service';
+export { type AuditEntry, AuditService, audit, auditMany, redactAuditBefore } from './service';

@@ -1,8 +1,8 @@
 /** The audit log: who did what to devices, consent, templates, agents, keys and jobs. */
 
-import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { Queryable } from '../../platform/db/client';
+import type { Database, Queryable } from '../../platform/db/client';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { rangeBound } from '../../platform/time/dates';
@@ -34,6 +34,47 @@ export async function auditMany(q: Queryable, now: number, entries: readonly Aud
         createdAt: now,
       })),
     );
+  }
+}
+
+/** Targets whose audit details are about a person. */
+const PERSONAL_TARGETS = ['enrollee', 'punch', 'leave', 'shift_assignment'];
+/** Detail keys that carry a person's data, whatever the target (a terminal user's PIN). */
+const PERSONAL_KEYS = ['employee', 'device_pin', 'pin', 'card', 'display_name', 'at'];
+/** Rows rewritten per transaction. */
+const REDACT_BATCH = 5000;
+
+/**
+ * Retention: audit entries about a person keep who did what to which id and when, and lose the
+ * rest of their details (`{ enrollee, redacted: true }`): those recorded before `cutoff`, and
+ * those of a punch timed before it (`at`, an import of old punches recorded lately). Batches of
+ * REDACT_BATCH, each its own write transaction. Returns how many entries were redacted.
+ */
+export async function redactAuditBefore(db: Database, cutoff: number): Promise<number> {
+  const cutoffIso = new Date(cutoff).toISOString();
+  const personal = sql.join(
+    [
+      sql`${auditLog.targetType} in (${sql.join(
+        PERSONAL_TARGETS.map((t) => sql`${t}`),
+        sql`, `,
+      )})`,
+      ...PERSONAL_KEYS.map((key) => sql`json_type(${auditLog.details}, ${`$.${key}`}) is not null`),
+    ],
+    sql` or `,
+  );
+  const old = sql`(${auditLog.createdAt} < ${cutoff} or json_extract(${auditLog.details}, '$.at') < ${cutoffIso})`;
+  let total = 0;
+  for (;;) {
+    const n = await db.write(async ({ tx }) => {
+      const result = await tx.run(
+        sql`update ${auditLog} set details = json_object('enrollee', json_extract(details, '$.enrollee'), 'redacted', json('true'))
+            where rowid in (select rowid from ${auditLog} where ${auditLog.details} is not null and json_extract(${auditLog.details}, '$.redacted') is null
+              and ${old} and (${personal}) limit ${REDACT_BATCH})`,
+      );
+      return result.rowsAffected;
+    });
+    total += n;
+    if (n < REDACT_BATCH) return total;
   }
 }
 

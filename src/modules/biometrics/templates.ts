@@ -640,8 +640,10 @@ export class TemplateStore {
   }
 
   /**
-   * Terminals that may hold an enrollee's user record or templates: those sharing an area, and any
-   * terminal with a template of theirs that is not `incompatible` (a walk-up source outside scope).
+   * Terminals that may hold an enrollee's user record or templates: those sharing an area, any
+   * terminal with a template of theirs that is not `incompatible` (a walk-up source outside scope),
+   * and any terminal whose user is linked to them. Removed terminals included: what they held is
+   * kept under their id, and the deletes wait for them (devices/service.ts `remove`).
    */
   async devicesThatMayHold(q: Queryable, enrolleeId: string): Promise<string[]> {
     const holders = await q
@@ -649,7 +651,8 @@ export class TemplateStore {
       .from(templateSync)
       .innerJoin(templates, eq(templates.id, templateSync.templateId))
       .where(and(eq(templates.enrolleeId, enrolleeId), ne(templateSync.status, 'incompatible')));
-    return [...new Set([...(await this.devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId)])];
+    const linked = await this.devices.users.linkedTo(q, enrolleeId);
+    return [...new Set([...(await this.devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId), ...linked.map((u) => u.deviceId)])];
   }
 }
 

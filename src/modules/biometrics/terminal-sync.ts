@@ -7,6 +7,8 @@
  * - a renamed enrollee's user record is sent again, and so is one whose card a terminal filled
  *   (to the other terminals);
  * - an approved terminal is backfilled with every in-scope enrollee;
+ * - a removed terminal's sync rows stay: what it held is still there if it comes back, and
+ *   destroying a template queues its delete there too;
  * - a template command's result sets the template's sync status on that terminal
  *   (`present`, `failed`, or `incompatible` when the terminal refused the algorithm, Return=-30).
  */
@@ -130,10 +132,6 @@ export function keepTerminalsInSync(deps: {
         );
       }
     }
-  });
-
-  devices.events.react('device_removed', async (w, removed) => {
-    for (const { data } of removed) await templates.forgetDevice(w.tx, data.device.id);
   });
 
   // What the terminal confirmed it holds: the users the service sent are theirs.

@@ -89,16 +89,27 @@ export class CommandService {
     this.cancelOnRemoval();
   }
 
-  /** Nothing is sent to a removed terminal: its unfinished commands are cancelled (deletes too: it holds nothing of ours any more as far as we know). */
+  /**
+   * A removed terminal's unfinished commands are cancelled, except deletes: it still holds the
+   * data they remove, and gets them if it comes back (under its old id, devices/service.ts).
+   */
   private cancelOnRemoval(): void {
     this.devices.events.react('device_removed', async (w, removed) => {
-      for (const { data } of removed) await this.closeMatching(w, eq(deviceCommands.deviceId, data.device.id), 'cancelled', 'terminal removed');
+      for (const { data } of removed) {
+        await this.closeMatching(
+          w,
+          and(eq(deviceCommands.deviceId, data.device.id), notInArray(deviceCommands.kind, [...DELETE_KINDS]))!,
+          'cancelled',
+          'terminal removed',
+        );
+      }
     });
   }
 
   /** Marks a device as having work, so its next poll reads the queue. */
   markQueued(deviceId: string): void {
     this.idleUntil.delete(deviceId);
+    this.idleUntil.delete(deletesOnlyKey(deviceId));
   }
 
   /**
@@ -255,22 +266,32 @@ export class CommandService {
    * null when there is nothing (answered from memory while the device is known to be idle).
    * Commands past their expiry are never returned: a late poll must not run them.
    */
-  async takeDue(deviceId: string): Promise<DueCommand[] | null> {
+  async takeDue(deviceId: string, options: { deletesOnly?: boolean } = {}): Promise<DueCommand[] | null> {
     const now = this.ctx.clock.now();
-    const idle = this.idleUntil.get(deviceId);
+    // A terminal that is not approved gets deletes only (its other commands wait for approval):
+    // its idle mark is its own, or the first poll after an approval would trust it.
+    const idleKey = options.deletesOnly ? deletesOnlyKey(deviceId) : deviceId;
+    const idle = this.idleUntil.get(idleKey);
     if (idle !== undefined && idle > now) return null;
+    const kinds = options.deletesOnly ? inArray(deviceCommands.kind, [...DELETE_KINDS]) : undefined;
     // Only what rendering needs; the payload as stored text, which is both parsed for rendering
     // and compared when the command is marked sent.
     const due = await this.ctx.db.orm
       .select({ id: deviceCommands.id, kind: deviceCommands.kind, payloadText: sql<string>`${deviceCommands.payload}` })
       .from(deviceCommands)
       .where(
-        and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.status, 'pending'), lte(deviceCommands.notBefore, now), gt(deviceCommands.expiresAt, now)),
+        and(
+          eq(deviceCommands.deviceId, deviceId),
+          eq(deviceCommands.status, 'pending'),
+          lte(deviceCommands.notBefore, now),
+          gt(deviceCommands.expiresAt, now),
+          kinds,
+        ),
       )
       .orderBy(asc(deviceCommands.id))
       .limit(this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST);
     if (due.length === 0) {
-      this.idleUntil.set(deviceId, now + IDLE_CACHE_MS);
+      this.idleUntil.set(idleKey, now + IDLE_CACHE_MS);
       return null;
     }
     return due.map((row) => ({ ...row, payload: JSON.parse(row.payloadText) as Record<string, unknown> }));
@@ -345,8 +366,11 @@ export class CommandService {
     });
   }
 
-  /** Applies `devicecmd` results. Unknown or already-closed ids are ignored (resends). */
-  async applyResults(deviceId: string, results: CommandAnswer[]): Promise<{ applied: number; unknown: string[] }> {
+  /**
+   * Applies `devicecmd` results. Unknown or already-closed ids are ignored (resends).
+   * `deletesOnly` (a terminal that is not approved): only results of deletes, the one kind it is sent.
+   */
+  async applyResults(deviceId: string, results: CommandAnswer[], options: { deletesOnly?: boolean } = {}): Promise<{ applied: number; unknown: string[] }> {
     const numeric = results.filter((r) => /^\d{1,15}$/.test(r.id));
     const unknown = results.filter((r) => !/^\d{1,15}$/.test(r.id)).map((r) => r.id);
     if (numeric.length === 0) return { applied: 0, unknown };
@@ -370,6 +394,7 @@ export class CommandService {
           if (!command) unknown.push(result.id);
           continue;
         }
+        if (options.deletesOnly && !DELETE_KINDS.has(command.kind)) continue;
         applied++;
         const code = result.returnCode;
         const resultJson = { return: code, cmd: result.cmd, fields: result.fields };
@@ -690,6 +715,29 @@ export class CommandService {
     return rows.map((r) => r.payload as Record<string, unknown>);
   }
 
+  /** Whether a terminal has an unfinished delete (a terminal that is not approved may answer only those). */
+  async owesDeletes(deviceId: string): Promise<boolean> {
+    const [row] = await this.ctx.db.orm
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, deviceId), inArray(deviceCommands.status, ['pending', 'sent']), inArray(deviceCommands.kind, [...DELETE_KINDS])))
+      .limit(1);
+    return row !== undefined;
+  }
+
+  /** Of these PINs, those an unfinished command (any terminal, any kind) still carries. */
+  async pinsInOpenCommands(pins: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const chunk of chunks(pins, IN_CHUNK)) {
+      const rows = await this.ctx.db.orm
+        .select({ pin: sql<string>`json_extract(${deviceCommands.payload}, '$.pin')` })
+        .from(deviceCommands)
+        .where(and(inArray(deviceCommands.status, ['pending', 'sent']), inArray(sql`json_extract(${deviceCommands.payload}, '$.pin')`, [...chunk])));
+      for (const r of rows) out.add(String(r.pin));
+    }
+    return out;
+  }
+
   /** Devices among `deviceIds` with an unfinished command of `kind`. */
   async devicesWaitingFor(q: Queryable, kind: CommandKind): Promise<Set<string>> {
     const rows = await q
@@ -736,6 +784,11 @@ export class CommandService {
  */
 function notIndexed(column: SQLiteColumn, value: string): SQL {
   return sql`+${column} = ${value}`;
+}
+
+/** The idle mark of a terminal polled for its deletes only. */
+function deletesOnlyKey(deviceId: string): string {
+  return `deletes:${deviceId}`;
 }
 
 function pairKey(deviceId: string, supersedeKey: string): string {

@@ -84,7 +84,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
       {
         params: SerialParams,
         response: { 204: t.Void(), ...errors('not_found') },
-        detail: { summary: 'Remove a terminal: its unfinished commands are cancelled, its punches stay', tags },
+        detail: { summary: 'Remove a terminal: its unfinished commands are cancelled except the deletes it owes, its punches stay', tags },
       },
     )
     .get('/devices/:serial/keys', async ({ params }) => ({ results: await devices.keys.list(params.serial), next_cursor: null }), {

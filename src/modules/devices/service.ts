@@ -21,7 +21,18 @@ import { DeviceIdentity, normalAddress } from './identity';
 import { DeviceKeys } from './keys';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
-import { type DeviceRow, type DeviceStatus, deviceAreas, deviceClockOffsets, deviceEvents, deviceKeys, devices } from './tables';
+import {
+  type DeviceRow,
+  type DeviceStatus,
+  deviceAreas,
+  deviceClockOffsets,
+  deviceEvents,
+  deviceKeys,
+  devices,
+  deviceUsers,
+  type RemovedDeviceFacts,
+  removedDevices,
+} from './tables';
 import { DeviceUsers } from './users';
 
 const CACHE_MS = 2_000;
@@ -167,23 +178,35 @@ export class DeviceService {
       throw new FpaError('validation_error', 'a serial number is 1 to 64 letters, digits, dots, dashes or underscores', { serial_number: serial });
     }
     const source = normalAddress(contact.source ?? contact.ip ?? null);
-    // Checked before the write too, so a flood of unknown serials never queues on the writer.
+    // Checked before the write too, so a flood of unknown serials never queues on the writer. A
+    // removed terminal coming back is no stranger: it may owe deletes, so a full list never stops it.
     const full = await this.pendingFull(this.ctx.db.orm, source);
-    if (full) this.refuseRegistration(serial, now, full, source);
+    if (full && !(await this.wasRemoved(serial))) this.refuseRegistration(serial, now, full, source);
     const created = await this.ctx.db.write(async (w) => {
       const again = await this.findBySerial(w.tx, serial);
       if (again) return { row: again, isNew: false };
-      const stillFull = await this.pendingFull(w.tx, source);
+      const removed = await this.takeRemoved(w.tx, serial);
+      const stillFull = removed ? null : await this.pendingFull(w.tx, source);
       if (stillFull) this.refuseRegistration(serial, now, stillFull, source);
       const row: DeviceRow = {
         ...newDeviceRow(serial, 'pending_approval', now, { ip: contact.ip ?? source, pushVersion: contact.pushVersion, language: contact.language }),
+        ...(removed ? { ...removed.facts, id: removed.deviceId } : {}),
+        // What it says now wins over what it said before its removal.
+        ...(contact.pushVersion ? { pushVersion: contact.pushVersion } : {}),
         // Its pin follows it while it waits, so it is pinned where it is approved from (identity.ts).
         pinnedIp: source,
         registeredIp: source,
       };
       await w.tx.insert(devices).values(row);
       await setDeviceAreas(w.tx, row.id, await resolveAreas(w.tx, undefined, now));
-      await noteOnDevice(w.tx, row.id, 'registered', 'an unknown terminal registered itself', { ip: source }, now);
+      await noteOnDevice(
+        w.tx,
+        row.id,
+        'registered',
+        removed ? `a terminal removed by ${removed.removedBy} registered itself again` : 'an unknown terminal registered itself',
+        { ip: source, ...(removed ? { removed_at: new Date(removed.removedAt).toISOString() } : {}) },
+        now,
+      );
       await audit(w.tx, now, { actor: `device:${serial}`, action: 'device.registered', targetType: 'device', targetId: serial });
       await this.events.record(w, 'device_registered', { device: deviceRef(row), ip: source });
       return { row, isNew: true };
@@ -191,6 +214,21 @@ export class DeviceService {
     this.lastFlushed.set(created.row.id, now);
     if (created.isNew && this.ctx.settings.ADMS_AUTO_APPROVE) return this.approveDevice(serial, { by: 'auto-approve' });
     return created.row;
+  }
+
+  /**
+   * The record of a removed terminal with this serial, taken (deleted) for its registration: the
+   * terminal comes back under its old id, so the users it holds, its template sync rows and the
+   * deletes it owes are its own again.
+   */
+  private async takeRemoved(tx: Tx, serial: string): Promise<typeof removedDevices.$inferSelect | null> {
+    const [removed] = await tx.delete(removedDevices).where(eq(removedDevices.serialNumber, serial)).returning();
+    return removed ?? null;
+  }
+
+  private async wasRemoved(serial: string): Promise<boolean> {
+    const [row] = await this.ctx.db.orm.select({ serial: removedDevices.serialNumber }).from(removedDevices).where(eq(removedDevices.serialNumber, serial));
+    return row !== undefined;
   }
 
   /**
@@ -249,7 +287,10 @@ export class DeviceService {
             .select({ id: devices.id })
             .from(devices)
             .where(and(eq(devices.id, device.id), eq(devices.status, 'pending_approval')));
-          if (keyed || !still) continue;
+          // Nor does holding people: a removed terminal that came back still holds the users it
+          // had and may owe their deletes; forgetting it would orphan them.
+          const [holds] = await w.tx.select({ pin: deviceUsers.pin }).from(deviceUsers).where(eq(deviceUsers.deviceId, device.id)).limit(1);
+          if (keyed || holds || !still) continue;
           await this.events.record(w, 'device_removed', { device: deviceRef(device), by: 'expire-pending-devices' });
           await this.users.clear(w.tx, device.id);
           await w.tx.delete(deviceAreas).where(eq(deviceAreas.deviceId, device.id));
@@ -534,8 +575,10 @@ export class DeviceService {
     const row = await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       if (await this.findBySerial(w.tx, serial)) throw new FpaError('conflict', 'a terminal with this serial number exists', { serial_number: serial });
+      const removed = await this.takeRemoved(w.tx, serial);
       const device: DeviceRow = {
         ...newDeviceRow(serial, 'approved', now, {}),
+        ...(removed ? { ...removed.facts, id: removed.deviceId } : {}),
         name: input.name ?? null,
         timeZone: input.time_zone ?? null,
         lastSeenAt: null,
@@ -557,16 +600,31 @@ export class DeviceService {
   }
 
   /**
-   * Removes a terminal (`DELETE devices/{sn}/`): its record, areas, users and keys go; what
-   * other modules keep of it follows from `device_removed` (its unfinished commands are
-   * cancelled; its punches stay). If it connects again it registers as a new terminal.
+   * Removes a terminal (`DELETE devices/{sn}/`): its record, areas and keys go. What it holds
+   * stays known and its deletes stay queued (only its other unfinished commands are cancelled,
+   * commands reacts to `device_removed`; its punches stay): removing a terminal from the service
+   * does not remove anyone's data from the terminal. If it connects again it registers as
+   * pending under its old id (`fpa_removed_devices`) and is sent the deletes it owes whatever
+   * its status; approved again, it is asked for its users and backfilled like any terminal.
    */
   async remove(serial: string, by: string): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const device = await this.get(serial, w.tx);
       await this.events.record(w, 'device_removed', { device: deviceRef(device), by });
-      await this.users.clear(w.tx, device.id);
+      const facts: RemovedDeviceFacts = {
+        speaksBiodata: device.speaksBiodata,
+        algorithmVersion: device.algorithmVersion,
+        algorithmSource: device.algorithmSource,
+        faceAlgorithmVersion: device.faceAlgorithmVersion,
+        firmware: device.firmware,
+        pushVersion: device.pushVersion,
+        parameters: device.parameters,
+      };
+      await w.tx
+        .insert(removedDevices)
+        .values({ serialNumber: serial, deviceId: device.id, removedAt: now, removedBy: by, facts })
+        .onConflictDoUpdate({ target: removedDevices.serialNumber, set: { deviceId: device.id, removedAt: now, removedBy: by, facts } });
       await w.tx.delete(deviceAreas).where(eq(deviceAreas.deviceId, device.id));
       await w.tx.delete(deviceKeys).where(eq(deviceKeys.deviceId, device.id));
       await w.tx.delete(deviceClockOffsets).where(eq(deviceClockOffsets.deviceId, device.id));

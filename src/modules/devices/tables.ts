@@ -146,4 +146,24 @@ export const deviceKeys = sqliteTable(
   (t) => [index('fpa_device_keys_device').on(t.deviceId)],
 );
 
+/**
+ * Terminals an administrator removed, by serial: what the service knows they hold (their users,
+ * template sync rows) and the deletes they owe are kept under their id, and a removed terminal
+ * that makes contact again registers under that same id, so it gets what it owes.
+ */
+export const removedDevices = sqliteTable('fpa_removed_devices', {
+  serialNumber: text('serial_number').primaryKey(),
+  deviceId: text('device_id').notNull(),
+  removedAt: integer('removed_at').notNull(),
+  removedBy: text('removed_by').notNull(),
+  /** What the terminal reported about its dialect, so the deletes it owes go in words it takes. */
+  facts: text('facts', { mode: 'json' }).$type<RemovedDeviceFacts>().notNull(),
+});
+
+/** The facts of a removed terminal restored when it registers again (its dialect and algorithms). */
+export type RemovedDeviceFacts = Pick<
+  typeof devices.$inferSelect,
+  'speaksBiodata' | 'algorithmVersion' | 'algorithmSource' | 'faceAlgorithmVersion' | 'firmware' | 'pushVersion' | 'parameters'
+>;
+
 export type DeviceRow = typeof devices.$inferSelect;

@@ -49,6 +49,12 @@ export class EnrolleeService {
     private readonly pinTaken: (q: Queryable, pin: string) => Promise<boolean>,
   ) {
     this.events = log.channel<EnrolleeEvents>();
+    // The deleted person's name, PIN and card are not kept in the log: the event says who (id,
+    // employee key) and by whom. Reactors and in-process listeners still get the whole record.
+    this.events.storeAs('enrollee_deleted', {
+      store: ({ enrollee, by }) => ({ enrollee: { id: enrollee.id, employee: enrollee.employee }, by }),
+      show: async (_q, stored) => [...stored],
+    });
   }
 
   addViewPart(part: ViewPart): void {
@@ -290,6 +296,41 @@ export class EnrolleeService {
       await w.tx.update(enrollees).set({ status: 'deleted', card: null, updatedAt: now }).where(eq(enrollees.id, enrollee.id));
       await audit(w.tx, now, { actor: options.by, action: 'enrollee.deleted', targetType: 'enrollee', targetId: enrollee.id });
       await this.events.record(w, 'enrollee_deleted', { enrollee: enrolleeRef(enrollee), by: options.by });
+    });
+  }
+
+  /**
+   * Retention: deleted enrollees whose tombstone still names them, deleted before `cutoff`. The
+   * caller keeps those whose PIN a terminal may still hold (`scrubDeleted`).
+   */
+  async deletedBefore(cutoff: number, limit: number): Promise<{ id: string; devicePin: string }[]> {
+    return this.ctx.db.orm
+      .select({ id: enrollees.id, devicePin: enrollees.devicePin })
+      .from(enrollees)
+      .where(and(eq(enrollees.status, 'deleted'), lt(enrollees.updatedAt, cutoff), ne(enrollees.displayName, '')))
+      .orderBy(asc(enrollees.updatedAt))
+      .limit(limit);
+  }
+
+  /**
+   * Retention: the tombstones of these deleted enrollees lose the person's name, employee key and
+   * PIN (`~<id>` takes its place: unique, and no terminal PIN). The PIN counter only moves forward,
+   * so the PIN is still never handed out again; only an explicit `pin` could take it again, once
+   * nothing of the person is known on any terminal (the caller checks). Returns how many.
+   */
+  async scrubDeleted(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.ctx.db.write(async ({ tx }) => {
+      let n = 0;
+      for (const chunk of chunks(ids, 500)) {
+        const rows = await tx
+          .update(enrollees)
+          .set({ displayName: '', employeeKey: '', devicePin: sql`'~' || ${enrollees.id}`, card: null })
+          .where(and(inArray(enrollees.id, [...chunk]), eq(enrollees.status, 'deleted')))
+          .returning({ id: enrollees.id });
+        n += rows.length;
+      }
+      return n;
     });
   }
 

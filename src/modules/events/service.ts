@@ -13,7 +13,7 @@
  * of the modules below it, and calls their services.
  */
 
-import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { insertFromJsonSql, jsonRows } from '../../platform/db/json-rows';
@@ -21,7 +21,7 @@ import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
 import type { Runtime } from '../../platform/runtime';
 import { ShownCache } from './shown-cache';
-import { eventLog } from './tables';
+import { eventLog, logFollowers } from './tables';
 
 /** Event type → the data recorded with it (JSON-safe: ids and facts); modules declare theirs as interfaces. */
 export type EventMap<M> = { [K in keyof M]: object };
@@ -81,6 +81,20 @@ type CallableForm = StoredForm<object>;
 type CallableReactor = (w: WriteContext, events: readonly LoggedEvent<string, object>[]) => Promise<void>;
 type CallableListener = (payload: object, event: LoggedEvent<string, object>) => void | Promise<void>;
 
+/** How retention redacts one event type (EventLog.redactOld). */
+export interface RedactionRule {
+  type: string;
+  /** Events recorded before this instant are old. */
+  recordedBefore: number;
+  /** Also old: events whose data has, at this JSON path, text sorting before `before`. */
+  dated?: { path: string; before: string };
+  /** The data kept (ids, no personal data); the stored form's data for a type kept in one. */
+  redact(data: Record<string, unknown>): Record<string, unknown>;
+}
+
+/** Events read and rewritten per transaction by redactOld. */
+const REDACT_BATCH = 500;
+
 /** Events per insert statement: bounds the JSON text of one. */
 const INSERT_CHUNK = 1000;
 const INSERT_SQL = insertFromJsonSql(getTableName(eventLog), ['id', 'type', 'at', 'data'], 'returning sequence, id', ['data']);
@@ -91,6 +105,8 @@ export class EventLog {
   private readonly forms = new Map<string, StoredFormOfAny>();
   private readonly shown = new ShownCache();
   private readonly appendedListeners = new Set<(lastSequence: number) => void>();
+  /** Names of the log's followers (their positions are in fpa_log_followers). */
+  private readonly followers = new Set<string>();
 
   constructor(private readonly runtime: Runtime) {}
 
@@ -250,6 +266,72 @@ export class EventLog {
       });
     }
     return events;
+  }
+
+  /**
+   * Retention: rewrites the stored data of old events that carry personal data, in place. An
+   * event keeps its sequence, id, type and time (the log stays gap-free and every reader's
+   * position stays valid); its data becomes what `rule.redact` keeps (ids), marked
+   * `redacted: true`. An event is old when recorded before `rule.recordedBefore`, or when the
+   * text at `rule.dated.path` of its data sorts before `rule.dated.before` (an attendance day
+   * of a purged date, recorded lately). Only events at or before every log follower's position
+   * are rewritten, and none that `held` names (a webhook endpoint has not handed it off yet):
+   * no follower ever misses the data it has not processed. Batches of REDACT_BATCH, each its
+   * own write transaction, so terminals' uploads never wait long behind it. Returns how many.
+   */
+  async redactOld(rules: readonly RedactionRule[], held: (events: readonly { sequence: number; type: string }[]) => Promise<Set<number>>): Promise<number> {
+    if (rules.length === 0) return 0;
+    const byType = new Map(rules.map((r) => [r.type, r]));
+    const floor = await this.followersFloor();
+    const old = or(
+      ...rules.map((r) =>
+        and(
+          eq(eventLog.type, r.type),
+          or(lt(eventLog.at, r.recordedBefore), r.dated ? sql`json_extract(${eventLog.data}, ${r.dated.path}) < ${r.dated.before}` : undefined),
+        ),
+      ),
+    );
+    let total = 0;
+    let after = 0;
+    for (;;) {
+      const rows = await this.runtime.db.orm
+        .select()
+        .from(eventLog)
+        .where(and(gt(eventLog.sequence, after), lte(eventLog.sequence, floor), old, sql`json_extract(${eventLog.data}, '$.redacted') is null`))
+        .orderBy(asc(eventLog.sequence))
+        .limit(REDACT_BATCH);
+      if (rows.length === 0) return total;
+      after = rows[rows.length - 1]!.sequence;
+      const keep = await held(rows);
+      const rewrites = rows
+        .filter((r) => !keep.has(r.sequence))
+        .map((r) => ({
+          sequence: r.sequence,
+          data: JSON.stringify({ ...byType.get(r.type)!.redact(JSON.parse(r.data) as Record<string, unknown>), redacted: true }),
+        }));
+      if (rewrites.length > 0) {
+        await this.runtime.db.write(async ({ tx }) => {
+          for (const r of rewrites) await tx.update(eventLog).set({ data: r.data }).where(eq(eventLog.sequence, r.sequence));
+        });
+      }
+      total += rewrites.length;
+    }
+  }
+
+  /** A follower of the log (follower.ts) names itself, so retention never rewrites what it has not applied. */
+  followedBy(name: string): void {
+    this.followers.add(name);
+  }
+
+  /** The lowest position of the followers (one that never ran stands at 0); the head when there are none. */
+  private async followersFloor(): Promise<number> {
+    if (this.followers.size === 0) return this.lastSequence();
+    const rows = await this.runtime.db.orm
+      .select({ name: logFollowers.name, position: logFollowers.position })
+      .from(logFollowers)
+      .where(inArray(logFollowers.name, [...this.followers]));
+    const positions = new Map(rows.map((r) => [r.name, r.position]));
+    return Math.min(...[...this.followers].map((name) => positions.get(name) ?? 0));
   }
 
   private async append(w: WriteContext, type: string, events: readonly NewEvent<object>[]): Promise<LoggedEvent<string, object>[]> {

@@ -11,20 +11,31 @@
  * - device log entries older than RETENTION_DEVICE_EVENTS_DAYS;
  * - templates of enrollees deactivated longer than RETENTION_TEMPLATES_AFTER_DEACTIVATION,
  *   destroyed so deletes are queued to the terminals;
- * - staged agent uploads of sessions past ENROLLMENT_SESSION_TTL (the sessions are expired).
+ * - staged agent uploads of sessions past ENROLLMENT_SESSION_TTL (the sessions are expired);
+ * - past the punch horizon (RETENTION_PUNCHES_DAYS) too: the personal data of the event log
+ *   (personal-data.ts: events keep their place and ids, lose names, PINs, cards, dates and
+ *   times; never one a follower or webhook endpoint has not processed yet) and of the audit log
+ *   (entries about a person keep who did what to which id, and when); and the tombstones of
+ *   enrollees deleted before the horizon lose their name, employee key and PIN once no terminal
+ *   is known to hold that PIN or owes a command about it (otherwise next time).
  */
 import type { Runtime } from '../../platform/runtime';
 import { localDateOf } from '../../platform/time/dates';
 import type { AttendanceService } from '../attendance';
-import { audit } from '../audit';
+import { audit, redactAuditBefore } from '../audit';
 import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
+import type { EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
+import type { EventLog } from '../events';
 import type { PunchService } from '../punches';
 import type { Webhooks } from '../webhooks';
+import { personalDataRules } from './personal-data';
 
 const DAY_MS = 86_400_000;
+/** Deleted enrollees looked at per step of the tombstone scrub. */
+const TOMBSTONE_BATCH = 500;
 
 export type PurgeCounts = {
   punches: number;
@@ -35,6 +46,9 @@ export type PurgeCounts = {
   device_events: number;
   templates: number;
   sessions_expired: number;
+  enrollees_scrubbed: number;
+  events_redacted: number;
+  audit_redacted: number;
 };
 
 export interface RetentionDeps {
@@ -45,6 +59,8 @@ export interface RetentionDeps {
   devices: DeviceService;
   biometrics: Biometrics;
   enrollment: Enrollment;
+  enrollees: EnrolleeService;
+  log: EventLog;
 }
 
 export class Retention {
@@ -55,7 +71,7 @@ export class Retention {
 
   async purge(): Promise<PurgeCounts> {
     const { ctx } = this;
-    const { punches, attendance, commands, webhooks, devices, biometrics, enrollment } = this.deps;
+    const { punches, attendance, commands, webhooks, devices, biometrics, enrollment, log } = this.deps;
     const s = ctx.settings;
     const now = ctx.clock.now();
     const cutoff = (days: number): number | null => (days > 0 ? now - days * DAY_MS : null);
@@ -70,6 +86,9 @@ export class Retention {
       // Staged agent uploads live only as long as their session: expiring overdue sessions here
       // discards them even where nobody schedules `fpa:expire-sessions`.
       sessions_expired: (await enrollment.sessions.expireDue()).expired,
+      enrollees_scrubbed: 0,
+      events_redacted: 0,
+      audit_redacted: 0,
     };
     const punchCutoff = cutoff(s.RETENTION_PUNCHES_DAYS);
     if (punchCutoff !== null) {
@@ -85,9 +104,38 @@ export class Retention {
     if (s.RETENTION_TEMPLATES_AFTER_DEACTIVATION > 0) {
       counts.templates = await biometrics.destroyOfDeactivated(now - s.RETENTION_TEMPLATES_AFTER_DEACTIVATION);
     }
+    if (punchCutoff !== null) {
+      counts.enrollees_scrubbed = await this.scrubTombstones(punchCutoff);
+      const rules = personalDataRules(punchCutoff, localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));
+      counts.events_redacted = await log.redactOld(rules, (events) => webhooks.stillOwed(events));
+      counts.audit_redacted = await redactAuditBefore(ctx.db, punchCutoff);
+    }
     await ctx.db.write(({ tx }) =>
       audit(tx, ctx.clock.now(), { actor: 'system', action: 'retention.purged', targetType: 'retention', details: { ...counts } }),
     );
     return counts;
+  }
+
+  /**
+   * The tombstones of enrollees deleted before `cutoff` lose what named them, except where a
+   * terminal is still known to hold their PIN (a removed terminal that never came back, a
+   * delete not confirmed yet) or a command about it is unfinished: their deletes still need it.
+   */
+  private async scrubTombstones(cutoff: number): Promise<number> {
+    const { enrollees, devices, commands } = this.deps;
+    let scrubbed = 0;
+    const skipped = new Set<string>();
+    for (;;) {
+      const batch = (await enrollees.deletedBefore(cutoff, TOMBSTONE_BATCH + skipped.size)).filter((e) => !skipped.has(e.id));
+      if (batch.length === 0) return scrubbed;
+      const owed = await commands.pinsInOpenCommands(batch.map((e) => e.devicePin));
+      const free: string[] = [];
+      for (const e of batch) {
+        if (owed.has(e.devicePin) || (await devices.users.pinKnown(this.ctx.db.orm, e.devicePin))) skipped.add(e.id);
+        else free.push(e.id);
+      }
+      scrubbed += await enrollees.scrubDeleted(free);
+      if (batch.length < TOMBSTONE_BATCH) return scrubbed;
+    }
   }
 }

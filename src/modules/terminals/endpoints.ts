@@ -4,7 +4,8 @@
  * request goes through DeviceService.touch, which registers an unknown serial as
  * `pending_approval`. A pending or disabled terminal still gets its options, polls and pings
  * answered, but its data is refused with 403 — before its body is read — so it keeps the data
- * and sends it again later.
+ * and sends it again later. Its polls get the deletes it owes (and only those), and their
+ * results are taken: a removed terminal back as pending drops what it should no longer hold.
  */
 import type { Runtime } from '../../platform/runtime';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
@@ -195,7 +196,7 @@ export class TerminalEndpoints {
     // Not from the approved terminal: its facts are not taken, and nothing is sent; the commands stay queued.
     if (withheld(req)) return ok();
     if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
-    if (device.status !== 'approved') return ok();
+    // A terminal that is not approved is sent its deletes only (render.ts).
     return ok((await this.deps.renderer.takeBatch(device)) ?? 'OK');
   }
 
@@ -205,16 +206,20 @@ export class TerminalEndpoints {
    * not change what the server believes (the algorithm version decides how templates are sent).
    */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.devices.touch(serial));
+    const device = await this.devices.touch(serial);
+    // A terminal that is not approved answers the deletes it was sent, and nothing else counts;
+    // one that owes none is refused before its body is read, like its other data.
+    const deletesOnly = device.status !== 'approved';
+    if (deletesOnly && !(await this.commands.owesDeletes(device.id))) approved(device);
     trustedOnly(req);
-    return this.applyCommandResults(device, await this.text(device, req));
+    return this.applyCommandResults(device, await this.text(device, req), deletesOnly);
   }
 
   /** Command results, from `devicecmd` or from a `cdata` POST without a table (endpoints.upload). */
-  private async applyCommandResults(device: DeviceRow, text: string): Promise<TerminalReply> {
+  private async applyCommandResults(device: DeviceRow, text: string, deletesOnly: boolean): Promise<TerminalReply> {
     const { results, errors } = parseDeviceCmdBody(text);
-    const infoAnswers = await this.openInfoCommands(device, results);
-    await this.commands.applyResults(device.id, results);
+    const infoAnswers = deletesOnly ? new Set<string>() : await this.openInfoCommands(device, results);
+    await this.commands.applyResults(device.id, results, { deletesOnly });
     await this.attendance.logMalformed(device, 'devicecmd', redactedErrors(errors));
     let current = device;
     for (const r of results) {
@@ -244,17 +249,21 @@ export class TerminalEndpoints {
       await this.report(device, reportFromParameters(parseOptionsBody(await this.text(device, req)), 'replace'));
       return ok();
     }
+    if (table === '') {
+      // A firmware (a U300-C rebrand) posts its command results here, without a table: they
+      // close their commands exactly as at devicecmd (a terminal that is not approved only those
+      // of the deletes it owes), or the commands are resent and fail.
+      const deletesOnly = device.status !== 'approved';
+      if (deletesOnly && !(await this.commands.owesDeletes(device.id))) approved(device);
+      trustedOnly(req);
+      const text = await this.text(device, req);
+      if (isCommandResultBody(text)) return this.applyCommandResults(device, text, deletesOnly);
+      return ok();
+    }
     approved(device);
     // Punches from an unconfirmed address are kept (flagged); everything else it sends is refused, so it keeps it.
     const flags = punchFlags(req);
     if (!PUNCH_TABLES.has(table) && !(table === 'TABLEDATA' && req.query.tableName?.toLowerCase() === 'transaction')) trustedOnly(req);
-    if (table === '') {
-      // A firmware (a U300-C rebrand) posts its command results here, without a table: they
-      // close their commands exactly as at devicecmd, or the commands are resent and fail.
-      const text = await this.text(device, req);
-      if (isCommandResultBody(text)) return this.applyCommandResults(device, text);
-      return ok();
-    }
     switch (table) {
       case 'ATTLOG': {
         const { records, errors } = parseAttlog(await this.text(device, req));

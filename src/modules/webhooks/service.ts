@@ -56,6 +56,34 @@ export class Webhooks {
   }
 
   /**
+   * Retention: of these events, those an endpoint still has to hand off (a subscribed type after
+   * its position, active or disabled: a disabled endpoint holds its messages for when it is
+   * resumed), or queued by hand (a pending message row). Their data must stay as recorded.
+   */
+  async stillOwed(events: readonly { sequence: number; type: string }[]): Promise<Set<number>> {
+    const owed = new Set<number>();
+    if (events.length === 0) return owed;
+    const endpoints = await this.ctx.db.orm.select({ position: webhookEndpoints.position, events: webhookEndpoints.events }).from(webhookEndpoints);
+    for (const e of events) {
+      if (endpoints.some((endpoint) => e.sequence > endpoint.position && endpoint.events.includes(e.type))) owed.add(e.sequence);
+    }
+    const pending = await this.ctx.db.orm
+      .select({ sequence: webhookMessages.eventSequence })
+      .from(webhookMessages)
+      .where(
+        and(
+          eq(webhookMessages.status, 'pending'),
+          inArray(
+            webhookMessages.eventSequence,
+            events.map((e) => e.sequence),
+          ),
+        ),
+      );
+    for (const row of pending) owed.add(row.sequence);
+    return owed;
+  }
+
+  /**
    * Messages the active endpoints have not been delivered yet: the subscribed events after each
    * one's position, and the pending message rows; with when the oldest of them was recorded.
    */

@@ -171,6 +171,13 @@ describe('purge-retention', () => {
       device_events: oldEvents,
       templates: 1,
       sessions_expired: 1,
+      // Nobody was deleted.
+      enrollees_scrubbed: 0,
+      // Recorded on 1 May, before the punch cutoff: the three enrollee_created events, and the
+      // attendance_day_changed of Z's purged 1 May.
+      events_redacted: 4,
+      // Recorded on 1 May: per person, enrollee.created, consent given and template stored.
+      audit_redacted: 9,
     };
     expect(run.body.result).toEqual(counts);
     // The abandoned session's staged upload is gone with it.
@@ -226,9 +233,12 @@ describe('purge-retention', () => {
       device_events: 0,
       templates: 0,
       sessions_expired: 0,
+      enrollees_scrubbed: 0,
+      events_redacted: 0,
+      audit_redacted: 0,
     });
     expect(run.body.summary).toBe(
-      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0',
+      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0 enrollees_scrubbed=0 events_redacted=0 audit_redacted=0',
     );
   });
 

@@ -76,7 +76,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
         !(await confirmAction(`Remove ${title}?`, {
           action: 'Remove terminal',
           typed: device.serial_number,
-          detail: 'Its unfinished commands are cancelled; its punches stay.',
+          detail: 'Its unfinished commands are cancelled, except the deletes it owes: they are sent if it comes back. Its punches stay.',
         }))
       )
         return;
