@@ -1,1 +1,0 @@
-ALTER TABLE `fpa_devices` ADD `device_type` text;
