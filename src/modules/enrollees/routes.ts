@@ -39,8 +39,8 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
     .patch('/enrollees/:id', async ({ params, body, admin }) => enrollees.viewOne(await enrollees.update(params.id, body, admin.by)), {
       params: EnrolleeParams,
       body: EnrolleePatch,
-      response: { 200: Enrollee, ...errors('not_found') },
-      detail: { summary: 'Change areas, display name or active state', tags },
+      response: { 200: Enrollee, ...errors('not_found', 'invalid_card', 'conflict') },
+      detail: { summary: 'Change areas, display name, card or active state', tags },
     })
     .delete(
       '/enrollees/:id',
