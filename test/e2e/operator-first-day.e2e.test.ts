@@ -4,34 +4,17 @@
  * refusing what it does not know.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PortInUseError, startServer } from '../../src/app/server';
 import { silentLogger } from '../../src/platform/log';
-import { adminToken, JWT_SECRET, startTestServer, TEST_KEY, type TestServer, tempDir, testSettings } from '../support/harness';
+import { runCli } from '../support/cli';
+import { adminToken, startTestServer, type TestServer, tempDir, testSettings } from '../support/harness';
 
-const ROOT = resolve(import.meta.dir, '../..');
 const work = tempDir('fpa-operator-');
 let server: TestServer;
 
-/** `npm run fpa:<name> -- args` is `bun src/cli.ts <name> args`: run it as operators do, in a subprocess. */
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
-  const proc = Bun.spawn([process.execPath, 'src/cli.ts', ...args], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? work.dir,
-      FPA_DATABASE_URL: `file:${join(work.dir, 'cli.db')}`,
-      FPA_TEMPLATE_ENCRYPTION_KEYS: TEST_KEY,
-      FPA_ADMIN_JWT_SECRET: JWT_SECRET,
-      FPA_TASK_BACKEND: 'external',
-      ...env,
-    },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, out: out.trim(), err: err.trim() };
-}
+/** An operator command on this file's own database. */
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, join(work.dir, 'cli.db'), env);
 
 beforeAll(async () => {
   server = await startTestServer();

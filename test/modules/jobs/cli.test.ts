@@ -1,37 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { commandNames } from '../../../src/cli/run';
 import { createPeople, dayOf } from '../../support/attendance';
-import { JWT_SECRET, startTestServer, TEST_KEY, type TestServer, tempDir } from '../../support/harness';
+import { runCli } from '../../support/cli';
+import { startTestServer, type TestServer, tempDir } from '../../support/harness';
 
-// `bun run fpa:<job>` is `bun src/cli.ts <job>`: run it as operators do, in a subprocess.
-const ROOT = resolve(import.meta.dir, '../../..');
-const BUN = process.execPath;
+// `npm run fpa:<job>` is `bun src/cli.ts <job>`: run it as operators do, in a subprocess.
 const work = tempDir('fpa-cli-');
 const DATE = '2026-03-09'; // a Monday
 let server: TestServer | null = null;
 let jobNames: string[] = [];
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const proc = Bun.spawn([BUN, 'src/cli.ts', ...args], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? work.dir,
-      FPA_DATABASE_URL: `file:${join(work.dir, 'fpa.db')}`,
-      FPA_TEMPLATE_ENCRYPTION_KEYS: TEST_KEY,
-      FPA_ADMIN_JWT_SECRET: JWT_SECRET,
-      FPA_TASK_BACKEND: 'external',
-      FPA_TIME_ZONE: 'UTC',
-      FPA_LOG_LEVEL: 'error',
-    },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, out: out.trim(), err: err.trim() };
-}
+const cli = (...args: string[]) => runCli(args, join(work.dir, 'fpa.db'), { FPA_TIME_ZONE: 'UTC', FPA_LOG_LEVEL: 'error' });
 
 beforeAll(async () => {
   // Two people enrolled (on 2026-03-01), then the server stops and leaves the database alone.
