@@ -23,6 +23,7 @@ import { punchRoutes, punchStreamRoutes } from '../modules/punches';
 import { webhookRoutes } from '../modules/webhooks';
 import { FpaError } from '../platform/errors';
 import { API_PREFIX } from '../platform/http/api-prefix';
+import { tagWithRequestId } from '../platform/http/routable-url';
 import { apiRouter, type Http } from '../platform/http/router';
 import { buildOpenApiDocument, type JsonObject } from './docs/openapi';
 import { type DocumentSource, docsRoutes } from './docs/routes';
@@ -122,6 +123,8 @@ export function buildPlugin(http: Http, m: Modules) {
     }),
   );
   const plugin = new Elysia({ name: 'fingerprint-attendance', seed: http.runtime.instanceId })
+    // Local: every route of the plugin, never the host's (request-context.ts).
+    .onTransform(tagWithRequestId)
     .use(m.terminals.routes())
     .use(operationsRoutes(http, m.health))
     .use(consoleRoutes(http, m.console, { admsUrlPrefix: http.runtime.settings.ADMS_URL_PREFIX }))

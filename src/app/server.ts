@@ -8,7 +8,7 @@ import { ConfigurationError, formatIssues } from '../platform/config/check';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { apiBodyLimit } from '../platform/http/body';
 import { otherMethodsRefused } from '../platform/http/other-methods';
-import { servePathsWhateverTheHost } from '../platform/http/routable-url';
+import { servePathsWhateverTheHost, tagWithRequestId } from '../platform/http/routable-url';
 import { lanAddress } from '../platform/net/lan';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
 
@@ -22,7 +22,7 @@ export interface RunningServer {
 
 export async function startServer(options: CreateOptions & { port?: number; hostname?: string } = {}): Promise<RunningServer> {
   const fpa = await createFingerprintAttendance(options);
-  const health = new Elysia({ name: 'fpa-health', seed: fpa.db.url }).get('/healthz', async ({ set }) => {
+  const health = new Elysia({ name: 'fpa-health', seed: fpa.db.url }).onTransform(tagWithRequestId).get('/healthz', async ({ set }) => {
     try {
       await fpa.db.client.execute('select 1');
       return { status: 'ok' };

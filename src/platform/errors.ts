@@ -1,7 +1,9 @@
 /**
  * One error type with a code, and the one table that maps codes to HTTP statuses. Services
- * throw `FpaError`; the API layer turns it into `{ "error": { code, message, details } }`.
+ * throw `FpaError`; the API layer turns it into `{ "error": { code, message, details, request_id } }`.
  */
+import { currentRequestId } from './request-context';
+
 export const ERROR_STATUS = {
   // 400: the request itself is malformed
   validation_error: 400,
@@ -70,11 +72,13 @@ export class FpaError extends Error {
 }
 
 export interface ErrorBody {
-  error: { code: string; message: string; details: Record<string, unknown> };
+  error: { code: string; message: string; details: Record<string, unknown>; request_id?: string };
 }
 
+/** The error body; made while serving a request, it names that request (its id is in the log lines too). */
 export function errorBody(code: string, message: string, details: Record<string, unknown> = {}): ErrorBody {
-  return { error: { code, message, details } };
+  const requestId = currentRequestId();
+  return { error: { code, message, details, ...(requestId ? { request_id: requestId } : {}) } };
 }
 
 export const notFound = (what: string, id: string): FpaError => new FpaError('not_found', `${what} not found`, { [what.toLowerCase().replace(/ /g, '_')]: id });

@@ -1,7 +1,10 @@
 /**
  * A small leveled logger writing one JSON line per entry. Callers pass structured fields;
- * template bytes, keys and tokens are never among them (see redact()).
+ * template bytes, keys and tokens are never among them (see redact()). A line written while a
+ * request is served carries its `request_id` (request-context.ts).
  */
+import { currentRequestId } from './request-context';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -28,7 +31,16 @@ export function createLogger(level: string, sink: (line: string) => void = (l) =
   const threshold = ORDER[(level as LogLevel) in ORDER ? (level as LogLevel) : 'info'];
   const write = (lvl: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < threshold) return;
-    sink(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg: message, ...(fields ? redact(fields) : {}) }));
+    const requestId = currentRequestId();
+    sink(
+      JSON.stringify({
+        time: new Date().toISOString(),
+        level: lvl,
+        msg: message,
+        ...(requestId ? { request_id: requestId } : {}),
+        ...(fields ? redact(fields) : {}),
+      }),
+    );
   };
   return {
     debug: (m, f) => write('debug', m, f),

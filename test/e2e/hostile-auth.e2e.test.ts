@@ -101,7 +101,7 @@ function expectUnauthorized(route: Route, what: string, res: Awaited<ReturnType<
   const label = `${route.method} ${route.path} with ${what}`;
   expect({ label, status: res.status }).toEqual({ label, status: 401 });
   expect(res.contentType).toContain('application/json');
-  expect(res.json).toEqual({ error: { code: 'unauthorized', message: expect.any(String), details: expect.any(Object) } });
+  expect(res.json).toEqual({ error: { code: 'unauthorized', message: expect.any(String), details: expect.any(Object), request_id: expect.any(String) } });
 }
 
 beforeAll(async () => {

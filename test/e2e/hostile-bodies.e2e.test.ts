@@ -205,7 +205,10 @@ describe('bad bodies on every route that takes one', () => {
         const label = `${route.method} ${route.path}: ${variant.name}`;
         expect({ label, status: res.status }).toEqual({ label, status: variant.code === 'payload_too_large' ? 413 : 400 });
         expect(res.contentType).toContain('application/json');
-        expect({ label, json: res.json }).toEqual({ label, json: { error: { code: variant.code, message: expect.any(String), details: expect.any(Object) } } });
+        expect({ label, json: res.json }).toEqual({
+          label,
+          json: { error: { code: variant.code, message: expect.any(String), details: expect.any(Object), request_id: expect.any(String) } },
+        });
       }
     }
     expect(await tableContents(server)).toEqual(before);

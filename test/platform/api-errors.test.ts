@@ -27,7 +27,7 @@ describe('errors Elysia raises', () => {
     const res = await app(lines).handle(new Request('http://fpa.test/broken?access_token=t0ken'));
     expect(res.status).toBe(500);
     const text = await res.text();
-    expect(JSON.parse(text)).toEqual({ error: { code: 'internal_error', message: 'an internal error occurred', details: {} } });
+    expect(JSON.parse(text)).toEqual({ error: { code: 'internal_error', message: 'an internal error occurred', details: {}, request_id: expect.any(String) } });
     expect(text).not.toContain('SECRET');
     expect(lines).toHaveLength(1);
     const logged = JSON.parse(lines[0]!);
@@ -43,8 +43,21 @@ describe('errors Elysia raises', () => {
       new Request('http://fpa.test/strict', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":"x"}' }),
     );
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ code: 'validation_error', details: { in: 'body' } });
-    expect(lines).toEqual([]);
+    const error = (await res.json()).error;
+    expect(error).toMatchObject({ code: 'validation_error', details: { in: 'body' } });
+    // One line, naming the refusal and its request, never the body.
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      {
+        time: expect.any(String),
+        level: 'info',
+        msg: 'request refused',
+        request_id: error.request_id,
+        method: 'POST',
+        path: '/strict',
+        status: 400,
+        code: 'validation_error',
+      },
+    ]);
   });
 
   // `normalize: 'typebox'` (an explicit choice of a host) cleans every object with TypeBox's

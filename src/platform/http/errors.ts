@@ -4,6 +4,7 @@
  */
 import { databaseErrorCode, describeError, type ErrorBody, errorBody, FpaError } from '../errors';
 import type { Logger } from '../log';
+import { enterRequestContext, REQUEST_ID_HEADER } from '../request-context';
 
 interface ElysiaErrorLike {
   code: string | number;
@@ -85,10 +86,15 @@ function validationDetails(error: unknown): Record<string, unknown> {
 /** The onError hook body shared by every API router. */
 export function handleApiError(log?: Logger) {
   return ({ code, error, request }: ElysiaErrorLike) => {
+    // A request refused before the plugin's first hook (an unreadable body) still gets its id.
+    const requestId = request ? enterRequestContext(request.headers) : null;
     const { status, body, headers } = toErrorResponse(code, error, log, request);
+    // One line per refused request (a 5xx was logged with its cause above): the line an operator
+    // finds by the `request_id` a user reads them from the error.
+    if (status < 500) log?.info('request refused', { ...routeOf(request), status, code: body.error.code });
     return new Response(JSON.stringify(body), {
       status,
-      headers: { 'content-type': 'application/json', ...(headers ?? {}) },
+      headers: { 'content-type': 'application/json', ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}), ...(headers ?? {}) },
     });
   };
 }

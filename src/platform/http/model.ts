@@ -90,6 +90,9 @@ export const ErrorBody = t.Object(
       code: t.String({ description: 'Stable machine-readable code.', examples: Object.keys(ERROR_STATUS) }),
       message: t.String({ description: 'Human-readable explanation.' }),
       details: t.Record(t.String(), t.Unknown(), { description: 'Further information, specific to the code.' }),
+      request_id: t.Optional(
+        t.String({ description: 'The id of the request (its `x-request-id`, given or generated): the server log lines of this request carry it too.' }),
+      ),
     }),
   },
   { title: 'Error', description: 'The one error body of the API.' },

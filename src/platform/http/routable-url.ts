@@ -9,6 +9,7 @@
  */
 import type { Server } from 'bun';
 import type { AnyElysia } from 'elysia';
+import { enterRequestContext, inRequestContext, REQUEST_ID_HEADER, requestIdFrom } from '../request-context';
 
 /** Where Elysia starts looking for the path (its `getPath`). */
 const ELYSIA_PATH_SEARCH_FROM = 11;
@@ -49,10 +50,35 @@ export function servePathsWhateverTheHost(app: AnyElysia): void {
     const compiled = compile();
     const handle = app.fetch;
     Object.defineProperty(app, 'fetch', {
-      value: (request: Request) => handle(routableRequest(request, app.server)),
+      // Every request runs in its own context (request-context.ts): its id is echoed, logged and
+      // put in error bodies.
+      value: (request: Request) => {
+        const requestId = requestIdFrom(request.headers);
+        return inRequestContext(requestId, async () => withRequestId(await handle(routableRequest(request, app.server)), requestId));
+      },
       configurable: true,
       writable: true,
     });
     return compiled;
   };
+}
+
+/** The answer with the request's id; an answer whose headers cannot change (a WebSocket upgrade's) goes as it is. */
+function withRequestId<T>(response: T, requestId: string): T {
+  if (response instanceof Response) {
+    try {
+      response.headers.set(REQUEST_ID_HEADER, requestId);
+    } catch {
+      // immutable headers
+    }
+  }
+  return response;
+}
+
+/**
+ * A local `onTransform` hook for the plugin and the standalone server's own routes: the request's
+ * id for the routes Bun serves without `fetch` (static paths), echoed in the answer.
+ */
+export function tagWithRequestId({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }): void {
+  set.headers[REQUEST_ID_HEADER] = enterRequestContext(request.headers);
 }

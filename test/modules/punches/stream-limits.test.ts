@@ -81,7 +81,9 @@ describe('WEBSOCKET_MAX_PER_ADMIN', () => {
     const second = await open(alice);
     const refused = await handshake(alice);
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String), details: { limit: 2, open_streams: 2 } } });
+    expect(refused.body).toEqual({
+      error: { code: 'rate_limited', message: expect.any(String), details: { limit: 2, open_streams: 2 }, request_id: expect.any(String) },
+    });
     // Another token of the same subject counts against the same cap.
     expect((await handshake(await adminToken({ sub: 'alice@example.com', expiresIn: '2h' }))).status).toBe(429);
 
