@@ -10,7 +10,7 @@ import type { LoggedEvent } from '../events';
 import { openWebhookSecret } from './secrets';
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
 import { WebhookSigner } from './signing';
-import { cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
+import { AllowedNetworks, type CheckWebhookUrlOptions, cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
 
 /** What the receiver is sent: `webhook-id` and the body. */
 export interface OutgoingMessage {
@@ -124,16 +124,24 @@ export class Dispatcher {
   /** Per endpoint: the stored (sealed) secret the signer was made from, and the signer. */
   private readonly signers = new Map<string, { stored: string; signer: WebhookSigner }>();
 
+  /** Which non-public addresses a URL may resolve to (WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_ALLOWED_NETWORKS). */
+  readonly urlPolicy: Pick<CheckWebhookUrlOptions, 'allowPrivateNetworks' | 'allowedNetworks'>;
+
   constructor(
     private readonly ctx: Runtime,
     private readonly sender: WebhookSender = fetchSender,
-  ) {}
+  ) {
+    this.urlPolicy = {
+      allowPrivateNetworks: ctx.settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      allowedNetworks: new AllowedNetworks(ctx.settings.WEBHOOK_ALLOWED_NETWORKS),
+    };
+  }
 
   /** Checks the URL now (DNS may have changed since the endpoint was created). */
   async vet(url: string): Promise<Vetted> {
     const { settings } = this.ctx;
     const check = await checkWebhookUrl(url, {
-      allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      ...this.urlPolicy,
       lookupTimeoutMs: lookupTimeoutOf(settings.WEBHOOK_TIMEOUT),
       resolve: this.resolve,
     });

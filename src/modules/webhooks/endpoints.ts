@@ -450,7 +450,7 @@ export class WebhookService {
     if (url.length > MAX_URL_LENGTH) {
       throw new FpaError('validation_error', `url must be at most ${MAX_URL_LENGTH} characters`, { field: 'url' });
     }
-    const check = await checkWebhookUrl(url, { allowPrivateNetworks: this.ctx.settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
+    const check = await checkWebhookUrl(url, this.worker.dispatcher.urlPolicy);
     if (!check.ok) throw new FpaError('webhook_url_refused', `the webhook URL is refused: ${check.reason}`, { reason: check.reason });
     return check.url.toString();
   }

@@ -35,7 +35,10 @@ export const WebhookWithSecret = t.Composite(
 
 export const WebhookCreate = Body(
   {
-    url: Text({ maxLength: MAX_URL_LENGTH, description: 'https URL of the receiver (private addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS).' }),
+    url: Text({
+      maxLength: MAX_URL_LENGTH,
+      description: 'https URL of the receiver (private or loopback addresses only inside WEBHOOK_ALLOWED_NETWORKS; link-local and metadata addresses never).',
+    }),
     events: t.Optional(
       t.Array(t.String({ pattern: '^[a-z_]{1,64}$' }), {
         minItems: 1,

@@ -266,7 +266,7 @@ describe('shared host lookups', () => {
     expect(await checkWebhookUrl('https://hooks.example.com/x', options)).toMatchObject({ ok: true, addresses: ['93.184.216.34'] });
     clock = 1_001;
     // …after it the new answer is checked before anything is sent.
-    expect(await checkWebhookUrl('https://hooks.example.com/x', options)).toEqual({ ok: false, reason: 'host resolves to a private or reserved address' });
+    expect(await checkWebhookUrl('https://hooks.example.com/x', options)).toEqual({ ok: false, reason: expect.stringContaining('host resolves to a private') });
   });
 });
 
