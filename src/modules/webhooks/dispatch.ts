@@ -38,29 +38,41 @@ export function testMessage(endpointId: string, now: number): OutgoingMessage {
 }
 
 /**
- * What an answer means:
+ * What an answer means (Standard Webhooks, and what Stripe and Svix do: every failure is retried
+ * on the backoff, 410 Gone stops delivery to the endpoint):
  * - `delivered`: 2xx;
- * - `retry`: the receiver could not take it now (no answer, timeout, 408, 425, 429, 5xx, 3xx
- *   since redirects are not followed, anything unexpected): the same message is tried again;
- * - `refused`: another 4xx, the receiver is up but refuses this message: it is dead-lettered;
- * - `gone`: 410, the receiver is gone: the endpoint is disabled.
+ * - `gone`: 410, the receiver is gone for good: the endpoint is disabled;
+ * - `retry`: anything else, the same message is tried again on the backoff: no answer, timeout,
+ *   3xx (redirects are not followed), 5xx, and 4xx too: a receiver answering 404 or 401 during
+ *   a deploy, a proxy change or a secret rotation is having an outage, not refusing the message;
+ * - `refused`: a 4xx other than 408, 425 and 429 answered at attempt WEBHOOK_MAX_ATTEMPTS or
+ *   later (≈5 hours of retries at the defaults): the receiver is up and keeps refusing this
+ *   message, so it is dead-lettered (`recover` sends it again) and the endpoint's ordered
+ *   delivery goes on past it instead of holding every later event behind it.
  */
 export type Verdict = 'delivered' | 'retry' | 'refused' | 'gone';
 
+/** 4xx that say "later" by definition: never dead-lettered, however many attempts. */
 const RETRYABLE_4XX = new Set([408, 425, 429]);
 
-export function verdictOf(response: WebhookResponse): Verdict {
+/** `attempt` is this answer's attempt of the message (1 = its first). */
+export function verdictOf(response: WebhookResponse, attempt: number, maxAttempts: number): Verdict {
   const code = response.statusCode;
   if (code === null) return 'retry';
   if (code >= 200 && code < 300) return 'delivered';
   if (code === 410) return 'gone';
-  if (code >= 400 && code < 500 && !RETRYABLE_4XX.has(code)) return 'refused';
+  if (code >= 400 && code < 500 && !RETRYABLE_4XX.has(code) && attempt >= maxAttempts) return 'refused';
   return 'retry';
+}
+
+/** Whether an answer delivered the message (2xx). */
+export function isDelivered(response: WebhookResponse): boolean {
+  return response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
 }
 
 /** The error text of an answer that was not a success (null for a success). */
 export function errorOf(response: WebhookResponse): string | null {
-  if (verdictOf(response) === 'delivered') return null;
+  if (isDelivered(response)) return null;
   if (response.error) return response.error;
   const code = response.statusCode;
   if (code === null) return 'no response';

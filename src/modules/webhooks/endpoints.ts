@@ -369,7 +369,16 @@ export class WebhookService {
     const event = existing ? null : await this.log.find(messageId, endpoint.startSequence);
     if (!existing && (!event || !endpoint.events.includes(event.type))) throw notFound('Message', messageId);
     const now = this.ctx.clock.now();
-    const fresh = { status: 'pending' as const, attempts: 0, nextAttemptAt: now, leaseUntil: null, claimToken: null, lastError: null, deliveredAt: null };
+    const fresh = {
+      status: 'pending' as const,
+      attempts: 0,
+      nextAttemptAt: now,
+      leaseUntil: null,
+      claimToken: null,
+      lastError: null,
+      failingSince: null,
+      deliveredAt: null,
+    };
     const updated = await this.ctx.db.write(async ({ tx, afterCommit }) => {
       let row: MessageRow | undefined;
       let current = endpoint;
@@ -414,7 +423,7 @@ export class WebhookService {
     const requeued = await this.ctx.db.write(async ({ tx, afterCommit }) => {
       const revived = await tx
         .update(webhookMessages)
-        .set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseUntil: null, claimToken: null, lastError: null, deliveredAt: null })
+        .set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseUntil: null, claimToken: null, lastError: null, failingSince: null, deliveredAt: null })
         .where(and(eq(webhookMessages.endpointId, id), inArray(webhookMessages.status, ['dead', 'pending']), gte(webhookMessages.eventAt, sinceMs)))
         .returning({ sequence: webhookMessages.eventSequence });
       await tx

@@ -127,7 +127,8 @@ describe('a burst', () => {
 describe('message rows (queued by hand)', () => {
   /** An endpoint whose four messages were refused (dead rows), on a server without the worker. */
   async function deadRows(serial: string) {
-    const server = await startTestServer({ ...FAST, WEBHOOK_WORKER: false, WEBHOOK_CONCURRENCY: 4 });
+    // WEBHOOK_MAX_ATTEMPTS 1: the first 4xx dead-letters a message (later ones retry, dispatch.ts verdictOf).
+    const server = await startTestServer({ ...FAST, WEBHOOK_WORKER: false, WEBHOOK_CONCURRENCY: 4, WEBHOOK_MAX_ATTEMPTS: 1 });
     let answer: () => Promise<Response> = async () => new Response(null, { status: 400 });
     const rx = receiver(() => answer());
     const hook = (await server.admin.post('/webhooks/', { url: rx.url })).body as { id: string };
