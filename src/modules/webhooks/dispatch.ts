@@ -5,9 +5,10 @@
  * what the answer means for delivery.
  */
 import { TemplateDecryptError } from '../../platform/crypto/template-cipher';
+import { describeError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import type { LoggedEvent } from '../events';
-import { openWebhookSecret } from './secrets';
+import { dropPreviousSecret, openWebhookSecret } from './secrets';
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
 import { WebhookSigner } from './signing';
 import { AllowedNetworks, type CheckWebhookUrlOptions, cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
@@ -98,6 +99,17 @@ export interface Target {
   url: string;
   /** The secret as stored (sealed: secrets.ts). */
   secret: string;
+  /** The secret before the last rotation, as stored, and until when deliveries are also signed with it. */
+  previousSecret?: string | null;
+  previousSecretUntil?: number | null;
+}
+
+/** An endpoint's signers: its secret's, and during a rotation's overlap the previous secret's. */
+interface Signers {
+  stored: string;
+  signer: WebhookSigner;
+  previousStored: string | null;
+  previous: WebhookSigner | null;
 }
 
 /** The URL checked: the address to connect to, or why nothing may be sent. */
@@ -133,8 +145,10 @@ export class Slots {
 export class Dispatcher {
   private readonly resolve: Resolver = cachingResolver(undefined, LOOKUP_REUSE_MS);
   private readonly slots = new Slots(MAX_REQUESTS_IN_FLIGHT);
-  /** Per endpoint: the stored (sealed) secret the signer was made from, and the signer. */
-  private readonly signers = new Map<string, { stored: string; signer: WebhookSigner }>();
+  /** Per endpoint: the stored (sealed) secrets the signers were made from, and the signers. */
+  private readonly signers = new Map<string, Signers>();
+  /** Endpoints whose expired previous secret is being dropped (one write each). */
+  private readonly dropping = new Set<string>();
 
   /** Which non-public addresses a URL may resolve to (WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_ALLOWED_NETWORKS). */
   readonly urlPolicy: Pick<CheckWebhookUrlOptions, 'allowPrivateNetworks' | 'allowedNetworks'>;
@@ -166,12 +180,20 @@ export class Dispatcher {
    * is free (slots are given in the order asked, so an endpoint's messages start in order).
    */
   async send(target: Target, message: OutgoingMessage, connectTo: string | undefined): Promise<WebhookResponse> {
-    const signer = await this.signerOf(target);
-    if (!signer) return { statusCode: null, error: UNREADABLE_SECRET, durationMs: 0 };
+    const signers = await this.signersOf(target);
+    if (!signers) return { statusCode: null, error: UNREADABLE_SECRET, durationMs: 0 };
     await this.slots.take();
     try {
       // Signed when it goes out: the signature's timestamp is the time of sending.
-      const signed = signer.sign({ id: message.id, timestamp: new Date(this.ctx.clock.now()), body: message.body });
+      const now = this.ctx.clock.now();
+      const unsigned = { id: message.id, timestamp: new Date(now), body: message.body };
+      const signed = signers.signer.sign(unsigned);
+      // During a rotation's overlap the old secret signs too: Standard Webhooks receivers accept
+      // any one of several space-separated signatures, so one still verifying with the old
+      // secret and one already on the new accept the same request.
+      if (signers.previous && now < (target.previousSecretUntil ?? 0)) {
+        signed['webhook-signature'] = `${signed['webhook-signature']} ${signers.previous.sign(unsigned)['webhook-signature']}`;
+      } else if (target.previousSecret) this.dropPrevious(target.id, target.previousSecretUntil ?? 0, now);
       return await this.sender({
         url: target.url,
         headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed },
@@ -193,23 +215,51 @@ export class Dispatcher {
   }
 
   /**
-   * The endpoint's signer, made once per stored secret; null when no key of the ring opens it
-   * (then nothing can be signed, and the attempt fails like an unreachable receiver, retried).
+   * The endpoint's signers, made once per stored secret; null when no key of the ring opens its
+   * secret (then nothing can be signed, and the attempt fails like an unreachable receiver,
+   * retried). A previous secret that cannot be opened is left out (logged): the new one signs.
    */
-  private async signerOf(target: Target): Promise<WebhookSigner | null> {
+  private async signersOf(target: Target): Promise<Signers | null> {
+    const previousStored = target.previousSecret ?? null;
     const known = this.signers.get(target.id);
-    if (known && known.stored === target.secret) return known.signer;
-    let secret: string;
+    if (known && known.stored === target.secret && known.previousStored === previousStored) return known;
+    const secret = await this.open(target.id, target.secret);
+    if (secret === null) return null;
+    const previousSecret = previousStored === null ? null : await this.open(target.id, previousStored);
+    if (previousStored !== null && previousSecret === null) {
+      this.ctx.log.warn('the previous signing secret of a webhook endpoint cannot be decrypted: deliveries are signed with the new one only', {
+        endpoint: target.id,
+      });
+    }
+    if (this.signers.size >= MAX_SIGNERS) this.signers.clear();
+    const signers: Signers = {
+      stored: target.secret,
+      signer: new WebhookSigner(secret),
+      previousStored,
+      previous: previousSecret === null ? null : new WebhookSigner(previousSecret),
+    };
+    this.signers.set(target.id, signers);
+    return signers;
+  }
+
+  private async open(endpointId: string, stored: string): Promise<string | null> {
     try {
-      secret = await openWebhookSecret(this.ctx.keyRing, target.id, target.secret);
+      return await openWebhookSecret(this.ctx.keyRing, endpointId, stored);
     } catch (error) {
       if (error instanceof TemplateDecryptError) return null;
       throw error;
     }
-    if (this.signers.size >= MAX_SIGNERS) this.signers.clear();
-    const signer = new WebhookSigner(secret);
-    this.signers.set(target.id, { stored: target.secret, signer });
-    return signer;
+  }
+
+  /** The rotation's overlap is over: the old secret is dropped from the endpoint (once; a newer rotation is left alone). */
+  private dropPrevious(endpointId: string, until: number, now: number): void {
+    if (now < until || this.dropping.has(endpointId)) return;
+    this.dropping.add(endpointId);
+    void dropPreviousSecret(this.ctx, endpointId, until)
+      .catch((error: unknown) =>
+        this.ctx.log.warn('an expired webhook signing secret could not be dropped yet', { endpoint: endpointId, error: describeError(error) }),
+      )
+      .finally(() => this.dropping.delete(endpointId));
   }
 }
 

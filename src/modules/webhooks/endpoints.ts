@@ -43,6 +43,8 @@ export interface WebhookEndpointView {
   next_attempt_at: string | null;
   last_error: string | null;
   last_delivered_at: string | null;
+  /** During a secret rotation's overlap: until when deliveries are also signed with the previous secret. */
+  previous_secret_valid_until: string | null;
 }
 
 export interface WebhookMessageView {
@@ -135,6 +137,40 @@ export class WebhookService {
 
   async get(id: string): Promise<WebhookEndpointView> {
     return this.endpointView(await this.find(id));
+  }
+
+  /**
+   * Gives the endpoint a new signing secret, answered this one time and sealed at rest like the
+   * first. For WEBHOOK_SECRET_ROTATION_OVERLAP every delivery is signed with both the new and
+   * the old secret (two `v1,` entries in `webhook-signature`), so receivers can switch at their
+   * own pace; then the old one is dropped. Rotating again during an overlap replaces the old
+   * secret with the one current until now: at most two secrets sign at once.
+   */
+  async rotateSecret(id: string, options: { by: string }): Promise<WebhookEndpointView & { secret: string }> {
+    const current = await this.find(id);
+    const secret = generateWebhookSecret();
+    const sealed = await sealWebhookSecret(this.ctx.keyRing, id, secret);
+    const now = this.ctx.clock.now();
+    const overlap = this.ctx.settings.WEBHOOK_SECRET_ROTATION_OVERLAP;
+    const until = overlap > 0 ? now + overlap : null;
+    const row = await this.ctx.db.write(async ({ tx }) => {
+      // Compare-and-set on the secret read: of two rotations at once, one wins and the other is told.
+      const [updated] = await tx
+        .update(webhookEndpoints)
+        .set({ secret: sealed, previousSecret: until === null ? null : current.secret, previousSecretUntil: until })
+        .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.secret, current.secret)))
+        .returning();
+      if (!updated) throw new FpaError('conflict', 'the secret was rotated or the endpoint removed meanwhile; try again', { webhook: id });
+      await audit(tx, now, {
+        actor: options.by,
+        action: 'webhook.secret_rotated',
+        targetType: 'webhook',
+        targetId: id,
+        details: { previous_secret_valid_until: iso(until) },
+      });
+      return updated;
+    });
+    return { ...this.endpointView(row), secret };
   }
 
   /** Deletes the endpoint with its message rows and attempt log; nothing more is sent to it. */
@@ -488,6 +524,8 @@ export class WebhookService {
       next_attempt_at: row.active && row.attempts > 0 ? iso(row.nextAttemptAt) : null,
       last_error: row.lastError,
       last_delivered_at: iso(row.lastDeliveredAt),
+      previous_secret_valid_until:
+        row.previousSecret !== null && row.previousSecretUntil !== null && row.previousSecretUntil > this.ctx.clock.now() ? iso(row.previousSecretUntil) : null,
     };
   }
 }

@@ -24,6 +24,9 @@ export const Webhook = t.Object(
     next_attempt_at: Nullable(Instant('While backing off: when delivery is tried again.')),
     last_error: Nullable(t.String()),
     last_delivered_at: Nullable(Instant()),
+    previous_secret_valid_until: Nullable(
+      Instant('During a secret rotation (`rotate-secret`): until when deliveries are also signed with the previous secret.'),
+    ),
   },
   { title: 'Webhook' },
 );
