@@ -15,7 +15,8 @@
 import { afterAll, beforeAll, describe, expect, setSystemTime, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
 import type { DeviceRow } from '../../src/modules/devices/tables';
-import { startTestServer, type TestServer } from '../support/harness';
+import { generateEncryptionKey } from '../../src/platform/crypto/template-cipher';
+import { startTestServer, TEST_KEY, type TestServer, tempDir } from '../support/harness';
 import { approvedDevice, ingest, punchLines } from '../support/punch-feed';
 import { type ReceivedCall, receiver, waitFor } from '../support/webhook-receiver';
 
@@ -247,6 +248,35 @@ describe('with the clock moved', () => {
       expect(await run()).toMatchObject({ messages: 1, delivered: 1 });
     } finally {
       rx.stop();
+    }
+  });
+});
+
+describe('a rotation under way and the key ring', () => {
+  test('rotate-keys re-seals the old secret too: with only the new key both signatures still verify', async () => {
+    const tmp = tempDir('fpa-hook-rotation-');
+    const rx = receiver(() => new Response(null, { status: 204 }));
+    const settings = { WEBHOOK_ALLOWED_NETWORKS: ['127.0.0.1/32'], WEBHOOK_WORKER: false, WEBHOOK_TIMEOUT: 2_000 };
+    let server = await startTestServer({ ...settings, TEMPLATE_ENCRYPTION_KEYS: [TEST_KEY] }, { dir: tmp.dir });
+    try {
+      const created = (await server.admin.post('/webhooks/', { url: rx.url })).body as { id: string; secret: string };
+      const secret = (await server.admin.post(`/webhooks/${created.id}/rotate-secret/`)).body.secret as string;
+      await server.close();
+      const newKey = generateEncryptionKey();
+      server = await startTestServer({ ...settings, TEMPLATE_ENCRYPTION_KEYS: [newKey, TEST_KEY] }, { dir: tmp.dir });
+      const run = await server.fpa.jobs.run('rotate-keys');
+      expect(run.result.webhook_secrets).toBe(2);
+      await server.close();
+      server = await startTestServer({ ...settings, TEMPLATE_ENCRYPTION_KEYS: [newKey] }, { dir: tmp.dir });
+      expect((await server.admin.post(`/webhooks/${created.id}/test/`)).body.status_code).toBe(204);
+      const call = rx.calls[0]!;
+      expect(call.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+      expect(verifies(secret, call)).toBe(true);
+      expect(verifies(created.secret, call)).toBe(true);
+    } finally {
+      await server.close();
+      rx.stop();
+      tmp.cleanup();
     }
   });
 });
