@@ -147,8 +147,8 @@ export class Dispatcher {
   private readonly slots = new Slots(MAX_REQUESTS_IN_FLIGHT);
   /** Per endpoint: the stored (sealed) secrets the signers were made from, and the signers. */
   private readonly signers = new Map<string, Signers>();
-  /** Endpoints whose expired previous secret is being dropped (one write each). */
-  private readonly dropping = new Set<string>();
+  /** Per endpoint, the expiry of the previous secret dropped (or being dropped): one write per rotation, not one per send. */
+  private readonly dropped = new Map<string, number>();
 
   /** Which non-public addresses a URL may resolve to (WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_ALLOWED_NETWORKS). */
   readonly urlPolicy: Pick<CheckWebhookUrlOptions, 'allowPrivateNetworks' | 'allowedNetworks'>;
@@ -253,13 +253,14 @@ export class Dispatcher {
 
   /** The rotation's overlap is over: the old secret is dropped from the endpoint (once; a newer rotation is left alone). */
   private dropPrevious(endpointId: string, until: number, now: number): void {
-    if (now < until || this.dropping.has(endpointId)) return;
-    this.dropping.add(endpointId);
-    void dropPreviousSecret(this.ctx, endpointId, until)
-      .catch((error: unknown) =>
-        this.ctx.log.warn('an expired webhook signing secret could not be dropped yet', { endpoint: endpointId, error: describeError(error) }),
-      )
-      .finally(() => this.dropping.delete(endpointId));
+    if (now < until || this.dropped.get(endpointId) === until) return;
+    if (this.dropped.size >= MAX_SIGNERS) this.dropped.clear();
+    this.dropped.set(endpointId, until);
+    void dropPreviousSecret(this.ctx, endpointId, until).catch((error: unknown) => {
+      // Tried again at the next send.
+      this.dropped.delete(endpointId);
+      this.ctx.log.warn('an expired webhook signing secret could not be dropped yet', { endpoint: endpointId, error: describeError(error) });
+    });
   }
 }
 
