@@ -5,12 +5,13 @@
  * what the answer means for delivery.
  */
 import { TemplateDecryptError } from '../../platform/crypto/template-cipher';
+import { describeError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import type { LoggedEvent } from '../events';
-import { openWebhookSecret } from './secrets';
+import { dropPreviousSecret, openWebhookSecret } from './secrets';
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
 import { WebhookSigner } from './signing';
-import { cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
+import { AllowedNetworks, type CheckWebhookUrlOptions, cachingResolver, checkWebhookUrl, DNS_LOOKUP_TIMEOUT_MS, type Resolver } from './ssrf';
 
 /** What the receiver is sent: `webhook-id` and the body. */
 export interface OutgoingMessage {
@@ -38,29 +39,41 @@ export function testMessage(endpointId: string, now: number): OutgoingMessage {
 }
 
 /**
- * What an answer means:
+ * What an answer means (Standard Webhooks, and what Stripe and Svix do: every failure is retried
+ * on the backoff, 410 Gone stops delivery to the endpoint):
  * - `delivered`: 2xx;
- * - `retry`: the receiver could not take it now (no answer, timeout, 408, 425, 429, 5xx, 3xx
- *   since redirects are not followed, anything unexpected): the same message is tried again;
- * - `refused`: another 4xx, the receiver is up but refuses this message: it is dead-lettered;
- * - `gone`: 410, the receiver is gone: the endpoint is disabled.
+ * - `gone`: 410, the receiver is gone for good: the endpoint is disabled;
+ * - `retry`: anything else, the same message is tried again on the backoff: no answer, timeout,
+ *   3xx (redirects are not followed), 5xx, and 4xx too: a receiver answering 404 or 401 during
+ *   a deploy, a proxy change or a secret rotation is having an outage, not refusing the message;
+ * - `refused`: a 4xx other than 408, 425 and 429 answered at attempt WEBHOOK_MAX_ATTEMPTS or
+ *   later (≈5 hours of retries at the defaults): the receiver is up and keeps refusing this
+ *   message, so it is dead-lettered (`recover` sends it again) and the endpoint's ordered
+ *   delivery goes on past it instead of holding every later event behind it.
  */
 export type Verdict = 'delivered' | 'retry' | 'refused' | 'gone';
 
+/** 4xx that say "later" by definition: never dead-lettered, however many attempts. */
 const RETRYABLE_4XX = new Set([408, 425, 429]);
 
-export function verdictOf(response: WebhookResponse): Verdict {
+/** `attempt` is this answer's attempt of the message (1 = its first). */
+export function verdictOf(response: WebhookResponse, attempt: number, maxAttempts: number): Verdict {
   const code = response.statusCode;
   if (code === null) return 'retry';
   if (code >= 200 && code < 300) return 'delivered';
   if (code === 410) return 'gone';
-  if (code >= 400 && code < 500 && !RETRYABLE_4XX.has(code)) return 'refused';
+  if (code >= 400 && code < 500 && !RETRYABLE_4XX.has(code) && attempt >= maxAttempts) return 'refused';
   return 'retry';
+}
+
+/** Whether an answer delivered the message (2xx). */
+export function isDelivered(response: WebhookResponse): boolean {
+  return response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
 }
 
 /** The error text of an answer that was not a success (null for a success). */
 export function errorOf(response: WebhookResponse): string | null {
-  if (verdictOf(response) === 'delivered') return null;
+  if (isDelivered(response)) return null;
   if (response.error) return response.error;
   const code = response.statusCode;
   if (code === null) return 'no response';
@@ -86,6 +99,17 @@ export interface Target {
   url: string;
   /** The secret as stored (sealed: secrets.ts). */
   secret: string;
+  /** The secret before the last rotation, as stored, and until when deliveries are also signed with it. */
+  previousSecret?: string | null;
+  previousSecretUntil?: number | null;
+}
+
+/** An endpoint's signers: its secret's, and during a rotation's overlap the previous secret's. */
+interface Signers {
+  stored: string;
+  signer: WebhookSigner;
+  previousStored: string | null;
+  previous: WebhookSigner | null;
 }
 
 /** The URL checked: the address to connect to, or why nothing may be sent. */
@@ -121,19 +145,29 @@ export class Slots {
 export class Dispatcher {
   private readonly resolve: Resolver = cachingResolver(undefined, LOOKUP_REUSE_MS);
   private readonly slots = new Slots(MAX_REQUESTS_IN_FLIGHT);
-  /** Per endpoint: the stored (sealed) secret the signer was made from, and the signer. */
-  private readonly signers = new Map<string, { stored: string; signer: WebhookSigner }>();
+  /** Per endpoint: the stored (sealed) secrets the signers were made from, and the signers. */
+  private readonly signers = new Map<string, Signers>();
+  /** Per endpoint, the expiry of the previous secret dropped (or being dropped): one write per rotation, not one per send. */
+  private readonly dropped = new Map<string, number>();
+
+  /** Which non-public addresses a URL may resolve to (WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_ALLOWED_NETWORKS). */
+  readonly urlPolicy: Pick<CheckWebhookUrlOptions, 'allowPrivateNetworks' | 'allowedNetworks'>;
 
   constructor(
     private readonly ctx: Runtime,
     private readonly sender: WebhookSender = fetchSender,
-  ) {}
+  ) {
+    this.urlPolicy = {
+      allowPrivateNetworks: ctx.settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      allowedNetworks: new AllowedNetworks(ctx.settings.WEBHOOK_ALLOWED_NETWORKS),
+    };
+  }
 
   /** Checks the URL now (DNS may have changed since the endpoint was created). */
   async vet(url: string): Promise<Vetted> {
     const { settings } = this.ctx;
     const check = await checkWebhookUrl(url, {
-      allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      ...this.urlPolicy,
       lookupTimeoutMs: lookupTimeoutOf(settings.WEBHOOK_TIMEOUT),
       resolve: this.resolve,
     });
@@ -146,12 +180,20 @@ export class Dispatcher {
    * is free (slots are given in the order asked, so an endpoint's messages start in order).
    */
   async send(target: Target, message: OutgoingMessage, connectTo: string | undefined): Promise<WebhookResponse> {
-    const signer = await this.signerOf(target);
-    if (!signer) return { statusCode: null, error: UNREADABLE_SECRET, durationMs: 0 };
+    const signers = await this.signersOf(target);
+    if (!signers) return { statusCode: null, error: UNREADABLE_SECRET, durationMs: 0 };
     await this.slots.take();
     try {
       // Signed when it goes out: the signature's timestamp is the time of sending.
-      const signed = signer.sign({ id: message.id, timestamp: new Date(this.ctx.clock.now()), body: message.body });
+      const now = this.ctx.clock.now();
+      const unsigned = { id: message.id, timestamp: new Date(now), body: message.body };
+      const signed = signers.signer.sign(unsigned);
+      // During a rotation's overlap the old secret signs too: Standard Webhooks receivers accept
+      // any one of several space-separated signatures, so one still verifying with the old
+      // secret and one already on the new accept the same request.
+      if (signers.previous && now < (target.previousSecretUntil ?? 0)) {
+        signed['webhook-signature'] = `${signed['webhook-signature']} ${signers.previous.sign(unsigned)['webhook-signature']}`;
+      } else if (target.previousSecret) this.dropPrevious(target.id, target.previousSecretUntil ?? 0, now);
       return await this.sender({
         url: target.url,
         headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed },
@@ -173,23 +215,52 @@ export class Dispatcher {
   }
 
   /**
-   * The endpoint's signer, made once per stored secret; null when no key of the ring opens it
-   * (then nothing can be signed, and the attempt fails like an unreachable receiver, retried).
+   * The endpoint's signers, made once per stored secret; null when no key of the ring opens its
+   * secret (then nothing can be signed, and the attempt fails like an unreachable receiver,
+   * retried). A previous secret that cannot be opened is left out (logged): the new one signs.
    */
-  private async signerOf(target: Target): Promise<WebhookSigner | null> {
+  private async signersOf(target: Target): Promise<Signers | null> {
+    const previousStored = target.previousSecret ?? null;
     const known = this.signers.get(target.id);
-    if (known && known.stored === target.secret) return known.signer;
-    let secret: string;
+    if (known && known.stored === target.secret && known.previousStored === previousStored) return known;
+    const secret = await this.open(target.id, target.secret);
+    if (secret === null) return null;
+    const previousSecret = previousStored === null ? null : await this.open(target.id, previousStored);
+    if (previousStored !== null && previousSecret === null) {
+      this.ctx.log.warn('the previous signing secret of a webhook endpoint cannot be decrypted: deliveries are signed with the new one only', {
+        endpoint: target.id,
+      });
+    }
+    if (this.signers.size >= MAX_SIGNERS) this.signers.clear();
+    const signers: Signers = {
+      stored: target.secret,
+      signer: new WebhookSigner(secret),
+      previousStored,
+      previous: previousSecret === null ? null : new WebhookSigner(previousSecret),
+    };
+    this.signers.set(target.id, signers);
+    return signers;
+  }
+
+  private async open(endpointId: string, stored: string): Promise<string | null> {
     try {
-      secret = await openWebhookSecret(this.ctx.keyRing, target.id, target.secret);
+      return await openWebhookSecret(this.ctx.keyRing, endpointId, stored);
     } catch (error) {
       if (error instanceof TemplateDecryptError) return null;
       throw error;
     }
-    if (this.signers.size >= MAX_SIGNERS) this.signers.clear();
-    const signer = new WebhookSigner(secret);
-    this.signers.set(target.id, { stored: target.secret, signer });
-    return signer;
+  }
+
+  /** The rotation's overlap is over: the old secret is dropped from the endpoint (once; a newer rotation is left alone). */
+  private dropPrevious(endpointId: string, until: number, now: number): void {
+    if (now < until || this.dropped.get(endpointId) === until) return;
+    if (this.dropped.size >= MAX_SIGNERS) this.dropped.clear();
+    this.dropped.set(endpointId, until);
+    void dropPreviousSecret(this.ctx, endpointId, until).catch((error: unknown) => {
+      // Tried again at the next send.
+      this.dropped.delete(endpointId);
+      this.ctx.log.warn('an expired webhook signing secret could not be dropped yet', { endpoint: endpointId, error: describeError(error) });
+    });
   }
 }
 

@@ -43,6 +43,8 @@ export interface WebhookEndpointView {
   next_attempt_at: string | null;
   last_error: string | null;
   last_delivered_at: string | null;
+  /** During a secret rotation's overlap: until when deliveries are also signed with the previous secret. */
+  previous_secret_valid_until: string | null;
 }
 
 export interface WebhookMessageView {
@@ -135,6 +137,40 @@ export class WebhookService {
 
   async get(id: string): Promise<WebhookEndpointView> {
     return this.endpointView(await this.find(id));
+  }
+
+  /**
+   * Gives the endpoint a new signing secret, answered this one time and sealed at rest like the
+   * first. For WEBHOOK_SECRET_ROTATION_OVERLAP every delivery is signed with both the new and
+   * the old secret (two `v1,` entries in `webhook-signature`), so receivers can switch at their
+   * own pace; then the old one is dropped. Rotating again during an overlap replaces the old
+   * secret with the one current until now: at most two secrets sign at once.
+   */
+  async rotateSecret(id: string, options: { by: string }): Promise<WebhookEndpointView & { secret: string }> {
+    const current = await this.find(id);
+    const secret = generateWebhookSecret();
+    const sealed = await sealWebhookSecret(this.ctx.keyRing, id, secret);
+    const now = this.ctx.clock.now();
+    const overlap = this.ctx.settings.WEBHOOK_SECRET_ROTATION_OVERLAP;
+    const until = overlap > 0 ? now + overlap : null;
+    const row = await this.ctx.db.write(async ({ tx }) => {
+      // Compare-and-set on the secret read: of two rotations at once, one wins and the other is told.
+      const [updated] = await tx
+        .update(webhookEndpoints)
+        .set({ secret: sealed, previousSecret: until === null ? null : current.secret, previousSecretUntil: until })
+        .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.secret, current.secret)))
+        .returning();
+      if (!updated) throw new FpaError('conflict', 'the secret was rotated or the endpoint removed meanwhile; try again', { webhook: id });
+      await audit(tx, now, {
+        actor: options.by,
+        action: 'webhook.secret_rotated',
+        targetType: 'webhook',
+        targetId: id,
+        details: { previous_secret_valid_until: iso(until) },
+      });
+      return updated;
+    });
+    return { ...this.endpointView(row), secret };
   }
 
   /** Deletes the endpoint with its message rows and attempt log; nothing more is sent to it. */
@@ -369,7 +405,16 @@ export class WebhookService {
     const event = existing ? null : await this.log.find(messageId, endpoint.startSequence);
     if (!existing && (!event || !endpoint.events.includes(event.type))) throw notFound('Message', messageId);
     const now = this.ctx.clock.now();
-    const fresh = { status: 'pending' as const, attempts: 0, nextAttemptAt: now, leaseUntil: null, claimToken: null, lastError: null, deliveredAt: null };
+    const fresh = {
+      status: 'pending' as const,
+      attempts: 0,
+      nextAttemptAt: now,
+      leaseUntil: null,
+      claimToken: null,
+      lastError: null,
+      failingSince: null,
+      deliveredAt: null,
+    };
     const updated = await this.ctx.db.write(async ({ tx, afterCommit }) => {
       let row: MessageRow | undefined;
       let current = endpoint;
@@ -414,7 +459,7 @@ export class WebhookService {
     const requeued = await this.ctx.db.write(async ({ tx, afterCommit }) => {
       const revived = await tx
         .update(webhookMessages)
-        .set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseUntil: null, claimToken: null, lastError: null, deliveredAt: null })
+        .set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseUntil: null, claimToken: null, lastError: null, failingSince: null, deliveredAt: null })
         .where(and(eq(webhookMessages.endpointId, id), inArray(webhookMessages.status, ['dead', 'pending']), gte(webhookMessages.eventAt, sinceMs)))
         .returning({ sequence: webhookMessages.eventSequence });
       await tx
@@ -450,7 +495,7 @@ export class WebhookService {
     if (url.length > MAX_URL_LENGTH) {
       throw new FpaError('validation_error', `url must be at most ${MAX_URL_LENGTH} characters`, { field: 'url' });
     }
-    const check = await checkWebhookUrl(url, { allowPrivateNetworks: this.ctx.settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
+    const check = await checkWebhookUrl(url, this.worker.dispatcher.urlPolicy);
     if (!check.ok) throw new FpaError('webhook_url_refused', `the webhook URL is refused: ${check.reason}`, { reason: check.reason });
     return check.url.toString();
   }
@@ -479,6 +524,8 @@ export class WebhookService {
       next_attempt_at: row.active && row.attempts > 0 ? iso(row.nextAttemptAt) : null,
       last_error: row.lastError,
       last_delivered_at: iso(row.lastDeliveredAt),
+      previous_secret_valid_until:
+        row.previousSecret !== null && row.previousSecretUntil !== null && row.previousSecretUntil > this.ctx.clock.now() ? iso(row.previousSecretUntil) : null,
     };
   }
 }

@@ -24,6 +24,9 @@ export const Webhook = t.Object(
     next_attempt_at: Nullable(Instant('While backing off: when delivery is tried again.')),
     last_error: Nullable(t.String()),
     last_delivered_at: Nullable(Instant()),
+    previous_secret_valid_until: Nullable(
+      Instant('During a secret rotation (`rotate-secret`): until when deliveries are also signed with the previous secret.'),
+    ),
   },
   { title: 'Webhook' },
 );
@@ -35,7 +38,10 @@ export const WebhookWithSecret = t.Composite(
 
 export const WebhookCreate = Body(
   {
-    url: Text({ maxLength: MAX_URL_LENGTH, description: 'https URL of the receiver (private addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS).' }),
+    url: Text({
+      maxLength: MAX_URL_LENGTH,
+      description: 'https URL of the receiver (private or loopback addresses only inside WEBHOOK_ALLOWED_NETWORKS; link-local and metadata addresses never).',
+    }),
     events: t.Optional(
       t.Array(t.String({ pattern: '^[a-z_]{1,64}$' }), {
         minItems: 1,

@@ -37,6 +37,8 @@ interface Attempt {
   /** When the answer came: the attempt's time in the log, and the base of its retry delay. */
   now: number;
   gone: boolean;
+  /** Since when the message has been failing; null once delivered or refused. */
+  failingSince: number | null;
   /** The outcome before the claim is checked. */
   outcome: 'delivered' | 'retrying' | 'dead';
   nextAttemptAt: number;
@@ -93,13 +95,20 @@ export class OutcomeRecorder {
     const { settings } = this.ctx;
     const now = this.ctx.clock.now();
     const attempt = row.attempts + 1;
-    const verdict = verdictOf(response);
+    const verdict = verdictOf(response, attempt, settings.WEBHOOK_MAX_ATTEMPTS);
     let outcome: Attempt['outcome'] = 'delivered';
     let nextAttemptAt = row.nextAttemptAt;
+    let failingSince: number | null = null;
+    let error = errorOf(response);
     if (verdict === 'refused' || verdict === 'gone') outcome = 'dead';
     else if (verdict === 'retry') {
-      if (attempt >= settings.WEBHOOK_MAX_ATTEMPTS) outcome = 'dead';
-      else {
+      // The horizon of the endpoint's own delivery: retried on the same backoff until it has
+      // failed for WEBHOOK_DISABLE_AFTER (then the endpoint would be disabled; this row dies).
+      failingSince = row.failingSince ?? now;
+      if (now - failingSince >= settings.WEBHOOK_DISABLE_AFTER) {
+        outcome = 'dead';
+        error = `${error ?? 'failed'} (failing since ${new Date(failingSince).toISOString()})`;
+      } else {
         outcome = 'retrying';
         nextAttemptAt = now + retryDelay(attempt, settings.WEBHOOK_RETRY_BACKOFF);
       }
@@ -108,7 +117,8 @@ export class OutcomeRecorder {
       row,
       attempt,
       statusCode: response.statusCode,
-      error: errorOf(response),
+      error,
+      failingSince,
       durationMs: response.durationMs,
       now,
       gone: verdict === 'gone',
@@ -221,6 +231,7 @@ export class OutcomeRecorder {
         leaseUntil: null,
         claimToken: null,
         lastError: a.error,
+        failingSince: a.failingSince,
         deliveredAt: delivered ? a.now : null,
       })
       .where(

@@ -1,4 +1,4 @@
-/** `webhooks/` (docs/api.md): endpoints, a test send, their messages and attempt log, redelivery and recovery by hand. */
+/** `webhooks/` (docs/api.md): endpoints, secret rotation, a test send, their messages and attempt log, redelivery and recovery by hand. */
 import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
@@ -65,6 +65,15 @@ export function webhookRoutes(http: Http, webhooks: WebhookService) {
       params: WebhookParams,
       response: { 200: Webhook, ...errors('not_found', 'webhook_url_refused') },
       detail: { summary: 'Enable an endpoint again after it was disabled; delivery resumes where it stopped', tags },
+    })
+    .post('/webhooks/:id/rotate-secret', ({ params, admin }) => webhooks.rotateSecret(params.id, { by: admin.by }), {
+      params: WebhookParams,
+      response: { 200: WebhookWithSecret, ...errors('not_found', 'conflict') },
+      detail: {
+        summary:
+          'Give the endpoint a new signing secret, shown this one time; for WEBHOOK_SECRET_ROTATION_OVERLAP deliveries carry signatures with both the new and the old secret',
+        tags,
+      },
     })
     .post('/webhooks/:id/test', ({ params, admin }) => webhooks.test(params.id, { by: admin.by }), {
       params: WebhookParams,

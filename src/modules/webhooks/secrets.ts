@@ -63,19 +63,26 @@ function needsSealing(ring: TemplateKeyRing, stored: string): boolean {
 }
 
 /**
- * Seals (again) the secrets `select` picks, under the first key, in one write. Each row is only
- * rewritten from the value it was read with, so a concurrent change wins and a second run finds
- * nothing to do. SQLite's secure delete is on for the rewrite: the clear value's bytes are
- * overwritten in the page, not left in its free space.
+ * Seals (again) the secrets `select` picks (the current ones, and the previous ones of a rotation
+ * under way), under the first key, in one write. Each value is only rewritten from the value it
+ * was read with, so a concurrent change wins and a second run finds nothing to do. SQLite's
+ * secure delete is on for the rewrite: the clear value's bytes are overwritten in the page, not
+ * left in its free space.
  */
 async function reseal(ctx: Runtime, select: (stored: string) => boolean): Promise<{ sealed: number; clear: number }> {
-  const rows = await ctx.db.orm.select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret }).from(webhookEndpoints);
-  const due = rows.filter((row) => select(row.secret));
+  const rows = await ctx.db.orm
+    .select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret, previousSecret: webhookEndpoints.previousSecret })
+    .from(webhookEndpoints);
+  const due: { id: string; column: 'secret' | 'previousSecret'; stored: string }[] = [];
+  for (const row of rows) {
+    if (select(row.secret)) due.push({ id: row.id, column: 'secret', stored: row.secret });
+    if (row.previousSecret !== null && select(row.previousSecret)) due.push({ id: row.id, column: 'previousSecret', stored: row.previousSecret });
+  }
   if (due.length === 0) return { sealed: 0, clear: 0 };
-  const updates: { id: string; from: string; to: string }[] = [];
-  for (const row of due) {
-    const secret = await openWebhookSecret(ctx.keyRing, row.id, row.secret);
-    updates.push({ id: row.id, from: row.secret, to: await sealWebhookSecret(ctx.keyRing, row.id, secret) });
+  const updates: { id: string; column: 'secret' | 'previousSecret'; from: string; to: string }[] = [];
+  for (const value of due) {
+    const secret = await openWebhookSecret(ctx.keyRing, value.id, value.stored);
+    updates.push({ id: value.id, column: value.column, from: value.stored, to: await sealWebhookSecret(ctx.keyRing, value.id, secret) });
   }
   const sealed = await ctx.db.write(async ({ tx, execute }) => {
     const restore = await secureDelete(execute);
@@ -84,8 +91,8 @@ async function reseal(ctx: Runtime, select: (stored: string) => boolean): Promis
       for (const update of updates) {
         const done = await tx
           .update(webhookEndpoints)
-          .set({ secret: update.to })
-          .where(and(eq(webhookEndpoints.id, update.id), eq(webhookEndpoints.secret, update.from)))
+          .set({ [update.column]: update.to })
+          .where(and(eq(webhookEndpoints.id, update.id), eq(webhookEndpoints[update.column], update.from)))
           .returning({ id: webhookEndpoints.id });
         count += done.length;
       }
@@ -94,9 +101,29 @@ async function reseal(ctx: Runtime, select: (stored: string) => boolean): Promis
     }
     return count;
   });
-  const clear = due.filter((row) => row.secret.startsWith(CLEAR_PREFIX)).length;
+  const clear = due.filter((value) => value.stored.startsWith(CLEAR_PREFIX)).length;
   if (clear > 0) await dropOldPages(ctx);
   return { sealed, clear };
+}
+
+/**
+ * The overlap of a rotation is over: the previous secret goes (only the one that expired at
+ * `until`: a rotation since then set its own). Secure delete, as for any secret rewritten.
+ */
+export async function dropPreviousSecret(ctx: Runtime, endpointId: string, until: number): Promise<boolean> {
+  return ctx.db.write(async ({ tx, execute }) => {
+    const restore = await secureDelete(execute);
+    try {
+      const done = await tx
+        .update(webhookEndpoints)
+        .set({ previousSecret: null, previousSecretUntil: null })
+        .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.previousSecretUntil, until)))
+        .returning({ id: webhookEndpoints.id });
+      return done.length > 0;
+    } finally {
+      await restore();
+    }
+  });
 }
 
 /** Turns SQLite's secure delete on for this connection; answers how to put it back. */

@@ -6,11 +6,11 @@
  * it reads the events of the endpoint's types after the position, WEBHOOK_BATCH_SIZE at a
  * time, sends them in sequence order with up to WEBHOOK_CONCURRENCY requests in flight, and
  * moves the position over the unbroken run of events handed off (delivered, or refused with a
- * 4xx and dead-lettered as a message row). The position is written only under the claim token,
+ * 4xx at attempt WEBHOOK_MAX_ATTEMPTS or later and dead-lettered as a message row). The position is written only under the claim token,
  * and only for events already answered: a crash, or a worker that stalled past its lease,
  * re-sends and never skips; receivers de-duplicate on `webhook-id`, the event's id.
  *
- * A retryable failure (no answer, timeout, 408, 425, 429, 3xx, 5xx) stops the run: the endpoint
+ * Any other failure (no answer, timeout, 3xx, 5xx, an earlier 4xx: dispatch.ts verdictOf) stops the run: the endpoint
  * backs off (doubling from WEBHOOK_RETRY_BACKOFF, capped at an hour) and retries from its
  * position, so nothing is dropped; later events of that window that happened to succeed are
  * sent again. 410 disables the endpoint; so does failing continuously for
@@ -26,7 +26,7 @@ import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { EventLog, LoggedEvent } from '../events';
 import { retryDelay } from './backoff';
-import { type Dispatcher, errorOf, eventMessage, lookupTimeoutOf, MAX_REQUESTS_IN_FLIGHT, verdictOf } from './dispatch';
+import { type Dispatcher, errorOf, eventMessage, isDelivered, lookupTimeoutOf, MAX_REQUESTS_IN_FLIGHT, type Verdict, verdictOf } from './dispatch';
 import type { WebhookResponse } from './sender';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
 
@@ -218,6 +218,8 @@ interface Entry {
   connectTo: string | undefined;
   refused: string | null;
   response: WebhookResponse | null;
+  /** What the answer means, decided when it came (it depends on the event's attempt). */
+  verdict: Verdict | null;
 }
 
 /** What was handed off since the last write. */
@@ -292,6 +294,11 @@ class EndpointRun {
 
   private get window(): number {
     return this.options.window();
+  }
+
+  /** The attempt an event's request is: the first event after the position carries the endpoint's earlier attempts. */
+  private attemptOf(event: LoggedEvent): number {
+    return event.sequence === this.firstSequence ? this.firstAttempt : 1;
   }
 
   signal(): void {
@@ -389,7 +396,13 @@ class EndpointRun {
     const vetted = usable.length > 0 ? await this.dispatcher.vet(this.endpoint.url) : null;
     for (const event of usable) {
       this.firstSequence ??= event.sequence;
-      this.queue.push({ event, connectTo: vetted?.ok ? vetted.connectTo : undefined, refused: vetted && !vetted.ok ? vetted.error : null, response: null });
+      this.queue.push({
+        event,
+        connectTo: vetted?.ok ? vetted.connectTo : undefined,
+        refused: vetted && !vetted.ok ? vetted.error : null,
+        response: null,
+        verdict: null,
+      });
     }
     const last = usable[usable.length - 1]?.sequence ?? this.fetched;
     if (events.length < batch || usable.length < events.length) {
@@ -410,7 +423,8 @@ class EndpointRun {
       .catch((error: unknown): WebhookResponse => ({ statusCode: null, error: describeError(error), durationMs: 0 }))
       .then((response) => {
         entry.response = response;
-        const verdict = verdictOf(response);
+        const verdict = verdictOf(response, this.attemptOf(entry.event), this.ctx.settings.WEBHOOK_MAX_ATTEMPTS);
+        entry.verdict = verdict;
         if (verdict === 'retry' || verdict === 'gone') this.halted = true;
         if (verdict === 'gone') this.gone = true;
         this.inFlight--;
@@ -423,7 +437,7 @@ class EndpointRun {
     while (this.queue.length > 0) {
       const entry = this.queue[0]!;
       if (!entry.response) break;
-      const verdict = verdictOf(entry.response);
+      const verdict = entry.verdict;
       if (verdict === 'delivered') {
         this.progress.delivered++;
         this.progress.lastDelivered = { event: entry.event, response: entry.response };
@@ -467,7 +481,7 @@ class EndpointRun {
     const now = this.ctx.clock.now();
     const lease = now + this.options.lease;
     // Failed answers not handed off (they will be sent again): logged with the run's last write.
-    const unhanded = final ? this.queue.filter((e) => e.response !== null && verdictOf(e.response) !== 'delivered') : [];
+    const unhanded = final ? this.queue.filter((e) => e.response !== null && !isDelivered(e.response)) : [];
     const failure = final ? (this.queue[0]?.response ?? null) : null;
     let set: Partial<typeof webhookEndpoints.$inferInsert>;
     let disabledReason: string | null = null;
@@ -475,7 +489,7 @@ class EndpointRun {
     if (final && this.gone) {
       disabledReason = 'the endpoint answered 410 Gone';
       set = { active: false, disabledReason, leaseUntil: null, claimToken: null, lastError: 'HTTP 410' };
-    } else if (final && failure !== null && verdictOf(failure) !== 'delivered') {
+    } else if (final && failure !== null && !isDelivered(failure)) {
       const failingSince = this.handedInRun > 0 || endpoint.failingSince === null ? now : endpoint.failingSince;
       const attempts = this.handedInRun > 0 ? 1 : endpoint.attempts + 1;
       nextRetry = now + retryDelay(attempts, settings.WEBHOOK_RETRY_BACKOFF);
@@ -501,7 +515,7 @@ class EndpointRun {
     if (progress.delivered > 0) set.lastDeliveredAt = now;
     set.position = position;
 
-    const attemptOf = (event: LoggedEvent) => (event.sequence === this.firstSequence ? this.firstAttempt : 1);
+    const attemptOf = (event: LoggedEvent) => this.attemptOf(event);
     const log: (typeof webhookDeliveries.$inferInsert)[] = [];
     for (const { event, response } of progress.dead) log.push(attemptRow(endpoint.id, event.id, attemptOf(event), response, null, now));
     for (const { event, response } of unhanded) {
@@ -539,7 +553,7 @@ class EndpointRun {
               eventType: event.type,
               eventAt: event.at,
               status: 'dead' as const,
-              attempts: 1,
+              attempts: attemptOf(event),
               nextAttemptAt: now,
               lastError: errorOf(response),
               createdAt: now,
@@ -566,7 +580,7 @@ class EndpointRun {
       return;
     }
     this.written = position;
-    const failed = unhanded.filter((e) => verdictOf(e.response!) !== 'refused').length;
+    const failed = unhanded.filter((e) => e.verdict !== 'refused').length;
     this.totals.delivered += progress.delivered;
     this.totals.dead += progress.dead.length;
     this.totals.retrying += disabledReason || this.gone ? 0 : failed;

@@ -13,6 +13,9 @@ export const webhookEndpoints = sqliteTable('fpa_webhook_endpoints', {
   id: text('id').primaryKey(),
   url: text('url').notNull(),
   secret: text('secret').notNull(),
+  /** The secret before the last rotation, sealed like `secret`: deliveries are signed with both until `previous_secret_until`. */
+  previousSecret: text('previous_secret'),
+  previousSecretUntil: integer('previous_secret_until'),
   events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
   active: integer('active', { mode: 'boolean' }).notNull().default(true),
   disabledReason: text('disabled_reason'),
@@ -58,6 +61,8 @@ export const webhookMessages = sqliteTable(
     leaseUntil: integer('lease_until'),
     claimToken: text('claim_token'),
     lastError: text('last_error'),
+    /** Since when every attempt failed (null: not failing); after WEBHOOK_DISABLE_AFTER of that it is dead-lettered. */
+    failingSince: integer('failing_since'),
     createdAt: createdAt(),
     deliveredAt: integer('delivered_at'),
   },

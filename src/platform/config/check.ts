@@ -3,6 +3,7 @@
  * run the same checks and report every problem at once; start refuses on any error.
  */
 import { parseEncryptionKey } from '../crypto/template-cipher';
+import { parseCidr } from '../net/ip';
 import { isValidTimeZone } from '../time/zone';
 import type { LoadedSettings, Settings } from './settings';
 import { envNameOf, SETTINGS_SCHEMA } from './settings';
@@ -34,6 +35,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E016': { severity: 'error', meaning: 'BIOMETRIC_TYPES or BIOMETRIC_MAX_BYTES names a biometric kind the service does not know' },
   'fpa.E017': { severity: 'error', meaning: 'ADMS_TRUST is not `address`, `key` or `serial`' },
   'fpa.E018': { severity: 'error', meaning: 'LOG_LEVEL is not `debug`, `info`, `warn` or `error`' },
+  'fpa.E019': { severity: 'error', meaning: 'WEBHOOK_ALLOWED_NETWORKS holds an entry that is not a network in CIDR form' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
   'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
@@ -262,12 +264,23 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
   if (s.ADMIN_JWT_SECRET && new TextEncoder().encode(s.ADMIN_JWT_SECRET).length < 32) {
     out.push(issue('fpa.W001', 'ADMIN_JWT_SECRET is shorter than 32 bytes.', 'Use at least 32 random bytes for HS256.'));
   }
+  for (const entry of s.WEBHOOK_ALLOWED_NETWORKS) {
+    const parsed = parseCidr(entry);
+    if (!parsed.ok)
+      out.push(
+        issue(
+          'fpa.E019',
+          `WEBHOOK_ALLOWED_NETWORKS entry "${entry}" ${parsed.error}.`,
+          'List networks as CIDRs, e.g. `10.20.0.0/16,fd12:3456::/48,127.0.0.1/32`.',
+        ),
+      );
+  }
   if (s.WEBHOOK_ALLOW_PRIVATE_NETWORKS) {
     out.push(
       issue(
         'fpa.W002',
-        'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: webhooks may reach internal addresses.',
-        'Turn it off unless receivers are on your own network.',
+        'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: webhooks may reach every private and loopback address of the network (link-local and cloud metadata addresses stay refused).',
+        'Turn it off and list only the receivers’ networks in WEBHOOK_ALLOWED_NETWORKS (CIDRs, e.g. `10.20.0.0/16` or `127.0.0.1/32`).',
       ),
     );
   }

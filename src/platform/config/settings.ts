@@ -93,6 +93,8 @@ export interface Settings {
   WEBHOOK_MAX_ATTEMPTS: number;
   WEBHOOK_TIMEOUT: number;
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
+  WEBHOOK_ALLOWED_NETWORKS: string[];
+  WEBHOOK_SECRET_ROTATION_OVERLAP: number;
   WEBHOOK_DISABLE_AFTER: number;
   WEBHOOK_BATCH_SIZE: number;
   WEBHOOK_CONCURRENCY: number;
@@ -285,10 +287,21 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   WEBHOOK_RETRY_BACKOFF: duration(30_000, 'First webhook retry delay; doubles each attempt, with jitter, up to an hour.'),
   WEBHOOK_MAX_ATTEMPTS: integer(
     12,
-    'Attempts of a message queued by hand (redeliver, recover) before it is dead-lettered again; in-order delivery never gives up.',
+    'A message answered with a 4xx (other than 408, 410, 425, 429) at this attempt or later is dead-lettered and delivery goes on past it; earlier 4xx answers are retried like 5xx.',
   ),
   WEBHOOK_TIMEOUT: duration(10_000, 'Timeout of one webhook request.'),
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag(false, 'Allow webhook URLs on private, loopback and link-local addresses.'),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag(
+    false,
+    'Allow webhook URLs on every private and loopback address (W002; prefer WEBHOOK_ALLOWED_NETWORKS). Link-local, cloud metadata and reserved addresses stay refused.',
+  ),
+  WEBHOOK_ALLOWED_NETWORKS: list(
+    [],
+    'Networks (CIDR, IPv4 or IPv6, e.g. `10.20.0.0/16,fd12:3456::/48,127.0.0.1/32`) whose private or loopback addresses webhook URLs may resolve to; link-local, metadata and reserved addresses stay refused.',
+  ),
+  WEBHOOK_SECRET_ROTATION_OVERLAP: duration(
+    DAY,
+    'After `POST webhooks/{id}/rotate-secret/`, deliveries carry signatures with both the new and the old secret this long; then the old one is dropped.',
+  ),
   WEBHOOK_DISABLE_AFTER: duration(7 * DAY, 'An endpoint failing continuously this long is disabled (its messages are held until it is enabled).'),
   WEBHOOK_BATCH_SIZE: integer(100, 'Events an endpoint is sent per batch (its position moves once per batch); message rows one claim takes.'),
   WEBHOOK_CONCURRENCY: integer(16, 'Webhook requests in flight per endpoint, and for messages queued by hand per instance.'),

@@ -135,3 +135,61 @@ export function isLoopbackAddress(ip: string | null | undefined): boolean {
   if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4)) return true;
   return lowered === '::1' || lowered === '0:0:0:0:0:0:0:1';
 }
+
+/** A network of a setting, checked strictly (parseCidr). */
+export type Cidr = Network;
+
+/**
+ * A network as an operator writes it in a setting: `10.0.0.0/8`, `fd00::/8`, or one address
+ * (`127.0.0.1` = /32, `::1` = /128). Stricter than parseNetwork: no zone id, no IPv4 tail in an
+ * IPv6 network, and no bits set after the prefix (`10.0.0.1/8` is a typo for something, not a
+ * network): the error says which network was meant. Never throws.
+ */
+export function parseCidr(text: string): { ok: true; network: Cidr } | { ok: false; error: string } {
+  if (typeof text !== 'string') return { ok: false, error: 'not text' };
+  const trimmed = text.trim();
+  const slash = trimmed.indexOf('/');
+  const address = slash === -1 ? trimmed : trimmed.slice(0, slash);
+  const prefixText = slash === -1 ? undefined : trimmed.slice(slash + 1);
+  const v4 = parseIPv4(address);
+  const v6 = v4 === null && !address.includes('%') && !address.includes('.') ? parseIPv6(address) : null;
+  if (v4 === null && v6 === null) return { ok: false, error: 'is not an IPv4 or IPv6 address (a network is written 10.0.0.0/8 or fd00::/8)' };
+  const max = v4 !== null ? 32 : 128;
+  if (prefixText !== undefined && !/^(0|[1-9][0-9]{0,2})$/.test(prefixText))
+    return { ok: false, error: `has a prefix length that is not a number from 0 to ${max}` };
+  const prefix = prefixText === undefined ? max : Number(prefixText);
+  if (prefix > max) return { ok: false, error: `has a prefix length above ${max}` };
+  const bytes = toBytes(address)!;
+  const network: Network = { bytes, prefix: v4 !== null ? prefix + 96 : prefix };
+  const base = maskTo(bytes, network.prefix);
+  if (base.some((b, i) => b !== bytes[i]))
+    return { ok: false, error: `has bits set after the prefix: the network is ${formatNetwork(base, v4 !== null, prefix)}` };
+  return { ok: true, network };
+}
+
+/** Whether `ip` (IPv4, IPv6, or IPv4-mapped IPv6, which IPv4 networks cover) is inside `network`. */
+export function cidrContains(network: Cidr, ip: string): boolean {
+  const addr = toBytes(ip);
+  return addr !== null && inNetwork(addr, network);
+}
+
+function maskTo(bytes: Uint8Array, prefix: number): Uint8Array {
+  const out = new Uint8Array(16);
+  let bits = prefix;
+  for (let i = 0; i < 16 && bits > 0; i++, bits -= 8) out[i] = (bytes[i] ?? 0) & (bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff);
+  return out;
+}
+
+function formatNetwork(bytes: Uint8Array, v4: boolean, prefix: number): string {
+  if (v4) return `${[...bytes.slice(12)].join('.')}/${prefix}`;
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
+  // The longest run of zero groups is written `::` (RFC 5952).
+  const text = groups.join(':');
+  const runs = [...`:${text}:`.matchAll(/(?::0)+:/g)].sort((a, b) => b[0].length - a[0].length);
+  const longest = runs[0];
+  if (!longest || longest[0].length < 5) return `${text}/${prefix}`;
+  const padded = `:${text}:`;
+  const compact = `${padded.slice(0, longest.index)}::${padded.slice(longest.index + longest[0].length)}`.replace(/^:(?!:)/, '').replace(/(?<!:):$/, '');
+  return `${compact}/${prefix}`;
+}

@@ -127,7 +127,8 @@ describe('a burst', () => {
 describe('message rows (queued by hand)', () => {
   /** An endpoint whose four messages were refused (dead rows), on a server without the worker. */
   async function deadRows(serial: string) {
-    const server = await startTestServer({ ...FAST, WEBHOOK_WORKER: false, WEBHOOK_CONCURRENCY: 4 });
+    // WEBHOOK_MAX_ATTEMPTS 1: the first 4xx dead-letters a message (later ones retry, dispatch.ts verdictOf).
+    const server = await startTestServer({ ...FAST, WEBHOOK_WORKER: false, WEBHOOK_CONCURRENCY: 4, WEBHOOK_MAX_ATTEMPTS: 1 });
     let answer: () => Promise<Response> = async () => new Response(null, { status: 400 });
     const rx = receiver(() => answer());
     const hook = (await server.admin.post('/webhooks/', { url: rx.url })).body as { id: string };
@@ -266,7 +267,7 @@ describe('shared host lookups', () => {
     expect(await checkWebhookUrl('https://hooks.example.com/x', options)).toMatchObject({ ok: true, addresses: ['93.184.216.34'] });
     clock = 1_001;
     // …after it the new answer is checked before anything is sent.
-    expect(await checkWebhookUrl('https://hooks.example.com/x', options)).toEqual({ ok: false, reason: 'host resolves to a private or reserved address' });
+    expect(await checkWebhookUrl('https://hooks.example.com/x', options)).toEqual({ ok: false, reason: expect.stringContaining('host resolves to a private') });
   });
 });
 

@@ -220,7 +220,7 @@ describe('webhooks through the real server', () => {
     rx.stop();
   });
 
-  test('a 4xx refuses one message: it is dead-lettered, delivery goes on past it; recover sends it again', async () => {
+  test('a 4xx refused WEBHOOK_MAX_ATTEMPTS times dead-letters one message, delivery goes on past it; recover sends it again', async () => {
     let refuse = true;
     const rx = receiver((_, call) => new Response(null, { status: refuse && punchOf(call.body) % 2 === 0 ? 422 : 204 }));
     const hook = await endpoint(rx.url);
@@ -229,22 +229,32 @@ describe('webhooks through the real server', () => {
       async () => (await messages(hook.id, '?status=delivered')).length === 2 && (await messages(hook.id, '?status=dead')).length === 2,
       'two dead',
     );
-    expect(rx.calls).toHaveLength(4);
+    // Each refused message was retried until its attempt WEBHOOK_MAX_ATTEMPTS (3) was refused too.
     const dead = await messages(hook.id, '?status=dead');
-    for (const m of dead) expect(m).toMatchObject({ attempts: 1, last_error: 'HTTP 422', next_attempt_at: null });
+    for (const m of dead) expect(m).toMatchObject({ attempts: 3, last_error: 'HTTP 422', next_attempt_at: null });
     const endpointView = await view(hook.id);
     expect(endpointView.failing_since).toBeNull();
     expect(endpointView.last_error).toBe('HTTP 422');
-    const log = (await server.admin.get(`/webhooks/${hook.id}/deliveries/`)).body.results as { status_code: number; next_retry_at: string | null }[];
-    expect(log.filter((l) => l.status_code === 422).every((l) => l.next_retry_at === null)).toBe(true);
+    const log = (await server.admin.get(`/webhooks/${hook.id}/deliveries/`)).body.results as {
+      status_code: number;
+      next_retry_at: string | null;
+      message_id: string;
+      attempt: number;
+    }[];
+    for (const m of dead) {
+      const tries = log.filter((l) => l.message_id === m.id && l.status_code === 422).map((l) => [l.attempt, l.next_retry_at === null]);
+      expect(tries).toContainEqual([3, true]);
+      expect(tries).toContainEqual([1, false]);
+    }
+    const sent = rx.calls.length;
 
     refuse = false;
     const since = new Date(Date.now() - 60_000).toISOString();
     const recovered = await server.admin.post(`/webhooks/${hook.id}/recover/`, { since });
     expect(recovered.status).toBe(200);
     expect(recovered.body).toEqual({ requeued: 2 });
-    await waitFor(() => rx.calls.length === 6, 'the two again');
-    expect(new Set(rx.calls.slice(4).map((c) => c.id))).toEqual(new Set(dead.map((m) => String(m.id))));
+    await waitFor(() => rx.calls.length === sent + 2, 'the two again');
+    expect(new Set(rx.calls.slice(sent).map((c) => c.id))).toEqual(new Set(dead.map((m) => String(m.id))));
     await waitFor(async () => (await messages(hook.id, '?status=delivered')).length === 4, 'all delivered');
     const rows = (await messages(hook.id)).filter((m) => m.attempts !== null);
     expect(rows.every((m) => m.status === 'delivered' && typeof m.delivered_at === 'string')).toBe(true);
@@ -257,7 +267,7 @@ describe('webhooks through the real server', () => {
     rx.stop();
   });
 
-  test('redelivered by hand a message goes out again under its webhook-id; out of attempts it is dead again', async () => {
+  test('redelivered by hand a message goes out again under its webhook-id; retried through 5xx, dead after a 4xx at WEBHOOK_MAX_ATTEMPTS', async () => {
     let status = 204;
     const rx = receiver(() => new Response(null, { status }));
     const hook = await endpoint(rx.url);
@@ -276,17 +286,24 @@ describe('webhooks through the real server', () => {
     new Webhook(hook.secret).verify(rx.calls[1]!.body, rx.calls[1]!.headers);
     await waitFor(async () => (await messages(hook.id))[0]!.delivered_at !== null, 'delivered again');
 
-    // A message row fails like before WEBHOOK_MAX_ATTEMPTS: then it is dead.
+    // A message row failing with 5xx is retried past WEBHOOK_MAX_ATTEMPTS (3): its horizon is
+    // the endpoint's own (WEBHOOK_DISABLE_AFTER, outage.test.ts); a 4xx answered from attempt
+    // WEBHOOK_MAX_ATTEMPTS on dead-letters it.
     status = 503;
     await server.admin.post(`/webhooks/${hook.id}/messages/${message!.id}/redeliver/`);
-    await waitFor(async () => (await messages(hook.id, '?status=dead')).length === 1, 'dead after three attempts');
-    expect(rx.calls).toHaveLength(5);
+    await waitFor(() => rx.calls.length >= 7, 'five attempts');
+    const [failing] = await messages(hook.id, '?status=pending');
+    expect(failing).toMatchObject({ id: message!.id, last_error: 'HTTP 503' });
+    status = 422;
+    await waitFor(async () => (await messages(hook.id, '?status=dead')).length === 1, 'dead after a 4xx');
     const [dead] = await messages(hook.id, '?status=dead');
-    expect(dead).toMatchObject({ id: message!.id, attempts: 3, last_error: 'HTTP 503', next_attempt_at: null });
+    expect(dead).toMatchObject({ id: message!.id, last_error: 'HTTP 422', next_attempt_at: null });
+    const tries = Number(dead!.attempts);
+    expect(tries).toBeGreaterThanOrEqual(6);
     // Hand-queued rows do not make the endpoint fail: its ordered delivery is healthy.
     expect((await view(hook.id)).failing_since).toBeNull();
     const attempts = (await server.admin.get(`/webhooks/${hook.id}/deliveries/?message=${message!.id}`)).body.results as { attempt: number }[];
-    expect(attempts.map((a) => a.attempt)).toEqual([3, 2, 1, 1, 1]);
+    expect(attempts.map((a) => a.attempt)).toEqual([...Array.from({ length: tries }, (_, i) => tries - i), 1, 1]);
 
     expect((await server.admin.post(`/webhooks/${hook.id}/messages/evt_nothing/redeliver/`)).status).toBe(404);
     expect((await server.admin.get(`/webhooks/${hook.id}/messages/?status=weird`)).status).toBe(400);

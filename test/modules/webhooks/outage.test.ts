@@ -3,7 +3,8 @@
  * retry schedule (30 s doubling, capped at an hour) a 3-day outage is retried to its end and
  * then delivered in full, once each, in order; an outage longer than WEBHOOK_DISABLE_AFTER
  * (7 days) disables the endpoint, which holds everything and resumes where it stopped when
- * enabled; a message refused with a 4xx is dead until `recover` sends it again. The worker is
+ * enabled; a message refused with a 4xx is retried, dead-lettered after WEBHOOK_MAX_ATTEMPTS
+ * refusals, and dead until `recover` sends it again. The worker is
  * off: each retry is run by the `deliver-webhooks` job at the time it falls due.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -149,14 +150,24 @@ describe('a receiver down for days', () => {
       expect(await run()).toMatchObject({ endpoints: 0, messages: 0 });
       expect(accepted).toEqual([]);
 
-      // Back up, and one message is refused (4xx): dead, delivery goes past it.
+      // Back up, and one message is refused (4xx): retried on the backoff like an outage (a
+      // misrouted path during a deploy), until its attempt WEBHOOK_MAX_ATTEMPTS (12) is refused
+      // too: then it is dead-lettered and delivery goes on past it.
       const ids = await punchEventsAfter(created.position);
       expect(ids).toHaveLength(held.length);
       const refused = ids[4]!;
       state.up = true;
       state.refuse = (call) => call.id === refused;
       expect((await server.admin.post(`/webhooks/${created.id}/enable/`)).status).toBe(200);
-      expect(await run()).toMatchObject({ delivered: ids.length - 1, dead: 1, retrying: 0 });
+      expect(await run()).toMatchObject({ delivered: 4, dead: 0, retrying: 1 });
+      // Past each retry (an hour at most, +20 % jitter).
+      for (let attempt = 2; attempt < 12; attempt++) {
+        offset += 2 * HOUR;
+        expect([attempt, await run()]).toEqual([attempt, expect.objectContaining({ delivered: 0, dead: 0, retrying: 1 })]);
+        expect((await view(created.id)).last_error).toBe('HTTP 422');
+      }
+      offset += 2 * HOUR;
+      expect(await run()).toMatchObject({ delivered: ids.length - 5, dead: 1, retrying: 0 });
       expect(accepted.map((c) => c.id)).toEqual(ids.filter((id) => id !== refused));
       const dead = (await server.admin.get(`/webhooks/${created.id}/messages/?status=dead`)).body.results as { id: string }[];
       expect(dead.map((m) => m.id)).toEqual([refused]);
