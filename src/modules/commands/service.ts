@@ -71,8 +71,8 @@ export class CommandService {
     private readonly devices: DeviceService,
   ) {
     this.events = log.channel<CommandEvents>();
-    this.sentMarks = new GroupCommit(ctx.db, async ({ tx }, polls) => {
-      const marked = await this.applySentMarks(tx, polls.flat());
+    this.sentMarks = new GroupCommit(ctx.db, async (w, polls) => {
+      const marked = await this.applySentMarks(w, polls.flat());
       return polls.map((candidates) => new Set(candidates.filter((c) => marked.has(c)).map((c) => c.id)));
     });
     devices.addDetail(async (q, device) => ({ pending_commands: await this.countPending(q, device.id) }));
@@ -273,23 +273,15 @@ export class CommandService {
     const idleKey = options.deletesOnly ? deletesOnlyKey(deviceId) : deviceId;
     const idle = this.idleUntil.get(idleKey);
     if (idle !== undefined && idle > now) return null;
-    const kinds = options.deletesOnly ? inArray(deviceCommands.kind, [...DELETE_KINDS]) : undefined;
-    // Only what rendering needs; the payload as stored text, which is both parsed for rendering
-    // and compared when the command is marked sent.
-    const due = await this.ctx.db.orm
-      .select({ id: deviceCommands.id, kind: deviceCommands.kind, payloadText: sql<string>`${deviceCommands.payload}` })
-      .from(deviceCommands)
-      .where(
-        and(
-          eq(deviceCommands.deviceId, deviceId),
-          eq(deviceCommands.status, 'pending'),
-          lte(deviceCommands.notBefore, now),
-          gt(deviceCommands.expiresAt, now),
-          kinds,
-        ),
-      )
-      .orderBy(asc(deviceCommands.id))
-      .limit(this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST);
+    // One indexed read outside any write (fpa_commands_queue: device, status, id), as a fixed
+    // statement: building it through the query builder cost more than running it. Only what
+    // rendering needs; the payload as stored text, both parsed for rendering and compared
+    // when the command is marked sent.
+    const result = await this.ctx.db.client.execute({
+      sql: options.deletesOnly ? DUE_DELETES_SQL : DUE_SQL,
+      args: [deviceId, now, now, this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST],
+    });
+    const due = result.rows.map((row) => ({ id: Number(row.id), kind: String(row.kind), payloadText: String(row.payload) }));
     if (due.length === 0) {
       this.idleUntil.set(idleKey, now + IDLE_CACHE_MS);
       return null;
@@ -312,36 +304,21 @@ export class CommandService {
    * (supersede) since the read keeps its id but not its content: sending the old text under
    * that id would let the terminal's answer close the new command.
    */
-  private async applySentMarks(tx: Tx, candidates: MarkCandidate[]): Promise<Set<MarkCandidate>> {
+  private async applySentMarks(w: WriteContext, candidates: MarkCandidate[]): Promise<Set<MarkCandidate>> {
     const now = this.ctx.clock.now();
-    const current = new Map<number, { kind: string; payloadText: string }>();
-    for (const ids of chunks([...new Set(candidates.map((c) => c.id))], IN_CHUNK)) {
-      const rows = await tx
-        .select({ id: deviceCommands.id, kind: deviceCommands.kind, payloadText: sql<string>`${deviceCommands.payload}` })
-        .from(deviceCommands)
-        .where(and(inArray(deviceCommands.id, ids), notIndexed(deviceCommands.status, 'pending')));
-      for (const row of rows) current.set(row.id, row);
-    }
+    // Two polls of one terminal may have read the same command: the first one gets it.
     const chosen = new Map<number, MarkCandidate>();
-    for (const c of candidates) {
-      const row = current.get(c.id);
-      if (!chosen.has(c.id) && row?.kind === c.kind && row.payloadText === c.payloadText) chosen.set(c.id, c);
-    }
+    for (const c of candidates) if (!chosen.has(c.id)) chosen.set(c.id, c);
     const marked = new Set<MarkCandidate>();
-    for (const ids of chunks([...chosen.keys()], IN_CHUNK)) {
-      const rows = await tx
-        .update(deviceCommands)
-        .set({
-          status: 'sent',
-          attempts: sql`${deviceCommands.attempts} + 1`,
-          sentAt: now,
-          // An enroll command waits for a person at the terminal: only its session's end stops it.
-          ackDeadline: sql`case when ${deviceCommands.kind} in ('ENROLL_FP', 'ENROLL_BIO') then ${deviceCommands.expiresAt} else ${now + this.ctx.settings.COMMAND_ACK_TIMEOUT} end`,
-        })
-        // The status guard stays: another instance's poll may have taken the command meanwhile.
-        .where(and(inArray(deviceCommands.id, ids), notIndexed(deviceCommands.status, 'pending')))
-        .returning({ id: deviceCommands.id });
-      for (const row of rows) marked.add(chosen.get(row.id)!);
+    // One statement per group (per MARK_CHUNK commands): the status guard stays (another
+    // instance's poll may have taken the command meanwhile, and the database decides), and the
+    // row must still hold what the poll rendered.
+    for (const part of chunks([...chosen.values()], MARK_CHUNK)) {
+      const result = await w.execute({
+        sql: markSentSql(part.length),
+        args: [now, now + this.ctx.settings.COMMAND_ACK_TIMEOUT, ...part.map((c) => c.id), ...part.flatMap((c) => [c.id, c.kind, c.payloadText])],
+      });
+      for (const row of result.rows) marked.add(chosen.get(Number(row.id))!);
     }
     return marked;
   }
@@ -787,6 +764,43 @@ function notIndexed(column: SQLiteColumn, value: string): SQL {
 }
 
 /** The idle mark of a terminal polled for its deletes only. */
+/**
+ * The due commands of one device, oldest first (`?1` device, `?2`/`?3` now, `?4` how many),
+ * answered by the queue index (device, status, id) in id order.
+ */
+const DUE_SQL = `select id, kind, payload from fpa_device_commands
+  where device_id = ?1 and status = 'pending' and not_before <= ?2 and expires_at > ?3
+  order by id limit ?4`;
+const DUE_DELETES_SQL = `select id, kind, payload from fpa_device_commands
+  where device_id = ?1 and status = 'pending' and not_before <= ?2 and expires_at > ?3
+    and kind in (${sqlList(DELETE_KINDS)})
+  order by id limit ?4`;
+
+/** A constant set of kinds as an SQL list (our own literals, never input). */
+function sqlList(kinds: ReadonlySet<string>): string {
+  return [...kinds].map((k) => `'${k}'`).join(', ');
+}
+
+/** Commands marked `sent` per statement (four bound values each). */
+const MARK_CHUNK = 200;
+
+/**
+ * Marks `sent` the listed commands that are still pending with the kind and payload a poll
+ * rendered (a command replaced in place keeps its id, not its content), and returns their ids.
+ * `?1` now, `?2` the acknowledgement deadline; then the ids, then (id, kind, payload) triples.
+ * The ids drive the lookup by rowid; `+status` keeps the planner off the status index.
+ */
+function markSentSql(count: number): string {
+  const ids = Array.from({ length: count }, () => '?').join(', ');
+  const rows = Array.from({ length: count }, () => '(?, ?, ?)').join(', ');
+  // An enroll command waits for a person at the terminal: only its session's end stops it.
+  return `update fpa_device_commands
+    set status = 'sent', attempts = attempts + 1, sent_at = ?1,
+      ack_deadline = case when kind in (${sqlList(INTERACTIVE_KINDS)}) then expires_at else ?2 end
+    where id in (${ids}) and +status = 'pending' and (id, kind, payload) in (values ${rows})
+    returning id`;
+}
+
 function deletesOnlyKey(deviceId: string): string {
   return `deletes:${deviceId}`;
 }
