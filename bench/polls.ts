@@ -8,8 +8,9 @@
  * sends at most `commandsPerPoll` per poll, so every counted poll takes a real batch (read,
  * render, mark sent).
  *
- * Bare Bun and the server alternate (bare, idle + queued, bare, idle + queued…): each pair
- * gives one ratio per line, reported as the range over the pairs (support.ts `pairedFigure`).
+ * Bare Bun and the server alternate, each server run right after its own bare run (bare, idle,
+ * bare, queued, bare, idle…): each pair gives one ratio, reported as the range over the pairs
+ * (support.ts `pairedFigure`), so load that comes and goes on the machine spoils a pair, not a side.
  */
 import type { NewCommand } from '../src/modules/commands/kinds';
 import {
@@ -49,14 +50,15 @@ export async function benchPolls(options: PollOptions = POLL_DEFAULTS, pairs = D
     if ('skipped' in server) {
       return [skippedFigure('polls-idle', idleTitle, UNIT, server.skipped, TARGET), skippedFigure('polls-queued', queuedTitle, UNIT, server.skipped, TARGET)];
     }
-    const bare: LoadResult[] = [];
-    const runs: PollRun[] = [];
+    const idle: Pair<LoadResult>[] = [];
+    const queued: Pair<QueuedRun>[] = [];
     for (let i = 0; i < pairs; i++) {
-      bare.push(await bareReference(options));
-      runs.push(await server.run());
+      idle.push({ bare: await bareReference(options), run: await server.idle() });
+      queued.push({ bare: await bareReference(options), run: await server.queued() });
     }
     const baseline = { title: 'bare Bun.serve answering OK', unit: 'req/s' };
-    const line = (id: string, title: string, results: LoadResult[], extra: string[]): Figure => {
+    const line = (id: string, title: string, measured: Pair<LoadResult>[], extra: string[]): Figure => {
+      const results = measured.map((p) => p.run);
       const errors = results.reduce((n, r) => n + r.errors, 0);
       const firstError = results.find((r) => r.firstError)?.firstError;
       return pairedFigure({
@@ -64,7 +66,7 @@ export async function benchPolls(options: PollOptions = POLL_DEFAULTS, pairs = D
         title,
         unit: UNIT,
         baseline,
-        pairs: results.map((r, i) => ({ baseline: bare[i]!.perSecond, value: r.perSecond })),
+        pairs: measured.map((p) => ({ baseline: p.bare.perSecond, value: p.run.perSecond })),
         target: { text: TARGET, atLeast: 0.3 },
         ok: errors === 0,
         notes: [
@@ -76,21 +78,11 @@ export async function benchPolls(options: PollOptions = POLL_DEFAULTS, pairs = D
         ],
       });
     };
-    const sent = runs.reduce((n, r) => n + r.sentCommands, 0);
-    const queuedSeconds = runs.reduce((n, r) => n + r.queued.seconds, 0);
+    const sent = queued.reduce((n, p) => n + p.run.sentCommands, 0);
+    const queuedSeconds = queued.reduce((n, p) => n + p.run.seconds, 0);
     return [
-      line(
-        'polls-idle',
-        idleTitle,
-        runs.map((r) => r.idle),
-        [],
-      ),
-      line(
-        'polls-queued',
-        queuedTitle,
-        runs.map((r) => r.queued),
-        [`${sent} commands sent over the ${pairs} runs (${round(sent / queuedSeconds, 0)} commands/s)`],
-      ),
+      line('polls-idle', idleTitle, idle, []),
+      line('polls-queued', queuedTitle, queued, [`${sent} commands sent over the ${pairs} runs (${round(sent / queuedSeconds, 0)} commands/s)`]),
     ];
   } finally {
     if (!('skipped' in server)) await server.close();
@@ -109,14 +101,25 @@ async function bareReference(options: PollOptions): Promise<LoadResult> {
   }
 }
 
-interface PollRun {
-  idle: LoadResult;
-  queued: LoadResult;
+interface Pair<T> {
+  bare: LoadResult;
+  run: T;
+}
+
+interface QueuedRun extends LoadResult {
   sentCommands: number;
 }
 
-/** The server with its approved terminals; `run()` fills the queues (not timed) and measures once. */
-async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRun>; close(): Promise<void> } | { skipped: string }> {
+interface PollServer {
+  /** One idle run (the first one after a warm-up). */
+  idle(): Promise<LoadResult>;
+  /** Fills the queues (not timed), then one queued run. */
+  queued(): Promise<QueuedRun>;
+  close(): Promise<void>;
+}
+
+/** The server with its approved terminals, idle ones and ones with commands queued. */
+async function pollServer(options: PollOptions): Promise<PollServer | { skipped: string }> {
   const server = await startBenchServer('fpa-bench-polls-', { ADMS_MAX_COMMANDS_PER_REQUEST: options.commandsPerPoll });
   const { fpa } = server;
   const prefix = fpa.settings.ADMS_URL_PREFIX;
@@ -151,8 +154,7 @@ async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRu
   const idleCheck = (status: number, body: string) => (status === 200 && body.trim() === 'OK') || `idle poll answered HTTP ${status} "${body.slice(0, 60)}"`;
   let warmed = false;
 
-  const run = async (): Promise<PollRun> => {
-    await topUp();
+  const idle = async (): Promise<LoadResult> => {
     if (!warmed) {
       await closedLoop({
         concurrency: options.concurrency,
@@ -163,17 +165,20 @@ async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRu
       });
       warmed = true;
     }
-    const idle = await closedLoop({
+    return closedLoop({
       concurrency: options.concurrency,
       seconds: options.seconds,
       maxRequests: 5_000_000,
       request: (w) => fetch(url(idleSerials[w % idleSerials.length]!)),
       check: idleCheck,
     });
+  };
+  const queued = async (): Promise<QueuedRun> => {
+    await topUp();
     // Every poll of a queued device must carry a full batch until the time is up.
     const drained = new Set<number>();
     let sentCommands = 0;
-    const queued = await closedLoop({
+    const result = await closedLoop({
       concurrency: Math.min(options.concurrency, options.devices),
       seconds: options.seconds,
       maxRequests: options.devices * Math.floor(options.queuedPerDevice / options.commandsPerPoll),
@@ -191,7 +196,7 @@ async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRu
         return lines.length === options.commandsPerPoll || `a poll carried ${lines.length} commands, expected ${options.commandsPerPoll}`;
       },
     });
-    return { idle, queued, sentCommands };
+    return { ...result, sentCommands };
   };
-  return { run, close: () => server.close() };
+  return { idle, queued, close: () => server.close() };
 }

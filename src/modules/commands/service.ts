@@ -15,6 +15,7 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { deleteInBatches } from '../../platform/db/purge';
+import { ReadBatch } from '../../platform/db/read-batch';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
@@ -64,6 +65,8 @@ export class CommandService {
    * once it is marked `sent`, and one commit per poll would cap polls at the disk's sync rate.
    */
   private readonly sentMarks: GroupCommit<MarkCandidate[], Set<number>>;
+  /** The due-command reads of concurrent polls, one statement per batch (takeDue). */
+  private readonly dueReads: ReadBatch<DueRead, MarkCandidate[]>;
 
   constructor(
     private readonly ctx: Runtime,
@@ -75,6 +78,7 @@ export class CommandService {
       const marked = await this.applySentMarks(w, polls.flat());
       return polls.map((candidates) => new Set(candidates.filter((c) => marked.has(c)).map((c) => c.id)));
     });
+    this.dueReads = new ReadBatch((reads) => this.readDue(reads), DUE_READS_PER_STATEMENT);
     devices.addDetail(async (q, device) => ({ pending_commands: await this.countPending(q, device.id) }));
     ctx.metrics.gauge('fpa_device_commands_pending', 'Device commands waiting to be sent or answered (all terminals).', [], async () => [
       { value: await this.countAllPending() },
@@ -273,20 +277,40 @@ export class CommandService {
     const idleKey = options.deletesOnly ? deletesOnlyKey(deviceId) : deviceId;
     const idle = this.idleUntil.get(idleKey);
     if (idle !== undefined && idle > now) return null;
-    // One indexed read outside any write (fpa_commands_queue: device, status, id), as a fixed
-    // statement: building it through the query builder cost more than running it. Only what
-    // rendering needs; the payload as stored text, both parsed for rendering and compared
-    // when the command is marked sent.
-    const result = await this.ctx.db.client.execute({
-      sql: options.deletesOnly ? DUE_DELETES_SQL : DUE_SQL,
-      args: [deviceId, now, now, this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST],
-    });
-    const due = result.rows.map((row) => ({ id: Number(row.id), kind: String(row.kind), payloadText: String(row.payload) }));
+    // Read outside any write, batched with the reads of concurrent polls (dueReads).
+    const due = await this.dueReads.load({ deviceId, deletesOnly: options.deletesOnly === true });
     if (due.length === 0) {
       this.idleUntil.set(idleKey, now + IDLE_CACHE_MS);
       return null;
     }
     return due.map((row) => ({ ...row, payload: JSON.parse(row.payloadText) as Record<string, unknown> }));
+  }
+
+  /**
+   * Batch step (`dueReads`): the due commands of each asked device, oldest first, in one
+   * statement (one `union all` arm per distinct device, each answered by the queue index in id
+   * order). Only what rendering needs; the payload as stored text, both parsed for rendering
+   * and compared when the command is marked sent.
+   */
+  private async readDue(reads: DueRead[]): Promise<MarkCandidate[][]> {
+    const now = this.ctx.clock.now();
+    const keys = [...new Set(reads.map(dueReadKey))];
+    const slotOf = new Map(keys.map((key, slot) => [key, slot]));
+    const arms = keys.map((key, slot) => {
+      const deletesOnly = key.startsWith('d:');
+      // `slot` is our own loop counter, never input; the device ids are bound (?3, ?4…).
+      return `select * from (select ${slot} as slot, id, kind, payload from fpa_device_commands
+        where device_id = ?${slot + 3} and status = 'pending' and not_before <= ?1 and expires_at > ?1${deletesOnly ? ` and kind in (${sqlList(DELETE_KINDS)})` : ''}
+        order by id limit ?2)`;
+    });
+    const result = await this.ctx.db.client.execute({
+      sql: arms.join('\nunion all\n'),
+      args: [now, this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST, ...keys.map((key) => key.slice(2))],
+    });
+    const found: MarkCandidate[][] = keys.map(() => []);
+    for (const row of result.rows) found[Number(row.slot)]!.push({ id: Number(row.id), kind: String(row.kind), payloadText: String(row.payload) });
+    for (const rows of found) rows.sort((a, b) => a.id - b.id);
+    return reads.map((read) => found[slotOf.get(dueReadKey(read))!]!);
   }
 
   /**
@@ -764,17 +788,18 @@ function notIndexed(column: SQLiteColumn, value: string): SQL {
 }
 
 /** The idle mark of a terminal polled for its deletes only. */
-/**
- * The due commands of one device, oldest first (`?1` device, `?2`/`?3` now, `?4` how many),
- * answered by the queue index (device, status, id) in id order.
- */
-const DUE_SQL = `select id, kind, payload from fpa_device_commands
-  where device_id = ?1 and status = 'pending' and not_before <= ?2 and expires_at > ?3
-  order by id limit ?4`;
-const DUE_DELETES_SQL = `select id, kind, payload from fpa_device_commands
-  where device_id = ?1 and status = 'pending' and not_before <= ?2 and expires_at > ?3
-    and kind in (${sqlList(DELETE_KINDS)})
-  order by id limit ?4`;
+/** A due-command read of one poll: its device, and whether it may be sent deletes only. */
+interface DueRead {
+  deviceId: string;
+  deletesOnly: boolean;
+}
+
+function dueReadKey(read: DueRead): string {
+  return `${read.deletesOnly ? 'd' : 'a'}:${read.deviceId}`;
+}
+
+/** Devices per due-read statement (one `union all` arm each; SQLite allows 500 arms). */
+const DUE_READS_PER_STATEMENT = 100;
 
 /** A constant set of kinds as an SQL list (our own literals, never input). */
 function sqlList(kinds: ReadonlySet<string>): string {
