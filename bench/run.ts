@@ -157,17 +157,20 @@ range shows how much the machine's mood moved the figure. The target is judged a
    events, as in production (attendance days and webhooks follow the log). Baselines: the same
    rows (same columns) in a separate file database, one multi-row \`INSERT\` per batch via
    \`@libsql/client\`, one batch after another: into a fresh, migrated copy of the schema
-   (full), and into a punch table with only the dedupe index (plain).
+   (full), and into a punch table with only the dedupe index (plain). Each pair runs full,
+   plain, the server, the server with endpoints and without, ${pairs} times over; a pair's ratio
+   divides by the baselines of that same pair.
    **Ingest with webhooks**: the same upload to the server as a child process (\`bun
    src/server.ts\`, its RSS its own) with 10 endpoints subscribed to \`punch_received\`, each
    with a receiver in the bench process answering 204, delivery running throughout; compared
    with the plain baseline, and with the same child-process run without endpoints.
 2. **Polls**: \`GET /iclock/getrequest\` with 50 requests in flight. Idle: 50 approved terminals
-   with nothing queued (answer \`OK\`). Queued: 50 other terminals with 2,000 \`add_user\`
-   commands queued each beforehand (through \`commands.enqueue\` in \`fpa.db.write\`, not timed);
-   \`ADMS_MAX_COMMANDS_PER_REQUEST\` is 4 so every poll must carry a full batch of 4 (read,
-   render, mark sent) for the whole run. Baseline: bare \`Bun.serve\` answering \`OK\`, same load
-   generator (Bun's fetch, keep-alive, same process).
+   with nothing queued (answer \`OK\`). Queued: 50 other terminals, each topped up to 6,000
+   \`add_user\` commands before every queued run (through \`commands.enqueue\` in \`fpa.db.write\`,
+   not timed); \`ADMS_MAX_COMMANDS_PER_REQUEST\` is 4 so every poll must carry a full batch of 4
+   (read, render, mark sent) for the whole run. Baseline: bare \`Bun.serve\` answering \`OK\`, same
+   load generator (Bun's fetch, keep-alive, same process), run right before each server run
+   (bare, idle, bare, queued… ${pairs} times).
 3. **Backfill**: \`approveDevice\` of one terminal with 10,000 enrollees × 2 fingers in scope
    (bulk-prepared rows, templates encrypted with the instance's key ring); the queued
    \`update_template\` and \`add_user\` commands are counted in the database afterwards.
