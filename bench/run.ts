@@ -9,7 +9,7 @@
  *
  * A ratio is never one run against one run: the measurements with a baseline alternate
  * (baseline, measurement, baseline, measurement…), each pair gives a ratio, the table shows
- * the range over the pairs and a target is met only at its low end.
+ * the range over the pairs and a target is met only at its worse end (the low end of a rate).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,7 +92,7 @@ function renderTable(figures: Figure[]): string {
     f.baseline ? `${f.ranges ? span(f.ranges.baseline, fmt) : fmt(f.baseline.value)} ${f.baseline.unit} (${f.baseline.title})` : '—',
     f.ratio == null ? '—' : f.ranges ? `${span(f.ranges.ratio, (n) => n.toFixed(2))}×` : `${f.ratio.toFixed(2)}×`,
     f.target?.text ?? '—',
-    f.value === null ? (f.target ? 'not measured' : '—') : f.target ? (f.target.met ? (f.ranges ? 'met (low end)' : 'met') : 'MISSED') : '—',
+    f.value === null ? (f.target ? 'not measured' : '—') : f.target ? (f.target.met ? (f.ranges ? `met (${f.ranges.judged} end)` : 'met') : 'MISSED') : '—',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
@@ -117,7 +117,8 @@ function writeResults(machine: Machine, loadAtEnd: number, figures: Figure[], ta
 Written by \`bun run bench\` (bench/run.ts); re-run it to refresh. Every ratio compares with a
 baseline measured in the same run on the same machine, as a RANGE over ${pairs} alternated pairs
 (baseline, measurement, baseline, measurement…; each pair's ratio is its measurement over the
-baseline run just before it), and a target counts as met only at the LOW end of that range.
+baseline run just before it), and a target counts as met only at the worse end of that range
+(the LOW end of a rate against a limit).
 Values and baselines show their range over the pairs too. Load comes from the bench process
 itself (closed loops over keep-alive connections to 127.0.0.1), so on a 2-core machine the
 load generator and the server share the CPUs — for the baselines just the same.
@@ -148,7 +149,7 @@ ${notes.join('\n')}
 
 Where a line has a baseline, the baseline and the server run alternate ${pairs} times and each pair
 gives one ratio: a busy moment on the machine spoils one pair, not the verdict's side, and the
-range shows how much the machine's mood moved the figure. The target is judged at the low end.
+range shows how much the machine's mood moved the figure. The target is judged at the worse end.
 
 1. **Ingest**: 20 approved terminals POST \`/iclock/cdata?table=ATTLOG\` batches of 200 lines,
    20 requests in flight. Each terminal has its own 200 enrollees and each batch is one badge-in

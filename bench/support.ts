@@ -27,14 +27,14 @@ export interface Figure {
   value: number | null;
   unit: string;
   baseline?: { title: string; value: number; unit: string } | null;
-  /** value / baseline, when the issue asks for a ratio; with `ranges`, the low end (the one judged). */
+  /** value / baseline, when the issue asks for a ratio; with `ranges`, the end that is judged (pairedFigure). */
   ratio?: number | null;
   target?: { text: string; met: boolean } | null;
   /**
    * A figure measured as alternated pairs (baseline, measurement, baseline, measurement…):
    * `value` and `baseline.value` are then medians, and these the spread over the pairs.
    */
-  ranges?: { pairs: number; value: Range; baseline: Range; ratio: Range } | null;
+  ranges?: { pairs: number; value: Range; baseline: Range; ratio: Range; judged: 'low' | 'high' } | null;
   notes: string[];
   skipped?: string;
 }
@@ -66,8 +66,10 @@ export function median(values: readonly number[]): number {
 /**
  * A figure from alternated pairs: each pair's ratio is its measurement over the baseline run
  * just before it, the ratio reported is the range over the pairs, and the target is judged at
- * the LOW end (`met` also needs `ok`, e.g. no errors): a verdict that holds whichever way the
- * machine's load fell, not only on a good run.
+ * the range's worse end (`met` also needs `ok`, e.g. no errors): the LOW end for `atLeast`
+ * (a rate against a limit), the HIGH end for `atMost` (a time against a smaller case's time). A
+ * verdict that holds whichever way the machine's load fell, not only on a good run. `ratio` is
+ * that judged end.
  */
 export function pairedFigure(input: {
   id: string;
@@ -75,7 +77,7 @@ export function pairedFigure(input: {
   unit: string;
   baseline: { title: string; unit: string };
   pairs: readonly Pair[];
-  target: { text: string; atLeast: number };
+  target: { text: string; atLeast: number } | { text: string; atMost: number };
   ok?: boolean;
   digits?: number;
   notes?: string[];
@@ -91,14 +93,18 @@ export function pairedFigure(input: {
     value: round(median(input.pairs.map((p) => p.value)), digits),
     unit: input.unit,
     baseline: { title: input.baseline.title, value: round(median(input.pairs.map((p) => p.baseline)), digits), unit: input.baseline.unit },
-    ratio: round(ratio.low, 3),
+    ratio: round('atLeast' in input.target ? ratio.low : ratio.high, 3),
     ranges: {
       pairs: input.pairs.length,
       value: { low: round(value.low, digits), high: round(value.high, digits) },
       baseline: { low: round(baseline.low, digits), high: round(baseline.high, digits) },
       ratio: { low: round(ratio.low, 3), high: round(ratio.high, 3) },
+      judged: 'atLeast' in input.target ? 'low' : 'high',
     },
-    target: { text: input.target.text, met: ratio.low >= input.target.atLeast && input.ok !== false },
+    target: {
+      text: input.target.text,
+      met: ('atLeast' in input.target ? ratio.low >= input.target.atLeast : ratio.high <= input.target.atMost) && input.ok !== false,
+    },
     notes: [
       `${input.pairs.length} alternated pairs (baseline ${input.baseline.unit} → ${input.unit}, ratio): ${input.pairs
         .map((p, i) => `${round(p.baseline, digits)} → ${round(p.value, digits)} (${ratios[i]!.toFixed(2)}×)`)
