@@ -787,7 +787,6 @@ function notIndexed(column: SQLiteColumn, value: string): SQL {
   return sql`+${column} = ${value}`;
 }
 
-/** The idle mark of a terminal polled for its deletes only. */
 /** A due-command read of one poll: its device, and whether it may be sent deletes only. */
 interface DueRead {
   deviceId: string;
@@ -812,7 +811,8 @@ const MARK_CHUNK = 200;
 /**
  * Marks `sent` the listed commands that are still pending with the kind and payload a poll
  * rendered (a command replaced in place keeps its id, not its content), and returns their ids.
- * `?1` now, `?2` the acknowledgement deadline; then the ids, then (id, kind, payload) triples.
+ * `?1` now, `?2` the acknowledgement deadline; then the ids, then (id, kind, payload) triples
+ * (a bare `?` takes the number after the largest used before it, so they are ?3, ?4…).
  * The ids drive the lookup by rowid; `+status` keeps the planner off the status index.
  */
 function markSentSql(count: number): string {
@@ -826,6 +826,7 @@ function markSentSql(count: number): string {
     returning id`;
 }
 
+/** The idle mark of a terminal polled for its deletes only. */
 function deletesOnlyKey(deviceId: string): string {
   return `deletes:${deviceId}`;
 }
