@@ -12,10 +12,13 @@ import {
   benchSettings,
   bulkEnrollees,
   type ChildServer,
+  DEFAULT_PAIRS,
   type Figure,
   hasRoute,
   mb,
+  median,
   memory,
+  pairedFigure,
   round,
   skippedFigure,
   sleep,
@@ -81,78 +84,104 @@ interface Measured {
 
 type Baseline = { rows: number; seconds: number; rowsPerSecond: number };
 
-export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS): Promise<Figure[]> {
-  // Baselines and server runs alternate, twice each, and each side keeps its better run: a noisy
-  // neighbour during one run then favours no side.
-  const full1 = await storageLimit(options, 'full');
-  const plain1 = await storageLimit(options, 'plain');
-  const server1 = await httpIngest(options);
-  const hooks1 = 'skipped' in server1 ? server1 : await httpIngestWithWebhooks(options, ENDPOINTS);
-  const none1 = 'skipped' in hooks1 ? hooks1 : await httpIngestWithWebhooks(options, 0);
-  const full2 = await storageLimit(options, 'full');
-  const plain2 = await storageLimit(options, 'plain');
-  const server2 = 'skipped' in server1 ? server1 : await httpIngest(options);
-  const hooks2 = 'skipped' in hooks1 ? hooks1 : await httpIngestWithWebhooks(options, ENDPOINTS);
-  const none2 = 'skipped' in none1 ? none1 : await httpIngestWithWebhooks(options, 0);
-  const full = best(full1, full2);
-  const plain = best(plain1, plain2);
+export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS, pairs = DEFAULT_PAIRS): Promise<Figure[]> {
+  // Baselines and server runs alternate `pairs` times (full, plain, server, with endpoints,
+  // without); each pair gives one ratio per line, reported as the range over the pairs.
+  const rounds: Round[] = [];
+  let skipped: string | null = null;
+  let hooksSkipped: string | null = null;
+  for (let i = 0; i < pairs; i++) {
+    const full = await storageLimit(options, 'full');
+    const plain = await storageLimit(options, 'plain');
+    const server: Measured | { skipped: string } = skipped === null ? await httpIngest(options) : { skipped };
+    if ('skipped' in server) {
+      skipped = server.skipped;
+      rounds.push({ full, plain, server: null, hooks: null, none: null });
+      continue;
+    }
+    const hooks: WithWebhooks | { skipped: string } = hooksSkipped === null ? await httpIngestWithWebhooks(options, ENDPOINTS) : { skipped: hooksSkipped };
+    if ('skipped' in hooks) hooksSkipped = hooks.skipped;
+    const none = 'skipped' in hooks ? null : await httpIngestWithWebhooks(options, 0);
+    rounds.push({ full, plain, server, hooks: 'skipped' in hooks ? null : hooks, none: none && !('skipped' in none) ? none : null });
+  }
   const title = `ATTLOG ingest over HTTP (${options.terminals} terminals × ${options.linesPerBatch}-line batches)`;
   const hooksTitle = `ATTLOG ingest over HTTP with ${ENDPOINTS} webhook endpoints delivering`;
-  const figure: Figure = {
-    id: 'ingest',
-    title,
-    value: null,
-    unit: 'rows/s',
-    baseline: { title: 'libSQL multi-row INSERT per batch, full schema', value: round(full.rowsPerSecond, 0), unit: 'rows/s' },
-    notes: [
-      `full-schema baseline (best of 2): ${full.rows} rows in ${round(full.seconds, 3)} s; runs: ${round(full1.rowsPerSecond, 0)} and ${round(full2.rowsPerSecond, 0)} rows/s`,
-      `plain baseline, dedupe index only (best of 2): ${plain.rows} rows in ${round(plain.seconds, 3)} s; runs: ${round(plain1.rowsPerSecond, 0)} and ${round(plain2.rowsPerSecond, 0)} rows/s`,
-    ],
-  };
-  const hooksFigure: Figure = {
-    id: 'ingest-webhooks',
-    title: hooksTitle,
-    value: null,
-    unit: 'rows/s',
-    baseline: { title: 'libSQL multi-row INSERT per batch, dedupe index only', value: round(plain.rowsPerSecond, 0), unit: 'rows/s' },
-    notes: [],
-  };
-  if ('skipped' in server1 || 'skipped' in server2) {
-    const reason = 'skipped' in server1 ? server1.skipped : 'skipped' in server2 ? server2.skipped : '';
+  const fullBaseline = { title: 'libSQL multi-row INSERT per batch, full schema', unit: 'rows/s' };
+  const plainBaseline = { title: 'libSQL multi-row INSERT per batch, dedupe index only', unit: 'rows/s' };
+  const rates = (pick: (r: Round) => { rowsPerSecond: number } | null) => rounds.map((r) => round(pick(r)?.rowsPerSecond ?? 0, 0)).join(', ');
+  const baselineNotes = [
+    `full-schema baseline runs: ${rates((r) => r.full)} rows/s (${rounds[0]!.full.rows} rows each)`,
+    `plain baseline runs, dedupe index only: ${rates((r) => r.plain)} rows/s`,
+  ];
+  const withMedian = (figure: Figure, values: number[]): Figure => ({ ...figure, baseline: { ...fullBaseline, value: round(median(values), 0) } });
+  if (skipped !== null) {
     return [
-      { ...skippedFigure(figure.id, figure.title, figure.unit, reason, '≥ 0.5× storage limit'), baseline: figure.baseline },
-      { ...skippedFigure(hooksFigure.id, hooksTitle, 'rows/s', reason, '≥ 0.5× plain baseline'), baseline: hooksFigure.baseline },
+      withMedian(
+        skippedFigure('ingest', title, 'rows/s', skipped, '≥ 0.5× storage limit'),
+        rounds.map((r) => r.full.rowsPerSecond),
+      ),
+      {
+        ...skippedFigure('ingest-webhooks', hooksTitle, 'rows/s', skipped, '≥ 0.5× plain baseline'),
+        baseline: { ...plainBaseline, value: round(median(rounds.map((r) => r.plain.rowsPerSecond)), 0) },
+      },
     ];
   }
-  const measured = server1.rowsPerSecond >= server2.rowsPerSecond ? server1 : server2;
-  const ratio = measured.rowsPerSecond / full.rowsPerSecond;
-  figure.value = round(measured.rowsPerSecond, 0);
-  figure.ratio = round(ratio, 3);
-  figure.target = { text: '≥ 0.5× storage limit', met: ratio >= 0.5 };
-  figure.notes.push(
-    `server (best of 2): ${measured.rows} rows in ${round(measured.seconds, 3)} s, ${measured.requests} requests, p50 ${round(measured.p50, 1)} ms, p99 ${round(measured.p99, 1)} ms per batch; runs: ${round(server1.rowsPerSecond, 0)} and ${round(server2.rowsPerSecond, 0)} rows/s`,
-    `server against the plain baseline: ${round(measured.rowsPerSecond / plain.rowsPerSecond, 3)}×`,
-  );
-  if ('skipped' in hooks1 || 'skipped' in hooks2) {
-    const reason = 'skipped' in hooks1 ? hooks1.skipped : 'skipped' in hooks2 ? hooks2.skipped : '';
-    return [figure, { ...skippedFigure(hooksFigure.id, hooksTitle, 'rows/s', reason, '≥ 0.5× plain baseline'), baseline: hooksFigure.baseline }];
+  const served = rounds.map((r) => r.server!);
+  const p50s = served.map((m) => round(m.p50, 1)).join(', ');
+  const p99s = served.map((m) => round(m.p99, 1)).join(', ');
+  const figure = pairedFigure({
+    id: 'ingest',
+    title,
+    unit: 'rows/s',
+    baseline: fullBaseline,
+    pairs: rounds.map((r) => ({ baseline: r.full.rowsPerSecond, value: r.server!.rowsPerSecond })),
+    target: { text: '≥ 0.5× storage limit', atLeast: 0.5 },
+    notes: [
+      ...baselineNotes,
+      `server runs: ${served[0]!.rows} rows, ${served[0]!.requests} requests each; p50 ${p50s} ms, p99 ${p99s} ms per batch`,
+      `server against the plain baseline of the same pair: ${rounds.map((r) => (r.server!.rowsPerSecond / r.plain.rowsPerSecond).toFixed(2)).join(', ')}×`,
+    ],
+  });
+  if (hooksSkipped !== null || rounds.some((r) => r.hooks === null)) {
+    const reason = hooksSkipped ?? 'not every run finished';
+    return [
+      figure,
+      {
+        ...skippedFigure('ingest-webhooks', hooksTitle, 'rows/s', reason, '≥ 0.5× plain baseline'),
+        baseline: { ...plainBaseline, value: round(median(rounds.map((r) => r.plain.rowsPerSecond)), 0) },
+      },
+    ];
   }
-  const withHooks = hooks1.rowsPerSecond >= hooks2.rowsPerSecond ? hooks1 : hooks2;
-  const without = 'skipped' in none1 || 'skipped' in none2 ? null : none1.rowsPerSecond >= none2.rowsPerSecond ? none1 : none2;
-  const hooksRatio = withHooks.rowsPerSecond / plain.rowsPerSecond;
-  hooksFigure.value = round(withHooks.rowsPerSecond, 0);
-  hooksFigure.ratio = round(hooksRatio, 3);
-  hooksFigure.target = { text: '≥ 0.5× plain baseline', met: hooksRatio >= 0.5 };
-  hooksFigure.notes.push(
-    `with ${ENDPOINTS} endpoints (best of 2): ${withHooks.rows} rows in ${round(withHooks.seconds, 3)} s, p50 ${round(withHooks.p50, 1)} ms, p99 ${round(withHooks.p99, 1)} ms per batch; runs: ${round(hooks1.rowsPerSecond, 0)} and ${round(hooks2.rowsPerSecond, 0)} rows/s; ${round(withHooks.rowsPerSecond / full.rowsPerSecond, 3)}× the full-schema baseline`,
-    `server RSS (child process): ${mb(withHooks.rssStart)} before, peak ${mb(withHooks.rssPeak)} (VmHWM); runs peaked at ${mb(hooks1.rssPeak)} and ${mb(hooks2.rssPeak)}`,
-    without
-      ? `the same child-process run without endpoints (best of 2): ${round(without.rowsPerSecond, 0)} rows/s, p50 ${round(without.p50, 1)} ms, p99 ${round(without.p99, 1)} ms, peak RSS ${mb(without.rssPeak)}: with ${ENDPOINTS} endpoints ingest ran at ${round(withHooks.rowsPerSecond / without.rowsPerSecond, 2)}× that rate`
-      : 'the child-process run without endpoints was not measured',
-    `attendance days: ${withHooks.attendanceSeconds === null ? `not caught up within ${options.deadlineSeconds} s` : `caught up with every punch ${round(withHooks.attendanceSeconds, 1)} s after the last upload`} (they yield to a burst of uploads for up to ATTENDANCE_MAX_LAG, 10 s; runs: ${[hooks1, hooks2].map((h) => (h.attendanceSeconds === null ? '—' : `${round(h.attendanceSeconds, 1)} s`)).join(' and ')})`,
-    `deliveries: ${withHooks.deliveredDuringIngest.toLocaleString('en')} of ${(ENDPOINTS * withHooks.punches).toLocaleString('en')} (${ENDPOINTS} endpoints × ${withHooks.punches} punches, warm-up included) while the terminals uploaded; ${withHooks.drainSeconds === null ? `not all within ${options.deadlineSeconds} s after` : `all ${round(withHooks.drainSeconds, 1)} s after the last upload (${round(withHooks.deliveriesPerSecond, 0)} deliveries/s overall)`}; ${withHooks.duplicates} duplicates`,
-  );
+  const hooks = rounds.map((r) => r.hooks!);
+  const withHooks = hooks[hooks.length - 1]!;
+  const nones = rounds.map((r) => r.none);
+  const hooksFigure = pairedFigure({
+    id: 'ingest-webhooks',
+    title: hooksTitle,
+    unit: 'rows/s',
+    baseline: plainBaseline,
+    pairs: rounds.map((r) => ({ baseline: r.plain.rowsPerSecond, value: r.hooks!.rowsPerSecond })),
+    target: { text: '≥ 0.5× plain baseline', atLeast: 0.5 },
+    ok: hooks.every((h) => h.duplicates === 0),
+    notes: [
+      `with ${ENDPOINTS} endpoints: p50 ${hooks.map((h) => round(h.p50, 1)).join(', ')} ms, p99 ${hooks.map((h) => round(h.p99, 1)).join(', ')} ms per batch; against the full-schema baseline of the same pair: ${rounds.map((r) => (r.hooks!.rowsPerSecond / r.full.rowsPerSecond).toFixed(2)).join(', ')}×`,
+      `server RSS (child process): ${mb(withHooks.rssStart)} before; runs peaked (VmHWM) at ${hooks.map((h) => mb(h.rssPeak)).join(', ')}`,
+      nones.every((n) => n !== null)
+        ? `the same child-process run without endpoints: ${nones.map((n) => round(n!.rowsPerSecond, 0)).join(', ')} rows/s, peak RSS ${nones.map((n) => mb(n!.rssPeak)).join(', ')}: with ${ENDPOINTS} endpoints ingest ran at ${rounds.map((r) => (r.hooks!.rowsPerSecond / r.none!.rowsPerSecond).toFixed(2)).join(', ')}× that rate`
+        : 'the child-process run without endpoints was not measured',
+      `attendance days: caught up with every punch ${hooks.map((h) => (h.attendanceSeconds === null ? `not within ${options.deadlineSeconds} s` : `${round(h.attendanceSeconds, 1)} s`)).join(', ')} after the last upload (they yield to a burst of uploads for up to ATTENDANCE_MAX_LAG, 10 s)`,
+      `deliveries: ${hooks.map((h) => h.deliveredDuringIngest.toLocaleString('en')).join(', ')} of ${(ENDPOINTS * withHooks.punches).toLocaleString('en')} (${ENDPOINTS} endpoints × ${withHooks.punches} punches, warm-up included) while the terminals uploaded; all of them ${hooks.map((h) => (h.drainSeconds === null ? `not within ${options.deadlineSeconds} s` : `${round(h.drainSeconds, 1)} s (${round(h.deliveriesPerSecond, 0)} deliveries/s overall)`)).join(', ')} after the last upload; ${hooks.reduce((n, h) => n + h.duplicates, 0)} duplicates`,
+    ],
+  });
   return [figure, hooksFigure];
+}
+
+interface Round {
+  full: Baseline;
+  plain: Baseline;
+  server: Measured | null;
+  hooks: WithWebhooks | null;
+  none: WithWebhooks | null;
 }
 
 /**
@@ -175,10 +204,6 @@ async function attendanceCatchUp(dir: string, deadlineSeconds: number): Promise<
   } finally {
     db.close();
   }
-}
-
-function best(a: Baseline, b: Baseline): Baseline {
-  return a.rowsPerSecond >= b.rowsPerSecond ? a : b;
 }
 
 const PUNCH_COLUMNS = [

@@ -3,71 +3,86 @@
  * generator (closed loop, N keep-alive requests in flight from this process).
  *
  * Idle: approved terminals with nothing queued; every answer must be `OK`.
- * Queued: every terminal has commands pending before the run (queued through
- * `commands.enqueue` inside `fpa.db.write`, not timed) and the server sends at most
- * `commandsPerPoll` per poll, so every counted poll takes a real batch (read, render, mark sent).
+ * Queued: every terminal has commands pending before each run (queued through
+ * `commands.enqueue` inside `fpa.db.write`, not timed, topped up between runs) and the server
+ * sends at most `commandsPerPoll` per poll, so every counted poll takes a real batch (read,
+ * render, mark sent).
+ *
+ * Bare Bun and the server alternate, each server run right after its own bare run (bare, idle,
+ * bare, queued, bare, idle…): each pair gives one ratio, reported as the range over the pairs
+ * (support.ts `pairedFigure`), so load that comes and goes on the machine spoils a pair, not a side.
  */
 import type { NewCommand } from '../src/modules/commands/kinds';
-import { approvedDevices, bareBunServer, closedLoop, type Figure, hasRoute, type LoadResult, round, skippedFigure, slices, startBenchServer } from './support';
+import {
+  approvedDevices,
+  bareBunServer,
+  closedLoop,
+  DEFAULT_PAIRS,
+  type Figure,
+  hasRoute,
+  type LoadResult,
+  pairedFigure,
+  round,
+  skippedFigure,
+  slices,
+  startBenchServer,
+} from './support';
 
 export interface PollOptions {
   devices: number;
   concurrency: number;
   seconds: number;
   commandsPerPoll: number;
-  /** Commands queued per device for the queued run (bounds its request count). */
+  /** Commands pending per device at the start of every queued run (bounds its request count). */
   queuedPerDevice: number;
 }
 
-export const POLL_DEFAULTS: PollOptions = { devices: 50, concurrency: 50, seconds: 5, commandsPerPoll: 4, queuedPerDevice: 10_000 };
+export const POLL_DEFAULTS: PollOptions = { devices: 50, concurrency: 50, seconds: 5, commandsPerPoll: 4, queuedPerDevice: 6_000 };
 
 const TARGET = '≥ 0.3× bare Bun';
 const UNIT = 'polls/s';
 
-export async function benchPolls(options: PollOptions = POLL_DEFAULTS): Promise<Figure[]> {
+export async function benchPolls(options: PollOptions = POLL_DEFAULTS, pairs = DEFAULT_PAIRS): Promise<Figure[]> {
   const idleTitle = `getrequest polls, idle (${options.devices} devices, ${options.concurrency} in flight)`;
   const queuedTitle = `getrequest polls, queued (${options.commandsPerPoll} commands per poll)`;
   const server = await pollServer(options);
   try {
-    // Bare Bun and the server alternate, twice each, and each keeps its better run: a noisy
-    // neighbour during one run then favours neither side.
-    const bare1 = await bareReference(options);
-    const run1 = 'skipped' in server ? null : await server.run();
-    const bare2 = await bareReference(options);
-    const run2 = 'skipped' in server ? null : await server.run();
-    const reference = bare1.perSecond >= bare2.perSecond ? bare1 : bare2;
-    const baseline = { title: 'bare Bun.serve answering OK', value: round(reference.perSecond, 0), unit: 'req/s' };
-    if ('skipped' in server || !run1 || !run2) {
-      const reason = 'skipped' in server ? server.skipped : 'not run';
-      return [
-        { ...skippedFigure('polls-idle', idleTitle, UNIT, reason, TARGET), baseline },
-        { ...skippedFigure('polls-queued', queuedTitle, UNIT, reason, TARGET), baseline },
-      ];
+    if ('skipped' in server) {
+      return [skippedFigure('polls-idle', idleTitle, UNIT, server.skipped, TARGET), skippedFigure('polls-queued', queuedTitle, UNIT, server.skipped, TARGET)];
     }
-    const figure = (id: string, title: string, runs: [LoadResult, LoadResult], extra: string[]): Figure => {
-      const r = runs[0].perSecond >= runs[1].perSecond ? runs[0] : runs[1];
-      const ratio = r.perSecond / reference.perSecond;
-      const errors = runs[0].errors + runs[1].errors;
-      const firstError = runs[0].firstError ?? runs[1].firstError;
-      return {
+    const idle: Pair<LoadResult>[] = [];
+    const queued: Pair<QueuedRun>[] = [];
+    for (let i = 0; i < pairs; i++) {
+      idle.push({ bare: await bareReference(options), run: await server.idle() });
+      queued.push({ bare: await bareReference(options), run: await server.queued() });
+    }
+    const baseline = { title: 'bare Bun.serve answering OK', unit: 'req/s' };
+    const line = (id: string, title: string, measured: Pair<LoadResult>[], extra: string[]): Figure => {
+      const results = measured.map((p) => p.run);
+      const errors = results.reduce((n, r) => n + r.errors, 0);
+      const firstError = results.find((r) => r.firstError)?.firstError;
+      return pairedFigure({
         id,
         title,
-        value: round(r.perSecond, 0),
         unit: UNIT,
         baseline,
-        ratio: round(ratio, 3),
-        target: { text: TARGET, met: ratio >= 0.3 && errors === 0 },
+        pairs: measured.map((p) => ({ baseline: p.bare.perSecond, value: p.run.perSecond })),
+        target: { text: TARGET, atLeast: 0.3 },
+        ok: errors === 0,
         notes: [
-          `best of 2: ${r.requests} polls in ${round(r.seconds, 2)} s; runs: ${round(runs[0].perSecond, 0)} and ${round(runs[1].perSecond, 0)} polls/s; ${errors} errors${firstError ? ` (first: ${firstError})` : ''}`,
+          `${results.reduce((n, r) => n + r.requests, 0)} polls in ${round(
+            results.reduce((n, r) => n + r.seconds, 0),
+            1,
+          )} s; ${errors} errors${firstError ? ` (first: ${firstError})` : ''}`,
           ...extra,
         ],
-      };
+      });
     };
-    const sent = run1.sentCommands + run2.sentCommands;
-    const queuedSeconds = run1.queued.seconds + run2.queued.seconds;
+    const sent = queued.reduce((n, p) => n + p.run.sentCommands, 0);
+    const queuedSeconds = queued.reduce((n, p) => n + p.run.seconds, 0);
     return [
-      figure('polls-idle', idleTitle, [run1.idle, run2.idle], [`bare Bun (best of 2): ${round(bare1.perSecond, 0)} and ${round(bare2.perSecond, 0)} req/s`]),
-      figure('polls-queued', queuedTitle, [run1.queued, run2.queued], [`${sent} commands sent over both runs (${round(sent / queuedSeconds, 0)} commands/s)`]),
+      line('polls-idle', idleTitle, idle, []),
+      line('polls-queued', queuedTitle, queued, [`${sent} commands sent over the ${pairs} runs (${round(sent / queuedSeconds, 0)} commands/s)`]),
     ];
   } finally {
     if (!('skipped' in server)) await server.close();
@@ -86,14 +101,25 @@ async function bareReference(options: PollOptions): Promise<LoadResult> {
   }
 }
 
-interface PollRun {
-  idle: LoadResult;
-  queued: LoadResult;
+interface Pair<T> {
+  bare: LoadResult;
+  run: T;
+}
+
+interface QueuedRun extends LoadResult {
   sentCommands: number;
 }
 
-/** The server with its approved terminals and their filled queues; `run()` measures once. */
-async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRun>; close(): Promise<void> } | { skipped: string }> {
+interface PollServer {
+  /** One idle run (the first one after a warm-up). */
+  idle(): Promise<LoadResult>;
+  /** Fills the queues (not timed), then one queued run. */
+  queued(): Promise<QueuedRun>;
+  close(): Promise<void>;
+}
+
+/** The server with its approved terminals, idle ones and ones with commands queued. */
+async function pollServer(options: PollOptions): Promise<PollServer | { skipped: string }> {
   const server = await startBenchServer('fpa-bench-polls-', { ADMS_MAX_COMMANDS_PER_REQUEST: options.commandsPerPoll });
   const { fpa } = server;
   const prefix = fpa.settings.ADMS_URL_PREFIX;
@@ -104,25 +130,31 @@ async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRu
   const serials = Array.from({ length: options.devices }, (_, i) => `BENCHPOLL${String(i).padStart(3, '0')}`);
   const idleSerials = serials.map((s) => `${s}I`);
   await approvedDevices(fpa, [...serials, ...idleSerials]);
-  // Queued devices get their commands now (not timed); idle ones never get any.
   const devices = await Promise.all(serials.map((s) => fpa.service.devices.get(s)));
-  const commands: NewCommand[] = devices.flatMap((d) =>
-    Array.from({ length: options.queuedPerDevice }, (_, i) => ({
-      deviceId: d.id,
-      kind: 'add_user' as const,
-      payload: { pin: String(100_000 + i), name: `Bench User ${i}` },
-    })),
-  );
-  for (const part of slices(commands, 10_000)) {
-    await fpa.db.write(async (w) => {
-      await fpa.service.commands.enqueue(w, part);
+  // What each queued device has pending now; every command a new PIN (an add_user for a PIN
+  // still pending would replace it in place rather than queue behind it).
+  const pending = devices.map(() => 0);
+  let nextPin = 100_000;
+  const topUp = async () => {
+    const commands: NewCommand[] = devices.flatMap((d, i) => {
+      const missing = options.queuedPerDevice - pending[i]!;
+      pending[i] = options.queuedPerDevice;
+      return Array.from({ length: missing }, () => {
+        const pin = String(nextPin++);
+        return { deviceId: d.id, kind: 'add_user' as const, payload: { pin, name: `Bench User ${pin}` } };
+      });
     });
-  }
+    for (const part of slices(commands, 10_000)) {
+      await fpa.db.write(async (w) => {
+        await fpa.service.commands.enqueue(w, part);
+      });
+    }
+  };
   const url = (serial: string) => `${server.url}${prefix}getrequest?SN=${serial}`;
   const idleCheck = (status: number, body: string) => (status === 200 && body.trim() === 'OK') || `idle poll answered HTTP ${status} "${body.slice(0, 60)}"`;
   let warmed = false;
 
-  const run = async (): Promise<PollRun> => {
+  const idle = async (): Promise<LoadResult> => {
     if (!warmed) {
       await closedLoop({
         concurrency: options.concurrency,
@@ -133,17 +165,20 @@ async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRu
       });
       warmed = true;
     }
-    const idle = await closedLoop({
+    return closedLoop({
       concurrency: options.concurrency,
       seconds: options.seconds,
       maxRequests: 5_000_000,
       request: (w) => fetch(url(idleSerials[w % idleSerials.length]!)),
       check: idleCheck,
     });
+  };
+  const queued = async (): Promise<QueuedRun> => {
+    await topUp();
     // Every poll of a queued device must carry a full batch until the time is up.
     const drained = new Set<number>();
     let sentCommands = 0;
-    const queued = await closedLoop({
+    const result = await closedLoop({
       concurrency: Math.min(options.concurrency, options.devices),
       seconds: options.seconds,
       maxRequests: options.devices * Math.floor(options.queuedPerDevice / options.commandsPerPoll),
@@ -157,10 +192,11 @@ async function pollServer(options: PollOptions): Promise<{ run(): Promise<PollRu
           return body.trim() === 'OK' ? 'a queue ran dry (raise queuedPerDevice)' : `unexpected poll answer "${body.slice(0, 60)}"`;
         }
         sentCommands += lines.length;
+        pending[w]! -= lines.length;
         return lines.length === options.commandsPerPoll || `a poll carried ${lines.length} commands, expected ${options.commandsPerPoll}`;
       },
     });
-    return { idle, queued, sentCommands };
+    return { ...result, sentCommands };
   };
-  return { run, close: () => server.close() };
+  return { idle, queued, close: () => server.close() };
 }

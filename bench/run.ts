@@ -5,6 +5,11 @@
  *   bun bench/run.ts                 all measurements
  *   bun bench/run.ts --only=ingest,backfill
  *   bun bench/run.ts --no-write      do not overwrite RESULTS.md
+ *   bun bench/run.ts --pairs=5       alternated baseline/measurement pairs per ratio (default 3, at least 3)
+ *
+ * A ratio is never one run against one run: the measurements with a baseline alternate
+ * (baseline, measurement, baseline, measurement…), each pair gives a ratio, the table shows
+ * the range over the pairs and a target is met only at its worse end (the low end of a rate).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,13 +20,24 @@ import { benchIngest } from './ingest';
 import { describeMachine, loadNow, type Machine } from './machine';
 import { benchPolls } from './polls';
 import { benchRecompute } from './recompute';
-import { type Figure, skippedFigure } from './support';
+import { DEFAULT_PAIRS, type Figure, type Range, skippedFigure } from './support';
 import { benchWebhooks } from './webhooks';
 import { benchWebSocket } from './websocket';
 
-const MEASUREMENTS: Record<string, { title: string; unit: string; run: () => Promise<Figure[]> }> = {
-  ingest: { title: 'ATTLOG ingest over HTTP (and with 10 webhook endpoints)', unit: 'rows/s', run: () => benchIngest() },
-  polls: { title: 'getrequest polls', unit: 'polls/s', run: () => benchPolls() },
+/** What every measurement is given; one with a baseline runs `pairs` alternated pairs. */
+interface BenchOptions {
+  pairs: number;
+}
+
+interface Measurement {
+  title: string;
+  unit: string;
+  run: (options: BenchOptions) => Promise<Figure[]>;
+}
+
+const MEASUREMENTS: Record<string, Measurement> = {
+  ingest: { title: 'ATTLOG ingest over HTTP (and with 10 webhook endpoints)', unit: 'rows/s', run: ({ pairs }) => benchIngest(undefined, pairs) },
+  polls: { title: 'getrequest polls', unit: 'polls/s', run: ({ pairs }) => benchPolls(undefined, pairs) },
   backfill: { title: 'Approval backfill', unit: 'commands/s', run: () => benchBackfill() },
   fanout: { title: 'storeTemplate fan-out', unit: 'ms/template', run: () => benchFanout() },
   webhooks: { title: 'Webhook deliveries (1 and 10 endpoints)', unit: 'deliveries/s', run: () => benchWebhooks() },
@@ -30,13 +46,18 @@ const MEASUREMENTS: Record<string, { title: string; unit: string; run: () => Pro
 };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, 'no-write': { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, 'no-write': { type: 'boolean' }, pairs: { type: 'string' } } });
+  const pairs = values.pairs === undefined ? DEFAULT_PAIRS : Number(values.pairs);
+  if (!Number.isInteger(pairs) || pairs < 3)
+    throw new Error(`--pairs must be a whole number of at least 3 (a range needs several alternated runs), got ${values.pairs}`);
   const names = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(MEASUREMENTS);
   const unknown = names.filter((n) => !(n in MEASUREMENTS));
   if (unknown.length > 0) throw new Error(`unknown measurement(s): ${unknown.join(', ')}; known: ${Object.keys(MEASUREMENTS).join(', ')}`);
 
   const machine = describeMachine();
-  console.log(`Fingerprint Attendance bench — ${machine.nproc} CPU (${machine.cpu}), ${machine.memory}, Bun ${machine.bun}, load ${machine.loadAtStart}`);
+  console.log(
+    `Fingerprint Attendance bench — ${machine.nproc} CPU (${machine.cpu}), ${machine.memory}, Bun ${machine.bun}, load ${machine.loadAtStart}; ${pairs} alternated pairs per ratio`,
+  );
   const figures: Figure[] = [];
   const started = performance.now();
   for (const name of names) {
@@ -44,7 +65,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     process.stdout.write(`· ${name} … `);
     try {
-      const result = await m.run();
+      const result = await m.run({ pairs });
       figures.push(...result);
       console.log(`${((performance.now() - t0) / 1000).toFixed(1)} s`);
     } catch (error) {
@@ -59,35 +80,46 @@ async function main(): Promise<void> {
   const table = renderTable(figures);
   console.log(`\n${table}\n`);
   for (const f of figures) for (const note of [...(f.skipped ? [`not measured: ${f.skipped}`] : []), ...f.notes]) console.log(`  ${f.id}: ${note}`);
-  if (!values['no-write'] && !values.only) writeResults(machine, loadAtEnd, figures, table, totalSeconds);
-  console.log(JSON.stringify({ machine: { ...machine, loadAtEnd }, seconds: Math.round(totalSeconds), results: figures }));
+  if (!values['no-write'] && !values.only) writeResults(machine, loadAtEnd, figures, table, totalSeconds, pairs);
+  console.log(JSON.stringify({ machine: { ...machine, loadAtEnd }, pairs, seconds: Math.round(totalSeconds), results: figures }));
 }
 
 function renderTable(figures: Figure[]): string {
   const header = ['Measurement', 'Value', 'Baseline (same run)', 'Ratio', 'Target', 'Met'];
   const rows = figures.map((f) => [
     f.title,
-    f.value === null ? 'not measured' : `${fmt(f.value)} ${f.unit}`,
-    f.baseline ? `${fmt(f.baseline.value)} ${f.baseline.unit} (${f.baseline.title})` : '—',
-    f.ratio == null ? '—' : `${f.ratio.toFixed(2)}×`,
+    f.value === null ? 'not measured' : f.ranges ? `${span(f.ranges.value, fmt)} ${f.unit}` : `${fmt(f.value)} ${f.unit}`,
+    f.baseline ? `${f.ranges ? span(f.ranges.baseline, fmt) : fmt(f.baseline.value)} ${f.baseline.unit} (${f.baseline.title})` : '—',
+    f.ratio == null ? '—' : f.ranges ? `${span(f.ranges.ratio, (n) => n.toFixed(2))}×` : `${f.ratio.toFixed(2)}×`,
     f.target?.text ?? '—',
-    f.value === null ? (f.target ? 'not measured' : '—') : f.target ? (f.target.met ? 'met' : 'MISSED') : '—',
+    f.value === null ? (f.target ? 'not measured' : '—') : f.target ? (f.target.met ? (f.ranges ? `met (${f.ranges.judged} end)` : 'met') : 'MISSED') : '—',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+/** `low–high` (one number when both ends agree at this precision). */
+function span(range: Range, format: (n: number) => string): string {
+  const low = format(range.low);
+  const high = format(range.high);
+  return low === high ? low : `${low}–${high}`;
+}
+
 function fmt(n: number): string {
   return n.toLocaleString('en', { maximumFractionDigits: n < 10 ? 2 : n < 1000 ? 1 : 0 });
 }
 
-function writeResults(machine: Machine, loadAtEnd: number, figures: Figure[], table: string, seconds: number): void {
+function writeResults(machine: Machine, loadAtEnd: number, figures: Figure[], table: string, seconds: number, pairs: number): void {
   const notes = figures.flatMap((f) => [...(f.skipped ? [`not measured: ${f.skipped}`] : []), ...f.notes].map((n) => `- **${f.id}**: ${n}`));
   const text = `# Benchmark results
 
 Written by \`bun run bench\` (bench/run.ts); re-run it to refresh. Every ratio compares with a
-baseline measured in the same run on the same machine. Load comes from the bench process
+baseline measured in the same run on the same machine, as a RANGE over ${pairs} alternated pairs
+(baseline, measurement, baseline, measurement…; each pair's ratio is its measurement over the
+baseline run just before it), and a target counts as met only at the worse end of that range
+(the LOW end of a rate against a limit).
+Values and baselines show their range over the pairs too. Load comes from the bench process
 itself (closed loops over keep-alive connections to 127.0.0.1), so on a 2-core machine the
 load generator and the server share the CPUs — for the baselines just the same.
 
@@ -103,6 +135,7 @@ load generator and the server share the CPUs — for the baselines just the same
 | measured at | ${machine.date} |
 | load average (1 min) | ${machine.loadAtStart} at start, ${loadAtEnd} at the end |
 | bench duration | ${Math.round(seconds)} s |
+| alternated pairs per ratio | ${pairs} |
 
 ## Results
 
@@ -114,8 +147,9 @@ ${notes.join('\n')}
 
 ## What each line measures
 
-Where a line has a baseline, the baseline and the server run alternate twice and each side keeps
-its better run, so a busy moment on the machine favours neither side.
+Where a line has a baseline, the baseline and the server run alternate ${pairs} times and each pair
+gives one ratio: a busy moment on the machine spoils one pair, not the verdict's side, and the
+range shows how much the machine's mood moved the figure. The target is judged at the worse end.
 
 1. **Ingest**: 20 approved terminals POST \`/iclock/cdata?table=ATTLOG\` batches of 200 lines,
    20 requests in flight. Each terminal has its own 200 enrollees and each batch is one badge-in
@@ -124,17 +158,20 @@ its better run, so a busy moment on the machine favours neither side.
    events, as in production (attendance days and webhooks follow the log). Baselines: the same
    rows (same columns) in a separate file database, one multi-row \`INSERT\` per batch via
    \`@libsql/client\`, one batch after another: into a fresh, migrated copy of the schema
-   (full), and into a punch table with only the dedupe index (plain).
+   (full), and into a punch table with only the dedupe index (plain). Each pair runs full,
+   plain, the server, the server with endpoints and without, ${pairs} times over; a pair's ratio
+   divides by the baselines of that same pair.
    **Ingest with webhooks**: the same upload to the server as a child process (\`bun
    src/server.ts\`, its RSS its own) with 10 endpoints subscribed to \`punch_received\`, each
    with a receiver in the bench process answering 204, delivery running throughout; compared
    with the plain baseline, and with the same child-process run without endpoints.
 2. **Polls**: \`GET /iclock/getrequest\` with 50 requests in flight. Idle: 50 approved terminals
-   with nothing queued (answer \`OK\`). Queued: 50 other terminals with 2,000 \`add_user\`
-   commands queued each beforehand (through \`commands.enqueue\` in \`fpa.db.write\`, not timed);
-   \`ADMS_MAX_COMMANDS_PER_REQUEST\` is 4 so every poll must carry a full batch of 4 (read,
-   render, mark sent) for the whole run. Baseline: bare \`Bun.serve\` answering \`OK\`, same load
-   generator (Bun's fetch, keep-alive, same process).
+   with nothing queued (answer \`OK\`). Queued: 50 other terminals, each topped up to 6,000
+   \`add_user\` commands before every queued run (through \`commands.enqueue\` in \`fpa.db.write\`,
+   not timed); \`ADMS_MAX_COMMANDS_PER_REQUEST\` is 4 so every poll must carry a full batch of 4
+   (read, render, mark sent) for the whole run. Baseline: bare \`Bun.serve\` answering \`OK\`, same
+   load generator (Bun's fetch, keep-alive, same process), run right before each server run
+   (bare, idle, bare, queued… ${pairs} times).
 3. **Backfill**: \`approveDevice\` of one terminal with 10,000 enrollees × 2 fingers in scope
    (bulk-prepared rows, templates encrypted with the instance's key ring); the queued
    \`update_template\` and \`add_user\` commands are counted in the database afterwards.

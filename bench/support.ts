@@ -27,11 +27,91 @@ export interface Figure {
   value: number | null;
   unit: string;
   baseline?: { title: string; value: number; unit: string } | null;
-  /** value / baseline, when the issue asks for a ratio. */
+  /** value / baseline, when the issue asks for a ratio; with `ranges`, the end that is judged (pairedFigure). */
   ratio?: number | null;
   target?: { text: string; met: boolean } | null;
+  /**
+   * A figure measured as alternated pairs (baseline, measurement, baseline, measurement…):
+   * `value` and `baseline.value` are then medians, and these the spread over the pairs.
+   */
+  ranges?: { pairs: number; value: Range; baseline: Range; ratio: Range; judged: 'low' | 'high' } | null;
   notes: string[];
   skipped?: string;
+}
+
+export interface Range {
+  low: number;
+  high: number;
+}
+
+/** Alternated pairs per ratio (`bun bench/run.ts --pairs=N` changes it; at least 3). */
+export const DEFAULT_PAIRS = 3;
+
+/** One alternated pair: a baseline run and the measurement right after it, on the same machine. */
+export interface Pair {
+  baseline: number;
+  value: number;
+}
+
+export function rangeOf(values: readonly number[]): Range {
+  return { low: Math.min(...values), high: Math.max(...values) };
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * A figure from alternated pairs: each pair's ratio is its measurement over the baseline run
+ * just before it, the ratio reported is the range over the pairs, and the target is judged at
+ * the range's worse end (`met` also needs `ok`, e.g. no errors): the LOW end for `atLeast`
+ * (a rate against a limit), the HIGH end for `atMost` (a time against a smaller case's time). A
+ * verdict that holds whichever way the machine's load fell, not only on a good run. `ratio` is
+ * that judged end.
+ */
+export function pairedFigure(input: {
+  id: string;
+  title: string;
+  unit: string;
+  baseline: { title: string; unit: string };
+  pairs: readonly Pair[];
+  target: { text: string; atLeast: number } | { text: string; atMost: number };
+  ok?: boolean;
+  digits?: number;
+  notes?: string[];
+}): Figure {
+  const ratios = input.pairs.map((p) => p.value / p.baseline);
+  const ratio = rangeOf(ratios);
+  const value = rangeOf(input.pairs.map((p) => p.value));
+  const baseline = rangeOf(input.pairs.map((p) => p.baseline));
+  const digits = input.digits ?? 0;
+  return {
+    id: input.id,
+    title: input.title,
+    value: round(median(input.pairs.map((p) => p.value)), digits),
+    unit: input.unit,
+    baseline: { title: input.baseline.title, value: round(median(input.pairs.map((p) => p.baseline)), digits), unit: input.baseline.unit },
+    ratio: round('atLeast' in input.target ? ratio.low : ratio.high, 3),
+    ranges: {
+      pairs: input.pairs.length,
+      value: { low: round(value.low, digits), high: round(value.high, digits) },
+      baseline: { low: round(baseline.low, digits), high: round(baseline.high, digits) },
+      ratio: { low: round(ratio.low, 3), high: round(ratio.high, 3) },
+      judged: 'atLeast' in input.target ? 'low' : 'high',
+    },
+    target: {
+      text: input.target.text,
+      met: ('atLeast' in input.target ? ratio.low >= input.target.atLeast : ratio.high <= input.target.atMost) && input.ok !== false,
+    },
+    notes: [
+      `${input.pairs.length} alternated pairs (baseline ${input.baseline.unit} → ${input.unit}, ratio): ${input.pairs
+        .map((p, i) => `${round(p.baseline, digits)} → ${round(p.value, digits)} (${ratios[i]!.toFixed(2)}×)`)
+        .join('; ')}`,
+      ...(input.notes ?? []),
+    ],
+  };
 }
 
 export function skippedFigure(id: string, title: string, unit: string, reason: string, targetText?: string): Figure {

@@ -86,6 +86,34 @@ describe('group commit of sent marks', () => {
     }
   });
 
+  test('polls of one turn read their queues with one statement; a terminal owed deletes only gets only its deletes', async () => {
+    const { fpa } = server;
+    const commands = fpa.service.commands;
+    const [a, b] = await Promise.all(['GC-READ-A', 'GC-READ-B'].map(approved));
+    const aIds = await queueUsers(a!, 4, 3000);
+    const [deleteId] = await fpa.db.write((w) => commands.enqueue(w, [{ deviceId: b!.id, kind: 'delete_user', payload: { pin: '3100' } }]));
+    await queueUsers(b!, 2, 3200);
+    const client = fpa.db.client;
+    const original = client.execute.bind(client);
+    let reads = 0;
+    client.execute = ((statement: Parameters<typeof client.execute>[0]) => {
+      reads++;
+      return original(statement);
+    }) as typeof client.execute;
+    let due: Awaited<ReturnType<typeof commands.takeDue>>[];
+    try {
+      due = await Promise.all([commands.takeDue(a!.id), commands.takeDue(b!.id, { deletesOnly: true }), commands.takeDue(b!.id)]);
+    } finally {
+      client.execute = original;
+    }
+    expect(reads).toBe(1);
+    expect(due[0]!.map((c) => c.id)).toEqual(aIds.slice(0, PER_POLL));
+    expect(due[1]!.map((c) => c.kind)).toEqual(['delete_user']);
+    expect(due[1]!.map((c) => c.id)).toEqual([deleteId!]);
+    expect(due[2]!.map((c) => c.kind)).toEqual(['delete_user', 'add_user', 'add_user']);
+    expect(due[2]![1]!.payload).toEqual({ pin: '3200', name: 'User 3200' });
+  });
+
   test('two overlapping polls of one terminal never carry the same command', async () => {
     const _commands = server.fpa.service.commands;
     const renderer = server.fpa.service.terminals.renderer;

@@ -15,6 +15,7 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { deleteInBatches } from '../../platform/db/purge';
+import { ReadBatch } from '../../platform/db/read-batch';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
@@ -64,6 +65,8 @@ export class CommandService {
    * once it is marked `sent`, and one commit per poll would cap polls at the disk's sync rate.
    */
   private readonly sentMarks: GroupCommit<MarkCandidate[], Set<number>>;
+  /** The due-command reads of concurrent polls, one statement per batch (takeDue). */
+  private readonly dueReads: ReadBatch<DueRead, MarkCandidate[]>;
 
   constructor(
     private readonly ctx: Runtime,
@@ -71,10 +74,11 @@ export class CommandService {
     private readonly devices: DeviceService,
   ) {
     this.events = log.channel<CommandEvents>();
-    this.sentMarks = new GroupCommit(ctx.db, async ({ tx }, polls) => {
-      const marked = await this.applySentMarks(tx, polls.flat());
+    this.sentMarks = new GroupCommit(ctx.db, async (w, polls) => {
+      const marked = await this.applySentMarks(w, polls.flat());
       return polls.map((candidates) => new Set(candidates.filter((c) => marked.has(c)).map((c) => c.id)));
     });
+    this.dueReads = new ReadBatch((reads) => this.readDue(reads), DUE_READS_PER_STATEMENT);
     devices.addDetail(async (q, device) => ({ pending_commands: await this.countPending(q, device.id) }));
     ctx.metrics.gauge('fpa_device_commands_pending', 'Device commands waiting to be sent or answered (all terminals).', [], async () => [
       { value: await this.countAllPending() },
@@ -273,28 +277,40 @@ export class CommandService {
     const idleKey = options.deletesOnly ? deletesOnlyKey(deviceId) : deviceId;
     const idle = this.idleUntil.get(idleKey);
     if (idle !== undefined && idle > now) return null;
-    const kinds = options.deletesOnly ? inArray(deviceCommands.kind, [...DELETE_KINDS]) : undefined;
-    // Only what rendering needs; the payload as stored text, which is both parsed for rendering
-    // and compared when the command is marked sent.
-    const due = await this.ctx.db.orm
-      .select({ id: deviceCommands.id, kind: deviceCommands.kind, payloadText: sql<string>`${deviceCommands.payload}` })
-      .from(deviceCommands)
-      .where(
-        and(
-          eq(deviceCommands.deviceId, deviceId),
-          eq(deviceCommands.status, 'pending'),
-          lte(deviceCommands.notBefore, now),
-          gt(deviceCommands.expiresAt, now),
-          kinds,
-        ),
-      )
-      .orderBy(asc(deviceCommands.id))
-      .limit(this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST);
+    // Read outside any write, batched with the reads of concurrent polls (dueReads).
+    const due = await this.dueReads.load({ deviceId, deletesOnly: options.deletesOnly === true });
     if (due.length === 0) {
       this.idleUntil.set(idleKey, now + IDLE_CACHE_MS);
       return null;
     }
     return due.map((row) => ({ ...row, payload: JSON.parse(row.payloadText) as Record<string, unknown> }));
+  }
+
+  /**
+   * Batch step (`dueReads`): the due commands of each asked device, oldest first, in one
+   * statement (one `union all` arm per distinct device, each answered by the queue index in id
+   * order). Only what rendering needs; the payload as stored text, both parsed for rendering
+   * and compared when the command is marked sent.
+   */
+  private async readDue(reads: DueRead[]): Promise<MarkCandidate[][]> {
+    const now = this.ctx.clock.now();
+    const keys = [...new Set(reads.map(dueReadKey))];
+    const slotOf = new Map(keys.map((key, slot) => [key, slot]));
+    const arms = keys.map((key, slot) => {
+      const deletesOnly = key.startsWith('d:');
+      // `slot` is our own loop counter, never input; the device ids are bound (?3, ?4…).
+      return `select * from (select ${slot} as slot, id, kind, payload from fpa_device_commands
+        where device_id = ?${slot + 3} and status = 'pending' and not_before <= ?1 and expires_at > ?1${deletesOnly ? ` and kind in (${sqlList(DELETE_KINDS)})` : ''}
+        order by id limit ?2)`;
+    });
+    const result = await this.ctx.db.client.execute({
+      sql: arms.join('\nunion all\n'),
+      args: [now, this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST, ...keys.map((key) => key.slice(2))],
+    });
+    const found: MarkCandidate[][] = keys.map(() => []);
+    for (const row of result.rows) found[Number(row.slot)]!.push({ id: Number(row.id), kind: String(row.kind), payloadText: String(row.payload) });
+    for (const rows of found) rows.sort((a, b) => a.id - b.id);
+    return reads.map((read) => found[slotOf.get(dueReadKey(read))!]!);
   }
 
   /**
@@ -312,36 +328,21 @@ export class CommandService {
    * (supersede) since the read keeps its id but not its content: sending the old text under
    * that id would let the terminal's answer close the new command.
    */
-  private async applySentMarks(tx: Tx, candidates: MarkCandidate[]): Promise<Set<MarkCandidate>> {
+  private async applySentMarks(w: WriteContext, candidates: MarkCandidate[]): Promise<Set<MarkCandidate>> {
     const now = this.ctx.clock.now();
-    const current = new Map<number, { kind: string; payloadText: string }>();
-    for (const ids of chunks([...new Set(candidates.map((c) => c.id))], IN_CHUNK)) {
-      const rows = await tx
-        .select({ id: deviceCommands.id, kind: deviceCommands.kind, payloadText: sql<string>`${deviceCommands.payload}` })
-        .from(deviceCommands)
-        .where(and(inArray(deviceCommands.id, ids), notIndexed(deviceCommands.status, 'pending')));
-      for (const row of rows) current.set(row.id, row);
-    }
+    // Two polls of one terminal may have read the same command: the first one gets it.
     const chosen = new Map<number, MarkCandidate>();
-    for (const c of candidates) {
-      const row = current.get(c.id);
-      if (!chosen.has(c.id) && row?.kind === c.kind && row.payloadText === c.payloadText) chosen.set(c.id, c);
-    }
+    for (const c of candidates) if (!chosen.has(c.id)) chosen.set(c.id, c);
     const marked = new Set<MarkCandidate>();
-    for (const ids of chunks([...chosen.keys()], IN_CHUNK)) {
-      const rows = await tx
-        .update(deviceCommands)
-        .set({
-          status: 'sent',
-          attempts: sql`${deviceCommands.attempts} + 1`,
-          sentAt: now,
-          // An enroll command waits for a person at the terminal: only its session's end stops it.
-          ackDeadline: sql`case when ${deviceCommands.kind} in ('ENROLL_FP', 'ENROLL_BIO') then ${deviceCommands.expiresAt} else ${now + this.ctx.settings.COMMAND_ACK_TIMEOUT} end`,
-        })
-        // The status guard stays: another instance's poll may have taken the command meanwhile.
-        .where(and(inArray(deviceCommands.id, ids), notIndexed(deviceCommands.status, 'pending')))
-        .returning({ id: deviceCommands.id });
-      for (const row of rows) marked.add(chosen.get(row.id)!);
+    // One statement per group (per MARK_CHUNK commands): the status guard stays (another
+    // instance's poll may have taken the command meanwhile, and the database decides), and the
+    // row must still hold what the poll rendered.
+    for (const part of chunks([...chosen.values()], MARK_CHUNK)) {
+      const result = await w.execute({
+        sql: markSentSql(part.length),
+        args: [now, now + this.ctx.settings.COMMAND_ACK_TIMEOUT, ...part.map((c) => c.id), ...part.flatMap((c) => [c.id, c.kind, c.payloadText])],
+      });
+      for (const row of result.rows) marked.add(chosen.get(Number(row.id))!);
     }
     return marked;
   }
@@ -784,6 +785,45 @@ export class CommandService {
  */
 function notIndexed(column: SQLiteColumn, value: string): SQL {
   return sql`+${column} = ${value}`;
+}
+
+/** A due-command read of one poll: its device, and whether it may be sent deletes only. */
+interface DueRead {
+  deviceId: string;
+  deletesOnly: boolean;
+}
+
+function dueReadKey(read: DueRead): string {
+  return `${read.deletesOnly ? 'd' : 'a'}:${read.deviceId}`;
+}
+
+/** Devices per due-read statement (one `union all` arm each; SQLite allows 500 arms). */
+const DUE_READS_PER_STATEMENT = 100;
+
+/** A constant set of kinds as an SQL list (our own literals, never input). */
+function sqlList(kinds: ReadonlySet<string>): string {
+  return [...kinds].map((k) => `'${k}'`).join(', ');
+}
+
+/** Commands marked `sent` per statement (four bound values each). */
+const MARK_CHUNK = 200;
+
+/**
+ * Marks `sent` the listed commands that are still pending with the kind and payload a poll
+ * rendered (a command replaced in place keeps its id, not its content), and returns their ids.
+ * `?1` now, `?2` the acknowledgement deadline; then the ids, then (id, kind, payload) triples
+ * (a bare `?` takes the number after the largest used before it, so they are ?3, ?4…).
+ * The ids drive the lookup by rowid; `+status` keeps the planner off the status index.
+ */
+function markSentSql(count: number): string {
+  const ids = Array.from({ length: count }, () => '?').join(', ');
+  const rows = Array.from({ length: count }, () => '(?, ?, ?)').join(', ');
+  // An enroll command waits for a person at the terminal: only its session's end stops it.
+  return `update fpa_device_commands
+    set status = 'sent', attempts = attempts + 1, sent_at = ?1,
+      ack_deadline = case when kind in (${sqlList(INTERACTIVE_KINDS)}) then expires_at else ?2 end
+    where id in (${ids}) and +status = 'pending' and (id, kind, payload) in (values ${rows})
+    returning id`;
 }
 
 /** The idle mark of a terminal polled for its deletes only. */

@@ -31,6 +31,9 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** Truncate to at most `maxBytes` UTF-8 bytes without splitting a character (or a combining accent). */
 export function truncateUtf8(text: string, maxBytes: number): string {
+  // Every poll that carries a user renders its name: text that fits, counted in bytes, needs no
+  // segmenting (a cheap upper bound first: a UTF-16 unit is at most 3 UTF-8 bytes).
+  if (text.length * 3 <= maxBytes || Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
   let out = '';
   let bytes = 0;
   for (const { segment } of graphemes.segment(text)) {
