@@ -143,10 +143,18 @@ async function secureDelete(execute: WriteContext['execute']): Promise<() => Pro
  */
 async function dropOldPages(ctx: Runtime): Promise<void> {
   if (ctx.db.kind !== 'file') return;
-  const result = await ctx.db.client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
-  if (Number(result.rows[0]?.[0] ?? 0) !== 0)
-    ctx.log.warn('webhook secrets sealed, but the WAL could not be emptied yet: older frames may hold them until the next checkpoints');
+  // The background checkpoint thread may hold the WAL at this very moment (a busy answer, not an
+  // error): a few tries a moment apart, once at start-up, before settling for the later checkpoints.
+  for (let attempt = 0; attempt < TRUNCATE_ATTEMPTS; attempt++) {
+    const result = await ctx.db.client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+    if (Number(result.rows[0]?.[0] ?? 0) === 0) return;
+    await Bun.sleep(TRUNCATE_RETRY_MS);
+  }
+  ctx.log.warn('webhook secrets sealed, but the WAL could not be emptied yet: older frames may hold them until the next checkpoints');
 }
+
+const TRUNCATE_ATTEMPTS = 40;
+const TRUNCATE_RETRY_MS = 25;
 
 /** At start-up: seals the secrets an earlier release stored in clear. Idempotent. */
 export async function sealClearWebhookSecrets(ctx: Runtime): Promise<number> {
