@@ -151,6 +151,7 @@ describe('the whole agent flow', () => {
       code: 'session_closed',
       message: expect.any(String),
       details: { session: id, status: 'completed', reason: null },
+      request_id: read.headers.get('x-request-id'),
     });
     expect((await agent.client.get('/sessions/')).body.some((s: { id: string }) => s.id === id)).toBe(false);
     for (const path of ['claim/', 'complete/', 'cancel/']) {
