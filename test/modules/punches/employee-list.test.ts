@@ -41,10 +41,12 @@ async function allPages(query: string, limit: number): Promise<Punch[]> {
   const out: Punch[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < 1000; i++) {
-    const page = await server.admin.get(`/punches/?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    const page: { status: number; body: { results: Punch[]; next_cursor: string | null } } = await server.admin.get(
+      `/punches/?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     expect(page.status).toBe(200);
     expect(page.body.results.length).toBeLessThanOrEqual(limit);
-    out.push(...(page.body.results as Punch[]));
+    out.push(...page.body.results);
     cursor = page.body.next_cursor;
     if (cursor === null) return out;
   }
