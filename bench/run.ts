@@ -5,12 +5,14 @@
  *   bun bench/run.ts                 all measurements
  *   bun bench/run.ts --only=ingest,backfill
  *   bun bench/run.ts --no-write      do not overwrite RESULTS.md
+ *   bun bench/run.ts --only=growth --growth-sizes=S,M,L   growth at sizes S, M and L (default S,M)
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill';
 import { benchFanout } from './fanout';
+import { benchGrowth } from './growth';
 import { benchIngest } from './ingest';
 import { describeMachine, loadNow, type Machine } from './machine';
 import { benchPolls } from './polls';
@@ -18,6 +20,8 @@ import { benchRecompute } from './recompute';
 import { type Figure, skippedFigure } from './support';
 import { benchWebhooks } from './webhooks';
 import { benchWebSocket } from './websocket';
+
+const { values } = parseArgs({ options: { only: { type: 'string' }, 'no-write': { type: 'boolean' }, 'growth-sizes': { type: 'string' } } });
 
 const MEASUREMENTS: Record<string, { title: string; unit: string; run: () => Promise<Figure[]> }> = {
   ingest: { title: 'ATTLOG ingest over HTTP (and with 10 webhook endpoints)', unit: 'rows/s', run: () => benchIngest() },
@@ -27,10 +31,14 @@ const MEASUREMENTS: Record<string, { title: string; unit: string; run: () => Pro
   webhooks: { title: 'Webhook deliveries (1 and 10 endpoints)', unit: 'deliveries/s', run: () => benchWebhooks() },
   websocket: { title: 'Server RSS with WebSocket subscribers', unit: 'MB', run: () => benchWebSocket() },
   recompute: { title: 'Recompute a month of attendance', unit: 'days/s', run: () => benchRecompute() },
+  growth: {
+    title: 'Growth: the operations of a larger history, ratio to S',
+    unit: '×',
+    run: () => benchGrowth((values['growth-sizes'] ?? 'S,M').split(',').map((s) => s.trim())),
+  },
 };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, 'no-write': { type: 'boolean' } } });
   const names = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(MEASUREMENTS);
   const unknown = names.filter((n) => !(n in MEASUREMENTS));
   if (unknown.length > 0) throw new Error(`unknown measurement(s): ${unknown.join(', ')}; known: ${Object.keys(MEASUREMENTS).join(', ')}`);
