@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
+import { yieldToOthers } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
@@ -353,19 +354,25 @@ export class AttendanceService {
     // A few people at a time, all their old days at once (by the primary key, enrollee then
     // date): a batch dirties one run of each index per person, not a page per day across every
     // index (in date order, the cost of a row grew with the size of the table).
+    // The people are found in enrollee order from where the last batch ended (the primary key
+    // again): a batch reads the days of its own people only.
     let total = 0;
+    let after = '';
     for (;;) {
       const people = await this.ctx.db.orm
         .selectDistinct({ id: attendanceDays.enrolleeId })
         .from(attendanceDays)
-        .where(lt(attendanceDays.date, firstKeptDate))
+        .where(and(gt(attendanceDays.enrolleeId, after), lt(attendanceDays.date, firstKeptDate)))
+        .orderBy(asc(attendanceDays.enrolleeId))
         .limit(PURGE_PEOPLE);
       if (people.length === 0) return total;
-      const ids = people.map((p) => p.id).sort();
+      const ids = people.map((p) => p.id);
+      after = ids[ids.length - 1]!;
       total += await this.ctx.db.write(async ({ tx }) => {
         const done = await tx.delete(attendanceDays).where(and(inArray(attendanceDays.enrolleeId, ids), lt(attendanceDays.date, firstKeptDate)));
         return done.rowsAffected;
       });
+      await yieldToOthers();
     }
   }
 

@@ -17,6 +17,7 @@ import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, lte, or, sql } 
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { insertFromJsonSql, jsonRows } from '../../platform/db/json-rows';
+import { yieldToOthers } from '../../platform/db/purge';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
 import type { Runtime } from '../../platform/runtime';
@@ -318,6 +319,7 @@ export class EventLog {
         });
       }
       total += rewrites.length;
+      await yieldToOthers();
     }
   }
 
@@ -359,6 +361,7 @@ export class EventLog {
       }
       total += gone.length;
       if (old.length < rows.length || rows.length < PURGE_EVENTS_BATCH) return total;
+      await yieldToOthers();
     }
   }
 

@@ -14,7 +14,7 @@ import type { Execute, Queryable, WriteContext } from '../../platform/db/client'
 import { GroupCommit } from '../../platform/db/group-commit';
 import { insertFromJsonSql, type JsonRowValue, jsonRows } from '../../platform/db/json-rows';
 import { placeholders } from '../../platform/db/placeholders';
-import { deleteInBatches } from '../../platform/db/purge';
+import { deleteInBatches, yieldToOthers } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Runtime } from '../../platform/runtime';
@@ -514,6 +514,7 @@ export class PunchService {
           });
           return done.rowsAffected;
         });
+        await yieldToOthers();
       }
       // Punches of nobody (unknown PINs) in these days.
       total += await deleteInBatches(
