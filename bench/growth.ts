@@ -6,7 +6,8 @@
  *   S ≈ 100k punches, 1k people, 20 terminals; M ≈ 1M, 10k, 200; L ≈ 10M, 50k, 1k (behind
  *   `--growth-sizes=S,M,L`: seeding takes long on 2 cores).
  *
- * Each person punches four times a workday on one terminal; the days run back from yesterday.
+ * Each person punches four times a workday on one terminal, which uploads the day's lines at
+ * once; the days run back from yesterday.
  * Measured on the seeded copy, through the real server over HTTP (in this process):
  * - the month's export CSV for everyone: time per 1,000 rows and the RSS growth while it streams;
  * - `punches/?employee=&from=&to=` over a month (every page), median of 5 people;
@@ -97,19 +98,19 @@ async function seed(
   const first = today - workdays * DAY;
   const perTerminal = serials.map((_, t) => people.filter((_, i) => i % size.terminals === t));
   for (let day = 0; day < workdays; day++) {
-    for (const wave of WAVES) {
-      const at = first + day * DAY + wave * 60_000;
-      // Every terminal uploads its wave at once: the uploads share transactions as at a shift change.
-      await Promise.all(
-        perTerminal.map((group, t) => {
-          const device = devices[t]!;
-          return fpa.service.punches.ingest(
-            device,
-            group.map((p, i) => line(p.pin, at + (i % 10) * 60_000 + (Number(p.pin) % 60) * 1000)),
-          );
-        }),
-      );
-    }
+    // Every terminal uploads its day at once (its four waves, 200 lines for 50 people, as a
+    // terminal back online sends its log): the uploads share transactions as at a shift change.
+    await Promise.all(
+      perTerminal.map((group, t) =>
+        fpa.service.punches.ingest(
+          devices[t]!,
+          WAVES.flatMap((wave) => {
+            const at = first + day * DAY + wave * 60_000;
+            return group.map((p, i) => line(p.pin, at + (i % 10) * 60_000 + (Number(p.pin) % 60) * 1000));
+          }),
+        ),
+      ),
+    );
     if (day % 5 === 4) log(`  ${size.name}: day ${day + 1}/${workdays} seeded (${round((performance.now() - started) / 1000, 0)} s)`);
   }
   await fpa.service.attendance.follower.catchUp();
@@ -123,7 +124,12 @@ export async function benchGrowth(names: readonly string[] = ['S', 'M'], log: (m
     return size;
   });
   const results: SizeResult[] = [];
-  for (const size of sizes) results.push(await measureSize(size, log));
+  for (const size of sizes) {
+    const result = await measureSize(size, log);
+    // Each size as soon as it is measured: a long run (L) that is stopped still leaves the others.
+    log(`  ${size.name}: ${JSON.stringify({ ...result, size: undefined })}`);
+    results.push(result);
+  }
   return figuresOf(results);
 }
 

@@ -1,8 +1,8 @@
 /**
- * The retention purge of punches and days goes a week of day buckets at a time and, in it, a
- * few people at a time (punches/service.ts and attendance/service.ts `purgeBefore`): whatever
- * the order, exactly the punches before the cutoff go (unattributed ones too, a cutoff inside a
- * day included) and exactly the days before the first kept date.
+ * The retention purge in small batches (punches/service.ts `purgeBefore`, PURGE_BATCH rows a
+ * transaction) and of days a few people at a time from a cursor (attendance/service.ts
+ * `purgeBefore`): exactly the punches before the cutoff go (unattributed ones too, a cutoff
+ * inside a day included) and exactly the days before the first kept date.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
@@ -25,7 +25,7 @@ describe('retention purge by weeks and people', () => {
   test('exactly the punches before the cutoff and the days before the first kept date go', async () => {
     const device = await approvedDevice(server, 'PURGEB01');
     const pins: string[] = [];
-    // More people than a batch takes (50 punches' people, 100 days' people).
+    // More rows than a punch batch and more people than a batch of days.
     for (let i = 0; i < 130; i++) {
       const id = `PB-${i}`;
       expect((await server.admin.post('/employees/', { id, name: `Purge ${i}` })).status).toBe(201);
