@@ -95,6 +95,8 @@ export interface RedactionRule {
 
 /** Events read and rewritten per transaction by redactOld. */
 const REDACT_BATCH = 500;
+/** Sequences of the log looked through per statement by redactOld. */
+const REDACT_WINDOW = 20_000;
 
 /** Events looked at and deleted per transaction by purgeBefore. */
 const PURGE_EVENTS_BATCH = 2000;
@@ -296,16 +298,24 @@ export class EventLog {
       ),
     );
     let total = 0;
-    let after = 0;
-    for (;;) {
+    let after = (await this.firstSequence()) - 1;
+    while (after < floor) {
+      // Within a window of the log at a time: the last look for old events would otherwise read
+      // the whole rest of the log in one statement (0.4 s at 1M punches, on the thread that
+      // answers requests).
+      const windowEnd = Math.min(floor, after + REDACT_WINDOW);
       const rows = await this.runtime.db.orm
         .select()
         .from(eventLog)
-        .where(and(gt(eventLog.sequence, after), lte(eventLog.sequence, floor), old, sql`json_extract(${eventLog.data}, '$.redacted') is null`))
+        .where(and(gt(eventLog.sequence, after), lte(eventLog.sequence, windowEnd), old, sql`json_extract(${eventLog.data}, '$.redacted') is null`))
         .orderBy(asc(eventLog.sequence))
         .limit(REDACT_BATCH);
-      if (rows.length === 0) return total;
-      after = rows[rows.length - 1]!.sequence;
+      if (rows.length < REDACT_BATCH) after = windowEnd;
+      else after = rows[rows.length - 1]!.sequence;
+      if (rows.length === 0) {
+        await yieldToOthers();
+        continue;
+      }
       const keep = await held(rows);
       const rewrites = rows
         .filter((r) => !keep.has(r.sequence))
@@ -321,6 +331,13 @@ export class EventLog {
       total += rewrites.length;
       await yieldToOthers();
     }
+    return total;
+  }
+
+  /** The oldest sequence in the log (1 when it is empty). */
+  private async firstSequence(): Promise<number> {
+    const [row] = await this.runtime.db.orm.select({ sequence: eventLog.sequence }).from(eventLog).orderBy(asc(eventLog.sequence)).limit(1);
+    return row?.sequence ?? 1;
   }
 
   /**
