@@ -164,9 +164,13 @@ export class AttendanceService {
         last: sql<string | null>`(select max(${attendanceDays.date}) from ${attendanceDays})`,
       })
       .from(sql`(select 1)`);
-    const punched = await this.punches.spanOf(w.tx);
-    const firsts = [days?.first, punched && this.dateOf(punched.first)].filter((d): d is string => typeof d === 'string');
-    const lasts = [days?.last, punched && this.dateOf(punched.last)].filter((d): d is string => typeof d === 'string');
+    const punched = await this.punches.datedSpan(
+      w.tx,
+      (instant) => this.dateOf(instant),
+      (date) => dayBounds(date, this.timeZone).start,
+    );
+    const firsts = [days?.first, punched?.first].filter((d): d is string => typeof d === 'string');
+    const lasts = [days?.last, punched?.last].filter((d): d is string => typeof d === 'string');
     if (firsts.length === 0) return null;
     return { from: firsts.sort()[0]!, to: lasts.sort()[lasts.length - 1]! };
   }
