@@ -5,6 +5,7 @@
  *   bun bench/run.ts                 all measurements
  *   bun bench/run.ts --only=ingest,backfill
  *   bun bench/run.ts --no-write      do not overwrite RESULTS.md
+ *   bun bench/run.ts --only=growth --growth-sizes=S,M,L   growth at sizes S, M and L (default S,M)
  *   bun bench/run.ts --pairs=5       alternated baseline/measurement pairs per ratio (default 3, at least 3)
  *
  * A ratio is never one run against one run: the measurements with a baseline alternate
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill';
 import { benchFanout } from './fanout';
+import { benchGrowth } from './growth';
 import { benchIngest } from './ingest';
 import { describeMachine, loadNow, type Machine } from './machine';
 import { benchPolls } from './polls';
@@ -27,6 +29,8 @@ import { benchWebSocket } from './websocket';
 /** What every measurement is given; one with a baseline runs `pairs` alternated pairs. */
 interface BenchOptions {
   pairs: number;
+  /** The history sizes the growth measurement seeds (S, M, L). */
+  growthSizes: string[];
 }
 
 interface Measurement {
@@ -43,10 +47,18 @@ const MEASUREMENTS: Record<string, Measurement> = {
   webhooks: { title: 'Webhook deliveries (1 and 10 endpoints)', unit: 'deliveries/s', run: () => benchWebhooks() },
   websocket: { title: 'Server RSS with WebSocket subscribers', unit: 'MB', run: () => benchWebSocket() },
   recompute: { title: 'Recompute a month of attendance', unit: 'days/s', run: () => benchRecompute() },
+  growth: {
+    title: 'Growth: the operations of a larger history, ratio to S',
+    unit: '×',
+    run: ({ growthSizes }) => benchGrowth(growthSizes),
+  },
 };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, 'no-write': { type: 'boolean' }, pairs: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, 'no-write': { type: 'boolean' }, pairs: { type: 'string' }, 'growth-sizes': { type: 'string' } },
+  });
+  const growthSizes = (values['growth-sizes'] ?? 'S,M').split(',').map((size) => size.trim());
   const pairs = values.pairs === undefined ? DEFAULT_PAIRS : Number(values.pairs);
   if (!Number.isInteger(pairs) || pairs < 3)
     throw new Error(`--pairs must be a whole number of at least 3 (a range needs several alternated runs), got ${values.pairs}`);
@@ -65,7 +77,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     process.stdout.write(`· ${name} … `);
     try {
-      const result = await m.run({ pairs });
+      const result = await m.run({ pairs, growthSizes });
       figures.push(...result);
       console.log(`${((performance.now() - t0) / 1000).toFixed(1)} s`);
     } catch (error) {

@@ -16,6 +16,9 @@ ALTER TABLE `fpa_devices` ADD `unconfirmed_ip_at` integer;--> statement-breakpoi
 ALTER TABLE `fpa_devices` ADD `registered_ip` text;--> statement-breakpoint
 CREATE INDEX `fpa_devices_pending_address` ON `fpa_devices` (`status`,`registered_ip`);--> statement-breakpoint
 ALTER TABLE `fpa_enrollees` ADD `pin_allocated` integer DEFAULT true NOT NULL;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `previous_secret` text;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_endpoints` ADD `previous_secret_until` integer;--> statement-breakpoint
+ALTER TABLE `fpa_webhook_messages` ADD `failing_since` integer;--> statement-breakpoint
 -- Data carried forward (issue 23). `enrollee_deleted` no longer keeps the deleted person's name,
 -- PIN and card in the log (only the id and employee key): the events recorded before lose them.
 UPDATE `fpa_events` SET `data` = json_remove(`data`, '$.enrollee.device_pin', '$.enrollee.display_name', '$.enrollee.card')

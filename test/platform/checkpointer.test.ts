@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { WRITER_CHECKPOINT_PAGES } from '../../src/platform/db/checkpointer';
-import { openDatabase } from '../../src/platform/db/client';
+import { openDatabase, WAL_SIZE_LIMIT_BYTES } from '../../src/platform/db/client';
 import { tempDir } from '../support/harness';
 
 const tmp = tempDir('fpa-checkpointer-');
@@ -54,5 +54,42 @@ describe('background checkpointer', () => {
     } finally {
       await db.close();
     }
+  });
+
+  /** A burst of about 4 MB in one transaction, a complete checkpoint, then one small write. */
+  async function burstThenWrite(limit: number | undefined, name: string): Promise<{ peak: number; after: number; pragma: number }> {
+    const path = join(tmp.dir, name);
+    const db = await openDatabase({ url: `file:${path}`, ...(limit === undefined ? {} : { walSizeLimitBytes: limit }) });
+    try {
+      await db.write(async (w) => {
+        await w.execute('create table t (x text not null)');
+        await w.execute({ sql: 'insert into t select hex(randomblob(1000)) from generate_series(1, 2000)', args: [] });
+      });
+      const peak = statSync(`${path}-wal`).size;
+      await until(() => {
+        const latest = db.checkpointer?.status().latest;
+        return Boolean(latest && latest.log > 500 && latest.checkpointed === latest.log);
+      });
+      // The writer starts the log over and cuts the file back at this commit.
+      await db.write((w) => w.execute({ sql: 'insert into t values (?)', args: ['after'] }));
+      const pragma = Number((await db.write((w) => w.execute('PRAGMA journal_size_limit'))).rows[0]?.[0]);
+      return { peak, after: statSync(`${path}-wal`).size, pragma };
+    } finally {
+      await db.close();
+    }
+  }
+
+  test('the -wal file is cut back to journal_size_limit after a burst and a checkpoint, on whichever connection writes', async () => {
+    const limit = 256 * 1024;
+    const bounded = await burstThenWrite(limit, 'w.db');
+    expect(bounded.peak).toBeGreaterThan(4 * limit);
+    expect(bounded.pragma).toBe(limit);
+    expect(bounded.after).toBeLessThanOrEqual(limit);
+    // The control: with a limit above the burst the file keeps its size (SQLite's default).
+    const unbounded = await burstThenWrite(1024 * 1024 * 1024, 'u.db');
+    expect(unbounded.after).toBeGreaterThanOrEqual(unbounded.peak);
+    // The default.
+    const byDefault = await burstThenWrite(undefined, 'x.db');
+    expect(byDefault.pragma).toBe(WAL_SIZE_LIMIT_BYTES);
   });
 });

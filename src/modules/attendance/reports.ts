@@ -3,7 +3,7 @@
  * first) and `attendance-summary/` (per employee, totals of a range). Both read the stored days
  * after catching up with the log, so they show every punch recorded so far.
  */
-import { and, asc, type Column, eq, gt, gte, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, eq, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
 import { csvField, csvRow, csvText } from '../../platform/csv';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
@@ -94,11 +94,14 @@ export class Reports {
     pageRows: number,
   ): Promise<{ rows: (typeof attendanceDays.$inferSelect)[]; text: string }> {
     const d = attendanceDays;
-    const next = after === null ? undefined : or(gt(d.employeeKey, after.employee), and(eq(d.employeeKey, after.employee), gt(d.date, after.date)));
+    // A row value: SQLite seeks the (employee, date) index to it. For everyone the dates are
+    // written `+date` so that the planner does not take the date index instead and sort the
+    // whole range again for every page (quadratic: a month for 10,000 people took 33 s).
+    const next = after === null ? undefined : sql`(${d.employeeKey}, ${d.date}) > (${after.employee}, ${after.date})`;
     const rows = await this.ctx.db.orm
       .select()
       .from(d)
-      .where(and(rangeOf(filters), next))
+      .where(and(filters.employee ? rangeOf(filters) : and(sql`+${d.date} >= ${filters.from}`, sql`+${d.date} <= ${filters.to}`), next))
       .orderBy(asc(d.employeeKey), asc(d.date))
       .limit(pageRows);
     const names = await this.enrollees.byIds(

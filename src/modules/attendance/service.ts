@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, gt, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
-import { deleteInBatches } from '../../platform/db/purge';
+import { yieldToOthers } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
@@ -30,6 +30,8 @@ export interface AttendanceDayFilters {
 
 /** Enrollees per read when days are recomputed. */
 const READ_CHUNK = 500;
+/** People per batch of the retention purge (all their days before the horizon at once). */
+const PURGE_PEOPLE = 100;
 /** Enrollees per transaction of a recompute on request. */
 const RECOMPUTE_GROUP = 100;
 /** The longest range `POST attendance-days/recompute/` takes. */
@@ -162,9 +164,13 @@ export class AttendanceService {
         last: sql<string | null>`(select max(${attendanceDays.date}) from ${attendanceDays})`,
       })
       .from(sql`(select 1)`);
-    const punched = await this.punches.spanOf(w.tx);
-    const firsts = [days?.first, punched && this.dateOf(punched.first)].filter((d): d is string => typeof d === 'string');
-    const lasts = [days?.last, punched && this.dateOf(punched.last)].filter((d): d is string => typeof d === 'string');
+    const punched = await this.punches.datedSpan(
+      w.tx,
+      (instant) => this.dateOf(instant),
+      (date) => dayBounds(date, this.timeZone).start,
+    );
+    const firsts = [days?.first, punched?.first].filter((d): d is string => typeof d === 'string');
+    const lasts = [days?.last, punched?.last].filter((d): d is string => typeof d === 'string');
     if (firsts.length === 0) return null;
     return { from: firsts.sort()[0]!, to: lasts.sort()[lasts.length - 1]! };
   }
@@ -348,8 +354,30 @@ export class AttendanceService {
   }
 
   /** Retention: days before the local date `firstKeptDate`. */
-  purgeBefore(firstKeptDate: string): Promise<number> {
-    return deleteInBatches(this.ctx.db, attendanceDays, lt(attendanceDays.date, firstKeptDate));
+  async purgeBefore(firstKeptDate: string): Promise<number> {
+    // A few people at a time, all their old days at once (by the primary key, enrollee then
+    // date): a batch dirties one run of each index per person, not a page per day across every
+    // index (in date order, the cost of a row grew with the size of the table).
+    // The people are found in enrollee order from where the last batch ended (the primary key
+    // again): a batch reads the days of its own people only.
+    let total = 0;
+    let after = '';
+    for (;;) {
+      const people = await this.ctx.db.orm
+        .selectDistinct({ id: attendanceDays.enrolleeId })
+        .from(attendanceDays)
+        .where(and(gt(attendanceDays.enrolleeId, after), lt(attendanceDays.date, firstKeptDate)))
+        .orderBy(asc(attendanceDays.enrolleeId))
+        .limit(PURGE_PEOPLE);
+      if (people.length === 0) return total;
+      const ids = people.map((p) => p.id);
+      after = ids[ids.length - 1]!;
+      total += await this.ctx.db.write(async ({ tx }) => {
+        const done = await tx.delete(attendanceDays).where(and(inArray(attendanceDays.enrolleeId, ids), lt(attendanceDays.date, firstKeptDate)));
+        return done.rowsAffected;
+      });
+      await yieldToOthers();
+    }
   }
 
   /** `GET attendance-days/`: newest date first, then by enrollee; cursor-paged. */

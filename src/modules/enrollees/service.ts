@@ -230,6 +230,16 @@ export class EnrolleeService {
     return out;
   }
 
+  /**
+   * The ids of every enrollee an employee key names, deleted ones too (their punches are still
+   * theirs): `punches/?employee=` reads the punch index by these ids. A tombstone scrubbed by
+   * retention no longer names anyone.
+   */
+  async idsOfEmployee(employeeKey: string): Promise<string[]> {
+    const rows = await this.ctx.db.orm.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.employeeKey, employeeKey));
+    return rows.map((r) => r.id);
+  }
+
   /** Enrollee rows by id, tombstones included (reports name people who have since left). */
   async byIds(q: Queryable, ids: readonly string[]): Promise<Map<string, EnrolleeRow>> {
     const out = new Map<string, EnrolleeRow>();

@@ -14,7 +14,7 @@ const BUCKET_MS = 86_400_000;
 export const BUCKET_SQL = 'punched_at / 86400000';
 
 /** SQLite's integer division truncates toward zero; so does this. */
-function bucketOf(instant: number): number {
+export function bucketOf(instant: number): number {
   return Math.trunc(instant / BUCKET_MS) || 0; // never -0
 }
 
@@ -24,8 +24,13 @@ function bucketOf(instant: number): number {
  */
 export function bucketGroups(start: number, end: number, size = 400): number[][] {
   if (!(end > start)) return [];
+  return bucketsBetween(bucketOf(start), bucketOf(end - 1), size);
+}
+
+/** The buckets from `first` to `last` (both included), in groups small enough to bind. */
+export function bucketsBetween(first: number, last: number, size = 400): number[][] {
   const buckets: number[] = [];
-  for (let b = bucketOf(start); b <= bucketOf(end - 1); b++) buckets.push(b);
+  for (let b = first; b <= last; b++) buckets.push(b);
   return chunks(buckets, size);
 }
 

@@ -7,7 +7,8 @@
  * are stored through the same `store`, so they share the feed's sequence and its events.
  */
 
-import { and, asc, desc, eq, getTableName, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import type { InValue } from '@libsql/client';
+import { and, asc, desc, eq, getTableName, gt, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
@@ -21,7 +22,7 @@ import { rangeBound } from '../../platform/time/dates';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
-import { BUCKET_SQL, bucketGroups, punchedWithin } from './buckets';
+import { BUCKET_SQL, bucketGroups, bucketOf, bucketsBetween, punchedWithin } from './buckets';
 import type { PunchEvents, PunchPayload } from './events';
 import { receivedForm, voidedForm } from './logged';
 import { type PunchSource, punches } from './tables';
@@ -238,31 +239,105 @@ export class PunchService {
 
   /** `punches/`: filtered, newest first, cursor-paged by sequence. */
   async list(filters: { employee?: string; device?: string; source?: PunchSource; from?: string; to?: string; cursor?: string; limit: number }) {
-    const conditions = [];
-    if (filters.employee) conditions.push(eq(punches.employeeKey, filters.employee));
-    if (filters.source) conditions.push(eq(punches.source, filters.source));
-    if (filters.device) conditions.push(eq(punches.deviceSerial, filters.device));
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
-    if (filters.from || filters.to) {
-      conditions.push(punchedWithin(filters.from ? rangeBound(filters.from, 'from', zone) : null, filters.to ? rangeBound(filters.to, 'to', zone) : null));
-    }
+    const start = filters.from ? rangeBound(filters.from, 'from', zone) : null;
+    const end = filters.to ? rangeBound(filters.to, 'to', zone) : null;
+    let before: number | null = null;
     if (filters.cursor) {
       const decoded = decodeCursor(filters.cursor);
       if (!decoded || typeof decoded[0] !== 'number') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
-      conditions.push(lt(punches.sequence, decoded[0]));
+      before = decoded[0];
     }
     const limit = filters.limit;
-    const rows = await this.ctx.db.orm
-      .select()
-      .from(punches)
-      .where(conditions.length ? and(...conditions) : undefined)
-      .orderBy(desc(punches.sequence))
-      .limit(limit + 1);
+    const rows = filters.employee
+      ? await this.pageOfEmployee(filters.employee, { ...filters, start, end, before })
+      : await this.ctx.db.orm
+          .select()
+          .from(punches)
+          .where(
+            and(
+              filters.source ? eq(punches.source, filters.source) : undefined,
+              filters.device ? eq(punches.deviceSerial, filters.device) : undefined,
+              start !== null || end !== null ? punchedWithin(start, end) : undefined,
+              before !== null ? lt(punches.sequence, before) : undefined,
+            ),
+          )
+          .orderBy(desc(punches.sequence))
+          .limit(limit + 1);
     const page = rows.slice(0, limit);
     return {
       results: page.map(punchView),
       next_cursor: rows.length > limit ? encodeCursor([page[page.length - 1]!.sequence]) : null,
     };
+  }
+
+  /**
+   * One page (limit + 1 rows, newest first) of an employee's punches, by the enrollee index: no
+   * index leads with the employee (one would cost every stored punch a random page), so the
+   * employee's enrollee ids and the day buckets of the range are sought as IN-lists, reading
+   * only the index (it holds the sequence, the rowid). Their sequences are sorted here and the
+   * page's rows fetched by sequence. The work grows with this person's punches in the range,
+   * not with the table. Without a bound the range runs from the first day bucket holding any
+   * punch to the last (the index's edges).
+   */
+  private async pageOfEmployee(
+    employee: string,
+    f: { device?: string; source?: PunchSource; start: number | null; end: number | null; before: number | null; limit: number },
+  ): Promise<PunchRow[]> {
+    const ids = await this.enrollees.idsOfEmployee(employee);
+    if (ids.length === 0) return [];
+    const edges = f.start === null || f.end === null ? await this.bucketEdges() : null;
+    if (edges === null && (f.start === null || f.end === null)) return [];
+    const first = f.start !== null ? bucketOf(f.start) : edges!.first;
+    const last = f.end !== null ? bucketOf(f.end - 1) : edges!.last;
+    if ((f.start !== null && f.end !== null && !(f.end > f.start)) || last < first) return [];
+    const sequences: number[] = [];
+    for (const buckets of bucketsBetween(first, last)) {
+      for (const chunk of chunks(ids, 400)) {
+        const bounds: [string, InValue][] = [];
+        if (f.start !== null) bounds.push(['punched_at >= ?', f.start]);
+        if (f.end !== null) bounds.push(['punched_at < ?', f.end]);
+        if (f.source) bounds.push(['source = ?', f.source]);
+        if (f.before !== null) bounds.push(['sequence < ?', f.before]);
+        const extra = bounds.map(([condition]) => ` and ${condition}`).join('');
+        const args: InValue[] = [...buckets, ...chunk, ...bounds.map(([, value]) => value)];
+        const found = await this.ctx.db.client.execute({
+          sql: `select sequence from ${getTableName(punches)} indexed by fpa_punches_enrollee_day where ${BUCKET_SQL} in (${placeholders(buckets.length)}) and enrollee_id in (${placeholders(chunk.length)})${extra}`,
+          args,
+        });
+        for (const r of found.rows) sequences.push(Number(r.sequence));
+      }
+    }
+    sequences.sort((a, b) => b - a);
+    // The rows, newest first, until the page is full: the employee key (and terminal) are checked
+    // on the row, which the index does not hold.
+    const rows: PunchRow[] = [];
+    const want = f.limit + 1;
+    for (let i = 0; i < sequences.length && rows.length < want; ) {
+      const slice = sequences.slice(i, i + Math.max(want - rows.length, 100));
+      i += slice.length;
+      const found = await this.ctx.db.orm
+        .select()
+        .from(punches)
+        .where(and(inArray(punches.sequence, slice), eq(punches.employeeKey, employee), f.device ? eq(punches.deviceSerial, f.device) : undefined))
+        .orderBy(desc(punches.sequence));
+      rows.push(...found.slice(0, want - rows.length));
+    }
+    return rows;
+  }
+
+  /** The first and last day bucket holding any punch (the edges of the enrollee index), or null. */
+  private async bucketEdges(): Promise<{ first: number; last: number } | null> {
+    const edge = async (order: 'asc' | 'desc'): Promise<number | null> => {
+      const found = await this.ctx.db.client.execute(
+        `select ${BUCKET_SQL} as bucket from ${getTableName(punches)} indexed by fpa_punches_enrollee_day order by ${BUCKET_SQL} ${order} limit 1`,
+      );
+      const row = found.rows[0];
+      return row ? Number(row.bucket) : null;
+    };
+    const first = await edge('asc');
+    const last = first === null ? null : await edge('desc');
+    return first !== null && last !== null ? { first, last } : null;
   }
 
   /**
@@ -407,7 +482,56 @@ export class PunchService {
     return first !== null && last !== null ? { first, last } : null;
   }
 
-  /** Retention: deletes the punches before `cutoff`; returns how many. */
+  /**
+   * The local dates of the first and last attributed punch (null without any), from the edges
+   * of the enrollee index alone where it can: the first and last day bucket holding one (a UTC
+   * day) covers one local date, or two; only then is the bucket asked whether a punch lies on
+   * the first of them (a probe that stops at the first match). The exact instants (spanOf) need
+   * a min() over every punch of the bucket: 50,000 people's day at 10M punches, in the writer's
+   * transaction on every calendar change.
+   */
+  async datedSpan(q: Queryable, dateOf: (instant: number) => string, startOf: (date: string) => number): Promise<{ first: string; last: string } | null> {
+    const bucket = sql.raw(BUCKET_SQL);
+    const edgeBucket = async (end: 'first' | 'last'): Promise<number | null> => {
+      const [found] = await q
+        .select({ bucket: sql<number>`${bucket}` })
+        .from(punches)
+        .where(isNotNull(punches.enrolleeId))
+        .orderBy(end === 'first' ? sql`${bucket} asc` : sql`${bucket} desc`)
+        .limit(1);
+      return found ? Number(found.bucket) : null;
+    };
+    const dateIn = async (b: number, end: 'first' | 'last'): Promise<string | null> => {
+      // Bucket 0 and below hold instants of two UTC days (integer division truncates toward zero).
+      if (b <= 0) {
+        const span = await this.attributedSpan(q);
+        return span ? dateOf(end === 'first' ? span.first : span.last) : null;
+      }
+      const [early, late] = [dateOf(b * DAY_MS), dateOf((b + 1) * DAY_MS - 1)];
+      if (early === late) return early;
+      const boundary = startOf(late);
+      const [probe] = await q
+        .select({ one: sql<number>`1` })
+        .from(punches)
+        .where(and(sql`${bucket} = ${b}`, isNotNull(punches.enrolleeId), end === 'first' ? lt(punches.punchedAt, boundary) : gte(punches.punchedAt, boundary)))
+        .limit(1);
+      if (end === 'first') return probe ? early : late;
+      return probe ? late : early;
+    };
+    const first = await edgeBucket('first');
+    if (first === null) return null;
+    const last = (await edgeBucket('last')) ?? first;
+    const [from, to] = [await dateIn(first, 'first'), await dateIn(last, 'last')];
+    return from !== null && to !== null ? { first: from, last: to } : null;
+  }
+
+  /**
+   * Retention: deletes the punches before `cutoff`; returns how many. In the enrollee index's
+   * order (day by day), PURGE_BATCH rows a transaction, yielding to uploads between batches.
+   * (Measured: taking a few people at a time instead, all their days at once, touches each of
+   * their dedupe pages once but scatters the batch over the table and the `id` index, whose
+   * pages are in upload order: a third slower at 1M punches.)
+   */
   purgeBefore(cutoff: number): Promise<number> {
     return deleteInBatches(this.ctx.db, punches, punchedWithin(null, cutoff)!);
   }

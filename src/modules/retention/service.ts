@@ -17,7 +17,10 @@
  *   times; never one a follower or webhook endpoint has not processed yet) and of the audit log
  *   (entries about a person keep who did what to which id, and when); and the tombstones of
  *   enrollees deleted before the horizon lose their name, employee key and PIN once no terminal
- *   is known to hold that PIN or owes a command about it (otherwise next time).
+ *   is known to hold that PIN or owes a command about it (otherwise next time);
+ * - events of the log recorded before RETENTION_EVENTS_DAYS, behind its slowest reader: never
+ *   one a log follower or a webhook endpoint (active or disabled) has not processed, nor one
+ *   of a message queued by hand (the same hold as the redaction's).
  */
 import type { Runtime } from '../../platform/runtime';
 import { localDateOf } from '../../platform/time/dates';
@@ -49,6 +52,7 @@ export type PurgeCounts = {
   enrollees_scrubbed: number;
   events_redacted: number;
   audit_redacted: number;
+  events_purged: number;
 };
 
 export interface RetentionDeps {
@@ -89,6 +93,7 @@ export class Retention {
       enrollees_scrubbed: 0,
       events_redacted: 0,
       audit_redacted: 0,
+      events_purged: 0,
     };
     const punchCutoff = cutoff(s.RETENTION_PUNCHES_DAYS);
     if (punchCutoff !== null) {
@@ -104,6 +109,9 @@ export class Retention {
     if (s.RETENTION_TEMPLATES_AFTER_DEACTIVATION > 0) {
       counts.templates = await biometrics.destroyOfDeactivated(now - s.RETENTION_TEMPLATES_AFTER_DEACTIVATION);
     }
+    // Before the redaction: what is gone needs no rewriting.
+    const logCutoff = cutoff(s.RETENTION_EVENTS_DAYS);
+    if (logCutoff !== null) counts.events_purged = await log.purgeBefore(logCutoff, (events) => webhooks.stillOwed(events));
     if (punchCutoff !== null) {
       counts.enrollees_scrubbed = await this.scrubTombstones(punchCutoff);
       const rules = personalDataRules(punchCutoff, localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));

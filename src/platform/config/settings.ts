@@ -114,6 +114,7 @@ export interface Settings {
   RETENTION_DELIVERIES_DAYS: number;
   RETENTION_DEVICE_EVENTS_DAYS: number;
   RETENTION_COMMANDS_DAYS: number;
+  RETENTION_EVENTS_DAYS: number;
 
   WEBSOCKET_MAX_BUFFERED_BYTES: number;
   WEBSOCKET_MAX_PER_ADMIN: number;
@@ -351,6 +352,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   RETENTION_DELIVERIES_DAYS: integer(30, 'Webhook delivery records and delivered message rows kept this long.'),
   RETENTION_DEVICE_EVENTS_DAYS: integer(90, 'Device events kept this long.'),
   RETENTION_COMMANDS_DAYS: integer(30, 'Finished device commands kept this long.'),
+  RETENTION_EVENTS_DAYS: integer(
+    90,
+    'Events of the event log (events/, streams, webhooks) kept this long, never one a log follower or webhook endpoint has not processed yet (0 keeps them).',
+  ),
 
   WEBSOCKET_MAX_BUFFERED_BYTES: integer(1024 * 1024, 'A WebSocket client further behind than this is dropped.'),
   WEBSOCKET_MAX_PER_ADMIN: integer(50, 'Open punch streams per administrator (token subject) and instance; more are refused with 429.'),

@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { createClient } from '@libsql/client';
 
 /** The opening thread's messages: start with these, or stop. */
-export type CheckpointerCommand = { start: { path: string; intervalMs: number } } | { stop: true };
+export type CheckpointerCommand = { start: { path: string; intervalMs: number; walSizeLimitBytes: number } } | { stop: true };
 
 /** What the thread tells the opening one. */
 export type CheckpointerReport = { round: CheckpointRound } | { error: string } | { stopped: true };
@@ -41,7 +41,11 @@ async function round(intervalMs: number): Promise<void> {
 parentPort?.on('message', (command: CheckpointerCommand) => {
   if ('start' in command) {
     client ??= createClient({ url: `file:${command.start.path}`, intMode: 'number' });
-    void round(command.start.intervalMs);
+    // This thread's connection lasts: the limit set once holds for its checkpoints too.
+    void client
+      .execute(`PRAGMA journal_size_limit = ${command.start.walSizeLimitBytes}`)
+      .catch((error: unknown) => report({ error: error instanceof Error ? error.message : String(error) }))
+      .then(() => round(command.start.intervalMs));
     return;
   }
   // Between rounds (this thread runs one thing at a time): no checkpoint is cut short.

@@ -25,7 +25,7 @@ export class BackgroundCheckpointer {
   private rounds = 0;
   private onStopped: (() => void) | null = null;
 
-  constructor(path: string, onError: (message: string) => void) {
+  constructor(path: string, walSizeLimitBytes: number, onError: (message: string) => void) {
     this.worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url));
     this.worker.on('message', (report: CheckpointerReport) => {
       if ('round' in report) {
@@ -37,7 +37,7 @@ export class BackgroundCheckpointer {
     this.worker.on('error', (error: unknown) => onError(`background checkpointer stopped: ${describeError(error)}`));
     // The thread must not keep alive a process that has nothing else to do.
     this.worker.unref();
-    this.send({ start: { path, intervalMs: CHECKPOINT_INTERVAL_MS } });
+    this.send({ start: { path, intervalMs: CHECKPOINT_INTERVAL_MS, walSizeLimitBytes } });
   }
 
   /** Rounds run so far and the last one's counts (tests, health). */

@@ -78,6 +78,14 @@ const BACKGROUND_QUIET_MS = BURST_QUIET_MS;
  */
 const WRITER_CACHE_KIB = 32_768;
 
+/**
+ * The size the `-wal` file is cut back to once it has been checkpointed whole (bytes; SQLite's
+ * `journal_size_limit`). Without it the file keeps the size of the largest burst (75-93 MB
+ * after every burst, measured) for ever. SQLite applies it when the writer starts the log
+ * over, at its next commit, so it must hold on whatever connection the writer is on.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 export interface OpenDatabaseOptions {
   url: string;
   authToken?: string;
@@ -88,6 +96,8 @@ export interface OpenDatabaseOptions {
   backgroundMaxWaitMs?: number;
   /** Checkpoint a `file:` database from a thread of its own (checkpointer.ts); default on. */
   backgroundCheckpoint?: boolean;
+  /** The `-wal` file's size after a complete checkpoint (bytes; default WAL_SIZE_LIMIT_BYTES). */
+  walSizeLimitBytes?: number;
   /** Told what the operator should fix about a `file:` database's files (files.ts); default stderr. */
   warn?: (message: string) => void;
 }
@@ -133,7 +143,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     await client.execute('PRAGMA journal_mode = WAL');
   }
   const orm = drizzle(client);
-  const checkpointer = filePath && options.backgroundCheckpoint !== false ? new BackgroundCheckpointer(filePath, reportOnce()) : null;
+  const walLimit = Math.max(0, Math.floor(options.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES));
+  const checkpointer = filePath && options.backgroundCheckpoint !== false ? new BackgroundCheckpointer(filePath, walLimit, reportOnce()) : null;
   // Behind the thread, the writer's own checkpoint is only a safety net; without it, SQLite's
   // default stands and no statement is spent on it in each write.
   const writerCheckpoint = checkpointer ? `PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}` : null;
@@ -148,6 +159,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
           const context = writeContext(tx, (cb) => callbacks.push(cb));
           if (filePath) {
             await context.execute(`PRAGMA cache_size = -${WRITER_CACHE_KIB}`);
+            // Per transaction like the cache: the pool's next connection would not have it, and
+            // the writer's commit is where SQLite cuts the log back.
+            await context.execute(`PRAGMA journal_size_limit = ${walLimit}`);
             if (writerCheckpoint) await context.execute(writerCheckpoint);
           }
           return work(context);

@@ -178,6 +178,8 @@ describe('purge-retention', () => {
       events_redacted: 4,
       // Recorded on 1 May: per person, enrollee.created, consent given and template stored.
       audit_redacted: 9,
+      // Recorded 31 days ago at most: within RETENTION_EVENTS_DAYS (90).
+      events_purged: 0,
     };
     expect(run.body.result).toEqual(counts);
     // The abandoned session's staged upload is gone with it.
@@ -236,9 +238,10 @@ describe('purge-retention', () => {
       enrollees_scrubbed: 0,
       events_redacted: 0,
       audit_redacted: 0,
+      events_purged: 0,
     });
     expect(run.body.summary).toBe(
-      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0 enrollees_scrubbed=0 events_redacted=0 audit_redacted=0',
+      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0 enrollees_scrubbed=0 events_redacted=0 audit_redacted=0 events_purged=0',
     );
   });
 
