@@ -12,6 +12,7 @@ import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { launchBrowser, screenshotDir } from '../support/browser';
 import { consoleLink } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
+import { fetchFrom, SECOND_ADDRESS } from '../support/source-address';
 import { receiver, waitFor } from '../support/webhook-receiver';
 
 let server: TestServer;
@@ -256,6 +257,29 @@ describe('the console in a browser', () => {
     // The clock-in at the terminal and the clock-out entered by hand.
     expect(await page.getByRole('link', { name: /Punches today/ }).textContent()).toContain('2');
     await shot('overview');
+  });
+
+  test('a terminal heard from a new address: the console asks, and confirming it trusts the terminal there', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'BACKDOOR1', name: 'Back door' })).status).toBe(201);
+    const atHome = new SimulatedTerminal({ url: server.url, sn: 'BACKDOOR1', timeZone: ZONE });
+    await atHome.handshake();
+    await atHome.poll();
+    // The same serial from another address: nothing is sent there until an administrator confirms.
+    const moved = new SimulatedTerminal({ url: server.url, sn: 'BACKDOOR1', timeZone: ZONE, fetch: fetchFrom(SECOND_ADDRESS) });
+    await moved.handshake();
+    await moved.poll();
+    await go('#/terminals', 'Terminals');
+    await page
+      .getByRole('row', { name: /Back door/ })
+      .getByRole('link')
+      .click();
+    await page.getByRole('heading', { level: 1, name: /Back door/ }).waitFor();
+    await shot('terminal-new-address');
+    await page.getByRole('button', { name: `Confirm address ${SECOND_ADDRESS}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm address' }).click();
+    await page.getByText(`is now trusted at ${SECOND_ADDRESS}`).waitFor();
+    expect(await page.getByRole('button', { name: /Confirm address/ }).count()).toBe(0);
+    expect((await server.admin.get('/devices/BACKDOOR1/')).body).toMatchObject({ pinned_address: SECOND_ADDRESS, unconfirmed_address: null });
   });
 
   test('signs out; the session no longer works', async () => {

@@ -109,7 +109,12 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
           [
             'Unconfirmed address',
             device.unconfirmed_address
-              ? badge(`${device.unconfirmed_address} since ${dateTime(device.unconfirmed_address_at)}: sent nothing there`, 'bad')
+              ? h(
+                  'span',
+                  {},
+                  badge(device.unconfirmed_address, 'bad'),
+                  ` since ${dateTime(device.unconfirmed_address_at)}: nothing is sent there until confirmed`,
+                )
               : 'None',
           ],
           ['Clock', device.clock_drifting ? badge(`Off by ${device.clock_drift_seconds ?? '?'} s`, 'bad') : 'In time'],
@@ -130,7 +135,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
         'Nothing recorded yet.',
       ),
     ),
-    keysSection(keys.results, base, redraw),
+    keysSection(keys.results, device.pinned_address, base, redraw),
   );
   return undefined;
 }
@@ -343,7 +348,7 @@ function usersSection(users: TerminalUser[], base: string, redraw: () => Promise
   );
 }
 
-function keysSection(keys: DeviceKey[], base: string, redraw: () => Promise<void>): HTMLElement {
+function keysSection(keys: DeviceKey[], pinnedAddress: string | null, base: string, redraw: () => Promise<void>): HTMLElement {
   const slot = h('div');
   const issue = button('Issue a key', async () => {
     const issued = await api.post<DeviceKey & { key: string }>(`${base}keys/`);
@@ -379,7 +384,7 @@ function keysSection(keys: DeviceKey[], base: string, redraw: () => Promise<void
               { 'aria-label': `Revoke the key ${k.id.slice(0, 8)} issued ${dateTime(k.created_at)}` },
             ),
       ]),
-      'No keys: the terminal is known by its serial number only.',
+      pinnedAddress ? `No keys: the terminal is trusted at its address, ${pinnedAddress}.` : 'No keys: the terminal is known by its serial number only.',
     ),
     issue,
     slot,
