@@ -451,7 +451,7 @@ export class PunchService {
     const [row] = await q
       .select({ first: sql<number | null>`min(${punches.punchedAt})`, last: sql<number | null>`max(${punches.punchedAt})` })
       .from(punches)
-      .where(enrolleeId === undefined ? isNotNull(punches.enrolleeId) : eq(punches.enrolleeId, enrolleeId));
+      .where(eq(punches.enrolleeId, enrolleeId));
     return row && row.first !== null && row.last !== null ? { first: row.first, last: row.last } : null;
   }
 
@@ -463,23 +463,30 @@ export class PunchService {
   private async attributedSpan(q: Queryable): Promise<{ first: number; last: number } | null> {
     const bucket = sql.raw(BUCKET_SQL);
     const edge = async (end: 'first' | 'last'): Promise<number | null> => {
-      const [found] = await q
-        .select({ bucket: sql<number>`${bucket}` })
-        .from(punches)
-        .where(isNotNull(punches.enrolleeId))
-        .orderBy(end === 'first' ? sql`${bucket} asc` : sql`${bucket} desc`)
-        .limit(1);
-      if (!found) return null;
+      const found = await this.edgeBucket(q, end);
+      if (found === null) return null;
       const extreme = end === 'first' ? sql<number | null>`min(${punches.punchedAt})` : sql<number | null>`max(${punches.punchedAt})`;
       const [row] = await q
         .select({ at: extreme })
         .from(punches)
-        .where(and(sql`${bucket} = ${found.bucket}`, isNotNull(punches.enrolleeId)));
+        .where(and(sql`${bucket} = ${found}`, isNotNull(punches.enrolleeId)));
       return row?.at ?? null;
     };
     const first = await edge('first');
     const last = first === null ? null : await edge('last');
     return first !== null && last !== null ? { first, last } : null;
+  }
+
+  /** The first or last day bucket of the enrollee index holding an attributed punch (an index edge: a short scan from its end). */
+  private async edgeBucket(q: Queryable, end: 'first' | 'last'): Promise<number | null> {
+    const bucket = sql.raw(BUCKET_SQL);
+    const [found] = await q
+      .select({ bucket: sql<number>`${bucket}` })
+      .from(punches)
+      .where(isNotNull(punches.enrolleeId))
+      .orderBy(end === 'first' ? sql`${bucket} asc` : sql`${bucket} desc`)
+      .limit(1);
+    return found ? Number(found.bucket) : null;
   }
 
   /**
@@ -492,15 +499,6 @@ export class PunchService {
    */
   async datedSpan(q: Queryable, dateOf: (instant: number) => string, startOf: (date: string) => number): Promise<{ first: string; last: string } | null> {
     const bucket = sql.raw(BUCKET_SQL);
-    const edgeBucket = async (end: 'first' | 'last'): Promise<number | null> => {
-      const [found] = await q
-        .select({ bucket: sql<number>`${bucket}` })
-        .from(punches)
-        .where(isNotNull(punches.enrolleeId))
-        .orderBy(end === 'first' ? sql`${bucket} asc` : sql`${bucket} desc`)
-        .limit(1);
-      return found ? Number(found.bucket) : null;
-    };
     const dateIn = async (b: number, end: 'first' | 'last'): Promise<string | null> => {
       // Bucket 0 and below hold instants of two UTC days (integer division truncates toward zero).
       if (b <= 0) {
@@ -518,9 +516,9 @@ export class PunchService {
       if (end === 'first') return probe ? early : late;
       return probe ? late : early;
     };
-    const first = await edgeBucket('first');
+    const first = await this.edgeBucket(q, 'first');
     if (first === null) return null;
-    const last = (await edgeBucket('last')) ?? first;
+    const last = (await this.edgeBucket(q, 'last')) ?? first;
     const [from, to] = [await dateIn(first, 'first'), await dateIn(last, 'last')];
     return from !== null && to !== null ? { first: from, last: to } : null;
   }
