@@ -110,6 +110,12 @@ describe('ADMS_TRUST=address (the default)', () => {
     expect((await stranger.postOptions()).status).toBe(403);
     expect((await server.admin.get(`/enrollees/${ada.id}/templates/`)).body.results).toHaveLength(1);
     expect((await server.admin.get(`/enrollees/${ada.id}/`)).body.card).toBe('5551234');
+    // A made-up PIN punched from there is stored (flagged) but does not become one of the
+    // terminal's users: it was not the terminal that said so.
+    expect((await stranger.punch([{ pin: '880011', localTime: '2026-05-04 09:01:00' }])).body).toBe('OK:1');
+    expect((await punchesOf(server, 'ID-FRONT')).some((p) => p.device_pin === '880011')).toBe(true);
+    const users = (await server.admin.get('/devices/ID-FRONT/users/')).body.results as Array<{ pin: string }>;
+    expect(users.map((u) => u.pin)).not.toContain('880011');
   });
 
   test('the device view shows the unconfirmed address; an event and a device log entry record it once', async () => {
@@ -147,7 +153,7 @@ describe('ADMS_TRUST=address (the default)', () => {
     expect(peopleData(got).length).toBeGreaterThan(0);
     expect(moved.templates.has(`${ada.device_pin}:1`)).toBe(true);
     expect((await moved.punch([{ pin: ada.device_pin, localTime: '2026-05-04 09:00:00' }])).body).toBe('OK:1');
-    const flagged = (await punchesOf(server, 'ID-FRONT')).filter((p) => p.flags.includes('new_address'));
+    const flagged = (await punchesOf(server, 'ID-FRONT')).filter((p) => p.flags.includes('new_address') && p.device_pin === ada.device_pin);
     expect(flagged).toHaveLength(1);
   });
 

@@ -19,7 +19,7 @@ import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Runtime } from '../../platform/runtime';
 import { rangeBound } from '../../platform/time/dates';
-import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef } from '../devices';
+import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { BUCKET_SQL, bucketGroups, bucketOf, bucketsBetween, punchedWithin } from './buckets';
@@ -144,10 +144,13 @@ export class PunchService {
     const pins = [...new Set(lines.map((l) => l.pin))];
     const byPin = await this.whose(w, device, pins);
     // A PIN that punches there is a user the terminal holds: listed, adoptable, never handed out.
+    // Not from an unconfirmed address: whoever sent those is not known to be the terminal, and
+    // made-up PINs would fill its user list and take PINs out of the service's hands.
+    const fromTerminal = new Set(lines.filter((l) => !l.flags?.includes(NEW_ADDRESS_FLAG)).map((l) => l.pin));
     await this.devices.users.seen(
       w.tx,
       device.id,
-      pins.filter((p) => !byPin.has(p)),
+      pins.filter((p) => !byPin.has(p) && fromTerminal.has(p)),
     );
     const payloadOf = new Map<string, PunchPayload>();
     const values: NewPunch[] = lines.map((l) => {
