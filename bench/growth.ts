@@ -24,7 +24,7 @@ import { type RunningServer, startServer } from '../src/app/server';
 import type { IncomingPunch } from '../src/modules/punches';
 import type { SettingsInput } from '../src/platform/config/settings';
 import { silentLogger } from '../src/platform/log';
-import { API_BASE, adminJwt, approvedDevices, type BulkEnrollee, benchSettings, bulkEnrollees, type Figure, round, tempDir } from './support';
+import { adminJwt, adminRequest, approvedDevices, type BulkEnrollee, benchSettings, bulkEnrollees, type Figure, round, tempDir } from './support';
 
 export interface GrowthSize {
   name: string;
@@ -138,15 +138,8 @@ async function measureSize(size: GrowthSize, log: (m: string) => void): Promise<
   try {
     let server = await open(tmp.dir);
     const token = await adminJwt();
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${API_BASE}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (res.status >= 300) throw new Error(`${method} ${path}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
-      return res;
-    };
+    // The server of the moment: it is restarted between the measurements.
+    const api = (method: string, path: string, body?: unknown) => adminRequest(server.url, token, method, path, body);
     const json = async <T>(path: string): Promise<T> => (await (await api('GET', path)).json()) as T;
 
     const seeded = await seed(server, size, log);

@@ -15,7 +15,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { attendanceDays, enrollees } from '../src/app/schema';
 import type { IncomingPunch } from '../src/modules/punches';
-import { API_BASE, adminJwt, bulkEnrollees, type Figure, round, startBenchServer } from './support';
+import { adminJwt, adminRequest, bulkEnrollees, type Figure, round, startBenchServer } from './support';
 
 export interface RecomputeOptions {
   employees: number;
@@ -47,16 +47,7 @@ export async function benchRecompute(options: RecomputeOptions = RECOMPUTE_DEFAU
   try {
     const { fpa } = server;
     const token = await adminJwt();
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${API_BASE}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const json = await res.json();
-      if (res.status >= 300) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(json).slice(0, 200)}`);
-      return json;
-    };
+    const api = async (method: string, path: string, body?: unknown) => (await adminRequest(server.url, token, method, path, body)).json();
     const people = await bulkEnrollees(fpa, options.employees);
     // Enrolled before the month, so that absences are written for all of it.
     await fpa.db.write(({ tx }) => tx.update(enrollees).set({ createdAt: Date.parse('2026-01-01T00:00:00Z') }));

@@ -170,6 +170,17 @@ export async function adminJwt(secret = BENCH_JWT_SECRET): Promise<string> {
     .sign(new TextEncoder().encode(secret));
 }
 
+/** An administrator's request to a bench server's API; a refusal (3xx and above) throws with its start. */
+export async function adminRequest(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<Response> {
+  const res = await fetch(`${baseUrl}${API_BASE}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+  return res;
+}
+
 /**
  * Whether the server has mounted a route answering `method path` (exactly, with or without a
  * trailing slash, or through a `/*` wildcard) — asked of the router, so no request is sent.

@@ -16,17 +16,20 @@ import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
-import { namesByMember, resolveAreas } from '../areas';
+import { resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
 import type { EmployeeDirectory } from '../employees';
 import type { EventChannel, EventLog } from '../events';
-import { CARD_MAX, normaliseCard } from './cards';
+import * as membership from './area-membership';
+import * as cardRules from './card-rules';
 import type { EnrolleeChanges, EnrolleeEvents, EnrolleeRef } from './events';
 import type { Enrollee } from './model';
-import { counters, enrolleeAreas, enrollees } from './tables';
+import * as retention from './retention';
+import { counters, type EnrolleeRow, enrollees } from './tables';
 
-export type EnrolleeRow = typeof enrollees.$inferSelect;
+export type { EnrolleeRow } from './tables';
+
 const MAX_PIN = 999_999_999;
 
 export type EnrolleeView = Static<typeof Enrollee>;
@@ -89,7 +92,7 @@ export class EnrolleeService {
         const [holder] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, options.pin)).limit(1);
         if (holder) throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', { device_pin: options.pin, enrollee: holder.id });
       }
-      const card = options.card ? cardOrRefusal(options.card) : null;
+      const card = options.card ? cardRules.cardOrRefusal(options.card) : null;
       if (card) await this.checkCardFree(tx, card, null);
       const row: EnrolleeRow = {
         id: crypto.randomUUID(),
@@ -105,7 +108,7 @@ export class EnrolleeService {
       };
       await tx.insert(enrollees).values(row);
       const areaIds = await resolveAreas(tx, options.areas, now);
-      await setEnrolleeAreas(tx, row.id, areaIds);
+      await membership.setEnrolleeAreas(tx, row.id, areaIds);
       await audit(tx, now, {
         actor: by,
         action: 'enrollee.created',
@@ -260,7 +263,7 @@ export class EnrolleeService {
       const row = await this.get(id, tx);
       const set: Partial<EnrolleeRow> = { updatedAt: now };
       const changes: EnrolleeChanges = {};
-      const card = patch.card === undefined || patch.card === null ? patch.card : cardOrRefusal(patch.card);
+      const card = patch.card === undefined || patch.card === null ? patch.card : cardRules.cardOrRefusal(patch.card);
       if (card !== undefined && card !== row.card) {
         if (card !== null) await this.checkCardFree(tx, card, id);
         set.card = card;
@@ -284,7 +287,7 @@ export class EnrolleeService {
       if (patch.areas !== undefined) {
         const from = await this.areaIdsOf(tx, id);
         const to = await resolveAreas(tx, patch.areas, now);
-        await setEnrolleeAreas(tx, id, to);
+        await membership.setEnrolleeAreas(tx, id, to);
         changes.areas = { from, to };
       }
       const updated: EnrolleeRow = { ...row, ...set };
@@ -309,40 +312,17 @@ export class EnrolleeService {
     });
   }
 
-  /**
-   * Retention: deleted enrollees whose tombstone still names them, deleted before `cutoff`. The
-   * caller keeps those whose PIN a terminal may still hold (`scrubDeleted`).
-   */
-  async deletedBefore(cutoff: number, limit: number): Promise<{ id: string; devicePin: string }[]> {
-    return this.ctx.db.orm
-      .select({ id: enrollees.id, devicePin: enrollees.devicePin })
-      .from(enrollees)
-      .where(and(eq(enrollees.status, 'deleted'), lt(enrollees.updatedAt, cutoff), ne(enrollees.displayName, '')))
-      .orderBy(asc(enrollees.updatedAt))
-      .limit(limit);
+  /** Retention (retention.ts): tombstones that still name someone, and scrubbing them. */
+  deletedBefore(cutoff: number, limit: number): Promise<{ id: string; devicePin: string }[]> {
+    return retention.deletedBefore(this.ctx.db.orm, cutoff, limit);
   }
 
-  /**
-   * Retention: the tombstones of these deleted enrollees lose the person's name, employee key and
-   * PIN (`~<id>` takes its place: unique, and no terminal PIN). The PIN counter only moves forward,
-   * so the PIN is still never handed out again; only an explicit `pin` could take it again, once
-   * nothing of the person is known on any terminal (the caller checks). Returns how many.
-   */
   async scrubDeleted(ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    return this.ctx.db.write(async ({ tx }) => {
-      let n = 0;
-      for (const chunk of chunks(ids, 500)) {
-        const rows = await tx
-          .update(enrollees)
-          .set({ displayName: '', employeeKey: '', devicePin: sql`'~' || ${enrollees.id}`, card: null })
-          .where(and(inArray(enrollees.id, [...chunk]), eq(enrollees.status, 'deleted')))
-          .returning({ id: enrollees.id });
-        n += rows.length;
-      }
-      return n;
-    });
+    return this.ctx.db.write(({ tx }) => retention.scrubDeleted(tx, ids));
   }
+
+  readonly deactivatedBefore = retention.deactivatedBefore;
 
   /** `GET enrollees/`: by id, cursor-paged. */
   async list(filters: { employee?: string; device_pin?: string; cursor?: string; limit: number }): Promise<Page<EnrolleeView>> {
@@ -368,7 +348,7 @@ export class EnrolleeService {
 
   async view(q: Queryable, rows: EnrolleeRow[]): Promise<EnrolleeView[]> {
     const ids = rows.map((r) => r.id);
-    const areaNames = await this.areaNamesOf(q, ids);
+    const areaNames = await membership.areaNamesOf(q, ids);
     const parts = await Promise.all(this.viewParts.map((part) => part(q, ids)));
     return rows.map((r) => {
       let view: EnrolleeView = {
@@ -393,162 +373,22 @@ export class EnrolleeService {
     return view!;
   }
 
-  // ---------------------------------------------------------------- scope
+  // ---------------------------------------------------------------- scope (area-membership.ts)
 
-  /** Enrollees (not deleted) in an area (an area in use is not deleted). */
-  async countInArea(q: Queryable, areaId: string): Promise<number> {
-    const [row] = await q
-      .select({ n: sql<number>`count(*)` })
-      .from(enrolleeAreas)
-      .innerJoin(enrollees, eq(enrollees.id, enrolleeAreas.enrolleeId))
-      .where(and(eq(enrolleeAreas.areaId, areaId), ne(enrollees.status, 'deleted')));
-    return row?.n ?? 0;
-  }
+  readonly countInArea = membership.countInArea;
+  readonly areaIdsOf = membership.areaIdsOf;
+  readonly areaIdsByEnrollee = membership.areaIdsByEnrollee;
+  readonly idsInAreas = membership.idsInAreas;
+  readonly activeInAreas = membership.activeInAreas;
+  readonly sharingAreas = membership.sharingAreas;
+  readonly sharesArea = membership.sharesArea;
 
-  async areaIdsOf(q: Queryable, enrolleeId: string): Promise<string[]> {
-    const rows = await q.select({ areaId: enrolleeAreas.areaId }).from(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
-    return rows.map((r) => r.areaId);
-  }
+  // ---------------------------------------------------------------- cards (card-rules.ts)
 
-  /** Area ids of many enrollees at once (the calendar resolves area holidays, shifts and weekends). */
-  async areaIdsByEnrollee(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>();
-    for (const ids of chunks([...new Set(enrolleeIds)], 500)) {
-      const pairs = await q
-        .select({ member: enrolleeAreas.enrolleeId, areaId: enrolleeAreas.areaId })
-        .from(enrolleeAreas)
-        .where(inArray(enrolleeAreas.enrolleeId, ids));
-      for (const p of pairs) out.set(p.member, [...(out.get(p.member) ?? []), p.areaId]);
-    }
-    return out;
-  }
+  readonly checkCardFree = cardRules.checkCardFree;
 
-  /** Enrollees (not deleted) in any of these areas, by id. */
-  async idsInAreas(q: Queryable, areaIds: readonly string[]): Promise<string[]> {
-    if (areaIds.length === 0) return [];
-    const rows = await q
-      .selectDistinct({ id: enrolleeAreas.enrolleeId })
-      .from(enrolleeAreas)
-      .innerJoin(enrollees, eq(enrollees.id, enrolleeAreas.enrolleeId))
-      .where(and(inArray(enrolleeAreas.areaId, [...areaIds]), ne(enrollees.status, 'deleted')));
-    return rows.map((r) => r.id);
-  }
-
-  async areaNamesOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
-    const pairs: { member: string; areaId: string }[] = [];
-    for (const ids of chunks(enrolleeIds, 500)) {
-      pairs.push(
-        ...(await q
-          .select({ member: enrolleeAreas.enrolleeId, areaId: enrolleeAreas.areaId })
-          .from(enrolleeAreas)
-          .where(inArray(enrolleeAreas.enrolleeId, ids))),
-      );
-    }
-    return namesByMember(q, pairs);
-  }
-
-  /** Active enrollees in any of these areas (a terminal's scope). */
-  async activeInAreas(q: Queryable, areaIds: readonly string[]): Promise<EnrolleeRow[]> {
-    if (areaIds.length === 0) return [];
-    return (
-      q
-        .select()
-        .from(enrollees)
-        .where(
-          and(
-            eq(enrollees.status, 'active'),
-            inArray(
-              enrollees.id,
-              q
-                .selectDistinct({ id: enrolleeAreas.enrolleeId })
-                .from(enrolleeAreas)
-                .where(inArray(enrolleeAreas.areaId, [...areaIds])),
-            ),
-          ),
-        )
-        // Oldest first: a backfill sends people in the order they were enrolled.
-        .orderBy(asc(enrollees.createdAt), asc(enrollees.id))
-    );
-  }
-
-  /** A card (normalised) another enrollee holds is refused (`conflict`): one card, one person. */
-  async checkCardFree(q: Queryable, card: string, self: string | null): Promise<void> {
-    const [holder] = await q
-      .select({ id: enrollees.id })
-      .from(enrollees)
-      .where(and(eq(enrollees.card, card), ne(enrollees.status, 'deleted')));
-    if (holder && holder.id !== self) throw new FpaError('conflict', 'another enrollee holds this card', { card, enrollee: holder.id });
-  }
-
-  /**
-   * A terminal reports a card (normalised, cards.ts) for its user who is this enrollee (badged at
-   * its menu). An administrator's card wins: the terminal fills the card only of an enrollee who
-   * has none (`filled`, announced as `enrollee_card_changed`, and sent to their other terminals),
-   * never replaces one (`kept`: the caller puts the enrollee's own card back on that terminal),
-   * nor takes one another enrollee holds (`taken`).
-   */
-  async cardFromTerminal(w: WriteContext, enrolleeId: string, card: string, device: DeviceRef): Promise<'filled' | 'same' | 'kept' | 'taken' | 'gone'> {
-    const row = await this.find(w.tx, enrolleeId);
-    if (!row || row.status === 'deleted') return 'gone';
-    if (row.card === card) return 'same';
-    if (row.card !== null) return 'kept';
-    const [holder] = await w.tx
-      .select({ id: enrollees.id })
-      .from(enrollees)
-      .where(and(eq(enrollees.card, card), ne(enrollees.status, 'deleted')));
-    if (holder) return 'taken';
-    const now = this.ctx.clock.now();
-    const by = `device:${device.serial_number}`;
-    await w.tx.update(enrollees).set({ card, updatedAt: now }).where(eq(enrollees.id, enrolleeId));
-    await audit(w.tx, now, {
-      actor: by,
-      action: 'enrollee.card_filled',
-      targetType: 'enrollee',
-      targetId: enrolleeId,
-      details: { device: device.serial_number },
-    });
-    await this.events.record(w, 'enrollee_card_changed', { enrollee: enrolleeId, device, by });
-    return 'filled';
-  }
-
-  /** Those of these enrollees who share an area with these areas (raw SQL: asked with every upload). */
-  async sharingAreas(execute: Execute, enrolleeIds: readonly string[], areaIds: readonly string[]): Promise<Set<string>> {
-    const out = new Set<string>();
-    if (areaIds.length === 0) return out;
-    const areas = placeholders(areaIds.length);
-    for (const ids of chunks(enrolleeIds, 400)) {
-      const rows = await execute({
-        sql: `select distinct enrollee_id from ${getTableName(enrolleeAreas)} where enrollee_id in (${placeholders(ids.length)}) and area_id in (${areas})`,
-        args: [...ids, ...areaIds],
-      });
-      for (const r of rows.rows) out.add(String(r.enrollee_id));
-    }
-    return out;
-  }
-
-  /** Whether the enrollee shares an area with these areas. */
-  async sharesArea(q: Queryable, enrolleeId: string, areaIds: readonly string[]): Promise<boolean> {
-    if (areaIds.length === 0) return false;
-    const [row] = await q
-      .select({ one: sql<number>`1` })
-      .from(enrolleeAreas)
-      .where(and(eq(enrolleeAreas.enrolleeId, enrolleeId), inArray(enrolleeAreas.areaId, [...areaIds])))
-      .limit(1);
-    return row !== undefined;
-  }
-
-  /** Those of `among` deactivated before `cutoff` (retention). */
-  async deactivatedBefore(q: Queryable, cutoff: number, among: readonly string[]): Promise<EnrolleeRow[]> {
-    const out: EnrolleeRow[] = [];
-    for (const ids of chunks(among, 500)) {
-      out.push(
-        ...(await q
-          .select()
-          .from(enrollees)
-          .where(and(inArray(enrollees.id, ids), eq(enrollees.status, 'deactivated'), lt(enrollees.deactivatedAt, cutoff)))),
-      );
-    }
-    return out;
+  cardFromTerminal(w: WriteContext, enrolleeId: string, card: string, device: DeviceRef): Promise<'filled' | 'same' | 'kept' | 'taken' | 'gone'> {
+    return cardRules.cardFromTerminal(w, { clock: this.ctx.clock, events: this.events }, enrolleeId, card, device);
   }
 
   /** Active enrollees created before `instant`, by id (absences). */
@@ -561,22 +401,6 @@ export class EnrolleeService {
   }
 }
 
-/** The card as terminals hold it, or a 422 naming why it cannot be one. */
-function cardOrRefusal(raw: string): string {
-  const checked = normaliseCard(raw);
-  if (checked.ok) return checked.card;
-  throw new FpaError('invalid_card', `card must be a number from 1 to ${CARD_MAX} (a terminal keeps cards as unsigned 32-bit numbers)`, {
-    field: 'card',
-    reason: checked.reason,
-    max: CARD_MAX,
-  });
-}
-
 export function enrolleeRef(row: EnrolleeRow): EnrolleeRef {
   return { id: row.id, employee: row.employeeKey, device_pin: row.devicePin, display_name: row.displayName, card: row.card };
-}
-
-async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds: string[]): Promise<void> {
-  await q.delete(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
-  if (areaIds.length > 0) await q.insert(enrolleeAreas).values(areaIds.map((areaId) => ({ enrolleeId, areaId })));
 }

@@ -43,3 +43,5 @@ export const enrolleeAreas = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.enrolleeId, t.areaId] }), index('fpa_enrollee_areas_area').on(t.areaId)],
 );
+
+export type EnrolleeRow = typeof enrollees.$inferSelect;

@@ -1,4 +1,5 @@
 /** The durable event log, the one way modules react to each other, and its API. */
 export { LogFollower } from './follower';
+export type { RedactionRule } from './pruning';
 export { eventRoutes } from './routes';
-export { type EventBus, type EventChannel, EventLog, type LoggedEvent, type RedactionRule, type StoredForm } from './service';
+export { type EventBus, type EventChannel, EventLog, type LoggedEvent, type StoredForm } from './service';

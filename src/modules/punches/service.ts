@@ -4,33 +4,33 @@
  * the enrollee with that PIN, and announced as `punch_received` events recorded in the same
  * transaction (what follows from them, attendance days and webhooks, reacts to those). The
  * terminal is answered `OK` only after the commit. Manual and imported punches (corrections.ts)
- * are stored through the same `store`, so they share the feed's sequence and its events.
+ * are stored through the same `store`, so they share the feed's sequence and its events. The
+ * raw insert is in insert-sql.ts, the listing of punches in listing.ts, their spans in spans.ts.
  */
 
-import type { InValue } from '@libsql/client';
-import { and, asc, desc, eq, getTableName, gt, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableName, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
-import { insertFromJsonSql, type JsonRowValue, jsonRows } from '../../platform/db/json-rows';
+import { jsonRows } from '../../platform/db/json-rows';
 import { placeholders } from '../../platform/db/placeholders';
 import { deleteInBatches } from '../../platform/db/purge';
-import { FpaError } from '../../platform/errors';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Runtime } from '../../platform/runtime';
-import { rangeBound } from '../../platform/time/dates';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
-import { BUCKET_SQL, bucketGroups, bucketOf, bucketsBetween, punchedWithin } from './buckets';
+import { BUCKET_SQL, bucketGroups, punchedWithin } from './buckets';
 import type { PunchEvents, PunchPayload } from './events';
+import { INSERT_PUNCHES_SQL, punchValues } from './insert-sql';
+import { listPunches, type PunchListFilters } from './listing';
 import { receivedForm, voidedForm } from './logged';
-import { type PunchSource, punches } from './tables';
+import * as spans from './spans';
+import { type NewPunch, type PunchRow, punches } from './tables';
 import { type PunchView, punchView } from './view';
 
 const DAY_MS = 86_400_000;
 
-export type PunchRow = typeof punches.$inferSelect;
+export type { NewPunch, PunchRow } from './tables';
 
 /** One parsed attendance line, already converted to UTC by the caller. */
 export interface IncomingPunch {
@@ -65,9 +65,6 @@ interface Upload {
   lines: IncomingPunch[];
   receivedAt: number;
 }
-
-/** A punch row before the database gives it its sequence. */
-export type NewPunch = Omit<PunchRow, 'sequence' | 'source' | 'voided'> & { source?: PunchSource };
 
 /**
  * Extra flags for punches about to be stored (or voided), decided by a module above this one
@@ -240,107 +237,9 @@ export class PunchService {
     return { results: rows.map(punchView), last_sequence: rows.length > 0 ? rows[rows.length - 1]!.sequence : after };
   }
 
-  /** `punches/`: filtered, newest first, cursor-paged by sequence. */
-  async list(filters: { employee?: string; device?: string; source?: PunchSource; from?: string; to?: string; cursor?: string; limit: number }) {
-    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
-    const start = filters.from ? rangeBound(filters.from, 'from', zone) : null;
-    const end = filters.to ? rangeBound(filters.to, 'to', zone) : null;
-    let before: number | null = null;
-    if (filters.cursor) {
-      const decoded = decodeCursor(filters.cursor);
-      if (!decoded || typeof decoded[0] !== 'number') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
-      before = decoded[0];
-    }
-    const limit = filters.limit;
-    const rows = filters.employee
-      ? await this.pageOfEmployee(filters.employee, { ...filters, start, end, before })
-      : await this.ctx.db.orm
-          .select()
-          .from(punches)
-          .where(
-            and(
-              filters.source ? eq(punches.source, filters.source) : undefined,
-              filters.device ? eq(punches.deviceSerial, filters.device) : undefined,
-              start !== null || end !== null ? punchedWithin(start, end) : undefined,
-              before !== null ? lt(punches.sequence, before) : undefined,
-            ),
-          )
-          .orderBy(desc(punches.sequence))
-          .limit(limit + 1);
-    const page = rows.slice(0, limit);
-    return {
-      results: page.map(punchView),
-      next_cursor: rows.length > limit ? encodeCursor([page[page.length - 1]!.sequence]) : null,
-    };
-  }
-
-  /**
-   * One page (limit + 1 rows, newest first) of an employee's punches, by the enrollee index: no
-   * index leads with the employee (one would cost every stored punch a random page), so the
-   * employee's enrollee ids and the day buckets of the range are sought as IN-lists, reading
-   * only the index (it holds the sequence, the rowid). Their sequences are sorted here and the
-   * page's rows fetched by sequence. The work grows with this person's punches in the range,
-   * not with the table. Without a bound the range runs from the first day bucket holding any
-   * punch to the last (the index's edges).
-   */
-  private async pageOfEmployee(
-    employee: string,
-    f: { device?: string; source?: PunchSource; start: number | null; end: number | null; before: number | null; limit: number },
-  ): Promise<PunchRow[]> {
-    const ids = await this.enrollees.idsOfEmployee(employee);
-    if (ids.length === 0) return [];
-    const edges = f.start === null || f.end === null ? await this.bucketEdges() : null;
-    if (edges === null && (f.start === null || f.end === null)) return [];
-    const first = f.start !== null ? bucketOf(f.start) : edges!.first;
-    const last = f.end !== null ? bucketOf(f.end - 1) : edges!.last;
-    if ((f.start !== null && f.end !== null && !(f.end > f.start)) || last < first) return [];
-    const sequences: number[] = [];
-    for (const buckets of bucketsBetween(first, last)) {
-      for (const chunk of chunks(ids, 400)) {
-        const bounds: [string, InValue][] = [];
-        if (f.start !== null) bounds.push(['punched_at >= ?', f.start]);
-        if (f.end !== null) bounds.push(['punched_at < ?', f.end]);
-        if (f.source) bounds.push(['source = ?', f.source]);
-        if (f.before !== null) bounds.push(['sequence < ?', f.before]);
-        const extra = bounds.map(([condition]) => ` and ${condition}`).join('');
-        const args: InValue[] = [...buckets, ...chunk, ...bounds.map(([, value]) => value)];
-        const found = await this.ctx.db.client.execute({
-          sql: `select sequence from ${getTableName(punches)} indexed by fpa_punches_enrollee_day where ${BUCKET_SQL} in (${placeholders(buckets.length)}) and enrollee_id in (${placeholders(chunk.length)})${extra}`,
-          args,
-        });
-        for (const r of found.rows) sequences.push(Number(r.sequence));
-      }
-    }
-    sequences.sort((a, b) => b - a);
-    // The rows, newest first, until the page is full: the employee key (and terminal) are checked
-    // on the row, which the index does not hold.
-    const rows: PunchRow[] = [];
-    const want = f.limit + 1;
-    for (let i = 0; i < sequences.length && rows.length < want; ) {
-      const slice = sequences.slice(i, i + Math.max(want - rows.length, 100));
-      i += slice.length;
-      const found = await this.ctx.db.orm
-        .select()
-        .from(punches)
-        .where(and(inArray(punches.sequence, slice), eq(punches.employeeKey, employee), f.device ? eq(punches.deviceSerial, f.device) : undefined))
-        .orderBy(desc(punches.sequence));
-      rows.push(...found.slice(0, want - rows.length));
-    }
-    return rows;
-  }
-
-  /** The first and last day bucket holding any punch (the edges of the enrollee index), or null. */
-  private async bucketEdges(): Promise<{ first: number; last: number } | null> {
-    const edge = async (order: 'asc' | 'desc'): Promise<number | null> => {
-      const found = await this.ctx.db.client.execute(
-        `select ${BUCKET_SQL} as bucket from ${getTableName(punches)} indexed by fpa_punches_enrollee_day order by ${BUCKET_SQL} ${order} limit 1`,
-      );
-      const row = found.rows[0];
-      return row ? Number(row.bucket) : null;
-    };
-    const first = await edge('asc');
-    const last = first === null ? null : await edge('desc');
-    return first !== null && last !== null ? { first, last } : null;
+  /** `punches/`: filtered, newest first, cursor-paged by sequence (listing.ts). */
+  list(filters: PunchListFilters) {
+    return listPunches(this.ctx, this.enrollees, filters);
   }
 
   /**
@@ -444,86 +343,14 @@ export class PunchService {
     return rows.map((r) => r.id!);
   }
 
-  /**
-   * First and last instant of an enrollee's punches, or of every enrollee's (null without any).
-   * For one enrollee this reads the whole table (the enrollee index is by day): only events an
-   * earlier version logged without their span ask it.
-   */
-  async spanOf(q: Queryable, enrolleeId?: string): Promise<{ first: number; last: number } | null> {
-    if (enrolleeId === undefined) return this.attributedSpan(q);
-    const [row] = await q
-      .select({ first: sql<number | null>`min(${punches.punchedAt})`, last: sql<number | null>`max(${punches.punchedAt})` })
-      .from(punches)
-      .where(eq(punches.enrolleeId, enrolleeId));
-    return row && row.first !== null && row.last !== null ? { first: row.first, last: row.last } : null;
+  /** First and last instant of an enrollee's punches, or of every enrollee's (spans.ts). */
+  spanOf(q: Queryable, enrolleeId?: string): Promise<{ first: number; last: number } | null> {
+    return spans.spanOf(q, enrolleeId);
   }
 
-  /**
-   * The first and last instant of any attributed punch, from the edges of the enrollee index:
-   * its first and last day bucket holding one, then the extreme instant inside that bucket. A
-   * plain min()/max() of `punched_at` would read every punch (no index leads with it).
-   */
-  private async attributedSpan(q: Queryable): Promise<{ first: number; last: number } | null> {
-    const bucket = sql.raw(BUCKET_SQL);
-    const edge = async (end: 'first' | 'last'): Promise<number | null> => {
-      const found = await this.edgeBucket(q, end);
-      if (found === null) return null;
-      const extreme = end === 'first' ? sql<number | null>`min(${punches.punchedAt})` : sql<number | null>`max(${punches.punchedAt})`;
-      const [row] = await q
-        .select({ at: extreme })
-        .from(punches)
-        .where(and(sql`${bucket} = ${found}`, isNotNull(punches.enrolleeId)));
-      return row?.at ?? null;
-    };
-    const first = await edge('first');
-    const last = first === null ? null : await edge('last');
-    return first !== null && last !== null ? { first, last } : null;
-  }
-
-  /** The first or last day bucket of the enrollee index holding an attributed punch (an index edge: a short scan from its end). */
-  private async edgeBucket(q: Queryable, end: 'first' | 'last'): Promise<number | null> {
-    const bucket = sql.raw(BUCKET_SQL);
-    const [found] = await q
-      .select({ bucket: sql<number>`${bucket}` })
-      .from(punches)
-      .where(isNotNull(punches.enrolleeId))
-      .orderBy(end === 'first' ? sql`${bucket} asc` : sql`${bucket} desc`)
-      .limit(1);
-    return found ? Number(found.bucket) : null;
-  }
-
-  /**
-   * The local dates of the first and last attributed punch (null without any), from the edges
-   * of the enrollee index alone where it can: the first and last day bucket holding one (a UTC
-   * day) covers one local date, or two; only then is the bucket asked whether a punch lies on
-   * the first of them (a probe that stops at the first match). The exact instants (spanOf) need
-   * a min() over every punch of the bucket: 50,000 people's day at 10M punches, in the writer's
-   * transaction on every calendar change.
-   */
-  async datedSpan(q: Queryable, dateOf: (instant: number) => string, startOf: (date: string) => number): Promise<{ first: string; last: string } | null> {
-    const bucket = sql.raw(BUCKET_SQL);
-    const dateIn = async (b: number, end: 'first' | 'last'): Promise<string | null> => {
-      // Bucket 0 and below hold instants of two UTC days (integer division truncates toward zero).
-      if (b <= 0) {
-        const span = await this.attributedSpan(q);
-        return span ? dateOf(end === 'first' ? span.first : span.last) : null;
-      }
-      const [early, late] = [dateOf(b * DAY_MS), dateOf((b + 1) * DAY_MS - 1)];
-      if (early === late) return early;
-      const boundary = startOf(late);
-      const [probe] = await q
-        .select({ one: sql<number>`1` })
-        .from(punches)
-        .where(and(sql`${bucket} = ${b}`, isNotNull(punches.enrolleeId), end === 'first' ? lt(punches.punchedAt, boundary) : gte(punches.punchedAt, boundary)))
-        .limit(1);
-      if (end === 'first') return probe ? early : late;
-      return probe ? late : early;
-    };
-    const first = await this.edgeBucket(q, 'first');
-    if (first === null) return null;
-    const last = (await this.edgeBucket(q, 'last')) ?? first;
-    const [from, to] = [await dateIn(first, 'first'), await dateIn(last, 'last')];
-    return from !== null && to !== null ? { first: from, last: to } : null;
+  /** The local dates of the first and last attributed punch, from the enrollee index's edges (spans.ts). */
+  datedSpan(q: Queryable, dateOf: (instant: number) => string, startOf: (date: string) => number): Promise<{ first: string; last: string } | null> {
+    return spans.datedSpan(q, dateOf, startOf);
   }
 
   /**
@@ -547,46 +374,4 @@ export class PunchService {
     const [row] = await this.ctx.db.orm.select({ max: sql<number | null>`max(${punches.sequence})` }).from(punches);
     return row?.max ?? 0;
   }
-}
-
-/** The columns of the raw punch insert, in `punchArgs` order. */
-const PUNCH_COLUMNS = [
-  'id',
-  'device_id',
-  'device_serial',
-  'device_pin',
-  'enrollee_id',
-  'employee_key',
-  'punched_at',
-  'local_time',
-  'utc_offset_minutes',
-  'state',
-  'verify_type',
-  'work_code',
-  'raw',
-  'flags',
-  'received_at',
-  'source',
-] as const;
-const INSERT_PUNCHES_SQL = insertFromJsonSql(getTableName(punches), PUNCH_COLUMNS, 'on conflict do nothing returning sequence, id');
-
-function punchValues(v: NewPunch): JsonRowValue[] {
-  return [
-    v.id,
-    v.deviceId,
-    v.deviceSerial,
-    v.devicePin,
-    v.enrolleeId,
-    v.employeeKey,
-    v.punchedAt,
-    v.localTime,
-    v.utcOffsetMinutes,
-    v.state,
-    v.verifyType,
-    v.workCode,
-    v.raw,
-    JSON.stringify(v.flags),
-    v.receivedAt,
-    v.source ?? 'device',
-  ];
 }

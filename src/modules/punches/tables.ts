@@ -49,3 +49,8 @@ export const punches = sqliteTable(
     index('fpa_punches_enrollee_day').on(sql`${t.punchedAt} / 86400000`, t.enrolleeId, t.punchedAt, t.voided, t.source),
   ],
 );
+
+export type PunchRow = typeof punches.$inferSelect;
+
+/** A punch row before the database gives it its sequence. */
+export type NewPunch = Omit<PunchRow, 'sequence' | 'source' | 'voided'> & { source?: PunchSource };

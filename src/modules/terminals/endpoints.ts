@@ -15,7 +15,6 @@ import {
   type CommandResult,
   classifyAccessEvent,
   decodeBody,
-  describeAccessEvent,
   isCommandResultBody,
   type LineError,
   multiBioDataSupport,
@@ -31,14 +30,16 @@ import {
   registryDeclaration,
 } from '../../protocol/adms';
 import type { CommandService } from '../commands';
-import { type DeviceReport, type DeviceRow, type DeviceService, NEW_ADDRESS_FLAG, noteOnDevice, speaksSecurityPush, type Trust } from '../devices';
+import { type DeviceReport, type DeviceRow, type DeviceService, noteOnDevice, speaksSecurityPush, type Trust } from '../devices';
+import { logAccessEvents } from './access-log';
 import type { ClockSync } from './clock-sync';
 import type { AttendanceIngest } from './ingest';
-import { attendanceErrors, redactedErrors, withholdBase64 } from './ingest';
+import { attendanceErrors, redactedErrors } from './ingest';
 import type { CommandRenderer } from './render';
 import { AdmsRefusal } from './reply';
 import { reportChanges, reportFromInfo, reportFromParameters } from './reports';
 import { push3Config, push3Time } from './security-push';
+import { approved, PUNCH_TABLES, punchFlags, trustedOnly, withheld } from './trust-gate';
 import type { TerminalUploads } from './uploads';
 
 /** `ServerVer` of the option block: the push protocol level this server implements. */
@@ -132,7 +133,7 @@ export class TerminalEndpoints {
    */
   private async queryAnswer(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.devices.touch(serial));
-    trustedOnly(req);
+    trustedOnly(req.trust);
     const table = (req.query.tableName ?? '').toLowerCase();
     if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && (table === 'user' || table === 'templatev10' || table === 'biodata')) {
       await this.uploads.tabledata(device, table, await this.text(device, req));
@@ -158,7 +159,7 @@ export class TerminalEndpoints {
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     // From an unconfirmed address the terminal is answered, but what it says of itself is not taken (the dialect follows it).
-    const device = await this.devices.touch(serial, withheld(req) ? {} : { ip: req.ip, pushVersion: query.pushver, language: query.language });
+    const device = await this.devices.touch(serial, withheld(req.trust) ? {} : { ip: req.ip, pushVersion: query.pushver, language: query.language });
     // The dialect follows what the terminal declared: a 3.x pushver now, or DeviceType=acc /
     // PushVersion=3.x at registry (a handshake without pushver keeps what was declared).
     const v3 = speaksSecurityPush(device);
@@ -194,7 +195,7 @@ export class TerminalEndpoints {
   private async poll(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     let device = await this.devices.touch(serial);
     // Not from the approved terminal: its facts are not taken, and nothing is sent; the commands stay queued.
-    if (withheld(req)) return ok();
+    if (withheld(req.trust)) return ok();
     if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
     // A terminal that is not approved is sent its deletes only (render.ts).
     return ok((await this.deps.renderer.takeBatch(device)) ?? 'OK');
@@ -211,7 +212,7 @@ export class TerminalEndpoints {
     // one that owes none is refused before its body is read, like its other data.
     const deletesOnly = device.status !== 'approved';
     if (deletesOnly && !(await this.commands.owesDeletes(device.id))) approved(device);
-    trustedOnly(req);
+    trustedOnly(req.trust);
     return this.applyCommandResults(device, await this.text(device, req), deletesOnly);
   }
 
@@ -243,7 +244,7 @@ export class TerminalEndpoints {
     const table = (req.query.table ?? '').toUpperCase();
     const device = await this.devices.touch(serial);
     if (table === 'OPTIONS') {
-      trustedOnly(req);
+      trustedOnly(req.trust);
       // Device parameters are taken from pending terminals too: the administrator sees the
       // model and firmware before approving.
       await this.report(device, reportFromParameters(parseOptionsBody(await this.text(device, req)), 'replace'));
@@ -255,15 +256,15 @@ export class TerminalEndpoints {
       // of the deletes it owes), or the commands are resent and fail.
       const deletesOnly = device.status !== 'approved';
       if (deletesOnly && !(await this.commands.owesDeletes(device.id))) approved(device);
-      trustedOnly(req);
+      trustedOnly(req.trust);
       const text = await this.text(device, req);
       if (isCommandResultBody(text)) return this.applyCommandResults(device, text, deletesOnly);
       return ok();
     }
     approved(device);
     // Punches from an unconfirmed address are kept (flagged); everything else it sends is refused, so it keeps it.
-    const flags = punchFlags(req);
-    if (!PUNCH_TABLES.has(table) && !(table === 'TABLEDATA' && req.query.tableName?.toLowerCase() === 'transaction')) trustedOnly(req);
+    const flags = punchFlags(req.trust);
+    if (!PUNCH_TABLES.has(table) && !(table === 'TABLEDATA' && req.query.tableName?.toLowerCase() === 'transaction')) trustedOnly(req.trust);
     switch (table) {
       case 'ATTLOG': {
         const { records, errors } = parseAttlog(await this.text(device, req));
@@ -331,38 +332,14 @@ export class TerminalEndpoints {
       else others.push(r);
     }
     const accepted = (await this.attendance.ingest(device, table, punches, attendanceErrors(errors), flags)).accepted;
-    await this.accessEvents(device, table, others);
+    await logAccessEvents(this.ctx, device, table, others);
     return accepted;
-  }
-
-  /** Access events that are not punches, one device event each (at most MAX_ACCESS_EVENTS per upload, then a count). */
-  private async accessEvents(device: DeviceRow, table: string, records: RtlogRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const now = this.ctx.clock.now();
-    await this.ctx.db.write(async ({ tx }) => {
-      for (const r of records.slice(0, MAX_ACCESS_EVENTS)) {
-        const who = r.pin === '' || r.pin === '0' ? '' : ` (PIN ${r.pin})`;
-        const kind = `access_${classifyAccessEvent(r.event)}`;
-        await noteOnDevice(tx, device.id, kind, `${describeAccessEvent(r.event)}${who} at ${r.localTime}`, accessEventDetails(table, r), now);
-      }
-      if (records.length > MAX_ACCESS_EVENTS) {
-        const more = records.length - MAX_ACCESS_EVENTS;
-        await noteOnDevice(
-          tx,
-          device.id,
-          'access_events_more',
-          `${more} more access events in this upload were not logged one by one`,
-          { table, count: more },
-          now,
-        );
-      }
-    });
   }
 
   /** Legacy `POST fdata` photo upload: same handling as ATTPHOTO. */
   private async legacyPhoto(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const device = approved(await this.devices.touch(serial));
-    trustedOnly(req);
+    trustedOnly(req.trust);
     const body = await req.body();
     if (body.byteLength > 0) await this.uploads.photo(device, body);
     return ok();
@@ -374,7 +351,7 @@ export class TerminalEndpoints {
     const params = parseRegistryBody(await this.text(device, req));
     // From an unconfirmed address its declarations are not taken (they decide the dialect and how templates are sent).
     // DeviceType and PushVersion are remembered: they decide the dialect (devices/dialect.ts).
-    if (!withheld(req)) device = await this.report(device, { ...reportFromParameters(params, 'replace'), ...registryDeclaration(params) });
+    if (!withheld(req.trust)) device = await this.report(device, { ...reportFromParameters(params, 'replace'), ...registryDeclaration(params) });
     return ok(`RegistryCode=${await this.devices.registryCode(device)}`);
   }
 
@@ -425,53 +402,6 @@ export class TerminalEndpoints {
   private offsetNow(device: DeviceRow): number {
     return this.deps.clock.offsetNow(device);
   }
-}
-
-/** Access events logged one by one per upload; a door's chatter beyond that is counted. */
-const MAX_ACCESS_EVENTS = 100;
-
-/**
- * What the device log keeps of an access event: the codes, never a photo or template a terminal put
- * there, and never a measured body temperature or mask flag (health data; the event code already
- * says a temperature or mask refusal).
- */
-function accessEventDetails(table: string, r: RtlogRecord): Record<string, unknown> {
-  const keep = ['cardno', 'eventaddr', 'inoutstatus', 'verifytype', 'doorid'];
-  const fields = Object.fromEntries(keep.filter((k) => r.fields[k] !== undefined).map((k) => [k, withholdBase64(r.fields[k] ?? '').slice(0, 64)]));
-  return { table, event: r.event, pin: r.pin === '' || r.pin === '0' ? null : r.pin, local_time: r.localTime, ...fields };
-}
-
-/** Attendance tables: kept from an unconfirmed address, flagged `new_address`. */
-const PUNCH_TABLES = new Set(['ATTLOG', 'RTLOG']);
-
-/** An approved terminal's request that is not trusted (an unconfirmed address, or no key under ADMS_TRUST=key). */
-function withheld(req: TerminalRequest): boolean {
-  return !req.trust.trusted && req.trust.basis !== 'not_approved';
-}
-
-/**
- * What only the approved terminal may send (users, templates, photos, command results, its
- * parameters) is refused from elsewhere, never acknowledged and dropped: the terminal keeps it and
- * sends it again once its address is confirmed or its key entered.
- */
-function trustedOnly(req: TerminalRequest): void {
-  if (!withheld(req)) return;
-  throw new AdmsRefusal(403, req.trust.basis === 'no_key' ? 'device key required' : 'device address not confirmed');
-}
-
-/**
- * The flags of punches a request carries: `new_address` from an unconfirmed address; under
- * ADMS_TRUST=key a terminal without a key is refused, so it keeps its punches until it has one.
- */
-function punchFlags(req: TerminalRequest): string[] {
-  if (req.trust.basis === 'no_key') throw new AdmsRefusal(403, 'device key required');
-  return req.trust.newAddress ? [NEW_ADDRESS_FLAG] : [];
-}
-
-/** Data of a pending or disabled terminal is refused, never acknowledged and dropped. */
-function approved(device: DeviceRow): DeviceRow {
-  if (device.status !== 'approved') throw new AdmsRefusal(403, `device ${device.status.replace('_', ' ')}`);
-  return device;
 }
 
 function seconds(ms: number): number {

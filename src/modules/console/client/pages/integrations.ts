@@ -28,6 +28,7 @@ const EVENT_WORDS: Record<string, string> = {
   device_clock_drifting: 'Terminal clock wrong',
   device_command_finished: 'Terminal command done',
   device_resynced: 'Terminal resynced',
+  device_address_changed: 'Terminal heard from a new address',
   terminal_user_conflict: 'PIN taken on a terminal',
   terminal_user_adopted: 'Terminal user adopted',
   enrollee_created: 'Person added',

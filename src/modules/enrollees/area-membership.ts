@@ -1,0 +1,117 @@
+/**
+ * Which areas enrollees belong to, and which enrollees an area (a terminal's scope) takes in.
+ * Functions on the caller's Queryable or raw Execute; the service keeps one-line delegates for
+ * those other modules ask it for.
+ */
+
+import { and, asc, eq, getTableName, inArray, ne, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Execute, Queryable } from '../../platform/db/client';
+import { placeholders } from '../../platform/db/placeholders';
+import { namesByMember } from '../areas';
+import type { EnrolleeRow } from './tables';
+import { enrolleeAreas, enrollees } from './tables';
+
+/** Enrollees (not deleted) in an area (an area in use is not deleted). */
+export async function countInArea(q: Queryable, areaId: string): Promise<number> {
+  const [row] = await q
+    .select({ n: sql<number>`count(*)` })
+    .from(enrolleeAreas)
+    .innerJoin(enrollees, eq(enrollees.id, enrolleeAreas.enrolleeId))
+    .where(and(eq(enrolleeAreas.areaId, areaId), ne(enrollees.status, 'deleted')));
+  return row?.n ?? 0;
+}
+
+export async function areaIdsOf(q: Queryable, enrolleeId: string): Promise<string[]> {
+  const rows = await q.select({ areaId: enrolleeAreas.areaId }).from(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
+  return rows.map((r) => r.areaId);
+}
+
+/** Area ids of many enrollees at once (the calendar resolves area holidays, shifts and weekends). */
+export async function areaIdsByEnrollee(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (const ids of chunks([...new Set(enrolleeIds)], 500)) {
+    const pairs = await q
+      .select({ member: enrolleeAreas.enrolleeId, areaId: enrolleeAreas.areaId })
+      .from(enrolleeAreas)
+      .where(inArray(enrolleeAreas.enrolleeId, ids));
+    for (const p of pairs) out.set(p.member, [...(out.get(p.member) ?? []), p.areaId]);
+  }
+  return out;
+}
+
+/** Enrollees (not deleted) in any of these areas, by id. */
+export async function idsInAreas(q: Queryable, areaIds: readonly string[]): Promise<string[]> {
+  if (areaIds.length === 0) return [];
+  const rows = await q
+    .selectDistinct({ id: enrolleeAreas.enrolleeId })
+    .from(enrolleeAreas)
+    .innerJoin(enrollees, eq(enrollees.id, enrolleeAreas.enrolleeId))
+    .where(and(inArray(enrolleeAreas.areaId, [...areaIds]), ne(enrollees.status, 'deleted')));
+  return rows.map((r) => r.id);
+}
+
+export async function areaNamesOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
+  const pairs: { member: string; areaId: string }[] = [];
+  for (const ids of chunks(enrolleeIds, 500)) {
+    pairs.push(
+      ...(await q.select({ member: enrolleeAreas.enrolleeId, areaId: enrolleeAreas.areaId }).from(enrolleeAreas).where(inArray(enrolleeAreas.enrolleeId, ids))),
+    );
+  }
+  return namesByMember(q, pairs);
+}
+
+/** Active enrollees in any of these areas (a terminal's scope). */
+export async function activeInAreas(q: Queryable, areaIds: readonly string[]): Promise<EnrolleeRow[]> {
+  if (areaIds.length === 0) return [];
+  return (
+    q
+      .select()
+      .from(enrollees)
+      .where(
+        and(
+          eq(enrollees.status, 'active'),
+          inArray(
+            enrollees.id,
+            q
+              .selectDistinct({ id: enrolleeAreas.enrolleeId })
+              .from(enrolleeAreas)
+              .where(inArray(enrolleeAreas.areaId, [...areaIds])),
+          ),
+        ),
+      )
+      // Oldest first: a backfill sends people in the order they were enrolled.
+      .orderBy(asc(enrollees.createdAt), asc(enrollees.id))
+  );
+}
+
+/** Those of these enrollees who share an area with these areas (raw SQL: asked with every upload). */
+export async function sharingAreas(execute: Execute, enrolleeIds: readonly string[], areaIds: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  if (areaIds.length === 0) return out;
+  const areas = placeholders(areaIds.length);
+  for (const ids of chunks(enrolleeIds, 400)) {
+    const rows = await execute({
+      sql: `select distinct enrollee_id from ${getTableName(enrolleeAreas)} where enrollee_id in (${placeholders(ids.length)}) and area_id in (${areas})`,
+      args: [...ids, ...areaIds],
+    });
+    for (const r of rows.rows) out.add(String(r.enrollee_id));
+  }
+  return out;
+}
+
+/** Whether the enrollee shares an area with these areas. */
+export async function sharesArea(q: Queryable, enrolleeId: string, areaIds: readonly string[]): Promise<boolean> {
+  if (areaIds.length === 0) return false;
+  const [row] = await q
+    .select({ one: sql<number>`1` })
+    .from(enrolleeAreas)
+    .where(and(eq(enrolleeAreas.enrolleeId, enrolleeId), inArray(enrolleeAreas.areaId, [...areaIds])))
+    .limit(1);
+  return row !== undefined;
+}
+
+export async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds: string[]): Promise<void> {
+  await q.delete(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
+  if (areaIds.length > 0) await q.insert(enrolleeAreas).values(areaIds.map((areaId) => ({ enrolleeId, areaId })));
+}

@@ -1,0 +1,72 @@
+/**
+ * The rules of an enrollee's card (its form is cards.ts): one card, one person, and a terminal
+ * fills only a card an administrator has not set.
+ */
+
+import { and, eq, ne } from 'drizzle-orm';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { Clock } from '../../platform/runtime';
+import { audit } from '../audit';
+import type { DeviceRef } from '../devices';
+import type { EventChannel } from '../events';
+import { CARD_MAX, normaliseCard } from './cards';
+import type { EnrolleeEvents } from './events';
+import { enrollees } from './tables';
+
+/** The card as terminals hold it, or a 422 naming why it cannot be one. */
+export function cardOrRefusal(raw: string): string {
+  const checked = normaliseCard(raw);
+  if (checked.ok) return checked.card;
+  throw new FpaError('invalid_card', `card must be a number from 1 to ${CARD_MAX} (a terminal keeps cards as unsigned 32-bit numbers)`, {
+    field: 'card',
+    reason: checked.reason,
+    max: CARD_MAX,
+  });
+}
+
+/** A card (normalised) another enrollee holds is refused (`conflict`): one card, one person. */
+export async function checkCardFree(q: Queryable, card: string, self: string | null): Promise<void> {
+  const [holder] = await q
+    .select({ id: enrollees.id })
+    .from(enrollees)
+    .where(and(eq(enrollees.card, card), ne(enrollees.status, 'deleted')));
+  if (holder && holder.id !== self) throw new FpaError('conflict', 'another enrollee holds this card', { card, enrollee: holder.id });
+}
+
+/**
+ * A terminal reports a card (normalised, cards.ts) for its user who is this enrollee (badged at
+ * its menu). An administrator's card wins: the terminal fills the card only of an enrollee who
+ * has none (`filled`, announced as `enrollee_card_changed`, and sent to their other terminals),
+ * never replaces one (`kept`: the caller puts the enrollee's own card back on that terminal),
+ * nor takes one another enrollee holds (`taken`).
+ */
+export async function cardFromTerminal(
+  w: WriteContext,
+  deps: { clock: Clock; events: EventChannel<EnrolleeEvents> },
+  enrolleeId: string,
+  card: string,
+  device: DeviceRef,
+): Promise<'filled' | 'same' | 'kept' | 'taken' | 'gone'> {
+  const [row] = await w.tx.select({ card: enrollees.card, status: enrollees.status }).from(enrollees).where(eq(enrollees.id, enrolleeId)).limit(1);
+  if (!row || row.status === 'deleted') return 'gone';
+  if (row.card === card) return 'same';
+  if (row.card !== null) return 'kept';
+  const [holder] = await w.tx
+    .select({ id: enrollees.id })
+    .from(enrollees)
+    .where(and(eq(enrollees.card, card), ne(enrollees.status, 'deleted')));
+  if (holder) return 'taken';
+  const now = deps.clock.now();
+  const by = `device:${device.serial_number}`;
+  await w.tx.update(enrollees).set({ card, updatedAt: now }).where(eq(enrollees.id, enrolleeId));
+  await audit(w.tx, now, {
+    actor: by,
+    action: 'enrollee.card_filled',
+    targetType: 'enrollee',
+    targetId: enrolleeId,
+    details: { device: device.serial_number },
+  });
+  await deps.events.record(w, 'enrollee_card_changed', { enrollee: enrolleeId, device, by });
+  return 'filled';
+}
