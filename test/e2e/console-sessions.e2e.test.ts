@@ -5,7 +5,7 @@
  * actor; sessions end by sign-out, idle time and age; a host's own sign-in opens a session.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { AdminIdentity } from '../../src/platform/http/admin-auth';
+import type { HostIdentity } from '../../src/platform/http/admin-auth';
 import { consoleLink, signInOverHttp } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
 
@@ -182,7 +182,7 @@ describe('a host’s own sign-in', () => {
   test('opening the console while the host vouches for the request starts a session for that person', async () => {
     const host = await startTestServer(
       {},
-      { authorizeAdmin: (req: Request): AdminIdentity | null => (req.headers.get('cookie')?.includes('host_session=alice') ? { by: 'alice@host' } : null) },
+      { authorizeAdmin: (req: Request): HostIdentity | null => (req.headers.get('cookie')?.includes('host_session=alice') ? { by: 'alice@host' } : null) },
     );
     try {
       const anonymous = await fetch(`${host.url}/console/`);

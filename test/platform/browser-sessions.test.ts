@@ -15,7 +15,7 @@ const settings = loadSettings({ ADMIN_JWT_SECRET: JWT_SECRET }, {}).settings;
 const sessions: BrowserSessions = {
   async identify(request) {
     const cookie = request.headers.get('cookie') ?? '';
-    if (cookie === 'session=good') return { by: 'console-user', expiresAt: 1 };
+    if (cookie === 'session=good') return { actor: { kind: 'user', id: 'u1' }, by: 'console-user', role: 'owner', areas: [], expiresAt: 1 };
     if (cookie === 'session=no-csrf') throw new FpaError('forbidden', 'csrf', {});
     return null;
   },

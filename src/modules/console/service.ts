@@ -208,7 +208,14 @@ export class ConsoleService implements BrowserSessions {
     if ((request.headers.get('upgrade') ?? '').toLowerCase() === 'websocket' && !sameOrigin(request)) {
       throw new FpaError('forbidden', 'a console stream must be opened from the console’s own origin', {});
     }
-    return { by: session.actor, expiresAt: session.expiresAt };
+    // Console links and host sessions are owners everywhere until sessions carry a user (issue 25).
+    return {
+      actor: { kind: session.origin === 'host' ? 'host' : 'operator', id: session.actor },
+      by: session.actor,
+      role: 'owner',
+      areas: [],
+      expiresAt: session.expiresAt,
+    };
   }
 }
 

@@ -13,15 +13,41 @@ import type { Settings } from '../config/settings';
 import { constantTimeEqual } from '../crypto/secrets';
 import { FpaError } from '../errors';
 import { isLoopbackAddress } from '../net/ip';
+import { type Caller, isRole, OPERATOR, ROLES, type Role } from './caller';
 
-export interface AdminIdentity {
+/** Who an administrator is, once checked: see caller.ts. */
+export type AdminIdentity = Caller;
+
+/** What a host's own check returns: who it is, and optionally the role and areas (default: an owner everywhere). */
+export interface HostIdentity {
   by: string;
-  /** When the presented token expires (ms UTC); absent when the host's own check decided. */
+  role?: Role;
+  areas?: readonly string[];
   expiresAt?: number;
 }
 
 /** A host's own check: return who the administrator is, or null to refuse. */
-export type AuthorizeAdmin = (request: Request) => Promise<AdminIdentity | null> | AdminIdentity | null;
+export type AuthorizeAdmin = (request: Request) => Promise<HostIdentity | null> | HostIdentity | null;
+
+const hostCaller = (identity: HostIdentity): Caller => ({
+  actor: { kind: 'host', id: identity.by },
+  by: identity.by,
+  role: identity.role ?? 'owner',
+  areas: identity.areas ?? [],
+  ...(identity.expiresAt !== undefined ? { expiresAt: identity.expiresAt } : {}),
+});
+
+/** `fpa_role` and `fpa_areas` of a token's claims; a token without them is an owner everywhere (the first releases' tokens). */
+function roleOfClaims(payload: JWTPayload): { role: Role; areas: string[] } {
+  const claimed = payload.fpa_role;
+  if (claimed !== undefined && !isRole(claimed))
+    throw new FpaError('forbidden', `the token's fpa_role is not one of ${ROLES.join(', ')}`, { roles: [...ROLES] });
+  const areas = payload.fpa_areas;
+  if (areas !== undefined && !(Array.isArray(areas) && areas.every((a) => typeof a === 'string'))) {
+    throw new FpaError('forbidden', "the token's fpa_areas must be a list of area names", {});
+  }
+  return { role: claimed ?? 'owner', areas: areas ?? [] };
+}
 
 export const OPERATOR_TOKEN_HEADER = 'x-fpa-operator-token';
 
@@ -80,19 +106,20 @@ export class AdminAuthenticator {
       throw new FpaError('forbidden', `the token lacks the scope ${this.settings.ADMIN_SCOPE}`, { required_scope: this.settings.ADMIN_SCOPE });
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new FpaError('unauthorized', 'the token has no subject', {});
-    return { by: payload.sub, expiresAt: (payload.exp ?? 0) * 1000 };
+    return { actor: { kind: 'token', id: payload.sub }, by: payload.sub, ...roleOfClaims(payload), expiresAt: (payload.exp ?? 0) * 1000 };
   }
 
   /** Whom the embedding host's own sign-in vouches for on this request (the console starts a session for them), or null. */
   async hostIdentity(request: Request): Promise<AdminIdentity | null> {
-    return this.hostAuthorize ? await this.hostAuthorize(request) : null;
+    const identity = this.hostAuthorize ? await this.hostAuthorize(request) : null;
+    return identity ? hostCaller(identity) : null;
   }
 
   /** `peerIp`: the caller's address; the operator token counts only from a loopback peer. */
   async authenticate(request: Request, options: { allowOperatorToken?: boolean; queryToken?: boolean; peerIp?: string | null } = {}): Promise<AdminIdentity> {
     if (options.allowOperatorToken && this.operatorToken && isLoopbackAddress(options.peerIp)) {
       const presented = request.headers.get(OPERATOR_TOKEN_HEADER);
-      if (presented && constantTimeEqual(presented, this.operatorToken)) return { by: 'operator' };
+      if (presented && constantTimeEqual(presented, this.operatorToken)) return OPERATOR;
     }
     // Credentials a caller sends on purpose (a bearer token) win over a cookie the browser adds
     // by itself: a tool on the same origin, such as the docs page, is not held to the console's CSRF rule.
@@ -100,10 +127,8 @@ export class AdminAuthenticator {
       const identity = await this.browserSessions.identify(request);
       if (identity) return identity;
     }
-    if (this.hostAuthorize) {
-      const identity = await this.hostAuthorize(request);
-      if (identity) return identity;
-    }
+    const host = await this.hostIdentity(request);
+    if (host) return host;
     const header = request.headers.get('authorization') ?? '';
     let token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
     if (!token && options.queryToken) token = new URL(request.url).searchParams.get('access_token') ?? '';

@@ -68,7 +68,11 @@ describe('the operator token', () => {
     auth.operatorToken = 'operator-token-for-the-test';
     const request = () => new Request('http://host/api', { headers: { [OPERATOR_TOKEN_HEADER]: 'operator-token-for-the-test' } });
     for (const peerIp of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) {
-      expect(await auth.authenticate(request(), { allowOperatorToken: true, peerIp })).toEqual({ by: 'operator' });
+      expect(await auth.authenticate(request(), { allowOperatorToken: true, peerIp })).toMatchObject({
+        by: 'operator',
+        role: 'owner',
+        actor: { kind: 'operator' },
+      });
     }
     for (const peerIp of ['10.0.0.5', '192.0.2.2', '::ffff:10.0.0.5', 'fd00::2', '', null, undefined]) {
       await expect(auth.authenticate(request(), { allowOperatorToken: true, peerIp })).rejects.toMatchObject({ code: 'unauthorized' });
