@@ -8,7 +8,6 @@ import type { EnrolleeEvents } from '../modules/enrollees';
 import type { EnrollmentEvents } from '../modules/enrollment';
 import type { FleetEvents } from '../modules/fleet';
 import type { LoggedPunchEvents, PunchEvents, PunchPayload } from '../modules/punches';
-import type { TerminalEvents } from '../modules/terminals';
 
 /** In-process `punch_received` listeners also get the parsed line (docs/spec.md `payload`), which the log does not keep. */
 interface InProcessExtras {
@@ -24,7 +23,6 @@ export type FpaEvents = AttendanceEvents &
   EnrollmentEvents &
   FleetEvents &
   Omit<PunchEvents, 'punch_received'> &
-  TerminalEvents &
   InProcessExtras;
 export type FpaEventName = keyof FpaEvents;
 

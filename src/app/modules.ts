@@ -1,6 +1,6 @@
 /**
  * The composition root: every module built once, in dependency order (each module knows only
- * the ones above it in this list). A module reacts to the events of the modules it was given.
+ * the ones above it in this list); what each reacts to is wired in reactions.ts.
  */
 
 import { AreaCatalog } from '../modules/areas';
@@ -25,6 +25,7 @@ import { Webhooks } from '../modules/webhooks';
 import { StreamHub, StreamQuota } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
 import { FPA_EVENT_TYPES } from './event-catalog';
+import { wireReactions } from './reactions';
 
 export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const events = new EventLog(runtime);
@@ -36,14 +37,12 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const devices = new DeviceService(runtime, events);
   const commands = new CommandService(runtime, events, devices);
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
-  areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
-  areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));
   const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
   const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
   const punches = new PunchService(runtime, events, enrollees, devices);
   const corrections = new PunchCorrections(runtime, punches, enrollees);
   const fleet = new Fleet(runtime, events, { devices, commands, enrollees, biometrics, punches });
-  const terminals = new Terminals(runtime, events, { devices, commands, enrollees, biometrics, enrollment, punches });
+  const terminals = new Terminals(runtime, { devices, commands, biometrics, enrollment, punches });
   const calendar = new CalendarService(runtime, events, enrollees);
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
@@ -56,9 +55,20 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const eventStream = new StreamHub(runtime, events.streamSource());
   // One quota over every stream of the instance: WEBSOCKET_MAX_PER_ADMIN open streams per administrator.
   const streamQuota = new StreamQuota(() => runtime.settings.WEBSOCKET_MAX_PER_ADMIN);
-  events.onAppended(() => {
-    punchStream.wake();
-    eventStream.wake();
+  wireReactions(runtime, {
+    events,
+    areas,
+    enrollees,
+    devices,
+    commands,
+    biometrics,
+    enrollment,
+    fleet,
+    punches,
+    attendance,
+    webhooks,
+    punchStream,
+    eventStream,
   });
   return {
     events,

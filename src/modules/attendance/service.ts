@@ -77,8 +77,6 @@ export class AttendanceService {
     this.timeZone = s.ATTENDANCE_TIME_ZONE;
     this.repeatWindowMs = s.ATTENDANCE_REPEAT_PUNCH_WINDOW;
     this.slackMs = s.ATTENDANCE_SHIFT_SLACK;
-    // Punches stored (or voided) for a date of a locked pay period are flagged `after_lock`.
-    punches.addFlagger((w, rows) => this.afterLockFlags(w, rows));
   }
 
   /** The local date of an instant in the attendance zone. */
@@ -326,7 +324,8 @@ export class AttendanceService {
    * two dates or more after the last locked date cannot be (a shift's window reaches one date
    * back at most), so a terminal's normal upload costs one small query.
    */
-  private async afterLockFlags(w: WriteContext, rows: readonly { enrolleeId: string | null; punchedAt: number }[]): Promise<string[][] | null> {
+  /** Punches stored (or voided) for a date of a locked pay period are flagged `after_lock` (reactions.ts). */
+  async afterLockFlags(w: WriteContext, rows: readonly { enrolleeId: string | null; punchedAt: number }[]): Promise<string[][] | null> {
     const last = await this.periods.lastLockedDate(w);
     if (last === null) return null;
     const threshold = dayBounds(addDays(last, 2), this.timeZone).start;

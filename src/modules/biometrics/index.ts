@@ -3,6 +3,7 @@ export { stagedAad } from './aad';
 export { hasConsent } from './consent-records';
 export type { BiometricEvents } from './events';
 export { checkKind, isBiometricType } from './kinds';
+export * as biometricReactions from './reactions';
 export { rotateTemplateKeys } from './rotate-keys';
 export { biometricRoutes } from './routes';
 export { deviceAccepts, sameVersion } from './rules';

@@ -1,6 +1,7 @@
 /**
  * Biometric data: consent, the encrypted templates and what each terminal holds of them.
- * Assembled here from its parts (consent.ts, templates.ts, terminal-sync.ts).
+ * Assembled here from its parts (consent.ts, templates.ts); how it follows people and terminals is
+ * in reactions.ts.
  */
 import { chunks } from '../../platform/chunks';
 import type { Runtime } from '../../platform/runtime';
@@ -11,7 +12,6 @@ import type { EventChannel, EventLog } from '../events';
 import { ConsentService } from './consent';
 import type { BiometricEvents } from './events';
 import { TemplateStore } from './templates';
-import { keepTerminalsInSync } from './terminal-sync';
 
 export class Biometrics {
   readonly events: EventChannel<BiometricEvents>;
@@ -23,13 +23,6 @@ export class Biometrics {
     this.events = log.channel<BiometricEvents>();
     this.templates = new TemplateStore(ctx, this.events, enrollees, devices, commands);
     this.consent = new ConsentService(ctx, this.events, enrollees, this.templates);
-    keepTerminalsInSync({ clock: ctx.clock, enrollees, devices, commands, templates: this.templates, consent: this.consent });
-    enrollees.addViewPart(async (q, ids) => {
-      const consents = await this.consent.currentOf(q, ids);
-      const fingers = await this.templates.fingersOf(q, ids);
-      return new Map(ids.map((id) => [id, { consent: consents.get(id) ?? null, fingers: fingers.get(id) ?? [] }]));
-    });
-    devices.addDetail(async (q, device) => ({ templates_present: await this.templates.countPresent(q, device.id) }));
     this.enrollees = enrollees;
     this.ctx = ctx;
   }

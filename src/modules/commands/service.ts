@@ -79,35 +79,17 @@ export class CommandService {
       return polls.map((candidates) => new Set(candidates.filter((c) => marked.has(c)).map((c) => c.id)));
     });
     this.dueReads = new ReadBatch((reads) => this.readDue(reads), DUE_READS_PER_STATEMENT);
-    devices.addDetail(async (q, device) => ({ pending_commands: await this.countPending(q, device.id) }));
     ctx.metrics.gauge('fpa_device_commands_pending', 'Device commands waiting to be sent or answered (all terminals).', [], async () => [
       { value: await this.countAllPending() },
     ]);
-    // Nothing more goes to a disabled terminal, except deletes: they wait for a re-approval,
-    // because the terminal may still hold the data they remove.
-    devices.events.react('device_disabled', async (w, disabled) => {
-      for (const { data } of disabled) {
-        await this.expireMatching(w, and(eq(deviceCommands.deviceId, data.device.id), notInArray(deviceCommands.kind, [...DELETE_KINDS]))!, 'device disabled');
-      }
-    });
-    this.cancelOnRemoval();
   }
 
   /**
-   * A removed terminal's unfinished commands are cancelled, except deletes: it still holds the
-   * data they remove, and gets them if it comes back (under its old id, devices/service.ts).
+   * Closes a terminal's unfinished commands but its deletes (they wait: the terminal may still
+   * hold the data they remove), inside the caller's transaction (reactions.ts).
    */
-  private cancelOnRemoval(): void {
-    this.devices.events.react('device_removed', async (w, removed) => {
-      for (const { data } of removed) {
-        await this.closeMatching(
-          w,
-          and(eq(deviceCommands.deviceId, data.device.id), notInArray(deviceCommands.kind, [...DELETE_KINDS]))!,
-          'cancelled',
-          'terminal removed',
-        );
-      }
-    });
+  async closeAllButDeletes(w: WriteContext, deviceId: string, outcome: 'expired' | 'cancelled', reason: string): Promise<number> {
+    return this.closeMatching(w, and(eq(deviceCommands.deviceId, deviceId), notInArray(deviceCommands.kind, [...DELETE_KINDS]))!, outcome, reason);
   }
 
   /** Marks a device as having work, so its next poll reads the queue. */

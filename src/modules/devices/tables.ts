@@ -104,7 +104,7 @@ export const deviceUsers = sqliteTable(
     /**
      * First reported in the terminal's inventory (its answer to the user query of its approval):
      * it may have held this PIN before the enrollee who has it existed, so it is its own user
-     * until adopted, even for a PIN the service handed out (terminals/walk-up.ts).
+     * until adopted, even for a PIN the service handed out (enrollment/walk-up.ts).
      */
     heldBefore: integer('held_before', { mode: 'boolean' }).notNull().default(false),
     updatedAt: integer('updated_at').notNull(),

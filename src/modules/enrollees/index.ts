@@ -3,4 +3,4 @@ export { CARD_MAX, normaliseCard } from './cards';
 export type { EnrolleeEvents } from './events';
 export { Consent, Enrollee, EnrolleeParams } from './model';
 export { enrolleeRoutes } from './routes';
-export { type EnrolleeRow, EnrolleeService } from './service';
+export { type EnrolleeRow, EnrolleeService, type ViewPart } from './service';

@@ -24,7 +24,7 @@ export const enrollees = sqliteTable(
     /**
      * The service handed this PIN out (true) rather than an adopted terminal user keeping theirs
      * (false). An allocated PIN was held by no terminal then, so wherever it appears afterwards it
-     * is this enrollee (terminals/walk-up.ts); an adopted one may be another person elsewhere.
+     * is this enrollee (enrollment/walk-up.ts); an adopted one may be another person elsewhere.
      */
     pinAllocated: integer('pin_allocated', { mode: 'boolean' }).notNull().default(true),
     status: text('status', { enum: ENROLLEE_STATUSES }).notNull().default('active'),

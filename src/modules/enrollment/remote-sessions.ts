@@ -46,11 +46,7 @@ export class RemoteEnrollment {
     private readonly commands: CommandService,
     private readonly enrollees: EnrolleeService,
     private readonly devices: DeviceService,
-  ) {
-    commands.events.react('device_command_finished', async (w, finished) => {
-      for (const event of finished) await this.onCommandFinished(w, event);
-    });
-  }
+  ) {}
 
   /** Starts a remote session; `enrollee` is its UUID or device PIN. */
   async start(enrollee: string, options: StartRemoteEnrollment): Promise<SessionView> {
@@ -157,7 +153,8 @@ export class RemoteEnrollment {
     await this.sessions.close(w, session, 'failed', `the template of finger ${fingerIndex} was rejected: ${reason}`);
   }
 
-  private async onCommandFinished(w: WriteContext, { data }: LoggedEvent<string, CommandEvents['device_command_finished']>): Promise<void> {
+  /** A terminal's answer to an enrollment command moves its session on (reactions.ts). */
+  async onCommandFinished(w: WriteContext, { data }: LoggedEvent<string, CommandEvents['device_command_finished']>): Promise<void> {
     const { command } = data;
     if (!(ENROLL_KINDS as readonly string[]).includes(command.kind) || !command.session) return;
     const session = await this.sessions.get(w.tx, command.session).catch(() => null);

@@ -1,7 +1,7 @@
 /**
  * Enrollment: agents (desktop applications with a USB reader), agent sessions, remote sessions
- * on a terminal, and the rate limit of the agent API. Open sessions of an enrollee are
- * cancelled when their consent is withdrawn or they are deactivated or deleted.
+ * on a terminal, walk-up enrollment at a terminal, and the rate limit of the agent API. What it does when other modules' events
+ * are recorded is in reactions.ts.
  */
 import type { Runtime } from '../../platform/runtime';
 import type { Biometrics } from '../biometrics';
@@ -15,6 +15,7 @@ import type { EnrollmentEvents } from './events';
 import { AgentRateLimiter } from './rate-limit';
 import { RemoteEnrollment } from './remote-sessions';
 import { SessionStore } from './sessions';
+import { WalkUpEnrollment } from './walk-up';
 
 export class Enrollment {
   readonly events: EventChannel<EnrollmentEvents>;
@@ -23,6 +24,8 @@ export class Enrollment {
   readonly agentSessions: AgentSessionService;
   readonly remote: RemoteEnrollment;
   readonly limiter: AgentRateLimiter;
+  /** Templates a terminal uploads, matched to their enrollee by PIN (walk-up.ts). */
+  readonly walkUp: WalkUpEnrollment;
 
   constructor(ctx: Runtime, log: EventLog, deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService; biometrics: Biometrics }) {
     const { enrollees, devices, commands, biometrics } = deps;
@@ -32,17 +35,6 @@ export class Enrollment {
     this.agentSessions = new AgentSessionService(ctx, this.sessions, enrollees, biometrics);
     this.remote = new RemoteEnrollment(ctx, this.sessions, commands, enrollees, devices);
     this.limiter = new AgentRateLimiter(ctx.settings.AGENT_RATE_LIMIT, ctx.clock, ctx.db);
-
-    biometrics.events.react('consent_withdrawn', async (w, events) => {
-      for (const { data } of events) await this.sessions.closeOpenOf(w, data.enrollee, 'consent withdrawn');
-    });
-    enrollees.events.react('enrollee_deleted', async (w, events) => {
-      for (const { data } of events) await this.sessions.closeOpenOf(w, data.enrollee.id, 'enrollee deleted');
-    });
-    enrollees.events.react('enrollee_updated', async (w, events) => {
-      for (const { data } of events) {
-        if (data.changes.status?.to === 'deactivated') await this.sessions.closeOpenOf(w, data.enrollee.id, 'enrollee deactivated');
-      }
-    });
+    this.walkUp = new WalkUpEnrollment(ctx, this.events, { devices, enrollees, biometrics, remote: this.remote, commands });
   }
 }

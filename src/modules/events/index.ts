@@ -2,4 +2,4 @@
 export { LogFollower } from './follower';
 export type { RedactionRule } from './pruning';
 export { eventRoutes } from './routes';
-export { type EventBus, type EventChannel, EventLog, type LoggedEvent, type StoredForm } from './service';
+export { type EventBus, type EventChannel, EventLog, type LoggedEvent, type ReactionTo, type StoredForm } from './service';

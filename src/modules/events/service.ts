@@ -58,6 +58,9 @@ export interface StoredForm<D> {
 
 export type Reactor<K extends string, D> = (w: WriteContext, events: readonly LoggedEvent<K, D>[]) => Promise<void>;
 
+/** A reaction to one type of a module's events (what a module's `reactions.ts` exports). */
+export type ReactionTo<M, K extends keyof M & string> = Reactor<K, M[K]>;
+
 /** A module's typed view of the log, over its own event map. */
 export interface EventChannel<M extends EventMap<M>> {
   record<K extends keyof M & string>(w: WriteContext, type: K, data: M[K], local?: object): Promise<LoggedEvent<K, M[K]>>;

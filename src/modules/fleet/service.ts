@@ -38,7 +38,7 @@ export class Fleet {
   constructor(
     private readonly ctx: Runtime,
     log: EventLog,
-    private readonly deps: FleetDeps,
+    readonly deps: FleetDeps,
   ) {
     this.events = log.channel<FleetEvents>();
     this.resyncs = new Resync(ctx, this.events, deps);

@@ -2,6 +2,6 @@
 export { PunchCorrections } from './corrections';
 export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';
 export { punchRoutes } from './routes';
-export { type IncomingPunch, type IngestResult, PunchService } from './service';
+export { type IncomingPunch, type IngestResult, type PunchFlagger, PunchService } from './service';
 export { punchStreamRoutes, punchStreamSource } from './stream';
 export type { PunchView } from './view';

@@ -5,7 +5,7 @@
  * sent (devices.clockOffsetMinutes); job `sync-device-clocks` queues `CHECK` to every approved
  * terminal whose zone's offset now differs, and the re-handshake tells it the new one
  * (docs/protocol/adms.md §7). A time zone changed by an administrator queues CHECK at once; a
- * clock measured drifting gets `set_time` when DEVICE_CLOCK_CORRECTION is on.
+ * clock measured drifting gets `set_time` when DEVICE_CLOCK_CORRECTION is on (reactions.ts).
  */
 import type { Runtime } from '../../platform/runtime';
 import { isValidTimeZone, timeZoneOffsetMinutes } from '../../platform/time/zone';
@@ -14,31 +14,14 @@ import type { DeviceRow, DeviceService } from '../devices';
 
 export type ClockSyncResult = { approved: number; queued: number };
 
-const check = (deviceId: string): NewCommand => ({ deviceId, kind: 'CHECK', payload: {}, supersedeKey: 'check' });
+export const check = (deviceId: string): NewCommand => ({ deviceId, kind: 'CHECK', payload: {}, supersedeKey: 'check' });
 
 export class ClockSync {
   constructor(
     private readonly ctx: Runtime,
     private readonly devices: DeviceService,
     private readonly commands: CommandService,
-  ) {
-    // The terminal re-reads its options (and so its TimeZone) on CHECK.
-    devices.events.react('device_updated', async (w, updates) => {
-      const due = updates.filter(({ data }) => data.changes.time_zone && data.status === 'approved');
-      await commands.enqueue(
-        w,
-        due.map(({ data }) => check(data.device.id)),
-      );
-    });
-    // A drifting clock is set again when the administrator allowed it.
-    devices.events.react('device_clock_drifting', async (w, drifting) => {
-      if (!ctx.settings.DEVICE_CLOCK_CORRECTION) return;
-      await commands.enqueue(
-        w,
-        drifting.map(({ data }) => ({ deviceId: data.device.id, kind: 'SET_TIME', payload: {}, supersedeKey: 'set-time' })),
-      );
-    });
-  }
+  ) {}
 
   /** The device's IANA zone; an unusable one falls back to UTC, as the option block does. */
   zoneOf(device: DeviceRow): string {

@@ -21,9 +21,9 @@ import {
   splitKeyword,
 } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
+import type { WalkUpEnrollment } from '../enrollment';
 import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
 import { AdmsRefusal } from './reply';
-import type { WalkUpEnrollment } from './walk-up';
 
 /** FP uploads carry no version; a terminal that never said otherwise runs ZKFinger 10. */
 const DEFAULT_FP_ALGORITHM = '10';
@@ -108,7 +108,7 @@ export class TerminalUploads {
       }
     }
     // After the templates: a user enrolled at the terminal menu arrives as USER then FP in one
-    // batch, and the template decides whose the user is (walk-up.ts).
+    // batch, and the template decides whose the user is (enrollment/walk-up.ts).
     await this.users(device, users);
     if (ignoredTypes.size > 0) notes.push(ignoredNote(ignoredTypes));
     await this.log(device, notes);
@@ -223,7 +223,7 @@ export class TerminalUploads {
     return records.length;
   }
 
-  /** Users the terminal says it holds, with their cards: walk-up.ts `usersReported` decides whose they are. */
+  /** Users the terminal says it holds, with their cards: enrollment/walk-up.ts `usersReported` decides whose they are. */
   private async users(device: DeviceRow, users: ReportedUser[]): Promise<void> {
     if (users.length === 0) return;
     await this.ctx.db.write((w) => this.walkUp.usersReported(w, device, users));

@@ -36,7 +36,6 @@ export class Webhooks {
   ) {
     this.worker = new DeliveryWorker(ctx, log, options.sender);
     this.service = new WebhookService(ctx, log, this.worker, options.eventTypes);
-    log.onAppended(() => this.worker.wake());
     ctx.metrics.gauge('fpa_webhook_messages_pending', 'Webhook messages not delivered yet by the active endpoints (every endpoint).', [], async () => [
       { value: (await this.backlog()).pending },
     ]);

@@ -40,9 +40,9 @@ import { type Biometrics, userCommand } from '../biometrics';
 import type { CommandService } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
 import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
-import type { Enrollment } from '../enrollment';
 import type { EventChannel } from '../events';
-import type { TerminalEvents } from './events';
+import type { EnrollmentEvents } from './events';
+import type { RemoteEnrollment } from './remote-sessions';
 
 export interface TemplateUpload {
   pin: string;
@@ -86,8 +86,8 @@ class DeletedEnrollee extends Error {}
 export class WalkUpEnrollment {
   constructor(
     private readonly ctx: Runtime,
-    private readonly events: EventChannel<TerminalEvents>,
-    private readonly deps: { devices: DeviceService; enrollees: EnrolleeService; biometrics: Biometrics; enrollment: Enrollment; commands: CommandService },
+    private readonly events: EventChannel<EnrollmentEvents>,
+    private readonly deps: { devices: DeviceService; enrollees: EnrolleeService; biometrics: Biometrics; remote: RemoteEnrollment; commands: CommandService },
   ) {}
 
   async accept(device: DeviceRow, upload: TemplateUpload): Promise<UploadOutcome> {
@@ -117,12 +117,12 @@ export class WalkUpEnrollment {
   }
 
   private async store(w: WriteContext, device: DeviceRow, upload: TemplateUpload, data: Uint8Array): Promise<UploadOutcome> {
-    const { biometrics, enrollment, devices } = this.deps;
+    const { biometrics, remote, devices } = this.deps;
     const type = upload.type ?? 'fingerprint';
     const slot = upload.slot ?? 0;
     const person = await this.ownerOf(w, device, upload.pin);
     await devices.users.noteBiometric(w.tx, device.id, upload.pin, type, upload.fingerIndex);
-    const session = await enrollment.remote.openSessionFor(w.tx, device.id, person.id);
+    const session = await remote.openSessionFor(w.tx, device.id, person.id);
     const requested = (session?.biometric === type && session.fingersRequested.includes(upload.fingerIndex)) ?? false;
     const same = await biometrics.templates.markPresentIfSame(w, device.id, {
       enrolleeId: person.id,
@@ -147,7 +147,7 @@ export class WalkUpEnrollment {
         by: `device:${device.serialNumber}`,
       });
     }
-    if (session && requested) await enrollment.remote.recordCapture(w, session, upload.fingerIndex);
+    if (session && requested) await remote.recordCapture(w, session, upload.fingerIndex);
     return same ? 'unchanged' : 'stored';
   }
 
@@ -305,7 +305,7 @@ export class WalkUpEnrollment {
   /** Logs a rejection (never the template bytes) and queues the delete when configured. */
   private async reject(device: DeviceRow, upload: TemplateUpload, reason: string, message: string): Promise<void> {
     const { ctx } = this;
-    const { commands, enrollees, enrollment } = this.deps;
+    const { commands, enrollees, remote } = this.deps;
     const now = ctx.clock.now();
     const deleting = ctx.settings.DELETE_REJECTED_DEVICE_TEMPLATES;
     const type = upload.type ?? 'fingerprint';
@@ -331,8 +331,8 @@ export class WalkUpEnrollment {
         ]);
       }
       const person = await enrollees.findByPin(tx, upload.pin);
-      const session = person ? await enrollment.remote.openSessionFor(tx, device.id, person.id) : null;
-      if (session?.biometric === type) await enrollment.remote.failOnRejection(w, session, upload.fingerIndex, message);
+      const session = person ? await remote.openSessionFor(tx, device.id, person.id) : null;
+      if (session?.biometric === type) await remote.failOnRejection(w, session, upload.fingerIndex, message);
       await this.events.record(w, 'template_rejected', { device: deviceRef(device), pin: upload.pin, index: upload.fingerIndex, type, reason });
     });
     ctx.log.info('walk-up template rejected', { device: device.serialNumber, pin: upload.pin, type, index: upload.fingerIndex, reason });

@@ -1,38 +1,42 @@
 /**
- * Keeps what terminals hold in line with enrollees, consent and scope, by reacting (in the same
- * transaction) to the events of the modules below:
+ * How biometric data follows people and terminals: each reaction keeps what terminals hold in
+ * line with enrollees, consent and scope, inside the transaction that recorded the event (wired
+ * in src/app/reactions.ts).
  *
- * - an enrollee created, or coming into a terminal's scope, is sent there with their templates;
+ * - a person created, or coming into a terminal's scope, is sent there with their templates;
  *   one leaving a terminal's scope, deactivated or deleted is removed from it;
- * - a renamed enrollee's user record is sent again, and so is one whose card a terminal filled
+ * - a renamed person's user record is sent again, and so is one whose card a terminal filled
  *   (to the other terminals);
- * - an approved terminal is backfilled with every in-scope enrollee;
  * - a removed terminal's sync rows stay: what it held is still there if it comes back, and
  *   destroying a template queues its delete there too;
- * - a template command's result sets the template's sync status on that terminal
- *   (`present`, `failed`, or `incompatible` when the terminal refused the algorithm, Return=-30).
+ * - a template command's result sets the template's sync status on that terminal.
  */
+import type { Queryable } from '../../platform/db/client';
 import type { Clock } from '../../platform/runtime';
-import { type CommandService, describeReturnCode } from '../commands';
-import type { DeviceService } from '../devices';
-import type { EnrolleeService } from '../enrollees';
+import { type CommandEvents, type CommandService, describeReturnCode } from '../commands';
+import type { DetailPart, DeviceEvents, DeviceService } from '../devices';
+import type { EnrolleeEvents, EnrolleeService, ViewPart } from '../enrollees';
+import type { ReactionTo } from '../events';
 import type { ConsentService } from './consent';
 import { type TemplateStore, userCommand } from './templates';
 
 /** The terminal refused the template's algorithm version (2022+ firmware). */
 const ALGORITHM_MISMATCH = -30;
 
-export function keepTerminalsInSync(deps: {
+/** What the reactions use. */
+export interface SyncDeps {
   clock: Clock;
   enrollees: EnrolleeService;
   devices: DeviceService;
   commands: CommandService;
   templates: TemplateStore;
   consent: ConsentService;
-}): void {
-  const { clock, enrollees, devices, commands, templates, consent } = deps;
+}
 
-  enrollees.events.react('enrollee_created', async (w, created) => {
+/** enrollee_created: the person is sent to every terminal of their areas. */
+export const sendNewEnrolleeToTerminals =
+  ({ devices, commands, templates }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_created'> =>
+  async (w, created) => {
     for (const { data } of created) {
       const person = { id: data.enrollee.id, devicePin: data.enrollee.device_pin, displayName: data.enrollee.display_name, card: data.enrollee.card };
       const targets = await devices.inAreas(w.tx, data.areas);
@@ -41,9 +45,12 @@ export function keepTerminalsInSync(deps: {
         (await templates.withoutConflicts(w, targets, person)).map((d) => userCommand(d.id, person)),
       );
     }
-  });
+  };
 
-  enrollees.events.react('enrollee_updated', async (w, updates) => {
+/** enrollee_updated: taken off the terminals that left their scope (all of them when deactivated); sent to the ones that came into scope (all when reactivated); a new name or card sent again where they are. */
+export const followEnrolleeChanges =
+  ({ enrollees, devices, commands, templates }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_updated'> =>
+  async (w, updates) => {
     for (const { data } of updates) {
       const { enrollee, changes } = data;
       const person = { id: enrollee.id, devicePin: enrollee.device_pin, displayName: enrollee.display_name, card: enrollee.card };
@@ -81,10 +88,12 @@ export function keepTerminalsInSync(deps: {
         }
       }
     }
-  });
+  };
 
-  // A terminal filled the card of an enrollee who had none: their other terminals get it too.
-  enrollees.events.react('enrollee_card_changed', async (w, changed) => {
+/** enrollee_card_changed: a terminal filled the card of an enrollee who had none; their other terminals get it too. */
+export const sendFilledCardToOtherTerminals =
+  ({ enrollees, commands, templates }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_card_changed'> =>
+  async (w, changed) => {
     for (const { data } of changed) {
       const row = await enrollees.find(w.tx, data.enrollee);
       if (row?.status !== 'active') continue;
@@ -95,18 +104,24 @@ export function keepTerminalsInSync(deps: {
         (await templates.withoutConflicts(w, others, person)).map((d) => userCommand(d.id, person)),
       );
     }
-  });
+  };
 
-  enrollees.events.react('enrollee_deleted', async (w, deleted) => {
+/** enrollee_deleted: consent ends, templates are destroyed and the person is deleted from every terminal. */
+export const destroyBiometricsOfDeleted =
+  ({ clock, consent, templates }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_deleted'> =>
+  async (w, deleted) => {
     for (const { data } of deleted) {
       await consent.endCurrent(w, data.enrollee.id, data.by, clock.now());
       await templates.destroyTemplatesIn(w, { id: data.enrollee.id, devicePin: data.enrollee.device_pin }, 'enrollee deleted', data.by, {
         deleteUserFromDevices: true,
       });
     }
-  });
+  };
 
-  devices.events.react('device_updated', async (w, updates) => {
+/** device_updated (areas): people who left the terminal's scope are taken off it; an approved terminal gets the ones who came in. */
+export const followTerminalAreaChanges =
+  ({ enrollees, devices, templates }: SyncDeps): ReactionTo<DeviceEvents, 'device_updated'> =>
+  async (w, updates) => {
     for (const { data } of updates) {
       const areas = data.changes.areas;
       // A pending terminal never received anyone.
@@ -132,10 +147,12 @@ export function keepTerminalsInSync(deps: {
         );
       }
     }
-  });
+  };
 
-  // What the terminal confirmed it holds: the users the service sent are theirs.
-  commands.events.react('device_command_finished', async (w, finished) => {
+/** device_command_finished: what the terminal confirmed it holds (users sent or removed, biometrics kept or dropped). */
+export const recordWhatTerminalHolds =
+  ({ devices }: SyncDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
+  async (w, finished) => {
     for (const { data } of finished) {
       const { kind, payload } = data.command;
       if (data.status !== 'succeeded') continue;
@@ -155,9 +172,12 @@ export function keepTerminalsInSync(deps: {
         await devices.users.dropBiometric(w.tx, data.device.id, pin, kindOf(payload), typeof payload.fingerIndex === 'number' ? payload.fingerIndex : null);
       }
     }
-  });
+  };
 
-  commands.events.react('device_command_finished', async (w, finished) => {
+/** device_command_finished (update_template): the template's sync status on that terminal (`present`, `failed`, or `incompatible` when it refused the algorithm, Return=-30). */
+export const recordTemplateSync =
+  ({ templates }: SyncDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
+  async (w, finished) => {
     for (const { data } of finished) {
       if (data.command.kind !== 'update_template') continue;
       const { templateId, templateVersion } = data.command.payload as { templateId?: unknown; templateVersion?: unknown };
@@ -174,8 +194,21 @@ export function keepTerminalsInSync(deps: {
               : describeReturnCode(code);
       await templates.recordSync(w.tx, templateId, data.device.id, Number(templateVersion), status, detail);
     }
-  });
-}
+  };
+
+/** A person's view shows their consent and enrolled fingers. */
+export const consentAndFingersOfPeople =
+  ({ consent, templates }: Pick<SyncDeps, 'consent' | 'templates'>): ViewPart =>
+  async (q: Queryable, ids) => {
+    const consents = await consent.currentOf(q, ids);
+    const fingers = await templates.fingersOf(q, ids);
+    return new Map(ids.map((id) => [id, { consent: consents.get(id) ?? null, fingers: fingers.get(id) ?? [] }]));
+  };
+
+/** A terminal's detail shows how many templates it holds. */
+export const templatesPresentOnTerminal =
+  ({ templates }: Pick<SyncDeps, 'templates'>): DetailPart =>
+  async (q, device) => ({ templates_present: await templates.countPresent(q, device.id) });
 
 /** The kind of a template command (ones queued before there were kinds are fingerprints). */
 function kindOf(payload: Record<string, unknown>): string {

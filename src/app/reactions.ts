@@ -1,0 +1,94 @@
+/**
+ * Every reaction of the service, in one place: what happens, inside the same transaction, when a
+ * module records an event (or stores a punch), and what modules add to each other's views. The
+ * reactions themselves are named functions in each module's `reactions.ts`; this file only says
+ * which runs on what, in the order they run.
+ *
+ * Outside the transaction, after the commit: the log's followers catch up (attendance days,
+ * webhooks, the punch and event streams; see the end of this file and src/app/modules.ts), and a
+ * host's in-process listeners (`fpa.events.on`) run.
+ */
+import type { AreaCatalog } from '../modules/areas';
+import { type AttendanceService, attendanceReactions } from '../modules/attendance';
+import { type Biometrics, biometricReactions } from '../modules/biometrics';
+import { type CommandService, commandReactions } from '../modules/commands';
+import type { DeviceService } from '../modules/devices';
+import type { EnrolleeService } from '../modules/enrollees';
+import { type Enrollment, enrollmentReactions } from '../modules/enrollment';
+import type { EventLog } from '../modules/events';
+import { type Fleet, fleetReactions } from '../modules/fleet';
+import type { PunchService } from '../modules/punches';
+import { terminalReactions } from '../modules/terminals';
+import type { Webhooks } from '../modules/webhooks';
+import type { StreamHub } from '../platform/http/stream';
+import type { Runtime } from '../platform/runtime';
+
+/** The modules that react or are reacted to. */
+interface Reacting {
+  events: EventLog;
+  areas: AreaCatalog;
+  enrollees: EnrolleeService;
+  devices: DeviceService;
+  commands: CommandService;
+  biometrics: Biometrics;
+  enrollment: Enrollment;
+  fleet: Fleet;
+  punches: PunchService;
+  attendance: AttendanceService;
+  webhooks: Webhooks;
+  punchStream: StreamHub;
+  eventStream: StreamHub;
+}
+
+export function wireReactions(runtime: Runtime, m: Reacting): void {
+  const { enrollees, devices, commands, biometrics, enrollment, fleet, punches, attendance, areas } = m;
+  const sync = { clock: runtime.clock, enrollees, devices, commands, templates: biometrics.templates, consent: biometrics.consent };
+  const converge = { fleet, commandExpiryMs: runtime.settings.COMMAND_EXPIRY };
+
+  // A person: created, changed, given a card by a terminal, deleted.
+  enrollees.events.react('enrollee_created', biometricReactions.sendNewEnrolleeToTerminals(sync));
+  enrollees.events.react('enrollee_updated', biometricReactions.followEnrolleeChanges(sync));
+  enrollees.events.react('enrollee_updated', enrollmentReactions.closeSessionsOfDeactivated(enrollment));
+  enrollees.events.react('enrollee_card_changed', biometricReactions.sendFilledCardToOtherTerminals(sync));
+  enrollees.events.react('enrollee_deleted', biometricReactions.destroyBiometricsOfDeleted(sync));
+  enrollees.events.react('enrollee_deleted', enrollmentReactions.closeSessionsOfDeleted(enrollment));
+
+  // Consent.
+  biometrics.events.react('consent_withdrawn', enrollmentReactions.closeSessionsOnWithdrawal(enrollment));
+  biometrics.events.react('consent_given', fleetReactions.fetchTemplatesOnConsent(converge));
+
+  // A terminal: approved, back online, changed, disabled, removed, drifting.
+  devices.events.react('device_approved', fleetReactions.queryUsersThenBackfillApproved(converge));
+  devices.events.react('device_online', fleetReactions.resyncReturningTerminal(converge));
+  devices.events.react('device_updated', biometricReactions.followTerminalAreaChanges(sync));
+  devices.events.react('device_updated', fleetReactions.retryUnsyncedAfterCapabilityChange(converge));
+  devices.events.react('device_updated', terminalReactions.recheckOptionsOnNewTimeZone(commands));
+  devices.events.react('device_disabled', commandReactions.expireQueuedOfDisabledTerminal(commands));
+  devices.events.react('device_removed', commandReactions.cancelQueuedOfRemovedTerminal(commands));
+  devices.events.react('device_clock_drifting', terminalReactions.setDriftingClock(commands, runtime.settings.DEVICE_CLOCK_CORRECTION));
+
+  // A terminal answered a command (or it expired, failed, was cancelled).
+  commands.events.react('device_command_finished', biometricReactions.recordWhatTerminalHolds(sync));
+  commands.events.react('device_command_finished', biometricReactions.recordTemplateSync(sync));
+  commands.events.react('device_command_finished', enrollmentReactions.advanceRemoteSessions(enrollment));
+  commands.events.react('device_command_finished', fleetReactions.convergeOnCommandResult(converge));
+
+  // A punch stored: flags it needs from modules above (punch_received itself is followed, below).
+  punches.addFlagger(attendanceReactions.flagPunchesInLockedPeriods(attendance));
+
+  // What modules add to each other's views.
+  devices.addDetail(commandReactions.pendingCommandsOfTerminal(commands));
+  devices.addDetail(biometricReactions.templatesPresentOnTerminal(sync));
+  devices.addDetail(fleetReactions.syncCheckOfTerminal(converge));
+  enrollees.addViewPart(biometricReactions.consentAndFingersOfPeople(sync));
+  areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
+  areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));
+
+  // After each commit that appended events, the log's followers are woken (attendance days
+  // follow punch_received, punches_attributed, punch_voided and calendar_changed themselves).
+  m.events.onAppended(() => {
+    m.webhooks.worker.wake();
+    m.punchStream.wake();
+    m.eventStream.wake();
+  });
+}
