@@ -3,7 +3,7 @@ import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { Consent, EnrolleeParams, type EnrolleeService } from '../enrollees';
 import { ConsentCreate, ConsentWithdrawn, TemplateList } from './model';
-import type { Biometrics } from './service';
+import type { Biometrics } from './module';
 
 const tags = ['enrollees'];
 

@@ -12,7 +12,7 @@ import { apiRouter, type Http, SECURITY_SCHEMES } from '../../platform/http/rout
 import type { Runtime } from '../../platform/runtime';
 import type { AgentRow } from './agents';
 import { AgentInfo, AgentStartSession, CancelSession, CompletedSession, Session, SessionParams, TemplateUpload, UploadResult } from './model';
-import type { Enrollment } from './service';
+import type { Enrollment } from './module';
 
 const tags = ['agent'];
 /** What every agent request may answer besides its own errors. */

@@ -4,8 +4,8 @@ export { agentRoutes } from './agent-routes';
 
 export type { EnrollmentEvents } from './events';
 export { enrollmentJobs } from './jobs';
+export { Enrollment } from './module';
 export * as enrollmentReactions from './reactions';
 export { rotateStagedKeys } from './rotate-staged';
 export { enrollmentRoutes } from './routes';
-export { Enrollment } from './service';
 export type { WalkUpEnrollment } from './walk-up';

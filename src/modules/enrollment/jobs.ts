@@ -1,5 +1,5 @@
 import type { JobDefinition } from '../jobs';
-import type { Enrollment } from './service';
+import type { Enrollment } from './module';
 
 export function enrollmentJobs(enrollment: Enrollment): JobDefinition[] {
   return [

@@ -8,7 +8,7 @@ import type { BiometricEvents } from '../biometrics';
 import type { CommandEvents } from '../commands';
 import type { EnrolleeEvents } from '../enrollees';
 import type { ReactionTo } from '../events';
-import type { Enrollment } from './service';
+import type { Enrollment } from './module';
 
 /** consent_withdrawn: the person's open sessions are cancelled. */
 export const closeSessionsOnWithdrawal =

@@ -19,7 +19,7 @@ import {
   SessionList,
   SessionParams,
 } from './model';
-import type { Enrollment } from './service';
+import type { Enrollment } from './module';
 
 export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
   const { agents, agentSessions, remote } = enrollment;

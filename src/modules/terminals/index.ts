@@ -1,4 +1,4 @@
 /** Terminals: the ADMS push protocol (docs/protocol/adms.md), uploads, walk-up, commands on the wire. */
 export { terminalJobs } from './jobs';
+export { Terminals } from './module';
 export * as terminalReactions from './reactions';
-export { Terminals } from './service';

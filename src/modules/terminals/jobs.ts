@@ -1,5 +1,5 @@
 import type { JobDefinition } from '../jobs';
-import type { Terminals } from './service';
+import type { Terminals } from './module';
 
 export function terminalJobs(terminals: Terminals): JobDefinition[] {
   return [

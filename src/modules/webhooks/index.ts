@@ -1,6 +1,6 @@
 /** Webhooks: endpoints following the event log, signed deliveries with retries, recovery by hand. */
 
 export { webhookJobs } from './jobs';
+export { Webhooks } from './module';
 export { webhookRoutes } from './routes';
 export { rotateWebhookSecrets } from './secrets';
-export { Webhooks } from './service';

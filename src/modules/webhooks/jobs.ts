@@ -1,5 +1,5 @@
 import type { JobDefinition } from '../jobs';
-import type { Webhooks } from './service';
+import type { Webhooks } from './module';
 
 export function webhookJobs(webhooks: Webhooks): JobDefinition[] {
   return [

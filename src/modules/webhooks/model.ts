@@ -1,7 +1,7 @@
 /** The webhooks module's HTTP model. */
 import { t } from 'elysia';
 import { Body, Instant, InstantInput, Int, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
-import { MAX_URL_LENGTH, MESSAGE_VIEW_STATUSES } from './endpoints';
+import { MAX_URL_LENGTH, MESSAGE_VIEW_STATUSES } from './service';
 
 export const WebhookParams = t.Object({ id: Text({ maxLength: 100, description: 'Endpoint id (UUID).' }) });
 export const MessageParams = t.Object({

@@ -2,7 +2,6 @@
 import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
-import type { WebhookService } from './endpoints';
 import {
   DeliveryList,
   EventTypeList,
@@ -17,6 +16,7 @@ import {
   WebhookTestResult,
   WebhookWithSecret,
 } from './model';
+import type { WebhookService } from './service';
 
 const tags = ['webhooks'];
 

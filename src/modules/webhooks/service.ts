@@ -1,160 +1,259 @@
 /**
- * Webhooks: endpoints (Standard Webhooks signatures), each following the event log from its own
- * position for the event types it subscribes to, and the delivery worker. Nothing is written
- * when events are recorded: a terminal's upload costs the same whatever the number of
- * endpoints, and the worker is woken after the commit.
- *
- * The worker is part of serving, not a periodic job: it runs in every serving instance
- * whatever TASK_BACKEND says, unless WEBHOOK_WORKER is off; then `deliver-webhooks` (job,
- * script, or its every-minute schedule under TASK_BACKEND=cron) delivers what is due.
+ * Webhook endpoints and their messages: create (with a `whsec_` secret shown once), list,
+ * delete, re-enable, a test send, the attempt log, the messages (derived from the event log and
+ * the endpoint's position), redelivery of one message and recovery since an instant. Delivery
+ * itself is the worker's; the messages and sending them again are message-history.ts's, the
+ * answer shapes views.ts's.
  */
-import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
-import { deleteInBatches } from '../../platform/db/purge';
+import { and, desc, eq, gt, lt } from 'drizzle-orm';
+import { FpaError, notFound } from '../../platform/errors';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
 import type { EventLog } from '../events';
-import { WebhookService } from './endpoints';
-import { sealClearWebhookSecrets } from './secrets';
-import type { WebhookSender } from './sender';
+import { errorOf, testMessage } from './dispatch';
+import { MessageHistory } from './message-history';
+import { sealWebhookSecret } from './secrets';
+import { generateWebhookSecret } from './signing';
+import { checkWebhookUrl } from './ssrf';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
-import { DeliveryWorker } from './worker';
+import { deliveryView, endpointView, iso, type WebhookDeliveryView, type WebhookEndpointView, type WebhookMessageView, type WebhookTestResult } from './views';
+import type { DeliveryTotals, DeliveryWorker } from './worker';
 
-export interface WebhookOptions {
-  /** The event types an endpoint may subscribe to (every type the service records). */
-  eventTypes: readonly string[];
-  /** The HTTP call (default: fetch); hosts and tests may vary it. */
-  sender?: WebhookSender;
-}
+export {
+  MESSAGE_VIEW_STATUSES,
+  type WebhookDeliveryView,
+  type WebhookEndpointView,
+  type WebhookMessageView,
+  type WebhookTestResult,
+} from './views';
 
-export class Webhooks {
-  readonly worker: DeliveryWorker;
-  readonly service: WebhookService;
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export const MAX_URL_LENGTH = 2048;
+
+export class WebhookService {
+  /** The messages and sending them again (message-history.ts). */
+  private readonly history: MessageHistory;
 
   constructor(
-    readonly ctx: Runtime,
+    private readonly ctx: Runtime,
     private readonly log: EventLog,
-    options: WebhookOptions,
+    private readonly worker: DeliveryWorker,
+    /** The event types an endpoint may subscribe to. */
+    readonly eventTypes: readonly string[],
   ) {
-    this.worker = new DeliveryWorker(ctx, log, options.sender);
-    this.service = new WebhookService(ctx, log, this.worker, options.eventTypes);
-    ctx.metrics.gauge('fpa_webhook_messages_pending', 'Webhook messages not delivered yet by the active endpoints (every endpoint).', [], async () => [
-      { value: (await this.backlog()).pending },
-    ]);
+    this.history = new MessageHistory(ctx, log, worker, (id) => this.find(id));
   }
 
   /**
-   * Retention: delivery attempts older than `cutoff`, and message rows delivered before it.
-   * Dead and pending rows stay (a dead one is what `recover` sends again; without its row the
-   * message would look delivered).
+   * Creates an endpoint; the answer is the only place its secret is ever shown. It receives the
+   * events recorded from now on (the log's head is its starting position; no history replay).
    */
-  async purgeBefore(cutoff: number): Promise<{ webhook_deliveries: number; webhook_messages: number }> {
-    const { db } = this.ctx;
-    return {
-      webhook_deliveries: await deleteInBatches(db, webhookDeliveries, lt(webhookDeliveries.createdAt, cutoff)),
-      webhook_messages: await deleteInBatches(db, webhookMessages, and(eq(webhookMessages.status, 'delivered'), lt(webhookMessages.deliveredAt, cutoff))!),
-    };
-  }
-
-  /**
-   * Retention: of these events, those an endpoint still has to hand off (a subscribed type after
-   * its position, active or disabled: a disabled endpoint holds its messages for when it is
-   * resumed), or queued by hand (a pending message row). Their data must stay as recorded.
-   */
-  async stillOwed(events: readonly { sequence: number; type: string }[]): Promise<Set<number>> {
-    const owed = new Set<number>();
-    if (events.length === 0) return owed;
-    const endpoints = await this.ctx.db.orm.select({ position: webhookEndpoints.position, events: webhookEndpoints.events }).from(webhookEndpoints);
-    for (const e of events) {
-      if (endpoints.some((endpoint) => e.sequence > endpoint.position && endpoint.events.includes(e.type))) owed.add(e.sequence);
-    }
-    const pending = await this.ctx.db.orm
-      .select({ sequence: webhookMessages.eventSequence })
-      .from(webhookMessages)
-      .where(
-        and(
-          eq(webhookMessages.status, 'pending'),
-          inArray(
-            webhookMessages.eventSequence,
-            events.map((e) => e.sequence),
-          ),
-        ),
-      );
-    for (const row of pending) owed.add(row.sequence);
-    return owed;
-  }
-
-  /**
-   * Messages the active endpoints have not been delivered yet: the subscribed events after each
-   * one's position, and the pending message rows; with when the oldest of them was recorded.
-   */
-  async backlog(): Promise<{ pending: number; oldest_at: string | null }> {
-    const endpoints = await this.ctx.db.orm
-      .select({ id: webhookEndpoints.id, position: webhookEndpoints.position, events: webhookEndpoints.events })
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.active, true));
-    let pending = 0;
-    let oldest: number | null = null;
-    const older = (at: number | null) => {
-      if (at !== null && (oldest === null || at < oldest)) oldest = at;
-    };
-    for (const e of endpoints) {
-      const ahead = await this.log.countAfter(e.position, e.events);
-      pending += ahead.count;
-      older(ahead.oldestAt);
-    }
-    if (endpoints.length > 0) {
-      const [rows] = await this.ctx.db.orm
-        .select({ n: sql<number>`count(*)`, oldest: sql<number | null>`min(${webhookMessages.eventAt})` })
-        .from(webhookMessages)
-        .where(
-          and(
-            eq(webhookMessages.status, 'pending'),
-            inArray(
-              webhookMessages.endpointId,
-              endpoints.map((e) => e.id),
-            ),
-          ),
-        );
-      pending += rows?.n ?? 0;
-      older(rows?.oldest ?? null);
-    }
-    return { pending, oldest_at: oldest === null ? null : new Date(oldest).toISOString() };
-  }
-
-  /**
-   * Frees every claim of an endpoint or a message row. Only for a process that has just taken a
-   * `file:` database's single-writer lock: no other process can hold a claim then, so every
-   * claim left belongs to one that crashed, and its work is sent again now instead of after its
-   * lease (up to WEBHOOK_TIMEOUT times a batch's rounds of requests) runs out.
-   */
-  async releaseClaims(): Promise<number> {
-    const released = await this.ctx.db.write(async ({ tx }) => {
-      const endpoints = await tx
-        .update(webhookEndpoints)
-        .set({ leaseUntil: null, claimToken: null })
-        .where(isNotNull(webhookEndpoints.claimToken))
-        .returning({ id: webhookEndpoints.id });
-      const rows = await tx
-        .update(webhookMessages)
-        .set({ leaseUntil: null, claimToken: null })
-        .where(isNotNull(webhookMessages.claimToken))
-        .returning({ id: webhookMessages.eventId });
-      return endpoints.length + rows.length;
+  async create(input: { url: string; events?: string[]; by: string }): Promise<WebhookEndpointView & { secret: string }> {
+    const events = this.validateEvents(input.events);
+    const url = await this.acceptableUrl(input.url);
+    const secret = generateWebhookSecret();
+    const id = crypto.randomUUID();
+    // Stored sealed under the key ring, bound to this endpoint (secrets.ts); never in clear.
+    const sealed = await sealWebhookSecret(this.ctx.keyRing, id, secret);
+    const now = this.ctx.clock.now();
+    const head = await this.log.lastSequence();
+    const row = await this.ctx.db.write(async ({ tx }) => {
+      const [created] = await tx
+        .insert(webhookEndpoints)
+        .values({ id, url, secret: sealed, events, active: true, createdBy: input.by, createdAt: now, startSequence: head, position: head })
+        .returning();
+      await audit(tx, now, { actor: input.by, action: 'webhook.created', targetType: 'webhook', targetId: created!.id, details: { url, events } });
+      return created!;
     });
-    if (released > 0) this.ctx.log.info('webhook claims of a previous process released', { released });
-    return released;
+    return { ...this.endpointView(row), secret };
   }
 
-  /** Encrypts the signing secrets an earlier release stored in clear (at start-up; secrets.ts). */
-  sealClearSecrets(): Promise<number> {
-    return sealClearWebhookSecrets(this.ctx);
+  async list(options: { cursor?: string; limit: number }): Promise<Page<WebhookEndpointView>> {
+    const after = readCursor(options.cursor);
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(webhookEndpoints)
+      .where(after !== null ? gt(webhookEndpoints.id, String(after)) : undefined)
+      .orderBy(webhookEndpoints.id)
+      .limit(options.limit + 1);
+    return pageOf(
+      rows,
+      options.limit,
+      (r) => r.id,
+      (page) => page.map((r) => this.endpointView(r)),
+    );
   }
 
-  /** Starts the in-process worker unless WEBHOOK_WORKER is off. */
-  startWorker(): void {
-    if (this.ctx.settings.WEBHOOK_WORKER) this.worker.start();
+  async get(id: string): Promise<WebhookEndpointView> {
+    return this.endpointView(await this.find(id));
   }
 
-  stop(): Promise<void> {
-    return this.worker.stop();
+  /**
+   * Gives the endpoint a new signing secret, answered this one time and sealed at rest like the
+   * first. For WEBHOOK_SECRET_ROTATION_OVERLAP every delivery is signed with both the new and
+   * the old secret (two `v1,` entries in `webhook-signature`), so receivers can switch at their
+   * own pace; then the old one is dropped. Rotating again during an overlap replaces the old
+   * secret with the one current until now: at most two secrets sign at once.
+   */
+  async rotateSecret(id: string, options: { by: string }): Promise<WebhookEndpointView & { secret: string }> {
+    const current = await this.find(id);
+    const secret = generateWebhookSecret();
+    const sealed = await sealWebhookSecret(this.ctx.keyRing, id, secret);
+    const now = this.ctx.clock.now();
+    const overlap = this.ctx.settings.WEBHOOK_SECRET_ROTATION_OVERLAP;
+    const until = overlap > 0 ? now + overlap : null;
+    const row = await this.ctx.db.write(async ({ tx }) => {
+      // Compare-and-set on the secret read: of two rotations at once, one wins and the other is told.
+      const [updated] = await tx
+        .update(webhookEndpoints)
+        .set({ secret: sealed, previousSecret: until === null ? null : current.secret, previousSecretUntil: until })
+        .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.secret, current.secret)))
+        .returning();
+      if (!updated) throw new FpaError('conflict', 'the secret was rotated or the endpoint removed meanwhile; try again', { webhook: id });
+      await audit(tx, now, {
+        actor: options.by,
+        action: 'webhook.secret_rotated',
+        targetType: 'webhook',
+        targetId: id,
+        details: { previous_secret_valid_until: iso(until) },
+      });
+      return updated;
+    });
+    return { ...this.endpointView(row), secret };
+  }
+
+  /** Deletes the endpoint with its message rows and attempt log; nothing more is sent to it. */
+  async remove(id: string, options: { by: string }): Promise<void> {
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async ({ tx }) => {
+      const [deleted] = await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).returning();
+      if (!deleted) throw notFound('Webhook', id);
+      await tx.delete(webhookMessages).where(eq(webhookMessages.endpointId, id));
+      await tx.delete(webhookDeliveries).where(eq(webhookDeliveries.endpointId, id));
+      await audit(tx, now, { actor: options.by, action: 'webhook.deleted', targetType: 'webhook', targetId: id, details: { url: deleted.url } });
+    });
+  }
+
+  /**
+   * Re-enables an endpoint (its URL is checked again). Delivery resumes where it stopped: the
+   * events held since it was disabled go out in order, due now, and its pending message rows
+   * are sent again. Dead messages stay dead until recovered or redelivered.
+   */
+  async enable(id: string, options: { by: string }): Promise<WebhookEndpointView> {
+    const current = await this.find(id);
+    await this.acceptableUrl(current.url);
+    const held = await this.log.countAfter(current.position, current.events);
+    const now = this.ctx.clock.now();
+    const row = await this.ctx.db.write(async ({ tx, afterCommit }) => {
+      const [updated] = await tx
+        .update(webhookEndpoints)
+        .set({ active: true, disabledReason: null, failingSince: null, attempts: 0, nextAttemptAt: now, leaseUntil: null, claimToken: null })
+        .where(eq(webhookEndpoints.id, id))
+        .returning();
+      if (!updated) throw notFound('Webhook', id);
+      await audit(tx, now, {
+        actor: options.by,
+        action: 'webhook.enabled',
+        targetType: 'webhook',
+        targetId: id,
+        details: { resumed_after: updated.position, held: held.count },
+      });
+      afterCommit(() => this.worker.wake());
+      return updated;
+    });
+    return this.endpointView(row);
+  }
+
+  /**
+   * Sends a `webhook_test` event now, signed, and answers the attempt. Nothing is stored but an
+   * audit entry; the endpoint's state does not change, whether it is enabled or not.
+   */
+  async test(id: string, options: { by: string }): Promise<WebhookTestResult> {
+    const endpoint = await this.find(id);
+    const message = testMessage(id, this.ctx.clock.now());
+    const response = await this.worker.dispatcher.vetAndSend(endpoint, message);
+    const result = { status_code: response.statusCode, error: errorOf(response), duration_ms: response.durationMs };
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(({ tx }) =>
+      audit(tx, now, {
+        actor: options.by,
+        action: 'webhook.tested',
+        targetType: 'webhook',
+        targetId: id,
+        details: { status_code: result.status_code, error: result.error },
+      }),
+    );
+    return result;
+  }
+
+  /** The attempt log of an endpoint, newest first. */
+  async deliveries(id: string, options: { cursor?: string; limit: number; message?: string }): Promise<Page<WebhookDeliveryView>> {
+    await this.find(id);
+    const before = readCursor(options.cursor);
+    const conditions = [eq(webhookDeliveries.endpointId, id)];
+    if (before !== null) conditions.push(lt(webhookDeliveries.id, Number(before)));
+    if (options.message) conditions.push(eq(webhookDeliveries.messageId, options.message));
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(webhookDeliveries)
+      .where(and(...conditions))
+      .orderBy(desc(webhookDeliveries.id))
+      .limit(options.limit + 1);
+    return pageOf(
+      rows,
+      options.limit,
+      (r) => r.id,
+      (page) => page.map(deliveryView),
+    );
+  }
+
+  /** The messages of an endpoint, newest first (message-history.ts). */
+  messages(id: string, options: { cursor?: string; limit: number; status?: string }): Promise<Page<WebhookMessageView>> {
+    return this.history.messages(id, options);
+  }
+
+  /** Sends one message again by hand (message-history.ts). */
+  redeliver(id: string, messageId: string, options: { by: string }): Promise<WebhookMessageView> {
+    return this.history.redeliver(id, messageId, options);
+  }
+
+  /** Sends again every message not delivered since `since` (message-history.ts). */
+  recover(id: string, since: string, options: { by: string }): Promise<{ requeued: number }> {
+    return this.history.recover(id, since, options);
+  }
+
+  /** Delivers what is due once (the `deliver-webhooks` job). */
+  deliverDue(): Promise<DeliveryTotals> {
+    return this.worker.deliverDue();
+  }
+
+  private async find(id: string): Promise<EndpointRow> {
+    const [row] = await this.ctx.db.orm.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).limit(1);
+    if (!row) throw notFound('Webhook', id);
+    return row;
+  }
+
+  private async acceptableUrl(url: string): Promise<string> {
+    if (url.length > MAX_URL_LENGTH) {
+      throw new FpaError('validation_error', `url must be at most ${MAX_URL_LENGTH} characters`, { field: 'url' });
+    }
+    const check = await checkWebhookUrl(url, this.worker.dispatcher.urlPolicy);
+    if (!check.ok) throw new FpaError('webhook_url_refused', `the webhook URL is refused: ${check.reason}`, { reason: check.reason });
+    return check.url.toString();
+  }
+
+  private validateEvents(events: string[] | undefined): string[] {
+    if (events === undefined) return ['punch_received'];
+    const unknown = events.filter((e) => !this.eventTypes.includes(e));
+    if (unknown.length > 0 || events.length === 0) {
+      throw new FpaError('validation_error', `events must be a non-empty list of: ${this.eventTypes.join(', ')}`, { field: 'events', unknown });
+    }
+    return [...new Set(events)];
+  }
+
+  endpointView(row: EndpointRow): WebhookEndpointView {
+    return endpointView(row, this.ctx.clock.now());
   }
 }

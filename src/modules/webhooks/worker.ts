@@ -16,9 +16,9 @@ import { describeError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import type { EventLog, LoggedEvent } from '../events';
 import { Dispatcher, eventMessage, lookupTimeoutOf, Slots } from './dispatch';
+import { type EndpointRow, emptyStreamTotals, OrderedDelivery, type StreamTotals } from './ordered-delivery';
 import { type DeliveryOutcome, type MessageRow, OutcomeRecorder } from './recorder';
 import type { WebhookResponse, WebhookSender } from './sender';
-import { type EndpointRow, emptyStreamTotals, OrderedDelivery, type StreamTotals } from './stream';
 import { webhookEndpoints, webhookMessages } from './tables';
 
 export interface DeliveryTotals extends StreamTotals {

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
 import type { DeviceRow } from '../../../src/modules/devices/tables';
+import { endpointLeaseOf } from '../../../src/modules/webhooks/ordered-delivery';
 import { fetchSender, pinnedTarget } from '../../../src/modules/webhooks/sender';
 import { checkWebhookUrl } from '../../../src/modules/webhooks/ssrf';
-import { endpointLeaseOf } from '../../../src/modules/webhooks/stream';
 import { leaseDurationOf } from '../../../src/modules/webhooks/worker';
 import { startTestServer, type TestServer } from '../../support/harness';
 import { approvedDevice, ingest, punchLines } from '../../support/punch-feed';

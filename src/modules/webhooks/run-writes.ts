@@ -1,0 +1,198 @@
+/**
+ * What one write of an endpoint run records (endpoint-run.ts): the endpoint's state after it
+ * (healthy, backing off, disabled), the attempt log, the dead-lettered messages, all under the
+ * claim token in one transaction shared with the other endpoints worked on the same tick.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Settings } from '../../platform/config/settings';
+import type { Tx } from '../../platform/db/client';
+import { audit } from '../audit';
+import type { LoggedEvent } from '../events';
+import { retryDelay } from './backoff';
+import { errorOf, isDelivered, type Verdict } from './dispatch';
+import type { WebhookResponse } from './sender';
+import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** One event of a run: fetched in order, sent, answered, then handed off (or not). */
+export interface Entry {
+  event: LoggedEvent;
+  /** The vetted address to connect to, or why the URL was refused (then nothing is sent). */
+  connectTo: string | undefined;
+  refused: string | null;
+  response: WebhookResponse | null;
+  /** What the answer means, decided when it came (it depends on the event's attempt). */
+  verdict: Verdict | null;
+}
+
+/** What was handed off since the last write. */
+export interface Progress {
+  delivered: number;
+  lastDelivered: { event: LoggedEvent; response: WebhookResponse } | null;
+  dead: { event: LoggedEvent; response: WebhookResponse }[];
+}
+
+export const emptyProgress = (): Progress => ({ delivered: 0, lastDelivered: null, dead: [] });
+
+/** The endpoint's columns after a write, and what they mean. */
+export interface EndpointState {
+  set: Partial<typeof webhookEndpoints.$inferInsert>;
+  disabledReason: string | null;
+  nextRetry: number | null;
+}
+
+/** The endpoint's state after a write: a 410 disables it, a failure backs off (or disables after WEBHOOK_DISABLE_AFTER), else healthy. */
+export function endpointStateAfter(input: {
+  endpoint: EndpointRow;
+  progress: Progress;
+  final: boolean;
+  gone: boolean;
+  failure: WebhookResponse | null;
+  handedInRun: number;
+  now: number;
+  lease: number;
+  settings: Pick<Settings, 'WEBHOOK_RETRY_BACKOFF' | 'WEBHOOK_DISABLE_AFTER'>;
+}): EndpointState {
+  const { endpoint, progress, final, failure, now, settings } = input;
+  if (final && input.gone) {
+    const disabledReason = 'the endpoint answered 410 Gone';
+    return {
+      set: { active: false, disabledReason, leaseUntil: null, claimToken: null, lastError: 'HTTP 410', ...delivered(progress, now) },
+      disabledReason,
+      nextRetry: null,
+    };
+  }
+  if (final && failure !== null && !isDelivered(failure)) {
+    const failingSince = input.handedInRun > 0 || endpoint.failingSince === null ? now : endpoint.failingSince;
+    const attempts = input.handedInRun > 0 ? 1 : endpoint.attempts + 1;
+    const nextRetry = now + retryDelay(attempts, settings.WEBHOOK_RETRY_BACKOFF);
+    const disabledReason = now - failingSince >= settings.WEBHOOK_DISABLE_AFTER ? `failing continuously since ${new Date(failingSince).toISOString()}` : null;
+    const set = {
+      attempts,
+      failingSince,
+      nextAttemptAt: nextRetry,
+      lastError: errorOf(failure),
+      leaseUntil: null,
+      claimToken: null,
+      ...(disabledReason ? { active: false, disabledReason } : {}),
+      ...delivered(progress, now),
+    };
+    return { set, disabledReason, nextRetry };
+  }
+  const lastDead = progress.dead[progress.dead.length - 1];
+  const set = {
+    attempts: 0,
+    failingSince: null,
+    lastError: lastDead ? errorOf(lastDead.response) : progress.delivered > 0 ? null : endpoint.lastError,
+    ...(final ? { nextAttemptAt: now, leaseUntil: null, claimToken: null } : { leaseUntil: input.lease }),
+    ...delivered(progress, now),
+  };
+  return { set, disabledReason: null, nextRetry: null };
+}
+
+const delivered = (progress: Progress, now: number) => (progress.delivered > 0 ? { lastDeliveredAt: now } : {});
+
+/** The attempt log of a write: one row per dead-lettered or failed event, one for the run of delivered ones. */
+export function deliveryLog(input: {
+  endpointId: string;
+  progress: Progress;
+  unhanded: readonly Entry[];
+  state: EndpointState;
+  gone: boolean;
+  attemptOf: (event: LoggedEvent) => number;
+  firstAttempt: number;
+  sinceLastWrite: number;
+  now: number;
+}): (typeof webhookDeliveries.$inferInsert)[] {
+  const { endpointId, progress, attemptOf, now } = input;
+  const retryAt = input.state.disabledReason || input.gone ? null : input.state.nextRetry;
+  const log = progress.dead.map(({ event, response }) => attemptRow(endpointId, event.id, attemptOf(event), response, null, now));
+  for (const { event, response } of input.unhanded) if (response) log.push(attemptRow(endpointId, event.id, attemptOf(event), response, retryAt, now));
+  if (progress.lastDelivered) {
+    log.push({
+      messageId: progress.lastDelivered.event.id,
+      endpointId,
+      attempt: progress.delivered === 1 ? attemptOf(progress.lastDelivered.event) : input.firstAttempt,
+      count: progress.delivered,
+      statusCode: progress.lastDelivered.response.statusCode,
+      error: null,
+      durationMs: Math.round(input.sinceLastWrite),
+      nextRetryAt: null,
+      createdAt: now,
+    });
+  }
+  return log;
+}
+
+/** The write itself, under the claim token: false when the claim had passed on (nothing written). */
+export async function writeRunProgress(
+  tx: Tx,
+  input: {
+    endpoint: EndpointRow;
+    state: EndpointState;
+    progress: Progress;
+    deliveries: (typeof webhookDeliveries.$inferInsert)[];
+    attemptOf: (event: LoggedEvent) => number;
+    now: number;
+  },
+): Promise<boolean> {
+  const { endpoint, state, progress, deliveries, attemptOf, now } = input;
+  const [row] = await tx
+    .update(webhookEndpoints)
+    .set(state.set)
+    .where(and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.claimToken, endpoint.claimToken ?? '')))
+    .returning({ id: webhookEndpoints.id });
+  if (!row) return false;
+  if (progress.dead.length > 0) {
+    await tx
+      .insert(webhookMessages)
+      .values(
+        progress.dead.map(({ event, response }) => ({
+          endpointId: endpoint.id,
+          eventSequence: event.sequence,
+          eventId: event.id,
+          eventType: event.type,
+          eventAt: event.at,
+          status: 'dead' as const,
+          attempts: attemptOf(event),
+          nextAttemptAt: now,
+          lastError: errorOf(response),
+          createdAt: now,
+        })),
+      )
+      .onConflictDoNothing();
+  }
+  if (deliveries.length > 0) await tx.insert(webhookDeliveries).values(deliveries);
+  if (state.disabledReason) {
+    await audit(tx, now, {
+      actor: 'system',
+      action: 'webhook.disabled',
+      targetType: 'webhook',
+      targetId: endpoint.id,
+      details: { reason: state.disabledReason },
+    });
+  }
+  return true;
+}
+
+function attemptRow(
+  endpointId: string,
+  messageId: string,
+  attempt: number,
+  response: WebhookResponse,
+  nextRetryAt: number | null,
+  now: number,
+): typeof webhookDeliveries.$inferInsert {
+  return {
+    messageId,
+    endpointId,
+    attempt,
+    count: 1,
+    statusCode: response.statusCode,
+    error: errorOf(response),
+    durationMs: response.durationMs,
+    nextRetryAt,
+    createdAt: now,
+  };
+}
