@@ -54,7 +54,7 @@ const SECURITY_SCHEME_OBJECTS: JsonObject = {
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description:
-      'Administrators: `Authorization: Bearer <JWT>` (HS256 with ADMIN_JWT_SECRET or a key from ADMIN_JWKS_URL); `exp` is required, the `scope` claim must hold ADMIN_SCOPE and `sub` names the caller; `fpa_role` and `fpa_areas` limit it (default: an owner everywhere). An API key from `api-keys/` goes in the same header: `Authorization: Bearer fpa_key_…`, with the key\'s role and areas.',
+      "Administrators: `Authorization: Bearer <JWT>` (HS256 with ADMIN_JWT_SECRET or a key from ADMIN_JWKS_URL); `exp` is required, the `scope` claim must hold ADMIN_SCOPE and `sub` names the caller; `fpa_role` and `fpa_areas` limit it (default: an owner everywhere). An API key from `api-keys/` goes in the same header: `Authorization: Bearer fpa_key_…`, with the key's role and areas.",
   },
   [SECURITY_SCHEMES.agent]: {
     type: 'apiKey',
