@@ -1,4 +1,4 @@
 /** Areas: the scope of terminals and enrollees, and `areas/` to manage them. */
 export { AreaCatalog } from './catalog';
-export { areaNames, namesByMember, resolveAreas } from './names';
+export { areaNames, knownAreaIds, namesByMember, resolveAreas } from './names';
 export { areaRoutes } from './routes';
