@@ -3,12 +3,21 @@
  * the ones above it in this list). A module reacts to the events of the modules it was given.
  */
 
+import { Anomalies, lookAtStoredPunches } from '../modules/anomalies';
 import { AreaCatalog } from '../modules/areas';
 import { Absences, AttendanceService, Reports } from '../modules/attendance';
 import { AuditService } from '../modules/audit';
 import { Biometrics } from '../modules/biometrics';
 import { CalendarService } from '../modules/calendar';
 import { CommandService } from '../modules/commands';
+import {
+  Completeness,
+  countReuploadedLines,
+  followRecoveryCommands,
+  keepReportedCounts,
+  recoverAfterTerminalOutage,
+  ServerHeartbeat,
+} from '../modules/completeness';
 import { ConsoleService } from '../modules/console';
 import { DeviceService } from '../modules/devices';
 import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
@@ -48,6 +57,14 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
   const reports = new Reports(runtime, attendance, enrollees);
+  const completeness = new Completeness(runtime, events, { devices, commands, punches });
+  keepReportedCounts(devices, completeness);
+  countReuploadedLines(punches, completeness);
+  followRecoveryCommands(commands, devices, completeness);
+  recoverAfterTerminalOutage(devices, completeness, () => runtime.settings.DEVICE_OFFLINE_AFTER);
+  const heartbeat = new ServerHeartbeat(runtime, completeness);
+  const anomalies = new Anomalies(runtime, events, { devices, biometrics, calendar, enrollees });
+  lookAtStoredPunches(punches, anomalies);
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
@@ -80,6 +97,9 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     attendance,
     absences,
     reports,
+    completeness,
+    heartbeat,
+    anomalies,
     webhooks,
     retention,
     health,

@@ -1,0 +1,5 @@
+/** Anomalies: punches that deserve a look, found as they are stored, listed at `anomalies/`. */
+export type { AnomalyEvents } from './events';
+export { lookAtStoredPunches } from './reactions';
+export { anomalyRoutes } from './routes';
+export { Anomalies } from './service';

@@ -1,0 +1,7 @@
+/** Punch completeness: per terminal and date, stored vs reported, and automatic re-uploads of what is missing. */
+export type { CompletenessEvents } from './events';
+export { ServerHeartbeat } from './heartbeat';
+export { completenessJobs } from './jobs';
+export { countReuploadedLines, followRecoveryCommands, keepReportedCounts, recoverAfterTerminalOutage } from './reactions';
+export { completenessRoutes } from './routes';
+export { Completeness } from './service';
