@@ -1,4 +1,5 @@
 /** Models of `anomalies/` (API.md, "Proof"). */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Instant, LocalDate, Nullable, OneOf, PageQuery, Text } from '../../platform/http/model';
 import { ANOMALY_KINDS } from './tables';
@@ -35,3 +36,6 @@ export const Anomaly = t.Object(
 );
 
 export const AnomalyList = t.Object({ results: t.Array(Anomaly), next_cursor: Nullable(t.String()) });
+
+/** The wire shape of one anomaly (`anomalies/`, `anomaly_detected`; the console reads it). */
+export type AnomalyView = Static<typeof Anomaly>;

@@ -4,7 +4,6 @@
  * each anomaly is kept (`anomalies/`), added to the punch's flags and announced
  * (`anomaly_detected`, so webhooks carry it). Attendance never changes because of one.
  */
-import type { Static } from '@sinclair/typebox';
 import { and, desc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
 import { travelKey } from '../../platform/config/values';
 import type { WriteContext } from '../../platform/db/client';
@@ -23,10 +22,8 @@ import type { EventChannel, EventLog } from '../events';
 import { addPunchFlags, type PunchView, punchesNear } from '../punches';
 import { detect } from './detect';
 import type { AnomalyEvents } from './events';
-import type { Anomaly } from './model';
+import type { AnomalyView } from './model';
 import { ANOMALY_KINDS, type AnomalyKind, type AnomalyRow, anomalies } from './tables';
-
-type AnomalyView = Static<typeof Anomaly>;
 
 export interface AnomalyDeps {
   devices: DeviceService;

@@ -2,6 +2,7 @@
 export type { CompletenessEvents } from './events';
 export { ServerHeartbeat } from './heartbeat';
 export { completenessJobs } from './jobs';
+export type { CompletenessView } from './model';
 export { countReuploadedLines, followRecoveryCommands, keepReportedCounts, recoverAfterTerminalOutage } from './reactions';
 export { completenessRoutes } from './routes';
 export { Completeness } from './service';

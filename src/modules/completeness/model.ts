@@ -1,4 +1,5 @@
 /** Models of `devices/{sn}/completeness/` (API.md, "Proof"). */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Instant, Int, LocalDate, Nullable, OneOf } from '../../platform/http/model';
 import { RECOVERY_REASONS, RECOVERY_STATUSES } from './tables';
@@ -64,3 +65,6 @@ export const CompletenessReport = t.Object(
   },
   { title: 'Completeness' },
 );
+
+/** The wire shape of `devices/{sn}/completeness/` (the console reads it). */
+export type CompletenessView = Static<typeof CompletenessReport>;
