@@ -54,7 +54,16 @@ function render(report: CompletenessView, show: (to?: string) => Promise<void>):
     button('Earlier', () => show(addDays(report.from, -1))),
     button('Later', () => show(addDays(report.to, 35))),
   );
-  return [summary, facts, nav, calendar(report.days), legend(), recoveries(report)];
+  const refused = report.recoveries.find((r) => r.status === 'failed');
+  const advice =
+    refused && counts.missing !== null
+      ? h(
+          'p',
+          { class: 'error' },
+          `The terminal refused the re-upload${refused.return_code === null ? ' or never answered' : ` (code ${refused.return_code})`}. It is asked again within the hour. If its firmware cannot re-send (code -1002), export its attendance log at the terminal (USB) and import it (API: punches/import/).`,
+        )
+      : null;
+  return [summary, ...(advice ? [advice] : []), facts, nav, calendar(report.days), legend(), recoveries(report)];
 }
 
 /** Weeks as rows, Monday first; each date a cell with its status and counts. */
@@ -91,7 +100,7 @@ function cell(day: Day): HTMLElement {
     h('div', { class: 'cal-date' }, day.date.slice(8)),
     badge(status.label, status.tone),
     h('div', { class: 'cal-counts' }, `${day.stored} stored`),
-    h('div', { class: 'cal-counts muted' }, reported),
+    day.status === 'unknown' ? null : h('div', { class: 'cal-counts muted' }, reported),
     day.recovered > 0 ? h('div', { class: 'cal-counts' }, `${day.recovered} recovered`) : null,
   );
 }
@@ -107,7 +116,7 @@ function legend(): HTMLElement {
 function recoveries(report: CompletenessView): HTMLElement {
   return h(
     'div',
-    {},
+    { id: 'completeness-recoveries' },
     h('h3', {}, 'Re-uploads asked'),
     table(
       ['Asked', 'Why', 'Range (terminal time)', 'Status', 'Missing', 'Recovered'],
