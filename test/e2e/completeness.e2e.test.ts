@@ -121,6 +121,14 @@ describe('punch completeness', () => {
     // While it was unplugged its firmware moved the stamp past 3 punches.
     terminal.holdUnsent([0, 1, 2].map((i) => ({ pin: '21', at: new Date(clock.now() + 60_000 + i * 1000) })));
     offset += 3 * 60_000;
+    // Back: it first sends its backlog by itself (nothing, here); the re-upload is planned...
+    expect((await drain(terminal)).some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(false);
+    const planned = await server.admin.get(`/devices/GAP00002/completeness/?from=${today()}&to=${today()}`);
+    expect(planned.body.recoveries[0]).toMatchObject({ reason: 'terminal_outage', status: 'planned' });
+    expect(planned.body.days[0].status).toBe('recovering');
+    // ...and asked once it had time to (the check, a settling time later).
+    offset += 2 * 60_000;
+    expect(await runCheck()).toMatchObject({ asked: 1 });
     const ran = await drain(terminal);
     expect(ran.some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(true);
     expect((await storedFrom('GAP00002')).length).toBe(3);
@@ -145,8 +153,11 @@ describe('the server itself was down', () => {
       shift = 30 * 60_000;
       first = await startTestServer({}, { dir, clock: movable });
       try {
-        const commands = (await first.admin.get('/devices/DOWN0001/commands/?limit=100')).body.results as { kind: string; payload?: unknown }[];
-        expect(commands.some((c) => c.kind === 'QUERY_ATTLOG')).toBe(true);
+        const report = await first.admin.get('/devices/DOWN0001/completeness/');
+        expect(report.body.recoveries[0]).toMatchObject({ reason: 'server_outage', status: 'planned' });
+        shift += 2 * 60_000;
+        expect((await first.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ asked: 1 });
+        expect((await drain(new SimulatedTerminal({ url: first.url, sn: 'DOWN0001' }))).some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(true);
       } finally {
         await first.stop();
       }

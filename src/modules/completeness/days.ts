@@ -2,7 +2,7 @@
  * `devices/{sn}/completeness/`: per local date of the terminal, the punches stored from it, what
  * it holds as far as known, what re-uploads recovered, and a status:
  *
- * 1. a re-upload covering the date is under way → `recovering`;
+ * 1. a re-upload covering the date is planned or under way → `recovering`;
  * 2. a finished re-upload covered it → its count for the date: `complete` when everything it
  *    re-sent is stored, else `gap`;
  * 3. a gap is open (the counts disagree) and the date lies after the last agreement → `gap`;
@@ -73,7 +73,7 @@ export async function completenessOf(ctx: Runtime, c: ReportParts, serial: strin
       recovered: row?.recovered ?? 0,
     };
     const covering = recoveries.filter((r) => covers(r, date));
-    if (covering.some((r) => r.status === 'queued' || r.status === 'answered')) days.push({ ...base, status: 'recovering' });
+    if (covering.some((r) => r.status === 'planned' || r.status === 'queued' || r.status === 'answered')) days.push({ ...base, status: 'recovering' });
     else if (row) days.push({ ...base, status: n >= row.reported ? 'complete' : 'gap' });
     else if (state?.gapSince != null && (agreedDate === null || date >= agreedDate) && date <= today) days.push({ ...base, status: 'gap' });
     else if (agreedDate !== null && date <= agreedDate && date >= knownSince)

@@ -2,8 +2,8 @@
  * This server's own heartbeat: a serving instance writes the time every HEARTBEAT_MS. At start,
  * a heartbeat older than DEVICE_OFFLINE_AFTER means the server was down (or unreachable to
  * itself) since: terminals kept their records meanwhile, and a firmware that moved its stamp
- * while the server did not answer would never send them, so every approved terminal is asked to
- * re-upload that range (reason `server_outage`).
+ * while the server did not answer would never send them, so a re-upload of that range is planned
+ * for every approved terminal (reason `server_outage`; the check sends it, service.ts).
  */
 import { eq } from 'drizzle-orm';
 import type { Runtime } from '../../platform/runtime';

@@ -21,7 +21,7 @@ import { punchCounts, punchDays, punchRecoveries, type RecoveryReason, type Reco
 const MARGIN_MS = 10 * 60_000;
 /** A failed re-upload is not asked again for this long (a terminal that cannot answer it). */
 const RETRY_AFTER_MS = 60 * 60_000;
-const OPEN = ['queued', 'answered'] as const;
+const OPEN = ['planned', 'queued', 'answered'] as const;
 
 export interface RecoveryDeps {
   devices: DeviceService;
@@ -63,7 +63,7 @@ export class Recoveries {
       .where(
         and(
           eq(punchRecoveries.deviceId, deviceId),
-          sql`(${punchRecoveries.status} in ('queued', 'answered') or (${punchRecoveries.status} = 'failed' and ${punchRecoveries.finishedAt} > ${now - RETRY_AFTER_MS}))`,
+          sql`(${punchRecoveries.status} in ('planned', 'queued', 'answered') or (${punchRecoveries.status} = 'failed' and ${punchRecoveries.finishedAt} > ${now - RETRY_AFTER_MS}))`,
         ),
       )
       .limit(1);
@@ -71,9 +71,10 @@ export class Recoveries {
   }
 
   /**
-   * Queues a re-upload of [from, to] (instants) for a terminal, in the caller's write; the range
-   * reaches back at most PUNCH_RECOVERY_LOOKBACK. Null when PUNCH_RECOVERY is off or the
-   * terminal may not be asked now (see mayQueue).
+   * A re-upload of [from, to] (instants) for a terminal, in the caller's write; the range reaches
+   * back at most PUNCH_RECOVERY_LOOKBACK. `planned` ones (after an outage) are only recorded: the
+   * check sends them once the terminal had time to send its backlog by itself (send). Null when
+   * PUNCH_RECOVERY is off or the terminal may not be asked now (see mayQueue).
    */
   async queue(
     w: WriteContext,
@@ -81,35 +82,47 @@ export class Recoveries {
     reason: RecoveryReason,
     range: { from: number; to: number },
     missing: number | null,
+    options: { planned?: boolean } = {},
   ): Promise<RecoveryRef | null> {
     const { settings, clock } = this.ctx;
     const now = clock.now();
     if (!settings.PUNCH_RECOVERY || device.status !== 'approved') return null;
     if (!(await this.mayQueue(w.tx, device.id, now))) return null;
-    const from = this.wallTime(device, Math.max(range.from - MARGIN_MS, now - settings.PUNCH_RECOVERY_LOOKBACK));
-    const to = this.wallTime(device, Math.max(range.to, range.from));
-    const id = crypto.randomUUID();
-    const [command] = await this.deps.commands.enqueue(w, [
-      { deviceId: device.id, kind: 'QUERY_ATTLOG', payload: { startTime: from, endTime: to, recovery: id }, supersedeKey: `recovery:${id}` },
-    ]);
-    await w.tx.insert(punchRecoveries).values({
-      id,
+    const row: RecoveryRow = {
+      id: crypto.randomUUID(),
       deviceId: device.id,
       reason,
-      fromTime: from,
-      toTime: to,
-      commandId: command ?? null,
-      status: 'queued',
+      fromTime: this.wallTime(device, Math.max(range.from - MARGIN_MS, now - settings.PUNCH_RECOVERY_LOOKBACK)),
+      toTime: this.wallTime(device, Math.max(range.to, range.from)),
+      commandId: null,
+      status: 'planned',
       missing,
       recovered: null,
       returnCode: null,
-      sequenceAtQueue: await this.deps.punches.maxSequence(),
+      sequenceAtQueue: 0,
       queuedAt: now,
       answeredAt: null,
       finishedAt: null,
-    });
-    w.afterCommit(() => this.seen.set(id, { deviceId: device.id, from, to, dates: new Map() }));
-    return { id, from, to, command: command ?? null };
+    };
+    await w.tx.insert(punchRecoveries).values(row);
+    return options.planned ? refOf(row) : this.send(w, row);
+  }
+
+  /** Sends a planned re-upload: the `QUERY_ATTLOG` command queued, what is stored from now on is new. */
+  async send(w: WriteContext, recovery: RecoveryRow): Promise<RecoveryRef> {
+    const { id, fromTime: from, toTime: to, deviceId } = recovery;
+    const [command] = await this.deps.commands.enqueue(w, [
+      { deviceId, kind: 'QUERY_ATTLOG', payload: { startTime: from, endTime: to, recovery: id }, supersedeKey: `recovery:${id}` },
+    ]);
+    const set = {
+      status: 'queued' as const,
+      commandId: command ?? null,
+      sequenceAtQueue: await this.deps.punches.maxSequence(),
+      queuedAt: this.ctx.clock.now(),
+    };
+    await w.tx.update(punchRecoveries).set(set).where(eq(punchRecoveries.id, id));
+    w.afterCommit(() => this.seen.set(id, { deviceId, from, to, dates: new Map() }));
+    return refOf({ ...recovery, ...set });
   }
 
   /** An upload from a terminal: its lines within an open re-upload's range are counted for it. */

@@ -10,7 +10,8 @@
  * `punch_gap_found`, and a re-upload of the range since the last agreement is queued
  * (recovery.ts). Behind (a cleared log): they agree from now. A terminal back after a silence,
  * and every terminal after this server was down (its own heartbeat, heartbeat.ts), are asked to
- * re-upload the silent range too. Per date, days.ts says what is known.
+ * re-upload the silent range too: planned at once, sent by the check a settling time later, once
+ * the terminal had time to send its backlog by itself. Per date, days.ts says what is known.
  */
 import { eq } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
@@ -29,6 +30,8 @@ export type CheckResult = {
   agreed: number;
   gaps: number;
   finished: number;
+  /** Re-uploads planned after an outage, sent now. */
+  asked: number;
 };
 
 export class Completeness {
@@ -83,7 +86,7 @@ export class Completeness {
 
   /** Job `check-completeness`: every approved terminal's counts compared (see the file comment). */
   async check(): Promise<CheckResult> {
-    const result: CheckResult = { checked: 0, agreed: 0, gaps: 0, finished: 0 };
+    const result: CheckResult = { checked: 0, agreed: 0, gaps: 0, finished: 0, asked: 0 };
     for (const device of await this.deps.devices.withStatus('approved')) {
       const outcome = await this.ctx.db.write((w) => this.checkOne(w, device));
       result.checked++;
@@ -92,11 +95,18 @@ export class Completeness {
     return result;
   }
 
-  private async checkOne(w: WriteContext, device: DeviceRow): Promise<'agreed' | 'gaps' | 'finished' | null> {
+  private async checkOne(w: WriteContext, device: DeviceRow): Promise<'agreed' | 'gaps' | 'finished' | 'asked' | null> {
     const now = this.ctx.clock.now();
+    const open = await this.recoveries.openFor(w.tx, device.id);
+    // After an outage the terminal first sends its backlog by itself; then it is asked for the range.
+    const planned = open.find((r) => r.status === 'planned');
+    if (planned) {
+      if (now - planned.queuedAt < this.settleMs()) return null;
+      await this.recoveries.send(w, planned);
+      return 'asked';
+    }
     const state = await this.stateOf(w.tx, device.id);
     if (!state) return null;
-    const open = await this.recoveries.openFor(w.tx, device.id);
     const answered = open.find((r) => r.status === 'answered');
     const diff = await this.difference(w.tx, state);
     if (answered) {
@@ -165,8 +175,11 @@ export class Completeness {
     if (!diff || diff.missing <= 0) await this.recoveries.finish(w, answered, device, state?.reportedCount ?? null);
   }
 
-  /** Asks a terminal to re-upload a silent range: it was away, or this server was. */
+  /**
+   * Plans a re-upload of a silent range (the terminal was away, or this server was): sent by the
+   * check once the terminal had time to send its backlog by itself.
+   */
   async afterOutage(w: WriteContext, device: DeviceRow, reason: RecoveryReason, since: number): Promise<void> {
-    await this.recoveries.queue(w, device, reason, { from: since, to: this.ctx.clock.now() }, null);
+    await this.recoveries.queue(w, device, reason, { from: since, to: this.ctx.clock.now() }, null, { planned: true });
   }
 }

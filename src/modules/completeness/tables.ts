@@ -23,8 +23,12 @@ export const punchCounts = sqliteTable('fpa_punch_counts', {
 export const RECOVERY_REASONS = ['count_mismatch', 'terminal_outage', 'server_outage'] as const;
 export type RecoveryReason = (typeof RECOVERY_REASONS)[number];
 
-/** queued → answered (the terminal said Return=0) → done; or failed (an error code, expired). */
-export const RECOVERY_STATUSES = ['queued', 'answered', 'done', 'failed'] as const;
+/**
+ * planned (after an outage: asked once the terminal had time to send its backlog) → queued (the
+ * command is on its way) → answered (the terminal said Return=0) → done; or failed (an error
+ * code, expired).
+ */
+export const RECOVERY_STATUSES = ['planned', 'queued', 'answered', 'done', 'failed'] as const;
 export type RecoveryStatus = (typeof RECOVERY_STATUSES)[number];
 
 /** A re-upload asked of a terminal (`DATA QUERY ATTLOG`): why, which range, what it brought. */
