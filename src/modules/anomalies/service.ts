@@ -20,7 +20,7 @@ import type { DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { addPunchFlags, type PunchView, punchesNear } from '../punches';
-import { detect } from './detect';
+import { detect, WITHOUT_BIOMETRIC } from './detect';
 import type { AnomalyEvents } from './events';
 import type { AnomalyView } from './model';
 import { ANOMALY_KINDS, type AnomalyKind, type AnomalyRow, anomalies } from './tables';
@@ -70,7 +70,9 @@ export class Anomalies {
     const ids = [...new Set(candidates.map((p) => p.enrollee!))];
     const reach = Math.max(this.ctx.settings.DUPLICATE_WINDOW, this.maxTravelMs);
     const near = await punchesNear(tx, ids, Math.min(...instants) - reach, Math.max(...instants) + reach);
-    const kinds = await this.deps.biometrics.templates.kindsOf(tx, ids);
+    // Whose biometrics matter: only people with a punch verified without one (most punches are not).
+    const unverified = candidates.filter((p) => p.source === 'device' && WITHOUT_BIOMETRIC.has(p.verify_type)).map((p) => p.enrollee!);
+    const kinds = unverified.length > 0 ? await this.deps.biometrics.templates.kindsOf(tx, unverified) : new Map<string, string[]>();
     const dates = instants.map((at) => localDateOf(at, zone));
     const sorted = [...dates].sort();
     const { people, planner } = await this.deps.calendar.plannerFor(tx, ids, sorted[0]!, sorted.at(-1)!);
