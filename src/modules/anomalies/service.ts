@@ -20,7 +20,7 @@ import type { DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { addPunchFlags, type PunchView, punchesNear } from '../punches';
-import { detect, WITHOUT_BIOMETRIC } from './detect';
+import { detect, type Found, WITHOUT_BIOMETRIC } from './detect';
 import type { AnomalyEvents } from './events';
 import type { AnomalyView } from './model';
 import { ANOMALY_KINDS, type AnomalyKind, type AnomalyRow, anomalies } from './tables';
@@ -69,7 +69,10 @@ export class Anomalies {
     const instants = candidates.map((p) => Date.parse(p.punched_at));
     const ids = [...new Set(candidates.map((p) => p.enrollee!))];
     const reach = Math.max(this.ctx.settings.DUPLICATE_WINDOW, this.maxTravelMs);
-    const near = await punchesNear(tx, ids, Math.min(...instants) - reach, Math.max(...instants) + reach);
+    // A loop, not Math.min(...): an import may store more punches than a call takes arguments.
+    let [first, last] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    for (const at of instants) [first, last] = [Math.min(first, at), Math.max(last, at)];
+    const near = await punchesNear(tx, ids, first - reach, last + reach);
     // Whose biometrics matter: only people with a punch verified without one (most punches are not).
     const unverified = candidates.filter((p) => p.source === 'device' && WITHOUT_BIOMETRIC.has(p.verify_type)).map((p) => p.enrollee!);
     const kinds = unverified.length > 0 ? await this.deps.biometrics.templates.kindsOf(tx, unverified) : new Map<string, string[]>();
@@ -103,30 +106,35 @@ export class Anomalies {
         },
       );
       if (found.length === 0) continue;
-      for (const f of found) {
-        const row: AnomalyRow = {
-          id: Bun.randomUUIDv7(),
-          kind: f.kind,
-          punchId: p.id,
-          enrolleeId: p.enrollee!,
-          employeeKey: p.employee,
-          deviceSerial: p.device,
-          at: instants[i]!,
-          date: dates[i]!,
-          details: f.details,
-          createdAt: now,
-        };
-        await tx.insert(anomalies).values(row);
-        await this.events.record(w, 'anomaly_detected', { anomaly: view(row) });
-        count++;
-      }
-      await addPunchFlags(
-        tx,
-        p.id,
-        found.map((f) => f.kind),
-      );
+      await this.record(w, p, found, { at: instants[i]!, date: dates[i]!, now });
+      count += found.length;
     }
     return count;
+  }
+
+  /** Keeps a punch's anomalies, announces each, and adds their kinds to its flags. */
+  private async record(w: WriteContext, p: PunchView, found: readonly Found[], when: { at: number; date: string; now: number }): Promise<void> {
+    for (const f of found) {
+      const row: AnomalyRow = {
+        id: Bun.randomUUIDv7(),
+        kind: f.kind,
+        punchId: p.id,
+        enrolleeId: p.enrollee!,
+        employeeKey: p.employee,
+        deviceSerial: p.device,
+        at: when.at,
+        date: when.date,
+        details: f.details,
+        createdAt: when.now,
+      };
+      await w.tx.insert(anomalies).values(row);
+      await this.events.record(w, 'anomaly_detected', { anomaly: view(row) });
+    }
+    await addPunchFlags(
+      w.tx,
+      p.id,
+      found.map((f) => f.kind),
+    );
   }
 
   /** `anomalies/`: newest first, within the caller's areas (a person is theirs when one of their areas is). */
