@@ -139,6 +139,8 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
       modules.webhooks.startWorker();
       // Derived state follows the log in every serving instance (it catches up from where it stood).
       modules.attendance.follower.start();
+      // The server's own heartbeat: a start after an outage asks terminals to re-upload its range.
+      await modules.heartbeat.start();
     }
 
     let closed = false;
@@ -156,6 +158,7 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
         if (closed) return;
         closed = true;
         await modules.jobs.stop();
+        modules.heartbeat.stop();
         await modules.attendance.follower.stop();
         await modules.punchStream.stop();
         await modules.eventStream.stop();

@@ -292,6 +292,57 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
       by: 'hr.officer@example.com',
     },
   },
+  punch_gap_found: {
+    about:
+      'The attendance record count a terminal reports (`TransactionCount`) grew more than the punches stored from it since they last agreed, and stayed so: `missing` punches. A re-upload of the range since the last agreement (`DATA QUERY ATTLOG`) was queued (`recovery`, null when `PUNCH_RECOVERY` is off or the terminal failed one within the hour).',
+    example: {
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+      reason: 'count_mismatch',
+      missing: 30,
+      reported: 130,
+      stored: 100,
+      recovery: { id: '5b0e9d7c-2f4a-4e61-9c38-7a1d2e6f0b94', from: '2026-11-23 08:50:00', to: '2026-11-24 10:12:40', command: 57 },
+    },
+  },
+  punch_gap_closed: {
+    about:
+      'A re-upload ended: `recovered` punches were new (stored de-duplicated), `remaining` of the `missing` were not found (0: complete). `status` `failed` when the terminal refused it or never answered (the gap stays open and is asked again after an hour). A re-upload after an outage (`reason` `terminal_outage`, `server_outage`) is announced only when it found punches.',
+    example: {
+      device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
+      reason: 'count_mismatch',
+      recovery: { id: '5b0e9d7c-2f4a-4e61-9c38-7a1d2e6f0b94', from: '2026-11-23 08:50:00', to: '2026-11-24 10:12:40', command: 57 },
+      status: 'done',
+      recovered: 30,
+      remaining: 0,
+      return_code: 0,
+    },
+  },
+  anomaly_detected: {
+    about:
+      'A punch deserves a look (`anomalies/`): a PIN, password or card where the person has a biometric (`verified_without_biometric`), two terminals too far apart for the time between (`impossible_travel`, `TRAVEL_MINUTES`), a punch on a day of leave (`while_on_leave`), the same person again within `DUPLICATE_WINDOW` (`repeated_punch`). The punch carries the kind among its flags; attendance is not changed. `details` depends on the kind; this example shows `impossible_travel`.',
+    example: {
+      anomaly: {
+        id: '019ab3f2-7c41-7d2e-9f10-3e5a8b1c2d47',
+        kind: 'impossible_travel',
+        employee: 'E-1001',
+        enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
+        device: 'CQUZ233860018',
+        punch: '019ab3f2-7b90-7a11-8c5e-4f2d1a0b9e63',
+        at: '2026-03-02T08:08:00.000Z',
+        date: '2026-03-02',
+        details: {
+          other_punch: '019ab3f2-6e02-7c33-a1b4-9d8e7f6a5b21',
+          other_device: 'CQUZ233860042',
+          other_at: '2026-03-02T08:00:00.000Z',
+          from_area: 'north',
+          to_area: 'south',
+          minutes_apart: 8,
+          minutes_needed: 40,
+        },
+        detected_at: '2026-03-02T08:08:01.112Z',
+      },
+    },
+  },
 };
 
 /** Every event type by name, at run time (webhook endpoints subscribe to these). */

@@ -1,8 +1,10 @@
 /** Every event type the service records, with its data: the typed surface of `fpa.events`. */
+import type { AnomalyEvents } from '../modules/anomalies';
 import type { AttendanceEvents } from '../modules/attendance';
 import type { BiometricEvents } from '../modules/biometrics';
 import type { CalendarEvents } from '../modules/calendar';
 import type { CommandEvents } from '../modules/commands';
+import type { CompletenessEvents } from '../modules/completeness';
 import type { DeviceEvents } from '../modules/devices';
 import type { EnrolleeEvents } from '../modules/enrollees';
 import type { EnrollmentEvents } from '../modules/enrollment';
@@ -23,6 +25,8 @@ export type FpaEvents = AttendanceEvents &
   EnrollmentEvents &
   FleetEvents &
   Omit<PunchEvents, 'punch_received'> &
+  CompletenessEvents &
+  AnomalyEvents &
   InProcessExtras;
 export type FpaEventName = keyof FpaEvents;
 

@@ -5,6 +5,7 @@
 import { attendanceJobs } from '../modules/attendance';
 import { rotateTemplateKeys } from '../modules/biometrics';
 import { commandJobs } from '../modules/commands';
+import { completenessJobs } from '../modules/completeness';
 import { deviceJobs } from '../modules/devices';
 import { enrollmentJobs, rotateStagedKeys } from '../modules/enrollment';
 import { fleetJobs } from '../modules/fleet';
@@ -23,6 +24,7 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
     ...fleetJobs(m.fleet),
     ...enrollmentJobs(m.enrollment),
     ...attendanceJobs(m.absences),
+    ...completenessJobs(m.completeness),
     ...retentionJobs(m.retention),
     ...webhookJobs(m.webhooks),
     {

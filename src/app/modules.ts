@@ -3,12 +3,14 @@
  * the ones above it in this list); what each reacts to is wired in reactions.ts.
  */
 
+import { Anomalies } from '../modules/anomalies';
 import { AreaCatalog } from '../modules/areas';
 import { Absences, AttendanceService, Reports } from '../modules/attendance';
 import { AuditService } from '../modules/audit';
 import { Biometrics } from '../modules/biometrics';
 import { CalendarService } from '../modules/calendar';
 import { CommandService } from '../modules/commands';
+import { Completeness, ServerHeartbeat } from '../modules/completeness';
 import { ConsoleService } from '../modules/console';
 import { DeviceService } from '../modules/devices';
 import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
@@ -55,6 +57,9 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
   const reports = new Reports(runtime, attendance, enrollees);
+  const completeness = new Completeness(runtime, events, { devices, commands, punches });
+  const heartbeat = new ServerHeartbeat(runtime, completeness);
+  const anomalies = new Anomalies(runtime, events, { devices, biometrics, calendar, enrollees });
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
@@ -74,6 +79,8 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     fleet,
     punches,
     attendance,
+    completeness,
+    anomalies,
     webhooks,
     punchStream,
     eventStream,
@@ -101,6 +108,9 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     attendance,
     absences,
     reports,
+    completeness,
+    heartbeat,
+    anomalies,
     webhooks,
     retention,
     health,

@@ -4,12 +4,14 @@
  * with the spec's error body. Every hook is local: the plugin never touches the host's routes.
  */
 import { Elysia } from 'elysia';
+import { anomalyRoutes } from '../modules/anomalies';
 import { areaRoutes } from '../modules/areas';
 import { attendanceRoutes } from '../modules/attendance';
 import { auditRoutes } from '../modules/audit';
 import { biometricRoutes } from '../modules/biometrics';
 import { calendarRoutes, scheduleRoutes } from '../modules/calendar';
 import { commandRoutes } from '../modules/commands';
+import { completenessRoutes } from '../modules/completeness';
 import { consoleLinkRoutes, consoleRoutes } from '../modules/console';
 import { deviceRoutes } from '../modules/devices';
 import { employeeRoutes } from '../modules/employees';
@@ -48,6 +50,8 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(calendarRoutes(http, m.calendar))
     .use(scheduleRoutes(http, m.calendar.schedules))
     .use(attendanceRoutes(http, m.attendance, m.reports))
+    .use(completenessRoutes(http, m.completeness))
+    .use(anomalyRoutes(http, m.anomalies))
     .use(webhookRoutes(http, m.webhooks.service))
     .use(jobRoutes(http, m.jobs))
     .use(auditRoutes(http, m.audit))

@@ -8,10 +8,12 @@
  * webhooks, the punch and event streams; see the end of this file and src/app/modules.ts), and a
  * host's in-process listeners (`fpa.events.on`) run.
  */
+import { type Anomalies, anomalyReactions } from '../modules/anomalies';
 import type { AreaCatalog } from '../modules/areas';
 import { type AttendanceService, attendanceReactions } from '../modules/attendance';
 import { type Biometrics, biometricReactions } from '../modules/biometrics';
 import { type CommandService, commandReactions } from '../modules/commands';
+import { type Completeness, completenessReactions } from '../modules/completeness';
 import type { DeviceService } from '../modules/devices';
 import type { EnrolleeService } from '../modules/enrollees';
 import { type Enrollment, enrollmentReactions } from '../modules/enrollment';
@@ -35,6 +37,8 @@ interface Reacting {
   fleet: Fleet;
   punches: PunchService;
   attendance: AttendanceService;
+  completeness: Completeness;
+  anomalies: Anomalies;
   webhooks: Webhooks;
   punchStream: StreamHub;
   eventStream: StreamHub;
@@ -44,6 +48,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   const { enrollees, devices, commands, biometrics, enrollment, fleet, punches, attendance, areas } = m;
   const sync = { clock: runtime.clock, enrollees, devices, commands, templates: biometrics.templates, consent: biometrics.consent };
   const converge = { fleet, commandExpiryMs: runtime.settings.COMMAND_EXPIRY };
+  const recover = { completeness: m.completeness, devices, offlineAfterMs: () => runtime.settings.DEVICE_OFFLINE_AFTER };
 
   // A person: created, changed, given a card by a terminal, deleted.
   enrollees.events.react('enrollee_created', biometricReactions.sendNewEnrolleeToTerminals(sync));
@@ -60,6 +65,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   // A terminal: approved, back online, changed, disabled, removed, drifting.
   devices.events.react('device_approved', fleetReactions.queryUsersThenBackfillApproved(converge));
   devices.events.react('device_online', fleetReactions.resyncReturningTerminal(converge));
+  devices.events.react('device_online', completenessReactions.recoverAfterTerminalOutage(recover));
   devices.events.react('device_updated', biometricReactions.followTerminalAreaChanges(sync));
   devices.events.react('device_updated', fleetReactions.retryUnsyncedAfterCapabilityChange(converge));
   devices.events.react('device_updated', terminalReactions.recheckOptionsOnNewTimeZone(commands));
@@ -72,9 +78,16 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   commands.events.react('device_command_finished', biometricReactions.recordTemplateSync(sync));
   commands.events.react('device_command_finished', enrollmentReactions.advanceRemoteSessions(enrollment));
   commands.events.react('device_command_finished', fleetReactions.convergeOnCommandResult(converge));
+  commands.events.react('device_command_finished', completenessReactions.followRecoveryCommands(recover));
 
-  // A punch stored: flags it needs from modules above (punch_received itself is followed, below).
+  // A punch stored: flags it needs from modules above, the anomalies it shows (attendance days
+  // follow punch_received after the commit, below).
   punches.addFlagger(attendanceReactions.flagPunchesInLockedPeriods(attendance));
+  punches.events.react('punch_received', anomalyReactions.lookAtStoredPunches(m.anomalies));
+
+  // What a terminal says it holds, and what it uploads: punch completeness.
+  devices.onAttendanceCount(completenessReactions.keepReportedCount(recover));
+  punches.onUpload(completenessReactions.countReuploadedLines(recover));
 
   // What modules add to each other's views.
   devices.addDetail(commandReactions.pendingCommandsOfTerminal(commands));

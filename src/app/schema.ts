@@ -5,12 +5,14 @@
  * on the employee model a host chooses (docs/spec.md "Versioning" 5). Production code reads and writes
  * a table only through the module that owns it.
  */
+export * from '../modules/anomalies/tables';
 export * from '../modules/areas/tables';
 export * from '../modules/attendance/tables';
 export * from '../modules/audit/tables';
 export * from '../modules/biometrics/tables';
 export * from '../modules/calendar/tables';
 export * from '../modules/commands/tables';
+export * from '../modules/completeness/tables';
 export * from '../modules/console/tables';
 export * from '../modules/devices/tables';
 export * from '../modules/employees/tables';

@@ -41,6 +41,7 @@ const JOB_COMMANDS = [
   'rotate-keys',
   'deliver-webhooks',
   'reconcile-devices',
+  'check-completeness',
 ];
 
 /** Finds a running server that holds the local database, if any. */

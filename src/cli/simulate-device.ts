@@ -7,13 +7,16 @@
  * one that already holds users 1..N with a fingerprint each (made at its menu), one that fills up
  * (writes past its capacity answer −1001), one that goes silent after its first poll for longer
  * than the server's commands live (`--away`, against a server with a short COMMAND_EXPIRY).
+ * `--scenario lost-records|moved-stamp|card-only|drifting-clock` plays one case of punch
+ * completeness or anomalies instead (simulator/scenarios.ts).
  */
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../platform/config/values';
+import { runScenario, SCENARIOS } from '../simulator/scenarios';
 import { SimulatedTerminal } from '../simulator/terminal';
 
 export const SIMULATE_USAGE =
-  'usage: npm run fpa:simulate-device -- --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--quiet]';
+  'usage: npm run fpa:simulate-device -- --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--scenario lost-records|moved-stamp|card-only|drifting-clock] [--drift 5m] [--quiet]';
 
 function duration(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined) return fallback;
@@ -40,6 +43,8 @@ export async function simulateDevice(args: string[]): Promise<number> {
       'existing-users': { type: 'string' },
       capacity: { type: 'string' },
       away: { type: 'string' },
+      scenario: { type: 'string' },
+      drift: { type: 'string' },
       quiet: { type: 'boolean' },
     },
     allowPositionals: false,
@@ -74,6 +79,22 @@ export async function simulateDevice(args: string[]): Promise<number> {
     capacity: { users, templates },
     log: values.quiet ? undefined : (line) => console.log(`[${values.sn}] ${line}`),
   });
+  if (values.scenario !== undefined) {
+    if (!(values.scenario in SCENARIOS)) throw new Error(`--scenario: one of ${Object.keys(SCENARIOS).join(', ')}`);
+    const played = await runScenario(terminal, values.scenario, {
+      ms,
+      pins,
+      punches: values.punches === undefined ? 20 : punches,
+      pollIntervalMs,
+      awayMs,
+      driftMs: duration(values.drift, 5 * 60_000, 'drift'),
+      log: values.quiet ? () => undefined : (line) => console.log(`[${values.sn}] ${line}`),
+    });
+    console.log(
+      `fpa:simulate-device: ${values.sn} played ${values.scenario}: polled ${played.polls} times, sent ${played.punchesSent} punches, kept ${played.punchesHeld} without sending them, holds ${terminal.transactionCount} records, met ${played.errors} errors`,
+    );
+    return played.polls === 0 ? 1 : 0;
+  }
   const summary = await terminal.runFor(ms, { punches, pins, pollIntervalMs, awayAfterFirstPollMs: awayMs });
   console.log(
     `fpa:simulate-device: ${values.sn} polled ${summary.polls} times, punched ${summary.punchesSent} times (${terminal.pendingPunches} not acknowledged), ran ${summary.commands} commands, met ${summary.errors} errors; holds ${terminal.users.size} users and ${terminal.templates.size} templates`,

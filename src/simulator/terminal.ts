@@ -10,6 +10,12 @@
  * away (`runFor`'s `awayAfterFirstPollMs`). It answers `DATA QUERY USERINFO`/`FINGERTMP`/`BIODATA`
  * with OPERLOG/BIODATA uploads, and `CLEAR DATA` by emptying its tables.
  *
+ * Like a real terminal it keeps every attendance record in its log (`attlog`), reports their
+ * number (`TransactionCount`: options, `INFO=`, INFO replies; INFO again whenever it changes) and
+ * answers `DATA QUERY ATTLOG StartTime=… EndTime=…` by re-uploading the records of that range.
+ * It can lose records on the way (`holdUnsent`: kept in its log, never sent, as a firmware that
+ * moved its stamp past them).
+ *
  * Used by the end-to-end tests, by `bun run fpa:simulate-device`, and by the crash test and
  * benchmark. Templates are synthetic: random bytes with the ZKFinger v10 marker `SS21` at
  * bytes 2–5, never real biometrics.
@@ -150,6 +156,10 @@ export class SimulatedTerminal {
   handshakes = 0;
   /** Attendance lines not yet acknowledged with `OK`: resent with the next upload. */
   private unsent: string[] = [];
+  /** Every attendance record it holds (its ATTLOG table): what `TransactionCount` counts and a re-upload sends. */
+  readonly attlog: string[] = [];
+  /** Lines a `DATA QUERY ATTLOG` asked for, uploaded before the command's result. */
+  private reupload: string[] = [];
   /** OPERLOG lines waiting to be uploaded (templates after ENROLL_FP). */
   private operlogQueue: string[] = [];
   private infoDue = true;
@@ -195,7 +205,7 @@ export class SimulatedTerminal {
     const params: Record<string, string> = {
       '~DeviceName': 'FPA-Simulator',
       MAC: '00:17:61:00:00:01',
-      TransactionCount: '0',
+      TransactionCount: String(this.attlog.length),
       UserCount: String(this.users.size),
       FingerFunOn: '1',
       FPVersion: fp,
@@ -269,7 +279,9 @@ export class SimulatedTerminal {
   async poll(): Promise<ReceivedCommand[]> {
     const query: Record<string, string> = {};
     if (this.infoDue) {
-      query.INFO = [this.firmware, this.users.size, this.templates.size, 0, '192.168.1.201', this.o.fpVersion ?? '10', 0, 0, 0, '10000'].join(',');
+      query.INFO = [this.firmware, this.users.size, this.templates.size, this.attlog.length, '192.168.1.201', this.o.fpVersion ?? '10', 0, 0, 0, '10000'].join(
+        ',',
+      );
     }
     const res = await this.get('getrequest', query);
     if (res.status !== 200) return [];
@@ -292,8 +304,9 @@ export class SimulatedTerminal {
       if (outcome.code !== null) results.push(outcome.reply ?? formatDeviceCmdResult({ id: command.id, returnCode: outcome.code, cmd: outcome.echo }));
       if (outcome.rehandshake) rehandshake = true;
     }
-    // What the commands produced (query answers, enrolled templates) is uploaded before their results.
+    // What the commands produced (query answers, enrolled templates, re-uploads) is uploaded before their results.
     if (this.operlogQueue.length > 0) await this.flushOperlog();
+    if (this.reupload.length > 0) await this.flushReupload();
     if (results.length > 0) await this.post('devicecmd', {}, `${results.join('\n')}\n`);
     if (rehandshake) await this.handshake();
     return executed;
@@ -301,8 +314,37 @@ export class SimulatedTerminal {
 
   /** Records punches and uploads every unacknowledged line (resending earlier ones). */
   async punch(records: PunchRecord[]): Promise<Exchange> {
-    for (const r of records) this.unsent.push(this.attlogLine(r));
+    for (const r of records) this.unsent.push(this.record(r));
     return this.flushPunches();
+  }
+
+  /**
+   * Records punches in its log that it will never send by itself: a firmware that moved its
+   * stamp past unsent records (after an outage), or uploads lost on the way. Only a re-upload
+   * (`DATA QUERY ATTLOG`) brings them. Returns their lines.
+   */
+  holdUnsent(records: PunchRecord[]): string[] {
+    return records.map((r) => this.record(r));
+  }
+
+  /** How many attendance records it holds (`TransactionCount`). */
+  get transactionCount(): number {
+    return this.attlog.length;
+  }
+
+  /** A new record in its log; its count changed, so the next poll carries INFO again. */
+  private record(r: PunchRecord): string {
+    const line = this.attlogLine(r);
+    this.attlog.push(line);
+    this.infoDue = true;
+    return line;
+  }
+
+  /** Uploads the records a `DATA QUERY ATTLOG` asked for (kept for the next poll if refused). */
+  private async flushReupload(): Promise<void> {
+    const batch = this.reupload.splice(0);
+    const res = await this.post('cdata', { table: 'ATTLOG', Stamp: '9999' }, `${batch.join('\n')}\n`);
+    if (!(res.status === 200 && res.body.startsWith('OK'))) this.reupload.unshift(...batch);
   }
 
   /** Uploads the unacknowledged attendance lines; they are kept unless the answer starts with OK. */
@@ -386,7 +428,7 @@ export class SimulatedTerminal {
     }
     try {
       const rest = punchesDue(total);
-      if (rest.length > 0) this.unsent.push(...rest.map((r) => this.attlogLine(r)));
+      if (rest.length > 0) this.unsent.push(...rest.map((r) => this.record(r)));
       await this.flushPunches();
     } catch (error) {
       errors++;
@@ -509,6 +551,14 @@ export class SimulatedTerminal {
         if (!this.users.has(pin) && this.users.size >= this.capacity.users) return FULL;
         this.users.set(pin, { pin, name: f.get('Name') ?? '', fields: { ...f.fields } });
         return 0;
+      case 'QUERY ATTLOG': {
+        // Wall times of its own clock, inclusive (docs/protocol/adms.md: DATA QUERY ATTLOG).
+        const start = f.get('StartTime');
+        const end = f.get('EndTime');
+        if (!start || !end) return -1;
+        this.reupload.push(...this.attlog.filter((line) => (line.split('\t')[1] ?? '') >= start && (line.split('\t')[1] ?? '') <= end));
+        return 0;
+      }
       case 'QUERY USERINFO':
         // The answer is the users as OPERLOG USER lines, uploaded after the results (ADMS.md §6).
         for (const u of this.users.values()) if (pin === '' || u.pin === pin) this.operlogQueue.push(userLine(u));
@@ -569,10 +619,14 @@ export class SimulatedTerminal {
       this.users.clear();
       this.templates.clear();
       this.unsent = [];
+      this.attlog.length = 0;
+      this.infoDue = true;
       return 0;
     }
     if (what === 'LOG') {
       this.unsent = [];
+      this.attlog.length = 0;
+      this.infoDue = true;
       return 0;
     }
     return -1002;
@@ -640,7 +694,7 @@ export class SimulatedTerminal {
       '~DeviceName=FPA-Simulator',
       `UserCount=${this.users.size}`,
       `FPCount=${this.templates.size}`,
-      'TransactionCount=0',
+      `TransactionCount=${this.attlog.length}`,
       `FPVersion=${this.o.fpVersion ?? '10'}`,
       `~ZKFPVersion=${this.o.fpVersion ?? '10'}`,
       `FWVersion=${this.firmware}`,

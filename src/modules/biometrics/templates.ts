@@ -502,6 +502,16 @@ export class TemplateStore {
     }));
   }
 
+  /** The kinds of biometric stored per enrollee (`fingerprint`, `face`…), for those who have any. */
+  async kindsOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (const ids of chunks([...new Set(enrolleeIds)], 500)) {
+      const rows = await q.selectDistinct({ enrolleeId: templates.enrolleeId, type: templates.type }).from(templates).where(inArray(templates.enrolleeId, ids));
+      for (const r of rows) out.set(r.enrolleeId, [...(out.get(r.enrolleeId) ?? []), r.type].sort());
+    }
+    return out;
+  }
+
   /** Finger indexes stored per enrollee. */
   async fingersOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, number[]>> {
     const out = new Map<string, number[]>();

@@ -6,7 +6,16 @@ export { deviceJobs } from './jobs';
 export { AreaNames, SerialParams } from './model';
 export { nextParameters, type ParameterMode, sameParameters } from './parameters';
 export { deviceRoutes } from './routes';
-export { type DetailPart, type DeviceDetail, type DeviceReport, DeviceService, deviceRef, noteOnDevice, takesBiodata } from './service';
+export {
+  type AttendanceCountListener,
+  type DetailPart,
+  type DeviceDetail,
+  type DeviceReport,
+  DeviceService,
+  deviceRef,
+  noteOnDevice,
+  takesBiodata,
+} from './service';
 export type { DeviceRow } from './tables';
 
 export type { DeviceUserRow, DeviceUsers, ReportedUser } from './users';

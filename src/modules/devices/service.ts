@@ -8,7 +8,7 @@ import type { Static } from '@sinclair/typebox';
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
 import { chunks } from '../../platform/chunks';
-import type { Queryable, Tx } from '../../platform/db/client';
+import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
@@ -79,6 +79,7 @@ export class DeviceService {
   private readonly cache = new BoundedMap<string, { row: DeviceRow; until: number }>(MAX_CACHED_DEVICES);
   private readonly lastFlushed = new BoundedMap<string, number>(MAX_CACHED_DEVICES);
   private readonly details: DetailPart[] = [];
+  private readonly countListeners: AttendanceCountListener[] = [];
   private lastPendingWarning = 0;
   readonly events: EventChannel<DeviceEvents>;
   /** The users each terminal holds. */
@@ -128,6 +129,14 @@ export class DeviceService {
   /** Adds fields to `GET devices/{sn}/` from a module above this one (pending commands, templates present). */
   addDetail(part: DetailPart): void {
     this.details.push(part);
+  }
+
+  /**
+   * Wired by the composition root: told, in the write that records it, each attendance record
+   * count (`TransactionCount`) a terminal reports that differs from the one it reported before.
+   */
+  onAttendanceCount(listener: AttendanceCountListener): void {
+    this.countListeners.push(listener);
   }
 
   /**
@@ -444,6 +453,9 @@ export class DeviceService {
     }
     await this.ctx.db.write(async (w) => {
       await w.tx.update(devices).set(set).where(eq(devices.id, device.id));
+      if (report.attendanceCount != null && report.attendanceCount !== device.attendanceCount) {
+        for (const listener of this.countListeners) await listener(w, device, report.attendanceCount, now);
+      }
       if (report.clockOffsetMinutes !== undefined && report.clockOffsetMinutes !== device.clockOffsetMinutes) {
         // A terminal told an offset before this history was kept (an upgraded install) ran on it until now.
         if (device.clockOffsetMinutes !== null && (await this.clockOffsets(w.tx, device.id)).length === 0) {
@@ -743,6 +755,9 @@ export class DeviceService {
 
 /** The fields of the device detail that modules above devices contribute. */
 export type DetailParts = Pick<DeviceDetail, 'pending_commands' | 'templates_present' | 'sync_check'>;
+
+/** Told of a terminal's attendance record count (`TransactionCount`), in the write that records it. */
+export type AttendanceCountListener = (w: WriteContext, device: DeviceRow, count: number, at: number) => Promise<void>;
 
 /** Parts of the device detail contributed by modules above devices. */
 export type DetailPart = (q: Queryable, device: DeviceRow) => Promise<Partial<DetailParts>>;

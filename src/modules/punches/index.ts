@@ -1,7 +1,8 @@
 /** Punches: ingestion from terminals, corrections, the feed (`punches/latest/`), lists and the live stream. */
 export { PunchCorrections } from './corrections';
+export { addPunchFlags, countFromDevice, countPerDateFromDevice, type NearbyPunch, punchesNear } from './device-counts';
 export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';
 export { punchRoutes } from './routes';
-export { type IncomingPunch, type IngestResult, type PunchFlagger, PunchService } from './service';
+export { type IncomingPunch, type IngestResult, type PunchFlagger, PunchService, type UploadListener } from './service';
 export { punchStreamRoutes, punchStreamSource } from './stream';
 export type { PunchView } from './view';

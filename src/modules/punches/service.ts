@@ -71,11 +71,18 @@ interface Upload {
  * in the same transaction (attendance: `after_lock` for a date in a locked pay period). Answers
  * one list per punch, or null when it has nothing to add.
  */
+/**
+ * Told of every terminal upload once it is stored (duplicates included): the lines the terminal
+ * sent, as it sent them (completeness counts what a terminal re-uploads). Runs after the commit.
+ */
+export type UploadListener = (device: DeviceRow, lines: readonly { pin: string; localTime: string }[]) => void;
+
 export type PunchFlagger = (w: WriteContext, punches: readonly { enrolleeId: string | null; punchedAt: number }[]) => Promise<(readonly string[])[] | null>;
 
 export class PunchService {
   readonly events: EventChannel<PunchEvents>;
   private readonly flaggers: PunchFlagger[] = [];
+  private readonly uploadListeners: UploadListener[] = [];
   /**
    * Terminals' uploads that arrive together (a shift change) share one write transaction: one
    * commit, one WAL sync and the index pages they share written once, instead of one of each
@@ -108,6 +115,11 @@ export class PunchService {
     this.flaggers.push(flagger);
   }
 
+  /** Wired by the composition root (app/modules.ts): see UploadListener. */
+  onUpload(listener: UploadListener): void {
+    this.uploadListeners.push(listener);
+  }
+
   /** The flags the flaggers add to these punches, one list per punch (empty lists when none). */
   async extraFlags(w: WriteContext, rows: readonly { enrolleeId: string | null; punchedAt: number }[]): Promise<string[][]> {
     const out: string[][] = rows.map(() => []);
@@ -126,9 +138,13 @@ export class PunchService {
     this.ctx.uploads.mark();
     const receivedAt = this.ctx.clock.now();
     const lines = this.withinRetention(received, receivedAt);
-    if (lines.length === 0) return { inserted: 0, duplicates: received.length, lastSequence: null };
+    if (lines.length === 0) {
+      for (const listener of this.uploadListeners) listener(device, received);
+      return { inserted: 0, duplicates: received.length, lastSequence: null };
+    }
     const rows = await this.uploads.submit({ device, lines, receivedAt });
     this.ctx.metrics.punchesIngested.inc(rows.length);
+    for (const listener of this.uploadListeners) listener(device, received);
     return {
       inserted: rows.length,
       duplicates: received.length - rows.length,

@@ -144,8 +144,10 @@ export class AttendanceIngest {
     }
     const result = await this.punches.ingest(device, punches);
     await this.logMalformed(device, table, bad);
-    // Punches from an unconfirmed address say nothing about the approved terminal's clock.
-    if (flags.length === 0) await this.measureDrift(device, punches, now);
+    // Punches from an unconfirmed address say nothing about the approved terminal's clock, nor
+    // does a batch holding punches already stored: a resend or a re-upload (DATA QUERY ATTLOG)
+    // of records made minutes ago would read as a slow clock.
+    if (flags.length === 0 && result.duplicates === 0) await this.measureDrift(device, punches, now);
     return { ...result, accepted: result.inserted + result.duplicates };
   }
 

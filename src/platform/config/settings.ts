@@ -7,6 +7,7 @@
 import {
   formatDuration,
   formatRate,
+  formatTravelMinutes,
   parseBoolean,
   parseDateList,
   parseDuration,
@@ -17,7 +18,9 @@ import {
   parseList,
   parseRate,
   parseSchedule,
+  parseTravelMinutes,
   parseWeekdays,
+  type TravelTime,
 } from './values';
 
 export interface Rate {
@@ -108,6 +111,11 @@ export interface Settings {
   ATTENDANCE_REPEAT_PUNCH_WINDOW: number;
   ATTENDANCE_SHIFT_SLACK: number;
   ATTENDANCE_MAX_LAG: number;
+
+  PUNCH_RECOVERY: boolean;
+  PUNCH_RECOVERY_LOOKBACK: number;
+  TRAVEL_MINUTES: TravelTime[];
+  DUPLICATE_WINDOW: number;
 
   RETENTION_PUNCHES_DAYS: number;
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: number;
@@ -349,6 +357,36 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ATTENDANCE_MAX_LAG: duration(
     10_000,
     'Longest attendance days (state following the event log) wait while terminals keep uploading; they follow once uploads pause for 250 ms, and every read of days catches up first.',
+  ),
+
+  PUNCH_RECOVERY: flag(
+    true,
+    'Ask a terminal to re-upload a range of punches (`DATA QUERY ATTLOG`) when the count it reports disagrees with the punches stored from it, or after it or this server was away.',
+  ),
+  PUNCH_RECOVERY_LOOKBACK: duration(
+    31 * DAY,
+    'The oldest punches a re-upload asks for: a terminal whose count never agreed is asked for this much, and no re-upload reaches further back.',
+  ),
+  TRAVEL_MINUTES: {
+    default: [],
+    parse: parseTravelMinutes,
+    accept: (v: unknown): v is TravelTime[] =>
+      Array.isArray(v) &&
+      v.every(
+        (t) =>
+          typeof t === 'object' &&
+          t !== null &&
+          isStringArray((t as TravelTime).areas) &&
+          (t as TravelTime).areas.length === 2 &&
+          isNumber((t as TravelTime).minutes),
+      ),
+    description:
+      'Least minutes between areas, e.g. `north-south=40,hq|east-wing=15` (`|` between names holding a dash): one person punching in both sooner is an `impossible_travel` anomaly.',
+    show: formatTravelMinutes,
+  },
+  DUPLICATE_WINDOW: duration(
+    MINUTE,
+    'One person punching again within this (any terminal) is a `repeated_punch` anomaly (0 turns this off); attendance is not changed by it.',
   ),
 
   RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),

@@ -333,3 +333,56 @@ export function parseSchedule(text: string): ParseResult<Schedule> {
   }
   return ok({ start, end, graceMs });
 }
+
+// ------------------------------------------------------------ travel times
+
+/** Minutes it takes at least to go from one area to another (both ways). */
+export interface TravelTime {
+  /** The two area names, as on the wire. */
+  areas: [string, string];
+  minutes: number;
+}
+
+const TRAVEL_HELP = 'expected pairs of areas with minutes, e.g. `north-south=40,hq|east-wing=15` (use `|` between names that contain a dash)';
+
+/**
+ * `TRAVEL_MINUTES`: comma-separated `areaA-areaB=minutes`, symmetric. An area name holding a
+ * dash is written with `|` between the two names instead (`east-wing|hq=10`). Names are trimmed
+ * and must differ; minutes are a whole number from 1 to 1440; a pair given twice is an error.
+ */
+export function parseTravelMinutes(text: string): ParseResult<TravelTime[]> {
+  if (typeof text !== 'string') return fail(NOT_A_STRING);
+  const out: TravelTime[] = [];
+  const seen = new Set<string>();
+  for (const raw of text.split(',')) {
+    const entry = raw.trim();
+    if (entry === '') continue;
+    const eq = entry.lastIndexOf('=');
+    if (eq <= 0) return fail(TRAVEL_HELP);
+    const pair = entry.slice(0, eq);
+    const minutesText = entry.slice(eq + 1).trim();
+    const names = pair.includes('|') ? pair.split('|') : pair.split('-');
+    if (names.length !== 2) return fail(`${TRAVEL_HELP}; one entry does not name exactly two areas`);
+    const [a, b] = names.map((n) => n.trim()) as [string, string];
+    if (a === '' || b === '' || a.length > 100 || b.length > 100) return fail(`${TRAVEL_HELP}; an area name is empty or too long`);
+    if (a === b) return fail(`${TRAVEL_HELP}; an entry names the same area twice`);
+    if (!/^\d{1,4}$/.test(minutesText)) return fail(`${TRAVEL_HELP}; minutes must be a whole number`);
+    const minutes = Number(minutesText);
+    if (minutes < 1 || minutes > 1440) return fail(`${TRAVEL_HELP}; minutes must be from 1 to 1440`);
+    const key = travelKey(a, b);
+    if (seen.has(key)) return fail(`${TRAVEL_HELP}; a pair of areas is given twice`);
+    seen.add(key);
+    out.push({ areas: [a, b], minutes });
+  }
+  return ok(out);
+}
+
+/** The same key for (a, b) and (b, a). */
+export function travelKey(a: string, b: string): string {
+  return a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
+}
+
+/** `TRAVEL_MINUTES` as written in docs and `fpa:check --print`. */
+export function formatTravelMinutes(times: readonly TravelTime[]): string {
+  return times.map((t) => `${t.areas.some((n) => n.includes('-')) ? t.areas.join('|') : t.areas.join('-')}=${t.minutes}`).join(',');
+}

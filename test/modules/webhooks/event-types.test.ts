@@ -163,6 +163,15 @@ describe('every event type, raised by a real cause', () => {
     expect((await terminal.punch([{ pin: ada.device_pin, at: new Date(clock.now() + 5 * 60_000) }])).body).toBe('OK:1');
     expect((await server.admin.get('/attendance-days/?limit=10')).status).toBe(200);
 
+    // The terminal's firmware moves its stamp past a punch: Ada's card, where she has a
+    // fingerprint. Its count runs ahead of what is stored and stays so (punch_gap_found); asked,
+    // it re-uploads the range (punch_gap_closed) and the punch is a look-worthy one (anomaly_detected).
+    terminal.holdUnsent([{ pin: ada.device_pin, at: new Date(clock.now() - 20_000), verifyType: 4 }]);
+    await terminal.poll();
+    offset = 70_000;
+    expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ gaps: 1 });
+    await drain(terminal);
+
     // An enrollment session, closed when Ada withdraws her consent (templates destroyed).
     const agent = await createAgent(server, 'types desk');
     await startSession(server, ada.id, agent.id, [1, 2]);
@@ -171,7 +180,7 @@ describe('every event type, raised by a real cause', () => {
 
     // The terminal falls silent (device_offline), speaks again (device_online), is disabled,
     // then removed.
-    offset = 90_000;
+    offset = 160_000;
     expect((await server.admin.post('/jobs/check-devices/run/')).body.result).toMatchObject({ offline: 1 });
     await terminal.poll();
     expect((await server.admin.post(`/devices/${SN}/disable/`)).status).toBe(200);
@@ -183,7 +192,8 @@ describe('every event type, raised by a real cause', () => {
     expect([...FPA_EVENT_TYPES].filter((t) => !raised.has(t))).toEqual([]);
     // The README's examples (app/event-catalog.ts) show every field real events carry.
     // A command's payload depends on its kind; `by` is documented for manual punches.
-    const open = (path: string) => path.startsWith('device_command_finished.command.payload.') || path === 'punch_received.by';
+    const open = (path: string) =>
+      path.startsWith('device_command_finished.command.payload.') || path.startsWith('anomaly_detected.anomaly.details.') || path === 'punch_received.by';
     const undocumented = log.flatMap((e) => fieldsBeyond(e.data, EVENT_CATALOG[e.type as keyof typeof EVENT_CATALOG].example, e.type));
     expect([...new Set(undocumented)].filter((path) => !open(path))).toEqual([]);
     await waitFor(() => callsTo('/all').length >= log.length, 'every event at /all', 20_000);
@@ -192,7 +202,7 @@ describe('every event type, raised by a real cause', () => {
 
     const byId = new Map(log.map((e) => [e.id, e]));
     for (const call of rx.calls) {
-      // Signed with the endpoint's own secret (the clock moved 90 s: within the tolerance).
+      // Signed with the endpoint's own secret (the clock moved 160 s: within the tolerance).
       const body = new Webhook(secrets.get(call.path)!).verify(call.body, call.headers) as { type: string; timestamp: string; data: unknown };
       const event = byId.get(call.id);
       expect(event).toBeDefined();

@@ -5,6 +5,7 @@
  */
 import { ApiError, api, loadSession, type SessionInfo, useSession } from './api';
 import { announce, button, h, replace } from './dom';
+import { anomaliesPage } from './pages/anomalies';
 import { attendancePage } from './pages/attendance';
 import { integrationsPage } from './pages/integrations';
 import { operationsPage } from './pages/operations';
@@ -26,6 +27,7 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
   { pattern: /^\/people\/([^/]+)\/?$/, page: personPage, nav: 'people' },
   { pattern: /^\/punches\/?$/, page: punchesPage, nav: 'punches' },
   { pattern: /^\/attendance\/?$/, page: attendancePage, nav: 'attendance' },
+  { pattern: /^\/anomalies\/?$/, page: anomaliesPage, nav: 'anomalies' },
   { pattern: /^\/integrations\/?$/, page: integrationsPage, nav: 'integrations' },
   { pattern: /^\/operations\/?$/, page: operationsPage, nav: 'operations' },
 ];
@@ -36,6 +38,7 @@ const NAV: [string, string][] = [
   ['people', 'People'],
   ['punches', 'Punches'],
   ['attendance', 'Attendance'],
+  ['anomalies', 'Anomalies'],
   ['integrations', 'Integrations'],
   ['operations', 'Operations'],
 ];

@@ -6,6 +6,7 @@ import { api, type List } from '../api';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, showOnce, table } from '../dom';
 import { ago, commandKind, dateTime, words } from '../format';
 import type { Command, DeviceDetail, DeviceKey, TerminalUser } from '../types';
+import { completenessSection } from './completeness';
 import { deviceBadge } from './terminals';
 
 const commandTone = (status: string) =>
@@ -123,6 +124,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
       ),
       syncSection(device, base, redraw),
     ),
+    device.status === 'approved' ? completenessSection(device.serial_number) : null,
     editSection(device, base, redraw),
     commandConsole(device, base, redraw),
     commandList(commands.results, base, redraw),

@@ -1,0 +1,6 @@
+/** Anomalies: punches that deserve a look, found as they are stored, listed at `anomalies/`. */
+export type { AnomalyEvents } from './events';
+export type { AnomalyView } from './model';
+export * as anomalyReactions from './reactions';
+export { anomalyRoutes } from './routes';
+export { Anomalies } from './service';

@@ -1,0 +1,226 @@
+/**
+ * Anomalies: punches that deserve a look, found as they are stored. A reaction to
+ * `punch_received` (reactions.ts) runs the rules of detect.ts on each batch inside its write:
+ * each anomaly is kept (`anomalies/`), added to the punch's flags and announced
+ * (`anomaly_detected`, so webhooks carry it). Attendance never changes because of one.
+ */
+import { and, desc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
+import { travelKey } from '../../platform/config/values';
+import type { WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { Caller } from '../../platform/http/caller';
+import { encodeCursor } from '../../platform/http/cursor';
+import { type Page, readCursor } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { addDays, localDateOf } from '../../platform/time/dates';
+import { areaNames } from '../areas';
+import type { Biometrics } from '../biometrics';
+import type { CalendarService } from '../calendar';
+import type { DeviceService } from '../devices';
+import type { EnrolleeService } from '../enrollees';
+import type { EventChannel, EventLog } from '../events';
+import { addPunchFlags, type PunchView, punchesNear } from '../punches';
+import { detect, type Found, WITHOUT_BIOMETRIC } from './detect';
+import type { AnomalyEvents } from './events';
+import type { AnomalyView } from './model';
+import { ANOMALY_KINDS, type AnomalyKind, type AnomalyRow, anomalies } from './tables';
+
+export interface AnomalyDeps {
+  devices: DeviceService;
+  biometrics: Biometrics;
+  calendar: CalendarService;
+  enrollees: EnrolleeService;
+}
+
+export interface AnomalyFilters {
+  from?: string;
+  to?: string;
+  area?: string;
+  kind?: string;
+  employee?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+const DEFAULT_DAYS = 30;
+const READ_BATCH = 500;
+
+export class Anomalies {
+  readonly events: EventChannel<AnomalyEvents>;
+  private readonly travel: Map<string, number>;
+  private readonly maxTravelMs: number;
+
+  constructor(
+    private readonly ctx: Runtime,
+    log: EventLog,
+    private readonly deps: AnomalyDeps,
+  ) {
+    this.events = log.channel<AnomalyEvents>();
+    this.travel = new Map(ctx.settings.TRAVEL_MINUTES.map((t) => [travelKey(t.areas[0], t.areas[1]), t.minutes]));
+    this.maxTravelMs = Math.max(0, ...ctx.settings.TRAVEL_MINUTES.map((t) => t.minutes)) * 60_000;
+  }
+
+  /** Runs the rules on punches just stored, in their write (reactions.ts). */
+  async punchesStored(w: WriteContext, stored: readonly PunchView[]): Promise<number> {
+    const candidates = stored.filter((p) => p.enrollee !== null && !p.voided);
+    if (candidates.length === 0) return 0;
+    const { tx } = w;
+    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    const instants = candidates.map((p) => Date.parse(p.punched_at));
+    const ids = [...new Set(candidates.map((p) => p.enrollee!))];
+    const reach = Math.max(this.ctx.settings.DUPLICATE_WINDOW, this.maxTravelMs);
+    // A loop, not Math.min(...): an import may store more punches than a call takes arguments.
+    let [first, last] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    for (const at of instants) [first, last] = [Math.min(first, at), Math.max(last, at)];
+    const near = await punchesNear(tx, ids, first - reach, last + reach);
+    // Whose biometrics matter: only people with a punch verified without one (most punches are not).
+    const unverified = candidates.filter((p) => p.source === 'device' && WITHOUT_BIOMETRIC.has(p.verify_type)).map((p) => p.enrollee!);
+    const kinds = unverified.length > 0 ? await this.deps.biometrics.templates.kindsOf(tx, unverified) : new Map<string, string[]>();
+    const dates = instants.map((at) => localDateOf(at, zone));
+    const sorted = [...dates].sort();
+    const { people, planner } = await this.deps.calendar.plannerFor(tx, ids, sorted[0]!, sorted.at(-1)!);
+    const person = new Map(people.map((p) => [p.id, p]));
+    const deviceIds = [...new Set(near.map((n) => n.deviceId).filter((d): d is string => d !== null))];
+    const areas = this.travel.size > 0 ? await this.deps.devices.areaNamesOf(tx, deviceIds) : new Map<string, string[]>();
+    const now = this.ctx.clock.now();
+    let count = 0;
+    for (const [i, p] of candidates.entries()) {
+      const self = near.find((n) => n.id === p.id);
+      const found = detect(
+        {
+          id: p.id,
+          enrolleeId: p.enrollee!,
+          deviceId: self?.deviceId ?? null,
+          deviceSerial: p.device,
+          at: instants[i]!,
+          verifyType: p.verify_type,
+          source: p.source,
+        },
+        {
+          near: near.filter((n) => n.enrolleeId === p.enrollee && n.id !== p.id),
+          biometrics: kinds.get(p.enrollee!) ?? [],
+          leave: planner.plan(person.get(p.enrollee!) ?? { id: p.enrollee!, areaIds: [] }, dates[i]!).leave,
+          areasOf: (id) => areas.get(id) ?? [],
+          travel: this.travel,
+          duplicateWindowMs: this.ctx.settings.DUPLICATE_WINDOW,
+        },
+      );
+      if (found.length === 0) continue;
+      await this.record(w, p, found, { at: instants[i]!, date: dates[i]!, now });
+      count += found.length;
+    }
+    return count;
+  }
+
+  /** Keeps a punch's anomalies, announces each, and adds their kinds to its flags. */
+  private async record(w: WriteContext, p: PunchView, found: readonly Found[], when: { at: number; date: string; now: number }): Promise<void> {
+    for (const f of found) {
+      const row: AnomalyRow = {
+        id: Bun.randomUUIDv7(),
+        kind: f.kind,
+        punchId: p.id,
+        enrolleeId: p.enrollee!,
+        employeeKey: p.employee,
+        deviceSerial: p.device,
+        at: when.at,
+        date: when.date,
+        details: f.details,
+        createdAt: when.now,
+      };
+      await w.tx.insert(anomalies).values(row);
+      await this.events.record(w, 'anomaly_detected', { anomaly: view(row) });
+    }
+    await addPunchFlags(
+      w.tx,
+      p.id,
+      found.map((f) => f.kind),
+    );
+  }
+
+  /** `anomalies/`: newest first, within the caller's areas (a person is theirs when one of their areas is). */
+  async list(filters: AnomalyFilters, caller: Caller): Promise<Page<AnomalyView>> {
+    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    const to = filters.to ?? localDateOf(this.ctx.clock.now(), zone);
+    const from = filters.from ?? addDays(to, -DEFAULT_DAYS);
+    if (to < from) throw new FpaError('validation_error', '`to` is before `from`', { fields: ['from', 'to'] });
+    const kinds = filters.kind
+      ? filters.kind
+          .split(',')
+          .map((k) => k.trim())
+          .filter((k) => k !== '')
+      : [];
+    const unknown = kinds.filter((k) => !(ANOMALY_KINDS as readonly string[]).includes(k));
+    if (unknown.length > 0) throw new FpaError('validation_error', 'unknown anomaly kind', { field: 'kind', unknown, known: [...ANOMALY_KINDS] });
+    const limit = filters.limit ?? 100;
+    const cursor = readCursor(filters.cursor);
+    let after: { at: number; id: string } | null = null;
+    if (cursor !== null) {
+      const [at, id] = String(cursor).split('|');
+      if (!at || !id || !/^\d+$/.test(at)) throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
+      after = { at: Number(at), id };
+    }
+    const q = this.ctx.db.orm;
+    const conditions: (SQL | undefined)[] = [gte(anomalies.date, from), lte(anomalies.date, to)];
+    if (kinds.length > 0) conditions.push(inArray(anomalies.kind, kinds as AnomalyKind[]));
+    if (filters.employee) conditions.push(eq(anomalies.employeeKey, filters.employee));
+    const wanted = [...(filters.area ? [filters.area] : [])];
+    const out: AnomalyRow[] = [];
+    let more = false;
+    for (;;) {
+      const page = await q
+        .select()
+        .from(anomalies)
+        .where(
+          and(...conditions, after ? or(sql`${anomalies.at} < ${after.at}`, and(eq(anomalies.at, after.at), sql`${anomalies.id} < ${after.id}`)) : undefined),
+        )
+        .orderBy(desc(anomalies.at), desc(anomalies.id))
+        .limit(READ_BATCH);
+      const visible = await this.inScope(page, caller.areas, wanted);
+      for (const row of page) {
+        if (!visible.has(row.enrolleeId)) continue;
+        if (out.length === limit) {
+          more = true;
+          break;
+        }
+        out.push(row);
+      }
+      if (more || page.length < READ_BATCH) break;
+      const last = page.at(-1)!;
+      after = { at: last.at, id: last.id };
+    }
+    const last = out.at(-1);
+    return { results: out.map(view), next_cursor: more && last ? encodeCursor([`${last.at}|${last.id}`]) : null };
+  }
+
+  /** The people among these rows within the caller's areas and the asked area (by their current areas). */
+  private async inScope(rows: readonly AnomalyRow[], callerAreas: readonly string[], wanted: readonly string[]): Promise<Set<string>> {
+    const ids = [...new Set(rows.map((r) => r.enrolleeId))];
+    if (callerAreas.length === 0 && wanted.length === 0) return new Set(ids);
+    const q = this.ctx.db.orm;
+    const byPerson = await this.deps.enrollees.areaIdsByEnrollee(q, ids);
+    const names = await areaNames(q, [...byPerson.values()].flat());
+    const out = new Set<string>();
+    for (const id of ids) {
+      const theirs = (byPerson.get(id) ?? []).map((a) => names.get(a)).filter((n): n is string => n !== undefined);
+      if (callerAreas.length > 0 && !theirs.some((a) => callerAreas.includes(a))) continue;
+      if (wanted.length > 0 && !theirs.some((a) => wanted.includes(a))) continue;
+      out.add(id);
+    }
+    return out;
+  }
+}
+
+function view(r: AnomalyRow): AnomalyView {
+  return {
+    id: r.id,
+    kind: r.kind,
+    employee: r.employeeKey,
+    enrollee: r.enrolleeId,
+    device: r.deviceSerial,
+    punch: r.punchId,
+    at: new Date(r.at).toISOString(),
+    date: r.date,
+    details: r.details,
+    detected_at: new Date(r.createdAt).toISOString(),
+  };
+}

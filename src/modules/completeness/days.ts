@@ -1,0 +1,127 @@
+/**
+ * `devices/{sn}/completeness/`: per local date of the terminal, the punches stored from it, what
+ * it holds as far as known, what re-uploads recovered, and a status:
+ *
+ * 1. a re-upload covering the date is planned or under way → `recovering`;
+ * 2. a finished re-upload covered it → its count for the date: `complete` when everything it
+ *    re-sent is stored, else `gap`;
+ * 3. a gap is open (the counts disagree) and the date lies after the last agreement → `gap`;
+ * 4. the terminal's count agreed with the stored punches on or after that date (and the
+ *    terminal was known by then) → `complete` as of that agreement;
+ * 5. otherwise `unknown` (the terminal said nothing since, or it was not known then).
+ */
+import type { Static } from '@sinclair/typebox';
+import { and, between, eq } from 'drizzle-orm';
+import type { Queryable } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { Caller } from '../../platform/http/caller';
+import type { Runtime } from '../../platform/runtime';
+import { addDays, isCalendarDate } from '../../platform/time/dates';
+import type { DeviceRow, DeviceService } from '../devices';
+import { countPerDateFromDevice } from '../punches';
+import type { CompletenessDay, CompletenessReport, Recovery } from './model';
+import type { Recoveries } from './recovery';
+import { type PunchCountRow, punchDays, type RecoveryRow } from './tables';
+
+/** What the report reads, from the completeness service. */
+export interface ReportParts {
+  devices: DeviceService;
+  recoveries: Recoveries;
+  stateOf(q: Queryable, deviceId: string): Promise<PunchCountRow | null>;
+}
+
+type Report = Static<typeof CompletenessReport>;
+type Day = Static<typeof CompletenessDay>;
+
+const MAX_DAYS = 366;
+const DEFAULT_DAYS = 30;
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export async function completenessOf(ctx: Runtime, c: ReportParts, serial: string, range: { from?: string; to?: string }, caller: Caller): Promise<Report> {
+  const db = ctx.db.orm;
+  const device = await visibleDevice(db, c, serial, caller);
+  const now = ctx.clock.now();
+  const today = c.recoveries.wallTime(device, now).slice(0, 10);
+  const to = range.to ?? today;
+  const from = range.from ?? addDays(to, -DEFAULT_DAYS);
+  if (!isCalendarDate(from) || !isCalendarDate(to) || to < from || addDays(from, MAX_DAYS) <= to) {
+    throw new FpaError('validation_error', `from and to are local dates, from before to, at most ${MAX_DAYS} days apart`, { fields: ['from', 'to'] });
+  }
+  const stored = await countPerDateFromDevice(db, device.id, `${from} 00:00:00`, `${to} 23:59:59`);
+  const known = new Map(
+    (
+      await db
+        .select()
+        .from(punchDays)
+        .where(and(eq(punchDays.deviceId, device.id), between(punchDays.date, from, to)))
+    ).map((r) => [r.date, r]),
+  );
+  const recoveries = await c.recoveries.overlapping(db, device.id, from, to);
+  const state = await c.stateOf(db, device.id);
+  const agreedDate = state?.agreedAt != null ? c.recoveries.wallTime(device, state.agreedAt).slice(0, 10) : null;
+  const knownSince = c.recoveries.wallTime(device, device.approvedAt ?? device.createdAt).slice(0, 10);
+  const days: Day[] = [];
+  for (let date = from; date <= to; date = addDays(date, 1)) {
+    const n = stored.get(date) ?? 0;
+    const row = known.get(date);
+    const base = {
+      date,
+      stored: n,
+      reported: row?.reported ?? null,
+      reported_at: iso(row?.reportedAt ?? null),
+      reported_by: row ? ('reupload' as const) : null,
+      recovered: row?.recovered ?? 0,
+    };
+    const covering = recoveries.filter((r) => covers(r, date));
+    if (covering.some((r) => r.status === 'planned' || r.status === 'queued' || r.status === 'answered')) days.push({ ...base, status: 'recovering' });
+    else if (row) days.push({ ...base, status: n >= row.reported ? 'complete' : 'gap' });
+    else if (state?.gapSince != null && (agreedDate === null || date >= agreedDate) && date <= today) days.push({ ...base, status: 'gap' });
+    else if (agreedDate !== null && date <= agreedDate && date >= knownSince)
+      days.push({ ...base, reported: n, reported_at: iso(state!.agreedAt), reported_by: 'count', status: 'complete' });
+    else days.push({ ...base, status: 'unknown' });
+  }
+  return {
+    serial_number: device.serialNumber,
+    from,
+    to,
+    counts: {
+      reported: state?.reportedCount ?? null,
+      reported_at: iso(state?.reportedAt ?? null),
+      agreed_at: iso(state?.agreedAt ?? null),
+      missing: state?.gapSince != null ? state.gapMissing : null,
+    },
+    days,
+    recoveries: recoveries.slice(0, 50).map(recoveryView),
+  };
+}
+
+function covers(r: RecoveryRow, date: string): boolean {
+  return r.fromTime.slice(0, 10) <= date && date <= r.toTime.slice(0, 10);
+}
+
+function recoveryView(r: RecoveryRow): Static<typeof Recovery> {
+  return {
+    id: r.id,
+    reason: r.reason,
+    from: r.fromTime,
+    to: r.toTime,
+    status: r.status,
+    command: r.commandId,
+    missing: r.missing,
+    recovered: r.recovered,
+    return_code: r.returnCode,
+    queued_at: new Date(r.queuedAt).toISOString(),
+    finished_at: iso(r.finishedAt),
+  };
+}
+
+/** The terminal, when the caller's areas reach it (one of its areas is theirs); else 404. */
+async function visibleDevice(db: Queryable, c: ReportParts, serial: string, caller: Caller): Promise<DeviceRow> {
+  const device = await c.devices.findBySerial(db, serial);
+  if (device && caller.areas.length > 0) {
+    const names = (await c.devices.areaNamesOf(db, [device.id])).get(device.id) ?? [];
+    if (!names.some((n) => caller.areas.includes(n))) throw new FpaError('not_found', 'no such device', { serial_number: serial });
+  }
+  if (!device) throw new FpaError('not_found', 'no such device', { serial_number: serial });
+  return device;
+}

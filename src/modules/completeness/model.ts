@@ -1,0 +1,70 @@
+/** Models of `devices/{sn}/completeness/` (API.md, "Proof"). */
+import type { Static } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { Instant, Int, LocalDate, Nullable, OneOf } from '../../platform/http/model';
+import { RECOVERY_REASONS, RECOVERY_STATUSES } from './tables';
+
+export const CompletenessQuery = t.Object({
+  from: t.Optional(LocalDate('First local date of the terminal, inclusive (default: 30 days before `to`).')),
+  to: t.Optional(LocalDate('Last local date, inclusive (default: today in the terminal’s zone); at most 366 days after `from`.')),
+});
+
+export const COMPLETENESS_STATUSES = ['complete', 'recovering', 'gap', 'unknown'] as const;
+
+export const CompletenessDay = t.Object(
+  {
+    date: t.String({ description: 'A local date of the terminal.' }),
+    stored: Int({ description: 'Punches kept from this terminal on that date (voided ones included).' }),
+    reported: Nullable(Int({ description: 'Records the terminal holds for that date, as far as known; null: not known.' })),
+    reported_at: Nullable(Instant('When the terminal said so.')),
+    reported_by: Nullable(
+      OneOf(
+        ['reupload', 'count'],
+        '`reupload`: the distinct records it re-sent for that date; `count`: its total record count agreed with the punches stored from it at `reported_at`, so every record of that date up to then is stored.',
+      ),
+    ),
+    recovered: Int({ description: 'Punches of that date found by re-uploads (not stored before).' }),
+    status: OneOf(
+      COMPLETENESS_STATUSES,
+      '`complete`: everything the terminal holds for that date is stored; `recovering`: a re-upload is under way; `gap`: the terminal holds records not stored, not recovered yet; `unknown`: the terminal said nothing since.',
+    ),
+  },
+  { title: 'CompletenessDay' },
+);
+
+export const Recovery = t.Object(
+  {
+    id: t.String(),
+    reason: OneOf(RECOVERY_REASONS),
+    from: t.String({ description: 'Start of the range asked, terminal wall time.' }),
+    to: t.String(),
+    status: OneOf(RECOVERY_STATUSES),
+    command: Nullable(Int({ description: 'The `QUERY_ATTLOG` command (`devices/{sn}/commands/`).' })),
+    missing: Nullable(Int({ description: 'Records the counts said were missing (count_mismatch).' })),
+    recovered: Nullable(Int()),
+    return_code: Nullable(Int()),
+    queued_at: Instant(),
+    finished_at: Nullable(Instant()),
+  },
+  { title: 'PunchRecovery' },
+);
+
+export const CompletenessReport = t.Object(
+  {
+    serial_number: t.String(),
+    from: t.String(),
+    to: t.String(),
+    counts: t.Object({
+      reported: Nullable(Int({ description: 'The record count (`TransactionCount`) the terminal last reported.' })),
+      reported_at: Nullable(Instant()),
+      agreed_at: Nullable(Instant('When its count last agreed with the punches stored from it.')),
+      missing: Nullable(Int({ description: 'Records missing by the counts, while a gap is open.' })),
+    }),
+    days: t.Array(CompletenessDay),
+    recoveries: t.Array(Recovery, { description: 'Re-uploads overlapping the dates, newest first.' }),
+  },
+  { title: 'Completeness' },
+);
+
+/** The wire shape of `devices/{sn}/completeness/` (the console reads it). */
+export type CompletenessView = Static<typeof CompletenessReport>;

@@ -1,0 +1,229 @@
+/**
+ * Re-uploads asked of terminals: queued as `QUERY_ATTLOG` commands (`DATA QUERY ATTLOG
+ * StartTime=… EndTime=…`, docs/protocol/adms.md), answered by the terminal re-sending the records
+ * of the range through its normal ATTLOG upload (stored de-duplicated, as always), and finished
+ * here: what was new counted per local date, the terminal's own count per date (the distinct
+ * lines it re-sent), and the counts' agreement taken again from there.
+ */
+import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import type { Runtime } from '../../platform/runtime';
+import { addDays } from '../../platform/time/dates';
+import { formatLocalWallTime, isValidTimeZone } from '../../platform/time/zone';
+import type { CommandService } from '../commands';
+import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
+import type { EventChannel } from '../events';
+import { countPerDateFromDevice, type PunchService } from '../punches';
+import type { CompletenessEvents, RecoveryRef } from './events';
+import { punchCounts, punchDays, punchRecoveries, type RecoveryReason, type RecoveryRow } from './tables';
+
+/** Records a little older than the range's start are asked for too: terminal clocks drift. */
+const MARGIN_MS = 10 * 60_000;
+/** A failed re-upload is not asked again for this long (a terminal that cannot answer it). */
+const RETRY_AFTER_MS = 60 * 60_000;
+const OPEN = ['planned', 'queued', 'answered'] as const;
+
+export interface RecoveryDeps {
+  devices: DeviceService;
+  commands: CommandService;
+  punches: PunchService;
+}
+
+/** Distinct attendance lines a terminal sent while a re-upload was open, per local date. */
+type SeenLines = Map<string, Set<string>>;
+
+export class Recoveries {
+  /** recovery id → the lines seen for it (lost at a restart: the stored count is used then). */
+  private readonly seen = new Map<string, { deviceId: string; from: string; to: string; dates: SeenLines }>();
+
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly events: EventChannel<CompletenessEvents>,
+    private readonly deps: RecoveryDeps,
+  ) {}
+
+  /** The terminal's wall time at an instant (its zone, or UTC when it has none that works). */
+  wallTime(device: DeviceRow, instant: number): string {
+    const zone = this.deps.devices.timeZoneOf(device);
+    return formatLocalWallTime(new Date(instant), isValidTimeZone(zone) ? zone : 'UTC');
+  }
+
+  async openFor(q: Queryable, deviceId: string): Promise<RecoveryRow[]> {
+    return q
+      .select()
+      .from(punchRecoveries)
+      .where(and(eq(punchRecoveries.deviceId, deviceId), inArray(punchRecoveries.status, [...OPEN])));
+  }
+
+  /** Whether a re-upload may be queued now: none open, and no failed one in the last hour. */
+  async mayQueue(q: Queryable, deviceId: string, now: number): Promise<boolean> {
+    const [busy] = await q
+      .select({ id: punchRecoveries.id })
+      .from(punchRecoveries)
+      .where(
+        and(
+          eq(punchRecoveries.deviceId, deviceId),
+          sql`(${punchRecoveries.status} in ('planned', 'queued', 'answered') or (${punchRecoveries.status} = 'failed' and ${punchRecoveries.finishedAt} > ${now - RETRY_AFTER_MS}))`,
+        ),
+      )
+      .limit(1);
+    return !busy;
+  }
+
+  /**
+   * A re-upload of [from, to] (instants) for a terminal, in the caller's write; the range reaches
+   * back at most PUNCH_RECOVERY_LOOKBACK. `planned` ones (after an outage) are only recorded: the
+   * check sends them once the terminal had time to send its backlog by itself (send). Null when
+   * PUNCH_RECOVERY is off or the terminal may not be asked now (see mayQueue).
+   */
+  async queue(
+    w: WriteContext,
+    device: DeviceRow,
+    reason: RecoveryReason,
+    range: { from: number; to: number },
+    missing: number | null,
+    options: { planned?: boolean } = {},
+  ): Promise<RecoveryRef | null> {
+    const { settings, clock } = this.ctx;
+    const now = clock.now();
+    if (!settings.PUNCH_RECOVERY || device.status !== 'approved') return null;
+    if (!(await this.mayQueue(w.tx, device.id, now))) return null;
+    const row: RecoveryRow = {
+      id: crypto.randomUUID(),
+      deviceId: device.id,
+      reason,
+      fromTime: this.wallTime(device, Math.max(range.from - MARGIN_MS, now - settings.PUNCH_RECOVERY_LOOKBACK)),
+      toTime: this.wallTime(device, Math.max(range.to, range.from)),
+      commandId: null,
+      status: 'planned',
+      missing,
+      recovered: null,
+      returnCode: null,
+      sequenceAtQueue: 0,
+      queuedAt: now,
+      answeredAt: null,
+      finishedAt: null,
+    };
+    await w.tx.insert(punchRecoveries).values(row);
+    return options.planned ? refOf(row) : this.send(w, row);
+  }
+
+  /** Sends a planned re-upload: the `QUERY_ATTLOG` command queued, what is stored from now on is new. */
+  async send(w: WriteContext, recovery: RecoveryRow): Promise<RecoveryRef> {
+    const { id, fromTime: from, toTime: to, deviceId } = recovery;
+    const [command] = await this.deps.commands.enqueue(w, [
+      { deviceId, kind: 'QUERY_ATTLOG', payload: { startTime: from, endTime: to, recovery: id }, supersedeKey: `recovery:${id}` },
+    ]);
+    const set = {
+      status: 'queued' as const,
+      commandId: command ?? null,
+      sequenceAtQueue: await this.deps.punches.maxSequence(),
+      queuedAt: this.ctx.clock.now(),
+    };
+    await w.tx.update(punchRecoveries).set(set).where(eq(punchRecoveries.id, id));
+    w.afterCommit(() => this.seen.set(id, { deviceId, from, to, dates: new Map() }));
+    return refOf({ ...recovery, ...set });
+  }
+
+  /** An upload from a terminal: its lines within an open re-upload's range are counted for it. */
+  linesUploaded(deviceId: string, lines: readonly { pin: string; localTime: string }[]): void {
+    for (const open of this.seen.values()) {
+      if (open.deviceId !== deviceId) continue;
+      for (const l of lines) {
+        if (l.localTime < open.from || l.localTime > open.to) continue;
+        const date = l.localTime.slice(0, 10);
+        const set = open.dates.get(date) ?? new Set<string>();
+        open.dates.set(date, set);
+        set.add(`${l.pin}\t${l.localTime}`);
+      }
+    }
+  }
+
+  /** The terminal answered the command: `answered` (Return=0), or `failed` (an error code, expired, cancelled). */
+  async answered(w: WriteContext, recovery: RecoveryRow, ok: boolean, returnCode: number | null): Promise<RecoveryRow> {
+    const now = this.ctx.clock.now();
+    const set = ok ? { status: 'answered' as const, answeredAt: now, returnCode } : { status: 'failed' as const, finishedAt: now, returnCode, recovered: 0 };
+    await w.tx.update(punchRecoveries).set(set).where(eq(punchRecoveries.id, recovery.id));
+    if (!ok) w.afterCommit(() => this.seen.delete(recovery.id));
+    return { ...recovery, ...set };
+  }
+
+  /**
+   * Finishes an answered re-upload: the punches stored since it was queued within its range are
+   * what it recovered, per local date; each date of the range records the terminal's own count
+   * (the distinct lines it re-sent, or, after a restart lost them, what is stored); the counts'
+   * agreement is taken again from now. Announces `punch_gap_closed` (an outage check only when
+   * it found something).
+   */
+  async finish(w: WriteContext, recovery: RecoveryRow, device: DeviceRow, reportedCount: number | null): Promise<number> {
+    const now = this.ctx.clock.now();
+    const { tx } = w;
+    const added = await countPerDateFromDevice(tx, device.id, recovery.fromTime, recovery.toTime, recovery.sequenceAtQueue);
+    const recovered = [...added.values()].reduce((a, b) => a + b, 0);
+    const seen = this.seen.get(recovery.id);
+    const stored = seen ? null : await countPerDateFromDevice(tx, device.id, recovery.fromTime, recovery.toTime);
+    for (let date = recovery.fromTime.slice(0, 10); date <= recovery.toTime.slice(0, 10); date = addDays(date, 1)) {
+      const reported = seen ? (seen.dates.get(date)?.size ?? 0) : (stored!.get(date) ?? 0);
+      const n = added.get(date) ?? 0;
+      await tx
+        .insert(punchDays)
+        .values({ deviceId: device.id, date, reported, reportedAt: now, recovered: n })
+        .onConflictDoUpdate({
+          target: [punchDays.deviceId, punchDays.date],
+          set: { reported, reportedAt: now, recovered: sql`${punchDays.recovered} + ${n}` },
+        });
+    }
+    await tx.update(punchRecoveries).set({ status: 'done', recovered, finishedAt: now }).where(eq(punchRecoveries.id, recovery.id));
+    await tx
+      .update(punchCounts)
+      .set({
+        agreedAt: now,
+        agreedCount: reportedCount,
+        agreedSequence: await this.deps.punches.maxSequence(),
+        gapSince: null,
+        gapMissing: null,
+        updatedAt: now,
+      })
+      .where(eq(punchCounts.deviceId, device.id));
+    w.afterCommit(() => this.seen.delete(recovery.id));
+    if (recovery.reason === 'count_mismatch' || recovered > 0) {
+      await this.events.record(w, 'punch_gap_closed', {
+        device: deviceRef(device),
+        reason: recovery.reason,
+        recovery: refOf(recovery),
+        status: 'done',
+        recovered,
+        remaining: Math.max(0, (recovery.missing ?? 0) - recovered),
+        return_code: recovery.returnCode,
+      });
+    }
+    return recovered;
+  }
+
+  /** Announces a failed re-upload of a gap (the gap stays open; asked again after an hour). */
+  async failed(w: WriteContext, recovery: RecoveryRow, device: DeviceRow): Promise<void> {
+    if (recovery.reason !== 'count_mismatch') return;
+    await this.events.record(w, 'punch_gap_closed', {
+      device: deviceRef(device),
+      reason: recovery.reason,
+      recovery: refOf(recovery),
+      status: 'failed',
+      recovered: 0,
+      remaining: recovery.missing ?? 0,
+      return_code: recovery.returnCode,
+    });
+  }
+
+  /** Re-uploads of a terminal overlapping local dates from..to, newest first. */
+  async overlapping(q: Queryable, deviceId: string, from: string, to: string): Promise<RecoveryRow[]> {
+    const rows = await q
+      .select()
+      .from(punchRecoveries)
+      .where(and(eq(punchRecoveries.deviceId, deviceId), lte(punchRecoveries.fromTime, `${to} 23:59:59`), gte(punchRecoveries.toTime, `${from} 00:00:00`)));
+    return rows.sort((a, b) => b.queuedAt - a.queuedAt);
+  }
+}
+
+export function refOf(r: RecoveryRow): RecoveryRef {
+  return { id: r.id, from: r.fromTime, to: r.toTime, command: r.commandId };
+}

@@ -1,0 +1,134 @@
+/**
+ * A terminal's punch completeness (`devices/{sn}/completeness/`): a month calendar, one cell per
+ * local date of the terminal with its status (complete, being recovered, gap, unknown), the
+ * punches stored and what the terminal reported, and the re-uploads asked of it.
+ */
+import type { CompletenessView } from '../../../completeness';
+import { api } from '../api';
+import { badge, button, definitionList, h, replace, section, table } from '../dom';
+import { addDays, dateTime, words } from '../format';
+
+type Day = CompletenessView['days'][number];
+
+const STATUS: Record<Day['status'], { label: string; tone: 'ok' | 'warn' | 'bad' | 'muted' | 'info' }> = {
+  complete: { label: 'Complete', tone: 'ok' },
+  recovering: { label: 'Recovering', tone: 'info' },
+  gap: { label: 'Gap', tone: 'bad' },
+  unknown: { label: 'Unknown', tone: 'muted' },
+};
+
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+/** The section, filled once its answer arrives (the rest of the terminal page does not wait). */
+export function completenessSection(serial: string): HTMLElement {
+  const body = h('div', {}, h('p', { class: 'loading' }, 'Loading…'));
+  const show = async (to?: string) => {
+    const report = await api.get<CompletenessView>(`devices/${encodeURIComponent(serial)}/completeness/${to ? `?from=${addDays(to, -34)}&to=${to}` : ''}`);
+    replace(body, ...render(report, show));
+  };
+  show().catch((error) => replace(body, h('p', { class: 'error' }, error instanceof Error ? error.message : String(error))));
+  return section('Punch completeness', body);
+}
+
+function render(report: CompletenessView, show: (to?: string) => Promise<void>): (HTMLElement | string)[] {
+  const counts = report.counts;
+  const gaps = report.days.filter((d) => d.status === 'gap').length;
+  const summary = h(
+    'p',
+    { class: 'lede' },
+    counts.missing !== null
+      ? badge(`${counts.missing} punches missing`, 'bad')
+      : gaps > 0
+        ? badge(`${gaps} days with a gap`, 'bad')
+        : badge('Nothing missing', 'ok'),
+    ' ',
+    'Whether every punch this terminal holds is stored here. It reports how many records it holds; when that is more than the punches stored from it, it is asked to send the missing range again (duplicates are ignored).',
+  );
+  const facts = definitionList([
+    ['Records it reported', counts.reported === null ? 'Not reported yet' : `${counts.reported} (${dateTime(counts.reported_at)})`],
+    ['Last in agreement', counts.agreed_at ? dateTime(counts.agreed_at) : 'Not yet'],
+  ]);
+  const nav = h(
+    'div',
+    { class: 'actions' },
+    button('Earlier', () => show(addDays(report.from, -1))),
+    button('Later', () => show(addDays(report.to, 35))),
+  );
+  const refused = report.recoveries.find((r) => r.status === 'failed');
+  const advice =
+    refused && counts.missing !== null
+      ? h(
+          'p',
+          { class: 'error' },
+          `The terminal refused the re-upload${refused.return_code === null ? ' or never answered' : ` (code ${refused.return_code})`}. It is asked again within the hour. If its firmware cannot re-send (code -1002), export its attendance log at the terminal (USB) and import it (API: punches/import/).`,
+        )
+      : null;
+  return [summary, ...(advice ? [advice] : []), facts, nav, calendar(report.days), legend(), recoveries(report)];
+}
+
+/** Weeks as rows, Monday first; each date a cell with its status and counts. */
+function calendar(days: readonly Day[]): HTMLElement {
+  if (days.length === 0) return h('p', { class: 'empty' }, 'No dates.');
+  const first = days[0]!.date;
+  const lead = (new Date(`${first}T00:00:00Z`).getUTCDay() + 6) % 7;
+  const cells: (HTMLElement | null)[] = [...Array.from({ length: lead }, () => null), ...days.map(cell)];
+  const rows: HTMLElement[] = [];
+  for (let i = 0; i < cells.length; i += 7) {
+    const week = cells.slice(i, i + 7);
+    while (week.length < 7) week.push(null);
+    rows.push(h('tr', {}, ...week.map((c) => c ?? h('td', { class: 'cal-empty' }))));
+  }
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'completeness-calendar', id: 'completeness-calendar' },
+      h('caption', {}, `Dates ${days[0]!.date} to ${days.at(-1)!.date}, the terminal’s own calendar`),
+      h('thead', {}, h('tr', {}, ...WEEKDAYS.map((d) => h('th', { scope: 'col' }, d)))),
+      h('tbody', {}, ...rows),
+    ),
+  );
+}
+
+function cell(day: Day): HTMLElement {
+  const status = STATUS[day.status];
+  const reported = day.reported === null ? 'reported: not known' : `reported ${day.reported}${day.reported_by === 'reupload' ? ' (re-sent)' : ''}`;
+  return h(
+    'td',
+    { class: `cal-day ${day.status}`, 'data-date': day.date, 'data-status': day.status },
+    h('div', { class: 'cal-date' }, day.date.slice(8)),
+    badge(status.label, status.tone),
+    h('div', { class: 'cal-counts' }, `${day.stored} stored`),
+    day.status === 'unknown' ? null : h('div', { class: 'cal-counts muted' }, reported),
+    day.recovered > 0 ? h('div', { class: 'cal-counts' }, `${day.recovered} recovered`) : null,
+  );
+}
+
+function legend(): HTMLElement {
+  return h(
+    'p',
+    { class: 'muted' },
+    'Complete: every record the terminal holds for the date is stored. Recovering: it was asked to send them again. Gap: it holds records not stored here. Unknown: it has said nothing since, or was not connected then.',
+  );
+}
+
+function recoveries(report: CompletenessView): HTMLElement {
+  return h(
+    'div',
+    { id: 'completeness-recoveries' },
+    h('h3', {}, 'Re-uploads asked'),
+    table(
+      ['Asked', 'Why', 'Range (terminal time)', 'Status', 'Missing', 'Recovered'],
+      report.recoveries.map((r) => [
+        dateTime(r.queued_at),
+        words(r.reason),
+        `${r.from} – ${r.to}`,
+        badge(words(r.status), r.status === 'done' ? 'ok' : r.status === 'failed' ? 'bad' : 'info'),
+        r.missing === null ? '—' : String(r.missing),
+        r.recovered === null ? '—' : String(r.recovered),
+      ]),
+      'None asked in these dates.',
+    ),
+  );
+}

@@ -1,0 +1,158 @@
+/**
+ * The console's proof pages in a real browser (headless Chromium) against the real server and
+ * simulated terminals: a terminal's punch completeness (a calendar of its dates: recovering
+ * while a re-upload runs, complete with what it recovered, a gap where the terminal refused the
+ * re-upload) and the Anomalies page with its filters. Screenshots in /tmp/shots-completeness/.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { launchBrowser } from '../support/browser';
+import { consoleLink } from '../support/console';
+import { startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let offset = 0;
+const clock = { now: () => Date.now() + offset };
+const shots = process.env.FPA_SCREENSHOTS ?? '/tmp/shots-completeness';
+const errors: string[] = [];
+const HOUR = 60 * 60_000;
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+async function go(hash: string, heading: string | RegExp): Promise<void> {
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+async function approved(sn: string, area: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}): Promise<SimulatedTerminal> {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  await t.handshake();
+  await t.postOptions();
+  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas: [area] })).status).toBe(200);
+  await drain(t);
+  return t;
+}
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  [server, browser] = await Promise.all([startTestServer({ TRAVEL_MINUTES: 'north-south=40' }, { clock }), launchBrowser()]);
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, timezoneId: 'UTC', locale: 'en-GB' });
+  context.setDefaultTimeout(8000);
+  page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+  });
+  await page.goto(await consoleLink(server, 'hr.officer@example.com'));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the proof pages in a browser', () => {
+  test('a terminal’s completeness: recovering, then complete with what was recovered; a refused re-upload is a gap', async () => {
+    const front = await approved('FRONT0001', 'north');
+    const back = await approved('BACK00001', 'north', {
+      // An older firmware that does not know DATA QUERY ATTLOG.
+      respond: (c) => (c.text.startsWith('DATA QUERY ATTLOG') ? -1002 : undefined),
+    });
+    expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ agreed: 2 });
+    for (const t of [front, back]) {
+      for (let i = 0; i < 12; i++) {
+        const record = { pin: String(100 + (i % 4)), at: new Date(clock.now() + 1000 + i * 1000) };
+        if (i % 4 === 0) t.holdUnsent([record]);
+        else await t.punch([record]);
+      }
+      await drain(t);
+    }
+    offset += 5 * 60_000;
+    expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ gaps: 2 });
+
+    await go('#/terminals/FRONT0001', /FRONT0001/);
+    const calendar = page.locator('#completeness-calendar');
+    await calendar.waitFor();
+    const today = new Date(clock.now()).toISOString().slice(0, 10);
+    const cell = calendar.locator(`td[data-date="${today}"]`);
+    expect(await cell.getAttribute('data-status')).toBe('recovering');
+    expect(await page.getByText('3 punches missing').isVisible()).toBe(true);
+    await shot('completeness-recovering');
+
+    await drain(front);
+    await drain(back);
+    await page.reload();
+    await calendar.waitFor();
+    expect(await cell.getAttribute('data-status')).toBe('complete');
+    expect(await cell.textContent()).toContain('3 recovered');
+    expect(await cell.textContent()).toContain('12 stored');
+    expect(await page.getByText('Nothing missing').isVisible()).toBe(true);
+    // An earlier date, before the terminal was connected: unknown.
+    expect(await calendar.locator('td[data-status="unknown"]').count()).toBeGreaterThan(0);
+    await page.locator('#completeness-calendar').scrollIntoViewIfNeeded();
+    await shot('completeness-complete');
+
+    await go('#/terminals/BACK00001', /BACK00001/);
+    await calendar.waitFor();
+    expect(await calendar.locator(`td[data-date="${today}"]`).getAttribute('data-status')).toBe('gap');
+    expect(await page.locator('#completeness-recoveries').getByRole('cell', { name: 'Failed', exact: true }).isVisible()).toBe(true);
+    await shot('completeness-gap');
+  });
+
+  test('the Anomalies page lists what deserves a look, with filters', async () => {
+    const people: Record<string, { id: string; device_pin: string }> = {};
+    for (const [key, name, areas] of [
+      ['ada', 'Ada Obi', ['north', 'south']],
+      ['bo', 'Bo Lin', ['north']],
+    ] as const) {
+      expect((await server.admin.post('/employees/', { id: `E-${key}`, name })).status).toBe(201);
+      people[key] = (await server.admin.post('/enrollees/', { employee: `E-${key}`, areas })).body;
+    }
+    const north = await approved('NORTH0001', 'north');
+    const south = await approved('SOUTH0001', 'south');
+    expect((await server.admin.post(`/enrollees/${people.ada!.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    expect((await north.uploadTemplate(people.ada!.device_pin, 6)).body).toStartWith('OK');
+    const now = clock.now();
+    const yesterday = new Date(now - 24 * HOUR).toISOString().slice(0, 10);
+    expect((await server.admin.post('/leaves/', { enrollee: people.bo!.id, from: yesterday, to: yesterday, kind: 'sick' })).status).toBe(201);
+    await north.punch([{ pin: people.ada!.device_pin, at: new Date(now - 3 * HOUR), verifyType: 4 }]);
+    await north.punch([{ pin: people.ada!.device_pin, at: new Date(now - 2 * HOUR) }]);
+    await south.punch([{ pin: people.ada!.device_pin, at: new Date(now - 2 * HOUR + 8 * 60_000) }]);
+    await north.punch([{ pin: people.bo!.device_pin, localTime: `${yesterday} 10:00:00` }]);
+    await north.punch([
+      { pin: people.bo!.device_pin, at: new Date(now - HOUR) },
+      { pin: people.bo!.device_pin, at: new Date(now - HOUR + 20_000) },
+    ]);
+
+    await go('#/anomalies', 'Anomalies');
+    const rows = page.locator('table tbody tr');
+    await page.getByRole('cell', { name: /Impossible travel/ }).waitFor();
+    expect(await rows.count()).toBe(4);
+    expect(await page.getByText('8 min from a punch at NORTH0001 (north → south takes 40 min).').isVisible()).toBe(true);
+    expect(await page.getByText('Verified by card, though fingerprint is enrolled.').isVisible()).toBe(true);
+    expect(await page.getByText('On sick leave that day.').isVisible()).toBe(true);
+    expect(await page.getByText('20 s after the previous punch (window 60 s).').isVisible()).toBe(true);
+    await shot('anomalies');
+
+    await page.getByLabel('Kind').selectOption('impossible_travel');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 1);
+    await page.getByLabel('Kind').selectOption('');
+    await page.getByLabel('Area').selectOption('south');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 2);
+    await shot('anomalies-south');
+    expect(errors).toEqual([]);
+  });
+});

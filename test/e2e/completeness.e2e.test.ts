@@ -1,0 +1,168 @@
+/**
+ * Punch completeness through the real server, the simulated terminal speaking ADMS: a terminal
+ * whose firmware moved its stamp past 30 records (it holds them, never sends them) reports 100
+ * records while 70 are stored; the check finds the gap, the `DATA QUERY ATTLOG` goes out on the
+ * terminal's next poll, the terminal re-uploads the range, and the day is `complete` with 30
+ * recovered and no duplicate. The events reach a webhook. A terminal back from a silence, and
+ * every terminal after the server itself was down, are asked to re-upload the silent range.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { startTestServer, type TestServer, tempDir } from '../support/harness';
+import { drain } from '../support/terminals';
+import { receiver, waitFor } from '../support/webhook-receiver';
+
+const SN = 'GAP00001';
+let offset = 0;
+const clock = { now: () => Date.now() + offset };
+let server: TestServer;
+let rx: ReturnType<typeof receiver>;
+
+beforeAll(async () => {
+  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_RETRY_BACKOFF: 50, DEVICE_OFFLINE_AFTER: 60_000 }, { clock });
+  rx = receiver();
+  const hook = await server.admin.post('/webhooks/', { url: `${rx.url}`, events: ['punch_gap_found', 'punch_gap_closed'] });
+  expect(hook.status).toBe(201);
+});
+afterAll(async () => {
+  rx.stop();
+  await server.close();
+});
+
+const runCheck = async () => (await server.admin.post('/jobs/check-completeness/run/')).body.result;
+const today = () => new Date(clock.now()).toISOString().slice(0, 10);
+
+async function storedFrom(serial: string): Promise<{ local_time: string; device_pin: string }[]> {
+  const out: { local_time: string; device_pin: string }[] = [];
+  let cursor = '';
+  for (;;) {
+    const page = await server.admin.get(`/punches/?device=${serial}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(page.status).toBe(200);
+    out.push(...page.body.results);
+    if (!page.body.next_cursor) return out;
+    cursor = page.body.next_cursor;
+  }
+}
+
+describe('punch completeness', () => {
+  test('a terminal that skipped 30 records is found, asked, re-uploads, and is complete with 30 recovered and no duplicate', async () => {
+    const terminal = new SimulatedTerminal({ url: server.url, sn: SN });
+    await terminal.handshake();
+    await terminal.postOptions();
+    expect((await server.admin.post(`/devices/${SN}/approve/`, { areas: ['default'] })).status).toBe(200);
+    await drain(terminal);
+    // Its count (0) agrees with what is stored: complete up to now.
+    expect(await runCheck()).toMatchObject({ agreed: 1, gaps: 0 });
+    const before = await server.admin.get(`/devices/${SN}/completeness/?from=${today()}&to=${today()}`);
+    expect(before.status).toBe(200);
+    expect(before.body.days[0]).toMatchObject({ date: today(), stored: 0, status: 'complete', reported_by: 'count' });
+
+    // 100 punches: 70 uploaded, 30 kept in its log and never sent (its stamp moved past them).
+    const pins = ['11', '12', '13', '14', '15'];
+    const at = (i: number) => new Date(clock.now() + 1000 + i * 2000);
+    for (let i = 0; i < 100; i++) {
+      const record = { pin: pins[i % pins.length]!, at: at(i) };
+      if (i % 10 < 3) terminal.holdUnsent([record]);
+      else expect((await terminal.punch([record])).body).toStartWith('OK');
+    }
+    expect(terminal.transactionCount).toBe(100);
+    await drain(terminal); // INFO: TransactionCount=100
+    expect((await storedFrom(SN)).length).toBe(70);
+
+    // A count just reported may run ahead of its uploads: not a gap yet.
+    expect(await runCheck()).toMatchObject({ gaps: 0 });
+    offset += 5 * 60_000;
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    const found = await server.admin.get(`/devices/${SN}/completeness/?from=${today()}&to=${today()}`);
+    expect(found.body.counts).toMatchObject({ reported: 100, missing: 30 });
+    expect(found.body.days[0]).toMatchObject({ stored: 70, status: 'recovering' });
+    expect(found.body.recoveries[0]).toMatchObject({ reason: 'count_mismatch', status: 'queued', missing: 30 });
+
+    // The DATA QUERY ATTLOG goes out on its next poll; it re-uploads the range.
+    const ran = await drain(terminal);
+    expect(ran.some((c) => c.startsWith('DATA QUERY ATTLOG StartTime='))).toBe(true);
+    const stored = await storedFrom(SN);
+    expect(stored.length).toBe(100);
+    expect(new Set(stored.map((p) => `${p.device_pin} ${p.local_time}`)).size).toBe(100);
+
+    const done = await server.admin.get(`/devices/${SN}/completeness/?from=${today()}&to=${today()}`);
+    expect(done.body.days[0]).toMatchObject({ stored: 100, reported: 100, reported_by: 'reupload', recovered: 30, status: 'complete' });
+    expect(done.body.recoveries[0]).toMatchObject({ status: 'done', recovered: 30, return_code: 0 });
+    expect(done.body.counts.missing).toBeNull();
+    // Nothing more to ask: the counts agree.
+    expect(await runCheck()).toMatchObject({ gaps: 0, agreed: 1 });
+    expect((await drain(terminal)).filter((c) => c.startsWith('DATA QUERY'))).toEqual([]);
+
+    // The events, in the log and delivered.
+    const log = (await server.admin.get('/events/?limit=1000')).body.results as { type: string; data: any }[];
+    const gapFound = log.find((e) => e.type === 'punch_gap_found')!;
+    const gapClosed = log.find((e) => e.type === 'punch_gap_closed')!;
+    expect(gapFound.data).toMatchObject({ device: { serial_number: SN }, reason: 'count_mismatch', missing: 30, reported: 100, stored: 70 });
+    expect(gapClosed.data).toMatchObject({ device: { serial_number: SN }, status: 'done', recovered: 30, remaining: 0, return_code: 0 });
+    await waitFor(() => rx.calls.length >= 2, 'both gap events delivered');
+    expect(rx.calls.map((c) => JSON.parse(c.body).type)).toEqual(['punch_gap_found', 'punch_gap_closed']);
+  });
+
+  test('days before a terminal was known are unknown; an unknown serial or one outside the caller’s areas answers 404', async () => {
+    const long = await server.admin.get(`/devices/${SN}/completeness/`);
+    expect(long.status).toBe(200);
+    expect(long.body.days.length).toBe(31);
+    expect(long.body.days[0].status).toBe('unknown');
+    expect((await server.admin.get('/devices/NOPE0001/completeness/')).status).toBe(404);
+    expect((await server.admin.get(`/devices/${SN}/completeness/?from=2026-02-01&to=2026-01-01`)).status).toBe(400);
+  });
+
+  test('a terminal back after a silence longer than DEVICE_OFFLINE_AFTER is asked to re-upload it', async () => {
+    const terminal = new SimulatedTerminal({ url: server.url, sn: 'GAP00002' });
+    await terminal.handshake();
+    await terminal.postOptions();
+    expect((await server.admin.post('/devices/GAP00002/approve/', { areas: ['default'] })).status).toBe(200);
+    await drain(terminal);
+    // While it was unplugged its firmware moved the stamp past 3 punches.
+    terminal.holdUnsent([0, 1, 2].map((i) => ({ pin: '21', at: new Date(clock.now() + 60_000 + i * 1000) })));
+    offset += 3 * 60_000;
+    // Back: it first sends its backlog by itself (nothing, here); the re-upload is planned...
+    expect((await drain(terminal)).some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(false);
+    const planned = await server.admin.get(`/devices/GAP00002/completeness/?from=${today()}&to=${today()}`);
+    expect(planned.body.recoveries[0]).toMatchObject({ reason: 'terminal_outage', status: 'planned' });
+    expect(planned.body.days[0].status).toBe('recovering');
+    // ...and asked once it had time to (the check, a settling time later).
+    offset += 2 * 60_000;
+    expect(await runCheck()).toMatchObject({ asked: 1 });
+    const ran = await drain(terminal);
+    expect(ran.some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(true);
+    expect((await storedFrom('GAP00002')).length).toBe(3);
+    const report = await server.admin.get(`/devices/GAP00002/completeness/?from=${today()}&to=${today()}`);
+    expect(report.body.recoveries[0]).toMatchObject({ reason: 'terminal_outage', status: 'done', recovered: 3 });
+  });
+});
+
+describe('the server itself was down', () => {
+  test('at start, every approved terminal is asked to re-upload the time the server was away', async () => {
+    const { dir, cleanup } = tempDir();
+    let shift = 0;
+    const movable = { now: () => Date.now() + shift };
+    try {
+      let first = await startTestServer({}, { dir, clock: movable });
+      const terminal = new SimulatedTerminal({ url: first.url, sn: 'DOWN0001' });
+      await terminal.handshake();
+      await terminal.postOptions();
+      expect((await first.admin.post('/devices/DOWN0001/approve/', { areas: ['default'] })).status).toBe(200);
+      await drain(terminal);
+      await first.stop();
+      shift = 30 * 60_000;
+      first = await startTestServer({}, { dir, clock: movable });
+      try {
+        const report = await first.admin.get('/devices/DOWN0001/completeness/');
+        expect(report.body.recoveries[0]).toMatchObject({ reason: 'server_outage', status: 'planned' });
+        shift += 2 * 60_000;
+        expect((await first.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ asked: 1 });
+        expect((await drain(new SimulatedTerminal({ url: first.url, sn: 'DOWN0001' }))).some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(true);
+      } finally {
+        await first.stop();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+});
