@@ -24,6 +24,7 @@ import { Terminals } from '../modules/terminals';
 import { Webhooks } from '../modules/webhooks';
 import { StreamHub, StreamQuota } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
+import type { MembersOf } from '../platform/scope';
 import { FPA_EVENT_TYPES } from './event-catalog';
 
 export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
@@ -38,6 +39,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
   areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));
+  employees.scopeBy(enrollees.employeeInScope);
   const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
   const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
   const punches = new PunchService(runtime, events, enrollees, devices);
@@ -51,6 +53,11 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
+  // The people and terminals of a limited caller's areas: what its event and punch streams carry.
+  const members: MembersOf = async (scope) => ({
+    enrollees: new Set((await enrollees.idsInScope(runtime.db.orm, scope)) ?? []),
+    devices: new Set((await devices.serialsInAreas(runtime.db.orm, scope)) ?? []),
+  });
   const punchSource = punchStreamSource(runtime);
   const punchStream = new StreamHub(runtime, punchSource);
   const eventStream = new StreamHub(runtime, events.streamSource());
@@ -87,6 +94,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     punchSource,
     eventStream,
     streamQuota,
+    members,
   };
 }
 

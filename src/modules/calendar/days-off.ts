@@ -9,6 +9,7 @@ import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { isCalendarDate, localDateOf } from '../../platform/time/dates';
 import { areaNames, resolveAreas } from '../areas';
 import { audit } from '../audit';
@@ -158,8 +159,13 @@ export class DaysOff {
 
   // ---------------------------------------------------------------- leaves
 
-  async listLeaves(filters: { enrollee?: string; employee?: string; from?: string; to?: string; cursor?: string; limit: number }): Promise<Page<LeaveView>> {
+  async listLeaves(
+    filters: { enrollee?: string; employee?: string; from?: string; to?: string; cursor?: string; limit: number },
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<Page<LeaveView>> {
     const conditions: SQL[] = [];
+    const member = this.enrollees.enrolleeInScope(leaves.enrolleeId, scope);
+    if (member) conditions.push(member);
     if (filters.enrollee) conditions.push(eq(leaves.enrolleeId, (await this.person(this.ctx.db.orm, filters.enrollee)).id));
     if (filters.employee) {
       const found = (await this.enrollees.byEmployeeKeys(this.ctx.db.orm, [filters.employee])).get(filters.employee);
@@ -188,13 +194,14 @@ export class DaysOff {
     };
   }
 
-  async createLeave(input: { enrollee: string; from: string; to: string; kind: string }, by: string): Promise<LeaveView> {
+  async createLeave(input: { enrollee: string; from: string; to: string; kind: string }, by: string, scope: AreaScope = EVERYWHERE): Promise<LeaveView> {
     requireDate(input.from);
     requireDate(input.to);
     if (input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const person = await this.person(w.tx, input.enrollee);
+      await this.enrollees.get(person.id, w.tx, scope);
       const row: LeaveRow = { id: crypto.randomUUID(), enrolleeId: person.id, fromDate: input.from, toDate: input.to, kind: input.kind, createdAt: now };
       await w.tx.insert(leaves).values(row);
       await audit(w.tx, now, { actor: by, action: 'leave.created', targetType: 'leave', targetId: row.id, details: { ...input, enrollee: person.id } });
@@ -203,10 +210,10 @@ export class DaysOff {
     });
   }
 
-  async deleteLeave(id: string, by: string): Promise<void> {
+  async deleteLeave(id: string, by: string, scope: AreaScope = EVERYWHERE): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const [row] = await w.tx.select().from(leaves).where(eq(leaves.id, id)).limit(1);
-      if (!row) throw new FpaError('not_found', 'leave not found', { leave: id });
+      if (!row || !(await this.enrollees.inScope(w.tx, row.enrolleeId, scope))) throw new FpaError('not_found', 'leave not found', { leave: id });
       await w.tx.delete(leaves).where(eq(leaves.id, id));
       await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'leave.deleted', targetType: 'leave', targetId: id, details: { enrollee: row.enrolleeId } });
       await this.changed(w, { kind: 'leave', id, enrollees: [row.enrolleeId], ranges: [{ from: row.fromDate, to: row.toDate }], by });

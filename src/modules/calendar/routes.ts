@@ -61,15 +61,15 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a holiday; its days are recomputed', tags } },
     )
-    .get('/leaves', ({ query }) => daysOff.listLeaves({ ...query, limit: query.limit ?? 100 }), {
+    .get('/leaves', ({ query, scope }) => daysOff.listLeaves({ ...query, limit: query.limit ?? 100 }, scope), {
       query: LeaveList.query,
       response: { 200: LeaveList.response, ...errors('invalid_cursor', 'not_found') },
       detail: { summary: 'Leaves, by first date', tags },
     })
     .post(
       '/leaves',
-      async ({ body, admin, set }) => {
-        const leave = await daysOff.createLeave(body, admin.by);
+      async ({ body, admin, scope, set }) => {
+        const leave = await daysOff.createLeave(body, admin.by, scope);
         set.status = 201;
         return leave;
       },
@@ -81,8 +81,8 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
     )
     .delete(
       '/leaves/:id',
-      async ({ params, admin, set }) => {
-        await daysOff.deleteLeave(params.id, admin.by);
+      async ({ params, admin, scope, set }) => {
+        await daysOff.deleteLeave(params.id, admin.by, scope);
         set.status = 204;
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a leave; its days are recomputed', tags } },
@@ -113,7 +113,7 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove an area’s weekend row; its days are recomputed', tags } },
     )
-    .get('/calendar', ({ query }) => calendar.calendarOf(query), {
+    .get('/calendar', ({ query, scope }) => calendar.calendarOf(query, scope), {
       query: CalendarQuery,
       response: { 200: CalendarResponse, ...errors('not_found') },
       detail: {

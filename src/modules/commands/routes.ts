@@ -10,6 +10,8 @@ const tags = ['devices'];
 export function commandRoutes(http: Http, deps: { devices: DeviceService; commands: CommandService }) {
   const { devices, commands } = deps;
   return adminRouter(http, 'device-commands')
+    // A terminal outside the caller's areas does not exist (404).
+    .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
     .get(
       '/devices/:serial/commands',
       async ({ params, query }) =>

@@ -4,6 +4,7 @@
  * cancelled when their consent is withdrawn or they are deactivated or deleted.
  */
 import type { Runtime } from '../../platform/runtime';
+import type { AreaScope } from '../../platform/scope';
 import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
@@ -23,9 +24,16 @@ export class Enrollment {
   readonly agentSessions: AgentSessionService;
   readonly remote: RemoteEnrollment;
   readonly limiter: AgentRateLimiter;
+  private readonly inScopeOf: (enrollee: string, device: string | undefined, scope: AreaScope) => Promise<void>;
 
   constructor(ctx: Runtime, log: EventLog, deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService; biometrics: Biometrics }) {
     const { enrollees, devices, commands, biometrics } = deps;
+    this.inScopeOf = async (enrollee, device, scope) => {
+      const row = await enrollees.findByIdOrPin(ctx.db.orm, enrollee);
+      // An unknown enrollee is the service's own 404.
+      if (row) await enrollees.get(row.id, ctx.db.orm, scope);
+      if (device !== undefined) await devices.visible(device, scope);
+    };
     this.events = log.channel<EnrollmentEvents>();
     this.sessions = new SessionStore(ctx, this.events, commands, enrollees, devices);
     this.agents = new AgentService(ctx, this.sessions);
@@ -44,5 +52,10 @@ export class Enrollment {
         if (data.changes.status?.to === 'deactivated') await this.sessions.closeOpenOf(w, data.enrollee.id, 'enrollee deactivated');
       }
     });
+  }
+
+  /** 404 unless the enrollee (id or PIN) and the terminal, when named, are in the caller's areas. */
+  inScope(enrollee: string, device: string | undefined, scope: AreaScope): Promise<void> {
+    return this.inScopeOf(enrollee, device, scope);
   }
 }

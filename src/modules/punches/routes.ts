@@ -10,15 +10,16 @@ const tags = ['punches'];
 
 export function punchRoutes(http: Http, punches: PunchService, corrections: PunchCorrections) {
   const reads = adminRouter(http, 'punches')
-    .get('/punches/latest', ({ query }) => punches.latest(query.after === undefined ? 0 : Number(query.after), query.limit ?? 100), {
+    .get('/punches/latest', ({ query, scope }) => punches.latest(query.after === undefined ? 0 : Number(query.after), query.limit ?? 100, scope), {
       query: PunchLatest.query,
       response: { 200: PunchLatest.response, ...errors() },
       detail: { summary: 'Punches after a sequence, ascending, for polling', tags },
     })
     .get(
       '/punches',
-      ({ query }) =>
-        punches.list({
+      ({ query, scope }) =>
+        punches.list(
+          {
           employee: query.employee || undefined,
           device: query.device || undefined,
           source: query.source,
@@ -26,7 +27,9 @@ export function punchRoutes(http: Http, punches: PunchService, corrections: Punc
           to: query.to || undefined,
           cursor: query.cursor || undefined,
           limit: query.limit ?? 100,
-        }),
+          },
+          scope,
+        ),
       {
         query: PunchList.query,
         response: { 200: PunchList.response, ...errors('invalid_cursor') },
@@ -35,8 +38,8 @@ export function punchRoutes(http: Http, punches: PunchService, corrections: Punc
     )
     .post(
       '/punches/manual',
-      async ({ body, admin, set }) => {
-        const punch = await corrections.manual(body, admin.by);
+      async ({ body, admin, scope, set }) => {
+        const punch = await corrections.manual(body, admin.by, scope);
         set.status = 201;
         return punch;
       },
@@ -46,14 +49,14 @@ export function punchRoutes(http: Http, punches: PunchService, corrections: Punc
         detail: { summary: 'Enter a punch by hand (source `manual`), with the reason; audited', tags },
       },
     )
-    .post('/punches/:id/void', ({ params, body, admin }) => corrections.void(params.id, body.reason, admin.by), {
+    .post('/punches/:id/void', ({ params, body, admin, scope }) => corrections.void(params.id, body.reason, admin.by, scope), {
       params: PunchVoid.params,
       body: PunchVoid.body,
       response: { 200: PunchVoid.response, ...errors('not_found', 'conflict') },
       detail: { summary: 'Void a punch: it stays listed (`voided: true`) and no longer counts; audited', tags },
     });
   // Its own router: the body is CSV or a JSON array, not the JSON object of every other route.
-  const imports = adminRouter(http, 'punch-import', { body: 'records' }).post('/punches/import', ({ body, admin }) => corrections.import(body, admin.by), {
+  const imports = adminRouter(http, 'punch-import', { body: 'records' }).post('/punches/import', ({ body, admin, scope }) => corrections.import(body, admin.by, scope), {
     body: PunchImport.body,
     response: { 200: PunchImport.response, ...errors() },
     detail: {
