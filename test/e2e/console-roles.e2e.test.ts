@@ -21,7 +21,8 @@ let southId = '';
 const TODAY = new Date().toISOString().slice(0, 10);
 
 /** Words on buttons (and submit buttons of forms) that change something. */
-const CHANGES = /^(Approve|Enable again|Disable|Remove|Delete|Void|Add punch|Register|Save|Add person|Record consent|Withdraw consent|Resync|Full resync|Send|Lock|Run now|Deactivate|Reactivate|Start enrollment|Issue a key|Revoke|Adopt|Add .*|Create agent|Assign|Confirm address.*)$/;
+const CHANGES =
+  /^(Approve|Enable again|Disable|Remove|Delete|Void|Add punch|Register|Save|Add person|Record consent|Withdraw consent|Resync|Full resync|Send|Lock|Run now|Deactivate|Reactivate|Start enrollment|Issue a key|Revoke|Adopt|Add .*|Create agent|Assign|Confirm address.*)$/;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -130,7 +131,10 @@ describe('a manager of north', () => {
     await go(page, `#/people/${southId}`, 'Something went wrong');
 
     await go(page, '#/punches', 'Punches');
-    await page.getByRole('row', { name: /Ada north/ }).first().waitFor();
+    await page
+      .getByRole('row', { name: /Ada north/ })
+      .first()
+      .waitFor();
     expect(await page.getByText('Ada south').count()).toBe(0);
     expect(await page.getByText('TSOUTH01').count()).toBe(0);
     // Corrections are a manager's: the manual punch form and Void are there.

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DeviceRow } from '../../src/modules/devices/tables';
-import { type ApiClient, adminToken, clientAs, startTestServer, type TestServer } from '../support/harness';
 import { linesAt, terminal, upload } from '../support/attendance';
+import { type ApiClient, adminToken, clientAs, startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
 let north: { id: string; pin: string };
@@ -74,7 +74,13 @@ const FAMILIES: { family: string; method: string; path: () => string; body?: unk
   { family: 'remove terminals', method: 'DELETE', path: () => '/devices/NO-SUCH-SN/', may: 'OAI' },
   { family: 'read punches', method: 'GET', path: () => '/punches/', may: 'OAHMV' },
   { family: 'poll punches', method: 'GET', path: () => '/punches/latest/', may: 'OAHMV' },
-  { family: 'manual punches', method: 'POST', path: () => '/punches/manual/', body: { enrollee: 'nobody', at: `${DATE}T12:00:00Z`, reason: 'forgot' }, may: 'OAHM' },
+  {
+    family: 'manual punches',
+    method: 'POST',
+    path: () => '/punches/manual/',
+    body: { enrollee: 'nobody', at: `${DATE}T12:00:00Z`, reason: 'forgot' },
+    may: 'OAHM',
+  },
   { family: 'corrections (void)', method: 'POST', path: () => '/punches/no-such-punch/void/', body: { reason: 'double' }, may: 'OAHM' },
   { family: 'import punches', method: 'POST', path: () => '/punches/import/', body: [], may: 'OAH' },
   { family: 'read attendance', method: 'GET', path: () => '/attendance-days/', may: 'OAHMV' },
@@ -115,7 +121,8 @@ describe('every role on every resource family', () => {
         const res = await clients.get(role)!.request(f.method, f.path(), f.body);
         const allowed = f.may.includes(LETTER[role]);
         const refused = res.status === 403 && res.body?.error?.code === 'forbidden';
-        if (allowed === refused || res.status >= 500) wrong.push(`${f.family} (${f.method} ${f.path()}): ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+        if (allowed === refused || res.status >= 500)
+          wrong.push(`${f.family} (${f.method} ${f.path()}): ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
       }
       expect(wrong).toEqual([]);
     });
@@ -305,7 +312,13 @@ describe('the streams filter by area', () => {
   test('an installer may not open the punch stream (no attendance)', async () => {
     const token = await adminToken({ sub: 'i@example.com', role: 'installer' });
     const res = await fetch(`${server.url}/api/fingerprint/v1/punches/stream/`, {
-      headers: { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13', authorization: `Bearer ${token}` },
+      headers: {
+        upgrade: 'websocket',
+        connection: 'Upgrade',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        'sec-websocket-version': '13',
+        authorization: `Bearer ${token}`,
+      },
     });
     expect(res.status).toBe(403);
     expect((await res.json()).error.code).toBe('forbidden');

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { actionsOf, permits, POLICY, ruleFor } from '../../src/platform/http/policy';
+import { actionsOf, POLICY, permits, ruleFor } from '../../src/platform/http/policy';
 import { startTestServer, type TestServer } from '../support/harness';
 
 const API = '/api/fingerprint/v1';
@@ -31,7 +31,8 @@ describe('every served administrator route has a row', () => {
     expect(missing).toEqual([]);
     // And no row is left over that no route (of this branch or the others' named paths) uses.
     const used = new Set(admin.map((r) => ruleFor(r.method === 'WS' ? 'GET' : r.method, r.path)));
-    const othersPaths = /^(users\/|api-keys\/|attendance\/today\/|employees\/import\/|reports\/|enrollees\/\{id\}\/deletion-proof\/|devices\/\{sn\}\/(completeness|confirm-address)\/|anomalies\/|diagnostics\/)/;
+    const othersPaths =
+      /^(users\/|api-keys\/|attendance\/today\/|employees\/import\/|reports\/|enrollees\/\{id\}\/deletion-proof\/|devices\/\{sn\}\/(completeness|confirm-address)\/|anomalies\/|diagnostics\/)/;
     const unused = POLICY.filter((r) => !used.has(r) && !othersPaths.test(r.path)).map((r) => `${r.method} ${r.path}`);
     expect(unused).toEqual([]);
   });

@@ -144,7 +144,10 @@ export class Reports {
   }
 
   /** `attendance-summary/`: per employee, by employee key, cursor-paged. */
-  async summary(filters: { from: string; to: string; employee?: string; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<SummaryView>> {
+  async summary(
+    filters: { from: string; to: string; employee?: string; cursor?: string; limit: number },
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<Page<SummaryView>> {
     checkRange(filters.from, filters.to);
     await this.attendance.follower.catchUp();
     const after = readCursor(filters.cursor);

@@ -15,13 +15,13 @@ export function attendanceRoutes(http: Http, attendance: AttendanceService, repo
       ({ query, scope }) =>
         attendance.list(
           {
-          employee: query.employee,
-          enrollee: query.enrollee,
-          from: query.from,
-          to: query.to,
-          status: query.status,
-          cursor: query.cursor,
-          limit: query.limit ?? 100,
+            employee: query.employee,
+            enrollee: query.enrollee,
+            from: query.from,
+            to: query.to,
+            status: query.status,
+            cursor: query.cursor,
+            limit: query.limit ?? 100,
           },
           scope,
         ),

@@ -25,14 +25,18 @@ export function biometricRoutes(http: Http, deps: { biometrics: Biometrics; enro
         detail: { summary: 'Record consent (`by` is the caller)', tags },
       },
     )
-    .delete('/enrollees/:id/consent', async ({ params, admin, scope }) => {
-      await enrollees.get(params.id, undefined, scope);
-      return biometrics.consent.withdraw(params.id, { by: admin.by });
-    }, {
-      params: EnrolleeParams,
-      response: { 200: ConsentWithdrawn, ...errors('not_found') },
-      detail: { summary: 'Withdraw consent: templates destroyed and deleted from terminals', tags },
-    })
+    .delete(
+      '/enrollees/:id/consent',
+      async ({ params, admin, scope }) => {
+        await enrollees.get(params.id, undefined, scope);
+        return biometrics.consent.withdraw(params.id, { by: admin.by });
+      },
+      {
+        params: EnrolleeParams,
+        response: { 200: ConsentWithdrawn, ...errors('not_found') },
+        detail: { summary: 'Withdraw consent: templates destroyed and deleted from terminals', tags },
+      },
+    )
     .get(
       '/enrollees/:id/templates',
       async ({ params, scope }) => {

@@ -20,9 +20,9 @@ import type { EventChannel, EventLog } from '../events';
 import type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
 import { DeviceIdentity, normalAddress } from './identity';
 import { DeviceKeys } from './keys';
-import { deviceInAreas, deviceSeen, serialsInAreas } from './scope';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
+import { deviceInAreas, deviceSeen, serialsInAreas } from './scope';
 import {
   type DeviceRow,
   type DeviceStatus,

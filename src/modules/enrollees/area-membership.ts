@@ -141,9 +141,6 @@ export function employeeInScope(column: Column | SQL, scope: AreaScope): SQL | u
 export async function idsInScope(q: Queryable, scope: AreaScope): Promise<string[] | null> {
   const areaIds = scopeAreaIds(scope);
   if (!areaIds) return null;
-  const rows = await q
-    .selectDistinct({ id: enrolleeAreas.enrolleeId })
-    .from(enrolleeAreas)
-    .where(sql`${enrolleeAreas.areaId} in ${areaIds}`);
+  const rows = await q.selectDistinct({ id: enrolleeAreas.enrolleeId }).from(enrolleeAreas).where(sql`${enrolleeAreas.areaId} in ${areaIds}`);
   return rows.map((r) => r.id);
 }

@@ -171,7 +171,11 @@ export class EnrolleeService {
     if (!member) return [...ids];
     const kept = new Set<string>();
     for (const chunk of chunks([...new Set(ids)], 500)) {
-      for (const r of await q.select({ id: enrollees.id }).from(enrollees).where(and(inArray(enrollees.id, chunk), member))) kept.add(r.id);
+      for (const r of await q
+        .select({ id: enrollees.id })
+        .from(enrollees)
+        .where(and(inArray(enrollees.id, chunk), member)))
+        kept.add(r.id);
     }
     return ids.filter((id) => kept.has(id));
   }

@@ -283,14 +283,17 @@ export class AgentSessionService {
   }
 
   /** Administrator list, newest first, filtered by status, agent, enrollee (UUID or PIN) and kind. */
-  async listSessions(filters: {
-    limit: number;
-    cursor?: string;
-    status?: string;
-    agent?: string;
-    enrollee?: string;
-    kind?: string;
-  }, scope: AreaScope = EVERYWHERE): Promise<Page<SessionView>> {
+  async listSessions(
+    filters: {
+      limit: number;
+      cursor?: string;
+      status?: string;
+      agent?: string;
+      enrollee?: string;
+      kind?: string;
+    },
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<Page<SessionView>> {
     const conditions = [];
     const member = this.enrollees.enrolleeInScope(enrollmentSessions.enrolleeId, scope);
     if (member) conditions.push(member);

@@ -80,12 +80,12 @@ export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
       ({ query, scope }) =>
         agentSessions.listSessions(
           {
-          limit: query.limit ?? 100,
-          cursor: query.cursor,
-          status: query.status,
-          agent: query.agent,
-          enrollee: query.enrollee,
-          kind: query.kind,
+            limit: query.limit ?? 100,
+            cursor: query.cursor,
+            status: query.status,
+            agent: query.agent,
+            enrollee: query.enrollee,
+            kind: query.kind,
           },
           scope,
         ),

@@ -54,7 +54,8 @@ export class PunchCorrections {
     if (at > this.ctx.clock.now() + FUTURE_TOLERANCE_MS) throw new FpaError('validation_error', 'a manual punch cannot lie in the future', { field: 'at' });
     return this.ctx.db.write(async (w) => {
       const enrollee = await this.enrollees.findByIdOrPin(w.tx, input.enrollee);
-      if (!enrollee || !(await this.enrollees.inScope(w.tx, enrollee.id, scope))) throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
+      if (!enrollee || !(await this.enrollees.inScope(w.tx, enrollee.id, scope)))
+        throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
       const [existing] = await existingAt(w.tx, [enrollee.id], [at]);
       if (existing) throw new FpaError('conflict', 'the enrollee already has a punch at that instant', { punch: existing.id });
       const value = devicelessPunch(enrollee, at, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now());
@@ -91,7 +92,8 @@ export class PunchCorrections {
       for (const row of parsed.rows) {
         const enrollee = people.get(row.employee);
         // A person outside the caller's areas is, for it, no one.
-        if (enrollee && (await this.enrollees.inScope(w.tx, enrollee.id, scope))) wanted.push({ enrollee, at: row.at, state: row.state, raw: row.raw, line: row.line });
+        if (enrollee && (await this.enrollees.inScope(w.tx, enrollee.id, scope)))
+          wanted.push({ enrollee, at: row.at, state: row.state, raw: row.raw, line: row.line });
         else errors.push({ line: row.line, message: 'no enrollee has this employee key' });
       }
       const taken = new Set<string>();

@@ -20,13 +20,13 @@ export function punchRoutes(http: Http, punches: PunchService, corrections: Punc
       ({ query, scope }) =>
         punches.list(
           {
-          employee: query.employee || undefined,
-          device: query.device || undefined,
-          source: query.source,
-          from: query.from || undefined,
-          to: query.to || undefined,
-          cursor: query.cursor || undefined,
-          limit: query.limit ?? 100,
+            employee: query.employee || undefined,
+            device: query.device || undefined,
+            source: query.source,
+            from: query.from || undefined,
+            to: query.to || undefined,
+            cursor: query.cursor || undefined,
+            limit: query.limit ?? 100,
           },
           scope,
         ),
@@ -56,15 +56,19 @@ export function punchRoutes(http: Http, punches: PunchService, corrections: Punc
       detail: { summary: 'Void a punch: it stays listed (`voided: true`) and no longer counts; audited', tags },
     });
   // Its own router: the body is CSV or a JSON array, not the JSON object of every other route.
-  const imports = adminRouter(http, 'punch-import', { body: 'records' }).post('/punches/import', ({ body, admin, scope }) => corrections.import(body, admin.by, scope), {
-    body: PunchImport.body,
-    response: { 200: PunchImport.response, ...errors() },
-    detail: {
-      summary: 'Import punches (source `import`): `text/csv` with the header `employee,at,state`, or a JSON array of the same fields',
-      tags,
-      description:
-        'Good records are stored, bad ones are reported by line and nothing of them is stored; a punch already stored (same enrollee, same instant) counts as a duplicate, so importing a corrected file again is safe.',
+  const imports = adminRouter(http, 'punch-import', { body: 'records' }).post(
+    '/punches/import',
+    ({ body, admin, scope }) => corrections.import(body, admin.by, scope),
+    {
+      body: PunchImport.body,
+      response: { 200: PunchImport.response, ...errors() },
+      detail: {
+        summary: 'Import punches (source `import`): `text/csv` with the header `employee,at,state`, or a JSON array of the same fields',
+        tags,
+        description:
+          'Good records are stored, bad ones are reported by line and nothing of them is stored; a punch already stored (same enrollee, same instant) counts as a duplicate, so importing a corrected file again is safe.',
+      },
     },
-  });
+  );
   return new Elysia({ name: 'fpa-punch-routes', seed: http.runtime.instanceId }).use(reads).use(imports);
 }

@@ -44,7 +44,12 @@ const READ_ATTENDANCE: readonly Role[] = [H, M, V];
 const READ_TERMINALS: readonly Role[] = [H, I, V];
 const NOBODY_ELSE: readonly Role[] = [];
 
-const rule = (method: Method, path: string, roles: readonly Role[], everywhere = false): Rule => ({ method, path, roles, ...(everywhere ? { everywhere } : {}) });
+const rule = (method: Method, path: string, roles: readonly Role[], everywhere = false): Rule => ({
+  method,
+  path,
+  roles,
+  ...(everywhere ? { everywhere } : {}),
+});
 
 /** The table. Grouped by resource family; every path as API.md spells it. */
 export const POLICY: readonly Rule[] = [
@@ -262,7 +267,7 @@ const UNRESTRICTED: readonly Role[] = ['owner', 'admin'];
 /** Whether the caller's role (and area limit) lets it call the row; null: a route no row names. */
 export function permits(caller: Pick<Caller, 'role' | 'areas'>, r: Rule | null): boolean {
   if (UNRESTRICTED.includes(caller.role)) return !r?.everywhere || caller.areas.length === 0;
-  if (!r || !r.roles.includes(caller.role)) return false;
+  if (!r?.roles.includes(caller.role)) return false;
   return !r.everywhere || caller.areas.length === 0;
 }
 
@@ -271,7 +276,7 @@ export function authorize(caller: Caller, method: string, route: string): void {
   const r = ruleFor(method, route);
   if (permits(caller, r)) return;
   const action = `${method === 'HEAD' ? 'GET' : method} ${r?.path ?? apiPathOf(route).path}`;
-  if (r && r.everywhere && caller.areas.length > 0 && (UNRESTRICTED.includes(caller.role) || r.roles.includes(caller.role))) {
+  if (r?.everywhere && caller.areas.length > 0 && (UNRESTRICTED.includes(caller.role) || r.roles.includes(caller.role))) {
     throw new FpaError('forbidden', `${action} is only for callers not limited to areas`, { role: caller.role, action });
   }
   throw new FpaError('forbidden', `the role ${caller.role} may not ${action}`, { role: caller.role, action });

@@ -10,13 +10,13 @@
 import { Elysia } from 'elysia';
 import type { Metrics } from '../metrics';
 import type { Runtime } from '../runtime';
+import { type AreaScope, scopeOf } from '../scope';
 import type { AdminAuthenticator } from './admin-auth';
-import type { Caller } from './caller';
 import { apiBodyLimit, readJsonBody, readRecordsBody, settleBody } from './body';
+import type { Caller } from './caller';
 import { handleApiError } from './errors';
 import { authorize } from './policy';
 import { peerAddress } from './routable-url';
-import { type AreaScope, scopeOf } from '../scope';
 
 /** What every router needs: the runtime (settings, log, instance id) and the administrator check. */
 export interface Http {

@@ -251,10 +251,7 @@ export function streamRoute<Q extends TObject>(
 ) {
   const { hub, source, quota } = options;
   /** Handshakes that passed, by their request, until their socket opens. */
-  const accepted = new WeakMap<
-    Request,
-    { release: () => void; expiresAt: number | undefined; scope: AreaScope; grace: ReturnType<typeof setTimeout> }
-  >();
+  const accepted = new WeakMap<Request, { release: () => void; expiresAt: number | undefined; scope: AreaScope; grace: ReturnType<typeof setTimeout> }>();
   const bySocket = new WeakMap<ServerWebSocket<unknown>, Connection>();
 
   const end = (raw: ServerWebSocket<unknown>) => {
@@ -313,7 +310,12 @@ export function streamRoute<Q extends TObject>(
       // Without `after` the stream starts at the head: live items only.
       const position = query.after === undefined || query.after === '' ? await source.head() : Number(query.after);
       if (raw.readyState !== WebSocket.OPEN || !bySocket.has(raw)) return;
-      connection.subscriber = hub.add(raw, position, options.kinds?.(query) ?? null, isLimited(handshake.scope) ? new ScopeWatch(handshake.scope, options.members) : null);
+      connection.subscriber = hub.add(
+        raw,
+        position,
+        options.kinds?.(query) ?? null,
+        isLimited(handshake.scope) ? new ScopeWatch(handshake.scope, options.members) : null,
+      );
     },
     drain(ws) {
       const subscriber = bySocket.get(ws.raw as ServerWebSocket<unknown>)?.subscriber;

@@ -42,7 +42,7 @@ export function currentSession(): SessionInfo {
  * so no button answers 403 (test/platform/policy.test.ts checks every action named here is a row).
  */
 export function can(action: string): boolean {
-  return session !== null && session.actions.includes(action);
+  return session?.actions.includes(action) ?? false;
 }
 
 /** Reads `/console/session`; null when nobody is signed in. */
