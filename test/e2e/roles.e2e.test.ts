@@ -104,7 +104,8 @@ const FAMILIES: { family: string; method: string; path: () => string; body?: unk
   { family: 'health', method: 'GET', path: () => '/health/', may: 'OAHIV' },
   { family: 'read areas', method: 'GET', path: () => '/areas/', may: 'OAHMIV' },
   { family: 'change areas', method: 'POST', path: () => '/areas/', body: {}, may: 'OA' },
-  { family: 'console links', method: 'POST', path: () => '/console-links/', body: {}, may: 'OA' },
+  { family: 'console links (they sign in an owner)', method: 'POST', path: () => '/console-links/', body: {}, may: 'O' },
+  { family: 'make pay periods', method: 'POST', path: () => '/pay-periods/', body: {}, may: 'OAH' },
   { family: 'the API document', method: 'GET', path: () => '/docs/json', may: 'OAHMIV' },
 ];
 
@@ -134,13 +135,16 @@ describe('every role on every resource family', () => {
     expect(res.body.error).toMatchObject({ code: 'forbidden', details: { role: 'viewer', action: 'POST enrollees/' } });
   });
 
-  test('webhooks, jobs and the audit log are not any one area’s: an admin limited to areas is refused them', async () => {
+  test('webhooks, jobs, the audit log and pay periods are not any one area’s: a caller limited to areas is refused them', async () => {
     const limited = await clientAs(server, 'admin', ['north']);
     for (const path of ['/webhooks/', '/jobs/', '/audit-log/']) {
       const res = await limited.get(path);
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('forbidden');
     }
+    const hr = await clientAs(server, 'hr', ['north']);
+    expect((await hr.post('/pay-periods/', { from: '2025-01-01', to: '2025-01-31' })).status).toBe(403);
+    expect((await hr.get('/pay-periods/')).status).toBe(200);
     expect((await limited.get('/enrollees/')).status).toBe(200);
   });
 
@@ -322,5 +326,46 @@ describe('the streams filter by area', () => {
     });
     expect(res.status).toBe(403);
     expect((await res.json()).error.code).toBe('forbidden');
+  });
+});
+
+describe('the calendar of a caller limited to areas', () => {
+  test('holidays, weekends and shifts: it sees everyone’s and its own, changes only its own', async () => {
+    const hr = await clientAs(server, 'hr', ['north']);
+    const everyone = await server.admin.post('/holidays/', { date: '2025-05-01', name: 'Labour Day' });
+    const southOnly = await server.admin.post('/holidays/', { date: '2025-06-01', name: 'South fair', areas: ['south'] });
+    expect(everyone.status).toBe(201);
+    expect(southOnly.status).toBe(201);
+    const seen = (await hr.get('/holidays/')).body.results.map((x: { name: string }) => x.name);
+    expect(seen).toContain('Labour Day');
+    expect(seen).not.toContain('South fair');
+    expect((await hr.get(`/holidays/${southOnly.body.id}/`)).status).toBe(404);
+    expect((await hr.delete(`/holidays/${southOnly.body.id}/`)).status).toBe(404);
+    // Everyone's holiday is seen but not its to change.
+    expect((await hr.delete(`/holidays/${everyone.body.id}/`)).status).toBe(403);
+    expect((await hr.post('/holidays/', { date: '2025-07-01', name: 'Far', areas: ['south'] })).status).toBe(403);
+    const own = await hr.post('/holidays/', { date: '2025-07-02', name: 'North fair' });
+    expect(own.status).toBe(201);
+    expect(own.body.areas).toEqual(['north']);
+    expect((await hr.patch(`/holidays/${own.body.id}/`, { areas: ['south'] })).status).toBe(403);
+    expect((await hr.delete(`/holidays/${own.body.id}/`)).status).toBe(204);
+
+    expect((await server.admin.post('/weekends/', { area: 'south', days: [5, 6] })).status).toBe(201);
+    expect((await hr.get('/weekends/')).body.results).toEqual([]);
+    expect((await hr.post('/weekends/', { area: 'south', days: [0] })).status).toBe(403);
+
+    const schedule = await server.admin.post('/work-schedules/', { name: 'Day', start: '09:00', end: '17:00' });
+    expect(schedule.status).toBe(201);
+    const southShift = await server.admin.post('/shift-assignments/', { schedule: 'Day', area: 'south', from: '2025-01-01' });
+    const southPerson = await server.admin.post('/shift-assignments/', { schedule: 'Day', enrollee: south.id, from: '2025-01-01' });
+    expect(southShift.status).toBe(201);
+    expect(southPerson.status).toBe(201);
+    expect((await hr.get('/shift-assignments/')).body.results).toEqual([]);
+    expect((await hr.delete(`/shift-assignments/${southShift.body.id}/`)).status).toBe(404);
+    expect((await hr.post('/shift-assignments/', { schedule: 'Day', enrollee: south.id, from: '2025-01-01' })).status).toBe(404);
+    expect((await hr.post('/shift-assignments/', { schedule: 'Day', area: 'south', from: '2025-01-01' })).status).toBe(403);
+    const mine = await hr.post('/shift-assignments/', { schedule: 'Day', area: 'north', from: '2025-01-01' });
+    expect(mine.status).toBe(201);
+    expect((await hr.get('/shift-assignments/')).body.results.map((a: { id: string }) => a.id)).toEqual([mine.body.id]);
   });
 });

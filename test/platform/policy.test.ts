@@ -81,8 +81,10 @@ describe('who the rows let in', () => {
   test('owner and admin may call every row; the area-free rows need a caller limited to no area', () => {
     for (const r of POLICY) {
       expect(permits({ role: 'owner', areas: [] }, r)).toBe(true);
-      expect(permits({ role: 'admin', areas: [] }, r)).toBe(true);
+      expect(permits({ role: 'admin', areas: [] }, r)).toBe(!r.ownersOnly);
     }
+    // A console link signs in an owner: an admin may not mint one.
+    expect(POLICY.filter((r) => r.ownersOnly).map((r) => r.path)).toEqual(['console-links/']);
     expect(row?.everywhere).toBe(true);
     expect(permits({ role: 'admin', areas: ['north'] }, row)).toBe(false);
   });

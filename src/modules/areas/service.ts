@@ -76,3 +76,13 @@ export function areasWithin(scope: AreaScope, names: readonly string[] | undefin
   if (outside.length > 0) throw new FpaError('forbidden', 'you may only use your own areas', { areas: outside, allowed: [...scope.areas] });
   return [...names];
 }
+
+/** The ids of the areas with these names (a name no area has is left out). */
+export async function areaIdsNamed(q: Queryable, names: readonly string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const rows = await q
+    .select({ id: areas.id })
+    .from(areas)
+    .where(inArray(areas.name, [...names]));
+  return new Set(rows.map((r) => r.id));
+}

@@ -29,6 +29,8 @@ export interface Rule {
   roles: readonly Role[];
   /** Only for callers limited to no area. */
   everywhere?: boolean;
+  /** Not for admins either: only owners (what would make its caller an owner). */
+  ownersOnly?: boolean;
 }
 
 const H = 'hr';
@@ -44,12 +46,14 @@ const READ_ATTENDANCE: readonly Role[] = [H, M, V];
 const READ_TERMINALS: readonly Role[] = [H, I, V];
 const NOBODY_ELSE: readonly Role[] = [];
 
-const rule = (method: Method, path: string, roles: readonly Role[], everywhere = false): Rule => ({
+const rule = (method: Method, path: string, roles: readonly Role[], options: { everywhere?: boolean; ownersOnly?: boolean } = {}): Rule => ({
   method,
   path,
   roles,
-  ...(everywhere ? { everywhere } : {}),
+  ...(options.everywhere ? { everywhere: true } : {}),
+  ...(options.ownersOnly ? { ownersOnly: true } : {}),
 });
+const EVERYWHERE = { everywhere: true };
 
 /** The table. Grouped by resource family; every path as API.md spells it. */
 export const POLICY: readonly Rule[] = [
@@ -72,7 +76,8 @@ export const POLICY: readonly Rule[] = [
   rule('GET', 'api-keys/', NOBODY_ELSE),
   rule('POST', 'api-keys/', NOBODY_ELSE),
   rule('DELETE', 'api-keys/{id}/', NOBODY_ELSE),
-  rule('POST', 'console-links/', NOBODY_ELSE),
+  // A console link signs its bearer in as an owner (until sessions carry a user's role): owners only.
+  rule('POST', 'console-links/', NOBODY_ELSE, { everywhere: true, ownersOnly: true }),
 
   // Areas: everyone reads the names (of their own areas); owners and admins shape them.
   rule('GET', 'areas/', EVERYONE),
@@ -176,8 +181,9 @@ export const POLICY: readonly Rule[] = [
   rule('DELETE', 'shift-assignments/{id}/', [H]),
   rule('GET', 'pay-periods/', READ_ATTENDANCE),
   rule('GET', 'pay-periods/{id}/', READ_ATTENDANCE),
-  rule('POST', 'pay-periods/', [H]),
-  rule('POST', 'pay-periods/{id}/lock/', [H]),
+  // A pay period is everyone's: hr limited to areas reads periods but does not make or lock them.
+  rule('POST', 'pay-periods/', [H], EVERYWHERE),
+  rule('POST', 'pay-periods/{id}/lock/', [H], EVERYWHERE),
 
   // The event log: filtered by area (events naming no person or terminal: unlimited callers only).
   rule('GET', 'events/', [H, V]),
@@ -186,21 +192,21 @@ export const POLICY: readonly Rule[] = [
   // Operations: fleet-wide counts for those who run or watch it; webhooks, jobs and the audit
   // log are not any one area's.
   rule('GET', 'health/', [H, I, V]),
-  rule('GET', 'jobs/', NOBODY_ELSE, true),
-  rule('POST', 'jobs/{name}/run/', NOBODY_ELSE, true),
-  rule('GET', 'audit-log/', NOBODY_ELSE, true),
-  rule('GET', 'webhooks/', NOBODY_ELSE, true),
-  rule('POST', 'webhooks/', NOBODY_ELSE, true),
-  rule('GET', 'webhooks/event-types/', NOBODY_ELSE, true),
-  rule('GET', 'webhooks/{id}/', NOBODY_ELSE, true),
-  rule('DELETE', 'webhooks/{id}/', NOBODY_ELSE, true),
-  rule('POST', 'webhooks/{id}/enable/', NOBODY_ELSE, true),
-  rule('POST', 'webhooks/{id}/rotate-secret/', NOBODY_ELSE, true),
-  rule('POST', 'webhooks/{id}/test/', NOBODY_ELSE, true),
-  rule('POST', 'webhooks/{id}/recover/', NOBODY_ELSE, true),
-  rule('GET', 'webhooks/{id}/deliveries/', NOBODY_ELSE, true),
-  rule('GET', 'webhooks/{id}/messages/', NOBODY_ELSE, true),
-  rule('POST', 'webhooks/{id}/messages/{message}/redeliver/', NOBODY_ELSE, true),
+  rule('GET', 'jobs/', NOBODY_ELSE, EVERYWHERE),
+  rule('POST', 'jobs/{name}/run/', NOBODY_ELSE, EVERYWHERE),
+  rule('GET', 'audit-log/', NOBODY_ELSE, EVERYWHERE),
+  rule('GET', 'webhooks/', NOBODY_ELSE, EVERYWHERE),
+  rule('POST', 'webhooks/', NOBODY_ELSE, EVERYWHERE),
+  rule('GET', 'webhooks/event-types/', NOBODY_ELSE, EVERYWHERE),
+  rule('GET', 'webhooks/{id}/', NOBODY_ELSE, EVERYWHERE),
+  rule('DELETE', 'webhooks/{id}/', NOBODY_ELSE, EVERYWHERE),
+  rule('POST', 'webhooks/{id}/enable/', NOBODY_ELSE, EVERYWHERE),
+  rule('POST', 'webhooks/{id}/rotate-secret/', NOBODY_ELSE, EVERYWHERE),
+  rule('POST', 'webhooks/{id}/test/', NOBODY_ELSE, EVERYWHERE),
+  rule('POST', 'webhooks/{id}/recover/', NOBODY_ELSE, EVERYWHERE),
+  rule('GET', 'webhooks/{id}/deliveries/', NOBODY_ELSE, EVERYWHERE),
+  rule('GET', 'webhooks/{id}/messages/', NOBODY_ELSE, EVERYWHERE),
+  rule('POST', 'webhooks/{id}/messages/{message}/redeliver/', NOBODY_ELSE, EVERYWHERE),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -266,6 +272,7 @@ const UNRESTRICTED: readonly Role[] = ['owner', 'admin'];
 
 /** Whether the caller's role (and area limit) lets it call the row; null: a route no row names. */
 export function permits(caller: Pick<Caller, 'role' | 'areas'>, r: Rule | null): boolean {
+  if (r?.ownersOnly && caller.role !== 'owner') return false;
   if (UNRESTRICTED.includes(caller.role)) return !r?.everywhere || caller.areas.length === 0;
   if (!r?.roles.includes(caller.role)) return false;
   return !r.everywhere || caller.areas.length === 0;
@@ -276,6 +283,7 @@ export function authorize(caller: Caller, method: string, route: string): void {
   const r = ruleFor(method, route);
   if (permits(caller, r)) return;
   const action = `${method === 'HEAD' ? 'GET' : method} ${r?.path ?? apiPathOf(route).path}`;
+  if (r?.ownersOnly && caller.role !== 'owner') throw new FpaError('forbidden', `only owners may ${action}`, { role: caller.role, action });
   if (r?.everywhere && caller.areas.length > 0 && (UNRESTRICTED.includes(caller.role) || r.roles.includes(caller.role))) {
     throw new FpaError('forbidden', `${action} is only for callers not limited to areas`, { role: caller.role, action });
   }

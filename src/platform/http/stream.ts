@@ -147,7 +147,8 @@ export class StreamHub {
       if (items.length === 0) continue;
       const last = items[items.length - 1]!.position;
       // Limited subscribers' members, read again when stale (one read per subscriber every few seconds).
-      await Promise.all(group.map((subscriber) => subscriber.watch?.fresh()));
+      const watched = group.filter((subscriber) => subscriber.watch !== null);
+      if (watched.length > 0) await Promise.all(watched.map((subscriber) => subscriber.watch!.fresh()));
       for (const subscriber of group) this.send(subscriber, items, last);
       if (items.length === STREAM_BATCH) more = true;
     }
