@@ -206,6 +206,13 @@ describe('a manager of north sees nothing of south', () => {
     expect((await installer.post(`/devices/${ts.serialNumber}/commands/`, { kind: 'info' })).status).toBe(404);
     expect((await installer.post(`/devices/${ts.serialNumber}/resync/`, {})).status).toBe(404);
     expect((await installer.get(`/devices/${tn.serialNumber}/users/`)).status).toBe(200);
+    // Health counts its own terminals only, and tells it nothing of webhooks or jobs.
+    const health = (await hr.get('/health/')).body;
+    const t = health.terminals;
+    expect(t.online + t.offline + t.pending + t.disabled).toBe(list.body.results.length);
+    const all = (await server.admin.get('/health/')).body.terminals;
+    expect(all.online + all.offline + all.pending + all.disabled).toBeGreaterThan(list.body.results.length);
+    expect(health.jobs).toEqual([]);
   });
 
   test('punches: list, by employee and terminal, polling, corrections', async () => {

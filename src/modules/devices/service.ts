@@ -110,10 +110,11 @@ export class DeviceService {
   }
 
   /** Terminals by status, and how many approved ones are online and offline. */
-  async counts(): Promise<Record<'pending_approval' | 'approved' | 'disabled' | 'online' | 'offline', number>> {
+  async counts(scope: AreaScope = EVERYWHERE): Promise<Record<'pending_approval' | 'approved' | 'disabled' | 'online' | 'offline', number>> {
     const rows = await this.ctx.db.orm
       .select({ status: devices.status, online: devices.online, n: sql<number>`count(*)` })
       .from(devices)
+      .where(deviceSeen(scope))
       .groupBy(devices.status, devices.online);
     const counts = { pending_approval: 0, approved: 0, disabled: 0, online: 0, offline: 0 };
     for (const r of rows) {

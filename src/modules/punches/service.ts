@@ -382,8 +382,11 @@ export class PunchService {
   }
 
   /** Punches at or after an instant (`health/`: punches today). */
-  async countSince(instant: number): Promise<number> {
-    const [row] = await this.ctx.db.orm.select({ n: sql<number>`count(*)` }).from(punches).where(punchedWithin(instant, null));
+  async countSince(instant: number, scope: AreaScope = EVERYWHERE): Promise<number> {
+    const [row] = await this.ctx.db.orm
+      .select({ n: sql<number>`count(*)` })
+      .from(punches)
+      .where(and(punchedWithin(instant, null), this.seenBy(scope)));
     return row?.n ?? 0;
   }
 
