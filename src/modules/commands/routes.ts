@@ -9,52 +9,50 @@ const tags = ['devices'];
 
 export function commandRoutes(http: Http, deps: { devices: DeviceService; commands: CommandService }) {
   const { devices, commands } = deps;
-  return (
-    adminRouter(http, 'device-commands')
-      // A terminal outside the caller's areas does not exist (404).
-      .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
-      .get(
-        '/devices/:serial/commands',
-        async ({ params, query }) =>
-          commands.list((await devices.get(params.serial)).id, { status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }),
-        {
-          params: SerialParams,
-          query: CommandList.query,
-          response: { 200: CommandList.response, ...errors('not_found', 'invalid_cursor') },
-          detail: { summary: 'Command queue of a terminal', tags },
-        },
-      )
-      .post(
-        '/devices/:serial/commands',
-        async ({ params, body, admin, set }) => {
-          const command = await commands.queueForOperator(await devices.get(params.serial), body, admin.by);
-          set.status = 201;
-          return command;
-        },
-        {
-          params: SerialParams,
-          body: OperatorCommandBody,
-          response: { 201: DeviceCommand, ...errors('not_found', 'confirmation_required', 'raw_commands_disabled') },
-          detail: { summary: 'Queue an operator’s command: reboot, set time, info, query users, re-upload logs, clear logs or data, raw', tags },
-        },
-      )
-      .post(
-        '/devices/:serial/commands/:id/cancel',
-        async ({ params, admin }) => commands.cancel((await devices.get(params.serial)).id, Number(params.id), admin.by),
-        {
-          params: CommandParams,
-          response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },
-          detail: { summary: 'Cancel a pending or sent command', tags },
-        },
-      )
-      .post(
-        '/devices/:serial/commands/:id/retry',
-        async ({ params, admin }) => commands.retry((await devices.get(params.serial)).id, Number(params.id), admin.by),
-        {
-          params: CommandParams,
-          response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },
-          detail: { summary: 'Send a failed or expired command again', tags },
-        },
-      )
-  );
+  // A terminal outside the caller's areas does not exist (404) for any of these routes.
+  return adminRouter(http, 'device-commands')
+    .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
+    .get(
+      '/devices/:serial/commands',
+      async ({ params, query }) =>
+        commands.list((await devices.get(params.serial)).id, { status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }),
+      {
+        params: SerialParams,
+        query: CommandList.query,
+        response: { 200: CommandList.response, ...errors('not_found', 'invalid_cursor') },
+        detail: { summary: 'Command queue of a terminal', tags },
+      },
+    )
+    .post(
+      '/devices/:serial/commands',
+      async ({ params, body, admin, set }) => {
+        const command = await commands.queueForOperator(await devices.get(params.serial), body, admin.by);
+        set.status = 201;
+        return command;
+      },
+      {
+        params: SerialParams,
+        body: OperatorCommandBody,
+        response: { 201: DeviceCommand, ...errors('not_found', 'confirmation_required', 'raw_commands_disabled') },
+        detail: { summary: 'Queue an operator’s command: reboot, set time, info, query users, re-upload logs, clear logs or data, raw', tags },
+      },
+    )
+    .post(
+      '/devices/:serial/commands/:id/cancel',
+      async ({ params, admin }) => commands.cancel((await devices.get(params.serial)).id, Number(params.id), admin.by),
+      {
+        params: CommandParams,
+        response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },
+        detail: { summary: 'Cancel a pending or sent command', tags },
+      },
+    )
+    .post(
+      '/devices/:serial/commands/:id/retry',
+      async ({ params, admin }) => commands.retry((await devices.get(params.serial)).id, Number(params.id), admin.by),
+      {
+        params: CommandParams,
+        response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },
+        detail: { summary: 'Send a failed or expired command again', tags },
+      },
+    );
 }

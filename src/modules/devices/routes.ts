@@ -11,114 +11,112 @@ import type { DeviceService } from './service';
 const tags = ['devices'];
 
 export function deviceRoutes(http: Http, devices: DeviceService) {
-  return (
-    adminRouter(http, 'devices')
-      // A terminal outside the caller's areas does not exist (404) for any of these routes.
-      .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
-      .get('/devices', ({ query, scope }) => devices.list({ status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }, scope), {
-        query: DeviceList.query,
-        response: { 200: DeviceList.response, ...errors('invalid_cursor') },
-        detail: { summary: 'List terminals', tags },
-      })
-      .get('/devices/:serial', ({ params, scope }) => devices.detail(params.serial, scope), {
+  // A terminal outside the caller's areas does not exist (404) for any of these routes.
+  return adminRouter(http, 'devices')
+    .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
+    .get('/devices', ({ query, scope }) => devices.list({ status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }, scope), {
+      query: DeviceList.query,
+      response: { 200: DeviceList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'List terminals', tags },
+    })
+    .get('/devices/:serial', ({ params, scope }) => devices.detail(params.serial, scope), {
+      params: SerialParams,
+      response: { 200: DeviceDetail, ...errors('not_found') },
+      detail: { summary: 'One terminal with pending commands, templates present and recent events', tags },
+    })
+    .patch(
+      '/devices/:serial',
+      async ({ params, body, admin, scope }) => {
+        if (body.time_zone && !isValidTimeZone(body.time_zone)) {
+          throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
+        }
+        return devices.viewOne(await devices.updateDevice(params.serial, body, admin.by, scope));
+      },
+      {
         params: SerialParams,
-        response: { 200: DeviceDetail, ...errors('not_found') },
-        detail: { summary: 'One terminal with pending commands, templates present and recent events', tags },
-      })
-      .patch(
-        '/devices/:serial',
-        async ({ params, body, admin, scope }) => {
-          if (body.time_zone && !isValidTimeZone(body.time_zone)) {
-            throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
-          }
-          return devices.viewOne(await devices.updateDevice(params.serial, body, admin.by, scope));
-        },
-        {
-          params: SerialParams,
-          body: DevicePatch,
-          response: { 200: Device, ...errors('not_found') },
-          detail: { summary: 'Change time zone, areas, name or algorithm version', tags },
-        },
-      )
-      .post(
-        '/devices/:serial/approve',
-        async ({ params, body, admin, scope }) => devices.viewOne(await devices.approveDevice(params.serial, { by: admin.by, areas: body?.areas, scope })),
-        {
-          params: SerialParams,
-          body: DeviceApprove,
-          response: { 200: Device, ...errors('not_found', 'device_not_pending') },
-          detail: { summary: 'Approve a pending terminal; every in-scope enrollee is backfilled', tags },
-        },
-      )
-      .post('/devices/:serial/confirm-address', async ({ params, admin }) => devices.viewOne(await devices.identity.confirmAddress(params.serial, admin.by)), {
-        params: SerialParams,
-        response: { 200: Device, ...errors('not_found', 'conflict') },
-        detail: {
-          summary: 'Confirm the new address a terminal connects from: it becomes the pinned one, and users, cards and templates flow to it again',
-          tags,
-        },
-      })
-      .post('/devices/:serial/disable', async ({ params, admin }) => devices.viewOne(await devices.disableDevice(params.serial, { by: admin.by })), {
-        params: SerialParams,
+        body: DevicePatch,
         response: { 200: Device, ...errors('not_found') },
-        detail: { summary: 'Disable a terminal', tags },
-      })
-      .post(
-        '/devices',
-        async ({ body, admin, scope, set }) => {
-          if (body.time_zone && !isValidTimeZone(body.time_zone))
-            throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
-          const row = await devices.preRegister(body, admin.by, scope);
-          set.status = 201;
-          return devices.viewOne(row);
-        },
-        {
-          body: DeviceCreate,
-          response: { 201: Device, ...errors('conflict') },
-          detail: { summary: 'Pre-register a terminal: approved before it connects, served at once, backfill queued', tags },
-        },
-      )
-      .delete(
-        '/devices/:serial',
-        async ({ params, admin, set }) => {
-          await devices.remove(params.serial, admin.by);
-          set.status = 204;
-        },
-        {
-          params: SerialParams,
-          response: { 204: t.Void(), ...errors('not_found') },
-          detail: { summary: 'Remove a terminal: its unfinished commands are cancelled except the deletes it owes, its punches stay', tags },
-        },
-      )
-      .get('/devices/:serial/keys', async ({ params }) => ({ results: await devices.keys.list(params.serial), next_cursor: null }), {
+        detail: { summary: 'Change time zone, areas, name or algorithm version', tags },
+      },
+    )
+    .post(
+      '/devices/:serial/approve',
+      async ({ params, body, admin, scope }) => devices.viewOne(await devices.approveDevice(params.serial, { by: admin.by, areas: body?.areas, scope })),
+      {
         params: SerialParams,
-        response: { 200: t.Object({ results: t.Array(DeviceKey), next_cursor: t.Null() }), ...errors('not_found') },
-        detail: { summary: 'Communication keys of a terminal (never the keys themselves)', tags },
-      })
-      .post(
-        '/devices/:serial/keys',
-        async ({ params, admin, set }) => {
-          const issued = await devices.keys.issue(params.serial, admin.by);
-          set.status = 201;
-          return issued;
-        },
-        {
-          params: SerialParams,
-          response: { 201: DeviceKeyIssued, ...errors('not_found') },
-          detail: { summary: 'Issue a communication key; from then on the terminal must present one of its keys', tags },
-        },
-      )
-      .delete(
-        '/devices/:serial/keys/:id',
-        async ({ params, admin, set }) => {
-          await devices.keys.revoke(params.serial, params.id, admin.by);
-          set.status = 204;
-        },
-        {
-          params: KeyParams,
-          response: { 204: t.Void(), ...errors('not_found') },
-          detail: { summary: 'Revoke a communication key', tags },
-        },
-      )
-  );
+        body: DeviceApprove,
+        response: { 200: Device, ...errors('not_found', 'device_not_pending') },
+        detail: { summary: 'Approve a pending terminal; every in-scope enrollee is backfilled', tags },
+      },
+    )
+    .post('/devices/:serial/confirm-address', async ({ params, admin }) => devices.viewOne(await devices.identity.confirmAddress(params.serial, admin.by)), {
+      params: SerialParams,
+      response: { 200: Device, ...errors('not_found', 'conflict') },
+      detail: {
+        summary: 'Confirm the new address a terminal connects from: it becomes the pinned one, and users, cards and templates flow to it again',
+        tags,
+      },
+    })
+    .post('/devices/:serial/disable', async ({ params, admin }) => devices.viewOne(await devices.disableDevice(params.serial, { by: admin.by })), {
+      params: SerialParams,
+      response: { 200: Device, ...errors('not_found') },
+      detail: { summary: 'Disable a terminal', tags },
+    })
+    .post(
+      '/devices',
+      async ({ body, admin, scope, set }) => {
+        if (body.time_zone && !isValidTimeZone(body.time_zone))
+          throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
+        const row = await devices.preRegister(body, admin.by, scope);
+        set.status = 201;
+        return devices.viewOne(row);
+      },
+      {
+        body: DeviceCreate,
+        response: { 201: Device, ...errors('conflict') },
+        detail: { summary: 'Pre-register a terminal: approved before it connects, served at once, backfill queued', tags },
+      },
+    )
+    .delete(
+      '/devices/:serial',
+      async ({ params, admin, set }) => {
+        await devices.remove(params.serial, admin.by);
+        set.status = 204;
+      },
+      {
+        params: SerialParams,
+        response: { 204: t.Void(), ...errors('not_found') },
+        detail: { summary: 'Remove a terminal: its unfinished commands are cancelled except the deletes it owes, its punches stay', tags },
+      },
+    )
+    .get('/devices/:serial/keys', async ({ params }) => ({ results: await devices.keys.list(params.serial), next_cursor: null }), {
+      params: SerialParams,
+      response: { 200: t.Object({ results: t.Array(DeviceKey), next_cursor: t.Null() }), ...errors('not_found') },
+      detail: { summary: 'Communication keys of a terminal (never the keys themselves)', tags },
+    })
+    .post(
+      '/devices/:serial/keys',
+      async ({ params, admin, set }) => {
+        const issued = await devices.keys.issue(params.serial, admin.by);
+        set.status = 201;
+        return issued;
+      },
+      {
+        params: SerialParams,
+        response: { 201: DeviceKeyIssued, ...errors('not_found') },
+        detail: { summary: 'Issue a communication key; from then on the terminal must present one of its keys', tags },
+      },
+    )
+    .delete(
+      '/devices/:serial/keys/:id',
+      async ({ params, admin, set }) => {
+        await devices.keys.revoke(params.serial, params.id, admin.by);
+        set.status = 204;
+      },
+      {
+        params: KeyParams,
+        response: { 204: t.Void(), ...errors('not_found') },
+        detail: { summary: 'Revoke a communication key', tags },
+      },
+    );
 }

@@ -12,47 +12,45 @@ const tags = ['devices'];
 
 export function fleetRoutes(http: Http, deps: { fleet: Fleet; enrollees: EnrolleeService; devices: DeviceService }) {
   const { fleet, enrollees, devices } = deps;
-  return (
-    adminRouter(http, 'fleet')
-      // A terminal outside the caller's areas does not exist (404).
-      .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
-      .get('/devices/:serial/users', async ({ params }) => ({ results: await fleet.users(params.serial), next_cursor: null }), {
-        params: SerialParams,
-        response: { 200: TerminalUserList, ...errors('not_found') },
-        detail: { summary: 'The users a terminal holds, as it last reported them, with the enrollee each is and any conflict', tags },
-      })
-      .post(
-        '/devices/:serial/users/:pin/adopt',
-        async ({ params, body, admin, set }) => {
-          const person = await fleet.adopt(params.serial, params.pin, body, admin.by);
-          set.status = 201;
-          return enrollees.viewOne(person);
-        },
-        {
-          params: TerminalUserParams,
-          body: AdoptBody,
-          response: { 201: Enrollee, ...errors('not_found', 'conflict', 'unknown_employee', 'employee_inactive') },
-          detail: { summary: 'Adopt a terminal’s own user as an enrollee with the same PIN; their punches on that terminal count for the enrollee', tags },
-        },
-      )
-      .delete(
-        '/devices/:serial/users/:pin',
-        async ({ params, admin, set }) => {
-          const command = await fleet.removeUser(params.serial, params.pin, admin.by);
-          set.status = 202;
-          return command;
-        },
-        {
-          params: TerminalUserParams,
-          response: { 202: DeviceCommand, ...errors('not_found', 'conflict') },
-          detail: { summary: 'Remove a terminal’s own user from it (the queued delete); an enrollee with that PIN who belongs there is sent afterwards', tags },
-        },
-      )
-      .post('/devices/:serial/resync', async ({ params, body, admin }) => fleet.resync(params.serial, { full: body?.full }, admin.by), {
-        params: SerialParams,
-        body: ResyncBody,
-        response: { 200: Resynced, ...errors('not_found', 'conflict') },
-        detail: { summary: 'Queue every in-scope user and template to the terminal again; `full` also removes the users outside its scope', tags },
-      })
-  );
+  // A terminal outside the caller's areas does not exist (404) for any of these routes.
+  return adminRouter(http, 'fleet')
+    .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
+    .get('/devices/:serial/users', async ({ params }) => ({ results: await fleet.users(params.serial), next_cursor: null }), {
+      params: SerialParams,
+      response: { 200: TerminalUserList, ...errors('not_found') },
+      detail: { summary: 'The users a terminal holds, as it last reported them, with the enrollee each is and any conflict', tags },
+    })
+    .post(
+      '/devices/:serial/users/:pin/adopt',
+      async ({ params, body, admin, set }) => {
+        const person = await fleet.adopt(params.serial, params.pin, body, admin.by);
+        set.status = 201;
+        return enrollees.viewOne(person);
+      },
+      {
+        params: TerminalUserParams,
+        body: AdoptBody,
+        response: { 201: Enrollee, ...errors('not_found', 'conflict', 'unknown_employee', 'employee_inactive') },
+        detail: { summary: 'Adopt a terminal’s own user as an enrollee with the same PIN; their punches on that terminal count for the enrollee', tags },
+      },
+    )
+    .delete(
+      '/devices/:serial/users/:pin',
+      async ({ params, admin, set }) => {
+        const command = await fleet.removeUser(params.serial, params.pin, admin.by);
+        set.status = 202;
+        return command;
+      },
+      {
+        params: TerminalUserParams,
+        response: { 202: DeviceCommand, ...errors('not_found', 'conflict') },
+        detail: { summary: 'Remove a terminal’s own user from it (the queued delete); an enrollee with that PIN who belongs there is sent afterwards', tags },
+      },
+    )
+    .post('/devices/:serial/resync', async ({ params, body, admin }) => fleet.resync(params.serial, { full: body?.full }, admin.by), {
+      params: SerialParams,
+      body: ResyncBody,
+      response: { 200: Resynced, ...errors('not_found', 'conflict') },
+      detail: { summary: 'Queue every in-scope user and template to the terminal again; `full` also removes the users outside its scope', tags },
+    });
 }
