@@ -27,6 +27,7 @@ import { ApiKeys, PasswordSignIn, UsersService } from '../modules/users';
 import { Webhooks } from '../modules/webhooks';
 import { StreamHub, StreamQuota } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
+import type { MembersOf } from '../platform/scope';
 import { FPA_EVENT_TYPES } from './event-catalog';
 import { wireReactions } from './reactions';
 
@@ -63,6 +64,11 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
+  // The people and terminals of a limited caller's areas: what its event and punch streams carry.
+  const members: MembersOf = async (scope) => ({
+    enrollees: new Set((await enrollees.idsInScope(runtime.db.orm, scope)) ?? []),
+    devices: new Set((await devices.serialsInAreas(runtime.db.orm, scope)) ?? []),
+  });
   const punchSource = punchStreamSource(runtime);
   const punchStream = new StreamHub(runtime, punchSource);
   const eventStream = new StreamHub(runtime, events.streamSource());
@@ -71,6 +77,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   wireReactions(runtime, {
     events,
     areas,
+    employees,
     enrollees,
     devices,
     commands,
@@ -118,6 +125,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     punchSource,
     eventStream,
     streamQuota,
+    members,
   };
 }
 

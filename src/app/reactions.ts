@@ -15,6 +15,7 @@ import { type Biometrics, biometricReactions } from '../modules/biometrics';
 import { type CommandService, commandReactions } from '../modules/commands';
 import { type Completeness, completenessReactions } from '../modules/completeness';
 import type { DeviceService } from '../modules/devices';
+import type { EmployeeService } from '../modules/employees';
 import type { EnrolleeService } from '../modules/enrollees';
 import { type Enrollment, enrollmentReactions } from '../modules/enrollment';
 import type { EventLog } from '../modules/events';
@@ -29,6 +30,7 @@ import type { Runtime } from '../platform/runtime';
 interface Reacting {
   events: EventLog;
   areas: AreaCatalog;
+  employees: EmployeeService;
   enrollees: EnrolleeService;
   devices: DeviceService;
   commands: CommandService;
@@ -94,6 +96,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   devices.addDetail(biometricReactions.templatesPresentOnTerminal(sync));
   devices.addDetail(fleetReactions.syncCheckOfTerminal(converge));
   enrollees.addViewPart(biometricReactions.consentAndFingersOfPeople(sync));
+  m.employees.scopeBy(enrollees.employeeInScope);
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
   areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));
 

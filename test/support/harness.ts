@@ -63,9 +63,23 @@ export async function startTestServer(
 }
 
 export async function adminToken(
-  options: { sub?: string; scope?: string; expiresIn?: string | null; secret?: string; audience?: string; issuer?: string } = {},
+  options: {
+    sub?: string;
+    scope?: string;
+    expiresIn?: string | null;
+    secret?: string;
+    audience?: string;
+    issuer?: string;
+    /** The `fpa_role` claim (API.md's roles); without it the token is an owner. */
+    role?: string;
+    /** The `fpa_areas` claim: area names the caller is limited to. */
+    areas?: string[];
+  } = {},
 ): Promise<string> {
-  let jwt = new SignJWT({ scope: options.scope ?? 'fpa:admin' })
+  const claims: Record<string, unknown> = { scope: options.scope ?? 'fpa:admin' };
+  if (options.role !== undefined) claims.fpa_role = options.role;
+  if (options.areas !== undefined) claims.fpa_areas = options.areas;
+  let jwt = new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(options.sub ?? 'admin@example.com')
     .setIssuedAt();
@@ -116,4 +130,10 @@ export class ApiClient {
   delete<T = any>(path: string) {
     return this.request<T>('DELETE', path);
   }
+}
+
+/** A client of the server's API holding a token of this role (and areas). */
+export async function clientAs(server: { url: string }, role: string, areas?: string[], sub = `${role}@example.com`): Promise<ApiClient> {
+  const token = await adminToken({ sub, role, ...(areas ? { areas } : {}) });
+  return new ApiClient(`${server.url}/api/fingerprint/v1`, { authorization: `Bearer ${token}` });
 }

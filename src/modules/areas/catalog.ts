@@ -4,10 +4,11 @@
  * only when nothing is in it. The modules that put members in areas register how they count
  * them (`countUsage`): this module does not know their tables.
  */
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { audit } from '../audit';
 import { areas } from './tables';
 
@@ -35,14 +36,20 @@ export class AreaCatalog {
     this.counters.set(kind, counter);
   }
 
-  async list(): Promise<AreaView[]> {
+  /** The areas; a caller limited to areas sees only its own. */
+  async list(scope: AreaScope = EVERYWHERE): Promise<AreaView[]> {
     const q = this.ctx.db.orm;
-    const rows = await q.select().from(areas).orderBy(asc(areas.name));
+    const rows = await q
+      .select()
+      .from(areas)
+      .where(isLimited(scope) ? inArray(areas.name, [...scope.areas]) : undefined)
+      .orderBy(asc(areas.name));
     return Promise.all(rows.map((r) => this.view(q, r)));
   }
 
-  async get(name: string): Promise<AreaView> {
+  async get(name: string, scope: AreaScope = EVERYWHERE): Promise<AreaView> {
     const q = this.ctx.db.orm;
+    if (!coversAny(scope, [name])) throw new FpaError('not_found', 'area not found', { name });
     return this.view(q, await this.find(q, name));
   }
 

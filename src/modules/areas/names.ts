@@ -4,9 +4,10 @@
  * none is given. Memberships are kept by the modules whose members they are (devices,
  * enrollees); this module names areas and resolves names to ids.
  */
-import { inArray } from 'drizzle-orm';
+import { inArray, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { type AreaScope, isLimited } from '../../platform/scope';
 import { areas } from './tables';
 
 export const DEFAULT_AREA = 'default';
@@ -66,4 +67,36 @@ export async function namesByMember(q: Queryable, pairs: readonly { member: stri
   }
   for (const list of out.values()) list.sort();
   return out;
+}
+
+/**
+ * The ids of a limited scope's areas, as a subquery on the unique name index (null: every area).
+ * Members' modules test their membership tables against it (enrollees, devices).
+ */
+export function scopeAreaIds(scope: AreaScope): SQL | null {
+  if (!isLimited(scope)) return null;
+  return sql`(select ${areas.id} from ${areas} where ${inArray(areas.name, [...scope.areas])})`;
+}
+
+/**
+ * The areas to put a new or changed member in, for a caller limited to areas: what it asked
+ * (each of them its own, else 403), or its own areas when it asked none. An unlimited caller
+ * gets what it asked (undefined: the default area).
+ */
+export function areasWithin(scope: AreaScope, names: readonly string[] | undefined): string[] | undefined {
+  if (!isLimited(scope)) return names ? [...names] : undefined;
+  if (!names || names.length === 0) return [...scope.areas];
+  const outside = names.filter((n) => !scope.areas.includes(n.trim()));
+  if (outside.length > 0) throw new FpaError('forbidden', 'you may only use your own areas', { areas: outside, allowed: [...scope.areas] });
+  return [...names];
+}
+
+/** The ids of the areas with these names (a name no area has is left out). */
+export async function areaIdsNamed(q: Queryable, names: readonly string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const rows = await q
+    .select({ id: areas.id })
+    .from(areas)
+    .where(inArray(areas.name, [...names]));
+  return new Set(rows.map((r) => r.id));
 }

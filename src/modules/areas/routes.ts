@@ -9,7 +9,7 @@ const tags = ['areas'];
 
 export function areaRoutes(http: Http, catalog: AreaCatalog) {
   return adminRouter(http, 'areas')
-    .get('/areas', async () => ({ results: await catalog.list(), next_cursor: null }), {
+    .get('/areas', async ({ scope }) => ({ results: await catalog.list(scope), next_cursor: null }), {
       response: { 200: AreaList },
       detail: { summary: 'Areas, with what is in each', tags },
     })
@@ -22,7 +22,7 @@ export function areaRoutes(http: Http, catalog: AreaCatalog) {
       },
       { body: AreaCreate, response: { 201: Area, ...errors('conflict') }, detail: { summary: 'Create an area', tags } },
     )
-    .get('/areas/:name', ({ params }) => catalog.get(params.name), {
+    .get('/areas/:name', ({ params, scope }) => catalog.get(params.name, scope), {
       params: AreaParams,
       response: { 200: Area, ...errors('not_found') },
       detail: { summary: 'One area', tags },

@@ -8,6 +8,7 @@ import { csvField, csvRow, csvText } from '../../platform/csv';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { EnrolleeService } from '../enrollees';
@@ -62,7 +63,11 @@ export class Reports {
    * error; each page is read as it is, so a day recomputed during a long download shows as it is
    * when its page is read.
    */
-  async exportCsv(filters: { from: string; to: string; employee?: string }, options: { pageRows?: number } = {}): Promise<ReadableStream<Uint8Array>> {
+  async exportCsv(
+    filters: { from: string; to: string; employee?: string },
+    options: { pageRows?: number; scope?: AreaScope } = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    const member = this.enrollees.enrolleeInScope(attendanceDays.enrolleeId, options.scope ?? EVERYWHERE);
     checkRange(filters.from, filters.to);
     await this.attendance.follower.catchUp();
     const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
@@ -76,7 +81,7 @@ export class Reports {
           controller.enqueue(encoder.encode(csvRow([...EXPORT_COLUMNS])));
           return;
         }
-        const page = await this.exportPage(filters, after, pageRows);
+        const page = await this.exportPage(filters, after, pageRows, member);
         if (page.rows.length === 0) {
           controller.close();
           return;
@@ -92,6 +97,7 @@ export class Reports {
     filters: { from: string; to: string; employee?: string },
     after: { employee: string; date: string } | null,
     pageRows: number,
+    member: SQL | undefined,
   ): Promise<{ rows: (typeof attendanceDays.$inferSelect)[]; text: string }> {
     const d = attendanceDays;
     // A row value: SQLite seeks the (employee, date) index to it. For everyone the dates are
@@ -101,7 +107,7 @@ export class Reports {
     const rows = await this.ctx.db.orm
       .select()
       .from(d)
-      .where(and(filters.employee ? rangeOf(filters) : and(sql`+${d.date} >= ${filters.from}`, sql`+${d.date} <= ${filters.to}`), next))
+      .where(and(filters.employee ? rangeOf(filters) : and(sql`+${d.date} >= ${filters.from}`, sql`+${d.date} <= ${filters.to}`), next, member))
       .orderBy(asc(d.employeeKey), asc(d.date))
       .limit(pageRows);
     const names = await this.enrollees.byIds(
@@ -138,7 +144,10 @@ export class Reports {
   }
 
   /** `attendance-summary/`: per employee, by employee key, cursor-paged. */
-  async summary(filters: { from: string; to: string; employee?: string; cursor?: string; limit: number }): Promise<Page<SummaryView>> {
+  async summary(
+    filters: { from: string; to: string; employee?: string; cursor?: string; limit: number },
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<Page<SummaryView>> {
     checkRange(filters.from, filters.to);
     await this.attendance.follower.catchUp();
     const after = readCursor(filters.cursor);
@@ -168,7 +177,7 @@ export class Reports {
         early_leave_seconds: total(d.earlyLeaveSeconds),
       })
       .from(d)
-      .where(and(rangeOf(filters), after === null ? undefined : gt(d.employeeKey, String(after))))
+      .where(and(rangeOf(filters), after === null ? undefined : gt(d.employeeKey, String(after)), this.enrollees.enrolleeInScope(d.enrolleeId, scope)))
       .groupBy(d.employeeKey)
       .orderBy(asc(d.employeeKey))
       .limit(filters.limit + 1);

@@ -12,31 +12,34 @@ export function attendanceRoutes(http: Http, attendance: AttendanceService, repo
   const days = adminRouter(http, 'attendance-days')
     .get(
       '/attendance-days',
-      ({ query }) =>
-        attendance.list({
-          employee: query.employee,
-          enrollee: query.enrollee,
-          from: query.from,
-          to: query.to,
-          status: query.status,
-          cursor: query.cursor,
-          limit: query.limit ?? 100,
-        }),
+      ({ query, scope }) =>
+        attendance.list(
+          {
+            employee: query.employee,
+            enrollee: query.enrollee,
+            from: query.from,
+            to: query.to,
+            status: query.status,
+            cursor: query.cursor,
+            limit: query.limit ?? 100,
+          },
+          scope,
+        ),
       {
         query: AttendanceDayList.query,
         response: { 200: AttendanceDayList.response, ...errors('invalid_cursor') },
         detail: { summary: 'AttendanceDay records, newest date first', tags },
       },
     )
-    .post('/attendance-days/recompute', ({ body }) => attendance.recompute(body), {
+    .post('/attendance-days/recompute', ({ body, scope }) => attendance.recompute(body, scope), {
       body: Recompute.body,
       response: { 200: Recompute.response, ...errors('not_found') },
       detail: { summary: 'Recompute the days of a range (one enrollee or everyone with days or punches in it); locked dates are skipped', tags },
     })
     .get(
       '/attendance-days/export.csv',
-      async ({ query }) =>
-        new Response(await reports.exportCsv(query), {
+      async ({ query, scope }) =>
+        new Response(await reports.exportCsv(query, { scope }), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
             'content-disposition': `attachment; filename="attendance-${query.from}-${query.to}.csv"`,
@@ -53,7 +56,7 @@ export function attendanceRoutes(http: Http, attendance: AttendanceService, repo
         },
       },
     )
-    .get('/attendance-summary', ({ query }) => reports.summary({ ...query, limit: query.limit ?? 100 }), {
+    .get('/attendance-summary', ({ query, scope }) => reports.summary({ ...query, limit: query.limit ?? 100 }, scope), {
       query: SummaryList.query,
       response: { 200: SummaryList.response, ...errors('invalid_cursor') },
       detail: { summary: 'Per employee totals of a range: days by status, late days, worked, expected, overtime, late and early seconds', tags },

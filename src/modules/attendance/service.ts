@@ -6,6 +6,7 @@ import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
 import type { CalendarEvents, CalendarService, DayPlan } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
@@ -294,7 +295,7 @@ export class AttendanceService {
   }
 
   /** `POST attendance-days/recompute/`: the days of one enrollee, or of everyone with data, on dates from..to. */
-  async recompute(input: { from: string; to: string; enrollee?: string }): Promise<{ recomputed: number }> {
+  async recompute(input: { from: string; to: string; enrollee?: string }, scope: AreaScope = EVERYWHERE): Promise<{ recomputed: number }> {
     const from = requireDate(input.from, 'from');
     const to = requireDate(input.to, 'to');
     if (to < from || addDays(from, MAX_RECOMPUTE_DAYS - 1) < to) {
@@ -304,9 +305,10 @@ export class AttendanceService {
     let ids: string[];
     if (input.enrollee) {
       const found = await this.enrollees.findByIdOrPin(this.ctx.db.orm, input.enrollee);
-      if (!found) throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
+      if (!found || !(await this.enrollees.inScope(this.ctx.db.orm, found.id, scope)))
+        throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
       ids = [found.id];
-    } else ids = await this.enrolleesWithData(this.ctx.db.orm, from, to);
+    } else ids = await this.enrollees.keepInScope(this.ctx.db.orm, await this.enrolleesWithData(this.ctx.db.orm, from, to), scope);
     // A transaction per group of people, so that terminals' uploads are not held up for long.
     let recomputed = 0;
     for (const group of chunks(ids, RECOMPUTE_GROUP)) recomputed += await this.ctx.db.write((w) => this.recomputeIn(w, group, from, to));
@@ -380,10 +382,12 @@ export class AttendanceService {
   }
 
   /** `GET attendance-days/`: newest date first, then by enrollee; cursor-paged. */
-  async list(filters: AttendanceDayFilters): Promise<Page<AttendanceDayView>> {
+  async list(filters: AttendanceDayFilters, scope: AreaScope = EVERYWHERE): Promise<Page<AttendanceDayView>> {
     // Read your writes: every punch recorded so far counts.
     await this.follower.catchUp();
     const conditions: SQL[] = [];
+    const member = this.enrollees.enrolleeInScope(attendanceDays.enrolleeId, scope);
+    if (member) conditions.push(member);
     if (filters.employee) conditions.push(eq(attendanceDays.employeeKey, filters.employee));
     if (filters.enrollee) conditions.push(eq(attendanceDays.enrolleeId, filters.enrollee));
     if (filters.from) conditions.push(gte(attendanceDays.date, requireDate(filters.from, 'from')));

@@ -12,7 +12,8 @@ export function biometricRoutes(http: Http, deps: { biometrics: Biometrics; enro
   return adminRouter(http, 'biometrics')
     .post(
       '/enrollees/:id/consent',
-      async ({ params, body, admin, set }) => {
+      async ({ params, body, admin, scope, set }) => {
+        await enrollees.get(params.id, undefined, scope);
         const consent = await biometrics.consent.give(params.id, { version: body.version, method: body.method, by: admin.by });
         set.status = 201;
         return consent;
@@ -24,15 +25,22 @@ export function biometricRoutes(http: Http, deps: { biometrics: Biometrics; enro
         detail: { summary: 'Record consent (`by` is the caller)', tags },
       },
     )
-    .delete('/enrollees/:id/consent', ({ params, admin }) => biometrics.consent.withdraw(params.id, { by: admin.by }), {
-      params: EnrolleeParams,
-      response: { 200: ConsentWithdrawn, ...errors('not_found') },
-      detail: { summary: 'Withdraw consent: templates destroyed and deleted from terminals', tags },
-    })
+    .delete(
+      '/enrollees/:id/consent',
+      async ({ params, admin, scope }) => {
+        await enrollees.get(params.id, undefined, scope);
+        return biometrics.consent.withdraw(params.id, { by: admin.by });
+      },
+      {
+        params: EnrolleeParams,
+        response: { 200: ConsentWithdrawn, ...errors('not_found') },
+        detail: { summary: 'Withdraw consent: templates destroyed and deleted from terminals', tags },
+      },
+    )
     .get(
       '/enrollees/:id/templates',
-      async ({ params }) => {
-        const enrollee = await enrollees.get(params.id);
+      async ({ params, scope }) => {
+        const enrollee = await enrollees.get(params.id, undefined, scope);
         return { results: await biometrics.templates.listTemplates(enrollee.id), next_cursor: null };
       },
       {

@@ -9,13 +9,15 @@ import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
 import { isCalendarDate, localDateOf } from '../../platform/time/dates';
-import { areaNames, resolveAreas } from '../areas';
+import { areaNames, areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { CalendarChange, CalendarEvents } from './events';
 import type { HolidayView, LeaveView, WeekendView } from './model';
+import { holidaySeen, requireOwn, standing } from './scope';
 import { ALWAYS, areaWeekends, holidays, leaves } from './tables';
 
 type HolidayRow = typeof holidays.$inferSelect;
@@ -35,13 +37,15 @@ export class DaysOff {
   constructor(
     private readonly ctx: Runtime,
     private readonly events: EventChannel<CalendarEvents>,
-    private readonly enrollees: EnrolleeService,
+    readonly enrollees: EnrolleeService,
   ) {}
 
   // ---------------------------------------------------------------- holidays
 
-  async listHolidays(filters: { from?: string; to?: string; cursor?: string; limit: number }): Promise<Page<HolidayView>> {
+  async listHolidays(filters: { from?: string; to?: string; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<HolidayView>> {
     const conditions: SQL[] = [];
+    const seen = holidaySeen(this.enrollees, scope);
+    if (seen) conditions.push(seen);
     if (filters.from) conditions.push(gte(holidays.date, filters.from));
     if (filters.to) conditions.push(lte(holidays.date, filters.to));
     const after = twoKeyCursor(filters.cursor);
@@ -60,12 +64,16 @@ export class DaysOff {
     };
   }
 
-  async getHoliday(id: string): Promise<HolidayView> {
-    const [view] = await this.holidayViews(this.ctx.db.orm, [await this.holidayRow(this.ctx.db.orm, id)]);
+  async getHoliday(id: string, scope: AreaScope = EVERYWHERE): Promise<HolidayView> {
+    const row = await this.holidayRow(this.ctx.db.orm, id);
+    if ((await standing(this.ctx.db.orm, this.enrollees, scope, row)) === 'unseen') throw new FpaError('not_found', 'holiday not found', { holiday: id });
+    const [view] = await this.holidayViews(this.ctx.db.orm, [row]);
     return view!;
   }
 
-  async createHoliday(input: HolidayInput, by: string): Promise<HolidayView> {
+  /** A caller limited to areas declares holidays of its people or its areas (its own by default). */
+  async createHoliday(input: HolidayInput, by: string, scope: AreaScope = EVERYWHERE): Promise<HolidayView> {
+    const areas = input.enrollee ? input.areas : areasWithin(scope, input.areas);
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const row: HolidayRow = {
@@ -74,10 +82,11 @@ export class DaysOff {
         name: input.name,
         recurring: input.recurring ?? false,
         cancelled: input.cancelled ?? false,
-        ...(await this.holidayScope(w, input.areas, input.enrollee ?? null, now)),
+        ...(await this.holidayScope(w, areas, input.enrollee ?? null, now)),
         createdAt: now,
         updatedAt: now,
       };
+      await requireOwn(w.tx, this.enrollees, scope, row, 'holiday', row.id);
       requireDate(row.date);
       await w.tx.insert(holidays).values(row);
       await audit(w.tx, now, { actor: by, action: 'holiday.created', targetType: 'holiday', targetId: row.id, details: { ...input } });
@@ -87,11 +96,13 @@ export class DaysOff {
     });
   }
 
-  async updateHoliday(id: string, patch: Partial<HolidayInput>, by: string): Promise<HolidayView> {
+  async updateHoliday(id: string, patch: Partial<HolidayInput>, by: string, scope: AreaScope = EVERYWHERE): Promise<HolidayView> {
+    if (patch.areas !== undefined && !patch.enrollee) patch = { ...patch, areas: areasWithin(scope, patch.areas) };
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const before = await this.holidayRow(w.tx, id);
-      const scope =
+      await requireOwn(w.tx, this.enrollees, scope, before, 'holiday', id);
+      const reach =
         patch.areas !== undefined || patch.enrollee !== undefined
           ? await this.holidayScope(w, patch.areas ?? [], patch.enrollee === undefined ? before.enrolleeId : patch.enrollee, now)
           : {};
@@ -101,10 +112,11 @@ export class DaysOff {
         ...(patch.name !== undefined ? { name: patch.name } : {}),
         ...(patch.recurring !== undefined ? { recurring: patch.recurring } : {}),
         ...(patch.cancelled !== undefined ? { cancelled: patch.cancelled } : {}),
-        ...scope,
+        ...reach,
         updatedAt: now,
       };
       requireDate(after.date);
+      await requireOwn(w.tx, this.enrollees, scope, after, 'holiday', id);
       await w.tx.update(holidays).set(after).where(eq(holidays.id, id));
       await audit(w.tx, now, { actor: by, action: 'holiday.updated', targetType: 'holiday', targetId: id, details: { ...patch } });
       // The days it covered and the days it covers now.
@@ -116,10 +128,11 @@ export class DaysOff {
     });
   }
 
-  async deleteHoliday(id: string, by: string): Promise<void> {
+  async deleteHoliday(id: string, by: string, scope: AreaScope = EVERYWHERE): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const row = await this.holidayRow(w.tx, id);
+      await requireOwn(w.tx, this.enrollees, scope, row, 'holiday', id);
       await w.tx.delete(holidays).where(eq(holidays.id, id));
       await audit(w.tx, now, { actor: by, action: 'holiday.deleted', targetType: 'holiday', targetId: id, details: { date: row.date, name: row.name } });
       await this.changed(w, holidayChange(row, by, now, this.ctx.settings.ATTENDANCE_TIME_ZONE));
@@ -158,8 +171,13 @@ export class DaysOff {
 
   // ---------------------------------------------------------------- leaves
 
-  async listLeaves(filters: { enrollee?: string; employee?: string; from?: string; to?: string; cursor?: string; limit: number }): Promise<Page<LeaveView>> {
+  async listLeaves(
+    filters: { enrollee?: string; employee?: string; from?: string; to?: string; cursor?: string; limit: number },
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<Page<LeaveView>> {
     const conditions: SQL[] = [];
+    const member = this.enrollees.enrolleeInScope(leaves.enrolleeId, scope);
+    if (member) conditions.push(member);
     if (filters.enrollee) conditions.push(eq(leaves.enrolleeId, (await this.person(this.ctx.db.orm, filters.enrollee)).id));
     if (filters.employee) {
       const found = (await this.enrollees.byEmployeeKeys(this.ctx.db.orm, [filters.employee])).get(filters.employee);
@@ -188,13 +206,14 @@ export class DaysOff {
     };
   }
 
-  async createLeave(input: { enrollee: string; from: string; to: string; kind: string }, by: string): Promise<LeaveView> {
+  async createLeave(input: { enrollee: string; from: string; to: string; kind: string }, by: string, scope: AreaScope = EVERYWHERE): Promise<LeaveView> {
     requireDate(input.from);
     requireDate(input.to);
     if (input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const person = await this.person(w.tx, input.enrollee);
+      await this.enrollees.get(person.id, w.tx, scope);
       const row: LeaveRow = { id: crypto.randomUUID(), enrolleeId: person.id, fromDate: input.from, toDate: input.to, kind: input.kind, createdAt: now };
       await w.tx.insert(leaves).values(row);
       await audit(w.tx, now, { actor: by, action: 'leave.created', targetType: 'leave', targetId: row.id, details: { ...input, enrollee: person.id } });
@@ -203,10 +222,10 @@ export class DaysOff {
     });
   }
 
-  async deleteLeave(id: string, by: string): Promise<void> {
+  async deleteLeave(id: string, by: string, scope: AreaScope = EVERYWHERE): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const [row] = await w.tx.select().from(leaves).where(eq(leaves.id, id)).limit(1);
-      if (!row) throw new FpaError('not_found', 'leave not found', { leave: id });
+      if (!row || !(await this.enrollees.inScope(w.tx, row.enrolleeId, scope))) throw new FpaError('not_found', 'leave not found', { leave: id });
       await w.tx.delete(leaves).where(eq(leaves.id, id));
       await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'leave.deleted', targetType: 'leave', targetId: id, details: { enrollee: row.enrolleeId } });
       await this.changed(w, { kind: 'leave', id, enrollees: [row.enrolleeId], ranges: [{ from: row.fromDate, to: row.toDate }], by });
@@ -216,10 +235,10 @@ export class DaysOff {
   // ---------------------------------------------------------------- weekends
 
   /** Every area's weekend rows (a short list), by area name and first date. */
-  async listWeekends(filters: { area?: string; cursor?: string; limit: number }): Promise<Page<WeekendView>> {
+  async listWeekends(filters: { area?: string; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<WeekendView>> {
     const rows = await this.ctx.db.orm.select().from(areaWeekends);
     const views = (await this.weekendViews(this.ctx.db.orm, rows))
-      .filter((v) => filters.area === undefined || v.area === filters.area)
+      .filter((v) => (filters.area === undefined || v.area === filters.area) && coversAny(scope, [v.area]))
       .sort((a, b) => (a.area === b.area ? (a.from ?? '').localeCompare(b.from ?? '') : a.area < b.area ? -1 : 1));
     const after = twoKeyCursor(filters.cursor);
     const start = after ? views.findIndex((v) => v.area > after[0] || (v.area === after[0] && (v.from ?? '') > after[1])) : 0;
@@ -230,8 +249,9 @@ export class DaysOff {
   }
 
   /** Sets an area's weekend from a date on (replacing the row of that area and date, if any). */
-  async setWeekend(input: { area: string; days: number[]; from?: string }, by: string): Promise<WeekendView> {
+  async setWeekend(input: { area: string; days: number[]; from?: string }, by: string, scope: AreaScope = EVERYWHERE): Promise<WeekendView> {
     if (input.from !== undefined) requireDate(input.from);
+    areasWithin(scope, [input.area]);
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const [areaId] = await resolveAreas(w.tx, [input.area], now);
@@ -255,10 +275,11 @@ export class DaysOff {
     });
   }
 
-  async deleteWeekend(id: string, by: string): Promise<void> {
+  async deleteWeekend(id: string, by: string, scope: AreaScope = EVERYWHERE): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const [row] = await w.tx.select().from(areaWeekends).where(eq(areaWeekends.id, id)).limit(1);
       if (!row) throw new FpaError('not_found', 'weekend not found', { weekend: id });
+      await requireOwn(w.tx, this.enrollees, scope, { enrolleeId: null, areaIds: [row.areaId] }, 'weekend', id);
       await w.tx.delete(areaWeekends).where(eq(areaWeekends.id, id));
       await audit(w.tx, this.ctx.clock.now(), {
         actor: by,

@@ -24,15 +24,15 @@ const tags = ['calendar'];
 export function calendarRoutes(http: Http, calendar: CalendarService) {
   const { daysOff } = calendar;
   return adminRouter(http, 'calendar')
-    .get('/holidays', ({ query }) => daysOff.listHolidays({ ...query, limit: query.limit ?? 100 }), {
+    .get('/holidays', ({ query, scope }) => daysOff.listHolidays({ ...query, limit: query.limit ?? 100 }, scope), {
       query: HolidayList.query,
       response: { 200: HolidayList.response, ...errors('invalid_cursor') },
       detail: { summary: 'Holidays, by date', tags },
     })
     .post(
       '/holidays',
-      async ({ body, admin, set }) => {
-        const holiday = await daysOff.createHoliday(body, admin.by);
+      async ({ body, admin, scope, set }) => {
+        const holiday = await daysOff.createHoliday(body, admin.by, scope);
         set.status = 201;
         return holiday;
       },
@@ -42,12 +42,12 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
         detail: { summary: 'Declare a holiday (everyone, areas or one enrollee; recurring; or cancel one); its days are recomputed', tags },
       },
     )
-    .get('/holidays/:id', ({ params }) => daysOff.getHoliday(params.id), {
+    .get('/holidays/:id', ({ params, scope }) => daysOff.getHoliday(params.id, scope), {
       params: Id,
       response: { 200: Holiday, ...errors('not_found') },
       detail: { summary: 'One holiday', tags },
     })
-    .patch('/holidays/:id', ({ params, body, admin }) => daysOff.updateHoliday(params.id, body, admin.by), {
+    .patch('/holidays/:id', ({ params, body, admin, scope }) => daysOff.updateHoliday(params.id, body, admin.by, scope), {
       params: Id,
       body: HolidayPatch,
       response: { 200: Holiday, ...errors('not_found') },
@@ -55,21 +55,21 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
     })
     .delete(
       '/holidays/:id',
-      async ({ params, admin, set }) => {
-        await daysOff.deleteHoliday(params.id, admin.by);
+      async ({ params, admin, scope, set }) => {
+        await daysOff.deleteHoliday(params.id, admin.by, scope);
         set.status = 204;
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a holiday; its days are recomputed', tags } },
     )
-    .get('/leaves', ({ query }) => daysOff.listLeaves({ ...query, limit: query.limit ?? 100 }), {
+    .get('/leaves', ({ query, scope }) => daysOff.listLeaves({ ...query, limit: query.limit ?? 100 }, scope), {
       query: LeaveList.query,
       response: { 200: LeaveList.response, ...errors('invalid_cursor', 'not_found') },
       detail: { summary: 'Leaves, by first date', tags },
     })
     .post(
       '/leaves',
-      async ({ body, admin, set }) => {
-        const leave = await daysOff.createLeave(body, admin.by);
+      async ({ body, admin, scope, set }) => {
+        const leave = await daysOff.createLeave(body, admin.by, scope);
         set.status = 201;
         return leave;
       },
@@ -81,21 +81,21 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
     )
     .delete(
       '/leaves/:id',
-      async ({ params, admin, set }) => {
-        await daysOff.deleteLeave(params.id, admin.by);
+      async ({ params, admin, scope, set }) => {
+        await daysOff.deleteLeave(params.id, admin.by, scope);
         set.status = 204;
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a leave; its days are recomputed', tags } },
     )
-    .get('/weekends', ({ query }) => daysOff.listWeekends({ ...query, limit: query.limit ?? 100 }), {
+    .get('/weekends', ({ query, scope }) => daysOff.listWeekends({ ...query, limit: query.limit ?? 100 }, scope), {
       query: WeekendList.query,
       response: { 200: WeekendList.response, ...errors('invalid_cursor') },
       detail: { summary: 'Weekends of areas (WEEKEND_DAYS applies where none is set)', tags },
     })
     .post(
       '/weekends',
-      async ({ body, admin, set }) => {
-        const weekend = await daysOff.setWeekend(body, admin.by);
+      async ({ body, admin, scope, set }) => {
+        const weekend = await daysOff.setWeekend(body, admin.by, scope);
         set.status = 201;
         return weekend;
       },
@@ -107,13 +107,13 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
     )
     .delete(
       '/weekends/:id',
-      async ({ params, admin, set }) => {
-        await daysOff.deleteWeekend(params.id, admin.by);
+      async ({ params, admin, scope, set }) => {
+        await daysOff.deleteWeekend(params.id, admin.by, scope);
         set.status = 204;
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove an area’s weekend row; its days are recomputed', tags } },
     )
-    .get('/calendar', ({ query }) => calendar.calendarOf(query), {
+    .get('/calendar', ({ query, scope }) => calendar.calendarOf(query, scope), {
       query: CalendarQuery,
       response: { 200: CalendarResponse, ...errors('not_found') },
       detail: {

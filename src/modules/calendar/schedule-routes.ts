@@ -60,15 +60,15 @@ export function scheduleRoutes(http: Http, schedules: Schedules) {
         detail: { summary: 'Remove a work schedule no assignment uses', tags },
       },
     )
-    .get('/shift-assignments', ({ query }) => schedules.listAssignments({ ...query, limit: query.limit ?? 100 }), {
+    .get('/shift-assignments', ({ query, scope }) => schedules.listAssignments({ ...query, limit: query.limit ?? 100 }, scope), {
       query: ShiftAssignmentList.query,
       response: { 200: ShiftAssignmentList.response, ...errors('invalid_cursor', 'not_found') },
       detail: { summary: 'Shift assignments, by first date', tags },
     })
     .post(
       '/shift-assignments',
-      async ({ body, admin, set }) => {
-        const assignment = await schedules.assign(body, admin.by);
+      async ({ body, admin, scope, set }) => {
+        const assignment = await schedules.assign(body, admin.by, scope);
         set.status = 201;
         return assignment;
       },
@@ -83,8 +83,8 @@ export function scheduleRoutes(http: Http, schedules: Schedules) {
     )
     .delete(
       '/shift-assignments/:id',
-      async ({ params, admin, set }) => {
-        await schedules.unassign(params.id, admin.by);
+      async ({ params, admin, scope, set }) => {
+        await schedules.unassign(params.id, admin.by, scope);
         set.status = 204;
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a shift assignment; its days are recomputed', tags } },

@@ -10,8 +10,9 @@ import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { isCalendarDate, secondsOfClock } from '../../platform/time/dates';
-import { areaNames, resolveAreas } from '../areas';
+import { areaIdsNamed, areaNames, areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { DaysOff } from './days-off';
@@ -19,6 +20,7 @@ import { twoKeyCursor } from './days-off';
 import type { CalendarChange, CalendarEvents } from './events';
 import type { ShiftAssignmentView, WorkScheduleView } from './model';
 import type { ScheduleDef } from './plan';
+import { type Entry, requireOwn } from './scope';
 import { shiftAssignments, workSchedules } from './tables';
 
 type ScheduleRow = typeof workSchedules.$inferSelect;
@@ -123,14 +125,17 @@ export class Schedules {
 
   // ---------------------------------------------------------------- assignments
 
-  async listAssignments(filters: {
-    enrollee?: string;
-    area?: string;
-    from?: string;
-    to?: string;
-    cursor?: string;
-    limit: number;
-  }): Promise<Page<ShiftAssignmentView>> {
+  async listAssignments(
+    filters: {
+      enrollee?: string;
+      area?: string;
+      from?: string;
+      to?: string;
+      cursor?: string;
+      limit: number;
+    },
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<Page<ShiftAssignmentView>> {
     const conditions: SQL[] = [];
     if (filters.enrollee) conditions.push(eq(shiftAssignments.enrolleeId, (await this.daysOff.person(this.ctx.db.orm, filters.enrollee)).id));
     if (filters.from) conditions.push(or(isNull(shiftAssignments.toDate), gte(shiftAssignments.toDate, filters.from))!);
@@ -141,7 +146,7 @@ export class Schedules {
       .from(shiftAssignments)
       .where(and(...conditions))
       .orderBy(asc(shiftAssignments.fromDate), asc(shiftAssignments.id));
-    let views = await this.assignmentViews(this.ctx.db.orm, rows);
+    let views = await this.assignmentViews(this.ctx.db.orm, await this.seenBy(rows, scope));
     // Area names live in the areas module: filtered here (assignments are few).
     if (filters.area) views = views.filter((v) => v.area === filters.area);
     if (after) views = views.filter((v) => v.from > after[0] || (v.from === after[0] && v.id > after[1]));
@@ -153,7 +158,9 @@ export class Schedules {
   async assign(
     input: { schedule: string; enrollee?: string; area?: string; from: string; to?: string; priority?: number },
     by: string,
+    scope: AreaScope = EVERYWHERE,
   ): Promise<ShiftAssignmentView> {
+    if (input.area !== undefined) areasWithin(scope, [input.area]);
     if ((input.enrollee === undefined) === (input.area === undefined)) {
       throw new FpaError('validation_error', 'give exactly one of enrollee and area', { fields: ['enrollee', 'area'] });
     }
@@ -173,6 +180,7 @@ export class Schedules {
         priority: input.priority ?? 0,
         createdAt: now,
       };
+      await requireOwn(w.tx, this.daysOff.enrollees, scope, entryOf(row), 'shift assignment', row.id);
       await w.tx.insert(shiftAssignments).values(row);
       await audit(w.tx, now, { actor: by, action: 'assignment.created', targetType: 'shift_assignment', targetId: row.id, details: { ...input } });
       await this.changed(w, assignmentChange(row, 'assignment', by));
@@ -181,14 +189,30 @@ export class Schedules {
     });
   }
 
-  async unassign(id: string, by: string): Promise<void> {
+  async unassign(id: string, by: string, scope: AreaScope = EVERYWHERE): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const [row] = await w.tx.select().from(shiftAssignments).where(eq(shiftAssignments.id, id)).limit(1);
       if (!row) throw new FpaError('not_found', 'shift assignment not found', { assignment: id });
+      await requireOwn(w.tx, this.daysOff.enrollees, scope, entryOf(row), 'shift assignment', id);
       await w.tx.delete(shiftAssignments).where(eq(shiftAssignments.id, id));
       await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'assignment.deleted', targetType: 'shift_assignment', targetId: id });
       await this.changed(w, assignmentChange(row, 'assignment', by));
     });
+  }
+
+  /** Those of these assignments the scope sees: of its people, or of its areas (assignments are few). */
+  private async seenBy(rows: AssignmentRow[], scope: AreaScope): Promise<AssignmentRow[]> {
+    if (!isLimited(scope)) return rows;
+    const q = this.ctx.db.orm;
+    const people = new Set(
+      await this.daysOff.enrollees.keepInScope(
+        q,
+        rows.flatMap((r) => (r.enrolleeId ? [r.enrolleeId] : [])),
+        scope,
+      ),
+    );
+    const areas = await areaIdsNamed(q, scope.areas);
+    return rows.filter((r) => (r.enrolleeId ? people.has(r.enrolleeId) : r.areaId !== null && areas.has(r.areaId)));
   }
 
   /** Assignments of these enrollees or areas covering any date of [from, to]. */
@@ -231,6 +255,8 @@ function assignmentChange(row: AssignmentRow, kind: 'assignment' | 'schedule', b
   const scope = row.enrolleeId ? { enrollees: [row.enrolleeId] } : { areas: [row.areaId!] };
   return { kind, id: kind === 'schedule' ? row.scheduleId : row.id, ...scope, ranges: [{ from: row.fromDate, to: row.toDate }], by };
 }
+
+const entryOf = (row: AssignmentRow): Entry => ({ enrolleeId: row.enrolleeId, areaIds: row.areaId ? [row.areaId] : [] });
 
 /** The stored fields of a schedule, checked: times, durations, a break shorter than the shift. */
 function scheduleFields(input: ScheduleInput): Omit<ScheduleRow, 'id' | 'createdAt' | 'updatedAt'> {

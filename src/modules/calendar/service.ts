@@ -13,6 +13,7 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate, secondsOfClock } from '../../platform/time/dates';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -209,7 +210,7 @@ export class CalendarService {
   }
 
   /** `GET calendar/`: the resolved plan of one person, per date, from the planner attendance uses. */
-  async calendarOf(query: { enrollee?: string; employee?: string; from: string; to: string }) {
+  async calendarOf(query: { enrollee?: string; employee?: string; from: string; to: string }, scope: AreaScope = EVERYWHERE) {
     const { from, to } = query;
     if (!isCalendarDate(from) || !isCalendarDate(to))
       throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
@@ -219,6 +220,7 @@ export class CalendarService {
     const q = this.ctx.db.orm;
     let enrollee = query.enrollee ? await this.daysOff.person(q, query.enrollee) : null;
     if (!enrollee && query.employee) enrollee = (await this.enrollees.byEmployeeKeys(q, [query.employee])).get(query.employee) ?? null;
+    if (enrollee && !(await this.enrollees.inScope(q, enrollee.id, scope))) enrollee = null;
     if (!enrollee) {
       if (!query.enrollee && !query.employee) throw new FpaError('validation_error', 'give enrollee or employee', { fields: ['enrollee', 'employee'] });
       throw new FpaError('not_found', 'enrollee not found', { enrollee: query.enrollee ?? null, employee: query.employee ?? null });

@@ -9,7 +9,9 @@ const tags = ['devices'];
 
 export function commandRoutes(http: Http, deps: { devices: DeviceService; commands: CommandService }) {
   const { devices, commands } = deps;
+  // A terminal outside the caller's areas does not exist (404) for any of these routes.
   return adminRouter(http, 'device-commands')
+    .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
     .get(
       '/devices/:serial/commands',
       async ({ params, query }) =>

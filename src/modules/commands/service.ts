@@ -19,6 +19,7 @@ import { ReadBatch } from '../../platform/db/read-batch';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import { type DeviceRef, type DeviceService, deviceRef } from '../devices';
 import type { EventChannel, EventLog } from '../events';
@@ -458,8 +459,13 @@ export class CommandService {
   }
 
   /** Unfinished commands of every terminal, by status. */
-  async countByStatus(q: Queryable = this.ctx.db.orm): Promise<Record<string, number>> {
-    const rows = await q.select({ status: deviceCommands.status, n: sql<number>`count(*)` }).from(deviceCommands).groupBy(deviceCommands.status);
+  /** Commands by status; `scope`: of the terminals in a caller's areas only. */
+  async countByStatus(q: Queryable = this.ctx.db.orm, scope: AreaScope = EVERYWHERE): Promise<Record<string, number>> {
+    const rows = await q
+      .select({ status: deviceCommands.status, n: sql<number>`count(*)` })
+      .from(deviceCommands)
+      .where(this.devices.deviceInAreas(deviceCommands.deviceId, scope))
+      .groupBy(deviceCommands.status);
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 

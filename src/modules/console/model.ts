@@ -5,6 +5,11 @@ import { Body, Instant, Nullable, Text } from '../../platform/http/model';
 /** `GET /console/session`: who is signed in and what the client needs to act for them. */
 export const ConsoleSessionView = t.Object({
   actor: t.String(),
+  /** The caller's role (API.md's roles) and the areas it is limited to (empty: everywhere). */
+  role: t.String(),
+  areas: t.Array(t.String()),
+  /** What the role may call, as `METHOD path` rows of the policy (src/platform/http/policy.ts): the console offers only these. */
+  actions: t.Array(t.String()),
   csrf_token: Nullable(t.String()),
   csrf_header: t.String(),
   expires_at: Nullable(Instant()),

@@ -8,6 +8,7 @@
 import { Elysia } from 'elysia';
 import { otherMethodsRefused } from '../../platform/http/other-methods';
 import { IMMUTABLE } from '../../platform/http/pages';
+import { actionsOf } from '../../platform/http/policy';
 import { readCapped } from '../../platform/http/read-capped';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { type ConsoleAsset, type ConsoleFiles, consoleFiles, PAGE_HEADERS } from './assets';
@@ -107,6 +108,9 @@ export function consoleRoutes(http: Http, sessions: ConsoleService, options: { a
         const open = id ? await sessions.session(id) : null;
         return {
           actor: admin.by,
+          role: admin.role,
+          areas: [...admin.areas],
+          actions: actionsOf(admin),
           csrf_token: open?.csrf ?? null,
           csrf_header: CSRF_HEADER,
           expires_at: admin.expiresAt ? new Date(admin.expiresAt).toISOString() : null,

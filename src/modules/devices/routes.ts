@@ -11,24 +11,26 @@ import type { DeviceService } from './service';
 const tags = ['devices'];
 
 export function deviceRoutes(http: Http, devices: DeviceService) {
+  // A terminal outside the caller's areas does not exist (404) for any of these routes.
   return adminRouter(http, 'devices')
-    .get('/devices', ({ query }) => devices.list({ status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }), {
+    .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
+    .get('/devices', ({ query, scope }) => devices.list({ status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }, scope), {
       query: DeviceList.query,
       response: { 200: DeviceList.response, ...errors('invalid_cursor') },
       detail: { summary: 'List terminals', tags },
     })
-    .get('/devices/:serial', ({ params }) => devices.detail(params.serial), {
+    .get('/devices/:serial', ({ params, scope }) => devices.detail(params.serial, scope), {
       params: SerialParams,
       response: { 200: DeviceDetail, ...errors('not_found') },
       detail: { summary: 'One terminal with pending commands, templates present and recent events', tags },
     })
     .patch(
       '/devices/:serial',
-      async ({ params, body, admin }) => {
+      async ({ params, body, admin, scope }) => {
         if (body.time_zone && !isValidTimeZone(body.time_zone)) {
           throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
         }
-        return devices.viewOne(await devices.updateDevice(params.serial, body, admin.by));
+        return devices.viewOne(await devices.updateDevice(params.serial, body, admin.by, scope));
       },
       {
         params: SerialParams,
@@ -39,7 +41,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
     )
     .post(
       '/devices/:serial/approve',
-      async ({ params, body, admin }) => devices.viewOne(await devices.approveDevice(params.serial, { by: admin.by, areas: body?.areas })),
+      async ({ params, body, admin, scope }) => devices.viewOne(await devices.approveDevice(params.serial, { by: admin.by, areas: body?.areas, scope })),
       {
         params: SerialParams,
         body: DeviceApprove,
@@ -62,10 +64,10 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
     })
     .post(
       '/devices',
-      async ({ body, admin, set }) => {
+      async ({ body, admin, scope, set }) => {
         if (body.time_zone && !isValidTimeZone(body.time_zone))
           throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
-        const row = await devices.preRegister(body, admin.by);
+        const row = await devices.preRegister(body, admin.by, scope);
         set.status = 201;
         return devices.viewOne(row);
       },

@@ -13,7 +13,8 @@ import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
-import { namesByMember, resolveAreas } from '../areas';
+import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
+import { areasWithin, namesByMember, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel, EventLog } from '../events';
 import type { DeviceChanges, DeviceEvents, DeviceRef } from './events';
@@ -21,6 +22,7 @@ import { DeviceIdentity, normalAddress } from './identity';
 import { DeviceKeys } from './keys';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
+import { deviceInAreas, deviceSeen, serialsInAreas } from './scope';
 import {
   type DeviceRow,
   type DeviceStatus,
@@ -109,10 +111,11 @@ export class DeviceService {
   }
 
   /** Terminals by status, and how many approved ones are online and offline. */
-  async counts(): Promise<Record<'pending_approval' | 'approved' | 'disabled' | 'online' | 'offline', number>> {
+  async counts(scope: AreaScope = EVERYWHERE): Promise<Record<'pending_approval' | 'approved' | 'disabled' | 'online' | 'offline', number>> {
     const rows = await this.ctx.db.orm
       .select({ status: devices.status, online: devices.online, n: sql<number>`count(*)` })
       .from(devices)
+      .where(deviceSeen(scope))
       .groupBy(devices.status, devices.online);
     const counts = { pending_approval: 0, approved: 0, disabled: 0, online: 0, offline: 0 };
     for (const r of rows) {
@@ -340,19 +343,42 @@ export class DeviceService {
     return row;
   }
 
+  /** The device, when the caller's scope sees it (scope.ts); else `not_found`, as if it did not exist. */
+  async visible(serial: string, scope: AreaScope, q: Queryable = this.ctx.db.orm): Promise<DeviceRow> {
+    const seen = deviceSeen(scope);
+    if (!seen) return this.get(serial, q);
+    const [row] = await q
+      .select()
+      .from(devices)
+      .where(and(eq(devices.serialNumber, serial), seen))
+      .limit(1);
+    if (!row) throw new FpaError('not_found', 'device not found', { serial_number: serial });
+    return row;
+  }
+
+  readonly deviceInAreas = deviceInAreas;
+  readonly serialsInAreas = serialsInAreas;
+
+  /** A router's hook: a route naming a terminal (`:serial`) outside the caller's areas answers 404. */
+  async guardSerial(params: unknown, scope: AreaScope): Promise<void> {
+    if (params && typeof params === 'object' && 'serial' in params) await this.visible(String(params.serial), scope);
+  }
+
   invalidate(serial: string): void {
     this.cache.delete(serial);
   }
 
   /** Approves a pending (or disabled) device; its in-scope enrollees are backfilled (biometrics reacts). */
-  async approveDevice(serial: string, options: { by: string; areas?: string[] }): Promise<DeviceRow> {
+  async approveDevice(serial: string, options: { by: string; areas?: string[]; scope?: AreaScope }): Promise<DeviceRow> {
+    const scope = options.scope ?? EVERYWHERE;
+    const areaNames = isLimited(scope) ? areasWithin(scope, options.areas) : options.areas;
     const row = await this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const device = await this.get(serial, tx);
       if (device.status === 'approved')
         throw new FpaError('device_not_pending', 'the device is already approved', { serial_number: serial, status: device.status });
-      if (options.areas !== undefined) await setDeviceAreas(tx, device.id, await resolveAreas(tx, options.areas, now));
+      if (areaNames !== undefined) await setDeviceAreas(tx, device.id, await resolveAreas(tx, areaNames, now));
       const updated: DeviceRow = { ...device, status: 'approved', approvedAt: now, approvedBy: options.by, updatedAt: now };
       await tx.update(devices).set({ status: 'approved', approvedAt: now, approvedBy: options.by, updatedAt: now }).where(eq(devices.id, device.id));
       await noteOnDevice(tx, device.id, 'approved', `approved by ${options.by}`, undefined, now);
@@ -384,7 +410,9 @@ export class DeviceService {
     serial: string,
     patch: { time_zone?: string | null; areas?: string[]; name?: string | null; algorithm_version?: string | null; enrollment_station?: boolean },
     by: string,
+    scope: AreaScope = EVERYWHERE,
   ): Promise<DeviceRow> {
+    if (patch.areas !== undefined) patch = { ...patch, areas: areasWithin(scope, patch.areas) };
     const row = await this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
@@ -503,9 +531,11 @@ export class DeviceService {
   }
 
   /** `GET devices/`: by serial number, cursor-paged. */
-  async list(filters: { status?: DeviceStatus; cursor?: string; limit: number }): Promise<Page<DeviceView>> {
+  async list(filters: { status?: DeviceStatus; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<DeviceView>> {
     const after = readCursor(filters.cursor);
     const conditions = [];
+    const seen = deviceSeen(scope);
+    if (seen) conditions.push(seen);
     if (filters.status) conditions.push(eq(devices.status, filters.status));
     if (after !== null) conditions.push(gt(devices.serialNumber, String(after)));
     const rows = await this.ctx.db.orm
@@ -560,8 +590,8 @@ export class DeviceService {
   }
 
   /** `GET devices/{sn}/`: the device with its parameters, recent events and the other modules' parts. */
-  async detail(serial: string): Promise<DeviceDetail> {
-    const row = await this.get(serial);
+  async detail(serial: string, scope: AreaScope = EVERYWHERE): Promise<DeviceDetail> {
+    const row = await this.visible(serial, scope);
     const q = this.ctx.db.orm;
     const events = await q.select().from(deviceEvents).where(eq(deviceEvents.deviceId, row.id)).orderBy(desc(deviceEvents.id)).limit(20);
     let detail: DeviceDetail = {
@@ -580,8 +610,13 @@ export class DeviceService {
    * Pre-registers a terminal by serial number (`POST devices/`): it is approved before it ever
    * connects, so its first contact is served at once, its backfill already queued.
    */
-  async preRegister(input: { serial_number: string; name?: string | null; areas?: string[]; time_zone?: string | null }, by: string): Promise<DeviceRow> {
+  async preRegister(
+    input: { serial_number: string; name?: string | null; areas?: string[]; time_zone?: string | null },
+    by: string,
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<DeviceRow> {
     const serial = input.serial_number;
+    const areaNames = areasWithin(scope, input.areas);
     if (!SERIAL_NUMBER.test(serial))
       throw new FpaError('validation_error', 'a serial number is 1 to 64 letters, digits, dots, dashes or underscores', { serial_number: serial });
     const row = await this.ctx.db.write(async (w) => {
@@ -599,7 +634,7 @@ export class DeviceService {
         approvedBy: by,
       };
       await w.tx.insert(devices).values(device);
-      const areas = await resolveAreas(w.tx, input.areas, now);
+      const areas = await resolveAreas(w.tx, areaNames, now);
       await setDeviceAreas(w.tx, device.id, areas);
       await noteOnDevice(w.tx, device.id, 'registered', `pre-registered by ${by}`, undefined, now);
       await audit(w.tx, now, { actor: by, action: 'device.preregistered', targetType: 'device', targetId: serial });

@@ -8,12 +8,12 @@ const tags = ['employees'];
 
 export function employeeRoutes(http: Http, employees: EmployeeService) {
   return adminRouter(http, 'employees')
-    .get('/employees', ({ query }) => employees.list({ cursor: query.cursor, limit: query.limit ?? 100 }), {
+    .get('/employees', ({ query, scope }) => employees.list({ cursor: query.cursor, limit: query.limit ?? 100 }, scope), {
       query: EmployeeList.query,
       response: { 200: EmployeeList.response, ...errors('not_found', 'invalid_cursor') },
       detail: { summary: 'List employees of the built-in directory', tags },
     })
-    .get('/employees/:id', ({ params }) => employees.get(params.id), {
+    .get('/employees/:id', ({ params, scope }) => employees.get(params.id, scope), {
       params: EmployeeParams,
       response: { 200: Employee, ...errors('not_found') },
       detail: { summary: 'One employee', tags },

@@ -2,11 +2,12 @@
  * The built-in employee directory's records (`employees/`), for a standalone service without a
  * host user model; and the employee model recorded at the first migration (fpa.E010).
  */
-import { asc, eq, gt } from 'drizzle-orm';
+import { and, asc, type Column, eq, gt, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import type { EmployeeDirectory } from './directory';
 import { employees, meta } from './tables';
 
@@ -19,19 +20,31 @@ export interface EmployeeView {
   created_at: string;
 }
 
+/** A condition on an employee key column: the employee has a person in the scope's areas (the enrollees module knows). */
+export type EmployeeScope = (column: Column, scope: AreaScope) => SQL | undefined;
+
 export class EmployeeService {
+  /** Until set (src/app/modules.ts), a limited scope sees no employee. */
+  private inScope: EmployeeScope = (_column, scope) => (isLimited(scope) ? sql`0` : undefined);
+
   constructor(
     private readonly ctx: Runtime,
     private readonly directory: EmployeeDirectory,
   ) {}
 
-  async list(options: { cursor?: string; limit: number }): Promise<Page<EmployeeView>> {
+  /** How a caller's areas reach employees: through the people enrolled for them. */
+  scopeBy(inScope: EmployeeScope): void {
+    this.inScope = inScope;
+  }
+
+  /** A caller limited to areas sees the employees who have a person (enrollee) in them. */
+  async list(options: { cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<EmployeeView>> {
     this.builtinOnly();
     const after = readCursor(options.cursor);
     const rows = await this.ctx.db.orm
       .select()
       .from(employees)
-      .where(after !== null ? gt(employees.id, String(after)) : undefined)
+      .where(and(after !== null ? gt(employees.id, String(after)) : undefined, this.inScope(employees.id, scope)))
       .orderBy(asc(employees.id))
       .limit(options.limit + 1);
     return pageOf(
@@ -42,9 +55,13 @@ export class EmployeeService {
     );
   }
 
-  async get(id: string): Promise<EmployeeView> {
+  async get(id: string, scope: AreaScope = EVERYWHERE): Promise<EmployeeView> {
     this.builtinOnly();
-    const [row] = await this.ctx.db.orm.select().from(employees).where(eq(employees.id, id)).limit(1);
+    const [row] = await this.ctx.db.orm
+      .select()
+      .from(employees)
+      .where(and(eq(employees.id, id), this.inScope(employees.id, scope)))
+      .limit(1);
     if (!row) throw new FpaError('not_found', 'employee not found', { employee: id });
     return employeeView(row);
   }

@@ -4,11 +4,12 @@
  * those other modules ask it for.
  */
 
-import { and, asc, eq, getTableName, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, type Column, eq, getTableName, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
-import { namesByMember } from '../areas';
+import type { AreaScope } from '../../platform/scope';
+import { namesByMember, scopeAreaIds } from '../areas';
 import type { EnrolleeRow } from './tables';
 import { enrolleeAreas, enrollees } from './tables';
 
@@ -114,4 +115,32 @@ export async function sharesArea(q: Queryable, enrolleeId: string, areaIds: read
 export async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds: string[]): Promise<void> {
   await q.delete(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
   if (areaIds.length > 0) await q.insert(enrolleeAreas).values(areaIds.map((areaId) => ({ enrolleeId, areaId })));
+}
+
+/**
+ * A condition: the enrollee id in `column` belongs to one of the scope's areas (on the
+ * membership table's area index); undefined for an unlimited scope (no condition at all).
+ */
+export function enrolleeInScope(column: Column | SQL, scope: AreaScope): SQL | undefined {
+  const areaIds = scopeAreaIds(scope);
+  if (!areaIds) return undefined;
+  return sql`${column} in (select ${enrolleeAreas.enrolleeId} from ${enrolleeAreas} where ${enrolleeAreas.areaId} in ${areaIds})`;
+}
+
+/**
+ * A condition on an employee key column: an enrollee of that employee (not deleted) is in the
+ * scope; undefined for an unlimited scope.
+ */
+export function employeeInScope(column: Column | SQL, scope: AreaScope): SQL | undefined {
+  const member = enrolleeInScope(enrollees.id, scope);
+  if (!member) return undefined;
+  return sql`${column} in (select ${enrollees.employeeKey} from ${enrollees} where ${enrollees.status} <> 'deleted' and ${member})`;
+}
+
+/** Every enrollee id (the deleted too: their events still name them) in one of the scope's areas; null when unlimited. */
+export async function idsInScope(q: Queryable, scope: AreaScope): Promise<string[] | null> {
+  const areaIds = scopeAreaIds(scope);
+  if (!areaIds) return null;
+  const rows = await q.selectDistinct({ id: enrolleeAreas.enrolleeId }).from(enrolleeAreas).where(sql`${enrolleeAreas.areaId} in ${areaIds}`);
+  return rows.map((r) => r.id);
 }

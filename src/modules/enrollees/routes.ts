@@ -11,7 +11,7 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
   return adminRouter(http, 'enrollees')
     .get(
       '/enrollees',
-      ({ query }) => enrollees.list({ employee: query.employee, device_pin: query.device_pin, cursor: query.cursor, limit: query.limit ?? 100 }),
+      ({ query, scope }) => enrollees.list({ employee: query.employee, device_pin: query.device_pin, cursor: query.cursor, limit: query.limit ?? 100 }, scope),
       {
         query: EnrolleeList.query,
         response: { 200: EnrolleeList.response, ...errors('invalid_cursor') },
@@ -20,8 +20,8 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
     )
     .post(
       '/enrollees',
-      async ({ body, admin, set }) => {
-        const row = await enrollees.createEnrollee(body.employee, { areas: body.areas, by: admin.by });
+      async ({ body, admin, scope, set }) => {
+        const row = await enrollees.createEnrollee(body.employee, { areas: body.areas, by: admin.by, scope });
         set.status = 201;
         return enrollees.viewOne(row);
       },
@@ -31,12 +31,12 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
         detail: { summary: 'Create an enrollee with an auto-generated device PIN', tags },
       },
     )
-    .get('/enrollees/:id', async ({ params }) => enrollees.viewOne(await enrollees.get(params.id)), {
+    .get('/enrollees/:id', async ({ params, scope }) => enrollees.viewOne(await enrollees.get(params.id, undefined, scope)), {
       params: EnrolleeParams,
       response: { 200: Enrollee, ...errors('not_found') },
       detail: { summary: 'One enrollee', tags },
     })
-    .patch('/enrollees/:id', async ({ params, body, admin }) => enrollees.viewOne(await enrollees.update(params.id, body, admin.by)), {
+    .patch('/enrollees/:id', async ({ params, body, admin, scope }) => enrollees.viewOne(await enrollees.update(params.id, body, admin.by, scope)), {
       params: EnrolleeParams,
       body: EnrolleePatch,
       response: { 200: Enrollee, ...errors('not_found', 'invalid_card', 'conflict') },
@@ -44,8 +44,8 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
     })
     .delete(
       '/enrollees/:id',
-      async ({ params, admin, set }) => {
-        await enrollees.deleteEnrollee(params.id, { by: admin.by });
+      async ({ params, admin, scope, set }) => {
+        await enrollees.deleteEnrollee(params.id, { by: admin.by, scope });
         set.status = 204;
       },
       {

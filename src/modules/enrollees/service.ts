@@ -16,7 +16,8 @@ import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
-import { resolveAreas } from '../areas';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
+import { areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
 import type { EmployeeDirectory } from '../employees';
@@ -72,8 +73,17 @@ export class EnrolleeService {
    */
   async createEnrollee(
     employee: string,
-    options: { areas?: string[]; by?: string; pin?: string; card?: string | null; onCreated?: (w: WriteContext, row: EnrolleeRow) => Promise<void> } = {},
+    options: {
+      areas?: string[];
+      by?: string;
+      /** The caller's areas: a limited caller puts people only in its own areas (its own by default). */
+      scope?: AreaScope;
+      pin?: string;
+      card?: string | null;
+      onCreated?: (w: WriteContext, row: EnrolleeRow) => Promise<void>;
+    } = {},
   ): Promise<EnrolleeRow> {
+    const areaNames = areasWithin(options.scope ?? EVERYWHERE, options.areas);
     const found = await this.directory.find(employee);
     if (!found) throw new FpaError('unknown_employee', 'no employee has that key', { employee });
     if (!found.active) throw new FpaError('employee_inactive', 'the employee is inactive in the employee directory', { employee });
@@ -107,7 +117,7 @@ export class EnrolleeService {
         updatedAt: now,
       };
       await tx.insert(enrollees).values(row);
-      const areaIds = await resolveAreas(tx, options.areas, now);
+      const areaIds = await resolveAreas(tx, areaNames, now);
       await membership.setEnrolleeAreas(tx, row.id, areaIds);
       await audit(tx, now, {
         actor: by,
@@ -148,10 +158,38 @@ export class EnrolleeService {
     throw new FpaError('conflict', 'no free device PIN was found', {});
   }
 
-  async get(id: string, q: Queryable = this.ctx.db.orm): Promise<EnrolleeRow> {
+  /** The enrollee (not deleted) and, for a limited scope, in one of its areas; else `not_found`. */
+  async get(id: string, q: Queryable = this.ctx.db.orm, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
     const row = await this.find(q, id);
-    if (!row || row.status === 'deleted') throw new FpaError('not_found', 'enrollee not found', { enrollee: id });
+    if (!row || row.status === 'deleted' || !(await this.inScope(q, id, scope))) throw new FpaError('not_found', 'enrollee not found', { enrollee: id });
     return row;
+  }
+
+  /** Those of these enrollee ids in one of the scope's areas (all of them, for an unlimited scope). */
+  async keepInScope(q: Queryable, ids: readonly string[], scope: AreaScope): Promise<string[]> {
+    const member = membership.enrolleeInScope(enrollees.id, scope);
+    if (!member) return [...ids];
+    const kept = new Set<string>();
+    for (const chunk of chunks([...new Set(ids)], 500)) {
+      for (const r of await q
+        .select({ id: enrollees.id })
+        .from(enrollees)
+        .where(and(inArray(enrollees.id, chunk), member)))
+        kept.add(r.id);
+    }
+    return ids.filter((id) => kept.has(id));
+  }
+
+  /** Whether the enrollee is in one of the scope's areas (always, for an unlimited scope). */
+  async inScope(q: Queryable, id: string, scope: AreaScope): Promise<boolean> {
+    const member = membership.enrolleeInScope(enrollees.id, scope);
+    if (!member) return true;
+    const [row] = await q
+      .select({ one: sql<number>`1` })
+      .from(enrollees)
+      .where(and(eq(enrollees.id, id), member))
+      .limit(1);
+    return row !== undefined;
   }
 
   /** The enrollee, active, or `not_found` / `enrollee_inactive`. */
@@ -256,11 +294,17 @@ export class EnrolleeService {
    * Changes areas, display name or activity. What the terminals and sessions must do about it
    * (remove, backfill, rename, cancel) follows from `enrollee_updated`.
    */
-  async update(id: string, patch: { areas?: string[]; display_name?: string; card?: string | null; active?: boolean }, by: string): Promise<EnrolleeRow> {
+  async update(
+    id: string,
+    patch: { areas?: string[]; display_name?: string; card?: string | null; active?: boolean },
+    by: string,
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<EnrolleeRow> {
+    if (patch.areas !== undefined) patch = { ...patch, areas: areasWithin(scope, patch.areas) };
     return this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
-      const row = await this.get(id, tx);
+      const row = await this.get(id, tx, scope);
       const set: Partial<EnrolleeRow> = { updatedAt: now };
       const changes: EnrolleeChanges = {};
       const card = patch.card === undefined || patch.card === null ? patch.card : cardRules.cardOrRefusal(patch.card);
@@ -301,10 +345,10 @@ export class EnrolleeService {
    * Deletion: the row is kept as a tombstone so the PIN is never reused; templates, consent,
    * terminal users and sessions follow from `enrollee_deleted`.
    */
-  async deleteEnrollee(enrolleeId: string, options: { by: string }): Promise<void> {
+  async deleteEnrollee(enrolleeId: string, options: { by: string; scope?: AreaScope }): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
-      const enrollee = await this.get(enrolleeId, w.tx);
+      const enrollee = await this.get(enrolleeId, w.tx, options.scope);
       // The tombstone keeps the PIN for ever, but lets go of the card.
       await w.tx.update(enrollees).set({ status: 'deleted', card: null, updatedAt: now }).where(eq(enrollees.id, enrollee.id));
       await audit(w.tx, now, { actor: options.by, action: 'enrollee.deleted', targetType: 'enrollee', targetId: enrollee.id });
@@ -325,9 +369,11 @@ export class EnrolleeService {
   readonly deactivatedBefore = retention.deactivatedBefore;
 
   /** `GET enrollees/`: by id, cursor-paged. */
-  async list(filters: { employee?: string; device_pin?: string; cursor?: string; limit: number }): Promise<Page<EnrolleeView>> {
+  async list(filters: { employee?: string; device_pin?: string; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<EnrolleeView>> {
     const after = readCursor(filters.cursor);
     const conditions = [ne(enrollees.status, 'deleted')];
+    const member = membership.enrolleeInScope(enrollees.id, scope);
+    if (member) conditions.push(member);
     if (filters.employee) conditions.push(eq(enrollees.employeeKey, filters.employee));
     if (filters.device_pin) conditions.push(eq(enrollees.devicePin, filters.device_pin));
     if (after !== null) conditions.push(gt(enrollees.id, String(after)));
@@ -382,6 +428,9 @@ export class EnrolleeService {
   readonly activeInAreas = membership.activeInAreas;
   readonly sharingAreas = membership.sharingAreas;
   readonly sharesArea = membership.sharesArea;
+  readonly enrolleeInScope = membership.enrolleeInScope;
+  readonly idsInScope = membership.idsInScope;
+  readonly employeeInScope = membership.employeeInScope;
 
   // ---------------------------------------------------------------- cards (card-rules.ts)
 

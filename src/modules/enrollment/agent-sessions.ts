@@ -16,6 +16,7 @@ import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import { type Biometrics, deviceAccepts, hasConsent, type StoredTemplate, sameVersion, stagedAad } from '../biometrics';
 import type { EnrolleeService } from '../enrollees';
@@ -274,21 +275,28 @@ export class AgentSessionService {
   }
 
   /** Administrator view of any session (agent or remote). */
-  async adminSession(id: string): Promise<SessionView> {
-    const row = await this.sessions.expireIfDue(await this.sessions.get(this.ctx.db.orm, id));
+  async adminSession(id: string, scope: AreaScope = EVERYWHERE): Promise<SessionView> {
+    const found = await this.sessions.get(this.ctx.db.orm, id);
+    if (!(await this.enrollees.inScope(this.ctx.db.orm, found.enrolleeId, scope))) throw new FpaError('not_found', 'session not found', { session: id });
+    const row = await this.sessions.expireIfDue(found);
     return this.view(row);
   }
 
   /** Administrator list, newest first, filtered by status, agent, enrollee (UUID or PIN) and kind. */
-  async listSessions(filters: {
-    limit: number;
-    cursor?: string;
-    status?: string;
-    agent?: string;
-    enrollee?: string;
-    kind?: string;
-  }): Promise<Page<SessionView>> {
+  async listSessions(
+    filters: {
+      limit: number;
+      cursor?: string;
+      status?: string;
+      agent?: string;
+      enrollee?: string;
+      kind?: string;
+    },
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<Page<SessionView>> {
     const conditions = [];
+    const member = this.enrollees.enrolleeInScope(enrollmentSessions.enrolleeId, scope);
+    if (member) conditions.push(member);
     if (filters.status) {
       if (!(SESSION_STATUSES as readonly string[]).includes(filters.status)) {
         throw new FpaError('validation_error', `status must be one of ${SESSION_STATUSES.join(', ')}`, { field: 'status' });

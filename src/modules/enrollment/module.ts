@@ -4,6 +4,7 @@
  * are recorded is in reactions.ts.
  */
 import type { Runtime } from '../../platform/runtime';
+import type { AreaScope } from '../../platform/scope';
 import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
@@ -26,9 +27,16 @@ export class Enrollment {
   readonly limiter: AgentRateLimiter;
   /** Templates a terminal uploads, matched to their enrollee by PIN (walk-up.ts). */
   readonly walkUp: WalkUpEnrollment;
+  private readonly inScopeOf: (enrollee: string, device: string | undefined, scope: AreaScope) => Promise<void>;
 
   constructor(ctx: Runtime, log: EventLog, deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService; biometrics: Biometrics }) {
     const { enrollees, devices, commands, biometrics } = deps;
+    this.inScopeOf = async (enrollee, device, scope) => {
+      const row = await enrollees.findByIdOrPin(ctx.db.orm, enrollee);
+      // An unknown enrollee is the service's own 404.
+      if (row) await enrollees.get(row.id, ctx.db.orm, scope);
+      if (device !== undefined) await devices.visible(device, scope);
+    };
     this.events = log.channel<EnrollmentEvents>();
     this.sessions = new SessionStore(ctx, this.events, commands, enrollees, devices);
     this.agents = new AgentService(ctx, this.sessions);
@@ -36,5 +44,10 @@ export class Enrollment {
     this.remote = new RemoteEnrollment(ctx, this.sessions, commands, enrollees, devices);
     this.limiter = new AgentRateLimiter(ctx.settings.AGENT_RATE_LIMIT, ctx.clock, ctx.db);
     this.walkUp = new WalkUpEnrollment(ctx, this.events, { devices, enrollees, biometrics, remote: this.remote, commands });
+  }
+
+  /** 404 unless the enrollee (id or PIN) and the terminal, when named, are in the caller's areas. */
+  inScope(enrollee: string, device: string | undefined, scope: AreaScope): Promise<void> {
+    return this.inScopeOf(enrollee, device, scope);
   }
 }

@@ -63,7 +63,8 @@ export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
     })
     .post(
       '/enrollment-sessions',
-      async ({ body, admin, set }) => {
+      async ({ body, admin, scope, set }) => {
+        await enrollment.inScope(body.enrollee.trim(), undefined, scope);
         const session = await agentSessions.startAgentSession(body.enrollee.trim(), { agent: body.agent.trim(), fingers: body.fingers, by: admin.by });
         set.status = 201;
         return session;
@@ -76,29 +77,33 @@ export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
     )
     .get(
       '/enrollment-sessions',
-      ({ query }) =>
-        agentSessions.listSessions({
-          limit: query.limit ?? 100,
-          cursor: query.cursor,
-          status: query.status,
-          agent: query.agent,
-          enrollee: query.enrollee,
-          kind: query.kind,
-        }),
+      ({ query, scope }) =>
+        agentSessions.listSessions(
+          {
+            limit: query.limit ?? 100,
+            cursor: query.cursor,
+            status: query.status,
+            agent: query.agent,
+            enrollee: query.enrollee,
+            kind: query.kind,
+          },
+          scope,
+        ),
       {
         query: SessionList.query,
         response: { 200: SessionList.response, ...errors('invalid_cursor') },
         detail: { summary: 'List sessions of both kinds, newest first', tags },
       },
     )
-    .get('/enrollment-sessions/:id', ({ params }) => agentSessions.adminSession(params.id), {
+    .get('/enrollment-sessions/:id', ({ params, scope }) => agentSessions.adminSession(params.id, scope), {
       params: SessionParams,
       response: { 200: Session, ...errors('not_found') },
       detail: { summary: 'One session with its status', tags },
     })
     .post(
       '/enrollees/:id/remote-enrollment',
-      async ({ params, body, admin, set }) => {
+      async ({ params, body, admin, scope, set }) => {
+        await enrollment.inScope(params.id, body.device, scope);
         const session = await remote.start(params.id, { device: body.device, type: body.type, fingers: body.fingers, by: admin.by });
         set.status = 201;
         return session;

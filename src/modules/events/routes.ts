@@ -3,19 +3,19 @@ import { Elysia } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { type StreamHub, type StreamQuota, streamRoute } from '../../platform/http/stream';
+import { isLimited, type MembersOf } from '../../platform/scope';
 import { EventList, EventStreamQuery, typesOf } from './model';
-import { type EventLog, eventView } from './service';
+import type { EventLog } from './service';
 
 const tags = ['events'];
 
-export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub; quota: StreamQuota }) {
-  const { events, hub, quota } = deps;
+export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub; quota: StreamQuota; members: MembersOf }) {
+  const { events, hub, quota, members } = deps;
   const poll = adminRouter(http, 'events').get(
     '/events',
-    async ({ query }) => {
+    async ({ query, scope }) => {
       const after = query.after === undefined ? 0 : Number(query.after);
-      const results = (await events.after(after, query.limit ?? 100, typesOf(query.type))).map(eventView);
-      return { results, last_sequence: results.length > 0 ? results[results.length - 1]!.sequence : after };
+      return events.page(after, query.limit ?? 100, typesOf(query.type), isLimited(scope) ? await members(scope) : null);
     },
     {
       query: EventList.query,
@@ -31,6 +31,7 @@ export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub
       hub,
       source: events.streamSource(),
       quota,
+      members,
       query: EventStreamQuery,
       kinds: (query) => {
         const types = typesOf(query.type);

@@ -20,8 +20,10 @@ import { insertFromJsonSql, jsonRows } from '../../platform/db/json-rows';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
 import type { Runtime } from '../../platform/runtime';
+import { type ScopeMembers, sees } from '../../platform/scope';
 import { type HeldEvents, purgeOldEvents, type RedactionRule, redactOldEvents } from './pruning';
 import { ShownCache } from './shown-cache';
+import { subjectsOf } from './subjects';
 import { eventLog, logFollowers } from './tables';
 
 /** Event type → the data recorded with it (JSON-safe: ids and facts); modules declare theirs as interfaces. */
@@ -161,6 +163,17 @@ export class EventLog {
   }
 
   /**
+   * `events/`: the events after a sequence a caller sees (`members`: its areas' people and
+   * terminals, null for an unlimited one). `last_sequence` is the last event read, seen or not,
+   * so a poller limited to areas moves on past what it may not see.
+   */
+  async page(after: number, limit: number, types: readonly string[] | undefined, members: ScopeMembers | null) {
+    const read = await this.after(after, limit, types);
+    const results = read.filter((e) => sees(members, subjectsOf(e.data))).map(eventView);
+    return { results, last_sequence: read.length > 0 ? read[read.length - 1]!.sequence : after };
+  }
+
+  /**
    * Events before `sequence` (exclusive) and after `floor`, newest first, optionally of some
    * types only: paging backwards through the log (an endpoint's messages, newest first).
    */
@@ -218,7 +231,7 @@ export class EventLog {
   streamSource(): StreamSource {
     return {
       read: async (after, limit) =>
-        (await this.after(after, limit)).map((e) => ({ position: e.sequence, kind: e.type, message: JSON.stringify(eventView(e)) })),
+        (await this.after(after, limit)).map((e) => ({ position: e.sequence, kind: e.type, message: JSON.stringify(eventView(e)), about: subjectsOf(e.data) })),
       head: () => this.lastSequence(),
     };
   }

@@ -3,16 +3,18 @@
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { DeviceCommand } from '../commands';
-import { SerialParams } from '../devices';
+import { type DeviceService, SerialParams } from '../devices';
 import { Enrollee, type EnrolleeService } from '../enrollees';
 import { AdoptBody, ResyncBody, Resynced, TerminalUserList, TerminalUserParams } from './model';
 import type { Fleet } from './service';
 
 const tags = ['devices'];
 
-export function fleetRoutes(http: Http, deps: { fleet: Fleet; enrollees: EnrolleeService }) {
-  const { fleet, enrollees } = deps;
+export function fleetRoutes(http: Http, deps: { fleet: Fleet; enrollees: EnrolleeService; devices: DeviceService }) {
+  const { fleet, enrollees, devices } = deps;
+  // A terminal outside the caller's areas does not exist (404) for any of these routes.
   return adminRouter(http, 'fleet')
+    .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
     .get('/devices/:serial/users', async ({ params }) => ({ results: await fleet.users(params.serial), next_cursor: null }), {
       params: SerialParams,
       response: { 200: TerminalUserList, ...errors('not_found') },

@@ -12,7 +12,7 @@ import { Health } from './model';
 import type { HealthService } from './service';
 
 export function healthRoutes(http: Http, health: HealthService) {
-  return adminRouter(http, 'health').get('/health', () => health.health(), {
+  return adminRouter(http, 'health').get('/health', ({ scope }) => health.health(scope), {
     response: { 200: Health, ...errors() },
     detail: { summary: 'What needs attention: terminals, commands, webhook backlog, jobs, punches today', tags: ['operations'] },
   });

@@ -4,6 +4,7 @@
  */
 import { isMigrated } from '../../platform/db/client';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { dayBounds, localDateOf } from '../../platform/time/dates';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
@@ -26,14 +27,19 @@ export class HealthService {
     private readonly deps: HealthDeps,
   ) {}
 
-  async health(): Promise<HealthView> {
+  /**
+   * A caller limited to areas is told about its own terminals, their commands and its punches;
+   * the webhook backlog and the jobs are no area's (policy.ts): it gets none of them (0 and []).
+   */
+  async health(scope: AreaScope = EVERYWHERE): Promise<HealthView> {
     const { devices, commands, webhooks, jobs, punches } = this.deps;
     const now = this.ctx.clock.now();
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const today = localDateOf(now, zone);
-    const counts = await devices.counts();
-    const byStatus = await commands.countByStatus();
-    const backlog = await webhooks.backlog();
+    const counts = await devices.counts(scope);
+    const byStatus = await commands.countByStatus(undefined, scope);
+    const limited = isLimited(scope);
+    const backlog = limited ? { pending: 0, oldest_at: null } : await webhooks.backlog();
     return {
       status: 'ok',
       at: new Date(now).toISOString(),
@@ -44,13 +50,13 @@ export class HealthService {
         oldest_pending_at: backlog.oldest_at,
         oldest_pending_age_seconds: backlog.oldest_at ? Math.floor((now - Date.parse(backlog.oldest_at)) / 1000) : null,
       },
-      jobs: (await jobs.describe()).map((j) => ({
+      jobs: (limited ? [] : await jobs.describe()).map((j) => ({
         name: j.name,
         last_status: j.last_status,
         last_finished_at: j.last_finished_at,
         next_run_at: j.next_run_at,
       })),
-      punches_today: await punches.countSince(dayBounds(today, zone).start),
+      punches_today: await punches.countSince(dayBounds(today, zone).start, scope),
     };
   }
 

@@ -16,6 +16,7 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { parsePunchTime } from '../../platform/time/dates';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import { type AuditEntry, audit, auditMany } from '../audit';
@@ -46,14 +47,15 @@ export class PunchCorrections {
   ) {}
 
   /** `POST punches/manual/`: one punch entered by an administrator, with the reason. */
-  async manual(input: { enrollee: string; at: string; state?: number; reason: string }, by: string): Promise<PunchView> {
+  async manual(input: { enrollee: string; at: string; state?: number; reason: string }, by: string, scope: AreaScope = EVERYWHERE): Promise<PunchView> {
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const at = parsePunchTime(input.at, zone);
     if (at === null) throw new FpaError('validation_error', 'at must be an ISO 8601 instant or a local time (YYYY-MM-DD HH:MM)', { field: 'at' });
     if (at > this.ctx.clock.now() + FUTURE_TOLERANCE_MS) throw new FpaError('validation_error', 'a manual punch cannot lie in the future', { field: 'at' });
     return this.ctx.db.write(async (w) => {
       const enrollee = await this.enrollees.findByIdOrPin(w.tx, input.enrollee);
-      if (!enrollee) throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
+      if (!enrollee || !(await this.enrollees.inScope(w.tx, enrollee.id, scope)))
+        throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
       const [existing] = await existingAt(w.tx, [enrollee.id], [at]);
       if (existing) throw new FpaError('conflict', 'the enrollee already has a punch at that instant', { punch: existing.id });
       const value = devicelessPunch(enrollee, at, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now());
@@ -76,7 +78,7 @@ export class PunchCorrections {
    * reported by line and nothing of it is stored. Fixing the bad lines and importing the whole
    * file again is safe: what was stored the first time counts as duplicates.
    */
-  async import(body: RecordsBody, by: string): Promise<ImportResult> {
+  async import(body: RecordsBody, by: string, scope: AreaScope = EVERYWHERE): Promise<ImportResult> {
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const now = this.ctx.clock.now();
     const parsed = importRows(body, zone, now);
@@ -89,7 +91,9 @@ export class PunchCorrections {
       const wanted: { enrollee: EnrolleeRow; at: number; state: number; raw: string; line: number }[] = [];
       for (const row of parsed.rows) {
         const enrollee = people.get(row.employee);
-        if (enrollee) wanted.push({ enrollee, at: row.at, state: row.state, raw: row.raw, line: row.line });
+        // A person outside the caller's areas is, for it, no one.
+        if (enrollee && (await this.enrollees.inScope(w.tx, enrollee.id, scope)))
+          wanted.push({ enrollee, at: row.at, state: row.state, raw: row.raw, line: row.line });
         else errors.push({ line: row.line, message: 'no enrollee has this employee key' });
       }
       const taken = new Set<string>();
@@ -121,9 +125,13 @@ export class PunchCorrections {
   }
 
   /** `POST punches/{id}/void/`: the punch stays, marked voided; it no longer counts for attendance. */
-  async void(id: string, reason: string, by: string): Promise<PunchView> {
+  async void(id: string, reason: string, by: string, scope: AreaScope = EVERYWHERE): Promise<PunchView> {
     return this.ctx.db.write(async (w) => {
-      const [row] = await w.tx.select().from(punches).where(eq(punches.id, id)).limit(1);
+      const [row] = await w.tx
+        .select()
+        .from(punches)
+        .where(and(eq(punches.id, id), this.punches.seenBy(scope)))
+        .limit(1);
       if (!row) throw new FpaError('not_found', 'punch not found', { punch: id });
       if (row.voided) throw new FpaError('conflict', 'the punch is already voided', { punch: id });
       // A void after the punch's pay period was locked is kept and marked like a late punch.

@@ -4,7 +4,7 @@
  */
 
 import type { InValue } from '@libsql/client';
-import { and, desc, eq, getTableName, inArray, lt } from 'drizzle-orm';
+import { and, desc, eq, getTableName, inArray, lt, type SQL } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
@@ -30,7 +30,7 @@ export interface PunchListFilters {
 }
 
 /** `punches/`: filtered, newest first, cursor-paged by sequence. */
-export async function listPunches(ctx: Runtime, enrollees: EnrolleeService, filters: PunchListFilters) {
+export async function listPunches(ctx: Runtime, enrollees: EnrolleeService, filters: PunchListFilters, seen?: SQL) {
   const zone = ctx.settings.ATTENDANCE_TIME_ZONE;
   const start = filters.from ? rangeBound(filters.from, 'from', zone) : null;
   const end = filters.to ? rangeBound(filters.to, 'to', zone) : null;
@@ -42,7 +42,7 @@ export async function listPunches(ctx: Runtime, enrollees: EnrolleeService, filt
   }
   const limit = filters.limit;
   const rows = filters.employee
-    ? await pageOfEmployee(ctx, enrollees, filters.employee, { ...filters, start, end, before })
+    ? await pageOfEmployee(ctx, enrollees, filters.employee, { ...filters, start, end, before, seen })
     : await ctx.db.orm
         .select()
         .from(punches)
@@ -52,6 +52,7 @@ export async function listPunches(ctx: Runtime, enrollees: EnrolleeService, filt
             filters.device ? eq(punches.deviceSerial, filters.device) : undefined,
             start !== null || end !== null ? punchedWithin(start, end) : undefined,
             before !== null ? lt(punches.sequence, before) : undefined,
+            seen,
           ),
         )
         .orderBy(desc(punches.sequence))
@@ -76,7 +77,7 @@ async function pageOfEmployee(
   ctx: Runtime,
   enrollees: EnrolleeService,
   employee: string,
-  f: { device?: string; source?: PunchSource; start: number | null; end: number | null; before: number | null; limit: number },
+  f: { device?: string; source?: PunchSource; start: number | null; end: number | null; before: number | null; limit: number; seen?: SQL },
 ): Promise<PunchRow[]> {
   const ids = await enrollees.idsOfEmployee(employee);
   if (ids.length === 0) return [];
@@ -113,7 +114,7 @@ async function pageOfEmployee(
     const found = await ctx.db.orm
       .select()
       .from(punches)
-      .where(and(inArray(punches.sequence, slice), eq(punches.employeeKey, employee), f.device ? eq(punches.deviceSerial, f.device) : undefined))
+      .where(and(inArray(punches.sequence, slice), eq(punches.employeeKey, employee), f.device ? eq(punches.deviceSerial, f.device) : undefined, f.seen))
       .orderBy(desc(punches.sequence));
     rows.push(...found.slice(0, want - rows.length));
   }

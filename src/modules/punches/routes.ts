@@ -10,23 +10,26 @@ const tags = ['punches'];
 
 export function punchRoutes(http: Http, punches: PunchService, corrections: PunchCorrections) {
   const reads = adminRouter(http, 'punches')
-    .get('/punches/latest', ({ query }) => punches.latest(query.after === undefined ? 0 : Number(query.after), query.limit ?? 100), {
+    .get('/punches/latest', ({ query, scope }) => punches.latest(query.after === undefined ? 0 : Number(query.after), query.limit ?? 100, scope), {
       query: PunchLatest.query,
       response: { 200: PunchLatest.response, ...errors() },
       detail: { summary: 'Punches after a sequence, ascending, for polling', tags },
     })
     .get(
       '/punches',
-      ({ query }) =>
-        punches.list({
-          employee: query.employee || undefined,
-          device: query.device || undefined,
-          source: query.source,
-          from: query.from || undefined,
-          to: query.to || undefined,
-          cursor: query.cursor || undefined,
-          limit: query.limit ?? 100,
-        }),
+      ({ query, scope }) =>
+        punches.list(
+          {
+            employee: query.employee || undefined,
+            device: query.device || undefined,
+            source: query.source,
+            from: query.from || undefined,
+            to: query.to || undefined,
+            cursor: query.cursor || undefined,
+            limit: query.limit ?? 100,
+          },
+          scope,
+        ),
       {
         query: PunchList.query,
         response: { 200: PunchList.response, ...errors('invalid_cursor') },
@@ -35,8 +38,8 @@ export function punchRoutes(http: Http, punches: PunchService, corrections: Punc
     )
     .post(
       '/punches/manual',
-      async ({ body, admin, set }) => {
-        const punch = await corrections.manual(body, admin.by);
+      async ({ body, admin, scope, set }) => {
+        const punch = await corrections.manual(body, admin.by, scope);
         set.status = 201;
         return punch;
       },
@@ -46,22 +49,26 @@ export function punchRoutes(http: Http, punches: PunchService, corrections: Punc
         detail: { summary: 'Enter a punch by hand (source `manual`), with the reason; audited', tags },
       },
     )
-    .post('/punches/:id/void', ({ params, body, admin }) => corrections.void(params.id, body.reason, admin.by), {
+    .post('/punches/:id/void', ({ params, body, admin, scope }) => corrections.void(params.id, body.reason, admin.by, scope), {
       params: PunchVoid.params,
       body: PunchVoid.body,
       response: { 200: PunchVoid.response, ...errors('not_found', 'conflict') },
       detail: { summary: 'Void a punch: it stays listed (`voided: true`) and no longer counts; audited', tags },
     });
   // Its own router: the body is CSV or a JSON array, not the JSON object of every other route.
-  const imports = adminRouter(http, 'punch-import', { body: 'records' }).post('/punches/import', ({ body, admin }) => corrections.import(body, admin.by), {
-    body: PunchImport.body,
-    response: { 200: PunchImport.response, ...errors() },
-    detail: {
-      summary: 'Import punches (source `import`): `text/csv` with the header `employee,at,state`, or a JSON array of the same fields',
-      tags,
-      description:
-        'Good records are stored, bad ones are reported by line and nothing of them is stored; a punch already stored (same enrollee, same instant) counts as a duplicate, so importing a corrected file again is safe.',
+  const imports = adminRouter(http, 'punch-import', { body: 'records' }).post(
+    '/punches/import',
+    ({ body, admin, scope }) => corrections.import(body, admin.by, scope),
+    {
+      body: PunchImport.body,
+      response: { 200: PunchImport.response, ...errors() },
+      detail: {
+        summary: 'Import punches (source `import`): `text/csv` with the header `employee,at,state`, or a JSON array of the same fields',
+        tags,
+        description:
+          'Good records are stored, bad ones are reported by line and nothing of them is stored; a punch already stored (same enrollee, same instant) counts as a duplicate, so importing a corrected file again is safe.',
+      },
     },
-  });
+  );
   return new Elysia({ name: 'fpa-punch-routes', seed: http.runtime.instanceId }).use(reads).use(imports);
 }

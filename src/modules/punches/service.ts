@@ -8,7 +8,7 @@
  * raw insert is in insert-sql.ts, the listing of punches in listing.ts, their spans in spans.ts.
  */
 
-import { and, asc, eq, getTableName, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableName, gt, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
@@ -16,6 +16,7 @@ import { jsonRows } from '../../platform/db/json-rows';
 import { placeholders } from '../../platform/db/placeholders';
 import { deleteInBatches } from '../../platform/db/purge';
 import type { Runtime } from '../../platform/runtime';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -248,14 +249,30 @@ export class PunchService {
   }
 
   /** `punches/latest/?after=`: ascending by sequence, never skipping or repeating. */
-  async latest(after: number, limit: number): Promise<{ results: PunchView[]; last_sequence: number }> {
-    const rows = await this.ctx.db.orm.select().from(punches).where(gt(punches.sequence, after)).orderBy(asc(punches.sequence)).limit(limit);
+  /** `punches/latest/`: only the punches the scope sees. */
+  async latest(after: number, limit: number, scope: AreaScope = EVERYWHERE): Promise<{ results: PunchView[]; last_sequence: number }> {
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(punches)
+      .where(and(gt(punches.sequence, after), this.seenBy(scope)))
+      .orderBy(asc(punches.sequence))
+      .limit(limit);
     return { results: rows.map(punchView), last_sequence: rows.length > 0 ? rows[rows.length - 1]!.sequence : after };
   }
 
   /** `punches/`: filtered, newest first, cursor-paged by sequence (listing.ts). */
-  list(filters: PunchListFilters) {
-    return listPunches(this.ctx, this.enrollees, filters);
+  list(filters: PunchListFilters, scope: AreaScope = EVERYWHERE) {
+    return listPunches(this.ctx, this.enrollees, filters, this.seenBy(scope));
+  }
+
+  /**
+   * A condition: the punch is in the scope, through its person (a punch of a PIN no person holds:
+   * through the terminal that sent it). Undefined for an unlimited scope.
+   */
+  seenBy(scope: AreaScope): SQL | undefined {
+    const person = this.enrollees.enrolleeInScope(punches.enrolleeId, scope);
+    if (!person) return undefined;
+    return sql`(${person} or (${punches.enrolleeId} is null and ${this.devices.deviceInAreas(punches.deviceId, scope)}))`;
   }
 
   /**
@@ -381,8 +398,11 @@ export class PunchService {
   }
 
   /** Punches at or after an instant (`health/`: punches today). */
-  async countSince(instant: number): Promise<number> {
-    const [row] = await this.ctx.db.orm.select({ n: sql<number>`count(*)` }).from(punches).where(punchedWithin(instant, null));
+  async countSince(instant: number, scope: AreaScope = EVERYWHERE): Promise<number> {
+    const [row] = await this.ctx.db.orm
+      .select({ n: sql<number>`count(*)` })
+      .from(punches)
+      .where(and(punchedWithin(instant, null), this.seenBy(scope)));
     return row?.n ?? 0;
   }
 

@@ -6,6 +6,7 @@ import { asc, desc, gt } from 'drizzle-orm';
 import type { Http } from '../../platform/http/router';
 import { type StreamHub, type StreamQuota, type StreamSource, streamRoute } from '../../platform/http/stream';
 import type { Runtime } from '../../platform/runtime';
+import type { MembersOf } from '../../platform/scope';
 import { StreamQuery } from './model';
 import { punches } from './tables';
 import { punchView } from './view';
@@ -14,7 +15,13 @@ export function punchStreamSource(ctx: Runtime): StreamSource {
   return {
     async read(after, limit) {
       const rows = await ctx.db.orm.select().from(punches).where(gt(punches.sequence, after)).orderBy(asc(punches.sequence)).limit(limit);
-      return rows.map((row) => ({ position: row.sequence, kind: 'punch', message: JSON.stringify(punchView(row)) }));
+      // Whom it is about: a punch is its person's, or (a PIN no person holds) its terminal's.
+      return rows.map((row) => ({
+        position: row.sequence,
+        kind: 'punch',
+        message: JSON.stringify(punchView(row)),
+        about: { enrollee: row.enrolleeId, device: row.deviceSerial },
+      }));
     },
     async head() {
       const [row] = await ctx.db.orm.select({ sequence: punches.sequence }).from(punches).orderBy(desc(punches.sequence)).limit(1);
@@ -23,7 +30,7 @@ export function punchStreamSource(ctx: Runtime): StreamSource {
   };
 }
 
-export function punchStreamRoutes(http: Http, deps: { hub: StreamHub; source: StreamSource; quota: StreamQuota }) {
+export function punchStreamRoutes(http: Http, deps: { hub: StreamHub; source: StreamSource; quota: StreamQuota; members: MembersOf }) {
   return streamRoute(http, {
     name: 'punch-stream',
     path: '/punches/stream',

@@ -11,9 +11,12 @@ import { Elysia } from 'elysia';
 import type { Metrics } from '../metrics';
 import { setContextActor } from '../request-context';
 import type { Runtime } from '../runtime';
+import { type AreaScope, scopeOf } from '../scope';
 import type { AdminAuthenticator } from './admin-auth';
 import { apiBodyLimit, readJsonBody, readRecordsBody, settleBody } from './body';
+import type { Caller } from './caller';
 import { handleApiError } from './errors';
+import { authorize } from './policy';
 import { peerAddress } from './routable-url';
 
 /** What every router needs: the runtime (settings, log, instance id) and the administrator check. */
@@ -64,21 +67,36 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
 }
 
 /**
- * A router whose every route requires an administrator; `admin.by` names the caller.
- * `derive` (not `resolve`) so the caller is checked before the body is validated: an
- * anonymous request is always 401, whatever it sends.
+ * The one door of every administrator route and stream: who calls (401 without a valid
+ * credential), and whether their role may call this route (403 `forbidden`, policy.ts). It
+ * answers the caller and the area scope the services filter by.
+ */
+export async function admitAdmin(
+  http: Http,
+  context: { request: Request; route: string; server: Parameters<typeof peerAddress>[0] },
+  options: { allowOperatorToken?: boolean; queryToken?: boolean } = {},
+): Promise<{ admin: Caller; scope: AreaScope }> {
+  // The peer address decides whether the lock file's operator token may count (loopback only).
+  const peerIp = peerAddress(context.server, context.request);
+  const admin = await http.auth.authenticate(context.request, { ...options, peerIp });
+  // The audit log names this caller (kind and id) for every row written on its behalf.
+  setContextActor({ ...admin.actor, by: admin.by });
+  authorize(admin, context.request.method, context.route);
+  return { admin, scope: scopeOf(admin) };
+}
+
+/**
+ * A router whose every route requires an administrator; `admin.by` names the caller, `scope`
+ * the areas it may see. `derive` (not `resolve`) so the caller is checked before the body is
+ * validated: an anonymous request is always 401, whatever it sends.
  */
 export function adminRouter(http: Http, name: string, options: { allowOperatorToken?: boolean; body?: BodyKind } = {}) {
   const security: Security = [{ [SECURITY_SCHEMES.admin]: [] }];
   if (options.allowOperatorToken) security.push({ [SECURITY_SCHEMES.operator]: [] });
   return apiRouter(http, name, { security, body: options.body }).derive(async (context) => {
-    // The peer address decides whether the lock file's operator token may count (loopback only).
-    const peerIp = peerAddress(context.server, context.request);
-    const admin = await http.auth.authenticate(context.request, { ...options, peerIp });
-    // The audit log names this caller (kind and id) for every row written on its behalf.
-    setContextActor({ ...admin.actor, by: admin.by });
+    const admitted = await admitAdmin(http, context, options);
     settleBody(context);
-    return { admin };
+    return admitted;
   });
 }
 

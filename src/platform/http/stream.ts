@@ -16,11 +16,20 @@ import type { ServerWebSocket } from 'bun';
 import { CoalescingPass } from '../coalescing-pass';
 import { describeError, FpaError } from '../errors';
 import type { Runtime } from '../runtime';
-import { apiRouter, type Http, SECURITY_SCHEMES } from './router';
+import { type AreaScope, isLimited, type MembersOf, ScopeWatch, type Subjects } from '../scope';
+import { admitAdmin, apiRouter, type Http, SECURITY_SCHEMES } from './router';
+
+/** One item of a stream: its position, kind, serialized message, and whom it is about (the area filter). */
+export interface StreamItem {
+  position: number;
+  kind: string;
+  message: string;
+  about?: Subjects;
+}
 
 /** What a stream reads: items after a position, oldest first, each already serialized. */
 export interface StreamSource {
-  read(after: number, limit: number): Promise<{ position: number; kind: string; message: string }[]>;
+  read(after: number, limit: number): Promise<StreamItem[]>;
   /** The newest position now (a stream opened without `after` starts there). */
   head(): Promise<number>;
 }
@@ -39,6 +48,8 @@ export interface Subscriber {
   position: number;
   /** Only items of these kinds are sent; null: all. */
   kinds: ReadonlySet<string> | null;
+  /** Only items about people and terminals of the caller's areas (a limited caller); null: all. */
+  watch: ScopeWatch | null;
   /** When it stopped keeping up (waiting for its socket to drain), or null. */
   pausedSince: number | null;
   closed: boolean;
@@ -68,8 +79,8 @@ export class StreamHub {
     return this.subscribers.size;
   }
 
-  add(socket: StreamSocket, position: number, kinds: ReadonlySet<string> | null = null): Subscriber {
-    const subscriber: Subscriber = { socket, position, kinds, pausedSince: null, closed: false };
+  add(socket: StreamSocket, position: number, kinds: ReadonlySet<string> | null = null, watch: ScopeWatch | null = null): Subscriber {
+    const subscriber: Subscriber = { socket, position, kinds, watch, pausedSince: null, closed: false };
     if (this.stopped) {
       subscriber.closed = true;
       socket.close(1001, 'server shutting down');
@@ -135,18 +146,22 @@ export class StreamHub {
       const items = await this.source.read(position, STREAM_BATCH);
       if (items.length === 0) continue;
       const last = items[items.length - 1]!.position;
+      // Limited subscribers' members, read again when stale (one read per subscriber every few seconds).
+      const watched = group.filter((subscriber) => subscriber.watch !== null);
+      if (watched.length > 0) await Promise.all(watched.map((subscriber) => subscriber.watch!.fresh()));
       for (const subscriber of group) this.send(subscriber, items, last);
       if (items.length === STREAM_BATCH) more = true;
     }
     return more;
   }
 
-  private send(subscriber: Subscriber, items: readonly { kind: string; message: string }[], last: number): void {
+  private send(subscriber: Subscriber, items: readonly StreamItem[], last: number): void {
     // It may have been dropped or paused while this round awaited the database.
     if (subscriber.closed || subscriber.pausedSince !== null) return;
     const limit = this.ctx.settings.WEBSOCKET_MAX_BUFFERED_BYTES;
-    for (const { kind, message } of items) {
+    for (const { kind, message, about } of items) {
       if (subscriber.kinds && !subscriber.kinds.has(kind)) continue;
+      if (subscriber.watch && !subscriber.watch.sees(about)) continue;
       if (subscriber.socket.send(message) === 0) {
         this.drop(subscriber, CLOSE_TOO_SLOW, 'client too slow');
         return;
@@ -231,11 +246,13 @@ export function streamRoute<Q extends TObject>(
     query: Q;
     detail: { summary: string; tags: string[]; description: string };
     kinds?: (query: Record<string, string | undefined>) => ReadonlySet<string> | null;
+    /** The people and terminals of a limited caller's areas: its stream carries only items about them. */
+    members: MembersOf;
   },
 ) {
   const { hub, source, quota } = options;
   /** Handshakes that passed, by their request, until their socket opens. */
-  const accepted = new WeakMap<Request, { release: () => void; expiresAt: number | undefined; grace: ReturnType<typeof setTimeout> }>();
+  const accepted = new WeakMap<Request, { release: () => void; expiresAt: number | undefined; scope: AreaScope; grace: ReturnType<typeof setTimeout> }>();
   const bySocket = new WeakMap<ServerWebSocket<unknown>, Connection>();
 
   const end = (raw: ServerWebSocket<unknown>) => {
@@ -262,8 +279,10 @@ export function streamRoute<Q extends TObject>(
   return apiRouter(http, options.name, { security: [{ [SECURITY_SCHEMES.admin]: [] }] }).ws(options.path, {
     query: options.query,
     detail: options.detail,
-    async beforeHandle({ request }) {
-      const identity = await http.auth.authenticate(request, { queryToken: true });
+    async beforeHandle(context) {
+      const { request } = context;
+      // The same door as every administrator route: who calls, and whether its role may (policy.ts).
+      const { admin: identity, scope } = await admitAdmin(http, context, { queryToken: true });
       // Elysia runs a WebSocket route's beforeHandle twice (as a route hook and again before
       // upgrading): one handshake takes one place.
       if (accepted.has(request)) return;
@@ -273,7 +292,7 @@ export function streamRoute<Q extends TObject>(
         release();
       }, UPGRADE_GRACE_MS);
       grace.unref();
-      accepted.set(request, { release, expiresAt: identity.expiresAt, grace });
+      accepted.set(request, { release, expiresAt: identity.expiresAt, scope, grace });
     },
     async open(ws) {
       const raw = ws.raw as ServerWebSocket<unknown>;
@@ -292,7 +311,12 @@ export function streamRoute<Q extends TObject>(
       // Without `after` the stream starts at the head: live items only.
       const position = query.after === undefined || query.after === '' ? await source.head() : Number(query.after);
       if (raw.readyState !== WebSocket.OPEN || !bySocket.has(raw)) return;
-      connection.subscriber = hub.add(raw, position, options.kinds?.(query) ?? null);
+      connection.subscriber = hub.add(
+        raw,
+        position,
+        options.kinds?.(query) ?? null,
+        isLimited(handshake.scope) ? new ScopeWatch(handshake.scope, options.members) : null,
+      );
     },
     drain(ws) {
       const subscriber = bySocket.get(ws.raw as ServerWebSocket<unknown>)?.subscriber;

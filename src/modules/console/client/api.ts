@@ -4,16 +4,13 @@
  * itself (same origin); every change also carries the session's CSRF token in a header.
  */
 
+import type { Static } from '@sinclair/typebox';
+import type { ConsoleSessionView } from '../model';
+
 export const API = '/api/fingerprint/v1';
 
-export interface SessionInfo {
-  actor: string;
-  csrf_token: string | null;
-  csrf_header: string;
-  expires_at: string | null;
-  time_zone: string;
-  adms_path: string;
-}
+/** `GET /console/session`: who is signed in, their role, areas and allowed actions, the CSRF token. */
+export type SessionInfo = Static<typeof ConsoleSessionView>;
 
 export class ApiError extends Error {
   constructor(
@@ -37,6 +34,15 @@ export function useSession(info: SessionInfo, signedOut: () => void): void {
 export function currentSession(): SessionInfo {
   if (!session) throw new Error('not signed in');
   return session;
+}
+
+/**
+ * Whether the signed-in role may take this action: a `METHOD path` row of the server's policy
+ * (src/platform/http/policy.ts), as the session lists them. The console offers only what it may,
+ * so no button answers 403 (test/platform/policy.test.ts checks every action named here is a row).
+ */
+export function can(action: string): boolean {
+  return session?.actions.includes(action) ?? false;
 }
 
 /** Reads `/console/session`; null when nobody is signed in. */

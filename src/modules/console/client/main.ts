@@ -3,7 +3,7 @@
  * page per hash route (`#/terminals/CKJF…`). Hash routes keep every page on `/console/`, so the
  * server serves one HTML file and the back button works without a round trip.
  */
-import { ApiError, api, loadSession, type SessionInfo, useSession } from './api';
+import { ApiError, api, can, loadSession, type SessionInfo, useSession } from './api';
 import { announce, button, h, replace } from './dom';
 import { anomaliesPage } from './pages/anomalies';
 import { attendancePage } from './pages/attendance';
@@ -32,16 +32,23 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
   { pattern: /^\/operations\/?$/, page: operationsPage, nav: 'operations' },
 ];
 
-const NAV: [string, string][] = [
-  ['', 'Overview'],
-  ['terminals', 'Terminals'],
-  ['people', 'People'],
-  ['punches', 'Punches'],
-  ['attendance', 'Attendance'],
-  ['anomalies', 'Anomalies'],
-  ['integrations', 'Integrations'],
-  ['operations', 'Operations'],
+/** The pages of the navigation, each shown only to a role that may read what it shows. */
+const NAV: { path: string; label: string; shown: () => boolean }[] = [
+  { path: '', label: 'Overview', shown: () => true },
+  { path: 'terminals', label: 'Terminals', shown: () => can('GET devices/') },
+  { path: 'people', label: 'People', shown: () => can('GET enrollees/') },
+  { path: 'punches', label: 'Punches', shown: () => can('GET punches/') },
+  { path: 'attendance', label: 'Attendance', shown: () => can('GET attendance-days/') },
+  { path: 'anomalies', label: 'Anomalies', shown: () => can('GET anomalies/') },
+  { path: 'integrations', label: 'Integrations', shown: () => can('GET webhooks/') || can('GET enrollment-agents/') },
+  { path: 'operations', label: 'Operations', shown: () => can('GET jobs/') || can('GET audit-log/') || can('GET events/') },
 ];
+
+/** Who is signed in, as the header says it: the name, and a role limited to areas with them. */
+function whoText(session: SessionInfo): string {
+  const where = session.areas.length > 0 ? ` in ${session.areas.join(', ')}` : '';
+  return `Signed in as ${session.actor} (${session.role}${where})`;
+}
 
 const app = document.getElementById('app') as HTMLElement;
 let cleanup: (() => void) | undefined;
@@ -71,7 +78,7 @@ function shell(session: SessionInfo): HTMLElement {
   const nav = h(
     'nav',
     { 'aria-label': 'Main' },
-    h('ul', {}, ...NAV.map(([path, label]) => h('li', {}, h('a', { href: `#/${path}`, 'data-nav': path }, label)))),
+    h('ul', {}, ...NAV.filter((n) => n.shown()).map(({ path, label }) => h('li', {}, h('a', { href: `#/${path}`, 'data-nav': path }, label)))),
   );
   const signOut = button('Sign out', async () => {
     try {
@@ -90,7 +97,7 @@ function shell(session: SessionInfo): HTMLElement {
       { class: 'top' },
       h('a', { class: 'brand', href: '#/' }, 'Attendance console'),
       nav,
-      h('div', { class: 'who' }, h('span', {}, `Signed in as ${session.actor}`), signOut),
+      h('div', { class: 'who' }, h('span', {}, whoText(session)), signOut),
     ),
     h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
     main,
@@ -114,6 +121,16 @@ async function route(main: HTMLElement): Promise<void> {
   }
   if (!found?.m) {
     replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to the overview')));
+    return;
+  }
+  // A page of the navigation the role may not use is not drawn (its requests would answer 403).
+  if (NAV.some((n) => n.path === found.r.nav && !n.shown())) {
+    replace(
+      main,
+      h('h1', {}, 'Not available'),
+      h('p', {}, 'Your role does not include this page.'),
+      h('p', {}, h('a', { href: '#/' }, 'Back to the overview')),
+    );
     return;
   }
   // Each visit draws into its own container: an answer that arrives after the person has moved on

@@ -3,7 +3,7 @@
  * leave, holiday…), a day's detail with its punches and corrections, the CSV export, and the
  * plan days are judged by (schedules, holidays, leave, pay periods: ./plan.ts).
  */
-import { API, api, type List, query } from '../api';
+import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
 import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
 import type { AttendanceDay, Enrollee, Punch } from '../types';
@@ -46,7 +46,7 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
     } while (cursor && days.length < 20000);
     renderGrid(grid, detail, enrollees.results, days, from.value, to.value, load);
   };
-  const form = h('form', { class: 'inline-form' }, field('From', from), field('To', to), h('button', { type: 'submit' }, 'Show'), exportLink);
+  const form = h('form', { class: 'inline-form', role: 'search' }, field('From', from), field('To', to), h('button', { type: 'submit' }, 'Show'), exportLink);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void load();
@@ -177,7 +177,7 @@ async function showDay(
           p.device,
           words(p.source ?? 'device'),
           p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
-          p.voided
+          p.voided || !can('POST punches/{id}/void/')
             ? ''
             : button('Void', async () => {
                 const reason = await askReason('Void this punch?', { action: 'Void', detail: 'It will no longer count for attendance.' });
@@ -190,7 +190,7 @@ async function showDay(
         'No punches that day.',
       ),
     ),
-    manualPunchForm(enrollees, refresh, { enrollee: person.id, date }),
+    can('POST punches/manual/') && manualPunchForm(enrollees, refresh, { enrollee: person.id, date }),
   );
   detail.querySelector('h2')?.setAttribute('tabindex', '-1');
   (detail.querySelector('h2') as HTMLElement | null)?.focus();

@@ -1,5 +1,5 @@
 /** Integrations: webhook endpoints (deliveries, test send, recover, enable) and desktop enrollment agents (key shown once, revoke). */
-import { api, type List } from '../api';
+import { api, can, type List } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
 import { dateTime, words } from '../format';
 import type { Agent, Webhook } from '../types';
@@ -65,10 +65,13 @@ function eventPicker(types: readonly string[]) {
 
 export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   const redraw = () => integrationsPage(main).then(() => undefined);
+  // Each half for the roles that may use it: webhooks for owners and admins, agents for hr too.
+  const seesHooks = can('GET webhooks/');
+  const seesAgents = can('GET enrollment-agents/');
   const [hooks, agents, types] = await Promise.all([
-    api.get<List<Webhook>>('webhooks/?limit=1000'),
-    api.get<List<Agent>>('enrollment-agents/?limit=1000'),
-    api.get<{ results: string[] }>('webhooks/event-types/'),
+    seesHooks ? api.get<List<Webhook>>('webhooks/?limit=1000') : ({ results: [], next_cursor: null } as List<Webhook>),
+    seesAgents ? api.get<List<Agent>>('enrollment-agents/?limit=1000') : ({ results: [], next_cursor: null } as List<Agent>),
+    seesHooks ? api.get<{ results: string[] }>('webhooks/event-types/') : { results: [] },
   ]);
   const secretSlot = h('div');
   const url = input({ type: 'url', required: true, placeholder: 'https://payroll.example.com/hooks/attendance' });
@@ -116,61 +119,63 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   replace(
     main,
     h('h1', {}, 'Integrations'),
-    section(
-      'Webhook endpoints',
-      h('p', { class: 'muted' }, 'Payroll and HR systems receive each punch (and other events) signed, as it happens.'),
-      table(
-        ['Receiver', 'Events', 'State', ''],
-        hooks.results.map((w) => [
-          w.url,
-          w.events.map(eventWords).join(', '),
-          w.active
-            ? w.failing_since
-              ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
-              : badge('Active', 'ok')
-            : badge(`Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`, 'muted'),
-          webhookActions(w, deliveries, redraw),
-        ]),
-        'No endpoints.',
+    seesHooks &&
+      section(
+        'Webhook endpoints',
+        h('p', { class: 'muted' }, 'Payroll and HR systems receive each punch (and other events) signed, as it happens.'),
+        table(
+          ['Receiver', 'Events', 'State', ''],
+          hooks.results.map((w) => [
+            w.url,
+            w.events.map(eventWords).join(', '),
+            w.active
+              ? w.failing_since
+                ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
+                : badge('Active', 'ok')
+              : badge(`Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`, 'muted'),
+            webhookActions(w, deliveries, redraw),
+          ]),
+          'No endpoints.',
+        ),
+        hookForm,
+        secretSlot,
+        deliveries,
       ),
-      hookForm,
-      secretSlot,
-      deliveries,
-    ),
-    section(
-      'Desktop enrollment agents',
-      table(
-        ['Name', 'Algorithm', 'Key starts', 'State', 'Last used', ''],
-        agents.results.map((a) => [
-          a.name,
-          a.algorithm_version,
-          a.key_prefix,
-          a.status === 'active' ? badge('Active', 'ok') : badge('Revoked', 'muted'),
-          dateTime(a.last_used_at),
-          a.status === 'active'
-            ? button(
-                'Revoke',
-                async () => {
-                  if (
-                    !(await confirmAction(`Revoke agent ${a.name}?`, {
-                      action: 'Revoke',
-                      detail: 'Its key stops working and its open sessions are cancelled.',
-                    }))
-                  )
-                    return;
-                  await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
-                  await redraw();
-                  announce(`Agent ${a.name} revoked.`);
-                },
-                { 'aria-label': `Revoke agent ${a.name}` },
-              )
-            : '',
-        ]),
-        'No agents.',
+    seesAgents &&
+      section(
+        'Desktop enrollment agents',
+        table(
+          ['Name', 'Algorithm', 'Key starts', 'State', 'Last used', ''],
+          agents.results.map((a) => [
+            a.name,
+            a.algorithm_version,
+            a.key_prefix,
+            a.status === 'active' ? badge('Active', 'ok') : badge('Revoked', 'muted'),
+            dateTime(a.last_used_at),
+            a.status === 'active' && can('POST enrollment-agents/{id}/revoke/')
+              ? button(
+                  'Revoke',
+                  async () => {
+                    if (
+                      !(await confirmAction(`Revoke agent ${a.name}?`, {
+                        action: 'Revoke',
+                        detail: 'Its key stops working and its open sessions are cancelled.',
+                      }))
+                    )
+                      return;
+                    await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
+                    await redraw();
+                    announce(`Agent ${a.name} revoked.`);
+                  },
+                  { 'aria-label': `Revoke agent ${a.name}` },
+                )
+              : '',
+          ]),
+          'No agents.',
+        ),
+        can('POST enrollment-agents/') && agentForm,
+        agentSlot,
       ),
-      agentForm,
-      agentSlot,
-    ),
   );
   return undefined;
 }

@@ -1,5 +1,5 @@
 /** Operations: the periodic jobs (run one now), the audit log (who did what) and the event log. */
-import { api, type List, query } from '../api';
+import { api, can, type List, query } from '../api';
 import { announce, badge, button, field, h, input, replace, section, table } from '../dom';
 import { dateTime, words } from '../format';
 import type { AuditEntry, Job, LogEvent } from '../types';
@@ -28,11 +28,17 @@ async function newestEvents(count: number): Promise<LogEvent[]> {
 
 export async function operationsPage(main: HTMLElement): Promise<undefined> {
   const redraw = () => operationsPage(main).then(() => undefined);
-  const [jobs, recentEvents] = await Promise.all([api.get<List<Job>>('jobs/'), newestEvents(50)]);
+  // Each section for the roles that may read it: jobs and the audit log for unlimited owners
+  // and admins, the event log for hr and viewers too (filtered to their areas by the server).
+  const [jobs, recentEvents] = await Promise.all([
+    can('GET jobs/') ? api.get<List<Job>>('jobs/') : ({ results: [], next_cursor: null } as List<Job>),
+    can('GET events/') ? newestEvents(50) : [],
+  ]);
   const actor = input({ autocomplete: 'off', placeholder: 'anyone' });
   const action = input({ autocomplete: 'off', placeholder: 'any action' });
   const auditRows = h('div');
   const loadAudit = async () => {
+    if (!can('GET audit-log/')) return;
     const list = await api.get<List<AuditEntry>>(`audit-log/${query({ actor: actor.value.trim(), action: action.value.trim(), limit: 100 })}`);
     replace(
       auditRows,
@@ -58,37 +64,40 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
   replace(
     main,
     h('h1', {}, 'Operations'),
-    section(
-      'Jobs',
-      table(
-        ['Job', 'What it does', 'Last run', 'Result', 'Next run', ''],
-        jobs.results.map((j) => [
-          j.name,
-          j.description,
-          dateTime(j.last_finished_at),
-          j.running ? badge('Running', 'info') : j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : 'bad') : 'Not run yet',
-          dateTime(j.next_run_at),
-          button(
-            'Run now',
-            async () => {
-              const outcome = await api.post<{ status: string; summary: string }>(`jobs/${encodeURIComponent(j.name)}/run/`);
-              await redraw();
-              announce(outcome.summary, outcome.status === 'failed' ? 'bad' : 'ok');
-            },
-            { 'aria-label': `Run ${j.name} now` },
-          ),
-        ]),
+    can('GET jobs/') &&
+      section(
+        'Jobs',
+        table(
+          ['Job', 'What it does', 'Last run', 'Result', 'Next run', ''],
+          jobs.results.map((j) => [
+            j.name,
+            j.description,
+            dateTime(j.last_finished_at),
+            j.running ? badge('Running', 'info') : j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : 'bad') : 'Not run yet',
+            dateTime(j.next_run_at),
+            can('POST jobs/{name}/run/') &&
+              button(
+                'Run now',
+                async () => {
+                  const outcome = await api.post<{ status: string; summary: string }>(`jobs/${encodeURIComponent(j.name)}/run/`);
+                  await redraw();
+                  announce(outcome.summary, outcome.status === 'failed' ? 'bad' : 'ok');
+                },
+                { 'aria-label': `Run ${j.name} now` },
+              ),
+          ]),
+        ),
       ),
-    ),
-    section('Audit log', auditForm, auditRows),
-    section(
-      'Recent events',
-      table(
-        ['When', 'Event', 'Details'],
-        recentEvents.map((e) => [dateTime(e.at), words(e.type), summarize(e.data)]),
-        'No events yet.',
+    can('GET audit-log/') && section('Audit log', auditForm, auditRows),
+    can('GET events/') &&
+      section(
+        'Recent events',
+        table(
+          ['When', 'Event', 'Details'],
+          recentEvents.map((e) => [dateTime(e.at), words(e.type), summarize(e.data)]),
+          'No events yet.',
+        ),
       ),
-    ),
   );
   await loadAudit();
   return undefined;

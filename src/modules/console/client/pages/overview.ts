@@ -1,5 +1,5 @@
 /** Overview: what needs attention first (terminals waiting or offline, failing commands, webhook backlog), then the day. */
-import { api } from '../api';
+import { api, can, currentSession } from '../api';
 import { badge, h, keepFresh, replace, section, table } from '../dom';
 import { ago, dateTime, words } from '../format';
 import type { Health } from '../types';
@@ -8,7 +8,11 @@ function tile(label: string, value: number | string, href: string, tone: 'ok' | 
   return h('a', { class: `tile ${tone}`, href }, h('span', { class: 'value' }, String(value)), h('span', { class: 'label' }, label));
 }
 
-export async function overviewPage(main: HTMLElement): Promise<() => void> {
+export async function overviewPage(main: HTMLElement): Promise<(() => void) | undefined> {
+  if (!can('GET health/')) {
+    drawWelcome(main);
+    return undefined;
+  }
   await drawOverviewPage(main);
   // Terminals come online, register and punch on their own: the page follows.
   return keepFresh(() => drawOverviewPage(main), 15_000);
@@ -21,7 +25,7 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
     attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.terminals.pending} terminal(s) waiting for approval`)));
   if (health.terminals.offline > 0) attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.terminals.offline} terminal(s) offline`)));
   if (health.commands.failed > 0) attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.commands.failed} command(s) failed`)));
-  if (health.webhooks.backlog > 0)
+  if (health.webhooks.backlog > 0 && can('GET webhooks/'))
     attention.push(
       h(
         'li',
@@ -52,7 +56,7 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
       tile('Punches today', health.punches_today, '#/punches', 'muted'),
       tile('Commands waiting', health.commands.pending, '#/terminals', 'muted'),
       tile('Commands failed', health.commands.failed, '#/terminals', health.commands.failed > 0 ? 'bad' : 'muted'),
-      tile('Webhook backlog', health.webhooks.backlog, '#/integrations', health.webhooks.backlog > 0 ? 'warn' : 'muted'),
+      can('GET webhooks/') && tile('Webhook backlog', health.webhooks.backlog, '#/integrations', health.webhooks.backlog > 0 ? 'warn' : 'muted'),
     ),
     section(
       'Jobs',
@@ -66,8 +70,25 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
         ]),
         'No jobs.',
       ),
-      h('p', {}, h('a', { href: '#/operations' }, 'Run a job now')),
+      can('POST jobs/{name}/run/') && h('p', {}, h('a', { href: '#/operations' }, 'Run a job now')),
     ),
     h('p', { class: 'muted' }, `As of ${dateTime(health.at)}.`),
+  );
+}
+
+/** For a role that does not see the fleet's health (a manager): where its work is. */
+function drawWelcome(main: HTMLElement): void {
+  const session = currentSession();
+  const links: [string, string, string][] = [
+    ['#/people', 'People', 'GET enrollees/'],
+    ['#/punches', 'Punches', 'GET punches/'],
+    ['#/attendance', 'Attendance', 'GET attendance-days/'],
+  ];
+  const where = session.areas.length > 0 ? session.areas.join(', ') : 'every area';
+  replace(
+    main,
+    h('h1', {}, 'Overview'),
+    h('p', {}, `You see the people, punches and attendance of ${where}.`),
+    h('ul', { class: 'attention' }, ...links.filter(([, , action]) => can(action)).map(([href, label]) => h('li', {}, h('a', { href }, label)))),
   );
 }

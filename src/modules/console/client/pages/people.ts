@@ -1,5 +1,5 @@
 /** People: everyone the service knows (employees, and which of them are enrolled), and adding someone. */
-import { ApiError, api, type List } from '../api';
+import { ApiError, api, can, type List } from '../api';
 import { announce, badge, field, h, input, replace, section, table } from '../dom';
 import { fingerName } from '../format';
 import type { Employee, Enrollee } from '../types';
@@ -7,7 +7,9 @@ import type { Employee, Enrollee } from '../types';
 export async function peoplePage(main: HTMLElement): Promise<undefined> {
   const [enrollees, employees] = await Promise.all([
     api.get<List<Enrollee>>('enrollees/?limit=1000'),
-    api.get<List<Employee>>('employees/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Employee>),
+    can('GET employees/')
+      ? api.get<List<Employee>>('employees/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Employee>)
+      : ({ results: [], next_cursor: null } as List<Employee>),
   ]);
   const enrolled = new Set(enrollees.results.map((e) => e.employee));
   const notEnrolled = employees.results.filter((e) => !enrolled.has(e.id));
@@ -26,7 +28,7 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const employee = id.value.trim();
-    if (name.value.trim()) {
+    if (name.value.trim() && can('POST employees/')) {
       try {
         await api.post('employees/', { id: employee, name: name.value.trim() });
       } catch (error) {
@@ -48,7 +50,7 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
   replace(
     main,
     h('h1', {}, 'People'),
-    section('Add a person', form),
+    can('POST enrollees/') && section('Add a person', form),
     section(
       'Enrolled people',
       table(
@@ -72,7 +74,7 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
             ['Employee ID', 'Name', ''],
             notEnrolled.map((e) => [e.id, e.name, e.active ? '' : badge('Inactive', 'muted')]),
           ),
-          h('p', { class: 'muted' }, 'Enter an employee ID above to enroll them.'),
+          can('POST enrollees/') && h('p', { class: 'muted' }, 'Enter an employee ID above to enroll them.'),
         )
       : null,
   );

@@ -3,7 +3,7 @@
  * their biometrics with where each is, enrollment on a terminal or at a desktop agent, areas,
  * card, deactivation and deletion.
  */
-import { api, type List } from '../api';
+import { api, can, type List } from '../api';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, table } from '../dom';
 import { dateTime, FINGERS, fingerName, words } from '../format';
 import type { Agent, Device, Enrollee, Session, Template } from '../types';
@@ -16,12 +16,14 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   const id = params[0] ?? '';
   const base = `enrollees/${encodeURIComponent(id)}/`;
   const redraw = () => personPage(main, params).then(() => undefined);
+  // Only what the role may read is asked for (a manager sees no terminals, agents or sessions).
+  const none = <T>(): Promise<List<T>> => Promise.resolve({ results: [], next_cursor: null });
   const [person, templates, devices, agents, sessions] = await Promise.all([
     api.get<Enrollee>(base),
     api.get<List<Template>>(`${base}templates/`),
-    api.get<List<Device>>('devices/?status=approved&limit=1000'),
-    api.get<List<Agent>>('enrollment-agents/?limit=1000'),
-    api.get<List<Session>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`),
+    can('GET devices/') ? api.get<List<Device>>('devices/?status=approved&limit=1000') : none<Device>(),
+    can('GET enrollment-agents/') ? api.get<List<Agent>>('enrollment-agents/?limit=1000') : none<Agent>(),
+    can('GET enrollment-sessions/') ? api.get<List<Session>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`) : none<Session>(),
   ]);
   const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
   const deviceName = (serial: string) => devices.results.find((d) => d.serial_number === serial)?.name ?? serial;
@@ -29,37 +31,40 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   const actions = h(
     'div',
     { class: 'actions' },
-    person.status === 'active'
-      ? button('Deactivate', async () => {
-          if (
-            !(await confirmAction(`Deactivate ${person.display_name}?`, {
-              action: 'Deactivate',
-              detail: 'They are removed from every terminal; their fingerprints are destroyed after the retention period.',
-            }))
-          )
-            return;
-          await api.patch(base, { active: false });
-          await redraw();
-          announce(`${person.display_name} deactivated.`);
-        })
-      : button('Reactivate', async () => {
-          await api.patch(base, { active: true });
-          await redraw();
-          announce(`${person.display_name} is active again and is being sent to their terminals.`);
-        }),
-    button('Delete', async () => {
-      if (
-        !(await confirmAction(`Delete ${person.display_name}?`, {
-          action: 'Delete',
-          typed: person.employee,
-          detail: 'Their fingerprints are destroyed and they are removed from every terminal. Their punches stay.',
-        }))
-      )
-        return;
-      await api.delete(base);
-      announce(`${person.display_name} deleted.`);
-      location.hash = '#/people';
-    }),
+    !can('PATCH enrollees/{id}/')
+      ? null
+      : person.status === 'active'
+        ? button('Deactivate', async () => {
+            if (
+              !(await confirmAction(`Deactivate ${person.display_name}?`, {
+                action: 'Deactivate',
+                detail: 'They are removed from every terminal; their fingerprints are destroyed after the retention period.',
+              }))
+            )
+              return;
+            await api.patch(base, { active: false });
+            await redraw();
+            announce(`${person.display_name} deactivated.`);
+          })
+        : button('Reactivate', async () => {
+            await api.patch(base, { active: true });
+            await redraw();
+            announce(`${person.display_name} is active again and is being sent to their terminals.`);
+          }),
+    can('DELETE enrollees/{id}/') &&
+      button('Delete', async () => {
+        if (
+          !(await confirmAction(`Delete ${person.display_name}?`, {
+            action: 'Delete',
+            typed: person.employee,
+            detail: 'Their fingerprints are destroyed and they are removed from every terminal. Their punches stay.',
+          }))
+        )
+          return;
+        await api.delete(base);
+        announce(`${person.display_name} deleted.`);
+        location.hash = '#/people';
+      }),
   );
 
   replace(
@@ -78,7 +83,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
           ['Areas', person.areas.join(', ')],
           ['Card', person.card ?? 'None'],
         ]),
-        detailsForm(person, base, redraw),
+        can('PATCH enrollees/{id}/') && detailsForm(person, base, redraw),
       ),
       consentSection(person, base, redraw),
     ),
@@ -96,31 +101,33 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
         'No fingerprints stored.',
       ),
     ),
-    enrollSection(
-      person,
-      base,
-      devices.results,
-      agents.results.filter((a) => a.status === 'active'),
-      redraw,
-    ),
-    section(
-      'Enrollment sessions',
-      table(
-        ['Started', 'Where', 'Fingers', 'Status'],
-        mine.map((s) => [
-          dateTime(s.created_at),
-          s.device ? `Terminal ${deviceName(s.device)}` : `Agent ${agents.results.find((a) => a.id === s.agent)?.name ?? ''}`,
-          `${s.fingers_captured.length} of ${s.fingers_requested.length}: ${s.fingers_requested.map(fingerName).join(', ')}`,
-          h(
-            'span',
-            {},
-            badge(words(s.status), s.status === 'completed' ? 'ok' : ACTIVE_SESSION.has(s.status) ? 'info' : 'bad'),
-            s.reason ? ` ${s.reason}` : '',
-          ),
-        ]),
-        'None yet.',
+    (can('POST enrollees/{id}/remote-enrollment/') || can('POST enrollment-sessions/')) &&
+      enrollSection(
+        person,
+        base,
+        can('POST enrollees/{id}/remote-enrollment/') ? devices.results : [],
+        can('POST enrollment-sessions/') ? agents.results.filter((a) => a.status === 'active') : [],
+        redraw,
       ),
-    ),
+    can('GET enrollment-sessions/') &&
+      section(
+        'Enrollment sessions',
+        table(
+          ['Started', 'Where', 'Fingers', 'Status'],
+          mine.map((s) => [
+            dateTime(s.created_at),
+            s.device ? `Terminal ${deviceName(s.device)}` : `Agent ${agents.results.find((a) => a.id === s.agent)?.name ?? ''}`,
+            `${s.fingers_captured.length} of ${s.fingers_requested.length}: ${s.fingers_requested.map(fingerName).join(', ')}`,
+            h(
+              'span',
+              {},
+              badge(words(s.status), s.status === 'completed' ? 'ok' : ACTIVE_SESSION.has(s.status) ? 'info' : 'bad'),
+              s.reason ? ` ${s.reason}` : '',
+            ),
+          ]),
+          'None yet.',
+        ),
+      ),
   );
   // While a session is under way, keep the page current so the person at the terminal sees it finish.
   // One timer at a time (a redraw starts the next), and never drawing over another page.
@@ -174,20 +181,22 @@ function consentSection(person: Enrollee, base: string, redraw: () => Promise<vo
         ['Recorded by', c.given_by],
         ['When', dateTime(c.given_at)],
       ]),
-      button('Withdraw consent', async () => {
-        if (
-          !(await confirmAction('Withdraw consent?', {
-            action: 'Withdraw',
-            detail: 'Every fingerprint of this person is destroyed here and deleted from every terminal.',
-          }))
-        )
-          return;
-        await api.delete(`${base}consent/`);
-        announce('Consent withdrawn; fingerprints destroyed.');
-        await redraw();
-      }),
+      can('DELETE enrollees/{id}/consent/') &&
+        button('Withdraw consent', async () => {
+          if (
+            !(await confirmAction('Withdraw consent?', {
+              action: 'Withdraw',
+              detail: 'Every fingerprint of this person is destroyed here and deleted from every terminal.',
+            }))
+          )
+            return;
+          await api.delete(`${base}consent/`);
+          announce('Consent withdrawn; fingerprints destroyed.');
+          await redraw();
+        }),
     );
   }
+  if (!can('POST enrollees/{id}/consent/')) return section('Consent', h('p', {}, badge('Not recorded', 'warn')));
   const version = input({ required: true, autocomplete: 'off', placeholder: 'e.g. 2026-01' });
   const method = input({ required: true, autocomplete: 'off', value: 'signed form' });
   const form = h(

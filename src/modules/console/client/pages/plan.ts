@@ -2,7 +2,7 @@
  * What attendance days are judged by: work schedules and who follows them, holidays, leave, and
  * pay periods (locking one freezes its days).
  */
-import { api, type List } from '../api';
+import { api, can, type List } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, select, table } from '../dom';
 import { dateTime, words } from '../format';
 import type { Enrollee } from '../types';
@@ -84,7 +84,9 @@ export async function planSections(enrollees: Enrollee[]): Promise<HTMLElement[]
   return [holder];
 }
 
-function remove(path: string, what: string, draw: () => Promise<void>): HTMLButtonElement {
+/** A delete button, for a role that may delete it (`action`, a policy row); else nothing. */
+function remove(path: string, what: string, draw: () => Promise<void>, action: string): HTMLButtonElement | string {
+  if (!can(action)) return '';
   return button('Delete', async () => {
     if (!(await confirmAction(`Delete ${what}?`, { action: 'Delete' }))) return;
     await api.delete(path);
@@ -112,7 +114,7 @@ function payPeriods(periods: PayPeriod[], draw: () => Promise<void>): HTMLElemen
         p.from,
         p.to,
         p.locked ? badge(`Locked ${p.locked_at ? dateTime(p.locked_at) : ''}`, 'muted') : badge('Open', 'ok'),
-        p.locked
+        p.locked || !can('POST pay-periods/{id}/lock/')
           ? ''
           : button('Lock', async () => {
               if (
@@ -126,7 +128,7 @@ function payPeriods(periods: PayPeriod[], draw: () => Promise<void>): HTMLElemen
       ]),
       'No pay periods yet.',
     ),
-    form,
+    can('POST pay-periods/') && form,
   );
 }
 
@@ -159,11 +161,11 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
         s.name,
         `${s.start}–${s.end}`,
         (s.weekdays ?? [1, 2, 3, 4, 5]).map((d) => WEEKDAYS[d]).join(' '),
-        remove(`work-schedules/${encodeURIComponent(s.id)}/`, `schedule ${s.name}`, draw),
+        remove(`work-schedules/${encodeURIComponent(s.id)}/`, `schedule ${s.name}`, draw, 'DELETE work-schedules/{id}/'),
       ]),
       'No schedules: DEFAULT_SCHEDULE applies.',
     ),
-    form,
+    can('POST work-schedules/') && form,
   );
 }
 
@@ -195,11 +197,11 @@ function assignmentsSection(
         a.enrollee ? nameOf(a.enrollee) : `Area ${a.area ?? ''}`,
         a.from,
         a.to ?? 'open-ended',
-        remove(`shift-assignments/${encodeURIComponent(a.id)}/`, 'this assignment', draw),
+        remove(`shift-assignments/${encodeURIComponent(a.id)}/`, 'this assignment', draw, 'DELETE shift-assignments/{id}/'),
       ]),
       'Nobody is assigned a schedule.',
     ),
-    schedules.length > 0 && people.length > 0 ? form : null,
+    schedules.length > 0 && people.length > 0 && can('POST shift-assignments/') ? form : null,
   );
 }
 
@@ -221,11 +223,11 @@ function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): HTMLEl
       holidays.map((x) => [
         x.date,
         `${x.name}${x.recurring ? ' (every year)' : ''}`,
-        remove(`holidays/${encodeURIComponent(x.id)}/`, `holiday ${x.name}`, draw),
+        remove(`holidays/${encodeURIComponent(x.id)}/`, `holiday ${x.name}`, draw, 'DELETE holidays/{id}/'),
       ]),
       'No holidays.',
     ),
-    form,
+    can('POST holidays/') && form,
   );
 }
 
@@ -254,9 +256,15 @@ function leavesSection(leaves: Leave[], people: [string, string][], nameOf: (id:
     'Leave',
     table(
       ['Who', 'From', 'To', 'Kind', ''],
-      leaves.map((l) => [nameOf(l.enrollee), l.from, l.to, words(l.kind), remove(`leaves/${encodeURIComponent(l.id)}/`, 'this leave', draw)]),
+      leaves.map((l) => [
+        nameOf(l.enrollee),
+        l.from,
+        l.to,
+        words(l.kind),
+        remove(`leaves/${encodeURIComponent(l.id)}/`, 'this leave', draw, 'DELETE leaves/{id}/'),
+      ]),
       'No leave recorded.',
     ),
-    people.length > 0 ? form : null,
+    people.length > 0 && can('POST leaves/') ? form : null,
   );
 }

@@ -3,7 +3,7 @@
  * cookie: a browser cannot set headers on a WebSocket), the list with filters, and corrections:
  * a manual punch (a forgotten clock-out) and voiding a punch, each with a reason.
  */
-import { API, api, currentSession, type List, query } from '../api';
+import { API, api, can, currentSession, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { dateTime, localDate, time, words } from '../format';
 import type { Enrollee, Punch } from '../types';
@@ -94,7 +94,9 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
           p.device,
           words(p.source ?? 'device'),
           p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
-          p.voided ? '' : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
+          p.voided || !can('POST punches/{id}/void/')
+            ? ''
+            : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
         ]),
         'No punches match.',
       ),
@@ -118,7 +120,7 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     main,
     h('h1', {}, 'Punches'),
     section('Live', liveState, liveTable),
-    manualPunchForm(enrollees.results, load),
+    can('POST punches/manual/') && manualPunchForm(enrollees.results, load),
     section('Find punches', filters, staleNote, results),
   );
   await load();

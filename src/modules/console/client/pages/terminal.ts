@@ -2,7 +2,7 @@
  * One terminal: approve, disable, edit, the command console, its command queue, its users (adopt
  * or remove), how far it agrees with the server, recent events, communication keys, removal.
  */
-import { api, type List } from '../api';
+import { api, can, type List } from '../api';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, showOnce, table } from '../dom';
 import { ago, commandKind, dateTime, words } from '../format';
 import type { Command, DeviceDetail, DeviceKey, TerminalUser } from '../types';
@@ -20,12 +20,13 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
     api.get<DeviceDetail>(base),
     api.get<List<Command>>(`${base}commands/?limit=50`),
     api.get<List<TerminalUser>>(`${base}users/`).catch(() => ({ results: [], next_cursor: null }) as List<TerminalUser>),
-    api.get<List<DeviceKey>>(`${base}keys/`).catch(() => ({ results: [], next_cursor: null }) as List<DeviceKey>),
+    // Keys are for those who run terminals: other roles do not ask.
+    can('GET devices/{sn}/keys/') ? api.get<List<DeviceKey>>(`${base}keys/`).catch(() => ({ results: [], next_cursor: null }) as List<DeviceKey>) : null,
   ]);
   const title = device.name ? `${device.name} (${device.serial_number})` : device.serial_number;
 
   const actions = h('div', { class: 'actions' });
-  if (device.status === 'pending_approval' || device.status === 'disabled') {
+  if ((device.status === 'pending_approval' || device.status === 'disabled') && can('POST devices/{sn}/approve/')) {
     actions.append(
       button(
         device.status === 'pending_approval' ? 'Approve' : 'Enable again',
@@ -38,7 +39,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
       ),
     );
   }
-  if (device.status === 'approved') {
+  if (device.status === 'approved' && can('POST devices/{sn}/disable/')) {
     actions.append(
       button('Disable', async () => {
         if (
@@ -54,7 +55,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
       }),
     );
   }
-  if (device.unconfirmed_address) {
+  if (device.unconfirmed_address && can('POST devices/{sn}/confirm-address/')) {
     const address = device.unconfirmed_address;
     actions.append(
       button(`Confirm address ${address}`, async () => {
@@ -71,21 +72,23 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
       }),
     );
   }
-  actions.append(
-    button('Remove', async () => {
-      if (
-        !(await confirmAction(`Remove ${title}?`, {
-          action: 'Remove terminal',
-          typed: device.serial_number,
-          detail: 'Its unfinished commands are cancelled, except the deletes it owes: they are sent if it comes back. Its punches stay.',
-        }))
-      )
-        return;
-      await api.delete(base);
-      announce(`${title} removed.`);
-      location.hash = '#/terminals';
-    }),
-  );
+  if (can('DELETE devices/{sn}/')) {
+    actions.append(
+      button('Remove', async () => {
+        if (
+          !(await confirmAction(`Remove ${title}?`, {
+            action: 'Remove terminal',
+            typed: device.serial_number,
+            detail: 'Its unfinished commands are cancelled, except the deletes it owes: they are sent if it comes back. Its punches stay.',
+          }))
+        )
+          return;
+        await api.delete(base);
+        announce(`${title} removed.`);
+        location.hash = '#/terminals';
+      }),
+    );
+  }
 
   replace(
     main,
@@ -125,8 +128,8 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
       syncSection(device, base, redraw),
     ),
     device.status === 'approved' ? completenessSection(device.serial_number) : null,
-    editSection(device, base, redraw),
-    commandConsole(device, base, redraw),
+    can('PATCH devices/{sn}/') && editSection(device, base, redraw),
+    can('POST devices/{sn}/commands/') && commandConsole(device, base, redraw),
     commandList(commands.results, base, redraw),
     usersSection(users.results, base, redraw),
     section(
@@ -137,7 +140,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
         'Nothing recorded yet.',
       ),
     ),
-    keysSection(keys.results, device.pinned_address, base, redraw),
+    keys && keysSection(keys.results, device.pinned_address, base, redraw),
   );
   return undefined;
 }
@@ -152,28 +155,29 @@ function syncSection(device: DeviceDetail, base: string, redraw: () => Promise<v
       ['People', `${users.reported ?? '?'} on the terminal, ${users.expected} expected`],
       ['Fingerprints', `${fingerprints.reported ?? '?'} on the terminal, ${fingerprints.expected} expected`],
     ]),
-    h(
-      'div',
-      { class: 'actions' },
-      button('Resync', async () => {
-        const r = await api.post<{ queued: number }>(`${base}resync/`, { full: false });
-        await redraw();
-        announce(`${r.queued} command(s) queued to bring the terminal in line.`);
-      }),
-      button('Full resync', async () => {
-        if (
-          !(await confirmAction('Full resync?', {
-            action: 'Full resync',
-            typed: device.serial_number,
-            detail: 'Also removes from the terminal every user outside its areas, its own users included.',
-          }))
-        )
-          return;
-        const r = await api.post<{ queued: number }>(`${base}resync/`, { full: true });
-        await redraw();
-        announce(`${r.queued} command(s) queued.`);
-      }),
-    ),
+    can('POST devices/{sn}/resync/') &&
+      h(
+        'div',
+        { class: 'actions' },
+        button('Resync', async () => {
+          const r = await api.post<{ queued: number }>(`${base}resync/`, { full: false });
+          await redraw();
+          announce(`${r.queued} command(s) queued to bring the terminal in line.`);
+        }),
+        button('Full resync', async () => {
+          if (
+            !(await confirmAction('Full resync?', {
+              action: 'Full resync',
+              typed: device.serial_number,
+              detail: 'Also removes from the terminal every user outside its areas, its own users included.',
+            }))
+          )
+            return;
+          const r = await api.post<{ queued: number }>(`${base}resync/`, { full: true });
+          await redraw();
+          announce(`${r.queued} command(s) queued.`);
+        }),
+      ),
   );
 }
 
@@ -259,7 +263,7 @@ function commandList(commands: Command[], base: string, redraw: () => Promise<vo
       ['Command', 'Status', 'Tries', 'Queued', 'Finished', ''],
       commands.map((c) => {
         const act = h('div', { class: 'actions' });
-        if (c.status === 'pending' || c.status === 'sent') {
+        if ((c.status === 'pending' || c.status === 'sent') && can('POST devices/{sn}/commands/{id}/cancel/')) {
           act.append(
             button(
               'Cancel',
@@ -272,7 +276,7 @@ function commandList(commands: Command[], base: string, redraw: () => Promise<vo
             ),
           );
         }
-        if (c.status === 'failed' || c.status === 'expired') {
+        if ((c.status === 'failed' || c.status === 'expired') && can('POST devices/{sn}/commands/{id}/retry/')) {
           act.append(
             button(
               'Retry',
@@ -308,7 +312,7 @@ function usersSection(users: TerminalUser[], base: string, redraw: () => Promise
       ['PIN', 'Name', 'Who', 'Fingerprints', ''],
       users.map((u) => {
         const act = h('div', { class: 'actions' });
-        if (!u.enrollee) {
+        if (!u.enrollee && can('POST devices/{sn}/users/{pin}/adopt/')) {
           const employee = input({ autocomplete: 'off', 'aria-label': `Employee ID for PIN ${u.pin}`, placeholder: 'Employee ID' });
           const adopt = h('form', { class: 'mini-form' }, employee, h('button', { type: 'submit' }, 'Adopt'));
           adopt.addEventListener('submit', async (event) => {
@@ -320,24 +324,25 @@ function usersSection(users: TerminalUser[], base: string, redraw: () => Promise
           });
           act.append(adopt);
         }
-        act.append(
-          button(
-            'Remove',
-            async () => {
-              if (
-                !(await confirmAction(`Remove PIN ${u.pin} from the terminal?`, {
-                  action: 'Remove',
-                  detail: 'The user and their fingerprints are deleted from this terminal.',
-                }))
-              )
-                return;
-              await api.delete(`${base}users/${encodeURIComponent(u.pin)}/`);
-              await redraw();
-              announce(`Removal of PIN ${u.pin} queued.`);
-            },
-            { 'aria-label': `Remove PIN ${u.pin} from the terminal` },
-          ),
-        );
+        if (can('DELETE devices/{sn}/users/{pin}/'))
+          act.append(
+            button(
+              'Remove',
+              async () => {
+                if (
+                  !(await confirmAction(`Remove PIN ${u.pin} from the terminal?`, {
+                    action: 'Remove',
+                    detail: 'The user and their fingerprints are deleted from this terminal.',
+                  }))
+                )
+                  return;
+                await api.delete(`${base}users/${encodeURIComponent(u.pin)}/`);
+                await redraw();
+                announce(`Removal of PIN ${u.pin} queued.`);
+              },
+              { 'aria-label': `Remove PIN ${u.pin} from the terminal` },
+            ),
+          );
         const who = u.enrollee
           ? h('a', { href: `#/people/${u.enrollee}` }, 'A person of the service')
           : u.conflict

@@ -1,5 +1,5 @@
 /** Terminals: the fleet at a glance (waiting ones first), and registering a terminal before it connects. */
-import { api, currentSession, type List } from '../api';
+import { api, can, currentSession, type List } from '../api';
 import { announce, badge, button, field, h, input, keepFresh, replace, section, table } from '../dom';
 import { ago } from '../format';
 import type { Device } from '../types';
@@ -70,10 +70,12 @@ async function drawTerminalsPage(main: HTMLElement): Promise<void> {
       ),
       button('Refresh', () => drawTerminalsPage(main)),
     ),
-    section(
-      'Register a terminal before it connects',
-      h('p', {}, 'A registered terminal is approved already: when it first connects it is served at once.'),
-      form,
-    ),
+    can('POST devices/')
+      ? section(
+          'Register a terminal before it connects',
+          h('p', {}, 'A registered terminal is approved already: when it first connects it is served at once.'),
+          form,
+        )
+      : null,
   );
 }

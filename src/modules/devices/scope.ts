@@ -1,0 +1,32 @@
+/**
+ * Which terminals a caller limited to areas sees (src/platform/scope.ts): those in one of its
+ * areas, and every terminal awaiting approval. A pending terminal holds and serves nobody yet,
+ * and the installer of a site must find the one they plugged in to approve it into their own
+ * areas (approving without areas puts it in the approver's).
+ */
+import { type Column, or, type SQL, sql } from 'drizzle-orm';
+import type { Queryable } from '../../platform/db/client';
+import type { AreaScope } from '../../platform/scope';
+import { scopeAreaIds } from '../areas';
+import { deviceAreas, devices } from './tables';
+
+/** A condition: the device id in `column` is in one of the scope's areas; undefined when unlimited. */
+export function deviceInAreas(column: Column | SQL, scope: AreaScope): SQL | undefined {
+  const areaIds = scopeAreaIds(scope);
+  if (!areaIds) return undefined;
+  return sql`${column} in (select ${deviceAreas.deviceId} from ${deviceAreas} where ${deviceAreas.areaId} in ${areaIds})`;
+}
+
+/** A condition on the devices table: the terminal is seen by the scope (its areas, or awaiting approval). */
+export function deviceSeen(scope: AreaScope): SQL | undefined {
+  const member = deviceInAreas(devices.id, scope);
+  return member ? or(sql`${devices.status} = 'pending_approval'`, member) : undefined;
+}
+
+/** The serial numbers of the terminals in one of the scope's areas; null when unlimited. */
+export async function serialsInAreas(q: Queryable, scope: AreaScope): Promise<string[] | null> {
+  const member = deviceInAreas(devices.id, scope);
+  if (!member) return null;
+  const rows = await q.select({ serial: devices.serialNumber }).from(devices).where(member);
+  return rows.map((r) => r.serial);
+}

@@ -1,0 +1,154 @@
+/**
+ * The console shows only what the signed-in role may do (the session lists the policy's allowed
+ * actions, src/platform/http/policy.ts): a viewer sees no button or form that changes anything,
+ * and a manager of one area sees only its people and punches, and no page it may not use. No
+ * request the console makes answers 403. The browser carries a role's administrator JWT (the
+ * way an integrator's tool or a host's sign-in would); a console session of a user with that
+ * role behaves the same, as the session endpoint answers the same role and actions.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { linesAt, terminal, upload } from '../support/attendance';
+import { launchBrowser } from '../support/browser';
+import { adminToken, startTestServer, type TestServer } from '../support/harness';
+
+const SHOTS = '/tmp/shots-roles';
+let server: TestServer;
+let browser: Browser;
+let northId = '';
+let southId = '';
+const TODAY = new Date().toISOString().slice(0, 10);
+
+/** Words on buttons (and submit buttons of forms) that change something. */
+const CHANGES =
+  /^(Approve|Enable again|Disable|Remove|Delete|Void|Add punch|Register|Save|Add person|Record consent|Withdraw consent|Resync|Full resync|Send|Lock|Run now|Deactivate|Reactivate|Start enrollment|Issue a key|Revoke|Adopt|Add .*|Create agent|Assign|Confirm address.*)$/;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: 'UTC' }), launchBrowser()]);
+  const zone = server.fpa.settings.ATTENDANCE_TIME_ZONE;
+  for (const [employee, area] of [
+    ['E-NORTH', 'north'],
+    ['E-SOUTH', 'south'],
+  ] as const) {
+    expect((await server.admin.post('/employees/', { id: employee, name: `Ada ${area}` })).status).toBe(201);
+    const r = await server.admin.post('/enrollees/', { employee, areas: [area] });
+    expect(r.status).toBe(201);
+    if (area === 'north') northId = r.body.id;
+    else southId = r.body.id;
+  }
+  const people = (await server.admin.get('/enrollees/')).body.results as { id: string; device_pin: string }[];
+  const pin = (id: string) => people.find((p) => p.id === id)!.device_pin;
+  const tn = await terminal(server, 'TNORTH01', ['north']);
+  const ts = await terminal(server, 'TSOUTH01', ['south']);
+  await upload(server, tn, linesAt(zone, pin(northId), `${TODAY} 00:01:00`));
+  await upload(server, ts, linesAt(zone, pin(southId), `${TODAY} 00:02:00`));
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A browser context whose every request carries a token of this role and areas; it records every 403 the console meets. */
+async function consoleAs(role: string, areas: string[]): Promise<{ context: BrowserContext; page: Page; refused: string[]; errors: string[] }> {
+  const token = await adminToken({ sub: `${role}@example.com`, role, areas });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+  context.setDefaultTimeout(8000);
+  const page = await context.newPage();
+  const refused: string[] = [];
+  const errors: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() === 403) refused.push(`${response.request().method()} ${response.url()}`);
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${server.url}/console/`);
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  return { context, page, refused, errors };
+}
+
+async function go(page: Page, hash: string, heading: string | RegExp): Promise<void> {
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  await page.waitForLoadState('networkidle');
+}
+
+async function changeButtons(page: Page): Promise<string[]> {
+  const names = await page.locator('main button').allInnerTexts();
+  return names.map((n) => n.trim()).filter((n) => CHANGES.test(n));
+}
+
+async function navLinks(page: Page): Promise<string[]> {
+  return (await page.locator('nav a').allInnerTexts()).map((n) => n.trim());
+}
+
+describe('a viewer', () => {
+  test('reads every page it has and finds no button that changes anything', async () => {
+    const { context, page, refused, errors } = await consoleAs('viewer', []);
+    expect(await page.getByText('Signed in as viewer@example.com (viewer)').isVisible()).toBe(true);
+    expect(await navLinks(page)).toEqual(['Overview', 'Terminals', 'People', 'Punches', 'Attendance', 'Operations']);
+    await page.screenshot({ path: `${SHOTS}/viewer-overview.png`, fullPage: true });
+    const pages: [string, string | RegExp][] = [
+      ['#/terminals', 'Terminals'],
+      ['#/terminals/TNORTH01', /TNORTH01/],
+      ['#/people', 'People'],
+      [`#/people/${northId}`, /Ada north/],
+      ['#/punches', 'Punches'],
+      ['#/attendance', 'Attendance'],
+      ['#/operations', 'Operations'],
+    ];
+    for (const [hash, heading] of pages) {
+      await go(page, hash, heading);
+      expect({ hash, buttons: await changeButtons(page) }).toEqual({ hash, buttons: [] });
+      expect({ hash, forms: await page.locator('main form:not([role=search])').count() }).toEqual({ hash, forms: 0 });
+      await page.screenshot({ path: `${SHOTS}/viewer-${hash.replace(/[#/]+/g, '-').replace(/^-|-$/g, '') || 'home'}.png`, fullPage: true });
+    }
+    // A page it may not use is not drawn (its requests would be refused).
+    await go(page, '#/integrations', 'Not available');
+    expect(refused).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('a manager of north', () => {
+  test('sees only north’s people and punches, adds corrections, and no page it may not use', async () => {
+    const { context, page, refused, errors } = await consoleAs('manager', ['north']);
+    expect(await page.getByText('Signed in as manager@example.com (manager in north)').isVisible()).toBe(true);
+    expect(await navLinks(page)).toEqual(['Overview', 'People', 'Punches', 'Attendance']);
+    await page.screenshot({ path: `${SHOTS}/manager-overview.png`, fullPage: true });
+
+    await go(page, '#/people', 'People');
+    expect(await page.getByRole('link', { name: 'Ada north' }).isVisible()).toBe(true);
+    expect(await page.getByText('Ada south').count()).toBe(0);
+    expect(await changeButtons(page)).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}/manager-people.png`, fullPage: true });
+
+    await go(page, `#/people/${northId}`, /Ada north/);
+    expect(await changeButtons(page)).toEqual([]);
+    await go(page, `#/people/${southId}`, 'Something went wrong');
+
+    await go(page, '#/punches', 'Punches');
+    await page
+      .getByRole('row', { name: /Ada north/ })
+      .first()
+      .waitFor();
+    expect(await page.getByText('Ada south').count()).toBe(0);
+    expect(await page.getByText('TSOUTH01').count()).toBe(0);
+    // Corrections are a manager's: the manual punch form and Void are there.
+    expect(await page.getByRole('button', { name: 'Add punch' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: /^Void/ }).count()).toBeGreaterThan(0);
+    await page.screenshot({ path: `${SHOTS}/manager-punches.png`, fullPage: true });
+
+    await go(page, '#/attendance', 'Attendance');
+    expect(await page.getByText('Ada south').count()).toBe(0);
+    await page.screenshot({ path: `${SHOTS}/manager-attendance.png`, fullPage: true });
+
+    await go(page, '#/terminals', 'Not available');
+    expect(refused).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
