@@ -7,6 +7,7 @@ import type { DeviceEvents } from '../modules/devices';
 import type { EnrolleeEvents } from '../modules/enrollees';
 import type { EnrollmentEvents } from '../modules/enrollment';
 import type { FleetEvents } from '../modules/fleet';
+import type { ProofEvents } from '../modules/proofs';
 import type { LoggedPunchEvents, PunchEvents, PunchPayload } from '../modules/punches';
 import type { TerminalEvents } from '../modules/terminals';
 
@@ -23,6 +24,7 @@ export type FpaEvents = AttendanceEvents &
   BiometricEvents &
   EnrollmentEvents &
   FleetEvents &
+  ProofEvents &
   Omit<PunchEvents, 'punch_received'> &
   TerminalEvents &
   InProcessExtras;

@@ -18,6 +18,7 @@ import { EventLog } from '../modules/events';
 import { Fleet } from '../modules/fleet';
 import { HealthService } from '../modules/health';
 import { JobRunner } from '../modules/jobs';
+import { confirmProofOnDelete, DeletionProofs, openProofOnDestruction } from '../modules/proofs';
 import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
 import { Retention } from '../modules/retention';
 import { Terminals } from '../modules/terminals';
@@ -44,12 +45,15 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const corrections = new PunchCorrections(runtime, punches, enrollees);
   const fleet = new Fleet(runtime, events, { devices, commands, enrollees, biometrics, punches });
   const terminals = new Terminals(runtime, events, { devices, commands, enrollees, biometrics, enrollment, punches });
+  const proofs = new DeletionProofs(runtime, events, enrollees);
+  openProofOnDestruction(proofs, biometrics);
+  confirmProofOnDelete(proofs, commands);
   const calendar = new CalendarService(runtime, events, enrollees);
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
   const reports = new Reports(runtime, attendance, enrollees);
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
-  const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, log: events });
+  const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, proofs, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
   const punchSource = punchStreamSource(runtime);
   const punchStream = new StreamHub(runtime, punchSource);
@@ -76,6 +80,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     fleet,
     corrections,
     terminals,
+    proofs,
     calendar,
     attendance,
     absences,

@@ -19,6 +19,7 @@ import { eventRoutes } from '../modules/events';
 import { fleetRoutes } from '../modules/fleet';
 import { healthRoutes, operationsRoutes } from '../modules/health';
 import { jobRoutes } from '../modules/jobs';
+import { deletionProofRoutes, proofKeyRoutes } from '../modules/proofs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
 import { webhookRoutes } from '../modules/webhooks';
 import { FpaError } from '../platform/errors';
@@ -41,6 +42,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(employeeRoutes(http, m.employees))
     .use(enrolleeRoutes(http, m.enrollees))
     .use(biometricRoutes(http, { biometrics: m.biometrics, enrollees: m.enrollees }))
+    .use(deletionProofRoutes(http, m.proofs))
     .use(punchRoutes(http, m.punches, m.corrections))
     .use(punchStreamRoutes(http, { hub: m.punchStream, source: m.punchSource, quota: m.streamQuota }))
     .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota }))
@@ -127,6 +129,7 @@ export function buildPlugin(http: Http, m: Modules) {
     .onTransform(tagWithRequestId)
     .use(m.terminals.routes())
     .use(operationsRoutes(http, m.health))
+    .use(proofKeyRoutes(http, m.proofs))
     .use(consoleRoutes(http, m.console, { admsUrlPrefix: http.runtime.settings.ADMS_URL_PREFIX }))
     .use(api);
   return { plugin, openapi };

@@ -72,6 +72,10 @@ export function buildService(m: Modules, runtime: Runtime) {
     recomputeAttendance: (range: { from: string; to: string; enrollee?: string }) => m.attendance.recompute(range),
     /** A one-time console sign-in link for `actor` (the token is returned this once): `/console/sign-in?token=…`. */
     createConsoleLink: (actor: string, options: { by: string }) => m.console.createLink(actor, options.by),
+    /** The public key set that verifies deletion proofs (what `/.well-known/fpa-proof-key.json` serves), for a host serving it elsewhere. */
+    proofKeys: () => m.proofs.keys.jwks(),
+    /** Deletion proofs: `document(enrollee, { areas: [] })` is the signed proof. */
+    proofs: m.proofs,
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),
     /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */

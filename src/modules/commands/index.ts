@@ -1,5 +1,6 @@
 /** Device commands: the queue, its results, retries and expiry. Rendering is the terminals module's. */
 export type { CommandEvents } from './events';
+export { type OpenDelete, openDeletesOf } from './deletes';
 export { commandJobs } from './jobs';
 export type { DueCommand, NewCommand } from './kinds';
 export { DeviceCommand } from './model';
