@@ -11,6 +11,7 @@ import { CalendarService } from '../modules/calendar';
 import { CommandService } from '../modules/commands';
 import { ConsoleService } from '../modules/console';
 import { DeviceService } from '../modules/devices';
+import { Diagnostics } from '../modules/diagnostics';
 import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
 import { EnrolleeService } from '../modules/enrollees';
 import { Enrollment } from '../modules/enrollment';
@@ -48,6 +49,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const proofs = new DeletionProofs(runtime, events, enrollees);
   openProofOnDestruction(proofs, biometrics);
   confirmProofOnDelete(proofs, commands);
+  const diagnostics = new Diagnostics(runtime, devices);
   const calendar = new CalendarService(runtime, events, enrollees);
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
@@ -81,6 +83,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     corrections,
     terminals,
     proofs,
+    diagnostics,
     calendar,
     attendance,
     absences,

@@ -12,6 +12,7 @@ import { calendarRoutes, scheduleRoutes } from '../modules/calendar';
 import { commandRoutes } from '../modules/commands';
 import { consoleLinkRoutes, consoleRoutes } from '../modules/console';
 import { deviceRoutes } from '../modules/devices';
+import { diagnosticRoutes } from '../modules/diagnostics';
 import { employeeRoutes } from '../modules/employees';
 import { enrolleeRoutes } from '../modules/enrollees';
 import { agentRoutes, enrollmentRoutes } from '../modules/enrollment';
@@ -53,6 +54,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(jobRoutes(http, m.jobs))
     .use(auditRoutes(http, m.audit))
     .use(healthRoutes(http, m.health))
+    .use(diagnosticRoutes(http, m.diagnostics))
     .use(consoleLinkRoutes(http, m.console));
 }
 

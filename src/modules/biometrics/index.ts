@@ -8,3 +8,4 @@ export { biometricRoutes } from './routes';
 export { deviceAccepts, sameVersion } from './rules';
 export { Biometrics } from './service';
 export { type StoredTemplate, type TemplateStore, userCommand } from './templates';
+export { type TemplatesNotReaching, templatesNotReaching } from './unreachable';

@@ -2,7 +2,7 @@
  * Reads for the proofs and diagnostics: terminals by id (removed ones too), and the newest device
  * log entry of some kinds per terminal.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { deviceEvents, devices, removedDevices } from './tables';
@@ -44,12 +44,11 @@ export interface LogEntry {
 export async function newestLogEntries(q: Queryable, kinds: readonly string[]): Promise<LogEntry[]> {
   if (kinds.length === 0) return [];
   const newest = q
-    .select({ id: sql<number>`max(${deviceEvents.id})`.as('id') })
+    .select({ id: sql<number>`max(${deviceEvents.id})` })
     .from(deviceEvents)
     .where(inArray(deviceEvents.kind, [...kinds]))
-    .groupBy(deviceEvents.deviceId, deviceEvents.kind)
-    .as('newest');
-  const rows = await q
+    .groupBy(deviceEvents.deviceId, deviceEvents.kind);
+  return q
     .select({
       deviceId: deviceEvents.deviceId,
       kind: deviceEvents.kind,
@@ -58,16 +57,10 @@ export async function newestLogEntries(q: Queryable, kinds: readonly string[]): 
       at: deviceEvents.createdAt,
     })
     .from(deviceEvents)
-    .innerJoin(newest, eq(newest.id, deviceEvents.id));
-  return rows;
+    .where(inArray(deviceEvents.id, newest));
 }
 
-/** Whether the device log of this terminal has an entry of `kind` at or after `since`. */
-export async function loggedSince(q: Queryable, deviceId: string, kind: string, since: number): Promise<boolean> {
-  const [row] = await q
-    .select({ id: deviceEvents.id })
-    .from(deviceEvents)
-    .where(and(eq(deviceEvents.deviceId, deviceId), eq(deviceEvents.kind, kind), sql`${deviceEvents.createdAt} >= ${since}`))
-    .limit(1);
-  return row !== undefined;
+/** Every terminal the service knows (the diagnostics look at each). */
+export async function allTerminals(q: Queryable) {
+  return q.select().from(devices);
 }

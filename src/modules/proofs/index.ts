@@ -1,7 +1,6 @@
 /** Deletion proofs: signed evidence that a person's biometric data is gone, server and terminals. */
 export type { ProofEvents } from './events';
-export type { Jwks } from './keys';
-export type { DeletionProof } from './model';
+export type { DeletionProofView } from './model';
 export { confirmProofOnDelete, openProofOnDestruction } from './reactions';
-export { deletionProofRoutes, PROOF_KEY_PATH, proofKeyRoutes } from './routes';
+export { deletionProofRoutes, proofKeyRoutes } from './routes';
 export { DeletionProofs } from './service';

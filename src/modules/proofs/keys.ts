@@ -16,7 +16,7 @@ const SIGNER_CACHE_MS = 10 * 60_000;
 /** The JWS `typ` of a deletion proof. */
 export const PROOF_TYP = 'fpa-deletion-proof+json';
 
-export interface Jwks {
+interface Jwks {
   keys: JWK[];
 }
 

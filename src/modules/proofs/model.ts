@@ -1,5 +1,5 @@
 /** The proofs module's HTTP model: the deletion proof and the published key set. */
-import { t } from 'elysia';
+import { type Static, t } from 'elysia';
 import { Instant, Int, Nullable, OneOf } from '../../platform/http/model';
 import { DELETION_REASONS } from './tables';
 
@@ -53,3 +53,6 @@ export const DeletionProof = t.Object({
 });
 
 export const JwksModel = t.Object({ keys: t.Array(t.Record(t.String(), t.String())) }, { description: 'JSON Web Key Set (RFC 7517).' });
+
+/** The proof as the API answers it (the console reads it). */
+export type DeletionProofView = Static<typeof DeletionProof>;

@@ -10,7 +10,7 @@ import { DeletionProof, JwksModel } from './model';
 import { proofPdf } from './pdf';
 import type { DeletionProofs } from './service';
 
-export const PROOF_KEY_PATH = '/.well-known/fpa-proof-key.json';
+const PROOF_KEY_PATH = '/.well-known/fpa-proof-key.json';
 const tags = ['enrollees'];
 
 export function deletionProofRoutes(http: Http, proofs: DeletionProofs) {

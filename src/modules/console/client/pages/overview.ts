@@ -1,4 +1,8 @@
-/** Overview: what needs attention first (terminals waiting or offline, failing commands, webhook backlog), then the day. */
+/**
+ * Overview: what needs attention first (the diagnostics of each terminal with their fix, failing
+ * commands, webhook backlog, failed jobs), then the day.
+ */
+import type { DiagnosticView } from '../../../diagnostics';
 import { api } from '../api';
 import { badge, h, keepFresh, replace, section, table } from '../dom';
 import { ago, dateTime, words } from '../format';
@@ -8,6 +12,20 @@ function tile(label: string, value: number | string, href: string, tone: 'ok' | 
   return h('a', { class: `tile ${tone}`, href }, h('span', { class: 'value' }, String(value)), h('span', { class: 'label' }, label));
 }
 
+/** One diagnostic: what is wrong, linking to the terminal, and the fix in plain words. */
+function diagnosticItem(d: DiagnosticView): HTMLElement {
+  return h(
+    'li',
+    { class: `diagnostic ${d.severity}`, 'data-kind': d.kind },
+    badge(d.severity === 'error' ? 'Fix now' : 'Check', d.severity === 'error' ? 'bad' : 'warn'),
+    ' ',
+    h('a', { href: `#/terminals/${encodeURIComponent(d.device)}` }, d.device_name ?? d.device),
+    `: ${d.message}`,
+    d.since ? h('span', { class: 'muted' }, ` (since ${dateTime(d.since)})`) : null,
+    h('p', { class: 'fix' }, h('strong', {}, 'Fix: '), d.fix),
+  );
+}
+
 export async function overviewPage(main: HTMLElement): Promise<() => void> {
   await drawOverviewPage(main);
   // Terminals come online, register and punch on their own: the page follows.
@@ -15,11 +33,8 @@ export async function overviewPage(main: HTMLElement): Promise<() => void> {
 }
 
 async function drawOverviewPage(main: HTMLElement): Promise<void> {
-  const health = await api.get<Health>('health/');
-  const attention: HTMLElement[] = [];
-  if (health.terminals.pending > 0)
-    attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.terminals.pending} terminal(s) waiting for approval`)));
-  if (health.terminals.offline > 0) attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.terminals.offline} terminal(s) offline`)));
+  const [health, diagnostics] = await Promise.all([api.get<Health>('health/'), api.get<{ results: DiagnosticView[] }>('diagnostics/')]);
+  const attention: HTMLElement[] = diagnostics.results.map(diagnosticItem);
   if (health.commands.failed > 0) attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.commands.failed} command(s) failed`)));
   if (health.webhooks.backlog > 0)
     attention.push(
