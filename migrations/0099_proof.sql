@@ -1,6 +1,6 @@
 CREATE TABLE `fpa_deletion_proofs` (
 	`enrollee_id` text PRIMARY KEY NOT NULL,
-	`employee` text NOT NULL,
+	`employee` text,
 	`pin` text,
 	`area_ids` text NOT NULL,
 	`reason` text NOT NULL,

@@ -29,7 +29,11 @@ export const ProofTerminal = t.Object({
 /** What the signature covers: the proof without `signature`. */
 const proofFields = {
   enrollee: t.String({ description: 'The person’s enrollee id.' }),
-  employee: t.String({ description: 'The person’s employee key (the HR system’s id).' }),
+  employee: Nullable(
+    t.String({
+      description: 'The person’s employee key (the HR system’s id); null once retention no longer keeps it (RETENTION_PUNCHES_DAYS after the deletion).',
+    }),
+  ),
   reason: OneOf(DELETION_REASONS, 'What asked for the deletion: consent withdrawn, or the person deleted (the latest request).'),
   requested_at: Instant('When the deletion was asked for (the latest request).'),
   server: t.Object({

@@ -22,7 +22,7 @@ const STATUSES: Record<Proof['terminals'][number]['status'], string> = {
 const when = (at: string | null) => (at ? `${at.slice(0, 19).replace('T', ' ')} UTC` : '—');
 
 export async function proofPdf(proof: Proof, options: { keyUrl: string }): Promise<Uint8Array> {
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Proof of deletion — ${proof.employee}`, Author: 'Fingerprint Attendance' } });
+  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Proof of deletion — ${proof.employee ?? proof.enrollee}`, Author: 'Fingerprint Attendance' } });
   const parts: Buffer[] = [];
   doc.on('data', (b: Buffer) => parts.push(b));
   const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
@@ -47,7 +47,7 @@ export async function proofPdf(proof: Proof, options: { keyUrl: string }): Promi
     );
 
   heading(doc, 'Whose data');
-  line(doc, 'Employee', proof.employee);
+  line(doc, 'Employee', proof.employee ?? 'no longer kept (retention)');
   line(doc, 'Enrollee id', proof.enrollee);
   line(doc, 'Why', REASONS[proof.reason]);
   line(doc, 'Asked on', when(proof.requested_at));

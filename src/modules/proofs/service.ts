@@ -7,7 +7,8 @@
  * terminal confirmed: `deletion_proof_completed` is recorded then, in the same transaction.
  * The document is signed (keys.ts) each time it is read.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
@@ -203,6 +204,16 @@ export class DeletionProofs {
       completed_at: iso(proof.completedAt),
       issued_at: iso(now)!,
     };
+  }
+
+  /**
+   * Retention scrubbed these deleted people's tombstones: their proofs no longer name them (the
+   * enrollee id stays; a proof downloaded before keeps its employee key and signature).
+   */
+  async forget(enrolleeIds: readonly string[]): Promise<void> {
+    for (const ids of chunks(enrolleeIds, 500)) {
+      await this.ctx.db.write(({ tx }) => tx.update(deletionProofs).set({ employee: null, pin: null }).where(inArray(deletionProofs.enrolleeId, [...ids])));
+    }
   }
 
   /** Retention: proofs complete (or asked, if never complete) before `cutoff` go, with their terminals. */

@@ -6,16 +6,18 @@ export type DeletionReason = (typeof DELETION_REASONS)[number];
 
 /**
  * One deletion proof per person: what the server destroyed and when, kept after the person is
- * deleted (and after retention scrubs their tombstone) for RETENTION_DELETION_PROOFS_DAYS. It holds
- * the employee key (what the proof must show: whose data) and, only until every terminal
- * confirmed, the PIN the terminals know them by (to match the terminals' answers); never a name,
- * a card or a template.
+ * deleted for RETENTION_DELETION_PROOFS_DAYS after it is complete. It holds the employee key (what
+ * the proof must show: whose data) for as long as the service keeps the deleted person's
+ * tombstone named (retention scrubs both at once, past RETENTION_PUNCHES_DAYS), and only until
+ * every terminal confirmed, the PIN the terminals know them by (to match their answers); never a
+ * name, a card or a template.
  */
 export const deletionProofs = sqliteTable(
   'fpa_deletion_proofs',
   {
     enrolleeId: text('enrollee_id').primaryKey(),
-    employee: text('employee').notNull(),
+    /** The employee key; null once retention scrubbed the deleted person's tombstone (then only the id names them). */
+    employee: text('employee'),
     /** The terminals' PIN of the person while a confirmation is awaited; null once complete. */
     pin: text('pin'),
     /** Area ids of the person at the request (who may read the proof). */

@@ -149,6 +149,8 @@ export class Retention {
         if (owed.has(e.devicePin) || (await devices.users.pinKnown(this.ctx.db.orm, e.devicePin))) skipped.add(e.id);
         else free.push(e.id);
       }
+      // Their deletion proofs stop naming them first (a crash in between leaves the name nowhere).
+      await this.deps.proofs.forget(free);
       scrubbed += await enrollees.scrubDeleted(free);
       if (batch.length < TOMBSTONE_BATCH) return scrubbed;
     }

@@ -57,9 +57,9 @@ export function proofSection(proof: DeletionProofView): HTMLElement {
     ),
     h(
       'div',
-      { class: 'actions' },
-      button('Proof of deletion (JSON)', () => download(`${base}/`, `deletion-proof-${proof.employee}.json`)),
-      button('Proof of deletion (PDF)', () => download(`${base}.pdf`, `deletion-proof-${proof.employee}.pdf`)),
+      { class: 'actions proof-downloads' },
+      button('Proof of deletion (JSON)', () => download(`${base}/`, `deletion-proof-${proof.employee ?? proof.enrollee}.json`)),
+      button('Proof of deletion (PDF)', () => download(`${base}.pdf`, `deletion-proof-${proof.employee ?? proof.enrollee}.pdf`)),
     ),
     h(
       'p',
@@ -75,8 +75,8 @@ export async function deletedPersonPage(main: HTMLElement, enrollee: string): Pr
   if (!proof) return false;
   replace(
     main,
-    h('p', { class: 'crumbs' }, h('a', { href: '#/people' }, 'People'), ' › ', proof.employee),
-    h('h1', {}, `Employee ${proof.employee}`, ' ', badge('Deleted', 'muted')),
+    h('p', { class: 'crumbs' }, h('a', { href: '#/people' }, 'People'), ' › ', proof.employee ?? 'Deleted person'),
+    h('h1', {}, proof.employee ? `Employee ${proof.employee}` : 'Deleted person', ' ', badge('Deleted', 'muted')),
     h('p', {}, 'This person was deleted: their name, PIN and card are no longer shown. Their fingerprints were destroyed and deleted from the terminals.'),
     proofSection(proof),
   );
