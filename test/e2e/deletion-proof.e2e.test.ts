@@ -182,4 +182,28 @@ describe('deletion proof', () => {
     expect((await limitedTo(['south'])).status).toBe(404);
     expect((await limitedTo(['north'])).status).toBe(200);
   });
+
+  test('one key for every instance; a rotation keeps the old public key published, so earlier proofs still verify', async () => {
+    const before = (await (await fetch(`${server.url}/.well-known/fpa-proof-key.json`)).json()) as JSONWebKeySet;
+    // A second instance over the same database signs with the same key.
+    const second = await startTestServer({}, { dir: server.dir, db: server.fpa.db, startJobs: false, clock });
+    try {
+      expect(await second.fpa.service.proofKeys()).toEqual(before as never);
+    } finally {
+      await second.close();
+    }
+    const old = await proofOf((await server.admin.get('/events/?type=deletion_proof_completed&limit=1')).body.results[0].data.enrollee);
+    const rotated = await server.admin.post('/jobs/rotate-proof-key/run/');
+    expect(rotated.status).toBe(200);
+    const after = (await (await fetch(`${server.url}/.well-known/fpa-proof-key.json`)).json()) as JSONWebKeySet;
+    expect(after.keys.length).toBe(before.keys.length + 1);
+    expect(after.keys.map((k) => k.kid)).toEqual(expect.arrayContaining(before.keys.map((k) => k.kid)));
+    // The proof signed before the rotation verifies with the key set published after it.
+    await compactVerify(old.signature, createLocalJWKSet(after));
+    // A proof signed now uses the new key.
+    const fresh = await proofOf(old.enrollee as string);
+    const { protectedHeader } = await compactVerify(fresh.signature, createLocalJWKSet(after));
+    expect(protectedHeader.kid).toBe(rotated.body.result.kid);
+    expect(before.keys.map((k) => k.kid)).not.toContain(protectedHeader.kid);
+  });
 });
