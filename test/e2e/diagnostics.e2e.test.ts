@@ -76,6 +76,20 @@ async function person(id: string, algorithmVersion = '10'): Promise<{ id: string
 }
 
 describe('diagnostics: each raised by its cause, cleared by its fix', () => {
+  // First, while the test clock is the real one: the simulator's clock runs on it.
+  test('simulator: a terminal whose clock runs five minutes ahead; set_time from the server clears it', async () => {
+    const t = await approved('DRIFTER-1', { clockOffMs: 5 * 60_000 });
+    await t.punch([{ pin: '1' }]);
+    const d = await raised('clock_drift', 'DRIFTER-1');
+    expect(Number(d.details.drift_seconds)).toBeGreaterThanOrEqual(295);
+    // The installer's fix: set the clock (2.x: a CHECK, whose handshake carries the server's time).
+    expect((await server.admin.post('/devices/DRIFTER-1/commands/', { kind: 'set_time' })).status).toBe(201);
+    await drain(t);
+    expect(t.clockOffMs).toBe(0);
+    await t.punch([{ pin: '1' }]);
+    await cleared('clock_drift', 'DRIFTER-1');
+  });
+
   test('an unknown serial knocking; approving it clears it', async () => {
     const t = new SimulatedTerminal({ url: server.url, sn: 'STRANGER-1' });
     await t.handshake();

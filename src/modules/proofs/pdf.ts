@@ -22,7 +22,11 @@ const STATUSES: Record<Proof['terminals'][number]['status'], string> = {
 const when = (at: string | null) => (at ? `${at.slice(0, 19).replace('T', ' ')} UTC` : '—');
 
 export async function proofPdf(proof: Proof, options: { keyUrl: string }): Promise<Uint8Array> {
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Proof of deletion — ${proof.employee ?? proof.enrollee}`, Author: 'Fingerprint Attendance' } });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 50,
+    info: { Title: `Proof of deletion — ${proof.employee ?? proof.enrollee}`, Author: 'Fingerprint Attendance' },
+  });
   const parts: Buffer[] = [];
   doc.on('data', (b: Buffer) => parts.push(b));
   const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));

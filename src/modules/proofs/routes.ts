@@ -29,7 +29,10 @@ export function deletionProofRoutes(http: Http, proofs: DeletionProofs) {
         const proof = await proofs.document(params.id, admin);
         const pdf = await proofPdf(proof, { keyUrl: new URL(PROOF_KEY_PATH, request.url).href });
         return new Response(new Blob([pdf as Uint8Array<ArrayBuffer>]), {
-          headers: { 'content-type': 'application/pdf', 'content-disposition': `attachment; filename="deletion-proof-${proof.employee ?? proof.enrollee}.pdf"` },
+          headers: {
+            'content-type': 'application/pdf',
+            'content-disposition': `attachment; filename="deletion-proof-${proof.employee ?? proof.enrollee}.pdf"`,
+          },
         });
       },
       {

@@ -212,7 +212,12 @@ export class DeletionProofs {
    */
   async forget(enrolleeIds: readonly string[]): Promise<void> {
     for (const ids of chunks(enrolleeIds, 500)) {
-      await this.ctx.db.write(({ tx }) => tx.update(deletionProofs).set({ employee: null, pin: null }).where(inArray(deletionProofs.enrolleeId, [...ids])));
+      await this.ctx.db.write(({ tx }) =>
+        tx
+          .update(deletionProofs)
+          .set({ employee: null, pin: null })
+          .where(inArray(deletionProofs.enrolleeId, [...ids])),
+      );
     }
   }
 
