@@ -361,7 +361,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
 
   RETENTION_DELETION_PROOFS_DAYS: integer(
     1825,
-    'Deletion proofs (employee key, dates, terminals, commands: no name, PIN or template) kept this long after they are complete (0 keeps them).',
+    'Deletion proofs (dates, terminals, their delete commands; the employee key only until retention scrubs the deleted person) kept this long after they are complete (0 keeps them).',
   ),
   DELETION_PROOF_UNREACHABLE_AFTER: duration(
     30 * DAY,
