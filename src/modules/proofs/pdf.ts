@@ -4,6 +4,7 @@
  * PDF prints it for people (and carries the same signature).
  */
 import PDFDocument from 'pdfkit';
+import { describeReturnCode } from '../commands';
 import type { DeletionProof } from './model';
 
 type Proof = typeof DeletionProof.static;
@@ -61,12 +62,20 @@ export async function proofPdf(proof: Proof, options: { keyUrl: string }): Promi
   line(doc, 'Destroyed on', when(proof.server.at));
 
   heading(doc, 'On the terminals');
+  doc
+    .fontSize(9)
+    .fillColor('#555')
+    .text(
+      'Every terminal that held this person’s data, or was about to receive it, was sent a delete. Confirmed: the terminal answered it. Unreachable: the terminal has not been heard from for a long time (removed, or switched off).',
+    )
+    .fillColor('black')
+    .moveDown(0.4);
   if (proof.terminals.length === 0) doc.fontSize(10).text('No terminal held this person’s data.');
   for (const t of proof.terminals) {
     doc.fontSize(11).text(`Terminal ${t.serial_number}: ${STATUSES[t.status]}`, { continued: false });
     const c = t.command;
     const detail = c
-      ? `Delete command #${c.id} (${c.kind}), ${c.status}${c.return_code === null ? '' : `, the terminal answered Return=${c.return_code}`}${c.at ? ` on ${when(c.at)}` : ''}.`
+      ? `Delete command #${c.id} (${c.kind}), ${c.status}${c.return_code === null ? '' : `, the terminal answered ${describeReturnCode(c.return_code)}`}${c.at ? ` on ${when(c.at)}` : ''}.`
       : 'No delete command recorded.';
     doc
       .fontSize(9)
