@@ -51,6 +51,15 @@ export async function proofPdf(proof: Proof, options: { keyUrl: string }): Promi
       },
     );
 
+  whoseData(doc, proof);
+  terminals(doc, proof);
+  signature(doc, proof, options.keyUrl);
+  doc.end();
+  await done;
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+function whoseData(doc: PDFKit.PDFDocument, proof: Proof): void {
   heading(doc, 'Whose data');
   line(doc, 'Employee', proof.employee ?? 'no longer kept (retention)');
   line(doc, 'Enrollee id', proof.enrollee);
@@ -60,7 +69,9 @@ export async function proofPdf(proof: Proof, options: { keyUrl: string }): Promi
   heading(doc, 'On the server');
   line(doc, 'Templates destroyed', String(proof.server.templates_destroyed));
   line(doc, 'Destroyed on', when(proof.server.at));
+}
 
+function terminals(doc: PDFKit.PDFDocument, proof: Proof): void {
   heading(doc, 'On the terminals');
   doc
     .fontSize(9)
@@ -84,7 +95,9 @@ export async function proofPdf(proof: Proof, options: { keyUrl: string }): Promi
       .fillColor('black');
     doc.moveDown(0.3);
   }
+}
 
+function signature(doc: PDFKit.PDFDocument, proof: Proof, keyUrl: string): void {
   heading(doc, 'Signature');
   doc
     .fontSize(9)
@@ -97,15 +110,12 @@ export async function proofPdf(proof: Proof, options: { keyUrl: string }): Promi
     .fontSize(9)
     .list(
       [
-        `Fetch the service's public keys: ${options.keyUrl} (a JSON Web Key Set; keep a copy, it can be used offline).`,
+        `Fetch the service's public keys: ${keyUrl} (a JSON Web Key Set; keep a copy, it can be used offline).`,
         'Verify the signature above as a compact JWS with that key set, for example with the jose library: compactVerify(signature, createLocalJWKSet(keys)).',
         'The verified payload is this proof (without the signature): compare it with what this page shows.',
       ],
       { bulletRadius: 1.5 },
     );
-  doc.end();
-  await done;
-  return new Uint8Array(Buffer.concat(parts));
 }
 
 function heading(doc: PDFKit.PDFDocument, text: string): void {
