@@ -2,7 +2,8 @@
  * The proofs in the console, in a real browser: a person's page offers their proof of deletion
  * once consent is withdrawn (JSON and PDF downloads, checked: the JSON is the signed proof, the
  * PDF reads as the document), a deleted person's page still shows it, and the overview lists
- * what an installer must fix as "Needs attention", with the fix, linking to the terminal.
+ * what an installer must fix as "Needs attention", with the fix, linking to the terminal (whose
+ * page shows it too).
  * Screenshots go to /tmp/shots-proof/.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -140,6 +141,10 @@ describe('proofs in the console', () => {
     await shot('overview-needs-attention');
     await item.getByRole('link', { name: 'STRANGER-9' }).click();
     await page.getByRole('heading', { level: 1, name: /STRANGER-9/ }).waitFor();
+    // The terminal's page says the same, with the fix.
+    await page.getByRole('heading', { name: 'Needs attention' }).waitFor();
+    expect(await page.locator('li.diagnostic[data-kind="unknown_terminal"]').getByText('Fix:').isVisible()).toBe(true);
+    await shot('terminal-needs-attention');
     expect(errors).toEqual([]);
   });
 });

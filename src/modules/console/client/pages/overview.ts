@@ -7,23 +7,10 @@ import { api } from '../api';
 import { badge, h, keepFresh, replace, section, table } from '../dom';
 import { ago, dateTime, words } from '../format';
 import type { Health } from '../types';
+import { diagnosticItem } from './diagnostics';
 
 function tile(label: string, value: number | string, href: string, tone: 'ok' | 'warn' | 'bad' | 'muted'): HTMLElement {
   return h('a', { class: `tile ${tone}`, href }, h('span', { class: 'value' }, String(value)), h('span', { class: 'label' }, label));
-}
-
-/** One diagnostic: what is wrong, linking to the terminal, and the fix in plain words. */
-function diagnosticItem(d: DiagnosticView): HTMLElement {
-  return h(
-    'li',
-    { class: `diagnostic ${d.severity}`, 'data-kind': d.kind },
-    badge(d.severity === 'error' ? 'Fix now' : 'Check', d.severity === 'error' ? 'bad' : 'warn'),
-    ' ',
-    h('a', { href: `#/terminals/${encodeURIComponent(d.device)}` }, d.device_name ?? d.device),
-    `: ${d.message}`,
-    d.since ? h('span', { class: 'muted' }, ` (since ${dateTime(d.since)})`) : null,
-    h('p', { class: 'fix' }, h('strong', {}, 'Fix: '), d.fix),
-  );
 }
 
 export async function overviewPage(main: HTMLElement): Promise<() => void> {

@@ -1,11 +1,15 @@
 /**
  * One terminal: approve, disable, edit, the command console, its command queue, its users (adopt
- * or remove), how far it agrees with the server, recent events, communication keys, removal.
+ * or remove), how far it agrees with the server, recent events, communication keys, removal; what
+ * needs attention there (its diagnostics, with their fix).
  */
+
+import type { DiagnosticView } from '../../../diagnostics';
 import { api, type List } from '../api';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, showOnce, table } from '../dom';
 import { ago, commandKind, dateTime, words } from '../format';
 import type { Command, DeviceDetail, DeviceKey, TerminalUser } from '../types';
+import { diagnosticItem } from './diagnostics';
 import { deviceBadge } from './terminals';
 
 const commandTone = (status: string) =>
@@ -15,12 +19,14 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
   const serial = params[0] ?? '';
   const base = `devices/${encodeURIComponent(serial)}/`;
   const redraw = () => terminalPage(main, params).then(() => undefined);
-  const [device, commands, users, keys] = await Promise.all([
+  const [device, commands, users, keys, diagnostics] = await Promise.all([
     api.get<DeviceDetail>(base),
     api.get<List<Command>>(`${base}commands/?limit=50`),
     api.get<List<TerminalUser>>(`${base}users/`).catch(() => ({ results: [], next_cursor: null }) as List<TerminalUser>),
     api.get<List<DeviceKey>>(`${base}keys/`).catch(() => ({ results: [], next_cursor: null }) as List<DeviceKey>),
+    api.get<{ results: DiagnosticView[] }>('diagnostics/').catch(() => ({ results: [] as DiagnosticView[] })),
   ]);
+  const attention = diagnostics.results.filter((d) => d.device === serial);
   const title = device.name ? `${device.name} (${device.serial_number})` : device.serial_number;
 
   const actions = h('div', { class: 'actions' });
@@ -91,6 +97,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
     h('p', { class: 'crumbs' }, h('a', { href: '#/terminals' }, 'Terminals'), ' › ', device.serial_number),
     h('h1', {}, title, ' ', deviceBadge(device)),
     actions,
+    attention.length > 0 ? section('Needs attention', h('ul', { class: 'attention' }, ...attention.map(diagnosticItem))) : null,
     h(
       'div',
       { class: 'columns' },
