@@ -206,4 +206,23 @@ describe('deletion proof', () => {
     expect(protectedHeader.kid).toBe(rotated.body.result.kid);
     expect(before.keys.map((k) => k.kid)).not.toContain(protectedHeader.kid);
   });
+
+  test('withdrawn, then deleted before the terminals answered: the delete of the whole user confirms both', async () => {
+    const p = await person('PR-4');
+    for (const t of fleet.values()) await drain(t);
+    expect((await server.admin.delete(`/enrollees/${p.id}/consent`)).status).toBe(200);
+    expect((await server.admin.delete(`/enrollees/${p.id}/`)).status).toBe(204);
+    let proof = await proofOf(p.id);
+    expect(proof.reason).toBe('deleted');
+    expect(proof.complete).toBe(false);
+    for (const t of fleet.values()) {
+      const ran = await drain(t);
+      // The unsent fingerprint delete gave way to the delete of the whole user.
+      expect(ran).toEqual([`DATA DELETE USERINFO PIN=${p.device_pin}`]);
+    }
+    proof = await proofOf(p.id);
+    expect(proof.complete).toBe(true);
+    expect(proof.terminals.every((t) => t.status === 'confirmed' && t.command?.kind === 'delete_user')).toBe(true);
+    expect(proof.terminals.map((t) => t.serial_number).sort()).toEqual([...fleet.keys()].sort());
+  });
 });
