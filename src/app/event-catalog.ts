@@ -148,6 +148,17 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     about: 'Consent was withdrawn: every template of every kind is destroyed and deleted from every terminal.',
     example: { enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', by: 'hr.officer@example.com' },
   },
+  deletion_proof_completed: {
+    about:
+      "Every terminal that held a person's data confirmed its delete (or none held any): their deletion proof (`GET enrollees/{id}/deletion-proof/`, signed) is complete. `reason`: `consent_withdrawn` or `deleted`; `terminals`: how many confirmed.",
+    example: {
+      enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
+      reason: 'consent_withdrawn',
+      requested_at: '2026-11-24T02:09:10.521Z',
+      completed_at: '2026-11-25T07:41:03.118Z',
+      terminals: 2,
+    },
+  },
   template_stored: {
     about: 'A biometric template was stored (encrypted): kind, body part, algorithm version, and where it came from. Never the bytes.',
     example: {

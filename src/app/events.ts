@@ -9,6 +9,7 @@ import type { DeviceEvents } from '../modules/devices';
 import type { EnrolleeEvents } from '../modules/enrollees';
 import type { EnrollmentEvents } from '../modules/enrollment';
 import type { FleetEvents } from '../modules/fleet';
+import type { ProofEvents } from '../modules/proofs';
 import type { LoggedPunchEvents, PunchEvents, PunchPayload } from '../modules/punches';
 
 /** In-process `punch_received` listeners also get the parsed line (docs/spec.md `payload`), which the log does not keep. */
@@ -24,6 +25,7 @@ export type FpaEvents = AttendanceEvents &
   BiometricEvents &
   EnrollmentEvents &
   FleetEvents &
+  ProofEvents &
   Omit<PunchEvents, 'punch_received'> &
   CompletenessEvents &
   AnomalyEvents &

@@ -30,8 +30,20 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
     {
       name: 'rotate-keys',
       schedule: null,
-      description: 'Re-encrypts every template, staged upload and webhook signing secret under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
-      run: async () => ({ ...(await rotateTemplateKeys(runtime)), ...(await rotateStagedKeys(runtime)), ...(await rotateWebhookSecrets(runtime)) }),
+      description:
+        'Re-encrypts every template, staged upload, webhook signing secret and proof-signing key under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
+      run: async () => ({
+        ...(await rotateTemplateKeys(runtime)),
+        ...(await rotateStagedKeys(runtime)),
+        ...(await rotateWebhookSecrets(runtime)),
+        proof_keys_resealed: await m.proofs.keys.reseal(),
+      }),
+    },
+    {
+      name: 'rotate-proof-key',
+      schedule: null,
+      description: 'Makes a new key for signing deletion proofs; the old public key stays published, so proofs it signed still verify.',
+      run: async () => ({ ...(await m.proofs.keys.rotate()) }),
     },
   ];
 }

@@ -13,6 +13,7 @@ import { CommandService } from '../modules/commands';
 import { Completeness, ServerHeartbeat } from '../modules/completeness';
 import { ConsoleService } from '../modules/console';
 import { DeviceService } from '../modules/devices';
+import { Diagnostics } from '../modules/diagnostics';
 import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
 import { EnrolleeService } from '../modules/enrollees';
 import { Enrollment } from '../modules/enrollment';
@@ -20,6 +21,7 @@ import { EventLog } from '../modules/events';
 import { Fleet } from '../modules/fleet';
 import { HealthService } from '../modules/health';
 import { JobRunner } from '../modules/jobs';
+import { DeletionProofs } from '../modules/proofs';
 import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
 import { Retention } from '../modules/retention';
 import { Terminals } from '../modules/terminals';
@@ -54,6 +56,8 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const corrections = new PunchCorrections(runtime, punches, enrollees);
   const fleet = new Fleet(runtime, events, { devices, commands, enrollees, biometrics, punches });
   const terminals = new Terminals(runtime, { devices, commands, biometrics, enrollment, punches });
+  const proofs = new DeletionProofs(runtime, events, enrollees);
+  const diagnostics = new Diagnostics(runtime, devices);
   const calendar = new CalendarService(runtime, events, enrollees);
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
@@ -62,7 +66,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const heartbeat = new ServerHeartbeat(runtime, completeness);
   const anomalies = new Anomalies(runtime, events, { devices, biometrics, calendar, enrollees });
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
-  const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, log: events });
+  const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, proofs, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
   // The people and terminals of a limited caller's areas: what its event and punch streams carry.
   const members: MembersOf = async (scope) => ({
@@ -86,6 +90,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     fleet,
     punches,
     attendance,
+    proofs,
     completeness,
     anomalies,
     webhooks,
@@ -111,6 +116,8 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     fleet,
     corrections,
     terminals,
+    proofs,
+    diagnostics,
     calendar,
     attendance,
     absences,

@@ -14,6 +14,7 @@ import { commandRoutes } from '../modules/commands';
 import { completenessRoutes } from '../modules/completeness';
 import { consoleLinkRoutes, consoleRoutes } from '../modules/console';
 import { deviceRoutes } from '../modules/devices';
+import { diagnosticRoutes } from '../modules/diagnostics';
 import { employeeRoutes } from '../modules/employees';
 import { enrolleeRoutes } from '../modules/enrollees';
 import { agentRoutes, enrollmentRoutes } from '../modules/enrollment';
@@ -21,6 +22,7 @@ import { eventRoutes } from '../modules/events';
 import { fleetRoutes } from '../modules/fleet';
 import { healthRoutes, operationsRoutes } from '../modules/health';
 import { jobRoutes } from '../modules/jobs';
+import { deletionProofRoutes, proofKeyRoutes } from '../modules/proofs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
 import { apiKeyRoutes, signInRoutes, userRoutes } from '../modules/users';
 import { webhookRoutes } from '../modules/webhooks';
@@ -44,6 +46,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(employeeRoutes(http, m.employees))
     .use(enrolleeRoutes(http, m.enrollees))
     .use(biometricRoutes(http, { biometrics: m.biometrics, enrollees: m.enrollees }))
+    .use(deletionProofRoutes(http, m.proofs))
     .use(punchRoutes(http, m.punches, m.corrections))
     .use(punchStreamRoutes(http, { hub: m.punchStream, source: m.punchSource, quota: m.streamQuota, members: m.members }))
     .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota, members: m.members }))
@@ -56,6 +59,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(jobRoutes(http, m.jobs))
     .use(auditRoutes(http, m.audit))
     .use(healthRoutes(http, m.health))
+    .use(diagnosticRoutes(http, m.diagnostics))
     .use(consoleLinkRoutes(http, m.console))
     .use(userRoutes(http, { users: m.users, signIn: m.signIn, sessions: m.console }))
     .use(apiKeyRoutes(http, m.apiKeys));
@@ -134,6 +138,7 @@ export function buildPlugin(http: Http, m: Modules) {
     .onTransform(tagWithRequestId)
     .use(m.terminals.routes())
     .use(operationsRoutes(http, m.health))
+    .use(proofKeyRoutes(http, m.proofs))
     .use(consoleRoutes(http, m.console, { admsUrlPrefix: http.runtime.settings.ADMS_URL_PREFIX }))
     .use(signInRoutes(http, { signIn: m.signIn, invites: m.users.invites, sessions: m.console }))
     .use(api);

@@ -20,6 +20,7 @@ import type { EnrolleeService } from '../modules/enrollees';
 import { type Enrollment, enrollmentReactions } from '../modules/enrollment';
 import type { EventLog } from '../modules/events';
 import { type Fleet, fleetReactions } from '../modules/fleet';
+import { type DeletionProofs, proofReactions } from '../modules/proofs';
 import type { PunchService } from '../modules/punches';
 import { terminalReactions } from '../modules/terminals';
 import type { Webhooks } from '../modules/webhooks';
@@ -39,6 +40,7 @@ interface Reacting {
   fleet: Fleet;
   punches: PunchService;
   attendance: AttendanceService;
+  proofs: DeletionProofs;
   completeness: Completeness;
   anomalies: Anomalies;
   webhooks: Webhooks;
@@ -63,6 +65,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   // Consent.
   biometrics.events.react('consent_withdrawn', enrollmentReactions.closeSessionsOnWithdrawal(enrollment));
   biometrics.events.react('consent_given', fleetReactions.fetchTemplatesOnConsent(converge));
+  biometrics.events.react('templates_destroyed', proofReactions.openProofOnDestruction(m.proofs));
 
   // A terminal: approved, back online, changed, disabled, removed, drifting.
   devices.events.react('device_approved', fleetReactions.queryUsersThenBackfillApproved(converge));
@@ -80,6 +83,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   commands.events.react('device_command_finished', biometricReactions.recordTemplateSync(sync));
   commands.events.react('device_command_finished', enrollmentReactions.advanceRemoteSessions(enrollment));
   commands.events.react('device_command_finished', fleetReactions.convergeOnCommandResult(converge));
+  commands.events.react('device_command_finished', proofReactions.confirmProofOnDelete(m.proofs));
   commands.events.react('device_command_finished', completenessReactions.followRecoveryCommands(recover));
 
   // A punch stored: flags it needs from modules above, the anomalies it shows (attendance days

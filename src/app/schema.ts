@@ -20,6 +20,7 @@ export * from '../modules/enrollees/tables';
 export * from '../modules/enrollment/tables';
 export * from '../modules/events/tables';
 export * from '../modules/jobs/tables';
+export * from '../modules/proofs/tables';
 export * from '../modules/punches/tables';
 export * from '../modules/users/tables';
 export * from '../modules/webhooks/tables';

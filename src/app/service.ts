@@ -84,6 +84,10 @@ export function buildService(m: Modules, runtime: Runtime) {
     users: m.users,
     /** API keys: create, list, revoke (each call takes the acting `Caller`). */
     apiKeys: m.apiKeys,
+    /** The public key set that verifies deletion proofs (what `/.well-known/fpa-proof-key.json` serves), for a host serving it elsewhere. */
+    proofKeys: () => m.proofs.keys.jwks(),
+    /** Deletion proofs: `document(enrollee, { areas: [] })` is the signed proof. */
+    proofs: m.proofs,
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),
     /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */

@@ -39,6 +39,7 @@ const JOB_COMMANDS = [
   'generate-absences',
   'purge-retention',
   'rotate-keys',
+  'rotate-proof-key',
   'deliver-webhooks',
   'reconcile-devices',
   'check-completeness',

@@ -2,11 +2,12 @@
  * `bun run fpa:simulate-device --url <base> --sn <serial> [--punches N] [--pins 1,2]
  * [--duration 30s] [--time-zone Asia/Kolkata] [--prefix /iclock/] [--biodata]
  * [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]]
- * [--away 1m]`: a terminal for trying the service without hardware. It handshakes, posts its
+ * [--away 1m] [--clock-ahead 5m]`: a terminal for trying the service without hardware. It handshakes, posts its
  * parameters, polls, answers commands and punches. It can play the terminals of a real rollout:
  * one that already holds users 1..N with a fingerprint each (made at its menu), one that fills up
  * (writes past its capacity answer −1001), one that goes silent after its first poll for longer
- * than the server's commands live (`--away`, against a server with a short COMMAND_EXPIRY).
+ * than the server's commands live (`--away`, against a server with a short COMMAND_EXPIRY), one whose
+ * clock runs ahead until the server sets it (`--clock-ahead`, `diagnostics/` shows `clock_drift`).
  * `--scenario lost-records|moved-stamp|card-only|drifting-clock` plays one case of punch
  * completeness or anomalies instead (simulator/scenarios.ts).
  */
@@ -16,7 +17,7 @@ import { runScenario, SCENARIOS } from '../simulator/scenarios';
 import { SimulatedTerminal } from '../simulator/terminal';
 
 export const SIMULATE_USAGE =
-  'usage: npm run fpa:simulate-device -- --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--scenario lost-records|moved-stamp|card-only|drifting-clock] [--drift 5m] [--quiet]';
+  'usage: npm run fpa:simulate-device -- --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--clock-ahead 5m] [--scenario lost-records|moved-stamp|card-only|drifting-clock] [--drift 5m] [--quiet]';
 
 function duration(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined) return fallback;
@@ -43,6 +44,7 @@ export async function simulateDevice(args: string[]): Promise<number> {
       'existing-users': { type: 'string' },
       capacity: { type: 'string' },
       away: { type: 'string' },
+      'clock-ahead': { type: 'string' },
       scenario: { type: 'string' },
       drift: { type: 'string' },
       quiet: { type: 'boolean' },
@@ -67,6 +69,7 @@ export async function simulateDevice(args: string[]): Promise<number> {
   const [users, templates] = (values.capacity ?? '').split(',').map((n) => (n.trim() === '' ? undefined : Number(n)));
   if ([users, templates].some((n) => n !== undefined && !(Number.isInteger(n) && n >= 0))) throw new Error('--capacity is users[,templates], whole numbers');
   const awayMs = values.away === undefined ? 0 : duration(values.away, 0, 'away');
+  const clockOffMs = values['clock-ahead'] === undefined ? 0 : duration(values['clock-ahead'], 0, 'clock-ahead');
   const terminal = new SimulatedTerminal({
     url: values.url,
     sn: values.sn,
@@ -77,6 +80,7 @@ export async function simulateDevice(args: string[]): Promise<number> {
     pushCommKey: values.token,
     existingUsers: Array.from({ length: existing }, (_, i) => ({ pin: String(i + 1), name: `Menu user ${i + 1}`, fingers: [6] })),
     capacity: { users, templates },
+    clockOffMs,
     log: values.quiet ? undefined : (line) => console.log(`[${values.sn}] ${line}`),
   });
   if (values.scenario !== undefined) {

@@ -120,6 +120,11 @@ export interface SimulatedTerminalOptions {
   /** Users and templates the terminal can hold; past that, writes answer −1001 (full). */
   capacity?: { users?: number; templates?: number };
   /**
+   * A clock off by this much (ms; positive: ahead): its punches carry that time until the server
+   * sets its clock (2.x: the handshake a CHECK asks for; 3.x: `SET OPTIONS DateTime=`).
+   */
+  clockOffMs?: number;
+  /**
    * Users already on the terminal when it first connects (made at its menu, or by another
    * server), with the fingers enrolled for each: what a real fleet holds on day one.
    */
@@ -170,6 +175,8 @@ export class SimulatedTerminal {
   commKey: string | undefined;
   /** Users and templates it can hold (a test may change it: a terminal whose memory was freed). */
   readonly capacity: { users: number; templates: number };
+  /** How far its clock is off (ms; positive: ahead); 0 once the server set it. */
+  clockOffMs: number;
 
   constructor(private readonly o: SimulatedTerminalOptions) {
     this.sn = o.sn;
@@ -178,6 +185,7 @@ export class SimulatedTerminal {
     this.fetchImpl = o.fetch ?? fetch;
     this.commKey = o.pushCommKey;
     this.capacity = { users: o.capacity?.users ?? Number.POSITIVE_INFINITY, templates: o.capacity?.templates ?? Number.POSITIVE_INFINITY };
+    this.clockOffMs = o.clockOffMs ?? 0;
     for (const u of o.existingUsers ?? []) {
       this.users.set(u.pin, { pin: u.pin, name: u.name ?? '', fields: { PIN: u.pin, ...(u.card ? { Card: u.card } : {}) } });
       for (const finger of u.fingers ?? []) {
@@ -308,7 +316,11 @@ export class SimulatedTerminal {
     if (this.operlogQueue.length > 0) await this.flushOperlog();
     if (this.reupload.length > 0) await this.flushReupload();
     if (results.length > 0) await this.post('devicecmd', {}, `${results.join('\n')}\n`);
-    if (rehandshake) await this.handshake();
+    if (rehandshake) {
+      await this.handshake();
+      // A 2.x terminal takes the server's time from that handshake (its Date header).
+      this.clockSet();
+    }
     return executed;
   }
 
@@ -483,9 +495,16 @@ export class SimulatedTerminal {
     return new Date(at.getTime() + minutes * 60_000).toISOString().slice(0, 19).replace('T', ' ');
   }
 
+  /** The server set its clock: no longer off, and punches follow the right time again. */
+  private clockSet(): void {
+    if (this.clockOffMs === 0) return;
+    this.clockOffMs = 0;
+    this.lastPunchAt = 0;
+  }
+
   /** "Now", but never the same second twice: a terminal logs one punch per user and second. */
   private nextPunchTime(): Date {
-    const now = Math.floor(Date.now() / 1000) * 1000;
+    const now = Math.floor((Date.now() + this.clockOffMs) / 1000) * 1000;
     this.lastPunchAt = Math.max(now, this.lastPunchAt + 1000);
     return new Date(this.lastPunchAt);
   }
@@ -531,9 +550,11 @@ export class SimulatedTerminal {
         return { code: 0, echo: 'CHECK', rehandshake: true };
       case 'CLEAR':
         return { code: this.clear(rest), echo: 'CLEAR' };
+      case 'SET':
+        if (/DateTime=/i.test(rest)) this.clockSet();
+        return { code: 0, echo: 'SET' };
       case 'REBOOT':
       case 'LOG':
-      case 'SET':
         return { code: 0, echo: keyword.toUpperCase() };
       default:
         return { code: -1002, echo: keyword };

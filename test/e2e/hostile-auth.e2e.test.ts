@@ -2,7 +2,8 @@
  * Hostile input, who is calling: every route the running app serves — enumerated from
  * `server.app.routes`, so a new route is covered the day it is added — refuses anonymous
  * callers with 401 and the error body, except the terminals' ADMS prefix (device protocol) and
- * `/healthz`, `/readyz` and the docs page with its assets (they hold nothing); the OpenAPI
+ * `/healthz`, `/readyz`, the docs page with its assets and the deletion proofs' public keys
+ * (`/.well-known/fpa-proof-key.json`) (they hold nothing secret); the OpenAPI
  * document itself is administrators' (src/app/docs/routes.ts), and the console's shell, assets and
  * sign-in page and sign-in posts (a one-time token, a password or an invite token is the credential there).
  * Agent routes refuse administrator tokens and bogus keys; administrator routes refuse agent
@@ -20,13 +21,14 @@ import { tableCounts } from '../support/hostile';
 
 const API = '/api/fingerprint/v1';
 const AUDIENCE = 'fpa-hostile';
-/** Reachable without credentials, by decision: the health checks, the API root (a signpost to the docs), the docs page and its assets (and the terminals' prefix). */
+/** Reachable without credentials, by decision: the health checks, the API root (a signpost to the docs), the docs page and its assets, the public keys that verify deletion proofs (and the terminals' prefix). */
 const isPublic = (method: string, path: string) =>
   // The console's sign-in posts: the credential is in the body (a link, a password, an invite token).
   (method === 'POST' && ['/console/sign-in', '/console/password', '/console/invite', '/console/invite/check'].includes(path)) ||
   (method === 'GET' &&
     (path === '/healthz' ||
       path === '/readyz' ||
+      path === '/.well-known/fpa-proof-key.json' ||
       path === `${API}/` ||
       path === API ||
       path === `${API}/docs` ||

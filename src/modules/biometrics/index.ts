@@ -9,3 +9,4 @@ export { rotateTemplateKeys } from './rotate-keys';
 export { biometricRoutes } from './routes';
 export { deviceAccepts, sameVersion } from './rules';
 export { type StoredTemplate, type TemplateStore, userCommand } from './templates';
+export { type TemplatesNotReaching, templatesNotReaching } from './unreachable';

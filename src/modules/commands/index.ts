@@ -3,6 +3,7 @@ export type { CommandEvents } from './events';
 export { commandJobs } from './jobs';
 export type { DueCommand, NewCommand } from './kinds';
 export { DeviceCommand } from './model';
+export { openDeletesOf, type WaitingCommands, waitingSince } from './open';
 export * as commandReactions from './reactions';
 export { describeReturnCode } from './return-codes';
 export { commandRoutes } from './routes';

@@ -9,6 +9,7 @@
  * - webhook delivery attempts, and message rows delivered, older than RETENTION_DELIVERIES_DAYS;
  *   pending and dead message rows stay (the events themselves are the log's);
  * - device log entries older than RETENTION_DEVICE_EVENTS_DAYS;
+ * - deletion proofs complete (or, never complete, asked) before RETENTION_DELETION_PROOFS_DAYS;
  * - templates of enrollees deactivated longer than RETENTION_TEMPLATES_AFTER_DEACTIVATION,
  *   destroyed so deletes are queued to the terminals;
  * - staged agent uploads of sessions past ENROLLMENT_SESSION_TTL (the sessions are expired);
@@ -32,6 +33,7 @@ import type { DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventLog } from '../events';
+import type { DeletionProofs } from '../proofs';
 import type { PunchService } from '../punches';
 import type { Webhooks } from '../webhooks';
 import { personalDataRules } from './personal-data';
@@ -53,6 +55,7 @@ export type PurgeCounts = {
   events_redacted: number;
   audit_redacted: number;
   events_purged: number;
+  deletion_proofs: number;
 };
 
 export interface RetentionDeps {
@@ -64,6 +67,7 @@ export interface RetentionDeps {
   biometrics: Biometrics;
   enrollment: Enrollment;
   enrollees: EnrolleeService;
+  proofs: DeletionProofs;
   log: EventLog;
 }
 
@@ -94,6 +98,7 @@ export class Retention {
       events_redacted: 0,
       audit_redacted: 0,
       events_purged: 0,
+      deletion_proofs: 0,
     };
     const punchCutoff = cutoff(s.RETENTION_PUNCHES_DAYS);
     if (punchCutoff !== null) {
@@ -104,6 +109,8 @@ export class Retention {
     if (commandCutoff !== null) counts.device_commands = await commands.purgeFinishedBefore(commandCutoff);
     const deliveryCutoff = cutoff(s.RETENTION_DELIVERIES_DAYS);
     if (deliveryCutoff !== null) Object.assign(counts, await webhooks.purgeBefore(deliveryCutoff));
+    const proofCutoff = cutoff(s.RETENTION_DELETION_PROOFS_DAYS);
+    if (proofCutoff !== null) counts.deletion_proofs = await this.deps.proofs.purgeBefore(proofCutoff);
     const eventCutoff = cutoff(s.RETENTION_DEVICE_EVENTS_DAYS);
     if (eventCutoff !== null) counts.device_events = await devices.purgeLogBefore(eventCutoff);
     if (s.RETENTION_TEMPLATES_AFTER_DEACTIVATION > 0) {
@@ -142,6 +149,8 @@ export class Retention {
         if (owed.has(e.devicePin) || (await devices.users.pinKnown(this.ctx.db.orm, e.devicePin))) skipped.add(e.id);
         else free.push(e.id);
       }
+      // Their deletion proofs stop naming them first (a crash in between leaves the name nowhere).
+      await this.deps.proofs.forget(free);
       scrubbed += await enrollees.scrubDeleted(free);
       if (batch.length < TOMBSTONE_BATCH) return scrubbed;
     }

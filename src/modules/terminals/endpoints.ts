@@ -7,6 +7,7 @@
  * and sends it again later. Its polls get the deletes it owes (and only those), and their
  * results are taken: a removed terminal back as pending drops what it should no longer hold.
  */
+import { BoundedMap } from '../../platform/bounded-map';
 import type { Runtime } from '../../platform/runtime';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import {
@@ -74,7 +75,12 @@ export interface EndpointDeps {
   clock: ClockSync;
 }
 
+/** How often a terminal's refused keys are noted in its device log. */
+const KEY_REFUSAL_NOTE_MS = 60_000;
+
 export class TerminalEndpoints {
+  /** Serial → until when another refused key of it is not noted again. */
+  private readonly refusalsNoted = new BoundedMap<string, number>(10_000);
   private readonly devices: DeviceService;
   private readonly commands: CommandService;
   private readonly uploads: TerminalUploads;
@@ -94,9 +100,28 @@ export class TerminalEndpoints {
    */
   async identify(serial: string, presented: string[], ip: string | null): Promise<Trust> {
     const keys = await this.devices.keys.check(serial, presented);
-    if (keys === 'invalid') throw new AdmsRefusal(403, 'device key missing or wrong');
+    if (keys === 'invalid') {
+      await this.noteRefusedKey(serial, ip);
+      throw new AdmsRefusal(403, 'device key missing or wrong');
+    }
     const device = await this.devices.touch(serial, { source: ip });
     return this.devices.identity.assess(device, keys, ip);
+  }
+
+  /**
+   * A refused key goes to the device log (at most every KEY_REFUSAL_NOTE_MS per terminal): the
+   * diagnostics show it until the terminal is heard from with its key again.
+   */
+  private async noteRefusedKey(serial: string, ip: string | null): Promise<void> {
+    const now = this.ctx.clock.now();
+    if ((this.refusalsNoted.get(serial) ?? 0) > now) return;
+    this.refusalsNoted.set(serial, now + KEY_REFUSAL_NOTE_MS);
+    const device = await this.devices.findBySerial(this.ctx.db.orm, serial);
+    if (!device) return;
+    const from = ip ? ` from ${ip}` : '';
+    await this.ctx.db.write(({ tx }) =>
+      noteOnDevice(tx, device.id, 'key_refused', `a request without the terminal's communication key, or with a wrong one, was refused${from}`, { ip }, now),
+    );
   }
 
   async handle(req: TerminalRequest, serial: string): Promise<TerminalReply> {

@@ -123,6 +123,8 @@ export interface Settings {
   RETENTION_DEVICE_EVENTS_DAYS: number;
   RETENTION_COMMANDS_DAYS: number;
   RETENTION_EVENTS_DAYS: number;
+  RETENTION_DELETION_PROOFS_DAYS: number;
+  DELETION_PROOF_UNREACHABLE_AFTER: number;
 
   WEBSOCKET_MAX_BUFFERED_BYTES: number;
   WEBSOCKET_MAX_PER_ADMIN: number;
@@ -397,6 +399,15 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   RETENTION_EVENTS_DAYS: integer(
     90,
     'Events of the event log (events/, streams, webhooks) kept this long, never one a log follower or webhook endpoint has not processed yet (0 keeps them).',
+  ),
+
+  RETENTION_DELETION_PROOFS_DAYS: integer(
+    1825,
+    'Deletion proofs (dates, terminals, their delete commands; the employee key only until retention scrubs the deleted person) kept this long after they are complete (0 keeps them).',
+  ),
+  DELETION_PROOF_UNREACHABLE_AFTER: duration(
+    30 * DAY,
+    'A terminal that owes a delete and has not been heard from this long (a removed terminal that never came back) is shown `unreachable` in deletion proofs.',
   ),
 
   WEBSOCKET_MAX_BUFFERED_BYTES: integer(1024 * 1024, 'A WebSocket client further behind than this is dropped.'),

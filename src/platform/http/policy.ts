@@ -98,6 +98,7 @@ export const POLICY: readonly Rule[] = [
   rule('DELETE', 'enrollees/{id}/', [H]),
   rule('GET', 'enrollees/{id}/templates/', READ_PEOPLE),
   rule('GET', 'enrollees/{id}/deletion-proof/', [H]),
+  rule('GET', 'enrollees/{id}/deletion-proof.pdf', [H]),
 
   // Consent and enrollment: hr.
   rule('POST', 'enrollees/{id}/consent/', [H]),

@@ -178,7 +178,8 @@ describe('every event type, raised by a real cause', () => {
     expect((await server.admin.delete(`/enrollees/${ada.id}/consent/`)).status).toBeLessThan(300);
     expect((await server.admin.delete(`/enrollees/${bo.id}/`)).status).toBeLessThan(300);
 
-    // The terminal falls silent (device_offline), speaks again (device_online), is disabled,
+    // The terminal falls silent (device_offline), speaks again (device_online) and answers the
+    // deletes it owes (their deletion proofs complete: deletion_proof_completed), is disabled,
     // then removed.
     offset = 160_000;
     expect((await server.admin.post('/jobs/check-devices/run/')).body.result).toMatchObject({ offline: 1 });

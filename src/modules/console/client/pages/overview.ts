@@ -1,8 +1,13 @@
-/** Overview: what needs attention first (terminals waiting or offline, failing commands, webhook backlog), then the day. */
+/**
+ * Overview: what needs attention first (the diagnostics of each terminal with their fix, failing
+ * commands, webhook backlog, failed jobs), then the day.
+ */
+import type { DiagnosticView } from '../../../diagnostics';
 import { api, can, currentSession } from '../api';
 import { badge, h, keepFresh, replace, section, table } from '../dom';
 import { ago, dateTime, words } from '../format';
 import type { Health } from '../types';
+import { diagnosticItem } from './diagnostics';
 
 function tile(label: string, value: number | string, href: string, tone: 'ok' | 'warn' | 'bad' | 'muted'): HTMLElement {
   return h('a', { class: `tile ${tone}`, href }, h('span', { class: 'value' }, String(value)), h('span', { class: 'label' }, label));
@@ -19,11 +24,11 @@ export async function overviewPage(main: HTMLElement): Promise<(() => void) | un
 }
 
 async function drawOverviewPage(main: HTMLElement): Promise<void> {
-  const health = await api.get<Health>('health/');
-  const attention: HTMLElement[] = [];
-  if (health.terminals.pending > 0)
-    attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.terminals.pending} terminal(s) waiting for approval`)));
-  if (health.terminals.offline > 0) attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.terminals.offline} terminal(s) offline`)));
+  const [health, diagnostics] = await Promise.all([
+    api.get<Health>('health/'),
+    can('GET diagnostics/') ? api.get<{ results: DiagnosticView[] }>('diagnostics/') : { results: [] as DiagnosticView[] },
+  ]);
+  const attention: HTMLElement[] = diagnostics.results.map(diagnosticItem);
   if (health.commands.failed > 0) attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.commands.failed} command(s) failed`)));
   if (health.webhooks.backlog > 0 && can('GET webhooks/'))
     attention.push(

@@ -1,12 +1,13 @@
 /**
  * One person: consent (record with the consent text's version and how it was given, withdraw),
  * their biometrics with where each is, enrollment on a terminal or at a desktop agent, areas,
- * card, deactivation and deletion.
+ * card, deactivation and deletion, and the proof of deletion once consent is withdrawn.
  */
-import { api, can, type List } from '../api';
+import { ApiError, api, can, type List } from '../api';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, table } from '../dom';
 import { dateTime, FINGERS, fingerName, words } from '../format';
 import type { Agent, Device, Enrollee, Session, Template } from '../types';
+import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
 
 const syncTone = (status: string) => (status === 'present' ? 'ok' : status === 'pending' ? 'info' : 'bad');
 const ACTIVE_SESSION = new Set(['open', 'in_progress']);
@@ -16,14 +17,20 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   const id = params[0] ?? '';
   const base = `enrollees/${encodeURIComponent(id)}/`;
   const redraw = () => personPage(main, params).then(() => undefined);
+  const person = await api.get<Enrollee>(base).catch(async (error: unknown) => {
+    // A deleted person: their proof of deletion, if there is one.
+    if (error instanceof ApiError && error.status === 404 && (await deletedPersonPage(main, id))) return null;
+    throw error;
+  });
+  if (!person) return undefined;
   // Only what the role may read is asked for (a manager sees no terminals, agents or sessions).
   const none = <T>(): Promise<List<T>> => Promise.resolve({ results: [], next_cursor: null });
-  const [person, templates, devices, agents, sessions] = await Promise.all([
-    api.get<Enrollee>(base),
+  const [templates, devices, agents, sessions, proof] = await Promise.all([
     api.get<List<Template>>(`${base}templates/`),
     can('GET devices/') ? api.get<List<Device>>('devices/?status=approved&limit=1000') : none<Device>(),
     can('GET enrollment-agents/') ? api.get<List<Agent>>('enrollment-agents/?limit=1000') : none<Agent>(),
     can('GET enrollment-sessions/') ? api.get<List<Session>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`) : none<Session>(),
+    loadProof(id),
   ]);
   const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
   const deviceName = (serial: string) => devices.results.find((d) => d.serial_number === serial)?.name ?? serial;
@@ -62,8 +69,8 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
         )
           return;
         await api.delete(base);
-        announce(`${person.display_name} deleted.`);
-        location.hash = '#/people';
+        announce(`${person.display_name} deleted. Their proof of deletion is on this page.`);
+        await redraw();
       }),
   );
 
@@ -87,6 +94,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
       ),
       consentSection(person, base, redraw),
     ),
+    proof ? proofSection(proof) : null,
     section(
       'Biometrics',
       table(

@@ -1,12 +1,16 @@
 /**
  * One terminal: approve, disable, edit, the command console, its command queue, its users (adopt
- * or remove), how far it agrees with the server, recent events, communication keys, removal.
+ * or remove), how far it agrees with the server, recent events, communication keys, removal; what
+ * needs attention there (its diagnostics, with their fix).
  */
+
+import type { DiagnosticView } from '../../../diagnostics';
 import { api, can, type List } from '../api';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, showOnce, table } from '../dom';
 import { ago, commandKind, dateTime, words } from '../format';
 import type { Command, DeviceDetail, DeviceKey, TerminalUser } from '../types';
 import { completenessSection } from './completeness';
+import { diagnosticItem } from './diagnostics';
 import { deviceBadge } from './terminals';
 
 const commandTone = (status: string) =>
@@ -16,13 +20,17 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
   const serial = params[0] ?? '';
   const base = `devices/${encodeURIComponent(serial)}/`;
   const redraw = () => terminalPage(main, params).then(() => undefined);
-  const [device, commands, users, keys] = await Promise.all([
+  const [device, commands, users, keys, diagnostics] = await Promise.all([
     api.get<DeviceDetail>(base),
     api.get<List<Command>>(`${base}commands/?limit=50`),
     api.get<List<TerminalUser>>(`${base}users/`).catch(() => ({ results: [], next_cursor: null }) as List<TerminalUser>),
     // Keys are for those who run terminals: other roles do not ask.
     can('GET devices/{sn}/keys/') ? api.get<List<DeviceKey>>(`${base}keys/`).catch(() => ({ results: [], next_cursor: null }) as List<DeviceKey>) : null,
+    can('GET diagnostics/')
+      ? api.get<{ results: DiagnosticView[] }>('diagnostics/').catch(() => ({ results: [] as DiagnosticView[] }))
+      : { results: [] as DiagnosticView[] },
   ]);
+  const attention = diagnostics.results.filter((d) => d.device === serial);
   const title = device.name ? `${device.name} (${device.serial_number})` : device.serial_number;
 
   const actions = h('div', { class: 'actions' });
@@ -95,6 +103,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
     h('p', { class: 'crumbs' }, h('a', { href: '#/terminals' }, 'Terminals'), ' › ', device.serial_number),
     h('h1', {}, title, ' ', deviceBadge(device)),
     actions,
+    attention.length > 0 ? section('Needs attention', h('ul', { class: 'attention' }, ...attention.map(diagnosticItem))) : null,
     h(
       'div',
       { class: 'columns' },

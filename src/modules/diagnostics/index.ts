@@ -1,0 +1,3 @@
+/** Diagnostics: what an installer must fix, from what the service already knows about its terminals. */
+export { diagnosticRoutes } from './routes';
+export { Diagnostics, type DiagnosticView } from './service';

@@ -1,0 +1,208 @@
+/**
+ * What an installer must fix (`GET diagnostics/`), read from what the service already keeps: the
+ * terminals' rows (status, last contact, clock, zone, addresses), their device log (refused keys),
+ * the command queue and the templates' per-terminal sync status. Nothing is stored: a diagnostic
+ * is there while its cause is, and gone as soon as the cause is fixed.
+ */
+import type { Caller } from '../../platform/http/caller';
+import type { Runtime } from '../../platform/runtime';
+import { type TemplatesNotReaching, templatesNotReaching } from '../biometrics';
+import { type WaitingCommands, waitingSince } from '../commands';
+import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries } from '../devices';
+import type { Diagnostic } from './model';
+
+export type DiagnosticView = typeof Diagnostic.static;
+
+const DAY_MS = 86_400_000;
+/** Clock drift worth fixing (API.md: "clock drift over a minute"). */
+const DRIFT_LIMIT_S = 60;
+
+interface Facts {
+  now: number;
+  log: LogEntry[];
+  waiting: Map<string, WaitingCommands>;
+  notReaching: TemplatesNotReaching[];
+}
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+const days = (ms: number) => {
+  const n = Math.floor(ms / DAY_MS);
+  return n === 1 ? '1 day' : `${n} days`;
+};
+
+export class Diagnostics {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly devices: DeviceService,
+  ) {}
+
+  /** Every diagnostic about a terminal in the caller's areas, errors first, oldest first. */
+  async list(caller: Pick<Caller, 'areas'>): Promise<DiagnosticView[]> {
+    const q = this.ctx.db.orm;
+    const now = this.ctx.clock.now();
+    const terminals = await this.inScope(await allTerminals(q), caller);
+    const facts: Facts = {
+      now,
+      log: await newestLogEntries(q, ['key_refused', 'clock_drift']),
+      waiting: new Map((await waitingSince(q, now - DAY_MS)).map((w) => [w.deviceId, w])),
+      notReaching: await templatesNotReaching(q),
+    };
+    const out = terminals.flatMap((d) => [
+      ...this.approval(d, now),
+      ...this.contact(d, facts),
+      ...this.clock(d, facts),
+      ...this.templates(d, facts),
+      ...this.identity(d, facts),
+    ]);
+    return out.sort((a, b) => (a.severity === b.severity ? (a.since ?? '').localeCompare(b.since ?? '') : a.severity === 'error' ? -1 : 1));
+  }
+
+  private async inScope(rows: DeviceRow[], caller: Pick<Caller, 'areas'>): Promise<DeviceRow[]> {
+    if (caller.areas.length === 0) return rows;
+    const views = await this.devices.view(this.ctx.db.orm, rows);
+    return rows.filter((_, i) => views[i]!.areas.some((a) => caller.areas.includes(a)));
+  }
+
+  /** A terminal nobody approved: knocking (less than a day), or waiting for days. */
+  private approval(d: DeviceRow, now: number): DiagnosticView[] {
+    if (d.status !== 'pending_approval') return [];
+    const from = d.registeredIp ?? d.ipAddress;
+    const waited = now - d.createdAt;
+    if (waited < DAY_MS) {
+      return [
+        diag(d, 'unknown_terminal', 'warning', d.createdAt, {
+          message: `An unknown terminal (serial ${d.serialNumber}${from ? `, from ${from}` : ''}) is contacting the server and waits for approval. It is sent nothing until then.`,
+          fix: `If it is one of yours, approve it in Terminals and choose its areas. If not, leave it: it is forgotten ${days(this.ctx.settings.ADMS_PENDING_EXPIRY)} after it first knocked; block its address at the firewall if it keeps coming back.`,
+          details: { ip: from },
+        }),
+      ];
+    }
+    return [
+      diag(d, 'pending_approval', 'warning', d.createdAt, {
+        message: `Terminal ${d.serialNumber} has been waiting for approval for ${days(waited)}: its punches are refused (it keeps them) and it gets nobody.`,
+        fix: 'Approve it in Terminals and choose its areas, or remove it if it is not yours.',
+        details: { ip: from },
+      }),
+    ];
+  }
+
+  /** An approved terminal that is silent, or that has not taken its commands for a day. */
+  private contact(d: DeviceRow, f: Facts): DiagnosticView[] {
+    if (d.status !== 'approved') return [];
+    const silent = d.lastSeenAt === null || f.now - d.lastSeenAt > this.ctx.settings.DEVICE_OFFLINE_AFTER;
+    if (silent) {
+      return [
+        diag(d, 'offline', 'error', d.lastSeenAt, {
+          message:
+            d.lastSeenAt === null
+              ? `Terminal ${d.serialNumber} was approved but has never contacted the server.`
+              : `Terminal ${d.serialNumber} has not contacted the server since ${iso(d.lastSeenAt)}.`,
+          fix: 'Check that it is powered and on the network, and that its server address (Comm → Cloud Server) points at this service. It sends what it kept when it is back.',
+          details: {},
+        }),
+      ];
+    }
+    const waiting = f.waiting.get(d.id);
+    if (!waiting) return [];
+    return [
+      diag(d, 'commands_waiting', 'warning', waiting.since, {
+        message: `Terminal ${d.serialNumber} is online but ${waiting.count} command(s) for it have been waiting for more than a day (users, fingerprints or deletes it should have).`,
+        fix: 'Open the terminal’s command queue: a command that fails again and again names the reason. If none was sent, restart the terminal; if it still takes nothing, check its push firmware and its address (a terminal seen from a new address is sent nothing).',
+        details: { commands: waiting.count },
+      }),
+    ];
+  }
+
+  /** A clock off by more than a minute; a zone nobody chose. */
+  private clock(d: DeviceRow, f: Facts): DiagnosticView[] {
+    if (d.status !== 'approved') return [];
+    const out: DiagnosticView[] = [];
+    const drift = d.clockDriftSeconds;
+    if (drift !== null && Math.abs(drift) > DRIFT_LIMIT_S) {
+      const noted = f.log.find((l) => l.deviceId === d.id && l.kind === 'clock_drift');
+      const hours = Math.round(Math.abs(drift) / 3600);
+      const zoneLike = hours >= 1 && Math.abs(Math.abs(drift) - hours * 3600) <= 5 * 60;
+      out.push(
+        diag(d, 'clock_drift', 'warning', noted?.at ?? null, {
+          message: `Terminal ${d.serialNumber}'s clock is ${describeSeconds(Math.abs(drift))} ${drift > 0 ? 'ahead' : 'behind'}: its punches carry its own time.`,
+          fix: zoneLike
+            ? `It is off by about ${hours} hour(s): its time zone is probably wrong. Set the terminal's time zone in its settings (the service tells the terminal at its next handshake), then set its clock (Terminals → ${d.serialNumber} → Set the clock).`
+            : `Set its clock from the server (Terminals → ${d.serialNumber} → Set the clock), or turn on DEVICE_CLOCK_CORRECTION to have it done by itself. A clock that drifts again needs its battery or its NTP setting checked.`,
+          details: { drift_seconds: drift },
+        }),
+      );
+    }
+    if (d.timeZone === null && this.ctx.settings.TIME_ZONE === 'UTC') {
+      out.push(
+        diag(d, 'time_zone_not_set', 'warning', d.approvedAt, {
+          message: `Terminal ${d.serialNumber} has no time zone, and neither has the service (TIME_ZONE is left at UTC): its wall times are read as UTC.`,
+          fix: `Set the terminal's time zone in its settings (Terminals → ${d.serialNumber} → Settings), even if it is UTC, or set TIME_ZONE for the whole service.`,
+          details: {},
+        }),
+      );
+    }
+    return out;
+  }
+
+  /** Templates that cannot reach this terminal: algorithm refused, or no room. */
+  private templates(d: DeviceRow, f: Facts): DiagnosticView[] {
+    return f.notReaching
+      .filter((n) => n.deviceId === d.id)
+      .map((n) =>
+        n.reason === 'incompatible'
+          ? diag(d, 'templates_incompatible', 'error', n.since, {
+              message: `${n.templates} fingerprint(s) of ${n.people} person(s) cannot be used by terminal ${d.serialNumber}: they were made with algorithm ${n.algorithms.join(', ')} and the terminal takes ${d.algorithmVersion ?? 'another one'}. Those people cannot identify there by fingerprint.`,
+              fix: `Enroll those people again at this terminal (remote enrollment) or at an agent using the terminal's algorithm. If the terminal reported its algorithm wrongly, set it in its settings.`,
+              details: { templates: n.templates, people: n.people, algorithms: n.algorithms, terminal_algorithm: d.algorithmVersion },
+            })
+          : diag(d, 'terminal_full', 'error', n.since, {
+              message: `Terminal ${d.serialNumber} is full: ${n.templates} fingerprint(s) of ${n.people} person(s) could not be stored on it.`,
+              fix: 'Take people who do not use this terminal out of its areas, or delete old users on it (Terminals → People on the terminal). The service sends the missing fingerprints again by itself within the hour.',
+              details: { templates: n.templates, people: n.people },
+            }),
+      );
+  }
+
+  /** Refused communication keys, and a terminal heard from a new address. */
+  private identity(d: DeviceRow, f: Facts): DiagnosticView[] {
+    const out: DiagnosticView[] = [];
+    const refused = f.log.find((l) => l.deviceId === d.id && l.kind === 'key_refused');
+    // Until the terminal is heard from with its key again (a refused request does not count as contact).
+    if (refused && refused.at > (d.lastSeenAt ?? 0)) {
+      const ip = typeof refused.details?.ip === 'string' ? refused.details.ip : null;
+      out.push(
+        diag(d, 'key_refused', 'error', refused.at, {
+          message: `Requests for terminal ${d.serialNumber}${ip ? ` from ${ip}` : ''} are refused: it was issued a communication key and does not send it, or sends a wrong or revoked one. Nothing it sends is taken.`,
+          fix: `Enter the key in the terminal (Comm → Cloud Server → Comm Key), or issue a new one in Terminals → ${d.serialNumber} → Keys. If this is not your terminal, someone is using its serial: leave the key as it is.`,
+          details: { ip },
+        }),
+      );
+    }
+    if (d.status === 'approved' && d.unconfirmedIp) {
+      out.push(
+        diag(d, 'new_address', 'error', d.unconfirmedIpAt, {
+          message: `Terminal ${d.serialNumber} is heard from a new address, ${d.unconfirmedIp} (it was approved at ${d.pinnedIp ?? 'another'}). Its punches are kept (flagged), but it is sent no users, cards or fingerprints from there.`,
+          fix: `If the terminal really moved (a new network or router), confirm the new address (Terminals → ${d.serialNumber} → Confirm address). If not, another device is using its serial: do not confirm, and give the terminal a communication key.`,
+          details: { pinned_ip: d.pinnedIp, ip: d.unconfirmedIp },
+        }),
+      );
+    }
+    return out;
+  }
+}
+
+function diag(
+  d: DeviceRow,
+  kind: DiagnosticView['kind'],
+  severity: DiagnosticView['severity'],
+  since: number | null,
+  words: { message: string; fix: string; details: Record<string, unknown> },
+): DiagnosticView {
+  return { kind, severity, device: d.serialNumber, device_name: d.name, since: iso(since), ...words };
+}
+
+function describeSeconds(s: number): string {
+  if (s < 120) return `${s} seconds`;
+  if (s < 7200) return `${Math.round(s / 60)} minutes`;
+  return `${Math.round(s / 360) / 10} hours`;
+}

@@ -1,0 +1,10 @@
+/** What the proofs module announces: ids and facts, never personal data. */
+import type { DeletionReason } from './tables';
+
+export interface ProofEvents {
+  /**
+   * Every terminal that held a person's data confirmed its delete (or none held any): their
+   * deletion proof (`GET enrollees/{id}/deletion-proof/`) is complete.
+   */
+  deletion_proof_completed: { enrollee: string; reason: DeletionReason; requested_at: string; completed_at: string; terminals: number };
+}

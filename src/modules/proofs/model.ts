@@ -1,0 +1,62 @@
+/** The proofs module's HTTP model: the deletion proof and the published key set. */
+import { type Static, t } from 'elysia';
+import { Instant, Int, Nullable, OneOf } from '../../platform/http/model';
+import { DELETION_REASONS } from './tables';
+
+export const TERMINAL_PROOF_STATUSES = ['confirmed', 'pending', 'unreachable'] as const;
+
+export const ProofCommand = t.Object(
+  {
+    id: Int({ description: 'The delete command (`devices/{sn}/commands/`).' }),
+    kind: t.String({ description: '`delete_user` (the person and everything of theirs) or `delete_template` (one body part).' }),
+    status: t.String({ description: 'The command’s status when last heard of: `pending`, `sent`, `succeeded`, `failed`, `cancelled`.' }),
+    return_code: Nullable(Int({ description: 'The terminal’s `Return=` code (0: done; -10: the user was not on the terminal, nothing left to delete).' })),
+    at: Nullable(Instant('When the terminal answered.')),
+  },
+  { description: 'The delete command of this terminal the proof rests on.' },
+);
+
+export const ProofTerminal = t.Object({
+  serial_number: t.String(),
+  status: OneOf(
+    TERMINAL_PROOF_STATUSES,
+    '`confirmed`: the terminal answered the delete; `pending`: not yet; `unreachable`: not heard from for DELETION_PROOF_UNREACHABLE_AFTER (a removed terminal that never came back).',
+  ),
+  confirmed_at: Nullable(Instant()),
+  command: Nullable(ProofCommand),
+});
+
+/** What the signature covers: the proof without `signature`. */
+const proofFields = {
+  enrollee: t.String({ description: 'The person’s enrollee id.' }),
+  employee: Nullable(
+    t.String({
+      description: 'The person’s employee key (the HR system’s id); null once retention no longer keeps it (RETENTION_PUNCHES_DAYS after the deletion).',
+    }),
+  ),
+  reason: OneOf(DELETION_REASONS, 'What asked for the deletion: consent withdrawn, or the person deleted (the latest request).'),
+  requested_at: Instant('When the deletion was asked for (the latest request).'),
+  server: t.Object({
+    templates_destroyed: Int({ description: 'Templates destroyed on the server (every request).' }),
+    at: Instant('When the server destroyed them (the latest request).'),
+  }),
+  terminals: t.Array(ProofTerminal, { description: 'Every terminal that held, or was about to receive, the person’s data when it was asked.' }),
+  complete: t.Boolean({ description: 'Every terminal confirmed.' }),
+  completed_at: Nullable(Instant()),
+  issued_at: Instant('When this document was made (signed).'),
+};
+
+export const DeletionProofBody = t.Object(proofFields);
+
+export const DeletionProof = t.Object({
+  ...proofFields,
+  signature: t.String({
+    description:
+      'A compact JWS (ES256, `typ` `fpa-deletion-proof+json`) whose payload is this document without `signature`; verify it with the key set at `/.well-known/fpa-proof-key.json`.',
+  }),
+});
+
+export const JwksModel = t.Object({ keys: t.Array(t.Record(t.String(), t.String())) }, { description: 'JSON Web Key Set (RFC 7517).' });
+
+/** The proof as the API answers it (the console reads it). */
+export type DeletionProofView = Static<typeof DeletionProof>;

@@ -1,0 +1,32 @@
+/**
+ * What the deletion proofs react to (wired in src/app/reactions.ts): the destruction of a
+ * person's templates opens (or adds to) their proof, in the same transaction, once the deletes
+ * are queued; a terminal's answer to a delete confirms it.
+ */
+import type { BiometricEvents } from '../biometrics';
+import type { CommandEvents } from '../commands';
+import type { ReactionTo } from '../events';
+import type { DeletionProofs } from './service';
+import type { DeletionReason } from './tables';
+
+/** The `templates_destroyed` reasons that ask for a proof (retention of the deactivated does not). */
+const PROVEN: Readonly<Record<string, DeletionReason>> = { 'consent withdrawn': 'consent_withdrawn', 'enrollee deleted': 'deleted' };
+
+/** templates_destroyed (consent withdrawn, person deleted): the person's proof opens, listing every terminal that owes a delete. */
+export const openProofOnDestruction =
+  (proofs: DeletionProofs): ReactionTo<BiometricEvents, 'templates_destroyed'> =>
+  async (w, destroyed) => {
+    for (const { data } of destroyed) {
+      const reason = PROVEN[data.reason];
+      if (reason) await proofs.open(w, data.enrollee, reason, data.count);
+    }
+  };
+
+/** device_command_finished (a delete): the terminal's confirmation goes into the proof; the last one completes it. */
+export const confirmProofOnDelete =
+  (proofs: DeletionProofs): ReactionTo<CommandEvents, 'device_command_finished'> =>
+  (w, finished) =>
+    proofs.commandFinished(
+      w,
+      finished.map((e) => e.data),
+    );

@@ -1,0 +1,234 @@
+/**
+ * Deletion proofs: for a person whose consent was withdrawn or who was deleted, what the server
+ * destroyed and when, and, per terminal that held (or was about to receive) their data, the
+ * delete command it was sent and its answer. The proof is opened in the transaction that
+ * destroyed the templates (reactions.ts), from the deletes that transaction left owed; each
+ * terminal's answer to a delete (`device_command_finished`) confirms it. Complete once every
+ * terminal confirmed: `deletion_proof_completed` is recorded then, in the same transaction.
+ * The document is signed (keys.ts) each time it is read.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { deleteInBatches } from '../../platform/db/purge';
+import { FpaError } from '../../platform/errors';
+import type { Caller } from '../../platform/http/caller';
+import type { Runtime } from '../../platform/runtime';
+import { areaNames } from '../areas';
+import { type CommandEvents, openDeletesOf } from '../commands';
+import { terminalsByIds } from '../devices';
+import type { EnrolleeService } from '../enrollees';
+import type { EventChannel, EventLog } from '../events';
+import type { ProofEvents } from './events';
+import { ProofKeys } from './keys';
+import type { DeletionProof, DeletionProofBody } from './model';
+import { type DeletionProofRow, type DeletionProofTerminalRow, type DeletionReason, deletionProofs, deletionProofTerminals, type ProofCommand } from './tables';
+
+type ProofDocument = typeof DeletionProof.static;
+type ProofBody = typeof DeletionProofBody.static;
+type Finished = CommandEvents['device_command_finished'];
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export class DeletionProofs {
+  readonly events: EventChannel<ProofEvents>;
+  readonly keys: ProofKeys;
+
+  constructor(
+    private readonly ctx: Runtime,
+    log: EventLog,
+    private readonly enrollees: EnrolleeService,
+  ) {
+    this.events = log.channel<ProofEvents>();
+    this.keys = new ProofKeys(ctx);
+  }
+
+  /**
+   * A deletion was asked (consent withdrawn, person deleted) and the server destroyed `count`
+   * templates: the proof records it, with every terminal that owes a delete about the person now.
+   * A second request (deleted after a withdrawal) adds to the same proof.
+   */
+  async open(w: WriteContext, enrolleeId: string, reason: DeletionReason, count: number): Promise<void> {
+    const { tx } = w;
+    const now = this.ctx.clock.now();
+    const person = await this.enrollees.find(tx, enrolleeId);
+    if (!person) return;
+    const owed = await openDeletesOf(tx, person.devicePin);
+    const [before] = await tx.select().from(deletionProofs).where(eq(deletionProofs.enrolleeId, enrolleeId));
+    const row = {
+      enrolleeId,
+      employee: person.employeeKey,
+      pin: person.devicePin,
+      areaIds: await this.enrollees.areaIdsOf(tx, enrolleeId),
+      reason,
+      requestedAt: now,
+      templatesDestroyed: (before?.templatesDestroyed ?? 0) + count,
+      destroyedAt: now,
+      completedAt: null,
+      updatedAt: now,
+    };
+    await tx.insert(deletionProofs).values(row).onConflictDoUpdate({ target: deletionProofs.enrolleeId, set: row });
+    const byDevice = new Map<string, typeof owed>();
+    for (const d of owed) byDevice.set(d.deviceId, [...(byDevice.get(d.deviceId) ?? []), d]);
+    const facts = await terminalsByIds(tx, [...byDevice.keys()]);
+    const known = await tx.select().from(deletionProofTerminals).where(eq(deletionProofTerminals.enrolleeId, enrolleeId));
+    for (const [deviceId, deletes] of byDevice) {
+      const was = known.find((k) => k.deviceId === deviceId);
+      const awaiting = [...new Set([...(was?.status === 'pending' ? was.awaiting : []), ...deletes.map((d) => d.id)])];
+      const last = deletes[deletes.length - 1]!;
+      const values = {
+        enrolleeId,
+        deviceId,
+        serialNumber: facts.get(deviceId)?.serialNumber ?? was?.serialNumber ?? deviceId,
+        status: 'pending' as const,
+        awaiting,
+        command: { id: last.id, kind: last.kind, status: 'pending', return_code: null, at: null },
+        confirmedAt: null,
+      };
+      await tx
+        .insert(deletionProofTerminals)
+        .values(values)
+        .onConflictDoUpdate({ target: [deletionProofTerminals.enrolleeId, deletionProofTerminals.deviceId], set: values });
+    }
+    await this.completeIfDone(w, [enrolleeId]);
+  }
+
+  /** A terminal answered a delete: the proofs waiting for it from that terminal are updated. */
+  async commandFinished(w: WriteContext, finished: readonly Finished[]): Promise<void> {
+    const { tx } = w;
+    const touched = new Set<string>();
+    for (const data of finished) {
+      const { command } = data;
+      if (command.kind !== 'delete_user' && command.kind !== 'delete_template') continue;
+      const rows = await tx
+        .select({ terminal: deletionProofTerminals, pin: deletionProofs.pin })
+        .from(deletionProofTerminals)
+        .innerJoin(deletionProofs, eq(deletionProofs.enrolleeId, deletionProofTerminals.enrolleeId))
+        .where(and(eq(deletionProofTerminals.deviceId, data.device.id), eq(deletionProofTerminals.status, 'pending')));
+      const now = this.ctx.clock.now();
+      const succeeded = data.status === 'succeeded';
+      for (const { terminal, pin } of rows) {
+        const awaited = terminal.awaiting.includes(command.id);
+        // A delete of the whole user removes every template of theirs there, whatever was awaited.
+        const wholeUser = succeeded && command.kind === 'delete_user' && pin !== null && command.payload.pin === pin;
+        if (!awaited && !wholeUser) continue;
+        const awaiting = wholeUser ? [] : succeeded ? terminal.awaiting.filter((id) => id !== command.id) : terminal.awaiting;
+        const shown: ProofCommand = { id: command.id, kind: command.kind, status: data.status, return_code: data.return_code, at: now };
+        const done = awaiting.length === 0;
+        await tx
+          .update(deletionProofTerminals)
+          .set({ awaiting, command: shown, status: done ? 'confirmed' : 'pending', confirmedAt: done ? now : null })
+          .where(and(eq(deletionProofTerminals.enrolleeId, terminal.enrolleeId), eq(deletionProofTerminals.deviceId, terminal.deviceId)));
+        if (done) touched.add(terminal.enrolleeId);
+      }
+    }
+    await this.completeIfDone(w, [...touched]);
+  }
+
+  /** Proofs with no terminal left pending become complete: the PIN is no longer kept, the event is recorded. */
+  private async completeIfDone(w: WriteContext, enrolleeIds: readonly string[]): Promise<void> {
+    if (enrolleeIds.length === 0) return;
+    const { tx } = w;
+    const now = this.ctx.clock.now();
+    for (const id of enrolleeIds) {
+      const [pending] = await tx
+        .select({ id: deletionProofTerminals.deviceId })
+        .from(deletionProofTerminals)
+        .where(and(eq(deletionProofTerminals.enrolleeId, id), eq(deletionProofTerminals.status, 'pending')))
+        .limit(1);
+      if (pending) continue;
+      const [done] = await tx
+        .update(deletionProofs)
+        .set({ completedAt: now, pin: null, updatedAt: now })
+        .where(and(eq(deletionProofs.enrolleeId, id), sql`${deletionProofs.completedAt} is null`))
+        .returning();
+      if (!done) continue;
+      const [count] = await tx.select({ n: sql<number>`count(*)` }).from(deletionProofTerminals).where(eq(deletionProofTerminals.enrolleeId, id));
+      await this.events.record(w, 'deletion_proof_completed', {
+        enrollee: id,
+        reason: done.reason,
+        requested_at: iso(done.requestedAt)!,
+        completed_at: iso(now)!,
+        terminals: count?.n ?? 0,
+      });
+    }
+  }
+
+  /** The signed proof of one person, for a caller who may see them (404 otherwise, or when no deletion was asked). */
+  async document(enrolleeId: string, caller: Pick<Caller, 'areas'>): Promise<ProofDocument> {
+    const q = this.ctx.db.orm;
+    const [proof] = await q.select().from(deletionProofs).where(eq(deletionProofs.enrolleeId, enrolleeId));
+    if (!proof || !(await this.inScope(q, proof, caller))) {
+      throw new FpaError('not_found', 'no deletion was asked for this person (withdraw their consent or delete them first)', { enrollee: enrolleeId });
+    }
+    const terminals = await q.select().from(deletionProofTerminals).where(eq(deletionProofTerminals.enrolleeId, enrolleeId));
+    const body = await this.body(q, proof, terminals);
+    return { ...body, signature: await this.keys.sign(body) };
+  }
+
+  private async inScope(q: Queryable, proof: DeletionProofRow, caller: Pick<Caller, 'areas'>): Promise<boolean> {
+    if (caller.areas.length === 0) return true;
+    const names = await areaNames(q, proof.areaIds);
+    return [...names.values()].some((name) => caller.areas.includes(name));
+  }
+
+  private async body(q: Queryable, proof: DeletionProofRow, terminals: DeletionProofTerminalRow[]): Promise<ProofBody> {
+    const now = this.ctx.clock.now();
+    const facts = await terminalsByIds(
+      q,
+      terminals.filter((t) => t.status === 'pending').map((t) => t.deviceId),
+    );
+    const limit = this.ctx.settings.DELETION_PROOF_UNREACHABLE_AFTER;
+    const statusOf = (t: DeletionProofTerminalRow) => {
+      if (t.status === 'confirmed') return 'confirmed' as const;
+      const f = facts.get(t.deviceId);
+      // Last heard of: its last contact; a removed one, when it was removed; one forgotten altogether, the request.
+      const heard = f?.lastSeenAt ?? f?.removedAt ?? proof.requestedAt;
+      return now - heard > limit ? ('unreachable' as const) : ('pending' as const);
+    };
+    return {
+      enrollee: proof.enrolleeId,
+      employee: proof.employee,
+      reason: proof.reason,
+      requested_at: iso(proof.requestedAt)!,
+      server: { templates_destroyed: proof.templatesDestroyed, at: iso(proof.destroyedAt)! },
+      terminals: terminals
+        .sort((a, b) => a.serialNumber.localeCompare(b.serialNumber))
+        .map((t) => ({
+          serial_number: t.serialNumber,
+          status: statusOf(t),
+          confirmed_at: iso(t.confirmedAt),
+          command: t.command ? { ...t.command, at: iso(t.command.at) } : null,
+        })),
+      complete: proof.completedAt !== null,
+      completed_at: iso(proof.completedAt),
+      issued_at: iso(now)!,
+    };
+  }
+
+  /**
+   * Retention scrubbed these deleted people's tombstones: their proofs no longer name them (the
+   * enrollee id stays; a proof downloaded before keeps its employee key and signature).
+   */
+  async forget(enrolleeIds: readonly string[]): Promise<void> {
+    for (const ids of chunks(enrolleeIds, 500)) {
+      await this.ctx.db.write(({ tx }) =>
+        tx
+          .update(deletionProofs)
+          .set({ employee: null, pin: null })
+          .where(inArray(deletionProofs.enrolleeId, [...ids])),
+      );
+    }
+  }
+
+  /** Retention: proofs complete (or asked, if never complete) before `cutoff` go, with their terminals. */
+  async purgeBefore(cutoff: number): Promise<number> {
+    const old = sql`coalesce(${deletionProofs.completedAt}, ${deletionProofs.requestedAt}) < ${cutoff}`;
+    await deleteInBatches(
+      this.ctx.db,
+      deletionProofTerminals,
+      sql`${deletionProofTerminals.enrolleeId} in (select ${deletionProofs.enrolleeId} from ${deletionProofs} where ${old})`,
+    );
+    return deleteInBatches(this.ctx.db, deletionProofs, old);
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * "Show me my fingerprints are gone": a person on two terminals withdraws consent; their deletion
+ * proof is incomplete until both terminals answer the delete (one of them offline for a day, on
+ * the test clock), then complete, with the `deletion_proof_completed` event delivered to a webhook.
+ * The proof's signature verifies with `jose` against the key set the service publishes; the PDF
+ * reads as a document. A terminal removed and never back is `unreachable` after
+ * DELETION_PROOF_UNREACHABLE_AFTER. Through the real server and simulated terminals.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet, SignJWT } from 'jose';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { ApiClient, JWT_SECRET, startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
+import { receiver, waitFor } from '../support/webhook-receiver';
+
+const DAY = 86_400_000;
+let offset = 0;
+const clock = { now: () => Date.now() + offset };
+let server: TestServer;
+let rx: ReturnType<typeof receiver>;
+/** Every terminal approved so far: each holds everyone (one area). */
+const fleet = new Map<string, SimulatedTerminal>();
+
+beforeAll(async () => {
+  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_RETRY_BACKOFF: 50 }, { clock });
+  rx = receiver();
+  expect((await server.admin.post('/webhooks/', { url: rx.url, events: ['deletion_proof_completed'] })).status).toBe(201);
+});
+afterAll(async () => {
+  rx.stop();
+  await server.close();
+});
+
+async function terminal(sn: string): Promise<SimulatedTerminal> {
+  const t = new SimulatedTerminal({ url: server.url, sn });
+  await t.handshake();
+  await t.postOptions();
+  expect((await server.admin.post(`/devices/${sn}/approve/`, {})).status).toBe(200);
+  await drain(t);
+  fleet.set(sn, t);
+  return t;
+}
+
+async function person(id: string): Promise<{ id: string; device_pin: string }> {
+  expect((await server.admin.post('/employees/', { id, name: `Person ${id}` })).status).toBe(201);
+  const e = await server.admin.post('/enrollees/', { employee: id });
+  expect(e.status).toBe(201);
+  expect((await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+  await server.fpa.service.storeTemplate(e.body.id, 6, new Uint8Array(Buffer.from(syntheticTemplate(180), 'base64')), { algorithmVersion: '10', by: 'test' });
+  return e.body;
+}
+
+async function proofOf(id: string) {
+  const res = await server.admin.get(`/enrollees/${id}/deletion-proof/`);
+  expect(res.status).toBe(200);
+  return res.body as {
+    complete: boolean;
+    terminals: { serial_number: string; status: string; confirmed_at: string | null; command: { kind: string; return_code: number | null } | null }[];
+    signature: string;
+    [k: string]: unknown;
+  };
+}
+
+const statuses = (proof: Awaited<ReturnType<typeof proofOf>>) => Object.fromEntries(proof.terminals.map((t) => [t.serial_number, t.status]));
+
+describe('deletion proof', () => {
+  test('incomplete until both terminals confirm (one offline for a day), then complete, signed and announced', async () => {
+    const a = await terminal('PROOF-A');
+    const b = await terminal('PROOF-B');
+    const p = await person('PR-1');
+    await drain(a);
+    await drain(b);
+    expect([...a.templates.values()].some((t) => t.pin === p.device_pin)).toBe(true);
+    expect([...b.templates.values()].some((t) => t.pin === p.device_pin)).toBe(true);
+
+    // No deletion asked yet: no proof.
+    expect((await server.admin.get(`/enrollees/${p.id}/deletion-proof/`)).status).toBe(404);
+
+    expect((await server.admin.delete(`/enrollees/${p.id}/consent`)).status).toBe(200);
+    let proof = await proofOf(p.id);
+    expect(proof).toMatchObject({ enrollee: p.id, employee: 'PR-1', reason: 'consent_withdrawn', complete: false, completed_at: null });
+    expect(proof.server).toMatchObject({ templates_destroyed: 1 });
+    expect(statuses(proof)).toEqual({ 'PROOF-A': 'pending', 'PROOF-B': 'pending' });
+
+    // A answers now; B is offline.
+    await drain(a);
+    expect([...a.templates.values()].some((t) => t.pin === p.device_pin)).toBe(false);
+    proof = await proofOf(p.id);
+    expect(statuses(proof)).toEqual({ 'PROOF-A': 'confirmed', 'PROOF-B': 'pending' });
+    expect(proof.complete).toBe(false);
+    const confirmedA = proof.terminals.find((t) => t.serial_number === 'PROOF-A')!;
+    expect(confirmedA.command).toMatchObject({ kind: 'delete_template', return_code: 0 });
+    expect(confirmedA.confirmed_at).not.toBeNull();
+
+    // A day later B is still only pending (not unreachable), then comes back and answers.
+    offset += DAY + 60 * 60_000;
+    proof = await proofOf(p.id);
+    expect(statuses(proof)).toEqual({ 'PROOF-A': 'confirmed', 'PROOF-B': 'pending' });
+    await b.handshake();
+    await drain(b);
+    expect([...b.templates.values()].some((t) => t.pin === p.device_pin)).toBe(false);
+    proof = await proofOf(p.id);
+    expect(proof.complete).toBe(true);
+    expect(statuses(proof)).toEqual({ 'PROOF-A': 'confirmed', 'PROOF-B': 'confirmed' });
+
+    // The signature verifies against the published key set (no authentication), and covers the rest.
+    const jwksRes = await fetch(`${server.url}/.well-known/fpa-proof-key.json`);
+    expect(jwksRes.status).toBe(200);
+    const jwks = (await jwksRes.json()) as JSONWebKeySet;
+    expect(jwks.keys.length).toBeGreaterThan(0);
+    expect(JSON.stringify(jwks)).not.toContain('"d"');
+    const { payload, protectedHeader } = await compactVerify(proof.signature, createLocalJWKSet(jwks));
+    expect(protectedHeader.alg).toBe('ES256');
+    const { signature, ...rest } = proof;
+    expect(JSON.parse(new TextDecoder().decode(payload))).toEqual(rest);
+    // A changed document no longer matches its signature's payload; a forged signature fails.
+    const forged = `${signature.slice(0, -4)}${signature.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    await expect(compactVerify(forged, createLocalJWKSet(jwks))).rejects.toThrow();
+
+    // The event reached the webhook.
+    await waitFor(() => rx.calls.some((c) => JSON.parse(c.body).data?.enrollee === p.id), 'deletion_proof_completed delivered');
+    const delivered = JSON.parse(rx.calls.find((c) => JSON.parse(c.body).data?.enrollee === p.id)!.body);
+    expect(delivered.type).toBe('deletion_proof_completed');
+    expect(delivered.data).toMatchObject({ enrollee: p.id, reason: 'consent_withdrawn', terminals: 2 });
+
+    // The PDF reads as a document with the same facts and the signature.
+    const pdf = await fetch(`${server.admin.base}/enrollees/${p.id}/deletion-proof.pdf`, { headers: server.admin.headers });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(await pdf.arrayBuffer())), { mergePages: true });
+    expect(text).toContain('Proof of deletion');
+    expect(text).toContain('PROOF-A');
+    expect(text).toContain('PROOF-B');
+    expect(text).toContain('Complete');
+    expect(text.replace(/\s+/g, '')).toContain(proof.signature.slice(0, 40));
+  });
+
+  test('a person deleted while a terminal is removed: that terminal is pending, then unreachable after 30 days', async () => {
+    await terminal('PROOF-C');
+    const d = await terminal('PROOF-D');
+    const p = await person('PR-2');
+    for (const t of fleet.values()) await drain(t);
+    expect((await server.admin.delete('/devices/PROOF-D/')).status).toBe(204);
+    fleet.delete('PROOF-D');
+    expect((await server.admin.delete(`/enrollees/${p.id}/`)).status).toBe(204);
+    for (const t of fleet.values()) await drain(t);
+    let proof = await proofOf(p.id);
+    expect(proof.reason).toBe('deleted');
+    expect(statuses(proof)).toEqual({ 'PROOF-A': 'confirmed', 'PROOF-B': 'confirmed', 'PROOF-C': 'confirmed', 'PROOF-D': 'pending' });
+    expect(proof.terminals.find((t) => t.serial_number === 'PROOF-C')!.command).toMatchObject({ kind: 'delete_user' });
+    offset += 31 * DAY;
+    proof = await proofOf(p.id);
+    expect(statuses(proof)).toEqual({ 'PROOF-A': 'confirmed', 'PROOF-B': 'confirmed', 'PROOF-C': 'confirmed', 'PROOF-D': 'unreachable' });
+    expect(proof.complete).toBe(false);
+    // It comes back after all: it is sent the delete it owes, and the proof completes.
+    await d.handshake();
+    await drain(d);
+    proof = await proofOf(p.id);
+    expect(statuses(proof)).toEqual({ 'PROOF-A': 'confirmed', 'PROOF-B': 'confirmed', 'PROOF-C': 'confirmed', 'PROOF-D': 'confirmed' });
+    expect(proof.complete).toBe(true);
+  });
+
+  test('a person on no terminal: complete at once; an area-limited caller outside their areas gets 404', async () => {
+    expect((await server.admin.post('/employees/', { id: 'PR-3', name: 'Nobody Anywhere' })).status).toBe(201);
+    const e = await server.admin.post('/enrollees/', { employee: 'PR-3', areas: ['north'] });
+    expect(e.status).toBe(201);
+    expect((await server.admin.delete(`/enrollees/${e.body.id}/consent`)).status).toBe(200);
+    const proof = await proofOf(e.body.id);
+    expect(proof.complete).toBe(true);
+    expect(proof.terminals).toEqual([]);
+    expect((await server.admin.get('/enrollees/00000000-0000-4000-8000-000000000000/deletion-proof/')).status).toBe(404);
+    const limitedTo = async (areas: string[]) => {
+      const token = await new SignJWT({ scope: 'fpa:admin', fpa_role: 'hr', fpa_areas: areas })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('hr@example.com')
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(new TextEncoder().encode(JWT_SECRET));
+      return new ApiClient(server.admin.base, { authorization: `Bearer ${token}` }).get(`/enrollees/${e.body.id}/deletion-proof/`);
+    };
+    expect((await limitedTo(['south'])).status).toBe(404);
+    expect((await limitedTo(['north'])).status).toBe(200);
+  });
+
+  test('one key for every instance; a rotation keeps the old public key published, so earlier proofs still verify', async () => {
+    const before = (await (await fetch(`${server.url}/.well-known/fpa-proof-key.json`)).json()) as JSONWebKeySet;
+    // A second instance over the same database signs with the same key.
+    const second = await startTestServer({}, { dir: server.dir, db: server.fpa.db, startJobs: false, clock });
+    try {
+      expect(await second.fpa.service.proofKeys()).toEqual(before as never);
+    } finally {
+      await second.close();
+    }
+    const old = await proofOf((await server.admin.get('/events/?type=deletion_proof_completed&limit=1')).body.results[0].data.enrollee);
+    const rotated = await server.admin.post('/jobs/rotate-proof-key/run/');
+    expect(rotated.status).toBe(200);
+    const after = (await (await fetch(`${server.url}/.well-known/fpa-proof-key.json`)).json()) as JSONWebKeySet;
+    expect(after.keys.length).toBe(before.keys.length + 1);
+    expect(after.keys.map((k) => k.kid)).toEqual(expect.arrayContaining(before.keys.map((k) => k.kid)));
+    // The proof signed before the rotation verifies with the key set published after it.
+    await compactVerify(old.signature, createLocalJWKSet(after));
+    // A proof signed now uses the new key.
+    const fresh = await proofOf(old.enrollee as string);
+    const { protectedHeader } = await compactVerify(fresh.signature, createLocalJWKSet(after));
+    expect(protectedHeader.kid).toBe(rotated.body.result.kid);
+    expect(before.keys.map((k) => k.kid)).not.toContain(protectedHeader.kid);
+  });
+
+  test('withdrawn, then deleted before the terminals answered: the delete of the whole user confirms both', async () => {
+    const p = await person('PR-4');
+    for (const t of fleet.values()) await drain(t);
+    expect((await server.admin.delete(`/enrollees/${p.id}/consent`)).status).toBe(200);
+    expect((await server.admin.delete(`/enrollees/${p.id}/`)).status).toBe(204);
+    let proof = await proofOf(p.id);
+    expect(proof.reason).toBe('deleted');
+    expect(proof.complete).toBe(false);
+    for (const t of fleet.values()) {
+      const ran = await drain(t);
+      // The unsent fingerprint delete gave way to the delete of the whole user.
+      expect(ran).toEqual([`DATA DELETE USERINFO PIN=${p.device_pin}`]);
+    }
+    proof = await proofOf(p.id);
+    expect(proof.complete).toBe(true);
+    expect(proof.terminals.every((t) => t.status === 'confirmed' && t.command?.kind === 'delete_user')).toBe(true);
+    expect(proof.terminals.map((t) => t.serial_number).sort()).toEqual([...fleet.keys()].sort());
+  });
+});

@@ -1,0 +1,192 @@
+/**
+ * "Why isn't this terminal working?": each diagnostic of `diagnostics/` raised by its cause and
+ * cleared by its fix, through the real server and simulated terminals (the clock moved with the
+ * test clock where a cause takes time): an unknown serial knocking, a terminal waiting for
+ * approval for more than a day, a silent one, commands waiting for a day, a clock five minutes
+ * ahead, a time zone never set, fingerprints of an algorithm the terminal refuses, a full
+ * terminal, a refused communication key, a terminal heard from a new address.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { startTestServer, type TestServer } from '../support/harness';
+import { fetchFrom, SECOND_ADDRESS } from '../support/source-address';
+import { drain } from '../support/terminals';
+
+const DAY = 86_400_000;
+let offset = 0;
+const clock = { now: () => Date.now() + offset };
+let server: TestServer;
+
+interface Diag {
+  kind: string;
+  severity: string;
+  device: string;
+  since: string | null;
+  message: string;
+  fix: string;
+  details: Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({}, { clock });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function diagnostics(): Promise<Diag[]> {
+  const res = await server.admin.get('/diagnostics/');
+  expect(res.status).toBe(200);
+  return res.body.results;
+}
+
+async function find(kind: string, device: string): Promise<Diag | undefined> {
+  return (await diagnostics()).find((d) => d.kind === kind && d.device === device);
+}
+
+/** Raised: present, with words for people. */
+async function raised(kind: string, device: string): Promise<Diag> {
+  const d = await find(kind, device);
+  expect(d, `${kind} for ${device}`).toBeDefined();
+  expect(d!.message.length).toBeGreaterThan(20);
+  expect(d!.fix.length).toBeGreaterThan(20);
+  return d!;
+}
+
+async function cleared(kind: string, device: string): Promise<void> {
+  expect(await find(kind, device), `${kind} for ${device} cleared`).toBeUndefined();
+}
+
+async function approved(sn: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}): Promise<SimulatedTerminal> {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  await t.handshake();
+  await t.postOptions();
+  expect((await server.admin.post(`/devices/${sn}/approve/`, {})).status).toBe(200);
+  await drain(t);
+  return t;
+}
+
+async function person(id: string, algorithmVersion = '10'): Promise<{ id: string; device_pin: string }> {
+  expect((await server.admin.post('/employees/', { id, name: `Person ${id}` })).status).toBe(201);
+  const e = await server.admin.post('/enrollees/', { employee: id });
+  expect(e.status).toBe(201);
+  expect((await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+  await server.fpa.service.storeTemplate(e.body.id, 6, new Uint8Array(Buffer.from(syntheticTemplate(180), 'base64')), { algorithmVersion, by: 'test' });
+  return e.body;
+}
+
+describe('diagnostics: each raised by its cause, cleared by its fix', () => {
+  // First, while the test clock is the real one: the simulator's clock runs on it.
+  test('simulator: a terminal whose clock runs five minutes ahead; set_time from the server clears it', async () => {
+    const t = await approved('DRIFTER-1', { clockOffMs: 5 * 60_000 });
+    await t.punch([{ pin: '1' }]);
+    const d = await raised('clock_drift', 'DRIFTER-1');
+    expect(Number(d.details.drift_seconds)).toBeGreaterThanOrEqual(295);
+    // The installer's fix: set the clock (2.x: a CHECK, whose handshake carries the server's time).
+    expect((await server.admin.post('/devices/DRIFTER-1/commands/', { kind: 'set_time' })).status).toBe(201);
+    await drain(t);
+    expect(t.clockOffMs).toBe(0);
+    await t.punch([{ pin: '1' }]);
+    await cleared('clock_drift', 'DRIFTER-1');
+  });
+
+  test('an unknown serial knocking; approving it clears it', async () => {
+    const t = new SimulatedTerminal({ url: server.url, sn: 'STRANGER-1' });
+    await t.handshake();
+    const d = await raised('unknown_terminal', 'STRANGER-1');
+    expect(d.details.ip).toBe('127.0.0.1');
+    expect((await server.admin.post('/devices/STRANGER-1/approve/', {})).status).toBe(200);
+    await cleared('unknown_terminal', 'STRANGER-1');
+  });
+
+  test('a terminal pending for more than a day; removing it clears it', async () => {
+    const t = new SimulatedTerminal({ url: server.url, sn: 'WAITER-1' });
+    await t.handshake();
+    await raised('unknown_terminal', 'WAITER-1');
+    offset += DAY + 60_000;
+    await t.handshake();
+    await cleared('unknown_terminal', 'WAITER-1');
+    const d = await raised('pending_approval', 'WAITER-1');
+    expect(d.message).toContain('1 day');
+    expect((await server.admin.delete('/devices/WAITER-1/')).status).toBe(204);
+    await cleared('pending_approval', 'WAITER-1');
+  });
+
+  test('a silent terminal, and commands waiting for more than a day; its return and its polls clear them', async () => {
+    const t = await approved('QUIET-1');
+    await cleared('offline', 'QUIET-1');
+    expect((await server.admin.post('/devices/QUIET-1/commands/', { kind: 'info' })).status).toBe(201);
+    offset += DAY + 60_000;
+    expect((await raised('offline', 'QUIET-1')).severity).toBe('error');
+    // Back (a ping), but it takes no commands: they have waited for more than a day.
+    await t.get('ping');
+    await cleared('offline', 'QUIET-1');
+    const waiting = await raised('commands_waiting', 'QUIET-1');
+    expect(waiting.details.commands).toBe(1);
+    await drain(t);
+    await cleared('commands_waiting', 'QUIET-1');
+  });
+
+  test('a clock five minutes ahead; a right clock clears it', async () => {
+    const t = await approved('CLOCK-1');
+    await t.punch([{ pin: '1', at: new Date(clock.now() + 5 * 60_000) }]);
+    const d = await raised('clock_drift', 'CLOCK-1');
+    expect(Number(d.details.drift_seconds)).toBeGreaterThan(250);
+    expect(d.message).toContain('ahead');
+    await t.punch([{ pin: '1', at: new Date(clock.now()) }]);
+    await cleared('clock_drift', 'CLOCK-1');
+  });
+
+  test('a time zone never set (TIME_ZONE left at UTC); setting it clears it', async () => {
+    await approved('ZONE-1');
+    await raised('time_zone_not_set', 'ZONE-1');
+    expect((await server.admin.patch('/devices/ZONE-1/', { time_zone: 'Africa/Lagos' })).status).toBe(200);
+    await cleared('time_zone_not_set', 'ZONE-1');
+  });
+
+  test('fingerprints of an algorithm the terminal refuses; enrolling them again in its algorithm clears it', async () => {
+    await approved('ALG12-1', { fpVersion: '12' });
+    const p = await person('DIAG-ALG');
+    const d = await raised('templates_incompatible', 'ALG12-1');
+    expect(d.details).toMatchObject({ templates: 1, people: 1, algorithms: ['10'], terminal_algorithm: '12' });
+    await server.fpa.service.storeTemplate(p.id, 6, new Uint8Array(Buffer.from(syntheticTemplate(200), 'base64')), { algorithmVersion: '12', by: 'test' });
+    await cleared('templates_incompatible', 'ALG12-1');
+  });
+
+  test('a full terminal; room made and the reconciliation clear it', async () => {
+    const t = await approved('FULL-1', { capacity: { templates: 0 } });
+    await person('DIAG-FULL');
+    await drain(t);
+    const d = await raised('terminal_full', 'FULL-1');
+    expect(Number(d.details.templates)).toBeGreaterThan(0);
+    // The installer made room; the hourly reconciliation sends the fingerprints again.
+    t.capacity.templates = Number.POSITIVE_INFINITY;
+    expect((await server.admin.post('/jobs/reconcile-devices/run/')).status).toBe(200);
+    await drain(t);
+    await cleared('terminal_full', 'FULL-1');
+  });
+
+  test('a refused communication key; the key entered in the terminal clears it', async () => {
+    const t = await approved('KEYED-1');
+    const issued = await server.admin.post('/devices/KEYED-1/keys/');
+    expect(issued.status).toBe(201);
+    offset += 2 * 60_000;
+    expect((await t.get('getrequest')).status).toBe(403);
+    const d = await raised('key_refused', 'KEYED-1');
+    expect(d.severity).toBe('error');
+    offset += 2 * 60_000;
+    t.commKey = issued.body.key;
+    expect((await t.get('getrequest')).status).toBe(200);
+    await cleared('key_refused', 'KEYED-1');
+  });
+
+  test('a terminal heard from a new address; confirming the address clears it', async () => {
+    await approved('MOVED-1');
+    const moved = new SimulatedTerminal({ url: server.url, sn: 'MOVED-1', fetch: fetchFrom(SECOND_ADDRESS) });
+    await moved.get('getrequest');
+    const d = await raised('new_address', 'MOVED-1');
+    expect(d.details).toMatchObject({ pinned_ip: '127.0.0.1', ip: SECOND_ADDRESS });
+    expect((await server.admin.post('/devices/MOVED-1/confirm-address/')).status).toBe(200);
+    await cleared('new_address', 'MOVED-1');
+  });
+});
