@@ -19,6 +19,7 @@ import { Fleet } from '../modules/fleet';
 import { HealthService } from '../modules/health';
 import { JobRunner } from '../modules/jobs';
 import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
+import { ReportService } from '../modules/reports';
 import { Retention } from '../modules/retention';
 import { Terminals } from '../modules/terminals';
 import { Webhooks } from '../modules/webhooks';
@@ -48,6 +49,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
   const reports = new Reports(runtime, attendance, enrollees);
+  const reportFiles = new ReportService(runtime, { attendance, days: reports, enrollees, areas });
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
@@ -80,6 +82,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     attendance,
     absences,
     reports,
+    reportFiles,
     webhooks,
     retention,
     health,

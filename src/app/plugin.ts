@@ -20,6 +20,7 @@ import { fleetRoutes } from '../modules/fleet';
 import { healthRoutes, operationsRoutes } from '../modules/health';
 import { jobRoutes } from '../modules/jobs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
+import { reportRoutes } from '../modules/reports';
 import { webhookRoutes } from '../modules/webhooks';
 import { FpaError } from '../platform/errors';
 import { API_PREFIX } from '../platform/http/api-prefix';
@@ -47,6 +48,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(calendarRoutes(http, m.calendar))
     .use(scheduleRoutes(http, m.calendar.schedules))
     .use(attendanceRoutes(http, m.attendance, m.reports))
+    .use(reportRoutes(http, m.reportFiles))
     .use(webhookRoutes(http, m.webhooks.service))
     .use(jobRoutes(http, m.jobs))
     .use(auditRoutes(http, m.audit))

@@ -108,6 +108,7 @@ export interface Settings {
   ATTENDANCE_REPEAT_PUNCH_WINDOW: number;
   ATTENDANCE_SHIFT_SLACK: number;
   ATTENDANCE_MAX_LAG: number;
+  COMPANY_NAME: string;
 
   RETENTION_PUNCHES_DAYS: number;
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: number;
@@ -346,6 +347,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     10_000,
     'Longest attendance days (state following the event log) wait while terminals keep uploading; they follow once uploads pause for 250 ms, and every read of days catches up first.',
   ),
+  COMPANY_NAME: text('', 'The company named at the top of every report (each PDF page, each Excel sheet); empty: none.'),
 
   RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: duration(30 * DAY, 'Templates of deactivated enrollees are destroyed after this.'),
