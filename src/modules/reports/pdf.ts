@@ -125,14 +125,24 @@ class Layout {
     this.sheet = sheet;
     this.columns = sheet.columns.filter((c) => c.pdf !== false);
     if (first || sheet.signatures) this.page(false);
-    const units = this.columns.reduce((n, c) => n + c.width, 0);
-    this.widths = this.columns.map((c) => (c.width / units) * this.width);
+    this.widths = this.columnWidths();
     if (sheet.details.length > 0) {
       this.line(sheet.name, 'Helvetica-Bold', 11);
       for (const detail of sheet.details) this.line(detail, 'Helvetica', 9, GREY);
       this.y += 2;
     }
     this.header();
+  }
+
+  /** Shares of the page by relative width, each at least as wide as its label (the text columns give way). */
+  private columnWidths(): number[] {
+    this.pdf.font('Helvetica-Bold').fontSize(BODY);
+    const least = this.columns.map((c) => this.pdf.widthOfString(c.label) + 6);
+    const units = this.columns.reduce((n, c) => n + c.width, 0);
+    const widths = this.columns.map((c, i) => Math.max(least[i]!, (c.width / units) * this.width));
+    const excess = widths.reduce((n, w) => n + w, 0) - this.width;
+    const slack = widths.reduce((n, w, i) => n + (w - least[i]!), 0);
+    return excess <= 0 || slack <= 0 ? widths : widths.map((w, i) => w - ((w - least[i]!) / slack) * excess);
   }
 
   private header(): void {

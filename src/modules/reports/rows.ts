@@ -6,7 +6,7 @@
 import { weekdayOf } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AttendanceDayRow, CountedPunch, SummaryView } from '../attendance';
-import type { Cell, Column, Row } from './table';
+import { type Cell, type Column, type Row, STATUS_WORDS } from './table';
 
 /** Who a row is about. */
 export interface Person {
@@ -75,7 +75,7 @@ export const TIMESHEET_COLUMNS: Column[] = [
   col('weekday', 'Day', 'text', 5),
   col('status', 'Status', 'status', 13),
   col('schedule', 'Schedule', 'text', 10, false),
-  col('punches', 'Punches', 'text', 26),
+  col('punches', 'Punches', 'text', 22),
   col('first_in', 'First in', 'time', 10, false),
   col('last_out', 'Last out', 'time', 10, false),
   col('worked_hours', 'Worked', 'hours', 8),
@@ -126,7 +126,10 @@ export function timesheetTotals(days: readonly AttendanceDayRow[]): Row {
   const sum = (pick: (d: AttendanceDayRow) => number) => days.reduce((n, d) => n + pick(d), 0);
   const worked = days.filter((d) => d.status === 'present' || d.status === 'incomplete').length;
   const count = (status: string) => days.filter((d) => d.status === status).length;
-  const notes = [`${worked} days worked`, `${count('absent')} absent`, `${count('on_leave')} on leave`, `${count('holiday')} holidays`];
+  const notes = [
+    `${worked} days worked`,
+    ...(['absent', 'on_leave', 'holiday'] as const).flatMap((s) => (count(s) > 0 ? [`${count(s)} ${STATUS_WORDS[s]!.toLowerCase()}`] : [])),
+  ];
   return {
     cells: [
       null,

@@ -31,7 +31,7 @@ import {
   timesheetTotals,
 } from './rows';
 import { People, type Scope, scopeOf } from './scope';
-import { CONTENT_TYPES, type Format, type ReportDocument, type Row, type Sheet } from './table';
+import { CONTENT_TYPES, FLAG_WORDS, type Format, type ReportDocument, type Row, type Sheet } from './table';
 import { xlsxStream } from './xlsx';
 
 /** The longest period of a report (as the payroll export). */
@@ -230,7 +230,10 @@ export class ReportService {
         `${from} to ${to}`,
         scope.label,
         ['exceptions', from, to, scope.area, chosen],
-        [`Kinds: ${[...kinds].join(', ')}. Hours: the time late, left early, expected (absent) or overtime.`, NEXT_DATE_NOTE],
+        [
+          `Exceptions shown: ${[...kinds].map((k) => FLAG_WORDS[k]).join(', ')}. Hours: the time late, left early, expected (absent) or overtime.`,
+          NEXT_DATE_NOTE,
+        ],
       ),
       sheets: once(sheet),
       emptyColumns: EXCEPTION_COLUMNS,

@@ -104,12 +104,13 @@ export const FLAG_WORDS: Record<string, string> = {
 export const words = (kind: ColumnKind, value: Cell): string => {
   if (value === null || value === '') return '';
   if (kind === 'status') return STATUS_WORDS[String(value)] ?? String(value);
-  if (kind === 'flags')
-    return String(value)
+  if (kind === 'flags') {
+    const codes = String(value)
       .split(' ')
-      .filter((f) => f !== '')
-      .map((f) => FLAG_WORDS[f] ?? f)
-      .join(', ');
+      .filter((f) => f !== '');
+    // Free text (a totals row's note) stays as it is.
+    return codes.every((f) => f in FLAG_WORDS) ? codes.map((f) => FLAG_WORDS[f]).join(', ') : String(value);
+  }
   return String(value);
 };
 

@@ -49,6 +49,7 @@ function sheetName(name: string, taken: Set<string>): string {
   const base =
     name
       .replace(/[[\]:*?/\\]/g, ' ')
+      .replace(/\s+/g, ' ')
       .trim()
       .slice(0, 28) || 'Sheet';
   let candidate = base;
