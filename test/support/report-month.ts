@@ -50,11 +50,6 @@ export const WORKED: Record<string, number> = {
   O1: (WORKDAYS.length - 1) * NORMAL + (10 * 3600 + 2 * 60),
 };
 
-export interface Seeded {
-  pins: Record<string, string>;
-  setNow(ms: number): void;
-}
-
 /** People, terminals, the shift, a month of punches and its absences; the clock ends on 2 March 07:00 Berlin. */
 export async function seedMonth(server: TestServer, clock: { now: number }): Promise<Record<string, string>> {
   const created = async (path: string, body: unknown) => {

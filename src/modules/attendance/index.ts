@@ -8,4 +8,3 @@ export { Reports } from './reports';
 export { attendanceRoutes } from './routes';
 export type { CountedPunch } from './rules';
 export { AttendanceService } from './service';
-export { DAY_STATUSES, type DayStatus } from './tables';

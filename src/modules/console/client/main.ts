@@ -12,6 +12,7 @@ import { overviewPage } from './pages/overview';
 import { peoplePage } from './pages/people';
 import { personPage } from './pages/person';
 import { punchesPage } from './pages/punches';
+import { reportsPage } from './pages/reports';
 import { terminalPage } from './pages/terminal';
 import { terminalsPage } from './pages/terminals';
 
@@ -26,6 +27,8 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
   { pattern: /^\/people\/([^/]+)\/?$/, page: personPage, nav: 'people' },
   { pattern: /^\/punches\/?$/, page: punchesPage, nav: 'punches' },
   { pattern: /^\/attendance\/?$/, page: attendancePage, nav: 'attendance' },
+  { pattern: /^\/reports\/?$/, page: reportsPage, nav: 'reports' },
+  { pattern: /^\/reports\/([^/]+)\/?$/, page: reportsPage, nav: 'reports' },
   { pattern: /^\/integrations\/?$/, page: integrationsPage, nav: 'integrations' },
   { pattern: /^\/operations\/?$/, page: operationsPage, nav: 'operations' },
 ];
@@ -36,6 +39,7 @@ const NAV: [string, string][] = [
   ['people', 'People'],
   ['punches', 'Punches'],
   ['attendance', 'Attendance'],
+  ['reports', 'Reports'],
   ['integrations', 'Integrations'],
   ['operations', 'Operations'],
 ];
