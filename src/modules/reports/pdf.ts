@@ -8,7 +8,8 @@
  * "Page n of m" needs m: the pages are kept (pdfkit's bufferPages) until the last is drawn, so
  * a PDF is built whole before it is sent, and bounded: past MAX_PDF_ROWS rows the request is
  * refused (`report_too_large`) with a hint to narrow it or take the CSV or Excel file, which
- * stream. The standard Helvetica font covers Western European names (WinAnsi).
+ * stream. The built-in Helvetica covers Western European names (WinAnsi); REPORT_FONT names a
+ * font file for any other script.
  */
 import PDFDocument from 'pdfkit';
 import { FpaError } from '../../platform/errors';
@@ -25,6 +26,28 @@ const GREY = '#555555';
 const LINE = '#999999';
 
 type Pdf = PDFKit.PDFDocument;
+
+/** Font files for the PDF (REPORT_FONT, REPORT_FONT_BOLD); empty: the built-in Helvetica. */
+export interface PdfFonts {
+  regular: string;
+  bold: string;
+}
+
+/** The characters Helvetica can print (WinAnsi: Latin-1 and a few typographic signs). */
+const NOT_WIN_ANSI = '[^\\x20-\\x7e\\xa0-\\xff€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]';
+const OUTSIDE = new RegExp(NOT_WIN_ANSI, 'gu');
+const ANY_OUTSIDE = new RegExp(NOT_WIN_ANSI, 'u');
+
+/** Latin letters with a stroke, which no decomposition takes to their base letter. */
+const STROKED: Record<string, string> = { Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', Ħ: 'H', ħ: 'h', ı: 'i', Ŧ: 'T', ŧ: 't' };
+
+/** Text Helvetica can print: accents it lacks dropped (ő → o, ł → l), other letters `?` (garbage otherwise). */
+export function winAnsi(text: string): string {
+  return text.replace(OUTSIDE, (c) => {
+    const base = STROKED[c] ?? c.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+    return base !== c && !ANY_OUTSIDE.test(base) ? base : '?';
+  });
+}
 
 /** A cell as printed: times `HH:MM` (`+1` when on a later date than the row's), durations `H:MM`, words for codes. */
 export function printed(column: Column, cell: Cell, rowDate?: string): string {
@@ -68,7 +91,14 @@ class Layout {
   constructor(
     private readonly pdf: Pdf,
     private readonly doc: ReportDocument,
+    /** Text as the fonts can print it (winAnsi with the built-in Helvetica). */
+    private readonly clean: (text: string) => string,
+    private readonly maxRows: number,
   ) {}
+
+  private fit(text: string, width: number): string {
+    return fit(this.pdf, this.clean(text), width);
+  }
 
   private get left() {
     return MARGIN;
@@ -85,14 +115,14 @@ class Layout {
     this.pdf.addPage();
     const { pdf, doc, left, width } = this;
     let y = MARGIN;
-    pdf.fillColor('black').font('Helvetica-Bold').fontSize(13);
-    pdf.text(fit(pdf, doc.company, width * 0.6), left, y, { lineBreak: false });
-    pdf.font('Helvetica').fontSize(9).fillColor(GREY);
+    pdf.fillColor('black').font('Bold').fontSize(13);
+    pdf.text(this.fit(doc.company, width * 0.6), left, y, { lineBreak: false });
+    pdf.font('Body').fontSize(9).fillColor(GREY);
     pdf.text(`Times in ${doc.timeZone}`, left, y + 3, { width, align: 'right', lineBreak: false });
     y += doc.company ? 18 : 2;
-    pdf.fillColor('black').font('Helvetica-Bold').fontSize(11).text(doc.title, left, y, { lineBreak: false });
+    pdf.fillColor('black').font('Bold').fontSize(11).text(doc.title, left, y, { lineBreak: false });
     pdf
-      .font('Helvetica')
+      .font('Body')
       .fontSize(10)
       .text(`Period: ${doc.period}`, left, y + 1, { width, align: 'right', lineBreak: false });
     y += 15;
@@ -106,17 +136,13 @@ class Layout {
       .stroke();
     this.y = y + 8;
     if (continued && this.sheet) {
-      if (this.sheet.details.length > 0) this.line(`${this.sheet.name} (continued)`, 'Helvetica-Bold', 9);
+      if (this.sheet.details.length > 0) this.line(`${this.sheet.name} (continued)`, 'Bold', 9);
       this.header();
     }
   }
 
   private line(text: string, font: string, size: number, color = 'black'): void {
-    this.pdf
-      .font(font)
-      .fontSize(size)
-      .fillColor(color)
-      .text(fit(this.pdf, text, this.width), this.left, this.y, { lineBreak: false });
+    this.pdf.font(font).fontSize(size).fillColor(color).text(this.fit(text, this.width), this.left, this.y, { lineBreak: false });
     this.y += size + 4;
   }
 
@@ -127,8 +153,8 @@ class Layout {
     if (first || sheet.signatures) this.page(false);
     this.widths = this.columnWidths();
     if (sheet.details.length > 0) {
-      this.line(sheet.name, 'Helvetica-Bold', 11);
-      for (const detail of sheet.details) this.line(detail, 'Helvetica', 9, GREY);
+      this.line(sheet.name, 'Bold', 11);
+      for (const detail of sheet.details) this.line(detail, 'Body', 9, GREY);
       this.y += 2;
     }
     this.header();
@@ -136,7 +162,7 @@ class Layout {
 
   /** Shares of the page by relative width, each at least as wide as its label (the text columns give way). */
   private columnWidths(): number[] {
-    this.pdf.font('Helvetica-Bold').fontSize(BODY);
+    this.pdf.font('Bold').fontSize(BODY);
     const least = this.columns.map((c) => this.pdf.widthOfString(c.label) + 6);
     const units = this.columns.reduce((n, c) => n + c.width, 0);
     const widths = this.columns.map((c, i) => Math.max(least[i]!, (c.width / units) * this.width));
@@ -153,7 +179,7 @@ class Layout {
       .fill();
     this.cells(
       this.columns.map((c) => c.label),
-      'Helvetica-Bold',
+      'Bold',
       this.y + 4,
     );
     this.y += ROW + 2;
@@ -166,19 +192,19 @@ class Layout {
     texts.forEach((text, i) => {
       const w = this.widths[i]!;
       const numeric = this.columns[i]!.kind === 'hours' || this.columns[i]!.kind === 'count';
-      pdf.text(fit(pdf, text, w - 4), x + 2, y, { width: w - 4, align: numeric ? 'right' : 'left', lineBreak: false });
+      pdf.text(this.fit(text, w - 4), x + 2, y, { width: w - 4, align: numeric ? 'right' : 'left', lineBreak: false });
       x += w;
     });
   }
 
   /** One row of the table (a new page first when it would not fit). */
   row(row: Row, all: readonly Column[], bold = false): void {
-    if (++this.rows > MAX_PDF_ROWS) {
+    if (++this.rows > this.maxRows) {
       throw new FpaError(
         'report_too_large',
-        `this report has more than ${MAX_PDF_ROWS} rows, too many for a PDF: narrow the period or the area, or download the CSV or Excel file`,
+        `this report has more than ${this.maxRows} rows, too many for a PDF: narrow the period or the area, or download the CSV or Excel file`,
         {
-          max_rows: MAX_PDF_ROWS,
+          max_rows: this.maxRows,
         },
       );
     }
@@ -192,7 +218,7 @@ class Layout {
         .strokeColor('black')
         .stroke();
     else if (this.rows % 2 === 0) this.pdf.rect(this.left, this.y, this.width, ROW).fillColor('#f5f5f5').fill();
-    this.cells(texts, bold ? 'Helvetica-Bold' : 'Helvetica', this.y + 3);
+    this.cells(texts, bold ? 'Bold' : 'Body', this.y + 3);
     this.y += ROW;
   }
 
@@ -201,7 +227,7 @@ class Layout {
     if (lines.length === 0) return;
     if (this.y + 6 + lines.length * 10 > this.bottom) this.page(false);
     this.y += 6;
-    for (const text of lines) this.line(text, 'Helvetica', 7, GREY);
+    for (const text of lines) this.line(text, 'Body', 7, GREY);
   }
 
   /** The employee's and the employer's signature lines, side by side. */
@@ -210,7 +236,7 @@ class Layout {
     if (this.y + height > this.bottom) this.page(false);
     const { pdf, left, width } = this;
     this.y += 10;
-    pdf.font('Helvetica').fontSize(8).fillColor('black');
+    pdf.font('Body').fontSize(8).fillColor('black');
     pdf.text('I confirm that this record of my working time is complete and correct.', left, this.y, { lineBreak: false });
     const lineY = this.y + 42;
     const half = (width - 40) / 2;
@@ -222,7 +248,7 @@ class Layout {
         .lineWidth(0.7)
         .strokeColor('black')
         .stroke();
-      pdf.text(fit(pdf, `${label}`, half), x, lineY + 4, { lineBreak: false });
+      pdf.text(this.fit(`${label}`, half), x, lineY + 4, { lineBreak: false });
       pdf
         .fillColor(GREY)
         .text('Signature and date', x, lineY + 15, { lineBreak: false })
@@ -240,14 +266,20 @@ class Layout {
       // Below the bottom margin: without this, pdfkit would start a new page for the text.
       pdf.page.margins.bottom = 0;
       const y = pdf.page.height - MARGIN - 10;
-      pdf.font('Helvetica').fontSize(8).fillColor(GREY);
+      pdf.font('Body').fontSize(8).fillColor(GREY);
       pdf.text(`${this.doc.title}, ${this.doc.period}. Generated ${generated}`, MARGIN, y, { lineBreak: false });
       pdf.text(`Page ${i + 1} of ${range.count}`, MARGIN, y, { width: pdf.page.width - 2 * MARGIN, align: 'right', lineBreak: false });
     }
   }
 }
 
-export async function pdfBytes(doc: ReportDocument, generated: string, portrait: boolean): Promise<Uint8Array<ArrayBuffer>> {
+export async function pdfBytes(
+  doc: ReportDocument,
+  generated: string,
+  portrait: boolean,
+  options: { fonts?: PdfFonts; maxRows?: number } = {},
+): Promise<Uint8Array<ArrayBuffer>> {
+  const fonts = options.fonts ?? { regular: '', bold: '' };
   const pdf = new PDFDocument({
     size: 'A4',
     layout: portrait ? 'portrait' : 'landscape',
@@ -262,7 +294,10 @@ export async function pdfBytes(doc: ReportDocument, generated: string, portrait:
     pdf.on('end', resolve);
     pdf.on('error', reject);
   });
-  const layout = new Layout(pdf, doc);
+  // Fonts by role: a configured file, or the built-in Helvetica (pdfkit takes a standard font's name as its source).
+  pdf.registerFont('Body', fonts.regular || 'Helvetica');
+  pdf.registerFont('Bold', fonts.bold || fonts.regular || 'Helvetica-Bold');
+  const layout = new Layout(pdf, doc, fonts.regular ? (text) => text : winAnsi, options.maxRows ?? MAX_PDF_ROWS);
   let first = true;
   for await (const sheet of doc.sheets) {
     layout.startSheet(sheet, first);

@@ -11,7 +11,7 @@ import type { Runtime } from '../../platform/runtime';
 import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AreaCatalog } from '../areas';
-import type { AttendanceDayRow, AttendanceService, Reports, SummaryView } from '../attendance';
+import type { AttendanceDayRow, AttendanceService, CountedPunch, Reports, SummaryView } from '../attendance';
 import type { EnrolleeService } from '../enrollees';
 import { csvStream } from './csv';
 import { pdfBytes } from './pdf';
@@ -36,6 +36,8 @@ import { xlsxStream } from './xlsx';
 
 /** The longest period of a report (as the payroll export). */
 const MAX_DAYS = 366;
+/** People whose timesheets are built together (their punches read at once). */
+const SHEET_BATCH = 50;
 
 export interface ReportFile {
   body: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>;
@@ -58,7 +60,8 @@ export class ReportService {
     if (format === 'csv') return { body: csvStream(doc), contentType, filename };
     if (format === 'xlsx') return { body: xlsxStream(doc), contentType, filename };
     const generated = `${formatLocalWallTime(new Date(this.ctx.clock.now()), this.zone).slice(0, 16)}`;
-    return { body: await pdfBytes(doc, generated, doc.kind === 'timesheet'), contentType, filename };
+    const fonts = { regular: this.ctx.settings.REPORT_FONT, bold: this.ctx.settings.REPORT_FONT_BOLD };
+    return { body: await pdfBytes(doc, generated, doc.kind === 'timesheet', { fonts }), contentType, filename };
   }
 
   private get zone(): string {
@@ -124,34 +127,57 @@ export class ReportService {
     };
   }
 
-  /** Everyone in scope with days in the period, a sheet each (the days come by employee, then date). */
+  /**
+   * Everyone in scope with days in the period, a sheet each. The days come by employee, then
+   * date, a page at a time; people are looked up a page at a time and their punches read for
+   * SHEET_BATCH people at once, so a large area costs a few queries per batch, not per person.
+   */
   private async *timesheetsInScope(scope: Scope, people: People, from: string, to: string): AsyncGenerator<Sheet> {
-    let current: { employee: string; days: AttendanceDayRow[] } | null = null;
-    const finish = async (group: { employee: string; days: AttendanceDayRow[] }): Promise<Sheet | null> => {
-      const ids = [...new Set(group.days.map((d) => d.enrolleeId))];
-      const found = await people.of(ids);
-      const own = [...found.values()];
-      if (!own.some((p) => scope.admits(p.areas))) return null;
-      const person = { ...own[0]!, areas: [...new Set(own.flatMap((p) => p.areas))].sort() };
-      return this.timesheetOf(person, ids, group.days, from, to);
+    type Group = { person: Person; ids: string[]; days: AttendanceDayRow[] };
+    let current: AttendanceDayRow[] = [];
+    let ready: Group[] = [];
+    const close = async () => {
+      if (current.length === 0) return;
+      const ids = [...new Set(current.map((d) => d.enrolleeId))];
+      const own = [...(await people.of(ids)).values()];
+      if (own.some((p) => scope.admits(p.areas)))
+        ready.push({ person: { ...own[0]!, areas: [...new Set(own.flatMap((p) => p.areas))].sort() }, ids, days: current });
+      current = [];
     };
     for await (const page of this.deps.days.days({ from, to })) {
+      await people.of(page.map((d) => d.enrolleeId));
       for (const day of page) {
-        if (current && current.employee === day.employeeKey) {
-          current.days.push(day);
-          continue;
+        if (current.length > 0 && current[0]!.employeeKey !== day.employeeKey) await close();
+        current.push(day);
+        if (ready.length >= SHEET_BATCH) {
+          yield* this.sheetsOf(ready, from, to);
+          ready = [];
         }
-        const done = current ? await finish(current) : null;
-        if (done) yield done;
-        current = { employee: day.employeeKey, days: [day] };
       }
     }
-    const last = current ? await finish(current) : null;
-    if (last) yield last;
+    await close();
+    if (ready.length > 0) yield* this.sheetsOf(ready, from, to);
   }
 
-  private async timesheetOf(person: Person, ids: readonly string[], days: readonly AttendanceDayRow[], from: string, to: string): Promise<Sheet> {
-    const punches = await this.deps.attendance.dayPunches(ids, from, to);
+  /** The timesheets of a batch of people, their punches read at once. */
+  private async *sheetsOf(group: readonly { person: Person; ids: string[]; days: AttendanceDayRow[] }[], from: string, to: string): AsyncGenerator<Sheet> {
+    const punches = await this.deps.attendance.dayPunches(
+      group.flatMap((g) => g.ids),
+      from,
+      to,
+    );
+    for (const g of group) yield this.timesheetOf(g.person, g.ids, g.days, from, to, punches);
+  }
+
+  private async timesheetOf(
+    person: Person,
+    ids: readonly string[],
+    days: readonly AttendanceDayRow[],
+    from: string,
+    to: string,
+    known?: Map<string, Map<string, CountedPunch[]>>,
+  ): Promise<Sheet> {
+    const punches = known ?? (await this.deps.attendance.dayPunches(ids, from, to));
     const byDate = new Map(days.map((d) => [d.date, d]));
     const rows: Row[] = [];
     for (let date = from; date <= to; date = addDays(date, 1)) {

@@ -109,6 +109,8 @@ export interface Settings {
   ATTENDANCE_SHIFT_SLACK: number;
   ATTENDANCE_MAX_LAG: number;
   COMPANY_NAME: string;
+  REPORT_FONT: string;
+  REPORT_FONT_BOLD: string;
 
   RETENTION_PUNCHES_DAYS: number;
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: number;
@@ -348,6 +350,11 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     'Longest attendance days (state following the event log) wait while terminals keep uploading; they follow once uploads pause for 250 ms, and every read of days catches up first.',
   ),
   COMPANY_NAME: text('', 'The company named at the top of every report (each PDF page, each Excel sheet); empty: none.'),
+  REPORT_FONT: text(
+    '',
+    'A TrueType or OpenType font file for PDF reports, for names beyond Western European letters (e.g. `/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf`); empty: Helvetica, which prints other letters without their accents or as `?`.',
+  ),
+  REPORT_FONT_BOLD: text('', 'The bold font file of PDF reports (headings, totals); empty: REPORT_FONT (or Helvetica-Bold).'),
 
   RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),
   RETENTION_TEMPLATES_AFTER_DEACTIVATION: duration(30 * DAY, 'Templates of deactivated enrollees are destroyed after this.'),

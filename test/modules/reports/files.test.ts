@@ -4,10 +4,11 @@
  * as Excel allows, CSV quoting and spreadsheet-formula neutralising, the PDF row limit.
  */
 import { describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { csvStream } from '../../../src/modules/reports/csv';
-import { MAX_PDF_ROWS, pdfBytes, printed } from '../../../src/modules/reports/pdf';
+import { MAX_PDF_ROWS, pdfBytes, printed, winAnsi } from '../../../src/modules/reports/pdf';
 import type { Column, ReportDocument, Row, Sheet } from '../../../src/modules/reports/table';
 import { xlsxStream } from '../../../src/modules/reports/xlsx';
 import { parseCsv } from '../../../src/platform/csv';
@@ -84,9 +85,37 @@ describe('PDF', () => {
   });
 
   test('past the row limit: refused before anything is sent', async () => {
-    await expect(pdfBytes(doc([{ name: 'All', details: [], columns: COLUMNS, rows: rows(MAX_PDF_ROWS + 1) }]), 'now', false)).rejects.toThrow(
-      'too many for a PDF',
-    );
+    expect(MAX_PDF_ROWS).toBe(10_000);
+    const big = doc([{ name: 'All', details: [], columns: COLUMNS, rows: rows(301) }]);
+    await expect(pdfBytes(big, 'now', false, { maxRows: 300 })).rejects.toThrow('this report has more than 300 rows, too many for a PDF');
+  });
+
+  test('names in other scripts: with the built-in Helvetica accents dropped or `?`, never garbage', async () => {
+    expect(winAnsi('Müller Nguyễn Ōta Łukasz 王 😀 – “ok”')).toBe('Müller Nguyen Ota Lukasz ? ? – “ok”');
+    const names: Sheet = {
+      name: 'All',
+      details: [],
+      columns: COLUMNS,
+      rows: [{ cells: ['Łukasz Żółć', null, null, 0, null] }, { cells: ['Nguyễn Văn An', null, null, 0, null] }],
+    };
+    const text = (await pdfText(await pdfBytes(doc([names]), 'now', false))).join('\n');
+    expect(text).toContain('Lukasz Zólc');
+    expect(text).toContain('Nguyen Van An');
+  });
+
+  const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+  test.skipIf(!existsSync(DEJAVU))('names in other scripts: printed as they are with REPORT_FONT', async () => {
+    const names: Sheet = {
+      name: 'All',
+      details: [],
+      columns: COLUMNS,
+      rows: [{ cells: ['Łukasz Żółć', null, null, 0, null] }, { cells: ['Nguyễn Văn An', null, null, 0, null] }],
+    };
+    const bytes = await pdfBytes(doc([names]), 'now', false, { fonts: { regular: DEJAVU, bold: DEJAVU.replace('Sans.ttf', 'Sans-Bold.ttf') } });
+    const text = (await pdfText(bytes)).join('\n');
+    expect(text).toContain('Łukasz Żółć');
+    expect(text).toContain('Nguyễn Văn An');
+    expect(text).toContain('Page 1 of 1');
   });
 
   test('cells as printed', () => {
