@@ -150,6 +150,13 @@ describe('Reports in the console', () => {
 
   test('summary: the period of an area', async () => {
     await open('Summary');
+    await page.getByRole('button', { name: 'This month' }).click();
+    const thisMonth = await page.getByLabel('From').inputValue();
+    expect(thisMonth).toMatch(/^\d{4}-\d{2}-01$/);
+    await page.getByRole('button', { name: 'Last month' }).click();
+    const [lastFrom, lastTo] = [await page.getByLabel('From').inputValue(), await page.getByLabel('To', { exact: true }).inputValue()];
+    expect(lastFrom).toMatch(/^\d{4}-\d{2}-01$/);
+    expect(lastFrom < thisMonth && lastTo < thisMonth && lastTo.slice(0, 7) === lastFrom.slice(0, 7)).toBe(true);
     await period();
     await page.getByLabel('Area').selectOption('branch');
     const csv = await download('CSV');

@@ -137,33 +137,54 @@ interface Filters {
   query(): string | Refusal;
 }
 
-function filtersOf(kind: Kind, areas: { name: string }[], people: Enrollee[]): Filters {
-  const today = localDate();
+/** The period of a report: two dates, the usual periods a click away, and their check. */
+interface Period {
+  fields: HTMLElement[];
+  params(): { from: string; to: string };
+  check(): Refusal | null;
+}
+
+function periodFilter(today: string): Period {
   const [monthFrom, monthTo] = lastMonth(today);
-  const area = select([['', 'All areas'], ...areas.map((a): [string, string] => [a.name, a.name])], { name: 'area' });
-  const areaField = field('Area', area);
-  if (kind === 'daily') {
-    const date = input({ type: 'date', value: today, required: true, name: 'date' });
-    return {
-      fields: [field('Date', date), areaField],
-      query: () => (date.value ? query({ date: date.value, area: area.value }) : { error: 'Choose a date.', at: date }),
-    };
-  }
   const from = input({ type: 'date', value: monthFrom, required: true, name: 'from' });
   const to = input({ type: 'date', value: monthTo, required: true, name: 'to' });
-  const period = [field('From', from), field('To', to)];
-  const checkPeriod = (): Refusal | null => {
-    if (!from.value) return { error: 'Choose the first date.', at: from };
-    if (!to.value) return { error: 'Choose the last date.', at: to };
-    if (to.value < from.value) return { error: 'The last date is before the first.', at: to };
-    if (Date.parse(to.value) - Date.parse(from.value) >= 366 * 86_400_000) return { error: 'A report covers at most 366 days.', at: to };
-    return null;
+  const preset = (label: string, range: [string, string]) =>
+    button(
+      label,
+      () => {
+        [from.value, to.value] = range;
+      },
+      { class: 'preset' },
+    );
+  return {
+    fields: [
+      field('From', from),
+      field('To', to),
+      h(
+        'div',
+        { class: 'presets', role: 'group', 'aria-label': 'Period' },
+        preset('Last month', [monthFrom, monthTo]),
+        preset('This month', [`${today.slice(0, 8)}01`, today]),
+      ),
+    ],
+    params: () => ({ from: from.value, to: to.value }),
+    check: () => {
+      if (!from.value) return { error: 'Choose the first date.', at: from };
+      if (!to.value) return { error: 'Choose the last date.', at: to };
+      if (to.value < from.value) return { error: 'The last date is before the first.', at: to };
+      if (Date.parse(to.value) - Date.parse(from.value) >= 366 * 86_400_000) return { error: 'A report covers at most 366 days.', at: to };
+      return null;
+    },
   };
-  if (kind === 'timesheet') {
-    const list = h('datalist', { id: 'report-people' }, ...people.map((p) => h('option', { value: `${p.display_name} (${p.employee})` })));
-    const person = input({ name: 'person', list: 'report-people', autocomplete: 'off', placeholder: 'Name or employee id' });
-    // The person picked from the list, or the one whose name or employee id holds what was typed.
-    const employeeOf = (): string | Refusal | null => {
+}
+
+/** A person by name or employee id: picked from the list, or the one whose name or id holds what was typed. */
+function personFilter(people: Enrollee[]): { fields: HTMLElement[]; employee(): string | Refusal | null } {
+  const list = h('datalist', { id: 'report-people' }, ...people.map((p) => h('option', { value: `${p.display_name} (${p.employee})` })));
+  const person = input({ name: 'person', list: 'report-people', autocomplete: 'off', placeholder: 'Name or employee id' });
+  return {
+    fields: [field('Person', person, 'Leave empty for everyone in the area.'), list],
+    employee: () => {
       const text = person.value.trim();
       if (text === '') return null;
       const exact = people.find((p) => text === `${p.display_name} (${p.employee})` || text === p.employee);
@@ -177,40 +198,58 @@ function filtersOf(kind: Kind, areas: { name: string }[], people: Enrollee[]): F
         error: found.length === 0 ? 'No one by that name or employee id.' : `${found.length} people match “${text}”: pick one from the list.`,
         at: person,
       };
-    };
-    return {
-      fields: [...period, field('Person', person, 'Leave empty for everyone in the area.'), list, areaField],
-      query: () => {
-        const wrong = checkPeriod();
-        if (wrong) return wrong;
-        const employee = employeeOf();
-        if (employee !== null && typeof employee !== 'string') return employee;
-        return query({ from: from.value, to: to.value, employee, area: employee ? '' : area.value });
-      },
-    };
-  }
-  if (kind === 'summary') {
-    return {
-      fields: [...period, areaField],
-      query: () => {
-        const wrong = checkPeriod();
-        return wrong ?? query({ from: from.value, to: to.value, area: area.value });
-      },
-    };
-  }
+    },
+  };
+}
+
+function kindsFilter(): { fields: HTMLElement[]; kinds(): string | Refusal } {
   const boxes = EXCEPTION_KINDS.map(([value, label]) => {
     const box = input({ type: 'checkbox', name: 'kind', value, checked: true });
     return { box, el: h('label', { class: 'check' }, box, label) };
   });
-  const kinds = h('fieldset', { class: 'event-types' }, h('legend', {}, 'Exceptions'), ...boxes.map((b) => b.el));
+  const set = h('fieldset', { class: 'event-types' }, h('legend', {}, 'Exceptions'), ...boxes.map((b) => b.el));
   return {
-    fields: [...period, areaField, kinds],
-    query: () => {
-      const wrong = checkPeriod();
-      if (wrong) return wrong;
+    fields: [set],
+    kinds: () => {
       const chosen = boxes.filter((b) => b.box.checked).map((b) => b.box.value);
-      if (chosen.length === 0) return { error: 'Choose at least one kind of exception.', at: kinds };
-      return query({ from: from.value, to: to.value, area: area.value, kind: chosen.length === boxes.length ? '' : chosen.join(',') });
+      if (chosen.length === 0) return { error: 'Choose at least one kind of exception.', at: set };
+      return chosen.length === boxes.length ? '' : chosen.join(',');
+    },
+  };
+}
+
+function filtersOf(kind: Kind, areas: { name: string }[], people: Enrollee[]): Filters {
+  const today = localDate();
+  const area = select([['', 'All areas'], ...areas.map((a): [string, string] => [a.name, a.name])], { name: 'area' });
+  const areaField = field('Area', area);
+  if (kind === 'daily') {
+    const date = input({ type: 'date', value: today, required: true, name: 'date' });
+    return {
+      fields: [field('Date', date), areaField],
+      query: () => (date.value ? query({ date: date.value, area: area.value }) : { error: 'Choose a date.', at: date }),
+    };
+  }
+  const period = periodFilter(today);
+  if (kind === 'timesheet') {
+    const person = personFilter(people);
+    return {
+      fields: [...period.fields, ...person.fields, areaField],
+      query: () => {
+        const employee = person.employee();
+        const wrong = period.check() ?? (employee !== null && typeof employee !== 'string' ? employee : null);
+        if (wrong) return wrong;
+        return query({ ...period.params(), employee: employee as string | null, area: employee ? '' : area.value });
+      },
+    };
+  }
+  if (kind === 'summary') return { fields: [...period.fields, areaField], query: () => period.check() ?? query({ ...period.params(), area: area.value }) };
+  const kinds = kindsFilter();
+  return {
+    fields: [...period.fields, areaField, ...kinds.fields],
+    query: () => {
+      const chosen = kinds.kinds();
+      const wrong = period.check() ?? (typeof chosen === 'string' ? null : chosen);
+      return wrong ?? query({ ...period.params(), area: area.value, kind: chosen as string });
     },
   };
 }
