@@ -23,6 +23,7 @@ import { HealthService } from '../modules/health';
 import { JobRunner } from '../modules/jobs';
 import { DeletionProofs } from '../modules/proofs';
 import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
+import { ReportService } from '../modules/reports';
 import { Retention } from '../modules/retention';
 import { Terminals } from '../modules/terminals';
 import { ApiKeys, PasswordSignIn, UsersService } from '../modules/users';
@@ -65,6 +66,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const completeness = new Completeness(runtime, events, { devices, commands, punches });
   const heartbeat = new ServerHeartbeat(runtime, completeness);
   const anomalies = new Anomalies(runtime, events, { devices, biometrics, calendar, enrollees });
+  const reportFiles = new ReportService(runtime, { attendance, days: reports, enrollees, areas });
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, proofs, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
@@ -125,6 +127,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     completeness,
     heartbeat,
     anomalies,
+    reportFiles,
     webhooks,
     retention,
     health,

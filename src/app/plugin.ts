@@ -24,6 +24,7 @@ import { healthRoutes, operationsRoutes } from '../modules/health';
 import { jobRoutes } from '../modules/jobs';
 import { deletionProofRoutes, proofKeyRoutes } from '../modules/proofs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
+import { reportRoutes } from '../modules/reports';
 import { apiKeyRoutes, signInRoutes, userRoutes } from '../modules/users';
 import { webhookRoutes } from '../modules/webhooks';
 import { FpaError } from '../platform/errors';
@@ -55,6 +56,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(attendanceRoutes(http, m.attendance, m.reports))
     .use(completenessRoutes(http, m.completeness))
     .use(anomalyRoutes(http, m.anomalies))
+    .use(reportRoutes(http, m.reportFiles))
     .use(webhookRoutes(http, m.webhooks.service))
     .use(jobRoutes(http, m.jobs))
     .use(auditRoutes(http, m.audit))

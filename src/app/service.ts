@@ -109,6 +109,8 @@ export function buildService(m: Modules, runtime: Runtime) {
     calendar: m.calendar,
     attendance: m.attendance,
     reports: m.reports,
+    /** The report files (daily, timesheet, summary, exceptions as CSV, Excel, PDF): build a document, then its `file`. */
+    reportFiles: m.reportFiles,
     webhooks: m.webhooks.service,
     terminals: m.terminals,
     events: m.events,

@@ -1,8 +1,11 @@
 /** Attendance: days computed against the calendar's plan, absences, pay periods, payroll export and summary. */
 export { Absences } from './absences';
+export type { AttendanceDayRow } from './day-rows';
 export type { AttendanceEvents } from './events';
 export { attendanceJobs } from './jobs';
+export type { SummaryView } from './model';
 export * as attendanceReactions from './reactions';
 export { Reports } from './reports';
 export { attendanceRoutes } from './routes';
+export type { CountedPunch } from './rules';
 export { AttendanceService } from './service';

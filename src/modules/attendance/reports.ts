@@ -12,6 +12,7 @@ import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { EnrolleeService } from '../enrollees';
+import type { AttendanceDayRow } from './day-rows';
 import type { SummaryView } from './model';
 import type { AttendanceService } from './service';
 import { attendanceDays } from './tables';
@@ -93,23 +94,50 @@ export class Reports {
     });
   }
 
-  private async exportPage(
+  /**
+   * The stored days from..to (of one employee or all), by employee then date, a page at a time:
+   * what the report files (modules/reports) read, so a long range never sits in memory at once.
+   * Checks the range and catches up with the log first.
+   */
+  async *days(filters: { from: string; to: string; employee?: string }, pageRows = EXPORT_PAGE_ROWS, member?: SQL): AsyncGenerator<AttendanceDayRow[]> {
+    checkRange(filters.from, filters.to);
+    await this.attendance.follower.catchUp();
+    let after: { employee: string; date: string } | null = null;
+    for (;;) {
+      const rows = await this.readPage(filters, after, pageRows, member);
+      if (rows.length === 0) return;
+      yield rows;
+      const last = rows[rows.length - 1]!;
+      after = { employee: last.employeeKey, date: last.date };
+    }
+  }
+
+  private async readPage(
     filters: { from: string; to: string; employee?: string },
     after: { employee: string; date: string } | null,
     pageRows: number,
     member: SQL | undefined,
-  ): Promise<{ rows: (typeof attendanceDays.$inferSelect)[]; text: string }> {
+  ) {
     const d = attendanceDays;
     // A row value: SQLite seeks the (employee, date) index to it. For everyone the dates are
     // written `+date` so that the planner does not take the date index instead and sort the
     // whole range again for every page (quadratic: a month for 10,000 people took 33 s).
     const next = after === null ? undefined : sql`(${d.employeeKey}, ${d.date}) > (${after.employee}, ${after.date})`;
-    const rows = await this.ctx.db.orm
+    return this.ctx.db.orm
       .select()
       .from(d)
       .where(and(filters.employee ? rangeOf(filters) : and(sql`+${d.date} >= ${filters.from}`, sql`+${d.date} <= ${filters.to}`), next, member))
       .orderBy(asc(d.employeeKey), asc(d.date))
       .limit(pageRows);
+  }
+
+  private async exportPage(
+    filters: { from: string; to: string; employee?: string },
+    after: { employee: string; date: string } | null,
+    pageRows: number,
+    member: SQL | undefined,
+  ): Promise<{ rows: AttendanceDayRow[]; text: string }> {
+    const rows = await this.readPage(filters, after, pageRows, member);
     const names = await this.enrollees.byIds(
       this.ctx.db.orm,
       rows.map((r) => r.enrolleeId),

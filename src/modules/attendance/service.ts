@@ -12,6 +12,7 @@ import type { CalendarEvents, CalendarService, DayPlan } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, LogFollower, type LoggedEvent } from '../events';
 import type { LoggedPunchEvents, PunchEvents, PunchService, PunchView } from '../punches';
+import { punchesByDay } from './day-punches';
 import { type AttendanceDayRow, attendanceDayView, localDates, readDays, sameDay, writeDays } from './day-rows';
 import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
@@ -87,6 +88,12 @@ export class AttendanceService {
 
   today(): string {
     return this.dateOf(this.ctx.clock.now());
+  }
+
+  /** Reports: per enrollee and date from..to, the punches that count for the day (day-punches.ts). */
+  dayPunches(enrolleeIds: readonly string[], from: string, to: string): Promise<Map<string, Map<string, CountedPunch[]>>> {
+    const src = { calendar: this.calendar, punches: this.punches, timeZone: this.timeZone, slackMs: this.slackMs };
+    return punchesByDay(src, { orm: this.ctx.db.orm, execute: (s) => this.ctx.db.client.execute(s) }, enrolleeIds, from, to);
   }
 
   /** Applies logged events to the days they touch (the follower's step, in its transaction). */

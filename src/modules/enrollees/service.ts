@@ -424,6 +424,7 @@ export class EnrolleeService {
   readonly countInArea = membership.countInArea;
   readonly areaIdsOf = membership.areaIdsOf;
   readonly areaIdsByEnrollee = membership.areaIdsByEnrollee;
+  readonly areaNamesOf = membership.areaNamesOf;
   readonly idsInAreas = membership.idsInAreas;
   readonly activeInAreas = membership.activeInAreas;
   readonly sharingAreas = membership.sharingAreas;

@@ -2,6 +2,7 @@
  * The configuration check (the spec's `fpa.E0xx` codes). `bun run fpa:check` and start-up
  * run the same checks and report every problem at once; start refuses on any error.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { parseEncryptionKey } from '../crypto/template-cipher';
 import { parseCidr } from '../net/ip';
 import { isValidTimeZone } from '../time/zone';
@@ -36,6 +37,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E017': { severity: 'error', meaning: 'ADMS_TRUST is not `address`, `key` or `serial`' },
   'fpa.E018': { severity: 'error', meaning: 'LOG_LEVEL is not `debug`, `info`, `warn` or `error`' },
   'fpa.E019': { severity: 'error', meaning: 'WEBHOOK_ALLOWED_NETWORKS holds an entry that is not a network in CIDR form' },
+  'fpa.E020': { severity: 'error', meaning: 'REPORT_FONT or REPORT_FONT_BOLD is not a readable TrueType or OpenType font file' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
   'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
@@ -284,6 +286,16 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       ),
     );
   }
+  for (const key of ['REPORT_FONT', 'REPORT_FONT_BOLD'] as const) {
+    if (s[key] !== '' && !isFontFile(s[key]))
+      out.push(
+        issue(
+          'fpa.E020',
+          `${key} "${s[key]}" is not a readable TrueType or OpenType font file.`,
+          'Give the path of a .ttf or .otf file, e.g. /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf (Debian: fonts-dejavu-core), or leave it empty.',
+        ),
+      );
+  }
   if (s.ADMS_AUTO_APPROVE) out.push(issue('fpa.W003', 'ADMS_AUTO_APPROVE is on.', 'Approve terminals by hand in production.'));
   if (!s.ENROLLMENT_REQUIRE_CONSENT)
     out.push(issue('fpa.W004', 'ENROLLMENT_REQUIRE_CONSENT is off: templates are stored without recorded consent.', 'Biometric laws usually require consent.'));
@@ -301,6 +313,22 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     );
   }
   return out;
+}
+
+/** Whether a file starts as a TrueType, OpenType or TrueType collection font does. */
+function isFontFile(path: string): boolean {
+  try {
+    const fd = openSync(path, 'r');
+    const head = Buffer.alloc(4);
+    try {
+      readSync(fd, head, 0, 4, 0);
+    } finally {
+      closeSync(fd);
+    }
+    return head.equals(Buffer.from([0, 1, 0, 0])) || ['OTTO', 'true', 'ttcf'].includes(head.toString('latin1'));
+  } catch {
+    return false;
+  }
 }
 
 export function formatIssues(issues: ConfigIssue[]): string {

@@ -111,6 +111,9 @@ export interface Settings {
   ATTENDANCE_REPEAT_PUNCH_WINDOW: number;
   ATTENDANCE_SHIFT_SLACK: number;
   ATTENDANCE_MAX_LAG: number;
+  COMPANY_NAME: string;
+  REPORT_FONT: string;
+  REPORT_FONT_BOLD: string;
 
   PUNCH_RECOVERY: boolean;
   PUNCH_RECOVERY_LOOKBACK: number;
@@ -360,6 +363,12 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     10_000,
     'Longest attendance days (state following the event log) wait while terminals keep uploading; they follow once uploads pause for 250 ms, and every read of days catches up first.',
   ),
+  COMPANY_NAME: text('', 'The company named at the top of every report (each PDF page, each Excel sheet); empty: none.'),
+  REPORT_FONT: text(
+    '',
+    'A TrueType or OpenType font file for PDF reports, for names beyond Western European letters (e.g. `/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf`); empty: Helvetica, which prints other letters without their accents or as `?`.',
+  ),
+  REPORT_FONT_BOLD: text('', 'The bold font file of PDF reports (headings, totals); empty: REPORT_FONT (or Helvetica-Bold).'),
 
   PUNCH_RECOVERY: flag(
     true,

@@ -13,6 +13,7 @@ import { overviewPage } from './pages/overview';
 import { peoplePage } from './pages/people';
 import { personPage } from './pages/person';
 import { punchesPage } from './pages/punches';
+import { reportsPage } from './pages/reports';
 import { terminalPage } from './pages/terminal';
 import { terminalsPage } from './pages/terminals';
 
@@ -28,6 +29,8 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
   { pattern: /^\/punches\/?$/, page: punchesPage, nav: 'punches' },
   { pattern: /^\/attendance\/?$/, page: attendancePage, nav: 'attendance' },
   { pattern: /^\/anomalies\/?$/, page: anomaliesPage, nav: 'anomalies' },
+  { pattern: /^\/reports\/?$/, page: reportsPage, nav: 'reports' },
+  { pattern: /^\/reports\/([^/]+)\/?$/, page: reportsPage, nav: 'reports' },
   { pattern: /^\/integrations\/?$/, page: integrationsPage, nav: 'integrations' },
   { pattern: /^\/operations\/?$/, page: operationsPage, nav: 'operations' },
 ];
@@ -40,6 +43,7 @@ const NAV: { path: string; label: string; shown: () => boolean }[] = [
   { path: 'punches', label: 'Punches', shown: () => can('GET punches/') },
   { path: 'attendance', label: 'Attendance', shown: () => can('GET attendance-days/') },
   { path: 'anomalies', label: 'Anomalies', shown: () => can('GET anomalies/') },
+  { path: 'reports', label: 'Reports', shown: () => can('GET reports/daily.*') },
   { path: 'integrations', label: 'Integrations', shown: () => can('GET webhooks/') || can('GET enrollment-agents/') },
   { path: 'operations', label: 'Operations', shown: () => can('GET jobs/') || can('GET audit-log/') || can('GET events/') },
 ];

@@ -1,0 +1,255 @@
+/**
+ * Reports: a page per report (daily, timesheet, summary, exceptions), each with its filters
+ * (a date or a period, an area from `areas/`, a person found by name or employee id) and a
+ * download button per format. A download is fetched (so a refusal shows beside the buttons in
+ * plain words, not as a file of JSON) and handed to the browser under the server's file name.
+ */
+import { API, ApiError, api, type List, query } from '../api';
+import { button, field, h, input, replace, section, select } from '../dom';
+import { localDate } from '../format';
+import type { Enrollee } from '../types';
+
+type Kind = 'daily' | 'timesheet' | 'summary' | 'exceptions';
+
+const REPORTS: { kind: Kind; title: string; about: string }[] = [
+  { kind: 'daily', title: 'Daily', about: 'Everyone’s day on one date: first in, last out, worked, late, early leave and status.' },
+  {
+    kind: 'timesheet',
+    title: 'Timesheet',
+    about:
+      'A person’s period, one row per date with every punch and the totals; the PDF has signature lines for the employee and the employer. Without a person: one per person of the area.',
+  },
+  { kind: 'summary', title: 'Summary', about: 'Per person the totals of the period: days present, absent, on leave, late; hours worked, expected, overtime.' },
+  { kind: 'exceptions', title: 'Exceptions', about: 'One row per late arrival, early leave, absence, missing punch or overtime in the period.' },
+];
+
+const FORMATS: [string, string][] = [
+  ['csv', 'CSV'],
+  ['xlsx', 'Excel'],
+  ['pdf', 'PDF'],
+];
+
+const EXCEPTION_KINDS: [string, string][] = [
+  ['late', 'Late'],
+  ['early_leave', 'Early leave'],
+  ['absent', 'Absent'],
+  ['missing_punch', 'Missing punch'],
+  ['overtime', 'Overtime'],
+];
+
+/** The first and last date of the month before the one `today` is in (payroll's usual period). */
+function lastMonth(today: string): [string, string] {
+  const first = new Date(`${today.slice(0, 8)}01T12:00:00Z`);
+  const end = new Date(first.getTime() - 86_400_000);
+  const start = `${end.toISOString().slice(0, 8)}01`;
+  return [start, end.toISOString().slice(0, 10)];
+}
+
+/** The file name of a `Content-Disposition: attachment; filename="…"`. */
+function fileName(response: Response, fallback: string): string {
+  return /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? fallback;
+}
+
+export async function reportsPage(main: HTMLElement, params: string[]): Promise<undefined> {
+  const current = REPORTS.find((r) => r.kind === params[0]) ?? REPORTS[0]!;
+  const [areas, people] = await Promise.all([api.get<List<{ name: string }>>('areas/'), api.get<List<Enrollee>>('enrollees/?limit=1000')]);
+  const tabs = h(
+    'nav',
+    { class: 'tabs', 'aria-label': 'Reports' },
+    h('ul', {}, ...REPORTS.map((r) => h('li', {}, h('a', { href: `#/reports/${r.kind}`, 'aria-current': r.kind === current.kind ? 'page' : null }, r.title)))),
+  );
+  const filters = filtersOf(current.kind, areas.results, people.results);
+  const problem = h('p', { class: 'error', role: 'alert', id: 'report-problem' });
+  const downloads = FORMATS.map(([format, label]) =>
+    button(
+      `Download ${label}`,
+      async () => {
+        problem.textContent = '';
+        for (const shown of Array.from(main.querySelectorAll('.field-error'))) shown.remove();
+        for (const marked of Array.from(main.querySelectorAll('[aria-invalid]'))) marked.removeAttribute('aria-invalid');
+        const asked = filters.query();
+        if (typeof asked !== 'string') {
+          refuse(asked, problem);
+          return;
+        }
+        await download(`reports/${current.kind}.${format}${asked}`, `${current.kind}.${format}`, problem);
+      },
+      { 'data-format': format, 'aria-describedby': 'report-problem' },
+    ),
+  );
+  replace(
+    main,
+    h('h1', {}, 'Reports'),
+    tabs,
+    section(
+      `${current.title} report`,
+      h('p', {}, current.about),
+      h('form', { class: 'inline-form', onsubmit: (e: Event) => e.preventDefault() }, ...filters.fields),
+      h('div', { class: 'actions downloads' }, ...downloads),
+      problem,
+      h('p', { class: 'api-hint' }, `Integrations: GET ${API}/reports/${current.kind}.csv (or .xlsx, .pdf) with the same filters.`),
+    ),
+  );
+  return undefined;
+}
+
+/** A refusal beside the control it is about (announced, and tied to the control), or under the buttons. */
+function refuse(refusal: Refusal, problem: HTMLElement): void {
+  if (!refusal.at) {
+    problem.textContent = refusal.error;
+    return;
+  }
+  const id = `${refusal.at.id || 'report-filter'}-error`;
+  const note = h('small', { class: 'field-error error', id, role: 'alert' }, refusal.error);
+  refusal.at.setAttribute('aria-invalid', 'true');
+  const described = new Set((refusal.at.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean)).add(id);
+  refusal.at.setAttribute('aria-describedby', [...described].join(' '));
+  refusal.at.after(note);
+  refusal.at.focus();
+}
+
+async function download(path: string, fallback: string, problem: HTMLElement): Promise<void> {
+  let response: Response;
+  try {
+    response = await api.raw(path);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) problem.textContent = 'That person or area does not exist, or is outside the areas you may see.';
+    else problem.textContent = error instanceof Error ? error.message : String(error);
+    return;
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = h('a', { href: url, download: fileName(response, fallback), hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** What is wrong with the filters, and the control it is about (the message is shown beside it). */
+interface Refusal {
+  error: string;
+  at?: HTMLElement;
+}
+
+interface Filters {
+  fields: HTMLElement[];
+  /** The query string, or what is wrong with the filters. */
+  query(): string | Refusal;
+}
+
+/** The period of a report: two dates, the usual periods a click away, and their check. */
+interface Period {
+  fields: HTMLElement[];
+  params(): { from: string; to: string };
+  check(): Refusal | null;
+}
+
+function periodFilter(today: string): Period {
+  const [monthFrom, monthTo] = lastMonth(today);
+  const from = input({ type: 'date', value: monthFrom, required: true, name: 'from' });
+  const to = input({ type: 'date', value: monthTo, required: true, name: 'to' });
+  const preset = (label: string, range: [string, string]) =>
+    button(
+      label,
+      () => {
+        [from.value, to.value] = range;
+      },
+      { class: 'preset' },
+    );
+  return {
+    fields: [
+      field('From', from),
+      field('To', to),
+      h(
+        'div',
+        { class: 'presets', role: 'group', 'aria-label': 'Period' },
+        preset('Last month', [monthFrom, monthTo]),
+        preset('This month', [`${today.slice(0, 8)}01`, today]),
+      ),
+    ],
+    params: () => ({ from: from.value, to: to.value }),
+    check: () => {
+      if (!from.value) return { error: 'Choose the first date.', at: from };
+      if (!to.value) return { error: 'Choose the last date.', at: to };
+      if (to.value < from.value) return { error: 'The last date is before the first.', at: to };
+      if (Date.parse(to.value) - Date.parse(from.value) >= 366 * 86_400_000) return { error: 'A report covers at most 366 days.', at: to };
+      return null;
+    },
+  };
+}
+
+/** A person by name or employee id: picked from the list, or the one whose name or id holds what was typed. */
+function personFilter(people: Enrollee[]): { fields: HTMLElement[]; employee(): string | Refusal | null } {
+  const list = h('datalist', { id: 'report-people' }, ...people.map((p) => h('option', { value: `${p.display_name} (${p.employee})` })));
+  const person = input({ name: 'person', list: 'report-people', autocomplete: 'off', placeholder: 'Name or employee id' });
+  return {
+    fields: [field('Person', person, 'Leave empty for everyone in the area.'), list],
+    employee: () => {
+      const text = person.value.trim();
+      if (text === '') return null;
+      const exact = people.find((p) => text === `${p.display_name} (${p.employee})` || text === p.employee);
+      if (exact) return exact.employee;
+      const needle = text.toLowerCase();
+      const found = [
+        ...new Set(people.filter((p) => p.display_name.toLowerCase().includes(needle) || p.employee.toLowerCase().includes(needle)).map((p) => p.employee)),
+      ];
+      if (found.length === 1) return found[0]!;
+      return {
+        error: found.length === 0 ? 'No one by that name or employee id.' : `${found.length} people match “${text}”: pick one from the list.`,
+        at: person,
+      };
+    },
+  };
+}
+
+function kindsFilter(): { fields: HTMLElement[]; kinds(): string | Refusal } {
+  const boxes = EXCEPTION_KINDS.map(([value, label]) => {
+    const box = input({ type: 'checkbox', name: 'kind', value, checked: true });
+    return { box, el: h('label', { class: 'check' }, box, label) };
+  });
+  const set = h('fieldset', { class: 'event-types' }, h('legend', {}, 'Exceptions'), ...boxes.map((b) => b.el));
+  return {
+    fields: [set],
+    kinds: () => {
+      const chosen = boxes.filter((b) => b.box.checked).map((b) => b.box.value);
+      if (chosen.length === 0) return { error: 'Choose at least one kind of exception.', at: set };
+      return chosen.length === boxes.length ? '' : chosen.join(',');
+    },
+  };
+}
+
+function filtersOf(kind: Kind, areas: { name: string }[], people: Enrollee[]): Filters {
+  const today = localDate();
+  const area = select([['', 'All areas'], ...areas.map((a): [string, string] => [a.name, a.name])], { name: 'area' });
+  const areaField = field('Area', area);
+  if (kind === 'daily') {
+    const date = input({ type: 'date', value: today, required: true, name: 'date' });
+    return {
+      fields: [field('Date', date), areaField],
+      query: () => (date.value ? query({ date: date.value, area: area.value }) : { error: 'Choose a date.', at: date }),
+    };
+  }
+  const period = periodFilter(today);
+  if (kind === 'timesheet') {
+    const person = personFilter(people);
+    return {
+      fields: [...period.fields, ...person.fields, areaField],
+      query: () => {
+        const employee = person.employee();
+        const wrong = period.check() ?? (employee !== null && typeof employee !== 'string' ? employee : null);
+        if (wrong) return wrong;
+        return query({ ...period.params(), employee: employee as string | null, area: employee ? '' : area.value });
+      },
+    };
+  }
+  if (kind === 'summary') return { fields: [...period.fields, areaField], query: () => period.check() ?? query({ ...period.params(), area: area.value }) };
+  const kinds = kindsFilter();
+  return {
+    fields: [...period.fields, areaField, ...kinds.fields],
+    query: () => {
+      const chosen = kinds.kinds();
+      const wrong = period.check() ?? (typeof chosen === 'string' ? null : chosen);
+      return wrong ?? query({ ...period.params(), area: area.value, kind: chosen as string });
+    },
+  };
+}

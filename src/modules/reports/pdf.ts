@@ -1,0 +1,319 @@
+/**
+ * A report as a PDF (pdfkit): A4 (portrait for a timesheet, landscape for the wider reports),
+ * every page headed by the company name, the report's title, its period and scope, and footed
+ * by "Page n of m"; the table breaks across pages with its header row repeated; a timesheet
+ * starts each person on a new page and ends with the totals and signature lines for the
+ * employee and the employer.
+ *
+ * "Page n of m" needs m: the pages are kept (pdfkit's bufferPages) until the last is drawn, so
+ * a PDF is built whole before it is sent, and bounded: past MAX_PDF_ROWS rows the request is
+ * refused (`report_too_large`) with a hint to narrow it or take the CSV or Excel file, which
+ * stream. The built-in Helvetica covers Western European names (WinAnsi); REPORT_FONT names a
+ * font file for any other script.
+ */
+import PDFDocument from 'pdfkit';
+import { FpaError } from '../../platform/errors';
+import { type Cell, type Column, hoursMinutes, type ReportDocument, type Row, type Sheet, words } from './table';
+
+/** About 250 pages: a month's timesheets for eight people a page… or a year of exceptions for a department. */
+export const MAX_PDF_ROWS = 10_000;
+
+const MARGIN = 36;
+const FOOTER = 22;
+const ROW = 13;
+const BODY = 7.5;
+const GREY = '#555555';
+const LINE = '#999999';
+
+type Pdf = PDFKit.PDFDocument;
+
+/** Font files for the PDF (REPORT_FONT, REPORT_FONT_BOLD); empty: the built-in Helvetica. */
+export interface PdfFonts {
+  regular: string;
+  bold: string;
+}
+
+/** The characters Helvetica can print (WinAnsi: Latin-1 and a few typographic signs). */
+const NOT_WIN_ANSI = '[^\\x20-\\x7e\\xa0-\\xff€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]';
+const OUTSIDE = new RegExp(NOT_WIN_ANSI, 'gu');
+const ANY_OUTSIDE = new RegExp(NOT_WIN_ANSI, 'u');
+
+/** Latin letters with a stroke, which no decomposition takes to their base letter. */
+const STROKED: Record<string, string> = { Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', Ħ: 'H', ħ: 'h', ı: 'i', Ŧ: 'T', ŧ: 't' };
+
+/** Text Helvetica can print: accents it lacks dropped (ő → o, ł → l), other letters `?` (garbage otherwise). */
+export function winAnsi(text: string): string {
+  return text.replace(OUTSIDE, (c) => {
+    const base = STROKED[c] ?? c.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+    return base !== c && !ANY_OUTSIDE.test(base) ? base : '?';
+  });
+}
+
+/** A cell as printed: times `HH:MM` (`+1` when on a later date than the row's), durations `H:MM`, words for codes. */
+export function printed(column: Column, cell: Cell, rowDate?: string): string {
+  if (cell === null || cell === '') return '';
+  switch (column.kind) {
+    case 'time': {
+      const text = String(cell);
+      return `${text.slice(11, 16)}${rowDate && text.slice(0, 10) > rowDate ? ' +1' : ''}`;
+    }
+    case 'hours': {
+      const seconds = Number(cell);
+      return seconds === 0 && column.key !== 'worked_hours' && column.key !== 'expected_hours' ? '' : hoursMinutes(seconds);
+    }
+    case 'status':
+    case 'flags':
+      return words(column.kind, cell);
+    default:
+      return String(cell);
+  }
+}
+
+/** Text cut to a width, with an ellipsis. */
+function fit(pdf: Pdf, text: string, width: number): string {
+  if (pdf.widthOfString(text) <= width) return text;
+  let [lo, hi] = [0, text.length];
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (pdf.widthOfString(`${text.slice(0, mid)}…`) <= width) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${text.slice(0, lo)}…`;
+}
+
+class Layout {
+  private y = 0;
+  private rows = 0;
+  private columns: Column[] = [];
+  private widths: number[] = [];
+  private sheet: Sheet | null = null;
+
+  constructor(
+    private readonly pdf: Pdf,
+    private readonly doc: ReportDocument,
+    /** Text as the fonts can print it (winAnsi with the built-in Helvetica). */
+    private readonly clean: (text: string) => string,
+    private readonly maxRows: number,
+  ) {}
+
+  private fit(text: string, width: number): string {
+    return fit(this.pdf, this.clean(text), width);
+  }
+
+  private get left() {
+    return MARGIN;
+  }
+  private get width() {
+    return this.pdf.page.width - 2 * MARGIN;
+  }
+  private get bottom() {
+    return this.pdf.page.height - MARGIN - FOOTER;
+  }
+
+  /** A new page with the report's heading; `continued` repeats the sheet's name and the table header. */
+  page(continued: boolean): void {
+    this.pdf.addPage();
+    const { pdf, doc, left, width } = this;
+    let y = MARGIN;
+    pdf.fillColor('black').font('Bold').fontSize(13);
+    pdf.text(this.fit(doc.company, width * 0.6), left, y, { lineBreak: false });
+    pdf.font('Body').fontSize(9).fillColor(GREY);
+    pdf.text(`Times in ${doc.timeZone}`, left, y + 3, { width, align: 'right', lineBreak: false });
+    y += doc.company ? 18 : 2;
+    pdf.fillColor('black').font('Bold').fontSize(11).text(doc.title, left, y, { lineBreak: false });
+    pdf
+      .font('Body')
+      .fontSize(10)
+      .text(`Period: ${doc.period}`, left, y + 1, { width, align: 'right', lineBreak: false });
+    y += 15;
+    pdf.fontSize(9).fillColor(GREY).text(doc.scope, left, y, { lineBreak: false });
+    y += 13;
+    pdf
+      .moveTo(left, y)
+      .lineTo(left + width, y)
+      .lineWidth(0.7)
+      .strokeColor(LINE)
+      .stroke();
+    this.y = y + 8;
+    if (continued && this.sheet) {
+      if (this.sheet.details.length > 0) this.line(`${this.sheet.name} (continued)`, 'Bold', 9);
+      this.header();
+    }
+  }
+
+  private line(text: string, font: string, size: number, color = 'black'): void {
+    this.pdf.font(font).fontSize(size).fillColor(color).text(this.fit(text, this.width), this.left, this.y, { lineBreak: false });
+    this.y += size + 4;
+  }
+
+  /** Starts a sheet: a timesheet's person on a new page, headed by their name and details. */
+  startSheet(sheet: Sheet, first: boolean): void {
+    this.sheet = sheet;
+    this.columns = sheet.columns.filter((c) => c.pdf !== false);
+    if (first || sheet.signatures) this.page(false);
+    this.widths = this.columnWidths();
+    if (sheet.details.length > 0) {
+      this.line(sheet.name, 'Bold', 11);
+      for (const detail of sheet.details) this.line(detail, 'Body', 9, GREY);
+      this.y += 2;
+    }
+    this.header();
+  }
+
+  /** Shares of the page by relative width, each at least as wide as its label (the text columns give way). */
+  private columnWidths(): number[] {
+    this.pdf.font('Bold').fontSize(BODY);
+    const least = this.columns.map((c) => this.pdf.widthOfString(c.label) + 6);
+    const units = this.columns.reduce((n, c) => n + c.width, 0);
+    const widths = this.columns.map((c, i) => Math.max(least[i]!, (c.width / units) * this.width));
+    const excess = widths.reduce((n, w) => n + w, 0) - this.width;
+    const slack = widths.reduce((n, w, i) => n + (w - least[i]!), 0);
+    return excess <= 0 || slack <= 0 ? widths : widths.map((w, i) => w - ((w - least[i]!) / slack) * excess);
+  }
+
+  private header(): void {
+    const { pdf } = this;
+    pdf
+      .rect(this.left, this.y, this.width, ROW + 2)
+      .fillColor('#e8e8e8')
+      .fill();
+    this.cells(
+      this.columns.map((c) => c.label),
+      'Bold',
+      this.y + 4,
+    );
+    this.y += ROW + 2;
+  }
+
+  private cells(texts: string[], font: string, y: number): void {
+    const { pdf } = this;
+    pdf.font(font).fontSize(BODY).fillColor('black');
+    let x = this.left;
+    texts.forEach((text, i) => {
+      const w = this.widths[i]!;
+      const numeric = this.columns[i]!.kind === 'hours' || this.columns[i]!.kind === 'count';
+      pdf.text(this.fit(text, w - 4), x + 2, y, { width: w - 4, align: numeric ? 'right' : 'left', lineBreak: false });
+      x += w;
+    });
+  }
+
+  /** One row of the table (a new page first when it would not fit). */
+  row(row: Row, all: readonly Column[], bold = false): void {
+    if (++this.rows > this.maxRows) {
+      throw new FpaError(
+        'report_too_large',
+        `this report has more than ${this.maxRows} rows, too many for a PDF: narrow the period or the area, or download the CSV or Excel file`,
+        {
+          max_rows: this.maxRows,
+        },
+      );
+    }
+    if (this.y + ROW > this.bottom) this.page(true);
+    const texts = all.flatMap((c, i) => (c.pdf === false ? [] : [printed(c, row.cells[i] ?? null, row.date)]));
+    if (bold)
+      this.pdf
+        .moveTo(this.left, this.y)
+        .lineTo(this.left + this.width, this.y)
+        .lineWidth(0.7)
+        .strokeColor('black')
+        .stroke();
+    else if (this.rows % 2 === 0) this.pdf.rect(this.left, this.y, this.width, ROW).fillColor('#f5f5f5').fill();
+    this.cells(texts, bold ? 'Bold' : 'Body', this.y + 3);
+    this.y += ROW;
+  }
+
+  /** Lines of small print under a table (what marks mean). */
+  notes(lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    if (this.y + 6 + lines.length * 10 > this.bottom) this.page(false);
+    this.y += 6;
+    for (const text of lines) this.line(text, 'Body', 7, GREY);
+  }
+
+  /** The employee's and the employer's signature lines, side by side. */
+  signatures(person: string): void {
+    const height = 78;
+    if (this.y + height > this.bottom) this.page(false);
+    const { pdf, left, width } = this;
+    this.y += 10;
+    pdf.font('Body').fontSize(8).fillColor('black');
+    pdf.text('I confirm that this record of my working time is complete and correct.', left, this.y, { lineBreak: false });
+    const lineY = this.y + 42;
+    const half = (width - 40) / 2;
+    for (const [i, label] of [`Employee: ${person}`, 'Employer (name and function)'].entries()) {
+      const x = left + i * (half + 40);
+      pdf
+        .moveTo(x, lineY)
+        .lineTo(x + half, lineY)
+        .lineWidth(0.7)
+        .strokeColor('black')
+        .stroke();
+      pdf.text(this.fit(`${label}`, half), x, lineY + 4, { lineBreak: false });
+      pdf
+        .fillColor(GREY)
+        .text('Signature and date', x, lineY + 15, { lineBreak: false })
+        .fillColor('black');
+    }
+    this.y = lineY + 30;
+  }
+
+  /** "Page n of m" and when it was made, on every page (the pages are buffered until now). */
+  footers(generated: string): void {
+    const { pdf } = this;
+    const range = pdf.bufferedPageRange();
+    for (let i = 0; i < range.count; i++) {
+      pdf.switchToPage(range.start + i);
+      // Below the bottom margin: without this, pdfkit would start a new page for the text.
+      pdf.page.margins.bottom = 0;
+      const y = pdf.page.height - MARGIN - 10;
+      pdf.font('Body').fontSize(8).fillColor(GREY);
+      pdf.text(`${this.doc.title}, ${this.doc.period}. Generated ${generated}`, MARGIN, y, { lineBreak: false });
+      pdf.text(`Page ${i + 1} of ${range.count}`, MARGIN, y, { width: pdf.page.width - 2 * MARGIN, align: 'right', lineBreak: false });
+    }
+  }
+}
+
+export async function pdfBytes(
+  doc: ReportDocument,
+  generated: string,
+  portrait: boolean,
+  options: { fonts?: PdfFonts; maxRows?: number } = {},
+): Promise<Uint8Array<ArrayBuffer>> {
+  const fonts = options.fonts ?? { regular: '', bold: '' };
+  const pdf = new PDFDocument({
+    size: 'A4',
+    layout: portrait ? 'portrait' : 'landscape',
+    margin: MARGIN,
+    bufferPages: true,
+    autoFirstPage: false,
+    info: { Title: `${doc.title} ${doc.period}`, Author: doc.company || 'Fingerprint Attendance', Subject: doc.scope, Creator: 'Fingerprint Attendance' },
+  });
+  const chunks: Buffer[] = [];
+  pdf.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve, reject) => {
+    pdf.on('end', resolve);
+    pdf.on('error', reject);
+  });
+  // Fonts by role: a configured file, or the built-in Helvetica (pdfkit takes a standard font's name as its source).
+  pdf.registerFont('Body', fonts.regular || 'Helvetica');
+  pdf.registerFont('Bold', fonts.bold || fonts.regular || 'Helvetica-Bold');
+  const layout = new Layout(pdf, doc, fonts.regular ? (text) => text : winAnsi, options.maxRows ?? MAX_PDF_ROWS);
+  let first = true;
+  for await (const sheet of doc.sheets) {
+    layout.startSheet(sheet, first);
+    first = false;
+    for await (const row of sheet.rows) layout.row(row, sheet.columns);
+    const totals = sheet.totals?.();
+    if (totals) layout.row(totals, sheet.columns, true);
+    layout.notes(doc.notes);
+    if (sheet.signatures) layout.signatures(sheet.name);
+  }
+  if (first) {
+    layout.page(false);
+    layout.notes(['Nothing to report for this period and scope.']);
+  }
+  layout.footers(generated);
+  pdf.end();
+  await ended;
+  return new Uint8Array(Buffer.concat(chunks));
+}

@@ -1,0 +1,68 @@
+/** `reports/{daily,timesheet,summary,exceptions}.{csv,xlsx,pdf}` (API.md "HR at a glance"). */
+import { t } from 'elysia';
+import { errors } from '../../platform/http/model';
+import { adminRouter, type Http } from '../../platform/http/router';
+import { DailyQuery, ExceptionsQuery, SummaryQuery, TimesheetQuery } from './model';
+import type { ReportFile, ReportService } from './service';
+import { FORMATS, type Format } from './table';
+
+const tags = ['reports'];
+
+const MEDIA: Record<Format, { type: string; name: string }> = {
+  csv: { type: 'text/csv', name: 'CSV (UTF-8, header row of snake-case keys, durations in decimal hours, no totals row)' },
+  xlsx: {
+    type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    name: 'Excel workbook (typed cells: dates as dates, durations as hours, header row bold and frozen, a totals row)',
+  },
+  pdf: { type: 'application/pdf', name: 'PDF, A4, headed by COMPANY_NAME, the title and period, with "Page n of m"' },
+};
+
+function download(file: ReportFile): Response {
+  return new Response(file.body, {
+    headers: {
+      'content-type': file.contentType,
+      'content-disposition': `attachment; filename="${file.filename}"`,
+      'cache-control': 'no-store',
+    },
+  });
+}
+
+const ok = (format: Format) => ({ 200: t.String({ contentMediaType: MEDIA[format].type, description: `The ${MEDIA[format].name}.` }), ...errors('not_found') });
+
+const DAILY =
+  'Everyone in scope on one date, by name: employee, name, areas, schedule, status (`no_record` before a first punch today), first in, last out, worked, expected, late, early leave, overtime, punches, notes.';
+const TIMESHEET =
+  'One row per date of the period (every date, a blank row where nothing is recorded): date, weekday, status, schedule, every punch (`*` manual or imported, `+1` next date), first in, last out, worked, expected, late, early leave, overtime, notes; a totals row (Excel, PDF); in the PDF a page per person with signature lines for the employee and the employer. `employee` names one person (404 outside the caller’s areas); without it everyone of `area` (or of the caller’s areas) with days in the period, a sheet or page each.';
+const SUMMARY =
+  'Per person the totals of `attendance-summary/`: days by status, late and early days, worked, expected, overtime, late and early-leave time; a totals row (Excel, PDF).';
+const EXCEPTIONS =
+  'One row per exception, by employee then date: date, employee, name, kind (`late`, `early_leave`, `absent`, `missing_punch`, `overtime`), hours (late by, left early by, expected when absent, overtime), schedule, first in, last out, worked, punches.';
+
+export function reportRoutes(http: Http, reports: ReportService) {
+  const router = adminRouter(http, 'reports');
+  for (const format of FORMATS) {
+    const media = MEDIA[format].name;
+    router
+      .get('/reports/daily.' + format, async ({ query, admin }) => download(await reports.file(await reports.daily(query, admin), format)), {
+        query: DailyQuery,
+        response: ok(format),
+        detail: { summary: `Daily attendance report as ${format.toUpperCase()}`, description: `${DAILY} ${media}.`, tags },
+      })
+      .get('/reports/timesheet.' + format, async ({ query, admin }) => download(await reports.file(await reports.timesheet(query, admin), format)), {
+        query: TimesheetQuery,
+        response: ok(format),
+        detail: { summary: `Timesheet of a person or of an area as ${format.toUpperCase()}`, description: `${TIMESHEET} ${media}.`, tags },
+      })
+      .get('/reports/summary.' + format, async ({ query, admin }) => download(await reports.file(await reports.summary(query, admin), format)), {
+        query: SummaryQuery,
+        response: ok(format),
+        detail: { summary: `Attendance summary per person as ${format.toUpperCase()}`, description: `${SUMMARY} ${media}.`, tags },
+      })
+      .get('/reports/exceptions.' + format, async ({ query, admin }) => download(await reports.file(await reports.exceptions(query, admin), format)), {
+        query: ExceptionsQuery,
+        response: ok(format),
+        detail: { summary: `Attendance exceptions as ${format.toUpperCase()}`, description: `${EXCEPTIONS} ${media}.`, tags },
+      });
+  }
+  return router;
+}

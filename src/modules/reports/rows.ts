@@ -1,0 +1,250 @@
+/**
+ * The rows of each report, as pure functions of stored attendance days (the attendance module
+ * computed them: late, early leave, overtime and status are its rules, never re-derived here)
+ * and, for timesheets, the punches of each day. Unit-tested in test/modules/reports.
+ */
+import { weekdayOf } from '../../platform/time/dates';
+import { formatLocalWallTime } from '../../platform/time/zone';
+import type { AttendanceDayRow, CountedPunch, SummaryView } from '../attendance';
+import { type Cell, type Column, type Row, STATUS_WORDS } from './table';
+
+/** Who a row is about. */
+export interface Person {
+  employee: string;
+  name: string;
+  areas: readonly string[];
+}
+
+export const EXCEPTION_KINDS = ['late', 'early_leave', 'absent', 'missing_punch', 'overtime'] as const;
+export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+const col = (key: string, label: string, kind: Column['kind'], width: number, pdf = true): Column => ({ key, label, kind, width, pdf });
+
+const local = (ms: number | null, zone: string): string | null => (ms === null ? null : formatLocalWallTime(new Date(ms), zone));
+
+// ------------------------------------------------------------------------------------ daily
+
+export const DAILY_COLUMNS: Column[] = [
+  col('employee', 'Employee', 'text', 10),
+  col('name', 'Name', 'text', 24),
+  col('areas', 'Areas', 'text', 14),
+  col('schedule', 'Schedule', 'text', 10),
+  col('status', 'Status', 'status', 13),
+  col('first_in', 'First in', 'time', 10),
+  col('last_out', 'Last out', 'time', 10),
+  col('worked_hours', 'Worked', 'hours', 8),
+  col('expected_hours', 'Expected', 'hours', 8),
+  col('late_hours', 'Late', 'hours', 7),
+  col('early_leave_hours', 'Early leave', 'hours', 8),
+  col('overtime_hours', 'Overtime', 'hours', 8),
+  col('punches', 'Punches', 'count', 7),
+  col('flags', 'Notes', 'flags', 22),
+];
+
+/** One person's day; without a stored day (today, before any punch) the status is `no_record`. */
+export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string): Row {
+  return {
+    date,
+    cells: [
+      person.employee,
+      person.name,
+      person.areas.join(', '),
+      day?.schedule ?? null,
+      day?.status ?? 'no_record',
+      local(day?.firstIn ?? null, zone),
+      local(day?.lastOut ?? null, zone),
+      day?.workedSeconds ?? 0,
+      day?.expectedSeconds ?? 0,
+      day?.lateSeconds ?? 0,
+      day?.earlyLeaveSeconds ?? 0,
+      day?.overtimeSeconds ?? 0,
+      day?.punchCount ?? 0,
+      day ? day.flags.join(' ') : null,
+    ],
+  };
+}
+
+// -------------------------------------------------------------------------------- timesheet
+
+export const TIMESHEET_COLUMNS: Column[] = [
+  col('employee', 'Employee', 'text', 10, false),
+  col('name', 'Name', 'text', 22, false),
+  col('date', 'Date', 'date', 11),
+  col('weekday', 'Day', 'text', 5),
+  col('status', 'Status', 'status', 13),
+  col('schedule', 'Schedule', 'text', 10, false),
+  col('punches', 'Punches', 'text', 22),
+  col('first_in', 'First in', 'time', 10, false),
+  col('last_out', 'Last out', 'time', 10, false),
+  col('worked_hours', 'Worked', 'hours', 8),
+  col('expected_hours', 'Expected', 'hours', 8),
+  col('late_hours', 'Late', 'hours', 7),
+  col('early_leave_hours', 'Early leave', 'hours', 8),
+  col('overtime_hours', 'Overtime', 'hours', 8),
+  col('flags', 'Notes', 'flags', 20),
+];
+
+/** `07:58 12:00* 16:31`: local times of the punches, a manual or imported one marked `*`, a later date's `+1`. */
+export function punchList(date: string, punches: readonly CountedPunch[], zone: string): string {
+  return punches
+    .map((p) => {
+      const wall = formatLocalWallTime(new Date(p.at), zone);
+      const later = wall.slice(0, 10) > date ? '+1' : '';
+      return `${wall.slice(11, 16)}${later}${p.corrected ? '*' : ''}`;
+    })
+    .join(' ');
+}
+
+/** One date of a person's timesheet; a date without a stored day is an empty row (no record). */
+export function timesheetRow(date: string, person: Person, day: AttendanceDayRow | null, punches: readonly CountedPunch[], zone: string): Row {
+  return {
+    date,
+    cells: [
+      person.employee,
+      person.name,
+      date,
+      WEEKDAYS[weekdayOf(date)]!,
+      day?.status ?? null,
+      day?.schedule ?? null,
+      punchList(date, punches, zone),
+      local(day?.firstIn ?? null, zone),
+      local(day?.lastOut ?? null, zone),
+      day?.workedSeconds ?? null,
+      day?.expectedSeconds ?? null,
+      day?.lateSeconds ?? null,
+      day?.earlyLeaveSeconds ?? null,
+      day?.overtimeSeconds ?? null,
+      day ? day.flags.join(' ') : null,
+    ],
+  };
+}
+
+/** The totals of a timesheet's days: the durations summed, the days worked counted. */
+export function timesheetTotals(days: readonly AttendanceDayRow[]): Row {
+  const sum = (pick: (d: AttendanceDayRow) => number) => days.reduce((n, d) => n + pick(d), 0);
+  const worked = days.filter((d) => d.status === 'present' || d.status === 'incomplete').length;
+  const count = (status: string) => days.filter((d) => d.status === status).length;
+  const notes = [
+    `${worked} days worked`,
+    ...(['absent', 'on_leave', 'holiday'] as const).flatMap((s) => (count(s) > 0 ? [`${count(s)} ${STATUS_WORDS[s]!.toLowerCase()}`] : [])),
+  ];
+  return {
+    cells: [
+      null,
+      null,
+      'Total',
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      sum((d) => d.workedSeconds),
+      sum((d) => d.expectedSeconds),
+      sum((d) => d.lateSeconds),
+      sum((d) => d.earlyLeaveSeconds),
+      sum((d) => d.overtimeSeconds),
+      notes.join(', '),
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------- summary
+
+export const SUMMARY_COLUMNS: Column[] = [
+  col('employee', 'Employee', 'text', 10),
+  col('name', 'Name', 'text', 22),
+  col('days', 'Days', 'count', 6, false),
+  col('days_present', 'Present', 'count', 7),
+  col('days_incomplete', 'Missing punch', 'count', 8),
+  col('days_absent', 'Absent', 'count', 7),
+  col('days_on_leave', 'On leave', 'count', 7),
+  col('days_holiday', 'Holiday', 'count', 7),
+  col('days_off', 'Days off', 'count', 7, false),
+  col('days_late', 'Late days', 'count', 7),
+  col('days_early_leave', 'Early days', 'count', 7),
+  col('days_worked_off', 'Worked off', 'count', 7, false),
+  col('days_manual', 'Manual days', 'count', 7, false),
+  col('worked_hours', 'Worked', 'hours', 9),
+  col('expected_hours', 'Expected', 'hours', 9),
+  col('overtime_hours', 'Overtime', 'hours', 9),
+  col('late_hours', 'Late', 'hours', 8),
+  col('early_leave_hours', 'Early leave', 'hours', 8),
+];
+
+const SUMMARY_FIELDS = [
+  'days',
+  'days_present',
+  'days_incomplete',
+  'days_absent',
+  'days_on_leave',
+  'days_holiday',
+  'days_off',
+  'days_late',
+  'days_early_leave',
+  'days_worked_off',
+  'days_manual',
+  'worked_seconds',
+  'expected_seconds',
+  'overtime_seconds',
+  'late_seconds',
+  'early_leave_seconds',
+] as const satisfies readonly (keyof SummaryView)[];
+
+export function summaryRow(s: SummaryView): Row {
+  return { cells: [s.employee, s.name ?? '', ...SUMMARY_FIELDS.map((f) => Number(s[f]) || 0)] };
+}
+
+/** The totals of summary rows (every figure summed). */
+export function summaryTotals(rows: readonly Row[]): Row {
+  const totals: Cell[] = ['Total', `${rows.length} people`];
+  for (let i = 2; i < SUMMARY_COLUMNS.length; i++) totals.push(rows.reduce((n, r) => n + (Number(r.cells[i]) || 0), 0));
+  return { cells: totals };
+}
+
+// ------------------------------------------------------------------------------- exceptions
+
+export const EXCEPTION_COLUMNS: Column[] = [
+  col('date', 'Date', 'date', 11),
+  col('employee', 'Employee', 'text', 10),
+  col('name', 'Name', 'text', 22),
+  col('kind', 'Exception', 'flags', 13),
+  col('hours', 'Hours', 'hours', 7),
+  col('schedule', 'Schedule', 'text', 10),
+  col('first_in', 'First in', 'time', 10),
+  col('last_out', 'Last out', 'time', 10),
+  col('worked_hours', 'Worked', 'hours', 8),
+  col('punches', 'Punches', 'count', 7),
+];
+
+/**
+ * The exceptions of one day, in EXCEPTION_KINDS order, limited to `kinds`: `late` (the time
+ * late), `early_leave` (the time left early), `absent` (the expected time), `missing_punch` (a
+ * punch without its pair: no duration) and `overtime` (the overtime).
+ */
+export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: ReadonlySet<ExceptionKind>, zone: string): Row[] {
+  const hours: Record<ExceptionKind, number | null> = {
+    late: day.flags.includes('late') ? day.lateSeconds : null,
+    early_leave: day.flags.includes('early_leave') ? day.earlyLeaveSeconds : null,
+    absent: day.status === 'absent' ? day.expectedSeconds : null,
+    missing_punch: day.status === 'incomplete' ? 0 : null,
+    overtime: day.overtimeSeconds > 0 ? day.overtimeSeconds : null,
+  };
+  return EXCEPTION_KINDS.filter((kind) => kinds.has(kind) && hours[kind] !== null).map((kind) => ({
+    date: day.date,
+    cells: [
+      day.date,
+      person.employee,
+      person.name,
+      kind,
+      kind === 'missing_punch' ? null : hours[kind],
+      day.schedule,
+      local(day.firstIn, zone),
+      local(day.lastOut, zone),
+      day.workedSeconds,
+      day.punchCount,
+    ],
+  }));
+}

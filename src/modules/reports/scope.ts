@@ -1,0 +1,56 @@
+/**
+ * Whom a report may show: the caller's areas (API.md "Roles": outside them a person does not
+ * exist) and the `?area=` asked for, and the names and areas of the people in the rows.
+ */
+
+import { FpaError } from '../../platform/errors';
+import type { Caller } from '../../platform/http/caller';
+import type { Runtime } from '../../platform/runtime';
+import type { AreaCatalog } from '../areas';
+import type { EnrolleeService } from '../enrollees';
+import type { Person } from './rows';
+
+export interface Scope {
+  /** The area asked for, if any. */
+  area: string | null;
+  /** As printed under the title. */
+  label: string;
+  /** Whether a person with these areas is in the report. */
+  admits(areas: readonly string[]): boolean;
+}
+
+/** An area the caller may not see does not exist for them: 404 like an unknown one. */
+export async function scopeOf(areas: AreaCatalog, caller: Pick<Caller, 'areas'>, area: string | undefined): Promise<Scope> {
+  const limit = caller.areas;
+  if (area !== undefined && area !== '') {
+    if (limit.length > 0 && !limit.includes(area)) throw new FpaError('not_found', 'area not found', { name: area });
+    await areas.get(area);
+    return { area, label: `Area: ${area}`, admits: (own) => own.includes(area) };
+  }
+  if (limit.length === 0) return { area: null, label: 'All areas', admits: () => true };
+  return { area: null, label: `Areas: ${limit.join(', ')}`, admits: (own) => own.some((a) => limit.includes(a)) };
+}
+
+/** The people of report rows by enrollee id, looked up once each (tombstones too: reports name people who left). */
+export class People {
+  private readonly known = new Map<string, Person>();
+
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly enrollees: EnrolleeService,
+  ) {}
+
+  async of(ids: readonly string[]): Promise<Map<string, Person>> {
+    const missing = [...new Set(ids)].filter((id) => !this.known.has(id));
+    if (missing.length > 0) {
+      const q = this.ctx.db.orm;
+      const rows = await this.enrollees.byIds(q, missing);
+      const areas = await this.enrollees.areaNamesOf(q, missing);
+      for (const id of missing) {
+        const row = rows.get(id);
+        this.known.set(id, { employee: row?.employeeKey ?? '', name: row?.displayName ?? '', areas: areas.get(id) ?? [] });
+      }
+    }
+    return new Map(ids.map((id) => [id, this.known.get(id)!]));
+  }
+}

@@ -1,0 +1,291 @@
+/**
+ * The reports HR and payroll use (API.md "HR at a glance"): daily, timesheet, summary and
+ * exceptions, each as CSV, Excel or PDF. Every figure is the attendance module's: its stored
+ * days (read a page at a time) and, for timesheets, the punches each day counted. Reports
+ * honour the caller's areas: people outside are left out, a person or area outside is 404.
+ */
+
+import { FpaError } from '../../platform/errors';
+import type { Caller } from '../../platform/http/caller';
+import type { Runtime } from '../../platform/runtime';
+import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
+import { formatLocalWallTime } from '../../platform/time/zone';
+import type { AreaCatalog } from '../areas';
+import type { AttendanceDayRow, AttendanceService, CountedPunch, Reports, SummaryView } from '../attendance';
+import type { EnrolleeService } from '../enrollees';
+import { csvStream } from './csv';
+import { pdfBytes } from './pdf';
+import {
+  DAILY_COLUMNS,
+  dailyRow,
+  EXCEPTION_COLUMNS,
+  EXCEPTION_KINDS,
+  type ExceptionKind,
+  exceptionsOf,
+  type Person,
+  SUMMARY_COLUMNS,
+  summaryRow,
+  summaryTotals,
+  TIMESHEET_COLUMNS,
+  timesheetRow,
+  timesheetTotals,
+} from './rows';
+import { People, type Scope, scopeOf } from './scope';
+import { CONTENT_TYPES, FLAG_WORDS, type Format, type ReportDocument, type Row, type Sheet } from './table';
+import { xlsxStream } from './xlsx';
+
+/** The longest period of a report (as the payroll export). */
+const MAX_DAYS = 366;
+/** People whose timesheets are built together (their punches read at once). */
+const SHEET_BATCH = 50;
+
+export interface ReportFile {
+  body: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>;
+  contentType: string;
+  filename: string;
+}
+
+type Who = Pick<Caller, 'areas'>;
+
+export class ReportService {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly deps: { attendance: AttendanceService; days: Reports; enrollees: EnrolleeService; areas: AreaCatalog },
+  ) {}
+
+  /** The file of a report in a format. A PDF is built whole (bounded, pdf.ts); CSV and Excel stream. */
+  async file(doc: ReportDocument, format: Format): Promise<ReportFile> {
+    const filename = `${doc.basename}.${format}`;
+    const contentType = CONTENT_TYPES[format];
+    if (format === 'csv') return { body: csvStream(doc), contentType, filename };
+    if (format === 'xlsx') return { body: xlsxStream(doc), contentType, filename };
+    const generated = `${formatLocalWallTime(new Date(this.ctx.clock.now()), this.zone).slice(0, 16)}`;
+    const fonts = { regular: this.ctx.settings.REPORT_FONT, bold: this.ctx.settings.REPORT_FONT_BOLD };
+    return { body: await pdfBytes(doc, generated, doc.kind === 'timesheet', { fonts }), contentType, filename };
+  }
+
+  private get zone(): string {
+    return this.deps.attendance.timeZone;
+  }
+
+  private base(kind: string, title: string, period: string, scope: string, basename: (string | null)[], notes: string[] = []) {
+    const name = basename
+      .filter((p): p is string => p !== null && p !== '')
+      .join('-')
+      .replace(/[^A-Za-z0-9._-]+/g, '_');
+    const company = this.ctx.settings.COMPANY_NAME;
+    return { kind, title, period, scope, company, basename: name, timeZone: this.zone, notes };
+  }
+
+  /** `reports/daily`: everyone in scope on one date, by name; people without a day yet show `no_record`. */
+  async daily(query: { date?: string; area?: string }, caller: Who): Promise<ReportDocument> {
+    const date = query.date ? requireDate(query.date, 'date') : this.deps.attendance.today();
+    const scope = await scopeOf(this.deps.areas, caller, query.area);
+    const days = new Map<string, AttendanceDayRow>();
+    for await (const page of this.deps.days.days({ from: date, to: date })) for (const d of page) days.set(d.enrolleeId, d);
+    const active = await this.deps.enrollees.activeCreatedBefore(this.ctx.db.orm, dayBounds(date, this.zone).end);
+    const people = await new People(this.ctx, this.deps.enrollees).of([...new Set([...active.map((a) => a.id), ...days.keys()])]);
+    const rows = [...people]
+      .filter(([, p]) => scope.admits(p.areas))
+      .sort(([, a], [, b]) => a.name.localeCompare(b.name) || a.employee.localeCompare(b.employee))
+      .map(([id, person]) => dailyRow(date, person, days.get(id) ?? null, this.zone));
+    const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };
+    return {
+      ...this.base('daily', 'Daily attendance', date, scope.label, ['daily', date, scope.area], [NEXT_DATE_NOTE]),
+      sheets: once(sheet),
+      emptyColumns: DAILY_COLUMNS,
+    };
+  }
+
+  /** `reports/timesheet`: one sheet per person, a row for every date of the period, totals and signature lines. */
+  async timesheet(query: { from: string; to: string; employee?: string; area?: string }, caller: Who): Promise<ReportDocument> {
+    const { from, to } = period(query.from, query.to);
+    const scope = await scopeOf(this.deps.areas, caller, query.area);
+    const notes = ['* a manual or imported punch. +1 a time on the next date (a shift past midnight). Durations in hours:minutes.', NEXT_DATE_NOTE];
+    const people = new People(this.ctx, this.deps.enrollees);
+    if (query.employee) {
+      const employee = query.employee;
+      const ids = await this.deps.enrollees.idsOfEmployee(employee);
+      const own = [...(await people.of(ids)).values()];
+      const found = own.find((p) => scope.admits(p.areas));
+      if (!found) throw new FpaError('not_found', 'employee not found', { employee });
+      const days: AttendanceDayRow[] = [];
+      for await (const page of this.deps.days.days({ from, to, employee })) days.push(...page);
+      const person = { ...found, areas: [...new Set(own.flatMap((p) => p.areas))].sort() };
+      const sheet = await this.timesheetOf(person, ids, days, from, to);
+      return {
+        ...this.base('timesheet', 'Timesheet', `${from} to ${to}`, `Employee: ${found.name} (${employee})`, ['timesheet', from, to, employee], notes),
+        sheets: once(sheet),
+        emptyColumns: TIMESHEET_COLUMNS,
+      };
+    }
+    const sheets = this.timesheetsInScope(scope, people, from, to);
+    return {
+      ...this.base('timesheet', 'Timesheet', `${from} to ${to}`, scope.label, ['timesheets', from, to, scope.area], notes),
+      sheets,
+      emptyColumns: TIMESHEET_COLUMNS,
+    };
+  }
+
+  /**
+   * Everyone in scope with days in the period, a sheet each. The days come by employee, then
+   * date, a page at a time; people are looked up a page at a time and their punches read for
+   * SHEET_BATCH people at once, so a large area costs a few queries per batch, not per person.
+   */
+  private async *timesheetsInScope(scope: Scope, people: People, from: string, to: string): AsyncGenerator<Sheet> {
+    type Group = { person: Person; ids: string[]; days: AttendanceDayRow[] };
+    let current: AttendanceDayRow[] = [];
+    let ready: Group[] = [];
+    const close = async () => {
+      if (current.length === 0) return;
+      const ids = [...new Set(current.map((d) => d.enrolleeId))];
+      const own = [...(await people.of(ids)).values()];
+      if (own.some((p) => scope.admits(p.areas)))
+        ready.push({ person: { ...own[0]!, areas: [...new Set(own.flatMap((p) => p.areas))].sort() }, ids, days: current });
+      current = [];
+    };
+    for await (const page of this.deps.days.days({ from, to })) {
+      await people.of(page.map((d) => d.enrolleeId));
+      for (const day of page) {
+        if (current.length > 0 && current[0]!.employeeKey !== day.employeeKey) await close();
+        current.push(day);
+        if (ready.length >= SHEET_BATCH) {
+          yield* this.sheetsOf(ready, from, to);
+          ready = [];
+        }
+      }
+    }
+    await close();
+    if (ready.length > 0) yield* this.sheetsOf(ready, from, to);
+  }
+
+  /** The timesheets of a batch of people, their punches read at once. */
+  private async *sheetsOf(group: readonly { person: Person; ids: string[]; days: AttendanceDayRow[] }[], from: string, to: string): AsyncGenerator<Sheet> {
+    const punches = await this.deps.attendance.dayPunches(
+      group.flatMap((g) => g.ids),
+      from,
+      to,
+    );
+    for (const g of group) yield this.timesheetOf(g.person, g.ids, g.days, from, to, punches);
+  }
+
+  private async timesheetOf(
+    person: Person,
+    ids: readonly string[],
+    days: readonly AttendanceDayRow[],
+    from: string,
+    to: string,
+    known?: Map<string, Map<string, CountedPunch[]>>,
+  ): Promise<Sheet> {
+    const punches = known ?? (await this.deps.attendance.dayPunches(ids, from, to));
+    const byDate = new Map(days.map((d) => [d.date, d]));
+    const rows: Row[] = [];
+    for (let date = from; date <= to; date = addDays(date, 1)) {
+      const counted = ids.flatMap((id) => punches.get(id)?.get(date) ?? []).sort((a, b) => a.at - b.at);
+      rows.push(timesheetRow(date, person, byDate.get(date) ?? null, counted, this.zone));
+    }
+    return {
+      name: `${person.name} (${person.employee})`,
+      details: [`Employee ${person.employee}${person.areas.length > 0 ? `, areas: ${person.areas.join(', ')}` : ''}`],
+      columns: TIMESHEET_COLUMNS,
+      rows,
+      totals: () => timesheetTotals(days),
+      signatures: true,
+    };
+  }
+
+  /** `reports/summary`: per person in scope, the totals of `attendance-summary/`, and a totals row. */
+  async summary(query: { from: string; to: string; area?: string }, caller: Who): Promise<ReportDocument> {
+    const { from, to } = period(query.from, query.to);
+    const scope = await scopeOf(this.deps.areas, caller, query.area);
+    const people = new People(this.ctx, this.deps.enrollees);
+    const read: Row[] = [];
+    const summaries = this.deps.days;
+    async function* rows(): AsyncGenerator<Row> {
+      let cursor: string | undefined;
+      do {
+        const page = await summaries.summary({ from, to, cursor, limit: 500 });
+        const found = await people.of(page.results.map((r: SummaryView) => r.enrollee));
+        for (const r of page.results) {
+          if (!scope.admits(found.get(r.enrollee)?.areas ?? [])) continue;
+          const row = summaryRow(r);
+          read.push(row);
+          yield row;
+        }
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+    }
+    const sheet: Sheet = { name: 'Summary', details: [], columns: SUMMARY_COLUMNS, rows: rows(), totals: () => summaryTotals(read) };
+    return {
+      ...this.base(
+        'summary',
+        'Attendance summary',
+        `${from} to ${to}`,
+        scope.label,
+        ['summary', from, to, scope.area],
+        ['Days by status; durations in hours:minutes (Excel: hours).'],
+      ),
+      sheets: once(sheet),
+      emptyColumns: SUMMARY_COLUMNS,
+    };
+  }
+
+  /** `reports/exceptions`: one row per late arrival, early leave, absence, missing punch or overtime. */
+  async exceptions(query: { from: string; to: string; area?: string; kind?: string }, caller: Who): Promise<ReportDocument> {
+    const { from, to } = period(query.from, query.to);
+    const kinds = exceptionKinds(query.kind);
+    const scope = await scopeOf(this.deps.areas, caller, query.area);
+    const people = new People(this.ctx, this.deps.enrollees);
+    const { days } = this.deps;
+    const zone = this.zone;
+    async function* rows(): AsyncGenerator<Row> {
+      for await (const page of days.days({ from, to })) {
+        const found = await people.of(page.map((d) => d.enrolleeId));
+        for (const day of page) {
+          const person = found.get(day.enrolleeId)!;
+          if (scope.admits(person.areas)) yield* exceptionsOf(day, person, kinds, zone);
+        }
+      }
+    }
+    const chosen = kinds.size === EXCEPTION_KINDS.length ? null : [...kinds].join('_');
+    const sheet: Sheet = { name: 'Exceptions', details: [], columns: EXCEPTION_COLUMNS, rows: rows() };
+    return {
+      ...this.base(
+        'exceptions',
+        'Attendance exceptions',
+        `${from} to ${to}`,
+        scope.label,
+        ['exceptions', from, to, scope.area, chosen],
+        [
+          `Exceptions shown: ${[...kinds].map((k) => FLAG_WORDS[k]).join(', ')}. Hours: the time late, left early, expected (absent) or overtime.`,
+          NEXT_DATE_NOTE,
+        ],
+      ),
+      sheets: once(sheet),
+      emptyColumns: EXCEPTION_COLUMNS,
+    };
+  }
+}
+
+const NEXT_DATE_NOTE = 'Times are local times of the attendance zone; a day is the date its shift started.';
+
+async function* once<T>(value: T): AsyncGenerator<T> {
+  yield value;
+}
+
+function period(fromText: string, toText: string): { from: string; to: string } {
+  const from = requireDate(fromText, 'from');
+  const to = requireDate(toText, 'to');
+  if (to < from || addDays(from, MAX_DAYS - 1) < to)
+    throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { fields: ['from', 'to'] });
+  return { from, to };
+}
+
+/** `?kind=late,absent`: the kinds asked for (default: every kind). */
+export function exceptionKinds(text: string | undefined): Set<ExceptionKind> {
+  if (text === undefined || text.trim() === '') return new Set(EXCEPTION_KINDS);
+  const asked = text.split(',').map((k) => k.trim());
+  const unknown = asked.filter((k) => !(EXCEPTION_KINDS as readonly string[]).includes(k));
+  if (unknown.length > 0) throw new FpaError('validation_error', `kind must be one or more of ${EXCEPTION_KINDS.join(', ')}`, { field: 'kind', unknown });
+  return new Set(asked as ExceptionKind[]);
+}

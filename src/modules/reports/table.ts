@@ -1,0 +1,124 @@
+/**
+ * A report as the three file formats see it: a title, a period, and one or more sheets (a
+ * timesheet of an area has one per person), each a table of typed columns. The builders
+ * (rows.ts, service.ts) fill it; csv.ts, xlsx.ts and pdf.ts write it. Rows are produced as they
+ * are read (an async iterable), so the CSV and Excel files stream.
+ */
+
+/**
+ * What a cell holds, by column kind:
+ * - `text`: a string;
+ * - `date`: a local date `YYYY-MM-DD`;
+ * - `time`: a local wall time `YYYY-MM-DD HH:MM:SS` in the attendance zone (may be the next date);
+ * - `hours`: a duration in seconds (written as hours);
+ * - `count`: an integer;
+ * - `status`, `flags`: codes (`absent`; `late early_leave`), written as words in Excel and PDF.
+ */
+export type ColumnKind = 'text' | 'date' | 'time' | 'hours' | 'count' | 'status' | 'flags';
+
+export type Cell = string | number | null;
+
+export interface Column {
+  /** The CSV header (snake case, stable for integrations). */
+  key: string;
+  /** The Excel and PDF header. */
+  label: string;
+  kind: ColumnKind;
+  /** Relative width: characters in Excel, a share of the page in PDF. */
+  width: number;
+  /** Left out of the PDF (a person's timesheet names them once, above the table). */
+  pdf?: boolean;
+}
+
+export interface Row {
+  /** The date a row is about, when it has one: times of a later date show it (a night shift's end). */
+  date?: string;
+  cells: Cell[];
+}
+
+export interface Sheet {
+  /** The Excel sheet's name, and the PDF section's heading. */
+  name: string;
+  /** Lines under the heading (the person, their areas). */
+  details: string[];
+  columns: Column[];
+  rows: AsyncIterable<Row> | Iterable<Row>;
+  /** A totals row, filled once the rows have been read (Excel and PDF; CSV stays one record per line). */
+  totals?: () => Row | null;
+  /** Signature lines for the employee and the employer under the table (PDF). */
+  signatures?: boolean;
+}
+
+export interface ReportDocument {
+  /** `daily`, `timesheet`, `summary`, `exceptions`. */
+  kind: string;
+  title: string;
+  /** As printed: `2026-03-01 to 2026-03-31`, or one date. */
+  period: string;
+  /** `All areas`, an area's name, or a person. */
+  scope: string;
+  company: string;
+  /** The file's name without its extension. */
+  basename: string;
+  /** The time zone of every time shown. */
+  timeZone: string;
+  /** Printed under the last table (what marks mean). */
+  notes: string[];
+  sheets: AsyncIterable<Sheet>;
+  /** The columns of the report's rows, for a report without a sheet (nobody in scope). */
+  emptyColumns: Column[];
+}
+
+export const FORMATS = ['csv', 'xlsx', 'pdf'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export const CONTENT_TYPES: Record<Format, string> = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pdf: 'application/pdf',
+};
+
+/** Words for status codes in Excel and PDF (the CSV keeps the codes). */
+export const STATUS_WORDS: Record<string, string> = {
+  present: 'Present',
+  incomplete: 'Missing punch',
+  absent: 'Absent',
+  on_leave: 'On leave',
+  holiday: 'Holiday',
+  non_working_day: 'Day off',
+  no_record: 'No record yet',
+};
+
+export const FLAG_WORDS: Record<string, string> = {
+  late: 'late',
+  early_leave: 'left early',
+  overtime: 'overtime',
+  worked_on_off_day: 'worked on a day off',
+  worked_on_holiday: 'worked on a holiday',
+  worked_on_leave: 'worked on leave',
+  manual: 'manual punch',
+  missing_punch: 'missing punch',
+  absent: 'absent',
+};
+
+export const words = (kind: ColumnKind, value: Cell): string => {
+  if (value === null || value === '') return '';
+  if (kind === 'status') return STATUS_WORDS[String(value)] ?? String(value);
+  if (kind === 'flags') {
+    const codes = String(value)
+      .split(' ')
+      .filter((f) => f !== '');
+    // Free text (a totals row's note) stays as it is.
+    return codes.every((f) => f in FLAG_WORDS) ? codes.map((f) => FLAG_WORDS[f]).join(', ') : String(value);
+  }
+  return String(value);
+};
+
+/** Seconds as `H:MM` (whole minutes, rounded down), as the payroll export writes them. */
+export function hoursMinutes(seconds: number): string {
+  const minutes = Math.floor(seconds / 60);
+  return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
+/** Seconds as decimal hours, two places (CSV and Excel). */
+export const decimalHours = (seconds: number): number => Math.round((seconds / 3600) * 100) / 100;

@@ -1,0 +1,157 @@
+/**
+ * The three writers (src/modules/reports/{csv,xlsx,pdf}.ts) on hand-made documents: a table
+ * long enough to break across PDF pages with its header repeated, "Page n of m", sheets named
+ * as Excel allows, CSV quoting and spreadsheet-formula neutralising, the PDF row limit.
+ */
+import { describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import ExcelJS from 'exceljs';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { csvStream } from '../../../src/modules/reports/csv';
+import { MAX_PDF_ROWS, pdfBytes, printed, winAnsi } from '../../../src/modules/reports/pdf';
+import type { Column, ReportDocument, Row, Sheet } from '../../../src/modules/reports/table';
+import { xlsxStream } from '../../../src/modules/reports/xlsx';
+import { parseCsv } from '../../../src/platform/csv';
+
+const COLUMNS: Column[] = [
+  { key: 'name', label: 'Name', kind: 'text', width: 20 },
+  { key: 'date', label: 'Date', kind: 'date', width: 10 },
+  { key: 'first_in', label: 'First in', kind: 'time', width: 10 },
+  { key: 'worked_hours', label: 'Worked', kind: 'hours', width: 8 },
+  { key: 'status', label: 'Status', kind: 'status', width: 10 },
+];
+
+function doc(sheets: Sheet[]): ReportDocument {
+  return {
+    kind: 'test',
+    title: 'Test report',
+    period: '2026-02-01 to 2026-02-28',
+    scope: 'All areas',
+    company: 'Acme & Co',
+    basename: 'test',
+    timeZone: 'Europe/Berlin',
+    notes: ['A note.'],
+    sheets: (async function* () {
+      yield* sheets;
+    })(),
+    emptyColumns: COLUMNS,
+  };
+}
+
+const rows = (n: number): Row[] =>
+  Array.from({ length: n }, (_, i) => ({ date: '2026-02-02', cells: [`Person ${i + 1}`, '2026-02-02', '2026-02-03 06:05:00', 8 * 3600 + 180, 'present'] }));
+
+async function pdfText(bytes: Uint8Array): Promise<string[]> {
+  const { text } = await extractText(await getDocumentProxy(bytes.slice()), { mergePages: false });
+  return text as string[];
+}
+
+describe('PDF', () => {
+  test('a long table breaks across pages, its header on each, "Page n of m" on every page', async () => {
+    const pages = await pdfText(await pdfBytes(doc([{ name: 'All', details: [], columns: COLUMNS, rows: rows(120) }]), '2026-03-01 07:00', false));
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    for (const [i, page] of pages.entries()) {
+      expect(page).toContain('Acme & Co');
+      expect(page).toContain('Test report');
+      expect(page).toContain('Period: 2026-02-01 to 2026-02-28');
+      expect(page).toContain('Name');
+      expect(page).toContain('First in');
+      expect(page).toContain(`Page ${i + 1} of ${pages.length}`);
+    }
+    const all = pages.join('\n');
+    for (const n of [1, 60, 120]) expect(all).toContain(`Person ${n}`);
+    expect(all).toContain('06:05 +1');
+    expect(all).toContain('8:03');
+    expect(all).toContain('Present');
+  });
+
+  test('a sheet with signatures starts a page; nothing to report says so', async () => {
+    const signed: Sheet = {
+      name: 'Ann (A1)',
+      details: ['Employee A1'],
+      columns: COLUMNS,
+      rows: rows(3),
+      signatures: true,
+      totals: () => ({ cells: ['Total', null, null, 3 * 8 * 3600, null] }),
+    };
+    const pages = await pdfText(await pdfBytes(doc([signed, { ...signed, name: 'Bob (B1)' }]), 'now', true));
+    expect(pages).toHaveLength(2);
+    expect(pages[1]).toContain('Bob (B1)');
+    expect(pages[1]).toContain('Employee: Bob (B1)');
+    expect(pages[1]).toContain('Employer');
+    expect(pages[0]).toContain('24:00');
+    const empty = await pdfText(await pdfBytes(doc([]), 'now', false));
+    expect(empty[0]).toContain('Nothing to report');
+  });
+
+  test('past the row limit: refused before anything is sent', async () => {
+    expect(MAX_PDF_ROWS).toBe(10_000);
+    const big = doc([{ name: 'All', details: [], columns: COLUMNS, rows: rows(301) }]);
+    await expect(pdfBytes(big, 'now', false, { maxRows: 300 })).rejects.toThrow('this report has more than 300 rows, too many for a PDF');
+  });
+
+  test('names in other scripts: with the built-in Helvetica accents dropped or `?`, never garbage', async () => {
+    expect(winAnsi('Müller Nguyễn Ōta Łukasz 王 😀 – “ok”')).toBe('Müller Nguyen Ota Lukasz ? ? – “ok”');
+    const names: Sheet = {
+      name: 'All',
+      details: [],
+      columns: COLUMNS,
+      rows: [{ cells: ['Łukasz Żółć', null, null, 0, null] }, { cells: ['Nguyễn Văn An', null, null, 0, null] }],
+    };
+    const text = (await pdfText(await pdfBytes(doc([names]), 'now', false))).join('\n');
+    expect(text).toContain('Lukasz Zólc');
+    expect(text).toContain('Nguyen Van An');
+  });
+
+  const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+  test.skipIf(!existsSync(DEJAVU))('names in other scripts: printed as they are with REPORT_FONT', async () => {
+    const names: Sheet = {
+      name: 'All',
+      details: [],
+      columns: COLUMNS,
+      rows: [{ cells: ['Łukasz Żółć', null, null, 0, null] }, { cells: ['Nguyễn Văn An', null, null, 0, null] }],
+    };
+    const bytes = await pdfBytes(doc([names]), 'now', false, { fonts: { regular: DEJAVU, bold: DEJAVU.replace('Sans.ttf', 'Sans-Bold.ttf') } });
+    const text = (await pdfText(bytes)).join('\n');
+    expect(text).toContain('Łukasz Żółć');
+    expect(text).toContain('Nguyễn Văn An');
+    expect(text).toContain('Page 1 of 1');
+  });
+
+  test('cells as printed', () => {
+    expect(printed(COLUMNS[2]!, '2026-02-02 07:58:00', '2026-02-02')).toBe('07:58');
+    expect(printed(COLUMNS[3]!, 0)).toBe('0:00');
+    expect(printed({ key: 'late_hours', label: 'Late', kind: 'hours', width: 5 }, 0)).toBe('');
+  });
+});
+
+describe('Excel', () => {
+  test('sheet names Excel accepts, unique; typed cells', async () => {
+    const sheet = (name: string): Sheet => ({ name, details: [], columns: COLUMNS, rows: rows(2) });
+    const bytes = new Uint8Array(
+      await new Response(xlsxStream(doc([sheet('Ann [A/1]: night?'), sheet('Ann [A/1]: night?'), sheet('x'.repeat(40))]))).arrayBuffer(),
+    );
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(bytes.buffer as ArrayBuffer);
+    expect(book.worksheets.map((s) => s.name)).toEqual(['Ann A 1 night', 'Ann A 1 night 2', 'x'.repeat(28)]);
+    const ws = book.worksheets[0]!;
+    expect(ws.getCell('B2').type).toBe(ExcelJS.ValueType.Date);
+    expect(ws.getCell('C2').value).toEqual(new Date('2026-02-03T06:05:00Z'));
+    expect(ws.getCell('D2').value).toBeCloseTo(8.05, 6);
+    expect(ws.getCell('E2').value).toBe('Present');
+  });
+});
+
+describe('CSV', () => {
+  test('keys as header, quoting, formulas neutralised, decimal hours', async () => {
+    const text = await new Response(
+      csvStream(doc([{ name: 'All', details: [], columns: COLUMNS, rows: [{ cells: ['=HYPERLINK("x")', '2026-02-02', null, 5400, 'absent'] }] }])),
+    ).text();
+    const records = parseCsv(text).map((r) => ('fields' in r ? r.fields : []));
+    expect(records).toEqual([
+      ['name', 'date', 'first_in', 'worked_hours', 'status'],
+      [`'=HYPERLINK("x")`, '2026-02-02', '', '1.50', 'absent'],
+    ]);
+    expect(await new Response(csvStream(doc([]))).text()).toBe('name,date,first_in,worked_hours,status\r\n');
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * The rows of the reports (src/modules/reports/rows.ts) from days the attendance rules computed
+ * (computeDay, as the service stores them): late, early leave, missing punch, absence,
+ * overtime, a night shift's next-date punch, and the totals.
+ */
+import { describe, expect, test } from 'bun:test';
+import type { AttendanceDayRow } from '../../../src/modules/attendance';
+import { computeDay } from '../../../src/modules/attendance/rules';
+import type { DayPlan, Shift } from '../../../src/modules/calendar';
+import {
+  DAILY_COLUMNS,
+  dailyRow,
+  EXCEPTION_COLUMNS,
+  EXCEPTION_KINDS,
+  exceptionsOf,
+  punchList,
+  SUMMARY_COLUMNS,
+  summaryRow,
+  summaryTotals,
+  TIMESHEET_COLUMNS,
+  timesheetRow,
+  timesheetTotals,
+} from '../../../src/modules/reports/rows';
+import { exceptionKinds } from '../../../src/modules/reports/service';
+import { words } from '../../../src/modules/reports/table';
+
+const MIN = 60_000;
+const H = 60 * MIN;
+const ZONE = 'UTC';
+const at = (date: string, time: string) => Date.parse(`${date}T${time}:00Z`);
+const person = { employee: 'E7', name: 'Ada Park', areas: ['plant', 'yard'] };
+
+function shift(date: string, start: string, end: string): Shift {
+  const s = at(date, start);
+  let e = at(date, end);
+  if (e <= s) e += 24 * H;
+  return {
+    name: start === '22:00' ? 'night' : 'day',
+    start: s,
+    end: e,
+    graceInMs: 5 * MIN,
+    graceOutMs: 5 * MIN,
+    breakMs: 30 * MIN,
+    expectedSeconds: (e - s - 30 * MIN) / 1000,
+  };
+}
+
+/** A stored day as attendance writes it: the rules' result for a workday's punches. */
+function day(date: string, times: string[], options: { dayType?: DayPlan['dayType']; night?: boolean } = {}): AttendanceDayRow {
+  const s = options.night ? shift(date, '22:00', '06:00') : shift(date, '08:00', '16:30');
+  const dayType = options.dayType ?? 'workday';
+  const plan: DayPlan = { date, dayType, holiday: null, leave: null, schedule: dayType === 'workday' ? s : null, shift: s };
+  const punches = times.map((t) => {
+    const [d, time] = t.includes(' ') ? t.split(' ') : [date, t];
+    return { at: at(d!, time!), corrected: false };
+  });
+  return { enrolleeId: 'id-1', employeeKey: person.employee, date, ...computeDay(plan, punches, MIN), updatedAt: 0 };
+}
+
+const cell = (columns: { key: string }[], cells: unknown[], key: string) => cells[columns.findIndex((c) => c.key === key)];
+const ALL = new Set(EXCEPTION_KINDS);
+
+describe('exceptions', () => {
+  test('late: the time since the shift started, beyond the grace', () => {
+    const rows = exceptionsOf(day('2026-02-03', ['08:20', '16:31']), person, ALL, ZONE);
+    expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['late', 20 * 60]]);
+    expect(exceptionsOf(day('2026-02-03', ['08:04', '16:31']), person, ALL, ZONE)).toEqual([]);
+  });
+
+  test('early leave: the time until the shift ended', () => {
+    const rows = exceptionsOf(day('2026-02-05', ['07:58', '15:00']), person, ALL, ZONE);
+    expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['early_leave', 90 * 60]]);
+    expect(cell(EXCEPTION_COLUMNS, rows[0]!.cells, 'last_out')).toBe('2026-02-05 15:00:00');
+  });
+
+  test('missing punch: a punch without its pair, no duration (and no early leave on an incomplete day)', () => {
+    const rows = exceptionsOf(day('2026-02-10', ['07:58']), person, ALL, ZONE);
+    expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['missing_punch', null]]);
+  });
+
+  test('absent: the expected time', () => {
+    const rows = exceptionsOf(day('2026-02-11', []), person, ALL, ZONE);
+    expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['absent', 8 * 3600]]);
+  });
+
+  test('overtime past the grace, and all of a day off worked', () => {
+    const long = exceptionsOf(day('2026-02-12', ['07:58', '18:30']), person, ALL, ZONE);
+    expect(long.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 2 * 3600 + 2 * 60]]);
+    const saturday = exceptionsOf(day('2026-02-14', ['09:00', '13:00'], { dayType: 'weekend' }), person, ALL, ZONE);
+    // 09:00–13:00 spans the middle of the shift the day would have: its unpunched break is deducted.
+    expect(saturday.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 3.5 * 3600]]);
+  });
+
+  test('late and overtime on one day are two rows; `kind` keeps the ones asked for', () => {
+    const d = day('2026-02-13', ['08:30', '19:30']);
+    expect(exceptionsOf(d, person, ALL, ZONE).map((r) => r.cells[3])).toEqual(['late', 'overtime']);
+    expect(exceptionsOf(d, person, new Set(['overtime'] as const), ZONE).map((r) => r.cells[3])).toEqual(['overtime']);
+  });
+
+  test('`?kind=` is checked', () => {
+    expect([...exceptionKinds('late, absent')]).toEqual(['late', 'absent']);
+    expect(exceptionKinds(undefined).size).toBe(5);
+    expect(() => exceptionKinds('late,nap')).toThrow('kind must be one or more of');
+  });
+});
+
+describe('daily', () => {
+  test('a day, and a person without one yet', () => {
+    const row = dailyRow('2026-02-03', person, day('2026-02-03', ['08:20', '16:31']), ZONE);
+    const get = (key: string) => cell(DAILY_COLUMNS, row.cells, key);
+    expect([get('areas'), get('status'), get('first_in'), get('late_hours'), get('worked_hours'), get('flags')]).toEqual([
+      'plant, yard',
+      'present',
+      '2026-02-03 08:20:00',
+      1200,
+      7 * 3600 + 41 * 60,
+      'late',
+    ]);
+    const none = dailyRow('2026-02-03', person, null, ZONE);
+    expect([cell(DAILY_COLUMNS, none.cells, 'status'), cell(DAILY_COLUMNS, none.cells, 'first_in'), cell(DAILY_COLUMNS, none.cells, 'worked_hours')]).toEqual([
+      'no_record',
+      null,
+      0,
+    ]);
+    expect(row.cells).toHaveLength(DAILY_COLUMNS.length);
+  });
+});
+
+describe('timesheet', () => {
+  test('every punch of the date, a night shift’s morning marked +1, a manual one *', () => {
+    const night = day('2026-02-02', ['21:55', '2026-02-03 06:05'], { night: true });
+    expect(night.date).toBe('2026-02-02');
+    const row = timesheetRow(
+      '2026-02-02',
+      person,
+      night,
+      [
+        { at: at('2026-02-02', '21:55'), corrected: false },
+        { at: at('2026-02-03', '06:05'), corrected: true },
+      ],
+      ZONE,
+    );
+    expect(cell(TIMESHEET_COLUMNS, row.cells, 'punches')).toBe('21:55 06:05+1*');
+    expect(cell(TIMESHEET_COLUMNS, row.cells, 'weekday')).toBe('Mon');
+    expect(cell(TIMESHEET_COLUMNS, row.cells, 'last_out')).toBe('2026-02-03 06:05:00');
+    expect(punchList('2026-02-02', [], ZONE)).toBe('');
+    const empty = timesheetRow('2026-02-07', person, null, [], ZONE);
+    expect([
+      cell(TIMESHEET_COLUMNS, empty.cells, 'status'),
+      cell(TIMESHEET_COLUMNS, empty.cells, 'worked_hours'),
+      cell(TIMESHEET_COLUMNS, empty.cells, 'weekday'),
+    ]).toEqual([null, null, 'Sat']);
+  });
+
+  test('totals: durations summed, days counted', () => {
+    const days = [
+      day('2026-02-02', ['07:58', '16:31']),
+      day('2026-02-03', ['08:20', '16:31']),
+      day('2026-02-04', ['07:58', '15:00']),
+      day('2026-02-05', ['07:58', '18:30']),
+      day('2026-02-06', []),
+      day('2026-02-09', ['07:58']),
+    ];
+    const totals = timesheetTotals(days).cells;
+    const get = (key: string) => cell(TIMESHEET_COLUMNS, totals, key);
+    expect(get('date')).toBe('Total');
+    expect(get('worked_hours')).toBe(days.reduce((n, d) => n + d.workedSeconds, 0));
+    expect(get('expected_hours')).toBe(6 * 8 * 3600);
+    expect(get('late_hours')).toBe(20 * 60);
+    expect(get('early_leave_hours')).toBe(90 * 60);
+    expect(get('overtime_hours')).toBe(2 * 3600 + 2 * 60);
+    expect(get('flags')).toBe('5 days worked, 1 absent');
+    // A totals note is printed as it is, not read as flag codes.
+    expect(words('flags', '5 days worked, 1 absent')).toBe('5 days worked, 1 absent');
+    expect(words('flags', 'late overtime')).toBe('late, overtime');
+  });
+});
+
+describe('summary', () => {
+  test('a row per person and the totals of every figure', () => {
+    const base = {
+      enrollee: '00000000-0000-4000-8000-000000000001',
+      days: 28,
+      days_present: 20,
+      days_incomplete: 0,
+      days_absent: 0,
+      days_on_leave: 0,
+      days_holiday: 0,
+      days_off: 8,
+      days_late: 1,
+      days_early_leave: 0,
+      days_worked_off: 0,
+      days_manual: 0,
+      worked_seconds: 576_000,
+      expected_seconds: 576_000,
+      overtime_seconds: 0,
+      late_seconds: 1200,
+      early_leave_seconds: 0,
+    };
+    const rows = [summaryRow({ ...base, employee: 'A', name: 'Ann' }), summaryRow({ ...base, employee: 'B', name: null, days_absent: 2, late_seconds: 0 })];
+    expect(rows[1]!.cells.slice(0, 2)).toEqual(['B', '']);
+    const totals = summaryTotals(rows).cells;
+    const get = (key: string) => cell(SUMMARY_COLUMNS, totals, key);
+    expect([get('employee'), get('name'), get('days_present'), get('days_absent'), get('worked_hours'), get('late_hours')]).toEqual([
+      'Total',
+      '2 people',
+      40,
+      2,
+      1_152_000,
+      1200,
+    ]);
+  });
+});
