@@ -88,7 +88,7 @@ describe('a viewer', () => {
   test('reads every page it has and finds no button that changes anything', async () => {
     const { context, page, refused, errors } = await consoleAs('viewer', []);
     expect(await page.getByText('Signed in as viewer@example.com (viewer)').isVisible()).toBe(true);
-    expect(await navLinks(page)).toEqual(['Overview', 'Terminals', 'People', 'Punches', 'Attendance', 'Anomalies', 'Operations']);
+    expect(await navLinks(page)).toEqual(['Overview', 'Terminals', 'People', 'Punches', 'Attendance', 'Anomalies', 'Reports', 'Operations']);
     await page.screenshot({ path: `${SHOTS}/viewer-overview.png`, fullPage: true });
     const pages: [string, string | RegExp][] = [
       ['#/terminals', 'Terminals'],
@@ -117,7 +117,7 @@ describe('a manager of north', () => {
   test('sees only north’s people and punches, adds corrections, and no page it may not use', async () => {
     const { context, page, refused, errors } = await consoleAs('manager', ['north']);
     expect(await page.getByText('Signed in as manager@example.com (manager in north)').isVisible()).toBe(true);
-    expect(await navLinks(page)).toEqual(['Overview', 'People', 'Punches', 'Attendance', 'Anomalies']);
+    expect(await navLinks(page)).toEqual(['Overview', 'People', 'Punches', 'Attendance', 'Anomalies', 'Reports']);
     await page.screenshot({ path: `${SHOTS}/manager-overview.png`, fullPage: true });
 
     await go(page, '#/people', 'People');

@@ -4,7 +4,7 @@
  * a readable PDF. A deleted person's page shows only this.
  */
 import type { DeletionProofView } from '../../../proofs';
-import { ApiError, api } from '../api';
+import { ApiError, api, can } from '../api';
 import { badge, button, h, replace, section, table } from '../dom';
 import { dateTime } from '../format';
 
@@ -13,6 +13,8 @@ const STATUS = { confirmed: 'Confirmed', pending: 'Waiting for the terminal', un
 
 /** The person's proof, or null when no deletion was asked for them. */
 export async function loadProof(enrollee: string): Promise<DeletionProofView | null> {
+  // Proofs are for those who answer a person's request (hr and up): other roles do not ask.
+  if (!can('GET enrollees/{id}/deletion-proof/')) return null;
   try {
     return await api.get<DeletionProofView>(`enrollees/${encodeURIComponent(enrollee)}/deletion-proof/`);
   } catch (error) {
