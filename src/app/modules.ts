@@ -10,9 +10,10 @@ import { Biometrics } from '../modules/biometrics';
 import { CalendarService } from '../modules/calendar';
 import { CommandService } from '../modules/commands';
 import { ConsoleService } from '../modules/console';
-import { DeviceService } from '../modules/devices';
+import { DeviceService, devicesInArea } from '../modules/devices';
+import { EmployeeImport } from '../modules/employee-import';
 import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
-import { EnrolleeService } from '../modules/enrollees';
+import { EnrolleeService, membersOfArea } from '../modules/enrollees';
 import { Enrollment } from '../modules/enrollment';
 import { EventLog } from '../modules/events';
 import { Fleet } from '../modules/fleet';
@@ -38,6 +39,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
   areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));
+  const employeeImport = new EmployeeImport(runtime, employees, enrollees);
   const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
   const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
   const punches = new PunchService(runtime, events, enrollees, devices);
@@ -45,6 +47,17 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const fleet = new Fleet(runtime, events, { devices, commands, enrollees, biometrics, punches });
   const terminals = new Terminals(runtime, events, { devices, commands, enrollees, biometrics, enrollment, punches });
   const calendar = new CalendarService(runtime, events, enrollees);
+  areas.useParts({
+    terminals: devicesInArea,
+    schedules: (q, id) => calendar.schedules.ofArea(q, id),
+    members: async (q, id, page) => {
+      const found = await membersOfArea(q, id, page);
+      return {
+        more: found.more,
+        rows: found.rows.map((e) => ({ id: e.id, employee: e.employeeKey, display_name: e.displayName, device_pin: e.devicePin, status: e.status })),
+      };
+    },
+  });
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
   const reports = new Reports(runtime, attendance, enrollees);
@@ -66,6 +79,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     console: consoleSessions,
     jobs,
     employees,
+    employeeImport,
     areas,
     devices,
     commands,

@@ -12,6 +12,7 @@ import { calendarRoutes, scheduleRoutes } from '../modules/calendar';
 import { commandRoutes } from '../modules/commands';
 import { consoleLinkRoutes, consoleRoutes } from '../modules/console';
 import { deviceRoutes } from '../modules/devices';
+import { employeeImportRoutes } from '../modules/employee-import';
 import { employeeRoutes } from '../modules/employees';
 import { enrolleeRoutes } from '../modules/enrollees';
 import { agentRoutes, enrollmentRoutes } from '../modules/enrollment';
@@ -40,6 +41,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(areaRoutes(http, m.areas))
     .use(employeeRoutes(http, m.employees))
     .use(enrolleeRoutes(http, m.enrollees))
+    .use(employeeImportRoutes(http, m.employeeImport))
     .use(biometricRoutes(http, { biometrics: m.biometrics, enrollees: m.enrollees }))
     .use(punchRoutes(http, m.punches, m.corrections))
     .use(punchStreamRoutes(http, { hub: m.punchStream, source: m.punchSource, quota: m.streamQuota }))

@@ -1,15 +1,16 @@
 /** `areas/` (docs/api.md, "Fleet: terminals and server agree"). */
 import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
+import { twoKeyCursor } from '../../platform/http/paging';
 import { adminRouter, type Http } from '../../platform/http/router';
 import type { AreaCatalog } from './catalog';
-import { Area, AreaCreate, AreaList, AreaParams, AreaPatch } from './model';
+import { Area, AreaCreate, AreaDetail, AreaList, AreaMemberList, AreaParams, AreaPatch } from './model';
 
 const tags = ['areas'];
 
 export function areaRoutes(http: Http, catalog: AreaCatalog) {
   return adminRouter(http, 'areas')
-    .get('/areas', async () => ({ results: await catalog.list(), next_cursor: null }), {
+    .get('/areas', async ({ admin }) => ({ results: await catalog.list(admin.areas), next_cursor: null }), {
       response: { 200: AreaList },
       detail: { summary: 'Areas, with what is in each', tags },
     })
@@ -22,11 +23,21 @@ export function areaRoutes(http: Http, catalog: AreaCatalog) {
       },
       { body: AreaCreate, response: { 201: Area, ...errors('conflict') }, detail: { summary: 'Create an area', tags } },
     )
-    .get('/areas/:name', ({ params }) => catalog.get(params.name), {
+    .get('/areas/:name', ({ params, admin }) => catalog.get(params.name, admin.areas), {
       params: AreaParams,
-      response: { 200: Area, ...errors('not_found') },
-      detail: { summary: 'One area', tags },
+      response: { 200: AreaDetail, ...errors('not_found') },
+      detail: { summary: 'One area, with its terminals and the schedules assigned to it', tags },
     })
+    .get(
+      '/areas/:name/members',
+      ({ params, query, admin }) => catalog.members(params.name, { after: twoKeyCursor(query.cursor), limit: query.limit ?? 100 }, admin.areas),
+      {
+        params: AreaParams,
+        query: AreaMemberList.query,
+        response: { 200: AreaMemberList.response, ...errors('not_found', 'invalid_cursor') },
+        detail: { summary: 'The people of an area, by name', tags },
+      },
+    )
     .patch('/areas/:name', ({ params, body, admin }) => catalog.update(params.name, body, admin.by), {
       params: AreaParams,
       body: AreaPatch,

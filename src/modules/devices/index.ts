@@ -1,6 +1,7 @@
 /** Terminals as records: registration, approval, settings, health, the device log. */
 export { speaksSecurityPush } from './dialect';
 export type { DeviceEvents, DeviceRef } from './events';
+export { devicesInArea } from './in-area';
 export { NEW_ADDRESS_FLAG, type Trust } from './identity';
 export { deviceJobs } from './jobs';
 export { AreaNames, SerialParams } from './model';

@@ -115,3 +115,26 @@ export async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds
   await q.delete(enrolleeAreas).where(eq(enrolleeAreas.enrolleeId, enrolleeId));
   if (areaIds.length > 0) await q.insert(enrolleeAreas).values(areaIds.map((areaId) => ({ enrolleeId, areaId })));
 }
+
+/** One page of an area's people (not deleted), by name then id (the Areas page). */
+export async function membersOfArea(
+  q: Queryable,
+  areaId: string,
+  page: { after: [string, string] | null; limit: number },
+): Promise<{ rows: EnrolleeRow[]; more: boolean }> {
+  const after = page.after;
+  const rows = await q
+    .select({ e: enrollees })
+    .from(enrolleeAreas)
+    .innerJoin(enrollees, eq(enrollees.id, enrolleeAreas.enrolleeId))
+    .where(
+      and(
+        eq(enrolleeAreas.areaId, areaId),
+        ne(enrollees.status, 'deleted'),
+        after ? sql`(${enrollees.displayName}, ${enrollees.id}) > (${after[0]}, ${after[1]})` : undefined,
+      ),
+    )
+    .orderBy(asc(enrollees.displayName), asc(enrollees.id))
+    .limit(page.limit + 1);
+  return { rows: rows.slice(0, page.limit).map((r) => r.e), more: rows.length > page.limit };
+}
