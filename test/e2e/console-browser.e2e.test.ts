@@ -235,7 +235,7 @@ describe('the console in a browser', () => {
       await ask.waitFor({ state: 'detached' });
       await row.getByRole('button', { name: /Recover/ }).click();
       await ask.getByRole('button', { name: 'Recover' }).click();
-      await page.getByText(/message\(s\) queued again\./).waitFor();
+      await page.getByText(/messages? queued again\./).waitFor();
       await waitFor(() => rx.calls.some((c) => JSON.parse(c.body).type === 'webhook_test'), 'the test event at the receiver');
     } finally {
       rx.stop();

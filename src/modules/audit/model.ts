@@ -19,6 +19,7 @@ export const AuditList = {
   query: t.Object({
     actor: t.Optional(Text({ maxLength: 200 })),
     action: t.Optional(Text({ maxLength: 100 })),
+    target: t.Optional(Text({ maxLength: 200, description: 'What the change was made to: a person’s id, a terminal’s serial…' })),
     from: t.Optional(RangeBound('First day (a local date of the attendance zone, inclusive) or instant.')),
     to: t.Optional(RangeBound('Last day (inclusive) or instant.')),
     ...PageQuery,

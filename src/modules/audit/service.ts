@@ -82,11 +82,20 @@ export async function redactAuditBefore(db: Database, cutoff: number): Promise<n
 export class AuditService {
   constructor(private readonly ctx: Runtime) {}
 
-  async list(filters: { actor?: string; action?: string; from?: string; to?: string; cursor?: string; limit: number }): Promise<Page<AuditEntryView>> {
+  async list(filters: {
+    actor?: string;
+    action?: string;
+    target?: string;
+    from?: string;
+    to?: string;
+    cursor?: string;
+    limit: number;
+  }): Promise<Page<AuditEntryView>> {
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const conditions: SQL[] = [];
     if (filters.actor) conditions.push(eq(auditLog.actor, filters.actor));
     if (filters.action) conditions.push(eq(auditLog.action, filters.action));
+    if (filters.target) conditions.push(eq(auditLog.targetId, filters.target));
     if (filters.from) conditions.push(gte(auditLog.createdAt, rangeBound(filters.from, 'from', zone)));
     if (filters.to) conditions.push(lt(auditLog.createdAt, rangeBound(filters.to, 'to', zone)));
     const before = readCursor(filters.cursor);

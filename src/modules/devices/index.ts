@@ -1,8 +1,8 @@
 /** Terminals as records: registration, approval, settings, health, the device log. */
 export { speaksSecurityPush } from './dialect';
 export type { DeviceEvents, DeviceRef } from './events';
-export { devicesInArea } from './in-area';
 export { NEW_ADDRESS_FLAG, type Trust } from './identity';
+export { devicesInArea } from './in-area';
 export { deviceJobs } from './jobs';
 export { AreaNames, SerialParams } from './model';
 export { nextParameters, type ParameterMode, sameParameters } from './parameters';

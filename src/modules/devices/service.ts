@@ -477,7 +477,15 @@ export class DeviceService {
         .set({ online: false })
         .where(and(eq(devices.online, true), lt(devices.lastSeenAt, cutoff)))
         .returning();
-      for (const row of rows) await noteOnDevice(w.tx, row.id, 'offline', `no contact since ${new Date(row.lastSeenAt ?? 0).toISOString()}`, undefined, now);
+      for (const row of rows)
+        await noteOnDevice(
+          w.tx,
+          row.id,
+          'offline',
+          'went offline: not heard from for too long',
+          { last_seen_at: new Date(row.lastSeenAt ?? 0).toISOString() },
+          now,
+        );
       await this.events.recordMany(
         w,
         'device_offline',

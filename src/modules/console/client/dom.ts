@@ -83,10 +83,13 @@ export function badge(text: string, tone: 'ok' | 'warn' | 'bad' | 'muted' | 'inf
   return h('span', { class: `badge ${tone}` }, text);
 }
 
+let announcedAt = 0;
+
 /** A message in the page's live region, read out by screen readers. */
 export function announce(text: string, tone: 'ok' | 'bad' = 'ok'): void {
   const region = document.getElementById('status');
   if (!region) return;
+  announcedAt = Date.now();
   region.className = `status ${tone}`;
   region.textContent = text;
   if (tone === 'ok') {
@@ -152,6 +155,18 @@ function ask<T>(
     }
     (options.focus ?? cancel).focus();
   });
+}
+
+/**
+ * Clears the page's message when the person moves to another page: a message stays only when it
+ * was said just now, by the action that brought them there ("deleted", then the list).
+ */
+export function forgetAnnouncement(): void {
+  const region = document.getElementById('status');
+  if (region && Date.now() - announcedAt > 1500) {
+    region.textContent = '';
+    region.className = 'status';
+  }
 }
 
 /**

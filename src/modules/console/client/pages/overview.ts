@@ -1,8 +1,9 @@
 /** Overview: what needs attention first (terminals waiting or offline, failing commands, webhook backlog), then the day. */
 import { api } from '../api';
 import { badge, h, keepFresh, replace, section, table } from '../dom';
-import { ago, dateTime, words } from '../format';
+import { ago, count, dateTime, words } from '../format';
 import type { Health } from '../types';
+import { jobTitle } from './operations';
 
 function tile(label: string, value: number | string, href: string, tone: 'ok' | 'warn' | 'bad' | 'muted'): HTMLElement {
   return h('a', { class: `tile ${tone}`, href }, h('span', { class: 'value' }, String(value)), h('span', { class: 'label' }, label));
@@ -18,9 +19,11 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
   const health = await api.get<Health>('health/');
   const attention: HTMLElement[] = [];
   if (health.terminals.pending > 0)
-    attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.terminals.pending} terminal(s) waiting for approval`)));
-  if (health.terminals.offline > 0) attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.terminals.offline} terminal(s) offline`)));
-  if (health.commands.failed > 0) attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.commands.failed} command(s) failed`)));
+    attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${count(health.terminals.pending, 'terminal', 'terminals')} waiting for approval`)));
+  if (health.terminals.offline > 0)
+    attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${count(health.terminals.offline, 'terminal', 'terminals')} offline`)));
+  if (health.commands.failed > 0)
+    attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${count(health.commands.failed, 'command', 'commands')} failed`)));
   if (health.webhooks.backlog > 0)
     attention.push(
       h(
@@ -29,12 +32,12 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
         h(
           'a',
           { href: '#/integrations' },
-          `${health.webhooks.backlog} webhook message(s) not delivered yet (oldest ${ago(health.webhooks.oldest_pending_at)})`,
+          `${count(health.webhooks.backlog, 'webhook message', 'webhook messages')} not delivered yet (oldest ${ago(health.webhooks.oldest_pending_at)})`,
         ),
       ),
     );
   const failedJobs = health.jobs.filter((j) => j.last_status === 'failed');
-  for (const job of failedJobs) attention.push(h('li', {}, h('a', { href: '#/operations' }, `Job “${job.name}” failed on its last run`)));
+  for (const job of failedJobs) attention.push(h('li', {}, h('a', { href: '#/operations' }, `The job “${jobTitle(job.name)}” failed on its last run`)));
 
   replace(
     main,
@@ -59,7 +62,7 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
       table(
         ['Job', 'Last run', 'Result', 'Next run'],
         health.jobs.map((j) => [
-          j.name,
+          jobTitle(j.name),
           dateTime(j.last_finished_at),
           j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : j.last_status === 'failed' ? 'bad' : 'muted') : 'Not run yet',
           j.next_run_at ? dateTime(j.next_run_at) : 'Run by hand or by the scheduler',

@@ -5,13 +5,19 @@
  */
 import { API, api, currentSession, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
-import { dateTime, localDate, time, words } from '../format';
-import type { Enrollee, Punch } from '../types';
+import { onSubmit } from '../form-errors';
+import { dateTime, localDate, localDay, time, words } from '../format';
+import type { Device, Enrollee, Punch } from '../types';
 
 const LIVE_MAX = 50;
 
 export async function punchesPage(main: HTMLElement): Promise<() => void> {
-  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000');
+  const [enrollees, devices] = await Promise.all([
+    api.get<List<Enrollee>>('enrollees/?limit=1000'),
+    api.get<List<Device>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Device>),
+  ]);
+  // Terminals by name, not serial number (a manual or imported punch has none).
+  const terminalOf = (p: Punch) => (p.device ? (devices.results.find((d) => d.serial_number === p.device)?.name ?? p.device) : words(p.source ?? 'manual'));
   const nameOf = (p: Punch) =>
     enrollees.results.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`);
 
@@ -57,7 +63,7 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
         { class: 'fresh' },
         h('td', {}, time(p.punched_at)),
         h('td', {}, nameOf(p)),
-        h('td', {}, p.device),
+        h('td', {}, terminalOf(p)),
         h('td', {}, p.flags.map(words).join(', ')),
       );
       liveBody.prepend(row);
@@ -91,7 +97,7 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
         list.results.map((p) => [
           dateTime(p.punched_at),
           nameOf(p),
-          p.device,
+          terminalOf(p),
           words(p.source ?? 'device'),
           p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
           p.voided ? '' : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
@@ -159,14 +165,23 @@ export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void
     field('Reason', reason),
     h('button', { type: 'submit', class: 'primary' }, 'Add punch'),
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    await api.post('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
+  const outcome = h('div', { class: 'outcome', role: 'status' });
+  onSubmit(form, { enrollee: who, at, reason }, async () => {
+    replace(outcome);
+    const punch = await api.post<Punch>('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
     reason.value = '';
     await after();
+    if (punch.flags.includes('after_lock')) {
+      // Stored, but its day is in a locked pay period: the day does not change. Say so, plainly.
+      const message = `Not applied: ${localDay(date.value)} is in a locked pay period, so the day does not change. The punch is kept in the list, marked “${words('after_lock')}”.`;
+      replace(outcome, h('p', { class: 'form-error' }, message));
+      announce(message, 'bad');
+      return;
+    }
+    replace(outcome, h('p', { class: 'form-ok' }, `Punch added at ${dateTime(punch.punched_at)}.`));
     announce('Manual punch added.');
   });
-  return section('Add a missing punch', form);
+  return section('Add a missing punch', form, outcome);
 }
 
 /** A wall time in the attendance zone → ISO instant (the zone's offset at that moment, found by two passes). */
