@@ -83,13 +83,10 @@ export function badge(text: string, tone: 'ok' | 'warn' | 'bad' | 'muted' | 'inf
   return h('span', { class: `badge ${tone}` }, text);
 }
 
-let announcedAt = 0;
-
 /** A message in the page's live region, read out by screen readers. */
 export function announce(text: string, tone: 'ok' | 'bad' = 'ok'): void {
   const region = document.getElementById('status');
   if (!region) return;
-  announcedAt = Date.now();
   region.className = `status ${tone}`;
   region.textContent = text;
   if (tone === 'ok') {
@@ -157,13 +154,20 @@ function ask<T>(
   });
 }
 
-/**
- * Clears the page's message when the person moves to another page: a message stays only when it
- * was said just now, by the action that brought them there ("deleted", then the list).
- */
+let keepNext = false;
+
+/** Goes to another page after an action, keeping the message the action just said ("deleted", then the list). */
+export function navigate(hash: string): void {
+  keepNext = true;
+  location.hash = hash;
+}
+
+/** Clears the page's message when the person moves to another page (unless `navigate` brought them). */
 export function forgetAnnouncement(): void {
+  const keep = keepNext;
+  keepNext = false;
   const region = document.getElementById('status');
-  if (region && Date.now() - announcedAt > 1500) {
+  if (region && !keep) {
     region.textContent = '';
     region.className = 'status';
   }

@@ -66,6 +66,20 @@ const FIELD_WORDS: Record<string, string> = {
   url: 'Address',
 };
 
+/** What a field takes, said when the value sent is not accepted (better than any schema message). */
+const FIELD_RULES: Record<string, string> = {
+  card: 'A card number is the digits printed on the badge (1 to 4294967295).',
+  time_zone: 'A time zone is a name like Europe/Berlin.',
+  start: 'A time like 09:00.',
+  end: 'A time like 17:00.',
+  break: 'A duration like 30m or 1h.',
+  grace_in: 'A duration like 10m.',
+  grace_out: 'A duration like 10m.',
+  from: 'A date is needed.',
+  to: 'A date is needed.',
+  url: 'A web address starting with https://.',
+};
+
 /** TypeBox's messages (“Expected string length greater or equal to 1”) in plain words. */
 function plainValidation(message: string): string {
   if (/length greater or equal to 1\b/.test(message) || /Expected required property/.test(message)) return 'This is required.';
@@ -95,7 +109,8 @@ export function plainErrors(error: unknown): PlainError[] {
       const field = (e.path ?? '').split('/').filter(Boolean)[0];
       if (field && seen.has(field)) continue;
       if (field) seen.add(field);
-      out.push({ field, message: plainValidation(e.message ?? '') });
+      const plain = plainValidation(e.message ?? '');
+      out.push({ field, message: plain === 'This is required.' || !field || !FIELD_RULES[field] ? plain : FIELD_RULES[field] });
     }
     return out;
   }
@@ -103,6 +118,8 @@ export function plainErrors(error: unknown): PlainError[] {
   const message = known ? (typeof known === 'function' ? known(error) : known) : sentence(error.message);
   const fields = typeof d.field === 'string' ? [d.field] : Array.isArray(d.fields) ? (d.fields as string[]) : [];
   if (error.code === 'conflict' && typeof d.card === 'string') return [{ field: 'card', message: 'Another person already has this card.' }];
+  // “An area (a schedule…) with this name exists”: beside the name.
+  if (error.code === 'conflict' && / with this name exists/.test(error.message)) return [{ field: 'name', message }];
   return [{ field: fields[0], message }];
 }
 

@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import type { AreaDetail, AreaMember } from '../../../areas/model';
 import { api, type List, query } from '../api';
 import { type AreaView, createAreaDialog, loadAreas } from '../area-picker';
-import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
+import { announce, badge, button, confirmAction, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { count, localDay } from '../format';
 
@@ -24,7 +24,7 @@ export async function areasPage(main: HTMLElement): Promise<undefined> {
       const name = await createAreaDialog();
       if (!name) return;
       announce(`Area ${name} created.`);
-      location.hash = areaLink(name);
+      navigate(areaLink(name));
     },
     { class: 'primary' },
   );
@@ -75,7 +75,7 @@ export async function areaPage(main: HTMLElement, params: string[]): Promise<und
       const saved = await api.patch<Detail>(base, { name: newName.value.trim(), description: description.value.trim() || null });
       await loadAreas(true);
       announce('Area saved.');
-      if (saved.name !== area.name) location.hash = areaLink(saved.name);
+      if (saved.name !== area.name) navigate(areaLink(saved.name));
       else await redraw();
     },
   );
@@ -85,7 +85,7 @@ export async function areaPage(main: HTMLElement, params: string[]): Promise<und
     await api.delete(base);
     await loadAreas(true);
     announce(`Area ${area.name} deleted.`);
-    location.hash = '#/areas';
+    navigate('#/areas');
   });
   remove.disabled = inUse;
 

@@ -27,8 +27,9 @@ function whatChanges(fields: Result['changes'][number]['fields']): string {
 }
 
 function summary(result: Result): string {
-  const verb = result.dry_run ? 'would be' : 'were';
-  return `${count(result.created, 'person', 'people')} ${verb} added, ${count(result.updated, 'person', 'people')} ${verb} changed, ${count(result.unchanged, 'line', 'lines')} already up to date, ${count(result.errors.length, 'line', 'lines')} cannot be used.`;
+  const verb = (n: number) => (result.dry_run ? 'would be' : n === 1 ? 'was' : 'were');
+  const people = (n: number, what: string) => `${count(n, 'person', 'people')} ${verb(n)} ${what}`;
+  return `${people(result.created, 'added')}, ${people(result.updated, 'changed')}, ${count(result.unchanged, 'line', 'lines')} already up to date, ${count(result.errors.length, 'line', 'lines')} cannot be used.`;
 }
 
 function report(result: Result): HTMLElement[] {

@@ -1,7 +1,7 @@
 /** People: everyone the service knows (employees, and which of them are enrolled), and adding someone. */
 import { ApiError, api, type List } from '../api';
 import { areasPicker } from '../area-picker';
-import { announce, badge, field, h, input, replace, section, table } from '../dom';
+import { announce, badge, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { fingerName } from '../format';
 import type { Employee, Enrollee } from '../types';
@@ -40,7 +40,7 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
     if (areaList.length > 0) body.areas = areaList;
     const created = await api.post<Enrollee>('enrollees/', body);
     announce(`${created.display_name} added with PIN ${created.device_pin}.`);
-    location.hash = `#/people/${created.id}`;
+    navigate(`#/people/${created.id}`);
   });
 
   replace(

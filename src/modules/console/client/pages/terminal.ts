@@ -4,7 +4,7 @@
  */
 import { api, type List, query } from '../api';
 import { areasPicker } from '../area-picker';
-import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, showOnce, table } from '../dom';
+import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, select, showOnce, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { ago, commandKind, count, dateTime, words } from '../format';
 import type { Command, DeviceDetail, DeviceKey, TerminalUser } from '../types';
@@ -94,7 +94,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
         return;
       await api.delete(base);
       announce(`${title} removed.`);
-      location.hash = '#/terminals';
+      navigate('#/terminals');
     }),
   );
 

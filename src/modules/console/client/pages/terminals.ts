@@ -1,6 +1,6 @@
 /** Terminals: the fleet at a glance (waiting ones first), and registering a terminal before it connects. */
 import { api, currentSession, type List } from '../api';
-import { announce, badge, button, field, h, input, keepFresh, replace, section, table } from '../dom';
+import { announce, badge, button, field, h, input, keepFresh, navigate, replace, section, table } from '../dom';
 import { ago } from '../format';
 import type { Device } from '../types';
 
@@ -43,7 +43,7 @@ async function drawTerminalsPage(main: HTMLElement): Promise<void> {
     if (areaList.length > 0) body.areas = areaList;
     await api.post('devices/', body);
     announce(`Terminal ${body.serial_number} registered and approved: it is served as soon as it connects.`);
-    location.hash = `#/terminals/${encodeURIComponent(String(body.serial_number))}`;
+    navigate(`#/terminals/${encodeURIComponent(String(body.serial_number))}`);
   });
   const adms = `${location.protocol}//${location.host}${currentSession().adms_path}`;
   replace(
