@@ -245,8 +245,10 @@ describe('the console in a browser', () => {
     await page.getByText('Enter it in the desktop agent now').waitFor();
     await shot('integrations');
     await go('#/operations', 'Operations');
-    await page.getByRole('button', { name: 'Run check-devices now' }).click();
-    await page.getByText(/^check-devices succeeded/).waitFor();
+    // Jobs in plain words (issue 26): no setting names, no `key=value` results.
+    expect(await page.getByText('DEVICE_OFFLINE_AFTER').count()).toBe(0);
+    await page.getByRole('button', { name: 'Run Check terminals now' }).click();
+    await page.getByText(/^Check terminals: done/).waitFor();
     const audit = page.getByRole('region', { name: 'Audit log' });
     await audit.getByRole('cell', { name: 'hr.officer@example.com' }).first().waitFor();
     const actors = await audit.getByRole('cell', { name: 'hr.officer@example.com' }).count();

@@ -136,7 +136,7 @@ describe('HR at a glance in the console', () => {
     await page.getByLabel('CSV file').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Check the file' }).click();
     await page.getByText('2 people would be added, 1 person would be changed, 0 lines already up to date, 1 line cannot be used.').waitFor();
-    await page.getByRole('cell', { name: /there is no area named "Head office"/ }).waitFor();
+    await page.getByRole('cell', { name: /there is no area named "Head office" \(did you mean "Head Office"\?\)/i }).waitFor();
     expect((await server.admin.get('/enrollees/?employee=E-101')).body.results).toEqual([]);
     await shot('import-dry-run');
     await page.getByRole('button', { name: 'Import', exact: true }).click();

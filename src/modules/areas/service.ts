@@ -35,6 +35,13 @@ export async function resolveAreas(q: Queryable, names: readonly string[] | unde
   return wanted.map((n) => byName.get(n)!);
 }
 
+/** The existing area whose name differs from `name` only by case or spaces (a likely typo), or null. */
+export async function closeAreaName(q: Queryable, name: string): Promise<string | null> {
+  const all = await q.select({ name: areas.name }).from(areas).orderBy(asc(areas.name)).limit(1000);
+  const fold = (n: string) => n.toLowerCase().replace(/\s+/g, ' ').trim();
+  return all.find((a) => fold(a.name) === fold(name))?.name ?? null;
+}
+
 /** The 422 for names no area has, with the closest existing name when one differs only by case or spaces. */
 async function unknownAreas(q: Queryable, unknown: readonly string[]): Promise<FpaError> {
   const all = await q.select({ name: areas.name }).from(areas).orderBy(asc(areas.name)).limit(1000);

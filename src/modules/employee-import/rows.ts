@@ -91,6 +91,12 @@ function jsonRows(records: readonly unknown[]): { rows: PersonRow[]; errors: Row
       return;
     }
     const r = record as Record<string, unknown>;
+    // As every body of the API: a field it does not name is refused, not dropped silently.
+    const unknown = Object.keys(r).filter((k) => !(COLUMNS as readonly string[]).includes(k));
+    if (unknown.length > 0) {
+      errors.push({ line, message: `unknown fields: ${unknown.join(', ')} (a record has id, name, areas and card)` });
+      return;
+    }
     const text = (v: unknown) => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
     const areas = Array.isArray(r.areas) ? (r.areas.every((a) => typeof a === 'string') ? r.areas.join(';') : null) : text(r.areas);
     const [id, name, card] = [text(r.id), text(r.name), text(r.card)];

@@ -11,7 +11,7 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
 import type { Runtime } from '../../platform/runtime';
-import { areaIdOf } from '../areas';
+import { areaIdOf, closeAreaName } from '../areas';
 import type { EmployeeService } from '../employees';
 import { areaNamesOf, type EnrolleeRow, type EnrolleeService } from '../enrollees';
 import type { ImportResult } from './model';
@@ -89,7 +89,8 @@ export class EmployeeImport {
     if (employee && !employee.active) return `the employee ${row.id} is inactive in the directory`;
     for (const area of row.areas ?? []) {
       if (area !== 'default' && !this.ctx.settings.AREAS_CREATED_ON_USE && !(await areaIdOf(q, area))) {
-        return `there is no area named "${area}"; create it first on the Areas page`;
+        const close = await closeAreaName(q, area);
+        return `there is no area named "${area}"${close ? ` (did you mean "${close}"?)` : ''}; create it first on the Areas page`;
       }
     }
     if (row.card !== undefined && row.card !== enrollee?.card) {

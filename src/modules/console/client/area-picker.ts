@@ -5,7 +5,7 @@
  * chooses it.
  */
 import type { Static } from '@sinclair/typebox';
-import type { Area } from '../../areas/model';
+import type { Area } from '../../areas';
 import { api, type List } from './api';
 import { field, h, input } from './dom';
 import { onSubmit } from './form-errors';

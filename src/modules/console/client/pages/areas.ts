@@ -4,7 +4,7 @@
  * terminals, the schedules assigned to it, deletion once nothing is in it.
  */
 import type { Static } from '@sinclair/typebox';
-import type { AreaDetail, AreaMember } from '../../../areas/model';
+import type { AreaDetail, AreaMember } from '../../../areas';
 import { api, type List, query } from '../api';
 import { type AreaView, createAreaDialog, loadAreas } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, navigate, replace, section, table } from '../dom';

@@ -4,7 +4,7 @@
  * import. Nothing of a line with a problem is stored.
  */
 import type { Static } from '@sinclair/typebox';
-import type { ImportResult } from '../../../employee-import/model';
+import type { ImportResult } from '../../../employee-import';
 import { api } from '../api';
 import { announce, badge, field, h, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -41,7 +41,7 @@ function report(result: Result): HTMLElement[] {
           h('p', { class: 'muted' }, 'Nothing of these lines is stored. Correct them in the file and import it again.'),
           table(
             ['Line', 'Problem'],
-            result.errors.map((e) => [String(e.line), e.message]),
+            result.errors.map((e) => [String(e.line), `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}.`]),
           ),
         )
       : null,

@@ -1,6 +1,7 @@
 /** Operations: the periodic jobs (run one now), the audit log (who did what) and the event log. */
 import { api, type List, query } from '../api';
 import { announce, badge, button, field, h, input, replace, section, table } from '../dom';
+import { onSubmit } from '../form-errors';
 import { dateTime, localDay, words } from '../format';
 import type { AuditEntry, Device, Enrollee, Job, LogEvent } from '../types';
 
@@ -121,10 +122,7 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
     field('Action', action, 'e.g. device_approved'),
     h('button', { type: 'submit' }, 'Filter'),
   );
-  auditForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void loadAudit();
-  });
+  onSubmit(auditForm, { actor, action }, loadAudit);
   replace(
     main,
     h('h1', {}, 'Operations'),

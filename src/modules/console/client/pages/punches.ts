@@ -80,14 +80,12 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
 
   // Filters and list
   const employee = select([['', 'Everyone'], ...enrollees.results.map((e): [string, string] => [e.employee, e.display_name])]);
-  const device = input({ autocomplete: 'off', placeholder: 'Any terminal' });
+  const device = select([['', 'Any terminal'], ...devices.results.map((d): [string, string] => [d.serial_number, d.name ?? d.serial_number])]);
   const from = input({ type: 'date', value: localDate() });
   const to = input({ type: 'date', value: localDate() });
   const results = h('div');
   const load = async () => {
-    const list = await api.get<List<Punch>>(
-      `punches/${query({ employee: employee.value, device: device.value.trim(), from: from.value, to: to.value, limit: 200 })}`,
-    );
+    const list = await api.get<List<Punch>>(`punches/${query({ employee: employee.value, device: device.value, from: from.value, to: to.value, limit: 200 })}`);
     arrivedSinceShown = 0;
     staleNote.hidden = true;
     replace(
@@ -110,15 +108,12 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     'form',
     { class: 'inline-form', role: 'search' },
     field('Person', employee),
-    field('Terminal (serial)', device),
+    field('Terminal', device),
     field('From', from),
     field('To', to),
     h('button', { type: 'submit' }, 'Show'),
   );
-  filters.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void load();
-  });
+  onSubmit(filters, { employee, device, from, to }, load);
 
   replace(
     main,
@@ -174,8 +169,7 @@ export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void
     if (punch.flags.includes('after_lock')) {
       // Stored, but its day is in a locked pay period: the day does not change. Say so, plainly.
       const message = `Not applied: ${localDay(date.value)} is in a locked pay period, so the day does not change. The punch is kept in the list, marked “${words('after_lock')}”.`;
-      replace(outcome, h('p', { class: 'form-error' }, message));
-      announce(message, 'bad');
+      replace(outcome, h('p', { class: 'form-error', role: 'alert' }, message));
       return;
     }
     replace(outcome, h('p', { class: 'form-ok' }, `Punch added at ${dateTime(punch.punched_at)}.`));

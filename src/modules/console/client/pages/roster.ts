@@ -4,7 +4,7 @@
  * `calendar/roster/`, the plan attendance judges days by.
  */
 import type { Static } from '@sinclair/typebox';
-import type { RosterResponse } from '../../../calendar/model';
+import type { RosterResponse } from '../../../calendar';
 import { api, query } from '../api';
 import { areaSelect } from '../area-picker';
 import { button, field, h, input, replace, section } from '../dom';

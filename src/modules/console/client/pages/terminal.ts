@@ -162,8 +162,18 @@ function syncSection(device: DeviceDetail, listed: number, base: string, redraw:
     'Agreement with the server',
     h('p', {}, state),
     definitionList([
-      ['People', `${onTerminal ?? 'Not reported'} on the terminal, ${users.expected} expected`],
-      ['Fingerprints', `${fingerprints.reported ?? 'Not reported'} on the terminal, ${fingerprints.expected} expected`],
+      [
+        'People',
+        onTerminal === null || onTerminal === undefined
+          ? `Not reported yet; ${users.expected} expected`
+          : `${onTerminal} on the terminal, ${users.expected} expected`,
+      ],
+      [
+        'Fingerprints',
+        fingerprints.reported === null || fingerprints.reported === undefined
+          ? `Not reported yet; ${fingerprints.expected} expected`
+          : `${fingerprints.reported} on the terminal, ${fingerprints.expected} expected`,
+      ],
     ]),
     h(
       'div',
@@ -314,9 +324,9 @@ function commandList(waiting: Command[], recent: List<Command>, base: string, re
         'No older finished commands.',
       ),
     );
-    more.hidden = !cursor;
+    more.style.display = cursor ? '' : 'none';
   });
-  more.hidden = !cursor;
+  more.style.display = cursor ? '' : 'none';
   return section(
     'Commands',
     h('h3', {}, waiting.length > 0 ? `Waiting (${waiting.length})` : 'Waiting'),
@@ -347,8 +357,7 @@ function usersSection(users: TerminalUser[], base: string, redraw: () => Promise
         if (!u.enrollee) {
           const employee = input({ autocomplete: 'off', 'aria-label': `Employee ID for PIN ${u.pin}`, placeholder: 'Employee ID' });
           const adopt = h('form', { class: 'mini-form' }, employee, h('button', { type: 'submit' }, 'Adopt'));
-          adopt.addEventListener('submit', async (event) => {
-            event.preventDefault();
+          onSubmit(adopt, { employee, enrollee: employee }, async () => {
             const body = u.conflict && !employee.value.trim() ? { enrollee: u.conflict.enrollee } : { employee: employee.value.trim() };
             await api.post(`${base}users/${encodeURIComponent(u.pin)}/adopt/`, body);
             await redraw();
