@@ -115,6 +115,27 @@ describe('employees/import/', () => {
   });
 });
 
+describe('what the console shows after a withdrawal, and the terminal’s commands newest first', () => {
+  test('the audit log answers when consent was withdrawn, by whom and how many fingerprints were destroyed', async () => {
+    const ann = (await server.admin.get('/enrollees/?employee=A-1')).body.results[0];
+    expect((await server.admin.post(`/enrollees/${ann.id}/consent/`, { version: '2026-01', method: 'signed form' })).status).toBe(201);
+    expect((await server.admin.delete(`/enrollees/${ann.id}/consent/`)).status).toBe(200);
+    const found = await server.admin.get(`/audit-log/?target=${ann.id}&action=consent.withdrawn&limit=1`);
+    expect(found.body.results).toMatchObject([{ actor: 'admin@example.com', target_id: ann.id, details: { templates_destroyed: 0 } }]);
+    expect((await server.admin.get(`/audit-log/?target=someone-else&action=consent.withdrawn`)).body.results).toEqual([]);
+  });
+
+  test('commands list newest first on request, paged', async () => {
+    for (const kind of ['info', 'reboot', 'query_users']) expect((await server.admin.post('/devices/AREA0003/commands/', { kind })).status).toBe(201);
+    const first = await server.admin.get('/devices/AREA0003/commands/?order=newest&limit=2');
+    const oldest = await server.admin.get('/devices/AREA0003/commands/?limit=1000');
+    const ids = oldest.body.results.map((c: any) => c.id);
+    expect(first.body.results.map((c: any) => c.id)).toEqual(ids.slice(-2).reverse());
+    const next = await server.admin.get(`/devices/AREA0003/commands/?order=newest&limit=2&cursor=${first.body.next_cursor}`);
+    expect(next.body.results[0].id).toBe(ids[ids.length - 3]);
+  });
+});
+
 describe('shifts for an area and for many people at once', () => {
   test('the roster shows who works when', async () => {
     expect((await server.admin.post('/work-schedules/', { name: 'Early', start: '06:00', end: '14:00', break: '30m', weekdays: [1, 2, 3, 4, 5] })).status).toBe(
