@@ -59,56 +59,13 @@ export async function areaPage(main: HTMLElement, params: string[]): Promise<und
   const base = `areas/${encodeURIComponent(name)}/`;
   const redraw = () => areaPage(main, params).then(() => undefined);
   const [area, members] = await Promise.all([api.get<Detail>(base), api.get<List<Member>>(`${base}members/?limit=200`)]);
-
-  const newName = input({ value: area.name, required: true, autocomplete: 'off', maxlength: 100 });
-  const description = input({ value: area.description ?? '', autocomplete: 'off', maxlength: 500 });
-  const form = onSubmit(
-    h(
-      'form',
-      { class: 'inline-form' },
-      field('Name', newName, 'Renaming keeps its people, terminals and schedules.'),
-      field('Description', description),
-      h('button', { type: 'submit' }, 'Save'),
-    ),
-    { name: newName, description },
-    async () => {
-      const saved = await api.patch<Detail>(base, { name: newName.value.trim(), description: description.value.trim() || null });
-      await loadAreas(true);
-      announce('Area saved.');
-      if (saved.name !== area.name) navigate(areaLink(saved.name));
-      else await redraw();
-    },
-  );
-  const inUse = (area.usage.enrollees ?? 0) + (area.usage.devices ?? 0) > 0;
-  const remove = button('Delete area', async () => {
-    if (!(await confirmAction(`Delete the area ${area.name}?`, { action: 'Delete' }))) return;
-    await api.delete(base);
-    await loadAreas(true);
-    announce(`Area ${area.name} deleted.`);
-    navigate('#/areas');
-  });
-  remove.disabled = inUse;
-
   replace(
     main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/areas' }, 'Areas'), ' › ', area.name),
     h('h1', {}, area.name),
     area.description ? h('p', {}, area.description) : null,
-    section('Name and description', form),
-    section(
-      `People (${area.usage.enrollees ?? 0})`,
-      table(
-        ['Name', 'Employee ID', 'PIN', 'Status'],
-        members.results.map((m) => [
-          h('a', { href: `#/people/${encodeURIComponent(m.id)}` }, m.display_name),
-          m.employee,
-          m.device_pin,
-          m.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted'),
-        ]),
-        'Nobody is in this area.',
-      ),
-      members.next_cursor ? h('p', { class: 'muted' }, `The first ${members.results.length} by name are shown.`) : null,
-    ),
+    section('Name and description', renameForm(area, base, redraw)),
+    membersSection(area, members),
     section(
       `Terminals (${area.terminals.length})`,
       table(
@@ -132,11 +89,63 @@ export async function areaPage(main: HTMLElement, params: string[]): Promise<und
         h('a', { href: `#/shifts${query({ roster: area.name })}` }, 'Who works when'),
       ),
     ),
-    section(
-      'Delete',
-      h('p', { class: 'muted' }, inUse ? 'An area can be deleted once no person and no terminal is in it.' : 'Nothing is in this area.'),
-      remove,
-    ),
+    deleteSection(area, base),
   );
   return undefined;
+}
+
+function renameForm(area: Detail, base: string, redraw: () => Promise<void>): HTMLFormElement {
+  const newName = input({ value: area.name, required: true, autocomplete: 'off', maxlength: 100 });
+  const description = input({ value: area.description ?? '', autocomplete: 'off', maxlength: 500 });
+  return onSubmit(
+    h(
+      'form',
+      { class: 'inline-form' },
+      field('Name', newName, 'Renaming keeps its people, terminals and schedules.'),
+      field('Description', description),
+      h('button', { type: 'submit' }, 'Save'),
+    ),
+    { name: newName, description },
+    async () => {
+      const saved = await api.patch<Detail>(base, { name: newName.value.trim(), description: description.value.trim() || null });
+      await loadAreas(true);
+      announce('Area saved.');
+      if (saved.name !== area.name) navigate(areaLink(saved.name));
+      else await redraw();
+    },
+  );
+}
+
+function membersSection(area: Detail, members: List<Member>): HTMLElement {
+  return section(
+    `People (${area.usage.enrollees ?? 0})`,
+    table(
+      ['Name', 'Employee ID', 'PIN', 'Status'],
+      members.results.map((m) => [
+        h('a', { href: `#/people/${encodeURIComponent(m.id)}` }, m.display_name),
+        m.employee,
+        m.device_pin,
+        m.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted'),
+      ]),
+      'Nobody is in this area.',
+    ),
+    members.next_cursor ? h('p', { class: 'muted' }, `The first ${members.results.length} by name are shown.`) : null,
+  );
+}
+
+function deleteSection(area: Detail, base: string): HTMLElement {
+  const inUse = (area.usage.enrollees ?? 0) + (area.usage.devices ?? 0) > 0;
+  const remove = button('Delete area', async () => {
+    if (!(await confirmAction(`Delete the area ${area.name}?`, { action: 'Delete' }))) return;
+    await api.delete(base);
+    await loadAreas(true);
+    announce(`Area ${area.name} deleted.`);
+    navigate('#/areas');
+  });
+  remove.disabled = inUse;
+  return section(
+    'Delete',
+    h('p', { class: 'muted' }, inUse ? 'An area can be deleted once no person and no terminal is in it.' : 'Nothing is in this area.'),
+    remove,
+  );
 }

@@ -228,14 +228,14 @@ function peoplePicker(people: [string, string][]): { element: HTMLElement; value
   return { element: group, control: group, value: () => boxes.filter((b) => b.box.checked).map((b) => b.box.value) };
 }
 
-async function assignmentsSection(
-  assignments: Assignment[],
+/** The form that assigns a schedule to everyone in an area, or to chosen people at once. */
+async function assignForm(
   schedules: Schedule[],
   people: [string, string][],
   nameOf: (id: string | null | undefined) => string,
   scheduleName: (id: string) => string,
   draw: () => Promise<void>,
-): Promise<HTMLElement> {
+): Promise<HTMLFormElement> {
   const preset = new URLSearchParams(location.hash.split('?')[1] ?? '').get('area') ?? undefined;
   const schedule = select(schedules.map((s): [string, string] => [s.id, s.name]));
   const target = select([
@@ -252,7 +252,7 @@ async function assignmentsSection(
   });
   const from = input({ type: 'date', required: true });
   const to = input({ type: 'date' });
-  const form = submitter(
+  return submitter(
     h(
       'form',
       { class: 'inline-form' },
@@ -279,6 +279,16 @@ async function assignmentsSection(
     },
     { schedule, area, enrollees: chosen.control, from, to },
   );
+}
+
+async function assignmentsSection(
+  assignments: Assignment[],
+  schedules: Schedule[],
+  people: [string, string][],
+  nameOf: (id: string | null | undefined) => string,
+  scheduleName: (id: string) => string,
+  draw: () => Promise<void>,
+): Promise<HTMLElement> {
   return section(
     'Who works which schedule',
     table(
@@ -292,7 +302,7 @@ async function assignmentsSection(
       ]),
       'Nobody is assigned a schedule.',
     ),
-    schedules.length > 0 ? form : h('p', { class: 'muted' }, 'Add a work schedule below first.'),
+    schedules.length > 0 ? await assignForm(schedules, people, nameOf, scheduleName, draw) : h('p', { class: 'muted' }, 'Add a work schedule below first.'),
   );
 }
 

@@ -28,6 +28,33 @@ function cell(day: Day): HTMLElement {
   return h('span', { class: 'shift on' }, h('strong', {}, s.name), h('br', {}), `${hourMinute(s.expected_start)}–${hourMinute(s.expected_end)}`);
 }
 
+/** One row per person, one column per date of the week. */
+function rosterTable(area: string, from: string, roster: Roster): HTMLElement {
+  const dates = Array.from({ length: 7 }, (_, i) => addDays(from, i));
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'roster-table' },
+      h('caption', {}, `${area}, week of ${localDay(from)}`),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Person'), ...dates.map((d) => h('th', { scope: 'col' }, dayLabel(d))))),
+      h(
+        'tbody',
+        {},
+        ...roster.results.map((r) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row' }, h('a', { href: `#/people/${encodeURIComponent(r.enrollee)}` }, r.display_name)),
+            ...r.days.map((d) => h('td', {}, cell(d))),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 export async function rosterSection(): Promise<HTMLElement> {
   const preset = new URLSearchParams(location.hash.split('?')[1] ?? '').get('roster') ?? undefined;
   const area = await areaSelect({ selected: preset, create: false });
@@ -39,32 +66,10 @@ export async function rosterSection(): Promise<HTMLElement> {
     week.value = from;
     const to = addDays(from, 6);
     const roster = await api.get<Roster>(`calendar/roster/${query({ area: area.value, from, to, limit: 500 })}`);
-    const dates = Array.from({ length: 7 }, (_, i) => addDays(from, i));
     if (roster.results.length === 0) return replace(out, h('p', { class: 'empty' }, `Nobody is in ${area.value}.`));
     replace(
       out,
-      h(
-        'div',
-        { class: 'table-wrap' },
-        h(
-          'table',
-          { class: 'roster-table' },
-          h('caption', {}, `${area.value}, week of ${localDay(from)}`),
-          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Person'), ...dates.map((d) => h('th', { scope: 'col' }, dayLabel(d))))),
-          h(
-            'tbody',
-            {},
-            ...roster.results.map((r) =>
-              h(
-                'tr',
-                {},
-                h('th', { scope: 'row' }, h('a', { href: `#/people/${encodeURIComponent(r.enrollee)}` }, r.display_name)),
-                ...r.days.map((d) => h('td', {}, cell(d))),
-              ),
-            ),
-          ),
-        ),
-      ),
+      rosterTable(area.value, from, roster),
       roster.next_cursor ? h('p', { class: 'muted' }, `The first ${roster.results.length} people by name are shown.`) : null,
     );
   };
