@@ -17,6 +17,7 @@ const JOBS: Record<string, [string, string]> = {
   'generate-absences': ['Record absences', 'Writes yesterday (or the dates asked) for everyone without a punch: absent, day off, holiday or leave.'],
   'purge-retention': ['Delete old data', 'Deletes what is past its retention period (old punches, logs, fingerprints of people who left).'],
   'deliver-webhooks': ['Deliver webhooks', 'Sends events to the payroll and HR systems that subscribed to them.'],
+  'rotate-keys': ['Re-encrypt with the newest key', 'Re-encrypts stored fingerprints and secrets with the newest encryption key; can be stopped and resumed.'],
 };
 export const jobTitle = (name: string) => JOBS[name]?.[0] ?? words(name);
 const jobText = (j: Job) => JOBS[j.name]?.[1] ?? j.description;
@@ -66,7 +67,8 @@ function summarize(details: Record<string, unknown>, names?: Names): string {
       if (typeof v === 'string' && UUID.test(v)) return names?.person(v) ? `${words(k)}: ${names.person(v)}` : null;
       if (typeof v === 'string' && ISO_INSTANT.test(v)) return `${words(k)}: ${dateTime(v)}`;
       if (typeof v === 'boolean') return v ? words(k) : null;
-      return `${words(k)}: ${typeof v === 'string' ? words(v).toLowerCase() : String(v)}`;
+      // Codes (`approved`, `not_in_scope`) in words; names, addresses and keys as they are.
+      return `${words(k)}: ${typeof v === 'string' && /^[a-z]+(_[a-z]+)*$/.test(v) ? words(v).toLowerCase() : String(v)}`;
     })
     .filter((x): x is string => x !== null)
     .join(', ');
