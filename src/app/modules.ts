@@ -14,6 +14,7 @@ import { Completeness, ServerHeartbeat } from '../modules/completeness';
 import { ConsoleService } from '../modules/console';
 import { DeviceService } from '../modules/devices';
 import { Diagnostics } from '../modules/diagnostics';
+import { EmployeeImport } from '../modules/employee-import';
 import { type EmployeeDirectory, EmployeeService } from '../modules/employees';
 import { EnrolleeService } from '../modules/enrollees';
 import { Enrollment } from '../modules/enrollment';
@@ -46,11 +47,10 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const users = new UsersService(runtime, consoleSessions, apiKeys);
   const signIn = new PasswordSignIn(runtime, consoleSessions, users);
   consoleSessions.resolveUsersWith(users);
-  areas.countUsage('users', (q, id) => users.countInArea(q, id));
-  areas.countUsage('api_keys', (q, id) => apiKeys.countInArea(q, id));
   const devices = new DeviceService(runtime, events);
   const commands = new CommandService(runtime, events, devices);
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
+  const employeeImport = new EmployeeImport(runtime, employees, enrollees);
   const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
   const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
   const punches = new PunchService(runtime, events, enrollees, devices);
@@ -83,6 +83,9 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   wireReactions(runtime, {
     events,
     areas,
+    users,
+    apiKeys,
+    calendar,
     employees,
     enrollees,
     devices,
@@ -108,6 +111,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     signIn,
     jobs,
     employees,
+    employeeImport,
     areas,
     devices,
     commands,

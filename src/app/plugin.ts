@@ -15,6 +15,7 @@ import { completenessRoutes } from '../modules/completeness';
 import { consoleLinkRoutes, consoleRoutes } from '../modules/console';
 import { deviceRoutes } from '../modules/devices';
 import { diagnosticRoutes } from '../modules/diagnostics';
+import { employeeImportRoutes } from '../modules/employee-import';
 import { employeeRoutes } from '../modules/employees';
 import { enrolleeRoutes } from '../modules/enrollees';
 import { agentRoutes, enrollmentRoutes } from '../modules/enrollment';
@@ -46,6 +47,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(areaRoutes(http, m.areas))
     .use(employeeRoutes(http, m.employees))
     .use(enrolleeRoutes(http, m.enrollees))
+    .use(employeeImportRoutes(http, m.employeeImport))
     .use(biometricRoutes(http, { biometrics: m.biometrics, enrollees: m.enrollees }))
     .use(deletionProofRoutes(http, m.proofs))
     .use(punchRoutes(http, m.punches, m.corrections))

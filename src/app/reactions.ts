@@ -12,17 +12,21 @@ import { type Anomalies, anomalyReactions } from '../modules/anomalies';
 import type { AreaCatalog } from '../modules/areas';
 import { type AttendanceService, attendanceReactions } from '../modules/attendance';
 import { type Biometrics, biometricReactions } from '../modules/biometrics';
+import type { CalendarService } from '../modules/calendar';
 import { type CommandService, commandReactions } from '../modules/commands';
 import { type Completeness, completenessReactions } from '../modules/completeness';
 import type { DeviceService } from '../modules/devices';
+import { devicesInArea } from '../modules/devices';
 import type { EmployeeService } from '../modules/employees';
 import type { EnrolleeService } from '../modules/enrollees';
+import { membersOfArea } from '../modules/enrollees';
 import { type Enrollment, enrollmentReactions } from '../modules/enrollment';
 import type { EventLog } from '../modules/events';
 import { type Fleet, fleetReactions } from '../modules/fleet';
 import { type DeletionProofs, proofReactions } from '../modules/proofs';
 import type { PunchService } from '../modules/punches';
 import { terminalReactions } from '../modules/terminals';
+import type { ApiKeys, UsersService } from '../modules/users';
 import type { Webhooks } from '../modules/webhooks';
 import type { StreamHub } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
@@ -31,6 +35,9 @@ import type { Runtime } from '../platform/runtime';
 interface Reacting {
   events: EventLog;
   areas: AreaCatalog;
+  users: UsersService;
+  apiKeys: ApiKeys;
+  calendar: CalendarService;
   employees: EmployeeService;
   enrollees: EnrolleeService;
   devices: DeviceService;
@@ -103,6 +110,19 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   m.employees.scopeBy(enrollees.employeeInScope);
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
   areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));
+  areas.countUsage('users', (q, id) => m.users.countInArea(q, id));
+  areas.countUsage('api_keys', (q, id) => m.apiKeys.countInArea(q, id));
+  areas.useParts({
+    terminals: devicesInArea,
+    schedules: (q, id) => m.calendar.schedules.ofArea(q, id),
+    members: async (q, id, page) => {
+      const found = await membersOfArea(q, id, page);
+      return {
+        more: found.more,
+        rows: found.rows.map((e) => ({ id: e.id, employee: e.employeeKey, display_name: e.displayName, device_pin: e.devicePin, status: e.status })),
+      };
+    },
+  });
 
   // After each commit that appended events, the log's followers are woken (attendance days
   // follow punch_received, punches_attributed, punch_voided and calendar_changed themselves).

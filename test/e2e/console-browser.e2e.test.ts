@@ -235,7 +235,7 @@ describe('the console in a browser', () => {
       await ask.waitFor({ state: 'detached' });
       await row.getByRole('button', { name: /Recover/ }).click();
       await ask.getByRole('button', { name: 'Recover' }).click();
-      await page.getByText(/message\(s\) queued again\./).waitFor();
+      await page.getByText(/messages? queued again\./).waitFor();
       await waitFor(() => rx.calls.some((c) => JSON.parse(c.body).type === 'webhook_test'), 'the test event at the receiver');
     } finally {
       rx.stop();
@@ -245,8 +245,10 @@ describe('the console in a browser', () => {
     await page.getByText('Enter it in the desktop agent now').waitFor();
     await shot('integrations');
     await go('#/operations', 'Operations');
-    await page.getByRole('button', { name: 'Run check-devices now' }).click();
-    await page.getByText(/^check-devices succeeded/).waitFor();
+    // Jobs in plain words (issue 26): no setting names, no `key=value` results.
+    expect(await page.getByText('DEVICE_OFFLINE_AFTER').count()).toBe(0);
+    await page.getByRole('button', { name: 'Run Check terminals now' }).click();
+    await page.getByText(/^Check terminals: done/).waitFor();
     const audit = page.getByRole('region', { name: 'Audit log' });
     await audit.getByRole('cell', { name: 'hr.officer@example.com' }).first().waitFor();
     const actors = await audit.getByRole('cell', { name: 'hr.officer@example.com' }).count();

@@ -202,6 +202,12 @@ describe('bad bodies on every route that takes one', () => {
           expect(res.json).toMatchObject({ imported: 0, duplicates: 0, errors: [{ line: 1 }] });
           continue;
         }
+        if (route.path === `${API}/employees/import` && variant.name === 'a JSON array') {
+          // So does the people import (issue 26): each record refused on its own, nothing stored.
+          expect(res.status).toBe(200);
+          expect(res.json).toMatchObject({ created: 0, updated: 0, errors: [{ line: 1 }] });
+          continue;
+        }
         const label = `${route.method} ${route.path}: ${variant.name}`;
         expect({ label, status: res.status }).toEqual({ label, status: variant.code === 'payload_too_large' ? 413 : 400 });
         expect(res.contentType).toContain('application/json');

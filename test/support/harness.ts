@@ -26,6 +26,9 @@ export function testSettings(dir: string, overrides: SettingsInput = {}): Settin
     TEMPLATE_ENCRYPTION_KEYS: [TEST_KEY],
     ADMIN_JWT_SECRET: JWT_SECRET,
     TASK_BACKEND: 'external',
+    // The suite's fixtures name areas freely (as the first releases allowed); the tests of
+    // areas, the import and the console's pickers turn this off to check the default refusal.
+    AREAS_CREATED_ON_USE: true,
     ...overrides,
   };
 }

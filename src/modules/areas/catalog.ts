@@ -4,31 +4,38 @@
  * only when nothing is in it. The modules that put members in areas register how they count
  * them (`countUsage`): this module does not know their tables.
  */
+import type { Static } from '@sinclair/typebox';
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { encodeCursor } from '../../platform/http/cursor';
+import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { audit } from '../audit';
+import type { AreaDetail, AreaMember } from './model';
 import { areas } from './tables';
 
 /** Counts the members of one kind in an area (terminals, enrollees…). */
 export type UsageCounter = (q: Queryable, areaId: string) => Promise<number>;
 
 export type AreaRow = typeof areas.$inferSelect;
+type AreaDetailView = Static<typeof AreaDetail>;
+export type AreaView = Omit<AreaDetailView, 'terminals' | 'schedules'>;
+export type AreaMemberView = Static<typeof AreaMember>;
 
-export interface AreaView {
-  name: string;
-  description: string | null;
-  created_at: string;
-  /** Members by kind: `devices`, `enrollees`… */
-  usage: Record<string, number>;
+/** What other modules tell about an area's members (registered at the composition root). */
+export interface AreaParts {
+  terminals(q: Queryable, areaId: string): Promise<AreaDetailView['terminals']>;
+  schedules(q: Queryable, areaId: string): Promise<AreaDetailView['schedules']>;
+  members(q: Queryable, areaId: string, page: { after: [string, string] | null; limit: number }): Promise<{ rows: AreaMemberView[]; more: boolean }>;
 }
 
 const NAME = /^[^\s/][^/]{0,99}$/;
 
 export class AreaCatalog {
   private readonly counters = new Map<string, UsageCounter>();
+  private parts: AreaParts | undefined;
 
   constructor(private readonly ctx: Runtime) {}
 
@@ -36,7 +43,11 @@ export class AreaCatalog {
     this.counters.set(kind, counter);
   }
 
-  /** The areas; a caller limited to areas sees only its own. */
+  useParts(parts: AreaParts): void {
+    this.parts = parts;
+  }
+
+  /** Every area, or those of `scope` (a caller limited to areas sees only them). */
   async list(scope: AreaScope = EVERYWHERE): Promise<AreaView[]> {
     const q = this.ctx.db.orm;
     const rows = await q
@@ -47,10 +58,24 @@ export class AreaCatalog {
     return Promise.all(rows.map((r) => this.view(q, r)));
   }
 
-  async get(name: string, scope: AreaScope = EVERYWHERE): Promise<AreaView> {
+  /** One area with its terminals and the schedules assigned to it; outside `scope` it does not exist. */
+  async get(name: string, scope: AreaScope = EVERYWHERE): Promise<AreaDetailView> {
     const q = this.ctx.db.orm;
-    if (!coversAny(scope, [name])) throw new FpaError('not_found', 'area not found', { name });
-    return this.view(q, await this.find(q, name));
+    const row = await this.find(q, name, scope);
+    return {
+      ...(await this.view(q, row)),
+      terminals: (await this.parts?.terminals(q, row.id)) ?? [],
+      schedules: (await this.parts?.schedules(q, row.id)) ?? [],
+    };
+  }
+
+  /** The people of an area, by name, a page at a time. */
+  async members(name: string, page: { after: [string, string] | null; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<AreaMemberView>> {
+    const q = this.ctx.db.orm;
+    const row = await this.find(q, name, scope);
+    const found = (await this.parts?.members(q, row.id, page)) ?? { rows: [], more: false };
+    const last = found.rows[found.rows.length - 1];
+    return { results: found.rows, next_cursor: found.more && last ? encodeCursor([last.display_name, last.id]) : null };
   }
 
   async create(input: { name: string; description?: string | null }, by: string): Promise<AreaView> {
@@ -95,9 +120,9 @@ export class AreaCatalog {
     });
   }
 
-  private async find(q: Queryable, name: string): Promise<AreaRow> {
+  private async find(q: Queryable, name: string, scope: AreaScope = EVERYWHERE): Promise<AreaRow> {
     const [row] = await q.select().from(areas).where(eq(areas.name, name));
-    if (!row) throw new FpaError('not_found', 'area not found', { name });
+    if (!row || !coversAny(scope, [row.name])) throw new FpaError('not_found', 'area not found', { name });
     return row;
   }
 

@@ -1,9 +1,10 @@
 /** `areas/` (docs/api.md, "Fleet: terminals and server agree"). */
 import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
+import { twoKeyCursor } from '../../platform/http/paging';
 import { adminRouter, type Http } from '../../platform/http/router';
 import type { AreaCatalog } from './catalog';
-import { Area, AreaCreate, AreaList, AreaParams, AreaPatch } from './model';
+import { Area, AreaCreate, AreaDetail, AreaList, AreaMemberList, AreaParams, AreaPatch } from './model';
 
 const tags = ['areas'];
 
@@ -24,9 +25,19 @@ export function areaRoutes(http: Http, catalog: AreaCatalog) {
     )
     .get('/areas/:name', ({ params, scope }) => catalog.get(params.name, scope), {
       params: AreaParams,
-      response: { 200: Area, ...errors('not_found') },
-      detail: { summary: 'One area', tags },
+      response: { 200: AreaDetail, ...errors('not_found') },
+      detail: { summary: 'One area, with its terminals and the schedules assigned to it', tags },
     })
+    .get(
+      '/areas/:name/members',
+      ({ params, query, scope }) => catalog.members(params.name, { after: twoKeyCursor(query.cursor), limit: query.limit ?? 100 }, scope),
+      {
+        params: AreaParams,
+        query: AreaMemberList.query,
+        response: { 200: AreaMemberList.response, ...errors('not_found', 'invalid_cursor') },
+        detail: { summary: 'The people of an area, by name', tags },
+      },
+    )
     .patch('/areas/:name', ({ params, body, admin }) => catalog.update(params.name, body, admin.by), {
       params: AreaParams,
       body: AreaPatch,

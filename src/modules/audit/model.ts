@@ -27,6 +27,7 @@ export const AuditList = {
     actor_kind: t.Optional(Text({ maxLength: 20, description: 'Only entries by actors of this kind.' })),
     actor_id: t.Optional(Text({ maxLength: 200, description: 'Only entries by the actor of this id (a user id, an API key id…).' })),
     action: t.Optional(Text({ maxLength: 100 })),
+    target: t.Optional(Text({ maxLength: 200, description: 'What the change was made to: a person’s id, a terminal’s serial…' })),
     from: t.Optional(RangeBound('First day (a local date of the attendance zone, inclusive) or instant.')),
     to: t.Optional(RangeBound('Last day (inclusive) or instant.')),
     ...PageQuery,

@@ -120,6 +120,7 @@ export class AuditService {
     actor_kind?: string;
     actor_id?: string;
     action?: string;
+    target?: string;
     from?: string;
     to?: string;
     cursor?: string;
@@ -131,6 +132,7 @@ export class AuditService {
     if (filters.actor_kind) conditions.push(eq(auditLog.actorKind, filters.actor_kind));
     if (filters.actor_id) conditions.push(eq(auditLog.actorId, filters.actor_id));
     if (filters.action) conditions.push(eq(auditLog.action, filters.action));
+    if (filters.target) conditions.push(eq(auditLog.targetId, filters.target));
     if (filters.from) conditions.push(gte(auditLog.createdAt, rangeBound(filters.from, 'from', zone)));
     if (filters.to) conditions.push(lt(auditLog.createdAt, rangeBound(filters.to, 'to', zone)));
     const before = readCursor(filters.cursor);

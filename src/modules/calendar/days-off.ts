@@ -6,8 +6,9 @@
 import { and, asc, eq, gte, lte, type SQL, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
+import { twoKeyCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
 import { isCalendarDate, localDateOf } from '../../platform/time/dates';
@@ -149,7 +150,7 @@ export class DaysOff {
     if (enrollee && areas && areas.length > 0)
       throw new FpaError('validation_error', 'a holiday is for one enrollee or for areas, not both', { fields: ['enrollee', 'areas'] });
     const enrolleeId = enrollee ? (await this.person(w.tx, enrollee)).id : null;
-    return { enrolleeId, areaIds: areas && areas.length > 0 ? await resolveAreas(w.tx, areas, now) : [] };
+    return { enrolleeId, areaIds: areas && areas.length > 0 ? await resolveAreas(w.tx, areas, now, this.ctx.settings.AREAS_CREATED_ON_USE) : [] };
   }
 
   private async holidayViews(q: Queryable, rows: readonly HolidayRow[]): Promise<HolidayView[]> {
@@ -254,7 +255,7 @@ export class DaysOff {
     areasWithin(scope, [input.area]);
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
-      const [areaId] = await resolveAreas(w.tx, [input.area], now);
+      const [areaId] = await resolveAreas(w.tx, [input.area], now, this.ctx.settings.AREAS_CREATED_ON_USE);
       const fromDate = input.from ?? ALWAYS;
       const days = [...new Set(input.days)].sort((a, b) => a - b);
       const [row] = await w.tx
@@ -349,12 +350,4 @@ function leaveView(row: LeaveRow, employee: string): LeaveView {
 
 function requireDate(date: string): void {
   if (!isCalendarDate(date)) throw new FpaError('validation_error', 'not a calendar date (YYYY-MM-DD)', { value: date });
-}
-
-/** A cursor of two text keys, or null; `invalid_cursor` when it is not one. */
-export function twoKeyCursor(cursor: string | undefined): [string, string] | null {
-  if (!cursor) return null;
-  const decoded = decodeCursor(cursor);
-  if (!decoded || typeof decoded[0] !== 'string' || typeof decoded[1] !== 'string') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
-  return [decoded[0], decoded[1]];
 }

@@ -1,5 +1,6 @@
 /** The working calendar: holidays, weekends, leaves, work schedules and assignments; the plan of a day. */
 export type { CalendarEvents } from './events';
+export { RosterResponse } from './model';
 export type { DayPlan, Shift } from './plan';
 export { calendarRoutes } from './routes';
 export { scheduleRoutes } from './schedule-routes';

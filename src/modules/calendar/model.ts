@@ -105,6 +105,17 @@ export const ShiftAssignmentCreate = Body({
   to: t.Optional(LocalDate('Last date, inclusive; absent: open-ended.')),
   priority: t.Optional(Int({ minimum: -1000, maximum: 1000, description: 'Higher wins among assignments of the same kind (default 0).' })),
 });
+export const ShiftAssignmentBatch = Body(
+  {
+    schedule: Text({ maxLength: 100, description: 'Schedule name or id.' }),
+    enrollees: t.Array(Person, { minItems: 1, maxItems: 1000, description: 'The people (UUID or device PIN); each gets their own assignment.' }),
+    from: LocalDate('First date, inclusive.'),
+    to: t.Optional(LocalDate('Last date, inclusive; absent: open-ended.')),
+    priority: t.Optional(Int({ minimum: -1000, maximum: 1000 })),
+  },
+  { title: 'ShiftAssignmentBatch' },
+);
+export const ShiftAssignmentsCreated = t.Object({ results: t.Array(ShiftAssignment), next_cursor: t.Null() });
 export const ShiftAssignmentList = {
   query: t.Object({
     enrollee: t.Optional(Person),
@@ -180,3 +191,16 @@ export const CalendarQuery = t.Object({
 export const CalendarResponse = t.Object({ enrollee: Uuid(), employee: t.String(), results: t.Array(CalendarDay) });
 
 export { Id };
+
+export const RosterQuery = t.Object({
+  area: AreaName,
+  from: LocalDate('First date, inclusive.'),
+  to: LocalDate('Last date, inclusive (at most 42 days).'),
+  ...PageQuery,
+});
+export const RosterResponse = Page(
+  t.Object(
+    { enrollee: Uuid(), employee: t.String(), display_name: t.String(), days: t.Array(CalendarDay) },
+    { title: 'RosterRow', description: 'One person of the area and the plan of each date.' },
+  ),
+);

@@ -13,6 +13,8 @@ import {
   Leave,
   LeaveCreate,
   LeaveList,
+  RosterQuery,
+  RosterResponse,
   Weekend,
   WeekendCreate,
   WeekendList,
@@ -38,7 +40,7 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
       },
       {
         body: HolidayCreate,
-        response: { 201: Holiday, ...errors('not_found') },
+        response: { 201: Holiday, ...errors('not_found', 'unknown_area') },
         detail: { summary: 'Declare a holiday (everyone, areas or one enrollee; recurring; or cancel one); its days are recomputed', tags },
       },
     )
@@ -50,7 +52,7 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
     .patch('/holidays/:id', ({ params, body, admin, scope }) => daysOff.updateHoliday(params.id, body, admin.by, scope), {
       params: Id,
       body: HolidayPatch,
-      response: { 200: Holiday, ...errors('not_found') },
+      response: { 200: Holiday, ...errors('not_found', 'unknown_area') },
       detail: { summary: 'Change a holiday; the days it covered and covers are recomputed', tags },
     })
     .delete(
@@ -101,7 +103,7 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
       },
       {
         body: WeekendCreate,
-        response: { 201: Weekend, ...errors() },
+        response: { 201: Weekend, ...errors('unknown_area') },
         detail: { summary: 'Set an area’s weekend from a date on (replaces the row of that area and date); its days are recomputed', tags },
       },
     )
@@ -113,6 +115,11 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove an area’s weekend row; its days are recomputed', tags } },
     )
+    .get('/calendar/roster', ({ query, scope }) => calendar.rosterOf({ ...query, limit: query.limit ?? 100 }, scope), {
+      query: RosterQuery,
+      response: { 200: RosterResponse, ...errors('not_found', 'invalid_cursor') },
+      detail: { summary: 'Who works when in an area: each person (by name) with the plan of each date (at most 42)', tags },
+    })
     .get('/calendar', ({ query, scope }) => calendar.calendarOf(query, scope), {
       query: CalendarQuery,
       response: { 200: CalendarResponse, ...errors('not_found') },

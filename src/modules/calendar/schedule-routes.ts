@@ -5,8 +5,10 @@ import { adminRouter, type Http } from '../../platform/http/router';
 import {
   Id,
   ShiftAssignment,
+  ShiftAssignmentBatch,
   ShiftAssignmentCreate,
   ShiftAssignmentList,
+  ShiftAssignmentsCreated,
   WorkSchedule,
   WorkScheduleCreate,
   WorkScheduleList,
@@ -74,11 +76,24 @@ export function scheduleRoutes(http: Http, schedules: Schedules) {
       },
       {
         body: ShiftAssignmentCreate,
-        response: { 201: ShiftAssignment, ...errors('not_found') },
+        response: { 201: ShiftAssignment, ...errors('not_found', 'unknown_area') },
         detail: {
           summary: 'Assign a schedule to an enrollee or an area over dates (own beats area, then priority, then newest); its days are recomputed',
           tags,
         },
+      },
+    )
+    .post(
+      '/shift-assignments/batch',
+      async ({ body, admin, set }) => {
+        const results = await schedules.assignMany(body, admin.by);
+        set.status = 201;
+        return { results, next_cursor: null };
+      },
+      {
+        body: ShiftAssignmentBatch,
+        response: { 201: ShiftAssignmentsCreated, ...errors('not_found') },
+        detail: { summary: 'Assign a schedule to many people at once (one own assignment each); their days are recomputed', tags },
       },
     )
     .delete(

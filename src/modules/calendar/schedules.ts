@@ -4,11 +4,12 @@
  * assignment's own scope and range; a schedule's change, those of every assignment using it.
  */
 import { and, asc, eq, gt, gte, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
 import { formatDuration, parseDuration } from '../../platform/config/values';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { type Page, pageOf, readCursor, twoKeyCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { isCalendarDate, secondsOfClock } from '../../platform/time/dates';
@@ -16,7 +17,6 @@ import { areaIdsNamed, areaNames, areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { DaysOff } from './days-off';
-import { twoKeyCursor } from './days-off';
 import type { CalendarChange, CalendarEvents } from './events';
 import type { ShiftAssignmentView, WorkScheduleView } from './model';
 import type { ScheduleDef } from './plan';
@@ -174,7 +174,7 @@ export class Schedules {
         id: crypto.randomUUID(),
         scheduleId: schedule.id,
         enrolleeId: input.enrollee !== undefined ? (await this.daysOff.person(w.tx, input.enrollee)).id : null,
-        areaId: input.area !== undefined ? (await resolveAreas(w.tx, [input.area], now))[0]! : null,
+        areaId: input.area !== undefined ? (await resolveAreas(w.tx, [input.area], now, this.ctx.settings.AREAS_CREATED_ON_USE))[0]! : null,
         fromDate: input.from,
         toDate: input.to ?? null,
         priority: input.priority ?? 0,
@@ -186,6 +186,39 @@ export class Schedules {
       await this.changed(w, assignmentChange(row, 'assignment', by));
       const [view] = await this.assignmentViews(w.tx, [row]);
       return view!;
+    });
+  }
+
+  /**
+   * One schedule for many people at once: one own assignment each, in one transaction (an unknown
+   * person refuses the whole batch), and one `calendar_changed` for all of them.
+   */
+  async assignMany(input: { schedule: string; enrollees: string[]; from: string; to?: string; priority?: number }, by: string): Promise<ShiftAssignmentView[]> {
+    for (const d of [input.from, input.to])
+      if (d !== undefined && !isCalendarDate(d)) throw new FpaError('validation_error', 'not a calendar date', { value: d });
+    if (input.to !== undefined && input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const schedule = await this.row(w.tx, input.schedule);
+      const rows: AssignmentRow[] = [];
+      const people = new Set<string>();
+      for (const person of input.enrollees) {
+        const enrolleeId = (await this.daysOff.person(w.tx, person)).id;
+        if (people.has(enrolleeId)) continue;
+        people.add(enrolleeId);
+        const base = { scheduleId: schedule.id, areaId: null, fromDate: input.from, toDate: input.to ?? null, priority: input.priority ?? 0, createdAt: now };
+        rows.push({ id: crypto.randomUUID(), enrolleeId, ...base });
+      }
+      for (const batch of chunks(rows, 200)) await w.tx.insert(shiftAssignments).values(batch);
+      await audit(w.tx, now, {
+        actor: by,
+        action: 'assignment.created',
+        targetType: 'shift_assignment',
+        targetId: rows[0]?.id ?? schedule.id,
+        details: { schedule: schedule.name, enrollees: [...people], from: input.from, to: input.to ?? null, count: rows.length },
+      });
+      await this.changed(w, { kind: 'assignment', id: null, enrollees: [...people], ranges: [{ from: input.from, to: input.to ?? null }], by });
+      return this.assignmentViews(w.tx, rows);
     });
   }
 
@@ -213,6 +246,12 @@ export class Schedules {
     );
     const areas = await areaIdsNamed(q, scope.areas);
     return rows.filter((r) => (r.enrolleeId ? people.has(r.enrolleeId) : r.areaId !== null && areas.has(r.areaId)));
+  }
+
+  /** The assignments of one area (the Areas page), by first date. */
+  async ofArea(q: Queryable, areaId: string): Promise<{ id: string; schedule: string; from: string; to: string | null }[]> {
+    const rows = await q.select().from(shiftAssignments).where(eq(shiftAssignments.areaId, areaId)).orderBy(asc(shiftAssignments.fromDate));
+    return (await this.assignmentViews(q, rows)).map((v) => ({ id: v.id, schedule: v.schedule, from: v.from, to: v.to }));
   }
 
   /** Assignments of these enrollees or areas covering any date of [from, to]. */

@@ -12,10 +12,13 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { encodeCursor } from '../../platform/http/cursor';
+import { twoKeyCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
-import { type AreaScope, EVERYWHERE } from '../../platform/scope';
+import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate, secondsOfClock } from '../../platform/time/dates';
-import type { EnrolleeService } from '../enrollees';
+import { areaIdOf } from '../areas';
+import { type EnrolleeService, membersOfArea } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { DaysOff } from './days-off';
 import type { CalendarEvents } from './events';
@@ -229,7 +232,40 @@ export class CalendarService {
     const planner = await this.planner(q, [person!], from, to);
     return { enrollee: enrollee.id, employee: enrollee.employeeKey, results: planner.plans(person!, from, to).map(calendarDayView) };
   }
+
+  /**
+   * `GET calendar/roster/`: who works when in an area, one row per person (by name, paged) with
+   * the plan of each date; outside the caller's areas (`scope`) the area does not exist.
+   */
+  async rosterOf(query: { area: string; from: string; to: string; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE) {
+    const { from, to } = query;
+    if (!isCalendarDate(from) || !isCalendarDate(to))
+      throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
+    if (to < from || addDays(from, MAX_ROSTER_DAYS - 1) < to) {
+      throw new FpaError('validation_error', `from..to must be 1 to ${MAX_ROSTER_DAYS} dates`, { fields: ['from', 'to'] });
+    }
+    const q = this.ctx.db.orm;
+    const areaId = coversAny(scope, [query.area]) ? await areaIdOf(q, query.area) : null;
+    if (!areaId) throw new FpaError('not_found', 'area not found', { area: query.area });
+    const found = await membersOfArea(q, areaId, { after: twoKeyCursor(query.cursor), limit: query.limit });
+    const people = await this.people(
+      q,
+      found.rows.map((r) => r.id),
+    );
+    const planner = await this.planner(q, people, from, to);
+    const results = found.rows.map((row, i) => ({
+      enrollee: row.id,
+      employee: row.employeeKey,
+      display_name: row.displayName,
+      days: planner.plans(people[i]!, from, to).map(calendarDayView),
+    }));
+    const last = found.rows[found.rows.length - 1];
+    return { results, next_cursor: found.more && last ? encodeCursor([last.displayName, last.id]) : null };
+  }
 }
+
+/** The longest range `GET calendar/roster/` answers at once (six weeks). */
+const MAX_ROSTER_DAYS = 42;
 
 function calendarDayView(plan: DayPlan): CalendarDayView {
   const s = plan.schedule;

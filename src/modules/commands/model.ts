@@ -20,7 +20,14 @@ export const DeviceCommand = t.Object(
   { title: 'DeviceCommand' },
 );
 
-export const CommandList = { query: t.Object({ status: t.Optional(OneOf(COMMAND_STATUSES)), ...PageQuery }), response: Page(DeviceCommand) };
+export const CommandList = {
+  query: t.Object({
+    status: t.Optional(OneOf(COMMAND_STATUSES)),
+    order: t.Optional(OneOf(['oldest', 'newest'] as const, 'Oldest first (default), or newest first.')),
+    ...PageQuery,
+  }),
+  response: Page(DeviceCommand),
+};
 
 const Kind = <K extends string>(kind: K, description: string) => t.Literal(kind, { description });
 

@@ -15,7 +15,7 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     .get(
       '/devices/:serial/commands',
       async ({ params, query }) =>
-        commands.list((await devices.get(params.serial)).id, { status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }),
+        commands.list((await devices.get(params.serial)).id, { status: query.status, order: query.order, cursor: query.cursor, limit: query.limit ?? 100 }),
       {
         params: SerialParams,
         query: CommandList.query,

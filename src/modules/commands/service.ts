@@ -9,7 +9,7 @@
  * because a terminal must not keep biometric data it should no longer hold. Enroll commands
  * wait for the person at the terminal until their session ends.
  */
-import { and, asc, eq, gt, inArray, isNotNull, lt, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
@@ -659,16 +659,18 @@ export class CommandService {
   // ---------------------------------------------------------------- reads
 
   /** `GET devices/{sn}/commands/`: a device's queue, oldest first, cursor-paged. */
-  async list(deviceId: string, filters: { status?: CommandStatus; cursor?: string; limit: number }): Promise<Page<CommandView>> {
+  /** A terminal's commands, oldest first, or newest first (`order: 'newest'`: what a person looks at). */
+  async list(deviceId: string, filters: { status?: CommandStatus; order?: 'oldest' | 'newest'; cursor?: string; limit: number }): Promise<Page<CommandView>> {
     const after = readCursor(filters.cursor);
+    const newest = filters.order === 'newest';
     const conditions = [eq(deviceCommands.deviceId, deviceId)];
     if (filters.status) conditions.push(eq(deviceCommands.status, filters.status));
-    if (after !== null) conditions.push(gt(deviceCommands.id, Number(after)));
+    if (after !== null) conditions.push(newest ? lt(deviceCommands.id, Number(after)) : gt(deviceCommands.id, Number(after)));
     const rows = await this.ctx.db.orm
       .select()
       .from(deviceCommands)
       .where(and(...conditions))
-      .orderBy(asc(deviceCommands.id))
+      .orderBy(newest ? desc(deviceCommands.id) : asc(deviceCommands.id))
       .limit(filters.limit + 1);
     return pageOf(
       rows,

@@ -2,6 +2,7 @@
 export { speaksSecurityPush } from './dialect';
 export type { DeviceEvents, DeviceRef } from './events';
 export { NEW_ADDRESS_FLAG, type Trust } from './identity';
+export { devicesInArea } from './in-area';
 export { deviceJobs } from './jobs';
 export { allTerminals, type LogEntry, newestLogEntries, terminalsByIds } from './lookup';
 export { AreaNames, SerialParams } from './model';

@@ -45,13 +45,13 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
       {
         params: SerialParams,
         body: DeviceApprove,
-        response: { 200: Device, ...errors('not_found', 'device_not_pending') },
+        response: { 200: Device, ...errors('not_found', 'device_not_pending', 'unknown_area') },
         detail: { summary: 'Approve a pending terminal; every in-scope enrollee is backfilled', tags },
       },
     )
     .post('/devices/:serial/confirm-address', async ({ params, admin }) => devices.viewOne(await devices.identity.confirmAddress(params.serial, admin.by)), {
       params: SerialParams,
-      response: { 200: Device, ...errors('not_found', 'conflict') },
+      response: { 200: Device, ...errors('not_found', 'conflict', 'unknown_area') },
       detail: {
         summary: 'Confirm the new address a terminal connects from: it becomes the pinned one, and users, cards and templates flow to it again',
         tags,
@@ -73,7 +73,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
       },
       {
         body: DeviceCreate,
-        response: { 201: Device, ...errors('conflict') },
+        response: { 201: Device, ...errors('conflict', 'unknown_area') },
         detail: { summary: 'Pre-register a terminal: approved before it connects, served at once, backfill queued', tags },
       },
     )

@@ -378,7 +378,7 @@ export class DeviceService {
       const device = await this.get(serial, tx);
       if (device.status === 'approved')
         throw new FpaError('device_not_pending', 'the device is already approved', { serial_number: serial, status: device.status });
-      if (areaNames !== undefined) await setDeviceAreas(tx, device.id, await resolveAreas(tx, areaNames, now));
+      if (areaNames !== undefined) await setDeviceAreas(tx, device.id, await resolveAreas(tx, areaNames, now, this.ctx.settings.AREAS_CREATED_ON_USE));
       const updated: DeviceRow = { ...device, status: 'approved', approvedAt: now, approvedBy: options.by, updatedAt: now };
       await tx.update(devices).set({ status: 'approved', approvedAt: now, approvedBy: options.by, updatedAt: now }).where(eq(devices.id, device.id));
       await noteOnDevice(tx, device.id, 'approved', `approved by ${options.by}`, undefined, now);
@@ -439,7 +439,7 @@ export class DeviceService {
       await tx.update(devices).set(set).where(eq(devices.id, device.id));
       if (patch.areas !== undefined) {
         const from = await this.areaIdsOf(tx, device.id);
-        const to = await resolveAreas(tx, patch.areas, now);
+        const to = await resolveAreas(tx, patch.areas, now, this.ctx.settings.AREAS_CREATED_ON_USE);
         await setDeviceAreas(tx, device.id, to);
         changes.areas = { from, to };
       }
@@ -517,7 +517,15 @@ export class DeviceService {
         .set({ online: false })
         .where(and(eq(devices.online, true), lt(devices.lastSeenAt, cutoff)))
         .returning();
-      for (const row of rows) await noteOnDevice(w.tx, row.id, 'offline', `no contact since ${new Date(row.lastSeenAt ?? 0).toISOString()}`, undefined, now);
+      for (const row of rows)
+        await noteOnDevice(
+          w.tx,
+          row.id,
+          'offline',
+          'went offline: not heard from for too long',
+          { last_seen_at: new Date(row.lastSeenAt ?? 0).toISOString() },
+          now,
+        );
       await this.events.recordMany(
         w,
         'device_offline',
@@ -634,7 +642,7 @@ export class DeviceService {
         approvedBy: by,
       };
       await w.tx.insert(devices).values(device);
-      const areas = await resolveAreas(w.tx, areaNames, now);
+      const areas = await resolveAreas(w.tx, areaNames, now, this.ctx.settings.AREAS_CREATED_ON_USE);
       await setDeviceAreas(w.tx, device.id, areas);
       await noteOnDevice(w.tx, device.id, 'registered', `pre-registered by ${by}`, undefined, now);
       await audit(w.tx, now, { actor: by, action: 'device.preregistered', targetType: 'device', targetId: serial });

@@ -2,8 +2,9 @@
  * The built-in employee directory's records (`employees/`), for a standalone service without a
  * host user model; and the employee model recorded at the first migration (fpa.E010).
  */
-import { and, asc, type Column, eq, gt, type SQL, sql } from 'drizzle-orm';
-import type { Database } from '../../platform/db/client';
+import { and, asc, type Column, eq, gt, inArray, type SQL, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Database, Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
@@ -76,6 +77,25 @@ export class EmployeeService {
       await tx.insert(employees).values(row);
     });
     return employeeView(row);
+  }
+
+  /** Built-in employees by id (the import compares its file with them). */
+  async byIds(q: Queryable, ids: readonly string[]): Promise<Map<string, { id: string; name: string; active: boolean }>> {
+    this.builtinOnly();
+    const out = new Map<string, { id: string; name: string; active: boolean }>();
+    for (const chunk of chunks([...new Set(ids)], 500)) {
+      for (const row of await q.select().from(employees).where(inArray(employees.id, chunk))) out.set(row.id, row);
+    }
+    return out;
+  }
+
+  /** Adds an employee or renames one, inside the caller's write (the import). */
+  async putIn(tx: Tx, employee: { id: string; name: string }): Promise<void> {
+    this.builtinOnly();
+    await tx
+      .insert(employees)
+      .values({ id: employee.id, name: employee.name, active: true, createdAt: this.ctx.clock.now() })
+      .onConflictDoUpdate({ target: employees.id, set: { name: employee.name } });
   }
 
   private builtinOnly(): void {

@@ -144,3 +144,26 @@ export async function idsInScope(q: Queryable, scope: AreaScope): Promise<string
   const rows = await q.selectDistinct({ id: enrolleeAreas.enrolleeId }).from(enrolleeAreas).where(sql`${enrolleeAreas.areaId} in ${areaIds}`);
   return rows.map((r) => r.id);
 }
+
+/** One page of an area's people (not deleted), by name then id (the Areas page). */
+export async function membersOfArea(
+  q: Queryable,
+  areaId: string,
+  page: { after: [string, string] | null; limit: number },
+): Promise<{ rows: EnrolleeRow[]; more: boolean }> {
+  const after = page.after;
+  const rows = await q
+    .select({ e: enrollees })
+    .from(enrolleeAreas)
+    .innerJoin(enrollees, eq(enrollees.id, enrolleeAreas.enrolleeId))
+    .where(
+      and(
+        eq(enrolleeAreas.areaId, areaId),
+        ne(enrollees.status, 'deleted'),
+        after ? sql`(${enrollees.displayName}, ${enrollees.id}) > (${after[0]}, ${after[1]})` : undefined,
+      ),
+    )
+    .orderBy(asc(enrollees.displayName), asc(enrollees.id))
+    .limit(page.limit + 1);
+  return { rows: rows.slice(0, page.limit).map((r) => r.e), more: rows.length > page.limit };
+}

@@ -1,4 +1,5 @@
 /** Enrollees: the link between an employee and a device PIN, and their areas. */
+export { areaNamesOf, membersOfArea } from './area-membership';
 export { CARD_MAX, normaliseCard } from './cards';
 export type { EnrolleeEvents } from './events';
 export { Consent, Enrollee, EnrolleeParams } from './model';

@@ -27,7 +27,7 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
       },
       {
         body: EnrolleeCreate,
-        response: { 201: Enrollee, ...errors('unknown_employee', 'employee_inactive', 'conflict') },
+        response: { 201: Enrollee, ...errors('unknown_area', 'unknown_employee', 'employee_inactive', 'conflict') },
         detail: { summary: 'Create an enrollee with an auto-generated device PIN', tags },
       },
     )
@@ -39,7 +39,7 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
     .patch('/enrollees/:id', async ({ params, body, admin, scope }) => enrollees.viewOne(await enrollees.update(params.id, body, admin.by, scope)), {
       params: EnrolleeParams,
       body: EnrolleePatch,
-      response: { 200: Enrollee, ...errors('not_found', 'invalid_card', 'conflict') },
+      response: { 200: Enrollee, ...errors('not_found', 'invalid_card', 'conflict', 'unknown_area') },
       detail: { summary: 'Change areas, display name, card or active state', tags },
     })
     .delete(

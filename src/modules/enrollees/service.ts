@@ -20,7 +20,7 @@ import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
-import type { EmployeeDirectory } from '../employees';
+import type { Employee, EmployeeDirectory } from '../employees';
 import type { EventChannel, EventLog } from '../events';
 import * as membership from './area-membership';
 import * as cardRules from './card-rules';
@@ -34,6 +34,13 @@ export type { EnrolleeRow } from './tables';
 const MAX_PIN = 999_999_999;
 
 export type EnrolleeView = Static<typeof Enrollee>;
+
+export interface EnrolleePatch {
+  areas?: string[];
+  display_name?: string;
+  card?: string | null;
+  active?: boolean;
+}
 
 /** The fields of the enrollee view that modules above this one (biometrics) contribute. */
 export type ViewParts = Pick<EnrolleeView, 'consent' | 'fingers'>;
@@ -86,50 +93,57 @@ export class EnrolleeService {
     const areaNames = areasWithin(options.scope ?? EVERYWHERE, options.areas);
     const found = await this.directory.find(employee);
     if (!found) throw new FpaError('unknown_employee', 'no employee has that key', { employee });
-    if (!found.active) throw new FpaError('employee_inactive', 'the employee is inactive in the employee directory', { employee });
+    return this.ctx.db.write((w) => this.createIn(w, found, { ...options, areas: areaNames }));
+  }
+
+  /** `createEnrollee` inside the caller's write (the employee import adds the employee in the same one). */
+  async createIn(
+    w: WriteContext,
+    found: Employee,
+    options: { areas?: string[]; by?: string; pin?: string; card?: string | null; onCreated?: (w: WriteContext, row: EnrolleeRow) => Promise<void> } = {},
+  ): Promise<EnrolleeRow> {
+    if (!found.active) throw new FpaError('employee_inactive', 'the employee is inactive in the employee directory', { employee: found.key });
     const by = options.by ?? 'system';
-    return this.ctx.db.write(async (w) => {
-      const { tx } = w;
-      const now = this.ctx.clock.now();
-      const [existing] = await tx
-        .select({ id: enrollees.id })
-        .from(enrollees)
-        .where(and(eq(enrollees.employeeKey, found.key), ne(enrollees.status, 'deleted')))
-        .limit(1);
-      if (existing) throw new FpaError('conflict', 'this employee is already enrolled', { enrollee: existing.id });
-      const pin = options.pin ?? (await this.nextPin(tx));
-      if (options.pin !== undefined) {
-        const [holder] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, options.pin)).limit(1);
-        if (holder) throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', { device_pin: options.pin, enrollee: holder.id });
-      }
-      const card = options.card ? cardRules.cardOrRefusal(options.card) : null;
-      if (card) await this.checkCardFree(tx, card, null);
-      const row: EnrolleeRow = {
-        id: crypto.randomUUID(),
-        employeeKey: found.key,
-        devicePin: pin,
-        displayName: found.displayName,
-        card,
-        pinAllocated: options.pin === undefined,
-        status: 'active',
-        deactivatedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await tx.insert(enrollees).values(row);
-      const areaIds = await resolveAreas(tx, areaNames, now);
-      await membership.setEnrolleeAreas(tx, row.id, areaIds);
-      await audit(tx, now, {
-        actor: by,
-        action: 'enrollee.created',
-        targetType: 'enrollee',
-        targetId: row.id,
-        details: { employee: found.key, device_pin: pin },
-      });
-      await options.onCreated?.(w, row);
-      await this.events.record(w, 'enrollee_created', { enrollee: enrolleeRef(row), areas: areaIds, by });
-      return row;
+    const { tx } = w;
+    const now = this.ctx.clock.now();
+    const [existing] = await tx
+      .select({ id: enrollees.id })
+      .from(enrollees)
+      .where(and(eq(enrollees.employeeKey, found.key), ne(enrollees.status, 'deleted')))
+      .limit(1);
+    if (existing) throw new FpaError('conflict', 'this employee is already enrolled', { enrollee: existing.id });
+    const pin = options.pin ?? (await this.nextPin(tx));
+    if (options.pin !== undefined) {
+      const [holder] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, options.pin)).limit(1);
+      if (holder) throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', { device_pin: options.pin, enrollee: holder.id });
+    }
+    const card = options.card ? cardRules.cardOrRefusal(options.card) : null;
+    if (card) await this.checkCardFree(tx, card, null);
+    const row: EnrolleeRow = {
+      id: crypto.randomUUID(),
+      employeeKey: found.key,
+      devicePin: pin,
+      displayName: found.displayName,
+      card,
+      pinAllocated: options.pin === undefined,
+      status: 'active',
+      deactivatedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await tx.insert(enrollees).values(row);
+    const areaIds = await resolveAreas(tx, options.areas, now, this.ctx.settings.AREAS_CREATED_ON_USE);
+    await membership.setEnrolleeAreas(tx, row.id, areaIds);
+    await audit(tx, now, {
+      actor: by,
+      action: 'enrollee.created',
+      targetType: 'enrollee',
+      targetId: row.id,
+      details: { employee: found.key, device_pin: pin },
     });
+    await options.onCreated?.(w, row);
+    await this.events.record(w, 'enrollee_created', { enrollee: enrolleeRef(row), areas: areaIds, by });
+    return row;
   }
 
   /**
@@ -294,51 +308,49 @@ export class EnrolleeService {
    * Changes areas, display name or activity. What the terminals and sessions must do about it
    * (remove, backfill, rename, cancel) follows from `enrollee_updated`.
    */
-  async update(
-    id: string,
-    patch: { areas?: string[]; display_name?: string; card?: string | null; active?: boolean },
-    by: string,
-    scope: AreaScope = EVERYWHERE,
-  ): Promise<EnrolleeRow> {
-    if (patch.areas !== undefined) patch = { ...patch, areas: areasWithin(scope, patch.areas) };
-    return this.ctx.db.write(async (w) => {
-      const { tx } = w;
-      const now = this.ctx.clock.now();
-      const row = await this.get(id, tx, scope);
-      const set: Partial<EnrolleeRow> = { updatedAt: now };
-      const changes: EnrolleeChanges = {};
-      const card = patch.card === undefined || patch.card === null ? patch.card : cardRules.cardOrRefusal(patch.card);
-      if (card !== undefined && card !== row.card) {
-        if (card !== null) await this.checkCardFree(tx, card, id);
-        set.card = card;
-        changes.card = { from: row.card, to: card };
-      }
-      if (patch.display_name !== undefined && patch.display_name !== row.displayName) {
-        set.displayName = patch.display_name;
-        changes.display_name = { from: row.displayName, to: patch.display_name };
-      }
-      if (patch.active === false && row.status === 'active') {
-        set.status = 'deactivated';
-        set.deactivatedAt = now;
-        changes.status = { from: 'active', to: 'deactivated' };
-      }
-      if (patch.active === true && row.status === 'deactivated') {
-        set.status = 'active';
-        set.deactivatedAt = null;
-        changes.status = { from: 'deactivated', to: 'active' };
-      }
-      await tx.update(enrollees).set(set).where(eq(enrollees.id, id));
-      if (patch.areas !== undefined) {
-        const from = await this.areaIdsOf(tx, id);
-        const to = await resolveAreas(tx, patch.areas, now);
-        await membership.setEnrolleeAreas(tx, id, to);
-        changes.areas = { from, to };
-      }
-      const updated: EnrolleeRow = { ...row, ...set };
-      await audit(tx, now, { actor: by, action: 'enrollee.updated', targetType: 'enrollee', targetId: id, details: patch });
-      await this.events.record(w, 'enrollee_updated', { enrollee: enrolleeRef(updated), changes, by });
-      return updated;
-    });
+  update(id: string, patch: EnrolleePatch, by: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
+    const within = patch.areas === undefined ? patch : { ...patch, areas: areasWithin(scope, patch.areas) };
+    return this.ctx.db.write((w) => this.updateIn(w, id, within, by, scope));
+  }
+
+  /** `update` inside the caller's write (the employee import). */
+  async updateIn(w: WriteContext, id: string, patch: EnrolleePatch, by: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
+    const { tx } = w;
+    const now = this.ctx.clock.now();
+    const row = await this.get(id, tx, scope);
+    const set: Partial<EnrolleeRow> = { updatedAt: now };
+    const changes: EnrolleeChanges = {};
+    const card = patch.card === undefined || patch.card === null ? patch.card : cardRules.cardOrRefusal(patch.card);
+    if (card !== undefined && card !== row.card) {
+      if (card !== null) await this.checkCardFree(tx, card, id);
+      set.card = card;
+      changes.card = { from: row.card, to: card };
+    }
+    if (patch.display_name !== undefined && patch.display_name !== row.displayName) {
+      set.displayName = patch.display_name;
+      changes.display_name = { from: row.displayName, to: patch.display_name };
+    }
+    if (patch.active === false && row.status === 'active') {
+      set.status = 'deactivated';
+      set.deactivatedAt = now;
+      changes.status = { from: 'active', to: 'deactivated' };
+    }
+    if (patch.active === true && row.status === 'deactivated') {
+      set.status = 'active';
+      set.deactivatedAt = null;
+      changes.status = { from: 'deactivated', to: 'active' };
+    }
+    await tx.update(enrollees).set(set).where(eq(enrollees.id, id));
+    if (patch.areas !== undefined) {
+      const from = await this.areaIdsOf(tx, id);
+      const to = await resolveAreas(tx, patch.areas, now, this.ctx.settings.AREAS_CREATED_ON_USE);
+      await membership.setEnrolleeAreas(tx, id, to);
+      changes.areas = { from, to };
+    }
+    const updated: EnrolleeRow = { ...row, ...set };
+    await audit(tx, now, { actor: by, action: 'enrollee.updated', targetType: 'enrollee', targetId: id, details: { ...patch } });
+    await this.events.record(w, 'enrollee_updated', { enrollee: enrolleeRef(updated), changes, by });
+    return updated;
   }
 
   /**

@@ -74,7 +74,7 @@ export class Resync {
       w.tx,
       device.id,
       'resync',
-      `resync (drift): ${gone.length} users no longer on the terminal, ${queued} commands queued`,
+      `${plural(gone.length, 'person was', 'people were')} no longer on the terminal: ${plural(queued, 'command', 'commands')} queued to send them again`,
       { reason: 'drift', full: false, queued, gone: gone.map((u) => u.pin) },
       this.ctx.clock.now(),
     );
@@ -99,7 +99,7 @@ export class Resync {
       w.tx,
       device.id,
       'resync',
-      `resync (${options.reason}${options.full ? ', full' : ''}): ${queued} commands queued`,
+      `${RESYNC_WORDS[options.reason]}${options.full ? ', and everyone outside its areas removed' : ''}: ${plural(queued, 'command', 'commands')} queued`,
       { reason: options.reason, full: options.full, queued },
       this.ctx.clock.now(),
     );
@@ -138,3 +138,14 @@ function userQuery(deviceId: string, resyncAfter: ResyncReason | null): NewComma
 export function templateQuery(deviceId: string, pin: string): NewCommand {
   return { deviceId, kind: 'QUERY_TEMPLATES', payload: { pin }, supersedeKey: `query-templates:${pin}` };
 }
+
+/** Why a terminal was sent its people again, as its event list says it. */
+const RESYNC_WORDS: Record<ResyncReason, string> = {
+  requested: 'Sent its people again (asked by an administrator)',
+  approved: 'Sent the people of its areas after approval',
+  returned: 'Sent its people again after a long absence',
+  cleared: 'Sent its people again after its data was cleared',
+  drift: 'Sent again the people it no longer held',
+};
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;

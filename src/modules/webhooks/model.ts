@@ -79,6 +79,8 @@ export const WebhookDelivery = t.Object(
     duration_ms: Int(),
     next_retry_at: Nullable(Instant()),
     created_at: Instant(),
+    event_type: Nullable(t.String({ description: 'The type of the event delivered (`webhook_test` for a test send); null once the event is pruned.' })),
+    test: t.Boolean({ description: 'A test send (`POST webhooks/{id}/test/`), not an event.' }),
   },
   { title: 'WebhookDelivery' },
 );

@@ -17,7 +17,16 @@ import { sealWebhookSecret } from './secrets';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrl } from './ssrf';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
-import { deliveryView, endpointView, iso, type WebhookDeliveryView, type WebhookEndpointView, type WebhookMessageView, type WebhookTestResult } from './views';
+import {
+  deliveryView,
+  endpointView,
+  iso,
+  isTestMessage,
+  type WebhookDeliveryView,
+  type WebhookEndpointView,
+  type WebhookMessageView,
+  type WebhookTestResult,
+} from './views';
 import type { DeliveryTotals, DeliveryWorker } from './worker';
 
 export {
@@ -176,15 +185,27 @@ export class WebhookService {
     const response = await this.worker.dispatcher.vetAndSend(endpoint, message);
     const result = { status_code: response.statusCode, error: errorOf(response), duration_ms: response.durationMs };
     const now = this.ctx.clock.now();
-    await this.ctx.db.write(({ tx }) =>
-      audit(tx, now, {
+    await this.ctx.db.write(async ({ tx }) => {
+      // In the attempt log too (marked as a test by its message id), so the deliveries show it.
+      await tx.insert(webhookDeliveries).values({
+        messageId: message.id,
+        endpointId: id,
+        attempt: 1,
+        count: 1,
+        statusCode: result.status_code,
+        error: result.error,
+        durationMs: result.duration_ms,
+        nextRetryAt: null,
+        createdAt: now,
+      });
+      await audit(tx, now, {
         actor: options.by,
         action: 'webhook.tested',
         targetType: 'webhook',
         targetId: id,
         details: { status_code: result.status_code, error: result.error },
-      }),
-    );
+      });
+    });
     return result;
   }
 
@@ -201,11 +222,17 @@ export class WebhookService {
       .where(and(...conditions))
       .orderBy(desc(webhookDeliveries.id))
       .limit(options.limit + 1);
+    // The event type of each (a few dozen rows a page: one look-up per distinct event).
+    const types = new Map<string, string | null>();
+    for (const r of rows.slice(0, options.limit)) {
+      if (isTestMessage(r.messageId) || types.has(r.messageId)) continue;
+      types.set(r.messageId, (await this.log.find(r.messageId))?.type ?? null);
+    }
     return pageOf(
       rows,
       options.limit,
       (r) => r.id,
-      (page) => page.map(deliveryView),
+      (page) => page.map((r) => deliveryView(r, types.get(r.messageId) ?? null)),
     );
   }
 

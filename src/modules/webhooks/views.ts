@@ -59,6 +59,9 @@ export interface WebhookDeliveryView {
   duration_ms: number;
   next_retry_at: string | null;
   created_at: string;
+  /** The delivered event's type (`webhook_test` for a test send). */
+  event_type: string | null;
+  test: boolean;
 }
 
 export interface WebhookTestResult {
@@ -90,8 +93,14 @@ export function endpointView(row: EndpointRow, now: number): WebhookEndpointView
   };
 }
 
-export function deliveryView(row: DeliveryRow): WebhookDeliveryView {
+/** Test sends carry their own message id (`msg_…`, dispatch.ts `testMessage`); events theirs (`evt_…`). */
+export const isTestMessage = (messageId: string) => messageId.startsWith('msg_');
+
+export function deliveryView(row: DeliveryRow, eventType: string | null): WebhookDeliveryView {
+  const test = isTestMessage(row.messageId);
   return {
+    event_type: test ? 'webhook_test' : eventType,
+    test,
     id: row.id,
     message_id: row.messageId,
     attempt: row.attempt,

@@ -54,6 +54,7 @@ export interface Settings {
   DELETE_REJECTED_DEVICE_TEMPLATES: boolean;
   TIME_ZONE: string;
   ENROLLEE_PIN_START: number;
+  AREAS_CREATED_ON_USE: boolean;
 
   DATABASE_URL: string;
   DATABASE_AUTH_TOKEN: string;
@@ -254,6 +255,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ALGORITHM_COMPATIBILITY_MAP: listMap('JSON map: device algorithm → template algorithms it accepts.'),
   DELETE_REJECTED_DEVICE_TEMPLATES: flag(true, 'Queue a delete for walk-up templates that were rejected.'),
   ENROLLEE_PIN_START: integer(10000, 'First device PIN handed out to enrollees; PINs any terminal already holds are skipped.'),
+  AREAS_CREATED_ON_USE: flag(
+    false,
+    'An area named in a person, terminal, holiday, weekend or shift body that does not exist yet is created (the first releases). Off: it is refused (422 `unknown_area`), so a typo never creates an area; create areas with `POST areas/`.',
+  ),
   TIME_ZONE: text('UTC', 'Default device time zone (IANA name).'),
 
   DATABASE_URL: text('file:./data/fpa.db', 'libSQL URL: `file:` (embedded, one writer) or `libsql://`.'),

@@ -24,3 +24,11 @@ export function pageOf<R, T>(rows: R[], limit: number, keyOf: (row: R) => string
     next_cursor: rows.length > limit ? encodeCursor([keyOf(page[page.length - 1]!)]) : null,
   };
 }
+
+/** A cursor of two text keys (a name and an id), or null; `invalid_cursor` when it is not one. */
+export function twoKeyCursor(cursor: string | undefined): [string, string] | null {
+  if (!cursor) return null;
+  const decoded = decodeCursor(cursor);
+  if (!decoded || typeof decoded[0] !== 'string' || typeof decoded[1] !== 'string') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
+  return [decoded[0], decoded[1]];
+}

@@ -82,6 +82,7 @@ export const POLICY: readonly Rule[] = [
   // Areas: everyone reads the names (of their own areas); owners and admins shape them.
   rule('GET', 'areas/', EVERYONE),
   rule('GET', 'areas/{name}/', EVERYONE),
+  rule('GET', 'areas/{name}/members/', READ_PEOPLE),
   rule('POST', 'areas/', NOBODY_ELSE),
   rule('PATCH', 'areas/{name}/', NOBODY_ELSE),
   rule('DELETE', 'areas/{name}/', NOBODY_ELSE),
@@ -90,7 +91,8 @@ export const POLICY: readonly Rule[] = [
   rule('GET', 'employees/', READ_PEOPLE),
   rule('GET', 'employees/{id}/', READ_PEOPLE),
   rule('POST', 'employees/', [H]),
-  rule('POST', 'employees/import/', [H]),
+  // An import names areas line by line and is not checked against the caller's areas: unlimited callers only.
+  rule('POST', 'employees/import/', [H], EVERYWHERE),
   rule('GET', 'enrollees/', READ_PEOPLE),
   rule('GET', 'enrollees/{id}/', READ_PEOPLE),
   rule('POST', 'enrollees/', [H]),
@@ -161,6 +163,7 @@ export const POLICY: readonly Rule[] = [
 
   // Calendar and pay periods: hr keeps them; managers and viewers read them.
   rule('GET', 'calendar/', READ_ATTENDANCE),
+  rule('GET', 'calendar/roster/', READ_ATTENDANCE),
   rule('GET', 'holidays/', READ_ATTENDANCE),
   rule('GET', 'holidays/{id}/', READ_ATTENDANCE),
   rule('POST', 'holidays/', [H]),
@@ -179,6 +182,8 @@ export const POLICY: readonly Rule[] = [
   rule('DELETE', 'work-schedules/{id}/', [H]),
   rule('GET', 'shift-assignments/', READ_ATTENDANCE),
   rule('POST', 'shift-assignments/', [H]),
+  // Many people at once is not checked person by person against the caller's areas: unlimited callers only.
+  rule('POST', 'shift-assignments/batch/', [H], EVERYWHERE),
   rule('DELETE', 'shift-assignments/{id}/', [H]),
   rule('GET', 'pay-periods/', READ_ATTENDANCE),
   rule('GET', 'pay-periods/{id}/', READ_ATTENDANCE),

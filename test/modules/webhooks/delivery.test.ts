@@ -364,7 +364,7 @@ describe('webhooks through the real server', () => {
     target.stop();
   });
 
-  test('the test send: a signed webhook_test now, its answer, nothing stored but an audit entry', async () => {
+  test('the test send: a signed webhook_test now, its answer, shown in the attempt log as a test; no message, the endpoint untouched', async () => {
     const rx = receiver((n) => new Response(null, { status: n === 1 ? 204 : 500 }));
     const hook = await endpoint(rx.url);
     const before = await view(hook.id);
@@ -379,9 +379,13 @@ describe('webhooks through the real server', () => {
     const failed = await server.admin.post(`/webhooks/${hook.id}/test/`);
     expect(failed.body).toMatchObject({ status_code: 500, error: 'HTTP 500' });
     expect(rx.calls[1]!.id).not.toBe(rx.calls[0]!.id);
-    // The endpoint is untouched, nothing is in its logs.
+    // The endpoint is untouched; the attempt log shows the two tests as tests (issue 26), no message is queued.
     expect(await view(hook.id)).toEqual(before);
-    expect((await server.admin.get(`/webhooks/${hook.id}/deliveries/`)).body.results).toEqual([]);
+    const attempts = (await server.admin.get(`/webhooks/${hook.id}/deliveries/`)).body.results;
+    expect(attempts.map((d: any) => [d.test, d.event_type, d.status_code])).toEqual([
+      [true, 'webhook_test', 500],
+      [true, 'webhook_test', 204],
+    ]);
     expect(await messages(hook.id)).toEqual([]);
     const audit = await server.admin.get('/audit-log/?action=webhook.tested');
     expect(audit.body.results[0]).toMatchObject({ actor: 'admin@example.com', target_id: hook.id, details: { status_code: 500 } });

@@ -17,6 +17,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The error body's `details` (the field, the validation errors…). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -53,18 +55,18 @@ export async function loadSession(): Promise<SessionInfo | null> {
   return (await response.json()) as SessionInfo;
 }
 
-async function send(method: string, path: string, body?: unknown): Promise<Response> {
+async function send(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const info = currentSession();
   if (method !== 'GET' && info.csrf_token) headers[info.csrf_header] = info.csrf_token;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = contentType;
   const url = path.startsWith('/') ? path : `${API}/${path}`;
   const response = await fetch(url, {
     method,
     headers,
     credentials: 'same-origin',
     cache: 'no-store',
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : typeof body === 'string' && contentType !== 'application/json' ? body : JSON.stringify(body),
   });
   if (response.status === 401) {
     onSignedOut();
@@ -73,14 +75,16 @@ async function send(method: string, path: string, body?: unknown): Promise<Respo
   if (!response.ok) {
     let code = 'error';
     let message = `The server answered ${response.status}.`;
+    let details: Record<string, unknown> = {};
     try {
-      const parsed = (await response.json()) as { error?: { code?: string; message?: string } };
+      const parsed = (await response.json()) as { error?: { code?: string; message?: string; details?: Record<string, unknown> } };
       code = parsed.error?.code ?? code;
       message = parsed.error?.message ?? message;
+      details = parsed.error?.details ?? {};
     } catch {
       // not the error body
     }
-    throw new ApiError(response.status, code, message);
+    throw new ApiError(response.status, code, message, details);
   }
   return response;
 }
@@ -98,6 +102,8 @@ export const api = {
   delete: <T>(path: string) => json<T>('DELETE', path),
   /** A response as it is (a CSV download). */
   raw: (path: string) => send('GET', path),
+  /** Posts a CSV text (an import) and reads the JSON answer. */
+  postCsv: async <T>(path: string, csv: string) => (await (await send('POST', path, csv, 'text/csv')).json()) as T,
 };
 
 export interface List<T> {

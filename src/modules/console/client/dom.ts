@@ -154,6 +154,25 @@ function ask<T>(
   });
 }
 
+let keepNext = false;
+
+/** Goes to another page after an action, keeping the message the action just said ("deleted", then the list). */
+export function navigate(hash: string): void {
+  keepNext = true;
+  location.hash = hash;
+}
+
+/** Clears the page's message when the person moves to another page (unless `navigate` brought them). */
+export function forgetAnnouncement(): void {
+  const keep = keepNext;
+  keepNext = false;
+  const region = document.getElementById('status');
+  if (region && !keep) {
+    region.textContent = '';
+    region.className = 'status';
+  }
+}
+
 /**
  * Asks before anything destructive. With `typed`, the person must type that text (a terminal's
  * serial) before the action is allowed.

@@ -96,17 +96,57 @@ export const fingerName = (index: number) => FINGERS[index] ?? `Finger ${index}`
 
 const zone = () => currentSession().time_zone;
 
+/**
+ * One date format everywhere: the browser's language (Intl with no locale given), so a date
+ * reads the way the person reading it writes dates. Formatters are made once per zone.
+ */
+const LOCALE: string | undefined = undefined;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(key: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(LOCALE, options);
+    formatters.set(key, f);
+  }
+  return f;
+}
+const DAY: Intl.DateTimeFormatOptions = { day: 'numeric', month: 'short', year: 'numeric' };
+
 /** An instant as local date and time in the attendance zone, e.g. `24 Nov 2026, 09:02`. */
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
-  return new Intl.DateTimeFormat('en-GB', { timeZone: zone(), day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(
-    new Date(iso),
-  );
+  const z = zone();
+  return formatter(`dt:${z}`, { timeZone: z, ...DAY, hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
 }
 
 export function time(iso: string | null | undefined): string {
   if (!iso) return '—';
-  return new Intl.DateTimeFormat('en-GB', { timeZone: zone(), hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(iso));
+  const z = zone();
+  return formatter(`t:${z}`, { timeZone: z, hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(iso));
+}
+
+/** The hour and minute of an instant in the attendance zone, e.g. `09:00`. */
+export function hourMinute(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const z = zone();
+  return formatter(`hm:${z}`, { timeZone: z, hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+}
+
+/** A local date `YYYY-MM-DD` in the same format as every other date, e.g. `24 Nov 2026`. */
+export function localDay(date: string | null | undefined): string {
+  if (!date) return '—';
+  return formatter('d', { timeZone: 'UTC', ...DAY }).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** A count with its noun: `1 terminal`, `3 terminals` (never `terminal(s)`). */
+export function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Weekday names in the browser's language, 0 = Sunday (short: `Mon`). */
+export function weekdayName(day: number, width: 'short' | 'long' = 'short'): string {
+  // 2026-03-01 is a Sunday.
+  return formatter(`w:${width}`, { timeZone: 'UTC', weekday: width }).format(new Date(Date.UTC(2026, 2, 1 + day, 12)));
 }
 
 /** `YYYY-MM-DD` of an instant in the attendance zone. */
@@ -116,9 +156,9 @@ export function localDate(instant: Date = new Date()): string {
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
-/** A local date `YYYY-MM-DD` as `Mon 24 Nov`. */
+/** A local date `YYYY-MM-DD` as `Mon 24 Nov` (for the columns of a grid). */
 export function dayLabel(date: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'short', day: 'numeric', month: 'short' }).format(new Date(`${date}T12:00:00Z`));
+  return formatter('dl', { timeZone: 'UTC', weekday: 'short', day: 'numeric', month: 'short' }).format(new Date(`${date}T12:00:00Z`));
 }
 
 export function addDays(date: string, days: number): string {

@@ -4,9 +4,12 @@
  * server serves one HTML file and the back button works without a round trip.
  */
 import { ApiError, api, can, loadSession, type SessionInfo, useSession } from './api';
-import { announce, button, h, replace } from './dom';
+import { announce, button, forgetAnnouncement, h, replace } from './dom';
+import { plainMessage } from './form-errors';
 import { anomaliesPage } from './pages/anomalies';
+import { areaPage, areasPage } from './pages/areas';
 import { attendancePage } from './pages/attendance';
+import { importPage } from './pages/import';
 import { integrationsPage } from './pages/integrations';
 import { operationsPage } from './pages/operations';
 import { overviewPage } from './pages/overview';
@@ -14,6 +17,7 @@ import { peoplePage } from './pages/people';
 import { personPage } from './pages/person';
 import { punchesPage } from './pages/punches';
 import { reportsPage } from './pages/reports';
+import { shiftsPage } from './pages/shifts';
 import { terminalPage } from './pages/terminal';
 import { terminalsPage } from './pages/terminals';
 
@@ -25,7 +29,11 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
   { pattern: /^\/terminals\/?$/, page: terminalsPage, nav: 'terminals' },
   { pattern: /^\/terminals\/([^/]+)\/?$/, page: terminalPage, nav: 'terminals' },
   { pattern: /^\/people\/?$/, page: peoplePage, nav: 'people' },
+  { pattern: /^\/people\/import\/?$/, page: importPage, nav: 'people' },
   { pattern: /^\/people\/([^/]+)\/?$/, page: personPage, nav: 'people' },
+  { pattern: /^\/areas\/?$/, page: areasPage, nav: 'areas' },
+  { pattern: /^\/areas\/([^/]+)\/?$/, page: areaPage, nav: 'areas' },
+  { pattern: /^\/shifts\/?$/, page: shiftsPage, nav: 'shifts' },
   { pattern: /^\/punches\/?$/, page: punchesPage, nav: 'punches' },
   { pattern: /^\/attendance\/?$/, page: attendancePage, nav: 'attendance' },
   { pattern: /^\/anomalies\/?$/, page: anomaliesPage, nav: 'anomalies' },
@@ -40,6 +48,8 @@ const NAV: { path: string; label: string; shown: () => boolean }[] = [
   { path: '', label: 'Overview', shown: () => true },
   { path: 'terminals', label: 'Terminals', shown: () => can('GET devices/') },
   { path: 'people', label: 'People', shown: () => can('GET enrollees/') },
+  { path: 'areas', label: 'Areas', shown: () => can('GET areas/') },
+  { path: 'shifts', label: 'Shifts', shown: () => can('GET calendar/roster/') },
   { path: 'punches', label: 'Punches', shown: () => can('GET punches/') },
   { path: 'attendance', label: 'Attendance', shown: () => can('GET attendance-days/') },
   { path: 'anomalies', label: 'Anomalies', shown: () => can('GET anomalies/') },
@@ -117,6 +127,7 @@ function shell(session: SessionInfo): HTMLElement {
 async function route(main: HTMLElement): Promise<void> {
   cleanup?.();
   cleanup = undefined;
+  forgetAnnouncement();
   const path = decodeURIComponent(location.hash.replace(/^#/, '').split('?')[0] ?? '');
   const found = ROUTES.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
   for (const link of Array.from(document.querySelectorAll<HTMLAnchorElement>('[data-nav]'))) {
@@ -145,7 +156,7 @@ async function route(main: HTMLElement): Promise<void> {
     cleanup = await found.r.page(view, found.m.slice(1));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return;
-    replace(view, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error)));
+    replace(view, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, plainMessage(error)));
   }
   const heading = main.querySelector('h1');
   if (heading) {
@@ -181,7 +192,7 @@ async function start(): Promise<void> {
   window.addEventListener('hashchange', () => void go());
   window.addEventListener('unhandledrejection', (event) => {
     const reason: unknown = event.reason;
-    if (reason instanceof ApiError && reason.status !== 401) announce(reason.message, 'bad');
+    if (reason instanceof ApiError && reason.status !== 401) announce(plainMessage(reason), 'bad');
   });
   await go();
 }

@@ -7,7 +7,6 @@ import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
 import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
 import type { AttendanceDay, Enrollee, Punch } from '../types';
-import { planSections } from './plan';
 import { manualPunchForm } from './punches';
 
 const CELL: Record<string, [string, string]> = {
@@ -66,7 +65,7 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
       grid,
     ),
     detail,
-    ...(await planSections(enrollees.results)),
+    h('p', {}, 'Schedules, holidays, leave and pay periods: ', h('a', { href: '#/shifts' }, 'Shifts and calendar'), '.'),
   );
   await load();
   return undefined;

@@ -1,7 +1,8 @@
 /** Integrations: webhook endpoints (deliveries, test send, recover, enable) and desktop enrollment agents (key shown once, revoke). */
 import { api, can, type List } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
-import { dateTime, words } from '../format';
+import { onSubmit } from '../form-errors';
+import { count, dateTime, words } from '../format';
 import type { Agent, Webhook } from '../types';
 
 interface Delivery {
@@ -14,6 +15,8 @@ interface Delivery {
   error: string | null;
   next_retry_at: string | null;
   created_at: string;
+  event_type: string | null;
+  test: boolean;
 }
 
 /** Event types in the words of the people who run attendance (the type itself is the hint). */
@@ -83,13 +86,9 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
     events.element,
     h('button', { type: 'submit', class: 'primary' }, 'Add endpoint'),
   );
-  hookForm.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(hookForm, { url, events: events.element }, async () => {
     const chosen = events.chosen();
-    if (chosen.length === 0) {
-      announce('Choose at least one event to send.', 'bad');
-      return;
-    }
+    if (chosen.length === 0) throw new Error('Choose at least one event to send.');
     const created = await api.post<Webhook & { secret: string }>('webhooks/', { url: url.value.trim(), events: chosen });
     await redraw();
     const slot = main.querySelector('#webhook-secret');
@@ -108,8 +107,7 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
     field('Reader algorithm', algorithm, 'The fingerprint algorithm version of its USB reader.'),
     h('button', { type: 'submit', class: 'primary' }, 'Create agent'),
   );
-  agentForm.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(agentForm, { name: agentName, algorithm_version: algorithm }, async () => {
     const created = await api.post<Agent & { key: string }>('enrollment-agents/', { name: agentName.value.trim(), algorithm_version: algorithm.value.trim() });
     await redraw();
     const slot = main.querySelector('#agent-key');
@@ -191,9 +189,10 @@ function webhookActions(w: Webhook, deliveries: HTMLElement, redraw: () => Promi
         deliveries,
         h('h3', {}, `Deliveries to ${w.url}`),
         table(
-          ['When', 'Messages', 'Try', 'Answer', 'Next try'],
+          ['When', 'What', 'Messages', 'Try', 'Answer', 'Next try'],
           list.results.map((d) => [
             dateTime(d.created_at),
+            d.test ? h('span', {}, badge('Test', 'info'), ' Test send') : d.event_type ? eventWords(d.event_type) : 'An event no longer kept',
             d.count,
             d.attempt,
             d.status_code ? `HTTP ${d.status_code}` : (d.error ?? '—'),
@@ -214,7 +213,7 @@ function webhookActions(w: Webhook, deliveries: HTMLElement, redraw: () => Promi
       const since = new Date(Date.now() - 86_400_000).toISOString();
       if (!(await confirmAction('Send again everything not delivered in the last 24 hours?', { action: 'Recover' }))) return;
       const r = await api.post<{ requeued: number }>(`${base}recover/`, { since });
-      announce(`${r.requeued} message(s) queued again.`);
+      announce(`${count(r.requeued, 'message', 'messages')} queued again.`);
     }),
     w.active
       ? button(

@@ -1,15 +1,76 @@
 /** Operations: the periodic jobs (run one now), the audit log (who did what) and the event log. */
 import { api, can, type List, query } from '../api';
 import { announce, badge, button, field, h, input, replace, section, table } from '../dom';
-import { dateTime, words } from '../format';
-import type { AuditEntry, Job, LogEvent } from '../types';
+import { onSubmit } from '../form-errors';
+import { dateTime, localDay, words } from '../format';
+import type { AuditEntry, Device, Enrollee, Job, LogEvent } from '../types';
+
+/** The periodic jobs in the words of the people who run attendance (the server's text names settings). */
+const JOBS: Record<string, [string, string]> = {
+  'check-devices': ['Check terminals', 'Marks terminals that have not been heard from for a while as offline.'],
+  'expire-pending-devices': ['Forget unapproved terminals', 'Forgets terminals that announced themselves but were never approved.'],
+  'expire-commands': ['Expire old commands', 'Gives up on commands a terminal never fetched in time.'],
+  'retry-commands': ['Resend unanswered commands', 'Sends again the commands a terminal took but never answered.'],
+  'expire-sessions': ['End stale enrollments', 'Ends enrollment sessions nobody finished in time.'],
+  'reconcile-devices': ['Bring terminals in line', 'Sends each terminal again the people and fingerprints it should have but failed to take.'],
+  'sync-device-clocks': ['Daylight saving time', 'Tells terminals their clock offset when their time zone changes between summer and winter time.'],
+  'generate-absences': ['Record absences', 'Writes yesterday (or the dates asked) for everyone without a punch: absent, day off, holiday or leave.'],
+  'purge-retention': ['Delete old data', 'Deletes what is past its retention period (old punches, logs, fingerprints of people who left).'],
+  'deliver-webhooks': ['Deliver webhooks', 'Sends events to the payroll and HR systems that subscribed to them.'],
+  'rotate-keys': ['Re-encrypt with the newest key', 'Re-encrypts stored fingerprints and secrets with the newest encryption key; can be stopped and resumed.'],
+};
+export const jobTitle = (name: string) => JOBS[name]?.[0] ?? words(name);
+const jobText = (j: Job) => JOBS[j.name]?.[1] ?? j.description;
+
+/** What a job's result says, in words: `absent=0 non_working_day=0` becomes “nothing to record”. */
+function outcomeWords(name: string, status: string, result: Record<string, unknown>): string {
+  const head = `${jobTitle(name)}: ${status === 'succeeded' ? 'done' : words(status).toLowerCase()}`;
+  const parts = Object.entries(result)
+    .filter(([, v]) => typeof v === 'number' && v > 0)
+    .map(([k, v]) => `${v} ${words(k).toLowerCase()}`);
+  const text = Object.entries(result)
+    .filter(([, v]) => typeof v === 'string' || typeof v === 'boolean')
+    .map(([k, v]) => `${words(k).toLowerCase()} ${typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? localDay(v) : String(v)}`);
+  const said = [...parts, ...text];
+  return `${head}${said.length > 0 ? `: ${said.join(', ')}` : ', nothing to do'}.`;
+}
+
+/** Names for the ids the logs hold: people by their id, terminals by their serial. */
+interface Names {
+  person(id: string): string | null;
+  terminal(serial: string): string | null;
+}
+
+function target(e: AuditEntry, names: Names): string {
+  const id = e.target_id ?? '';
+  if (e.target_type === 'enrollee') return names.person(id) ?? 'A person no longer listed';
+  if (e.target_type === 'device') return names.terminal(id) ?? `Terminal ${id}`;
+  if (e.target_type === 'punch' && typeof e.details.enrollee === 'string') return `A punch of ${names.person(e.details.enrollee) ?? 'a person'}`;
+  return `${words(e.target_type)}${/^[0-9a-f-]{36}$/.test(id) ? '' : ` ${id}`}`;
+}
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
-function summarize(details: Record<string, unknown>): string {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Details as words; ids become names, reasons words, instants local times. */
+function summarize(details: Record<string, unknown>, names?: Names): string {
   return Object.entries(details)
-    .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object')
-    .map(([k, v]) => `${words(k)}: ${typeof v === 'string' && ISO_INSTANT.test(v) ? dateTime(v) : String(v)}`)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]): string | null => {
+      if (typeof v === 'object') {
+        const ref = v as { id?: unknown; serial_number?: unknown };
+        if (typeof ref.serial_number === 'string') return `${words(k)}: ${names?.terminal(ref.serial_number) ?? ref.serial_number}`;
+        if (typeof ref.id === 'string' && names?.person(ref.id)) return `${words(k)}: ${names.person(ref.id)}`;
+        return null;
+      }
+      if (typeof v === 'string' && UUID.test(v)) return names?.person(v) ? `${words(k)}: ${names.person(v)}` : null;
+      if (typeof v === 'string' && ISO_INSTANT.test(v)) return `${words(k)}: ${dateTime(v)}`;
+      if (typeof v === 'boolean') return v ? words(k) : null;
+      // Codes (`approved`, `not_in_scope`) in words; names, addresses and keys as they are.
+      return `${words(k)}: ${typeof v === 'string' && /^[a-z]+(_[a-z]+)*$/.test(v) ? words(v).toLowerCase() : String(v)}`;
+    })
+    .filter((x): x is string => x !== null)
     .join(', ');
 }
 
@@ -30,10 +91,20 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
   const redraw = () => operationsPage(main).then(() => undefined);
   // Each section for the roles that may read it: jobs and the audit log for unlimited owners
   // and admins, the event log for hr and viewers too (filtered to their areas by the server).
-  const [jobs, recentEvents] = await Promise.all([
-    can('GET jobs/') ? api.get<List<Job>>('jobs/') : ({ results: [], next_cursor: null } as List<Job>),
+  const nothing = <T>(): List<T> => ({ results: [], next_cursor: null });
+  const [jobs, recentEvents, people, terminals] = await Promise.all([
+    can('GET jobs/') ? api.get<List<Job>>('jobs/') : nothing<Job>(),
     can('GET events/') ? newestEvents(50) : [],
+    can('GET enrollees/') ? api.get<List<Enrollee>>('enrollees/?limit=1000').catch(() => nothing<Enrollee>()) : nothing<Enrollee>(),
+    can('GET devices/') ? api.get<List<Device>>('devices/?limit=1000').catch(() => nothing<Device>()) : nothing<Device>(),
   ]);
+  const names: Names = {
+    person: (id) => people.results.find((p) => p.id === id)?.display_name ?? null,
+    terminal: (serial) => {
+      const d = terminals.results.find((t) => t.serial_number === serial);
+      return d ? (d.name ?? d.serial_number) : null;
+    },
+  };
   const actor = input({ autocomplete: 'off', placeholder: 'anyone' });
   const action = input({ autocomplete: 'off', placeholder: 'any action' });
   const auditRows = h('div');
@@ -44,7 +115,7 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
       auditRows,
       table(
         ['When', 'Who', 'Did', 'To', 'Details'],
-        list.results.map((e) => [dateTime(e.at), e.actor, words(e.action), `${words(e.target_type)} ${e.target_id ?? ''}`, summarize(e.details)]),
+        list.results.map((e) => [dateTime(e.at), e.actor, words(e.action), target(e, names), summarize(e.details, names)]),
         'Nothing recorded.',
         'Audit log',
       ),
@@ -57,10 +128,7 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
     field('Action', action, 'e.g. device_approved'),
     h('button', { type: 'submit' }, 'Filter'),
   );
-  auditForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void loadAudit();
-  });
+  onSubmit(auditForm, { actor, action }, loadAudit);
   replace(
     main,
     h('h1', {}, 'Operations'),
@@ -70,8 +138,8 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
         table(
           ['Job', 'What it does', 'Last run', 'Result', 'Next run', ''],
           jobs.results.map((j) => [
-            j.name,
-            j.description,
+            jobTitle(j.name),
+            jobText(j),
             dateTime(j.last_finished_at),
             j.running ? badge('Running', 'info') : j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : 'bad') : 'Not run yet',
             dateTime(j.next_run_at),
@@ -79,11 +147,11 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
               button(
                 'Run now',
                 async () => {
-                  const outcome = await api.post<{ status: string; summary: string }>(`jobs/${encodeURIComponent(j.name)}/run/`);
+                  const outcome = await api.post<{ status: string; result: Record<string, unknown> }>(`jobs/${encodeURIComponent(j.name)}/run/`);
                   await redraw();
-                  announce(outcome.summary, outcome.status === 'failed' ? 'bad' : 'ok');
+                  announce(outcomeWords(j.name, outcome.status, outcome.result ?? {}), outcome.status === 'failed' ? 'bad' : 'ok');
                 },
-                { 'aria-label': `Run ${j.name} now` },
+                { 'aria-label': `Run ${jobTitle(j.name)} now` },
               ),
           ]),
         ),
@@ -94,7 +162,7 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
         'Recent events',
         table(
           ['When', 'Event', 'Details'],
-          recentEvents.map((e) => [dateTime(e.at), words(e.type), summarize(e.data)]),
+          recentEvents.map((e) => [dateTime(e.at), words(e.type), summarize(e.data, names)]),
           'No events yet.',
         ),
       ),

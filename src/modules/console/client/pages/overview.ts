@@ -5,9 +5,10 @@
 import type { DiagnosticView } from '../../../diagnostics';
 import { api, can, currentSession } from '../api';
 import { badge, h, keepFresh, replace, section, table } from '../dom';
-import { ago, dateTime, words } from '../format';
+import { ago, count, dateTime, words } from '../format';
 import type { Health } from '../types';
 import { diagnosticItem } from './diagnostics';
+import { jobTitle } from './operations';
 
 function tile(label: string, value: number | string, href: string, tone: 'ok' | 'warn' | 'bad' | 'muted'): HTMLElement {
   return h('a', { class: `tile ${tone}`, href }, h('span', { class: 'value' }, String(value)), h('span', { class: 'label' }, label));
@@ -29,7 +30,8 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
     can('GET diagnostics/') ? api.get<{ results: DiagnosticView[] }>('diagnostics/') : { results: [] as DiagnosticView[] },
   ]);
   const attention: HTMLElement[] = diagnostics.results.map(diagnosticItem);
-  if (health.commands.failed > 0) attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${health.commands.failed} command(s) failed`)));
+  if (health.commands.failed > 0)
+    attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${count(health.commands.failed, 'command', 'commands')} failed`)));
   if (health.webhooks.backlog > 0 && can('GET webhooks/'))
     attention.push(
       h(
@@ -38,12 +40,12 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
         h(
           'a',
           { href: '#/integrations' },
-          `${health.webhooks.backlog} webhook message(s) not delivered yet (oldest ${ago(health.webhooks.oldest_pending_at)})`,
+          `${count(health.webhooks.backlog, 'webhook message', 'webhook messages')} not delivered yet (oldest ${ago(health.webhooks.oldest_pending_at)})`,
         ),
       ),
     );
   const failedJobs = health.jobs.filter((j) => j.last_status === 'failed');
-  for (const job of failedJobs) attention.push(h('li', {}, h('a', { href: '#/operations' }, `Job “${job.name}” failed on its last run`)));
+  for (const job of failedJobs) attention.push(h('li', {}, h('a', { href: '#/operations' }, `The job “${jobTitle(job.name)}” failed on its last run`)));
 
   replace(
     main,
@@ -68,7 +70,7 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
       table(
         ['Job', 'Last run', 'Result', 'Next run'],
         health.jobs.map((j) => [
-          j.name,
+          jobTitle(j.name),
           dateTime(j.last_finished_at),
           j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : j.last_status === 'failed' ? 'bad' : 'muted') : 'Not run yet',
           j.next_run_at ? dateTime(j.next_run_at) : 'Run by hand or by the scheduler',

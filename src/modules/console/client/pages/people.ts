@@ -1,6 +1,8 @@
 /** People: everyone the service knows (employees, and which of them are enrolled), and adding someone. */
 import { ApiError, api, can, type List } from '../api';
-import { announce, badge, field, h, input, replace, section, table } from '../dom';
+import { areasPicker } from '../area-picker';
+import { announce, badge, field, h, input, navigate, replace, section, table } from '../dom';
+import { onSubmit } from '../form-errors';
 import { fingerName } from '../format';
 import type { Employee, Enrollee } from '../types';
 
@@ -16,17 +18,16 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
 
   const id = input({ required: true, autocomplete: 'off' });
   const name = input({ autocomplete: 'off' });
-  const areas = input({ autocomplete: 'off', placeholder: 'default' });
+  const areas = await areasPicker('Areas', [], 'Decides which terminals they are sent to; none chosen: default.');
   const form = h(
     'form',
     { class: 'inline-form' },
     field('Employee ID', id, 'The HR system’s own number, e.g. E-001.'),
     field('Name', name, 'Needed when the employee is new to the service.'),
-    field('Areas', areas, 'Comma-separated; decides which terminals they are sent to.'),
+    areas.element,
     h('button', { type: 'submit', class: 'primary' }, 'Add person'),
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(form, { employee: id, id, name, areas: areas.control, card: areas.control }, async () => {
     const employee = id.value.trim();
     if (name.value.trim() && can('POST employees/')) {
       try {
@@ -37,20 +38,22 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
       }
     }
     const body: Record<string, unknown> = { employee };
-    const areaList = areas.value
-      .split(',')
-      .map((a) => a.trim())
-      .filter(Boolean);
+    const areaList = areas.value();
     if (areaList.length > 0) body.areas = areaList;
     const created = await api.post<Enrollee>('enrollees/', body);
     announce(`${created.display_name} added with PIN ${created.device_pin}.`);
-    location.hash = `#/people/${created.id}`;
+    navigate(`#/people/${created.id}`);
   });
 
   replace(
     main,
     h('h1', {}, 'People'),
-    can('POST enrollees/') && section('Add a person', form),
+    can('POST enrollees/') &&
+      section(
+        'Add a person',
+        form,
+        can('POST employees/import/') && h('p', {}, 'Many people at once: ', h('a', { href: '#/people/import' }, 'import a CSV file'), '.'),
+      ),
     section(
       'Enrolled people',
       table(

@@ -3,10 +3,12 @@
  * their biometrics with where each is, enrollment on a terminal or at a desktop agent, areas,
  * card, deactivation and deletion, and the proof of deletion once consent is withdrawn.
  */
-import { ApiError, api, can, type List } from '../api';
-import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, table } from '../dom';
-import { dateTime, FINGERS, fingerName, words } from '../format';
-import type { Agent, Device, Enrollee, Session, Template } from '../types';
+import { ApiError, api, can, type List, query } from '../api';
+import { areasPicker } from '../area-picker';
+import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, select, table } from '../dom';
+import { onSubmit } from '../form-errors';
+import { count, dateTime, FINGERS, fingerName, words } from '../format';
+import type { Agent, AuditEntry, Device, Enrollee, Session, Template } from '../types';
 import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
 
 const syncTone = (status: string) => (status === 'present' ? 'ok' : status === 'pending' ? 'info' : 'bad');
@@ -25,12 +27,18 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   if (!person) return undefined;
   // Only what the role may read is asked for (a manager sees no terminals, agents or sessions).
   const none = <T>(): Promise<List<T>> => Promise.resolve({ results: [], next_cursor: null });
-  const [templates, devices, agents, sessions, proof] = await Promise.all([
+  const [templates, devices, agents, sessions, proof, withdrawals] = await Promise.all([
     api.get<List<Template>>(`${base}templates/`),
     can('GET devices/') ? api.get<List<Device>>('devices/?status=approved&limit=1000') : none<Device>(),
     can('GET enrollment-agents/') ? api.get<List<Agent>>('enrollment-agents/?limit=1000') : none<Agent>(),
     can('GET enrollment-sessions/') ? api.get<List<Session>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`) : none<Session>(),
     loadProof(id),
+    // The last withdrawal of consent, to say when it was and what it destroyed.
+    can('GET audit-log/')
+      ? api
+          .get<List<AuditEntry>>(`audit-log/${query({ target: id, action: 'consent.withdrawn', limit: 1 })}`)
+          .catch(() => ({ results: [], next_cursor: null }) as List<AuditEntry>)
+      : none<AuditEntry>(),
   ]);
   const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
   const deviceName = (serial: string) => devices.results.find((d) => d.serial_number === serial)?.name ?? serial;
@@ -90,9 +98,9 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
           ['Areas', person.areas.join(', ')],
           ['Card', person.card ?? 'None'],
         ]),
-        can('PATCH enrollees/{id}/') && detailsForm(person, base, redraw),
+        can('PATCH enrollees/{id}/') && (await detailsForm(person, base, redraw)),
       ),
-      consentSection(person, base, redraw),
+      consentSection(person, base, redraw, withdrawals.results[0] ?? null),
     ),
     proof ? proofSection(proof) : null,
     section(
@@ -151,33 +159,24 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   return undefined;
 }
 
-function detailsForm(person: Enrollee, base: string, redraw: () => Promise<void>): HTMLElement {
-  const areas = input({ value: person.areas.join(', '), autocomplete: 'off' });
+async function detailsForm(person: Enrollee, base: string, redraw: () => Promise<void>): Promise<HTMLElement> {
+  const areas = await areasPicker('Areas', person.areas, 'They are sent to the terminals of these areas.');
   const card = input({ value: person.card ?? '', autocomplete: 'off', inputmode: 'numeric' });
   const form = h(
     'form',
     { class: 'inline-form' },
-    field('Areas', areas, 'Comma-separated.'),
+    areas.element,
     field('Card number', card, 'The number printed on the badge; empty for none.'),
     h('button', { type: 'submit' }, 'Save'),
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const body: Record<string, unknown> = {
-      areas: areas.value
-        .split(',')
-        .map((a) => a.trim())
-        .filter(Boolean),
-    };
-    body.card = card.value.trim() || null;
-    await api.patch(base, body);
+  return onSubmit(form, { areas: areas.control, card }, async () => {
+    await api.patch(base, { areas: areas.value(), card: card.value.trim() || null });
     await redraw();
     announce('Saved.');
   });
-  return form;
 }
 
-function consentSection(person: Enrollee, base: string, redraw: () => Promise<void>): HTMLElement {
+function consentSection(person: Enrollee, base: string, redraw: () => Promise<void>, withdrawal: AuditEntry | null): HTMLElement {
   if (person.consent) {
     const c = person.consent;
     return section(
@@ -198,8 +197,8 @@ function consentSection(person: Enrollee, base: string, redraw: () => Promise<vo
             }))
           )
             return;
-          await api.delete(`${base}consent/`);
-          announce('Consent withdrawn; fingerprints destroyed.');
+          const r = await api.delete<{ templates_destroyed: number }>(`${base}consent/`);
+          announce(`Consent withdrawn; ${count(r.templates_destroyed, 'fingerprint', 'fingerprints')} destroyed and deleted from the terminals.`);
           await redraw();
         }),
     );
@@ -212,14 +211,30 @@ function consentSection(person: Enrollee, base: string, redraw: () => Promise<vo
     { class: 'inline-form' },
     field('Consent text version', version, 'The version of the text the person agreed to.'),
     field('How it was given', method),
-    h('button', { type: 'submit', class: 'primary' }, 'Record consent'),
+    h('button', { type: 'submit', class: 'primary' }, withdrawal ? 'Record consent again' : 'Record consent'),
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(form, { version, method }, async () => {
     await api.post(`${base}consent/`, { version: version.value.trim(), method: method.value.trim() });
     await redraw();
     announce('Consent recorded.');
   });
+  if (withdrawal) {
+    const destroyed = Number(withdrawal.details.templates_destroyed ?? 0);
+    return section(
+      'Consent',
+      h('p', {}, badge('Withdrawn', 'bad')),
+      definitionList([
+        ['Withdrawn', dateTime(withdrawal.at)],
+        ['By', withdrawal.actor],
+        [
+          'What was deleted',
+          `${count(destroyed, 'fingerprint', 'fingerprints')} destroyed on the server; a delete was sent to every terminal that held them (see Biometrics below).`,
+        ],
+      ]),
+      h('p', { class: 'muted' }, 'No fingerprint is taken until consent is recorded again.'),
+      form,
+    );
+  }
   return section('Consent', h('p', {}, badge('Not recorded', 'warn'), ' Fingerprints can be enrolled only once consent is recorded.'), form);
 }
 
@@ -236,6 +251,8 @@ function fingerPicker(): { element: HTMLElement; chosen: () => number[] } {
 
 function enrollSection(person: Enrollee, base: string, devices: Device[], agents: Agent[], redraw: () => Promise<void>): HTMLElement {
   if (person.status !== 'active') return section('Enroll fingerprints', h('p', {}, 'Reactivate this person first.'));
+  // Only terminals that may take this person's fingerprints: those of their areas, and enrollment stations.
+  const inScope = devices.filter((d) => d.enrollment_station || d.areas.some((a) => person.areas.includes(a)));
   const fingers = fingerPicker();
   // Terminals that declare them also enroll faces, palms and finger veins (ENROLL_BIO); agents only fingerprints.
   const what = select([
@@ -245,7 +262,10 @@ function enrollSection(person: Enrollee, base: string, devices: Device[], agents
     ['finger_vein', 'Finger veins'],
   ]);
   const where = select([
-    ...devices.map((d): [string, string] => [`device:${d.serial_number}`, `At terminal ${d.name ?? d.serial_number}`]),
+    ...inScope.map((d): [string, string] => [
+      `device:${d.serial_number}`,
+      `At terminal ${d.name ?? d.serial_number}${d.enrollment_station ? ' (enrollment station)' : ''}`,
+    ]),
     ...agents.map((a): [string, string] => [`agent:${a.id}`, `At desktop agent ${a.name}`]),
   ]);
   const form = h(
@@ -260,24 +280,29 @@ function enrollSection(person: Enrollee, base: string, devices: Device[], agents
   what.addEventListener('change', () => {
     fingers.element.hidden = what.value === 'face' || what.value === 'palm';
   });
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(form, { device: where, agent: where, fingers: fingers.element, type: what }, async () => {
     const type = what.value;
     const chosen = type === 'face' ? [0] : type === 'palm' ? [0, 1] : fingers.chosen();
-    if (chosen.length === 0) {
-      announce('Choose at least one finger.', 'bad');
-      return;
-    }
+    if (chosen.length === 0) throw new Error('Choose at least one finger.');
     const [kind, target] = where.value.split(/:(.*)/s);
     if (kind === 'device')
       await api.post(`${base}remote-enrollment/`, type === 'fingerprint' ? { device: target, fingers: chosen } : { device: target, type, fingers: chosen });
-    else if (type !== 'fingerprint') {
-      announce('A desktop agent enrolls fingerprints only.', 'bad');
-      return;
-    } else await api.post('enrollment-sessions/', { enrollee: person.id, agent: target, fingers: chosen });
+    else if (type !== 'fingerprint') throw new Error('A desktop agent enrolls fingerprints only: choose a terminal for faces, palms or veins.');
+    else await api.post('enrollment-sessions/', { enrollee: person.id, agent: target, fingers: chosen });
     await redraw();
     announce(kind === 'device' ? 'Enrollment started: the terminal asks the person for each finger now.' : 'Session started: the agent shows it in its list.');
   });
-  if (devices.length === 0 && agents.length === 0) return section('Enroll fingerprints', h('p', {}, 'Approve a terminal or create a desktop agent first.'));
+  if (inScope.length === 0 && agents.length === 0) {
+    return section(
+      'Enroll fingerprints',
+      h(
+        'p',
+        {},
+        devices.length === 0
+          ? 'Approve a terminal or create a desktop agent first.'
+          : `No terminal of this person’s areas (${person.areas.join(', ')}) is approved. Add one of its areas to a terminal, make a terminal an enrollment station, or create a desktop agent.`,
+      ),
+    );
+  }
   return section('Enroll fingerprints', form);
 }

@@ -3,16 +3,21 @@
  * pay periods (locking one freezes its days).
  */
 import { api, can, type List } from '../api';
+import { areaSelect, areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, select, table } from '../dom';
-import { dateTime, words } from '../format';
+import { onSubmit } from '../form-errors';
+import { dateTime, localDay, weekdayName, words } from '../format';
 import type { Enrollee } from '../types';
+import { rosterSection } from './roster';
 
 interface Schedule {
   id: string;
   name: string;
   start: string;
   end: string;
-  weekdays?: number[];
+  break?: string;
+  grace_in?: string;
+  weekdays?: number[] | null;
 }
 interface Assignment {
   id: string;
@@ -27,6 +32,7 @@ interface Holiday {
   date: string;
   name: string;
   recurring?: boolean;
+  areas?: string[];
 }
 interface Leave {
   id: string;
@@ -43,19 +49,29 @@ interface PayPeriod {
   locked_at?: string | null;
 }
 
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+/** Weekdays from Monday, as people read a week. */
+const WEEK = [1, 2, 3, 4, 5, 6, 0];
 
 /** Loads a whole list (these lists are short: schedules, holidays, periods). */
 async function all<T>(path: string): Promise<T[]> {
   return (await api.get<List<T>>(path)).results;
 }
 
-function submitter(form: HTMLFormElement, work: () => Promise<void>): HTMLFormElement {
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void work();
+/** Every form here shows its errors beside the field (form-errors.ts); `fields` maps the API's names to the controls. */
+function submitter(form: HTMLFormElement, work: () => Promise<void>, fields: Record<string, HTMLElement> = {}): HTMLFormElement {
+  return onSubmit(form, fields, work);
+}
+
+/** Checkboxes of the weekdays, Monday first. */
+function weekdayPicker(chosen: readonly number[]): { element: HTMLElement; value: () => number[] } {
+  const boxes = WEEK.map((day) => {
+    const box = h('input', { type: 'checkbox', value: day, id: `weekday-${day}-${Math.random().toString(36).slice(2, 7)}`, checked: chosen.includes(day) });
+    return { box, element: h('span', { class: 'check' }, box, h('label', { for: box.id }, weekdayName(day))) };
   });
-  return form;
+  return {
+    element: h('fieldset', { class: 'weekdays' }, h('legend', {}, 'Days'), ...boxes.map((b) => b.element)),
+    value: () => boxes.filter((b) => b.box.checked).map((b) => Number(b.box.value)),
+  };
 }
 
 export async function planSections(enrollees: Enrollee[]): Promise<HTMLElement[]> {
@@ -73,11 +89,12 @@ export async function planSections(enrollees: Enrollee[]): Promise<HTMLElement[]
     const people = enrollees.filter((e) => e.status === 'active').map((e): [string, string] => [e.id, e.display_name]);
     replace(
       holder,
-      payPeriods(periods, draw),
+      await rosterSection(),
+      await assignmentsSection(assignments, schedules, people, nameOf, scheduleName, draw),
       schedulesSection(schedules, draw),
-      assignmentsSection(assignments, schedules, people, nameOf, scheduleName, draw),
-      holidaysSection(holidays, draw),
+      await holidaysSection(holidays, draw),
       leavesSection(leaves, people, nameOf, draw),
+      payPeriods(periods, draw),
     );
   };
   await draw();
@@ -105,20 +122,24 @@ function payPeriods(periods: PayPeriod[], draw: () => Promise<void>): HTMLElemen
       await draw();
       announce('Pay period added.');
     },
+    { from, to },
   );
   return section(
     'Pay periods',
     table(
       ['From', 'To', 'State', ''],
       periods.map((p) => [
-        p.from,
-        p.to,
+        localDay(p.from),
+        localDay(p.to),
         p.locked ? badge(`Locked ${p.locked_at ? dateTime(p.locked_at) : ''}`, 'muted') : badge('Open', 'ok'),
         p.locked || !can('POST pay-periods/{id}/lock/')
           ? ''
           : button('Lock', async () => {
               if (
-                !(await confirmAction(`Lock ${p.from} to ${p.to}?`, { action: 'Lock', detail: 'Its days never change again; late punches are only flagged.' }))
+                !(await confirmAction(`Lock ${localDay(p.from)} to ${localDay(p.to)}?`, {
+                  action: 'Lock',
+                  detail: 'Its days never change again; late punches are only flagged.',
+                }))
               )
                 return;
               await api.post(`pay-periods/${encodeURIComponent(p.id)}/lock/`);
@@ -136,7 +157,9 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
   const name = input({ required: true, autocomplete: 'off', placeholder: 'Day shift' });
   const start = input({ type: 'time', required: true, value: '09:00' });
   const end = input({ type: 'time', required: true, value: '17:00' });
-  const grace = input({ value: '10m', autocomplete: 'off' });
+  const pause = input({ value: '30m', autocomplete: 'off', size: 6 });
+  const grace = input({ value: '10m', autocomplete: 'off', size: 6 });
+  const days = weekdayPicker([1, 2, 3, 4, 5]);
   const form = submitter(
     h(
       'form',
@@ -144,23 +167,40 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
       field('Name', name),
       field('Starts', start),
       field('Ends', end, 'Before the start: overnight.'),
-      field('Grace', grace, 'e.g. 10m'),
+      field('Break', pause, 'Unpaid, e.g. 30m or 1h.'),
+      field('Grace', grace, 'Late after this, e.g. 10m.'),
+      days.element,
       h('button', { type: 'submit' }, 'Add schedule'),
     ),
     async () => {
-      await api.post('work-schedules/', { name: name.value.trim(), start: start.value, end: end.value, grace_in: grace.value.trim() || undefined });
+      const weekdays = days.value();
+      if (weekdays.length === 0) throw new Error('Choose at least one day of the week.');
+      await api.post('work-schedules/', {
+        name: name.value.trim(),
+        start: start.value,
+        end: end.value,
+        break: pause.value.trim() || undefined,
+        grace_in: grace.value.trim() || undefined,
+        weekdays,
+      });
       await draw();
       announce('Schedule added.');
     },
+    { name, start, end, break: pause, grace_in: grace, weekdays: days.element },
   );
   return section(
     'Work schedules',
     table(
-      ['Name', 'Hours', 'Days', ''],
+      ['Name', 'Hours', 'Break', 'Days', ''],
       schedules.map((s) => [
         s.name,
         `${s.start}–${s.end}`,
-        (s.weekdays ?? [1, 2, 3, 4, 5]).map((d) => WEEKDAYS[d]).join(' '),
+        s.break && s.break !== '0s' ? s.break : 'None',
+        s.weekdays
+          ? WEEK.filter((d) => s.weekdays?.includes(d))
+              .map((d) => weekdayName(d))
+              .join(' ')
+          : 'Every day but the weekend',
         remove(`work-schedules/${encodeURIComponent(s.id)}/`, `schedule ${s.name}`, draw, 'DELETE work-schedules/{id}/'),
       ]),
       'No schedules: DEFAULT_SCHEDULE applies.',
@@ -169,60 +209,131 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
   );
 }
 
-function assignmentsSection(
+/** Checkboxes of people, with a filter by name: a schedule for many at once. */
+function peoplePicker(people: [string, string][]): { element: HTMLElement; value: () => string[]; control: HTMLElement } {
+  const filter = input({ type: 'search', autocomplete: 'off', placeholder: 'Filter by name', 'aria-label': 'Filter people by name' });
+  const boxes = people.map(([id, label], i) => {
+    const box = h('input', { type: 'checkbox', value: id, id: `person-pick-${i}` });
+    return { box, label, element: h('span', { class: 'check' }, box, h('label', { for: box.id }, label)) };
+  });
+  filter.addEventListener('input', () => {
+    const q = filter.value.trim().toLowerCase();
+    for (const b of boxes) b.element.hidden = q !== '' && !b.label.toLowerCase().includes(q);
+  });
+  const group = h(
+    'fieldset',
+    { class: 'people-picker' },
+    h('legend', {}, 'People'),
+    filter,
+    h('div', { class: 'checks scroll' }, ...boxes.map((b) => b.element)),
+  );
+  return { element: group, control: group, value: () => boxes.filter((b) => b.box.checked).map((b) => b.box.value) };
+}
+
+/** The form that assigns a schedule to everyone in an area, or to chosen people at once. */
+async function assignForm(
+  schedules: Schedule[],
+  people: [string, string][],
+  nameOf: (id: string | null | undefined) => string,
+  scheduleName: (id: string) => string,
+  draw: () => Promise<void>,
+): Promise<HTMLFormElement> {
+  const preset = new URLSearchParams(location.hash.split('?')[1] ?? '').get('area') ?? undefined;
+  const schedule = select(schedules.map((s): [string, string] => [s.id, s.name]));
+  const target = select([
+    ['area', 'Everyone in an area'],
+    ['people', 'Chosen people'],
+  ]);
+  const area = await areaSelect({ selected: preset });
+  const areaField = field('Area', area);
+  const chosen = peoplePicker(people);
+  chosen.element.hidden = true;
+  target.addEventListener('change', () => {
+    areaField.hidden = target.value !== 'area';
+    chosen.element.hidden = target.value !== 'people';
+  });
+  const from = input({ type: 'date', required: true });
+  const to = input({ type: 'date' });
+  return submitter(
+    h(
+      'form',
+      { class: 'inline-form' },
+      field('Schedule', schedule),
+      field('Assign to', target),
+      areaField,
+      chosen.element,
+      field('From', from),
+      field('To', to, 'Empty: open-ended.'),
+      h('button', { type: 'submit', class: 'primary' }, 'Assign'),
+    ),
+    async () => {
+      const dates = { from: from.value, ...(to.value ? { to: to.value } : {}) };
+      if (target.value === 'area') {
+        await api.post('shift-assignments/', { schedule: schedule.value, area: area.value, ...dates });
+        announce(`${scheduleName(schedule.value)} assigned to everyone in ${area.value}.`);
+      } else {
+        const ids = chosen.value();
+        if (ids.length === 0) throw new Error('Choose at least one person.');
+        await api.post('shift-assignments/batch/', { schedule: schedule.value, enrollees: ids, ...dates });
+        announce(`${scheduleName(schedule.value)} assigned to ${ids.length === 1 ? nameOf(ids[0]) : `${ids.length} people`}.`);
+      }
+      await draw();
+    },
+    { schedule, area, enrollees: chosen.control, from, to },
+  );
+}
+
+async function assignmentsSection(
   assignments: Assignment[],
   schedules: Schedule[],
   people: [string, string][],
   nameOf: (id: string | null | undefined) => string,
   scheduleName: (id: string) => string,
   draw: () => Promise<void>,
-): HTMLElement {
-  const schedule = select(schedules.map((s): [string, string] => [s.id, s.name]));
-  const who = select(people);
-  const from = input({ type: 'date', required: true });
-  const form = submitter(
-    h('form', { class: 'inline-form' }, field('Schedule', schedule), field('Person', who), field('From', from), h('button', { type: 'submit' }, 'Assign')),
-    async () => {
-      await api.post('shift-assignments/', { schedule: schedule.value, enrollee: who.value, from: from.value });
-      await draw();
-      announce('Schedule assigned.');
-    },
-  );
+): Promise<HTMLElement> {
   return section(
     'Who works which schedule',
     table(
       ['Schedule', 'Who', 'From', 'To', ''],
       assignments.map((a) => [
         scheduleName(a.schedule),
-        a.enrollee ? nameOf(a.enrollee) : `Area ${a.area ?? ''}`,
-        a.from,
-        a.to ?? 'open-ended',
+        a.enrollee ? nameOf(a.enrollee) : `Everyone in ${a.area ?? ''}`,
+        localDay(a.from),
+        a.to ? localDay(a.to) : 'Open-ended',
         remove(`shift-assignments/${encodeURIComponent(a.id)}/`, 'this assignment', draw, 'DELETE shift-assignments/{id}/'),
       ]),
       'Nobody is assigned a schedule.',
     ),
-    schedules.length > 0 && people.length > 0 && can('POST shift-assignments/') ? form : null,
+    !can('POST shift-assignments/')
+      ? null
+      : schedules.length > 0
+        ? await assignForm(schedules, people, nameOf, scheduleName, draw)
+        : h('p', { class: 'muted' }, 'Add a work schedule below first.'),
   );
 }
 
-function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): HTMLElement {
+async function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): Promise<HTMLElement> {
   const date = input({ type: 'date', required: true });
   const name = input({ required: true, autocomplete: 'off' });
+  const areas = await areasPicker('Only in these areas', [], 'None chosen: a holiday for everyone.');
   const form = submitter(
-    h('form', { class: 'inline-form' }, field('Date', date), field('Name', name), h('button', { type: 'submit' }, 'Add holiday')),
+    h('form', { class: 'inline-form' }, field('Date', date), field('Name', name), areas.element, h('button', { type: 'submit' }, 'Add holiday')),
     async () => {
-      await api.post('holidays/', { date: date.value, name: name.value.trim() });
+      const only = areas.value();
+      await api.post('holidays/', { date: date.value, name: name.value.trim(), ...(only.length > 0 ? { areas: only } : {}) });
       await draw();
       announce('Holiday added.');
     },
+    { date, name, areas: areas.control },
   );
   return section(
     'Holidays',
     table(
-      ['Date', 'Name', ''],
+      ['Date', 'Name', 'Where', ''],
       holidays.map((x) => [
-        x.date,
+        localDay(x.date),
         `${x.name}${x.recurring ? ' (every year)' : ''}`,
+        x.areas && x.areas.length > 0 ? x.areas.join(', ') : 'Everyone',
         remove(`holidays/${encodeURIComponent(x.id)}/`, `holiday ${x.name}`, draw, 'DELETE holidays/{id}/'),
       ]),
       'No holidays.',
@@ -251,6 +362,7 @@ function leavesSection(leaves: Leave[], people: [string, string][], nameOf: (id:
       await draw();
       announce('Leave added.');
     },
+    { enrollee: who, from, to, kind },
   );
   return section(
     'Leave',
@@ -258,8 +370,8 @@ function leavesSection(leaves: Leave[], people: [string, string][], nameOf: (id:
       ['Who', 'From', 'To', 'Kind', ''],
       leaves.map((l) => [
         nameOf(l.enrollee),
-        l.from,
-        l.to,
+        localDay(l.from),
+        localDay(l.to),
         words(l.kind),
         remove(`leaves/${encodeURIComponent(l.id)}/`, 'this leave', draw, 'DELETE leaves/{id}/'),
       ]),

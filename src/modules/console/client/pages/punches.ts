@@ -5,13 +5,19 @@
  */
 import { API, api, can, currentSession, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
-import { dateTime, localDate, time, words } from '../format';
-import type { Enrollee, Punch } from '../types';
+import { onSubmit } from '../form-errors';
+import { dateTime, localDate, localDay, time, words } from '../format';
+import type { Device, Enrollee, Punch } from '../types';
 
 const LIVE_MAX = 50;
 
 export async function punchesPage(main: HTMLElement): Promise<() => void> {
-  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000');
+  const [enrollees, devices] = await Promise.all([
+    api.get<List<Enrollee>>('enrollees/?limit=1000'),
+    api.get<List<Device>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Device>),
+  ]);
+  // Terminals by name, not serial number (a manual or imported punch has none).
+  const terminalOf = (p: Punch) => (p.device ? (devices.results.find((d) => d.serial_number === p.device)?.name ?? p.device) : words(p.source ?? 'manual'));
   const nameOf = (p: Punch) =>
     enrollees.results.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`);
 
@@ -57,7 +63,7 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
         { class: 'fresh' },
         h('td', {}, time(p.punched_at)),
         h('td', {}, nameOf(p)),
-        h('td', {}, p.device),
+        h('td', {}, terminalOf(p)),
         h('td', {}, p.flags.map(words).join(', ')),
       );
       liveBody.prepend(row);
@@ -74,14 +80,12 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
 
   // Filters and list
   const employee = select([['', 'Everyone'], ...enrollees.results.map((e): [string, string] => [e.employee, e.display_name])]);
-  const device = input({ autocomplete: 'off', placeholder: 'Any terminal' });
+  const device = select([['', 'Any terminal'], ...devices.results.map((d): [string, string] => [d.serial_number, d.name ?? d.serial_number])]);
   const from = input({ type: 'date', value: localDate() });
   const to = input({ type: 'date', value: localDate() });
   const results = h('div');
   const load = async () => {
-    const list = await api.get<List<Punch>>(
-      `punches/${query({ employee: employee.value, device: device.value.trim(), from: from.value, to: to.value, limit: 200 })}`,
-    );
+    const list = await api.get<List<Punch>>(`punches/${query({ employee: employee.value, device: device.value, from: from.value, to: to.value, limit: 200 })}`);
     arrivedSinceShown = 0;
     staleNote.hidden = true;
     replace(
@@ -91,7 +95,7 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
         list.results.map((p) => [
           dateTime(p.punched_at),
           nameOf(p),
-          p.device,
+          terminalOf(p),
           words(p.source ?? 'device'),
           p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
           p.voided || !can('POST punches/{id}/void/')
@@ -106,15 +110,12 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     'form',
     { class: 'inline-form', role: 'search' },
     field('Person', employee),
-    field('Terminal (serial)', device),
+    field('Terminal', device),
     field('From', from),
     field('To', to),
     h('button', { type: 'submit' }, 'Show'),
   );
-  filters.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void load();
-  });
+  onSubmit(filters, { employee, device, from, to }, load);
 
   replace(
     main,
@@ -161,14 +162,22 @@ export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void
     field('Reason', reason),
     h('button', { type: 'submit', class: 'primary' }, 'Add punch'),
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    await api.post('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
+  const outcome = h('div', { class: 'outcome', role: 'status' });
+  onSubmit(form, { enrollee: who, at, reason }, async () => {
+    replace(outcome);
+    const punch = await api.post<Punch>('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
     reason.value = '';
     await after();
+    if (punch.flags.includes('after_lock')) {
+      // Stored, but its day is in a locked pay period: the day does not change. Say so, plainly.
+      const message = `Not applied: ${localDay(date.value)} is in a locked pay period, so the day does not change. The punch is kept in the list, marked “${words('after_lock')}”.`;
+      replace(outcome, h('p', { class: 'form-error', role: 'alert' }, message));
+      return;
+    }
+    replace(outcome, h('p', { class: 'form-ok' }, `Punch added at ${dateTime(punch.punched_at)}.`));
     announce('Manual punch added.');
   });
-  return section('Add a missing punch', form);
+  return section('Add a missing punch', form, outcome);
 }
 
 /** A wall time in the attendance zone → ISO instant (the zone's offset at that moment, found by two passes). */

@@ -5,9 +5,11 @@
  */
 
 import type { DiagnosticView } from '../../../diagnostics';
-import { api, can, type List } from '../api';
-import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, showOnce, table } from '../dom';
-import { ago, commandKind, dateTime, words } from '../format';
+import { api, can, type List, query } from '../api';
+import { areasPicker } from '../area-picker';
+import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, select, showOnce, table } from '../dom';
+import { onSubmit } from '../form-errors';
+import { ago, commandKind, count, dateTime, words } from '../format';
 import type { Command, DeviceDetail, DeviceKey, TerminalUser } from '../types';
 import { completenessSection } from './completeness';
 import { diagnosticItem } from './diagnostics';
@@ -20,9 +22,12 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
   const serial = params[0] ?? '';
   const base = `devices/${encodeURIComponent(serial)}/`;
   const redraw = () => terminalPage(main, params).then(() => undefined);
-  const [device, commands, users, keys, diagnostics] = await Promise.all([
+  const [device, waiting, sent, commands, users, keys, diagnostics] = await Promise.all([
     api.get<DeviceDetail>(base),
-    api.get<List<Command>>(`${base}commands/?limit=50`),
+    // Waiting commands first, all of them (deletes a terminal owes among them), then the newest.
+    api.get<List<Command>>(`${base}commands/?status=pending&limit=1000`),
+    api.get<List<Command>>(`${base}commands/?status=sent&limit=1000`),
+    api.get<List<Command>>(`${base}commands/?order=newest&limit=50`),
     api.get<List<TerminalUser>>(`${base}users/`).catch(() => ({ results: [], next_cursor: null }) as List<TerminalUser>),
     // Keys are for those who run terminals: other roles do not ask.
     can('GET devices/{sn}/keys/') ? api.get<List<DeviceKey>>(`${base}keys/`).catch(() => ({ results: [], next_cursor: null }) as List<DeviceKey>) : null,
@@ -34,17 +39,24 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
   const title = device.name ? `${device.name} (${device.serial_number})` : device.serial_number;
 
   const actions = h('div', { class: 'actions' });
+  let approveForm: HTMLElement | null = null;
   if ((device.status === 'pending_approval' || device.status === 'disabled') && can('POST devices/{sn}/approve/')) {
-    actions.append(
-      button(
-        device.status === 'pending_approval' ? 'Approve' : 'Enable again',
-        async () => {
-          await api.post(`${base}approve/`);
-          await redraw();
-          announce(`${title} approved: the people of its areas are being sent to it.`);
-        },
-        { class: 'primary' },
+    // Approval chooses the areas whose people the terminal is sent.
+    const areas = await areasPicker('Areas of this terminal', device.areas, 'It is sent the people of these areas.');
+    approveForm = onSubmit(
+      h(
+        'form',
+        { class: 'inline-form approve' },
+        areas.element,
+        h('button', { type: 'submit', class: 'primary' }, device.status === 'pending_approval' ? 'Approve' : 'Enable again'),
       ),
+      { areas: areas.control },
+      async () => {
+        const chosen = areas.value();
+        await api.post(`${base}approve/`, chosen.length > 0 ? { areas: chosen } : {});
+        await redraw();
+        announce(`${title} approved: the people of its areas are being sent to it.`);
+      },
     );
   }
   if (device.status === 'approved' && can('POST devices/{sn}/disable/')) {
@@ -93,7 +105,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
           return;
         await api.delete(base);
         announce(`${title} removed.`);
-        location.hash = '#/terminals';
+        navigate('#/terminals');
       }),
     );
   }
@@ -102,6 +114,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
     main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/terminals' }, 'Terminals'), ' › ', device.serial_number),
     h('h1', {}, title, ' ', deviceBadge(device)),
+    approveForm ? section(device.status === 'pending_approval' ? 'Approve this terminal' : 'Enable this terminal again', approveForm) : null,
     actions,
     attention.length > 0 ? section('Needs attention', h('ul', { class: 'attention' }, ...attention.map(diagnosticItem))) : null,
     h(
@@ -134,12 +147,12 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
           ['Commands waiting', String(device.pending_commands)],
         ]),
       ),
-      syncSection(device, base, redraw),
+      syncSection(device, users.results.length, base, redraw),
     ),
     device.status === 'approved' ? completenessSection(device.serial_number) : null,
-    can('PATCH devices/{sn}/') && editSection(device, base, redraw),
+    can('PATCH devices/{sn}/') && (await editSection(device, base, redraw)),
     can('POST devices/{sn}/commands/') && commandConsole(device, base, redraw),
-    commandList(commands.results, base, redraw),
+    commandList([...waiting.results, ...sent.results], commands, base, redraw),
     usersSection(users.results, base, redraw),
     section(
       'Recent events',
@@ -154,15 +167,27 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
   return undefined;
 }
 
-function syncSection(device: DeviceDetail, base: string, redraw: () => Promise<void>): HTMLElement {
+function syncSection(device: DeviceDetail, listed: number, base: string, redraw: () => Promise<void>): HTMLElement {
   const { users, fingerprints, in_sync } = device.sync_check;
+  // The list below is the terminal's last full answer: the figure says the same as the list.
+  const onTerminal = listed > 0 ? listed : users.reported;
   const state = in_sync === null ? badge('Not reported yet', 'muted') : in_sync ? badge('In agreement', 'ok') : badge('Differs', 'bad');
   return section(
     'Agreement with the server',
     h('p', {}, state),
     definitionList([
-      ['People', `${users.reported ?? '?'} on the terminal, ${users.expected} expected`],
-      ['Fingerprints', `${fingerprints.reported ?? '?'} on the terminal, ${fingerprints.expected} expected`],
+      [
+        'People',
+        onTerminal === null || onTerminal === undefined
+          ? `Not reported yet; ${users.expected} expected`
+          : `${onTerminal} on the terminal, ${users.expected} expected`,
+      ],
+      [
+        'Fingerprints',
+        fingerprints.reported === null || fingerprints.reported === undefined
+          ? `Not reported yet; ${fingerprints.expected} expected`
+          : `${fingerprints.reported} on the terminal, ${fingerprints.expected} expected`,
+      ],
     ]),
     can('POST devices/{sn}/resync/') &&
       h(
@@ -171,7 +196,7 @@ function syncSection(device: DeviceDetail, base: string, redraw: () => Promise<v
         button('Resync', async () => {
           const r = await api.post<{ queued: number }>(`${base}resync/`, { full: false });
           await redraw();
-          announce(`${r.queued} command(s) queued to bring the terminal in line.`);
+          announce(`${count(r.queued, 'command', 'commands')} queued to bring the terminal in line.`);
         }),
         button('Full resync', async () => {
           if (
@@ -184,15 +209,15 @@ function syncSection(device: DeviceDetail, base: string, redraw: () => Promise<v
             return;
           const r = await api.post<{ queued: number }>(`${base}resync/`, { full: true });
           await redraw();
-          announce(`${r.queued} command(s) queued.`);
+          announce(`${count(r.queued, 'command', 'commands')} queued.`);
         }),
       ),
   );
 }
 
-function editSection(device: DeviceDetail, base: string, redraw: () => Promise<void>): HTMLElement {
+async function editSection(device: DeviceDetail, base: string, redraw: () => Promise<void>): Promise<HTMLElement> {
   const name = input({ value: device.name ?? '', autocomplete: 'off' });
-  const areas = input({ value: device.areas.join(', '), autocomplete: 'off' });
+  const areas = await areasPicker('Areas', device.areas, 'It is sent the people of these areas.');
   const zone = input({ value: device.time_zone, autocomplete: 'off', spellcheck: 'false' });
   const station = h('input', { type: 'checkbox', checked: device.enrollment_station });
   if (!station.id) station.id = `station-${device.serial_number}`;
@@ -200,22 +225,13 @@ function editSection(device: DeviceDetail, base: string, redraw: () => Promise<v
     'form',
     { class: 'inline-form' },
     field('Name', name),
-    field('Areas', areas, 'Comma-separated.'),
+    areas.element,
     field('Time zone', zone, 'IANA name, e.g. Europe/Berlin.'),
     h('div', { class: 'field check' }, station, h('label', { for: station.id }, 'Enrollment station (accepts anyone’s fingerprints)')),
     h('button', { type: 'submit' }, 'Save'),
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    await api.patch(base, {
-      name: name.value.trim() || null,
-      areas: areas.value
-        .split(',')
-        .map((a) => a.trim())
-        .filter(Boolean),
-      time_zone: zone.value.trim() || null,
-      enrollment_station: station.checked,
-    });
+  onSubmit(form, { name, areas: areas.control, time_zone: zone, enrollment_station: station }, async () => {
+    await api.patch(base, { name: name.value.trim() || null, areas: areas.value(), time_zone: zone.value.trim() || null, enrollment_station: station.checked });
     await redraw();
     announce('Saved.');
   });
@@ -239,14 +255,10 @@ function commandConsole(device: DeviceDetail, base: string, redraw: () => Promis
     dates.hidden = kind.value !== 'reupload_logs';
   });
   const form = h('form', { class: 'inline-form' }, field('Command', kind), dates, h('button', { type: 'submit' }, 'Send'));
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(form, { kind, from, to }, async () => {
     const body: Record<string, unknown> = { kind: kind.value };
     if (kind.value === 'reupload_logs') {
-      if (!from.value) {
-        announce('Choose the first date to send again.', 'bad');
-        return;
-      }
+      if (!from.value) throw new Error('Choose the first date to send again.');
       body.from = from.value;
       if (to.value) body.to = to.value;
     }
@@ -265,51 +277,87 @@ function commandConsole(device: DeviceDetail, base: string, redraw: () => Promis
   return section('Send a command', form);
 }
 
-function commandList(commands: Command[], base: string, redraw: () => Promise<void>): HTMLElement {
+function commandRows(commands: Command[], base: string, redraw: () => Promise<void>): HTMLElement[][] {
+  return commands.map((c) => {
+    const act = h('div', { class: 'actions' });
+    if ((c.status === 'pending' || c.status === 'sent') && can('POST devices/{sn}/commands/{id}/cancel/')) {
+      act.append(
+        button(
+          'Cancel',
+          async () => {
+            await api.post(`${base}commands/${c.id}/cancel/`);
+            await redraw();
+            announce('Command cancelled.');
+          },
+          { 'aria-label': `Cancel ${commandKind(c.kind)} (command ${c.id})` },
+        ),
+      );
+    }
+    if ((c.status === 'failed' || c.status === 'expired') && can('POST devices/{sn}/commands/{id}/retry/')) {
+      act.append(
+        button(
+          'Retry',
+          async () => {
+            await api.post(`${base}commands/${c.id}/retry/`);
+            await redraw();
+            announce('Command queued again.');
+          },
+          { 'aria-label': `Retry ${commandKind(c.kind)} (command ${c.id})` },
+        ),
+      );
+    }
+    const status = badge(words(c.status), commandTone(c.status));
+    return [
+      h('span', {}, commandKind(c.kind)),
+      c.return_code !== null && c.status === 'failed' ? h('span', {}, status, ` (code ${c.return_code})`) : status,
+      h('span', {}, String(c.attempts)),
+      h('span', {}, dateTime(c.created_at)),
+      h('span', {}, dateTime(c.completed_at)),
+      act,
+    ];
+  });
+}
+
+/** Waiting commands (all of them, oldest first: the order the terminal gets them), then the others, newest first, a page at a time. */
+function commandList(waiting: Command[], recent: List<Command>, base: string, redraw: () => Promise<void>): HTMLElement {
+  const headers = ['Command', 'Status', 'Tries', 'Queued', 'Finished', ''];
+  const done = recent.results.filter((c) => c.status !== 'pending' && c.status !== 'sent');
+  const older = h('div');
+  let cursor = recent.next_cursor;
+  const more = button('Show older commands', async () => {
+    if (!cursor) return;
+    const page = await api.get<List<Command>>(`${base}commands/${query({ order: 'newest', limit: 50, cursor })}`);
+    cursor = page.next_cursor;
+    older.append(
+      table(
+        headers,
+        commandRows(
+          page.results.filter((c) => c.status !== 'pending' && c.status !== 'sent'),
+          base,
+          redraw,
+        ),
+        'No older finished commands.',
+      ),
+    );
+    more.style.display = cursor ? '' : 'none';
+  });
+  more.style.display = cursor ? '' : 'none';
   return section(
     'Commands',
+    h('h3', {}, waiting.length > 0 ? `Waiting (${waiting.length})` : 'Waiting'),
     table(
-      ['Command', 'Status', 'Tries', 'Queued', 'Finished', ''],
-      commands.map((c) => {
-        const act = h('div', { class: 'actions' });
-        if ((c.status === 'pending' || c.status === 'sent') && can('POST devices/{sn}/commands/{id}/cancel/')) {
-          act.append(
-            button(
-              'Cancel',
-              async () => {
-                await api.post(`${base}commands/${c.id}/cancel/`);
-                await redraw();
-                announce('Command cancelled.');
-              },
-              { 'aria-label': `Cancel ${commandKind(c.kind)} (command ${c.id})` },
-            ),
-          );
-        }
-        if ((c.status === 'failed' || c.status === 'expired') && can('POST devices/{sn}/commands/{id}/retry/')) {
-          act.append(
-            button(
-              'Retry',
-              async () => {
-                await api.post(`${base}commands/${c.id}/retry/`);
-                await redraw();
-                announce('Command queued again.');
-              },
-              { 'aria-label': `Retry ${commandKind(c.kind)} (command ${c.id})` },
-            ),
-          );
-        }
-        const status = badge(words(c.status), commandTone(c.status));
-        return [
-          commandKind(c.kind),
-          c.return_code !== null && c.status === 'failed' ? h('span', {}, status, ` (code ${c.return_code})`) : status,
-          c.attempts,
-          dateTime(c.created_at),
-          dateTime(c.completed_at),
-          act,
-        ];
-      }),
-      'No commands yet.',
+      headers,
+      commandRows(
+        waiting.sort((x, y) => x.id - y.id),
+        base,
+        redraw,
+      ),
+      'Nothing is waiting for this terminal.',
     ),
+    h('h3', {}, 'Finished, newest first'),
+    table(headers, commandRows(done, base, redraw), 'No commands yet.'),
+    older,
+    more,
   );
 }
 
@@ -324,8 +372,7 @@ function usersSection(users: TerminalUser[], base: string, redraw: () => Promise
         if (!u.enrollee && can('POST devices/{sn}/users/{pin}/adopt/')) {
           const employee = input({ autocomplete: 'off', 'aria-label': `Employee ID for PIN ${u.pin}`, placeholder: 'Employee ID' });
           const adopt = h('form', { class: 'mini-form' }, employee, h('button', { type: 'submit' }, 'Adopt'));
-          adopt.addEventListener('submit', async (event) => {
-            event.preventDefault();
+          onSubmit(adopt, { employee, enrollee: employee }, async () => {
             const body = u.conflict && !employee.value.trim() ? { enrollee: u.conflict.enrollee } : { employee: employee.value.trim() };
             await api.post(`${base}users/${encodeURIComponent(u.pin)}/adopt/`, body);
             await redraw();

@@ -1,6 +1,8 @@
 /** Terminals: the fleet at a glance (waiting ones first), and registering a terminal before it connects. */
 import { api, can, currentSession, type List } from '../api';
-import { announce, badge, button, field, h, input, keepFresh, replace, section, table } from '../dom';
+import { areasPicker } from '../area-picker';
+import { announce, badge, button, field, h, input, keepFresh, navigate, replace, section, table } from '../dom';
+import { onSubmit } from '../form-errors';
 import { ago } from '../format';
 import type { Device } from '../types';
 
@@ -23,27 +25,23 @@ async function drawTerminalsPage(main: HTMLElement): Promise<void> {
   const devices = [...list.results].sort((a, b) => (ORDER[a.status] ?? 9) - (ORDER[b.status] ?? 9) || a.serial_number.localeCompare(b.serial_number));
   const serial = input({ required: true, pattern: '[A-Za-z0-9_.\\-]{1,64}', autocomplete: 'off' });
   const name = input({ autocomplete: 'off' });
-  const areas = input({ autocomplete: 'off', placeholder: 'default' });
+  const areas = await areasPicker('Areas', [], 'People in these areas are sent to it; none chosen: default.');
   const form = h(
     'form',
     { class: 'inline-form' },
     field('Serial number', serial, 'As printed on the terminal (Menu › System info).'),
     field('Name', name, 'Where it hangs, e.g. “Front door”.'),
-    field('Areas', areas, 'Comma-separated; people in these areas are sent to it.'),
+    areas.element,
     h('button', { type: 'submit', class: 'primary' }, 'Register'),
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(form, { serial_number: serial, name, areas: areas.control }, async () => {
     const body: Record<string, unknown> = { serial_number: serial.value.trim() };
     if (name.value.trim()) body.name = name.value.trim();
-    const areaList = areas.value
-      .split(',')
-      .map((a) => a.trim())
-      .filter(Boolean);
+    const areaList = areas.value();
     if (areaList.length > 0) body.areas = areaList;
     await api.post('devices/', body);
     announce(`Terminal ${body.serial_number} registered and approved: it is served as soon as it connects.`);
-    location.hash = `#/terminals/${encodeURIComponent(String(body.serial_number))}`;
+    navigate(`#/terminals/${encodeURIComponent(String(body.serial_number))}`);
   });
   const adms = `${location.protocol}//${location.host}${currentSession().adms_path}`;
   replace(

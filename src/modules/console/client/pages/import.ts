@@ -1,0 +1,114 @@
+/**
+ * Import people from a spreadsheet: choose a CSV file (`id,name,areas,card`), see what it would
+ * change (a dry run: people to add, people to change, lines that cannot be used and why), then
+ * import. Nothing of a line with a problem is stored.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { ImportResult } from '../../../employee-import';
+import { api } from '../api';
+import { announce, badge, field, h, replace, section, table } from '../dom';
+import { onSubmit } from '../form-errors';
+import { count } from '../format';
+
+type Result = Static<typeof ImportResult>;
+
+const ACTION: Record<Result['changes'][number]['action'], [string, 'ok' | 'info' | 'muted']> = {
+  create: ['New', 'ok'],
+  update: ['Changed', 'info'],
+  unchanged: ['No change', 'muted'],
+};
+
+function whatChanges(fields: Result['changes'][number]['fields']): string {
+  const parts: string[] = [];
+  if (fields.name) parts.push(fields.name.from ? `name ${fields.name.from} → ${fields.name.to}` : `name ${fields.name.to}`);
+  if (fields.areas) parts.push(fields.areas.from !== null ? `areas ${fields.areas.from || 'none'} → ${fields.areas.to}` : `areas ${fields.areas.to}`);
+  if (fields.card) parts.push(fields.card.from ? `card ${fields.card.from} → ${fields.card.to}` : `card ${fields.card.to}`);
+  return parts.join('; ') || '—';
+}
+
+function summary(result: Result): string {
+  const verb = (n: number) => (result.dry_run ? 'would be' : n === 1 ? 'was' : 'were');
+  const people = (n: number, what: string) => `${count(n, 'person', 'people')} ${verb(n)} ${what}`;
+  return `${people(result.created, 'added')}, ${people(result.updated, 'changed')}, ${count(result.unchanged, 'line', 'lines')} already up to date, ${count(result.errors.length, 'line', 'lines')} cannot be used.`;
+}
+
+function report(result: Result): HTMLElement[] {
+  return [
+    h('p', { class: 'import-summary', role: 'status' }, summary(result)),
+    result.errors.length > 0
+      ? section(
+          'Lines that cannot be used',
+          h('p', { class: 'muted' }, 'Nothing of these lines is stored. Correct them in the file and import it again.'),
+          table(
+            ['Line', 'Problem'],
+            result.errors.map((e) => [String(e.line), `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}.`]),
+          ),
+        )
+      : null,
+    section(
+      result.dry_run ? 'What the import would do' : 'What was imported',
+      table(
+        ['Line', 'Employee ID', 'Name', '', 'What changes'],
+        result.changes.map((c) => [String(c.line), c.employee, c.name, badge(...ACTION[c.action]), whatChanges(c.fields)]),
+        'No line can be imported.',
+      ),
+    ),
+  ].filter((x): x is HTMLElement => x !== null);
+}
+
+export async function importPage(main: HTMLElement): Promise<undefined> {
+  const file = h('input', { type: 'file', accept: '.csv,text/csv', required: true });
+  const out = h('div', { class: 'import-result' });
+  let text: string | null = null;
+  const importNow = h('button', { type: 'button', class: 'primary', hidden: true }, 'Import');
+  const form = onSubmit(
+    h(
+      'form',
+      { class: 'stack' },
+      field('CSV file', file, 'A header row id,name,areas,card; several areas separated by “;”. Empty areas or card: kept as they are.'),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Check the file'), importNow),
+    ),
+    { file },
+    async () => {
+      const chosen = file.files?.[0];
+      if (!chosen) throw new Error('Choose a CSV file first.');
+      text = await chosen.text();
+      const result = await api.postCsv<Result>('employees/import/?dry_run=true', text);
+      replace(out, ...report(result));
+      importNow.hidden = result.created + result.updated === 0;
+    },
+  );
+  file.addEventListener('change', () => {
+    importNow.hidden = true;
+    replace(out);
+  });
+  importNow.addEventListener('click', async () => {
+    if (text === null) return;
+    importNow.disabled = true;
+    try {
+      const result = await api.postCsv<Result>('employees/import/', text);
+      replace(out, ...report(result));
+      importNow.hidden = true;
+      announce(summary(result));
+    } finally {
+      importNow.disabled = false;
+    }
+  });
+  replace(
+    main,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/people' }, 'People'), ' › ', 'Import'),
+    h('h1', {}, 'Import people'),
+    h(
+      'p',
+      {},
+      'Add or update many people at once from a spreadsheet saved as CSV. The file is checked first: you see who would be added or changed, and which lines have a problem, before anything is stored.',
+    ),
+    section(
+      'Choose the file',
+      form,
+      h('pre', { class: 'example' }, 'id,name,areas,card\nE-001,Ada Obi,Head Office,10001\nE-002,Ben Lee,Head Office;Warehouse,'),
+    ),
+    out,
+  );
+  return undefined;
+}

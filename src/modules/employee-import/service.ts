@@ -1,0 +1,141 @@
+/**
+ * `POST employees/import/`: people from a spreadsheet (`id,name,areas,card`) into the built-in
+ * employee directory and enrolled, in one go. Each line is checked against the file and the
+ * database first (areas must exist, a card must be free); then each good line is stored in its
+ * own transaction (the employee and the enrollee together), so nothing of a bad line is stored
+ * and a bad line never holds back the good ones. With `dry_run` nothing is stored and the answer
+ * says what would change, line by line.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { Queryable } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import type { RecordsBody } from '../../platform/http/body';
+import type { Runtime } from '../../platform/runtime';
+import { areaIdOf, closeAreaName } from '../areas';
+import type { EmployeeService } from '../employees';
+import { areaNamesOf, type EnrolleeRow, type EnrolleeService } from '../enrollees';
+import type { ImportResult } from './model';
+import { type PersonRow, personRows, type RowError } from './rows';
+
+export type ImportResultView = Static<typeof ImportResult>;
+type Change = ImportResultView['changes'][number];
+
+/** What one good line does. */
+interface Plan {
+  row: PersonRow;
+  action: 'create' | 'update' | 'unchanged';
+  employeeExists: boolean;
+  enrollee: EnrolleeRow | null;
+  fields: Change['fields'];
+}
+
+export class EmployeeImport {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly employees: EmployeeService,
+    private readonly enrollees: EnrolleeService,
+  ) {}
+
+  async run(body: RecordsBody, options: { dryRun: boolean; by: string }): Promise<ImportResultView> {
+    const read = personRows(body);
+    const errors: RowError[] = [...read.errors];
+    const q = this.ctx.db.orm;
+    const known = await this.employees.byIds(
+      q,
+      read.rows.map((r) => r.id),
+    );
+    const enrolled = await this.enrollees.byEmployeeKeys(
+      q,
+      read.rows.map((r) => r.id),
+    );
+    const areasOf = await areaNamesOf(
+      q,
+      [...enrolled.values()].map((e) => e.id),
+    );
+    const plans: Plan[] = [];
+    for (const row of read.rows) {
+      const enrollee = enrolled.get(row.id) ?? null;
+      const problem = await this.problemOf(q, row, known.get(row.id), enrollee);
+      if (problem) errors.push({ line: row.line, message: problem });
+      else plans.push(planOf(row, known.get(row.id), enrollee, enrollee ? (areasOf.get(enrollee.id) ?? []) : []));
+    }
+    if (!options.dryRun) {
+      for (const plan of plans) {
+        if (plan.action === 'unchanged') continue;
+        try {
+          await this.apply(plan, options.by);
+        } catch (error) {
+          if (!(error instanceof FpaError)) throw error;
+          errors.push({ line: plan.row.line, message: error.message });
+          plan.action = 'unchanged';
+          plan.fields = {};
+        }
+      }
+    }
+    const stored = plans.filter((p) => !errors.some((e) => e.line === p.row.line));
+    errors.sort((a, b) => a.line - b.line);
+    return {
+      dry_run: options.dryRun,
+      created: stored.filter((p) => p.action === 'create').length,
+      updated: stored.filter((p) => p.action === 'update').length,
+      unchanged: stored.filter((p) => p.action === 'unchanged').length,
+      errors,
+      changes: stored.map((p) => ({ line: p.row.line, employee: p.row.id, name: p.row.name, action: p.action, fields: p.fields })),
+    };
+  }
+
+  /** Why a line cannot be used, in plain words; null when it can. */
+  private async problemOf(q: Queryable, row: PersonRow, employee: { active: boolean } | undefined, enrollee: EnrolleeRow | null): Promise<string | null> {
+    if (employee && !employee.active) return `the employee ${row.id} is inactive in the directory`;
+    for (const area of row.areas ?? []) {
+      if (area !== 'default' && !this.ctx.settings.AREAS_CREATED_ON_USE && !(await areaIdOf(q, area))) {
+        const close = await closeAreaName(q, area);
+        return `there is no area named "${area}"${close ? ` (did you mean "${close}"?)` : ''}; create it first on the Areas page`;
+      }
+    }
+    if (row.card !== undefined && row.card !== enrollee?.card) {
+      try {
+        await this.enrollees.checkCardFree(q, row.card, enrollee?.id ?? null);
+      } catch (error) {
+        if (error instanceof FpaError && error.code === 'conflict') return `the card ${row.card} belongs to someone else`;
+        throw error;
+      }
+    }
+    return null;
+  }
+
+  /** Stores one line: the employee and the enrollee in one transaction. */
+  private async apply(plan: Plan, by: string): Promise<void> {
+    const { row } = plan;
+    await this.ctx.db.write(async (w) => {
+      if (!plan.employeeExists || plan.fields.name) await this.employees.putIn(w.tx, { id: row.id, name: row.name });
+      if (!plan.enrollee) {
+        await this.enrollees.createIn(w, { key: row.id, displayName: row.name, active: true }, { areas: row.areas, card: row.card ?? null, by });
+        return;
+      }
+      const patch = {
+        ...(plan.fields.name ? { display_name: row.name } : {}),
+        ...(plan.fields.areas ? { areas: row.areas } : {}),
+        ...(plan.fields.card ? { card: row.card } : {}),
+      };
+      if (Object.keys(patch).length > 0) await this.enrollees.updateIn(w, plan.enrollee.id, patch, by);
+    });
+  }
+}
+
+/** What a good line changes, field by field (before and after). */
+function planOf(row: PersonRow, employee: { name: string } | undefined, enrollee: EnrolleeRow | null, areas: readonly string[]): Plan {
+  const fields: Change['fields'] = {};
+  if (!enrollee) {
+    fields.name = { from: employee?.name ?? null, to: row.name };
+    fields.areas = { from: null, to: (row.areas ?? ['default']).join('; ') };
+    if (row.card !== undefined) fields.card = { from: null, to: row.card };
+    return { row, action: 'create', employeeExists: employee !== undefined, enrollee, fields };
+  }
+  const currentName = employee?.name ?? enrollee.displayName;
+  if (row.name !== currentName || row.name !== enrollee.displayName) fields.name = { from: enrollee.displayName, to: row.name };
+  if (row.card !== undefined && row.card !== enrollee.card) fields.card = { from: enrollee.card, to: row.card };
+  const same = row.areas === undefined || (row.areas.length === areas.length && row.areas.every((a) => areas.includes(a)));
+  if (!same) fields.areas = { from: areas.join('; '), to: (row.areas ?? []).join('; ') };
+  return { row, action: Object.keys(fields).length > 0 ? 'update' : 'unchanged', employeeExists: employee !== undefined, enrollee, fields };
+}

@@ -1,0 +1,197 @@
+/**
+ * The HR officer's console of issue 26 in a real browser, with the product's default (an unknown
+ * area is refused): an area created from the picker, a terminal approved into an area, an error
+ * shown beside its field in plain words, people imported from a CSV after a dry run, a schedule
+ * assigned to an area and seen in the calendar, and a manual punch on a locked day that says it
+ * was not applied. Screenshots in /tmp/shots-hrconsole (or FPA_SCREENSHOTS).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { launchBrowser } from '../support/browser';
+import { consoleLink } from '../support/console';
+import { startTestServer, type TestServer } from '../support/harness';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+const shots = process.env.FPA_SCREENSHOTS ?? '/tmp/shots-hrconsole';
+mkdirSync(shots, { recursive: true });
+const ZONE = 'Europe/Berlin';
+const errors: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+async function go(hash: string, heading: string | RegExp): Promise<void> {
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+/** The Monday of this week in the zone, `YYYY-MM-DD`. */
+function thisMonday(): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date());
+  const d = new Date(`${today}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
+  return d.toISOString().slice(0, 10);
+}
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: ZONE, AREAS_CREATED_ON_USE: false }), launchBrowser()]);
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, timezoneId: 'UTC', locale: 'en-GB' });
+  context.setDefaultTimeout(8000);
+  page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+  });
+  await page.goto(await consoleLink(server, 'hr.officer@example.com'));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('HR at a glance in the console', () => {
+  test('an area is created from the picker while adding a person; a typo cannot create one', async () => {
+    await go('#/people', 'People');
+    await page.getByRole('button', { name: 'Create new area…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New area' });
+    await dialog.getByLabel('Area name').fill('Head Office');
+    await dialog.getByLabel('Description').fill('Main building');
+    await shot('area-picker-create');
+    await dialog.getByRole('button', { name: 'Create area' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.getByRole('checkbox', { name: 'Head Office' }).isChecked()).toBe(true);
+    await page.getByLabel('Employee ID').fill('E-100');
+    await page.getByLabel('Name', { exact: true }).fill('Ada Obi');
+    await page.getByRole('button', { name: 'Add person' }).click();
+    await page.getByRole('heading', { level: 1, name: /Ada Obi/ }).waitFor();
+    expect((await server.admin.get('/enrollees/?employee=E-100')).body.results[0].areas).toEqual(['Head Office']);
+    // The same name again is refused beside the field, in plain words.
+    await go('#/areas', 'Areas');
+    await page.getByRole('button', { name: 'Create an area' }).click();
+    await page.getByRole('dialog').getByLabel('Area name').fill('Head Office');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create area' }).click();
+    await page.getByRole('dialog').getByText('An area with this name exists.').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await go('#/areas/Head%20Office', 'Head Office');
+    await page.getByRole('link', { name: 'Ada Obi' }).waitFor();
+    await shot('area');
+  });
+
+  test('a terminal is approved into the areas chosen', async () => {
+    const terminal = new SimulatedTerminal({ url: server.url, sn: 'HRDOOR01', timeZone: ZONE });
+    await terminal.handshake();
+    await go('#/terminals/HRDOOR01', /HRDOOR01/);
+    const approve = page.getByRole('region', { name: 'Approve this terminal' });
+    await approve.getByRole('checkbox', { name: 'Head Office' }).check();
+    await approve.getByRole('checkbox', { name: 'default' }).uncheck();
+    await shot('terminal-approve');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText(/approved: the people of its areas are being sent/).waitFor();
+    expect((await server.admin.get('/devices/HRDOOR01/')).body).toMatchObject({ status: 'approved', areas: ['Head Office'] });
+    // Its waiting commands are listed first: Ada is being sent to it.
+    await page.getByRole('heading', { level: 3, name: /Waiting \(\d+\)/ }).waitFor();
+  });
+
+  test('an error is shown beside its field, in plain words', async () => {
+    const ada = (await server.admin.get('/enrollees/?employee=E-100')).body.results[0];
+    await go(`#/people/${ada.id}`, /Ada Obi/);
+    await page.getByLabel('Card number').fill('12ab');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const card = page.getByLabel('Card number');
+    await expect(card.getAttribute('aria-invalid')).resolves.toBe('true');
+    const describedBy = (await card.getAttribute('aria-describedby')) ?? '';
+    const note = page.locator(`[id="${describedBy.split(' ').pop()}"]`);
+    expect(await note.textContent()).toBe('A card number is the digits printed on the badge (1 to 4294967295).');
+    // Beside the field (just under it, past its hint), not in a banner at the top of the page.
+    const [fieldBox, noteBox] = await Promise.all([card.boundingBox(), note.boundingBox()]);
+    const below = (noteBox?.y ?? 0) - (fieldBox?.y ?? 0);
+    expect(below).toBeGreaterThan(0);
+    expect(below).toBeLessThan(120);
+    expect(await page.locator('#status').textContent()).toBe('');
+    await shot('error-beside-field');
+    // The remote-enrollment form offers only terminals of her areas.
+    const where = page.getByLabel('Where');
+    expect(await where.locator('option').allTextContents()).toEqual(['At terminal HRDOOR01']);
+  });
+
+  test('people are imported from a CSV after a dry run that shows what will change', async () => {
+    await go('#/people/import', 'Import people');
+    const csv = [
+      'id,name,areas,card',
+      'E-101,Ben Lee,Head Office,5001',
+      'E-102,Cleo Diaz,Head Office,',
+      'E-103,Dan Typo,Head office,',
+      'E-100,Ada Obi-Okafor,,',
+    ].join('\n');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.getByText('2 people would be added, 1 person would be changed, 0 lines already up to date, 1 line cannot be used.').waitFor();
+    await page.getByRole('cell', { name: /there is no area named "Head office" \(did you mean "Head Office"\?\)/i }).waitFor();
+    expect((await server.admin.get('/enrollees/?employee=E-101')).body.results).toEqual([]);
+    await shot('import-dry-run');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('status').getByText('2 people were added, 1 person was changed', { exact: false }).first().waitFor();
+    expect((await server.admin.get('/enrollees/?employee=E-101')).body.results[0]).toMatchObject({ display_name: 'Ben Lee', card: '5001' });
+    expect((await server.admin.get('/enrollees/?employee=E-100')).body.results[0].display_name).toBe('Ada Obi-Okafor');
+    expect((await server.admin.get('/enrollees/?employee=E-103')).body.results).toEqual([]);
+    await shot('import-done');
+  });
+
+  test('a schedule with days and a break is assigned to an area and shows in who works when', async () => {
+    await go('#/shifts', 'Shifts and calendar');
+    const schedules = page.getByRole('region', { name: 'Work schedules' });
+    await schedules.getByLabel('Name').fill('Early');
+    await schedules.getByLabel('Starts').fill('06:00');
+    await schedules.getByLabel('Ends').fill('14:00');
+    await schedules.getByLabel('Break').fill('30m');
+    await schedules.getByRole('button', { name: 'Add schedule' }).click();
+    await schedules.getByRole('cell', { name: 'Mon Tue Wed Thu Fri' }).waitFor();
+    const assign = page.getByRole('region', { name: 'Who works which schedule' });
+    await assign.getByLabel('Schedule').selectOption({ label: 'Early' });
+    await assign.getByLabel('Assign to').selectOption({ label: 'Everyone in an area' });
+    await assign.getByLabel('Area').selectOption({ label: 'Head Office' });
+    await assign.getByLabel('From').fill(thisMonday());
+    await assign.getByRole('button', { name: 'Assign' }).click();
+    await page.getByText('Early assigned to everyone in Head Office.').waitFor();
+    const roster = page.getByRole('region', { name: 'Who works when' });
+    await roster.getByLabel('Area').selectOption({ label: 'Head Office' });
+    const ben = roster.getByRole('row', { name: /Ben Lee/ });
+    await ben.waitFor();
+    expect(await ben.getByText('Early').count()).toBe(5);
+    expect(await ben.getByText('06:00–14:00').count()).toBe(5);
+    expect(await ben.getByText('Day off').count()).toBe(2);
+    await shot('shifts-roster');
+  });
+
+  test('a manual punch on a locked day says it was not applied', async () => {
+    const period = await server.admin.post('/pay-periods/', { from: '2026-01-01', to: '2026-01-31' });
+    expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);
+    await go('#/punches', 'Punches');
+    const form = page.getByRole('region', { name: 'Add a missing punch' });
+    await form.getByLabel('Person').selectOption({ label: 'Ben Lee (E-101)' });
+    await form.getByLabel('Date').fill('2026-01-15');
+    await form.getByLabel('Time').fill('17:00');
+    await form.getByLabel('Reason').fill('forgot to clock out');
+    await form.getByRole('button', { name: 'Add punch' }).click();
+    await form.getByText('Not applied: 15 Jan 2026 is in a locked pay period, so the day does not change.', { exact: false }).waitFor();
+    expect(await page.getByText('Manual punch added.').count()).toBe(0);
+    await shot('locked-day-punch');
+    // The message does not follow the officer to the next page.
+    await go('#/areas', 'Areas');
+    expect(await page.locator('#status').textContent()).toBe('');
+  });
+
+  test('no script errors on the way', () => {
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * Areas managed (no typo creates one), people imported from a spreadsheet with a dry run, and
+ * shifts for an area or many people at once with the calendar of who works when: issue 26.
+ * The server runs with the product's default (AREAS_CREATED_ON_USE off).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startTestServer, type TestServer } from '../support/harness';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ AREAS_CREATED_ON_USE: false, TIME_ZONE: 'UTC' });
+  for (const name of ['Head Office', 'Warehouse']) expect((await server.admin.post('/areas/', { name })).status).toBe(201);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function importCsv(csv: string, dryRun = false) {
+  const res = await fetch(`${server.admin.base}/employees/import/${dryRun ? '?dry_run=true' : ''}`, {
+    method: 'POST',
+    headers: { ...server.admin.headers, 'content-type': 'text/csv' },
+    body: csv,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe('areas', () => {
+  test('an unknown area in a person or terminal body is 422 with a plain message; nothing is created', async () => {
+    expect((await server.admin.post('/employees/', { id: 'A-1', name: 'Ann Area' })).status).toBe(201);
+    const typo = await server.admin.post('/enrollees/', { employee: 'A-1', areas: ['Head office'] });
+    expect(typo.status).toBe(422);
+    expect(typo.body.error.code).toBe('unknown_area');
+    expect(typo.body.error.message).toContain('there is no area named "Head office"');
+    expect(typo.body.error.details).toMatchObject({ field: 'areas', unknown: ['Head office'], suggestions: { 'Head office': 'Head Office' } });
+    expect((await server.admin.get('/areas/Head%20office/')).status).toBe(404);
+    expect((await server.admin.get('/enrollees/?employee=A-1')).body.results).toEqual([]);
+    const ok = await server.admin.post('/enrollees/', { employee: 'A-1', areas: ['Head Office'] });
+    expect(ok.status).toBe(201);
+    expect((await server.admin.patch(`/enrollees/${ok.body.id}/`, { areas: ['Nowhere'] })).status).toBe(422);
+    expect((await server.admin.post('/devices/', { serial_number: 'AREA0001', areas: ['Warehose'] })).body.error?.code).toBe('unknown_area');
+    expect((await server.admin.post('/shift-assignments/', { schedule: 'x', area: 'Nowhere', from: '2026-03-02' })).status).toBeGreaterThanOrEqual(404);
+    // `default` always exists.
+    expect((await server.admin.post('/devices/', { serial_number: 'AREA0002', areas: ['default'] })).status).toBe(201);
+  });
+
+  test('renamed and described: members stay; the area lists its people, terminals and schedules', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'AREA0003', name: 'Dock door', areas: ['Warehouse'] })).status).toBe(201);
+    const renamed = await server.admin.patch('/areas/Warehouse/', { name: 'Main Warehouse', description: 'Building B' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'Main Warehouse', description: 'Building B' });
+    const detail = await server.admin.get('/areas/Main%20Warehouse/');
+    expect(detail.body.terminals).toEqual([{ serial_number: 'AREA0003', name: 'Dock door', status: 'approved' }]);
+    expect((await server.admin.get('/devices/AREA0003/')).body.areas).toEqual(['Main Warehouse']);
+    const members = await server.admin.get('/areas/Head%20Office/members/');
+    expect(members.body.results.map((m: any) => m.display_name)).toEqual(['Ann Area']);
+    expect((await server.admin.get('/areas/Nowhere/members/')).status).toBe(404);
+  });
+});
+
+describe('employees/import/', () => {
+  const file = [
+    'id,name,areas,card',
+    'I-1,Ivy One,Head Office,1001',
+    'I-2,Ian Two,Head Office;Main Warehouse,',
+    'I-3,Bad Area,Head office,',
+    'I-4,"Quoted, Name",,1001',
+    'I-5,,Head Office,',
+    'I-6,Card Bad,,12ab',
+  ].join('\r\n');
+
+  test('a dry run stores nothing and says what would change, line by line', async () => {
+    const dry = await importCsv(file, true);
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ dry_run: true, created: 2, updated: 0 });
+    expect(dry.body.errors.map((e: any) => e.line)).toEqual([4, 5, 6, 7]);
+    expect(dry.body.errors[0].message).toContain('no area named "Head office"');
+    expect(dry.body.errors[1].message).toContain('card 1001 is already on line 2');
+    expect(dry.body.changes.map((c: any) => [c.line, c.employee, c.action])).toEqual([
+      [2, 'I-1', 'create'],
+      [3, 'I-2', 'create'],
+    ]);
+    expect((await server.admin.get('/enrollees/?employee=I-1')).body.results).toEqual([]);
+    expect((await server.admin.get('/employees/I-1/')).status).toBe(404);
+  });
+
+  test('the import stores the good lines and nothing of a bad line; a second run updates', async () => {
+    const done = await importCsv(file);
+    expect(done.body).toMatchObject({ dry_run: false, created: 2, updated: 0 });
+    expect(done.body.errors).toHaveLength(4);
+    const ivy = (await server.admin.get('/enrollees/?employee=I-1')).body.results[0];
+    expect(ivy).toMatchObject({ display_name: 'Ivy One', areas: ['Head Office'], card: '1001' });
+    expect((await server.admin.get('/enrollees/?employee=I-2')).body.results[0].areas).toEqual(['Head Office', 'Main Warehouse']);
+    for (const bad of ['I-3', 'I-4', 'I-5', 'I-6']) {
+      expect((await server.admin.get(`/employees/${bad}/`)).status).toBe(404);
+      expect((await server.admin.get(`/enrollees/?employee=${bad}`)).body.results).toEqual([]);
+    }
+    const again = await importCsv('id,name,areas\r\nI-1,Ivy Renamed,Main Warehouse\r\nI-2,Ian Two,\r\n');
+    expect(again.body).toMatchObject({ created: 0, updated: 1, unchanged: 1, errors: [] });
+    expect(again.body.changes[0].fields).toEqual({
+      name: { from: 'Ivy One', to: 'Ivy Renamed' },
+      areas: { from: 'Head Office', to: 'Main Warehouse' },
+    });
+    const renamed = (await server.admin.get('/enrollees/?employee=I-1')).body.results[0];
+    expect(renamed).toMatchObject({ display_name: 'Ivy Renamed', areas: ['Main Warehouse'], card: '1001' });
+    expect((await server.admin.get('/employees/I-1/')).body.name).toBe('Ivy Renamed');
+  });
+
+  test('a card held by someone outside the file, a bad header, an empty file', async () => {
+    const taken = await importCsv('id,name,card\r\nI-7,Card Thief,1001\r\n');
+    expect(taken.body.errors).toEqual([{ line: 2, message: 'the card 1001 belongs to someone else' }]);
+    expect((await importCsv('id,fullname\r\nX,Y\r\n')).body.errors[0]).toMatchObject({ line: 1 });
+    const empty = await importCsv('');
+    expect(empty.status === 400 || empty.body.errors?.[0]?.line === 1).toBe(true);
+  });
+});
+
+describe('what the console shows after a withdrawal, and the terminal’s commands newest first', () => {
+  test('the audit log answers when consent was withdrawn, by whom and how many fingerprints were destroyed', async () => {
+    const ann = (await server.admin.get('/enrollees/?employee=A-1')).body.results[0];
+    expect((await server.admin.post(`/enrollees/${ann.id}/consent/`, { version: '2026-01', method: 'signed form' })).status).toBe(201);
+    expect((await server.admin.delete(`/enrollees/${ann.id}/consent/`)).status).toBe(200);
+    const found = await server.admin.get(`/audit-log/?target=${ann.id}&action=consent.withdrawn&limit=1`);
+    expect(found.body.results).toMatchObject([{ actor: 'admin@example.com', target_id: ann.id, details: { templates_destroyed: 0 } }]);
+    expect((await server.admin.get(`/audit-log/?target=someone-else&action=consent.withdrawn`)).body.results).toEqual([]);
+  });
+
+  test('commands list newest first on request, paged', async () => {
+    for (const kind of ['info', 'reboot', 'query_users']) expect((await server.admin.post('/devices/AREA0003/commands/', { kind })).status).toBe(201);
+    const first = await server.admin.get('/devices/AREA0003/commands/?order=newest&limit=2');
+    const oldest = await server.admin.get('/devices/AREA0003/commands/?limit=1000');
+    const ids = oldest.body.results.map((c: any) => c.id);
+    expect(first.body.results.map((c: any) => c.id)).toEqual(ids.slice(-2).reverse());
+    const next = await server.admin.get(`/devices/AREA0003/commands/?order=newest&limit=2&cursor=${first.body.next_cursor}`);
+    expect(next.body.results[0].id).toBe(ids[ids.length - 3]);
+  });
+});
+
+describe('shifts for an area and for many people at once', () => {
+  test('the roster shows who works when', async () => {
+    expect((await server.admin.post('/work-schedules/', { name: 'Early', start: '06:00', end: '14:00', break: '30m', weekdays: [1, 2, 3, 4, 5] })).status).toBe(
+      201,
+    );
+    expect((await server.admin.post('/work-schedules/', { name: 'Late', start: '14:00', end: '22:00' })).status).toBe(201);
+    const byArea = await server.admin.post('/shift-assignments/', { schedule: 'Early', area: 'Head Office', from: '2026-03-02' });
+    expect(byArea.status).toBe(201);
+    const ian = (await server.admin.get('/enrollees/?employee=I-2')).body.results[0];
+    const ann = (await server.admin.get('/enrollees/?employee=A-1')).body.results[0];
+    const many = await server.admin.post('/shift-assignments/batch/', {
+      schedule: 'Late',
+      enrollees: [ian.id, ann.device_pin],
+      from: '2026-03-04',
+      to: '2026-03-05',
+    });
+    expect(many.status).toBe(201);
+    expect(many.body.results.map((a: any) => a.enrollee).sort()).toEqual([ann.id, ian.id].sort());
+    expect((await server.admin.post('/shift-assignments/batch/', { schedule: 'Late', enrollees: ['no-such'], from: '2026-03-04' })).status).toBe(404);
+
+    const roster = await server.admin.get('/calendar/roster/?area=Head%20Office&from=2026-03-02&to=2026-03-08');
+    expect(roster.status).toBe(200);
+    const rows = Object.fromEntries(roster.body.results.map((r: any) => [r.display_name, r.days.map((d: any) => d.schedule?.name ?? d.day_type)]));
+    expect(rows['Ann Area']).toEqual(['Early', 'Early', 'Late', 'Late', 'Early', 'weekend', 'weekend']);
+    expect(rows['Ian Two']).toEqual(['Early', 'Early', 'Late', 'Late', 'Early', 'weekend', 'weekend']);
+    expect((await server.admin.get('/areas/Head%20Office/')).body.schedules).toMatchObject([{ schedule: 'Early', from: '2026-03-02', to: null }]);
+    expect((await server.admin.get('/calendar/roster/?area=Nowhere&from=2026-03-02&to=2026-03-08')).status).toBe(404);
+    expect((await server.admin.get('/calendar/roster/?area=Head%20Office&from=2026-03-02&to=2026-06-08')).status).toBe(400);
+  });
+});
