@@ -4,7 +4,7 @@
  */
 
 import { AreaCatalog } from '../modules/areas';
-import { Absences, AttendanceService, Reports } from '../modules/attendance';
+import { Absences, AttendanceService, Reports, TodayBoard } from '../modules/attendance';
 import { AuditService } from '../modules/audit';
 import { Biometrics } from '../modules/biometrics';
 import { CalendarService } from '../modules/calendar';
@@ -48,6 +48,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const attendance = new AttendanceService(runtime, events, punches, enrollees, calendar);
   const absences = new Absences(runtime, attendance, calendar, enrollees);
   const reports = new Reports(runtime, attendance, enrollees);
+  const board = new TodayBoard(runtime, attendance, calendar, enrollees);
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
@@ -80,6 +81,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     attendance,
     absences,
     reports,
+    board,
     webhooks,
     retention,
     health,

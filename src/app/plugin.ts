@@ -46,7 +46,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota }))
     .use(calendarRoutes(http, m.calendar))
     .use(scheduleRoutes(http, m.calendar.schedules))
-    .use(attendanceRoutes(http, m.attendance, m.reports))
+    .use(attendanceRoutes(http, m.attendance, m.reports, m.board))
     .use(webhookRoutes(http, m.webhooks.service))
     .use(jobRoutes(http, m.jobs))
     .use(auditRoutes(http, m.audit))

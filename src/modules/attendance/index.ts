@@ -1,5 +1,6 @@
 /** Attendance: days computed against the calendar's plan, absences, pay periods, payroll export and summary. */
 export { Absences } from './absences';
+export { TodayBoard } from './board';
 export type { AttendanceEvents } from './events';
 export { attendanceJobs } from './jobs';
 export { Reports } from './reports';

@@ -2,6 +2,7 @@
  * Biometric data: consent, the encrypted templates and what each terminal holds of them.
  * Assembled here from its parts (consent.ts, templates.ts, terminal-sync.ts).
  */
+import { sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Runtime } from '../../platform/runtime';
 import type { CommandService } from '../commands';
@@ -10,6 +11,7 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { ConsentService } from './consent';
 import type { BiometricEvents } from './events';
+import { consents, templates } from './tables';
 import { TemplateStore } from './templates';
 import { keepTerminalsInSync } from './terminal-sync';
 
@@ -28,6 +30,15 @@ export class Biometrics {
       const consents = await this.consent.currentOf(q, ids);
       const fingers = await this.templates.fingersOf(q, ids);
       return new Map(ids.map((id) => [id, { consent: consents.get(id) ?? null, fingers: fingers.get(id) ?? [] }]));
+    });
+    // `enrollees/?consent=&biometrics=`: answered from the indexes by enrollee of consents and templates.
+    enrollees.addListFilter('consent', (value, enrollee) => {
+      const given = sql`exists (select 1 from ${consents} c where c.enrollee_id = ${enrollee} and c.withdrawn_at is null)`;
+      return value === 'given' ? given : sql`not ${given}`;
+    });
+    enrollees.addListFilter('biometrics', (value, enrollee) => {
+      const some = sql`exists (select 1 from ${templates} t where t.enrollee_id = ${enrollee})`;
+      return value === 'some' ? some : sql`not ${some}`;
     });
     devices.addDetail(async (q, device) => ({ templates_present: await this.templates.countPresent(q, device.id) }));
     this.enrollees = enrollees;

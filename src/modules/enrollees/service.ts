@@ -14,7 +14,7 @@ import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { resolveAreas } from '../areas';
 import { audit } from '../audit';
@@ -26,6 +26,7 @@ import * as cardRules from './card-rules';
 import type { EnrolleeChanges, EnrolleeEvents, EnrolleeRef } from './events';
 import type { Enrollee } from './model';
 import * as retention from './retention';
+import { type EnrolleeListFilters, type ListFilter, searchEnrollees } from './search';
 import { counters, type EnrolleeRow, enrollees } from './tables';
 
 export type { EnrolleeRow } from './tables';
@@ -43,6 +44,7 @@ export type ViewPart = (q: Queryable, ids: readonly string[]) => Promise<Map<str
 export class EnrolleeService {
   readonly events: EventChannel<EnrolleeEvents>;
   private readonly viewParts: ViewPart[] = [];
+  private readonly listFilters = new Map<string, ListFilter>();
 
   constructor(
     private readonly ctx: Runtime,
@@ -324,26 +326,15 @@ export class EnrolleeService {
 
   readonly deactivatedBefore = retention.deactivatedBefore;
 
-  /** `GET enrollees/`: by id, cursor-paged. */
-  async list(filters: { employee?: string; device_pin?: string; cursor?: string; limit: number }): Promise<Page<EnrolleeView>> {
-    const after = readCursor(filters.cursor);
-    const conditions = [ne(enrollees.status, 'deleted')];
-    if (filters.employee) conditions.push(eq(enrollees.employeeKey, filters.employee));
-    if (filters.device_pin) conditions.push(eq(enrollees.devicePin, filters.device_pin));
-    if (after !== null) conditions.push(gt(enrollees.id, String(after)));
-    const rows = await this.ctx.db.orm
-      .select()
-      .from(enrollees)
-      .where(and(...conditions))
-      .orderBy(asc(enrollees.id))
-      .limit(filters.limit + 1);
-    const views = await this.view(this.ctx.db.orm, rows.slice(0, filters.limit));
-    return pageOf(
-      rows,
-      filters.limit,
-      (r) => r.id,
-      () => views,
-    );
+  /** `GET enrollees/`: searched, filtered and sorted (./search.ts), cursor-paged. */
+  async list(filters: EnrolleeListFilters): Promise<Page<EnrolleeView>> {
+    const { rows, next_cursor } = await searchEnrollees(this.ctx.db.orm, filters, this.listFilters);
+    return { results: await this.view(this.ctx.db.orm, rows), next_cursor };
+  }
+
+  /** A condition of `enrollees/` answered by a module above this one (`consent`, `biometrics`). */
+  addListFilter(name: 'consent' | 'biometrics', filter: ListFilter): void {
+    this.listFilters.set(name, filter);
   }
 
   async view(q: Queryable, rows: EnrolleeRow[]): Promise<EnrolleeView[]> {
@@ -382,6 +373,7 @@ export class EnrolleeService {
   readonly activeInAreas = membership.activeInAreas;
   readonly sharingAreas = membership.sharingAreas;
   readonly sharesArea = membership.sharesArea;
+  readonly roster = membership.roster;
 
   // ---------------------------------------------------------------- cards (card-rules.ts)
 
