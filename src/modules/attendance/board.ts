@@ -57,7 +57,7 @@ export class TodayBoard {
     );
     const counts = emptyCounts();
     const byArea = new Map<string, BoardCounts>();
-    const entries: { person: RosterEntry; entry: BoardEntry }[] = [];
+    const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean }[] = [];
     for (const person of people) {
       // `plans` shares the plans of everyone with the same areas and no rows of their own.
       const plan = planner.plans({ id: person.id, areaIds: person.areaIds }, date, date)[0]!;
@@ -67,10 +67,13 @@ export class TodayBoard {
       for (const area of person.areaNames) {
         if (query.scope.length > 0 && !query.scope.includes(area)) continue;
         let areaCounts = byArea.get(area);
-        if (!areaCounts) byArea.set(area, (areaCounts = emptyCounts()));
+        if (!areaCounts) {
+          areaCounts = emptyCounts();
+          byArea.set(area, areaCounts);
+        }
         countInto(areaCounts, entry, workday);
       }
-      if (!query.status || query.status === entry.status) entries.push({ person, entry });
+      if (!query.status || query.status === entry.status) entries.push({ person, entry, workday });
     }
     entries.sort((a, b) => a.person.displayName.localeCompare(b.person.displayName) || (a.person.id < b.person.id ? -1 : 1));
     return {
@@ -78,12 +81,13 @@ export class TodayBoard {
       as_of: new Date(now).toISOString(),
       counts,
       areas: [...byArea.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([area, c]) => ({ area, counts: c })),
-      people: entries.map(({ person, entry }) => ({
+      people: entries.map(({ person, entry, workday }) => ({
         employee: person.employeeKey,
         enrollee: person.id,
         display_name: person.displayName,
         areas: person.areaNames,
         status: entry.status,
+        expected: workday,
         schedule: entry.schedule,
         expected_start: iso(entry.expectedStart),
         expected_end: iso(entry.expectedEnd),

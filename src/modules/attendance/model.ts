@@ -142,6 +142,7 @@ export const TodayBoard = {
           display_name: t.String(),
           areas: t.Array(t.String()),
           status: OneOf(BOARD_STATUSES),
+          expected: t.Boolean({ description: 'A workday for this person (counted in `expected`).' }),
           schedule: Nullable(t.String({ description: 'The shift’s name on a workday; null otherwise.' })),
           expected_start: Nullable(Instant()),
           expected_end: Nullable(Instant()),

@@ -273,7 +273,13 @@ export class AttendanceService {
           const plan = plans.find((p) => p.date === date)!;
           const employeeKey =
             old?.employeeKey ?? before?.values().next().value?.employeeKey ?? changed?.get(person.id)?.employee ?? keys.get(person.id)?.employeeKey ?? '';
-          const row: AttendanceDayRow = { enrolleeId: person.id, employeeKey, date, ...computeDay(plan, dayPunches, this.repeatWindowMs, this.overtimeMinimumMs), updatedAt: now };
+          const row: AttendanceDayRow = {
+            enrolleeId: person.id,
+            employeeKey,
+            date,
+            ...computeDay(plan, dayPunches, this.repeatWindowMs, this.overtimeMinimumMs),
+            updatedAt: now,
+          };
           if (!old || !sameDay(old, row)) writes.push(row);
         }
       }

@@ -9,7 +9,7 @@
 
 import type { InValue } from '@libsql/client';
 import type { Static } from '@sinclair/typebox';
-import { and, asc, eq, getTableName, gt, inArray, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableName, inArray, lt, ne, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';

@@ -14,12 +14,14 @@ import { personPage } from './pages/person';
 import { punchesPage } from './pages/punches';
 import { terminalPage } from './pages/terminal';
 import { terminalsPage } from './pages/terminals';
+import { todayPage } from './pages/today';
 
 /** A page draws into `main` and may return a cleanup (close a stream, stop a timer). */
 export type Page = (main: HTMLElement, params: string[]) => Promise<(() => void) | undefined>;
 
 const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
-  { pattern: /^\/?$/, page: overviewPage, nav: '' },
+  { pattern: /^\/?$/, page: todayPage, nav: '' },
+  { pattern: /^\/overview\/?$/, page: overviewPage, nav: 'overview' },
   { pattern: /^\/terminals\/?$/, page: terminalsPage, nav: 'terminals' },
   { pattern: /^\/terminals\/([^/]+)\/?$/, page: terminalPage, nav: 'terminals' },
   { pattern: /^\/people\/?$/, page: peoplePage, nav: 'people' },
@@ -31,7 +33,8 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
 ];
 
 const NAV: [string, string][] = [
-  ['', 'Overview'],
+  ['', 'Today'],
+  ['overview', 'Overview'],
   ['terminals', 'Terminals'],
   ['people', 'People'],
   ['punches', 'Punches'],
@@ -110,7 +113,7 @@ async function route(main: HTMLElement): Promise<void> {
     else link.removeAttribute('aria-current');
   }
   if (!found?.m) {
-    replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to the overview')));
+    replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to Today')));
     return;
   }
   // Each visit draws into its own container: an answer that arrives after the person has moved on

@@ -1,8 +1,8 @@
 /** People: everyone the service knows (employees, and which of them are enrolled), and adding someone. */
 import { ApiError, api, type List } from '../api';
 import { announce, badge, field, h, input, replace, section, table } from '../dom';
-import { fingerName } from '../format';
 import type { Employee, Enrollee } from '../types';
+import { peopleList } from './people-list';
 
 export async function peoplePage(main: HTMLElement): Promise<undefined> {
   const [enrollees, employees] = await Promise.all([
@@ -49,22 +49,7 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
     main,
     h('h1', {}, 'People'),
     section('Add a person', form),
-    section(
-      'Enrolled people',
-      table(
-        ['Name', 'Employee ID', 'PIN', 'Areas', 'Consent', 'Fingerprints', 'Status'],
-        enrollees.results.map((e) => [
-          h('a', { href: `#/people/${e.id}` }, e.display_name),
-          e.employee,
-          e.device_pin,
-          e.areas.join(', '),
-          e.consent ? badge(`Given (${e.consent.version})`, 'ok') : badge('Not recorded', 'warn'),
-          e.fingers.length > 0 ? e.fingers.map(fingerName).join(', ') : 'None',
-          e.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted'),
-        ]),
-        'Nobody is enrolled yet.',
-      ),
-    ),
+    await peopleList(),
     notEnrolled.length > 0
       ? section(
           'Employees not enrolled yet',

@@ -3,15 +3,18 @@
  * cookie: a browser cannot set headers on a WebSocket), the list with filters, and corrections:
  * a manual punch (a forgotten clock-out) and voiding a punch, each with a reason.
  */
-import { API, api, currentSession, type List, query } from '../api';
+import { api, currentSession, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { dateTime, localDate, time, words } from '../format';
+import { followPunches, punchHead } from '../live';
 import type { Enrollee, Punch } from '../types';
 
 const LIVE_MAX = 50;
 
 export async function punchesPage(main: HTMLElement): Promise<() => void> {
-  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000');
+  // First the stream's position, then the data: a punch arriving before the socket opens is replayed.
+  const head = await punchHead();
+  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000&sort=name');
   const nameOf = (p: Punch) =>
     enrollees.results.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`);
 
@@ -41,36 +44,6 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     );
     staleNote.hidden = false;
   };
-  let socket: WebSocket | null = null;
-  let closed = false;
-  let retry: ReturnType<typeof setTimeout> | undefined;
-  const connect = () => {
-    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${API}/punches/stream/`;
-    socket = new WebSocket(url);
-    socket.addEventListener('open', () => {
-      liveState.textContent = 'Live: new punches appear here as terminals send them.';
-    });
-    socket.addEventListener('message', (event) => {
-      const p = JSON.parse(String(event.data)) as Punch;
-      const row = h(
-        'tr',
-        { class: 'fresh' },
-        h('td', {}, time(p.punched_at)),
-        h('td', {}, nameOf(p)),
-        h('td', {}, p.device),
-        h('td', {}, p.flags.map(words).join(', ')),
-      );
-      liveBody.prepend(row);
-      while (liveBody.children.length > LIVE_MAX) liveBody.lastElementChild?.remove();
-      showStale(load);
-    });
-    socket.addEventListener('close', () => {
-      if (closed) return;
-      liveState.textContent = 'Disconnected; reconnecting…';
-      retry = setTimeout(connect, 3000);
-    });
-  };
-  connect();
 
   // Filters and list
   const employee = select([['', 'Everyone'], ...enrollees.results.map((e): [string, string] => [e.employee, e.display_name])]);
@@ -88,14 +61,17 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
       results,
       table(
         ['When', 'Person', 'Terminal', 'Source', 'Notes', ''],
-        list.results.map((p) => [
-          dateTime(p.punched_at),
-          nameOf(p),
-          p.device,
-          words(p.source ?? 'device'),
-          p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
-          p.voided ? '' : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
-        ]),
+        // In time order, newest first: a punch entered by hand later is listed at its own time.
+        [...list.results]
+          .sort((a, b) => b.punched_at.localeCompare(a.punched_at) || b.sequence - a.sequence)
+          .map((p) => [
+            dateTime(p.punched_at),
+            nameOf(p),
+            p.device ?? '—',
+            words(p.source ?? 'device'),
+            notes(p),
+            p.voided ? '' : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
+          ]),
         'No punches match.',
       ),
     );
@@ -122,11 +98,34 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     section('Find punches', filters, staleNote, results),
   );
   await load();
-  return () => {
-    closed = true;
-    clearTimeout(retry);
-    socket?.close();
-  };
+  return followPunches(head, {
+    onState: (state) => {
+      liveState.textContent = state === 'live' ? 'Live: new punches appear here as terminals send them.' : 'Disconnected; reconnecting…';
+    },
+    onPunch: (p) => {
+      const row = h(
+        'tr',
+        { class: 'fresh' },
+        h('td', {}, time(p.punched_at)),
+        h('td', {}, nameOf(p)),
+        h('td', {}, p.device ?? words(p.source ?? 'manual')),
+        h('td', {}, p.flags.map(words).join(', ')),
+      );
+      liveBody.prepend(row);
+      while (liveBody.children.length > LIVE_MAX) liveBody.lastElementChild?.remove();
+      showStale(load);
+    },
+  });
+}
+
+/** A punch's notes: voided or its flags, and the reason given for a correction. */
+export function notes(p: Punch): HTMLElement {
+  return h(
+    'span',
+    {},
+    p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
+    p.correction_reason ? h('span', { class: 'reason' }, `${p.voided || p.flags.length > 0 ? ' · ' : ''}Reason: ${p.correction_reason}`) : null,
+  );
 }
 
 async function voidPunch(p: Punch, reload: () => Promise<void>): Promise<void> {
