@@ -65,13 +65,13 @@ const REFRESH_EVERY_MS = 60_000;
 
 export async function todayPage(main: HTMLElement): Promise<() => void> {
   const params = new URLSearchParams(location.hash.split('?')[1] ?? '');
-  const today = localDate();
+  // Without a date the server says which date today is (in the attendance zone, by its clock).
   const state = {
-    date: params.get('date') || today,
+    date: params.get('date') ?? '',
     area: params.get('area') ?? '',
     show: (params.get('show') as CountKey | null) ?? 'expected',
   };
-  const live = state.date === today;
+  const live = state.date === '';
   // The stream's position first, then the board: a punch in between is replayed, not missed.
   const head = live ? await punchHead() : 0;
   const areaNames = await api
@@ -79,6 +79,8 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
     .then((l) => l.results.map((a) => a.name))
     .catch(() => [] as string[]);
   let board = await read(state);
+  const today = live ? board.date : localDate();
+  state.date = board.date;
 
   const dateInput = input({ type: 'date', value: state.date, required: true });
   const areaSelect = select([['', 'All areas'], ...areaNames.map((a): [string, string] => [a, a])], {}, state.area);
@@ -115,7 +117,8 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
   const focusList = () => (list.querySelector('h2') as HTMLElement | null)?.focus();
   const remember = () => history.replaceState(null, '', `#/${query({ date: state.date === today ? '' : state.date, area: state.area, show: state.show })}`);
   const reload = async () => {
-    board = await read(state);
+    board = await read({ date: live ? '' : state.date, area: state.area });
+    state.date = board.date;
     remember();
     draw();
   };
@@ -161,7 +164,7 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
 
   const draw = () => {
     heading.textContent = state.date === today ? `Today, ${dayLabel(state.date)}` : dayLabel(state.date);
-    asOf.textContent = live ? `As of ${time(board.as_of)}; updates as people punch.` : `As of ${time(board.as_of)}.`;
+    asOf.textContent = live ? `As of ${shortTime(board.as_of)}; updates as people punch.` : `As of ${shortTime(board.as_of)}.`;
     for (const [key, el] of tileValues) el.textContent = String(board.counts[key]);
     replace(
       byArea,
