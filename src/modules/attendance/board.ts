@@ -46,8 +46,10 @@ export class TodayBoard {
     if (query.area !== undefined && query.scope.length > 0 && !query.scope.includes(query.area)) {
       throw new FpaError('not_found', 'area not found', { area: query.area });
     }
-    const people = (await this.enrollees.roster((s) => this.ctx.db.client.execute(s), end)).filter(
-      (p) => (p.active || stored.has(p.id)) && inScope(p) && (query.area === undefined || p.areaNames.includes(query.area)),
+    // Who is on the board: the active people who existed by the end of the date, and anyone
+    // with a day stored on it (deactivated or enrolled since).
+    const people = (await this.enrollees.roster((s) => this.ctx.db.client.execute(s))).filter(
+      (p) => ((p.active && p.createdAt < end) || stored.has(p.id)) && inScope(p) && (query.area === undefined || p.areaNames.includes(query.area)),
     );
     const { planner } = await this.calendar.plannerFor(
       q,

@@ -122,20 +122,21 @@ export interface RosterEntry {
   employeeKey: string;
   displayName: string;
   active: boolean;
+  createdAt: number;
   areaIds: string[];
   areaNames: string[];
 }
 
 /**
- * Everyone not deleted who existed before `createdBefore`, with their areas, in one statement
- * (the board reads 10,000 people at once: one query, not one per chunk of them).
+ * Everyone not deleted, with their areas, in one statement (the board reads 10,000 people at
+ * once: one query, not one per chunk of them).
  */
-export async function roster(execute: Execute, createdBefore: number): Promise<RosterEntry[]> {
+export async function roster(execute: Execute): Promise<RosterEntry[]> {
   const { rows } = await execute({
-    sql: `select e.id, e.employee_key, e.display_name, e.status,
+    sql: `select e.id, e.employee_key, e.display_name, e.status, e.created_at,
       (select json_group_array(json_array(a.id, a.name)) from ${getTableName(enrolleeAreas)} ea join fpa_areas a on a.id = ea.area_id where ea.enrollee_id = e.id) as areas
-      from ${getTableName(enrollees)} e where e.status <> 'deleted' and e.created_at < ?`,
-    args: [createdBefore],
+      from ${getTableName(enrollees)} e where e.status <> 'deleted'`,
+    args: [],
   });
   return rows.map((r) => {
     const areas = (JSON.parse(String(r.areas ?? '[]')) as [string, string][]).sort((a, b) => (a[1] < b[1] ? -1 : 1));
@@ -144,6 +145,7 @@ export async function roster(execute: Execute, createdBefore: number): Promise<R
       employeeKey: String(r.employee_key),
       displayName: String(r.display_name),
       active: r.status === 'active',
+      createdAt: Number(r.created_at),
       areaIds: areas.map((a) => a[0]),
       areaNames: areas.map((a) => a[1]),
     };
