@@ -189,4 +189,27 @@ describe('finding people', () => {
     expect(seen).toEqual(['E-01', 'E-02', 'E-03', 'E-04', 'E-05', 'E-06']);
     expect((await server.admin.get('/enrollees/?sort=pin&cursor=bad')).status).toBe(400);
   });
+
+  test('a terminal’s users are listed in numeric PIN order', async () => {
+    const users = ['10020', '2', '11', '1', '10'].map(
+      (pin) => `USER PIN=${pin}\tName=Menu ${pin}\tPri=0\tPasswd=\tCard=\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n`,
+    );
+    expect((await terminal.post('cdata', { table: 'OPERLOG', Stamp: '20' }, users.join(''))).body).toBe('OK:5');
+    const list = await server.admin.get('/devices/GATE01/users/');
+    const pins = (Array.isArray(list.body) ? list.body : list.body.results).map((u: { pin: string }) => u.pin);
+    const own = pins.filter((p: string) => ['1', '2', '10', '11', '10020'].includes(p));
+    expect(own).toEqual(['1', '2', '10', '11', '10020']);
+    const numbers = pins.map(Number);
+    expect([...numbers].sort((a: number, b: number) => a - b)).toEqual(numbers);
+  });
+
+  test('a correction carries its reason: a manual punch, a void', async () => {
+    const manual = await server.admin.post('/punches/manual/', { enrollee: people['E-03']!.id, at: `${MONDAY} 18:00`, reason: 'forgot to clock in' });
+    expect(manual.status).toBe(201);
+    expect(manual.body).toMatchObject({ source: 'manual', correction_reason: 'forgot to clock in' });
+    const voided = await server.admin.post(`/punches/${manual.body.id}/void/`, { reason: 'entered for the wrong person' });
+    expect(voided.body).toMatchObject({ voided: true, correction_reason: 'entered for the wrong person' });
+    const listed = await server.admin.get(`/punches/?employee=E-03&from=${MONDAY}&to=${MONDAY}`);
+    expect(listed.body.results.map((p: { correction_reason: string | null }) => p.correction_reason)).toEqual(['entered for the wrong person']);
+  });
 });
