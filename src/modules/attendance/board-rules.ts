@@ -3,7 +3,7 @@
  * date's plan (modules/calendar/plan.ts), the stored day computed by ./rules.ts (null when the
  * person has no punch that date) and the time now. The README's "Today board" says the same.
  *
- * - With punches: `late` when the day carries the `late` flag (first punch after start + grace
+ * - With punches: `late` when the day is flagged late (first punch after start + grace
  *   in), else `present`; on any kind of day (someone who comes in on a day off is present).
  *   `in_now` on today's date when a punch is left without its pair (in, or in-out-in); `last_out`
  *   is then not shown (the last punch was an in).
@@ -22,7 +22,8 @@ export type BoardStatus = (typeof BOARD_STATUSES)[number];
 /** What the board reads of a stored day. */
 export interface BoardDay {
   status: DayStatus;
-  flags: readonly string[];
+  /** Flagged late by the rules. */
+  late: boolean;
   firstIn: number | null;
   lastOut: number | null;
   lateSeconds: number;
@@ -50,7 +51,7 @@ export function boardEntry(plan: DayPlan, day: BoardDay | null, when: { now: num
     const inNow = plan.date === when.today && day.status === 'incomplete';
     return {
       ...base,
-      status: day.flags.includes('late') ? 'late' : 'present',
+      status: day.late ? 'late' : 'present',
       firstIn: day.firstIn,
       lastOut: inNow ? null : day.lastOut,
       lateSeconds: day.lateSeconds,

@@ -132,22 +132,35 @@ export interface RosterEntry {
  * once: one query, not one per chunk of them).
  */
 export async function roster(execute: Execute): Promise<RosterEntry[]> {
-  const { rows } = await execute({
-    sql: `select e.id, e.employee_key, e.display_name, e.status, e.created_at,
-      (select json_group_array(json_array(a.id, a.name)) from ${getTableName(enrolleeAreas)} ea join fpa_areas a on a.id = ea.area_id where ea.enrollee_id = e.id) as areas
-      from ${getTableName(enrollees)} e where e.status <> 'deleted'`,
-    args: [],
-  });
-  return rows.map((r) => {
-    const areas = (JSON.parse(String(r.areas ?? '[]')) as [string, string][]).sort((a, b) => (a[1] < b[1] ? -1 : 1));
+  // Two flat reads joined here: a subquery per person costs more than the 10,000 pairs.
+  const [people, pairs] = await Promise.all([
+    execute({ sql: `select id, employee_key, display_name, status, created_at from ${getTableName(enrollees)} where status <> 'deleted'`, args: [] }),
+    execute({
+      sql: `select ea.enrollee_id, a.id, a.name from ${getTableName(enrolleeAreas)} ea join fpa_areas a on a.id = ea.area_id order by a.name`,
+      args: [],
+    }),
+  ]);
+  const areasOf = new Map<string, { ids: string[]; names: string[] }>();
+  for (const r of pairs.rows) {
+    const key = String(r.enrollee_id);
+    let own = areasOf.get(key);
+    if (!own) {
+      own = { ids: [], names: [] };
+      areasOf.set(key, own);
+    }
+    own.ids.push(String(r.id));
+    own.names.push(String(r.name));
+  }
+  return people.rows.map((r) => {
+    const own = areasOf.get(String(r.id));
     return {
       id: String(r.id),
       employeeKey: String(r.employee_key),
       displayName: String(r.display_name),
       active: r.status === 'active',
       createdAt: Number(r.created_at),
-      areaIds: areas.map((a) => a[0]),
-      areaNames: areas.map((a) => a[1]),
+      areaIds: own?.ids ?? [],
+      areaNames: own?.names ?? [],
     };
   });
 }

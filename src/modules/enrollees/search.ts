@@ -51,7 +51,21 @@ const SORT_KEYS: Record<EnrolleeSort | 'id', { keys: SQL[]; desc: boolean; of: (
 const likeText = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** A name as search compares it: no accents, lower case (`Díaz` is found by `diaz`). */
-export const foldName = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+const foldName = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/** Folded names, remembered: every search reads every name. Emptied when it grows past the bound. */
+const folded = new Map<string, string>();
+const FOLDED_MAX = 200_000;
+
+function foldedName(name: string): string {
+  let out = folded.get(name);
+  if (out === undefined) {
+    if (folded.size >= FOLDED_MAX) folded.clear();
+    out = foldName(name);
+    folded.set(name, out);
+  }
+  return out;
+}
 
 /**
  * Whose name holds every word of the search. SQLite folds neither accents nor non-ASCII case, so
@@ -61,7 +75,12 @@ export const foldName = (text: string) => text.normalize('NFD').replace(/\p{M}/g
 async function namesMatching(q: Queryable, search: string): Promise<string[]> {
   const words = foldName(search).split(/\s+/).filter(Boolean);
   const rows = await q.select({ id: enrollees.id, name: enrollees.displayName }).from(enrollees).where(ne(enrollees.status, 'deleted'));
-  return rows.filter((r) => words.every((w) => foldName(r.name).includes(w))).map((r) => r.id);
+  return rows
+    .filter((r) => {
+      const name = foldedName(r.name);
+      return words.every((w) => name.includes(w));
+    })
+    .map((r) => r.id);
 }
 
 async function searchCondition(q: Queryable, search: string): Promise<SQL | undefined> {

@@ -35,11 +35,12 @@ function plan(dayType: DayPlan['dayType'] = 'workday', date = D, withShift = tru
 /** The stored day the attendance rules compute from these punches (null without punches). */
 function day(p: DayPlan, ...times: string[]): BoardDay | null {
   if (times.length === 0) return null;
-  return computeDay(
+  const computed = computeDay(
     p,
     times.map((t) => ({ at: at(p.date, t), corrected: false })),
     MIN,
   );
+  return { ...computed, late: computed.flags.includes('late') };
 }
 
 const when = (time: string, today = D) => ({ now: at(today, time), today });
