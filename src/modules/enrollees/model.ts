@@ -30,10 +30,10 @@ export const EnrolleeList = {
     employee: t.Optional(Text({ maxLength: 200 })),
     device_pin: t.Optional(t.String({ pattern: '^\\d{1,9}$' })),
     search: t.Optional(
-      t.String({
+      Text({
         maxLength: 200,
         description:
-          'Every word a part of the name (case-insensitive), or the start of the employee id, or the PIN, or the card number (leading zeros dropped).',
+          'Every word a part of the name (ignoring case and accents), or the start of the employee id, or the PIN, or the card number (leading zeros dropped).',
       }),
     ),
     area: t.Optional(Text({ maxLength: 100, description: 'Members of this area (its name).' })),
