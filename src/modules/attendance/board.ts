@@ -80,21 +80,7 @@ export class TodayBoard {
       as_of: new Date(now).toISOString(),
       counts,
       areas: [...byArea.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([area, c]) => ({ area, counts: c })),
-      people: entries.map(({ person, entry, workday }) => ({
-        employee: person.employeeKey,
-        enrollee: person.id,
-        display_name: person.displayName,
-        areas: person.areaNames,
-        status: entry.status,
-        expected: workday,
-        schedule: entry.schedule,
-        expected_start: iso(entry.expectedStart),
-        expected_end: iso(entry.expectedEnd),
-        first_in: iso(entry.firstIn),
-        last_out: iso(entry.lastOut),
-        late_seconds: entry.lateSeconds,
-        in_now: entry.inNow,
-      })),
+      people: entries.map(({ person, entry, workday }) => personView(person, entry, workday)),
     };
   }
 
@@ -119,4 +105,22 @@ export class TodayBoard {
     }
     return out;
   }
+}
+
+function personView(person: RosterEntry, entry: BoardEntry, workday: boolean): TodayBoardView['people'][number] {
+  return {
+    employee: person.employeeKey,
+    enrollee: person.id,
+    display_name: person.displayName,
+    areas: person.areaNames,
+    status: entry.status,
+    expected: workday,
+    schedule: entry.schedule,
+    expected_start: iso(entry.expectedStart),
+    expected_end: iso(entry.expectedEnd),
+    first_in: iso(entry.firstIn),
+    last_out: iso(entry.lastOut),
+    late_seconds: entry.lateSeconds,
+    in_now: entry.inNow,
+  };
 }

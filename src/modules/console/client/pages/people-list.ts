@@ -11,6 +11,7 @@ import type { Enrollee } from '../types';
 const PAGE = 50;
 const TYPING_PAUSE_MS = 250;
 
+/** Longer than 60 lines on purpose: the filters and the pages share their state through closures. */
 export async function peopleList(): Promise<HTMLElement> {
   const areas = await api
     .get<List<{ name: string }>>('areas/')

@@ -63,6 +63,11 @@ function inCount(p: Person, key: CountKey): boolean {
 const REFRESH_DELAY_MS = 400;
 const REFRESH_EVERY_MS = 60_000;
 
+/**
+ * Longer than 60 lines on purpose: the page's parts (tiles, list, table by area, the live
+ * stream) share one state (the board read last, the date, area and count chosen) through
+ * closures; split apart they would pass it all around.
+ */
 export async function todayPage(main: HTMLElement): Promise<() => void> {
   const params = new URLSearchParams(location.hash.split('?')[1] ?? '');
   // Without a date the server says which date today is (in the attendance zone, by its clock).
