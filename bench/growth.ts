@@ -17,13 +17,15 @@
  * - the retention purge of the oldest week (the server restarted with RETENTION_PUNCHES_DAYS
  *   so that the cutoff falls a week after the first day): time per deleted row, and the longest
  *   a tiny write waited for the writer meanwhile (what a terminal's upload would wait);
- * - the event log: rows, and rows per punch (it is bounded in time by RETENTION_EVENTS_DAYS).
+ * - the event log: rows, and rows per punch (it is bounded in time by RETENTION_EVENTS_DAYS);
+ * - HR at a glance (bench/glance.ts): the Today board and the console's lists, each within 200 ms.
  * Each figure is the ratio of the largest size to S: flat is about 1.
  */
 import { type RunningServer, startServer } from '../src/app/server';
 import type { IncomingPunch } from '../src/modules/punches';
 import type { SettingsInput } from '../src/platform/config/settings';
 import { silentLogger } from '../src/platform/log';
+import { type GlanceResult, glanceFigures, measureGlance } from './glance';
 import { adminJwt, adminRequest, approvedDevices, type BulkEnrollee, benchSettings, bulkEnrollees, type Figure, round, tempDir } from './support';
 
 export interface GrowthSize {
@@ -61,6 +63,7 @@ interface SizeResult {
   writerWaitMs: number;
   eventRows: number;
   eventMb: number | null;
+  glance: GlanceResult;
 }
 
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -216,6 +219,9 @@ async function measureSize(size: GrowthSize, log: (m: string) => void): Promise<
     } while (cursor);
     const datePageMs = (performance.now() - dateStarted) / pages;
 
+    // HR at a glance: the Today board and the console's lists (bench/glance.ts).
+    const glance = await measureGlance(json, seeded.people, dateOf(last));
+
     // The event log before the purge.
     const eventRows = await count('fpa_events');
     let eventMb: number | null = null;
@@ -272,6 +278,7 @@ async function measureSize(size: GrowthSize, log: (m: string) => void): Promise<
       writerWaitMs,
       eventRows,
       eventMb,
+      glance,
     };
   } finally {
     tmp.cleanup();
@@ -349,5 +356,5 @@ function figuresOf(results: SizeResult[]): Figure[] {
     ),
   ];
   figures[0]!.notes.unshift(`sizes: ${sizes.join('; ')}`);
-  return figures;
+  return [...figures, ...glanceFigures(results)];
 }

@@ -5,7 +5,7 @@
 
 import { Anomalies } from '../modules/anomalies';
 import { AreaCatalog } from '../modules/areas';
-import { Absences, AttendanceService, Reports } from '../modules/attendance';
+import { Absences, AttendanceService, Reports, TodayBoard } from '../modules/attendance';
 import { AuditService } from '../modules/audit';
 import { Biometrics } from '../modules/biometrics';
 import { CalendarService } from '../modules/calendar';
@@ -67,6 +67,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const heartbeat = new ServerHeartbeat(runtime, completeness);
   const anomalies = new Anomalies(runtime, events, { devices, biometrics, calendar, enrollees });
   const reportFiles = new ReportService(runtime, { attendance, days: reports, enrollees, areas });
+  const board = new TodayBoard(runtime, attendance, calendar, enrollees);
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
   const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, proofs, log: events });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
@@ -132,6 +133,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     heartbeat,
     anomalies,
     reportFiles,
+    board,
     webhooks,
     retention,
     health,

@@ -55,7 +55,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota, members: m.members }))
     .use(calendarRoutes(http, m.calendar))
     .use(scheduleRoutes(http, m.calendar.schedules))
-    .use(attendanceRoutes(http, m.attendance, m.reports))
+    .use(attendanceRoutes(http, m.attendance, m.reports, m.board))
     .use(completenessRoutes(http, m.completeness))
     .use(anomalyRoutes(http, m.anomalies))
     .use(reportRoutes(http, m.reportFiles))

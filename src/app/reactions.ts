@@ -107,6 +107,8 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   devices.addDetail(biometricReactions.templatesPresentOnTerminal(sync));
   devices.addDetail(fleetReactions.syncCheckOfTerminal(converge));
   enrollees.addViewPart(biometricReactions.consentAndFingersOfPeople(sync));
+  enrollees.addListFilter('consent', biometricReactions.consentListFilter);
+  enrollees.addListFilter('biometrics', biometricReactions.biometricsListFilter);
   m.employees.scopeBy(enrollees.employeeInScope);
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
   areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));

@@ -75,7 +75,7 @@ describe('the console in a browser', () => {
     await page.goto(link);
     await shot('sign-in');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: /^Today/ }).waitFor();
     expect(await page.getByText('Signed in as hr.officer@example.com').isVisible()).toBe(true);
 
     const other = await page.context().newPage();
@@ -115,11 +115,12 @@ describe('the console in a browser', () => {
   });
 
   test('is usable from the keyboard: skip link, navigation, focus on the new page', async () => {
-    await go('#/', 'Overview');
+    await go('#/overview', 'Overview');
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
@@ -255,7 +256,7 @@ describe('the console in a browser', () => {
     expect(actors).toBeGreaterThan(2);
     await shot('operations');
     // The overview once the day has begun: a terminal online, a punch, the jobs run.
-    await go('#/', 'Overview');
+    await go('#/overview', 'Overview');
     // The clock-in at the terminal and the clock-out entered by hand.
     expect(await page.getByRole('link', { name: /Punches today/ }).textContent()).toContain('2');
     await shot('overview');
@@ -294,7 +295,7 @@ describe('the console in a browser', () => {
   test('an idle session ends: the next page shows the sign-in notice', async () => {
     await page.goto(await consoleLink(server, 'night.shift@example.com'));
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: /^Today/ }).waitFor();
     offset += 31 * 60_000;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Terminals' }).click();
     await page.getByText('You are not signed in, or your session has ended.').waitFor();

@@ -98,12 +98,13 @@ describe('a terminal that already holds users', () => {
     for (const n of [1, 2, 3, 4, 5]) expect(t.users.get(String(n))!.name).toBe(`Menu ${n}`);
     const users = await usersOf('FLEET1');
     expect(users.map((u) => [u.pin, u.enrollee, u.biometrics.fingerprint ?? 0])).toEqual([
+      // In numeric PIN order (issue 26), not text order.
       ['1', null, 0],
-      ['10000', ada.id, 1],
       ['2', null, 0],
       ['3', null, 0],
       ['4', null, 0],
       ['5', null, 0],
+      ['10000', ada.id, 1],
     ]);
     expect(users.every((u) => u.conflict === null)).toBe(true);
   });

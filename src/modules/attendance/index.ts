@@ -1,9 +1,10 @@
 /** Attendance: days computed against the calendar's plan, absences, pay periods, payroll export and summary. */
 export { Absences } from './absences';
+export { TodayBoard } from './board';
 export type { AttendanceDayRow } from './day-rows';
 export type { AttendanceEvents } from './events';
 export { attendanceJobs } from './jobs';
-export type { SummaryView } from './model';
+export type { SummaryView, TodayBoardView } from './model';
 export * as attendanceReactions from './reactions';
 export { Reports } from './reports';
 export { attendanceRoutes } from './routes';

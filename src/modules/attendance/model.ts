@@ -2,7 +2,22 @@
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
+import { BOARD_COUNTS, BOARD_STATUSES } from './board-rules';
 import { DAY_STATUSES } from './tables';
+
+const COUNT_WORDS: Record<(typeof BOARD_COUNTS)[number], string> = {
+  expected: 'People with a workday (a shift, or no schedule at all) on the date.',
+  present: 'People who punched in on the date (late ones too), on any kind of day.',
+  late: 'People whose first punch was after the shift’s start plus its grace in.',
+  not_in_yet: 'Today: workday, no punch, the shift started more than its grace in ago and has not ended.',
+  absent: 'Workday, no punch: the shift has ended (today) or the date is past.',
+  on_leave: 'On leave, no punch.',
+  holiday: 'Holiday, no punch.',
+  off: 'A day off (weekend, or not one of the shift’s weekdays), no punch.',
+  out: 'Came in and left (every punch paired).',
+  in_now: 'Today: in now (a punch left without its pair).',
+  scheduled: 'Workday, no punch, not due yet (before start plus grace in; a future date; no shift).',
+};
 
 export const AttendanceDay = t.Object(
   {
@@ -101,3 +116,45 @@ export const PayPeriodList = {
   response: Page(PayPeriod),
 };
 export const PayPeriodParams = t.Object({ id: Uuid() });
+
+const BoardCountsModel = t.Object(
+  Object.fromEntries(BOARD_COUNTS.map((c) => [c, Int({ description: COUNT_WORDS[c] })])) as Record<(typeof BOARD_COUNTS)[number], ReturnType<typeof Int>>,
+);
+
+export const TodayBoard = {
+  query: t.Object({
+    date: t.Optional(LocalDate('The date (default: today in ATTENDANCE_TIME_ZONE); past and future dates work too.')),
+    area: t.Optional(Text({ maxLength: 100, description: 'Only the people of this area (its name).' })),
+    status: t.Optional(OneOf(BOARD_STATUSES, 'Only the people of this status in `people` (the counts stay whole).')),
+  }),
+  response: t.Object(
+    {
+      date: LocalDate(),
+      as_of: Instant('When the board was read: statuses that depend on the time (not_in_yet, absent) are as of then.'),
+      counts: BoardCountsModel,
+      areas: t.Array(t.Object({ area: t.String(), counts: BoardCountsModel }), {
+        description: 'The same counts per area (a person in two areas counts in both), by area name.',
+      }),
+      people: t.Array(
+        t.Object({
+          employee: t.String(),
+          enrollee: Uuid(),
+          display_name: t.String(),
+          areas: t.Array(t.String()),
+          status: OneOf(BOARD_STATUSES),
+          expected: t.Boolean({ description: 'A workday for this person (counted in `expected`).' }),
+          schedule: Nullable(t.String({ description: 'The shift’s name on a workday; null otherwise.' })),
+          expected_start: Nullable(Instant()),
+          expected_end: Nullable(Instant()),
+          first_in: Nullable(Instant()),
+          last_out: Nullable(Instant('The last punch when the person is out; null while in.')),
+          late_seconds: Int({ description: 'How late the first punch was (from the shift’s start); 0 when on time.' }),
+          in_now: t.Boolean({ description: 'Today only: a punch is left without its pair (in, or in-out-in).' }),
+        }),
+        { description: 'By name.' },
+      ),
+    },
+    { title: 'TodayBoard' },
+  ),
+};
+export type TodayBoardView = Static<(typeof TodayBoard)['response']>;

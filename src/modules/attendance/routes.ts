@@ -2,13 +2,31 @@
 import { Elysia, t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
-import { AttendanceDayList, ExportQuery, PayPeriod, PayPeriodCreate, PayPeriodList, PayPeriodParams, Recompute, SummaryList } from './model';
+import type { TodayBoard as Board } from './board';
+import { AttendanceDayList, ExportQuery, PayPeriod, PayPeriodCreate, PayPeriodList, PayPeriodParams, Recompute, SummaryList, TodayBoard } from './model';
 import type { Reports } from './reports';
 import type { AttendanceService } from './service';
 
 const tags = ['attendance'];
 
-export function attendanceRoutes(http: Http, attendance: AttendanceService, reports: Reports) {
+export function attendanceRoutes(http: Http, attendance: AttendanceService, reports: Reports, board: Board) {
+  // Serialized here: 10,000 people are a 3 MB answer whose check against the schema (which
+  // documents it) would cost more than building it.
+  const today = adminRouter(http, 'attendance-today').get(
+    '/attendance/today',
+    async ({ query, admin }) =>
+      new Response(JSON.stringify(await board.board({ ...query, scope: admin.areas })), { headers: { 'content-type': 'application/json' } }),
+    {
+      query: TodayBoard.query,
+      response: { 200: TodayBoard.response, ...errors('not_found') },
+      detail: {
+        summary: 'The Today board: everyone’s status on a date (default today), counts by status and by area; live for today',
+        tags,
+        description:
+          'Statuses: `present`, `late` (came in), `scheduled` (not due yet), `not_in_yet` (the shift started more than its grace in ago, no punch), `absent` (workday, no punch, the shift has ended or the date is past), `on_leave`, `holiday`, `off`. Honours the caller’s areas; an `area` outside them is 404.',
+      },
+    },
+  );
   const days = adminRouter(http, 'attendance-days')
     .get(
       '/attendance-days',
@@ -90,5 +108,5 @@ export function attendanceRoutes(http: Http, attendance: AttendanceService, repo
       response: { 200: PayPeriod, ...errors('not_found', 'conflict') },
       detail: { summary: 'Lock a pay period: its days never change again; later punches for it are stored and flagged `after_lock`', tags },
     });
-  return new Elysia({ name: 'fpa-attendance-routes', seed: http.runtime.instanceId }).use(days).use(periods);
+  return new Elysia({ name: 'fpa-attendance-routes', seed: http.runtime.instanceId }).use(today).use(days).use(periods);
 }

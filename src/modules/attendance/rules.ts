@@ -22,9 +22,12 @@
  *   punches: `absent` on a workday, `non_working_day` on a weekend, `holiday`, `on_leave`.
  * - On a workday with a shift: `late` when the first punch is after start + grace in, late by
  *   the whole time since the start; `early_leave` (complete days only) when the last punch is
- *   before end − grace out, early by the whole time until the end; overtime is worked − expected
- *   when that exceeds grace out (then all of it). Worked time on a weekend, holiday or leave day
- *   is all overtime, flagged `worked_on_off_day`, `worked_on_holiday` or `worked_on_leave`.
+ *   before end − grace out, early by the whole time until the end. Overtime is the time worked
+ *   after the shift's end (last punch − end), never more than worked − expected (coming late and
+ *   staying late makes up, it is not overtime), counted when it is more than the grace out and
+ *   at least `overtimeMinimumMs` (ATTENDANCE_OVERTIME_MINIMUM), then all of it. Arriving early
+ *   is not overtime. Worked time on a weekend, holiday or leave day is all overtime, flagged
+ *   `worked_on_off_day`, `worked_on_holiday` or `worked_on_leave`.
  * - `manual` when a manual or imported punch counts for the day.
  */
 import type { DayPlan } from '../calendar';
@@ -75,7 +78,7 @@ export function attribute(instants: readonly number[], plans: readonly DayPlan[]
   });
 }
 
-export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repeatWindowMs: number): DayResult {
+export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repeatWindowMs: number, overtimeMinimumMs = 0): DayResult {
   const expectedSeconds = plan.schedule?.expectedSeconds ?? 0;
   const base = { schedule: plan.schedule?.name ?? null, expectedSeconds, lateSeconds: 0, earlyLeaveSeconds: 0, overtimeSeconds: 0 };
   if (punches.length === 0) {
@@ -112,8 +115,9 @@ export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repe
       flags.push('early_leave');
       result.earlyLeaveSeconds = Math.floor((scheduled.end - lastOut) / 1000);
     }
-    const extra = workedSeconds - expectedSeconds;
-    if (extra * 1000 > scheduled.graceOutMs) result.overtimeSeconds = extra;
+    const afterEnd = lastOut !== null ? Math.floor((lastOut - scheduled.end) / 1000) : 0;
+    const extra = Math.min(workedSeconds - expectedSeconds, afterEnd);
+    if (extra * 1000 > scheduled.graceOutMs && extra * 1000 >= overtimeMinimumMs) result.overtimeSeconds = extra;
   }
   const workedOn = WORKED_ON[plan.dayType];
   if (workedOn) {

@@ -60,6 +60,7 @@ export class AttendanceService {
   readonly timeZone: string;
   private readonly repeatWindowMs: number;
   private readonly slackMs: number;
+  private readonly overtimeMinimumMs: number;
 
   constructor(
     private readonly ctx: Runtime,
@@ -79,6 +80,7 @@ export class AttendanceService {
     this.timeZone = s.ATTENDANCE_TIME_ZONE;
     this.repeatWindowMs = s.ATTENDANCE_REPEAT_PUNCH_WINDOW;
     this.slackMs = s.ATTENDANCE_SHIFT_SLACK;
+    this.overtimeMinimumMs = s.ATTENDANCE_OVERTIME_MINIMUM;
   }
 
   /** The local date of an instant in the attendance zone. */
@@ -277,7 +279,13 @@ export class AttendanceService {
           const plan = plans.find((p) => p.date === date)!;
           const employeeKey =
             old?.employeeKey ?? before?.values().next().value?.employeeKey ?? changed?.get(person.id)?.employee ?? keys.get(person.id)?.employeeKey ?? '';
-          const row: AttendanceDayRow = { enrolleeId: person.id, employeeKey, date, ...computeDay(plan, dayPunches, this.repeatWindowMs), updatedAt: now };
+          const row: AttendanceDayRow = {
+            enrolleeId: person.id,
+            employeeKey,
+            date,
+            ...computeDay(plan, dayPunches, this.repeatWindowMs, this.overtimeMinimumMs),
+            updatedAt: now,
+          };
           if (!old || !sameDay(old, row)) writes.push(row);
         }
       }

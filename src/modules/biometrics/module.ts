@@ -3,6 +3,7 @@
  * Assembled here from its parts (consent.ts, templates.ts); how it follows people and terminals is
  * in reactions.ts.
  */
+import { sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Runtime } from '../../platform/runtime';
 import type { CommandService } from '../commands';
@@ -11,6 +12,7 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { ConsentService } from './consent';
 import type { BiometricEvents } from './events';
+import { consents, templates } from './tables';
 import { TemplateStore } from './templates';
 
 export class Biometrics {

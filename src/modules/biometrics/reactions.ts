@@ -11,13 +11,15 @@
  *   destroying a template queues its delete there too;
  * - a template command's result sets the template's sync status on that terminal.
  */
+import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import type { Clock } from '../../platform/runtime';
 import { type CommandEvents, type CommandService, describeReturnCode } from '../commands';
 import type { DetailPart, DeviceEvents, DeviceService } from '../devices';
-import type { EnrolleeEvents, EnrolleeService, ViewPart } from '../enrollees';
+import type { EnrolleeEvents, EnrolleeService, ListFilter, ViewPart } from '../enrollees';
 import type { ReactionTo } from '../events';
 import type { ConsentService } from './consent';
+import { consents, templates as templateRows } from './tables';
 import { type TemplateStore, userCommand } from './templates';
 
 /** The terminal refused the template's algorithm version (2022+ firmware). */
@@ -204,6 +206,18 @@ export const consentAndFingersOfPeople =
     const fingers = await templates.fingersOf(q, ids);
     return new Map(ids.map((id) => [id, { consent: consents.get(id) ?? null, fingers: fingers.get(id) ?? [] }]));
   };
+
+/** `enrollees/?consent=given|missing`: answered from the consents' index by enrollee. */
+export const consentListFilter: ListFilter = (value, enrollee) => {
+  const given = sql`exists (select 1 from ${consents} c where c.enrollee_id = ${enrollee} and c.withdrawn_at is null)`;
+  return value === 'given' ? given : sql`not ${given}`;
+};
+
+/** `enrollees/?biometrics=none|some`: answered from the templates' index by enrollee. */
+export const biometricsListFilter: ListFilter = (value, enrollee) => {
+  const some = sql`exists (select 1 from ${templateRows} t where t.enrollee_id = ${enrollee})`;
+  return value === 'some' ? some : sql`not ${some}`;
+};
 
 /** A terminal's detail shows how many templates it holds. */
 export const templatesPresentOnTerminal =

@@ -114,6 +114,11 @@ export class CalendarService {
     return { people, planner: await this.planner(q, people, from, to, used) };
   }
 
+  /** A planner for people whose areas the caller already knows (the Today board), reading only the tables in use. */
+  async plannerOf(q: Queryable, people: readonly Person[], from: string, to: string): Promise<Planner> {
+    return this.planner(q, people, from, to, await this.inUse(q));
+  }
+
   /** Which of the calendar's tables hold rows, and whether any row is scoped to areas. */
   private async inUse(q: Queryable): Promise<InUse> {
     const exists = (table: SQLiteTable, where?: SQL) => sql<number>`exists (select 1 from ${table}${where ? sql` where ${where}` : sql``})`;

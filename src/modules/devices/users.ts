@@ -3,7 +3,7 @@
  * (`fpa_device_users`). The rest of the fleet logic (adoption, conflicts, resync) reads and
  * writes this through here.
  */
-import { and, eq, getTableName, inArray, isNull } from 'drizzle-orm';
+import { and, eq, getTableName, inArray, isNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
@@ -168,8 +168,13 @@ export class DeviceUsers {
       .onConflictDoUpdate({ target: [deviceUsers.deviceId, deviceUsers.pin], set: { enrolleeId, updatedAt: now } });
   }
 
+  /** A terminal's users in PIN order, numerically (1, 11, 10020; a PIN with letters after the numbers). */
   async of(q: Queryable, deviceId: string): Promise<DeviceUserRow[]> {
-    return q.select().from(deviceUsers).where(eq(deviceUsers.deviceId, deviceId)).orderBy(deviceUsers.pin);
+    return q
+      .select()
+      .from(deviceUsers)
+      .where(eq(deviceUsers.deviceId, deviceId))
+      .orderBy(sql`${deviceUsers.pin} glob '*[^0-9]*'`, sql`cast(${deviceUsers.pin} as integer)`, deviceUsers.pin);
   }
 
   /** The terminal users linked to this enrollee, on every terminal. */

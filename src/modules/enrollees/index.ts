@@ -1,7 +1,8 @@
 /** Enrollees: the link between an employee and a device PIN, and their areas. */
-export { areaNamesOf, membersOfArea } from './area-membership';
+export { areaNamesOf, membersOfArea, type RosterEntry } from './area-membership';
 export { CARD_MAX, normaliseCard } from './cards';
 export type { EnrolleeEvents } from './events';
 export { Consent, Enrollee, EnrolleeParams } from './model';
 export { enrolleeRoutes } from './routes';
+export type { ListFilter } from './search';
 export { type EnrolleeRow, EnrolleeService, type ViewPart } from './service';

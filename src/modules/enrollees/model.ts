@@ -2,6 +2,7 @@
 import { t } from 'elysia';
 import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { AreaNames } from '../devices';
+import { ENROLLEE_SORTS } from './search';
 import { ENROLLEE_STATUSES } from './tables';
 
 export const EnrolleeParams = t.Object({ id: Text({ maxLength: 100, description: 'Enrollee id (UUID).' }) });
@@ -28,6 +29,20 @@ export const EnrolleeList = {
   query: t.Object({
     employee: t.Optional(Text({ maxLength: 200 })),
     device_pin: t.Optional(t.String({ pattern: '^\\d{1,9}$' })),
+    search: t.Optional(
+      Text({
+        maxLength: 200,
+        description:
+          'Every word a part of the name (ignoring case and accents), or the start of the employee id, or the PIN, or the card number (leading zeros dropped).',
+      }),
+    ),
+    area: t.Optional(Text({ maxLength: 100, description: 'Members of this area (its name).' })),
+    status: t.Optional(OneOf(['active', 'deactivated'] as const, 'Active or deactivated people (deleted people are never listed).')),
+    consent: t.Optional(OneOf(['given', 'missing'] as const, 'Consent on record (not withdrawn), or none.')),
+    biometrics: t.Optional(OneOf(['none', 'some'] as const, 'Without any stored template, or with at least one.')),
+    sort: t.Optional(
+      OneOf(ENROLLEE_SORTS, '`name` (case-insensitive), `employee`, `pin` (numerically: 1, 11, 10020), `-created_at` (newest first); default: by id.'),
+    ),
     ...PageQuery,
   }),
   response: Page(Enrollee),

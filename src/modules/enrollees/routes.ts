@@ -9,15 +9,11 @@ const tags = ['enrollees'];
 
 export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
   return adminRouter(http, 'enrollees')
-    .get(
-      '/enrollees',
-      ({ query, scope }) => enrollees.list({ employee: query.employee, device_pin: query.device_pin, cursor: query.cursor, limit: query.limit ?? 100 }, scope),
-      {
-        query: EnrolleeList.query,
-        response: { 200: EnrolleeList.response, ...errors('invalid_cursor') },
-        detail: { summary: 'List enrollees', tags },
-      },
-    )
+    .get('/enrollees', ({ query, scope }) => enrollees.list({ ...query, limit: query.limit ?? 100 }, scope), {
+      query: EnrolleeList.query,
+      response: { 200: EnrolleeList.response, ...errors('invalid_cursor') },
+      detail: { summary: 'List enrollees: search, filter by area, status, consent and biometrics, sort by name, employee, PIN or age', tags },
+    })
     .post(
       '/enrollees',
       async ({ body, admin, scope, set }) => {

@@ -9,12 +9,12 @@
 
 import type { InValue } from '@libsql/client';
 import type { Static } from '@sinclair/typebox';
-import { and, asc, eq, getTableName, gt, inArray, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableName, inArray, lt, ne, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { areasWithin, resolveAreas } from '../areas';
@@ -27,6 +27,7 @@ import * as cardRules from './card-rules';
 import type { EnrolleeChanges, EnrolleeEvents, EnrolleeRef } from './events';
 import type { Enrollee } from './model';
 import * as retention from './retention';
+import { type EnrolleeListFilters, type ListFilter, searchEnrollees } from './search';
 import { counters, type EnrolleeRow, enrollees } from './tables';
 
 export type { EnrolleeRow } from './tables';
@@ -51,6 +52,7 @@ export type ViewPart = (q: Queryable, ids: readonly string[]) => Promise<Map<str
 export class EnrolleeService {
   readonly events: EventChannel<EnrolleeEvents>;
   private readonly viewParts: ViewPart[] = [];
+  private readonly listFilters = new Map<string, ListFilter>();
 
   constructor(
     private readonly ctx: Runtime,
@@ -380,28 +382,15 @@ export class EnrolleeService {
 
   readonly deactivatedBefore = retention.deactivatedBefore;
 
-  /** `GET enrollees/`: by id, cursor-paged. */
-  async list(filters: { employee?: string; device_pin?: string; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<EnrolleeView>> {
-    const after = readCursor(filters.cursor);
-    const conditions = [ne(enrollees.status, 'deleted')];
-    const member = membership.enrolleeInScope(enrollees.id, scope);
-    if (member) conditions.push(member);
-    if (filters.employee) conditions.push(eq(enrollees.employeeKey, filters.employee));
-    if (filters.device_pin) conditions.push(eq(enrollees.devicePin, filters.device_pin));
-    if (after !== null) conditions.push(gt(enrollees.id, String(after)));
-    const rows = await this.ctx.db.orm
-      .select()
-      .from(enrollees)
-      .where(and(...conditions))
-      .orderBy(asc(enrollees.id))
-      .limit(filters.limit + 1);
-    const views = await this.view(this.ctx.db.orm, rows.slice(0, filters.limit));
-    return pageOf(
-      rows,
-      filters.limit,
-      (r) => r.id,
-      () => views,
-    );
+  /** `GET enrollees/`: searched, filtered and sorted (./search.ts), cursor-paged. */
+  async list(filters: Omit<EnrolleeListFilters, 'scope'>, scope: AreaScope = EVERYWHERE): Promise<Page<EnrolleeView>> {
+    const { rows, next_cursor } = await searchEnrollees(this.ctx.db.orm, { ...filters, scope: scope.areas ?? undefined }, this.listFilters);
+    return { results: await this.view(this.ctx.db.orm, rows), next_cursor };
+  }
+
+  /** A condition of `enrollees/` answered by a module above this one (`consent`, `biometrics`). */
+  addListFilter(name: 'consent' | 'biometrics', filter: ListFilter): void {
+    this.listFilters.set(name, filter);
   }
 
   async view(q: Queryable, rows: EnrolleeRow[]): Promise<EnrolleeView[]> {
@@ -444,6 +433,7 @@ export class EnrolleeService {
   readonly enrolleeInScope = membership.enrolleeInScope;
   readonly idsInScope = membership.idsInScope;
   readonly employeeInScope = membership.employeeInScope;
+  readonly roster = membership.roster;
 
   // ---------------------------------------------------------------- cards (card-rules.ts)
 

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const createdAt = () => integer('created_at').notNull();
@@ -32,7 +33,14 @@ export const enrollees = sqliteTable(
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('fpa_enrollees_employee').on(t.employeeKey), uniqueIndex('fpa_enrollees_card').on(t.card)],
+  (t) => [
+    // The sorts of `enrollees/` (search.ts), each ending with the id so that a cursor seeks.
+    index('fpa_enrollees_employee').on(t.employeeKey, t.id),
+    index('fpa_enrollees_name').on(sql`${t.displayName} collate nocase`, t.id),
+    index('fpa_enrollees_pin_number').on(sql`cast(${t.devicePin} as integer)`, t.id),
+    index('fpa_enrollees_created').on(t.createdAt, t.id),
+    uniqueIndex('fpa_enrollees_card').on(t.card),
+  ],
 );
 
 export const enrolleeAreas = sqliteTable(

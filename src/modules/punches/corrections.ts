@@ -58,7 +58,7 @@ export class PunchCorrections {
         throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
       const [existing] = await existingAt(w.tx, [enrollee.id], [at]);
       if (existing) throw new FpaError('conflict', 'the enrollee already has a punch at that instant', { punch: existing.id });
-      const value = devicelessPunch(enrollee, at, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now());
+      const value = { ...devicelessPunch(enrollee, at, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now()), correctionReason: input.reason };
       const [stored] = await this.store(w, [value], 'manual', by);
       if (!stored) throw new FpaError('conflict', 'the enrollee already has a punch at that local time', {});
       const view = punchView(stored);
@@ -137,8 +137,8 @@ export class PunchCorrections {
       // A void after the punch's pay period was locked is kept and marked like a late punch.
       const [extra = []] = await this.punches.extraFlags(w, [row]);
       const flags = [...row.flags, ...extra.filter((f) => !row.flags.includes(f))];
-      await w.tx.update(punches).set({ voided: true, flags }).where(eq(punches.id, id));
-      const view = punchView({ ...row, voided: true, flags });
+      await w.tx.update(punches).set({ voided: true, flags, correctionReason: reason }).where(eq(punches.id, id));
+      const view = punchView({ ...row, voided: true, flags, correctionReason: reason });
       await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'punch.voided', targetType: 'punch', targetId: id, details: { reason } });
       await this.punches.events.record(w, 'punch_voided', { punch: view, reason, by });
       return view;

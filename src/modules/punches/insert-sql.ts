@@ -26,6 +26,7 @@ const PUNCH_COLUMNS = [
   'flags',
   'received_at',
   'source',
+  'correction_reason',
 ] as const;
 export const INSERT_PUNCHES_SQL = insertFromJsonSql(getTableName(punches), PUNCH_COLUMNS, 'on conflict do nothing returning sequence, id');
 
@@ -47,5 +48,6 @@ export function punchValues(v: NewPunch): JsonRowValue[] {
     JSON.stringify(v.flags),
     v.receivedAt,
     v.source ?? 'device',
+    v.correctionReason ?? null,
   ];
 }

@@ -24,6 +24,7 @@ export const Punch = t.Object(
     received_at: Instant(),
     source: OneOf(PUNCH_SOURCES, 'Where it came from: a terminal, an administrator (`punches/manual/`) or a file (`punches/import/`).'),
     voided: t.Boolean({ description: 'Voided by an administrator: still listed, no longer counted for attendance.' }),
+    correction_reason: Nullable(t.String({ description: 'The reason given for a manual punch, or for voiding this punch (the latest); null otherwise.' })),
   },
   { title: 'Punch' },
 );

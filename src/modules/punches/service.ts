@@ -236,7 +236,7 @@ export class PunchService {
       const byId = new Map<string, NewPunch>(chunk.map((v) => [v.id, v]));
       for (const row of stored.rows) {
         const v = byId.get(String(row.id))!;
-        inserted.push({ ...v, source: v.source ?? 'device', voided: false, sequence: Number(row.sequence) });
+        inserted.push({ ...v, source: v.source ?? 'device', voided: false, correctionReason: v.correctionReason ?? null, sequence: Number(row.sequence) });
       }
     }
     const { sender, by } = options;

@@ -37,6 +37,8 @@ export const punches = sqliteTable(
     source: text('source', { enum: PUNCH_SOURCES }).notNull().default('device'),
     /** A voided punch stays listed but no longer counts for attendance (corrections.ts). */
     voided: integer('voided', { mode: 'boolean' }).notNull().default(false),
+    /** The reason an administrator gave for the punch (manual) or for voiding it (the latest). */
+    correctionReason: text('correction_reason'),
   },
   (t) => [
     uniqueIndex('fpa_punches_dedup').on(t.deviceId, t.devicePin, t.localTime),
@@ -53,4 +55,4 @@ export const punches = sqliteTable(
 export type PunchRow = typeof punches.$inferSelect;
 
 /** A punch row before the database gives it its sequence. */
-export type NewPunch = Omit<PunchRow, 'sequence' | 'source' | 'voided'> & { source?: PunchSource };
+export type NewPunch = Omit<PunchRow, 'sequence' | 'source' | 'voided' | 'correctionReason'> & { source?: PunchSource; correctionReason?: string | null };

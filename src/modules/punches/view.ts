@@ -20,6 +20,8 @@ export interface PunchView {
   source: PunchSource;
   /** Voided by an administrator: still listed, no longer counted for attendance. */
   voided: boolean;
+  /** The reason given for a manual punch, or for voiding it; null otherwise. */
+  correction_reason: string | null;
 }
 
 export function punchView(row: typeof punches.$inferSelect): PunchView {
@@ -40,5 +42,6 @@ export function punchView(row: typeof punches.$inferSelect): PunchView {
     received_at: new Date(row.receivedAt).toISOString(),
     source: row.source,
     voided: row.voided,
+    correction_reason: row.correctionReason ?? null,
   };
 }

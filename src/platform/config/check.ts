@@ -256,6 +256,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     ['PORT', 0, 65535],
     // Past 12 h the windows of consecutive days could hold each other's shifts.
     ['ATTENDANCE_SHIFT_SLACK', 0, 12 * 3_600_000],
+    ['ATTENDANCE_OVERTIME_MINIMUM', 0, 24 * 3_600_000],
   ];
   for (const [key, min, max] of limits) {
     const v = s[key] as number;

@@ -111,6 +111,7 @@ export interface Settings {
   HOLIDAYS: string[];
   ATTENDANCE_REPEAT_PUNCH_WINDOW: number;
   ATTENDANCE_SHIFT_SLACK: number;
+  ATTENDANCE_OVERTIME_MINIMUM: number;
   ATTENDANCE_MAX_LAG: number;
   COMPANY_NAME: string;
   REPORT_FONT: string;
@@ -363,6 +364,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ATTENDANCE_SHIFT_SLACK: duration(
     4 * 60 * MINUTE,
     'A punch up to this long before a shift starts or after it ends belongs to that shift (and its date); at most 12h.',
+  ),
+  ATTENDANCE_OVERTIME_MINIMUM: duration(
+    30 * MINUTE,
+    'Overtime is time worked after the shift’s end (never more than worked − expected), counted once it reaches this (and the grace out); arriving early is not overtime.',
   ),
   ATTENDANCE_MAX_LAG: duration(
     10_000,

@@ -63,8 +63,8 @@ describe('attendance days across daylight-saving changes (America/New_York)', ()
 
   test('the schedule is local: 09:00 is 14:00Z in winter and 13:00Z in summer', async () => {
     // Friday 6 March (EST): 13:30Z is 08:30 local, on time; Monday 9 March (EDT): 13:15Z is 09:15, late.
-    await upload(server, device, utcLines('NY-3', '2026-03-06 13:30:00', '2026-03-06 22:00:00', '2026-03-09 13:15:00', '2026-03-09 21:00:00'));
-    // On time, and half an hour over the expected eight hours.
+    await upload(server, device, utcLines('NY-3', '2026-03-06 13:30:00', '2026-03-06 22:30:00', '2026-03-09 13:15:00', '2026-03-09 21:00:00'));
+    // On time, and half an hour after the end (17:30 EST).
     expect((await dayOf(server, 'NY-3', '2026-03-06')).flags).toEqual(['overtime']);
     expect((await dayOf(server, 'NY-3', '2026-03-09')).flags).toEqual(['late']);
     // 21:45Z would have been 16:45 EST last week; on 10 March 20:45Z is 16:45 EDT: an early leave.

@@ -68,6 +68,22 @@ describe('computeDay', () => {
     expect(computeDay(plan(D), punches(at(D, '08:00'), at(D, '17:30')), MIN)).toMatchObject({ overtimeSeconds: 3600, flags: ['overtime'] });
   });
 
+  test('overtime is time after the shift’s end: arriving early is not, nor a late start made up, nor less than the minimum', () => {
+    const HALF_HOUR = 30 * MIN;
+    // 19 minutes over eight hours, by arriving early: no overtime (the defect of issue 26).
+    expect(computeDay(plan(D), punches(at(D, '07:41'), at(D, '16:30')), MIN, HALF_HOUR)).toMatchObject({
+      workedSeconds: 8 * 3600 + 19 * 60,
+      overtimeSeconds: 0,
+      flags: [],
+    });
+    // 19 minutes after the end: under the minimum.
+    expect(computeDay(plan(D), punches(at(D, '08:00'), at(D, '16:49')), MIN, HALF_HOUR)).toMatchObject({ overtimeSeconds: 0, flags: [] });
+    // 45 minutes after the end: all of it.
+    expect(computeDay(plan(D), punches(at(D, '08:00'), at(D, '17:15')), MIN, HALF_HOUR)).toMatchObject({ overtimeSeconds: 45 * 60, flags: ['overtime'] });
+    // An hour late, an hour longer: made up, not overtime.
+    expect(computeDay(plan(D), punches(at(D, '09:00'), at(D, '17:30')), MIN, HALF_HOUR)).toMatchObject({ overtimeSeconds: 0, flags: ['late'] });
+  });
+
   test('days off: worked time is all overtime, flagged by the kind of day; nothing is late', () => {
     const worked = punches(at(D, '10:00'), at(D, '12:00'));
     expect(computeDay(plan(D, 'weekend'), worked, MIN)).toMatchObject({

@@ -20,12 +20,15 @@ import { reportsPage } from './pages/reports';
 import { shiftsPage } from './pages/shifts';
 import { terminalPage } from './pages/terminal';
 import { terminalsPage } from './pages/terminals';
+import { todayPage } from './pages/today';
 
 /** A page draws into `main` and may return a cleanup (close a stream, stop a timer). */
 export type Page = (main: HTMLElement, params: string[]) => Promise<(() => void) | undefined>;
 
 const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
-  { pattern: /^\/?$/, page: overviewPage, nav: '' },
+  // The board for those who may read attendance; the overview for the others (an installer).
+  { pattern: /^\/?$/, page: (main) => (can('GET attendance/today/') ? todayPage(main) : overviewPage(main)), nav: '' },
+  { pattern: /^\/overview\/?$/, page: overviewPage, nav: 'overview' },
   { pattern: /^\/terminals\/?$/, page: terminalsPage, nav: 'terminals' },
   { pattern: /^\/terminals\/([^/]+)\/?$/, page: terminalPage, nav: 'terminals' },
   { pattern: /^\/people\/?$/, page: peoplePage, nav: 'people' },
@@ -45,7 +48,8 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
 
 /** The pages of the navigation, each shown only to a role that may read what it shows. */
 const NAV: { path: string; label: string; shown: () => boolean }[] = [
-  { path: '', label: 'Overview', shown: () => true },
+  { path: '', label: 'Today', shown: () => can('GET attendance/today/') },
+  { path: 'overview', label: 'Overview', shown: () => true },
   { path: 'terminals', label: 'Terminals', shown: () => can('GET devices/') },
   { path: 'people', label: 'People', shown: () => can('GET enrollees/') },
   { path: 'areas', label: 'Areas', shown: () => can('GET areas/') },
@@ -135,7 +139,7 @@ async function route(main: HTMLElement): Promise<void> {
     else link.removeAttribute('aria-current');
   }
   if (!found?.m) {
-    replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to the overview')));
+    replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to Today')));
     return;
   }
   // A page of the navigation the role may not use is not drawn (its requests would answer 403).

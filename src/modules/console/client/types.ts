@@ -119,13 +119,15 @@ export interface Punch {
   employee: string | null;
   enrollee: string | null;
   device_pin: string;
-  device: string;
+  device: string | null;
   punched_at: string;
   state: number;
   verify_type: number;
   flags: string[];
   source?: string;
   voided?: boolean;
+  /** The reason given for a manual punch or for voiding it. */
+  correction_reason?: string | null;
 }
 
 export interface AttendanceDay {

@@ -7,7 +7,8 @@ import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
 import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
 import type { AttendanceDay, Enrollee, Punch } from '../types';
-import { manualPunchForm } from './punches';
+import { planSections } from './plan';
+import { manualPunchForm, notes } from './punches';
 
 const CELL: Record<string, [string, string]> = {
   present: ['✓', 'present'],
@@ -32,7 +33,7 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
   const grid = h('div');
   const detail = h('div', { id: 'day-detail' });
   const exportLink = h('a', { class: 'button', download: '' }, 'Download CSV');
-  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000');
+  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000&sort=name');
 
   const load = async () => {
     exportLink.setAttribute('href', `${API}/attendance-days/export.csv${query({ from: from.value, to: to.value })}`);
@@ -128,8 +129,17 @@ function renderGrid(
     );
   });
   const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
-  replace(grid, wrap);
-  // The latest days matter most: a period wider than the screen opens scrolled to its end.
+  // One tab stop per cell: a link past the grid to the forms below it (keyboard users).
+  const skip = h('a', { class: 'skip-grid', href: '#after-grid' }, 'Skip past the grid');
+  skip.addEventListener('click', (event) => {
+    event.preventDefault();
+    const after = document.getElementById('after-grid');
+    after?.focus();
+    after?.scrollIntoView({ block: 'start' });
+  });
+  replace(grid, skip, wrap, h('span', { id: 'after-grid', tabindex: -1, class: 'after-grid' }));
+  // The latest days matter most: a period wider than the screen opens scrolled to its end (the
+  // names stay in view: their column is sticky).
   wrap.scrollLeft = wrap.scrollWidth;
 }
 
@@ -173,9 +183,9 @@ async function showDay(
         ['Time', 'Terminal', 'Source', 'Notes', ''],
         punches.results.map((p) => [
           dateTime(p.punched_at),
-          p.device,
+          p.device ?? '—',
           words(p.source ?? 'device'),
-          p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
+          notes(p),
           p.voided || !can('POST punches/{id}/void/')
             ? ''
             : button('Void', async () => {

@@ -5,6 +5,7 @@ import { announce, badge, field, h, input, navigate, replace, section, table } f
 import { onSubmit } from '../form-errors';
 import { fingerName } from '../format';
 import type { Employee, Enrollee } from '../types';
+import { peopleList } from './people-list';
 
 export async function peoplePage(main: HTMLElement): Promise<undefined> {
   const [enrollees, employees] = await Promise.all([
@@ -54,22 +55,7 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
         form,
         can('POST employees/import/') && h('p', {}, 'Many people at once: ', h('a', { href: '#/people/import' }, 'import a CSV file'), '.'),
       ),
-    section(
-      'Enrolled people',
-      table(
-        ['Name', 'Employee ID', 'PIN', 'Areas', 'Consent', 'Fingerprints', 'Status'],
-        enrollees.results.map((e) => [
-          h('a', { href: `#/people/${e.id}` }, e.display_name),
-          e.employee,
-          e.device_pin,
-          e.areas.join(', '),
-          e.consent ? badge(`Given (${e.consent.version})`, 'ok') : badge('Not recorded', 'warn'),
-          e.fingers.length > 0 ? e.fingers.map(fingerName).join(', ') : 'None',
-          e.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted'),
-        ]),
-        'Nobody is enrolled yet.',
-      ),
-    ),
+    await peopleList(),
     notEnrolled.length > 0
       ? section(
           'Employees not enrolled yet',

@@ -3,18 +3,23 @@
  * cookie: a browser cannot set headers on a WebSocket), the list with filters, and corrections:
  * a manual punch (a forgotten clock-out) and voiding a punch, each with a reason.
  */
-import { API, api, can, currentSession, type List, query } from '../api';
+import { api, can, currentSession, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDate, localDay, time, words } from '../format';
+import { followPunches, punchHead } from '../live';
 import type { Device, Enrollee, Punch } from '../types';
 
 const LIVE_MAX = 50;
 
 export async function punchesPage(main: HTMLElement): Promise<() => void> {
+  // First the stream's position, then the data: a punch arriving before the socket opens is replayed.
+  const head = await punchHead();
   const [enrollees, devices] = await Promise.all([
-    api.get<List<Enrollee>>('enrollees/?limit=1000'),
-    api.get<List<Device>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Device>),
+    api.get<List<Enrollee>>('enrollees/?limit=1000&sort=name'),
+    can('GET devices/')
+      ? api.get<List<Device>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Device>)
+      : ({ results: [], next_cursor: null } as List<Device>),
   ]);
   // Terminals by name, not serial number (a manual or imported punch has none).
   const terminalOf = (p: Punch) => (p.device ? (devices.results.find((d) => d.serial_number === p.device)?.name ?? p.device) : words(p.source ?? 'manual'));
@@ -47,36 +52,6 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     );
     staleNote.hidden = false;
   };
-  let socket: WebSocket | null = null;
-  let closed = false;
-  let retry: ReturnType<typeof setTimeout> | undefined;
-  const connect = () => {
-    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${API}/punches/stream/`;
-    socket = new WebSocket(url);
-    socket.addEventListener('open', () => {
-      liveState.textContent = 'Live: new punches appear here as terminals send them.';
-    });
-    socket.addEventListener('message', (event) => {
-      const p = JSON.parse(String(event.data)) as Punch;
-      const row = h(
-        'tr',
-        { class: 'fresh' },
-        h('td', {}, time(p.punched_at)),
-        h('td', {}, nameOf(p)),
-        h('td', {}, terminalOf(p)),
-        h('td', {}, p.flags.map(words).join(', ')),
-      );
-      liveBody.prepend(row);
-      while (liveBody.children.length > LIVE_MAX) liveBody.lastElementChild?.remove();
-      showStale(load);
-    });
-    socket.addEventListener('close', () => {
-      if (closed) return;
-      liveState.textContent = 'Disconnected; reconnecting…';
-      retry = setTimeout(connect, 3000);
-    });
-  };
-  connect();
 
   // Filters and list
   const employee = select([['', 'Everyone'], ...enrollees.results.map((e): [string, string] => [e.employee, e.display_name])]);
@@ -92,16 +67,19 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
       results,
       table(
         ['When', 'Person', 'Terminal', 'Source', 'Notes', ''],
-        list.results.map((p) => [
-          dateTime(p.punched_at),
-          nameOf(p),
-          terminalOf(p),
-          words(p.source ?? 'device'),
-          p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
-          p.voided || !can('POST punches/{id}/void/')
-            ? ''
-            : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
-        ]),
+        // In time order, newest first: a punch entered by hand later is listed at its own time.
+        [...list.results]
+          .sort((a, b) => b.punched_at.localeCompare(a.punched_at) || b.sequence - a.sequence)
+          .map((p) => [
+            dateTime(p.punched_at),
+            nameOf(p),
+            terminalOf(p),
+            words(p.source ?? 'device'),
+            notes(p),
+            p.voided || !can('POST punches/{id}/void/')
+              ? ''
+              : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
+          ]),
         'No punches match.',
       ),
     );
@@ -125,11 +103,34 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     section('Find punches', filters, staleNote, results),
   );
   await load();
-  return () => {
-    closed = true;
-    clearTimeout(retry);
-    socket?.close();
-  };
+  return followPunches(head, {
+    onState: (state) => {
+      liveState.textContent = state === 'live' ? 'Live: new punches appear here as terminals send them.' : 'Disconnected; reconnecting…';
+    },
+    onPunch: (p) => {
+      const row = h(
+        'tr',
+        { class: 'fresh' },
+        h('td', {}, time(p.punched_at)),
+        h('td', {}, nameOf(p)),
+        h('td', {}, terminalOf(p)),
+        h('td', {}, p.flags.map(words).join(', ')),
+      );
+      liveBody.prepend(row);
+      while (liveBody.children.length > LIVE_MAX) liveBody.lastElementChild?.remove();
+      showStale(load);
+    },
+  });
+}
+
+/** A punch's notes: voided or its flags, and the reason given for a correction. */
+export function notes(p: Punch): HTMLElement {
+  return h(
+    'span',
+    {},
+    p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
+    p.correction_reason ? h('span', { class: 'reason' }, `${p.voided || p.flags.length > 0 ? ' · ' : ''}Reason: ${p.correction_reason}`) : null,
+  );
 }
 
 async function voidPunch(p: Punch, reload: () => Promise<void>): Promise<void> {

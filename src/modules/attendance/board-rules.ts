@@ -1,0 +1,96 @@
+/**
+ * The status of one person on the Today board (`attendance/today/`), as a pure function of the
+ * date's plan (modules/calendar/plan.ts), the stored day computed by ./rules.ts (null when the
+ * person has no punch that date) and the time now. The README's "Today board" says the same.
+ *
+ * - With punches: `late` when the day is flagged late (first punch after start + grace
+ *   in), else `present`; on any kind of day (someone who comes in on a day off is present).
+ *   `in_now` on today's date when a punch is left without its pair (in, or in-out-in); `last_out`
+ *   is then not shown (the last punch was an in).
+ * - Without punches, by the plan: `holiday`, `on_leave`, `off` (a day off). On a workday:
+ *   past dates `absent`, future dates `scheduled`; today: `scheduled` until the shift's start
+ *   plus its grace in, `not_in_yet` after it, `absent` once the shift has ended. A workday
+ *   without any shift (no schedule, no DEFAULT_SCHEDULE) stays `scheduled` today: nothing says
+ *   when the person is due.
+ */
+import type { DayPlan } from '../calendar';
+import type { DayStatus } from './tables';
+
+export const BOARD_STATUSES = ['present', 'late', 'scheduled', 'not_in_yet', 'absent', 'on_leave', 'holiday', 'off'] as const;
+export type BoardStatus = (typeof BOARD_STATUSES)[number];
+
+/** What the board reads of a stored day. */
+export interface BoardDay {
+  status: DayStatus;
+  /** Flagged late by the rules. */
+  late: boolean;
+  firstIn: number | null;
+  lastOut: number | null;
+  lateSeconds: number;
+  punchCount: number;
+  schedule: string | null;
+}
+
+export interface BoardEntry {
+  status: BoardStatus;
+  schedule: string | null;
+  expectedStart: number | null;
+  expectedEnd: number | null;
+  firstIn: number | null;
+  lastOut: number | null;
+  lateSeconds: number;
+  inNow: boolean;
+}
+
+const NO_PUNCH_STATUS: Record<Exclude<DayPlan['dayType'], 'workday'>, BoardStatus> = { holiday: 'holiday', leave: 'on_leave', weekend: 'off' };
+
+export function boardEntry(plan: DayPlan, day: BoardDay | null, when: { now: number; today: string }): BoardEntry {
+  const shift = plan.schedule;
+  const base = { schedule: shift?.name ?? day?.schedule ?? null, expectedStart: shift?.start ?? null, expectedEnd: shift?.end ?? null };
+  if (day && day.punchCount > 0 && day.firstIn !== null) {
+    const inNow = plan.date === when.today && day.status === 'incomplete';
+    return {
+      ...base,
+      status: day.late ? 'late' : 'present',
+      firstIn: day.firstIn,
+      lastOut: inNow ? null : day.lastOut,
+      lateSeconds: day.lateSeconds,
+      inNow,
+    };
+  }
+  const none = { ...base, firstIn: null, lastOut: null, lateSeconds: 0, inNow: false };
+  if (plan.dayType !== 'workday') return { ...none, status: NO_PUNCH_STATUS[plan.dayType] };
+  return { ...none, status: workdayWithoutPunch(plan, when) };
+}
+
+function workdayWithoutPunch(plan: DayPlan, when: { now: number; today: string }): BoardStatus {
+  if (plan.date < when.today) return 'absent';
+  if (plan.date > when.today) return 'scheduled';
+  const shift = plan.schedule;
+  if (!shift || when.now <= shift.start + shift.graceInMs) return 'scheduled';
+  return when.now < shift.end ? 'not_in_yet' : 'absent';
+}
+
+/** The board's counts: statuses, and `expected` (workdays), `in_now` and `out` (came in, left). */
+export const BOARD_COUNTS = ['expected', 'present', 'late', 'not_in_yet', 'absent', 'on_leave', 'holiday', 'off', 'out', 'in_now', 'scheduled'] as const;
+export type BoardCounts = Record<(typeof BOARD_COUNTS)[number], number>;
+
+export function emptyCounts(): BoardCounts {
+  return Object.fromEntries(BOARD_COUNTS.map((c) => [c, 0])) as BoardCounts;
+}
+
+/** Adds one person to counts. `present` counts everyone who came in, `late` among them. */
+export function countInto(counts: BoardCounts, entry: BoardEntry, workday: boolean): void {
+  if (workday) counts.expected++;
+  switch (entry.status) {
+    case 'present':
+    case 'late':
+      counts.present++;
+      if (entry.status === 'late') counts.late++;
+      if (entry.inNow) counts.in_now++;
+      else counts.out++;
+      break;
+    default:
+      counts[entry.status]++;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * `GET attendance/today/` (API.md "HR at a glance"): everyone's status on a date, live for today.
+ * The stored days (computed by ./rules.ts as punches arrive) say who came in, when, and late;
+ * the calendar's planner says who is expected, on leave, on holiday or off; ./board-rules.ts
+ * decides the rest from the time now. One read of each: 10,000 people answer in tens of ms.
+ */
+import { getTableName } from 'drizzle-orm';
+import { FpaError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { dayBounds, requireDate } from '../../platform/time/dates';
+import type { CalendarService } from '../calendar';
+import type { EnrolleeService, RosterEntry } from '../enrollees';
+import { type BoardCounts, type BoardDay, type BoardEntry, type BoardStatus, boardEntry, countInto, emptyCounts } from './board-rules';
+import type { TodayBoardView } from './model';
+import type { AttendanceService } from './service';
+import { attendanceDays } from './tables';
+
+export interface BoardQuery {
+  date?: string;
+  area?: string;
+  status?: BoardStatus;
+  /** The caller's areas (names); empty: everywhere. */
+  scope: readonly string[];
+}
+
+const iso = (instant: number | null) => (instant === null ? null : new Date(instant).toISOString());
+
+export class TodayBoard {
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly attendance: AttendanceService,
+    private readonly calendar: CalendarService,
+    private readonly enrollees: EnrolleeService,
+  ) {}
+
+  async board(query: BoardQuery): Promise<TodayBoardView> {
+    const now = this.ctx.clock.now();
+    const today = this.attendance.today();
+    const date = query.date ? requireDate(query.date, 'date') : today;
+    // Read your writes: every punch recorded so far is on its day.
+    await this.attendance.follower.catchUp();
+    const q = this.ctx.db.orm;
+    const { end } = dayBounds(date, this.attendance.timeZone);
+    const stored = await this.daysOn(date);
+    const inScope = (p: RosterEntry) => query.scope.length === 0 || p.areaNames.some((a) => query.scope.includes(a));
+    if (query.area !== undefined && query.scope.length > 0 && !query.scope.includes(query.area)) {
+      throw new FpaError('not_found', 'area not found', { area: query.area });
+    }
+    // Who is on the board: the active people who existed by the end of the date, and anyone
+    // with a day stored on it (deactivated or enrolled since).
+    const people = (await this.enrollees.roster((s) => this.ctx.db.client.execute(s))).filter(
+      (p) => ((p.active && p.createdAt < end) || stored.has(p.id)) && inScope(p) && (query.area === undefined || p.areaNames.includes(query.area)),
+    );
+    // The planner for everyone, with the areas the roster already holds.
+    const persons = people.map((p) => ({ id: p.id, areaIds: p.areaIds }));
+    const planner = await this.calendar.plannerOf(q, persons, date, date);
+    const counts = emptyCounts();
+    const byArea = new Map<string, BoardCounts>();
+    const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean }[] = [];
+    for (const [i, person] of people.entries()) {
+      // `plans` shares the plans of everyone with the same areas and no rows of their own.
+      const plan = planner.plans(persons[i]!, date, date)[0]!;
+      const entry = boardEntry(plan, stored.get(person.id) ?? null, { now, today });
+      const workday = plan.dayType === 'workday';
+      countInto(counts, entry, workday);
+      for (const area of person.areaNames) {
+        if (query.scope.length > 0 && !query.scope.includes(area)) continue;
+        let areaCounts = byArea.get(area);
+        if (!areaCounts) {
+          areaCounts = emptyCounts();
+          byArea.set(area, areaCounts);
+        }
+        countInto(areaCounts, entry, workday);
+      }
+      if (!query.status || query.status === entry.status) entries.push({ person, entry, workday });
+    }
+    entries.sort((a, b) => a.person.displayName.localeCompare(b.person.displayName) || (a.person.id < b.person.id ? -1 : 1));
+    return {
+      date,
+      as_of: new Date(now).toISOString(),
+      counts,
+      areas: [...byArea.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([area, c]) => ({ area, counts: c })),
+      people: entries.map(({ person, entry, workday }) => personView(person, entry, workday)),
+    };
+  }
+
+  /** The stored days of a date, by enrollee: raw (10,000 rows), by the index by date. */
+  private async daysOn(date: string): Promise<Map<string, BoardDay>> {
+    const { rows } = await this.ctx.db.client.execute({
+      sql: `select enrollee_id, status, first_in, last_out, late_seconds, punch_count, schedule from ${getTableName(attendanceDays)} where date = ?`,
+      args: [date],
+    });
+    const out = new Map<string, BoardDay>();
+    for (const r of rows) {
+      out.set(String(r.enrollee_id), {
+        status: String(r.status) as BoardDay['status'],
+        // The rules give late seconds exactly when they flag the day late.
+        late: Number(r.late_seconds) > 0,
+        firstIn: r.first_in === null ? null : Number(r.first_in),
+        lastOut: r.last_out === null ? null : Number(r.last_out),
+        lateSeconds: Number(r.late_seconds),
+        punchCount: Number(r.punch_count),
+        schedule: r.schedule === null ? null : String(r.schedule),
+      });
+    }
+    return out;
+  }
+}
+
+function personView(person: RosterEntry, entry: BoardEntry, workday: boolean): TodayBoardView['people'][number] {
+  return {
+    employee: person.employeeKey,
+    enrollee: person.id,
+    display_name: person.displayName,
+    areas: person.areaNames,
+    status: entry.status,
+    expected: workday,
+    schedule: entry.schedule,
+    expected_start: iso(entry.expectedStart),
+    expected_end: iso(entry.expectedEnd),
+    first_in: iso(entry.firstIn),
+    last_out: iso(entry.lastOut),
+    late_seconds: entry.lateSeconds,
+    in_now: entry.inNow,
+  };
+}
