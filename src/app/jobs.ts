@@ -10,6 +10,7 @@ import { enrollmentJobs, rotateStagedKeys } from '../modules/enrollment';
 import { fleetJobs } from '../modules/fleet';
 import type { JobDefinition } from '../modules/jobs';
 import { retentionJobs } from '../modules/retention';
+import { rotateTotpSecrets } from '../modules/sign-in-factors';
 import { terminalJobs } from '../modules/terminals';
 import { rotateWebhookSecrets, webhookJobs } from '../modules/webhooks';
 import type { Runtime } from '../platform/runtime';
@@ -28,8 +29,14 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
     {
       name: 'rotate-keys',
       schedule: null,
-      description: 'Re-encrypts every template, staged upload and webhook signing secret under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
-      run: async () => ({ ...(await rotateTemplateKeys(runtime)), ...(await rotateStagedKeys(runtime)), ...(await rotateWebhookSecrets(runtime)) }),
+      description:
+        'Re-encrypts every template, staged upload, webhook signing secret and TOTP secret under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
+      run: async () => ({
+        ...(await rotateTemplateKeys(runtime)),
+        ...(await rotateStagedKeys(runtime)),
+        ...(await rotateWebhookSecrets(runtime)),
+        ...(await rotateTotpSecrets(runtime)),
+      }),
     },
   ];
 }

@@ -1,0 +1,9 @@
+/** Second factors (TOTP with recovery codes, passkeys), the sign-in step they complete, and single sign-on (OpenID Connect). */
+export { type ConsoleFactorDeps, consoleFactorRoutes, type SessionOpener } from './console-routes';
+export { pendingCookie } from './cookies';
+export { SingleSignOn } from './oidc';
+export type { FactorUser, FactorUserDirectory, SignInThrottle } from './ports';
+export { factorRoutes } from './routes';
+export { rotateTotpSecrets } from './sealing';
+export { type SecondFactorKind, SecondFactors } from './service';
+export { FactorSignIn } from './sign-in';
