@@ -1,4 +1,5 @@
 /** The sign-in-factors module's HTTP model: a user's own second factors, the roles that require one, the sign-in step. */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { ROLES } from '../../platform/http/caller';
 import { Body, Instant, Int, Nullable, OneOf, Text } from '../../platform/http/model';
@@ -17,6 +18,16 @@ export const PasskeyView = t.Object(
     backed_up: t.Boolean({ description: 'Synced by its platform (a phone or password manager), so it survives a lost device.' }),
   },
   { title: 'Passkey' },
+);
+
+export const PasskeyAdded = t.Composite(
+  [
+    PasskeyView,
+    t.Object({
+      recovery_codes: Nullable(t.Array(t.String(), { description: 'Ten recovery codes when this is the user’s first factor (shown this once); else null.' })),
+    }),
+  ],
+  { title: 'PasskeyAdded' },
 );
 
 export const SecondFactorsView = t.Object(
@@ -89,3 +100,14 @@ export const SignedInView = t.Object({
 
 /** What the sign-in page needs to know about single sign-on. */
 export const SsoView = t.Object({ configured: t.Boolean(), name: Nullable(t.String()) });
+
+/** The wire shapes the console client reads (`import type`). */
+export type SecondFactorsWire = Static<typeof SecondFactorsView>;
+export type TotpSetupWire = Static<typeof TotpSetupView>;
+export type RecoveryCodesWire = Static<typeof RecoveryCodesView>;
+export type PasskeyWire = Static<typeof PasskeyView>;
+export type PasskeyAddedWire = Static<typeof PasskeyAdded>;
+export type FactorPolicyWire = Static<typeof FactorPolicyView>;
+export type PendingSignInWire = Static<typeof PendingSignInView>;
+export type SignedInWire = Static<typeof SignedInView>;
+export type SsoWire = Static<typeof SsoView>;

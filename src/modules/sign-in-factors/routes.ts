@@ -13,9 +13,9 @@ import {
   CodeBody,
   FactorPolicyBody,
   FactorPolicyView,
+  PasskeyAdded,
   PasskeyCreate,
   PasskeyParams,
-  PasskeyView,
   RecoveryCodesView,
   SecondFactorsView,
   TotpSetupView,
@@ -105,12 +105,12 @@ export function factorRoutes(http: Http, deps: { factors: SecondFactors; users: 
       async (context) => {
         const { body } = context;
         // The library checks the shape of the browser's answer; the model only bounds it.
-        const response = body.response as unknown as Parameters<SecondFactors['passkeys']['register']>[1];
-        const added = await factors.passkeys.register(await me(context.admin), response, body.name ?? '', originOf(context));
+        const response = body.response as unknown as Parameters<SecondFactors['addPasskey']>[1];
+        const added = await factors.addPasskey(await me(context.admin), response, body.name ?? '', originOf(context));
         context.set.status = 201;
-        return passkeyView(added);
+        return { ...passkeyView(added.passkey), recovery_codes: added.recoveryCodes };
       },
-      { body: PasskeyCreate, response: { 201: PasskeyView, ...errors('conflict') }, detail: { summary: 'Add the passkey the browser just made', tags } },
+      { body: PasskeyCreate, response: { 201: PasskeyAdded, ...errors('conflict') }, detail: { summary: 'Add the passkey the browser just made', tags } },
     )
     .delete(
       '/users/me/passkeys/:id',

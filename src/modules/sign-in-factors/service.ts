@@ -4,6 +4,7 @@
  * administrator's reset that clears them all. The factors themselves: totp-factor.ts and
  * passkey-factor.ts; the sign-in step they complete: sign-in.ts.
  */
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
@@ -11,7 +12,7 @@ import { isRole, ROLES, type Role } from '../../platform/http/caller';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import { PasskeyFactor, type PasskeySummary } from './passkey-factor';
-import type { FactorUser } from './ports';
+import type { FactorUser, RequestOrigin } from './ports';
 import { SignInStates } from './states';
 import { passkeys, recoveryCodes, requiredFactorRoles, userTotp } from './tables';
 import { TotpFactor } from './totp-factor';
@@ -89,6 +90,13 @@ export class SecondFactors {
   async removeTotp(user: FactorUser): Promise<void> {
     await this.refuseLastRequired(user, 'totp');
     if (!(await this.totp.remove(user, user.username))) throw new FpaError('not_found', 'no authenticator app is set up', {});
+  }
+
+  /** Keeps the passkey the browser made; answers the recovery codes made now when the user had none (shown once), else null. */
+  async addPasskey(user: FactorUser, response: RegistrationResponseJSON, name: string, origin: RequestOrigin) {
+    const added = await this.passkeys.register(user, response, name, origin);
+    const codes = await this.ctx.db.write(async ({ tx }) => this.totp.ensureRecoveryCodes(tx, user, this.ctx.clock.now()));
+    return { passkey: added, recoveryCodes: codes };
   }
 
   async removePasskey(user: FactorUser, id: string): Promise<void> {

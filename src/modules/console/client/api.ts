@@ -89,6 +89,7 @@ export const api = {
   get: <T>(path: string) => json<T>('GET', path),
   post: <T>(path: string, body: unknown = {}) => json<T>('POST', path, body),
   patch: <T>(path: string, body: unknown) => json<T>('PATCH', path, body),
+  put: <T>(path: string, body: unknown) => json<T>('PUT', path, body),
   delete: <T>(path: string) => json<T>('DELETE', path),
   /** A response as it is (a CSV download). */
   raw: (path: string) => send('GET', path),
