@@ -5,8 +5,8 @@
  * passkey-factor.ts; the sign-in step they complete: sign-in.ts.
  */
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
-import { eq } from 'drizzle-orm';
-import type { Tx } from '../../platform/db/client';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
+import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { isRole, ROLES, type Role } from '../../platform/http/caller';
 import type { Runtime } from '../../platform/runtime';
@@ -44,6 +44,21 @@ export class SecondFactors {
     const [key] = await this.ctx.db.orm.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)).limit(1);
     if (key) return 'passkey';
     return (await this.totp.confirmedAt(userId)) !== null ? 'totp' : 'none';
+  }
+
+  /** The factor of each of many users (a users list): those without one are left out. */
+  async kindsOf(q: Queryable, userIds: readonly string[]): Promise<Map<string, Exclude<SecondFactorKind, 'none'>>> {
+    const out = new Map<string, Exclude<SecondFactorKind, 'none'>>();
+    if (userIds.length === 0) return out;
+    const ids = [...userIds];
+    const totps = await q
+      .select({ id: userTotp.userId })
+      .from(userTotp)
+      .where(and(inArray(userTotp.userId, ids), isNotNull(userTotp.confirmedAt)));
+    for (const row of totps) out.set(row.id, 'totp');
+    const keys = await q.selectDistinct({ id: passkeys.userId }).from(passkeys).where(inArray(passkeys.userId, ids));
+    for (const row of keys) out.set(row.id, 'passkey');
+    return out;
   }
 
   async overview(user: FactorUser): Promise<FactorOverview> {
