@@ -26,7 +26,7 @@ export function enrollmentGate(sessions: BrowserSessions, factors: SecondFactors
   return {
     async identify(request) {
       const identity = await sessions.identify(request);
-      if (!identity || identity.actor.kind !== 'user') return identity;
+      if (identity?.actor.kind !== 'user') return identity;
       const path = new URL(request.url).pathname;
       // Matched after any mount prefix of a host: the tail is what counts.
       const at = Math.max(path.indexOf(`${API_PREFIX}/`), path.indexOf(`${CONSOLE_PATH}/`));
