@@ -127,6 +127,8 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     if (lock) await modules.webhooks.releaseClaims();
     // A console session (cookie + CSRF header) counts as an administrator on every admin route.
     auth.browserSessions = modules.console;
+    // `Authorization: Bearer fpa_key_…` counts as the key's caller on every admin route.
+    auth.apiKeys = modules.apiKeys;
     for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
     const http = { runtime, auth };
     const { plugin, openapi } = buildPlugin(http, modules);

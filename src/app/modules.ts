@@ -21,6 +21,7 @@ import { JobRunner } from '../modules/jobs';
 import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
 import { Retention } from '../modules/retention';
 import { Terminals } from '../modules/terminals';
+import { ApiKeys, PasswordSignIn, UsersService } from '../modules/users';
 import { Webhooks } from '../modules/webhooks';
 import { StreamHub, StreamQuota } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
@@ -33,6 +34,13 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const consoleSessions = new ConsoleService(runtime);
   const employees = new EmployeeService(runtime, directory);
   const areas = new AreaCatalog(runtime);
+  // People who sign in: accounts resolve console sessions of users (their role and areas of now).
+  const apiKeys = new ApiKeys(runtime);
+  const users = new UsersService(runtime, consoleSessions, apiKeys);
+  const signIn = new PasswordSignIn(runtime, consoleSessions, users);
+  consoleSessions.resolveUsersWith(users);
+  areas.countUsage('users', (q, id) => users.countInArea(q, id));
+  areas.countUsage('api_keys', (q, id) => apiKeys.countInArea(q, id));
   const devices = new DeviceService(runtime, events);
   const commands = new CommandService(runtime, events, devices);
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
@@ -64,6 +72,9 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     events,
     audit,
     console: consoleSessions,
+    users,
+    apiKeys,
+    signIn,
     jobs,
     employees,
     areas,

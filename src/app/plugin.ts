@@ -20,6 +20,7 @@ import { fleetRoutes } from '../modules/fleet';
 import { healthRoutes, operationsRoutes } from '../modules/health';
 import { jobRoutes } from '../modules/jobs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
+import { apiKeyRoutes, signInRoutes, userRoutes } from '../modules/users';
 import { webhookRoutes } from '../modules/webhooks';
 import { FpaError } from '../platform/errors';
 import { API_PREFIX } from '../platform/http/api-prefix';
@@ -51,7 +52,9 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(jobRoutes(http, m.jobs))
     .use(auditRoutes(http, m.audit))
     .use(healthRoutes(http, m.health))
-    .use(consoleLinkRoutes(http, m.console));
+    .use(consoleLinkRoutes(http, m.console))
+    .use(userRoutes(http, { users: m.users, signIn: m.signIn, sessions: m.console }))
+    .use(apiKeyRoutes(http, m.apiKeys));
 }
 
 /** The OpenAPI document of the API, generated on first use from the served routes. */
@@ -128,6 +131,7 @@ export function buildPlugin(http: Http, m: Modules) {
     .use(m.terminals.routes())
     .use(operationsRoutes(http, m.health))
     .use(consoleRoutes(http, m.console, { admsUrlPrefix: http.runtime.settings.ADMS_URL_PREFIX }))
+    .use(signInRoutes(http, { signIn: m.signIn, invites: m.users.invites, sessions: m.console }))
     .use(api);
   return { plugin, openapi };
 }

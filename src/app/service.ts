@@ -4,6 +4,7 @@
  */
 import type { CalendarProvider } from '../modules/calendar';
 import { FpaError } from '../platform/errors';
+import { OPERATOR } from '../platform/http/caller';
 import type { Runtime } from '../platform/runtime';
 import type { Modules } from './modules';
 
@@ -71,7 +72,7 @@ export function buildService(m: Modules, runtime: Runtime) {
     /** Recomputes the days of a range now (`POST attendance-days/recompute/`). */
     recomputeAttendance: (range: { from: string; to: string; enrollee?: string }) => m.attendance.recompute(range),
     /** A one-time console sign-in link for `actor` (the token is returned this once): `/console/sign-in?token=…`. */
-    createConsoleLink: (actor: string, options: { by: string }) => m.console.createLink(actor, options.by),
+    createConsoleLink: (actor: string, options: { by: string }) => m.console.createLink(actor, { ...OPERATOR, by: options.by }),
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),
     /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */

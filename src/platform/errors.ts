@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   too_many_fingers: 422,
   template_too_large: 422,
   unknown_employee: 422,
+  /** An area name that is not in the catalogue (`areas/`): accounts and keys never create areas. */
+  unknown_area: 422,
   employee_inactive: 422,
   webhook_url_refused: 422,
   confirmation_required: 422,

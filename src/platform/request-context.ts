@@ -8,13 +8,22 @@
  * are written deep in services that know nothing of HTTP.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Actor } from './http/caller';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** What a caller may choose as its id: what proxies and tracing systems send, nothing that could forge a log line. */
 const SAFE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
-const storage = new AsyncLocalStorage<{ requestId: string }>();
+/**
+ * Who the work is done by, once known: the authenticated caller of a request (with `by`, the name
+ * its audit rows carry), or a job (no `by`: whatever it writes is the job's).
+ */
+export interface ContextActor extends Actor {
+  by?: string;
+}
+
+const storage = new AsyncLocalStorage<{ requestId: string; actor?: ContextActor }>();
 
 /** The caller's id when it is safe to echo and log, else a new one. */
 export function requestIdFrom(headers: Headers): string {
@@ -43,4 +52,20 @@ export function enterRequestContext(headers: Headers): string {
 /** The id of the request being served, or null outside one (jobs, workers, start-up). */
 export function currentRequestId(): string | null {
   return storage.getStore()?.requestId ?? null;
+}
+
+/** Records who the current request acts as (the administrator check, once it succeeded). */
+export function setContextActor(actor: ContextActor): void {
+  const store = storage.getStore();
+  if (store) store.actor = actor;
+}
+
+/** Runs `work` as `actor` (a job run), inside the current request's id when there is one. */
+export function actingAs<T>(actor: ContextActor, work: () => T): T {
+  return storage.run({ requestId: currentRequestId() ?? crypto.randomUUID(), actor }, work);
+}
+
+/** Who the current work is done by, or null when nobody said. */
+export function currentActor(): ContextActor | null {
+  return storage.getStore()?.actor ?? null;
 }

@@ -4,7 +4,7 @@
  * callers with 401 and the error body, except the terminals' ADMS prefix (device protocol) and
  * `/healthz`, `/readyz` and the docs page with its assets (they hold nothing); the OpenAPI
  * document itself is administrators' (src/app/docs/routes.ts), and the console's shell, assets and
- * sign-in page (the one-time token in the form is the credential there).
+ * sign-in page and sign-in posts (a one-time token, a password or an invite token is the credential there).
  * Agent routes refuse administrator tokens and bogus keys; administrator routes refuse agent
  * keys and every broken JWT (alg none, no exp, expired, wrong key, wrong audience). Nothing a
  * refused caller sends changes the database. test/admin-auth.test.ts covers JWKS and issuers.
@@ -22,7 +22,8 @@ const API = '/api/fingerprint/v1';
 const AUDIENCE = 'fpa-hostile';
 /** Reachable without credentials, by decision: the health checks, the API root (a signpost to the docs), the docs page and its assets (and the terminals' prefix). */
 const isPublic = (method: string, path: string) =>
-  (method === 'POST' && path === '/console/sign-in') ||
+  // The console's sign-in posts: the credential is in the body (a link, a password, an invite token).
+  (method === 'POST' && ['/console/sign-in', '/console/password', '/console/invite', '/console/invite/check'].includes(path)) ||
   (method === 'GET' &&
     (path === '/healthz' ||
       path === '/readyz' ||
@@ -129,7 +130,7 @@ describe('the route table', () => {
   });
 
   test('the public routes answer without credentials', async () => {
-    const publicPaths = server.app.routes.filter((r) => isPublic(r.method, r.path)).map((r) => r.path);
+    const publicPaths = server.app.routes.filter((r) => r.method === 'GET' && isPublic(r.method, r.path)).map((r) => r.path);
     expect(publicPaths.length).toBeGreaterThanOrEqual(7);
     for (const p of publicPaths.filter((path) => !path.includes(':') && path !== '/console/sign-in')) {
       // `docs` redirects to `docs/`, which fetch follows.

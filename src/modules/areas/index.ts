@@ -1,4 +1,4 @@
 /** Areas: the scope of terminals and enrollees, and `areas/` to manage them. */
 export { AreaCatalog } from './catalog';
 export { areaRoutes } from './routes';
-export { areaNames, namesByMember, resolveAreas } from './service';
+export { areaNames, knownAreaIds, namesByMember, resolveAreas } from './service';

@@ -29,6 +29,20 @@ export async function resolveAreas(q: Queryable, names: readonly string[] | unde
   return wanted.map((n) => byName.get(n)!);
 }
 
+/**
+ * Ids of areas that exist, for a list of names: what accounts and API keys are limited to. An
+ * unknown name is 422 `unknown_area` (an account never creates an area by a typing mistake).
+ */
+export async function knownAreaIds(q: Queryable, names: readonly string[]): Promise<string[]> {
+  const wanted = [...new Set(names.map((n) => n.trim()))];
+  if (wanted.length === 0) return [];
+  const rows = await q.select({ id: areas.id, name: areas.name }).from(areas).where(inArray(areas.name, wanted));
+  const found = new Set(rows.map((r) => r.name));
+  const unknown = wanted.filter((n) => !found.has(n));
+  if (unknown.length > 0) throw new FpaError('unknown_area', `no such area: ${unknown.join(', ')} (see areas/)`, { field: 'areas', unknown });
+  return rows.map((r) => r.id);
+}
+
 /** Names of areas by id. */
 export async function areaNames(q: Queryable, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();

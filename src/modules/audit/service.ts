@@ -3,7 +3,9 @@
 import { and, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Database, Queryable } from '../../platform/db/client';
+import type { Actor, ActorKind } from '../../platform/http/caller';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { currentActor } from '../../platform/request-context';
 import type { Runtime } from '../../platform/runtime';
 import { rangeBound } from '../../platform/time/dates';
 import type { AuditEntryView } from './model';
@@ -11,10 +13,36 @@ import { auditLog } from './tables';
 
 export interface AuditEntry {
   actor: string;
+  /** What kind of actor and its id; default: the request's caller (or job) when it is `actor`, else read from `actor`. */
+  actorKind?: ActorKind;
+  actorId?: string;
   action: string;
   targetType: string;
   targetId?: string | null;
   details?: Record<string, unknown>;
+}
+
+/** Actors named by convention in the first releases' `by` strings. */
+function actorOfName(name: string): Actor | null {
+  if (name.startsWith('device:')) return { kind: 'terminal', id: name.slice('device:'.length) };
+  if (name.startsWith('agent:')) return { kind: 'agent', id: name.slice('agent:'.length) };
+  return null;
+}
+
+/**
+ * Kind and id of an entry's actor: given, or by the `device:`/`agent:` convention, or the
+ * current request's authenticated caller when the entry names it (or the running job), or
+ * `operator`/`system` by name; null when nothing says (an in-process call by the host).
+ */
+export function actorOf(entry: AuditEntry): Actor | null {
+  if (entry.actorKind) return { kind: entry.actorKind, id: entry.actorId ?? entry.actor };
+  const named = actorOfName(entry.actor);
+  if (named) return named;
+  const current = currentActor();
+  if (current && (current.by === undefined || current.by === entry.actor)) return { kind: current.kind, id: current.id };
+  if (entry.actor === 'operator') return { kind: 'operator', id: 'operator' };
+  if (entry.actor === 'system') return { kind: 'job', id: 'system' };
+  return null;
 }
 
 export async function audit(q: Queryable, now: number, entry: AuditEntry): Promise<void> {
@@ -25,14 +53,19 @@ export async function audit(q: Queryable, now: number, entry: AuditEntry): Promi
 export async function auditMany(q: Queryable, now: number, entries: readonly AuditEntry[]): Promise<void> {
   for (const chunk of chunks(entries, 500)) {
     await q.insert(auditLog).values(
-      chunk.map((entry) => ({
-        actor: entry.actor,
-        action: entry.action,
-        targetType: entry.targetType,
-        targetId: entry.targetId ?? null,
-        details: entry.details ?? null,
-        createdAt: now,
-      })),
+      chunk.map((entry) => {
+        const who = actorOf(entry);
+        return {
+          actor: entry.actor,
+          actorKind: who?.kind ?? null,
+          actorId: who?.id ?? null,
+          action: entry.action,
+          targetType: entry.targetType,
+          targetId: entry.targetId ?? null,
+          details: entry.details ?? null,
+          createdAt: now,
+        };
+      }),
     );
   }
 }
@@ -82,10 +115,21 @@ export async function redactAuditBefore(db: Database, cutoff: number): Promise<n
 export class AuditService {
   constructor(private readonly ctx: Runtime) {}
 
-  async list(filters: { actor?: string; action?: string; from?: string; to?: string; cursor?: string; limit: number }): Promise<Page<AuditEntryView>> {
+  async list(filters: {
+    actor?: string;
+    actor_kind?: string;
+    actor_id?: string;
+    action?: string;
+    from?: string;
+    to?: string;
+    cursor?: string;
+    limit: number;
+  }): Promise<Page<AuditEntryView>> {
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const conditions: SQL[] = [];
     if (filters.actor) conditions.push(eq(auditLog.actor, filters.actor));
+    if (filters.actor_kind) conditions.push(eq(auditLog.actorKind, filters.actor_kind));
+    if (filters.actor_id) conditions.push(eq(auditLog.actorId, filters.actor_id));
     if (filters.action) conditions.push(eq(auditLog.action, filters.action));
     if (filters.from) conditions.push(gte(auditLog.createdAt, rangeBound(filters.from, 'from', zone)));
     if (filters.to) conditions.push(lt(auditLog.createdAt, rangeBound(filters.to, 'to', zone)));
@@ -105,6 +149,8 @@ export class AuditService {
         page.map((r) => ({
           id: r.id,
           actor: r.actor,
+          actor_kind: r.actorKind,
+          actor_id: r.actorId,
           action: r.action,
           target_type: r.targetType,
           target_id: r.targetId,

@@ -7,11 +7,18 @@ export const auditLog = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     actor: text('actor').notNull(),
+    /** `user`, `api_key`, `token`, `host`, `operator`, `terminal`, `job`, `agent` (null: not known, rows before issue 25). */
+    actorKind: text('actor_kind'),
+    actorId: text('actor_id'),
     action: text('action').notNull(),
     targetType: text('target_type').notNull(),
     targetId: text('target_id'),
     details: text('details', { mode: 'json' }).$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
-  (t) => [index('fpa_audit_target').on(t.targetType, t.targetId), index('fpa_audit_created').on(t.createdAt)],
+  (t) => [
+    index('fpa_audit_target').on(t.targetType, t.targetId),
+    index('fpa_audit_created').on(t.createdAt),
+    index('fpa_audit_actor').on(t.actorKind, t.actorId),
+  ],
 );

@@ -1,5 +1,5 @@
 /** The administrators' web console: sign-in links, sessions, and the pages and client under `/console/`. */
 export { consoleLinkRoutes } from './api-routes';
 export { CONSOLE_PATH } from './paths';
-export { consoleRoutes } from './routes';
-export { ConsoleService } from './service';
+export { consoleRoutes, fromElsewhere } from './routes';
+export { ConsoleService, isHttps, type StartedSession } from './service';

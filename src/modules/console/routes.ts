@@ -36,7 +36,7 @@ const html = (text: string, status = 200, extra: Headers = new Headers()) => {
 };
 
 /** A form post from another site (an old browser without SameSite) is refused: the Origin, when sent, must be ours. */
-function fromElsewhere(request: Request): boolean {
+export function fromElsewhere(request: Request): boolean {
   const origin = request.headers.get('origin');
   if (!origin || origin === 'null') return origin === 'null';
   try {

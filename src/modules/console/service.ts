@@ -5,11 +5,12 @@
  * lives exactly as long as the session and needs no second secret.
  */
 import { createHash } from 'node:crypto';
-import { and, eq, isNull, lt } from 'drizzle-orm';
+import { and, eq, isNull, lt, ne } from 'drizzle-orm';
 import { constantTimeEqual } from '../../platform/crypto/secrets';
 import type { Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { AdminIdentity, BrowserSessions } from '../../platform/http/admin-auth';
+import type { Caller } from '../../platform/http/caller';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import { consoleLinks, consoleSessions } from './tables';
@@ -31,14 +32,20 @@ const csrfTokenOf = (sessionId: string) => createHash('sha256').update(`fpa-cons
 
 export interface ConsoleSession {
   actor: string;
-  origin: 'link' | 'host';
+  origin: SessionOrigin;
   expiresAt: number;
   csrf: string;
+  /** Who the session acts as on this request (a user's current role and areas). */
+  caller: Caller;
 }
 
-export interface StartedSession extends ConsoleSession {
+export interface StartedSession {
   /** The cookie's value: the session id, given to the browser only. */
   id: string;
+  actor: string;
+  origin: SessionOrigin;
+  expiresAt: number;
+  csrf: string;
 }
 
 export interface CreatedLink {
@@ -47,8 +54,26 @@ export interface CreatedLink {
   expiresAt: number;
 }
 
+export type SessionOrigin = 'link' | 'host' | 'password' | 'invite';
+
+/** Whom a new session is for: the caller it will stand for, and the user when it is one. */
+export interface SessionSubject {
+  caller: Caller;
+  userId?: string | null;
+  /** The session ends no later than this (the minting credential's expiry). */
+  notAfter?: number | null;
+}
+
+/**
+ * What the console needs of the users module (wired in src/app/modules.ts): a user's caller
+ * with their current role and areas, or null when the account is disabled or gone.
+ */
+export interface UserResolver {
+  callerOfUser(userId: string): Promise<Caller | null>;
+}
+
 /** Whether the request reached us over HTTPS (X-Forwarded-Proto only when a trusted proxy says so). */
-function isHttps(request: Request, trustProxy: boolean): boolean {
+export function isHttps(request: Request, trustProxy: boolean): boolean {
   if (new URL(request.url).protocol === 'https:') return true;
   if (!trustProxy) return false;
   const forwarded = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
@@ -67,20 +92,44 @@ function cookiesOf(request: Request): Map<string, string> {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export class ConsoleService implements BrowserSessions {
+  private users: UserResolver | null = null;
+
   constructor(private readonly ctx: Runtime) {}
 
-  /** A one-time sign-in link for `actor`, valid CONSOLE_LINK_TTL; `by` is who asked for it. */
-  async createLink(actor: string, by: string): Promise<CreatedLink> {
+  /** Sessions of users resolve through the users module (src/app/modules.ts wires it). */
+  resolveUsersWith(users: UserResolver): void {
+    this.users = users;
+  }
+
+  /**
+   * A one-time sign-in link valid CONSOLE_LINK_TTL, minted by `minter`. The session it opens
+   * stands for the minter (its kind, role and areas; a user's session follows the user) under
+   * the name `actor`, and never outlives the minter's credential (`expiresAt`).
+   */
+  async createLink(actor: string, minter: Caller): Promise<CreatedLink> {
     const now = this.ctx.clock.now();
     const token = `fpc_${random()}`;
-    const expiresAt = now + this.ctx.settings.CONSOLE_LINK_TTL;
+    const notAfter = minter.expiresAt ?? null;
+    const expiresAt = Math.min(now + this.ctx.settings.CONSOLE_LINK_TTL, notAfter ?? Number.POSITIVE_INFINITY);
+    const userId = minter.actor.kind === 'user' ? minter.actor.id : null;
     await this.ctx.db.write(async ({ tx }) => {
       // Housekeeping where it costs nothing: links and sessions long over are dropped here.
       await tx.delete(consoleLinks).where(lt(consoleLinks.expiresAt, now - KEEP_ENDED_MS));
       await tx.delete(consoleSessions).where(lt(consoleSessions.expiresAt, now - KEEP_ENDED_MS));
-      await tx.insert(consoleLinks).values({ tokenHash: sha256(token), actor, createdBy: by, createdAt: now, expiresAt });
+      await tx.insert(consoleLinks).values({
+        tokenHash: sha256(token),
+        actor,
+        createdBy: minter.by,
+        createdAt: now,
+        expiresAt,
+        notAfter,
+        actorKind: minter.actor.kind,
+        role: minter.role,
+        areas: [...minter.areas],
+        userId,
+      });
       await audit(tx, now, {
-        actor: by,
+        actor: minter.by,
         action: 'console_link_created',
         targetType: 'console',
         targetId: actor,
@@ -103,6 +152,8 @@ export class ConsoleService implements BrowserSessions {
 
   /** Spends a link and opens a session; null when the link is unknown, used or expired. */
   async redeemLink(token: string): Promise<StartedSession | null> {
+    // A read first: a made-up or spent token opens no write transaction.
+    if (!(await this.peekLink(token))) return null;
     const now = this.ctx.clock.now();
     return this.ctx.db.write(async ({ tx }) => {
       // Compare-and-set on `used_at`: two tabs opening the same link get one session between them.
@@ -112,31 +163,51 @@ export class ConsoleService implements BrowserSessions {
         .where(and(eq(consoleLinks.tokenHash, sha256(token)), isNull(consoleLinks.usedAt)))
         .returning();
       if (!link || link.expiresAt <= now) return null;
-      return this.insertSession(tx, link.actor, 'link', now);
+      const id = link.actorKind === 'operator' ? link.actor : (link.userId ?? link.actor);
+      const caller: Caller = { actor: { kind: link.actorKind, id }, by: link.actor, role: link.role, areas: link.areas };
+      return this.insertSession(tx, { caller, userId: link.userId, notAfter: link.notAfter }, 'link', now);
     });
   }
 
   /** A session for someone the embedding host's own sign-in (`authorizeAdmin`) vouches for. */
   async startHostSession(identity: AdminIdentity): Promise<StartedSession> {
     const now = this.ctx.clock.now();
-    return this.ctx.db.write(async ({ tx }) => this.insertSession(tx, identity.by, 'host', now, identity.expiresAt));
+    return this.ctx.db.write(async ({ tx }) => this.insertSession(tx, { caller: identity, notAfter: identity.expiresAt }, 'host', now));
   }
 
-  private async insertSession(tx: Tx, actor: string, origin: 'link' | 'host', now: number, notAfter?: number): Promise<StartedSession> {
+  /** A session for a user who proved who they are (a password, an invite); inside the caller's transaction. */
+  async startUserSession(tx: Tx, subject: SessionSubject, origin: 'password' | 'invite'): Promise<StartedSession> {
+    return this.insertSession(tx, subject, origin, this.ctx.clock.now());
+  }
+
+  private async insertSession(tx: Tx, subject: SessionSubject, origin: SessionOrigin, now: number): Promise<StartedSession> {
     const s = this.ctx.settings;
     const id = random();
-    const expiresAt = Math.min(now + s.CONSOLE_SESSION_TTL, notAfter ?? Number.POSITIVE_INFINITY);
+    const { caller } = subject;
+    const expiresAt = Math.min(now + s.CONSOLE_SESSION_TTL, subject.notAfter ?? Number.POSITIVE_INFINITY);
     await tx.insert(consoleSessions).values({
       idHash: sha256(id),
-      actor,
+      actor: caller.by,
       origin,
       createdAt: now,
       expiresAt,
       idleTimeoutMs: s.CONSOLE_SESSION_IDLE_TIMEOUT,
       lastSeenAt: now,
+      actorKind: caller.actor.kind,
+      role: caller.role,
+      areas: [...caller.areas],
+      userId: subject.userId ?? null,
     });
-    await audit(tx, now, { actor, action: 'console_signed_in', targetType: 'console', targetId: actor, details: { by: origin } });
-    return { id, actor, origin, expiresAt, csrf: csrfTokenOf(id) };
+    await audit(tx, now, {
+      actor: caller.by,
+      actorKind: caller.actor.kind,
+      actorId: caller.actor.id,
+      action: 'console_signed_in',
+      targetType: 'console',
+      targetId: caller.by,
+      details: { by: origin },
+    });
+    return { id, actor: caller.by, origin, expiresAt, csrf: csrfTokenOf(id) };
   }
 
   /** The live session a session id stands for (refreshing its idle clock), or null. */
@@ -145,12 +216,22 @@ export class ConsoleService implements BrowserSessions {
     const idHash = sha256(id);
     const [row] = await this.ctx.db.orm.select().from(consoleSessions).where(eq(consoleSessions.idHash, idHash)).limit(1);
     if (!row || row.endedAt !== null || row.expiresAt <= now || now - row.lastSeenAt >= row.idleTimeoutMs) return null;
-    if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
+    let caller: Caller | null = {
+      actor: { kind: row.actorKind, id: row.userId ?? row.actor },
+      by: row.actor,
+      role: row.role,
+      areas: row.areas,
+    };
+    // A user's session acts with the user's role and areas of now, and ends with the account.
+    if (row.userId !== null) caller = this.users ? await this.users.callerOfUser(row.userId) : null;
+    if (!caller) return null;
+    // Touched well within the idle timeout, however short it is: a session in use never goes idle.
+    if (now - row.lastSeenAt >= Math.min(TOUCH_EVERY_MS, Math.floor(row.idleTimeoutMs / 4))) {
       await this.ctx.db.write(async ({ tx }) => {
         await tx.update(consoleSessions).set({ lastSeenAt: now }).where(eq(consoleSessions.idHash, idHash));
       });
     }
-    return { actor: row.actor, origin: row.origin, expiresAt: row.expiresAt, csrf: csrfTokenOf(id) };
+    return { actor: row.actor, origin: row.origin, expiresAt: row.expiresAt, csrf: csrfTokenOf(id), caller: { ...caller, expiresAt: row.expiresAt } };
   }
 
   /** Ends a session (sign-out); ending one that is already over is harmless. */
@@ -162,14 +243,40 @@ export class ConsoleService implements BrowserSessions {
         .set({ endedAt: now })
         .where(and(eq(consoleSessions.idHash, sha256(id)), isNull(consoleSessions.endedAt)))
         .returning();
-      if (row) await audit(tx, now, { actor: row.actor, action: 'console_signed_out', targetType: 'console', targetId: row.actor });
+      if (row) {
+        await audit(tx, now, {
+          actor: row.actor,
+          actorKind: row.actorKind,
+          actorId: row.userId ?? row.actor,
+          action: 'console_signed_out',
+          targetType: 'console',
+          targetId: row.actor,
+        });
+      }
     });
   }
 
-  /** The session id a request's cookie carries (either name), or null. */
+  /** Ends every open session of a user (disabled, removed, reset, password changed), but `keep` (the session asking). */
+  async endSessionsOf(tx: Tx, userId: string, keep?: string | null): Promise<number> {
+    const now = this.ctx.clock.now();
+    const conditions = [eq(consoleSessions.userId, userId), isNull(consoleSessions.endedAt)];
+    if (keep) conditions.push(ne(consoleSessions.idHash, sha256(keep)));
+    const ended = await tx
+      .update(consoleSessions)
+      .set({ endedAt: now })
+      .where(and(...conditions))
+      .returning({ idHash: consoleSessions.idHash });
+    return ended.length;
+  }
+
+  /**
+   * The session id a request's cookie carries, or null. Over HTTPS only the `__Host-` name counts:
+   * a plain-named cookie can be planted by a sibling subdomain or over plain HTTP (it is not
+   * Secure-only), so accepting it would let someone else fix the session a browser uses.
+   */
   sessionIdOf(request: Request): string | null {
     const cookies = cookiesOf(request);
-    const id = cookies.get(SECURE_COOKIE) ?? cookies.get(COOKIE);
+    const id = cookies.get(isHttps(request, this.ctx.settings.CONSOLE_TRUST_PROXY) ? SECURE_COOKIE : COOKIE);
     return id && /^[A-Za-z0-9_-]{43}$/.test(id) ? id : null;
   }
 
@@ -208,14 +315,7 @@ export class ConsoleService implements BrowserSessions {
     if ((request.headers.get('upgrade') ?? '').toLowerCase() === 'websocket' && !sameOrigin(request)) {
       throw new FpaError('forbidden', 'a console stream must be opened from the console’s own origin', {});
     }
-    // Console links and host sessions are owners everywhere until sessions carry a user (issue 25).
-    return {
-      actor: { kind: session.origin === 'host' ? 'host' : 'operator', id: session.actor },
-      by: session.actor,
-      role: 'owner',
-      areas: [],
-      expiresAt: session.expiresAt,
-    };
+    return session.caller;
   }
 }
 

@@ -11,6 +11,7 @@ import { cron } from '@elysiajs/cron';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { Elysia } from 'elysia';
 import { describeError, FpaError } from '../../platform/errors';
+import { actingAs } from '../../platform/request-context';
 import type { Runtime } from '../../platform/runtime';
 import { jobLeases } from './tables';
 
@@ -91,7 +92,8 @@ export class JobRunner {
     let status: 'succeeded' | 'failed' = 'succeeded';
     let result: JobResult;
     try {
-      result = await definition.run(options.params ?? {});
+      // What the job writes is the job's in the audit log, whoever asked for the run.
+      result = await actingAs({ kind: 'job', id: name }, () => definition.run(options.params ?? {}));
     } catch (error) {
       status = 'failed';
       result = { error: describeError(error) };

@@ -124,6 +124,9 @@ export interface Settings {
   CONSOLE_SESSION_TTL: number;
   CONSOLE_SESSION_IDLE_TIMEOUT: number;
   CONSOLE_TRUST_PROXY: boolean;
+  USER_INVITE_TTL: number;
+  CONSOLE_SIGN_IN_LIMIT: Rate;
+  CONSOLE_SIGN_IN_ADDRESS_LIMIT: Rate;
   CONSOLE_OIDC_ISSUER: string;
   CONSOLE_OIDC_CLIENT_ID: string;
   CONSOLE_OIDC_CLIENT_SECRET: string;
@@ -173,6 +176,13 @@ const integer = (def: number, description: string): SettingSpec<number> => ({
   parse: parseInteger,
   accept: isNumber,
   description,
+});
+const rate = (def: Rate, description: string): SettingSpec<Rate> => ({
+  default: def,
+  parse: parseRate,
+  accept: (v: unknown): v is Rate => typeof v === 'object' && v !== null && isNumber((v as Rate).limit) && isNumber((v as Rate).windowMs),
+  description,
+  show: formatRate,
 });
 const duration = (defMs: number, description: string): SettingSpec<number> => ({
   default: defMs,
@@ -230,13 +240,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     description: 'JSON map: kind → maximum template size in bytes (decoded) for kinds other than fingerprints (those: TEMPLATE_MAX_BYTES).',
     show: (v) => JSON.stringify(v),
   },
-  AGENT_RATE_LIMIT: {
-    default: { limit: 120, windowMs: MINUTE },
-    parse: parseRate,
-    accept: (v: unknown): v is Rate => typeof v === 'object' && v !== null && isNumber((v as Rate).limit) && isNumber((v as Rate).windowMs),
-    description: 'Requests per window per agent key, e.g. `120/m`.',
-    show: formatRate,
-  },
+  AGENT_RATE_LIMIT: rate({ limit: 120, windowMs: MINUTE }, 'Requests per window per agent key, e.g. `120/m`.'),
   AGENT_CAN_START_SESSIONS: flag(false, 'Whether agents may start sessions themselves.'),
   ALGORITHM_COMPATIBILITY_MAP: listMap('JSON map: device algorithm → template algorithms it accepts.'),
   DELETE_REJECTED_DEVICE_TEMPLATES: flag(true, 'Queue a delete for walk-up templates that were rejected.'),
@@ -374,6 +378,15 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   CONSOLE_TRUST_PROXY: flag(
     false,
     'Believe `X-Forwarded-Proto` (a TLS-terminating proxy in front): the console cookie is then `Secure` behind an HTTPS proxy.',
+  ),
+  USER_INVITE_TTL: duration(7 * 24 * 60 * MINUTE, 'An invite or password-reset link (`users/`, `fpa:create-user`) works once, within this.'),
+  CONSOLE_SIGN_IN_LIMIT: rate(
+    { limit: 10, windowMs: 15 * MINUTE },
+    'Failed console sign-ins per username and window (e.g. `10/15m`); more answer 429 until the window ends.',
+  ),
+  CONSOLE_SIGN_IN_ADDRESS_LIMIT: rate(
+    { limit: 50, windowMs: 15 * MINUTE },
+    'Failed console sign-ins per client address and window (an office behind one address shares it); more answer 429.',
   ),
   CONSOLE_OIDC_ISSUER: text(
     '',

@@ -60,6 +60,14 @@ export interface BrowserSessions {
   identify(request: Request): Promise<AdminIdentity | null>;
 }
 
+/** API keys (`fpa_key_…`): the caller a presented key stands for, or null when it is not a live key. */
+export interface ApiKeyCheck {
+  identify(key: string): Promise<AdminIdentity | null>;
+}
+
+/** How API keys begin: a bearer token so shaped is an API key, never a JWT. */
+export const API_KEY_PREFIX = 'fpa_key_';
+
 export class AdminAuthenticator {
   private readonly secret: Uint8Array | null;
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | null;
@@ -67,6 +75,8 @@ export class AdminAuthenticator {
   operatorToken: string | null = null;
   /** Set once the console module is built (src/app/create.ts). */
   browserSessions: BrowserSessions | null = null;
+  /** Set once the users module is built (src/app/create.ts). */
+  apiKeys: ApiKeyCheck | null = null;
 
   constructor(
     private readonly settings: Readonly<Settings>,
@@ -133,6 +143,11 @@ export class AdminAuthenticator {
     let token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
     if (!token && options.queryToken) token = new URL(request.url).searchParams.get('access_token') ?? '';
     if (!token) throw new FpaError('unauthorized', 'an administrator token is required (Authorization: Bearer <JWT>)', {});
+    if (token.startsWith(API_KEY_PREFIX)) {
+      const key = this.apiKeys ? await this.apiKeys.identify(token) : null;
+      if (!key) throw new FpaError('unauthorized', 'the API key is unknown, revoked or expired', {});
+      return key;
+    }
     if (!this.secret && !this.jwks) throw new FpaError('unauthorized', 'administrator authentication is not configured', {});
     return this.verifyToken(token);
   }

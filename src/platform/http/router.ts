@@ -9,6 +9,7 @@
  */
 import { Elysia } from 'elysia';
 import type { Metrics } from '../metrics';
+import { setContextActor } from '../request-context';
 import type { Runtime } from '../runtime';
 import type { AdminAuthenticator } from './admin-auth';
 import { apiBodyLimit, readJsonBody, readRecordsBody, settleBody } from './body';
@@ -74,6 +75,8 @@ export function adminRouter(http: Http, name: string, options: { allowOperatorTo
     // The peer address decides whether the lock file's operator token may count (loopback only).
     const peerIp = peerAddress(context.server, context.request);
     const admin = await http.auth.authenticate(context.request, { ...options, peerIp });
+    // The audit log names this caller (kind and id) for every row written on its behalf.
+    setContextActor({ ...admin.actor, by: admin.by });
     settleBody(context);
     return { admin };
   });

@@ -1,0 +1,198 @@
+/**
+ * API keys of integrators (API.md): `fpa_key_<43 random characters>`, shown once, with a role and
+ * areas, optionally expiring, revocable at once. Stored as HMAC-SHA256 under a secret derived
+ * (HKDF) from the template key ring, as terminal keys are (src/modules/devices/key-digest.ts): a
+ * copy of the database is worthless without the ring, kept outside it. The digest names the ring
+ * key it was made under (`hmac1:<key id>:<hex>`), so keys survive a ring rotation as long as that
+ * key stays in the ring. A presented key is looked up by its digest under every ring key.
+ *
+ * `last_used_at` is written at most once a minute per key (LAST_USE_EVERY_MS), after the answer
+ * is decided, never in the request's way.
+ */
+import { createHmac, hkdfSync } from 'node:crypto';
+import { and, count, desc, eq, inArray, isNull, lt } from 'drizzle-orm';
+import { parseEncryptionKey } from '../../platform/crypto/template-cipher';
+import type { Queryable, Tx } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import { API_KEY_PREFIX } from '../../platform/http/admin-auth';
+import type { Caller } from '../../platform/http/caller';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import type { Runtime } from '../../platform/runtime';
+import { knownAreaIds, namesByMember } from '../areas';
+import { audit } from '../audit';
+import type { ApiKeyCreatedView, ApiKeyCreateInput, ApiKeyView } from './model';
+import { assertMayGrant, assertMayGrantAreas, assertMayTouch, inCallerScope } from './rules';
+import { type ApiKeyRow, apiKeyAreas, apiKeys } from './tables';
+
+const KEY_SHAPE = /^fpa_key_[A-Za-z0-9_-]{43}$/;
+const SCHEME = 'hmac1';
+const LAST_USE_EVERY_MS = 60_000;
+
+export class ApiKeys {
+  private readonly secrets = new Map<string, Buffer>();
+  private readonly current: string | null;
+
+  constructor(private readonly ctx: Runtime) {
+    for (const text of ctx.settings.TEMPLATE_ENCRYPTION_KEYS) {
+      const { id, raw } = parseEncryptionKey(text);
+      if (!this.secrets.has(id)) this.secrets.set(id, Buffer.from(hkdfSync('sha256', raw, 'fpa-api-keys', 'hmac-sha256 v1', 32)));
+      raw.fill(0);
+    }
+    this.current = this.secrets.keys().next().value ?? null;
+  }
+
+  private digest(keyId: string, key: string): string {
+    return `${SCHEME}:${keyId}:${createHmac('sha256', this.secrets.get(keyId)!).update(key).digest('hex')}`;
+  }
+
+  async create(caller: Caller, input: ApiKeyCreateInput): Promise<ApiKeyCreatedView> {
+    if (this.current === null) throw new FpaError('unavailable', 'no template encryption key to derive the API key secret from', {});
+    assertMayGrant(caller, input.role);
+    const areas = [...new Set(input.areas ?? [])].sort();
+    assertMayGrantAreas(caller, areas);
+    const now = this.ctx.clock.now();
+    const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
+    if (expiresAt !== null && expiresAt <= now) throw new FpaError('validation_error', 'expires_at is in the past', { field: 'expires_at' });
+    const key = `${API_KEY_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
+    const row: ApiKeyRow = {
+      id: crypto.randomUUID(),
+      name: input.name.trim(),
+      role: input.role,
+      digest: this.digest(this.current, key),
+      prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+      userId: caller.actor.kind === 'user' ? caller.actor.id : null,
+      createdBy: caller.by,
+      createdAt: now,
+      expiresAt,
+      revokedAt: null,
+      lastUsedAt: null,
+    };
+    await this.ctx.db.write(async ({ tx }) => {
+      const areaIds = await knownAreaIds(tx, areas);
+      await tx.insert(apiKeys).values(row);
+      if (areaIds.length > 0) await tx.insert(apiKeyAreas).values(areaIds.map((areaId) => ({ keyId: row.id, areaId })));
+      await audit(tx, now, {
+        actor: caller.by,
+        action: 'api_key.created',
+        targetType: 'api_key',
+        targetId: row.id,
+        details: { name: row.name, role: row.role, areas, expires_at: input.expires_at ?? null },
+      });
+    });
+    return { ...view(row, areas, now), key };
+  }
+
+  async list(caller: Caller, options: { cursor?: string; limit: number }): Promise<Page<ApiKeyView>> {
+    const q = this.ctx.db.orm;
+    const before = readCursor(options.cursor);
+    const rows = await q
+      .select()
+      .from(apiKeys)
+      .where(before === null ? undefined : lt(apiKeys.id, String(before)))
+      .orderBy(desc(apiKeys.id))
+      .limit(options.limit + 1);
+    const page = pageOf(
+      rows,
+      options.limit,
+      (r) => r.id,
+      (slice) => slice,
+    );
+    const areas = await this.areasOf(page.results.map((r) => r.id));
+    const now = this.ctx.clock.now();
+    const results = page.results.filter((r) => this.maySee(caller, r, areas.get(r.id) ?? [])).map((r) => view(r, areas.get(r.id) ?? [], now));
+    return { results, next_cursor: page.next_cursor };
+  }
+
+  /** Live keys limited to an area. */
+  async countInArea(q: Queryable, areaId: string): Promise<number> {
+    const [row] = await q
+      .select({ n: count() })
+      .from(apiKeyAreas)
+      .innerJoin(apiKeys, eq(apiKeys.id, apiKeyAreas.keyId))
+      .where(and(eq(apiKeyAreas.areaId, areaId), isNull(apiKeys.revokedAt)));
+    return row?.n ?? 0;
+  }
+
+  /** Revokes a key at once (the next request with it is 401). */
+  async revoke(caller: Caller, id: string): Promise<void> {
+    await this.ctx.db.write(async ({ tx }) => {
+      const [row] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id)).limit(1);
+      const areas = row ? ((await this.areasOf([row.id])).get(row.id) ?? []) : [];
+      if (!row || !this.maySee(caller, row, areas)) throw new FpaError('not_found', 'no such API key', { id });
+      assertMayTouch(caller, row.role);
+      if (row.revokedAt !== null) return;
+      const now = this.ctx.clock.now();
+      await tx.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, id));
+      await audit(tx, now, { actor: caller.by, action: 'api_key.revoked', targetType: 'api_key', targetId: id, details: { name: row.name } });
+    });
+  }
+
+  /** Revokes every key a user made (the user is disabled or removed); how many were live. */
+  async revokeAllOf(tx: Tx, userId: string): Promise<number> {
+    const revoked = await tx
+      .update(apiKeys)
+      .set({ revokedAt: this.ctx.clock.now() })
+      .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    return revoked.length;
+  }
+
+  /** The caller a presented key stands for, or null (unknown, revoked, expired). */
+  async identify(key: string): Promise<Caller | null> {
+    if (!KEY_SHAPE.test(key) || this.secrets.size === 0) return null;
+    const digests = [...this.secrets.keys()].map((id) => this.digest(id, key));
+    const [row] = await this.ctx.db.orm.select().from(apiKeys).where(inArray(apiKeys.digest, digests)).limit(1);
+    const now = this.ctx.clock.now();
+    if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) return null;
+    if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USE_EVERY_MS) this.recordUse(row.id, now);
+    const areas = (await this.areasOf([row.id])).get(row.id) ?? [];
+    return {
+      actor: { kind: 'api_key', id: row.id },
+      by: `api-key:${row.name}`,
+      role: row.role,
+      areas,
+      ...(row.expiresAt !== null ? { expiresAt: row.expiresAt } : {}),
+    };
+  }
+
+  private recordUse(id: string, now: number): void {
+    this.ctx.db
+      .write(({ tx }) => tx.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, id)))
+      .catch((error: unknown) => this.ctx.log.warn('could not record an API key’s last use', { error: String(error) }));
+  }
+
+  /** Unlimited callers see every key; a caller limited to areas those within its areas; anyone the keys they made. */
+  private maySee(caller: Caller, row: ApiKeyRow, areas: readonly string[]): boolean {
+    if (row.userId !== null && row.userId === caller.actor.id) return true;
+    if (caller.areas.length === 0) return true;
+    return areas.length > 0 && inCallerScope(caller, areas);
+  }
+
+  private async areasOf(ids: readonly string[]): Promise<Map<string, string[]>> {
+    if (ids.length === 0) return new Map();
+    const q = this.ctx.db.orm;
+    const pairs = await q
+      .select({ member: apiKeyAreas.keyId, areaId: apiKeyAreas.areaId })
+      .from(apiKeyAreas)
+      .where(inArray(apiKeyAreas.keyId, [...ids]));
+    return namesByMember(q, pairs);
+  }
+}
+
+function view(row: ApiKeyRow, areas: string[], now: number): ApiKeyView {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const status = row.revokedAt !== null ? 'revoked' : row.expiresAt !== null && row.expiresAt <= now ? 'expired' : 'active';
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    areas,
+    prefix: row.prefix,
+    created_at: iso(row.createdAt)!,
+    created_by: row.createdBy,
+    expires_at: iso(row.expiresAt),
+    revoked_at: iso(row.revokedAt),
+    last_used_at: iso(row.lastUsedAt),
+    status,
+  };
+}

@@ -1,0 +1,6 @@
+/** People who sign in: accounts, invites and resets, password sign-in, API keys. */
+export { ApiKeys } from './api-keys';
+export { apiKeyRoutes, userRoutes } from './routes';
+export { UsersService } from './service';
+export { PasswordSignIn } from './sign-in';
+export { signInRoutes } from './sign-in-routes';

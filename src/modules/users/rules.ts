@@ -1,0 +1,42 @@
+/**
+ * The account rules every way in obeys (the role policy of routes is the `roles` module's; these
+ * are what the users service itself refuses, whoever routes to it):
+ * - a caller grants no role above its own (ROLES order), so only an owner makes an owner, and
+ *   an admin can create, change, reset or delete no owner (nor mint an owner API key);
+ * - a caller limited to areas grants only areas within its own, and never "everywhere";
+ * - a caller limited to areas sees (and may touch) only accounts and keys that share an area
+ *   with it; others do not exist for it (404).
+ */
+import { FpaError } from '../../platform/errors';
+import { type Caller, ROLES, type Role } from '../../platform/http/caller';
+
+const rank = (role: Role) => ROLES.indexOf(role);
+
+/** Whether the caller may hand out `role` (its own or a lesser one). */
+export function assertMayGrant(caller: Caller, role: Role): void {
+  if (rank(role) < rank(caller.role)) {
+    throw new FpaError('forbidden', role === 'owner' ? 'only an owner may make an owner' : `a ${caller.role} may not grant the role ${role}`, { role });
+  }
+}
+
+/** Whether the caller may act on an account or key that holds `role` (an admin never on an owner). */
+export function assertMayTouch(caller: Caller, role: Role): void {
+  if (rank(role) < rank(caller.role)) {
+    throw new FpaError('forbidden', role === 'owner' ? 'only an owner may change an owner' : `a ${caller.role} may not change a ${role}`, { role });
+  }
+}
+
+/** Areas a caller limited to areas may grant: a non-empty subset of its own. */
+export function assertMayGrantAreas(caller: Caller, areas: readonly string[]): void {
+  if (caller.areas.length === 0) return;
+  const outside = areas.filter((a) => !caller.areas.includes(a));
+  if (areas.length === 0 || outside.length > 0) {
+    throw new FpaError('forbidden', `you may only grant areas of your own (${caller.areas.join(', ')})`, { field: 'areas', outside });
+  }
+}
+
+/** Whether an account or key limited to `areas` is within the caller's areas. */
+export function inCallerScope(caller: Caller, areas: readonly string[]): boolean {
+  if (caller.areas.length === 0) return true;
+  return areas.some((a) => caller.areas.includes(a));
+}

@@ -1,0 +1,84 @@
+/**
+ * Signing in with a username and password, and changing one's password. Refused attempts are
+ * limited per username and per address (throttle.ts); an unknown or disabled username costs the
+ * same Argon2id work as a wrong password, and both answer the same 401.
+ *
+ * Second factors (the `factors` module) plug in as gates: after the password is right, each gate
+ * may answer what the person must still prove (a challenge for the client) instead of a session;
+ * the factors module then opens the session with `open` once the second step is done.
+ */
+import { eq } from 'drizzle-orm';
+import { FpaError } from '../../platform/errors';
+import type { Caller } from '../../platform/http/caller';
+import type { Runtime } from '../../platform/runtime';
+import { audit } from '../audit';
+import type { ConsoleService, StartedSession } from '../console';
+import { hashPassword, verifyPassword } from './passwords';
+import type { UsersService } from './service';
+import { type UserRow, users } from './tables';
+import { SignInThrottle } from './throttle';
+
+/** What a person must still prove after their password (null: nothing); sent to the client as is. */
+export type SignInGate = (user: UserRow) => Promise<Record<string, unknown> | null>;
+
+export type SignInOutcome = { session: StartedSession } | { pending: Record<string, unknown> };
+
+export class PasswordSignIn {
+  readonly throttle: SignInThrottle;
+  private readonly gates: SignInGate[] = [];
+
+  constructor(
+    private readonly ctx: Runtime,
+    private readonly sessions: ConsoleService,
+    private readonly users: UsersService,
+  ) {
+    this.throttle = new SignInThrottle(ctx);
+  }
+
+  /** Wired in src/app/modules.ts by the second-factor module. */
+  addGate(gate: SignInGate): void {
+    this.gates.push(gate);
+  }
+
+  /** Checks a username and password (429 when over the limits, 401 when wrong) and opens a session, or says what is still needed. */
+  async signIn(username: string, password: string, address: string | null): Promise<SignInOutcome> {
+    await this.throttle.check(username, address);
+    const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.usernameKey, username.trim().toLowerCase())).limit(1);
+    const usable = row && row.disabledAt === null ? row : null;
+    if (!(await verifyPassword(password, usable?.passwordHash ?? null)) || !usable) {
+      await this.throttle.failed(username, address);
+      this.ctx.log.info('console sign-in refused', { username: username.slice(0, 64), address });
+      throw new FpaError('unauthorized', 'wrong username or password', {});
+    }
+    await this.throttle.succeeded(username);
+    for (const gate of this.gates) {
+      const pending = await gate(usable);
+      if (pending) return { pending };
+    }
+    return { session: await this.open(usable, 'password') };
+  }
+
+  /** A session for a user who has proved who they are. */
+  async open(user: UserRow, origin: 'password' | 'invite'): Promise<StartedSession> {
+    return this.ctx.db.write(async ({ tx }) => this.sessions.startUserSession(tx, { caller: await this.users.callerOfRow(tx, user), userId: user.id }, origin));
+  }
+
+  /** Changes the caller's own password; their other sessions end. */
+  async changePassword(caller: Caller, current: string, next: string, keepSession: string | null): Promise<void> {
+    if (caller.actor.kind !== 'user') throw new FpaError('forbidden', 'only a signed-in user has a password to change', {});
+    const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.id, caller.actor.id)).limit(1);
+    if (!row) throw new FpaError('not_found', 'no such user', {});
+    await this.throttle.check(row.username, null);
+    if (!(await verifyPassword(current, row.passwordHash))) {
+      await this.throttle.failed(row.username, null);
+      throw new FpaError('forbidden', 'the current password is wrong', { field: 'current_password' });
+    }
+    const hash = await hashPassword(next);
+    await this.ctx.db.write(async ({ tx }) => {
+      const now = this.ctx.clock.now();
+      await tx.update(users).set({ passwordHash: hash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, row.id));
+      const ended = await this.sessions.endSessionsOf(tx, row.id, keepSession);
+      await audit(tx, now, { actor: caller.by, action: 'user.password_changed', targetType: 'user', targetId: row.id, details: { sessions_ended: ended } });
+    });
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Failed sign-ins, limited per username (CONSOLE_SIGN_IN_LIMIT) and per client address
+ * (CONSOLE_SIGN_IN_ADDRESS_LIMIT), counted in the database (`fpa_sign_in_failures`) so the
+ * limits hold across instances. Fixed windows aligned to the epoch, as AGENT_RATE_LIMIT.
+ *
+ * A refused attempt is decided by a read alone (no write, no password hashing); failures are
+ * counted through a group commit, so a burst of wrong passwords shares write transactions
+ * instead of opening one each. A success clears the username's count.
+ */
+import { eq, inArray, sql } from 'drizzle-orm';
+import type { Rate } from '../../platform/config/settings';
+import { GroupCommit } from '../../platform/db/group-commit';
+import { FpaError } from '../../platform/errors';
+import type { Runtime } from '../../platform/runtime';
+import { signInFailures } from './tables';
+
+interface Counted {
+  key: string;
+  rate: Rate;
+}
+
+export class SignInThrottle {
+  private readonly counter: GroupCommit<{ key: string; windowStart: number }, void>;
+
+  constructor(private readonly ctx: Runtime) {
+    const f = signInFailures;
+    this.counter = new GroupCommit(ctx.db, async (w, hits) => {
+      for (const hit of hits) {
+        await w.tx
+          .insert(f)
+          .values({ key: hit.key, windowStart: hit.windowStart, count: 1 })
+          .onConflictDoUpdate({
+            target: f.key,
+            set: {
+              count: sql`case when excluded.window_start > ${f.windowStart} then 1 else ${f.count} + 1 end`,
+              windowStart: sql`max(${f.windowStart}, excluded.window_start)`,
+            },
+          });
+      }
+      return hits.map(() => undefined);
+    });
+  }
+
+  private keys(username: string, address: string | null): Counted[] {
+    const s = this.ctx.settings;
+    const keys: Counted[] = [{ key: `user:${username.trim().toLowerCase()}`, rate: s.CONSOLE_SIGN_IN_LIMIT }];
+    if (address) keys.push({ key: `address:${address}`, rate: s.CONSOLE_SIGN_IN_ADDRESS_LIMIT });
+    return keys;
+  }
+
+  /** 429 with `retry_after` when the username or the address has used up its failures. */
+  async check(username: string, address: string | null): Promise<void> {
+    const keys = this.keys(username, address);
+    const now = this.ctx.clock.now();
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(signInFailures)
+      .where(
+        inArray(
+          signInFailures.key,
+          keys.map((k) => k.key),
+        ),
+      );
+    let retryAfter = 0;
+    for (const { key, rate } of keys) {
+      const row = rows.find((r) => r.key === key);
+      const end = row ? row.windowStart + rate.windowMs : 0;
+      if (row && end > now && row.count >= rate.limit) retryAfter = Math.max(retryAfter, Math.ceil((end - now) / 1000));
+    }
+    if (retryAfter > 0) {
+      throw new FpaError('rate_limited', 'too many failed sign-ins: wait before trying again', { retry_after: retryAfter });
+    }
+  }
+
+  /** Counts a failure against the username and the address. */
+  async failed(username: string, address: string | null): Promise<void> {
+    const now = this.ctx.clock.now();
+    await Promise.all(this.keys(username, address).map(({ key, rate }) => this.counter.submit({ key, windowStart: now - (now % rate.windowMs) })));
+  }
+
+  /** A success forgets the username's failures (not the address's: one good password does not vouch for the rest). */
+  async succeeded(username: string): Promise<void> {
+    const key = `user:${username.trim().toLowerCase()}`;
+    const [row] = await this.ctx.db.orm.select({ key: signInFailures.key }).from(signInFailures).where(eq(signInFailures.key, key));
+    if (row) await this.ctx.db.write(({ tx }) => tx.delete(signInFailures).where(eq(signInFailures.key, key)));
+  }
+}
