@@ -20,6 +20,7 @@ import { HealthService } from '../modules/health';
 import { JobRunner } from '../modules/jobs';
 import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
 import { Retention } from '../modules/retention';
+import { FactorSignIn, type FactorUserDirectory, SecondFactors, SingleSignOn, secondFactorGate } from '../modules/sign-in-factors';
 import { Terminals } from '../modules/terminals';
 import { ApiKeys, PasswordSignIn, UsersService } from '../modules/users';
 import { Webhooks } from '../modules/webhooks';
@@ -41,6 +42,15 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   consoleSessions.resolveUsersWith(users);
   areas.countUsage('users', (q, id) => users.countInArea(q, id));
   areas.countUsage('api_keys', (q, id) => apiKeys.countInArea(q, id));
+  // Second factors and single sign-on, on top of the accounts: a right password of a user with a
+  // second factor opens no session but a pending step; a reset (or removal) clears the factors.
+  const factors = new SecondFactors(runtime);
+  const factorUsers: FactorUserDirectory = { byId: (id) => users.account(id), byEmail: (email) => users.accountByEmail(email) };
+  const factorSignIn = new FactorSignIn(factors, factorUsers, signIn.throttle);
+  const sso = new SingleSignOn(runtime, factors.states, factorUsers);
+  users.describeSecondFactorsWith((q, ids) => factors.kindsOf(q, ids));
+  users.onReset((tx, id) => factors.clearIn(tx, id));
+  signIn.addGate(secondFactorGate(factorSignIn, runtime.settings));
   const devices = new DeviceService(runtime, events);
   const commands = new CommandService(runtime, events, devices);
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
@@ -75,6 +85,10 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     users,
     apiKeys,
     signIn,
+    factors,
+    factorUsers,
+    factorSignIn,
+    sso,
     jobs,
     employees,
     areas,

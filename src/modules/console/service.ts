@@ -54,7 +54,7 @@ export interface CreatedLink {
   expiresAt: number;
 }
 
-export type SessionOrigin = 'link' | 'host' | 'password' | 'invite';
+export type SessionOrigin = 'link' | 'host' | 'password' | 'invite' | 'sso';
 
 /** Whom a new session is for: the caller it will stand for, and the user when it is one. */
 export interface SessionSubject {
@@ -176,7 +176,7 @@ export class ConsoleService implements BrowserSessions {
   }
 
   /** A session for a user who proved who they are (a password, an invite); inside the caller's transaction. */
-  async startUserSession(tx: Tx, subject: SessionSubject, origin: 'password' | 'invite'): Promise<StartedSession> {
+  async startUserSession(tx: Tx, subject: SessionSubject, origin: 'password' | 'invite' | 'sso'): Promise<StartedSession> {
     return this.insertSession(tx, subject, origin, this.ctx.clock.now());
   }
 

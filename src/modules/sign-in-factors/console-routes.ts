@@ -28,8 +28,6 @@ export interface ConsoleFactorDeps {
   factors: SecondFactors;
   sso: SingleSignOn;
   openSession: SessionOpener;
-  /** The notice page of the console (a refused single sign-on). */
-  notice(title: string, text: string): Promise<string>;
 }
 
 /** The browser's trip to the provider is bound to it: this cookie holds the trip's `state` (Lax: the callback is a cross-site navigation). */
@@ -127,12 +125,18 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
       detail: { hide: true },
     });
 
-  const html = (text: string, status: number) =>
-    new Response(text, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-frame-options': 'DENY' } });
   const trips = new Elysia({ name: 'fpa-console-sso', seed: http.runtime.instanceId })
     .get(`${CONSOLE_PATH}/sso/start`, async ({ request }) => {
-      if (!sso.configured) return html(await deps.notice('Single sign-on', 'Single sign-on is not set up on this server.'), 404);
-      const target = await sso.start(ssoRedirectUri(request, settings));
+      if (!sso.configured) return new Response(null, { status: 303, headers: { location: '../?sso_error=not_configured', 'cache-control': 'no-store' } });
+      let target: string;
+      try {
+        target = await sso.start(ssoRedirectUri(request, settings));
+      } catch (error) {
+        // The provider cannot be reached (logged by the client): the sign-in page says so.
+        if (error instanceof FpaError)
+          return new Response(null, { status: 303, headers: { location: '../?sso_error=unavailable', 'cache-control': 'no-store' } });
+        throw error;
+      }
       const state = new URL(target).searchParams.get('state') ?? '';
       const headers = new Headers({ location: target, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
       headers.append('set-cookie', `${TRIP_COOKIE}=${state}; Path=${CONSOLE_PATH}/sso; HttpOnly; SameSite=Lax; Max-Age=600`);
@@ -154,8 +158,10 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
         return new Response(null, { status: 303, headers });
       } catch (error) {
         if (!(error instanceof SsoRefused)) throw error;
-        headers.set('content-type', 'text/html; charset=utf-8');
-        return new Response(await deps.notice('Sign-in refused', error.message), { status: 403, headers });
+        http.runtime.log.info('single sign-on refused', { reason: error.reason, message: error.message });
+        // Back to the sign-in page, which says why (by reason: nothing the provider sent is echoed).
+        headers.set('location', `../?sso_error=${error.reason}`);
+        return new Response(null, { status: 303, headers });
       }
     });
 

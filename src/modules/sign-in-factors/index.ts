@@ -1,6 +1,7 @@
 /** Second factors (TOTP with recovery codes, passkeys), the sign-in step they complete, and single sign-on (OpenID Connect). */
 export { type ConsoleFactorDeps, consoleFactorRoutes, type SessionOpener } from './console-routes';
-export { pendingCookie } from './cookies';
+export { enrollmentGate } from './enrollment-gate';
+export { secondFactorGate } from './gate';
 export { SingleSignOn } from './oidc';
 export type { FactorUser, FactorUserDirectory, SignInThrottle } from './ports';
 export { factorRoutes } from './routes';

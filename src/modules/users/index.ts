@@ -2,5 +2,6 @@
 export { ApiKeys } from './api-keys';
 export { apiKeyRoutes, userRoutes } from './routes';
 export { UsersService } from './service';
-export { PasswordSignIn } from './sign-in';
+export { PasswordSignIn, type PendingSignIn } from './sign-in';
 export { signInRoutes } from './sign-in-routes';
+export { type Account, accountOf } from './views';
