@@ -71,11 +71,13 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
     return new Response(JSON.stringify(body), { status: 200, headers });
   };
 
+  // The pending cookie is the credential of these steps: checked before the body is (401 first, as any credential).
   const steps = apiRouter(http, 'console-second-factor')
+    .derive(({ request }) => ({ pendingToken: tokenOf(request) }))
     .get(
       `${CONSOLE_PATH}/sign-in/second-factor`,
-      async ({ request }) => {
-        const pending = await signIn.pending(tokenOf(request));
+      async ({ pendingToken }) => {
+        const pending = await signIn.pending(pendingToken);
         if (!pending) throw new FpaError('unauthorized', 'this sign-in has expired: sign in again with your password', { reason: 'sign_in_expired' });
         return { username: pending.username, methods: pending.methods, expires_at: new Date(pending.expiresAt).toISOString() };
       },
@@ -88,7 +90,7 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
         const { code, recovery_code: recoveryCode } = c.body;
         if (!code === !recoveryCode) throw new FpaError('validation_error', 'give either `code` or `recovery_code`', {});
         const answer = code ? { code } : { recoveryCode: recoveryCode as string };
-        const user = await signIn.withCode(tokenOf(c.request), answer, originOf(c).address);
+        const user = await signIn.withCode(c.pendingToken, answer, originOf(c).address);
         return signedIn(c, user, 'second_factor');
       },
       { body: SecondFactorAnswerBody, detail: { hide: true } },
@@ -97,7 +99,7 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
       `${CONSOLE_PATH}/sign-in/passkey/options`,
       async (c) => {
         refuseOtherOrigin(c.request);
-        return (await signIn.passkeyOptions(tokenOf(c.request), originOf(c))) as unknown as Record<string, unknown>;
+        return (await signIn.passkeyOptions(c.pendingToken, originOf(c))) as unknown as Record<string, unknown>;
       },
       { response: { 200: WebAuthnOptions }, detail: { hide: true } },
     )
@@ -106,11 +108,13 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
       async (c) => {
         refuseOtherOrigin(c.request);
         const response = c.body.response as unknown as Parameters<FactorSignIn['withPasskey']>[1];
-        const user = await signIn.withPasskey(tokenOf(c.request), response, originOf(c));
+        const user = await signIn.withPasskey(c.pendingToken, response, originOf(c));
         return signedIn(c, user, 'second_factor');
       },
       { body: PasskeyAnswerBody, detail: { hide: true } },
-    )
+    );
+
+  const open = apiRouter(http, 'console-sign-in-open')
     .post(
       `${CONSOLE_PATH}/sign-in/cancel`,
       async ({ request }) => {
@@ -165,5 +169,5 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
       }
     });
 
-  return steps.use(trips);
+  return new Elysia({ name: 'fpa-console-sign-in-steps', seed: http.runtime.instanceId }).use(steps).use(open).use(trips);
 }

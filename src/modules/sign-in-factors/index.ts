@@ -1,10 +1,10 @@
 /** Second factors (TOTP with recovery codes, passkeys), the sign-in step they complete, and single sign-on (OpenID Connect). */
-export { type ConsoleFactorDeps, consoleFactorRoutes, type SessionOpener } from './console-routes';
+export { consoleFactorRoutes, type SessionOpener } from './console-routes';
 export { enrollmentGate } from './enrollment-gate';
 export { secondFactorGate } from './gate';
 export { SingleSignOn } from './oidc';
 export type { FactorUser, FactorUserDirectory, SignInThrottle } from './ports';
 export { factorRoutes } from './routes';
 export { rotateTotpSecrets } from './sealing';
-export { type SecondFactorKind, SecondFactors } from './service';
+export { SecondFactors } from './service';
 export { FactorSignIn } from './sign-in';

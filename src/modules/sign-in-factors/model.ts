@@ -57,14 +57,48 @@ export const RecoveryCodesView = t.Object(
   { title: 'RecoveryCodes' },
 );
 
-/** The browser's WebAuthn answer, as `@simplewebauthn/browser` encodes it (checked by the library). */
-const WebAuthnResponse = t.Object(
-  { id: Text({ maxLength: 1500 }), rawId: Text({ maxLength: 1500 }), type: t.Literal('public-key'), response: t.Record(t.String(), t.Unknown()) },
-  { additionalProperties: true, description: 'The JSON of the `PublicKeyCredential` the browser returned.' },
+/** What the browser adds to a WebAuthn answer (`getClientExtensionResults()`): none is asked, `credProps` may come. */
+const ExtensionResults = Body({ credProps: t.Optional(Body({ rk: t.Optional(t.Boolean()) })) });
+const B64 = (maxLength: number) => Text({ maxLength, description: 'base64url' });
+const Attachment = t.Optional(OneOf(['platform', 'cross-platform']));
+
+/** The browser's answer to `navigator.credentials.create()`, as `@simplewebauthn/browser` encodes it (the library checks the rest). */
+const RegistrationResponse = Body(
+  {
+    id: B64(1400),
+    rawId: B64(1400),
+    type: t.Literal('public-key'),
+    authenticatorAttachment: Attachment,
+    clientExtensionResults: ExtensionResults,
+    response: Body({
+      clientDataJSON: B64(4000),
+      attestationObject: B64(20_000),
+      authenticatorData: t.Optional(B64(20_000)),
+      transports: t.Optional(t.Array(Text({ maxLength: 20 }), { maxItems: 10 })),
+      publicKeyAlgorithm: t.Optional(t.Integer()),
+      publicKey: t.Optional(B64(4000)),
+    }),
+  },
+  { title: 'WebAuthnRegistration', description: 'The JSON of the `PublicKeyCredential` the browser made.' },
 );
 
+/** The browser's answer to `navigator.credentials.get()`. */
+const AuthenticationResponse = Body({
+  id: B64(1400),
+  rawId: B64(1400),
+  type: t.Literal('public-key'),
+  authenticatorAttachment: Attachment,
+  clientExtensionResults: ExtensionResults,
+  response: Body({
+    clientDataJSON: B64(4000),
+    authenticatorData: B64(20_000),
+    signature: B64(2000),
+    userHandle: t.Optional(B64(200)),
+  }),
+});
+
 export const PasskeyCreate = Body(
-  { name: t.Optional(Text({ maxLength: 80, description: 'What to call it (“Work laptop”).' })), response: WebAuthnResponse },
+  { name: t.Optional(Text({ maxLength: 80, description: 'What to call it (“Work laptop”).' })), response: RegistrationResponse },
   { title: 'PasskeyCreate' },
 );
 
@@ -91,7 +125,7 @@ export const SecondFactorAnswerBody = Body({
   recovery_code: t.Optional(Text({ maxLength: 40 })),
 });
 
-export const PasskeyAnswerBody = Body({ response: WebAuthnResponse });
+export const PasskeyAnswerBody = Body({ response: AuthenticationResponse });
 
 export const SignedInView = t.Object({
   signed_in: t.Boolean(),

@@ -42,7 +42,8 @@ export function factorRoutes(http: Http, deps: { factors: SecondFactors; users: 
   const settings = http.runtime.settings;
   const me = async (admin: Caller): Promise<FactorUser> => {
     const user = admin.actor.kind === 'user' ? await users.byId(admin.actor.id) : null;
-    if (!user) throw new FpaError('forbidden', 'second factors belong to a signed-in user (not an API key, a token or a sign-in link)', {});
+    if (!user)
+      throw new FpaError('forbidden', 'second factors belong to a signed-in user (not an API key, a token or a sign-in link)', { reason: 'not_a_user' });
     return user;
   };
   const originOf = (context: { request: Request; server: Parameters<typeof peerAddress>[0] }) =>
@@ -52,6 +53,9 @@ export function factorRoutes(http: Http, deps: { factors: SecondFactors; users: 
     .get(
       '/users/me/second-factors',
       async ({ admin }) => {
+        // Another kind of caller (a token, a sign-in link) has none, as `users/me/` says.
+        if (admin.actor.kind !== 'user')
+          return { second_factor: 'none' as const, totp: { confirmed_at: null }, passkeys: [], recovery_codes_left: 0, required: false };
         const o = await factors.overview(await me(admin));
         return {
           second_factor: o.secondFactor,

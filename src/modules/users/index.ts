@@ -4,4 +4,4 @@ export { apiKeyRoutes, userRoutes } from './routes';
 export { UsersService } from './service';
 export { PasswordSignIn, type PendingSignIn } from './sign-in';
 export { signInRoutes } from './sign-in-routes';
-export { type Account, accountOf } from './views';
+export { accountOf } from './views';
