@@ -3,6 +3,7 @@
  * module's service, so a host can do from code whatever an administrator can do over HTTP.
  */
 import type { CalendarProvider } from '../modules/calendar';
+import type { UserCreateInput } from '../modules/users';
 import { FpaError } from '../platform/errors';
 import { OPERATOR } from '../platform/http/caller';
 import type { Runtime } from '../platform/runtime';
@@ -73,6 +74,16 @@ export function buildService(m: Modules, runtime: Runtime) {
     recomputeAttendance: (range: { from: string; to: string; enrollee?: string }) => m.attendance.recompute(range),
     /** A one-time console sign-in link for `actor` (the token is returned this once): `/console/sign-in?token=…`. */
     createConsoleLink: (actor: string, options: { by: string }) => m.console.createLink(actor, { ...OPERATOR, by: options.by }),
+    /**
+     * Invites a user as the operator (`bun run fpa:create-user`): the account and its one-time
+     * `invite_url` under `consoleBase` (the console's origin, e.g. `https://attendance.example.com`).
+     */
+    inviteUser: (input: UserCreateInput, options: { consoleBase: string; by?: string }) =>
+      m.users.create({ ...OPERATOR, by: options.by ?? 'operator' }, input, options.consoleBase),
+    /** People who sign in: list, change, reset, remove (each call takes the acting `Caller`). */
+    users: m.users,
+    /** API keys: create, list, revoke (each call takes the acting `Caller`). */
+    apiKeys: m.apiKeys,
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),
     /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */

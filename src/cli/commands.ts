@@ -4,4 +4,5 @@
  */
 import './console-link';
 import './create-agent';
+import './create-user';
 import './commands-terminals';

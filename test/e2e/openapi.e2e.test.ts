@@ -130,7 +130,7 @@ describe('the document and the served routes agree', () => {
     }
   });
 
-  test('who may call: agent routes the agent key (and 429), administrator routes the JWT, three of them the operator token too (jobs, agents, console links)', () => {
+  test('who may call: agent routes the agent key (and 429), administrator routes the JWT, four of them the operator token too (jobs, agents, console links, user invites)', () => {
     const operator: string[] = [];
     for (const { method, path, operation } of operationsOf(doc)) {
       const schemes = (operation.security ?? []).flatMap((s) => Object.keys(s));
@@ -144,7 +144,7 @@ describe('the document and the served routes agree', () => {
       }
       if (schemes.includes('OperatorToken')) operator.push(`${method} ${path}`);
     }
-    expect(operator.sort()).toEqual([`post ${API}/console-links/`, `post ${API}/enrollment-agents/`, `post ${API}/jobs/{name}/run/`]);
+    expect(operator.sort()).toEqual([`post ${API}/console-links/`, `post ${API}/enrollment-agents/`, `post ${API}/jobs/{name}/run/`, `post ${API}/users/`]);
     expect(doc.components.securitySchemes.AdminJWT).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     expect(doc.components.securitySchemes.AgentKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
     expect(doc.components.securitySchemes.AgentKey!.description).toContain('Agent <key>');

@@ -44,6 +44,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'webhooks', description: 'Webhook endpoints and their deliveries (Standard Webhooks).' },
   { name: 'operations', description: 'Periodic jobs.' },
   { name: 'console', description: 'The administrators’ web console at /console/: one-time sign-in links.' },
+  { name: 'users', description: 'People who sign in: invites, roles and areas, resets, the caller (`users/me/`).' },
+  { name: 'api-keys', description: 'API keys of integrators (`fpa_key_…`), with a role and areas.' },
 ];
 
 const SECURITY_SCHEME_OBJECTS: JsonObject = {
@@ -52,7 +54,7 @@ const SECURITY_SCHEME_OBJECTS: JsonObject = {
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description:
-      'Administrators: `Authorization: Bearer <JWT>` (HS256 with ADMIN_JWT_SECRET or a key from ADMIN_JWKS_URL); `exp` is required, the `scope` claim must hold ADMIN_SCOPE and `sub` names the caller.',
+      "Administrators: `Authorization: Bearer <JWT>` (HS256 with ADMIN_JWT_SECRET or a key from ADMIN_JWKS_URL); `exp` is required, the `scope` claim must hold ADMIN_SCOPE and `sub` names the caller; `fpa_role` and `fpa_areas` limit it (default: an owner everywhere). An API key from `api-keys/` goes in the same header: `Authorization: Bearer fpa_key_…`, with the key's role and areas.",
   },
   [SECURITY_SCHEMES.agent]: {
     type: 'apiKey',

@@ -1,5 +1,5 @@
 /** `users/` and `api-keys/` (API.md "People who sign in"): thin over the services. */
-import { t } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { Settings } from '../../platform/config/settings';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
@@ -35,25 +35,26 @@ export function consoleBase(settings: Readonly<Settings>, request: Request): str
 export function userRoutes(http: Http, deps: { users: UsersService; signIn: PasswordSignIn; sessions: ConsoleService }) {
   const { users, signIn, sessions } = deps;
   const settings = http.runtime.settings;
-  return adminRouter(http, 'users')
+  // Inviting also takes the lock file's operator token: `bun run fpa:create-user` asks a running server.
+  const invite = adminRouter(http, 'users-invite', { allowOperatorToken: true }).post(
+    '/users',
+    async ({ admin, body, request, set }) => {
+      const created = await users.create(admin, body, consoleBase(settings, request));
+      set.status = 201;
+      return created;
+    },
+    {
+      body: UserCreate,
+      response: { 201: UserCreated, ...errors('conflict', 'unknown_area') },
+      detail: { summary: 'Invite someone: the account and its one-time `invite_url` (valid USER_INVITE_TTL), shown this once', tags },
+    },
+  );
+  const rest = adminRouter(http, 'users')
     .get('/users', ({ admin, query }) => users.list(admin, { ...query, limit: query.limit ?? 100 }), {
       query: UserList.query,
       response: { 200: UserList.response, ...errors('invalid_cursor') },
       detail: { summary: 'People who sign in (limited callers see those sharing an area)', tags },
     })
-    .post(
-      '/users',
-      async ({ admin, body, request, set }) => {
-        const created = await users.create(admin, body, consoleBase(settings, request));
-        set.status = 201;
-        return created;
-      },
-      {
-        body: UserCreate,
-        response: { 201: UserCreated, ...errors('conflict', 'unknown_area') },
-        detail: { summary: 'Invite someone: the account and its one-time `invite_url` (valid USER_INVITE_TTL), shown this once', tags },
-      },
-    )
     .get('/users/me', ({ admin }) => users.me(admin), {
       response: { 200: Me },
       detail: { summary: 'The caller: user, API key or token, with role and areas', tags },
@@ -98,6 +99,8 @@ export function userRoutes(http: Http, deps: { users: UsersService; signIn: Pass
       response: { 200: InviteLink, ...errors('not_found', 'conflict') },
       detail: { summary: 'A new one-time `invite_url` that sets a new password; the old password and every session end now', tags },
     });
+  // Siblings, not parent and child: the other routes' administrator check must not run before the invite's.
+  return new Elysia({ name: 'fpa-users-routes', seed: http.runtime.instanceId }).use(invite).use(rest);
 }
 
 export function apiKeyRoutes(http: Http, keys: ApiKeys) {

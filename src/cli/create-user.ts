@@ -1,0 +1,85 @@
+/**
+ * `bun run fpa:create-user -- --username <name> --role <role> [--name …] [--email …] [--areas a,b]`:
+ * invites a user and prints the one-time link where they choose a password (valid
+ * USER_INVITE_TTL). The first owner is made this way. While a server holds the local database
+ * the invite is made by it (operator token of the lock file); otherwise here. The link's address
+ * is CONSOLE_URL, or the machine's LAN address and port.
+ */
+import { parseArgs } from 'node:util';
+import { createFingerprintAttendance } from '../app/create';
+import { CONSOLE_PATH } from '../modules/console';
+import { loadSettings } from '../platform/config/settings';
+import { isRole, ROLES, type Role } from '../platform/http/caller';
+import { silentLogger } from '../platform/log';
+import { lanAddress } from '../platform/net/lan';
+import { callRunningServer, registerCommand } from './run';
+
+const USAGE = `usage: npm run fpa:create-user -- --username <name> --role <${ROLES.join('|')}> [--name "Full Name"] [--email a@b] [--areas north,south]`;
+
+function baseOf(consoleUrl: string, port: number): string {
+  if (consoleUrl) return consoleUrl.replace(/\/+$/, '').replace(new RegExp(`${CONSOLE_PATH}$`), '');
+  return `http://${lanAddress() ?? '127.0.0.1'}:${port}`;
+}
+
+interface Invited {
+  username: string;
+  role: string;
+  invite_url: string;
+  invite_expires_at: string;
+}
+
+function report(invited: Invited): void {
+  console.log(
+    `fpa:create-user: "${invited.username}" (${invited.role}) is invited. The link below sets their password; it works once, until ${invited.invite_expires_at}:`,
+  );
+  console.log(invited.invite_url);
+}
+
+async function createUserCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { username: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, areas: { type: 'string' } },
+    allowPositionals: false,
+    strict: true,
+  });
+  const username = values.username?.trim() ?? '';
+  const role = values.role?.trim() ?? '';
+  if (!username || !isRole(role)) {
+    console.error(`fpa:create-user: ${username ? `--role must be one of ${ROLES.join(', ')}` : '--username is required'}\n${USAGE}`);
+    return 2;
+  }
+  const input = {
+    username,
+    role: role as Role,
+    name: values.name?.trim() || username,
+    ...(values.email ? { email: values.email.trim() } : {}),
+    areas: (values.areas ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
+  };
+  const { settings } = loadSettings();
+  const handed = await callRunningServer('users/', input);
+  if (handed) {
+    if (handed.status !== 201) {
+      const error = handed.json.error as { message?: unknown } | undefined;
+      console.error(`fpa:create-user: the running server refused (${handed.status}): ${String(error?.message ?? 'no reason given')}`);
+      return 1;
+    }
+    const invited = handed.json as unknown as Invited;
+    // The server names its own address; CONSOLE_URL or the LAN address is what another computer opens.
+    const port = Number(new URL(handed.apiUrl).port || settings.PORT);
+    const token = invited.invite_url.slice(invited.invite_url.indexOf(`${CONSOLE_PATH}/`));
+    report({ ...invited, invite_url: `${baseOf(settings.CONSOLE_URL, port)}${token}` });
+    return 0;
+  }
+  const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });
+  try {
+    report(await fpa.service.inviteUser(input, { consoleBase: baseOf(settings.CONSOLE_URL, settings.PORT) }));
+    return 0;
+  } finally {
+    await fpa.close();
+  }
+}
+
+registerCommand('create-user', createUserCommand);

@@ -1,0 +1,58 @@
+/**
+ * `npm run fpa:create-user` as an operator runs it: the first owner from a shell with no server
+ * (the script opens the database), then with a server holding the database (the script asks it);
+ * the printed link (at CONSOLE_URL) sets the password and signs in; wrong options exit 2.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { completeInvite, PASSWORD, passwordSignIn, sessionClient } from '../support/accounts';
+import { runCli } from '../support/cli';
+import { startTestServer, type TestServer, tempDir } from '../support/harness';
+
+const temp = tempDir('fpa-accounts-cli-');
+const db = join(temp.dir, 'fpa.db');
+const env = { FPA_CONSOLE_URL: 'https://attendance.example.com/console/', FPA_LOG_LEVEL: 'error' };
+let server: TestServer | null = null;
+
+afterAll(async () => {
+  await server?.close();
+  temp.cleanup();
+});
+
+const LINK = /^https:\/\/attendance\.example\.com\/console\/#\/invite\/(fpi_[A-Za-z0-9_-]{43})$/m;
+
+describe('fpa:create-user', () => {
+  test('options are strict: unknown ones, a missing username or an unknown role exit 2', async () => {
+    expect((await runCli(['create-user', '--bogus'], db, env)).code).toBe(2);
+    expect((await runCli(['create-user', '--role', 'owner'], db, env)).code).toBe(2);
+    const badRole = await runCli(['create-user', '--username', 'x', '--role', 'boss'], db, env);
+    expect(badRole.code).toBe(2);
+    expect(badRole.err).toContain('owner, admin, hr, manager, installer, viewer');
+  }, 30_000);
+
+  test('without a running server it invites the first owner; the link sets the password and signs in', async () => {
+    const run = await runCli(['create-user', '--username', 'ada', '--role', 'owner', '--name', 'Ada Obi', '--email', 'ada@example.com'], db, env);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.out).toContain('"ada" (owner) is invited');
+    const token = LINK.exec(run.out)?.[1];
+    expect(token).toBeDefined();
+    server = await startTestServer({}, { dir: temp.dir });
+    const session = await completeInvite(server, `${server.url}/console/#/invite/${token}`);
+    const me = await sessionClient(server, session).get('/users/me/');
+    expect(me.body).toMatchObject({ kind: 'user', username: 'ada', name: 'Ada Obi', email: 'ada@example.com', role: 'owner', areas: [] });
+    const audit = await server.admin.get('/audit-log/?action=user.invited');
+    expect(audit.body.results[0]).toMatchObject({ actor: 'operator', actor_kind: 'operator' });
+  }, 30_000);
+
+  test('while a server holds the database it asks that server; a taken username fails (1)', async () => {
+    const run = await runCli(['create-user', '--username', 'grace', '--role', 'admin'], db, env);
+    expect(run.code).toBe(0);
+    const token = LINK.exec(run.out)?.[1];
+    await completeInvite(server!, `${server!.url}/console/#/invite/${token}`);
+    expect((await passwordSignIn(server!, 'Grace', PASSWORD)).cookie).toMatch(/^fpa_console=/);
+    const taken = await runCli(['create-user', '--username', 'GRACE', '--role', 'viewer'], db, env);
+    expect(taken.code).toBe(1);
+    expect(taken.err).toContain('taken');
+  }, 30_000);
+});

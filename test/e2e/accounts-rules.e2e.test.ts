@@ -1,0 +1,210 @@
+/**
+ * The account rules and the session fixes of issue 25: an admin cannot create, change, reset or
+ * delete an owner, nor make one, nor mint an owner key; the last owner cannot be removed, disabled
+ * or demoted; disabling or removing a user ends their sessions and API keys at once; a reset link
+ * replaces the password and ends sessions; API keys work, record their last use and stop when
+ * revoked; a console link lives no longer than the token that minted it and is only for the
+ * caller; an idle timeout under a minute does not end a session in use; over HTTPS only the
+ * `__Host-` cookie counts.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { completeInvite, completeInviteRaw, inviteToken, makeUser, PASSWORD, passwordSignInRaw, sessionClient } from '../support/accounts';
+import { signInOverHttp } from '../support/console';
+import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
+
+const API = '/api/fingerprint/v1';
+let server: TestServer;
+let now = Date.now();
+const clock = { now: () => now };
+let owner: { id: string; session: { cookie: string; csrf: string } };
+let admin: ApiClient;
+let adminId: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ CONSOLE_SESSION_IDLE_TIMEOUT: '20s', CONSOLE_TRUST_PROXY: true }, { clock });
+  expect((await server.admin.post('/areas/', { name: 'north' })).status).toBe(201);
+  owner = await makeUser(server, 'olive', 'owner');
+  const made = await makeUser(server, 'adam', 'admin');
+  adminId = made.id;
+  admin = sessionClient(server, made.session);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const bearer = (key: string) => new ApiClient(`${server.url}${API}`, { authorization: `Bearer ${key}` });
+
+describe('admins and owners', () => {
+  test('an admin can neither make an owner nor change, reset, disable or delete one, nor mint an owner key', async () => {
+    const made = await admin.post('/users/', { name: 'O2', username: 'o2', role: 'owner' });
+    expect(made.status).toBe(403);
+    expect(made.body.error.code).toBe('forbidden');
+    expect((await admin.patch(`/users/${owner.id}/`, { role: 'viewer' })).status).toBe(403);
+    expect((await admin.patch(`/users/${owner.id}/`, { disabled: true })).status).toBe(403);
+    expect((await admin.post(`/users/${owner.id}/reset/`)).status).toBe(403);
+    expect((await admin.delete(`/users/${owner.id}/`)).status).toBe(403);
+    const viewer = await admin.post('/users/', { name: 'V', username: 'vera', role: 'viewer' });
+    expect(viewer.status).toBe(201);
+    expect((await admin.patch(`/users/${viewer.body.id}/`, { role: 'owner' })).status).toBe(403);
+    expect((await admin.post('/api-keys/', { name: 'too much', role: 'owner' })).status).toBe(403);
+    // Nothing changed the owner.
+    expect((await server.admin.get(`/users/${owner.id}/`)).body).toMatchObject({ role: 'owner', disabled: false, status: 'active' });
+  });
+
+  test('an owner can make an owner; the last owner cannot be demoted, disabled or removed', async () => {
+    const ownerClient = sessionClient(server, owner.session);
+    const lone = await ownerClient.patch(`/users/${owner.id}/`, { role: 'admin' });
+    expect(lone.status).toBe(409);
+    expect(lone.body.error.details.reason).toBe('last_owner');
+    expect((await ownerClient.patch(`/users/${owner.id}/`, { disabled: true })).status).toBe(409);
+    expect((await ownerClient.delete(`/users/${owner.id}/`)).status).toBe(409);
+    const second = await ownerClient.post('/users/', { name: 'Second', username: 'second-owner', role: 'owner' });
+    expect(second.status).toBe(201);
+    // With another owner (not disabled) the first may step down.
+    expect((await ownerClient.delete(`/users/${second.body.id}/`)).status).toBe(204);
+  });
+});
+
+describe('disable, remove, reset', () => {
+  test('disabling a user ends their sessions and revokes their API keys at once; enabling does not bring keys back', async () => {
+    const { id, session } = await makeUser(server, 'dora', 'hr');
+    const client = sessionClient(server, session);
+    const key = await client.post('/api-keys/', { name: 'dora payroll', role: 'viewer' });
+    expect(key.status).toBe(201);
+    expect((await bearer(key.body.key).get('/users/me/')).status).toBe(200);
+    const disabled = await admin.patch(`/users/${id}/`, { disabled: true });
+    expect(disabled.body).toMatchObject({ disabled: true, status: 'disabled' });
+    expect((await client.get('/users/me/')).status).toBe(401);
+    expect((await bearer(key.body.key).get('/users/me/')).status).toBe(401);
+    expect((await passwordSignInRaw(server, 'dora', PASSWORD)).status).toBe(401);
+    const audit = await server.admin.get(`/audit-log/?action=user.disabled`);
+    expect(audit.body.results[0]).toMatchObject({ actor: 'adam', actor_kind: 'user', actor_id: adminId, target_id: id });
+    expect(audit.body.results[0].details).toMatchObject({ sessions_ended: 1, api_keys_revoked: 1 });
+    await admin.patch(`/users/${id}/`, { disabled: false });
+    expect((await bearer(key.body.key).get('/users/me/')).status).toBe(401);
+    expect((await passwordSignInRaw(server, 'dora', PASSWORD)).status).toBe(204);
+  });
+
+  test('removing a user ends their sessions and keys; the username is free again', async () => {
+    const { id, session } = await makeUser(server, 'rex', 'viewer');
+    const key = await sessionClient(server, session).post('/api-keys/', { name: 'rex', role: 'viewer' });
+    expect((await admin.delete(`/users/${id}/`)).status).toBe(204);
+    expect((await sessionClient(server, session).get('/users/me/')).status).toBe(401);
+    expect((await bearer(key.body.key).get('/users/me/')).status).toBe(401);
+    expect((await admin.get(`/users/${id}/`)).status).toBe(404);
+    expect((await admin.post('/users/', { name: 'Rex II', username: 'REX', role: 'viewer' })).status).toBe(201);
+  });
+
+  test('a reset ends sessions and the old password; its link (once) sets a new one; an older link stops working', async () => {
+    const created = await admin.post('/users/', { name: 'Paula', username: 'paula', role: 'hr' });
+    const first = created.body.invite_url as string;
+    const session = await completeInvite(server, first);
+    const reset = await admin.post(`/users/${created.body.id}/reset/`);
+    expect(reset.status).toBe(200);
+    expect(reset.body.invite_url).toContain('/console/#/invite/fpi_');
+    expect(reset.body.user.status).toBe('invited');
+    expect((await sessionClient(server, session).get('/users/me/')).status).toBe(401);
+    expect((await passwordSignInRaw(server, 'paula', PASSWORD)).status).toBe(401);
+    const second = await admin.post(`/users/${created.body.id}/reset/`);
+    expect((await completeInviteRaw(server, inviteToken(reset.body.invite_url), 'another long password')).status).toBe(404);
+    expect((await completeInviteRaw(server, inviteToken(second.body.invite_url), 'another long password')).status).toBe(204);
+    expect((await passwordSignInRaw(server, 'paula', 'another long password')).status).toBe(204);
+  });
+});
+
+describe('API keys', () => {
+  test('a key is shown once, acts with its role and areas, records its last use (throttled) and stops when revoked', async () => {
+    const created = await admin.post('/api-keys/', { name: 'payroll', role: 'hr', areas: ['north'] });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^fpa_key_[A-Za-z0-9_-]{43}$/);
+    const client = bearer(created.body.key);
+    const me = await client.get('/users/me/');
+    expect(me.body).toMatchObject({ kind: 'api_key', id: created.body.id, role: 'hr', areas: ['north'] });
+    const listed = (await admin.get('/api-keys/')).body.results.find((k: { id: string }) => k.id === created.body.id);
+    expect(listed.key).toBeUndefined();
+    expect(listed.status).toBe('active');
+    // Only a keyed hash is stored.
+    const rows = await server.fpa.db.client.execute('select digest from fpa_api_keys');
+    for (const row of rows.rows) expect(String(row.digest)).toMatch(/^hmac1:[^:]+:[0-9a-f]{64}$/);
+    expect(JSON.stringify(rows.rows)).not.toContain(created.body.key.slice(8));
+    // A change made with the key is audited as the key.
+    expect((await client.post('/areas/', { name: 'key-made' })).status).toBe(201);
+    const audit = await server.admin.get('/audit-log/?action=area.created&actor_kind=api_key');
+    expect(audit.body.results[0]).toMatchObject({ actor: 'api-key:payroll', actor_id: created.body.id });
+    await Bun.sleep(50);
+    const used = (await admin.get('/api-keys/')).body.results.find((k: { id: string }) => k.id === created.body.id);
+    expect(used.last_used_at).not.toBeNull();
+    expect((await admin.delete(`/api-keys/${created.body.id}/`)).status).toBe(204);
+    expect((await client.get('/users/me/')).status).toBe(401);
+  });
+
+  test('an expired key is refused; an unknown area is 422', async () => {
+    const created = await admin.post('/api-keys/', { name: 'short', role: 'viewer', expires_at: new Date(now + 60_000).toISOString() });
+    expect((await bearer(created.body.key).get('/users/me/')).status).toBe(200);
+    now += 61_000;
+    try {
+      expect((await bearer(created.body.key).get('/users/me/')).status).toBe(401);
+    } finally {
+      now -= 61_000;
+    }
+    expect((await admin.post('/api-keys/', { name: 'x', role: 'viewer', areas: ['atlantis'] })).status).toBe(422);
+  });
+});
+
+describe('sessions', () => {
+  test('a console link minted with a token that expires in 15 s opens a session that ends with the token', async () => {
+    now = Date.now();
+    const short = new ApiClient(`${server.url}${API}`, { authorization: `Bearer ${await adminToken({ sub: 'brief', expiresIn: '15s' })}` });
+    expect((await short.post('/console-links/', { actor: 'somebody-else' })).status).toBe(403);
+    const link = await short.post('/console-links/', {});
+    expect(link.status).toBe(201);
+    expect(Date.parse(link.body.expires_at)).toBeLessThanOrEqual(Date.now() + 16_000);
+    const token = new URL(`${server.url}${link.body.sign_in_path}`).searchParams.get('token')!;
+    const res = await fetch(`${server.url}/console/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    expect(res.status).toBe(303);
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+    expect(Number(/Max-Age=(\d+)/.exec(res.headers.get('set-cookie') ?? '')?.[1])).toBeLessThanOrEqual(15);
+    const session = await fetch(`${server.url}/console/session`, { headers: { cookie } });
+    expect(Date.parse(((await session.json()) as { expires_at: string }).expires_at)).toBeLessThanOrEqual(Date.now() + 16_000);
+    now += 16_000;
+    try {
+      expect((await fetch(`${server.url}/console/session`, { headers: { cookie } })).status).toBe(401);
+    } finally {
+      now -= 16_000;
+    }
+  });
+
+  test('an API key cannot mint a console link', async () => {
+    const key = await admin.post('/api-keys/', { name: 'no console', role: 'admin' });
+    expect((await bearer(key.body.key).post('/console-links/', {})).status).toBe(403);
+  });
+
+  test('an idle timeout of 20 s does not end a session used every 10 s', async () => {
+    const { session } = await makeUser(server, 'ivan', 'viewer');
+    const client = sessionClient(server, session);
+    for (let i = 0; i < 8; i++) {
+      now += 10_000;
+      expect((await client.get('/users/me/')).status).toBe(200);
+    }
+    now += 21_000;
+    expect((await client.get('/users/me/')).status).toBe(401);
+  });
+
+  test('over HTTPS only the __Host- cookie is accepted', async () => {
+    const https = { 'x-forwarded-proto': 'https' };
+    const res = await passwordSignInRaw(server, 'adam', PASSWORD, https);
+    const setCookie = res.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^__Host-fpa_console=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
+    const id = /=([^;]+)/.exec(setCookie)![1];
+    expect((await fetch(`${server.url}/console/session`, { headers: { ...https, cookie: `__Host-fpa_console=${id}` } })).status).toBe(200);
+    expect((await fetch(`${server.url}/console/session`, { headers: { ...https, cookie: `fpa_console=${id}` } })).status).toBe(401);
+    // Over plain HTTP a link session's plain cookie still works.
+    const plain = await signInOverHttp(server);
+    expect((await fetch(`${server.url}/console/session`, { headers: { cookie: plain.cookie } })).status).toBe(200);
+  });
+});
