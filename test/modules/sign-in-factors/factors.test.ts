@@ -6,10 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { FactorUser, FactorUserDirectory, SignInThrottle } from '../../../src/modules/sign-in-factors';
-import { FactorSignIn, SecondFactors } from '../../../src/modules/sign-in-factors';
+import { FactorSignIn, rotateTotpSecrets, SecondFactors } from '../../../src/modules/sign-in-factors';
 import { totpCodeAt } from '../../../src/modules/sign-in-factors/totp';
+import { generateEncryptionKey, parseEncryptionKey } from '../../../src/platform/crypto/template-cipher';
 import type { Runtime } from '../../../src/platform/runtime';
-import { startTestServer, type TestServer } from '../../support/harness';
+import { startTestServer, TEST_KEY, type TestServer, tempDir } from '../../support/harness';
 
 let server: TestServer;
 let runtime: Runtime;
@@ -137,5 +138,31 @@ describe('roles that require a factor, and the reset', () => {
     expect(await factors.mustEnroll(ada)).toBe(true);
     await factors.setRequiredRoles([], 'root');
     expect(await factors.mustEnroll(ada)).toBe(false);
+  });
+});
+
+describe('key rotation', () => {
+  test('fpa:rotate-keys seals TOTP secrets again under the new first key; the codes still work', async () => {
+    const dir = tempDir();
+    try {
+      const first = await startTestServer({}, { dir: dir.dir, clock });
+      const setup = await new SecondFactors(first.fpa.service.runtime).totp.start(ada, 'attendance.test');
+      await first.close();
+      const newKey = generateEncryptionKey();
+      const second = await startTestServer({ TEMPLATE_ENCRYPTION_KEYS: [newKey, TEST_KEY] }, { dir: dir.dir, clock });
+      try {
+        const rt = second.fpa.service.runtime;
+        expect(await rotateTotpSecrets(rt)).toEqual({ totp_secrets: 1 });
+        expect(await rotateTotpSecrets(rt)).toEqual({ totp_secrets: 0 });
+        const stored = String((await rt.db.client.execute("SELECT secret FROM fpa_user_totp WHERE user_id = 'usr_ada'")).rows[0]?.[0]);
+        expect(rt.keyRing.keyIdOf(new Uint8Array(Buffer.from(stored.slice('sealed1:'.length), 'base64url')))).toBe(parseEncryptionKey(newKey).id);
+        offset += 30_000;
+        expect(await new SecondFactors(rt).totp.confirm(ada, totpCodeAt(setup.secret, clock.now()))).toHaveLength(10);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
   });
 });
