@@ -86,9 +86,9 @@ export class PasswordSignIn {
     if (caller.actor.kind !== 'user') throw new FpaError('forbidden', 'only a signed-in user has a password to change', {});
     const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.id, caller.actor.id)).limit(1);
     if (!row) throw new FpaError('not_found', 'no such user', {});
-    await this.throttle.check(row.username, null);
+    await this.throttle.check(row.id, null, 'change');
     if (!(await verifyPassword(current, row.passwordHash))) {
-      await this.throttle.failed(row.username, null);
+      await this.throttle.failed(row.id, null, 'change');
       throw new FpaError('forbidden', 'the current password is wrong', { field: 'current_password' });
     }
     const hash = await hashPassword(next);

@@ -14,6 +14,8 @@ import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { signInFailures } from './tables';
 
+type Scope = 'user' | 'change';
+
 interface Counted {
   key: string;
   rate: Rate;
@@ -41,16 +43,20 @@ export class SignInThrottle {
     });
   }
 
-  private keys(username: string, address: string | null): Counted[] {
+  /**
+   * `scope` keeps apart what is counted: sign-ins (`user`) and a signed-in person's password
+   * changes (`change`), so an attack on one account's sign-in never blocks its owner's change.
+   */
+  private keys(username: string, address: string | null, scope: Scope): Counted[] {
     const s = this.ctx.settings;
-    const keys: Counted[] = [{ key: `user:${username.trim().toLowerCase()}`, rate: s.CONSOLE_SIGN_IN_LIMIT }];
+    const keys: Counted[] = [{ key: `${scope}:${username.trim().toLowerCase()}`, rate: s.CONSOLE_SIGN_IN_LIMIT }];
     if (address) keys.push({ key: `address:${address}`, rate: s.CONSOLE_SIGN_IN_ADDRESS_LIMIT });
     return keys;
   }
 
   /** 429 with `retry_after` when the username or the address has used up its failures. */
-  async check(username: string, address: string | null): Promise<void> {
-    const keys = this.keys(username, address);
+  async check(username: string, address: string | null, scope: Scope = 'user'): Promise<void> {
+    const keys = this.keys(username, address, scope);
     const now = this.ctx.clock.now();
     const rows = await this.ctx.db.orm
       .select()
@@ -73,9 +79,9 @@ export class SignInThrottle {
   }
 
   /** Counts a failure against the username and the address. */
-  async failed(username: string, address: string | null): Promise<void> {
+  async failed(username: string, address: string | null, scope: Scope = 'user'): Promise<void> {
     const now = this.ctx.clock.now();
-    await Promise.all(this.keys(username, address).map(({ key, rate }) => this.counter.submit({ key, windowStart: now - (now % rate.windowMs) })));
+    await Promise.all(this.keys(username, address, scope).map(({ key, rate }) => this.counter.submit({ key, windowStart: now - (now % rate.windowMs) })));
   }
 
   /** A success forgets the username's failures (not the address's: one good password does not vouch for the rest). */

@@ -5,15 +5,20 @@
  */
 import { ApiError, api, loadSession, type SessionInfo, useSession } from './api';
 import { announce, button, h, replace } from './dom';
+import { apiKeysPage } from './pages/api-keys';
 import { attendancePage } from './pages/attendance';
 import { integrationsPage } from './pages/integrations';
 import { operationsPage } from './pages/operations';
 import { overviewPage } from './pages/overview';
 import { peoplePage } from './pages/people';
 import { personPage } from './pages/person';
+import { profilePage } from './pages/profile';
 import { punchesPage } from './pages/punches';
 import { terminalPage } from './pages/terminal';
 import { terminalsPage } from './pages/terminals';
+import { usersPage } from './pages/users';
+import { invitePage, signInForm } from './sign-in';
+import { type Me, ROLE_NAMES } from './types';
 
 /** A page draws into `main` and may return a cleanup (close a stream, stop a timer). */
 export type Page = (main: HTMLElement, params: string[]) => Promise<(() => void) | undefined>;
@@ -28,6 +33,9 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
   { pattern: /^\/attendance\/?$/, page: attendancePage, nav: 'attendance' },
   { pattern: /^\/integrations\/?$/, page: integrationsPage, nav: 'integrations' },
   { pattern: /^\/operations\/?$/, page: operationsPage, nav: 'operations' },
+  { pattern: /^\/users\/?$/, page: usersPage, nav: 'users' },
+  { pattern: /^\/api-keys\/?$/, page: apiKeysPage, nav: 'api-keys' },
+  { pattern: /^\/profile\/?$/, page: profilePage, nav: 'profile' },
 ];
 
 const NAV: [string, string][] = [
@@ -38,6 +46,8 @@ const NAV: [string, string][] = [
   ['attendance', 'Attendance'],
   ['integrations', 'Integrations'],
   ['operations', 'Operations'],
+  ['users', 'Users'],
+  ['api-keys', 'API keys'],
 ];
 
 const app = document.getElementById('app') as HTMLElement;
@@ -46,25 +56,22 @@ let cleanup: (() => void) | undefined;
 function signedOut(): void {
   cleanup?.();
   cleanup = undefined;
-  replace(
-    app,
-    h(
-      'main',
-      { class: 'signin', id: 'main' },
-      h('h1', {}, 'Attendance console'),
-      h('p', { role: 'status' }, 'You are not signed in, or your session has ended.'),
-      h(
-        'p',
-        {},
-        'Ask whoever runs the server for a sign-in link: on the server, ',
-        h('code', {}, 'npm run fpa:console-link'),
-        ' prints one. It works once, for a few minutes.',
-      ),
-    ),
+  current = null;
+  signInForm(app, () => void start(), 'You are not signed in, or your session has ended.');
+}
+
+/** Who is signed in, for the header: the user's name and role (a link's or token's name otherwise). */
+function whoLabel(session: SessionInfo, me: Me | null): HTMLElement {
+  const name = me?.name ?? session.actor;
+  return h(
+    'a',
+    { href: '#/profile', class: 'who-name', title: 'Your profile' },
+    `Signed in as ${name}`,
+    me ? h('span', { class: 'role' }, ROLE_NAMES[me.role] ?? me.role) : null,
   );
 }
 
-function shell(session: SessionInfo): HTMLElement {
+function shell(session: SessionInfo, me: Me | null): HTMLElement {
   const nav = h(
     'nav',
     { 'aria-label': 'Main' },
@@ -87,7 +94,7 @@ function shell(session: SessionInfo): HTMLElement {
       { class: 'top' },
       h('a', { class: 'brand', href: '#/' }, 'Attendance console'),
       nav,
-      h('div', { class: 'who' }, h('span', {}, `Signed in as ${session.actor}`), signOut),
+      h('div', { class: 'who' }, whoLabel(session, me), signOut),
     ),
     h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
     main,
@@ -130,7 +137,19 @@ async function route(main: HTMLElement): Promise<void> {
   }
 }
 
+/** `#/invite/<token>`: the page of an invite or reset link, shown signed in or not. */
+const inviteToken = () => /^#\/invite\/([A-Za-z0-9_-]+)$/.exec(location.hash)?.[1] ?? null;
+
+let listening = false;
+/** The router of the shell on screen. */
+let current: (() => Promise<void>) | null = null;
+
 async function start(): Promise<void> {
+  const token = inviteToken();
+  if (token) {
+    await invitePage(app, token, () => void start());
+    return;
+  }
   let session: SessionInfo | null;
   try {
     session = await loadSession();
@@ -142,11 +161,12 @@ async function start(): Promise<void> {
     return;
   }
   if (!session) {
-    signedOut();
+    signInForm(app, () => void start());
     return;
   }
   useSession(session, signedOut);
-  const main = shell(session);
+  const me = await api.get<Me>('users/me/').catch(() => null);
+  const main = shell(session, me);
   let first = true;
   const go = async () => {
     await route(main);
@@ -154,11 +174,16 @@ async function start(): Promise<void> {
     if (!first) (main.querySelector('h1') ?? main).focus();
     first = false;
   };
-  window.addEventListener('hashchange', () => void go());
-  window.addEventListener('unhandledrejection', (event) => {
-    const reason: unknown = event.reason;
-    if (reason instanceof ApiError && reason.status !== 401) announce(reason.message, 'bad');
-  });
+  current = go;
+  if (!listening) {
+    // Listeners are added once: signing in again (after a session ended) starts a new shell.
+    listening = true;
+    window.addEventListener('hashchange', () => (inviteToken() ? void start() : void current?.()));
+    window.addEventListener('unhandledrejection', (event) => {
+      const reason: unknown = event.reason;
+      if (reason instanceof ApiError && reason.status !== 401) announce(reason.message, 'bad');
+    });
+  }
   await go();
 }
 

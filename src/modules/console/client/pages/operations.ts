@@ -4,6 +4,18 @@ import { announce, badge, button, field, h, input, replace, section, table } fro
 import { dateTime, words } from '../format';
 import type { AuditEntry, Job, LogEvent } from '../types';
 
+/** What kind of actor did it, as the audit log names it. */
+const ACTOR_KINDS: Record<string, string> = {
+  user: 'user',
+  api_key: 'API key',
+  token: 'token',
+  host: 'host sign-in',
+  operator: 'operator',
+  terminal: 'terminal',
+  job: 'job',
+  agent: 'enrollment agent',
+};
+
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 function summarize(details: Record<string, unknown>): string {
@@ -38,7 +50,13 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
       auditRows,
       table(
         ['When', 'Who', 'Did', 'To', 'Details'],
-        list.results.map((e) => [dateTime(e.at), e.actor, words(e.action), `${words(e.target_type)} ${e.target_id ?? ''}`, summarize(e.details)]),
+        list.results.map((e) => [
+          dateTime(e.at),
+          e.actor_kind ? `${e.actor} (${ACTOR_KINDS[e.actor_kind] ?? words(e.actor_kind)})` : e.actor,
+          words(e.action),
+          `${words(e.target_type)} ${e.target_id ?? ''}`,
+          summarize(e.details),
+        ]),
         'Nothing recorded.',
         'Audit log',
       ),
