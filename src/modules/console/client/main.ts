@@ -17,6 +17,7 @@ import { punchesPage } from './pages/punches';
 import { terminalPage } from './pages/terminal';
 import { terminalsPage } from './pages/terminals';
 import { usersPage } from './pages/users';
+import { drawSecondFactor, enrollmentNeeded, pendingSignIn } from './second-factor';
 import { invitePage, signInForm } from './sign-in';
 import { type Me, ROLE_NAMES } from './types';
 
@@ -93,7 +94,7 @@ function shell(session: SessionInfo, me: Me | null): HTMLElement {
       'header',
       { class: 'top' },
       h('a', { class: 'brand', href: '#/' }, 'Attendance console'),
-      nav,
+      enrolling ? null : nav,
       h('div', { class: 'who' }, whoLabel(session, me), signOut),
     ),
     h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
@@ -110,7 +111,7 @@ function shell(session: SessionInfo, me: Me | null): HTMLElement {
 async function route(main: HTMLElement): Promise<void> {
   cleanup?.();
   cleanup = undefined;
-  const path = decodeURIComponent(location.hash.replace(/^#/, '').split('?')[0] ?? '');
+  const path = enrolling ? '/profile' : decodeURIComponent(location.hash.replace(/^#/, '').split('?')[0] ?? '');
   const found = ROUTES.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
   for (const link of Array.from(document.querySelectorAll<HTMLAnchorElement>('[data-nav]'))) {
     if (link.dataset.nav === (found?.r.nav ?? null)) link.setAttribute('aria-current', 'page');
@@ -141,6 +142,8 @@ async function route(main: HTMLElement): Promise<void> {
 const inviteToken = () => /^#\/invite\/([A-Za-z0-9_-]+)$/.exec(location.hash)?.[1] ?? null;
 
 let listening = false;
+/** The signed-in user must set up a second factor first (their role requires one): the shell shows their profile only. */
+let enrolling = false;
 /** The router of the shell on screen. */
 let current: (() => Promise<void>) | null = null;
 
@@ -161,11 +164,23 @@ async function start(): Promise<void> {
     return;
   }
   if (!session) {
-    signInForm(app, () => void start());
+    // A right password whose second factor is still to come: that step again (a reload keeps it).
+    const pending = await pendingSignIn();
+    if (pending)
+      drawSecondFactor(
+        app,
+        pending,
+        () => signInForm(app, () => void start()),
+        () => void start(),
+      );
+    else signInForm(app, () => void start());
     return;
   }
   useSession(session, signedOut);
   const me = await api.get<Me>('users/me/').catch(() => null);
+  // A role that requires a second factor, and none set up: only the profile, to set one up.
+  enrolling = me?.kind === 'user' && (await enrollmentNeeded());
+  document.documentElement.dataset.enrolling = String(enrolling);
   const main = shell(session, me);
   let first = true;
   const go = async () => {

@@ -5,7 +5,8 @@
  * (SameSite=Strict) and the same-origin check stand in for it.
  */
 import { startAuthentication } from '@simplewebauthn/browser';
-import type { PendingSignInWire, SignedInWire } from '../../sign-in-factors/model';
+import type { PendingSignInWire, SecondFactorsWire, SignedInWire, SsoWire } from '../../sign-in-factors/model';
+import { api } from './api';
 import { button, field, h, input, replace } from './dom';
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<{ ok: true; value: T } | { ok: false; status: number; message: string }> {
@@ -33,10 +34,42 @@ export async function pendingSignIn(): Promise<PendingSignInWire | null> {
   return answer.ok ? answer.value : null;
 }
 
-/** Signed in: the console opens, on the profile page when the role still needs a factor set up. */
+/** Signed in: the console opens (`started`), on the profile page when the role still needs a factor set up. */
+let started: () => void = () => location.reload();
 function opened(answer: SignedInWire): void {
-  location.hash = answer.must_enroll ? '#/profile' : location.hash;
-  location.reload();
+  if (answer.must_enroll) location.hash = '#/profile';
+  started();
+}
+
+/** Why single sign-on sent the person back (`?sso_error=` of the callback), in words; null when it did not. */
+const SSO_PROBLEMS: Record<string, string> = {
+  unknown_email: 'Your company account’s email belongs to no user of this console. Ask an administrator to invite you with that email.',
+  unverified_email: 'Your company account’s email is not verified by the sign-in provider, so it cannot sign you in here.',
+  disabled: 'Your account is disabled. Ask an administrator.',
+  failed: 'Signing in with your company account did not finish. Try again.',
+  unavailable: 'The company sign-in provider cannot be reached now. Sign in with your password, or try again later.',
+  not_configured: 'Single sign-on is not set up on this server.',
+};
+
+export function ssoProblem(): string | null {
+  const reason = new URLSearchParams(location.search).get('sso_error');
+  if (!reason) return null;
+  // Said once: the reason leaves the address bar.
+  history.replaceState(null, '', `${location.pathname}${location.hash}`);
+  return SSO_PROBLEMS[reason] ?? SSO_PROBLEMS.failed ?? null;
+}
+
+/** "Sign in with …" when single sign-on is configured (a plain link: the server sends the browser to the provider). */
+export async function ssoChoice(): Promise<HTMLElement | null> {
+  const answer = await call<SsoWire>('GET', 'sso');
+  if (!answer.ok || !answer.value.configured) return null;
+  return h('p', { class: 'sso' }, h('a', { class: 'button', href: 'sso/start' }, `Sign in with ${answer.value.name ?? 'your company account'}`));
+}
+
+/** Whether the signed-in user must set up a second factor before the console opens (their role requires one). */
+export async function enrollmentNeeded(): Promise<boolean> {
+  const state = await api.get<SecondFactorsWire>('users/me/second-factors/').catch(() => null);
+  return state?.required === true && state.second_factor === 'none';
 }
 
 function codeForm(kind: 'code' | 'recovery_code', error: HTMLElement): HTMLFormElement {
@@ -68,7 +101,8 @@ function codeForm(kind: 'code' | 'recovery_code', error: HTMLElement): HTMLFormE
 }
 
 /** Draws the second step into `app`. */
-export function drawSecondFactor(app: HTMLElement, pending: PendingSignInWire, startAgain: () => void): void {
+export function drawSecondFactor(app: HTMLElement, pending: PendingSignInWire, startAgain: () => void, onSignedIn: () => void): void {
+  started = onSignedIn;
   const error = h('p', { class: 'error', role: 'alert' });
   const parts: HTMLElement[] = [];
   if (pending.methods.includes('passkey')) {

@@ -6,6 +6,7 @@
  */
 import { signInPost } from './api';
 import { field, h, input, replace } from './dom';
+import { drawSecondFactor, pendingSignIn, ssoChoice, ssoProblem } from './second-factor';
 import type { InviteInfo } from './types';
 
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
@@ -29,8 +30,10 @@ export function signInForm(app: HTMLElement, started: () => void, notice?: strin
       const answer = await signInPost('password', { username: username.value.trim(), password: password.value });
       if (answer.status === 204) return started();
       if (answer.status === 200 && answer.body) {
-        // A second step is needed (a second factor): the factors module draws it from `answer.body`.
-        problem.textContent = 'This account needs a second factor, which this console cannot ask for yet.';
+        // A second step is needed (a second factor): second-factor.ts draws it.
+        const pending = await pendingSignIn();
+        if (pending) return drawSecondFactor(app, pending, () => signInForm(app, started), started);
+        problem.textContent = 'This sign-in has expired: sign in again.';
         return;
       }
       password.value = '';
@@ -45,11 +48,15 @@ export function signInForm(app: HTMLElement, started: () => void, notice?: strin
       submit.disabled = false;
     }
   });
+  const sso = h('div', { class: 'sso-slot' });
+  const ssoError = ssoProblem();
   replace(
     app,
     card(
       notice ? h('p', { role: 'status' }, notice) : null,
+      ssoError ? h('p', { class: 'error', role: 'alert' }, ssoError) : null,
       form,
+      sso,
       h(
         'p',
         { class: 'hint-block' },
@@ -60,6 +67,7 @@ export function signInForm(app: HTMLElement, started: () => void, notice?: strin
     ),
   );
   username.focus();
+  void ssoChoice().then((choice) => choice && sso.append(choice));
 }
 
 /** The page of an invite or reset link: whose it is, and a new password typed twice. */

@@ -4,6 +4,7 @@ import { announce, definitionList, field, h, input, replace, section } from '../
 import { dateTime } from '../format';
 import { type Me, ROLE_NAMES } from '../types';
 import { areasText } from './access';
+import { secondFactorsSection } from './second-factors';
 
 const MIN = 12;
 
@@ -43,9 +44,13 @@ function passwordForm(): HTMLElement {
 export async function profilePage(main: HTMLElement): Promise<undefined> {
   const me = await api.get<Me>('users/me/');
   const isUser = me.kind === 'user';
+  const factors = isUser ? await secondFactorsSection() : null;
+  // Sent here to set up a second factor first (main.ts): that comes first.
+  const enrolling = document.documentElement.dataset.enrolling === 'true';
   replace(
     main,
     h('h1', {}, 'Your profile'),
+    enrolling ? factors : null,
     section(
       'You',
       definitionList([
@@ -60,17 +65,7 @@ export async function profilePage(main: HTMLElement): Promise<undefined> {
     isUser
       ? section('Password', passwordForm())
       : section('Password', h('p', { class: 'muted' }, 'You signed in with a link or a token: there is no password to change.')),
-    // FACTORS: the second-factor setup (an authenticator app with recovery codes, a passkey) goes in this section.
-    isUser
-      ? section(
-          'Second factor',
-          h(
-            'div',
-            { id: 'second-factor', 'data-slot': 'second-factor' },
-            h('p', {}, me.second_factor === 'none' ? 'No second factor is set up.' : `Set up: ${me.second_factor}.`),
-          ),
-        )
-      : null,
+    enrolling ? null : factors,
   );
   return undefined;
 }

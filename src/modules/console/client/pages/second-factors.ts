@@ -168,8 +168,20 @@ export async function secondFactorsSection(onChange: () => void = () => undefine
   const body = h('div', { class: 'stack' });
   const redraw = async () => {
     const state = await api.get<SecondFactorsWire>('users/me/second-factors/');
+    const enrolling = document.documentElement.dataset.enrolling === 'true';
     replace(
       body,
+      enrolling && state.second_factor === 'none'
+        ? h('p', { class: 'attention', role: 'alert' }, 'Your role requires a second factor. Set up an authenticator app or a passkey to open the console.')
+        : null,
+      enrolling && state.second_factor !== 'none'
+        ? h(
+            'div',
+            { class: 'actions' },
+            h('p', { role: 'status' }, 'Your second factor is set up. Keep your recovery codes, then continue.'),
+            button('Continue to the console', () => location.reload(), { class: 'primary' }),
+          )
+        : null,
       h(
         'p',
         {},
@@ -189,9 +201,10 @@ export async function secondFactorsSection(onChange: () => void = () => undefine
 
 /** An owner's choice of the roles that must have a second factor. */
 export async function factorPolicySection(): Promise<HTMLElement> {
-  const policy = await api.get<FactorPolicyWire>('users/second-factor-policy/');
+  const [policy, me] = await Promise.all([api.get<FactorPolicyWire>('users/second-factor-policy/'), api.get<{ role: string }>('users/me/')]);
+  const owner = me.role === 'owner';
   const boxes = Object.entries(ROLE_WORDS).map(([role, label]) => {
-    const box = h('input', { type: 'checkbox', value: role, id: `require-${role}`, checked: policy.roles.includes(role as never) });
+    const box = h('input', { type: 'checkbox', value: role, id: `require-${role}`, checked: policy.roles.includes(role as never), disabled: !owner });
     return { box, element: h('div', { class: 'check' }, box, h('label', { for: box.id }, label)) };
   });
   const save = button(
@@ -207,6 +220,6 @@ export async function factorPolicySection(): Promise<HTMLElement> {
     'Second factor required for',
     h('p', {}, 'People with these roles must set up an authenticator app or a passkey before they can use the console.'),
     h('fieldset', { class: 'stack' }, h('legend', {}, 'Roles'), ...boxes.map((b) => b.element)),
-    h('div', { class: 'actions' }, save),
+    owner ? h('div', { class: 'actions' }, save) : h('p', { class: 'muted' }, 'Only an owner can change this.'),
   );
 }

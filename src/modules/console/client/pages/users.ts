@@ -8,6 +8,7 @@ import { announce, badge, button, confirmAction, field, h, input, replace, secti
 import { dateTime } from '../format';
 import { ROLE_NAMES, type Role, type User } from '../types';
 import { areaNames, areaPicker, areasText, roleSelect, shownOnce } from './access';
+import { factorPolicySection } from './second-factors';
 
 type Invited = User & { invite_url: string; invite_expires_at: string };
 
@@ -142,6 +143,7 @@ export async function usersPage(main: HTMLElement): Promise<undefined> {
       editSlot,
     ),
     section('Invite someone', h('p', { class: 'muted' }, 'They get a link that works once; there they choose their password.'), inviteForm, linkSlot),
+    await factorPolicySection(),
   );
   return undefined;
 }
