@@ -35,11 +35,13 @@ function qrImage(svg: string): Element {
 }
 
 function recoveryCodesOnce(codes: string[]): HTMLElement {
-  return showOnce(
+  const box = showOnce(
     'Your recovery codes',
     codes.join('\n'),
     'Each code signs you in once if you lose your phone or passkey. Keep them somewhere safe (printed, or in a password manager): they are not shown again.',
   );
+  box.classList.add('recovery-codes');
+  return box;
 }
 
 /** Setting up an authenticator app: scan or type, then confirm with the first code. */
@@ -65,7 +67,12 @@ function totpSetup(setup: TotpSetupWire, out: HTMLElement, redraw: () => Promise
     { class: 'stack totp-setup' },
     h('p', {}, 'Scan this code with your authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, …):'),
     qrImage(setup.qr_svg),
-    h('p', {}, 'Or type this key into the app: ', h('code', { class: 'secret', 'data-totp-secret': setup.secret }, setup.secret)),
+    h(
+      'p',
+      {},
+      'Or type this key into the app: ',
+      h('code', { class: 'secret', 'data-totp-secret': setup.secret }, setup.secret.match(/.{1,4}/g)?.join(' ') ?? setup.secret),
+    ),
     field('Code from the app', code, 'Six digits; it changes every 30 seconds.'),
     h('div', { class: 'actions' }, confirm),
   );
@@ -172,7 +179,11 @@ export async function secondFactorsSection(onChange: () => void = () => undefine
     replace(
       body,
       enrolling && state.second_factor === 'none'
-        ? h('p', { class: 'attention', role: 'alert' }, 'Your role requires a second factor. Set up an authenticator app or a passkey to open the console.')
+        ? h(
+            'p',
+            { class: 'factor-required', role: 'alert' },
+            'Your role requires a second factor. Set up an authenticator app or a passkey to open the console.',
+          )
         : null,
       enrolling && state.second_factor !== 'none'
         ? h(
