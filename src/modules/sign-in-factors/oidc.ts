@@ -110,7 +110,7 @@ export class SingleSignOn {
     const now = this.ctx.clock.now();
     const refuse = async (reason: SsoRefused['reason'], message: string) => {
       await this.ctx.db.write(async ({ tx }) => {
-        await audit(tx, now, { actor: email, action: 'sso_refused', targetType: 'user', targetId: user?.id ?? null, details: { reason } });
+        await audit(tx, now, { actor: email, action: 'user.sso_refused', targetType: 'user', targetId: user?.id ?? null, details: { reason } });
       });
       return new SsoRefused(reason, message);
     };

@@ -98,7 +98,15 @@ export class PasskeyFactor {
     await this.ctx.db.write(async ({ tx }) => {
       const added = await tx.insert(passkeys).values(row).onConflictDoNothing().returning({ id: passkeys.id });
       if (added.length === 0) throw new FpaError('conflict', 'this passkey is already registered', {});
-      await audit(tx, now, { actor: user.username, action: 'passkey_added', targetType: 'user', targetId: user.id, details: { passkey: row.name } });
+      await audit(tx, now, {
+        actor: user.username,
+        actorKind: 'user',
+        actorId: user.id,
+        action: 'user.passkey_added',
+        targetType: 'user',
+        targetId: user.id,
+        details: { passkey: row.name },
+      });
     });
     return { id: row.id, name: row.name, createdAt: now, lastUsedAt: null, backedUp: row.backedUp };
   }
@@ -111,7 +119,15 @@ export class PasskeyFactor {
         .where(and(eq(passkeys.id, id), eq(passkeys.userId, user.id)))
         .returning({ name: passkeys.name });
       if (gone.length === 0) throw new FpaError('not_found', 'passkey not found', { passkey: id });
-      await audit(tx, now, { actor: user.username, action: 'passkey_removed', targetType: 'user', targetId: user.id, details: { passkey: gone[0]?.name } });
+      await audit(tx, now, {
+        actor: user.username,
+        actorKind: 'user',
+        actorId: user.id,
+        action: 'user.passkey_removed',
+        targetType: 'user',
+        targetId: user.id,
+        details: { passkey: gone[0]?.name },
+      });
     });
   }
 

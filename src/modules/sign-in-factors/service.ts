@@ -92,7 +92,7 @@ export class SecondFactors {
     await this.ctx.db.write(async ({ tx }) => {
       await tx.delete(requiredFactorRoles);
       if (chosen.length > 0) await tx.insert(requiredFactorRoles).values(chosen.map((role) => ({ role, setBy: by, setAt: now })));
-      await audit(tx, now, { actor: by, action: 'second_factor_roles_set', targetType: 'users', details: { roles: chosen } });
+      await audit(tx, now, { actor: by, action: 'users.second_factor_roles_set', targetType: 'users', details: { roles: chosen } });
     });
     return chosen;
   }
@@ -104,7 +104,7 @@ export class SecondFactors {
 
   async removeTotp(user: FactorUser): Promise<void> {
     await this.refuseLastRequired(user, 'totp');
-    if (!(await this.totp.remove(user, user.username))) throw new FpaError('not_found', 'no authenticator app is set up', {});
+    if (!(await this.totp.remove(user))) throw new FpaError('not_found', 'no authenticator app is set up', {});
   }
 
   /** Keeps the passkey the browser made; answers the recovery codes made now when the user had none (shown once), else null. */
@@ -146,7 +146,7 @@ export class SecondFactors {
     const now = this.ctx.clock.now();
     await this.ctx.db.write(async ({ tx }) => {
       await this.clearIn(tx, userId);
-      await audit(tx, now, { actor: by, action: 'second_factors_cleared', targetType: 'user', targetId: userId });
+      await audit(tx, now, { actor: by, action: 'user.second_factors_cleared', targetType: 'user', targetId: userId });
     });
   }
 }

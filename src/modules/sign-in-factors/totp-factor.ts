@@ -73,17 +73,17 @@ export class TotpFactor {
         .where(and(eq(userTotp.userId, user.id), eq(userTotp.secret, row.secret), isNull(userTotp.confirmedAt)))
         .returning({ id: userTotp.userId });
       if (done.length === 0) throw new FpaError('conflict', 'the authenticator setup changed meanwhile: start again', {});
-      await audit(tx, now, { actor: user.username, action: 'totp_added', targetType: 'user', targetId: user.id });
+      await audit(tx, now, { actor: user.username, actorKind: 'user', actorId: user.id, action: 'user.totp_added', targetType: 'user', targetId: user.id });
       return this.ensureRecoveryCodes(tx, user, now);
     });
   }
 
-  async remove(user: FactorUser, by: string): Promise<boolean> {
+  async remove(user: FactorUser): Promise<boolean> {
     const now = this.ctx.clock.now();
     return this.ctx.db.write(async ({ tx }) => {
       const gone = await tx.delete(userTotp).where(eq(userTotp.userId, user.id)).returning({ at: userTotp.confirmedAt });
       if (gone[0]?.at == null) return false;
-      await audit(tx, now, { actor: by, action: 'totp_removed', targetType: 'user', targetId: user.id });
+      await audit(tx, now, { actor: user.username, actorKind: 'user', actorId: user.id, action: 'user.totp_removed', targetType: 'user', targetId: user.id });
       return true;
     });
   }
@@ -118,7 +118,14 @@ export class TotpFactor {
         .where(and(eq(recoveryCodes.codeHash, hash), eq(recoveryCodes.userId, user.id), isNull(recoveryCodes.usedAt)))
         .returning({ id: recoveryCodes.codeHash });
       if (spent.length === 0) return false;
-      await audit(tx, now, { actor: user.username, action: 'recovery_code_used', targetType: 'user', targetId: user.id });
+      await audit(tx, now, {
+        actor: user.username,
+        actorKind: 'user',
+        actorId: user.id,
+        action: 'user.recovery_code_used',
+        targetType: 'user',
+        targetId: user.id,
+      });
       return true;
     });
   }
@@ -128,7 +135,14 @@ export class TotpFactor {
     const now = this.ctx.clock.now();
     return this.ctx.db.write(async ({ tx }) => {
       await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id));
-      await audit(tx, now, { actor: user.username, action: 'recovery_codes_regenerated', targetType: 'user', targetId: user.id });
+      await audit(tx, now, {
+        actor: user.username,
+        actorKind: 'user',
+        actorId: user.id,
+        action: 'user.recovery_codes_regenerated',
+        targetType: 'user',
+        targetId: user.id,
+      });
       return this.insertRecoveryCodes(tx, user.id, now);
     });
   }
