@@ -2,6 +2,17 @@
 export { consoleFactorRoutes, type SessionOpener } from './console-routes';
 export { enrollmentGate } from './enrollment-gate';
 export { secondFactorGate } from './gate';
+export type {
+  FactorPolicyWire,
+  PasskeyAddedWire,
+  PasskeyWire,
+  PendingSignInWire,
+  RecoveryCodesWire,
+  SecondFactorsWire,
+  SignedInWire,
+  SsoWire,
+  TotpSetupWire,
+} from './model';
 export { SingleSignOn } from './oidc';
 export type { FactorUser, FactorUserDirectory, SignInThrottle } from './ports';
 export { factorRoutes } from './routes';

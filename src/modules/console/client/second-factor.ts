@@ -5,7 +5,7 @@
  * (SameSite=Strict) and the same-origin check stand in for it.
  */
 import { startAuthentication } from '@simplewebauthn/browser';
-import type { PendingSignInWire, SecondFactorsWire, SignedInWire, SsoWire } from '../../sign-in-factors/model';
+import type { PendingSignInWire, SecondFactorsWire, SignedInWire, SsoWire } from '../../sign-in-factors';
 import { api } from './api';
 import { button, field, h, input, replace } from './dom';
 

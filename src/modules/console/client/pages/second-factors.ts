@@ -4,7 +4,7 @@
  * once, made again on demand); and, for an owner, the roles that must have a second factor.
  */
 import { browserSupportsWebAuthn, startRegistration } from '@simplewebauthn/browser';
-import type { FactorPolicyWire, PasskeyAddedWire, PasskeyWire, RecoveryCodesWire, SecondFactorsWire, TotpSetupWire } from '../../../sign-in-factors/model';
+import type { FactorPolicyWire, PasskeyAddedWire, PasskeyWire, RecoveryCodesWire, SecondFactorsWire, TotpSetupWire } from '../../../sign-in-factors';
 import { ApiError, api } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
 import { dateTime } from '../format';
