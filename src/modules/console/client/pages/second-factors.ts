@@ -219,7 +219,7 @@ export async function factorPolicySection(): Promise<HTMLElement> {
     return { box, element: h('div', { class: 'check' }, box, h('label', { for: box.id }, label)) };
   });
   const save = button(
-    'Save',
+    'Update required roles',
     async () => {
       const roles = boxes.filter((b) => b.box.checked).map((b) => b.box.value);
       const saved = await api.put<FactorPolicyWire>('users/second-factor-policy/', { roles });
