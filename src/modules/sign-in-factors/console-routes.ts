@@ -11,7 +11,7 @@ import { Elysia } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import { peerAddress } from '../../platform/http/routable-url';
 import { apiRouter, type Http } from '../../platform/http/router';
-import { CONSOLE_PATH } from '../console';
+import { CONSOLE_PATH, isHttps } from '../console';
 import { clearPendingCookie, pendingTokenOf } from './cookies';
 import { PasskeyAnswerBody, PendingSignInView, SecondFactorAnswerBody, type SignedInView, SsoView, WebAuthnOptions } from './model';
 import { type SingleSignOn, SsoRefused } from './oidc';
@@ -129,6 +129,7 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
       detail: { hide: true },
     });
 
+  const secure = (request: Request) => (isHttps(request, settings.CONSOLE_TRUST_PROXY) ? '; Secure' : '');
   const trips = new Elysia({ name: 'fpa-console-sso', seed: http.runtime.instanceId })
     .get(`${CONSOLE_PATH}/sso/start`, async ({ request }) => {
       if (!sso.configured) return new Response(null, { status: 303, headers: { location: '../?sso_error=not_configured', 'cache-control': 'no-store' } });
@@ -143,13 +144,13 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
       }
       const state = new URL(target).searchParams.get('state') ?? '';
       const headers = new Headers({ location: target, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-      headers.append('set-cookie', `${TRIP_COOKIE}=${state}; Path=${CONSOLE_PATH}/sso; HttpOnly; SameSite=Lax; Max-Age=600`);
+      headers.append('set-cookie', `${TRIP_COOKIE}=${state}; Path=${CONSOLE_PATH}/sso; HttpOnly; SameSite=Lax; Max-Age=600${secure(request)}`);
       return new Response(null, { status: 302, headers });
     })
     .get(`${CONSOLE_PATH}/sso/callback`, async ({ request }) => {
       const url = new URL(request.url);
       const headers = new Headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-      headers.append('set-cookie', `${TRIP_COOKIE}=; Path=${CONSOLE_PATH}/sso; HttpOnly; SameSite=Lax; Max-Age=0`);
+      headers.append('set-cookie', `${TRIP_COOKIE}=; Path=${CONSOLE_PATH}/sso; HttpOnly; SameSite=Lax; Max-Age=0${secure(request)}`);
       try {
         // The trip must be this browser's own: a callback link someone else started signs nobody in here.
         if (!url.searchParams.get('state') || tripCookieOf(request) !== url.searchParams.get('state')) {

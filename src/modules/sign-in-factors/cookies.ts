@@ -5,19 +5,16 @@
  * step reads it.
  */
 import type { Settings } from '../../platform/config/settings';
+import { isHttps } from '../console';
 
 const NAME = 'fpa_console_2fa';
 const SECURE_NAME = `__Host-${NAME}`;
 
-function isHttps(request: Request, settings: Readonly<Settings>): boolean {
-  if (new URL(request.url).protocol === 'https:') return true;
-  if (!settings.CONSOLE_TRUST_PROXY) return false;
-  return request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'https';
-}
+const isHttpsFor = (request: Request, settings: Readonly<Settings>) => isHttps(request, settings.CONSOLE_TRUST_PROXY);
 
 /** The pending token the request carries (over HTTPS only the `__Host-` name counts). */
 export function pendingTokenOf(request: Request, settings: Readonly<Settings>): string | null {
-  const secure = isHttps(request, settings);
+  const secure = isHttpsFor(request, settings);
   for (const part of (request.headers.get('cookie') ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at <= 0) continue;
@@ -29,12 +26,12 @@ export function pendingTokenOf(request: Request, settings: Readonly<Settings>): 
 }
 
 export function pendingCookie(request: Request, settings: Readonly<Settings>, token: string, maxAgeMs: number): string {
-  const secure = isHttps(request, settings);
+  const secure = isHttpsFor(request, settings);
   const age = Math.max(0, Math.floor(maxAgeMs / 1000));
   return `${secure ? SECURE_NAME : NAME}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${age}${secure ? '; Secure' : ''}`;
 }
 
 export function clearPendingCookie(request: Request, settings: Readonly<Settings>): string {
-  const secure = isHttps(request, settings);
+  const secure = isHttpsFor(request, settings);
   return `${secure ? SECURE_NAME : NAME}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
 }
