@@ -163,8 +163,8 @@ export class ConsoleService implements BrowserSessions {
         .where(and(eq(consoleLinks.tokenHash, sha256(token)), isNull(consoleLinks.usedAt)))
         .returning();
       if (!link || link.expiresAt <= now) return null;
-      const id = link.actorKind === 'operator' ? link.actor : (link.userId ?? link.actor);
-      const caller: Caller = { actor: { kind: link.actorKind, id }, by: link.actor, role: link.role, areas: link.areas };
+      // A user's link stands for the user (by id); any other for the name it was made for.
+      const caller: Caller = { actor: { kind: link.actorKind, id: link.userId ?? link.actor }, by: link.actor, role: link.role, areas: link.areas };
       return this.insertSession(tx, { caller, userId: link.userId, notAfter: link.notAfter }, 'link', now);
     });
   }
