@@ -113,9 +113,8 @@ export class ConsoleService implements BrowserSessions {
     const expiresAt = Math.min(now + this.ctx.settings.CONSOLE_LINK_TTL, notAfter ?? Number.POSITIVE_INFINITY);
     const userId = minter.actor.kind === 'user' ? minter.actor.id : null;
     await this.ctx.db.write(async ({ tx }) => {
-      // Housekeeping where it costs nothing: links and sessions long over are dropped here.
+      // Housekeeping where it costs nothing: links long over are dropped here (sessions: insertSession).
       await tx.delete(consoleLinks).where(lt(consoleLinks.expiresAt, now - KEEP_ENDED_MS));
-      await tx.delete(consoleSessions).where(lt(consoleSessions.expiresAt, now - KEEP_ENDED_MS));
       await tx.insert(consoleLinks).values({
         tokenHash: sha256(token),
         actor,
@@ -185,6 +184,8 @@ export class ConsoleService implements BrowserSessions {
     const id = random();
     const { caller } = subject;
     const expiresAt = Math.min(now + s.CONSOLE_SESSION_TTL, subject.notAfter ?? Number.POSITIVE_INFINITY);
+    // Housekeeping where it costs nothing: sessions long over are dropped as new ones begin.
+    await tx.delete(consoleSessions).where(lt(consoleSessions.expiresAt, now - KEEP_ENDED_MS));
     await tx.insert(consoleSessions).values({
       idHash: sha256(id),
       actor: caller.by,
