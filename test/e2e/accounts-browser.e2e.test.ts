@@ -202,6 +202,10 @@ describe('people who sign in, in a browser', () => {
     const again = await newPage();
     await again.page.goto(inviteeLink);
     await again.page.getByText('This link has been used, has expired, or was replaced by a newer one.').waitFor();
+    await again.page.getByRole('link', { name: 'Sign in' }).click();
+    await again.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await signIn(again.page, 'hana', 'hana has a long password');
+    await again.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     await again.context.close();
   });
 

@@ -7,7 +7,7 @@
  * counted through a group commit, so a burst of wrong passwords shares write transactions
  * instead of opening one each. A success clears the username's count.
  */
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Rate } from '../../platform/config/settings';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { FpaError } from '../../platform/errors';
@@ -16,6 +16,8 @@ import { signInFailures } from './tables';
 
 type Scope = 'user' | 'change';
 
+const SWEEP_EVERY_MS = 3_600_000;
+
 interface Counted {
   key: string;
   rate: Rate;
@@ -23,10 +25,17 @@ interface Counted {
 
 export class SignInThrottle {
   private readonly counter: GroupCommit<{ key: string; windowStart: number }, void>;
+  private sweptAt = 0;
 
   constructor(private readonly ctx: Runtime) {
     const f = signInFailures;
     this.counter = new GroupCommit(ctx.db, async (w, hits) => {
+      // Windows long over are dropped now and then (addresses come and go), in the same transaction.
+      const now = ctx.clock.now();
+      if (now - this.sweptAt >= SWEEP_EVERY_MS) {
+        this.sweptAt = now;
+        await w.tx.delete(f).where(lt(f.windowStart, now - this.longestWindow() - SWEEP_EVERY_MS));
+      }
       for (const hit of hits) {
         await w.tx
           .insert(f)
@@ -41,6 +50,11 @@ export class SignInThrottle {
       }
       return hits.map(() => undefined);
     });
+  }
+
+  private longestWindow(): number {
+    const s = this.ctx.settings;
+    return Math.max(s.CONSOLE_SIGN_IN_LIMIT.windowMs, s.CONSOLE_SIGN_IN_ADDRESS_LIMIT.windowMs);
   }
 
   /**

@@ -70,20 +70,8 @@ export function signInForm(app: HTMLElement, started: () => void, notice?: strin
   void ssoChoice().then((choice) => choice && sso.append(choice));
 }
 
-/** The page of an invite or reset link: whose it is, and a new password typed twice. */
-export async function invitePage(app: HTMLElement, token: string, started: () => void): Promise<void> {
-  const checked = await signInPost('invite/check', { token });
-  const gone = () => {
-    replace(
-      app,
-      card(
-        h('p', { class: 'error', role: 'alert' }, 'This link has been used, has expired, or was replaced by a newer one.'),
-        h('p', {}, 'Ask an administrator for a new one. ', h('a', { href: '#/' }, 'Sign in')),
-      ),
-    );
-  };
-  if (checked.status !== 200 || !checked.body) return gone();
-  const info = checked.body as unknown as InviteInfo;
+/** The new password, typed twice; sent with the link's token. */
+function choosePasswordForm(info: InviteInfo, token: string, started: () => void, gone: () => void): { form: HTMLElement; focus: HTMLElement } {
   const min = info.password_min_length;
   const password = input({ type: 'password', autocomplete: 'new-password', required: true, minlength: min });
   const again = input({ type: 'password', autocomplete: 'new-password', required: true, minlength: min });
@@ -123,6 +111,40 @@ export async function invitePage(app: HTMLElement, token: string, started: () =>
       submit.disabled = false;
     }
   });
+  return { form, focus: password };
+}
+
+/** The page of an invite or reset link: whose it is, and a new password typed twice. */
+export async function invitePage(app: HTMLElement, token: string, started: () => void): Promise<void> {
+  const checked = await signInPost('invite/check', { token });
+  const gone = () => {
+    replace(
+      app,
+      card(
+        h('p', { class: 'error', role: 'alert' }, 'This link has been used, has expired, or was replaced by a newer one.'),
+        h(
+          'p',
+          {},
+          'Ask an administrator for a new one. ',
+          h(
+            'a',
+            {
+              href: '#/',
+              onclick: (event: Event) => {
+                event.preventDefault();
+                history.replaceState(null, '', `${location.pathname}#/`);
+                started();
+              },
+            },
+            'Sign in',
+          ),
+        ),
+      ),
+    );
+  };
+  if (checked.status !== 200 || !checked.body) return gone();
+  const info = checked.body as unknown as InviteInfo;
+  const { form, focus } = choosePasswordForm(info, token, started, gone);
   replace(
     app,
     card(
@@ -138,5 +160,5 @@ export async function invitePage(app: HTMLElement, token: string, started: () =>
       form,
     ),
   );
-  password.focus();
+  focus.focus();
 }

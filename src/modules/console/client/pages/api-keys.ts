@@ -15,9 +15,8 @@ function stateBadge(k: ApiKey): HTMLElement {
   return badge('Active', 'ok');
 }
 
-export async function apiKeysPage(main: HTMLElement): Promise<undefined> {
-  const redraw = () => apiKeysPage(main).then(() => undefined);
-  const [keys, areas] = await Promise.all([api.get<List<ApiKey>>('api-keys/?limit=1000'), areaNames()]);
+/** The form of a new key; the key (shown once) goes into the redrawn page. */
+function createForm(main: HTMLElement, areas: readonly string[], redraw: () => Promise<void>): HTMLElement {
   const name = input({ required: true, autocomplete: 'off', placeholder: 'Payroll export' });
   const role = roleSelect('viewer');
   const expires = input({ type: 'date', 'aria-describedby': 'expires-hint' });
@@ -48,6 +47,12 @@ export async function apiKeysPage(main: HTMLElement): Promise<undefined> {
       );
     }
   });
+  return form;
+}
+
+export async function apiKeysPage(main: HTMLElement): Promise<undefined> {
+  const redraw = () => apiKeysPage(main).then(() => undefined);
+  const [keys, areas] = await Promise.all([api.get<List<ApiKey>>('api-keys/?limit=1000'), areaNames()]);
   replace(
     main,
     h('h1', {}, 'API keys'),
@@ -80,7 +85,7 @@ export async function apiKeysPage(main: HTMLElement): Promise<undefined> {
         'No keys yet.',
       ),
     ),
-    section('Create a key', form, h('div', { id: 'api-key-secret' })),
+    section('Create a key', createForm(main, areas, redraw), h('div', { id: 'api-key-secret' })),
   );
   return undefined;
 }

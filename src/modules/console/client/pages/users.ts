@@ -32,18 +32,14 @@ function editor(u: User, areas: readonly string[], done: () => Promise<void>): H
   return form;
 }
 
-export async function usersPage(main: HTMLElement): Promise<undefined> {
-  const redraw = () => usersPage(main).then(() => undefined);
-  const [users, areas] = await Promise.all([api.get<List<User>>('users/?limit=1000'), areaNames()]);
-  const linkSlot = h('div', { id: 'invite-link' });
-  const editSlot = h('div', { id: 'user-editor' });
-
+/** The invite form: the link (shown once) goes into the redrawn page. */
+function inviteForm(main: HTMLElement, areas: readonly string[], redraw: () => Promise<void>): HTMLElement {
   const name = input({ required: true, autocomplete: 'off', placeholder: 'Ada Obi' });
   const username = input({ required: true, autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', placeholder: 'ada' });
   const email = input({ type: 'email', autocomplete: 'off', placeholder: 'optional' });
   const role = roleSelect('hr');
   const picker = areaPicker(areas);
-  const inviteForm = h(
+  const form = h(
     'form',
     { class: 'inline-form', 'aria-label': 'Invite someone' },
     field('Name', name),
@@ -53,7 +49,7 @@ export async function usersPage(main: HTMLElement): Promise<undefined> {
     picker.element,
     h('button', { type: 'submit', class: 'primary' }, 'Invite'),
   );
-  inviteForm.addEventListener('submit', async (event) => {
+  form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const created = await api.post<Invited>('users/', {
       name: name.value.trim(),
@@ -65,63 +61,67 @@ export async function usersPage(main: HTMLElement): Promise<undefined> {
     await redraw();
     showLinkAfterRedraw(main, 'Invite link', created.invite_url, created.invite_expires_at, created.name);
   });
+  return form;
+}
 
+/** Disable or enable, after asking (disabling ends sessions and keys). */
+function disableButton(u: User, redraw: () => Promise<void>): HTMLElement {
+  return button(
+    u.disabled ? 'Enable' : 'Disable',
+    async () => {
+      const detail = 'Their sessions end and their API keys are revoked now.';
+      if (!u.disabled && !(await confirmAction(`Disable ${u.name}?`, { action: 'Disable', detail }))) return;
+      await api.patch(`users/${encodeURIComponent(u.id)}/`, { disabled: !u.disabled });
+      await redraw();
+      announce(`${u.username} ${u.disabled ? 'enabled' : 'disabled'}.`);
+    },
+    { 'aria-label': `${u.disabled ? 'Enable' : 'Disable'} ${u.username}` },
+  );
+}
+
+/** A reset, after asking: a new link (shown once); the password and every session end. */
+function resetButton(main: HTMLElement, u: User, redraw: () => Promise<void>): HTMLElement {
+  return button(
+    'Reset',
+    async () => {
+      const detail = 'Their password and second factor stop working and every session ends; a new link sets a new password.';
+      if (!(await confirmAction(`Reset ${u.name}’s sign-in?`, { action: 'Reset', detail }))) return;
+      const reset = await api.post<{ invite_url: string; invite_expires_at: string }>(`users/${encodeURIComponent(u.id)}/reset/`);
+      await redraw();
+      showLinkAfterRedraw(main, 'Reset link', reset.invite_url, reset.invite_expires_at, u.name);
+    },
+    { 'aria-label': `Reset ${u.username}` },
+  );
+}
+
+function removeButton(u: User, redraw: () => Promise<void>): HTMLElement {
+  return button(
+    'Remove',
+    async () => {
+      const detail = 'They can no longer sign in; their API keys are revoked.';
+      if (!(await confirmAction(`Remove ${u.name}?`, { action: 'Remove', typed: u.username, detail }))) return;
+      await api.delete(`users/${encodeURIComponent(u.id)}/`);
+      await redraw();
+      announce(`${u.username} removed.`);
+    },
+    { class: 'danger', 'aria-label': `Remove ${u.username}` },
+  );
+}
+
+export async function usersPage(main: HTMLElement): Promise<undefined> {
+  const redraw = () => usersPage(main).then(() => undefined);
+  const [users, areas] = await Promise.all([api.get<List<User>>('users/?limit=1000'), areaNames()]);
+  const linkSlot = h('div', { id: 'invite-link' });
+  const editSlot = h('div', { id: 'user-editor' });
   const actions = (u: User) =>
     h(
       'div',
       { class: 'actions' },
       button('Change', () => replace(editSlot, section(`Role and areas of ${u.name}`, editor(u, areas, redraw))), { 'aria-label': `Change ${u.username}` }),
-      button(
-        u.disabled ? 'Enable' : 'Disable',
-        async () => {
-          if (
-            !u.disabled &&
-            !(await confirmAction(`Disable ${u.name}?`, { action: 'Disable', detail: 'Their sessions end and their API keys are revoked now.' }))
-          )
-            return;
-          await api.patch(`users/${encodeURIComponent(u.id)}/`, { disabled: !u.disabled });
-          await redraw();
-          announce(`${u.username} ${u.disabled ? 'enabled' : 'disabled'}.`);
-        },
-        { 'aria-label': `${u.disabled ? 'Enable' : 'Disable'} ${u.username}` },
-      ),
-      u.disabled
-        ? null
-        : button(
-            'Reset',
-            async () => {
-              if (
-                !(await confirmAction(`Reset ${u.name}’s sign-in?`, {
-                  action: 'Reset',
-                  detail: 'Their password and second factor stop working and every session ends; a new link sets a new password.',
-                }))
-              )
-                return;
-              const reset = await api.post<{ invite_url: string; invite_expires_at: string }>(`users/${encodeURIComponent(u.id)}/reset/`);
-              await redraw();
-              showLinkAfterRedraw(main, 'Reset link', reset.invite_url, reset.invite_expires_at, u.name);
-            },
-            { 'aria-label': `Reset ${u.username}` },
-          ),
-      button(
-        'Remove',
-        async () => {
-          if (
-            !(await confirmAction(`Remove ${u.name}?`, {
-              action: 'Remove',
-              typed: u.username,
-              detail: 'They can no longer sign in; their API keys are revoked.',
-            }))
-          )
-            return;
-          await api.delete(`users/${encodeURIComponent(u.id)}/`);
-          await redraw();
-          announce(`${u.username} removed.`);
-        },
-        { class: 'danger', 'aria-label': `Remove ${u.username}` },
-      ),
+      disableButton(u, redraw),
+      u.disabled ? null : resetButton(main, u, redraw),
+      removeButton(u, redraw),
     );
-
   replace(
     main,
     h('h1', {}, 'Users'),
@@ -142,7 +142,12 @@ export async function usersPage(main: HTMLElement): Promise<undefined> {
       ),
       editSlot,
     ),
-    section('Invite someone', h('p', { class: 'muted' }, 'They get a link that works once; there they choose their password.'), inviteForm, linkSlot),
+    section(
+      'Invite someone',
+      h('p', { class: 'muted' }, 'They get a link that works once; there they choose their password.'),
+      inviteForm(main, areas, redraw),
+      linkSlot,
+    ),
     await factorPolicySection(),
   );
   return undefined;
