@@ -3,7 +3,7 @@
  * codes) and the owner's choice of roles that must have one (`users/second-factor-policy/`).
  * Only a user has second factors: an API key, a token or a console link is refused (403).
  */
-import { t } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { errors } from '../../platform/http/model';
@@ -37,36 +37,55 @@ export const passkeyView = (p: PasskeySummary) => ({
   backed_up: p.backedUp,
 });
 
-export function factorRoutes(http: Http, deps: { factors: SecondFactors; users: FactorUserDirectory }) {
-  const { factors, users } = deps;
-  const settings = http.runtime.settings;
-  const me = async (admin: Caller): Promise<FactorUser> => {
-    const user = admin.actor.kind === 'user' ? await users.byId(admin.actor.id) : null;
-    if (!user)
-      throw new FpaError('forbidden', 'second factors belong to a signed-in user (not an API key, a token or a sign-in link)', { reason: 'not_a_user' });
-    return user;
-  };
-  const originOf = (context: { request: Request; server: Parameters<typeof peerAddress>[0] }) =>
-    requestOrigin(context.request, settings, peerAddress(context.server, context.request) ?? '');
+type Deps = { factors: SecondFactors; users: FactorUserDirectory };
+type Ctx = { request: Request; server: Parameters<typeof peerAddress>[0] };
 
-  return adminRouter(http, 'sign-in-factors')
-    .get(
-      '/users/me/second-factors',
-      async ({ admin }) => {
-        // Another kind of caller (a token, a sign-in link) has none, as `users/me/` says.
-        if (admin.actor.kind !== 'user')
-          return { second_factor: 'none' as const, totp: { confirmed_at: null }, passkeys: [], recovery_codes_left: 0, required: false };
-        const o = await factors.overview(await me(admin));
-        return {
-          second_factor: o.secondFactor,
-          totp: { confirmed_at: iso(o.totpConfirmedAt) },
-          passkeys: o.passkeys.map(passkeyView),
-          recovery_codes_left: o.recoveryCodesLeft,
-          required: o.required,
-        };
-      },
-      { response: { 200: SecondFactorsView, ...errors() }, detail: { summary: 'Your second factors: authenticator app, passkeys, recovery codes left', tags } },
-    )
+/** What every part needs: the signed-in user behind the caller (403 `not_a_user` otherwise), and the console's origin. */
+function helpers(http: Http, users: FactorUserDirectory) {
+  const settings = http.runtime.settings;
+  return {
+    me: async (admin: Caller): Promise<FactorUser> => {
+      const user = admin.actor.kind === 'user' ? await users.byId(admin.actor.id) : null;
+      if (!user)
+        throw new FpaError('forbidden', 'second factors belong to a signed-in user (not an API key, a token or a sign-in link)', { reason: 'not_a_user' });
+      return user;
+    },
+    originOf: (c: Ctx) => requestOrigin(c.request, settings, peerAddress(c.server, c.request) ?? ''),
+  };
+}
+
+export function factorRoutes(http: Http, deps: Deps) {
+  return new Elysia({ name: 'fpa-sign-in-factors', seed: http.runtime.instanceId })
+    .use(overviewRoutes(http, deps))
+    .use(totpRoutes(http, deps))
+    .use(passkeyRoutes(http, deps))
+    .use(policyRoutes(http, deps));
+}
+
+function overviewRoutes(http: Http, { factors, users }: Deps) {
+  const { me } = helpers(http, users);
+  return adminRouter(http, 'second-factors').get(
+    '/users/me/second-factors',
+    async ({ admin }) => {
+      // Another kind of caller (a token, a sign-in link) has none, as `users/me/` says.
+      if (admin.actor.kind !== 'user')
+        return { second_factor: 'none' as const, totp: { confirmed_at: null }, passkeys: [], recovery_codes_left: 0, required: false };
+      const o = await factors.overview(await me(admin));
+      return {
+        second_factor: o.secondFactor,
+        totp: { confirmed_at: iso(o.totpConfirmedAt) },
+        passkeys: o.passkeys.map(passkeyView),
+        recovery_codes_left: o.recoveryCodesLeft,
+        required: o.required,
+      };
+    },
+    { response: { 200: SecondFactorsView, ...errors() }, detail: { summary: 'Your second factors: authenticator app, passkeys, recovery codes left', tags } },
+  );
+}
+
+function totpRoutes(http: Http, { factors, users }: Deps) {
+  const { me, originOf } = helpers(http, users);
+  return adminRouter(http, 'second-factor-totp')
     .post(
       '/users/me/totp',
       async (context) => {
@@ -95,7 +114,12 @@ export function factorRoutes(http: Http, deps: { factors: SecondFactors; users: 
     .post('/users/me/recovery-codes', async ({ admin }) => ({ recovery_codes: await factors.totp.regenerateRecoveryCodes(await me(admin)) }), {
       response: { 200: RecoveryCodesView, ...errors() },
       detail: { summary: 'Ten new recovery codes, shown once; the old ones stop working', tags },
-    })
+    });
+}
+
+function passkeyRoutes(http: Http, { factors, users }: Deps) {
+  const { me, originOf } = helpers(http, users);
+  return adminRouter(http, 'second-factor-passkeys')
     .post(
       '/users/me/passkeys/options',
       async (context) => (await factors.passkeys.registrationOptions(await me(context.admin), originOf(context))) as unknown as Record<string, unknown>,
@@ -108,7 +132,7 @@ export function factorRoutes(http: Http, deps: { factors: SecondFactors; users: 
       '/users/me/passkeys',
       async (context) => {
         const { body } = context;
-        // The library checks the shape of the browser's answer; the model only bounds it.
+        // The library checks the browser's answer itself; the model only bounds it.
         const response = body.response as unknown as Parameters<SecondFactors['addPasskey']>[1];
         const added = await factors.addPasskey(await me(context.admin), response, body.name ?? '', originOf(context));
         context.set.status = 201;
@@ -123,7 +147,11 @@ export function factorRoutes(http: Http, deps: { factors: SecondFactors; users: 
         set.status = 204;
       },
       { params: PasskeyParams, response: { 204: t.Void(), ...errors('not_found', 'conflict') }, detail: { summary: 'Remove one of your passkeys', tags } },
-    )
+    );
+}
+
+function policyRoutes(http: Http, { factors }: Deps) {
+  return adminRouter(http, 'second-factor-policy')
     .get('/users/second-factor-policy', async () => ({ roles: await factors.requiredRoles() }), {
       response: { 200: FactorPolicyView, ...errors() },
       detail: { summary: 'The roles whose users must have a second factor', tags },
