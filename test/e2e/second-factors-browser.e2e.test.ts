@@ -267,6 +267,17 @@ describe('single sign-on', () => {
     await second.context.close();
   });
 
+  test('refuses a disabled user', async () => {
+    const users = await server.admin.get('/users/');
+    const sam = (users.body.results as { id: string; username: string }[]).find((u) => u.username === 'sam');
+    expect((await server.admin.patch(`/users/${sam?.id}/`, { disabled: true })).status).toBe(200);
+    const { context, page } = await newPage();
+    await throughProvider(page, 'sam');
+    await page.getByText('Your account is disabled').waitFor();
+    expect(await page.evaluate(async () => (await fetch('/api/fingerprint/v1/users/me/')).status)).toBe(401);
+    await context.close();
+  });
+
   test('a callback this browser did not start signs nobody in', async () => {
     const res = await fetch(`${server.url}/console/sso/callback?code=abc&state=made-up`, { redirect: 'manual' });
     expect(res.status).toBe(303);

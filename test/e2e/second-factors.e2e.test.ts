@@ -164,3 +164,28 @@ describe('roles that require a second factor', () => {
     expect(answer.status).toBe(403);
   });
 });
+
+describe('over HTTPS (behind a trusted proxy)', () => {
+  test('the pending step’s cookie is __Host- and Secure, and its plain name is not taken', async () => {
+    const secure = await startTestServer({ CONSOLE_TRUST_PROXY: true });
+    try {
+      const https = { 'x-forwarded-proto': 'https' };
+      const { session } = await makeUser(secure, 'hal', 'viewer');
+      const client = sessionClient(secure, session);
+      const setup = await client.post('/users/me/totp/');
+      expect((await client.post('/users/me/totp/confirm/', { code: codeOf(setup.body.secret, Date.now()) })).status).toBe(200);
+      const res = await passwordSignInRaw(secure, 'hal', PASSWORD, https);
+      expect(res.status).toBe(200);
+      const set = res.headers.getSetCookie().find((c) => c.startsWith('__Host-fpa_console_2fa=')) ?? '';
+      expect(set).toContain('; Secure');
+      expect(set).toContain('HttpOnly');
+      expect(set).toContain('SameSite=Strict');
+      const token = set.split(';')[0]?.split('=')[1] ?? '';
+      const step = (cookie: string) => fetch(`${secure.url}/console/sign-in/second-factor`, { headers: { cookie, ...https } });
+      expect((await step(`fpa_console_2fa=${token}`)).status).toBe(401);
+      expect((await step(`__Host-fpa_console_2fa=${token}`)).status).toBe(200);
+    } finally {
+      await secure.close();
+    }
+  });
+});
