@@ -27,6 +27,7 @@ CREATE TABLE `fpa_sign_in_failures` (
 	`count` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE INDEX `fpa_sign_in_failures_window` ON `fpa_sign_in_failures` (`window_start`);--> statement-breakpoint
 CREATE TABLE `fpa_user_areas` (
 	`user_id` text NOT NULL,
 	`area_id` text NOT NULL,

@@ -8,6 +8,7 @@ import type { EmployeeDirectory } from '../modules/employees';
 import { BUILTIN_LOOKUP_FIELDS, BuiltinEmployeeDirectory, recordEmployeeModel } from '../modules/employees';
 import type { EventBus } from '../modules/events';
 import type { JobRunner } from '../modules/jobs';
+import { enrollmentGate } from '../modules/sign-in-factors';
 import { type ConfigIssue, ConfigurationError, checkConfiguration, effectiveEmployeeModel } from '../platform/config/check';
 import { loadSettings, type Settings, type SettingsInput } from '../platform/config/settings';
 import { TemplateKeyRing } from '../platform/crypto/template-cipher';
@@ -126,7 +127,8 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     // Holding a file database's writer lock, no other process can be delivering webhooks.
     if (lock) await modules.webhooks.releaseClaims();
     // A console session (cookie + CSRF header) counts as an administrator on every admin route.
-    auth.browserSessions = modules.console;
+    // A user whose role requires a second factor and who has none reaches only their profile until they set one up.
+    auth.browserSessions = enrollmentGate(modules.console, modules.factors, modules.factorUsers);
     // `Authorization: Bearer fpa_key_…` counts as the key's caller on every admin route.
     auth.apiKeys = modules.apiKeys;
     for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);

@@ -11,6 +11,7 @@ import { enrollmentJobs, rotateStagedKeys } from '../modules/enrollment';
 import { fleetJobs } from '../modules/fleet';
 import type { JobDefinition } from '../modules/jobs';
 import { retentionJobs } from '../modules/retention';
+import { rotateTotpSecrets } from '../modules/sign-in-factors';
 import { terminalJobs } from '../modules/terminals';
 import { rotateWebhookSecrets, webhookJobs } from '../modules/webhooks';
 import type { Runtime } from '../platform/runtime';
@@ -31,12 +32,13 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
       name: 'rotate-keys',
       schedule: null,
       description:
-        'Re-encrypts every template, staged upload, webhook signing secret and proof-signing key under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
+        'Re-encrypts every template, staged upload, webhook signing secret, TOTP secret and proof-signing key under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
       run: async () => ({
         ...(await rotateTemplateKeys(runtime)),
         ...(await rotateStagedKeys(runtime)),
         ...(await rotateWebhookSecrets(runtime)),
         proof_keys_resealed: await m.proofs.keys.reseal(),
+        ...(await rotateTotpSecrets(runtime)),
       }),
     },
     {

@@ -26,6 +26,7 @@ import { DeletionProofs } from '../modules/proofs';
 import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
 import { ReportService } from '../modules/reports';
 import { Retention } from '../modules/retention';
+import { FactorSignIn, type FactorUserDirectory, SecondFactors, SingleSignOn, secondFactorGate } from '../modules/sign-in-factors';
 import { Terminals } from '../modules/terminals';
 import { ApiKeys, PasswordSignIn, UsersService } from '../modules/users';
 import { Webhooks } from '../modules/webhooks';
@@ -47,6 +48,15 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const users = new UsersService(runtime, consoleSessions, apiKeys);
   const signIn = new PasswordSignIn(runtime, consoleSessions, users);
   consoleSessions.resolveUsersWith(users);
+  // Second factors and single sign-on, on top of the accounts: a right password of a user with a
+  // second factor opens no session but a pending step; a reset (or removal) clears the factors.
+  const factors = new SecondFactors(runtime);
+  const factorUsers: FactorUserDirectory = { byId: (id) => users.account(id), byEmail: (email) => users.accountByEmail(email) };
+  const factorSignIn = new FactorSignIn(factors, factorUsers, signIn.throttle);
+  const sso = new SingleSignOn(runtime, factors.states, factorUsers);
+  users.describeSecondFactorsWith((q, ids) => factors.kindsOf(q, ids));
+  users.onReset((tx, id) => factors.clearIn(tx, id));
+  signIn.addGate(secondFactorGate(factorSignIn, runtime.settings));
   const devices = new DeviceService(runtime, events);
   const commands = new CommandService(runtime, events, devices);
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
@@ -110,6 +120,10 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     users,
     apiKeys,
     signIn,
+    factors,
+    factorUsers,
+    factorSignIn,
+    sso,
     jobs,
     employees,
     employeeImport,

@@ -26,6 +26,7 @@ import { jobRoutes } from '../modules/jobs';
 import { deletionProofRoutes, proofKeyRoutes } from '../modules/proofs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
 import { reportRoutes } from '../modules/reports';
+import { consoleFactorRoutes, factorRoutes, type SessionOpener } from '../modules/sign-in-factors';
 import { apiKeyRoutes, signInRoutes, userRoutes } from '../modules/users';
 import { webhookRoutes } from '../modules/webhooks';
 import { FpaError } from '../platform/errors';
@@ -66,7 +67,8 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(diagnosticRoutes(http, m.diagnostics))
     .use(consoleLinkRoutes(http, m.console))
     .use(userRoutes(http, { users: m.users, signIn: m.signIn, sessions: m.console }))
-    .use(apiKeyRoutes(http, m.apiKeys));
+    .use(apiKeyRoutes(http, m.apiKeys))
+    .use(factorRoutes(http, { factors: m.factors, users: m.factorUsers }));
 }
 
 /** The OpenAPI document of the API, generated on first use from the served routes. */
@@ -116,6 +118,15 @@ function methodIndex(routes: () => readonly { method: string; path: string }[]) 
   };
 }
 
+/** A finished second step (a second factor, single sign-on) opens the user's console session; its cookie. */
+function sessionOpener(m: Modules): SessionOpener {
+  return async (request, user, how) => {
+    const session = await m.signIn.openById(user.id, how === 'sso' ? 'sso' : 'password');
+    if (!session) throw new FpaError('unauthorized', 'this account can no longer sign in', {});
+    return m.console.cookieFor(request, session);
+  };
+}
+
 export function buildPlugin(http: Http, m: Modules) {
   const routes = apiRoutes(http, m);
   const openapi = openApiOf(routes);
@@ -145,6 +156,7 @@ export function buildPlugin(http: Http, m: Modules) {
     .use(proofKeyRoutes(http, m.proofs))
     .use(consoleRoutes(http, m.console, { admsUrlPrefix: http.runtime.settings.ADMS_URL_PREFIX }))
     .use(signInRoutes(http, { signIn: m.signIn, invites: m.users.invites, sessions: m.console }))
+    .use(consoleFactorRoutes(http, { signIn: m.factorSignIn, factors: m.factors, sso: m.sso, openSession: sessionOpener(m) }))
     .use(api);
   return { plugin, openapi };
 }

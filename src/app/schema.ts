@@ -22,5 +22,6 @@ export * from '../modules/events/tables';
 export * from '../modules/jobs/tables';
 export * from '../modules/proofs/tables';
 export * from '../modules/punches/tables';
+export * from '../modules/sign-in-factors/tables';
 export * from '../modules/users/tables';
 export * from '../modules/webhooks/tables';

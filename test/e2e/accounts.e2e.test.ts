@@ -90,6 +90,25 @@ describe('invites and password sign-in', () => {
   });
 });
 
+describe('the sign-in limit across instances', () => {
+  test('failures counted by one instance count on another sharing the database', async () => {
+    await makeUser(server, 'sam', 'viewer');
+    const second = await startTestServer(
+      { USER_INVITE_TTL: '1d', CONSOLE_SIGN_IN_LIMIT: '3/10m', CONSOLE_SIGN_IN_ADDRESS_LIMIT: '100/10m' },
+      { clock, db: server.fpa.db, dir: server.dir },
+    );
+    try {
+      expect((await passwordSignInRaw(server, 'sam', 'wrong password!!')).status).toBe(401);
+      expect((await passwordSignInRaw(second, 'sam', 'wrong password!!')).status).toBe(401);
+      expect((await passwordSignInRaw(server, 'sam', 'wrong password!!')).status).toBe(401);
+      expect((await passwordSignInRaw(second, 'sam', PASSWORD)).status).toBe(429);
+      expect((await passwordSignInRaw(server, 'sam', PASSWORD)).status).toBe(429);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
 describe('the audit log names the actor', () => {
   test('a change made in a user session is recorded with kind user and the user id', async () => {
     const { id, session } = await makeUser(server, 'auditor', 'admin');

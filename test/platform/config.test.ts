@@ -125,6 +125,16 @@ describe('configuration check', () => {
     expect(codesOf(base, { FPA_ADMS_TRUST: 'serial' })).toContain('fpa.W006');
   });
 
+  test('single sign-on is an issuer and a client id together (E030), over HTTPS off this machine (W030)', () => {
+    const sso = { CONSOLE_OIDC_ISSUER: 'https://login.example.com/realms/staff', CONSOLE_OIDC_CLIENT_ID: 'attendance' };
+    expect(codesOf({ ...base, ...sso }).filter((c) => c.includes('030'))).toEqual([]);
+    expect(codesOf({ ...base, CONSOLE_OIDC_ISSUER: sso.CONSOLE_OIDC_ISSUER })).toContain('fpa.E030');
+    expect(codesOf({ ...base, CONSOLE_OIDC_CLIENT_ID: 'attendance' })).toContain('fpa.E030');
+    expect(codesOf({ ...base, ...sso, CONSOLE_OIDC_ISSUER: 'login.example.com' })).toContain('fpa.E030');
+    expect(codesOf({ ...base, ...sso, CONSOLE_OIDC_ISSUER: 'http://login.example.com' })).toContain('fpa.W030');
+    expect(codesOf({ ...base, ...sso, CONSOLE_OIDC_ISSUER: 'http://127.0.0.1:8080' })).not.toContain('fpa.W030');
+  });
+
   test('a host that authorizes administrators itself needs no JWT settings', () => {
     expect(codesOf({ ...base, ADMIN_JWT_SECRET: '' }, {}, { hostAuthorizesAdmins: true })).not.toContain('fpa.E009');
   });

@@ -83,8 +83,8 @@ describe('who the rows let in', () => {
       expect(permits({ role: 'owner', areas: [] }, r)).toBe(true);
       expect(permits({ role: 'admin', areas: [] }, r)).toBe(!r.ownersOnly);
     }
-    // A console link signs in an owner: an admin may not mint one.
-    expect(POLICY.filter((r) => r.ownersOnly).map((r) => r.path)).toEqual(['console-links/']);
+    // A console link signs in an owner, and the second-factor policy binds owners: an admin may do neither.
+    expect(POLICY.filter((r) => r.ownersOnly).map((r) => r.path)).toEqual(['users/second-factor-policy/', 'console-links/']);
     expect(row?.everywhere).toBe(true);
     expect(permits({ role: 'admin', areas: ['north'] }, row)).toBe(false);
   });

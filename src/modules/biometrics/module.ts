@@ -1,9 +1,3 @@
-/**
- * Biometric data: consent, the encrypted templates and what each terminal holds of them.
- * Assembled here from its parts (consent.ts, templates.ts); how it follows people and terminals is
- * in reactions.ts.
- */
-import { sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Runtime } from '../../platform/runtime';
 import type { CommandService } from '../commands';
@@ -12,7 +6,6 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { ConsentService } from './consent';
 import type { BiometricEvents } from './events';
-import { consents, templates } from './tables';
 import { TemplateStore } from './templates';
 
 export class Biometrics {

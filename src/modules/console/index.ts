@@ -1,5 +1,6 @@
 /** The administrators' web console: sign-in links, sessions, and the pages and client under `/console/`. */
 export { consoleLinkRoutes } from './api-routes';
+export type { ConsoleSessionView } from './model';
 export { CONSOLE_PATH } from './paths';
 export { consoleRoutes, fromElsewhere } from './routes';
 export { ConsoleService, isHttps, type StartedSession } from './service';

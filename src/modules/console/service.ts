@@ -54,7 +54,7 @@ export interface CreatedLink {
   expiresAt: number;
 }
 
-export type SessionOrigin = 'link' | 'host' | 'password' | 'invite';
+export type SessionOrigin = 'link' | 'host' | 'password' | 'invite' | 'sso';
 
 /** Whom a new session is for: the caller it will stand for, and the user when it is one. */
 export interface SessionSubject {
@@ -113,9 +113,8 @@ export class ConsoleService implements BrowserSessions {
     const expiresAt = Math.min(now + this.ctx.settings.CONSOLE_LINK_TTL, notAfter ?? Number.POSITIVE_INFINITY);
     const userId = minter.actor.kind === 'user' ? minter.actor.id : null;
     await this.ctx.db.write(async ({ tx }) => {
-      // Housekeeping where it costs nothing: links and sessions long over are dropped here.
+      // Housekeeping where it costs nothing: links long over are dropped here (sessions: insertSession).
       await tx.delete(consoleLinks).where(lt(consoleLinks.expiresAt, now - KEEP_ENDED_MS));
-      await tx.delete(consoleSessions).where(lt(consoleSessions.expiresAt, now - KEEP_ENDED_MS));
       await tx.insert(consoleLinks).values({
         tokenHash: sha256(token),
         actor,
@@ -163,8 +162,8 @@ export class ConsoleService implements BrowserSessions {
         .where(and(eq(consoleLinks.tokenHash, sha256(token)), isNull(consoleLinks.usedAt)))
         .returning();
       if (!link || link.expiresAt <= now) return null;
-      const id = link.actorKind === 'operator' ? link.actor : (link.userId ?? link.actor);
-      const caller: Caller = { actor: { kind: link.actorKind, id }, by: link.actor, role: link.role, areas: link.areas };
+      // A user's link stands for the user (by id); any other for the name it was made for.
+      const caller: Caller = { actor: { kind: link.actorKind, id: link.userId ?? link.actor }, by: link.actor, role: link.role, areas: link.areas };
       return this.insertSession(tx, { caller, userId: link.userId, notAfter: link.notAfter }, 'link', now);
     });
   }
@@ -176,7 +175,7 @@ export class ConsoleService implements BrowserSessions {
   }
 
   /** A session for a user who proved who they are (a password, an invite); inside the caller's transaction. */
-  async startUserSession(tx: Tx, subject: SessionSubject, origin: 'password' | 'invite'): Promise<StartedSession> {
+  async startUserSession(tx: Tx, subject: SessionSubject, origin: 'password' | 'invite' | 'sso'): Promise<StartedSession> {
     return this.insertSession(tx, subject, origin, this.ctx.clock.now());
   }
 
@@ -185,6 +184,8 @@ export class ConsoleService implements BrowserSessions {
     const id = random();
     const { caller } = subject;
     const expiresAt = Math.min(now + s.CONSOLE_SESSION_TTL, subject.notAfter ?? Number.POSITIVE_INFINITY);
+    // Housekeeping where it costs nothing: sessions long over are dropped as new ones begin.
+    await tx.delete(consoleSessions).where(lt(consoleSessions.expiresAt, now - KEEP_ENDED_MS));
     await tx.insert(consoleSessions).values({
       idHash: sha256(id),
       actor: caller.by,

@@ -43,7 +43,7 @@ export const consoleSessions = sqliteTable(
   {
     idHash: text('id_hash').primaryKey(),
     actor: text('actor').notNull(),
-    origin: text('origin', { enum: ['link', 'host', 'password', 'invite'] }).notNull(),
+    origin: text('origin', { enum: ['link', 'host', 'password', 'invite', 'sso'] }).notNull(),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
     idleTimeoutMs: integer('idle_timeout_ms').notNull(),

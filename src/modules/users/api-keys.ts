@@ -52,7 +52,7 @@ export class ApiKeys {
     assertMayGrantAreas(caller, areas);
     const now = this.ctx.clock.now();
     const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
-    if (expiresAt !== null && expiresAt <= now) throw new FpaError('validation_error', 'expires_at is in the past', { field: 'expires_at' });
+    if (expiresAt !== null && !(expiresAt > now)) throw new FpaError('validation_error', 'expires_at must be a time in the future', { field: 'expires_at' });
     const key = `${API_KEY_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
     const row: ApiKeyRow = {
       id: crypto.randomUUID(),

@@ -3,5 +3,6 @@ export { ApiKeys } from './api-keys';
 export type { UserCreateInput } from './model';
 export { apiKeyRoutes, userRoutes } from './routes';
 export { UsersService } from './service';
-export { PasswordSignIn } from './sign-in';
+export { PasswordSignIn, type PendingSignIn } from './sign-in';
 export { signInRoutes } from './sign-in-routes';
+export { accountOf } from './views';

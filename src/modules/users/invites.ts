@@ -5,7 +5,7 @@
  * password (Argon2id) and signs the person in.
  */
 import { createHash } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client';
 import type { Caller } from '../../platform/http/caller';
 import type { Runtime } from '../../platform/runtime';
@@ -44,7 +44,8 @@ export class Invites {
     const now = this.ctx.clock.now();
     const token = `fpi_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
     const expiresAt = now + this.ctx.settings.USER_INVITE_TTL;
-    await tx.delete(userInvites).where(eq(userInvites.userId, user.id));
+    // The person's older links stop working; links of anyone expired a day ago are dropped.
+    await tx.delete(userInvites).where(or(eq(userInvites.userId, user.id), lt(userInvites.expiresAt, now - 24 * 3_600_000)));
     await tx.insert(userInvites).values({ tokenHash: sha256(token), userId: user.id, purpose, createdBy: by, createdAt: now, expiresAt });
     return { url: `${base.replace(/\/+$/, '')}${invitePath(token)}`, expiresAt };
   }

@@ -26,7 +26,13 @@ const Email = t.String({
   pattern: '^[^\\s@]+@[^\\s@]+$',
   description: 'Unique whatever the case; single sign-on matches users by it.',
 });
-const Password = Text({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: `At least ${PASSWORD_MIN} characters.` });
+/** The length is in the pattern too (no control characters, 12 to 256 of them), so generators of examples honour it. */
+const Password = t.String({
+  minLength: PASSWORD_MIN,
+  maxLength: PASSWORD_MAX,
+  pattern: `^[^\\u0000-\\u001f\\u007f]{${PASSWORD_MIN},${PASSWORD_MAX}}$`,
+  description: `At least ${PASSWORD_MIN} characters.`,
+});
 
 export const UserParams = t.Object({ id: Text({ maxLength: 64 }) });
 

@@ -3,22 +3,51 @@
  * two passes), never anything reversible. An unknown username is checked against a hash of a
  * random password all the same, so a wrong username takes as long as a wrong password and the
  * answer's timing does not tell which usernames exist.
+ *
+ * Each hash takes 64 MiB for a moment: at most HASHING_AT_ONCE run together in a process and at
+ * most HASHING_QUEUE wait, so a burst of sign-in attempts (counted only once they fail) cannot
+ * exhaust the server's memory; beyond that the answer is 429 for a second.
  */
+import { FpaError } from '../../platform/errors';
+
+const HASHING_AT_ONCE = 4;
+const HASHING_QUEUE = 64;
+
+let running = 0;
+const waiting: (() => void)[] = [];
 let decoy: Promise<string> | undefined;
 
+async function limited<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= HASHING_AT_ONCE) {
+    if (waiting.length >= HASHING_QUEUE) throw new FpaError('rate_limited', 'too many sign-ins at once: try again in a moment', { retry_after: 1 });
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    running++;
+  }
+  try {
+    return await work();
+  } finally {
+    // The slot passes to the next in line, or is freed.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return Bun.password.hash(password, { algorithm: 'argon2id' });
+  return limited(() => Bun.password.hash(password, { algorithm: 'argon2id' }));
 }
 
 /** Whether `password` is the one behind `hash`; with no hash (no such user, no password yet) false, after the same work. */
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
   if (hash === null) {
-    decoy ??= hashPassword(crypto.randomUUID());
-    await Bun.password.verify(password, await decoy);
+    decoy ??= Bun.password.hash(crypto.randomUUID(), { algorithm: 'argon2id' });
+    const stand = await decoy;
+    await limited(() => Bun.password.verify(password, stand));
     return false;
   }
   try {
-    return await Bun.password.verify(password, hash);
+    return await limited(() => Bun.password.verify(password, hash));
   } catch {
     return false;
   }

@@ -32,11 +32,16 @@ export function consoleBase(settings: Readonly<Settings>, request: Request): str
   return `${isHttps(request, settings.CONSOLE_TRUST_PROXY) ? 'https' : 'http'}://${host}`;
 }
 
+/** Siblings, not parent and child: the other routes' administrator check must not run before the invite's. */
 export function userRoutes(http: Http, deps: { users: UsersService; signIn: PasswordSignIn; sessions: ConsoleService }) {
-  const { users, signIn, sessions } = deps;
+  const { users } = deps;
+  return new Elysia({ name: 'fpa-users-routes', seed: http.runtime.instanceId }).use(inviteRoute(http, users)).use(accountRoutes(http, deps));
+}
+
+/** `POST users/` also takes the lock file's operator token: `bun run fpa:create-user` asks a running server. */
+function inviteRoute(http: Http, users: UsersService) {
   const settings = http.runtime.settings;
-  // Inviting also takes the lock file's operator token: `bun run fpa:create-user` asks a running server.
-  const invite = adminRouter(http, 'users-invite', { allowOperatorToken: true }).post(
+  return adminRouter(http, 'users-invite', { allowOperatorToken: true }).post(
     '/users',
     async ({ admin, body, request, set }) => {
       const created = await users.create(admin, body, consoleBase(settings, request));
@@ -49,7 +54,12 @@ export function userRoutes(http: Http, deps: { users: UsersService; signIn: Pass
       detail: { summary: 'Invite someone: the account and its one-time `invite_url` (valid USER_INVITE_TTL), shown this once', tags },
     },
   );
-  const rest = adminRouter(http, 'users')
+}
+
+function accountRoutes(http: Http, deps: { users: UsersService; signIn: PasswordSignIn; sessions: ConsoleService }) {
+  const { users, signIn, sessions } = deps;
+  const settings = http.runtime.settings;
+  return adminRouter(http, 'users')
     .get('/users', ({ admin, query }) => users.list(admin, { ...query, limit: query.limit ?? 100 }), {
       query: UserList.query,
       response: { 200: UserList.response, ...errors('invalid_cursor') },
@@ -99,8 +109,6 @@ export function userRoutes(http: Http, deps: { users: UsersService; signIn: Pass
       response: { 200: InviteLink, ...errors('not_found', 'conflict') },
       detail: { summary: 'A new one-time `invite_url` that sets a new password; the old password and every session end now', tags },
     });
-  // Siblings, not parent and child: the other routes' administrator check must not run before the invite's.
-  return new Elysia({ name: 'fpa-users-routes', seed: http.runtime.instanceId }).use(invite).use(rest);
 }
 
 export function apiKeyRoutes(http: Http, keys: ApiKeys) {

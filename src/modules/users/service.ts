@@ -18,7 +18,7 @@ import { Invites } from './invites';
 import type { InviteLinkView, MeView, UserCreateInput, UserPatchInput, UserView } from './model';
 import { assertMayGrant, assertMayGrantAreas, assertMayTouch, inCallerScope } from './rules';
 import { type UserRow, userAreas, users } from './tables';
-import { areasOfUsers, findUser, NO_SECOND_FACTORS, type SecondFactorLookup, type UserWithAreas, userView, withAreas } from './views';
+import { type Account, accountOf, areasOfUsers, findUser, NO_SECOND_FACTORS, type SecondFactorLookup, type UserWithAreas, userView, withAreas } from './views';
 
 /** Something to do in the transaction that resets a user's credentials (the `factors` module clears second factors). */
 export type ResetReaction = (tx: Tx, userId: string) => Promise<void>;
@@ -52,6 +52,22 @@ export class UsersService {
   async countInArea(q: Queryable, areaId: string): Promise<number> {
     const [row] = await q.select({ n: count() }).from(userAreas).where(eq(userAreas.areaId, areaId));
     return row?.n ?? 0;
+  }
+
+  /** An account as the sign-in modules see it (second factors, single sign-on); null when there is none. */
+  async account(id: string): Promise<Account | null> {
+    const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.id, id)).limit(1);
+    return row ? accountOf(row) : null;
+  }
+
+  /** The account with this email (compared without case), for single sign-on; null when none. */
+  async accountByEmail(email: string): Promise<Account | null> {
+    const [row] = await this.ctx.db.orm
+      .select()
+      .from(users)
+      .where(eq(users.emailKey, lower(email)))
+      .limit(1);
+    return row ? accountOf(row) : null;
   }
 
   /** A user as a caller: their role and areas of now; null when disabled or gone. */
@@ -210,6 +226,8 @@ export class UsersService {
       assertMayTouch(caller, row.role);
       await this.assertNotLastOwner(tx, row);
       const ended = await this.endAccess(tx, row.id);
+      // What a reset clears (second factors) goes with the account.
+      for (const reaction of this.resetReactions) await reaction(tx, row.id);
       await tx.delete(userAreas).where(eq(userAreas.userId, row.id));
       await this.invites.forget(tx, row.id);
       await tx.delete(users).where(eq(users.id, row.id));

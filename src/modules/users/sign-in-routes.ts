@@ -39,8 +39,11 @@ export function signInRoutes(http: Http, deps: { signIn: PasswordSignIn; invites
       async ({ body, request, server }) => {
         sameSite(request);
         const outcome = await signIn.signIn(body.username, body.password, clientAddress(http, server, request));
-        if ('pending' in outcome)
-          return new Response(JSON.stringify(outcome.pending), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+        if ('pending' in outcome) {
+          const headers = new Headers({ 'content-type': 'application/json', 'cache-control': 'no-store' });
+          if (outcome.pending.cookie) headers.append('set-cookie', outcome.pending.cookie(request));
+          return new Response(JSON.stringify(outcome.pending.answer), { status: 200, headers });
+        }
         return started(request, outcome.session);
       },
       { body: PasswordSignInBody, ...hidden },

@@ -18,10 +18,18 @@ import type { UsersService } from './service';
 import { type UserRow, users } from './tables';
 import { SignInThrottle } from './throttle';
 
-/** What a person must still prove after their password (null: nothing); sent to the client as is. */
-export type SignInGate = (user: UserRow) => Promise<Record<string, unknown> | null>;
+/**
+ * What a person must still prove after their password (null: nothing): `answer` is sent to the
+ * client as is; `cookie` (given the request) is set with it (the second factor's pending state).
+ */
+export type SignInGate = (user: UserRow) => Promise<PendingSignIn | null>;
 
-export type SignInOutcome = { session: StartedSession } | { pending: Record<string, unknown> };
+export interface PendingSignIn {
+  answer: Record<string, unknown>;
+  cookie?: (request: Request) => string;
+}
+
+export type SignInOutcome = { session: StartedSession } | { pending: PendingSignIn };
 
 export class PasswordSignIn {
   readonly throttle: SignInThrottle;
@@ -50,16 +58,26 @@ export class PasswordSignIn {
       this.ctx.log.info('console sign-in refused', { username: username.slice(0, 64), address });
       throw new FpaError('unauthorized', 'wrong username or password', {});
     }
-    await this.throttle.succeeded(username);
     for (const gate of this.gates) {
+      // The username's failures are forgotten only once the whole sign-in succeeds: a right
+      // password must not reset the count of wrong second-factor codes.
       const pending = await gate(usable);
       if (pending) return { pending };
     }
+    await this.throttle.succeeded(username);
     return { session: await this.open(usable, 'password') };
   }
 
+  /** A session for the user `userId` once a gate's second step is done (a second factor, single sign-on); null when the account is gone or disabled. */
+  async openById(userId: string, origin: 'password' | 'sso'): Promise<StartedSession | null> {
+    const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.id, userId)).limit(1);
+    if (!row || row.disabledAt !== null) return null;
+    if (origin === 'password') await this.throttle.succeeded(row.username);
+    return this.open(row, origin);
+  }
+
   /** A session for a user who has proved who they are. */
-  async open(user: UserRow, origin: 'password' | 'invite'): Promise<StartedSession> {
+  async open(user: UserRow, origin: 'password' | 'invite' | 'sso'): Promise<StartedSession> {
     return this.ctx.db.write(async ({ tx }) => this.sessions.startUserSession(tx, { caller: await this.users.callerOfRow(tx, user), userId: user.id }, origin));
   }
 
@@ -68,9 +86,9 @@ export class PasswordSignIn {
     if (caller.actor.kind !== 'user') throw new FpaError('forbidden', 'only a signed-in user has a password to change', {});
     const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.id, caller.actor.id)).limit(1);
     if (!row) throw new FpaError('not_found', 'no such user', {});
-    await this.throttle.check(row.username, null);
+    await this.throttle.check(row.id, null, 'change');
     if (!(await verifyPassword(current, row.passwordHash))) {
-      await this.throttle.failed(row.username, null);
+      await this.throttle.failed(row.id, null, 'change');
       throw new FpaError('forbidden', 'the current password is wrong', { field: 'current_password' });
     }
     const hash = await hashPassword(next);

@@ -92,11 +92,15 @@ export const apiKeyAreas = sqliteTable(
  * Failed sign-ins per key (`user:<username>` or `address:<ip>`), in fixed windows aligned to the
  * epoch: counted in the database so the limit holds across instances.
  */
-export const signInFailures = sqliteTable('fpa_sign_in_failures', {
-  key: text('key').primaryKey(),
-  windowStart: integer('window_start').notNull(),
-  count: integer('count').notNull(),
-});
+export const signInFailures = sqliteTable(
+  'fpa_sign_in_failures',
+  {
+    key: text('key').primaryKey(),
+    windowStart: integer('window_start').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [index('fpa_sign_in_failures_window').on(t.windowStart)],
+);
 
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

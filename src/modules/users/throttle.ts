@@ -7,12 +7,16 @@
  * counted through a group commit, so a burst of wrong passwords shares write transactions
  * instead of opening one each. A success clears the username's count.
  */
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Rate } from '../../platform/config/settings';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { signInFailures } from './tables';
+
+type Scope = 'user' | 'change';
+
+const SWEEP_EVERY_MS = 3_600_000;
 
 interface Counted {
   key: string;
@@ -21,10 +25,17 @@ interface Counted {
 
 export class SignInThrottle {
   private readonly counter: GroupCommit<{ key: string; windowStart: number }, void>;
+  private sweptAt = 0;
 
   constructor(private readonly ctx: Runtime) {
     const f = signInFailures;
     this.counter = new GroupCommit(ctx.db, async (w, hits) => {
+      // Windows long over are dropped now and then (addresses come and go), in the same transaction.
+      const now = ctx.clock.now();
+      if (now - this.sweptAt >= SWEEP_EVERY_MS) {
+        this.sweptAt = now;
+        await w.tx.delete(f).where(lt(f.windowStart, now - this.longestWindow() - SWEEP_EVERY_MS));
+      }
       for (const hit of hits) {
         await w.tx
           .insert(f)
@@ -41,16 +52,25 @@ export class SignInThrottle {
     });
   }
 
-  private keys(username: string, address: string | null): Counted[] {
+  private longestWindow(): number {
     const s = this.ctx.settings;
-    const keys: Counted[] = [{ key: `user:${username.trim().toLowerCase()}`, rate: s.CONSOLE_SIGN_IN_LIMIT }];
+    return Math.max(s.CONSOLE_SIGN_IN_LIMIT.windowMs, s.CONSOLE_SIGN_IN_ADDRESS_LIMIT.windowMs);
+  }
+
+  /**
+   * `scope` keeps apart what is counted: sign-ins (`user`) and a signed-in person's password
+   * changes (`change`), so an attack on one account's sign-in never blocks its owner's change.
+   */
+  private keys(username: string, address: string | null, scope: Scope): Counted[] {
+    const s = this.ctx.settings;
+    const keys: Counted[] = [{ key: `${scope}:${username.trim().toLowerCase()}`, rate: s.CONSOLE_SIGN_IN_LIMIT }];
     if (address) keys.push({ key: `address:${address}`, rate: s.CONSOLE_SIGN_IN_ADDRESS_LIMIT });
     return keys;
   }
 
   /** 429 with `retry_after` when the username or the address has used up its failures. */
-  async check(username: string, address: string | null): Promise<void> {
-    const keys = this.keys(username, address);
+  async check(username: string, address: string | null, scope: Scope = 'user'): Promise<void> {
+    const keys = this.keys(username, address, scope);
     const now = this.ctx.clock.now();
     const rows = await this.ctx.db.orm
       .select()
@@ -73,9 +93,9 @@ export class SignInThrottle {
   }
 
   /** Counts a failure against the username and the address. */
-  async failed(username: string, address: string | null): Promise<void> {
+  async failed(username: string, address: string | null, scope: Scope = 'user'): Promise<void> {
     const now = this.ctx.clock.now();
-    await Promise.all(this.keys(username, address).map(({ key, rate }) => this.counter.submit({ key, windowStart: now - (now % rate.windowMs) })));
+    await Promise.all(this.keys(username, address, scope).map(({ key, rate }) => this.counter.submit({ key, windowStart: now - (now % rate.windowMs) })));
   }
 
   /** A success forgets the username's failures (not the address's: one good password does not vouch for the rest). */

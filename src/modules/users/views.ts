@@ -43,6 +43,25 @@ export async function findUser(q: Queryable, id: string): Promise<UserWithAreas>
   return found!;
 }
 
+/** An account as the sign-in modules see it (second factors, single sign-on). */
+export interface Account {
+  id: string;
+  username: string;
+  name: string;
+  email: string | null;
+  role: UserRow['role'];
+  disabled: boolean;
+}
+
+export const accountOf = (row: UserRow): Account => ({
+  id: row.id,
+  username: row.username,
+  name: row.name,
+  email: row.email,
+  role: row.role,
+  disabled: row.disabledAt !== null,
+});
+
 export function statusOf(row: UserRow): UserView['status'] {
   if (row.disabledAt !== null) return 'disabled';
   return row.passwordHash === null ? 'invited' : 'active';

@@ -38,12 +38,14 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E018': { severity: 'error', meaning: 'LOG_LEVEL is not `debug`, `info`, `warn` or `error`' },
   'fpa.E019': { severity: 'error', meaning: 'WEBHOOK_ALLOWED_NETWORKS holds an entry that is not a network in CIDR form' },
   'fpa.E020': { severity: 'error', meaning: 'REPORT_FONT or REPORT_FONT_BOLD is not a readable TrueType or OpenType font file' },
+  'fpa.E030': { severity: 'error', meaning: 'CONSOLE_OIDC_ISSUER is not an http(s) URL, or only one of it and CONSOLE_OIDC_CLIENT_ID is set' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
   'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
   'fpa.W004': { severity: 'warning', meaning: 'ENROLLMENT_REQUIRE_CONSENT is off' },
   'fpa.W005': { severity: 'warning', meaning: 'an embedded replica (DATABASE_SYNC_URL) is configured without a local file' },
   'fpa.W006': { severity: 'warning', meaning: 'ADMS_TRUST is `serial`: terminals without a communication key are identified by serial number only' },
+  'fpa.W030': { severity: 'warning', meaning: 'CONSOLE_OIDC_ISSUER is a plain `http:` URL outside this machine' },
 };
 
 const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
@@ -303,6 +305,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
   if (s.DATABASE_SYNC_URL && !s.DATABASE_URL.startsWith('file:')) {
     out.push(issue('fpa.W005', 'DATABASE_SYNC_URL is set but DATABASE_URL is not a file: URL.', 'An embedded replica needs a local file.'));
   }
+  out.push(...oidcIssues(s));
   if (s.ADMS_TRUST === 'serial') {
     // ADMS terminals have no credential of their own: `serial` keeps the first releases' behaviour.
     out.push(
@@ -330,6 +333,29 @@ function isFontFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Single sign-on is all or nothing: an issuer and a client id, over HTTPS unless the provider runs on this machine. */
+function oidcIssues(s: Settings): ConfigIssue[] {
+  if (!s.CONSOLE_OIDC_ISSUER && !s.CONSOLE_OIDC_CLIENT_ID) return [];
+  const hint = 'Set CONSOLE_OIDC_ISSUER (the provider’s issuer URL) and CONSOLE_OIDC_CLIENT_ID together, or neither.';
+  if (!s.CONSOLE_OIDC_ISSUER || !s.CONSOLE_OIDC_CLIENT_ID) {
+    return [issue('fpa.E030', `Only ${s.CONSOLE_OIDC_ISSUER ? 'CONSOLE_OIDC_ISSUER' : 'CONSOLE_OIDC_CLIENT_ID'} is set.`, hint)];
+  }
+  let url: URL;
+  try {
+    url = new URL(s.CONSOLE_OIDC_ISSUER);
+  } catch {
+    return [issue('fpa.E030', `CONSOLE_OIDC_ISSUER "${s.CONSOLE_OIDC_ISSUER}" is not a URL.`, hint)];
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return [issue('fpa.E030', 'CONSOLE_OIDC_ISSUER is not an http(s) URL.', hint)];
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol === 'http:' && !local) {
+    return [
+      issue('fpa.W030', 'CONSOLE_OIDC_ISSUER is a plain http: URL: the provider’s keys and tokens travel unprotected.', 'Use the provider’s https:// issuer.'),
+    ];
+  }
+  return [];
 }
 
 export function formatIssues(issues: ConfigIssue[]): string {

@@ -142,6 +142,10 @@ export interface Settings {
   USER_INVITE_TTL: number;
   CONSOLE_SIGN_IN_LIMIT: Rate;
   CONSOLE_SIGN_IN_ADDRESS_LIMIT: Rate;
+  CONSOLE_OIDC_ISSUER: string;
+  CONSOLE_OIDC_CLIENT_ID: string;
+  CONSOLE_OIDC_CLIENT_SECRET: string;
+  CONSOLE_OIDC_NAME: string;
 }
 
 export type SettingKey = keyof Settings;
@@ -452,6 +456,13 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     { limit: 50, windowMs: 15 * MINUTE },
     'Failed console sign-ins per client address and window (an office behind one address shares it); more answer 429.',
   ),
+  CONSOLE_OIDC_ISSUER: text(
+    '',
+    'Single sign-on: the OpenID Connect issuer of the company’s provider (e.g. `https://login.example.com/realms/staff`); empty: no single sign-on. Register the redirect URI `<console>/sso/callback`.',
+  ),
+  CONSOLE_OIDC_CLIENT_ID: text('', 'Single sign-on: the client id the provider gave the console.'),
+  CONSOLE_OIDC_CLIENT_SECRET: text('', 'Single sign-on: the client secret (empty for a public client, PKCE only).', true),
+  CONSOLE_OIDC_NAME: text('', 'Single sign-on: the provider’s name on the sign-in button (“Sign in with …”); empty: the issuer’s host.'),
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS_SCHEMA) as SettingKey[];

@@ -143,8 +143,9 @@ export function templateAadBytes(aad: TemplateAad): Uint8Array<ArrayBuffer> {
 
 /** What a stored secret other than a template is bound to: what it is and the row holding it. */
 export interface SecretAad {
-  purpose: 'webhook_secret' | 'proof_signing_key';
-  /** The id of the row that stores it (the webhook endpoint's id, the signing key's id). */
+  /** A webhook's signing secret, a user's TOTP secret (sign-in-factors), or the deletion proofs' signing key. */
+  purpose: 'webhook_secret' | 'totp_secret' | 'proof_signing_key';
+  /** The id of the row that stores it (the webhook endpoint's id, the user's id, the signing key's id). */
   id: string;
 }
 
@@ -152,8 +153,8 @@ const SECRET_AAD_PREFIX = 'fpa-secret-v1';
 
 /** Canonical AAD bytes of a secret. Throws TypeError on invalid AAD (a programming error). */
 export function secretAadBytes(aad: SecretAad): Uint8Array<ArrayBuffer> {
-  if (aad.purpose !== 'webhook_secret' && aad.purpose !== 'proof_signing_key') {
-    throw new TypeError("secret AAD purpose must be 'webhook_secret' or 'proof_signing_key'");
+  if (aad.purpose !== 'webhook_secret' && aad.purpose !== 'totp_secret' && aad.purpose !== 'proof_signing_key') {
+    throw new TypeError("secret AAD purpose must be 'webhook_secret', 'totp_secret' or 'proof_signing_key'");
   }
   if (typeof aad.id !== 'string' || aad.id.length === 0 || !isWellFormedString(aad.id)) {
     throw new TypeError('secret AAD id must be a non-empty well-formed string');

@@ -68,6 +68,8 @@ export const POLICY: readonly Rule[] = [
 
   // Users and API keys: owners and admins only (the users service keeps owners to owners).
   rule('GET', 'users/', NOBODY_ELSE),
+  rule('GET', 'users/second-factor-policy/', NOBODY_ELSE),
+  rule('PUT', 'users/second-factor-policy/', NOBODY_ELSE, { ownersOnly: true }),
   rule('POST', 'users/', NOBODY_ELSE),
   rule('GET', 'users/{id}/', NOBODY_ELSE),
   rule('PATCH', 'users/{id}/', NOBODY_ELSE),

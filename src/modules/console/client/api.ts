@@ -5,7 +5,7 @@
  */
 
 import type { Static } from '@sinclair/typebox';
-import type { ConsoleSessionView } from '../model';
+import type { ConsoleSessionView } from '..';
 
 export const API = '/api/fingerprint/v1';
 
@@ -55,6 +55,39 @@ export async function loadSession(): Promise<SessionInfo | null> {
   return (await response.json()) as SessionInfo;
 }
 
+/** What a sign-in post answered: its status, the parsed body (or the error's message), and Retry-After in seconds. */
+export interface SignInAnswer {
+  status: number;
+  body: Record<string, unknown> | null;
+  message: string;
+  retryAfter: number | null;
+}
+
+/** Posts to the console's own sign-in endpoints (no session yet, so no CSRF token). */
+export async function signInPost(path: string, body: unknown): Promise<SignInAnswer> {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    credentials: 'same-origin',
+    cache: 'no-store',
+    body: JSON.stringify(body),
+  });
+  let parsed: Record<string, unknown> | null = null;
+  try {
+    parsed = response.status === 204 ? null : ((await response.json()) as Record<string, unknown>);
+  } catch {
+    parsed = null;
+  }
+  const error = parsed?.error as { message?: string } | undefined;
+  const retry = Number(response.headers.get('retry-after'));
+  return {
+    status: response.status,
+    body: parsed,
+    message: error?.message ?? `The server answered ${response.status}.`,
+    retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
+  };
+}
+
 async function send(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const info = currentSession();
@@ -99,6 +132,7 @@ export const api = {
   get: <T>(path: string) => json<T>('GET', path),
   post: <T>(path: string, body: unknown = {}) => json<T>('POST', path, body),
   patch: <T>(path: string, body: unknown) => json<T>('PATCH', path, body),
+  put: <T>(path: string, body: unknown) => json<T>('PUT', path, body),
   delete: <T>(path: string) => json<T>('DELETE', path),
   /** A response as it is (a CSV download). */
   raw: (path: string) => send('GET', path),

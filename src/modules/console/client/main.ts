@@ -7,6 +7,7 @@ import { ApiError, api, can, loadSession, type SessionInfo, useSession } from '.
 import { announce, button, forgetAnnouncement, h, replace } from './dom';
 import { plainMessage } from './form-errors';
 import { anomaliesPage } from './pages/anomalies';
+import { apiKeysPage } from './pages/api-keys';
 import { areaPage, areasPage } from './pages/areas';
 import { attendancePage } from './pages/attendance';
 import { importPage } from './pages/import';
@@ -15,12 +16,17 @@ import { operationsPage } from './pages/operations';
 import { overviewPage } from './pages/overview';
 import { peoplePage } from './pages/people';
 import { personPage } from './pages/person';
+import { profilePage } from './pages/profile';
 import { punchesPage } from './pages/punches';
 import { reportsPage } from './pages/reports';
 import { shiftsPage } from './pages/shifts';
 import { terminalPage } from './pages/terminal';
 import { terminalsPage } from './pages/terminals';
 import { todayPage } from './pages/today';
+import { usersPage } from './pages/users';
+import { drawSecondFactor, enrollmentNeeded, pendingSignIn } from './second-factor';
+import { invitePage, signInForm } from './sign-in';
+import { type Me, ROLE_NAMES } from './types';
 
 /** A page draws into `main` and may return a cleanup (close a stream, stop a timer). */
 export type Page = (main: HTMLElement, params: string[]) => Promise<(() => void) | undefined>;
@@ -44,6 +50,9 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
   { pattern: /^\/reports\/([^/]+)\/?$/, page: reportsPage, nav: 'reports' },
   { pattern: /^\/integrations\/?$/, page: integrationsPage, nav: 'integrations' },
   { pattern: /^\/operations\/?$/, page: operationsPage, nav: 'operations' },
+  { pattern: /^\/users\/?$/, page: usersPage, nav: 'users' },
+  { pattern: /^\/api-keys\/?$/, page: apiKeysPage, nav: 'api-keys' },
+  { pattern: /^\/profile\/?$/, page: profilePage, nav: 'profile' },
 ];
 
 /** The pages of the navigation, each shown only to a role that may read what it shows. */
@@ -60,10 +69,12 @@ const NAV: { path: string; label: string; shown: () => boolean }[] = [
   { path: 'reports', label: 'Reports', shown: () => can('GET reports/daily.*') },
   { path: 'integrations', label: 'Integrations', shown: () => can('GET webhooks/') || can('GET enrollment-agents/') },
   { path: 'operations', label: 'Operations', shown: () => can('GET jobs/') || can('GET audit-log/') || can('GET events/') },
+  { path: 'users', label: 'Users', shown: () => can('GET users/') },
+  { path: 'api-keys', label: 'API keys', shown: () => can('GET api-keys/') },
 ];
 
 /** Who is signed in, as the header says it: the name, and a role limited to areas with them. */
-function whoText(session: SessionInfo): string {
+function _whoText(session: SessionInfo): string {
   const where = session.areas.length > 0 ? ` in ${session.areas.join(', ')}` : '';
   return `Signed in as ${session.actor} (${session.role}${where})`;
 }
@@ -74,25 +85,22 @@ let cleanup: (() => void) | undefined;
 function signedOut(): void {
   cleanup?.();
   cleanup = undefined;
-  replace(
-    app,
-    h(
-      'main',
-      { class: 'signin', id: 'main' },
-      h('h1', {}, 'Attendance console'),
-      h('p', { role: 'status' }, 'You are not signed in, or your session has ended.'),
-      h(
-        'p',
-        {},
-        'Ask whoever runs the server for a sign-in link: on the server, ',
-        h('code', {}, 'npm run fpa:console-link'),
-        ' prints one. It works once, for a few minutes.',
-      ),
-    ),
+  current = null;
+  signInForm(app, () => void start(), 'You are not signed in, or your session has ended.');
+}
+
+/** Who is signed in, for the header: the user's name and role (a link's or token's name otherwise). */
+function whoLabel(session: SessionInfo, me: Me | null): HTMLElement {
+  const name = me?.name ?? session.actor;
+  return h(
+    'a',
+    { href: '#/profile', class: 'who-name', title: 'Your profile' },
+    `Signed in as ${name}`,
+    me ? h('span', { class: 'role' }, ROLE_NAMES[me.role] ?? me.role) : null,
   );
 }
 
-function shell(session: SessionInfo): HTMLElement {
+function shell(session: SessionInfo, me: Me | null): HTMLElement {
   const nav = h(
     'nav',
     { 'aria-label': 'Main' },
@@ -114,8 +122,8 @@ function shell(session: SessionInfo): HTMLElement {
       'header',
       { class: 'top' },
       h('a', { class: 'brand', href: '#/' }, 'Attendance console'),
-      nav,
-      h('div', { class: 'who' }, h('span', {}, whoText(session)), signOut),
+      enrolling ? null : nav,
+      h('div', { class: 'who' }, whoLabel(session, me), signOut),
     ),
     h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
     main,
@@ -132,7 +140,7 @@ async function route(main: HTMLElement): Promise<void> {
   cleanup?.();
   cleanup = undefined;
   forgetAnnouncement();
-  const path = decodeURIComponent(location.hash.replace(/^#/, '').split('?')[0] ?? '');
+  const path = enrolling ? '/profile' : decodeURIComponent(location.hash.replace(/^#/, '').split('?')[0] ?? '');
   const found = ROUTES.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
   for (const link of Array.from(document.querySelectorAll<HTMLAnchorElement>('[data-nav]'))) {
     if (link.dataset.nav === (found?.r.nav ?? null)) link.setAttribute('aria-current', 'page');
@@ -169,7 +177,21 @@ async function route(main: HTMLElement): Promise<void> {
   }
 }
 
+/** `#/invite/<token>`: the page of an invite or reset link, shown signed in or not. */
+const inviteToken = () => /^#\/invite\/([A-Za-z0-9_-]+)$/.exec(location.hash)?.[1] ?? null;
+
+let listening = false;
+/** The signed-in user must set up a second factor first (their role requires one): the shell shows their profile only. */
+let enrolling = false;
+/** The router of the shell on screen. */
+let current: (() => Promise<void>) | null = null;
+
 async function start(): Promise<void> {
+  const token = inviteToken();
+  if (token) {
+    await invitePage(app, token, () => void start());
+    return;
+  }
   let session: SessionInfo | null;
   try {
     session = await loadSession();
@@ -181,11 +203,24 @@ async function start(): Promise<void> {
     return;
   }
   if (!session) {
-    signedOut();
+    // A right password whose second factor is still to come: that step again (a reload keeps it).
+    const pending = await pendingSignIn();
+    if (pending)
+      drawSecondFactor(
+        app,
+        pending,
+        () => signInForm(app, () => void start()),
+        () => void start(),
+      );
+    else signInForm(app, () => void start());
     return;
   }
   useSession(session, signedOut);
-  const main = shell(session);
+  const me = await api.get<Me>('users/me/').catch(() => null);
+  // A role that requires a second factor, and none set up: only the profile, to set one up.
+  enrolling = me?.kind === 'user' && (await enrollmentNeeded());
+  document.documentElement.dataset.enrolling = String(enrolling);
+  const main = shell(session, me);
   let first = true;
   const go = async () => {
     await route(main);
@@ -193,11 +228,16 @@ async function start(): Promise<void> {
     if (!first) (main.querySelector('h1') ?? main).focus();
     first = false;
   };
-  window.addEventListener('hashchange', () => void go());
-  window.addEventListener('unhandledrejection', (event) => {
-    const reason: unknown = event.reason;
-    if (reason instanceof ApiError && reason.status !== 401) announce(plainMessage(reason), 'bad');
-  });
+  current = go;
+  if (!listening) {
+    // Listeners are added once: signing in again (after a session ended) starts a new shell.
+    listening = true;
+    window.addEventListener('hashchange', () => (inviteToken() ? void start() : void current?.()));
+    window.addEventListener('unhandledrejection', (event) => {
+      const reason: unknown = event.reason;
+      if (reason instanceof ApiError && reason.status !== 401) announce(plainMessage(reason), 'bad');
+    });
+  }
   await go();
 }
 

@@ -177,6 +177,8 @@ export interface Job {
 export interface AuditEntry {
   id: number;
   actor: string;
+  actor_kind: string | null;
+  actor_id: string | null;
   action: string;
   target_type: string;
   target_id: string | null;
@@ -189,4 +191,68 @@ export interface LogEvent {
   type: string;
   at: string;
   data: Record<string, unknown>;
+}
+
+/*
+ * People who sign in (src/modules/users/model.ts has them in full). Written out here rather than
+ * imported: the users module comes after the console in the composition root, so the console
+ * cannot import it without a cycle.
+ */
+export type Role = 'owner' | 'admin' | 'hr' | 'manager' | 'installer' | 'viewer';
+export const ROLE_NAMES: Record<Role, string> = {
+  owner: 'Owner',
+  admin: 'Administrator',
+  hr: 'HR officer',
+  manager: 'Manager',
+  installer: 'Installer',
+  viewer: 'Viewer',
+};
+
+export interface User {
+  id: string;
+  username: string;
+  name: string;
+  email: string | null;
+  role: Role;
+  areas: string[];
+  disabled: boolean;
+  status: 'invited' | 'active' | 'disabled';
+  second_factor: 'none' | 'totp' | 'passkey';
+  created_at: string;
+  updated_at: string;
+  created_by: string;
+}
+
+export interface Me {
+  id: string;
+  kind: string;
+  name: string;
+  username: string;
+  email: string | null;
+  role: Role;
+  areas: string[];
+  second_factor: 'none' | 'totp' | 'passkey';
+  expires_at: string | null;
+}
+
+export interface InviteInfo {
+  username: string;
+  name: string;
+  purpose: 'invite' | 'reset';
+  expires_at: string;
+  password_min_length: number;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  role: Role;
+  areas: string[];
+  prefix: string;
+  created_at: string;
+  created_by: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  status: 'active' | 'expired' | 'revoked';
 }

@@ -7,7 +7,6 @@ import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
 import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
 import type { AttendanceDay, Enrollee, Punch } from '../types';
-import { planSections } from './plan';
 import { manualPunchForm, notes } from './punches';
 
 const CELL: Record<string, [string, string]> = {

@@ -49,6 +49,18 @@ function target(e: AuditEntry, names: Names): string {
   return `${words(e.target_type)}${/^[0-9a-f-]{36}$/.test(id) ? '' : ` ${id}`}`;
 }
 
+/** What kind of actor did it, as the audit log names it. */
+const ACTOR_KINDS: Record<string, string> = {
+  user: 'user',
+  api_key: 'API key',
+  token: 'token',
+  host: 'host sign-in',
+  operator: 'operator',
+  terminal: 'terminal',
+  job: 'job',
+  agent: 'enrollment agent',
+};
+
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -115,7 +127,13 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
       auditRows,
       table(
         ['When', 'Who', 'Did', 'To', 'Details'],
-        list.results.map((e) => [dateTime(e.at), e.actor, words(e.action), target(e, names), summarize(e.details, names)]),
+        list.results.map((e) => [
+          dateTime(e.at),
+          e.actor_kind ? `${e.actor} (${ACTOR_KINDS[e.actor_kind] ?? words(e.actor_kind)})` : e.actor,
+          words(e.action),
+          target(e, names),
+          summarize(e.details, names),
+        ]),
         'Nothing recorded.',
         'Audit log',
       ),

@@ -3,7 +3,6 @@ import { ApiError, api, can, type List } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
-import { fingerName } from '../format';
 import type { Employee, Enrollee } from '../types';
 import { peopleList } from './people-list';
 

@@ -5,7 +5,7 @@
  */
 import { ApiError, api, can, type List, query } from '../api';
 import { areasPicker } from '../area-picker';
-import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, select, table } from '../dom';
+import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { count, dateTime, FINGERS, fingerName, words } from '../format';
 import type { Agent, AuditEntry, Device, Enrollee, Session, Template } from '../types';

@@ -1,0 +1,164 @@
+/**
+ * What the console shows before anyone is signed in: the username-and-password form (the
+ * one-time link of `npm run fpa:console-link` still works for operators), and the page of an
+ * invite or reset link (`#/invite/<token>`), where a person chooses their password. Both end
+ * with a session cookie set by the server, and then the console starts.
+ */
+import { signInPost } from './api';
+import { field, h, input, replace } from './dom';
+import { drawSecondFactor, pendingSignIn, ssoChoice, ssoProblem } from './second-factor';
+import type { InviteInfo } from './types';
+
+const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
+
+function card(...children: (Node | null)[]): HTMLElement {
+  return h('main', { class: 'signin', id: 'main' }, h('h1', {}, 'Attendance console'), ...children);
+}
+
+/** The sign-in form; `notice` says why it is shown (signed out, session ended). */
+export function signInForm(app: HTMLElement, started: () => void, notice?: string): void {
+  const username = input({ name: 'username', autocomplete: 'username', required: true, autocapitalize: 'none', spellcheck: 'false' });
+  const password = input({ type: 'password', name: 'password', autocomplete: 'current-password', required: true });
+  const problem = h('p', { class: 'error', role: 'alert', id: 'sign-in-error' });
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
+  const form = h('form', { class: 'stack wide-fields', 'aria-label': 'Sign in' }, field('Username', username), field('Password', password), problem, submit);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    submit.disabled = true;
+    problem.textContent = '';
+    try {
+      const answer = await signInPost('password', { username: username.value.trim(), password: password.value });
+      if (answer.status === 204) return started();
+      if (answer.status === 200 && answer.body) {
+        // A second step is needed (a second factor): second-factor.ts draws it.
+        const pending = await pendingSignIn();
+        if (pending) return drawSecondFactor(app, pending, () => signInForm(app, started), started);
+        problem.textContent = 'This sign-in has expired: sign in again.';
+        return;
+      }
+      password.value = '';
+      problem.textContent =
+        answer.status === 429
+          ? `Too many failed sign-ins. Try again in ${minutes(answer.retryAfter ?? 60)} minute(s).`
+          : answer.status === 401
+            ? 'Wrong username or password.'
+            : answer.message;
+      password.focus();
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  const sso = h('div', { class: 'sso-slot' });
+  const ssoError = ssoProblem();
+  replace(
+    app,
+    card(
+      notice ? h('p', { role: 'status' }, notice) : null,
+      ssoError ? h('p', { class: 'error', role: 'alert' }, ssoError) : null,
+      form,
+      sso,
+      h(
+        'p',
+        { class: 'hint-block' },
+        'No account yet? Ask an administrator for an invite. On the server, ',
+        h('code', {}, 'npm run fpa:console-link'),
+        ' prints a one-time link for operators.',
+      ),
+    ),
+  );
+  username.focus();
+  void ssoChoice().then((choice) => choice && sso.append(choice));
+}
+
+/** The new password, typed twice; sent with the link's token. */
+function choosePasswordForm(info: InviteInfo, token: string, started: () => void, gone: () => void): { form: HTMLElement; focus: HTMLElement } {
+  const min = info.password_min_length;
+  const password = input({ type: 'password', autocomplete: 'new-password', required: true, minlength: min });
+  const again = input({ type: 'password', autocomplete: 'new-password', required: true, minlength: min });
+  const problem = h('p', { class: 'error', role: 'alert' });
+  const submit = h('button', { type: 'submit', class: 'primary' }, info.purpose === 'invite' ? 'Set password and sign in' : 'Set new password and sign in');
+  const form = h(
+    'form',
+    { class: 'stack wide-fields', 'aria-label': 'Choose a password' },
+    h('input', { type: 'hidden', autocomplete: 'username', value: info.username }),
+    field('New password', password, `At least ${min} characters. A few unrelated words make a strong one.`),
+    field('New password again', again),
+    problem,
+    submit,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    problem.textContent = '';
+    if (password.value.length < min) {
+      problem.textContent = `The password needs at least ${min} characters.`;
+      return;
+    }
+    if (password.value !== again.value) {
+      problem.textContent = 'The two passwords differ.';
+      return;
+    }
+    submit.disabled = true;
+    try {
+      const answer = await signInPost('invite', { token, password: password.value });
+      if (answer.status === 204) {
+        // The token leaves the address bar (and the history) once it is spent.
+        history.replaceState(null, '', `${location.pathname}#/`);
+        return started();
+      }
+      if (answer.status === 404) return gone();
+      problem.textContent = answer.message;
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return { form, focus: password };
+}
+
+/** The page of an invite or reset link: whose it is, and a new password typed twice. */
+export async function invitePage(app: HTMLElement, token: string, started: () => void): Promise<void> {
+  const checked = await signInPost('invite/check', { token });
+  const gone = () => {
+    replace(
+      app,
+      card(
+        h('p', { class: 'error', role: 'alert' }, 'This link has been used, has expired, or was replaced by a newer one.'),
+        h(
+          'p',
+          {},
+          'Ask an administrator for a new one. ',
+          h(
+            'a',
+            {
+              href: '#/',
+              onclick: (event: Event) => {
+                event.preventDefault();
+                history.replaceState(null, '', `${location.pathname}#/`);
+                started();
+              },
+            },
+            'Sign in',
+          ),
+        ),
+      ),
+    );
+  };
+  if (checked.status !== 200 || !checked.body) return gone();
+  const info = checked.body as unknown as InviteInfo;
+  const { form, focus } = choosePasswordForm(info, token, started, gone);
+  replace(
+    app,
+    card(
+      h(
+        'p',
+        {},
+        info.purpose === 'invite' ? 'Welcome, ' : 'A new password for ',
+        h('strong', {}, info.name),
+        ` (username `,
+        h('strong', {}, info.username),
+        info.purpose === 'invite' ? '). Choose your password to finish setting up your account.' : '). Choose a new password.',
+      ),
+      form,
+    ),
+  );
+  focus.focus();
+}

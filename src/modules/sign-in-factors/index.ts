@@ -1,0 +1,21 @@
+/** Second factors (TOTP with recovery codes, passkeys), the sign-in step they complete, and single sign-on (OpenID Connect). */
+export { consoleFactorRoutes, type SessionOpener } from './console-routes';
+export { enrollmentGate } from './enrollment-gate';
+export { secondFactorGate } from './gate';
+export type {
+  FactorPolicyWire,
+  PasskeyAddedWire,
+  PasskeyWire,
+  PendingSignInWire,
+  RecoveryCodesWire,
+  SecondFactorsWire,
+  SignedInWire,
+  SsoWire,
+  TotpSetupWire,
+} from './model';
+export { SingleSignOn } from './oidc';
+export type { FactorUser, FactorUserDirectory, SignInThrottle } from './ports';
+export { factorRoutes } from './routes';
+export { rotateTotpSecrets } from './sealing';
+export { SecondFactors } from './service';
+export { FactorSignIn } from './sign-in';

@@ -1,0 +1,37 @@
+/**
+ * What second factors and single sign-on need from the users module, given by the composition
+ * root (src/app/modules.ts): the user behind an id or a verified email, and a way to open the
+ * session a finished sign-in earns.
+ */
+import type { Role } from '../../platform/http/caller';
+
+export interface FactorUser {
+  id: string;
+  username: string;
+  name: string;
+  email: string | null;
+  role: Role;
+  disabled: boolean;
+}
+
+export interface FactorUserDirectory {
+  byId(id: string): Promise<FactorUser | null>;
+  /** The user with this email (compared without case), or null. */
+  byEmail(email: string): Promise<FactorUser | null>;
+}
+
+/** Failed attempts: the same limit as wrong passwords (429 with Retry-After once over it). */
+export interface SignInThrottle {
+  /** Throws `rate_limited` when the username or the address has failed too often lately. */
+  check(username: string, address: string): Promise<void> | void;
+  failed(username: string, address: string): Promise<void> | void;
+}
+
+/** Where a request came from and went to: the rate limit's address and the WebAuthn origin. */
+export interface RequestOrigin {
+  address: string;
+  /** `https://attendance.example.com` (no path). */
+  origin: string;
+  /** The host name, the WebAuthn relying party id. */
+  rpId: string;
+}

@@ -1,0 +1,191 @@
+/**
+ * Second factors over HTTP (API.md "People who sign in"): an authenticator app set up from the
+ * profile counts once confirmed; then a right password opens no session but a pending step that
+ * grants nothing; a TOTP code (computed here with otpauth, as a phone would) completes it once,
+ * and never twice; a recovery code works once; wrong codes reach the sign-in limit (429); an
+ * owner's required roles lock a user without a factor out of everything but their profile; an
+ * administrator's reset clears the factors; only a user has factors.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Secret, TOTP } from 'otpauth';
+import { makeUser, PASSWORD, passwordSignInRaw, sessionClient } from '../support/accounts';
+import type { ConsoleCookie } from '../support/console';
+import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
+
+let server: TestServer;
+let now = Date.now();
+const clock = { now: () => now };
+
+beforeAll(async () => {
+  server = await startTestServer({ CONSOLE_SIGN_IN_LIMIT: '4/10m', CONSOLE_SIGN_IN_ADDRESS_LIMIT: '100/10m' }, { clock });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const codeOf = (secret: string, at = now) =>
+  new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: at });
+
+const cookieOf = (res: Response, name: string) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0] ?? '')
+    .find((c) => c.startsWith(`${name}=`) && c.length > name.length + 1) ?? null;
+
+const post = (path: string, body: unknown, cookie: string) =>
+  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url, cookie }, body: JSON.stringify(body) });
+
+/** Sets up an authenticator app for a signed-in user; answers its secret and the recovery codes. */
+async function setUpTotp(session: ConsoleCookie): Promise<{ secret: string; codes: string[] }> {
+  const client = sessionClient(server, session);
+  const setup = await client.post('/users/me/totp/');
+  expect(setup.status).toBe(201);
+  expect(setup.body.otpauth_uri).toStartWith('otpauth://totp/');
+  expect(setup.body.qr_svg).toStartWith('<svg');
+  // Not counted until confirmed.
+  expect((await client.get('/users/me/')).body.second_factor).toBe('none');
+  expect((await client.post('/users/me/totp/confirm/', { code: '000000' })).status).toBe(400);
+  const confirmed = await client.post('/users/me/totp/confirm/', { code: codeOf(setup.body.secret) });
+  expect(confirmed.status).toBe(200);
+  expect(confirmed.body.recovery_codes).toHaveLength(10);
+  expect((await client.get('/users/me/')).body.second_factor).toBe('totp');
+  return { secret: setup.body.secret, codes: confirmed.body.recovery_codes };
+}
+
+/** A right password: the pending step's cookie (and no session). */
+async function passwordStep(username: string): Promise<string> {
+  const res = await passwordSignInRaw(server, username, PASSWORD);
+  expect(res.status).toBe(200);
+  expect(await res.json()).toMatchObject({ second_factor_required: true, second_factor: 'totp', methods: ['totp', 'recovery_code'] });
+  expect(cookieOf(res, 'fpa_console')).toBeNull();
+  const pending = cookieOf(res, 'fpa_console_2fa');
+  expect(pending).not.toBeNull();
+  return pending as string;
+}
+
+describe('an authenticator app', () => {
+  let secret = '';
+  let codes: string[] = [];
+
+  test('is set up from the profile: counted once a first code confirms it; the users list says so', async () => {
+    const { id, session } = await makeUser(server, 'ada', 'admin');
+    ({ secret, codes } = await setUpTotp(session));
+    expect((await server.admin.get(`/users/${id}/`)).body.second_factor).toBe('totp');
+    const mine = await sessionClient(server, session).get('/users/me/second-factors/');
+    expect(mine.body).toMatchObject({ second_factor: 'totp', recovery_codes_left: 10, required: false, passkeys: [] });
+  });
+
+  test('after the password, the pending step grants nothing; the right code opens the session, once', async () => {
+    now += 30_000;
+    const pending = await passwordStep('ada');
+    // The pending cookie is no session: neither the console nor the API takes it.
+    expect((await fetch(`${server.url}/console/session`, { headers: { cookie: pending } })).status).toBe(401);
+    expect((await fetch(`${server.url}/api/fingerprint/v1/users/me/`, { headers: { cookie: pending } })).status).toBe(401);
+    const step = await fetch(`${server.url}/console/sign-in/second-factor`, { headers: { cookie: pending } });
+    expect(await step.json()).toMatchObject({ username: 'ada', methods: ['totp', 'recovery_code'] });
+
+    expect((await post('/console/sign-in/second-factor', { code: '123456' }, pending)).status).toBe(401);
+    const code = codeOf(secret);
+    const done = await post('/console/sign-in/second-factor', { code }, pending);
+    expect(done.status).toBe(200);
+    expect(await done.json()).toEqual({ signed_in: true, must_enroll: false });
+    const session = cookieOf(done, 'fpa_console');
+    expect(session).not.toBeNull();
+    expect((await fetch(`${server.url}/console/session`, { headers: { cookie: session as string } })).status).toBe(200);
+    // The pending step is spent; and the same code does not complete another sign-in (replay).
+    expect((await post('/console/sign-in/second-factor', { code }, pending)).status).toBe(401);
+    const again = await passwordStep('ada');
+    expect((await post('/console/sign-in/second-factor', { code }, again)).status).toBe(401);
+  });
+
+  test('a recovery code completes a sign-in once', async () => {
+    const pending = await passwordStep('ada');
+    const first = codes[0] as string;
+    const done = await post('/console/sign-in/second-factor', { recovery_code: first.toLowerCase() }, pending);
+    expect(done.status).toBe(200);
+    const again = await passwordStep('ada');
+    expect((await post('/console/sign-in/second-factor', { recovery_code: first }, again)).status).toBe(401);
+  });
+
+  test('wrong codes count toward the sign-in limit: 429 with Retry-After, even after a right password', async () => {
+    now += 11 * 60_000;
+    const pending = await passwordStep('ada');
+    for (let i = 0; i < 4; i++) expect((await post('/console/sign-in/second-factor', { code: '000000' }, pending)).status).toBe(401);
+    const limited = await post('/console/sign-in/second-factor', { code: codeOf(secret) }, pending);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The password is limited too now: a right password does not reset the count.
+    expect((await passwordSignInRaw(server, 'ada', PASSWORD)).status).toBe(429);
+    now += 11 * 60_000;
+  });
+
+  test('an administrator’s reset clears the second factors', async () => {
+    const users = await server.admin.get('/users/');
+    const ada = (users.body.results as { id: string; username: string }[]).find((u) => u.username === 'ada');
+    const reset = await server.admin.post(`/users/${ada?.id}/reset/`);
+    expect(reset.status).toBe(200);
+    expect(reset.body.user.second_factor).toBe('none');
+    const rows = await server.fpa.service.runtime.db.client.execute({
+      sql: 'SELECT (SELECT count(*) FROM fpa_user_totp WHERE user_id = ?) + (SELECT count(*) FROM fpa_recovery_codes WHERE user_id = ?)',
+      args: [ada?.id ?? '', ada?.id ?? ''],
+    });
+    expect(Number(rows.rows[0]?.[0])).toBe(0);
+  });
+});
+
+describe('roles that require a second factor', () => {
+  test('an owner sets them; a user of such a role without a factor reaches only their profile until they set one up', async () => {
+    const admin = await makeUser(server, 'root2', 'admin');
+    expect((await sessionClient(server, admin.session).request('PUT', '/users/second-factor-policy/', { roles: ['hr'] })).status).toBe(403);
+    const set = await server.admin.request('PUT', '/users/second-factor-policy/', { roles: ['hr', 'installer'] });
+    expect(set.body).toEqual({ roles: ['hr', 'installer'] });
+
+    const hr = await makeUser(server, 'grace', 'hr');
+    const client = sessionClient(server, hr.session);
+    const refused = await client.get('/enrollees/');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.details.reason).toBe('second_factor_required');
+    expect((await client.get('/users/me/')).status).toBe(200);
+    expect((await client.get('/users/me/second-factors/')).body).toMatchObject({ second_factor: 'none', required: true });
+
+    const { secret } = await setUpTotp(hr.session);
+    expect((await client.get('/enrollees/')).status).toBe(200);
+    // The last factor of a user whose role requires one stays.
+    expect((await client.delete('/users/me/totp/')).status).toBe(409);
+    expect(secret).toBeTruthy();
+    await server.admin.request('PUT', '/users/second-factor-policy/', { roles: [] });
+    expect((await client.delete('/users/me/totp/')).status).toBe(204);
+    expect((await client.get('/users/me/')).body.second_factor).toBe('none');
+  });
+
+  test('only a user has second factors: a token is refused', async () => {
+    const token = new ApiClient(`${server.url}/api/fingerprint/v1`, { authorization: `Bearer ${await adminToken()}` });
+    const answer = await token.post('/users/me/totp/');
+    expect(answer.status).toBe(403);
+  });
+});
+
+describe('over HTTPS (behind a trusted proxy)', () => {
+  test('the pending step’s cookie is __Host- and Secure, and its plain name is not taken', async () => {
+    const secure = await startTestServer({ CONSOLE_TRUST_PROXY: true });
+    try {
+      const https = { 'x-forwarded-proto': 'https' };
+      const { session } = await makeUser(secure, 'hal', 'viewer');
+      const client = sessionClient(secure, session);
+      const setup = await client.post('/users/me/totp/');
+      expect((await client.post('/users/me/totp/confirm/', { code: codeOf(setup.body.secret, Date.now()) })).status).toBe(200);
+      const res = await passwordSignInRaw(secure, 'hal', PASSWORD, https);
+      expect(res.status).toBe(200);
+      const set = res.headers.getSetCookie().find((c) => c.startsWith('__Host-fpa_console_2fa=')) ?? '';
+      expect(set).toContain('; Secure');
+      expect(set).toContain('HttpOnly');
+      expect(set).toContain('SameSite=Strict');
+      const token = set.split(';')[0]?.split('=')[1] ?? '';
+      const step = (cookie: string) => fetch(`${secure.url}/console/sign-in/second-factor`, { headers: { cookie, ...https } });
+      expect((await step(`fpa_console_2fa=${token}`)).status).toBe(401);
+      expect((await step(`__Host-fpa_console_2fa=${token}`)).status).toBe(200);
+    } finally {
+      await secure.close();
+    }
+  });
+});
