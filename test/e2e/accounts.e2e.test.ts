@@ -67,6 +67,12 @@ describe('invites and password sign-in', () => {
     expect((await client.get('/users/me/')).body).toMatchObject({ role: 'manager', areas: ['north', 'south'] });
   });
 
+  test('an area with people in it cannot be deleted', async () => {
+    const refused = await server.admin.delete('/areas/south/');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details.usage.users).toBeGreaterThanOrEqual(1);
+  });
+
   test('an invite link expires after USER_INVITE_TTL', async () => {
     const created = await server.admin.post('/users/', { name: 'Late', username: 'late', role: 'viewer' });
     now += 25 * 3_600_000;

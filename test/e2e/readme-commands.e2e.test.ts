@@ -168,6 +168,7 @@ describe('every script of the README table', () => {
       if (job === 'create-agent') args = ' -- desk-1 --algorithm 10';
       if (job === 'generate-absences') args = ' -- --date 2026-03-09';
       if (job === 'console-link') args = ' -- --as readme@example.com';
+      if (job === 'create-user') args = ' -- --username readme --role owner --name "Read Me"';
       const run = await sh(`npm run --silent ${name}${args}`, {}, 60_000);
       expect({ name, code: run.code, err: run.err.slice(-800) }).toEqual({ name, code: 0, err: run.err.slice(-800) });
       if (job in { 'check-devices': 1, 'expire-commands': 1, 'purge-retention': 1, 'reconcile-devices': 1 }) {
