@@ -79,7 +79,19 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const reportFiles = new ReportService(runtime, { attendance, days: reports, enrollees, areas });
   const board = new TodayBoard(runtime, attendance, calendar, enrollees);
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
-  const retention = new Retention(runtime, { punches, attendance, commands, webhooks, devices, biometrics, enrollment, enrollees, proofs, log: events });
+  const retention = new Retention(runtime, {
+    punches,
+    attendance,
+    commands,
+    webhooks,
+    devices,
+    biometrics,
+    enrollment,
+    enrollees,
+    proofs,
+    anomalies,
+    log: events,
+  });
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
   // The people and terminals of a limited caller's areas: what its event and punch streams carry.
   const members: MembersOf = async (scope) => ({

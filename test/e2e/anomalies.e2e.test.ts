@@ -139,3 +139,33 @@ describe('anomalies', () => {
     expect((await southViewer.get('/devices/SOUTH001/completeness/')).status).toBe(200);
   });
 });
+
+describe('anomalies and retention', () => {
+  test('an anomaly goes with its punch: RETENTION_PUNCHES_DAYS purges both', async () => {
+    // The server's clock: mid-January, then two months on when the purge runs.
+    let now = Date.parse('2026-01-10T12:00:00Z');
+    const own = await startTestServer({ DUPLICATE_WINDOW: '1m', RETENTION_PUNCHES_DAYS: 30 }, { clock: { now: () => now } });
+    try {
+      expect((await own.admin.post('/employees/', { id: 'E-cy', name: 'cy' })).status).toBe(201);
+      const cy = (await own.admin.post('/enrollees/', { employee: 'E-cy', areas: ['north'] })).body as { device_pin: string };
+      const t = new SimulatedTerminal({ url: own.url, sn: 'RETAIN01' });
+      await t.handshake();
+      await t.postOptions();
+      expect((await own.admin.post(`/devices/${t.sn}/approve/`, { areas: ['north'] })).status).toBe(200);
+      await drain(t);
+      // Twice within a minute, the day before.
+      await t.punch([
+        { pin: cy.device_pin, localTime: '2026-01-09 08:00:00', verifyType: 1 },
+        { pin: cy.device_pin, localTime: '2026-01-09 08:00:30', verifyType: 1 },
+      ]);
+      const before = await own.admin.get('/anomalies/?from=2026-01-01&to=2026-01-31');
+      expect(before.body.results.map((a: { kind: string }) => a.kind)).toEqual(['repeated_punch']);
+      now += 60 * 86_400_000;
+      const run = await own.admin.post('/jobs/purge-retention/run/');
+      expect(run.body.result).toMatchObject({ punches: 2, anomalies: 1 });
+      expect((await own.admin.get('/anomalies/?from=2026-01-01&to=2026-01-31')).body.results).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+});

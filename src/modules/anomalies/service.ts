@@ -4,9 +4,11 @@
  * each anomaly is kept (`anomalies/`), added to the punch's flags and announced
  * (`anomaly_detected`, so webhooks carry it). Attendance never changes because of one.
  */
-import { and, desc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
 import { travelKey } from '../../platform/config/values';
 import type { WriteContext } from '../../platform/db/client';
+import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { encodeCursor } from '../../platform/http/cursor';
@@ -207,6 +209,22 @@ export class Anomalies {
       out.add(id);
     }
     return out;
+  }
+
+  /** Retention: the anomalies of punches older than the cutoff (RETENTION_PUNCHES_DAYS purges the punches themselves). */
+  purgeBefore(cutoff: number): Promise<number> {
+    return deleteInBatches(this.ctx.db, anomalies, lt(anomalies.at, cutoff));
+  }
+
+  /** Retention: every anomaly of these deleted people, when their tombstones are scrubbed. */
+  async forget(enrolleeIds: readonly string[]): Promise<number> {
+    let n = 0;
+    for (const ids of chunks([...enrolleeIds], 500)) {
+      n += await this.ctx.db.write(
+        async ({ tx }) => (await tx.delete(anomalies).where(inArray(anomalies.enrolleeId, ids)).returning({ id: anomalies.id })).length,
+      );
+    }
+    return n;
   }
 }
 

@@ -25,6 +25,7 @@
  */
 import type { Runtime } from '../../platform/runtime';
 import { localDateOf } from '../../platform/time/dates';
+import type { Anomalies } from '../anomalies';
 import type { AttendanceService } from '../attendance';
 import { audit, redactAuditBefore } from '../audit';
 import type { Biometrics } from '../biometrics';
@@ -56,6 +57,7 @@ export type PurgeCounts = {
   audit_redacted: number;
   events_purged: number;
   deletion_proofs: number;
+  anomalies: number;
 };
 
 export interface RetentionDeps {
@@ -68,6 +70,7 @@ export interface RetentionDeps {
   enrollment: Enrollment;
   enrollees: EnrolleeService;
   proofs: DeletionProofs;
+  anomalies: Anomalies;
   log: EventLog;
 }
 
@@ -99,11 +102,13 @@ export class Retention {
       audit_redacted: 0,
       events_purged: 0,
       deletion_proofs: 0,
+      anomalies: 0,
     };
     const punchCutoff = cutoff(s.RETENTION_PUNCHES_DAYS);
     if (punchCutoff !== null) {
       counts.punches = await punches.purgeBefore(punchCutoff);
       counts.attendance_days = await attendance.purgeBefore(localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));
+      counts.anomalies = await this.deps.anomalies.purgeBefore(punchCutoff);
     }
     const commandCutoff = cutoff(s.RETENTION_COMMANDS_DAYS);
     if (commandCutoff !== null) counts.device_commands = await commands.purgeFinishedBefore(commandCutoff);
@@ -151,6 +156,7 @@ export class Retention {
       }
       // Their deletion proofs stop naming them first (a crash in between leaves the name nowhere).
       await this.deps.proofs.forget(free);
+      await this.deps.anomalies.forget(free);
       scrubbed += await enrollees.scrubDeleted(free);
       if (batch.length < TOMBSTONE_BATCH) return scrubbed;
     }

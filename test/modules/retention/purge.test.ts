@@ -181,6 +181,7 @@ describe('purge-retention', () => {
       // Recorded 31 days ago at most: within RETENTION_EVENTS_DAYS (90).
       events_purged: 0,
       deletion_proofs: 0,
+      anomalies: 0,
     };
     expect(run.body.result).toEqual(counts);
     // The abandoned session's staged upload is gone with it.
@@ -229,6 +230,7 @@ describe('purge-retention', () => {
     const run = await server.admin.post('/jobs/purge-retention/run/');
     expect(run.body.result).toEqual({
       deletion_proofs: 0,
+      anomalies: 0,
       punches: 0,
       attendance_days: 0,
       device_commands: 0,
@@ -243,7 +245,7 @@ describe('purge-retention', () => {
       events_purged: 0,
     });
     expect(run.body.summary).toBe(
-      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0 enrollees_scrubbed=0 events_redacted=0 audit_redacted=0 events_purged=0 deletion_proofs=0',
+      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0 enrollees_scrubbed=0 events_redacted=0 audit_redacted=0 events_purged=0 deletion_proofs=0 anomalies=0',
     );
   });
 
