@@ -45,6 +45,9 @@ function fill(path: string): string {
     [/\/commands\/:id/, '/commands/1'],
     [/\/keys\/:id/, '/keys/no-such-key'],
     [/\/users\/:pin/, '/users/1'],
+    [/\/users\/:id/, '/users/no-such-user'],
+    [/\/api-keys\/:id/, '/api-keys/no-such-key'],
+    [/\/passkeys\/:id/, '/passkeys/no-such-passkey'],
     [/\/areas\/:name/, '/areas/default'],
     ...['punches', 'holidays', 'leaves', 'weekends', 'work-schedules', 'shift-assignments', 'pay-periods'].map((name): [RegExp, string] => [
       new RegExp(`/${name}/:id`),
