@@ -67,7 +67,8 @@ describe('admins and owners', () => {
 
 describe('disable, remove, reset', () => {
   test('disabling a user ends their sessions and revokes their API keys at once; enabling does not bring keys back', async () => {
-    const { id, session } = await makeUser(server, 'dora', 'hr');
+    // API keys are made by owners and admins (the roles' policy).
+    const { id, session } = await makeUser(server, 'dora', 'admin');
     const client = sessionClient(server, session);
     const key = await client.post('/api-keys/', { name: 'dora payroll', role: 'viewer' });
     expect(key.status).toBe(201);
@@ -127,9 +128,10 @@ describe('API keys', () => {
     const rows = await server.fpa.db.client.execute('select digest from fpa_api_keys');
     for (const row of rows.rows) expect(String(row.digest)).toMatch(/^hmac1:[^:]+:[0-9a-f]{64}$/);
     expect(JSON.stringify(rows.rows)).not.toContain(created.body.key.slice(8));
-    // A change made with the key is audited as the key.
-    expect((await client.post('/areas/', { name: 'key-made' })).status).toBe(201);
-    const audit = await server.admin.get('/audit-log/?action=area.created&actor_kind=api_key');
+    // A change made with the key (hr may enroll people) is audited as the key.
+    expect((await admin.post('/employees/', { id: 'E-key-made', name: 'Made by a key' })).status).toBe(201);
+    expect((await client.post('/enrollees/', { employee: 'E-key-made' })).status).toBe(201);
+    const audit = await server.admin.get('/audit-log/?action=enrollee.created&actor_kind=api_key');
     expect(audit.body.results[0]).toMatchObject({ actor: 'api-key:payroll', actor_id: created.body.id });
     await Bun.sleep(50);
     const used = (await admin.get('/api-keys/')).body.results.find((k: { id: string }) => k.id === created.body.id);

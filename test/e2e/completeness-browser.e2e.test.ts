@@ -55,7 +55,7 @@ beforeAll(async () => {
   });
   await page.goto(await consoleLink(server, 'hr.officer@example.com'));
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
 });
 afterAll(async () => {
   await browser?.close();

@@ -48,6 +48,7 @@ function fill(path: string): string {
     // People who sign in: the body is refused before the account is looked for.
     [/\/users\/:id/, '/users/no-such-user'],
     [/\/api-keys\/:id/, '/api-keys/no-such-key'],
+    [/\/passkeys\/:id/, '/passkeys/no-such-passkey'],
     [/\/areas\/:name/, '/areas/default'],
     ...['punches', 'holidays', 'leaves', 'weekends', 'work-schedules', 'shift-assignments', 'pay-periods'].map((name): [RegExp, string] => [
       new RegExp(`/${name}/:id`),

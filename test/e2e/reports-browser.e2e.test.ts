@@ -38,7 +38,7 @@ beforeAll(async () => {
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(await consoleLink(server, 'hr.officer@example.com'));
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -97,7 +97,7 @@ describe('an authenticator app', () => {
     await invite('ada', 'admin');
     const { context, page } = await newPage();
     await signIn(page, 'ada');
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
     await page.evaluate(() => {
       location.hash = '#/profile';
     });
@@ -134,7 +134,7 @@ describe('an authenticator app', () => {
     // The setup spent this 30 s's code (never accepted twice): the next one, as a phone a little ahead shows it, is within the window.
     await page.getByLabel('Code from your authenticator app').fill(codeOf(totpSecret, Date.now() + 30_000));
     await page.getByRole('button', { name: 'Continue' }).first().click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
     expect(await page.getByText('Signed in as Ada').isVisible()).toBe(true);
     await context.close();
   });
@@ -149,7 +149,7 @@ describe('an authenticator app', () => {
     await page.getByText('Use a recovery code instead').click();
     await page.getByLabel('Recovery code').fill(recoveryCodes[0] as string);
     await page.getByRole('button', { name: 'Continue' }).last().click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
     await signOut(page);
     await signIn(page, 'ada');
     await page.getByText('Use a recovery code instead').click();
@@ -178,7 +178,7 @@ describe('a passkey', () => {
       },
     });
     await signIn(page, 'bea');
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
     await page.evaluate(() => {
       location.hash = '#/profile';
     });
@@ -194,7 +194,7 @@ describe('a passkey', () => {
     await signIn(page, 'bea');
     await page.getByRole('heading', { level: 1, name: 'Confirm it’s you' }).waitFor();
     await page.getByRole('button', { name: 'Use your passkey' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
     const me = await server.admin.get('/users/');
     expect((me.body.results as { username: string; second_factor: string }[]).find((u) => u.username === 'bea')?.second_factor).toBe('passkey');
     await context.close();
@@ -244,7 +244,7 @@ describe('single sign-on', () => {
     await page.getByRole('link', { name: 'Sign in with Example Login' }).waitFor();
     await shot(page, 'sign-in-sso');
     await throughProvider(page, 'sam');
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
     expect(await page.getByText('Signed in as Sam').isVisible()).toBe(true);
     const audit = await server.admin.get('/audit-log/?action=console_signed_in');
     expect(JSON.stringify(audit.body.results)).toContain('"sso"');

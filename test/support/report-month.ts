@@ -5,7 +5,7 @@
  *
  * Exceptions, exactly five: D1 is late on the 3rd (08:20), E1 leaves early on the 5th (15:00),
  * F1 forgets to clock out on the 10th (missing punch) and is absent on the 11th, O1 works late
- * on the 12th (18:30: 2:02 overtime). Everyone else is on time every workday (07:58–16:31:
+ * on the 12th (18:30: 2:00 overtime, the time after the shift's end). Everyone else is on time every workday (07:58–16:31:
  * 8:03 worked, 3 minutes over is within the grace: no overtime).
  */
 import { expect } from 'bun:test';

@@ -85,7 +85,7 @@ describe('exceptions', () => {
 
   test('overtime past the grace, and all of a day off worked', () => {
     const long = exceptionsOf(day('2026-02-12', ['07:58', '18:30']), person, ALL, ZONE);
-    expect(long.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 2 * 3600 + 2 * 60]]);
+    expect(long.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 2 * 3600]]);
     const saturday = exceptionsOf(day('2026-02-14', ['09:00', '13:00'], { dayType: 'weekend' }), person, ALL, ZONE);
     // 09:00–13:00 spans the middle of the shift the day would have: its unpunched break is deducted.
     expect(saturday.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 3.5 * 3600]]);
@@ -168,7 +168,7 @@ describe('timesheet', () => {
     expect(get('expected_hours')).toBe(6 * 8 * 3600);
     expect(get('late_hours')).toBe(20 * 60);
     expect(get('early_leave_hours')).toBe(90 * 60);
-    expect(get('overtime_hours')).toBe(2 * 3600 + 2 * 60);
+    expect(get('overtime_hours')).toBe(2 * 3600);
     expect(get('flags')).toBe('5 days worked, 1 absent');
     // A totals note is printed as it is, not read as flag codes.
     expect(words('flags', '5 days worked, 1 absent')).toBe('5 days worked, 1 absent');

@@ -90,13 +90,21 @@ function signedOut(): void {
 }
 
 /** Who is signed in, for the header: the user's name and role (a link's or token's name otherwise). */
+/** Who is signed in, as the header says it: the name, and a role limited to areas with them. */
+function whoText(session: SessionInfo): string {
+  const where = session.areas.length > 0 ? ` in ${session.areas.join(', ')}` : '';
+  return `Signed in as ${session.actor} (${session.role}${where})`;
+}
+
+/** A user: their name, linking to their profile, and their role; any other credential: who and its role. */
 function whoLabel(session: SessionInfo, me: Me | null): HTMLElement {
-  const name = me?.name ?? session.actor;
+  if (!me) return h('span', {}, whoText(session));
+  const name = me.name;
   return h(
     'a',
     { href: '#/profile', class: 'who-name', title: 'Your profile' },
     `Signed in as ${name}`,
-    me ? h('span', { class: 'role' }, ROLE_NAMES[me.role] ?? me.role) : null,
+    h('span', { class: 'role' }, `${ROLE_NAMES[me.role] ?? me.role}${me.areas.length > 0 ? ` in ${me.areas.join(', ')}` : ''}`),
   );
 }
 
