@@ -69,7 +69,7 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'platform/db/client.ts:openDatabase': 91,
   'app/create.ts:createFingerprintAttendance': 108,
   'app/service.ts:buildService': 109,
-  'app/modules.ts:buildModules': 122,
+  'app/modules.ts:buildModules': 134,
   'simulator/terminal.ts:data': 70,
   'cli/simulate-device.ts:simulateDevice': 84,
   'modules/punches/routes.ts:punchRoutes': 64,

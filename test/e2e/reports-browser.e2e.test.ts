@@ -48,8 +48,13 @@ afterAll(async () => {
 async function open(tab: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports' }).click();
   await page.getByRole('heading', { level: 1, name: 'Reports' }).waitFor();
+  // The tab's page is drawn anew after its link changes the address: wait for the new heading,
+  // not the one already there (a field filled in the old page would be thrown away).
+  await page.evaluate(() => {
+    for (const e of document.querySelectorAll('h2')) e.setAttribute('data-old', '');
+  });
   await page.getByRole('navigation', { name: 'Reports' }).getByRole('link', { name: tab }).click();
-  await page.getByRole('heading', { level: 2, name: `${tab} report` }).waitFor();
+  await page.locator('h2:not([data-old])', { hasText: `${tab} report` }).waitFor();
 }
 
 async function period(from = FROM, to = TO): Promise<void> {
