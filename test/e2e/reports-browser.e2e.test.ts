@@ -51,7 +51,7 @@ async function open(tab: string): Promise<void> {
   // The tab's page is drawn anew after its link changes the address: wait for the new heading,
   // not the one already there (a field filled in the old page would be thrown away).
   await page.evaluate(() => {
-    for (const e of document.querySelectorAll('h2')) e.setAttribute('data-old', '');
+    for (const e of Array.from(document.querySelectorAll('h2'))) e.setAttribute('data-old', '');
   });
   await page.getByRole('navigation', { name: 'Reports' }).getByRole('link', { name: tab }).click();
   await page.locator('h2:not([data-old])', { hasText: `${tab} report` }).waitFor();
