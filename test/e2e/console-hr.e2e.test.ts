@@ -108,6 +108,8 @@ describe('HR at a glance in the console', () => {
     await page.getByLabel('Card number').fill('12ab');
     await page.getByRole('button', { name: 'Save' }).click();
     const card = page.getByLabel('Card number');
+    // The server's answer marks the field: wait for it rather than read at once.
+    await card.and(page.locator('[aria-invalid="true"]')).waitFor();
     await expect(card.getAttribute('aria-invalid')).resolves.toBe('true');
     const describedBy = (await card.getAttribute('aria-describedby')) ?? '';
     const note = page.locator(`[id="${describedBy.split(' ').pop()}"]`);
