@@ -26,7 +26,7 @@ import { DeletionProofs } from '../modules/proofs';
 import { PunchCorrections, PunchService, punchStreamSource } from '../modules/punches';
 import { ReportService } from '../modules/reports';
 import { Retention } from '../modules/retention';
-import { FactorSignIn, type FactorUserDirectory, SecondFactors, SingleSignOn, secondFactorGate } from '../modules/sign-in-factors';
+import { FactorSignIn, type FactorUserDirectory, SecondFactors, SingleSignOn } from '../modules/sign-in-factors';
 import { Terminals } from '../modules/terminals';
 import { ApiKeys, PasswordSignIn, UsersService } from '../modules/users';
 import { Webhooks } from '../modules/webhooks';
@@ -54,9 +54,6 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const factorUsers: FactorUserDirectory = { byId: (id) => users.account(id), byEmail: (email) => users.accountByEmail(email) };
   const factorSignIn = new FactorSignIn(factors, factorUsers, signIn.throttle);
   const sso = new SingleSignOn(runtime, factors.states, factorUsers);
-  users.describeSecondFactorsWith((q, ids) => factors.kindsOf(q, ids));
-  users.onReset((tx, id) => factors.clearIn(tx, id));
-  signIn.addGate(secondFactorGate(factorSignIn, runtime.settings));
   const devices = new DeviceService(runtime, events);
   const commands = new CommandService(runtime, events, devices);
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
@@ -107,6 +104,9 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     events,
     areas,
     users,
+    signIn,
+    factors,
+    factorSignIn,
     apiKeys,
     calendar,
     employees,

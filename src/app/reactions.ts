@@ -25,8 +25,9 @@ import type { EventLog } from '../modules/events';
 import { type Fleet, fleetReactions } from '../modules/fleet';
 import { type DeletionProofs, proofReactions } from '../modules/proofs';
 import type { PunchService } from '../modules/punches';
+import { type FactorSignIn, type SecondFactors, secondFactorGate } from '../modules/sign-in-factors';
 import { terminalReactions } from '../modules/terminals';
-import type { ApiKeys, UsersService } from '../modules/users';
+import type { ApiKeys, PasswordSignIn, UsersService } from '../modules/users';
 import type { Webhooks } from '../modules/webhooks';
 import type { StreamHub } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
@@ -36,6 +37,9 @@ interface Reacting {
   events: EventLog;
   areas: AreaCatalog;
   users: UsersService;
+  signIn: PasswordSignIn;
+  factors: SecondFactors;
+  factorSignIn: FactorSignIn;
   apiKeys: ApiKeys;
   calendar: CalendarService;
   employees: EmployeeService;
@@ -55,11 +59,21 @@ interface Reacting {
   eventStream: StreamHub;
 }
 
+/**
+ * Long: one list of every reaction, grouped by the event it answers and in the order they run;
+ * split, a reader could no longer see every consequence of an event in one place.
+ */
 export function wireReactions(runtime: Runtime, m: Reacting): void {
   const { enrollees, devices, commands, biometrics, enrollment, fleet, punches, attendance, areas } = m;
   const sync = { clock: runtime.clock, enrollees, devices, commands, templates: biometrics.templates, consent: biometrics.consent };
   const converge = { fleet, commandExpiryMs: runtime.settings.COMMAND_EXPIRY };
   const recover = { completeness: m.completeness, devices, offlineAfterMs: () => runtime.settings.DEVICE_OFFLINE_AFTER };
+
+  // People who sign in: the second factors a user has, cleared by a reset or a removal, and the
+  // gate a right password passes before a session opens (a pending second step instead).
+  m.users.describeSecondFactorsWith((q, ids) => m.factors.kindsOf(q, ids));
+  m.users.onReset((tx, id) => m.factors.clearIn(tx, id));
+  m.signIn.addGate(secondFactorGate(m.factorSignIn, runtime.settings));
 
   // A person: created, changed, given a card by a terminal, deleted.
   enrollees.events.react('enrollee_created', biometricReactions.sendNewEnrolleeToTerminals(sync));
