@@ -20,8 +20,6 @@ const LONG_FILES: Record<string, number> = {
   'modules/devices/service.ts': 907,
   'modules/commands/service.ts': 836,
   'modules/biometrics/templates.ts': 734,
-  'modules/attendance/service.ts': 453,
-  'modules/enrollees/service.ts': 459,
   'modules/console/client/pages/terminal.ts': 456,
 };
 

@@ -171,3 +171,14 @@ export function localDates(timeZone: string): ((instant: number) => string) & { 
   };
   return Object.assign(dateOf, { bounds });
 }
+
+/** The filters of `attendance-days/`. */
+export interface AttendanceDayFilters {
+  employee?: string;
+  enrollee?: string;
+  from?: string;
+  to?: string;
+  status?: string;
+  cursor?: string;
+  limit?: number;
+}

@@ -13,22 +13,13 @@ import type { EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, LogFollower, type LoggedEvent } from '../events';
 import type { LoggedPunchEvents, PunchEvents, PunchService, PunchView } from '../punches';
 import { punchesByDay } from './day-punches';
+import type { AttendanceDayFilters } from './day-rows';
 import { type AttendanceDayRow, attendanceDayView, localDates, readDays, sameDay, writeDays } from './day-rows';
 import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
 import { inRanges, PayPeriods } from './periods';
 import { attribute, type CountedPunch, computeDay } from './rules';
 import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
-
-export interface AttendanceDayFilters {
-  employee?: string;
-  enrollee?: string;
-  from?: string;
-  to?: string;
-  status?: string;
-  cursor?: string;
-  limit?: number;
-}
 
 /** Enrollees per read when days are recomputed. */
 const READ_CHUNK = 500;

@@ -5,4 +5,5 @@ export type { EnrolleeEvents } from './events';
 export { Consent, Enrollee, EnrolleeParams } from './model';
 export { enrolleeRoutes } from './routes';
 export type { ListFilter } from './search';
-export { type EnrolleeRow, EnrolleeService, type ViewPart } from './service';
+export { type EnrolleeRow, EnrolleeService } from './service';
+export type { ViewPart } from './view-shapes';

@@ -8,7 +8,6 @@
  */
 
 import type { InValue } from '@libsql/client';
-import type { Static } from '@sinclair/typebox';
 import { and, asc, eq, getTableName, inArray, lt, ne, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx, WriteContext } from '../../platform/db/client';
@@ -24,30 +23,15 @@ import type { Employee, EmployeeDirectory } from '../employees';
 import type { EventChannel, EventLog } from '../events';
 import * as membership from './area-membership';
 import * as cardRules from './card-rules';
-import type { EnrolleeChanges, EnrolleeEvents, EnrolleeRef } from './events';
-import type { Enrollee } from './model';
+import type { EnrolleeChanges, EnrolleeEvents } from './events';
 import * as retention from './retention';
 import { type EnrolleeListFilters, type ListFilter, searchEnrollees } from './search';
 import { counters, type EnrolleeRow, enrollees } from './tables';
+import { type EnrolleePatch, type EnrolleeView, enrolleeRef, type ViewPart } from './view-shapes';
 
 export type { EnrolleeRow } from './tables';
 
 const MAX_PIN = 999_999_999;
-
-export type EnrolleeView = Static<typeof Enrollee>;
-
-export interface EnrolleePatch {
-  areas?: string[];
-  display_name?: string;
-  card?: string | null;
-  active?: boolean;
-}
-
-/** The fields of the enrollee view that modules above this one (biometrics) contribute. */
-export type ViewParts = Pick<EnrolleeView, 'consent' | 'fingers'>;
-
-/** Parts of the enrollee view contributed by modules above this one. */
-export type ViewPart = (q: Queryable, ids: readonly string[]) => Promise<Map<string, Partial<ViewParts>>>;
 
 export class EnrolleeService {
   readonly events: EventChannel<EnrolleeEvents>;
@@ -451,8 +435,4 @@ export class EnrolleeService {
       .where(and(eq(enrollees.status, 'active'), lt(enrollees.createdAt, instant)))
       .orderBy(asc(enrollees.id));
   }
-}
-
-export function enrolleeRef(row: EnrolleeRow): EnrolleeRef {
-  return { id: row.id, employee: row.employeeKey, device_pin: row.devicePin, display_name: row.displayName, card: row.card };
 }
