@@ -1,12 +1,12 @@
 /**
- * The people import's records (src/modules/employee-import/rows.ts) over the CSV reader: people
+ * The people import's records (src/modules/employee-import/import-records.ts) over the CSV reader: people
  * written as CSV read back the same whatever their names hold (commas, quotes, line breaks); a
  * bad line costs only itself, reported by the line it starts on; every record is a row or an
  * error, never both, never neither; a repeated id or card is refused on its second line.
  */
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { personRows } from '../../src/modules/employee-import/rows';
+import { personRows } from '../../src/modules/employee-import/import-records';
 import { csvField, csvRow } from '../../src/platform/csv';
 
 /** Text with what matters to CSV, trimmed and not empty (names and ids are trimmed on import). */

@@ -15,7 +15,7 @@ import { areaIdOf, closeAreaName } from '../areas';
 import type { EmployeeService } from '../employees';
 import { areaNamesOf, type EnrolleeRow, type EnrolleeService } from '../enrollees';
 import type { ImportResult } from './model';
-import { type PersonRow, personRows, type RowError } from './rows';
+import { type PersonRow, personRows, type RowError } from './import-records';
 
 export type ImportResultView = Static<typeof ImportResult>;
 type Change = ImportResultView['changes'][number];

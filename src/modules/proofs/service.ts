@@ -20,7 +20,7 @@ import { terminalsByIds } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import type { ProofEvents } from './events';
-import { ProofKeys } from './keys';
+import { ProofKeys } from './signing-keys';
 import type { DeletionProof, DeletionProofBody } from './model';
 import { type DeletionProofRow, type DeletionProofTerminalRow, type DeletionReason, deletionProofs, deletionProofTerminals, type ProofCommand } from './tables';
 

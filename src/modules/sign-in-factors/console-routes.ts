@@ -17,7 +17,7 @@ import type { SingleSignOn } from './oidc';
 import { requestOrigin } from './origin';
 import type { FactorUser } from './ports';
 import type { SecondFactors } from './service';
-import type { FactorSignIn } from './sign-in';
+import type { FactorSignIn } from './second-step';
 import { ssoRoutes } from './sso-routes';
 
 /** Opens the console session of a user who has finished signing in; answers its `Set-Cookie`. */

@@ -6,7 +6,7 @@
 import type { Settings } from '../../platform/config/settings';
 import { accountOf, type PendingSignIn } from '../users';
 import { pendingCookie } from './cookies';
-import { type FactorSignIn, SECOND_FACTOR_TTL_MS } from './sign-in';
+import { type FactorSignIn, SECOND_FACTOR_TTL_MS } from './second-step';
 
 type UserRowOf = Parameters<typeof accountOf>[0];
 

@@ -18,4 +18,4 @@ export type { FactorUser, FactorUserDirectory, SignInThrottle } from './ports';
 export { factorRoutes } from './routes';
 export { rotateTotpSecrets } from './sealing';
 export { SecondFactors } from './service';
-export { FactorSignIn } from './sign-in';
+export { FactorSignIn } from './second-step';

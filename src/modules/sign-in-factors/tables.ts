@@ -13,7 +13,7 @@ export const userTotp = sqliteTable('fpa_user_totp', {
   lastStep: integer('last_step'),
 });
 
-/** Single-use recovery codes: only the SHA-256 of each (recovery.ts), spent once. */
+/** Single-use recovery codes: only the SHA-256 of each (recovery-codes.ts), spent once. */
 export const recoveryCodes = sqliteTable(
   'fpa_recovery_codes',
   {

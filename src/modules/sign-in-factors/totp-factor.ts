@@ -10,7 +10,7 @@ import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { FactorUser } from './ports';
-import { newRecoveryCodes, recoveryCodeHash } from './recovery';
+import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes';
 import { openTotpSecret, sealTotpSecret } from './sealing';
 import { recoveryCodes, userTotp } from './tables';
 import { acceptTotp, newTotpSecret, totpUri } from './totp';

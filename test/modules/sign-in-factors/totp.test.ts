@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { Secret, URI } from 'otpauth';
-import { newRecoveryCodes, normalizeRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeHash } from '../../../src/modules/sign-in-factors/recovery';
+import { newRecoveryCodes, normalizeRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeHash } from '../../../src/modules/sign-in-factors/recovery-codes';
 import { acceptTotp, newTotpSecret, stepAt, totpCodeAt, totpUri } from '../../../src/modules/sign-in-factors/totp';
 
 // RFC 6238 appendix B: the SHA-1 seed "12345678901234567890", 8 digits; our 6 digits are its last 6.
