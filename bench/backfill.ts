@@ -25,7 +25,7 @@ export async function benchBackfill(options: BackfillOptions = BACKFILL_DEFAULTS
     const serial = 'BENCHBACKFILL1';
     const terminal = new SimulatedTerminal({ url: server.url, sn: serial });
     await terminal.handshake();
-    const device = await fpa.service.devices.touch(serial, { pushVersion: '2.4.1' });
+    const device = await fpa.service.devices.registration.touch(serial, { pushVersion: '2.4.1' });
     const start = performance.now();
     await fpa.service.approveDevice(serial, { by: 'bench' });
     const asked = await terminal.poll();

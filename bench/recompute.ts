@@ -59,7 +59,7 @@ export async function benchRecompute(options: RecomputeOptions = RECOMPUTE_DEFAU
     for (const p of people.slice(options.nightWorkers, options.nightWorkers + 50)) {
       await api('POST', '/leaves/', { enrollee: p.id, from: '2026-03-16', to: '2026-03-20', kind: 'annual' });
     }
-    const device = await fpa.service.devices.touch('BENCHRECOMPUTE', { pushVersion: '2.4.1' });
+    const device = await fpa.service.devices.registration.touch('BENCHRECOMPUTE', { pushVersion: '2.4.1' });
     await fpa.service.approveDevice('BENCHRECOMPUTE', { by: 'bench' });
     let lines: IncomingPunch[] = [];
     let punches = 0;

@@ -199,7 +199,7 @@ export function hasRoute(server: RunningServer, method: string, path: string): b
 export async function approvedDevices(fpa: FingerprintAttendance, serials: string[]): Promise<void> {
   const { devices } = fpa.service;
   for (const serial of serials) {
-    await devices.touch(serial, { pushVersion: '2.4.1', ip: '127.0.0.1' });
+    await devices.registration.touch(serial, { pushVersion: '2.4.1', ip: '127.0.0.1' });
     await fpa.service.approveDevice(serial, { by: 'bench' });
   }
 }

@@ -113,13 +113,13 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   punches.events.react('punch_received', anomalyReactions.lookAtStoredPunches(m.anomalies));
 
   // What a terminal says it holds, and what it uploads: punch completeness.
-  devices.onAttendanceCount(completenessReactions.keepReportedCount(recover));
+  devices.reports.onAttendanceCount(completenessReactions.keepReportedCount(recover));
   punches.onUpload(completenessReactions.countReuploadedLines(recover));
 
   // What modules add to each other's views.
-  devices.addDetail(commandReactions.pendingCommandsOfTerminal(commands));
-  devices.addDetail(biometricReactions.templatesPresentOnTerminal(sync));
-  devices.addDetail(fleetReactions.syncCheckOfTerminal(converge));
+  devices.views.addDetail(commandReactions.pendingCommandsOfTerminal(commands));
+  devices.views.addDetail(biometricReactions.templatesPresentOnTerminal(sync));
+  devices.views.addDetail(fleetReactions.syncCheckOfTerminal(converge));
   enrollees.addViewPart(biometricReactions.consentAndFingersOfPeople(sync));
   enrollees.addListFilter('consent', biometricReactions.consentListFilter);
   enrollees.addListFilter('biometrics', biometricReactions.biometricsListFilter);

@@ -13,8 +13,8 @@ export function buildService(m: Modules, runtime: Runtime) {
   const { devices, enrollees, biometrics, enrollment } = m;
   return {
     /** Approves a pending device and backfills every in-scope enrollee onto it. */
-    approveDevice: (device: string, options: { by: string; areas?: string[] }) => devices.approveDevice(device, options),
-    disableDevice: (device: string, options: { by: string }) => devices.disableDevice(device, options),
+    approveDevice: (device: string, options: { by: string; areas?: string[] }) => devices.administration.approveDevice(device, options),
+    disableDevice: (device: string, options: { by: string }) => devices.administration.disableDevice(device, options),
     /** Creates an enrollee with an auto-generated device PIN. */
     createEnrollee: (employee: string, options: { areas?: string[]; by?: string } = {}) => enrollees.createEnrollee(employee, options),
     giveConsent: (enrollee: string, consent: { version: string; method: string; by: string }) => biometrics.consent.give(enrollee, consent),

@@ -17,7 +17,6 @@ const MAX_FUNCTION_LINES = 60;
 
 /** Files of src/modules over the limit, with their line count when this test came. */
 const LONG_FILES: Record<string, number> = {
-  'modules/devices/service.ts': 907,
   'modules/commands/service.ts': 836,
   'modules/biometrics/templates.ts': 734,
   'modules/console/client/pages/terminal.ts': 456,
@@ -25,12 +24,10 @@ const LONG_FILES: Record<string, number> = {
 
 /** Classes over the limit, with their public method count when this test came. */
 const BIG_CLASSES: Record<string, number> = {
-  DeviceUsers: 16,
   EventLog: 17,
   EnrolleeService: 26,
   TemplateStore: 23,
   CommandService: 26,
-  DeviceService: 32,
   PunchService: 16,
   SimulatedTerminal: 16,
 };
@@ -46,7 +43,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'modules/terminals/endpoints.ts:upload': 76,
   'modules/terminals/routes.ts:admsRoutes': 62,
   'modules/webhooks/routes.ts:webhookRoutes': 92,
-  'modules/devices/routes.ts:deviceRoutes': 110,
   'modules/calendar/schedule-routes.ts:scheduleRoutes': 86,
   'modules/calendar/service.ts:planner': 73,
   'modules/calendar/routes.ts:calendarRoutes': 106,

@@ -24,7 +24,7 @@ afterAll(async () => {
 
 async function approved(serial: string): Promise<DeviceRow> {
   const core = server.fpa.service;
-  await core.devices.touch(serial);
+  await core.devices.registration.touch(serial);
   await server.fpa.service.approveDevice(serial, { by: 'test' });
   const device = await core.devices.get(serial);
   // Approval queues a query of the terminal's users; these tests start from an empty queue.

@@ -27,7 +27,7 @@ export async function registerTerminal(server: TestServer, serial: string): Prom
   const prefix = server.fpa.settings.ADMS_URL_PREFIX;
   const res = await fetch(`${server.url}${prefix}cdata?SN=${serial}&options=all&pushver=2.4.1`);
   await res.text();
-  if (res.status === 404) await server.fpa.service.devices.touch(serial);
+  if (res.status === 404) await server.fpa.service.devices.registration.touch(serial);
 }
 
 /** An approved terminal in the given areas, optionally with a fingerprint algorithm. */
@@ -47,7 +47,7 @@ export async function nextPoll(server: TestServer, serial: string): Promise<stri
   const text = await res.text();
   if (res.status !== 404) return text;
   const core = server.fpa.service;
-  const device = await core.devices.touch(serial);
+  const device = await core.devices.registration.touch(serial);
   return (await core.terminals.renderer.takeBatch(device)) ?? '';
 }
 

@@ -30,7 +30,7 @@ export async function createPeople(server: TestServer, employees: string[]): Pro
  * holds their user), so people outside the default area need it.
  */
 export async function terminal(server: TestServer, serial: string, areas?: string[]): Promise<DeviceRow> {
-  const device = await server.fpa.service.devices.touch(serial);
+  const device = await server.fpa.service.devices.registration.touch(serial);
   if (!areas) return device;
   await server.fpa.service.approveDevice(serial, { by: 'test', areas });
   return server.fpa.service.devices.get(serial);

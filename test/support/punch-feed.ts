@@ -7,7 +7,7 @@ import type { IncomingPunch } from '../../src/modules/punches/service';
 import type { TestServer } from './harness';
 
 export async function approvedDevice(server: TestServer, serial: string): Promise<DeviceRow> {
-  await server.fpa.service.devices.touch(serial);
+  await server.fpa.service.devices.registration.touch(serial);
   return server.fpa.service.approveDevice(serial, { by: 'admin@example.com' });
 }
 

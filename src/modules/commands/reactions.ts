@@ -15,7 +15,7 @@ export const expireQueuedOfDisabledTerminal =
 
 /**
  * device_removed: its unfinished commands are cancelled, except deletes: the terminal still holds
- * the data they remove, and gets them if it comes back (under its old id, devices/service.ts).
+ * the data they remove, and gets them if it comes back (under its old id, devices/registration.ts).
  */
 export const cancelQueuedOfRemovedTerminal =
   (commands: CommandService): ReactionTo<DeviceEvents, 'device_removed'> =>

@@ -1,4 +1,5 @@
 /** What the devices module announces (modules/events): ids and facts only. */
+import type { DeviceRow } from './tables';
 
 /** A terminal in event data: its internal id and its serial number. */
 export interface DeviceRef {
@@ -37,4 +38,8 @@ export interface DeviceEvents {
   device_address_changed: { device: DeviceRef; pinned_ip: string | null; ip: string };
   /** Removed by an administrator; its punches stay. */
   device_removed: { device: DeviceRef; by: string };
+}
+
+export function deviceRef(row: DeviceRow): DeviceRef {
+  return { id: row.id, serial_number: row.serialNumber };
 }

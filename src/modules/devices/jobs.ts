@@ -7,13 +7,13 @@ export function deviceJobs(devices: DeviceService): JobDefinition[] {
       name: 'check-devices',
       schedule: '0 * * * * *',
       description: 'Marks terminals silent for DEVICE_OFFLINE_AFTER offline.',
-      run: () => devices.checkDevices(),
+      run: () => devices.registration.checkDevices(),
     },
     {
       name: 'expire-pending-devices',
       schedule: '0 23 * * * *',
       description: 'Forgets terminals that registered themselves and were not approved within ADMS_PENDING_EXPIRY.',
-      run: () => devices.expirePending(),
+      run: () => devices.registration.expirePending(),
     },
   ];
 }

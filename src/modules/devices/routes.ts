@@ -1,6 +1,6 @@
 /** `devices/` (docs/api.md): list, read, change, approve and disable terminals. */
 
-import { t } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
@@ -11,26 +11,44 @@ import type { DeviceService } from './service';
 const tags = ['devices'];
 
 export function deviceRoutes(http: Http, devices: DeviceService) {
-  // A terminal outside the caller's areas does not exist (404) for any of these routes.
-  return adminRouter(http, 'devices')
-    .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
-    .get('/devices', ({ query, scope }) => devices.list({ status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }, scope), {
+  return new Elysia({ name: 'fpa-device-routes', seed: http.runtime.instanceId })
+    .use(readRoutes(http, devices))
+    .use(changeRoutes(http, devices))
+    .use(addRemoveRoutes(http, devices))
+    .use(keyRoutes(http, devices));
+}
+
+/** A router of terminals: one outside the caller's areas does not exist (404) for any of its routes. */
+function terminalRouter(http: Http, name: string, devices: DeviceService) {
+  return adminRouter(http, name).onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope));
+}
+
+function readRoutes(http: Http, devices: DeviceService) {
+  const { views } = devices;
+  return terminalRouter(http, 'devices', devices)
+    .get('/devices', ({ query, scope }) => views.list({ status: query.status, cursor: query.cursor, limit: query.limit ?? 100 }, scope), {
       query: DeviceList.query,
       response: { 200: DeviceList.response, ...errors('invalid_cursor') },
       detail: { summary: 'List terminals', tags },
     })
-    .get('/devices/:serial', ({ params, scope }) => devices.detail(params.serial, scope), {
+    .get('/devices/:serial', ({ params, scope }) => views.detail(params.serial, scope), {
       params: SerialParams,
       response: { 200: DeviceDetail, ...errors('not_found') },
       detail: { summary: 'One terminal with pending commands, templates present and recent events', tags },
-    })
+    });
+}
+
+/** A terminal changed: its settings, approved, its new address confirmed, disabled. */
+function changeRoutes(http: Http, devices: DeviceService) {
+  const { views, administration } = devices;
+  return terminalRouter(http, 'device-changes', devices)
     .patch(
       '/devices/:serial',
       async ({ params, body, admin, scope }) => {
         if (body.time_zone && !isValidTimeZone(body.time_zone)) {
           throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
         }
-        return devices.viewOne(await devices.updateDevice(params.serial, body, admin.by, scope));
+        return views.viewOne(await administration.updateDevice(params.serial, body, admin.by, scope));
       },
       {
         params: SerialParams,
@@ -41,7 +59,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
     )
     .post(
       '/devices/:serial/approve',
-      async ({ params, body, admin, scope }) => devices.viewOne(await devices.approveDevice(params.serial, { by: admin.by, areas: body?.areas, scope })),
+      async ({ params, body, admin, scope }) => views.viewOne(await administration.approveDevice(params.serial, { by: admin.by, areas: body?.areas, scope })),
       {
         params: SerialParams,
         body: DeviceApprove,
@@ -49,7 +67,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
         detail: { summary: 'Approve a pending terminal; every in-scope enrollee is backfilled', tags },
       },
     )
-    .post('/devices/:serial/confirm-address', async ({ params, admin }) => devices.viewOne(await devices.identity.confirmAddress(params.serial, admin.by)), {
+    .post('/devices/:serial/confirm-address', async ({ params, admin }) => views.viewOne(await devices.identity.confirmAddress(params.serial, admin.by)), {
       params: SerialParams,
       response: { 200: Device, ...errors('not_found', 'conflict', 'unknown_area') },
       detail: {
@@ -57,19 +75,25 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
         tags,
       },
     })
-    .post('/devices/:serial/disable', async ({ params, admin }) => devices.viewOne(await devices.disableDevice(params.serial, { by: admin.by })), {
+    .post('/devices/:serial/disable', async ({ params, admin }) => views.viewOne(await administration.disableDevice(params.serial, { by: admin.by })), {
       params: SerialParams,
       response: { 200: Device, ...errors('not_found') },
       detail: { summary: 'Disable a terminal', tags },
-    })
+    });
+}
+
+/** A terminal added by hand before it connects (pre-registered), or removed. */
+function addRemoveRoutes(http: Http, devices: DeviceService) {
+  const { views, administration } = devices;
+  return terminalRouter(http, 'device-add-remove', devices)
     .post(
       '/devices',
       async ({ body, admin, scope, set }) => {
         if (body.time_zone && !isValidTimeZone(body.time_zone))
           throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
-        const row = await devices.preRegister(body, admin.by, scope);
+        const row = await devices.registration.preRegister(body, admin.by, scope);
         set.status = 201;
-        return devices.viewOne(row);
+        return views.viewOne(row);
       },
       {
         body: DeviceCreate,
@@ -80,7 +104,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
     .delete(
       '/devices/:serial',
       async ({ params, admin, set }) => {
-        await devices.remove(params.serial, admin.by);
+        await administration.remove(params.serial, admin.by);
         set.status = 204;
       },
       {
@@ -88,8 +112,14 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
         response: { 204: t.Void(), ...errors('not_found') },
         detail: { summary: 'Remove a terminal: its unfinished commands are cancelled except the deletes it owes, its punches stay', tags },
       },
-    )
-    .get('/devices/:serial/keys', async ({ params }) => ({ results: await devices.keys.list(params.serial), next_cursor: null }), {
+    );
+}
+
+/** A terminal's communication keys. */
+function keyRoutes(http: Http, devices: DeviceService) {
+  const { keys } = devices;
+  return terminalRouter(http, 'device-keys', devices)
+    .get('/devices/:serial/keys', async ({ params }) => ({ results: await keys.list(params.serial), next_cursor: null }), {
       params: SerialParams,
       response: { 200: t.Object({ results: t.Array(DeviceKey), next_cursor: t.Null() }), ...errors('not_found') },
       detail: { summary: 'Communication keys of a terminal (never the keys themselves)', tags },
@@ -97,7 +127,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
     .post(
       '/devices/:serial/keys',
       async ({ params, admin, set }) => {
-        const issued = await devices.keys.issue(params.serial, admin.by);
+        const issued = await keys.issue(params.serial, admin.by);
         set.status = 201;
         return issued;
       },
@@ -110,7 +140,7 @@ export function deviceRoutes(http: Http, devices: DeviceService) {
     .delete(
       '/devices/:serial/keys/:id',
       async ({ params, admin, set }) => {
-        await devices.keys.revoke(params.serial, params.id, admin.by);
+        await keys.revoke(params.serial, params.id, admin.by);
         set.status = 204;
       },
       {

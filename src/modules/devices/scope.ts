@@ -4,7 +4,7 @@
  * and the installer of a site must find the one they plugged in to approve it into their own
  * areas (approving without areas puts it in the approver's).
  */
-import { type Column, or, type SQL, sql } from 'drizzle-orm';
+import { type Column, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import type { AreaScope } from '../../platform/scope';
 import { scopeAreaIds } from '../areas';
@@ -29,4 +29,10 @@ export async function serialsInAreas(q: Queryable, scope: AreaScope): Promise<st
   if (!member) return null;
   const rows = await q.select({ serial: devices.serialNumber }).from(devices).where(member);
   return rows.map((r) => r.serial);
+}
+
+/** Puts a terminal in exactly these areas (registration, approval, a change of its areas). */
+export async function setDeviceAreas(q: Queryable, deviceId: string, areaIds: string[]): Promise<void> {
+  await q.delete(deviceAreas).where(eq(deviceAreas.deviceId, deviceId));
+  if (areaIds.length > 0) await q.insert(deviceAreas).values(areaIds.map((areaId) => ({ deviceId, areaId })));
 }

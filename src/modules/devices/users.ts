@@ -3,7 +3,7 @@
  * (`fpa_device_users`). The rest of the fleet logic (adoption, conflicts, resync) reads and
  * writes this through here.
  */
-import { and, eq, getTableName, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, getTableName, inArray, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
@@ -238,13 +238,5 @@ export class DeviceUsers {
       .from(deviceUsers)
       .where(and(eq(deviceUsers.pin, pin), inArray(deviceUsers.deviceId, [...deviceIds])));
     return new Set(rows.filter((r) => r.enrolleeId !== enrolleeId).map((r) => r.deviceId));
-  }
-
-  /** Users of a terminal that no enrollee owns (its own users), for a full resync. */
-  async unowned(q: Queryable, deviceId: string): Promise<DeviceUserRow[]> {
-    return q
-      .select()
-      .from(deviceUsers)
-      .where(and(eq(deviceUsers.deviceId, deviceId), isNull(deviceUsers.enrolleeId)));
   }
 }

@@ -59,7 +59,7 @@ export class Diagnostics {
 
   private async inScope(rows: DeviceRow[], caller: Pick<Caller, 'areas'>): Promise<DeviceRow[]> {
     if (caller.areas.length === 0) return rows;
-    const views = await this.devices.view(this.ctx.db.orm, rows);
+    const views = await this.devices.views.view(this.ctx.db.orm, rows);
     return rows.filter((_, i) => views[i]!.areas.some((a) => caller.areas.includes(a)));
   }
 

@@ -1,7 +1,7 @@
 /**
  * The terminal endpoints under ADMS_URL_PREFIX (docs/protocol/adms.md §2, §3): handshake, uploads, command
  * polls and results, heartbeat, and the Security PUSH 3.x registry/push flow. Every terminal
- * request goes through DeviceService.touch, which registers an unknown serial as
+ * request goes through devices.registration.touch, which registers an unknown serial as
  * `pending_approval`. A pending or disabled terminal still gets its options, polls and pings
  * answered, but its data is refused with 403 — before its body is read — so it keeps the data
  * and sends it again later. Its polls get the deletes it owes (and only those), and their
@@ -104,7 +104,7 @@ export class TerminalEndpoints {
       await this.noteRefusedKey(serial, ip);
       throw new AdmsRefusal(403, 'device key missing or wrong');
     }
-    const device = await this.devices.touch(serial, { source: ip });
+    const device = await this.devices.registration.touch(serial, { source: ip });
     return this.devices.identity.assess(device, keys, ip);
   }
 
@@ -134,7 +134,7 @@ export class TerminalEndpoints {
       case 'devicecmd':
         return this.commandResults(req, serial);
       case 'ping':
-        await this.devices.touch(serial);
+        await this.devices.registration.touch(serial);
         return ok();
       case 'fdata':
         return this.legacyPhoto(req, serial);
@@ -157,7 +157,7 @@ export class TerminalEndpoints {
    * its own, as an upload of that table). Other answers are acknowledged.
    */
   private async queryAnswer(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.devices.touch(serial));
+    const device = approved(await this.devices.registration.touch(serial));
     trustedOnly(req.trust);
     const table = (req.query.tableName ?? '').toLowerCase();
     if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && (table === 'user' || table === 'templatev10' || table === 'biodata')) {
@@ -169,14 +169,14 @@ export class TerminalEndpoints {
   private async cdataGet(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     if (query.type?.toLowerCase() === 'time') {
-      const device = await this.devices.touch(serial);
+      const device = await this.devices.registration.touch(serial);
       const zone = this.zoneOf(device);
       const now = this.ctx.clock.now();
       return ok(`Time=${formatLocalWallTime(new Date(now), zone).replace(' ', 'T')}${isoOffset(timeZoneOffsetMinutes(zone, new Date(now)))}`);
     }
     if (query.options !== null) return this.handshake(req, serial);
     // RemoteAtt and a GET without options=all: answered harmlessly.
-    await this.devices.touch(serial);
+    await this.devices.registration.touch(serial);
     return ok();
   }
 
@@ -184,7 +184,10 @@ export class TerminalEndpoints {
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     // From an unconfirmed address the terminal is answered, but what it says of itself is not taken (the dialect follows it).
-    const device = await this.devices.touch(serial, withheld(req.trust) ? {} : { ip: req.ip, pushVersion: query.pushver, language: query.language });
+    const device = await this.devices.registration.touch(
+      serial,
+      withheld(req.trust) ? {} : { ip: req.ip, pushVersion: query.pushver, language: query.language },
+    );
     // The dialect follows what the terminal declared: a 3.x pushver now, or DeviceType=acc /
     // PushVersion=3.x at registry (a handshake without pushver keeps what was declared).
     const v3 = speaksSecurityPush(device);
@@ -218,7 +221,7 @@ export class TerminalEndpoints {
 
   /** `GET getrequest`: device facts from `INFO=`, then the next batch of commands (or `OK`). */
   private async poll(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    let device = await this.devices.touch(serial);
+    let device = await this.devices.registration.touch(serial);
     // Not from the approved terminal: its facts are not taken, and nothing is sent; the commands stay queued.
     if (withheld(req.trust)) return ok();
     if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
@@ -232,7 +235,7 @@ export class TerminalEndpoints {
    * not change what the server believes (the algorithm version decides how templates are sent).
    */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = await this.devices.touch(serial);
+    const device = await this.devices.registration.touch(serial);
     // A terminal that is not approved answers the deletes it was sent, and nothing else counts;
     // one that owes none is refused before its body is read, like its other data.
     const deletesOnly = device.status !== 'approved';
@@ -267,7 +270,7 @@ export class TerminalEndpoints {
   /** `POST cdata?table=…`: the upload tables. */
   private async upload(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const table = (req.query.table ?? '').toUpperCase();
-    const device = await this.devices.touch(serial);
+    const device = await this.devices.registration.touch(serial);
     if (table === 'OPTIONS') {
       trustedOnly(req.trust);
       // Device parameters are taken from pending terminals too: the administrator sees the
@@ -363,7 +366,7 @@ export class TerminalEndpoints {
 
   /** Legacy `POST fdata` photo upload: same handling as ATTPHOTO. */
   private async legacyPhoto(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.devices.touch(serial));
+    const device = approved(await this.devices.registration.touch(serial));
     trustedOnly(req.trust);
     const body = await req.body();
     if (body.byteLength > 0) await this.uploads.photo(device, body);
@@ -372,17 +375,17 @@ export class TerminalEndpoints {
 
   /** 3.x `POST registry`: capabilities recorded, a stable RegistryCode answered. */
   private async registry(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    let device = await this.devices.touch(serial, { ip: req.ip });
+    let device = await this.devices.registration.touch(serial, { ip: req.ip });
     const params = parseRegistryBody(await this.text(device, req));
     // From an unconfirmed address its declarations are not taken (they decide the dialect and how templates are sent).
     // DeviceType and PushVersion are remembered: they decide the dialect (devices/dialect.ts).
     if (!withheld(req.trust)) device = await this.report(device, { ...reportFromParameters(params, 'replace'), ...registryDeclaration(params) });
-    return ok(`RegistryCode=${await this.devices.registryCode(device)}`);
+    return ok(`RegistryCode=${await this.devices.registration.registryCode(device)}`);
   }
 
   /** 3.x `POST push`: the configuration block. */
   private async push(serial: string): Promise<TerminalReply> {
-    const device = await this.devices.touch(serial);
+    const device = await this.devices.registration.touch(serial);
     const { settings } = this.ctx;
     const offset = this.offsetNow(device);
     const config = push3Config({
@@ -399,7 +402,7 @@ export class TerminalEndpoints {
 
   /** 3.x `GET rtdata?type=time`. */
   private async rtdata(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = await this.devices.touch(serial);
+    const device = await this.devices.registration.touch(serial);
     if (req.query.type?.toLowerCase() !== 'time') return ok();
     return ok(push3Time(this.ctx.clock.now(), this.zoneOf(device), this.offsetNow(device)));
   }
@@ -411,7 +414,7 @@ export class TerminalEndpoints {
 
   /** Records device facts only when they change: INFO rides on polls, the hottest path. */
   private async report(device: DeviceRow, report: DeviceReport): Promise<DeviceRow> {
-    return reportChanges(device, report) ? this.devices.recordReport(device, report) : device;
+    return reportChanges(device, report) ? this.devices.reports.recordReport(device, report) : device;
   }
 
   private async event(device: DeviceRow, kind: string, message: string, details: Record<string, unknown>): Promise<void> {

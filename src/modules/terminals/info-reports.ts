@@ -1,6 +1,6 @@
 /**
  * What terminals say about themselves (getrequest `INFO=`, `table=options`, the INFO command
- * reply, the 3.x registry body), mapped onto one DeviceReport for DeviceService.recordReport.
+ * reply, the 3.x registry body), mapped onto one DeviceReport for devices.reports.recordReport.
  */
 
 import { type DeviceInfo, type Dict, parseIntStrict } from '../../protocol/adms';

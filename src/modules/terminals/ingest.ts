@@ -129,7 +129,7 @@ export class AttendanceIngest {
   ): Promise<IngestResult & { accepted: number }> {
     const now = this.ctx.clock.now();
     const timeZone = this.devices.timeZoneOf(device);
-    const history = records.length > 0 ? await this.devices.clockOffsets(this.ctx.db.orm, device.id) : [];
+    const history = records.length > 0 ? await this.devices.reports.clockOffsets(this.ctx.db.orm, device.id) : [];
     const punches: IncomingPunch[] = [];
     const bad = [...errors];
     for (const record of records) {
@@ -163,7 +163,7 @@ export class AttendanceIngest {
     if (Math.abs(newest - now) > REAL_TIME_MS) return;
     const drift = Math.round((newest - now) / 1000);
     if (device.clockDriftSeconds !== null && Math.abs(drift - device.clockDriftSeconds) < DRIFT_RESOLUTION_S) return;
-    await this.devices.recordDrift(device, drift, { limitSeconds: this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX / 1000 });
+    await this.devices.reports.recordDrift(device, drift, { limitSeconds: this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX / 1000 });
   }
 
   /** Logs skipped lines as `malformed_line` device events, in one small write. */

@@ -2,7 +2,7 @@
  * Security PUSH 3.x (access-control firmware, docs/protocol/adms.md §3): far enough that such a terminal
  * registers and uploads attendance. A 3.x terminal that is not registered is answered `OK` on
  * the handshake, which tells it to register; `POST registry` gets a RegistryCode that stays the
- * same for the device (DeviceService.registryCode); `POST push` gets the configuration block.
+ * same for the device (devices.registration.registryCode); `POST push` gets the configuration block.
  */
 
 import { wallTimeAt } from '../../platform/time/zone';

@@ -318,7 +318,7 @@ export class TerminalUploads {
       return device;
     }
     // A terminal that uploads fingerprint BIODATA takes templates back the same way.
-    const current = device.speaksBiodata ? device : await this.devices.recordReport(device, { speaksBiodata: true });
+    const current = device.speaksBiodata ? device : await this.devices.reports.recordReport(device, { speaksBiodata: true });
     const major = r.majorVer.trim();
     const minor = r.minorVer.trim();
     const algorithmVersion = major === '' ? (current.algorithmVersion ?? DEFAULT_FP_ALGORITHM) : minor === '' ? major : `${major}.${minor}`;

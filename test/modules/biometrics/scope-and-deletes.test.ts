@@ -29,8 +29,8 @@ function template(size: number, seed = 1): Uint8Array {
 }
 
 async function device(serial: string, areas: string[]): Promise<DeviceRow> {
-  await fpa.service.devices.touch(serial);
-  await fpa.service.devices.updateDevice(serial, { algorithm_version: '10' }, by);
+  await fpa.service.devices.registration.touch(serial);
+  await fpa.service.devices.administration.updateDevice(serial, { algorithm_version: '10' }, by);
   await fpa.service.approveDevice(serial, { by, areas });
   const d = await fpa.service.devices.get(serial);
   await answerUserQuery(fpa, d);
@@ -117,7 +117,7 @@ describe('scope changes', () => {
     const stored = await fpa.service.storeTemplate(leaves.id, 2, template(200), { algorithmVersion: '10', by });
     await deliver(both);
 
-    await fpa.service.devices.updateDevice(both.serialNumber, { areas: ['east'] }, by);
+    await fpa.service.devices.administration.updateDevice(both.serialNumber, { areas: ['east'] }, by);
     expect(await pendingKinds(both, leaves.devicePin)).toEqual(['delete_user']);
     expect(await pendingKinds(both, stays.devicePin)).toEqual([]);
     expect(await syncOf(stored.id, both)).toBeNull();

@@ -20,8 +20,8 @@ function template(size: number, seed = 1): Uint8Array {
 
 async function device(serial: string, algorithm: string | null, areas?: string[]) {
   const { devices } = fpa.service;
-  await devices.touch(serial);
-  if (algorithm) await devices.updateDevice(serial, { algorithm_version: algorithm }, by);
+  await devices.registration.touch(serial);
+  if (algorithm) await devices.administration.updateDevice(serial, { algorithm_version: algorithm }, by);
   await fpa.service.approveDevice(serial, { by, areas });
   const d = await devices.get(serial);
   await answerUserQuery(fpa, d);

@@ -42,8 +42,8 @@ function template(size: number, seed = 1): Uint8Array {
 }
 
 async function device(serial: string, areas?: string[]): Promise<DeviceRow> {
-  await fpa.service.devices.touch(serial);
-  await fpa.service.devices.updateDevice(serial, { algorithm_version: '10' }, by);
+  await fpa.service.devices.registration.touch(serial);
+  await fpa.service.devices.administration.updateDevice(serial, { algorithm_version: '10' }, by);
   await fpa.service.approveDevice(serial, { by, areas });
   const d = await fpa.service.devices.get(serial);
   // Approval queues a query of the terminal's users; these tests follow the sync commands alone.
