@@ -223,10 +223,10 @@ describe('every event type, raised by a real cause', () => {
   }, 60_000);
 });
 
-/** A webhook body without the fields of its punch that may change after the event (attribution, void). */
+/** A webhook body without the fields of its punch that may change after the event (attribution, void and its reason). */
 function withoutLaterPunchState(body: { type: string; timestamp: string; data: unknown }): unknown {
   const data = body.data as { punch?: Record<string, unknown> | null };
   if (!data.punch) return body;
-  const { employee, enrollee, flags, voided, ...fixed } = data.punch;
+  const { employee, enrollee, flags, voided, correction_reason, ...fixed } = data.punch;
   return { ...body, data: { ...data, punch: fixed } };
 }
