@@ -3,10 +3,13 @@
  * leave, holiday…), a day's detail with its punches and corrections, the CSV export, and the
  * plan days are judged by (schedules, holidays, leave, pay periods: ./plan.ts).
  */
+
+import type { AttendanceDayView } from '../../../attendance';
+import type { EnrolleeView } from '../../../enrollees';
+import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
 import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
-import type { AttendanceDay, Enrollee, Punch } from '../types';
 import { manualPunchForm, notes } from './punches';
 
 const CELL: Record<string, [string, string]> = {
@@ -32,14 +35,16 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
   const grid = h('div');
   const detail = h('div', { id: 'day-detail' });
   const exportLink = h('a', { class: 'button', download: '' }, 'Download CSV');
-  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000&sort=name');
+  const enrollees = await api.get<List<EnrolleeView>>('enrollees/?limit=1000&sort=name');
 
   const load = async () => {
     exportLink.setAttribute('href', `${API}/attendance-days/export.csv${query({ from: from.value, to: to.value })}`);
-    const days: AttendanceDay[] = [];
+    const days: AttendanceDayView[] = [];
     let cursor: string | null = null;
     do {
-      const page: List<AttendanceDay> = await api.get<List<AttendanceDay>>(`attendance-days/${query({ from: from.value, to: to.value, limit: 1000, cursor })}`);
+      const page: List<AttendanceDayView> = await api.get<List<AttendanceDayView>>(
+        `attendance-days/${query({ from: from.value, to: to.value, limit: 1000, cursor })}`,
+      );
       days.push(...page.results);
       cursor = page.next_cursor;
     } while (cursor && days.length < 20000);
@@ -74,8 +79,8 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
 function renderGrid(
   grid: HTMLElement,
   detail: HTMLElement,
-  enrollees: Enrollee[],
-  days: AttendanceDay[],
+  enrollees: EnrolleeView[],
+  days: AttendanceDayView[],
   from: string,
   to: string,
   reload: () => Promise<void>,
@@ -144,16 +149,16 @@ function renderGrid(
 
 async function showDay(
   detail: HTMLElement,
-  person: Enrollee,
+  person: EnrolleeView,
   date: string,
-  day: AttendanceDay | null,
-  enrollees: Enrollee[],
+  day: AttendanceDayView | null,
+  enrollees: EnrolleeView[],
   reload: () => Promise<void>,
 ): Promise<void> {
-  const punches = await api.get<List<Punch>>(`punches/${query({ employee: person.employee, from: date, to: date, limit: 200 })}`);
+  const punches = await api.get<List<PunchView>>(`punches/${query({ employee: person.employee, from: date, to: date, limit: 200 })}`);
   const refresh = async () => {
     await reload();
-    const fresh = await api.get<List<AttendanceDay>>(`attendance-days/${query({ enrollee: person.id, from: date, to: date })}`);
+    const fresh = await api.get<List<AttendanceDayView>>(`attendance-days/${query({ enrollee: person.id, from: date, to: date })}`);
     await showDay(detail, person, date, fresh.results[0] ?? null, enrollees, reload);
   };
   replace(

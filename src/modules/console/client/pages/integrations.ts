@@ -1,9 +1,11 @@
 /** Integrations: webhook endpoints (deliveries, test send, recover, enable) and desktop enrollment agents (key shown once, revoke). */
+
+import type { AgentView } from '../../../enrollment';
+import type { WebhookEndpointView } from '../../../webhooks';
 import { api, can, type List } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { count, dateTime, words } from '../format';
-import type { Agent, Webhook } from '../types';
 
 interface Delivery {
   id: number;
@@ -72,8 +74,8 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   const seesHooks = can('GET webhooks/');
   const seesAgents = can('GET enrollment-agents/');
   const [hooks, agents, types] = await Promise.all([
-    seesHooks ? api.get<List<Webhook>>('webhooks/?limit=1000') : ({ results: [], next_cursor: null } as List<Webhook>),
-    seesAgents ? api.get<List<Agent>>('enrollment-agents/?limit=1000') : ({ results: [], next_cursor: null } as List<Agent>),
+    seesHooks ? api.get<List<WebhookEndpointView>>('webhooks/?limit=1000') : ({ results: [], next_cursor: null } as List<WebhookEndpointView>),
+    seesAgents ? api.get<List<AgentView>>('enrollment-agents/?limit=1000') : ({ results: [], next_cursor: null } as List<AgentView>),
     seesHooks ? api.get<{ results: string[] }>('webhooks/event-types/') : { results: [] },
   ]);
   const secretSlot = h('div');
@@ -89,7 +91,7 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   onSubmit(hookForm, { url, events: events.element }, async () => {
     const chosen = events.chosen();
     if (chosen.length === 0) throw new Error('Choose at least one event to send.');
-    const created = await api.post<Webhook & { secret: string }>('webhooks/', { url: url.value.trim(), events: chosen });
+    const created = await api.post<WebhookEndpointView & { secret: string }>('webhooks/', { url: url.value.trim(), events: chosen });
     await redraw();
     const slot = main.querySelector('#webhook-secret');
     if (slot) replace(slot, showOnce('Signing secret', created.secret, 'Give it to the receiver now to verify signatures: it is shown this once.'));
@@ -108,7 +110,10 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
     h('button', { type: 'submit', class: 'primary' }, 'Create agent'),
   );
   onSubmit(agentForm, { name: agentName, algorithm_version: algorithm }, async () => {
-    const created = await api.post<Agent & { key: string }>('enrollment-agents/', { name: agentName.value.trim(), algorithm_version: algorithm.value.trim() });
+    const created = await api.post<AgentView & { key: string }>('enrollment-agents/', {
+      name: agentName.value.trim(),
+      algorithm_version: algorithm.value.trim(),
+    });
     await redraw();
     const slot = main.querySelector('#agent-key');
     if (slot) replace(slot, showOnce('Agent key', created.key, 'Enter it in the desktop agent now: it is shown this once.'));
@@ -178,7 +183,7 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   return undefined;
 }
 
-function webhookActions(w: Webhook, deliveries: HTMLElement, redraw: () => Promise<void>): HTMLElement {
+function webhookActions(w: WebhookEndpointView, deliveries: HTMLElement, redraw: () => Promise<void>): HTMLElement {
   const base = `webhooks/${encodeURIComponent(w.id)}/`;
   return h(
     'div',

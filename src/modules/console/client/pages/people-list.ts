@@ -3,10 +3,11 @@
  * (area, status, consent, fingerprints), a sort and pages of 50, all answered by `enrollees/`.
  * Typing searches as you type (after a short pause); every change starts again at page 1.
  */
+
+import type { EnrolleeView } from '../../../enrollees';
 import { api, type List, query } from '../api';
 import { badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { fingerName } from '../format';
-import type { Enrollee } from '../types';
 
 const PAGE = 50;
 const TYPING_PAUSE_MS = 250;
@@ -56,7 +57,7 @@ export async function peopleList(): Promise<HTMLElement> {
   let serial = 0;
   const load = async (page: number) => {
     const mine = ++serial;
-    const list = await api.get<List<Enrollee>>(
+    const list = await api.get<List<EnrolleeView>>(
       `enrollees/${query({
         search: search.value.trim(),
         area: area.value,

@@ -3,12 +3,17 @@
  * their biometrics with where each is, enrollment on a terminal or at a desktop agent, areas,
  * card, deactivation and deletion, and the proof of deletion once consent is withdrawn.
  */
+
+import type { AuditEntryView } from '../../../audit';
+import type { TemplateView } from '../../../biometrics';
+import type { DeviceView } from '../../../devices';
+import type { EnrolleeView } from '../../../enrollees';
+import type { AgentView, SessionView } from '../../../enrollment';
 import { ApiError, api, can, type List, query } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { count, dateTime, FINGERS, fingerName, words } from '../format';
-import type { Agent, AuditEntry, Device, Enrollee, Session, Template } from '../types';
 import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
 
 const syncTone = (status: string) => (status === 'present' ? 'ok' : status === 'pending' ? 'info' : 'bad');
@@ -19,7 +24,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   const id = params[0] ?? '';
   const base = `enrollees/${encodeURIComponent(id)}/`;
   const redraw = () => personPage(main, params).then(() => undefined);
-  const person = await api.get<Enrollee>(base).catch(async (error: unknown) => {
+  const person = await api.get<EnrolleeView>(base).catch(async (error: unknown) => {
     // A deleted person: their proof of deletion, if there is one.
     if (error instanceof ApiError && error.status === 404 && (await deletedPersonPage(main, id))) return null;
     throw error;
@@ -28,17 +33,17 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   // Only what the role may read is asked for (a manager sees no terminals, agents or sessions).
   const none = <T>(): Promise<List<T>> => Promise.resolve({ results: [], next_cursor: null });
   const [templates, devices, agents, sessions, proof, withdrawals] = await Promise.all([
-    api.get<List<Template>>(`${base}templates/`),
-    can('GET devices/') ? api.get<List<Device>>('devices/?status=approved&limit=1000') : none<Device>(),
-    can('GET enrollment-agents/') ? api.get<List<Agent>>('enrollment-agents/?limit=1000') : none<Agent>(),
-    can('GET enrollment-sessions/') ? api.get<List<Session>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`) : none<Session>(),
+    api.get<List<TemplateView>>(`${base}templates/`),
+    can('GET devices/') ? api.get<List<DeviceView>>('devices/?status=approved&limit=1000') : none<DeviceView>(),
+    can('GET enrollment-agents/') ? api.get<List<AgentView>>('enrollment-agents/?limit=1000') : none<AgentView>(),
+    can('GET enrollment-sessions/') ? api.get<List<SessionView>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`) : none<SessionView>(),
     loadProof(id),
     // The last withdrawal of consent, to say when it was and what it destroyed.
     can('GET audit-log/')
       ? api
-          .get<List<AuditEntry>>(`audit-log/${query({ target: id, action: 'consent.withdrawn', limit: 1 })}`)
-          .catch(() => ({ results: [], next_cursor: null }) as List<AuditEntry>)
-      : none<AuditEntry>(),
+          .get<List<AuditEntryView>>(`audit-log/${query({ target: id, action: 'consent.withdrawn', limit: 1 })}`)
+          .catch(() => ({ results: [], next_cursor: null }) as List<AuditEntryView>)
+      : none<AuditEntryView>(),
   ]);
   const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
   const deviceName = (serial: string) => devices.results.find((d) => d.serial_number === serial)?.name ?? serial;
@@ -159,7 +164,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   return undefined;
 }
 
-async function detailsForm(person: Enrollee, base: string, redraw: () => Promise<void>): Promise<HTMLElement> {
+async function detailsForm(person: EnrolleeView, base: string, redraw: () => Promise<void>): Promise<HTMLElement> {
   const areas = await areasPicker('Areas', person.areas, 'They are sent to the terminals of these areas.');
   const card = input({ value: person.card ?? '', autocomplete: 'off', inputmode: 'numeric' });
   const form = h(
@@ -176,7 +181,7 @@ async function detailsForm(person: Enrollee, base: string, redraw: () => Promise
   });
 }
 
-function consentSection(person: Enrollee, base: string, redraw: () => Promise<void>, withdrawal: AuditEntry | null): HTMLElement {
+function consentSection(person: EnrolleeView, base: string, redraw: () => Promise<void>, withdrawal: AuditEntryView | null): HTMLElement {
   if (person.consent) {
     const c = person.consent;
     return section(
@@ -249,7 +254,7 @@ function fingerPicker(): { element: HTMLElement; chosen: () => number[] } {
   };
 }
 
-function enrollSection(person: Enrollee, base: string, devices: Device[], agents: Agent[], redraw: () => Promise<void>): HTMLElement {
+function enrollSection(person: EnrolleeView, base: string, devices: DeviceView[], agents: AgentView[], redraw: () => Promise<void>): HTMLElement {
   if (person.status !== 'active') return section('Enroll fingerprints', h('p', {}, 'Reactivate this person first.'));
   // Only terminals that may take this person's fingerprints: those of their areas, and enrollment stations.
   const inScope = devices.filter((d) => d.enrollment_station || d.areas.some((a) => person.areas.includes(a)));

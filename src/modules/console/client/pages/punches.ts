@@ -3,12 +3,15 @@
  * cookie: a browser cannot set headers on a WebSocket), the list with filters, and corrections:
  * a manual punch (a forgotten clock-out) and voiding a punch, each with a reason.
  */
+
+import type { DeviceView } from '../../../devices';
+import type { EnrolleeView } from '../../../enrollees';
+import type { PunchView } from '../../../punches';
 import { api, can, currentSession, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDate, localDay, time, words } from '../format';
 import { followPunches, punchHead } from '../live';
-import type { Device, Enrollee, Punch } from '../types';
 
 const LIVE_MAX = 50;
 
@@ -16,14 +19,14 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
   // First the stream's position, then the data: a punch arriving before the socket opens is replayed.
   const head = await punchHead();
   const [enrollees, devices] = await Promise.all([
-    api.get<List<Enrollee>>('enrollees/?limit=1000&sort=name'),
+    api.get<List<EnrolleeView>>('enrollees/?limit=1000&sort=name'),
     can('GET devices/')
-      ? api.get<List<Device>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Device>)
-      : ({ results: [], next_cursor: null } as List<Device>),
+      ? api.get<List<DeviceView>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<DeviceView>)
+      : ({ results: [], next_cursor: null } as List<DeviceView>),
   ]);
   // Terminals by name, not serial number (a manual or imported punch has none).
-  const terminalOf = (p: Punch) => (p.device ? (devices.results.find((d) => d.serial_number === p.device)?.name ?? p.device) : words(p.source ?? 'manual'));
-  const nameOf = (p: Punch) =>
+  const terminalOf = (p: PunchView) => (p.device ? (devices.results.find((d) => d.serial_number === p.device)?.name ?? p.device) : words(p.source ?? 'manual'));
+  const nameOf = (p: PunchView) =>
     enrollees.results.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`);
 
   // Live
@@ -60,7 +63,9 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
   const to = input({ type: 'date', value: localDate() });
   const results = h('div');
   const load = async () => {
-    const list = await api.get<List<Punch>>(`punches/${query({ employee: employee.value, device: device.value, from: from.value, to: to.value, limit: 200 })}`);
+    const list = await api.get<List<PunchView>>(
+      `punches/${query({ employee: employee.value, device: device.value, from: from.value, to: to.value, limit: 200 })}`,
+    );
     arrivedSinceShown = 0;
     staleNote.hidden = true;
     replace(
@@ -124,7 +129,7 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
 }
 
 /** A punch's notes: voided or its flags, and the reason given for a correction. */
-export function notes(p: Punch): HTMLElement {
+export function notes(p: PunchView): HTMLElement {
   return h(
     'span',
     {},
@@ -133,7 +138,7 @@ export function notes(p: Punch): HTMLElement {
   );
 }
 
-async function voidPunch(p: Punch, reload: () => Promise<void>): Promise<void> {
+async function voidPunch(p: PunchView, reload: () => Promise<void>): Promise<void> {
   const reason = await askReason('Void this punch?', {
     action: 'Void',
     detail: `${dateTime(p.punched_at)} at ${p.device}. It will no longer count for attendance.`,
@@ -145,7 +150,7 @@ async function voidPunch(p: Punch, reload: () => Promise<void>): Promise<void> {
 }
 
 /** A manual punch: the local date and time in the attendance zone become an instant on the server’s terms. */
-export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void>, preset?: { enrollee?: string; date?: string }): HTMLElement {
+export function manualPunchForm(enrollees: EnrolleeView[], after: () => Promise<void>, preset?: { enrollee?: string; date?: string }): HTMLElement {
   const who = select(
     enrollees.filter((e) => e.status === 'active').map((e): [string, string] => [e.id, `${e.display_name} (${e.employee})`]),
     {},
@@ -166,7 +171,7 @@ export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void
   const outcome = h('div', { class: 'outcome', role: 'status' });
   onSubmit(form, { enrollee: who, at, reason }, async () => {
     replace(outcome);
-    const punch = await api.post<Punch>('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
+    const punch = await api.post<PunchView>('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
     reason.value = '';
     await after();
     if (punch.flags.includes('after_lock')) {

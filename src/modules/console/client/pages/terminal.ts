@@ -4,13 +4,15 @@
  * needs attention there (its diagnostics, with their fix).
  */
 
+import type { CommandView } from '../../../commands';
+import type { DeviceDetailView, DeviceKeyView } from '../../../devices';
 import type { DiagnosticView } from '../../../diagnostics';
+import type { TerminalUserView } from '../../../fleet';
 import { api, can, type List, query } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, select, showOnce, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { ago, commandKind, count, dateTime, words } from '../format';
-import type { Command, DeviceDetail, DeviceKey, TerminalUser } from '../types';
 import { completenessSection } from './completeness';
 import { diagnosticItem } from './diagnostics';
 import { deviceBadge } from './terminals';
@@ -23,14 +25,16 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
   const base = `devices/${encodeURIComponent(serial)}/`;
   const redraw = () => terminalPage(main, params).then(() => undefined);
   const [device, waiting, sent, commands, users, keys, diagnostics] = await Promise.all([
-    api.get<DeviceDetail>(base),
+    api.get<DeviceDetailView>(base),
     // Waiting commands first, all of them (deletes a terminal owes among them), then the newest.
-    api.get<List<Command>>(`${base}commands/?status=pending&limit=1000`),
-    api.get<List<Command>>(`${base}commands/?status=sent&limit=1000`),
-    api.get<List<Command>>(`${base}commands/?order=newest&limit=50`),
-    api.get<List<TerminalUser>>(`${base}users/`).catch(() => ({ results: [], next_cursor: null }) as List<TerminalUser>),
+    api.get<List<CommandView>>(`${base}commands/?status=pending&limit=1000`),
+    api.get<List<CommandView>>(`${base}commands/?status=sent&limit=1000`),
+    api.get<List<CommandView>>(`${base}commands/?order=newest&limit=50`),
+    api.get<List<TerminalUserView>>(`${base}users/`).catch(() => ({ results: [], next_cursor: null }) as List<TerminalUserView>),
     // Keys are for those who run terminals: other roles do not ask.
-    can('GET devices/{sn}/keys/') ? api.get<List<DeviceKey>>(`${base}keys/`).catch(() => ({ results: [], next_cursor: null }) as List<DeviceKey>) : null,
+    can('GET devices/{sn}/keys/')
+      ? api.get<List<DeviceKeyView>>(`${base}keys/`).catch(() => ({ results: [], next_cursor: null }) as List<DeviceKeyView>)
+      : null,
     can('GET diagnostics/')
       ? api.get<{ results: DiagnosticView[] }>('diagnostics/').catch(() => ({ results: [] as DiagnosticView[] }))
       : { results: [] as DiagnosticView[] },
@@ -167,7 +171,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
   return undefined;
 }
 
-function syncSection(device: DeviceDetail, listed: number, base: string, redraw: () => Promise<void>): HTMLElement {
+function syncSection(device: DeviceDetailView, listed: number, base: string, redraw: () => Promise<void>): HTMLElement {
   const { users, fingerprints, in_sync } = device.sync_check;
   // The list below is the terminal's last full answer: the figure says the same as the list.
   const onTerminal = listed > 0 ? listed : users.reported;
@@ -215,7 +219,7 @@ function syncSection(device: DeviceDetail, listed: number, base: string, redraw:
   );
 }
 
-async function editSection(device: DeviceDetail, base: string, redraw: () => Promise<void>): Promise<HTMLElement> {
+async function editSection(device: DeviceDetailView, base: string, redraw: () => Promise<void>): Promise<HTMLElement> {
   const name = input({ value: device.name ?? '', autocomplete: 'off' });
   const areas = await areasPicker('Areas', device.areas, 'It is sent the people of these areas.');
   const zone = input({ value: device.time_zone, autocomplete: 'off', spellcheck: 'false' });
@@ -238,7 +242,7 @@ async function editSection(device: DeviceDetail, base: string, redraw: () => Pro
   return section('Settings', form);
 }
 
-function commandConsole(device: DeviceDetail, base: string, redraw: () => Promise<void>): HTMLElement {
+function commandConsole(device: DeviceDetailView, base: string, redraw: () => Promise<void>): HTMLElement {
   const kind = select([
     ['reboot', 'Restart'],
     ['set_time', 'Set the clock'],
@@ -277,7 +281,7 @@ function commandConsole(device: DeviceDetail, base: string, redraw: () => Promis
   return section('Send a command', form);
 }
 
-function commandRows(commands: Command[], base: string, redraw: () => Promise<void>): HTMLElement[][] {
+function commandRows(commands: CommandView[], base: string, redraw: () => Promise<void>): HTMLElement[][] {
   return commands.map((c) => {
     const act = h('div', { class: 'actions' });
     if ((c.status === 'pending' || c.status === 'sent') && can('POST devices/{sn}/commands/{id}/cancel/')) {
@@ -319,14 +323,14 @@ function commandRows(commands: Command[], base: string, redraw: () => Promise<vo
 }
 
 /** Waiting commands (all of them, oldest first: the order the terminal gets them), then the others, newest first, a page at a time. */
-function commandList(waiting: Command[], recent: List<Command>, base: string, redraw: () => Promise<void>): HTMLElement {
+function commandList(waiting: CommandView[], recent: List<CommandView>, base: string, redraw: () => Promise<void>): HTMLElement {
   const headers = ['Command', 'Status', 'Tries', 'Queued', 'Finished', ''];
   const done = recent.results.filter((c) => c.status !== 'pending' && c.status !== 'sent');
   const older = h('div');
   let cursor = recent.next_cursor;
   const more = button('Show older commands', async () => {
     if (!cursor) return;
-    const page = await api.get<List<Command>>(`${base}commands/${query({ order: 'newest', limit: 50, cursor })}`);
+    const page = await api.get<List<CommandView>>(`${base}commands/${query({ order: 'newest', limit: 50, cursor })}`);
     cursor = page.next_cursor;
     older.append(
       table(
@@ -361,7 +365,7 @@ function commandList(waiting: Command[], recent: List<Command>, base: string, re
   );
 }
 
-function usersSection(users: TerminalUser[], base: string, redraw: () => Promise<void>): HTMLElement {
+function usersSection(users: TerminalUserView[], base: string, redraw: () => Promise<void>): HTMLElement {
   return section(
     'People on the terminal',
     h('p', { class: 'muted' }, 'As the terminal last reported them. Its own users (made at the terminal) can be adopted as people of the service, or removed.'),
@@ -411,10 +415,10 @@ function usersSection(users: TerminalUser[], base: string, redraw: () => Promise
   );
 }
 
-function keysSection(keys: DeviceKey[], pinnedAddress: string | null, base: string, redraw: () => Promise<void>): HTMLElement {
+function keysSection(keys: DeviceKeyView[], pinnedAddress: string | null, base: string, redraw: () => Promise<void>): HTMLElement {
   const slot = h('div');
   const issue = button('Issue a key', async () => {
-    const issued = await api.post<DeviceKey & { key: string }>(`${base}keys/`);
+    const issued = await api.post<DeviceKeyView & { key: string }>(`${base}keys/`);
     replace(
       slot,
       showOnce(
