@@ -93,47 +93,56 @@ function renderGrid(
     replace(grid, h('p', { class: 'empty' }, 'Nobody is enrolled yet.'));
     return;
   }
-  const head = h(
+  const head = gridHead(dates);
+  const rows = people.map((person) => gridRow(person, dates, byKey, (date, day) => void showDay(detail, person, date, day, enrollees, reload)));
+  const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
+  replace(grid, skipPastGrid(), wrap, h('span', { id: 'after-grid', tabindex: -1, class: 'after-grid' }));
+  // The latest days matter most: a period wider than the screen opens scrolled to its end (the
+  // names stay in view: their column is sticky).
+  wrap.scrollLeft = wrap.scrollWidth;
+}
+
+function gridHead(dates: string[]): HTMLElement {
+  return h(
     'tr',
     {},
     h('th', { scope: 'col' }, 'Person'),
     ...dates.map((d) => h('th', { scope: 'col', class: 'date' }, h('abbr', { title: dayLabel(d) }, weekdayShort(d)), h('br'), String(Number(d.slice(8))))),
     h('th', { scope: 'col' }, 'Worked'),
   );
-  const rows = people.map((person) => {
-    let worked = 0;
-    const cells = dates.map((date) => {
-      const day = byKey.get(`${person.id}|${date}`);
-      if (day) worked += day.worked_seconds;
-      const [mark, cls] = day ? (CELL[day.status] ?? ['?', 'muted']) : ['', 'none'];
-      const late = day?.flags.includes('late') ? ' late' : '';
-      const label = `${person.display_name}, ${dayLabel(date)}: ${day ? words(day.status) : 'nothing recorded'}${late ? ', late' : ''}`;
-      return h(
-        'td',
-        { class: 'cell-td' },
-        h(
-          'button',
-          {
-            type: 'button',
-            class: `cell ${cls}${late}`,
-            'aria-label': label,
-            title: label,
-            onclick: () => void showDay(detail, person, date, day ?? null, enrollees, reload),
-          },
-          mark,
-        ),
-      );
-    });
+}
+
+/** A person's row: one cell per date (a button that opens the day), then the time worked in the period. */
+function gridRow(
+  person: EnrolleeView,
+  dates: string[],
+  byKey: Map<string, AttendanceDayView>,
+  open: (date: string, day: AttendanceDayView | null) => void,
+): HTMLElement {
+  let worked = 0;
+  const cells = dates.map((date) => {
+    const day = byKey.get(`${person.id}|${date}`);
+    if (day) worked += day.worked_seconds;
+    const [mark, cls] = day ? (CELL[day.status] ?? ['?', 'muted']) : ['', 'none'];
+    const late = day?.flags.includes('late') ? ' late' : '';
+    const label = `${person.display_name}, ${dayLabel(date)}: ${day ? words(day.status) : 'nothing recorded'}${late ? ', late' : ''}`;
     return h(
-      'tr',
-      {},
-      h('th', { scope: 'row', class: 'who' }, h('a', { href: `#/people/${person.id}` }, person.display_name)),
-      ...cells,
-      h('td', { class: 'total' }, duration(worked)),
+      'td',
+      { class: 'cell-td' },
+      h('button', { type: 'button', class: `cell ${cls}${late}`, 'aria-label': label, title: label, onclick: () => open(date, day ?? null) }, mark),
     );
   });
-  const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
-  // One tab stop per cell: a link past the grid to the forms below it (keyboard users).
+  return h(
+    'tr',
+    {},
+    h('th', { scope: 'row', class: 'who' }, h('a', { href: `#/people/${person.id}` }, person.display_name)),
+    ...cells,
+    h('td', { class: 'total' }, duration(worked)),
+  );
+}
+
+/** One tab stop per cell: a link past the grid to the forms below it (keyboard users). */
+function skipPastGrid(): HTMLElement {
   const skip = h('a', { class: 'skip-grid', href: '#after-grid' }, 'Skip past the grid');
   skip.addEventListener('click', (event) => {
     event.preventDefault();
@@ -141,10 +150,7 @@ function renderGrid(
     after?.focus();
     after?.scrollIntoView({ block: 'start' });
   });
-  replace(grid, skip, wrap, h('span', { id: 'after-grid', tabindex: -1, class: 'after-grid' }));
-  // The latest days matter most: a period wider than the screen opens scrolled to its end (the
-  // names stay in view: their column is sticky).
-  wrap.scrollLeft = wrap.scrollWidth;
+  return skip;
 }
 
 async function showDay(
@@ -163,48 +169,56 @@ async function showDay(
   };
   replace(
     detail,
-    section(
-      `${person.display_name}, ${dayLabel(date)}`,
-      h(
-        'p',
-        {},
-        day
-          ? badge(words(day.status), day.status === 'present' ? 'ok' : day.status === 'absent' || day.status === 'incomplete' ? 'bad' : 'muted')
-          : badge('Nothing recorded', 'muted'),
-        ...(day?.flags ?? []).map((f) => h('span', {}, ' ', badge(words(f), 'info'))),
-      ),
-      day
-        ? h(
-            'p',
-            {},
-            `In ${dateTime(day.first_in)}, out ${dateTime(day.last_out)}, worked ${duration(day.worked_seconds)}`,
-            day.schedule ? `, schedule ${day.schedule}` : '',
-            day.late_seconds ? `, late by ${duration(day.late_seconds)}` : '',
-            '.',
-          )
-        : null,
-      table(
-        ['Time', 'Terminal', 'Source', 'Notes', ''],
-        punches.results.map((p) => [
-          dateTime(p.punched_at),
-          p.device ?? '—',
-          words(p.source ?? 'device'),
-          notes(p),
-          p.voided || !can('POST punches/{id}/void/')
-            ? ''
-            : button('Void', async () => {
-                const reason = await askReason('Void this punch?', { action: 'Void', detail: 'It will no longer count for attendance.' });
-                if (!reason) return;
-                await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
-                await refresh();
-                announce('Punch voided.');
-              }),
-        ]),
-        'No punches that day.',
-      ),
-    ),
+    section(`${person.display_name}, ${dayLabel(date)}`, ...daySummary(day), dayPunches(punches.results, refresh)),
     can('POST punches/manual/') && manualPunchForm(enrollees, refresh, { enrollee: person.id, date }),
   );
   detail.querySelector('h2')?.setAttribute('tabindex', '-1');
   (detail.querySelector('h2') as HTMLElement | null)?.focus();
+}
+
+/** The day's status and flags, and (when recorded) its times. */
+function daySummary(day: AttendanceDayView | null): (HTMLElement | null)[] {
+  return [
+    h(
+      'p',
+      {},
+      day
+        ? badge(words(day.status), day.status === 'present' ? 'ok' : day.status === 'absent' || day.status === 'incomplete' ? 'bad' : 'muted')
+        : badge('Nothing recorded', 'muted'),
+      ...(day?.flags ?? []).map((f) => h('span', {}, ' ', badge(words(f), 'info'))),
+    ),
+    day
+      ? h(
+          'p',
+          {},
+          `In ${dateTime(day.first_in)}, out ${dateTime(day.last_out)}, worked ${duration(day.worked_seconds)}`,
+          day.schedule ? `, schedule ${day.schedule}` : '',
+          day.late_seconds ? `, late by ${duration(day.late_seconds)}` : '',
+          '.',
+        )
+      : null,
+  ];
+}
+
+/** The day's punches, each voidable (with a reason) where the role allows. */
+function dayPunches(punches: PunchView[], refresh: () => Promise<void>): HTMLElement {
+  return table(
+    ['Time', 'Terminal', 'Source', 'Notes', ''],
+    punches.map((p) => [
+      dateTime(p.punched_at),
+      p.device ?? '—',
+      words(p.source ?? 'device'),
+      notes(p),
+      p.voided || !can('POST punches/{id}/void/')
+        ? ''
+        : button('Void', async () => {
+            const reason = await askReason('Void this punch?', { action: 'Void', detail: 'It will no longer count for attendance.' });
+            if (!reason) return;
+            await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
+            await refresh();
+            announce('Punch voided.');
+          }),
+    ]),
+    'No punches that day.',
+  );
 }

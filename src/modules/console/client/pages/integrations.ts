@@ -78,9 +78,31 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
     seesAgents ? api.get<List<AgentView>>('enrollment-agents/?limit=1000') : ({ results: [], next_cursor: null } as List<AgentView>),
     seesHooks ? api.get<{ results: string[] }>('webhooks/event-types/') : { results: [] },
   ]);
+  const hookForm = webhookForm(main, types.results, redraw);
+  const deliveries = h('div', { id: 'deliveries' });
+  const agentForm = newAgentForm(main, redraw);
+  replace(
+    main,
+    h('h1', {}, 'Integrations'),
+    seesHooks &&
+      section(
+        'Webhook endpoints',
+        h('p', { class: 'muted' }, 'Payroll and HR systems receive each punch (and other events) signed, as it happens.'),
+        webhookTable(hooks.results, deliveries, redraw),
+        hookForm.form,
+        hookForm.slot,
+        deliveries,
+      ),
+    seesAgents && section('Desktop enrollment agents', agentTable(agents.results, redraw), can('POST enrollment-agents/') && agentForm.form, agentForm.slot),
+  );
+  return undefined;
+}
+
+/** A new endpoint: its address and events; its signing secret is shown once in `slot`. */
+function webhookForm(main: HTMLElement, types: readonly string[], redraw: () => Promise<void>): { form: HTMLElement; slot: HTMLElement } {
   const secretSlot = h('div');
   const url = input({ type: 'url', required: true, placeholder: 'https://payroll.example.com/hooks/attendance' });
-  const events = eventPicker(types.results);
+  const events = eventPicker(types);
   const hookForm = h(
     'form',
     { class: 'inline-form' },
@@ -97,8 +119,11 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
     if (slot) replace(slot, showOnce('Signing secret', created.secret, 'Give it to the receiver now to verify signatures: it is shown this once.'));
   });
   secretSlot.id = 'webhook-secret';
-  const deliveries = h('div', { id: 'deliveries' });
+  return { form: hookForm, slot: secretSlot };
+}
 
+/** A new desktop agent: its name and reader; its key is shown once in `slot`. */
+function newAgentForm(main: HTMLElement, redraw: () => Promise<void>): { form: HTMLElement; slot: HTMLElement } {
   const agentSlot = h('div', { id: 'agent-key' });
   const agentName = input({ required: true, autocomplete: 'off', placeholder: 'Front desk PC' });
   const algorithm = input({ required: true, autocomplete: 'off', value: '10' });
@@ -118,69 +143,56 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
     const slot = main.querySelector('#agent-key');
     if (slot) replace(slot, showOnce('Agent key', created.key, 'Enter it in the desktop agent now: it is shown this once.'));
   });
+  return { form: agentForm, slot: agentSlot };
+}
 
-  replace(
-    main,
-    h('h1', {}, 'Integrations'),
-    seesHooks &&
-      section(
-        'Webhook endpoints',
-        h('p', { class: 'muted' }, 'Payroll and HR systems receive each punch (and other events) signed, as it happens.'),
-        table(
-          ['Receiver', 'Events', 'State', ''],
-          hooks.results.map((w) => [
-            w.url,
-            w.events.map(eventWords).join(', '),
-            w.active
-              ? w.failing_since
-                ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
-                : badge('Active', 'ok')
-              : badge(`Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`, 'muted'),
-            webhookActions(w, deliveries, redraw),
-          ]),
-          'No endpoints.',
-        ),
-        hookForm,
-        secretSlot,
-        deliveries,
-      ),
-    seesAgents &&
-      section(
-        'Desktop enrollment agents',
-        table(
-          ['Name', 'Algorithm', 'Key starts', 'State', 'Last used', ''],
-          agents.results.map((a) => [
-            a.name,
-            a.algorithm_version,
-            a.key_prefix,
-            a.status === 'active' ? badge('Active', 'ok') : badge('Revoked', 'muted'),
-            dateTime(a.last_used_at),
-            a.status === 'active' && can('POST enrollment-agents/{id}/revoke/')
-              ? button(
-                  'Revoke',
-                  async () => {
-                    if (
-                      !(await confirmAction(`Revoke agent ${a.name}?`, {
-                        action: 'Revoke',
-                        detail: 'Its key stops working and its open sessions are cancelled.',
-                      }))
-                    )
-                      return;
-                    await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
-                    await redraw();
-                    announce(`Agent ${a.name} revoked.`);
-                  },
-                  { 'aria-label': `Revoke agent ${a.name}` },
-                )
-              : '',
-          ]),
-          'No agents.',
-        ),
-        can('POST enrollment-agents/') && agentForm,
-        agentSlot,
-      ),
+function webhookTable(hooks: WebhookEndpointView[], deliveries: HTMLElement, redraw: () => Promise<void>): HTMLElement {
+  return table(
+    ['Receiver', 'Events', 'State', ''],
+    hooks.map((w) => [
+      w.url,
+      w.events.map(eventWords).join(', '),
+      w.active
+        ? w.failing_since
+          ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
+          : badge('Active', 'ok')
+        : badge(`Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`, 'muted'),
+      webhookActions(w, deliveries, redraw),
+    ]),
+    'No endpoints.',
   );
-  return undefined;
+}
+
+function agentTable(agents: AgentView[], redraw: () => Promise<void>): HTMLElement {
+  return table(
+    ['Name', 'Algorithm', 'Key starts', 'State', 'Last used', ''],
+    agents.map((a) => [
+      a.name,
+      a.algorithm_version,
+      a.key_prefix,
+      a.status === 'active' ? badge('Active', 'ok') : badge('Revoked', 'muted'),
+      dateTime(a.last_used_at),
+      a.status === 'active' && can('POST enrollment-agents/{id}/revoke/')
+        ? button(
+            'Revoke',
+            async () => {
+              if (
+                !(await confirmAction(`Revoke agent ${a.name}?`, {
+                  action: 'Revoke',
+                  detail: 'Its key stops working and its open sessions are cancelled.',
+                }))
+              )
+                return;
+              await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
+              await redraw();
+              announce(`Agent ${a.name} revoked.`);
+            },
+            { 'aria-label': `Revoke agent ${a.name}` },
+          )
+        : '',
+    ]),
+    'No agents.',
+  );
 }
 
 function webhookActions(w: WebhookEndpointView, deliveries: HTMLElement, redraw: () => Promise<void>): HTMLElement {

@@ -115,21 +115,47 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
     can('GET enrollees/') ? api.get<List<EnrolleeView>>('enrollees/?limit=1000').catch(() => nothing<EnrolleeView>()) : nothing<EnrolleeView>(),
     can('GET devices/') ? api.get<List<DeviceView>>('devices/?limit=1000').catch(() => nothing<DeviceView>()) : nothing<DeviceView>(),
   ]);
-  const names: Names = {
-    person: (id) => people.results.find((p) => p.id === id)?.display_name ?? null,
+  const names = namesOf(people.results, terminals.results);
+  const audit = auditLog(names);
+  replace(
+    main,
+    h('h1', {}, 'Operations'),
+    can('GET jobs/') && jobsSection(jobs.results, redraw),
+    can('GET audit-log/') && section('Audit log', audit.form, audit.rows),
+    can('GET events/') &&
+      section(
+        'Recent events',
+        table(
+          ['When', 'Event', 'Details'],
+          recentEvents.map((e) => [dateTime(e.at), words(e.type), summarize(e.data, names)]),
+          'No events yet.',
+        ),
+      ),
+  );
+  await audit.load();
+  return undefined;
+}
+
+function namesOf(people: EnrolleeView[], terminals: DeviceView[]): Names {
+  return {
+    person: (id) => people.find((p) => p.id === id)?.display_name ?? null,
     terminal: (serial) => {
-      const d = terminals.results.find((t) => t.serial_number === serial);
+      const d = terminals.find((t) => t.serial_number === serial);
       return d ? (d.name ?? d.serial_number) : null;
     },
   };
+}
+
+/** The audit log, filtered by who and what: its form, its rows, and what (re)loads them. */
+function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: () => Promise<void> } {
   const actor = input({ autocomplete: 'off', placeholder: 'anyone' });
   const action = input({ autocomplete: 'off', placeholder: 'any action' });
-  const auditRows = h('div');
-  const loadAudit = async () => {
+  const rows = h('div');
+  const load = async () => {
     if (!can('GET audit-log/')) return;
     const list = await api.get<List<AuditEntryView>>(`audit-log/${query({ actor: actor.value.trim(), action: action.value.trim(), limit: 100 })}`);
     replace(
-      auditRows,
+      rows,
       table(
         ['When', 'Who', 'Did', 'To', 'Details'],
         list.results.map((e) => [
@@ -144,52 +170,39 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
       ),
     );
   };
-  const auditForm = h(
+  const form = h(
     'form',
     { class: 'inline-form', role: 'search' },
     field('Who', actor),
     field('Action', action, 'e.g. device_approved'),
     h('button', { type: 'submit' }, 'Filter'),
   );
-  onSubmit(auditForm, { actor, action }, loadAudit);
-  replace(
-    main,
-    h('h1', {}, 'Operations'),
-    can('GET jobs/') &&
-      section(
-        'Jobs',
-        table(
-          ['Job', 'What it does', 'Last run', 'Result', 'Next run', ''],
-          jobs.results.map((j) => [
-            jobTitle(j.name),
-            jobText(j),
-            dateTime(j.last_finished_at),
-            j.running ? badge('Running', 'info') : j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : 'bad') : 'Not run yet',
-            dateTime(j.next_run_at),
-            can('POST jobs/{name}/run/') &&
-              button(
-                'Run now',
-                async () => {
-                  const outcome = await api.post<{ status: string; result: Record<string, unknown> }>(`jobs/${encodeURIComponent(j.name)}/run/`);
-                  await redraw();
-                  announce(outcomeWords(j.name, outcome.status, outcome.result ?? {}), outcome.status === 'failed' ? 'bad' : 'ok');
-                },
-                { 'aria-label': `Run ${jobTitle(j.name)} now` },
-              ),
-          ]),
-        ),
-      ),
-    can('GET audit-log/') && section('Audit log', auditForm, auditRows),
-    can('GET events/') &&
-      section(
-        'Recent events',
-        table(
-          ['When', 'Event', 'Details'],
-          recentEvents.map((e) => [dateTime(e.at), words(e.type), summarize(e.data, names)]),
-          'No events yet.',
-        ),
-      ),
+  onSubmit(form, { actor, action }, load);
+  return { form, rows, load };
+}
+
+function jobsSection(jobs: JobView[], redraw: () => Promise<void>): HTMLElement {
+  return section(
+    'Jobs',
+    table(
+      ['Job', 'What it does', 'Last run', 'Result', 'Next run', ''],
+      jobs.map((j) => [
+        jobTitle(j.name),
+        jobText(j),
+        dateTime(j.last_finished_at),
+        j.running ? badge('Running', 'info') : j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : 'bad') : 'Not run yet',
+        dateTime(j.next_run_at),
+        can('POST jobs/{name}/run/') &&
+          button(
+            'Run now',
+            async () => {
+              const outcome = await api.post<{ status: string; result: Record<string, unknown> }>(`jobs/${encodeURIComponent(j.name)}/run/`);
+              await redraw();
+              announce(outcomeWords(j.name, outcome.status, outcome.result ?? {}), outcome.status === 'failed' ? 'bad' : 'ok');
+            },
+            { 'aria-label': `Run ${jobTitle(j.name)} now` },
+          ),
+      ]),
+    ),
   );
-  await loadAudit();
-  return undefined;
 }

@@ -18,6 +18,25 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
   const enrolled = new Set(enrollees.results.map((e) => e.employee));
   const notEnrolled = employees.results.filter((e) => !enrolled.has(e.id));
 
+  const form = await addPersonForm();
+
+  replace(
+    main,
+    h('h1', {}, 'People'),
+    can('POST enrollees/') &&
+      section(
+        'Add a person',
+        form,
+        can('POST employees/import/') && h('p', {}, 'Many people at once: ', h('a', { href: '#/people/import' }, 'import a CSV file'), '.'),
+      ),
+    await peopleList(),
+    notEnrolled.length > 0 ? notEnrolledSection(notEnrolled) : null,
+  );
+  return undefined;
+}
+
+/** Enrolls an employee (added to the directory first when a name is given). */
+async function addPersonForm(): Promise<HTMLElement> {
   const id = input({ required: true, autocomplete: 'off' });
   const name = input({ autocomplete: 'off' });
   const areas = await areasPicker('Areas', [], 'Decides which terminals they are sent to; none chosen: default.');
@@ -46,27 +65,16 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
     announce(`${created.display_name} added with PIN ${created.device_pin}.`);
     navigate(`#/people/${created.id}`);
   });
+  return form;
+}
 
-  replace(
-    main,
-    h('h1', {}, 'People'),
-    can('POST enrollees/') &&
-      section(
-        'Add a person',
-        form,
-        can('POST employees/import/') && h('p', {}, 'Many people at once: ', h('a', { href: '#/people/import' }, 'import a CSV file'), '.'),
-      ),
-    await peopleList(),
-    notEnrolled.length > 0
-      ? section(
-          'Employees not enrolled yet',
-          table(
-            ['Employee ID', 'Name', ''],
-            notEnrolled.map((e) => [e.id, e.name, e.active ? '' : badge('Inactive', 'muted')]),
-          ),
-          can('POST enrollees/') && h('p', { class: 'muted' }, 'Enter an employee ID above to enroll them.'),
-        )
-      : null,
+function notEnrolledSection(notEnrolled: EmployeeView[]): HTMLElement {
+  return section(
+    'Employees not enrolled yet',
+    table(
+      ['Employee ID', 'Name', ''],
+      notEnrolled.map((e) => [e.id, e.name, e.active ? '' : badge('Inactive', 'muted')]),
+    ),
+    can('POST enrollees/') && h('p', { class: 'muted' }, 'Enter an employee ID above to enroll them.'),
   );
-  return undefined;
 }
