@@ -19,7 +19,6 @@ const MAX_FUNCTION_LINES = 60;
 const LONG_FILES: Record<string, number> = {
   'modules/commands/service.ts': 836,
   'modules/biometrics/templates.ts': 734,
-  'modules/console/client/pages/terminal.ts': 456,
 };
 
 /** Classes over the limit, with their public method count when this test came. */
@@ -49,14 +48,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'modules/commands/service.ts:enqueue': 80,
   'modules/biometrics/templates.ts:storeTemplateIn': 101,
   'modules/console/routes.ts:consoleRoutes': 95,
-  'modules/console/client/pages/people.ts:peoplePage': 74,
-  'modules/console/client/pages/operations.ts:operationsPage': 89,
-  'modules/console/client/pages/punches.ts:punchesPage': 118,
-  'modules/console/client/pages/integrations.ts:integrationsPage': 111,
-  'modules/console/client/pages/person.ts:personPage': 143,
-  'modules/console/client/pages/attendance.ts:renderGrid': 70,
-  'modules/console/client/pages/attendance.ts:showDay': 61,
-  'modules/console/client/pages/terminal.ts:terminalPage': 148,
   'platform/config/check.ts:checkConfiguration': 238,
   'platform/http/stream.ts:streamRoute': 92,
   'platform/csv.ts:parseCsv': 84,
@@ -67,9 +58,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'simulator/terminal.ts:data': 70,
   'cli/simulate-device.ts:simulateDevice': 84,
   'modules/punches/routes.ts:punchRoutes': 64,
-  'modules/console/client/pages/person.ts:consentSection': 61,
-  'modules/console/client/pages/today.ts:todayPage': 171,
-  'modules/console/client/pages/people-list.ts:peopleList': 104,
 };
 
 function filesUnder(dir: string): string[] {

@@ -4,7 +4,7 @@ export { TodayBoard } from './board';
 export type { AttendanceDayRow } from './day-rows';
 export type { AttendanceEvents } from './events';
 export { attendanceJobs } from './jobs';
-export type { SummaryView, TodayBoardView } from './model';
+export type { AttendanceDayView, SummaryView, TodayBoardView } from './model';
 export * as attendanceReactions from './reactions';
 export { Reports } from './reports';
 export { attendanceRoutes } from './routes';

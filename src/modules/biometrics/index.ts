@@ -3,6 +3,7 @@ export { stagedAad } from './aad';
 export { hasConsent } from './consent-records';
 export type { BiometricEvents } from './events';
 export { checkKind, isBiometricType } from './kinds';
+export type { TemplateView } from './model';
 export { Biometrics } from './module';
 export * as biometricReactions from './reactions';
 export { rotateTemplateKeys } from './rotate-keys';

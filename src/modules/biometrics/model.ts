@@ -1,4 +1,5 @@
 /** The biometrics module's HTTP model. */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, Instant, Int, Nullable, OneOf, Text, Uuid } from '../../platform/http/model';
 import { BIOMETRIC_TYPES } from '../../protocol/adms';
@@ -33,5 +34,7 @@ export const TemplateInfo = t.Object(
   },
   { title: 'TemplateInfo' },
 );
+
+export type TemplateView = Static<typeof TemplateInfo>;
 
 export const TemplateList = t.Object({ results: t.Array(TemplateInfo), next_cursor: t.Null() });

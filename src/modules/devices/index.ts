@@ -7,7 +7,7 @@ export { NEW_ADDRESS_FLAG, type Trust } from './identity';
 export { devicesInArea } from './in-area';
 export { deviceJobs } from './jobs';
 export { allTerminals, type LogEntry, newestLogEntries, terminalsByIds } from './lookup';
-export { AreaNames, SerialParams } from './model';
+export { AreaNames, type DeviceDetailView, type DeviceKeyView, type DeviceView, SerialParams } from './model';
 export { nextParameters, type ParameterMode, sameParameters } from './parameters';
 export type { AttendanceCountListener, DeviceReport } from './reports';
 export { deviceRoutes } from './routes';

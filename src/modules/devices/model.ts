@@ -1,4 +1,5 @@
 /** The devices module's HTTP model: what its routes validate and the OpenAPI document shows. */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
 import { DEVICE_STATUSES } from './tables';
@@ -68,6 +69,9 @@ export const DeviceDetail = t.Composite(
   { title: 'DeviceDetail' },
 );
 
+export type DeviceView = Static<typeof Device>;
+export type DeviceDetailView = Static<typeof DeviceDetail>;
+
 export const DeviceList = { query: t.Object({ status: t.Optional(OneOf(DEVICE_STATUSES)), ...PageQuery }), response: Page(Device) };
 
 export const DevicePatch = Body(
@@ -100,6 +104,8 @@ export const DeviceKey = t.Object({
   created_at: Instant(),
   revoked_at: Nullable(Instant()),
 });
+
+export type DeviceKeyView = Static<typeof DeviceKey>;
 
 export const DeviceKeyIssued = t.Composite([
   DeviceKey,

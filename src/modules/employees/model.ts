@@ -1,8 +1,10 @@
 /** The employees module's HTTP model. */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, Instant, Page, PageQuery, Text } from '../../platform/http/model';
 
 export const Employee = t.Object({ id: t.String(), name: t.String(), active: t.Boolean(), created_at: Instant() }, { title: 'Employee' });
+export type EmployeeView = Static<typeof Employee>;
 export const EmployeeList = { query: t.Object(PageQuery), response: Page(Employee) };
 export const EmployeeCreate = Body(
   {

@@ -10,16 +10,10 @@ import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import type { EmployeeDirectory } from './directory';
+import type { EmployeeView } from './model';
 import { employees, meta } from './tables';
 
 type EmployeeRow = typeof employees.$inferSelect;
-
-export interface EmployeeView {
-  id: string;
-  name: string;
-  active: boolean;
-  created_at: string;
-}
 
 /** A condition on an employee key column: the employee has a person in the scope's areas (the enrollees module knows). */
 export type EmployeeScope = (column: Column, scope: AreaScope) => SQL | undefined;

@@ -6,4 +6,4 @@ export { Consent, Enrollee, EnrolleeParams } from './model';
 export { enrolleeRoutes } from './routes';
 export type { ListFilter } from './search';
 export { type EnrolleeRow, EnrolleeService } from './service';
-export type { ViewPart } from './view-shapes';
+export type { EnrolleeView, ViewPart } from './view-shapes';

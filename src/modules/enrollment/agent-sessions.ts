@@ -10,6 +10,7 @@
  * refuses every agent request, reads included, with `session_closed`; its details carry the
  * status and reason, so the agent still learns why. Administrators read closed sessions.
  */
+import type { Static } from '@sinclair/typebox';
 import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
@@ -21,6 +22,7 @@ import { audit } from '../audit';
 import { type Biometrics, deviceAccepts, hasConsent, type StoredTemplate, sameVersion, stagedAad } from '../biometrics';
 import type { EnrolleeService } from '../enrollees';
 import { type AgentRow, readPairCursor } from './agents';
+import type { CompletedSession as CompletedSessionModel, UploadResult as UploadResultModel } from './model';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates } from './tables';
 
@@ -32,14 +34,9 @@ export interface TemplateUpload {
   quality?: number | null;
 }
 
-export interface UploadResult {
-  captured: number[];
-  remaining: number[];
-}
+export type UploadResult = Static<typeof UploadResultModel>;
 
-export interface CompletedSession extends SessionView {
-  templates: { finger_index: number; algorithm_version: string; version: number; queued_to: number; incompatible: number }[];
-}
+export type CompletedSession = Static<typeof CompletedSessionModel>;
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

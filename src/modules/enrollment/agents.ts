@@ -11,23 +11,11 @@ import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
+import type { AgentView } from './model';
 import { OPEN_STATUSES, type SessionStore } from './sessions';
 import { agents, enrollmentSessions } from './tables';
 
 export type AgentRow = typeof agents.$inferSelect;
-
-export interface AgentView {
-  id: string;
-  name: string;
-  algorithm_version: string;
-  /** The public part of the key, so an operator can tell which key belongs to which agent. */
-  key_prefix: string;
-  status: 'active' | 'revoked';
-  created_by: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
 
 /** `lastUsedAt` is written at most this often per agent, so busy agents cause no write load. */
 const LAST_USED_RESOLUTION_MS = 60_000;

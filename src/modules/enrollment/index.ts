@@ -4,8 +4,10 @@ export { agentRoutes } from './agent-routes';
 
 export type { EnrollmentEvents } from './events';
 export { enrollmentJobs } from './jobs';
+export type { AgentView } from './model';
 export { Enrollment } from './module';
 export * as enrollmentReactions from './reactions';
 export { rotateStagedKeys } from './rotate-staged';
 export { enrollmentRoutes } from './routes';
+export type { SessionView } from './sessions';
 export type { WalkUpEnrollment } from './walk-up';

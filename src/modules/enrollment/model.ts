@@ -1,4 +1,5 @@
 /** The enrollment module's HTTP model: the agent API (docs/spec.md) and the administrators' routes. */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { BIOMETRIC_TYPES } from '../../protocol/adms';
@@ -115,6 +116,8 @@ export const Agent = t.Object(
   },
   { title: 'Agent' },
 );
+
+export type AgentView = Static<typeof Agent>;
 
 export const AgentWithKey = t.Composite(
   [Agent, t.Object({ key: t.String({ description: 'The agent key `fpa_<prefix>_<secret>`; shown this one time, only its SHA-256 digest is stored.' }) })],

@@ -1,5 +1,6 @@
 /** The durable event log, the one way modules react to each other, and its API. */
 export { LogFollower } from './follower';
+export type { EventView } from './model';
 export type { RedactionRule } from './pruning';
 export { eventRoutes } from './routes';
 export { type EventBus, type EventChannel, EventLog, type LoggedEvent, type ReactionTo, type StoredForm } from './service';

@@ -1,4 +1,5 @@
 /** The events module's HTTP model. */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Instant, Int, Text } from '../../platform/http/model';
 
@@ -13,6 +14,9 @@ export const Event = t.Object({
   at: Instant('When it was recorded.'),
   data: t.Record(t.String(), t.Unknown(), { description: 'Ids and facts; never template bytes, keys or secrets.' }),
 });
+
+/** An event as the API, the stream and webhooks show it. */
+export type EventView = Static<typeof Event>;
 
 export const EventList = {
   query: t.Object({

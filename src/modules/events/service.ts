@@ -21,6 +21,7 @@ import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
 import type { Runtime } from '../../platform/runtime';
 import { type ScopeMembers, sees } from '../../platform/scope';
+import type { EventView } from './model';
 import { type HeldEvents, purgeOldEvents, type RedactionRule, redactOldEvents } from './pruning';
 import { ShownCache } from './shown-cache';
 import { subjectsOf } from './subjects';
@@ -354,15 +355,6 @@ function loggedEventOf(r: typeof eventLog.$inferSelect): LoggedEvent {
 /** A public event id: usable as `webhook-id` (no '.', no spaces), stable for the event's life. */
 export function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
-}
-
-/** An event as the API, the stream and webhooks show it. */
-export interface EventView {
-  sequence: number;
-  id: string;
-  type: string;
-  at: string;
-  data: Record<string, unknown>;
 }
 
 export function eventView(e: LoggedEvent): EventView {

@@ -1,6 +1,7 @@
 /** A real fleet: the users terminals hold, adoption and removal of their own users, resync and reconciliation. */
 export type { FleetEvents } from './events';
 export { fleetJobs } from './jobs';
+export type { TerminalUserView } from './model';
 export * as fleetReactions from './reactions';
 export { fleetRoutes } from './routes';
 export { Fleet } from './service';

@@ -1,4 +1,5 @@
 /** Models of the fleet routes (docs/api.md, "Fleet: terminals and server agree"). */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, Int, Nullable, Text } from '../../platform/http/model';
 import { AreaNames } from '../devices';
@@ -24,6 +25,8 @@ export const TerminalUser = t.Object(
   },
   { title: 'TerminalUser' },
 );
+
+export type TerminalUserView = Static<typeof TerminalUser>;
 
 export const TerminalUserList = t.Object({ results: t.Array(TerminalUser), next_cursor: t.Null() });
 

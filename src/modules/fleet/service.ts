@@ -17,18 +17,9 @@ import { type DeviceRow, type DeviceUserRow, deviceRef } from '../devices';
 import { type EnrolleeRow, normaliseCard } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import type { FleetEvents } from './events';
+import type { TerminalUserView } from './model';
 import { FleetReconciler } from './reconcile';
 import { type FleetDeps, Resync, removal, templateQuery } from './resync';
-
-export interface TerminalUserView {
-  pin: string;
-  name: string | null;
-  card: string | null;
-  privilege: number | null;
-  enrollee: string | null;
-  conflict: { enrollee: string; employee: string } | null;
-  biometrics: Record<string, number>;
-}
 
 export class Fleet {
   readonly events: EventChannel<FleetEvents>;

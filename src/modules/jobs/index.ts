@@ -1,4 +1,5 @@
 /** Periodic jobs: one lease per job in the database, schedules, `jobs/` routes. */
 
+export type { JobView } from './model';
 export { jobRoutes } from './routes';
 export { type JobDefinition, JobRunner } from './runner';

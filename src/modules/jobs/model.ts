@@ -1,4 +1,5 @@
 /** The jobs module's HTTP model. */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, Instant, NoOtherProperties, Nullable, OneOf, Text } from '../../platform/http/model';
 
@@ -19,6 +20,8 @@ export const Job = t.Object(
   },
   { title: 'Job' },
 );
+
+export type JobView = Static<typeof Job>;
 
 export const JobList = t.Object({ results: t.Array(Job), next_cursor: t.Null() });
 export const JobParams = t.Object({ name: t.String({ pattern: '^[a-z][a-z0-9-]{0,63}$' }) });

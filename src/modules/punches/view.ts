@@ -1,28 +1,9 @@
 /** The punch shape of every API response, event and webhook (docs/api.md). */
-import { NO_DEVICE, type PunchSource, type punches } from './tables';
+import type { Static } from '@sinclair/typebox';
+import type { Punch } from './model';
+import { NO_DEVICE, type punches } from './tables';
 
-export interface PunchView {
-  sequence: number;
-  id: string;
-  employee: string | null;
-  enrollee: string | null;
-  device_pin: string;
-  /** Serial number of the terminal; null for manual and imported punches. */
-  device: string | null;
-  punched_at: string;
-  local_time: string;
-  utc_offset_minutes: number;
-  state: number;
-  verify_type: number;
-  work_code: string;
-  flags: string[];
-  received_at: string;
-  source: PunchSource;
-  /** Voided by an administrator: still listed, no longer counted for attendance. */
-  voided: boolean;
-  /** The reason given for a manual punch, or for voiding it; null otherwise. */
-  correction_reason: string | null;
-}
+export type PunchView = Static<typeof Punch>;
 
 export function punchView(row: typeof punches.$inferSelect): PunchView {
   return {

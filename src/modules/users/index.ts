@@ -1,6 +1,6 @@
 /** People who sign in: accounts, invites and resets, password sign-in, API keys. */
 export { ApiKeys } from './api-keys';
-export type { UserCreateInput } from './model';
+export type { ApiKeyView, InviteInfoView, MeView, UserCreateInput, UserView } from './model';
 export { apiKeyRoutes, userRoutes } from './routes';
 export { UsersService } from './service';
 export { PasswordSignIn, type PendingSignIn } from './sign-in';

@@ -4,3 +4,4 @@ export { webhookJobs } from './jobs';
 export { Webhooks } from './module';
 export { webhookRoutes } from './routes';
 export { rotateWebhookSecrets } from './secrets';
+export type { WebhookEndpointView } from './views';

@@ -10,8 +10,9 @@ import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { EventLog, LoggedEvent } from '../events';
+import { MESSAGE_VIEW_STATUSES } from './model';
 import { webhookEndpoints, webhookMessages } from './tables';
-import { iso, MESSAGE_VIEW_STATUSES, type MessageViewStatus, type WebhookMessageView } from './views';
+import { iso, type MessageViewStatus, type WebhookMessageView } from './views';
 import type { DeliveryWorker } from './worker';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;

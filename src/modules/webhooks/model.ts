@@ -1,7 +1,11 @@
 /** The webhooks module's HTTP model. */
 import { t } from 'elysia';
 import { Body, Instant, InstantInput, Int, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
-import { MAX_URL_LENGTH, MESSAGE_VIEW_STATUSES } from './service';
+
+export const MAX_URL_LENGTH = 2048;
+
+/** A message as shown: `held` is a pending one whose endpoint is disabled. */
+export const MESSAGE_VIEW_STATUSES = ['pending', 'held', 'delivered', 'dead'] as const;
 
 export const WebhookParams = t.Object({ id: Text({ maxLength: 100, description: 'Endpoint id (UUID).' }) });
 export const MessageParams = t.Object({

@@ -13,6 +13,7 @@ import { audit } from '../audit';
 import type { EventLog } from '../events';
 import { errorOf, testMessage } from './dispatch';
 import { MessageHistory } from './message-history';
+import { MAX_URL_LENGTH } from './model';
 import { sealWebhookSecret } from './secrets';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrl } from './ssrf';
@@ -29,17 +30,14 @@ import {
 } from './views';
 import type { DeliveryTotals, DeliveryWorker } from './worker';
 
-export {
-  MESSAGE_VIEW_STATUSES,
-  type WebhookDeliveryView,
-  type WebhookEndpointView,
-  type WebhookMessageView,
-  type WebhookTestResult,
+export type {
+  WebhookDeliveryView,
+  WebhookEndpointView,
+  WebhookMessageView,
+  WebhookTestResult,
 } from './views';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
-
-export const MAX_URL_LENGTH = 2048;
 
 export class WebhookService {
   /** The messages and sending them again (message-history.ts). */

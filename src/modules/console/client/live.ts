@@ -5,17 +5,18 @@
  * worst it is counted in the data and replayed too, which a redraw absorbs). A reconnection
  * resumes after the last punch received. The WebSocket authenticates with the session cookie.
  */
+
+import type { PunchView } from '../../punches';
 import { API, api, type List } from './api';
-import type { Punch } from './types';
 
 /** The newest stored punch's sequence now (0 when there is none). */
 export async function punchHead(): Promise<number> {
-  const newest = await api.get<List<Punch>>('punches/?limit=1');
+  const newest = await api.get<List<PunchView>>('punches/?limit=1');
   return newest.results[0]?.sequence ?? 0;
 }
 
 export interface LiveOptions {
-  onPunch(punch: Punch): void;
+  onPunch(punch: PunchView): void;
   /** Connected, reconnecting: for a status line. */
   onState?(state: 'live' | 'reconnecting'): void;
 }
@@ -31,7 +32,7 @@ export function followPunches(after: number, options: LiveOptions): () => void {
     socket = new WebSocket(url);
     socket.addEventListener('open', () => options.onState?.('live'));
     socket.addEventListener('message', (event) => {
-      const punch = JSON.parse(String(event.data)) as Punch;
+      const punch = JSON.parse(String(event.data)) as PunchView;
       if (punch.sequence <= last) return;
       last = punch.sequence;
       options.onPunch(punch);

@@ -3,6 +3,8 @@
  * page per hash route (`#/terminals/CKJF…`). Hash routes keep every page on `/console/`, so the
  * server serves one HTML file and the back button works without a round trip.
  */
+
+import type { MeView } from '../../users';
 import { ApiError, api, can, loadSession, type SessionInfo, useSession } from './api';
 import { announce, button, forgetAnnouncement, h, replace } from './dom';
 import { plainMessage } from './form-errors';
@@ -24,9 +26,9 @@ import { terminalPage } from './pages/terminal';
 import { terminalsPage } from './pages/terminals';
 import { todayPage } from './pages/today';
 import { usersPage } from './pages/users';
+import { ROLE_NAMES } from './roles';
 import { drawSecondFactor, enrollmentNeeded, pendingSignIn } from './second-factor';
 import { invitePage, signInForm } from './sign-in';
-import { type Me, ROLE_NAMES } from './types';
 
 /** A page draws into `main` and may return a cleanup (close a stream, stop a timer). */
 export type Page = (main: HTMLElement, params: string[]) => Promise<(() => void) | undefined>;
@@ -97,7 +99,7 @@ function whoText(session: SessionInfo): string {
 }
 
 /** A user: their name, linking to their profile, and their role; any other credential: who and its role. */
-function whoLabel(session: SessionInfo, me: Me | null): HTMLElement {
+function whoLabel(session: SessionInfo, me: MeView | null): HTMLElement {
   if (!me) return h('span', {}, whoText(session));
   const name = me.name;
   return h(
@@ -108,7 +110,7 @@ function whoLabel(session: SessionInfo, me: Me | null): HTMLElement {
   );
 }
 
-function shell(session: SessionInfo, me: Me | null): HTMLElement {
+function shell(session: SessionInfo, me: MeView | null): HTMLElement {
   const nav = h(
     'nav',
     { 'aria-label': 'Main' },
@@ -224,7 +226,7 @@ async function start(): Promise<void> {
     return;
   }
   useSession(session, signedOut);
-  const me = await api.get<Me>('users/me/').catch(() => null);
+  const me = await api.get<MeView>('users/me/').catch(() => null);
   // A role that requires a second factor, and none set up: only the profile, to set one up.
   enrolling = me?.kind === 'user' && (await enrollmentNeeded());
   document.documentElement.dataset.enrolling = String(enrolling);

@@ -4,10 +4,11 @@
  * invite or reset link (`#/invite/<token>`), where a person chooses their password. Both end
  * with a session cookie set by the server, and then the console starts.
  */
+
+import type { InviteInfoView } from '../../users';
 import { signInPost } from './api';
 import { field, h, input, replace } from './dom';
 import { drawSecondFactor, pendingSignIn, ssoChoice, ssoProblem } from './second-factor';
-import type { InviteInfo } from './types';
 
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
 
@@ -71,7 +72,7 @@ export function signInForm(app: HTMLElement, started: () => void, notice?: strin
 }
 
 /** The new password, typed twice; sent with the link's token. */
-function choosePasswordForm(info: InviteInfo, token: string, started: () => void, gone: () => void): { form: HTMLElement; focus: HTMLElement } {
+function choosePasswordForm(info: InviteInfoView, token: string, started: () => void, gone: () => void): { form: HTMLElement; focus: HTMLElement } {
   const min = info.password_min_length;
   const password = input({ type: 'password', autocomplete: 'new-password', required: true, minlength: min });
   const again = input({ type: 'password', autocomplete: 'new-password', required: true, minlength: min });
@@ -143,7 +144,7 @@ export async function invitePage(app: HTMLElement, token: string, started: () =>
     );
   };
   if (checked.status !== 200 || !checked.body) return gone();
-  const info = checked.body as unknown as InviteInfo;
+  const info = checked.body as unknown as InviteInfoView;
   const { form, focus } = choosePasswordForm(info, token, started, gone);
   replace(
     app,

@@ -1,7 +1,7 @@
 /** Pieces the Users and API keys pages share: the role picker, the area picker, a link or key shown once with a copy button. */
 import { api, type List } from '../api';
 import { announce, button, h, select } from '../dom';
-import { ROLE_NAMES, type Role } from '../types';
+import { ROLE_NAMES, type Role } from '../roles';
 
 export const ROLE_OPTIONS = (Object.entries(ROLE_NAMES) as [Role, string][]).map(([value, label]): [string, string] => [value, label]);
 

@@ -3,10 +3,10 @@
  * never change attendance; each links to the person.
  */
 import type { AnomalyView } from '../../../anomalies';
+import type { EnrolleeView } from '../../../enrollees';
 import { api, type List, query } from '../api';
 import { badge, field, h, input, replace, section, select, table } from '../dom';
 import { addDays, dateTime, localDate } from '../format';
-import type { Enrollee } from '../types';
 
 const KINDS: [string, string][] = [
   ['', 'Every kind'],
@@ -36,7 +36,7 @@ function explain(a: AnomalyView): string {
 }
 
 export async function anomaliesPage(main: HTMLElement): Promise<undefined> {
-  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000');
+  const enrollees = await api.get<List<EnrolleeView>>('enrollees/?limit=1000');
   const areas = [...new Set(enrollees.results.flatMap((e) => e.areas))].sort();
   const nameOf = (a: AnomalyView) => enrollees.results.find((e) => e.id === a.enrollee)?.display_name ?? a.employee ?? a.enrollee;
   const today = localDate();

@@ -3,13 +3,15 @@
  * once (copy it into the integration now); the list shows when each key was last used; revoking
  * one stops it at once.
  */
+
+import type { ApiKeyView } from '../../../users';
 import { api, type List } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
 import { dateTime } from '../format';
-import { type ApiKey, ROLE_NAMES } from '../types';
+import { ROLE_NAMES } from '../roles';
 import { areaNames, areaPicker, areasText, roleSelect, shownOnce } from './access';
 
-function stateBadge(k: ApiKey): HTMLElement {
+function stateBadge(k: ApiKeyView): HTMLElement {
   if (k.status === 'revoked') return badge(`Revoked ${dateTime(k.revoked_at)}`, 'muted');
   if (k.status === 'expired') return badge('Expired', 'warn');
   return badge('Active', 'ok');
@@ -32,7 +34,7 @@ function createForm(main: HTMLElement, areas: readonly string[], redraw: () => P
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const created = await api.post<ApiKey & { key: string }>('api-keys/', {
+    const created = await api.post<ApiKeyView & { key: string }>('api-keys/', {
       name: name.value.trim(),
       role: role.value,
       areas: picker.chosen(),
@@ -52,7 +54,7 @@ function createForm(main: HTMLElement, areas: readonly string[], redraw: () => P
 
 export async function apiKeysPage(main: HTMLElement): Promise<undefined> {
   const redraw = () => apiKeysPage(main).then(() => undefined);
-  const [keys, areas] = await Promise.all([api.get<List<ApiKey>>('api-keys/?limit=1000'), areaNames()]);
+  const [keys, areas] = await Promise.all([api.get<List<ApiKeyView>>('api-keys/?limit=1000'), areaNames()]);
   replace(
     main,
     h('h1', {}, 'API keys'),

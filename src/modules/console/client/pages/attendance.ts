@@ -3,10 +3,13 @@
  * leave, holiday…), a day's detail with its punches and corrections, the CSV export, and the
  * plan days are judged by (schedules, holidays, leave, pay periods: ./plan.ts).
  */
+
+import type { AttendanceDayView } from '../../../attendance';
+import type { EnrolleeView } from '../../../enrollees';
+import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
 import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
-import type { AttendanceDay, Enrollee, Punch } from '../types';
 import { manualPunchForm, notes } from './punches';
 
 const CELL: Record<string, [string, string]> = {
@@ -32,14 +35,16 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
   const grid = h('div');
   const detail = h('div', { id: 'day-detail' });
   const exportLink = h('a', { class: 'button', download: '' }, 'Download CSV');
-  const enrollees = await api.get<List<Enrollee>>('enrollees/?limit=1000&sort=name');
+  const enrollees = await api.get<List<EnrolleeView>>('enrollees/?limit=1000&sort=name');
 
   const load = async () => {
     exportLink.setAttribute('href', `${API}/attendance-days/export.csv${query({ from: from.value, to: to.value })}`);
-    const days: AttendanceDay[] = [];
+    const days: AttendanceDayView[] = [];
     let cursor: string | null = null;
     do {
-      const page: List<AttendanceDay> = await api.get<List<AttendanceDay>>(`attendance-days/${query({ from: from.value, to: to.value, limit: 1000, cursor })}`);
+      const page: List<AttendanceDayView> = await api.get<List<AttendanceDayView>>(
+        `attendance-days/${query({ from: from.value, to: to.value, limit: 1000, cursor })}`,
+      );
       days.push(...page.results);
       cursor = page.next_cursor;
     } while (cursor && days.length < 20000);
@@ -74,8 +79,8 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
 function renderGrid(
   grid: HTMLElement,
   detail: HTMLElement,
-  enrollees: Enrollee[],
-  days: AttendanceDay[],
+  enrollees: EnrolleeView[],
+  days: AttendanceDayView[],
   from: string,
   to: string,
   reload: () => Promise<void>,
@@ -88,47 +93,56 @@ function renderGrid(
     replace(grid, h('p', { class: 'empty' }, 'Nobody is enrolled yet.'));
     return;
   }
-  const head = h(
+  const head = gridHead(dates);
+  const rows = people.map((person) => gridRow(person, dates, byKey, (date, day) => void showDay(detail, person, date, day, enrollees, reload)));
+  const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
+  replace(grid, skipPastGrid(), wrap, h('span', { id: 'after-grid', tabindex: -1, class: 'after-grid' }));
+  // The latest days matter most: a period wider than the screen opens scrolled to its end (the
+  // names stay in view: their column is sticky).
+  wrap.scrollLeft = wrap.scrollWidth;
+}
+
+function gridHead(dates: string[]): HTMLElement {
+  return h(
     'tr',
     {},
     h('th', { scope: 'col' }, 'Person'),
     ...dates.map((d) => h('th', { scope: 'col', class: 'date' }, h('abbr', { title: dayLabel(d) }, weekdayShort(d)), h('br'), String(Number(d.slice(8))))),
     h('th', { scope: 'col' }, 'Worked'),
   );
-  const rows = people.map((person) => {
-    let worked = 0;
-    const cells = dates.map((date) => {
-      const day = byKey.get(`${person.id}|${date}`);
-      if (day) worked += day.worked_seconds;
-      const [mark, cls] = day ? (CELL[day.status] ?? ['?', 'muted']) : ['', 'none'];
-      const late = day?.flags.includes('late') ? ' late' : '';
-      const label = `${person.display_name}, ${dayLabel(date)}: ${day ? words(day.status) : 'nothing recorded'}${late ? ', late' : ''}`;
-      return h(
-        'td',
-        { class: 'cell-td' },
-        h(
-          'button',
-          {
-            type: 'button',
-            class: `cell ${cls}${late}`,
-            'aria-label': label,
-            title: label,
-            onclick: () => void showDay(detail, person, date, day ?? null, enrollees, reload),
-          },
-          mark,
-        ),
-      );
-    });
+}
+
+/** A person's row: one cell per date (a button that opens the day), then the time worked in the period. */
+function gridRow(
+  person: EnrolleeView,
+  dates: string[],
+  byKey: Map<string, AttendanceDayView>,
+  open: (date: string, day: AttendanceDayView | null) => void,
+): HTMLElement {
+  let worked = 0;
+  const cells = dates.map((date) => {
+    const day = byKey.get(`${person.id}|${date}`);
+    if (day) worked += day.worked_seconds;
+    const [mark, cls] = day ? (CELL[day.status] ?? ['?', 'muted']) : ['', 'none'];
+    const late = day?.flags.includes('late') ? ' late' : '';
+    const label = `${person.display_name}, ${dayLabel(date)}: ${day ? words(day.status) : 'nothing recorded'}${late ? ', late' : ''}`;
     return h(
-      'tr',
-      {},
-      h('th', { scope: 'row', class: 'who' }, h('a', { href: `#/people/${person.id}` }, person.display_name)),
-      ...cells,
-      h('td', { class: 'total' }, duration(worked)),
+      'td',
+      { class: 'cell-td' },
+      h('button', { type: 'button', class: `cell ${cls}${late}`, 'aria-label': label, title: label, onclick: () => open(date, day ?? null) }, mark),
     );
   });
-  const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
-  // One tab stop per cell: a link past the grid to the forms below it (keyboard users).
+  return h(
+    'tr',
+    {},
+    h('th', { scope: 'row', class: 'who' }, h('a', { href: `#/people/${person.id}` }, person.display_name)),
+    ...cells,
+    h('td', { class: 'total' }, duration(worked)),
+  );
+}
+
+/** One tab stop per cell: a link past the grid to the forms below it (keyboard users). */
+function skipPastGrid(): HTMLElement {
   const skip = h('a', { class: 'skip-grid', href: '#after-grid' }, 'Skip past the grid');
   skip.addEventListener('click', (event) => {
     event.preventDefault();
@@ -136,70 +150,75 @@ function renderGrid(
     after?.focus();
     after?.scrollIntoView({ block: 'start' });
   });
-  replace(grid, skip, wrap, h('span', { id: 'after-grid', tabindex: -1, class: 'after-grid' }));
-  // The latest days matter most: a period wider than the screen opens scrolled to its end (the
-  // names stay in view: their column is sticky).
-  wrap.scrollLeft = wrap.scrollWidth;
+  return skip;
 }
 
 async function showDay(
   detail: HTMLElement,
-  person: Enrollee,
+  person: EnrolleeView,
   date: string,
-  day: AttendanceDay | null,
-  enrollees: Enrollee[],
+  day: AttendanceDayView | null,
+  enrollees: EnrolleeView[],
   reload: () => Promise<void>,
 ): Promise<void> {
-  const punches = await api.get<List<Punch>>(`punches/${query({ employee: person.employee, from: date, to: date, limit: 200 })}`);
+  const punches = await api.get<List<PunchView>>(`punches/${query({ employee: person.employee, from: date, to: date, limit: 200 })}`);
   const refresh = async () => {
     await reload();
-    const fresh = await api.get<List<AttendanceDay>>(`attendance-days/${query({ enrollee: person.id, from: date, to: date })}`);
+    const fresh = await api.get<List<AttendanceDayView>>(`attendance-days/${query({ enrollee: person.id, from: date, to: date })}`);
     await showDay(detail, person, date, fresh.results[0] ?? null, enrollees, reload);
   };
   replace(
     detail,
-    section(
-      `${person.display_name}, ${dayLabel(date)}`,
-      h(
-        'p',
-        {},
-        day
-          ? badge(words(day.status), day.status === 'present' ? 'ok' : day.status === 'absent' || day.status === 'incomplete' ? 'bad' : 'muted')
-          : badge('Nothing recorded', 'muted'),
-        ...(day?.flags ?? []).map((f) => h('span', {}, ' ', badge(words(f), 'info'))),
-      ),
-      day
-        ? h(
-            'p',
-            {},
-            `In ${dateTime(day.first_in)}, out ${dateTime(day.last_out)}, worked ${duration(day.worked_seconds)}`,
-            day.schedule ? `, schedule ${day.schedule}` : '',
-            day.late_seconds ? `, late by ${duration(day.late_seconds)}` : '',
-            '.',
-          )
-        : null,
-      table(
-        ['Time', 'Terminal', 'Source', 'Notes', ''],
-        punches.results.map((p) => [
-          dateTime(p.punched_at),
-          p.device ?? '—',
-          words(p.source ?? 'device'),
-          notes(p),
-          p.voided || !can('POST punches/{id}/void/')
-            ? ''
-            : button('Void', async () => {
-                const reason = await askReason('Void this punch?', { action: 'Void', detail: 'It will no longer count for attendance.' });
-                if (!reason) return;
-                await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
-                await refresh();
-                announce('Punch voided.');
-              }),
-        ]),
-        'No punches that day.',
-      ),
-    ),
+    section(`${person.display_name}, ${dayLabel(date)}`, ...daySummary(day), dayPunches(punches.results, refresh)),
     can('POST punches/manual/') && manualPunchForm(enrollees, refresh, { enrollee: person.id, date }),
   );
   detail.querySelector('h2')?.setAttribute('tabindex', '-1');
   (detail.querySelector('h2') as HTMLElement | null)?.focus();
+}
+
+/** The day's status and flags, and (when recorded) its times. */
+function daySummary(day: AttendanceDayView | null): (HTMLElement | null)[] {
+  return [
+    h(
+      'p',
+      {},
+      day
+        ? badge(words(day.status), day.status === 'present' ? 'ok' : day.status === 'absent' || day.status === 'incomplete' ? 'bad' : 'muted')
+        : badge('Nothing recorded', 'muted'),
+      ...(day?.flags ?? []).map((f) => h('span', {}, ' ', badge(words(f), 'info'))),
+    ),
+    day
+      ? h(
+          'p',
+          {},
+          `In ${dateTime(day.first_in)}, out ${dateTime(day.last_out)}, worked ${duration(day.worked_seconds)}`,
+          day.schedule ? `, schedule ${day.schedule}` : '',
+          day.late_seconds ? `, late by ${duration(day.late_seconds)}` : '',
+          '.',
+        )
+      : null,
+  ];
+}
+
+/** The day's punches, each voidable (with a reason) where the role allows. */
+function dayPunches(punches: PunchView[], refresh: () => Promise<void>): HTMLElement {
+  return table(
+    ['Time', 'Terminal', 'Source', 'Notes', ''],
+    punches.map((p) => [
+      dateTime(p.punched_at),
+      p.device ?? '—',
+      words(p.source ?? 'device'),
+      notes(p),
+      p.voided || !can('POST punches/{id}/void/')
+        ? ''
+        : button('Void', async () => {
+            const reason = await askReason('Void this punch?', { action: 'Void', detail: 'It will no longer count for attendance.' });
+            if (!reason) return;
+            await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
+            await refresh();
+            announce('Punch voided.');
+          }),
+    ]),
+    'No punches that day.',
+  );
 }

@@ -1,9 +1,11 @@
 /** Integrations: webhook endpoints (deliveries, test send, recover, enable) and desktop enrollment agents (key shown once, revoke). */
+
+import type { AgentView } from '../../../enrollment';
+import type { WebhookEndpointView } from '../../../webhooks';
 import { api, can, type List } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { count, dateTime, words } from '../format';
-import type { Agent, Webhook } from '../types';
 
 interface Delivery {
   id: number;
@@ -72,13 +74,35 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   const seesHooks = can('GET webhooks/');
   const seesAgents = can('GET enrollment-agents/');
   const [hooks, agents, types] = await Promise.all([
-    seesHooks ? api.get<List<Webhook>>('webhooks/?limit=1000') : ({ results: [], next_cursor: null } as List<Webhook>),
-    seesAgents ? api.get<List<Agent>>('enrollment-agents/?limit=1000') : ({ results: [], next_cursor: null } as List<Agent>),
+    seesHooks ? api.get<List<WebhookEndpointView>>('webhooks/?limit=1000') : ({ results: [], next_cursor: null } as List<WebhookEndpointView>),
+    seesAgents ? api.get<List<AgentView>>('enrollment-agents/?limit=1000') : ({ results: [], next_cursor: null } as List<AgentView>),
     seesHooks ? api.get<{ results: string[] }>('webhooks/event-types/') : { results: [] },
   ]);
+  const hookForm = webhookForm(main, types.results, redraw);
+  const deliveries = h('div', { id: 'deliveries' });
+  const agentForm = newAgentForm(main, redraw);
+  replace(
+    main,
+    h('h1', {}, 'Integrations'),
+    seesHooks &&
+      section(
+        'Webhook endpoints',
+        h('p', { class: 'muted' }, 'Payroll and HR systems receive each punch (and other events) signed, as it happens.'),
+        webhookTable(hooks.results, deliveries, redraw),
+        hookForm.form,
+        hookForm.slot,
+        deliveries,
+      ),
+    seesAgents && section('Desktop enrollment agents', agentTable(agents.results, redraw), can('POST enrollment-agents/') && agentForm.form, agentForm.slot),
+  );
+  return undefined;
+}
+
+/** A new endpoint: its address and events; its signing secret is shown once in `slot`. */
+function webhookForm(main: HTMLElement, types: readonly string[], redraw: () => Promise<void>): { form: HTMLElement; slot: HTMLElement } {
   const secretSlot = h('div');
   const url = input({ type: 'url', required: true, placeholder: 'https://payroll.example.com/hooks/attendance' });
-  const events = eventPicker(types.results);
+  const events = eventPicker(types);
   const hookForm = h(
     'form',
     { class: 'inline-form' },
@@ -89,14 +113,17 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   onSubmit(hookForm, { url, events: events.element }, async () => {
     const chosen = events.chosen();
     if (chosen.length === 0) throw new Error('Choose at least one event to send.');
-    const created = await api.post<Webhook & { secret: string }>('webhooks/', { url: url.value.trim(), events: chosen });
+    const created = await api.post<WebhookEndpointView & { secret: string }>('webhooks/', { url: url.value.trim(), events: chosen });
     await redraw();
     const slot = main.querySelector('#webhook-secret');
     if (slot) replace(slot, showOnce('Signing secret', created.secret, 'Give it to the receiver now to verify signatures: it is shown this once.'));
   });
   secretSlot.id = 'webhook-secret';
-  const deliveries = h('div', { id: 'deliveries' });
+  return { form: hookForm, slot: secretSlot };
+}
 
+/** A new desktop agent: its name and reader; its key is shown once in `slot`. */
+function newAgentForm(main: HTMLElement, redraw: () => Promise<void>): { form: HTMLElement; slot: HTMLElement } {
   const agentSlot = h('div', { id: 'agent-key' });
   const agentName = input({ required: true, autocomplete: 'off', placeholder: 'Front desk PC' });
   const algorithm = input({ required: true, autocomplete: 'off', value: '10' });
@@ -108,77 +135,67 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
     h('button', { type: 'submit', class: 'primary' }, 'Create agent'),
   );
   onSubmit(agentForm, { name: agentName, algorithm_version: algorithm }, async () => {
-    const created = await api.post<Agent & { key: string }>('enrollment-agents/', { name: agentName.value.trim(), algorithm_version: algorithm.value.trim() });
+    const created = await api.post<AgentView & { key: string }>('enrollment-agents/', {
+      name: agentName.value.trim(),
+      algorithm_version: algorithm.value.trim(),
+    });
     await redraw();
     const slot = main.querySelector('#agent-key');
     if (slot) replace(slot, showOnce('Agent key', created.key, 'Enter it in the desktop agent now: it is shown this once.'));
   });
-
-  replace(
-    main,
-    h('h1', {}, 'Integrations'),
-    seesHooks &&
-      section(
-        'Webhook endpoints',
-        h('p', { class: 'muted' }, 'Payroll and HR systems receive each punch (and other events) signed, as it happens.'),
-        table(
-          ['Receiver', 'Events', 'State', ''],
-          hooks.results.map((w) => [
-            w.url,
-            w.events.map(eventWords).join(', '),
-            w.active
-              ? w.failing_since
-                ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
-                : badge('Active', 'ok')
-              : badge(`Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`, 'muted'),
-            webhookActions(w, deliveries, redraw),
-          ]),
-          'No endpoints.',
-        ),
-        hookForm,
-        secretSlot,
-        deliveries,
-      ),
-    seesAgents &&
-      section(
-        'Desktop enrollment agents',
-        table(
-          ['Name', 'Algorithm', 'Key starts', 'State', 'Last used', ''],
-          agents.results.map((a) => [
-            a.name,
-            a.algorithm_version,
-            a.key_prefix,
-            a.status === 'active' ? badge('Active', 'ok') : badge('Revoked', 'muted'),
-            dateTime(a.last_used_at),
-            a.status === 'active' && can('POST enrollment-agents/{id}/revoke/')
-              ? button(
-                  'Revoke',
-                  async () => {
-                    if (
-                      !(await confirmAction(`Revoke agent ${a.name}?`, {
-                        action: 'Revoke',
-                        detail: 'Its key stops working and its open sessions are cancelled.',
-                      }))
-                    )
-                      return;
-                    await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
-                    await redraw();
-                    announce(`Agent ${a.name} revoked.`);
-                  },
-                  { 'aria-label': `Revoke agent ${a.name}` },
-                )
-              : '',
-          ]),
-          'No agents.',
-        ),
-        can('POST enrollment-agents/') && agentForm,
-        agentSlot,
-      ),
-  );
-  return undefined;
+  return { form: agentForm, slot: agentSlot };
 }
 
-function webhookActions(w: Webhook, deliveries: HTMLElement, redraw: () => Promise<void>): HTMLElement {
+function webhookTable(hooks: WebhookEndpointView[], deliveries: HTMLElement, redraw: () => Promise<void>): HTMLElement {
+  return table(
+    ['Receiver', 'Events', 'State', ''],
+    hooks.map((w) => [
+      w.url,
+      w.events.map(eventWords).join(', '),
+      w.active
+        ? w.failing_since
+          ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
+          : badge('Active', 'ok')
+        : badge(`Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`, 'muted'),
+      webhookActions(w, deliveries, redraw),
+    ]),
+    'No endpoints.',
+  );
+}
+
+function agentTable(agents: AgentView[], redraw: () => Promise<void>): HTMLElement {
+  return table(
+    ['Name', 'Algorithm', 'Key starts', 'State', 'Last used', ''],
+    agents.map((a) => [
+      a.name,
+      a.algorithm_version,
+      a.key_prefix,
+      a.status === 'active' ? badge('Active', 'ok') : badge('Revoked', 'muted'),
+      dateTime(a.last_used_at),
+      a.status === 'active' && can('POST enrollment-agents/{id}/revoke/')
+        ? button(
+            'Revoke',
+            async () => {
+              if (
+                !(await confirmAction(`Revoke agent ${a.name}?`, {
+                  action: 'Revoke',
+                  detail: 'Its key stops working and its open sessions are cancelled.',
+                }))
+              )
+                return;
+              await api.post(`enrollment-agents/${encodeURIComponent(a.id)}/revoke/`);
+              await redraw();
+              announce(`Agent ${a.name} revoked.`);
+            },
+            { 'aria-label': `Revoke agent ${a.name}` },
+          )
+        : '',
+    ]),
+    'No agents.',
+  );
+}
+
+function webhookActions(w: WebhookEndpointView, deliveries: HTMLElement, redraw: () => Promise<void>): HTMLElement {
   const base = `webhooks/${encodeURIComponent(w.id)}/`;
   return h(
     'div',

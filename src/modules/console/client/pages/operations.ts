@@ -1,9 +1,14 @@
 /** Operations: the periodic jobs (run one now), the audit log (who did what) and the event log. */
+
+import type { AuditEntryView } from '../../../audit';
+import type { DeviceView } from '../../../devices';
+import type { EnrolleeView } from '../../../enrollees';
+import type { EventView } from '../../../events';
+import type { JobView } from '../../../jobs';
 import { api, can, type List, query } from '../api';
 import { announce, badge, button, field, h, input, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDay, words } from '../format';
-import type { AuditEntry, Device, Enrollee, Job, LogEvent } from '../types';
 
 /** The periodic jobs in the words of the people who run attendance (the server's text names settings). */
 const JOBS: Record<string, [string, string]> = {
@@ -20,7 +25,7 @@ const JOBS: Record<string, [string, string]> = {
   'rotate-keys': ['Re-encrypt with the newest key', 'Re-encrypts stored fingerprints and secrets with the newest encryption key; can be stopped and resumed.'],
 };
 export const jobTitle = (name: string) => JOBS[name]?.[0] ?? words(name);
-const jobText = (j: Job) => JOBS[j.name]?.[1] ?? j.description;
+const jobText = (j: JobView) => JOBS[j.name]?.[1] ?? j.description;
 
 /** What a job's result says, in words: `absent=0 non_working_day=0` becomes “nothing to record”. */
 function outcomeWords(name: string, status: string, result: Record<string, unknown>): string {
@@ -41,7 +46,7 @@ interface Names {
   terminal(serial: string): string | null;
 }
 
-function target(e: AuditEntry, names: Names): string {
+function target(e: AuditEntryView, names: Names): string {
   const id = e.target_id ?? '';
   if (e.target_type === 'enrollee') return names.person(id) ?? 'A person no longer listed';
   if (e.target_type === 'device') return names.terminal(id) ?? `Terminal ${id}`;
@@ -87,11 +92,11 @@ function summarize(details: Record<string, unknown>, names?: Names): string {
 }
 
 /** The log is read oldest first: page through it (bounded) and keep the newest. */
-async function newestEvents(count: number): Promise<LogEvent[]> {
+async function newestEvents(count: number): Promise<EventView[]> {
   let after = 0;
-  let kept: LogEvent[] = [];
+  let kept: EventView[] = [];
   for (let page = 0; page < 20; page++) {
-    const batch = await api.get<{ results: LogEvent[]; last_sequence: number }>(`events/?after=${after}&limit=1000`);
+    const batch = await api.get<{ results: EventView[]; last_sequence: number }>(`events/?after=${after}&limit=1000`);
     kept = [...kept, ...batch.results].slice(-count);
     if (batch.results.length < 1000) break;
     after = batch.last_sequence;
@@ -105,26 +110,52 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
   // and admins, the event log for hr and viewers too (filtered to their areas by the server).
   const nothing = <T>(): List<T> => ({ results: [], next_cursor: null });
   const [jobs, recentEvents, people, terminals] = await Promise.all([
-    can('GET jobs/') ? api.get<List<Job>>('jobs/') : nothing<Job>(),
+    can('GET jobs/') ? api.get<List<JobView>>('jobs/') : nothing<JobView>(),
     can('GET events/') ? newestEvents(50) : [],
-    can('GET enrollees/') ? api.get<List<Enrollee>>('enrollees/?limit=1000').catch(() => nothing<Enrollee>()) : nothing<Enrollee>(),
-    can('GET devices/') ? api.get<List<Device>>('devices/?limit=1000').catch(() => nothing<Device>()) : nothing<Device>(),
+    can('GET enrollees/') ? api.get<List<EnrolleeView>>('enrollees/?limit=1000').catch(() => nothing<EnrolleeView>()) : nothing<EnrolleeView>(),
+    can('GET devices/') ? api.get<List<DeviceView>>('devices/?limit=1000').catch(() => nothing<DeviceView>()) : nothing<DeviceView>(),
   ]);
-  const names: Names = {
-    person: (id) => people.results.find((p) => p.id === id)?.display_name ?? null,
+  const names = namesOf(people.results, terminals.results);
+  const audit = auditLog(names);
+  replace(
+    main,
+    h('h1', {}, 'Operations'),
+    can('GET jobs/') && jobsSection(jobs.results, redraw),
+    can('GET audit-log/') && section('Audit log', audit.form, audit.rows),
+    can('GET events/') &&
+      section(
+        'Recent events',
+        table(
+          ['When', 'Event', 'Details'],
+          recentEvents.map((e) => [dateTime(e.at), words(e.type), summarize(e.data, names)]),
+          'No events yet.',
+        ),
+      ),
+  );
+  await audit.load();
+  return undefined;
+}
+
+function namesOf(people: EnrolleeView[], terminals: DeviceView[]): Names {
+  return {
+    person: (id) => people.find((p) => p.id === id)?.display_name ?? null,
     terminal: (serial) => {
-      const d = terminals.results.find((t) => t.serial_number === serial);
+      const d = terminals.find((t) => t.serial_number === serial);
       return d ? (d.name ?? d.serial_number) : null;
     },
   };
+}
+
+/** The audit log, filtered by who and what: its form, its rows, and what (re)loads them. */
+function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: () => Promise<void> } {
   const actor = input({ autocomplete: 'off', placeholder: 'anyone' });
   const action = input({ autocomplete: 'off', placeholder: 'any action' });
-  const auditRows = h('div');
-  const loadAudit = async () => {
+  const rows = h('div');
+  const load = async () => {
     if (!can('GET audit-log/')) return;
-    const list = await api.get<List<AuditEntry>>(`audit-log/${query({ actor: actor.value.trim(), action: action.value.trim(), limit: 100 })}`);
+    const list = await api.get<List<AuditEntryView>>(`audit-log/${query({ actor: actor.value.trim(), action: action.value.trim(), limit: 100 })}`);
     replace(
-      auditRows,
+      rows,
       table(
         ['When', 'Who', 'Did', 'To', 'Details'],
         list.results.map((e) => [
@@ -139,52 +170,39 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
       ),
     );
   };
-  const auditForm = h(
+  const form = h(
     'form',
     { class: 'inline-form', role: 'search' },
     field('Who', actor),
     field('Action', action, 'e.g. device_approved'),
     h('button', { type: 'submit' }, 'Filter'),
   );
-  onSubmit(auditForm, { actor, action }, loadAudit);
-  replace(
-    main,
-    h('h1', {}, 'Operations'),
-    can('GET jobs/') &&
-      section(
-        'Jobs',
-        table(
-          ['Job', 'What it does', 'Last run', 'Result', 'Next run', ''],
-          jobs.results.map((j) => [
-            jobTitle(j.name),
-            jobText(j),
-            dateTime(j.last_finished_at),
-            j.running ? badge('Running', 'info') : j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : 'bad') : 'Not run yet',
-            dateTime(j.next_run_at),
-            can('POST jobs/{name}/run/') &&
-              button(
-                'Run now',
-                async () => {
-                  const outcome = await api.post<{ status: string; result: Record<string, unknown> }>(`jobs/${encodeURIComponent(j.name)}/run/`);
-                  await redraw();
-                  announce(outcomeWords(j.name, outcome.status, outcome.result ?? {}), outcome.status === 'failed' ? 'bad' : 'ok');
-                },
-                { 'aria-label': `Run ${jobTitle(j.name)} now` },
-              ),
-          ]),
-        ),
-      ),
-    can('GET audit-log/') && section('Audit log', auditForm, auditRows),
-    can('GET events/') &&
-      section(
-        'Recent events',
-        table(
-          ['When', 'Event', 'Details'],
-          recentEvents.map((e) => [dateTime(e.at), words(e.type), summarize(e.data, names)]),
-          'No events yet.',
-        ),
-      ),
+  onSubmit(form, { actor, action }, load);
+  return { form, rows, load };
+}
+
+function jobsSection(jobs: JobView[], redraw: () => Promise<void>): HTMLElement {
+  return section(
+    'Jobs',
+    table(
+      ['Job', 'What it does', 'Last run', 'Result', 'Next run', ''],
+      jobs.map((j) => [
+        jobTitle(j.name),
+        jobText(j),
+        dateTime(j.last_finished_at),
+        j.running ? badge('Running', 'info') : j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : 'bad') : 'Not run yet',
+        dateTime(j.next_run_at),
+        can('POST jobs/{name}/run/') &&
+          button(
+            'Run now',
+            async () => {
+              const outcome = await api.post<{ status: string; result: Record<string, unknown> }>(`jobs/${encodeURIComponent(j.name)}/run/`);
+              await redraw();
+              announce(outcomeWords(j.name, outcome.status, outcome.result ?? {}), outcome.status === 'failed' ? 'bad' : 'ok');
+            },
+            { 'aria-label': `Run ${jobTitle(j.name)} now` },
+          ),
+      ]),
+    ),
   );
-  await loadAudit();
-  return undefined;
 }

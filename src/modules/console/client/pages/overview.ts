@@ -3,10 +3,10 @@
  * commands, webhook backlog, failed jobs), then the day.
  */
 import type { DiagnosticView } from '../../../diagnostics';
+import type { HealthView } from '../../../health';
 import { api, can, currentSession } from '../api';
 import { badge, h, keepFresh, replace, section, table } from '../dom';
 import { ago, count, dateTime, words } from '../format';
-import type { Health } from '../types';
 import { diagnosticItem } from './diagnostics';
 import { jobTitle } from './operations';
 
@@ -26,7 +26,7 @@ export async function overviewPage(main: HTMLElement): Promise<(() => void) | un
 
 async function drawOverviewPage(main: HTMLElement): Promise<void> {
   const [health, diagnostics] = await Promise.all([
-    api.get<Health>('health/'),
+    api.get<HealthView>('health/'),
     can('GET diagnostics/') ? api.get<{ results: DiagnosticView[] }>('diagnostics/') : { results: [] as DiagnosticView[] },
   ]);
   const attention: HTMLElement[] = diagnostics.results.map(diagnosticItem);

@@ -1,21 +1,42 @@
 /** People: everyone the service knows (employees, and which of them are enrolled), and adding someone. */
+
+import type { EmployeeView } from '../../../employees';
+import type { EnrolleeView } from '../../../enrollees';
 import { ApiError, api, can, type List } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
-import type { Employee, Enrollee } from '../types';
 import { peopleList } from './people-list';
 
 export async function peoplePage(main: HTMLElement): Promise<undefined> {
   const [enrollees, employees] = await Promise.all([
-    api.get<List<Enrollee>>('enrollees/?limit=1000'),
+    api.get<List<EnrolleeView>>('enrollees/?limit=1000'),
     can('GET employees/')
-      ? api.get<List<Employee>>('employees/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Employee>)
-      : ({ results: [], next_cursor: null } as List<Employee>),
+      ? api.get<List<EmployeeView>>('employees/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<EmployeeView>)
+      : ({ results: [], next_cursor: null } as List<EmployeeView>),
   ]);
   const enrolled = new Set(enrollees.results.map((e) => e.employee));
   const notEnrolled = employees.results.filter((e) => !enrolled.has(e.id));
 
+  const form = await addPersonForm();
+
+  replace(
+    main,
+    h('h1', {}, 'People'),
+    can('POST enrollees/') &&
+      section(
+        'Add a person',
+        form,
+        can('POST employees/import/') && h('p', {}, 'Many people at once: ', h('a', { href: '#/people/import' }, 'import a CSV file'), '.'),
+      ),
+    await peopleList(),
+    notEnrolled.length > 0 ? notEnrolledSection(notEnrolled) : null,
+  );
+  return undefined;
+}
+
+/** Enrolls an employee (added to the directory first when a name is given). */
+async function addPersonForm(): Promise<HTMLElement> {
   const id = input({ required: true, autocomplete: 'off' });
   const name = input({ autocomplete: 'off' });
   const areas = await areasPicker('Areas', [], 'Decides which terminals they are sent to; none chosen: default.');
@@ -40,31 +61,20 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
     const body: Record<string, unknown> = { employee };
     const areaList = areas.value();
     if (areaList.length > 0) body.areas = areaList;
-    const created = await api.post<Enrollee>('enrollees/', body);
+    const created = await api.post<EnrolleeView>('enrollees/', body);
     announce(`${created.display_name} added with PIN ${created.device_pin}.`);
     navigate(`#/people/${created.id}`);
   });
+  return form;
+}
 
-  replace(
-    main,
-    h('h1', {}, 'People'),
-    can('POST enrollees/') &&
-      section(
-        'Add a person',
-        form,
-        can('POST employees/import/') && h('p', {}, 'Many people at once: ', h('a', { href: '#/people/import' }, 'import a CSV file'), '.'),
-      ),
-    await peopleList(),
-    notEnrolled.length > 0
-      ? section(
-          'Employees not enrolled yet',
-          table(
-            ['Employee ID', 'Name', ''],
-            notEnrolled.map((e) => [e.id, e.name, e.active ? '' : badge('Inactive', 'muted')]),
-          ),
-          can('POST enrollees/') && h('p', { class: 'muted' }, 'Enter an employee ID above to enroll them.'),
-        )
-      : null,
+function notEnrolledSection(notEnrolled: EmployeeView[]): HTMLElement {
+  return section(
+    'Employees not enrolled yet',
+    table(
+      ['Employee ID', 'Name', ''],
+      notEnrolled.map((e) => [e.id, e.name, e.active ? '' : badge('Inactive', 'muted')]),
+    ),
+    can('POST enrollees/') && h('p', { class: 'muted' }, 'Enter an employee ID above to enroll them.'),
   );
-  return undefined;
 }

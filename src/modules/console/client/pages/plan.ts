@@ -2,12 +2,13 @@
  * What attendance days are judged by: work schedules and who follows them, holidays, leave, and
  * pay periods (locking one freezes its days).
  */
+
+import type { EnrolleeView } from '../../../enrollees';
 import { api, can, type List } from '../api';
 import { areaSelect, areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDay, weekdayName, words } from '../format';
-import type { Enrollee } from '../types';
 import { rosterSection } from './roster';
 
 interface Schedule {
@@ -74,7 +75,7 @@ function weekdayPicker(chosen: readonly number[]): { element: HTMLElement; value
   };
 }
 
-export async function planSections(enrollees: Enrollee[]): Promise<HTMLElement[]> {
+export async function planSections(enrollees: EnrolleeView[]): Promise<HTMLElement[]> {
   const holder = h('div', { class: 'plan' });
   const draw = async () => {
     const [schedules, assignments, holidays, leaves, periods] = await Promise.all([

@@ -1,8 +1,10 @@
 /** Your profile: who you are signed in as, your password, and (with the factors module) your second factor. */
+
+import type { MeView } from '../../../users';
 import { api } from '../api';
 import { announce, definitionList, field, h, input, replace, section } from '../dom';
 import { dateTime } from '../format';
-import { type Me, ROLE_NAMES } from '../types';
+import { ROLE_NAMES } from '../roles';
 import { areasText } from './access';
 import { secondFactorsSection } from './second-factors';
 
@@ -42,7 +44,7 @@ function passwordForm(): HTMLElement {
 }
 
 export async function profilePage(main: HTMLElement): Promise<undefined> {
-  const me = await api.get<Me>('users/me/');
+  const me = await api.get<MeView>('users/me/');
   const isUser = me.kind === 'user';
   const factors = isUser ? await secondFactorsSection() : null;
   // Sent here to set up a second factor first (main.ts): that comes first.

@@ -3,12 +3,15 @@
  * cookie: a browser cannot set headers on a WebSocket), the list with filters, and corrections:
  * a manual punch (a forgotten clock-out) and voiding a punch, each with a reason.
  */
+
+import type { DeviceView } from '../../../devices';
+import type { EnrolleeView } from '../../../enrollees';
+import type { PunchView } from '../../../punches';
 import { api, can, currentSession, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDate, localDay, time, words } from '../format';
 import { followPunches, punchHead } from '../live';
-import type { Device, Enrollee, Punch } from '../types';
 
 const LIVE_MAX = 50;
 
@@ -16,20 +19,52 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
   // First the stream's position, then the data: a punch arriving before the socket opens is replayed.
   const head = await punchHead();
   const [enrollees, devices] = await Promise.all([
-    api.get<List<Enrollee>>('enrollees/?limit=1000&sort=name'),
+    api.get<List<EnrolleeView>>('enrollees/?limit=1000&sort=name'),
     can('GET devices/')
-      ? api.get<List<Device>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<Device>)
-      : ({ results: [], next_cursor: null } as List<Device>),
+      ? api.get<List<DeviceView>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<DeviceView>)
+      : ({ results: [], next_cursor: null } as List<DeviceView>),
   ]);
-  // Terminals by name, not serial number (a manual or imported punch has none).
-  const terminalOf = (p: Punch) => (p.device ? (devices.results.find((d) => d.serial_number === p.device)?.name ?? p.device) : words(p.source ?? 'manual'));
-  const nameOf = (p: Punch) =>
-    enrollees.results.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`);
+  const labels = punchLabels(enrollees.results, devices.results);
+  const live = liveFeed(labels);
+  const stale = staleNotice();
+  const list = punchList(enrollees.results, devices.results, labels, stale);
 
-  // Live
-  const liveBody = h('tbody', {});
-  const liveState = h('p', { class: 'muted', role: 'status' }, 'Connecting…');
-  const liveTable = h(
+  replace(
+    main,
+    h('h1', {}, 'Punches'),
+    section('Live', live.state, live.table),
+    can('POST punches/manual/') && manualPunchForm(enrollees.results, list.load),
+    section('Find punches', list.filters, stale.element, list.results),
+  );
+  await list.load();
+  return followPunches(head, {
+    onState: live.showState,
+    onPunch: (p) => {
+      live.add(p);
+      stale.show(list.load);
+    },
+  });
+}
+
+/** Who punched and where, in words. */
+interface PunchLabels {
+  nameOf(p: PunchView): string;
+  terminalOf(p: PunchView): string;
+}
+
+function punchLabels(enrollees: EnrolleeView[], devices: DeviceView[]): PunchLabels {
+  return {
+    // Terminals by name, not serial number (a manual or imported punch has none).
+    terminalOf: (p) => (p.device ? (devices.find((d) => d.serial_number === p.device)?.name ?? p.device) : words(p.source ?? 'manual')),
+    nameOf: (p) => enrollees.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`),
+  };
+}
+
+/** The newest punches as they arrive (at most LIVE_MAX), and the stream's state. */
+function liveFeed(labels: PunchLabels) {
+  const body = h('tbody', {});
+  const state = h('p', { class: 'muted', role: 'status' }, 'Connecting…');
+  const table = h(
     'div',
     { class: 'table-wrap' },
     h(
@@ -37,52 +72,65 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
       { id: 'live-punches' },
       h('caption', {}, 'Punches as they arrive'),
       h('thead', {}, h('tr', {}, ...['Time', 'Person', 'Terminal', 'Notes'].map((x) => h('th', { scope: 'col' }, x)))),
-      liveBody,
+      body,
     ),
   );
-  // The list below is what was asked for when it was shown: say when punches arrive after it.
-  let arrivedSinceShown = 0;
-  const staleNote = h('p', { class: 'muted', role: 'status', hidden: true });
-  const showStale = (reload: () => Promise<void>) => {
-    arrivedSinceShown++;
-    replace(
-      staleNote,
-      `${arrivedSinceShown === 1 ? 'A new punch has' : `${arrivedSinceShown} new punches have`} arrived since this list was shown. `,
-      button('Show again', () => reload()),
-    );
-    staleNote.hidden = false;
+  return {
+    state,
+    table,
+    showState: (live: 'live' | 'reconnecting') => {
+      state.textContent = live === 'live' ? 'Live: new punches appear here as terminals send them.' : 'Disconnected; reconnecting…';
+    },
+    add: (p: PunchView) => {
+      const row = h(
+        'tr',
+        { class: 'fresh' },
+        h('td', {}, time(p.punched_at)),
+        h('td', {}, labels.nameOf(p)),
+        h('td', {}, labels.terminalOf(p)),
+        h('td', {}, p.flags.map(words).join(', ')),
+      );
+      body.prepend(row);
+      while (body.children.length > LIVE_MAX) body.lastElementChild?.remove();
+    },
   };
+}
 
-  // Filters and list
-  const employee = select([['', 'Everyone'], ...enrollees.results.map((e): [string, string] => [e.employee, e.display_name])]);
-  const device = select([['', 'Any terminal'], ...devices.results.map((d): [string, string] => [d.serial_number, d.name ?? d.serial_number])]);
+/** The list below is what was asked for when it was shown: say when punches arrive after it. */
+function staleNotice() {
+  let arrivedSinceShown = 0;
+  const element = h('p', { class: 'muted', role: 'status', hidden: true });
+  return {
+    element,
+    show: (reload: () => Promise<void>) => {
+      arrivedSinceShown++;
+      replace(
+        element,
+        `${arrivedSinceShown === 1 ? 'A new punch has' : `${arrivedSinceShown} new punches have`} arrived since this list was shown. `,
+        button('Show again', () => reload()),
+      );
+      element.hidden = false;
+    },
+    clear: () => {
+      arrivedSinceShown = 0;
+      element.hidden = true;
+    },
+  };
+}
+
+/** The punches found by person, terminal and dates: the filters, the results, and what (re)loads them. */
+function punchList(enrollees: EnrolleeView[], devices: DeviceView[], labels: PunchLabels, stale: { clear(): void }) {
+  const employee = select([['', 'Everyone'], ...enrollees.map((e): [string, string] => [e.employee, e.display_name])]);
+  const device = select([['', 'Any terminal'], ...devices.map((d): [string, string] => [d.serial_number, d.name ?? d.serial_number])]);
   const from = input({ type: 'date', value: localDate() });
   const to = input({ type: 'date', value: localDate() });
   const results = h('div');
   const load = async () => {
-    const list = await api.get<List<Punch>>(`punches/${query({ employee: employee.value, device: device.value, from: from.value, to: to.value, limit: 200 })}`);
-    arrivedSinceShown = 0;
-    staleNote.hidden = true;
-    replace(
-      results,
-      table(
-        ['When', 'Person', 'Terminal', 'Source', 'Notes', ''],
-        // In time order, newest first: a punch entered by hand later is listed at its own time.
-        [...list.results]
-          .sort((a, b) => b.punched_at.localeCompare(a.punched_at) || b.sequence - a.sequence)
-          .map((p) => [
-            dateTime(p.punched_at),
-            nameOf(p),
-            terminalOf(p),
-            words(p.source ?? 'device'),
-            notes(p),
-            p.voided || !can('POST punches/{id}/void/')
-              ? ''
-              : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
-          ]),
-        'No punches match.',
-      ),
+    const list = await api.get<List<PunchView>>(
+      `punches/${query({ employee: employee.value, device: device.value, from: from.value, to: to.value, limit: 200 })}`,
     );
+    stale.clear();
+    replace(results, punchTable(list.results, labels, load));
   };
   const filters = h(
     'form',
@@ -94,37 +142,31 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     h('button', { type: 'submit' }, 'Show'),
   );
   onSubmit(filters, { employee, device, from, to }, load);
+  return { filters, results, load };
+}
 
-  replace(
-    main,
-    h('h1', {}, 'Punches'),
-    section('Live', liveState, liveTable),
-    can('POST punches/manual/') && manualPunchForm(enrollees.results, load),
-    section('Find punches', filters, staleNote, results),
+function punchTable(punches: PunchView[], { nameOf, terminalOf }: PunchLabels, load: () => Promise<void>): HTMLElement {
+  return table(
+    ['When', 'Person', 'Terminal', 'Source', 'Notes', ''],
+    // In time order, newest first: a punch entered by hand later is listed at its own time.
+    [...punches]
+      .sort((a, b) => b.punched_at.localeCompare(a.punched_at) || b.sequence - a.sequence)
+      .map((p) => [
+        dateTime(p.punched_at),
+        nameOf(p),
+        terminalOf(p),
+        words(p.source ?? 'device'),
+        notes(p),
+        p.voided || !can('POST punches/{id}/void/')
+          ? ''
+          : button('Void', () => voidPunch(p, load), { 'aria-label': `Void the punch of ${nameOf(p)} at ${dateTime(p.punched_at)}` }),
+      ]),
+    'No punches match.',
   );
-  await load();
-  return followPunches(head, {
-    onState: (state) => {
-      liveState.textContent = state === 'live' ? 'Live: new punches appear here as terminals send them.' : 'Disconnected; reconnecting…';
-    },
-    onPunch: (p) => {
-      const row = h(
-        'tr',
-        { class: 'fresh' },
-        h('td', {}, time(p.punched_at)),
-        h('td', {}, nameOf(p)),
-        h('td', {}, terminalOf(p)),
-        h('td', {}, p.flags.map(words).join(', ')),
-      );
-      liveBody.prepend(row);
-      while (liveBody.children.length > LIVE_MAX) liveBody.lastElementChild?.remove();
-      showStale(load);
-    },
-  });
 }
 
 /** A punch's notes: voided or its flags, and the reason given for a correction. */
-export function notes(p: Punch): HTMLElement {
+export function notes(p: PunchView): HTMLElement {
   return h(
     'span',
     {},
@@ -133,7 +175,7 @@ export function notes(p: Punch): HTMLElement {
   );
 }
 
-async function voidPunch(p: Punch, reload: () => Promise<void>): Promise<void> {
+async function voidPunch(p: PunchView, reload: () => Promise<void>): Promise<void> {
   const reason = await askReason('Void this punch?', {
     action: 'Void',
     detail: `${dateTime(p.punched_at)} at ${p.device}. It will no longer count for attendance.`,
@@ -145,7 +187,7 @@ async function voidPunch(p: Punch, reload: () => Promise<void>): Promise<void> {
 }
 
 /** A manual punch: the local date and time in the attendance zone become an instant on the server’s terms. */
-export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void>, preset?: { enrollee?: string; date?: string }): HTMLElement {
+export function manualPunchForm(enrollees: EnrolleeView[], after: () => Promise<void>, preset?: { enrollee?: string; date?: string }): HTMLElement {
   const who = select(
     enrollees.filter((e) => e.status === 'active').map((e): [string, string] => [e.id, `${e.display_name} (${e.employee})`]),
     {},
@@ -166,7 +208,7 @@ export function manualPunchForm(enrollees: Enrollee[], after: () => Promise<void
   const outcome = h('div', { class: 'outcome', role: 'status' });
   onSubmit(form, { enrollee: who, at, reason }, async () => {
     replace(outcome);
-    const punch = await api.post<Punch>('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
+    const punch = await api.post<PunchView>('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
     reason.value = '';
     await after();
     if (punch.flags.includes('after_lock')) {

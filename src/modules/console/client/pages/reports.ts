@@ -4,10 +4,11 @@
  * download button per format. A download is fetched (so a refusal shows beside the buttons in
  * plain words, not as a file of JSON) and handed to the browser under the server's file name.
  */
+
+import type { EnrolleeView } from '../../../enrollees';
 import { API, ApiError, api, type List, query } from '../api';
 import { button, field, h, input, replace, section, select } from '../dom';
 import { localDate } from '../format';
-import type { Enrollee } from '../types';
 
 type Kind = 'daily' | 'timesheet' | 'summary' | 'exceptions';
 
@@ -52,7 +53,7 @@ function fileName(response: Response, fallback: string): string {
 
 export async function reportsPage(main: HTMLElement, params: string[]): Promise<undefined> {
   const current = REPORTS.find((r) => r.kind === params[0]) ?? REPORTS[0]!;
-  const [areas, people] = await Promise.all([api.get<List<{ name: string }>>('areas/'), api.get<List<Enrollee>>('enrollees/?limit=1000')]);
+  const [areas, people] = await Promise.all([api.get<List<{ name: string }>>('areas/'), api.get<List<EnrolleeView>>('enrollees/?limit=1000')]);
   const tabs = h(
     'nav',
     { class: 'tabs', 'aria-label': 'Reports' },
@@ -179,7 +180,7 @@ function periodFilter(today: string): Period {
 }
 
 /** A person by name or employee id: picked from the list, or the one whose name or id holds what was typed. */
-function personFilter(people: Enrollee[]): { fields: HTMLElement[]; employee(): string | Refusal | null } {
+function personFilter(people: EnrolleeView[]): { fields: HTMLElement[]; employee(): string | Refusal | null } {
   const list = h('datalist', { id: 'report-people' }, ...people.map((p) => h('option', { value: `${p.display_name} (${p.employee})` })));
   const person = input({ name: 'person', list: 'report-people', autocomplete: 'off', placeholder: 'Name or employee id' });
   return {
@@ -218,7 +219,7 @@ function kindsFilter(): { fields: HTMLElement[]; kinds(): string | Refusal } {
   };
 }
 
-function filtersOf(kind: Kind, areas: { name: string }[], people: Enrollee[]): Filters {
+function filtersOf(kind: Kind, areas: { name: string }[], people: EnrolleeView[]): Filters {
   const today = localDate();
   const area = select([['', 'All areas'], ...areas.map((a): [string, string] => [a.name, a.name])], { name: 'area' });
   const areaField = field('Area', area);

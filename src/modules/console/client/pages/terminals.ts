@@ -1,12 +1,13 @@
 /** Terminals: the fleet at a glance (waiting ones first), and registering a terminal before it connects. */
+
+import type { DeviceView } from '../../../devices';
 import { api, can, currentSession, type List } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, field, h, input, keepFresh, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { ago } from '../format';
-import type { Device } from '../types';
 
-export function deviceBadge(d: Device): HTMLElement {
+export function deviceBadge(d: DeviceView): HTMLElement {
   if (d.status === 'pending_approval') return badge('Waiting for approval', 'warn');
   if (d.status === 'disabled') return badge('Disabled', 'muted');
   return d.online ? badge('Online', 'ok') : badge('Offline', 'bad');
@@ -21,7 +22,7 @@ export async function terminalsPage(main: HTMLElement): Promise<() => void> {
 }
 
 async function drawTerminalsPage(main: HTMLElement): Promise<void> {
-  const list = await api.get<List<Device>>('devices/?limit=1000');
+  const list = await api.get<List<DeviceView>>('devices/?limit=1000');
   const devices = [...list.results].sort((a, b) => (ORDER[a.status] ?? 9) - (ORDER[b.status] ?? 9) || a.serial_number.localeCompare(b.serial_number));
   const serial = input({ required: true, pattern: '[A-Za-z0-9_.\\-]{1,64}', autocomplete: 'off' });
   const name = input({ autocomplete: 'off' });

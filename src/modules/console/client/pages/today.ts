@@ -63,15 +63,17 @@ function inCount(p: Person, key: CountKey): boolean {
 const REFRESH_DELAY_MS = 400;
 const REFRESH_EVERY_MS = 60_000;
 
-/**
- * Longer than 60 lines on purpose: the page's parts (tiles, list, table by area, the live
- * stream) share one state (the board read last, the date, area and count chosen) through
- * closures; split apart they would pass it all around.
- */
+/** What the page shows: a date (empty: today, as the server counts it), an area (empty: all), a count. */
+interface Choice {
+  date: string;
+  area: string;
+  show: CountKey;
+}
+
 export async function todayPage(main: HTMLElement): Promise<() => void> {
   const params = new URLSearchParams(location.hash.split('?')[1] ?? '');
   // Without a date the server says which date today is (in the attendance zone, by its clock).
-  const state = {
+  const state: Choice = {
     date: params.get('date') ?? '',
     area: params.get('area') ?? '',
     show: (params.get('show') as CountKey | null) ?? 'expected',
@@ -83,149 +85,18 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
     .get<List<{ name: string }>>('areas/')
     .then((l) => l.results.map((a) => a.name))
     .catch(() => [] as string[]);
-  let board = await read(state);
+  const board = await read(state);
   const today = live ? board.date : localDate();
   state.date = board.date;
-
-  const dateInput = input({ type: 'date', value: state.date, required: true });
-  const areaSelect = select([['', 'All areas'], ...areaNames.map((a): [string, string] => [a, a])], {}, state.area);
-  const form = h('form', { class: 'inline-form board-controls' }, field('Date', dateInput), field('Area', areaSelect), h('button', { type: 'submit' }, 'Show'));
-  const heading = h('h1', {});
-  const asOf = h('p', { class: 'muted', role: 'status' });
-  const tileValues = new Map<CountKey, HTMLElement>();
-  const tiles = h(
-    'div',
-    { class: 'tiles board-tiles', role: 'group', 'aria-label': 'Counts' },
-    ...TILES.map(({ key, label, tone }) => {
-      const value = h('span', { class: 'value' });
-      tileValues.set(key, value);
-      const tile = h('button', { type: 'button', class: `tile ${tone}`, 'data-count': key }, value, h('span', { class: 'label' }, label));
-      tile.addEventListener('click', () => choose(key));
-      return tile;
-    }),
-  );
-  const byArea = h('div', { class: 'by-area' });
-  const list = h('div', { id: 'board-list' });
-
-  const choose = (key: CountKey, area?: string) => {
-    state.show = key;
-    if (area !== undefined && area !== state.area) {
-      state.area = area;
-      areaSelect.value = area;
-      void reload().then(() => focusList());
-      return;
-    }
-    remember();
-    drawList();
-    focusList();
-  };
-  const focusList = () => (list.querySelector('h2') as HTMLElement | null)?.focus();
-  const remember = () => history.replaceState(null, '', `#/${query({ date: state.date === today ? '' : state.date, area: state.area, show: state.show })}`);
-  const reload = async () => {
-    board = await read({ date: live ? '' : state.date, area: state.area });
-    state.date = board.date;
-    remember();
-    draw();
-  };
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const date = dateInput.value || today;
-    if ((date === today) !== live) {
-      // Live or not: the page follows the stream only for today.
-      location.hash = `#/${query({ date: date === today ? '' : date, area: areaSelect.value, show: state.show })}`;
-      return;
-    }
-    state.date = date;
-    state.area = areaSelect.value;
-    void reload();
-  });
-
-  const drawList = () => {
-    for (const tile of Array.from(tiles.querySelectorAll<HTMLElement>('[data-count]')))
-      tile.setAttribute('aria-pressed', String(tile.dataset.count === state.show));
-    const people = board.people.filter((p) => inCount(p, state.show));
-    const title = `${labelOf(state.show)}${state.area ? ` in ${state.area}` : ''}: ${people.length}`;
-    replace(
-      list,
-      section(
-        title,
-        table(
-          ['Name', 'Area', 'Status', 'Expected start', 'First in', 'Late by', 'In now'],
-          people.map((p) => [
-            h('a', { href: `#/people/${p.enrollee}` }, p.display_name),
-            p.areas.join(', '),
-            badge(...STATUS_WORDS[p.status]),
-            p.expected_start ? shortTime(p.expected_start) : '—',
-            p.first_in ? shortTime(p.first_in) : '—',
-            p.late_seconds > 0 ? duration(p.late_seconds) : '—',
-            p.in_now ? badge('In', 'ok') : p.last_out ? `Left ${shortTime(p.last_out)}` : '—',
-          ]),
-          'Nobody.',
-        ),
-      ),
-    );
-    list.querySelector('h2')?.setAttribute('tabindex', '-1');
-  };
-
-  const draw = () => {
-    heading.textContent = state.date === today ? `Today, ${dayLabel(state.date)}` : dayLabel(state.date);
-    asOf.textContent = live ? `As of ${shortTime(board.as_of)}; updates as people punch.` : `As of ${shortTime(board.as_of)}.`;
-    for (const [key, el] of tileValues) el.textContent = String(board.counts[key]);
-    replace(
-      byArea,
-      board.areas.length === 0
-        ? null
-        : section(
-            'By area',
-            h(
-              'div',
-              { class: 'table-wrap' },
-              h(
-                'table',
-                {},
-                h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Area'), ...AREA_COLUMNS.map((c) => h('th', { scope: 'col' }, labelOf(c))))),
-                h(
-                  'tbody',
-                  {},
-                  ...board.areas.map((a) =>
-                    h(
-                      'tr',
-                      {},
-                      h('th', { scope: 'row' }, a.area),
-                      ...AREA_COLUMNS.map((c) =>
-                        h(
-                          'td',
-                          {},
-                          a.counts[c] > 0
-                            ? h(
-                                'a',
-                                {
-                                  href: `#/${query({ date: state.date === today ? '' : state.date, area: a.area, show: c })}`,
-                                  'aria-label': `${labelOf(c)} in ${a.area}: ${a.counts[c]}`,
-                                  onclick: (event: Event) => {
-                                    event.preventDefault();
-                                    choose(c, a.area);
-                                  },
-                                },
-                                String(a.counts[c]),
-                              )
-                            : h('span', { class: 'muted' }, '0'),
-                        ),
-                      ),
-                    ),
-                  ),
-                ),
-              ),
-            ),
-          ),
-    );
-    drawList();
-  };
-
-  replace(main, heading, asOf, form, tiles, list, byArea);
-  draw();
+  const page = new BoardPage(state, live, today, board, areaNames);
+  replace(main, ...page.parts());
+  page.draw();
   if (!live) return () => undefined;
+  return followBoard(head, () => page.reload());
+}
 
+/** Today's board follows the punches: read again shortly after each one, and every minute. */
+function followBoard(head: number, reload: () => Promise<void>): () => void {
   let pending: ReturnType<typeof setTimeout> | undefined;
   const soon = () => {
     clearTimeout(pending);
@@ -238,6 +109,179 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
     clearTimeout(pending);
     clearInterval(every);
   };
+}
+
+/**
+ * The board on screen: its parts (tiles, list, table by area) share one state, the board read
+ * last and the date, area and count chosen.
+ */
+class BoardPage {
+  private readonly dateInput: HTMLInputElement;
+  private readonly areaSelect: HTMLSelectElement;
+  private readonly form: HTMLElement;
+  private readonly heading = h('h1', {});
+  private readonly asOf = h('p', { class: 'muted', role: 'status' });
+  private readonly tileValues = new Map<CountKey, HTMLElement>();
+  private readonly tiles: HTMLElement;
+  private readonly byArea = h('div', { class: 'by-area' });
+  private readonly list = h('div', { id: 'board-list' });
+
+  constructor(
+    private readonly state: Choice,
+    private readonly live: boolean,
+    private readonly today: string,
+    private board: Board,
+    areaNames: string[],
+  ) {
+    this.dateInput = input({ type: 'date', value: state.date, required: true });
+    this.areaSelect = select([['', 'All areas'], ...areaNames.map((a): [string, string] => [a, a])], {}, state.area);
+    this.form = h(
+      'form',
+      { class: 'inline-form board-controls' },
+      field('Date', this.dateInput),
+      field('Area', this.areaSelect),
+      h('button', { type: 'submit' }, 'Show'),
+    );
+    this.tiles = countTiles(this.tileValues, (key) => this.choose(key));
+    this.form.addEventListener('submit', (event) => this.submit(event));
+  }
+
+  parts(): HTMLElement[] {
+    return [this.heading, this.asOf, this.form, this.tiles, this.list, this.byArea];
+  }
+
+  async reload(): Promise<void> {
+    this.board = await read({ date: this.live ? '' : this.state.date, area: this.state.area });
+    this.state.date = this.board.date;
+    this.remember();
+    this.draw();
+  }
+
+  draw(): void {
+    const { state, board, today } = this;
+    this.heading.textContent = state.date === today ? `Today, ${dayLabel(state.date)}` : dayLabel(state.date);
+    this.asOf.textContent = this.live ? `As of ${shortTime(board.as_of)}; updates as people punch.` : `As of ${shortTime(board.as_of)}.`;
+    for (const [key, el] of this.tileValues) el.textContent = String(board.counts[key]);
+    const dateShown = state.date === today ? '' : state.date;
+    replace(
+      this.byArea,
+      board.areas.length === 0
+        ? null
+        : section(
+            'By area',
+            areaTable(board, dateShown, (c, area) => this.choose(c, area)),
+          ),
+    );
+    this.drawList();
+  }
+
+  private choose(key: CountKey, area?: string): void {
+    this.state.show = key;
+    if (area !== undefined && area !== this.state.area) {
+      this.state.area = area;
+      this.areaSelect.value = area;
+      void this.reload().then(() => this.focusList());
+      return;
+    }
+    this.remember();
+    this.drawList();
+    this.focusList();
+  }
+
+  private submit(event: Event): void {
+    event.preventDefault();
+    const { state, today, live } = this;
+    const date = this.dateInput.value || today;
+    if ((date === today) !== live) {
+      // Live or not: the page follows the stream only for today.
+      location.hash = `#/${query({ date: date === today ? '' : date, area: this.areaSelect.value, show: state.show })}`;
+      return;
+    }
+    state.date = date;
+    state.area = this.areaSelect.value;
+    void this.reload();
+  }
+
+  private focusList(): void {
+    (this.list.querySelector('h2') as HTMLElement | null)?.focus();
+  }
+
+  private remember(): void {
+    const { date, area, show } = this.state;
+    history.replaceState(null, '', `#/${query({ date: date === this.today ? '' : date, area, show })}`);
+  }
+
+  private drawList(): void {
+    const { state, board } = this;
+    for (const tile of Array.from(this.tiles.querySelectorAll<HTMLElement>('[data-count]')))
+      tile.setAttribute('aria-pressed', String(tile.dataset.count === state.show));
+    const people = board.people.filter((p) => inCount(p, state.show));
+    replace(this.list, peopleSection(`${labelOf(state.show)}${state.area ? ` in ${state.area}` : ''}: ${people.length}`, people));
+    this.list.querySelector('h2')?.setAttribute('tabindex', '-1');
+  }
+}
+
+/** One tile per count, a button that shows its people; `values` gets the element each count is written in. */
+function countTiles(values: Map<CountKey, HTMLElement>, choose: (key: CountKey) => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'tiles board-tiles', role: 'group', 'aria-label': 'Counts' },
+    ...TILES.map(({ key, label, tone }) => {
+      const value = h('span', { class: 'value' });
+      values.set(key, value);
+      const tile = h('button', { type: 'button', class: `tile ${tone}`, 'data-count': key }, value, h('span', { class: 'label' }, label));
+      tile.addEventListener('click', () => choose(key));
+      return tile;
+    }),
+  );
+}
+
+function peopleSection(title: string, people: Person[]): HTMLElement {
+  return section(
+    title,
+    table(
+      ['Name', 'Area', 'Status', 'Expected start', 'First in', 'Late by', 'In now'],
+      people.map((p) => [
+        h('a', { href: `#/people/${p.enrollee}` }, p.display_name),
+        p.areas.join(', '),
+        badge(...STATUS_WORDS[p.status]),
+        p.expected_start ? shortTime(p.expected_start) : '—',
+        p.first_in ? shortTime(p.first_in) : '—',
+        p.late_seconds > 0 ? duration(p.late_seconds) : '—',
+        p.in_now ? badge('In', 'ok') : p.last_out ? `Left ${shortTime(p.last_out)}` : '—',
+      ]),
+      'Nobody.',
+    ),
+  );
+}
+
+/** The counts by area, each (when not zero) a link to its people; `date` is the date in the link ('' for today). */
+function areaTable(board: Board, date: string, choose: (key: CountKey, area: string) => void): HTMLElement {
+  const cell = (a: Board['areas'][number], c: CountKey) =>
+    a.counts[c] > 0
+      ? h(
+          'a',
+          {
+            href: `#/${query({ date, area: a.area, show: c })}`,
+            'aria-label': `${labelOf(c)} in ${a.area}: ${a.counts[c]}`,
+            onclick: (event: Event) => {
+              event.preventDefault();
+              choose(c, a.area);
+            },
+          },
+          String(a.counts[c]),
+        )
+      : h('span', { class: 'muted' }, '0');
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      {},
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Area'), ...AREA_COLUMNS.map((c) => h('th', { scope: 'col' }, labelOf(c))))),
+      h('tbody', {}, ...board.areas.map((a) => h('tr', {}, h('th', { scope: 'row' }, a.area), ...AREA_COLUMNS.map((c) => h('td', {}, cell(a, c)))))),
+    ),
+  );
 }
 
 function read(state: { date: string; area: string }): Promise<Board> {

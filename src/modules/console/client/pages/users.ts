@@ -3,23 +3,25 @@
  * hand over by a channel of your choice), change a role or areas, disable, reset a lost password
  * or second factor (a new link; every session ends), remove.
  */
+
+import type { UserView } from '../../../users';
 import { api, type List } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
 import { dateTime } from '../format';
-import { ROLE_NAMES, type Role, type User } from '../types';
+import { ROLE_NAMES, type Role } from '../roles';
 import { areaNames, areaPicker, areasText, roleSelect, shownOnce } from './access';
 import { factorPolicySection } from './second-factors';
 
-type Invited = User & { invite_url: string; invite_expires_at: string };
+type Invited = UserView & { invite_url: string; invite_expires_at: string };
 
-function statusBadge(u: User): HTMLElement {
+function statusBadge(u: UserView): HTMLElement {
   if (u.status === 'disabled') return badge('Disabled', 'muted');
   if (u.status === 'invited') return badge('Invited', 'info');
   return badge('Active', 'ok');
 }
 
 /** The row's editor: role and areas, saved together. */
-function editor(u: User, areas: readonly string[], done: () => Promise<void>): HTMLElement {
+function editor(u: UserView, areas: readonly string[], done: () => Promise<void>): HTMLElement {
   const role = roleSelect(u.role, { 'aria-label': `Role of ${u.username}` });
   const picker = areaPicker(areas, u.areas, `Areas of ${u.username}`);
   const form = h('form', { class: 'stack user-editor' }, field('Role', role), picker.element, h('button', { type: 'submit', class: 'primary' }, 'Save'));
@@ -65,7 +67,7 @@ function inviteForm(main: HTMLElement, areas: readonly string[], redraw: () => P
 }
 
 /** Disable or enable, after asking (disabling ends sessions and keys). */
-function disableButton(u: User, redraw: () => Promise<void>): HTMLElement {
+function disableButton(u: UserView, redraw: () => Promise<void>): HTMLElement {
   return button(
     u.disabled ? 'Enable' : 'Disable',
     async () => {
@@ -80,7 +82,7 @@ function disableButton(u: User, redraw: () => Promise<void>): HTMLElement {
 }
 
 /** A reset, after asking: a new link (shown once); the password and every session end. */
-function resetButton(main: HTMLElement, u: User, redraw: () => Promise<void>): HTMLElement {
+function resetButton(main: HTMLElement, u: UserView, redraw: () => Promise<void>): HTMLElement {
   return button(
     'Reset',
     async () => {
@@ -94,7 +96,7 @@ function resetButton(main: HTMLElement, u: User, redraw: () => Promise<void>): H
   );
 }
 
-function removeButton(u: User, redraw: () => Promise<void>): HTMLElement {
+function removeButton(u: UserView, redraw: () => Promise<void>): HTMLElement {
   return button(
     'Remove',
     async () => {
@@ -110,10 +112,10 @@ function removeButton(u: User, redraw: () => Promise<void>): HTMLElement {
 
 export async function usersPage(main: HTMLElement): Promise<undefined> {
   const redraw = () => usersPage(main).then(() => undefined);
-  const [users, areas] = await Promise.all([api.get<List<User>>('users/?limit=1000'), areaNames()]);
+  const [users, areas] = await Promise.all([api.get<List<UserView>>('users/?limit=1000'), areaNames()]);
   const linkSlot = h('div', { id: 'invite-link' });
   const editSlot = h('div', { id: 'user-editor' });
-  const actions = (u: User) =>
+  const actions = (u: UserView) =>
     h(
       'div',
       { class: 'actions' },

@@ -1,0 +1,80 @@
+/** A person's consent to biometrics: as given (and its withdrawal), or recorded (again). */
+import type { AuditEntryView } from '../../../audit';
+import type { EnrolleeView } from '../../../enrollees';
+import { api, can } from '../api';
+import { announce, badge, button, confirmAction, definitionList, field, h, input, section } from '../dom';
+import { onSubmit } from '../form-errors';
+import { count, dateTime } from '../format';
+
+type Redraw = () => Promise<void>;
+
+export function consentSection(person: EnrolleeView, base: string, redraw: Redraw, withdrawal: AuditEntryView | null): HTMLElement {
+  if (person.consent) return givenConsent(person.consent, base, redraw);
+  if (!can('POST enrollees/{id}/consent/')) return section('Consent', h('p', {}, badge('Not recorded', 'warn')));
+  const form = recordConsentForm(base, redraw, withdrawal !== null);
+  if (withdrawal) return withdrawnConsent(withdrawal, form);
+  return section('Consent', h('p', {}, badge('Not recorded', 'warn'), ' Fingerprints can be enrolled only once consent is recorded.'), form);
+}
+
+function givenConsent(c: NonNullable<EnrolleeView['consent']>, base: string, redraw: Redraw): HTMLElement {
+  return section(
+    'Consent',
+    h('p', {}, badge('Given', 'ok')),
+    definitionList([
+      ['Consent text version', c.version],
+      ['How', c.method],
+      ['Recorded by', c.given_by],
+      ['When', dateTime(c.given_at)],
+    ]),
+    can('DELETE enrollees/{id}/consent/') &&
+      button('Withdraw consent', async () => {
+        if (
+          !(await confirmAction('Withdraw consent?', {
+            action: 'Withdraw',
+            detail: 'Every fingerprint of this person is destroyed here and deleted from every terminal.',
+          }))
+        )
+          return;
+        const r = await api.delete<{ templates_destroyed: number }>(`${base}consent/`);
+        announce(`Consent withdrawn; ${count(r.templates_destroyed, 'fingerprint', 'fingerprints')} destroyed and deleted from the terminals.`);
+        await redraw();
+      }),
+  );
+}
+
+function recordConsentForm(base: string, redraw: Redraw, again: boolean): HTMLElement {
+  const version = input({ required: true, autocomplete: 'off', placeholder: 'e.g. 2026-01' });
+  const method = input({ required: true, autocomplete: 'off', value: 'signed form' });
+  const form = h(
+    'form',
+    { class: 'inline-form' },
+    field('Consent text version', version, 'The version of the text the person agreed to.'),
+    field('How it was given', method),
+    h('button', { type: 'submit', class: 'primary' }, again ? 'Record consent again' : 'Record consent'),
+  );
+  onSubmit(form, { version, method }, async () => {
+    await api.post(`${base}consent/`, { version: version.value.trim(), method: method.value.trim() });
+    await redraw();
+    announce('Consent recorded.');
+  });
+  return form;
+}
+
+/** Consent withdrawn: when, by whom and what was deleted, then the form to record it again. */
+function withdrawnConsent(withdrawal: AuditEntryView, form: HTMLElement): HTMLElement {
+  const destroyed = Number(withdrawal.details.templates_destroyed ?? 0);
+  return section(
+    'Consent',
+    h('p', {}, badge('Withdrawn', 'bad')),
+    definitionList([
+      ['Withdrawn', dateTime(withdrawal.at)],
+      ['By', withdrawal.actor],
+      [
+        'What was deleted',
+        `${count(destroyed, 'fingerprint', 'fingerprints')} destroyed on the server; a delete was sent to every terminal that held them (see Biometrics below).`,
+      ],
+    ]),
+    h('p', { class: 'muted' }, 'No fingerprint is taken until consent is recorded again.'),
+    form,
+  );
+}

@@ -1,0 +1,133 @@
+/** A terminal's commands: the console that sends one, and its queue (waiting, then finished), with cancel and retry. */
+import type { CommandView } from '../../../commands';
+import type { DeviceDetailView } from '../../../devices';
+import { api, can, type List, query } from '../api';
+import { announce, badge, button, confirmAction, field, h, input, section, select, table } from '../dom';
+import { onSubmit } from '../form-errors';
+import { commandKind, dateTime, words } from '../format';
+
+const commandTone = (status: string) =>
+  status === 'succeeded' ? 'ok' : status === 'failed' || status === 'expired' ? 'bad' : status === 'cancelled' ? 'muted' : 'info';
+
+export function commandConsole(device: DeviceDetailView, base: string, redraw: () => Promise<void>): HTMLElement {
+  const kind = select([
+    ['reboot', 'Restart'],
+    ['set_time', 'Set the clock'],
+    ['info', 'Read terminal information'],
+    ['query_users', 'List its users'],
+    ['reupload_logs', 'Send punches again (dates below)'],
+    ['clear_logs', 'Delete its punches'],
+    ['clear_data', 'Delete all its data'],
+  ]);
+  const from = input({ type: 'date' });
+  const to = input({ type: 'date' });
+  const dates = h('div', { class: 'inline-form', hidden: true }, field('From', from), field('To', to));
+  kind.addEventListener('change', () => {
+    dates.hidden = kind.value !== 'reupload_logs';
+  });
+  const form = h('form', { class: 'inline-form' }, field('Command', kind), dates, h('button', { type: 'submit' }, 'Send'));
+  onSubmit(form, { kind, from, to }, async () => {
+    const body: Record<string, unknown> = { kind: kind.value };
+    if (kind.value === 'reupload_logs') {
+      if (!from.value) throw new Error('Choose the first date to send again.');
+      body.from = from.value;
+      if (to.value) body.to = to.value;
+    }
+    if (kind.value === 'clear_logs' || kind.value === 'clear_data') {
+      const what = kind.value === 'clear_logs' ? 'every punch stored on the terminal' : 'every user, fingerprint and punch on the terminal';
+      if (
+        !(await confirmAction(`${commandKind(kind.value)}?`, { action: commandKind(kind.value), typed: device.serial_number, detail: `This deletes ${what}.` }))
+      )
+        return;
+      body.confirm = device.serial_number;
+    }
+    await api.post(`${base}commands/`, body);
+    announce(`“${commandKind(kind.value)}” queued; the terminal gets it at its next poll.`);
+    await redraw();
+  });
+  return section('Send a command', form);
+}
+
+function commandRows(commands: CommandView[], base: string, redraw: () => Promise<void>): HTMLElement[][] {
+  return commands.map((c) => {
+    const act = h('div', { class: 'actions' });
+    if ((c.status === 'pending' || c.status === 'sent') && can('POST devices/{sn}/commands/{id}/cancel/')) {
+      act.append(
+        button(
+          'Cancel',
+          async () => {
+            await api.post(`${base}commands/${c.id}/cancel/`);
+            await redraw();
+            announce('Command cancelled.');
+          },
+          { 'aria-label': `Cancel ${commandKind(c.kind)} (command ${c.id})` },
+        ),
+      );
+    }
+    if ((c.status === 'failed' || c.status === 'expired') && can('POST devices/{sn}/commands/{id}/retry/')) {
+      act.append(
+        button(
+          'Retry',
+          async () => {
+            await api.post(`${base}commands/${c.id}/retry/`);
+            await redraw();
+            announce('Command queued again.');
+          },
+          { 'aria-label': `Retry ${commandKind(c.kind)} (command ${c.id})` },
+        ),
+      );
+    }
+    const status = badge(words(c.status), commandTone(c.status));
+    return [
+      h('span', {}, commandKind(c.kind)),
+      c.return_code !== null && c.status === 'failed' ? h('span', {}, status, ` (code ${c.return_code})`) : status,
+      h('span', {}, String(c.attempts)),
+      h('span', {}, dateTime(c.created_at)),
+      h('span', {}, dateTime(c.completed_at)),
+      act,
+    ];
+  });
+}
+
+/** Waiting commands (all of them, oldest first: the order the terminal gets them), then the others, newest first, a page at a time. */
+export function commandList(waiting: CommandView[], recent: List<CommandView>, base: string, redraw: () => Promise<void>): HTMLElement {
+  const headers = ['Command', 'Status', 'Tries', 'Queued', 'Finished', ''];
+  const done = recent.results.filter((c) => c.status !== 'pending' && c.status !== 'sent');
+  const older = h('div');
+  let cursor = recent.next_cursor;
+  const more = button('Show older commands', async () => {
+    if (!cursor) return;
+    const page = await api.get<List<CommandView>>(`${base}commands/${query({ order: 'newest', limit: 50, cursor })}`);
+    cursor = page.next_cursor;
+    older.append(
+      table(
+        headers,
+        commandRows(
+          page.results.filter((c) => c.status !== 'pending' && c.status !== 'sent'),
+          base,
+          redraw,
+        ),
+        'No older finished commands.',
+      ),
+    );
+    more.style.display = cursor ? '' : 'none';
+  });
+  more.style.display = cursor ? '' : 'none';
+  return section(
+    'Commands',
+    h('h3', {}, waiting.length > 0 ? `Waiting (${waiting.length})` : 'Waiting'),
+    table(
+      headers,
+      commandRows(
+        waiting.sort((x, y) => x.id - y.id),
+        base,
+        redraw,
+      ),
+      'Nothing is waiting for this terminal.',
+    ),
+    h('h3', {}, 'Finished, newest first'),
+    table(headers, commandRows(done, base, redraw), 'No commands yet.'),
+    older,
+    more,
+  );
+}

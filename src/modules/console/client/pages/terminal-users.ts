@@ -1,0 +1,55 @@
+/** The people a terminal holds, as it last reported them: adopt its own users, or remove them. */
+import type { TerminalUserView } from '../../../fleet';
+import { api, can } from '../api';
+import { announce, badge, button, confirmAction, h, input, section, table } from '../dom';
+import { onSubmit } from '../form-errors';
+
+export function usersSection(users: TerminalUserView[], base: string, redraw: () => Promise<void>): HTMLElement {
+  return section(
+    'People on the terminal',
+    h('p', { class: 'muted' }, 'As the terminal last reported them. Its own users (made at the terminal) can be adopted as people of the service, or removed.'),
+    table(
+      ['PIN', 'Name', 'Who', 'Fingerprints', ''],
+      users.map((u) => {
+        const act = h('div', { class: 'actions' });
+        if (!u.enrollee && can('POST devices/{sn}/users/{pin}/adopt/')) {
+          const employee = input({ autocomplete: 'off', 'aria-label': `Employee ID for PIN ${u.pin}`, placeholder: 'Employee ID' });
+          const adopt = h('form', { class: 'mini-form' }, employee, h('button', { type: 'submit' }, 'Adopt'));
+          onSubmit(adopt, { employee, enrollee: employee }, async () => {
+            const body = u.conflict && !employee.value.trim() ? { enrollee: u.conflict.enrollee } : { employee: employee.value.trim() };
+            await api.post(`${base}users/${encodeURIComponent(u.pin)}/adopt/`, body);
+            await redraw();
+            announce(`PIN ${u.pin} adopted.`);
+          });
+          act.append(adopt);
+        }
+        if (can('DELETE devices/{sn}/users/{pin}/'))
+          act.append(
+            button(
+              'Remove',
+              async () => {
+                if (
+                  !(await confirmAction(`Remove PIN ${u.pin} from the terminal?`, {
+                    action: 'Remove',
+                    detail: 'The user and their fingerprints are deleted from this terminal.',
+                  }))
+                )
+                  return;
+                await api.delete(`${base}users/${encodeURIComponent(u.pin)}/`);
+                await redraw();
+                announce(`Removal of PIN ${u.pin} queued.`);
+              },
+              { 'aria-label': `Remove PIN ${u.pin} from the terminal` },
+            ),
+          );
+        const who = u.enrollee
+          ? h('a', { href: `#/people/${u.enrollee}` }, 'A person of the service')
+          : u.conflict
+            ? badge(`Conflict: the service’s ${u.conflict.employee} has this PIN`, 'bad')
+            : badge('Terminal’s own user', 'warn');
+        return [u.pin, u.name ?? '—', who, String(u.biometrics.fingerprint ?? 0), act];
+      }),
+      'The terminal has not reported any users.',
+    ),
+  );
+}
