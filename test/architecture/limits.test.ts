@@ -37,7 +37,6 @@ const BIG_CLASSES: Record<string, number> = {
 
 /** Functions over the limit without a `Long:` comment, with their length when this test came (file:name). */
 const LONG_FUNCTIONS: Record<string, number> = {
-  'modules/terminals/endpoints.ts:upload': 76,
   'modules/devices/routes.ts:deviceRoutes': 110,
   'modules/commands/service.ts:enqueue': 80,
   'modules/biometrics/templates.ts:storeTemplateIn': 101,
@@ -49,10 +48,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'modules/console/client/pages/attendance.ts:renderGrid': 70,
   'modules/console/client/pages/attendance.ts:showDay': 61,
   'modules/console/client/pages/terminal.ts:terminalPage': 148,
-  'platform/config/check.ts:checkConfiguration': 238,
-  'platform/http/stream.ts:streamRoute': 92,
-  'platform/csv.ts:parseCsv': 84,
-  'platform/db/client.ts:openDatabase': 91,
   'app/create.ts:createFingerprintAttendance': 108,
   'app/service.ts:buildService': 109,
   'app/modules.ts:buildModules': 134,
