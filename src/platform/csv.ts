@@ -17,87 +17,99 @@ export type CsvRecord = { line: number; fields: string[] } | { line: number; err
  */
 export function parseCsv(text: string): CsvRecord[] {
   const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const at: Cursor = { input, i: 0, line: 1 };
   const records: CsvRecord[] = [];
-  let line = 1;
-  let i = 0;
-  const n = input.length;
-  while (i < n) {
-    const start = line;
-    const fields: string[] = [];
-    let error: string | null = null;
-    let field = '';
-    let atFieldStart = true;
-    let ended = false;
-    while (i < n && !ended) {
-      const c = input[i]!;
-      if (atFieldStart && c === '"') {
-        // A quoted field: up to the closing quote, "" being one quote; line breaks are data.
-        i++;
-        let closed = false;
-        while (i < n) {
-          const q = input[i]!;
-          if (q === '"') {
-            if (input[i + 1] === '"') {
-              field += '"';
-              i += 2;
-              continue;
-            }
-            i++;
-            closed = true;
-            break;
-          }
-          if (q === '\n' || (q === '\r' && input[i + 1] !== '\n')) line++;
-          field += q;
-          i++;
-        }
-        if (!closed) {
-          error = 'a quoted field is never closed';
-          break;
-        }
-        atFieldStart = false;
-        const next = input[i];
-        if (next !== undefined && next !== ',' && next !== '\r' && next !== '\n') {
-          error = 'text after the closing quote of a field';
-          break;
-        }
-        continue;
-      }
-      if (c === ',') {
-        fields.push(field);
-        field = '';
-        atFieldStart = true;
-        i++;
-        continue;
-      }
-      if (c === '\r' || c === '\n') {
-        i += c === '\r' && input[i + 1] === '\n' ? 2 : 1;
-        line++;
-        ended = true;
-        continue;
-      }
-      if (c === '"') {
-        error = 'a quote inside an unquoted field (quote the whole field and double its quotes)';
-        break;
-      }
-      field += c;
-      atFieldStart = false;
-      i++;
-    }
-    if (error !== null) {
+  while (at.i < input.length) {
+    const start = at.line;
+    const record = readRecord(at);
+    if ('error' in record) {
       // Resume after the end of this line (the rest of the record is dropped).
-      while (i < n && input[i] !== '\n' && input[i] !== '\r') i++;
-      if (i < n) {
-        i += input[i] === '\r' && input[i + 1] === '\n' ? 2 : 1;
-        line++;
-      }
-      records.push({ line: start, error });
+      skipLine(at);
+      records.push({ line: start, error: record.error });
       continue;
     }
-    fields.push(field);
-    if (fields.length === 1 && fields[0] === '') continue;
-    records.push({ line: start, fields });
+    if (record.fields.length === 1 && record.fields[0] === '') continue;
+    records.push({ line: start, fields: record.fields });
   }
   return records;
+}
+
+/** Where reading is: the text, the index of the next character, the line it is on (1-based). */
+interface Cursor {
+  input: string;
+  i: number;
+  line: number;
+}
+
+/** One record from the cursor through its line break: its fields, or the first quoting rule it breaks (the cursor then stops there). */
+function readRecord(at: Cursor): { fields: string[] } | { error: string } {
+  const { input } = at;
+  const fields: string[] = [];
+  let field = '';
+  let atFieldStart = true;
+  while (at.i < input.length) {
+    const c = input[at.i]!;
+    if (atFieldStart && c === '"') {
+      at.i++;
+      const quoted = readQuoted(at);
+      if (quoted === null) return { error: 'a quoted field is never closed' };
+      field = quoted;
+      atFieldStart = false;
+      const next = input[at.i];
+      if (next !== undefined && next !== ',' && next !== '\r' && next !== '\n') return { error: 'text after the closing quote of a field' };
+      continue;
+    }
+    if (c === ',') {
+      fields.push(field);
+      field = '';
+      atFieldStart = true;
+      at.i++;
+      continue;
+    }
+    if (c === '\r' || c === '\n') {
+      at.i += c === '\r' && input[at.i + 1] === '\n' ? 2 : 1;
+      at.line++;
+      break;
+    }
+    if (c === '"') return { error: 'a quote inside an unquoted field (quote the whole field and double its quotes)' };
+    field += c;
+    atFieldStart = false;
+    at.i++;
+  }
+  fields.push(field);
+  return { fields };
+}
+
+/** A quoted field, from just after its opening quote through the closing one: "" is one quote, line breaks are data. Null when it is never closed. */
+function readQuoted(at: Cursor): string | null {
+  const { input } = at;
+  let field = '';
+  while (at.i < input.length) {
+    const q = input[at.i]!;
+    if (q === '"') {
+      if (input[at.i + 1] === '"') {
+        field += '"';
+        at.i += 2;
+        continue;
+      }
+      at.i++;
+      return field;
+    }
+    if (q === '\n' || (q === '\r' && input[at.i + 1] !== '\n')) at.line++;
+    field += q;
+    at.i++;
+  }
+  return null;
+}
+
+/** Past the next line break (or to the end). */
+function skipLine(at: Cursor): void {
+  const { input } = at;
+  while (at.i < input.length && input[at.i] !== '\n' && input[at.i] !== '\r') at.i++;
+  if (at.i < input.length) {
+    at.i += input[at.i] === '\r' && input[at.i + 1] === '\n' ? 2 : 1;
+    at.line++;
+  }
 }
 
 /** A field as CSV text: quoted when it holds a comma, a quote, a line break or edge spaces. */

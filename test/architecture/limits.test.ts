@@ -33,31 +33,13 @@ const BIG_CLASSES: Record<string, number> = {
 
 /** Functions over the limit without a `Long:` comment, with their length when this test came (file:name). */
 const LONG_FUNCTIONS: Record<string, number> = {
-  'modules/attendance/service.ts:recomputeIn': 88,
-  'modules/attendance/routes.ts:attendanceRoutes': 101,
-  'modules/enrollment/agent-routes.ts:agentRoutes': 131,
-  'modules/enrollment/routes.ts:enrollmentRoutes': 108,
-  'modules/enrollment/agent-sessions.ts:upload': 62,
-  'modules/enrollment/agent-sessions.ts:complete': 63,
-  'modules/terminals/endpoints.ts:upload': 76,
-  'modules/terminals/routes.ts:admsRoutes': 62,
-  'modules/webhooks/routes.ts:webhookRoutes': 92,
-  'modules/calendar/schedule-routes.ts:scheduleRoutes': 86,
-  'modules/calendar/service.ts:planner': 73,
-  'modules/calendar/routes.ts:calendarRoutes': 106,
   'modules/commands/service.ts:enqueue': 80,
   'modules/biometrics/templates.ts:storeTemplateIn': 101,
-  'modules/console/routes.ts:consoleRoutes': 95,
-  'platform/config/check.ts:checkConfiguration': 238,
-  'platform/http/stream.ts:streamRoute': 92,
-  'platform/csv.ts:parseCsv': 84,
-  'platform/db/client.ts:openDatabase': 91,
   'app/create.ts:createFingerprintAttendance': 108,
   'app/service.ts:buildService': 109,
   'app/modules.ts:buildModules': 134,
   'simulator/terminal.ts:data': 70,
   'cli/simulate-device.ts:simulateDevice': 84,
-  'modules/punches/routes.ts:punchRoutes': 64,
 };
 
 function filesUnder(dir: string): string[] {

@@ -10,9 +10,16 @@ import type { AttendanceService } from './service';
 const tags = ['attendance'];
 
 export function attendanceRoutes(http: Http, attendance: AttendanceService, reports: Reports, board: Board) {
+  return new Elysia({ name: 'fpa-attendance-routes', seed: http.runtime.instanceId })
+    .use(todayRoute(http, board))
+    .use(dayRoutes(http, attendance, reports))
+    .use(periodRoutes(http, attendance));
+}
+
+function todayRoute(http: Http, board: Board) {
   // Serialized here: 10,000 people are a 3 MB answer whose check against the schema (which
   // documents it) would cost more than building it.
-  const today = adminRouter(http, 'attendance-today').get(
+  return adminRouter(http, 'attendance-today').get(
     '/attendance/today',
     async ({ query, admin }) =>
       new Response(JSON.stringify(await board.board({ ...query, scope: admin.areas })), { headers: { 'content-type': 'application/json' } }),
@@ -27,7 +34,11 @@ export function attendanceRoutes(http: Http, attendance: AttendanceService, repo
       },
     },
   );
-  const days = adminRouter(http, 'attendance-days')
+}
+
+/** The days, their recompute, their CSV export and the totals of a range. */
+function dayRoutes(http: Http, attendance: AttendanceService, reports: Reports) {
+  return adminRouter(http, 'attendance-days')
     .get(
       '/attendance-days',
       ({ query, scope }) =>
@@ -79,7 +90,10 @@ export function attendanceRoutes(http: Http, attendance: AttendanceService, repo
       response: { 200: SummaryList.response, ...errors('invalid_cursor') },
       detail: { summary: 'Per employee totals of a range: days by status, late days, worked, expected, overtime, late and early seconds', tags },
     });
-  const periods = adminRouter(http, 'pay-periods')
+}
+
+function periodRoutes(http: Http, attendance: AttendanceService) {
+  return adminRouter(http, 'pay-periods')
     .get('/pay-periods', ({ query }) => attendance.periods.list({ ...query, limit: query.limit ?? 100 }), {
       query: PayPeriodList.query,
       response: { 200: PayPeriodList.response, ...errors('invalid_cursor') },
@@ -108,5 +122,4 @@ export function attendanceRoutes(http: Http, attendance: AttendanceService, repo
       response: { 200: PayPeriod, ...errors('not_found', 'conflict') },
       detail: { summary: 'Lock a pay period: its days never change again; later punches for it are stored and flagged `after_lock`', tags },
     });
-  return new Elysia({ name: 'fpa-attendance-routes', seed: http.runtime.instanceId }).use(today).use(days).use(periods);
 }

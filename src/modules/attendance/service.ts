@@ -8,17 +8,18 @@ import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
-import type { CalendarEvents, CalendarService, DayPlan } from '../calendar';
+import type { CalendarEvents, CalendarService } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, LogFollower, type LoggedEvent } from '../events';
 import type { LoggedPunchEvents, PunchEvents, PunchService, PunchView } from '../punches';
 import { punchesByDay } from './day-punches';
 import type { AttendanceDayFilters } from './day-rows';
-import { type AttendanceDayRow, attendanceDayView, localDates, readDays, sameDay, writeDays } from './day-rows';
+import { type AttendanceDayRow, attendanceDayView, localDates, readDays, writeDays } from './day-rows';
 import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
 import { inRanges, PayPeriods } from './periods';
-import { attribute, type CountedPunch, computeDay } from './rules';
+import { type DayRules, recomputePerson, targetsOf } from './recompute-days';
+import { attribute, type CountedPunch } from './rules';
 import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
 
 /** Enrollees per read when days are recomputed. */
@@ -199,34 +200,20 @@ export class AttendanceService {
    */
   async recomputeIn(w: WriteContext, enrolleeIds: readonly string[], from: string, to: string, changed?: ReadonlyMap<string, Changed>): Promise<number> {
     const locked = await this.periods.lockedIn(w.tx, from, to);
-    const today = this.today();
-    const now = this.ctx.clock.now();
     const [planFrom, planTo] = [addDays(from, -2), addDays(to, 1)];
-    const dateOf = localDates(this.timeZone);
-    const boundsOf = dateOf.bounds;
+    const rules: DayRules = {
+      today: this.today(),
+      now: this.ctx.clock.now(),
+      slackMs: this.slackMs,
+      repeatWindowMs: this.repeatWindowMs,
+      overtimeMinimumMs: this.overtimeMinimumMs,
+      dateOf: localDates(this.timeZone),
+    };
     // One planner for everyone: the calendar's rows are read once, not per chunk.
     const { people: everyone, planner } = await this.calendar.plannerFor(w.tx, enrolleeIds, planFrom, planTo);
     let count = 0;
     for (const people of chunks(everyone, READ_CHUNK)) {
-      // Per person: the dates to recompute, and the instants the punches of those dates lie in.
-      const targets = new Map<string, { person: (typeof people)[number]; plans: readonly DayPlan[]; dates: string[] }>();
-      const allDates = new Set<string>();
-      let [start, end] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
-      for (const person of people) {
-        const plans = planner.plans(person, planFrom, planTo);
-        const wanted = changed ? new Set(attribute(changed.get(person.id)?.instants ?? [], plans, this.slackMs, dateOf)) : null;
-        const dates: string[] = [];
-        for (const plan of plans) {
-          if (plan.date < from || plan.date > to || (wanted && !wanted.has(plan.date)) || inRanges(plan.date, locked)) continue;
-          dates.push(plan.date);
-          allDates.add(plan.date);
-          const day = boundsOf(plan.date);
-          const shift = plan.shift;
-          start = Math.min(start, day.start, shift ? shift.start - this.slackMs : day.start);
-          end = Math.max(end, day.end, shift ? shift.end + this.slackMs + 1 : day.end);
-        }
-        if (dates.length > 0) targets.set(person.id, { person, plans, dates });
-      }
+      const { targets, allDates, start, end } = targetsOf(people, planner, { from, to, planFrom, planTo, locked, changed }, rules);
       if (targets.size === 0) continue;
       const ids = [...targets.keys()];
       const punchesOf = new Map<string, CountedPunch[]>();
@@ -241,47 +228,15 @@ export class AttendanceService {
         w.tx,
         ids.filter((id) => !stored.has(id) && !changed?.get(id)?.employee),
       );
-      const writes: AttendanceDayRow[] = [];
-      const removed: AttendanceDayRow[] = [];
-      for (const { person, plans, dates } of targets.values()) {
-        const own = punchesOf.get(person.id) ?? [];
-        const before = stored.get(person.id);
-        if (own.length === 0 && !before) continue;
-        const byDate = new Map<string, CountedPunch[]>();
-        attribute(
-          own.map((p) => p.at),
-          plans,
-          this.slackMs,
-          dateOf,
-        ).forEach((date, i) => {
-          const list = byDate.get(date);
-          if (list) list.push(own[i]!);
-          else byDate.set(date, [own[i]!]);
-        });
-        for (const date of dates) {
-          const dayPunches = byDate.get(date) ?? [];
-          const old = before?.get(date);
-          if (dayPunches.length === 0 && !old) continue;
-          count++;
-          if (dayPunches.length === 0 && date >= today) {
-            removed.push(old!);
-            continue;
-          }
-          const plan = plans.find((p) => p.date === date)!;
-          const employeeKey =
-            old?.employeeKey ?? before?.values().next().value?.employeeKey ?? changed?.get(person.id)?.employee ?? keys.get(person.id)?.employeeKey ?? '';
-          const row: AttendanceDayRow = {
-            enrolleeId: person.id,
-            employeeKey,
-            date,
-            ...computeDay(plan, dayPunches, this.repeatWindowMs, this.overtimeMinimumMs),
-            updatedAt: now,
-          };
-          if (!old || !sameDay(old, row)) writes.push(row);
-        }
+      const out = { writes: [] as AttendanceDayRow[], removed: [] as AttendanceDayRow[] };
+      for (const target of targets.values()) {
+        const id = target.person.id;
+        const before = stored.get(id);
+        const employeeKey = before?.values().next().value?.employeeKey ?? changed?.get(id)?.employee ?? keys.get(id)?.employeeKey ?? '';
+        count += recomputePerson(target, punchesOf.get(id) ?? [], before, employeeKey, rules, out);
       }
-      await writeDays(w, writes, removed);
-      await this.announce(w, writes, removed);
+      await writeDays(w, out.writes, out.removed);
+      await this.announce(w, out.writes, out.removed);
     }
     return count;
   }

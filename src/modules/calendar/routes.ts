@@ -1,5 +1,5 @@
 /** `holidays/`, `leaves/`, `weekends/` and `calendar/` (docs/api.md "Attendance that payroll can use"). */
-import { t } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import {
@@ -22,10 +22,18 @@ import {
 import type { CalendarService } from './service';
 
 const tags = ['calendar'];
+type DaysOff = CalendarService['daysOff'];
 
 export function calendarRoutes(http: Http, calendar: CalendarService) {
-  const { daysOff } = calendar;
-  return adminRouter(http, 'calendar')
+  return new Elysia({ name: 'fpa-calendar-routes', seed: http.runtime.instanceId })
+    .use(holidayRoutes(http, calendar.daysOff))
+    .use(leaveRoutes(http, calendar.daysOff))
+    .use(weekendRoutes(http, calendar.daysOff))
+    .use(planRoutes(http, calendar));
+}
+
+function holidayRoutes(http: Http, daysOff: DaysOff) {
+  return adminRouter(http, 'calendar-holidays')
     .get('/holidays', ({ query, scope }) => daysOff.listHolidays({ ...query, limit: query.limit ?? 100 }, scope), {
       query: HolidayList.query,
       response: { 200: HolidayList.response, ...errors('invalid_cursor') },
@@ -62,7 +70,11 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
         set.status = 204;
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a holiday; its days are recomputed', tags } },
-    )
+    );
+}
+
+function leaveRoutes(http: Http, daysOff: DaysOff) {
+  return adminRouter(http, 'calendar-leaves')
     .get('/leaves', ({ query, scope }) => daysOff.listLeaves({ ...query, limit: query.limit ?? 100 }, scope), {
       query: LeaveList.query,
       response: { 200: LeaveList.response, ...errors('invalid_cursor', 'not_found') },
@@ -88,7 +100,11 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
         set.status = 204;
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove a leave; its days are recomputed', tags } },
-    )
+    );
+}
+
+function weekendRoutes(http: Http, daysOff: DaysOff) {
+  return adminRouter(http, 'calendar-weekends')
     .get('/weekends', ({ query, scope }) => daysOff.listWeekends({ ...query, limit: query.limit ?? 100 }, scope), {
       query: WeekendList.query,
       response: { 200: WeekendList.response, ...errors('invalid_cursor') },
@@ -114,7 +130,12 @@ export function calendarRoutes(http: Http, calendar: CalendarService) {
         set.status = 204;
       },
       { params: Id, response: { 204: t.Void(), ...errors('not_found') }, detail: { summary: 'Remove an area’s weekend row; its days are recomputed', tags } },
-    )
+    );
+}
+
+/** The plan: who works when in an area, and one person's resolved days. */
+function planRoutes(http: Http, calendar: CalendarService) {
+  return adminRouter(http, 'calendar')
     .get('/calendar/roster', ({ query, scope }) => calendar.rosterOf({ ...query, limit: query.limit ?? 100 }, scope), {
       query: RosterQuery,
       response: { 200: RosterResponse, ...errors('not_found', 'invalid_cursor') },

@@ -1,5 +1,5 @@
 /** `work-schedules/` and `shift-assignments/` (docs/api.md "Attendance that payroll can use"). */
-import { t } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { errors, Text } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import {
@@ -20,6 +20,12 @@ const tags = ['calendar'];
 const NameOrId = t.Object({ id: Text({ maxLength: 100, description: 'The schedule’s id or name.' }) });
 
 export function scheduleRoutes(http: Http, schedules: Schedules) {
+  return new Elysia({ name: 'fpa-schedule-routes', seed: http.runtime.instanceId })
+    .use(workScheduleRoutes(http, schedules))
+    .use(assignmentRoutes(http, schedules));
+}
+
+function workScheduleRoutes(http: Http, schedules: Schedules) {
   return adminRouter(http, 'schedules')
     .get('/work-schedules', ({ query }) => schedules.list({ ...query, limit: query.limit ?? 100 }), {
       query: WorkScheduleList.query,
@@ -61,7 +67,11 @@ export function scheduleRoutes(http: Http, schedules: Schedules) {
         response: { 204: t.Void(), ...errors('not_found', 'conflict') },
         detail: { summary: 'Remove a work schedule no assignment uses', tags },
       },
-    )
+    );
+}
+
+function assignmentRoutes(http: Http, schedules: Schedules) {
+  return adminRouter(http, 'shift-assignments')
     .get('/shift-assignments', ({ query, scope }) => schedules.listAssignments({ ...query, limit: query.limit ?? 100 }, scope), {
       query: ShiftAssignmentList.query,
       response: { 200: ShiftAssignmentList.response, ...errors('invalid_cursor', 'not_found') },

@@ -158,37 +158,8 @@ export class CalendarService {
       priority: a.priority,
       createdAt: a.createdAt,
     }));
-    const leaveDefs: LeaveDef[] = [];
-    for (const chunk of used && !used.leaves ? [] : chunks(ids, 500)) {
-      const rows = await q
-        .select()
-        .from(leaves)
-        .where(and(inArray(leaves.enrolleeId, chunk), lte(leaves.fromDate, to), gte(leaves.toDate, from)));
-      for (const l of rows) leaveDefs.push({ enrolleeId: l.enrolleeId, from: l.fromDate, to: l.toDate, kind: l.kind });
-    }
-    for (const provider of this.providers) {
-      const extra = await provider({ enrollees: ids, from, to });
-      for (const l of extra.leaves ?? []) leaveDefs.push({ enrolleeId: l.enrollee, from: l.from, to: l.to, kind: l.kind });
-      const byName = new Map([...schedules.values()].map((s) => [s.name, s.id]));
-      for (const [i, shift] of (extra.shifts ?? []).entries()) {
-        const scheduleId = byName.get(shift.schedule);
-        if (!scheduleId) {
-          this.ctx.log.warn('a calendar provider named an unknown schedule; the shift is ignored', { schedule: shift.schedule });
-          continue;
-        }
-        const { enrollee, from: shiftFrom, to: shiftTo, priority } = shift;
-        assignments.push({
-          id: `host-${i}`,
-          scheduleId,
-          enrolleeId: enrollee,
-          areaId: null,
-          from: shiftFrom,
-          to: shiftTo ?? null,
-          priority: priority ?? 0,
-          createdAt: Number.MAX_SAFE_INTEGER,
-        });
-      }
-    }
+    const leaveDefs = await this.storedLeaves(q, used && !used.leaves ? [] : ids, from, to);
+    await this.addProvided(ids, from, to, schedules, { assignments, leaves: leaveDefs });
     const holidayRows =
       used && !used.holidays
         ? []
@@ -215,6 +186,53 @@ export class CalendarService {
       weekends: weekendRows.map((w) => ({ areaId: w.areaId, from: w.fromDate, days: w.days })),
     };
     return new Planner(data);
+  }
+
+  /** The leaves of these people that overlap from..to. */
+  private async storedLeaves(q: Queryable, ids: readonly string[], from: string, to: string): Promise<LeaveDef[]> {
+    const leaveDefs: LeaveDef[] = [];
+    for (const chunk of chunks(ids, 500)) {
+      const rows = await q
+        .select()
+        .from(leaves)
+        .where(and(inArray(leaves.enrolleeId, chunk), lte(leaves.fromDate, to), gte(leaves.toDate, from)));
+      for (const l of rows) leaveDefs.push({ enrolleeId: l.enrolleeId, from: l.fromDate, to: l.toDate, kind: l.kind });
+    }
+    return leaveDefs;
+  }
+
+  /** What the host's providers add to a planner: their leaves, and their shifts as own assignments of a schedule named. */
+  private async addProvided(
+    ids: string[],
+    from: string,
+    to: string,
+    schedules: ReadonlyMap<string, ScheduleDef>,
+    into: { assignments: AssignmentDef[]; leaves: LeaveDef[] },
+  ): Promise<void> {
+    const { assignments, leaves: leaveDefs } = into;
+    for (const provider of this.providers) {
+      const extra = await provider({ enrollees: ids, from, to });
+      for (const l of extra.leaves ?? []) leaveDefs.push({ enrolleeId: l.enrollee, from: l.from, to: l.to, kind: l.kind });
+      const byName = new Map([...schedules.values()].map((s) => [s.name, s.id]));
+      for (const [i, shift] of (extra.shifts ?? []).entries()) {
+        const scheduleId = byName.get(shift.schedule);
+        if (!scheduleId) {
+          this.ctx.log.warn('a calendar provider named an unknown schedule; the shift is ignored', { schedule: shift.schedule });
+          continue;
+        }
+        const { enrollee, from: shiftFrom, to: shiftTo, priority } = shift;
+        assignments.push({
+          id: `host-${i}`,
+          scheduleId,
+          enrolleeId: enrollee,
+          areaId: null,
+          from: shiftFrom,
+          to: shiftTo ?? null,
+          priority: priority ?? 0,
+          createdAt: Number.MAX_SAFE_INTEGER,
+        });
+      }
+    }
   }
 
   /** `GET calendar/`: the resolved plan of one person, per date, from the planner attendance uses. */

@@ -48,10 +48,22 @@ export function fromElsewhere(request: Request): boolean {
 }
 
 export function consoleRoutes(http: Http, sessions: ConsoleService, options: { admsUrlPrefix: string }) {
-  const files = consoleFiles();
-  const seed = http.runtime.instanceId;
-  const zone = http.runtime.settings.ATTENDANCE_TIME_ZONE;
+  return pageRoutes(http, sessions)
+    .use(sessionRoutes(http, sessions, options))
+    .use(
+      otherMethodsRefused('fpa-console-methods', http.runtime.instanceId, {
+        [CONSOLE_PATH]: ['GET'],
+        [`${CONSOLE_PATH}/`]: ['GET'],
+        [`${CONSOLE_PATH}/sign-in`]: ['GET', 'POST'],
+        [`${CONSOLE_PATH}/session`]: ['GET'],
+        [`${CONSOLE_PATH}/sign-out`]: ['POST'],
+      }),
+    );
+}
 
+/** The shell page, its assets and the sign-in page of a one-time link: public, plain HTML. */
+function pageRoutes(http: Http, sessions: ConsoleService) {
+  const files = consoleFiles();
   const shell = async (request: Request): Promise<Response> => {
     const built: ConsoleFiles = await files();
     const headers = new Headers();
@@ -65,7 +77,7 @@ export function consoleRoutes(http: Http, sessions: ConsoleService, options: { a
     return html(built.shell, 200, headers);
   };
 
-  const pages = new Elysia({ name: 'fpa-console-pages', seed })
+  return new Elysia({ name: 'fpa-console-pages', seed: http.runtime.instanceId })
     .get(CONSOLE_PATH, ({ request }) => {
       // The page's URLs are relative to `console/`.
       if (!new URL(request.url).pathname.endsWith('/'))
@@ -97,10 +109,13 @@ export function consoleRoutes(http: Http, sessions: ConsoleService, options: { a
       },
       { parse: 'none' },
     );
+}
 
-  // `session` and `sign-out` answer the API's error body; any administrator may call them
-  // (a JWT caller simply has no cookie to end and no CSRF token to read).
-  const session = adminRouter(http, 'console-session')
+// `session` and `sign-out` answer the API's error body; any administrator may call them
+// (a JWT caller simply has no cookie to end and no CSRF token to read).
+function sessionRoutes(http: Http, sessions: ConsoleService, options: { admsUrlPrefix: string }) {
+  const zone = http.runtime.settings.ATTENDANCE_TIME_ZONE;
+  return adminRouter(http, 'console-session')
     .get(
       `${CONSOLE_PATH}/session`,
       async ({ request, admin }) => {
@@ -131,14 +146,4 @@ export function consoleRoutes(http: Http, sessions: ConsoleService, options: { a
       },
       { detail: { hide: true } },
     );
-
-  return pages.use(session).use(
-    otherMethodsRefused('fpa-console-methods', seed, {
-      [CONSOLE_PATH]: ['GET'],
-      [`${CONSOLE_PATH}/`]: ['GET'],
-      [`${CONSOLE_PATH}/sign-in`]: ['GET', 'POST'],
-      [`${CONSOLE_PATH}/session`]: ['GET'],
-      [`${CONSOLE_PATH}/sign-out`]: ['POST'],
-    }),
-  );
 }

@@ -4,7 +4,7 @@
  * so every instance shares the count). The routes only translate HTTP; the rules live in
  * AgentSessionService.
  */
-import { t } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import { settleBody } from '../../platform/http/body';
 import { errors } from '../../platform/http/model';
@@ -41,29 +41,41 @@ export function agentInfo(ctx: Runtime, agent: AgentRow) {
 }
 
 export function agentRoutes(http: Http, enrollment: Enrollment) {
-  const { agents, agentSessions: sessions, limiter } = enrollment;
-  const { runtime } = http;
+  return new Elysia({ name: 'fpa-agent-routes', seed: http.runtime.instanceId })
+    .use(sessionRoutes(http, enrollment))
+    .use(uploadRoute(http, enrollment))
+    .use(closingRoutes(http, enrollment));
+}
+
+/** A router of the agent API: the agent behind the key, counted against its rate limit. */
+function agentRouter(http: Http, name: string, { agents, limiter }: Enrollment) {
   // `derive` (not `resolve`): the key and the rate limit are checked before the body is
   // validated, so an anonymous caller learns nothing and malformed requests still count.
   // A JSON `null` body is passed on: the cancel body may be null (its model says so); every other
   // body schema refuses it.
-  return apiRouter(http, 'agent-api', { security: [{ [SECURITY_SCHEMES.agent]: [] }], allowNullBody: true })
-    .derive(async (context) => {
-      const { request, set } = context;
-      const agent = await agents.authenticate(request.headers.get('authorization'));
-      const decision = await limiter.hit(agent.id);
-      if (!decision.allowed) {
-        throw new FpaError('rate_limited', `at most ${decision.limit} requests per agent key in the window`, {
-          retry_after: decision.retryAfterSeconds,
-          limit: decision.limit,
-        });
-      }
-      set.headers['ratelimit-limit'] = String(decision.limit);
-      set.headers['ratelimit-remaining'] = String(decision.remaining);
-      set.headers['ratelimit-reset'] = String(decision.resetSeconds);
-      settleBody(context);
-      return { agent };
-    })
+  return apiRouter(http, name, { security: [{ [SECURITY_SCHEMES.agent]: [] }], allowNullBody: true }).derive(async (context) => {
+    const { request, set } = context;
+    const agent = await agents.authenticate(request.headers.get('authorization'));
+    const decision = await limiter.hit(agent.id);
+    if (!decision.allowed) {
+      throw new FpaError('rate_limited', `at most ${decision.limit} requests per agent key in the window`, {
+        retry_after: decision.retryAfterSeconds,
+        limit: decision.limit,
+      });
+    }
+    set.headers['ratelimit-limit'] = String(decision.limit);
+    set.headers['ratelimit-remaining'] = String(decision.remaining);
+    set.headers['ratelimit-reset'] = String(decision.resetSeconds);
+    settleBody(context);
+    return { agent };
+  });
+}
+
+/** Who the agent is, its open sessions, starting and claiming one. */
+function sessionRoutes(http: Http, enrollment: Enrollment) {
+  const { agentSessions: sessions } = enrollment;
+  const { runtime } = http;
+  return agentRouter(http, 'agent-api', enrollment)
     .get('/agent/me', ({ agent }) => agentInfo(runtime, agent), {
       response: { 200: AgentInfo, ...agentErrors() },
       detail: { summary: 'Agent info: name, algorithm, allowed fingers, limits, server time', tags },
@@ -109,39 +121,49 @@ export function agentRoutes(http: Http, enrollment: Enrollment) {
         description: `Claiming an in-progress session again answers it unchanged. ${sessionFlow}`,
         tags,
       },
-    })
-    .post(
-      '/agent/sessions/:id/templates',
-      ({ agent, params, body }) =>
-        sessions.upload(agent, params.id, {
-          fingerIndex: body.finger_index,
-          algorithmVersion: body.algorithm_version,
-          template: body.template,
-          quality: body.quality ?? null,
-        }),
-      {
-        params: SessionParams,
-        body: TemplateUpload,
-        response: {
-          200: UploadResult,
-          ...agentErrors(
-            'not_found',
-            'wrong_agent',
-            'session_closed',
-            'finger_not_requested',
-            'algorithm_incompatible',
-            'invalid_template',
-            'template_too_large',
-            'payload_too_large',
-          ),
-        },
-        detail: {
-          summary: 'Upload one template; staged encrypted until completion',
-          description: `Allowed while the session is open or in progress. Uploading a finger again replaces the staged template. The algorithm must equal the agent’s, and at least one approved in-scope terminal of the enrollee must accept it (directly or through ALGORITHM_COMPATIBILITY_MAP); an enrollee without any in-scope terminal is \`algorithm_incompatible\` with \`details.reason = "no_device_in_scope"\`. ${sessionFlow}`,
-          tags,
-        },
+    });
+}
+
+function uploadRoute(http: Http, enrollment: Enrollment) {
+  const { agentSessions: sessions } = enrollment;
+  return agentRouter(http, 'agent-api-upload', enrollment).post(
+    '/agent/sessions/:id/templates',
+    ({ agent, params, body }) =>
+      sessions.upload(agent, params.id, {
+        fingerIndex: body.finger_index,
+        algorithmVersion: body.algorithm_version,
+        template: body.template,
+        quality: body.quality ?? null,
+      }),
+    {
+      params: SessionParams,
+      body: TemplateUpload,
+      response: {
+        200: UploadResult,
+        ...agentErrors(
+          'not_found',
+          'wrong_agent',
+          'session_closed',
+          'finger_not_requested',
+          'algorithm_incompatible',
+          'invalid_template',
+          'template_too_large',
+          'payload_too_large',
+        ),
       },
-    )
+      detail: {
+        summary: 'Upload one template; staged encrypted until completion',
+        description: `Allowed while the session is open or in progress. Uploading a finger again replaces the staged template. The algorithm must equal the agent’s, and at least one approved in-scope terminal of the enrollee must accept it (directly or through ALGORITHM_COMPATIBILITY_MAP); an enrollee without any in-scope terminal is \`algorithm_incompatible\` with \`details.reason = "no_device_in_scope"\`. ${sessionFlow}`,
+        tags,
+      },
+    },
+  );
+}
+
+/** Completing (store and queue every staged template) or cancelling a session. */
+function closingRoutes(http: Http, enrollment: Enrollment) {
+  const { agentSessions: sessions } = enrollment;
+  return agentRouter(http, 'agent-api-close', enrollment)
     .post('/agent/sessions/:id/complete', ({ agent, params }) => sessions.complete(agent, params.id), {
       params: SessionParams,
       response: {

@@ -12,7 +12,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
-import type { Queryable } from '../../platform/db/client';
+import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
@@ -52,6 +52,7 @@ export function decodeStrictBase64(text: string): Uint8Array | null {
 }
 
 const agentActor = (agent: AgentRow) => `agent:${agent.id}`;
+type StagedRow = typeof stagedTemplates.$inferSelect;
 
 export class AgentSessionService {
   constructor(
@@ -123,7 +124,18 @@ export class AgentSessionService {
   /** Stages one template, encrypted, on the session; a second upload of a finger replaces the first. */
   async upload(agent: AgentRow, id: string, upload: TemplateUpload): Promise<UploadResult> {
     const session = await this.openSession(agent, id);
-    const { settings, keyRing } = this.ctx;
+    const { algorithmVersion, data } = this.checkUpload(agent, session, upload);
+    await this.checkDevicesAccept(this.ctx.db.orm, session.enrolleeId, algorithmVersion);
+    try {
+      return await this.ctx.db.write((w) => this.stage(w, agent, id, { ...upload, algorithmVersion }, data));
+    } finally {
+      data.fill(0);
+    }
+  }
+
+  /** An upload the agent may make on this session: a requested finger, the agent's algorithm, a template of a size a terminal takes. */
+  private checkUpload(agent: AgentRow, session: SessionRow, upload: TemplateUpload): { algorithmVersion: string; data: Uint8Array } {
+    const { settings } = this.ctx;
     if (!session.fingersRequested.includes(upload.fingerIndex)) {
       throw new FpaError('finger_not_requested', `finger ${upload.fingerIndex} was not requested in this session`, {
         finger_index: upload.fingerIndex,
@@ -147,41 +159,41 @@ export class AgentSessionService {
     const data = decodeStrictBase64(upload.template);
     if (!data) throw new FpaError('invalid_template', 'template must be standard base64 (RFC 4648, padded)', { field: 'template' });
     this.biometrics.templates.checkSize(data.byteLength);
-    await this.checkDevicesAccept(this.ctx.db.orm, session.enrolleeId, algorithmVersion);
+    return { algorithmVersion, data };
+  }
 
-    try {
-      return await this.ctx.db.write(async ({ tx }) => {
-        const fresh = await this.lockOpen(tx, agent, id);
-        const [previous] = await tx
-          .select({ revision: stagedTemplates.revision })
-          .from(stagedTemplates)
-          .where(and(eq(stagedTemplates.sessionId, id), eq(stagedTemplates.fingerIndex, upload.fingerIndex)))
-          .limit(1);
-        const revision = (previous?.revision ?? 0) + 1;
-        const ciphertext = await keyRing.encrypt(data, stagedAad(id, upload.fingerIndex, revision));
-        const now = this.ctx.clock.now();
-        const row = {
-          sessionId: id,
-          fingerIndex: upload.fingerIndex,
-          algorithmVersion,
-          ciphertext: Buffer.from(ciphertext),
-          keyId: keyRing.primaryKeyId,
-          sizeBytes: data.byteLength,
-          quality: upload.quality ?? null,
-          revision,
-          createdAt: now,
-        };
-        await tx
-          .insert(stagedTemplates)
-          .values(row)
-          .onConflictDoUpdate({ target: [stagedTemplates.sessionId, stagedTemplates.fingerIndex], set: row });
-        const captured = [...new Set([...fresh.fingersCaptured, upload.fingerIndex])].sort((a, b) => a - b);
-        await tx.update(enrollmentSessions).set({ fingersCaptured: captured, updatedAt: now }).where(eq(enrollmentSessions.id, id));
-        return { captured, remaining: fresh.fingersRequested.filter((f) => !captured.includes(f)) };
-      });
-    } finally {
-      data.fill(0);
-    }
+  /** Stages the template on the session (encrypted, a new revision of its finger) and records the finger captured. */
+  private async stage(w: WriteContext, agent: AgentRow, id: string, upload: TemplateUpload, data: Uint8Array): Promise<UploadResult> {
+    const { tx } = w;
+    const { keyRing } = this.ctx;
+    const { algorithmVersion } = upload;
+    const fresh = await this.lockOpen(tx, agent, id);
+    const [previous] = await tx
+      .select({ revision: stagedTemplates.revision })
+      .from(stagedTemplates)
+      .where(and(eq(stagedTemplates.sessionId, id), eq(stagedTemplates.fingerIndex, upload.fingerIndex)))
+      .limit(1);
+    const revision = (previous?.revision ?? 0) + 1;
+    const ciphertext = await keyRing.encrypt(data, stagedAad(id, upload.fingerIndex, revision));
+    const now = this.ctx.clock.now();
+    const row = {
+      sessionId: id,
+      fingerIndex: upload.fingerIndex,
+      algorithmVersion,
+      ciphertext: Buffer.from(ciphertext),
+      keyId: keyRing.primaryKeyId,
+      sizeBytes: data.byteLength,
+      quality: upload.quality ?? null,
+      revision,
+      createdAt: now,
+    };
+    await tx
+      .insert(stagedTemplates)
+      .values(row)
+      .onConflictDoUpdate({ target: [stagedTemplates.sessionId, stagedTemplates.fingerIndex], set: row });
+    const captured = [...new Set([...fresh.fingersCaptured, upload.fingerIndex])].sort((a, b) => a - b);
+    await tx.update(enrollmentSessions).set({ fingersCaptured: captured, updatedAt: now }).where(eq(enrollmentSessions.id, id));
+    return { captured, remaining: fresh.fingersRequested.filter((f) => !captured.includes(f)) };
   }
 
   /**
@@ -191,46 +203,11 @@ export class AgentSessionService {
    */
   async complete(agent: AgentRow, id: string): Promise<CompletedSession> {
     await this.openSession(agent, id);
-    const { settings, keyRing } = this.ctx;
     const { row, stored } = await this.ctx.db.write(async (w) => {
       const { tx } = w;
       const session = await this.lockOpen(tx, agent, id);
-      if (settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, session.enrolleeId))) {
-        throw new FpaError('consent_required', 'the enrollee has not given consent', { enrollee: session.enrolleeId });
-      }
-      const staged = await tx.select().from(stagedTemplates).where(eq(stagedTemplates.sessionId, id)).orderBy(asc(stagedTemplates.fingerIndex));
-      const captured = staged.map((s) => s.fingerIndex);
-      const missing = session.fingersRequested.filter((f) => !captured.includes(f));
-      if (missing.length > 0) {
-        throw new FpaError('fingers_missing', 'not every requested finger has been captured', { missing, captured });
-      }
-      const existing = (await this.biometrics.templates.fingersOf(tx, [session.enrolleeId])).get(session.enrolleeId) ?? [];
-      const fingers = new Set([...existing, ...captured]);
-      if (fingers.size < settings.FINGERS_REQUIRED_MIN) {
-        throw new FpaError('too_few_fingers', `an enrollee needs at least ${settings.FINGERS_REQUIRED_MIN} fingers`, {
-          required: settings.FINGERS_REQUIRED_MIN,
-          fingers: [...fingers].sort((a, b) => a - b),
-        });
-      }
-      const results: StoredTemplate[] = [];
-      for (const s of staged) {
-        const data = await keyRing.decrypt(s.ciphertext, stagedAad(id, s.fingerIndex, s.revision));
-        try {
-          results.push(
-            await this.biometrics.templates.storeTemplateIn(w, {
-              enrolleeId: session.enrolleeId,
-              fingerIndex: s.fingerIndex,
-              data,
-              algorithmVersion: s.algorithmVersion,
-              quality: s.quality,
-              source: 'agent',
-              by: agentActor(agent),
-            }),
-          );
-        } finally {
-          data.fill(0);
-        }
-      }
+      const { staged, captured } = await this.checkComplete(w, session);
+      const results = await this.storeStaged(w, agent, session, staged);
       const closed = await this.sessions.close(w, session, 'completed', null);
       await audit(tx, closed.closedAt ?? this.ctx.clock.now(), {
         actor: agentActor(agent),
@@ -251,6 +228,55 @@ export class AgentSessionService {
         incompatible: t.incompatible,
       })),
     };
+  }
+
+  /** What completion needs: consent, every requested finger captured, existing plus new fingers not below FINGERS_REQUIRED_MIN. */
+  private async checkComplete(w: WriteContext, session: SessionRow): Promise<{ staged: StagedRow[]; captured: number[] }> {
+    const { tx } = w;
+    const { settings } = this.ctx;
+    if (settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, session.enrolleeId))) {
+      throw new FpaError('consent_required', 'the enrollee has not given consent', { enrollee: session.enrolleeId });
+    }
+    const staged = await tx.select().from(stagedTemplates).where(eq(stagedTemplates.sessionId, session.id)).orderBy(asc(stagedTemplates.fingerIndex));
+    const captured = staged.map((s) => s.fingerIndex);
+    const missing = session.fingersRequested.filter((f) => !captured.includes(f));
+    if (missing.length > 0) {
+      throw new FpaError('fingers_missing', 'not every requested finger has been captured', { missing, captured });
+    }
+    const existing = (await this.biometrics.templates.fingersOf(tx, [session.enrolleeId])).get(session.enrolleeId) ?? [];
+    const fingers = new Set([...existing, ...captured]);
+    if (fingers.size < settings.FINGERS_REQUIRED_MIN) {
+      throw new FpaError('too_few_fingers', `an enrollee needs at least ${settings.FINGERS_REQUIRED_MIN} fingers`, {
+        required: settings.FINGERS_REQUIRED_MIN,
+        fingers: [...fingers].sort((a, b) => a - b),
+      });
+    }
+    return { staged, captured };
+  }
+
+  /** Every staged template through store_template, each decrypted only for that and wiped after. */
+  private async storeStaged(w: WriteContext, agent: AgentRow, session: SessionRow, staged: readonly StagedRow[]): Promise<StoredTemplate[]> {
+    const { keyRing } = this.ctx;
+    const results: StoredTemplate[] = [];
+    for (const s of staged) {
+      const data = await keyRing.decrypt(s.ciphertext, stagedAad(session.id, s.fingerIndex, s.revision));
+      try {
+        results.push(
+          await this.biometrics.templates.storeTemplateIn(w, {
+            enrolleeId: session.enrolleeId,
+            fingerIndex: s.fingerIndex,
+            data,
+            algorithmVersion: s.algorithmVersion,
+            quality: s.quality,
+            source: 'agent',
+            by: agentActor(agent),
+          }),
+        );
+      } finally {
+        data.fill(0);
+      }
+    }
+    return results;
   }
 
   /** Cancels the session; staged uploads are discarded, existing templates stay. */

@@ -21,11 +21,19 @@ import {
 } from './model';
 import type { Enrollment } from './module';
 
+const tags = ['enrollment'];
+
 export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
-  const { agents, agentSessions, remote } = enrollment;
+  return agentCreationRoute(http, enrollment)
+    .use(agentAdminRoutes(http, enrollment))
+    .use(sessionRoutes(http, enrollment))
+    .use(remoteEnrollmentRoute(http, enrollment));
+}
+
+function agentCreationRoute(http: Http, { agents }: Enrollment) {
   // Creation also takes the local operator token, so `bun run fpa:create-agent` can hand the
   // work to the running server that holds the database.
-  const creation = adminRouter(http, 'enrollment-agents-create', { allowOperatorToken: true }).post(
+  return adminRouter(http, 'enrollment-agents-create', { allowOperatorToken: true }).post(
     '/enrollment-agents',
     async ({ body, admin, set }) => {
       const { agent, key } = await agents.createAgent({ name: body.name, algorithmVersion: body.algorithm_version, by: admin.by });
@@ -38,9 +46,10 @@ export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
       detail: { summary: 'Create an enrollment agent; its key is shown this one time', tags: ['enrollment'] },
     },
   );
+}
 
-  const tags = ['enrollment'];
-  const admin = adminRouter(http, 'enrollment')
+function agentAdminRoutes(http: Http, { agents }: Enrollment) {
+  return adminRouter(http, 'enrollment')
     .get('/enrollment-agents', ({ query }) => agents.listAgents({ limit: query.limit ?? 100, cursor: query.cursor, status: query.status }), {
       query: AgentList.query,
       response: { 200: AgentList.response, ...errors('invalid_cursor') },
@@ -60,7 +69,13 @@ export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
       params: AgentParams,
       response: { 200: Agent, ...errors('not_found') },
       detail: { summary: 'Revoke an agent (same as `revoke/`; the record is kept for the audit trail)', tags },
-    })
+    });
+}
+
+/** Sessions of both kinds: an agent session started, listed, read. */
+function sessionRoutes(http: Http, enrollment: Enrollment) {
+  const { agentSessions } = enrollment;
+  return adminRouter(http, 'enrollment-sessions')
     .post(
       '/enrollment-sessions',
       async ({ body, admin, scope, set }) => {
@@ -99,33 +114,36 @@ export function enrollmentRoutes(http: Http, enrollment: Enrollment) {
       params: SessionParams,
       response: { 200: Session, ...errors('not_found') },
       detail: { summary: 'One session with its status', tags },
-    })
-    .post(
-      '/enrollees/:id/remote-enrollment',
-      async ({ params, body, admin, scope, set }) => {
-        await enrollment.inScope(params.id, body.device, scope);
-        const session = await remote.start(params.id, { device: body.device, type: body.type, fingers: body.fingers, by: admin.by });
-        set.status = 201;
-        return session;
+    });
+}
+
+function remoteEnrollmentRoute(http: Http, enrollment: Enrollment) {
+  const { remote } = enrollment;
+  return adminRouter(http, 'remote-enrollment').post(
+    '/enrollees/:id/remote-enrollment',
+    async ({ params, body, admin, scope, set }) => {
+      await enrollment.inScope(params.id, body.device, scope);
+      const session = await remote.start(params.id, { device: body.device, type: body.type, fingers: body.fingers, by: admin.by });
+      set.status = 201;
+      return session;
+    },
+    {
+      params: EnrolleeParams,
+      body: RemoteEnrollmentCreate,
+      response: {
+        201: Session,
+        ...errors(
+          'not_found',
+          'device_not_approved',
+          'enrollee_inactive',
+          'not_in_scope',
+          'consent_required',
+          'device_busy',
+          'finger_not_allowed',
+          'too_many_fingers',
+        ),
       },
-      {
-        params: EnrolleeParams,
-        body: RemoteEnrollmentCreate,
-        response: {
-          201: Session,
-          ...errors(
-            'not_found',
-            'device_not_approved',
-            'enrollee_inactive',
-            'not_in_scope',
-            'consent_required',
-            'device_busy',
-            'finger_not_allowed',
-            'too_many_fingers',
-          ),
-        },
-        detail: { summary: 'Start a remote session: the terminal enrolls the fingers on command', tags: ['enrollees'] },
-      },
-    );
-  return creation.use(admin);
+      detail: { summary: 'Start a remote session: the terminal enrolls the fingers on command', tags: ['enrollees'] },
+    },
+  );
 }

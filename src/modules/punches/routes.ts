@@ -9,7 +9,14 @@ import type { PunchService } from './service';
 const tags = ['punches'];
 
 export function punchRoutes(http: Http, punches: PunchService, corrections: PunchCorrections) {
-  const reads = adminRouter(http, 'punches')
+  return new Elysia({ name: 'fpa-punch-routes', seed: http.runtime.instanceId })
+    .use(readRoutes(http, punches))
+    .use(correctionRoutes(http, corrections))
+    .use(importRoute(http, corrections));
+}
+
+function readRoutes(http: Http, punches: PunchService) {
+  return adminRouter(http, 'punches')
     .get('/punches/latest', ({ query, scope }) => punches.latest(query.after === undefined ? 0 : Number(query.after), query.limit ?? 100, scope), {
       query: PunchLatest.query,
       response: { 200: PunchLatest.response, ...errors() },
@@ -35,7 +42,11 @@ export function punchRoutes(http: Http, punches: PunchService, corrections: Punc
         response: { 200: PunchList.response, ...errors('invalid_cursor') },
         detail: { summary: 'List punches, newest first', tags },
       },
-    )
+    );
+}
+
+function correctionRoutes(http: Http, corrections: PunchCorrections) {
+  return adminRouter(http, 'punch-corrections')
     .post(
       '/punches/manual',
       async ({ body, admin, scope, set }) => {
@@ -55,20 +66,18 @@ export function punchRoutes(http: Http, punches: PunchService, corrections: Punc
       response: { 200: PunchVoid.response, ...errors('not_found', 'conflict') },
       detail: { summary: 'Void a punch: it stays listed (`voided: true`) and no longer counts; audited', tags },
     });
-  // Its own router: the body is CSV or a JSON array, not the JSON object of every other route.
-  const imports = adminRouter(http, 'punch-import', { body: 'records' }).post(
-    '/punches/import',
-    ({ body, admin, scope }) => corrections.import(body, admin.by, scope),
-    {
-      body: PunchImport.body,
-      response: { 200: PunchImport.response, ...errors() },
-      detail: {
-        summary: 'Import punches (source `import`): `text/csv` with the header `employee,at,state`, or a JSON array of the same fields',
-        tags,
-        description:
-          'Good records are stored, bad ones are reported by line and nothing of them is stored; a punch already stored (same enrollee, same instant) counts as a duplicate, so importing a corrected file again is safe.',
-      },
+}
+
+// Its own router: the body is CSV or a JSON array, not the JSON object of every other route.
+function importRoute(http: Http, corrections: PunchCorrections) {
+  return adminRouter(http, 'punch-import', { body: 'records' }).post('/punches/import', ({ body, admin, scope }) => corrections.import(body, admin.by, scope), {
+    body: PunchImport.body,
+    response: { 200: PunchImport.response, ...errors() },
+    detail: {
+      summary: 'Import punches (source `import`): `text/csv` with the header `employee,at,state`, or a JSON array of the same fields',
+      tags,
+      description:
+        'Good records are stored, bad ones are reported by line and nothing of them is stored; a punch already stored (same enrollee, same instant) counts as a duplicate, so importing a corrected file again is safe.',
     },
-  );
-  return new Elysia({ name: 'fpa-punch-routes', seed: http.runtime.instanceId }).use(reads).use(imports);
+  });
 }

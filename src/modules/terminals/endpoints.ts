@@ -293,6 +293,11 @@ export class TerminalEndpoints {
     // Punches from an unconfirmed address are kept (flagged); everything else it sends is refused, so it keeps it.
     const flags = punchFlags(req.trust);
     if (!PUNCH_TABLES.has(table) && !(table === 'TABLEDATA' && req.query.tableName?.toLowerCase() === 'transaction')) trustedOnly(req.trust);
+    return this.uploadTable(req, device, table, flags);
+  }
+
+  /** One table an approved terminal uploads, read and handed on; the answer counts what was taken. */
+  private async uploadTable(req: TerminalRequest, device: DeviceRow, table: string, flags: string[]): Promise<TerminalReply> {
     switch (table) {
       case 'ATTLOG': {
         const { records, errors } = parseAttlog(await this.text(device, req));

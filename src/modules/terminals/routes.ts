@@ -30,13 +30,11 @@ const TERMINAL_METHODS = new Set(['GET', 'HEAD', 'POST']);
 /** Endpoints that make no sense without a serial number. */
 const NEEDS_SERIAL = new Set(['cdata', 'getrequest', 'devicecmd', 'ping', 'fdata', 'registry', 'push', 'rtdata', 'querydata']);
 
-export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
-  const { settings, clock, log } = ctx;
-  const prefix = settings.ADMS_URL_PREFIX.replace(/\/+$/, '');
+/** The reply's status and plain-text body to one terminal request; the route sets the headers. */
+function terminalHandler(ctx: Runtime, endpoints: TerminalEndpoints) {
+  const { settings, log } = ctx;
   const allowList = new IpAllowList(settings.ADMS_ALLOWED_IPS);
-
-  /** The reply's status and plain-text body; the route sets the headers. */
-  const handle = async (request: Request, ip: string | null, rest: string): Promise<{ status: number; body: string }> => {
+  return async (request: Request, ip: string | null, rest: string): Promise<{ status: number; body: string }> => {
     try {
       if (!allowList.allows(ip)) throw new AdmsRefusal(403, 'address not allowed');
       if (!TERMINAL_METHODS.has(request.method.toUpperCase())) throw new AdmsRefusal(405, 'method not allowed');
@@ -62,7 +60,12 @@ export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
       return { status: 503, body: 'ERROR: try again later' };
     }
   };
+}
 
+export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
+  const { settings, clock, log } = ctx;
+  const prefix = settings.ADMS_URL_PREFIX.replace(/\/+$/, '');
+  const handle = terminalHandler(ctx, endpoints);
   return new Elysia({ name: 'fpa-adms', seed: ctx.instanceId, prefix })
     .onError(({ error }) => {
       log.error('terminal request failed outside the handler', { error: describeError(error) });

@@ -1,5 +1,5 @@
 /** `webhooks/` (docs/api.md): endpoints, secret rotation, a test send, their messages and attempt log, redelivery and recovery by hand. */
-import { t } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import {
@@ -21,6 +21,11 @@ import type { WebhookService } from './service';
 const tags = ['webhooks'];
 
 export function webhookRoutes(http: Http, webhooks: WebhookService) {
+  return new Elysia({ name: 'fpa-webhook-routes', seed: http.runtime.instanceId }).use(endpointRoutes(http, webhooks)).use(deliveryRoutes(http, webhooks));
+}
+
+/** The endpoints themselves: added, listed, removed, enabled again, their secret rotated. */
+function endpointRoutes(http: Http, webhooks: WebhookService) {
   return adminRouter(http, 'webhooks')
     .post(
       '/webhooks',
@@ -74,7 +79,12 @@ export function webhookRoutes(http: Http, webhooks: WebhookService) {
           'Give the endpoint a new signing secret, shown this one time; for WEBHOOK_SECRET_ROTATION_OVERLAP deliveries carry signatures with both the new and the old secret',
         tags,
       },
-    })
+    });
+}
+
+/** What an endpoint was sent: a test send, its messages and attempts, redelivery and recovery by hand. */
+function deliveryRoutes(http: Http, webhooks: WebhookService) {
+  return adminRouter(http, 'webhook-deliveries')
     .post('/webhooks/:id/test', ({ params, admin }) => webhooks.test(params.id, { by: admin.by }), {
       params: WebhookParams,
       response: { 200: WebhookTestResult, ...errors('not_found') },

@@ -80,10 +80,33 @@ export function effectiveEmployeeModel(settings: Pick<Settings, 'EMPLOYEE_MODEL'
   return hostEmployeeModel ?? settings.EMPLOYEE_MODEL;
 }
 
+/** Every check, each group of settings by its own function, in the order they are reported. */
 export function checkConfiguration(input: CheckInput): ConfigIssue[] {
   const s: Settings = input.loaded.settings;
+  return [
+    ...settingProblems(input.loaded),
+    ...encryptionKeyIssues(s),
+    ...admsPrefixIssues(s),
+    ...fingerIssues(s),
+    ...knownValueIssues(s),
+    ...adminAuthIssues(s, input.hostAuthorizesAdmins),
+    ...biometricKindIssues(s),
+    ...employeeIssues(s, input),
+    ...databaseUrlIssues(s),
+    ...limitIssues(s),
+    ...jwtSecretIssues(s),
+    ...webhookNetworkIssues(s),
+    ...fontIssues(s),
+    ...safetyWarnings(s),
+    ...oidcIssues(s),
+    ...serialTrustIssues(s),
+  ];
+}
+
+/** Settings that could not be parsed (a malformed ALGORITHM_COMPATIBILITY_MAP has its own code). */
+function settingProblems(loaded: LoadedSettings): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  for (const p of input.loaded.problems) {
+  for (const p of loaded.problems) {
     const where = p.source === 'env' ? envNameOf(p.key) : `settings.${p.key}`;
     out.push(
       p.key === 'ALGORITHM_COMPATIBILITY_MAP'
@@ -91,7 +114,12 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
         : issue('fpa.E011', `${where} could not be parsed: ${p.message}`, 'See the configuration table in the README for the format.'),
     );
   }
+  return out;
+}
 
+/** Templates can be encrypted: at least one key, each well formed, no id twice. */
+function encryptionKeyIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   if (s.TEMPLATE_ENCRYPTION_KEYS.length === 0) {
     out.push(
       issue(
@@ -118,11 +146,23 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       }
     });
   }
+  return out;
+}
+
+/** The terminals' URL prefix. */
+function admsPrefixIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   if (!s.ADMS_URL_PREFIX.startsWith('/') || !s.ADMS_URL_PREFIX.endsWith('/')) {
     out.push(
       issue('fpa.E003', `ADMS_URL_PREFIX "${s.ADMS_URL_PREFIX}" must start and end with "/".`, 'Terminals call `<prefix>cdata`; the default is `/iclock/`.'),
     );
   }
+  return out;
+}
+
+/** Fingers: a session an enrollee can complete, indexes within a pair of hands. */
+function fingerIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   if (s.FINGERS_REQUIRED_MIN > s.FINGERS_ALLOWED_MAX) {
     out.push(
       issue(
@@ -153,6 +193,12 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       ),
     );
   }
+  return out;
+}
+
+/** Settings that take one of known values: time zones, log level, terminal trust, task backend, the algorithm map's shape. */
+function knownValueIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   for (const key of ['TIME_ZONE', 'ATTENDANCE_TIME_ZONE'] as const) {
     // An unset ATTENDANCE_TIME_ZONE takes TIME_ZONE's value: a bad zone is reported once, under the key that was set.
     const inherited = key === 'ATTENDANCE_TIME_ZONE' && s.ATTENDANCE_TIME_ZONE === s.TIME_ZONE;
@@ -185,7 +231,13 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       );
     }
   }
-  if (!s.ADMIN_JWT_SECRET && !s.ADMIN_JWKS_URL && !input.hostAuthorizesAdmins) {
+  return out;
+}
+
+/** Administrators can sign in: a secret, a key set or the host's own check. */
+function adminAuthIssues(s: Settings, hostAuthorizesAdmins: boolean | undefined): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  if (!s.ADMIN_JWT_SECRET && !s.ADMIN_JWKS_URL && !hostAuthorizesAdmins) {
     out.push(
       issue(
         'fpa.E009',
@@ -201,12 +253,24 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       out.push(issue('fpa.E011', 'ADMIN_JWKS_URL is not a URL.', 'Give the https URL of the identity provider’s JWKS.'));
     }
   }
+  return out;
+}
+
+/** Only biometric kinds the service knows. */
+function biometricKindIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   // Every kind the service knows is on by default (the ADMS protocol module lists the same ones; a test keeps them equal).
   const kinds = SETTINGS_SCHEMA.BIOMETRIC_TYPES.default;
   const unknownKinds = [...s.BIOMETRIC_TYPES, ...Object.keys(s.BIOMETRIC_MAX_BYTES)].filter((k) => !kinds.includes(k));
   if (unknownKinds.length > 0) {
     out.push(issue('fpa.E016', `Unknown biometric kinds: ${[...new Set(unknownKinds)].join(', ')}.`, `The kinds are ${kinds.join(', ')}.`));
   }
+  return out;
+}
+
+/** The employee model and lookup field against the directory in use and the one the database was migrated with. */
+function employeeIssues(s: Settings, input: CheckInput): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   // One rule for the server and `fpa:check`: a host's directory names the model; otherwise the
   // built-in one runs, and EMPLOYEE_MODEL must say so.
   const model = effectiveEmployeeModel(s, input.hostEmployeeModel);
@@ -237,6 +301,12 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       ),
     );
   }
+  return out;
+}
+
+/** A database URL of a scheme libSQL opens. */
+function databaseUrlIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   if (!/^(file:|libsql:|https?:|wss?:)/.test(s.DATABASE_URL)) {
     out.push(
       issue(
@@ -246,6 +316,12 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       ),
     );
   }
+  return out;
+}
+
+/** Numeric limits within their ranges. */
+function limitIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   const limits: [keyof Settings, number, number][] = [
     ['TEMPLATE_MAX_BYTES', 16, 16 * 1024 * 1024],
     ['ADMS_MAX_COMMANDS_PER_REQUEST', 1, 10_000],
@@ -265,10 +341,21 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     if (!Number.isInteger(v) || v < min || v > max)
       out.push(issue('fpa.E013', `${key} is ${v}; it must be an integer from ${min} to ${max}.`, 'See the configuration table in the README.'));
   }
+  return out;
+}
 
+/** An HS256 secret long enough. */
+function jwtSecretIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   if (s.ADMIN_JWT_SECRET && new TextEncoder().encode(s.ADMIN_JWT_SECRET).length < 32) {
     out.push(issue('fpa.W001', 'ADMIN_JWT_SECRET is shorter than 32 bytes.', 'Use at least 32 random bytes for HS256.'));
   }
+  return out;
+}
+
+/** The networks webhooks may reach. */
+function webhookNetworkIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   for (const entry of s.WEBHOOK_ALLOWED_NETWORKS) {
     const parsed = parseCidr(entry);
     if (!parsed.ok)
@@ -289,6 +376,12 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
       ),
     );
   }
+  return out;
+}
+
+/** The report fonts, when set, are font files. */
+function fontIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   for (const key of ['REPORT_FONT', 'REPORT_FONT_BOLD'] as const) {
     if (s[key] !== '' && !isFontFile(s[key]))
       out.push(
@@ -299,13 +392,24 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
         ),
       );
   }
+  return out;
+}
+
+/** Settings that are valid but weaken a protection: auto-approval, consent, a replica without a file. */
+function safetyWarnings(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   if (s.ADMS_AUTO_APPROVE) out.push(issue('fpa.W003', 'ADMS_AUTO_APPROVE is on.', 'Approve terminals by hand in production.'));
   if (!s.ENROLLMENT_REQUIRE_CONSENT)
     out.push(issue('fpa.W004', 'ENROLLMENT_REQUIRE_CONSENT is off: templates are stored without recorded consent.', 'Biometric laws usually require consent.'));
   if (s.DATABASE_SYNC_URL && !s.DATABASE_URL.startsWith('file:')) {
     out.push(issue('fpa.W005', 'DATABASE_SYNC_URL is set but DATABASE_URL is not a file: URL.', 'An embedded replica needs a local file.'));
   }
-  out.push(...oidcIssues(s));
+  return out;
+}
+
+/** Terminals identified by serial number only. */
+function serialTrustIssues(s: Settings): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
   if (s.ADMS_TRUST === 'serial') {
     // ADMS terminals have no credential of their own: `serial` keeps the first releases' behaviour.
     out.push(

@@ -116,6 +116,42 @@ export function databaseFilePath(url: string): string | null {
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const { client, filePath } = await openClient(options);
+  const orm = drizzle(client);
+  const walLimit = Math.max(0, Math.floor(options.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES));
+  const checkpointer = filePath && options.backgroundCheckpoint !== false ? new BackgroundCheckpointer(filePath, walLimit, reportOnce()) : null;
+  // Behind the thread, the writer's own checkpoint is only a safety net; without it, SQLite's
+  // default stands and no statement is spent on it in each write.
+  const writerCheckpoint = checkpointer ? `PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}` : null;
+  // Set in each write transaction: the cache (WRITER_CACHE_KIB), then the WAL's size limit,
+  // per transaction like the cache: the pool's next connection would not have it, and the
+  // writer's commit is where SQLite cuts the log back.
+  const pragmas = filePath
+    ? [`PRAGMA cache_size = -${WRITER_CACHE_KIB}`, `PRAGMA journal_size_limit = ${walLimit}`, ...(writerCheckpoint ? [writerCheckpoint] : [])]
+    : [];
+
+  const queue = new WriteQueue(options.backgroundMaxWaitMs ?? BACKGROUND_MAX_WAIT_MS);
+  const write = <T>(work: (ctx: WriteContext) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> =>
+    queue.push(() => runWrite({ orm, client, filePath }, pragmas, work), writeOptions.background === true, writeOptions.owedSince);
+
+  return {
+    url: options.url,
+    kind: filePath ? 'file' : 'remote',
+    filePath,
+    client,
+    checkpointer,
+    orm,
+    write,
+    async close() {
+      await queue.drained();
+      await checkpointer?.stop();
+      client.close();
+    },
+  };
+}
+
+/** The libSQL client of the options' URL, its files prepared first (a replica synced, a file in WAL mode). */
+async function openClient(options: OpenDatabaseOptions): Promise<{ client: Client; filePath: string | null }> {
   const requestedPath = databaseFilePath(options.url);
   // Directory 0700 and files 0600 before SQLite creates anything (files.ts), then the real file.
   const prepared = requestedPath ? prepareDatabaseFile(requestedPath, { createFile: !options.syncUrl }) : null;
@@ -142,69 +178,47 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // WAL is a property of the file, so setting it once holds for every connection.
     await client.execute('PRAGMA journal_mode = WAL');
   }
-  const orm = drizzle(client);
-  const walLimit = Math.max(0, Math.floor(options.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES));
-  const checkpointer = filePath && options.backgroundCheckpoint !== false ? new BackgroundCheckpointer(filePath, walLimit, reportOnce()) : null;
-  // Behind the thread, the writer's own checkpoint is only a safety net; without it, SQLite's
-  // default stands and no statement is spent on it in each write.
-  const writerCheckpoint = checkpointer ? `PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}` : null;
+  return { client, filePath };
+}
 
-  const queue = new WriteQueue(options.backgroundMaxWaitMs ?? BACKGROUND_MAX_WAIT_MS);
-  const write = <T>(work: (ctx: WriteContext) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> => {
-    const run = async (): Promise<T> => {
-      const callbacks: Array<() => void> = [];
-      let result: T;
+/**
+ * One write transaction: the writer's PRAGMAs (WRITER_CACHE_KIB, the WAL's size limit, its
+ * checkpoint), the work, then its after-commit callbacks once it has committed.
+ */
+async function runWrite<T>(
+  db: { orm: Orm; client: Client; filePath: string | null },
+  pragmas: readonly string[],
+  work: (ctx: WriteContext) => Promise<T>,
+): Promise<T> {
+  const callbacks: Array<() => void> = [];
+  let result: T;
+  try {
+    result = await db.orm.transaction(async (tx) => {
+      const context = writeContext(tx, (cb) => callbacks.push(cb));
+      for (const pragma of pragmas) await context.execute(pragma);
+      return work(context);
+    });
+  } catch (error) {
+    // A statement that failed with SQLITE_BUSY stays unfinalized on its pooled connection,
+    // and the next transaction there fails at COMMIT (libsql-client-ts#352). Fresh
+    // connections end that; the write itself still fails, so nothing is acknowledged.
+    if (db.filePath && isSqliteBusy(error)) {
       try {
-        result = await orm.transaction(async (tx) => {
-          const context = writeContext(tx, (cb) => callbacks.push(cb));
-          if (filePath) {
-            await context.execute(`PRAGMA cache_size = -${WRITER_CACHE_KIB}`);
-            // Per transaction like the cache: the pool's next connection would not have it, and
-            // the writer's commit is where SQLite cuts the log back.
-            await context.execute(`PRAGMA journal_size_limit = ${walLimit}`);
-            if (writerCheckpoint) await context.execute(writerCheckpoint);
-          }
-          return work(context);
-        });
-      } catch (error) {
-        // A statement that failed with SQLITE_BUSY stays unfinalized on its pooled connection,
-        // and the next transaction there fails at COMMIT (libsql-client-ts#352). Fresh
-        // connections end that; the write itself still fails, so nothing is acknowledged.
-        if (filePath && isSqliteBusy(error)) {
-          try {
-            await client.reconnect();
-          } catch {
-            // the write's own error is the one to report
-          }
-        }
-        throw error;
+        await db.client.reconnect();
+      } catch {
+        // the write's own error is the one to report
       }
-      for (const callback of callbacks) {
-        try {
-          callback();
-        } catch (error) {
-          console.error(`fpa: after-commit callback failed: ${describeError(error)}`);
-        }
-      }
-      return result;
-    };
-    return queue.push(run, writeOptions.background === true, writeOptions.owedSince);
-  };
-
-  return {
-    url: options.url,
-    kind: filePath ? 'file' : 'remote',
-    filePath,
-    client,
-    checkpointer,
-    orm,
-    write,
-    async close() {
-      await queue.drained();
-      await checkpointer?.stop();
-      client.close();
-    },
-  };
+    }
+    throw error;
+  }
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch (error) {
+      console.error(`fpa: after-commit callback failed: ${describeError(error)}`);
+    }
+  }
+  return result;
 }
 
 /** Logs a failure of the checkpoint thread once a minute at most (it retries every round). */

@@ -228,6 +228,63 @@ interface Connection {
   expiry: ReturnType<typeof setTimeout> | null;
 }
 
+/** A handshake that passed: its quota place, until its socket opens (or the grace runs out). */
+interface Handshake {
+  release: () => void;
+  expiresAt: number | undefined;
+  scope: AreaScope;
+  grace: ReturnType<typeof setTimeout>;
+}
+
+/** The door of a stream: the administrator checked, a quota place taken per handshake; `accepted` holds it by request until the socket opens. */
+function handshakes(http: Http, quota: StreamQuota) {
+  /** Handshakes that passed, by their request, until their socket opens. */
+  const accepted = new WeakMap<Request, Handshake>();
+  const admit = async (context: Parameters<typeof admitAdmin>[1]): Promise<void> => {
+    const { request } = context;
+    // The same door as every administrator route: who calls, and whether its role may (policy.ts).
+    const { admin: identity, scope } = await admitAdmin(http, context, { queryToken: true });
+    // Elysia runs a WebSocket route's beforeHandle twice (as a route hook and again before
+    // upgrading): one handshake takes one place.
+    if (accepted.has(request)) return;
+    const release = quota.take(identity.by);
+    const grace = setTimeout(() => {
+      accepted.delete(request);
+      release();
+    }, UPGRADE_GRACE_MS);
+    grace.unref();
+    accepted.set(request, { release, expiresAt: identity.expiresAt, scope, grace });
+  };
+  return { accepted, admit };
+}
+
+/** The open sockets of a stream: each one's subscriber, quota place and expiry timer; `end` gives all three back. */
+function connections(hub: StreamHub) {
+  const bySocket = new WeakMap<ServerWebSocket<unknown>, Connection>();
+
+  const end = (raw: ServerWebSocket<unknown>) => {
+    const connection = bySocket.get(raw);
+    if (!connection) return;
+    bySocket.delete(raw);
+    if (connection.expiry) clearTimeout(connection.expiry);
+    if (connection.subscriber) hub.remove(connection.subscriber);
+    connection.release();
+  };
+
+  /** Closes the socket when its token expires; jose checked `exp` against the real clock, so this does too. */
+  const armExpiry = (raw: ServerWebSocket<unknown>, connection: Connection, expiresAt: number) => {
+    const delay = expiresAt - Date.now();
+    if (delay <= 0) {
+      end(raw);
+      raw.close(CLOSE_TOKEN_EXPIRED, 'token expired');
+      return;
+    }
+    connection.expiry = setTimeout(() => armExpiry(raw, connection, expiresAt), Math.min(delay, MAX_TIMER_MS));
+    connection.expiry.unref();
+  };
+  return { bySocket, end, armExpiry };
+}
+
 /**
  * A WebSocket route over a hub; authenticates before upgrading (401 body, no socket), refuses an
  * administrator past WEBSOCKET_MAX_PER_ADMIN open streams (429, counted over every stream of the
@@ -251,48 +308,13 @@ export function streamRoute<Q extends TObject>(
   },
 ) {
   const { hub, source, quota } = options;
-  /** Handshakes that passed, by their request, until their socket opens. */
-  const accepted = new WeakMap<Request, { release: () => void; expiresAt: number | undefined; scope: AreaScope; grace: ReturnType<typeof setTimeout> }>();
-  const bySocket = new WeakMap<ServerWebSocket<unknown>, Connection>();
-
-  const end = (raw: ServerWebSocket<unknown>) => {
-    const connection = bySocket.get(raw);
-    if (!connection) return;
-    bySocket.delete(raw);
-    if (connection.expiry) clearTimeout(connection.expiry);
-    if (connection.subscriber) hub.remove(connection.subscriber);
-    connection.release();
-  };
-
-  /** Closes the socket when its token expires; jose checked `exp` against the real clock, so this does too. */
-  const armExpiry = (raw: ServerWebSocket<unknown>, connection: Connection, expiresAt: number) => {
-    const delay = expiresAt - Date.now();
-    if (delay <= 0) {
-      end(raw);
-      raw.close(CLOSE_TOKEN_EXPIRED, 'token expired');
-      return;
-    }
-    connection.expiry = setTimeout(() => armExpiry(raw, connection, expiresAt), Math.min(delay, MAX_TIMER_MS));
-    connection.expiry.unref();
-  };
-
+  const { accepted, admit } = handshakes(http, quota);
+  const { bySocket, end, armExpiry } = connections(hub);
   return apiRouter(http, options.name, { security: [{ [SECURITY_SCHEMES.admin]: [] }] }).ws(options.path, {
     query: options.query,
     detail: options.detail,
     async beforeHandle(context) {
-      const { request } = context;
-      // The same door as every administrator route: who calls, and whether its role may (policy.ts).
-      const { admin: identity, scope } = await admitAdmin(http, context, { queryToken: true });
-      // Elysia runs a WebSocket route's beforeHandle twice (as a route hook and again before
-      // upgrading): one handshake takes one place.
-      if (accepted.has(request)) return;
-      const release = quota.take(identity.by);
-      const grace = setTimeout(() => {
-        accepted.delete(request);
-        release();
-      }, UPGRADE_GRACE_MS);
-      grace.unref();
-      accepted.set(request, { release, expiresAt: identity.expiresAt, scope, grace });
+      await admit(context);
     },
     async open(ws) {
       const raw = ws.raw as ServerWebSocket<unknown>;

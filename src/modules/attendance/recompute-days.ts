@@ -1,0 +1,115 @@
+/**
+ * The two steps of a recompute (`AttendanceService.recomputeIn`) that read nothing: which dates
+ * of whom to recompute (and the instants their punches lie in), then one person's new days from
+ * their punches and plans.
+ */
+import type { CalendarService, DayPlan } from '../calendar';
+import { type AttendanceDayRow, type localDates, sameDay } from './day-rows';
+import { inRanges } from './periods';
+import { attribute, type CountedPunch, computeDay } from './rules';
+
+type Planned = Awaited<ReturnType<CalendarService['plannerFor']>>;
+type Person = Planned['people'][number];
+type LocalDates = ReturnType<typeof localDates>;
+
+/** One person's dates to recompute, with the plans they are computed against. */
+export interface Target {
+  person: Person;
+  plans: readonly DayPlan[];
+  dates: string[];
+}
+
+/** The dates from..to of a recompute, the plans around them, and what narrows them. */
+export interface RecomputeRange {
+  from: string;
+  to: string;
+  planFrom: string;
+  planTo: string;
+  locked: readonly { from: string; to: string }[];
+  /** Instants of new or voided punches by enrollee: only the days they belong to are recomputed. */
+  changed?: ReadonlyMap<string, { instants: number[] }>;
+}
+
+/** How days are computed: the rules' settings, today and now, local dates. */
+export interface DayRules {
+  today: string;
+  now: number;
+  slackMs: number;
+  repeatWindowMs: number;
+  overtimeMinimumMs: number;
+  dateOf: LocalDates;
+}
+
+/** Per person: the dates to recompute, and the instants the punches of those dates lie in. */
+export function targetsOf(people: readonly Person[], planner: Planned['planner'], range: RecomputeRange, rules: DayRules) {
+  const { from, to, planFrom, planTo, locked, changed } = range;
+  const { slackMs, dateOf } = rules;
+  const targets = new Map<string, Target>();
+  const allDates = new Set<string>();
+  let [start, end] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+  for (const person of people) {
+    const plans = planner.plans(person, planFrom, planTo);
+    const wanted = changed ? new Set(attribute(changed.get(person.id)?.instants ?? [], plans, slackMs, dateOf)) : null;
+    const dates: string[] = [];
+    for (const plan of plans) {
+      if (plan.date < from || plan.date > to || (wanted && !wanted.has(plan.date)) || inRanges(plan.date, locked)) continue;
+      dates.push(plan.date);
+      allDates.add(plan.date);
+      const day = dateOf.bounds(plan.date);
+      const shift = plan.shift;
+      start = Math.min(start, day.start, shift ? shift.start - slackMs : day.start);
+      end = Math.max(end, day.end, shift ? shift.end + slackMs + 1 : day.end);
+    }
+    if (dates.length > 0) targets.set(person.id, { person, plans, dates });
+  }
+  return { targets, allDates, start, end };
+}
+
+/**
+ * One person's days recomputed from their punches (`own`) against their stored days
+ * (`before`): rows whose result changed go to `out.writes`, a day of today or later that lost
+ * every punch to `out.removed`. `employeeKey` names the person where a day has none yet.
+ * Answers how many days were recomputed.
+ */
+export function recomputePerson(
+  { person, plans, dates }: Target,
+  own: readonly CountedPunch[],
+  before: ReadonlyMap<string, AttendanceDayRow> | undefined,
+  employeeKey: string,
+  rules: DayRules,
+  out: { writes: AttendanceDayRow[]; removed: AttendanceDayRow[] },
+): number {
+  if (own.length === 0 && !before) return 0;
+  let count = 0;
+  const byDate = new Map<string, CountedPunch[]>();
+  attribute(
+    own.map((p) => p.at),
+    plans,
+    rules.slackMs,
+    rules.dateOf,
+  ).forEach((date, i) => {
+    const list = byDate.get(date);
+    if (list) list.push(own[i]!);
+    else byDate.set(date, [own[i]!]);
+  });
+  for (const date of dates) {
+    const dayPunches = byDate.get(date) ?? [];
+    const old = before?.get(date);
+    if (dayPunches.length === 0 && !old) continue;
+    count++;
+    if (dayPunches.length === 0 && date >= rules.today) {
+      out.removed.push(old!);
+      continue;
+    }
+    const plan = plans.find((p) => p.date === date)!;
+    const row: AttendanceDayRow = {
+      enrolleeId: person.id,
+      employeeKey: old?.employeeKey ?? employeeKey,
+      date,
+      ...computeDay(plan, dayPunches, rules.repeatWindowMs, rules.overtimeMinimumMs),
+      updatedAt: rules.now,
+    };
+    if (!old || !sameDay(old, row)) out.writes.push(row);
+  }
+  return count;
+}
