@@ -5,7 +5,6 @@ import { yieldToOthers } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
 import type { CalendarEvents, CalendarService, DayPlan } from '../calendar';
@@ -19,6 +18,7 @@ import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
 import { inRanges, PayPeriods } from './periods';
 import { attribute, type CountedPunch, computeDay } from './rules';
+import type { AttendanceRuntime } from './runtime';
 import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
 
 /** Enrollees per read when days are recomputed. */
@@ -54,7 +54,7 @@ export class AttendanceService {
   private readonly overtimeMinimumMs: number;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: AttendanceRuntime,
     log: EventLog,
     private readonly punches: PunchService,
     private readonly enrollees: EnrolleeService,

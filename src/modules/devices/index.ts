@@ -8,6 +8,7 @@ export { allTerminals, type LogEntry, newestLogEntries, terminalsByIds } from '.
 export { AreaNames, SerialParams } from './model';
 export { nextParameters, type ParameterMode, sameParameters } from './parameters';
 export { deviceRoutes } from './routes';
+export { DEVICE_SETTINGS } from './runtime';
 export {
   type AttendanceCountListener,
   type DetailPart,
@@ -19,5 +20,4 @@ export {
   takesBiodata,
 } from './service';
 export type { DeviceRow } from './tables';
-
 export type { DeviceUserRow, DeviceUsers, ReportedUser } from './users';

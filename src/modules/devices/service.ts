@@ -12,7 +12,6 @@ import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { areasWithin, namesByMember, resolveAreas } from '../areas';
 import { audit } from '../audit';
@@ -22,6 +21,7 @@ import { DeviceIdentity, normalAddress } from './identity';
 import { DeviceKeys } from './keys';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import { nextParameters, type ParameterMode } from './parameters';
+import type { DeviceRuntime } from './runtime';
 import { deviceInAreas, deviceSeen, serialsInAreas } from './scope';
 import {
   type DeviceRow,
@@ -92,7 +92,7 @@ export class DeviceService {
   readonly identity: DeviceIdentity;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: DeviceRuntime,
     log: EventLog,
   ) {
     this.events = log.channel<DeviceEvents>();

@@ -15,12 +15,12 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import { type Biometrics, deviceAccepts, hasConsent, type StoredTemplate, sameVersion, stagedAad } from '../biometrics';
 import type { EnrolleeService } from '../enrollees';
 import { type AgentRow, readPairCursor } from './agents';
+import type { EnrollmentRuntime } from './runtime';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates } from './tables';
 
@@ -58,7 +58,7 @@ const agentActor = (agent: AgentRow) => `agent:${agent.id}`;
 
 export class AgentSessionService {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EnrollmentRuntime,
     private readonly sessions: SessionStore,
     private readonly enrollees: EnrolleeService,
     private readonly biometrics: Biometrics,

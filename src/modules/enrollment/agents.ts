@@ -9,8 +9,8 @@ import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from 
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
+import type { EnrollmentRuntime } from './runtime';
 import { OPEN_STATUSES, type SessionStore } from './sessions';
 import { agents, enrollmentSessions } from './tables';
 
@@ -51,7 +51,7 @@ export function agentView(row: AgentRow): AgentView {
 
 export class AgentService {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EnrollmentRuntime,
     private readonly sessions: SessionStore,
   ) {}
 

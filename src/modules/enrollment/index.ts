@@ -8,4 +8,5 @@ export { Enrollment } from './module';
 export * as enrollmentReactions from './reactions';
 export { rotateStagedKeys } from './rotate-staged';
 export { enrollmentRoutes } from './routes';
+export { ENROLLMENT_SETTINGS } from './runtime';
 export type { WalkUpEnrollment } from './walk-up';

@@ -3,4 +3,5 @@ export type { FleetEvents } from './events';
 export { fleetJobs } from './jobs';
 export * as fleetReactions from './reactions';
 export { fleetRoutes } from './routes';
+export { FLEET_SETTINGS } from './runtime';
 export { Fleet } from './service';

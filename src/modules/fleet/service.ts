@@ -8,7 +8,6 @@
  */
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { areaNames } from '../areas';
 import { audit } from '../audit';
 import { hasConsent } from '../biometrics';
@@ -19,6 +18,7 @@ import type { EventChannel, EventLog } from '../events';
 import type { FleetEvents } from './events';
 import { FleetReconciler } from './reconcile';
 import { type FleetDeps, Resync, removal, templateQuery } from './resync';
+import type { FleetRuntime } from './runtime';
 
 export interface TerminalUserView {
   pin: string;
@@ -36,7 +36,7 @@ export class Fleet {
   private readonly resyncs: Resync;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: FleetRuntime,
     log: EventLog,
     readonly deps: FleetDeps,
   ) {

@@ -2,3 +2,4 @@
 
 export { jobRoutes } from './routes';
 export { type JobDefinition, JobRunner } from './runner';
+export { JOB_SETTINGS } from './runtime';

@@ -10,11 +10,11 @@ import { Elysia } from 'elysia';
 import { describeError, FpaError } from '../../platform/errors';
 import { peerAddress } from '../../platform/http/routable-url';
 import { IpAllowList } from '../../platform/net/ip';
-import type { Runtime } from '../../platform/runtime';
 import { formatHttpDate, parseQuery } from '../../protocol/adms';
 import type { TerminalEndpoints } from './endpoints';
 import { checkDeclaredLength, checkDeviceToken, presentedKeys, readBody } from './guard';
 import { AdmsRefusal, plainText } from './reply';
+import type { TerminalRuntime } from './runtime';
 
 /** `cdata.aspx/` → `cdata`. */
 export function endpointName(rest: string): string {
@@ -30,7 +30,7 @@ const TERMINAL_METHODS = new Set(['GET', 'HEAD', 'POST']);
 /** Endpoints that make no sense without a serial number. */
 const NEEDS_SERIAL = new Set(['cdata', 'getrequest', 'devicecmd', 'ping', 'fdata', 'registry', 'push', 'rtdata', 'querydata']);
 
-export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
+export function admsRoutes(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
   const { settings, clock, log } = ctx;
   const prefix = settings.ADMS_URL_PREFIX.replace(/\/+$/, '');
   const allowList = new IpAllowList(settings.ADMS_ALLOWED_IPS);
