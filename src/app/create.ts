@@ -22,7 +22,7 @@ import { UploadBurst } from '../platform/upload-burst';
 import type { JsonObject } from './docs/openapi';
 import type { FpaEvents } from './events';
 import { jobDefinitions } from './jobs';
-import { buildModules } from './modules';
+import { buildModules, type Modules } from './modules';
 import { buildPlugin } from './plugin';
 import { buildService, type Service } from './service';
 
@@ -72,108 +72,135 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
   const settings = loaded.settings;
   const log = options.logger ?? createLogger(settings.LOG_LEVEL);
   // Errors that need no database first, so a misconfigured start touches nothing.
-  // The directory's lookup fields are known before the database opens (the built-in one: `id`).
-  const employeeLookupFields = options.employees ? options.employees.lookupFields : BUILTIN_LOOKUP_FIELDS;
-  const preIssues = checkConfiguration({
-    loaded,
-    hostAuthorizesAdmins: Boolean(options.authorizeAdmin),
-    hostEmployeeModel: options.employees?.model,
-    employeeLookupFields,
-  });
-  if (preIssues.some((i) => i.severity === 'error')) throw new ConfigurationError(preIssues);
+  refuseErrors(checkConfiguration({ loaded, ...hostChoices(options) }));
 
   const ownsDb = !options.db;
-  const db =
-    options.db ??
-    (await openDatabase({
-      url: settings.DATABASE_URL,
-      authToken: settings.DATABASE_AUTH_TOKEN,
-      syncUrl: settings.DATABASE_SYNC_URL,
-      syncIntervalMs: settings.DATABASE_SYNC_INTERVAL,
-      backgroundMaxWaitMs: settings.ATTENDANCE_MAX_LAG,
-      warn: (message) => log.warn(message),
-    }));
+  const db = options.db ?? (await openOwnDatabase(settings, log));
   let lock: HeldLock | null = null;
   try {
     if (ownsDb && db.filePath && options.lock !== false) lock = await acquireLock(db.filePath);
     if (options.migrate !== false) await migrateDatabase(db);
     const directory = options.employees ?? new BuiltinEmployeeDirectory(db);
     const recorded = await recordEmployeeModel(db, effectiveEmployeeModel(settings, options.employees?.model));
-    const issues = checkConfiguration({
-      loaded,
-      hostAuthorizesAdmins: Boolean(options.authorizeAdmin),
-      recordedEmployeeModel: recorded,
-      hostEmployeeModel: options.employees?.model,
-      employeeLookupFields,
-    });
-    if (issues.some((i) => i.severity === 'error')) throw new ConfigurationError(issues);
+    const issues = checkConfiguration({ loaded, recordedEmployeeModel: recorded, ...hostChoices(options) });
+    refuseErrors(issues);
     for (const w of issues) log.warn(w.message, { code: w.code, hint: w.hint });
 
-    const runtime: Runtime = {
-      settings,
-      db,
-      keyRing: await TemplateKeyRing.fromKeys(settings.TEMPLATE_ENCRYPTION_KEYS),
-      clock: options.clock ?? systemClock,
-      log,
-      instanceId: `${process.pid}-${crypto.randomUUID().slice(0, 8)}`,
-      metrics: new Metrics(),
-      uploads: new UploadBurst(settings.WEBHOOK_MAX_LAG),
-    };
-    const auth = new AdminAuthenticator(settings, options.authorizeAdmin);
-    if (lock) auth.operatorToken = lock.info.token;
-    const modules = buildModules(runtime, directory);
-    // A SQL migration cannot encrypt: an earlier release's clear webhook secrets are sealed here.
-    await modules.webhooks.sealClearSecrets();
-    // Holding a file database's writer lock, no other process can be delivering webhooks.
-    if (lock) await modules.webhooks.releaseClaims();
-    // A console session (cookie + CSRF header) counts as an administrator on every admin route.
-    // A user whose role requires a second factor and who has none reaches only their profile until they set one up.
-    auth.browserSessions = enrollmentGate(modules.console, modules.factors, modules.factorUsers);
-    // `Authorization: Bearer fpa_key_…` counts as the key's caller on every admin route.
-    auth.apiKeys = modules.apiKeys;
-    for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
-    const http = { runtime, auth };
-    const { plugin, openapi } = buildPlugin(http, modules);
-
-    if (options.startJobs ?? settings.TASK_BACKEND === 'cron') modules.jobs.start();
-    // The webhook worker is part of serving: it runs whatever TASK_BACKEND says, but not in scripts.
-    if (options.startJobs !== false) {
-      modules.webhooks.startWorker();
-      // Derived state follows the log in every serving instance (it catches up from where it stood).
-      modules.attendance.follower.start();
-      // The server's own heartbeat: a start after an outage asks terminals to re-upload its range.
-      await modules.heartbeat.start();
-    }
-
-    let closed = false;
-    return {
-      plugin: plugin as unknown as Elysia,
-      service: buildService(modules, runtime),
-      events: modules.events,
-      jobs: modules.jobs,
-      settings,
-      db,
-      warnings: issues,
-      lock,
-      openapi: openapi.document,
-      async close() {
-        if (closed) return;
-        closed = true;
-        await modules.jobs.stop();
-        modules.heartbeat.stop();
-        await modules.attendance.follower.stop();
-        await modules.punchStream.stop();
-        await modules.eventStream.stop();
-        await modules.webhooks.stop();
-        if (ownsDb) await db.close();
-        lock?.release();
-      },
-    };
+    const runtime = await runtimeOf(settings, db, log, options);
+    const assembled = await assemble(runtime, directory, lock, options);
+    await startServing(assembled.modules, settings, options);
+    return instance({ ...assembled, runtime, issues, lock, ownsDb });
   } catch (error) {
     lock?.release();
     if (ownsDb) await db.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** What the configuration check needs to know of the host: its administrator check, its employee model and lookup fields. */
+function hostChoices(options: CreateOptions) {
+  return {
+    hostAuthorizesAdmins: Boolean(options.authorizeAdmin),
+    hostEmployeeModel: options.employees?.model,
+    // The directory's lookup fields are known before the database opens (the built-in one: `id`).
+    employeeLookupFields: options.employees ? options.employees.lookupFields : BUILTIN_LOOKUP_FIELDS,
+  };
+}
+
+function refuseErrors(issues: ConfigIssue[]): void {
+  if (issues.some((i) => i.severity === 'error')) throw new ConfigurationError(issues);
+}
+
+function openOwnDatabase(settings: Readonly<Settings>, log: Logger): Promise<Database> {
+  return openDatabase({
+    url: settings.DATABASE_URL,
+    authToken: settings.DATABASE_AUTH_TOKEN,
+    syncUrl: settings.DATABASE_SYNC_URL,
+    syncIntervalMs: settings.DATABASE_SYNC_INTERVAL,
+    backgroundMaxWaitMs: settings.ATTENDANCE_MAX_LAG,
+    warn: (message) => log.warn(message),
+  });
+}
+
+/** The whole runtime, held here; each module is given its own part of it (app/modules.ts). */
+async function runtimeOf(settings: Readonly<Settings>, db: Database, log: Logger, options: CreateOptions): Promise<Runtime> {
+  return {
+    settings,
+    db,
+    keyRing: await TemplateKeyRing.fromKeys(settings.TEMPLATE_ENCRYPTION_KEYS),
+    clock: options.clock ?? systemClock,
+    log,
+    instanceId: `${process.pid}-${crypto.randomUUID().slice(0, 8)}`,
+    metrics: new Metrics(),
+    uploads: new UploadBurst(settings.WEBHOOK_MAX_LAG),
+  };
+}
+
+/** The modules, who may call the API, the jobs and the plugin, built over one runtime. */
+async function assemble(runtime: Runtime, directory: EmployeeDirectory, lock: HeldLock | null, options: CreateOptions) {
+  const auth = new AdminAuthenticator(runtime.settings, options.authorizeAdmin);
+  if (lock) auth.operatorToken = lock.info.token;
+  const modules = buildModules(runtime, directory);
+  // A SQL migration cannot encrypt: an earlier release's clear webhook secrets are sealed here.
+  await modules.webhooks.sealClearSecrets();
+  // Holding a file database's writer lock, no other process can be delivering webhooks.
+  if (lock) await modules.webhooks.releaseClaims();
+  // A console session (cookie + CSRF header) counts as an administrator on every admin route.
+  // A user whose role requires a second factor and who has none reaches only their profile until they set one up.
+  auth.browserSessions = enrollmentGate(modules.console, modules.factors, modules.factorUsers);
+  // `Authorization: Bearer fpa_key_…` counts as the key's caller on every admin route.
+  auth.apiKeys = modules.apiKeys;
+  for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
+  const http = { runtime, auth };
+  const { plugin, openapi } = buildPlugin(http, modules);
+  return { modules, plugin, openapi };
+}
+
+async function startServing(modules: Modules, settings: Readonly<Settings>, options: CreateOptions): Promise<void> {
+  if (options.startJobs ?? settings.TASK_BACKEND === 'cron') modules.jobs.start();
+  // The webhook worker is part of serving: it runs whatever TASK_BACKEND says, but not in scripts.
+  if (options.startJobs !== false) {
+    modules.webhooks.startWorker();
+    // Derived state follows the log in every serving instance (it catches up from where it stood).
+    modules.attendance.follower.start();
+    // The server's own heartbeat: a start after an outage asks terminals to re-upload its range.
+    await modules.heartbeat.start();
+  }
+}
+
+interface Built extends Awaited<ReturnType<typeof assemble>> {
+  runtime: Runtime;
+  issues: ConfigIssue[];
+  lock: HeldLock | null;
+  ownsDb: boolean;
+}
+
+/** The instance a host holds: what it mounts, calls and listens to, and how it closes. */
+function instance({ modules, plugin, openapi, runtime, issues, lock, ownsDb }: Built): FingerprintAttendance {
+  let closed = false;
+  return {
+    plugin: plugin as unknown as Elysia,
+    service: buildService(modules, runtime),
+    events: modules.events,
+    jobs: modules.jobs,
+    settings: runtime.settings,
+    db: runtime.db,
+    warnings: issues,
+    lock,
+    openapi: openapi.document,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await modules.jobs.stop();
+      modules.heartbeat.stop();
+      await modules.attendance.follower.stop();
+      await modules.punchStream.stop();
+      await modules.eventStream.stop();
+      await modules.webhooks.stop();
+      if (ownsDb) await runtime.db.close();
+      lock?.release();
+    },
+  };
 }
 
 export type { Employee, EmployeeDirectory } from '../modules/employees';

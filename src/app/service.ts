@@ -10,7 +10,21 @@ import type { Runtime } from '../platform/runtime';
 import type { Modules } from './modules';
 
 export function buildService(m: Modules, runtime: Runtime) {
-  const { devices, enrollees, biometrics, enrollment } = m;
+  return {
+    ...peopleOperations(m),
+    ...enrollmentOperations(m),
+    ...timeOperations(m),
+    ...accountOperations(m),
+    ...upkeepOperations(m),
+    ...moduleServices(m),
+    /** Settings, database, key ring, clock and instance id this instance runs with. */
+    runtime,
+  };
+}
+
+/** Terminals and people: approve, disable, enroll, consent, delete, store a template. */
+function peopleOperations(m: Modules) {
+  const { devices, enrollees, biometrics } = m;
   return {
     /** Approves a pending device and backfills every in-scope enrollee onto it. */
     approveDevice: (device: string, options: { by: string; areas?: string[] }) => devices.administration.approveDevice(device, options),
@@ -37,6 +51,13 @@ export function buildService(m: Modules, runtime: Runtime) {
         sourceDeviceId: options.device ?? null,
         by: options.by,
       }),
+  };
+}
+
+/** Enrollment sessions (remote on a terminal, or through an agent) and the agents. */
+function enrollmentOperations(m: Modules) {
+  const { enrollment } = m;
+  return {
     /**
      * docs/spec.md `start_enrollment_session(enrollee, device or agent, fingers)`: a remote session on the
      * terminal with serial `device`, or an agent session for the agent with id `agent` (exactly one).
@@ -57,6 +78,12 @@ export function buildService(m: Modules, runtime: Runtime) {
     createAgent: (name: string, options: { algorithmVersion: string; by: string }) =>
       enrollment.agents.createAgent({ name, algorithmVersion: options.algorithmVersion, by: options.by }),
     revokeAgent: (agent: string, options: { by: string }) => enrollment.agents.revokeAgent(agent, options),
+  };
+}
+
+/** Punches by hand and voided, the host's calendar, attendance recomputed. */
+function timeOperations(m: Modules) {
+  return {
     /** A punch entered by hand (`source: "manual"`), audited with `by` and the reason. */
     recordManualPunch: (enrollee: string, punch: { at: string; state?: number; reason: string; by: string }) =>
       m.corrections.manual({ enrollee, at: punch.at, state: punch.state, reason: punch.reason }, punch.by),
@@ -72,6 +99,12 @@ export function buildService(m: Modules, runtime: Runtime) {
       m.calendar.calendarChanged(range, { enrollees, by: options.by }),
     /** Recomputes the days of a range now (`POST attendance-days/recompute/`). */
     recomputeAttendance: (range: { from: string; to: string; enrollee?: string }) => m.attendance.recompute(range),
+  };
+}
+
+/** People who sign in: console links, invites, users and API keys. */
+function accountOperations(m: Modules) {
+  return {
     /** A one-time console sign-in link for `actor` (the token is returned this once): `/console/sign-in?token=…`. */
     createConsoleLink: (actor: string, options: { by: string }) => m.console.createLink(actor, { ...OPERATOR, by: options.by }),
     /**
@@ -84,6 +117,12 @@ export function buildService(m: Modules, runtime: Runtime) {
     users: m.users,
     /** API keys: create, list, revoke (each call takes the acting `Caller`). */
     apiKeys: m.apiKeys,
+  };
+}
+
+/** Deletion proofs, the retention purge, the streams closed. */
+function upkeepOperations(m: Modules) {
+  return {
     /** The public key set that verifies deletion proofs (what `/.well-known/fpa-proof-key.json` serves), for a host serving it elsewhere. */
     proofKeys: () => m.proofs.keys.jwks(),
     /** Deletion proofs: `document(enrollee, { areas: [] })` is the signed proof. */
@@ -95,13 +134,19 @@ export function buildService(m: Modules, runtime: Runtime) {
       await m.punchStream.stop();
       await m.eventStream.stop();
     },
-    devices,
+  };
+}
+
+/** Each module's service, for whatever the operations above do not name. */
+function moduleServices(m: Modules) {
+  return {
+    devices: m.devices,
     /** `areas/`: create, rename, describe, delete when unused. */
     areas: m.areas,
     commands: m.commands,
-    enrollees,
-    biometrics,
-    enrollment,
+    enrollees: m.enrollees,
+    biometrics: m.biometrics,
+    enrollment: m.enrollment,
     punches: m.punches,
     /** What each terminal holds: its users, adoption, removal, resync. */
     fleet: m.fleet,
@@ -114,8 +159,6 @@ export function buildService(m: Modules, runtime: Runtime) {
     webhooks: m.webhooks.service,
     terminals: m.terminals,
     events: m.events,
-    /** Settings, database, key ring, clock and instance id this instance runs with. */
-    runtime,
   };
 }
 

@@ -35,9 +35,6 @@ const BIG_CLASSES: Record<string, number> = {
 const LONG_FUNCTIONS: Record<string, number> = {
   'modules/commands/service.ts:enqueue': 80,
   'modules/biometrics/templates.ts:storeTemplateIn': 101,
-  'app/create.ts:createFingerprintAttendance': 108,
-  'app/service.ts:buildService': 109,
-  'app/modules.ts:buildModules': 134,
   'simulator/terminal.ts:data': 70,
   'cli/simulate-device.ts:simulateDevice': 84,
 };

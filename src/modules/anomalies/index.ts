@@ -3,4 +3,5 @@ export type { AnomalyEvents } from './events';
 export type { AnomalyView } from './model';
 export * as anomalyReactions from './reactions';
 export { anomalyRoutes } from './routes';
+export { ANOMALY_SETTINGS } from './runtime';
 export { Anomalies } from './service';

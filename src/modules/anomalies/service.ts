@@ -13,7 +13,6 @@ import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { encodeCursor } from '../../platform/http/cursor';
 import { type Page, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { addDays, localDateOf } from '../../platform/time/dates';
 import { areaNames } from '../areas';
 import type { Biometrics } from '../biometrics';
@@ -25,6 +24,7 @@ import { addPunchFlags, type PunchView, punchesNear } from '../punches';
 import { detect, type Found, WITHOUT_BIOMETRIC } from './detect';
 import type { AnomalyEvents } from './events';
 import type { AnomalyView } from './model';
+import type { AnomalyRuntime } from './runtime';
 import { ANOMALY_KINDS, type AnomalyKind, type AnomalyRow, anomalies } from './tables';
 
 export interface AnomalyDeps {
@@ -53,7 +53,7 @@ export class Anomalies {
   private readonly maxTravelMs: number;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: AnomalyRuntime,
     log: EventLog,
     private readonly deps: AnomalyDeps,
   ) {

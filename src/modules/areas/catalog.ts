@@ -10,10 +10,10 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { audit } from '../audit';
 import type { AreaDetail, AreaMember } from './model';
+import type { AreaRuntime } from './runtime';
 import { areas } from './tables';
 
 /** Counts the members of one kind in an area (terminals, enrollees…). */
@@ -37,7 +37,7 @@ export class AreaCatalog {
   private readonly counters = new Map<string, UsageCounter>();
   private parts: AreaParts | undefined;
 
-  constructor(private readonly ctx: Runtime) {}
+  constructor(private readonly ctx: AreaRuntime) {}
 
   countUsage(kind: string, counter: UsageCounter): void {
     this.counters.set(kind, counter);

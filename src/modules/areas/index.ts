@@ -3,3 +3,4 @@ export { AreaCatalog } from './catalog';
 export { Area, AreaDetail, AreaMember } from './model';
 export { areaIdOf, areaIdsNamed, areaNames, areasWithin, closeAreaName, knownAreaIds, namesByMember, resolveAreas, scopeAreaIds } from './names';
 export { areaRoutes } from './routes';
+export { AREA_SETTINGS } from './runtime';

@@ -8,12 +8,12 @@
  */
 import { chunks } from '../../platform/chunks';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
 import type { CalendarService } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { inRanges } from './periods';
 import { computeDay } from './rules';
+import type { AttendanceRuntime } from './runtime';
 import type { AttendanceService } from './service';
 import { attendanceDays, type DayStatus } from './tables';
 
@@ -34,7 +34,7 @@ const MAX_DAYS = 366;
 
 export class Absences {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: AttendanceRuntime,
     private readonly attendance: AttendanceService,
     private readonly calendar: CalendarService,
     private readonly enrollees: EnrolleeService,

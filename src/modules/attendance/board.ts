@@ -6,12 +6,12 @@
  */
 import { getTableName } from 'drizzle-orm';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { dayBounds, requireDate } from '../../platform/time/dates';
 import type { CalendarService } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
 import { type BoardCounts, type BoardDay, type BoardEntry, type BoardStatus, boardEntry, countInto, emptyCounts } from './board-rules';
 import type { TodayBoardView } from './model';
+import type { AttendanceRuntime } from './runtime';
 import type { AttendanceService } from './service';
 import { attendanceDays } from './tables';
 
@@ -27,7 +27,7 @@ const iso = (instant: number | null) => (instant === null ? null : new Date(inst
 
 export class TodayBoard {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: AttendanceRuntime,
     private readonly attendance: AttendanceService,
     private readonly calendar: CalendarService,
     private readonly enrollees: EnrolleeService,

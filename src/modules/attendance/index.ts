@@ -9,4 +9,5 @@ export * as attendanceReactions from './reactions';
 export { Reports } from './reports';
 export { attendanceRoutes } from './routes';
 export type { CountedPunch } from './rules';
+export { ATTENDANCE_SETTINGS } from './runtime';
 export { AttendanceService } from './service';

@@ -7,12 +7,12 @@ import { and, asc, eq, getTableName, gte, lte, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { isCalendarDate } from '../../platform/time/dates';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { AttendanceEvents } from './events';
 import type { PayPeriodView } from './model';
+import type { AttendanceRuntime } from './runtime';
 import { payPeriods } from './tables';
 
 type PeriodRow = typeof payPeriods.$inferSelect;
@@ -21,7 +21,7 @@ const LAST_LOCKED_SQL = `select max(to_date) as last from ${getTableName(payPeri
 
 export class PayPeriods {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: AttendanceRuntime,
     private readonly events: EventChannel<AttendanceEvents>,
   ) {}
 

@@ -7,13 +7,13 @@ import { and, asc, type Column, eq, gt, gte, lte, type SQL, sql } from 'drizzle-
 import { csvField, csvRow, csvText } from '../../platform/csv';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { EnrolleeService } from '../enrollees';
 import type { AttendanceDayRow } from './day-rows';
 import type { SummaryView } from './model';
+import type { AttendanceRuntime } from './runtime';
 import type { AttendanceService } from './service';
 import { attendanceDays } from './tables';
 
@@ -47,7 +47,7 @@ const MAX_DAYS = 366;
 
 export class Reports {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: AttendanceRuntime,
     private readonly attendance: AttendanceService,
     private readonly enrollees: EnrolleeService,
   ) {}

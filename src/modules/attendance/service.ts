@@ -5,7 +5,6 @@ import { yieldToOthers } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
 import type { CalendarEvents, CalendarService } from '../calendar';
@@ -20,6 +19,7 @@ import type { AttendanceDayView } from './model';
 import { inRanges, PayPeriods } from './periods';
 import { type DayRules, recomputePerson, targetsOf } from './recompute-days';
 import { attribute, type CountedPunch } from './rules';
+import type { AttendanceRuntime } from './runtime';
 import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
 
 /** Enrollees per read when days are recomputed. */
@@ -55,7 +55,7 @@ export class AttendanceService {
   private readonly overtimeMinimumMs: number;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: AttendanceRuntime,
     log: EventLog,
     private readonly punches: PunchService,
     private readonly enrollees: EnrolleeService,

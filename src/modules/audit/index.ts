@@ -1,4 +1,5 @@
 /** The audit log: who did what, recorded in the transaction that did it, and `audit-log/`. */
 export type { AuditEntryView } from './model';
 export { auditRoutes } from './routes';
+export { AUDIT_SETTINGS } from './runtime';
 export { type AuditEntry, AuditService, audit, auditMany, redactAuditBefore } from './service';

@@ -6,9 +6,9 @@ import type { Database, Queryable } from '../../platform/db/client';
 import type { Actor, ActorKind } from '../../platform/http/caller';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import { currentActor } from '../../platform/request-context';
-import type { Runtime } from '../../platform/runtime';
 import { rangeBound } from '../../platform/time/dates';
 import type { AuditEntryView } from './model';
+import type { AuditRuntime } from './runtime';
 import { auditLog } from './tables';
 
 export interface AuditEntry {
@@ -113,7 +113,7 @@ export async function redactAuditBefore(db: Database, cutoff: number): Promise<n
 
 /** `audit-log/`: newest first, filtered by actor, action and time. */
 export class AuditService {
-  constructor(private readonly ctx: Runtime) {}
+  constructor(private readonly ctx: AuditRuntime) {}
 
   async list(filters: {
     actor?: string;

@@ -7,18 +7,18 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import { type ConsentView, consentView } from './consent-records';
 import type { BiometricEvents } from './events';
+import type { BiometricRuntime } from './runtime';
 import { consents } from './tables';
 import type { TemplateStore } from './templates';
 
 export class ConsentService {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: BiometricRuntime,
     private readonly events: EventChannel<BiometricEvents>,
     private readonly enrollees: EnrolleeService,
     private readonly templates: TemplateStore,

@@ -9,5 +9,6 @@ export * as biometricReactions from './reactions';
 export { rotateTemplateKeys } from './rotate-keys';
 export { biometricRoutes } from './routes';
 export { deviceAccepts, sameVersion } from './rules';
+export { BIOMETRIC_SETTINGS } from './runtime';
 export { type StoredTemplate, type TemplateStore, userCommand } from './templates';
 export { type TemplatesNotReaching, templatesNotReaching } from './unreachable';

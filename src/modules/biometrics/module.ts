@@ -1,11 +1,11 @@
 import { chunks } from '../../platform/chunks';
-import type { Runtime } from '../../platform/runtime';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { ConsentService } from './consent';
 import type { BiometricEvents } from './events';
+import type { BiometricRuntime } from './runtime';
 import { TemplateStore } from './templates';
 
 export class Biometrics {
@@ -13,7 +13,7 @@ export class Biometrics {
   readonly templates: TemplateStore;
   readonly consent: ConsentService;
 
-  constructor(ctx: Runtime, log: EventLog, deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService }) {
+  constructor(ctx: BiometricRuntime, log: EventLog, deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService }) {
     const { enrollees, devices, commands } = deps;
     this.events = log.channel<BiometricEvents>();
     this.templates = new TemplateStore(ctx, this.events, enrollees, devices, commands);
@@ -23,7 +23,7 @@ export class Biometrics {
   }
 
   private readonly enrollees: EnrolleeService;
-  private readonly ctx: Runtime;
+  private readonly ctx: BiometricRuntime;
 
   /**
    * Retention: destroys the templates of enrollees deactivated before `deactivatedBefore`

@@ -4,14 +4,14 @@
  * be stopped and run again at any time (resumable) and never holds the writer for long.
  */
 import { and, eq, ne } from 'drizzle-orm';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import { templateAad } from './aad';
+import type { BiometricRuntime } from './runtime';
 import { templates } from './tables';
 
 const BATCH = 200;
 
-export async function rotateTemplateKeys(ctx: Runtime, by = 'operator'): Promise<{ templates: number; key_id: string }> {
+export async function rotateTemplateKeys(ctx: BiometricRuntime, by = 'operator'): Promise<{ templates: number; key_id: string }> {
   const primary = ctx.keyRing.primaryKeyId;
   let rotated = 0;
   for (;;) {

@@ -9,7 +9,6 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import type { BiometricType } from '../../protocol/adms';
 import { audit } from '../audit';
 import type { CommandService, NewCommand } from '../commands';
@@ -21,6 +20,7 @@ import { hasConsent } from './consent-records';
 import type { BiometricEvents } from './events';
 import { checkKind, isBiometricType, maxBytes, terminalTakes } from './kinds';
 import { sameVersion } from './rules';
+import type { BiometricRuntime } from './runtime';
 import { type TEMPLATE_SOURCES, templateSync, templates } from './tables';
 
 export type TemplateSource = (typeof TEMPLATE_SOURCES)[number];
@@ -89,7 +89,7 @@ interface TemplateRef {
 
 export class TemplateStore {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: BiometricRuntime,
     private readonly events: EventChannel<BiometricEvents>,
     private readonly enrollees: EnrolleeService,
     private readonly devices: DeviceService,

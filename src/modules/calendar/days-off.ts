@@ -9,7 +9,6 @@ import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import { twoKeyCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
 import { isCalendarDate, localDateOf } from '../../platform/time/dates';
 import { areaNames, areasWithin, resolveAreas } from '../areas';
@@ -18,6 +17,7 @@ import type { EnrolleeRow, EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { CalendarChange, CalendarEvents } from './events';
 import type { HolidayView, LeaveView, WeekendView } from './model';
+import type { CalendarRuntime } from './runtime';
 import { holidaySeen, requireOwn, standing } from './scope';
 import { ALWAYS, areaWeekends, holidays, leaves } from './tables';
 
@@ -36,7 +36,7 @@ export interface HolidayInput {
 
 export class DaysOff {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: CalendarRuntime,
     private readonly events: EventChannel<CalendarEvents>,
     readonly enrollees: EnrolleeService,
   ) {}

@@ -3,5 +3,6 @@ export type { CalendarEvents } from './events';
 export { RosterResponse } from './model';
 export type { DayPlan, Shift } from './plan';
 export { calendarRoutes } from './routes';
+export { CALENDAR_SETTINGS } from './runtime';
 export { scheduleRoutes } from './schedule-routes';
 export { type CalendarProvider, CalendarService } from './service';

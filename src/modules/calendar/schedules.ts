@@ -10,7 +10,6 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import { type Page, pageOf, readCursor, twoKeyCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { isCalendarDate, secondsOfClock } from '../../platform/time/dates';
 import { areaIdsNamed, areaNames, areasWithin, resolveAreas } from '../areas';
@@ -20,6 +19,7 @@ import type { DaysOff } from './days-off';
 import type { CalendarChange, CalendarEvents } from './events';
 import type { ShiftAssignmentView, WorkScheduleView } from './model';
 import type { ScheduleDef } from './plan';
+import type { CalendarRuntime } from './runtime';
 import { type Entry, requireOwn } from './scope';
 import { shiftAssignments, workSchedules } from './tables';
 
@@ -38,7 +38,7 @@ export interface ScheduleInput {
 
 export class Schedules {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: CalendarRuntime,
     private readonly events: EventChannel<CalendarEvents>,
     private readonly daysOff: DaysOff,
   ) {}

@@ -14,7 +14,6 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import { twoKeyCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate, secondsOfClock } from '../../platform/time/dates';
 import { areaIdOf } from '../areas';
@@ -24,6 +23,7 @@ import { DaysOff } from './days-off';
 import type { CalendarEvents } from './events';
 import type { CalendarDayView } from './model';
 import { type AssignmentDef, type CalendarData, type DayPlan, type LeaveDef, type Person, Planner, type ScheduleDef } from './plan';
+import type { CalendarRuntime } from './runtime';
 import { Schedules } from './schedules';
 import { areaWeekends, holidays, leaves, shiftAssignments } from './tables';
 
@@ -57,7 +57,7 @@ export class CalendarService {
   private readonly defaultSchedule: ScheduleDef | null;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: CalendarRuntime,
     log: EventLog,
     private readonly enrollees: EnrolleeService,
   ) {

@@ -7,5 +7,6 @@ export { openDeletesOf, type WaitingCommands, waitingSince } from './open';
 export * as commandReactions from './reactions';
 export { describeReturnCode } from './return-codes';
 export { commandRoutes } from './routes';
+export { COMMAND_SETTINGS } from './runtime';
 export { CommandService } from './service';
 export type { CommandView } from './views';

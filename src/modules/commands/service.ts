@@ -18,7 +18,6 @@ import { deleteInBatches } from '../../platform/db/purge';
 import { ReadBatch } from '../../platform/db/read-batch';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import { type DeviceRef, type DeviceService, deviceRef } from '../devices';
@@ -40,6 +39,7 @@ import {
   USER_NOT_ON_DEVICE,
 } from './kinds';
 import { operatorCommand } from './operator';
+import type { CommandRuntime } from './runtime';
 import { type CommandStatus, deviceCommands } from './tables';
 import { type CommandView, commandView } from './views';
 
@@ -70,7 +70,7 @@ export class CommandService {
   private readonly dueReads: ReadBatch<DueRead, MarkCandidate[]>;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: CommandRuntime,
     log: EventLog,
     private readonly devices: DeviceService,
   ) {

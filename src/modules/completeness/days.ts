@@ -15,12 +15,12 @@ import { and, between, eq } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import { addDays, isCalendarDate } from '../../platform/time/dates';
 import type { DeviceRow, DeviceService } from '../devices';
 import { countPerDateFromDevice } from '../punches';
 import type { CompletenessDay, CompletenessReport, Recovery } from './model';
 import type { Recoveries } from './recovery';
+import type { CompletenessRuntime } from './runtime';
 import { type PunchCountRow, punchDays, type RecoveryRow } from './tables';
 
 /** What the report reads, from the completeness service. */
@@ -32,12 +32,13 @@ export interface ReportParts {
 
 type Report = Static<typeof CompletenessReport>;
 type Day = Static<typeof CompletenessDay>;
+type DateRange = { from?: string; to?: string };
 
 const MAX_DAYS = 366;
 const DEFAULT_DAYS = 30;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export async function completenessOf(ctx: Runtime, c: ReportParts, serial: string, range: { from?: string; to?: string }, caller: Caller): Promise<Report> {
+export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, serial: string, range: DateRange, caller: Caller): Promise<Report> {
   const db = ctx.db.orm;
   const device = await visibleDevice(db, c, serial, caller);
   const now = ctx.clock.now();

@@ -6,7 +6,7 @@
  * for every approved terminal (reason `server_outage`; the check sends it, service.ts).
  */
 import { eq } from 'drizzle-orm';
-import type { Runtime } from '../../platform/runtime';
+import type { CompletenessRuntime } from './runtime';
 import type { Completeness } from './service';
 import { serverHeartbeat } from './tables';
 
@@ -17,7 +17,7 @@ export class ServerHeartbeat {
   private timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: CompletenessRuntime,
     private readonly completeness: Completeness,
   ) {}
 

@@ -5,4 +5,5 @@ export { completenessJobs } from './jobs';
 export type { CompletenessView } from './model';
 export * as completenessReactions from './reactions';
 export { completenessRoutes } from './routes';
+export { COMPLETENESS_SETTINGS } from './runtime';
 export { Completeness } from './service';

@@ -7,7 +7,6 @@
  */
 import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
-import type { Runtime } from '../../platform/runtime';
 import { addDays } from '../../platform/time/dates';
 import { formatLocalWallTime, isValidTimeZone } from '../../platform/time/zone';
 import type { CommandService } from '../commands';
@@ -15,6 +14,7 @@ import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EventChannel } from '../events';
 import { countPerDateFromDevice, type PunchService } from '../punches';
 import type { CompletenessEvents, RecoveryRef } from './events';
+import type { CompletenessRuntime } from './runtime';
 import { punchCounts, punchDays, punchRecoveries, type RecoveryReason, type RecoveryRow } from './tables';
 
 /** Records a little older than the range's start are asked for too: terminal clocks drift. */
@@ -37,7 +37,7 @@ export class Recoveries {
   private readonly seen = new Map<string, { deviceId: string; from: string; to: string; dates: SeenLines }>();
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: CompletenessRuntime,
     private readonly events: EventChannel<CompletenessEvents>,
     private readonly deps: RecoveryDeps,
   ) {}

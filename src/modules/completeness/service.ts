@@ -16,13 +16,13 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import type { Caller } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import { type DeviceRow, deviceRef } from '../devices';
 import type { EventChannel, EventLog } from '../events';
 import { countFromDevice } from '../punches';
 import { completenessOf } from './days';
 import type { CompletenessEvents } from './events';
 import { Recoveries, type RecoveryDeps } from './recovery';
+import type { CompletenessRuntime } from './runtime';
 import { type PunchCountRow, punchCounts, type RecoveryReason } from './tables';
 
 export type CheckResult = {
@@ -39,7 +39,7 @@ export class Completeness {
   readonly recoveries: Recoveries;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: CompletenessRuntime,
     log: EventLog,
     readonly deps: RecoveryDeps,
   ) {

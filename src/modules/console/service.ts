@@ -11,8 +11,8 @@ import type { Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { AdminIdentity, BrowserSessions } from '../../platform/http/admin-auth';
 import type { Caller } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
+import type { ConsoleRuntime } from './runtime';
 import { consoleLinks, consoleSessions } from './tables';
 
 export const CSRF_HEADER = 'x-fpa-csrf';
@@ -94,7 +94,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export class ConsoleService implements BrowserSessions {
   private users: UserResolver | null = null;
 
-  constructor(private readonly ctx: Runtime) {}
+  constructor(private readonly ctx: ConsoleRuntime) {}
 
   /** Sessions of users resolve through the users module (src/app/modules.ts wires it). */
   resolveUsersWith(users: UserResolver): void {

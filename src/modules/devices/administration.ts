@@ -6,7 +6,6 @@
  */
 import { eq } from 'drizzle-orm';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
@@ -15,12 +14,13 @@ import { noteOnDevice } from './device-log';
 import { type DeviceChanges, type DeviceEvents, deviceRef } from './events';
 import type { DeviceKeys } from './keys';
 import type { DeviceRecords } from './records';
+import type { DeviceRuntime } from './runtime';
 import { setDeviceAreas } from './scope';
 import { type DeviceRow, deviceAreas, deviceClockOffsets, deviceKeys, devices, type RemovedDeviceFacts, removedDevices } from './tables';
 
 export class DeviceAdministration {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: DeviceRuntime,
     private readonly events: EventChannel<DeviceEvents>,
     private readonly records: DeviceRecords,
     private readonly keys: DeviceKeys,

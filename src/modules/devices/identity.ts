@@ -17,11 +17,11 @@
 import { and, eq, isNull, ne, or } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { DeviceEvents } from './events';
 import type { KeyCheck } from './keys';
+import type { DeviceRuntime } from './runtime';
 import { type DeviceRow, deviceEvents, devices } from './tables';
 
 export type TrustMode = 'address' | 'key' | 'serial';
@@ -47,7 +47,7 @@ export function normalAddress(ip: string | null): string | null {
 
 export class DeviceIdentity {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: DeviceRuntime,
     private readonly events: EventChannel<DeviceEvents>,
     private readonly get: (serial: string, q?: Queryable) => Promise<DeviceRow>,
     private readonly invalidate: (serial: string) => void,

@@ -11,6 +11,7 @@ export { AreaNames, type DeviceDetailView, type DeviceKeyView, type DeviceView, 
 export { nextParameters, type ParameterMode, sameParameters } from './parameters';
 export type { AttendanceCountListener, DeviceReport } from './reports';
 export { deviceRoutes } from './routes';
+export { DEVICE_SETTINGS } from './runtime';
 export { DeviceService } from './service';
 export type { DeviceRow } from './tables';
 export type { DeviceUserRow, DeviceUsers, ReportedUser } from './users';

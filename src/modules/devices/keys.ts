@@ -8,9 +8,9 @@ import { and, asc, eq } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import { isLegacy, KeyDigests } from './key-digest';
+import type { DeviceRuntime } from './runtime';
 import { type DeviceRow, deviceKeys, devices } from './tables';
 
 const KEY_CACHE_MS = 60_000;
@@ -25,7 +25,7 @@ export class DeviceKeys {
   private readonly digests: KeyDigests;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: DeviceRuntime,
     private readonly device: (serial: string, q?: Queryable) => Promise<DeviceRow>,
   ) {
     this.digests = new KeyDigests(ctx.settings.TEMPLATE_ENCRYPTION_KEYS);

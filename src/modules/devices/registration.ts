@@ -11,7 +11,6 @@ import { BoundedMap } from '../../platform/bounded-map';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
@@ -21,6 +20,7 @@ import { noteOnDevice } from './device-log';
 import { type DeviceEvents, deviceRef } from './events';
 import { normalAddress } from './identity';
 import type { DeviceRecords } from './records';
+import type { DeviceRuntime } from './runtime';
 import { setDeviceAreas } from './scope';
 import { type DeviceRow, type DeviceStatus, deviceAreas, deviceClockOffsets, deviceEvents, deviceKeys, devices, deviceUsers, removedDevices } from './tables';
 import type { DeviceUsers } from './users';
@@ -55,7 +55,7 @@ export class DeviceRegistration {
   private lastPendingWarning = 0;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: DeviceRuntime,
     private readonly events: EventChannel<DeviceEvents>,
     private readonly records: DeviceRecords,
     /** The rows `touch` serves polls from; DeviceService.invalidate drops one. */

@@ -6,12 +6,12 @@
  */
 import { asc, eq } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
-import type { Runtime } from '../../platform/runtime';
 import type { EventChannel } from '../events';
 import { noteOnDevice } from './device-log';
 import { type DeviceChanges, type DeviceEvents, deviceRef } from './events';
 import { nextParameters, type ParameterMode } from './parameters';
 import type { DeviceRecords } from './records';
+import type { DeviceRuntime } from './runtime';
 import { type DeviceRow, deviceClockOffsets, devices } from './tables';
 
 /** What a terminal said about itself, as one record (terminals/info-reports.ts maps the wire onto it). */
@@ -41,7 +41,7 @@ export class DeviceReports {
   private readonly countListeners: AttendanceCountListener[] = [];
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: DeviceRuntime,
     private readonly events: EventChannel<DeviceEvents>,
     private readonly records: DeviceRecords,
   ) {}

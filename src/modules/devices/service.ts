@@ -13,7 +13,6 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import type { AreaScope } from '../../platform/scope';
 import { namesByMember } from '../areas';
 import type { EventChannel, EventLog } from '../events';
@@ -24,6 +23,7 @@ import { DeviceKeys } from './keys';
 import type { DeviceRecords } from './records';
 import { type CachedDevice, DeviceRegistration, MAX_CACHED_DEVICES } from './registration';
 import { DeviceReports } from './reports';
+import type { DeviceRuntime } from './runtime';
 import { deviceInAreas, deviceSeen, serialsInAreas } from './scope';
 import { type DeviceRow, type DeviceStatus, deviceAreas, deviceEvents, devices } from './tables';
 import { DeviceUsers } from './users';
@@ -48,7 +48,7 @@ export class DeviceService implements DeviceRecords {
   readonly views: DeviceViews;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: DeviceRuntime,
     log: EventLog,
   ) {
     this.events = log.channel<DeviceEvents>();

@@ -7,7 +7,7 @@ import { and, eq, getTableName, inArray, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
-import type { Runtime } from '../../platform/runtime';
+import type { DeviceRuntime } from './runtime';
 import { deviceUsers } from './tables';
 
 export type DeviceUserRow = typeof deviceUsers.$inferSelect;
@@ -21,7 +21,7 @@ export interface ReportedUser {
 }
 
 export class DeviceUsers {
-  constructor(private readonly ctx: Runtime) {}
+  constructor(private readonly ctx: DeviceRuntime) {}
 
   /** Runs a raw read outside a transaction. */
   readonly read: Execute = (statement) => this.ctx.db.client.execute(statement);

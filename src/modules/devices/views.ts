@@ -7,10 +7,10 @@ import type { Static } from '@sinclair/typebox';
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import type { DeviceRecords } from './records';
+import type { DeviceRuntime } from './runtime';
 import { deviceSeen } from './scope';
 import { type DeviceRow, type DeviceStatus, deviceEvents, devices } from './tables';
 
@@ -27,7 +27,7 @@ export class DeviceViews {
   private readonly details: DetailPart[] = [];
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: DeviceRuntime,
     private readonly records: DeviceRecords,
   ) {}
 

@@ -5,11 +5,11 @@
  * is there while its cause is, and gone as soon as the cause is fixed.
  */
 import type { Caller } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import { type TemplatesNotReaching, templatesNotReaching } from '../biometrics';
 import { type WaitingCommands, waitingSince } from '../commands';
 import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries } from '../devices';
 import type { Diagnostic } from './model';
+import type { DiagnosticRuntime } from './runtime';
 
 export type DiagnosticView = typeof Diagnostic.static;
 
@@ -32,7 +32,7 @@ const days = (ms: number) => {
 
 export class Diagnostics {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: DiagnosticRuntime,
     private readonly devices: DeviceService,
   ) {}
 

@@ -2,4 +2,5 @@
 
 export { ImportResult } from './model';
 export { employeeImportRoutes } from './routes';
+export { IMPORT_SETTINGS } from './runtime';
 export { EmployeeImport } from './service';

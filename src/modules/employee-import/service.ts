@@ -10,12 +10,12 @@ import type { Static } from '@sinclair/typebox';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
-import type { Runtime } from '../../platform/runtime';
 import { areaIdOf, closeAreaName } from '../areas';
 import type { EmployeeService } from '../employees';
 import { areaNamesOf, type EnrolleeRow, type EnrolleeService } from '../enrollees';
-import type { ImportResult } from './model';
 import { type PersonRow, personRows, type RowError } from './import-records';
+import type { ImportResult } from './model';
+import type { ImportRuntime } from './runtime';
 
 export type ImportResultView = Static<typeof ImportResult>;
 type Change = ImportResultView['changes'][number];
@@ -31,7 +31,7 @@ interface Plan {
 
 export class EmployeeImport {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: ImportRuntime,
     private readonly employees: EmployeeService,
     private readonly enrollees: EnrolleeService,
   ) {}

@@ -7,10 +7,10 @@ import { chunks } from '../../platform/chunks';
 import type { Database, Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import type { EmployeeDirectory } from './directory';
 import type { EmployeeView } from './model';
+import type { EmployeeRuntime } from './runtime';
 import { employees, meta } from './tables';
 
 type EmployeeRow = typeof employees.$inferSelect;
@@ -23,7 +23,7 @@ export class EmployeeService {
   private inScope: EmployeeScope = (_column, scope) => (isLimited(scope) ? sql`0` : undefined);
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EmployeeRuntime,
     private readonly directory: EmployeeDirectory,
   ) {}
 

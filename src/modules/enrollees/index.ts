@@ -4,6 +4,7 @@ export { CARD_MAX, normaliseCard } from './cards';
 export type { EnrolleeEvents } from './events';
 export { Consent, Enrollee, EnrolleeParams } from './model';
 export { enrolleeRoutes } from './routes';
+export { ENROLLEE_SETTINGS } from './runtime';
 export type { ListFilter } from './search';
 export { type EnrolleeRow, EnrolleeService } from './service';
 export type { EnrolleeView, ViewPart } from './view-shapes';

@@ -14,7 +14,6 @@ import type { Execute, Queryable, Tx, WriteContext } from '../../platform/db/cli
 import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
 import type { Page } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
@@ -25,6 +24,7 @@ import * as membership from './area-membership';
 import * as cardRules from './card-rules';
 import type { EnrolleeChanges, EnrolleeEvents } from './events';
 import * as retention from './retention';
+import type { EnrolleeRuntime } from './runtime';
 import { type EnrolleeListFilters, type ListFilter, searchEnrollees } from './search';
 import { counters, type EnrolleeRow, enrollees } from './tables';
 import { type EnrolleePatch, type EnrolleeView, enrolleeRef, type ViewPart } from './view-shapes';
@@ -39,7 +39,7 @@ export class EnrolleeService {
   private readonly listFilters = new Map<string, ListFilter>();
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EnrolleeRuntime,
     log: EventLog,
     private readonly directory: EmployeeDirectory,
     /** Whether a terminal holds a user with this PIN (the devices module knows). */

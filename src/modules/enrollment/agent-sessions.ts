@@ -16,13 +16,13 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import { type Biometrics, deviceAccepts, hasConsent, type StoredTemplate, sameVersion, stagedAad } from '../biometrics';
 import type { EnrolleeService } from '../enrollees';
 import { type AgentRow, readPairCursor } from './agents';
 import type { CompletedSession as CompletedSessionModel, UploadResult as UploadResultModel } from './model';
+import type { EnrollmentRuntime } from './runtime';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates } from './tables';
 
@@ -56,7 +56,7 @@ type StagedRow = typeof stagedTemplates.$inferSelect;
 
 export class AgentSessionService {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EnrollmentRuntime,
     private readonly sessions: SessionStore,
     private readonly enrollees: EnrolleeService,
     private readonly biometrics: Biometrics,

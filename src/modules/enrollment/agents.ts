@@ -9,9 +9,9 @@ import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from 
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { AgentView } from './model';
+import type { EnrollmentRuntime } from './runtime';
 import { OPEN_STATUSES, type SessionStore } from './sessions';
 import { agents, enrollmentSessions } from './tables';
 
@@ -39,7 +39,7 @@ export function agentView(row: AgentRow): AgentView {
 
 export class AgentService {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EnrollmentRuntime,
     private readonly sessions: SessionStore,
   ) {}
 

@@ -9,5 +9,6 @@ export { Enrollment } from './module';
 export * as enrollmentReactions from './reactions';
 export { rotateStagedKeys } from './rotate-staged';
 export { enrollmentRoutes } from './routes';
+export { ENROLLMENT_SETTINGS } from './runtime';
 export type { SessionView } from './sessions';
 export type { WalkUpEnrollment } from './walk-up';

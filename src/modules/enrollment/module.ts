@@ -3,7 +3,7 @@
  * on a terminal, walk-up enrollment at a terminal, and the rate limit of the agent API. What it does when other modules' events
  * are recorded is in reactions.ts.
  */
-import type { Runtime } from '../../platform/runtime';
+
 import type { AreaScope } from '../../platform/scope';
 import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
@@ -15,6 +15,7 @@ import { AgentService } from './agents';
 import type { EnrollmentEvents } from './events';
 import { AgentRateLimiter } from './rate-limit';
 import { RemoteEnrollment } from './remote-sessions';
+import type { EnrollmentRuntime } from './runtime';
 import { SessionStore } from './sessions';
 import { WalkUpEnrollment } from './walk-up';
 
@@ -29,7 +30,11 @@ export class Enrollment {
   readonly walkUp: WalkUpEnrollment;
   private readonly inScopeOf: (enrollee: string, device: string | undefined, scope: AreaScope) => Promise<void>;
 
-  constructor(ctx: Runtime, log: EventLog, deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService; biometrics: Biometrics }) {
+  constructor(
+    ctx: EnrollmentRuntime,
+    log: EventLog,
+    deps: { enrollees: EnrolleeService; devices: DeviceService; commands: CommandService; biometrics: Biometrics },
+  ) {
     const { enrollees, devices, commands, biometrics } = deps;
     this.inScopeOf = async (enrollee, device, scope) => {
       const row = await enrollees.findByIdOrPin(ctx.db.orm, enrollee);

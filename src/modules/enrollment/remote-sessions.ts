@@ -16,7 +16,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { type BiometricType, biometricCapability } from '../../protocol/adms';
 import { audit } from '../audit';
 import { checkKind, hasConsent, userCommand } from '../biometrics';
@@ -24,6 +23,7 @@ import { type CommandEvents, type CommandService, describeReturnCode, type NewCo
 import { type DeviceRow, type DeviceService, takesBiodata } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { LoggedEvent } from '../events';
+import type { EnrollmentRuntime } from './runtime';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { enrollmentSessions } from './tables';
 
@@ -41,7 +41,7 @@ export interface StartRemoteEnrollment {
 
 export class RemoteEnrollment {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EnrollmentRuntime,
     private readonly sessions: SessionStore,
     private readonly commands: CommandService,
     private readonly enrollees: EnrolleeService,

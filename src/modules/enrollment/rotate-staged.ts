@@ -3,14 +3,14 @@
  * first key of TEMPLATE_ENCRYPTION_KEYS, in small compare-and-set batches (resumable).
  */
 import { and, eq, ne } from 'drizzle-orm';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import { stagedAad } from '../biometrics';
+import type { EnrollmentRuntime } from './runtime';
 import { stagedTemplates } from './tables';
 
 const BATCH = 200;
 
-export async function rotateStagedKeys(ctx: Runtime, by = 'operator'): Promise<{ staged: number }> {
+export async function rotateStagedKeys(ctx: EnrollmentRuntime, by = 'operator'): Promise<{ staged: number }> {
   const primary = ctx.keyRing.primaryKeyId;
   let staged = 0;
   for (;;) {

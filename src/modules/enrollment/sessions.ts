@@ -7,7 +7,6 @@ import type { Static } from '@sinclair/typebox';
 import { and, eq, inArray, lte } from 'drizzle-orm';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { BIOMETRIC_TYPES, type BiometricType } from '../../protocol/adms';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
@@ -15,6 +14,7 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
 import type { Session } from './model';
+import type { EnrollmentRuntime } from './runtime';
 import { enrollmentSessions, stagedTemplates } from './tables';
 
 export type SessionRow = typeof enrollmentSessions.$inferSelect;
@@ -33,7 +33,7 @@ export function isOpen(session: SessionRow): boolean {
  */
 export class SessionStore {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EnrollmentRuntime,
     private readonly events: EventChannel<EnrollmentEvents>,
     private readonly commands: CommandService,
     private readonly enrollees: EnrolleeService,

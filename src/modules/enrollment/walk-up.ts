@@ -34,7 +34,6 @@
  */
 import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import type { BiometricType } from '../../protocol/adms';
 import { type Biometrics, userCommand } from '../biometrics';
 import type { CommandService } from '../commands';
@@ -43,6 +42,7 @@ import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enroll
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
 import type { RemoteEnrollment } from './remote-sessions';
+import type { EnrollmentRuntime } from './runtime';
 
 export interface TemplateUpload {
   pin: string;
@@ -85,7 +85,7 @@ class DeletedEnrollee extends Error {}
 
 export class WalkUpEnrollment {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EnrollmentRuntime,
     private readonly events: EventChannel<EnrollmentEvents>,
     private readonly deps: { devices: DeviceService; enrollees: EnrolleeService; biometrics: Biometrics; remote: RemoteEnrollment; commands: CommandService },
   ) {}

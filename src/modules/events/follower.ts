@@ -14,7 +14,7 @@ import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { CoalescingPass } from '../../platform/coalescing-pass';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
+import type { EventRuntime } from './runtime';
 import type { EventLog, LoggedEvent } from './service';
 import { eventLog, logFollowers } from './tables';
 
@@ -45,7 +45,7 @@ export class LogFollower {
   private readonly batch: number;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: EventRuntime,
     private readonly log: EventLog,
     private readonly options: FollowerOptions,
   ) {

@@ -3,4 +3,5 @@ export { LogFollower } from './follower';
 export type { EventView } from './model';
 export type { RedactionRule } from './pruning';
 export { eventRoutes } from './routes';
+export { EVENT_SETTINGS } from './runtime';
 export { type EventBus, type EventChannel, EventLog, type LoggedEvent, type ReactionTo, type StoredForm } from './service';

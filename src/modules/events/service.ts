@@ -19,10 +19,10 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { insertFromJsonSql, jsonRows } from '../../platform/db/json-rows';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
-import type { Runtime } from '../../platform/runtime';
 import { type ScopeMembers, sees } from '../../platform/scope';
 import type { EventView } from './model';
 import { type HeldEvents, purgeOldEvents, type RedactionRule, redactOldEvents } from './pruning';
+import type { EventRuntime } from './runtime';
 import { ShownCache } from './shown-cache';
 import { subjectsOf } from './subjects';
 import { eventLog, logFollowers } from './tables';
@@ -101,7 +101,7 @@ export class EventLog {
   /** Names of the log's followers (their positions are in fpa_log_followers). */
   private readonly followers = new Set<string>();
 
-  constructor(private readonly runtime: Runtime) {}
+  constructor(private readonly runtime: EventRuntime) {}
 
   channel<M extends EventMap<M>>(): EventChannel<M> {
     return {

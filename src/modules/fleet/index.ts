@@ -4,4 +4,5 @@ export { fleetJobs } from './jobs';
 export type { TerminalUserView } from './model';
 export * as fleetReactions from './reactions';
 export { fleetRoutes } from './routes';
+export { FLEET_SETTINGS } from './runtime';
 export { Fleet } from './service';

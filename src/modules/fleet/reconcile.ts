@@ -8,13 +8,13 @@
  * against what is expected (`sync_check`).
  */
 import type { Queryable, WriteContext } from '../../platform/db/client';
-import type { Runtime } from '../../platform/runtime';
 import type { DeviceDetail, DeviceRow } from '../devices';
 import type { FleetDeps, Resync } from './resync';
+import type { FleetRuntime } from './runtime';
 
 export class FleetReconciler {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: FleetRuntime,
     readonly resync: Resync,
     private readonly deps: FleetDeps,
   ) {}

@@ -7,7 +7,6 @@
  * reconciliation (reconcile.ts).
  */
 import type { WriteContext } from '../../platform/db/client';
-import type { Runtime } from '../../platform/runtime';
 import type { Biometrics } from '../biometrics';
 import type { CommandService, NewCommand } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
@@ -15,6 +14,7 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { PunchService } from '../punches';
 import type { FleetEvents } from './events';
+import type { FleetRuntime } from './runtime';
 
 export interface FleetDeps {
   devices: DeviceService;
@@ -28,7 +28,7 @@ export type ResyncReason = FleetEvents['device_resynced']['reason'];
 
 export class Resync {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: FleetRuntime,
     private readonly events: EventChannel<FleetEvents>,
     private readonly deps: FleetDeps,
   ) {}

@@ -8,7 +8,6 @@
  */
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { areaNames } from '../areas';
 import { audit } from '../audit';
 import { hasConsent } from '../biometrics';
@@ -20,6 +19,7 @@ import type { FleetEvents } from './events';
 import type { TerminalUserView } from './model';
 import { FleetReconciler } from './reconcile';
 import { type FleetDeps, Resync, removal, templateQuery } from './resync';
+import type { FleetRuntime } from './runtime';
 
 export class Fleet {
   readonly events: EventChannel<FleetEvents>;
@@ -27,7 +27,7 @@ export class Fleet {
   private readonly resyncs: Resync;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: FleetRuntime,
     log: EventLog,
     readonly deps: FleetDeps,
   ) {

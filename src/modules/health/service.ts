@@ -3,7 +3,6 @@
  * today; and readiness for load balancers (`/readyz`). It only asks the other modules.
  */
 import { isMigrated } from '../../platform/db/client';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { dayBounds, localDateOf } from '../../platform/time/dates';
 import type { CommandService } from '../commands';
@@ -12,6 +11,7 @@ import type { JobRunner } from '../jobs';
 import type { PunchService } from '../punches';
 import type { Webhooks } from '../webhooks';
 import type { HealthView } from './model';
+import type { HealthRuntime } from './runtime';
 
 export interface HealthDeps {
   devices: DeviceService;
@@ -23,7 +23,7 @@ export interface HealthDeps {
 
 export class HealthService {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: HealthRuntime,
     private readonly deps: HealthDeps,
   ) {}
 

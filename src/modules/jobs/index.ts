@@ -3,3 +3,4 @@
 export type { JobView } from './model';
 export { jobRoutes } from './routes';
 export { type JobDefinition, JobRunner } from './runner';
+export { JOB_SETTINGS } from './runtime';

@@ -12,7 +12,7 @@ import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { Elysia } from 'elysia';
 import { describeError, FpaError } from '../../platform/errors';
 import { actingAs } from '../../platform/request-context';
-import type { Runtime } from '../../platform/runtime';
+import type { JobRuntime } from './runtime';
 import { jobLeases } from './tables';
 
 export type JobResult = Record<string, unknown>;
@@ -42,7 +42,7 @@ export class JobRunner {
   private scheduler: Elysia | null = null;
   private readonly running = new Set<Promise<unknown>>();
 
-  constructor(private readonly ctx: Runtime) {}
+  constructor(private readonly ctx: JobRuntime) {}
 
   register(definition: JobDefinition): void {
     this.definitions.set(definition.name, definition);

@@ -3,4 +3,5 @@ export type { ProofEvents } from './events';
 export type { DeletionProofView } from './model';
 export * as proofReactions from './reactions';
 export { deletionProofRoutes, proofKeyRoutes } from './routes';
+export { PROOF_SETTINGS } from './runtime';
 export { DeletionProofs } from './service';

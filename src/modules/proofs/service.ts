@@ -13,7 +13,6 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import { areaNames } from '../areas';
 import { type CommandEvents, openDeletesOf } from '../commands';
 import { terminalsByIds } from '../devices';
@@ -22,6 +21,7 @@ import type { EventChannel, EventLog } from '../events';
 import type { ProofEvents } from './events';
 import { ProofKeys } from './signing-keys';
 import type { DeletionProof, DeletionProofBody } from './model';
+import type { ProofRuntime } from './runtime';
 import { type DeletionProofRow, type DeletionProofTerminalRow, type DeletionReason, deletionProofs, deletionProofTerminals, type ProofCommand } from './tables';
 
 type ProofDocument = typeof DeletionProof.static;
@@ -35,7 +35,7 @@ export class DeletionProofs {
   readonly keys: ProofKeys;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: ProofRuntime,
     log: EventLog,
     private readonly enrollees: EnrolleeService,
   ) {

@@ -7,7 +7,7 @@
  */
 import { desc, eq, isNull } from 'drizzle-orm';
 import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import type { Runtime } from '../../platform/runtime';
+import type { ProofRuntime } from './runtime';
 import { proofKeys } from './tables';
 
 const SEALED_PREFIX = 'sealed1:';
@@ -26,7 +26,7 @@ export class ProofKeys {
   /** The signing key in memory, re-read now and then: another instance may have rotated it. */
   private signer: { kid: string; key: CryptoKey | Uint8Array; until: number } | null = null;
 
-  constructor(private readonly ctx: Runtime) {}
+  constructor(private readonly ctx: ProofRuntime) {}
 
   /** Every public key, newest first: what a verifier needs (`/.well-known/fpa-proof-key.json`). */
   async jwks(): Promise<Jwks> {

@@ -15,7 +15,6 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { parsePunchTime } from '../../platform/time/dates';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
@@ -23,6 +22,7 @@ import { type AuditEntry, audit, auditMany } from '../audit';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
 import { BUCKET_SQL, bucketGroups } from './buckets';
 import { type ImportError, importRows } from './import-rows';
+import type { PunchRuntime } from './runtime';
 import type { NewPunch, PunchService } from './service';
 import { NO_DEVICE, type PunchSource, punches } from './tables';
 import { type PunchView, punchView } from './view';
@@ -41,7 +41,7 @@ const FUTURE_TOLERANCE_MS = 60_000;
 
 export class PunchCorrections {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: PunchRuntime,
     private readonly punches: PunchService,
     private readonly enrollees: EnrolleeService,
   ) {}

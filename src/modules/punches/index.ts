@@ -3,6 +3,7 @@ export { PunchCorrections } from './corrections';
 export { addPunchFlags, countFromDevice, countPerDateFromDevice, type NearbyPunch, punchesNear } from './device-counts';
 export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';
 export { punchRoutes } from './routes';
+export { PUNCH_SETTINGS } from './runtime';
 export { type IncomingPunch, type IngestResult, type PunchFlagger, PunchService, type UploadListener } from './service';
 export { punchStreamRoutes, punchStreamSource } from './stream';
 export type { PunchView } from './view';

@@ -9,10 +9,10 @@ import { chunks } from '../../platform/chunks';
 import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
-import type { Runtime } from '../../platform/runtime';
 import { rangeBound } from '../../platform/time/dates';
 import type { EnrolleeService } from '../enrollees';
 import { BUCKET_SQL, bucketOf, bucketsBetween, punchedWithin } from './buckets';
+import type { PunchRuntime } from './runtime';
 import { bucketEdges } from './spans';
 import type { PunchRow } from './tables';
 import { type PunchSource, punches } from './tables';
@@ -30,7 +30,7 @@ export interface PunchListFilters {
 }
 
 /** `punches/`: filtered, newest first, cursor-paged by sequence. */
-export async function listPunches(ctx: Runtime, enrollees: EnrolleeService, filters: PunchListFilters, seen?: SQL) {
+export async function listPunches(ctx: PunchRuntime, enrollees: EnrolleeService, filters: PunchListFilters, seen?: SQL) {
   const zone = ctx.settings.ATTENDANCE_TIME_ZONE;
   const start = filters.from ? rangeBound(filters.from, 'from', zone) : null;
   const end = filters.to ? rangeBound(filters.to, 'to', zone) : null;
@@ -74,7 +74,7 @@ export async function listPunches(ctx: Runtime, enrollees: EnrolleeService, filt
  * punch to the last (the index's edges).
  */
 async function pageOfEmployee(
-  ctx: Runtime,
+  ctx: PunchRuntime,
   enrollees: EnrolleeService,
   employee: string,
   f: { device?: string; source?: PunchSource; start: number | null; end: number | null; before: number | null; limit: number; seen?: SQL },

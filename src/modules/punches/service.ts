@@ -15,7 +15,6 @@ import { GroupCommit } from '../../platform/db/group-commit';
 import { jsonRows } from '../../platform/db/json-rows';
 import { placeholders } from '../../platform/db/placeholders';
 import { deleteInBatches } from '../../platform/db/purge';
-import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
 import type { EnrolleeService } from '../enrollees';
@@ -25,6 +24,7 @@ import type { PunchEvents, PunchPayload } from './events';
 import { INSERT_PUNCHES_SQL, punchValues } from './insert-sql';
 import { listPunches, type PunchListFilters } from './listing';
 import { receivedForm, voidedForm } from './logged';
+import type { PunchRuntime } from './runtime';
 import * as spans from './spans';
 import { type NewPunch, type PunchRow, punches } from './tables';
 import { type PunchView, punchView } from './view';
@@ -92,7 +92,7 @@ export class PunchService {
   private readonly uploads: GroupCommit<Upload, PunchRow[]>;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: PunchRuntime,
     log: EventLog,
     private readonly enrollees: EnrolleeService,
     private readonly devices: DeviceService,

@@ -5,13 +5,13 @@
 import { asc, desc, gt } from 'drizzle-orm';
 import type { Http } from '../../platform/http/router';
 import { type StreamHub, type StreamQuota, type StreamSource, streamRoute } from '../../platform/http/stream';
-import type { Runtime } from '../../platform/runtime';
 import type { MembersOf } from '../../platform/scope';
 import { StreamQuery } from './model';
+import type { PunchRuntime } from './runtime';
 import { punches } from './tables';
 import { punchView } from './view';
 
-export function punchStreamSource(ctx: Runtime): StreamSource {
+export function punchStreamSource(ctx: PunchRuntime): StreamSource {
   return {
     async read(after, limit) {
       const rows = await ctx.db.orm.select().from(punches).where(gt(punches.sequence, after)).orderBy(asc(punches.sequence)).limit(limit);

@@ -1,3 +1,4 @@
 /** Reports: daily, timesheet, summary and exceptions as CSV, Excel and PDF, from the attendance days. */
 export { reportRoutes } from './routes';
+export { REPORT_SETTINGS } from './runtime';
 export { ReportService } from './service';

@@ -5,10 +5,10 @@
 
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import type { AreaCatalog } from '../areas';
 import type { EnrolleeService } from '../enrollees';
 import type { Person } from './rows';
+import type { ReportRuntime } from './runtime';
 
 export interface Scope {
   /** The area asked for, if any. */
@@ -36,7 +36,7 @@ export class People {
   private readonly known = new Map<string, Person>();
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: ReportRuntime,
     private readonly enrollees: EnrolleeService,
   ) {}
 

@@ -7,7 +7,6 @@
 
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AreaCatalog } from '../areas';
@@ -30,6 +29,7 @@ import {
   timesheetRow,
   timesheetTotals,
 } from './rows';
+import type { ReportRuntime } from './runtime';
 import { People, type Scope, scopeOf } from './scope';
 import { CONTENT_TYPES, FLAG_WORDS, type Format, type ReportDocument, type Row, type Sheet } from './table';
 import { xlsxStream } from './xlsx';
@@ -49,7 +49,7 @@ type Who = Pick<Caller, 'areas'>;
 
 export class ReportService {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: ReportRuntime,
     private readonly deps: { attendance: AttendanceService; days: Reports; enrollees: EnrolleeService; areas: AreaCatalog },
   ) {}
 

@@ -23,7 +23,7 @@
  *   one a log follower or a webhook endpoint (active or disabled) has not processed, nor one
  *   of a message queued by hand (the same hold as the redaction's).
  */
-import type { Runtime } from '../../platform/runtime';
+
 import { localDateOf } from '../../platform/time/dates';
 import type { Anomalies } from '../anomalies';
 import type { AttendanceService } from '../attendance';
@@ -38,6 +38,7 @@ import type { DeletionProofs } from '../proofs';
 import type { PunchService } from '../punches';
 import type { Webhooks } from '../webhooks';
 import { personalDataRules } from './personal-data';
+import type { RetentionRuntime } from './runtime';
 
 const DAY_MS = 86_400_000;
 /** Deleted enrollees looked at per step of the tombstone scrub. */
@@ -76,7 +77,7 @@ export interface RetentionDeps {
 
 export class Retention {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: RetentionRuntime,
     private readonly deps: RetentionDeps,
   ) {}
 

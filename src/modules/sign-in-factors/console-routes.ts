@@ -16,8 +16,8 @@ import { PasskeyAnswerBody, PendingSignInView, SecondFactorAnswerBody, type Sign
 import type { SingleSignOn } from './oidc';
 import { requestOrigin } from './origin';
 import type { FactorUser } from './ports';
-import type { SecondFactors } from './service';
 import type { FactorSignIn } from './second-step';
+import type { SecondFactors } from './service';
 import { ssoRoutes } from './sso-routes';
 
 /** Opens the console session of a user who has finished signing in; answers its `Set-Cookie`. */

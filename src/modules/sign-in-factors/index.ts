@@ -16,6 +16,7 @@ export type {
 export { SingleSignOn } from './oidc';
 export type { FactorUser, FactorUserDirectory, SignInThrottle } from './ports';
 export { factorRoutes } from './routes';
+export { FACTOR_SETTINGS } from './runtime';
 export { rotateTotpSecrets } from './sealing';
-export { SecondFactors } from './service';
 export { FactorSignIn } from './second-step';
+export { SecondFactors } from './service';

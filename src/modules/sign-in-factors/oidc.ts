@@ -7,9 +7,9 @@
  */
 import * as oauth from 'oauth4webapi';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { FactorUser, FactorUserDirectory } from './ports';
+import type { FactorRuntime } from './runtime';
 import type { SignInStates } from './states';
 
 /** How long a person has at the provider before the trip's state is forgotten. */
@@ -31,7 +31,7 @@ export class SingleSignOn {
   private discovered: { at: number; as: oauth.AuthorizationServer } | null = null;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: FactorRuntime,
     private readonly states: SignInStates,
     private readonly users: FactorUserDirectory,
   ) {}

@@ -18,9 +18,9 @@ import {
 } from '@simplewebauthn/server';
 import { and, eq } from 'drizzle-orm';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { FactorUser, RequestOrigin } from './ports';
+import type { FactorRuntime } from './runtime';
 import type { SignInStates } from './states';
 import { passkeys } from './tables';
 
@@ -39,7 +39,7 @@ const transportsOf = (list: string[]) => list as AuthenticatorTransport[];
 
 export class PasskeyFactor {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: FactorRuntime,
     private readonly states: SignInStates,
   ) {}
 

@@ -5,7 +5,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { TemplateKeyRing } from '../../platform/crypto/template-cipher';
-import type { Runtime } from '../../platform/runtime';
+import type { FactorRuntime } from './runtime';
 import { userTotp } from './tables';
 
 const SEALED_PREFIX = 'sealed1:';
@@ -32,7 +32,7 @@ export async function openTotpSecret(ring: TemplateKeyRing, userId: string, stor
 }
 
 /** `fpa:rotate-keys`' part: every TOTP secret sealed again under the first key (only rows unchanged since read). */
-export async function rotateTotpSecrets(ctx: Runtime): Promise<{ totp_secrets: number }> {
+export async function rotateTotpSecrets(ctx: FactorRuntime): Promise<{ totp_secrets: number }> {
   const rows = await ctx.db.orm.select({ userId: userTotp.userId, secret: userTotp.secret }).from(userTotp);
   const updates: { userId: string; from: string; to: string }[] = [];
   for (const row of rows) {

@@ -9,10 +9,10 @@ import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { isRole, ROLES, type Role } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import { PasskeyFactor, type PasskeySummary } from './passkey-factor';
 import type { FactorUser, RequestOrigin } from './ports';
+import type { FactorRuntime } from './runtime';
 import { SignInStates } from './states';
 import { passkeys, recoveryCodes, requiredFactorRoles, userTotp } from './tables';
 import { TotpFactor } from './totp-factor';
@@ -33,7 +33,7 @@ export class SecondFactors {
   readonly totp: TotpFactor;
   readonly passkeys: PasskeyFactor;
 
-  constructor(private readonly ctx: Runtime) {
+  constructor(private readonly ctx: FactorRuntime) {
     this.states = new SignInStates(ctx);
     this.totp = new TotpFactor(ctx);
     this.passkeys = new PasskeyFactor(ctx, this.states);

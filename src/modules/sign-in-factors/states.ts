@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, gt, lt } from 'drizzle-orm';
 import { randomToken } from '../../platform/crypto/secrets';
 import type { Tx } from '../../platform/db/client';
-import type { Runtime } from '../../platform/runtime';
+import type { FactorRuntime } from './runtime';
 import { signInStates } from './tables';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -21,7 +21,7 @@ export interface PendingSecondFactor {
 }
 
 export class SignInStates {
-  constructor(private readonly ctx: Runtime) {}
+  constructor(private readonly ctx: FactorRuntime) {}
 
   private async insert(tx: Tx, row: typeof signInStates.$inferInsert): Promise<void> {
     // Housekeeping where it costs nothing: states long over are dropped with each new one.

@@ -7,10 +7,10 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { renderSVG } from 'uqr';
 import type { Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { FactorUser } from './ports';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes';
+import type { FactorRuntime } from './runtime';
 import { openTotpSecret, sealTotpSecret } from './sealing';
 import { recoveryCodes, userTotp } from './tables';
 import { acceptTotp, newTotpSecret, totpUri } from './totp';
@@ -22,7 +22,7 @@ export interface TotpSetup {
 }
 
 export class TotpFactor {
-  constructor(private readonly ctx: Runtime) {}
+  constructor(private readonly ctx: FactorRuntime) {}
 
   async confirmedAt(userId: string): Promise<number | null> {
     const [row] = await this.ctx.db.orm.select({ at: userTotp.confirmedAt }).from(userTotp).where(eq(userTotp.userId, userId)).limit(1);

@@ -3,10 +3,11 @@
  * alarms, door states: their `event` code, protocol/adms/access-events.ts) go to the device log,
  * never to attendance.
  */
-import type { Runtime } from '../../platform/runtime';
+
 import { classifyAccessEvent, describeAccessEvent, type RtlogRecord } from '../../protocol/adms';
 import { type DeviceRow, noteOnDevice } from '../devices';
 import { withholdBase64 } from './ingest';
+import type { TerminalRuntime } from './runtime';
 
 /** Access events logged one by one per upload; a door's chatter beyond that is counted. */
 const MAX_ACCESS_EVENTS = 100;
@@ -23,7 +24,7 @@ function accessEventDetails(table: string, r: RtlogRecord): Record<string, unkno
 }
 
 /** Access events that are not punches, one device event each (at most MAX_ACCESS_EVENTS per upload, then a count). */
-export async function logAccessEvents(ctx: Runtime, device: DeviceRow, table: string, records: RtlogRecord[]): Promise<void> {
+export async function logAccessEvents(ctx: TerminalRuntime, device: DeviceRow, table: string, records: RtlogRecord[]): Promise<void> {
   if (records.length === 0) return;
   const now = ctx.clock.now();
   await ctx.db.write(async ({ tx }) => {

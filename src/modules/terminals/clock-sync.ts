@@ -7,10 +7,11 @@
  * (docs/protocol/adms.md §7). A time zone changed by an administrator queues CHECK at once; a
  * clock measured drifting gets `set_time` when DEVICE_CLOCK_CORRECTION is on (reactions.ts).
  */
-import type { Runtime } from '../../platform/runtime';
+
 import { isValidTimeZone, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import type { CommandService, NewCommand } from '../commands';
 import type { DeviceRow, DeviceService } from '../devices';
+import type { TerminalRuntime } from './runtime';
 
 export type ClockSyncResult = { approved: number; queued: number };
 
@@ -18,7 +19,7 @@ export const check = (deviceId: string): NewCommand => ({ deviceId, kind: 'CHECK
 
 export class ClockSync {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: TerminalRuntime,
     private readonly devices: DeviceService,
     private readonly commands: CommandService,
   ) {}

@@ -8,7 +8,6 @@
  * results are taken: a removed terminal back as pending drops what it should no longer hold.
  */
 import { BoundedMap } from '../../platform/bounded-map';
-import type { Runtime } from '../../platform/runtime';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import {
   type AdmsQuery,
@@ -39,6 +38,7 @@ import type { AttendanceIngest } from './ingest';
 import { attendanceErrors, redactedErrors } from './ingest';
 import type { CommandRenderer } from './render';
 import { AdmsRefusal } from './reply';
+import type { TerminalRuntime } from './runtime';
 import { push3Config, push3Time } from './security-push';
 import { approved, PUNCH_TABLES, punchFlags, trustedOnly, withheld } from './trust-gate';
 import type { TerminalUploads } from './uploads';
@@ -87,7 +87,7 @@ export class TerminalEndpoints {
   private readonly attendance: AttendanceIngest;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: TerminalRuntime,
     private readonly deps: EndpointDeps,
   ) {
     ({ devices: this.devices, commands: this.commands, uploads: this.uploads, attendance: this.attendance } = deps);

@@ -9,11 +9,12 @@
  * measure the terminal's clock drift. Bad lines are logged as device events and skipped; they
  * never cost the good lines beside them.
  */
-import type { Runtime } from '../../platform/runtime';
+
 import { localWallTimeToUtc, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import type { AttlogRecord, LineError } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
 import type { IncomingPunch, IngestResult, PunchService } from '../punches';
+import type { TerminalRuntime } from './runtime';
 
 const DAY_MS = 86_400_000;
 /** A year before this means the terminal's clock was reset (dead RTC battery: 2000-01-01). */
@@ -109,7 +110,7 @@ export function redactedErrors(errors: LineError[]): MalformedLine[] {
 /** Attendance records from a terminal to punches, and the device log of what could not be used. */
 export class AttendanceIngest {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: TerminalRuntime,
     private readonly devices: DeviceService,
     private readonly punches: PunchService,
   ) {}

@@ -3,7 +3,7 @@
  * templates handed to walk-up enrollment (enrollment/walk-up.ts), device commands rendered in
  * the terminal's words, and terminal clocks across DST changes. Assembled here from its parts.
  */
-import type { Runtime } from '../../platform/runtime';
+
 import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
@@ -14,6 +14,7 @@ import { TerminalEndpoints } from './endpoints';
 import { AttendanceIngest } from './ingest';
 import { CommandRenderer } from './render';
 import { admsRoutes } from './routes';
+import type { TerminalRuntime } from './runtime';
 import { TerminalUploads } from './uploads';
 
 export interface TerminalDeps {
@@ -30,7 +31,7 @@ export class Terminals {
   readonly renderer: CommandRenderer;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: TerminalRuntime,
     deps: TerminalDeps,
   ) {
     const { devices, commands, biometrics, enrollment, punches } = deps;

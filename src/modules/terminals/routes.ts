@@ -10,11 +10,11 @@ import { Elysia } from 'elysia';
 import { describeError, FpaError } from '../../platform/errors';
 import { peerAddress } from '../../platform/http/routable-url';
 import { IpAllowList } from '../../platform/net/ip';
-import type { Runtime } from '../../platform/runtime';
 import { formatHttpDate, parseQuery } from '../../protocol/adms';
 import type { TerminalEndpoints } from './endpoints';
 import { checkDeclaredLength, checkDeviceToken, presentedKeys, readBody } from './guard';
 import { AdmsRefusal, plainText } from './reply';
+import type { TerminalRuntime } from './runtime';
 
 /** `cdata.aspx/` → `cdata`. */
 export function endpointName(rest: string): string {
@@ -31,7 +31,7 @@ const TERMINAL_METHODS = new Set(['GET', 'HEAD', 'POST']);
 const NEEDS_SERIAL = new Set(['cdata', 'getrequest', 'devicecmd', 'ping', 'fdata', 'registry', 'push', 'rtdata', 'querydata']);
 
 /** The reply's status and plain-text body to one terminal request; the route sets the headers. */
-function terminalHandler(ctx: Runtime, endpoints: TerminalEndpoints) {
+function terminalHandler(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
   const { settings, log } = ctx;
   const allowList = new IpAllowList(settings.ADMS_ALLOWED_IPS);
   return async (request: Request, ip: string | null, rest: string): Promise<{ status: number; body: string }> => {
@@ -62,7 +62,7 @@ function terminalHandler(ctx: Runtime, endpoints: TerminalEndpoints) {
   };
 }
 
-export function admsRoutes(ctx: Runtime, endpoints: TerminalEndpoints) {
+export function admsRoutes(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
   const { settings, clock, log } = ctx;
   const prefix = settings.ADMS_URL_PREFIX.replace(/\/+$/, '');
   const handle = terminalHandler(ctx, endpoints);

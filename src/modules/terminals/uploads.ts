@@ -5,7 +5,7 @@
  * `Valid=0`, is not stored); operation logs and device errors become device events; the rest
  * is acknowledged. Each returns the number of records processed, for `OK:<n>`.
  */
-import type { Runtime } from '../../platform/runtime';
+
 import {
   type BiodataRecord,
   biometricTypeOf,
@@ -24,6 +24,7 @@ import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } f
 import type { WalkUpEnrollment } from '../enrollment';
 import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
 import { AdmsRefusal } from './reply';
+import type { TerminalRuntime } from './runtime';
 
 /** FP uploads carry no version; a terminal that never said otherwise runs ZKFinger 10. */
 const DEFAULT_FP_ALGORITHM = '10';
@@ -63,7 +64,7 @@ interface Note {
 
 export class TerminalUploads {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: TerminalRuntime,
     private readonly devices: DeviceService,
     private readonly lines: AttendanceIngest,
     private readonly walkUp: WalkUpEnrollment,

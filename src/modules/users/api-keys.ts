@@ -17,11 +17,11 @@ import { FpaError } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/http/admin-auth';
 import type { Caller } from '../../platform/http/caller';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { knownAreaIds, namesByMember } from '../areas';
 import { audit } from '../audit';
 import type { ApiKeyCreatedView, ApiKeyCreateInput, ApiKeyView } from './model';
 import { assertMayGrant, assertMayGrantAreas, assertMayTouch, inCallerScope } from './rules';
+import type { UserRuntime } from './runtime';
 import { type ApiKeyRow, apiKeyAreas, apiKeys } from './tables';
 
 const KEY_SHAPE = /^fpa_key_[A-Za-z0-9_-]{43}$/;
@@ -32,7 +32,7 @@ export class ApiKeys {
   private readonly secrets = new Map<string, Buffer>();
   private readonly current: string | null;
 
-  constructor(private readonly ctx: Runtime) {
+  constructor(private readonly ctx: UserRuntime) {
     for (const text of ctx.settings.TEMPLATE_ENCRYPTION_KEYS) {
       const { id, raw } = parseEncryptionKey(text);
       if (!this.secrets.has(id)) this.secrets.set(id, Buffer.from(hkdfSync('sha256', raw, 'fpa-api-keys', 'hmac-sha256 v1', 32)));

@@ -2,6 +2,7 @@
 export { ApiKeys } from './api-keys';
 export type { ApiKeyView, InviteInfoView, MeView, UserCreateInput, UserView } from './model';
 export { apiKeyRoutes, userRoutes } from './routes';
+export { USER_SETTINGS } from './runtime';
 export { UsersService } from './service';
 export { PasswordSignIn, type PendingSignIn } from './sign-in';
 export { signInRoutes } from './sign-in-routes';

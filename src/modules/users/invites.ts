@@ -8,12 +8,12 @@ import { createHash } from 'node:crypto';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client';
 import type { Caller } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { ConsoleService, StartedSession } from '../console';
 import type { InviteInfoView } from './model';
 import { PASSWORD_MIN } from './model';
 import { hashPassword } from './passwords';
+import type { UserRuntime } from './runtime';
 import { type UserRow, userInvites, users } from './tables';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -34,7 +34,7 @@ export interface Redeemed {
 
 export class Invites {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: UserRuntime,
     private readonly sessions: ConsoleService,
     private readonly callerOf: (q: Tx, user: UserRow) => Promise<Caller>,
   ) {}

@@ -9,7 +9,6 @@ import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { knownAreaIds } from '../areas';
 import { audit } from '../audit';
 import type { ConsoleService } from '../console';
@@ -17,6 +16,7 @@ import type { ApiKeys } from './api-keys';
 import { Invites } from './invites';
 import type { InviteLinkView, MeView, UserCreateInput, UserPatchInput, UserView } from './model';
 import { assertMayGrant, assertMayGrantAreas, assertMayTouch, inCallerScope } from './rules';
+import type { UserRuntime } from './runtime';
 import { type UserRow, userAreas, users } from './tables';
 import { type Account, accountOf, areasOfUsers, findUser, NO_SECOND_FACTORS, type SecondFactorLookup, type UserWithAreas, userView, withAreas } from './views';
 
@@ -31,7 +31,7 @@ export class UsersService {
   private readonly resetReactions: ResetReaction[] = [];
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: UserRuntime,
     private readonly sessions: ConsoleService,
     private readonly keys: ApiKeys,
   ) {

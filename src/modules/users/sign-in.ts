@@ -10,10 +10,10 @@
 import { eq } from 'drizzle-orm';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { ConsoleService, StartedSession } from '../console';
 import { hashPassword, verifyPassword } from './passwords';
+import type { UserRuntime } from './runtime';
 import type { UsersService } from './service';
 import { type UserRow, users } from './tables';
 import { SignInThrottle } from './throttle';
@@ -36,7 +36,7 @@ export class PasswordSignIn {
   private readonly gates: SignInGate[] = [];
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: UserRuntime,
     private readonly sessions: ConsoleService,
     private readonly users: UsersService,
   ) {

@@ -11,7 +11,7 @@ import { eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Rate } from '../../platform/config/settings';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { FpaError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
+import type { UserRuntime } from './runtime';
 import { signInFailures } from './tables';
 
 type Scope = 'user' | 'change';
@@ -27,7 +27,7 @@ export class SignInThrottle {
   private readonly counter: GroupCommit<{ key: string; windowStart: number }, void>;
   private sweptAt = 0;
 
-  constructor(private readonly ctx: Runtime) {
+  constructor(private readonly ctx: UserRuntime) {
     const f = signInFailures;
     this.counter = new GroupCommit(ctx.db, async (w, hits) => {
       // Windows long over are dropped now and then (addresses come and go), in the same transaction.

@@ -6,8 +6,8 @@
  */
 import { TemplateDecryptError } from '../../platform/crypto/template-cipher';
 import { describeError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import type { LoggedEvent } from '../events';
+import type { WebhookRuntime } from './runtime';
 import { dropPreviousSecret, openWebhookSecret } from './secrets';
 import { fetchSender, type WebhookResponse, type WebhookSender } from './sender';
 import { WebhookSigner } from './signing';
@@ -154,7 +154,7 @@ export class Dispatcher {
   readonly urlPolicy: Pick<CheckWebhookUrlOptions, 'allowPrivateNetworks' | 'allowedNetworks'>;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: WebhookRuntime,
     private readonly sender: WebhookSender = fetchSender,
   ) {
     this.urlPolicy = {

@@ -6,10 +6,10 @@
 import type { WriteContext } from '../../platform/db/client';
 import type { GroupCommit } from '../../platform/db/group-commit';
 import { describeError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import type { EventLog, LoggedEvent } from '../events';
 import { type Dispatcher, eventMessage, isDelivered, verdictOf } from './dispatch';
 import { deliveryLog, type EndpointState, type Entry, emptyProgress, endpointStateAfter, type Progress, writeRunProgress } from './run-writes';
+import type { WebhookRuntime } from './runtime';
 import type { WebhookResponse } from './sender';
 import type { webhookEndpoints } from './tables';
 
@@ -85,7 +85,7 @@ export class EndpointRun {
   retryAt: number | null = null;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: WebhookRuntime,
     private readonly log: EventLog,
     private readonly dispatcher: Dispatcher,
     private readonly endpoint: EndpointRow,

@@ -7,10 +7,10 @@ import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { FpaError, notFound } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { EventLog, LoggedEvent } from '../events';
 import { MESSAGE_VIEW_STATUSES } from './model';
+import type { WebhookRuntime } from './runtime';
 import { webhookEndpoints, webhookMessages } from './tables';
 import { iso, type MessageViewStatus, type WebhookMessageView } from './views';
 import type { DeliveryWorker } from './worker';
@@ -23,7 +23,7 @@ const SCAN = 500;
 
 export class MessageHistory {
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: WebhookRuntime,
     private readonly log: EventLog,
     private readonly worker: DeliveryWorker,
     /** The endpoint of an id, or not found. */

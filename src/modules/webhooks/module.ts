@@ -10,8 +10,8 @@
  */
 import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { deleteInBatches } from '../../platform/db/purge';
-import type { Runtime } from '../../platform/runtime';
 import type { EventLog } from '../events';
+import type { WebhookRuntime } from './runtime';
 import { sealClearWebhookSecrets } from './secrets';
 import type { WebhookSender } from './sender';
 import { WebhookService } from './service';
@@ -30,7 +30,7 @@ export class Webhooks {
   readonly service: WebhookService;
 
   constructor(
-    readonly ctx: Runtime,
+    readonly ctx: WebhookRuntime,
     private readonly log: EventLog,
     options: WebhookOptions,
   ) {

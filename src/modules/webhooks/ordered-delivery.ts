@@ -20,10 +20,10 @@
  */
 import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
 import { GroupCommit } from '../../platform/db/group-commit';
-import type { Runtime } from '../../platform/runtime';
 import type { EventLog } from '../events';
 import { type Dispatcher, lookupTimeoutOf, MAX_REQUESTS_IN_FLIGHT } from './dispatch';
 import { type EndpointRow, EndpointRun, FLUSH_MS, type ProgressWriter, type StreamTotals } from './endpoint-run';
+import type { WebhookRuntime } from './runtime';
 import { webhookEndpoints } from './tables';
 
 export interface StreamHooks {
@@ -60,7 +60,7 @@ export class OrderedDelivery {
   private ticker: ReturnType<typeof setInterval> | null = null;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: WebhookRuntime,
     private readonly log: EventLog,
     private readonly dispatcher: Dispatcher,
     private readonly hooks: StreamHooks,

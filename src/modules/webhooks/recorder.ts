@@ -11,10 +11,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import { retryDelay } from './backoff';
 import { errorOf, verdictOf } from './dispatch';
+import type { WebhookRuntime } from './runtime';
 import type { WebhookResponse } from './sender';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
 
@@ -70,7 +70,7 @@ export class OutcomeRecorder {
   private flushing: Promise<void> | null = null;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: WebhookRuntime,
     private readonly hooks: RecorderHooks,
   ) {}
 

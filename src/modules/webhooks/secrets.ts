@@ -12,7 +12,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { TemplateKeyRing } from '../../platform/crypto/template-cipher';
 import type { WriteContext } from '../../platform/db/client';
-import type { Runtime } from '../../platform/runtime';
+import type { WebhookRuntime } from './runtime';
 import { webhookEndpoints } from './tables';
 
 const SEALED_PREFIX = 'sealed1:';
@@ -69,7 +69,7 @@ function needsSealing(ring: TemplateKeyRing, stored: string): boolean {
  * secure delete is on for the rewrite: the clear value's bytes are overwritten in the page, not
  * left in its free space.
  */
-async function reseal(ctx: Runtime, select: (stored: string) => boolean): Promise<{ sealed: number; clear: number }> {
+async function reseal(ctx: WebhookRuntime, select: (stored: string) => boolean): Promise<{ sealed: number; clear: number }> {
   const rows = await ctx.db.orm
     .select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret, previousSecret: webhookEndpoints.previousSecret })
     .from(webhookEndpoints);
@@ -110,7 +110,7 @@ async function reseal(ctx: Runtime, select: (stored: string) => boolean): Promis
  * The overlap of a rotation is over: the previous secret goes (only the one that expired at
  * `until`: a rotation since then set its own). Secure delete, as for any secret rewritten.
  */
-export async function dropPreviousSecret(ctx: Runtime, endpointId: string, until: number): Promise<boolean> {
+export async function dropPreviousSecret(ctx: WebhookRuntime, endpointId: string, until: number): Promise<boolean> {
   return ctx.db.write(async ({ tx, execute }) => {
     const restore = await secureDelete(execute);
     try {
@@ -141,7 +141,7 @@ async function secureDelete(execute: WriteContext['execute']): Promise<() => Pro
  * pages in and empties the WAL; when readers keep it from finishing, the background checkpoints
  * overwrite the old frames later, and this says so.
  */
-async function dropOldPages(ctx: Runtime): Promise<void> {
+async function dropOldPages(ctx: WebhookRuntime): Promise<void> {
   if (ctx.db.kind !== 'file') return;
   // The background checkpoint thread may hold the WAL at this very moment (a busy answer, not an
   // error): a few tries a moment apart, once at start-up, before settling for the later checkpoints.
@@ -157,14 +157,14 @@ const TRUNCATE_ATTEMPTS = 40;
 const TRUNCATE_RETRY_MS = 25;
 
 /** At start-up: seals the secrets an earlier release stored in clear. Idempotent. */
-export async function sealClearWebhookSecrets(ctx: Runtime): Promise<number> {
+export async function sealClearWebhookSecrets(ctx: WebhookRuntime): Promise<number> {
   const { sealed } = await reseal(ctx, (stored) => stored.startsWith(CLEAR_PREFIX));
   if (sealed > 0) ctx.log.info('webhook signing secrets stored in clear by an earlier release were encrypted', { endpoints: sealed });
   return sealed;
 }
 
 /** `fpa:rotate-keys`' part: every secret sealed under the first TEMPLATE_ENCRYPTION_KEYS key. */
-export async function rotateWebhookSecrets(ctx: Runtime): Promise<{ webhook_secrets: number }> {
+export async function rotateWebhookSecrets(ctx: WebhookRuntime): Promise<{ webhook_secrets: number }> {
   const { sealed } = await reseal(ctx, (stored) => needsSealing(ctx.keyRing, stored));
   return { webhook_secrets: sealed };
 }

@@ -8,12 +8,12 @@
 import { and, desc, eq, gt, lt } from 'drizzle-orm';
 import { FpaError, notFound } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
-import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { EventLog } from '../events';
 import { errorOf, testMessage } from './dispatch';
 import { MessageHistory } from './message-history';
 import { MAX_URL_LENGTH } from './model';
+import type { WebhookRuntime } from './runtime';
 import { sealWebhookSecret } from './secrets';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrl } from './ssrf';
@@ -44,7 +44,7 @@ export class WebhookService {
   private readonly history: MessageHistory;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: WebhookRuntime,
     private readonly log: EventLog,
     private readonly worker: DeliveryWorker,
     /** The event types an endpoint may subscribe to. */

@@ -13,11 +13,11 @@ import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { CoalescingPass } from '../../platform/coalescing-pass';
 import type { Queryable } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
-import type { Runtime } from '../../platform/runtime';
 import type { EventLog, LoggedEvent } from '../events';
 import { Dispatcher, eventMessage, lookupTimeoutOf, Slots } from './dispatch';
 import { type EndpointRow, emptyStreamTotals, OrderedDelivery, type StreamTotals } from './ordered-delivery';
 import { type DeliveryOutcome, type MessageRow, OutcomeRecorder } from './recorder';
+import type { WebhookRuntime } from './runtime';
 import type { WebhookResponse, WebhookSender } from './sender';
 import { webhookEndpoints, webhookMessages } from './tables';
 
@@ -82,7 +82,7 @@ export class DeliveryWorker {
   private rowBacklog = false;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: WebhookRuntime,
     private readonly log: EventLog,
     send?: WebhookSender,
   ) {

@@ -14,8 +14,9 @@
 import type { TObject } from '@sinclair/typebox';
 import type { ServerWebSocket } from 'bun';
 import { CoalescingPass } from '../coalescing-pass';
+import type { Settings } from '../config/settings';
 import { describeError, FpaError } from '../errors';
-import type { Runtime } from '../runtime';
+import type { ModuleRuntime } from '../runtime';
 import { type AreaScope, isLimited, type MembersOf, ScopeWatch, type Subjects } from '../scope';
 import { admitAdmin, apiRouter, type Http, SECURITY_SCHEMES } from './router';
 
@@ -61,6 +62,9 @@ export const STREAM_POLL_MS = 1_000;
 export const STALL_MS = 10_000;
 export const CLOSE_TOO_SLOW = 4008;
 
+/** The settings the streams read: each subscriber's buffer, and the open streams per administrator. */
+export const STREAM_SETTINGS = ['WEBSOCKET_MAX_BUFFERED_BYTES', 'WEBSOCKET_MAX_PER_ADMIN'] as const satisfies readonly (keyof Settings)[];
+
 export class StreamHub {
   private readonly subscribers = new Set<Subscriber>();
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -71,7 +75,7 @@ export class StreamHub {
   private stopped = false;
 
   constructor(
-    private readonly ctx: Runtime,
+    private readonly ctx: ModuleRuntime<(typeof STREAM_SETTINGS)[number]>,
     private readonly source: StreamSource,
   ) {}
 

@@ -1,0 +1,18 @@
+/** The settings this module reads: all it is given of them (src/platform/runtime.ts). */
+import type { Settings } from '../../platform/config/settings';
+import type { ModuleRuntime } from '../../platform/runtime';
+
+export const DEVICE_SETTINGS = [
+  'ADMS_AUTO_APPROVE',
+  'ADMS_MAX_PENDING_DEVICES',
+  'ADMS_MAX_PENDING_PER_ADDRESS',
+  'ADMS_PENDING_EXPIRY',
+  'ADMS_TRUST',
+  'AREAS_CREATED_ON_USE',
+  'DEVICE_CLOCK_DRIFT_MAX',
+  'DEVICE_OFFLINE_AFTER',
+  'TEMPLATE_ENCRYPTION_KEYS',
+  'TIME_ZONE',
+] as const satisfies readonly (keyof Settings)[];
+
+export type DeviceRuntime = ModuleRuntime<(typeof DEVICE_SETTINGS)[number]>;
