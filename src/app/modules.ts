@@ -7,7 +7,6 @@ import { Anomalies } from '../modules/anomalies';
 import { AreaCatalog } from '../modules/areas';
 import { Absences, AttendanceService, Reports, TodayBoard } from '../modules/attendance';
 import { AuditService } from '../modules/audit';
-import { Biometrics } from '../modules/biometrics';
 import { CalendarService } from '../modules/calendar';
 import { CommandService } from '../modules/commands';
 import { Completeness, ServerHeartbeat } from '../modules/completeness';
@@ -58,12 +57,11 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const commands = new CommandService(runtime, events, devices);
   const enrollees = new EnrolleeService(runtime, events, directory, (q, pin) => devices.users.pinKnown(q, pin));
   const employeeImport = new EmployeeImport(runtime, employees, enrollees);
-  const biometrics = new Biometrics(runtime, events, { enrollees, devices, commands });
-  const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands, biometrics });
+  const enrollment = new Enrollment(runtime, events, { enrollees, devices, commands });
   const punches = new PunchService(runtime, events, enrollees, devices);
   const corrections = new PunchCorrections(runtime, punches, enrollees);
-  const fleet = new Fleet(runtime, events, { devices, commands, enrollees, biometrics, punches });
-  const terminals = new Terminals(runtime, { devices, commands, biometrics, enrollment, punches });
+  const fleet = new Fleet(runtime, events, { devices, commands, enrollees, enrollment, punches });
+  const terminals = new Terminals(runtime, { devices, commands, enrollment, punches });
   const proofs = new DeletionProofs(runtime, events, enrollees);
   const diagnostics = new Diagnostics(runtime, devices);
   const calendar = new CalendarService(runtime, events, enrollees);
@@ -72,7 +70,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const reports = new Reports(runtime, attendance, enrollees);
   const completeness = new Completeness(runtime, events, { devices, commands, punches });
   const heartbeat = new ServerHeartbeat(runtime, completeness);
-  const anomalies = new Anomalies(runtime, events, { devices, biometrics, calendar, enrollees });
+  const anomalies = new Anomalies(runtime, events, { devices, enrollment, calendar, enrollees });
   const reportFiles = new ReportService(runtime, { attendance, days: reports, enrollees, areas });
   const board = new TodayBoard(runtime, attendance, calendar, enrollees);
   const webhooks = new Webhooks(runtime, events, { eventTypes: FPA_EVENT_TYPES });
@@ -82,7 +80,6 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     commands,
     webhooks,
     devices,
-    biometrics,
     enrollment,
     enrollees,
     proofs,
@@ -113,7 +110,6 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     enrollees,
     devices,
     commands,
-    biometrics,
     enrollment,
     fleet,
     punches,
@@ -143,7 +139,6 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
     devices,
     commands,
     enrollees,
-    biometrics,
     enrollment,
     punches,
     fleet,

@@ -10,15 +10,15 @@ import type { Runtime } from '../platform/runtime';
 import type { Modules } from './modules';
 
 export function buildService(m: Modules, runtime: Runtime) {
-  const { devices, enrollees, biometrics, enrollment } = m;
+  const { devices, enrollees, enrollment } = m;
   return {
     /** Approves a pending device and backfills every in-scope enrollee onto it. */
     approveDevice: (device: string, options: { by: string; areas?: string[] }) => devices.approveDevice(device, options),
     disableDevice: (device: string, options: { by: string }) => devices.disableDevice(device, options),
     /** Creates an enrollee with an auto-generated device PIN. */
     createEnrollee: (employee: string, options: { areas?: string[]; by?: string } = {}) => enrollees.createEnrollee(employee, options),
-    giveConsent: (enrollee: string, consent: { version: string; method: string; by: string }) => biometrics.consent.give(enrollee, consent),
-    withdrawConsent: (enrollee: string, options: { by: string }) => biometrics.consent.withdraw(enrollee, options),
+    giveConsent: (enrollee: string, consent: { version: string; method: string; by: string }) => enrollment.consent.give(enrollee, consent),
+    withdrawConsent: (enrollee: string, options: { by: string }) => enrollment.consent.withdraw(enrollee, options),
     deleteEnrollee: (enrollee: string, options: { by: string }) => enrollees.deleteEnrollee(enrollee, options),
     /** Validates, encrypts, versions, stores and fans out one template. */
     storeTemplate: (
@@ -27,7 +27,7 @@ export function buildService(m: Modules, runtime: Runtime) {
       data: Uint8Array,
       options: { algorithmVersion: string; quality?: number; by: string; source?: 'api' | 'agent' | 'device' | 'remote'; device?: string | null },
     ) =>
-      biometrics.templates.storeTemplate({
+      enrollment.templates.storeTemplate({
         enrolleeId: enrollee,
         fingerIndex: finger,
         data,
@@ -100,7 +100,6 @@ export function buildService(m: Modules, runtime: Runtime) {
     areas: m.areas,
     commands: m.commands,
     enrollees,
-    biometrics,
     enrollment,
     punches: m.punches,
     /** What each terminal holds: its users, adoption, removal, resync. */

@@ -6,9 +6,9 @@
  */
 import type { Caller } from '../../platform/http/caller';
 import type { Runtime } from '../../platform/runtime';
-import { type TemplatesNotReaching, templatesNotReaching } from '../biometrics';
 import { type WaitingCommands, waitingSince } from '../commands';
 import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries } from '../devices';
+import { type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
 import type { Diagnostic } from './model';
 
 export type DiagnosticView = typeof Diagnostic.static;

@@ -19,13 +19,15 @@ import { FpaError } from '../../platform/errors';
 import type { Runtime } from '../../platform/runtime';
 import { type BiometricType, biometricCapability } from '../../protocol/adms';
 import { audit } from '../audit';
-import { checkKind, hasConsent, userCommand } from '../biometrics';
 import { type CommandEvents, type CommandService, describeReturnCode, type NewCommand } from '../commands';
 import { type DeviceRow, type DeviceService, takesBiodata } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { LoggedEvent } from '../events';
+import { hasConsent } from './consent-records';
+import { checkKind } from './kinds';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { enrollmentSessions } from './tables';
+import { userCommand } from './template-commands';
 
 const ENROLL_KINDS = ['ENROLL_FP', 'ENROLL_BIO'] as const;
 

@@ -5,7 +5,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
-import { stagedAad } from '../biometrics';
+import { stagedAad } from './aad';
 import { stagedTemplates } from './tables';
 
 const BATCH = 200;

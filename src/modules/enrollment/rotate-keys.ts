@@ -1,5 +1,5 @@
 /**
- * `fpa:rotate-keys` (templates' part; staged agent uploads are the enrollment module's):
+ * `fpa:rotate-keys` (stored templates; staged agent uploads are rotate-staged.ts):
  * re-encrypts every stored template under the first key of TEMPLATE_ENCRYPTION_KEYS. It works in small batches, each its own transaction, so it can
  * be stopped and run again at any time (resumable) and never holds the writer for long.
  */
