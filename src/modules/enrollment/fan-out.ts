@@ -4,7 +4,9 @@
  * terminal backfilled with everyone in its scope, people taken off terminals, a destroyed
  * template's deletes; never over a terminal user with the same PIN who is someone else (a
  * conflict, announced for an administrator to resolve). Every write here is in the caller's
- * transaction.
+ * transaction. At the end: the commands that carry a person to a terminal (their user record,
+ * one template) and the supersede keys that let a newer write or a delete take an unsent one's
+ * place.
  */
 import { and, eq, inArray, ne } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
@@ -18,8 +20,28 @@ import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
 import { isBiometricType, terminalTakes } from './kinds';
 import { templateSync, templates } from './tables';
-import { deleteKey, FINGER_INDEXES, type TemplateRef, type TerminalUser, templateCommand, templateKey, userCommand } from './template-commands';
 import { linkSyncToCommands, type SyncRow, upsertSync } from './template-sync';
+
+/** An enrollee as far as terminals are concerned: their PIN and the name shown on the terminal. */
+interface TerminalUser {
+  id: string;
+  devicePin: string;
+  displayName: string;
+  /** The card number the terminal should know them by, if any. */
+  card?: string | null;
+}
+
+/** A template as commands know it: its kind, body part and slot. */
+interface TemplateRef {
+  id: string;
+  type: string;
+  fingerIndex: number;
+  slot: number;
+  version: number;
+}
+
+/** Every finger index a terminal knows (0 left little finger … 9 right little finger). */
+const FINGER_INDEXES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 export class FanOut {
   constructor(
@@ -286,4 +308,38 @@ async function templatesOf(q: Queryable, enrolleeIds: readonly string[]) {
   const byEnrollee = new Map<string, typeof all>();
   for (const t of all) byEnrollee.set(t.enrolleeId, [...(byEnrollee.get(t.enrolleeId) ?? []), t]);
   return byEnrollee;
+}
+
+/** The user record of an enrollee for one terminal; `enrollee` lets the terminal's answer link its user to them. */
+export function userCommand(deviceId: string, person: TerminalUser): NewCommand {
+  return {
+    deviceId,
+    kind: 'add_user',
+    payload: { pin: person.devicePin, name: person.displayName, enrollee: person.id, ...(person.card ? { card: person.card } : {}) },
+    supersedeKey: `user:${person.devicePin}`,
+  };
+}
+
+/** One template for one terminal; `enrollee` lets the renderer check the terminal's user with that PIN is them. */
+function templateCommand(deviceId: string, enrollee: { id: string; devicePin: string }, t: TemplateRef): NewCommand {
+  const pin = enrollee.devicePin;
+  return {
+    deviceId,
+    kind: 'update_template',
+    payload: { pin, fingerIndex: t.fingerIndex, type: t.type, slot: t.slot, templateId: t.id, templateVersion: t.version, enrollee: enrollee.id },
+    supersedeKey: templateKey(pin, t),
+  };
+}
+
+/**
+ * The supersede key of a template command: a newer write or a delete of the same template takes
+ * an unsent one's place. Fingerprints keep the first release's keys.
+ */
+function templateKey(pin: string, t: { type: string; fingerIndex: number; slot: number }): string {
+  return t.type === 'fingerprint' ? `tpl:${pin}:${t.fingerIndex}` : `tpl:${pin}:${t.type}:${t.fingerIndex}:${t.slot}`;
+}
+
+/** A delete removes a whole body part: for a fingerprint, the key of its only template. */
+function deleteKey(pin: string, t: { type: string; fingerIndex: number }): string {
+  return t.type === 'fingerprint' ? `tpl:${pin}:${t.fingerIndex}` : `tpl:${pin}:${t.type}:${t.fingerIndex}`;
 }

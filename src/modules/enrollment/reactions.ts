@@ -23,10 +23,9 @@ import type { EnrolleeEvents, EnrolleeService, ListFilter, ViewPart } from '../e
 import type { ReactionTo } from '../events';
 import type { ConsentService } from './consent';
 import type { EnrollmentEvents } from './events';
-import type { FanOut } from './fan-out';
+import { type FanOut, userCommand } from './fan-out';
 import type { Enrollment } from './module';
 import { consents, templates as templateRows } from './tables';
-import { userCommand } from './template-commands';
 import type { TemplateStore } from './template-store';
 import type { TemplateSync } from './template-sync';
 

@@ -24,10 +24,10 @@ import { type DeviceRow, type DeviceService, takesBiodata } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { LoggedEvent } from '../events';
 import { hasConsent } from './consent-records';
+import { userCommand } from './fan-out';
 import { checkKind } from './kinds';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { enrollmentSessions } from './tables';
-import { userCommand } from './template-commands';
 
 const ENROLL_KINDS = ['ENROLL_FP', 'ENROLL_BIO'] as const;
 

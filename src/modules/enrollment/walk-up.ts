@@ -41,8 +41,8 @@ import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, type Repor
 import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
+import { userCommand } from './fan-out';
 import type { RemoteEnrollment } from './remote-sessions';
-import { userCommand } from './template-commands';
 import type { TemplateStore } from './template-store';
 
 export interface TemplateUpload {
