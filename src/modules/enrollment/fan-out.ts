@@ -264,7 +264,7 @@ export class FanOut {
   }
 
   /** Approved or disabled terminals sharing an area with the enrollee (pending ones never got data). */
-  async devicesSharingArea(q: Queryable, enrolleeId: string): Promise<string[]> {
+  private async devicesSharingArea(q: Queryable, enrolleeId: string): Promise<string[]> {
     const rows = await this.devices.inAreas(q, await this.enrollees.areaIdsOf(q, enrolleeId), ['approved', 'disabled']);
     return rows.map((r) => r.id);
   }

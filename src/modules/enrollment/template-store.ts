@@ -69,12 +69,7 @@ export interface OpenedTemplate {
 }
 
 /** What storing is about once the input is checked: the kind, body part, slot and algorithm. */
-interface Part {
-  type: BiometricType;
-  fingerIndex: number;
-  slot: number;
-  algorithmVersion: string;
-}
+type Part = Pick<StoredTemplate, 'type' | 'fingerIndex' | 'slot' | 'algorithmVersion'>;
 
 export class TemplateStore {
   constructor(
@@ -374,12 +369,8 @@ export class TemplateStore {
    */
   async destroyOfDeactivated(deactivatedBefore: number): Promise<number> {
     const q = this.ctx.db.orm;
-    const owners = await q.selectDistinct({ id: templates.enrolleeId }).from(templates);
-    const due = await this.enrollees.deactivatedBefore(
-      q,
-      deactivatedBefore,
-      owners.map((r) => r.id),
-    );
+    const owners = (await q.selectDistinct({ id: templates.enrolleeId }).from(templates)).map((r) => r.id);
+    const due = await this.enrollees.deactivatedBefore(q, deactivatedBefore, owners);
     let total = 0;
     for (const batch of chunks(due, TEMPLATE_BATCH)) {
       total += await this.ctx.db.write(async (w) => {
