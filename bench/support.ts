@@ -11,7 +11,7 @@ import type { FingerprintAttendance } from '../src/app/create';
 import { consents, employees, enrolleeAreas, enrollees, templates } from '../src/app/schema';
 import { type RunningServer, startServer } from '../src/app/server';
 import { resolveAreas } from '../src/modules/areas/names';
-import { templateAad } from '../src/modules/biometrics/aad';
+import { templateAad } from '../src/modules/enrollment/aad';
 import type { SettingsInput } from '../src/platform/config/settings';
 import { generateEncryptionKey } from '../src/platform/crypto/template-cipher';
 import { silentLogger } from '../src/platform/log';

@@ -1,7 +1,6 @@
 /** Every event type the service records, with its data: the typed surface of `fpa.events`. */
 import type { AnomalyEvents } from '../modules/anomalies';
 import type { AttendanceEvents } from '../modules/attendance';
-import type { BiometricEvents } from '../modules/biometrics';
 import type { CalendarEvents } from '../modules/calendar';
 import type { CommandEvents } from '../modules/commands';
 import type { CompletenessEvents } from '../modules/completeness';
@@ -22,7 +21,6 @@ export type FpaEvents = AttendanceEvents &
   DeviceEvents &
   CommandEvents &
   EnrolleeEvents &
-  BiometricEvents &
   EnrollmentEvents &
   FleetEvents &
   ProofEvents &

@@ -3,11 +3,10 @@
  * scripts (package.json; a test keeps them in line) and the CLI all come from it.
  */
 import { attendanceJobs } from '../modules/attendance';
-import { rotateTemplateKeys } from '../modules/biometrics';
 import { commandJobs } from '../modules/commands';
 import { completenessJobs } from '../modules/completeness';
 import { deviceJobs } from '../modules/devices';
-import { enrollmentJobs, rotateStagedKeys } from '../modules/enrollment';
+import { enrollmentJobs, rotateStagedKeys, rotateTemplateKeys } from '../modules/enrollment';
 import { fleetJobs } from '../modules/fleet';
 import type { JobDefinition } from '../modules/jobs';
 import { retentionJobs } from '../modules/retention';

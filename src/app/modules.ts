@@ -9,7 +9,6 @@ import { ANOMALY_SETTINGS, Anomalies } from '../modules/anomalies';
 import { AREA_SETTINGS, AreaCatalog } from '../modules/areas';
 import { Absences, ATTENDANCE_SETTINGS, AttendanceService, Reports, TodayBoard } from '../modules/attendance';
 import { AUDIT_SETTINGS, AuditService } from '../modules/audit';
-import { BIOMETRIC_SETTINGS, Biometrics } from '../modules/biometrics';
 import { CALENDAR_SETTINGS, CalendarService } from '../modules/calendar';
 import { COMMAND_SETTINGS, CommandService } from '../modules/commands';
 import { COMPLETENESS_SETTINGS, Completeness, ServerHeartbeat } from '../modules/completeness';
@@ -87,15 +86,14 @@ function buildFleet(runtime: Runtime, events: EventLog, directory: EmployeeDirec
   const commands = new CommandService(runtimeFor(runtime, COMMAND_SETTINGS), events, devices);
   const enrollees = new EnrolleeService(runtimeFor(runtime, ENROLLEE_SETTINGS), events, directory, (q, pin) => devices.users.pinKnown(q, pin));
   const employeeImport = new EmployeeImport(runtimeFor(runtime, IMPORT_SETTINGS), employees, enrollees);
-  const biometrics = new Biometrics(sealingRuntimeFor(runtime, BIOMETRIC_SETTINGS), events, { enrollees, devices, commands });
-  const enrollment = new Enrollment(sealingRuntimeFor(runtime, ENROLLMENT_SETTINGS), events, { enrollees, devices, commands, biometrics });
+  const enrollment = new Enrollment(sealingRuntimeFor(runtime, ENROLLMENT_SETTINGS), events, { enrollees, devices, commands });
   const punches = new PunchService(punchRuntimeOf(runtime), events, enrollees, devices);
   const corrections = new PunchCorrections(punchRuntimeOf(runtime), punches, enrollees);
-  const fleet = new Fleet(runtimeFor(runtime, FLEET_SETTINGS), events, { devices, commands, enrollees, biometrics, punches });
-  const terminals = new Terminals(runtimeFor(runtime, TERMINAL_SETTINGS), { devices, commands, biometrics, enrollment, punches });
+  const fleet = new Fleet(runtimeFor(runtime, FLEET_SETTINGS), events, { devices, commands, enrollees, enrollment, punches });
+  const terminals = new Terminals(runtimeFor(runtime, TERMINAL_SETTINGS), { devices, commands, enrollment, punches });
   const proofs = new DeletionProofs(sealingRuntimeFor(runtime, PROOF_SETTINGS), events, enrollees);
   const diagnostics = new Diagnostics(runtimeFor(runtime, DIAGNOSTIC_SETTINGS), devices);
-  return { devices, commands, enrollees, employeeImport, biometrics, enrollment, punches, corrections, fleet, terminals, proofs, diagnostics };
+  return { devices, commands, enrollees, employeeImport, enrollment, punches, corrections, fleet, terminals, proofs, diagnostics };
 }
 
 type FleetModules = ReturnType<typeof buildFleet>;
@@ -106,7 +104,7 @@ function punchRuntimeOf(runtime: Runtime) {
 }
 
 /** People's time: the calendar, attendance days and absences, reports, completeness, anomalies, the board. */
-function buildTime(runtime: Runtime, events: EventLog, { devices, commands, enrollees, biometrics, punches }: FleetModules) {
+function buildTime(runtime: Runtime, events: EventLog, { devices, commands, enrollees, enrollment, punches }: FleetModules) {
   const calendar = new CalendarService(runtimeFor(runtime, CALENDAR_SETTINGS), events, enrollees);
   const ctx = runtimeFor(runtime, ATTENDANCE_SETTINGS);
   const attendance = new AttendanceService(ctx, events, punches, enrollees, calendar);
@@ -116,7 +114,7 @@ function buildTime(runtime: Runtime, events: EventLog, { devices, commands, enro
   const completenessRuntime = runtimeFor(runtime, COMPLETENESS_SETTINGS);
   const completeness = new Completeness(completenessRuntime, events, { devices, commands, punches });
   const heartbeat = new ServerHeartbeat(completenessRuntime, completeness);
-  const anomalies = new Anomalies(runtimeFor(runtime, ANOMALY_SETTINGS), events, { devices, biometrics, calendar, enrollees });
+  const anomalies = new Anomalies(runtimeFor(runtime, ANOMALY_SETTINGS), events, { devices, enrollment, calendar, enrollees });
   return { calendar, attendance, absences, reports, completeness, heartbeat, anomalies, board };
 }
 
@@ -124,7 +122,7 @@ type TimeModules = ReturnType<typeof buildTime>;
 
 /** What keeps the instance going: report files, webhook deliveries, the retention purge, health. */
 function buildUpkeep(runtime: Runtime, records: ReturnType<typeof buildRecords>, fleet: FleetModules, time: TimeModules) {
-  const { devices, commands, enrollees, biometrics, enrollment, punches, proofs } = fleet;
+  const { devices, commands, enrollees, enrollment, punches, proofs } = fleet;
   const { attendance, anomalies } = time;
   const reportFiles = new ReportService(runtimeFor(runtime, REPORT_SETTINGS), { attendance, days: time.reports, enrollees, areas: records.areas });
   // Webhook secrets are sealed, and deliveries yield to a burst of terminals' uploads.
@@ -136,7 +134,6 @@ function buildUpkeep(runtime: Runtime, records: ReturnType<typeof buildRecords>,
     commands,
     webhooks,
     devices,
-    biometrics,
     enrollment,
     enrollees,
     proofs,

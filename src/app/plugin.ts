@@ -8,7 +8,6 @@ import { anomalyRoutes } from '../modules/anomalies';
 import { areaRoutes } from '../modules/areas';
 import { attendanceRoutes } from '../modules/attendance';
 import { auditRoutes } from '../modules/audit';
-import { biometricRoutes } from '../modules/biometrics';
 import { calendarRoutes, scheduleRoutes } from '../modules/calendar';
 import { commandRoutes } from '../modules/commands';
 import { completenessRoutes } from '../modules/completeness';
@@ -18,7 +17,7 @@ import { diagnosticRoutes } from '../modules/diagnostics';
 import { employeeImportRoutes } from '../modules/employee-import';
 import { employeeRoutes } from '../modules/employees';
 import { enrolleeRoutes } from '../modules/enrollees';
-import { agentRoutes, enrollmentRoutes } from '../modules/enrollment';
+import { agentRoutes, biometricRoutes, enrollmentRoutes } from '../modules/enrollment';
 import { eventRoutes } from '../modules/events';
 import { fleetRoutes } from '../modules/fleet';
 import { healthRoutes, operationsRoutes } from '../modules/health';
@@ -49,7 +48,7 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(employeeRoutes(http, m.employees))
     .use(enrolleeRoutes(http, m.enrollees))
     .use(employeeImportRoutes(http, m.employeeImport))
-    .use(biometricRoutes(http, { biometrics: m.biometrics, enrollees: m.enrollees }))
+    .use(biometricRoutes(http, { enrollment: m.enrollment, enrollees: m.enrollees }))
     .use(deletionProofRoutes(http, m.proofs))
     .use(punchRoutes(http, m.punches, m.corrections))
     .use(punchStreamRoutes(http, { hub: m.punchStream, source: m.punchSource, quota: m.streamQuota, members: m.members }))

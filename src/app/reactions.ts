@@ -11,7 +11,6 @@
 import { type Anomalies, anomalyReactions } from '../modules/anomalies';
 import type { AreaCatalog } from '../modules/areas';
 import { type AttendanceService, attendanceReactions } from '../modules/attendance';
-import { type Biometrics, biometricReactions } from '../modules/biometrics';
 import type { CalendarService } from '../modules/calendar';
 import { type CommandService, commandReactions } from '../modules/commands';
 import { type Completeness, completenessReactions } from '../modules/completeness';
@@ -46,7 +45,6 @@ interface Reacting {
   enrollees: EnrolleeService;
   devices: DeviceService;
   commands: CommandService;
-  biometrics: Biometrics;
   enrollment: Enrollment;
   fleet: Fleet;
   punches: PunchService;
@@ -64,8 +62,9 @@ interface Reacting {
  * split, a reader could no longer see every consequence of an event in one place.
  */
 export function wireReactions(runtime: Runtime, m: Reacting): void {
-  const { enrollees, devices, commands, biometrics, enrollment, fleet, punches, attendance, areas } = m;
-  const sync = { clock: runtime.clock, enrollees, devices, commands, templates: biometrics.templates, consent: biometrics.consent };
+  const { enrollees, devices, commands, enrollment, fleet, punches, attendance, areas } = m;
+  const { templates, fanOut, consent } = enrollment;
+  const sync = { clock: runtime.clock, enrollees, devices, commands, templates, fanOut, templateSync: enrollment.sync, consent };
   const converge = { fleet, commandExpiryMs: runtime.settings.COMMAND_EXPIRY };
   const recover = { completeness: m.completeness, devices, offlineAfterMs: () => runtime.settings.DEVICE_OFFLINE_AFTER };
 
@@ -76,23 +75,23 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   m.signIn.addGate(secondFactorGate(m.factorSignIn, runtime.settings));
 
   // A person: created, changed, given a card by a terminal, deleted.
-  enrollees.events.react('enrollee_created', biometricReactions.sendNewEnrolleeToTerminals(sync));
-  enrollees.events.react('enrollee_updated', biometricReactions.followEnrolleeChanges(sync));
+  enrollees.events.react('enrollee_created', enrollmentReactions.sendNewEnrolleeToTerminals(sync));
+  enrollees.events.react('enrollee_updated', enrollmentReactions.followEnrolleeChanges(sync));
   enrollees.events.react('enrollee_updated', enrollmentReactions.closeSessionsOfDeactivated(enrollment));
-  enrollees.events.react('enrollee_card_changed', biometricReactions.sendFilledCardToOtherTerminals(sync));
-  enrollees.events.react('enrollee_deleted', biometricReactions.destroyBiometricsOfDeleted(sync));
+  enrollees.events.react('enrollee_card_changed', enrollmentReactions.sendFilledCardToOtherTerminals(sync));
+  enrollees.events.react('enrollee_deleted', enrollmentReactions.destroyBiometricsOfDeleted(sync));
   enrollees.events.react('enrollee_deleted', enrollmentReactions.closeSessionsOfDeleted(enrollment));
 
   // Consent.
-  biometrics.events.react('consent_withdrawn', enrollmentReactions.closeSessionsOnWithdrawal(enrollment));
-  biometrics.events.react('consent_given', fleetReactions.fetchTemplatesOnConsent(converge));
-  biometrics.events.react('templates_destroyed', proofReactions.openProofOnDestruction(m.proofs));
+  enrollment.events.react('consent_withdrawn', enrollmentReactions.closeSessionsOnWithdrawal(enrollment));
+  enrollment.events.react('consent_given', fleetReactions.fetchTemplatesOnConsent(converge));
+  enrollment.events.react('templates_destroyed', proofReactions.openProofOnDestruction(m.proofs));
 
   // A terminal: approved, back online, changed, disabled, removed, drifting.
   devices.events.react('device_approved', fleetReactions.queryUsersThenBackfillApproved(converge));
   devices.events.react('device_online', fleetReactions.resyncReturningTerminal(converge));
   devices.events.react('device_online', completenessReactions.recoverAfterTerminalOutage(recover));
-  devices.events.react('device_updated', biometricReactions.followTerminalAreaChanges(sync));
+  devices.events.react('device_updated', enrollmentReactions.followTerminalAreaChanges(sync));
   devices.events.react('device_updated', fleetReactions.retryUnsyncedAfterCapabilityChange(converge));
   devices.events.react('device_updated', terminalReactions.recheckOptionsOnNewTimeZone(commands));
   devices.events.react('device_disabled', commandReactions.expireQueuedOfDisabledTerminal(commands));
@@ -100,8 +99,8 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   devices.events.react('device_clock_drifting', terminalReactions.setDriftingClock(commands, runtime.settings.DEVICE_CLOCK_CORRECTION));
 
   // A terminal answered a command (or it expired, failed, was cancelled).
-  commands.events.react('device_command_finished', biometricReactions.recordWhatTerminalHolds(sync));
-  commands.events.react('device_command_finished', biometricReactions.recordTemplateSync(sync));
+  commands.events.react('device_command_finished', enrollmentReactions.recordWhatTerminalHolds(sync));
+  commands.events.react('device_command_finished', enrollmentReactions.recordTemplateSync(sync));
   commands.events.react('device_command_finished', enrollmentReactions.advanceRemoteSessions(enrollment));
   commands.events.react('device_command_finished', fleetReactions.convergeOnCommandResult(converge));
   commands.events.react('device_command_finished', proofReactions.confirmProofOnDelete(m.proofs));
@@ -118,11 +117,11 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
 
   // What modules add to each other's views.
   devices.views.addDetail(commandReactions.pendingCommandsOfTerminal(commands));
-  devices.views.addDetail(biometricReactions.templatesPresentOnTerminal(sync));
+  devices.views.addDetail(enrollmentReactions.templatesPresentOnTerminal(sync));
   devices.views.addDetail(fleetReactions.syncCheckOfTerminal(converge));
-  enrollees.addViewPart(biometricReactions.consentAndFingersOfPeople(sync));
-  enrollees.addListFilter('consent', biometricReactions.consentListFilter);
-  enrollees.addListFilter('biometrics', biometricReactions.biometricsListFilter);
+  enrollees.addViewPart(enrollmentReactions.consentAndFingersOfPeople(sync));
+  enrollees.addListFilter('consent', enrollmentReactions.consentListFilter);
+  enrollees.addListFilter('biometrics', enrollmentReactions.biometricsListFilter);
   m.employees.scopeBy(enrollees.employeeInScope);
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
   areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));

@@ -9,7 +9,6 @@ export * from '../modules/anomalies/tables';
 export * from '../modules/areas/tables';
 export * from '../modules/attendance/tables';
 export * from '../modules/audit/tables';
-export * from '../modules/biometrics/tables';
 export * from '../modules/calendar/tables';
 export * from '../modules/commands/tables';
 export * from '../modules/completeness/tables';

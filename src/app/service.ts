@@ -24,15 +24,15 @@ export function buildService(m: Modules, runtime: Runtime) {
 
 /** Terminals and people: approve, disable, enroll, consent, delete, store a template. */
 function peopleOperations(m: Modules) {
-  const { devices, enrollees, biometrics } = m;
+  const { devices, enrollees, enrollment } = m;
   return {
     /** Approves a pending device and backfills every in-scope enrollee onto it. */
     approveDevice: (device: string, options: { by: string; areas?: string[] }) => devices.administration.approveDevice(device, options),
     disableDevice: (device: string, options: { by: string }) => devices.administration.disableDevice(device, options),
     /** Creates an enrollee with an auto-generated device PIN. */
     createEnrollee: (employee: string, options: { areas?: string[]; by?: string } = {}) => enrollees.createEnrollee(employee, options),
-    giveConsent: (enrollee: string, consent: { version: string; method: string; by: string }) => biometrics.consent.give(enrollee, consent),
-    withdrawConsent: (enrollee: string, options: { by: string }) => biometrics.consent.withdraw(enrollee, options),
+    giveConsent: (enrollee: string, consent: { version: string; method: string; by: string }) => enrollment.consent.give(enrollee, consent),
+    withdrawConsent: (enrollee: string, options: { by: string }) => enrollment.consent.withdraw(enrollee, options),
     deleteEnrollee: (enrollee: string, options: { by: string }) => enrollees.deleteEnrollee(enrollee, options),
     /** Validates, encrypts, versions, stores and fans out one template. */
     storeTemplate: (
@@ -41,7 +41,7 @@ function peopleOperations(m: Modules) {
       data: Uint8Array,
       options: { algorithmVersion: string; quality?: number; by: string; source?: 'api' | 'agent' | 'device' | 'remote'; device?: string | null },
     ) =>
-      biometrics.templates.storeTemplate({
+      enrollment.templates.storeTemplate({
         enrolleeId: enrollee,
         fingerIndex: finger,
         data,
@@ -145,7 +145,6 @@ function moduleServices(m: Modules) {
     areas: m.areas,
     commands: m.commands,
     enrollees: m.enrollees,
-    biometrics: m.biometrics,
     enrollment: m.enrollment,
     punches: m.punches,
     /** What each terminal holds: its users, adoption, removal, resync. */

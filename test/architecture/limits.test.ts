@@ -18,14 +18,12 @@ const MAX_FUNCTION_LINES = 60;
 /** Files of src/modules over the limit, with their line count when this test came. */
 const LONG_FILES: Record<string, number> = {
   'modules/commands/service.ts': 836,
-  'modules/biometrics/templates.ts': 734,
 };
 
 /** Classes over the limit, with their public method count when this test came. */
 const BIG_CLASSES: Record<string, number> = {
   EventLog: 17,
   EnrolleeService: 26,
-  TemplateStore: 23,
   CommandService: 26,
   PunchService: 16,
   SimulatedTerminal: 16,
@@ -34,7 +32,6 @@ const BIG_CLASSES: Record<string, number> = {
 /** Functions over the limit without a `Long:` comment, with their length when this test came (file:name). */
 const LONG_FUNCTIONS: Record<string, number> = {
   'modules/commands/service.ts:enqueue': 80,
-  'modules/biometrics/templates.ts:storeTemplateIn': 101,
   'simulator/terminal.ts:data': 70,
   'cli/simulate-device.ts:simulateDevice': 84,
 };

@@ -26,7 +26,7 @@ const SRC = resolve(import.meta.dir, '../../src');
 const MODULES = join(SRC, 'modules');
 
 /** The modules that encrypt or seal: templates, staged uploads, TOTP secrets, proof keys, webhook secrets. */
-const SEALING = ['biometrics', 'enrollment', 'proofs', 'sign-in-factors', 'webhooks'];
+const SEALING = ['enrollment', 'proofs', 'sign-in-factors', 'webhooks'];
 /** The modules that mark terminals' uploads (punches) or yield to a burst of them (webhooks). */
 const UPLOAD_GATED = ['punches', 'webhooks'];
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { agents, auditLog, enrollmentSessions, stagedTemplates, templates } from '../../src/app/schema';
-import { stagedAad, templateAad } from '../../src/modules/biometrics/aad';
+import { stagedAad, templateAad } from '../../src/modules/enrollment/aad';
 import { parseAgentKey } from '../../src/platform/crypto/agent-keys';
 import {
   agentClient,

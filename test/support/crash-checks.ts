@@ -5,7 +5,7 @@
  * was left half-written. Template bytes are compared in memory and never printed.
  */
 import { type Client, createClient } from '@libsql/client';
-import { stagedAad, templateAad } from '../../src/modules/biometrics/aad';
+import { stagedAad, templateAad } from '../../src/modules/enrollment/aad';
 import { TemplateKeyRing } from '../../src/platform/crypto/template-cipher';
 
 export async function openReadOnly(file: string): Promise<Client> {

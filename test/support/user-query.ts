@@ -1,6 +1,6 @@
 /**
  * Approval first asks a terminal for its users and backfills when it answers
- * (modules/biometrics/reactions.ts). Service-level tests play that terminal here: the query
+ * (modules/enrollment/reactions.ts). Service-level tests play that terminal here: the query
  * is taken as a poll would take it and answered, so the backfill is queued.
  */
 import type { FingerprintAttendance } from '../../src/app/create';

@@ -15,10 +15,10 @@ import { encodeCursor } from '../../platform/http/cursor';
 import { type Page, readCursor } from '../../platform/http/paging';
 import { addDays, localDateOf } from '../../platform/time/dates';
 import { areaNames } from '../areas';
-import type { Biometrics } from '../biometrics';
 import type { CalendarService } from '../calendar';
 import type { DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
+import type { Enrollment } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
 import { addPunchFlags, type PunchView, punchesNear } from '../punches';
 import { detect, type Found, WITHOUT_BIOMETRIC } from './detect';
@@ -29,7 +29,7 @@ import { ANOMALY_KINDS, type AnomalyKind, type AnomalyRow, anomalies } from './t
 
 export interface AnomalyDeps {
   devices: DeviceService;
-  biometrics: Biometrics;
+  enrollment: Enrollment;
   calendar: CalendarService;
   enrollees: EnrolleeService;
 }
@@ -77,7 +77,7 @@ export class Anomalies {
     const near = await punchesNear(tx, ids, first - reach, last + reach);
     // Whose biometrics matter: only people with a punch verified without one (most punches are not).
     const unverified = candidates.filter((p) => p.source === 'device' && WITHOUT_BIOMETRIC.has(p.verify_type)).map((p) => p.enrollee!);
-    const kinds = unverified.length > 0 ? await this.deps.biometrics.templates.kindsOf(tx, unverified) : new Map<string, string[]>();
+    const kinds = unverified.length > 0 ? await this.deps.enrollment.templates.kindsOf(tx, unverified) : new Map<string, string[]>();
     const dates = instants.map((at) => localDateOf(at, zone));
     const sorted = [...dates].sort();
     const { people, planner } = await this.deps.calendar.plannerFor(tx, ids, sorted[0]!, sorted.at(-1)!);

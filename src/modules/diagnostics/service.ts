@@ -5,9 +5,9 @@
  * is there while its cause is, and gone as soon as the cause is fixed.
  */
 import type { Caller } from '../../platform/http/caller';
-import { type TemplatesNotReaching, templatesNotReaching } from '../biometrics';
 import { type WaitingCommands, waitingSince } from '../commands';
 import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries } from '../devices';
+import { type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
 import type { Diagnostic } from './model';
 import type { DiagnosticRuntime } from './runtime';
 

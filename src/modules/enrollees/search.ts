@@ -5,7 +5,7 @@
  * - `search`: every word of it is a part of the name (ignoring case and accents), or the whole
  *   of it starts the employee id, is the PIN, or is the card (leading zeros dropped).
  * - `area`: a member of that area (by name). `status`: active or deactivated (never the deleted).
- * - `consent` and `biometrics`: conditions the biometrics module contributes (`addListFilter`),
+ * - `consent` and `biometrics`: conditions the enrollment module contributes (`addListFilter`),
  *   answered from its indexes by enrollee.
  * - `sort`: `name` (case-insensitive), `employee`, `pin` (numeric: 1, 11, 10020), `-created_at`
  *   (newest first); without it, by id as before.

@@ -14,7 +14,7 @@ export interface EnrolleePatch {
   active?: boolean;
 }
 
-/** The fields of the enrollee view that modules above this one (biometrics) contribute. */
+/** The fields of the enrollee view that modules above this one (enrollment) contribute. */
 export type ViewParts = Pick<EnrolleeView, 'consent' | 'fingers'>;
 
 /** Parts of the enrollee view contributed by modules above this one. */

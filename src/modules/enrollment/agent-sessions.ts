@@ -18,13 +18,17 @@ import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
-import { type Biometrics, deviceAccepts, hasConsent, type StoredTemplate, sameVersion, stagedAad } from '../biometrics';
 import type { EnrolleeService } from '../enrollees';
+import { stagedAad } from './aad';
 import { type AgentRow, readPairCursor } from './agents';
+import { hasConsent } from './consent-records';
+import type { FanOut } from './fan-out';
 import type { CompletedSession as CompletedSessionModel, UploadResult as UploadResultModel } from './model';
+import { deviceAccepts, sameVersion } from './rules';
 import type { EnrollmentRuntime } from './runtime';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates } from './tables';
+import type { StoredTemplate, TemplateStore } from './template-store';
 
 export interface TemplateUpload {
   fingerIndex: number;
@@ -59,7 +63,7 @@ export class AgentSessionService {
     private readonly ctx: EnrollmentRuntime,
     private readonly sessions: SessionStore,
     private readonly enrollees: EnrolleeService,
-    private readonly biometrics: Biometrics,
+    private readonly biometrics: { templates: TemplateStore; fanOut: FanOut },
   ) {}
 
   /**
@@ -360,7 +364,7 @@ export class AgentSessionService {
    * ALGORITHM_COMPATIBILITY_MAP; an enrollee with no in-scope device cannot be served either.
    */
   private async checkDevicesAccept(q: Queryable, enrolleeId: string, algorithmVersion: string): Promise<void> {
-    const devices = await this.biometrics.templates.devicesInScope(q, enrolleeId);
+    const devices = await this.biometrics.fanOut.devicesInScope(q, enrolleeId);
     if (devices.length === 0) {
       throw new FpaError('algorithm_incompatible', 'the enrollee has no approved device in scope that could use the template', {
         reason: 'no_device_in_scope',

@@ -1,14 +1,24 @@
-/** Enrollment: agents and the agent API, agent sessions and remote sessions on a terminal. */
+/**
+ * Enrollment, the one home of biometric data: consent, agents and the agent API, agent and remote
+ * sessions, walk-up enrollment, the encrypted template store, its fan-out to the terminals and
+ * per-terminal sync status.
+ */
 
 export { agentRoutes } from './agent-routes';
-
+export { hasConsent } from './consent-records';
+export { biometricRoutes } from './enrollee-routes';
 export type { EnrollmentEvents } from './events';
+export type { FanOut } from './fan-out';
 export { enrollmentJobs } from './jobs';
-export type { AgentView } from './model';
+export { isBiometricType } from './kinds';
+export type { AgentView, TemplateView } from './model';
 export { Enrollment } from './module';
 export * as enrollmentReactions from './reactions';
+export { rotateTemplateKeys } from './rotate-keys';
 export { rotateStagedKeys } from './rotate-staged';
 export { enrollmentRoutes } from './routes';
 export { ENROLLMENT_SETTINGS } from './runtime';
 export type { SessionView } from './sessions';
+export type { TemplateStore } from './template-store';
+export { type TemplatesNotReaching, templatesNotReaching } from './unreachable';
 export type { WalkUpEnrollment } from './walk-up';

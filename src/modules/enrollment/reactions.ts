@@ -1,18 +1,246 @@
 /**
  * What enrollment does when other modules' events are recorded (wired in src/app/reactions.ts;
- * each runs inside the transaction that recorded the event): a person's open sessions end when
- * their consent is withdrawn or they are deactivated or deleted, and a terminal's answer to a
- * remote enrollment command moves that session on.
+ * each runs inside the transaction that recorded the event).
+ *
+ * Sessions: a person's open sessions end when their consent is withdrawn or they are deactivated
+ * or deleted, and a terminal's answer to a remote enrollment command moves that session on.
+ *
+ * What terminals hold follows people, consent and scope:
+ * - a person created, or coming into a terminal's scope, is sent there with their templates;
+ *   one leaving a terminal's scope, deactivated or deleted is removed from it;
+ * - a renamed person's user record is sent again, and so is one whose card a terminal filled
+ *   (to the other terminals);
+ * - a removed terminal's sync rows stay: what it held is still there if it comes back, and
+ *   destroying a template queues its delete there too;
+ * - a template command's result sets the template's sync status on that terminal.
  */
-import type { BiometricEvents } from '../biometrics';
-import type { CommandEvents } from '../commands';
-import type { EnrolleeEvents } from '../enrollees';
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '../../platform/db/client';
+import type { Clock } from '../../platform/runtime';
+import { type CommandEvents, type CommandService, describeReturnCode } from '../commands';
+import type { DetailPart, DeviceEvents, DeviceService } from '../devices';
+import type { EnrolleeEvents, EnrolleeService, ListFilter, ViewPart } from '../enrollees';
 import type { ReactionTo } from '../events';
+import type { ConsentService } from './consent';
+import type { EnrollmentEvents } from './events';
+import { type FanOut, userCommand } from './fan-out';
 import type { Enrollment } from './module';
+import { consents, templates as templateRows } from './tables';
+import type { TemplateStore } from './template-store';
+import type { TemplateSync } from './template-sync';
+
+/** The terminal refused the template's algorithm version (2022+ firmware). */
+const ALGORITHM_MISMATCH = -30;
+
+/** What the reactions use. */
+export interface SyncDeps {
+  clock: Clock;
+  enrollees: EnrolleeService;
+  devices: DeviceService;
+  commands: CommandService;
+  templates: TemplateStore;
+  fanOut: FanOut;
+  templateSync: TemplateSync;
+  consent: ConsentService;
+}
+
+/** enrollee_created: the person is sent to every terminal of their areas. */
+export const sendNewEnrolleeToTerminals =
+  ({ devices, commands, fanOut }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_created'> =>
+  async (w, created) => {
+    for (const { data } of created) {
+      const person = { id: data.enrollee.id, devicePin: data.enrollee.device_pin, displayName: data.enrollee.display_name, card: data.enrollee.card };
+      const targets = await devices.inAreas(w.tx, data.areas);
+      await commands.enqueue(
+        w,
+        (await fanOut.withoutConflicts(w, targets, person)).map((d) => userCommand(d.id, person)),
+      );
+    }
+  };
+
+/** enrollee_updated: taken off the terminals that left their scope (all of them when deactivated); sent to the ones that came into scope (all when reactivated); a new name or card sent again where they are. */
+export const followEnrolleeChanges =
+  ({ enrollees, devices, commands, fanOut }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_updated'> =>
+  async (w, updates) => {
+    for (const { data } of updates) {
+      const { enrollee, changes } = data;
+      const person = { id: enrollee.id, devicePin: enrollee.device_pin, displayName: enrollee.display_name, card: enrollee.card };
+      let added: Set<string> | null = null;
+      if (changes.areas) {
+        const before = new Set((await devices.inAreas(w.tx, changes.areas.from, ['approved', 'disabled'])).map((d) => d.id));
+        const after = new Set((await devices.inAreas(w.tx, changes.areas.to, ['approved', 'disabled'])).map((d) => d.id));
+        await fanOut.removeFromDevices(
+          w,
+          [person],
+          [...before].filter((d) => !after.has(d)),
+        );
+        added = new Set([...after].filter((d) => !before.has(d)));
+      }
+      const wasActive = changes.status ? changes.status.from === 'active' : (await enrollees.get(enrollee.id, w.tx)).status === 'active';
+      const isActive = changes.status ? changes.status.to === 'active' : wasActive;
+      if (wasActive && !isActive) {
+        await fanOut.removeFromDevices(w, [person], await fanOut.devicesThatMayHold(w.tx, enrollee.id));
+      } else if (isActive) {
+        // Reactivated: every in-scope terminal; otherwise the ones that just came into scope.
+        const inScope = await fanOut.devicesInScope(w.tx, enrollee.id);
+        for (const device of inScope.filter((d) => !wasActive || added?.has(d.id))) await fanOut.backfillDevice(w, device, [person]);
+        // A new name or card: the user record again, on the terminals that already had it.
+        if (wasActive && (changes.display_name || changes.card)) {
+          await commands.enqueue(
+            w,
+            (
+              await fanOut.withoutConflicts(
+                w,
+                inScope.filter((d) => !added?.has(d.id)),
+                person,
+              )
+            ).map((d) => userCommand(d.id, person)),
+          );
+        }
+      }
+    }
+  };
+
+/** enrollee_card_changed: a terminal filled the card of an enrollee who had none; their other terminals get it too. */
+export const sendFilledCardToOtherTerminals =
+  ({ enrollees, commands, fanOut }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_card_changed'> =>
+  async (w, changed) => {
+    for (const { data } of changed) {
+      const row = await enrollees.find(w.tx, data.enrollee);
+      if (row?.status !== 'active') continue;
+      const person = { id: row.id, devicePin: row.devicePin, displayName: row.displayName, card: row.card };
+      const others = (await fanOut.devicesInScope(w.tx, row.id)).filter((d) => d.id !== data.device.id);
+      await commands.enqueue(
+        w,
+        (await fanOut.withoutConflicts(w, others, person)).map((d) => userCommand(d.id, person)),
+      );
+    }
+  };
+
+/** enrollee_deleted: consent ends, templates are destroyed and the person is deleted from every terminal. */
+export const destroyBiometricsOfDeleted =
+  ({ clock, consent, templates }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_deleted'> =>
+  async (w, deleted) => {
+    for (const { data } of deleted) {
+      await consent.endCurrent(w, data.enrollee.id, data.by, clock.now());
+      await templates.destroyTemplatesIn(w, { id: data.enrollee.id, devicePin: data.enrollee.device_pin }, 'enrollee deleted', data.by, {
+        deleteUserFromDevices: true,
+      });
+    }
+  };
+
+/** device_updated (areas): people who left the terminal's scope are taken off it; an approved terminal gets the ones who came in. */
+export const followTerminalAreaChanges =
+  ({ enrollees, devices, fanOut }: SyncDeps): ReactionTo<DeviceEvents, 'device_updated'> =>
+  async (w, updates) => {
+    for (const { data } of updates) {
+      const areas = data.changes.areas;
+      // A pending terminal never received anyone.
+      if (!areas || data.status === 'pending_approval') continue;
+      const device = await devices.findById(w.tx, data.device.id);
+      if (!device) continue;
+      const before = await enrollees.activeInAreas(w.tx, areas.from);
+      const after = await enrollees.activeInAreas(w.tx, areas.to);
+      const wasIn = new Set(before.map((e) => e.id));
+      const isIn = new Set(after.map((e) => e.id));
+      // Enrollees that left this terminal's scope are taken off it (a disabled one gets the
+      // deletes on re-approval).
+      await fanOut.removeFromDevices(
+        w,
+        before.filter((e) => !isIn.has(e.id)),
+        [device.id],
+      );
+      if (data.status === 'approved') {
+        await fanOut.backfillDevice(
+          w,
+          device,
+          after.filter((e) => !wasIn.has(e.id)),
+        );
+      }
+    }
+  };
+
+/** device_command_finished: what the terminal confirmed it holds (users sent or removed, biometrics kept or dropped). */
+export const recordWhatTerminalHolds =
+  ({ devices }: SyncDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
+  async (w, finished) => {
+    for (const { data } of finished) {
+      const { kind, payload } = data.command;
+      if (data.status !== 'succeeded') continue;
+      const pin = typeof payload.pin === 'string' ? payload.pin : null;
+      if (kind === 'add_user' && pin && typeof payload.enrollee === 'string') {
+        await devices.users.sent(w.tx, data.device.id, {
+          pin,
+          name: String(payload.name ?? ''),
+          card: typeof payload.card === 'string' ? payload.card : null,
+          enrolleeId: payload.enrollee,
+        });
+      } else if (kind === 'delete_user' && pin) {
+        await devices.users.removed(w.tx, data.device.id, pin);
+      } else if (kind === 'update_template' && pin && typeof payload.fingerIndex === 'number') {
+        await devices.users.noteBiometric(w.tx, data.device.id, pin, kindOf(payload), payload.fingerIndex);
+      } else if (kind === 'delete_template' && pin) {
+        await devices.users.dropBiometric(w.tx, data.device.id, pin, kindOf(payload), typeof payload.fingerIndex === 'number' ? payload.fingerIndex : null);
+      }
+    }
+  };
+
+/** device_command_finished (update_template): the template's sync status on that terminal (`present`, `failed`, or `incompatible` when it refused the algorithm, Return=-30). */
+export const recordTemplateSync =
+  ({ templateSync }: SyncDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
+  async (w, finished) => {
+    for (const { data } of finished) {
+      if (data.command.kind !== 'update_template') continue;
+      const { templateId, templateVersion } = data.command.payload as { templateId?: unknown; templateVersion?: unknown };
+      if (typeof templateId !== 'string') continue;
+      const code = data.return_code;
+      const status = data.status === 'succeeded' ? 'present' : code === ALGORITHM_MISMATCH ? 'incompatible' : 'failed';
+      const detail =
+        data.status === 'succeeded'
+          ? null
+          : data.status === 'expired'
+            ? 'the command expired before the terminal answered'
+            : data.status === 'cancelled'
+              ? 'the command was cancelled'
+              : describeReturnCode(code);
+      await templateSync.recordSync(w.tx, templateId, data.device.id, Number(templateVersion), status, detail);
+    }
+  };
+
+/** A person's view shows their consent and enrolled fingers. */
+export const consentAndFingersOfPeople =
+  ({ consent, templates }: Pick<SyncDeps, 'consent' | 'templates'>): ViewPart =>
+  async (q: Queryable, ids) => {
+    const consents = await consent.currentOf(q, ids);
+    const fingers = await templates.fingersOf(q, ids);
+    return new Map(ids.map((id) => [id, { consent: consents.get(id) ?? null, fingers: fingers.get(id) ?? [] }]));
+  };
+
+/** `enrollees/?consent=given|missing`: answered from the consents' index by enrollee. */
+export const consentListFilter: ListFilter = (value, enrollee) => {
+  const given = sql`exists (select 1 from ${consents} c where c.enrollee_id = ${enrollee} and c.withdrawn_at is null)`;
+  return value === 'given' ? given : sql`not ${given}`;
+};
+
+/** `enrollees/?biometrics=none|some`: answered from the templates' index by enrollee. */
+export const biometricsListFilter: ListFilter = (value, enrollee) => {
+  const some = sql`exists (select 1 from ${templateRows} t where t.enrollee_id = ${enrollee})`;
+  return value === 'some' ? some : sql`not ${some}`;
+};
+
+/** A terminal's detail shows how many templates it holds. */
+export const templatesPresentOnTerminal =
+  ({ templateSync }: Pick<SyncDeps, 'templateSync'>): DetailPart =>
+  async (q, device) => ({ templates_present: await templateSync.countPresent(q, device.id) });
+
+/** The kind of a template command (ones queued before there were kinds are fingerprints). */
+function kindOf(payload: Record<string, unknown>): string {
+  return typeof payload.type === 'string' ? payload.type : 'fingerprint';
+}
 
 /** consent_withdrawn: the person's open sessions are cancelled. */
 export const closeSessionsOnWithdrawal =
-  ({ sessions }: Enrollment): ReactionTo<BiometricEvents, 'consent_withdrawn'> =>
+  ({ sessions }: Enrollment): ReactionTo<EnrollmentEvents, 'consent_withdrawn'> =>
   async (w, withdrawn) => {
     for (const { data } of withdrawn) await sessions.closeOpenOf(w, data.enrollee, 'consent withdrawn');
   };

@@ -4,7 +4,7 @@
  */
 import { and, eq, ne } from 'drizzle-orm';
 import { audit } from '../audit';
-import { stagedAad } from '../biometrics';
+import { stagedAad } from './aad';
 import type { EnrollmentRuntime } from './runtime';
 import { stagedTemplates } from './tables';
 

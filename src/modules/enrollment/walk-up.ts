@@ -35,14 +35,15 @@
 import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { BiometricType } from '../../protocol/adms';
-import { type Biometrics, userCommand } from '../biometrics';
 import type { CommandService } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
 import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
+import { userCommand } from './fan-out';
 import type { RemoteEnrollment } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
+import type { TemplateStore } from './template-store';
 
 export interface TemplateUpload {
   pin: string;
@@ -87,7 +88,7 @@ export class WalkUpEnrollment {
   constructor(
     private readonly ctx: EnrollmentRuntime,
     private readonly events: EventChannel<EnrollmentEvents>,
-    private readonly deps: { devices: DeviceService; enrollees: EnrolleeService; biometrics: Biometrics; remote: RemoteEnrollment; commands: CommandService },
+    private readonly deps: { devices: DeviceService; enrollees: EnrolleeService; templates: TemplateStore; remote: RemoteEnrollment; commands: CommandService },
   ) {}
 
   async accept(device: DeviceRow, upload: TemplateUpload): Promise<UploadOutcome> {
@@ -117,14 +118,14 @@ export class WalkUpEnrollment {
   }
 
   private async store(w: WriteContext, device: DeviceRow, upload: TemplateUpload, data: Uint8Array): Promise<UploadOutcome> {
-    const { biometrics, remote, devices } = this.deps;
+    const { templates, remote, devices } = this.deps;
     const type = upload.type ?? 'fingerprint';
     const slot = upload.slot ?? 0;
     const person = await this.ownerOf(w, device, upload.pin);
     await devices.users.noteBiometric(w.tx, device.id, upload.pin, type, upload.fingerIndex);
     const session = await remote.openSessionFor(w.tx, device.id, person.id);
     const requested = (session?.biometric === type && session.fingersRequested.includes(upload.fingerIndex)) ?? false;
-    const same = await biometrics.templates.markPresentIfSame(w, device.id, {
+    const same = await templates.markPresentIfSame(w, device.id, {
       enrolleeId: person.id,
       type,
       fingerIndex: upload.fingerIndex,
@@ -134,7 +135,7 @@ export class WalkUpEnrollment {
       data,
     });
     if (!same) {
-      await biometrics.templates.storeTemplateIn(w, {
+      await templates.storeTemplateIn(w, {
         enrolleeId: person.id,
         type,
         fingerIndex: upload.fingerIndex,

@@ -2,9 +2,10 @@
  * How the fleet converges without an administrator (wired in src/app/reactions.ts; each runs
  * inside the transaction that recorded the event).
  */
-import type { BiometricEvents } from '../biometrics';
+
 import type { CommandEvents } from '../commands';
 import type { DetailPart, DeviceEvents } from '../devices';
+import type { EnrollmentEvents } from '../enrollment';
 import type { ReactionTo } from '../events';
 import type { ResyncReason } from './resync';
 import type { Fleet } from './service';
@@ -61,7 +62,7 @@ export const retryUnsyncedAfterCapabilityChange =
 export const convergeOnCommandResult =
   ({ fleet }: FleetReactionDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
   async (w, finished) => {
-    const { devices, commands, enrollees, biometrics } = fleet.deps;
+    const { devices, commands, enrollees, enrollment } = fleet.deps;
     const { resync } = fleet.reconciler;
     for (const { data } of finished) {
       const { kind, payload } = data.command;
@@ -80,12 +81,12 @@ export const convergeOnCommandResult =
       } else if (kind === 'CLEAR_DATA') {
         // The terminal holds nothing now: it gets its in-scope users and templates again.
         await devices.users.clear(w.tx, device.id);
-        await biometrics.templates.forgetDevice(w.tx, device.id);
+        await enrollment.sync.forgetDevice(w.tx, device.id);
         await resync.device(w, device, { full: false, reason: 'cleared' });
       } else if (kind === 'delete_user' && payload.resolves === true && typeof payload.pin === 'string') {
         const person = await enrollees.findByPin(w.tx, payload.pin);
         if (person?.status === 'active' && (await enrollees.sharesArea(w.tx, person.id, await devices.areaIdsOf(w.tx, device.id)))) {
-          await biometrics.templates.backfillDevice(w, device, [person]);
+          await enrollment.fanOut.backfillDevice(w, device, [person]);
         }
       }
     }
@@ -93,7 +94,7 @@ export const convergeOnCommandResult =
 
 /** consent_given: the fingerprints an adopted user's terminals hold are fetched. */
 export const fetchTemplatesOnConsent =
-  ({ fleet }: FleetReactionDeps): ReactionTo<BiometricEvents, 'consent_given'> =>
+  ({ fleet }: FleetReactionDeps): ReactionTo<EnrollmentEvents, 'consent_given'> =>
   async (w, given) => {
     for (const { data } of given) await fleet.reconciler.resync.fetchTemplatesOf(w, data.enrollee);
   };

@@ -37,12 +37,11 @@ export class FleetReconciler {
 
   /** Sends again the enrollees whose templates failed or were incompatible on this terminal (still active and in scope). */
   async retryUnsynced(w: WriteContext, device: DeviceRow): Promise<number> {
-    const { devices, enrollees, biometrics } = this.deps;
-    const { templates } = biometrics;
-    const unsynced = new Set(await templates.unsyncedOn(w.tx, device.id));
+    const { devices, enrollees, enrollment } = this.deps;
+    const unsynced = new Set(await enrollment.sync.unsyncedOn(w.tx, device.id));
     if (unsynced.size === 0) return 0;
     const people = (await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter((p) => unsynced.has(p.id));
-    return templates.backfillDevice(w, device, people);
+    return enrollment.fanOut.backfillDevice(w, device, people);
   }
 
   /** A terminal reporting fewer users than expected is asked for them (drift repaired on its answer); returns the commands queued. */
@@ -55,7 +54,7 @@ export class FleetReconciler {
 
   /** What the terminal should hold against what it reports (the device detail's `sync_check`). */
   async syncCheck(q: Queryable, device: DeviceRow): Promise<DeviceDetail['sync_check']> {
-    const { devices, enrollees, biometrics } = this.deps;
+    const { devices, enrollees, enrollment } = this.deps;
     const people = await enrollees.activeInAreas(q, await devices.areaIdsOf(q, device.id));
     const held = await devices.users.of(q, device.id);
     const byPin = new Map(held.map((u) => [u.pin, u]));
@@ -66,7 +65,7 @@ export class FleetReconciler {
     const own = held.filter((u) => u.enrolleeId === null);
     const users = { expected: placed + own.length, reported: device.userCount };
     const ownFingers = own.reduce((n, u) => n + (u.biometrics.fingerprint?.length ?? 0), 0);
-    const fingerprints = { expected: (await biometrics.templates.countExpected(q, device.id)) + ownFingers, reported: device.fingerprintCount };
+    const fingerprints = { expected: (await enrollment.sync.countExpected(q, device.id)) + ownFingers, reported: device.fingerprintCount };
     const reported = users.reported !== null && fingerprints.reported !== null;
     return { users, fingerprints, in_sync: reported ? users.expected === users.reported && fingerprints.expected === fingerprints.reported : null };
   }

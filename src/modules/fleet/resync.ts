@@ -7,10 +7,10 @@
  * reconciliation (reconcile.ts).
  */
 import type { WriteContext } from '../../platform/db/client';
-import type { Biometrics } from '../biometrics';
 import type { CommandService, NewCommand } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
 import type { EnrolleeService } from '../enrollees';
+import type { Enrollment } from '../enrollment';
 import type { EventChannel } from '../events';
 import type { PunchService } from '../punches';
 import type { FleetEvents } from './events';
@@ -20,7 +20,7 @@ export interface FleetDeps {
   devices: DeviceService;
   commands: CommandService;
   enrollees: EnrolleeService;
-  biometrics: Biometrics;
+  enrollment: Enrollment;
   punches: PunchService;
 }
 
@@ -56,7 +56,7 @@ export class Resync {
    * queued again with their templates. Returns the commands queued.
    */
   async missing(w: WriteContext, device: DeviceRow, since: number): Promise<number> {
-    const { devices, enrollees, biometrics } = this.deps;
+    const { devices, enrollees, enrollment } = this.deps;
     const held = await devices.users.of(w.tx, device.id);
     // An answer that named nobody from a terminal that says it holds users did not arrive (a
     // firmware that posts the result first): nothing is concluded from it.
@@ -68,7 +68,7 @@ export class Resync {
     const people = (await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter(
       (p) => goneEnrollees.has(p.id) || !stillHeld.has(p.devicePin),
     );
-    const queued = await biometrics.templates.backfillDevice(w, device, people);
+    const queued = await enrollment.fanOut.backfillDevice(w, device, people);
     await this.events.record(w, 'device_resynced', { device: deviceRef(device), full: false, queued, reason: 'drift' });
     await noteOnDevice(
       w.tx,
@@ -82,9 +82,9 @@ export class Resync {
   }
 
   private async queue(w: WriteContext, device: DeviceRow, options: { full: boolean; reason: ResyncReason }): Promise<number> {
-    const { devices, enrollees, commands, biometrics } = this.deps;
+    const { devices, enrollees, commands, enrollment } = this.deps;
     const people = await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id));
-    let queued = await biometrics.templates.backfillDevice(w, device, people);
+    let queued = await enrollment.fanOut.backfillDevice(w, device, people);
     if (options.full) {
       const inScope = new Set(people.map((p) => p.id));
       const others = (await devices.users.of(w.tx, device.id)).filter((u) => u.enrolleeId === null || !inScope.has(u.enrolleeId));

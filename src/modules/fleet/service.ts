@@ -10,10 +10,10 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { areaNames } from '../areas';
 import { audit } from '../audit';
-import { hasConsent } from '../biometrics';
 import type { CommandView } from '../commands';
 import { type DeviceRow, type DeviceUserRow, deviceRef } from '../devices';
 import { type EnrolleeRow, normaliseCard } from '../enrollees';
+import { hasConsent } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
 import type { FleetEvents } from './events';
 import type { TerminalUserView } from './model';
@@ -74,7 +74,7 @@ export class Fleet {
         }
         await this.link(w, device, user, person, by);
         // They were left off this terminal while it was a conflict: their record and templates go now.
-        await this.deps.biometrics.templates.backfillDevice(w, device, [person]);
+        await this.deps.enrollment.fanOut.backfillDevice(w, device, [person]);
         return person;
       });
     }

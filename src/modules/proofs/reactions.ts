@@ -3,8 +3,9 @@
  * person's templates opens (or adds to) their proof, in the same transaction, once the deletes
  * are queued; a terminal's answer to a delete confirms it.
  */
-import type { BiometricEvents } from '../biometrics';
+
 import type { CommandEvents } from '../commands';
+import type { EnrollmentEvents } from '../enrollment';
 import type { ReactionTo } from '../events';
 import type { DeletionProofs } from './service';
 import type { DeletionReason } from './tables';
@@ -14,7 +15,7 @@ const PROVEN: Readonly<Record<string, DeletionReason>> = { 'consent withdrawn': 
 
 /** templates_destroyed (consent withdrawn, person deleted): the person's proof opens, listing every terminal that owes a delete. */
 export const openProofOnDestruction =
-  (proofs: DeletionProofs): ReactionTo<BiometricEvents, 'templates_destroyed'> =>
+  (proofs: DeletionProofs): ReactionTo<EnrollmentEvents, 'templates_destroyed'> =>
   async (w, destroyed) => {
     for (const { data } of destroyed) {
       const reason = PROVEN[data.reason];

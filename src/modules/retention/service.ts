@@ -28,7 +28,6 @@ import { localDateOf } from '../../platform/time/dates';
 import type { Anomalies } from '../anomalies';
 import type { AttendanceService } from '../attendance';
 import { audit, redactAuditBefore } from '../audit';
-import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
@@ -67,7 +66,6 @@ export interface RetentionDeps {
   commands: CommandService;
   webhooks: Webhooks;
   devices: DeviceService;
-  biometrics: Biometrics;
   enrollment: Enrollment;
   enrollees: EnrolleeService;
   proofs: DeletionProofs;
@@ -83,7 +81,7 @@ export class Retention {
 
   async purge(): Promise<PurgeCounts> {
     const { ctx } = this;
-    const { punches, attendance, commands, webhooks, devices, biometrics, enrollment, log } = this.deps;
+    const { punches, attendance, commands, webhooks, devices, enrollment, log } = this.deps;
     const s = ctx.settings;
     const now = ctx.clock.now();
     const cutoff = (days: number): number | null => (days > 0 ? now - days * DAY_MS : null);
@@ -120,7 +118,7 @@ export class Retention {
     const eventCutoff = cutoff(s.RETENTION_DEVICE_EVENTS_DAYS);
     if (eventCutoff !== null) counts.device_events = await devices.purgeLogBefore(eventCutoff);
     if (s.RETENTION_TEMPLATES_AFTER_DEACTIVATION > 0) {
-      counts.templates = await biometrics.destroyOfDeactivated(now - s.RETENTION_TEMPLATES_AFTER_DEACTIVATION);
+      counts.templates = await enrollment.templates.destroyOfDeactivated(now - s.RETENTION_TEMPLATES_AFTER_DEACTIVATION);
     }
     // Before the redaction: what is gone needs no rewriting.
     const logCutoff = cutoff(s.RETENTION_EVENTS_DAYS);

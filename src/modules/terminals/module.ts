@@ -3,8 +3,6 @@
  * templates handed to walk-up enrollment (enrollment/walk-up.ts), device commands rendered in
  * the terminal's words, and terminal clocks across DST changes. Assembled here from its parts.
  */
-
-import type { Biometrics } from '../biometrics';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
 import type { Enrollment } from '../enrollment';
@@ -20,7 +18,6 @@ import { TerminalUploads } from './uploads';
 export interface TerminalDeps {
   devices: DeviceService;
   commands: CommandService;
-  biometrics: Biometrics;
   enrollment: Enrollment;
   punches: PunchService;
 }
@@ -34,12 +31,13 @@ export class Terminals {
     private readonly ctx: TerminalRuntime,
     deps: TerminalDeps,
   ) {
-    const { devices, commands, biometrics, enrollment, punches } = deps;
+    const { devices, commands, enrollment, punches } = deps;
     this.clock = new ClockSync(ctx, devices, commands);
     const attendance = new AttendanceIngest(ctx, devices, punches);
     this.renderer = new CommandRenderer(
       commands,
-      biometrics.templates,
+      enrollment.templates,
+      enrollment.fanOut,
       devices.users,
       ctx.log,
       { maxCommands: ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST, maxBytes: ctx.settings.ADMS_MAX_COMMAND_BYTES },

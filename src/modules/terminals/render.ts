@@ -39,9 +39,9 @@ import {
   sanitizeValue,
   userInfoCommand,
 } from '../../protocol/adms';
-import { isBiometricType, type TemplateStore } from '../biometrics';
 import type { CommandService, DueCommand } from '../commands';
 import { type DeviceRow, type DeviceUsers, speaksSecurityPush, takesBiodata } from '../devices';
+import { type FanOut, isBiometricType, type TemplateStore } from '../enrollment';
 
 /** BIODATA `Type` of a fingerprint. */
 const FINGERPRINT = 1;
@@ -52,6 +52,7 @@ export class CommandRenderer {
   constructor(
     private readonly commands: CommandService,
     private readonly templates: TemplateStore,
+    private readonly fanOut: FanOut,
     private readonly users: DeviceUsers,
     private readonly log: Logger,
     private readonly limits: { maxCommands: number; maxBytes: number },
@@ -122,7 +123,7 @@ export class CommandRenderer {
     );
     const conflicting = writes.filter((c) => held.has(String(c.payload.pin)) && held.get(String(c.payload.pin)) !== c.payload.enrollee);
     const people = new Map(conflicting.map((c) => [String(c.payload.pin), String(c.payload.enrollee)]));
-    await this.templates.recordConflicts(
+    await this.fanOut.recordConflicts(
       device,
       [...people].map(([pin, enrollee]) => ({ pin, enrollee })),
     );

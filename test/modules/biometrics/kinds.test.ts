@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { checkKind, maxBytes, terminalTakes } from '../../../src/modules/biometrics/kinds';
+import { checkKind, maxBytes, terminalTakes } from '../../../src/modules/enrollment/kinds';
 import { FpaError } from '../../../src/platform/errors';
 
 const settings = {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { createFingerprintAttendance, type FingerprintAttendance } from '../../../src/app/create';
 import { auditLog, deviceCommands, employees, templateSync, templates } from '../../../src/app/schema';
-import { templateAad } from '../../../src/modules/biometrics/aad';
+import { templateAad } from '../../../src/modules/enrollment/aad';
 import { generateEncryptionKey, TemplateKeyRing } from '../../../src/platform/crypto/template-cipher';
 import { silentLogger } from '../../../src/platform/log';
 import { TEST_KEY, tempDir, testSettings } from '../../support/harness';

@@ -5,10 +5,9 @@
  */
 
 import type { AuditEntryView } from '../../../audit';
-import type { TemplateView } from '../../../biometrics';
 import type { DeviceView } from '../../../devices';
 import type { EnrolleeView } from '../../../enrollees';
-import type { AgentView, SessionView } from '../../../enrollment';
+import type { AgentView, SessionView, TemplateView } from '../../../enrollment';
 import { ApiError, api, can, type List, query } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, table } from '../dom';

@@ -1,17 +1,17 @@
 /**
- * `fpa:rotate-keys` (templates' part; staged agent uploads are the enrollment module's):
+ * `fpa:rotate-keys` (stored templates; staged agent uploads are rotate-staged.ts):
  * re-encrypts every stored template under the first key of TEMPLATE_ENCRYPTION_KEYS. It works in small batches, each its own transaction, so it can
  * be stopped and run again at any time (resumable) and never holds the writer for long.
  */
 import { and, eq, ne } from 'drizzle-orm';
 import { audit } from '../audit';
 import { templateAad } from './aad';
-import type { BiometricRuntime } from './runtime';
+import type { EnrollmentRuntime } from './runtime';
 import { templates } from './tables';
 
 const BATCH = 200;
 
-export async function rotateTemplateKeys(ctx: BiometricRuntime, by = 'operator'): Promise<{ templates: number; key_id: string }> {
+export async function rotateTemplateKeys(ctx: EnrollmentRuntime, by = 'operator'): Promise<{ templates: number; key_id: string }> {
   const primary = ctx.keyRing.primaryKeyId;
   let rotated = 0;
   for (;;) {

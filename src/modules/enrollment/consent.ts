@@ -11,15 +11,15 @@ import { audit } from '../audit';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import { type ConsentView, consentView } from './consent-records';
-import type { BiometricEvents } from './events';
-import type { BiometricRuntime } from './runtime';
+import type { EnrollmentEvents } from './events';
+import type { EnrollmentRuntime } from './runtime';
 import { consents } from './tables';
-import type { TemplateStore } from './templates';
+import type { TemplateStore } from './template-store';
 
 export class ConsentService {
   constructor(
-    private readonly ctx: BiometricRuntime,
-    private readonly events: EventChannel<BiometricEvents>,
+    private readonly ctx: EnrollmentRuntime,
+    private readonly events: EventChannel<EnrollmentEvents>,
     private readonly enrollees: EnrolleeService,
     private readonly templates: TemplateStore,
   ) {}

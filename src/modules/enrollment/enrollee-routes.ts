@@ -1,20 +1,20 @@
-/** `enrollees/{id}/consent/` and `enrollees/{id}/templates/` (docs/api.md). */
+/** An enrollee's consent and templates: `enrollees/{id}/consent/` and `enrollees/{id}/templates/` (docs/api.md). */
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { Consent, EnrolleeParams, type EnrolleeService } from '../enrollees';
 import { ConsentCreate, ConsentWithdrawn, TemplateList } from './model';
-import type { Biometrics } from './module';
+import type { Enrollment } from './module';
 
 const tags = ['enrollees'];
 
-export function biometricRoutes(http: Http, deps: { biometrics: Biometrics; enrollees: EnrolleeService }) {
-  const { biometrics, enrollees } = deps;
+export function biometricRoutes(http: Http, deps: { enrollment: Enrollment; enrollees: EnrolleeService }) {
+  const { enrollment, enrollees } = deps;
   return adminRouter(http, 'biometrics')
     .post(
       '/enrollees/:id/consent',
       async ({ params, body, admin, scope, set }) => {
         await enrollees.get(params.id, undefined, scope);
-        const consent = await biometrics.consent.give(params.id, { version: body.version, method: body.method, by: admin.by });
+        const consent = await enrollment.consent.give(params.id, { version: body.version, method: body.method, by: admin.by });
         set.status = 201;
         return consent;
       },
@@ -29,7 +29,7 @@ export function biometricRoutes(http: Http, deps: { biometrics: Biometrics; enro
       '/enrollees/:id/consent',
       async ({ params, admin, scope }) => {
         await enrollees.get(params.id, undefined, scope);
-        return biometrics.consent.withdraw(params.id, { by: admin.by });
+        return enrollment.consent.withdraw(params.id, { by: admin.by });
       },
       {
         params: EnrolleeParams,
@@ -41,7 +41,7 @@ export function biometricRoutes(http: Http, deps: { biometrics: Biometrics; enro
       '/enrollees/:id/templates',
       async ({ params, scope }) => {
         const enrollee = await enrollees.get(params.id, undefined, scope);
-        return { results: await biometrics.templates.listTemplates(enrollee.id), next_cursor: null };
+        return { results: await enrollment.templates.listTemplates(enrollee.id), next_cursor: null };
       },
       {
         params: EnrolleeParams,

@@ -1,4 +1,4 @@
-/** Reading consent records: shared by consent changes (consent.ts) and store_template's check (templates.ts). */
+/** Reading consent records: shared by consent changes (consent.ts) and store_template's check (template-store.ts). */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { consents } from './tables';

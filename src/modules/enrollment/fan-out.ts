@@ -1,0 +1,345 @@
+/**
+ * What each terminal should hold of each person: a stored template queued to the person's other
+ * terminals in scope (those whose algorithm takes it; the others marked `incompatible`), a
+ * terminal backfilled with everyone in its scope, people taken off terminals, a destroyed
+ * template's deletes; never over a terminal user with the same PIN who is someone else (a
+ * conflict, announced for an administrator to resolve). Every write here is in the caller's
+ * transaction. At the end: the commands that carry a person to a terminal (their user record,
+ * one template) and the supersede keys that let a newer write or a delete take an unsent one's
+ * place.
+ */
+import { and, eq, inArray, ne } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import type { BiometricType } from '../../protocol/adms';
+import type { CommandService, NewCommand } from '../commands';
+import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
+import type { EnrolleeService } from '../enrollees';
+import type { EventChannel } from '../events';
+import type { EnrollmentEvents } from './events';
+import { isBiometricType, terminalTakes } from './kinds';
+import type { EnrollmentRuntime } from './runtime';
+import { templateSync, templates } from './tables';
+import { linkSyncToCommands, type SyncRow, upsertSync } from './template-sync';
+
+/** An enrollee as far as terminals are concerned: their PIN and the name shown on the terminal. */
+interface TerminalUser {
+  id: string;
+  devicePin: string;
+  displayName: string;
+  /** The card number the terminal should know them by, if any. */
+  card?: string | null;
+}
+
+/** A template as commands know it: its kind, body part and slot. */
+interface TemplateRef {
+  id: string;
+  type: string;
+  fingerIndex: number;
+  slot: number;
+  version: number;
+}
+
+/** Every finger index a terminal knows (0 left little finger … 9 right little finger). */
+const FINGER_INDEXES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+export class FanOut {
+  constructor(
+    private readonly ctx: EnrollmentRuntime,
+    private readonly events: EventChannel<EnrollmentEvents>,
+    private readonly enrollees: EnrolleeService,
+    private readonly devices: DeviceService,
+    private readonly commands: CommandService,
+  ) {}
+
+  /** Queues one template to the in-scope devices and records sync status. */
+  async template(
+    w: WriteContext,
+    enrollee: { id: string; devicePin: string; displayName: string },
+    template: TemplateRef & { type: BiometricType; algorithmVersion: string },
+    sourceDeviceId: string | null,
+  ): Promise<{ queuedTo: number; incompatible: number }> {
+    const { tx } = w;
+    const targets = await this.withoutConflicts(w, await this.devicesInScope(tx, enrollee.id), {
+      id: enrollee.id,
+      devicePin: enrollee.devicePin,
+      displayName: enrollee.displayName,
+    });
+    const now = this.ctx.clock.now();
+    const commands: NewCommand[] = [];
+    const syncRows: SyncRow[] = [];
+    let incompatible = 0;
+    for (const device of targets) {
+      const takes = terminalTakes(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device, template.type, template.algorithmVersion);
+      if (device.id === sourceDeviceId) {
+        syncRows.push({ templateId: template.id, deviceId: device.id, status: 'present', templateVersion: template.version, updatedAt: now });
+      } else if (takes.ok) {
+        commands.push(templateCommand(device.id, enrollee, template));
+        syncRows.push({ templateId: template.id, deviceId: device.id, status: 'pending', templateVersion: template.version, updatedAt: now });
+      } else {
+        incompatible++;
+        syncRows.push({
+          templateId: template.id,
+          deviceId: device.id,
+          status: 'incompatible',
+          templateVersion: template.version,
+          detail: takes.detail,
+          updatedAt: now,
+        });
+      }
+    }
+    // The source terminal may be outside the enrollee's scope; it still holds the template.
+    if (sourceDeviceId && !targets.some((d) => d.id === sourceDeviceId)) {
+      syncRows.push({ templateId: template.id, deviceId: sourceDeviceId, status: 'present', templateVersion: template.version, updatedAt: now });
+    }
+    await upsertSync(tx, syncRows);
+    const ids = await this.commands.enqueue(w, commands);
+    await linkSyncToCommands(tx, template.id, commands, ids);
+    return { queuedTo: commands.length, incompatible };
+  }
+
+  /**
+   * Of these terminals, those where the enrollee may be written: a terminal whose own user (or
+   * another enrollee's) has the enrollee's PIN is left alone — writing there would make that
+   * person the enrollee — and the conflict is announced for an administrator to resolve.
+   */
+  async withoutConflicts(w: WriteContext, targets: readonly DeviceRow[], person: TerminalUser): Promise<DeviceRow[]> {
+    if (targets.length === 0) return [];
+    const others = await this.devices.users.heldByOthers(
+      w.tx,
+      targets.map((d) => d.id),
+      person.devicePin,
+      person.id,
+    );
+    for (const device of targets) if (others.has(device.id)) await this.conflict(w, device, person);
+    return targets.filter((d) => !others.has(d.id));
+  }
+
+  /** Conflicts found when a command was about to be sent (terminals/render.ts): announced like the others. */
+  async recordConflicts(device: DeviceRow, found: readonly { pin: string; enrollee: string }[]): Promise<void> {
+    if (found.length === 0) return;
+    await this.ctx.db.write(async (w) => {
+      for (const c of found) await this.events.record(w, 'terminal_user_conflict', { device: deviceRef(device), pin: c.pin, enrollee: c.enrollee });
+    });
+  }
+
+  private async conflict(w: WriteContext, device: DeviceRow, person: TerminalUser): Promise<void> {
+    await this.events.record(w, 'terminal_user_conflict', { device: deviceRef(device), pin: person.devicePin, enrollee: person.id });
+  }
+
+  /** Backfill: the user record and every compatible template of each enrollee onto one device. */
+  async backfillDevice(w: WriteContext, device: DeviceRow, people: readonly TerminalUser[]): Promise<number> {
+    const now = this.ctx.clock.now();
+    const commands: NewCommand[] = [];
+    const syncRows: SyncRow[] = [];
+    const pinOf = new Map(people.map((e) => [e.id, e.devicePin]));
+    const byEnrollee = await templatesOf(
+      w.tx,
+      people.map((e) => e.id),
+    );
+    const held = await this.devices.users.enrolleesOf(
+      w.execute,
+      device.id,
+      people.map((p) => p.devicePin),
+    );
+    for (const e of people) {
+      if (held.has(e.devicePin) && held.get(e.devicePin) !== e.id) {
+        await this.conflict(w, device, e);
+        continue;
+      }
+      commands.push(userCommand(device.id, e));
+      for (const t of byEnrollee.get(e.id) ?? []) {
+        const takes = isBiometricType(t.type)
+          ? terminalTakes(this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, device, t.type, t.algorithmVersion)
+          : { ok: false as const, detail: `unknown kind ${t.type}` };
+        if (takes.ok) {
+          commands.push(templateCommand(device.id, { id: t.enrolleeId, devicePin: pinOf.get(t.enrolleeId)! }, t));
+          syncRows.push({ templateId: t.id, deviceId: device.id, status: 'pending', templateVersion: t.version, updatedAt: now });
+        } else {
+          syncRows.push({ templateId: t.id, deviceId: device.id, status: 'incompatible', templateVersion: t.version, updatedAt: now, detail: takes.detail });
+        }
+      }
+    }
+    await upsertSync(w.tx, syncRows);
+    await this.commands.enqueue(w, commands);
+    return commands.length;
+  }
+
+  /**
+   * A destroyed person's templates: one delete per body part to every terminal that may hold one
+   * (`failed` may still hold an older version); unsent writes of the other slots are superseded.
+   */
+  async deleteFromHolders(
+    w: WriteContext,
+    enrollee: { devicePin: string },
+    rows: readonly { id: string; type: string; fingerIndex: number; slot: number }[],
+  ): Promise<void> {
+    const { tx } = w;
+    const holders =
+      rows.length === 0
+        ? []
+        : await tx
+            .select({ deviceId: templateSync.deviceId, templateId: templateSync.templateId })
+            .from(templateSync)
+            .where(
+              and(
+                inArray(
+                  templateSync.templateId,
+                  rows.map((r) => r.id),
+                ),
+                ne(templateSync.status, 'incompatible'),
+              ),
+            );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const commands = new Map<string, NewCommand>();
+    for (const h of holders) {
+      const t = byId.get(h.templateId)!;
+      // One delete per body part: it removes every slot of it on the terminal.
+      commands.set(`${h.deviceId}:${t.type}:${t.fingerIndex}`, {
+        deviceId: h.deviceId,
+        kind: 'delete_template',
+        payload: { pin: enrollee.devicePin, fingerIndex: t.fingerIndex, type: t.type },
+        supersedeKey: deleteKey(enrollee.devicePin, t),
+      });
+    }
+    // Unsent writes of the other slots of those parts are pointless now.
+    const devicesHolding = [...new Set(holders.map((h) => h.deviceId))];
+    await this.commands.supersedeKeys(
+      tx,
+      devicesHolding,
+      rows.filter((r) => r.type !== 'fingerprint').map((r) => templateKey(enrollee.devicePin, r)),
+    );
+    await this.commands.enqueue(w, [...commands.values()]);
+  }
+
+  /**
+   * Takes enrollees off terminals (they left those terminals' scope, were deactivated or
+   * deleted): `delete_user` to every pair, which also removes their templates there; their
+   * unsent template commands there are pointless now, and their sync rows there are dropped.
+   */
+  async removeFromDevices(w: WriteContext, people: readonly { id: string; devicePin: string }[], deviceIds: readonly string[]): Promise<number> {
+    if (people.length === 0 || deviceIds.length === 0) return 0;
+    const { tx } = w;
+    const commands: NewCommand[] = [];
+    for (const deviceId of deviceIds) {
+      for (const p of people) commands.push({ deviceId, kind: 'delete_user', payload: { pin: p.devicePin }, supersedeKey: `user:${p.devicePin}` });
+    }
+    await this.commands.enqueue(w, commands);
+    await this.commands.supersedeKeys(
+      tx,
+      deviceIds,
+      people.flatMap((p) => FINGER_INDEXES.map((finger) => `tpl:${p.devicePin}:${finger}`)),
+    );
+    const pinOf = new Map(people.map((p) => [p.id, p.devicePin]));
+    for (const ids of chunks(
+      people.map((p) => p.id),
+      500,
+    )) {
+      const owned = await tx
+        .select({ id: templates.id, enrolleeId: templates.enrolleeId, type: templates.type, fingerIndex: templates.fingerIndex, slot: templates.slot })
+        .from(templates)
+        .where(inArray(templates.enrolleeId, ids));
+      await this.commands.supersedeKeys(
+        tx,
+        deviceIds,
+        owned.filter((t) => t.type !== 'fingerprint').map((t) => templateKey(pinOf.get(t.enrolleeId)!, t)),
+      );
+      for (const templateIds of chunks(
+        owned.map((t) => t.id),
+        400,
+      )) {
+        for (const devicesChunk of chunks(deviceIds, 400)) {
+          await tx.delete(templateSync).where(and(inArray(templateSync.templateId, templateIds), inArray(templateSync.deviceId, devicesChunk)));
+        }
+      }
+    }
+    return commands.length;
+  }
+
+  // ---------------------------------------------------------------- scope
+
+  /** Approved devices sharing an area with the enrollee. */
+  async devicesInScope(q: Queryable, enrolleeId: string): Promise<DeviceRow[]> {
+    return this.devices.inAreas(q, await this.enrollees.areaIdsOf(q, enrolleeId));
+  }
+
+  /** Approved or disabled terminals sharing an area with the enrollee (pending ones never got data). */
+  private async devicesSharingArea(q: Queryable, enrolleeId: string): Promise<string[]> {
+    const rows = await this.devices.inAreas(q, await this.enrollees.areaIdsOf(q, enrolleeId), ['approved', 'disabled']);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Terminals that may hold an enrollee's user record or templates: those sharing an area, any
+   * terminal with a template of theirs that is not `incompatible` (a walk-up source outside scope),
+   * and any terminal whose user is linked to them. Removed terminals included: what they held is
+   * kept under their id, and the deletes wait for them (devices/service.ts `remove`).
+   */
+  async devicesThatMayHold(q: Queryable, enrolleeId: string): Promise<string[]> {
+    const holders = await q
+      .selectDistinct({ deviceId: templateSync.deviceId })
+      .from(templateSync)
+      .innerJoin(templates, eq(templates.id, templateSync.templateId))
+      .where(and(eq(templates.enrolleeId, enrolleeId), ne(templateSync.status, 'incompatible')));
+    const linked = await this.devices.users.linkedTo(q, enrolleeId);
+    return [...new Set([...(await this.devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId), ...linked.map((u) => u.deviceId)])];
+  }
+}
+
+/** The templates (never the bytes) of these enrollees, by enrollee. */
+async function templatesOf(q: Queryable, enrolleeIds: readonly string[]) {
+  const all: (TemplateRef & { enrolleeId: string; algorithmVersion: string })[] = [];
+  for (const ids of chunks(enrolleeIds, 500)) {
+    all.push(
+      ...(await q
+        .select({
+          id: templates.id,
+          enrolleeId: templates.enrolleeId,
+          type: templates.type,
+          fingerIndex: templates.fingerIndex,
+          slot: templates.slot,
+          algorithmVersion: templates.algorithmVersion,
+          version: templates.version,
+        })
+        .from(templates)
+        .where(inArray(templates.enrolleeId, ids))),
+    );
+  }
+  const byEnrollee = new Map<string, typeof all>();
+  for (const t of all) byEnrollee.set(t.enrolleeId, [...(byEnrollee.get(t.enrolleeId) ?? []), t]);
+  return byEnrollee;
+}
+
+/** The user record of an enrollee for one terminal; `enrollee` lets the terminal's answer link its user to them. */
+export function userCommand(deviceId: string, person: TerminalUser): NewCommand {
+  return {
+    deviceId,
+    kind: 'add_user',
+    payload: { pin: person.devicePin, name: person.displayName, enrollee: person.id, ...(person.card ? { card: person.card } : {}) },
+    supersedeKey: `user:${person.devicePin}`,
+  };
+}
+
+/** One template for one terminal; `enrollee` lets the renderer check the terminal's user with that PIN is them. */
+function templateCommand(deviceId: string, enrollee: { id: string; devicePin: string }, t: TemplateRef): NewCommand {
+  const pin = enrollee.devicePin;
+  return {
+    deviceId,
+    kind: 'update_template',
+    payload: { pin, fingerIndex: t.fingerIndex, type: t.type, slot: t.slot, templateId: t.id, templateVersion: t.version, enrollee: enrollee.id },
+    supersedeKey: templateKey(pin, t),
+  };
+}
+
+/**
+ * The supersede key of a template command: a newer write or a delete of the same template takes
+ * an unsent one's place. Fingerprints keep the first release's keys.
+ */
+function templateKey(pin: string, t: { type: string; fingerIndex: number; slot: number }): string {
+  return t.type === 'fingerprint' ? `tpl:${pin}:${t.fingerIndex}` : `tpl:${pin}:${t.type}:${t.fingerIndex}:${t.slot}`;
+}
+
+/** A delete removes a whole body part: for a fingerprint, the key of its only template. */
+function deleteKey(pin: string, t: { type: string; fingerIndex: number }): string {
+  return t.type === 'fingerprint' ? `tpl:${pin}:${t.fingerIndex}` : `tpl:${pin}:${t.type}:${t.fingerIndex}`;
+}
