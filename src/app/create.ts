@@ -11,6 +11,7 @@ import type { JobRunner } from '../modules/jobs';
 import { enrollmentGate } from '../modules/sign-in-factors';
 import { type ConfigIssue, ConfigurationError, checkConfiguration, effectiveEmployeeModel } from '../platform/config/check';
 import { loadSettings, type Settings, type SettingsInput } from '../platform/config/settings';
+import { DigestSecrets } from '../platform/crypto/digest-secrets';
 import { TemplateKeyRing } from '../platform/crypto/template-cipher';
 import { type Database, migrateDatabase, openDatabase } from '../platform/db/client';
 import { acquireLock, type HeldLock } from '../platform/db/lock';
@@ -128,6 +129,7 @@ async function runtimeOf(settings: Readonly<Settings>, db: Database, log: Logger
     settings,
     db,
     keyRing: await TemplateKeyRing.fromKeys(settings.TEMPLATE_ENCRYPTION_KEYS),
+    digestSecrets: (purpose) => new DigestSecrets(settings.TEMPLATE_ENCRYPTION_KEYS, purpose),
     clock: options.clock ?? systemClock,
     log,
     instanceId: `${process.pid}-${crypto.randomUUID().slice(0, 8)}`,

@@ -32,7 +32,7 @@ import { TERMINAL_SETTINGS, Terminals } from '../modules/terminals';
 import { ApiKeys, PasswordSignIn, USER_SETTINGS, UsersService } from '../modules/users';
 import { WEBHOOK_SETTINGS, Webhooks } from '../modules/webhooks';
 import { STREAM_SETTINGS, StreamHub, StreamQuota } from '../platform/http/stream';
-import { type Runtime, runtimeFor, sealingRuntimeFor } from '../platform/runtime';
+import { digestingRuntimeFor, type Runtime, runtimeFor, sealingRuntimeFor } from '../platform/runtime';
 import type { MembersOf } from '../platform/scope';
 import { FPA_EVENT_TYPES } from './event-catalog';
 import { wireReactions } from './reactions';
@@ -65,7 +65,7 @@ function buildRecords(runtime: Runtime, directory: EmployeeDirectory) {
 
 /** People who sign in: accounts resolve console sessions of users (their role and areas of now). */
 function buildAccounts(runtime: Runtime, consoleSessions: ConsoleService) {
-  const ctx = runtimeFor(runtime, USER_SETTINGS);
+  const ctx = digestingRuntimeFor(runtime, USER_SETTINGS);
   const apiKeys = new ApiKeys(ctx);
   const users = new UsersService(ctx, consoleSessions, apiKeys);
   const signIn = new PasswordSignIn(ctx, consoleSessions, users);
@@ -82,7 +82,7 @@ function buildAccounts(runtime: Runtime, consoleSessions: ConsoleService) {
 
 /** The terminals and the people on them: devices, commands, enrollees, templates, punches. */
 function buildFleet(runtime: Runtime, events: EventLog, directory: EmployeeDirectory, employees: EmployeeService) {
-  const devices = new DeviceService(runtimeFor(runtime, DEVICE_SETTINGS), events);
+  const devices = new DeviceService(digestingRuntimeFor(runtime, DEVICE_SETTINGS), events);
   const commands = new CommandService(runtimeFor(runtime, COMMAND_SETTINGS), events, devices);
   const enrollees = new EnrolleeService(runtimeFor(runtime, ENROLLEE_SETTINGS), events, directory, (q, pin) => devices.users.pinKnown(q, pin));
   const employeeImport = new EmployeeImport(runtimeFor(runtime, IMPORT_SETTINGS), employees, enrollees);

@@ -5,9 +5,11 @@
  * gets only what it uses (issue 22): a `ModuleRuntime` whose settings are the ones it declares
  * (its `runtime.ts`), copied by `runtimeFor`, so it can neither name another module's settings
  * (the type refuses it) nor read them (they are not there); the key ring reaches only the modules
- * that encrypt or seal (`Sealing`), the upload-burst gate only the ones that mark or wait on it.
+ * that encrypt or seal (`Sealing`), secrets derived from it only those that keep keyed digests
+ * (`Digesting`), the upload-burst gate only the ones that mark or wait on it.
  */
 import type { Settings } from './config/settings';
+import type { DigestSecrets } from './crypto/digest-secrets';
 import type { TemplateKeyRing } from './crypto/template-cipher';
 import type { Database } from './db/client';
 import type { Logger } from './log';
@@ -36,6 +38,15 @@ export interface Sealing {
   readonly keyRing: TemplateKeyRing;
 }
 
+/**
+ * Given besides to a module that keeps keyed digests (HMAC) of secrets it must check: secrets
+ * derived from the template keys for one purpose (platform/crypto/digest-secrets.ts), never the
+ * keys themselves, which stay with the modules that encrypt.
+ */
+export interface Digesting {
+  readonly digestSecrets: (purpose: string) => DigestSecrets;
+}
+
 /** Given besides to a module that marks terminals' uploads or yields to a burst of them. */
 export interface UploadGate {
   /** Terminals' uploads as they arrive: deliveries yield to a burst of them (WEBHOOK_MAX_LAG). */
@@ -43,7 +54,7 @@ export interface UploadGate {
 }
 
 /** The whole runtime, held by the composition root, the jobs and the routes. */
-export interface Runtime extends ModuleRuntime<keyof Settings>, Sealing, UploadGate {}
+export interface Runtime extends ModuleRuntime<keyof Settings>, Sealing, Digesting, UploadGate {}
 
 /**
  * The runtime of one module: the shared means and a frozen copy of only the settings it
@@ -59,4 +70,9 @@ export function runtimeFor<const K extends keyof Settings>(runtime: Runtime, key
 /** The runtime of a module that encrypts or seals: its settings and the key ring. */
 export function sealingRuntimeFor<const K extends keyof Settings>(runtime: Runtime, keys: readonly K[]): ModuleRuntime<K> & Sealing {
   return { ...runtimeFor(runtime, keys), keyRing: runtime.keyRing };
+}
+
+/** The runtime of a module that keeps keyed digests: its settings and the digest secrets, not the key ring. */
+export function digestingRuntimeFor<const K extends keyof Settings>(runtime: Runtime, keys: readonly K[]): ModuleRuntime<K> & Digesting {
+  return { ...runtimeFor(runtime, keys), digestSecrets: runtime.digestSecrets };
 }

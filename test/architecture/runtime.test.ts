@@ -13,6 +13,7 @@ import * as ts from 'typescript';
 import { buildModules, type Modules } from '../../src/app/modules';
 import { BuiltinEmployeeDirectory } from '../../src/modules/employees';
 import { loadSettings, type Settings } from '../../src/platform/config/settings';
+import { DigestSecrets } from '../../src/platform/crypto/digest-secrets';
 import { TemplateKeyRing } from '../../src/platform/crypto/template-cipher';
 import { type Database, migrateDatabase, openDatabase } from '../../src/platform/db/client';
 import { STREAM_SETTINGS } from '../../src/platform/http/stream';
@@ -26,6 +27,8 @@ const SRC = resolve(import.meta.dir, '../../src');
 const MODULES = join(SRC, 'modules');
 
 /** The modules that encrypt or seal: templates, staged uploads, TOTP secrets, proof keys, webhook secrets. */
+/** Modules that keep keyed digests (communication keys, API keys): secrets derived for them, not the keys. */
+const DIGESTING = ['devices', 'users'];
 const SEALING = ['enrollment', 'proofs', 'sign-in-factors', 'webhooks'];
 /** The modules that mark terminals' uploads (punches) or yield to a burst of them (webhooks). */
 const UPLOAD_GATED = ['punches', 'webhooks'];
@@ -59,6 +62,7 @@ function fullRuntime(settings: Readonly<Settings>, db: Database, keyRing: Templa
     settings,
     db,
     keyRing,
+    digestSecrets: (purpose) => new DigestSecrets(settings.TEMPLATE_ENCRYPTION_KEYS, purpose),
     clock: systemClock,
     log: silentLogger,
     instanceId: 'test',
@@ -91,6 +95,15 @@ describe('each module declares its settings and holds only its means', () => {
     expect(offenders).toEqual([]);
   });
 
+  test('the template keys themselves are a setting of no module: the others get secrets derived from them (Digesting)', async () => {
+    const holders = [...(await declaredSettings())].filter(([, keys]) => keys.includes('TEMPLATE_ENCRYPTION_KEYS')).map(([name]) => name);
+    expect(holders).toEqual([]);
+    const digesting = filesUnder(MODULES)
+      .filter((file) => /\bdigestSecrets\b|\bDigesting\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(MODULES, file).split('/')[0]!);
+    expect([...new Set(digesting)].sort()).toEqual(DIGESTING);
+  });
+
   test('only punches and webhooks see the upload-burst gate', () => {
     const offenders = filesUnder(MODULES)
       .filter((file) => /\bUploadGate\b|\bUploadBurst\b|\.uploads\.(mark|pause)\b/.test(readFileSync(file, 'utf8')))
@@ -103,7 +116,7 @@ describe('each module declares its settings and holds only its means', () => {
     const path = join(SRC, 'app/modules.ts');
     const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
     const local = new Set(source.statements.filter(ts.isFunctionDeclaration).map((f) => f.name?.text));
-    const allowed = new Set(['runtimeFor', 'sealingRuntimeFor', 'wireReactions', ...local]);
+    const allowed = new Set(['runtimeFor', 'sealingRuntimeFor', 'digestingRuntimeFor', 'wireReactions', ...local]);
     const offenders: string[] = [];
     const visit = (node: ts.Node): void => {
       if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && node.arguments?.some((a) => ts.isIdentifier(a) && a.text === 'runtime')) {

@@ -11,40 +11,30 @@
  * Digests written before (plain hex SHA-256 of the key) cannot be converted without the key:
  * they are still verified, reported `legacy`, until the key is revoked and a new one issued.
  */
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import type { DigestSecrets } from '../../platform/crypto/digest-secrets';
 import { constantTimeEqual } from '../../platform/crypto/secrets';
-import { parseEncryptionKey } from '../../platform/crypto/template-cipher';
 
 const SCHEME = 'hmac1';
-const HKDF_SALT = 'fpa-device-communication-keys';
-const HKDF_INFO = 'hmac-sha256 v1';
+/** The purpose the digest secrets are derived for (the HKDF salt: changing it orphans every digest). */
+export const COMMUNICATION_KEY_PURPOSE = 'fpa-device-communication-keys';
 const LEGACY_DIGEST = /^[0-9a-f]{64}$/;
 
 export class KeyDigests {
-  /** Template key id → the HMAC secret derived from it; the first is the one new digests use. */
-  private readonly secrets = new Map<string, Buffer>();
-  private readonly current: string | null;
-
-  constructor(templateKeys: readonly string[]) {
-    for (const text of templateKeys) {
-      const { id, raw } = parseEncryptionKey(text);
-      if (!this.secrets.has(id)) this.secrets.set(id, Buffer.from(hkdfSync('sha256', raw, HKDF_SALT, HKDF_INFO, 32)));
-      raw.fill(0);
-    }
-    this.current = this.secrets.keys().next().value ?? null;
-  }
+  constructor(private readonly secrets: DigestSecrets) {}
 
   /** The digest to store for a new key of this terminal. */
   digest(deviceId: string, key: string): string {
-    if (this.current === null) throw new Error('no template encryption key to derive the key secret from');
-    return `${SCHEME}:${this.current}:${this.mac(this.secrets.get(this.current)!, deviceId, key)}`;
+    const current = this.secrets.currentId;
+    if (current === null) throw new Error('no template encryption key to derive the key secret from');
+    return `${SCHEME}:${current}:${this.mac(this.secrets.secret(current)!, deviceId, key)}`;
   }
 
   /** Whether `presented` is the key behind `stored` (an HMAC digest, or a legacy SHA-256 one). */
   verify(stored: string, deviceId: string, presented: string): boolean {
     if (isLegacy(stored)) return constantTimeEqual(sha256(presented), stored);
     const [scheme, keyId, mac] = stored.split(':');
-    const secret = keyId === undefined ? undefined : this.secrets.get(keyId);
+    const secret = keyId === undefined ? undefined : this.secrets.secret(keyId);
     if (scheme !== SCHEME || !secret || mac === undefined) return false;
     return constantTimeEqual(this.mac(secret, deviceId, presented), mac);
   }
@@ -53,7 +43,7 @@ export class KeyDigests {
   verifiable(stored: string): boolean {
     if (isLegacy(stored)) return true;
     const keyId = stored.split(':')[1];
-    return keyId !== undefined && this.secrets.has(keyId);
+    return keyId !== undefined && this.secrets.secret(keyId) !== undefined;
   }
 
   private mac(secret: Buffer, deviceId: string, key: string): string {

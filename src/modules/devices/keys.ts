@@ -9,7 +9,7 @@ import { BoundedMap } from '../../platform/bounded-map';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { audit } from '../audit';
-import { isLegacy, KeyDigests } from './key-digest';
+import { COMMUNICATION_KEY_PURPOSE, isLegacy, KeyDigests } from './key-digest';
 import type { DeviceRuntime } from './runtime';
 import { type DeviceRow, deviceKeys, devices } from './tables';
 
@@ -28,7 +28,7 @@ export class DeviceKeys {
     private readonly ctx: DeviceRuntime,
     private readonly device: (serial: string, q?: Queryable) => Promise<DeviceRow>,
   ) {
-    this.digests = new KeyDigests(ctx.settings.TEMPLATE_ENCRYPTION_KEYS);
+    this.digests = new KeyDigests(ctx.digestSecrets(COMMUNICATION_KEY_PURPOSE));
   }
 
   /** Drops what is cached of a terminal (removed, or its keys changed). */

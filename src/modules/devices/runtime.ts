@@ -1,6 +1,6 @@
 /** The settings this module reads: all it is given of them (src/platform/runtime.ts). */
 import type { Settings } from '../../platform/config/settings';
-import type { ModuleRuntime } from '../../platform/runtime';
+import type { Digesting, ModuleRuntime } from '../../platform/runtime';
 
 export const DEVICE_SETTINGS = [
   'ADMS_AUTO_APPROVE',
@@ -11,8 +11,7 @@ export const DEVICE_SETTINGS = [
   'AREAS_CREATED_ON_USE',
   'DEVICE_CLOCK_DRIFT_MAX',
   'DEVICE_OFFLINE_AFTER',
-  'TEMPLATE_ENCRYPTION_KEYS',
   'TIME_ZONE',
 ] as const satisfies readonly (keyof Settings)[];
 
-export type DeviceRuntime = ModuleRuntime<(typeof DEVICE_SETTINGS)[number]>;
+export type DeviceRuntime = ModuleRuntime<(typeof DEVICE_SETTINGS)[number]> & Digesting;

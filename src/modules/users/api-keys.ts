@@ -9,9 +9,9 @@
  * `last_used_at` is written at most once a minute per key (LAST_USE_EVERY_MS), after the answer
  * is decided, never in the request's way.
  */
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { and, count, desc, eq, inArray, isNull, lt } from 'drizzle-orm';
-import { parseEncryptionKey } from '../../platform/crypto/template-cipher';
+import type { DigestSecrets } from '../../platform/crypto/digest-secrets';
 import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/http/admin-auth';
@@ -29,24 +29,20 @@ const SCHEME = 'hmac1';
 const LAST_USE_EVERY_MS = 60_000;
 
 export class ApiKeys {
-  private readonly secrets = new Map<string, Buffer>();
-  private readonly current: string | null;
+  /** Keys are stored as HMACs under secrets derived for this purpose (never the template keys). */
+  private readonly secrets: DigestSecrets;
 
   constructor(private readonly ctx: UserRuntime) {
-    for (const text of ctx.settings.TEMPLATE_ENCRYPTION_KEYS) {
-      const { id, raw } = parseEncryptionKey(text);
-      if (!this.secrets.has(id)) this.secrets.set(id, Buffer.from(hkdfSync('sha256', raw, 'fpa-api-keys', 'hmac-sha256 v1', 32)));
-      raw.fill(0);
-    }
-    this.current = this.secrets.keys().next().value ?? null;
+    this.secrets = ctx.digestSecrets('fpa-api-keys');
   }
 
   private digest(keyId: string, key: string): string {
-    return `${SCHEME}:${keyId}:${createHmac('sha256', this.secrets.get(keyId)!).update(key).digest('hex')}`;
+    return `${SCHEME}:${keyId}:${createHmac('sha256', this.secrets.secret(keyId)!).update(key).digest('hex')}`;
   }
 
   async create(caller: Caller, input: ApiKeyCreateInput): Promise<ApiKeyCreatedView> {
-    if (this.current === null) throw new FpaError('unavailable', 'no template encryption key to derive the API key secret from', {});
+    const current = this.secrets.currentId;
+    if (current === null) throw new FpaError('unavailable', 'no template encryption key to derive the API key secret from', {});
     assertMayGrant(caller, input.role);
     const areas = [...new Set(input.areas ?? [])].sort();
     assertMayGrantAreas(caller, areas);
@@ -58,7 +54,7 @@ export class ApiKeys {
       id: crypto.randomUUID(),
       name: input.name.trim(),
       role: input.role,
-      digest: this.digest(this.current, key),
+      digest: this.digest(current, key),
       prefix: key.slice(0, API_KEY_PREFIX.length + 6),
       userId: caller.actor.kind === 'user' ? caller.actor.id : null,
       createdBy: caller.by,
@@ -139,8 +135,8 @@ export class ApiKeys {
 
   /** The caller a presented key stands for, or null (unknown, revoked, expired). */
   async identify(key: string): Promise<Caller | null> {
-    if (!KEY_SHAPE.test(key) || this.secrets.size === 0) return null;
-    const digests = [...this.secrets.keys()].map((id) => this.digest(id, key));
+    if (!KEY_SHAPE.test(key) || this.secrets.currentId === null) return null;
+    const digests = this.secrets.keyIds().map((id) => this.digest(id, key));
     const [row] = await this.ctx.db.orm.select().from(apiKeys).where(inArray(apiKeys.digest, digests)).limit(1);
     const now = this.ctx.clock.now();
     if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) return null;

@@ -1,11 +1,19 @@
 /** Communication key digests (devices/key-digest.ts): HMAC under a secret from the key ring, salted by terminal. */
 import { describe, expect, test } from 'bun:test';
-import { isLegacy, KeyDigests } from '../../../src/modules/devices/key-digest';
+import { COMMUNICATION_KEY_PURPOSE, KeyDigests as Digests, isLegacy } from '../../../src/modules/devices/key-digest';
+import { DigestSecrets } from '../../../src/platform/crypto/digest-secrets';
 import { generateEncryptionKey } from '../../../src/platform/crypto/template-cipher';
 
 const OLD = generateEncryptionKey();
 const NEW = generateEncryptionKey();
 const KEY = '123456789012';
+
+/** The digests of a ring holding these template keys. */
+class KeyDigests extends Digests {
+  constructor(keys: string[]) {
+    super(new DigestSecrets(keys, COMMUNICATION_KEY_PURPOSE));
+  }
+}
 
 describe('communication key digests', () => {
   test('verify the key they were made from, for that terminal only; no trace of the digits', () => {
