@@ -92,7 +92,7 @@ export function buildModules(runtime: Runtime, directory: EmployeeDirectory) {
   const health = new HealthService(runtime, { devices, commands, webhooks, jobs, punches });
   // The people and terminals of a limited caller's areas: what its event and punch streams carry.
   const members: MembersOf = async (scope) => ({
-    enrollees: new Set((await enrollees.idsInScope(runtime.db.orm, scope)) ?? []),
+    enrollees: new Set((await enrollees.membership.idsInScope(runtime.db.orm, scope)) ?? []),
     devices: new Set((await devices.serialsInAreas(runtime.db.orm, scope)) ?? []),
   });
   const punchSource = punchStreamSource(runtime);

@@ -120,12 +120,12 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   devices.addDetail(commandReactions.pendingCommandsOfTerminal(commands));
   devices.addDetail(biometricReactions.templatesPresentOnTerminal(sync));
   devices.addDetail(fleetReactions.syncCheckOfTerminal(converge));
-  enrollees.addViewPart(biometricReactions.consentAndFingersOfPeople(sync));
-  enrollees.addListFilter('consent', biometricReactions.consentListFilter);
-  enrollees.addListFilter('biometrics', biometricReactions.biometricsListFilter);
-  m.employees.scopeBy(enrollees.employeeInScope);
+  enrollees.views.addViewPart(biometricReactions.consentAndFingersOfPeople(sync));
+  enrollees.views.addListFilter('consent', biometricReactions.consentListFilter);
+  enrollees.views.addListFilter('biometrics', biometricReactions.biometricsListFilter);
+  m.employees.scopeBy(enrollees.membership.employeeInScope);
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
-  areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));
+  areas.countUsage('enrollees', (q, id) => enrollees.membership.countInArea(q, id));
   areas.countUsage('users', (q, id) => m.users.countInArea(q, id));
   areas.countUsage('api_keys', (q, id) => m.apiKeys.countInArea(q, id));
   areas.useParts({

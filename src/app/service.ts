@@ -16,10 +16,10 @@ export function buildService(m: Modules, runtime: Runtime) {
     approveDevice: (device: string, options: { by: string; areas?: string[] }) => devices.approveDevice(device, options),
     disableDevice: (device: string, options: { by: string }) => devices.disableDevice(device, options),
     /** Creates an enrollee with an auto-generated device PIN. */
-    createEnrollee: (employee: string, options: { areas?: string[]; by?: string } = {}) => enrollees.createEnrollee(employee, options),
+    createEnrollee: (employee: string, options: { areas?: string[]; by?: string } = {}) => enrollees.changes.create(employee, options),
     giveConsent: (enrollee: string, consent: { version: string; method: string; by: string }) => biometrics.consent.give(enrollee, consent),
     withdrawConsent: (enrollee: string, options: { by: string }) => biometrics.consent.withdraw(enrollee, options),
-    deleteEnrollee: (enrollee: string, options: { by: string }) => enrollees.deleteEnrollee(enrollee, options),
+    deleteEnrollee: (enrollee: string, options: { by: string }) => enrollees.changes.delete(enrollee, options),
     /** Validates, encrypts, versions, stores and fans out one template. */
     storeTemplate: (
       enrollee: string,

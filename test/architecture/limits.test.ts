@@ -27,7 +27,6 @@ const LONG_FILES: Record<string, number> = {
 const BIG_CLASSES: Record<string, number> = {
   DeviceUsers: 16,
   EventLog: 17,
-  EnrolleeService: 26,
   TemplateStore: 23,
   CommandService: 26,
   DeviceService: 32,

@@ -145,7 +145,7 @@ export class AttendanceService {
       if (from > to) continue;
       let ids: string[];
       if (change.enrollees) ids = change.enrollees;
-      else if (change.areas) ids = await this.enrollees.idsInAreas(w.tx, change.areas);
+      else if (change.areas) ids = await this.enrollees.membership.idsInAreas(w.tx, change.areas);
       else ids = await this.enrolleesWithData(w.tx, from, to);
       if (ids.length > 0) out.push({ enrollees: new Set(ids), from, to });
     }
@@ -392,7 +392,7 @@ export class AttendanceService {
     // Read your writes: every punch recorded so far counts.
     await this.follower.catchUp();
     const conditions: SQL[] = [];
-    const member = this.enrollees.enrolleeInScope(attendanceDays.enrolleeId, scope);
+    const member = this.enrollees.membership.enrolleeInScope(attendanceDays.enrolleeId, scope);
     if (member) conditions.push(member);
     if (filters.employee) conditions.push(eq(attendanceDays.employeeKey, filters.employee));
     if (filters.enrollee) conditions.push(eq(attendanceDays.enrolleeId, filters.enrollee));

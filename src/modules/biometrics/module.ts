@@ -31,7 +31,7 @@ export class Biometrics {
    */
   async destroyOfDeactivated(deactivatedBefore: number): Promise<number> {
     const q = this.ctx.db.orm;
-    const due = await this.enrollees.deactivatedBefore(q, deactivatedBefore, await this.templates.owners(q));
+    const due = await this.enrollees.retention.deactivatedBefore(q, deactivatedBefore, await this.templates.owners(q));
     let total = 0;
     for (const batch of chunks(due, TEMPLATE_BATCH)) {
       total += await this.ctx.db.write(async (w) => {

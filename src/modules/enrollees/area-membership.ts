@@ -1,7 +1,7 @@
 /**
  * Which areas enrollees belong to, and which enrollees an area (a terminal's scope) takes in.
- * Functions on the caller's Queryable or raw Execute; the service keeps one-line delegates for
- * those other modules ask it for.
+ * Functions on the caller's Queryable or raw Execute; other modules reach them as
+ * `enrollees.membership` (the index exports the few that need no service).
  */
 
 import { and, asc, type Column, eq, getTableName, inArray, ne, type SQL, sql } from 'drizzle-orm';

@@ -41,7 +41,7 @@ export class FleetReconciler {
     const { templates } = biometrics;
     const unsynced = new Set(await templates.unsyncedOn(w.tx, device.id));
     if (unsynced.size === 0) return 0;
-    const people = (await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter((p) => unsynced.has(p.id));
+    const people = (await enrollees.membership.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter((p) => unsynced.has(p.id));
     return templates.backfillDevice(w, device, people);
   }
 
@@ -56,7 +56,7 @@ export class FleetReconciler {
   /** What the terminal should hold against what it reports (the device detail's `sync_check`). */
   async syncCheck(q: Queryable, device: DeviceRow): Promise<DeviceDetail['sync_check']> {
     const { devices, enrollees, biometrics } = this.deps;
-    const people = await enrollees.activeInAreas(q, await devices.areaIdsOf(q, device.id));
+    const people = await enrollees.membership.activeInAreas(q, await devices.areaIdsOf(q, device.id));
     const held = await devices.users.of(q, device.id);
     const byPin = new Map(held.map((u) => [u.pin, u]));
     const placed = people.filter((p) => {

@@ -59,7 +59,7 @@ export class DeletionProofs {
       enrolleeId,
       employee: person.employeeKey,
       pin: person.devicePin,
-      areaIds: await this.enrollees.areaIdsOf(tx, enrolleeId),
+      areaIds: await this.enrollees.membership.areaIdsOf(tx, enrolleeId),
       reason,
       requestedAt: now,
       templatesDestroyed: (before?.templatesDestroyed ?? 0) + count,

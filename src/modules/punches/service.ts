@@ -270,7 +270,7 @@ export class PunchService {
    * through the terminal that sent it). Undefined for an unlimited scope.
    */
   seenBy(scope: AreaScope): SQL | undefined {
-    const person = this.enrollees.enrolleeInScope(punches.enrolleeId, scope);
+    const person = this.enrollees.membership.enrolleeInScope(punches.enrolleeId, scope);
     if (!person) return undefined;
     return sql`(${person} or (${punches.enrolleeId} is null and ${this.devices.deviceInAreas(punches.deviceId, scope)}))`;
   }
@@ -287,7 +287,9 @@ export class PunchService {
     const held = await this.devices.users.enrolleesOf(w.execute, device.id, [...candidates.keys()]);
     const unreported = [...candidates].filter(([pin]) => !held.has(pin)).map(([, e]) => e.id);
     const inScope =
-      unreported.length > 0 ? await this.enrollees.sharingAreas(w.execute, unreported, await this.devices.areaIdsOf(w.tx, device.id)) : new Set<string>();
+      unreported.length > 0
+        ? await this.enrollees.membership.sharingAreas(w.execute, unreported, await this.devices.areaIdsOf(w.tx, device.id))
+        : new Set<string>();
     const out = new Map<string, { id: string; employee: string }>();
     for (const [pin, enrollee] of candidates) {
       if (held.has(pin) ? held.get(pin) === enrollee.id : inScope.has(enrollee.id)) out.set(pin, enrollee);

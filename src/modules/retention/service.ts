@@ -146,7 +146,7 @@ export class Retention {
     let scrubbed = 0;
     const skipped = new Set<string>();
     for (;;) {
-      const batch = (await enrollees.deletedBefore(cutoff, TOMBSTONE_BATCH + skipped.size)).filter((e) => !skipped.has(e.id));
+      const batch = (await enrollees.retention.deletedBefore(cutoff, TOMBSTONE_BATCH + skipped.size)).filter((e) => !skipped.has(e.id));
       if (batch.length === 0) return scrubbed;
       const owed = await commands.pinsInOpenCommands(batch.map((e) => e.devicePin));
       const free: string[] = [];
@@ -157,7 +157,7 @@ export class Retention {
       // Their deletion proofs stop naming them first (a crash in between leaves the name nowhere).
       await this.deps.proofs.forget(free);
       await this.deps.anomalies.forget(free);
-      scrubbed += await enrollees.scrubDeleted(free);
+      scrubbed += await enrollees.retention.scrubDeleted(free);
       if (batch.length < TOMBSTONE_BATCH) return scrubbed;
     }
   }
