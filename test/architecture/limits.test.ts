@@ -26,7 +26,6 @@ const LONG_FILES: Record<string, number> = {
 /** Classes over the limit, with their public method count when this test came. */
 const BIG_CLASSES: Record<string, number> = {
   DeviceUsers: 16,
-  EventLog: 17,
   TemplateStore: 23,
   CommandService: 26,
   DeviceService: 32,

@@ -123,11 +123,11 @@ export class Retention {
     }
     // Before the redaction: what is gone needs no rewriting.
     const logCutoff = cutoff(s.RETENTION_EVENTS_DAYS);
-    if (logCutoff !== null) counts.events_purged = await log.purgeBefore(logCutoff, (events) => webhooks.stillOwed(events));
+    if (logCutoff !== null) counts.events_purged = await log.pruning.purgeBefore(logCutoff, (events) => webhooks.stillOwed(events));
     if (punchCutoff !== null) {
       counts.enrollees_scrubbed = await this.scrubTombstones(punchCutoff);
       const rules = personalDataRules(punchCutoff, localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));
-      counts.events_redacted = await log.redactOld(rules, (events) => webhooks.stillOwed(events));
+      counts.events_redacted = await log.pruning.redactOld(rules, (events) => webhooks.stillOwed(events));
       counts.audit_redacted = await redactAuditBefore(ctx.db, punchCutoff);
     }
     await ctx.db.write(({ tx }) =>
