@@ -29,7 +29,6 @@ const BIG_CLASSES: Record<string, number> = {
   TemplateStore: 23,
   CommandService: 26,
   DeviceService: 32,
-  PunchService: 16,
   SimulatedTerminal: 16,
 };
 

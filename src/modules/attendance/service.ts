@@ -109,7 +109,7 @@ export class AttendanceService {
         const span =
           data.first_punched_at && data.last_punched_at
             ? { first: Date.parse(data.first_punched_at), last: Date.parse(data.last_punched_at) }
-            : await this.punches.spanOf(w.tx, data.enrollee);
+            : await this.punches.counted.spanOf(w.tx, data.enrollee);
         if (span) touches.push({ enrollees: new Set([data.enrollee]), from: this.dateOf(span.first), to: this.dateOf(span.last) });
       } else if (event.type === 'calendar_changed') {
         touches.push(...(await this.touchesOf(w, event.data as CalendarEvents['calendar_changed'])));
@@ -163,7 +163,7 @@ export class AttendanceService {
         last: sql<string | null>`(select max(${attendanceDays.date}) from ${attendanceDays})`,
       })
       .from(sql`(select 1)`);
-    const punched = await this.punches.datedSpan(
+    const punched = await this.punches.counted.datedSpan(
       w.tx,
       (instant) => this.dateOf(instant),
       (date) => dayBounds(date, this.timeZone).start,
@@ -180,7 +180,7 @@ export class AttendanceService {
       .selectDistinct({ id: attendanceDays.enrolleeId })
       .from(attendanceDays)
       .where(and(gte(attendanceDays.date, from), lte(attendanceDays.date, to)));
-    const withPunches = await this.punches.enrolleesWithPunches(
+    const withPunches = await this.punches.counted.enrolleesWithPunches(
       q,
       dayBounds(addDays(from, -1), this.timeZone).start,
       dayBounds(addDays(to, 1), this.timeZone).end,
@@ -230,7 +230,7 @@ export class AttendanceService {
       if (targets.size === 0) continue;
       const ids = [...targets.keys()];
       const punchesOf = new Map<string, CountedPunch[]>();
-      for (const p of await this.punches.countedIn(w.execute, ids, start, end)) {
+      for (const p of await this.punches.counted.countedIn(w.execute, ids, start, end)) {
         const list = punchesOf.get(p.enrolleeId);
         if (list) list.push(p);
         else punchesOf.set(p.enrolleeId, [p]);
