@@ -29,7 +29,6 @@ const BIG_CLASSES: Record<string, number> = {
   TemplateStore: 23,
   CommandService: 26,
   DeviceService: 32,
-  SimulatedTerminal: 16,
 };
 
 /** Functions over the limit without a `Long:` comment, with their length when this test came (file:name). */
@@ -65,8 +64,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'app/create.ts:createFingerprintAttendance': 108,
   'app/service.ts:buildService': 109,
   'app/modules.ts:buildModules': 134,
-  'simulator/terminal.ts:data': 70,
-  'cli/simulate-device.ts:simulateDevice': 84,
   'modules/punches/routes.ts:punchRoutes': 64,
   'modules/console/client/pages/person.ts:consentSection': 61,
   'modules/console/client/pages/today.ts:todayPage': 171,
