@@ -17,7 +17,7 @@ import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
 import type { Employee, EmployeeDirectory } from '../employees';
 import type { EventChannel } from '../events';
-import * as membership from './area-membership';
+import { areaIdsOf, setEnrolleeAreas } from './area-membership';
 import * as cardRules from './card-rules';
 import type { EnrolleeChanges, EnrolleeEvents } from './events';
 import { checkPinFree, nextPin } from './pin-allocation';
@@ -92,7 +92,7 @@ export class ChangesToEnrollees {
     };
     await tx.insert(enrollees).values(row);
     const areaIds = await resolveAreas(tx, options.areas, now, this.ctx.settings.AREAS_CREATED_ON_USE);
-    await membership.setEnrolleeAreas(tx, row.id, areaIds);
+    await setEnrolleeAreas(tx, row.id, areaIds);
     await audit(tx, now, {
       actor: by,
       action: 'enrollee.created',
@@ -122,9 +122,9 @@ export class ChangesToEnrollees {
     const { set, changes } = await changesOf(tx, row, patch, now);
     await tx.update(enrollees).set(set).where(eq(enrollees.id, id));
     if (patch.areas !== undefined) {
-      const from = await membership.areaIdsOf(tx, id);
+      const from = await areaIdsOf(tx, id);
       const to = await resolveAreas(tx, patch.areas, now, this.ctx.settings.AREAS_CREATED_ON_USE);
-      await membership.setEnrolleeAreas(tx, id, to);
+      await setEnrolleeAreas(tx, id, to);
       changes.areas = { from, to };
     }
     const updated: EnrolleeRow = { ...row, ...set };

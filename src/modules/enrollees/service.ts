@@ -15,7 +15,7 @@ import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import type { EmployeeDirectory } from '../employees';
 import type { EventChannel, EventLog } from '../events';
-import * as membership from './area-membership';
+import { enrolleeInScope, membership } from './area-membership';
 import { ChangesToEnrollees } from './changes';
 import type { EnrolleeEvents } from './events';
 import { EnrolleeRetention } from './retention';
@@ -63,7 +63,7 @@ export class EnrolleeService {
 
   /** Those of these enrollee ids in one of the scope's areas (all of them, for an unlimited scope). */
   async keepInScope(q: Queryable, ids: readonly string[], scope: AreaScope): Promise<string[]> {
-    const member = membership.enrolleeInScope(enrollees.id, scope);
+    const member = enrolleeInScope(enrollees.id, scope);
     if (!member) return [...ids];
     const kept = new Set<string>();
     for (const chunk of chunks([...new Set(ids)], 500)) {
@@ -78,7 +78,7 @@ export class EnrolleeService {
 
   /** Whether the enrollee is in one of the scope's areas (always, for an unlimited scope). */
   async inScope(q: Queryable, id: string, scope: AreaScope): Promise<boolean> {
-    const member = membership.enrolleeInScope(enrollees.id, scope);
+    const member = enrolleeInScope(enrollees.id, scope);
     if (!member) return true;
     const [row] = await q
       .select({ one: sql<number>`1` })

@@ -8,7 +8,7 @@ import type { Queryable } from '../../platform/db/client';
 import type { Page } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
-import * as membership from './area-membership';
+import { areaNamesOf } from './area-membership';
 import { type EnrolleeListFilters, type ListFilter, searchEnrollees } from './search';
 import type { EnrolleeRow } from './tables';
 import type { EnrolleeView, ViewPart } from './view-shapes';
@@ -36,7 +36,7 @@ export class EnrolleeViews {
 
   async view(q: Queryable, rows: EnrolleeRow[]): Promise<EnrolleeView[]> {
     const ids = rows.map((r) => r.id);
-    const areaNames = await membership.areaNamesOf(q, ids);
+    const areaNames = await areaNamesOf(q, ids);
     const parts = await Promise.all(this.viewParts.map((part) => part(q, ids)));
     return rows.map((r) => {
       let view: EnrolleeView = {

@@ -9,15 +9,14 @@ import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
 import { BUCKET_SQL, bucketGroups, punchedWithin } from './buckets';
+import { datedSpan, spanOf } from './spans';
 import { punches } from './tables';
-
-export { datedSpan, spanOf } from './spans';
 
 /**
  * The punches that count for attendance (not voided) of these enrollees in [start, end), raw:
  * attendance runs this with every batch. `corrected` marks manual and imported ones.
  */
-export async function countedIn(
+async function countedIn(
   execute: Execute,
   enrolleeIds: readonly string[],
   start: number,
@@ -37,10 +36,13 @@ export async function countedIn(
 }
 
 /** The enrollees with punches (voided ones too: a void may empty a day) in [start, end). */
-export async function enrolleesWithPunches(q: Queryable, start: number, end: number): Promise<string[]> {
+async function enrolleesWithPunches(q: Queryable, start: number, end: number): Promise<string[]> {
   const rows = await q
     .selectDistinct({ id: punches.enrolleeId })
     .from(punches)
     .where(and(punchedWithin(start, end), isNotNull(punches.enrolleeId)));
   return rows.map((r) => r.id!);
 }
+
+/** What attendance reads of the punches: `punches.counted`. */
+export const counted = { countedIn, enrolleesWithPunches, spanOf, datedSpan };

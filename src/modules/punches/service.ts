@@ -21,7 +21,7 @@ import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDR
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { punchedWithin } from './buckets';
-import * as counted from './counted';
+import { counted } from './counted';
 import type { PunchEvents, PunchPayload } from './events';
 import { INSERT_PUNCHES_SQL, punchValues } from './insert-sql';
 import { listPunches, type PunchListFilters } from './listing';
