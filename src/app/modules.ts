@@ -148,7 +148,7 @@ function buildUpkeep(runtime: Runtime, records: ReturnType<typeof buildRecords>,
 function buildStreams(runtime: Runtime, events: EventLog, { enrollees, devices }: FleetModules) {
   // The people and terminals of a limited caller's areas: what its event and punch streams carry.
   const members: MembersOf = async (scope) => ({
-    enrollees: new Set((await enrollees.idsInScope(runtime.db.orm, scope)) ?? []),
+    enrollees: new Set((await enrollees.membership.idsInScope(runtime.db.orm, scope)) ?? []),
     devices: new Set((await devices.serialsInAreas(runtime.db.orm, scope)) ?? []),
   });
   const ctx = runtimeFor(runtime, STREAM_SETTINGS);

@@ -119,12 +119,12 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   devices.views.addDetail(commandReactions.pendingCommandsOfTerminal(commands));
   devices.views.addDetail(enrollmentReactions.templatesPresentOnTerminal(sync));
   devices.views.addDetail(fleetReactions.syncCheckOfTerminal(converge));
-  enrollees.addViewPart(enrollmentReactions.consentAndFingersOfPeople(sync));
-  enrollees.addListFilter('consent', enrollmentReactions.consentListFilter);
-  enrollees.addListFilter('biometrics', enrollmentReactions.biometricsListFilter);
-  m.employees.scopeBy(enrollees.employeeInScope);
+  enrollees.views.addViewPart(enrollmentReactions.consentAndFingersOfPeople(sync));
+  enrollees.views.addListFilter('consent', enrollmentReactions.consentListFilter);
+  enrollees.views.addListFilter('biometrics', enrollmentReactions.biometricsListFilter);
+  m.employees.scopeBy(enrollees.membership.employeeInScope);
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
-  areas.countUsage('enrollees', (q, id) => enrollees.countInArea(q, id));
+  areas.countUsage('enrollees', (q, id) => enrollees.membership.countInArea(q, id));
   areas.countUsage('users', (q, id) => m.users.countInArea(q, id));
   areas.countUsage('api_keys', (q, id) => m.apiKeys.countInArea(q, id));
   areas.useParts({

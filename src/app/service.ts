@@ -30,10 +30,10 @@ function peopleOperations(m: Modules) {
     approveDevice: (device: string, options: { by: string; areas?: string[] }) => devices.administration.approveDevice(device, options),
     disableDevice: (device: string, options: { by: string }) => devices.administration.disableDevice(device, options),
     /** Creates an enrollee with an auto-generated device PIN. */
-    createEnrollee: (employee: string, options: { areas?: string[]; by?: string } = {}) => enrollees.createEnrollee(employee, options),
+    createEnrollee: (employee: string, options: { areas?: string[]; by?: string } = {}) => enrollees.changes.create(employee, options),
     giveConsent: (enrollee: string, consent: { version: string; method: string; by: string }) => enrollment.consent.give(enrollee, consent),
     withdrawConsent: (enrollee: string, options: { by: string }) => enrollment.consent.withdraw(enrollee, options),
-    deleteEnrollee: (enrollee: string, options: { by: string }) => enrollees.deleteEnrollee(enrollee, options),
+    deleteEnrollee: (enrollee: string, options: { by: string }) => enrollees.changes.delete(enrollee, options),
     /** Validates, encrypts, versions, stores and fans out one template. */
     storeTemplate: (
       enrollee: string,

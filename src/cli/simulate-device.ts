@@ -13,6 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../platform/config/values';
+import { runFor } from '../simulator/run';
 import { runScenario, SCENARIOS } from '../simulator/scenarios';
 import { SimulatedTerminal } from '../simulator/terminal';
 
@@ -26,36 +27,49 @@ function duration(text: string | undefined, fallback: number, name: string): num
   return parsed.value;
 }
 
-export async function simulateDevice(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      url: { type: 'string' },
-      sn: { type: 'string' },
-      punches: { type: 'string' },
-      pins: { type: 'string' },
-      duration: { type: 'string' },
-      'time-zone': { type: 'string' },
-      prefix: { type: 'string' },
-      biodata: { type: 'boolean' },
-      'fp-version': { type: 'string' },
-      'poll-interval': { type: 'string' },
-      token: { type: 'string' },
-      'existing-users': { type: 'string' },
-      capacity: { type: 'string' },
-      away: { type: 'string' },
-      'clock-ahead': { type: 'string' },
-      scenario: { type: 'string' },
-      drift: { type: 'string' },
-      quiet: { type: 'boolean' },
-    },
-    allowPositionals: false,
-    strict: true,
-  });
-  if (!values.url || !values.sn) {
-    console.error(SIMULATE_USAGE);
-    return 2;
-  }
+const OPTIONS = {
+  url: { type: 'string' },
+  sn: { type: 'string' },
+  punches: { type: 'string' },
+  pins: { type: 'string' },
+  duration: { type: 'string' },
+  'time-zone': { type: 'string' },
+  prefix: { type: 'string' },
+  biodata: { type: 'boolean' },
+  'fp-version': { type: 'string' },
+  'poll-interval': { type: 'string' },
+  token: { type: 'string' },
+  'existing-users': { type: 'string' },
+  capacity: { type: 'string' },
+  away: { type: 'string' },
+  'clock-ahead': { type: 'string' },
+  scenario: { type: 'string' },
+  drift: { type: 'string' },
+  quiet: { type: 'boolean' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+
+/** What the command runs: the terminal's settings and the plan of its run, read from the flags. */
+interface Simulation {
+  url: string;
+  sn: string;
+  punches: number;
+  pins: string[];
+  ms: number;
+  pollIntervalMs: number | undefined;
+  awayMs: number;
+  existingUsers: number;
+  capacity: { users: number | undefined; templates: number | undefined };
+  clockOffMs: number;
+  log: ((line: string) => void) | undefined;
+  values: Values;
+}
+
+/** The flags read and checked (a bad one throws); null without `--url` and `--sn`. */
+function readFlags(args: string[]): Simulation | null {
+  const { values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true });
+  if (!values.url || !values.sn) return null;
   const punches = values.punches === undefined ? 0 : Number(values.punches);
   if (!Number.isInteger(punches) || punches < 0) throw new Error('--punches must be a whole number');
   const pins = (values.pins ?? '1')
@@ -64,48 +78,74 @@ export async function simulateDevice(args: string[]): Promise<number> {
     .filter((p) => p !== '');
   const ms = duration(values.duration, 30_000, 'duration');
   const pollIntervalMs = values['poll-interval'] === undefined ? undefined : duration(values['poll-interval'], 10_000, 'poll-interval');
-  const existing = values['existing-users'] === undefined ? 0 : Number(values['existing-users']);
-  if (!Number.isInteger(existing) || existing < 0) throw new Error('--existing-users must be a whole number');
+  const existingUsers = values['existing-users'] === undefined ? 0 : Number(values['existing-users']);
+  if (!Number.isInteger(existingUsers) || existingUsers < 0) throw new Error('--existing-users must be a whole number');
   const [users, templates] = (values.capacity ?? '').split(',').map((n) => (n.trim() === '' ? undefined : Number(n)));
   if ([users, templates].some((n) => n !== undefined && !(Number.isInteger(n) && n >= 0))) throw new Error('--capacity is users[,templates], whole numbers');
   const awayMs = values.away === undefined ? 0 : duration(values.away, 0, 'away');
   const clockOffMs = values['clock-ahead'] === undefined ? 0 : duration(values['clock-ahead'], 0, 'clock-ahead');
-  const terminal = new SimulatedTerminal({
-    url: values.url,
-    sn: values.sn,
+  const sn = values.sn;
+  const log = values.quiet ? undefined : (line: string) => console.log(`[${sn}] ${line}`);
+  return { url: values.url, sn, punches, pins, ms, pollIntervalMs, awayMs, existingUsers, capacity: { users, templates }, clockOffMs, log, values };
+}
+
+/** The terminal the flags describe: its users already there, its capacity, its clock, its key. */
+function terminalOf(run: Simulation): SimulatedTerminal {
+  const { values } = run;
+  return new SimulatedTerminal({
+    url: run.url,
+    sn: run.sn,
     prefix: values.prefix,
     timeZone: values['time-zone'],
     biodata: values.biodata ?? false,
     fpVersion: values['fp-version'],
     pushCommKey: values.token,
-    existingUsers: Array.from({ length: existing }, (_, i) => ({ pin: String(i + 1), name: `Menu user ${i + 1}`, fingers: [6] })),
-    capacity: { users, templates },
-    clockOffMs,
-    log: values.quiet ? undefined : (line) => console.log(`[${values.sn}] ${line}`),
+    existingUsers: Array.from({ length: run.existingUsers }, (_, i) => ({ pin: String(i + 1), name: `Menu user ${i + 1}`, fingers: [6] })),
+    capacity: run.capacity,
+    clockOffMs: run.clockOffMs,
+    log: run.log,
   });
-  if (values.scenario !== undefined) {
-    if (!(values.scenario in SCENARIOS)) throw new Error(`--scenario: one of ${Object.keys(SCENARIOS).join(', ')}`);
-    const played = await runScenario(terminal, values.scenario, {
-      ms,
-      pins,
-      punches: values.punches === undefined ? 20 : punches,
-      pollIntervalMs,
-      awayMs,
-      driftMs: duration(values.drift, 5 * 60_000, 'drift'),
-      log: values.quiet ? () => undefined : (line) => console.log(`[${values.sn}] ${line}`),
-    });
-    console.log(
-      `fpa:simulate-device: ${values.sn} played ${values.scenario}: polled ${played.polls} times, sent ${played.punchesSent} punches, kept ${played.punchesHeld} without sending them, holds ${terminal.transactionCount} records, met ${played.errors} errors`,
-    );
-    return played.polls === 0 ? 1 : 0;
-  }
-  const summary = await terminal.runFor(ms, { punches, pins, pollIntervalMs, awayAfterFirstPollMs: awayMs });
+}
+
+/** `--scenario`: one case of punch completeness or anomalies (simulator/scenarios.ts). */
+async function playScenario(terminal: SimulatedTerminal, run: Simulation, scenario: string): Promise<number> {
+  if (!(scenario in SCENARIOS)) throw new Error(`--scenario: one of ${Object.keys(SCENARIOS).join(', ')}`);
+  const played = await runScenario(terminal, scenario, {
+    ms: run.ms,
+    pins: run.pins,
+    punches: run.values.punches === undefined ? 20 : run.punches,
+    pollIntervalMs: run.pollIntervalMs,
+    awayMs: run.awayMs,
+    driftMs: duration(run.values.drift, 5 * 60_000, 'drift'),
+    log: run.log ?? (() => undefined),
+  });
   console.log(
-    `fpa:simulate-device: ${values.sn} polled ${summary.polls} times, punched ${summary.punchesSent} times (${terminal.pendingPunches} not acknowledged), ran ${summary.commands} commands, met ${summary.errors} errors; holds ${terminal.users.size} users and ${terminal.templates.size} templates`,
+    `fpa:simulate-device: ${run.sn} played ${scenario}: polled ${played.polls} times, sent ${played.punchesSent} punches, kept ${played.punchesHeld} without sending them, holds ${terminal.transactionCount} records, met ${played.errors} errors`,
+  );
+  return played.polls === 0 ? 1 : 0;
+}
+
+export async function simulateDevice(args: string[]): Promise<number> {
+  const run = readFlags(args);
+  if (!run) {
+    console.error(SIMULATE_USAGE);
+    return 2;
+  }
+  const terminal = terminalOf(run);
+  if (run.values.scenario !== undefined) return playScenario(terminal, run, run.values.scenario);
+  const summary = await runFor(terminal, run.ms, {
+    punches: run.punches,
+    pins: run.pins,
+    pollIntervalMs: run.pollIntervalMs,
+    awayAfterFirstPollMs: run.awayMs,
+    log: run.log,
+  });
+  console.log(
+    `fpa:simulate-device: ${run.sn} polled ${summary.polls} times, punched ${summary.punchesSent} times (${terminal.pendingPunches} not acknowledged), ran ${summary.commands} commands, met ${summary.errors} errors; holds ${terminal.users.size} users and ${terminal.templates.size} templates`,
   );
   if (summary.polls === 0) {
     // A terminal that never got through has done nothing an operator asked for: not a success.
-    console.error(`fpa:simulate-device: the server at ${values.url} never answered a poll (${summary.errors} errors)`);
+    console.error(`fpa:simulate-device: the server at ${run.url} never answered a poll (${summary.errors} errors)`);
     return 1;
   }
   return terminal.pendingPunches === 0 ? 0 : 1;

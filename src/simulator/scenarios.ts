@@ -59,7 +59,7 @@ export const SCENARIOS: Record<string, Scenario> = {
 
 const pinOf = (n: number, plan: ScenarioPlan) => plan.pins[n % plan.pins.length] ?? '1';
 
-/** Plays a scenario for `plan.ms`, like SimulatedTerminal.runFor (which it follows), with its twist. */
+/** Plays a scenario for `plan.ms`, like run.ts `runFor` (which it follows), with its twist. */
 export async function runScenario(terminal: SimulatedTerminal, name: string, plan: ScenarioPlan): Promise<ScenarioSummary> {
   const scenario = SCENARIOS[name];
   if (!scenario) throw new Error(`--scenario: one of ${Object.keys(SCENARIOS).join(', ')}`);

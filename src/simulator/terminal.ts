@@ -7,7 +7,7 @@
  *
  * It can play the terminals of a real rollout: one that already holds users (`existingUsers`,
  * made at its menu), one that fills up (`capacity`: writes past it answer −1001), one that goes
- * away (`runFor`'s `awayAfterFirstPollMs`). It answers `DATA QUERY USERINFO`/`FINGERTMP`/`BIODATA`
+ * away (run.ts `runFor`'s `awayAfterFirstPollMs`). It answers `DATA QUERY USERINFO`/`FINGERTMP`/`BIODATA`
  * with OPERLOG/BIODATA uploads, and `CLEAR DATA` by emptying its tables.
  *
  * Like a real terminal it keeps every attendance record in its log (`attlog`), reports their
@@ -140,6 +140,9 @@ export interface Exchange {
 }
 
 const encoder = new TextEncoder();
+
+/** The tab-separated fields of a command or a record. */
+type TabFields = ReturnType<typeof parseTabFields>;
 
 /** A synthetic ZKFinger v10 template: random bytes with `SS21` at bytes 2–5, as base64. */
 export function syntheticTemplate(bytes = 96): string {
@@ -389,66 +392,6 @@ export class SimulatedTerminal {
     return this.uploadTemplate(pin, fingerIndex);
   }
 
-  /**
-   * Behaves like a terminal for `ms`: handshake, parameters, then polls every `Delay` seconds
-   * (or `pollIntervalMs`), spreading `punches` punches of `pins` over the time. Like a real
-   * terminal it survives a server that is down or failing: the error is logged, it waits
-   * (`ErrorDelay`, at most the poll interval) and carries on; unacknowledged punches are resent.
-   */
-  async runFor(
-    ms: number,
-    plan: { punches?: number; pins?: string[]; pollIntervalMs?: number; awayAfterFirstPollMs?: number } = {},
-  ): Promise<{ polls: number; punchesSent: number; commands: number; errors: number }> {
-    const started = Date.now();
-    const elapsed = () => Date.now() - started;
-    const pins = plan.pins && plan.pins.length > 0 ? plan.pins : ['1'];
-    const total = plan.punches ?? 0;
-    const interval = () => plan.pollIntervalMs ?? Math.max(1, Number(this.options.Delay ?? '10')) * 1000;
-    let sent = 0;
-    let polls = 0;
-    let errors = 0;
-    let greeted = false;
-    const commandsBefore = this.commands.length;
-    const punchesDue = (upTo: number) => {
-      const batch: PunchRecord[] = [];
-      for (; sent < upTo; sent++) batch.push({ pin: pins[sent % pins.length]!, state: sent % 2 });
-      return batch;
-    };
-    while (elapsed() < ms) {
-      try {
-        if (!greeted) {
-          await this.handshake();
-          await this.postOptions();
-          greeted = true;
-        }
-        await this.poll();
-        polls++;
-        if (polls === 1 && (plan.awayAfterFirstPollMs ?? 0) > 0) {
-          // Unplugged: silent for a while, its punches kept until it is back.
-          this.o.log?.(`away for ${plan.awayAfterFirstPollMs} ms`);
-          await Bun.sleep(Math.min(plan.awayAfterFirstPollMs!, Math.max(0, ms - elapsed())));
-        }
-        const batch = punchesDue(Math.min(total, Math.ceil((elapsed() / ms) * total)));
-        if (batch.length > 0) await this.punch(batch);
-        else if (this.unsent.length > 0) await this.flushPunches();
-      } catch (error) {
-        errors++;
-        this.o.log?.(`error: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      const left = ms - elapsed();
-      if (left > 0) await Bun.sleep(Math.min(interval(), left));
-    }
-    try {
-      const rest = punchesDue(total);
-      if (rest.length > 0) this.unsent.push(...rest.map((r) => this.record(r)));
-      await this.flushPunches();
-    } catch (error) {
-      errors++;
-      this.o.log?.(`error: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    return { polls, punchesSent: sent, commands: this.commands.length - commandsBefore, errors };
-  }
-
   /** `GET`/`POST` under the prefix with `SN` (and `pushcommkey`) added. */
   async get(endpoint: string, query: Record<string, string> = {}): Promise<Exchange> {
     return this.request('GET', endpoint, query);
@@ -561,18 +504,45 @@ export class SimulatedTerminal {
     }
   }
 
-  /** `DATA UPDATE|DELETE <table> fields`. */
+  /** `DATA UPDATE|QUERY|DELETE <table> fields`. */
   private data(action: string, table: string, text: string): number {
     const fieldsText = text.split(' ').slice(3).join(' ');
     const f = parseTabFields(fieldsText);
     const pin = (f.get('PIN', 'Pin') ?? '').trim();
     if (pin === '' && action.toUpperCase() !== 'QUERY') return -1;
-    switch (`${action.toUpperCase()} ${table.toUpperCase()}`) {
-      case 'UPDATE USERINFO':
+    switch (action.toUpperCase()) {
+      case 'UPDATE':
+        return this.dataUpdate(table.toUpperCase(), pin, f);
+      case 'QUERY':
+        return this.dataQuery(table.toUpperCase(), pin, f);
+      case 'DELETE':
+        return this.dataDelete(table.toUpperCase(), pin, f);
+      default:
+        return -1002;
+    }
+  }
+
+  /** `DATA UPDATE`: a user, a fingerprint or another kind's template, into its table. */
+  private dataUpdate(table: string, pin: string, f: TabFields): number {
+    switch (table) {
+      case 'USERINFO':
         if (!this.users.has(pin) && this.users.size >= this.capacity.users) return FULL;
         this.users.set(pin, { pin, name: f.get('Name') ?? '', fields: { ...f.fields } });
         return 0;
-      case 'QUERY ATTLOG': {
+      case 'BIODATA':
+        if (f.get('Type') !== undefined && f.get('Type') !== '1') return this.storeBiodata(pin, f);
+        return this.storeFinger(pin, f, true);
+      case 'FINGERTMP':
+        return this.storeFinger(pin, f, false);
+      default:
+        return -1002;
+    }
+  }
+
+  /** `DATA QUERY`: what it holds, queued for upload after the results (a re-upload for ATTLOG). */
+  private dataQuery(table: string, pin: string, f: TabFields): number {
+    switch (table) {
+      case 'ATTLOG': {
         // Wall times of its own clock, inclusive (docs/protocol/adms.md: DATA QUERY ATTLOG).
         const start = f.get('StartTime');
         const end = f.get('EndTime');
@@ -580,18 +550,18 @@ export class SimulatedTerminal {
         this.reupload.push(...this.attlog.filter((line) => (line.split('\t')[1] ?? '') >= start && (line.split('\t')[1] ?? '') <= end));
         return 0;
       }
-      case 'QUERY USERINFO':
+      case 'USERINFO':
         // The answer is the users as OPERLOG USER lines, uploaded after the results (ADMS.md §6).
         for (const u of this.users.values()) if (pin === '' || u.pin === pin) this.operlogQueue.push(userLine(u));
         return 0;
-      case 'QUERY BIODATA':
+      case 'BIODATA':
         if (f.get('Type') !== undefined && f.get('Type') !== '1') {
           const type = Number(f.get('Type'));
           for (const b of this.biodata.values()) if (b.pin === pin && b.type === type) this.operlogQueue.push(biodataLineOf(b));
           return 0;
         }
-        return this.data('QUERY', 'FINGERTMP', text);
-      case 'QUERY FINGERTMP':
+        return this.dataQuery('FINGERTMP', pin, f);
+      case 'FINGERTMP':
         for (const t of this.templates.values()) {
           if (t.pin !== pin) continue;
           this.operlogQueue.push(
@@ -601,25 +571,28 @@ export class SimulatedTerminal {
           );
         }
         return 0;
-      case 'DELETE USERINFO':
+      default:
+        return -1002;
+    }
+  }
+
+  /** `DATA DELETE`: a user with everything they hold, or some of their templates. */
+  private dataDelete(table: string, pin: string, f: TabFields): number {
+    switch (table) {
+      case 'USERINFO':
         this.users.delete(pin);
         for (const k of [...this.templates.keys()]) if (k.startsWith(`${pin}:`)) this.templates.delete(k);
         for (const [k, b] of [...this.biodata]) if (b.pin === pin) this.biodata.delete(k);
         return 0;
-      case 'UPDATE BIODATA':
-        if (f.get('Type') !== undefined && f.get('Type') !== '1') return this.storeBiodata(pin, f);
-        return this.storeFinger(pin, f, true);
-      case 'UPDATE FINGERTMP':
-        return this.storeFinger(pin, f, false);
-      case 'DELETE BIODATA':
+      case 'BIODATA':
         if (f.get('Type') !== undefined && f.get('Type') !== '1') {
           const type = Number(f.get('Type'));
           const no = f.get('No');
           for (const [k, b] of [...this.biodata]) if (b.pin === pin && b.type === type && (no === undefined || b.no === Number(no))) this.biodata.delete(k);
           return 0;
         }
-        return this.data('DELETE', 'FINGERTMP', text);
-      case 'DELETE FINGERTMP': {
+        return this.dataDelete('FINGERTMP', pin, f);
+      case 'FINGERTMP': {
         const finger = f.get('FID', 'No');
         if (finger === undefined) {
           for (const k of [...this.templates.keys()]) if (k.startsWith(`${pin}:`)) this.templates.delete(k);
@@ -654,7 +627,7 @@ export class SimulatedTerminal {
   }
 
   /** A fingerprint sent by the server, as FINGERTMP or as BIODATA Type=1. */
-  private storeFinger(pin: string, f: ReturnType<typeof parseTabFields>, biodata: boolean): number {
+  private storeFinger(pin: string, f: TabFields, biodata: boolean): number {
     const finger = Number(f.get('FID', 'No'));
     const template = f.get('TMP', 'Tmp') ?? '';
     if (!Number.isInteger(finger) || template === '') return -1;
@@ -666,7 +639,7 @@ export class SimulatedTerminal {
   }
 
   /** A face, palm or vein sent by the server (`DATA UPDATE BIODATA` with its Type). */
-  private storeBiodata(pin: string, f: ReturnType<typeof parseTabFields>): number {
+  private storeBiodata(pin: string, f: TabFields): number {
     const type = Number(f.get('Type'));
     if (!Object.values(SIMULATED_KINDS).includes(type as (typeof SIMULATED_KINDS)[SimulatedKind])) return -1004;
     const kind = (Object.keys(SIMULATED_KINDS) as SimulatedKind[]).find((k) => SIMULATED_KINDS[k] === type)!;

@@ -22,18 +22,12 @@ const LONG_FILES: Record<string, number> = {
 
 /** Classes over the limit, with their public method count when this test came. */
 const BIG_CLASSES: Record<string, number> = {
-  EventLog: 17,
-  EnrolleeService: 26,
   CommandService: 26,
-  PunchService: 16,
-  SimulatedTerminal: 16,
 };
 
 /** Functions over the limit without a `Long:` comment, with their length when this test came (file:name). */
 const LONG_FUNCTIONS: Record<string, number> = {
   'modules/commands/service.ts:enqueue': 80,
-  'simulator/terminal.ts:data': 70,
-  'cli/simulate-device.ts:simulateDevice': 84,
 };
 
 function filesUnder(dir: string): string[] {

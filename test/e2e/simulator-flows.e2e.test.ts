@@ -10,6 +10,7 @@ import { runCli } from '../../src/cli/run';
 import '../../src/cli/commands-terminals';
 import { deviceCommands, devices, punches } from '../../src/app/schema';
 import type { Clock } from '../../src/platform/runtime';
+import { runFor } from '../../src/simulator/run';
 import { type CommandResponder, SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
 
@@ -243,7 +244,7 @@ describe('runFor and the simulate-device command', () => {
     const t = terminal('RUN1');
     await t.handshake();
     await server.admin.post('/devices/RUN1/approve/');
-    const summary = await t.runFor(600, { punches: 4, pins: ['7', '8'], pollIntervalMs: 100 });
+    const summary = await runFor(t, 600, { punches: 4, pins: ['7', '8'], pollIntervalMs: 100 });
     expect(summary.punchesSent).toBe(4);
     expect(summary.polls).toBeGreaterThan(1);
     expect(t.pendingPunches).toBe(0);

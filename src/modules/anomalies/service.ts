@@ -199,7 +199,7 @@ export class Anomalies {
     const ids = [...new Set(rows.map((r) => r.enrolleeId))];
     if (callerAreas.length === 0 && wanted.length === 0) return new Set(ids);
     const q = this.ctx.db.orm;
-    const byPerson = await this.deps.enrollees.areaIdsByEnrollee(q, ids);
+    const byPerson = await this.deps.enrollees.membership.areaIdsByEnrollee(q, ids);
     const names = await areaNames(q, [...byPerson.values()].flat());
     const out = new Set<string>();
     for (const id of ids) {

@@ -34,7 +34,7 @@ export async function punchesByDay(
   const start = dateOf.bounds(addDays(from, -1)).start;
   const end = dateOf.bounds(addDays(to, 1)).end;
   const byPerson = new Map<string, CountedPunch[]>();
-  for (const p of await src.punches.countedIn(q.execute, enrolleeIds, start, end)) {
+  for (const p of await src.punches.counted.countedIn(q.execute, enrolleeIds, start, end)) {
     const list = byPerson.get(p.enrolleeId) ?? [];
     list.push({ at: p.at, corrected: p.corrected });
     byPerson.set(p.enrolleeId, list);

@@ -68,7 +68,7 @@ export class Reports {
     filters: { from: string; to: string; employee?: string },
     options: { pageRows?: number; scope?: AreaScope } = {},
   ): Promise<ReadableStream<Uint8Array>> {
-    const member = this.enrollees.enrolleeInScope(attendanceDays.enrolleeId, options.scope ?? EVERYWHERE);
+    const member = this.enrollees.membership.enrolleeInScope(attendanceDays.enrolleeId, options.scope ?? EVERYWHERE);
     checkRange(filters.from, filters.to);
     await this.attendance.follower.catchUp();
     const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
@@ -205,7 +205,9 @@ export class Reports {
         early_leave_seconds: total(d.earlyLeaveSeconds),
       })
       .from(d)
-      .where(and(rangeOf(filters), after === null ? undefined : gt(d.employeeKey, String(after)), this.enrollees.enrolleeInScope(d.enrolleeId, scope)))
+      .where(
+        and(rangeOf(filters), after === null ? undefined : gt(d.employeeKey, String(after)), this.enrollees.membership.enrolleeInScope(d.enrolleeId, scope)),
+      )
       .groupBy(d.employeeKey)
       .orderBy(asc(d.employeeKey))
       .limit(filters.limit + 1);

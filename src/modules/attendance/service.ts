@@ -110,7 +110,7 @@ export class AttendanceService {
         const span =
           data.first_punched_at && data.last_punched_at
             ? { first: Date.parse(data.first_punched_at), last: Date.parse(data.last_punched_at) }
-            : await this.punches.spanOf(w.tx, data.enrollee);
+            : await this.punches.counted.spanOf(w.tx, data.enrollee);
         if (span) touches.push({ enrollees: new Set([data.enrollee]), from: this.dateOf(span.first), to: this.dateOf(span.last) });
       } else if (event.type === 'calendar_changed') {
         touches.push(...(await this.touchesOf(w, event.data as CalendarEvents['calendar_changed'])));
@@ -146,7 +146,7 @@ export class AttendanceService {
       if (from > to) continue;
       let ids: string[];
       if (change.enrollees) ids = change.enrollees;
-      else if (change.areas) ids = await this.enrollees.idsInAreas(w.tx, change.areas);
+      else if (change.areas) ids = await this.enrollees.membership.idsInAreas(w.tx, change.areas);
       else ids = await this.enrolleesWithData(w.tx, from, to);
       if (ids.length > 0) out.push({ enrollees: new Set(ids), from, to });
     }
@@ -164,7 +164,7 @@ export class AttendanceService {
         last: sql<string | null>`(select max(${attendanceDays.date}) from ${attendanceDays})`,
       })
       .from(sql`(select 1)`);
-    const punched = await this.punches.datedSpan(
+    const punched = await this.punches.counted.datedSpan(
       w.tx,
       (instant) => this.dateOf(instant),
       (date) => dayBounds(date, this.timeZone).start,
@@ -181,7 +181,7 @@ export class AttendanceService {
       .selectDistinct({ id: attendanceDays.enrolleeId })
       .from(attendanceDays)
       .where(and(gte(attendanceDays.date, from), lte(attendanceDays.date, to)));
-    const withPunches = await this.punches.enrolleesWithPunches(
+    const withPunches = await this.punches.counted.enrolleesWithPunches(
       q,
       dayBounds(addDays(from, -1), this.timeZone).start,
       dayBounds(addDays(to, 1), this.timeZone).end,
@@ -217,7 +217,7 @@ export class AttendanceService {
       if (targets.size === 0) continue;
       const ids = [...targets.keys()];
       const punchesOf = new Map<string, CountedPunch[]>();
-      for (const p of await this.punches.countedIn(w.execute, ids, start, end)) {
+      for (const p of await this.punches.counted.countedIn(w.execute, ids, start, end)) {
         const list = punchesOf.get(p.enrolleeId);
         if (list) list.push(p);
         else punchesOf.set(p.enrolleeId, [p]);
@@ -347,7 +347,7 @@ export class AttendanceService {
     // Read your writes: every punch recorded so far counts.
     await this.follower.catchUp();
     const conditions: SQL[] = [];
-    const member = this.enrollees.enrolleeInScope(attendanceDays.enrolleeId, scope);
+    const member = this.enrollees.membership.enrolleeInScope(attendanceDays.enrolleeId, scope);
     if (member) conditions.push(member);
     if (filters.employee) conditions.push(eq(attendanceDays.employeeKey, filters.employee));
     if (filters.enrollee) conditions.push(eq(attendanceDays.enrolleeId, filters.enrollee));

@@ -177,7 +177,7 @@ export class DaysOff {
     scope: AreaScope = EVERYWHERE,
   ): Promise<Page<LeaveView>> {
     const conditions: SQL[] = [];
-    const member = this.enrollees.enrolleeInScope(leaves.enrolleeId, scope);
+    const member = this.enrollees.membership.enrolleeInScope(leaves.enrolleeId, scope);
     if (member) conditions.push(member);
     if (filters.enrollee) conditions.push(eq(leaves.enrolleeId, (await this.person(this.ctx.db.orm, filters.enrollee)).id));
     if (filters.employee) {

@@ -22,7 +22,7 @@ export interface Entry {
 /** A condition on the holidays table: the holiday is seen by the scope; undefined when unlimited. */
 export function holidaySeen(enrollees: EnrolleeService, scope: AreaScope): SQL | undefined {
   const areaIds = scopeAreaIds(scope);
-  const person = enrollees.enrolleeInScope(holidays.enrolleeId, scope);
+  const person = enrollees.membership.enrolleeInScope(holidays.enrolleeId, scope);
   if (!areaIds || !person) return undefined;
   return sql`(${person} or (${holidays.enrolleeId} is null and (json_array_length(${holidays.areaIds}) = 0 or exists (select 1 from json_each(${holidays.areaIds}) where value in ${areaIds}))))`;
 }

@@ -98,7 +98,7 @@ export class CalendarService {
 
   /** The people (with their areas) the planner needs, by enrollee id. */
   async people(q: Queryable, enrolleeIds: readonly string[]): Promise<Person[]> {
-    const areas = await this.enrollees.areaIdsByEnrollee(q, enrolleeIds);
+    const areas = await this.enrollees.membership.areaIdsByEnrollee(q, enrolleeIds);
     return enrolleeIds.map((id) => ({ id, areaIds: areas.get(id) ?? [] }));
   }
 

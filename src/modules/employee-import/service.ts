@@ -95,7 +95,7 @@ export class EmployeeImport {
     }
     if (row.card !== undefined && row.card !== enrollee?.card) {
       try {
-        await this.enrollees.checkCardFree(q, row.card, enrollee?.id ?? null);
+        await this.enrollees.changes.checkCardFree(q, row.card, enrollee?.id ?? null);
       } catch (error) {
         if (error instanceof FpaError && error.code === 'conflict') return `the card ${row.card} belongs to someone else`;
         throw error;
@@ -110,7 +110,7 @@ export class EmployeeImport {
     await this.ctx.db.write(async (w) => {
       if (!plan.employeeExists || plan.fields.name) await this.employees.putIn(w.tx, { id: row.id, name: row.name });
       if (!plan.enrollee) {
-        await this.enrollees.createIn(w, { key: row.id, displayName: row.name, active: true }, { areas: row.areas, card: row.card ?? null, by });
+        await this.enrollees.changes.createIn(w, { key: row.id, displayName: row.name, active: true }, { areas: row.areas, card: row.card ?? null, by });
         return;
       }
       const patch = {
@@ -118,7 +118,7 @@ export class EmployeeImport {
         ...(plan.fields.areas ? { areas: row.areas } : {}),
         ...(plan.fields.card ? { card: row.card } : {}),
       };
-      if (Object.keys(patch).length > 0) await this.enrollees.updateIn(w, plan.enrollee.id, patch, by);
+      if (Object.keys(patch).length > 0) await this.enrollees.changes.updateIn(w, plan.enrollee.id, patch, by);
     });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Which areas enrollees belong to, and which enrollees an area (a terminal's scope) takes in.
- * Functions on the caller's Queryable or raw Execute; the service keeps one-line delegates for
- * those other modules ask it for.
+ * Functions on the caller's Queryable or raw Execute; other modules reach them as
+ * `enrollees.membership` (the index exports the few that need no service).
  */
 
 import { and, asc, type Column, eq, getTableName, inArray, ne, type SQL, sql } from 'drizzle-orm';
@@ -14,7 +14,7 @@ import type { EnrolleeRow } from './tables';
 import { enrolleeAreas, enrollees } from './tables';
 
 /** Enrollees (not deleted) in an area (an area in use is not deleted). */
-export async function countInArea(q: Queryable, areaId: string): Promise<number> {
+async function countInArea(q: Queryable, areaId: string): Promise<number> {
   const [row] = await q
     .select({ n: sql<number>`count(*)` })
     .from(enrolleeAreas)
@@ -29,7 +29,7 @@ export async function areaIdsOf(q: Queryable, enrolleeId: string): Promise<strin
 }
 
 /** Area ids of many enrollees at once (the calendar resolves area holidays, shifts and weekends). */
-export async function areaIdsByEnrollee(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
+async function areaIdsByEnrollee(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   for (const ids of chunks([...new Set(enrolleeIds)], 500)) {
     const pairs = await q
@@ -42,7 +42,7 @@ export async function areaIdsByEnrollee(q: Queryable, enrolleeIds: readonly stri
 }
 
 /** Enrollees (not deleted) in any of these areas, by id. */
-export async function idsInAreas(q: Queryable, areaIds: readonly string[]): Promise<string[]> {
+async function idsInAreas(q: Queryable, areaIds: readonly string[]): Promise<string[]> {
   if (areaIds.length === 0) return [];
   const rows = await q
     .selectDistinct({ id: enrolleeAreas.enrolleeId })
@@ -63,7 +63,7 @@ export async function areaNamesOf(q: Queryable, enrolleeIds: readonly string[]):
 }
 
 /** Active enrollees in any of these areas (a terminal's scope). */
-export async function activeInAreas(q: Queryable, areaIds: readonly string[]): Promise<EnrolleeRow[]> {
+async function activeInAreas(q: Queryable, areaIds: readonly string[]): Promise<EnrolleeRow[]> {
   if (areaIds.length === 0) return [];
   return (
     q
@@ -87,7 +87,7 @@ export async function activeInAreas(q: Queryable, areaIds: readonly string[]): P
 }
 
 /** Those of these enrollees who share an area with these areas (raw SQL: asked with every upload). */
-export async function sharingAreas(execute: Execute, enrolleeIds: readonly string[], areaIds: readonly string[]): Promise<Set<string>> {
+async function sharingAreas(execute: Execute, enrolleeIds: readonly string[], areaIds: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
   if (areaIds.length === 0) return out;
   const areas = placeholders(areaIds.length);
@@ -102,7 +102,7 @@ export async function sharingAreas(execute: Execute, enrolleeIds: readonly strin
 }
 
 /** Whether the enrollee shares an area with these areas. */
-export async function sharesArea(q: Queryable, enrolleeId: string, areaIds: readonly string[]): Promise<boolean> {
+async function sharesArea(q: Queryable, enrolleeId: string, areaIds: readonly string[]): Promise<boolean> {
   if (areaIds.length === 0) return false;
   const [row] = await q
     .select({ one: sql<number>`1` })
@@ -131,14 +131,14 @@ export function enrolleeInScope(column: Column | SQL, scope: AreaScope): SQL | u
  * A condition on an employee key column: an enrollee of that employee (not deleted) is in the
  * scope; undefined for an unlimited scope.
  */
-export function employeeInScope(column: Column | SQL, scope: AreaScope): SQL | undefined {
+function employeeInScope(column: Column | SQL, scope: AreaScope): SQL | undefined {
   const member = enrolleeInScope(enrollees.id, scope);
   if (!member) return undefined;
   return sql`${column} in (select ${enrollees.employeeKey} from ${enrollees} where ${enrollees.status} <> 'deleted' and ${member})`;
 }
 
 /** Every enrollee id (the deleted too: their events still name them) in one of the scope's areas; null when unlimited. */
-export async function idsInScope(q: Queryable, scope: AreaScope): Promise<string[] | null> {
+async function idsInScope(q: Queryable, scope: AreaScope): Promise<string[] | null> {
   const areaIds = scopeAreaIds(scope);
   if (!areaIds) return null;
   const rows = await q.selectDistinct({ id: enrolleeAreas.enrolleeId }).from(enrolleeAreas).where(sql`${enrolleeAreas.areaId} in ${areaIds}`);
@@ -183,7 +183,7 @@ export interface RosterEntry {
  * Everyone not deleted, with their areas, in one statement (the board reads 10,000 people at
  * once: one query, not one per chunk of them).
  */
-export async function roster(execute: Execute): Promise<RosterEntry[]> {
+async function roster(execute: Execute): Promise<RosterEntry[]> {
   // Two flat reads joined here: a subquery per person costs more than the 10,000 pairs.
   const [people, pairs] = await Promise.all([
     execute({ sql: `select id, employee_key, display_name, status, created_at from ${getTableName(enrollees)} where status <> 'deleted'`, args: [] }),
@@ -216,3 +216,19 @@ export async function roster(execute: Execute): Promise<RosterEntry[]> {
     };
   });
 }
+
+/** What other modules ask of enrollees' areas: `enrollees.membership`. */
+export const membership = {
+  countInArea,
+  areaIdsOf,
+  areaIdsByEnrollee,
+  areaNamesOf,
+  idsInAreas,
+  activeInAreas,
+  sharingAreas,
+  sharesArea,
+  enrolleeInScope,
+  idsInScope,
+  employeeInScope,
+  roster,
+};

@@ -9,7 +9,7 @@ const tags = ['enrollees'];
 
 export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
   return adminRouter(http, 'enrollees')
-    .get('/enrollees', ({ query, scope }) => enrollees.list({ ...query, limit: query.limit ?? 100 }, scope), {
+    .get('/enrollees', ({ query, scope }) => enrollees.views.list({ ...query, limit: query.limit ?? 100 }, scope), {
       query: EnrolleeList.query,
       response: { 200: EnrolleeList.response, ...errors('invalid_cursor') },
       detail: { summary: 'List enrollees: search, filter by area, status, consent and biometrics, sort by name, employee, PIN or age', tags },
@@ -17,9 +17,9 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
     .post(
       '/enrollees',
       async ({ body, admin, scope, set }) => {
-        const row = await enrollees.createEnrollee(body.employee, { areas: body.areas, by: admin.by, scope });
+        const row = await enrollees.changes.create(body.employee, { areas: body.areas, by: admin.by, scope });
         set.status = 201;
-        return enrollees.viewOne(row);
+        return enrollees.views.viewOne(row);
       },
       {
         body: EnrolleeCreate,
@@ -27,21 +27,25 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
         detail: { summary: 'Create an enrollee with an auto-generated device PIN', tags },
       },
     )
-    .get('/enrollees/:id', async ({ params, scope }) => enrollees.viewOne(await enrollees.get(params.id, undefined, scope)), {
+    .get('/enrollees/:id', async ({ params, scope }) => enrollees.views.viewOne(await enrollees.get(params.id, undefined, scope)), {
       params: EnrolleeParams,
       response: { 200: Enrollee, ...errors('not_found') },
       detail: { summary: 'One enrollee', tags },
     })
-    .patch('/enrollees/:id', async ({ params, body, admin, scope }) => enrollees.viewOne(await enrollees.update(params.id, body, admin.by, scope)), {
-      params: EnrolleeParams,
-      body: EnrolleePatch,
-      response: { 200: Enrollee, ...errors('not_found', 'invalid_card', 'conflict', 'unknown_area') },
-      detail: { summary: 'Change areas, display name, card or active state', tags },
-    })
+    .patch(
+      '/enrollees/:id',
+      async ({ params, body, admin, scope }) => enrollees.views.viewOne(await enrollees.changes.update(params.id, body, admin.by, scope)),
+      {
+        params: EnrolleeParams,
+        body: EnrolleePatch,
+        response: { 200: Enrollee, ...errors('not_found', 'invalid_card', 'conflict', 'unknown_area') },
+        detail: { summary: 'Change areas, display name, card or active state', tags },
+      },
+    )
     .delete(
       '/enrollees/:id',
       async ({ params, admin, scope, set }) => {
-        await enrollees.deleteEnrollee(params.id, { by: admin.by, scope });
+        await enrollees.changes.delete(params.id, { by: admin.by, scope });
         set.status = 204;
       },
       {

@@ -322,7 +322,7 @@ export class AgentSessionService {
     scope: AreaScope = EVERYWHERE,
   ): Promise<Page<SessionView>> {
     const conditions = [];
-    const member = this.enrollees.enrolleeInScope(enrollmentSessions.enrolleeId, scope);
+    const member = this.enrollees.membership.enrolleeInScope(enrollmentSessions.enrolleeId, scope);
     if (member) conditions.push(member);
     if (filters.status) {
       if (!(SESSION_STATUSES as readonly string[]).includes(filters.status)) {

@@ -260,12 +260,12 @@ export class FanOut {
 
   /** Approved devices sharing an area with the enrollee. */
   async devicesInScope(q: Queryable, enrolleeId: string): Promise<DeviceRow[]> {
-    return this.devices.inAreas(q, await this.enrollees.areaIdsOf(q, enrolleeId));
+    return this.devices.inAreas(q, await this.enrollees.membership.areaIdsOf(q, enrolleeId));
   }
 
   /** Approved or disabled terminals sharing an area with the enrollee (pending ones never got data). */
   private async devicesSharingArea(q: Queryable, enrolleeId: string): Promise<string[]> {
-    const rows = await this.devices.inAreas(q, await this.enrollees.areaIdsOf(q, enrolleeId), ['approved', 'disabled']);
+    const rows = await this.devices.inAreas(q, await this.enrollees.membership.areaIdsOf(q, enrolleeId), ['approved', 'disabled']);
     return rows.map((r) => r.id);
   }
 

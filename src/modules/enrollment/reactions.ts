@@ -139,8 +139,8 @@ export const followTerminalAreaChanges =
       if (!areas || data.status === 'pending_approval') continue;
       const device = await devices.findById(w.tx, data.device.id);
       if (!device) continue;
-      const before = await enrollees.activeInAreas(w.tx, areas.from);
-      const after = await enrollees.activeInAreas(w.tx, areas.to);
+      const before = await enrollees.membership.activeInAreas(w.tx, areas.from);
+      const after = await enrollees.membership.activeInAreas(w.tx, areas.to);
       const wasIn = new Set(before.map((e) => e.id));
       const isIn = new Set(after.map((e) => e.id));
       // Enrollees that left this terminal's scope are taken off it (a disabled one gets the

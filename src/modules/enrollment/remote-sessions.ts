@@ -67,7 +67,7 @@ export class RemoteEnrollment {
       const person = await this.enrollees.findByIdOrPin(tx, enrollee);
       if (!person) throw new FpaError('not_found', 'enrollee not found', { enrollee });
       if (person.status !== 'active') throw new FpaError('enrollee_inactive', 'the enrollee is deactivated', { enrollee: person.id });
-      if (!(await this.enrollees.sharesArea(tx, person.id, await this.devices.areaIdsOf(tx, device.id)))) {
+      if (!(await this.enrollees.membership.sharesArea(tx, person.id, await this.devices.areaIdsOf(tx, device.id)))) {
         throw new FpaError('not_in_scope', 'the enrollee is not in the scope (areas) of this device', {
           enrollee: person.id,
           serial_number: device.serialNumber,

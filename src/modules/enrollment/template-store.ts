@@ -370,7 +370,7 @@ export class TemplateStore {
   async destroyOfDeactivated(deactivatedBefore: number): Promise<number> {
     const q = this.ctx.db.orm;
     const owners = (await q.selectDistinct({ id: templates.enrolleeId }).from(templates)).map((r) => r.id);
-    const due = await this.enrollees.deactivatedBefore(q, deactivatedBefore, owners);
+    const due = await this.enrollees.retention.deactivatedBefore(q, deactivatedBefore, owners);
     let total = 0;
     for (const batch of chunks(due, TEMPLATE_BATCH)) {
       total += await this.ctx.db.write(async (w) => {

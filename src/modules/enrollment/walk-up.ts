@@ -173,7 +173,7 @@ export class WalkUpEnrollment {
 
   private async mayEnrollHere(w: WriteContext, device: DeviceRow, enrolleeId: string): Promise<boolean> {
     if (device.enrollmentStation) return true;
-    return this.deps.enrollees.sharesArea(w.tx, enrolleeId, await this.deps.devices.areaIdsOf(w.tx, device.id));
+    return this.deps.enrollees.membership.sharesArea(w.tx, enrolleeId, await this.deps.devices.areaIdsOf(w.tx, device.id));
   }
 
   /**
@@ -206,7 +206,7 @@ export class WalkUpEnrollment {
     if (candidates.length === 0) return;
     const inScope = device.enrollmentStation
       ? new Set(candidates.map(([, id]) => id))
-      : await enrollees.sharingAreas(
+      : await enrollees.membership.sharingAreas(
           w.execute,
           candidates.map(([, id]) => id),
           await devices.areaIdsOf(w.tx, device.id),
@@ -262,7 +262,7 @@ export class WalkUpEnrollment {
     for (const u of carded) {
       const enrolleeId = linked.get(u.pin);
       if (!enrolleeId) continue;
-      const outcome = await enrollees.cardFromTerminal(w, enrolleeId, u.card, deviceRef(device));
+      const outcome = await enrollees.changes.cardFromTerminal(w, enrolleeId, u.card, deviceRef(device));
       if (outcome === 'taken') {
         await noteOnDevice(
           w.tx,

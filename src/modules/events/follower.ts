@@ -50,7 +50,7 @@ export class LogFollower {
     private readonly options: FollowerOptions,
   ) {
     this.batch = options.batch ?? 2000;
-    log.followedBy(options.name);
+    log.pruning.followedBy(options.name);
     log.onAppended(() => this.wake());
   }
 

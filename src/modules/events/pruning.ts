@@ -2,13 +2,13 @@
  * Retention of the event log: personal data in old events redacted in place, and old events
  * purged, both behind the slowest reader (the log's followers, by their positions: `floor`;
  * webhook endpoints and messages queued by hand, by `held`). The log's sequence never has a
- * hole a reader has not passed.
+ * hole a reader has not passed. The log's `pruning` (LogPruning) is what retention calls.
  */
 import { and, asc, eq, gt, gte, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Database } from '../../platform/db/client';
 import { yieldToOthers } from '../../platform/db/purge';
-import { eventLog } from './tables';
+import { eventLog, logFollowers } from './tables';
 
 /** Which of these events a reader still owes (a webhook endpoint has not handed them off). */
 export type HeldEvents = (events: readonly { sequence: number; type: string }[]) => Promise<Set<number>>;
@@ -22,6 +22,50 @@ export interface RedactionRule {
   dated?: { path: string; before: string };
   /** The data kept (ids, no personal data); the stored form's data for a type kept in one. */
   redact(data: Record<string, unknown>): Record<string, unknown>;
+}
+
+/** Retention of the log (`events.pruning`), behind the positions of the followers that named themselves. */
+export class LogPruning {
+  /** Names of the log's followers (their positions are in fpa_log_followers). */
+  private readonly followers = new Set<string>();
+
+  constructor(
+    private readonly db: Database,
+    /** The log's last sequence: the floor when no follower named itself. */
+    private readonly lastSequence: () => Promise<number>,
+  ) {}
+
+  /** A follower of the log (follower.ts) names itself, so retention never rewrites what it has not applied. */
+  followedBy(name: string): void {
+    this.followers.add(name);
+  }
+
+  /**
+   * Retention: rewrites old events of the rules' types in place, never past a follower's
+   * position nor one `held` names (`redactOldEvents`). Returns how many.
+   */
+  async redactOld(rules: readonly RedactionRule[], held: HeldEvents): Promise<number> {
+    return redactOldEvents(this.db, await this.followersFloor(), rules, held);
+  }
+
+  /**
+   * Retention (RETENTION_EVENTS_DAYS): deletes the events recorded before `cutoff` that every
+   * reader has processed (`purgeOldEvents`). Returns how many.
+   */
+  async purgeBefore(cutoff: number, held: HeldEvents): Promise<number> {
+    return purgeOldEvents(this.db, await this.followersFloor(), cutoff, held);
+  }
+
+  /** The lowest position of the followers (one that never ran stands at 0); the head when there are none. */
+  private async followersFloor(): Promise<number> {
+    if (this.followers.size === 0) return this.lastSequence();
+    const rows = await this.db.orm
+      .select({ name: logFollowers.name, position: logFollowers.position })
+      .from(logFollowers)
+      .where(inArray(logFollowers.name, [...this.followers]));
+    const positions = new Map(rows.map((r) => [r.name, r.position]));
+    return Math.min(...[...this.followers].map((name) => positions.get(name) ?? 0));
+  }
 }
 
 /** Events read and rewritten per transaction by redactOldEvents. */
@@ -43,7 +87,7 @@ const PURGE_EVENTS_BATCH = 2000;
  * no follower ever misses the data it has not processed. Batches of REDACT_BATCH, each its
  * own write transaction, so terminals' uploads never wait long behind it. Returns how many.
  */
-export async function redactOldEvents(db: Database, floor: number, rules: readonly RedactionRule[], held: HeldEvents): Promise<number> {
+async function redactOldEvents(db: Database, floor: number, rules: readonly RedactionRule[], held: HeldEvents): Promise<number> {
   if (rules.length === 0) return 0;
   const byType = new Map(rules.map((r) => [r.type, r]));
   const old = or(
@@ -106,7 +150,7 @@ async function firstSequence(db: Database): Promise<number> {
  * A reader asking `after=` a purged position is answered from the oldest event kept (the
  * sequence only grows: AUTOINCREMENT never hands a purged one out again). Returns how many.
  */
-export async function purgeOldEvents(db: Database, floor: number, cutoff: number, held: HeldEvents): Promise<number> {
+async function purgeOldEvents(db: Database, floor: number, cutoff: number, held: HeldEvents): Promise<number> {
   let total = 0;
   let after = 0;
   for (;;) {

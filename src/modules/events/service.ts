@@ -21,11 +21,11 @@ import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
 import { type ScopeMembers, sees } from '../../platform/scope';
 import type { EventView } from './model';
-import { type HeldEvents, purgeOldEvents, type RedactionRule, redactOldEvents } from './pruning';
+import { LogPruning } from './pruning';
 import type { EventRuntime } from './runtime';
 import { ShownCache } from './shown-cache';
 import { subjectsOf } from './subjects';
-import { eventLog, logFollowers } from './tables';
+import { eventLog } from './tables';
 
 /** Event type → the data recorded with it (JSON-safe: ids and facts); modules declare theirs as interfaces. */
 export type EventMap<M> = { [K in keyof M]: object };
@@ -98,10 +98,12 @@ export class EventLog {
   private readonly forms = new Map<string, StoredFormOfAny>();
   private readonly shown = new ShownCache();
   private readonly appendedListeners = new Set<(lastSequence: number) => void>();
-  /** Names of the log's followers (their positions are in fpa_log_followers). */
-  private readonly followers = new Set<string>();
+  /** Retention of the log: redaction and purge behind its followers (pruning.ts). */
+  readonly pruning: LogPruning;
 
-  constructor(private readonly runtime: EventRuntime) {}
+  constructor(private readonly runtime: EventRuntime) {
+    this.pruning = new LogPruning(runtime.db, () => this.lastSequence());
+  }
 
   channel<M extends EventMap<M>>(): EventChannel<M> {
     return {
@@ -270,38 +272,6 @@ export class EventLog {
       });
     }
     return events;
-  }
-
-  /**
-   * Retention: rewrites old events of the rules' types in place, never past a follower's
-   * position nor one `held` names (pruning.ts `redactOldEvents`). Returns how many.
-   */
-  async redactOld(rules: readonly RedactionRule[], held: HeldEvents): Promise<number> {
-    return redactOldEvents(this.runtime.db, await this.followersFloor(), rules, held);
-  }
-
-  /**
-   * Retention (RETENTION_EVENTS_DAYS): deletes the events recorded before `cutoff` that every
-   * reader has processed (pruning.ts `purgeOldEvents`). Returns how many.
-   */
-  async purgeBefore(cutoff: number, held: HeldEvents): Promise<number> {
-    return purgeOldEvents(this.runtime.db, await this.followersFloor(), cutoff, held);
-  }
-
-  /** A follower of the log (follower.ts) names itself, so retention never rewrites what it has not applied. */
-  followedBy(name: string): void {
-    this.followers.add(name);
-  }
-
-  /** The lowest position of the followers (one that never ran stands at 0); the head when there are none. */
-  private async followersFloor(): Promise<number> {
-    if (this.followers.size === 0) return this.lastSequence();
-    const rows = await this.runtime.db.orm
-      .select({ name: logFollowers.name, position: logFollowers.position })
-      .from(logFollowers)
-      .where(inArray(logFollowers.name, [...this.followers]));
-    const positions = new Map(rows.map((r) => [r.name, r.position]));
-    return Math.min(...[...this.followers].map((name) => positions.get(name) ?? 0));
   }
 
   private async append(w: WriteContext, type: string, events: readonly NewEvent<object>[]): Promise<LoggedEvent<string, object>[]> {

@@ -85,7 +85,7 @@ export const convergeOnCommandResult =
         await resync.device(w, device, { full: false, reason: 'cleared' });
       } else if (kind === 'delete_user' && payload.resolves === true && typeof payload.pin === 'string') {
         const person = await enrollees.findByPin(w.tx, payload.pin);
-        if (person?.status === 'active' && (await enrollees.sharesArea(w.tx, person.id, await devices.areaIdsOf(w.tx, device.id)))) {
+        if (person?.status === 'active' && (await enrollees.membership.sharesArea(w.tx, person.id, await devices.areaIdsOf(w.tx, device.id)))) {
           await enrollment.fanOut.backfillDevice(w, device, [person]);
         }
       }

@@ -40,7 +40,7 @@ export class FleetReconciler {
     const { devices, enrollees, enrollment } = this.deps;
     const unsynced = new Set(await enrollment.sync.unsyncedOn(w.tx, device.id));
     if (unsynced.size === 0) return 0;
-    const people = (await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter((p) => unsynced.has(p.id));
+    const people = (await enrollees.membership.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter((p) => unsynced.has(p.id));
     return enrollment.fanOut.backfillDevice(w, device, people);
   }
 
@@ -55,7 +55,7 @@ export class FleetReconciler {
   /** What the terminal should hold against what it reports (the device detail's `sync_check`). */
   async syncCheck(q: Queryable, device: DeviceRow): Promise<DeviceDetail['sync_check']> {
     const { devices, enrollees, enrollment } = this.deps;
-    const people = await enrollees.activeInAreas(q, await devices.areaIdsOf(q, device.id));
+    const people = await enrollees.membership.activeInAreas(q, await devices.areaIdsOf(q, device.id));
     const held = await devices.users.of(q, device.id);
     const byPin = new Map(held.map((u) => [u.pin, u]));
     const placed = people.filter((p) => {

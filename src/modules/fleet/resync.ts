@@ -65,7 +65,7 @@ export class Resync {
     for (const u of gone) await devices.users.removed(w.tx, device.id, u.pin);
     const goneEnrollees = new Set(gone.map((u) => u.enrolleeId).filter((id): id is string => id !== null));
     const stillHeld = new Set(held.filter((u) => u.updatedAt >= since).map((u) => u.pin));
-    const people = (await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter(
+    const people = (await enrollees.membership.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id))).filter(
       (p) => goneEnrollees.has(p.id) || !stillHeld.has(p.devicePin),
     );
     const queued = await enrollment.fanOut.backfillDevice(w, device, people);
@@ -83,7 +83,7 @@ export class Resync {
 
   private async queue(w: WriteContext, device: DeviceRow, options: { full: boolean; reason: ResyncReason }): Promise<number> {
     const { devices, enrollees, commands, enrollment } = this.deps;
-    const people = await enrollees.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id));
+    const people = await enrollees.membership.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id));
     let queued = await enrollment.fanOut.backfillDevice(w, device, people);
     if (options.full) {
       const inScope = new Set(people.map((p) => p.id));

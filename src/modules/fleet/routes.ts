@@ -25,7 +25,7 @@ export function fleetRoutes(http: Http, deps: { fleet: Fleet; enrollees: Enrolle
       async ({ params, body, admin, set }) => {
         const person = await fleet.adopt(params.serial, params.pin, body, admin.by);
         set.status = 201;
-        return enrollees.viewOne(person);
+        return enrollees.views.viewOne(person);
       },
       {
         params: TerminalUserParams,

@@ -80,7 +80,7 @@ export class Fleet {
     }
     const areas = body.areas ?? [...(await areaNames(this.ctx.db.orm, await devices.areaIdsOf(this.ctx.db.orm, device.id))).values()];
     const card = user.card ? normaliseCard(user.card) : null;
-    return enrollees.createEnrollee(body.employee!, {
+    return enrollees.changes.create(body.employee!, {
       pin,
       areas,
       // The card they badge with on that terminal, unless an enrollee already holds it.
@@ -126,7 +126,7 @@ export class Fleet {
   }
 
   private async cardIsFree(card: string): Promise<boolean> {
-    return this.deps.enrollees.checkCardFree(this.ctx.db.orm, card, null).then(
+    return this.deps.enrollees.changes.checkCardFree(this.ctx.db.orm, card, null).then(
       () => true,
       () => false,
     );

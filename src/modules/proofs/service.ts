@@ -19,9 +19,9 @@ import { terminalsByIds } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import type { ProofEvents } from './events';
-import { ProofKeys } from './signing-keys';
 import type { DeletionProof, DeletionProofBody } from './model';
 import type { ProofRuntime } from './runtime';
+import { ProofKeys } from './signing-keys';
 import { type DeletionProofRow, type DeletionProofTerminalRow, type DeletionReason, deletionProofs, deletionProofTerminals, type ProofCommand } from './tables';
 
 type ProofDocument = typeof DeletionProof.static;
@@ -59,7 +59,7 @@ export class DeletionProofs {
       enrolleeId,
       employee: person.employeeKey,
       pin: person.devicePin,
-      areaIds: await this.enrollees.areaIdsOf(tx, enrolleeId),
+      areaIds: await this.enrollees.membership.areaIdsOf(tx, enrolleeId),
       reason,
       requestedAt: now,
       templatesDestroyed: (before?.templatesDestroyed ?? 0) + count,

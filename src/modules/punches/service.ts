@@ -5,21 +5,22 @@
  * transaction (what follows from them, attendance days and webhooks, reacts to those). The
  * terminal is answered `OK` only after the commit. Manual and imported punches (corrections.ts)
  * are stored through the same `store`, so they share the feed's sequence and its events. The
- * raw insert is in insert-sql.ts, the listing of punches in listing.ts, their spans in spans.ts.
+ * raw insert is in insert-sql.ts, the listing of punches in listing.ts, what attendance reads in
+ * counted.ts (`punches.counted`).
  */
 
-import { and, asc, eq, getTableName, gt, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
+import type { WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { jsonRows } from '../../platform/db/json-rows';
-import { placeholders } from '../../platform/db/placeholders';
 import { deleteInBatches } from '../../platform/db/purge';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
-import { BUCKET_SQL, bucketGroups, punchedWithin } from './buckets';
+import { punchedWithin } from './buckets';
+import { counted } from './counted';
 import type { PunchEvents, PunchPayload } from './events';
 import { INSERT_PUNCHES_SQL, punchValues } from './insert-sql';
 import { listPunches, type PunchListFilters } from './listing';
@@ -90,6 +91,8 @@ export class PunchService {
    * per terminal. Each terminal is still answered only after the commit that holds its punches.
    */
   private readonly uploads: GroupCommit<Upload, PunchRow[]>;
+  /** The punches attendance counts, and the span of the stored ones (counted.ts). */
+  readonly counted = counted;
 
   constructor(
     private readonly ctx: PunchRuntime,
@@ -270,7 +273,7 @@ export class PunchService {
    * through the terminal that sent it). Undefined for an unlimited scope.
    */
   seenBy(scope: AreaScope): SQL | undefined {
-    const person = this.enrollees.enrolleeInScope(punches.enrolleeId, scope);
+    const person = this.enrollees.membership.enrolleeInScope(punches.enrolleeId, scope);
     if (!person) return undefined;
     return sql`(${person} or (${punches.enrolleeId} is null and ${this.devices.deviceInAreas(punches.deviceId, scope)}))`;
   }
@@ -287,7 +290,9 @@ export class PunchService {
     const held = await this.devices.users.enrolleesOf(w.execute, device.id, [...candidates.keys()]);
     const unreported = [...candidates].filter(([pin]) => !held.has(pin)).map(([, e]) => e.id);
     const inScope =
-      unreported.length > 0 ? await this.enrollees.sharingAreas(w.execute, unreported, await this.devices.areaIdsOf(w.tx, device.id)) : new Set<string>();
+      unreported.length > 0
+        ? await this.enrollees.membership.sharingAreas(w.execute, unreported, await this.devices.areaIdsOf(w.tx, device.id))
+        : new Set<string>();
     const out = new Map<string, { id: string; employee: string }>();
     for (const [pin, enrollee] of candidates) {
       if (held.has(pin) ? held.get(pin) === enrollee.id : inScope.has(enrollee.id)) out.set(pin, enrollee);
@@ -342,48 +347,6 @@ export class PunchService {
       });
     }
     return linked.length;
-  }
-
-  /**
-   * The punches that count for attendance (not voided) of these enrollees in [start, end), raw:
-   * attendance runs this with every batch. `corrected` marks manual and imported ones.
-   */
-  async countedIn(
-    execute: Execute,
-    enrolleeIds: readonly string[],
-    start: number,
-    end: number,
-  ): Promise<{ enrolleeId: string; at: number; corrected: boolean }[]> {
-    const out: { enrolleeId: string; at: number; corrected: boolean }[] = [];
-    for (const buckets of bucketGroups(start, end)) {
-      for (const chunk of chunks(enrolleeIds, 400)) {
-        const found = await execute({
-          sql: `select enrollee_id, punched_at, source from ${getTableName(punches)} where ${BUCKET_SQL} in (${placeholders(buckets.length)}) and enrollee_id in (${placeholders(chunk.length)}) and punched_at >= ? and punched_at < ? and voided = 0`,
-          args: [...buckets, ...chunk, start, end],
-        });
-        for (const f of found.rows) out.push({ enrolleeId: String(f.enrollee_id), at: Number(f.punched_at), corrected: f.source !== 'device' });
-      }
-    }
-    return out;
-  }
-
-  /** The enrollees with punches (voided ones too: a void may empty a day) in [start, end). */
-  async enrolleesWithPunches(q: Queryable, start: number, end: number): Promise<string[]> {
-    const rows = await q
-      .selectDistinct({ id: punches.enrolleeId })
-      .from(punches)
-      .where(and(punchedWithin(start, end), isNotNull(punches.enrolleeId)));
-    return rows.map((r) => r.id!);
-  }
-
-  /** First and last instant of an enrollee's punches, or of every enrollee's (spans.ts). */
-  spanOf(q: Queryable, enrolleeId?: string): Promise<{ first: number; last: number } | null> {
-    return spans.spanOf(q, enrolleeId);
-  }
-
-  /** The local dates of the first and last attributed punch, from the enrollee index's edges (spans.ts). */
-  datedSpan(q: Queryable, dateOf: (instant: number) => string, startOf: (date: string) => number): Promise<{ first: string; last: string } | null> {
-    return spans.datedSpan(q, dateOf, startOf);
   }
 
   /**

@@ -45,7 +45,7 @@ export class People {
     if (missing.length > 0) {
       const q = this.ctx.db.orm;
       const rows = await this.enrollees.byIds(q, missing);
-      const areas = await this.enrollees.areaNamesOf(q, missing);
+      const areas = await this.enrollees.membership.areaNamesOf(q, missing);
       for (const id of missing) {
         const row = rows.get(id);
         this.known.set(id, { employee: row?.employeeKey ?? '', name: row?.displayName ?? '', areas: areas.get(id) ?? [] });

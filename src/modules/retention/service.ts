@@ -122,11 +122,11 @@ export class Retention {
     }
     // Before the redaction: what is gone needs no rewriting.
     const logCutoff = cutoff(s.RETENTION_EVENTS_DAYS);
-    if (logCutoff !== null) counts.events_purged = await log.purgeBefore(logCutoff, (events) => webhooks.stillOwed(events));
+    if (logCutoff !== null) counts.events_purged = await log.pruning.purgeBefore(logCutoff, (events) => webhooks.stillOwed(events));
     if (punchCutoff !== null) {
       counts.enrollees_scrubbed = await this.scrubTombstones(punchCutoff);
       const rules = personalDataRules(punchCutoff, localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));
-      counts.events_redacted = await log.redactOld(rules, (events) => webhooks.stillOwed(events));
+      counts.events_redacted = await log.pruning.redactOld(rules, (events) => webhooks.stillOwed(events));
       counts.audit_redacted = await redactAuditBefore(ctx.db, punchCutoff);
     }
     await ctx.db.write(({ tx }) =>
@@ -145,7 +145,7 @@ export class Retention {
     let scrubbed = 0;
     const skipped = new Set<string>();
     for (;;) {
-      const batch = (await enrollees.deletedBefore(cutoff, TOMBSTONE_BATCH + skipped.size)).filter((e) => !skipped.has(e.id));
+      const batch = (await enrollees.retention.deletedBefore(cutoff, TOMBSTONE_BATCH + skipped.size)).filter((e) => !skipped.has(e.id));
       if (batch.length === 0) return scrubbed;
       const owed = await commands.pinsInOpenCommands(batch.map((e) => e.devicePin));
       const free: string[] = [];
@@ -156,7 +156,7 @@ export class Retention {
       // Their deletion proofs stop naming them first (a crash in between leaves the name nowhere).
       await this.deps.proofs.forget(free);
       await this.deps.anomalies.forget(free);
-      scrubbed += await enrollees.scrubDeleted(free);
+      scrubbed += await enrollees.retention.scrubDeleted(free);
       if (batch.length < TOMBSTONE_BATCH) return scrubbed;
     }
   }

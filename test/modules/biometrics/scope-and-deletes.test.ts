@@ -93,7 +93,7 @@ describe('scope changes', () => {
     // A newer version is still unsent on the terminal that is about to leave scope.
     await fpa.service.storeTemplate(e.id, 6, template(200, 2), { algorithmVersion: '10', by });
 
-    await fpa.service.enrollees.update(e.id, { areas: ['south'] }, by);
+    await fpa.service.enrollees.changes.update(e.id, { areas: ['south'] }, by);
     expect(await pendingKinds(north, e.devicePin)).toEqual(['delete_user']);
     expect((await commandsOf(north, e.devicePin)).some((c) => c.kind === 'update_template' && c.status === 'superseded')).toBe(true);
     expect(await syncOf(stored.id, north)).toBeNull();
@@ -101,7 +101,7 @@ describe('scope changes', () => {
     expect((await syncOf(stored.id, south))!.status).toBe('pending');
     // Back in scope before the terminal took the delete: the delete still goes first, so the
     // terminal drops whatever it held before it gets the current record and templates.
-    await fpa.service.enrollees.update(e.id, { areas: ['north'] }, by);
+    await fpa.service.enrollees.changes.update(e.id, { areas: ['north'] }, by);
     expect(await pendingKinds(north, e.devicePin)).toEqual(['delete_user', 'add_user', 'update_template']);
     const sent = await deliver(north);
     expect(sent.indexOf(`DATA DELETE USERINFO PIN=${e.devicePin}`)).toBeLessThan(
@@ -129,12 +129,12 @@ describe('scope changes', () => {
     const stored = await fpa.service.storeTemplate(e.id, 1, template(200), { algorithmVersion: '10', by });
     await deliver(d);
 
-    await fpa.service.enrollees.update(e.id, { active: false }, by);
+    await fpa.service.enrollees.changes.update(e.id, { active: false }, by);
     expect(await pendingKinds(d, e.devicePin)).toEqual(['delete_user']);
     expect(await syncOf(stored.id, d)).toBeNull();
     await deliver(d);
 
-    await fpa.service.enrollees.update(e.id, { active: true }, by);
+    await fpa.service.enrollees.changes.update(e.id, { active: true }, by);
     expect(await pendingKinds(d, e.devicePin)).toEqual(['add_user', 'update_template']);
     expect((await syncOf(stored.id, d))!.status).toBe('pending');
   });

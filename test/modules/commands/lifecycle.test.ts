@@ -206,7 +206,7 @@ describe('supersede in place', () => {
     const d = await device('ORDER-1', ['order-area']);
     const e = await person('C-ORDER', ['order-area']);
     await fpa.service.storeTemplate(e.id, 1, template(200), { algorithmVersion: '10', by });
-    await fpa.service.enrollees.update(e.id, { display_name: 'Renamed Person' }, by);
+    await fpa.service.enrollees.changes.update(e.id, { display_name: 'Renamed Person' }, by);
 
     const rows = (await commandsOf(d.id)).filter((c) => (c.payload as { pin?: string }).pin === e.devicePin);
     expect(rows.map((c) => [c.kind, c.status])).toEqual([
@@ -228,7 +228,7 @@ describe('supersede in place', () => {
     const e = await person('C-ORDER-2', ['order-2']);
     fpa.service.commands.markQueued(d.id);
     expect(await fpa.service.terminals.renderer.takeBatch(d)).toContain(`PIN=${e.devicePin}`);
-    await fpa.service.enrollees.update(e.id, { display_name: 'Second Name' }, by);
+    await fpa.service.enrollees.changes.update(e.id, { display_name: 'Second Name' }, by);
     const rows = await commandsOf(d.id);
     expect(rows.map((c) => c.status)).toEqual(['sent', 'pending']);
   });

@@ -1,5 +1,5 @@
 /**
- * The event log is purged behind its slowest reader (events/service.ts `purgeBefore`, run by
+ * The event log is purged behind its slowest reader (events/pruning.ts `purgeBefore`, run by
  * purge-retention): events recorded before RETENTION_EVENTS_DAYS go, except those a log
  * follower (attendance days) has not applied or a webhook endpoint has not handed off; a reader
  * asking `events/?after=` a purged position is answered from the oldest event kept.

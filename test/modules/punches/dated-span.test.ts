@@ -1,5 +1,5 @@
 /**
- * `datedSpan` (punches/service.ts): the local dates of the first and last attributed punch from
+ * `datedSpan` (punches/spans.ts): the local dates of the first and last attributed punch from
  * the index's edge buckets and at most one probe each, equal to the dates of the exact instants
  * (`spanOf`, a min()/max() over the bucket) in zones ahead of and behind UTC, whichever side of
  * local midnight the edge punches fall.
@@ -29,8 +29,8 @@ for (const zone of ['Asia/Kolkata', 'America/Los_Angeles', 'UTC']) {
       await server.fpa.service.approveDevice(`SPAN${zone.length}`, { by: 'test' });
       const punches = server.fpa.service.punches;
       const check = async () => {
-        const exact = await punches.spanOf(server.fpa.db.orm);
-        const dated = await punches.datedSpan(
+        const exact = await punches.counted.spanOf(server.fpa.db.orm);
+        const dated = await punches.counted.datedSpan(
           server.fpa.db.orm,
           (instant) => localDateOf(instant, zone),
           (date) => dayBounds(date, zone).start,

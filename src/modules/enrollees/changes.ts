@@ -1,0 +1,185 @@
+/**
+ * Changes to enrollees: created (with the next free PIN, or a terminal user's own), changed
+ * (areas, name, card, active) and deleted (a tombstone keeps the PIN), and the card a terminal
+ * fills. Each is audited and announced in its transaction.
+ *
+ * What follows from a change on the terminals (user records, templates, deletes) and on
+ * sessions is done by the modules that react to this module's events.
+ */
+
+import { and, eq, ne } from 'drizzle-orm';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
+import { areasWithin, resolveAreas } from '../areas';
+import { audit } from '../audit';
+import type { DeviceRef } from '../devices';
+import type { Employee, EmployeeDirectory } from '../employees';
+import type { EventChannel } from '../events';
+import { areaIdsOf, setEnrolleeAreas } from './area-membership';
+import * as cardRules from './card-rules';
+import type { EnrolleeChanges, EnrolleeEvents } from './events';
+import { checkPinFree, nextPin } from './pin-allocation';
+import type { EnrolleeRuntime } from './runtime';
+import { type EnrolleeRow, enrollees } from './tables';
+import { type EnrolleePatch, enrolleeRef } from './view-shapes';
+
+interface CreateOptions {
+  areas?: string[];
+  by?: string;
+  pin?: string;
+  card?: string | null;
+  onCreated?: (w: WriteContext, row: EnrolleeRow) => Promise<void>;
+}
+
+export class ChangesToEnrollees {
+  constructor(
+    private readonly ctx: EnrolleeRuntime,
+    private readonly events: EventChannel<EnrolleeEvents>,
+    private readonly directory: EmployeeDirectory,
+    /** Whether a terminal holds a user with this PIN (the devices module knows). */
+    private readonly pinTaken: (q: Queryable, pin: string) => Promise<boolean>,
+    /** The enrollee (not deleted) in the scope, else `not_found` (EnrolleeService.get). */
+    private readonly get: (id: string, q: Queryable, scope?: AreaScope) => Promise<EnrolleeRow>,
+  ) {}
+
+  /**
+   * Creates an enrollee with the next free device PIN, or with `pin` (adopting a terminal's own
+   * user, who keeps the PIN they type); a PIN an enrollee holds, or once held, is `conflict`.
+   * `onCreated` runs in the same transaction before `enrollee_created` is announced (adoption
+   * links the terminal's user first, so the terminals that react see them as this enrollee).
+   */
+  async create(
+    employee: string,
+    options: CreateOptions & {
+      /** The caller's areas: a limited caller puts people only in its own areas (its own by default). */
+      scope?: AreaScope;
+    } = {},
+  ): Promise<EnrolleeRow> {
+    const areaNames = areasWithin(options.scope ?? EVERYWHERE, options.areas);
+    const found = await this.directory.find(employee);
+    if (!found) throw new FpaError('unknown_employee', 'no employee has that key', { employee });
+    return this.ctx.db.write((w) => this.createIn(w, found, { ...options, areas: areaNames }));
+  }
+
+  /** `create` inside the caller's write (the employee import adds the employee in the same one). */
+  async createIn(w: WriteContext, found: Employee, options: CreateOptions = {}): Promise<EnrolleeRow> {
+    if (!found.active) throw new FpaError('employee_inactive', 'the employee is inactive in the employee directory', { employee: found.key });
+    const by = options.by ?? 'system';
+    const { tx } = w;
+    const now = this.ctx.clock.now();
+    const [existing] = await tx
+      .select({ id: enrollees.id })
+      .from(enrollees)
+      .where(and(eq(enrollees.employeeKey, found.key), ne(enrollees.status, 'deleted')))
+      .limit(1);
+    if (existing) throw new FpaError('conflict', 'this employee is already enrolled', { enrollee: existing.id });
+    const pin = options.pin ?? (await nextPin(tx, this.ctx.settings.ENROLLEE_PIN_START, this.pinTaken));
+    if (options.pin !== undefined) await checkPinFree(tx, options.pin);
+    const card = options.card ? cardRules.cardOrRefusal(options.card) : null;
+    if (card) await cardRules.checkCardFree(tx, card, null);
+    const row: EnrolleeRow = {
+      id: crypto.randomUUID(),
+      employeeKey: found.key,
+      devicePin: pin,
+      displayName: found.displayName,
+      card,
+      pinAllocated: options.pin === undefined,
+      status: 'active',
+      deactivatedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await tx.insert(enrollees).values(row);
+    const areaIds = await resolveAreas(tx, options.areas, now, this.ctx.settings.AREAS_CREATED_ON_USE);
+    await setEnrolleeAreas(tx, row.id, areaIds);
+    await audit(tx, now, {
+      actor: by,
+      action: 'enrollee.created',
+      targetType: 'enrollee',
+      targetId: row.id,
+      details: { employee: found.key, device_pin: pin },
+    });
+    await options.onCreated?.(w, row);
+    await this.events.record(w, 'enrollee_created', { enrollee: enrolleeRef(row), areas: areaIds, by });
+    return row;
+  }
+
+  /**
+   * Changes areas, display name or activity. What the terminals and sessions must do about it
+   * (remove, backfill, rename, cancel) follows from `enrollee_updated`.
+   */
+  update(id: string, patch: EnrolleePatch, by: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
+    const within = patch.areas === undefined ? patch : { ...patch, areas: areasWithin(scope, patch.areas) };
+    return this.ctx.db.write((w) => this.updateIn(w, id, within, by, scope));
+  }
+
+  /** `update` inside the caller's write (the employee import). */
+  async updateIn(w: WriteContext, id: string, patch: EnrolleePatch, by: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
+    const { tx } = w;
+    const now = this.ctx.clock.now();
+    const row = await this.get(id, tx, scope);
+    const { set, changes } = await changesOf(tx, row, patch, now);
+    await tx.update(enrollees).set(set).where(eq(enrollees.id, id));
+    if (patch.areas !== undefined) {
+      const from = await areaIdsOf(tx, id);
+      const to = await resolveAreas(tx, patch.areas, now, this.ctx.settings.AREAS_CREATED_ON_USE);
+      await setEnrolleeAreas(tx, id, to);
+      changes.areas = { from, to };
+    }
+    const updated: EnrolleeRow = { ...row, ...set };
+    await audit(tx, now, { actor: by, action: 'enrollee.updated', targetType: 'enrollee', targetId: id, details: { ...patch } });
+    await this.events.record(w, 'enrollee_updated', { enrollee: enrolleeRef(updated), changes, by });
+    return updated;
+  }
+
+  /**
+   * Deletion: the row is kept as a tombstone so the PIN is never reused; templates, consent,
+   * terminal users and sessions follow from `enrollee_deleted`.
+   */
+  async delete(enrolleeId: string, options: { by: string; scope?: AreaScope }): Promise<void> {
+    await this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const enrollee = await this.get(enrolleeId, w.tx, options.scope);
+      // The tombstone keeps the PIN for ever, but lets go of the card.
+      await w.tx.update(enrollees).set({ status: 'deleted', card: null, updatedAt: now }).where(eq(enrollees.id, enrollee.id));
+      await audit(w.tx, now, { actor: options.by, action: 'enrollee.deleted', targetType: 'enrollee', targetId: enrollee.id });
+      await this.events.record(w, 'enrollee_deleted', { enrollee: enrolleeRef(enrollee), by: options.by });
+    });
+  }
+
+  /** A card (normalised) another enrollee holds is refused (`conflict`): one card, one person (card-rules.ts). */
+  readonly checkCardFree = cardRules.checkCardFree;
+
+  /** A terminal reports its user's card (card-rules.ts `cardFromTerminal`). */
+  cardFromTerminal(w: WriteContext, enrolleeId: string, card: string, device: DeviceRef): Promise<'filled' | 'same' | 'kept' | 'taken' | 'gone'> {
+    return cardRules.cardFromTerminal(w, { clock: this.ctx.clock, events: this.events }, enrolleeId, card, device);
+  }
+}
+
+/** The row's new values and the changes to announce for a patch (areas apart: they need the area ids). */
+async function changesOf(q: Queryable, row: EnrolleeRow, patch: EnrolleePatch, now: number): Promise<{ set: Partial<EnrolleeRow>; changes: EnrolleeChanges }> {
+  const set: Partial<EnrolleeRow> = { updatedAt: now };
+  const changes: EnrolleeChanges = {};
+  const card = patch.card === undefined || patch.card === null ? patch.card : cardRules.cardOrRefusal(patch.card);
+  if (card !== undefined && card !== row.card) {
+    if (card !== null) await cardRules.checkCardFree(q, card, row.id);
+    set.card = card;
+    changes.card = { from: row.card, to: card };
+  }
+  if (patch.display_name !== undefined && patch.display_name !== row.displayName) {
+    set.displayName = patch.display_name;
+    changes.display_name = { from: row.displayName, to: patch.display_name };
+  }
+  if (patch.active === false && row.status === 'active') {
+    set.status = 'deactivated';
+    set.deactivatedAt = now;
+    changes.status = { from: 'active', to: 'deactivated' };
+  }
+  if (patch.active === true && row.status === 'deactivated') {
+    set.status = 'active';
+    set.deactivatedAt = null;
+    changes.status = { from: 'deactivated', to: 'active' };
+  }
+  return { set, changes };
+}

@@ -1,0 +1,44 @@
+/**
+ * Handing out device PINs. A PIN is numeric, sequential, at most 9 digits (the oldest terminals'
+ * limit) and never reused: it comes from a counter row in the database, so several instances
+ * never hand out the same one.
+ */
+
+import { eq, sql } from 'drizzle-orm';
+import type { Queryable, Tx } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import { counters, enrollees } from './tables';
+
+const MAX_PIN = 999_999_999;
+
+/**
+ * The next device PIN: from the database counter (several instances never hand out the same
+ * one), at least `start` (ENROLLEE_PIN_START), skipping every PIN a terminal is known to hold
+ * (`pinTaken`) and every PIN an enrollee holds (an adopted terminal user keeps theirs).
+ */
+export async function nextPin(tx: Tx, startSetting: number, pinTaken: (q: Queryable, pin: string) => Promise<boolean>): Promise<string> {
+  const start = Math.max(1, startSetting);
+  await tx
+    .insert(counters)
+    .values({ name: 'device_pin', value: start - 1 })
+    .onConflictDoNothing();
+  for (let tries = 0; tries < 100_000; tries++) {
+    const [row] = await tx
+      .update(counters)
+      .set({ value: sql`max(${counters.value}, ${start - 1}) + 1` })
+      .where(eq(counters.name, 'device_pin'))
+      .returning({ value: counters.value });
+    const value = row!.value;
+    if (value > MAX_PIN) throw new FpaError('conflict', 'device PINs are exhausted (9 digits)', {});
+    const pin = String(value);
+    const [enrollee] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, pin)).limit(1);
+    if (!enrollee && !(await pinTaken(tx, pin))) return pin;
+  }
+  throw new FpaError('conflict', 'no free device PIN was found', {});
+}
+
+/** A PIN chosen by the caller (an adopted terminal user keeps theirs): `conflict` if an enrollee holds, or once held, it. */
+export async function checkPinFree(tx: Tx, pin: string): Promise<void> {
+  const [holder] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, pin)).limit(1);
+  if (holder) throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', { device_pin: pin, enrollee: holder.id });
+}
