@@ -11,7 +11,6 @@ import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
-import type { Page } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import type { EmployeeDirectory } from '../employees';
 import type { EventChannel, EventLog } from '../events';

@@ -26,7 +26,6 @@ import { INSERT_PUNCHES_SQL, punchValues } from './insert-sql';
 import { listPunches, type PunchListFilters } from './listing';
 import { receivedForm, voidedForm } from './logged';
 import type { PunchRuntime } from './runtime';
-import * as spans from './spans';
 import { type NewPunch, type PunchRow, punches } from './tables';
 import { type PunchView, punchView } from './view';
 
