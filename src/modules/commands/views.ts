@@ -1,20 +1,9 @@
 /** A device command as the API shows it. */
+import type { Static } from '@sinclair/typebox';
 import type { CommandRow } from './kinds';
-import type { CommandStatus } from './tables';
+import type { DeviceCommand } from './model';
 
-export interface CommandView {
-  id: number;
-  kind: string;
-  status: CommandStatus;
-  attempts: number;
-  created_at: string;
-  sent_at: string | null;
-  completed_at: string | null;
-  expires_at: string;
-  return_code: number | null;
-  result: Record<string, unknown> | null;
-  payload: Record<string, unknown>;
-}
+export type CommandView = Static<typeof DeviceCommand>;
 
 export function commandView(c: CommandRow): CommandView {
   const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);

@@ -10,6 +10,7 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { audit } from '../audit';
 import { COMMUNICATION_KEY_PURPOSE, isLegacy, KeyDigests } from './key-digest';
+import type { DeviceKeyView } from './model';
 import type { DeviceRuntime } from './runtime';
 import { type DeviceRow, deviceKeys, devices } from './tables';
 
@@ -119,15 +120,6 @@ export class DeviceKeys {
     const { deviceId, digests } = entry;
     return presented.some((p) => digests.some((d) => this.digests.verify(d, deviceId, p))) ? 'valid' : 'invalid';
   }
-}
-
-export interface DeviceKeyView {
-  id: string;
-  /** Stored as an unsalted SHA-256 digest by an earlier release: revoke it and issue a new one. */
-  legacy: boolean;
-  created_by: string;
-  created_at: string;
-  revoked_at: string | null;
 }
 
 function keyView(row: typeof deviceKeys.$inferSelect): DeviceKeyView {

@@ -2,7 +2,7 @@
 export { areaNamesOf, membersOfArea, type RosterEntry } from './area-membership';
 export { CARD_MAX, normaliseCard } from './cards';
 export type { EnrolleeEvents } from './events';
-export { Consent, Enrollee, EnrolleeParams } from './model';
+export { Consent, type ConsentView, Enrollee, EnrolleeParams } from './model';
 export { enrolleeRoutes } from './routes';
 export { ENROLLEE_SETTINGS } from './runtime';
 export type { ListFilter } from './search';

@@ -1,4 +1,5 @@
 /** The enrollees module's HTTP model. */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { AreaNames } from '../devices';
@@ -8,6 +9,7 @@ import { ENROLLEE_STATUSES } from './tables';
 export const EnrolleeParams = t.Object({ id: Text({ maxLength: 100, description: 'Enrollee id (UUID).' }) });
 
 export const Consent = t.Object({ version: t.String(), method: t.String(), given_by: t.String(), given_at: Instant() }, { title: 'Consent' });
+export type ConsentView = Static<typeof Consent>;
 
 export const Enrollee = t.Object(
   {

@@ -1,14 +1,8 @@
 /** Reading consent records: shared by consent changes (consent.ts) and store_template's check (template-store.ts). */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
+import type { ConsentView } from '../enrollees';
 import { consents } from './tables';
-
-export interface ConsentView {
-  version: string;
-  method: string;
-  given_by: string;
-  given_at: string;
-}
 
 export async function hasConsent(q: Queryable, enrolleeId: string): Promise<boolean> {
   const [row] = await q

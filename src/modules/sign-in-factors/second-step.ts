@@ -13,7 +13,7 @@ import type { SecondFactorKind, SecondFactors } from './service';
 /** How long a person has, after their password, to give the second factor. */
 export const SECOND_FACTOR_TTL_MS = 5 * 60_000;
 
-export interface PendingView {
+export interface PendingSecondStep {
   username: string;
   /** What this user can complete the sign-in with. */
   methods: ('totp' | 'recovery_code' | 'passkey')[];
@@ -40,7 +40,7 @@ export class FactorSignIn {
   }
 
   /** What the second-factor step shows; null when the token is unknown or over. */
-  async pending(token: string): Promise<PendingView | null> {
+  async pending(token: string): Promise<PendingSecondStep | null> {
     const found = await this.open(token);
     if (!found) return null;
     const { user, expiresAt } = found;
@@ -49,7 +49,7 @@ export class FactorSignIn {
       this.factors.passkeys.list(user.id),
       this.factors.totp.recoveryCodesLeft(user.id),
     ]);
-    const methods: PendingView['methods'] = [];
+    const methods: PendingSecondStep['methods'] = [];
     if (keys.length > 0) methods.push('passkey');
     if (totp !== null) methods.push('totp');
     if (left > 0) methods.push('recovery_code');
