@@ -18,7 +18,6 @@ const MAX_FUNCTION_LINES = 60;
 /** Files of src/modules over the limit, with their line count when this test came. */
 const LONG_FILES: Record<string, number> = {
   'modules/devices/service.ts': 907,
-  'modules/commands/service.ts': 836,
   'modules/biometrics/templates.ts': 734,
   'modules/console/client/pages/terminal.ts': 456,
 };
@@ -29,7 +28,6 @@ const BIG_CLASSES: Record<string, number> = {
   EventLog: 17,
   EnrolleeService: 26,
   TemplateStore: 23,
-  CommandService: 26,
   DeviceService: 32,
   PunchService: 16,
   SimulatedTerminal: 16,
@@ -50,7 +48,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'modules/calendar/schedule-routes.ts:scheduleRoutes': 86,
   'modules/calendar/service.ts:planner': 73,
   'modules/calendar/routes.ts:calendarRoutes': 106,
-  'modules/commands/service.ts:enqueue': 80,
   'modules/biometrics/templates.ts:storeTemplateIn': 101,
   'modules/console/routes.ts:consoleRoutes': 95,
   'modules/console/client/pages/people.ts:peoplePage': 74,
