@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import net from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { deviceCommands } from '../../src/app/schema';
-import { isUnsent } from '../../src/modules/commands/claims';
 import { MAX_PARAMETER_KEY_LENGTH, MAX_PARAMETER_KEYS, MAX_PARAMETER_VALUE_LENGTH } from '../../src/modules/devices/parameters';
 import { BoundedMap } from '../../src/platform/bounded-map';
 import { syntheticTemplate } from '../../src/simulator/terminal';
@@ -216,7 +215,7 @@ describe('3.x templatev10 PINs are validated like every other table', () => {
     const queued = await server.fpa.db.orm
       .select()
       .from(deviceCommands)
-      .where(and(eq(deviceCommands.deviceId, device.id), isUnsent));
+      .where(and(eq(deviceCommands.deviceId, device.id), eq(deviceCommands.status, 'pending')));
     expect(queued).toHaveLength(0);
   });
 });

@@ -5,11 +5,10 @@
  * and the `simulate-device` command.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { eq, getTableColumns } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { runCli } from '../../src/cli/run';
 import '../../src/cli/commands-terminals';
 import { deviceCommands, devices, punches } from '../../src/app/schema';
-import { effectiveStatus } from '../../src/modules/commands/claims';
 import type { Clock } from '../../src/platform/runtime';
 import { type CommandResponder, SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
@@ -33,7 +32,6 @@ function terminal(sn: string, options: Partial<ConstructorParameters<typeof Simu
   return new SimulatedTerminal({ url: server.url, sn, respond: (c) => respond?.(c), ...options });
 }
 
-/** A terminal's commands, with their status as every reader sees it (a claimed command is sent: claims.ts). */
 async function commandsOf(sn: string) {
   const d = (await server.fpa.db.orm
     .select()
@@ -41,11 +39,7 @@ async function commandsOf(sn: string) {
     .where(eq(devices.serialNumber, sn))
     .limit(1)
     .then((r) => r[0]))!;
-  return server.fpa.db.orm
-    .select({ ...getTableColumns(deviceCommands), status: effectiveStatus })
-    .from(deviceCommands)
-    .where(eq(deviceCommands.deviceId, d.id))
-    .orderBy(deviceCommands.id);
+  return server.fpa.db.orm.select().from(deviceCommands).where(eq(deviceCommands.deviceId, d.id)).orderBy(deviceCommands.id);
 }
 
 async function punchCount(sn: string) {

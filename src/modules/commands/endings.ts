@@ -8,7 +8,6 @@ import type { WriteContext } from '../../platform/db/client';
 import type { Runtime } from '../../platform/runtime';
 import { type DeviceRef, type DeviceService, deviceRef } from '../devices';
 import type { EventChannel } from '../events';
-import type { CommandClaims } from './claims';
 import type { CommandEvents } from './events';
 import type { CommandOutcome, CommandRow } from './kinds';
 import { deviceCommands } from './tables';
@@ -18,14 +17,11 @@ export class CommandEndings {
     private readonly ctx: Runtime,
     private readonly events: EventChannel<CommandEvents>,
     private readonly devices: DeviceService,
-    private readonly claims: CommandClaims,
   ) {}
 
   /** Closes the unfinished commands matching `where` inside the caller's transaction; returns how many. */
   async closeMatching(w: WriteContext, where: SQL, outcome: 'expired' | 'cancelled', reason: string): Promise<number> {
     const now = this.ctx.clock.now();
-    // What polls claimed is sent first (claims.ts): `where` may ask for sent commands.
-    await this.claims.settle(w.tx);
     // All closed first, in one statement: a handler (a remote session failing) that expires
     // more commands then finds these already closed and does not finish them twice.
     const rows = await w.tx

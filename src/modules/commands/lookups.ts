@@ -5,9 +5,8 @@ import type { Queryable } from '../../platform/db/client';
 import type { Runtime } from '../../platform/runtime';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import type { DeviceService } from '../devices';
-import { effectiveStatus, isSent } from './claims';
 import { type CommandKind, DELETE_KINDS } from './kinds';
-import { type CommandStatus, deviceCommands } from './tables';
+import { deviceCommands } from './tables';
 
 /** SQLite bind-variable budget per `IN (...)` list. */
 const IN_CHUNK = 500;
@@ -40,7 +39,7 @@ export class CommandLookups {
     const rows = await q
       .select({ payload: deviceCommands.payload })
       .from(deviceCommands)
-      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.kind, kind), isSent));
+      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.kind, kind), eq(deviceCommands.status, 'sent')));
     return rows.map((r) => r.payload as Record<string, unknown>);
   }
 
@@ -76,10 +75,10 @@ export class CommandLookups {
     return new Set(rows.map((r) => r.deviceId));
   }
 
-  /** Commands of a session (remote enrollment), with their status (a claimed one is sent, claims.ts) and payload. */
+  /** Commands of a session (remote enrollment), with their status and payload. */
   async ofSession(q: Queryable, sessionId: string, kinds: readonly CommandKind[]) {
     return q
-      .select({ id: deviceCommands.id, status: sql<CommandStatus>`${effectiveStatus}`, payload: deviceCommands.payload })
+      .select({ id: deviceCommands.id, status: deviceCommands.status, payload: deviceCommands.payload })
       .from(deviceCommands)
       .where(and(eq(deviceCommands.sessionId, sessionId), inArray(deviceCommands.kind, [...kinds])));
   }
@@ -88,10 +87,10 @@ export class CommandLookups {
   /** Commands by status; `scope`: of the terminals in a caller's areas only. */
   async countByStatus(q: Queryable = this.ctx.db.orm, scope: AreaScope = EVERYWHERE): Promise<Record<string, number>> {
     const rows = await q
-      .select({ status: effectiveStatus, n: sql<number>`count(*)` })
+      .select({ status: deviceCommands.status, n: sql<number>`count(*)` })
       .from(deviceCommands)
       .where(this.devices.deviceInAreas(deviceCommands.deviceId, scope))
-      .groupBy(effectiveStatus);
+      .groupBy(deviceCommands.status);
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 

@@ -2,13 +2,12 @@
  * What an operator does with a terminal's commands (`devices/{sn}/commands/`): queue one, cancel,
  * retry, list the queue and look at one command, as the API shows it.
  */
-import { and, asc, desc, eq, gt, lt, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import type { Runtime } from '../../platform/runtime';
 import { audit } from '../audit';
-import { type CommandClaims, isSent, isUnsent } from './claims';
 import type { CommandEndings } from './endings';
 import { type CommandRow, DELETE_KINDS, NEVER_EXPIRES, type NewCommand, type OperatorCommand } from './kinds';
 import { operatorCommand } from './operator';
@@ -22,7 +21,7 @@ type Enqueue = (w: WriteContext, commands: NewCommand[]) => Promise<number[]>;
 export class OperatorActions {
   constructor(
     private readonly ctx: Runtime,
-    private readonly deps: { enqueue: Enqueue; endings: CommandEndings; polls: CommandPolls; claims: CommandClaims },
+    private readonly deps: { enqueue: Enqueue; endings: CommandEndings; polls: CommandPolls },
   ) {}
 
   /**
@@ -31,7 +30,6 @@ export class OperatorActions {
    */
   async cancel(deviceId: string, id: number, by: string): Promise<CommandView> {
     return this.ctx.db.write(async (w) => {
-      await this.deps.claims.settle(w.tx, [deviceId]);
       const command = await this.findOf(w.tx, deviceId, id);
       if (command.status !== 'pending' && command.status !== 'sent') {
         throw new FpaError('conflict', `the command is ${command.status}; only pending or sent commands can be cancelled`, {
@@ -55,7 +53,6 @@ export class OperatorActions {
   /** Sends a `failed` or `expired` command again, with a fresh attempt budget and expiry; otherwise 409. */
   async retry(deviceId: string, id: number, by: string): Promise<CommandView> {
     return this.ctx.db.write(async (w) => {
-      await this.deps.claims.settle(w.tx, [deviceId]);
       const command = await this.findOf(w.tx, deviceId, id);
       if (command.status !== 'failed' && command.status !== 'expired') {
         throw new FpaError('conflict', `the command is ${command.status}; only failed or expired commands can be retried`, {
@@ -110,8 +107,7 @@ export class OperatorActions {
 
   /** One command of a device as the API shows it. */
   async viewOf(q: Queryable, deviceId: string, id: number): Promise<CommandView> {
-    const row = await this.findOf(q, deviceId, id);
-    return commandView(this.deps.claims.shown(row, await this.deps.claims.claimedAt(q, [deviceId])));
+    return commandView(await this.findOf(q, deviceId, id));
   }
 
   private async findOf(q: Queryable, deviceId: string, id: number): Promise<CommandRow> {
@@ -128,10 +124,8 @@ export class OperatorActions {
   async list(deviceId: string, filters: { status?: CommandStatus; order?: 'oldest' | 'newest'; cursor?: string; limit: number }): Promise<Page<CommandView>> {
     const after = readCursor(filters.cursor);
     const newest = filters.order === 'newest';
-    const conditions: SQL[] = [eq(deviceCommands.deviceId, deviceId)];
-    // A command a poll handed over (claims.ts) is sent, whatever its row says yet.
-    if (filters.status)
-      conditions.push(filters.status === 'sent' ? isSent : filters.status === 'pending' ? isUnsent : eq(deviceCommands.status, filters.status));
+    const conditions = [eq(deviceCommands.deviceId, deviceId)];
+    if (filters.status) conditions.push(eq(deviceCommands.status, filters.status));
     if (after !== null) conditions.push(newest ? lt(deviceCommands.id, Number(after)) : gt(deviceCommands.id, Number(after)));
     const rows = await this.ctx.db.orm
       .select()
@@ -139,12 +133,11 @@ export class OperatorActions {
       .where(and(...conditions))
       .orderBy(newest ? desc(deviceCommands.id) : asc(deviceCommands.id))
       .limit(filters.limit + 1);
-    const claimedAt = await this.deps.claims.claimedAt(this.ctx.db.orm, [deviceId]);
     return pageOf(
       rows,
       filters.limit,
       (r) => r.id,
-      (page) => page.map((row) => commandView(this.deps.claims.shown(row, claimedAt))),
+      (page) => page.map(commandView),
     );
   }
 }

@@ -1,15 +1,16 @@
 /**
  * The queue as a terminal's poll reads it: what is due now (batched with the reads of concurrent
- * polls), the hand-over of what it sends (claims.ts, one group commit shared with them), an idle
- * mark per terminal so an idle poll costs no query, and the commands a poll found it could not send.
+ * polls), the `sent` marks (one group commit shared with them), an idle mark per terminal so
+ * an idle poll costs no query, and the commands a poll found it could not send.
  */
 import { and, eq, inArray } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { ReadBatch } from '../../platform/db/read-batch';
 import type { Runtime } from '../../platform/runtime';
-import type { CommandClaims } from './claims';
 import type { CommandEndings } from './endings';
-import { DELETE_KINDS, type DueCommand, type MarkCandidate } from './kinds';
+import { DELETE_KINDS, type DueCommand, INTERACTIVE_KINDS, type MarkCandidate } from './kinds';
 import { notIndexed, sqlList } from './query-plans';
 import { deviceCommands } from './tables';
 
@@ -20,8 +21,8 @@ export class CommandPolls {
   /** deviceId → time until which a poll may answer OK without a query. */
   private readonly idleUntil = new Map<string, number>();
   /**
-   * Group commit of the hand-overs (claims) of concurrent polls: a poll may hand a command over
-   * only once its claim is committed, and one commit per poll would cap polls at the disk's sync rate.
+   * Group commit of the `sent` marks of concurrent polls: a poll may hand a command over only
+   * once it is marked `sent`, and one commit per poll would cap polls at the disk's sync rate.
    */
   private readonly sentMarks: GroupCommit<MarkCandidate[], Set<number>>;
   /** The due-command reads of concurrent polls, one statement per batch (takeDue). */
@@ -30,10 +31,9 @@ export class CommandPolls {
   constructor(
     private readonly ctx: Runtime,
     private readonly endings: CommandEndings,
-    private readonly claims: CommandClaims,
   ) {
     this.sentMarks = new GroupCommit(ctx.db, async (w, polls) => {
-      const marked = await this.claims.claim(w, polls.flat());
+      const marked = await this.applySentMarks(w, polls.flat());
       return polls.map((candidates) => new Set(candidates.filter((c) => marked.has(c)).map((c) => c.id)));
     });
     this.dueReads = new ReadBatch((reads) => this.readDue(reads), DUE_READS_PER_STATEMENT);
@@ -69,8 +69,8 @@ export class CommandPolls {
   /**
    * Batch step (`dueReads`): the due commands of each asked device, oldest first, in one
    * statement (one `union all` arm per distinct device, each answered by the queue index in id
-   * order), but those its terminal was handed already (claims.ts). Only what rendering needs;
-   * the payload as stored text, both parsed for rendering and compared when the command is claimed.
+   * order). Only what rendering needs; the payload as stored text, both parsed for rendering
+   * and compared when the command is marked sent.
    */
   private async readDue(reads: DueRead[]): Promise<MarkCandidate[][]> {
     const now = this.ctx.clock.now();
@@ -81,7 +81,6 @@ export class CommandPolls {
       // `slot` is our own loop counter, never input; the device ids are bound (?3, ?4…).
       return `select * from (select ${slot} as slot, id, kind, payload from fpa_device_commands
         where device_id = ?${slot + 3} and status = 'pending' and not_before <= ?1 and expires_at > ?1${deletesOnly ? ` and kind in (${sqlList(DELETE_KINDS)})` : ''}
-          and id not in (select j.value ->> 0 from fpa_command_claims c, json_each(c.claims) j where c.device_id = ?${slot + 3})
         order by id limit ?2)`;
     });
     const result = await this.ctx.db.client.execute({
@@ -95,13 +94,37 @@ export class CommandPolls {
   }
 
   /**
-   * Marks rendered commands `sent` (claimed for their terminal, committed) through the group
-   * commit shared with concurrent polls; resolves with the ids that may go to the terminal. A
-   * command that another instance took, or that was replaced in place, since it was read is not
-   * marked and must not be sent.
+   * Marks rendered commands `sent` (committed) through the group commit shared with concurrent
+   * polls; resolves with the ids that may go to the terminal. A command that another instance
+   * took, or that was replaced in place, since it was read is not marked and must not be sent.
    */
   markSent(candidates: MarkCandidate[]): Promise<Set<number>> {
     return candidates.length === 0 ? Promise.resolve(new Set()) : this.sentMarks.submit(candidates);
+  }
+
+  /**
+   * Group-commit step (`sentMarks`): marks `sent` the candidates whose command is still pending
+   * and still holds the kind and payload the poll rendered. A command replaced in place
+   * (supersede) since the read keeps its id but not its content: sending the old text under
+   * that id would let the terminal's answer close the new command.
+   */
+  private async applySentMarks(w: WriteContext, candidates: MarkCandidate[]): Promise<Set<MarkCandidate>> {
+    const now = this.ctx.clock.now();
+    // Two polls of one terminal may have read the same command: the first one gets it.
+    const chosen = new Map<number, MarkCandidate>();
+    for (const c of candidates) if (!chosen.has(c.id)) chosen.set(c.id, c);
+    const marked = new Set<MarkCandidate>();
+    // One statement per group (per MARK_CHUNK commands): the status guard stays (another
+    // instance's poll may have taken the command meanwhile, and the database decides), and the
+    // row must still hold what the poll rendered.
+    for (const part of chunks([...chosen.values()], MARK_CHUNK)) {
+      const result = await w.execute({
+        sql: markSentSql(part.length),
+        args: [now, now + this.ctx.settings.COMMAND_ACK_TIMEOUT, ...part.map((c) => c.id), ...part.flatMap((c) => [c.id, c.kind, c.payloadText])],
+      });
+      for (const row of result.rows) marked.add(chosen.get(Number(row.id))!);
+    }
+    return marked;
   }
 
   /** Closes queued commands that cannot be sent: data gone (superseded) or unreadable (failed, with the reason). */
@@ -110,8 +133,6 @@ export class CommandPolls {
     const now = this.ctx.clock.now();
     await this.ctx.db.write(async (w) => {
       const { tx } = w;
-      // Rows changed only once what polls claimed is in them (claims.ts).
-      await this.claims.settle(tx);
       for (const { id, reason } of unreadable) {
         const [command] = await tx.select().from(deviceCommands).where(eq(deviceCommands.id, id));
         if (command?.status !== 'pending') continue;
@@ -139,6 +160,27 @@ function dueReadKey(read: DueRead): string {
 
 /** Devices per due-read statement (one `union all` arm each; SQLite allows 500 arms). */
 const DUE_READS_PER_STATEMENT = 100;
+
+/** Commands marked `sent` per statement (four bound values each). */
+const MARK_CHUNK = 200;
+
+/**
+ * Marks `sent` the listed commands that are still pending with the kind and payload a poll
+ * rendered (a command replaced in place keeps its id, not its content), and returns their ids.
+ * `?1` now, `?2` the acknowledgement deadline; then the ids, then (id, kind, payload) triples
+ * (a bare `?` takes the number after the largest used before it, so they are ?3, ?4…).
+ * The ids drive the lookup by rowid; `+status` keeps the planner off the status index.
+ */
+function markSentSql(count: number): string {
+  const ids = Array.from({ length: count }, () => '?').join(', ');
+  const rows = Array.from({ length: count }, () => '(?, ?, ?)').join(', ');
+  // An enroll command waits for a person at the terminal: only its session's end stops it.
+  return `update fpa_device_commands
+    set status = 'sent', attempts = attempts + 1, sent_at = ?1,
+      ack_deadline = case when kind in (${sqlList(INTERACTIVE_KINDS)}) then expires_at else ?2 end
+    where id in (${ids}) and +status = 'pending' and (id, kind, payload) in (values ${rows})
+    returning id`;
+}
 
 /** The idle mark of a terminal polled for its deletes only. */
 function deletesOnlyKey(deviceId: string): string {

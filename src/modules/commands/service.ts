@@ -20,7 +20,6 @@ import { deleteInBatches } from '../../platform/db/purge';
 import type { Runtime } from '../../platform/runtime';
 import type { DeviceService } from '../devices';
 import type { EventChannel, EventLog } from '../events';
-import { CommandClaims } from './claims';
 import { CommandEndings } from './endings';
 import type { CommandEvents } from './events';
 import {
@@ -54,8 +53,6 @@ export class CommandService {
   /** What other modules ask of the queue. */
   readonly lookups: CommandLookups;
   private readonly endings: CommandEndings;
-  /** What polls handed each terminal, settled into the rows by any write that changes them. */
-  private readonly claims: CommandClaims;
 
   constructor(
     private readonly ctx: Runtime,
@@ -63,16 +60,10 @@ export class CommandService {
     devices: DeviceService,
   ) {
     this.events = log.channel<CommandEvents>();
-    this.claims = new CommandClaims(ctx);
-    this.endings = new CommandEndings(ctx, this.events, devices, this.claims);
-    this.polls = new CommandPolls(ctx, this.endings, this.claims);
+    this.endings = new CommandEndings(ctx, this.events, devices);
+    this.polls = new CommandPolls(ctx, this.endings);
     this.lookups = new CommandLookups(ctx, devices);
-    this.operator = new OperatorActions(ctx, {
-      enqueue: (w, commands) => this.enqueue(w, commands),
-      endings: this.endings,
-      polls: this.polls,
-      claims: this.claims,
-    });
+    this.operator = new OperatorActions(ctx, { enqueue: (w, commands) => this.enqueue(w, commands), endings: this.endings, polls: this.polls });
     ctx.metrics.gauge('fpa_device_commands_pending', 'Device commands waiting to be sent or answered (all terminals).', [], async () => {
       const counts = await this.lookups.countByStatus();
       return [{ value: (counts.pending ?? 0) + (counts.sent ?? 0) }];
@@ -110,8 +101,6 @@ export class CommandService {
       completedAt: null as number | null,
       expiresAt: c.expiresAt ?? (DELETE_KINDS.has(c.kind) ? NEVER_EXPIRES : defaultExpiry),
     });
-    // What polls handed these terminals is sent, never replaced in place (claims.ts).
-    await this.claims.settle(tx, [...new Set(commands.map((c) => c.deviceId))]);
     // Per device and key: its unsent commands in queue order, those already queued first.
     const queues = await pendingWithKeys(tx, commands);
     const plan = planQueue(commands, queues, valuesOf, (values) => ({ ...values, status: 'superseded' as CommandStatus, completedAt: now }));
@@ -167,7 +156,6 @@ export class CommandService {
     let applied = 0;
     await this.ctx.db.write(async (w) => {
       const { tx, afterCommit } = w;
-      await this.claims.settle(tx, [deviceId]);
       const rows: CommandRow[] = [];
       for (const ids of chunks([...new Set(numeric.map((r) => Number(r.id)))], IN_CHUNK)) {
         rows.push(
@@ -215,8 +203,6 @@ export class CommandService {
     const now = this.ctx.clock.now();
     return this.ctx.db.write(async (w) => {
       const { tx, afterCommit } = w;
-      // What polls claimed counts as sent, with its own deadline (claims.ts).
-      await this.claims.settle(tx);
       // Enroll commands are left to their session's end (expire-sessions, expire-commands).
       const overdue = await tx
         .select()
@@ -247,7 +233,6 @@ export class CommandService {
     const now = this.ctx.clock.now();
     return this.ctx.db.write(async (w) => {
       const { tx } = w;
-      await this.claims.settle(tx);
       const overdue = await tx
         .select()
         .from(deviceCommands)
@@ -298,8 +283,6 @@ export class CommandService {
    */
   async supersedeKeys(tx: Tx, deviceIds: readonly string[], keys: readonly string[]): Promise<void> {
     const now = this.ctx.clock.now();
-    // A command a poll handed over is sent, not pending: it is not superseded.
-    await this.claims.settle(tx, deviceIds);
     for (const devicesChunk of chunks(deviceIds, 100)) {
       for (const keysChunk of chunks(keys, 400)) {
         await tx

@@ -39,13 +39,3 @@ export const deviceCommands = sqliteTable(
     index('fpa_commands_supersede').on(t.deviceId, t.supersedeKey, t.status),
   ],
 );
-
-/**
- * Per terminal, the commands polls handed it that its command rows do not show as `sent` yet
- * (claims.ts): `claims` is a JSON array of `[command id, sent at]`, oldest first. One row per
- * terminal, so the commit of a poll's hand-over dirties one small page, not each command's.
- */
-export const commandClaims = sqliteTable('fpa_command_claims', {
-  deviceId: text('device_id').primaryKey(),
-  claims: text('claims').notNull(),
-});
