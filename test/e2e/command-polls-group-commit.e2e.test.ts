@@ -100,9 +100,9 @@ describe('group commit of sent marks', () => {
       reads++;
       return original(statement);
     }) as typeof client.execute;
-    let due: Awaited<ReturnType<typeof commands.takeDue>>[];
+    let due: Awaited<ReturnType<typeof commands.polls.takeDue>>[];
     try {
-      due = await Promise.all([commands.takeDue(a!.id), commands.takeDue(b!.id, { deletesOnly: true }), commands.takeDue(b!.id)]);
+      due = await Promise.all([commands.polls.takeDue(a!.id), commands.polls.takeDue(b!.id, { deletesOnly: true }), commands.polls.takeDue(b!.id)]);
     } finally {
       client.execute = original;
     }

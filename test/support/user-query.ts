@@ -7,7 +7,7 @@ import type { FingerprintAttendance } from '../../src/app/create';
 import type { DeviceRow } from '../../src/modules/devices';
 
 export async function answerUserQuery(fpa: FingerprintAttendance, device: DeviceRow): Promise<void> {
-  fpa.service.commands.markQueued(device.id);
+  fpa.service.commands.polls.markQueued(device.id);
   const body = (await fpa.service.terminals.renderer.takeBatch(device)) ?? '';
   const ids = body
     .split('\n')

@@ -26,4 +26,4 @@ export const cancelQueuedOfRemovedTerminal =
 /** A terminal's detail shows how many commands wait for it. */
 export const pendingCommandsOfTerminal =
   (commands: CommandService): DetailPart =>
-  async (q, device) => ({ pending_commands: await commands.countPending(q, device.id) });
+  async (q, device) => ({ pending_commands: await commands.lookups.countPending(q, device.id) });

@@ -15,7 +15,12 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     .get(
       '/devices/:serial/commands',
       async ({ params, query }) =>
-        commands.list((await devices.get(params.serial)).id, { status: query.status, order: query.order, cursor: query.cursor, limit: query.limit ?? 100 }),
+        commands.operator.list((await devices.get(params.serial)).id, {
+          status: query.status,
+          order: query.order,
+          cursor: query.cursor,
+          limit: query.limit ?? 100,
+        }),
       {
         params: SerialParams,
         query: CommandList.query,
@@ -26,7 +31,7 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     .post(
       '/devices/:serial/commands',
       async ({ params, body, admin, set }) => {
-        const command = await commands.queueForOperator(await devices.get(params.serial), body, admin.by);
+        const command = await commands.operator.queueForOperator(await devices.get(params.serial), body, admin.by);
         set.status = 201;
         return command;
       },
@@ -39,7 +44,7 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     )
     .post(
       '/devices/:serial/commands/:id/cancel',
-      async ({ params, admin }) => commands.cancel((await devices.get(params.serial)).id, Number(params.id), admin.by),
+      async ({ params, admin }) => commands.operator.cancel((await devices.get(params.serial)).id, Number(params.id), admin.by),
       {
         params: CommandParams,
         response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },
@@ -48,7 +53,7 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     )
     .post(
       '/devices/:serial/commands/:id/retry',
-      async ({ params, admin }) => commands.retry((await devices.get(params.serial)).id, Number(params.id), admin.by),
+      async ({ params, admin }) => commands.operator.retry((await devices.get(params.serial)).id, Number(params.id), admin.by),
       {
         params: CommandParams,
         response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },

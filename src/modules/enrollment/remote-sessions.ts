@@ -177,7 +177,7 @@ export class RemoteEnrollment {
    * for, unless an enroll command of the session is still outstanding.
    */
   private async queueNextFinger(w: WriteContext, session: SessionRow, device: DeviceRow): Promise<void> {
-    const existing = await this.commands.ofSession(w.tx, session.id, ENROLL_KINDS);
+    const existing = await this.commands.lookups.ofSession(w.tx, session.id, ENROLL_KINDS);
     if (existing.some((c) => c.status === 'pending' || c.status === 'sent')) return;
     const asked = new Set(existing.filter((c) => c.status === 'succeeded').map((c) => Number((c.payload as { fingerIndex?: unknown }).fingerIndex)));
     const next = session.fingersRequested.find((f) => !session.fingersCaptured.includes(f) && !asked.has(f));

@@ -187,7 +187,7 @@ export class WalkUpEnrollment {
   async usersReported(w: WriteContext, device: DeviceRow, reported: readonly ReportedUser[]): Promise<void> {
     const { devices, commands } = this.deps;
     const users = await this.withCardsChecked(w, device, reported);
-    const inventory = (await commands.sentOfKind(w.tx, device.id, 'QUERY_USERS')).some((p) => p.resync === 'approved');
+    const inventory = (await commands.lookups.sentOfKind(w.tx, device.id, 'QUERY_USERS')).some((p) => p.resync === 'approved');
     await devices.users.reported(w.tx, device.id, users, { heldBefore: inventory });
     await this.linkAllocated(
       w,

@@ -73,7 +73,7 @@ export const convergeOnCommandResult =
       const device = await devices.findById(w.tx, data.device.id);
       if (device?.status !== 'approved') continue; // removed or disabled meanwhile
       if (resyncAfter === 'drift') {
-        const query = await commands.viewOf(w.tx, device.id, data.command.id);
+        const query = await commands.operator.viewOf(w.tx, device.id, data.command.id);
         // No send time (never sent): nothing to compare the answer with.
         if (query.sent_at !== null) await resync.missing(w, device, Date.parse(query.sent_at));
       } else if (resyncAfter) {

@@ -103,7 +103,7 @@ export class Fleet {
       await this.ownUser(w.tx, device, pin);
       const [id] = await this.deps.commands.enqueue(w, [removal(device.id, pin)]);
       await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'device.user_removed', targetType: 'device', targetId: serial, details: { pin } });
-      return this.deps.commands.viewOf(w.tx, device.id, id!);
+      return this.deps.commands.operator.viewOf(w.tx, device.id, id!);
     });
   }
 

@@ -37,7 +37,7 @@ export class HealthService {
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const today = localDateOf(now, zone);
     const counts = await devices.views.counts(scope);
-    const byStatus = await commands.countByStatus(undefined, scope);
+    const byStatus = await commands.lookups.countByStatus(undefined, scope);
     const limited = isLimited(scope);
     const backlog = limited ? { pending: 0, oldest_at: null } : await webhooks.backlog();
     return {

@@ -147,7 +147,7 @@ export class Retention {
     for (;;) {
       const batch = (await enrollees.retention.deletedBefore(cutoff, TOMBSTONE_BATCH + skipped.size)).filter((e) => !skipped.has(e.id));
       if (batch.length === 0) return scrubbed;
-      const owed = await commands.pinsInOpenCommands(batch.map((e) => e.devicePin));
+      const owed = await commands.lookups.pinsInOpenCommands(batch.map((e) => e.devicePin));
       const free: string[] = [];
       for (const e of batch) {
         if (owed.has(e.devicePin) || (await devices.users.pinKnown(this.ctx.db.orm, e.devicePin))) skipped.add(e.id);

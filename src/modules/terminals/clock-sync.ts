@@ -45,7 +45,7 @@ export class ClockSync {
     const stale = approved.filter((d) => d.clockOffsetMinutes !== this.offsetNow(d));
     if (stale.length === 0) return { approved: approved.length, queued: 0 };
     const queued = await this.ctx.db.write(async (w) => {
-      const busy = await this.commands.devicesWaitingFor(w.tx, 'CHECK');
+      const busy = await this.commands.lookups.devicesWaitingFor(w.tx, 'CHECK');
       const due = stale.filter((d) => !busy.has(d.id));
       await this.commands.enqueue(
         w,

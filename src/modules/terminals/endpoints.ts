@@ -239,7 +239,7 @@ export class TerminalEndpoints {
     // A terminal that is not approved answers the deletes it was sent, and nothing else counts;
     // one that owes none is refused before its body is read, like its other data.
     const deletesOnly = device.status !== 'approved';
-    if (deletesOnly && !(await this.commands.owesDeletes(device.id))) approved(device);
+    if (deletesOnly && !(await this.commands.lookups.owesDeletes(device.id))) approved(device);
     trustedOnly(req.trust);
     return this.applyCommandResults(device, await this.text(device, req), deletesOnly);
   }
@@ -263,7 +263,7 @@ export class TerminalEndpoints {
   /** Ids among `results` of this device's INFO commands still waiting for their answer. */
   private async openInfoCommands(device: DeviceRow, results: CommandResult[]): Promise<Set<string>> {
     const ids = results.filter((r) => r.cmd.toUpperCase() === 'INFO' && /^\d{1,15}$/.test(r.id)).map((r) => Number(r.id));
-    const open = await this.commands.openOfKind(device.id, 'INFO', ids);
+    const open = await this.commands.lookups.openOfKind(device.id, 'INFO', ids);
     return new Set([...open].map(String));
   }
 
@@ -283,7 +283,7 @@ export class TerminalEndpoints {
       // close their commands exactly as at devicecmd (a terminal that is not approved only those
       // of the deletes it owes), or the commands are resent and fail.
       const deletesOnly = device.status !== 'approved';
-      if (deletesOnly && !(await this.commands.owesDeletes(device.id))) approved(device);
+      if (deletesOnly && !(await this.commands.lookups.owesDeletes(device.id))) approved(device);
       trustedOnly(req.trust);
       const text = await this.text(device, req);
       if (isCommandResultBody(text)) return this.applyCommandResults(device, text, deletesOnly);

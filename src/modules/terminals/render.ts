@@ -68,7 +68,7 @@ export class CommandRenderer {
   async takeBatch(device: DeviceRow): Promise<string | null> {
     // Deletes go to a terminal whatever its status (a pending one may be a removed terminal back,
     // a disabled one still holds what it held): dropping a person's data is always safe to send.
-    const due = await this.commands.takeDue(device.id, { deletesOnly: device.status !== 'approved' });
+    const due = await this.commands.polls.takeDue(device.id, { deletesOnly: device.status !== 'approved' });
     if (!due) return null;
     const rendered: { id: string; text: string }[] = [];
     const candidates = new Map<string, DueCommand>();
@@ -96,10 +96,10 @@ export class CommandRenderer {
         candidates.set(String(command.id), command);
       }
     }
-    await this.commands.retire(gone, unreadable);
+    await this.commands.polls.retire(gone, unreadable);
     const batch = formatCommandBatch(rendered, this.limits);
     if (batch.included.length === 0) return null;
-    const sent = await this.commands.markSent(batch.included.map((id) => candidates.get(id)!));
+    const sent = await this.commands.polls.markSent(batch.included.map((id) => candidates.get(id)!));
     if (sent.size === 0) return null;
     if (sent.size === batch.included.length) return batch.body;
     return formatCommandBatch(

@@ -63,7 +63,7 @@ async function syncOf(templateId: string, d: DeviceRow) {
 
 /** The terminal runs everything it is sent and answers each command with `code`. */
 async function deliver(d: DeviceRow, code = 0): Promise<string[]> {
-  fpa.service.commands.markQueued(d.id);
+  fpa.service.commands.polls.markQueued(d.id);
   const body = (await fpa.service.terminals.renderer.takeBatch(d)) ?? '';
   const lines = body.split('\n').filter((l) => l.startsWith('C:'));
   const results: CommandResult[] = lines.map((l) => ({ id: l.split(':')[1]!, returnCode: code, cmd: '', fields: {} }));

@@ -68,7 +68,7 @@ async function command(id: number) {
 
 /** Sends the device's due commands and answers each with `code`; returns the ids sent. */
 async function exchange(d: DeviceRow, code: (text: string) => number | null): Promise<{ id: string; text: string }[]> {
-  fpa.service.commands.markQueued(d.id);
+  fpa.service.commands.polls.markQueued(d.id);
   const body = await fpa.service.terminals.renderer.takeBatch(d);
   const sent = (body ?? '')
     .split('\n')
@@ -226,7 +226,7 @@ describe('supersede in place', () => {
   test('a sent command is not replaced: the newer one queues behind it', async () => {
     const d = await device('ORDER-2', ['order-2']);
     const e = await person('C-ORDER-2', ['order-2']);
-    fpa.service.commands.markQueued(d.id);
+    fpa.service.commands.polls.markQueued(d.id);
     expect(await fpa.service.terminals.renderer.takeBatch(d)).toContain(`PIN=${e.devicePin}`);
     await fpa.service.enrollees.changes.update(e.id, { display_name: 'Second Name' }, by);
     const rows = await commandsOf(d.id);

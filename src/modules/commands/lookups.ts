@@ -1,0 +1,105 @@
+/** What other modules ask of the command queue: open commands of a kind, a session's, counts. */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Queryable } from '../../platform/db/client';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
+import type { DeviceService } from '../devices';
+import { type CommandKind, DELETE_KINDS } from './kinds';
+import type { CommandRuntime } from './runtime';
+import { deviceCommands } from './tables';
+
+/** SQLite bind-variable budget per `IN (...)` list. */
+const IN_CHUNK = 500;
+
+export class CommandLookups {
+  constructor(
+    private readonly ctx: CommandRuntime,
+    private readonly devices: DeviceService,
+  ) {}
+
+  /** Unfinished commands of `kind` among these ids on a device (an INFO answer must answer an INFO). */
+  async openOfKind(deviceId: string, kind: CommandKind, ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.ctx.db.orm
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(
+        and(
+          eq(deviceCommands.deviceId, deviceId),
+          eq(deviceCommands.kind, kind),
+          inArray(deviceCommands.status, ['pending', 'sent']),
+          inArray(deviceCommands.id, ids),
+        ),
+      );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Payloads of the commands of `kind` sent to a device and not answered yet. */
+  async sentOfKind(q: Queryable, deviceId: string, kind: CommandKind): Promise<Record<string, unknown>[]> {
+    const rows = await q
+      .select({ payload: deviceCommands.payload })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.kind, kind), eq(deviceCommands.status, 'sent')));
+    return rows.map((r) => r.payload as Record<string, unknown>);
+  }
+
+  /** Whether a terminal has an unfinished delete (a terminal that is not approved may answer only those). */
+  async owesDeletes(deviceId: string): Promise<boolean> {
+    const [row] = await this.ctx.db.orm
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, deviceId), inArray(deviceCommands.status, ['pending', 'sent']), inArray(deviceCommands.kind, [...DELETE_KINDS])))
+      .limit(1);
+    return row !== undefined;
+  }
+
+  /** Of these PINs, those an unfinished command (any terminal, any kind) still carries. */
+  async pinsInOpenCommands(pins: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const chunk of chunks(pins, IN_CHUNK)) {
+      const rows = await this.ctx.db.orm
+        .select({ pin: sql<string>`json_extract(${deviceCommands.payload}, '$.pin')` })
+        .from(deviceCommands)
+        .where(and(inArray(deviceCommands.status, ['pending', 'sent']), inArray(sql`json_extract(${deviceCommands.payload}, '$.pin')`, [...chunk])));
+      for (const r of rows) out.add(String(r.pin));
+    }
+    return out;
+  }
+
+  /** Devices among `deviceIds` with an unfinished command of `kind`. */
+  async devicesWaitingFor(q: Queryable, kind: CommandKind): Promise<Set<string>> {
+    const rows = await q
+      .select({ deviceId: deviceCommands.deviceId })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.kind, kind), inArray(deviceCommands.status, ['pending', 'sent'])));
+    return new Set(rows.map((r) => r.deviceId));
+  }
+
+  /** Commands of a session (remote enrollment), with their status and payload. */
+  async ofSession(q: Queryable, sessionId: string, kinds: readonly CommandKind[]) {
+    return q
+      .select({ id: deviceCommands.id, status: deviceCommands.status, payload: deviceCommands.payload })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.sessionId, sessionId), inArray(deviceCommands.kind, [...kinds])));
+  }
+
+  /** Unfinished commands of every terminal, by status. */
+  /** Commands by status; `scope`: of the terminals in a caller's areas only. */
+  async countByStatus(q: Queryable = this.ctx.db.orm, scope: AreaScope = EVERYWHERE): Promise<Record<string, number>> {
+    const rows = await q
+      .select({ status: deviceCommands.status, n: sql<number>`count(*)` })
+      .from(deviceCommands)
+      .where(this.devices.deviceInAreas(deviceCommands.deviceId, scope))
+      .groupBy(deviceCommands.status);
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  /** A terminal's unfinished commands (pending or sent). */
+  async countPending(q: Queryable, deviceId: string): Promise<number> {
+    const [row] = await q
+      .select({ n: sql<number>`count(*)` })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, deviceId), inArray(deviceCommands.status, ['pending', 'sent'])));
+    return row?.n ?? 0;
+  }
+}

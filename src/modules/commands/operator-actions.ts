@@ -1,0 +1,143 @@
+/**
+ * What an operator does with a terminal's commands (`devices/{sn}/commands/`): queue one, cancel,
+ * retry, list the queue and look at one command, as the API shows it.
+ */
+import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
+import type { Queryable, WriteContext } from '../../platform/db/client';
+import { FpaError } from '../../platform/errors';
+import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { audit } from '../audit';
+import type { CommandEndings } from './endings';
+import { type CommandRow, DELETE_KINDS, NEVER_EXPIRES, type NewCommand, type OperatorCommand } from './kinds';
+import { operatorCommand } from './operator';
+import type { CommandPolls } from './polls';
+import type { CommandRuntime } from './runtime';
+import { type CommandStatus, deviceCommands } from './tables';
+import { type CommandView, commandView } from './views';
+
+/** How the operator's commands join the queue (CommandService.enqueue). */
+type Enqueue = (w: WriteContext, commands: NewCommand[]) => Promise<number[]>;
+
+export class OperatorActions {
+  constructor(
+    private readonly ctx: CommandRuntime,
+    private readonly deps: { enqueue: Enqueue; endings: CommandEndings; polls: CommandPolls },
+  ) {}
+
+  /**
+   * Cancels a command that has not finished (`pending` or `sent`); a command already finished is
+   * 409 `conflict`. What depends on it (template sync, a remote session) follows from its end.
+   */
+  async cancel(deviceId: string, id: number, by: string): Promise<CommandView> {
+    return this.ctx.db.write(async (w) => {
+      const command = await this.findOf(w.tx, deviceId, id);
+      if (command.status !== 'pending' && command.status !== 'sent') {
+        throw new FpaError('conflict', `the command is ${command.status}; only pending or sent commands can be cancelled`, {
+          command: id,
+          status: command.status,
+        });
+      }
+      const now = this.ctx.clock.now();
+      await this.deps.endings.close(w, command, 'cancelled', now, null, { reason: `cancelled by ${by}` });
+      await audit(w.tx, now, {
+        actor: by,
+        action: 'device_command.cancelled',
+        targetType: 'device_command',
+        targetId: String(id),
+        details: { kind: command.kind },
+      });
+      return commandView({ ...command, status: 'cancelled', completedAt: now, returnCode: null, result: { reason: `cancelled by ${by}` } });
+    });
+  }
+
+  /** Sends a `failed` or `expired` command again, with a fresh attempt budget and expiry; otherwise 409. */
+  async retry(deviceId: string, id: number, by: string): Promise<CommandView> {
+    return this.ctx.db.write(async (w) => {
+      const command = await this.findOf(w.tx, deviceId, id);
+      if (command.status !== 'failed' && command.status !== 'expired') {
+        throw new FpaError('conflict', `the command is ${command.status}; only failed or expired commands can be retried`, {
+          command: id,
+          status: command.status,
+        });
+      }
+      const now = this.ctx.clock.now();
+      const set = {
+        status: 'pending' as const,
+        attempts: 0,
+        notBefore: now,
+        expiresAt: DELETE_KINDS.has(command.kind) ? NEVER_EXPIRES : now + this.ctx.settings.COMMAND_EXPIRY,
+        sentAt: null,
+        ackDeadline: null,
+        completedAt: null,
+        returnCode: null,
+        result: null,
+      };
+      await w.tx.update(deviceCommands).set(set).where(eq(deviceCommands.id, id));
+      await audit(w.tx, now, {
+        actor: by,
+        action: 'device_command.retried',
+        targetType: 'device_command',
+        targetId: String(id),
+        details: { kind: command.kind },
+      });
+      w.afterCommit(() => this.deps.polls.markQueued(deviceId));
+      return commandView({ ...command, ...set });
+    });
+  }
+
+  /**
+   * An operator's command (`POST devices/{sn}/commands/`). Destructive ones must name the
+   * terminal's serial number in `confirm`; raw command text needs ADMS_RAW_COMMANDS.
+   */
+  async queueForOperator(device: { id: string; serialNumber: string }, input: OperatorCommand, by: string): Promise<CommandView> {
+    const { kind, payload } = operatorCommand(device.serialNumber, input, { rawAllowed: this.ctx.settings.ADMS_RAW_COMMANDS });
+    return this.ctx.db.write(async (w) => {
+      const [id] = await this.deps.enqueue(w, [{ deviceId: device.id, kind, payload }]);
+      await audit(w.tx, this.ctx.clock.now(), {
+        actor: by,
+        action: 'device_command.queued',
+        targetType: 'device',
+        targetId: device.serialNumber,
+        details: { command: id, kind: input.kind },
+      });
+      const [row] = await w.tx.select().from(deviceCommands).where(eq(deviceCommands.id, id!));
+      return commandView(row!);
+    });
+  }
+
+  /** One command of a device as the API shows it. */
+  async viewOf(q: Queryable, deviceId: string, id: number): Promise<CommandView> {
+    return commandView(await this.findOf(q, deviceId, id));
+  }
+
+  private async findOf(q: Queryable, deviceId: string, id: number): Promise<CommandRow> {
+    const [row] = await q
+      .select()
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.id, id), eq(deviceCommands.deviceId, deviceId)));
+    if (!row) throw new FpaError('not_found', 'command not found', { command: id });
+    return row;
+  }
+
+  /** `GET devices/{sn}/commands/`: a device's queue, oldest first, cursor-paged. */
+  /** A terminal's commands, oldest first, or newest first (`order: 'newest'`: what a person looks at). */
+  async list(deviceId: string, filters: { status?: CommandStatus; order?: 'oldest' | 'newest'; cursor?: string; limit: number }): Promise<Page<CommandView>> {
+    const after = readCursor(filters.cursor);
+    const newest = filters.order === 'newest';
+    const conditions = [eq(deviceCommands.deviceId, deviceId)];
+    if (filters.status) conditions.push(eq(deviceCommands.status, filters.status));
+    if (after !== null) conditions.push(newest ? lt(deviceCommands.id, Number(after)) : gt(deviceCommands.id, Number(after)));
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(deviceCommands)
+      .where(and(...conditions))
+      .orderBy(newest ? desc(deviceCommands.id) : asc(deviceCommands.id))
+      .limit(filters.limit + 1);
+    return pageOf(
+      rows,
+      filters.limit,
+      (r) => r.id,
+      (page) => page.map(commandView),
+    );
+  }
+}

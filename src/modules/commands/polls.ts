@@ -1,0 +1,188 @@
+/**
+ * The queue as a terminal's poll reads it: what is due now (batched with the reads of concurrent
+ * polls), the `sent` marks (one group commit shared with them), an idle mark per terminal so
+ * an idle poll costs no query, and the commands a poll found it could not send.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { WriteContext } from '../../platform/db/client';
+import { GroupCommit } from '../../platform/db/group-commit';
+import { ReadBatch } from '../../platform/db/read-batch';
+import type { CommandEndings } from './endings';
+import { DELETE_KINDS, type DueCommand, INTERACTIVE_KINDS, type MarkCandidate } from './kinds';
+import { notIndexed, sqlList } from './query-plans';
+import type { CommandRuntime } from './runtime';
+import { deviceCommands } from './tables';
+
+/** How long "this device has nothing to send" may be trusted without asking the database. */
+const IDLE_CACHE_MS = 3_000;
+
+export class CommandPolls {
+  /** deviceId → time until which a poll may answer OK without a query. */
+  private readonly idleUntil = new Map<string, number>();
+  /**
+   * Group commit of the `sent` marks of concurrent polls: a poll may hand a command over only
+   * once it is marked `sent`, and one commit per poll would cap polls at the disk's sync rate.
+   */
+  private readonly sentMarks: GroupCommit<MarkCandidate[], Set<number>>;
+  /** The due-command reads of concurrent polls, one statement per batch (takeDue). */
+  private readonly dueReads: ReadBatch<DueRead, MarkCandidate[]>;
+
+  constructor(
+    private readonly ctx: CommandRuntime,
+    private readonly endings: CommandEndings,
+  ) {
+    this.sentMarks = new GroupCommit(ctx.db, async (w, polls) => {
+      const marked = await this.applySentMarks(w, polls.flat());
+      return polls.map((candidates) => new Set(candidates.filter((c) => marked.has(c)).map((c) => c.id)));
+    });
+    this.dueReads = new ReadBatch((reads) => this.readDue(reads), DUE_READS_PER_STATEMENT);
+  }
+
+  /** Marks a device as having work, so its next poll reads the queue. */
+  markQueued(deviceId: string): void {
+    this.idleUntil.delete(deviceId);
+    this.idleUntil.delete(deletesOnlyKey(deviceId));
+  }
+
+  /**
+   * The pending commands of a device that are due now, oldest first, for its poll to render;
+   * null when there is nothing (answered from memory while the device is known to be idle).
+   * Commands past their expiry are never returned: a late poll must not run them.
+   */
+  async takeDue(deviceId: string, options: { deletesOnly?: boolean } = {}): Promise<DueCommand[] | null> {
+    const now = this.ctx.clock.now();
+    // A terminal that is not approved gets deletes only (its other commands wait for approval):
+    // its idle mark is its own, or the first poll after an approval would trust it.
+    const idleKey = options.deletesOnly ? deletesOnlyKey(deviceId) : deviceId;
+    const idle = this.idleUntil.get(idleKey);
+    if (idle !== undefined && idle > now) return null;
+    // Read outside any write, batched with the reads of concurrent polls (dueReads).
+    const due = await this.dueReads.load({ deviceId, deletesOnly: options.deletesOnly === true });
+    if (due.length === 0) {
+      this.idleUntil.set(idleKey, now + IDLE_CACHE_MS);
+      return null;
+    }
+    return due.map((row) => ({ ...row, payload: JSON.parse(row.payloadText) as Record<string, unknown> }));
+  }
+
+  /**
+   * Batch step (`dueReads`): the due commands of each asked device, oldest first, in one
+   * statement (one `union all` arm per distinct device, each answered by the queue index in id
+   * order). Only what rendering needs; the payload as stored text, both parsed for rendering
+   * and compared when the command is marked sent.
+   */
+  private async readDue(reads: DueRead[]): Promise<MarkCandidate[][]> {
+    const now = this.ctx.clock.now();
+    const keys = [...new Set(reads.map(dueReadKey))];
+    const slotOf = new Map(keys.map((key, slot) => [key, slot]));
+    const arms = keys.map((key, slot) => {
+      const deletesOnly = key.startsWith('d:');
+      // `slot` is our own loop counter, never input; the device ids are bound (?3, ?4…).
+      return `select * from (select ${slot} as slot, id, kind, payload from fpa_device_commands
+        where device_id = ?${slot + 3} and status = 'pending' and not_before <= ?1 and expires_at > ?1${deletesOnly ? ` and kind in (${sqlList(DELETE_KINDS)})` : ''}
+        order by id limit ?2)`;
+    });
+    const result = await this.ctx.db.client.execute({
+      sql: arms.join('\nunion all\n'),
+      args: [now, this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST, ...keys.map((key) => key.slice(2))],
+    });
+    const found: MarkCandidate[][] = keys.map(() => []);
+    for (const row of result.rows) found[Number(row.slot)]!.push({ id: Number(row.id), kind: String(row.kind), payloadText: String(row.payload) });
+    for (const rows of found) rows.sort((a, b) => a.id - b.id);
+    return reads.map((read) => found[slotOf.get(dueReadKey(read))!]!);
+  }
+
+  /**
+   * Marks rendered commands `sent` (committed) through the group commit shared with concurrent
+   * polls; resolves with the ids that may go to the terminal. A command that another instance
+   * took, or that was replaced in place, since it was read is not marked and must not be sent.
+   */
+  markSent(candidates: MarkCandidate[]): Promise<Set<number>> {
+    return candidates.length === 0 ? Promise.resolve(new Set()) : this.sentMarks.submit(candidates);
+  }
+
+  /**
+   * Group-commit step (`sentMarks`): marks `sent` the candidates whose command is still pending
+   * and still holds the kind and payload the poll rendered. A command replaced in place
+   * (supersede) since the read keeps its id but not its content: sending the old text under
+   * that id would let the terminal's answer close the new command.
+   */
+  private async applySentMarks(w: WriteContext, candidates: MarkCandidate[]): Promise<Set<MarkCandidate>> {
+    const now = this.ctx.clock.now();
+    // Two polls of one terminal may have read the same command: the first one gets it.
+    const chosen = new Map<number, MarkCandidate>();
+    for (const c of candidates) if (!chosen.has(c.id)) chosen.set(c.id, c);
+    const marked = new Set<MarkCandidate>();
+    // One statement per group (per MARK_CHUNK commands): the status guard stays (another
+    // instance's poll may have taken the command meanwhile, and the database decides), and the
+    // row must still hold what the poll rendered.
+    for (const part of chunks([...chosen.values()], MARK_CHUNK)) {
+      const result = await w.execute({
+        sql: markSentSql(part.length),
+        args: [now, now + this.ctx.settings.COMMAND_ACK_TIMEOUT, ...part.map((c) => c.id), ...part.flatMap((c) => [c.id, c.kind, c.payloadText])],
+      });
+      for (const row of result.rows) marked.add(chosen.get(Number(row.id))!);
+    }
+    return marked;
+  }
+
+  /** Closes queued commands that cannot be sent: data gone (superseded) or unreadable (failed, with the reason). */
+  async retire(unrenderable: number[], unreadable: { id: number; reason: string }[]): Promise<void> {
+    if (unrenderable.length === 0 && unreadable.length === 0) return;
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async (w) => {
+      const { tx } = w;
+      for (const { id, reason } of unreadable) {
+        const [command] = await tx.select().from(deviceCommands).where(eq(deviceCommands.id, id));
+        if (command?.status !== 'pending') continue;
+        await this.endings.close(w, command, 'failed', now, null, { reason });
+      }
+      if (unrenderable.length > 0) {
+        await tx
+          .update(deviceCommands)
+          .set({ status: 'superseded', completedAt: now, result: { reason: 'data no longer exists' } })
+          .where(and(inArray(deviceCommands.id, unrenderable), notIndexed(deviceCommands.status, 'pending')));
+      }
+    });
+  }
+}
+
+/** A due-command read of one poll: its device, and whether it may be sent deletes only. */
+interface DueRead {
+  deviceId: string;
+  deletesOnly: boolean;
+}
+
+function dueReadKey(read: DueRead): string {
+  return `${read.deletesOnly ? 'd' : 'a'}:${read.deviceId}`;
+}
+
+/** Devices per due-read statement (one `union all` arm each; SQLite allows 500 arms). */
+const DUE_READS_PER_STATEMENT = 100;
+
+/** Commands marked `sent` per statement (four bound values each). */
+const MARK_CHUNK = 200;
+
+/**
+ * Marks `sent` the listed commands that are still pending with the kind and payload a poll
+ * rendered (a command replaced in place keeps its id, not its content), and returns their ids.
+ * `?1` now, `?2` the acknowledgement deadline; then the ids, then (id, kind, payload) triples
+ * (a bare `?` takes the number after the largest used before it, so they are ?3, ?4…).
+ * The ids drive the lookup by rowid; `+status` keeps the planner off the status index.
+ */
+function markSentSql(count: number): string {
+  const ids = Array.from({ length: count }, () => '?').join(', ');
+  const rows = Array.from({ length: count }, () => '(?, ?, ?)').join(', ');
+  // An enroll command waits for a person at the terminal: only its session's end stops it.
+  return `update fpa_device_commands
+    set status = 'sent', attempts = attempts + 1, sent_at = ?1,
+      ack_deadline = case when kind in (${sqlList(INTERACTIVE_KINDS)}) then expires_at else ?2 end
+    where id in (${ids}) and +status = 'pending' and (id, kind, payload) in (values ${rows})
+    returning id`;
+}
+
+/** The idle mark of a terminal polled for its deletes only. */
+function deletesOnlyKey(deviceId: string): string {
+  return `deletes:${deviceId}`;
+}

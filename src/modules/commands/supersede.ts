@@ -1,0 +1,149 @@
+/**
+ * How new commands take their place in a terminal's queue: a command whose supersede key matches
+ * an unsent one of the same device replaces it in place (same id, same place in the queue), so a
+ * renamed user's record still goes before their templates. An unsent delete is never replaced by
+ * anything but a delete: a record or template queued after it goes behind it, so the terminal
+ * first drops what it should no longer hold.
+ */
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
+import type { Tx } from '../../platform/db/client';
+import { DELETE_KINDS, type NewCommand } from './kinds';
+import { deviceCommands } from './tables';
+
+/** SQLite bind-variable budget per `IN (...)` list. */
+const IN_CHUNK = 500;
+
+/** Where a command goes: an unsent command queued before (`id`) or a new row of this batch (`slot`). */
+export type QueueRef = { id: number } | { slot: number };
+
+/** An unsent command with a given supersede key: queued before (`id`) or in this batch (`slot`). */
+interface QueuedEntry {
+  kind: string;
+  ref: QueueRef;
+}
+
+/** What a batch of new commands does to the queue: rows rewritten in place, closed, inserted. */
+export interface QueuePlan<Values> {
+  /** Unsent commands that take a new command's values (id → values). */
+  replacements: Map<number, Values>;
+  /** Unsent commands a newer one with their key makes pointless. */
+  superseded: Set<number>;
+  /** New rows, in queue order (some already superseded by a later one of the same batch). */
+  inserts: Values[];
+  /** Per given command, where it went. */
+  targets: QueueRef[];
+}
+
+/**
+ * Places `commands` in their queues (`queues`: pendingWithKeys, updated as it goes). `supersededValues`
+ * gives the values of a new row that a later command of the same batch replaces.
+ */
+export function planQueue<Values>(
+  commands: NewCommand[],
+  queues: Map<string, QueuedEntry[]>,
+  valuesOf: (c: NewCommand) => Values,
+  supersededValues: (values: Values) => Values,
+): QueuePlan<Values> {
+  const plan: QueuePlan<Values> = { replacements: new Map(), superseded: new Set(), inserts: [], targets: [] };
+  const supersede = (ref: QueueRef) => {
+    if ('id' in ref) {
+      plan.replacements.delete(ref.id);
+      plan.superseded.add(ref.id);
+    } else {
+      plan.inserts[ref.slot] = supersededValues(plan.inserts[ref.slot]!);
+    }
+  };
+  for (const c of commands) {
+    const values = valuesOf(c);
+    const pair = c.supersedeKey ? pairKey(c.deviceId, c.supersedeKey) : null;
+    const queue = pair ? (queues.get(pair) ?? []) : null;
+    const isDelete = DELETE_KINDS.has(c.kind);
+    // A delete takes the first unsent place; anything else only a place after the last delete.
+    const replaceable = queue === null ? [] : isDelete ? queue : queue.slice(queue.findLastIndex((e) => DELETE_KINDS.has(e.kind)) + 1);
+    const [target, ...older] = replaceable;
+    if (target) {
+      if ('id' in target.ref) plan.replacements.set(target.ref.id, values);
+      else plan.inserts[target.ref.slot] = values;
+      target.kind = c.kind;
+      for (const e of older) supersede(e.ref);
+      queue!.splice(queue!.length - older.length, older.length);
+      plan.targets.push(target.ref);
+    } else {
+      const ref = { slot: plan.inserts.push(values) - 1 };
+      if (pair) queues.set(pair, [...(queue ?? []), { kind: c.kind, ref }]);
+      plan.targets.push(ref);
+    }
+  }
+  return plan;
+}
+
+/**
+ * Unsent commands carrying the supersede keys of `commands`, by device and key, in queue
+ * order. Asks per device (a backfill: one device, many keys) or per key (a fan-out: one key,
+ * many devices), and not at all when none of the devices has an unsent keyed command (a
+ * fresh approval).
+ */
+export async function pendingWithKeys(tx: Tx, commands: NewCommand[]): Promise<Map<string, QueuedEntry[]>> {
+  const found = new Map<string, QueuedEntry[]>();
+  const wanted = new Set<string>();
+  const keysByDevice = new Map<string, Set<string>>();
+  const devicesByKey = new Map<string, Set<string>>();
+  for (const c of commands) {
+    if (!c.supersedeKey) continue;
+    wanted.add(pairKey(c.deviceId, c.supersedeKey));
+    addTo(keysByDevice, c.deviceId, c.supersedeKey);
+    addTo(devicesByKey, c.supersedeKey, c.deviceId);
+  }
+  if (wanted.size === 0 || !(await anyKeyedPending(tx, [...keysByDevice.keys()]))) return found;
+
+  const rows: { id: number; deviceId: string; kind: string; supersedeKey: string | null }[] = [];
+  const columns = { id: deviceCommands.id, deviceId: deviceCommands.deviceId, kind: deviceCommands.kind, supersedeKey: deviceCommands.supersedeKey };
+  const byDevice = keysByDevice.size <= devicesByKey.size;
+  for (const [outer, inner] of byDevice ? keysByDevice : devicesByKey) {
+    for (const chunk of chunks([...inner], IN_CHUNK)) {
+      rows.push(
+        ...(await tx
+          .select(columns)
+          .from(deviceCommands)
+          .where(
+            byDevice
+              ? and(eq(deviceCommands.deviceId, outer), inArray(deviceCommands.supersedeKey, chunk), eq(deviceCommands.status, 'pending'))
+              : and(inArray(deviceCommands.deviceId, chunk), eq(deviceCommands.supersedeKey, outer), eq(deviceCommands.status, 'pending')),
+          )),
+      );
+    }
+  }
+  for (const row of rows.sort((a, b) => a.id - b.id)) {
+    const pair = pairKey(row.deviceId, row.supersedeKey ?? '');
+    if (!wanted.has(pair)) continue;
+    const entry: QueuedEntry = { kind: row.kind, ref: { id: row.id } };
+    const queue = found.get(pair);
+    if (queue) queue.push(entry);
+    else found.set(pair, [entry]);
+  }
+  return found;
+}
+
+/** Whether any of these devices has an unsent command with a supersede key. */
+async function anyKeyedPending(tx: Tx, deviceIds: string[]): Promise<boolean> {
+  for (const chunk of chunks(deviceIds, IN_CHUNK)) {
+    const [row] = await tx
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(and(inArray(deviceCommands.deviceId, chunk), eq(deviceCommands.status, 'pending'), isNotNull(deviceCommands.supersedeKey)))
+      .limit(1);
+    if (row) return true;
+  }
+  return false;
+}
+
+function pairKey(deviceId: string, supersedeKey: string): string {
+  return `${deviceId}\n${supersedeKey}`;
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}
