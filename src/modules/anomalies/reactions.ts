@@ -9,6 +9,6 @@ export const lookAtStoredPunches =
   async (w, received) => {
     await anomalies.punchesStored(
       w,
-      received.map((e) => e.data.punch),
+      received.map((e) => e.data),
     );
   };

@@ -16,11 +16,11 @@ import { type Page, readCursor } from '../../platform/http/paging';
 import { addDays, localDateOf } from '../../platform/time/dates';
 import { areaNames } from '../areas';
 import type { CalendarService } from '../calendar';
-import type { DeviceService } from '../devices';
+import type { DeviceRef, DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
-import { addPunchFlags, type PunchView, punchesNear } from '../punches';
+import { addPunchFlags, byInstant, type NearbyPunch, type PunchEvents, type PunchView, punchesNear } from '../punches';
 import { detect, type Found, WITHOUT_BIOMETRIC } from './detect';
 import type { AnomalyEvents } from './events';
 import type { AnomalyView } from './model';
@@ -62,44 +62,44 @@ export class Anomalies {
     this.maxTravelMs = Math.max(0, ...ctx.settings.TRAVEL_MINUTES.map((t) => t.minutes)) * 60_000;
   }
 
-  /** Runs the rules on punches just stored, in their write (reactions.ts). */
-  async punchesStored(w: WriteContext, stored: readonly PunchView[]): Promise<number> {
-    const candidates = stored.filter((p) => p.enrollee !== null && !p.voided);
+  /**
+   * Runs the rules on punches just stored (each with the terminal that sent it), in their write
+   * (reactions.ts). It runs with every upload: only the neighbours of the punches just stored
+   * are read (`neighbours`), and each punch is compared with its own person's.
+   */
+  async punchesStored(w: WriteContext, stored: readonly StoredPunch[]): Promise<number> {
+    const candidates = stored.filter(({ punch }) => punch.enrollee !== null && !punch.voided);
     if (candidates.length === 0) return 0;
     const { tx } = w;
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
-    const instants = candidates.map((p) => Date.parse(p.punched_at));
-    const ids = [...new Set(candidates.map((p) => p.enrollee!))];
-    const reach = Math.max(this.ctx.settings.DUPLICATE_WINDOW, this.maxTravelMs);
-    // A loop, not Math.min(...): an import may store more punches than a call takes arguments.
-    let [first, last] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
-    for (const at of instants) [first, last] = [Math.min(first, at), Math.max(last, at)];
-    const near = await punchesNear(tx, ids, first - reach, last + reach);
+    const instants = candidates.map(({ punch }) => Date.parse(punch.punched_at));
+    const ids = [...new Set(candidates.map(({ punch }) => punch.enrollee!))];
+    const { self, byPerson, deviceIds } = await this.neighbours(w, candidates, instants, ids);
     // Whose biometrics matter: only people with a punch verified without one (most punches are not).
-    const unverified = candidates.filter((p) => p.source === 'device' && WITHOUT_BIOMETRIC.has(p.verify_type)).map((p) => p.enrollee!);
+    const unverified = candidates
+      .filter(({ punch }) => punch.source === 'device' && WITHOUT_BIOMETRIC.has(punch.verify_type))
+      .map(({ punch }) => punch.enrollee!);
     const kinds = unverified.length > 0 ? await this.deps.enrollment.templates.kindsOf(tx, unverified) : new Map<string, string[]>();
     const dates = instants.map((at) => localDateOf(at, zone));
     const sorted = [...dates].sort();
     const { people, planner } = await this.deps.calendar.plannerFor(tx, ids, sorted[0]!, sorted.at(-1)!);
     const person = new Map(people.map((p) => [p.id, p]));
-    const deviceIds = [...new Set(near.map((n) => n.deviceId).filter((d): d is string => d !== null))];
     const areas = this.travel.size > 0 ? await this.deps.devices.areaNamesOf(tx, deviceIds) : new Map<string, string[]>();
     const now = this.ctx.clock.now();
     let count = 0;
-    for (const [i, p] of candidates.entries()) {
-      const self = near.find((n) => n.id === p.id);
+    for (const [i, { punch: p }] of candidates.entries()) {
       const found = detect(
         {
           id: p.id,
           enrolleeId: p.enrollee!,
-          deviceId: self?.deviceId ?? null,
+          deviceId: self.get(p.id)?.deviceId ?? null,
           deviceSerial: p.device,
           at: instants[i]!,
           verifyType: p.verify_type,
           source: p.source,
         },
         {
-          near: near.filter((n) => n.enrolleeId === p.enrollee && n.id !== p.id),
+          near: (byPerson.get(p.enrollee!) ?? []).filter((n) => n.id !== p.id),
           biometrics: kinds.get(p.enrollee!) ?? [],
           leave: planner.plan(person.get(p.enrollee!) ?? { id: p.enrollee!, areaIds: [] }, dates[i]!).leave,
           areasOf: (id) => areas.get(id) ?? [],
@@ -112,6 +112,35 @@ export class Anomalies {
       count += found.length;
     }
     return count;
+  }
+
+  /**
+   * The punches near these (within DUPLICATE_WINDOW or the longest TRAVEL_MINUTES), these
+   * included, by id and per person, oldest first, and the terminals that took them. The punches
+   * just stored are taken as they are here; only their neighbours are read.
+   */
+  private async neighbours(w: WriteContext, candidates: readonly StoredPunch[], instants: readonly number[], ids: readonly string[]) {
+    const reach = Math.max(this.ctx.settings.DUPLICATE_WINDOW, this.maxTravelMs);
+    // A loop, not Math.min(...): an import may store more punches than a call takes arguments.
+    let [first, last] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    for (const at of instants) [first, last] = [Math.min(first, at), Math.max(last, at)];
+    const own = candidates.map(({ punch, sender }, i) => nearbyOf(punch, sender, instants[i]!)).filter((n): n is NearbyPunch => n !== null);
+    const read = await punchesNear(
+      w.execute,
+      ids,
+      first - reach,
+      last + reach,
+      own.map((n) => n.sequence),
+    );
+    const near = [...read, ...own].sort(byInstant);
+    const byPerson = new Map<string, NearbyPunch[]>();
+    for (const n of near) {
+      const list = byPerson.get(n.enrolleeId);
+      if (list) list.push(n);
+      else byPerson.set(n.enrolleeId, [n]);
+    }
+    const deviceIds = [...new Set(near.map((n) => n.deviceId).filter((d): d is string => d !== null))];
+    return { self: new Map(near.map((n) => [n.id, n])), byPerson, deviceIds };
   }
 
   /** Keeps a punch's anomalies, announces each, and adds their kinds to its flags. */
@@ -241,4 +270,17 @@ function view(r: AnomalyRow): AnomalyView {
     details: r.details,
     detected_at: new Date(r.createdAt).toISOString(),
   };
+}
+
+/** A punch just stored, and the terminal that sent it (null: manual or imported). */
+export type StoredPunch = Pick<PunchEvents['punch_received'], 'punch' | 'sender'>;
+
+/**
+ * A punch just stored as a neighbour of the others, its terminal taken from the sender; null
+ * when the sender does not say which terminal took it (then it is read like any other).
+ */
+function nearbyOf(punch: PunchView, sender: DeviceRef | null, at: number): NearbyPunch | null {
+  if (punch.device !== null && sender?.serial_number !== punch.device) return null;
+  const deviceId = punch.device === null ? null : sender!.id;
+  return { sequence: punch.sequence, id: punch.id, enrolleeId: punch.enrollee!, deviceId, deviceSerial: punch.device, at };
 }

@@ -6,6 +6,7 @@
 import { and, eq, getTableName, inArray, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx } from '../../platform/db/client';
+import { selectAsJson } from '../../platform/db/json-results';
 import { placeholders } from '../../platform/db/placeholders';
 import type { DeviceRuntime } from './runtime';
 import { deviceUsers } from './tables';
@@ -206,16 +207,19 @@ export class DeviceUsers {
   /**
    * For these PINs the terminal holds: the enrollee each is (null: the terminal's own user).
    * Raw SQL: every upload asks this for up to hundreds of PINs, where the query builder's
-   * binding cost more than the lookup.
+   * binding cost more than the lookup (and reading the rows one by one more than finding them:
+   * platform/db/json-results.ts).
    */
   async enrolleesOf(execute: Execute, deviceId: string, pins: readonly string[]): Promise<Map<string, string | null>> {
     const out = new Map<string, string | null>();
     for (const chunk of chunks(pins, 500)) {
-      const rows = await execute({
-        sql: `select pin, enrollee_id from ${getTableName(deviceUsers)} where device_id = ? and pin in (${placeholders(chunk.length)})`,
-        args: [deviceId, ...chunk],
-      });
-      for (const r of rows.rows) out.set(String(r.pin), r.enrollee_id === null ? null : String(r.enrollee_id));
+      const rows = await selectAsJson<[string, string | null]>(
+        execute,
+        ['pin', 'enrollee_id'],
+        `select pin, enrollee_id from ${getTableName(deviceUsers)} where device_id = ? and pin in (select value from json_each(?))`,
+        [deviceId, JSON.stringify(chunk)],
+      );
+      for (const [pin, enrollee] of rows) out.set(pin, enrollee);
     }
     return out;
   }

@@ -9,6 +9,7 @@ import type { InValue } from '@libsql/client';
 import { and, asc, eq, getTableName, inArray, lt, ne, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
+import { selectAsJson } from '../../platform/db/json-results';
 import { placeholders } from '../../platform/db/placeholders';
 import { FpaError } from '../../platform/errors';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
@@ -139,17 +140,20 @@ export class EnrolleeService {
 
   /**
    * Enrollees (not deleted) by device PIN, with a raw statement of the caller's transaction:
-   * this runs for every attendance batch, where the query builder costs more than the query.
+   * this runs for every attendance batch, where the query builder costs more than the query
+   * (and reading the rows one by one more than finding them: platform/db/json-results.ts).
    */
   async byPins(execute: Execute, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
     const out = new Map<string, { id: string; employee: string }>();
     // Chunked: a 10 MB upload can carry more distinct PINs than SQLite takes bind variables.
     for (const chunk of chunks(pins, 500)) {
-      const known = await execute({
-        sql: `select id, device_pin, employee_key from ${getTableName(enrollees)} where device_pin in (${placeholders(chunk.length)}) and status != 'deleted'`,
-        args: chunk as InValue[],
-      });
-      for (const e of known.rows) out.set(String(e.device_pin), { id: String(e.id), employee: String(e.employee_key) });
+      const known = await selectAsJson<[string, string, string]>(
+        execute,
+        ['device_pin', 'id', 'employee_key'],
+        `select device_pin, id, employee_key from ${getTableName(enrollees)} where device_pin in (select value from json_each(?)) and status != 'deleted'`,
+        [JSON.stringify(chunk)],
+      );
+      for (const [pin, id, employee] of known) out.set(pin, { id, employee });
     }
     return out;
   }

@@ -16,6 +16,7 @@
 import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
+import { insertSequenced } from '../../platform/db/json-results';
 import { insertFromJsonSql, jsonRows } from '../../platform/db/json-rows';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
@@ -90,7 +91,7 @@ type CallableListener = (payload: object, event: LoggedEvent<string, object>) =>
 
 /** Events per insert statement: bounds the JSON text of one. */
 const INSERT_CHUNK = 1000;
-const INSERT_SQL = insertFromJsonSql(getTableName(eventLog), ['id', 'type', 'at', 'data'], 'returning sequence, id', ['data']);
+const INSERT_SQL = insertFromJsonSql(getTableName(eventLog), ['id', 'type', 'at', 'data'], '', ['data']);
 
 export class EventLog {
   private readonly reactors = new Map<string, StoredReactor[]>();
@@ -282,8 +283,8 @@ export class EventLog {
       const ids = chunk.map(() => newEventId());
       const form = this.forms.get(type) as CallableForm | undefined;
       const stored = chunk.map((e, j) => [ids[j]!, type, at, form ? form.store(e.data) : e.data]);
-      const result = await w.execute({ sql: INSERT_SQL, args: [jsonRows(stored)] });
-      const sequenceOf = new Map(result.rows.map((r) => [String(r.id), Number(r.sequence)]));
+      const inserted = await insertSequenced(w.execute, getTableName(eventLog), INSERT_SQL, [jsonRows(stored)]);
+      const sequenceOf = new Map(inserted.map((r) => [r.id, r.sequence]));
       chunk.forEach((e, j) => {
         logged.push({ sequence: sequenceOf.get(ids[j]!)!, id: ids[j]!, type, at, data: e.data });
       });

@@ -4,11 +4,11 @@
  * index, which starts with the device and holds the local time), and a person's punches near an
  * instant with the terminal that took them.
  */
-import { and, eq, gt, gte, inArray, lte, sql } from 'drizzle-orm';
-import { chunks } from '../../platform/chunks';
-import type { Queryable } from '../../platform/db/client';
-import { punchedWithin } from './buckets';
-import { punches } from './tables';
+import { and, eq, getTableName, gt, gte, lte, sql } from 'drizzle-orm';
+import type { Execute, Queryable } from '../../platform/db/client';
+import { placeholders } from '../../platform/db/placeholders';
+import { BUCKET_SQL, bucketGroups } from './buckets';
+import { NO_DEVICE, punches } from './tables';
 
 /** Punches a terminal sent (source `device`), voided ones included: they were kept. */
 const fromDevice = (deviceId: string) => and(eq(punches.deviceId, deviceId), eq(punches.source, 'device'));
@@ -51,6 +51,8 @@ export async function countPerDateFromDevice(
 
 /** A person's punch near another, with the terminal that took it (null: manual or imported). */
 export interface NearbyPunch {
+  /** Its sequence: what orders punches of one instant (as the index does). */
+  sequence: number;
   id: string;
   enrolleeId: string;
   deviceId: string | null;
@@ -58,20 +60,49 @@ export interface NearbyPunch {
   at: number;
 }
 
-/** The counted (not voided) punches of these people in [start, end], oldest first. */
-export async function punchesNear(q: Queryable, enrolleeIds: readonly string[], start: number, end: number): Promise<NearbyPunch[]> {
+/**
+ * The counted (not voided) punches of these people in [start, end], oldest first (then by
+ * sequence), leaving out the sequences in `except` (punches the caller already holds: those it
+ * has just stored). It runs in every upload's transaction (anomalies), so it is one raw
+ * statement (people and exclusions as JSON values: no bind variable per person) that seeks
+ * each (day bucket, person) of the enrollee index by equality (a range of buckets would scan
+ * every person's punches of those days), and the exclusion is decided on the index entry (it
+ * holds the sequence): only the rows returned are read, and reading a row back through the
+ * driver costs more than finding it.
+ */
+export async function punchesNear(
+  execute: Execute,
+  enrolleeIds: readonly string[],
+  start: number,
+  end: number,
+  except: readonly number[] = [],
+): Promise<NearbyPunch[]> {
   const out: NearbyPunch[] = [];
-  for (const ids of chunks([...new Set(enrolleeIds)], 400)) {
-    const rows = await q
-      .select({ id: punches.id, enrolleeId: punches.enrolleeId, deviceId: punches.deviceId, deviceSerial: punches.deviceSerial, punchedAt: punches.punchedAt })
-      .from(punches)
-      .where(and(punchedWithin(start, end + 1), inArray(punches.enrolleeId, ids), eq(punches.voided, false)));
+  const skip = except.length > 0 ? ' and sequence not in (select value from json_each(?))' : '';
+  const people = JSON.stringify([...new Set(enrolleeIds)]);
+  for (const buckets of bucketGroups(start, end + 1)) {
+    const { rows } = await execute({
+      sql: `select sequence, id, enrollee_id, device_id, device_serial, punched_at from ${getTableName(punches)} where ${BUCKET_SQL} in (${placeholders(buckets.length)}) and enrollee_id in (select value from json_each(?)) and punched_at >= ? and punched_at <= ? and voided = 0${skip}`,
+      args: [...buckets, people, start, end, ...(except.length > 0 ? [JSON.stringify(except)] : [])],
+    });
     for (const r of rows) {
-      const device = r.deviceId === '' ? null : r.deviceId;
-      out.push({ id: r.id, enrolleeId: r.enrolleeId!, deviceId: device, deviceSerial: device ? r.deviceSerial : null, at: r.punchedAt });
+      const device = r.device_id === NO_DEVICE ? null : String(r.device_id);
+      out.push({
+        sequence: Number(r.sequence),
+        id: String(r.id),
+        enrolleeId: String(r.enrollee_id),
+        deviceId: device,
+        deviceSerial: device ? String(r.device_serial) : null,
+        at: Number(r.punched_at),
+      });
     }
   }
-  return out.sort((a, b) => a.at - b.at);
+  return out.sort(byInstant);
+}
+
+/** Oldest first; punches of one instant in the order they were stored. */
+export function byInstant(a: NearbyPunch, b: NearbyPunch): number {
+  return a.at - b.at || a.sequence - b.sequence;
 }
 
 /** Adds flags to one stored punch (anomalies: a flag a punch earns once stored). */

@@ -1,6 +1,7 @@
 /**
  * The raw punch insert: one statement taking a chunk of rows as one JSON value
- * (platform/db/json-rows.ts), skipping duplicates, answering what the database decides.
+ * (platform/db/json-rows.ts), skipping duplicates; what the database decides is read back
+ * with `insertSequenced` (platform/db/json-results.ts).
  */
 
 import { getTableName } from 'drizzle-orm';
@@ -28,7 +29,7 @@ const PUNCH_COLUMNS = [
   'source',
   'correction_reason',
 ] as const;
-export const INSERT_PUNCHES_SQL = insertFromJsonSql(getTableName(punches), PUNCH_COLUMNS, 'on conflict do nothing returning sequence, id');
+export const INSERT_PUNCHES_SQL = insertFromJsonSql(getTableName(punches), PUNCH_COLUMNS, 'on conflict do nothing');
 
 export function punchValues(v: NewPunch): JsonRowValue[] {
   return [

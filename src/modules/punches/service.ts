@@ -9,10 +9,11 @@
  * counted.ts (`punches.counted`).
  */
 
-import { and, asc, eq, gt, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableName, gt, isNull, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
+import { insertSequenced } from '../../platform/db/json-results';
 import { jsonRows } from '../../platform/db/json-rows';
 import { deleteInBatches } from '../../platform/db/purge';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
@@ -233,12 +234,12 @@ export class PunchService {
     for (const chunk of chunks(values, INSERT_CHUNK)) {
       // One raw statement, the rows as one JSON value (platform/db/json-rows.ts): through the
       // query builder, or as thousands of bound values, the binding costs more than the insert.
-      // Only what the database decides comes back.
-      const stored = await w.execute({ sql: INSERT_PUNCHES_SQL, args: [jsonRows(chunk.map(punchValues))] });
+      // Only what the database decides comes back, as one value (platform/db/json-results.ts).
+      const stored = await insertSequenced(w.execute, getTableName(punches), INSERT_PUNCHES_SQL, [jsonRows(chunk.map(punchValues))]);
       const byId = new Map<string, NewPunch>(chunk.map((v) => [v.id, v]));
-      for (const row of stored.rows) {
-        const v = byId.get(String(row.id))!;
-        inserted.push({ ...v, source: v.source ?? 'device', voided: false, correctionReason: v.correctionReason ?? null, sequence: Number(row.sequence) });
+      for (const row of stored) {
+        const v = byId.get(row.id)!;
+        inserted.push({ ...v, source: v.source ?? 'device', voided: false, correctionReason: v.correctionReason ?? null, sequence: row.sequence });
       }
     }
     const { sender, by } = options;
