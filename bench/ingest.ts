@@ -106,19 +106,18 @@ export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS, pair
   }
   const title = `ATTLOG ingest over HTTP (${options.terminals} terminals × ${options.linesPerBatch}-line batches)`;
   const hooksTitle = `ATTLOG ingest over HTTP with ${ENDPOINTS} webhook endpoints delivering`;
-  const fullBaseline = { title: 'libSQL multi-row INSERT per batch, full schema', unit: 'rows/s' };
   const plainBaseline = { title: 'libSQL multi-row INSERT per batch, dedupe index only', unit: 'rows/s' };
   const rates = (pick: (r: Round) => { rowsPerSecond: number } | null) => rounds.map((r) => round(pick(r)?.rowsPerSecond ?? 0, 0)).join(', ');
   const baselineNotes = [
     `full-schema baseline runs: ${rates((r) => r.full)} rows/s (${rounds[0]!.full.rows} rows each)`,
     `plain baseline runs, dedupe index only: ${rates((r) => r.plain)} rows/s`,
   ];
-  const withMedian = (figure: Figure, values: number[]): Figure => ({ ...figure, baseline: { ...fullBaseline, value: round(median(values), 0) } });
+  const withMedian = (figure: Figure, values: number[]): Figure => ({ ...figure, baseline: { ...plainBaseline, value: round(median(values), 0) } });
   if (skipped !== null) {
     return [
       withMedian(
         skippedFigure('ingest', title, 'rows/s', skipped, '≥ 0.5× storage limit'),
-        rounds.map((r) => r.full.rowsPerSecond),
+        rounds.map((r) => r.plain.rowsPerSecond),
       ),
       {
         ...skippedFigure('ingest-webhooks', hooksTitle, 'rows/s', skipped, '≥ 0.5× plain baseline'),
@@ -129,17 +128,19 @@ export async function benchIngest(options: IngestOptions = INGEST_DEFAULTS, pair
   const served = rounds.map((r) => r.server!);
   const p50s = served.map((m) => round(m.p50, 1)).join(', ');
   const p99s = served.map((m) => round(m.p99, 1)).join(', ');
+  // The storage limit is the plainest fast write (a table with only the dedupe index), not our
+  // own schema: the full-schema baseline shows what our indexes cost, and is only a note.
   const figure = pairedFigure({
     id: 'ingest',
     title,
     unit: 'rows/s',
-    baseline: fullBaseline,
-    pairs: rounds.map((r) => ({ baseline: r.full.rowsPerSecond, value: r.server!.rowsPerSecond })),
+    baseline: plainBaseline,
+    pairs: rounds.map((r) => ({ baseline: r.plain.rowsPerSecond, value: r.server!.rowsPerSecond })),
     target: { text: '≥ 0.5× storage limit', atLeast: 0.5 },
     notes: [
       ...baselineNotes,
       `server runs: ${served[0]!.rows} rows, ${served[0]!.requests} requests each; p50 ${p50s} ms, p99 ${p99s} ms per batch`,
-      `server against the plain baseline of the same pair: ${rounds.map((r) => (r.server!.rowsPerSecond / r.plain.rowsPerSecond).toFixed(2)).join(', ')}×`,
+      `server against the full-schema baseline of the same pair: ${rounds.map((r) => (r.server!.rowsPerSecond / r.full.rowsPerSecond).toFixed(2)).join(', ')}×`,
     ],
   });
   if (hooksSkipped !== null || rounds.some((r) => r.hooks === null)) {
