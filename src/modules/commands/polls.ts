@@ -4,7 +4,6 @@
  * an idle poll costs no query, and the commands a poll found it could not send.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { ReadBatch } from '../../platform/db/read-batch';
@@ -67,26 +66,17 @@ export class CommandPolls {
   }
 
   /**
-   * Batch step (`dueReads`): the due commands of each asked device, oldest first, in one
-   * statement (one `union all` arm per distinct device, each answered by the queue index in id
-   * order). Only what rendering needs; the payload as stored text, both parsed for rendering
-   * and compared when the command is marked sent.
+   * Batch step (`dueReads`): the due commands of each asked device, oldest first, in one fixed
+   * statement (DUE_SQL): the devices go in as one JSON value, so the statement's text, and the
+   * cost of preparing it, do not grow with the number of polls in the batch. Only what rendering
+   * needs; the payload as stored text, both parsed for rendering and compared when the command
+   * is marked sent.
    */
   private async readDue(reads: DueRead[]): Promise<MarkCandidate[][]> {
-    const now = this.ctx.clock.now();
     const keys = [...new Set(reads.map(dueReadKey))];
     const slotOf = new Map(keys.map((key, slot) => [key, slot]));
-    const arms = keys.map((key, slot) => {
-      const deletesOnly = key.startsWith('d:');
-      // `slot` is our own loop counter, never input; the device ids are bound (?3, ?4…).
-      return `select * from (select ${slot} as slot, id, kind, payload from fpa_device_commands
-        where device_id = ?${slot + 3} and status = 'pending' and not_before <= ?1 and expires_at > ?1${deletesOnly ? ` and kind in (${sqlList(DELETE_KINDS)})` : ''}
-        order by id limit ?2)`;
-    });
-    const result = await this.ctx.db.client.execute({
-      sql: arms.join('\nunion all\n'),
-      args: [now, this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST, ...keys.map((key) => key.slice(2))],
-    });
+    const asked = JSON.stringify(keys.map((key) => [key.slice(2), key.startsWith('d:') ? 1 : 0]));
+    const result = await this.ctx.db.client.execute({ sql: DUE_SQL, args: [this.ctx.clock.now(), this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST, asked] });
     const found: MarkCandidate[][] = keys.map(() => []);
     for (const row of result.rows) found[Number(row.slot)]!.push({ id: Number(row.id), kind: String(row.kind), payloadText: String(row.payload) });
     for (const rows of found) rows.sort((a, b) => a.id - b.id);
@@ -114,16 +104,16 @@ export class CommandPolls {
     const chosen = new Map<number, MarkCandidate>();
     for (const c of candidates) if (!chosen.has(c.id)) chosen.set(c.id, c);
     const marked = new Set<MarkCandidate>();
-    // One statement per group (per MARK_CHUNK commands): the status guard stays (another
-    // instance's poll may have taken the command meanwhile, and the database decides), and the
-    // row must still hold what the poll rendered.
-    for (const part of chunks([...chosen.values()], MARK_CHUNK)) {
-      const result = await w.execute({
-        sql: markSentSql(part.length),
-        args: [now, now + this.ctx.settings.COMMAND_ACK_TIMEOUT, ...part.map((c) => c.id), ...part.flatMap((c) => [c.id, c.kind, c.payloadText])],
-      });
-      for (const row of result.rows) marked.add(chosen.get(Number(row.id))!);
-    }
+    // One fixed statement per group, the candidates as one JSON value (json_each): its text
+    // never changes, so preparing it costs the same for 4 commands or 4,000, where a list of
+    // bound values made SQLite compile a new statement the size of the group every commit.
+    // The status guard stays (another instance's poll may have taken the command meanwhile,
+    // and the database decides), and the row must still hold what the poll rendered.
+    const result = await w.execute({
+      sql: MARK_SENT_SQL,
+      args: [now, now + this.ctx.settings.COMMAND_ACK_TIMEOUT, JSON.stringify([...chosen.values()].map((c) => [c.id, c.kind, c.payloadText]))],
+    });
+    for (const row of result.rows) marked.add(chosen.get(Number(row.id))!);
     return marked;
   }
 
@@ -158,29 +148,38 @@ function dueReadKey(read: DueRead): string {
   return `${read.deletesOnly ? 'd' : 'a'}:${read.deviceId}`;
 }
 
-/** Devices per due-read statement (one `union all` arm each; SQLite allows 500 arms). */
-const DUE_READS_PER_STATEMENT = 100;
+/** Devices per due-read statement (bounds one statement's answer). */
+const DUE_READS_PER_STATEMENT = 200;
 
-/** Commands marked `sent` per statement (four bound values each). */
-const MARK_CHUNK = 200;
+/**
+ * The due commands of several devices: `?1` now, `?2` the most per device, `?3` the devices as a
+ * JSON array of `[deviceId, deletesOnly]`; `slot` is the device's place in it. For each device
+ * the queue index answers its first pending commands in id order (a correlated subquery with
+ * its own limit).
+ */
+const DUE_SQL = `select asked.key as slot, c.id, c.kind, c.payload
+  from json_each(?3) as asked
+  join fpa_device_commands as c on c.id in (
+    select id from fpa_device_commands
+    where device_id = asked.value ->> 0 and status = 'pending' and not_before <= ?1 and expires_at > ?1
+      and (asked.value ->> 1 = 0 or kind in (${sqlList(DELETE_KINDS)}))
+    order by id limit ?2)`;
 
 /**
  * Marks `sent` the listed commands that are still pending with the kind and payload a poll
  * rendered (a command replaced in place keeps its id, not its content), and returns their ids.
- * `?1` now, `?2` the acknowledgement deadline; then the ids, then (id, kind, payload) triples
- * (a bare `?` takes the number after the largest used before it, so they are ?3, ?4…).
- * The ids drive the lookup by rowid; `+status` keeps the planner off the status index.
+ * `?1` now, `?2` the acknowledgement deadline, `?3` the candidates as a JSON array of
+ * `[id, kind, payload]`. The candidates drive the lookup by rowid; `+status` keeps the planner
+ * off the status index. An enroll command waits for a person at the terminal: only its
+ * session's end stops it.
  */
-function markSentSql(count: number): string {
-  const ids = Array.from({ length: count }, () => '?').join(', ');
-  const rows = Array.from({ length: count }, () => '(?, ?, ?)').join(', ');
-  // An enroll command waits for a person at the terminal: only its session's end stops it.
-  return `update fpa_device_commands
+const MARK_SENT_SQL = `update fpa_device_commands
     set status = 'sent', attempts = attempts + 1, sent_at = ?1,
-      ack_deadline = case when kind in (${sqlList(INTERACTIVE_KINDS)}) then expires_at else ?2 end
-    where id in (${ids}) and +status = 'pending' and (id, kind, payload) in (values ${rows})
-    returning id`;
-}
+      ack_deadline = case when fpa_device_commands.kind in (${sqlList(INTERACTIVE_KINDS)}) then expires_at else ?2 end
+    from (select value ->> 0 as id, value ->> 1 as kind, value ->> 2 as payload from json_each(?3)) as candidate
+    where fpa_device_commands.id = candidate.id and +fpa_device_commands.status = 'pending'
+      and fpa_device_commands.kind = candidate.kind and fpa_device_commands.payload = candidate.payload
+    returning fpa_device_commands.id as id`;
 
 /** The idle mark of a terminal polled for its deletes only. */
 function deletesOnlyKey(deviceId: string): string {
