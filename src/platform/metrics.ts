@@ -4,7 +4,8 @@
  * instance did; gauges are read from the database at scrape time by the collectors the modules
  * register, so every instance reports the same shared state.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { RequestDurations } from './request-durations';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -22,13 +23,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly httpDuration = new Histogram({
-    name: 'fpa_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by method, route (as registered) and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+  /** Observed by every request: counted outside prom-client (request-durations.ts), written out after the registry's metrics. */
+  readonly httpDuration = new RequestDurations(
+    'fpa_http_request_duration_seconds',
+    'Time to answer an HTTP request, by method, route (as registered) and status.',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
 
   /** A gauge read at scrape time: `collect` returns the current value per label set. */
   gauge(name: string, help: string, labelNames: readonly string[], collect: () => Promise<{ labels?: Record<string, string>; value: number }[]>): void {
@@ -47,8 +47,9 @@ export class Metrics {
     });
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  async text(): Promise<string> {
+    const registered = await this.registry.metrics();
+    return `${registered.endsWith('\n') ? registered : `${registered}\n`}${this.httpDuration.text()}`;
   }
 
   get contentType(): string {
