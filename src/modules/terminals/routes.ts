@@ -38,9 +38,9 @@ function terminalHandler(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
     try {
       if (!allowList.allows(ip)) throw new AdmsRefusal(403, 'address not allowed');
       if (!TERMINAL_METHODS.has(request.method.toUpperCase())) throw new AdmsRefusal(405, 'method not allowed');
-      const url = new URL(request.url);
       const endpoint = endpointName(rest);
-      const query = parseQuery(url);
+      // From the URL's text: the query is all a terminal request needs of it.
+      const query = parseQuery(request.url);
       if (!NEEDS_SERIAL.has(endpoint)) return { status: 200, body: 'OK' };
       if (!query.sn) throw new AdmsRefusal(400, 'missing SN');
       checkDeviceToken(settings.ADMS_DEVICE_TOKENS, query.sn, query.pushCommKey, request.headers.get('cookie'));

@@ -62,6 +62,8 @@ function toParams(url: URL | string): URLSearchParams {
   }
 }
 
+const NO_ALIASES: readonly string[] = [];
+
 function nonEmpty(value: string | null): string | null {
   const t = value?.trim() ?? '';
   return t === '' ? null : t;
@@ -75,8 +77,13 @@ export function parseQuery(url: URL | string): AdmsQuery {
   const first = new Map<string, string>();
   for (const [name, value] of params) if (!first.has(name)) first.set(name, value);
   const get = (name: string): string | null => {
-    const direct = first.get(name) ?? (ALIASES[name] ?? []).map((alias) => first.get(alias)).find((v) => v !== undefined);
-    return nonEmpty(direct ?? null);
+    let value = first.get(name);
+    // Every poll asks for every name: the aliases without building a list each time.
+    for (const alias of value === undefined ? (ALIASES[name] ?? NO_ALIASES) : NO_ALIASES) {
+      value = first.get(alias);
+      if (value !== undefined) break;
+    }
+    return nonEmpty(value ?? null);
   };
   return {
     params,
