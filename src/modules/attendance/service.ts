@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
-import { yieldToOthers } from '../../platform/db/purge';
+import { PurgePace, yieldToOthers } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
@@ -24,7 +24,7 @@ import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
 
 /** Enrollees per read when days are recomputed. */
 const READ_CHUNK = 500;
-/** People per batch of the retention purge (all their days before the horizon at once). */
+/** People of the first batch of the retention purge (all their days before the horizon at once); then PurgePace. */
 const PURGE_PEOPLE = 100;
 /** Enrollees per transaction of a recompute on request. */
 const RECOMPUTE_GROUP = 100;
@@ -324,20 +324,25 @@ export class AttendanceService {
     // again): a batch reads the days of its own people only.
     let total = 0;
     let after = '';
+    const pace = new PurgePace(PURGE_PEOPLE, 5);
     for (;;) {
       const people = await this.ctx.db.orm
         .selectDistinct({ id: attendanceDays.enrolleeId })
         .from(attendanceDays)
         .where(and(gt(attendanceDays.enrolleeId, after), lt(attendanceDays.date, firstKeptDate)))
         .orderBy(asc(attendanceDays.enrolleeId))
-        .limit(PURGE_PEOPLE);
+        .limit(pace.size);
       if (people.length === 0) return total;
       const ids = people.map((p) => p.id);
       after = ids[ids.length - 1]!;
+      let begun = 0;
       total += await this.ctx.db.write(async ({ tx }) => {
+        begun = performance.now();
         const done = await tx.delete(attendanceDays).where(and(inArray(attendanceDays.enrolleeId, ids), lt(attendanceDays.date, firstKeptDate)));
         return done.rowsAffected;
       });
+      // Up to the commit, which writes the pages the deletes dirtied (platform/db/purge.ts).
+      pace.took(performance.now() - begun);
       await yieldToOthers();
     }
   }

@@ -351,7 +351,7 @@ export class PunchService {
 
   /**
    * Retention: deletes the punches before `cutoff`; returns how many. In the enrollee index's
-   * order (day by day), PURGE_BATCH rows a transaction, yielding to uploads between batches.
+   * order (day by day), in batches sized to hold the writer about 10 ms each (platform/db/purge.ts), yielding to uploads between them.
    * (Measured: taking a few people at a time instead, all their days at once, touches each of
    * their dedupe pages once but scatters the batch over the table and the `id` index, whose
    * pages are in upload order: a third slower at 1M punches.)

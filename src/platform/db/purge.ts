@@ -3,12 +3,45 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Database } from './client';
 
+/** Rows of the first purge transaction; the next ones are sized by PurgePace. */
+const PURGE_BATCH = 1000;
+
 /**
- * Rows per purge transaction: the longest a purge holds the single writer (and, local statements
- * running on this thread, every request) is one batch: about 25 ms at 1M punches (5,000 rows
- * held it 0.17 s at 10M).
+ * How long one purge transaction should hold the single writer (ms): local statements run on
+ * this thread, so it is also how long every request waits behind it. A fixed number of rows held
+ * it longer as the database grew (a row of a larger index costs more to delete: 1,000 rows took
+ * about 25 ms at 1M punches, 5,000 rows 0.17 s at 10M), so the batches are sized by time.
  */
-export const PURGE_BATCH = 1000;
+const PURGE_WRITE_MS = 10;
+
+/**
+ * Sizes a purge's batches by time: each batch has as many units (rows, people) as the last one
+ * deleted in PURGE_WRITE_MS, within [min, max]; a slow batch (a cold page, a checkpoint) halves
+ * the next at most, a fast one doubles it at most, so one outlier neither stalls nor starves it.
+ */
+export class PurgePace {
+  private units: number;
+
+  constructor(
+    first: number,
+    private readonly min = 1,
+    private readonly max = first * 4,
+  ) {
+    this.units = first;
+  }
+
+  /** Units for the next batch. */
+  get size(): number {
+    return this.units;
+  }
+
+  /** The last batch took `ms` for `size` units. */
+  took(ms: number): void {
+    const wanted = (this.units * PURGE_WRITE_MS) / Math.max(ms, 0.1);
+    const bounded = Math.min(this.units * 2, Math.max(this.units / 2, wanted));
+    this.units = Math.round(Math.min(this.max, Math.max(this.min, bounded)));
+  }
+}
 
 /**
  * Lets timers and requests run between two batches. A local libSQL statement runs on this
@@ -20,16 +53,23 @@ export function yieldToOthers(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Deletes matching rows PURGE_BATCH at a time (by rowid), one transaction per batch; returns how many. */
+/** Deletes matching rows in batches (by rowid, PurgePace), one transaction per batch; returns how many. */
 export async function deleteInBatches(db: Database, table: SQLiteTable, condition: SQL): Promise<number> {
+  const pace = new PurgePace(PURGE_BATCH, 50);
   let total = 0;
   for (;;) {
+    const size = pace.size;
+    let begun = 0;
     const deleted = await db.write(async ({ tx }) => {
-      const result = await tx.run(sql`delete from ${table} where rowid in (select rowid from ${table} where ${condition} limit ${PURGE_BATCH})`);
+      // Timed from inside the transaction to its commit: the wait for the writer is other
+      // writes' time, and the commit (writing the pages the deletes dirtied) is this batch's.
+      begun = performance.now();
+      const result = await tx.run(sql`delete from ${table} where rowid in (select rowid from ${table} where ${condition} limit ${size})`);
       return result.rowsAffected;
     });
+    pace.took(performance.now() - begun);
     total += deleted;
-    if (deleted < PURGE_BATCH) return total;
+    if (deleted < size) return total;
     await yieldToOthers();
   }
 }

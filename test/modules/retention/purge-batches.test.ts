@@ -1,5 +1,5 @@
 /**
- * The retention purge in small batches (punches/service.ts `purgeBefore`, PURGE_BATCH rows a
+ * The retention purge in small batches (punches/service.ts `purgeBefore`, batches sized by time, PurgePace, in a
  * transaction) and of days a few people at a time from a cursor (attendance/service.ts
  * `purgeBefore`): exactly the punches before the cutoff go (unattributed ones too, a cutoff
  * inside a day included) and exactly the days before the first kept date.
