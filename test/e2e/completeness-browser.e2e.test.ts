@@ -124,12 +124,14 @@ describe('the proof pages in a browser', () => {
     expect((await server.admin.post(`/enrollees/${people.ada!.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
     expect((await north.uploadTemplate(people.ada!.device_pin, 6)).body).toStartWith('OK');
     const now = clock.now();
-    const yesterday = new Date(now - 24 * HOUR).toISOString().slice(0, 10);
-    expect((await server.admin.post('/leaves/', { enrollee: people.bo!.id, from: yesterday, to: yesterday, kind: 'sick' })).status).toBe(201);
+    // Two days back: Bo's punches an hour ago fall on today, or on the day before just after
+    // midnight, never on the leave day, whatever the time the test runs.
+    const leaveDay = new Date(now - 48 * HOUR).toISOString().slice(0, 10);
+    expect((await server.admin.post('/leaves/', { enrollee: people.bo!.id, from: leaveDay, to: leaveDay, kind: 'sick' })).status).toBe(201);
     await north.punch([{ pin: people.ada!.device_pin, at: new Date(now - 3 * HOUR), verifyType: 4 }]);
     await north.punch([{ pin: people.ada!.device_pin, at: new Date(now - 2 * HOUR) }]);
     await south.punch([{ pin: people.ada!.device_pin, at: new Date(now - 2 * HOUR + 8 * 60_000) }]);
-    await north.punch([{ pin: people.bo!.device_pin, localTime: `${yesterday} 10:00:00` }]);
+    await north.punch([{ pin: people.bo!.device_pin, localTime: `${leaveDay} 10:00:00` }]);
     await north.punch([
       { pin: people.bo!.device_pin, at: new Date(now - HOUR) },
       { pin: people.bo!.device_pin, at: new Date(now - HOUR + 20_000) },
