@@ -335,14 +335,10 @@ export class AttendanceService {
       if (people.length === 0) return total;
       const ids = people.map((p) => p.id);
       after = ids[ids.length - 1]!;
-      let begun = 0;
-      total += await this.ctx.db.write(async ({ tx }) => {
-        begun = performance.now();
+      total += await pace.write(this.ctx.db, async ({ tx }) => {
         const done = await tx.delete(attendanceDays).where(and(inArray(attendanceDays.enrolleeId, ids), lt(attendanceDays.date, firstKeptDate)));
         return done.rowsAffected;
       });
-      // Up to the commit, which writes the pages the deletes dirtied (platform/db/purge.ts).
-      pace.took(performance.now() - begun);
       await yieldToOthers();
     }
   }

@@ -1,7 +1,7 @@
 /** Retention deletes in bounded batches, so a long purge never holds the single writer for long. */
 import { type SQL, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Database } from './client';
+import type { Database, WriteContext } from './client';
 
 /** Rows of the first purge transaction; the next ones are sized by PurgePace. */
 const PURGE_BATCH = 1000;
@@ -16,7 +16,7 @@ const PURGE_WRITE_MS = 10;
 
 /**
  * Sizes a purge's batches by time: each batch has as many units (rows, people) as the last one
- * deleted in PURGE_WRITE_MS, within [min, max]; a slow batch (a cold page, a checkpoint) halves
+ * deleted in PURGE_WRITE_MS, within [min, max]; a slow batch (a cold page, a slow sync) halves
  * the next at most, a fast one doubles it at most, so one outlier neither stalls nor starves it.
  */
 export class PurgePace {
@@ -33,6 +33,21 @@ export class PurgePace {
   /** Units for the next batch. */
   get size(): number {
     return this.units;
+  }
+
+  /**
+   * Runs one batch as its own write and sizes the next by it, timed from inside the transaction
+   * to its commit: the wait for the writer is other writes' time, and the commit (writing the
+   * pages the deletes dirtied) is this batch's.
+   */
+  async write<T>(db: Database, batch: (w: WriteContext) => Promise<T>): Promise<T> {
+    let begun = 0;
+    const result = await db.write((w) => {
+      begun = performance.now();
+      return batch(w);
+    });
+    this.took(performance.now() - begun);
+    return result;
   }
 
   /** The last batch took `ms` for `size` units. */
@@ -59,15 +74,10 @@ export async function deleteInBatches(db: Database, table: SQLiteTable, conditio
   let total = 0;
   for (;;) {
     const size = pace.size;
-    let begun = 0;
-    const deleted = await db.write(async ({ tx }) => {
-      // Timed from inside the transaction to its commit: the wait for the writer is other
-      // writes' time, and the commit (writing the pages the deletes dirtied) is this batch's.
-      begun = performance.now();
+    const deleted = await pace.write(db, async ({ tx }) => {
       const result = await tx.run(sql`delete from ${table} where rowid in (select rowid from ${table} where ${condition} limit ${size})`);
       return result.rowsAffected;
     });
-    pace.took(performance.now() - begun);
     total += deleted;
     if (deleted < size) return total;
     await yieldToOthers();

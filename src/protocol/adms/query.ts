@@ -7,15 +7,23 @@ const ALIASES: Readonly<Record<string, readonly string[]>> = {
   SN: ['sn'],
 };
 
-/** Read a parameter by name, tolerating the lower-case `sn` spelling of `SN`. */
-export function getParam(params: URLSearchParams, name: string): string | null {
-  const direct = params.get(name);
-  if (direct !== null) return direct;
-  for (const alias of ALIASES[name] ?? []) {
-    const v = params.get(alias);
-    if (v !== null) return v;
+const NO_ALIASES: readonly string[] = [];
+
+/** A parameter by name, or by one of its aliases, from `read` (null or undefined: absent). */
+function byNameOrAlias(name: string, read: (name: string) => string | null | undefined): string | null {
+  const direct = read(name);
+  if (direct != null) return direct;
+  // Every poll asks for every name: the aliases without building a list each time.
+  for (const alias of ALIASES[name] ?? NO_ALIASES) {
+    const value = read(alias);
+    if (value != null) return value;
   }
   return null;
+}
+
+/** Read a parameter by name, tolerating the lower-case `sn` spelling of `SN`. */
+export function getParam(params: URLSearchParams, name: string): string | null {
+  return byNameOrAlias(name, (n) => params.get(n));
 }
 
 export interface AdmsQuery {
@@ -62,8 +70,6 @@ function toParams(url: URL | string): URLSearchParams {
   }
 }
 
-const NO_ALIASES: readonly string[] = [];
-
 function nonEmpty(value: string | null): string | null {
   const t = value?.trim() ?? '';
   return t === '' ? null : t;
@@ -76,15 +82,8 @@ export function parseQuery(url: URL | string): AdmsQuery {
   // as with URLSearchParams.get.
   const first = new Map<string, string>();
   for (const [name, value] of params) if (!first.has(name)) first.set(name, value);
-  const get = (name: string): string | null => {
-    let value = first.get(name);
-    // Every poll asks for every name: the aliases without building a list each time.
-    for (const alias of value === undefined ? (ALIASES[name] ?? NO_ALIASES) : NO_ALIASES) {
-      value = first.get(alias);
-      if (value !== undefined) break;
-    }
-    return nonEmpty(value ?? null);
-  };
+  const read = (n: string) => first.get(n);
+  const get = (name: string): string | null => nonEmpty(byNameOrAlias(name, read));
   return {
     params,
     sn: get('SN'),
