@@ -19,7 +19,7 @@ import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
 import { isBiometricType, terminalTakes } from './kinds';
 import type { EnrollmentRuntime } from './runtime';
-import { templateSync, templates } from './tables';
+import { templateIdentity, templateSync, templates } from './tables';
 import { linkSyncToCommands, type SyncRow, upsertSync } from './template-sync';
 
 /** An enrollee as far as terminals are concerned: their PIN and the name shown on the terminal. */
@@ -293,13 +293,8 @@ async function templatesOf(q: Queryable, enrolleeIds: readonly string[]) {
     all.push(
       ...(await q
         .select({
-          id: templates.id,
+          ...templateIdentity,
           enrolleeId: templates.enrolleeId,
-          type: templates.type,
-          fingerIndex: templates.fingerIndex,
-          slot: templates.slot,
-          algorithmVersion: templates.algorithmVersion,
-          version: templates.version,
         })
         .from(templates)
         .where(inArray(templates.enrolleeId, ids))),

@@ -119,6 +119,16 @@ export const templates = sqliteTable(
   (t) => [uniqueIndex('fpa_templates_part').on(t.enrolleeId, t.type, t.fingerIndex, t.slot, t.algorithmVersion), index('fpa_templates_key').on(t.keyId)],
 );
 
+/** What names a stored template (its part, algorithm and version), never its bytes: the columns several reads select. */
+export const templateIdentity = {
+  id: templates.id,
+  type: templates.type,
+  fingerIndex: templates.fingerIndex,
+  slot: templates.slot,
+  algorithmVersion: templates.algorithmVersion,
+  version: templates.version,
+};
+
 export const SYNC_STATUSES = ['pending', 'present', 'incompatible', 'failed'] as const;
 
 export type SyncStatus = (typeof SYNC_STATUSES)[number];

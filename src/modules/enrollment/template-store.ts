@@ -22,7 +22,7 @@ import type { FanOut } from './fan-out';
 import { checkKind, isBiometricType, maxBytes } from './kinds';
 import { sameVersion } from './rules';
 import type { EnrollmentRuntime } from './runtime';
-import { type TEMPLATE_SOURCES, templateSync, templates } from './tables';
+import { type TEMPLATE_SOURCES, templateIdentity, templateSync, templates } from './tables';
 import { upsertSync } from './template-sync';
 
 export type TemplateSource = (typeof TEMPLATE_SOURCES)[number];
@@ -143,12 +143,7 @@ export class TemplateStore {
     const { settings, keyRing } = this.ctx;
     const existing = await tx
       .select({
-        id: templates.id,
-        type: templates.type,
-        fingerIndex: templates.fingerIndex,
-        slot: templates.slot,
-        algorithmVersion: templates.algorithmVersion,
-        version: templates.version,
+        ...templateIdentity,
       })
       .from(templates)
       .where(eq(templates.enrolleeId, enrolleeId));
@@ -297,12 +292,7 @@ export class TemplateStore {
   async listTemplates(enrolleeId: string, q: Queryable = this.ctx.db.orm) {
     const rows = await q
       .select({
-        id: templates.id,
-        type: templates.type,
-        fingerIndex: templates.fingerIndex,
-        slot: templates.slot,
-        algorithmVersion: templates.algorithmVersion,
-        version: templates.version,
+        ...templateIdentity,
         sizeBytes: templates.sizeBytes,
         quality: templates.quality,
         source: templates.source,
