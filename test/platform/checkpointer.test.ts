@@ -56,6 +56,42 @@ describe('background checkpointer', () => {
     }
   });
 
+  test('a long WAL is drained on request, and the next write starts it over instead of growing it', async () => {
+    const db = await openDatabase({ url: `file:${join(tmp.dir, 'drain.db')}` });
+    const checkpointer = db.checkpointer!;
+    try {
+      // About 20 MB: past LONG_WAL_FRAMES (16 MB), under the writer's own checkpoint (64 MB).
+      await db.write(async (w) => {
+        await w.execute('create table t (x text not null)');
+        await w.execute({ sql: 'insert into t select hex(randomblob(1000)) from generate_series(1, 10000)', args: [] });
+      });
+      await until(() => (checkpointer.status().latest?.log ?? 0) >= 4_096);
+      expect(checkpointer.walIsLong()).toBe(true);
+      const asked = performance.now();
+      await checkpointer.drain(5_000);
+      expect(performance.now() - asked).toBeLessThan(4_000);
+      const answer = checkpointer.status().latest!;
+      expect(answer.checkpointed).toBe(answer.log);
+      // Drained: the writer starts the log over at its next write, so it is not long any more.
+      expect(checkpointer.walIsLong()).toBe(false);
+      await db.write((w) => w.execute({ sql: 'insert into t values (?)', args: ['after'] }));
+      const rounds = checkpointer.status().rounds;
+      await until(() => checkpointer.status().rounds > rounds);
+      expect(checkpointer.status().latest!.log).toBeLessThan(10);
+      expect(checkpointer.walIsLong()).toBe(false);
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('a drain waits no longer than it is told to once the thread has stopped', async () => {
+    const db = await openDatabase({ url: `file:${join(tmp.dir, 'stopped.db')}` });
+    await db.close();
+    const asked = performance.now();
+    await db.checkpointer!.drain(50);
+    expect(performance.now() - asked).toBeLessThan(1_000);
+  });
+
   /** A burst of about 4 MB in one transaction, a complete checkpoint, then one small write. */
   async function burstThenWrite(limit: number | undefined, name: string): Promise<{ peak: number; after: number; pragma: number }> {
     const path = join(tmp.dir, name);

@@ -1,5 +1,14 @@
-import { describe, expect, test } from 'bun:test';
-import { PurgePace } from '../../src/platform/db/purge';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { openDatabase } from '../../src/platform/db/client';
+import { deleteInBatches, PurgePace } from '../../src/platform/db/purge';
+import { tempDir } from '../support/harness';
+
+const tmp = tempDir('fpa-purge-pace-');
+const t = sqliteTable('t', { x: text('x').notNull() });
+afterAll(() => tmp.cleanup());
 
 describe('purge pace', () => {
   test('sizes the next batch to the time one takes, at most doubling or halving it', () => {
@@ -22,5 +31,27 @@ describe('purge pace', () => {
     expect(pace.size).toBe(20);
     for (let i = 0; i < 10; i++) pace.took(0);
     expect(pace.size).toBe(300);
+  });
+
+  test('waits for the checkpoint thread to copy a long WAL before its next batch, so the log starts over', async () => {
+    const db = await openDatabase({ url: `file:${join(tmp.dir, 'p.db')}` });
+    const checkpointer = db.checkpointer!;
+    try {
+      // About 20 MB of WAL (past the 16 MB that makes a purge wait), under the writer's own 64 MB.
+      await db.write(async (w) => {
+        await w.execute('create table t (x text not null)');
+        await w.execute({ sql: 'insert into t select hex(randomblob(1000)) from generate_series(1, 10000)', args: [] });
+      });
+      const deadline = performance.now() + 5_000;
+      while (!checkpointer.walIsLong() && performance.now() < deadline) await Bun.sleep(20);
+      expect(checkpointer.walIsLong()).toBe(true);
+      expect(await deleteInBatches(db, t, sql`1 = 1`)).toBe(10_000);
+      // Its batches asked for the WAL to be drained, and a round answered with every frame copied.
+      expect(checkpointer.walIsLong()).toBe(false);
+      const latest = checkpointer.status().latest!;
+      expect(latest.asked).toBeGreaterThan(0);
+    } finally {
+      await db.close();
+    }
   });
 });

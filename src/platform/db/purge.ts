@@ -14,6 +14,9 @@ const PURGE_BATCH = 1000;
  */
 const PURGE_WRITE_MS = 10;
 
+/** The longest a purge waits between two batches for the checkpoint thread to copy the WAL (ms). */
+const DRAIN_WAIT_MS = 1_000;
+
 /**
  * Sizes a purge's batches by time: each batch has as many units (rows, people) as the last one
  * deleted in PURGE_WRITE_MS, within [min, max]; a slow batch (a cold page, a slow sync) halves
@@ -47,6 +50,10 @@ export class PurgePace {
       return batch(w);
     });
     this.took(performance.now() - begun);
+    // Batch after batch, the WAL is never found all copied when the next begins, so it grows
+    // until the writer copies and syncs 64 MB on this thread (checkpointer.ts): wait for the
+    // checkpoint thread instead, so that the next batch starts the log over.
+    if (db.checkpointer?.walIsLong()) await db.checkpointer.drain(DRAIN_WAIT_MS);
     return result;
   }
 
