@@ -18,12 +18,20 @@ const PURGE_WRITE_MS = 10;
 const DRAIN_WAIT_MS = 1_000;
 
 /**
+ * How long a purge writes before it lets the checkpoint thread copy the WAL (ms). The thread's
+ * own reports come too late for it: at 1M punches a purge batch dirties about 3.5 MB, so 100 ms
+ * of batches is ~35 MB, and the log grew past the writer's 64 MB between two reports.
+ */
+const DRAIN_EVERY_MS = 100;
+
+/**
  * Sizes a purge's batches by time: each batch has as many units (rows, people) as the last one
  * deleted in PURGE_WRITE_MS, within [min, max]; a slow batch (a cold page, a slow sync) halves
  * the next at most, a fast one doubles it at most, so one outlier neither stalls nor starves it.
  */
 export class PurgePace {
   private units: number;
+  private drainedAt = performance.now();
 
   constructor(
     first: number,
@@ -53,7 +61,11 @@ export class PurgePace {
     // Batch after batch, the WAL is never found all copied when the next begins, so it grows
     // until the writer copies and syncs 64 MB on this thread (checkpointer.ts): wait for the
     // checkpoint thread instead, so that the next batch starts the log over.
-    if (db.checkpointer?.walIsLong()) await db.checkpointer.drain(DRAIN_WAIT_MS);
+    const { checkpointer } = db;
+    if (checkpointer && (checkpointer.walIsLong() || performance.now() - this.drainedAt >= DRAIN_EVERY_MS)) {
+      await checkpointer.drain(DRAIN_WAIT_MS);
+      this.drainedAt = performance.now();
+    }
     return result;
   }
 
