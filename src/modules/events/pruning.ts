@@ -4,9 +4,10 @@
  * webhook endpoints and messages queued by hand, by `held`). The log's sequence never has a
  * hole a reader has not passed. The log's `pruning` (LogPruning) is what retention calls.
  */
-import { and, asc, eq, gt, gte, inArray, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableName, gt, gte, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Database } from '../../platform/db/client';
+import { jsonRows } from '../../platform/db/json-rows';
 import { yieldToOthers } from '../../platform/db/purge';
 import { eventLog, logFollowers } from './tables';
 
@@ -125,9 +126,14 @@ async function redactOldEvents(db: Database, floor: number, rules: readonly Reda
         data: JSON.stringify({ ...byType.get(r.type)!.redact(JSON.parse(r.data) as Record<string, unknown>), redacted: true }),
       }));
     if (rewrites.length > 0) {
-      await db.write(async ({ tx }) => {
-        for (const r of rewrites) await tx.update(eventLog).set({ data: r.data }).where(eq(eventLog.sequence, r.sequence));
-      });
+      // One statement for the batch: an update per event took about 30 ms for 500 (measured at
+      // 1M punches), held on the thread that answers requests.
+      await db.write(({ execute }) =>
+        execute({
+          sql: `update ${getTableName(eventLog)} set data = rewrite.value ->> 1 from json_each(?) as rewrite where sequence = rewrite.value ->> 0`,
+          args: [jsonRows(rewrites.map((r) => [r.sequence, r.data]))],
+        }),
+      );
     }
     total += rewrites.length;
     await yieldToOthers();
