@@ -50,7 +50,7 @@ const MEASUREMENTS: Record<string, Measurement> = {
   growth: {
     title: 'Growth: the operations of a larger history, ratio to S',
     unit: '×',
-    run: ({ growthSizes }) => benchGrowth(growthSizes),
+    run: ({ growthSizes, pairs }) => benchGrowth(growthSizes, pairs),
   },
 };
 
@@ -206,6 +206,17 @@ range shows how much the machine's mood moved the figure. The target is judged a
    each of the 31 dates. Timed: \`POST attendance-days/recompute/\` of the month for everyone
    (31,000 days read, planned and computed; none changes), then a change of the day shift's
    start time followed by the attendance follower until every affected day is rewritten.
+8. **Growth**: sizes S (100k punches, 1k people, 20 terminals) and M (1M, 10k, 200; L, 10M, with
+   \`--growth-sizes=S,M,L\`), each seeded through the punch service's ingest path, four punches a
+   person a workday. The sizes are then measured alternately, S, M, S, M… ${pairs} times, each
+   time by a server opened on that size's files: the month's export for everyone (time per
+   1,000 rows, RSS growth while it streams), one person's month of punches, a week of leave
+   until the days caught up (other people each time), every page of one date's attendance days.
+   Then ${pairs} retention purges each, alternately, each of the next span of the oldest days
+   (time per deleted row, and the longest a tiny write or the event loop waited meanwhile).
+   Each pair's ratio is M's measurement over S's just before it; flat is at most 2× at the
+   range's high end. HR at a glance (the Today board, the console's lists) is measured once at
+   each size, each against 200 ms.
 `;
   writeFileSync(join(import.meta.dir, 'RESULTS.md'), text);
 }
