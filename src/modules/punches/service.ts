@@ -15,7 +15,6 @@ import type { WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { insertSequenced } from '../../platform/db/json-results';
 import { jsonRows } from '../../platform/db/json-rows';
-import { deleteInBatches } from '../../platform/db/purge';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
 import type { EnrolleeService } from '../enrollees';
@@ -26,6 +25,7 @@ import type { PunchEvents, PunchPayload } from './events';
 import { INSERT_PUNCHES_SQL, punchValues } from './insert-sql';
 import { listPunches, type PunchListFilters } from './listing';
 import { receivedForm, voidedForm } from './logged';
+import { purgePunchesBefore } from './purge';
 import type { PunchRuntime } from './runtime';
 import { type NewPunch, type PunchRow, punches } from './tables';
 import { type PunchView, punchView } from './view';
@@ -349,15 +349,9 @@ export class PunchService {
     return linked.length;
   }
 
-  /**
-   * Retention: deletes the punches before `cutoff`; returns how many. In the enrollee index's
-   * order (day by day), in batches sized to hold the writer about 10 ms each (platform/db/purge.ts), yielding to uploads between them.
-   * (Measured: taking a few people at a time instead, all their days at once, touches each of
-   * their dedupe pages once but scatters the batch over the table and the `id` index, whose
-   * pages are in upload order: a third slower at 1M punches.)
-   */
+  /** Retention: deletes the punches before `cutoff`; returns how many (purge.ts). */
   purgeBefore(cutoff: number): Promise<number> {
-    return deleteInBatches(this.ctx.db, punches, punchedWithin(null, cutoff)!);
+    return purgePunchesBefore(this.ctx.db, cutoff);
   }
 
   /** Punches at or after an instant (`health/`: punches today). */
