@@ -48,6 +48,8 @@ export class BackgroundCheckpointer {
       if ('round' in report) {
         this.latest = report.round;
         this.rounds++;
+        // A round that could not run (-1 and -1: another connection was checkpointing) ends the
+        // wait too: a purge must not stall on another instance; its next drain asks again.
         if (report.round.checkpointed >= report.round.log && this.release(report.round.asked)) this.answered = report.round;
       } else if ('error' in report) onError(`background checkpoint failed: ${report.error}`);
       else this.onStopped?.();
