@@ -8,19 +8,23 @@
  *
  * Each person punches four times a workday on one terminal, which uploads the day's lines at
  * once; the days run back from yesterday.
- * Measured on the seeded copy, through the real server over HTTP (in this process):
+ * Measured on the seeded copy over HTTP, by the real server as a child process (its memory and its
+ * event loop its own, as in production; the sizes measured alternately, see benchGrowth):
  * - the month's export CSV for everyone: time per 1,000 rows and the RSS growth while it streams;
  * - `punches/?employee=&from=&to=` over a month (every page), median of 5 people;
  * - one person's week of leave until their days caught up (`POST leaves/`, then the days read,
  *   which catches the follower up first), median of 3 people;
  * - attendance-days of one date, every page of 100: time per page;
  * - the retention purge of the oldest week (the server restarted with RETENTION_PUNCHES_DAYS
- *   so that the cutoff falls a week after the first day): time per deleted row, and the longest
- *   a tiny write waited for the writer meanwhile (what a terminal's upload would wait);
+ *   so that the cutoff falls a week after the first day): time per deleted row, and how long a
+ *   terminal uploading a line every 5 ms waited for its answers meanwhile (the 99th percentile
+ *   is judged: the longest of a thousand answers moves with the machine, 20-74 ms with no purge);
  * - the event log: rows, and rows per punch (it is bounded in time by RETENTION_EVENTS_DAYS);
  * - HR at a glance (bench/glance.ts): the Today board and the console's lists, each within 200 ms.
  * Each figure is the ratio of the largest size to S: flat is about 1.
  */
+import { join } from 'node:path';
+import { createClient } from '@libsql/client';
 import { type RunningServer, startServer } from '../src/app/server';
 import type { IncomingPunch } from '../src/modules/punches';
 import type { SettingsInput } from '../src/platform/config/settings';
@@ -33,11 +37,14 @@ import {
   type BulkEnrollee,
   benchSettings,
   bulkEnrollees,
+  type ChildServer,
   DEFAULT_PAIRS,
   type Figure,
   median,
+  memory,
   pairedFigure,
   round,
+  spawnServer,
   tempDir,
 } from './support';
 
@@ -90,7 +97,10 @@ interface Purge {
   seconds: number;
   rows: number;
   usPerRow: number;
-  writerWaitMs: number;
+  /** The probe upload's answer time meanwhile: the 99th percentile, and the longest. */
+  uploadP99Ms: number;
+  uploadMaxMs: number;
+  uploads: number;
 }
 
 interface SizeResult {
@@ -104,6 +114,7 @@ interface SizeResult {
   glance: GlanceResult;
 }
 
+const serialOf = (terminal: number) => `GROWTH${String(terminal).padStart(5, '0')}`;
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function line(pin: string, at: number): IncomingPunch {
@@ -130,7 +141,7 @@ async function seed(
   const { fpa } = server;
   const started = performance.now();
   const people = await bulkEnrollees(fpa, size.people);
-  const serials = Array.from({ length: size.terminals }, (_, i) => `GROWTH${String(i).padStart(5, '0')}`);
+  const serials = Array.from({ length: size.terminals }, (_, i) => serialOf(i));
   await approvedDevices(fpa, serials);
   const devices = await Promise.all(serials.map((s) => fpa.service.devices.get(s)));
   const workdays = Math.max(8, Math.round(size.punches / (WAVES.length * size.people)));
@@ -178,11 +189,11 @@ export async function benchGrowth(names: readonly string[] = ['S', 'M'], pairs =
     const glances: GlanceResult[] = [];
     for (let round = 0; round < pairs; round++) {
       for (const [i, history] of seeded.entries()) {
-        const server = await open(history.dir);
+        const server = await spawnGrowthServer(history);
         try {
           rounds[i]!.push(await measureRound(server, token, history, round, pairs));
           // HR at a glance (bench/glance.ts) once per size: its lines have targets of their own.
-          if (round === 0) glances.push(await measureGlance(jsonOf(server, token), history.people, dateOf(lastDay(history))));
+          if (round === 0) glances.push(await measureGlance(jsonOf(server.url, token), history.people, dateOf(lastDay(history))));
         } finally {
           await server.stop();
         }
@@ -194,7 +205,7 @@ export async function benchGrowth(names: readonly string[] = ['S', 'M'], pairs =
     const purges = seeded.map((): Purge[] => []);
     for (let round = 0; round < pairs; round++) {
       for (const [i, history] of seeded.entries()) {
-        purges[i]!.push(await measurePurge(history, span * (round + 1), span));
+        purges[i]!.push(await measurePurge(history, token, span * (round + 1), span));
         log(`  ${history.size.name} purge ${round + 1}/${pairs}: ${JSON.stringify(purges[i]!.at(-1))}`);
       }
     }
@@ -219,8 +230,26 @@ function lastDay(history: Seeded): number {
   return history.first + (history.workdays - 1) * DAY;
 }
 
-function jsonOf(server: RunningServer, token: string) {
-  return async <T>(path: string): Promise<T> => (await (await adminRequest(server.url, token, 'GET', path)).json()) as T;
+function jsonOf(url: string, token: string) {
+  return async <T>(path: string): Promise<T> => (await (await adminRequest(url, token, 'GET', path)).json()) as T;
+}
+
+/**
+ * The server on a seeded size's files as a child process, as in production: its memory and its
+ * event loop its own, not shared with this process's seeding and load.
+ */
+function spawnGrowthServer(history: Seeded, env: Record<string, string> = {}): Promise<ChildServer> {
+  return spawnServer(history.dir, { FPA_TIME_ZONE: 'UTC', ...env });
+}
+
+/** Rows of a table of a seeded size, read beside the server (another connection to the file). */
+async function countFileRows(history: Seeded, table: string): Promise<number> {
+  const client = createClient({ url: `file:${join(history.dir, 'fpa.db')}`, intMode: 'number' });
+  try {
+    return Number((await client.execute(`select count(*) as n from ${table}`)).rows[0]?.n ?? 0);
+  } finally {
+    client.close();
+  }
 }
 
 async function countRows(server: RunningServer, table: string): Promise<number> {
@@ -255,19 +284,18 @@ async function seedSize(size: GrowthSize, log: (m: string) => void): Promise<See
 }
 
 /** The read and edit measurements, once, on a server opened on a seeded size. */
-async function measureRound(server: RunningServer, token: string, history: Seeded, round: number, rounds: number): Promise<Round> {
+async function measureRound(server: ChildServer, token: string, history: Seeded, round: number, rounds: number): Promise<Round> {
   const api = (method: string, path: string, body?: unknown) => adminRequest(server.url, token, method, path, body);
-  const json = jsonOf(server, token);
+  const json = jsonOf(server.url, token);
   const last = lastDay(history);
   const monthFrom = dateOf(Math.max(history.first, last - 29 * DAY));
   const monthTo = dateOf(last);
 
-  // The month's export for everyone, streamed; RSS sampled meanwhile.
-  Bun.gc(true);
-  const rssBefore = process.memoryUsage.rss();
+  // The month's export for everyone, streamed; the server's RSS sampled meanwhile.
+  const rssBefore = memory(server.pid).rss;
   let rssPeak = rssBefore;
   const sampler = setInterval(() => {
-    rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+    rssPeak = Math.max(rssPeak, memory(server.pid).rss);
   }, 20);
   const exportStarted = performance.now();
   const response = await api('GET', `/attendance-days/export.csv?from=${monthFrom}&to=${monthTo}`);
@@ -277,8 +305,8 @@ async function measureRound(server: RunningServer, token: string, history: Seede
     const { done, value } = await reader.read();
     if (done) break;
     for (const byte of value) if (byte === 10) exportRows++;
-    rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
   }
+  rssPeak = Math.max(rssPeak, memory(server.pid).rss);
   const exportSeconds = (performance.now() - exportStarted) / 1000;
   clearInterval(sampler);
 
@@ -341,41 +369,52 @@ async function measureRound(server: RunningServer, token: string, history: Seede
 
 /**
  * The retention purge of the oldest days up to `throughDays` after the first (a server opened
- * with RETENTION_PUNCHES_DAYS so that the cutoff falls there), with a tiny write waiting for the
- * writer meanwhile.
+ * with RETENTION_PUNCHES_DAYS so that the cutoff falls there, run over the API), while a terminal
+ * uploads a line every 5 ms: how long it waited for its answers is what the purge held it.
  */
-async function measurePurge(history: Seeded, throughDays: number, days: number): Promise<Purge> {
+async function measurePurge(history: Seeded, token: string, throughDays: number, days: number): Promise<Purge> {
   const keepDays = Math.floor((Date.now() - history.first) / DAY) - throughDays;
-  const server = await open(history.dir, { RETENTION_PUNCHES_DAYS: keepDays });
+  const server = await spawnGrowthServer(history, { FPA_RETENTION_PUNCHES_DAYS: String(keepDays) });
   try {
-    const before = await countRows(server, 'fpa_punches');
-    // The garbage of the measurements before (this process is also their client) collected
-    // now, not during the purge: the probe would count its pause as the purge's.
-    Bun.gc(true);
+    // Terminal 0's first person, at an hour no wave uses on the last day: stored by the first
+    // upload, a duplicate acknowledged again by every later one (one write transaction each).
+    const person = history.people[0]!;
+    const localTime = new Date(lastDay(history) + 23 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+    const upload = async () => {
+      const res = await fetch(`${server.url}/iclock/cdata?SN=${serialOf(0)}&table=ATTLOG&Stamp=9999`, {
+        method: 'POST',
+        body: `${person.pin}\t${localTime}\t0\t1\t0\t0\t0\n`,
+      });
+      const text = await res.text();
+      if (!text.startsWith('OK:1')) throw new Error(`the probe upload was answered ${res.status} ${text}`);
+    };
+    // The first stores the line; the rest warm the server's upload path before it is timed.
+    for (let i = 0; i < 200; i++) await upload();
+    const before = await countFileRows(history, 'fpa_punches');
     let purging = true;
-    let writerWaitMs = 0;
+    const waits: number[] = [];
     const probe = (async () => {
       while (purging) {
         const t0 = performance.now();
-        await server.fpa.db.write((w) => w.execute('select 1'));
-        const t1 = performance.now();
+        await upload();
+        waits.push(performance.now() - t0);
         await Bun.sleep(5);
-        // Local libSQL runs statements on this thread: a long batch stalls the event loop (every
-        // request) as well as the write queue; the longer of the two is what a terminal waits.
-        writerWaitMs = Math.max(writerWaitMs, t1 - t0, performance.now() - t1 - 5);
       }
     })();
     const started = performance.now();
-    const run = await server.fpa.jobs.run('purge-retention');
+    const response = await adminRequest(server.url, token, 'POST', '/jobs/purge-retention/run/');
     const seconds = (performance.now() - started) / 1000;
     purging = false;
     await probe;
+    const run = (await response.json()) as { status: string; result: Record<string, number> };
     if (run.status !== 'succeeded') throw new Error(`purge-retention ${run.status}: ${JSON.stringify(run.result)}`);
-    const counts = run.result as Record<string, number>;
+    const counts = run.result;
     const rows = (counts.punches ?? 0) + (counts.attendance_days ?? 0);
-    if (before - (await countRows(server, 'fpa_punches')) !== counts.punches) throw new Error('the purge count does not match the table');
+    if (before - (await countFileRows(history, 'fpa_punches')) !== counts.punches) throw new Error('the purge count does not match the table');
     if (!counts.punches) throw new Error(`the purge through day ${throughDays} deleted no punch`);
-    return { days, seconds, rows, usPerRow: (seconds * 1e6) / rows, writerWaitMs };
+    waits.sort((a, b) => a - b);
+    const uploadP99Ms = waits[Math.min(waits.length - 1, Math.floor(waits.length * 0.99))] ?? 0;
+    return { days, seconds, rows, usPerRow: (seconds * 1e6) / rows, uploadP99Ms, uploadMaxMs: waits.at(-1) ?? 0, uploads: waits.length };
   } finally {
     await server.stop();
   }
@@ -463,11 +502,11 @@ function figuresOf(results: SizeResult[]): Figure[] {
     ),
     figure(
       'purge-writer',
-      'Retention purge: longest wait of a write for the writer',
+      "Retention purge: a terminal's upload answered within (99th percentile)",
       'ms',
       purges,
-      (m) => Math.max(1, m.writerWaitMs),
-      (m) => `${round(m.writerWaitMs, 0)} ms`,
+      (m) => Math.max(1, m.uploadP99Ms),
+      (m) => `p99 ${round(m.uploadP99Ms, 0)} ms, longest ${round(m.uploadMaxMs, 0)} ms of ${m.uploads} uploads`,
     ),
     {
       id: 'growth-events',
