@@ -185,6 +185,9 @@ export async function benchGrowth(names: readonly string[] = ['S', 'M'], pairs =
     for (const size of sizes) {
       seeded.push(await seedSize(size, log));
     }
+    // Seeding L writes some 10 GB: the measurements wait until the system has written it out,
+    // or their syncs would queue behind it (a purge of S measured 10 s instead of 0.5 s).
+    Bun.spawnSync(['sync']);
     const rounds = seeded.map((): Round[] => []);
     const glances: GlanceResult[] = [];
     for (let round = 0; round < pairs; round++) {
@@ -376,48 +379,55 @@ async function measurePurge(history: Seeded, token: string, throughDays: number,
   const keepDays = Math.floor((Date.now() - history.first) / DAY) - throughDays;
   const server = await spawnGrowthServer(history, { FPA_RETENTION_PUNCHES_DAYS: String(keepDays) });
   try {
-    // Terminal 0's first person, at an hour no wave uses on the last day: stored by the first
-    // upload, a duplicate acknowledged again by every later one (one write transaction each).
-    const person = history.people[0]!;
-    const localTime = new Date(lastDay(history) + 23 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
-    const upload = async () => {
-      const res = await fetch(`${server.url}/iclock/cdata?SN=${serialOf(0)}&table=ATTLOG&Stamp=9999`, {
-        method: 'POST',
-        body: `${person.pin}\t${localTime}\t0\t1\t0\t0\t0\n`,
-      });
-      const text = await res.text();
-      if (!text.startsWith('OK:1')) throw new Error(`the probe upload was answered ${res.status} ${text}`);
-    };
-    // The first stores the line; the rest warm the server's upload path before it is timed.
-    for (let i = 0; i < 200; i++) await upload();
-    const before = await countFileRows(history, 'fpa_punches');
-    let purging = true;
-    const waits: number[] = [];
-    const probe = (async () => {
-      while (purging) {
-        const t0 = performance.now();
-        await upload();
-        waits.push(performance.now() - t0);
-        await Bun.sleep(5);
-      }
-    })();
-    const started = performance.now();
-    const response = await adminRequest(server.url, token, 'POST', '/jobs/purge-retention/run/');
-    const seconds = (performance.now() - started) / 1000;
-    purging = false;
-    await probe;
-    const run = (await response.json()) as { status: string; result: Record<string, number> };
-    if (run.status !== 'succeeded') throw new Error(`purge-retention ${run.status}: ${JSON.stringify(run.result)}`);
-    const counts = run.result;
-    const rows = (counts.punches ?? 0) + (counts.attendance_days ?? 0);
-    if (before - (await countFileRows(history, 'fpa_punches')) !== counts.punches) throw new Error('the purge count does not match the table');
-    if (!counts.punches) throw new Error(`the purge through day ${throughDays} deleted no punch`);
-    waits.sort((a, b) => a - b);
-    const uploadP99Ms = waits[Math.min(waits.length - 1, Math.floor(waits.length * 0.99))] ?? 0;
-    return { days, seconds, rows, usPerRow: (seconds * 1e6) / rows, uploadP99Ms, uploadMaxMs: waits.at(-1) ?? 0, uploads: waits.length };
+    return await purgeOn(server, history, token, throughDays, days);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; the server's stderr: ${server.stderr().slice(-1500) || '(nothing)'}`);
   } finally {
     await server.stop();
   }
+}
+
+/** The purge of `measurePurge` on its running server. */
+async function purgeOn(server: ChildServer, history: Seeded, token: string, throughDays: number, days: number): Promise<Purge> {
+  // Terminal 0's first person, at an hour no wave uses on the last day: stored by the first
+  // upload, a duplicate acknowledged again by every later one (one write transaction each).
+  const person = history.people[0]!;
+  const localTime = new Date(lastDay(history) + 23 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+  const upload = async () => {
+    const res = await fetch(`${server.url}/iclock/cdata?SN=${serialOf(0)}&table=ATTLOG&Stamp=9999`, {
+      method: 'POST',
+      body: `${person.pin}\t${localTime}\t0\t1\t0\t0\t0\n`,
+    });
+    const text = await res.text();
+    if (!text.startsWith('OK:1')) throw new Error(`the probe upload was answered ${res.status} ${text}`);
+  };
+  // The first stores the line; the rest warm the server's upload path before it is timed.
+  for (let i = 0; i < 200; i++) await upload();
+  const before = await countFileRows(history, 'fpa_punches');
+  let purging = true;
+  const waits: number[] = [];
+  const probe = (async () => {
+    while (purging) {
+      const t0 = performance.now();
+      await upload();
+      waits.push(performance.now() - t0);
+      await Bun.sleep(5);
+    }
+  })();
+  const started = performance.now();
+  const response = await adminRequest(server.url, token, 'POST', '/jobs/purge-retention/run/');
+  const seconds = (performance.now() - started) / 1000;
+  purging = false;
+  await probe;
+  const run = (await response.json()) as { status: string; result: Record<string, number> };
+  if (run.status !== 'succeeded') throw new Error(`purge-retention ${run.status}: ${JSON.stringify(run.result)}`);
+  const counts = run.result;
+  const rows = (counts.punches ?? 0) + (counts.attendance_days ?? 0);
+  if (before - (await countFileRows(history, 'fpa_punches')) !== counts.punches) throw new Error('the purge count does not match the table');
+  if (!counts.punches) throw new Error(`the purge through day ${throughDays} deleted no punch`);
+  waits.sort((a, b) => a - b);
+  const uploadP99Ms = waits[Math.min(waits.length - 1, Math.floor(waits.length * 0.99))] ?? 0;
+  return { days, seconds, rows, usPerRow: (seconds * 1e6) / rows, uploadP99Ms, uploadMaxMs: waits.at(-1) ?? 0, uploads: waits.length };
 }
 
 function figuresOf(results: SizeResult[]): Figure[] {

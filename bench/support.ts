@@ -386,6 +386,8 @@ export interface ChildServer {
   url: string;
   port: number;
   pid: number;
+  /** What the server wrote to stderr so far (why it stopped, if it did). */
+  stderr(): string;
   /** SIGTERM, and SIGKILL if it has not exited within 10 s. */
   stop(): Promise<void>;
 }
@@ -420,13 +422,23 @@ export async function spawnServer(dir: string, env: Record<string, string> = {})
     const exited = await Promise.race([child.exited.then(() => true), sleep(10_000).then(() => false)]);
     if (!exited) child.kill('SIGKILL');
   };
+  let stderr = '';
+  void (async () => {
+    const reader = child.stderr.getReader();
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      stderr = (stderr + decoder.decode(value)).slice(-4000);
+    }
+  })();
   try {
     await waitForHealth(url, child);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url, port, pid: child.pid, stop };
+  return { url, port, pid: child.pid, stop, stderr: () => stderr };
 }
 
 /** VmRSS and VmHWM (peak RSS) of a process, in bytes. */
