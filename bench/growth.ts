@@ -245,18 +245,14 @@ function spawnGrowthServer(history: Seeded, env: Record<string, string> = {}): P
   return spawnServer(history.dir, { FPA_TIME_ZONE: 'UTC', ...env });
 }
 
-/** Rows of a table of a seeded size, read beside the server (another connection to the file). */
-async function countFileRows(history: Seeded, table: string): Promise<number> {
-  const client = createClient({ url: `file:${join(history.dir, 'fpa.db')}`, intMode: 'number' });
+/** Rows of a table of the size in `dir`, read beside its server (another connection to the file). */
+async function countRows(dir: string, table: string): Promise<number> {
+  const client = createClient({ url: `file:${join(dir, 'fpa.db')}`, intMode: 'number' });
   try {
     return Number((await client.execute(`select count(*) as n from ${table}`)).rows[0]?.n ?? 0);
   } finally {
     client.close();
   }
-}
-
-async function countRows(server: RunningServer, table: string): Promise<number> {
-  return Number((await server.fpa.db.client.execute(`select count(*) as n from ${table}`)).rows[0]?.n ?? 0);
 }
 
 /** Seeds a size in a directory of its own and counts what it holds; the server is stopped after. */
@@ -266,9 +262,9 @@ async function seedSize(size: GrowthSize, log: (m: string) => void): Promise<See
     const server = await open(tmp.dir);
     try {
       const seeded = await seed(server, size, log);
-      const punches = await countRows(server, 'fpa_punches');
+      const punches = await countRows(tmp.dir, 'fpa_punches');
       log(`  ${size.name}: ${punches} punches, ${size.people} people, ${size.terminals} terminals seeded in ${round(seeded.seconds, 0)} s`);
-      const eventRows = await countRows(server, 'fpa_events');
+      const eventRows = await countRows(tmp.dir, 'fpa_events');
       let eventMb: number | null = null;
       try {
         const rs = await server.fpa.db.client.execute("select sum(pgsize) as bytes from dbstat where name = 'fpa_events'");
@@ -403,7 +399,7 @@ async function purgeOn(server: ChildServer, history: Seeded, token: string, thro
   };
   // The first stores the line; the rest warm the server's upload path before it is timed.
   for (let i = 0; i < 200; i++) await upload();
-  const before = await countFileRows(history, 'fpa_punches');
+  const before = await countRows(history.dir, 'fpa_punches');
   let purging = true;
   const waits: number[] = [];
   const probe = (async () => {
@@ -423,7 +419,7 @@ async function purgeOn(server: ChildServer, history: Seeded, token: string, thro
   if (run.status !== 'succeeded') throw new Error(`purge-retention ${run.status}: ${JSON.stringify(run.result)}`);
   const counts = run.result;
   const rows = (counts.punches ?? 0) + (counts.attendance_days ?? 0);
-  if (before - (await countFileRows(history, 'fpa_punches')) !== counts.punches) throw new Error('the purge count does not match the table');
+  if (before - (await countRows(history.dir, 'fpa_punches')) !== counts.punches) throw new Error('the purge count does not match the table');
   if (!counts.punches) throw new Error(`the purge through day ${throughDays} deleted no punch`);
   waits.sort((a, b) => a - b);
   const uploadP99Ms = waits[Math.min(waits.length - 1, Math.floor(waits.length * 0.99))] ?? 0;
