@@ -20,7 +20,17 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(options: CreateOptions & { port?: number; hostname?: string } = {}): Promise<RunningServer> {
+export interface ListenOptions {
+  port?: number;
+  hostname?: string;
+  /**
+   * Seconds a connection may send and receive nothing before Bun closes it (Elysia's 30 when
+   * unset); administrators' requests are exempt once admitted (platform/http/routable-url.ts).
+   */
+  idleTimeoutSeconds?: number;
+}
+
+export async function startServer(options: CreateOptions & ListenOptions = {}): Promise<RunningServer> {
   const fpa = await createFingerprintAttendance(options);
   const health = new Elysia({ name: 'fpa-health', seed: fpa.db.url }).onTransform(tagWithRequestId).get('/healthz', async ({ set }) => {
     try {
@@ -45,6 +55,7 @@ export async function startServer(options: CreateOptions & { port?: number; host
       port,
       hostname,
       reusePort: false,
+      ...(options.idleTimeoutSeconds === undefined ? {} : { idleTimeout: options.idleTimeoutSeconds }),
       maxRequestBodySize: Math.max(fpa.settings.ADMS_MAX_REQUEST_BYTES, apiBodyLimit(fpa.settings)) + 1024,
     });
   } catch (error) {

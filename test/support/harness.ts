@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import type { CreateOptions } from '../../src/app/create';
-import { type RunningServer, startServer } from '../../src/app/server';
+import { type ListenOptions, type RunningServer, startServer } from '../../src/app/server';
 import type { SettingsInput } from '../../src/platform/config/settings';
 import { generateEncryptionKey } from '../../src/platform/crypto/template-cipher';
 import { silentLogger } from '../../src/platform/log';
@@ -41,7 +41,7 @@ export interface TestServer extends RunningServer {
 
 export async function startTestServer(
   overrides: SettingsInput = {},
-  options: Partial<CreateOptions> & { dir?: string; hostname?: string } = {},
+  options: Partial<CreateOptions> & ListenOptions & { dir?: string } = {},
 ): Promise<TestServer> {
   const own = options.dir ? null : tempDir();
   const dir = options.dir ?? own!.dir;

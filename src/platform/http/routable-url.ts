@@ -15,6 +15,8 @@ import { enterRequestContext, inRequestContext, REQUEST_ID_HEADER, requestIdFrom
 const ELYSIA_PATH_SEARCH_FROM = 11;
 
 const peers = new WeakMap<Request, string | null>();
+/** The request the server received, for each copy made of one (its timer is the original's). */
+const originals = new WeakMap<Request, Request>();
 
 /** The request itself, or a copy with a routable URL when Elysia would misread its path. */
 function routableRequest(request: Request, server: Server<unknown> | null): Request {
@@ -29,6 +31,7 @@ function routableRequest(request: Request, server: Server<unknown> | null): Requ
   if (path === null) return request;
   const copy = new Request(`http://localhost${path}`, request);
   peers.set(copy, server?.requestIP(request)?.address ?? null);
+  originals.set(copy, request);
   return copy;
 }
 
@@ -36,6 +39,17 @@ function routableRequest(request: Request, server: Server<unknown> | null): Requ
 export function peerAddress(server: Server<unknown> | null | undefined, request: Request): string | null {
   if (peers.has(request)) return peers.get(request) ?? null;
   return server?.requestIP(request)?.address ?? null;
+}
+
+/**
+ * Lets a request's handler take as long as its work does. Bun closes a connection that has sent
+ * and received nothing for `idleTimeout` (30 s under Elysia) even while its handler still runs,
+ * and the caller sees a reset connection while the work goes on: a job run, an import or a
+ * recompute at a large site takes minutes. Only for callers already admitted: the timeout still
+ * guards connections that never finish sending a request.
+ */
+export function waitForTheHandler(server: Server<unknown> | null | undefined, request: Request): void {
+  server?.timeout(originals.get(request) ?? request, 0);
 }
 
 /**

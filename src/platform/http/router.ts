@@ -17,7 +17,7 @@ import { apiBodyLimit, readJsonBody, readRecordsBody, settleBody } from './body'
 import type { Caller } from './caller';
 import { handleApiError } from './errors';
 import { authorize } from './policy';
-import { peerAddress } from './routable-url';
+import { peerAddress, waitForTheHandler } from './routable-url';
 
 /** What every router needs: the runtime (settings, log, instance id) and the administrator check. */
 export interface Http {
@@ -82,6 +82,9 @@ export async function admitAdmin(
   // The audit log names this caller (kind and id) for every row written on its behalf.
   setContextActor({ ...admin.actor, by: admin.by });
   authorize(admin, context.request.method, context.route);
+  // An administrator waits for the answer however long the work takes (a purge at ten million
+  // punches runs for a minute): Bun's idle timeout would otherwise reset the connection.
+  waitForTheHandler(context.server, context.request);
   return { admin, scope: scopeOf(admin) };
 }
 
