@@ -4,7 +4,7 @@
  * runs: at ten million punches a purge run over the API was answered with a reset connection
  * after 30 s while the job went on, as would be any GET that takes as long before its first byte.
  * Here the timeout is 1 s, and the writer is held longer than Bun takes to act on it (it checks
- * its timeouts every 4 s: a 1 s timeout closed connections 4 s in), so any request that writes
+ * its timeouts every 4 s: a 1 s timeout closed connections 4 to 8 s in), so any request that writes
  * waits that long.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
