@@ -324,6 +324,10 @@ describe('terminals reach us by any name', () => {
     expect(old.body).toStartWith('GET OPTION FROM: FLEET1');
     const api = await rawRequest('GET /healthz HTTP/1.1\r\nHost: fpa\r\nConnection: close\r\n\r\n');
     expect(api.status).toBe(200);
+    // The rebuilt request keeps the address it came from (the server knows only the original's).
+    const shortHost = await rawRequest('GET /iclock/cdata?SN=SHORTHOST1&options=all HTTP/1.1\r\nHost: fpa\r\nConnection: close\r\n\r\n');
+    expect(shortHost.status).toBe(200);
+    expect((await server.admin.get('/devices/SHORTHOST1/')).body.ip_address).toBe('127.0.0.1');
   });
 
   test("a host's own app, given servePathsWhateverTheHost, is reached by a short Host too", async () => {

@@ -4,8 +4,8 @@
  * `http://abcd/`), so a terminal pointed at a short server name (`Host: fpa`, or `abc:80`, which
  * Bun shortens to `abc`) had its path cut and got 404 on every route; one that sends no `Host`
  * at all (HTTP/1.0) gives Bun a relative URL (`/iclock/cdata?…`). Such a request is rebuilt with
- * a routable URL; its headers (the `Host` as sent) and body are kept, and its peer address is
- * remembered, because the server only knows the address of the request it received.
+ * a routable URL; its headers (the `Host` as sent) and body are kept, and so is the original:
+ * the server knows the peer address and the timer of the request it received, not of a copy.
  */
 import type { Server } from 'bun';
 import type { AnyElysia } from 'elysia';
@@ -14,12 +14,16 @@ import { enterRequestContext, inRequestContext, REQUEST_ID_HEADER, requestIdFrom
 /** Where Elysia starts looking for the path (its `getPath`). */
 const ELYSIA_PATH_SEARCH_FROM = 11;
 
-const peers = new WeakMap<Request, string | null>();
-/** The request the server received, for each copy made of one (its timer is the original's). */
+/** The request the server received, for each copy made of one: its peer address and its timer are the original's. */
 const originals = new WeakMap<Request, Request>();
 
+/** The request as the server received it (the original of a copy). */
+function received(request: Request): Request {
+  return originals.get(request) ?? request;
+}
+
 /** The request itself, or a copy with a routable URL when Elysia would misread its path. */
-function routableRequest(request: Request, server: Server<unknown> | null): Request {
+function routableRequest(request: Request): Request {
   const url = request.url;
   let path: string | null = null;
   if (url.startsWith('/')) path = url;
@@ -30,15 +34,13 @@ function routableRequest(request: Request, server: Server<unknown> | null): Requ
   }
   if (path === null) return request;
   const copy = new Request(`http://localhost${path}`, request);
-  peers.set(copy, server?.requestIP(request)?.address ?? null);
   originals.set(copy, request);
   return copy;
 }
 
 /** The peer address of a request as the server received it (also for a rebuilt one). */
 export function peerAddress(server: Server<unknown> | null | undefined, request: Request): string | null {
-  if (peers.has(request)) return peers.get(request) ?? null;
-  return server?.requestIP(request)?.address ?? null;
+  return server?.requestIP(received(request))?.address ?? null;
 }
 
 /**
@@ -49,7 +51,7 @@ export function peerAddress(server: Server<unknown> | null | undefined, request:
  * guards connections that never finish sending a request.
  */
 export function waitForTheHandler(server: Server<unknown> | null | undefined, request: Request): void {
-  server?.timeout(originals.get(request) ?? request, 0);
+  server?.timeout(received(request), 0);
 }
 
 /**
@@ -68,7 +70,7 @@ export function servePathsWhateverTheHost(app: AnyElysia): void {
       // put in error bodies.
       value: (request: Request) => {
         const requestId = requestIdFrom(request.headers);
-        return inRequestContext(requestId, async () => withRequestId(await handle(routableRequest(request, app.server)), requestId));
+        return inRequestContext(requestId, async () => withRequestId(await handle(routableRequest(request)), requestId));
       },
       configurable: true,
       writable: true,
