@@ -14,9 +14,11 @@
  * - the first half of the month is locked on the 16th: a punch uploaded later for it is stored
  *   and flagged `after_lock`, and a holiday declared later for it changes nothing.
  *
- * The export and the summary of the month are then checked line by line.
+ * The export and the summary of the month are then checked line by line, and a newcomer whose
+ * name reads like a spreadsheet formula is exported as text.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { parseCsv } from '../../src/platform/csv';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
 
@@ -373,6 +375,18 @@ describe('a month of a factory', () => {
     });
     const one = await server.admin.get('/attendance-summary/?from=2026-03-01&to=2026-03-15&employee=L1');
     expect(one.body.results).toEqual([expect.objectContaining({ employee: 'L1', days: 15, days_present: 5, days_on_leave: 5, days_off: 5 })]);
+  });
+
+  test('a name from outside is written as text a spreadsheet shows, quoted where CSV needs it', async () => {
+    const name = '=HYPERLINK("http://x"), Jr.';
+    await created('/employees/', { id: 'Q1', name });
+    const e = await created('/enrollees/', { employee: 'Q1', areas: ['plant'] });
+    expect((await server.admin.post('/punches/manual/', { enrollee: e.id, at: '2026-04-01 07:00', reason: 'first day' })).status).toBe(201);
+    const res = await fetch(`${server.url}${API}/attendance-days/export.csv?from=2026-04-01&to=2026-04-01&employee=Q1`, { headers: server.admin.headers });
+    const [header, line, end] = (await res.text()).split('\r\n');
+    expect([header?.startsWith('employee,name,date,'), end]).toEqual([true, '']);
+    expect(line).toStartWith(`Q1,"'=HYPERLINK(""http://x""), Jr.",2026-04-01,`);
+    expect(parseCsv(`${line}\r\n`)).toEqual([{ line: 1, fields: expect.arrayContaining(['Q1', `'${name}`, '2026-04-01', '2026-04-01 07:00:00']) }]);
   });
 });
 
