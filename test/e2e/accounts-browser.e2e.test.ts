@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { completeInvite, PASSWORD } from '../support/accounts';
-import { launchBrowser } from '../support/browser';
+import { consoleContext, launchBrowser, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -27,13 +27,9 @@ async function shot(p: Page, name: string): Promise<void> {
 }
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' });
-  ctx.setDefaultTimeout(8000);
+  const ctx = await consoleContext(browser, { viewport: { width: 1200, height: 800 } });
   const p = await ctx.newPage();
-  p.on('pageerror', (error) => errors.push(error.message));
-  p.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
-  });
+  watchErrors(p, errors);
   return { context: ctx, page: p };
 }
 

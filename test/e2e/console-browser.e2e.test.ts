@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { launchBrowser, screenshotDir } from '../support/browser';
+import { consoleContext, launchBrowser, screenshotDir, signInByLink, watchErrors } from '../support/browser';
 import { consoleLink } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
 import { fetchFrom, SECOND_ADDRESS } from '../support/source-address';
@@ -53,15 +53,9 @@ beforeAll(async () => {
     startTestServer({ TIME_ZONE: ZONE, ADMS_POLL_DELAY: '1s', WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }, { clock }),
     launchBrowser(),
   ]);
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' });
-  // A step that does not happen fails in seconds, not after Playwright's 30.
-  context.setDefaultTimeout(8000);
+  const context = await consoleContext(browser, { viewport: { width: 1100, height: 800 } });
   page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    // Statuses the tests provoke (401, 403) and endpoints a server may not serve (404) are network notes, not script errors.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
-  });
+  watchErrors(page, errors);
   terminal = new SimulatedTerminal({ url: server.url, sn: 'FRONTDOOR1', timeZone: ZONE });
 });
 afterAll(async () => {
@@ -293,9 +287,7 @@ describe('the console in a browser', () => {
   });
 
   test('an idle session ends: the next page shows the sign-in notice', async () => {
-    await page.goto(await consoleLink(server, 'night.shift@example.com'));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: /^Today/ }).waitFor();
+    await signInByLink(page, server, 'night.shift@example.com', /^Today/);
     offset += 31 * 60_000;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Terminals' }).click();
     await page.getByText('You are not signed in, or your session has ended.').waitFor();

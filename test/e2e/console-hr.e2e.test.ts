@@ -10,8 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { launchBrowser } from '../support/browser';
-import { consoleLink } from '../support/console';
+import { consoleContext, launchBrowser, signInByLink, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -43,16 +42,10 @@ function thisMonday(): string {
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: ZONE, AREAS_CREATED_ON_USE: false }), launchBrowser()]);
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, timezoneId: 'UTC', locale: 'en-GB' });
-  context.setDefaultTimeout(8000);
+  const context = await consoleContext(browser);
   page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
-  });
-  await page.goto(await consoleLink(server, 'hr.officer@example.com'));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
+  watchErrors(page, errors);
+  await signInByLink(page, server, 'hr.officer@example.com');
 });
 afterAll(async () => {
   await browser?.close();

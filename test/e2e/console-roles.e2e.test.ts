@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { linesAt, terminal, upload } from '../support/attendance';
-import { launchBrowser } from '../support/browser';
+import { consoleContext, launchBrowser } from '../support/browser';
 import { adminToken, startTestServer, type TestServer } from '../support/harness';
 
 const SHOTS = '/tmp/shots-roles';
@@ -53,8 +53,7 @@ afterAll(async () => {
 /** A browser context whose every request carries a token of this role and areas; it records every 403 the console meets. */
 async function consoleAs(role: string, areas: string[]): Promise<{ context: BrowserContext; page: Page; refused: string[]; errors: string[] }> {
   const token = await adminToken({ sub: `${role}@example.com`, role, areas });
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
-  context.setDefaultTimeout(8000);
+  const context = await consoleContext(browser, { viewport: { width: 1100, height: 800 }, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
   const page = await context.newPage();
   const refused: string[] = [];
   const errors: string[] = [];

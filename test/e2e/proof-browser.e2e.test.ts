@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
-import { launchBrowser } from '../support/browser';
-import { consoleLink } from '../support/console';
+import { consoleContext, launchBrowser, signInByLink, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
 
@@ -39,13 +38,9 @@ async function go(hash: string, heading: string | RegExp): Promise<void> {
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, timezoneId: 'UTC', locale: 'en-GB', acceptDownloads: true });
-  context.setDefaultTimeout(8000);
+  const context = await consoleContext(browser, { viewport: { width: 1100, height: 800 }, acceptDownloads: true });
   page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
-  });
+  watchErrors(page, errors);
   terminal = new SimulatedTerminal({ url: server.url, sn: 'LOBBY-1' });
   await terminal.handshake();
   await terminal.postOptions();
@@ -57,9 +52,7 @@ beforeAll(async () => {
   expect((await server.admin.post(`/enrollees/${person.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
   await server.fpa.service.storeTemplate(person.id, 6, new Uint8Array(Buffer.from(syntheticTemplate(180), 'base64')), { algorithmVersion: '10', by: 'test' });
   await drain(terminal);
-  await page.goto(await consoleLink(server, 'hr.officer@example.com'));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
+  await signInByLink(page, server, 'hr.officer@example.com');
 });
 afterAll(async () => {
   await browser?.close();

@@ -13,8 +13,7 @@ import ExcelJS from 'exceljs';
 import type { Browser, Page } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { parseCsv } from '../../src/platform/csv';
-import { launchBrowser } from '../support/browser';
-import { consoleLink } from '../support/console';
+import { consoleContext, launchBrowser, signInByLink, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { pdfPageImage } from '../support/pdf-image';
 import { COMPANY, FROM, seedMonth, TO, WORKED, ZONE } from '../support/report-month';
@@ -32,13 +31,10 @@ beforeAll(async () => {
   await seedMonth(server, clock);
   // The browser keeps real time: the session's cookie must not be born expired.
   clock.now = Date.now();
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, timezoneId: 'UTC', locale: 'en-GB', acceptDownloads: true });
-  context.setDefaultTimeout(8000);
+  const context = await consoleContext(browser, { viewport: { width: 1100, height: 800 }, acceptDownloads: true });
   page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(await consoleLink(server, 'hr.officer@example.com'));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
+  watchErrors(page, errors);
+  await signInByLink(page, server, 'hr.officer@example.com');
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

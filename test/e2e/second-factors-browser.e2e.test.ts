@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { completeInvite, PASSWORD } from '../support/accounts';
-import { launchBrowser } from '../support/browser';
+import { consoleContext, launchBrowser, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { startOidcProvider, type TestProvider } from '../support/oidc';
 
@@ -37,13 +37,9 @@ async function shot(p: Page, name: string): Promise<void> {
 
 /** Each person gets their own context (cookies); a step that does not happen fails in seconds. */
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 850 }, timezoneId: 'UTC', locale: 'en-GB' });
-  context.setDefaultTimeout(8000);
+  const context = await consoleContext(browser, { viewport: { width: 1200, height: 850 } });
   const page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
-  });
+  watchErrors(page, errors);
   return { context, page };
 }
 

@@ -12,8 +12,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { launchBrowser, screenshotDir } from '../support/browser';
-import { consoleLink } from '../support/console';
+import { consoleContext, launchBrowser, screenshotDir, signInByLink, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 const ZONE = 'Europe/Berlin';
@@ -105,8 +104,7 @@ beforeAll(async () => {
   now = berlin(MONDAY, '10:10');
   for (const [employee, time] of PUNCHES) await punch(employee, time);
 
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, timezoneId: ZONE, locale: 'en-GB' });
-  context.setDefaultTimeout(8000);
+  const context = await consoleContext(browser, { viewport: { width: 1100, height: 800 }, timezoneId: ZONE });
   // The page's WebSocket opens only `__wsDelayMs` after it is asked for: a punch can arrive in between.
   await context.addInitScript(() => {
     const Real = window.WebSocket;
@@ -137,12 +135,8 @@ beforeAll(async () => {
   });
   await context.clock.setFixedTime(now);
   page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
-  });
-  await page.goto(await consoleLink(server, 'hr.officer@example.com'));
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  watchErrors(page, errors);
+  await signInByLink(page, server, 'hr.officer@example.com');
 });
 afterAll(async () => {
   await browser?.close();
@@ -214,9 +208,7 @@ describe('the Today board in a browser', () => {
     now = berlin(MONDAY, '17:00');
     await page.context().clock.setFixedTime(now);
     // Hours later: the session has ended; sign in again.
-    await page.goto(await consoleLink(server, 'hr.officer@example.com'));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Today, Mon 3 Mar' }).waitFor();
+    await signInByLink(page, server, 'hr.officer@example.com', 'Today, Mon 3 Mar');
     await showCount('Absent', 1);
     expect(await listed()).toEqual(['Jonas Falk']);
     await shot('board-absent');

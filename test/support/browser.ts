@@ -8,7 +8,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import chromium from '@sparticuz/chromium';
-import { type Browser, chromium as playwright } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, type Page, chromium as playwright } from 'playwright-core';
+import { consoleLink } from './console';
+import type { TestServer } from './harness';
 
 async function executable(): Promise<string> {
   const override = process.env.CHROMIUM_PATH;
@@ -37,4 +39,33 @@ export function screenshotDir(): string {
   const dir = process.env.FPA_SCREENSHOTS ? resolve(process.env.FPA_SCREENSHOTS) : join(tmpdir(), 'fpa-console-screenshots');
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/**
+ * A context as the browser tests open one (a British English desktop in UTC unless `options` say
+ * otherwise): a step that does not happen fails in seconds, not after Playwright's 30.
+ */
+export async function consoleContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, timezoneId: 'UTC', locale: 'en-GB', ...options });
+  context.setDefaultTimeout(8000);
+  return context;
+}
+
+/**
+ * Collects what the page's scripts throw or log as errors into `errors`, for the test to expect
+ * none. Statuses the tests provoke (401, 403) and endpoints a server may not serve (404) are the
+ * browser's network notes ("Failed to load resource"), not script errors.
+ */
+export function watchErrors(page: Page, errors: string[]): void {
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+  });
+}
+
+/** Signs in as `actor` by a one-time link, as a person following it would, and waits for the first page. */
+export async function signInByLink(page: Page, server: TestServer, actor: string, firstPage: RegExp | string = /^(Today|Overview)/): Promise<void> {
+  await page.goto(await consoleLink(server, actor));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: firstPage }).waitFor();
 }
