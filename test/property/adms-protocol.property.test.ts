@@ -6,6 +6,7 @@ import {
   decodeBody,
   decodePush3DateTime,
   encodePush3DateTime,
+  firstParams,
   formatAttlogLine,
   formatDeviceCmdResult,
   formatOptionsBody,
@@ -266,5 +267,31 @@ describe('localWallTimeToUtc', () => {
       }),
       RUNS,
     );
+  });
+});
+
+describe('query strings', () => {
+  /** What URLSearchParams reads: the first value of each name. */
+  const reference = (search: string) => {
+    const first = new Map<string, string>();
+    for (const [name, value] of new URLSearchParams(search)) if (!first.has(name)) first.set(name, value);
+    return first;
+  };
+  const queryText = fc.oneof(
+    fc.string({ unit: fc.constantFrom('S', 'N', 'a', '0', '=', '&', '?', '%', '2', '0', 'F', '+', ' ', '#', 'é', '\uD800', '\uDC00', '😀'), maxLength: 40 }),
+    fc.string({ unit: 'binary', maxLength: 30 }),
+    fc.string({ maxLength: 30 }),
+  );
+
+  test('read by hand or by URLSearchParams, any query gives the parameters URLSearchParams gives', () => {
+    fc.assert(
+      fc.property(queryText, (search) => {
+        expect([...firstParams(search)]).toEqual([...reference(search)]);
+      }),
+      RUNS,
+    );
+    // The plain queries terminals send take the hand-read path; these are what it must get right.
+    for (const plain of ['SN=CKJF201960996&options=all&pushver=2.4.1', 'SN=A&SN=B&&table=ATTLOG&Stamp', '?SN=X&a==b&=c', ''])
+      expect([...firstParams(plain)]).toEqual([...reference(plain)]);
   });
 });

@@ -34,11 +34,10 @@ const NEEDS_SERIAL = new Set(['cdata', 'getrequest', 'devicecmd', 'ping', 'fdata
 function terminalHandler(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
   const { settings, log } = ctx;
   const allowList = new IpAllowList(settings.ADMS_ALLOWED_IPS);
-  return async (request: Request, ip: string | null, rest: string): Promise<{ status: number; body: string }> => {
+  return async (request: Request, ip: string | null, rest: string, endpoint: string): Promise<{ status: number; body: string }> => {
     try {
       if (!allowList.allows(ip)) throw new AdmsRefusal(403, 'address not allowed');
       if (!TERMINAL_METHODS.has(request.method.toUpperCase())) throw new AdmsRefusal(405, 'method not allowed');
-      const endpoint = endpointName(rest);
       // From the URL's text: the query is all a terminal request needs of it.
       const query = parseQuery(request.url);
       if (!NEEDS_SERIAL.has(endpoint)) return { status: 200, body: 'OK' };
@@ -66,6 +65,9 @@ export function admsRoutes(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
   const { settings, clock, log } = ctx;
   const prefix = settings.ADMS_URL_PREFIX.replace(/\/+$/, '');
   const handle = terminalHandler(ctx, endpoints);
+  // The route label is the endpoint name, from a closed set: a raw path would let any caller mint series.
+  const routeLabels = new Map([...NEEDS_SERIAL].map((name) => [name, `${prefix}/${name}`]));
+  const otherRoutes = `${prefix}/*`;
   return new Elysia({ name: 'fpa-adms', seed: ctx.instanceId, prefix })
     .onError(({ error }) => {
       log.error('terminal request failed outside the handler', { error: describeError(error) });
@@ -76,11 +78,10 @@ export function admsRoutes(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
       async ({ request, server, params, set }) => {
         const begin = performance.now();
         const rest = params['*'] ?? '';
-        const reply = await handle(request, peerAddress(server, request), rest);
         const endpoint = endpointName(rest);
-        // The route label is the endpoint name, from a closed set: a raw path would let any caller mint series.
+        const reply = await handle(request, peerAddress(server, request), rest, endpoint);
         ctx.metrics.httpDuration.observe(
-          { method: request.method, route: `${prefix}/${NEEDS_SERIAL.has(endpoint) ? endpoint : '*'}`, status: String(reply.status) },
+          { method: request.method, route: routeLabels.get(endpoint) ?? otherRoutes, status: String(reply.status) },
           (performance.now() - begin) / 1000,
         );
         // Headers through `set` and a string body: Elysia then builds one Response, where a
