@@ -46,6 +46,14 @@ describe('request ids', () => {
     expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
   });
 
+  test('a terminal’s answer carries the id once, given or new (its route puts it among its own headers)', async () => {
+    const given = await fetch(`${server.url}/iclock/getrequest?SN=REQID0001`, { headers: { 'x-request-id': 'poll-7' } });
+    expect([given.status, given.headers.get('x-request-id')]).toEqual([200, 'poll-7']);
+    const fresh = await fetch(`${server.url}/iclock/cdata?SN=REQID0001&options=all`);
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fresh.headers.get('date')).toMatch(/ GMT$/);
+  });
+
   test('log lines outside a request carry no request id', () => {
     const log = createLogger('info', (line) => lines.push(JSON.parse(line)));
     log.info('a job ran', { job: 'check-devices' });

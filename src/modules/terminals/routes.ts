@@ -10,6 +10,7 @@ import { Elysia } from 'elysia';
 import { describeError, FpaError } from '../../platform/errors';
 import { peerAddress } from '../../platform/http/routable-url';
 import { IpAllowList } from '../../platform/net/ip';
+import { echoIn } from '../../platform/request-context';
 import { formatHttpDate, parseQuery } from '../../protocol/adms';
 import type { TerminalEndpoints } from './endpoints';
 import { checkDeclaredLength, checkDeviceToken, presentedKeys, readBody } from './guard';
@@ -91,6 +92,7 @@ export function admsRoutes(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
         if (reply.status === 405) set.headers.allow = [...TERMINAL_METHODS].join(', ');
         set.headers['content-type'] = 'text/plain';
         set.headers.date = formatHttpDate(new Date(clock.now()));
+        echoIn(set.headers);
         return reply.body;
       },
       { parse: 'none' },

@@ -68,9 +68,10 @@ export function servePathsWhateverTheHost(app: AnyElysia): void {
     Object.defineProperty(app, 'fetch', {
       // Every request runs in its own context (request-context.ts): its id is echoed, logged and
       // put in error bodies.
-      value: (request: Request) => {
+      value: async (request: Request) => {
         const requestId = requestIdFrom(request.headers);
-        return inRequestContext(requestId, async () => withRequestId(await handle(routableRequest(request)), requestId));
+        const { answer, echoed } = await inRequestContext(requestId, () => handle(routableRequest(request)));
+        return echoed ? answer : withRequestId(answer, requestId);
       },
       configurable: true,
       writable: true,
