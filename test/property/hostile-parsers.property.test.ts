@@ -22,7 +22,7 @@ import {
   isJsonContentType,
   MAX_BODY_DEPTH,
   readJsonBody,
-  settleBody,
+  settledBody,
 } from '../../src/platform/http/body';
 import { readCursor } from '../../src/platform/http/paging';
 import { IpAllowList, parseNetwork } from '../../src/platform/net/ip';
@@ -721,12 +721,11 @@ function post(body: BodyInit | null, contentType: string | null): Request {
   return new Request('http://fpa.test/api', { method: 'POST', body, headers: contentType === null ? {} : { 'content-type': contentType } });
 }
 
-/** What a router sees after settleBody: the value, or the refusal's code. */
+/** What a router sees after settledBody: the value, or the refusal's code. */
 async function outcome(request: Request, limit: number, options: BodyOptions = {}): Promise<{ body: unknown } | { code: string }> {
-  const context = { body: await readJsonBody(request, limit, options) };
+  const read = await readJsonBody(request, limit, options);
   try {
-    settleBody(context);
-    return { body: context.body };
+    return { body: settledBody(read) };
   } catch (error) {
     expect(error).toBeInstanceOf(FpaError);
     return { code: (error as FpaError).code };

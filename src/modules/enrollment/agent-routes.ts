@@ -6,7 +6,7 @@
  */
 import { Elysia, t } from 'elysia';
 import { FpaError } from '../../platform/errors';
-import { settleBody } from '../../platform/http/body';
+import { settledBody } from '../../platform/http/body';
 import { errors } from '../../platform/http/model';
 import { apiRouter, type Http, SECURITY_SCHEMES } from '../../platform/http/router';
 import type { Runtime } from '../../platform/runtime';
@@ -66,7 +66,7 @@ function agentRouter(http: Http, name: string, { agents, limiter }: Enrollment) 
     set.headers['ratelimit-limit'] = String(decision.limit);
     set.headers['ratelimit-remaining'] = String(decision.remaining);
     set.headers['ratelimit-reset'] = String(decision.resetSeconds);
-    settleBody(context);
+    context.body = settledBody(context.body);
     return { agent };
   });
 }

@@ -13,7 +13,7 @@ import { setContextActor } from '../request-context';
 import type { Runtime } from '../runtime';
 import { type AreaScope, scopeOf } from '../scope';
 import type { AdminAuthenticator } from './admin-auth';
-import { apiBodyLimit, readJsonBody, readRecordsBody, settleBody } from './body';
+import { apiBodyLimit, readJsonBody, readRecordsBody, settledBody } from './body';
 import type { Caller } from './caller';
 import { handleApiError } from './errors';
 import { authorize } from './policy';
@@ -51,7 +51,7 @@ export interface RouterOptions {
 
 /**
  * Bodies are read by `readJsonBody` (JSON only, under the cap; `readRecordsBody` for a router of
- * imports); a refused body is raised by `settleBody` after authentication, and at the latest
+ * imports); a refused body is raised by `settledBody` after authentication, and at the latest
  * before the handler runs.
  */
 export function apiRouter(http: Http, name: string, options: RouterOptions = {}) {
@@ -63,7 +63,9 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
     .onAfterResponse(({ request, route, set }) => timing.end(request, route, set.status))
     .onError(handleApiError(http.runtime.log))
     .onParse(({ request }) => (options.body === 'records' ? readRecordsBody(request, limit) : readJsonBody(request, limit, bodyOptions)))
-    .onBeforeHandle((context) => settleBody(context));
+    .onBeforeHandle((context) => {
+      context.body = settledBody(context.body);
+    });
 }
 
 /**
@@ -97,8 +99,8 @@ export function adminRouter(http: Http, name: string, options: { allowOperatorTo
   const security: Security = [{ [SECURITY_SCHEMES.admin]: [] }];
   if (options.allowOperatorToken) security.push({ [SECURITY_SCHEMES.operator]: [] });
   return apiRouter(http, name, { security, body: options.body }).derive(async (context) => {
-    const admitted = await admitAdmin(http, context, options);
-    settleBody(context);
+    const admitted = await admitAdmin(http, { request: context.request, route: context.route, server: context.server }, options);
+    context.body = settledBody(context.body);
     return admitted;
   });
 }
