@@ -4,9 +4,9 @@
  * idle polls of a whole fleet included, and prom-client's histogram validates and hashes the
  * label object and allocates a closure on each observation: about 5 % of an idle poll's CPU in
  * a profile (bench/polls.ts). Here an observation is three map look-ups by the label values
- * (a key joined from them cost as much again: the text is built and hashed each time) and a
- * few additions, and the series are written out in the Prometheus text format at scrape time, after
- * the registry's own metrics (metrics.ts).
+ * (one by a key joined from them cost as much again: the key is built and hashed each time)
+ * and a few additions, and the series are written out in the Prometheus text format at scrape
+ * time, after the registry's own metrics (metrics.ts).
  */
 
 export interface RequestLabels {

@@ -86,10 +86,7 @@ export function firstParams(search: string): Map<string, string> {
 }
 
 function paramsOf(url: URL | string): Map<string, string> {
-  if (typeof url === 'string') return firstParams(searchPart(url));
-  const first = new Map<string, string>();
-  for (const [name, value] of url.searchParams) if (!first.has(name)) first.set(name, value);
-  return first;
+  return firstParams(typeof url === 'string' ? searchPart(url) : url.search);
 }
 
 function nonEmpty(value: string | null): string | null {
