@@ -32,6 +32,20 @@ const plan = (over: Partial<ScenarioPlan>): ScenarioPlan => ({
 });
 const today = () => new Date(clock.now()).toISOString().slice(0, 10);
 
+/** The terminal's completeness report for today. */
+async function completenessOf(sn: string) {
+  return (await server.admin.get(`/devices/${sn}/completeness/?from=${today()}&to=${today()}`)).body;
+}
+
+/** Waits until `ready` holds (checked every 50 ms): the scenario runs in real time, slower on a busy machine. */
+async function until(what: string, ready: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`still waiting for ${what} after ${timeoutMs} ms`);
+    await Bun.sleep(50);
+  }
+}
+
 async function preRegistered(sn: string): Promise<SimulatedTerminal> {
   expect((await server.admin.post('/devices/', { serial_number: sn, areas: ['default'] })).status).toBe(201);
   return new SimulatedTerminal({ url: server.url, sn });
@@ -40,8 +54,12 @@ async function preRegistered(sn: string): Promise<SimulatedTerminal> {
 describe('simulator scenarios', () => {
   test('lost-records: a third never sent; the gap is found, asked for and re-uploaded', async () => {
     const t = await preRegistered('SCEN0001');
-    const run = runScenario(t, 'lost-records', plan({ ms: 4000 }));
-    await Bun.sleep(2500);
+    const run = runScenario(t, 'lost-records', plan({ ms: 6000 }));
+    // Every punch made (the first half of the run): 8 stored, and the terminal's count says 12.
+    await until('the terminal to report 12 records, 8 of them stored', async () => {
+      const report = await completenessOf('SCEN0001');
+      return report.counts.reported === 12 && report.days[0]?.stored === 8;
+    });
     offset += 5 * 60_000;
     expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ gaps: 1 });
     const played = await run;
