@@ -36,7 +36,16 @@ export class RequestDurations {
 
   observe(labels: RequestLabels, seconds: number): void {
     if (!Number.isFinite(seconds)) return;
-    const statuses = entry(entry(this.series, labels.route, newMap<string, Map<string, Series>>), labels.method, newMap<string, Series>);
+    let methods = this.series.get(labels.route);
+    if (!methods) {
+      methods = new Map();
+      this.series.set(labels.route, methods);
+    }
+    let statuses = methods.get(labels.method);
+    if (!statuses) {
+      statuses = new Map();
+      methods.set(labels.method, statuses);
+    }
     let series = statuses.get(labels.status);
     if (!series) {
       series = { labels: { ...labels }, counts: this.bounds.map(() => 0), sum: 0, count: 0 };
@@ -71,20 +80,6 @@ export class RequestDurations {
   private *all(): Generator<Series> {
     for (const methods of this.series.values()) for (const statuses of methods.values()) yield* statuses.values();
   }
-}
-
-function newMap<K, V>(): Map<K, V> {
-  return new Map<K, V>();
-}
-
-/** The value of `key` in `map`, made and added when missing. */
-function entry<V>(map: Map<string, V>, key: string, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
 }
 
 /** A label value as the text format wants it: backslash, double quote and newline escaped. */

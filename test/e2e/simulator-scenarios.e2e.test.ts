@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { runScenario, type ScenarioPlan } from '../../src/simulator/scenarios';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
+import { waitFor } from '../support/webhook-receiver';
 
 let server: TestServer;
 let offset = 0;
@@ -37,15 +38,6 @@ async function completenessOf(sn: string) {
   return (await server.admin.get(`/devices/${sn}/completeness/?from=${today()}&to=${today()}`)).body;
 }
 
-/** Waits until `ready` holds (checked every 50 ms): the scenario runs in real time, slower on a busy machine. */
-async function until(what: string, ready: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what} after ${timeoutMs} ms`);
-    await Bun.sleep(50);
-  }
-}
-
 async function preRegistered(sn: string): Promise<SimulatedTerminal> {
   expect((await server.admin.post('/devices/', { serial_number: sn, areas: ['default'] })).status).toBe(201);
   return new SimulatedTerminal({ url: server.url, sn });
@@ -56,10 +48,15 @@ describe('simulator scenarios', () => {
     const t = await preRegistered('SCEN0001');
     const run = runScenario(t, 'lost-records', plan({ ms: 6000 }));
     // Every punch made (the first half of the run): 8 stored, and the terminal's count says 12.
-    await until('the terminal to report 12 records, 8 of them stored', async () => {
-      const report = await completenessOf('SCEN0001');
-      return report.counts.reported === 12 && report.days[0]?.stored === 8;
-    });
+    // (It runs in real time: later on a busy machine, hence waited for, not slept.)
+    await waitFor(
+      async () => {
+        const report = await completenessOf('SCEN0001');
+        return report.counts.reported === 12 && report.days[0]?.stored === 8;
+      },
+      'the terminal to report 12 records, 8 of them stored',
+      20_000,
+    );
     offset += 5 * 60_000;
     expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ gaps: 1 });
     const played = await run;
