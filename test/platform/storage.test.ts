@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Elysia } from 'elysia';
 import { createFingerprintAttendance } from '../../src/app/create';
 import { ConfigurationError } from '../../src/platform/config/check';
+import { openDatabase } from '../../src/platform/db/client';
 import { DatabaseLockedError, lockPathFor, readLock } from '../../src/platform/db/lock';
 import { silentLogger } from '../../src/platform/log';
 import { adminToken, startTestServer, tempDir, testSettings } from '../support/harness';
@@ -38,6 +39,29 @@ describe('migrations', () => {
     const tables = await again.db.client.execute("select count(*) as n from sqlite_master where type = 'table' and name like 'fpa_%'");
     expect(Number(tables.rows[0]!.n)).toBeGreaterThan(15);
     await again.close();
+  });
+});
+
+describe("the writer's connection", () => {
+  test("reads never run with the writer's large page cache, whatever connection they get", async () => {
+    const db = await openDatabase({ url: `file:${join(dir(), 'cache.db')}`, backgroundCheckpoint: false });
+    try {
+      const cacheSize = async (run: (sql: string) => Promise<{ rows: ArrayLike<Record<string, unknown>> }>) =>
+        Number((await run('PRAGMA cache_size')).rows[0]!.cache_size);
+      const defaultSize = await cacheSize((sql) => db.client.execute(sql));
+      const inWrite = await db.write((w) => cacheSize((sql) => w.execute(sql)));
+      expect(inWrite).toBe(-32_768);
+      // Reads one after another (the pool lends its last connection again) and side by side.
+      expect(await cacheSize((sql) => db.client.execute(sql))).toBe(defaultSize);
+      const sideBySide = await Promise.all(Array.from({ length: 4 }, () => cacheSize((sql) => db.client.execute(sql))));
+      expect(sideBySide).toEqual([defaultSize, defaultSize, defaultSize, defaultSize]);
+      expect(defaultSize).not.toBe(-32_768);
+      // What a write stored is read at once on the other connections.
+      await db.write((w) => w.execute('create table t (x integer)').then(() => w.execute('insert into t values (7)')));
+      expect(Number((await db.client.execute('select x from t')).rows[0]!.x)).toBe(7);
+    } finally {
+      await db.close();
+    }
   });
 });
 

@@ -2,8 +2,8 @@
  * Opens the libSQL database and funnels every write through one in-process queue.
  *
  * A local `file:` database has exactly one writer (docs/design.md): one process, write
- * transactions strictly one after another, `BEGIN IMMEDIATE` each. Reads use the client's
- * other pooled connections (WAL lets them run beside the writer). A remote `libsql://`
+ * transactions strictly one after another, `BEGIN IMMEDIATE` each, on a connection of their
+ * own. Reads use the client's pooled connections (WAL lets them run beside the writer). A remote `libsql://`
  * server serialises writers itself; the queue then only orders this process's own writes.
  */
 import { readFileSync } from 'node:fs';
@@ -73,10 +73,14 @@ const BACKGROUND_QUIET_MS = BURST_QUIET_MS;
 /**
  * Page cache of the connection a write transaction runs on (KiB). SQLite's default (2 MB) is
  * smaller than what one shared upload transaction touches (the punch indexes, the log, the
- * days): pages would spill to the WAL before the commit and be read back. The pool opens its
- * connections itself, so each write sets it on the connection it borrowed (a no-op once set).
+ * days): pages would spill to the WAL before the commit and be read back. Only the writer's
+ * connection has it (openDatabase). The client opens that connection itself, again after a
+ * reconnect, so each write sets it (a no-op once set).
  */
 const WRITER_CACHE_KIB = 32_768;
+
+/** How long a statement waits for another connection's lock (ms) before failing with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
 
 /**
  * The size the `-wal` file is cut back to once it has been checkpointed whole (bytes; SQLite's
@@ -118,6 +122,13 @@ export function databaseFilePath(url: string): string | null {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const { client, filePath } = await openClient(options);
   const orm = drizzle(client);
+  // A `file:` database's writes run on a connection of their own: the pool's connections are
+  // lent to reads as well, and each would keep the writer's large page cache (WRITER_CACHE_KIB)
+  // once a write had borrowed it, so a long read (a month's export) filled a second 32 MB cache
+  // of its own. A replica and an in-memory database have a single connection, which both share.
+  const writerClient =
+    filePath && !options.syncUrl ? createClient({ url: `file:${filePath}`, timeout: BUSY_TIMEOUT_MS, intMode: 'number', concurrency: 1 }) : client;
+  const writer = { orm: writerClient === client ? orm : drizzle(writerClient), client: writerClient, filePath };
   const walLimit = Math.max(0, Math.floor(options.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES));
   const checkpointer = filePath && options.backgroundCheckpoint !== false ? new BackgroundCheckpointer(filePath, walLimit, reportOnce()) : null;
   // Behind the thread, the writer's own checkpoint is only a safety net; without it, SQLite's
@@ -132,7 +143,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 
   const queue = new WriteQueue(options.backgroundMaxWaitMs ?? BACKGROUND_MAX_WAIT_MS);
   const write = <T>(work: (ctx: WriteContext) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> =>
-    queue.push(() => runWrite({ orm, client, filePath }, pragmas, work), writeOptions.background === true, writeOptions.owedSince);
+    queue.push(() => runWrite(writer, pragmas, work), writeOptions.background === true, writeOptions.owedSince);
 
   return {
     url: options.url,
@@ -145,6 +156,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     async close() {
       await queue.drained();
       await checkpointer?.stop();
+      if (writerClient !== client) writerClient.close();
       client.close();
     },
   };
@@ -166,7 +178,7 @@ async function openClient(options: OpenDatabaseOptions): Promise<{ client: Clien
     syncInterval: options.syncUrl ? Math.max(1, Math.round((options.syncIntervalMs ?? 1000) / 1000)) : undefined,
     // The busy timeout must be a client option: per-connection PRAGMAs are lost when the
     // pool opens a new connection (libsql-client-ts#288).
-    timeout: 5000,
+    timeout: BUSY_TIMEOUT_MS,
     intMode: 'number',
   });
   if (options.syncUrl) {
