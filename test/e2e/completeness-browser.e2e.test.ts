@@ -100,6 +100,10 @@ describe('the proof pages in a browser', () => {
     await calendar.waitFor();
     expect(await calendar.locator(`td[data-date="${today}"]`).getAttribute('data-status')).toBe('gap');
     expect(await page.locator('#completeness-recoveries').getByRole('cell', { name: 'Failed', exact: true }).isVisible()).toBe(true);
+    // Its PINs punched there (its own users, listed), while it counts none: the agreement says
+    // which figure differs instead of "Differs" beside two equal ones.
+    expect(await page.getByText('Differs', { exact: true }).isVisible()).toBe(true);
+    expect(await page.getByText("0 by the terminal's last count, 3 expected; 3 listed below").isVisible()).toBe(true);
     await shot('completeness-gap');
   });
 

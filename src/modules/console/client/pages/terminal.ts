@@ -181,8 +181,10 @@ function aboutSection(device: DeviceDetailView): HTMLElement {
 
 function syncSection(device: DeviceDetailView, listed: number, base: string, redraw: Redraw): HTMLElement {
   const { users, fingerprints, in_sync } = device.sync_check;
-  // The list below is the terminal's last full answer: the figure says the same as the list.
-  const onTerminal = listed > 0 ? listed : users.reported;
+  // The agreement compares the count the terminal last reported; the list below is what it and
+  // the service said it holds, which may be newer or older. Both are shown when they differ, so
+  // that "Differs" never sits beside two equal figures.
+  const listedBelow = listed > 0 && listed !== users.reported ? `; ${listed} listed below` : '';
   const state = in_sync === null ? badge('Not reported yet', 'muted') : in_sync ? badge('In agreement', 'ok') : badge('Differs', 'bad');
   return section(
     'Agreement with the server',
@@ -190,9 +192,9 @@ function syncSection(device: DeviceDetailView, listed: number, base: string, red
     definitionList([
       [
         'People',
-        onTerminal === null || onTerminal === undefined
-          ? `Not reported yet; ${users.expected} expected`
-          : `${onTerminal} on the terminal, ${users.expected} expected`,
+        users.reported === null || users.reported === undefined
+          ? `Not reported yet; ${users.expected} expected${listedBelow}`
+          : `${users.reported} by the terminal's last count, ${users.expected} expected${listedBelow}`,
       ],
       [
         'Fingerprints',
