@@ -232,7 +232,8 @@ const PLAIN_SCHEMA = [
     device_pin text NOT NULL, enrollee_id text, employee_key text, punched_at integer NOT NULL, local_time text NOT NULL,
     utc_offset_minutes integer NOT NULL, state integer NOT NULL, verify_type integer NOT NULL, work_code text NOT NULL,
     raw text NOT NULL, flags text NOT NULL, received_at integer NOT NULL)`,
-  'CREATE UNIQUE INDEX fpa_punches_dedup ON fpa_punches (device_id, device_pin, local_time)',
+  // The same dedupe index as ours (punches/tables.ts): the same rule, in the same order.
+  'CREATE UNIQUE INDEX fpa_punches_dedup ON fpa_punches (device_id, substr(local_time, 1, 10), device_pin, local_time)',
 ];
 
 /** The storage limit: pre-built multi-row INSERTs, one per batch, one after another. */

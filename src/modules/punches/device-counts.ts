@@ -1,7 +1,7 @@
 /**
  * What completeness (modules/completeness) and anomalies (modules/anomalies) read of the punch
  * table: punches counted per terminal (by the terminal's own local dates, through the dedupe
- * index, which starts with the device and holds the local time), and a person's punches near an
+ * index, which starts with the device and its local date), and a person's punches near an
  * instant with the terminal that took them.
  */
 import { and, eq, getTableName, gt, gte, lte, sql } from 'drizzle-orm';
@@ -40,6 +40,8 @@ export async function countPerDateFromDevice(
     .where(
       and(
         fromDevice(deviceId),
+        // The dedupe index's own expression: the device's dates are sought, not all its punches.
+        sql`${date} between ${fromTime.slice(0, 10)} and ${toTime.slice(0, 10)}`,
         gte(punches.localTime, fromTime),
         lte(punches.localTime, toTime),
         afterSequence === null ? undefined : gt(punches.sequence, afterSequence),

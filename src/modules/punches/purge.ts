@@ -7,8 +7,10 @@
  * a page holds the punches of one terminal's upload, about ten people, so a day's pages were
  * rewritten once per batch that reached them (at 1M punches, about 3.5 MB of WAL for 1,000 rows,
  * and a batch's commit cost more than its deletes). Sorted by sequence (the rowid), a batch
- * empties whole table and `id` pages instead; the dedupe and enrollee entries of a person's punches
- * of the day sit together in their indexes, so those pages are shared by the person's rows.
+ * empties whole table and `id` pages instead. The other two indexes lead with the day: a
+ * terminal's day is one run of the dedupe index (terminal, then its local date), and a day is one
+ * corner of the enrollee index, so a day's deletes empty runs of both instead of taking a few
+ * entries out of every person's pages of all history.
  */
 import { getTableName } from 'drizzle-orm';
 import type { Database } from '../../platform/db/client';

@@ -41,7 +41,12 @@ export const punches = sqliteTable(
     correctionReason: text('correction_reason'),
   },
   (t) => [
-    uniqueIndex('fpa_punches_dedup').on(t.deviceId, t.devicePin, t.localTime),
+    // One punch per (terminal, PIN, local time), the terminal's local date second: a terminal's
+    // upload of a day lands in one run of the index, and a day's purge empties runs instead of
+    // taking four entries out of every person's run of all history (one page per person, a
+    // random page of a large index at each insert and each delete). The date is the wall time's
+    // own first ten characters, so the rule is the same.
+    uniqueIndex('fpa_punches_dedup').on(t.deviceId, sql`substr(${t.localTime}, 1, 10)`, t.devicePin, t.localTime),
     // An enrollee's punches, bucketed by UTC day (`punched_at / 86400000`, see buckets.ts): a day's
     // punches land in that day's corner of the index, a few pages that stay in cache, instead of
     // one random page per punch across all of history (which made this index most of the cost
