@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
@@ -50,6 +51,38 @@ describe('purge pace', () => {
       expect(checkpointer.walIsLong()).toBe(false);
       const latest = checkpointer.status().latest!;
       expect(latest.asked).toBeGreaterThan(0);
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('the log starts over between its batches even while other writes commit every few milliseconds', async () => {
+    const path = join(tmp.dir, 'busy.db');
+    const db = await openDatabase({ url: `file:${path}` });
+    try {
+      await db.write(async (w) => {
+        await w.execute('create table bulk (x text not null)');
+        await w.execute('create table small (x integer not null)');
+      });
+      // A terminal uploading beside the purge: a small commit every 2 ms.
+      let running = true;
+      const terminal = (async () => {
+        while (running) {
+          await db.write((w) => w.execute('insert into small values (1)'));
+          await Bun.sleep(2);
+        }
+      })();
+      // 160 batches of about 0.5 MB of WAL each: without the log starting over, it reaches the
+      // writer's own 64 MB checkpoint, which copies and syncs it on this thread.
+      const pace = new PurgePace(500, 500, 500);
+      let longest = 0;
+      for (let i = 0; i < 160; i++) {
+        await pace.write(db, (w) => w.execute('insert into bulk select hex(randomblob(500)) from generate_series(1, 500)'));
+        longest = Math.max(longest, statSync(`${path}-wal`).size);
+      }
+      running = false;
+      await terminal;
+      expect(longest).toBeLessThan(40 * 1024 * 1024);
     } finally {
       await db.close();
     }

@@ -47,6 +47,8 @@ export interface Database {
   /** For reads. Writes go through `write`. */
   readonly orm: Orm;
   write<T>(work: (ctx: WriteContext) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /** Write transactions this process has committed so far (a purge's drain: checkpointer.ts). */
+  readonly commits: number;
   close(): Promise<void>;
 }
 
@@ -142,8 +144,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     : [];
 
   const queue = new WriteQueue(options.backgroundMaxWaitMs ?? BACKGROUND_MAX_WAIT_MS);
+  let commits = 0;
   const write = <T>(work: (ctx: WriteContext) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> =>
-    queue.push(() => runWrite(writer, pragmas, work), writeOptions.background === true, writeOptions.owedSince);
+    queue.push(
+      async () => {
+        const result = await runWrite(writer, pragmas, work);
+        commits++;
+        return result;
+      },
+      writeOptions.background === true,
+      writeOptions.owedSince,
+    );
 
   return {
     url: options.url,
@@ -153,6 +164,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     checkpointer,
     orm,
     write,
+    get commits() {
+      return commits;
+    },
     async close() {
       await queue.drained();
       await checkpointer?.stop();

@@ -61,9 +61,19 @@ export class PurgePace {
     // Batch after batch, the WAL is never found all copied when the next begins, so it grows
     // until the writer copies and syncs 64 MB on this thread (checkpointer.ts): wait for the
     // checkpoint thread instead, so that the next batch starts the log over.
+    // A round copies the frames there were when it began. A terminal's upload committed while it
+    // ran leaves frames it did not copy, and then no write begins with every frame copied: the log
+    // grew to the writer's 64 MB all the same, under uploads every few milliseconds. So the round
+    // is asked again until one ran with no commit beside it; those rounds copy only the few frames
+    // of the uploads, so they are short.
     const { checkpointer } = db;
     if (checkpointer && (checkpointer.walIsLong() || performance.now() - this.drainedAt >= DRAIN_EVERY_MS)) {
-      await checkpointer.drain(DRAIN_WAIT_MS);
+      const deadline = performance.now() + DRAIN_WAIT_MS;
+      for (;;) {
+        const commits = db.commits;
+        await checkpointer.drain(Math.max(0, deadline - performance.now()));
+        if (db.commits === commits || performance.now() >= deadline) break;
+      }
       this.drainedAt = performance.now();
     }
     return result;
