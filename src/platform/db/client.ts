@@ -3,8 +3,9 @@
  *
  * A local `file:` database has exactly one writer (docs/design.md): one process, write
  * transactions strictly one after another, `BEGIN IMMEDIATE` each, on a connection of their
- * own. Reads use the client's pooled connections (WAL lets them run beside the writer). A remote `libsql://`
- * server serialises writers itself; the queue then only orders this process's own writes.
+ * own. Reads use the client's pooled connections (WAL lets them run beside the writer). A
+ * remote `libsql://` server serialises writers itself; the queue then only orders this
+ * process's own writes.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -47,7 +48,7 @@ export interface Database {
   /** For reads. Writes go through `write`. */
   readonly orm: Orm;
   write<T>(work: (ctx: WriteContext) => Promise<T>, options?: WriteOptions): Promise<T>;
-  /** Write transactions this process has committed so far (a purge's drain: checkpointer.ts). */
+  /** Write transactions this process has committed so far (a purge's drain, purge.ts). */
   readonly commits: number;
   close(): Promise<void>;
 }

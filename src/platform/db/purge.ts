@@ -60,12 +60,11 @@ export class PurgePace {
     this.took(performance.now() - begun);
     // Batch after batch, the WAL is never found all copied when the next begins, so it grows
     // until the writer copies and syncs 64 MB on this thread (checkpointer.ts): wait for the
-    // checkpoint thread instead, so that the next batch starts the log over.
-    // A round copies the frames there were when it began. A terminal's upload committed while it
-    // ran leaves frames it did not copy, and then no write begins with every frame copied: the log
-    // grew to the writer's 64 MB all the same, under uploads every few milliseconds. So the round
-    // is asked again until one ran with no commit beside it; those rounds copy only the few frames
-    // of the uploads, so they are short.
+    // checkpoint thread instead, so that the next write starts the log over. A round copies the
+    // frames there were when it began: a terminal's upload committed while it ran leaves frames
+    // it did not copy, and under uploads every few milliseconds the log grew to 64 MB all the
+    // same. So the round is asked again until one ran with no commit beside it; those rounds copy
+    // only the uploads' few frames, so they are short.
     const { checkpointer } = db;
     if (checkpointer && (checkpointer.walIsLong() || performance.now() - this.drainedAt >= DRAIN_EVERY_MS)) {
       const deadline = performance.now() + DRAIN_WAIT_MS;
