@@ -200,7 +200,7 @@ function syncSection(device: DeviceDetailView, listed: number, base: string, red
         'Fingerprints',
         fingerprints.reported === null || fingerprints.reported === undefined
           ? `Not reported yet; ${fingerprints.expected} expected`
-          : `${fingerprints.reported} on the terminal, ${fingerprints.expected} expected`,
+          : `${fingerprints.reported} by the terminal's last count, ${fingerprints.expected} expected`,
       ],
     ]),
     can('POST devices/{sn}/resync/') &&
