@@ -1,7 +1,8 @@
 /**
- * Retention of punches (punches/purge.ts) on a real database: the oldest days read through the
- * enrollee index piece by piece and deleted in the table's order, up to a cutoff in the middle of
- * a day, on several terminals whose uploads interleave.
+ * Retention of punches (punches/purge.ts) on a real database: the table walked from its start
+ * window by window, then what is left found through the enrollee index (a day uploaded late),
+ * deleted in the table's order, up to a cutoff in the middle of a day, on several terminals whose
+ * uploads interleave.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { asc } from 'drizzle-orm';
@@ -24,6 +25,8 @@ beforeAll(async () => {
       await upload(server, south, linesAt('UTC', people[who]!.pin, `${day} 12:30:00`, `${day} 17:00:00`));
     }
   }
+  // A terminal that was offline sends an old day last: old punches behind recent ones in the table.
+  await upload(server, north, linesAt('UTC', people.A!.pin, '2026-03-01 18:00:00'));
 });
 
 afterAll(() => server.stop());
@@ -33,7 +36,7 @@ const left = async () => (await server.fpa.db.orm.select({ at: punches.punchedAt
 describe('punch retention', () => {
   test('deletes every punch before a cutoff in the middle of a day, in pieces, and none after it', async () => {
     const all = await left();
-    expect(all.length).toBe(48);
+    expect(all.length).toBe(49);
     const cutoff = Date.parse('2026-03-03T12:30:00Z');
     // Pieces of 5: several per day, the last one reaching into the cutoff's own day.
     const deleted = await purgePunchesBefore(server.fpa.db, cutoff, 5);
