@@ -38,17 +38,18 @@ function terminalHandler(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
   return async (request: Request, ip: string | null, rest: string, endpoint: string): Promise<{ status: number; body: string }> => {
     try {
       if (!allowList.allows(ip)) throw new AdmsRefusal(403, 'address not allowed');
-      if (!TERMINAL_METHODS.has(request.method.toUpperCase())) throw new AdmsRefusal(405, 'method not allowed');
+      const method = request.method.toUpperCase();
+      if (!TERMINAL_METHODS.has(method)) throw new AdmsRefusal(405, 'method not allowed');
       // From the URL's text: the query is all a terminal request needs of it.
       const query = parseQuery(request.url);
       if (!NEEDS_SERIAL.has(endpoint)) return { status: 200, body: 'OK' };
       if (!query.sn) throw new AdmsRefusal(400, 'missing SN');
-      checkDeviceToken(settings.ADMS_DEVICE_TOKENS, query.sn, query.pushCommKey, request.headers.get('cookie'));
-      const method = request.method.toUpperCase();
+      const cookie = request.headers.get('cookie');
+      checkDeviceToken(settings.ADMS_DEVICE_TOKENS, query.sn, query.pushCommKey, cookie);
       const noBody = method === 'GET' || method === 'HEAD';
       // A declared length above the cap is refused before the device is even looked up (or registered).
       if (!noBody) checkDeclaredLength(request, settings.ADMS_MAX_REQUEST_BYTES);
-      const trust = await endpoints.identify(query.sn, presentedKeys(query.pushCommKey, request.headers.get('cookie')), ip);
+      const trust = await endpoints.identify(query.sn, presentedKeys(query.pushCommKey, cookie), ip);
       let read: Promise<Uint8Array> | null = null;
       const body = () => (read ??= noBody ? Promise.resolve(new Uint8Array(0)) : readBody(request, settings.ADMS_MAX_REQUEST_BYTES));
       const reply = await endpoints.handle({ method, endpoint, query, ip, trust, body }, query.sn);
