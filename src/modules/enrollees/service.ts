@@ -6,7 +6,8 @@
  */
 
 import type { InValue } from '@libsql/client';
-import { and, asc, eq, getTableName, inArray, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableName, inArray, lt, ne, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
 import { selectAsJson } from '../../platform/db/json-results';
@@ -179,6 +180,15 @@ export class EnrolleeService {
   async idsOfEmployee(employeeKey: string): Promise<string[]> {
     const rows = await this.ctx.db.orm.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.employeeKey, employeeKey));
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * The display name of the enrollee an id column names (tombstones included: reports name
+   * people who have since left), as SQL for a query of another module: the export writes its
+   * CSV in one statement (attendance/reports.ts).
+   */
+  displayNameOf(enrolleeId: SQLiteColumn): SQL {
+    return sql`(select ${enrollees.displayName} from ${enrollees} where ${enrollees.id} = ${enrolleeId})`;
   }
 
   /** Enrollee rows by id, tombstones included (reports name people who have since left). */
