@@ -44,10 +44,11 @@ const EXPORT_PAGE_ROWS = 1000;
 
 /**
  * Pages of an export between two full garbage collections (100,000 days). JavaScriptCore lets
- * the garbage of a long stream pile up before it collects, and grows its heap meanwhile: a
- * month for 50,000 people left the server 100-200 MB larger, against 60 MB for 1,000 people.
- * A collection every 100 pages, 15 in that month's 10 s, kept it to 80 MB at no measurable cost
- * in time (README, Performance).
+ * the garbage of a long stream pile up before it collects, and grows its heap meanwhile: with
+ * its pages read as JSON (exportPage), a month for 50,000 people still left the server 100-135
+ * MB larger, against 57-62 MB for 1,000 people. A collection every 100 pages, 15 in that month's
+ * 10 s and each 30-40 ms of this thread, kept it to 82-84 MB at no measurable cost in time
+ * (README, Performance, "At L").
  */
 const PAGES_PER_COLLECTION = 100;
 
@@ -138,11 +139,11 @@ export class Reports {
   }
 
   /**
-   * One page of the export as CSV text. The page comes back from SQLite as one JSON value (each
-   * day an array of what the CSV shows, the name included): read as a row object each, with each
-   * page's enrollee rows beside it, a month for 50,000 people left the server's heap three times
-   * as large as a month for 1,000 (the collector let the garbage of a long export pile up), and
-   * took 60 % longer. Answers the page's last (employee, date), where the next page starts.
+   * One page of the export as CSV text. The page comes back from SQLite as one JSON value, each
+   * day an array of what the CSV shows, the name included. Read as a row object a day, with each
+   * page's enrollee rows read beside it, a month for 50,000 people grew the server's heap three
+   * times as much as a month for 1,000, and took 40-60 % longer. Answers the page's last
+   * (employee, date), where the next page starts.
    */
   private async exportPage(
     filters: { from: string; to: string; employee?: string },
