@@ -5,6 +5,14 @@ export const DAY_STATUSES = ['present', 'incomplete', 'absent', 'non_working_day
 
 export type DayStatus = (typeof DAY_STATUSES)[number];
 
+/**
+ * A person's day. The table is stored by its primary key, person then date (`WITHOUT ROWID`,
+ * migration 0010; drizzle has no word for it, so the migration's SQL is written by hand): a
+ * person's days are one run of it, as they are in the employee index. Stored in the order days
+ * come (a rowid table), each page held one date's days of many people, so the retention purge,
+ * which deletes person by person, rewrote every page once per batch that reached it: at 10M
+ * punches 31 µs a day, 8 µs stored by person (on a copy of that size, 27 November).
+ */
 export const attendanceDays = sqliteTable(
   'fpa_attendance_days',
   {
