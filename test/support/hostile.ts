@@ -30,10 +30,17 @@ export async function tableContents(server: TestServer): Promise<Record<string, 
   const out: Record<string, unknown[]> = {};
   for (const name of await tableNames(server)) {
     if (bookkeeping.has(name)) continue;
-    const result = await server.fpa.db.client.execute(`select * from "${name}" order by rowid`);
+    const result = await server.fpa.db.client.execute(`select * from "${name}" order by ${await storageOrder(server, name)}`);
     out[name] = result.rows.map((row) => Object.fromEntries(result.columns.filter((c) => !volatile.has(c)).map((c) => [c, row[c]])));
   }
   return out;
+}
+
+/** The order a table is stored in: its rowid, or, for a `WITHOUT ROWID` table (the attendance days), its primary key. */
+async function storageOrder(server: TestServer, table: string): Promise<string> {
+  const key = await server.fpa.db.client.execute(`select name from pragma_table_info('${table}') where pk > 0 order by pk`);
+  const { rows } = await server.fpa.db.client.execute({ sql: 'select sql from sqlite_master where name = ?', args: [table] });
+  return /WITHOUT ROWID$/i.test(String(rows[0]?.sql ?? '').trim()) ? key.rows.map((r) => `"${String(r.name)}"`).join(', ') : 'rowid';
 }
 
 /** Every device event as one line of text each, to search for data that must never be logged. */
