@@ -11,7 +11,9 @@ export type DayStatus = (typeof DAY_STATUSES)[number];
  * person's days are one run of it, as they are in the employee index. Stored in the order days
  * come (a rowid table), each page held one date's days of many people, so the retention purge,
  * which deletes person by person, rewrote every page once per batch that reached it: at 10M
- * punches 31 µs a day, 8 µs stored by person (on a copy of that size, 27 November).
+ * punches 33 µs a day, 10 µs stored by person (the purge in a server on a copy of that size,
+ * 27 November; README, "At L"). A date's days are look-ups by person now: the board reads
+ * them as one JSON value (board.ts).
  */
 export const attendanceDays = sqliteTable(
   'fpa_attendance_days',
