@@ -3,7 +3,7 @@
  * service and returns `{ plugin, service, events, jobs, settings, db, warnings, lock, openapi, close }`. A host mounts `plugin` in
  * its Elysia app; the standalone server (server.ts) does the same with nothing around it.
  */
-import type { Elysia } from 'elysia';
+import type { AnyElysia } from 'elysia';
 import type { EmployeeDirectory } from '../modules/employees';
 import { BUILTIN_LOOKUP_FIELDS, BuiltinEmployeeDirectory, recordEmployeeModel } from '../modules/employees';
 import type { EventBus } from '../modules/events';
@@ -51,7 +51,7 @@ export interface CreateOptions {
 }
 
 export interface FingerprintAttendance {
-  plugin: Elysia;
+  plugin: AnyElysia;
   /** The in-process API (the spec's service operations and each module's service). */
   service: Service;
   /** Typed in-process events, after commit (the durable log is `events/`). */
@@ -181,7 +181,7 @@ interface Built extends Awaited<ReturnType<typeof assemble>> {
 function instance({ modules, plugin, openapi, runtime, issues, lock, ownsDb }: Built): FingerprintAttendance {
   let closed = false;
   return {
-    plugin: plugin as unknown as Elysia,
+    plugin,
     service: buildService(modules, runtime),
     events: modules.events,
     jobs: modules.jobs,

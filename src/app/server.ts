@@ -3,7 +3,7 @@
  * and `/healthz` on one port, migrates the embedded database on start, runs the jobs and the
  * webhook worker in-process, and shuts down cleanly on SIGTERM/SIGINT.
  */
-import { Elysia } from 'elysia';
+import { type AnyElysia, Elysia } from 'elysia';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { apiBodyLimit } from '../platform/http/body';
@@ -14,7 +14,7 @@ import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type Finge
 
 export interface RunningServer {
   fpa: FingerprintAttendance;
-  app: Elysia;
+  app: AnyElysia;
   url: string;
   port: number;
   stop(): Promise<void>;
@@ -69,7 +69,7 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
   let stopped = false;
   return {
     fpa,
-    app: app as unknown as Elysia,
+    app,
     url,
     port: actualPort,
     async stop() {

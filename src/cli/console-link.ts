@@ -10,7 +10,7 @@ import { CONSOLE_PATH } from '../modules/console';
 import { loadSettings } from '../platform/config/settings';
 import { silentLogger } from '../platform/log';
 import { lanAddress } from '../platform/net/lan';
-import { callRunningServer, registerCommand } from './run';
+import { callRunningServer, refusal, registerCommand } from './run';
 
 /** `https://host/console/` style base → its origin and any path before `/console`. */
 function baseOf(consoleUrl: string, port: number): string {
@@ -18,7 +18,13 @@ function baseOf(consoleUrl: string, port: number): string {
   return `http://${lanAddress() ?? '127.0.0.1'}:${port}`;
 }
 
-function report(base: string, link: { sign_in_path: string; actor: string; expires_at: string }): void {
+interface SignInLink {
+  sign_in_path: string;
+  actor: string;
+  expires_at: string;
+}
+
+function report(base: string, link: SignInLink): void {
   console.log(`fpa:console-link: a sign-in link for "${link.actor}", valid once until ${link.expires_at}:`);
   console.log(`${base}${link.sign_in_path}`);
 }
@@ -27,15 +33,14 @@ async function consoleLinkCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { as: { type: 'string' } }, allowPositionals: false, strict: true });
   const actor = values.as?.trim() || 'admin';
   const { settings } = loadSettings();
-  const handed = await callRunningServer('console-links/', { actor });
+  const handed = await callRunningServer<SignInLink>('console-links/', { actor });
   if (handed) {
     if (handed.status !== 201) {
-      const error = handed.json.error as { message?: unknown } | undefined;
-      console.error(`fpa:console-link: the running server refused (${handed.status}): ${String(error?.message ?? 'no reason given')}`);
+      console.error(`fpa:console-link: ${refusal(handed)}`);
       return 1;
     }
     const port = Number(new URL(handed.apiUrl).port || settings.PORT);
-    report(baseOf(settings.CONSOLE_URL, port), handed.json as { sign_in_path: string; actor: string; expires_at: string });
+    report(baseOf(settings.CONSOLE_URL, port), handed.json);
     return 0;
   }
   const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });

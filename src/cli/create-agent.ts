@@ -6,11 +6,17 @@
 import { parseArgs } from 'node:util';
 import { createFingerprintAttendance } from '../app/create';
 import { silentLogger } from '../platform/log';
-import { callRunningServer, registerCommand } from './run';
+import { callRunningServer, refusal, registerCommand } from './run';
 
 const USAGE = 'usage: npm run fpa:create-agent -- <name> --algorithm <algorithm_version>';
 
-function report(agent: { id: unknown; name: unknown; algorithm_version: unknown }, key: unknown, where: string): void {
+interface CreatedAgent {
+  id: unknown;
+  name: unknown;
+  algorithm_version: unknown;
+}
+
+function report(agent: CreatedAgent, key: unknown, where: string): void {
   console.log(`fpa:create-agent: created agent "${String(agent.name)}" (id ${String(agent.id)}, algorithm ${String(agent.algorithm_version)})${where}`);
   console.log(`key (shown this once; store it in the agent now): ${String(key)}`);
 }
@@ -23,14 +29,13 @@ export async function createAgentCommand(args: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const handed = await callRunningServer('enrollment-agents/', { name, algorithm_version: algorithm });
+  const handed = await callRunningServer<CreatedAgent & { key: unknown }>('enrollment-agents/', { name, algorithm_version: algorithm });
   if (handed) {
     if (handed.status !== 201) {
-      const error = handed.json.error as { message?: unknown } | undefined;
-      console.error(`fpa:create-agent: the running server refused (${handed.status}): ${String(error?.message ?? 'no reason given')}`);
+      console.error(`fpa:create-agent: ${refusal(handed)}`);
       return 1;
     }
-    report(handed.json as { id: unknown; name: unknown; algorithm_version: unknown }, handed.json.key, ' by the running server');
+    report(handed.json, handed.json.key, ' by the running server');
     return 0;
   }
   const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });

@@ -12,7 +12,7 @@ import { loadSettings } from '../platform/config/settings';
 import { isRole, ROLES, type Role } from '../platform/http/caller';
 import { silentLogger } from '../platform/log';
 import { lanAddress } from '../platform/net/lan';
-import { callRunningServer, registerCommand } from './run';
+import { callRunningServer, refusal, registerCommand } from './run';
 
 const USAGE = `usage: npm run fpa:create-user -- --username <name> --role <${ROLES.join('|')}> [--name "Full Name"] [--email a@b] [--areas north,south]`;
 
@@ -59,14 +59,13 @@ async function createUserCommand(args: string[]): Promise<number> {
       .filter(Boolean),
   };
   const { settings } = loadSettings();
-  const handed = await callRunningServer('users/', input);
+  const handed = await callRunningServer<Invited>('users/', input);
   if (handed) {
     if (handed.status !== 201) {
-      const error = handed.json.error as { message?: unknown } | undefined;
-      console.error(`fpa:create-user: the running server refused (${handed.status}): ${String(error?.message ?? 'no reason given')}`);
+      console.error(`fpa:create-user: ${refusal(handed)}`);
       return 1;
     }
-    const invited = handed.json as unknown as Invited;
+    const invited = handed.json;
     // The server names its own address; CONSOLE_URL or the LAN address is what another computer opens.
     const port = Number(new URL(handed.apiUrl).port || settings.PORT);
     const token = invited.invite_url.slice(invited.invite_url.indexOf(`${CONSOLE_PATH}/`));

@@ -56,8 +56,21 @@ async function runningServer(): Promise<{ apiUrl: string; token: string } | null
   return { apiUrl: holder.apiUrl, token: holder.token };
 }
 
-/** POSTs to the running server's API with the operator token of the lock file. */
-export async function callRunningServer(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown>; apiUrl: string } | null> {
+/** What an answer of the API carries when it refuses (the spec's error body). */
+interface ErrorBody {
+  error?: { message?: unknown };
+}
+
+/** Why the running server refused a command's request, for its one error line. */
+export function refusal(handed: { status: number; json: ErrorBody }): string {
+  return `the running server refused (${handed.status}): ${String(handed.json.error?.message ?? 'no reason given')}`;
+}
+
+/** POSTs to the running server's API with the operator token of the lock file; `T`: the body it answers when it accepts. */
+export async function callRunningServer<T extends object = Record<string, unknown>>(
+  path: string,
+  body: unknown,
+): Promise<{ status: number; json: T & ErrorBody; apiUrl: string } | null> {
   const server = await runningServer();
   if (!server) return null;
   const response = await fetch(`${server.apiUrl}${path}`, {
@@ -65,7 +78,7 @@ export async function callRunningServer(path: string, body: unknown): Promise<{ 
     headers: { 'content-type': 'application/json', [OPERATOR_TOKEN_HEADER]: server.token },
     body: JSON.stringify(body),
   });
-  return { status: response.status, json: (await response.json().catch(() => ({}))) as Record<string, unknown>, apiUrl: server.apiUrl };
+  return { status: response.status, json: (await response.json().catch(() => ({}))) as T & ErrorBody, apiUrl: server.apiUrl };
 }
 
 async function runJob(name: string, args: string[]): Promise<number> {

@@ -73,6 +73,14 @@ describe('fpa:create-agent', () => {
     expect((await server!.admin.get(`/enrollment-agents/${id}`)).body.created_by).toBe('operator');
   }, 30_000);
 
+  test('a request the running server refuses fails with its status and reason', async () => {
+    expect(server).not.toBeNull();
+    const run = await createAgentScript('Kiosk', '--algorithm', '1'.repeat(33));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('fpa:create-agent: the running server refused (400): the request does not match the expected shape\n');
+  }, 30_000);
+
   test('a missing name or algorithm prints the usage and fails', async () => {
     const run = await createAgentScript('Nameless');
     expect(run.code).toBe(2);

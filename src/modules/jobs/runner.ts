@@ -9,7 +9,7 @@
  */
 import { cron } from '@elysiajs/cron';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
-import { Elysia } from 'elysia';
+import { type AnyElysia, Elysia } from 'elysia';
 import { describeError, FpaError } from '../../platform/errors';
 import { actingAs } from '../../platform/request-context';
 import type { JobRuntime } from './runtime';
@@ -39,7 +39,7 @@ const RENEW_MS = 60_000;
 
 export class JobRunner {
   private readonly definitions = new Map<string, JobDefinition>();
-  private scheduler: Elysia | null = null;
+  private scheduler: AnyElysia | null = null;
   private readonly running = new Set<Promise<unknown>>();
 
   constructor(private readonly ctx: JobRuntime) {}
@@ -112,7 +112,7 @@ export class JobRunner {
   /** Starts the in-process schedules (TASK_BACKEND=cron). */
   start(): void {
     if (this.scheduler || this.ctx.settings.TASK_BACKEND !== 'cron') return;
-    let app = new Elysia({ name: `fpa-jobs-${this.ctx.instanceId}` });
+    let app: AnyElysia = new Elysia({ name: `fpa-jobs-${this.ctx.instanceId}` });
     for (const definition of this.definitions.values()) {
       if (!definition.schedule) continue;
       app = app.use(
@@ -128,7 +128,7 @@ export class JobRunner {
               this.ctx.log.error(`scheduled job ${definition.name} failed`, { error: describeError(error) }),
             ),
         }),
-      ) as unknown as Elysia;
+      );
     }
     this.scheduler = app;
   }

@@ -107,5 +107,7 @@ export function xlsxStream(doc: ReportDocument): ReadableStream<Uint8Array> {
     await book.commit();
   };
   write().catch((error: unknown) => pass.destroy(error instanceof Error ? error : new Error(String(error))));
+  // The same stream class at run time; node:stream/web's type and the global one are declared
+  // apart, and neither is assignable to the other.
   return Readable.toWeb(pass) as unknown as ReadableStream<Uint8Array>;
 }

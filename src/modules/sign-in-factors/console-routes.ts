@@ -95,7 +95,9 @@ function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
       `${CONSOLE_PATH}/sign-in/passkey/options`,
       async (c) => {
         refuseOtherOrigin(c.request);
-        return (await signIn.passkeyOptions(c.pendingToken, originOf(c))) as unknown as Record<string, unknown>;
+        // A copy as a plain object: the library's options type is an interface, which the
+        // response model's record does not take as it is.
+        return { ...(await signIn.passkeyOptions(c.pendingToken, originOf(c))) };
       },
       { response: { 200: WebAuthnOptions }, detail: { hide: true } },
     )
@@ -103,8 +105,7 @@ function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
       `${CONSOLE_PATH}/sign-in/passkey`,
       async (c) => {
         refuseOtherOrigin(c.request);
-        const response = c.body.response as unknown as Parameters<FactorSignIn['withPasskey']>[1];
-        const user = await signIn.withPasskey(c.pendingToken, response, originOf(c));
+        const user = await signIn.withPasskey(c.pendingToken, c.body.response, originOf(c));
         return signedIn(c, user);
       },
       { body: PasskeyAnswerBody, detail: { hide: true } },

@@ -122,7 +122,8 @@ function passkeyRoutes(http: Http, { factors, users }: Deps) {
   return adminRouter(http, 'second-factor-passkeys')
     .post(
       '/users/me/passkeys/options',
-      async (context) => (await factors.passkeys.registrationOptions(await me(context.admin), originOf(context))) as unknown as Record<string, unknown>,
+      // A plain copy of the options: their type is an interface, which the record model does not take.
+      async (context) => ({ ...(await factors.passkeys.registrationOptions(await me(context.admin), originOf(context))) }),
       {
         response: { 200: WebAuthnOptions, ...errors() },
         detail: { summary: 'Options for the browser’s passkey prompt (`navigator.credentials.create`)', tags },
@@ -133,8 +134,7 @@ function passkeyRoutes(http: Http, { factors, users }: Deps) {
       async (context) => {
         const { body } = context;
         // The library checks the browser's answer itself; the model only bounds it.
-        const response = body.response as unknown as Parameters<SecondFactors['addPasskey']>[1];
-        const added = await factors.addPasskey(await me(context.admin), response, body.name ?? '', originOf(context));
+        const added = await factors.addPasskey(await me(context.admin), body.response, body.name ?? '', originOf(context));
         context.set.status = 201;
         return { ...passkeyView(added.passkey), recovery_codes: added.recoveryCodes };
       },

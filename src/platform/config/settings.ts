@@ -485,7 +485,7 @@ export function envNameOf(key: SettingKey): string {
 
 export function loadSettings(input: SettingsInput = {}, env: Record<string, string | undefined> = process.env): LoadedSettings {
   const problems: SettingProblem[] = [];
-  const out = {} as Record<SettingKey, unknown>;
+  const out: Partial<Record<SettingKey, unknown>> = {};
   for (const key of SETTING_KEYS) {
     const spec = SETTINGS_SCHEMA[key] as SettingSpec<unknown>;
     let value: unknown = spec.default;
@@ -506,7 +506,8 @@ export function loadSettings(input: SettingsInput = {}, env: Record<string, stri
     }
     out[key] = value;
   }
-  const settings = out as unknown as Settings;
+  // Every key is set above, each value parsed or checked by its own key's spec.
+  const settings = out as Settings;
   if (settings.ATTENDANCE_TIME_ZONE === '') settings.ATTENDANCE_TIME_ZONE = settings.TIME_ZONE;
   return { settings: Object.freeze(settings), problems };
 }

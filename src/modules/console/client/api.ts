@@ -56,15 +56,16 @@ export async function loadSession(): Promise<SessionInfo | null> {
 }
 
 /** What a sign-in post answered: its status, the parsed body (or the error's message), and Retry-After in seconds. */
-export interface SignInAnswer {
+/** A sign-in endpoint's answer; `T` is the JSON body its successful answer has. */
+export interface SignInAnswer<T = Record<string, unknown>> {
   status: number;
-  body: Record<string, unknown> | null;
+  body: T | null;
   message: string;
   retryAfter: number | null;
 }
 
 /** Posts to the console's own sign-in endpoints (no session yet, so no CSRF token). */
-export async function signInPost(path: string, body: unknown): Promise<SignInAnswer> {
+export async function signInPost<T extends object = Record<string, unknown>>(path: string, body: unknown): Promise<SignInAnswer<T>> {
   const response = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -72,13 +73,13 @@ export async function signInPost(path: string, body: unknown): Promise<SignInAns
     cache: 'no-store',
     body: JSON.stringify(body),
   });
-  let parsed: Record<string, unknown> | null = null;
+  let parsed: (T & { error?: { message?: string } }) | null = null;
   try {
-    parsed = response.status === 204 ? null : ((await response.json()) as Record<string, unknown>);
+    parsed = response.status === 204 ? null : ((await response.json()) as T & { error?: { message?: string } });
   } catch {
     parsed = null;
   }
-  const error = parsed?.error as { message?: string } | undefined;
+  const error = parsed?.error;
   const retry = Number(response.headers.get('retry-after'));
   return {
     status: response.status,

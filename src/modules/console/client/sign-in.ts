@@ -117,7 +117,7 @@ function choosePasswordForm(info: InviteInfoView, token: string, started: () => 
 
 /** The page of an invite or reset link: whose it is, and a new password typed twice. */
 export async function invitePage(app: HTMLElement, token: string, started: () => void): Promise<void> {
-  const checked = await signInPost('invite/check', { token });
+  const checked = await signInPost<InviteInfoView>('invite/check', { token });
   const gone = () => {
     replace(
       app,
@@ -144,7 +144,7 @@ export async function invitePage(app: HTMLElement, token: string, started: () =>
     );
   };
   if (checked.status !== 200 || !checked.body) return gone();
-  const info = checked.body as unknown as InviteInfoView;
+  const info = checked.body;
   const { form, focus } = choosePasswordForm(info, token, started, gone);
   replace(
     app,
