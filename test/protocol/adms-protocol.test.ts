@@ -19,7 +19,6 @@ import {
   formatCommandBatch,
   formatCommandLine,
   formatHttpDate,
-  getParam,
   guessFingerprintAlgorithm,
   infoCommand,
   isValidBase64,
@@ -216,11 +215,10 @@ describe('parseQuery', () => {
     expect(parseQuery('/iclock/cdata?SN=').sn).toBeNull();
   });
 
-  test('getParam tolerates sn but is otherwise case-sensitive', () => {
-    const p = new URLSearchParams('sn=a&Table=b');
-    expect(getParam(p, 'SN')).toBe('a');
-    expect(getParam(p, 'table')).toBeNull();
-    expect(getParam(new URLSearchParams('SN=A&sn=b'), 'SN')).toBe('A');
+  test('names tolerate sn but are otherwise case-sensitive; SN wins over sn', () => {
+    expect(parseQuery('/iclock/cdata?sn=a&Table=b')).toMatchObject({ sn: 'a', table: null });
+    expect(parseQuery('/iclock/cdata?sn=b&SN=A').sn).toBe('A');
+    expect(parseQuery('/iclock/cdata?SN=A&sn=b').sn).toBe('A');
   });
 });
 

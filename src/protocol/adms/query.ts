@@ -21,11 +21,6 @@ function byNameOrAlias(name: string, read: (name: string) => string | null | und
   return null;
 }
 
-/** Read a parameter by name, tolerating the lower-case `sn` spelling of `SN`. */
-export function getParam(params: URLSearchParams, name: string): string | null {
-  return byNameOrAlias(name, (n) => params.get(n));
-}
-
 export interface AdmsQuery {
   sn: string | null;
   /** `table=` with its case preserved: 2.x sends `ATTLOG`, 3.x sends `rtlog`/`tabledata`. */
