@@ -10,8 +10,8 @@
  * - `card`: the badge number (leading zeros dropped, 1 to 4294967295). Empty: kept as it is.
  * - The same `id` or the same card on two lines: the second is refused.
  */
-import { parseCsv } from '../../platform/csv';
 import type { RecordsBody } from '../../platform/http/body';
+import { hasControl, type LineError, type RecordFormat, readRecords } from '../../platform/records';
 import { normaliseCard } from '../enrollees';
 
 export interface PersonRow {
@@ -24,91 +24,43 @@ export interface PersonRow {
   card?: string;
 }
 
-export interface RowError {
-  line: number;
-  message: string;
-}
+export type RowError = LineError;
 
 const COLUMNS = ['id', 'name', 'areas', 'card'] as const;
-type Column = (typeof COLUMNS)[number];
 const MAX_ID = 100;
 const MAX_NAME = 200;
 
-function hasControl(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) return true;
-  }
-  return false;
-}
-
 /** The rows of a body, then the file-wide refusals (a repeated id or card). */
 export function personRows(body: RecordsBody): { rows: PersonRow[]; errors: RowError[] } {
-  const read = typeof body === 'string' ? csvRows(body) : jsonRows(body);
+  const read = readRecords(body, PERSON_RECORDS);
   return refuseRepeats(read.rows, read.errors);
 }
 
-function csvRows(text: string): { rows: PersonRow[]; errors: RowError[] } {
-  const rows: PersonRow[] = [];
-  const errors: RowError[] = [];
-  const [header, ...records] = parseCsv(text);
-  if (!header) return { rows, errors: [{ line: 1, message: 'the file is empty: a header row `id,name,areas,card` is needed' }] };
-  if ('error' in header) return { rows, errors: [{ line: header.line, message: `the header row cannot be read: ${header.error}` }] };
-  const names = header.fields.map((f) => f.trim().toLowerCase());
-  const unknown = names.filter((n) => !(COLUMNS as readonly string[]).includes(n));
-  const repeated = names.filter((n, i) => names.indexOf(n) !== i);
-  if (!names.includes('id') || !names.includes('name') || unknown.length > 0 || repeated.length > 0) {
+const PERSON_RECORDS: RecordFormat<PersonRow> = {
+  empty: 'the file is empty: a header row `id,name,areas,card` is needed',
+  header(names) {
+    const unknown = names.filter((n) => !(COLUMNS as readonly string[]).includes(n));
+    const repeated = names.filter((n, i) => names.indexOf(n) !== i);
+    if (names.includes('id') && names.includes('name') && unknown.length === 0 && repeated.length === 0) return null;
     const why = unknown.length > 0 ? ` (unknown: ${unknown.join(', ')})` : repeated.length > 0 ? ` (repeated: ${repeated.join(', ')})` : '';
-    return { rows, errors: [{ line: header.line, message: `the header row must name the columns id and name, and may name areas and card${why}` }] };
-  }
-  for (const record of records) {
-    if ('error' in record) {
-      errors.push({ line: record.line, message: record.error });
-      continue;
-    }
-    if (record.fields.length !== names.length) {
-      errors.push({ line: record.line, message: `expected ${names.length} fields as in the header, found ${record.fields.length}` });
-      continue;
-    }
-    const cell = (c: Column) => {
-      const at = names.indexOf(c);
-      return at < 0 ? undefined : record.fields[at];
-    };
-    const checked = checkRow(cell('id'), cell('name'), cell('areas'), cell('card'));
-    if (typeof checked === 'string') errors.push({ line: record.line, message: checked });
-    else rows.push({ line: record.line, ...checked });
-  }
-  return { rows, errors };
-}
-
-function jsonRows(records: readonly unknown[]): { rows: PersonRow[]; errors: RowError[] } {
-  const rows: PersonRow[] = [];
-  const errors: RowError[] = [];
-  records.forEach((record, index) => {
-    const line = index + 1;
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-      errors.push({ line, message: 'each record must be an object with id and name, and optionally areas and card' });
-      return;
-    }
-    const r = record as Record<string, unknown>;
+    return `the header row must name the columns id and name, and may name areas and card${why}`;
+  },
+  csv: ({ line, cell }) => withLine(line, checkRow(cell('id'), cell('name'), cell('areas'), cell('card'))),
+  notAnObject: 'each record must be an object with id and name, and optionally areas and card',
+  json({ line, fields: r }) {
     // As every body of the API: a field it does not name is refused, not dropped silently.
     const unknown = Object.keys(r).filter((k) => !(COLUMNS as readonly string[]).includes(k));
-    if (unknown.length > 0) {
-      errors.push({ line, message: `unknown fields: ${unknown.join(', ')} (a record has id, name, areas and card)` });
-      return;
-    }
+    if (unknown.length > 0) return `unknown fields: ${unknown.join(', ')} (a record has id, name, areas and card)`;
     const text = (v: unknown) => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
     const areas = Array.isArray(r.areas) ? (r.areas.every((a) => typeof a === 'string') ? r.areas.join(';') : null) : text(r.areas);
     const [id, name, card] = [text(r.id), text(r.name), text(r.card)];
-    if (id === null || name === null || card === null || areas === null) {
-      errors.push({ line, message: 'id, name and card must be text, areas text or a list of names' });
-      return;
-    }
-    const checked = checkRow(id, name, areas, card);
-    if (typeof checked === 'string') errors.push({ line, message: checked });
-    else rows.push({ line, ...checked });
-  });
-  return { rows, errors };
+    if (id === null || name === null || card === null || areas === null) return 'id, name and card must be text, areas text or a list of names';
+    return withLine(line, checkRow(id, name, areas, card));
+  },
+};
+
+function withLine(line: number, checked: Omit<PersonRow, 'line'> | string): PersonRow | string {
+  return typeof checked === 'string' ? checked : { line, ...checked };
 }
 
 /** One record's fields checked; a message when it cannot be used. */

@@ -5,8 +5,9 @@
  * Each record becomes a row or an error naming its line: the physical line it starts on in the
  * CSV (the header is line 1), its 1-based position in the JSON array.
  */
-import { csvField, parseCsv } from '../../platform/csv';
+import { csvField } from '../../platform/csv';
 import type { RecordsBody } from '../../platform/http/body';
+import { hasControl, type LineError, type RecordFormat, readRecords } from '../../platform/records';
 import { parsePunchTime } from '../../platform/time/dates';
 
 export interface ImportRow {
@@ -19,85 +20,35 @@ export interface ImportRow {
   raw: string;
 }
 
-export interface ImportError {
-  line: number;
-  message: string;
-}
+export type ImportError = LineError;
 
 /** How far ahead of the server's clock a punch may lie (as for terminals' `future_time`). */
 const FUTURE_TOLERANCE_MS = 24 * 3_600_000;
 const MAX_RAW = 500;
-/** Whether the text holds a control character (U+0000–U+001F, U+007F), as the API's `Text` refuses. */
-function hasControl(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) return true;
-  }
-  return false;
-}
 
 export function importRows(body: RecordsBody, timeZone: string, now: number): { rows: ImportRow[]; errors: ImportError[] } {
-  return typeof body === 'string' ? csvRows(body, timeZone, now) : jsonRows(body, timeZone, now);
+  return readRecords(body, punchRecords(timeZone, now));
 }
 
-function csvRows(text: string, timeZone: string, now: number): { rows: ImportRow[]; errors: ImportError[] } {
-  const rows: ImportRow[] = [];
-  const errors: ImportError[] = [];
-  const [header, ...records] = parseCsv(text);
-  if (!header) return { rows, errors: [{ line: 1, message: 'the file is empty: a header row `employee,at,state` is needed' }] };
-  if ('error' in header) return { rows, errors: [{ line: header.line, message: `the header row cannot be read: ${header.error}` }] };
-  const names = header.fields.map((f) => f.trim().toLowerCase());
-  const column = (name: string) => names.indexOf(name);
-  const [employeeAt, atAt, stateAt] = [column('employee'), column('at'), column('state')];
-  if (employeeAt < 0 || atAt < 0) {
-    return { rows, errors: [{ line: header.line, message: 'the header row must name the columns `employee` and `at` (and optionally `state`)' }] };
-  }
-  for (const record of records) {
-    if ('error' in record) {
-      errors.push({ line: record.line, message: record.error });
-      continue;
-    }
-    if (record.fields.length !== names.length) {
-      errors.push({ line: record.line, message: `expected ${names.length} fields as in the header, found ${record.fields.length}` });
-      continue;
-    }
-    const raw = record.fields.map(csvField).join(',');
-    const checked = checkRow(record.fields[employeeAt], record.fields[atAt], stateAt < 0 ? undefined : record.fields[stateAt], timeZone, now);
-    if (typeof checked === 'string') errors.push({ line: record.line, message: checked });
-    else rows.push({ line: record.line, ...checked, raw: raw.slice(0, MAX_RAW) });
-  }
-  return { rows, errors };
-}
-
-function jsonRows(records: readonly unknown[], timeZone: string, now: number): { rows: ImportRow[]; errors: ImportError[] } {
-  const rows: ImportRow[] = [];
-  const errors: ImportError[] = [];
-  records.forEach((record, index) => {
-    const line = index + 1;
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-      errors.push({ line, message: 'each record must be an object with `employee`, `at` and optionally `state`' });
-      return;
-    }
-    const fields = record as Record<string, unknown>;
-    const unknown = Object.keys(fields).filter((k) => k !== 'employee' && k !== 'at' && k !== 'state');
-    if (unknown.length > 0) {
-      errors.push({ line, message: `unknown field ${unknown[0]!.slice(0, 40)}: only employee, at and state` });
-      return;
-    }
-    const { employee, at, state } = fields;
-    if (typeof employee !== 'string' || typeof at !== 'string') {
-      errors.push({ line, message: '`employee` and `at` must be strings' });
-      return;
-    }
-    if (state !== undefined && state !== null && typeof state !== 'number' && typeof state !== 'string') {
-      errors.push({ line, message: '`state` must be an integer from 0 to 255' });
-      return;
-    }
-    const checked = checkRow(employee, at, state === undefined || state === null ? undefined : String(state), timeZone, now);
-    if (typeof checked === 'string') errors.push({ line, message: checked });
-    else rows.push({ line, ...checked, raw: JSON.stringify(record).slice(0, MAX_RAW) });
-  });
-  return { rows, errors };
+function punchRecords(timeZone: string, now: number): RecordFormat<ImportRow> {
+  const row = (line: number, checked: Omit<ImportRow, 'line' | 'raw'> | string, raw: string): ImportRow | string =>
+    typeof checked === 'string' ? checked : { line, ...checked, raw: raw.slice(0, MAX_RAW) };
+  return {
+    empty: 'the file is empty: a header row `employee,at,state` is needed',
+    header: (names) =>
+      names.includes('employee') && names.includes('at') ? null : 'the header row must name the columns `employee` and `at` (and optionally `state`)',
+    csv: ({ line, fields, cell }) => row(line, checkRow(cell('employee'), cell('at'), cell('state'), timeZone, now), fields.map(csvField).join(',')),
+    notAnObject: 'each record must be an object with `employee`, `at` and optionally `state`',
+    json({ line, fields }) {
+      const unknown = Object.keys(fields).filter((k) => k !== 'employee' && k !== 'at' && k !== 'state');
+      if (unknown.length > 0) return `unknown field ${unknown[0]!.slice(0, 40)}: only employee, at and state`;
+      const { employee, at, state } = fields;
+      if (typeof employee !== 'string' || typeof at !== 'string') return '`employee` and `at` must be strings';
+      if (state !== undefined && state !== null && typeof state !== 'number' && typeof state !== 'string') return '`state` must be an integer from 0 to 255';
+      const stateText = state === undefined || state === null ? undefined : String(state);
+      return row(line, checkRow(employee, at, stateText, timeZone, now), JSON.stringify(fields));
+    },
+  };
 }
 
 /** One record's fields checked: the row's values, or what is wrong (never quoting the value). */

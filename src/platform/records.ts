@@ -1,0 +1,93 @@
+/**
+ * The records of an import body, read one by one (pure: no database): CSV with a header row
+ * naming the columns (any order, any case), or a JSON array of objects. Each record becomes a row
+ * or an error naming its line: the physical line it starts on in the CSV (the header is line 1),
+ * its 1-based position in a JSON array. What a record must hold is the importer's own
+ * (`employees/import/`, `punches/import/`): it hands its checks in as a `RecordFormat`.
+ */
+import { parseCsv } from './csv';
+import type { RecordsBody } from './http/body';
+
+/** A record that cannot be used, or a file that cannot be read, by the line it is on. */
+export interface LineError {
+  line: number;
+  message: string;
+}
+
+export interface ReadRecords<Row> {
+  rows: Row[];
+  errors: LineError[];
+}
+
+/** An importer's records: what its header must name, and each record's check (its row, or what is wrong). */
+export interface RecordFormat<Row> {
+  /** The message for a file without a single line (it names the header row wanted). */
+  empty: string;
+  /** What is wrong with the header row's names (trimmed, lower case); null when they do. */
+  header(names: readonly string[]): string | null;
+  /** A CSV record: `cell(name)` is its field in that column (undefined when the header has none). */
+  csv(record: { line: number; fields: readonly string[]; cell(name: string): string | undefined }): Row | string;
+  /** The message for an item of a JSON array that is not an object. */
+  notAnObject: string;
+  /** A JSON record (an object). */
+  json(record: { line: number; fields: Record<string, unknown> }): Row | string;
+}
+
+export function readRecords<Row>(body: RecordsBody, format: RecordFormat<Row>): ReadRecords<Row> {
+  return typeof body === 'string' ? csvRecords(body, format) : jsonRecords(body, format);
+}
+
+function csvRecords<Row>(text: string, format: RecordFormat<Row>): ReadRecords<Row> {
+  const rows: Row[] = [];
+  const errors: LineError[] = [];
+  const [header, ...records] = parseCsv(text);
+  if (!header) return { rows, errors: [{ line: 1, message: format.empty }] };
+  if ('error' in header) return { rows, errors: [{ line: header.line, message: `the header row cannot be read: ${header.error}` }] };
+  const names = header.fields.map((f) => f.trim().toLowerCase());
+  const wrong = format.header(names);
+  if (wrong !== null) return { rows, errors: [{ line: header.line, message: wrong }] };
+  for (const record of records) {
+    if ('error' in record) {
+      errors.push({ line: record.line, message: record.error });
+      continue;
+    }
+    if (record.fields.length !== names.length) {
+      errors.push({ line: record.line, message: `expected ${names.length} fields as in the header, found ${record.fields.length}` });
+      continue;
+    }
+    const { line, fields } = record;
+    const cell = (name: string) => {
+      const at = names.indexOf(name);
+      return at < 0 ? undefined : fields[at];
+    };
+    const checked = format.csv({ line, fields, cell });
+    if (typeof checked === 'string') errors.push({ line, message: checked });
+    else rows.push(checked);
+  }
+  return { rows, errors };
+}
+
+function jsonRecords<Row>(records: readonly unknown[], format: RecordFormat<Row>): ReadRecords<Row> {
+  const rows: Row[] = [];
+  const errors: LineError[] = [];
+  records.forEach((record, index) => {
+    const line = index + 1;
+    const checked = isRecord(record) ? format.json({ line, fields: record }) : format.notAnObject;
+    if (typeof checked === 'string') errors.push({ line, message: checked });
+    else rows.push(checked);
+  });
+  return { rows, errors };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether the text holds a control character (U+0000–U+001F, U+007F), as the API's `Text` refuses. */
+export function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
