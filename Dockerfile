@@ -1,6 +1,6 @@
 # Multi-stage build. Dependencies are installed from the npm lockfile (the project's only one)
 # with `npm ci`, which fails rather than drift from it; the runtime stage is the official Bun
-# image, runs as a non-root user, keeps the database under /app/data and checks /healthz.
+# image, runs as a non-root user, keeps the database under /app/data and checks /readyz.
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { HostIdentity } from '../../src/platform/http/admin-auth';
+import { createLogger } from '../../src/platform/log';
 import { consoleLink, signInOverHttp } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
 
@@ -193,6 +194,33 @@ describe('a host’s own sign-in', () => {
       expect(cookie).toStartWith('fpa_console=');
       const me = await fetch(`${host.url}/console/session`, { headers: { cookie } });
       expect(await me.json()).toMatchObject({ actor: 'alice@host' });
+    } finally {
+      await host.close();
+    }
+  });
+});
+
+describe('a host whose sign-in answers something else than { by, role?, areas? }', () => {
+  test('its callers get the spec’s 500 body, and the log names the host’s mistake (no half-made session)', async () => {
+    const lines: string[] = [];
+    // A host in JavaScript, handing over its own session object.
+    const hostSession = (req: Request) => (req.headers.get('cookie')?.includes('host_session=bob') ? { sub: 'bob', role: 'boss' } : null);
+    const host = await startTestServer(
+      {},
+      { authorizeAdmin: hostSession as unknown as (req: Request) => HostIdentity | null, logger: createLogger('debug', (line) => lines.push(line)) },
+    );
+    try {
+      const opened = await fetch(`${host.url}/console/`, { headers: { cookie: 'host_session=bob' } });
+      expect(opened.headers.get('set-cookie')).toBeNull();
+      const api = await fetch(`${host.url}/api/fingerprint/v1/devices/`, { headers: { cookie: 'host_session=bob' } });
+      expect(api.status).toBe(500);
+      expect(await api.json()).toMatchObject({ error: { code: 'internal_error' } });
+      const logged = lines.join('\n');
+      expect(logged).toContain('authorizeAdmin returned what is not { by, role?, areas? } or null: `by` must be a non-empty string');
+      expect(logged).toContain('`role` must be one of owner, admin, hr, manager, installer, viewer');
+      expect(logged).not.toContain('fpa_console_sessions');
+      // Anyone else is still refused as before.
+      expect((await fetch(`${host.url}/api/fingerprint/v1/devices/`)).status).toBe(401);
     } finally {
       await host.close();
     }

@@ -108,6 +108,17 @@ describe('a machine with only Node.js and npm', () => {
     for (const name of Object.keys(SCRIPTS).filter((n) => !n.startsWith('pre'))) expect(named).toContain(name);
   });
 
+  test('the Deploy and Upgrade installs bring the Bun that npm start runs on (a development dependency)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    const deploy = README.slice(README.indexOf('## Deploy'), README.indexOf('## Upgrade'));
+    const upgrade = README.slice(README.indexOf('## Upgrade'), README.indexOf('## Scale'));
+    // The Deploy block's install line, and the Upgrade's step 2.
+    const installs = [/^(npm ci[^#\n]*)/m.exec(deploy)?.[1], /\*\*Install the new release\*\*: `([^`]+)`/.exec(upgrade)?.[1]].map((c) => c?.trim());
+    expect(installs).toEqual(['npm ci', 'git pull && npm ci']);
+    // Only the image may omit them: its Bun is the runtime image's.
+    if (!pkg.dependencies?.bun) for (const install of installs) expect(install).not.toContain('--omit=dev');
+  });
+
   test('the Dockerfile install step passes on the committed lock', async () => {
     const step = /^RUN (npm ci[^\n]*)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
     expect(step).not.toBeNull();

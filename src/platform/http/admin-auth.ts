@@ -29,13 +29,32 @@ export interface HostIdentity {
 /** A host's own check: return who the administrator is, or null to refuse. */
 export type AuthorizeAdmin = (request: Request) => Promise<HostIdentity | null> | HostIdentity | null;
 
-const hostCaller = (identity: HostIdentity): Caller => ({
-  actor: { kind: 'host', id: identity.by },
-  by: identity.by,
-  role: identity.role ?? 'owner',
-  areas: identity.areas ?? [],
-  ...(identity.expiresAt !== undefined ? { expiresAt: identity.expiresAt } : {}),
-});
+const hostCaller = (identity: HostIdentity): Caller => {
+  checkHostIdentity(identity);
+  return {
+    actor: { kind: 'host', id: identity.by },
+    by: identity.by,
+    role: identity.role ?? 'owner',
+    areas: identity.areas ?? [],
+    ...(identity.expiresAt !== undefined ? { expiresAt: identity.expiresAt } : {}),
+  };
+};
+
+/**
+ * Refuses a host's answer that is not a `HostIdentity` (a host in JavaScript, or one that returns
+ * its own session object): the error names the host's mistake, where the answer would otherwise
+ * fail deep in a write (a session without an actor) or grant a role that does not exist.
+ */
+function checkHostIdentity(identity: HostIdentity): void {
+  const { by, role, areas, expiresAt } = identity as Partial<Record<keyof HostIdentity, unknown>>;
+  const problems = [
+    typeof by === 'string' && by.trim() !== '' ? null : '`by` must be a non-empty string (who the administrator is)',
+    role === undefined || isRole(role) ? null : `\`role\` must be one of ${ROLES.join(', ')}`,
+    areas === undefined || (Array.isArray(areas) && areas.every((a) => typeof a === 'string')) ? null : '`areas` must be a list of area names',
+    expiresAt === undefined || Number.isFinite(expiresAt) ? null : '`expiresAt` must be a time in ms since the epoch',
+  ].filter((p) => p !== null);
+  if (problems.length > 0) throw new Error(`authorizeAdmin returned what is not { by, role?, areas? } or null: ${problems.join('; ')}`);
+}
 
 /** `fpa_role` and `fpa_areas` of a token's claims; a token without them is an owner everywhere (the first releases' tokens). */
 function roleOfClaims(payload: JWTPayload): { role: Role; areas: string[] } {

@@ -1,0 +1,78 @@
+/**
+ * The README's embedding example ("Embedding in a host application"), run as a host runs it: a
+ * host directory where `fingerprint-attendance` and `elysia` are installed packages, the
+ * example's text as the host's program, and only what it says stands for the host's own given
+ * (`myDirectory`, `hostSession`, `hostCalendar`, the key). Two stand-ins for the world outside:
+ * the port is a free one rather than 3000, and a terminal connects where the example says it
+ * must have. The program must finish by itself, its instance closed and its server stopped.
+ */
+import { afterAll, expect, test } from 'bun:test';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { TEST_KEY, tempDir } from '../support/harness';
+
+const ROOT = resolve(import.meta.dir, '../..');
+const host = tempDir('fpa-host-example-');
+afterAll(() => host.cleanup());
+
+/** The first `ts` block of the README's embedding section. */
+function embeddingExample(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Embedding in a host application'));
+  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('the README has no ts block under "Embedding in a host application"');
+  return block;
+}
+
+/** What the README says stands for the host's own, as a host would write it. */
+const HOST_STAND_INS = `
+const people = new Map([['E-001', { key: 'E-001', displayName: 'Ada Host', active: true }]]);
+const myDirectory = { model: 'host.User', find: async (key: string) => people.get(key) ?? null };
+const hostSession = (req: Request) => (req.headers.get('cookie')?.includes('host=admin') ? { by: 'host-admin' } : null);
+const hostCalendar = { between: (_enrollees: readonly string[], _from: string, _to: string) => ({ leaves: [] }) };
+`;
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+test('the README’s embedding example runs as written in a host and finishes by itself', async () => {
+  const example = embeddingExample();
+  const listen = 'app.listen(3000);';
+  const connected = /^\/\/ Once the terminal has connected.*$/m;
+  expect(example).toContain(listen);
+  expect(example).toMatch(connected);
+  const program = [
+    HOST_STAND_INS,
+    example
+      .replace(listen, 'app.listen({ port: Number(process.env.PORT), hostname: "127.0.0.1" });')
+      // The terminal's first request (what "connected" means), before the approval.
+      .replace(connected, 'await fetch("http://127.0.0.1:" + process.env.PORT + "/iclock/cdata?SN=CKJF201960996&options=all");'),
+    `console.log(JSON.stringify({ done: true, enrollee: e.id }));`,
+  ].join('\n');
+  mkdirSync(join(host.dir, 'node_modules'));
+  symlinkSync(ROOT, join(host.dir, 'node_modules', 'fingerprint-attendance'));
+  symlinkSync(join(ROOT, 'node_modules', 'elysia'), join(host.dir, 'node_modules', 'elysia'));
+  writeFileSync(join(host.dir, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
+  writeFileSync(join(host.dir, 'index.ts'), program);
+
+  const proc = Bun.spawn([process.execPath, 'index.ts'], {
+    cwd: host.dir,
+    env: { PATH: process.env.PATH ?? '', HOME: host.dir, KEY: TEST_KEY, PORT: String(await freePort()), FPA_LOG_LEVEL: 'error' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(timer);
+  expect({ code, err: err.trim() }).toEqual({ code: 0, err: '' });
+  expect(JSON.parse(out.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ done: true, enrollee: expect.any(String) });
+}, 90_000);
