@@ -187,6 +187,32 @@ describe('the Today board in a browser', () => {
     }
   });
 
+  test('keeps up during a steady stream of punches (each punch does not put the next read off)', async () => {
+    // A punch every 150 ms for 4.5 s from a PIN nobody has (no one's day changes); the server's
+    // clock moves a minute with each, so the board's "As of" line shows when it was read.
+    const AS_OF = 'p.muted[role=status]';
+    const before = await page.locator(AS_OF).textContent();
+    expect(before).toStartWith('As of 10:10;');
+    const start = now;
+    let streaming = true;
+    const stream = (async () => {
+      for (let i = 0; i < 30; i++) {
+        now += 60_000;
+        const res = await terminal.punch([{ pin: '99999', localTime: `${MONDAY} 10:09:${String(i).padStart(2, '0')}` }]);
+        expect(res.status).toBe(200);
+        await Bun.sleep(150);
+      }
+      streaming = false;
+    })();
+    try {
+      await page.waitForFunction(([selector, was]) => document.querySelector(selector!)?.textContent !== was, [AS_OF, before], { timeout: 10_000 });
+      expect({ readWhileStreaming: streaming }).toEqual({ readWhileStreaming: true });
+    } finally {
+      await stream;
+      now = start;
+    }
+  });
+
   test('the live punch view shows a punch that arrives before its socket has opened', async () => {
     await page.evaluate(() => {
       location.hash = '#/punches';

@@ -59,8 +59,15 @@ function inCount(p: Person, key: CountKey): boolean {
   }
 }
 
-/** Refresh at most this often while punches stream in, and at least once a minute. */
+/** A punch is read this long after it arrives (the punches of one moment come in one read). */
 const REFRESH_DELAY_MS = 400;
+/**
+ * Reads start at most this often while punches stream in: a morning rush neither holds the board
+ * back (each punch used to postpone the read, so a steady stream kept it from ever coming) nor
+ * has every open board read everyone's day several times a second.
+ */
+const REFRESH_MIN_GAP_MS = 2_000;
+/** And at least once a minute (who is late now, with no punch to say so). */
 const REFRESH_EVERY_MS = 60_000;
 
 /** What the page shows: a date (empty: today, as the server counts it), an area (empty: all), a count. */
@@ -95,16 +102,40 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
   return followBoard(head, () => page.reload());
 }
 
-/** Today's board follows the punches: read again shortly after each one, and every minute. */
+/**
+ * Today's board follows the punches: read again shortly after a punch, never two reads at once
+ * nor starts closer than REFRESH_MIN_GAP_MS, and every minute. A punch while a read is due joins
+ * it; one while a read runs asks for one more after it.
+ */
 function followBoard(head: number, reload: () => Promise<void>): () => void {
   let pending: ReturnType<typeof setTimeout> | undefined;
+  let lastStart = Number.NEGATIVE_INFINITY;
+  let running = false;
+  let again = false;
+  let stopped = false;
+  const read = async () => {
+    pending = undefined;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    lastStart = performance.now();
+    await reload().catch(() => undefined);
+    running = false;
+    if (again) {
+      again = false;
+      soon();
+    }
+  };
   const soon = () => {
-    clearTimeout(pending);
-    pending = setTimeout(() => void reload().catch(() => undefined), REFRESH_DELAY_MS);
+    if (stopped || pending !== undefined) return;
+    pending = setTimeout(() => void read(), Math.max(REFRESH_DELAY_MS, lastStart + REFRESH_MIN_GAP_MS - performance.now()));
   };
   const every = setInterval(soon, REFRESH_EVERY_MS);
   const stop = followPunches(head, { onPunch: soon });
   return () => {
+    stopped = true;
     stop();
     clearTimeout(pending);
     clearInterval(every);
