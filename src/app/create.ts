@@ -98,10 +98,9 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
   }
 }
 
-/** What the configuration check needs to know of the host: its administrator check, its employee model and lookup fields. */
+/** What the configuration check needs to know of the host: its employee model and lookup fields. */
 function hostChoices(options: CreateOptions) {
   return {
-    hostAuthorizesAdmins: Boolean(options.authorizeAdmin),
     hostEmployeeModel: options.employees?.model,
     // The directory's lookup fields are known before the database opens (the built-in one: `id`).
     employeeLookupFields: options.employees ? options.employees.lookupFields : BUILTIN_LOOKUP_FIELDS,

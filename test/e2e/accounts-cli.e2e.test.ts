@@ -21,6 +21,32 @@ afterAll(async () => {
 
 const LINK = /^https:\/\/attendance\.example\.com\/console\/#\/invite\/(fpi_[A-Za-z0-9_-]{43})$/m;
 
+describe('a server with no administrator JWT settings', () => {
+  test('starts; the first owner comes from the script, integrations get API keys; a JWT is refused with the reason', async () => {
+    const own = tempDir('fpa-no-jwt-');
+    const noJwt = { ...env, FPA_ADMIN_JWT_SECRET: '' };
+    const bare = await startTestServer({ ADMIN_JWT_SECRET: '' }, { dir: own.dir });
+    try {
+      expect((await fetch(`${bare.url}/readyz`)).status).toBe(200);
+      const jwt = await bare.admin.get('/devices/');
+      expect(jwt.status).toBe(401);
+      expect(jwt.body.error.message).toContain('use an API key');
+      const run = await runCli(['create-user', '--username', 'grace', '--role', 'owner'], join(own.dir, 'fpa.db'), noJwt);
+      expect(run.code).toBe(0);
+      const owner = sessionClient(bare, await completeInvite(bare, `${bare.url}/console/#/invite/${LINK.exec(run.out)![1]}`));
+      const key = await owner.post('/api-keys/', { name: 'payroll', role: 'viewer' });
+      expect(key.status).toBe(201);
+      const listed = await fetch(`${bare.url}/api/fingerprint/v1/devices/`, { headers: { authorization: `Bearer ${key.body.key}` } });
+      expect(listed.status).toBe(200);
+      const check = await runCli(['check'], join(own.dir, 'fpa.db'), noJwt);
+      expect({ code: check.code, out: check.out }).toEqual({ code: 0, out: expect.not.stringContaining('E009') });
+    } finally {
+      await bare.close();
+      own.cleanup();
+    }
+  }, 60_000);
+});
+
 describe('fpa:create-user', () => {
   test('options are strict: unknown ones, a missing username or an unknown role exit 2', async () => {
     expect((await runCli(['create-user', '--bogus'], db, env)).code).toBe(2);

@@ -79,7 +79,6 @@ describe('configuration check', () => {
     ['fpa.E005', { ...base, ALLOWED_FINGER_INDEXES: [] }],
     ['fpa.E006', { ...base, TIME_ZONE: 'Mars/Olympus' }],
     ['fpa.E007', { ...base, TASK_BACKEND: 'celery' }],
-    ['fpa.E009', { ...base, ADMIN_JWT_SECRET: '' }],
     ['fpa.E012', { ...base, DATABASE_URL: 'postgres://x' }],
     ['fpa.E013', { ...base, TEMPLATE_MAX_BYTES: 0 }],
     ['fpa.W001', { ...base, ADMIN_JWT_SECRET: 'short' }],
@@ -111,7 +110,7 @@ describe('configuration check', () => {
   test('every problem is reported at once, each with a hint', () => {
     const loaded = loadSettings({ TEMPLATE_ENCRYPTION_KEYS: [], ADMS_URL_PREFIX: 'iclock', TASK_BACKEND: 'x', TIME_ZONE: 'Nowhere' }, {});
     const issues = checkConfiguration({ loaded });
-    expect(new Set(issues.map((i) => i.code))).toEqual(new Set(['fpa.E001', 'fpa.E003', 'fpa.E006', 'fpa.E007', 'fpa.E009']));
+    expect(new Set(issues.map((i) => i.code))).toEqual(new Set(['fpa.E001', 'fpa.E003', 'fpa.E006', 'fpa.E007']));
     for (const i of issues) {
       expect(i.hint.length).toBeGreaterThan(0);
       expect(CHECK_CODES[i.code]).toBeDefined();
@@ -135,8 +134,9 @@ describe('configuration check', () => {
     expect(codesOf({ ...base, ...sso, CONSOLE_OIDC_ISSUER: 'http://127.0.0.1:8080' })).not.toContain('fpa.W030');
   });
 
-  test('a host that authorizes administrators itself needs no JWT settings', () => {
-    expect(codesOf({ ...base, ADMIN_JWT_SECRET: '' }, {}, { hostAuthorizesAdmins: true })).not.toContain('fpa.E009');
+  test('no administrator JWT settings is a valid configuration (users, API keys and the scripts need none)', () => {
+    expect(codesOf({ ...base, ADMIN_JWT_SECRET: '', ADMIN_JWKS_URL: '' })).toEqual([]);
+    expect(CHECK_CODES['fpa.E009']).toBeUndefined();
   });
 });
 

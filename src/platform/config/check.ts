@@ -26,7 +26,6 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E006': { severity: 'error', meaning: 'TIME_ZONE or ATTENDANCE_TIME_ZONE is not a known IANA zone' },
   'fpa.E007': { severity: 'error', meaning: 'TASK_BACKEND is not `cron` or `external`' },
   'fpa.E008': { severity: 'error', meaning: 'ALGORITHM_COMPATIBILITY_MAP is malformed' },
-  'fpa.E009': { severity: 'error', meaning: 'no administrator authentication is configured' },
   'fpa.E010': { severity: 'error', meaning: 'EMPLOYEE_MODEL differs from the model recorded at the first migration' },
   'fpa.E011': { severity: 'error', meaning: 'a setting could not be parsed' },
   'fpa.E012': { severity: 'error', meaning: 'DATABASE_URL is not a `file:`, `libsql:`, `http(s):` or `ws(s):` URL' },
@@ -62,8 +61,6 @@ const issue = (code: string, message: string, hint: string): ConfigIssue => ({
 
 export interface CheckInput {
   loaded: LoadedSettings;
-  /** Whether a host passed its own authorizeAdmin. */
-  hostAuthorizesAdmins?: boolean;
   /** The employee model recorded at the first migration (null before it). */
   recordedEmployeeModel?: string | null;
   /** The model of the directory a host passed in; absent when the built-in directory is used. */
@@ -89,7 +86,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     ...admsPrefixIssues(s),
     ...fingerIssues(s),
     ...knownValueIssues(s),
-    ...adminAuthIssues(s, input.hostAuthorizesAdmins),
+    ...adminAuthIssues(s),
     ...biometricKindIssues(s),
     ...employeeIssues(s, input),
     ...databaseUrlIssues(s),
@@ -234,18 +231,14 @@ function knownValueIssues(s: Settings): ConfigIssue[] {
   return out;
 }
 
-/** Administrators can sign in: a secret, a key set or the host's own check. */
-function adminAuthIssues(s: Settings, hostAuthorizesAdmins: boolean | undefined): ConfigIssue[] {
+/**
+ * The administrator JWT settings, when given. None is a valid choice: people sign in to the
+ * console as users and integrations use API keys, both kept in the database, and the operator's
+ * scripts hand their work to the running server (the lock file's token). A JWT secret is then one
+ * secret less to keep (code E009, which demanded one, is retired).
+ */
+function adminAuthIssues(s: Settings): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  if (!s.ADMIN_JWT_SECRET && !s.ADMIN_JWKS_URL && !hostAuthorizesAdmins) {
-    out.push(
-      issue(
-        'fpa.E009',
-        'No administrator authentication is configured.',
-        'Set FPA_ADMIN_JWT_SECRET (HS256) or FPA_ADMIN_JWKS_URL, or pass authorizeAdmin when embedding.',
-      ),
-    );
-  }
   if (s.ADMIN_JWKS_URL) {
     try {
       new URL(s.ADMIN_JWKS_URL);

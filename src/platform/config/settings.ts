@@ -274,7 +274,11 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   HOST: text('0.0.0.0', 'Address the standalone server listens on.'),
   LOG_LEVEL: text('info', '`debug`, `info`, `warn` or `error`.'),
 
-  ADMIN_JWT_SECRET: text('', 'HS256 secret for administrator JWTs.', true),
+  ADMIN_JWT_SECRET: text(
+    '',
+    'HS256 secret for administrator JWTs (`fpa:admin-token`). Optional: without it and ADMIN_JWKS_URL no JWT is accepted; people sign in as users, integrations use API keys.',
+    true,
+  ),
   ADMIN_JWKS_URL: text('', 'JWKS URL for administrator JWTs (any algorithm).'),
   ADMIN_JWT_ISSUER: text('', 'Required `iss` of administrator JWTs (optional).'),
   ADMIN_JWT_AUDIENCE: text('', 'Required `aud` of administrator JWTs (optional).'),

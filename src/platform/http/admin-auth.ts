@@ -167,7 +167,9 @@ export class AdminAuthenticator {
       if (!key) throw new FpaError('unauthorized', 'the API key is unknown, revoked or expired', {});
       return key;
     }
-    if (!this.secret && !this.jwks) throw new FpaError('unauthorized', 'administrator authentication is not configured', {});
+    if (!this.secret && !this.jwks) {
+      throw new FpaError('unauthorized', 'administrator JWTs are not accepted here (no FPA_ADMIN_JWT_SECRET or FPA_ADMIN_JWKS_URL): use an API key', {});
+    }
     return this.verifyToken(token);
   }
 }
