@@ -247,6 +247,30 @@ describe('single sign-on', () => {
     await context.close();
   });
 
+  test('stands for the password, not the second factor: a user with one gives it next', async () => {
+    // Ada (an authenticator app, above) gets the email the provider knows her by.
+    const users = await server.admin.get('/users/');
+    const ada = (users.body.results as { id: string; username: string }[]).find((u) => u.username === 'ada');
+    expect((await server.admin.patch(`/users/${ada?.id}/`, { email: 'ada@example.com' })).status).toBe(200);
+    const { context, page } = await newPage();
+    await throughProvider(page, 'ada');
+    await page.getByRole('heading', { level: 1, name: 'Confirm it’s you' }).waitFor();
+    expect(await page.getByText('Your company account let you in; now your second factor.').isVisible()).toBe(true);
+    // Back from the provider, nothing is granted until the second factor is given.
+    expect(await page.evaluate(async () => (await fetch('/api/fingerprint/v1/users/me/')).status)).toBe(401);
+    await shot(page, 'sso-second-step');
+    await page.getByText('Use a recovery code instead').click();
+    await page.getByLabel('Recovery code').fill(recoveryCodes[1] as string);
+    await page.getByRole('button', { name: 'Continue' }).last().click();
+    await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
+    expect(await page.getByText('Signed in as Ada').isVisible()).toBe(true);
+    // The session records that it began at the provider.
+    const audit = await server.admin.get('/audit-log/?action=console_signed_in');
+    const rows = (audit.body.results as unknown[]).map((r) => JSON.stringify(r));
+    expect(rows.some((r) => r.includes('"ada"') && r.includes('"sso"'))).toBe(true);
+    await context.close();
+  });
+
   test('refuses an email no user has (nobody is created), and an unverified one', async () => {
     const { context, page } = await newPage();
     await throughProvider(page, 'stranger');

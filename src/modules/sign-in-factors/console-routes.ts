@@ -16,7 +16,7 @@ import { PasskeyAnswerBody, PendingSignInView, SecondFactorAnswerBody, type Sign
 import type { SingleSignOn } from './oidc';
 import { requestOrigin } from './origin';
 import type { FactorUser } from './ports';
-import type { FactorSignIn } from './second-step';
+import type { CompletedSignIn, FactorSignIn } from './second-step';
 import type { SecondFactors } from './service';
 import { ssoRoutes } from './sso-routes';
 
@@ -45,12 +45,17 @@ function refuseOtherOrigin(request: Request): void {
 
 type Ctx = { request: Request; server: Parameters<typeof peerAddress>[0] };
 
-const expired = () => new FpaError('unauthorized', 'this sign-in has expired: sign in again with your password', { reason: 'sign_in_expired' });
+const expired = () => new FpaError('unauthorized', 'this sign-in has expired: sign in again', { reason: 'sign_in_expired' });
 
-/** The session opens; the pending cookie goes; the client is told whether the role still needs a factor set up. */
-async function signedInResponse(request: Request, user: FactorUser, deps: ConsoleFactorDeps, settings: Http['runtime']['settings']): Promise<Response> {
+/** The session opens (recording how the sign-in began); the pending cookie goes; the client is told whether the role still needs a factor set up. */
+async function signedInResponse(
+  request: Request,
+  { user, first }: CompletedSignIn,
+  deps: ConsoleFactorDeps,
+  settings: Http['runtime']['settings'],
+): Promise<Response> {
   const headers = new Headers({ 'content-type': 'application/json', 'cache-control': 'no-store' });
-  headers.append('set-cookie', await deps.openSession(request, user, 'second_factor'));
+  headers.append('set-cookie', await deps.openSession(request, user, first === 'sso' ? 'sso' : 'second_factor'));
   headers.append('set-cookie', clearPendingCookie(request, settings));
   const body: Static<typeof SignedInView> = { signed_in: true, must_enroll: await deps.factors.mustEnroll(user) };
   return new Response(JSON.stringify(body), { status: 200, headers });
@@ -61,7 +66,7 @@ function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
   const settings = http.runtime.settings;
   const { signIn } = deps;
   const originOf = (c: Ctx) => requestOrigin(c.request, settings, peerAddress(c.server, c.request) ?? '');
-  const signedIn = (c: Ctx, user: FactorUser) => signedInResponse(c.request, user, deps, settings);
+  const signedIn = (c: Ctx, completed: CompletedSignIn) => signedInResponse(c.request, completed, deps, settings);
 
   // The pending cookie is the credential of these steps: checked before the body is (401 first, as any credential).
   const steps = apiRouter(http, 'console-second-factor')
@@ -75,7 +80,7 @@ function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
       async ({ pendingToken }) => {
         const pending = await signIn.pending(pendingToken);
         if (!pending) throw expired();
-        return { username: pending.username, methods: pending.methods, expires_at: new Date(pending.expiresAt).toISOString() };
+        return { username: pending.username, first: pending.first, methods: pending.methods, expires_at: new Date(pending.expiresAt).toISOString() };
       },
       { response: { 200: PendingSignInView }, detail: { hide: true } },
     )
@@ -86,8 +91,7 @@ function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
         const { code, recovery_code: recoveryCode } = c.body;
         if (!code === !recoveryCode) throw new FpaError('validation_error', 'give either `code` or `recovery_code`', {});
         const answer = code ? { code } : { recoveryCode: recoveryCode as string };
-        const user = await signIn.withCode(c.pendingToken, answer, originOf(c).address);
-        return signedIn(c, user);
+        return signedIn(c, await signIn.withCode(c.pendingToken, answer, originOf(c).address));
       },
       { body: SecondFactorAnswerBody, detail: { hide: true } },
     )
@@ -105,8 +109,7 @@ function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
       `${CONSOLE_PATH}/sign-in/passkey`,
       async (c) => {
         refuseOtherOrigin(c.request);
-        const user = await signIn.withPasskey(c.pendingToken, c.body.response, originOf(c));
-        return signedIn(c, user);
+        return signedIn(c, await signIn.withPasskey(c.pendingToken, c.body.response, originOf(c)));
       },
       { body: PasskeyAnswerBody, detail: { hide: true } },
     );
@@ -132,5 +135,5 @@ export function consoleFactorRoutes(http: Http, deps: ConsoleFactorDeps) {
   return new Elysia({ name: 'fpa-console-sign-in-steps', seed: http.runtime.instanceId })
     .use(stepRoutes(http, deps))
     .use(cancelRoute(http, deps.signIn))
-    .use(ssoRoutes(http, { sso: deps.sso, openSession: deps.openSession }));
+    .use(ssoRoutes(http, { sso: deps.sso, signIn: deps.signIn, openSession: deps.openSession }));
 }

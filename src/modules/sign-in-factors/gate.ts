@@ -13,7 +13,7 @@ type UserRowOf = Parameters<typeof accountOf>[0];
 export function secondFactorGate(signIn: FactorSignIn, settings: Readonly<Settings>) {
   return async (row: UserRowOf): Promise<PendingSignIn | null> => {
     const user = accountOf(row);
-    const started = await signIn.afterPassword(user);
+    const started = await signIn.afterFirstFactor(user, 'password');
     if (!started) return null;
     const view = await signIn.pending(started.token);
     return {

@@ -116,6 +116,7 @@ export const FactorPolicyBody = Body({ roles: t.Array(Text({ maxLength: 20 }), {
 /** `GET /console/sign-in/second-factor`: the step after a correct password. */
 export const PendingSignInView = t.Object({
   username: t.String(),
+  first: OneOf(['password', 'sso'], 'How the sign-in began: a password, or the company’s provider.'),
   methods: t.Array(OneOf(['passkey', 'totp', 'recovery_code'])),
   expires_at: Instant(),
 });

@@ -1,26 +1,36 @@
 /**
- * The second step of a sign-in. A correct password for a user with a second factor opens no
- * session: it earns a "second factor pending" state (a random token in its own short-lived
- * cookie, SECOND_FACTOR_TTL_MS) that grants nothing but this step. A TOTP code, a recovery code
- * or a passkey then completes it, and only then does the users module open the session. Wrong
- * codes count toward the same limit as wrong passwords (per username and per address: 429).
+ * The second step of a sign-in. A first factor (a correct password, or the company's provider
+ * through single sign-on) for a user with a second factor opens no session: it earns a "second
+ * factor pending" state (a random token in its own short-lived cookie, SECOND_FACTOR_TTL_MS) that
+ * grants nothing but this step. A TOTP code, a recovery code or a passkey then completes it, and
+ * only then does the users module open the session. Wrong codes count toward the same limit as
+ * wrong passwords (per username and per address: 429).
  */
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { FpaError } from '../../platform/errors';
 import type { FactorUser, FactorUserDirectory, RequestOrigin, SignInThrottle } from './ports';
 import type { SecondFactorKind, SecondFactors } from './service';
+import type { FirstFactor } from './states';
 
 /** How long a person has, after their password, to give the second factor. */
 export const SECOND_FACTOR_TTL_MS = 5 * 60_000;
 
 export interface PendingSecondStep {
   username: string;
+  /** How the sign-in began (the step's words say so). */
+  first: FirstFactor;
   /** What this user can complete the sign-in with. */
   methods: ('totp' | 'recovery_code' | 'passkey')[];
   expiresAt: number;
 }
 
 export type SecondFactorAnswer = { code: string } | { recoveryCode: string };
+
+/** A sign-in completed: whose, and how it began (the session records it). */
+export interface CompletedSignIn {
+  user: FactorUser;
+  first: FirstFactor;
+}
 
 export class FactorSignIn {
   constructor(
@@ -30,20 +40,20 @@ export class FactorSignIn {
   ) {}
 
   /**
-   * After a correct password: null when the user has no second factor (the session may open
-   * now), else the pending token for the cookie.
+   * After a first factor (a correct password, a provider's sign-in): null when the user has no
+   * second factor (the session may open now), else the pending token for the cookie.
    */
-  async afterPassword(user: FactorUser): Promise<{ token: string; expiresAt: number; kind: SecondFactorKind } | null> {
+  async afterFirstFactor(user: FactorUser, first: FirstFactor): Promise<{ token: string; expiresAt: number; kind: SecondFactorKind } | null> {
     const kind = await this.factors.kind(user.id);
     if (kind === 'none') return null;
-    return { ...(await this.factors.states.beginSecondFactor(user.id, SECOND_FACTOR_TTL_MS)), kind };
+    return { ...(await this.factors.states.beginSecondFactor(user.id, SECOND_FACTOR_TTL_MS, first)), kind };
   }
 
   /** What the second-factor step shows; null when the token is unknown or over. */
   async pending(token: string): Promise<PendingSecondStep | null> {
     const found = await this.open(token);
     if (!found) return null;
-    const { user, expiresAt } = found;
+    const { user, expiresAt, first } = found;
     const [totp, keys, left] = await Promise.all([
       this.factors.totp.confirmedAt(user.id),
       this.factors.passkeys.list(user.id),
@@ -53,12 +63,12 @@ export class FactorSignIn {
     if (keys.length > 0) methods.push('passkey');
     if (totp !== null) methods.push('totp');
     if (left > 0) methods.push('recovery_code');
-    return { username: user.username, methods, expiresAt };
+    return { username: user.username, first, methods, expiresAt };
   }
 
   /** A TOTP code or a recovery code: the user, whose session may open now; 401 when wrong. */
-  async withCode(token: string, answer: SecondFactorAnswer, address: string): Promise<FactorUser> {
-    const { user } = await this.required(token);
+  async withCode(token: string, answer: SecondFactorAnswer, address: string): Promise<CompletedSignIn> {
+    const { user, first } = await this.required(token);
     await this.throttle.check(user.username, address);
     const right =
       'code' in answer ? await this.factors.totp.verify(user.id, answer.code) : await this.factors.totp.spendRecoveryCode(user, answer.recoveryCode);
@@ -68,7 +78,7 @@ export class FactorSignIn {
         field: 'code' in answer ? 'code' : 'recovery_code',
       });
     }
-    return this.finish(token, user);
+    return this.finish(token, { user, first });
   }
 
   /** Options for the browser's passkey prompt; the challenge is kept with the pending sign-in. */
@@ -79,14 +89,14 @@ export class FactorSignIn {
     return options;
   }
 
-  async withPasskey(token: string, response: AuthenticationResponseJSON, origin: RequestOrigin): Promise<FactorUser> {
-    const { user, challenge } = await this.required(token);
+  async withPasskey(token: string, response: AuthenticationResponseJSON, origin: RequestOrigin): Promise<CompletedSignIn> {
+    const { user, challenge, first } = await this.required(token);
     await this.throttle.check(user.username, origin.address);
     if (!challenge || !(await this.factors.passkeys.verify(user.id, response, challenge, origin))) {
       await this.throttle.failed(user.username, origin.address);
       throw new FpaError('unauthorized', 'the passkey was not accepted', {});
     }
-    return this.finish(token, user);
+    return this.finish(token, { user, first });
   }
 
   /** Gives up a pending sign-in (the person chose to start again). */
@@ -94,26 +104,26 @@ export class FactorSignIn {
     await this.factors.states.end(token);
   }
 
-  private async open(token: string): Promise<{ user: FactorUser; challenge: string | null; expiresAt: number } | null> {
+  private async open(token: string): Promise<{ user: FactorUser; challenge: string | null; expiresAt: number; first: FirstFactor } | null> {
     const state = await this.factors.states.secondFactor(token);
     if (!state) return null;
     const user = await this.users.byId(state.userId);
     // A user disabled or removed meanwhile has nothing to complete.
     if (!user || user.disabled) return null;
-    return { user, challenge: state.challenge, expiresAt: state.expiresAt };
+    return { user, challenge: state.challenge, expiresAt: state.expiresAt, first: state.first };
   }
 
   private async required(token: string) {
     const found = await this.open(token);
-    if (!found) throw new FpaError('unauthorized', 'this sign-in has expired: sign in again with your password', { reason: 'sign_in_expired' });
+    if (!found) throw new FpaError('unauthorized', 'this sign-in has expired: sign in again', { reason: 'sign_in_expired' });
     return found;
   }
 
   /** Single use: of two requests completing one pending sign-in, one opens a session. */
-  private async finish(token: string, user: FactorUser): Promise<FactorUser> {
+  private async finish(token: string, completed: CompletedSignIn): Promise<CompletedSignIn> {
     if (!(await this.factors.states.end(token))) {
-      throw new FpaError('unauthorized', 'this sign-in has expired: sign in again with your password', { reason: 'sign_in_expired' });
+      throw new FpaError('unauthorized', 'this sign-in has expired: sign in again', { reason: 'sign_in_expired' });
     }
-    return user;
+    return completed;
   }
 }

@@ -8,10 +8,12 @@ import { Elysia } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import { apiRouter, type Http } from '../../platform/http/router';
 import { CONSOLE_PATH, isHttps } from '../console';
+import { pendingCookie } from './cookies';
 import { SsoView } from './model';
 import { type SingleSignOn, SsoRefused } from './oidc';
 import { ssoRedirectUri } from './origin';
 import type { FactorUser } from './ports';
+import { type FactorSignIn, SECOND_FACTOR_TTL_MS } from './second-step';
 
 /** The browser's trip to the provider is bound to it: this cookie holds the trip's `state` (Lax: the callback is a cross-site navigation). */
 const TRIP_COOKIE = 'fpa_console_sso';
@@ -24,7 +26,10 @@ const tripCookieOf = (request: Request) =>
 
 const backToSignIn = (reason: string) => new Response(null, { status: 303, headers: { location: `../?sso_error=${reason}`, 'cache-control': 'no-store' } });
 
-export function ssoRoutes(http: Http, deps: { sso: SingleSignOn; openSession: (request: Request, user: FactorUser, how: 'sso') => Promise<string> }) {
+export function ssoRoutes(
+  http: Http,
+  deps: { sso: SingleSignOn; signIn: FactorSignIn; openSession: (request: Request, user: FactorUser, how: 'sso') => Promise<string> },
+) {
   const settings = http.runtime.settings;
   const { sso } = deps;
   const info = apiRouter(http, 'console-sso').get(
@@ -62,8 +67,14 @@ export function ssoRoutes(http: Http, deps: { sso: SingleSignOn; openSession: (r
           throw new SsoRefused('failed', 'this sign-in was not started in this browser: start again');
         }
         const user = await sso.finish(url);
-        headers.append('set-cookie', await deps.openSession(request, user, 'sso'));
-        // The provider's own sign-in (and its second factor) vouches for the person: no second step here.
+        // The provider's sign-in stands for the password, not for the second factor: a user with
+        // one gives it next, on the console's second step, as after a password (the owner's
+        // policy of roles that must have one would otherwise not hold for single sign-on).
+        const pending = await deps.signIn.afterFirstFactor(user, 'sso');
+        headers.append(
+          'set-cookie',
+          pending ? pendingCookie(request, settings, pending.token, SECOND_FACTOR_TTL_MS) : await deps.openSession(request, user, 'sso'),
+        );
         headers.set('location', '../');
       } catch (error) {
         if (!(error instanceof SsoRefused)) throw error;

@@ -14,10 +14,14 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 /** A passkey being registered is one per user: its state is keyed by the user, not a token. */
 const setupKey = (userId: string) => sha256(`passkey-setup:${userId}`);
 
+/** How a sign-in began: a password, or the company's provider (single sign-on). */
+export type FirstFactor = 'password' | 'sso';
+
 export interface PendingSecondFactor {
   userId: string;
   challenge: string | null;
   expiresAt: number;
+  first: FirstFactor;
 }
 
 export class SignInStates {
@@ -35,12 +39,14 @@ export class SignInStates {
       });
   }
 
-  /** A correct password awaiting its second factor: the token the browser keeps (it grants nothing else). */
-  async beginSecondFactor(userId: string, ttlMs: number): Promise<{ token: string; expiresAt: number }> {
+  /** A first factor (a password, a provider's sign-in) awaiting the second: the token the browser keeps (it grants nothing else). */
+  async beginSecondFactor(userId: string, ttlMs: number, first: FirstFactor): Promise<{ token: string; expiresAt: number }> {
     const now = this.ctx.clock.now();
     const token = randomToken();
     const expiresAt = now + ttlMs;
-    await this.ctx.db.write(async ({ tx }) => this.insert(tx, { idHash: sha256(token), kind: 'second_factor', userId, createdAt: now, expiresAt }));
+    await this.ctx.db.write(async ({ tx }) =>
+      this.insert(tx, { idHash: sha256(token), kind: 'second_factor', userId, createdAt: now, expiresAt, data: { first } }),
+    );
     return { token, expiresAt };
   }
 
@@ -50,7 +56,10 @@ export class SignInStates {
       .from(signInStates)
       .where(and(eq(signInStates.idHash, sha256(token)), eq(signInStates.kind, 'second_factor'), gt(signInStates.expiresAt, this.ctx.clock.now())))
       .limit(1);
-    return row?.userId ? { userId: row.userId, challenge: row.challenge, expiresAt: row.expiresAt } : null;
+    // A state begun before single sign-on asked for the second step has no `first`: a password's.
+    return row?.userId
+      ? { userId: row.userId, challenge: row.challenge, expiresAt: row.expiresAt, first: row.data?.first === 'sso' ? 'sso' : 'password' }
+      : null;
   }
 
   /** Keeps the WebAuthn challenge a pending sign-in was given (a new one replaces the old). */

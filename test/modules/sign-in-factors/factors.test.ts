@@ -103,23 +103,24 @@ describe('the sign-in step', () => {
   test('a pending sign-in grants nothing until a right code; a wrong one counts toward the limit', async () => {
     const factors = new SecondFactors(runtime);
     const signIn = new FactorSignIn(factors, users, throttle);
-    const pending = await signIn.afterPassword(ada);
+    const pending = await signIn.afterFirstFactor(ada, 'password');
     expect(pending?.kind).toBe('totp');
     const token = pending?.token as string;
-    expect((await signIn.pending(token))?.methods).toEqual(['totp', 'recovery_code']);
+    expect(await signIn.pending(token)).toMatchObject({ first: 'password', methods: ['totp', 'recovery_code'] });
     await expect(signIn.withCode(token, { code: '123456' }, '10.0.0.9')).rejects.toThrow(/not right/);
     expect(failures).toEqual(['ada@10.0.0.9']);
     // A recovery code completes it, once.
     const setup = await new SecondFactors(runtime).totp.regenerateRecoveryCodes(ada);
-    const user = await signIn.withCode(token, { recoveryCode: setup[0] as string }, '10.0.0.9');
-    expect(user.id).toBe(ada.id);
+    const completed = await signIn.withCode(token, { recoveryCode: setup[0] as string }, '10.0.0.9');
+    expect({ id: completed.user.id, first: completed.first }).toEqual({ id: ada.id, first: 'password' });
     await expect(signIn.withCode(token, { recoveryCode: setup[1] as string }, '10.0.0.9')).rejects.toThrow(/expired/);
     expect(await signIn.pending(token)).toBeNull();
   });
 
   test('the pending state expires after five minutes', async () => {
     const signIn = new FactorSignIn(new SecondFactors(runtime), users, throttle);
-    const pending = await signIn.afterPassword(ada);
+    const pending = await signIn.afterFirstFactor(ada, 'sso');
+    expect((await signIn.pending(pending?.token as string))?.first).toBe('sso');
     offset += 5 * 60_000 + 1;
     expect(await signIn.pending(pending?.token as string)).toBeNull();
   });
