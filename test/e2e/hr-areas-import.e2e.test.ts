@@ -4,7 +4,7 @@
  * The server runs with the product's default (AREAS_CREATED_ON_USE off).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { startTestServer, type TestServer } from '../support/harness';
+import { adminToken, startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
 
@@ -16,10 +16,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function importCsv(csv: string, dryRun = false) {
+async function importCsv(csv: string, dryRun = false, authorization = server.admin.headers.authorization!) {
   const res = await fetch(`${server.admin.base}/employees/import/${dryRun ? '?dry_run=true' : ''}`, {
     method: 'POST',
-    headers: { ...server.admin.headers, 'content-type': 'text/csv' },
+    headers: { authorization, 'content-type': 'text/csv' },
     body: csv,
   });
   return { status: res.status, body: (await res.json()) as any };
@@ -104,6 +104,35 @@ describe('employees/import/', () => {
     const renamed = (await server.admin.get('/enrollees/?employee=I-1')).body.results[0];
     expect(renamed).toMatchObject({ display_name: 'Ivy Renamed', areas: ['Main Warehouse'], card: '1001' });
     expect((await server.admin.get('/employees/I-1/')).body.name).toBe('Ivy Renamed');
+  });
+
+  test('a branch’s HR imports into its own areas only, and cannot change people enrolled elsewhere', async () => {
+    expect((await importCsv('id,name,areas\r\nW-0,Wes Both,Head Office;Main Warehouse\r\n')).body).toMatchObject({ created: 1, errors: [] });
+    const branchHr = `Bearer ${await adminToken({ sub: 'hr.north@example.com', role: 'hr', areas: ['Main Warehouse'] })}`;
+    const read = await importCsv(
+      [
+        'id,name,areas',
+        'W-1,Wanda Warehouse,', // no areas: the caller's own
+        'W-2,Walt Both,Main Warehouse;Head Office', // an area that is not the caller's
+        'W-0,Wes Moved,Main Warehouse', // Wes is in Head Office and Main Warehouse: in reach
+        'A-1,Ann Elsewhere,Main Warehouse', // Ann is in Head Office only
+      ].join('\r\n'),
+      false,
+      branchHr,
+    );
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ created: 1, updated: 1 });
+    expect(read.body.errors).toEqual([
+      { line: 3, message: 'the areas Head Office are not yours: you may import into Main Warehouse' },
+      { line: 5, message: 'A-1 is enrolled outside your areas (Main Warehouse): ask an administrator of their area' },
+    ]);
+    expect((await server.admin.get('/enrollees/?employee=W-1')).body.results[0]).toMatchObject({ display_name: 'Wanda Warehouse', areas: ['Main Warehouse'] });
+    expect((await server.admin.get('/enrollees/?employee=W-0')).body.results[0]).toMatchObject({ display_name: 'Wes Moved', areas: ['Main Warehouse'] });
+    expect((await server.admin.get('/enrollees/?employee=A-1')).body.results[0]).toMatchObject({ display_name: 'Ann Area', areas: ['Head Office'] });
+    expect((await server.admin.get('/employees/W-2/')).status).toBe(404);
+    // A role the policy leaves out is still refused, limited or not.
+    const viewer = `Bearer ${await adminToken({ sub: 'v@example.com', role: 'viewer', areas: ['Main Warehouse'] })}`;
+    expect((await importCsv('id,name\r\nV-1,Vera\r\n', false, viewer)).status).toBe(403);
   });
 
   test('a card held by someone outside the file, a bad header, an empty file', async () => {

@@ -5,11 +5,16 @@
  * own transaction (the employee and the enrollee together), so nothing of a bad line is stored
  * and a bad line never holds back the good ones. With `dry_run` nothing is stored and the answer
  * says what would change, line by line.
+ *
+ * A caller limited to some areas (a branch's HR) imports as it enrolls and edits one by one: the
+ * areas a line names must be its own, a new person without areas goes into its areas, and a line
+ * about someone already enrolled outside them is refused (ask an administrator of their area).
  */
 import type { Static } from '@sinclair/typebox';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
+import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { areaIdOf, closeAreaName } from '../areas';
 import type { EmployeeService } from '../employees';
 import { areaNamesOf, type EnrolleeRow, type EnrolleeService } from '../enrollees';
@@ -36,7 +41,8 @@ export class EmployeeImport {
     private readonly enrollees: EnrolleeService,
   ) {}
 
-  async run(body: RecordsBody, options: { dryRun: boolean; by: string }): Promise<ImportResultView> {
+  async run(body: RecordsBody, options: { dryRun: boolean; by: string; scope?: AreaScope }): Promise<ImportResultView> {
+    const scope = options.scope ?? EVERYWHERE;
     const read = personRows(body);
     const errors: RowError[] = [...read.errors];
     const q = this.ctx.db.orm;
@@ -53,11 +59,18 @@ export class EmployeeImport {
       [...enrolled.values()].map((e) => e.id),
     );
     const plans: Plan[] = [];
-    for (const row of read.rows) {
-      const enrollee = enrolled.get(row.id) ?? null;
+    for (const given of read.rows) {
+      const enrollee = enrolled.get(given.id) ?? null;
+      const areas = enrollee ? (areasOf.get(enrollee.id) ?? []) : [];
+      const scoped = scopeProblem(scope, given, enrollee ? areas : null);
+      if (typeof scoped === 'string') {
+        errors.push({ line: given.line, message: scoped });
+        continue;
+      }
+      const row = scoped;
       const problem = await this.problemOf(q, row, known.get(row.id), enrollee);
       if (problem) errors.push({ line: row.line, message: problem });
-      else plans.push(planOf(row, known.get(row.id), enrollee, enrollee ? (areasOf.get(enrollee.id) ?? []) : []));
+      else plans.push(planOf(row, known.get(row.id), enrollee, areas));
     }
     if (!options.dryRun) {
       for (const plan of plans) {
@@ -121,6 +134,21 @@ export class EmployeeImport {
       if (Object.keys(patch).length > 0) await this.enrollees.changes.updateIn(w, plan.enrollee.id, patch, by);
     });
   }
+}
+
+/**
+ * A line as a caller limited to some areas may import it (the row, with the caller's areas for a
+ * new person who names none), or why it may not; an unlimited caller's lines pass as they are.
+ * `current`: the areas of the person already enrolled under the line's id (null: nobody is).
+ */
+function scopeProblem(scope: AreaScope, row: PersonRow, current: readonly string[] | null): PersonRow | string {
+  if (!isLimited(scope)) return row;
+  const yours = scope.areas.join(', ');
+  const outside = (row.areas ?? []).filter((a) => !scope.areas.includes(a));
+  if (outside.length > 0) return `the areas ${outside.join(', ')} are not yours: you may import into ${yours}`;
+  if (current !== null && !coversAny(scope, current)) return `${row.id} is enrolled outside your areas (${yours}): ask an administrator of their area`;
+  if (current === null && row.areas === undefined) return { ...row, areas: [...scope.areas] };
+  return row;
 }
 
 /** What a good line changes, field by field (before and after). */
