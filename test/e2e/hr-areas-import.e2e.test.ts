@@ -4,7 +4,7 @@
  * The server runs with the product's default (AREAS_CREATED_ON_USE off).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { adminToken, startTestServer, type TestServer } from '../support/harness';
+import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
 
@@ -193,5 +193,21 @@ describe('shifts for an area and for many people at once', () => {
     expect((await server.admin.get('/areas/Head%20Office/')).body.schedules).toMatchObject([{ schedule: 'Early', from: '2026-03-02', to: null }]);
     expect((await server.admin.get('/calendar/roster/?area=Nowhere&from=2026-03-02&to=2026-03-08')).status).toBe(404);
     expect((await server.admin.get('/calendar/roster/?area=Head%20Office&from=2026-03-02&to=2026-06-08')).status).toBe(400);
+  });
+
+  test('a branch’s HR assigns many of its own people at once; one outside its areas refuses the batch', async () => {
+    const branchHr = new ApiClient(server.admin.base, {
+      authorization: `Bearer ${await adminToken({ sub: 'hr.north@example.com', role: 'hr', areas: ['Main Warehouse'] })}`,
+    });
+    const [wanda, ann] = await Promise.all(['W-1', 'A-1'].map(async (e) => (await server.admin.get(`/enrollees/?employee=${e}`)).body.results[0]));
+    const mixed = await branchHr.post('/shift-assignments/batch/', { schedule: 'Late', enrollees: [wanda.id, ann.id], from: '2026-03-09' });
+    expect(mixed.status).toBe(404);
+    const own = await branchHr.post('/shift-assignments/batch/', { schedule: 'Late', enrollees: [wanda.id], from: '2026-03-09' });
+    expect(own.status).toBe(201);
+    expect(own.body.results.map((a: any) => a.enrollee)).toEqual([wanda.id]);
+    // Nothing of the refused batch was stored: from the 9th only Wanda's own assignment exists.
+    const assignments = await server.admin.get('/shift-assignments/?limit=500');
+    expect(assignments.status).toBe(200);
+    expect(assignments.body.results.filter((a: any) => a.from === '2026-03-09').map((a: any) => a.enrollee)).toEqual([wanda.id]);
   });
 });

@@ -95,8 +95,8 @@ function assignmentRoutes(http: Http, schedules: Schedules) {
     )
     .post(
       '/shift-assignments/batch',
-      async ({ body, admin, set }) => {
-        const results = await schedules.assignMany(body, admin.by);
+      async ({ body, admin, scope, set }) => {
+        const results = await schedules.assignMany(body, admin.by, scope);
         set.status = 201;
         return { results, next_cursor: null };
       },

@@ -190,10 +190,15 @@ export class Schedules {
   }
 
   /**
-   * One schedule for many people at once: one own assignment each, in one transaction (an unknown
-   * person refuses the whole batch), and one `calendar_changed` for all of them.
+   * One schedule for many people at once: one own assignment each, in one transaction (a person
+   * unknown, or outside a limited caller's areas, refuses the whole batch, as `assign` refuses
+   * them), and one `calendar_changed` for all of them.
    */
-  async assignMany(input: { schedule: string; enrollees: string[]; from: string; to?: string; priority?: number }, by: string): Promise<ShiftAssignmentView[]> {
+  async assignMany(
+    input: { schedule: string; enrollees: string[]; from: string; to?: string; priority?: number },
+    by: string,
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<ShiftAssignmentView[]> {
     for (const d of [input.from, input.to])
       if (d !== undefined && !isCalendarDate(d)) throw new FpaError('validation_error', 'not a calendar date', { value: d });
     if (input.to !== undefined && input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
@@ -207,7 +212,9 @@ export class Schedules {
         if (people.has(enrolleeId)) continue;
         people.add(enrolleeId);
         const base = { scheduleId: schedule.id, areaId: null, fromDate: input.from, toDate: input.to ?? null, priority: input.priority ?? 0, createdAt: now };
-        rows.push({ id: crypto.randomUUID(), enrolleeId, ...base });
+        const row: AssignmentRow = { id: crypto.randomUUID(), enrolleeId, ...base };
+        await requireOwn(w.tx, this.daysOff.enrollees, scope, entryOf(row), 'shift assignment', row.id);
+        rows.push(row);
       }
       for (const batch of chunks(rows, 200)) await w.tx.insert(shiftAssignments).values(batch);
       await audit(w.tx, now, {

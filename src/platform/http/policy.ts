@@ -185,7 +185,7 @@ export const POLICY: readonly Rule[] = [
   rule('GET', 'shift-assignments/', READ_ATTENDANCE),
   rule('POST', 'shift-assignments/', [H]),
   // Many people at once is not checked person by person against the caller's areas: unlimited callers only.
-  rule('POST', 'shift-assignments/batch/', [H], EVERYWHERE),
+  rule('POST', 'shift-assignments/batch/', [H]),
   rule('DELETE', 'shift-assignments/{id}/', [H]),
   rule('GET', 'pay-periods/', READ_ATTENDANCE),
   rule('GET', 'pay-periods/{id}/', READ_ATTENDANCE),
