@@ -152,6 +152,23 @@ describe('people who sign in, in a browser', () => {
     await shot(page, 'users');
   });
 
+  test('the last owner is not offered what the server would refuse: disable, remove, another role', async () => {
+    await go(page, '#/users', 'Users');
+    const olive = page.getByRole('row', { name: /olive/ });
+    await olive.getByText('The last owner: make another owner to disable or remove them.').waitFor();
+    expect(await olive.getByRole('button', { name: /^(Disable|Remove) olive$/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Change olive' }).click();
+    expect(await page.getByLabel('Role of olive').isDisabled()).toBe(true);
+    // With a second owner, both are offered again.
+    const hana = (await server.admin.get('/users/?search=hana')).body.results[0];
+    expect((await server.admin.patch(`/users/${hana.id}/`, { role: 'owner' })).status).toBe(200);
+    await page.reload();
+    await page.getByRole('button', { name: 'Disable olive' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Remove olive' }).isVisible()).toBe(true);
+    expect(await page.locator('[data-last-owner]').count()).toBe(0);
+    expect((await server.admin.patch(`/users/${hana.id}/`, { role: 'manager' })).status).toBe(200);
+  });
+
   test('an API key made on the API keys page works against the API and stops when revoked there', async () => {
     await go(page, '#/api-keys', 'API keys');
     await page.getByLabel('Name', { exact: true }).fill('Payroll export');

@@ -20,9 +20,19 @@ function statusBadge(u: UserView): HTMLElement {
   return badge('Active', 'ok');
 }
 
-/** The row's editor: role and areas, saved together. */
-function editor(u: UserView, areas: readonly string[], done: () => Promise<void>): HTMLElement {
+/**
+ * Whether the server would refuse to disable, remove or demote this user: the one owner who can
+ * act (users/service.ts `assertNotLastOwner`). The page does not offer what would be refused.
+ */
+function isLastOwner(u: UserView, all: readonly UserView[]): boolean {
+  return u.role === 'owner' && !u.disabled && !all.some((o) => o.id !== u.id && o.role === 'owner' && !o.disabled);
+}
+
+/** The row's editor: role and areas, saved together (the last owner's role stays owner). */
+function editor(u: UserView, areas: readonly string[], done: () => Promise<void>, lastOwner: boolean): HTMLElement {
   const role = roleSelect(u.role, { 'aria-label': `Role of ${u.username}` });
+  // Demoting the last owner would be refused: the role is shown, not offered.
+  role.disabled = lastOwner;
   const picker = areaPicker(areas, u.areas, `Areas of ${u.username}`);
   const form = h('form', { class: 'stack user-editor' }, field('Role', role), picker.element, h('button', { type: 'submit', class: 'primary' }, 'Save'));
   form.addEventListener('submit', async (event) => {
@@ -115,15 +125,21 @@ export async function usersPage(main: HTMLElement): Promise<undefined> {
   const [users, areas] = await Promise.all([api.get<List<UserView>>('users/?limit=1000'), areaNames()]);
   const linkSlot = h('div', { id: 'invite-link' });
   const editSlot = h('div', { id: 'user-editor' });
-  const actions = (u: UserView) =>
-    h(
+  const actions = (u: UserView) => {
+    const lastOwner = isLastOwner(u, users.results);
+    return h(
       'div',
       { class: 'actions' },
-      button('Change', () => replace(editSlot, section(`Role and areas of ${u.name}`, editor(u, areas, redraw))), { 'aria-label': `Change ${u.username}` }),
-      disableButton(u, redraw),
+      button('Change', () => replace(editSlot, section(`Role and areas of ${u.name}`, editor(u, areas, redraw, lastOwner))), {
+        'aria-label': `Change ${u.username}`,
+      }),
+      lastOwner ? null : disableButton(u, redraw),
       u.disabled ? null : resetButton(main, u, redraw),
-      removeButton(u, redraw),
+      lastOwner
+        ? h('span', { class: 'muted', 'data-last-owner': '' }, 'The last owner: make another owner to disable or remove them.')
+        : removeButton(u, redraw),
     );
+  };
   replace(
     main,
     h('h1', {}, 'Users'),
