@@ -12,6 +12,11 @@
  *   plus its grace in, `not_in_yet` after it, `absent` once the shift has ended. A workday
  *   without any shift (no schedule, no DEFAULT_SCHEDULE) stays `scheduled` today: nothing says
  *   when the person is due.
+ * - Still in from last night (`overnightEntry`): on today's live board, a person whose day of
+ *   yesterday is open (an in without its out) while yesterday's shift window still runs into
+ *   today (its end plus ATTENDANCE_SHIFT_SLACK: an out punch now would still close yesterday's
+ *   day) is shown on that shift, `in_now`, until the window closes. Without it a night shift's
+ *   people vanished from "In now" at midnight, the count a roll call is taken from.
  */
 import type { DayPlan } from '../calendar';
 import type { DayStatus } from './tables';
@@ -61,6 +66,25 @@ export function boardEntry(plan: DayPlan, day: BoardDay | null, when: { now: num
   const none = { ...base, firstIn: null, lastOut: null, lateSeconds: 0, inNow: false };
   if (plan.dayType !== 'workday') return { ...none, status: NO_PUNCH_STATUS[plan.dayType] };
   return { ...none, status: workdayWithoutPunch(plan, when) };
+}
+
+/**
+ * The entry of a person still in from yesterday's shift (see the file's comment), or null when
+ * yesterday's day is closed or its shift's window has ended. `previous`: yesterday's plan.
+ */
+export function overnightEntry(previous: DayPlan, day: BoardDay | null, when: { now: number }, slackMs: number): BoardEntry | null {
+  const shift = previous.shift;
+  if (day?.status !== 'incomplete' || day.firstIn === null || !shift || when.now >= shift.end + slackMs) return null;
+  return {
+    schedule: shift.name,
+    expectedStart: shift.start,
+    expectedEnd: shift.end,
+    status: day.late ? 'late' : 'present',
+    firstIn: day.firstIn,
+    lastOut: null,
+    lateSeconds: day.lateSeconds,
+    inNow: true,
+  };
 }
 
 function workdayWithoutPunch(plan: DayPlan, when: { now: number; today: string }): BoardStatus {

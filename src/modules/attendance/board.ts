@@ -7,10 +7,10 @@
 import { getTableName } from 'drizzle-orm';
 import { selectAsJson } from '../../platform/db/json-results';
 import { FpaError } from '../../platform/errors';
-import { dayBounds, requireDate } from '../../platform/time/dates';
+import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
 import type { CalendarService } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
-import { type BoardCounts, type BoardDay, type BoardEntry, type BoardStatus, boardEntry, countInto, emptyCounts } from './board-rules';
+import { type BoardCounts, type BoardDay, type BoardEntry, type BoardStatus, boardEntry, countInto, emptyCounts, overnightEntry } from './board-rules';
 import type { TodayBoardView } from './model';
 import type { AttendanceRuntime } from './runtime';
 import type { AttendanceService } from './service';
@@ -43,6 +43,9 @@ export class TodayBoard {
     const q = this.ctx.db.orm;
     const { end } = dayBounds(date, this.attendance.timeZone);
     const stored = await this.daysOn(date);
+    // Today only: who is still in from last night's shift (board-rules.ts `overnightEntry`).
+    const yesterday = date === today ? addDays(date, -1) : null;
+    const openYesterday = yesterday ? await this.daysOn(yesterday, { openOnly: true }) : new Map<string, BoardDay>();
     const inScope = (p: RosterEntry) => query.scope.length === 0 || p.areaNames.some((a) => query.scope.includes(a));
     if (query.area !== undefined && query.scope.length > 0 && !query.scope.includes(query.area)) {
       throw new FpaError('not_found', 'area not found', { area: query.area });
@@ -54,14 +57,20 @@ export class TodayBoard {
     );
     // The planner for everyone, with the areas the roster already holds.
     const persons = people.map((p) => ({ id: p.id, areaIds: p.areaIds }));
-    const planner = await this.calendar.plannerOf(q, persons, date, date);
+    const planner = await this.calendar.plannerOf(q, persons, yesterday ?? date, date);
+    const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
     const counts = emptyCounts();
     const byArea = new Map<string, BoardCounts>();
     const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean }[] = [];
     for (const [i, person] of people.entries()) {
       // `plans` shares the plans of everyone with the same areas and no rows of their own.
-      const plan = planner.plans(persons[i]!, date, date)[0]!;
-      const entry = boardEntry(plan, stored.get(person.id) ?? null, { now, today });
+      const plans = planner.plans(persons[i]!, yesterday ?? date, date);
+      const plan = plans[plans.length - 1]!;
+      const day = stored.get(person.id) ?? null;
+      const open = openYesterday.get(person.id);
+      // Last night's shift while it runs on, unless the person already has punches of today's.
+      const carried = open && !(day && day.punchCount > 0) ? overnightEntry(plans[0]!, open, { now }, slackMs) : null;
+      const entry = carried ?? boardEntry(plan, day, { now, today });
       const workday = plan.dayType === 'workday';
       countInto(counts, entry, workday);
       for (const area of person.areaNames) {
@@ -86,15 +95,17 @@ export class TodayBoard {
   }
 
   /**
-   * The stored days of a date, by enrollee, by the index by date: raw, and answered as one JSON
+   * The stored days of a date (`openOnly`: those left open, an in without its out), by enrollee, by the index by date: raw, and answered as one JSON
    * value (json-results.ts), since the driver's row objects cost more than the rows' look-ups
    * (10,000 people: 10-12 ms a read against 21-24 ms).
    */
-  private async daysOn(date: string): Promise<Map<string, BoardDay>> {
+  private async daysOn(date: string, options: { openOnly?: boolean } = {}): Promise<Map<string, BoardDay>> {
     const days = await selectAsJson<[string, BoardDay['status'], number | null, number | null, number, number, string | null]>(
       (statement) => this.ctx.db.client.execute(statement),
       ['enrollee_id', 'status', 'first_in', 'last_out', 'late_seconds', 'punch_count', 'schedule'],
-      `select enrollee_id, status, first_in, last_out, late_seconds, punch_count, schedule from ${getTableName(attendanceDays)} where date = ?`,
+      `select enrollee_id, status, first_in, last_out, late_seconds, punch_count, schedule from ${getTableName(attendanceDays)} where date = ?${
+        options.openOnly ? ` and status = 'incomplete'` : ''
+      }`,
       [date],
     );
     const out = new Map<string, BoardDay>();

@@ -1,6 +1,6 @@
 /** The statuses of the Today board (src/modules/attendance/board-rules.ts): pure functions of a plan, a day and the time. */
 import { describe, expect, test } from 'bun:test';
-import { type BoardDay, boardEntry, countInto, emptyCounts } from '../../../src/modules/attendance/board-rules';
+import { type BoardDay, boardEntry, countInto, emptyCounts, overnightEntry } from '../../../src/modules/attendance/board-rules';
 import { computeDay } from '../../../src/modules/attendance/rules';
 import type { DayPlan, Shift } from '../../../src/modules/calendar';
 
@@ -120,5 +120,54 @@ describe('the counts', () => {
       in_now: 2,
       scheduled: 0,
     });
+  });
+});
+
+describe('still in from last night', () => {
+  const NEXT = '2026-03-10';
+  const SLACK = 4 * 60 * MIN;
+  /** Yesterday's plan with a night shift, 22:00 to 06:00 the next morning. */
+  function nightPlan(dayType: DayPlan['dayType'] = 'workday'): DayPlan {
+    const night: Shift = { ...shift(D), name: 'night', start: at(D, '22:00'), end: at(NEXT, '06:00') };
+    return { ...plan(dayType, D), schedule: dayType === 'workday' ? night : null, shift: night };
+  }
+  const nightDay = (p: DayPlan, ...times: number[]): BoardDay => {
+    const computed = computeDay(
+      p,
+      times.map((t) => ({ at: t, corrected: false })),
+      MIN,
+    );
+    return { ...computed, late: computed.flags.includes('late') };
+  };
+
+  test('after midnight the night shift’s people are in now, on that shift, until its window closes', () => {
+    const p = nightPlan();
+    const inAt = nightDay(p, at(D, '21:58'));
+    expect(overnightEntry(p, inAt, { now: at(NEXT, '02:00') }, SLACK)).toEqual({
+      schedule: 'night',
+      expectedStart: at(D, '22:00'),
+      expectedEnd: at(NEXT, '06:00'),
+      status: 'present',
+      firstIn: at(D, '21:58'),
+      lastOut: null,
+      lateSeconds: 0,
+      inNow: true,
+    });
+    expect(overnightEntry(p, nightDay(p, at(D, '22:20')), { now: at(NEXT, '02:00') }, SLACK)).toMatchObject({ status: 'late', lateSeconds: 20 * 60 });
+    // Overtime within the window still counts as in; once it has closed, an open day is a missing out.
+    expect(overnightEntry(p, inAt, { now: at(NEXT, '09:59') }, SLACK)?.inNow).toBe(true);
+    expect(overnightEntry(p, inAt, { now: at(NEXT, '10:00') }, SLACK)).toBeNull();
+  });
+
+  test('a day closed (in and out), no day, or no shift that night: nothing carried', () => {
+    const p = nightPlan();
+    expect(overnightEntry(p, nightDay(p, at(D, '21:58'), at(NEXT, '01:00')), { now: at(NEXT, '02:00') }, SLACK)).toBeNull();
+    expect(overnightEntry(p, null, { now: at(NEXT, '02:00') }, SLACK)).toBeNull();
+    // A day shift's open day does not reach past its window into the next morning.
+    const dayShift = plan();
+    expect(overnightEntry(dayShift, day(dayShift, '07:58'), { now: at(NEXT, '02:00') }, SLACK)).toBeNull();
+    // Called in on a day off for the night: the day off's shift window holds them too.
+    const off = nightPlan('weekend');
+    expect(overnightEntry(off, nightDay(off, at(D, '22:05')), { now: at(NEXT, '01:00') }, SLACK)).toMatchObject({ inNow: true, status: 'present' });
   });
 });
