@@ -108,24 +108,32 @@ describe('employees/import/', () => {
 
   test('a branch’s HR imports into its own areas only, and cannot change people enrolled elsewhere', async () => {
     expect((await importCsv('id,name,areas\r\nW-0,Wes Both,Head Office;Main Warehouse\r\n')).body).toMatchObject({ created: 1, errors: [] });
+    expect((await server.admin.post('/employees/', { id: 'D-1', name: 'Dora Directory' })).status).toBe(201);
     const branchHr = `Bearer ${await adminToken({ sub: 'hr.north@example.com', role: 'hr', areas: ['Main Warehouse'] })}`;
-    const read = await importCsv(
-      [
-        'id,name,areas',
-        'W-1,Wanda Warehouse,', // no areas: the caller's own
-        'W-2,Walt Both,Main Warehouse;Head Office', // an area that is not the caller's
-        'W-0,Wes Moved,Main Warehouse', // Wes is in Head Office and Main Warehouse: in reach
-        'A-1,Ann Elsewhere,Main Warehouse', // Ann is in Head Office only
-      ].join('\r\n'),
-      false,
-      branchHr,
-    );
-    expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ created: 1, updated: 1 });
-    expect(read.body.errors).toEqual([
+    const file = [
+      'id,name,areas',
+      'W-1,Wanda Warehouse,', // no areas: the caller's own
+      'W-2,Walt Both,Main Warehouse;Head Office', // an area that is not the caller's
+      'W-0,Wes Moved,Main Warehouse', // Wes is in Head Office and Main Warehouse: in reach
+      'A-1,Ann Elsewhere,Main Warehouse', // Ann is in Head Office only
+      'D-1,Dora Renamed,', // in the directory, enrolled nowhere: no area's
+    ].join('\r\n');
+    const refusals = [
       { line: 3, message: 'the areas Head Office are not yours: you may import into Main Warehouse' },
       { line: 5, message: 'A-1 is enrolled outside your areas (Main Warehouse): ask an administrator of their area' },
-    ]);
+      { line: 6, message: 'D-1 is in the employee directory but not enrolled: enroll them on the People page, or ask an administrator' },
+    ];
+    // A dry run says the same, and shows nothing of the refused lines (Dora's name in the directory included).
+    const dry = await importCsv(file, true, branchHr);
+    expect(dry.body).toMatchObject({ dry_run: true, created: 1, updated: 1, errors: refusals });
+    expect(dry.body.changes.map((c: any) => c.employee)).toEqual(['W-1', 'W-0']);
+    expect(JSON.stringify(dry.body)).not.toContain('Dora Directory');
+    const read = await importCsv(file, false, branchHr);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ created: 1, updated: 1 });
+    expect(read.body.errors).toEqual(refusals);
+    expect((await server.admin.get('/employees/D-1/')).body.name).toBe('Dora Directory');
+    expect((await server.admin.get('/enrollees/?employee=D-1')).body.results).toEqual([]);
     expect((await server.admin.get('/enrollees/?employee=W-1')).body.results[0]).toMatchObject({ display_name: 'Wanda Warehouse', areas: ['Main Warehouse'] });
     expect((await server.admin.get('/enrollees/?employee=W-0')).body.results[0]).toMatchObject({ display_name: 'Wes Moved', areas: ['Main Warehouse'] });
     expect((await server.admin.get('/enrollees/?employee=A-1')).body.results[0]).toMatchObject({ display_name: 'Ann Area', areas: ['Head Office'] });
@@ -202,6 +210,8 @@ describe('shifts for an area and for many people at once', () => {
     const [wanda, ann] = await Promise.all(['W-1', 'A-1'].map(async (e) => (await server.admin.get(`/enrollees/?employee=${e}`)).body.results[0]));
     const mixed = await branchHr.post('/shift-assignments/batch/', { schedule: 'Late', enrollees: [wanda.id, ann.id], from: '2026-03-09' });
     expect(mixed.status).toBe(404);
+    // Named as the caller named them, as an unknown person would be.
+    expect(mixed.body.error).toMatchObject({ code: 'not_found', message: 'enrollee not found', details: { enrollee: ann.id } });
     const own = await branchHr.post('/shift-assignments/batch/', { schedule: 'Late', enrollees: [wanda.id], from: '2026-03-09' });
     expect(own.status).toBe(201);
     expect(own.body.results.map((a: any) => a.enrollee)).toEqual([wanda.id]);

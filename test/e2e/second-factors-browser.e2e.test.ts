@@ -260,10 +260,18 @@ describe('single sign-on', () => {
     expect(await page.evaluate(async () => (await fetch('/api/fingerprint/v1/users/me/')).status)).toBe(401);
     await shot(page, 'sso-second-step');
     await page.getByText('Use a recovery code instead').click();
+    // A wrong code first: it counts against her username, until the sign-in completes.
+    await page.getByLabel('Recovery code').fill('wrong-wrong');
+    await page.getByRole('button', { name: 'Continue' }).last().click();
+    await page.getByText('that recovery code is not right or was used already').waitFor();
+    const failures = async () =>
+      Number((await server.fpa.db.client.execute("select count(*) as n from fpa_sign_in_failures where key = 'user:ada'")).rows[0]!.n);
+    expect(await failures()).toBe(1);
     await page.getByLabel('Recovery code').fill(recoveryCodes[1] as string);
     await page.getByRole('button', { name: 'Continue' }).last().click();
     await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
     expect(await page.getByText('Signed in as Ada').isVisible()).toBe(true);
+    expect(await failures()).toBe(0);
     // The session records that it began at the provider.
     const audit = await server.admin.get('/audit-log/?action=console_signed_in');
     const rows = (audit.body.results as unknown[]).map((r) => JSON.stringify(r));

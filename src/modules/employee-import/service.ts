@@ -8,7 +8,7 @@
  *
  * A caller limited to some areas (a branch's HR) imports as it enrolls and edits one by one: the
  * areas a line names must be its own, a new person without areas goes into its areas, and a line
- * about someone already enrolled outside them is refused (ask an administrator of their area).
+ * about someone enrolled only outside them, or in the directory and not enrolled, is refused.
  */
 import type { Static } from '@sinclair/typebox';
 import type { Queryable } from '../../platform/db/client';
@@ -62,7 +62,7 @@ export class EmployeeImport {
     for (const given of read.rows) {
       const enrollee = enrolled.get(given.id) ?? null;
       const areas = enrollee ? (areasOf.get(enrollee.id) ?? []) : [];
-      const scoped = scopeProblem(scope, given, enrollee ? areas : null);
+      const scoped = scopeProblem(scope, given, { enrolledIn: enrollee ? areas : null, inDirectory: known.has(given.id) });
       if (typeof scoped === 'string') {
         errors.push({ line: given.line, message: scoped });
         continue;
@@ -76,7 +76,7 @@ export class EmployeeImport {
       for (const plan of plans) {
         if (plan.action === 'unchanged') continue;
         try {
-          await this.apply(plan, options.by);
+          await this.apply(plan, options.by, scope);
         } catch (error) {
           if (!(error instanceof FpaError)) throw error;
           errors.push({ line: plan.row.line, message: error.message });
@@ -117,8 +117,8 @@ export class EmployeeImport {
     return null;
   }
 
-  /** Stores one line: the employee and the enrollee in one transaction. */
-  private async apply(plan: Plan, by: string): Promise<void> {
+  /** Stores one line: the employee and the enrollee in one transaction (the person still in the caller's scope there). */
+  private async apply(plan: Plan, by: string, scope: AreaScope): Promise<void> {
     const { row } = plan;
     await this.ctx.db.write(async (w) => {
       if (!plan.employeeExists || plan.fields.name) await this.employees.putIn(w.tx, { id: row.id, name: row.name });
@@ -131,7 +131,7 @@ export class EmployeeImport {
         ...(plan.fields.areas ? { areas: row.areas } : {}),
         ...(plan.fields.card ? { card: row.card } : {}),
       };
-      if (Object.keys(patch).length > 0) await this.enrollees.changes.updateIn(w, plan.enrollee.id, patch, by);
+      if (Object.keys(patch).length > 0) await this.enrollees.changes.updateIn(w, plan.enrollee.id, patch, by, scope);
     });
   }
 }
@@ -139,15 +139,23 @@ export class EmployeeImport {
 /**
  * A line as a caller limited to some areas may import it (the row, with the caller's areas for a
  * new person who names none), or why it may not; an unlimited caller's lines pass as they are.
- * `current`: the areas of the person already enrolled under the line's id (null: nobody is).
+ * `enrolledIn`: the areas of the person already enrolled under the line's id (null: nobody is);
+ * `inDirectory`: the id is in the employee directory already.
+ *
+ * An employee of the directory not enrolled yet is no area's (README, "Areas, precisely"): a
+ * limited caller neither renames them there nor learns their name from a dry run; it enrolls
+ * them one by one (People), as the directory has them.
  */
-function scopeProblem(scope: AreaScope, row: PersonRow, current: readonly string[] | null): PersonRow | string {
+function scopeProblem(scope: AreaScope, row: PersonRow, person: { enrolledIn: readonly string[] | null; inDirectory: boolean }): PersonRow | string {
   if (!isLimited(scope)) return row;
   const yours = scope.areas.join(', ');
   const outside = (row.areas ?? []).filter((a) => !scope.areas.includes(a));
   if (outside.length > 0) return `the areas ${outside.join(', ')} are not yours: you may import into ${yours}`;
-  if (current !== null && !coversAny(scope, current)) return `${row.id} is enrolled outside your areas (${yours}): ask an administrator of their area`;
-  if (current === null && row.areas === undefined) return { ...row, areas: [...scope.areas] };
+  const { enrolledIn } = person;
+  if (enrolledIn !== null && !coversAny(scope, enrolledIn)) return `${row.id} is enrolled outside your areas (${yours}): ask an administrator of their area`;
+  if (enrolledIn === null && person.inDirectory)
+    return `${row.id} is in the employee directory but not enrolled: enroll them on the People page, or ask an administrator`;
+  if (enrolledIn === null && row.areas === undefined) return { ...row, areas: [...scope.areas] };
   return row;
 }
 

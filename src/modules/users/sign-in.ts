@@ -72,7 +72,9 @@ export class PasswordSignIn {
   async openById(userId: string, origin: 'password' | 'sso'): Promise<StartedSession | null> {
     const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.id, userId)).limit(1);
     if (!row || row.disabledAt !== null) return null;
-    if (origin === 'password') await this.throttle.succeeded(row.username);
+    // The person proved who they are (a password and its second step, or the provider and
+    // any second step): the username's count of wrong passwords and codes starts again.
+    await this.throttle.succeeded(row.username);
     return this.open(row, origin);
   }
 

@@ -93,7 +93,7 @@ export const POLICY: readonly Rule[] = [
   rule('GET', 'employees/', READ_PEOPLE),
   rule('GET', 'employees/{id}/', READ_PEOPLE),
   rule('POST', 'employees/', [H]),
-  // An import names areas line by line and is not checked against the caller's areas: unlimited callers only.
+  // A limited caller's lines are checked against its areas line by line (employee-import/service.ts).
   rule('POST', 'employees/import/', [H]),
   rule('GET', 'enrollees/', READ_PEOPLE),
   rule('GET', 'enrollees/{id}/', READ_PEOPLE),
@@ -184,7 +184,7 @@ export const POLICY: readonly Rule[] = [
   rule('DELETE', 'work-schedules/{id}/', [H]),
   rule('GET', 'shift-assignments/', READ_ATTENDANCE),
   rule('POST', 'shift-assignments/', [H]),
-  // Many people at once is not checked person by person against the caller's areas: unlimited callers only.
+  // Each person is checked against a limited caller's areas (calendar/schedules.ts `assignMany`).
   rule('POST', 'shift-assignments/batch/', [H]),
   rule('DELETE', 'shift-assignments/{id}/', [H]),
   rule('GET', 'pay-periods/', READ_ATTENDANCE),
