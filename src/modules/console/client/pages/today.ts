@@ -69,6 +69,8 @@ const REFRESH_DELAY_MS = 400;
 const REFRESH_MIN_GAP_MS = 2_000;
 /** And at least once a minute (who is late now, with no punch to say so). */
 const REFRESH_EVERY_MS = 60_000;
+/** A read that has not answered by then no longer holds the next ones back (a lost connection). */
+const READ_GIVE_UP_MS = 30_000;
 
 /** What the page shows: a date (empty: today, as the server counts it), an area (empty: all), a count. */
 interface Choice {
@@ -121,7 +123,7 @@ function followBoard(head: number, reload: () => Promise<void>): () => void {
     }
     running = true;
     lastStart = performance.now();
-    await reload().catch(() => undefined);
+    await Promise.race([reload().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, READ_GIVE_UP_MS))]);
     running = false;
     if (again) {
       again = false;
