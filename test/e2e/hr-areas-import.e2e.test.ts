@@ -114,7 +114,7 @@ describe('employees/import/', () => {
       'id,name,areas',
       'W-1,Wanda Warehouse,', // no areas: the caller's own
       'W-2,Walt Both,Main Warehouse;Head Office', // an area that is not the caller's
-      'W-0,Wes Moved,Main Warehouse', // Wes is in Head Office and Main Warehouse: in reach
+      'W-0,Wes Moved,Main Warehouse', // Wes is in Head Office and Main Warehouse: in reach, and keeps Head Office
       'A-1,Ann Elsewhere,Main Warehouse', // Ann is in Head Office only
       'D-1,Dora Renamed,', // in the directory, enrolled nowhere: no area's
     ].join('\r\n');
@@ -135,7 +135,19 @@ describe('employees/import/', () => {
     expect((await server.admin.get('/employees/D-1/')).body.name).toBe('Dora Directory');
     expect((await server.admin.get('/enrollees/?employee=D-1')).body.results).toEqual([]);
     expect((await server.admin.get('/enrollees/?employee=W-1')).body.results[0]).toMatchObject({ display_name: 'Wanda Warehouse', areas: ['Main Warehouse'] });
-    expect((await server.admin.get('/enrollees/?employee=W-0')).body.results[0]).toMatchObject({ display_name: 'Wes Moved', areas: ['Main Warehouse'] });
+    expect((await server.admin.get('/enrollees/?employee=W-0')).body.results[0]).toMatchObject({
+      display_name: 'Wes Moved',
+      areas: ['Head Office', 'Main Warehouse'],
+    });
+    // So does someone changed on their page by the same caller.
+    const wes = (await server.admin.get('/enrollees/?employee=W-0')).body.results[0];
+    const patched = await fetch(`${server.admin.base}/enrollees/${wes.id}/`, {
+      method: 'PATCH',
+      headers: { authorization: branchHr, 'content-type': 'application/json' },
+      body: JSON.stringify({ areas: ['Main Warehouse'], display_name: 'Wes Patched' }),
+    });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({ display_name: 'Wes Patched', areas: ['Head Office', 'Main Warehouse'] });
     expect((await server.admin.get('/enrollees/?employee=A-1')).body.results[0]).toMatchObject({ display_name: 'Ann Area', areas: ['Head Office'] });
     expect((await server.admin.get('/employees/W-2/')).status).toBe(404);
     // A role the policy leaves out is still refused, limited or not.

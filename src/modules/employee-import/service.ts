@@ -156,6 +156,9 @@ function scopeProblem(scope: AreaScope, row: PersonRow, person: { enrolledIn: re
   if (enrolledIn === null && person.inDirectory)
     return `${row.id} is in the employee directory but not enrolled: enroll them on the People page, or ask an administrator`;
   if (enrolledIn === null && row.areas === undefined) return { ...row, areas: [...scope.areas] };
+  // Someone also in other areas keeps those: the caller sets only its own (as on their page).
+  if (enrolledIn !== null && row.areas !== undefined)
+    return { ...row, areas: [...new Set([...row.areas, ...enrolledIn.filter((a) => !scope.areas.includes(a))])] };
   return row;
 }
 
