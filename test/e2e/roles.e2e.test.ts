@@ -196,6 +196,21 @@ describe('a manager of north sees nothing of south', () => {
     expect(terminalMade.body.areas).toEqual(['north']);
   });
 
+  test('a person or terminal also in another area keeps it when a limited caller sets its areas', async () => {
+    expect((await server.admin.post('/employees/', { id: 'E-BOTH', name: 'Both Sides' })).status).toBe(201);
+    const both = await server.admin.post('/enrollees/', { employee: 'E-BOTH', areas: ['north', 'south'] });
+    expect(both.status).toBe(201);
+    const person = await hr.patch(`/enrollees/${both.body.id}/`, { areas: ['north'] });
+    expect(person.status).toBe(200);
+    expect(person.body.areas).toEqual(['north', 'south']);
+    expect((await server.admin.post('/devices/', { serial_number: 'TBOTH01', areas: ['north', 'south'] })).status).toBe(201);
+    const terminal = await installer.patch('/devices/TBOTH01/', { areas: ['north'] });
+    expect(terminal.status).toBe(200);
+    expect(terminal.body.areas).toEqual(['north', 'south']);
+    // An unlimited caller still sets them all.
+    expect((await server.admin.patch('/devices/TBOTH01/', { areas: ['north'] })).body.areas).toEqual(['north']);
+  });
+
   test('terminals: lists, ids, their commands, users and settings', async () => {
     const list = await hr.get('/devices/?limit=1000');
     expect(list.body.results.map((d: { serial_number: string }) => d.serial_number)).not.toContain(ts.serialNumber);
