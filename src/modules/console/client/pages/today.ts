@@ -7,7 +7,7 @@
  */
 import type { TodayBoardView } from '../../../attendance';
 import { api, type List, query } from '../api';
-import { badge, field, h, input, replace, section, select, table } from '../dom';
+import { badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { dayLabel, duration, localDate, time } from '../format';
 import { followPunches, punchHead } from '../live';
 
@@ -71,6 +71,11 @@ const REFRESH_MIN_GAP_MS = 2_000;
 const REFRESH_EVERY_MS = 60_000;
 /** A read that has not answered by then no longer holds the next ones back (a lost connection). */
 const READ_GIVE_UP_MS = 30_000;
+/**
+ * People a list draws before "Show all": a company's whole day (10,000 rows) redrawn at every
+ * read keeps a browser busy for a good part of a second; a count of a few hundred is read at once.
+ */
+const LIST_FIRST = 200;
 
 /** What the page shows: a date (empty: today, as the server counts it), an area (empty: all), a count. */
 interface Choice {
@@ -158,6 +163,8 @@ class BoardPage {
   private readonly tiles: HTMLElement;
   private readonly byArea = h('div', { class: 'by-area' });
   private readonly list = h('div', { id: 'board-list' });
+  /** The whole list asked for ("Show all"), until another count or area is chosen. */
+  private showAll = false;
 
   constructor(
     private readonly state: Choice,
@@ -210,6 +217,7 @@ class BoardPage {
 
   private choose(key: CountKey, area?: string): void {
     this.state.show = key;
+    this.showAll = false;
     if (area !== undefined && area !== this.state.area) {
       this.state.area = area;
       this.areaSelect.value = area;
@@ -249,7 +257,20 @@ class BoardPage {
     for (const tile of Array.from(this.tiles.querySelectorAll<HTMLElement>('[data-count]')))
       tile.setAttribute('aria-pressed', String(tile.dataset.count === state.show));
     const people = board.people.filter((p) => inCount(p, state.show));
-    replace(this.list, peopleSection(`${labelOf(state.show)}${state.area ? ` in ${state.area}` : ''}: ${people.length}`, people));
+    const shown = this.showAll ? people : people.slice(0, LIST_FIRST);
+    const all =
+      shown.length < people.length
+        ? h(
+            'p',
+            { class: 'list-more' },
+            `The first ${shown.length} by name. `,
+            button(`Show all ${people.length}`, () => {
+              this.showAll = true;
+              this.drawList();
+            }),
+          )
+        : null;
+    replace(this.list, peopleSection(`${labelOf(state.show)}${state.area ? ` in ${state.area}` : ''}: ${people.length}`, shown), all);
     this.list.querySelector('h2')?.setAttribute('tabindex', '-1');
   }
 }
