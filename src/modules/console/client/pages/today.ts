@@ -72,8 +72,8 @@ const REFRESH_EVERY_MS = 60_000;
 /** A read that has not answered by then no longer holds the next ones back (a lost connection). */
 const READ_GIVE_UP_MS = 30_000;
 /**
- * People a list draws before "Show all": a company's whole day (10,000 rows) redrawn at every
- * read keeps a browser busy for a good part of a second; a count of a few hundred is read at once.
+ * People a list draws before "Show all": otherwise a company's whole day (10,000 rows at M) is
+ * redrawn at every live read, while a list of a few hundred is what a person reads anyway.
  */
 const LIST_FIRST = 200;
 
