@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { consoleContext, launchBrowser, signInByLink, watchErrors } from '../support/browser';
+import { launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
 
@@ -45,10 +45,7 @@ async function approved(sn: string, area: string, options: Partial<ConstructorPa
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   [server, browser] = await Promise.all([startTestServer({ TRAVEL_MINUTES: 'north-south=40' }, { clock }), launchBrowser()]);
-  const context = await consoleContext(browser);
-  page = await context.newPage();
-  watchErrors(page, errors);
-  await signInByLink(page, server, 'hr.officer@example.com');
+  page = await signedInPage(browser, server, errors);
 });
 afterAll(async () => {
   await browser?.close();

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { consoleContext, launchBrowser, signInByLink, watchErrors } from '../support/browser';
+import { launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -42,10 +42,7 @@ function thisMonday(): string {
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: ZONE, AREAS_CREATED_ON_USE: false }), launchBrowser()]);
-  const context = await consoleContext(browser);
-  page = await context.newPage();
-  watchErrors(page, errors);
-  await signInByLink(page, server, 'hr.officer@example.com');
+  page = await signedInPage(browser, server, errors);
 });
 afterAll(async () => {
   await browser?.close();

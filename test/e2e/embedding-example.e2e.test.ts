@@ -8,9 +8,8 @@
  */
 import { afterAll, expect, test } from 'bun:test';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { TEST_KEY, tempDir } from '../support/harness';
+import { freePort, TEST_KEY, tempDir } from '../support/harness';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const host = tempDir('fpa-host-example-');
@@ -32,17 +31,6 @@ const myDirectory = { model: 'host.User', find: async (key: string) => people.ge
 const hostSession = (req: Request) => (req.headers.get('cookie')?.includes('host=admin') ? { by: 'host-admin' } : null);
 const hostCalendar = { between: (_enrollees: readonly string[], _from: string, _to: string) => ({ leaves: [] }) };
 `;
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
-    });
-  });
-}
 
 test('the README’s embedding example runs as written in a host and finishes by itself', async () => {
   const example = embeddingExample();
@@ -66,7 +54,7 @@ test('the README’s embedding example runs as written in a host and finishes by
 
   const proc = Bun.spawn([process.execPath, 'index.ts'], {
     cwd: host.dir,
-    env: { PATH: process.env.PATH ?? '', HOME: host.dir, KEY: TEST_KEY, PORT: String(await freePort()), FPA_LOG_LEVEL: 'error' },
+    env: { PATH: process.env.PATH ?? '', HOME: host.dir, KEY: TEST_KEY, PORT: String(freePort()), FPA_LOG_LEVEL: 'error' },
     stdout: 'pipe',
     stderr: 'pipe',
   });

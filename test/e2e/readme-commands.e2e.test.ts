@@ -7,9 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { tempDir } from '../support/harness';
+import { freePort, tempDir } from '../support/harness';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const work = tempDir('fpa-readme-');
@@ -38,17 +37,6 @@ async function sh(command: string, env: Record<string, string> = {}, timeoutMs =
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
   return { code, out: out.trim(), err: err.trim() };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
-    });
-  });
 }
 
 /** The scripts the README's table names, in its order. */
@@ -133,7 +121,7 @@ describe('a machine with only Node.js and npm', () => {
 
 describe('the quick start', () => {
   test('npm start serves the embedded database (init writes .env first)', async () => {
-    port = await freePort();
+    port = freePort();
     server = Bun.spawn(['sh', '-c', 'npm start'], {
       cwd: clone,
       env: { PATH, HOME: process.env.HOME ?? work.dir, PORT: String(port), FPA_LOG_LEVEL: 'warn' },

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { consoleContext, launchBrowser, screenshotDir, signInByLink, watchErrors } from '../support/browser';
+import { launchBrowser, screenshotDir, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 const PEOPLE = 250;
@@ -28,11 +28,7 @@ beforeAll(async () => {
     body: ['id,name,areas', ...lines].join('\r\n'),
   });
   expect(((await imported.json()) as { created: number }).created).toBe(PEOPLE);
-  const context = await consoleContext(browser, { viewport: { width: 1100, height: 800 }, timezoneId: 'UTC' });
-  await context.clock.setFixedTime(now);
-  page = await context.newPage();
-  watchErrors(page, errors);
-  await signInByLink(page, server, 'hr.officer@example.com');
+  page = await signedInPage(browser, server, errors, { context: { viewport: { width: 1100, height: 800 } }, now });
 });
 afterAll(async () => {
   await browser?.close();

@@ -69,3 +69,21 @@ export async function signInByLink(page: Page, server: TestServer, actor: string
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: firstPage }).waitFor();
 }
+
+/**
+ * The page most browser tests start from: a console context (its clock fixed at `now` when
+ * given), the page's script errors collected into `errors`, signed in as `actor` by a link.
+ */
+export async function signedInPage(
+  browser: Browser,
+  server: TestServer,
+  errors: string[],
+  options: { context?: BrowserContextOptions; now?: number; actor?: string } = {},
+): Promise<Page> {
+  const context = await consoleContext(browser, options.context);
+  if (options.now !== undefined) await context.clock.setFixedTime(options.now);
+  const page = await context.newPage();
+  watchErrors(page, errors);
+  await signInByLink(page, server, options.actor ?? 'hr.officer@example.com');
+  return page;
+}

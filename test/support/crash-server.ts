@@ -6,19 +6,11 @@
  */
 import { join, resolve } from 'node:path';
 import type { Subprocess } from 'bun';
-import { JWT_SECRET, TEST_KEY } from './harness';
+import { freePort, JWT_SECRET, TEST_KEY } from './harness';
 
 export const ROOT = resolve(import.meta.dir, '../..');
 const BUN = process.execPath;
 const OUTPUT_TAIL = 16_000;
-
-/** A TCP port nobody listens on right now (the kernel's choice, released at once). */
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
-}
 
 /** The environment of a server or script on `dir/fpa.db`: nothing inherited but PATH and HOME. */
 export function serverEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {

@@ -140,3 +140,11 @@ export async function clientAs(server: { url: string }, role: string, areas?: st
   const token = await adminToken({ sub, role, ...(areas ? { areas } : {}) });
   return new ApiClient(`${server.url}/api/fingerprint/v1`, { authorization: `Bearer ${token}` });
 }
+
+/** A TCP port nobody listens on right now (the kernel's choice, released at once). */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
