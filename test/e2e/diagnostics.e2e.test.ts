@@ -4,11 +4,12 @@
  * test clock where a cause takes time): an unknown serial knocking, a terminal waiting for
  * approval for more than a day, a silent one, commands waiting for a day, a clock five minutes
  * ahead, a time zone never set, fingerprints of an algorithm the terminal refuses, a full
- * terminal, a refused communication key, a terminal heard from a new address.
+ * terminal, a refused communication key, a terminal heard from a new address, registrations
+ * refused because too many terminals wait for approval.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
-import { startTestServer, type TestServer } from '../support/harness';
+import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
 import { fetchFrom, SECOND_ADDRESS } from '../support/source-address';
 import { drain } from '../support/terminals';
 
@@ -188,5 +189,48 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     expect(d.details).toMatchObject({ pinned_ip: '127.0.0.1', ip: SECOND_ADDRESS });
     expect((await server.admin.post('/devices/MOVED-1/confirm-address/')).status).toBe(200);
     await cleared('new_address', 'MOVED-1');
+  });
+});
+
+describe('registrations refused because too many terminals wait for approval', () => {
+  test('counted, the last serial named, shown to a limited caller too; a quiet hour clears it', async () => {
+    let shift = 0;
+    const full = await startTestServer({ ADMS_MAX_PENDING_DEVICES: 1 }, { clock: { now: () => Date.now() + shift } });
+    const knock = async (sn: string) => (await fetch(`${full.url}/iclock/cdata?SN=${sn}&options=all`)).status;
+    const refusal = async () => {
+      const res = await full.admin.get('/diagnostics/');
+      return (res.body.results as Diag[]).find((d) => d.kind === 'registration_refused');
+    };
+    /** The refusals are written in the background: wait for the count. */
+    const refusedCount = async (n: number) => {
+      for (let i = 0; i < 100 && (await refusal())?.details.refused !== n; i++) await Bun.sleep(50);
+      return refusal();
+    };
+    try {
+      expect(await knock('JUNK-1')).toBe(200);
+      // The list is full: a real terminal knocking now is refused, and never appears in Terminals.
+      expect(await knock('MINE-1')).not.toBe(200);
+      expect((await full.admin.get('/devices/MINE-1/')).status).toBe(404);
+      const first = await refusedCount(1);
+      expect(first).toMatchObject({ severity: 'error', device: 'MINE-1', details: { limit: 'ADMS_MAX_PENDING_DEVICES', max: 1, refused: 1, ip: '127.0.0.1' } });
+      expect(first!.message).toContain('Unknown terminals were refused once in the last hour (the last: serial MINE-1 from 127.0.0.1)');
+      expect(first!.fix).toContain('approve your terminals and remove the ones that are not yours');
+      // Knocks in quick succession are counted in memory and written with the next one.
+      expect(await knock('MINE-1')).not.toBe(200);
+      shift += 6_000;
+      expect(await knock('MINE-2')).not.toBe(200);
+      const later = await refusedCount(3);
+      expect(later).toMatchObject({ device: 'MINE-2', details: { refused: 3 } });
+      expect(later!.message).toContain('refused 3 times');
+      // A caller limited to an area sees it too: the installer of a site must learn why.
+      const north = new ApiClient(full.admin.base, {
+        authorization: `Bearer ${await adminToken({ sub: 'i@example.com', role: 'installer', areas: ['north'] })}`,
+      });
+      expect(((await north.get('/diagnostics/')).body.results as Diag[]).some((d) => d.kind === 'registration_refused')).toBe(true);
+      shift += 3_600_000 + 60_000;
+      expect(await refusal()).toBeUndefined();
+    } finally {
+      await full.close();
+    }
   });
 });

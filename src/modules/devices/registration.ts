@@ -20,9 +20,21 @@ import { noteOnDevice } from './device-log';
 import { type DeviceEvents, deviceRef } from './events';
 import { normalAddress } from './identity';
 import type { DeviceRecords } from './records';
+import type { RegistrationRefusals } from './refusals';
 import type { DeviceRuntime } from './runtime';
 import { setDeviceAreas } from './scope';
-import { type DeviceRow, type DeviceStatus, deviceAreas, deviceClockOffsets, deviceEvents, deviceKeys, devices, deviceUsers, removedDevices } from './tables';
+import {
+  type DeviceRow,
+  type DeviceStatus,
+  deviceAreas,
+  deviceClockOffsets,
+  deviceEvents,
+  deviceKeys,
+  devices,
+  deviceUsers,
+  type PendingLimit,
+  removedDevices,
+} from './tables';
 import type { DeviceUsers } from './users';
 
 /** How long `touch` serves a device row from memory before reading it again. */
@@ -62,6 +74,7 @@ export class DeviceRegistration {
     private readonly cache: BoundedMap<string, CachedDevice>,
     private readonly users: DeviceUsers,
     private readonly administration: DeviceAdministration,
+    private readonly refusals: RegistrationRefusals,
   ) {}
 
   /**
@@ -171,7 +184,7 @@ export class DeviceRegistration {
    * one address cannot lock out a real terminal elsewhere), or ADMS_MAX_PENDING_DEVICES wait in
    * all. Terminals an administrator pre-registered are approved and never count, nor registered here.
    */
-  private async pendingFull(q: Queryable, source: string | null): Promise<'ADMS_MAX_PENDING_PER_ADDRESS' | 'ADMS_MAX_PENDING_DEVICES' | null> {
+  private async pendingFull(q: Queryable, source: string | null): Promise<PendingLimit | null> {
     const { ADMS_MAX_PENDING_PER_ADDRESS: perAddress, ADMS_MAX_PENDING_DEVICES: max } = this.ctx.settings;
     if (source !== null) {
       const [own] = await q
@@ -184,7 +197,9 @@ export class DeviceRegistration {
     return (pending?.n ?? 0) >= max ? 'ADMS_MAX_PENDING_DEVICES' : null;
   }
 
-  private refuseRegistration(serial: string, now: number, limit: 'ADMS_MAX_PENDING_PER_ADDRESS' | 'ADMS_MAX_PENDING_DEVICES', source: string | null): never {
+  private refuseRegistration(serial: string, now: number, limit: PendingLimit, source: string | null): never {
+    // Kept for the diagnostics: a real terminal among the refused never appears in Terminals.
+    this.refusals.note(limit, serial, source, now);
     if (now - this.lastPendingWarning >= PENDING_WARNING_EVERY_MS) {
       this.lastPendingWarning = now;
       this.ctx.log.warn(

@@ -21,6 +21,7 @@ import type { DeviceEvents } from './events';
 import { DeviceIdentity } from './identity';
 import { DeviceKeys } from './keys';
 import type { DeviceRecords } from './records';
+import { RegistrationRefusals } from './refusals';
 import { type CachedDevice, DeviceRegistration, MAX_CACHED_DEVICES } from './registration';
 import { DeviceReports } from './reports';
 import type { DeviceRuntime } from './runtime';
@@ -61,7 +62,7 @@ export class DeviceService implements DeviceRecords {
       (serial) => this.invalidate(serial),
     );
     this.administration = new DeviceAdministration(ctx, this.events, this, this.keys);
-    this.registration = new DeviceRegistration(ctx, this.events, this, this.cache, this.users, this.administration);
+    this.registration = new DeviceRegistration(ctx, this.events, this, this.cache, this.users, this.administration, new RegistrationRefusals(ctx));
     this.reports = new DeviceReports(ctx, this.events, this);
     this.views = new DeviceViews(ctx, this);
     ctx.metrics.gauge('fpa_devices', 'Terminals by status; `online` counts approved terminals heard from lately.', ['status'], async () => {

@@ -166,4 +166,23 @@ export type RemovedDeviceFacts = Pick<
   'speaksBiodata' | 'algorithmVersion' | 'algorithmSource' | 'faceAlgorithmVersion' | 'firmware' | 'pushVersion' | 'parameters'
 >;
 
+/** The limits that refuse an unknown terminal's registration (registration.ts `pendingFull`). */
+export const PENDING_LIMITS = ['ADMS_MAX_PENDING_DEVICES', 'ADMS_MAX_PENDING_PER_ADDRESS'] as const;
+export type PendingLimit = (typeof PENDING_LIMITS)[number];
+
+/**
+ * Registrations refused because too many terminals wait for approval: one row per limit, with the
+ * last refused serial, so an installer whose terminal never appears learns why (diagnostics). No
+ * row per serial: junk serials from a scan must not grow a table.
+ */
+export const registrationRefusals = sqliteTable('fpa_registration_refusals', {
+  limitName: text('limit_name', { enum: PENDING_LIMITS }).primaryKey(),
+  /** Refusals counted since `firstAt` (a quiet hour starts the count again). */
+  refused: integer('refused').notNull(),
+  lastSerial: text('last_serial').notNull(),
+  lastIp: text('last_ip'),
+  firstAt: integer('first_at').notNull(),
+  lastAt: integer('last_at').notNull(),
+});
+
 export type DeviceRow = typeof devices.$inferSelect;

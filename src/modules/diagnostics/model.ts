@@ -13,6 +13,7 @@ export const DIAGNOSTIC_KINDS = [
   'terminal_full',
   'key_refused',
   'new_address',
+  'registration_refused',
 ] as const;
 
 export const Diagnostic = t.Object({

@@ -2,6 +2,12 @@
 import type { Settings } from '../../platform/config/settings';
 import type { ModuleRuntime } from '../../platform/runtime';
 
-export const DIAGNOSTIC_SETTINGS = ['ADMS_PENDING_EXPIRY', 'DEVICE_OFFLINE_AFTER', 'TIME_ZONE'] as const satisfies readonly (keyof Settings)[];
+export const DIAGNOSTIC_SETTINGS = [
+  'ADMS_MAX_PENDING_DEVICES',
+  'ADMS_MAX_PENDING_PER_ADDRESS',
+  'ADMS_PENDING_EXPIRY',
+  'DEVICE_OFFLINE_AFTER',
+  'TIME_ZONE',
+] as const satisfies readonly (keyof Settings)[];
 
 export type DiagnosticRuntime = ModuleRuntime<(typeof DIAGNOSTIC_SETTINGS)[number]>;

@@ -6,7 +6,7 @@
  */
 import type { Caller } from '../../platform/http/caller';
 import { type WaitingCommands, waitingSince } from '../commands';
-import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries } from '../devices';
+import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal, recentRefusals } from '../devices';
 import { type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
 import type { Diagnostic } from './model';
 import type { DiagnosticRuntime } from './runtime';
@@ -54,7 +54,23 @@ export class Diagnostics {
       ...this.templates(d, facts),
       ...this.identity(d, facts),
     ]);
+    // No terminal row to scope by: shown to everyone, as the terminals awaiting approval are.
+    out.push(...(await recentRefusals(q, now)).map((r) => this.refused(r)));
     return out.sort((a, b) => (a.severity === b.severity ? (a.since ?? '').localeCompare(b.since ?? '') : a.severity === 'error' ? -1 : 1));
+  }
+
+  /** Registrations refused because too many terminals wait (devices/refusals.ts). */
+  private refused(r: RegistrationRefusal): DiagnosticView {
+    const max = this.ctx.settings[r.limitName];
+    return {
+      kind: 'registration_refused',
+      severity: 'error',
+      device: r.lastSerial,
+      device_name: null,
+      since: iso(r.firstAt),
+      ...refusedWords(r, max, days(this.ctx.settings.ADMS_PENDING_EXPIRY)),
+      details: { limit: r.limitName, max, refused: r.refused, last_serial: r.lastSerial, ip: r.lastIp, last_at: iso(r.lastAt) },
+    };
   }
 
   private async inScope(rows: DeviceRow[], caller: Pick<Caller, 'areas'>): Promise<DeviceRow[]> {
@@ -189,6 +205,20 @@ export class Diagnostics {
     }
     return out;
   }
+}
+
+function refusedWords(r: RegistrationRefusal, max: number, expiry: string): { message: string; fix: string } {
+  const times = r.refused === 1 ? 'once' : `${r.refused} times`;
+  const last = `the last: serial ${r.lastSerial}${r.lastIp ? ` from ${r.lastIp}` : ''}`;
+  return r.limitName === 'ADMS_MAX_PENDING_DEVICES'
+    ? {
+        message: `Unknown terminals were refused ${times} in the last hour (${last}): ${max} terminals already wait for approval (ADMS_MAX_PENDING_DEVICES). A terminal of yours among them never appears in Terminals.`,
+        fix: `In Terminals, approve your terminals and remove the ones that are not yours (unapproved ones are forgotten ${expiry} after they first knocked); raise ADMS_MAX_PENDING_DEVICES only if your site really has more terminals waiting at once.`,
+      }
+    : {
+        message: `Unknown terminals from one address were refused ${times} in the last hour (${last}): ${max} terminals from that address already wait for approval (ADMS_MAX_PENDING_PER_ADDRESS). A terminal of yours behind that address never appears in Terminals.`,
+        fix: 'In Terminals, approve the terminals of that address that are yours and remove the others; raise ADMS_MAX_PENDING_PER_ADDRESS if many of your terminals share one address (behind NAT).',
+      };
 }
 
 function diag(

@@ -10,7 +10,10 @@ export function diagnosticItem(d: DiagnosticView): HTMLElement {
     { class: `diagnostic ${d.severity}`, 'data-kind': d.kind },
     badge(d.severity === 'error' ? 'Fix now' : 'Check', d.severity === 'error' ? 'bad' : 'warn'),
     ' ',
-    h('a', { href: `#/terminals/${encodeURIComponent(d.device)}` }, d.device_name ?? d.device),
+    // A refused registration's serial has no terminal page (it was never stored): the list of terminals.
+    d.kind === 'registration_refused'
+      ? h('a', { href: '#/terminals' }, 'Terminals')
+      : h('a', { href: `#/terminals/${encodeURIComponent(d.device)}` }, d.device_name ?? d.device),
     `: ${d.message}`,
     d.since ? h('span', { class: 'muted' }, ` (since ${dateTime(d.since)})`) : null,
     h('p', { class: 'fix' }, h('strong', {}, 'Fix: '), d.fix),
