@@ -118,7 +118,10 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('offline', 'QUIET-1');
     expect((await server.admin.post('/devices/QUIET-1/commands/', { kind: 'info' })).status).toBe(201);
     offset += DAY + 60_000;
-    expect((await raised('offline', 'QUIET-1')).severity).toBe('error');
+    const silent = await raised('offline', 'QUIET-1');
+    expect(silent.severity).toBe('error');
+    // The time as people read it (in the terminal's zone, else the service's), not ISO 8601.
+    expect(silent.message).toMatch(/has not contacted the server since \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC\)\.$/);
     // Back (a ping), but it takes no commands: they have waited for more than a day.
     await t.get('ping');
     await cleared('offline', 'QUIET-1');

@@ -281,6 +281,19 @@ describe('the Today board in a browser', () => {
     expect(box && box.x >= 0 && box.x < 390).toBe(true);
     expect(await page.locator('#attendance-grid').evaluate((t) => (t.parentElement as HTMLElement).scrollLeft)).toBeGreaterThan(0);
     await shot('grid-phone');
+    // The names' cells are as tall as the days' rows: nothing of the scrolled days shows below a name.
+    const covered = await name.evaluate((th) => {
+      const r = th.getBoundingClientRect();
+      const day = (th.nextElementSibling as HTMLElement).getBoundingClientRect();
+      return {
+        nameHeight: Math.round(r.height),
+        rowHeight: Math.round(day.height),
+        atBottom: document.elementFromPoint(r.left + r.width / 2, r.bottom - 2)?.closest('th') === th,
+      };
+    });
+    // (within the row's 1px line, which runs on under the name as the row's separator)
+    expect(covered.nameHeight).toBeGreaterThanOrEqual(covered.rowHeight - 1);
+    expect(covered.atBottom).toBe(true);
     await page.setViewportSize({ width: 1100, height: 800 });
     await page.locator('.skip-grid').focus();
     await page.keyboard.press('Enter');

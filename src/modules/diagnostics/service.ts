@@ -5,6 +5,7 @@
  * is there while its cause is, and gone as soon as the cause is fixed.
  */
 import type { Caller } from '../../platform/http/caller';
+import { formatLocalWallTime } from '../../platform/time/zone';
 import { type WaitingCommands, waitingSince } from '../commands';
 import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal, recentRefusals } from '../devices';
 import { type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
@@ -24,6 +25,8 @@ interface Facts {
   notReaching: TemplatesNotReaching[];
 }
 
+/** An instant as people read it in a message: `2026-11-27 13:03 (Europe/Berlin)`; `since` keeps the ISO form. */
+const wallTimeIn = (ms: number, zone: string) => `${formatLocalWallTime(new Date(ms), zone).slice(0, 16)} (${zone})`;
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 const days = (ms: number) => {
   const n = Math.floor(ms / DAY_MS);
@@ -112,7 +115,7 @@ export class Diagnostics {
           message:
             d.lastSeenAt === null
               ? `Terminal ${d.serialNumber} was approved but has never contacted the server.`
-              : `Terminal ${d.serialNumber} has not contacted the server since ${iso(d.lastSeenAt)}.`,
+              : `Terminal ${d.serialNumber} has not contacted the server since ${wallTimeIn(d.lastSeenAt, d.timeZone ?? this.ctx.settings.TIME_ZONE)}.`,
           fix: 'Check that it is powered and on the network, and that its server address (Comm → Cloud Server) points at this service. It sends what it kept when it is back.',
           details: {},
         }),

@@ -8,6 +8,7 @@
 import type { InviteInfoView } from '../../users';
 import { signInPost } from './api';
 import { field, h, input, replace } from './dom';
+import { count } from './format';
 import { drawSecondFactor, pendingSignIn, ssoChoice, ssoProblem } from './second-factor';
 
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
@@ -40,7 +41,7 @@ export function signInForm(app: HTMLElement, started: () => void, notice?: strin
       password.value = '';
       problem.textContent =
         answer.status === 429
-          ? `Too many failed sign-ins. Try again in ${minutes(answer.retryAfter ?? 60)} minute(s).`
+          ? `Too many failed sign-ins. Try again in ${count(minutes(answer.retryAfter ?? 60), 'minute', 'minutes')}.`
           : answer.status === 401
             ? 'Wrong username or password.'
             : answer.message;

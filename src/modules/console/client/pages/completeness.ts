@@ -40,7 +40,10 @@ function render(report: CompletenessView, show: (to?: string) => Promise<void>):
       ? badge(`${counts.missing} punches missing`, 'bad')
       : gaps > 0
         ? badge(`${gaps} days with a gap`, 'bad')
-        : badge('Nothing missing', 'ok'),
+        : counts.agreed_at === null
+          ? // Nothing compared yet (the terminal has not reported its count): no verdict to give.
+            badge('Not checked yet', 'muted')
+          : badge('Nothing missing', 'ok'),
     ' ',
     'Whether every punch this terminal holds is stored here. It reports how many records it holds; when that is more than the punches stored from it, it is asked to send the missing range again (duplicates are ignored).',
   );

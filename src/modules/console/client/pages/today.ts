@@ -32,7 +32,7 @@ const AREA_COLUMNS: CountKey[] = ['expected', 'in_now', 'late', 'not_in_yet', 'a
 const labelOf = (key: CountKey) => TILES.find((t) => t.key === key)?.label ?? key;
 
 const STATUS_WORDS: Record<Person['status'], [string, 'ok' | 'warn' | 'bad' | 'muted' | 'info']> = {
-  present: ['Came in', 'ok'],
+  present: ['On time', 'ok'],
   late: ['Late', 'warn'],
   scheduled: ['Not due yet', 'muted'],
   not_in_yet: ['Not in yet', 'warn'],
