@@ -177,6 +177,8 @@ describe('HR at a glance in the console', () => {
     await form.getByRole('button', { name: 'Add punch' }).click();
     await form.getByText('Not applied: 15 Jan 2026 is in a locked pay period, so the day does not change.', { exact: false }).waitFor();
     expect(await page.getByText('Manual punch added.').count()).toBe(0);
+    // It arrives in the live list with its day: it is not one of today's punches.
+    await page.locator('#live-punches tbody tr').first().getByText('15 Jan 2026').waitFor();
     await shot('locked-day-punch');
     // The message does not follow the officer to the next page.
     await go('#/areas', 'Areas');

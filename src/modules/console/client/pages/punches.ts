@@ -85,7 +85,8 @@ function liveFeed(labels: PunchLabels) {
       const row = h(
         'tr',
         { class: 'fresh' },
-        h('td', {}, time(p.punched_at)),
+        // A punch of another day (a correction, a terminal's late upload) says which day.
+        h('td', {}, localDate(new Date(p.punched_at)) === localDate() ? time(p.punched_at) : dateTime(p.punched_at)),
         h('td', {}, labels.nameOf(p)),
         h('td', {}, labels.terminalOf(p)),
         h('td', {}, p.flags.map(words).join(', ')),
