@@ -163,7 +163,21 @@ describe('the Today board in a browser', () => {
     expect(await listed()).toEqual(['Dieter Braun']);
     await showCount('Holiday', 1);
     expect(await listed()).toEqual(['Eva Lind']);
-    // By area, one click from the list.
+    // By area, one click from the list; an area's row has every count the tiles have.
+    const byArea = page.getByRole('region', { name: 'By area' });
+    expect(await byArea.getByRole('columnheader').allTextContents()).toEqual([
+      'Area',
+      'Expected',
+      'Not due yet',
+      'Came in',
+      'In now',
+      'Late',
+      'Not in yet',
+      'Absent',
+      'On leave',
+      'Holiday',
+      'Day off',
+    ]);
     await page.getByRole('link', { name: 'Late in office: 1' }).click();
     await page.getByRole('heading', { level: 2, name: 'Late in office: 1' }).waitFor();
     expect(await listed()).toEqual(['Ida Novak']);

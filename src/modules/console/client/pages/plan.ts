@@ -192,11 +192,13 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
   return section(
     'Work schedules',
     table(
-      ['Name', 'Hours', 'Break', 'Days', ''],
+      ['Name', 'Hours', 'Break', 'Late after', 'Days', ''],
       schedules.map((s) => [
         s.name,
         `${s.start}–${s.end}`,
         s.break && s.break !== '0s' ? s.break : 'None',
+        // What makes 08:02 on time: the grace in, shown as it was typed.
+        s.grace_in && s.grace_in !== '0s' ? `${s.grace_in} past the start` : 'The start',
         s.weekdays
           ? WEEK.filter((d) => s.weekdays?.includes(d))
               .map((d) => weekdayName(d))

@@ -28,7 +28,8 @@ const TILES: { key: CountKey; label: string; tone: 'ok' | 'warn' | 'bad' | 'mute
   { key: 'out', label: 'Left', tone: 'muted' },
   { key: 'scheduled', label: 'Not due yet', tone: 'muted' },
 ];
-const AREA_COLUMNS: CountKey[] = ['expected', 'in_now', 'late', 'not_in_yet', 'absent', 'on_leave', 'holiday', 'off'];
+/** The table by area: everything the tiles count, so an area's row adds up (not due yet and came in included). */
+const AREA_COLUMNS: CountKey[] = ['expected', 'scheduled', 'present', 'in_now', 'late', 'not_in_yet', 'absent', 'on_leave', 'holiday', 'off'];
 const labelOf = (key: CountKey) => TILES.find((t) => t.key === key)?.label ?? key;
 
 const STATUS_WORDS: Record<Person['status'], [string, 'ok' | 'warn' | 'bad' | 'muted' | 'info']> = {
