@@ -250,6 +250,10 @@ describe('the console in a browser', () => {
     await audit.getByRole('cell', { name: 'hr.officer@example.com' }).first().waitFor();
     const actors = await audit.getByRole('cell', { name: 'hr.officer@example.com' }).count();
     expect(actors).toBeGreaterThan(2);
+    // Events in the same words as Integrations' list of them ("Terminal approved", not "Device approved").
+    const events = page.getByRole('region', { name: 'Recent events' });
+    await events.getByRole('cell', { name: 'Terminal approved', exact: true }).first().waitFor();
+    expect(await events.getByRole('cell', { name: 'Device approved', exact: true }).count()).toBe(0);
     await shot('operations');
     // The overview once the day has begun: a terminal online, a punch, the jobs run.
     await go('#/overview', 'Overview');

@@ -29,7 +29,7 @@ export function areaPicker(all: readonly string[], chosen: readonly string[] = [
   };
 }
 
-export const areasText = (areas: readonly string[]) => (areas.length === 0 ? 'Everywhere' : areas.join(', '));
+export const areasText = (areas: readonly string[]) => (areas.length === 0 ? 'All areas' : areas.join(', '));
 
 /** A secret or a link given out once, with a copy button. */
 export function shownOnce(title: string, value: string, note: string, id: string): HTMLElement {

@@ -42,7 +42,7 @@ export async function anomaliesPage(main: HTMLElement): Promise<undefined> {
   const today = localDate();
   const from = input({ type: 'date', value: addDays(today, -30) });
   const to = input({ type: 'date', value: today });
-  const area = select([['', 'Every area'], ...areas.map((a): [string, string] => [a, a])]);
+  const area = select([['', 'All areas'], ...areas.map((a): [string, string] => [a, a])]);
   const kind = select(KINDS);
   const results = h('div');
   const load = async () => {

@@ -7,6 +7,7 @@ import type { EventView } from '../../../events';
 import type { JobView } from '../../../jobs';
 import { api, can, type List, query } from '../api';
 import { announce, badge, button, field, h, input, replace, section, table } from '../dom';
+import { eventWords } from '../event-words';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDay, words } from '../format';
 
@@ -129,7 +130,7 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
         'Recent events',
         table(
           ['When', 'Event', 'Details'],
-          recentEvents.map((e) => [dateTime(e.at), words(e.type), summarize(e.data, names)]),
+          recentEvents.map((e) => [dateTime(e.at), eventWords(e.type), summarize(e.data, names)]),
           'No events yet.',
         ),
       ),

@@ -91,7 +91,7 @@ function drawWelcome(main: HTMLElement): void {
     ['#/punches', 'Punches', 'GET punches/'],
     ['#/attendance', 'Attendance', 'GET attendance-days/'],
   ];
-  const where = session.areas.length > 0 ? session.areas.join(', ') : 'every area';
+  const where = session.areas.length > 0 ? session.areas.join(', ') : 'all areas';
   replace(
     main,
     h('h1', {}, 'Overview'),
