@@ -159,6 +159,20 @@ describe('the Today board in a browser', () => {
     expect(await listed()).toEqual(['Carla Díaz', 'Jonas Falk']);
     await showCount('In now', 5);
     expect(await listed()).toEqual(['Anna Schmidt', 'Bruno Keller', 'Greta Hansen', 'Hugo Weber', 'Ida Novak']);
+    // Came in counts the late too; a row says which: On time or Late.
+    const board = page.locator('#board-list');
+    expect(
+      await board
+        .getByRole('row', { name: /Anna Schmidt/ })
+        .getByText('On time', { exact: true })
+        .count(),
+    ).toBe(1);
+    expect(
+      await board
+        .getByRole('row', { name: /Bruno Keller/ })
+        .getByText('Late', { exact: true })
+        .count(),
+    ).toBe(1);
     await showCount('On leave', 1);
     expect(await listed()).toEqual(['Dieter Braun']);
     await showCount('Holiday', 1);
