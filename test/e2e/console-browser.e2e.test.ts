@@ -250,6 +250,15 @@ describe('the console in a browser', () => {
     await audit.getByRole('cell', { name: 'hr.officer@example.com' }).first().waitFor();
     const actors = await audit.getByRole('cell', { name: 'hr.officer@example.com' }).count();
     expect(actors).toBeGreaterThan(2);
+    // The filter takes an action's code, as its hint says and each row's title shows.
+    expect(await audit.getByText('Device approved', { exact: true }).first().getAttribute('title')).toBe('device.approved');
+    await audit.getByLabel('Action').fill('device.approved');
+    await audit.getByRole('button', { name: 'Filter' }).click();
+    await audit.getByRole('cell', { name: 'Console signed in' }).first().waitFor({ state: 'detached' });
+    expect(await audit.getByRole('cell', { name: 'Device approved', exact: true }).count()).toBeGreaterThan(0);
+    await audit.getByLabel('Action').fill('');
+    await audit.getByRole('button', { name: 'Filter' }).click();
+    await audit.getByRole('cell', { name: 'Console signed in' }).first().waitFor();
     // Events in the same words as Integrations' list of them ("Terminal approved", not "Device approved").
     const events = page.getByRole('region', { name: 'Recent events' });
     await events.getByRole('cell', { name: 'Terminal approved', exact: true }).first().waitFor();

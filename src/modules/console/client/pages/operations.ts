@@ -164,7 +164,8 @@ function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: (
         list.results.map((e) => [
           dateTime(e.at),
           e.actor_kind ? `${e.actor} (${ACTOR_KINDS[e.actor_kind] ?? words(e.actor_kind)})` : e.actor,
-          words(e.action),
+          // The action's code (what the filter takes) on hover.
+          h('span', { title: e.action }, words(e.action)),
           target(e, names),
           summarize(e.details, names),
         ]),
@@ -177,7 +178,7 @@ function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: (
     'form',
     { class: 'inline-form', role: 'search' },
     field('Who', actor),
-    field('Action', action, 'e.g. device_approved'),
+    field('Action', action, 'Its code, e.g. device.approved (hover over a row’s “Did” to see it).'),
     h('button', { type: 'submit' }, 'Filter'),
   );
   onSubmit(form, { actor, action }, load);
