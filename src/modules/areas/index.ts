@@ -1,6 +1,17 @@
 /** Areas: the scope of terminals and enrollees, and `areas/` to manage them. */
 export { AreaCatalog } from './catalog';
 export { Area, AreaDetail, AreaMember } from './model';
-export { areaIdOf, areaIdsNamed, areaNames, areasWithin, closeAreaName, knownAreaIds, namesByMember, resolveAreas, scopeAreaIds } from './names';
+export {
+  areaIdOf,
+  areaIdsNamed,
+  areaNames,
+  areasAfterSetting,
+  areasWithin,
+  closeAreaName,
+  knownAreaIds,
+  namesByMember,
+  resolveAreas,
+  scopeAreaIds,
+} from './names';
 export { areaRoutes } from './routes';
 export { AREA_SETTINGS } from './runtime';

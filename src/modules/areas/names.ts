@@ -132,6 +132,17 @@ export function areasWithin(scope: AreaScope, names: readonly string[] | undefin
   return [...names];
 }
 
+/**
+ * The areas a member (a person, a terminal) ends with when a caller sets `asked` on it: an
+ * unlimited caller's list as it is; a caller limited to some areas sets only its own of them, and
+ * the member's areas outside them (`current`) stay, so one branch never takes a member away
+ * from another.
+ */
+export function areasAfterSetting(scope: AreaScope, asked: readonly string[], current: readonly string[]): string[] {
+  if (!isLimited(scope)) return [...asked];
+  return [...new Set([...asked, ...current.filter((a) => !scope.areas.includes(a))])];
+}
+
 /** The ids of the areas with these names (a name no area has is left out). */
 export async function areaIdsNamed(q: Queryable, names: readonly string[]): Promise<Set<string>> {
   if (names.length === 0) return new Set();

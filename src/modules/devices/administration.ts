@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm';
 import { FpaError } from '../../platform/errors';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
-import { areaNames, areasWithin, resolveAreas } from '../areas';
+import { areaNames, areasAfterSetting, areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import { noteOnDevice } from './device-log';
@@ -97,10 +97,10 @@ export class DeviceAdministration {
       await tx.update(devices).set(set).where(eq(devices.id, device.id));
       if (patch.areas !== undefined) {
         const from = await this.records.areaIdsOf(tx, device.id);
-        // As for people: a caller limited to some areas sets only its own of the terminal's areas;
-        // the others stay (their people stay on it).
-        const kept = isLimited(scope) ? [...(await areaNames(tx, from)).values()].filter((a) => !scope.areas.includes(a)) : [];
-        const to = await resolveAreas(tx, [...new Set([...patch.areas, ...kept])], now, this.ctx.settings.AREAS_CREATED_ON_USE);
+        // A limited caller sets only its own of the terminal's areas (areasAfterSetting): the
+        // other areas' people stay on it.
+        const current = isLimited(scope) ? [...(await areaNames(tx, from)).values()] : [];
+        const to = await resolveAreas(tx, areasAfterSetting(scope, patch.areas, current), now, this.ctx.settings.AREAS_CREATED_ON_USE);
         await setDeviceAreas(tx, device.id, to);
         changes.areas = { from, to };
       }

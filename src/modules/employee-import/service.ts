@@ -15,7 +15,7 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
-import { areaIdOf, closeAreaName } from '../areas';
+import { areaIdOf, areasAfterSetting, closeAreaName } from '../areas';
 import type { EmployeeService } from '../employees';
 import { areaNamesOf, type EnrolleeRow, type EnrolleeService } from '../enrollees';
 import { type PersonRow, personRows, type RowError } from './import-records';
@@ -156,9 +156,8 @@ function scopeProblem(scope: AreaScope, row: PersonRow, person: { enrolledIn: re
   if (enrolledIn === null && person.inDirectory)
     return `${row.id} is in the employee directory but not enrolled: enroll them on the People page, or ask an administrator`;
   if (enrolledIn === null && row.areas === undefined) return { ...row, areas: [...scope.areas] };
-  // Someone also in other areas keeps those: the caller sets only its own (as on their page).
-  if (enrolledIn !== null && row.areas !== undefined)
-    return { ...row, areas: [...new Set([...row.areas, ...enrolledIn.filter((a) => !scope.areas.includes(a))])] };
+  // Someone also in other areas keeps those, as on their page (areasAfterSetting).
+  if (enrolledIn !== null && row.areas !== undefined) return { ...row, areas: areasAfterSetting(scope, row.areas, enrolledIn) };
   return row;
 }
 

@@ -11,7 +11,7 @@ import { and, eq, ne } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
-import { areasWithin, resolveAreas } from '../areas';
+import { areasAfterSetting, areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
 import type { Employee, EmployeeDirectory } from '../employees';
@@ -123,10 +123,9 @@ export class ChangesToEnrollees {
     await tx.update(enrollees).set(set).where(eq(enrollees.id, id));
     if (patch.areas !== undefined) {
       const from = await areaIdsOf(tx, id);
-      // A caller limited to some areas sets only its own of the person's areas: the others stay
-      // (a branch's HR must not take someone off another branch's terminals).
-      const kept = isLimited(scope) ? ((await areaNamesOf(tx, [id])).get(id) ?? []).filter((a) => !scope.areas.includes(a)) : [];
-      const to = await resolveAreas(tx, [...new Set([...patch.areas, ...kept])], now, this.ctx.settings.AREAS_CREATED_ON_USE);
+      // A limited caller sets only its own of the person's areas (areasAfterSetting).
+      const current = isLimited(scope) ? ((await areaNamesOf(tx, [id])).get(id) ?? []) : [];
+      const to = await resolveAreas(tx, areasAfterSetting(scope, patch.areas, current), now, this.ctx.settings.AREAS_CREATED_ON_USE);
       await setEnrolleeAreas(tx, id, to);
       changes.areas = { from, to };
     }
