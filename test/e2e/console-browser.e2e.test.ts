@@ -87,6 +87,9 @@ describe('the console in a browser', () => {
     await shot('terminals');
     await row.getByRole('link').click();
     await page.getByRole('heading', { level: 1, name: /FRONTDOOR1/ }).waitFor();
+    // Until it is approved, commands would only wait: none is offered, and the page says why.
+    for (const name of ['Send', 'Resync', 'Full resync']) expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
+    expect(await page.getByText('Commands and resyncs can be sent once it is approved.', { exact: false }).count()).toBe(2);
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByText(/approved: the people of its areas are being sent/).waitFor();
     // The page is drawn again once the approval is done: the terminal, just heard from, is online.
@@ -97,6 +100,7 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { level: 1, name: /FRONTDOOR1/ }).waitFor();
     // Its punches were never compared with its count yet: no verdict ("Nothing missing") to give.
     await page.getByText('Not checked yet').waitFor();
+    for (const name of ['Send', 'Resync', 'Full resync']) await page.getByRole('button', { name, exact: true }).waitFor();
     await shot('terminal');
     // A tablet held upright: everything is still reachable, nothing overflows the page sideways.
     await page.setViewportSize({ width: 768, height: 1024 });

@@ -167,6 +167,43 @@ describe('HR at a glance in the console', () => {
     await shot('shifts-roster');
   });
 
+  test('a schedule in use is changed in place, and the days of the people who work it follow', async () => {
+    await go('#/shifts', 'Shifts and calendar');
+    const schedules = page.getByRole('region', { name: 'Work schedules' });
+    await schedules.getByRole('button', { name: 'Change Early' }).click();
+    // The form holds the schedule as it is, so only what changes is typed.
+    expect(await schedules.getByLabel('Name').inputValue()).toBe('Early');
+    expect(await schedules.getByLabel('Break').inputValue()).toBe('30m');
+    await schedules.getByLabel('Starts').fill('07:00');
+    await schedules.getByLabel('Ends').fill('15:00');
+    await schedules.getByLabel('Sat').check();
+    await schedules.getByRole('button', { name: 'Save Early' }).click();
+    await page.getByText('Early saved; the days of the people who work it follow.').waitFor();
+    await schedules.getByRole('cell', { name: 'Mon Tue Wed Thu Fri Sat' }).waitFor();
+    const early = (await server.admin.get('/work-schedules/Early/')).body;
+    expect(early).toMatchObject({ start: '07:00', end: '15:00', break: '30m', weekdays: [1, 2, 3, 4, 5, 6] });
+    // Still the one schedule, still assigned: the form is back to adding a new one.
+    expect((await server.admin.get('/work-schedules/')).body.results.filter((s: { name: string }) => s.name === 'Early')).toHaveLength(1);
+    await schedules.getByRole('button', { name: 'Add schedule' }).waitFor();
+    const roster = page.getByRole('region', { name: 'Who works when' });
+    await roster.getByLabel('Area').selectOption({ label: 'Head Office' });
+    const ben = roster.getByRole('row', { name: /Ben Lee/ });
+    await ben.getByText('07:00–15:00').first().waitFor();
+    expect(await ben.getByText('07:00–15:00').count()).toBe(6);
+    expect(await ben.getByText('Day off').count()).toBe(1);
+  });
+
+  test('changing a schedule can be called off, and the schedule stays as it was', async () => {
+    await go('#/shifts', 'Shifts and calendar');
+    const schedules = page.getByRole('region', { name: 'Work schedules' });
+    await schedules.getByRole('button', { name: 'Change Early' }).click();
+    await schedules.getByLabel('Starts').fill('05:00');
+    await schedules.getByRole('button', { name: 'Cancel' }).click();
+    expect(await schedules.getByLabel('Name').inputValue()).toBe('');
+    await schedules.getByRole('button', { name: 'Add schedule' }).waitFor();
+    expect((await server.admin.get('/work-schedules/Early/')).body.start).toBe('07:00');
+  });
+
   test('a manual punch on a locked day says it was not applied', async () => {
     const period = await server.admin.post('/pay-periods/', { from: '2026-01-01', to: '2026-01-31' });
     expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);
@@ -177,7 +214,10 @@ describe('HR at a glance in the console', () => {
     await form.getByLabel('Time').fill('17:00');
     await form.getByLabel('Reason').fill('forgot to clock out');
     await form.getByRole('button', { name: 'Add punch' }).click();
-    await form.getByText('Not applied: 15 Jan 2026 is in a locked pay period, so the day does not change.', { exact: false }).waitFor();
+    const kept = form.getByText('Punch kept, not applied: 15 Jan 2026 is in a locked pay period, so the day does not change.', { exact: false });
+    await kept.waitFor();
+    // A warning, not an error: the punch was saved, and typing it again would only add it twice.
+    expect(await kept.getAttribute('class')).toBe('form-warn');
     expect(await page.getByText('Manual punch added.').count()).toBe(0);
     // It arrives in the live list with its day: it is not one of today's punches.
     await page.locator('#live-punches tbody tr').first().getByText('15 Jan 2026').waitFor();

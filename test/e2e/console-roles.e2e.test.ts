@@ -22,7 +22,7 @@ const TODAY = new Date().toISOString().slice(0, 10);
 
 /** Words on buttons (and submit buttons of forms) that change something. */
 const CHANGES =
-  /^(Approve|Enable again|Disable|Remove|Delete|Void|Add punch|Register|Save|Add person|Record consent|Withdraw consent|Resync|Full resync|Send|Lock|Run now|Deactivate|Reactivate|Start enrollment|Issue a key|Revoke|Adopt|Add .*|Create agent|Assign|Confirm address.*)$/;
+  /^(Approve|Enable again|Disable|Remove|Delete|Void|Add punch|Register|Save|Save .*|Change|Add person|Record consent|Withdraw consent|Resync|Full resync|Send|Lock|Run now|Deactivate|Reactivate|Start enrollment|Issue a key|Revoke|Adopt|Add .*|Create agent|Assign|Confirm address.*)$/;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -40,6 +40,8 @@ beforeAll(async () => {
   }
   const people = (await server.admin.get('/enrollees/')).body.results as { id: string; device_pin: string }[];
   const pin = (id: string) => people.find((p) => p.id === id)!.device_pin;
+  // A schedule, so that its list has rows whose buttons a viewer must not see.
+  expect((await server.admin.post('/work-schedules/', { name: 'Day', start: '09:00', end: '17:00' })).status).toBe(201);
   const tn = await terminal(server, 'TNORTH01', ['north']);
   const ts = await terminal(server, 'TSOUTH01', ['south']);
   await upload(server, tn, linesAt(zone, pin(northId), `${TODAY} 00:01:00`));
@@ -107,6 +109,7 @@ describe('a viewer', () => {
       ['#/terminals/TNORTH01', /TNORTH01/],
       ['#/people', 'People'],
       [`#/people/${northId}`, /Ada north/],
+      ['#/shifts', 'Shifts and calendar'],
       ['#/punches', 'Punches'],
       ['#/attendance', 'Attendance'],
       ['#/operations', 'Operations'],

@@ -64,7 +64,7 @@ function submitter(form: HTMLFormElement, work: () => Promise<void>, fields: Rec
 }
 
 /** Checkboxes of the weekdays, Monday first. */
-function weekdayPicker(chosen: readonly number[]): { element: HTMLElement; value: () => number[] } {
+function weekdayPicker(chosen: readonly number[]): { element: HTMLElement; value: () => number[]; set: (days: readonly number[]) => void } {
   const boxes = WEEK.map((day) => {
     const box = h('input', { type: 'checkbox', value: day, id: `weekday-${day}-${Math.random().toString(36).slice(2, 7)}`, checked: chosen.includes(day) });
     return { box, element: h('span', { class: 'check' }, box, h('label', { for: box.id }, weekdayName(day))) };
@@ -72,6 +72,9 @@ function weekdayPicker(chosen: readonly number[]): { element: HTMLElement; value
   return {
     element: h('fieldset', { class: 'weekdays' }, h('legend', {}, 'Days'), ...boxes.map((b) => b.element)),
     value: () => boxes.filter((b) => b.box.checked).map((b) => Number(b.box.value)),
+    set: (days: readonly number[]) => {
+      for (const b of boxes) b.box.checked = days.includes(Number(b.box.value));
+    },
   };
 }
 
@@ -161,6 +164,23 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
   const pause = input({ value: '30m', autocomplete: 'off', size: 6 });
   const grace = input({ value: '10m', autocomplete: 'off', size: 6 });
   const days = weekdayPicker([1, 2, 3, 4, 5]);
+  // The schedule being changed, if any: the form is shared by adding and changing, as a
+  // schedule in use cannot be deleted (its assignments hold it) and changing it is the ordinary way.
+  let editing: Schedule | null = null;
+  const submit = h('button', { type: 'submit' }, 'Add schedule');
+  const cancel = button('Cancel', () => fill(null), { hidden: true });
+  const fill = (schedule: Schedule | null) => {
+    editing = schedule;
+    name.value = schedule?.name ?? '';
+    start.value = schedule?.start ?? '09:00';
+    end.value = schedule?.end ?? '17:00';
+    pause.value = schedule ? shownDuration(schedule.break) : '30m';
+    grace.value = schedule ? shownDuration(schedule.grace_in) : '10m';
+    days.set(schedule ? (schedule.weekdays ?? [1, 2, 3, 4, 5]) : [1, 2, 3, 4, 5]);
+    submit.textContent = schedule ? `Save ${schedule.name}` : 'Add schedule';
+    cancel.hidden = schedule === null;
+    if (schedule) name.focus();
+  };
   const form = submitter(
     h(
       'form',
@@ -171,24 +191,30 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
       field('Break', pause, 'Unpaid, e.g. 30m or 1h.'),
       field('Grace', grace, 'Late after this, e.g. 10m.'),
       days.element,
-      h('button', { type: 'submit' }, 'Add schedule'),
+      submit,
+      cancel,
     ),
     async () => {
       const weekdays = days.value();
       if (weekdays.length === 0) throw new Error('Choose at least one day of the week.');
-      await api.post('work-schedules/', {
+      const body = {
         name: name.value.trim(),
         start: start.value,
         end: end.value,
-        break: pause.value.trim() || undefined,
-        grace_in: grace.value.trim() || undefined,
+        break: pause.value.trim() || (editing ? '0m' : undefined),
+        grace_in: grace.value.trim() || (editing ? '0m' : undefined),
         weekdays,
-      });
+      };
+      const changed = editing;
+      if (changed) await api.patch(`work-schedules/${encodeURIComponent(changed.id)}/`, body);
+      else await api.post('work-schedules/', body);
       await draw();
-      announce('Schedule added.');
+      // The server recomputes the days of everyone assigned it (past pay periods that are locked stay).
+      announce(changed ? `${body.name} saved; the days of the people who work it follow.` : 'Schedule added.');
     },
     { name, start, end, break: pause, grace_in: grace, weekdays: days.element },
   );
+  const mayChange = can('PATCH work-schedules/{id}/');
   return section(
     'Work schedules',
     table(
@@ -204,12 +230,22 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
               .map((d) => weekdayName(d))
               .join(' ')
           : 'Every day but the weekend',
-        remove(`work-schedules/${encodeURIComponent(s.id)}/`, `schedule ${s.name}`, draw, 'DELETE work-schedules/{id}/'),
+        h(
+          'span',
+          { class: 'actions' },
+          mayChange && button('Change', () => fill(s), { 'aria-label': `Change ${s.name}` }),
+          remove(`work-schedules/${encodeURIComponent(s.id)}/`, `schedule ${s.name}`, draw, 'DELETE work-schedules/{id}/'),
+        ),
       ]),
-      'No schedules: DEFAULT_SCHEDULE applies.',
+      'No schedules yet: until one is assigned, attendance uses the installer’s default hours, if any.',
     ),
-    can('POST work-schedules/') && form,
+    (can('POST work-schedules/') || mayChange) && form,
   );
+}
+
+/** A stored duration as the form takes it back ('0s' and none read as empty: no break, no grace). */
+function shownDuration(value: string | undefined): string {
+  return value && value !== '0s' ? value : '';
 }
 
 /** Checkboxes of people, with a filter by name: a schedule for many at once. */

@@ -213,9 +213,10 @@ export function manualPunchForm(enrollees: EnrolleeView[], after: () => Promise<
     reason.value = '';
     await after();
     if (punch.flags.includes('after_lock')) {
-      // Stored, but its day is in a locked pay period: the day does not change. Say so, plainly.
-      const message = `Not applied: ${localDay(date.value)} is in a locked pay period, so the day does not change. The punch is kept in the list, marked “${words('after_lock')}”.`;
-      replace(outcome, h('p', { class: 'form-error', role: 'alert' }, message));
+      // Stored, but its day is in a locked pay period: the day does not change. Say so, plainly:
+      // a warning, not an error (nothing failed, and it is not to be typed again).
+      const message = `Punch kept, not applied: ${localDay(date.value)} is in a locked pay period, so the day does not change. It is in the list, marked “${words('after_lock')}”.`;
+      replace(outcome, h('p', { class: 'form-warn' }, message));
       return;
     }
     replace(outcome, h('p', { class: 'form-ok' }, `Punch added at ${dateTime(punch.punched_at)}.`));

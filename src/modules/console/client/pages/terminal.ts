@@ -42,7 +42,8 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
     h('div', { class: 'columns' }, aboutSection(device), syncSection(device, users.results.length, base, redraw)),
     device.status === 'approved' ? completenessSection(device.serial_number) : null,
     can('PATCH devices/{sn}/') && (await editSection(device, base, redraw)),
-    can('POST devices/{sn}/commands/') && commandConsole(device, base, redraw),
+    can('POST devices/{sn}/commands/') &&
+      (device.status === 'approved' ? commandConsole(device, base, redraw) : section('Send a command', h('p', { class: 'muted' }, untilApproved(device)))),
     commandList([...waiting.results, ...sent.results], commands, base, redraw),
     usersSection(users.results, base, redraw),
     section(
@@ -179,6 +180,15 @@ function aboutSection(device: DeviceDetailView): HTMLElement {
   );
 }
 
+/**
+ * Why a terminal that is not approved offers no commands: until it is (again), its polls get
+ * the deletes it owes and nothing else, so anything sent now would only wait.
+ */
+function untilApproved(device: DeviceDetailView): string {
+  const when = device.status === 'pending_approval' ? 'once it is approved' : 'once it is enabled again';
+  return `Commands and resyncs can be sent ${when}. Until then it is sent only the deletes it owes.`;
+}
+
 function syncSection(device: DeviceDetailView, listed: number, base: string, redraw: Redraw): HTMLElement {
   const { users, fingerprints, in_sync } = device.sync_check;
   // The agreement compares the count the terminal last reported; the list below is what it and
@@ -203,7 +213,9 @@ function syncSection(device: DeviceDetailView, listed: number, base: string, red
           : `${fingerprints.reported} by the terminal's last count, ${fingerprints.expected} expected`,
       ],
     ]),
+    can('POST devices/{sn}/resync/') && device.status !== 'approved' && h('p', { class: 'muted' }, untilApproved(device)),
     can('POST devices/{sn}/resync/') &&
+      device.status === 'approved' &&
       h(
         'div',
         { class: 'actions' },
