@@ -1,4 +1,4 @@
-/** The events' names in the console (Integrations' checkboxes, Operations' recent events). */
+/** The names of events (Integrations' checkboxes, Operations' recent events) and of audited actions (the audit log) in the console. */
 import { words } from './format';
 
 /** Event types in the words of the people who run attendance (the type itself is the hint). */
@@ -36,3 +36,101 @@ const EVENT_WORDS: Record<string, string> = {
 };
 /** An event type as the pages name it: the same words on Integrations and on Operations. */
 export const eventWords = (type: string): string => EVENT_WORDS[type] ?? words(type);
+
+/**
+ * Audited actions (the audit log's `action`) in the same words as the events: what an HR officer
+ * reads in the log, the code itself on hover and in the filter. Every code the server writes is
+ * here (test/modules/console/action-words.test.ts keeps it so).
+ */
+const ACTION_WORDS: Record<string, string> = {
+  'agent.created': 'Enrollment agent added',
+  'agent.revoked': 'Enrollment agent revoked',
+  'api_key.created': 'API key issued',
+  'api_key.revoked': 'API key revoked',
+  'area.created': 'Area added',
+  'area.deleted': 'Area deleted',
+  'area.updated': 'Area changed',
+  'assignment.created': 'Schedule assigned',
+  'assignment.deleted': 'Schedule assignment removed',
+  'consent.given': 'Consent recorded',
+  'consent.withdrawn': 'Consent withdrawn',
+  console_link_created: 'Console sign-in link issued',
+  console_signed_in: 'Console signed in',
+  console_signed_out: 'Console signed out',
+  'device.address_confirmed': 'Terminal’s new address confirmed',
+  'device.approved': 'Terminal approved',
+  'device.disabled': 'Terminal disabled',
+  'device.key_issued': 'Terminal key issued',
+  'device.key_revoked': 'Terminal key revoked',
+  'device.pending_expired': 'Waiting terminal forgotten',
+  'device.preregistered': 'Terminal added ahead of its arrival',
+  'device.registered': 'New terminal waiting',
+  'device.removed': 'Terminal removed',
+  'device.resynced': 'Terminal resynced',
+  'device.updated': 'Terminal changed',
+  'device.user_adopted': 'Terminal user adopted',
+  'device.user_removed': 'Terminal user removed',
+  'device_command.cancelled': 'Terminal command cancelled',
+  'device_command.queued': 'Terminal command sent',
+  'device_command.retried': 'Terminal command retried',
+  'enrollee.card_filled': 'Card filled at a terminal',
+  'enrollee.created': 'Person added',
+  'enrollee.deleted': 'Person deleted',
+  'enrollee.updated': 'Person changed',
+  'enrollment.remote_started': 'Enrollment at a terminal started',
+  'enrollment_session.cancelled': 'Enrollment cancelled',
+  'enrollment_session.completed': 'Enrollment completed',
+  'enrollment_session.started': 'Enrollment started',
+  'holiday.created': 'Holiday added',
+  'holiday.deleted': 'Holiday deleted',
+  'holiday.updated': 'Holiday changed',
+  'leave.created': 'Leave added',
+  'leave.deleted': 'Leave deleted',
+  'pay_period.created': 'Pay period added',
+  'pay_period.locked': 'Pay period locked',
+  'punch.imported': 'Punch imported',
+  'punch.manual': 'Missing punch added',
+  'punch.voided': 'Punch voided',
+  'retention.purged': 'Old records purged',
+  'schedule.created': 'Schedule added',
+  'schedule.deleted': 'Schedule deleted',
+  'schedule.updated': 'Schedule changed',
+  'staged_templates.keys_rotated': 'Enrollment uploads re-encrypted',
+  'template.stored': 'Biometric stored',
+  'templates.destroyed': 'Biometrics destroyed',
+  'templates.keys_rotated': 'Biometrics re-encrypted',
+  'user.deleted': 'User removed',
+  'user.disabled': 'User disabled',
+  'user.enabled': 'User enabled again',
+  'user.updated': 'User changed',
+  'user.invited': 'User invited',
+  'user.invite_completed': 'Invitation accepted',
+  'user.reset': 'Password reset link issued',
+  'user.reset_completed': 'Password reset done',
+  'user.passkey_added': 'Passkey added',
+  'user.passkey_removed': 'Passkey removed',
+  'user.password_changed': 'Password changed',
+  'user.recovery_code_used': 'Recovery code used',
+  'user.recovery_codes_regenerated': 'Recovery codes replaced',
+  'user.second_factors_cleared': 'Second factors cleared',
+  'user.sso_refused': 'Single sign-on refused',
+  'user.totp_added': 'Authenticator app added',
+  'user.totp_removed': 'Authenticator app removed',
+  'users.second_factor_roles_set': 'Second factor required of roles',
+  'webhook.created': 'Webhook added',
+  'webhook.deleted': 'Webhook deleted',
+  'webhook.disabled': 'Webhook paused',
+  'webhook.enabled': 'Webhook resumed',
+  'webhook.recovered': 'Webhook messages queued again',
+  'webhook.redelivered': 'Webhook message sent again',
+  'webhook.secret_rotated': 'Webhook secret rotated',
+  'webhook.tested': 'Webhook tested',
+  'weekend.deleted': 'Weekend days reset',
+  'weekend.set': 'Weekend days set',
+};
+
+/** An audited action as the audit log names it (a code not listed reads as its own words). */
+export const actionWords = (code: string): string => ACTION_WORDS[code] ?? words(code);
+
+/** The codes that have words (for the test that every code the server writes has them). */
+export const NAMED_ACTIONS: readonly string[] = Object.keys(ACTION_WORDS);

@@ -6,8 +6,8 @@ import type { EnrolleeView } from '../../../enrollees';
 import type { EventView } from '../../../events';
 import type { JobView } from '../../../jobs';
 import { api, can, type List, query } from '../api';
-import { announce, badge, button, field, h, input, replace, section, table } from '../dom';
-import { eventWords } from '../event-words';
+import { announce, badge, button, field, h, input, replace, section, select, table } from '../dom';
+import { actionWords, eventWords, NAMED_ACTIONS } from '../event-words';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDay, words } from '../format';
 
@@ -152,11 +152,15 @@ function namesOf(people: EnrolleeView[], terminals: DeviceView[]): Names {
 /** The audit log, filtered by who and what: its form, its rows, and what (re)loads them. */
 function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: () => Promise<void> } {
   const actor = input({ autocomplete: 'off', placeholder: 'anyone' });
-  const action = input({ autocomplete: 'off', placeholder: 'any action' });
+  // Chosen by its words; the filter sends its code.
+  const action = select([
+    ['', 'Any action'],
+    ...NAMED_ACTIONS.map((code): [string, string] => [code, actionWords(code)]).sort((a, b) => a[1].localeCompare(b[1])),
+  ]);
   const rows = h('div');
   const load = async () => {
     if (!can('GET audit-log/')) return;
-    const list = await api.get<List<AuditEntryView>>(`audit-log/${query({ actor: actor.value.trim(), action: action.value.trim(), limit: 100 })}`);
+    const list = await api.get<List<AuditEntryView>>(`audit-log/${query({ actor: actor.value.trim(), action: action.value, limit: 100 })}`);
     replace(
       rows,
       table(
@@ -164,8 +168,8 @@ function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: (
         list.results.map((e) => [
           dateTime(e.at),
           e.actor_kind ? `${e.actor} (${ACTOR_KINDS[e.actor_kind] ?? words(e.actor_kind)})` : e.actor,
-          // The action's code (what the filter takes) on hover.
-          h('span', { title: e.action }, words(e.action)),
+          // In the words of the events; the code (what the API's filter takes) on hover.
+          h('span', { title: e.action }, actionWords(e.action)),
           target(e, names),
           summarize(e.details, names),
         ]),
@@ -174,13 +178,7 @@ function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: (
       ),
     );
   };
-  const form = h(
-    'form',
-    { class: 'inline-form', role: 'search' },
-    field('Who', actor),
-    field('Action', action, 'Its code, e.g. device.approved (hover over a row’s “Did” to see it).'),
-    h('button', { type: 'submit' }, 'Filter'),
-  );
+  const form = h('form', { class: 'inline-form', role: 'search' }, field('Who', actor), field('Action', action), h('button', { type: 'submit' }, 'Filter'));
   onSubmit(form, { actor, action }, load);
   return { form, rows, load };
 }
