@@ -105,6 +105,8 @@ describe('a viewer', () => {
     ]);
     await page.screenshot({ path: `${SHOTS}/viewer-overview.png`, fullPage: true });
     const pages: [string, string | RegExp][] = [
+      ['#/', /^Today/],
+      ['#/overview', 'Overview'],
       ['#/terminals', 'Terminals'],
       ['#/terminals/TNORTH01', /TNORTH01/],
       ['#/people', 'People'],
@@ -112,12 +114,18 @@ describe('a viewer', () => {
       ['#/shifts', 'Shifts and calendar'],
       ['#/punches', 'Punches'],
       ['#/attendance', 'Attendance'],
+      ['#/anomalies', 'Anomalies'],
+      ['#/reports', 'Reports'],
       ['#/operations', 'Operations'],
     ];
     for (const [hash, heading] of pages) {
       await go(page, hash, heading);
       expect({ hash, buttons: await changeButtons(page) }).toEqual({ hash, buttons: [] });
-      expect({ hash, forms: await page.locator('main form:not([role=search])').count() }).toEqual({ hash, forms: 0 });
+      // The reports' form only chooses what to download.
+      const reading = hash === '#/reports' ? 'main form:not([role=search]):has(button[type=submit])' : 'main form:not([role=search])';
+      expect({ hash, forms: await page.locator(reading).count() }).toEqual({ hash, forms: 0 });
+      // Plain words for people who do not run the server: no setting's name (TRAVEL_MINUTES).
+      expect({ hash, settings: (await page.locator('main').innerText()).match(/\b[A-Z]{2,}(?:_[A-Z]+)+\b/g) ?? [] }).toEqual({ hash, settings: [] });
       await page.screenshot({ path: `${SHOTS}/viewer-${hash.replace(/[#/]+/g, '-').replace(/^-|-$/g, '') || 'home'}.png`, fullPage: true });
     }
     // A page it may not use is not drawn (its requests would be refused).

@@ -82,7 +82,7 @@ export async function anomaliesPage(main: HTMLElement): Promise<undefined> {
     h(
       'p',
       { class: 'lede' },
-      'Punches that deserve a look: someone verified by PIN or card although a fingerprint is enrolled (punching for someone else?), two sites too far apart for the time between them (TRAVEL_MINUTES), a punch on a day of leave, the same person again within moments (DUPLICATE_WINDOW). They never change attendance by themselves: look, then correct the day if needed.',
+      'Punches that deserve a look: someone verified by PIN or card although a fingerprint is enrolled (punching for someone else?), two sites too far apart for the time between them (the travel times the installer set), a punch on a day of leave, the same person again within moments. They never change attendance by themselves: look, then correct the day if needed.',
     ),
     section('Find anomalies', filters, results),
   );

@@ -178,7 +178,7 @@ class BoardPage {
     this.areaSelect = select([['', 'All areas'], ...areaNames.map((a): [string, string] => [a, a])], {}, state.area);
     this.form = h(
       'form',
-      { class: 'inline-form board-controls' },
+      { class: 'inline-form board-controls', role: 'search' },
       field('Date', this.dateInput),
       field('Area', this.areaSelect),
       h('button', { type: 'submit' }, 'Show'),
