@@ -135,7 +135,17 @@ function shell(session: SessionInfo, me: MeView | null): HTMLElement {
       enrolling ? null : nav,
       h('div', { class: 'who' }, whoLabel(session, me), signOut),
     ),
-    h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+    // A message in the corner of the window may sit over a button: a click puts it away.
+    h('div', {
+      id: 'status',
+      class: 'status',
+      role: 'status',
+      'aria-live': 'polite',
+      title: 'Click to close',
+      onclick: (event: Event) => {
+        (event.currentTarget as HTMLElement).textContent = '';
+      },
+    }),
     main,
   );
   // The skip link moves focus without changing the hash route.
