@@ -136,6 +136,9 @@ describe('the console in a browser', () => {
     await page.getByLabel('Name').fill('Ada Obi');
     await page.getByRole('button', { name: 'Add person' }).click();
     await page.getByRole('heading', { level: 1, name: /Ada Obi/ }).waitFor();
+    // Consent is required here (the default): no enrollment can start before it is on record.
+    expect(await page.getByRole('button', { name: 'Start enrollment' }).isDisabled()).toBe(true);
+    await page.getByText('Record consent first (above): until then enrollment cannot start.').waitFor();
     await page.getByLabel('Consent text version').fill('2026-01');
     await page.getByRole('button', { name: 'Record consent' }).click();
     await page.getByText('Consent recorded.').waitFor();
@@ -145,6 +148,7 @@ describe('the console in a browser', () => {
     await page.getByText('Saved.').waitFor();
     expect((await server.admin.get('/enrollees/')).body.results[0].card).toBe('4011223344');
     await page.getByLabel('Where').selectOption({ label: 'At terminal FRONTDOOR1' });
+    expect(await page.getByText('Record consent first').count()).toBe(0);
     await page.getByRole('button', { name: 'Start enrollment' }).click();
     await page.getByText(/Enrollment started/).waitFor();
     // The person places their finger: the terminal runs add_user, then ENROLL_FP, and uploads the template.

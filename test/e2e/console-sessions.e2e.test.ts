@@ -84,6 +84,17 @@ describe('sign-in links', () => {
     expect(stored).not.toContain(session.cookie.split('=')[1]!);
   });
 
+  test('a server that does not require consent says so in the console's session (whose enrollment form then needs none)', async () => {
+    const lenient = await startTestServer({ ENROLLMENT_REQUIRE_CONSENT: 'false' });
+    try {
+      const { cookie } = await signInOverHttp(lenient, 'hr-officer');
+      const me = await fetch(`${lenient.url}/console/session`, { headers: { cookie } });
+      expect((await me.json()).consent_required).toBe(false);
+    } finally {
+      await lenient.close();
+    }
+  });
+
   test('behind a proxy the cookie is Secure only when the proxy is trusted', async () => {
     const trusting = await startTestServer({ CONSOLE_TRUST_PROXY: 'true' });
     try {
@@ -108,7 +119,8 @@ describe('a session', () => {
   test('reads with the cookie; a change needs the CSRF header; the change is audited under the actor', async () => {
     const { cookie, csrf } = await signInOverHttp(server, 'hr-officer');
     const me = await fetch(`${server.url}/console/session`, { headers: { cookie } });
-    expect(await me.json()).toMatchObject({ actor: 'hr-officer', csrf_token: csrf, csrf_header: 'x-fpa-csrf', time_zone: 'UTC' });
+    // consent_required: whether the console may offer enrollment before consent is on record.
+    expect(await me.json()).toMatchObject({ actor: 'hr-officer', csrf_token: csrf, csrf_header: 'x-fpa-csrf', time_zone: 'UTC', consent_required: true });
 
     expect((await fetch(`${server.url}${API}/devices/`, { headers: { cookie } })).status).toBe(200);
     const body = JSON.stringify({ serial_number: 'CSRF0001' });

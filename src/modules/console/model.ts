@@ -15,6 +15,8 @@ export const ConsoleSessionView = t.Object({
   expires_at: Nullable(Instant()),
   time_zone: t.String(),
   adms_path: t.String(),
+  /** Whether a person's consent must be on record before their biometrics are taken (ENROLLMENT_REQUIRE_CONSENT). */
+  consent_required: t.Boolean(),
 });
 
 export const ConsoleLinkCreate = t.Optional(

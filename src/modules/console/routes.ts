@@ -115,6 +115,7 @@ function pageRoutes(http: Http, sessions: ConsoleService) {
 // (a JWT caller simply has no cookie to end and no CSRF token to read).
 function sessionRoutes(http: Http, sessions: ConsoleService, options: { admsUrlPrefix: string }) {
   const zone = http.runtime.settings.ATTENDANCE_TIME_ZONE;
+  const consentRequired = http.runtime.settings.ENROLLMENT_REQUIRE_CONSENT;
   return adminRouter(http, 'console-session')
     .get(
       `${CONSOLE_PATH}/session`,
@@ -131,6 +132,7 @@ function sessionRoutes(http: Http, sessions: ConsoleService, options: { admsUrlP
           expires_at: admin.expiresAt ? new Date(admin.expiresAt).toISOString() : null,
           time_zone: zone,
           adms_path: options.admsUrlPrefix,
+          consent_required: consentRequired,
         };
       },
       { response: { 200: ConsoleSessionView }, detail: { hide: true } },

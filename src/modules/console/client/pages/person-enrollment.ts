@@ -2,7 +2,7 @@
 import type { DeviceView } from '../../../devices';
 import type { EnrolleeView } from '../../../enrollees';
 import type { AgentView } from '../../../enrollment';
-import { api } from '../api';
+import { api, currentSession } from '../api';
 import { announce, field, h, section, select } from '../dom';
 import { onSubmit } from '../form-errors';
 import { FINGERS } from '../format';
@@ -37,14 +37,16 @@ export function enrollSection(person: EnrolleeView, base: string, devices: Devic
     ]),
     ...agents.map((a): [string, string] => [`agent:${a.id}`, `At desktop agent ${a.name}`]),
   ]);
+  // Without consent on a server that requires it, the server refuses: say so, and offer no start.
+  const blocked = !person.consent && currentSession().consent_required;
   const form = h(
     'form',
     { class: 'stack' },
-    person.consent ? null : h('p', { class: 'error' }, 'Record consent first: without it the fingerprints are refused.'),
+    blocked ? h('p', { class: 'error' }, 'Record consent first (above): until then enrollment cannot start.') : null,
     field('Where', where, 'A terminal asks the person to place each finger; a desktop agent uses its USB reader.'),
     field('What', what),
     fingers.element,
-    h('button', { type: 'submit', class: 'primary' }, 'Start enrollment'),
+    h('button', { type: 'submit', class: 'primary', disabled: blocked }, 'Start enrollment'),
   );
   what.addEventListener('change', () => {
     fingers.element.hidden = what.value === 'face' || what.value === 'palm';
