@@ -84,7 +84,7 @@ describe('sign-in links', () => {
     expect(stored).not.toContain(session.cookie.split('=')[1]!);
   });
 
-  test('a server that does not require consent says so in the console's session (whose enrollment form then needs none)', async () => {
+  test('a server that does not require consent says so in the console’s session (whose enrollment form then needs none)', async () => {
     const lenient = await startTestServer({ ENROLLMENT_REQUIRE_CONSENT: 'false' });
     try {
       const { cookie } = await signInOverHttp(lenient, 'hr-officer');
