@@ -125,7 +125,7 @@ describe('a viewer', () => {
       const reading = hash === '#/reports' ? 'main form:not([role=search]):has(button[type=submit])' : 'main form:not([role=search])';
       expect({ hash, forms: await page.locator(reading).count() }).toEqual({ hash, forms: 0 });
       // Plain words for people who do not run the server: no setting's name (TRAVEL_MINUTES).
-      expect({ hash, settings: (await page.locator('main').innerText()).match(/\b[A-Z]{2,}(?:_[A-Z]+)+\b/g) ?? [] }).toEqual({ hash, settings: [] });
+      expect({ hash, settings: ((await page.locator('main').textContent()) ?? '').match(/\b[A-Z]{2,}(?:_[A-Z]+)+\b/g) ?? [] }).toEqual({ hash, settings: [] });
       await page.screenshot({ path: `${SHOTS}/viewer-${hash.replace(/[#/]+/g, '-').replace(/^-|-$/g, '') || 'home'}.png`, fullPage: true });
     }
     // A page it may not use is not drawn (its requests would be refused).

@@ -1,11 +1,12 @@
 /**
  * The Today board of a larger company in a browser: 250 people imported at once, on a Monday.
  * A count's list draws the first 200 by name and offers the rest on request ("Show all"), which
- * holds until another count is chosen; the counts themselves are whole.
+ * holds until another count is chosen; the counts themselves are whole. The server sends only
+ * what is drawn: the chosen count's people, 200 of them until all are asked for.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Response as PageResponse } from 'playwright-core';
 import { launchBrowser, screenshotDir, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
@@ -35,21 +36,49 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The people each board read brought (answers of `attendance/today/` while `watch` runs). */
+async function boardReads(watch: () => Promise<void>): Promise<{ url: string; people: number; total: number }[]> {
+  const reads: Promise<{ url: string; people: number; total: number }>[] = [];
+  const listener = (response: PageResponse) => {
+    if (!response.url().includes('/attendance/today/')) return;
+    reads.push(
+      response.json().then((b: { people: unknown[]; people_total: number }) => ({ url: response.url(), people: b.people.length, total: b.people_total })),
+    );
+  };
+  page.on('response', listener);
+  try {
+    await watch();
+  } finally {
+    page.off('response', listener);
+  }
+  return Promise.all(reads);
+}
+
 test('a list of 250 draws the first 200 by name, and all of them on request until another count is chosen', async () => {
   await page.getByRole('heading', { level: 2, name: `Expected: ${PEOPLE}` }).waitFor();
   expect(await rows()).toBe(200);
   expect(await page.locator('#board-list tbody tr').last().textContent()).toContain('Person 199');
   await page.getByText('The first 200 by name.').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(screenshotDir(), 'today-board-first-200.png') });
-  await page.getByRole('button', { name: `Show all ${PEOPLE}` }).click();
-  await page
-    .locator('#board-list tbody tr')
-    .nth(PEOPLE - 1)
-    .waitFor();
+  const all = await boardReads(async () => {
+    await page.getByRole('button', { name: `Show all ${PEOPLE}` }).click();
+    await page
+      .locator('#board-list tbody tr')
+      .nth(PEOPLE - 1)
+      .waitFor();
+  });
   expect(await rows()).toBe(PEOPLE);
-  // Another count starts short again.
-  await page.getByRole('button', { name: new RegExp(`^${PEOPLE}\\s*Not due yet$`) }).click();
-  await page.getByRole('heading', { level: 2, name: `Not due yet: ${PEOPLE}` }).waitFor();
+  expect(all.map((r) => [r.people, r.total])).toEqual([[PEOPLE, PEOPLE]]);
+  // Another count starts short again, and only its first 200 come from the server.
+  const short = await boardReads(async () => {
+    await page.getByRole('button', { name: new RegExp(`^${PEOPLE}\\s*Not due yet$`) }).click();
+    await page.getByRole('heading', { level: 2, name: `Not due yet: ${PEOPLE}` }).waitFor();
+  });
   expect(await rows()).toBe(200);
+  expect(short.map((r) => [new URL(r.url).searchParams.get('count'), r.people, r.total])).toEqual([['scheduled', 200, PEOPLE]]);
+  // A count of nobody is an empty list, not the expected's.
+  await page.getByRole('button', { name: /^0\s*Absent$/ }).click();
+  await page.getByRole('heading', { level: 2, name: 'Absent: 0' }).waitFor();
+  expect(await rows()).toBe(0);
   expect(errors).toEqual([]);
 });

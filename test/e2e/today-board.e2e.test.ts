@@ -110,6 +110,18 @@ describe('the Today board', () => {
     const late = await board('?status=late');
     expect(late.people.map((p: { employee: string }) => p.employee)).toEqual(['E-02']);
     expect(late.counts).toEqual(b.counts);
+    // A count's people, as its tile lists them: came in is the on-time and the late, in now and left split them.
+    const employees = (x: { people: { employee: string }[] }) => x.people.map((p) => p.employee);
+    expect(employees(await board('?count=present'))).toEqual(['E-01', 'E-02', 'E-06']);
+    expect(employees(await board('?count=in_now'))).toEqual(['E-01', 'E-02']);
+    expect(employees(await board('?count=out'))).toEqual(['E-06']);
+    expect((await board('?count=expected')).people_total).toBe(b.counts.expected);
+    // The first of them by name, with how many there are: what a console asks for at every live read.
+    const first = await board('?count=present&limit=2');
+    expect([employees(first), first.people_total, first.counts]).toEqual([['E-01', 'E-02'], 3, b.counts]);
+    expect(b.people_total).toBe(b.people.length);
+    expect((await server.admin.get('/attendance/today/?count=everyone')).status).toBe(400);
+    expect((await server.admin.get('/attendance/today/?limit=0')).status).toBe(400);
   });
 
   test('by area, and the caller’s areas', async () => {

@@ -97,7 +97,8 @@ function workdayWithoutPunch(plan: DayPlan, when: { now: number; today: string }
 
 /** The board's counts: statuses, and `expected` (workdays), `in_now` and `out` (came in, left). */
 export const BOARD_COUNTS = ['expected', 'present', 'late', 'not_in_yet', 'absent', 'on_leave', 'holiday', 'off', 'out', 'in_now', 'scheduled'] as const;
-export type BoardCounts = Record<(typeof BOARD_COUNTS)[number], number>;
+export type BoardCount = (typeof BOARD_COUNTS)[number];
+export type BoardCounts = Record<BoardCount, number>;
 
 export function emptyCounts(): BoardCounts {
   return Object.fromEntries(BOARD_COUNTS.map((c) => [c, 0])) as BoardCounts;
@@ -105,16 +106,22 @@ export function emptyCounts(): BoardCounts {
 
 /** Adds one person to counts. `present` counts everyone who came in, `late` among them. */
 export function countInto(counts: BoardCounts, entry: BoardEntry, workday: boolean): void {
-  if (workday) counts.expected++;
-  switch (entry.status) {
+  for (const count of BOARD_COUNTS) if (inCount(entry, workday, count)) counts[count]++;
+}
+
+/** Whether one person is among those a count is made of (the people a tile lists). */
+export function inCount(entry: BoardEntry, workday: boolean, count: BoardCount): boolean {
+  const cameIn = entry.status === 'present' || entry.status === 'late';
+  switch (count) {
+    case 'expected':
+      return workday;
     case 'present':
-    case 'late':
-      counts.present++;
-      if (entry.status === 'late') counts.late++;
-      if (entry.inNow) counts.in_now++;
-      else counts.out++;
-      break;
+      return cameIn;
+    case 'in_now':
+      return cameIn && entry.inNow;
+    case 'out':
+      return cameIn && !entry.inNow;
     default:
-      counts[entry.status]++;
+      return entry.status === count;
   }
 }

@@ -10,7 +10,18 @@ import { FpaError } from '../../platform/errors';
 import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
 import type { CalendarService } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
-import { type BoardCounts, type BoardDay, type BoardEntry, type BoardStatus, boardEntry, countInto, emptyCounts, overnightEntry } from './board-rules';
+import {
+  type BoardCount,
+  type BoardCounts,
+  type BoardDay,
+  type BoardEntry,
+  type BoardStatus,
+  boardEntry,
+  countInto,
+  emptyCounts,
+  inCount,
+  overnightEntry,
+} from './board-rules';
 import type { TodayBoardView } from './model';
 import type { AttendanceRuntime } from './runtime';
 import type { AttendanceService } from './service';
@@ -20,11 +31,28 @@ export interface BoardQuery {
   date?: string;
   area?: string;
   status?: BoardStatus;
+  /** Only the people this count is made of (as its tile lists them). */
+  count?: BoardCount;
+  /** At most this many people listed, the first by name. */
+  limit?: number;
   /** The caller's areas (names); empty: everywhere. */
   scope: readonly string[];
 }
 
 const iso = (instant: number | null) => (instant === null ? null : new Date(instant).toISOString());
+
+/** Adds one person to the counts of each of their areas the caller may see. */
+function countInAreas(byArea: Map<string, BoardCounts>, areas: readonly string[], scope: readonly string[], entry: BoardEntry, workday: boolean): void {
+  for (const area of areas) {
+    if (scope.length > 0 && !scope.includes(area)) continue;
+    let counts = byArea.get(area);
+    if (!counts) {
+      counts = emptyCounts();
+      byArea.set(area, counts);
+    }
+    countInto(counts, entry, workday);
+  }
+}
 
 export class TodayBoard {
   constructor(
@@ -73,24 +101,20 @@ export class TodayBoard {
       const entry = carried ?? boardEntry(plan, day, { now, today });
       const workday = plan.dayType === 'workday';
       countInto(counts, entry, workday);
-      for (const area of person.areaNames) {
-        if (query.scope.length > 0 && !query.scope.includes(area)) continue;
-        let areaCounts = byArea.get(area);
-        if (!areaCounts) {
-          areaCounts = emptyCounts();
-          byArea.set(area, areaCounts);
-        }
-        countInto(areaCounts, entry, workday);
-      }
-      if (!query.status || query.status === entry.status) entries.push({ person, entry, workday });
+      countInAreas(byArea, person.areaNames, query.scope, entry, workday);
+      if ((!query.status || query.status === entry.status) && (!query.count || inCount(entry, workday, query.count))) entries.push({ person, entry, workday });
     }
     entries.sort((a, b) => a.person.displayName.localeCompare(b.person.displayName) || (a.person.id < b.person.id ? -1 : 1));
+    // A board is read again as people punch: the console asks for one count's first page (10,000
+    // people are about 3 MB of JSON, a page of 200 is 60 kB) and for the rest when asked.
+    const listed = query.limit === undefined ? entries : entries.slice(0, query.limit);
     return {
       date,
       as_of: new Date(now).toISOString(),
       counts,
       areas: [...byArea.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([area, c]) => ({ area, counts: c })),
-      people: entries.map(({ person, entry, workday }) => personView(person, entry, workday)),
+      people: listed.map(({ person, entry, workday }) => personView(person, entry, workday)),
+      people_total: entries.length,
     };
   }
 

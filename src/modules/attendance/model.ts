@@ -126,6 +126,19 @@ export const TodayBoard = {
     date: t.Optional(LocalDate('The date (default: today in ATTENDANCE_TIME_ZONE); past and future dates work too.')),
     area: t.Optional(Text({ maxLength: 100, description: 'Only the people of this area (its name).' })),
     status: t.Optional(OneOf(BOARD_STATUSES, 'Only the people of this status in `people` (the counts stay whole).')),
+    count: t.Optional(
+      OneOf(
+        BOARD_COUNTS,
+        'Only the people a count is made of in `people` (`in_now`; `present`: the on-time and the late), as its tile lists them; the counts stay whole.',
+      ),
+    ),
+    limit: t.Optional(
+      t.Integer({
+        minimum: 1,
+        maximum: 100_000,
+        description: 'At most this many people in `people`, the first by name (`people_total` says how many there are).',
+      }),
+    ),
   }),
   response: t.Object(
     {
@@ -153,6 +166,7 @@ export const TodayBoard = {
         }),
         { description: 'By name.' },
       ),
+      people_total: Int({ description: 'How many people `people` would hold without `limit`.' }),
     },
     { title: 'TodayBoard' },
   ),

@@ -1,6 +1,6 @@
 /** The statuses of the Today board (src/modules/attendance/board-rules.ts): pure functions of a plan, a day and the time. */
 import { describe, expect, test } from 'bun:test';
-import { type BoardDay, boardEntry, countInto, emptyCounts, overnightEntry } from '../../../src/modules/attendance/board-rules';
+import { BOARD_COUNTS, type BoardDay, boardEntry, countInto, emptyCounts, inCount, overnightEntry } from '../../../src/modules/attendance/board-rules';
 import { computeDay } from '../../../src/modules/attendance/rules';
 import type { DayPlan, Shift } from '../../../src/modules/calendar';
 
@@ -169,5 +169,22 @@ describe('still in from last night', () => {
     // Called in on a day off for the night: the day off's shift window holds them too.
     const off = nightPlan('weekend');
     expect(overnightEntry(off, nightDay(off, at(D, '22:05')), { now: at(NEXT, '01:00') }, SLACK)).toMatchObject({ inNow: true, status: 'present' });
+  });
+
+  test('the people a tile lists are the people it counts: in now and left make up came in', () => {
+    const p = plan();
+    const entries = [
+      boardEntry(p, day(p, '07:58'), when('10:00')),
+      boardEntry(p, day(p, '08:20'), when('10:00')),
+      boardEntry(p, day(p, '07:50', '09:00'), when('10:00')),
+      boardEntry(p, null, when('10:00')),
+      boardEntry(plan('leave'), null, when('10:00')),
+    ];
+    const listed = (count: (typeof BOARD_COUNTS)[number]) => entries.filter((e, i) => inCount(e, i < 4, count)).length;
+    const counts = emptyCounts();
+    for (const [i, e] of entries.entries()) countInto(counts, e, i < 4);
+    for (const count of BOARD_COUNTS) expect({ count, listed: listed(count) }).toEqual({ count, listed: counts[count] });
+    expect(listed('in_now') + listed('out')).toBe(listed('present'));
+    expect(listed('present')).toBe(3);
   });
 });

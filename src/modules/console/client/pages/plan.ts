@@ -158,62 +158,7 @@ function payPeriods(periods: PayPeriod[], draw: () => Promise<void>): HTMLElemen
 }
 
 function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTMLElement {
-  const name = input({ required: true, autocomplete: 'off', placeholder: 'Day shift' });
-  const start = input({ type: 'time', required: true, value: '09:00' });
-  const end = input({ type: 'time', required: true, value: '17:00' });
-  const pause = input({ value: '30m', autocomplete: 'off', size: 6 });
-  const grace = input({ value: '10m', autocomplete: 'off', size: 6 });
-  const days = weekdayPicker([1, 2, 3, 4, 5]);
-  // The schedule being changed, if any: the form is shared by adding and changing, as a
-  // schedule in use cannot be deleted (its assignments hold it) and changing it is the ordinary way.
-  let editing: Schedule | null = null;
-  const submit = h('button', { type: 'submit' }, 'Add schedule');
-  const cancel = button('Cancel', () => fill(null), { hidden: true });
-  const fill = (schedule: Schedule | null) => {
-    editing = schedule;
-    name.value = schedule?.name ?? '';
-    start.value = schedule?.start ?? '09:00';
-    end.value = schedule?.end ?? '17:00';
-    pause.value = schedule ? shownDuration(schedule.break) : '30m';
-    grace.value = schedule ? shownDuration(schedule.grace_in) : '10m';
-    days.set(schedule ? (schedule.weekdays ?? [1, 2, 3, 4, 5]) : [1, 2, 3, 4, 5]);
-    submit.textContent = schedule ? `Save ${schedule.name}` : 'Add schedule';
-    cancel.hidden = schedule === null;
-    if (schedule) name.focus();
-  };
-  const form = submitter(
-    h(
-      'form',
-      { class: 'inline-form' },
-      field('Name', name),
-      field('Starts', start),
-      field('Ends', end, 'Before the start: overnight.'),
-      field('Break', pause, 'Unpaid, e.g. 30m or 1h.'),
-      field('Grace', grace, 'Late after this, e.g. 10m.'),
-      days.element,
-      submit,
-      cancel,
-    ),
-    async () => {
-      const weekdays = days.value();
-      if (weekdays.length === 0) throw new Error('Choose at least one day of the week.');
-      const body = {
-        name: name.value.trim(),
-        start: start.value,
-        end: end.value,
-        break: pause.value.trim() || (editing ? '0m' : undefined),
-        grace_in: grace.value.trim() || (editing ? '0m' : undefined),
-        weekdays,
-      };
-      const changed = editing;
-      if (changed) await api.patch(`work-schedules/${encodeURIComponent(changed.id)}/`, body);
-      else await api.post('work-schedules/', body);
-      await draw();
-      // The server recomputes the days of everyone assigned it (past pay periods that are locked stay).
-      announce(changed ? `${body.name} saved; the days of the people who work it follow.` : 'Schedule added.');
-    },
-    { name, start, end, break: pause, grace_in: grace, weekdays: days.element },
-  );
+  const editor = scheduleForm(draw);
   const mayChange = can('PATCH work-schedules/{id}/');
   return section(
     'Work schedules',
@@ -233,14 +178,74 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
         h(
           'span',
           { class: 'actions' },
-          mayChange && button('Change', () => fill(s), { 'aria-label': `Change ${s.name}` }),
+          mayChange && button('Change', () => editor.fill(s), { 'aria-label': `Change ${s.name}` }),
           remove(`work-schedules/${encodeURIComponent(s.id)}/`, `schedule ${s.name}`, draw, 'DELETE work-schedules/{id}/'),
         ),
       ]),
       'No schedules yet: until one is assigned, attendance uses the installer’s default hours, if any.',
     ),
-    (can('POST work-schedules/') || mayChange) && form,
+    (can('POST work-schedules/') || mayChange) && editor.form,
   );
+}
+
+/**
+ * The form that adds a schedule, or changes one (`fill`): a schedule in use cannot be deleted
+ * (its assignments hold it), so changing it in place is the ordinary way; the server recomputes
+ * the days of everyone assigned it (locked pay periods stay as they are).
+ */
+function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill: (schedule: Schedule | null) => void } {
+  const name = input({ required: true, autocomplete: 'off', placeholder: 'Day shift' });
+  const start = input({ type: 'time', required: true, value: '09:00' });
+  const end = input({ type: 'time', required: true, value: '17:00' });
+  const pause = input({ value: '30m', autocomplete: 'off', size: 6 });
+  const grace = input({ value: '10m', autocomplete: 'off', size: 6 });
+  const days = weekdayPicker([1, 2, 3, 4, 5]);
+  let editing: Schedule | null = null;
+  const submit = h('button', { type: 'submit' }, 'Add schedule');
+  const cancel = button('Cancel', () => fill(null), { hidden: true });
+  const fill = (schedule: Schedule | null) => {
+    editing = schedule;
+    name.value = schedule?.name ?? '';
+    start.value = schedule?.start ?? '09:00';
+    end.value = schedule?.end ?? '17:00';
+    pause.value = schedule ? shownDuration(schedule.break) : '30m';
+    grace.value = schedule ? shownDuration(schedule.grace_in) : '10m';
+    days.set(schedule?.weekdays ?? [1, 2, 3, 4, 5]);
+    submit.textContent = schedule ? `Save ${schedule.name}` : 'Add schedule';
+    cancel.hidden = schedule === null;
+    if (schedule) name.focus();
+  };
+  const fields = [
+    field('Name', name),
+    field('Starts', start),
+    field('Ends', end, 'Before the start: overnight.'),
+    field('Break', pause, 'Unpaid, e.g. 30m or 1h.'),
+    field('Grace', grace, 'Late after this, e.g. 10m.'),
+  ];
+  const form = submitter(
+    h('form', { class: 'inline-form' }, ...fields, days.element, submit, cancel),
+    async () => {
+      const weekdays = days.value();
+      if (weekdays.length === 0) throw new Error('Choose at least one day of the week.');
+      // Emptied while changing: no break, no grace (left out, the server would keep the old ones).
+      const none = editing ? '0m' : undefined;
+      const body = {
+        name: name.value.trim(),
+        start: start.value,
+        end: end.value,
+        break: pause.value.trim() || none,
+        grace_in: grace.value.trim() || none,
+        weekdays,
+      };
+      const changed = editing;
+      if (changed) await api.patch(`work-schedules/${encodeURIComponent(changed.id)}/`, body);
+      else await api.post('work-schedules/', body);
+      await draw();
+      announce(changed ? `${body.name} saved; the days of the people who work it follow.` : 'Schedule added.');
+    },
+    { name, start, end, break: pause, grace_in: grace, weekdays: days.element },
+  );
+  return { form, fill };
 }
 
 /** A stored duration as the form takes it back ('0s' and none read as empty: no break, no grace). */

@@ -43,23 +43,6 @@ const STATUS_WORDS: Record<Person['status'], [string, 'ok' | 'warn' | 'bad' | 'm
   off: ['Day off', 'muted'],
 };
 
-/** Who a count is made of. */
-function inCount(p: Person, key: CountKey): boolean {
-  const came = p.status === 'present' || p.status === 'late';
-  switch (key) {
-    case 'expected':
-      return p.expected;
-    case 'in_now':
-      return p.in_now;
-    case 'present':
-      return came;
-    case 'out':
-      return came && !p.in_now;
-    default:
-      return p.status === key;
-  }
-}
-
 /** A punch is read this long after it arrives (the punches of one moment come in one read). */
 const REFRESH_DELAY_MS = 400;
 /**
@@ -73,8 +56,9 @@ const REFRESH_EVERY_MS = 60_000;
 /** A read that has not answered by then no longer holds the next ones back (a lost connection). */
 const READ_GIVE_UP_MS = 30_000;
 /**
- * People a list draws before "Show all": otherwise a company's whole day (10,000 rows at M) is
- * redrawn at every live read, while a list of a few hundred is what a person reads anyway.
+ * People a list asks for before "Show all": otherwise a company's whole day (10,000 people at M,
+ * about 3 MB) is sent and redrawn at every live read, while a list of a few hundred is what a
+ * person reads anyway. The server lists the chosen count's people (`count=`), the first by name.
  */
 const LIST_FIRST = 200;
 
@@ -91,7 +75,8 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
   const state: Choice = {
     date: params.get('date') ?? '',
     area: params.get('area') ?? '',
-    show: (params.get('show') as CountKey | null) ?? 'expected',
+    // An address with a count that does not exist shows the expected (the server would refuse it).
+    show: TILES.find((t) => t.key === params.get('show'))?.key ?? 'expected',
   };
   const live = state.date === '';
   // The stream's position first, then the board: a punch in between is replayed, not missed.
@@ -100,7 +85,7 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
     .get<List<{ name: string }>>('areas/')
     .then((l) => l.results.map((a) => a.name))
     .catch(() => [] as string[]);
-  const board = await read(state);
+  const board = await read(state, false);
   const today = live ? board.date : localDate();
   state.date = board.date;
   const page = new BoardPage(state, live, today, board, areaNames);
@@ -166,6 +151,8 @@ class BoardPage {
   private readonly list = h('div', { id: 'board-list' });
   /** The whole list asked for ("Show all"), until another count or area is chosen. */
   private showAll = false;
+  /** Reads started, so that only the latest one is drawn. */
+  private reads = 0;
 
   constructor(
     private readonly state: Choice,
@@ -192,7 +179,11 @@ class BoardPage {
   }
 
   async reload(): Promise<void> {
-    this.board = await read({ date: this.live ? '' : this.state.date, area: this.state.area });
+    // A later read (another count chosen, a punch) wins over one that answers after it.
+    const ticket = ++this.reads;
+    const board = await read({ ...this.state, date: this.live ? '' : this.state.date }, this.showAll);
+    if (ticket !== this.reads) return;
+    this.board = board;
     this.state.date = this.board.date;
     this.remember();
     this.draw();
@@ -219,15 +210,13 @@ class BoardPage {
   private choose(key: CountKey, area?: string): void {
     this.state.show = key;
     this.showAll = false;
-    if (area !== undefined && area !== this.state.area) {
+    if (area !== undefined) {
       this.state.area = area;
       this.areaSelect.value = area;
-      void this.reload().then(() => this.focusList());
-      return;
     }
-    this.remember();
-    this.drawList();
-    this.focusList();
+    // The list is the server's (one count's people): the tile shows as chosen at once, its people once read.
+    this.markChosen();
+    void this.reload().then(() => this.focusList());
   }
 
   private submit(event: Event): void {
@@ -253,25 +242,28 @@ class BoardPage {
     history.replaceState(null, '', `#/${query({ date: date === this.today ? '' : date, area, show })}`);
   }
 
+  private markChosen(): void {
+    for (const tile of Array.from(this.tiles.querySelectorAll<HTMLElement>('[data-count]')))
+      tile.setAttribute('aria-pressed', String(tile.dataset.count === this.state.show));
+  }
+
   private drawList(): void {
     const { state, board } = this;
-    for (const tile of Array.from(this.tiles.querySelectorAll<HTMLElement>('[data-count]')))
-      tile.setAttribute('aria-pressed', String(tile.dataset.count === state.show));
-    const people = board.people.filter((p) => inCount(p, state.show));
-    const shown = this.showAll ? people : people.slice(0, LIST_FIRST);
+    this.markChosen();
+    const shown = board.people;
     const all =
-      shown.length < people.length
+      shown.length < board.people_total
         ? h(
             'p',
             { class: 'list-more' },
             `The first ${shown.length} by name. `,
-            button(`Show all ${people.length}`, () => {
+            button(`Show all ${board.people_total}`, async () => {
               this.showAll = true;
-              this.drawList();
+              await this.reload();
             }),
           )
         : null;
-    replace(this.list, peopleSection(`${labelOf(state.show)}${state.area ? ` in ${state.area}` : ''}: ${people.length}`, shown), all);
+    replace(this.list, peopleSection(`${labelOf(state.show)}${state.area ? ` in ${state.area}` : ''}: ${board.people_total}`, shown), all);
     this.list.querySelector('h2')?.setAttribute('tabindex', '-1');
   }
 }
@@ -339,8 +331,9 @@ function areaTable(board: Board, date: string, choose: (key: CountKey, area: str
   );
 }
 
-function read(state: { date: string; area: string }): Promise<Board> {
-  return api.get<Board>(`attendance/today/${query({ date: state.date, area: state.area })}`);
+/** The board of a date and area: every count, and the people of the one shown (its first LIST_FIRST, or all). */
+function read(state: Choice, all: boolean): Promise<Board> {
+  return api.get<Board>(`attendance/today/${query({ date: state.date, area: state.area, count: state.show, limit: all ? undefined : LIST_FIRST })}`);
 }
 
 /** `09:02`: a time of day in the attendance zone. */
