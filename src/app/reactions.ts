@@ -104,6 +104,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   commands.events.react('device_command_finished', enrollmentReactions.advanceRemoteSessions(enrollment));
   commands.events.react('device_command_finished', fleetReactions.convergeOnCommandResult(converge));
   commands.events.react('device_command_finished', proofReactions.confirmProofOnDelete(m.proofs));
+  commands.operator.refuseCancelWhen(proofReactions.keepDeletesProofsAwait(m.proofs));
   commands.events.react('device_command_finished', completenessReactions.followRecoveryCommands(recover));
 
   // A punch stored: flags it needs from modules above, the anomalies it shows (attendance days

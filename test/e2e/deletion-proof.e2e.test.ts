@@ -225,4 +225,28 @@ describe('deletion proof', () => {
     expect(proof.terminals.every((t) => t.status === 'confirmed' && t.command?.kind === 'delete_user')).toBe(true);
     expect(proof.terminals.map((t) => t.serial_number).sort()).toEqual([...fleet.keys()].sort());
   });
+
+  test('a delete the proof waits for cannot be cancelled; another command can', async () => {
+    const e = await terminal('PROOF-E');
+    const p = await person('PR-5');
+    for (const t of fleet.values()) await drain(t);
+    expect((await server.admin.delete(`/enrollees/${p.id}/consent`)).status).toBe(200);
+    const queue = await server.admin.get('/devices/PROOF-E/commands/?status=pending');
+    const owed = queue.body.results.find((c: { kind: string }) => c.kind === 'delete_template' || c.kind === 'delete_user');
+    expect(owed).toBeDefined();
+    // An installer clearing the queue would leave her fingerprint on the terminal for good.
+    const refused = await server.admin.post(`/devices/PROOF-E/commands/${owed.id}/cancel/`, {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'conflict', details: { command: owed.id } });
+    expect(refused.body.error.message).toContain('deletion proof waits for it');
+    const still = await server.admin.get('/devices/PROOF-E/commands/?status=pending');
+    expect(still.body.results.map((c: { id: number }) => c.id)).toContain(owed.id);
+    // Any other command is cancelled as before.
+    const info = await server.admin.post('/devices/PROOF-E/commands/', { kind: 'info' });
+    expect(info.status).toBe(201);
+    expect((await server.admin.post(`/devices/PROOF-E/commands/${info.body.id}/cancel/`, {})).status).toBe(200);
+    for (const t of fleet.values()) await drain(t);
+    expect([...e.templates.values()].some((t) => t.pin === p.device_pin)).toBe(false);
+    expect((await proofOf(p.id)).complete).toBe(true);
+  });
 });

@@ -4,6 +4,7 @@ export { commandJobs } from './jobs';
 export type { DueCommand, NewCommand } from './kinds';
 export { DeviceCommand } from './model';
 export { openDeletesOf, type WaitingCommands, waitingSince } from './open';
+export type { CancelRefusal } from './operator-actions';
 export * as commandReactions from './reactions';
 export { describeReturnCode } from './return-codes';
 export { commandRoutes } from './routes';

@@ -18,15 +18,29 @@ import { type CommandView, commandView } from './views';
 /** How the operator's commands join the queue (CommandService.enqueue). */
 type Enqueue = (w: WriteContext, commands: NewCommand[]) => Promise<number[]>;
 
+/**
+ * Why a command must not be cancelled, or null: asked by `cancel` inside its transaction (a
+ * delete that carries out a person's deletion, for one: src/app/reactions.ts wires them).
+ */
+export type CancelRefusal = (q: Queryable, command: CommandRow) => Promise<string | null>;
+
 export class OperatorActions {
+  private readonly refusals: CancelRefusal[] = [];
+
   constructor(
     private readonly ctx: CommandRuntime,
     private readonly deps: { enqueue: Enqueue; endings: CommandEndings; polls: CommandPolls },
   ) {}
 
+  /** Wired in src/app/reactions.ts: a rule under which an operator's cancel is refused (409). */
+  refuseCancelWhen(refusal: CancelRefusal): void {
+    this.refusals.push(refusal);
+  }
+
   /**
-   * Cancels a command that has not finished (`pending` or `sent`); a command already finished is
-   * 409 `conflict`. What depends on it (template sync, a remote session) follows from its end.
+   * Cancels a command that has not finished (`pending` or `sent`); a command already finished,
+   * or one a refusal rule keeps (refuseCancelWhen), is 409 `conflict`. What depends on it
+   * (template sync, a remote session) follows from its end.
    */
   async cancel(deviceId: string, id: number, by: string): Promise<CommandView> {
     return this.ctx.db.write(async (w) => {
@@ -36,6 +50,10 @@ export class OperatorActions {
           command: id,
           status: command.status,
         });
+      }
+      for (const refusal of this.refusals) {
+        const why = await refusal(w.tx, command);
+        if (why) throw new FpaError('conflict', why, { command: id, kind: command.kind });
       }
       const now = this.ctx.clock.now();
       await this.deps.endings.close(w, command, 'cancelled', now, null, { reason: `cancelled by ${by}` });

@@ -1,10 +1,11 @@
 /**
  * What the deletion proofs react to (wired in src/app/reactions.ts): the destruction of a
  * person's templates opens (or adds to) their proof, in the same transaction, once the deletes
- * are queued; a terminal's answer to a delete confirms it.
+ * are queued; a terminal's answer to a delete confirms it; an operator's cancel of a delete a
+ * proof waits for is refused.
  */
 
-import type { CommandEvents } from '../commands';
+import type { CancelRefusal, CommandEvents } from '../commands';
 import type { EnrollmentEvents } from '../enrollment';
 import type { ReactionTo } from '../events';
 import type { DeletionProofs } from './service';
@@ -31,3 +32,9 @@ export const confirmProofOnDelete =
       w,
       finished.map((e) => e.data),
     );
+
+/** An operator's cancel of a delete that a deletion proof waits for is refused (withdrawal deletes everywhere). */
+export const keepDeletesProofsAwait =
+  (proofs: DeletionProofs): CancelRefusal =>
+  (q, command) =>
+    proofs.keepsDelete(q, command);

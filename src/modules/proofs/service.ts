@@ -93,6 +93,28 @@ export class DeletionProofs {
     await this.completeIfDone(w, [enrolleeId]);
   }
 
+  /**
+   * Why a delete may not be cancelled: a deletion proof waits for it (consent withdrawn, person
+   * deleted), and cancelling it would leave the person's data on the terminal with nothing left
+   * to remove it, and the proof pending for good. Null for any other command.
+   */
+  async keepsDelete(q: Queryable, command: { id: number; deviceId: string; kind: string }): Promise<string | null> {
+    if (command.kind !== 'delete_user' && command.kind !== 'delete_template') return null;
+    const [awaited] = await q
+      .select({ enrollee: deletionProofTerminals.enrolleeId })
+      .from(deletionProofTerminals)
+      .where(
+        and(
+          eq(deletionProofTerminals.deviceId, command.deviceId),
+          eq(deletionProofTerminals.status, 'pending'),
+          sql`exists (select 1 from json_each(${deletionProofTerminals.awaiting}) where value = ${command.id})`,
+        ),
+      )
+      .limit(1);
+    if (!awaited) return null;
+    return 'this delete carries out a person’s deletion (consent withdrawn or person deleted) and their deletion proof waits for it: it cannot be cancelled. A terminal gone for good is removed instead (its proof then shows it unreachable).';
+  }
+
   /** A terminal answered a delete: the proofs waiting for it from that terminal are updated. */
   async commandFinished(w: WriteContext, finished: readonly Finished[]): Promise<void> {
     const { tx } = w;
