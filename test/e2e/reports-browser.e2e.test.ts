@@ -168,6 +168,14 @@ describe('Reports in the console', () => {
     expect(rows.getCell('N2').value).toBeCloseTo(WORKED.B1! / 3600, 6);
     const text = await pdfText((await download('PDF')).bytes);
     for (const expected of [COMPANY, 'Attendance summary', 'Area: branch', 'Berta Schulz', '161:00']) expect(text).toContain(expected);
+    // Before a download, the same report on screen: its rows as the PDF prints them, and its totals.
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const shown = page.locator('#report-preview');
+    await shown.getByRole('cell', { name: 'Berta Schulz' }).waitFor();
+    await shown.getByText('The whole report: 1 row.', { exact: false }).waitFor();
+    await shown.getByRole('cell', { name: '1 person' }).waitFor();
+    expect(await shown.getByRole('cell', { name: '161:00' }).count()).toBeGreaterThan(0);
+    await shown.getByRole('cell', { name: 'Total' }).waitFor();
     await page.screenshot({ path: join(shots, 'reports-summary.png'), fullPage: true });
     await period('2025-01-01', TO);
     await page.getByRole('button', { name: 'Download CSV' }).click();

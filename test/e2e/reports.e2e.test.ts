@@ -308,6 +308,36 @@ describe('scope and errors', () => {
     expect((await fetch(`${server.url}${API}/reports/daily.csv`)).status).toBe(401);
   });
 
+  test('a preview: the first rows as the PDF prints them, every sheet until the limit, the totals of a sheet shown whole', async () => {
+    const one = await server.admin.get(`/reports/timesheet/preview/?employee=D1&from=${FROM}&to=${TO}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ title: 'Timesheet', period: `${FROM} to ${TO}`, time_zone: ZONE, truncated: false });
+    const [sheet] = one.body.sheets;
+    expect(sheet.name).toBe('Dana Fischer (D1)');
+    expect(sheet.rows).toHaveLength(28);
+    const labels = sheet.columns.map((c: { label: string }) => c.label);
+    const cell = (row: string[], label: string) => row[labels.indexOf(label)];
+    // As printed: the PDF's columns; punches HH:MM, the late time H:MM, codes as words, not seconds or codes.
+    expect(labels).toEqual(['Date', 'Day', 'Status', 'Punches', 'Worked', 'Expected', 'Late', 'Early leave', 'Overtime', 'Notes']);
+    expect(['Punches', 'Status', 'Late', 'Notes'].map((label) => cell(sheet.rows[2], label))).toEqual(['08:20 16:31', 'Present', '0:20', 'late']);
+    expect(cell(sheet.totals, 'Worked')).toBe(hm(WORKED.D1!));
+    // An area's month stops at the limit, and says so; its last sheet, cut short, has no totals.
+    const area = await server.admin.get(`/reports/timesheet/preview/?area=plant&from=${FROM}&to=${TO}&limit=40`);
+    expect(area.body.truncated).toBe(true);
+    expect(area.body.sheets.map((s: { rows: unknown[] }) => s.rows.length)).toEqual([28, 12]);
+    expect(area.body.sheets[1].totals).toBeNull();
+    // Every report has one, with the same filters and the same scope.
+    const daily = await server.admin.get('/reports/daily/preview/?date=2026-02-03');
+    expect(daily.body.sheets[0].rows.length).toBe(PEOPLE.length);
+    expect((await server.admin.get(`/reports/summary/preview/?from=${FROM}&to=${TO}`)).status).toBe(200);
+    expect((await server.admin.get(`/reports/exceptions/preview/?from=${FROM}&to=${TO}&kind=late`)).body.sheets[0].rows.length).toBeGreaterThan(0);
+    const branchOnly = await limitedTo(['branch']);
+    const branch = await fetch(`${server.url}${API}/reports/daily/preview/?date=2026-02-03`, { headers: { authorization: `Bearer ${branchOnly}` } });
+    expect(((await branch.json()) as { sheets: { rows: string[][] }[] }).sheets[0]!.rows.map((r) => r.join(' '))).toEqual([expect.stringContaining('B1')]);
+    expect((await server.admin.get(`/reports/timesheet/preview/?employee=NOPE&from=${FROM}&to=${TO}`)).status).toBe(404);
+    expect((await server.admin.get(`/reports/summary/preview/?from=${FROM}&to=${TO}&limit=0`)).status).toBe(400);
+  });
+
   test('the OpenAPI document names each report with its content type', async () => {
     const doc = (await server.admin.get('/docs/json')).body;
     for (const report of ['daily', 'timesheet', 'summary', 'exceptions']) {

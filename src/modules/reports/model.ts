@@ -1,6 +1,7 @@
 /** The reports module's HTTP model: the query of each report (the files themselves are CSV, XLSX or PDF). */
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { LocalDate, Text } from '../../platform/http/model';
+import { LocalDate, Nullable, Text } from '../../platform/http/model';
 import { EXCEPTION_KINDS } from './rows';
 
 const Area = Text({ maxLength: 100, description: 'Only the people of this area (by name); default: every area the caller may see.' });
@@ -35,3 +36,30 @@ export const ExceptionsQuery = t.Object({
     }),
   ),
 });
+
+/** `reports/{kind}/preview/`: the report's query, and how many rows to show. */
+export const PreviewLimit = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, description: 'Rows shown at most, over every sheet (default 100).' })),
+});
+
+export const ReportPreview = t.Object(
+  {
+    title: t.String(),
+    period: t.String(),
+    scope: t.String({ description: '`All areas`, an area, or a person.' }),
+    time_zone: t.String({ description: 'The zone of every time shown.' }),
+    notes: t.Array(t.String(), { description: 'What marks mean (as under the PDF’s last table).' }),
+    sheets: t.Array(
+      t.Object({
+        name: t.String(),
+        details: t.Array(t.String()),
+        columns: t.Array(t.Object({ key: t.String({ description: 'The CSV header.' }), label: t.String() })),
+        rows: t.Array(t.Array(t.String()), { description: 'Cells as printed: times HH:MM (+1 on a later date), durations H:MM, words for codes.' }),
+        totals: Nullable(t.Array(t.String(), { description: 'The totals row, when the sheet was shown whole and has one.' })),
+      }),
+    ),
+    truncated: t.Boolean({ description: 'More rows than `limit`: the files have them all.' }),
+  },
+  { title: 'ReportPreview' },
+);
+export type ReportPreviewView = Static<typeof ReportPreview>;

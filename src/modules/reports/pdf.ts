@@ -13,7 +13,7 @@
  */
 import PDFDocument from 'pdfkit';
 import { FpaError } from '../../platform/errors';
-import { type Cell, type Column, hoursMinutes, type ReportDocument, type Row, type Sheet, words } from './table';
+import { type Cell, type Column, printed, type ReportDocument, type Row, type Sheet } from './table';
 
 /** About 250 pages: a month's timesheets for eight people a page… or a year of exceptions for a department. */
 export const MAX_PDF_ROWS = 10_000;
@@ -47,26 +47,6 @@ export function winAnsi(text: string): string {
     const base = STROKED[c] ?? c.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
     return base !== c && !ANY_OUTSIDE.test(base) ? base : '?';
   });
-}
-
-/** A cell as printed: times `HH:MM` (`+1` when on a later date than the row's), durations `H:MM`, words for codes. */
-export function printed(column: Column, cell: Cell, rowDate?: string): string {
-  if (cell === null || cell === '') return '';
-  switch (column.kind) {
-    case 'time': {
-      const text = String(cell);
-      return `${text.slice(11, 16)}${rowDate && text.slice(0, 10) > rowDate ? ' +1' : ''}`;
-    }
-    case 'hours': {
-      const seconds = Number(cell);
-      return seconds === 0 && column.key !== 'worked_hours' && column.key !== 'expected_hours' ? '' : hoursMinutes(seconds);
-    }
-    case 'status':
-    case 'flags':
-      return words(column.kind, cell);
-    default:
-      return String(cell);
-  }
 }
 
 /** Text cut to a width, with an ellipsis. */

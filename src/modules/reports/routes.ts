@@ -2,7 +2,8 @@
 import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
-import { DailyQuery, ExceptionsQuery, SummaryQuery, TimesheetQuery } from './model';
+import { DailyQuery, ExceptionsQuery, PreviewLimit, ReportPreview, SummaryQuery, TimesheetQuery } from './model';
+import { previewOf } from './preview';
 import type { ReportFile, ReportService } from './service';
 import { FORMATS, type Format } from './table';
 
@@ -64,5 +65,31 @@ export function reportRoutes(http: Http, reports: ReportService) {
         detail: { summary: `Attendance exceptions as ${format.toUpperCase()}`, description: `${EXCEPTIONS} ${media}.`, tags },
       });
   }
-  return router;
+  // The first rows on screen before a download (the console's Preview), cells as the PDF prints them.
+  const preview = { response: { 200: ReportPreview, ...errors('not_found') } };
+  const shown = (limit: number | undefined) => limit ?? PREVIEW_ROWS;
+  return router
+    .get('/reports/daily/preview', async ({ query: { limit, ...q }, admin }) => previewOf(await reports.daily(q, admin), shown(limit)), {
+      ...preview,
+      query: t.Composite([DailyQuery, PreviewLimit]),
+      detail: { summary: 'The first rows of the daily report', tags },
+    })
+    .get('/reports/timesheet/preview', async ({ query: { limit, ...q }, admin }) => previewOf(await reports.timesheet(q, admin), shown(limit)), {
+      ...preview,
+      query: t.Composite([TimesheetQuery, PreviewLimit]),
+      detail: { summary: 'The first rows of a timesheet', tags },
+    })
+    .get('/reports/summary/preview', async ({ query: { limit, ...q }, admin }) => previewOf(await reports.summary(q, admin), shown(limit)), {
+      ...preview,
+      query: t.Composite([SummaryQuery, PreviewLimit]),
+      detail: { summary: 'The first rows of the attendance summary', tags },
+    })
+    .get('/reports/exceptions/preview', async ({ query: { limit, ...q }, admin }) => previewOf(await reports.exceptions(q, admin), shown(limit)), {
+      ...preview,
+      query: t.Composite([ExceptionsQuery, PreviewLimit]),
+      detail: { summary: 'The first rows of the exceptions report', tags },
+    });
 }
+
+/** Rows a preview shows when not told. */
+const PREVIEW_ROWS = 100;

@@ -199,7 +199,7 @@ export function summaryRow(s: SummaryView): Row {
 
 /** The totals of summary rows (every figure summed). */
 export function summaryTotals(rows: readonly Row[]): Row {
-  const totals: Cell[] = ['Total', `${rows.length} people`];
+  const totals: Cell[] = ['Total', rows.length === 1 ? '1 person' : `${rows.length} people`];
   for (let i = 2; i < SUMMARY_COLUMNS.length; i++) totals.push(rows.reduce((n, r) => n + (Number(r.cells[i]) || 0), 0));
   return { cells: totals };
 }

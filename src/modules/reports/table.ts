@@ -122,3 +122,23 @@ export function hoursMinutes(seconds: number): string {
 
 /** Seconds as decimal hours, two places (CSV and Excel). */
 export const decimalHours = (seconds: number): number => Math.round((seconds / 3600) * 100) / 100;
+
+/** A cell as printed (PDF, the on-screen preview): times `HH:MM` (`+1` when on a later date than the row's), durations `H:MM`, words for codes. */
+export function printed(column: Column, cell: Cell, rowDate?: string): string {
+  if (cell === null || cell === '') return '';
+  switch (column.kind) {
+    case 'time': {
+      const text = String(cell);
+      return `${text.slice(11, 16)}${rowDate && text.slice(0, 10) > rowDate ? ' +1' : ''}`;
+    }
+    case 'hours': {
+      const seconds = Number(cell);
+      return seconds === 0 && column.key !== 'worked_hours' && column.key !== 'expected_hours' ? '' : hoursMinutes(seconds);
+    }
+    case 'status':
+    case 'flags':
+      return words(column.kind, cell);
+    default:
+      return String(cell);
+  }
+}

@@ -162,6 +162,7 @@ export const POLICY: readonly Rule[] = [
   rule('GET', 'reports/timesheet.*', READ_ATTENDANCE),
   rule('GET', 'reports/summary.*', READ_ATTENDANCE),
   rule('GET', 'reports/exceptions.*', READ_ATTENDANCE),
+  rule('GET', 'reports/*/preview/', READ_ATTENDANCE),
 
   // Calendar and pay periods: hr keeps them; managers and viewers read them.
   rule('GET', 'calendar/', READ_ATTENDANCE),

@@ -8,8 +8,9 @@ import { existsSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { csvStream } from '../../../src/modules/reports/csv';
-import { MAX_PDF_ROWS, pdfBytes, printed, winAnsi } from '../../../src/modules/reports/pdf';
+import { MAX_PDF_ROWS, pdfBytes, winAnsi } from '../../../src/modules/reports/pdf';
 import type { Column, ReportDocument, Row, Sheet } from '../../../src/modules/reports/table';
+import { printed } from '../../../src/modules/reports/table';
 import { xlsxStream } from '../../../src/modules/reports/xlsx';
 import { parseCsv } from '../../../src/platform/csv';
 

@@ -6,9 +6,11 @@
  */
 
 import type { EnrolleeView } from '../../../enrollees';
+import type { ReportPreviewView } from '../../../reports';
 import { API, ApiError, api, type List, query } from '../api';
 import { button, field, h, input, replace, section, select } from '../dom';
 import { localDate } from '../format';
+import { previewOf } from './report-preview';
 
 type Kind = 'daily' | 'timesheet' | 'summary' | 'exceptions';
 
@@ -61,19 +63,33 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
   );
   const filters = filtersOf(current.kind, areas.results, people.results);
   const problem = h('p', { class: 'error', role: 'alert', id: 'report-problem' });
+  const shown = h('div', { id: 'report-preview' });
+  // The filters' query, or null once what is wrong with them is shown beside them.
+  const asked = (): string | null => {
+    problem.textContent = '';
+    for (const note of Array.from(main.querySelectorAll('.field-error'))) note.remove();
+    for (const marked of Array.from(main.querySelectorAll('[aria-invalid]'))) marked.removeAttribute('aria-invalid');
+    const q = filters.query();
+    if (typeof q === 'string') return q;
+    refuse(q, problem);
+    return null;
+  };
+  const preview = button(
+    'Preview',
+    async () => {
+      const q = asked();
+      if (q === null) return;
+      const read = await fetched(() => api.get<ReportPreviewView>(`reports/${current.kind}/preview/${q}`), problem);
+      replace(shown, read ? previewOf(read) : null);
+    },
+    { class: 'primary', 'aria-describedby': 'report-problem' },
+  );
   const downloads = FORMATS.map(([format, label]) =>
     button(
       `Download ${label}`,
       async () => {
-        problem.textContent = '';
-        for (const shown of Array.from(main.querySelectorAll('.field-error'))) shown.remove();
-        for (const marked of Array.from(main.querySelectorAll('[aria-invalid]'))) marked.removeAttribute('aria-invalid');
-        const asked = filters.query();
-        if (typeof asked !== 'string') {
-          refuse(asked, problem);
-          return;
-        }
-        await download(`reports/${current.kind}.${format}${asked}`, `${current.kind}.${format}`, problem);
+        const q = asked();
+        if (q !== null) await download(`reports/${current.kind}.${format}${q}`, `${current.kind}.${format}`, problem);
       },
       { 'data-format': format, 'aria-describedby': 'report-problem' },
     ),
@@ -86,8 +102,9 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
       `${current.title} report`,
       h('p', {}, current.about),
       h('form', { class: 'inline-form', onsubmit: (e: Event) => e.preventDefault() }, ...filters.fields),
-      h('div', { class: 'actions downloads' }, ...downloads),
+      h('div', { class: 'actions downloads' }, preview, ...downloads),
       problem,
+      shown,
       h('p', { class: 'api-hint' }, `Integrations: GET ${API}/reports/${current.kind}.csv (or .xlsx, .pdf) with the same filters.`),
     ),
   );
@@ -109,15 +126,20 @@ function refuse(refusal: Refusal, problem: HTMLElement): void {
   refusal.at.focus();
 }
 
-async function download(path: string, fallback: string, problem: HTMLElement): Promise<void> {
-  let response: Response;
+/** What `ask` answers, or null once its refusal is shown under the buttons in plain words. */
+async function fetched<T>(ask: () => Promise<T>, problem: HTMLElement): Promise<T | null> {
   try {
-    response = await api.raw(path);
+    return await ask();
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) problem.textContent = 'That person or area does not exist, or is outside the areas you may see.';
     else problem.textContent = error instanceof Error ? error.message : String(error);
-    return;
+    return null;
   }
+}
+
+async function download(path: string, fallback: string, problem: HTMLElement): Promise<void> {
+  const response = await fetched(() => api.raw(path), problem);
+  if (!response) return;
   const url = URL.createObjectURL(await response.blob());
   const link = h('a', { href: url, download: fileName(response, fallback), hidden: true });
   document.body.append(link);
