@@ -196,7 +196,7 @@ describe('the console in a browser', () => {
     await page.locator('#attendance-grid').waitFor();
     await page
       .locator('#attendance-grid')
-      .getByRole('button', { name: /Ada Obi, .*: Missing a punch/ })
+      .getByRole('button', { name: /Ada Obi, .*: Missing punch/ })
       .first()
       .click();
     await page.getByRole('heading', { level: 2, name: /Ada Obi,/ }).waitFor();

@@ -17,7 +17,7 @@ const WORDS: Record<string, string> = {
   present: 'Present',
   incompatible: 'Cannot use it',
   // attendance days
-  incomplete: 'Missing a punch',
+  incomplete: 'Missing punch',
   absent: 'Absent',
   non_working_day: 'Day off',
   holiday: 'Holiday',
