@@ -125,9 +125,16 @@ describe('a viewer', () => {
       const reading = hash === '#/reports' ? 'main form:not([role=search]):has(button[type=submit])' : 'main form:not([role=search])';
       expect({ hash, forms: await page.locator(reading).count() }).toEqual({ hash, forms: 0 });
       // Plain words for people who do not run the server: no setting's name (TRAVEL_MINUTES).
-      expect({ hash, settings: ((await page.locator('main').textContent()) ?? '').match(/\b[A-Z]{2,}(?:_[A-Z]+)+\b/g) ?? [] }).toEqual({ hash, settings: [] });
+      const text = (await page.locator('main').textContent()) ?? '';
+      expect({ hash, settings: text.match(/\b[A-Z]{2,}(?:_[A-Z]+)+\b/g) ?? [] }).toEqual({ hash, settings: [] });
+      // Nor the API's paths (they are for whoever connects other systems).
+      expect({ hash, api: text.includes('/api/fingerprint/') }).toEqual({ hash, api: false });
       await page.screenshot({ path: `${SHOTS}/viewer-${hash.replace(/[#/]+/g, '-').replace(/^-|-$/g, '') || 'home'}.png`, fullPage: true });
     }
+    // Nobody here has a schedule: who came in is not "On time" (there is no start to be on time for).
+    await go(page, '#/', /^Today/);
+    await page.locator('#board-list').getByText('Came in (no shift)').first().waitFor();
+    expect(await page.locator('#board-list').getByText('On time').count()).toBe(0);
     // A page it may not use is not drawn (its requests would be refused).
     await go(page, '#/integrations', 'Not available');
     expect(refused).toEqual([]);

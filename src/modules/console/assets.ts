@@ -72,7 +72,7 @@ ${body}
 }
 
 const HOW_TO_SIGN_IN =
-  '<p>Ask whoever runs the server for a sign-in link: on the server, <code>npm run fpa:console-link</code> prints one. It works once, for a few minutes.</p>';
+  '<p><a href="./">Sign in</a> with your account, or ask whoever gave you the link for a new one: a link works once, for a few minutes.</p>';
 
 /** Builds every file once; later calls get the same promise. */
 export function consoleFiles(): () => Promise<ConsoleFiles> {

@@ -59,13 +59,8 @@ export function signInForm(app: HTMLElement, started: () => void, notice?: strin
       ssoError ? h('p', { class: 'error', role: 'alert' }, ssoError) : null,
       form,
       sso,
-      h(
-        'p',
-        { class: 'hint-block' },
-        'No account yet? Ask an administrator for an invite. On the server, ',
-        h('code', {}, 'npm run fpa:console-link'),
-        ' prints a one-time link for operators.',
-      ),
+      // The operator's one-time link (npm run fpa:console-link) is in the README, not for everyone's eyes.
+      h('p', { class: 'hint-block' }, 'No account yet? Ask an administrator for an invite.'),
     ),
   );
   username.focus();

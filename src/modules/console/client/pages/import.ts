@@ -106,7 +106,12 @@ export async function importPage(main: HTMLElement): Promise<undefined> {
     section(
       'Choose the file',
       form,
-      h('pre', { class: 'example' }, 'id,name,areas,card\nE-001,Ada Obi,Head Office,10001\nE-002,Ben Lee,Head Office;Warehouse,'),
+      h('p', { class: 'muted' }, 'An example of such a file:'),
+      h(
+        'pre',
+        { class: 'example', 'aria-label': 'An example file' },
+        'id,name,areas,card\nE-001,Ada Obi,Head Office,10001\nE-002,Ben Lee,Head Office;Warehouse,',
+      ),
     ),
     out,
   );

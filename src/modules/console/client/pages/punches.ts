@@ -195,7 +195,8 @@ export function manualPunchForm(enrollees: EnrolleeView[], after: () => Promise<
     preset?.enrollee,
   );
   const date = input({ type: 'date', value: preset?.date ?? localDate(), required: true });
-  const at = input({ type: 'time', required: true, value: '17:00' });
+  // Empty: a time filled in for them would be added as it stands (a forgotten 08:00 in entered as 17:00).
+  const at = input({ type: 'time', required: true });
   const reason = input({ required: true, autocomplete: 'off', placeholder: 'e.g. forgot to clock out' });
   const form = h(
     'form',

@@ -7,7 +7,7 @@
 
 import type { EnrolleeView } from '../../../enrollees';
 import type { ReportPreviewView } from '../../../reports';
-import { API, ApiError, api, type List, query } from '../api';
+import { API, ApiError, api, can, type List, query } from '../api';
 import { button, field, h, input, replace, section, select } from '../dom';
 import { localDate } from '../format';
 import { previewOf } from './report-preview';
@@ -105,7 +105,8 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
       h('div', { class: 'actions downloads' }, preview, ...downloads),
       problem,
       shown,
-      h('p', { class: 'api-hint' }, `Integrations: GET ${API}/reports/${current.kind}.csv (or .xlsx, .pdf) with the same filters.`),
+      // For whoever connects other systems (they manage API keys); HR has no use for the path.
+      can('POST api-keys/') && h('p', { class: 'api-hint' }, `Integrations: GET ${API}/reports/${current.kind}.csv (or .xlsx, .pdf) with the same filters.`),
     ),
   );
   return undefined;

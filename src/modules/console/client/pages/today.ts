@@ -43,6 +43,13 @@ const STATUS_WORDS: Record<Person['status'], [string, 'ok' | 'warn' | 'bad' | 'm
   off: ['Day off', 'muted'],
 };
 
+/** A row's status: "On time" only against a shift's start; without a shift, who came in simply came in. */
+function statusWords(p: Person): [string, 'ok' | 'warn' | 'bad' | 'muted' | 'info'] {
+  if (p.status === 'present' && p.expected_start === null) return ['Came in (no shift)', 'ok'];
+  if (p.status === 'scheduled' && p.expected_start === null) return ['No shift', 'muted'];
+  return STATUS_WORDS[p.status];
+}
+
 /** A punch is read this long after it arrives (the punches of one moment come in one read). */
 const REFRESH_DELAY_MS = 400;
 /**
@@ -291,7 +298,7 @@ function peopleSection(title: string, people: Person[]): HTMLElement {
       people.map((p) => [
         h('a', { href: `#/people/${p.enrollee}` }, p.display_name),
         p.areas.join(', '),
-        badge(...STATUS_WORDS[p.status]),
+        badge(...statusWords(p)),
         p.expected_start ? shortTime(p.expected_start) : '—',
         p.first_in ? shortTime(p.first_in) : '—',
         p.late_seconds > 0 ? duration(p.late_seconds) : '—',
