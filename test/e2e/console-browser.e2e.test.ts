@@ -156,6 +156,8 @@ describe('the console in a browser', () => {
     await page.reload();
     await page.getByRole('heading', { level: 1, name: /Ada Obi/ }).waitFor();
     await page.getByRole('region', { name: 'Biometrics' }).getByRole('cell', { name: 'Right index' }).waitFor();
+    // Where it is, in words of its own ("Present" is an attendance status).
+    await page.getByRole('region', { name: 'Biometrics' }).getByText('On the terminal').first().waitFor();
     expect(await page.getByText('Completed').first().isVisible()).toBe(true);
     await shot('person');
   });

@@ -38,7 +38,7 @@ export async function peopleList(): Promise<HTMLElement> {
   };
   searchOnChange(filters, form, again);
   await load(0);
-  return section('Enrolled people', form, results);
+  return section('People', form, results);
 }
 
 function filterControls(areas: string[]) {

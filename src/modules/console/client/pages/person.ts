@@ -17,6 +17,13 @@ import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
 import { consentSection } from './person-consent';
 import { enrollSection } from './person-enrollment';
 
+/** A biometric's state on one terminal (not "Present": that is an attendance status). */
+const SYNC_WORDS: Record<string, string> = {
+  pending: 'Being sent',
+  present: 'On the terminal',
+  incompatible: 'Terminal cannot use it',
+  failed: 'Sending failed',
+};
 const syncTone = (status: string) => (status === 'present' ? 'ok' : status === 'pending' ? 'info' : 'bad');
 const ACTIVE_SESSION = new Set(['open', 'in_progress']);
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
@@ -155,7 +162,11 @@ function biometricsSection(templates: TemplateView[], deviceName: (serial: strin
         t.type && t.type !== 'fingerprint' ? `${words(t.type)} ${t.index ?? ''}` : fingerName(t.finger_index ?? t.index ?? -1),
         `Version ${t.version}, algorithm ${t.algorithm_version}`,
         t.sync.length > 0
-          ? h('ul', { class: 'plain' }, ...t.sync.map((s) => h('li', {}, `${deviceName(s.device)}: `, badge(words(s.status), syncTone(s.status)))))
+          ? h(
+              'ul',
+              { class: 'plain' },
+              ...t.sync.map((s) => h('li', {}, `${deviceName(s.device)}: `, badge(SYNC_WORDS[s.status] ?? words(s.status), syncTone(s.status)))),
+            )
           : 'On no terminal yet',
       ]),
       'No fingerprints stored.',
