@@ -82,12 +82,16 @@ describe('HR at a glance in the console', () => {
     await terminal.handshake();
     await go('#/terminals/HRDOOR01', /HRDOOR01/);
     const approve = page.getByRole('region', { name: 'Approve this terminal' });
+    // One place chooses its areas until it is approved (Settings has none that could disagree).
+    expect(await page.getByRole('checkbox', { name: 'Head Office' }).count()).toBe(1);
     await approve.getByRole('checkbox', { name: 'Head Office' }).check();
     await approve.getByRole('checkbox', { name: 'default' }).uncheck();
     await shot('terminal-approve');
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByText(/approved: the people of its areas are being sent/).waitFor();
     expect((await server.admin.get('/devices/HRDOOR01/')).body).toMatchObject({ status: 'approved', areas: ['Head Office'] });
+    // Approved, its areas are changed in Settings.
+    await page.getByRole('region', { name: 'Settings' }).getByRole('checkbox', { name: 'Head Office' }).waitFor();
     // Its waiting commands are listed first: Ada is being sent to it.
     await page.getByRole('heading', { level: 3, name: /Waiting \(\d+\)/ }).waitFor();
   });

@@ -41,7 +41,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
     attention.length > 0 ? section('Needs attention', h('ul', { class: 'attention' }, ...attention.map(diagnosticItem))) : null,
     h('div', { class: 'columns' }, aboutSection(device), syncSection(device, users.results.length, base, redraw)),
     device.status === 'approved' ? completenessSection(device.serial_number) : null,
-    can('PATCH devices/{sn}/') && (await editSection(device, base, redraw)),
+    can('PATCH devices/{sn}/') && (await editSection(device, base, redraw, approveForm !== null)),
     can('POST devices/{sn}/commands/') &&
       (device.status === 'approved' ? commandConsole(device, base, redraw) : section('Send a command', h('p', { class: 'muted' }, untilApproved(device)))),
     commandList([...waiting.results, ...sent.results], commands, base, redraw),
@@ -241,9 +241,10 @@ function syncSection(device: DeviceDetailView, listed: number, base: string, red
   );
 }
 
-async function editSection(device: DeviceDetailView, base: string, redraw: Redraw): Promise<HTMLElement> {
+async function editSection(device: DeviceDetailView, base: string, redraw: Redraw, approving: boolean): Promise<HTMLElement> {
   const name = input({ value: device.name ?? '', autocomplete: 'off' });
-  const areas = await areasPicker('Areas', device.areas, 'It is sent the people of these areas.');
+  // While the approval form above chooses the areas, a second picker here would disagree with it.
+  const areas = approving ? null : await areasPicker('Areas', device.areas, 'It is sent the people of these areas.');
   const zone = input({ value: device.time_zone, autocomplete: 'off', spellcheck: 'false' });
   const station = h('input', { type: 'checkbox', checked: device.enrollment_station });
   if (!station.id) station.id = `station-${device.serial_number}`;
@@ -251,13 +252,14 @@ async function editSection(device: DeviceDetailView, base: string, redraw: Redra
     'form',
     { class: 'inline-form' },
     field('Name', name),
-    areas.element,
+    areas?.element,
     field('Time zone', zone, 'IANA name, e.g. Europe/Berlin.'),
     h('div', { class: 'field check' }, station, h('label', { for: station.id }, 'Enrollment station (accepts anyone’s fingerprints)')),
     h('button', { type: 'submit' }, 'Save'),
   );
-  onSubmit(form, { name, areas: areas.control, time_zone: zone, enrollment_station: station }, async () => {
-    await api.patch(base, { name: name.value.trim() || null, areas: areas.value(), time_zone: zone.value.trim() || null, enrollment_station: station.checked });
+  onSubmit(form, { name, ...(areas ? { areas: areas.control } : {}), time_zone: zone, enrollment_station: station }, async () => {
+    const changes = { name: name.value.trim() || null, time_zone: zone.value.trim() || null, enrollment_station: station.checked };
+    await api.patch(base, areas ? { ...changes, areas: areas.value() } : changes);
     await redraw();
     announce('Saved.');
   });
