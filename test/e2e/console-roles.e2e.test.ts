@@ -131,6 +131,9 @@ describe('a viewer', () => {
       expect({ hash, api: text.includes('/api/fingerprint/') }).toEqual({ hash, api: false });
       await page.screenshot({ path: `${SHOTS}/viewer-${hash.replace(/[#/]+/g, '-').replace(/^-|-$/g, '') || 'home'}.png`, fullPage: true });
     }
+    // Who works when opens on an area with people, not on an empty one.
+    await go(page, '#/shifts', 'Shifts and calendar');
+    expect(await page.getByRole('region', { name: 'Who works when' }).getByLabel('Area').inputValue()).toBe('north');
     // Nobody here has a schedule: who came in is not "On time" (there is no start to be on time for).
     await go(page, '#/', /^Today/);
     await page.locator('#board-list').getByText('Came in (no shift)').first().waitFor();

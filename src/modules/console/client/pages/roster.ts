@@ -6,7 +6,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { RosterResponse } from '../../../calendar';
 import { api, query } from '../api';
-import { areaSelect } from '../area-picker';
+import { areaSelect, loadAreas } from '../area-picker';
 import { button, field, h, input, replace, section } from '../dom';
 import { onSubmit } from '../form-errors';
 import { addDays, dayLabel, hourMinute, localDate, localDay } from '../format';
@@ -57,7 +57,9 @@ function rosterTable(area: string, from: string, roster: Roster): HTMLElement {
 
 export async function rosterSection(): Promise<HTMLElement> {
   const preset = new URLSearchParams(location.hash.split('?')[1] ?? '').get('roster') ?? undefined;
-  const area = await areaSelect({ selected: preset, create: false });
+  // Without one asked for, the first area that has people (not an empty one, such as a fresh install's "default").
+  const peopled = (await loadAreas()).find((a) => (a.usage.enrollees ?? 0) > 0)?.name;
+  const area = await areaSelect({ selected: preset ?? peopled, create: false });
   const week = input({ type: 'date', value: monday(localDate()), required: true });
   const out = h('div', { class: 'roster' });
   const show = async () => {
