@@ -196,6 +196,9 @@ describe('the console in a browser', () => {
   test('attendance: the month’s grid, a forgotten clock-out corrected, the month exported', async () => {
     await go('#/attendance', 'Attendance');
     await page.locator('#attendance-grid').waitFor();
+    // Her total says that a day missing a punch is left out of it.
+    const ada = page.locator('#attendance-grid').getByRole('row', { name: /Ada Obi/ });
+    expect(await ada.locator('td.total').textContent()).toMatch(/ \*$/);
     await page
       .locator('#attendance-grid')
       .getByRole('button', { name: /Ada Obi, .*: Missing punch/ })
@@ -216,6 +219,7 @@ describe('the console in a browser', () => {
       .locator('#attendance-grid')
       .getByRole('button', { name: /Ada Obi, .*: Present/ })
       .waitFor();
+    expect(await ada.locator('td.total').textContent()).not.toContain('*');
     const download = page.waitForEvent('download');
     await page.getByRole('link', { name: 'Download CSV' }).click();
     const csv = await (await download).path();

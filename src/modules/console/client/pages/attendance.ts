@@ -66,6 +66,9 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
         { class: 'legend' },
         ...Object.entries(CELL).map(([status, [mark, cls]]) => h('span', { class: `cell ${cls}` }, `${mark} ${words(status)}`)),
         h('span', { class: 'cell late' }, 'Late (outlined)'),
+        // Days without punches are stored by the nightly "Record absences" job: until then, blank.
+        h('span', { class: 'cell none' }, 'Blank: nothing recorded yet (absences, leave and days off are filled in each night)'),
+        h('span', {}, '* Worked leaves out a day with a punch missing'),
       ),
       grid,
     ),
@@ -120,9 +123,11 @@ function gridRow(
   open: (date: string, day: AttendanceDayView | null) => void,
 ): HTMLElement {
   let worked = 0;
+  let missing = 0;
   const cells = dates.map((date) => {
     const day = byKey.get(`${person.id}|${date}`);
     if (day) worked += day.worked_seconds;
+    if (day?.status === 'incomplete') missing++;
     const [mark, cls] = day ? (CELL[day.status] ?? ['?', 'muted']) : ['', 'none'];
     const late = day?.flags.includes('late') ? ' late' : '';
     const label = `${person.display_name}, ${dayLabel(date)}: ${day ? words(day.status) : 'nothing recorded'}${late ? ', late' : ''}`;
@@ -137,7 +142,10 @@ function gridRow(
     {},
     h('th', { scope: 'row', class: 'who' }, h('a', { href: `#/people/${person.id}` }, person.display_name)),
     ...cells,
-    h('td', { class: 'total' }, duration(worked)),
+    // A day missing a punch counts nothing until it is corrected: say so beside the total.
+    missing > 0
+      ? h('td', { class: 'total', title: `${missing === 1 ? 'A day is' : `${missing} days are`} missing a punch and not counted` }, `${duration(worked)} *`)
+      : h('td', { class: 'total' }, duration(worked)),
   );
 }
 
