@@ -6,6 +6,7 @@ import type { EnrolleeView } from '../../../enrollees';
 import type { EventView } from '../../../events';
 import type { JobView } from '../../../jobs';
 import { api, can, type List, query } from '../api';
+import { type Names, summarize } from '../detail-words';
 import { announce, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { actionWords, eventWords, NAMED_ACTIONS } from '../event-words';
 import { onSubmit } from '../form-errors';
@@ -43,12 +44,6 @@ function outcomeWords(name: string, status: string, result: Record<string, unkno
   return `${head}${said.length > 0 ? `: ${said.join(', ')}` : ', nothing to do'}.`;
 }
 
-/** Names for the ids the logs hold: people by their id, terminals by their serial. */
-interface Names {
-  person(id: string): string | null;
-  terminal(serial: string): string | null;
-}
-
 function target(e: AuditEntryView, names: Names): string {
   const id = e.target_id ?? '';
   if (e.target_type === 'enrollee') return names.person(id) ?? 'A person no longer listed';
@@ -68,31 +63,6 @@ const ACTOR_KINDS: Record<string, string> = {
   job: 'job',
   agent: 'enrollment agent',
 };
-
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Details as words; ids become names, reasons words, instants local times. */
-function summarize(details: Record<string, unknown>, names?: Names): string {
-  return Object.entries(details)
-    .filter(([, v]) => v !== null && v !== undefined)
-    .map(([k, v]): string | null => {
-      if (typeof v === 'object') {
-        const ref = v as { id?: unknown; serial_number?: unknown };
-        if (typeof ref.serial_number === 'string') return `${words(k)}: ${names?.terminal(ref.serial_number) ?? ref.serial_number}`;
-        if (typeof ref.id === 'string' && names?.person(ref.id)) return `${words(k)}: ${names.person(ref.id)}`;
-        return null;
-      }
-      if (typeof v === 'string' && UUID.test(v)) return names?.person(v) ? `${words(k)}: ${names.person(v)}` : null;
-      if (typeof v === 'string' && ISO_INSTANT.test(v)) return `${words(k)}: ${dateTime(v)}`;
-      if (typeof v === 'boolean') return v ? words(k) : null;
-      // Codes (`approved`, `not_in_scope`) in words; names, addresses and keys as they are.
-      return `${words(k)}: ${typeof v === 'string' && /^[a-z]+(_[a-z]+)*$/.test(v) ? words(v).toLowerCase() : String(v)}`;
-    })
-    .filter((x): x is string => x !== null)
-    .join(', ');
-}
 
 /** The log is read oldest first: page through it (bounded) and keep the newest. */
 async function newestEvents(count: number): Promise<EventView[]> {

@@ -1,0 +1,36 @@
+/** The details of events and audit entries as the Operations page words them. */
+import { describe, expect, test } from 'bun:test';
+import { summarize } from '../../../src/modules/console/client/detail-words';
+
+const names = {
+  person: (id: string) => (id === '0b0e7c55-1d2e-4f3a-9b8c-7d6e5f4a3b2c' ? 'Ada Obi' : null),
+  terminal: (serial: string) => (serial === 'FRONTDOOR1' ? 'Front door' : null),
+};
+const ADA = '0b0e7c55-1d2e-4f3a-9b8c-7d6e5f4a3b2c';
+
+describe('details in words', () => {
+  test('a manual punch: its state named, the reason kept', () => {
+    expect(summarize({ enrollee: ADA, state: 0, reason: 'forgot to clock out' }, names)).toBe('Enrollee: Ada Obi, Punch: in, Reason: forgot to clock out');
+    expect(summarize({ state: 1 })).toBe('Punch: out');
+  });
+
+  test('a stored fingerprint: the finger named, versions and parts left to the API', () => {
+    expect(summarize({ index: 6, part: 0, algorithm_version: '10', version: 1, source: 'remote' })).toBe('Finger: Right index, Source: remote');
+    // A face's index is not a finger.
+    expect(summarize({ type: 'face', index: 0 })).toBe('Type: face, Index: 0');
+  });
+
+  test('an attendance day: whose, which date, what status', () => {
+    expect(summarize({ day: { enrollee: ADA, employee: 'E-1', date: '2026-11-27', status: 'incomplete', worked_seconds: 0 } }, names)).toMatch(
+      /^Ada Obi, .*27.*2026: missing punch$/,
+    );
+    expect(summarize({ day: { enrollee: 'someone-else', employee: 'E-9', date: '2026-11-27', status: 'present' } }, names)).toMatch(/^E-9, /);
+  });
+
+  test('a terminal by its name, a clock drift and an answer in words, an address not shown', () => {
+    expect(summarize({ device: { serial_number: 'FRONTDOOR1' }, drift_seconds: -603, return_code: 0, ip: '127.0.0.1' }, names)).toBe(
+      'Device: Front door, Clock behind by 0h 10m, Answer: done',
+    );
+    expect(summarize({ return_code: -1002 })).toBe('Answer: code -1002');
+  });
+});
