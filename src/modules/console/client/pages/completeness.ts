@@ -63,7 +63,7 @@ function render(report: CompletenessView, show: (to?: string) => Promise<void>):
       ? h(
           'p',
           { class: 'error' },
-          `The terminal refused the re-upload${refused.return_code === null ? ' or never answered' : ` (code ${refused.return_code})`}. It is asked again within the hour. If its firmware cannot re-send (code -1002), export its attendance log at the terminal (USB) and import it (API: punches/import/).`,
+          `The terminal refused the re-upload${refused.return_code === null ? ' or never answered' : ` (code ${refused.return_code})`}. It is asked again within the hour. If its firmware cannot re-send (code -1002), add the punches of the gap by hand (Punches, “Add a missing punch”), or have an administrator import them from the terminal’s USB export.`,
         )
       : null;
   return [summary, ...(advice ? [advice] : []), facts, nav, calendar(report.days), legend(), recoveries(report)];
