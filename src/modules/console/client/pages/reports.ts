@@ -257,7 +257,7 @@ function filtersOf(kind: Kind, areas: { name: string }[], people: EnrolleeView[]
   if (kind === 'timesheet') {
     const person = personFilter(people);
     return {
-      fields: [...period.fields, ...person.fields, areaField],
+      fields: [...period.fields, h('div', { class: 'row-break' }), areaField, ...person.fields],
       query: () => {
         const employee = person.employee();
         const wrong = period.check() ?? (employee !== null && typeof employee !== 'string' ? employee : null);
