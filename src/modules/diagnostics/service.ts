@@ -146,7 +146,7 @@ export class Diagnostics {
           message: `Terminal ${d.serialNumber}'s clock is ${describeSeconds(Math.abs(drift))} ${drift > 0 ? 'ahead' : 'behind'}: its punches carry its own time.`,
           fix: zoneLike
             ? `It is off by about ${hours} hour(s): its time zone is probably wrong. Set the terminal's time zone in its settings (the service tells the terminal at its next handshake), then set its clock (Terminals → ${d.serialNumber} → Set the clock).`
-            : `Set its clock from the server (Terminals → ${d.serialNumber} → Set the clock), or turn on DEVICE_CLOCK_CORRECTION to have it done by itself. A clock that drifts again needs its battery or its NTP setting checked.`,
+            : `Set its clock from the server (Terminals → ${d.serialNumber} → Set the clock), or ask whoever runs the server to have it done by itself (setting DEVICE_CLOCK_CORRECTION). A clock that drifts again needs its battery or its NTP setting checked.`,
           details: { drift_seconds: drift },
         }),
       );
@@ -154,8 +154,8 @@ export class Diagnostics {
     if (d.timeZone === null && this.ctx.settings.TIME_ZONE === 'UTC') {
       out.push(
         diag(d, 'time_zone_not_set', 'warning', d.approvedAt, {
-          message: `Terminal ${d.serialNumber} has no time zone, and neither has the service (TIME_ZONE is left at UTC): its wall times are read as UTC.`,
-          fix: `Set the terminal's time zone in its settings (Terminals → ${d.serialNumber} → Settings), even if it is UTC, or set TIME_ZONE for the whole service.`,
+          message: `Terminal ${d.serialNumber} has no time zone, and neither has the service (no time zone was set for it): its wall times are read as UTC.`,
+          fix: `Set the terminal's time zone in its settings (Terminals → ${d.serialNumber} → Settings), even if it is UTC, or ask whoever runs the server to set one for the whole service (setting TIME_ZONE).`,
           details: {},
         }),
       );
