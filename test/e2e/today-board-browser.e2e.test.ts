@@ -299,6 +299,7 @@ describe('the Today board in a browser', () => {
     expect(await page.locator('#attendance-grid').evaluate((t) => (t.parentElement as HTMLElement).scrollLeft)).toBeGreaterThan(0);
     await shot('grid-phone');
     // The names' cells are as tall as the days' rows: nothing of the scrolled days shows below a name.
+    await name.scrollIntoViewIfNeeded();
     const covered = await name.evaluate((th) => {
       const r = th.getBoundingClientRect();
       const day = (th.nextElementSibling as HTMLElement).getBoundingClientRect();

@@ -103,17 +103,20 @@ export async function importPage(main: HTMLElement): Promise<undefined> {
       {},
       'Add or update many people at once from a spreadsheet saved as CSV. The file is checked first: you see who would be added or changed, and which lines have a problem, before anything is stored.',
     ),
-    section(
-      'Choose the file',
-      form,
-      h('p', { class: 'muted' }, 'An example of such a file:'),
-      h(
-        'pre',
-        { class: 'example', 'aria-label': 'An example file' },
-        'id,name,areas,card\nE-001,Ada Obi,Head Office,10001\nE-002,Ben Lee,Head Office;Warehouse,',
-      ),
-    ),
+    section('Choose the file', form, ...exampleFile()),
     out,
   );
   return undefined;
+}
+
+/** What such a file looks like, labelled as an example (unlabelled, it passed for the content of the file chosen). */
+function exampleFile(): HTMLElement[] {
+  return [
+    h('p', { class: 'muted' }, 'An example of such a file:'),
+    h(
+      'pre',
+      { class: 'example', 'aria-label': 'An example file' },
+      'id,name,areas,card\nE-001,Ada Obi,Head Office,10001\nE-002,Ben Lee,Head Office;Warehouse,',
+    ),
+  ];
 }
