@@ -1,7 +1,7 @@
 /** A person's consent to biometrics: as given (and its withdrawal), or recorded (again). */
 import type { AuditEntryView } from '../../../audit';
 import type { EnrolleeView } from '../../../enrollees';
-import { api, can } from '../api';
+import { api, can, currentSession } from '../api';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, section } from '../dom';
 import { onSubmit } from '../form-errors';
 import { count, dateTime } from '../format';
@@ -13,7 +13,9 @@ export function consentSection(person: EnrolleeView, base: string, redraw: Redra
   if (!can('POST enrollees/{id}/consent/')) return section('Consent', h('p', {}, badge('Not recorded', 'warn')));
   const form = recordConsentForm(base, redraw, withdrawal !== null);
   if (withdrawal) return withdrawnConsent(withdrawal, form);
-  return section('Consent', h('p', {}, badge('Not recorded', 'warn'), ' Fingerprints can be enrolled only once consent is recorded.'), form);
+  // Whether enrollment waits for it is the server's setting (the console's session says which).
+  const why = currentSession().consent_required ? ' Fingerprints can be enrolled only once consent is recorded.' : '';
+  return section('Consent', h('p', {}, badge('Not recorded', 'warn'), why), form);
 }
 
 function givenConsent(c: NonNullable<EnrolleeView['consent']>, base: string, redraw: Redraw): HTMLElement {
