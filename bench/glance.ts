@@ -4,7 +4,8 @@
  * The target: each within 200 ms for 10,000 people and their history (size M).
  *
  * - `attendance/today/` of the last seeded workday (everyone's day stored) and of today (the
- *   live statuses from the plan, nobody punched yet);
+ *   live statuses from the plan, nobody punched yet), and today's as the console reads it at
+ *   every live read (`count=expected&limit=200`: one count's first 200), with both answers' sizes;
  * - `enrollees/?search=` a part of a name (sorted by name, a page of 50), a PIN, and a page of
  *   100 by PIN deep in the list (a cursor from the middle), and `?consent=missing` by name;
  * - `attendance-days/` of one date (a page of 100) and `punches/` of one day (a page of 100).
@@ -15,6 +16,11 @@ export interface GlanceResult {
   boardMs: number;
   boardPeople: number;
   boardTodayMs: number;
+  /** The answer of today's whole board, in bytes of JSON. */
+  boardTodayBytes: number;
+  /** Today's board as the console reads it: one count's first 200. */
+  boardConsoleMs: number;
+  boardConsoleBytes: number;
   searchNameMs: number;
   searchNameHits: number;
   searchPinMs: number;
@@ -46,6 +52,7 @@ interface Listed {
 export async function measureGlance(json: Json, people: readonly { pin: string }[], date: string): Promise<GlanceResult> {
   const board = await timed(() => json<{ people: unknown[] }>(`/attendance/today/?date=${date}`));
   const today = await timed(() => json<{ people: unknown[] }>('/attendance/today/'));
+  const consoleRead = await timed(() => json<{ people: unknown[] }>('/attendance/today/?count=expected&limit=200'));
   // "ch 12": a part of a name ("Bench 1234"), two words.
   const name = await timed(() => json<Listed>('/enrollees/?search=ch%2012&sort=name&limit=50'));
   const pin = people[Math.floor(people.length * 0.7)]!.pin;
@@ -61,6 +68,9 @@ export async function measureGlance(json: Json, people: readonly { pin: string }
     boardMs: board.ms,
     boardPeople: board.last.people.length,
     boardTodayMs: today.ms,
+    boardTodayBytes: jsonBytes(today.last),
+    boardConsoleMs: consoleRead.ms,
+    boardConsoleBytes: jsonBytes(consoleRead.last),
     searchNameMs: name.ms,
     searchNameHits: name.last.results.length,
     searchPinMs: byPin.ms,
@@ -70,6 +80,11 @@ export async function measureGlance(json: Json, people: readonly { pin: string }
     punchesPageMs: punches.ms,
   };
 }
+
+/** The size of an answer as the server writes it (JSON.stringify of the same value), in bytes. */
+const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+
+const kB = (bytes: number) => `${round(bytes / 1000, 0)} kB`;
 
 const TARGET_MS = 200;
 
@@ -91,7 +106,18 @@ export function glanceFigures(results: { size: { name: string; people: number };
       (g) => g.boardMs,
       (g) => ` (${g.boardPeople} people)`,
     ),
-    figure('board-today', 'attendance/today/ of today (live statuses)', (g) => g.boardTodayMs),
+    figure(
+      'board-today',
+      'attendance/today/ of today (live statuses)',
+      (g) => g.boardTodayMs,
+      (g) => ` (${kB(g.boardTodayBytes)})`,
+    ),
+    figure(
+      'board-console',
+      'attendance/today/?count=expected&limit=200 of today (the console’s live read)',
+      (g) => g.boardConsoleMs,
+      (g) => ` (${kB(g.boardConsoleBytes)})`,
+    ),
     figure(
       'search-name',
       'enrollees/?search= a part of a name, by name, 50 a page',
