@@ -118,6 +118,12 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('offline', 'QUIET-1');
     expect((await server.admin.post('/devices/QUIET-1/commands/', { kind: 'info' })).status).toBe(201);
     offset += DAY + 60_000;
+    // Silent past DEVICE_OFFLINE_AFTER, but offline only once check-devices says so: the
+    // diagnostic and the terminal's Online badge never disagree.
+    await cleared('offline', 'QUIET-1');
+    expect((await server.admin.get('/devices/QUIET-1/')).body.online).toBe(true);
+    expect((await server.admin.post('/jobs/check-devices/run/')).status).toBe(200);
+    expect((await server.admin.get('/devices/QUIET-1/')).body.online).toBe(false);
     const silent = await raised('offline', 'QUIET-1');
     expect(silent.severity).toBe('error');
     // The time as people read it (in the terminal's zone, else the service's), not ISO 8601.

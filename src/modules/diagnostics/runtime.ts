@@ -6,7 +6,6 @@ export const DIAGNOSTIC_SETTINGS = [
   'ADMS_MAX_PENDING_DEVICES',
   'ADMS_MAX_PENDING_PER_ADDRESS',
   'ADMS_PENDING_EXPIRY',
-  'DEVICE_OFFLINE_AFTER',
   'TIME_ZONE',
 ] as const satisfies readonly (keyof Settings)[];
 

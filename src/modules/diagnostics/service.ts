@@ -108,7 +108,10 @@ export class Diagnostics {
   /** An approved terminal that is silent, or that has not taken its commands for a day. */
   private contact(d: DeviceRow, f: Facts): DiagnosticView[] {
     if (d.status !== 'approved') return [];
-    const silent = d.lastSeenAt === null || f.now - d.lastSeenAt > this.ctx.settings.DEVICE_OFFLINE_AFTER;
+    // Offline as everything else says it (the badge, health, the device_offline event): the
+    // check-devices job's verdict, not the clock's own, which ran up to a minute ahead of it and
+    // had a terminal shown Online and "has not contacted the server" on one page.
+    const silent = d.lastSeenAt === null || !d.online;
     if (silent) {
       return [
         diag(d, 'offline', 'error', d.lastSeenAt, {
