@@ -211,6 +211,26 @@ describe('HR at a glance in the console', () => {
     expect((await server.admin.get('/work-schedules/Early/')).body.start).toBe('07:00');
   });
 
+  test('a schedule that follows the areas’ weekends keeps following them when its grace is changed', async () => {
+    expect((await server.admin.post('/work-schedules/', { name: 'Flexi', start: '10:00', end: '18:00' })).status).toBe(201);
+    // Added behind the page's back: drawn again from elsewhere.
+    await go('#/areas', 'Areas');
+    await go('#/shifts', 'Shifts and calendar');
+    const schedules = page.getByRole('region', { name: 'Work schedules' });
+    await schedules.getByRole('cell', { name: 'Every day but the weekend' }).waitFor();
+    await schedules.getByRole('button', { name: 'Change Flexi' }).click();
+    await schedules.getByLabel('Grace').fill('15m');
+    await schedules.getByRole('button', { name: 'Save Flexi' }).click();
+    await page.getByText('Flexi saved; the days of the people who work it follow.').waitFor();
+    expect((await server.admin.get('/work-schedules/Flexi/')).body).toMatchObject({ grace_in: '15m', weekdays: null });
+    // Ticking a day fixes its days.
+    await schedules.getByRole('button', { name: 'Change Flexi' }).click();
+    await schedules.getByLabel('Sat').check();
+    await schedules.getByRole('button', { name: 'Save Flexi' }).click();
+    await schedules.getByRole('cell', { name: 'Mon Tue Wed Thu Fri Sat' }).waitFor();
+    expect((await server.admin.get('/work-schedules/Flexi/')).body.weekdays).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
   test('a manual punch on a locked day says it was not applied', async () => {
     const period = await server.admin.post('/pay-periods/', { from: '2026-01-01', to: '2026-01-31' });
     expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);

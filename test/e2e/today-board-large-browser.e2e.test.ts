@@ -76,9 +76,22 @@ test('a list of 250 draws the first 200 by name, and all of them on request unti
   });
   expect(await rows()).toBe(200);
   expect(short.map((r) => [new URL(r.url).searchParams.get('count'), r.people, r.total])).toEqual([['scheduled', 200, PEOPLE]]);
+  // So does another area after Show all.
+  await page.getByRole('button', { name: `Show all ${PEOPLE}` }).click();
+  await page
+    .locator('#board-list tbody tr')
+    .nth(PEOPLE - 1)
+    .waitFor();
+  const area = await boardReads(async () => {
+    await page.getByLabel('Area', { exact: true }).selectOption('default');
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await page.getByRole('heading', { level: 2, name: `Not due yet in default: ${PEOPLE}` }).waitFor();
+  });
+  expect(await rows()).toBe(200);
+  expect(area.map((r) => [new URL(r.url).searchParams.get('limit'), r.people])).toEqual([['200', 200]]);
   // A count of nobody is an empty list, not the expected's.
   await page.getByRole('button', { name: /^0\s*Absent$/ }).click();
-  await page.getByRole('heading', { level: 2, name: 'Absent: 0' }).waitFor();
+  await page.getByRole('heading', { level: 2, name: 'Absent in default: 0' }).waitFor();
   expect(await rows()).toBe(0);
   expect(errors).toEqual([]);
 });

@@ -201,6 +201,12 @@ function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill:
   const grace = input({ value: '10m', autocomplete: 'off', size: 6 });
   const days = weekdayPicker([1, 2, 3, 4, 5]);
   let editing: Schedule | null = null;
+  // A schedule without weekdays follows its people's areas' weekends: the boxes show Mon–Fri
+  // for it, and it keeps following them unless a box is changed (sending Mon–Fri would fix it).
+  let followsWeekend = false;
+  days.element.addEventListener('change', () => {
+    followsWeekend = false;
+  });
   const submit = h('button', { type: 'submit' }, 'Add schedule');
   const cancel = button('Cancel', () => fill(null), { hidden: true });
   const fill = (schedule: Schedule | null) => {
@@ -211,6 +217,7 @@ function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill:
     pause.value = schedule ? shownDuration(schedule.break) : '30m';
     grace.value = schedule ? shownDuration(schedule.grace_in) : '10m';
     days.set(schedule?.weekdays ?? [1, 2, 3, 4, 5]);
+    followsWeekend = schedule !== null && !schedule.weekdays;
     submit.textContent = schedule ? `Save ${schedule.name}` : 'Add schedule';
     cancel.hidden = schedule === null;
     if (schedule) name.focus();
@@ -235,7 +242,7 @@ function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill:
         end: end.value,
         break: pause.value.trim() || none,
         grace_in: grace.value.trim() || none,
-        weekdays,
+        weekdays: followsWeekend ? undefined : weekdays,
       };
       const changed = editing;
       if (changed) await api.patch(`work-schedules/${encodeURIComponent(changed.id)}/`, body);

@@ -98,8 +98,13 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
   const page = new BoardPage(state, live, today, board, areaNames);
   replace(main, ...page.parts());
   page.draw();
-  if (!live) return () => undefined;
-  return followBoard(head, () => page.reload());
+  // Leaving the page stops its reads from drawing (or rewriting the address of the next page).
+  if (!live) return () => page.dispose();
+  const stop = followBoard(head, () => page.reload().then(() => undefined));
+  return () => {
+    page.dispose();
+    stop();
+  };
 }
 
 /**
@@ -156,10 +161,12 @@ class BoardPage {
   private readonly tiles: HTMLElement;
   private readonly byArea = h('div', { class: 'by-area' });
   private readonly list = h('div', { id: 'board-list' });
-  /** The whole list asked for ("Show all"), until another count or area is chosen. */
+  /** The whole list asked for ("Show all"), until another count, area or date is chosen. */
   private showAll = false;
   /** Reads started, so that only the latest one is drawn. */
   private reads = 0;
+  /** The page was left: reads that answer now draw nothing. */
+  private disposed = false;
 
   constructor(
     private readonly state: Choice,
@@ -185,15 +192,21 @@ class BoardPage {
     return [this.heading, this.asOf, this.form, this.tiles, this.list, this.byArea];
   }
 
-  async reload(): Promise<void> {
+  dispose(): void {
+    this.disposed = true;
+  }
+
+  /** Reads the board as chosen and draws it; false when a later read (or leaving the page) made it moot. */
+  async reload(): Promise<boolean> {
     // A later read (another count chosen, a punch) wins over one that answers after it.
     const ticket = ++this.reads;
     const board = await read({ ...this.state, date: this.live ? '' : this.state.date }, this.showAll);
-    if (ticket !== this.reads) return;
+    if (this.disposed || ticket !== this.reads) return false;
     this.board = board;
     this.state.date = this.board.date;
     this.remember();
     this.draw();
+    return true;
   }
 
   draw(): void {
@@ -215,6 +228,7 @@ class BoardPage {
   }
 
   private choose(key: CountKey, area?: string): void {
+    const before = { show: this.state.show, area: this.state.area, all: this.showAll };
     this.state.show = key;
     this.showAll = false;
     if (area !== undefined) {
@@ -223,7 +237,19 @@ class BoardPage {
     }
     // The list is the server's (one count's people): the tile shows as chosen at once, its people once read.
     this.markChosen();
-    void this.reload().then(() => this.focusList());
+    void this.reload().then(
+      (drawn) => {
+        if (drawn) this.focusList();
+      },
+      (error: unknown) => {
+        // Not read: the page still shows the count it showed (the shell announces the error).
+        Object.assign(this.state, { show: before.show, area: before.area });
+        this.showAll = before.all;
+        this.areaSelect.value = before.area;
+        this.markChosen();
+        throw error;
+      },
+    );
   }
 
   private submit(event: Event): void {
@@ -235,6 +261,8 @@ class BoardPage {
       location.hash = `#/${query({ date: date === today ? '' : date, area: this.areaSelect.value, show: state.show })}`;
       return;
     }
+    // Another area or date starts short again, as another count does.
+    if (state.area !== this.areaSelect.value || state.date !== date) this.showAll = false;
     state.date = date;
     state.area = this.areaSelect.value;
     void this.reload();
