@@ -64,17 +64,27 @@ function submitter(form: HTMLFormElement, work: () => Promise<void>, fields: Rec
 }
 
 /** Checkboxes of the weekdays, Monday first. */
-function weekdayPicker(chosen: readonly number[]): { element: HTMLElement; value: () => number[]; set: (days: readonly number[]) => void } {
+function weekdayPicker(chosen: readonly number[]): {
+  element: HTMLElement;
+  value: () => number[];
+  set: (days: readonly number[]) => void;
+  touched: () => boolean;
+} {
   const boxes = WEEK.map((day) => {
     const box = h('input', { type: 'checkbox', value: day, id: `weekday-${day}-${Math.random().toString(36).slice(2, 7)}`, checked: chosen.includes(day) });
     return { box, element: h('span', { class: 'check' }, box, h('label', { for: box.id }, weekdayName(day))) };
   });
+  let touched = false;
+  for (const b of boxes) b.box.addEventListener('change', () => (touched = true));
   return {
     element: h('fieldset', { class: 'weekdays' }, h('legend', {}, 'Days'), ...boxes.map((b) => b.element)),
     value: () => boxes.filter((b) => b.box.checked).map((b) => Number(b.box.value)),
     set: (days: readonly number[]) => {
       for (const b of boxes) b.box.checked = days.includes(Number(b.box.value));
+      touched = false;
     },
+    /** Whether a box was changed since the days were last set. */
+    touched: () => touched,
   };
 }
 
@@ -201,12 +211,6 @@ function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill:
   const grace = input({ value: '10m', autocomplete: 'off', size: 6 });
   const days = weekdayPicker([1, 2, 3, 4, 5]);
   let editing: Schedule | null = null;
-  // A schedule without weekdays follows its people's areas' weekends: the boxes show Mon–Fri
-  // for it, and it keeps following them unless a box is changed (sending Mon–Fri would fix it).
-  let followsWeekend = false;
-  days.element.addEventListener('change', () => {
-    followsWeekend = false;
-  });
   const submit = h('button', { type: 'submit' }, 'Add schedule');
   const cancel = button('Cancel', () => fill(null), { hidden: true });
   const fill = (schedule: Schedule | null) => {
@@ -217,7 +221,6 @@ function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill:
     pause.value = schedule ? shownDuration(schedule.break) : '30m';
     grace.value = schedule ? shownDuration(schedule.grace_in) : '10m';
     days.set(schedule?.weekdays ?? [1, 2, 3, 4, 5]);
-    followsWeekend = schedule !== null && !schedule.weekdays;
     submit.textContent = schedule ? `Save ${schedule.name}` : 'Add schedule';
     cancel.hidden = schedule === null;
     if (schedule) name.focus();
@@ -242,7 +245,9 @@ function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill:
         end: end.value,
         break: pause.value.trim() || none,
         grace_in: grace.value.trim() || none,
-        weekdays: followsWeekend ? undefined : weekdays,
+        // Without weekdays a schedule follows its people's areas' weekends (the boxes show
+        // Mon–Fri for it): it keeps doing so unless a box was changed.
+        weekdays: editing && !editing.weekdays && !days.touched() ? undefined : weekdays,
       };
       const changed = editing;
       if (changed) await api.patch(`work-schedules/${encodeURIComponent(changed.id)}/`, body);
