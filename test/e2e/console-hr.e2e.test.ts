@@ -183,8 +183,8 @@ describe('HR at a glance in the console', () => {
     await schedules.getByLabel('Sat').check();
     await schedules.getByRole('button', { name: 'Save Early' }).click();
     await page.getByText('Early saved; the days of the people who work it follow.').waitFor();
-    // The message in the window's corner may sit over a button: a click puts it away.
-    await page.locator('#status').click();
+    // The message in the window's corner may sit over a button: its close button puts it away.
+    await page.getByRole('button', { name: 'Close the message' }).click();
     expect(await page.locator('#status').textContent()).toBe('');
     await schedules.getByRole('cell', { name: 'Mon Tue Wed Thu Fri Sat' }).waitFor();
     const early = (await server.admin.get('/work-schedules/Early/')).body;
@@ -222,6 +222,9 @@ describe('HR at a glance in the console', () => {
     await schedules.getByLabel('Grace').fill('15m');
     await schedules.getByRole('button', { name: 'Save Flexi' }).click();
     await page.getByText('Flexi saved; the days of the people who work it follow.').waitFor();
+    // And Escape, from the keyboard.
+    await page.keyboard.press('Escape');
+    expect(await page.locator('#status').textContent()).toBe('');
     expect((await server.admin.get('/work-schedules/Flexi/')).body).toMatchObject({ grace_in: '15m', weekdays: null });
     // Ticking a day fixes its days.
     await schedules.getByRole('button', { name: 'Change Flexi' }).click();

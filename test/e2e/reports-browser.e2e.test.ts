@@ -175,7 +175,8 @@ describe('Reports in the console', () => {
     await shown.getByText('The whole report: 1 row.', { exact: false }).waitFor();
     await shown.getByRole('cell', { name: '1 person' }).waitFor();
     expect(await shown.getByRole('cell', { name: '161:00' }).count()).toBeGreaterThan(0);
-    await shown.getByRole('cell', { name: 'Total' }).waitFor();
+    // The totals in the table's foot, "Total" its row's header.
+    await shown.locator('tfoot').getByRole('rowheader', { name: 'Total' }).waitFor();
     await page.screenshot({ path: join(shots, 'reports-summary.png'), fullPage: true });
     await period('2025-01-01', TO);
     await page.getByRole('button', { name: 'Download CSV' }).click();

@@ -27,9 +27,13 @@ describe('details in words', () => {
     expect(summarize({ day: { enrollee: 'someone-else', employee: 'E-9', date: '2026-11-27', status: 'present' } }, names)).toMatch(/^E-9, /);
   });
 
-  test('a terminal by its name, a clock drift and an answer in words, an address not shown', () => {
-    expect(summarize({ device: { serial_number: 'FRONTDOOR1' }, drift_seconds: -603, return_code: 0, ip: '127.0.0.1' }, names)).toBe(
+  test('a terminal by its name, a clock drift and an answer in words', () => {
+    expect(summarize({ device: { serial_number: 'FRONTDOOR1' }, drift_seconds: -603, return_code: 0 }, names)).toBe(
       'Device: Front door, Clock behind by 0h 10m, Answer: done',
+    );
+    // A terminal heard from a new address: which address is which, as confirming it needs.
+    expect(summarize({ device: { serial_number: 'FRONTDOOR1' }, pinned_ip: '10.0.0.5', ip: '10.0.0.9' }, names)).toBe(
+      'Device: Front door, Trusted address: 10.0.0.5, From address: 10.0.0.9',
     );
     expect(summarize({ return_code: -1002 })).toBe('Answer: code -1002');
   });

@@ -2,7 +2,7 @@
  * The details of an event or an audit entry (Operations) as words a reader of the log acts on:
  * ids become names, codes words, instants local times, punch states and fingers their names, an
  * attendance day its person, date and status; what only the API's clients need (template
- * versions, row counts, addresses) is left to the API's answer.
+ * versions, row counts) is left to the API's answer.
  */
 import { dateTime, duration, fingerName, localDay, words } from './format';
 
@@ -13,7 +13,10 @@ export interface Names {
 }
 
 /** Details no reader of the log acts on. */
-const TECHNICAL = new Set(['part', 'algorithm_version', 'version', 'template_version', 'ip', 'rows', 'request_id']);
+const TECHNICAL = new Set(['part', 'algorithm_version', 'version', 'template_version', 'rows', 'request_id']);
+
+/** Keys whose words are not their own (a terminal's addresses: which one is which matters when confirming one). */
+const KEY_WORDS: Record<string, string> = { ip: 'From address', pinned_ip: 'Trusted address' };
 
 /** The terminals' punch states (ZKTeco `STATUS`). */
 const PUNCH_STATES: Record<number, string> = { 0: 'in', 1: 'out', 2: 'break out', 3: 'break in', 4: 'overtime in', 5: 'overtime out' };
@@ -34,6 +37,7 @@ export function summarize(details: Record<string, unknown>, names?: Names): stri
 
 function detail(key: string, value: unknown, context: { names?: Names; biometric: boolean }): string | null {
   const { names } = context;
+  if (typeof value === 'string' && key in KEY_WORDS) return `${KEY_WORDS[key]}: ${value}`;
   if (typeof value === 'object') return objectDetail(key, value as Record<string, unknown>, names);
   if (typeof value === 'number') {
     if (key === 'state') return `Punch: ${PUNCH_STATES[value] ?? `state ${value}`}`;

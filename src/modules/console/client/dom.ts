@@ -83,18 +83,33 @@ export function badge(text: string, tone: 'ok' | 'warn' | 'bad' | 'muted' | 'inf
   return h('span', { class: `badge ${tone}` }, text);
 }
 
-/** A message in the page's live region, read out by screen readers. */
+/**
+ * A message in the page's live region, read out by screen readers. It sits in the window's
+ * corner, over whatever is there: a close button (or Escape) puts it away, and a confirmation
+ * goes by itself after 6 s.
+ */
 export function announce(text: string, tone: 'ok' | 'bad' = 'ok'): void {
   const region = document.getElementById('status');
   if (!region) return;
   region.className = `status ${tone}`;
-  region.textContent = text;
+  const message = h('span', {}, text);
+  region.replaceChildren(
+    message,
+    h('button', { type: 'button', class: 'status-close', 'aria-label': 'Close the message', onclick: () => region.replaceChildren() }, '×'),
+  );
   if (tone === 'ok') {
-    const shown = text;
     setTimeout(() => {
-      if (region.textContent === shown) region.textContent = '';
+      if (message.isConnected) region.replaceChildren();
     }, 6000);
   }
+}
+
+/** Escape puts the corner's message away (a dialog open takes Escape for itself). */
+export function closeMessageOnEscape(): void {
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || document.querySelector('dialog[open]')) return;
+    document.getElementById('status')?.replaceChildren();
+  });
 }
 
 /**

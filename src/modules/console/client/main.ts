@@ -6,7 +6,7 @@
 
 import type { MeView } from '../../users';
 import { ApiError, api, can, loadSession, type SessionInfo, useSession } from './api';
-import { announce, button, forgetAnnouncement, h, replace } from './dom';
+import { announce, button, closeMessageOnEscape, forgetAnnouncement, h, replace } from './dom';
 import { plainMessage } from './form-errors';
 import { anomaliesPage } from './pages/anomalies';
 import { apiKeysPage } from './pages/api-keys';
@@ -75,12 +75,6 @@ const NAV: { path: string; label: string; shown: () => boolean }[] = [
   { path: 'api-keys', label: 'API keys', shown: () => can('GET api-keys/') },
 ];
 
-/** Who is signed in, as the header says it: the name, and a role limited to areas with them. */
-function _whoText(session: SessionInfo): string {
-  const where = session.areas.length > 0 ? ` in ${session.areas.join(', ')}` : '';
-  return `Signed in as ${session.actor} (${session.role}${where})`;
-}
-
 const app = document.getElementById('app') as HTMLElement;
 let cleanup: (() => void) | undefined;
 
@@ -91,7 +85,6 @@ function signedOut(): void {
   signInForm(app, () => void start(), 'You are not signed in, or your session has ended.');
 }
 
-/** Who is signed in, for the header: the user's name and role (a link's or token's name otherwise). */
 /** Who is signed in, as the header says it: the name, and a role limited to areas with them. */
 function whoText(session: SessionInfo): string {
   const where = session.areas.length > 0 ? ` in ${session.areas.join(', ')}` : '';
@@ -135,17 +128,7 @@ function shell(session: SessionInfo, me: MeView | null): HTMLElement {
       enrolling ? null : nav,
       h('div', { class: 'who' }, whoLabel(session, me), signOut),
     ),
-    // A message in the corner of the window may sit over a button: a click puts it away.
-    h('div', {
-      id: 'status',
-      class: 'status',
-      role: 'status',
-      'aria-live': 'polite',
-      title: 'Click to close',
-      onclick: (event: Event) => {
-        (event.currentTarget as HTMLElement).textContent = '';
-      },
-    }),
+    h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
     main,
   );
   // The skip link moves focus without changing the hash route.
@@ -252,6 +235,7 @@ async function start(): Promise<void> {
   if (!listening) {
     // Listeners are added once: signing in again (after a session ended) starts a new shell.
     listening = true;
+    closeMessageOnEscape();
     window.addEventListener('hashchange', () => (inviteToken() ? void start() : void current?.()));
     window.addEventListener('unhandledrejection', (event) => {
       const reason: unknown = event.reason;

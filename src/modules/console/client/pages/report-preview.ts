@@ -23,13 +23,25 @@ export function previewOf(report: ReportPreviewView): HTMLElement {
         { class: 'report-sheet' },
         several || sheet.details.length > 0 ? h('h4', {}, sheet.name) : null,
         sheet.details.length > 0 ? h('p', { class: 'muted' }, sheet.details.join(' · ')) : null,
-        table(
-          sheet.columns.map((c) => c.label),
-          [...sheet.rows, ...(sheet.totals ? [sheet.totals] : [])],
-          'No rows.',
+        withTotals(
+          table(
+            sheet.columns.map((c) => c.label),
+            sheet.rows,
+            'No rows.',
+          ),
+          sheet.totals,
         ),
       ),
     ),
     report.notes.length > 0 ? h('ul', { class: 'muted' }, ...report.notes.map((n) => h('li', {}, n))) : null,
   );
+}
+
+/** The totals row in the table's foot, its first cell a row header ("Total"), as a table reads it. */
+function withTotals(drawn: HTMLElement, totals: string[] | null): HTMLElement {
+  const grid = drawn.querySelector('table');
+  if (!grid || !totals) return drawn;
+  const [label, ...cells] = totals;
+  grid.append(h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, label ?? ''), ...cells.map((c) => h('td', {}, c)))));
+  return drawn;
 }
