@@ -240,10 +240,14 @@ describe('deletion proof', () => {
     expect(refused.body.error).toMatchObject({ code: 'conflict', details: { command: owed.id } });
     expect(refused.body.error.message).toContain('deletion proof waits for it');
     const still = await server.admin.get('/devices/PROOF-E/commands/?status=pending');
-    expect(still.body.results.map((c: { id: number }) => c.id)).toContain(owed.id);
+    const kept = still.body.results.find((c: { id: number }) => c.id === owed.id);
+    // The queue says so beforehand, so that no one is offered a cancel bound to fail.
+    expect(kept.cancel_refused).toBe(refused.body.error.message);
     // Any other command is cancelled as before.
     const info = await server.admin.post('/devices/PROOF-E/commands/', { kind: 'info' });
     expect(info.status).toBe(201);
+    const queue2 = await server.admin.get('/devices/PROOF-E/commands/?status=pending');
+    expect(queue2.body.results.find((c: { id: number }) => c.id === info.body.id).cancel_refused).toBeNull();
     expect((await server.admin.post(`/devices/PROOF-E/commands/${info.body.id}/cancel/`, {})).status).toBe(200);
     for (const t of fleet.values()) await drain(t);
     expect([...e.templates.values()].some((t) => t.pin === p.device_pin)).toBe(false);

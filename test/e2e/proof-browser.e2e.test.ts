@@ -67,7 +67,7 @@ describe('proofs in the console', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Withdraw' }).click();
     await page.getByText(/^Consent withdrawn; 1 fingerprint destroyed/).waitFor();
     await page.getByRole('heading', { name: 'Proof of deletion' }).waitFor();
-    expect(await page.getByText('1 terminal(s) still to confirm').isVisible()).toBe(true);
+    expect(await page.getByText('1 terminal still to confirm').isVisible()).toBe(true);
     expect(
       await page
         .getByRole('row', { name: /LOBBY-1/ })
@@ -75,6 +75,12 @@ describe('proofs in the console', () => {
         .isVisible(),
     ).toBe(true);
     await shot('person-proof-pending');
+    // The terminal's queue keeps that delete: no Cancel for it, and why.
+    await go('#/terminals/LOBBY-1', /LOBBY-1/);
+    const waiting = page.getByRole('region', { name: 'Commands' });
+    await waiting.getByText('Kept: a deletion proof waits for it').first().waitFor();
+    expect(await waiting.getByRole('button', { name: /^Cancel Delete/ }).count()).toBe(0);
+    await go(`#/people/${person.id}`, /Ada Obi/);
     await drain(terminal);
     await page.reload();
     await page.getByRole('heading', { name: 'Proof of deletion' }).waitFor();

@@ -16,6 +16,12 @@ export const DeviceCommand = t.Object(
     return_code: Nullable(Int({ description: 'The terminal’s return code.' })),
     result: Nullable(t.Record(t.String(), t.Unknown())),
     payload: t.Record(t.String(), t.Unknown(), { description: 'References only (PIN, finger, template id), never template bytes.' }),
+    cancel_refused: Nullable(
+      t.String({
+        description:
+          'In the queue’s list: why this unfinished command cannot be cancelled (a delete a deletion proof waits for), so no one is offered a cancel bound to fail; null otherwise.',
+      }),
+    ),
   },
   { title: 'DeviceCommand' },
 );

@@ -19,10 +19,11 @@ import { type CommandView, commandView } from './views';
 type Enqueue = (w: WriteContext, commands: NewCommand[]) => Promise<number[]>;
 
 /**
- * Why a command must not be cancelled, or null: asked by `cancel` inside its transaction (a
+ * Why commands must not be cancelled, by id (those absent may be): asked by `cancel` inside its
+ * transaction, and by the queue's list so that no one is offered a cancel bound to fail (a
  * delete that carries out a person's deletion, for one: src/app/reactions.ts wires them).
  */
-export type CancelRefusal = (q: Queryable, command: CommandRow) => Promise<string | null>;
+export type CancelRefusal = (q: Queryable, commands: readonly CommandRow[]) => Promise<Map<number, string>>;
 
 export class OperatorActions {
   private readonly refusals: CancelRefusal[] = [];
@@ -51,10 +52,8 @@ export class OperatorActions {
           status: command.status,
         });
       }
-      for (const refusal of this.refusals) {
-        const why = await refusal(w.tx, command);
-        if (why) throw new FpaError('conflict', why, { command: id, kind: command.kind });
-      }
+      const why = (await this.refusedOf(w.tx, [command])).get(command.id);
+      if (why) throw new FpaError('conflict', why, { command: id, kind: command.kind });
       const now = this.ctx.clock.now();
       await this.deps.endings.close(w, command, 'cancelled', now, null, { reason: `cancelled by ${by}` });
       await audit(w.tx, now, {
@@ -125,7 +124,8 @@ export class OperatorActions {
 
   /** One command of a device as the API shows it. */
   async viewOf(q: Queryable, deviceId: string, id: number): Promise<CommandView> {
-    return commandView(await this.findOf(q, deviceId, id));
+    const command = await this.findOf(q, deviceId, id);
+    return commandView(command, (await this.refusedOf(q, [command])).get(command.id) ?? null);
   }
 
   private async findOf(q: Queryable, deviceId: string, id: number): Promise<CommandRow> {
@@ -137,8 +137,19 @@ export class OperatorActions {
     return row;
   }
 
-  /** `GET devices/{sn}/commands/`: a device's queue, oldest first, cursor-paged. */
-  /** A terminal's commands, oldest first, or newest first (`order: 'newest'`: what a person looks at). */
+  /** Why each of these unfinished commands may not be cancelled (by id; the others may be). */
+  private async refusedOf(q: Queryable, commands: readonly CommandRow[]): Promise<Map<number, string>> {
+    const open = commands.filter((c) => c.status === 'pending' || c.status === 'sent');
+    const refused = new Map<number, string>();
+    if (open.length === 0) return refused;
+    for (const refusal of this.refusals) for (const [id, why] of await refusal(q, open)) if (!refused.has(id)) refused.set(id, why);
+    return refused;
+  }
+
+  /**
+   * `GET devices/{sn}/commands/`: a terminal's commands, oldest first, or newest first (`order:
+   * 'newest'`: what a person looks at), cursor-paged; each says whether it may be cancelled.
+   */
   async list(deviceId: string, filters: { status?: CommandStatus; order?: 'oldest' | 'newest'; cursor?: string; limit: number }): Promise<Page<CommandView>> {
     const after = readCursor(filters.cursor);
     const newest = filters.order === 'newest';
@@ -151,11 +162,12 @@ export class OperatorActions {
       .where(and(...conditions))
       .orderBy(newest ? desc(deviceCommands.id) : asc(deviceCommands.id))
       .limit(filters.limit + 1);
+    const refused = await this.refusedOf(this.ctx.db.orm, rows);
     return pageOf(
       rows,
       filters.limit,
       (r) => r.id,
-      (page) => page.map(commandView),
+      (page) => page.map((r) => commandView(r, refused.get(r.id) ?? null)),
     );
   }
 }

@@ -5,7 +5,8 @@ import type { DeviceCommand } from './model';
 
 export type CommandView = Static<typeof DeviceCommand>;
 
-export function commandView(c: CommandRow): CommandView {
+/** `cancelRefused`: why an operator may not cancel it (CancelRefusal), when the caller asked. */
+export function commandView(c: CommandRow, cancelRefused: string | null = null): CommandView {
   const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);
   return {
     id: c.id,
@@ -20,5 +21,6 @@ export function commandView(c: CommandRow): CommandView {
     result: c.result,
     // The payload holds references (PIN, finger), never template bytes.
     payload: c.payload,
+    cancel_refused: cancelRefused,
   };
 }

@@ -36,5 +36,5 @@ export const confirmProofOnDelete =
 /** An operator's cancel of a delete that a deletion proof waits for is refused (withdrawal deletes everywhere). */
 export const keepDeletesProofsAwait =
   (proofs: DeletionProofs): CancelRefusal =>
-  (q, command) =>
-    proofs.keepsDelete(q, command);
+  (q, commands) =>
+    proofs.keptDeletes(q, commands);

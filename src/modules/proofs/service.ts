@@ -30,6 +30,10 @@ type Finished = CommandEvents['device_command_finished'];
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** Why a delete a proof waits for is not cancelled (the 409's message, and the queue's `cancel_refused`). */
+const KEPT_DELETE =
+  'this delete carries out a person’s deletion (consent withdrawn or person deleted) and their deletion proof waits for it: it cannot be cancelled. A terminal gone for good is removed instead (its proof then shows it unreachable).';
+
 export class DeletionProofs {
   readonly events: EventChannel<ProofEvents>;
   readonly keys: ProofKeys;
@@ -94,25 +98,21 @@ export class DeletionProofs {
   }
 
   /**
-   * Why a delete may not be cancelled: a deletion proof waits for it (consent withdrawn, person
-   * deleted), and cancelling it would leave the person's data on the terminal with nothing left
-   * to remove it, and the proof pending for good. Null for any other command.
+   * Why deletes may not be cancelled, by command id: a deletion proof waits for them (consent
+   * withdrawn, person deleted), and cancelling one would leave the person's data on the terminal
+   * with nothing left to remove it, and the proof pending for good. Other commands are absent.
    */
-  async keepsDelete(q: Queryable, command: { id: number; deviceId: string; kind: string }): Promise<string | null> {
-    if (command.kind !== 'delete_user' && command.kind !== 'delete_template') return null;
-    const [awaited] = await q
-      .select({ enrollee: deletionProofTerminals.enrolleeId })
+  async keptDeletes(q: Queryable, commands: readonly { id: number; deviceId: string; kind: string }[]): Promise<Map<number, string>> {
+    const deletes = commands.filter((c) => c.kind === 'delete_user' || c.kind === 'delete_template');
+    const kept = new Map<number, string>();
+    if (deletes.length === 0) return kept;
+    const rows = await q
+      .select({ deviceId: deletionProofTerminals.deviceId, awaiting: deletionProofTerminals.awaiting })
       .from(deletionProofTerminals)
-      .where(
-        and(
-          eq(deletionProofTerminals.deviceId, command.deviceId),
-          eq(deletionProofTerminals.status, 'pending'),
-          sql`exists (select 1 from json_each(${deletionProofTerminals.awaiting}) where value = ${command.id})`,
-        ),
-      )
-      .limit(1);
-    if (!awaited) return null;
-    return 'this delete carries out a person’s deletion (consent withdrawn or person deleted) and their deletion proof waits for it: it cannot be cancelled. A terminal gone for good is removed instead (its proof then shows it unreachable).';
+      .where(and(inArray(deletionProofTerminals.deviceId, [...new Set(deletes.map((d) => d.deviceId))]), eq(deletionProofTerminals.status, 'pending')));
+    const awaited = new Set(rows.flatMap((r) => r.awaiting.map((id) => `${r.deviceId} ${id}`)));
+    for (const d of deletes) if (awaited.has(`${d.deviceId} ${d.id}`)) kept.set(d.id, KEPT_DELETE);
+    return kept;
   }
 
   /** A terminal answered a delete: the proofs waiting for it from that terminal are updated. */

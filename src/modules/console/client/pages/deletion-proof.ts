@@ -6,7 +6,7 @@
 import type { DeletionProofView } from '../../../proofs';
 import { ApiError, api, can } from '../api';
 import { badge, button, h, replace, section, table } from '../dom';
-import { dateTime } from '../format';
+import { count, dateTime } from '../format';
 
 const TONE = { confirmed: 'ok', pending: 'info', unreachable: 'bad' } as const;
 const STATUS = { confirmed: 'Confirmed', pending: 'Waiting for the terminal', unreachable: 'Unreachable' } as const;
@@ -44,8 +44,8 @@ export function proofSection(proof: DeletionProofView): HTMLElement {
       {},
       proof.complete
         ? badge('Complete', 'ok')
-        : badge(`${waiting} terminal(s) still to confirm`, proof.terminals.some((t) => t.status === 'unreachable') ? 'bad' : 'info'),
-      ` ${proof.server.templates_destroyed} template(s) destroyed on the server on ${dateTime(proof.server.at)}.`,
+        : badge(`${count(waiting, 'terminal', 'terminals')} still to confirm`, proof.terminals.some((t) => t.status === 'unreachable') ? 'bad' : 'info'),
+      ` ${count(proof.server.templates_destroyed, 'template', 'templates')} destroyed on the server on ${dateTime(proof.server.at)}.`,
     ),
     table(
       ['Terminal', 'Status', 'Confirmed', 'Delete command'],

@@ -51,7 +51,9 @@ export function commandConsole(device: DeviceDetailView, base: string, redraw: (
 function commandRows(commands: CommandView[], base: string, redraw: () => Promise<void>): HTMLElement[][] {
   return commands.map((c) => {
     const act = h('div', { class: 'actions' });
-    if ((c.status === 'pending' || c.status === 'sent') && can('POST devices/{sn}/commands/{id}/cancel/')) {
+    // A delete a deletion proof waits for cannot be cancelled (the server says why): no button, the reason instead.
+    if (c.cancel_refused) act.append(h('span', { class: 'muted', title: c.cancel_refused }, 'Kept: a deletion proof waits for it'));
+    else if ((c.status === 'pending' || c.status === 'sent') && can('POST devices/{sn}/commands/{id}/cancel/')) {
       act.append(
         button(
           'Cancel',
