@@ -133,6 +133,8 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('offline', 'QUIET-1');
     const waiting = await raised('commands_waiting', 'QUIET-1');
     expect(waiting.details.commands).toBe(1);
+    // Counted in words, as a sentence says it (not "1 command(s) … have").
+    expect(waiting.message).toContain('but 1 command for it has been waiting for more than a day');
     await drain(t);
     await cleared('commands_waiting', 'QUIET-1');
   });
@@ -159,6 +161,7 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     const p = await person('DIAG-ALG');
     const d = await raised('templates_incompatible', 'ALG12-1');
     expect(d.details).toMatchObject({ templates: 1, people: 1, algorithms: ['10'], terminal_algorithm: '12' });
+    expect(d.message).toStartWith('1 fingerprint of 1 person cannot be used by terminal ALG12-1');
     await server.fpa.service.storeTemplate(p.id, 6, new Uint8Array(Buffer.from(syntheticTemplate(200), 'base64')), { algorithmVersion: '12', by: 'test' });
     await cleared('templates_incompatible', 'ALG12-1');
   });

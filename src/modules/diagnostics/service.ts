@@ -28,10 +28,9 @@ interface Facts {
 /** An instant as people read it in a message: `2026-11-27 13:03 (Europe/Berlin)`; `since` keeps the ISO form. */
 const wallTimeIn = (ms: number, zone: string) => `${formatLocalWallTime(new Date(ms), zone).slice(0, 16)} (${zone})`;
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
-const days = (ms: number) => {
-  const n = Math.floor(ms / DAY_MS);
-  return n === 1 ? '1 day' : `${n} days`;
-};
+/** A count with its noun, as a sentence says it: `1 command`, `3 commands` (never `command(s)`). */
+const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const days = (ms: number) => counted(Math.floor(ms / DAY_MS), 'day');
 
 export class Diagnostics {
   constructor(
@@ -128,7 +127,7 @@ export class Diagnostics {
     if (!waiting) return [];
     return [
       diag(d, 'commands_waiting', 'warning', waiting.since, {
-        message: `Terminal ${d.serialNumber} is online but ${waiting.count} command(s) for it have been waiting for more than a day (users, fingerprints or deletes it should have).`,
+        message: `Terminal ${d.serialNumber} is online but ${counted(waiting.count, 'command')} for it ${waiting.count === 1 ? 'has' : 'have'} been waiting for more than a day (users, fingerprints or deletes it should have).`,
         fix: 'Open the terminal’s command queue: a command that fails again and again names the reason. If none was sent, restart the terminal; if it still takes nothing, check its push firmware and its address (a terminal seen from a new address is sent nothing).',
         details: { commands: waiting.count },
       }),
@@ -148,7 +147,7 @@ export class Diagnostics {
         diag(d, 'clock_drift', 'warning', noted?.at ?? null, {
           message: `Terminal ${d.serialNumber}'s clock is ${describeSeconds(Math.abs(drift))} ${drift > 0 ? 'ahead' : 'behind'}: its punches carry its own time.`,
           fix: zoneLike
-            ? `It is off by about ${hours} hour(s): its time zone is probably wrong. Set the terminal's time zone in its settings (the service tells the terminal at its next handshake), then set its clock (Terminals → ${d.serialNumber} → Set the clock).`
+            ? `It is off by about ${counted(hours, 'hour')}: its time zone is probably wrong. Set the terminal's time zone in its settings (the service tells the terminal at its next handshake), then set its clock (Terminals → ${d.serialNumber} → Set the clock).`
             : `Set its clock from the server (Terminals → ${d.serialNumber} → Set the clock), or ask whoever runs the server to have it done by itself (setting DEVICE_CLOCK_CORRECTION). A clock that drifts again needs its battery or its NTP setting checked.`,
           details: { drift_seconds: drift },
         }),
@@ -173,12 +172,12 @@ export class Diagnostics {
       .map((n) =>
         n.reason === 'incompatible'
           ? diag(d, 'templates_incompatible', 'error', n.since, {
-              message: `${n.templates} fingerprint(s) of ${n.people} person(s) cannot be used by terminal ${d.serialNumber}: they were made with algorithm ${n.algorithms.join(', ')} and the terminal takes ${d.algorithmVersion ?? 'another one'}. Those people cannot identify there by fingerprint.`,
+              message: `${counted(n.templates, 'fingerprint')} of ${counted(n.people, 'person', 'people')} cannot be used by terminal ${d.serialNumber}: they were made with algorithm ${n.algorithms.join(', ')} and the terminal takes ${d.algorithmVersion ?? 'another one'}. Those people cannot identify there by fingerprint.`,
               fix: `Enroll those people again at this terminal (remote enrollment) or at an agent using the terminal's algorithm. If the terminal reported its algorithm wrongly, set it in its settings.`,
               details: { templates: n.templates, people: n.people, algorithms: n.algorithms, terminal_algorithm: d.algorithmVersion },
             })
           : diag(d, 'terminal_full', 'error', n.since, {
-              message: `Terminal ${d.serialNumber} is full: ${n.templates} fingerprint(s) of ${n.people} person(s) could not be stored on it.`,
+              message: `Terminal ${d.serialNumber} is full: ${counted(n.templates, 'fingerprint')} of ${counted(n.people, 'person', 'people')} could not be stored on it.`,
               fix: 'Take people who do not use this terminal out of its areas, or delete old users on it (Terminals → People on the terminal). The service sends the missing fingerprints again by itself within the hour.',
               details: { templates: n.templates, people: n.people },
             }),
