@@ -6,6 +6,7 @@ export {
   areaIdsNamed,
   areaNames,
   areasAfterSetting,
+  areasOutside,
   areasWithin,
   closeAreaName,
   knownAreaIds,

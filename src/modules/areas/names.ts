@@ -127,9 +127,14 @@ export function scopeAreaIds(scope: AreaScope): SQL | null {
 export function areasWithin(scope: AreaScope, names: readonly string[] | undefined): string[] | undefined {
   if (!isLimited(scope)) return names ? [...names] : undefined;
   if (!names || names.length === 0) return [...scope.areas];
-  const outside = names.filter((n) => !scope.areas.includes(n.trim()));
+  const outside = areasOutside(scope, names);
   if (outside.length > 0) throw new FpaError('forbidden', 'you may only use your own areas', { areas: outside, allowed: [...scope.areas] });
   return [...names];
+}
+
+/** The names among `names` outside a limited caller's areas (none for an unlimited caller): the one check of them. */
+export function areasOutside(scope: AreaScope, names: readonly string[]): string[] {
+  return isLimited(scope) ? names.filter((n) => !scope.areas.includes(n.trim())) : [];
 }
 
 /**

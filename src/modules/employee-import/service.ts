@@ -15,7 +15,7 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
-import { areaIdOf, areasAfterSetting, closeAreaName } from '../areas';
+import { areaIdOf, areasAfterSetting, areasOutside, closeAreaName } from '../areas';
 import type { EmployeeService } from '../employees';
 import { areaNamesOf, type EnrolleeRow, type EnrolleeService } from '../enrollees';
 import { type PersonRow, personRows, type RowError } from './import-records';
@@ -149,7 +149,8 @@ export class EmployeeImport {
 function scopeProblem(scope: AreaScope, row: PersonRow, person: { enrolledIn: readonly string[] | null; inDirectory: boolean }): PersonRow | string {
   if (!isLimited(scope)) return row;
   const yours = scope.areas.join(', ');
-  const outside = (row.areas ?? []).filter((a) => !scope.areas.includes(a));
+  // The same check as areasWithin's, said for one line of a file (areasWithin refuses the whole request).
+  const outside = areasOutside(scope, row.areas ?? []);
   if (outside.length > 0) return `the areas ${outside.join(', ')} are not yours: you may import into ${yours}`;
   const { enrolledIn } = person;
   if (enrolledIn !== null && !coversAny(scope, enrolledIn)) return `${row.id} is enrolled outside your areas (${yours}): ask an administrator of their area`;
