@@ -52,6 +52,8 @@ afterAll(async () => {
 describe('HR at a glance in the console', () => {
   test('an area is created from the picker while adding a person; a typo cannot create one', async () => {
     await go('#/people', 'People');
+    // Nobody yet: the list says what to do rather than that nobody matches.
+    await page.getByText('No one yet: add a person above, or import a file (People › Import).').waitFor();
     await page.getByRole('button', { name: 'Create new area…' }).click();
     const dialog = page.getByRole('dialog', { name: 'New area' });
     await dialog.getByLabel('Area name').fill('Head Office');

@@ -9,9 +9,10 @@ const names = {
 const ADA = '0b0e7c55-1d2e-4f3a-9b8c-7d6e5f4a3b2c';
 
 describe('details in words', () => {
-  test('a manual punch: its state named, the reason kept', () => {
-    expect(summarize({ enrollee: ADA, state: 0, reason: 'forgot to clock out' }, names)).toBe('Enrollee: Ada Obi, Punch: in, Reason: forgot to clock out');
-    expect(summarize({ state: 1 })).toBe('Punch: out');
+  test('a manual punch: the person named, the reason kept, its stored state left out (it says nothing of in or out)', () => {
+    expect(summarize({ enrollee: ADA, employee: 'E-1', device_pin: '10000', state: 0, reason: 'forgot to clock out' }, names)).toBe(
+      'Person: Ada Obi, Employee ID: E-1, PIN: 10000, Reason: forgot to clock out',
+    );
   });
 
   test('a stored fingerprint: the finger named, versions and parts left to the API', () => {
@@ -29,11 +30,11 @@ describe('details in words', () => {
 
   test('a terminal by its name, a clock drift and an answer in words', () => {
     expect(summarize({ device: { serial_number: 'FRONTDOOR1' }, drift_seconds: -603, return_code: 0 }, names)).toBe(
-      'Device: Front door, Clock behind by 0h 10m, Answer: done',
+      'Terminal: Front door, Clock behind by 0h 10m, Answer: done',
     );
     // A terminal heard from a new address: which address is which, as confirming it needs.
     expect(summarize({ device: { serial_number: 'FRONTDOOR1' }, pinned_ip: '10.0.0.5', ip: '10.0.0.9' }, names)).toBe(
-      'Device: Front door, Trusted address: 10.0.0.5, From address: 10.0.0.9',
+      'Terminal: Front door, Trusted address: 10.0.0.5, From address: 10.0.0.9',
     );
     expect(summarize({ return_code: -1002 })).toBe('Answer: code -1002');
   });

@@ -181,5 +181,5 @@ export function ago(iso: string | null | undefined): string {
   if (s < 60) return 'just now';
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} days ago`;
+  return `${count(Math.round(s / 86400), 'day', 'days')} ago`;
 }

@@ -66,6 +66,7 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
         { class: 'legend' },
         ...Object.entries(CELL).map(([status, [mark, cls]]) => h('span', { class: `cell ${cls}` }, `${mark} ${words(status)}`)),
         h('span', { class: 'cell late' }, 'Late (outlined)'),
+        h('span', { class: 'cell open' }, '… Today, still in (no out yet)'),
         // Days without punches are stored by the nightly "Record absences" job: until then, blank.
         h('span', { class: 'cell none' }, 'Blank: nothing recorded yet (absences, leave and days off are filled in each night)'),
         h('span', {}, '* Worked leaves out a day with a punch missing'),
@@ -109,7 +110,7 @@ function gridHead(dates: string[]): HTMLElement {
   return h(
     'tr',
     {},
-    h('th', { scope: 'col' }, 'Person'),
+    h('th', { scope: 'col', class: 'who-head' }, 'Person'),
     ...dates.map((d) => h('th', { scope: 'col', class: 'date' }, h('abbr', { title: dayLabel(d) }, weekdayShort(d)), h('br'), String(Number(d.slice(8))))),
     h('th', { scope: 'col' }, 'Worked'),
   );
@@ -124,13 +125,17 @@ function gridRow(
 ): HTMLElement {
   let worked = 0;
   let missing = 0;
+  const today = localDate();
   const cells = dates.map((date) => {
     const day = byKey.get(`${person.id}|${date}`);
     if (day) worked += day.worked_seconds;
-    if (day?.status === 'incomplete') missing++;
-    const [mark, cls] = day ? (CELL[day.status] ?? ['?', 'muted']) : ['', 'none'];
+    // Today's day without its out yet is someone still in, not a missing punch (not yet).
+    const stillIn = day?.status === 'incomplete' && date === today;
+    if (day?.status === 'incomplete' && !stillIn) missing++;
+    const [mark, cls] = stillIn ? ['…', 'open'] : day ? (CELL[day.status] ?? ['?', 'muted']) : ['', 'none'];
     const late = day?.flags.includes('late') ? ' late' : '';
-    const label = `${person.display_name}, ${dayLabel(date)}: ${day ? words(day.status) : 'nothing recorded'}${late ? ', late' : ''}`;
+    const said = stillIn ? 'still in (no out yet)' : day ? words(day.status) : 'nothing recorded';
+    const label = `${person.display_name}, ${dayLabel(date)}: ${said}${late ? ', late' : ''}`;
     return h(
       'td',
       { class: 'cell-td' },

@@ -6,7 +6,7 @@
 import type { CompletenessView } from '../../../completeness';
 import { api } from '../api';
 import { badge, button, definitionList, h, replace, section, table } from '../dom';
-import { addDays, dateTime, words } from '../format';
+import { addDays, count, dateTime, words } from '../format';
 
 type Day = CompletenessView['days'][number];
 
@@ -37,9 +37,9 @@ function render(report: CompletenessView, show: (to?: string) => Promise<void>):
     'p',
     { class: 'lede' },
     counts.missing !== null
-      ? badge(`${counts.missing} punches missing`, 'bad')
+      ? badge(`${count(counts.missing, 'punch', 'punches')} missing`, 'bad')
       : gaps > 0
-        ? badge(`${gaps} days with a gap`, 'bad')
+        ? badge(`${count(gaps, 'day', 'days')} with a gap`, 'bad')
         : counts.agreed_at === null
           ? // Nothing compared yet (the terminal has not reported its count): no verdict to give.
             badge('Not checked yet', 'muted')
@@ -63,7 +63,7 @@ function render(report: CompletenessView, show: (to?: string) => Promise<void>):
       ? h(
           'p',
           { class: 'error' },
-          `The terminal refused the re-upload${refused.return_code === null ? ' or never answered' : ` (code ${refused.return_code})`}. It is asked again within the hour. If its firmware cannot re-send (code -1002), add the punches of the gap by hand (Punches, “Add a missing punch”), or have an administrator import them from the terminal’s USB export.`,
+          `The terminal refused the re-upload${refused.return_code === null ? ' or never answered' : ` (code ${refused.return_code})`}. It is asked again within the hour. If its firmware cannot re-send (code -1002), add the punches of the gap by hand (Punches, “Add a missing punch”).`,
         )
       : null;
   return [summary, ...(advice ? [advice] : []), facts, nav, calendar(report.days), legend(), recoveries(report)];

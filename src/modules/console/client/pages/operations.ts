@@ -52,6 +52,15 @@ function target(e: AuditEntryView, names: Names): string {
   return `${words(e.target_type)}${/^[0-9a-f-]{36}$/.test(id) ? '' : ` ${id}`}`;
 }
 
+/** Who did it: a terminal by its name ("device:SN" is how the log keeps it), anyone else with their kind. */
+function actorOf(e: AuditEntryView, names: Names): string {
+  if (e.actor_kind === 'terminal' && e.actor.startsWith('device:')) {
+    const serial = e.actor.slice('device:'.length);
+    return `Terminal ${names.terminal(serial) ?? serial}`;
+  }
+  return e.actor_kind ? `${e.actor} (${ACTOR_KINDS[e.actor_kind] ?? words(e.actor_kind)})` : e.actor;
+}
+
 /** What kind of actor did it, as the audit log names it. */
 const ACTOR_KINDS: Record<string, string> = {
   user: 'user',
@@ -137,7 +146,7 @@ function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: (
         ['When', 'Who', 'Did', 'To', 'Details'],
         list.results.map((e) => [
           dateTime(e.at),
-          e.actor_kind ? `${e.actor} (${ACTOR_KINDS[e.actor_kind] ?? words(e.actor_kind)})` : e.actor,
+          actorOf(e, names),
           // In the words of the events; the code (what the API's filter takes) on hover.
           h('span', { title: e.action }, actionWords(e.action)),
           target(e, names),

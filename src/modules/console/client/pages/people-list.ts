@@ -7,7 +7,7 @@
 import type { EnrolleeView } from '../../../enrollees';
 import { api, type List, query } from '../api';
 import { badge, button, field, h, input, replace, section, select, table } from '../dom';
-import { fingerName } from '../format';
+import { count, fingerName } from '../format';
 
 const PAGE = 50;
 const TYPING_PAUSE_MS = 250;
@@ -30,7 +30,8 @@ export async function peopleList(): Promise<HTMLElement> {
     if (mine !== serial) return;
     cursors = cursors.slice(0, page + 1);
     cursors.push(list.next_cursor);
-    replace(results, resultsTable(list.results, filters.search.value.trim()), pager(page, list, load));
+    const narrowed = [filters.area, filters.status, filters.consent, filters.biometrics].some((f) => f.value !== '');
+    replace(results, resultsTable(list.results, filters.search.value.trim(), narrowed), pager(page, list, load));
   };
   const again = () => {
     cursors = [null];
@@ -112,7 +113,8 @@ function peopleQuery(f: Filters, cursor: string | null | undefined): string {
   })}`;
 }
 
-function resultsTable(people: EnrolleeView[], searched: string): HTMLElement {
+/** `narrowed`: a filter is set (so an empty list says nobody matches, not that there is nobody yet). */
+function resultsTable(people: EnrolleeView[], searched: string, narrowed: boolean): HTMLElement {
   return table(
     ['Name', 'Employee ID', 'PIN', 'Card', 'Areas', 'Consent', 'Fingerprints', 'Status'],
     people.map((e) => [
@@ -125,7 +127,11 @@ function resultsTable(people: EnrolleeView[], searched: string): HTMLElement {
       e.fingers.length > 0 ? e.fingers.map(fingerName).join(', ') : 'None',
       e.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted'),
     ]),
-    searched ? `Nobody matches “${searched}”.` : 'Nobody matches.',
+    searched
+      ? `Nobody matches “${searched}”.`
+      : narrowed
+        ? 'Nobody matches these filters.'
+        : 'No one yet: add a person above, or import a file (People › Import).',
   );
 }
 
@@ -135,7 +141,14 @@ function pager(page: number, list: List<EnrolleeView>, load: (page: number) => P
     'div',
     { class: 'actions pager' },
     page > 0 ? button('Previous page', () => load(page - 1)) : null,
-    list.results.length > 0 ? h('span', { class: 'muted' }, `People ${first} to ${first + list.results.length - 1}`) : null,
+    // "People 1 to 1" said of one person reads oddly: a single page says how many it shows.
+    list.results.length > 0
+      ? h(
+          'span',
+          { class: 'muted' },
+          page === 0 && !list.next_cursor ? count(list.results.length, 'person', 'people') : `People ${first} to ${first + list.results.length - 1}`,
+        )
+      : null,
     list.next_cursor ? button('Next page', () => load(page + 1)) : null,
   );
 }

@@ -62,7 +62,9 @@ function punchLabels(enrollees: EnrolleeView[], devices: DeviceView[]): PunchLab
 
 /** The newest punches as they arrive (at most LIVE_MAX), and the stream's state. */
 function liveFeed(labels: PunchLabels) {
-  const body = h('tbody', {});
+  // Until the first punch arrives, the table says so (an empty table reads as broken).
+  const none = h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No punch has arrived since this page opened.'));
+  const body = h('tbody', {}, none);
   const state = h('p', { class: 'muted', role: 'status' }, 'Connecting…');
   const table = h(
     'div',
@@ -91,6 +93,7 @@ function liveFeed(labels: PunchLabels) {
         h('td', {}, labels.terminalOf(p)),
         h('td', {}, p.flags.map(words).join(', ')),
       );
+      none.remove();
       body.prepend(row);
       while (body.children.length > LIVE_MAX) body.lastElementChild?.remove();
     },
