@@ -221,7 +221,7 @@ describe('HR at a glance in the console', () => {
     const schedules = page.getByRole('region', { name: 'Work schedules' });
     await schedules.getByRole('cell', { name: 'Every day but the weekend' }).waitFor();
     await schedules.getByRole('button', { name: 'Change Flexi' }).click();
-    await schedules.getByLabel('Grace').fill('15m');
+    await schedules.getByLabel('Late after').fill('15m');
     await schedules.getByRole('button', { name: 'Save Flexi' }).click();
     await page.getByText('Flexi saved; the days of the people who work it follow.').waitFor();
     // And Escape, from the keyboard.

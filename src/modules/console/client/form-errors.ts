@@ -53,7 +53,7 @@ const FIELD_WORDS: Record<string, string> = {
   start: 'Starts',
   end: 'Ends',
   break: 'Break',
-  grace_in: 'Grace',
+  grace_in: 'Late after',
   weekdays: 'Days',
   time_zone: 'Time zone',
   version: 'Consent text version',

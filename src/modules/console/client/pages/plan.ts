@@ -230,7 +230,7 @@ function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill:
     field('Starts', start),
     field('Ends', end, 'Before the start: overnight.'),
     field('Break', pause, 'Unpaid, e.g. 30m or 1h.'),
-    field('Grace', grace, 'Late after this, e.g. 10m.'),
+    field('Late after', grace, 'How long past the start, e.g. 10m.'),
   ];
   const form = submitter(
     h('form', { class: 'inline-form' }, ...fields, days.element, submit, cancel),
