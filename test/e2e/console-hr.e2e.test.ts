@@ -236,6 +236,28 @@ describe('HR at a glance in the console', () => {
     expect((await server.admin.get('/work-schedules/Flexi/')).body.weekdays).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  test('a leave is recorded with a kind picked from the usual ones or typed', async () => {
+    await go('#/areas', 'Areas');
+    await go('#/shifts', 'Shifts and calendar');
+    const leave = page.getByRole('region', { name: 'Leave' });
+    await leave.getByLabel('Person').selectOption({ label: 'Ben Lee' });
+    await leave.getByLabel('From').fill('2031-06-02');
+    await leave.getByLabel('To').fill('2031-06-04');
+    // The usual kinds are offered (a datalist); any word is taken.
+    expect(await leave.locator('datalist option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(
+      expect.arrayContaining(['vacation', 'sick', 'unpaid']),
+    );
+    await leave.getByLabel('Kind').fill('sick');
+    await leave.getByRole('button', { name: 'Add leave' }).click();
+    await page.getByText('Leave added.').waitFor();
+    const ben = (await server.admin.get('/enrollees/?employee=E-101')).body.results[0].id;
+    expect((await server.admin.get('/leaves/')).body.results.find((l: { enrollee: string }) => l.enrollee === ben)).toMatchObject({
+      from: '2031-06-02',
+      to: '2031-06-04',
+      kind: 'sick',
+    });
+  });
+
   test('a manual punch on a locked day says it was not applied', async () => {
     const period = await server.admin.post('/pay-periods/', { from: '2026-01-01', to: '2026-01-31' });
     expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);

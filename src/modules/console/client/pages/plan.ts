@@ -402,7 +402,9 @@ function leavesSection(leaves: Leave[], people: [string, string][], nameOf: (id:
   const who = select(people);
   const from = input({ type: 'date', required: true });
   const to = input({ type: 'date', required: true });
-  const kind = input({ required: true, value: 'vacation', autocomplete: 'off' });
+  // Any word, as payroll names its kinds; those already used here (and the usual ones) to pick from.
+  const kinds = [...new Set(['vacation', 'sick', 'parental', 'unpaid', 'training', ...leaves.map((l) => l.kind)])];
+  const kind = input({ required: true, value: 'vacation', autocomplete: 'off', list: 'leave-kinds' });
   const form = submitter(
     h(
       'form',
@@ -410,7 +412,8 @@ function leavesSection(leaves: Leave[], people: [string, string][], nameOf: (id:
       field('Person', who),
       field('From', from),
       field('To', to),
-      field('Kind', kind),
+      field('Kind', kind, 'Pick one or type your own.'),
+      h('datalist', { id: 'leave-kinds' }, ...kinds.map((k) => h('option', { value: k }))),
       h('button', { type: 'submit' }, 'Add leave'),
     ),
     async () => {
