@@ -1,7 +1,8 @@
 /**
- * Registrations refused because too many terminals wait for approval (registration.ts), kept for
- * the diagnostics: per limit, how many were refused since the last quiet hour and the last serial
- * and address. A flood of junk serials costs at most one write per limit every
+ * What a registration refused because too many terminals wait for approval (registration.ts)
+ * leaves behind, the one place that throttles it: a log warning at most once a minute, and for
+ * the diagnostics, per limit, how many were refused since the last quiet hour and the last
+ * serial and address. A flood of junk serials costs at most one write per limit every
  * REFUSAL_WRITE_EVERY_MS on each instance: the refusals in between are counted in memory and
  * written with the next one.
  */
@@ -14,17 +15,29 @@ import { type PendingLimit, registrationRefusals } from './tables';
 /** A quiet hour starts the count again (and the diagnostic goes). */
 export const REFUSALS_SHOWN_MS = 3_600_000;
 const REFUSAL_WRITE_EVERY_MS = 5_000;
+/** The log says it at most this often (a flood must not flood the log). */
+const REFUSAL_WARNING_EVERY_MS = 60_000;
+
+const WARNINGS: Record<PendingLimit, string> = {
+  ADMS_MAX_PENDING_DEVICES: 'unknown terminals refused: ADMS_MAX_PENDING_DEVICES terminals already wait for approval',
+  ADMS_MAX_PENDING_PER_ADDRESS: 'unknown terminals refused: ADMS_MAX_PENDING_PER_ADDRESS terminals from this address already wait for approval',
+};
 
 export type RegistrationRefusal = typeof registrationRefusals.$inferSelect;
 
 export class RegistrationRefusals {
   /** Per limit: refusals not written yet, and when the last write began. */
   private readonly pending = new Map<PendingLimit, { count: number; serial: string; ip: string | null; writtenAt: number }>();
+  private lastWarning = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly ctx: DeviceRuntime) {}
 
-  /** Counts one refusal; writes it (with those before it) unless a write of this limit happened lately. Never throws. */
+  /** Counts one refusal; logs it and writes it (with those before it) unless that happened lately. Never throws. */
   note(limit: PendingLimit, serial: string, ip: string | null, now: number): void {
+    if (now - this.lastWarning >= REFUSAL_WARNING_EVERY_MS) {
+      this.lastWarning = now;
+      this.ctx.log.warn(WARNINGS[limit], { serial, ip, max: this.ctx.settings[limit] });
+    }
     const entry = this.pending.get(limit) ?? { count: 0, serial, ip, writtenAt: Number.NEGATIVE_INFINITY };
     Object.assign(entry, { count: entry.count + 1, serial, ip });
     this.pending.set(limit, entry);

@@ -45,8 +45,6 @@ const LAST_SEEN_FLUSH_MS = 30_000;
 export const MAX_CACHED_DEVICES = 10_000;
 /** Stale pending terminals one run of expire-pending-devices forgets at most (the next run takes the rest). */
 const EXPIRE_BATCH = 10_000;
-/** A refused registration is logged at most this often, so a flood cannot flood the log. */
-const PENDING_WARNING_EVERY_MS = 60_000;
 
 export interface DeviceContact {
   ip?: string | null;
@@ -64,7 +62,6 @@ export interface CachedDevice {
 
 export class DeviceRegistration {
   private readonly lastFlushed = new BoundedMap<string, number>(MAX_CACHED_DEVICES);
-  private lastPendingWarning = 0;
 
   constructor(
     private readonly ctx: DeviceRuntime,
@@ -198,17 +195,8 @@ export class DeviceRegistration {
   }
 
   private refuseRegistration(serial: string, now: number, limit: PendingLimit, source: string | null): never {
-    // Kept for the diagnostics: a real terminal among the refused never appears in Terminals.
+    // Logged and kept for the diagnostics (refusals.ts): a real terminal among the refused never appears in Terminals.
     this.refusals.note(limit, serial, source, now);
-    if (now - this.lastPendingWarning >= PENDING_WARNING_EVERY_MS) {
-      this.lastPendingWarning = now;
-      this.ctx.log.warn(
-        limit === 'ADMS_MAX_PENDING_DEVICES'
-          ? 'unknown terminals refused: ADMS_MAX_PENDING_DEVICES terminals already wait for approval'
-          : 'unknown terminals refused: ADMS_MAX_PENDING_PER_ADDRESS terminals from this address already wait for approval',
-        { serial, ip: source, max: this.ctx.settings[limit] },
-      );
-    }
     throw new FpaError('forbidden', 'Device Unauthorized', { serial_number: serial });
   }
 
