@@ -106,7 +106,16 @@ export function emptyCounts(): BoardCounts {
 
 /** Adds one person to counts. `present` counts everyone who came in, `late` among them. */
 export function countInto(counts: BoardCounts, entry: BoardEntry, workday: boolean): void {
-  for (const count of BOARD_COUNTS) if (inCount(entry, workday, count)) counts[count]++;
+  addTo(counts, countsOf(entry, workday));
+}
+
+/** The counts one person is in (decided once, then added to the whole board's and each area's). */
+export function countsOf(entry: BoardEntry, workday: boolean): BoardCount[] {
+  return BOARD_COUNTS.filter((count) => inCount(entry, workday, count));
+}
+
+export function addTo(counts: BoardCounts, of: readonly BoardCount[]): void {
+  for (const count of of) counts[count]++;
 }
 
 /** Whether one person is among those a count is made of (the people a tile lists). */

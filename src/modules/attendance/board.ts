@@ -11,13 +11,14 @@ import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
 import type { CalendarService } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
 import {
+  addTo,
   type BoardCount,
   type BoardCounts,
   type BoardDay,
   type BoardEntry,
   type BoardStatus,
   boardEntry,
-  countInto,
+  countsOf,
   emptyCounts,
   inCount,
   overnightEntry,
@@ -42,7 +43,7 @@ export interface BoardQuery {
 const iso = (instant: number | null) => (instant === null ? null : new Date(instant).toISOString());
 
 /** Adds one person to the counts of each of their areas the caller may see. */
-function countInAreas(byArea: Map<string, BoardCounts>, areas: readonly string[], scope: readonly string[], entry: BoardEntry, workday: boolean): void {
+function countInAreas(byArea: Map<string, BoardCounts>, areas: readonly string[], scope: readonly string[], of: readonly BoardCount[]): void {
   for (const area of areas) {
     if (scope.length > 0 && !scope.includes(area)) continue;
     let counts = byArea.get(area);
@@ -50,7 +51,7 @@ function countInAreas(byArea: Map<string, BoardCounts>, areas: readonly string[]
       counts = emptyCounts();
       byArea.set(area, counts);
     }
-    countInto(counts, entry, workday);
+    addTo(counts, of);
   }
 }
 
@@ -100,8 +101,9 @@ export class TodayBoard {
       const carried = open && !(day && day.punchCount > 0) ? overnightEntry(plans[0]!, open, { now }, slackMs) : null;
       const entry = carried ?? boardEntry(plan, day, { now, today });
       const workday = plan.dayType === 'workday';
-      countInto(counts, entry, workday);
-      countInAreas(byArea, person.areaNames, query.scope, entry, workday);
+      const of = countsOf(entry, workday);
+      addTo(counts, of);
+      countInAreas(byArea, person.areaNames, query.scope, of);
       if ((!query.status || query.status === entry.status) && (!query.count || inCount(entry, workday, query.count))) entries.push({ person, entry, workday });
     }
     entries.sort((a, b) => a.person.displayName.localeCompare(b.person.displayName) || (a.person.id < b.person.id ? -1 : 1));
