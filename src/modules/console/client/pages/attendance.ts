@@ -69,7 +69,7 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
         h('span', { class: 'cell open' }, '… Today, still in (no out yet)'),
         // Days without punches are stored by the nightly "Record absences" job: until then, blank.
         h('span', { class: 'cell none' }, 'Blank: nothing recorded yet (absences, leave and days off are filled in each night)'),
-        h('span', {}, '* Worked leaves out a day with a punch missing'),
+        h('span', {}, '* Worked leaves out a past day with a punch missing'),
       ),
       grid,
     ),
