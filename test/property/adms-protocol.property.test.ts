@@ -10,6 +10,7 @@ import {
   formatAttlogLine,
   formatDeviceCmdResult,
   formatOptionsBody,
+  formatUsbAttlogLine,
   type ParseResult,
   parseAttlog,
   parseAttPhoto,
@@ -22,6 +23,7 @@ import {
   parseRegistryBody,
   parseRtlog,
   parseTabledata,
+  parseUsbAttlog,
   splitRecords,
 } from '../../src/protocol/adms';
 import { localPartsFrom } from '../support/arbitraries';
@@ -80,6 +82,7 @@ describe('line parsers never throw and account for every line', () => {
   test('BIODATA', () => linesAccountedFor(parseBiodata));
   test('rtlog', () => linesAccountedFor(parseRtlog));
   test('tabledata', () => linesAccountedFor(parseTabledata));
+  test('USB attendance file', () => linesAccountedFor(parseUsbAttlog));
 });
 
 describe('other parsers never throw', () => {
@@ -160,6 +163,26 @@ describe('round trips', () => {
       fc.property(fc.array(record, { minLength: 1, maxLength: 5 }), fc.boolean(), (records, crlf) => {
         const body = records.map((r) => formatAttlogLine(r) + (crlf ? '\r\n' : '\n')).join('');
         const parsed = parseAttlog(body);
+        expect(parsed.errors).toEqual([]);
+        expect(parsed.records.map(({ raw: _raw, ...rest }) => rest)).toEqual(records);
+      }),
+      RUNS,
+    );
+  });
+
+  test('USB attendance file: record → line (PIN right-aligned, machine number) → record', () => {
+    const record = fc.record({
+      pin: alnum(1, 9),
+      localTime: localParts.map(formatLocalDateTime),
+      state: fc.integer({ min: 0, max: 255 }),
+      verifyType: fc.integer({ min: 0, max: 300 }),
+      workCode: fc.stringMatching(/^[0-9]{1,4}$/),
+      extra: fc.array(fc.stringMatching(/^[0-9.]{1,6}$/), { maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 999 }), fc.boolean(), (records, machine, crlf) => {
+        const body = records.map((r) => formatUsbAttlogLine(r, machine) + (crlf ? '\r\n' : '\n')).join('');
+        const parsed = parseUsbAttlog(body);
         expect(parsed.errors).toEqual([]);
         expect(parsed.records.map(({ raw: _raw, ...rest }) => rest)).toEqual(records);
       }),

@@ -29,3 +29,4 @@ export * from './push3-commands';
 export * from './query';
 export * from './text';
 export * from './types';
+export * from './usb-attlog';

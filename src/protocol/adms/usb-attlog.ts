@@ -1,0 +1,59 @@
+import { normaliseLocalTime } from '../../platform/time/local-time';
+import type { AttlogRecord } from './attlog';
+import { dropTrailingEmpty, intWithDefault } from './fields';
+import { parseLines } from './lines';
+import { pinProblem } from './pin';
+import { accept, type LineOutcome, type ParseResult, reject } from './types';
+
+/**
+ * The attendance file a terminal saves to a USB stick (`<machine number>_attlog.dat`, the
+ * terminal's USB manager, "download attendance"), for a terminal that cannot send its punches:
+ * one TAB-separated line a punch,
+ * `PIN \t time \t machine number \t state \t verify \t workcode [\t reserved …]`, the PIN
+ * right-aligned in spaces. Not the ADMS upload's order: the third field is the terminal's machine
+ * number, and the state comes after it. The machine number says nothing the importer does not
+ * know (it names the terminal), so it stays in `raw` only.
+ *
+ * Older black-and-white terminals write a binary file of the same name instead: it has NUL bytes,
+ * which no text line has, and is refused as a whole (`isBinaryAttlog`).
+ */
+export function parseUsbAttlogLine(raw: string): LineOutcome<AttlogRecord> {
+  const fields = raw.split('\t');
+  if (fields.length < 2) return reject('expected TAB-separated fields: PIN, time, machine number, state, verify, …');
+  const pin = (fields[0] ?? '').trim();
+  const pinError = pinProblem(pin);
+  if (pinError) return reject(pinError);
+  const localTime = normaliseLocalTime(fields[1] ?? '');
+  if (localTime === null) return reject(`invalid time ${JSON.stringify((fields[1] ?? '').slice(0, 40))}`);
+  const state = intWithDefault(fields[3], 0);
+  if (!state.ok) return reject(`non-numeric state ${JSON.stringify((fields[3] ?? '').slice(0, 40))}`);
+  const verify = intWithDefault(fields[4], 0);
+  if (!verify.ok) return reject(`non-numeric verify type ${JSON.stringify((fields[4] ?? '').slice(0, 40))}`);
+  return accept({
+    pin,
+    localTime,
+    state: state.value,
+    verifyType: verify.value,
+    workCode: (fields[5] ?? '').trim(),
+    extra: dropTrailingEmpty(fields.slice(6)),
+    raw,
+  });
+}
+
+/** Parse a USB attendance file. A bad line is reported and skipped; it never costs its neighbours. */
+export function parseUsbAttlog(text: string): ParseResult<AttlogRecord> {
+  return parseLines(text, parseUsbAttlogLine);
+}
+
+/** Whether the file is the binary kind (older terminals), which has NUL bytes no text line has. */
+export function isBinaryAttlog(text: string): boolean {
+  return text.includes('\u0000');
+}
+
+/** A record as a terminal writes it to the stick (tests and the simulator); the PIN right-aligned in 9. */
+export function formatUsbAttlogLine(
+  r: Pick<AttlogRecord, 'pin' | 'localTime' | 'state' | 'verifyType' | 'workCode' | 'extra'>,
+  machineNumber = 1,
+): string {
+  return [r.pin.padStart(9, ' '), r.localTime, String(machineNumber), String(r.state), String(r.verifyType), r.workCode, ...r.extra].join('\t');
+}
