@@ -26,19 +26,26 @@ import { deletionProofRoutes, proofKeyRoutes } from '../modules/proofs';
 import { punchRoutes, punchStreamRoutes } from '../modules/punches';
 import { reportRoutes } from '../modules/reports';
 import { consoleFactorRoutes, factorRoutes, type SessionOpener } from '../modules/sign-in-factors';
+import { usbImportRoutes } from '../modules/terminals';
 import { apiKeyRoutes, signInRoutes, userRoutes } from '../modules/users';
 import { webhookRoutes } from '../modules/webhooks';
 import { FpaError } from '../platform/errors';
 import { API_PREFIX } from '../platform/http/api-prefix';
 import { tagWithRequestId } from '../platform/http/routable-url';
 import { apiRouter, type Http } from '../platform/http/router';
-import { buildOpenApiDocument, type JsonObject } from './docs/openapi';
+import { buildOpenApiDocument, type JsonObject, type RouteLike } from './docs/openapi';
 import { type DocumentSource, docsRoutes } from './docs/routes';
 import type { Modules } from './modules';
 
 /** Every API route, without prefix: what the OpenAPI document is generated from. */
 export function apiRoutes(http: Http, m: Modules) {
-  return new Elysia({ name: 'fpa-api-routes', seed: http.runtime.instanceId })
+  // In two halves: one chain of every route's plugin is deeper than TypeScript instantiates.
+  return new Elysia({ name: 'fpa-api-routes', seed: http.runtime.instanceId }).use(fleetRoutesOf(http, m)).use(attendanceRoutesOf(http, m));
+}
+
+/** Terminals, people, their biometrics and punches. */
+function fleetRoutesOf(http: Http, m: Modules) {
+  return new Elysia({ name: 'fpa-api-fleet-routes', seed: http.runtime.instanceId })
     .use(agentRoutes(http, m.enrollment))
     .use(enrollmentRoutes(http, m.enrollment))
     .use(deviceRoutes(http, m.devices))
@@ -52,11 +59,17 @@ export function apiRoutes(http: Http, m: Modules) {
     .use(deletionProofRoutes(http, m.proofs))
     .use(punchRoutes(http, m.punches, m.corrections))
     .use(punchStreamRoutes(http, { hub: m.punchStream, source: m.punchSource, quota: m.streamQuota, members: m.members }))
+    .use(usbImportRoutes(http, m.terminals.usbImport))
+    .use(completenessRoutes(http, m.completeness));
+}
+
+/** Attendance, integrations, operations and who may sign in. */
+function attendanceRoutesOf(http: Http, m: Modules) {
+  return new Elysia({ name: 'fpa-api-attendance-routes', seed: http.runtime.instanceId })
     .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota, members: m.members }))
     .use(calendarRoutes(http, m.calendar))
     .use(scheduleRoutes(http, m.calendar.schedules))
     .use(attendanceRoutes(http, m.attendance, m.reports, m.board))
-    .use(completenessRoutes(http, m.completeness))
     .use(anomalyRoutes(http, m.anomalies))
     .use(reportRoutes(http, m.reportFiles))
     .use(webhookRoutes(http, m.webhooks.service))
@@ -75,7 +88,7 @@ export interface OpenApi extends DocumentSource {
   document(): JsonObject;
 }
 
-function openApiOf(routes: ReturnType<typeof apiRoutes>): OpenApi {
+function openApiOf(routes: { readonly routes: readonly RouteLike[] }): OpenApi {
   let text: string | undefined;
   const json = () => (text ??= JSON.stringify(buildOpenApiDocument(routes.routes, { prefix: API_PREFIX })));
   return {

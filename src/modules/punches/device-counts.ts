@@ -4,7 +4,8 @@
  * index, which starts with the device and its local date), and a person's punches near an
  * instant with the terminal that took them.
  */
-import { and, eq, getTableName, gt, gte, lte, sql } from 'drizzle-orm';
+import { and, eq, getTableName, gt, gte, inArray, lte, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
 import { BUCKET_SQL, bucketGroups } from './buckets';
@@ -114,4 +115,23 @@ export async function addPunchFlags(q: Queryable, punchId: string, flags: readon
   if (!row) return;
   const next = [...row.flags, ...flags.filter((f) => !row.flags.includes(f))];
   if (next.length !== row.flags.length) await q.update(punches).set({ flags: next }).where(eq(punches.id, punchId));
+}
+
+/**
+ * Which of these lines a terminal's punches already hold (any source), as the dedupe index keys
+ * them: `PIN \t local time`. Read date by date through that index (device, local date), so a
+ * file of two years asks for its own dates only.
+ */
+export async function storedOfDevice(q: Queryable, deviceId: string, lines: readonly { pin: string; localTime: string }[]): Promise<Set<string>> {
+  const dates = [...new Set(lines.map((l) => l.localTime.slice(0, 10)))];
+  const stored = new Set<string>();
+  const date = sql<string>`substr(${punches.localTime}, 1, 10)`;
+  for (const some of chunks(dates, 200)) {
+    const rows = await q
+      .select({ pin: punches.devicePin, localTime: punches.localTime })
+      .from(punches)
+      .where(and(eq(punches.deviceId, deviceId), inArray(date, some)));
+    for (const r of rows) stored.add(`${r.pin}\t${r.localTime}`);
+  }
+  return stored;
 }

@@ -11,7 +11,7 @@
 
 import { and, asc, eq, getTableName, gt, isNull, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { WriteContext } from '../../platform/db/client';
+import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { insertSequenced } from '../../platform/db/json-results';
 import { jsonRows } from '../../platform/db/json-rows';
@@ -66,6 +66,8 @@ interface Upload {
   device: DeviceRow;
   lines: IncomingPunch[];
   receivedAt: number;
+  /** Who brought the terminal's lines in by hand (its USB file), when a person did. */
+  by?: string;
 }
 
 /**
@@ -138,7 +140,8 @@ export class PunchService {
     return out;
   }
 
-  async ingest(device: DeviceRow, received: IncomingPunch[]): Promise<IngestResult> {
+  /** A terminal's lines: its upload, or its USB file brought in `by` someone (terminals/usb-import.ts). */
+  async ingest(device: DeviceRow, received: IncomingPunch[], options: { by?: string } = {}): Promise<IngestResult> {
     this.ctx.uploads.mark();
     const receivedAt = this.ctx.clock.now();
     const lines = this.withinRetention(received, receivedAt);
@@ -146,7 +149,7 @@ export class PunchService {
       for (const listener of this.uploadListeners) listener(device, received);
       return { inserted: 0, duplicates: received.length, lastSequence: null };
     }
-    const rows = await this.uploads.submit({ device, lines, receivedAt });
+    const rows = await this.uploads.submit({ device, lines, receivedAt, ...(options.by ? { by: options.by } : {}) });
     this.ctx.metrics.punchesIngested.inc(rows.length);
     for (const listener of this.uploadListeners) listener(device, received);
     return {
@@ -157,9 +160,9 @@ export class PunchService {
   }
 
   /** Stores one terminal's upload in the caller's (shared) transaction; answers the stored rows. */
-  private async storeUpload(w: WriteContext, { device, lines, receivedAt }: Upload): Promise<PunchRow[]> {
+  private async storeUpload(w: WriteContext, { device, lines, receivedAt, by }: Upload): Promise<PunchRow[]> {
     const pins = [...new Set(lines.map((l) => l.pin))];
-    const byPin = await this.whose(w, device, pins);
+    const byPin = await this.whose(w.execute, w.tx, device, pins);
     // A PIN that punches there is a user the terminal holds: listed, adoptable, never handed out.
     // Not from an unconfirmed address: whoever sent those is not known to be the terminal, and
     // made-up PINs would fill its user list and take PINs out of the service's hands.
@@ -199,7 +202,7 @@ export class PunchService {
         receivedAt,
       };
     });
-    return this.store(w, values, { sender: deviceRef(device), payloadOf: (id) => payloadOf.get(id)! });
+    return this.store(w, values, { sender: deviceRef(device), payloadOf: (id) => payloadOf.get(id)!, ...(by ? { by } : {}) });
   }
 
   /**
@@ -207,7 +210,7 @@ export class PunchService {
    * terminal sends again (its log is longer than our retention) is acknowledged and not stored,
    * so the purge holds. A punch from a terminal whose clock was reset is not old, only wrong: kept.
    */
-  private withinRetention(lines: IncomingPunch[], now: number): IncomingPunch[] {
+  withinRetention(lines: IncomingPunch[], now: number): IncomingPunch[] {
     const days = this.ctx.settings.RETENTION_PUNCHES_DAYS;
     if (days <= 0) return lines;
     const cutoff = now - days * DAY_MS;
@@ -284,20 +287,24 @@ export class PunchService {
    * there, or an administrator adopted them), or, when the terminal has not told us its users,
    * the terminal must be in the enrollee's scope. Anything else is the terminal's own user.
    */
-  private async whose(w: WriteContext, device: DeviceRow, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
-    const candidates = await this.enrollees.byPins(w.execute, pins);
+  private async whose(execute: Execute, q: Queryable, device: DeviceRow, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
+    const candidates = await this.enrollees.byPins(execute, pins);
     if (candidates.size === 0) return candidates;
-    const held = await this.devices.users.enrolleesOf(w.execute, device.id, [...candidates.keys()]);
+    const held = await this.devices.users.enrolleesOf(execute, device.id, [...candidates.keys()]);
     const unreported = [...candidates].filter(([pin]) => !held.has(pin)).map(([, e]) => e.id);
     const inScope =
-      unreported.length > 0
-        ? await this.enrollees.membership.sharingAreas(w.execute, unreported, await this.devices.areaIdsOf(w.tx, device.id))
-        : new Set<string>();
+      unreported.length > 0 ? await this.enrollees.membership.sharingAreas(execute, unreported, await this.devices.areaIdsOf(q, device.id)) : new Set<string>();
     const out = new Map<string, { id: string; employee: string }>();
     for (const [pin, enrollee] of candidates) {
       if (held.has(pin) ? held.get(pin) === enrollee.id : inScope.has(enrollee.id)) out.set(pin, enrollee);
     }
     return out;
+  }
+
+  /** The PINs of a terminal's lines that are nobody's there, as the next upload would find them (whose). */
+  async unknownPins(device: DeviceRow, pins: readonly string[]): Promise<string[]> {
+    const known = await this.whose((s) => this.ctx.db.client.execute(s), this.ctx.db.orm, device, pins);
+    return pins.filter((pin) => !known.has(pin));
   }
 
   /**

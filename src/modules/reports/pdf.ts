@@ -13,7 +13,7 @@
  */
 import PDFDocument from 'pdfkit';
 import { FpaError } from '../../platform/errors';
-import { type Cell, type Column, printed, type ReportDocument, type Row, type Sheet } from './table';
+import { type Column, printed, type ReportDocument, type Row, type Sheet } from './table';
 
 /** About 250 pages: a month's timesheets for eight people a page… or a year of exceptions for a department. */
 export const MAX_PDF_ROWS = 10_000;

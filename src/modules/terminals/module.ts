@@ -1,7 +1,8 @@
 /**
  * Terminals: the ADMS push protocol endpoints under ADMS_URL_PREFIX, attendance uploads,
  * templates handed to walk-up enrollment (enrollment/walk-up.ts), device commands rendered in
- * the terminal's words, and terminal clocks across DST changes. Assembled here from its parts.
+ * the terminal's words, terminal clocks across DST changes, and a terminal's USB attendance file
+ * imported by hand. Assembled here from its parts.
  */
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
@@ -14,6 +15,7 @@ import { CommandRenderer } from './render';
 import { admsRoutes } from './routes';
 import type { TerminalRuntime } from './runtime';
 import { TerminalUploads } from './uploads';
+import { UsbImport } from './usb-import';
 
 export interface TerminalDeps {
   devices: DeviceService;
@@ -26,6 +28,8 @@ export class Terminals {
   readonly clock: ClockSync;
   readonly endpoints: TerminalEndpoints;
   readonly renderer: CommandRenderer;
+  /** A terminal's USB attendance file, imported by an administrator (`devices/{sn}/punches/import/`). */
+  readonly usbImport: UsbImport;
 
   constructor(
     private readonly ctx: TerminalRuntime,
@@ -34,6 +38,7 @@ export class Terminals {
     const { devices, commands, enrollment, punches } = deps;
     this.clock = new ClockSync(ctx, devices, commands);
     const attendance = new AttendanceIngest(ctx, devices, punches);
+    this.usbImport = new UsbImport(ctx, devices, punches);
     this.renderer = new CommandRenderer(
       commands,
       enrollment.templates,

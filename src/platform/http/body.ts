@@ -119,6 +119,32 @@ export async function readRecordsBody(request: Request, limit: number): Promise<
   return value;
 }
 
+/** The cap of a terminal's file (`devices/{sn}/punches/import/`): a full log of 200,000 punches is about 9 MB. */
+export const TERMINAL_FILE_LIMIT = 32 * 1024 * 1024;
+
+/**
+ * The body of a route that takes a file a terminal wrote (its USB attendance file): any
+ * Content-Type (a browser sends a chosen file as `application/octet-stream` or as nothing), as
+ * text. Not refused for bytes that are not UTF-8: such a file is read line by line, and a bad
+ * byte costs only its line (it becomes U+FFFD there); a BOM is dropped.
+ */
+export async function readTerminalFileBody(request: Request, limit: number): Promise<string | BodyRefusal | typeof NO_BYTES | undefined> {
+  if (!request.body) return undefined;
+  const declared = request.headers.get('content-length')?.trim();
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) return tooLarge(limit);
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await readCapped(request.body, limit);
+  } catch {
+    return refuse('the request body could not be read');
+  }
+  if (bytes === null) return tooLarge(limit);
+  if (bytes.byteLength === 0) return NO_BYTES;
+  return lenientUtf8.decode(bytes);
+}
+
+const lenientUtf8 = new TextDecoder('utf-8');
+
 /** `text/csv`, with no charset other than UTF-8. */
 function isCsvContentType(header: string | null): boolean {
   if (header === null) return false;

@@ -13,7 +13,7 @@ import { setContextActor } from '../request-context';
 import type { Runtime } from '../runtime';
 import { type AreaScope, scopeOf } from '../scope';
 import type { AdminAuthenticator } from './admin-auth';
-import { apiBodyLimit, readJsonBody, readRecordsBody, settledBody } from './body';
+import { apiBodyLimit, readJsonBody, readRecordsBody, readTerminalFileBody, settledBody, TERMINAL_FILE_LIMIT } from './body';
 import type { Caller } from './caller';
 import { handleApiError } from './errors';
 import { authorize } from './policy';
@@ -38,8 +38,8 @@ export const SECURITY_SCHEMES = {
 /** OpenAPI security requirements: any one of the listed schemes lets a caller in. */
 type Security = Record<string, string[]>[];
 
-/** How a router reads bodies: JSON objects (every route), or records as CSV or a JSON array (imports). */
-export type BodyKind = 'json' | 'records';
+/** How a router reads bodies: JSON objects (every route), records as CSV or a JSON array (imports), or a file a terminal wrote. */
+export type BodyKind = 'json' | 'records' | 'terminal-file';
 
 export interface RouterOptions {
   security?: Security;
@@ -62,7 +62,11 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
     .onTransform(({ request }) => timing.start(request))
     .onAfterResponse(({ request, route, set }) => timing.end(request, route, set.status))
     .onError(handleApiError(http.runtime.log))
-    .onParse(({ request }) => (options.body === 'records' ? readRecordsBody(request, limit) : readJsonBody(request, limit, bodyOptions)))
+    .onParse(({ request }) => {
+      if (options.body === 'records') return readRecordsBody(request, limit);
+      if (options.body === 'terminal-file') return readTerminalFileBody(request, TERMINAL_FILE_LIMIT);
+      return readJsonBody(request, limit, bodyOptions);
+    })
     .onBeforeHandle((context) => {
       context.body = settledBody(context.body);
     });

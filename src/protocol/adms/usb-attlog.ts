@@ -51,9 +51,6 @@ export function isBinaryAttlog(text: string): boolean {
 }
 
 /** A record as a terminal writes it to the stick (tests and the simulator); the PIN right-aligned in 9. */
-export function formatUsbAttlogLine(
-  r: Pick<AttlogRecord, 'pin' | 'localTime' | 'state' | 'verifyType' | 'workCode' | 'extra'>,
-  machineNumber = 1,
-): string {
+export function formatUsbAttlogLine(r: Pick<AttlogRecord, 'pin' | 'localTime' | 'state' | 'verifyType' | 'workCode' | 'extra'>, machineNumber = 1): string {
   return [r.pin.padStart(9, ' '), r.localTime, String(machineNumber), String(r.state), String(r.verifyType), r.workCode, ...r.extra].join('\t');
 }

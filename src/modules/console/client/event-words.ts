@@ -64,6 +64,7 @@ const ACTION_WORDS: Record<string, string> = {
   'device.key_revoked': 'Terminal key revoked',
   'device.pending_expired': 'Waiting terminal forgotten',
   'device.preregistered': 'Terminal added ahead of its arrival',
+  'device.punches_imported': 'Punches imported from the terminal’s USB file',
   'device.registered': 'New terminal waiting',
   'device.removed': 'Terminal removed',
   'device.resynced': 'Terminal resynced',

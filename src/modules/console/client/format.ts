@@ -46,6 +46,7 @@ const WORDS: Record<string, string> = {
   clock_reset: 'Terminal clock was reset',
   stale_offset: 'Read with the terminal’s old offset',
   after_lock: 'Arrived after the pay period was locked',
+  usb_file: 'From the terminal’s USB file',
   voided: 'Voided',
 };
 
