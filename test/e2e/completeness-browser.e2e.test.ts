@@ -42,6 +42,11 @@ async function approved(sn: string, area: string, options: Partial<ConstructorPa
   return t;
 }
 
+/** Punches stored from a terminal. */
+async function countFrom(serial: string): Promise<number> {
+  return (await server.admin.get(`/punches/?device=${serial}&limit=1000`)).body.results.length;
+}
+
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   [server, browser] = await Promise.all([startTestServer({ TRAVEL_MINUTES: 'north-south=40' }, { clock }), launchBrowser()]);
@@ -102,6 +107,25 @@ describe('the proof pages in a browser', () => {
     expect(await page.getByText('Differs', { exact: true }).isVisible()).toBe(true);
     expect(await page.getByText("0 by the terminal's last count, 3 expected; 3 listed below").isVisible()).toBe(true);
     await shot('completeness-gap');
+
+    // Its firmware cannot re-send: the page says to bring its punches on a USB stick. The file
+    // holds its whole log, the 9 punches it sent among them; only the 3 missing are added.
+    expect(await page.getByText(/save its punches to a USB stick and import the file below/).isVisible()).toBe(true);
+    const usb = page.getByRole('region', { name: 'Punches from a USB stick' });
+    await usb
+      .getByLabel('Attendance file')
+      .setInputFiles({ name: '1_attlog.dat', mimeType: 'application/octet-stream', buffer: Buffer.from(back.usbAttlogFile()) });
+    await usb.getByRole('button', { name: 'Check the file' }).click();
+    await usb.getByText('3 punches would be added, 9 punches already here.').waitFor();
+    expect(await countFrom('BACK00001')).toBe(9);
+    await shot('terminal-usb-import-checked');
+    await usb.getByRole('button', { name: 'Import', exact: true }).click();
+    await usb.getByText('3 punches added, 9 punches already here.').waitFor();
+    expect(await countFrom('BACK00001')).toBe(12);
+    expect((await server.admin.post('/jobs/check-completeness/run/')).status).toBe(200);
+    await page.reload();
+    await calendar.waitFor();
+    expect(await calendar.locator(`td[data-date="${today}"]`).getAttribute('data-status')).toBe('complete');
   });
 
   test('the Anomalies page lists what deserves a look, with filters', async () => {

@@ -4,3 +4,4 @@ export { terminalJobs } from './jobs';
 export { Terminals } from './module';
 export * as terminalReactions from './reactions';
 export { TERMINAL_SETTINGS } from './runtime';
+export type { UsbImportResult } from './usb-import';

@@ -100,7 +100,12 @@ async function send(method: string, path: string, body?: unknown, contentType = 
     headers,
     credentials: 'same-origin',
     cache: 'no-store',
-    body: body === undefined ? undefined : typeof body === 'string' && contentType !== 'application/json' ? body : JSON.stringify(body),
+    body:
+      body === undefined
+        ? undefined
+        : body instanceof ArrayBuffer || (typeof body === 'string' && contentType !== 'application/json')
+          ? body
+          : JSON.stringify(body),
   });
   if (response.status === 401) {
     onSignedOut();
@@ -139,6 +144,8 @@ export const api = {
   raw: (path: string) => send('GET', path),
   /** Posts a CSV text (an import) and reads the JSON answer. */
   postCsv: async <T>(path: string, csv: string) => (await (await send('POST', path, csv, 'text/csv')).json()) as T,
+  /** Posts a file's bytes as they are (a terminal's USB file) and reads the JSON answer. */
+  postFile: async <T>(path: string, bytes: ArrayBuffer) => (await (await send('POST', path, bytes, 'application/octet-stream')).json()) as T,
 };
 
 export interface List<T> {

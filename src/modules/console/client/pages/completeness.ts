@@ -4,7 +4,7 @@
  * punches stored and what the terminal reported, and the re-uploads asked of it.
  */
 import type { CompletenessView } from '../../../completeness';
-import { api } from '../api';
+import { api, can } from '../api';
 import { badge, button, definitionList, h, replace, section, table } from '../dom';
 import { addDays, count, dateTime, words } from '../format';
 
@@ -63,7 +63,11 @@ function render(report: CompletenessView, show: (to?: string) => Promise<void>):
       ? h(
           'p',
           { class: 'error' },
-          `The terminal refused the re-upload${refused.return_code === null ? ' or never answered' : ` (code ${refused.return_code})`}. It is asked again within the hour. If its firmware cannot re-send (code -1002), add the punches of the gap by hand (Punches, “Add a missing punch”).`,
+          `The terminal refused the re-upload${refused.return_code === null ? ' or never answered' : ` (code ${refused.return_code})`}. It is asked again within the hour. If its firmware cannot re-send (code -1002), ${
+            can('POST devices/{sn}/punches/import/')
+              ? 'save its punches to a USB stick and import the file below (Punches from a USB stick)'
+              : 'add the punches of the gap by hand (Punches, “Add a missing punch”)'
+          }.`,
         )
       : null;
   return [summary, ...(advice ? [advice] : []), facts, nav, calendar(report.days), legend(), recoveries(report)];

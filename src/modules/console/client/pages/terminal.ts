@@ -17,6 +17,7 @@ import { completenessSection } from './completeness';
 import { diagnosticItem } from './diagnostics';
 import { commandConsole, commandList } from './terminal-commands';
 import { keysSection } from './terminal-keys';
+import { usbImportSection } from './terminal-usb-import';
 import { usersSection } from './terminal-users';
 import { deviceBadge } from './terminals';
 
@@ -41,6 +42,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
     attention.length > 0 ? section('Needs attention', h('ul', { class: 'attention' }, ...attention.map(diagnosticItem))) : null,
     h('div', { class: 'columns' }, aboutSection(device), syncSection(device, users.results.length, base, redraw)),
     device.status === 'approved' ? completenessSection(device.serial_number) : null,
+    usbImportSection(device),
     can('PATCH devices/{sn}/') && (await editSection(device, base, redraw, approveForm !== null)),
     can('POST devices/{sn}/commands/') &&
       (device.status === 'approved' ? commandConsole(device, base, redraw) : section('Send a command', h('p', { class: 'muted' }, untilApproved(device)))),
