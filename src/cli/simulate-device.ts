@@ -8,17 +8,21 @@
  * (writes past its capacity answer −1001), one that goes silent after its first poll for longer
  * than the server's commands live (`--away`, against a server with a short COMMAND_EXPIRY), one whose
  * clock runs ahead until the server sets it (`--clock-ahead`, `diagnostics/` shows `clock_drift`).
- * `--scenario lost-records|moved-stamp|card-only|drifting-clock` plays one case of punch
- * completeness or anomalies instead (simulator/scenarios.ts).
+ * `--scenario lost-records|moved-stamp|card-only|drifting-clock|old-firmware` plays one case of
+ * punch completeness or anomalies instead (simulator/scenarios.ts). `--usb-file <path>` writes,
+ * at the end, its whole log as the terminal saves it to a USB stick (`1_attlog.dat`), for the
+ * terminal page's "Punches from a USB stick".
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../platform/config/values';
 import { runFor } from '../simulator/run';
 import { runScenario, SCENARIOS } from '../simulator/scenarios';
 import { SimulatedTerminal } from '../simulator/terminal';
+import { usbAttlogFile } from '../simulator/usb-file';
 
 export const SIMULATE_USAGE =
-  'usage: npm run fpa:simulate-device -- --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--clock-ahead 5m] [--scenario lost-records|moved-stamp|card-only|drifting-clock] [--drift 5m] [--quiet]';
+  'usage: npm run fpa:simulate-device -- --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--clock-ahead 5m] [--scenario lost-records|moved-stamp|card-only|drifting-clock|old-firmware] [--drift 5m] [--usb-file <path>] [--quiet]';
 
 function duration(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined) return fallback;
@@ -45,6 +49,7 @@ const OPTIONS = {
   'clock-ahead': { type: 'string' },
   scenario: { type: 'string' },
   drift: { type: 'string' },
+  'usb-file': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -104,7 +109,15 @@ function terminalOf(run: Simulation): SimulatedTerminal {
     capacity: run.capacity,
     clockOffMs: run.clockOffMs,
     log: run.log,
+    respond: values.scenario === undefined ? undefined : SCENARIOS[values.scenario]?.respond,
   });
+}
+
+/** `--usb-file`: its whole log written as the file it saves to a USB stick. */
+function writeUsbFile(terminal: SimulatedTerminal, path: string | undefined): void {
+  if (path === undefined) return;
+  writeFileSync(path, usbAttlogFile(terminal));
+  console.log(`fpa:simulate-device: wrote its ${terminal.transactionCount} records to ${path} (the terminal page, "Punches from a USB stick", imports it)`);
 }
 
 /** `--scenario`: one case of punch completeness or anomalies (simulator/scenarios.ts). */
@@ -132,7 +145,11 @@ export async function simulateDevice(args: string[]): Promise<number> {
     return 2;
   }
   const terminal = terminalOf(run);
-  if (run.values.scenario !== undefined) return playScenario(terminal, run, run.values.scenario);
+  if (run.values.scenario !== undefined) {
+    const code = await playScenario(terminal, run, run.values.scenario);
+    writeUsbFile(terminal, run.values['usb-file']);
+    return code;
+  }
   const summary = await runFor(terminal, run.ms, {
     punches: run.punches,
     pins: run.pins,
@@ -143,6 +160,7 @@ export async function simulateDevice(args: string[]): Promise<number> {
   console.log(
     `fpa:simulate-device: ${run.sn} polled ${summary.polls} times, punched ${summary.punchesSent} times (${terminal.pendingPunches} not acknowledged), ran ${summary.commands} commands, met ${summary.errors} errors; holds ${terminal.users.size} users and ${terminal.templates.size} templates`,
   );
+  writeUsbFile(terminal, run.values['usb-file']);
   if (summary.polls === 0) {
     // A terminal that never got through has done nothing an operator asked for: not a success.
     console.error(`fpa:simulate-device: the server at ${run.url} never answered a poll (${summary.errors} errors)`);

@@ -12,8 +12,10 @@
  * - `card-only`: every punch is verified by card (verify mode 4): a person with a fingerprint
  *   enrolled raises `verified_without_biometric`.
  * - `drifting-clock`: its clock runs `--drift` ahead (default 5m): its punches carry that time.
+ * - `old-firmware`: as `lost-records`, on a firmware that cannot re-send (it answers −1002 to
+ *   `DATA QUERY ATTLOG`): the gap stays until its USB file is imported (`--usb-file`).
  */
-import type { PunchRecord, SimulatedTerminal } from './terminal';
+import type { CommandResponder, PunchRecord, SimulatedTerminal } from './terminal';
 
 export interface ScenarioPlan {
   ms: number;
@@ -36,6 +38,8 @@ interface Scenario {
   about: string;
   /** How the n-th punch is made, and whether it is sent (false: kept in the log only). */
   punch(n: number, plan: ScenarioPlan, away: boolean): { record: PunchRecord; send: boolean };
+  /** How its firmware answers commands, where it differs (the terminal is built with it). */
+  respond?: CommandResponder;
 }
 
 export const SCENARIOS: Record<string, Scenario> = {
@@ -50,6 +54,11 @@ export const SCENARIOS: Record<string, Scenario> = {
   'card-only': {
     about: 'every punch verified by card (mode 4): an anomaly for people with a fingerprint',
     punch: (n, plan) => ({ record: { pin: pinOf(n, plan), verifyType: 4 }, send: true }),
+  },
+  'old-firmware': {
+    about: 'a third of its punches never reach the server, and its firmware cannot re-send them: they come on its USB file',
+    punch: (n, plan) => ({ record: { pin: pinOf(n, plan) }, send: n % 3 !== 2 }),
+    respond: (command) => (command.text.startsWith('DATA QUERY ATTLOG') ? -1002 : undefined),
   },
   'drifting-clock': {
     about: 'its clock runs ahead by --drift (default 5m)',

@@ -22,16 +22,7 @@
  */
 
 import { formatLocalWallTime } from '../platform/time/zone';
-import {
-  formatAttlogLine,
-  formatDeviceCmdResult,
-  formatOptionsBody,
-  formatUsbAttlogLine,
-  isSecurityPush,
-  parseAttlogLine,
-  parseTabFields,
-  splitKeyword,
-} from '../protocol/adms';
+import { formatAttlogLine, formatDeviceCmdResult, formatOptionsBody, isSecurityPush, parseTabFields, splitKeyword } from '../protocol/adms';
 
 export interface PunchRecord {
   pin: string;
@@ -349,18 +340,6 @@ export class SimulatedTerminal {
    */
   holdUnsent(records: PunchRecord[]): string[] {
     return records.map((r) => this.record(r));
-  }
-
-  /**
-   * Its whole log as it saves it to a USB stick (`<machine number>_attlog.dat`): every record it
-   * holds, sent or not, in the file's own order of fields.
-   */
-  usbAttlogFile(machineNumber = 1): string {
-    const lines = this.attlog.map((line) => {
-      const parsed = parseAttlogLine(line);
-      return parsed.ok ? formatUsbAttlogLine(parsed.record, machineNumber) : line;
-    });
-    return lines.map((l) => `${l}\r\n`).join('');
   }
 
   /** How many attendance records it holds (`TransactionCount`). */

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { usbAttlogFile } from '../../src/simulator/usb-file';
 import { launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
@@ -114,7 +115,7 @@ describe('the proof pages in a browser', () => {
     const usb = page.getByRole('region', { name: 'Punches from a USB stick' });
     await usb
       .getByLabel('Attendance file')
-      .setInputFiles({ name: '1_attlog.dat', mimeType: 'application/octet-stream', buffer: Buffer.from(back.usbAttlogFile()) });
+      .setInputFiles({ name: '1_attlog.dat', mimeType: 'application/octet-stream', buffer: Buffer.from(usbAttlogFile(back)) });
     await usb.getByRole('button', { name: 'Check the file' }).click();
     await usb.getByText('3 punches would be added, 9 punches already here.').waitFor();
     expect(await countFrom('BACK00001')).toBe(9);

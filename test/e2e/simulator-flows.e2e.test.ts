@@ -5,14 +5,19 @@
  * and the `simulate-device` command.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { runCli } from '../../src/cli/run';
 import '../../src/cli/commands-terminals';
 import { deviceCommands, devices, punches } from '../../src/app/schema';
 import type { Clock } from '../../src/platform/runtime';
+import { parseUsbAttlog } from '../../src/protocol/adms';
 import { runFor } from '../../src/simulator/run';
 import { type CommandResponder, SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
-import { startTestServer, type TestServer } from '../support/harness';
+import { startTestServer, type TestServer, tempDir } from '../support/harness';
+
+const usbDir = tempDir('fpa-usb-file-');
 
 let server: TestServer;
 let offset = 0;
@@ -55,6 +60,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
+  usbDir.cleanup();
 });
 
 describe('registration → approval → backfill', () => {
@@ -251,7 +257,8 @@ describe('runFor and the simulate-device command', () => {
     expect(await punchCount('RUN1')).toBe(4);
   });
 
-  test('bun run fpa:simulate-device delivers its punches to an approved terminal', async () => {
+  test('bun run fpa:simulate-device delivers its punches to an approved terminal, and writes its USB file', async () => {
+    const usbFile = join(usbDir.dir, '1_attlog.dat');
     await terminal('CLI1').handshake();
     await server.admin.post('/devices/CLI1/approve/');
     const code = await runCli([
@@ -268,10 +275,16 @@ describe('runFor and the simulate-device command', () => {
       '500ms',
       '--poll-interval',
       '100ms',
+      '--usb-file',
+      usbFile,
       '--quiet',
     ]);
     expect(code).toBe(0);
     expect(await punchCount('CLI1')).toBe(3);
+    // Its log as the USB file a terminal saves: the three punches, in the file's order of fields.
+    const saved = parseUsbAttlog(readFileSync(usbFile, 'utf8'));
+    expect(saved.errors).toEqual([]);
+    expect(saved.records.map((r) => r.pin)).toEqual(['11', '12', '11']);
     expect(await runCli(['simulate-device', '--url', server.url])).toBe(2);
   });
 });

@@ -5,8 +5,9 @@
  * enrolled; a clock running ahead).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { runScenario, type ScenarioPlan } from '../../src/simulator/scenarios';
+import { runScenario, SCENARIOS, type ScenarioPlan } from '../../src/simulator/scenarios';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { usbAttlogFile } from '../../src/simulator/usb-file';
 import { startTestServer, type TestServer } from '../support/harness';
 import { waitFor } from '../support/webhook-receiver';
 
@@ -64,6 +65,32 @@ describe('simulator scenarios', () => {
     const report = await server.admin.get(`/devices/SCEN0001/completeness/?from=${today()}&to=${today()}`);
     expect(report.body.recoveries[0]).toMatchObject({ reason: 'count_mismatch', status: 'done', missing: 4, recovered: 4 });
     expect(report.body.days[0]).toMatchObject({ stored: 12, recovered: 4, status: 'complete' });
+  });
+
+  test('old-firmware: the gap stays (it cannot re-send); its USB file, imported, closes it', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'SCEN0005', areas: ['default'] })).status).toBe(201);
+    const t = new SimulatedTerminal({ url: server.url, sn: 'SCEN0005', respond: SCENARIOS['old-firmware']!.respond });
+    const run = runScenario(t, 'old-firmware', plan({ ms: 6000 }));
+    await waitFor(
+      async () => {
+        const report = await completenessOf('SCEN0005');
+        return report.counts.reported === 12 && report.days[0]?.stored === 8;
+      },
+      'the terminal to report 12 records, 8 of them stored',
+      20_000,
+    );
+    offset += 5 * 60_000;
+    expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ gaps: 1 });
+    expect(await run).toMatchObject({ punchesSent: 8, punchesHeld: 4, errors: 0 });
+    const refused = await completenessOf('SCEN0005');
+    expect(refused.recoveries[0]).toMatchObject({ status: 'failed', return_code: -1002 });
+    expect(refused.days[0]).toMatchObject({ stored: 8, status: 'gap' });
+
+    const file = usbAttlogFile(t);
+    const imported = await fetch(`${server.admin.base}/devices/SCEN0005/punches/import/`, { method: 'POST', headers: server.admin.headers, body: file });
+    expect(await imported.json()).toMatchObject({ imported: 4, duplicates: 8, error_count: 0 });
+    expect((await server.admin.post('/jobs/check-completeness/run/')).status).toBe(200);
+    expect((await completenessOf('SCEN0005')).days[0]).toMatchObject({ stored: 12, status: 'complete' });
   });
 
   test('moved-stamp: punches made while away are never sent; back, the silence is re-uploaded', async () => {
