@@ -213,6 +213,19 @@ describe('bad bodies on every route that takes one', () => {
           continue;
         }
         const label = `${route.method} ${route.path}: ${variant.name}`;
+        if (route.path === `${API}/devices/:serial/punches/import`) {
+          // A terminal's USB file is read as the terminal wrote it, whatever it claims to be: each
+          // line that is no punch is reported and costs only itself, nothing is stored; NUL bytes
+          // make it the binary file of older terminals, refused as a whole.
+          if (res.status === 200) expect({ label, json: res.json }).toMatchObject({ label, json: { imported: 0, lines: 0, error_count: expect.any(Number) } });
+          else
+            expect({ label, status: res.status, code: (res.json as { error: { code: string } }).error.code }).toEqual({
+              label,
+              status: 400,
+              code: 'validation_error',
+            });
+          continue;
+        }
         expect({ label, status: res.status }).toEqual({ label, status: variant.code === 'payload_too_large' ? 413 : 400 });
         expect(res.contentType).toContain('application/json');
         expect({ label, json: res.json }).toEqual({

@@ -5,7 +5,8 @@
  * (punches.ingest): its time zone and clock history, the owner of each PIN on that terminal, the
  * same dedupe key. A line already stored, or sent later by the terminal itself, is a duplicate:
  * importing a file again, or a newer file holding the older lines, stores each punch once. Each
- * punch is flagged `usb_file` and its event names who imported it; the import is audited.
+ * punch is flagged `usb_file` and its event names who imported it; an import that added punches
+ * is audited.
  *
  * A dry run reads the file and the database and stores nothing: what would be new, what is
  * already stored, what is older than retention, whose PINs are nobody's, and the bad lines.
@@ -86,7 +87,8 @@ export class UsbImport {
       errors: read.errors.slice(0, LISTED),
       error_count: read.errors.length,
     };
-    if (!options.dryRun) await this.audit(device, result, options.by);
+    // Audited when it added punches: a file that added nothing changed nothing.
+    if (!options.dryRun && result.imported > 0) await this.audit(device, result, options.by);
     return result;
   }
 
