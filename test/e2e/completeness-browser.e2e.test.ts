@@ -117,11 +117,11 @@ describe('the proof pages in a browser', () => {
       .getByLabel('Attendance file')
       .setInputFiles({ name: '1_attlog.dat', mimeType: 'application/octet-stream', buffer: Buffer.from(usbAttlogFile(back)) });
     await usb.getByRole('button', { name: 'Check the file' }).click();
-    await usb.getByText('3 punches would be added, 9 punches already here.').waitFor();
+    await usb.getByText('3 punches would be added, 9 already here or repeated in the file.').waitFor();
     expect(await countFrom('BACK00001')).toBe(9);
     await shot('terminal-usb-import-checked');
     await usb.getByRole('button', { name: 'Import', exact: true }).click();
-    await usb.getByText('3 punches added, 9 punches already here.').waitFor();
+    await usb.getByText('3 punches added, 9 already here or repeated in the file.').waitFor();
     expect(await countFrom('BACK00001')).toBe(12);
     expect((await server.admin.post('/jobs/check-completeness/run/')).status).toBe(200);
     await page.reload();

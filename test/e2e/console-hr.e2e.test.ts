@@ -145,6 +145,30 @@ describe('HR at a glance in the console', () => {
     await shot('import-done');
   });
 
+  test('punches are imported from a CSV after a dry run that says what will be added', async () => {
+    await go('#/punches', 'Punches');
+    await page.getByRole('link', { name: 'import a CSV file' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Import punches' }).waitFor();
+    // The example names the zone the times are read in.
+    await page.getByText(`times in ${ZONE}`, { exact: false }).waitFor();
+    const csv = ['employee,at,state', 'E-101,2026-11-02 08:01,0', 'E-101,2026-11-02 17:05,1', 'E-101,2026-11-02 17:05,1', 'E-999,2026-11-02 08:00,0'].join(
+      '\n',
+    );
+    await page.getByLabel('CSV file').setInputFiles({ name: 'punches.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.getByText('2 punches would be added, 1 already here or repeated in the file, 1 line cannot be used.').waitFor();
+    await page.getByRole('cell', { name: 'No person has this employee ID.' }).waitFor();
+    expect((await server.admin.get('/punches/?employee=E-101')).body.results).toEqual([]);
+    await shot('punch-import-dry-run');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('status').getByText('2 punches added, 1 already here or repeated in the file', { exact: false }).first().waitFor();
+    const stored = (await server.admin.get('/punches/?employee=E-101')).body.results as { local_time: string; source: string }[];
+    expect(stored.map((p) => [p.local_time, p.source]).sort()).toEqual([
+      ['2026-11-02 08:01:00', 'import'],
+      ['2026-11-02 17:05:00', 'import'],
+    ]);
+  });
+
   test('a schedule with days and a break is assigned to an area and shows in who works when', async () => {
     await go('#/shifts', 'Shifts and calendar');
     const schedules = page.getByRole('region', { name: 'Work schedules' });

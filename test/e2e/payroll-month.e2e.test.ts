@@ -269,10 +269,11 @@ describe('a month of a factory', () => {
         expect(first).toEqual({
           status: 200,
           body: {
+            dry_run: false,
             imported: 10,
             duplicates: 1,
             errors: [
-              { line: 13, message: 'no enrollee has this employee key' },
+              { line: 13, message: 'no person has this employee ID' },
               { line: 14, message: expect.stringContaining('`at` must be') },
             ],
           },

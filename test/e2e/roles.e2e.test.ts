@@ -247,7 +247,7 @@ describe('a manager of north sees nothing of south', () => {
     expect((await manager.post(`/punches/${southPunch.id}/void/`, { reason: 'no' })).status).toBe(404);
     expect((await manager.post('/punches/manual/', { enrollee: south.id, at: `${DATE}T12:00:00Z`, reason: 'forgot' })).status).toBe(404);
     const imported = await hr.post('/punches/import/', [{ employee: 'E-SOUTH', at: `${DATE}T12:30:00Z`, state: 0 }]);
-    expect(imported.body).toMatchObject({ imported: 0, errors: [{ line: 1, message: 'no enrollee has this employee key' }] });
+    expect(imported.body).toMatchObject({ imported: 0, errors: [{ line: 1, message: 'no person of your areas has this employee ID' }] });
     // An hr of south sees the terminal's own user (a PIN nobody holds) through the terminal.
     const southHr = await clientAs(server, 'hr', ['south']);
     const seen = (await southHr.get('/punches/?limit=1000')).body.results as { device_pin: string }[];

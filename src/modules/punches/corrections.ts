@@ -15,7 +15,7 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
-import { type AreaScope, EVERYWHERE } from '../../platform/scope';
+import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { parsePunchTime } from '../../platform/time/dates';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import { type AuditEntry, audit, auditMany } from '../audit';
@@ -28,7 +28,9 @@ import { NO_DEVICE, type PunchSource, punches } from './tables';
 import { type PunchView, punchView } from './view';
 
 export interface ImportResult {
-  /** Punches stored now. */
+  /** Nothing was stored: the counts say what an import would do. */
+  dry_run: boolean;
+  /** Punches stored now (dry run: that would be). */
   imported: number;
   /** Records of punches already stored (or repeated within the file): not stored again. */
   duplicates: number;
@@ -76,9 +78,11 @@ export class PunchCorrections {
   /**
    * `POST punches/import/`: every good record is stored, in one transaction; a bad record is
    * reported by line and nothing of it is stored. Fixing the bad lines and importing the whole
-   * file again is safe: what was stored the first time counts as duplicates.
+   * file again is safe: what was stored the first time counts as duplicates. A dry run checks
+   * the same and stores nothing.
    */
-  async import(body: RecordsBody, by: string, scope: AreaScope = EVERYWHERE): Promise<ImportResult> {
+  async import(body: RecordsBody, by: string, scope: AreaScope = EVERYWHERE, options: { dryRun?: boolean } = {}): Promise<ImportResult> {
+    const dryRun = options.dryRun === true;
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const now = this.ctx.clock.now();
     const parsed = importRows(body, zone, now);
@@ -94,7 +98,7 @@ export class PunchCorrections {
         // A person outside the caller's areas is, for it, no one.
         if (enrollee && (await this.enrollees.inScope(w.tx, enrollee.id, scope)))
           wanted.push({ enrollee, at: row.at, state: row.state, raw: row.raw, line: row.line });
-        else errors.push({ line: row.line, message: 'no enrollee has this employee key' });
+        else errors.push({ line: row.line, message: isLimited(scope) ? 'no person of your areas has this employee ID' : 'no person has this employee ID' });
       }
       const taken = new Set<string>();
       for (const p of await existingAt(
@@ -110,6 +114,10 @@ export class PunchCorrections {
         taken.add(key);
         values.push(devicelessPunch(r.enrollee, r.at, r.state, 'import', r.raw, zone, now));
       }
+      errors.sort((a, b) => a.line - b.line);
+      // A dry run stops here: what the insert would skip besides (the same PIN and local time
+      // without a terminal) is found only by it, and is a person's punch at that instant anyway.
+      if (dryRun) return { dry_run: true, imported: values.length, duplicates: wanted.length - values.length, errors };
       const stored = await this.store(w, values, 'import', by);
       const entries: AuditEntry[] = stored.map((p) => ({
         actor: by,
@@ -119,8 +127,7 @@ export class PunchCorrections {
         details: { enrollee: p.enrolleeId, employee: p.employeeKey, at: new Date(p.punchedAt).toISOString(), state: p.state },
       }));
       await auditMany(w.tx, now, entries);
-      errors.sort((a, b) => a.line - b.line);
-      return { imported: stored.length, duplicates: wanted.length - stored.length, errors };
+      return { dry_run: false, imported: stored.length, duplicates: wanted.length - stored.length, errors };
     });
   }
 

@@ -2,6 +2,7 @@
 export { PunchCorrections } from './corrections';
 export { addPunchFlags, byInstant, countFromDevice, countPerDateFromDevice, type NearbyPunch, punchesNear, storedOfDevice } from './device-counts';
 export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';
+export type { PunchImport } from './model';
 export { punchRoutes } from './routes';
 export { PUNCH_SETTINGS } from './runtime';
 export { type IncomingPunch, type IngestResult, type PunchFlagger, PunchService, type UploadListener } from './service';

@@ -76,8 +76,12 @@ export const PunchImport = {
       description: '`application/json`: records `{ "employee", "at", "state"? }`; `at` an ISO 8601 instant or a local time of ATTENDANCE_TIME_ZONE.',
     }),
   ]),
+  query: t.Object({
+    dry_run: t.Optional(t.Boolean({ description: 'Check the file and answer what an import would do; store nothing.' })),
+  }),
   response: t.Object({
-    imported: Int({ description: 'Punches stored now.' }),
+    dry_run: t.Boolean({ description: 'True: nothing was stored; the counts say what an import would do.' }),
+    imported: Int({ description: 'Punches stored now (dry run: that would be).' }),
     duplicates: Int({ description: 'Records of punches already stored (same enrollee, same instant) or repeated in the file.' }),
     errors: t.Array(
       t.Object({

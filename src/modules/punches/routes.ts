@@ -70,14 +70,20 @@ function correctionRoutes(http: Http, corrections: PunchCorrections) {
 
 // Its own router: the body is CSV or a JSON array, not the JSON object of every other route.
 function importRoute(http: Http, corrections: PunchCorrections) {
-  return adminRouter(http, 'punch-import', { body: 'records' }).post('/punches/import', ({ body, admin, scope }) => corrections.import(body, admin.by, scope), {
-    body: PunchImport.body,
-    response: { 200: PunchImport.response, ...errors() },
-    detail: {
-      summary: 'Import punches (source `import`): `text/csv` with the header `employee,at,state`, or a JSON array of the same fields',
-      tags,
-      description:
-        'Good records are stored, bad ones are reported by line and nothing of them is stored; a punch already stored (same enrollee, same instant) counts as a duplicate, so importing a corrected file again is safe.',
+  return adminRouter(http, 'punch-import', { body: 'records' }).post(
+    '/punches/import',
+    ({ body, query, admin, scope }) => corrections.import(body, admin.by, scope, { dryRun: query.dry_run === true }),
+    {
+      body: PunchImport.body,
+      query: PunchImport.query,
+      response: { 200: PunchImport.response, ...errors() },
+      detail: {
+        summary:
+          'Import punches (source `import`): `text/csv` with the header `employee,at,state`, or a JSON array of the same fields; `?dry_run=true` stores nothing',
+        tags,
+        description:
+          'Good records are stored, bad ones are reported by line and nothing of them is stored; a punch already stored (same enrollee, same instant) counts as a duplicate, so importing a corrected file again is safe.',
+      },
     },
-  });
+  );
 }

@@ -97,6 +97,7 @@ describe('POST punches/import/', () => {
     ]);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
+      dry_run: false,
       imported: 1,
       duplicates: 2,
       errors: [
@@ -113,12 +114,31 @@ describe('POST punches/import/', () => {
     expect(audit.body.results[0]).toMatchObject({ actor: 'admin@example.com', target_id: stored.body.results[0].id });
   });
 
+  test('a dry run answers what the import will do, and stores, announces and audits nothing', async () => {
+    const csv = 'employee,at,state\nM-3,2026-03-19 09:02,0\nM-3,2026-03-19 17:01,1\nM-3,2026-03-19 17:01,1\nNOBODY,2026-03-19 09:00,0\n';
+    const events = async () => (await server.admin.get('/events/?type=punch_received&limit=1000')).body.results.length;
+    const audits = async () => (await server.admin.get('/audit-log/?action=punch.imported&limit=1000')).body.results.length;
+    const punchesOfM3 = async () => (await server.admin.get('/punches/?employee=M-3')).body.results.length;
+    const [eventsBefore, auditsBefore, punchesBefore] = [await events(), await audits(), await punchesOfM3()];
+    const checked = await fetch(`${server.url}${API}/punches/import/?dry_run=true`, {
+      method: 'POST',
+      headers: { ...server.admin.headers, 'content-type': 'text/csv' },
+      body: csv,
+    });
+    const predicted = await checked.json();
+    expect(predicted).toEqual({ dry_run: true, imported: 2, duplicates: 1, errors: [{ line: 5, message: 'no person has this employee ID' }] });
+    expect([await events(), await audits(), await punchesOfM3()]).toEqual([eventsBefore, auditsBefore, punchesBefore]);
+    // The import then does what the dry run said.
+    expect(await importText(csv, 'text/csv')).toEqual({ status: 200, body: { ...predicted, dry_run: false } });
+    expect(await punchesOfM3()).toBe(punchesBefore + 2);
+  });
+
   test('CSV: quoted fields, any column order, extra columns ignored; a bad header or body is refused', async () => {
     const csv = 'Note,State,At,Employee\r\n"late, but ""approved""",0,2026-03-18 09:00,M-2\r\nplain,1,2026-03-18 17:00,M-2\r\n';
-    expect(await importText(csv, 'text/csv; charset=utf-8')).toEqual({ status: 200, body: { imported: 2, duplicates: 0, errors: [] } });
+    expect(await importText(csv, 'text/csv; charset=utf-8')).toEqual({ status: 200, body: { dry_run: false, imported: 2, duplicates: 0, errors: [] } });
     expect(await importText('who,when\nM-2,2026-03-18 09:00\n', 'text/csv')).toEqual({
       status: 200,
-      body: { imported: 0, duplicates: 0, errors: [{ line: 1, message: expect.stringContaining('header') }] },
+      body: { dry_run: false, imported: 0, duplicates: 0, errors: [{ line: 1, message: expect.stringContaining('header') }] },
     });
     expect((await importText('employee,at\nM-2,2026-03-18 09:00\n', 'text/plain')).status).toBe(400);
     expect((await importText('{"employee":"M-2"}', 'application/json')).status).toBe(400);

@@ -19,6 +19,7 @@ import { overviewPage } from './pages/overview';
 import { peoplePage } from './pages/people';
 import { personPage } from './pages/person';
 import { profilePage } from './pages/profile';
+import { punchImportPage } from './pages/punch-import';
 import { punchesPage } from './pages/punches';
 import { reportsPage } from './pages/reports';
 import { shiftsPage } from './pages/shifts';
@@ -46,6 +47,7 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
   { pattern: /^\/areas\/([^/]+)\/?$/, page: areaPage, nav: 'areas' },
   { pattern: /^\/shifts\/?$/, page: shiftsPage, nav: 'shifts' },
   { pattern: /^\/punches\/?$/, page: punchesPage, nav: 'punches' },
+  { pattern: /^\/punches\/import\/?$/, page: punchImportPage, nav: 'punches' },
   { pattern: /^\/attendance\/?$/, page: attendancePage, nav: 'attendance' },
   { pattern: /^\/anomalies\/?$/, page: anomaliesPage, nav: 'anomalies' },
   { pattern: /^\/reports\/?$/, page: reportsPage, nav: 'reports' },

@@ -32,6 +32,8 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
   replace(
     main,
     h('h1', {}, 'Punches'),
+    can('POST punches/import/') &&
+      h('p', {}, 'Many punches at once, from another system or a sheet: ', h('a', { href: '#/punches/import' }, 'import a CSV file'), '.'),
     section('Live', live.state, live.table),
     can('POST punches/manual/') && manualPunchForm(enrollees.results, list.load),
     section('Find punches', list.filters, stale.element, list.results),

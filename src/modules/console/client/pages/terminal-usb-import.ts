@@ -67,7 +67,8 @@ export function usbImportSection(device: DeviceDetailView): HTMLElement | null {
 function summary(result: UsbImportResult): string {
   const punches = (n: number) => count(n, 'punch', 'punches');
   const added = result.dry_run ? `${punches(result.imported)} would be added` : `${punches(result.imported)} added`;
-  const parts = [added, `${punches(result.duplicates)} already here`];
+  const parts = [added];
+  if (result.duplicates > 0) parts.push(`${result.duplicates} already here or repeated in the file`);
   if (result.too_old > 0) parts.push(`${punches(result.too_old)} older than what is kept (not added)`);
   if (result.error_count > 0) parts.push(`${count(result.error_count, 'line', 'lines')} cannot be read`);
   return `${parts.join(', ')}.`;
