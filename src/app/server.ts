@@ -6,7 +6,7 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
 import { DatabaseLockedError } from '../platform/db/lock';
-import { apiBodyLimit } from '../platform/http/body';
+import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../platform/http/body';
 import { otherMethodsRefused } from '../platform/http/other-methods';
 import { servePathsWhateverTheHost, tagWithRequestId } from '../platform/http/routable-url';
 import { lanAddress } from '../platform/net/lan';
@@ -56,7 +56,7 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
       hostname,
       reusePort: false,
       ...(options.idleTimeoutSeconds === undefined ? {} : { idleTimeout: options.idleTimeoutSeconds }),
-      maxRequestBodySize: Math.max(fpa.settings.ADMS_MAX_REQUEST_BYTES, apiBodyLimit(fpa.settings)) + 1024,
+      maxRequestBodySize: Math.max(fpa.settings.ADMS_MAX_REQUEST_BYTES, apiBodyLimit(fpa.settings), TERMINAL_FILE_LIMIT) + 1024,
     });
   } catch (error) {
     await fpa.close();

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { formatUsbAttlogLine } from '../../src/protocol/adms';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { usbAttlogFile } from '../../src/simulator/usb-file';
 import { type ApiClient, clientAs, startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
 
@@ -86,7 +87,9 @@ describe('a terminal’s USB attendance file', () => {
       lines: 7,
       imported: 4,
       duplicates: 2,
+      other_terminal: 0,
       too_old: 1,
+      outside_areas: 0,
       unknown_pins: ['999'],
       unknown_pin_count: 1,
       from: '2023-01-04',
@@ -130,17 +133,57 @@ describe('a terminal’s USB attendance file', () => {
     expect(audit.body.results[0]).toMatchObject({ target_type: 'device', target_id: SN, details: { imported: 4, duplicates: 2, too_old: 1, unknown_pins: 1 } });
   });
 
-  test('refused: roles that do not handle attendance or terminals, callers of other areas, a terminal not approved, the binary file', async () => {
+  test('another terminal’s file, chosen by mistake: its people’s punches are not stored twice', async () => {
+    const other = new SimulatedTerminal({ url: server.url, sn: 'USBFILE02' });
+    await other.handshake();
+    expect((await server.admin.post('/devices/USBFILE02/approve/', { areas: ['default'] })).status).toBe(200);
+    await drain(other);
+    // Ada punched at the other terminal, which sent it; its file is then imported here.
+    expect((await other.punch([{ pin: pins.ada!, at: new Date(`${day}T12:30:00Z`) }])).body).toStartWith('OK');
+    const file = usbAttlogFile(other);
+    const checked = await importFile(file, true);
+    expect(checked.body).toMatchObject({ lines: 1, imported: 0, duplicates: 0, other_terminal: 1 });
+    expect((await importFile(file)).body).toMatchObject({ imported: 0, other_terminal: 1 });
+    expect((await punchesOf(SN)).some((p) => p.local_time === `${day} 12:30:00`)).toBe(false);
+  });
+
+  test('HR of some areas learns nothing of the punches of people outside them: counted, not told apart', async () => {
+    expect((await server.admin.post('/areas/', { name: 'north' })).status).toBe(201);
+    expect((await server.admin.patch(`/devices/${SN}/`, { areas: ['default', 'north'] })).status).toBe(200);
+    expect((await server.admin.post('/employees/', { id: 'E-cy', name: 'cy' })).status).toBe(201);
+    const cy = (await server.admin.post('/enrollees/', { employee: 'E-cy', areas: ['north'] })).body as { device_pin: string };
+    await drain(terminal);
+    const northHr = await clientAs(server, 'hr', ['north'], 'hr-north@example.com');
+    // Ada (default) punched at 08:00 (stored) and at 13:00 (not): to north's HR both are only "outside".
+    const file = [line(pins.ada!, `${day} 08:00:00`), line(pins.ada!, `${day} 13:00:00`), line(cy.device_pin, `${day} 08:30:00`)].join('\n');
+    const checked = await importFile(file, true, northHr);
+    expect(checked.body).toMatchObject({ lines: 3, imported: 1, duplicates: 0, other_terminal: 0, outside_areas: 2 });
+    // The whole company's HR sees them apart.
+    expect((await importFile(file, true)).body).toMatchObject({ imported: 2, duplicates: 1, outside_areas: 0 });
+    // Imported by north's HR, the outside lines are stored all the same: they are the terminal's.
+    expect((await importFile(file, false, northHr)).body).toMatchObject({ imported: 1, outside_areas: 2 });
+    expect((await punchesOf(SN)).filter((p) => p.local_time === `${day} 13:00:00`)).toHaveLength(1);
+  });
+
+  test('the cap is 10 MiB, answered with the error body; a request without any credential is not read', async () => {
+    const huge = 'x'.repeat(10 * 1024 * 1024 + 10);
+    const over = await postFile(server.admin, `/devices/${SN}/punches/import/?dry_run=true`, huge);
+    expect(over.status).toBe(413);
+    expect(over.body.error.code).toBe('payload_too_large');
+    const anonymous = await fetch(`${server.admin.base}/devices/${SN}/punches/import/`, { method: 'POST', body: huge });
+    expect(anonymous.status).toBe(401);
+  });
+
+  test('refused: roles other than HR (an installer would learn who punched when), callers of other areas, a terminal not approved, the binary file', async () => {
     const text = line(pins.ada!, `${day} 12:00:00`);
-    for (const role of ['viewer', 'manager']) {
+    for (const role of ['viewer', 'manager', 'installer']) {
       const refused = await importFile(text, true, await clientAs(server, role));
       expect(refused.status).toBe(403);
     }
-    expect((await importFile(text, true, await clientAs(server, 'installer'))).status).toBe(200);
     expect((await importFile(text, true, await clientAs(server, 'hr'))).status).toBe(200);
     // HR of another area does not see the terminal.
-    expect((await server.admin.post('/areas/', { name: 'north' })).status).toBe(201);
-    const elsewhere = await importFile(text, true, await clientAs(server, 'hr', ['north'], 'hr-north@example.com'));
+    expect((await server.admin.post('/areas/', { name: 'south' })).status).toBe(201);
+    const elsewhere = await importFile(text, true, await clientAs(server, 'hr', ['south'], 'hr-south@example.com'));
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.body.error.code).toBe('not_found');
 
@@ -154,6 +197,6 @@ describe('a terminal’s USB attendance file', () => {
     const binary = await postFile(server.admin, `/devices/${SN}/punches/import/`, new Uint8Array([1, 0, 0, 0, 0xd2, 0x04, 0x1f, 0x8b, 0, 0]));
     expect(binary.status).toBe(400);
     expect(binary.body.error.message).toContain('binary attendance file');
-    expect(await punchesOf(SN)).toHaveLength(5);
+    expect((await postFile(server.admin, `/devices/${SN}/punches/import/`, line(pins.ada!, `${day} 08:00:00`))).body).toMatchObject({ imported: 0 });
   });
 });

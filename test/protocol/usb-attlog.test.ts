@@ -38,6 +38,12 @@ describe('USB attendance file (attlog.dat)', () => {
     expect(errors[2]!.reason).toContain('state');
   });
 
+  test('a line with a byte that is not text is refused, never read as a PIN', () => {
+    const { records, errors } = parseUsbAttlog(`        1\uFFFD2\t2026-10-03 08:59:01\t1\t0\t1\t0\n${FILE}`);
+    expect(records).toHaveLength(2);
+    expect(errors.map((e) => [e.line, e.reason])).toEqual([[1, expect.stringContaining('not text')]]);
+  });
+
   test('writes what it reads', () => {
     const line = formatUsbAttlogLine({ pin: '123', localTime: '2026-01-05 07:58:00', state: 0, verifyType: 15, workCode: '0', extra: [] }, 3);
     expect(line).toBe('      123\t2026-01-05 07:58:00\t3\t0\t15\t0');

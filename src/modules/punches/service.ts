@@ -15,7 +15,7 @@ import type { Execute, Queryable, WriteContext } from '../../platform/db/client'
 import { GroupCommit } from '../../platform/db/group-commit';
 import { insertSequenced } from '../../platform/db/json-results';
 import { jsonRows } from '../../platform/db/json-rows';
-import { type AreaScope, EVERYWHERE } from '../../platform/scope';
+import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -301,10 +301,21 @@ export class PunchService {
     return out;
   }
 
-  /** The PINs of a terminal's lines that are nobody's there, as the next upload would find them (whose). */
-  async unknownPins(device: DeviceRow, pins: readonly string[]): Promise<string[]> {
-    const known = await this.whose((s) => this.ctx.db.client.execute(s), this.ctx.db.orm, device, pins);
-    return pins.filter((pin) => !known.has(pin));
+  /**
+   * Whose these PINs of a terminal are, as its next upload would find them (whose), and which of
+   * those people lie outside the scope (a caller limited to areas must not learn of their punches).
+   */
+  async ownersOf(device: DeviceRow, pins: readonly string[], scope: AreaScope): Promise<{ owners: Map<string, { id: string }>; outside: Set<string> }> {
+    const owners = await this.whose((s) => this.ctx.db.client.execute(s), this.ctx.db.orm, device, pins);
+    const outside = new Set<string>();
+    if (isLimited(scope) && owners.size > 0) {
+      const areas = await this.enrollees.membership.areaNamesOf(
+        this.ctx.db.orm,
+        [...owners.values()].map((e) => e.id),
+      );
+      for (const [pin, owner] of owners) if (!coversAny(scope, areas.get(owner.id) ?? [])) outside.add(pin);
+    }
+    return { owners, outside };
   }
 
   /**

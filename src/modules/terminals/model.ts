@@ -9,7 +9,7 @@ export const UsbImportQuery = t.Object({
 export const UsbImportBody = t.String({
   contentMediaType: 'application/octet-stream',
   description:
-    'The attendance file the terminal saved to a USB stick (`1_attlog.dat`), as it is: one punch a line, `PIN TAB time TAB machine number TAB state TAB verify TAB workcode`. Any Content-Type; at most 32 MiB.',
+    'The attendance file the terminal saved to a USB stick (`1_attlog.dat`), as it is: one punch a line, `PIN TAB time TAB machine number TAB state TAB verify TAB workcode`. Any Content-Type; at most 10 MiB.',
 });
 
 const Listed = { description: 'The first 100; all are counted.' };
@@ -20,7 +20,14 @@ export const UsbImportResult = t.Object(
     lines: Int({ description: 'Punch lines read (bad lines not included).' }),
     imported: Int({ description: 'Punches stored now (dry run: that would be).' }),
     duplicates: Int({ description: 'Lines of punches already stored from this terminal (by its upload or an earlier file), or repeated in the file.' }),
+    other_terminal: Int({
+      description:
+        'Lines of a person whose punch at that very instant came from another terminal: not stored (another terminal’s file, chosen by mistake: each saves `1_attlog.dat`).',
+    }),
     too_old: Int({ description: 'Lines older than RETENTION_PUNCHES_DAYS: not stored, as from the terminal itself.' }),
+    outside_areas: Int({
+      description: 'For a caller limited to areas: lines of people outside them, stored like the others (they are the terminal’s) and counted only here.',
+    }),
     unknown_pins: t.Array(t.String(), {
       description: `PINs no person holds on this terminal: their punches are kept as the terminal's own users'. ${Listed.description}`,
     }),

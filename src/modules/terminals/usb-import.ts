@@ -1,32 +1,32 @@
 /**
  * A terminal's punches brought in from its USB stick (`<n>_attlog.dat`), for a terminal that
- * cannot send them: no network where it hangs, a broken board, or a log older than its upload
- * stamp. The lines are the terminal's own, so they are stored as its upload would store them
+ * cannot send them: no network where it hangs, a broken board, or a firmware that cannot re-send.
+ * The lines are the terminal's own, so they are stored as its upload would store them
  * (punches.ingest): its time zone and clock history, the owner of each PIN on that terminal, the
  * same dedupe key. A line already stored, or sent later by the terminal itself, is a duplicate:
- * importing a file again, or a newer file holding the older lines, stores each punch once. Each
- * punch is flagged `usb_file` and its event names who imported it; an import that added punches
- * is audited.
+ * importing a file again, or a newer file holding the older lines, stores each punch once. A line
+ * whose person's punch at that instant came from another terminal is not stored (the wrong
+ * terminal's file). Each punch is flagged `usb_file` and its event names who imported it; an
+ * import that added punches is audited, even one that failed midway.
  *
- * A dry run reads the file and the database and stores nothing: what would be new, what is
- * already stored, what is older than retention, whose PINs are nobody's, and the bad lines.
+ * A caller limited to areas learns nothing of the punches of people outside them: their lines
+ * are stored like the others (they are the terminal's), and counted only as `outside_areas`.
+ * A dry run reads the file and the database and stores nothing.
  */
 import { chunks } from '../../platform/chunks';
 import { FpaError } from '../../platform/errors';
 import type { AreaScope } from '../../platform/scope';
-import { isBinaryAttlog, parseUsbAttlogLine, splitNumberedRecords } from '../../protocol/adms';
+import { isBinaryAttlog } from '../../protocol/adms';
 import { audit } from '../audit';
 import type { DeviceRow, DeviceService } from '../devices';
-import { type IncomingPunch, type PunchService, storedOfDevice } from '../punches';
-import { type OffsetHistory, toIncomingPunch } from './ingest';
+import { type IncomingPunch, type PunchService, punchesAt, storedOfDevice } from '../punches';
 import type { TerminalRuntime } from './runtime';
+import { fromOtherTerminals, notStoredYet, readUsbFile, spanOf } from './usb-lines';
 
-/** The flag of every punch that came from a USB file. */
-export const USB_FILE_FLAG = 'usb_file';
 /** Lines a transaction: a terminal's upload is 200 at most; a file of two years is 200,000. */
 const LINES_PER_BATCH = 1_000;
-/** Bad lines and unknown PINs listed in the answer (all are counted). */
-const LISTED = 100;
+/** Unknown PINs listed in the answer (all are counted). */
+const LISTED_PINS = 100;
 
 export interface UsbImportResult {
   dry_run: boolean;
@@ -34,7 +34,9 @@ export interface UsbImportResult {
   lines: number;
   imported: number;
   duplicates: number;
+  other_terminal: number;
   too_old: number;
+  outside_areas: number;
   unknown_pins: string[];
   unknown_pin_count: number;
   from: string | null;
@@ -43,9 +45,14 @@ export interface UsbImportResult {
   error_count: number;
 }
 
-interface Read {
-  punches: IncomingPunch[];
-  errors: { line: number; message: string }[];
+/** The file's lines sorted: what is stored (for the caller's eyes or not) and what is only counted. */
+interface Plan {
+  fresh: IncomingPunch[];
+  hiddenFresh: IncomingPunch[];
+  duplicates: number;
+  otherTerminal: number;
+  outside: number;
+  unknown: string[];
 }
 
 export class UsbImport {
@@ -69,74 +76,69 @@ export class UsbImport {
       throw new FpaError('conflict', 'approve the terminal first: its punches are kept once it is approved', { status: device.status });
     }
     const now = this.ctx.clock.now();
-    const read = await this.read(device, text, now);
+    const history = await this.devices.reports.clockOffsets(this.ctx.db.orm, device.id);
+    const read = await readUsbFile(text, this.devices.timeZoneOf(device), history, now);
     const kept = this.punches.withinRetention(read.punches, now);
-    const { fresh, repeated } = await this.split(device, kept);
-    const unknown = await this.punches.unknownPins(device, [...new Set(kept.map((p) => p.pin))]);
-    const counts = options.dryRun ? { imported: fresh.length, duplicates: repeated } : await this.store(device, fresh, repeated, options.by);
-    const dates = read.punches.map((p) => p.localTime.slice(0, 10)).sort();
+    const plan = await this.plan(device, kept, options.scope);
     const result: UsbImportResult = {
       dry_run: options.dryRun,
       lines: read.punches.length,
-      ...counts,
+      imported: plan.fresh.length,
+      duplicates: plan.duplicates,
+      other_terminal: plan.otherTerminal,
       too_old: read.punches.length - kept.length,
-      unknown_pins: unknown.slice(0, LISTED),
-      unknown_pin_count: unknown.length,
-      from: dates[0] ?? null,
-      to: dates[dates.length - 1] ?? null,
-      errors: read.errors.slice(0, LISTED),
-      error_count: read.errors.length,
+      outside_areas: plan.outside,
+      unknown_pins: plan.unknown.slice(0, LISTED_PINS),
+      unknown_pin_count: plan.unknown.length,
+      ...spanOf(read.punches),
+      errors: read.errors,
+      error_count: read.errorCount,
     };
-    // Audited when it added punches: a file that added nothing changed nothing.
-    if (!options.dryRun && result.imported > 0) await this.audit(device, result, options.by);
+    return options.dryRun ? result : this.store(device, plan, result, options.by);
+  }
+
+  /** Which lines are stored, which are duplicates or another terminal's, and which the caller may not see. */
+  private async plan(device: DeviceRow, lines: IncomingPunch[], scope: AreaScope): Promise<Plan> {
+    const pins = [...new Set(lines.map((l) => l.pin))];
+    const { owners, outside } = await this.punches.ownersOf(device, pins, scope);
+    const { fresh: candidates, repeated } = notStoredYet(lines, await storedOfDevice(this.ctx.db.orm, device.id, lines));
+    // Only lines not stored from this terminal can be another's: a re-import asks nothing more.
+    const owned = candidates.filter((l) => owners.has(l.pin)).map((l) => ({ enrolleeId: owners.get(l.pin)!.id, at: l.punchedAt }));
+    const otherTerminal = fromOtherTerminals(device, candidates, owners, await punchesAt((s) => this.ctx.db.client.execute(s), owned));
+    const fresh = candidates.filter((l) => !otherTerminal.has(l));
+    const seen = (l: IncomingPunch) => !outside.has(l.pin);
+    return {
+      fresh: fresh.filter(seen),
+      hiddenFresh: fresh.filter((l) => !seen(l)),
+      duplicates: repeated.filter(seen).length,
+      otherTerminal: [...otherTerminal].filter(seen).length,
+      outside: lines.filter((l) => !seen(l)).length,
+      unknown: pins.filter((pin) => !owners.has(pin)),
+    };
+  }
+
+  /**
+   * Stores the new lines as the terminal's upload would, a batch a transaction; a line stored
+   * meanwhile (the terminal came back and sent it) is still a duplicate, never stored twice. What
+   * was stored is audited even when a batch fails (what was committed stays).
+   */
+  private async store(device: DeviceRow, plan: Plan, planned: UsbImportResult, by: string): Promise<UsbImportResult> {
+    const result = { ...planned, imported: 0 };
+    let hidden = 0;
+    try {
+      for (const batch of chunks(plan.fresh, LINES_PER_BATCH)) {
+        const stored = await this.punches.ingest(device, batch, { by });
+        result.imported += stored.inserted;
+        result.duplicates += stored.duplicates;
+      }
+      for (const batch of chunks(plan.hiddenFresh, LINES_PER_BATCH)) hidden += (await this.punches.ingest(device, batch, { by })).inserted;
+    } finally {
+      if (result.imported + hidden > 0) await this.audit(device, result, hidden, by);
+    }
     return result;
   }
 
-  /** The file's lines as the terminal's punches (its zone, its clock history), and the lines that cannot be used. */
-  private async read(device: DeviceRow, text: string, now: number): Promise<Read> {
-    const zone = this.devices.timeZoneOf(device);
-    const history: OffsetHistory = await this.devices.reports.clockOffsets(this.ctx.db.orm, device.id);
-    const out: Read = { punches: [], errors: [] };
-    for (const { line, text: raw } of splitNumberedRecords(text)) {
-      const parsed = parseUsbAttlogLine(raw);
-      if (!parsed.ok) {
-        out.errors.push({ line, message: parsed.reason });
-        continue;
-      }
-      const punch = toIncomingPunch(parsed.record, zone, now, history);
-      if (punch) out.punches.push({ ...punch, flags: [...(punch.flags ?? []), USB_FILE_FLAG] });
-      else out.errors.push({ line, message: `time ${parsed.record.localTime} cannot be converted in zone ${zone}` });
-    }
-    return out;
-  }
-
-  /** The lines not stored yet, each once; `repeated` counts the others (stored, or earlier in the file). */
-  private async split(device: DeviceRow, lines: IncomingPunch[]): Promise<{ fresh: IncomingPunch[]; repeated: number }> {
-    const seen = await storedOfDevice(this.ctx.db.orm, device.id, lines);
-    const fresh: IncomingPunch[] = [];
-    for (const line of lines) {
-      const key = `${line.pin}\t${line.localTime}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      fresh.push(line);
-    }
-    return { fresh, repeated: lines.length - fresh.length };
-  }
-
-  /** Stores the new lines as the terminal's upload would, a batch a transaction. */
-  private async store(device: DeviceRow, fresh: IncomingPunch[], repeated: number, by: string): Promise<{ imported: number; duplicates: number }> {
-    let imported = 0;
-    // Stored meanwhile (the terminal came back and sent them): still a duplicate, never twice.
-    let duplicates = repeated;
-    for (const batch of chunks(fresh, LINES_PER_BATCH)) {
-      const stored = await this.punches.ingest(device, batch, { by });
-      imported += stored.inserted;
-      duplicates += stored.duplicates;
-    }
-    return { imported, duplicates };
-  }
-
-  private async audit(device: DeviceRow, result: UsbImportResult, by: string): Promise<void> {
+  private async audit(device: DeviceRow, result: UsbImportResult, hidden: number, by: string): Promise<void> {
     await this.ctx.db.write(({ tx }) =>
       audit(tx, this.ctx.clock.now(), {
         actor: by,
@@ -145,8 +147,9 @@ export class UsbImport {
         targetId: device.serialNumber,
         details: {
           device: device.serialNumber,
-          imported: result.imported,
+          imported: result.imported + hidden,
           duplicates: result.duplicates,
+          other_terminal: result.other_terminal,
           too_old: result.too_old,
           unknown_pins: result.unknown_pin_count,
           bad_lines: result.error_count,

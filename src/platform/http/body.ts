@@ -119,17 +119,24 @@ export async function readRecordsBody(request: Request, limit: number): Promise<
   return value;
 }
 
-/** The cap of a terminal's file (`devices/{sn}/punches/import/`): a full log of 200,000 punches is about 9 MB. */
-export const TERMINAL_FILE_LIMIT = 32 * 1024 * 1024;
+/**
+ * The cap of a terminal's file (`devices/{sn}/punches/import/`): 10 MiB, about 250,000 punches
+ * (a line is about 40 bytes), more than a terminal holds (they keep 100,000 to 200,000). The
+ * server's own request cap (app/server.ts) is raised to it.
+ */
+export const TERMINAL_FILE_LIMIT = 10 * 1024 * 1024;
 
 /**
  * The body of a route that takes a file a terminal wrote (its USB attendance file): any
  * Content-Type (a browser sends a chosen file as `application/octet-stream` or as nothing), as
  * text. Not refused for bytes that are not UTF-8: such a file is read line by line, and a bad
- * byte costs only its line (it becomes U+FFFD there); a BOM is dropped.
+ * byte costs only its line (it becomes U+FFFD, which the line's parser refuses); a BOM is
+ * dropped. A request with no credential at all is not read: it is refused (401) right after.
  */
 export async function readTerminalFileBody(request: Request, limit: number): Promise<string | BodyRefusal | typeof NO_BYTES | undefined> {
   if (!request.body) return undefined;
+  // Up to TERMINAL_FILE_LIMIT is read before the caller is checked: not for anyone who sends no credential.
+  if (!request.headers.has('authorization') && !request.headers.has('cookie')) return undefined;
   const declared = request.headers.get('content-length')?.trim();
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) return tooLarge(limit);
   let bytes: Uint8Array | null;

@@ -140,8 +140,8 @@ export const POLICY: readonly Rule[] = [
   rule('POST', 'devices/{sn}/users/{pin}/adopt/', [H, I]),
   rule('DELETE', 'devices/{sn}/users/{pin}/', [I]),
   rule('GET', 'devices/{sn}/completeness/', READ_TERMINALS),
-  // A terminal's USB file: HR, whose attendance it is, and the installer at the terminal.
-  rule('POST', 'devices/{sn}/punches/import/', [H, I]),
+  // A terminal's USB file: HR, whose attendance it is (what it answers tells of people's punches).
+  rule('POST', 'devices/{sn}/punches/import/', [H]),
   rule('GET', 'diagnostics/', [I]),
 
   // Punches: read by hr, managers and viewers; managers add manual punches and corrections

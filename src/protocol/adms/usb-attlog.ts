@@ -18,6 +18,8 @@ import { accept, type LineOutcome, type ParseResult, reject } from './types';
  * which no text line has, and is refused as a whole (`isBinaryAttlog`).
  */
 export function parseUsbAttlogLine(raw: string): LineOutcome<AttlogRecord> {
+  // A byte that was not text (read as U+FFFD): a damaged line, never a PIN of a new user.
+  if (raw.includes('\uFFFD')) return reject('the line holds bytes that are not text (a damaged file?)');
   const fields = raw.split('\t');
   if (fields.length < 2) return reject('expected TAB-separated fields: PIN, time, machine number, state, verify, …');
   const pin = (fields[0] ?? '').trim();
