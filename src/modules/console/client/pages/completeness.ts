@@ -66,7 +66,7 @@ function render(report: CompletenessView, show: (to?: string) => Promise<void>):
           `The terminal refused the re-upload${refused.return_code === null ? ' or never answered' : ` (code ${refused.return_code})`}. It is asked again within the hour. If its firmware cannot re-send (code -1002), ${
             can('POST devices/{sn}/punches/import/')
               ? 'save its punches to a USB stick and import the file below (Punches from a USB stick)'
-              : 'add the punches of the gap by hand (Punches, “Add a missing punch”)'
+              : 'save its punches to a USB stick at the terminal and hand the file to HR, who import it on this page'
           }.`,
         )
       : null;
