@@ -282,6 +282,27 @@ describe('HR at a glance in the console', () => {
     });
   });
 
+  test('what is typed in one form stays while another change redraws the page; the form sent starts afresh', async () => {
+    await go('#/areas', 'Areas');
+    await go('#/shifts', 'Shifts and calendar');
+    const holidays = page.getByRole('region', { name: 'Holidays' });
+    await holidays.getByLabel('Date').fill('2031-12-24');
+    await holidays.getByLabel('Name').fill('Christmas Eve');
+    const leave = page.getByRole('region', { name: 'Leave' });
+    await leave.getByLabel('Person').selectOption({ label: 'Ben Lee' });
+    await leave.getByLabel('From').fill('2031-07-01');
+    await leave.getByLabel('To').fill('2031-07-02');
+    await leave.getByRole('button', { name: 'Add leave' }).click();
+    await page.getByText('Leave added.').waitFor();
+    // Redrawn: the leave's form is blank again; the holiday half-typed above is still there.
+    expect(await leave.getByLabel('From').inputValue()).toBe('');
+    expect(await holidays.getByLabel('Name').inputValue()).toBe('Christmas Eve');
+    expect(await holidays.getByLabel('Date').inputValue()).toBe('2031-12-24');
+    await holidays.getByRole('button', { name: 'Add holiday' }).click();
+    await holidays.getByRole('cell', { name: 'Christmas Eve' }).waitFor();
+    expect(await holidays.getByLabel('Name').inputValue()).toBe('');
+  });
+
   test('a manual punch on a locked day says it was not applied', async () => {
     const period = await server.admin.post('/pay-periods/', { from: '2026-01-01', to: '2026-01-31' });
     expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);

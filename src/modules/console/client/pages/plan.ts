@@ -9,6 +9,7 @@ import { areaSelect, areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDay, weekdayName, words } from '../format';
+import { typedKeeper } from '../keep-typed';
 import { rosterSection } from './roster';
 
 interface Schedule {
@@ -90,7 +91,10 @@ function weekdayPicker(chosen: readonly number[]): {
 
 export async function planSections(enrollees: EnrolleeView[]): Promise<HTMLElement[]> {
   const holder = h('div', { class: 'plan' });
+  // Every change redraws every section: what is typed in the other forms stays.
+  const typing = typedKeeper(holder);
   const draw = async () => {
+    const typed = typing.snapshot();
     const [schedules, assignments, holidays, leaves, periods] = await Promise.all([
       all<Schedule>('work-schedules/?limit=1000'),
       all<Assignment>('shift-assignments/?limit=1000'),
@@ -110,6 +114,7 @@ export async function planSections(enrollees: EnrolleeView[]): Promise<HTMLEleme
       leavesSection(leaves, people, nameOf, draw),
       payPeriods(periods, draw),
     );
+    typing.restore(typed);
   };
   await draw();
   return [holder];
@@ -215,6 +220,8 @@ function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill:
   const cancel = button('Cancel', () => fill(null), { hidden: true });
   const fill = (schedule: Schedule | null) => {
     editing = schedule;
+    // A redraw does not keep a change under way (plan.ts keepTyped): it would come back as a new schedule.
+    form.dataset.editing = String(schedule !== null);
     name.value = schedule?.name ?? '';
     start.value = schedule?.start ?? '09:00';
     end.value = schedule?.end ?? '17:00';
