@@ -160,12 +160,15 @@ describe('a terminal’s USB attendance file', () => {
     expect(checked.body).toMatchObject({ lines: 3, imported: 1, duplicates: 0, other_terminal: 0, outside_areas: 2 });
     // The whole company's HR sees them apart.
     expect((await importFile(file, true)).body).toMatchObject({ imported: 2, duplicates: 1, outside_areas: 0 });
-    // Imported by north's HR, the outside lines are stored all the same: they are the terminal's.
+    // Imported by north's HR, the outside lines are not stored: a caller adds no punches for people it may not see.
     expect((await importFile(file, false, northHr)).body).toMatchObject({ imported: 1, outside_areas: 2 });
+    expect((await punchesOf(SN)).filter((p) => p.local_time === `${day} 13:00:00`)).toHaveLength(0);
+    // The whole company's HR brings them in.
+    expect((await importFile(file)).body).toMatchObject({ imported: 1, duplicates: 2 });
     expect((await punchesOf(SN)).filter((p) => p.local_time === `${day} 13:00:00`)).toHaveLength(1);
   });
 
-  test('the cap is 10 MiB, answered with the error body; a request without any credential is not read', async () => {
+  test('the cap is 10 MiB, answered with the error body; a request without any credential is refused', async () => {
     const huge = 'x'.repeat(10 * 1024 * 1024 + 10);
     const over = await postFile(server.admin, `/devices/${SN}/punches/import/?dry_run=true`, huge);
     expect(over.status).toBe(413);

@@ -21,6 +21,7 @@ import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/
 import { type AuditEntry, audit, auditMany } from '../audit';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
 import { BUCKET_SQL, bucketGroups } from './buckets';
+import { storedOfDevice } from './device-counts';
 import { type ImportError, importRows } from './import-rows';
 import type { PunchRuntime } from './runtime';
 import type { NewPunch, PunchService } from './service';
@@ -82,43 +83,16 @@ export class PunchCorrections {
    * the same and stores nothing.
    */
   async import(body: RecordsBody, by: string, scope: AreaScope = EVERYWHERE, options: { dryRun?: boolean } = {}): Promise<ImportResult> {
-    const dryRun = options.dryRun === true;
-    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const now = this.ctx.clock.now();
-    const parsed = importRows(body, zone, now);
-    const errors = [...parsed.errors];
+    const parsed = importRows(body, this.ctx.settings.ATTENDANCE_TIME_ZONE, now);
+    // A dry run reads what the import would (outside any write: it holds no terminal up).
+    if (options.dryRun === true) {
+      const plan = await this.importPlan(this.ctx.db.orm, parsed, scope, now);
+      return { dry_run: true, imported: plan.values.length, duplicates: plan.wanted - plan.values.length, errors: plan.errors };
+    }
     return this.ctx.db.write(async (w) => {
-      const people = await this.enrollees.byEmployeeKeys(
-        w.tx,
-        parsed.rows.map((r) => r.employee),
-      );
-      const wanted: { enrollee: EnrolleeRow; at: number; state: number; raw: string; line: number }[] = [];
-      for (const row of parsed.rows) {
-        const enrollee = people.get(row.employee);
-        // A person outside the caller's areas is, for it, no one.
-        if (enrollee && (await this.enrollees.inScope(w.tx, enrollee.id, scope)))
-          wanted.push({ enrollee, at: row.at, state: row.state, raw: row.raw, line: row.line });
-        else errors.push({ line: row.line, message: isLimited(scope) ? 'no person of your areas has this employee ID' : 'no person has this employee ID' });
-      }
-      const taken = new Set<string>();
-      for (const p of await existingAt(
-        w.tx,
-        wanted.map((r) => r.enrollee.id),
-        wanted.map((r) => r.at),
-      ))
-        taken.add(`${p.enrolleeId} ${p.punchedAt}`);
-      const values: NewPunch[] = [];
-      for (const r of wanted) {
-        const key = `${r.enrollee.id} ${r.at}`;
-        if (taken.has(key)) continue;
-        taken.add(key);
-        values.push(devicelessPunch(r.enrollee, r.at, r.state, 'import', r.raw, zone, now));
-      }
-      errors.sort((a, b) => a.line - b.line);
-      // A dry run stops here: what the insert would skip besides (the same PIN and local time
-      // without a terminal) is found only by it, and is a person's punch at that instant anyway.
-      if (dryRun) return { dry_run: true, imported: values.length, duplicates: wanted.length - values.length, errors };
-      const stored = await this.store(w, values, 'import', by);
+      const plan = await this.importPlan(w.tx, parsed, scope, now);
+      const stored = await this.store(w, plan.values, 'import', by);
       const entries: AuditEntry[] = stored.map((p) => ({
         actor: by,
         action: 'punch.imported',
@@ -127,8 +101,53 @@ export class PunchCorrections {
         details: { enrollee: p.enrolleeId, employee: p.employeeKey, at: new Date(p.punchedAt).toISOString(), state: p.state },
       }));
       await auditMany(w.tx, now, entries);
-      return { dry_run: false, imported: stored.length, duplicates: wanted.length - stored.length, errors };
+      return { dry_run: false, imported: stored.length, duplicates: plan.wanted - stored.length, errors: plan.errors };
     });
+  }
+
+  /**
+   * The punches an import stores: the records of people in the scope (a person outside it is,
+   * for the caller, no one), less those already stored (the same person at the same instant, any
+   * source) and less those the insert would skip (the same PIN and local time without a
+   * terminal: an instant of the repeated hour, or one a millisecond apart), so that a dry run
+   * says exactly what the import does.
+   */
+  private async importPlan(q: Queryable, parsed: ReturnType<typeof importRows>, scope: AreaScope, now: number) {
+    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    const errors = [...parsed.errors];
+    const people = await this.enrollees.byEmployeeKeys(
+      q,
+      parsed.rows.map((r) => r.employee),
+    );
+    const wanted: { enrollee: EnrolleeRow; at: number; state: number; raw: string }[] = [];
+    for (const row of parsed.rows) {
+      const enrollee = people.get(row.employee);
+      if (enrollee && (await this.enrollees.inScope(q, enrollee.id, scope))) wanted.push({ enrollee, at: row.at, state: row.state, raw: row.raw });
+      else errors.push({ line: row.line, message: isLimited(scope) ? 'no person of your areas has this employee ID' : 'no person has this employee ID' });
+    }
+    const taken = new Set<string>();
+    const stored = await existingAt(
+      q,
+      wanted.map((r) => r.enrollee.id),
+      wanted.map((r) => r.at),
+    );
+    for (const p of stored) taken.add(`${p.enrolleeId} ${p.punchedAt}`);
+    const candidates = wanted.map((r) => devicelessPunch(r.enrollee, r.at, r.state, 'import', r.raw, zone, now));
+    const sameWallTime = await storedOfDevice(
+      q,
+      NO_DEVICE,
+      candidates.map((v) => ({ pin: v.devicePin, localTime: v.localTime })),
+    );
+    const values: NewPunch[] = [];
+    for (const v of candidates) {
+      const [instant, wall] = [`${v.enrolleeId} ${v.punchedAt}`, `${v.devicePin}\t${v.localTime}`];
+      if (taken.has(instant) || sameWallTime.has(wall)) continue;
+      taken.add(instant);
+      sameWallTime.add(wall);
+      values.push(v);
+    }
+    errors.sort((a, b) => a.line - b.line);
+    return { values, wanted: wanted.length, errors };
   }
 
   /** `POST punches/{id}/void/`: the punch stays, marked voided; it no longer counts for attendance. */

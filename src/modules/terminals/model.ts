@@ -26,7 +26,8 @@ export const UsbImportResult = t.Object(
     }),
     too_old: Int({ description: 'Lines older than RETENTION_PUNCHES_DAYS: not stored, as from the terminal itself.' }),
     outside_areas: Int({
-      description: 'For a caller limited to areas: lines of people outside them, stored like the others (they are the terminal’s) and counted only here.',
+      description:
+        'For a caller limited to areas: lines of people outside them, counted only here and not stored (someone who sees those people imports them).',
     }),
     unknown_pins: t.Array(t.String(), {
       description: `PINs no person holds on this terminal: their punches are kept as the terminal's own users'. ${Listed.description}`,

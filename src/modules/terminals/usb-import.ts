@@ -9,8 +9,9 @@
  * terminal's file). Each punch is flagged `usb_file` and its event names who imported it; an
  * import that added punches is audited, even one that failed midway.
  *
- * A caller limited to areas learns nothing of the punches of people outside them: their lines
- * are stored like the others (they are the terminal's), and counted only as `outside_areas`.
+ * A caller limited to areas neither learns of nor adds to the punches of people outside them:
+ * their lines are counted only as `outside_areas` and not stored (nothing proves the text is the
+ * terminal's; someone who sees those people, or the terminal itself, brings them in).
  * A dry run reads the file and the database and stores nothing.
  */
 import { chunks } from '../../platform/chunks';
@@ -45,10 +46,9 @@ export interface UsbImportResult {
   error_count: number;
 }
 
-/** The file's lines sorted: what is stored (for the caller's eyes or not) and what is only counted. */
+/** The file's lines sorted: what is stored, and what is only counted. */
 interface Plan {
   fresh: IncomingPunch[];
-  hiddenFresh: IncomingPunch[];
   duplicates: number;
   otherTerminal: number;
   outside: number;
@@ -109,7 +109,6 @@ export class UsbImport {
     const seen = (l: IncomingPunch) => !outside.has(l.pin);
     return {
       fresh: fresh.filter(seen),
-      hiddenFresh: fresh.filter((l) => !seen(l)),
       duplicates: repeated.filter(seen).length,
       otherTerminal: [...otherTerminal].filter(seen).length,
       outside: lines.filter((l) => !seen(l)).length,
@@ -124,21 +123,19 @@ export class UsbImport {
    */
   private async store(device: DeviceRow, plan: Plan, planned: UsbImportResult, by: string): Promise<UsbImportResult> {
     const result = { ...planned, imported: 0 };
-    let hidden = 0;
     try {
       for (const batch of chunks(plan.fresh, LINES_PER_BATCH)) {
         const stored = await this.punches.ingest(device, batch, { by });
         result.imported += stored.inserted;
         result.duplicates += stored.duplicates;
       }
-      for (const batch of chunks(plan.hiddenFresh, LINES_PER_BATCH)) hidden += (await this.punches.ingest(device, batch, { by })).inserted;
     } finally {
-      if (result.imported + hidden > 0) await this.audit(device, result, hidden, by);
+      if (result.imported > 0) await this.audit(device, result, by);
     }
     return result;
   }
 
-  private async audit(device: DeviceRow, result: UsbImportResult, hidden: number, by: string): Promise<void> {
+  private async audit(device: DeviceRow, result: UsbImportResult, by: string): Promise<void> {
     await this.ctx.db.write(({ tx }) =>
       audit(tx, this.ctx.clock.now(), {
         actor: by,
@@ -147,10 +144,11 @@ export class UsbImport {
         targetId: device.serialNumber,
         details: {
           device: device.serialNumber,
-          imported: result.imported + hidden,
+          imported: result.imported,
           duplicates: result.duplicates,
           other_terminal: result.other_terminal,
           too_old: result.too_old,
+          outside_areas: result.outside_areas,
           unknown_pins: result.unknown_pin_count,
           bad_lines: result.error_count,
           from: result.from,

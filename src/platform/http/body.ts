@@ -131,12 +131,14 @@ export const TERMINAL_FILE_LIMIT = 10 * 1024 * 1024;
  * Content-Type (a browser sends a chosen file as `application/octet-stream` or as nothing), as
  * text. Not refused for bytes that are not UTF-8: such a file is read line by line, and a bad
  * byte costs only its line (it becomes U+FFFD, which the line's parser refuses); a BOM is
- * dropped. A request with no credential at all is not read: it is refused (401) right after.
+ * dropped. A request with neither an Authorization header nor a cookie is not read: it is
+ * refused (401) right after.
  */
 export async function readTerminalFileBody(request: Request, limit: number): Promise<string | BodyRefusal | typeof NO_BYTES | undefined> {
   if (!request.body) return undefined;
-  // Up to TERMINAL_FILE_LIMIT is read before the caller is checked: not for anyone who sends no credential.
-  if (!request.headers.has('authorization') && !request.headers.has('cookie')) return undefined;
+  // Up to TERMINAL_FILE_LIMIT is read before the caller is checked: not for anyone who sends no
+  // credential. NO_BYTES, not undefined: on undefined Elysia would read the body with its own parsers.
+  if (!request.headers.has('authorization') && !request.headers.has('cookie')) return NO_BYTES;
   const declared = request.headers.get('content-length')?.trim();
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) return tooLarge(limit);
   let bytes: Uint8Array | null;

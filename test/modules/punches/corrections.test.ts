@@ -133,6 +133,16 @@ describe('POST punches/import/', () => {
     expect(await punchesOfM3()).toBe(punchesBefore + 2);
   });
 
+  test('a dry run counts as the insert decides: two instants of one wall-clock second are one punch', async () => {
+    const records = [
+      { employee: 'M-1', at: '2026-03-19T03:30:00.000Z' },
+      { employee: 'M-1', at: '2026-03-19T03:30:00.400Z' },
+    ];
+    const checked = await server.admin.request('POST', '/punches/import/?dry_run=true', records);
+    expect(checked.body).toEqual({ dry_run: true, imported: 1, duplicates: 1, errors: [] });
+    expect((await server.admin.request('POST', '/punches/import/', records)).body).toEqual({ dry_run: false, imported: 1, duplicates: 1, errors: [] });
+  });
+
   test('CSV: quoted fields, any column order, extra columns ignored; a bad header or body is refused', async () => {
     const csv = 'Note,State,At,Employee\r\n"late, but ""approved""",0,2026-03-18 09:00,M-2\r\nplain,1,2026-03-18 17:00,M-2\r\n';
     expect(await importText(csv, 'text/csv; charset=utf-8')).toEqual({ status: 200, body: { dry_run: false, imported: 2, duplicates: 0, errors: [] } });

@@ -71,7 +71,7 @@ function summary(result: UsbImportResult): string {
   if (result.duplicates > 0) parts.push(`${result.duplicates} already here or repeated in the file`);
   if (result.other_terminal > 0) parts.push(`${punches(result.other_terminal)} another terminal’s (not added)`);
   if (result.too_old > 0) parts.push(`${punches(result.too_old)} older than what is kept (not added)`);
-  if (result.outside_areas > 0) parts.push(`${punches(result.outside_areas)} of people outside your areas`);
+  if (result.outside_areas > 0) parts.push(`${punches(result.outside_areas)} of people outside your areas (not added: someone who sees them imports them)`);
   if (result.error_count > 0) parts.push(`${count(result.error_count, 'line', 'lines')} cannot be read`);
   return `${parts.join(', ')}.`;
 }
@@ -118,7 +118,7 @@ function report(result: UsbImportResult): HTMLElement[] {
       ? h(
           'p',
           { class: 'form-warn' },
-          `${count(result.other_terminal, 'punch was', 'punches were')} sent by another terminal at the very same second: they are not added twice. If that is most of the file, it is probably another terminal’s: each terminal names its file 1_attlog.dat.`,
+          `${count(result.other_terminal, 'punch was', 'punches were')} sent by another terminal at the very same second: they are not added twice. If that is most of the file, it is probably another terminal’s: each terminal names its file 1_attlog.dat. (Another terminal’s punches are noticed only once that terminal has sent them.)`,
         )
       : null;
   return [h('p', { class: 'import-summary', role: 'status' }, summary(result)), span, wrongFile, unknown, ...errors].filter(
