@@ -301,6 +301,16 @@ describe('HR at a glance in the console', () => {
     await holidays.getByRole('button', { name: 'Add holiday' }).click();
     await holidays.getByRole('cell', { name: 'Christmas Eve' }).waitFor();
     expect(await holidays.getByLabel('Name').inputValue()).toBe('');
+    // A schedule being changed is not kept across another change: it would come back as a new one.
+    const schedules = page.getByRole('region', { name: 'Work schedules' });
+    await schedules.getByRole('button', { name: 'Change Early' }).click();
+    await schedules.getByLabel('Name').fill('Early (renamed)');
+    await holidays.getByLabel('Date').fill('2031-12-31');
+    await holidays.getByLabel('Name').fill('New Year’s Eve');
+    await holidays.getByRole('button', { name: 'Add holiday' }).click();
+    await holidays.getByRole('cell', { name: 'New Year’s Eve' }).waitFor();
+    expect(await schedules.getByLabel('Name').inputValue()).toBe('');
+    expect(await schedules.getByRole('button', { name: 'Add schedule' }).isVisible()).toBe(true);
   });
 
   test('a manual punch on a locked day says it was not applied', async () => {

@@ -168,6 +168,15 @@ describe('a terminal’s USB attendance file', () => {
     expect((await punchesOf(SN)).filter((p) => p.local_time === `${day} 13:00:00`)).toHaveLength(1);
   });
 
+  test('a file of garbage: every bad line counted, the first 100 listed, nothing stored', async () => {
+    const garbage = Array.from({ length: 250 }, (_, i) => `not a punch ${i}`).join('\n');
+    const answer = await importFile(garbage);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ lines: 0, imported: 0, error_count: 250 });
+    expect(answer.body.errors).toHaveLength(100);
+    expect(answer.body.errors[99].line).toBe(100);
+  });
+
   test('the cap is 10 MiB, answered with the error body; a request without any credential is refused', async () => {
     const huge = 'x'.repeat(10 * 1024 * 1024 + 10);
     const over = await postFile(server.admin, `/devices/${SN}/punches/import/?dry_run=true`, huge);
