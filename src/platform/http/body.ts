@@ -139,17 +139,13 @@ export async function readTerminalFileBody(request: Request, limit: number): Pro
   // Up to TERMINAL_FILE_LIMIT is read before the caller is checked: not for anyone who sends no
   // credential. NO_BYTES, not undefined: on undefined Elysia would read the body with its own parsers.
   if (!request.headers.has('authorization') && !request.headers.has('cookie')) return NO_BYTES;
-  const declared = request.headers.get('content-length')?.trim();
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) return tooLarge(limit);
-  let bytes: Uint8Array | null;
-  try {
-    bytes = await readCapped(request.body, limit);
-  } catch {
-    return refuse('the request body could not be read');
-  }
-  if (bytes === null) return tooLarge(limit);
-  if (bytes.byteLength === 0) return NO_BYTES;
-  return lenientUtf8.decode(bytes);
+  return readText(
+    request,
+    limit,
+    () => true,
+    '',
+    (bytes) => lenientUtf8.decode(bytes),
+  );
 }
 
 const lenientUtf8 = new TextDecoder('utf-8');
@@ -162,12 +158,13 @@ function isCsvContentType(header: string | null): boolean {
   return type === 'text/csv' && (charset === undefined || charset === 'utf-8' || charset === 'utf8');
 }
 
-/** The body as UTF-8 text under the cap, or why not (never throws). */
+/** The body as UTF-8 text under the cap (strictly, unless `decode` says otherwise), or why not (never throws). */
 async function readText(
   request: Request,
   limit: number,
   acceptType: (contentType: string | null) => boolean,
   wrongType: string,
+  decode: (bytes: Uint8Array) => string | BodyRefusal = strictUtf8,
 ): Promise<string | BodyRefusal | typeof NO_BYTES | undefined> {
   if (!request.body) return undefined;
   const declared = request.headers.get('content-length')?.trim();
@@ -182,6 +179,10 @@ async function readText(
   }
   if (bytes === null) return tooLarge(limit);
   if (bytes.byteLength === 0) return NO_BYTES;
+  return decode(bytes);
+}
+
+function strictUtf8(bytes: Uint8Array): string | BodyRefusal {
   try {
     return utf8.decode(bytes);
   } catch {

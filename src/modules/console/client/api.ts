@@ -145,7 +145,7 @@ export const api = {
   /** Posts a CSV text (an import) and reads the JSON answer. */
   postCsv: async <T>(path: string, csv: string) => (await (await send('POST', path, csv, 'text/csv')).json()) as T,
   /** Posts a file's bytes as they are (a terminal's USB file) and reads the JSON answer. */
-  postFile: async <T>(path: string, bytes: ArrayBuffer) => (await (await send('POST', path, bytes, 'application/octet-stream')).json()) as T,
+  postFile: async <T>(path: string, content: ArrayBuffer | string) => (await (await send('POST', path, content, 'application/octet-stream')).json()) as T,
 };
 
 export interface List<T> {

@@ -6,8 +6,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { ImportResult } from '../../../employee-import';
 import { api } from '../api';
-import { announce, badge, field, h, replace, section, table } from '../dom';
-import { onSubmit } from '../form-errors';
+import { badge, h, replace, section, table } from '../dom';
+import { badLines, fileImport } from '../file-import';
 import { count } from '../format';
 
 type Result = Static<typeof ImportResult>;
@@ -35,16 +35,7 @@ function summary(result: Result): string {
 function report(result: Result): HTMLElement[] {
   return [
     h('p', { class: 'import-summary', role: 'status' }, summary(result)),
-    result.errors.length > 0
-      ? section(
-          'Lines that cannot be used',
-          h('p', { class: 'muted' }, 'Nothing of these lines is stored. Correct them in the file and import it again.'),
-          table(
-            ['Line', 'Problem'],
-            result.errors.map((e) => [String(e.line), `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}.`]),
-          ),
-        )
-      : null,
+    badLines(result.errors, 'Nothing of these lines is stored. Correct them in the file and import it again.'),
     section(
       result.dry_run ? 'What the import would do' : 'What was imported',
       table(
@@ -57,42 +48,14 @@ function report(result: Result): HTMLElement[] {
 }
 
 export async function importPage(main: HTMLElement): Promise<undefined> {
-  const file = h('input', { type: 'file', accept: '.csv,text/csv', required: true });
-  const out = h('div', { class: 'import-result' });
-  let text: string | null = null;
-  const importNow = h('button', { type: 'button', class: 'primary', hidden: true }, 'Import');
-  const form = onSubmit(
-    h(
-      'form',
-      { class: 'stack' },
-      field('CSV file', file, 'A header row id,name,areas,card; several areas separated by “;”. Empty areas or card: kept as they are.'),
-      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Check the file'), importNow),
-    ),
-    { file },
-    async () => {
-      const chosen = file.files?.[0];
-      if (!chosen) throw new Error('Choose a CSV file first.');
-      text = await chosen.text();
-      const result = await api.postCsv<Result>('employees/import/?dry_run=true', text);
-      replace(out, ...report(result));
-      importNow.hidden = result.created + result.updated === 0;
-    },
-  );
-  file.addEventListener('change', () => {
-    importNow.hidden = true;
-    replace(out);
-  });
-  importNow.addEventListener('click', async () => {
-    if (text === null) return;
-    importNow.disabled = true;
-    try {
-      const result = await api.postCsv<Result>('employees/import/', text);
-      replace(out, ...report(result));
-      importNow.hidden = true;
-      announce(summary(result));
-    } finally {
-      importNow.disabled = false;
-    }
+  const { form, out } = fileImport<Result>({
+    label: 'CSV file',
+    hint: 'A header row id,name,areas,card; several areas separated by “;”. Empty areas or card: kept as they are.',
+    accept: '.csv,text/csv',
+    send: (csv, check) => api.postCsv<Result>(`employees/import/${check ? '?dry_run=true' : ''}`, String(csv)),
+    report,
+    summary,
+    worth: (result) => result.created + result.updated > 0,
   });
   replace(
     main,

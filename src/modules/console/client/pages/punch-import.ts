@@ -8,8 +8,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { PunchImport } from '../../../punches';
 import { api, currentSession } from '../api';
-import { announce, field, h, replace, section, table } from '../dom';
-import { onSubmit } from '../form-errors';
+import { h, replace, section } from '../dom';
+import { badLines, fileImport } from '../file-import';
 import { count } from '../format';
 
 type Result = Static<typeof PunchImport.response>;
@@ -26,60 +26,19 @@ function summary(result: Result): string {
 function report(result: Result): HTMLElement[] {
   return [
     h('p', { class: 'import-summary', role: 'status' }, summary(result)),
-    result.errors.length > 0
-      ? section(
-          'Lines that cannot be used',
-          h(
-            'p',
-            { class: 'muted' },
-            'Nothing of these lines is stored. Correct them in the file and import it again: what was added already is not added twice.',
-          ),
-          table(
-            ['Line', 'Problem'],
-            result.errors.map((e) => [String(e.line), `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}.`]),
-          ),
-        )
-      : null,
+    badLines(result.errors, 'Nothing of these lines is stored. Correct them in the file and import it again: what was added already is not added twice.'),
   ].filter((x): x is HTMLElement => x !== null);
 }
 
 export async function punchImportPage(main: HTMLElement): Promise<undefined> {
-  const file = h('input', { type: 'file', accept: '.csv,text/csv', required: true });
-  const out = h('div', { class: 'import-result' });
-  let text: string | null = null;
-  const importNow = h('button', { type: 'button', class: 'primary', hidden: true }, 'Import');
-  const form = onSubmit(
-    h(
-      'form',
-      { class: 'stack' },
-      field('CSV file', file, 'A header row employee,at,state; state is optional (0 in, 1 out).'),
-      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Check the file'), importNow),
-    ),
-    { file },
-    async () => {
-      const chosen = file.files?.[0];
-      if (!chosen) throw new Error('Choose a CSV file first.');
-      text = await chosen.text();
-      const result = await api.postCsv<Result>('punches/import/?dry_run=true', text);
-      replace(out, ...report(result));
-      importNow.hidden = result.imported === 0;
-    },
-  );
-  file.addEventListener('change', () => {
-    importNow.hidden = true;
-    replace(out);
-  });
-  importNow.addEventListener('click', async () => {
-    if (text === null) return;
-    importNow.disabled = true;
-    try {
-      const result = await api.postCsv<Result>('punches/import/', text);
-      replace(out, ...report(result));
-      importNow.hidden = true;
-      announce(summary(result));
-    } finally {
-      importNow.disabled = false;
-    }
+  const { form, out } = fileImport<Result>({
+    label: 'CSV file',
+    hint: 'A header row employee,at,state; state is optional (0 in, 1 out).',
+    accept: '.csv,text/csv',
+    send: (csv, check) => api.postCsv<Result>(`punches/import/${check ? '?dry_run=true' : ''}`, String(csv)),
+    report,
+    summary,
+    worth: (result) => result.imported > 0,
   });
   replace(
     main,

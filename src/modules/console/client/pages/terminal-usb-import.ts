@@ -7,50 +7,23 @@
 import type { DeviceDetailView } from '../../../devices';
 import type { UsbImportResult } from '../../../terminals';
 import { api, can } from '../api';
-import { announce, field, h, replace, section, table } from '../dom';
-import { onSubmit } from '../form-errors';
+import { h, section, table } from '../dom';
+import { fileImport } from '../file-import';
 import { count, localDay } from '../format';
 
 /** The section, for those who may import, on a terminal that is approved (or disabled: its last punches). */
 export function usbImportSection(device: DeviceDetailView): HTMLElement | null {
   if (!can('POST devices/{sn}/punches/import/') || device.status === 'pending_approval') return null;
   const path = `devices/${encodeURIComponent(device.serial_number)}/punches/import/`;
-  const file = h('input', { type: 'file', accept: '.dat,.txt,text/plain', required: true });
-  const out = h('div', { class: 'import-result' });
-  let bytes: ArrayBuffer | null = null;
-  const importNow = h('button', { type: 'button', class: 'primary', hidden: true }, 'Import');
-  const form = onSubmit(
-    h(
-      'form',
-      { class: 'stack' },
-      field('Attendance file', file, 'The file the terminal saved, named like 1_attlog.dat.'),
-      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Check the file'), importNow),
-    ),
-    { body: file },
-    async () => {
-      const chosen = file.files?.[0];
-      if (!chosen) throw new Error('Choose the file first.');
-      bytes = await chosen.arrayBuffer();
-      const result = await api.postFile<UsbImportResult>(`${path}?dry_run=true`, bytes);
-      replace(out, ...report(result));
-      importNow.hidden = result.imported === 0;
-    },
-  );
-  file.addEventListener('change', () => {
-    importNow.hidden = true;
-    replace(out);
-  });
-  importNow.addEventListener('click', async () => {
-    if (bytes === null) return;
-    importNow.disabled = true;
-    try {
-      const result = await api.postFile<UsbImportResult>(path, bytes);
-      replace(out, ...report(result));
-      importNow.hidden = true;
-      announce(summary(result));
-    } finally {
-      importNow.disabled = false;
-    }
+  const { form, out } = fileImport<UsbImportResult>({
+    label: 'Attendance file',
+    hint: 'The file the terminal saved, named like 1_attlog.dat.',
+    accept: '.dat,.txt,text/plain',
+    bytes: true,
+    send: (bytes, check) => api.postFile<UsbImportResult>(`${path}${check ? '?dry_run=true' : ''}`, bytes),
+    report,
+    summary,
+    worth: (result) => result.imported > 0,
   });
   return section(
     'Punches from a USB stick',

@@ -1,0 +1,77 @@
+/**
+ * The console's imports (people, punches, a terminal's USB file) work one way: a file is chosen
+ * and checked (a dry run: what would be done, what cannot be used), then imported on request.
+ * Choosing another file starts over; the same file is sent both times.
+ */
+import { announce, field, h, replace, section, table } from './dom';
+import { onSubmit } from './form-errors';
+
+export interface FileImport<R> {
+  /** The file field's label and hint, and the files it offers. */
+  label: string;
+  hint: string;
+  accept: string;
+  /** Sends the file's content: a dry run (`check`) or the import. */
+  send(content: string | ArrayBuffer, check: boolean): Promise<R>;
+  /** Read as text (CSV) or as the bytes it holds (a terminal's file). */
+  bytes?: boolean;
+  report(result: R): HTMLElement[];
+  summary(result: R): string;
+  /** Whether the check found anything to import (Import is offered then). */
+  worth(result: R): boolean;
+}
+
+/** The form (with its Check and Import buttons) and where the reports go. */
+export function fileImport<R>(spec: FileImport<R>): { form: HTMLFormElement; out: HTMLElement } {
+  const file = h('input', { type: 'file', accept: spec.accept, required: true });
+  const out = h('div', { class: 'import-result' });
+  let content: string | ArrayBuffer | null = null;
+  const importNow = h('button', { type: 'button', class: 'primary', hidden: true }, 'Import');
+  const form = onSubmit(
+    h(
+      'form',
+      { class: 'stack' },
+      field(spec.label, file, spec.hint),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Check the file'), importNow),
+    ),
+    { file, body: file },
+    async () => {
+      const chosen = file.files?.[0];
+      if (!chosen) throw new Error('Choose the file first.');
+      content = spec.bytes ? await chosen.arrayBuffer() : await chosen.text();
+      const result = await spec.send(content, true);
+      replace(out, ...spec.report(result));
+      importNow.hidden = !spec.worth(result);
+    },
+  );
+  file.addEventListener('change', () => {
+    importNow.hidden = true;
+    replace(out);
+  });
+  importNow.addEventListener('click', async () => {
+    if (content === null) return;
+    importNow.disabled = true;
+    try {
+      const result = await spec.send(content, false);
+      replace(out, ...spec.report(result));
+      importNow.hidden = true;
+      announce(spec.summary(result));
+    } finally {
+      importNow.disabled = false;
+    }
+  });
+  return { form, out };
+}
+
+/** The lines a file could not use, each problem as a sentence; `note` says what became of them. Null when there are none. */
+export function badLines(errors: readonly { line: number; message: string }[], note: string): HTMLElement | null {
+  if (errors.length === 0) return null;
+  return section(
+    'Lines that cannot be used',
+    h('p', { class: 'muted' }, note),
+    table(
+      ['Line', 'Problem'],
+      errors.map((e) => [String(e.line), `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}.`]),
+    ),
+  );
+}
