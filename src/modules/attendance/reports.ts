@@ -106,6 +106,16 @@ export class Reports {
   }
 
   /**
+   * A condition on the days read by `days`: their person (`person`), or anyone of their employee
+   * (`employee`: a sheet per employee), is in the scope; undefined for an unlimited scope. What
+   * a report of an area reads is that area's days, not the whole company's.
+   */
+  inScope(scope: AreaScope, by: 'person' | 'employee'): SQL | undefined {
+    const { membership } = this.enrollees;
+    return by === 'person' ? membership.enrolleeInScope(attendanceDays.enrolleeId, scope) : membership.employeeEverInScope(attendanceDays.employeeKey, scope);
+  }
+
+  /**
    * The stored days from..to (of one employee or all), by employee then date, a page at a time:
    * what the report files (modules/reports) read, so a long range never sits in memory at once.
    * Checks the range and catches up with the log first.
@@ -234,7 +244,14 @@ export class Reports {
       })
       .from(d)
       .where(
-        and(rangeOf(filters), after === null ? undefined : gt(d.employeeKey, String(after)), this.enrollees.membership.enrolleeInScope(d.enrolleeId, scope)),
+        // Pages of everyone walk the (employee, date) index from the cursor (`+date`, as pageOfDays):
+        // on the date index each page grouped and sorted the whole range again (a month for
+        // 10,000 people, 20 pages: 18 s).
+        and(
+          filters.employee ? rangeOf(filters) : and(sql`+${d.date} >= ${filters.from}`, sql`+${d.date} <= ${filters.to}`),
+          after === null ? undefined : gt(d.employeeKey, String(after)),
+          this.enrollees.membership.enrolleeInScope(d.enrolleeId, scope),
+        ),
       )
       .groupBy(d.employeeKey)
       .orderBy(asc(d.employeeKey))

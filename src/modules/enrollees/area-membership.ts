@@ -141,6 +141,16 @@ function employeeInScope(column: Column | SQL, scope: AreaScope): SQL | undefine
   return sql`${column} in (select ${enrollees.employeeKey} from ${enrollees} where ${enrollees.status} <> 'deleted' and ${member})`;
 }
 
+/**
+ * A condition on an employee key column: an enrollee of that employee, the deleted too (reports
+ * name people who left), is in the scope; undefined for an unlimited scope.
+ */
+function employeeEverInScope(column: Column | SQL, scope: AreaScope): SQL | undefined {
+  const member = enrolleeInScope(enrollees.id, scope);
+  if (!member) return undefined;
+  return sql`${column} in (select ${enrollees.employeeKey} from ${enrollees} where ${member})`;
+}
+
 /** Every enrollee id (the deleted too: their events still name them) in one of the scope's areas; null when unlimited. */
 async function idsInScope(q: Queryable, scope: AreaScope): Promise<string[] | null> {
   const areaIds = scopeAreaIds(scope);
@@ -234,5 +244,6 @@ export const membership = {
   enrolleeInScope,
   idsInScope,
   employeeInScope,
+  employeeEverInScope,
   roster,
 };

@@ -5,6 +5,7 @@
 
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import type { AreaCatalog } from '../areas';
 import type { EnrolleeService } from '../enrollees';
 import type { Person } from './rows';
@@ -13,6 +14,8 @@ import type { ReportRuntime } from './runtime';
 export interface Scope {
   /** The area asked for, if any. */
   area: string | null;
+  /** The same as an area scope, for the reads: the rows of the people it admits, and some more (admits decides). */
+  members: AreaScope;
   /** As printed under the title. */
   label: string;
   /** Whether a person with these areas is in the report. */
@@ -25,10 +28,10 @@ export async function scopeOf(areas: AreaCatalog, caller: Pick<Caller, 'areas'>,
   if (area !== undefined && area !== '') {
     if (limit.length > 0 && !limit.includes(area)) throw new FpaError('not_found', 'area not found', { name: area });
     await areas.get(area);
-    return { area, label: `Area: ${area}`, admits: (own) => own.includes(area) };
+    return { area, members: { areas: [area] }, label: `Area: ${area}`, admits: (own) => own.includes(area) };
   }
-  if (limit.length === 0) return { area: null, label: 'All areas', admits: () => true };
-  return { area: null, label: `Areas: ${limit.join(', ')}`, admits: (own) => own.some((a) => limit.includes(a)) };
+  if (limit.length === 0) return { area: null, members: EVERYWHERE, label: 'All areas', admits: () => true };
+  return { area: null, members: { areas: [...limit] }, label: `Areas: ${limit.join(', ')}`, admits: (own) => own.some((a) => limit.includes(a)) };
 }
 
 /** The people of report rows by enrollee id, looked up once each (tombstones too: reports name people who left). */

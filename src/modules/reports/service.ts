@@ -82,7 +82,8 @@ export class ReportService {
     const date = query.date ? requireDate(query.date, 'date') : this.deps.attendance.today();
     const scope = await scopeOf(this.deps.areas, caller, query.area);
     const days = new Map<string, AttendanceDayRow>();
-    for await (const page of this.deps.days.days({ from: date, to: date })) for (const d of page) days.set(d.enrolleeId, d);
+    for await (const page of this.deps.days.days({ from: date, to: date }, undefined, this.deps.days.inScope(scope.members, 'person')))
+      for (const d of page) days.set(d.enrolleeId, d);
     const active = await this.deps.enrollees.activeCreatedBefore(this.ctx.db.orm, dayBounds(date, this.zone).end);
     const people = await new People(this.ctx, this.deps.enrollees).of([...new Set([...active.map((a) => a.id), ...days.keys()])]);
     const rows = [...people]
@@ -144,7 +145,7 @@ export class ReportService {
         ready.push({ person: { ...own[0]!, areas: [...new Set(own.flatMap((p) => p.areas))].sort() }, ids, days: current });
       current = [];
     };
-    for await (const page of this.deps.days.days({ from, to })) {
+    for await (const page of this.deps.days.days({ from, to }, undefined, this.deps.days.inScope(scope.members, 'employee'))) {
       await people.of(page.map((d) => d.enrolleeId));
       for (const day of page) {
         if (current.length > 0 && current[0]!.employeeKey !== day.employeeKey) await close();
@@ -204,7 +205,7 @@ export class ReportService {
     async function* rows(): AsyncGenerator<Row> {
       let cursor: string | undefined;
       do {
-        const page = await summaries.summary({ from, to, cursor, limit: 500 });
+        const page = await summaries.summary({ from, to, cursor, limit: 500 }, scope.members);
         const found = await people.of(page.results.map((r: SummaryView) => r.enrollee));
         for (const r of page.results) {
           if (!scope.admits(found.get(r.enrollee)?.areas ?? [])) continue;
@@ -238,8 +239,9 @@ export class ReportService {
     const people = new People(this.ctx, this.deps.enrollees);
     const { days } = this.deps;
     const zone = this.zone;
+    const member = days.inScope(scope.members, 'person');
     async function* rows(): AsyncGenerator<Row> {
-      for await (const page of days.days({ from, to })) {
+      for await (const page of days.days({ from, to }, undefined, member)) {
         const found = await people.of(page.map((d) => d.enrolleeId));
         for (const day of page) {
           const person = found.get(day.enrolleeId)!;
