@@ -8,7 +8,9 @@
  *   every live read (`count=expected&limit=200`: one count's first 200), with both answers' sizes;
  * - `enrollees/?search=` a part of a name (sorted by name, a page of 50), a PIN, and a page of
  *   100 by PIN deep in the list (a cursor from the middle), and `?consent=missing` by name;
- * - `attendance-days/` of one date (a page of 100) and `punches/` of one day (a page of 100).
+ * - `attendance-days/` of one date (a page of 100) and `punches/` of one day (a page of 100);
+ * - `attendance-summary/` of the month up to that date, a page of 500 (what the summary report
+ *   pages through).
  */
 import { type Figure, round } from './support';
 
@@ -28,6 +30,7 @@ export interface GlanceResult {
   consentPageMs: number;
   daysPageMs: number;
   punchesPageMs: number;
+  summaryPageMs: number;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -64,6 +67,8 @@ export async function measureGlance(json: Json, people: readonly { pin: string }
   const consent = await timed(() => json<Listed>('/enrollees/?consent=missing&sort=name&limit=100'));
   const days = await timed(() => json<Listed>(`/attendance-days/?from=${date}&to=${date}&limit=100`));
   const punches = await timed(() => json<Listed>(`/punches/?from=${date}&to=${date}&limit=100`));
+  const monthFrom = new Date(Date.parse(`${date}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+  const summary = await timed(() => json<Listed>(`/attendance-summary/?from=${monthFrom}&to=${date}&limit=500`));
   return {
     boardMs: board.ms,
     boardPeople: board.last.people.length,
@@ -78,6 +83,7 @@ export async function measureGlance(json: Json, people: readonly { pin: string }
     consentPageMs: consent.ms,
     daysPageMs: days.ms,
     punchesPageMs: punches.ms,
+    summaryPageMs: summary.ms,
   };
 }
 
@@ -129,5 +135,6 @@ export function glanceFigures(results: { size: { name: string; people: number };
     figure('consent', 'enrollees/?consent=missing&sort=name, a page of 100', (g) => g.consentPageMs),
     figure('days', 'attendance-days/ of one date, a page of 100', (g) => g.daysPageMs),
     figure('punches', 'punches/ of one day, a page of 100', (g) => g.punchesPageMs),
+    figure('summary', 'attendance-summary/ of a month, a page of 500', (g) => g.summaryPageMs),
   ];
 }
