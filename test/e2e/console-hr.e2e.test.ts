@@ -301,6 +301,16 @@ describe('HR at a glance in the console', () => {
     await holidays.getByRole('button', { name: 'Add holiday' }).click();
     await holidays.getByRole('cell', { name: 'Christmas Eve' }).waitFor();
     expect(await holidays.getByLabel('Name').inputValue()).toBe('');
+    // The roster stays on the area chosen there (it is read again for it).
+    const roster = page.getByRole('region', { name: 'Who works when' });
+    await roster.getByLabel('Area').selectOption('default');
+    await roster.getByText('Nobody is in default.').waitFor();
+    await holidays.getByLabel('Date').fill('2031-12-26');
+    await holidays.getByLabel('Name').fill('Boxing Day');
+    await holidays.getByRole('button', { name: 'Add holiday' }).click();
+    await holidays.getByRole('cell', { name: 'Boxing Day' }).waitFor();
+    await roster.getByText('Nobody is in default.').waitFor();
+    expect(await roster.getByLabel('Area').inputValue()).toBe('default');
     // A schedule being changed is not kept across another change: it would come back as a new one.
     const schedules = page.getByRole('region', { name: 'Work schedules' });
     await schedules.getByRole('button', { name: 'Change Early' }).click();
