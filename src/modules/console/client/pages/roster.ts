@@ -62,16 +62,21 @@ export async function rosterSection(): Promise<HTMLElement> {
   const area = await areaSelect({ selected: preset ?? peopled, create: false });
   const week = input({ type: 'date', value: monday(localDate()), required: true });
   const out = h('div', { class: 'roster' });
+  // Reads may overlap (an area chosen while the last one loads, the page redrawn): the latest is drawn.
+  let reads = 0;
   const show = async () => {
     if (!area.value) return replace(out, h('p', { class: 'empty' }, 'Create an area first.'));
     const from = monday(week.value || localDate());
     week.value = from;
     const to = addDays(from, 6);
-    const roster = await api.get<Roster>(`calendar/roster/${query({ area: area.value, from, to, limit: 500 })}`);
-    if (roster.results.length === 0) return replace(out, h('p', { class: 'empty' }, `Nobody is in ${area.value}.`));
+    const asked = area.value;
+    const read = ++reads;
+    const roster = await api.get<Roster>(`calendar/roster/${query({ area: asked, from, to, limit: 500 })}`);
+    if (read !== reads) return;
+    if (roster.results.length === 0) return replace(out, h('p', { class: 'empty' }, `Nobody is in ${asked}.`));
     replace(
       out,
-      rosterTable(area.value, from, roster),
+      rosterTable(asked, from, roster),
       roster.next_cursor ? h('p', { class: 'muted' }, `The first ${roster.results.length} people by name are shown.`) : null,
     );
   };
