@@ -8,9 +8,9 @@ import type { IncomingPunch } from '../punches';
 import { type OffsetHistory, toIncomingPunch } from './ingest';
 
 /** The flag of every punch that came from a USB file. */
-export const USB_FILE_FLAG = 'usb_file';
+const USB_FILE_FLAG = 'usb_file';
 /** Bad lines listed in the answer (all are counted): a file of garbage must not fill memory with them. */
-export const LISTED_ERRORS = 100;
+const LISTED_ERRORS = 100;
 /** Lines read between two turns of the event loop: a file of 250,000 lines never holds the terminals' answers up. */
 const LINES_PER_TURN = 5_000;
 

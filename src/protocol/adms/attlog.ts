@@ -23,30 +23,52 @@ export interface AttlogRecord {
 }
 
 /**
- * Parse one ATTLOG line. At least PIN and time are required; the documented layout has 7+ fields,
- * but missing trailing fields default (state/verify 0, workcode '') rather than losing a punch.
+ * Where a layout of attendance line keeps its state, verify type and workcode, after the PIN and
+ * the time (what follows the workcode is kept raw), and how a line missing its time is described.
  */
-export function parseAttlogLine(raw: string): LineOutcome<AttlogRecord> {
+export interface AttlogLayout {
+  state: number;
+  verify: number;
+  workCode: number;
+  fields: string;
+}
+
+/** The ADMS upload's layout (§4.1). */
+const ADMS_LAYOUT: AttlogLayout = { state: 2, verify: 3, workCode: 4, fields: 'PIN, time, state, verify, …' };
+
+/** A field quoted in a reason: never more than 40 characters of what was sent. */
+const quoted = (field: string | undefined) => JSON.stringify((field ?? '').slice(0, 40));
+
+/**
+ * One attendance line read with a layout. At least PIN and time are required; missing trailing
+ * fields default (state/verify 0, workcode '') rather than losing a punch.
+ */
+export function attlogRecordOf(raw: string, layout: AttlogLayout): LineOutcome<AttlogRecord> {
   const fields = raw.split('\t');
-  if (fields.length < 2) return reject('expected TAB-separated fields: PIN, time, state, verify, …');
+  if (fields.length < 2) return reject(`expected TAB-separated fields: ${layout.fields}`);
   const pin = (fields[0] ?? '').trim();
   const pinError = pinProblem(pin);
   if (pinError) return reject(pinError);
   const localTime = normaliseLocalTime(fields[1] ?? '');
-  if (localTime === null) return reject(`invalid time ${JSON.stringify(fields[1] ?? '')}`);
-  const state = intWithDefault(fields[2], 0);
-  if (!state.ok) return reject(`non-numeric state ${JSON.stringify(fields[2] ?? '')}`);
-  const verify = intWithDefault(fields[3], 0);
-  if (!verify.ok) return reject(`non-numeric verify type ${JSON.stringify(fields[3] ?? '')}`);
+  if (localTime === null) return reject(`invalid time ${quoted(fields[1])}`);
+  const state = intWithDefault(fields[layout.state], 0);
+  if (!state.ok) return reject(`non-numeric state ${quoted(fields[layout.state])}`);
+  const verify = intWithDefault(fields[layout.verify], 0);
+  if (!verify.ok) return reject(`non-numeric verify type ${quoted(fields[layout.verify])}`);
   return accept({
     pin,
     localTime,
     state: state.value,
     verifyType: verify.value,
-    workCode: (fields[4] ?? '').trim(),
-    extra: dropTrailingEmpty(fields.slice(5)),
+    workCode: (fields[layout.workCode] ?? '').trim(),
+    extra: dropTrailingEmpty(fields.slice(layout.workCode + 1)),
     raw,
   });
+}
+
+/** Parse one ATTLOG line (the documented layout has 7+ fields; see attlogRecordOf). */
+export function parseAttlogLine(raw: string): LineOutcome<AttlogRecord> {
+  return attlogRecordOf(raw, ADMS_LAYOUT);
 }
 
 /** Parse a `table=ATTLOG` body. A bad line is reported and skipped; it never costs its neighbours. */

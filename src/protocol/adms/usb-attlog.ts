@@ -1,9 +1,6 @@
-import { normaliseLocalTime } from '../../platform/time/local-time';
-import type { AttlogRecord } from './attlog';
-import { dropTrailingEmpty, intWithDefault } from './fields';
+import { type AttlogLayout, type AttlogRecord, attlogRecordOf } from './attlog';
 import { parseLines } from './lines';
-import { pinProblem } from './pin';
-import { accept, type LineOutcome, type ParseResult, reject } from './types';
+import { type LineOutcome, type ParseResult, reject } from './types';
 
 /**
  * The attendance file a terminal saves to a USB stick (`<machine number>_attlog.dat`, the
@@ -20,27 +17,11 @@ import { accept, type LineOutcome, type ParseResult, reject } from './types';
 export function parseUsbAttlogLine(raw: string): LineOutcome<AttlogRecord> {
   // A byte that was not text (read as U+FFFD): a damaged line, never a PIN of a new user.
   if (raw.includes('\uFFFD')) return reject('the line holds bytes that are not text (a damaged file?)');
-  const fields = raw.split('\t');
-  if (fields.length < 2) return reject('expected TAB-separated fields: PIN, time, machine number, state, verify, …');
-  const pin = (fields[0] ?? '').trim();
-  const pinError = pinProblem(pin);
-  if (pinError) return reject(pinError);
-  const localTime = normaliseLocalTime(fields[1] ?? '');
-  if (localTime === null) return reject(`invalid time ${JSON.stringify((fields[1] ?? '').slice(0, 40))}`);
-  const state = intWithDefault(fields[3], 0);
-  if (!state.ok) return reject(`non-numeric state ${JSON.stringify((fields[3] ?? '').slice(0, 40))}`);
-  const verify = intWithDefault(fields[4], 0);
-  if (!verify.ok) return reject(`non-numeric verify type ${JSON.stringify((fields[4] ?? '').slice(0, 40))}`);
-  return accept({
-    pin,
-    localTime,
-    state: state.value,
-    verifyType: verify.value,
-    workCode: (fields[5] ?? '').trim(),
-    extra: dropTrailingEmpty(fields.slice(6)),
-    raw,
-  });
+  return attlogRecordOf(raw, USB_LAYOUT);
 }
+
+/** The USB file's layout: the machine number third, then state, verify and workcode. */
+const USB_LAYOUT: AttlogLayout = { state: 3, verify: 4, workCode: 5, fields: 'PIN, time, machine number, state, verify, …' };
 
 /** Parse a USB attendance file. A bad line is reported and skipped; it never costs its neighbours. */
 export function parseUsbAttlog(text: string): ParseResult<AttlogRecord> {
