@@ -10,9 +10,8 @@
  * voided: importing the same file twice stores nothing the second time, and a voided punch is
  * not brought back by re-importing it.
  */
-import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
-import { chunks } from '../../platform/chunks';
-import type { Queryable, WriteContext } from '../../platform/db/client';
+import { and, eq } from 'drizzle-orm';
+import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
@@ -20,8 +19,7 @@ import { parsePunchTime } from '../../platform/time/dates';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import { type AuditEntry, audit, auditMany } from '../audit';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
-import { BUCKET_SQL, bucketGroups } from './buckets';
-import { storedOfDevice } from './device-counts';
+import { punchesAt, storedOfDevice } from './device-counts';
 import { type ImportError, importRows } from './import-rows';
 import type { PunchRuntime } from './runtime';
 import type { NewPunch, PunchService } from './service';
@@ -59,7 +57,7 @@ export class PunchCorrections {
       const enrollee = await this.enrollees.findByIdOrPin(w.tx, input.enrollee);
       if (!enrollee || !(await this.enrollees.inScope(w.tx, enrollee.id, scope)))
         throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
-      const [existing] = await existingAt(w.tx, [enrollee.id], [at]);
+      const [existing] = await punchesAt(w.execute, [{ enrolleeId: enrollee.id, at }]);
       if (existing) throw new FpaError('conflict', 'the enrollee already has a punch at that instant', { punch: existing.id });
       const value = { ...devicelessPunch(enrollee, at, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now()), correctionReason: input.reason };
       const [stored] = await this.store(w, [value], 'manual', by);
@@ -87,11 +85,11 @@ export class PunchCorrections {
     const parsed = importRows(body, this.ctx.settings.ATTENDANCE_TIME_ZONE, now);
     // A dry run reads what the import would (outside any write: it holds no terminal up).
     if (options.dryRun === true) {
-      const plan = await this.importPlan(this.ctx.db.orm, parsed, scope, now);
+      const plan = await this.importPlan({ q: this.ctx.db.orm, execute: (statement) => this.ctx.db.client.execute(statement) }, parsed, scope, now);
       return { dry_run: true, imported: plan.values.length, duplicates: plan.wanted - plan.values.length, errors: plan.errors };
     }
     return this.ctx.db.write(async (w) => {
-      const plan = await this.importPlan(w.tx, parsed, scope, now);
+      const plan = await this.importPlan({ q: w.tx, execute: w.execute }, parsed, scope, now);
       const stored = await this.store(w, plan.values, 'import', by);
       const entries: AuditEntry[] = stored.map((p) => ({
         actor: by,
@@ -112,7 +110,7 @@ export class PunchCorrections {
    * terminal: an instant of the repeated hour, or one a millisecond apart), so that a dry run
    * says exactly what the import does.
    */
-  private async importPlan(q: Queryable, parsed: ReturnType<typeof importRows>, scope: AreaScope, now: number) {
+  private async importPlan({ q, execute }: { q: Queryable; execute: Execute }, parsed: ReturnType<typeof importRows>, scope: AreaScope, now: number) {
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const errors = [...parsed.errors];
     const people = await this.enrollees.byEmployeeKeys(
@@ -126,12 +124,11 @@ export class PunchCorrections {
       else errors.push({ line: row.line, message: isLimited(scope) ? 'no person of your areas has this employee ID' : 'no person has this employee ID' });
     }
     const taken = new Set<string>();
-    const stored = await existingAt(
-      q,
-      wanted.map((r) => r.enrollee.id),
-      wanted.map((r) => r.at),
+    const stored = await punchesAt(
+      execute,
+      wanted.map((r) => ({ enrolleeId: r.enrollee.id, at: r.at })),
     );
-    for (const p of stored) taken.add(`${p.enrolleeId} ${p.punchedAt}`);
+    for (const p of stored) taken.add(`${p.enrolleeId} ${p.at}`);
     const candidates = wanted.map((r) => devicelessPunch(r.enrollee, r.at, r.state, 'import', r.raw, zone, now));
     const sameWallTime = await storedOfDevice(
       q,
@@ -206,24 +203,4 @@ function devicelessPunch(enrollee: EnrolleeRow, at: number, state: number, sourc
     receivedAt: now,
     source,
   };
-}
-
-/** Punches (any source, voided too) of these enrollees at exactly these instants. */
-async function existingAt(q: Queryable, enrolleeIds: readonly string[], instants: readonly number[]) {
-  if (instants.length === 0) return [];
-  const wanted = new Set(enrolleeIds.map((id, i) => `${id} ${instants[i]}`));
-  const [min, max] = [Math.min(...instants), Math.max(...instants)];
-  const out: { id: string; enrolleeId: string; punchedAt: number }[] = [];
-  const people = chunks([...new Set(enrolleeIds)], 400);
-  for (const buckets of bucketGroups(min, max + 1)) {
-    for (const ids of people) {
-      const rows = await q
-        .select({ id: punches.id, enrolleeId: punches.enrolleeId, punchedAt: punches.punchedAt })
-        .from(punches)
-        .where(and(inArray(sql.raw(BUCKET_SQL), buckets), inArray(punches.enrolleeId, ids), gte(punches.punchedAt, min), lte(punches.punchedAt, max)));
-      for (const r of rows)
-        if (r.enrolleeId && wanted.has(`${r.enrolleeId} ${r.punchedAt}`)) out.push({ id: r.id, enrolleeId: r.enrolleeId, punchedAt: r.punchedAt });
-    }
-  }
-  return out;
 }

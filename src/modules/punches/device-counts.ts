@@ -144,16 +144,21 @@ export async function storedOfDevice(q: Queryable, deviceId: string, lines: read
 export async function punchesAt(
   execute: Execute,
   pairs: readonly { enrolleeId: string; at: number }[],
-): Promise<{ enrolleeId: string; deviceId: string | null; at: number }[]> {
-  const out: { enrolleeId: string; deviceId: string | null; at: number }[] = [];
+): Promise<{ id: string; enrolleeId: string; deviceId: string | null; at: number }[]> {
+  const out: { id: string; enrolleeId: string; deviceId: string | null; at: number }[] = [];
   for (const chunk of chunks(pairs, 2_000)) {
     const { rows } = await execute({
-      sql: `select p.enrollee_id, p.device_id, p.punched_at from json_each(?) as j join ${getTableName(punches)} as p
+      sql: `select p.id, p.enrollee_id, p.device_id, p.punched_at from json_each(?) as j join ${getTableName(punches)} as p
         on ${BUCKET_SQL} = (j.value ->> 1) / 86400000 and p.enrollee_id = j.value ->> 0 and p.punched_at = j.value ->> 1`,
       args: [JSON.stringify(chunk.map((p) => [p.enrolleeId, p.at]))],
     });
     for (const r of rows)
-      out.push({ enrolleeId: String(r.enrollee_id), deviceId: r.device_id === NO_DEVICE ? null : String(r.device_id), at: Number(r.punched_at) });
+      out.push({
+        id: String(r.id),
+        enrolleeId: String(r.enrollee_id),
+        deviceId: r.device_id === NO_DEVICE ? null : String(r.device_id),
+        at: Number(r.punched_at),
+      });
   }
   return out;
 }
