@@ -94,6 +94,23 @@ describe('invites and password sign-in', () => {
     now += 11 * 60_000;
     expect((await passwordSignInRaw(server, 'tim', PASSWORD)).status).toBe(204);
   });
+
+  test('the window starts at the first failure: failures either side of a ten-minute mark count together, and a new window starts fresh', async () => {
+    await makeUser(server, 'tess', 'viewer');
+    const tenMinutes = 600_000;
+    now = Math.ceil(now / tenMinutes) * tenMinutes - 1_000;
+    for (let i = 0; i < 2; i++) expect((await passwordSignInRaw(server, 'tess', 'wrong password!!')).status).toBe(401);
+    now += 2_000;
+    expect((await passwordSignInRaw(server, 'tess', 'wrong password!!')).status).toBe(401);
+    const limited = await passwordSignInRaw(server, 'tess', PASSWORD);
+    expect(limited.status).toBe(429);
+    // The window opened at the first failure, 2 s ago: the rest of its ten minutes.
+    expect(Number(limited.headers.get('retry-after'))).toBe(598);
+    now += tenMinutes;
+    // The window has ended: one more failure opens a new one, counted from one.
+    expect((await passwordSignInRaw(server, 'tess', 'wrong password!!')).status).toBe(401);
+    expect((await passwordSignInRaw(server, 'tess', PASSWORD)).status).toBe(204);
+  });
 });
 
 describe('the sign-in limit across instances', () => {

@@ -1,7 +1,9 @@
 /**
  * Failed sign-ins, limited per username (CONSOLE_SIGN_IN_LIMIT) and per client address
  * (CONSOLE_SIGN_IN_ADDRESS_LIMIT), counted in the database (`fpa_sign_in_failures`) so the
- * limits hold across instances. Fixed windows aligned to the epoch, as AGENT_RATE_LIMIT.
+ * limits hold across instances. A window starts at its first failure (not at a clock boundary, as
+ * AGENT_RATE_LIMIT's do): an epoch-aligned window let twice the limit through across a boundary,
+ * and let a count of failures made a second apart start again at zero.
  *
  * A refused attempt is decided by a read alone (no write, no password hashing); failures are
  * counted through a group commit, so a burst of wrong passwords shares write transactions
@@ -24,7 +26,7 @@ interface Counted {
 }
 
 export class SignInThrottle {
-  private readonly counter: GroupCommit<{ key: string; windowStart: number }, void>;
+  private readonly counter: GroupCommit<{ key: string; at: number; windowMs: number }, void>;
   private sweptAt = 0;
 
   constructor(private readonly ctx: UserRuntime) {
@@ -37,14 +39,16 @@ export class SignInThrottle {
         await w.tx.delete(f).where(lt(f.windowStart, now - this.longestWindow() - SWEEP_EVERY_MS));
       }
       for (const hit of hits) {
+        // A failure after the key's window has ended opens a new window at that failure.
+        const ended = sql`excluded.window_start >= ${f.windowStart} + ${hit.windowMs}`;
         await w.tx
           .insert(f)
-          .values({ key: hit.key, windowStart: hit.windowStart, count: 1 })
+          .values({ key: hit.key, windowStart: hit.at, count: 1 })
           .onConflictDoUpdate({
             target: f.key,
             set: {
-              count: sql`case when excluded.window_start > ${f.windowStart} then 1 else ${f.count} + 1 end`,
-              windowStart: sql`max(${f.windowStart}, excluded.window_start)`,
+              count: sql`case when ${ended} then 1 else ${f.count} + 1 end`,
+              windowStart: sql`case when ${ended} then excluded.window_start else ${f.windowStart} end`,
             },
           });
       }
@@ -95,7 +99,7 @@ export class SignInThrottle {
   /** Counts a failure against the username and the address. */
   async failed(username: string, address: string | null, scope: Scope = 'user'): Promise<void> {
     const now = this.ctx.clock.now();
-    await Promise.all(this.keys(username, address, scope).map(({ key, rate }) => this.counter.submit({ key, windowStart: now - (now % rate.windowMs) })));
+    await Promise.all(this.keys(username, address, scope).map(({ key, rate }) => this.counter.submit({ key, at: now, windowMs: rate.windowMs })));
   }
 
   /** A success forgets the username's failures (not the address's: one good password does not vouch for the rest). */
