@@ -1,5 +1,5 @@
 /**
- * Group commit of the `sent` marks (src/commands/sent-marks.ts): concurrent polls share one
+ * Group commit of the `sent` marks (src/modules/commands/polls.ts): concurrent polls share one
  * write transaction, yet every command is marked sent before its poll is answered, goes to
  * exactly one poll, in queue order, and a command replaced in place after a poll read it is
  * not sent with its old text. Over real HTTP where the terminal's view matters.
@@ -49,16 +49,16 @@ function commandIds(body: string | null): number[] {
     .map((l) => Number(l.split(':')[1]));
 }
 
-/** Counts write transactions begun while `work` runs. */
-async function countingWrites<T>(db: Database, work: () => Promise<T>): Promise<{ result: T; writes: number }> {
+/** Counts write transactions begun while `work` runs, with whether each was durable. */
+async function countingWrites<T>(db: Database, work: () => Promise<T>): Promise<{ result: T; writes: number; durable: boolean[] }> {
   const original = db.write;
-  let writes = 0;
-  db.write = (fn) => {
-    writes++;
-    return original(fn);
+  const durable: boolean[] = [];
+  db.write = (fn, options) => {
+    durable.push(options?.durable !== false);
+    return original(fn, options);
   };
   try {
-    return { result: await work(), writes };
+    return { result: await work(), writes: durable.length, durable };
   } finally {
     db.write = original;
   }
@@ -84,6 +84,21 @@ describe('group commit of sent marks', () => {
       expect(ids).toEqual(queued.get(d.id)!.slice(0, PER_POLL));
       expect(await statuses(ids)).toEqual(ids.map(() => 'sent'));
     }
+  });
+
+  test('sent marks commit without a WAL sync (lost in a power cut, a command is only sent again); an enroll command’s mark is synced (it is never sent twice)', async () => {
+    const renderer = server.fpa.service.terminals.renderer;
+    const [plain, enrolling] = await Promise.all(['GC-SYNC-A', 'GC-SYNC-B'].map(approved));
+    await queueUsers(plain!, 2, 7000);
+    await server.fpa.db.write((w) =>
+      server.fpa.service.commands.enqueue(w, [{ deviceId: enrolling!.id, kind: 'ENROLL_FP', payload: { pin: '7100', fingerIndex: 6 } }]),
+    );
+    const first = await countingWrites(server.fpa.db, () => renderer.takeBatch(plain!));
+    expect(commandIds(first.result)).toHaveLength(2);
+    expect(first.durable).toEqual([false]);
+    const second = await countingWrites(server.fpa.db, () => renderer.takeBatch(enrolling!));
+    expect(second.result).toContain('ENROLL_FP');
+    expect(second.durable).toEqual([true]);
   });
 
   test('polls of one turn read their queues with one statement; a terminal owed deletes only gets only its deletes', async () => {

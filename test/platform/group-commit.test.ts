@@ -1,7 +1,7 @@
 /** Group commit (platform/db/group-commit.ts) on a real libSQL file: shared transactions, and a failure costing no one else. */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { type Database, openDatabase } from '../../src/platform/db/client';
+import { type Database, openDatabase, type WriteContext } from '../../src/platform/db/client';
 import { GroupCommit } from '../../src/platform/db/group-commit';
 import { tempDir } from '../support/harness';
 
@@ -56,5 +56,18 @@ describe('group commit', () => {
     );
     expect(await Promise.all([1, 2, 3, 4, 5].map((v) => group.submit(v)))).toEqual([1, 2, 3, 4, 5]);
     expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  test('durable: false commits without syncing the WAL; every durable write after it syncs in full again', async () => {
+    const syncOf = async (w: WriteContext) => Number((await w.execute('PRAGMA synchronous')).rows[0]?.[0]);
+    const relaxed = new GroupCommit<number, number>(db, (w) => Promise.all([syncOf(w)]), { durable: false });
+    const durable = new GroupCommit<number, number>(db, (w) => Promise.all([syncOf(w)]));
+    // SQLite's levels: 1 NORMAL (the WAL synced at checkpoints only), 2 FULL (synced at every commit).
+    expect(await relaxed.submit(0)).toBe(1);
+    expect(await relaxed.submit(0)).toBe(1);
+    expect(await durable.submit(0)).toBe(2);
+    expect(await db.write((w) => syncOf(w))).toBe(2);
+    expect(await relaxed.submit(0)).toBe(1);
+    expect(await db.write((w) => syncOf(w))).toBe(2);
   });
 });

@@ -24,6 +24,8 @@ export class CommandPolls {
    * once it is marked `sent`, and one commit per poll would cap polls at the disk's sync rate.
    */
   private readonly sentMarks: GroupCommit<MarkCandidate[], Set<number>>;
+  /** The same for polls carrying an enroll command, synced to the disk: it is never sent twice. */
+  private readonly durableSentMarks: GroupCommit<MarkCandidate[], Set<number>>;
   /** The due-command reads of concurrent polls, one statement per batch (takeDue). */
   private readonly dueReads: ReadBatch<DueRead, MarkCandidate[]>;
 
@@ -31,10 +33,14 @@ export class CommandPolls {
     private readonly ctx: CommandRuntime,
     private readonly endings: CommandEndings,
   ) {
-    this.sentMarks = new GroupCommit(ctx.db, async (w, polls) => {
+    const applyMarks = async (w: WriteContext, polls: MarkCandidate[][]) => {
       const marked = await this.applySentMarks(w, polls.flat());
       return polls.map((candidates) => new Set(candidates.filter((c) => marked.has(c)).map((c) => c.id)));
-    });
+    };
+    // Not synced to the disk on commit (WriteOptions.durable): a mark lost in a power cut only
+    // sends its command again, which a terminal takes as it takes a re-send after a lost answer.
+    this.sentMarks = new GroupCommit(ctx.db, applyMarks, { durable: false });
+    this.durableSentMarks = new GroupCommit(ctx.db, applyMarks);
     this.dueReads = new ReadBatch((reads) => this.readDue(reads), DUE_READS_PER_STATEMENT);
   }
 
@@ -89,7 +95,9 @@ export class CommandPolls {
    * took, or that was replaced in place, since it was read is not marked and must not be sent.
    */
   markSent(candidates: MarkCandidate[]): Promise<Set<number>> {
-    return candidates.length === 0 ? Promise.resolve(new Set()) : this.sentMarks.submit(candidates);
+    if (candidates.length === 0) return Promise.resolve(new Set());
+    const marks = candidates.some((c) => INTERACTIVE_KINDS.has(c.kind)) ? this.durableSentMarks : this.sentMarks;
+    return marks.submit(candidates);
   }
 
   /**

@@ -66,6 +66,14 @@ export interface WriteOptions {
    * not applied, so once overdue its steps run one after another instead of waiting again each.
    */
   owedSince?: number;
+  /**
+   * False for a write whose loss in a power cut only makes something happen again, never lost:
+   * a command's `sent` mark (the command is then sent again, as after a lost answer). Its commit
+   * skips the WAL's sync (`synchronous = NORMAL`): it is still atomic, visible to every
+   * connection at once and safe from a crash of the process; the next durable commit syncs it
+   * with everything before it. Punches and everything acknowledged stay durable (the default).
+   */
+  durable?: boolean;
 }
 
 /** The longest a background write yields to the others unless the database is opened with another. */
@@ -145,10 +153,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     : [];
 
   const queue = new WriteQueue(options.backgroundMaxWaitMs ?? BACKGROUND_MAX_WAIT_MS);
+  // Only a connection of the writer's own can change how its commits sync between writes.
+  const syncMode = writerClient !== client ? new WriterSyncMode(writerClient) : null;
   let commits = 0;
   const write = <T>(work: (ctx: WriteContext) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> =>
     queue.push(
       async () => {
+        await syncMode?.set(writeOptions.durable !== false);
         const result = await runWrite(writer, pragmas, work);
         commits++;
         return result;
@@ -246,6 +257,27 @@ async function runWrite<T>(
     }
   }
   return result;
+}
+
+/**
+ * How the writer's connection syncs its commits (WriteOptions.durable), switched between writes
+ * only when it changes: SQLite refuses to change it inside a transaction. `relaxed` is true
+ * whenever the connection may sync less than in full; a connection opened anew (a reconnect)
+ * syncs in full, so the mark can only err on the safe side.
+ */
+class WriterSyncMode {
+  private relaxed = false;
+
+  constructor(private readonly client: Client) {}
+
+  async set(durable: boolean): Promise<void> {
+    const relax = !durable;
+    if (relax === this.relaxed) return;
+    // Marked relaxed before relaxing and full only once full: a failed switch leaves it relaxed.
+    if (relax) this.relaxed = true;
+    await this.client.execute(relax ? 'PRAGMA synchronous = NORMAL' : 'PRAGMA synchronous = FULL');
+    this.relaxed = relax;
+  }
 }
 
 /** Logs a failure of the checkpoint thread once a minute at most (it retries every round). */

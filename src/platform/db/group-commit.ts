@@ -10,7 +10,7 @@
  * it. If a shared transaction fails, each of its requests is tried again on its own, so one bad
  * request cannot cost the others theirs.
  */
-import type { Database, WriteContext } from './client';
+import type { Database, WriteContext, WriteOptions } from './client';
 
 /** Applies the inputs of one shared transaction; answers one result per input, in order. */
 export type ApplyBatch<In, Out> = (w: WriteContext, inputs: In[]) => Promise<Out[]>;
@@ -24,12 +24,15 @@ interface Request<In, Out> {
 export interface GroupCommitOptions {
   /** Requests one transaction takes at most; the rest wait for the next (default: all waiting). */
   maxPerTransaction?: number;
+  /** WriteOptions.durable of every transaction (default: durable). */
+  durable?: boolean;
 }
 
 export class GroupCommit<In, Out> {
   private waiting: Request<In, Out>[] = [];
   private flushing = false;
   private readonly maxPerTransaction: number;
+  private readonly writeOptions: WriteOptions;
 
   constructor(
     private readonly db: Database,
@@ -37,6 +40,7 @@ export class GroupCommit<In, Out> {
     options: GroupCommitOptions = {},
   ) {
     this.maxPerTransaction = options.maxPerTransaction ?? Number.POSITIVE_INFINITY;
+    this.writeOptions = { durable: options.durable ?? true };
   }
 
   submit(input: In): Promise<Out> {
@@ -61,7 +65,7 @@ export class GroupCommit<In, Out> {
               w,
               taken.map((r) => r.input),
             );
-          });
+          }, this.writeOptions);
           taken.forEach((request, i) => {
             request.resolve(results[i]!);
           });
@@ -79,7 +83,7 @@ export class GroupCommit<In, Out> {
 
   private async alone(request: Request<In, Out>): Promise<void> {
     try {
-      const [result] = await this.db.write((w) => this.apply(w, [request.input]));
+      const [result] = await this.db.write((w) => this.apply(w, [request.input]), this.writeOptions);
       request.resolve(result!);
     } catch (error) {
       request.reject(error);
