@@ -186,6 +186,27 @@ describe('a terminal’s USB attendance file', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  test('a wrong credential, or a role that may not import, is refused before a byte of the file is read', async () => {
+    // A body that never ends: only an answer given without reading it can arrive.
+    const endless = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(`${line(pins.ada!, `${day} 12:00:00`)}\n`));
+        },
+      });
+    const viewer = await clientAs(server, 'viewer', undefined, 'viewer-stream@example.com');
+    for (const headers of [{ authorization: 'Bearer not-a-token' }, { cookie: 'fpa_session=nothing' }, viewer.headers]) {
+      const answer = await fetch(`${server.admin.base}/devices/${SN}/punches/import/?dry_run=true`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/octet-stream' },
+        body: endless(),
+        signal: AbortSignal.timeout(5_000),
+      });
+      expect([401, 403]).toContain(answer.status);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toMatch(/^(unauthorized|forbidden)$/);
+    }
+  });
+
   test('refused: roles other than HR (an installer would learn who punched when), callers of other areas, a terminal not approved, the binary file', async () => {
     const text = line(pins.ada!, `${day} 12:00:00`);
     for (const role of ['viewer', 'manager', 'installer']) {

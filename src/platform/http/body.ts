@@ -35,7 +35,7 @@ export class BodyRefusal {
 }
 
 /** A body stream that carried no bytes (chunked and empty): the same as no body. */
-const NO_BYTES = Symbol('no body bytes');
+export const NO_BYTES = Symbol('no body bytes');
 
 function refuse(message: string, details: Record<string, unknown> = {}): BodyRefusal {
   return new BodyRefusal(new FpaError('validation_error', message, details));
@@ -131,14 +131,11 @@ export const TERMINAL_FILE_LIMIT = 10 * 1024 * 1024;
  * Content-Type (a browser sends a chosen file as `application/octet-stream` or as nothing), as
  * text. Not refused for bytes that are not UTF-8: such a file is read line by line, and a bad
  * byte costs only its line (it becomes U+FFFD, which the line's parser refuses); a BOM is
- * dropped. A request with neither an Authorization header nor a cookie is not read: it is
- * refused (401) right after.
+ * dropped. Read only once the caller is admitted (adminRouter checks it first: the file may
+ * be TERMINAL_FILE_LIMIT).
  */
 export async function readTerminalFileBody(request: Request, limit: number): Promise<string | BodyRefusal | typeof NO_BYTES | undefined> {
   if (!request.body) return undefined;
-  // Up to TERMINAL_FILE_LIMIT is read before the caller is checked: not for anyone who sends no
-  // credential. NO_BYTES, not undefined: on undefined Elysia would read the body with its own parsers.
-  if (!request.headers.has('authorization') && !request.headers.has('cookie')) return NO_BYTES;
   return readText(
     request,
     limit,

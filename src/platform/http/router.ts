@@ -13,7 +13,7 @@ import { setContextActor } from '../request-context';
 import type { Runtime } from '../runtime';
 import { type AreaScope, scopeOf } from '../scope';
 import type { AdminAuthenticator } from './admin-auth';
-import { apiBodyLimit, readJsonBody, readRecordsBody, readTerminalFileBody, settledBody, TERMINAL_FILE_LIMIT } from './body';
+import { apiBodyLimit, NO_BYTES, readJsonBody, readRecordsBody, readTerminalFileBody, settledBody, TERMINAL_FILE_LIMIT } from './body';
 import type { Caller } from './caller';
 import { handleApiError } from './errors';
 import { authorize } from './policy';
@@ -47,6 +47,8 @@ export interface RouterOptions {
   allowNullBody?: boolean;
   /** Default `json`. */
   body?: BodyKind;
+  /** Checks the caller before a body is read (adminRouter, for a terminal's file); throws to refuse, and then nothing is read. */
+  admitBeforeReading?: (context: AdmitContext) => Promise<void>;
 }
 
 /**
@@ -62,9 +64,9 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
     .onTransform(({ request }) => timing.start(request))
     .onAfterResponse(({ request, route, set }) => timing.end(request, route, set.status))
     .onError(handleApiError(http.runtime.log))
-    .onParse(({ request }) => {
+    .onParse(({ request, route, server }) => {
       if (options.body === 'records') return readRecordsBody(request, limit);
-      if (options.body === 'terminal-file') return readTerminalFileBody(request, TERMINAL_FILE_LIMIT);
+      if (options.body === 'terminal-file') return readTerminalFile({ request, route, server }, options.admitBeforeReading);
       return readJsonBody(request, limit, bodyOptions);
     })
     .onBeforeHandle((context) => {
@@ -72,16 +74,39 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
     });
 }
 
+/** What admitting a caller needs of a request. */
+interface AdmitContext {
+  request: Request;
+  route: string;
+  server: Parameters<typeof peerAddress>[0];
+}
+
+/** An admitted caller and the area scope the services filter by (a type, as Elysia's `derive` wants a record). */
+type Admitted = {
+  admin: Caller;
+  scope: AreaScope;
+};
+
+/**
+ * A terminal's file, read once its caller is admitted (when the router checks it first). A
+ * refused caller's file is not read; the refusal itself is answered by `derive`, which checks
+ * again: thrown here, Elysia would wrap it as a parse error (400).
+ */
+async function readTerminalFile(context: AdmitContext, admit: RouterOptions['admitBeforeReading']) {
+  try {
+    await admit?.(context);
+  } catch {
+    return NO_BYTES;
+  }
+  return readTerminalFileBody(context.request, TERMINAL_FILE_LIMIT);
+}
+
 /**
  * The one door of every administrator route and stream: who calls (401 without a valid
  * credential), and whether their role may call this route (403 `forbidden`, policy.ts). It
  * answers the caller and the area scope the services filter by.
  */
-export async function admitAdmin(
-  http: Http,
-  context: { request: Request; route: string; server: Parameters<typeof peerAddress>[0] },
-  options: { allowOperatorToken?: boolean; queryToken?: boolean } = {},
-): Promise<{ admin: Caller; scope: AreaScope }> {
+export async function admitAdmin(http: Http, context: AdmitContext, options: { allowOperatorToken?: boolean; queryToken?: boolean } = {}): Promise<Admitted> {
   // The peer address decides whether the lock file's operator token may count (loopback only).
   const peerIp = peerAddress(context.server, context.request);
   const admin = await http.auth.authenticate(context.request, { ...options, peerIp });
@@ -102,8 +127,19 @@ export async function admitAdmin(
 export function adminRouter(http: Http, name: string, options: { allowOperatorToken?: boolean; body?: BodyKind } = {}) {
   const security: Security = [{ [SECURITY_SCHEMES.admin]: [] }];
   if (options.allowOperatorToken) security.push({ [SECURITY_SCHEMES.operator]: [] });
-  return apiRouter(http, name, { security, body: options.body }).derive(async (context) => {
-    const admitted = await admitAdmin(http, { request: context.request, route: context.route, server: context.server }, options);
+  // A terminal's file may be 10 MiB: its caller is checked before a byte of it is read, and the
+  // answer kept for `derive`. Other bodies are small, and read first as Elysia does.
+  const admittedBeforeReading = new WeakMap<Request, Admitted>();
+  const admitBeforeReading =
+    options.body === 'terminal-file'
+      ? async (context: AdmitContext) => {
+          admittedBeforeReading.set(context.request, await admitAdmin(http, context, options));
+        }
+      : undefined;
+  return apiRouter(http, name, { security, body: options.body, admitBeforeReading }).derive(async (context) => {
+    const admitted =
+      admittedBeforeReading.get(context.request) ??
+      (await admitAdmin(http, { request: context.request, route: context.route, server: context.server }, options));
     context.body = settledBody(context.body);
     return admitted;
   });
