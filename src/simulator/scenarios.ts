@@ -36,8 +36,8 @@ export interface ScenarioSummary {
 
 interface Scenario {
   about: string;
-  /** How the n-th punch is made, and whether it is sent (false: kept in the log only). */
-  punch(n: number, plan: ScenarioPlan, away: boolean): { record: PunchRecord; send: boolean };
+  /** How the n-th punch is made at `now` (the terminal's time), and whether it is sent (false: kept in the log only). */
+  punch(n: number, plan: ScenarioPlan, away: boolean, now: number): { record: PunchRecord; send: boolean };
   /** How its firmware answers commands, where it differs (the terminal is built with it). */
   respond?: CommandResponder;
 }
@@ -62,7 +62,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   'drifting-clock': {
     about: 'its clock runs ahead by --drift (default 5m)',
-    punch: (n, plan) => ({ record: { pin: pinOf(n, plan), at: new Date(Date.now() + plan.driftMs + (n % 60) * 1000) }, send: true }),
+    punch: (n, plan, _away, now) => ({ record: { pin: pinOf(n, plan), at: new Date(now + plan.driftMs + (n % 60) * 1000) }, send: true }),
   },
 };
 
@@ -93,7 +93,7 @@ export async function runScenario(terminal: SimulatedTerminal, name: string, pla
       const due = Math.min(plan.punches, Math.ceil((elapsed() / Math.max(1, plan.ms / 2)) * plan.punches));
       const send: PunchRecord[] = [];
       for (; made < due; made++) {
-        const { record, send: sent } = scenario.punch(made, plan, away);
+        const { record, send: sent } = scenario.punch(made, plan, away, terminal.now());
         if (sent) send.push(record);
         else {
           terminal.holdUnsent([record]);

@@ -124,6 +124,8 @@ export interface SimulatedTerminalOptions {
    * sets its clock (2.x: the handshake a CHECK asks for; 3.x: `SET OPTIONS DateTime=`).
    */
   clockOffMs?: number;
+  /** The time it runs on (ms since the epoch; default `Date.now`): a test gives it the server's clock, so both agree on the date. */
+  now?: () => number;
   /**
    * Users already on the terminal when it first connects (made at its menu, or by another
    * server), with the fingers enrolled for each: what a real fleet holds on day one.
@@ -180,6 +182,8 @@ export class SimulatedTerminal {
   readonly capacity: { users: number; templates: number };
   /** How far its clock is off (ms; positive: ahead); 0 once the server set it. */
   clockOffMs: number;
+  /** The time it runs on (SimulatedTerminalOptions.now), before its clock is off. */
+  readonly now: () => number;
 
   constructor(private readonly o: SimulatedTerminalOptions) {
     this.sn = o.sn;
@@ -189,6 +193,7 @@ export class SimulatedTerminal {
     this.commKey = o.pushCommKey;
     this.capacity = { users: o.capacity?.users ?? Number.POSITIVE_INFINITY, templates: o.capacity?.templates ?? Number.POSITIVE_INFINITY };
     this.clockOffMs = o.clockOffMs ?? 0;
+    this.now = o.now ?? Date.now;
     for (const u of o.existingUsers ?? []) {
       this.users.set(u.pin, { pin: u.pin, name: u.name ?? '', fields: { PIN: u.pin, ...(u.card ? { Card: u.card } : {}) } });
       for (const finger of u.fingers ?? []) {
@@ -447,7 +452,7 @@ export class SimulatedTerminal {
 
   /** "Now", but never the same second twice: a terminal logs one punch per user and second. */
   private nextPunchTime(): Date {
-    const now = Math.floor((Date.now() + this.clockOffMs) / 1000) * 1000;
+    const now = Math.floor((this.now() + this.clockOffMs) / 1000) * 1000;
     this.lastPunchAt = Math.max(now, this.lastPunchAt + 1000);
     return new Date(this.lastPunchAt);
   }
@@ -677,7 +682,7 @@ export class SimulatedTerminal {
       this.operlogQueue.push(this.biodataLine(pin, finger, template));
     } else {
       this.operlogQueue.push(fpLine(pin, finger, template));
-      this.operlogQueue.push(`OPLOG 6\t0\t${this.wallTime(new Date())}\t${pin}\t${finger}\t${Buffer.from(template, 'base64').length}\t0`);
+      this.operlogQueue.push(`OPLOG 6\t0\t${this.wallTime(new Date(this.now()))}\t${pin}\t${finger}\t${Buffer.from(template, 'base64').length}\t0`);
     }
     return 0;
   }

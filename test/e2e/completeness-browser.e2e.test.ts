@@ -11,14 +11,16 @@ import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { usbAttlogFile } from '../../src/simulator/usb-file';
 import { launchBrowser, signedInPage } from '../support/browser';
+import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
 
 let server: TestServer;
 let browser: Browser;
 let page: Page;
-let offset = 0;
-const clock = { now: () => Date.now() + offset };
+// The server and its terminals on one clock, from noon UTC of the browser's own date: "today"
+// is the same date for all three for the whole run.
+const clock = runningClock();
 const shots = process.env.FPA_SCREENSHOTS ?? '/tmp/shots-completeness';
 const errors: string[] = [];
 const HOUR = 60 * 60_000;
@@ -35,7 +37,7 @@ async function go(hash: string, heading: string | RegExp): Promise<void> {
 }
 
 async function approved(sn: string, area: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}): Promise<SimulatedTerminal> {
-  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  const t = new SimulatedTerminal({ url: server.url, sn, now: clock.now, ...options });
   await t.handshake();
   await t.postOptions();
   expect((await server.admin.post(`/devices/${sn}/approve/`, { areas: [area] })).status).toBe(200);
@@ -74,7 +76,7 @@ describe('the proof pages in a browser', () => {
       }
       await drain(t);
     }
-    offset += 5 * 60_000;
+    clock.advance(5 * 60_000);
     expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ gaps: 2 });
 
     await go('#/terminals/FRONT0001', /FRONT0001/);

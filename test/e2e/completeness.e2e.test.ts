@@ -8,13 +8,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer, tempDir } from '../support/harness';
 import { drain } from '../support/terminals';
 import { receiver, waitFor } from '../support/webhook-receiver';
 
 const SN = 'GAP00001';
-let offset = 0;
-const clock = { now: () => Date.now() + offset };
+// The server and its terminals on one clock, from noon: "today" stays their date for the whole run.
+const clock = runningClock();
 let server: TestServer;
 let rx: ReturnType<typeof receiver>;
 
@@ -46,7 +47,7 @@ async function storedFrom(serial: string): Promise<{ local_time: string; device_
 
 describe('punch completeness', () => {
   test('a terminal that skipped 30 records is found, asked, re-uploads, and is complete with 30 recovered and no duplicate', async () => {
-    const terminal = new SimulatedTerminal({ url: server.url, sn: SN });
+    const terminal = new SimulatedTerminal({ url: server.url, sn: SN, now: clock.now });
     await terminal.handshake();
     await terminal.postOptions();
     expect((await server.admin.post(`/devices/${SN}/approve/`, { areas: ['default'] })).status).toBe(200);
@@ -71,7 +72,7 @@ describe('punch completeness', () => {
 
     // A count just reported may run ahead of its uploads: not a gap yet.
     expect(await runCheck()).toMatchObject({ gaps: 0 });
-    offset += 5 * 60_000;
+    clock.advance(5 * 60_000);
     expect(await runCheck()).toMatchObject({ gaps: 1 });
     const found = await server.admin.get(`/devices/${SN}/completeness/?from=${today()}&to=${today()}`);
     expect(found.body.counts).toMatchObject({ reported: 100, missing: 30 });
@@ -114,21 +115,21 @@ describe('punch completeness', () => {
   });
 
   test('a terminal back after a silence longer than DEVICE_OFFLINE_AFTER is asked to re-upload it', async () => {
-    const terminal = new SimulatedTerminal({ url: server.url, sn: 'GAP00002' });
+    const terminal = new SimulatedTerminal({ url: server.url, sn: 'GAP00002', now: clock.now });
     await terminal.handshake();
     await terminal.postOptions();
     expect((await server.admin.post('/devices/GAP00002/approve/', { areas: ['default'] })).status).toBe(200);
     await drain(terminal);
     // While it was unplugged its firmware moved the stamp past 3 punches.
     terminal.holdUnsent([0, 1, 2].map((i) => ({ pin: '21', at: new Date(clock.now() + 60_000 + i * 1000) })));
-    offset += 3 * 60_000;
+    clock.advance(3 * 60_000);
     // Back: it first sends its backlog by itself (nothing, here); the re-upload is planned...
     expect((await drain(terminal)).some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(false);
     const planned = await server.admin.get(`/devices/GAP00002/completeness/?from=${today()}&to=${today()}`);
     expect(planned.body.recoveries[0]).toMatchObject({ reason: 'terminal_outage', status: 'planned' });
     expect(planned.body.days[0].status).toBe('recovering');
     // ...and asked once it had time to (the check, a settling time later).
-    offset += 2 * 60_000;
+    clock.advance(2 * 60_000);
     expect(await runCheck()).toMatchObject({ asked: 1 });
     const ran = await drain(terminal);
     expect(ran.some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(true);
@@ -141,24 +142,25 @@ describe('punch completeness', () => {
 describe('the server itself was down', () => {
   test('at start, every approved terminal is asked to re-upload the time the server was away', async () => {
     const { dir, cleanup } = tempDir();
-    let shift = 0;
-    const movable = { now: () => Date.now() + shift };
+    const movable = runningClock();
     try {
       let first = await startTestServer({}, { dir, clock: movable });
-      const terminal = new SimulatedTerminal({ url: first.url, sn: 'DOWN0001' });
+      const terminal = new SimulatedTerminal({ url: first.url, sn: 'DOWN0001', now: movable.now });
       await terminal.handshake();
       await terminal.postOptions();
       expect((await first.admin.post('/devices/DOWN0001/approve/', { areas: ['default'] })).status).toBe(200);
       await drain(terminal);
       await first.stop();
-      shift = 30 * 60_000;
+      movable.advance(30 * 60_000);
       first = await startTestServer({}, { dir, clock: movable });
       try {
         const report = await first.admin.get('/devices/DOWN0001/completeness/');
         expect(report.body.recoveries[0]).toMatchObject({ reason: 'server_outage', status: 'planned' });
-        shift += 2 * 60_000;
+        movable.advance(2 * 60_000);
         expect((await first.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ asked: 1 });
-        expect((await drain(new SimulatedTerminal({ url: first.url, sn: 'DOWN0001' }))).some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(true);
+        expect((await drain(new SimulatedTerminal({ url: first.url, sn: 'DOWN0001', now: movable.now }))).some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(
+          true,
+        );
       } finally {
         await first.stop();
       }

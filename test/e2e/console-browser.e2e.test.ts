@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { consoleContext, launchBrowser, screenshotDir, signInByLink, watchErrors } from '../support/browser';
+import { runningClock } from '../support/clock';
 import { consoleLink } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
 import { fetchFrom, SECOND_ADDRESS } from '../support/source-address';
@@ -18,8 +19,9 @@ import { receiver, waitFor } from '../support/webhook-receiver';
 let server: TestServer;
 let browser: Browser;
 let page: Page;
-let offset = 0;
-const clock = { now: () => Date.now() + offset };
+// The server, its terminal and the browser on one clock from noon UTC (13:00 or 14:00 in ZONE):
+// today's clock-in, clock-out and board stay on one date whenever the test runs.
+const clock = runningClock();
 const shots = screenshotDir();
 let terminal: SimulatedTerminal;
 /** Console pages run in this zone; the test's expectations of local times use it too. */
@@ -43,7 +45,7 @@ function localMidnight(at: number): number {
   const [h, m, sec] = wall.split(':').map(Number);
   return at - ((h! * 60 + m!) * 60 + sec!) * 1000 - (at % 1000);
 }
-const NOW = Date.now();
+const NOW = clock.now();
 const CLOCK_IN = Math.max(localMidnight(NOW) + 60_000, NOW - 10 * 60_000);
 const CLOCK_OUT = Math.max(CLOCK_IN + 2 * 60_000, NOW - 60_000);
 const wallTime = (at: number) => new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
@@ -54,9 +56,10 @@ beforeAll(async () => {
     launchBrowser(),
   ]);
   const context = await consoleContext(browser, { viewport: { width: 1100, height: 800 } });
+  await context.clock.install({ time: clock.now() });
   page = await context.newPage();
   watchErrors(page, errors);
-  terminal = new SimulatedTerminal({ url: server.url, sn: 'FRONTDOOR1', timeZone: ZONE });
+  terminal = new SimulatedTerminal({ url: server.url, sn: 'FRONTDOOR1', timeZone: ZONE, now: clock.now });
 });
 afterAll(async () => {
   await browser?.close();
@@ -301,11 +304,11 @@ describe('the console in a browser', () => {
 
   test('a terminal heard from a new address: the console asks, and confirming it trusts the terminal there', async () => {
     expect((await server.admin.post('/devices/', { serial_number: 'BACKDOOR1', name: 'Back door' })).status).toBe(201);
-    const atHome = new SimulatedTerminal({ url: server.url, sn: 'BACKDOOR1', timeZone: ZONE });
+    const atHome = new SimulatedTerminal({ url: server.url, sn: 'BACKDOOR1', timeZone: ZONE, now: clock.now });
     await atHome.handshake();
     await atHome.poll();
     // The same serial from another address: nothing is sent there until an administrator confirms.
-    const moved = new SimulatedTerminal({ url: server.url, sn: 'BACKDOOR1', timeZone: ZONE, fetch: fetchFrom(SECOND_ADDRESS) });
+    const moved = new SimulatedTerminal({ url: server.url, sn: 'BACKDOOR1', timeZone: ZONE, fetch: fetchFrom(SECOND_ADDRESS), now: clock.now });
     await moved.handshake();
     await moved.poll();
     await go('#/terminals', 'Terminals');
@@ -331,7 +334,7 @@ describe('the console in a browser', () => {
 
   test('an idle session ends: the next page shows the sign-in notice', async () => {
     await signInByLink(page, server, 'night.shift@example.com', /^Today/);
-    offset += 31 * 60_000;
+    clock.advance(31 * 60_000);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Terminals' }).click();
     await page.getByText('You are not signed in, or your session has ended.').waitFor();
   });

@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { linesAt, terminal, upload } from '../support/attendance';
 import { consoleContext, launchBrowser } from '../support/browser';
+import { runningClock } from '../support/clock';
 import { adminToken, startTestServer, type TestServer } from '../support/harness';
 
 const SHOTS = '/tmp/shots-roles';
@@ -18,7 +19,9 @@ let server: TestServer;
 let browser: Browser;
 let northId = '';
 let southId = '';
-const TODAY = new Date().toISOString().slice(0, 10);
+// The server's clock from noon UTC: today is still today when the board is read.
+const clock = runningClock();
+const TODAY = new Date(clock.now()).toISOString().slice(0, 10);
 
 /** Words on buttons (and submit buttons of forms) that change something. */
 const CHANGES =
@@ -26,7 +29,7 @@ const CHANGES =
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: 'UTC' }), launchBrowser()]);
+  [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: 'UTC' }, { clock }), launchBrowser()]);
   const zone = server.fpa.settings.ATTENDANCE_TIME_ZONE;
   for (const [employee, area] of [
     ['E-NORTH', 'north'],

@@ -8,12 +8,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { runScenario, SCENARIOS, type ScenarioPlan } from '../../src/simulator/scenarios';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { usbAttlogFile } from '../../src/simulator/usb-file';
+import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
 import { waitFor } from '../support/webhook-receiver';
 
 let server: TestServer;
-let offset = 0;
-const clock = { now: () => Date.now() + offset };
+// The server and its terminals on one clock, at noon: "today" is their date for the whole run.
+const clock = runningClock();
+/** The same time, never moved on: a terminal's own clock while the server's jumps ahead. */
+const unmoved = runningClock();
 
 beforeAll(async () => {
   server = await startTestServer({ DEVICE_OFFLINE_AFTER: 60_000 }, { clock });
@@ -39,9 +42,9 @@ async function completenessOf(sn: string) {
   return (await server.admin.get(`/devices/${sn}/completeness/?from=${today()}&to=${today()}`)).body;
 }
 
-async function preRegistered(sn: string): Promise<SimulatedTerminal> {
+async function preRegistered(sn: string, now: () => number = clock.now): Promise<SimulatedTerminal> {
   expect((await server.admin.post('/devices/', { serial_number: sn, areas: ['default'] })).status).toBe(201);
-  return new SimulatedTerminal({ url: server.url, sn });
+  return new SimulatedTerminal({ url: server.url, sn, now });
 }
 
 describe('simulator scenarios', () => {
@@ -58,7 +61,7 @@ describe('simulator scenarios', () => {
       'the terminal to report 12 records, 8 of them stored',
       20_000,
     );
-    offset += 5 * 60_000;
+    clock.advance(5 * 60_000);
     expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ gaps: 1 });
     const played = await run;
     expect(played).toMatchObject({ punchesSent: 8, punchesHeld: 4, errors: 0 });
@@ -69,7 +72,7 @@ describe('simulator scenarios', () => {
 
   test('old-firmware: the gap stays (it cannot re-send); its USB file, imported, closes it', async () => {
     expect((await server.admin.post('/devices/', { serial_number: 'SCEN0005', areas: ['default'] })).status).toBe(201);
-    const t = new SimulatedTerminal({ url: server.url, sn: 'SCEN0005', respond: SCENARIOS['old-firmware']!.respond });
+    const t = new SimulatedTerminal({ url: server.url, sn: 'SCEN0005', respond: SCENARIOS['old-firmware']!.respond, now: clock.now });
     const run = runScenario(t, 'old-firmware', plan({ ms: 6000 }));
     await waitFor(
       async () => {
@@ -79,7 +82,7 @@ describe('simulator scenarios', () => {
       'the terminal to report 12 records, 8 of them stored',
       20_000,
     );
-    offset += 5 * 60_000;
+    clock.advance(5 * 60_000);
     expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ gaps: 1 });
     expect(await run).toMatchObject({ punchesSent: 8, punchesHeld: 4, errors: 0 });
     const refused = await completenessOf('SCEN0005');
@@ -94,12 +97,13 @@ describe('simulator scenarios', () => {
   });
 
   test('moved-stamp: punches made while away are never sent; back, the silence is re-uploaded', async () => {
-    const t = await preRegistered('SCEN0002');
+    // The server's clock moves on while the terminal is away; the terminal's does not.
+    const t = await preRegistered('SCEN0002', unmoved.now);
     const run = runScenario(t, 'moved-stamp', plan({ ms: 4000, awayMs: 1500, punches: 10 }));
     await Bun.sleep(800);
-    offset += 2 * 60_000; // the server sees it silent for longer than DEVICE_OFFLINE_AFTER
+    clock.advance(2 * 60_000); // the server sees it silent for longer than DEVICE_OFFLINE_AFTER
     await Bun.sleep(1700);
-    offset += 2 * 60_000;
+    clock.advance(2 * 60_000);
     expect((await server.admin.post('/jobs/check-completeness/run/')).body.result).toMatchObject({ asked: 1 });
     const played = await run;
     expect(played.punchesHeld).toBeGreaterThan(0);
@@ -126,8 +130,8 @@ describe('simulator scenarios', () => {
     await runScenario(t, 'drifting-clock', plan({ ms: 1000, punches: 2, driftMs: 5 * 60_000 }));
     const punches = (await server.admin.get('/punches/?device=SCEN0004')).body.results as { punched_at: string }[];
     expect(punches.length).toBe(2);
-    // Ahead of the real time (this server’s clock was moved on by the earlier cases).
-    for (const p of punches) expect(Date.parse(p.punched_at) - Date.now()).toBeGreaterThan(4 * 60_000);
+    // Ahead of the terminal's (and the server's) time.
+    for (const p of punches) expect(Date.parse(p.punched_at) - clock.now()).toBeGreaterThan(4 * 60_000);
     expect((await server.admin.get('/devices/SCEN0004/')).body).toMatchObject({ clock_drifting: true });
   });
 });

@@ -142,9 +142,13 @@ describe('every event type, raised by a real cause', () => {
 
     // A punch entered by hand for today and voided: the day loses its only punch and goes
     // (punch_voided, attendance_day_removed). A holiday declared and a pay period locked.
+    // A minute ago, but never yesterday (a past day that loses its punches stays, absent): in
+    // the first minute after midnight, midnight itself. The server's clock is the real one here,
+    // as the receiver checks the signatures' times against it.
+    const now = clock.now();
     const manual = await server.admin.post('/punches/manual/', {
       enrollee: bo.id,
-      at: new Date(clock.now() - 60_000).toISOString(),
+      at: new Date(Math.max(now - 60_000, now - (now % 86_400_000))).toISOString(),
       reason: 'forgot the badge',
     });
     expect(manual.status).toBe(201);
