@@ -231,7 +231,7 @@ describe('summary', () => {
     expect(sheet[4]!.Employee!.value).toBe('Total');
     const plantWorked = ['D1', 'E1', 'F1', 'O1'].reduce((n, e) => n + WORKED[e]!, 0);
     expect(sheet[4]!.Worked!.value).toBeCloseTo(plantWorked / 3600, 6);
-    expect(sheet[4]!['Late days']!.value).toBe(1);
+    expect(sheet[4]!['Days late']!.value).toBe(1);
     const pages = await pdfPages((await download(`/reports/summary.pdf?from=${FROM}&to=${TO}&area=plant`)).bytes);
     const text = pages.join('\n');
     for (const expected of [COMPANY, 'Attendance summary', `Period: ${FROM} to ${TO}`, 'Area: plant', 'Otto Wagner', hm(plantWorked), 'Page 1 of 1'])
