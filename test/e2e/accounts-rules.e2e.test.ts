@@ -111,6 +111,27 @@ describe('disable, remove, reset', () => {
     expect((await completeInviteRaw(server, inviteToken(second.body.invite_url), 'another long password')).status).toBe(204);
     expect((await passwordSignInRaw(server, 'paula', 'another long password')).status).toBe(204);
   });
+
+  test('an admin limited to north sees an account of north and south, and changes, resets or removes it not (its link would hand over south)', async () => {
+    expect((await server.admin.post('/areas/', { name: 'south' })).status).toBe(201);
+    const both = await server.admin.post('/users/', { name: 'Bea Both', username: 'bea', role: 'admin', areas: ['north', 'south'] });
+    const northOnly = await server.admin.post('/users/', { name: 'Nils North', username: 'nils', role: 'hr', areas: ['north'] });
+    const limited = bearer(await adminToken({ sub: 'north.admin@example.com', role: 'admin', areas: ['north'] }));
+    expect((await limited.get(`/users/${both.body.id}/`)).body).toMatchObject({ username: 'bea', areas: ['north', 'south'] });
+    for (const refused of [
+      await limited.post(`/users/${both.body.id}/reset/`),
+      await limited.patch(`/users/${both.body.id}/`, { areas: ['north'] }),
+      await limited.patch(`/users/${both.body.id}/`, { disabled: true }),
+      await limited.delete(`/users/${both.body.id}/`),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'forbidden', details: { outside: ['south'] } });
+    }
+    expect((await server.admin.get(`/users/${both.body.id}/`)).body).toMatchObject({ areas: ['north', 'south'], disabled: false });
+    // An account wholly in north is its own to change.
+    expect((await limited.post(`/users/${northOnly.body.id}/reset/`)).status).toBe(200);
+    expect((await limited.patch(`/users/${northOnly.body.id}/`, { name: 'Nils N.' })).status).toBe(200);
+  });
 });
 
 describe('API keys', () => {

@@ -4,8 +4,10 @@
  * - a caller grants no role above its own (ROLES order), so only an owner makes an owner, and
  *   an admin can create, change, reset or delete no owner (nor mint an owner API key);
  * - a caller limited to areas grants only areas within its own, and never "everywhere";
- * - a caller limited to areas sees (and may touch) only accounts and keys that share an area
- *   with it; others do not exist for it (404).
+ * - a caller limited to areas sees only accounts and keys that share an area with it; others do
+ *   not exist for it (404). It changes, resets or removes only accounts wholly within its areas:
+ *   an account that also has another area is that area's administrators' as much as its own, and
+ *   a reset link would hand the whole account (every area of it) to whoever holds it (403).
  */
 import { FpaError } from '../../platform/errors';
 import { type Caller, ROLES, type Role } from '../../platform/http/caller';
@@ -39,4 +41,19 @@ export function assertMayGrantAreas(caller: Caller, areas: readonly string[]): v
 export function inCallerScope(caller: Caller, areas: readonly string[]): boolean {
   if (caller.areas.length === 0) return true;
   return areas.some((a) => caller.areas.includes(a));
+}
+
+/** Whether the caller may change an account limited to `areas`: wholly within the caller's areas, when it is limited. */
+export function assertMayChangeAccount(caller: Caller, areas: readonly string[]): void {
+  if (caller.areas.length === 0) return;
+  const outside = areas.filter((a) => !caller.areas.includes(a));
+  if (outside.length > 0) {
+    throw new FpaError(
+      'forbidden',
+      `this account also has areas outside yours (${outside.join(', ')}): an administrator of every one of its areas may change it`,
+      {
+        outside,
+      },
+    );
+  }
 }

@@ -15,7 +15,7 @@ import type { ConsoleService } from '../console';
 import type { ApiKeys } from './api-keys';
 import { Invites } from './invites';
 import type { InviteLinkView, MeView, UserCreateInput, UserPatchInput, UserView } from './model';
-import { assertMayGrant, assertMayGrantAreas, assertMayTouch, inCallerScope } from './rules';
+import { assertMayChangeAccount, assertMayGrant, assertMayGrantAreas, assertMayTouch, inCallerScope } from './rules';
 import type { UserRuntime } from './runtime';
 import { type UserRow, userAreas, users } from './tables';
 import { type Account, accountOf, areasOfUsers, findUser, NO_SECOND_FACTORS, type SecondFactorLookup, type UserWithAreas, userView, withAreas } from './views';
@@ -189,6 +189,7 @@ export class UsersService {
       const user = await this.visible(tx, caller, id);
       const { row } = user;
       assertMayTouch(caller, row.role);
+      assertMayChangeAccount(caller, user.areas);
       if (patch.role !== undefined) assertMayGrant(caller, patch.role);
       if (patch.areas !== undefined) assertMayGrantAreas(caller, patch.areas);
       const disabling = patch.disabled === true && row.disabledAt === null;
@@ -222,8 +223,9 @@ export class UsersService {
   /** Removes an account: its sessions end and its API keys are revoked. */
   async remove(caller: Caller, id: string): Promise<void> {
     await this.ctx.db.write(async ({ tx }) => {
-      const { row } = await this.visible(tx, caller, id);
+      const { row, areas } = await this.visible(tx, caller, id);
       assertMayTouch(caller, row.role);
+      assertMayChangeAccount(caller, areas);
       await this.assertNotLastOwner(tx, row);
       const ended = await this.endAccess(tx, row.id);
       // What a reset clears (second factors) goes with the account.
@@ -250,6 +252,7 @@ export class UsersService {
       const now = this.ctx.clock.now();
       const user = await this.visible(tx, caller, id);
       assertMayTouch(caller, user.row.role);
+      assertMayChangeAccount(caller, user.areas);
       if (user.row.disabledAt !== null) throw new FpaError('conflict', 'the account is disabled: enable it first', { id });
       await tx.update(users).set({ passwordHash: null, updatedAt: now }).where(eq(users.id, user.row.id));
       const sessions = await this.sessions.endSessionsOf(tx, user.row.id);
