@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DeviceRow } from '../../src/modules/devices/tables';
+import { admsFetch } from '../support/adms';
 import { linesAt, terminal, upload } from '../support/attendance';
 import { type ApiClient, adminToken, clientAs, startTestServer, type TestServer } from '../support/harness';
 
@@ -209,6 +210,35 @@ describe('a manager of north sees nothing of south', () => {
     expect(terminal.body.areas).toEqual(['north', 'south']);
     // An unlimited caller still sets them all.
     expect((await server.admin.patch('/devices/TBOTH01/', { areas: ['north'] })).body.areas).toEqual(['north']);
+  });
+
+  test('a north terminal’s users: a conflict with a south person is told, not who; adopting reaches no south person, nor puts anyone in south', async () => {
+    // The north terminal holds someone under the south person's PIN, and a user of its own.
+    const users = `USER PIN=${south.pin}\tName=Same pin\tPri=0\tPasswd=\tCard=\tGrp=1\n` + 'USER PIN=77777\tName=Own user\tPri=0\tPasswd=\tCard=\tGrp=1\n';
+    expect((await admsFetch(server.url, `/iclock/cdata?SN=${tn.serialNumber}&table=OPERLOG`, { body: users })).body).toStartWith('OK');
+    const listed = (await hr.get(`/devices/${tn.serialNumber}/users/`)).body.results as { pin: string; conflict: unknown }[];
+    expect(listed.find((u) => u.pin === south.pin)!.conflict).toEqual({ enrollee: null, employee: null });
+    const ownerView = (await server.admin.get(`/devices/${tn.serialNumber}/users/`)).body.results as { pin: string; conflict: unknown }[];
+    expect(ownerView.find((u) => u.pin === south.pin)!.conflict).toEqual({ enrollee: south.id, employee: 'E-SOUTH' });
+    for (const caller of [hr, installer]) {
+      // Not linked (nor their templates sent north), and not even their PIN told by a mismatch.
+      const linked = await caller.post(`/devices/${tn.serialNumber}/users/${south.pin}/adopt/`, { enrollee: south.id });
+      expect(linked.status).toBe(404);
+      const mismatch = await caller.post(`/devices/${tn.serialNumber}/users/77777/adopt/`, { enrollee: south.id });
+      expect(mismatch.status).toBe(404);
+      expect(JSON.stringify(mismatch.body)).not.toContain(south.pin);
+    }
+    expect((await server.admin.post('/employees/', { id: 'E-OWN', name: 'Own User' })).status).toBe(201);
+    const intoSouth = await installer.post(`/devices/${tn.serialNumber}/users/77777/adopt/`, { employee: 'E-OWN', areas: ['south'] });
+    expect(intoSouth.status).toBe(403);
+    const adopted = await installer.post(`/devices/${tn.serialNumber}/users/77777/adopt/`, { employee: 'E-OWN' });
+    expect(adopted.status).toBe(201);
+    expect(adopted.body.areas).toEqual(['north']);
+    // Enrolling the south person's employee again: refused, without naming the south enrollee.
+    const again = await hr.post('/enrollees/', { employee: 'E-SOUTH' });
+    expect(again.status).toBe(409);
+    expect(again.body.error.details).toEqual({});
+    expect((await server.admin.post('/enrollees/', { employee: 'E-SOUTH' })).body.error.details).toEqual({ enrollee: south.id });
   });
 
   test('terminals: lists, ids, their commands, users and settings', async () => {

@@ -29,6 +29,8 @@ interface CreateOptions {
   by?: string;
   pin?: string;
   card?: string | null;
+  /** The caller's areas: a limited caller puts people only in its own areas (its own by default), and learns nothing of others. */
+  scope?: AreaScope;
   onCreated?: (w: WriteContext, row: EnrolleeRow) => Promise<void>;
 }
 
@@ -49,13 +51,7 @@ export class ChangesToEnrollees {
    * `onCreated` runs in the same transaction before `enrollee_created` is announced (adoption
    * links the terminal's user first, so the terminals that react see them as this enrollee).
    */
-  async create(
-    employee: string,
-    options: CreateOptions & {
-      /** The caller's areas: a limited caller puts people only in its own areas (its own by default). */
-      scope?: AreaScope;
-    } = {},
-  ): Promise<EnrolleeRow> {
+  async create(employee: string, options: CreateOptions = {}): Promise<EnrolleeRow> {
     const areaNames = areasWithin(options.scope ?? EVERYWHERE, options.areas);
     const found = await this.directory.find(employee);
     if (!found) throw new FpaError('unknown_employee', 'no employee has that key', { employee });
@@ -73,7 +69,14 @@ export class ChangesToEnrollees {
       .from(enrollees)
       .where(and(eq(enrollees.employeeKey, found.key), ne(enrollees.status, 'deleted')))
       .limit(1);
-    if (existing) throw new FpaError('conflict', 'this employee is already enrolled', { enrollee: existing.id });
+    if (existing) {
+      // Which enrollee it is, only to a caller who may see them.
+      const visible = await this.get(existing.id, tx, options.scope).then(
+        () => true,
+        () => false,
+      );
+      throw new FpaError('conflict', 'this employee is already enrolled', visible ? { enrollee: existing.id } : {});
+    }
     const pin = options.pin ?? (await nextPin(tx, this.ctx.settings.ENROLLEE_PIN_START, this.pinTaken));
     if (options.pin !== undefined) await checkPinFree(tx, options.pin);
     const card = options.card ? cardRules.cardOrRefusal(options.card) : null;

@@ -17,8 +17,11 @@ export const TerminalUser = t.Object(
     enrollee: Nullable(t.String({ description: 'The enrollee this user is; null for the terminal’s own user.' })),
     conflict: Nullable(
       t.Object(
-        { enrollee: t.String(), employee: t.String() },
-        { description: 'Another enrollee has this PIN: the terminal holds someone else under it. Adopt (as that enrollee, or a new one) or remove.' },
+        { enrollee: Nullable(t.String()), employee: Nullable(t.String()) },
+        {
+          description:
+            'Another enrollee has this PIN: the terminal holds someone else under it. Adopt (as that enrollee, or a new one) or remove. Who it is stays null for a caller outside that enrollee’s areas.',
+        },
       ),
     ),
     biometrics: t.Record(t.String(), Int(), { description: 'What the terminal holds for this user, counted by type (`fingerprint`, `face`…).' }),

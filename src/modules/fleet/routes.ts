@@ -15,15 +15,15 @@ export function fleetRoutes(http: Http, deps: { fleet: Fleet; enrollees: Enrolle
   // A terminal outside the caller's areas does not exist (404) for any of these routes.
   return adminRouter(http, 'fleet')
     .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
-    .get('/devices/:serial/users', async ({ params }) => ({ results: await fleet.users(params.serial), next_cursor: null }), {
+    .get('/devices/:serial/users', async ({ params, scope }) => ({ results: await fleet.users(params.serial, scope), next_cursor: null }), {
       params: SerialParams,
       response: { 200: TerminalUserList, ...errors('not_found') },
       detail: { summary: 'The users a terminal holds, as it last reported them, with the enrollee each is and any conflict', tags },
     })
     .post(
       '/devices/:serial/users/:pin/adopt',
-      async ({ params, body, admin, set }) => {
-        const person = await fleet.adopt(params.serial, params.pin, body, admin.by);
+      async ({ params, body, admin, scope, set }) => {
+        const person = await fleet.adopt(params.serial, params.pin, body, admin.by, scope);
         set.status = 201;
         return enrollees.views.viewOne(person);
       },

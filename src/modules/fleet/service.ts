@@ -8,6 +8,7 @@
  */
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { areaNames } from '../areas';
 import { audit } from '../audit';
 import type { CommandView } from '../commands';
@@ -36,8 +37,11 @@ export class Fleet {
     this.reconciler = new FleetReconciler(ctx, this.resyncs, deps);
   }
 
-  /** The users a terminal holds, as it last reported them or as the service put them there. */
-  async users(serial: string): Promise<TerminalUserView[]> {
+  /**
+   * The users a terminal holds, as it last reported them or as the service put them there. A
+   * conflict with a person outside the caller's areas is told, not who that person is.
+   */
+  async users(serial: string, scope: AreaScope = EVERYWHERE): Promise<TerminalUserView[]> {
     const q = this.ctx.db.orm;
     const device = await this.deps.devices.get(serial, q);
     const rows = await this.deps.devices.users.of(q, device.id);
@@ -45,7 +49,14 @@ export class Fleet {
       (statement) => this.ctx.db.client.execute(statement),
       rows.map((r) => r.pin),
     );
-    return rows.map((r) => terminalUserView(r, holders.get(r.pin) ?? null));
+    const named = new Set(
+      await this.deps.enrollees.keepInScope(
+        q,
+        [...holders.values()].map((h) => h.id),
+        scope,
+      ),
+    );
+    return rows.map((r) => terminalUserView(r, holders.get(r.pin) ?? null, named));
   }
 
   /**
@@ -54,7 +65,13 @@ export class Fleet {
    * PIN (the conflict was the same person). The user's earlier punches on this terminal become
    * the enrollee's; the fingerprints it holds are fetched once the enrollee has consent.
    */
-  async adopt(serial: string, pin: string, body: { employee?: string; enrollee?: string; areas?: string[] }, by: string): Promise<EnrolleeRow> {
+  async adopt(
+    serial: string,
+    pin: string,
+    body: { employee?: string; enrollee?: string; areas?: string[] },
+    by: string,
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<EnrolleeRow> {
     if ((body.employee === undefined) === (body.enrollee === undefined)) {
       throw new FpaError('validation_error', 'give either employee (a new enrollee) or enrollee (the one with this PIN)', { fields: ['employee', 'enrollee'] });
     }
@@ -65,7 +82,8 @@ export class Fleet {
       const enrolleeId = body.enrollee;
       return this.ctx.db.write(async (w) => {
         await this.ownUser(w.tx, device, pin);
-        const person = await enrollees.get(enrolleeId, w.tx);
+        // A person outside the caller's areas does not exist for it (nor their PIN, nor their templates).
+        const person = await enrollees.get(enrolleeId, w.tx, scope);
         if (person.devicePin !== pin) {
           throw new FpaError('conflict', 'the enrollee has another PIN; a terminal user is adopted as the enrollee with the same PIN', {
             device_pin: person.devicePin,
@@ -78,11 +96,14 @@ export class Fleet {
         return person;
       });
     }
-    const areas = body.areas ?? [...(await areaNames(this.ctx.db.orm, await devices.areaIdsOf(this.ctx.db.orm, device.id))).values()];
+    // By default the terminal's areas: those of a limited caller's own (the terminal shares one with it).
+    const terminalAreas = [...(await areaNames(this.ctx.db.orm, await devices.areaIdsOf(this.ctx.db.orm, device.id))).values()];
+    const areas = body.areas ?? (isLimited(scope) ? terminalAreas.filter((a) => scope.areas.includes(a)) : terminalAreas);
     const card = user.card ? normaliseCard(user.card) : null;
     return enrollees.changes.create(body.employee!, {
       pin,
       areas,
+      scope,
       // The card they badge with on that terminal, unless an enrollee already holds it.
       card: card?.ok && (await this.cardIsFree(card.card)) ? card.card : null,
       by,
@@ -158,14 +179,15 @@ export class Fleet {
   }
 }
 
-function terminalUserView(row: DeviceUserRow, holder: { id: string; employee: string } | null): TerminalUserView {
+function terminalUserView(row: DeviceUserRow, holder: { id: string; employee: string } | null, named: ReadonlySet<string>): TerminalUserView {
+  const conflict = holder && holder.id !== row.enrolleeId ? holder : null;
   return {
     pin: row.pin,
     name: row.name,
     card: row.card,
     privilege: row.privilege,
     enrollee: row.enrolleeId,
-    conflict: holder && holder.id !== row.enrolleeId ? { enrollee: holder.id, employee: holder.employee } : null,
+    conflict: conflict && (named.has(conflict.id) ? { enrollee: conflict.id, employee: conflict.employee } : { enrollee: null, employee: null }),
     biometrics: Object.fromEntries(Object.entries(row.biometrics).map(([type, indexes]) => [type, indexes.length])),
   };
 }

@@ -16,7 +16,7 @@ export function usersSection(users: TerminalUserView[], base: string, redraw: ()
           const employee = input({ autocomplete: 'off', 'aria-label': `Employee ID for PIN ${u.pin}`, placeholder: 'Employee ID' });
           const adopt = h('form', { class: 'mini-form' }, employee, h('button', { type: 'submit' }, 'Adopt'));
           onSubmit(adopt, { employee, enrollee: employee }, async () => {
-            const body = u.conflict && !employee.value.trim() ? { enrollee: u.conflict.enrollee } : { employee: employee.value.trim() };
+            const body = u.conflict?.enrollee && !employee.value.trim() ? { enrollee: u.conflict.enrollee } : { employee: employee.value.trim() };
             await api.post(`${base}users/${encodeURIComponent(u.pin)}/adopt/`, body);
             await redraw();
             announce(`PIN ${u.pin} adopted.`);
@@ -45,7 +45,10 @@ export function usersSection(users: TerminalUserView[], base: string, redraw: ()
         const who = u.enrollee
           ? h('a', { href: `#/people/${u.enrollee}` }, 'A person of the service')
           : u.conflict
-            ? badge(`Conflict: the service’s ${u.conflict.employee} has this PIN`, 'bad')
+            ? badge(
+                u.conflict.employee ? `Conflict: the service’s ${u.conflict.employee} has this PIN` : 'Conflict: a person outside your areas has this PIN',
+                'bad',
+              )
             : badge('Terminal’s own user', 'warn');
         return [u.pin, u.name ?? '—', who, String(u.biometrics.fingerprint ?? 0), act];
       }),
