@@ -1,6 +1,6 @@
 /**
  * Events, audit and operations through the real server: the log polled and streamed, the audit
- * log, `health/`, `/metrics` (administrators or METRICS_TOKEN) and `/readyz`.
+ * log, `health/`, `/metrics` (owners and admins of every area, or METRICS_TOKEN) and `/readyz`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { admsFetch } from '../support/adms';
@@ -99,6 +99,12 @@ describe('operations', () => {
       expect(text).toContain(name);
     const admin = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${await adminToken()}` } });
     expect(admin.status).toBe(200);
+    // The figures are the whole fleet's: not for other roles, nor for an admin of some areas.
+    for (const claims of [{ role: 'admin', areas: ['north'] }, { role: 'viewer' }, { role: 'hr' }]) {
+      const refused = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${await adminToken(claims)}` } });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    }
   });
 
   test('/readyz is 200 once migrated', async () => {

@@ -1,9 +1,10 @@
 /**
- * `health/` (administrators), and at the server root `/metrics` (Prometheus; an administrator
- * token or `Bearer <METRICS_TOKEN>`) and `/readyz` (load balancers; no authentication).
+ * `health/` (administrators), and at the server root `/metrics` (Prometheus; an owner or admin
+ * of every area, or `Bearer <METRICS_TOKEN>`) and `/readyz` (load balancers; no authentication).
  */
 import { Elysia, t } from 'elysia';
 import { constantTimeEqual } from '../../platform/crypto/secrets';
+import { FpaError } from '../../platform/errors';
 import { errors } from '../../platform/http/model';
 import { otherMethodsRefused } from '../../platform/http/other-methods';
 import { peerAddress } from '../../platform/http/routable-url';
@@ -36,7 +37,14 @@ export function operationsRoutes(http: Http, health: HealthService) {
       // A scraper's token first; anything else must be an administrator.
       const presented = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]?.trim() ?? '';
       if (metricsToken && presented && constantTimeEqual(presented, metricsToken)) return {};
-      await http.auth.authenticate(request, { peerIp: peerAddress(server, request) });
+      const caller = await http.auth.authenticate(request, { peerIp: peerAddress(server, request) });
+      // The figures are the whole fleet's: for the fleet's administrators, not a role or an area's.
+      if (caller.areas.length > 0 || (caller.role !== 'owner' && caller.role !== 'admin')) {
+        throw new FpaError('forbidden', 'the metrics are the whole fleet’s: an owner or admin of every area, or METRICS_TOKEN', {
+          role: caller.role,
+          areas: caller.areas,
+        });
+      }
       return {};
     })
     .get('/metrics', async () => new Response(await metrics.text(), { headers: { 'content-type': metrics.contentType } }), {

@@ -283,7 +283,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ADMIN_JWT_ISSUER: text('', 'Required `iss` of administrator JWTs (optional).'),
   ADMIN_JWT_AUDIENCE: text('', 'Required `aud` of administrator JWTs (optional).'),
   ADMIN_SCOPE: text('fpa:admin', 'Scope an administrator token must hold.'),
-  METRICS_TOKEN: text('', 'A bearer token that may read `/metrics` (for a Prometheus scraper); administrators always may.', true),
+  METRICS_TOKEN: text('', 'A bearer token that may read `/metrics` (for a Prometheus scraper); owners and admins of every area always may.', true),
 
   ADMS_ALLOWED_IPS: list([], 'If set, only these terminal IPs (exact or CIDR) may use the ADMS endpoints.'),
   ADMS_DEVICE_TOKENS: listMap('JSON map serial → accepted `pushcommkey`/`token` values (optional hardening).', true),
