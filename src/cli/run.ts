@@ -139,7 +139,8 @@ const commands: Record<string, Command> = {
     return errors > 0 ? 1 : 0;
   },
 
-  async migrate() {
+  async migrate(args) {
+    parseArgs({ args, options: {}, strict: true });
     const { settings } = loadSettings();
     const file = databaseFilePath(settings.DATABASE_URL);
     // A local file has one writer: while a server holds it, that server already migrated it
@@ -166,7 +167,8 @@ const commands: Record<string, Command> = {
   },
 
   /** Rewrites the generated blocks of README.md (settings, check codes, routes, error statuses). */
-  async readme() {
+  async readme(args) {
+    parseArgs({ args, options: {}, strict: true });
     const path = new URL('../../README.md', import.meta.url);
     let text = await Bun.file(path).text();
     text = replaceBlock(text, 'settings', settingsTableMarkdown());
@@ -179,7 +181,8 @@ const commands: Record<string, Command> = {
     return 0;
   },
 
-  async 'generate-key'() {
+  async 'generate-key'(args) {
+    parseArgs({ args, options: {}, strict: true });
     console.log(generateEncryptionKey());
     return 0;
   },

@@ -77,10 +77,21 @@ describe('root paths', () => {
 });
 
 describe('the configuration check', () => {
-  test('an unknown option is refused with exit 2, not ignored', async () => {
-    const run = await cli(['check', '--bogus']);
-    expect(run.code).toBe(2);
-    expect(run.err).toContain("Unknown option '--bogus'");
+  test('an unknown option is refused with exit 2, not ignored, by every fpa:* script', async () => {
+    const scripts = (await Bun.file(new URL('../../package.json', import.meta.url)).json()).scripts as Record<string, string>;
+    const commands = Object.entries(scripts)
+      .filter(([name]) => name.startsWith('fpa:'))
+      .map(([, line]) => line.replace(/^bun src\/cli\.ts /, ''));
+    expect(commands).toContain('generate-key');
+    // Two at a time: each loads the whole application, on two cores.
+    const runs: { command: string; run: Awaited<ReturnType<typeof cli>> }[] = [];
+    for (let i = 0; i < commands.length; i += 2) {
+      runs.push(...(await Promise.all(commands.slice(i, i + 2).map(async (command) => ({ command, run: await cli([command, '--bogus']) })))));
+    }
+    for (const { command, run } of runs) {
+      expect({ command, code: run.code }).toEqual({ command, code: 2 });
+      expect(run.err).toContain("Unknown option '--bogus'");
+    }
   });
 
   test('an unknown log level is an error; a bad TIME_ZONE is reported once, under TIME_ZONE', async () => {
