@@ -18,8 +18,8 @@ import { drain } from '../support/terminals';
 let server: TestServer;
 let browser: Browser;
 let page: Page;
-// The server and its terminals on one clock, from noon UTC of the browser's own date: "today"
-// is the same date for all three for the whole run.
+// The server and its terminals on one clock, from noon UTC of the current date: "today" is
+// their date for the whole run (the pages take their dates from the server).
 const clock = runningClock();
 const shots = process.env.FPA_SCREENSHOTS ?? '/tmp/shots-completeness';
 const errors: string[] = [];

@@ -228,6 +228,12 @@ describe('a manager of north sees nothing of south', () => {
       expect(mismatch.status).toBe(404);
       expect(JSON.stringify(mismatch.body)).not.toContain(south.pin);
     }
+    // Adopting the user under the south person's PIN as a north employee: refused (the PIN is
+    // held), without naming who holds it.
+    expect((await server.admin.post('/employees/', { id: 'E-NORTH-2', name: 'Second North' })).status).toBe(201);
+    const held = await hr.post(`/devices/${tn.serialNumber}/users/${south.pin}/adopt/`, { employee: 'E-NORTH-2' });
+    expect(held.status).toBe(409);
+    expect(held.body.error.details).toEqual({ device_pin: south.pin });
     expect((await server.admin.post('/employees/', { id: 'E-OWN', name: 'Own User' })).status).toBe(201);
     const intoSouth = await installer.post(`/devices/${tn.serialNumber}/users/77777/adopt/`, { employee: 'E-OWN', areas: ['south'] });
     expect(intoSouth.status).toBe(403);
@@ -239,6 +245,17 @@ describe('a manager of north sees nothing of south', () => {
     expect(again.status).toBe(409);
     expect(again.body.error.details).toEqual({});
     expect((await server.admin.post('/enrollees/', { employee: 'E-SOUTH' })).body.error.details).toEqual({ enrollee: south.id });
+  });
+
+  test('a terminal of north and south: a north caller’s list of its users leaves out the south people on it', async () => {
+    const shared = await terminal(server, 'TSHARED1', ['north', 'south']);
+    const users = `USER PIN=${north.pin}\tName=Person E-NORTH\tPri=0\tPasswd=\tCard=\tGrp=1\nUSER PIN=${south.pin}\tName=Person E-SOUTH\tPri=0\tPasswd=\tCard=\tGrp=1\n`;
+    expect((await admsFetch(server.url, `/iclock/cdata?SN=${shared.serialNumber}&table=OPERLOG`, { body: users })).body).toStartWith('OK');
+    const all = (await server.admin.get(`/devices/${shared.serialNumber}/users/`)).body.results as { pin: string; enrollee: string | null }[];
+    expect(all.map((u) => u.enrollee).sort()).toEqual([north.id, south.id].sort());
+    const listed = await hr.get(`/devices/${shared.serialNumber}/users/`);
+    expect(listed.body.results.map((u: { enrollee: string | null }) => u.enrollee)).toEqual([north.id]);
+    expect(JSON.stringify(listed.body)).not.toContain('E-SOUTH');
   });
 
   test('terminals: lists, ids, their commands, users and settings', async () => {

@@ -69,16 +69,15 @@ export class ChangesToEnrollees {
       .from(enrollees)
       .where(and(eq(enrollees.employeeKey, found.key), ne(enrollees.status, 'deleted')))
       .limit(1);
-    if (existing) {
-      // Which enrollee it is, only to a caller who may see them.
-      const visible = await this.get(existing.id, tx, options.scope).then(
+    // Which enrollee holds the employee or the PIN, only to a caller who may see them.
+    const named = (id: string) =>
+      this.get(id, tx, options.scope).then(
         () => true,
         () => false,
       );
-      throw new FpaError('conflict', 'this employee is already enrolled', visible ? { enrollee: existing.id } : {});
-    }
+    if (existing) throw new FpaError('conflict', 'this employee is already enrolled', (await named(existing.id)) ? { enrollee: existing.id } : {});
     const pin = options.pin ?? (await nextPin(tx, this.ctx.settings.ENROLLEE_PIN_START, this.pinTaken));
-    if (options.pin !== undefined) await checkPinFree(tx, options.pin);
+    if (options.pin !== undefined) await checkPinFree(tx, options.pin, named);
     const card = options.card ? cardRules.cardOrRefusal(options.card) : null;
     if (card) await cardRules.checkCardFree(tx, card, null);
     const row: EnrolleeRow = {

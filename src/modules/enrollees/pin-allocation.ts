@@ -37,8 +37,13 @@ export async function nextPin(tx: Tx, startSetting: number, pinTaken: (q: Querya
   throw new FpaError('conflict', 'no free device PIN was found', {});
 }
 
-/** A PIN chosen by the caller (an adopted terminal user keeps theirs): `conflict` if an enrollee holds, or once held, it. */
-export async function checkPinFree(tx: Tx, pin: string): Promise<void> {
+/**
+ * A PIN chosen by the caller (an adopted terminal user keeps theirs): `conflict` if an enrollee
+ * holds, or once held, it; which one only when `named` says the caller may see them.
+ */
+export async function checkPinFree(tx: Tx, pin: string, named: (id: string) => Promise<boolean>): Promise<void> {
   const [holder] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, pin)).limit(1);
-  if (holder) throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', { device_pin: pin, enrollee: holder.id });
+  if (!holder) return;
+  const details = (await named(holder.id)) ? { device_pin: pin, enrollee: holder.id } : { device_pin: pin };
+  throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', details);
 }

@@ -38,8 +38,9 @@ export class Fleet {
   }
 
   /**
-   * The users a terminal holds, as it last reported them or as the service put them there. A
-   * conflict with a person outside the caller's areas is told, not who that person is.
+   * The users a terminal holds, as it last reported them or as the service put them there. For a
+   * caller limited to areas, the people of other areas on a shared terminal are left out (as from
+   * every list), and a conflict with one of them is told, not who they are.
    */
   async users(serial: string, scope: AreaScope = EVERYWHERE): Promise<TerminalUserView[]> {
     const q = this.ctx.db.orm;
@@ -49,14 +50,9 @@ export class Fleet {
       (statement) => this.ctx.db.client.execute(statement),
       rows.map((r) => r.pin),
     );
-    const named = new Set(
-      await this.deps.enrollees.keepInScope(
-        q,
-        [...holders.values()].map((h) => h.id),
-        scope,
-      ),
-    );
-    return rows.map((r) => terminalUserView(r, holders.get(r.pin) ?? null, named));
+    const people = [...holders.values()].map((h) => h.id).concat(rows.flatMap((r) => (r.enrolleeId === null ? [] : [r.enrolleeId])));
+    const named = new Set(await this.deps.enrollees.keepInScope(q, people, scope));
+    return rows.filter((r) => r.enrolleeId === null || named.has(r.enrolleeId)).map((r) => terminalUserView(r, holders.get(r.pin) ?? null, named));
   }
 
   /**

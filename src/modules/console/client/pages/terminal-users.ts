@@ -12,7 +12,9 @@ export function usersSection(users: TerminalUserView[], base: string, redraw: ()
       ['PIN', 'Name', 'Who', 'Fingerprints', ''],
       users.map((u) => {
         const act = h('div', { class: 'actions' });
-        if (!u.enrollee && can('POST devices/{sn}/users/{pin}/adopt/')) {
+        // A PIN held by a person outside the caller's areas cannot be adopted by it: only removed.
+        const heldElsewhere = u.conflict !== null && u.conflict.enrollee === null;
+        if (!u.enrollee && !heldElsewhere && can('POST devices/{sn}/users/{pin}/adopt/')) {
           const employee = input({ autocomplete: 'off', 'aria-label': `Employee ID for PIN ${u.pin}`, placeholder: 'Employee ID' });
           const adopt = h('form', { class: 'mini-form' }, employee, h('button', { type: 'submit' }, 'Adopt'));
           onSubmit(adopt, { employee, enrollee: employee }, async () => {
