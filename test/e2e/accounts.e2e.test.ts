@@ -140,4 +140,22 @@ describe('the audit log names the actor', () => {
     const log = await server.admin.get(`/audit-log/?actor_kind=user&actor_id=${id}&action=area.created`);
     expect(log.body.results[0]).toMatchObject({ actor: 'auditor', actor_kind: 'user', actor_id: id, target_id: 'east' });
   });
+
+  test('whoever else is writing meanwhile: each change names its own caller', async () => {
+    const { id, session } = await makeUser(server, 'busy-auditor', 'admin');
+    const client = sessionClient(server, session);
+    // Writes of the process itself (a terminal's first contact, what follows from it) and of
+    // another caller keep the writer busy while this user's changes queue behind them.
+    await server.fpa.service.devices.registration.touch('AUDIT-BUSY-1');
+    const made = await Promise.all([
+      ...['west', 'north-west'].map((name) => client.post('/areas/', { name })),
+      server.admin.post('/areas/', { name: 'south-west' }),
+    ]);
+    expect(made.map((r) => r.status)).toEqual([201, 201, 201]);
+    const log = (await server.admin.get('/audit-log/?action=area.created&limit=100')).body.results as Record<string, unknown>[];
+    for (const name of ['west', 'north-west']) {
+      expect(log.find((r) => r.target_id === name)).toMatchObject({ actor: 'busy-auditor', actor_kind: 'user', actor_id: id });
+    }
+    expect(log.find((r) => r.target_id === 'south-west')).toMatchObject({ actor_kind: 'token', actor_id: 'admin@example.com' });
+  });
 });

@@ -7,6 +7,7 @@
  * remote `libsql://` server serialises writers itself; the queue then only orders this
  * process's own writes.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -345,7 +346,10 @@ class WriteQueue {
   push<T>(work: () => Promise<T>, background: boolean, owedSince?: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const now = performance.now();
-      const queued: QueuedWrite = { run: () => work().then(resolve, reject), queuedAt: Math.min(now, owedSince ?? now) };
+      // Run in the caller's async context, not the context of whoever started the drain: the
+      // request's actor (audit rows name it, request-context.ts) and its request id go with it.
+      const inCallersContext = AsyncResource.bind(work);
+      const queued: QueuedWrite = { run: () => inCallersContext().then(resolve, reject), queuedAt: Math.min(now, owedSince ?? now) };
       if (background) this.background.push(queued);
       else {
         this.foreground.push(queued);
