@@ -28,10 +28,15 @@ export function assertMayTouch(caller: Caller, role: Role): void {
   }
 }
 
+/** The areas among `areas` outside the caller's (none for a caller of every area). */
+function outsideCallerAreas(caller: Caller, areas: readonly string[]): string[] {
+  return caller.areas.length === 0 ? [] : areas.filter((a) => !caller.areas.includes(a));
+}
+
 /** Areas a caller limited to areas may grant: a non-empty subset of its own. */
 export function assertMayGrantAreas(caller: Caller, areas: readonly string[]): void {
   if (caller.areas.length === 0) return;
-  const outside = areas.filter((a) => !caller.areas.includes(a));
+  const outside = outsideCallerAreas(caller, areas);
   if (areas.length === 0 || outside.length > 0) {
     throw new FpaError('forbidden', `you may only grant areas of your own (${caller.areas.join(', ')})`, { field: 'areas', outside });
   }
@@ -45,8 +50,7 @@ export function inCallerScope(caller: Caller, areas: readonly string[]): boolean
 
 /** Whether the caller may change an account limited to `areas`: wholly within the caller's areas, when it is limited. */
 export function assertMayChangeAccount(caller: Caller, areas: readonly string[]): void {
-  if (caller.areas.length === 0) return;
-  const outside = areas.filter((a) => !caller.areas.includes(a));
+  const outside = outsideCallerAreas(caller, areas);
   if (outside.length > 0) {
     throw new FpaError(
       'forbidden',
