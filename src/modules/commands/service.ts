@@ -288,7 +288,10 @@ export class CommandService {
         await tx
           .update(deviceCommands)
           .set({ status: 'superseded', completedAt: now })
-          .where(and(inArray(deviceCommands.deviceId, devicesChunk), inArray(deviceCommands.supersedeKey, keysChunk), eq(deviceCommands.status, 'pending')));
+          // By the supersede index (device, key), the status from the row (see pendingWithKeys).
+          .where(
+            and(inArray(deviceCommands.deviceId, devicesChunk), inArray(deviceCommands.supersedeKey, keysChunk), notIndexed(deviceCommands.status, 'pending')),
+          );
       }
     }
   }

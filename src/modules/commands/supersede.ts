@@ -9,6 +9,7 @@ import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Tx } from '../../platform/db/client';
 import { DELETE_KINDS, type NewCommand } from './kinds';
+import { notIndexed } from './query-plans';
 import { deviceCommands } from './tables';
 
 /** SQLite bind-variable budget per `IN (...)` list. */
@@ -106,10 +107,12 @@ export async function pendingWithKeys(tx: Tx, commands: NewCommand[]): Promise<M
         ...(await tx
           .select(columns)
           .from(deviceCommands)
+          // By the supersede index (device, key); the status is read from the row (notIndexed):
+          // otherwise SQLite walks every pending command of the terminal to find these keys.
           .where(
             byDevice
-              ? and(eq(deviceCommands.deviceId, outer), inArray(deviceCommands.supersedeKey, chunk), eq(deviceCommands.status, 'pending'))
-              : and(inArray(deviceCommands.deviceId, chunk), eq(deviceCommands.supersedeKey, outer), eq(deviceCommands.status, 'pending')),
+              ? and(eq(deviceCommands.deviceId, outer), inArray(deviceCommands.supersedeKey, chunk), notIndexed(deviceCommands.status, 'pending'))
+              : and(inArray(deviceCommands.deviceId, chunk), eq(deviceCommands.supersedeKey, outer), notIndexed(deviceCommands.status, 'pending')),
           )),
       );
     }

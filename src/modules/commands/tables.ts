@@ -36,6 +36,8 @@ export const deviceCommands = sqliteTable(
   (t) => [
     index('fpa_commands_queue').on(t.deviceId, t.status, t.id),
     index('fpa_commands_status').on(t.status, t.ackDeadline),
-    index('fpa_commands_supersede').on(t.deviceId, t.supersedeKey, t.status),
+    // Without the status: marking a command sent (every poll that carries commands) then leaves
+    // this index alone; the few commands of one terminal with one key are told apart by their row.
+    index('fpa_commands_supersede').on(t.deviceId, t.supersedeKey),
   ],
 );
