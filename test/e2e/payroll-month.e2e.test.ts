@@ -310,6 +310,10 @@ describe('a month of a factory', () => {
     // One employee only.
     const one = await fetch(`${server.url}${API}/attendance-days/export.csv?from=2026-03-30&to=2026-03-31&employee=N1`, { headers: server.admin.headers });
     expect((await one.text()).split('\r\n').slice(1, -1)).toEqual([expectedRow('N1', '2026-03-30'), expectedRow('N1', '2026-03-31')]);
+    // A typo in the employee is a 404 that says so, not a file of headers only.
+    const typo = await fetch(`${server.url}${API}/attendance-days/export.csv?from=2026-03-30&to=2026-03-31&employee=NI`, { headers: server.admin.headers });
+    expect(typo.status).toBe(404);
+    expect(await typo.json()).toMatchObject({ error: { code: 'not_found', message: 'employee not found', details: { employee: 'NI' } } });
     // Streamed page by page: pages of 7 rows (cutting through employees) give the same bytes.
     const paged = await server.fpa.service.reports.exportCsv({ from: '2026-03-01', to: '2026-03-31' }, { pageRows: 7 });
     expect(await new Response(paged).text()).toBe([lines[0], ...expected, ''].join('\r\n'));
@@ -391,6 +395,9 @@ describe('a month of a factory', () => {
     });
     const one = await server.admin.get('/attendance-summary/?from=2026-03-01&to=2026-03-15&employee=L1');
     expect(one.body.results).toEqual([expect.objectContaining({ employee: 'L1', days: 15, days_present: 5, days_on_leave: 5, days_off: 5 })]);
+    const typo = await server.admin.get('/attendance-summary/?from=2026-03-01&to=2026-03-15&employee=LI');
+    expect(typo.status).toBe(404);
+    expect(typo.body.error).toMatchObject({ code: 'not_found', details: { employee: 'LI' } });
   });
 
   test('a name from outside is written as text a spreadsheet shows, quoted where CSV needs it', async () => {

@@ -314,6 +314,11 @@ describe('a manager of north sees nothing of south', () => {
     expect(csv.status).toBe(200);
     expect(text).toContain('E-NORTH');
     expect(text).not.toContain('E-SOUTH');
+    // Asked by name, someone of another area is not found, as an employee who does not exist.
+    const southCsv = await fetch(`${manager.base}/attendance-days/export.csv?from=${DATE}&to=${DATE}&employee=E-SOUTH`, { headers: manager.headers });
+    expect(southCsv.status).toBe(404);
+    expect((await manager.get(`/attendance-summary/?from=${DATE}&to=${DATE}&employee=E-SOUTH`)).status).toBe(404);
+    expect((await manager.get(`/attendance-summary/?from=${DATE}&to=${DATE}&employee=E-NORTH`)).body.results).toHaveLength(1);
     expect((await hr.post('/attendance-days/recompute/', { from: DATE, to: DATE, enrollee: south.id })).status).toBe(404);
     expect((await manager.get(`/calendar/?enrollee=${south.id}&from=${DATE}&to=${DATE}`)).status).toBe(404);
     expect((await manager.get(`/calendar/?enrollee=${north.id}&from=${DATE}&to=${DATE}`)).status).toBe(200);

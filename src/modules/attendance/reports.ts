@@ -80,6 +80,7 @@ export class Reports {
   ): Promise<ReadableStream<Uint8Array>> {
     const member = this.enrollees.membership.enrolleeInScope(attendanceDays.enrolleeId, options.scope ?? EVERYWHERE);
     checkRange(filters.from, filters.to);
+    if (filters.employee !== undefined) await this.requireEmployee(filters.employee, options.scope ?? EVERYWHERE);
     await this.attendance.follower.catchUp();
     const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
     const encoder = new TextEncoder();
@@ -103,6 +104,22 @@ export class Reports {
         if (++pages % PAGES_PER_COLLECTION === 0) Bun.gc(true);
       },
     });
+  }
+
+  /**
+   * One employee's export or summary names someone the caller may see, or is a 404: a typo must
+   * not hand payroll an empty file as if the employee had no days. Someone: an enrollee of that
+   * key (deleted ones too), or a stored day of it in the scope (its enrollee since scrubbed).
+   */
+  private async requireEmployee(employee: string, scope: AreaScope): Promise<void> {
+    if (await this.enrollees.employeeInScope(employee, scope)) return;
+    const d = attendanceDays;
+    const [day] = await this.ctx.db.orm
+      .select({ date: d.date })
+      .from(d)
+      .where(and(eq(d.employeeKey, employee), this.enrollees.membership.enrolleeInScope(d.enrolleeId, scope)))
+      .limit(1);
+    if (!day) throw new FpaError('not_found', 'employee not found', { employee });
   }
 
   /**
@@ -215,6 +232,7 @@ export class Reports {
     scope: AreaScope = EVERYWHERE,
   ): Promise<Page<SummaryView>> {
     checkRange(filters.from, filters.to);
+    if (filters.employee !== undefined) await this.requireEmployee(filters.employee, scope);
     await this.attendance.follower.catchUp();
     const after = readCursor(filters.cursor);
     const d = attendanceDays;

@@ -76,19 +76,23 @@ function dayRoutes(http: Http, attendance: AttendanceService, reports: Reports) 
         }),
       {
         query: ExportQuery,
-        response: { 200: t.String({ contentMediaType: 'text/csv', description: 'The CSV file, UTF-8, header row first.' }), ...errors() },
+        response: { 200: t.String({ contentMediaType: 'text/csv', description: 'The CSV file, UTF-8, header row first.' }), ...errors('not_found') },
         detail: {
           summary: 'The days of a range as CSV for payroll: one row per employee and date, header row first',
           tags,
           description:
-            'Columns: employee, name, date, status, schedule, first_in, last_out (local wall times of ATTENDANCE_TIME_ZONE), worked, expected, late, early_leave, overtime (each as H:MM and in seconds), punches, flags (space-separated).',
+            'Columns: employee, name, date, status, schedule, first_in, last_out (local wall times of ATTENDANCE_TIME_ZONE), worked, expected, late, early_leave, overtime (each as H:MM and in seconds), punches, flags (space-separated). An `employee` that names nobody in the caller’s areas is 404, not an empty file.',
         },
       },
     )
     .get('/attendance-summary', ({ query, scope }) => reports.summary({ ...query, limit: query.limit ?? 100 }, scope), {
       query: SummaryList.query,
-      response: { 200: SummaryList.response, ...errors('invalid_cursor') },
-      detail: { summary: 'Per employee totals of a range: days by status, late days, worked, expected, overtime, late and early seconds', tags },
+      response: { 200: SummaryList.response, ...errors('invalid_cursor', 'not_found') },
+      detail: {
+        summary: 'Per employee totals of a range: days by status, late days, worked, expected, overtime, late and early seconds',
+        tags,
+        description: 'An `employee` that names nobody in the caller’s areas is 404, not an empty list.',
+      },
     });
 }
 

@@ -182,6 +182,16 @@ export class EnrolleeService {
     return rows.map((r) => r.id);
   }
 
+  /** Whether an enrollee of this employee key (deleted ones too) is in one of the scope's areas. */
+  async employeeInScope(employeeKey: string, scope: AreaScope): Promise<boolean> {
+    const [found] = await this.ctx.db.orm
+      .select({ id: enrollees.id })
+      .from(enrollees)
+      .where(and(eq(enrollees.employeeKey, employeeKey), enrolleeInScope(enrollees.id, scope)))
+      .limit(1);
+    return found !== undefined;
+  }
+
   /**
    * The display name of the enrollee an id column names (tombstones included: reports name
    * people who have since left), as SQL for a query of another module: the export writes its
