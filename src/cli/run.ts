@@ -17,6 +17,7 @@ import { databaseFilePath, migrateDatabase, openDatabase } from '../platform/db/
 import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
 import { silentLogger } from '../platform/log';
+import { isCalendarDate } from '../platform/time/dates';
 import {
   checkCodesMarkdown,
   errorStatusMarkdown,
@@ -92,7 +93,9 @@ async function runJob(name: string, args: string[]): Promise<number> {
   // generate-absences takes one date or a range of dates.
   for (const key of ['date', 'from', 'to'] as const) {
     const value = values[key];
-    if (typeof value === 'string') params[key] = value;
+    if (typeof value !== 'string') continue;
+    if (!isCalendarDate(value)) throw new UsageError(`--${key} "${value}" is not a date (YYYY-MM-DD)`);
+    params[key] = value;
   }
   const handed = await callRunningServer(`jobs/${name}/run/`, { params });
   if (handed) {
@@ -215,11 +218,13 @@ const commands: Record<string, Command> = {
       console.error('fpa:admin-token: FPA_ADMIN_JWT_SECRET is not set');
       return 1;
     }
-    let jwt = new SignJWT({ scope: settings.ADMIN_SCOPE })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(typeof values.sub === 'string' ? values.sub : 'operator')
-      .setIssuedAt()
-      .setExpirationTime(typeof values.ttl === 'string' ? values.ttl : '12h');
+    let jwt = withLifetime(
+      new SignJWT({ scope: settings.ADMIN_SCOPE })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(typeof values.sub === 'string' ? values.sub : 'operator')
+        .setIssuedAt(),
+      values.ttl,
+    );
     if (settings.ADMIN_JWT_ISSUER) jwt = jwt.setIssuer(settings.ADMIN_JWT_ISSUER);
     if (settings.ADMIN_JWT_AUDIENCE) jwt = jwt.setAudience(settings.ADMIN_JWT_AUDIENCE);
     console.log(await jwt.sign(new TextEncoder().encode(settings.ADMIN_JWT_SECRET)));
@@ -239,9 +244,22 @@ export function commandNames(): string[] {
   return Object.keys(commands).sort();
 }
 
-/** node:util parseArgs refusing an option or a value (its errors carry an `ERR_PARSE_ARGS_*` code). */
+/** An option's value a command cannot take: a typo to fix (exit 2), like an unknown option. */
+class UsageError extends Error {}
+
+/** node:util parseArgs refusing an option or a value (its errors carry an `ERR_PARSE_ARGS_*` code), or a UsageError. */
 function isUsageError(error: unknown): error is Error {
+  if (error instanceof UsageError) return true;
   return error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS_');
+}
+
+/** Sets admin-token's `--ttl` as jose reads a lifetime (`12h`, `30m`, `7d`); one it cannot read is a UsageError. */
+function withLifetime(jwt: SignJWT, ttl: string | undefined): SignJWT {
+  try {
+    return jwt.setExpirationTime(ttl ?? '12h');
+  } catch {
+    throw new UsageError(`--ttl "${ttl}" is not a lifetime (for example 30m, 12h or 7d)`);
+  }
 }
 
 export async function runCli(argv: string[]): Promise<number> {

@@ -94,6 +94,16 @@ describe('the configuration check', () => {
     }
   });
 
+  test('an option value a command cannot read exits 2 and names the option: a lifetime, a date', async () => {
+    const ttl = await cli(['admin-token', '--ttl', 'banana']);
+    expect(ttl.code).toBe(2);
+    expect(ttl.err).toContain('--ttl "banana" is not a lifetime');
+    expect((await cli(['admin-token', '--ttl', '2h'])).code).toBe(0);
+    const date = await cli(['generate-absences', '--date', '2026-13-01']);
+    expect(date.code).toBe(2);
+    expect(date.err).toContain('--date "2026-13-01" is not a date (YYYY-MM-DD)');
+  }, 30_000);
+
   test('an unknown log level is an error; a bad TIME_ZONE is reported once, under TIME_ZONE', async () => {
     const loud = await cli(['check'], { FPA_LOG_LEVEL: 'loud' });
     expect(loud.code).toBe(1);
