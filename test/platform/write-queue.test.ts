@@ -98,6 +98,26 @@ describe('write queue', () => {
     expect(waited).toBeGreaterThanOrEqual(MAX_WAIT_MS - 50);
   });
 
+  test('overdue background steps, each queued as the last one ends, leave the event loop a turn between them', async () => {
+    // A follower catching up after a long burst: its writes settle through promises alone, so
+    // without a turn between them no request was read until it had caught up (10 s measured).
+    await db.client.execute('delete from t');
+    const owedSince = performance.now() - MAX_WAIT_MS - 100;
+    let steps = 0;
+    let stepsWhenTurnCame = -1;
+    // A turn of the loop, as an incoming request needs one to be read.
+    setImmediate(() => {
+      stepsWhenTurnCame = steps;
+    });
+    for (let step = 1; step <= 30; step++) {
+      await write(`step ${step}`, true, owedSince);
+      steps++;
+    }
+    expect(steps).toBe(30);
+    expect(stepsWhenTurnCame).toBeGreaterThanOrEqual(0);
+    expect(stepsWhenTurnCame).toBeLessThanOrEqual(2);
+  });
+
   test('a background write alone runs at once, and close waits for every queued write', async () => {
     await db.client.execute('delete from t');
     const started = performance.now();

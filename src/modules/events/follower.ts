@@ -10,7 +10,7 @@
  * previous one left. It catches up when woken after a commit, every second (events other
  * instances wrote), at start-up, and on demand before a read that must see every event.
  */
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { CoalescingPass } from '../../platform/coalescing-pass';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
@@ -74,13 +74,22 @@ export class LogFollower {
     void this.pass.trigger().catch((error: unknown) => this.ctx.log.error(`log follower ${this.options.name} failed`, { error: describeError(error) }));
   }
 
-  /** Applies every event recorded so far; resolves when the follower has reached the log's head. */
+  /**
+   * Applies every event recorded so far; resolves when the follower has reached the log's head
+   * as it was when asked. Not a later one: under a steady stream of uploads a read would chase
+   * the head for as long as the stream lasts.
+   */
   async catchUp(): Promise<number> {
+    const [head] = await this.ctx.db.orm.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
+    const upTo = head?.max ?? 0;
     let total = 0;
     for (;;) {
-      const applied = await this.step();
+      const applied = await this.step({ upTo });
       total += applied;
       if (applied === 0) return total;
+      // A turn of the event loop between steps: they settle through promises alone, so a read
+      // that catches up a long burst's backlog held every request behind it (4 s measured).
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
@@ -89,10 +98,11 @@ export class LogFollower {
    * Woken by new events it is background work (uploads are answered first); a caller that must
    * see every event (`catchUp` before a read) does not wait behind them.
    */
-  private async step(options: { background?: boolean } = {}): Promise<number> {
+  private async step(options: { background?: boolean; upTo?: number } = {}): Promise<number> {
     const { name, types } = this.options;
+    const { upTo, ...writeOptions } = options;
     // A read first, so an idle follower (woken every second) takes no write lock.
-    if (!(await this.behind(this.ctx.db.orm))) {
+    if (!(await this.behind(this.ctx.db.orm, upTo))) {
       this.owedSince = null;
       return 0;
     }
@@ -103,17 +113,17 @@ export class LogFollower {
         const position = row?.position ?? 0;
         // Read inside the write transaction: nothing can commit between this read and the move.
         const [head] = await w.tx.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
-        const last = head?.max ?? 0;
+        const last = Math.min(head?.max ?? 0, upTo ?? Number.POSITIVE_INFINITY);
         if (last <= position) return 0;
         const rows = await w.tx
           .select()
           .from(eventLog)
-          .where(and(gt(eventLog.sequence, position), inArray(eventLog.type, [...types])))
+          .where(and(gt(eventLog.sequence, position), lte(eventLog.sequence, last), inArray(eventLog.type, [...types])))
           .orderBy(asc(eventLog.sequence))
           .limit(this.batch);
         const events = await this.log.read(w.tx, rows);
         if (events.length > 0) await this.options.apply(w, events);
-        // A full batch stops at its last event; otherwise everything up to the head is done.
+        // A full batch stops at its last event; otherwise everything up to `last` is done.
         const next = events.length === this.batch ? events[events.length - 1]!.sequence : last;
         await w.tx
           .insert(logFollowers)
@@ -121,16 +131,16 @@ export class LogFollower {
           .onConflictDoUpdate({ target: logFollowers.name, set: { position: next, updatedAt: this.ctx.clock.now() } });
         return Math.max(events.length, 1);
       },
-      { ...options, owedSince: this.owedSince },
+      { ...writeOptions, owedSince: this.owedSince },
     );
-    // A batch that was not full reached the head.
-    if (applied < this.batch) this.owedSince = null;
+    // A batch that was not full reached the head (unless it stopped at `upTo`).
+    if (applied < this.batch && upTo === undefined) this.owedSince = null;
     return applied;
   }
 
-  private async behind(q: Queryable): Promise<boolean> {
+  private async behind(q: Queryable, upTo = Number.POSITIVE_INFINITY): Promise<boolean> {
     const [row] = await q.select({ position: logFollowers.position }).from(logFollowers).where(eq(logFollowers.name, this.options.name));
     const [head] = await q.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
-    return (head?.max ?? 0) > (row?.position ?? 0);
+    return Math.min(head?.max ?? 0, upTo) > (row?.position ?? 0);
   }
 }

@@ -377,8 +377,15 @@ class WriteQueue {
           continue;
         }
         const background = this.dueBackground();
-        if (background) await background.run();
-        else if (this.background.length > 0) await this.waitForQuiet();
+        if (background) {
+          await background.run();
+          // A turn of the event loop before the next write. Writes settle through promises
+          // alone, so a follower catching up after a long burst (each step queued as the last
+          // one ends, all of them overdue) would otherwise run step after step without one:
+          // requests were not even read, and terminals waited 10 s for an answer (measured).
+          // Uploads that came meanwhile queue their writes now, and those go first.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        } else if (this.background.length > 0) await this.waitForQuiet();
         else return;
       }
     } finally {

@@ -1,0 +1,58 @@
+/**
+ * A read's catch-up with the event log (src/modules/events/follower.ts `catchUp`): it applies the
+ * events recorded when it was asked, and stops there. Under a steady stream of uploads it must
+ * not chase the head for as long as the stream lasts, and it leaves the event loop a turn between
+ * its steps, so the uploads go on meanwhile.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DeviceRow } from '../../../src/modules/devices/tables';
+import { createPeople, linesAt, type Person, terminal, upload } from '../../support/attendance';
+import { startTestServer, type TestServer } from '../../support/harness';
+
+const ZONE = 'UTC';
+let server: TestServer;
+let device: DeviceRow;
+let person: Person;
+
+beforeAll(async () => {
+  server = await startTestServer({ TIME_ZONE: ZONE });
+  person = (await createPeople(server, ['F-1']))['F-1']!;
+  device = await terminal(server, 'FOLLOW001');
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** The position the attendance follower has reached, and the log's head. */
+async function positions(): Promise<{ follower: number; head: number }> {
+  const rs = await server.fpa.db.client.execute(
+    "select (select position from fpa_log_followers where name = 'attendance') as follower, (select max(sequence) from fpa_events) as head",
+  );
+  return { follower: Number(rs.rows[0]!.follower ?? 0), head: Number(rs.rows[0]!.head ?? 0) };
+}
+
+describe('a read catching up with the log', () => {
+  test('stops at the head as it was when asked, while a terminal keeps uploading', async () => {
+    await upload(server, device, linesAt(ZONE, person.pin, '2026-03-02 08:00:00'));
+    const headWhenAsked = (await positions()).head;
+    let caughtUp = false;
+    const catchUp = server.fpa.service.attendance.follower.catchUp().then(() => {
+      caughtUp = true;
+    });
+    // A terminal uploading one punch after another, a minute apart, until the read has caught
+    // up (or 200 uploads: it chased the head of a stream that never ends).
+    let uploads = 0;
+    while (!caughtUp && uploads < 200) {
+      uploads++;
+      const minute = String(uploads % 60).padStart(2, '0');
+      const hour = String(9 + Math.floor(uploads / 60)).padStart(2, '0');
+      await upload(server, device, linesAt(ZONE, person.pin, `2026-03-02 ${hour}:${minute}:00`));
+    }
+    await catchUp;
+    expect(caughtUp).toBe(true);
+    expect(uploads).toBeLessThan(200);
+    // Uploads went on while it caught up, and it applied what was there when asked.
+    expect(uploads).toBeGreaterThan(0);
+    expect((await positions()).follower).toBeGreaterThanOrEqual(headWhenAsked);
+  });
+});
