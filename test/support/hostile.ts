@@ -27,6 +27,9 @@ export async function tableContents(server: TestServer): Promise<Record<string, 
   const volatile = new Set(['last_used_at', 'last_seen_at']);
   // Bookkeeping that every request changes by design: the shared agent rate-limit counters.
   const bookkeeping = new Set(['fpa_agent_rate_windows']);
+  // Settled first: the attendance days follow the log after the commit, so a step owed from
+  // the setup may still move the follower's position between two snapshots.
+  await server.fpa.service.attendance.follower.catchUp();
   const out: Record<string, unknown[]> = {};
   for (const name of await tableNames(server)) {
     if (bookkeeping.has(name)) continue;

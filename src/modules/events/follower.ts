@@ -10,7 +10,7 @@
  * previous one left. It catches up when woken after a commit, every second (events other
  * instances wrote), at start-up, and on demand before a read that must see every event.
  */
-import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { CoalescingPass } from '../../platform/coalescing-pass';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
@@ -29,9 +29,16 @@ export interface FollowerOptions {
 
 const POLL_MS = 1_000;
 
+/** What one step did: the events it applied, whether it moved, and where it stands. */
+interface StepDone {
+  applied: number;
+  moved: boolean;
+  position: number;
+}
+
 export class LogFollower {
   private readonly pass = new CoalescingPass(
-    () => this.step({ background: true }).then((n) => n > 0),
+    () => this.step({ background: true }).then((done) => done.moved),
     () => this.running,
   );
   /**
@@ -84,9 +91,10 @@ export class LogFollower {
     const upTo = head?.max ?? 0;
     let total = 0;
     for (;;) {
-      const applied = await this.step({ upTo });
+      const { applied, moved, position } = await this.step({ upTo });
       total += applied;
-      if (applied === 0) return total;
+      // Past `upTo`, one step more moves past what the steps themselves appended, and no further.
+      if (!moved || (position >= upTo && applied === 0)) return total;
       // A turn of the event loop between steps: they settle through promises alone, so a read
       // that catches up a long burst's backlog held every request behind it (4 s measured).
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -96,51 +104,60 @@ export class LogFollower {
   /**
    * One transaction: the next events of the follower's types, applied, and its position moved.
    * Woken by new events it is background work (uploads are answered first); a caller that must
-   * see every event (`catchUp` before a read) does not wait behind them.
+   * see every event (`catchUp` before a read) does not wait behind them. With `upTo` it applies
+   * no event past that sequence, but still moves past later events that are not its types (the
+   * ones its own steps append). Answers how many events it applied, whether it moved, and the
+   * position it stands at.
    */
-  private async step(options: { background?: boolean; upTo?: number } = {}): Promise<number> {
-    const { name, types } = this.options;
+  private async step(options: { background?: boolean; upTo?: number } = {}): Promise<StepDone> {
     const { upTo, ...writeOptions } = options;
     // A read first, so an idle follower (woken every second) takes no write lock.
-    if (!(await this.behind(this.ctx.db.orm, upTo))) {
+    if (!(await this.behind(this.ctx.db.orm))) {
       this.owedSince = null;
-      return 0;
+      return { applied: 0, moved: false, position: Number.POSITIVE_INFINITY };
     }
     this.owedSince ??= performance.now();
-    const applied = await this.ctx.db.write(
-      async (w) => {
-        const [row] = await w.tx.select({ position: logFollowers.position }).from(logFollowers).where(eq(logFollowers.name, name));
-        const position = row?.position ?? 0;
-        // Read inside the write transaction: nothing can commit between this read and the move.
-        const [head] = await w.tx.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
-        const last = Math.min(head?.max ?? 0, upTo ?? Number.POSITIVE_INFINITY);
-        if (last <= position) return 0;
-        const rows = await w.tx
-          .select()
-          .from(eventLog)
-          .where(and(gt(eventLog.sequence, position), lte(eventLog.sequence, last), inArray(eventLog.type, [...types])))
-          .orderBy(asc(eventLog.sequence))
-          .limit(this.batch);
-        const events = await this.log.read(w.tx, rows);
-        if (events.length > 0) await this.options.apply(w, events);
-        // A full batch stops at its last event; otherwise everything up to `last` is done.
-        const next = events.length === this.batch ? events[events.length - 1]!.sequence : last;
-        await w.tx
-          .insert(logFollowers)
-          .values({ name, position: next, updatedAt: this.ctx.clock.now() })
-          .onConflictDoUpdate({ target: logFollowers.name, set: { position: next, updatedAt: this.ctx.clock.now() } });
-        return Math.max(events.length, 1);
-      },
-      { ...writeOptions, owedSince: this.owedSince },
-    );
-    // A batch that was not full reached the head (unless it stopped at `upTo`).
-    if (applied < this.batch && upTo === undefined) this.owedSince = null;
-    return applied;
+    const { reachedHead, ...done } = await this.ctx.db.write((w) => this.applyNext(w, upTo ?? Number.POSITIVE_INFINITY), {
+      ...writeOptions,
+      owedSince: this.owedSince,
+    });
+    if (reachedHead) this.owedSince = null;
+    return done;
   }
 
-  private async behind(q: Queryable, upTo = Number.POSITIVE_INFINITY): Promise<boolean> {
+  /** The body of a step (see `step`), in its write transaction. */
+  private async applyNext(w: WriteContext, upTo: number): Promise<StepDone & { reachedHead: boolean }> {
+    const { name, types } = this.options;
+    const [row] = await w.tx.select({ position: logFollowers.position }).from(logFollowers).where(eq(logFollowers.name, name));
+    const position = row?.position ?? 0;
+    // Read inside the write transaction: nothing can commit between this read and the move.
+    const [head] = await w.tx.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
+    const last = head?.max ?? 0;
+    if (last <= position) return { applied: 0, moved: false, position, reachedHead: true };
+    const rows = await w.tx
+      .select()
+      .from(eventLog)
+      .where(and(gt(eventLog.sequence, position), inArray(eventLog.type, [...types])))
+      .orderBy(asc(eventLog.sequence))
+      .limit(this.batch);
+    const taken = rows.filter((r) => r.sequence <= upTo);
+    const events = await this.log.read(w.tx, taken);
+    if (events.length > 0) await this.options.apply(w, events);
+    // A full batch stops at its last event, one cut short by `upTo` at `upTo`; otherwise
+    // everything up to the head is done.
+    const reachedHead = rows.length < this.batch && taken.length === rows.length;
+    const next = reachedHead ? last : taken.length < rows.length ? upTo : taken[taken.length - 1]!.sequence;
+    if (next <= position) return { applied: events.length, moved: false, position, reachedHead };
+    await w.tx
+      .insert(logFollowers)
+      .values({ name, position: next, updatedAt: this.ctx.clock.now() })
+      .onConflictDoUpdate({ target: logFollowers.name, set: { position: next, updatedAt: this.ctx.clock.now() } });
+    return { applied: events.length, moved: true, position: next, reachedHead };
+  }
+
+  private async behind(q: Queryable): Promise<boolean> {
     const [row] = await q.select({ position: logFollowers.position }).from(logFollowers).where(eq(logFollowers.name, this.options.name));
     const [head] = await q.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
-    return Math.min(head?.max ?? 0, upTo) > (row?.position ?? 0);
+    return (head?.max ?? 0) > (row?.position ?? 0);
   }
 }

@@ -65,14 +65,17 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     expect(absences).toMatchObject({ last_status: 'succeeded', last_holder: server.fpa.service.runtime.instanceId });
   }, 30_000);
 
-  test('a failing job exits non-zero with its summary, through the server and without it', async () => {
-    const handed = await cli('generate-absences', '--date', '2026-02-30');
+  test('a failing job exits non-zero with its summary, through the server and without it; a date that is none is a usage error', async () => {
+    const handed = await cli('generate-absences', '--date', '2099-01-01');
     expect(handed.code).toBe(1);
-    expect(handed.out).toBe('generate-absences failed: error=date must be a date (YYYY-MM-DD) (run by the running server)');
+    expect(handed.out).toBe('generate-absences failed: error=absences cannot be generated for a future date (run by the running server)');
+    const typo = await cli('generate-absences', '--date', '2026-02-30');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('--date "2026-02-30" is not a date (YYYY-MM-DD)');
     await server!.close();
     server = null;
-    const direct = await cli('generate-absences', '--date', '2026-02-30');
+    const direct = await cli('generate-absences', '--date', '2099-01-01');
     expect(direct.code).toBe(1);
-    expect(direct.out).toBe('generate-absences failed: error=date must be a date (YYYY-MM-DD)');
+    expect(direct.out).toBe('generate-absences failed: error=absences cannot be generated for a future date');
   }, 30_000);
 });
