@@ -70,12 +70,14 @@ export class PayPeriods {
   }
 
   /** Locks a period (409 when it already is). The caller brings the days up to date first. */
-  async lock(id: string, by: string): Promise<PayPeriodView> {
+  /** Locks a period; `settle` runs first in the same transaction (the days brought up to date). */
+  async lock(id: string, by: string, settle: (w: WriteContext) => Promise<void>): Promise<PayPeriodView> {
     return this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const row = await this.row(tx, id);
       if (row.locked) throw new FpaError('conflict', 'the pay period is already locked', { pay_period: id });
+      await settle(w);
       const locked: PeriodRow = { ...row, locked: true, lockedAt: now, lockedBy: by };
       await tx.update(payPeriods).set({ locked: true, lockedAt: now, lockedBy: by }).where(eq(payPeriods.id, id));
       await audit(tx, now, { actor: by, action: 'pay_period.locked', targetType: 'pay_period', targetId: id, details: { from: row.fromDate, to: row.toDate } });

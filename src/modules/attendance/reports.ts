@@ -112,7 +112,7 @@ export class Reports {
    * key (deleted ones too), or a stored day of it in the scope (its enrollee since scrubbed).
    */
   private async requireEmployee(employee: string, scope: AreaScope): Promise<void> {
-    if (await this.enrollees.employeeInScope(employee, scope)) return;
+    if (await this.enrollees.employeeEverInScope(employee, scope)) return;
     const d = attendanceDays;
     const [day] = await this.ctx.db.orm
       .select({ date: d.date })

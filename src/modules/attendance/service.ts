@@ -276,10 +276,15 @@ export class AttendanceService {
     return { recomputed };
   }
 
-  /** `POST pay-periods/{id}/lock/`: every punch recorded so far counts, then the period's days are final. */
+  /**
+   * `POST pay-periods/{id}/lock/`: every punch recorded so far counts, then the period's days are
+   * final. Most of the days are brought up to date before the lock's transaction; what came in
+   * meanwhile is applied in it, or a punch stored in between would never count (its day locked
+   * before the follower reached it, and the punch not flagged `after_lock` either).
+   */
   async lockPeriod(id: string, by: string) {
     await this.follower.catchUp();
-    return this.periods.lock(id, by);
+    return this.periods.lock(id, by, (w) => this.follower.applyAllIn(w));
   }
 
   /**

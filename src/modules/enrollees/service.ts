@@ -183,7 +183,7 @@ export class EnrolleeService {
   }
 
   /** Whether an enrollee of this employee key (deleted ones too) is in one of the scope's areas. */
-  async employeeInScope(employeeKey: string, scope: AreaScope): Promise<boolean> {
+  async employeeEverInScope(employeeKey: string, scope: AreaScope): Promise<boolean> {
     const [found] = await this.ctx.db.orm
       .select({ id: enrollees.id })
       .from(enrollees)

@@ -102,6 +102,19 @@ export class LogFollower {
   }
 
   /**
+   * Applies, in the caller's write transaction, every event of its types not applied yet: for a
+   * change that must have seen them all when it commits (a pay period's lock), after `catchUp`
+   * has done the bulk of them outside it. Uploads take turns with a catch-up's steps, so events
+   * may have come in since it ended.
+   */
+  async applyAllIn(w: WriteContext): Promise<void> {
+    for (;;) {
+      const { reachedHead } = await this.applyNext(w, Number.POSITIVE_INFINITY);
+      if (reachedHead) return;
+    }
+  }
+
+  /**
    * One transaction: the next events of the follower's types, applied, and its position moved.
    * Woken by new events it is background work (uploads are answered first); a caller that must
    * see every event (`catchUp` before a read) does not wait behind them. With `upTo` it applies
