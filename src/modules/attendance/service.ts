@@ -1,8 +1,9 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
-import { PurgePace, yieldToOthers } from '../../platform/db/purge';
+import { PurgePace } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
+import { yieldToOthers } from '../../platform/event-loop';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
@@ -270,9 +271,13 @@ export class AttendanceService {
         throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
       ids = [found.id];
     } else ids = await this.enrollees.keepInScope(this.ctx.db.orm, await this.enrolleesWithData(this.ctx.db.orm, from, to), scope);
-    // A transaction per group of people, so that terminals' uploads are not held up for long.
+    // A transaction per group of people, and a turn of the event loop between them
+    // (event-loop.ts), so that terminals' uploads are not held up for long.
     let recomputed = 0;
-    for (const group of chunks(ids, RECOMPUTE_GROUP)) recomputed += await this.ctx.db.write((w) => this.recomputeIn(w, group, from, to));
+    for (const group of chunks(ids, RECOMPUTE_GROUP)) {
+      recomputed += await this.ctx.db.write((w) => this.recomputeIn(w, group, from, to));
+      await yieldToOthers();
+    }
     return { recomputed };
   }
 

@@ -8,7 +8,7 @@ import { and, asc, eq, getTableName, gt, gte, inArray, lt, lte, or, sql } from '
 import { chunks } from '../../platform/chunks';
 import type { Database } from '../../platform/db/client';
 import { jsonRows } from '../../platform/db/json-rows';
-import { yieldToOthers } from '../../platform/db/purge';
+import { yieldToOthers } from '../../platform/event-loop';
 import { eventLog, logFollowers } from './tables';
 
 /** Which of these events a reader still owes (a webhook endpoint has not handed them off). */

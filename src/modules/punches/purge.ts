@@ -16,7 +16,8 @@
  */
 import { getTableName } from 'drizzle-orm';
 import type { Database } from '../../platform/db/client';
-import { PurgePace, yieldToOthers } from '../../platform/db/purge';
+import { PurgePace } from '../../platform/db/purge';
+import { yieldToOthers } from '../../platform/event-loop';
 import { BUCKET_SQL, bucketOf } from './buckets';
 import { punches } from './tables';
 

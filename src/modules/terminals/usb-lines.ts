@@ -2,6 +2,7 @@
  * The lines of a terminal's USB file (usb-import.ts), read as its upload is read, and sorted into
  * what an import stores and what it only counts.
  */
+import { yieldToOthers } from '../../platform/event-loop';
 import { parseUsbAttlogLine, splitNumberedRecords } from '../../protocol/adms';
 import type { DeviceRow } from '../devices';
 import type { IncomingPunch } from '../punches';
@@ -29,7 +30,7 @@ export async function readUsbFile(text: string, zone: string, history: OffsetHis
   };
   let turn = 0;
   for (const { line, text: raw } of splitNumberedRecords(text)) {
-    if (++turn % LINES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (++turn % LINES_PER_TURN === 0) await yieldToOthers();
     const parsed = parseUsbAttlogLine(raw);
     if (!parsed.ok) {
       refuse(line, parsed.reason);

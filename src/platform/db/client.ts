@@ -15,6 +15,7 @@ import { type Client, createClient, type InStatement, type ResultSet, type Trans
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import { describeError, isSqliteBusy } from '../errors';
+import { yieldToOthers } from '../event-loop';
 import { BURST_QUIET_MS } from '../upload-burst';
 import { BackgroundCheckpointer, WRITER_CHECKPOINT_PAGES } from './checkpointer';
 import { prepareDatabaseFile } from './files';
@@ -379,12 +380,11 @@ class WriteQueue {
         const background = this.dueBackground();
         if (background) {
           await background.run();
-          // A turn of the event loop before the next write. Writes settle through promises
-          // alone, so a follower catching up after a long burst (each step queued as the last
-          // one ends, all of them overdue) would otherwise run step after step without one:
-          // requests were not even read, and terminals waited 10 s for an answer (measured).
-          // Uploads that came meanwhile queue their writes now, and those go first.
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          // A turn of the event loop before the next write: a follower catching up after a long
+          // burst queues each step as the last one ends, all of them overdue, and without it ran
+          // them back to back (event-loop.ts). Uploads that came meanwhile queue their writes
+          // now, and those go first.
+          await yieldToOthers();
         } else if (this.background.length > 0) await this.waitForQuiet();
         else return;
       }

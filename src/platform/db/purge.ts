@@ -1,6 +1,7 @@
 /** Retention deletes in bounded batches, so a long purge never holds the single writer for long. */
 import { type SQL, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { yieldToOthers } from '../event-loop';
 import type { Database, WriteContext } from './client';
 
 /** Rows of the first purge transaction; the next ones are sized by PurgePace. */
@@ -84,16 +85,6 @@ export class PurgePace {
     const bounded = Math.min(this.units * 2, Math.max(this.units / 2, wanted));
     this.units = Math.round(Math.min(this.max, Math.max(this.min, bounded)));
   }
-}
-
-/**
- * Lets timers and requests run between two batches. A local libSQL statement runs on this
- * thread and its promise is already settled when awaited, so a loop of batches would otherwise
- * run as one long chain of microtasks: no request answered, no other write queued, until the
- * whole purge is over (measured: 1 s at 100k punches, 8 s at 1M).
- */
-export function yieldToOthers(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Deletes matching rows in batches (by rowid, PurgePace), one transaction per batch; returns how many. */

@@ -2,7 +2,8 @@
  * A read's catch-up with the event log (src/modules/events/follower.ts `catchUp`): it applies the
  * events recorded when it was asked, and stops there. Under a steady stream of uploads it must
  * not chase the head for as long as the stream lasts, and it leaves the event loop a turn between
- * its steps, so the uploads go on meanwhile.
+ * its steps, so the uploads go on meanwhile. A pay period's lock applies what came in after it;
+ * a recompute of many people leaves a turn between its groups too.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DeviceRow } from '../../../src/modules/devices/tables';
@@ -68,5 +69,45 @@ describe('a read catching up with the log', () => {
     // The punch counts on the locked date, and the follower is past it.
     const day = await server.admin.get(`/attendance-days/?employee=${person.employee}&from=2026-04-06&to=2026-04-06`);
     expect(day.body.results).toEqual([expect.objectContaining({ date: '2026-04-06', punch_count: 1 })]);
+  });
+});
+
+describe('a recompute of many people', () => {
+  test('leaves the event loop a turn between its groups of 100', async () => {
+    const many = await createPeople(
+      server,
+      Array.from({ length: 120 }, (_, i) => `R-${i}`),
+    );
+    await upload(
+      server,
+      device,
+      Object.values(many).flatMap((p) => linesAt(ZONE, p.pin, '2026-05-04 08:00:00')),
+    );
+    await server.fpa.service.attendance.follower.catchUp();
+    // The recompute's transactions, counted at each turn of the loop while it runs.
+    const db = server.fpa.db;
+    const write = db.write;
+    let writes = 0;
+    db.write = (work, options) => {
+      writes++;
+      return write(work, options);
+    };
+    const seen: number[] = [];
+    let running = true;
+    const sample = () => {
+      seen.push(writes);
+      if (running) setImmediate(sample);
+    };
+    try {
+      setImmediate(sample);
+      const { recomputed } = await server.fpa.service.attendance.recompute({ from: '2026-05-04', to: '2026-05-04' });
+      expect(recomputed).toBeGreaterThanOrEqual(120);
+    } finally {
+      running = false;
+      db.write = write;
+    }
+    // Two groups or more: some turn came after the first group's write and before the last.
+    expect(writes).toBeGreaterThanOrEqual(2);
+    expect(seen.some((n) => n > 0 && n < writes)).toBe(true);
   });
 });
