@@ -80,6 +80,8 @@ interface Measured {
   rowsPerSecond: number;
   p50: number;
   p99: number;
+  /** The longest a batch waited for its answer (ms). */
+  longest: number;
 }
 
 type Baseline = { rows: number; seconds: number; rowsPerSecond: number };
@@ -325,10 +327,11 @@ async function uploadAll(url: string, options: IngestOptions): Promise<Measured>
     rowsPerSecond: rows / seconds,
     p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
     p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0,
+    longest: latencies[latencies.length - 1] ?? 0,
   };
 }
 
-async function httpIngest(options: IngestOptions): Promise<Measured | { skipped: string }> {
+export async function httpIngest(options: IngestOptions): Promise<Measured | { skipped: string }> {
   const server = await startBenchServer('fpa-bench-ingest-');
   try {
     if (!hasRoute(server, 'POST', `${server.fpa.settings.ADMS_URL_PREFIX}cdata`)) return { skipped: 'the ADMS cdata route is not mounted yet' };
