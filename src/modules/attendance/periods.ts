@@ -69,8 +69,7 @@ export class PayPeriods {
     });
   }
 
-  /** Locks a period (409 when it already is). The caller brings the days up to date first. */
-  /** Locks a period; `settle` runs first in the same transaction (the days brought up to date). */
+  /** Locks a period (409 when it already is); `settle` first brings the days up to date, in the same transaction. */
   async lock(id: string, by: string, settle: (w: WriteContext) => Promise<void>): Promise<PayPeriodView> {
     return this.ctx.db.write(async (w) => {
       const { tx } = w;

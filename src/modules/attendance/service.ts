@@ -271,13 +271,10 @@ export class AttendanceService {
         throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
       ids = [found.id];
     } else ids = await this.enrollees.keepInScope(this.ctx.db.orm, await this.enrolleesWithData(this.ctx.db.orm, from, to), scope);
-    // A transaction per group of people, and a turn of the event loop between them
-    // (event-loop.ts), so that terminals' uploads are not held up for long.
+    // A transaction per group of people (the write queue leaves the event loop a turn after
+    // each), so that terminals' uploads are not held up for long.
     let recomputed = 0;
-    for (const group of chunks(ids, RECOMPUTE_GROUP)) {
-      recomputed += await this.ctx.db.write((w) => this.recomputeIn(w, group, from, to));
-      await yieldToOthers();
-    }
+    for (const group of chunks(ids, RECOMPUTE_GROUP)) recomputed += await this.ctx.db.write((w) => this.recomputeIn(w, group, from, to));
     return { recomputed };
   }
 

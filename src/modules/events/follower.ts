@@ -14,7 +14,6 @@ import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { CoalescingPass } from '../../platform/coalescing-pass';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { describeError } from '../../platform/errors';
-import { yieldToOthers } from '../../platform/event-loop';
 import type { EventRuntime } from './runtime';
 import type { EventLog, LoggedEvent } from './service';
 import { eventLog, logFollowers } from './tables';
@@ -95,10 +94,9 @@ export class LogFollower {
       const { applied, moved, position } = await this.step({ upTo });
       total += applied;
       // Past `upTo`, one step more moves past what the steps themselves appended, and no further.
+      // Its steps take turns with the uploads: the write queue leaves the event loop a turn
+      // after every write (a read catching up a burst's backlog held every request 4 s).
       if (!moved || (position >= upTo && applied === 0)) return total;
-      // A turn of the event loop between steps (event-loop.ts): a read catching up a long
-      // burst's backlog held every request behind it (4 s measured).
-      await yieldToOthers();
     }
   }
 

@@ -372,21 +372,21 @@ class WriteQueue {
     try {
       for (;;) {
         const foreground = this.foreground.shift();
-        if (foreground) {
-          await foreground.run();
-          this.lastForegroundAt = performance.now();
+        const background = foreground ? undefined : this.dueBackground();
+        const next = foreground ?? background;
+        if (!next) {
+          if (this.background.length === 0) return;
+          await this.waitForQuiet();
           continue;
         }
-        const background = this.dueBackground();
-        if (background) {
-          await background.run();
-          // A turn of the event loop before the next write: a follower catching up after a long
-          // burst queues each step as the last one ends, all of them overdue, and without it ran
-          // them back to back (event-loop.ts). Uploads that came meanwhile queue their writes
-          // now, and those go first.
-          await yieldToOthers();
-        } else if (this.background.length > 0) await this.waitForQuiet();
-        else return;
+        await next.run();
+        if (foreground) this.lastForegroundAt = performance.now();
+        // A turn of the event loop after every write (event-loop.ts). A chain of writes, each
+        // queued as the last one ends (a follower's steps, a read's catch-up, a recompute's
+        // groups), otherwise ran back to back without one: requests were not even read, and an
+        // overdue follower held every terminal 10 s after a long burst. Writes of the requests
+        // read meanwhile queue now, foreground ones first.
+        await yieldToOthers();
       }
     } finally {
       this.running = null;

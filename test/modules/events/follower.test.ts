@@ -84,14 +84,15 @@ describe('a recompute of many people', () => {
       Object.values(many).flatMap((p) => linesAt(ZONE, p.pin, '2026-05-04 08:00:00')),
     );
     await server.fpa.service.attendance.follower.catchUp();
-    // The recompute's transactions, counted at each turn of the loop while it runs.
+    // The recompute's transactions, counted as each commits, at each turn of the loop while it runs.
     const db = server.fpa.db;
     const write = db.write;
     let writes = 0;
-    db.write = (work, options) => {
-      writes++;
-      return write(work, options);
-    };
+    db.write = (work, options) =>
+      write(work, options).then((result) => {
+        writes++;
+        return result;
+      });
     const seen: number[] = [];
     let running = true;
     const sample = () => {
