@@ -81,7 +81,7 @@ export class TodayBoard {
     }
     // Who is on the board: the active people who existed by the end of the date, and anyone
     // with a day stored on it (deactivated or enrolled since).
-    const people = (await this.enrollees.membership.roster((s) => this.ctx.db.client.execute(s))).filter(
+    const people = (await this.enrollees.roster.read()).filter(
       (p) => ((p.active && p.createdAt < end) || stored.has(p.id)) && inScope(p) && (query.area === undefined || p.areaNames.includes(query.area)),
     );
     // The planner for everyone, with the areas the roster already holds.
@@ -148,7 +148,7 @@ function personView(person: RosterEntry, entry: BoardEntry, workday: boolean): T
     employee: person.employeeKey,
     enrollee: person.id,
     display_name: person.displayName,
-    areas: person.areaNames,
+    areas: [...person.areaNames],
     status: entry.status,
     expected: workday,
     schedule: entry.schedule,

@@ -38,8 +38,11 @@ export const attendanceDays = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.enrolleeId, t.date] }),
     // In the order attendance-days/ lists them (newest date first, then enrollee): a page of one
-    // date is a seek and a short walk, not a sort of the whole day (10,000 people) per page.
-    index('fpa_days_date_enrollee').on(sql`${t.date} desc`, t.enrolleeId),
+    // date is a seek and a short walk, not a sort of the whole day (10,000 people) per page. It
+    // carries what the Today board reads of a date's days (board.ts), so that read walks the
+    // index alone: 10,000 days a look-up each in the table took 37 ms at M, the walk 13 ms
+    // (migration 0013; a day's update now rewrites its entry here too).
+    index('fpa_days_date_enrollee').on(sql`${t.date} desc`, t.enrolleeId, t.status, t.firstIn, t.lastOut, t.lateSeconds, t.punchCount, t.schedule),
     index('fpa_days_employee').on(t.employeeKey, t.date),
   ],
 );

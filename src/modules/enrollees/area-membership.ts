@@ -182,57 +182,6 @@ export async function membersOfArea(
   return { rows: rows.slice(0, page.limit).map((r) => r.e), more: rows.length > page.limit };
 }
 
-/** A person of the Today board: who, and their areas (ids and names, in name order). */
-export interface RosterEntry {
-  id: string;
-  employeeKey: string;
-  displayName: string;
-  active: boolean;
-  createdAt: number;
-  areaIds: string[];
-  areaNames: string[];
-}
-
-/**
- * Everyone not deleted, with their areas, in one statement (the board reads 10,000 people at
- * once: one query, not one per chunk of them). Both reads answer as one JSON value
- * (json-results.ts): the driver's row objects cost more than the rows (10,000 people and their
- * areas: about half of the board's time).
- */
-async function roster(execute: Execute): Promise<RosterEntry[]> {
-  // Two flat reads joined here: a subquery per person costs more than the 10,000 pairs.
-  // The pairs without the areas' names (a join per pair), the few areas named once.
-  const [people, pairs, areas] = await Promise.all([
-    selectAsJson<[string, string, string, string, number]>(
-      execute,
-      ['id', 'employee_key', 'display_name', 'status', 'created_at'],
-      `select id, employee_key, display_name, status, created_at from ${getTableName(enrollees)} where status <> 'deleted'`,
-    ),
-    selectAsJson<[string, string]>(execute, ['enrollee_id', 'area_id'], `select enrollee_id, area_id from ${getTableName(enrolleeAreas)}`),
-    selectAsJson<[string, string]>(execute, ['id', 'name'], 'select id, name from fpa_areas order by name'),
-  ]);
-  // Each person's areas in name order.
-  const rank = new Map(areas.map(([id], i) => [id, i]));
-  pairs.sort((a, b) => (rank.get(a[1]) ?? 0) - (rank.get(b[1]) ?? 0));
-  const nameOf = new Map(areas);
-  const areasOf = new Map<string, { ids: string[]; names: string[] }>();
-  for (const [enrollee, areaId] of pairs) {
-    const name = nameOf.get(areaId);
-    if (name === undefined) continue;
-    let own = areasOf.get(enrollee);
-    if (!own) {
-      own = { ids: [], names: [] };
-      areasOf.set(enrollee, own);
-    }
-    own.ids.push(areaId);
-    own.names.push(name);
-  }
-  return people.map(([id, employeeKey, displayName, status, createdAt]) => {
-    const own = areasOf.get(id);
-    return { id, employeeKey, displayName, active: status === 'active', createdAt, areaIds: own?.ids ?? [], areaNames: own?.names ?? [] };
-  });
-}
-
 /** What other modules ask of enrollees' areas: `enrollees.membership`. */
 export const membership = {
   countInArea,
@@ -247,5 +196,4 @@ export const membership = {
   idsInScope,
   employeeInScope,
   employeeEverInScope,
-  roster,
 };

@@ -1,8 +1,9 @@
 /** Enrollees: the link between an employee and a device PIN, and their areas. */
-export { areaNamesOf, membersOfArea, type RosterEntry } from './area-membership';
+export { areaNamesOf, membersOfArea } from './area-membership';
 export { CARD_MAX, normaliseCard } from './cards';
 export type { EnrolleeEvents } from './events';
 export { Consent, type ConsentView, Enrollee, EnrolleeParams } from './model';
+export type { RosterEntry } from './roster';
 export { enrolleeRoutes } from './routes';
 export { ENROLLEE_SETTINGS } from './runtime';
 export type { ListFilter } from './search';

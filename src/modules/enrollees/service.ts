@@ -20,6 +20,7 @@ import { enrolleeInScope, membership } from './area-membership';
 import { ChangesToEnrollees } from './changes';
 import type { EnrolleeEvents } from './events';
 import { EnrolleeRetention } from './retention';
+import { Roster } from './roster';
 import type { EnrolleeRuntime } from './runtime';
 import { type EnrolleeRow, enrollees } from './tables';
 import { EnrolleeViews } from './views';
@@ -36,6 +37,8 @@ export class EnrolleeService {
   readonly membership = membership;
   /** Tombstones scrubbed, deactivated people found (retention.ts). */
   readonly retention: EnrolleeRetention;
+  /** Everyone with their areas, as the Today board reads them (roster.ts). */
+  readonly roster: Roster;
 
   constructor(
     private readonly ctx: EnrolleeRuntime,
@@ -54,6 +57,7 @@ export class EnrolleeService {
     this.changes = new ChangesToEnrollees(ctx, this.events, directory, pinTaken, (id, q, scope) => this.get(id, q, scope));
     this.views = new EnrolleeViews(ctx);
     this.retention = new EnrolleeRetention(ctx);
+    this.roster = new Roster(ctx);
   }
 
   /** The enrollee (not deleted) and, for a limited scope, in one of its areas; else `not_found`. */

@@ -1,0 +1,98 @@
+/**
+ * The Today board keeps its roster (everyone, with their areas) between reads and reads it again
+ * only when the database's roster version has moved (enrollees/roster.ts, migration 0013). Each
+ * kind of change that the board shows must move it, through the API and through a write of
+ * another instance (a raw connection to the same file, as a second process would hold it).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { type Client, createClient } from '@libsql/client';
+import { startTestServer, type TestServer } from '../support/harness';
+
+let server: TestServer;
+let other: Client;
+const ids: Record<string, string> = {};
+
+interface Board {
+  people: { employee: string; display_name: string; areas: string[] }[];
+  areas: { area: string }[];
+}
+
+async function board(query = ''): Promise<Board> {
+  const res = await server.admin.get<Board>(`/attendance/today/${query}`);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+const row = (b: Board, employee: string) => b.people.find((p) => p.employee === employee);
+
+async function ok(res: Promise<{ status: number; body: unknown }>, status = 200) {
+  const { status: got, body } = await res;
+  expect({ got, body: got === status ? null : body }).toEqual({ got: status, body: null });
+  return body as { id: string };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ TIME_ZONE: 'UTC', AREAS_CREATED_ON_USE: false });
+  for (const name of ['north', 'south']) await ok(server.admin.post('/areas/', { name }), 201);
+  for (const [employee, name] of [
+    ['R-1', 'Rosa Alba'],
+    ['R-2', 'Rolf Berg'],
+  ] as const) {
+    await ok(server.admin.post('/employees/', { id: employee, name }), 201);
+    ids[employee] = (await ok(server.admin.post('/enrollees/', { employee, areas: ['north'] }), 201)).id;
+  }
+  other = createClient({ url: `file:${join(server.dir, 'fpa.db')}`, intMode: 'number', timeout: 5000 });
+});
+afterAll(async () => {
+  other.close();
+  await server.close();
+});
+
+describe('the Today board’s roster follows every change it shows', () => {
+  test('read twice without a change, it answers the same people', async () => {
+    expect((await board()).people.map((p) => p.employee)).toEqual(['R-2', 'R-1']);
+    expect((await board()).people.map((p) => p.employee)).toEqual(['R-2', 'R-1']);
+  });
+
+  test('a new enrollee, a renamed one, a changed area, a renamed area', async () => {
+    await ok(server.admin.post('/employees/', { id: 'R-3', name: 'Rita Cruz' }), 201);
+    ids['R-3'] = (await ok(server.admin.post('/enrollees/', { employee: 'R-3', areas: ['south'] }), 201)).id;
+    expect(row(await board(), 'R-3')?.areas).toEqual(['south']);
+
+    await ok(server.admin.patch(`/enrollees/${ids['R-1']}/`, { display_name: 'Rosa Alba-Lind' }));
+    expect(row(await board(), 'R-1')?.display_name).toBe('Rosa Alba-Lind');
+
+    await ok(server.admin.patch(`/enrollees/${ids['R-2']}/`, { areas: ['north', 'south'] }));
+    expect(row(await board(), 'R-2')?.areas).toEqual(['north', 'south']);
+    expect(row(await board('?area=south'), 'R-2')).toBeDefined();
+
+    await ok(server.admin.patch('/areas/south/', { name: 'southside' }));
+    const renamed = await board();
+    expect(row(renamed, 'R-3')?.areas).toEqual(['southside']);
+    expect(renamed.areas.map((a) => a.area)).toEqual(['north', 'southside']);
+  });
+
+  test('a deleted enrollee leaves the board', async () => {
+    await ok(server.admin.delete(`/enrollees/${ids['R-3']}/`), 204);
+    expect(row(await board(), 'R-3')).toBeUndefined();
+  });
+
+  test('another instance’s writes to the same database: a name, an area’s members', async () => {
+    expect(row(await board(), 'R-2')?.display_name).toBe('Rolf Berg');
+    await other.execute({ sql: 'update fpa_enrollees set display_name = ? where id = ?', args: ['Rolf Berg-Moos', ids['R-2']!] });
+    expect(row(await board(), 'R-2')?.display_name).toBe('Rolf Berg-Moos');
+    await other.execute({ sql: 'delete from fpa_enrollee_areas where enrollee_id = ?', args: [ids['R-1']!] });
+    expect(row(await board(), 'R-1')?.areas).toEqual([]);
+  });
+
+  test('a write the board does not show leaves the version alone', async () => {
+    const version = async () => (await other.execute("select value from fpa_counters where name = 'roster_version'")).rows[0]?.value;
+    const before = await version();
+    expect(typeof before).toBe('number');
+    await other.execute({ sql: 'update fpa_enrollees set updated_at = updated_at + 1 where id = ?', args: [ids['R-1']!] });
+    expect(await version()).toBe(before);
+    await other.execute({ sql: 'update fpa_enrollees set display_name = display_name where id = ?', args: [ids['R-1']!] });
+    expect(await version()).toBe(Number(before) + 1);
+  });
+});
