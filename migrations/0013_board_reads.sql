@@ -6,7 +6,7 @@ CREATE INDEX `fpa_days_date_enrollee` ON `fpa_attendance_days` ("date" desc,`enr
 -- hand: drizzle has no word for triggers.
 INSERT INTO `fpa_counters` (`name`, `value`) VALUES ('roster_version', 0) ON CONFLICT (`name`) DO NOTHING;--> statement-breakpoint
 CREATE TRIGGER `fpa_roster_enrollee_added` AFTER INSERT ON `fpa_enrollees` BEGIN UPDATE `fpa_counters` SET `value` = `value` + 1 WHERE `name` = 'roster_version'; END;--> statement-breakpoint
-CREATE TRIGGER `fpa_roster_enrollee_changed` AFTER UPDATE OF `employee_key`, `display_name`, `status`, `created_at` ON `fpa_enrollees` BEGIN UPDATE `fpa_counters` SET `value` = `value` + 1 WHERE `name` = 'roster_version'; END;--> statement-breakpoint
+CREATE TRIGGER `fpa_roster_enrollee_changed` AFTER UPDATE OF `id`, `employee_key`, `display_name`, `status`, `created_at` ON `fpa_enrollees` BEGIN UPDATE `fpa_counters` SET `value` = `value` + 1 WHERE `name` = 'roster_version'; END;--> statement-breakpoint
 CREATE TRIGGER `fpa_roster_enrollee_removed` AFTER DELETE ON `fpa_enrollees` BEGIN UPDATE `fpa_counters` SET `value` = `value` + 1 WHERE `name` = 'roster_version'; END;--> statement-breakpoint
 CREATE TRIGGER `fpa_roster_membership_added` AFTER INSERT ON `fpa_enrollee_areas` BEGIN UPDATE `fpa_counters` SET `value` = `value` + 1 WHERE `name` = 'roster_version'; END;--> statement-breakpoint
 CREATE TRIGGER `fpa_roster_membership_changed` AFTER UPDATE ON `fpa_enrollee_areas` BEGIN UPDATE `fpa_counters` SET `value` = `value` + 1 WHERE `name` = 'roster_version'; END;--> statement-breakpoint

@@ -5,11 +5,13 @@
  * counted up by triggers on the enrollees, their areas and the areas (migration 0013), in the
  * transaction of the change itself, whichever instance makes it: a roster is never older than
  * the last change committed before the board's read, and no writer has to remember it.
- * At M the read took 45-69 ms of the board's 150; the version's look-up is one row.
+ * At M the read took 45-69 ms of the board's 150; the version's look-up is one row, and a count
+ * of the triggers, so that a later migration that rebuilds one of those tables (which drops its
+ * triggers) turns the keeping off instead of keeping a roster for ever.
  */
+import type { ResultSet } from '@libsql/client';
 import { getTableName } from 'drizzle-orm';
-import type { Execute } from '../../platform/db/client';
-import { selectAsJson } from '../../platform/db/json-results';
+import { asJsonSql, rowsOfJson } from '../../platform/db/json-results';
 import type { EnrolleeRuntime } from './runtime';
 import { counters, enrolleeAreas, enrollees } from './tables';
 
@@ -24,47 +26,75 @@ export interface RosterEntry {
   readonly areaNames: readonly string[];
 }
 
+/** The triggers of migration 0013 that count `roster_version` up: without all of them nothing is kept. */
+const ROSTER_TRIGGERS = 9;
+
+/**
+ * The version, or null when nothing may be kept: the counter missing (a database emptied by
+ * hand), or a trigger missing (a table rebuilt by a later migration drops its triggers, and the
+ * roster would then never be read again).
+ */
+const VERSION_SQL = `select (select value from ${getTableName(counters)} where name = 'roster_version') as version,
+  (select count(*) from sqlite_master where type = 'trigger' and substr(name, 1, 11) = 'fpa_roster_') as triggers`;
+
+/** A roster and its version as of one snapshot (a null version: not to be kept). */
+interface Snapshot {
+  version: number | null;
+  entries: readonly RosterEntry[];
+}
+
 export class Roster {
-  private kept: { version: number; entries: readonly RosterEntry[] } | null = null;
+  private kept: Snapshot | null = null;
+  /** The read under way, which every board read that misses meanwhile shares. */
+  private reading: Promise<Snapshot> | null = null;
 
   constructor(private readonly ctx: EnrolleeRuntime) {}
 
-  /** Everyone not deleted, with their areas; shared between callers, so read-only. */
+  /** Everyone not deleted, with their areas; shared between callers, so frozen. */
   async read(): Promise<readonly RosterEntry[]> {
-    const execute: Execute = (statement) => this.ctx.db.client.execute(statement);
-    // Read before the roster: a change committed in between makes the next read miss and read
-    // again, never keeps a roster older than its version says.
-    const version = await this.version(execute);
-    if (this.kept && version !== null && this.kept.version === version) return this.kept.entries;
-    const entries = await readRoster(execute);
-    this.kept = version === null ? null : { version, entries };
-    return entries;
+    const version = versionOf(await this.ctx.db.client.execute(VERSION_SQL));
+    if (version !== null && this.kept?.version === version) return this.kept.entries;
+    this.reading ??= this.snapshot().finally(() => {
+      this.reading = null;
+    });
+    const read = await this.reading;
+    // Only a newer roster replaces the one kept (a read that began first may end last).
+    if (read.version !== null && (this.kept?.version ?? -1) < read.version) this.kept = read;
+    return read.entries;
   }
 
-  /** Null when the counter is missing (a database emptied by hand): nothing is kept then. */
-  private async version(execute: Execute): Promise<number | null> {
-    const { rows } = await execute({ sql: `select value from ${getTableName(counters)} where name = 'roster_version'`, args: [] });
-    const value = rows[0]?.value;
-    return typeof value === 'number' ? value : null;
+  /** The roster and its version, read in one read transaction. */
+  private async snapshot(): Promise<Snapshot> {
+    const [version, ...rows] = await this.ctx.db.client.batch([VERSION_SQL, ...ROSTER_READS], 'read');
+    return { version: versionOf(version!), entries: rosterOf(rows) };
   }
 }
 
+function versionOf(rs: ResultSet): number | null {
+  const row = rs.rows[0];
+  return row && typeof row.version === 'number' && row.triggers === ROSTER_TRIGGERS ? row.version : null;
+}
+
 /**
- * Everyone not deleted, with their areas. Both reads answer as one JSON value
- * (json-results.ts): the driver's row objects cost more than the rows (10,000 people and their
- * areas). Two flat reads joined here: a subquery per person costs more than the 10,000 pairs.
+ * Everyone not deleted, with their areas: each read answers as one JSON value (json-results.ts),
+ * since the driver's row objects cost more than the rows (10,000 people and their areas). Two flat
+ * reads joined here: a subquery per person costs more than the 10,000 pairs; the pairs without the
+ * areas' names (a join per pair), the few areas named once.
  */
-async function readRoster(execute: Execute): Promise<RosterEntry[]> {
-  // The pairs without the areas' names (a join per pair), the few areas named once.
-  const [people, pairs, areas] = await Promise.all([
-    selectAsJson<[string, string, string, string, number]>(
-      execute,
-      ['id', 'employee_key', 'display_name', 'status', 'created_at'],
-      `select id, employee_key, display_name, status, created_at from ${getTableName(enrollees)} where status <> 'deleted'`,
-    ),
-    selectAsJson<[string, string]>(execute, ['enrollee_id', 'area_id'], `select enrollee_id, area_id from ${getTableName(enrolleeAreas)}`),
-    selectAsJson<[string, string]>(execute, ['id', 'name'], 'select id, name from fpa_areas order by name'),
-  ]);
+const ROSTER_READS = [
+  asJsonSql(
+    ['id', 'employee_key', 'display_name', 'status', 'created_at'],
+    `select id, employee_key, display_name, status, created_at from ${getTableName(enrollees)} where status <> 'deleted'`,
+  ),
+  asJsonSql(['enrollee_id', 'area_id'], `select enrollee_id, area_id from ${getTableName(enrolleeAreas)}`),
+  asJsonSql(['id', 'name'], 'select id, name from fpa_areas order by name'),
+];
+
+/** The roster from the results of ROSTER_READS, frozen: it is shared by every board read. */
+function rosterOf([peopleRead, pairsRead, areasRead]: ResultSet[]): readonly RosterEntry[] {
+  const people = rowsOfJson<[string, string, string, string, number]>(peopleRead!);
+  const pairs = rowsOfJson<[string, string]>(pairsRead!);
+  const areas = rowsOfJson<[string, string]>(areasRead!);
   // Each person's areas in name order.
   const rank = new Map(areas.map(([id], i) => [id, i]));
   pairs.sort((a, b) => (rank.get(a[1]) ?? 0) - (rank.get(b[1]) ?? 0));
@@ -81,8 +111,13 @@ async function readRoster(execute: Execute): Promise<RosterEntry[]> {
     own.ids.push(areaId);
     own.names.push(name);
   }
-  return people.map(([id, employeeKey, displayName, status, createdAt]) => {
-    const own = areasOf.get(id);
-    return { id, employeeKey, displayName, active: status === 'active', createdAt, areaIds: own?.ids ?? [], areaNames: own?.names ?? [] };
-  });
+  const none: readonly string[] = Object.freeze([]);
+  return Object.freeze(
+    people.map(([id, employeeKey, displayName, status, createdAt]) => {
+      const own = areasOf.get(id);
+      const areaIds = own ? Object.freeze(own.ids) : none;
+      const areaNames = own ? Object.freeze(own.names) : none;
+      return Object.freeze({ id, employeeKey, displayName, active: status === 'active', createdAt, areaIds, areaNames });
+    }),
+  );
 }

@@ -13,6 +13,8 @@ export const ENROLLEE_STATUSES = ['active', 'deactivated', 'deleted'] as const;
 
 export type EnrolleeStatus = (typeof ENROLLEE_STATUSES)[number];
 
+// Triggers of migration 0013 count the Today board's roster version up on its changes
+// (enrollees/roster.ts): a migration that rebuilds this table must create them again.
 export const enrollees = sqliteTable(
   'fpa_enrollees',
   {
@@ -43,6 +45,8 @@ export const enrollees = sqliteTable(
   ],
 );
 
+// Triggers of migration 0013 count the Today board's roster version up on its changes
+// (enrollees/roster.ts): a migration that rebuilds this table must create them again.
 export const enrolleeAreas = sqliteTable(
   'fpa_enrollee_areas',
   {

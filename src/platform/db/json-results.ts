@@ -9,13 +9,22 @@
  * JSON gives each value its SQL type back as JSON does: TEXT a string, INTEGER a number, NULL
  * null. Only for integers within 2^53 (sequences, instants) and text.
  */
-import type { InArgs } from '@libsql/client';
+import type { InArgs, ResultSet } from '@libsql/client';
 import type { Execute } from './client';
 
 /** The rows of `query` (a select of exactly `columns`), each as an array of its values. */
 export async function selectAsJson<Row extends unknown[]>(execute: Execute, columns: readonly string[], query: string, args: InArgs = []): Promise<Row[]> {
-  const { rows } = await execute({ sql: `select json_group_array(json_array(${columns.join(', ')})) as found from (${query})`, args });
-  return JSON.parse(String(rows[0]?.found ?? '[]')) as Row[];
+  return rowsOfJson<Row>(await execute({ sql: asJsonSql(columns, query), args }));
+}
+
+/** The statement `selectAsJson` runs, for a batch of them (read `rowsOfJson` from each result). */
+export function asJsonSql(columns: readonly string[], query: string): string {
+  return `select json_group_array(json_array(${columns.join(', ')})) as found from (${query})`;
+}
+
+/** The rows of a result of `asJsonSql`. */
+export function rowsOfJson<Row extends unknown[]>(result: ResultSet): Row[] {
+  return JSON.parse(String(result.rows[0]?.found ?? '[]')) as Row[];
 }
 
 /**
