@@ -106,7 +106,7 @@ export class TodayBoard {
       countInAreas(byArea, person.areaNames, query.scope, of);
       if ((!query.status || query.status === entry.status) && (!query.count || inCount(entry, workday, query.count))) entries.push({ person, entry, workday });
     }
-    entries.sort((a, b) => a.person.displayName.localeCompare(b.person.displayName) || (a.person.id < b.person.id ? -1 : 1));
+    // Listed by name: the roster comes in that order (enrollees/roster.ts), and so do they.
     // A board is read again as people punch: the console asks for one count's first page (10,000
     // people are about 3 MB of JSON, a page of 200 is 60 kB) and for the rest when asked.
     const listed = query.limit === undefined ? entries : entries.slice(0, query.limit);

@@ -50,7 +50,7 @@ export class Roster {
 
   constructor(private readonly ctx: EnrolleeRuntime) {}
 
-  /** Everyone not deleted, with their areas; shared between callers, so frozen. */
+  /** Everyone not deleted, with their areas, by name (then id); shared between callers, so frozen. */
   async read(): Promise<readonly RosterEntry[]> {
     const version = versionOf(await this.ctx.db.client.execute(VERSION_SQL));
     if (version !== null && this.kept?.version === version) return this.kept.entries;
@@ -112,6 +112,9 @@ function rosterOf([peopleRead, pairsRead, areasRead]: ResultSet[]): readonly Ros
     own.names.push(name);
   }
   const none: readonly string[] = Object.freeze([]);
+  // By name, then id: the order the board lists people in, sorted once per read of the roster
+  // rather than at every board read.
+  people.sort((a, b) => a[2].localeCompare(b[2]) || (a[0] < b[0] ? -1 : 1));
   return Object.freeze(
     people.map(([id, employeeKey, displayName, status, createdAt]) => {
       const own = areasOf.get(id);
