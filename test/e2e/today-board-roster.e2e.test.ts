@@ -129,6 +129,39 @@ describe('the Today board’s roster follows every change it shows', () => {
     expect(row(await board(), 'R-1')?.display_name).toBe('Rosa Kept');
   });
 
+  test('a read that misses does not share a read begun before its version: it would miss the change', async () => {
+    const { roster } = server.fpa.service.enrollees;
+    const client = server.fpa.db.client;
+    const name = async (entries: Promise<readonly { id: string; displayName: string }[]>) => (await entries).find((e) => e.id === ids['R-1'])?.displayName;
+    const rename = (to: string) => other.execute({ sql: 'update fpa_enrollees set display_name = ? where id = ?', args: [to, ids['R-1']!] });
+    await roster.read();
+    // Every roster read waits at a gate after taking its snapshot, so that two are under way at once.
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const batch = client.batch.bind(client);
+    client.batch = async (...args: Parameters<typeof batch>) => {
+      const results = await batch(...args);
+      await gate;
+      return results;
+    };
+    try {
+      await rename('Rosa First');
+      const first = roster.read();
+      await Bun.sleep(10);
+      await rename('Rosa Second');
+      const second = roster.read();
+      await Bun.sleep(10);
+      open();
+      expect(await name(first)).toBe('Rosa First');
+      expect(await name(second)).toBe('Rosa Second');
+    } finally {
+      client.batch = batch;
+      await rename('Rosa Kept');
+    }
+  });
+
   test('with one of its triggers gone (a table rebuilt by a later migration), nothing is kept', async () => {
     const triggers = await other.execute("select name from sqlite_master where type = 'trigger' and name like 'fpa_roster_%' order by name");
     expect(triggers.rows.length).toBe(9);

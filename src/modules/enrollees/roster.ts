@@ -45,8 +45,8 @@ interface Snapshot {
 
 export class Roster {
   private kept: Snapshot | null = null;
-  /** The read under way, which every board read that misses meanwhile shares. */
-  private reading: Promise<Snapshot> | null = null;
+  /** The read under way and the version seen when it began; board reads that miss meanwhile share it. */
+  private reading: { since: number | null; snapshot: Promise<Snapshot> } | null = null;
 
   constructor(private readonly ctx: EnrolleeRuntime) {}
 
@@ -54,13 +54,24 @@ export class Roster {
   async read(): Promise<readonly RosterEntry[]> {
     const version = versionOf(await this.ctx.db.client.execute(VERSION_SQL));
     if (version !== null && this.kept?.version === version) return this.kept.entries;
-    this.reading ??= this.snapshot().finally(() => {
-      this.reading = null;
-    });
-    const read = await this.reading;
+    // A read that began before this version was seen may miss its change: not shared, then.
+    const shared = this.reading;
+    const read = shared && version !== null && shared.since !== null && shared.since >= version ? shared.snapshot : this.startReading(version);
+    const snapshot = await read;
     // Only a newer roster replaces the one kept (a read that began first may end last).
-    if (read.version !== null && (this.kept?.version ?? -1) < read.version) this.kept = read;
-    return read.entries;
+    if (snapshot.version !== null && (this.kept?.version ?? -1) < snapshot.version) this.kept = snapshot;
+    return snapshot.entries;
+  }
+
+  private startReading(since: number | null): Promise<Snapshot> {
+    const reading = {
+      since,
+      snapshot: this.snapshot().finally(() => {
+        if (this.reading === reading) this.reading = null;
+      }),
+    };
+    this.reading = reading;
+    return reading.snapshot;
   }
 
   /** The roster and its version, read in one read transaction. */
