@@ -142,6 +142,13 @@ describe('a viewer', () => {
     await go(page, '#/?show=present', /^Today/);
     await page.locator('#board-list').getByText('Came in (no shift)').first().waitFor();
     expect(await page.locator('#board-list').getByText('On time').count()).toBe(0);
+    // Nor is anyone without a shift on a workday to come: a Monday ahead counts them "Not due
+    // yet", and each of their rows says so too, with why.
+    const monday = new Date(Date.now() + 7 * 86_400_000);
+    monday.setUTCDate(monday.getUTCDate() - ((monday.getUTCDay() + 6) % 7));
+    await go(page, `#/?date=${monday.toISOString().slice(0, 10)}&show=scheduled`, /^Mon/);
+    await page.locator('#board-list').getByText('Not due yet (no shift)').first().waitFor();
+    expect(await page.locator('#board-list tbody tr').count()).toBe(await page.locator('#board-list').getByText('Not due yet (no shift)').count());
     // A page it may not use is not drawn (its requests would be refused).
     await go(page, '#/integrations', 'Not available');
     expect(refused).toEqual([]);

@@ -43,10 +43,13 @@ const STATUS_WORDS: Record<Person['status'], [string, 'ok' | 'warn' | 'bad' | 'm
   off: ['Day off', 'muted'],
 };
 
-/** A row's status: "On time" only against a shift's start; without a shift, who came in simply came in. */
+/**
+ * A row's status: "On time" only against a shift's start; without a shift, who came in simply
+ * came in, and who has not is not due yet, as the tile that counts them says.
+ */
 function statusWords(p: Person): [string, 'ok' | 'warn' | 'bad' | 'muted' | 'info'] {
   if (p.status === 'present' && p.expected_start === null) return ['Came in (no shift)', 'ok'];
-  if (p.status === 'scheduled' && p.expected_start === null) return ['No shift', 'muted'];
+  if (p.status === 'scheduled' && p.expected_start === null) return ['Not due yet (no shift)', 'muted'];
   return STATUS_WORDS[p.status];
 }
 
