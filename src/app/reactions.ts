@@ -128,6 +128,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   areas.countUsage('enrollees', (q, id) => enrollees.membership.countInArea(q, id));
   areas.countUsage('users', (q, id) => m.users.countInArea(q, id));
   areas.countUsage('api_keys', (q, id) => m.apiKeys.countInArea(q, id));
+  areas.countUsage('agents', (q, id) => enrollment.agents.countInArea(q, id));
   areas.useParts({
     terminals: devicesInArea,
     schedules: (q, id) => m.calendar.schedules.ofArea(q, id),

@@ -75,8 +75,8 @@ function enrollmentOperations(m: Modules) {
     startAgentSession: (enrollee: string, options: { agent: string; fingers: number[]; by: string }) =>
       enrollment.agentSessions.startAgentSession(enrollee, options),
     /** Creates an enrollment agent; `key` is returned this one time and never stored. */
-    createAgent: (name: string, options: { algorithmVersion: string; by: string }) =>
-      enrollment.agents.createAgent({ name, algorithmVersion: options.algorithmVersion, by: options.by }),
+    createAgent: (name: string, options: { algorithmVersion: string; areas?: readonly string[]; by: string }) =>
+      enrollment.agents.createAgent({ name, algorithmVersion: options.algorithmVersion, areas: options.areas, by: options.by }),
     revokeAgent: (agent: string, options: { by: string }) => enrollment.agents.revokeAgent(agent, options),
   };
 }

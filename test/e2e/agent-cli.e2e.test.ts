@@ -73,6 +73,28 @@ describe('fpa:create-agent', () => {
     expect((await server!.admin.get(`/enrollment-agents/${id}`)).body.created_by).toBe('operator');
   }, 30_000);
 
+  test('--areas limits the agent to those areas, on the running server and without one; an unknown area fails', async () => {
+    expect(server).not.toBeNull();
+    expect((await server!.admin.post('/areas/', { name: 'north' })).status).toBe(201);
+    const handed = await createAgentScript('North desk', '--algorithm', '10', '--areas', 'north');
+    expect(handed.code).toBe(0);
+    expect(handed.stdout).toContain('areas north) by the running server');
+    expect((await server!.admin.get(`/enrollment-agents/${parseOutput(handed.stdout).id}/`)).body.areas).toEqual(['north']);
+    const unknown = await createAgentScript('Nowhere desk', '--algorithm', '10', '--areas', 'nowhere');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('the running server refused (422)');
+    await server!.close();
+    const own = await createAgentScript('North desk 2', '--algorithm', '10', '--areas', ' north ,');
+    expect(own.stderr).toBe('');
+    expect(own.stdout).toContain('areas north)');
+    const ownUnknown = await createAgentScript('Nowhere desk', '--algorithm', '10', '--areas', 'nowhere');
+    expect(ownUnknown.code).toBe(1);
+    expect(ownUnknown.stderr).toContain('nowhere');
+    server = await startTestServer({}, { dir: temp.dir });
+    const listed = await server.admin.get(`/enrollment-agents/${parseOutput(own.stdout).id}/`);
+    expect(listed.body.areas).toEqual(['north']);
+  }, 60_000);
+
   test('a request the running server refuses fails with its status and reason', async () => {
     expect(server).not.toBeNull();
     const run = await createAgentScript('Kiosk', '--algorithm', '1'.repeat(33));
@@ -84,6 +106,6 @@ describe('fpa:create-agent', () => {
   test('a missing name or algorithm prints the usage and fails', async () => {
     const run = await createAgentScript('Nameless');
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('usage: npm run fpa:create-agent -- <name> --algorithm <algorithm_version>');
+    expect(run.stderr).toContain('usage: npm run fpa:create-agent -- <name> --algorithm <algorithm_version> [--areas <area>,<area>…]');
   }, 30_000);
 });

@@ -197,3 +197,63 @@ describe('a manager of north', () => {
     await context.close();
   });
 });
+
+describe('desktop agents by area', () => {
+  test('an HR officer of north creates agents for north, sees the shared ones, revokes only those wholly north; a person is offered only agents of their areas', async () => {
+    const made: Record<string, string> = {};
+    for (const [name, areas] of [
+      ['Head office', []],
+      ['South desk', ['south']],
+      ['Both desks', ['north', 'south']],
+    ] as const) {
+      const r = await server.admin.post('/enrollment-agents/', { name, algorithm_version: '10', areas });
+      expect(r.status).toBe(201);
+      made[name] = r.body.id;
+    }
+    const { context, page, refused, errors } = await consoleAs('hr', ['north']);
+    await go(page, '#/integrations', 'Integrations');
+    const agents = page.getByRole('region', { name: 'Desktop enrollment agents' });
+    await agents.getByRole('row', { name: /Both desks/ }).waitFor();
+    expect(await agents.getByText('South desk').count()).toBe(0);
+    // Shared with south, or with everyone: their administrators revoke those, so no button here would answer 403.
+    for (const shared of [/Both desks/, /Head office/])
+      expect(
+        await agents
+          .getByRole('row', { name: shared })
+          .getByRole('button', { name: /Revoke/ })
+          .count(),
+      ).toBe(0);
+    expect(
+      await agents
+        .getByRole('row', { name: /Head office/ })
+        .getByRole('cell', { name: 'All areas' })
+        .count(),
+    ).toBe(1);
+    const form = page.getByRole('form', { name: 'Create a desktop agent' });
+    expect(await form.getByLabel('north').isChecked()).toBe(true);
+    expect(await form.getByLabel('south').count()).toBe(0);
+    await form.getByLabel('Name').fill('North kiosk');
+    await form.getByRole('button', { name: 'Create agent' }).click();
+    await page.locator('#agent-key code').waitFor();
+    const row = agents.getByRole('row', { name: /North kiosk/ });
+    expect(await row.getByRole('cell', { name: 'north', exact: true }).count()).toBe(1);
+    expect(await row.getByRole('button', { name: 'Revoke agent North kiosk' }).count()).toBe(1);
+    await page.screenshot({ path: `${SHOTS}/hr-north-integrations.png`, fullPage: true });
+    // A person of north is offered the agents that may enroll them, the new one among them.
+    await go(page, `#/people/${northId}`, /Ada north/);
+    const offeredNorth = (await page.getByLabel('Where').locator('option').allTextContents()).filter((o) => o.startsWith('At desktop agent'));
+    expect(offeredNorth.sort()).toEqual(['At desktop agent Both desks', 'At desktop agent Head office', 'At desktop agent North kiosk']);
+    expect(refused).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+
+    // An administrator of every area is offered, for a person of south, the agents that may enroll them.
+    const owner = await consoleAs('owner', []);
+    await go(owner.page, `#/people/${southId}`, /Ada south/);
+    const where = owner.page.getByLabel('Where');
+    const offered = (await where.locator('option').allTextContents()).filter((o) => o.startsWith('At desktop agent'));
+    expect(offered.sort()).toEqual(['At desktop agent Both desks', 'At desktop agent Head office', 'At desktop agent South desk']);
+    expect(owner.errors).toEqual([]);
+    await owner.context.close();
+  });
+});

@@ -90,7 +90,12 @@ function sessionRoutes(http: Http, enrollment: Enrollment) {
         if (!runtime.settings.AGENT_CAN_START_SESSIONS) {
           throw new FpaError('agent_sessions_disabled', 'agents may not start sessions here (AGENT_CAN_START_SESSIONS is off)', {});
         }
-        const session = await sessions.startAgentSession(body.enrollee.trim(), { agent: agent.id, fingers: body.fingers, by: `agent:${agent.id}` });
+        const session = await sessions.startAgentSession(body.enrollee.trim(), {
+          agent: agent.id,
+          fingers: body.fingers,
+          by: `agent:${agent.id}`,
+          asAgent: true,
+        });
         set.status = 201;
         return session;
       },

@@ -20,7 +20,7 @@ import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import type { EnrolleeService } from '../enrollees';
 import { stagedAad } from './aad';
-import { type AgentRow, readPairCursor } from './agents';
+import { type AgentRow, agentAreaNames, readPairCursor } from './agents';
 import { hasConsent } from './consent-records';
 import type { FanOut } from './fan-out';
 import type { CompletedSession as CompletedSessionModel, UploadResult as UploadResultModel } from './model';
@@ -70,7 +70,12 @@ export class AgentSessionService {
    * The spec's start_enrollment_session on the agent path. `enrollee` is a UUID or a device
    * PIN, `agent` the agent's id.
    */
-  async startAgentSession(enrollee: string, options: { agent: string; fingers: number[]; by: string }): Promise<SessionView> {
+  /**
+   * Starts a session at an agent for an enrollee of its areas (an agent of every area: anyone).
+   * Outside them, an administrator is told why (`not_in_scope`); an agent starting its own session
+   * (`asAgent`) is told nothing of a person it may not enroll (404, as for anyone unknown).
+   */
+  async startAgentSession(enrollee: string, options: { agent: string; fingers: number[]; by: string; asAgent?: boolean }): Promise<SessionView> {
     const fingers = this.sessions.validateFingers(options.fingers);
     const row = await this.ctx.db.write(async ({ tx }) => {
       const target = await this.enrollees.findByIdOrPin(tx, enrollee);
@@ -79,6 +84,15 @@ export class AgentSessionService {
       const [agent] = await tx.select().from(agents).where(eq(agents.id, options.agent)).limit(1);
       if (!agent) throw new FpaError('not_found', 'enrollment agent not found', { agent: options.agent });
       if (agent.revokedAt !== null) throw new FpaError('agent_revoked', 'the enrollment agent is revoked', { agent: agent.id });
+      const reach = (await agentAreaNames(tx, [agent.id])).get(agent.id) ?? [];
+      if (reach.length > 0 && !(await this.enrollees.inScope(tx, target.id, { areas: reach }))) {
+        if (options.asAgent) throw new FpaError('not_found', 'enrollee not found', { enrollee });
+        throw new FpaError('not_in_scope', `the enrollee is in none of this agent’s areas (${reach.join(', ')})`, {
+          enrollee: target.id,
+          agent: agent.id,
+          areas: reach,
+        });
+      }
       const session = await this.sessions.insert(tx, { kind: 'agent', enrolleeId: target.id, agentId: agent.id, fingers, createdBy: options.by });
       await audit(tx, session.createdAt, {
         actor: options.by,

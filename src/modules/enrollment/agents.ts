@@ -4,16 +4,19 @@
  * only the key's SHA-256 digest is stored (docs/spec.md "Authentication" 2). Revoking an agent refuses
  * its key from then on and cancels its open sessions.
  */
-import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from '../../platform/crypto/agent-keys';
+import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
+import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
+import { areasOutside, areasWithin, knownAreaIds, namesByMember, scopeAreaIds } from '../areas';
 import { audit } from '../audit';
 import type { AgentView } from './model';
 import type { EnrollmentRuntime } from './runtime';
 import { OPEN_STATUSES, type SessionStore } from './sessions';
-import { agents, enrollmentSessions } from './tables';
+import { agentAreas, agents, enrollmentSessions } from './tables';
 
 export type AgentRow = typeof agents.$inferSelect;
 
@@ -23,7 +26,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const DUMMY_DIGEST = digestAgentKey('fpa_aaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 const AUTH_SCHEME = /^Agent\s+(\S+)\s*$/i;
 
-export function agentView(row: AgentRow): AgentView {
+export function agentView(row: AgentRow, areas: readonly string[]): AgentView {
   return {
     id: row.id,
     name: row.name,
@@ -34,7 +37,26 @@ export function agentView(row: AgentRow): AgentView {
     created_at: new Date(row.createdAt).toISOString(),
     revoked_at: row.revokedAt === null ? null : new Date(row.revokedAt).toISOString(),
     last_used_at: row.lastUsedAt === null ? null : new Date(row.lastUsedAt).toISOString(),
+    areas: [...areas],
   };
+}
+
+/** The areas (names, sorted) each agent enrolls the people of; an agent of every area has none. */
+export async function agentAreaNames(q: Queryable, ids: readonly string[]): Promise<Map<string, string[]>> {
+  if (ids.length === 0) return new Map();
+  const pairs = await q
+    .select({ member: agentAreas.agentId, areaId: agentAreas.areaId })
+    .from(agentAreas)
+    .where(inArray(agentAreas.agentId, [...ids]));
+  return namesByMember(q, pairs);
+}
+
+/**
+ * A caller limited to areas sees the agents that may enroll its people: those of every area (the
+ * shared desk its people enrol at too) and those sharing an area with it.
+ */
+function sees(scope: AreaScope, areas: readonly string[]): boolean {
+  return !isLimited(scope) || areas.length === 0 || areas.some((a) => scope.areas.includes(a));
 }
 
 export class AgentService {
@@ -43,15 +65,21 @@ export class AgentService {
     private readonly sessions: SessionStore,
   ) {}
 
-  /** Creates an agent; the returned `key` exists only in this answer. */
-  async createAgent(input: { name: string; algorithmVersion: string; by: string }): Promise<{ agent: AgentView; key: string }> {
+  /** Creates an agent, for the people of its areas (none: every area); the returned `key` exists only in this answer. */
+  async createAgent(
+    input: { name: string; algorithmVersion: string; areas?: readonly string[]; by: string },
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<{ agent: AgentView; key: string }> {
     const name = input.name.trim();
     const algorithmVersion = input.algorithmVersion.trim();
     if (name === '' || name.length > 200) throw new FpaError('validation_error', 'name must be 1 to 200 characters', { field: 'name' });
     if (algorithmVersion === '' || algorithmVersion.length > 32) {
       throw new FpaError('validation_error', 'algorithm_version must be 1 to 32 characters', { field: 'algorithm_version' });
     }
+    // Those asked for, each of a limited caller's own (403 otherwise), or its own when none.
+    const areas = [...new Set((areasWithin(scope, input.areas) ?? []).map((a) => a.trim()))].sort();
     return this.ctx.db.write(async ({ tx }) => {
+      const areaIds = await knownAreaIds(tx, areas);
       const now = this.ctx.clock.now();
       // The 40-bit prefix is unique in the table; a collision is astronomically rare but cheap to retry.
       let generated = generateAgentKey();
@@ -72,25 +100,40 @@ export class AgentService {
         lastUsedAt: null,
       };
       await tx.insert(agents).values(row);
+      if (areaIds.length > 0) await tx.insert(agentAreas).values(areaIds.map((areaId) => ({ agentId: row.id, areaId })));
       await audit(tx, now, {
         actor: input.by,
         action: 'agent.created',
         targetType: 'agent',
         targetId: row.id,
-        details: { name, algorithm_version: algorithmVersion, key_prefix: row.keyPrefix },
+        details: { name, algorithm_version: algorithmVersion, key_prefix: row.keyPrefix, areas },
       });
-      return { agent: agentView(row), key: generated.key };
+      return { agent: agentView(row, areas), key: generated.key };
     });
   }
 
-  async getAgent(id: string): Promise<AgentRow> {
-    const [row] = await this.ctx.db.orm.select().from(agents).where(eq(agents.id, id)).limit(1);
-    if (!row) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
-    return row;
+  /** An agent the scope sees (404 otherwise: an agent of other areas does not exist for it). */
+  async getAgent(id: string, scope: AreaScope = EVERYWHERE): Promise<AgentView> {
+    const q = this.ctx.db.orm;
+    const [row] = await q.select().from(agents).where(eq(agents.id, id)).limit(1);
+    const areas = row ? ((await agentAreaNames(q, [row.id])).get(row.id) ?? []) : [];
+    if (!row || !sees(scope, areas)) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
+    return agentView(row, areas);
   }
 
-  /** Newest first; `status` filters active or revoked agents. */
-  async listAgents(options: { limit: number; cursor?: string; status?: string }): Promise<Page<AgentView>> {
+  /** Live agents limited to an area (an area in use is not removed). */
+  async countInArea(q: Queryable, areaId: string): Promise<number> {
+    const [row] = await q
+      .select({ n: count() })
+      .from(agentAreas)
+      .innerJoin(agents, eq(agents.id, agentAreas.agentId))
+      .where(and(eq(agentAreas.areaId, areaId), isNull(agents.revokedAt)));
+    return row?.n ?? 0;
+  }
+
+  /** Newest first; `status` filters active or revoked agents; only those the scope sees (`sees`). */
+  async listAgents(options: { limit: number; cursor?: string; status?: string }, scope: AreaScope = EVERYWHERE): Promise<Page<AgentView>> {
+    const q = this.ctx.db.orm;
     const conditions = [];
     if (options.status === 'active') conditions.push(isNull(agents.revokedAt));
     else if (options.status === 'revoked') conditions.push(sql`${agents.revokedAt} is not null`);
@@ -99,7 +142,13 @@ export class AgentService {
     if (after) {
       conditions.push(or(lt(agents.createdAt, after.time), and(eq(agents.createdAt, after.time), lt(agents.id, after.id))));
     }
-    const rows = await this.ctx.db.orm
+    const areaIds = scopeAreaIds(scope);
+    if (areaIds) {
+      // `sees`: an agent of one of the scope's areas, or of every area (no area of its own).
+      const areasOfAgent = (more: SQL) => sql`select 1 from ${agentAreas} where ${agentAreas.agentId} = ${agents.id}${more}`;
+      conditions.push(sql`(exists (${areasOfAgent(sql` and ${agentAreas.areaId} in ${areaIds}`)}) or not exists (${areasOfAgent(sql``)}))`);
+    }
+    const rows = await q
       .select()
       .from(agents)
       .where(conditions.length > 0 ? and(...conditions) : undefined)
@@ -107,20 +156,36 @@ export class AgentService {
       .limit(options.limit + 1);
     const page = rows.slice(0, options.limit);
     const last = page[page.length - 1];
+    const areas = await agentAreaNames(
+      q,
+      page.map((r) => r.id),
+    );
     return {
-      results: page.map(agentView),
+      results: page.map((r) => agentView(r, areas.get(r.id) ?? [])),
       next_cursor: rows.length > options.limit && last ? encodeCursor([last.createdAt, last.id]) : null,
     };
   }
 
-  /** Revokes an agent (idempotent) and cancels its open sessions, discarding their staged uploads. */
-  async revokeAgent(id: string, options: { by: string }): Promise<AgentView> {
+  /**
+   * Revokes an agent (idempotent) and cancels its open sessions, discarding their staged uploads.
+   * A caller limited to areas revokes only agents wholly within them: one that also serves
+   * another area (or every area) is that area's too (403).
+   */
+  async revokeAgent(id: string, options: { by: string }, scope: AreaScope = EVERYWHERE): Promise<AgentView> {
     return this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const [row] = await tx.select().from(agents).where(eq(agents.id, id)).limit(1);
-      if (!row) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
-      if (row.revokedAt !== null) return agentView(row);
+      const areas = row ? ((await agentAreaNames(tx, [row.id])).get(row.id) ?? []) : [];
+      if (!row || !sees(scope, areas)) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
+      // An agent of every area is every area's: only an administrator of every area revokes it.
+      const outside = isLimited(scope) && areas.length === 0 ? ['every area'] : areasOutside(scope, areas);
+      if (outside.length > 0) {
+        throw new FpaError('forbidden', `this agent also enrolls people of other areas (${outside.join(', ')}): an administrator of those may revoke it`, {
+          outside,
+        });
+      }
+      if (row.revokedAt !== null) return agentView(row, areas);
       await tx.update(agents).set({ revokedAt: now }).where(eq(agents.id, id));
       const open = await tx
         .select()
@@ -134,7 +199,7 @@ export class AgentService {
         targetId: id,
         details: { name: row.name, key_prefix: row.keyPrefix, sessions_cancelled: open.length },
       });
-      return agentView({ ...row, revokedAt: now });
+      return agentView({ ...row, revokedAt: now }, areas);
     });
   }
 

@@ -113,6 +113,7 @@ export const Agent = t.Object(
     created_at: Instant(),
     revoked_at: Nullable(Instant()),
     last_used_at: Nullable(Instant('Last authenticated request (minute resolution).')),
+    areas: t.Array(t.String(), { description: 'Areas whose people this agent enrolls (names); empty: every area.' }),
   },
   { title: 'Agent' },
 );
@@ -124,7 +125,20 @@ export const AgentWithKey = t.Composite(
   { title: 'AgentWithKey' },
 );
 
-export const AgentCreate = Body({ name: Text({ maxLength: 200 }), algorithm_version: Text({ maxLength: 32 }) }, { title: 'AgentCreate' });
+export const AgentCreate = Body(
+  {
+    name: Text({ maxLength: 200 }),
+    algorithm_version: Text({ maxLength: 32 }),
+    areas: t.Optional(
+      t.Array(Text({ maxLength: 100 }), {
+        maxItems: 100,
+        description:
+          'Areas from `areas/` whose people the agent enrolls; empty or left out: every area, or for a caller limited to areas, the caller’s own. An unknown name is 422.',
+      }),
+    ),
+  },
+  { title: 'AgentCreate' },
+);
 
 export const AgentList = { query: t.Object({ status: t.Optional(OneOf(['active', 'revoked'])), ...PageQuery }), response: Page(Agent) };
 

@@ -6,7 +6,6 @@
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { EnrolleeParams } from '../enrollees';
-import { agentView } from './agents';
 import {
   AdminStartSession,
   Agent,
@@ -35,14 +34,14 @@ function agentCreationRoute(http: Http, { agents }: Enrollment) {
   // work to the running server that holds the database.
   return adminRouter(http, 'enrollment-agents-create', { allowOperatorToken: true }).post(
     '/enrollment-agents',
-    async ({ body, admin, set }) => {
-      const { agent, key } = await agents.createAgent({ name: body.name, algorithmVersion: body.algorithm_version, by: admin.by });
+    async ({ body, admin, scope, set }) => {
+      const { agent, key } = await agents.createAgent({ name: body.name, algorithmVersion: body.algorithm_version, areas: body.areas, by: admin.by }, scope);
       set.status = 201;
       return { ...agent, key };
     },
     {
       body: AgentCreate,
-      response: { 201: AgentWithKey, ...errors() },
+      response: { 201: AgentWithKey, ...errors('unknown_area') },
       detail: { summary: 'Create an enrollment agent; its key is shown this one time', tags: ['enrollment'] },
     },
   );
@@ -50,22 +49,22 @@ function agentCreationRoute(http: Http, { agents }: Enrollment) {
 
 function agentAdminRoutes(http: Http, { agents }: Enrollment) {
   return adminRouter(http, 'enrollment')
-    .get('/enrollment-agents', ({ query }) => agents.listAgents({ limit: query.limit ?? 100, cursor: query.cursor, status: query.status }), {
+    .get('/enrollment-agents', ({ query, scope }) => agents.listAgents({ limit: query.limit ?? 100, cursor: query.cursor, status: query.status }, scope), {
       query: AgentList.query,
       response: { 200: AgentList.response, ...errors('invalid_cursor') },
-      detail: { summary: 'List agents, newest first (never their keys)', tags },
+      detail: { summary: 'List agents, newest first (never their keys); a caller limited to areas sees the agents of its areas', tags },
     })
-    .get('/enrollment-agents/:id', async ({ params }) => agentView(await agents.getAgent(params.id)), {
+    .get('/enrollment-agents/:id', ({ params, scope }) => agents.getAgent(params.id, scope), {
       params: AgentParams,
       response: { 200: Agent, ...errors('not_found') },
       detail: { summary: 'One agent', tags },
     })
-    .post('/enrollment-agents/:id/revoke', ({ params, admin }) => agents.revokeAgent(params.id, { by: admin.by }), {
+    .post('/enrollment-agents/:id/revoke', ({ params, admin, scope }) => agents.revokeAgent(params.id, { by: admin.by }, scope), {
       params: AgentParams,
       response: { 200: Agent, ...errors('not_found') },
       detail: { summary: 'Revoke an agent (idempotent); its open sessions are cancelled', tags },
     })
-    .delete('/enrollment-agents/:id', ({ params, admin }) => agents.revokeAgent(params.id, { by: admin.by }), {
+    .delete('/enrollment-agents/:id', ({ params, admin, scope }) => agents.revokeAgent(params.id, { by: admin.by }, scope), {
       params: AgentParams,
       response: { 200: Agent, ...errors('not_found') },
       detail: { summary: 'Revoke an agent (same as `revoke/`; the record is kept for the audit trail)', tags },
@@ -86,7 +85,7 @@ function sessionRoutes(http: Http, enrollment: Enrollment) {
       },
       {
         body: AdminStartSession,
-        response: { 201: Session, ...errors('not_found', 'enrollee_inactive', 'agent_revoked', 'finger_not_allowed', 'too_many_fingers') },
+        response: { 201: Session, ...errors('not_found', 'enrollee_inactive', 'agent_revoked', 'not_in_scope', 'finger_not_allowed', 'too_many_fingers') },
         detail: { summary: 'Start an agent session for an enrollee', tags },
       },
     )

@@ -67,6 +67,20 @@ export const agents = sqliteTable('fpa_agents', {
   lastUsedAt: integer('last_used_at'),
 });
 
+/**
+ * The areas whose people an agent enrolls (by area id, as users' and API keys' areas, so a
+ * renamed area keeps its agents); none: every area. An area with agents is not removed
+ * (`areas.countUsage`, app/reactions.ts).
+ */
+export const agentAreas = sqliteTable(
+  'fpa_agent_areas',
+  {
+    agentId: text('agent_id').notNull(),
+    areaId: text('area_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.areaId] }), index('fpa_agent_areas_area').on(t.areaId)],
+);
+
 /** Agent API rate limit, counted in the database so several instances share one limit. */
 export const agentRateWindows = sqliteTable('fpa_agent_rate_windows', {
   agentId: text('agent_id').primaryKey(),

@@ -12,8 +12,13 @@ export async function areaNames(): Promise<string[]> {
   return (await api.get<List<{ name: string }>>('areas/')).results.map((a) => a.name);
 }
 
-/** One checkbox per area; none ticked means every area. */
-export function areaPicker(all: readonly string[], chosen: readonly string[] = [], legend = 'Areas'): { element: HTMLElement; chosen(): string[] } {
+/** One checkbox per area; none ticked means every area (or what `none` says it means). */
+export function areaPicker(
+  all: readonly string[],
+  chosen: readonly string[] = [],
+  legend = 'Areas',
+  none = 'every area',
+): { element: HTMLElement; chosen(): string[] } {
   const boxes = all.map((name, i) => {
     const box = h('input', { type: 'checkbox', value: name, id: `area-${legend.replace(/\W/g, '')}-${i}`, checked: chosen.includes(name) });
     return { box, element: h('div', { class: 'check' }, box, h('label', { for: box.id }, name)) };
@@ -22,7 +27,7 @@ export function areaPicker(all: readonly string[], chosen: readonly string[] = [
     element: h(
       'fieldset',
       { class: 'event-types areas' },
-      h('legend', {}, `${legend} (none ticked: every area)`),
+      h('legend', {}, `${legend} (none ticked: ${none})`),
       ...(boxes.length > 0 ? boxes.map((b) => b.element) : [h('span', { class: 'muted' }, 'No areas yet: everywhere.')]),
     ),
     chosen: () => boxes.filter((b) => b.box.checked).map((b) => b.box.value),

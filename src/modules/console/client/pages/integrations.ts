@@ -2,11 +2,12 @@
 
 import type { AgentView } from '../../../enrollment';
 import type { WebhookEndpointView } from '../../../webhooks';
-import { api, can, type List } from '../api';
+import { api, can, currentSession, type List } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
 import { eventWords } from '../event-words';
 import { onSubmit } from '../form-errors';
 import { count, dateTime } from '../format';
+import { areaNames, areaPicker, areasText } from './access';
 
 interface Delivery {
   id: number;
@@ -39,14 +40,15 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   // Each half for the roles that may use it: webhooks for owners and admins, agents for hr too.
   const seesHooks = can('GET webhooks/');
   const seesAgents = can('GET enrollment-agents/');
-  const [hooks, agents, types] = await Promise.all([
+  const [hooks, agents, types, areas] = await Promise.all([
     seesHooks ? api.get<List<WebhookEndpointView>>('webhooks/?limit=1000') : ({ results: [], next_cursor: null } as List<WebhookEndpointView>),
     seesAgents ? api.get<List<AgentView>>('enrollment-agents/?limit=1000') : ({ results: [], next_cursor: null } as List<AgentView>),
     seesHooks ? api.get<{ results: string[] }>('webhooks/event-types/') : { results: [] },
+    seesAgents && can('POST enrollment-agents/') ? areaNames() : [],
   ]);
   const hookForm = webhookForm(main, types.results, redraw);
   const deliveries = h('div', { id: 'deliveries' });
-  const agentForm = newAgentForm(main, redraw);
+  const agentForm = newAgentForm(main, areas, redraw);
   replace(
     main,
     h('h1', {}, 'Integrations'),
@@ -88,22 +90,30 @@ function webhookForm(main: HTMLElement, types: readonly string[], redraw: () => 
   return { form: hookForm, slot: secretSlot };
 }
 
-/** A new desktop agent: its name and reader; its key is shown once in `slot`. */
-function newAgentForm(main: HTMLElement, redraw: () => Promise<void>): { form: HTMLElement; slot: HTMLElement } {
+/**
+ * A new desktop agent: its name, reader and the areas whose people it enrolls; its key is shown
+ * once in `slot`. A caller limited to areas sees only its own, all ticked (it may not leave an
+ * agent with every area).
+ */
+function newAgentForm(main: HTMLElement, areas: readonly string[], redraw: () => Promise<void>): { form: HTMLElement; slot: HTMLElement } {
   const agentSlot = h('div', { id: 'agent-key' });
   const agentName = input({ required: true, autocomplete: 'off', placeholder: 'Front desk PC' });
   const algorithm = input({ required: true, autocomplete: 'off', value: '10' });
+  const limited = currentSession().areas.length > 0;
+  const picker = areaPicker(areas, limited ? areas : [], 'Enrolls the people of', limited ? 'your areas' : 'every area');
   const agentForm = h(
     'form',
-    { class: 'inline-form' },
+    { class: 'inline-form', 'aria-label': 'Create a desktop agent' },
     field('Name', agentName),
     field('Reader algorithm', algorithm, 'The fingerprint algorithm version of its USB reader.'),
+    picker.element,
     h('button', { type: 'submit', class: 'primary' }, 'Create agent'),
   );
   onSubmit(agentForm, { name: agentName, algorithm_version: algorithm }, async () => {
     const created = await api.post<AgentView & { key: string }>('enrollment-agents/', {
       name: agentName.value.trim(),
       algorithm_version: algorithm.value.trim(),
+      areas: picker.chosen(),
     });
     await redraw();
     const slot = main.querySelector('#agent-key');
@@ -129,16 +139,23 @@ function webhookTable(hooks: WebhookEndpointView[], deliveries: HTMLElement, red
   );
 }
 
+/** A caller limited to areas revokes only agents wholly within them, not one of every area (the server refuses those). */
+function mayRevoke(agent: AgentView): boolean {
+  const mine = currentSession().areas;
+  return mine.length === 0 || (agent.areas.length > 0 && agent.areas.every((a) => mine.includes(a)));
+}
+
 function agentTable(agents: AgentView[], redraw: () => Promise<void>): HTMLElement {
   return table(
-    ['Name', 'Algorithm', 'Key starts', 'State', 'Last used', ''],
+    ['Name', 'Algorithm', 'Enrolls the people of', 'Key starts', 'State', 'Last used', ''],
     agents.map((a) => [
       a.name,
       a.algorithm_version,
+      areasText(a.areas),
       a.key_prefix,
       a.status === 'active' ? badge('Active', 'ok') : badge('Revoked', 'muted'),
       dateTime(a.last_used_at),
-      a.status === 'active' && can('POST enrollment-agents/{id}/revoke/')
+      a.status === 'active' && can('POST enrollment-agents/{id}/revoke/') && mayRevoke(a)
         ? button(
             'Revoke',
             async () => {

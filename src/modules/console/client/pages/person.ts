@@ -57,7 +57,10 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
         person,
         base,
         can('POST enrollees/{id}/remote-enrollment/') ? devices.results : [],
-        can('POST enrollment-sessions/') ? agents.results.filter((a) => a.status === 'active') : [],
+        // The agents that may enroll this person: live, of every area or of one of theirs.
+        can('POST enrollment-sessions/')
+          ? agents.results.filter((a) => a.status === 'active' && (a.areas.length === 0 || a.areas.some((area) => person.areas.includes(area))))
+          : [],
         redraw,
       ),
     can('GET enrollment-sessions/') && sessionsSection(mine, agents.results, deviceName),
