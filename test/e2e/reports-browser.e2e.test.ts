@@ -177,6 +177,9 @@ describe('Reports in the console', () => {
     expect(await shown.getByRole('cell', { name: '161:00' }).count()).toBeGreaterThan(0);
     // The totals in the table's foot, "Total" its row's header.
     await shown.locator('tfoot').getByRole('rowheader', { name: 'Total' }).waitFor();
+    // Every column on the page at 1,100 px, the last (early leave) too: none scrolled out of sight.
+    const fits = await shown.locator('table').evaluate((t) => t.scrollWidth <= (t.parentElement?.clientWidth ?? 0));
+    expect(fits).toBe(true);
     await page.screenshot({ path: join(shots, 'reports-summary.png'), fullPage: true });
     await period('2025-01-01', TO);
     await page.getByRole('button', { name: 'Download CSV' }).click();
