@@ -10,8 +10,9 @@ import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
 import type { CalendarEvents, CalendarService } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
-import { type EventChannel, type EventLog, LogFollower, type LoggedEvent } from '../events';
+import { type EventChannel, type EventLog, type FollowerStop, LogFollower, type LoggedEvent } from '../events';
 import type { LoggedPunchEvents, PunchEvents, PunchService, PunchView } from '../punches';
+import { type CalendarResume, type ChangeTouches, recomputeInSteps, type Touch } from './calendar-steps';
 import { punchesByDay } from './day-punches';
 import type { AttendanceDayFilters } from './day-rows';
 import { type AttendanceDayRow, attendanceDayView, localDates, readDays, writeDays } from './day-rows';
@@ -38,13 +39,6 @@ interface Changed {
   employee: string | null;
 }
 
-/** The days to recompute: these enrollees on dates from..to. */
-interface Touch {
-  enrollees: Set<string>;
-  from: string;
-  to: string;
-}
-
 export class AttendanceService {
   readonly events: EventChannel<AttendanceEvents>;
   /** Days follow the log after the commit: a terminal's upload does not wait for them. */
@@ -67,7 +61,7 @@ export class AttendanceService {
     this.follower = new LogFollower(ctx, log, {
       name: 'attendance',
       types: ['punch_received', 'punches_attributed', 'punch_voided', 'calendar_changed'],
-      apply: (w, events) => this.apply(w, events),
+      apply: (w, events, resume) => this.apply(w, events, resume as CalendarResume | null),
     });
     const s = ctx.settings;
     this.timeZone = s.ATTENDANCE_TIME_ZONE;
@@ -91,11 +85,15 @@ export class AttendanceService {
     return punchesByDay(src, { orm: this.ctx.db.orm, execute: (s) => this.ctx.db.client.execute(s) }, enrolleeIds, from, to);
   }
 
-  /** Applies logged events to the days they touch (the follower's step, in its transaction). */
-  private async apply(w: WriteContext, events: readonly LoggedEvent[]): Promise<void> {
+  /**
+   * Applies logged events to the days they touch (the follower's step, in its transaction);
+   * calendar changes in steps of bounded size (calendar-steps.ts), from `resume` on.
+   */
+  private async apply(w: WriteContext, events: readonly LoggedEvent[], resume: CalendarResume | null): Promise<FollowerStop | undefined> {
     // Punches (new or voided): per enrollee, their instants; only the days they belong to change.
     const changed = new Map<string, Changed>();
     const touches: Touch[] = [];
+    const calendarChanges: ChangeTouches[] = [];
     // A punch purged by retention since (null) has no day left to change.
     const punchAt = (punch: PunchView | null) => {
       if (!punch?.enrollee) return;
@@ -114,7 +112,7 @@ export class AttendanceService {
             : await this.punches.counted.spanOf(w.tx, data.enrollee);
         if (span) touches.push({ enrollees: new Set([data.enrollee]), from: this.dateOf(span.first), to: this.dateOf(span.last) });
       } else if (event.type === 'calendar_changed') {
-        touches.push(...(await this.touchesOf(w, event.data as CalendarEvents['calendar_changed'])));
+        calendarChanges.push({ sequence: event.sequence, touches: await this.touchesOf(w, event.data as CalendarEvents['calendar_changed']) });
       }
     }
     // A terminal's batch is many people on one or two dates: grouped by the range of their dates.
@@ -134,6 +132,10 @@ export class AttendanceService {
     // A punch's day is its local date or the date either side (a shift's window may hand it to either).
     for (const touch of byRange.values()) await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1), changed);
     for (const touch of touches) await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1));
+    // The first change is the one the last step stopped in, when it did (`resume`).
+    return recomputeInSteps(calendarChanges, calendarChanges[0]?.sequence === events[0]?.sequence ? resume : null, (ids, from, to) =>
+      this.recomputeIn(w, ids, from, to),
+    );
   }
 
   /** Whose days and which dates a calendar change touches, limited to the dates that have data. */

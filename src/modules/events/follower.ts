@@ -24,7 +24,22 @@ export interface FollowerOptions {
   types: readonly string[];
   /** Events applied per transaction at most. */
   batch?: number;
-  apply(w: WriteContext, events: readonly LoggedEvent[]): Promise<void>;
+  /**
+   * Applies the events, in the step's transaction. `resume` is what the last step answered when
+   * it stopped inside the first of them (`FollowerStop`), else null. Answering a stop applies the
+   * events before `at` and part of `at`: the next step begins at `at` again, with `resume`.
+   */
+  apply(w: WriteContext, events: readonly LoggedEvent[], resume: unknown): Promise<FollowerStop | undefined>;
+}
+
+/**
+ * A step that stopped inside an event too large for one transaction (a calendar change over
+ * everyone's every date): that event's sequence, and what the next step needs to go on (JSON).
+ * Each stop must have done part of the event, so that the steps come to its end.
+ */
+export interface FollowerStop {
+  at: number;
+  resume: unknown;
 }
 
 const POLL_MS = 1_000;
@@ -140,8 +155,9 @@ export class LogFollower {
   /** The body of a step (see `step`), in its write transaction. */
   private async applyNext(w: WriteContext, upTo: number): Promise<StepDone & { reachedHead: boolean }> {
     const { name, types } = this.options;
-    const [row] = await w.tx.select({ position: logFollowers.position }).from(logFollowers).where(eq(logFollowers.name, name));
+    const [row] = await w.tx.select({ position: logFollowers.position, resume: logFollowers.resume }).from(logFollowers).where(eq(logFollowers.name, name));
     const position = row?.position ?? 0;
+    const stoppedIn = row?.resume ? (JSON.parse(row.resume) as { at: number; state: unknown }) : null;
     // Read inside the write transaction: nothing can commit between this read and the move.
     const [head] = await w.tx.select({ max: sql<number | null>`max(${eventLog.sequence})` }).from(eventLog);
     const last = head?.max ?? 0;
@@ -154,17 +170,29 @@ export class LogFollower {
       .limit(this.batch);
     const taken = rows.filter((r) => r.sequence <= upTo);
     const events = await this.log.read(w.tx, taken);
-    if (events.length > 0) await this.options.apply(w, events);
+    const resume = stoppedIn && events[0]?.sequence === stoppedIn.at ? stoppedIn.state : null;
+    const stop = events.length > 0 ? await this.options.apply(w, events, resume) : undefined;
+    if (stop) {
+      // Everything before the event it stopped in is applied; that event goes on at the next step.
+      await this.moveTo(w, stop.at - 1, JSON.stringify({ at: stop.at, state: stop.resume }));
+      return { applied: events.filter((e) => e.sequence < stop.at).length, moved: true, position: stop.at - 1, reachedHead: false };
+    }
     // A full batch stops at its last event, one cut short by `upTo` at `upTo`; otherwise
     // everything up to the head is done.
     const reachedHead = rows.length < this.batch && taken.length === rows.length;
     const next = reachedHead ? last : taken.length < rows.length ? upTo : taken[taken.length - 1]!.sequence;
+    // Past the event a step stopped in (it is the first after `position`), so its resume is done with.
     if (next <= position) return { applied: events.length, moved: false, position, reachedHead };
+    await this.moveTo(w, next, null);
+    return { applied: events.length, moved: true, position: next, reachedHead };
+  }
+
+  private async moveTo(w: WriteContext, position: number, resume: string | null): Promise<void> {
+    const now = this.ctx.clock.now();
     await w.tx
       .insert(logFollowers)
-      .values({ name, position: next, updatedAt: this.ctx.clock.now() })
-      .onConflictDoUpdate({ target: logFollowers.name, set: { position: next, updatedAt: this.ctx.clock.now() } });
-    return { applied: events.length, moved: true, position: next, reachedHead };
+      .values({ name: this.options.name, position, resume, updatedAt: now })
+      .onConflictDoUpdate({ target: logFollowers.name, set: { position, resume, updatedAt: now } });
   }
 
   private async behind(q: Queryable): Promise<boolean> {

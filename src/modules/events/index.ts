@@ -1,5 +1,5 @@
 /** The durable event log, the one way modules react to each other, and its API. */
-export { LogFollower } from './follower';
+export { type FollowerStop, LogFollower } from './follower';
 export type { EventView } from './model';
 export type { RedactionRule } from './pruning';
 export { eventRoutes } from './routes';

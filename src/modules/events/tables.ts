@@ -23,5 +23,10 @@ export const eventLog = sqliteTable('fpa_events', {
 export const logFollowers = sqliteTable('fpa_log_followers', {
   name: text('name').primaryKey(),
   position: integer('position').notNull(),
+  /**
+   * Where the follower stopped inside the event after `position`, when one step could not apply
+   * all of it (follower.ts, `FollowerStop`): `{ "at": sequence, "state": … }`; null otherwise.
+   */
+  resume: text('resume'),
   updatedAt: integer('updated_at').notNull(),
 });

@@ -6,6 +6,7 @@
  * a recompute of many people leaves a turn between its groups too.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { STEP_PERSON_DAYS } from '../../../src/modules/attendance/calendar-steps';
 import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { createPeople, linesAt, type Person, terminal, upload } from '../../support/attendance';
 import { startTestServer, type TestServer } from '../../support/harness';
@@ -110,5 +111,70 @@ describe('a recompute of many people', () => {
     // Two groups or more: some turn came after the first group's write and before the last.
     expect(writes).toBeGreaterThanOrEqual(2);
     expect(seen.some((n) => n > 0 && n < writes)).toBe(true);
+  });
+});
+
+describe('a calendar change over many people and dates', () => {
+  test('is applied in steps of bounded size, each its own transaction, and every day follows it', async () => {
+    // 60 people of an area, each punching on the first and the last Wednesday of 15 weeks: the
+    // change below touches 60 people × 101 dates, more than one step recomputes.
+    expect((await server.admin.post('/areas/', { name: 'plant' })).status).toBe(201);
+    const pins: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      expect((await server.admin.post('/employees/', { id: `P-${i}`, name: `Plant ${i}` })).status).toBe(201);
+      const r = await server.admin.post('/enrollees/', { employee: `P-${i}`, areas: ['plant'] });
+      expect(r.status).toBe(201);
+      pins.push(r.body.device_pin);
+    }
+    expect(60 * 101).toBeGreaterThan(STEP_PERSON_DAYS);
+    const plant = await terminal(server, 'PLANT001', ['plant']);
+    const [first, last] = ['2027-01-06', '2027-04-14'];
+    await upload(
+      server,
+      plant,
+      pins.flatMap((pin) => linesAt(ZONE, pin, `${first} 08:00:00`, `${first} 16:00:00`, `${last} 08:00:00`, `${last} 16:00:00`)),
+    );
+    const attendance = server.fpa.service.attendance;
+    await attendance.follower.catchUp();
+    const flagged = async () => {
+      const days = await server.admin.get(`/attendance-days/?from=${first}&to=${last}&limit=500`);
+      return (days.body.results as { enrollee: string; date: string; flags: string[] }[]).filter((d) => d.flags.includes('worked_on_off_day')).length;
+    };
+    expect(await flagged()).toBe(0);
+
+    const db = server.fpa.db;
+    const write = db.write;
+    let writes = 0;
+    db.write = (work, options) =>
+      write(work, options).then((result) => {
+        writes++;
+        return result;
+      });
+    const stoppedIn: (string | null)[] = [];
+    try {
+      // Wednesdays are the plant's weekend from the first date on: every day above is a day off worked.
+      expect((await server.admin.post('/weekends/', { area: 'plant', days: [0, 3, 6], from: first })).status).toBe(201);
+      const before = writes;
+      const done = attendance.follower.catchUp();
+      // Between the steps, the follower's row says where the last one stopped.
+      let running = true;
+      void done.finally(() => {
+        running = false;
+      });
+      while (running) {
+        const row = await db.client.execute("select resume from fpa_log_followers where name = 'attendance'");
+        stoppedIn.push((row.rows[0]?.resume as string | null) ?? null);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await done;
+      expect(writes - before).toBeGreaterThanOrEqual(2);
+    } finally {
+      db.write = write;
+    }
+    expect(stoppedIn.some((r) => r !== null && JSON.parse(r).state.after !== '')).toBe(true);
+    // Once through, nothing is left to resume, and every day of the plant's people followed.
+    const row = await db.client.execute("select resume from fpa_log_followers where name = 'attendance'");
+    expect(row.rows[0]?.resume ?? null).toBeNull();
+    expect(await flagged()).toBe(120);
   });
 });

@@ -1,0 +1,1 @@
+ALTER TABLE `fpa_log_followers` ADD `resume` text;
