@@ -112,9 +112,23 @@ describe('an agent of some areas', () => {
     const nobody = await client.post('/sessions/', { enrollee: 'no-such-person', fingers: [7] });
     expect(nobody.status).toBe(404);
     expect(Object.keys(outside.body.error.details)).toEqual(Object.keys(nobody.body.error.details));
+    // Nor whether such a person is deactivated: the areas are checked before anything else.
+    const gone = await person('E-NORTH-GONE', ['north']);
+    expect((await server.admin.patch(`/enrollees/${gone}/`, { active: false })).status).toBe(200);
+    const deactivated = await client.post('/sessions/', { enrollee: gone, fingers: [7] });
+    expect({ status: deactivated.status, code: deactivated.body.error.code }).toEqual({ status: 404, code: 'not_found' });
     const own = await client.post('/sessions/', { enrollee: south, fingers: [7] });
     expect(own.status).toBe(201);
     expect(own.body.enrollee.id).toBe(south);
+  });
+
+  test('an HR officer cannot start a session at an agent it does not see: 404, not a hint of its areas', async () => {
+    const southOnly = await agent(server.admin, 'South only', ['south']);
+    const both = await person('E-BOTH', ['north', 'south']);
+    for (const enrollee of [both, north]) {
+      const r = await hrNorth.post('/enrollment-sessions/', { enrollee, agent: southOnly.id, fingers: [8] });
+      expect({ status: r.status, code: r.body.error.code, areas: r.body.error.details.areas }).toEqual({ status: 404, code: 'not_found', areas: undefined });
+    }
   });
 });
 
@@ -125,4 +139,9 @@ test('an area a live agent serves is not removed; once the agent is revoked, it 
   expect(inUse.body.error.details.usage.agents).toBe(1);
   expect((await server.admin.post(`/enrollment-agents/${eastDesk.id}/revoke/`)).status).toBe(200);
   expect([200, 204]).toContain((await server.admin.delete('/areas/east/')).status);
+  // Its area gone, the revoked agent is still east's, not one of every area: north does not see it.
+  expect((await hrNorth.get(`/enrollment-agents/${eastDesk.id}/`)).status).toBe(404);
+  const listed = await hrNorth.get('/enrollment-agents/?limit=100');
+  expect((listed.body.results as { id: string }[]).some((a) => a.id === eastDesk.id)).toBe(false);
+  expect((await server.admin.get(`/enrollment-agents/${eastDesk.id}/`)).body.status).toBe('revoked');
 });

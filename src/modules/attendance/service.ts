@@ -138,22 +138,29 @@ export class AttendanceService {
     );
   }
 
-  /** Whose days and which dates a calendar change touches, limited to the dates that have data. */
+  /**
+   * Whose days and which dates a calendar change touches, limited to the dates that have data:
+   * one touch per range of the change, in its order, nobody's when the range has no data. A step
+   * that stops inside the change names its touch by that place (calendar-steps.ts), so the places
+   * hold whatever the data are when the next step reads them again.
+   */
   private async touchesOf(w: WriteContext, change: CalendarEvents['calendar_changed']): Promise<Touch[]> {
     const span = await this.dataSpan(w);
-    if (!span) return [];
     const out: Touch[] = [];
     for (const range of change.ranges) {
-      const from = later(range.from, span.from);
-      const to = range.to === null ? span.to : earlier(range.to, span.to);
-      if (from > to) continue;
-      let ids: string[];
-      if (change.enrollees) ids = change.enrollees;
-      else if (change.areas) ids = await this.enrollees.membership.idsInAreas(w.tx, change.areas);
-      else ids = await this.enrolleesWithData(w.tx, from, to);
-      if (ids.length > 0) out.push({ enrollees: new Set(ids), from, to });
+      const from = span ? later(range.from, span.from) : range.from;
+      const to = !span ? range.from : range.to === null ? span.to : earlier(range.to, span.to);
+      const ids = span && from <= to ? await this.peopleOf(w, change, from, to) : [];
+      out.push({ enrollees: new Set(ids), from, to });
     }
     return out;
+  }
+
+  /** The people a calendar change names, or those of its areas, or everyone with data on from..to. */
+  private async peopleOf(w: WriteContext, change: CalendarEvents['calendar_changed'], from: string, to: string): Promise<readonly string[]> {
+    if (change.enrollees) return change.enrollees;
+    if (change.areas) return this.enrollees.membership.idsInAreas(w.tx, change.areas);
+    return this.enrolleesWithData(w.tx, from, to);
   }
 
   /** The first and last date that hold a day or a punch (null when there is nothing yet). */

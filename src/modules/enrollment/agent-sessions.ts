@@ -20,7 +20,7 @@ import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import type { EnrolleeService } from '../enrollees';
 import { stagedAad } from './aad';
-import { type AgentRow, agentAreaNames, readPairCursor } from './agents';
+import { type AgentRow, agentAreaNames, agentReach, readPairCursor } from './agents';
 import { hasConsent } from './consent-records';
 import type { FanOut } from './fan-out';
 import type { CompletedSession as CompletedSessionModel, UploadResult as UploadResultModel } from './model';
@@ -68,31 +68,29 @@ export class AgentSessionService {
 
   /**
    * The spec's start_enrollment_session on the agent path. `enrollee` is a UUID or a device
-   * PIN, `agent` the agent's id.
-   */
-  /**
-   * Starts a session at an agent for an enrollee of its areas (an agent of every area: anyone).
-   * Outside them, an administrator is told why (`not_in_scope`); an agent starting its own session
-   * (`asAgent`) is told nothing of a person it may not enroll (404, as for anyone unknown).
+   * PIN, `agent` the agent's id. Only for an enrollee of the agent's areas (an agent of every
+   * area: anyone): outside them, an administrator is told why (`not_in_scope`), and an agent
+   * starting its own session (`asAgent`) is told nothing of a person it may not enroll (404, as
+   * for anyone unknown, before anything else is said of them).
    */
   async startAgentSession(enrollee: string, options: { agent: string; fingers: number[]; by: string; asAgent?: boolean }): Promise<SessionView> {
     const fingers = this.sessions.validateFingers(options.fingers);
     const row = await this.ctx.db.write(async ({ tx }) => {
       const target = await this.enrollees.findByIdOrPin(tx, enrollee);
       if (!target) throw new FpaError('not_found', 'enrollee not found', { enrollee });
-      if (target.status !== 'active') throw new FpaError('enrollee_inactive', 'the enrollee is deactivated', { enrollee: target.id });
       const [agent] = await tx.select().from(agents).where(eq(agents.id, options.agent)).limit(1);
       if (!agent) throw new FpaError('not_found', 'enrollment agent not found', { agent: options.agent });
       if (agent.revokedAt !== null) throw new FpaError('agent_revoked', 'the enrollment agent is revoked', { agent: agent.id });
-      const reach = (await agentAreaNames(tx, [agent.id])).get(agent.id) ?? [];
-      if (reach.length > 0 && !(await this.enrollees.inScope(tx, target.id, { areas: reach }))) {
+      const reach = agentReach(await agentAreaNames(tx, [agent.id]), agent.id);
+      if (reach.limited && !(await this.enrollees.inScope(tx, target.id, { areas: reach.areas }))) {
         if (options.asAgent) throw new FpaError('not_found', 'enrollee not found', { enrollee });
-        throw new FpaError('not_in_scope', `the enrollee is in none of this agent’s areas (${reach.join(', ')})`, {
+        throw new FpaError('not_in_scope', `the enrollee is in none of this agent’s areas (${reach.areas.join(', ')})`, {
           enrollee: target.id,
           agent: agent.id,
-          areas: reach,
+          areas: reach.areas,
         });
       }
+      if (target.status !== 'active') throw new FpaError('enrollee_inactive', 'the enrollee is deactivated', { enrollee: target.id });
       const session = await this.sessions.insert(tx, { kind: 'agent', enrolleeId: target.id, agentId: agent.id, fingers, createdBy: options.by });
       await audit(tx, session.createdAt, {
         actor: options.by,

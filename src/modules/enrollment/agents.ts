@@ -10,7 +10,7 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
+import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { areasOutside, areasWithin, knownAreaIds, namesByMember, scopeAreaIds } from '../areas';
 import { audit } from '../audit';
 import type { AgentView } from './model';
@@ -41,23 +41,35 @@ export function agentView(row: AgentRow, areas: readonly string[]): AgentView {
   };
 }
 
-/** The areas (names, sorted) each agent enrolls the people of; an agent of every area has none. */
+/**
+ * The areas (names, sorted) of each agent limited to some; an agent of every area has no entry.
+ * An agent whose areas have all been removed since (it was revoked first: an area a live agent
+ * serves is not removed) is still limited, to none.
+ */
 export async function agentAreaNames(q: Queryable, ids: readonly string[]): Promise<Map<string, string[]>> {
   if (ids.length === 0) return new Map();
   const pairs = await q
     .select({ member: agentAreas.agentId, areaId: agentAreas.areaId })
     .from(agentAreas)
     .where(inArray(agentAreas.agentId, [...ids]));
-  return namesByMember(q, pairs);
+  const names = await namesByMember(q, pairs);
+  for (const p of pairs) if (!names.has(p.member)) names.set(p.member, []);
+  return names;
 }
+
+/** Whose people an agent enrolls: everyone's (not limited), or those of its areas. */
+export interface AgentReach {
+  limited: boolean;
+  areas: string[];
+}
+
+export const agentReach = (names: ReadonlyMap<string, string[]>, id: string): AgentReach => ({ limited: names.has(id), areas: names.get(id) ?? [] });
 
 /**
  * A caller limited to areas sees the agents that may enroll its people: those of every area (the
  * shared desk its people enrol at too) and those sharing an area with it.
  */
-function sees(scope: AreaScope, areas: readonly string[]): boolean {
-  return !isLimited(scope) || areas.length === 0 || areas.some((a) => scope.areas.includes(a));
-}
+const sees = (scope: AreaScope, reach: AgentReach): boolean => !reach.limited || coversAny(scope, reach.areas);
 
 export class AgentService {
   constructor(
@@ -116,9 +128,9 @@ export class AgentService {
   async getAgent(id: string, scope: AreaScope = EVERYWHERE): Promise<AgentView> {
     const q = this.ctx.db.orm;
     const [row] = await q.select().from(agents).where(eq(agents.id, id)).limit(1);
-    const areas = row ? ((await agentAreaNames(q, [row.id])).get(row.id) ?? []) : [];
-    if (!row || !sees(scope, areas)) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
-    return agentView(row, areas);
+    const reach = row ? agentReach(await agentAreaNames(q, [row.id]), row.id) : null;
+    if (!row || !reach || !sees(scope, reach)) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
+    return agentView(row, reach.areas);
   }
 
   /** Live agents limited to an area (an area in use is not removed). */
@@ -176,10 +188,11 @@ export class AgentService {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const [row] = await tx.select().from(agents).where(eq(agents.id, id)).limit(1);
-      const areas = row ? ((await agentAreaNames(tx, [row.id])).get(row.id) ?? []) : [];
-      if (!row || !sees(scope, areas)) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
+      const reach = row ? agentReach(await agentAreaNames(tx, [row.id]), row.id) : null;
+      if (!row || !reach || !sees(scope, reach)) throw new FpaError('not_found', 'enrollment agent not found', { agent: id });
+      const { areas } = reach;
       // An agent of every area is every area's: only an administrator of every area revokes it.
-      const outside = isLimited(scope) && areas.length === 0 ? ['every area'] : areasOutside(scope, areas);
+      const outside = isLimited(scope) && !reach.limited ? ['every area'] : areasOutside(scope, areas);
       if (outside.length > 0) {
         throw new FpaError('forbidden', `this agent also enrolls people of other areas (${outside.join(', ')}): an administrator of those may revoke it`, {
           outside,

@@ -79,6 +79,8 @@ function sessionRoutes(http: Http, enrollment: Enrollment) {
       '/enrollment-sessions',
       async ({ body, admin, scope, set }) => {
         await enrollment.inScope(body.enrollee.trim(), undefined, scope);
+        // An agent the caller does not see is 404 here too, not a hint of its areas.
+        await enrollment.agents.getAgent(body.agent.trim(), scope);
         const session = await agentSessions.startAgentSession(body.enrollee.trim(), { agent: body.agent.trim(), fingers: body.fingers, by: admin.by });
         set.status = 201;
         return session;

@@ -168,19 +168,23 @@ export class LogFollower {
       .where(and(gt(eventLog.sequence, position), inArray(eventLog.type, [...types])))
       .orderBy(asc(eventLog.sequence))
       .limit(this.batch);
-    const taken = rows.filter((r) => r.sequence <= upTo);
+    const upToHere = rows.filter((r) => r.sequence <= upTo);
+    // A step that stopped inside an event goes on with that event alone: the events after it
+    // were applied with it then, and would be again at every step until it is done.
+    const resuming = stoppedIn !== null && upToHere[0]?.sequence === stoppedIn.at;
+    const taken = resuming ? upToHere.slice(0, 1) : upToHere;
     const events = await this.log.read(w.tx, taken);
-    const resume = stoppedIn && events[0]?.sequence === stoppedIn.at ? stoppedIn.state : null;
+    const resume = resuming ? stoppedIn.state : null;
     const stop = events.length > 0 ? await this.options.apply(w, events, resume) : undefined;
     if (stop) {
       // Everything before the event it stopped in is applied; that event goes on at the next step.
       await this.moveTo(w, stop.at - 1, JSON.stringify({ at: stop.at, state: stop.resume }));
       return { applied: events.filter((e) => e.sequence < stop.at).length, moved: true, position: stop.at - 1, reachedHead: false };
     }
-    // A full batch stops at its last event, one cut short by `upTo` at `upTo`; otherwise
-    // everything up to the head is done.
+    // A full batch stops at its last event, one cut short by `upTo` at `upTo`, a resumed event
+    // at itself; otherwise everything up to the head is done.
     const reachedHead = rows.length < this.batch && taken.length === rows.length;
-    const next = reachedHead ? last : taken.length < rows.length ? upTo : taken[taken.length - 1]!.sequence;
+    const next = reachedHead ? last : resuming ? taken[0]!.sequence : upToHere.length < rows.length ? upTo : taken[taken.length - 1]!.sequence;
     // Past the event a step stopped in (it is the first after `position`), so its resume is done with.
     if (next <= position) return { applied: events.length, moved: false, position, reachedHead };
     await this.moveTo(w, next, null);
