@@ -368,7 +368,7 @@ describe('areas as a resource', () => {
     expect(created.body).toMatchObject({ name: 'south', description: 'South gate', usage: { devices: 0, enrollees: 0 } });
     expect((await server.admin.post('/areas/', { name: 'south' })).status).toBe(409);
     const north = await server.admin.get('/areas/north/');
-    expect(north.body.usage).toEqual({ devices: 0, enrollees: 1, users: 0, api_keys: 0 });
+    expect(north.body.usage).toEqual({ devices: 0, enrollees: 1, users: 0, api_keys: 0, agents: 0 });
     expect((await server.admin.delete('/areas/north/')).status).toBe(409);
     const renamed = await server.admin.patch('/areas/south/', { name: 'south-gate' });
     expect(renamed.body.name).toBe('south-gate');
