@@ -25,6 +25,26 @@ afterAll(async () => {
   await server.close();
 });
 
+/** Counts the server's write transactions as each commits, until `stop`. */
+function countWrites(): { readonly count: number; stop(): void } {
+  const db = server.fpa.db;
+  const write = db.write;
+  let count = 0;
+  db.write = (work, options) =>
+    write(work, options).then((result) => {
+      count++;
+      return result;
+    });
+  return {
+    get count() {
+      return count;
+    },
+    stop: () => {
+      db.write = write;
+    },
+  };
+}
+
 /** The position the attendance follower has reached, and the log's head. */
 async function positions(): Promise<{ follower: number; head: number }> {
   const rs = await server.fpa.db.client.execute(
@@ -86,18 +106,11 @@ describe('a recompute of many people', () => {
     );
     await server.fpa.service.attendance.follower.catchUp();
     // The recompute's transactions, counted as each commits, at each turn of the loop while it runs.
-    const db = server.fpa.db;
-    const write = db.write;
-    let writes = 0;
-    db.write = (work, options) =>
-      write(work, options).then((result) => {
-        writes++;
-        return result;
-      });
+    const writes = countWrites();
     const seen: number[] = [];
     let running = true;
     const sample = () => {
-      seen.push(writes);
+      seen.push(writes.count);
       if (running) setImmediate(sample);
     };
     try {
@@ -106,11 +119,11 @@ describe('a recompute of many people', () => {
       expect(recomputed).toBeGreaterThanOrEqual(120);
     } finally {
       running = false;
-      db.write = write;
+      writes.stop();
     }
     // Two groups or more: some turn came after the first group's write and before the last.
-    expect(writes).toBeGreaterThanOrEqual(2);
-    expect(seen.some((n) => n > 0 && n < writes)).toBe(true);
+    expect(writes.count).toBeGreaterThanOrEqual(2);
+    expect(seen.some((n) => n > 0 && n < writes.count)).toBe(true);
   });
 });
 
@@ -143,18 +156,12 @@ describe('a calendar change over many people and dates', () => {
     expect(await flagged()).toBe(0);
 
     const db = server.fpa.db;
-    const write = db.write;
-    let writes = 0;
-    db.write = (work, options) =>
-      write(work, options).then((result) => {
-        writes++;
-        return result;
-      });
+    const writes = countWrites();
     const stoppedIn: (string | null)[] = [];
     try {
       // Wednesdays are the plant's weekend from the first date on: every day above is a day off worked.
       expect((await server.admin.post('/weekends/', { area: 'plant', days: [0, 3, 6], from: first })).status).toBe(201);
-      const before = writes;
+      const before = writes.count;
       const done = attendance.follower.catchUp();
       // Between the steps, the follower's row says where the last one stopped.
       let running = true;
@@ -167,9 +174,9 @@ describe('a calendar change over many people and dates', () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
       await done;
-      expect(writes - before).toBeGreaterThanOrEqual(2);
+      expect(writes.count - before).toBeGreaterThanOrEqual(2);
     } finally {
-      db.write = write;
+      writes.stop();
     }
     expect(stoppedIn.some((r) => r !== null && JSON.parse(r).state.after !== '')).toBe(true);
     // Once through, nothing is left to resume, and every day of the plant's people followed.
