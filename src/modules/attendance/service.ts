@@ -146,12 +146,12 @@ export class AttendanceService {
    */
   private async touchesOf(w: WriteContext, change: CalendarEvents['calendar_changed']): Promise<Touch[]> {
     const span = await this.dataSpan(w);
+    if (!span) return change.ranges.map((range) => ({ enrollees: new Set<string>(), from: range.from, to: range.from }));
     const out: Touch[] = [];
     for (const range of change.ranges) {
-      const from = span ? later(range.from, span.from) : range.from;
-      const to = !span ? range.from : range.to === null ? span.to : earlier(range.to, span.to);
-      const ids = span && from <= to ? await this.peopleOf(w, change, from, to) : [];
-      out.push({ enrollees: new Set(ids), from, to });
+      const from = later(range.from, span.from);
+      const to = range.to === null ? span.to : earlier(range.to, span.to);
+      out.push({ enrollees: new Set(from <= to ? await this.peopleOf(w, change, from, to) : []), from, to });
     }
     return out;
   }

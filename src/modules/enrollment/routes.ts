@@ -52,7 +52,7 @@ function agentAdminRoutes(http: Http, { agents }: Enrollment) {
     .get('/enrollment-agents', ({ query, scope }) => agents.listAgents({ limit: query.limit ?? 100, cursor: query.cursor, status: query.status }, scope), {
       query: AgentList.query,
       response: { 200: AgentList.response, ...errors('invalid_cursor') },
-      detail: { summary: 'List agents, newest first (never their keys); a caller limited to areas sees the agents of its areas', tags },
+      detail: { summary: 'List agents, newest first (never their keys); a caller limited to areas sees those of its areas and those of every area', tags },
     })
     .get('/enrollment-agents/:id', ({ params, scope }) => agents.getAgent(params.id, scope), {
       params: AgentParams,
