@@ -249,6 +249,11 @@ describe('a manager of north sees nothing of south', () => {
 
   test('a terminal of north and south: a north caller’s list of its users leaves out the south people on it', async () => {
     const shared = await terminal(server, 'TSHARED1', ['north', 'south']);
+    // It answers the query of its users first (an empty terminal): what it reports later is the service's people.
+    const asked = await admsFetch(server.url, `/iclock/getrequest?SN=${shared.serialNumber}`);
+    const query = /C:(\d+):DATA QUERY USERINFO/.exec(asked.body)?.[1];
+    expect(query).toBeDefined();
+    expect((await admsFetch(server.url, `/iclock/devicecmd?SN=${shared.serialNumber}`, { body: `ID=${query}&Return=0&CMD=DATA\n` })).body).toStartWith('OK');
     const users = `USER PIN=${north.pin}\tName=Person E-NORTH\tPri=0\tPasswd=\tCard=\tGrp=1\nUSER PIN=${south.pin}\tName=Person E-SOUTH\tPri=0\tPasswd=\tCard=\tGrp=1\n`;
     expect((await admsFetch(server.url, `/iclock/cdata?SN=${shared.serialNumber}&table=OPERLOG`, { body: users })).body).toStartWith('OK');
     const all = (await server.admin.get(`/devices/${shared.serialNumber}/users/`)).body.results as { pin: string; enrollee: string | null }[];

@@ -327,6 +327,49 @@ describe('walk-up by PIN in the ordinary flow', () => {
     expect(await userOn('FAR1', p.device_pin)).toMatchObject({ enrolleeId: p.id });
   });
 
+  test('a terminal approved while it holds an enrollee’s PIN: its backlog before it answers the user query stays its own user', async () => {
+    const ord2Pending = async () =>
+      (await s.admin.get('/devices/ORD2/commands/?status=pending')).body.results as { kind: string; payload: Record<string, unknown> }[];
+    const before = (await ord2Pending()).length;
+    const withConsent = await person('O-5', 'Ola Five', true, undefined, s);
+    const noConsent = await person('O-6', 'Ola Six', false, undefined, s);
+    const fp = (pin: string, finger: number) => {
+      const t = syntheticTemplate();
+      return `FP PIN=${pin}\tFID=${finger}\tSize=${t.length}\tValid=1\tTMP=${t}\n`;
+    };
+    const late = new SimulatedTerminal({ url: s.url, sn: 'LATE1' });
+    await late.handshake();
+    await late.postOptions();
+    await s.admin.post('/devices/LATE1/approve/');
+    // Its backlog arrives before the query of its users was even fetched: the template first.
+    const batch = `${fp(withConsent.device_pin, 5)}${userLine(withConsent.device_pin, 'Someone else')}${fp(noConsent.device_pin, 6)}`;
+    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '7' }, batch)).body).toBe('OK:3');
+    // The query fetched and not answered yet: a template in a post of its own, then its user.
+    const fetched = await late.get('getrequest');
+    expect(fetched.body).toContain('DATA QUERY USERINFO');
+    const other = `${fp(withConsent.device_pin, 7)}`;
+    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '8' }, other)).body).toBe('OK:1');
+    for (const [p, finger] of [
+      [withConsent, 5],
+      [withConsent, 7],
+      [noConsent, 6],
+    ] as const) {
+      expect((await stored(p.id)).some((t) => t.finger_index === finger)).toBe(false);
+    }
+    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true, biometrics: { fingerprint: [5, 7] } });
+    expect(await userOn('LATE1', noConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true });
+    // Nothing of theirs went to the other terminal, and nothing is deleted from this one.
+    expect((await ord2Pending()).slice(before).filter((c) => c.kind === 'update_template')).toEqual([]);
+    const commands = (await s.admin.get('/devices/LATE1/commands/?status=pending')).body.results as { kind: string }[];
+    expect(commands.filter((c) => c.kind === 'delete_template')).toEqual([]);
+    expect((await rejectionsOf('LATE1', s)).length).toBe(0);
+    // Once it answered, the user is still its own (a conflict for an administrator), not the enrollee.
+    await drain(late);
+    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true });
+    expect((await late.uploadTemplate(withConsent.device_pin, 8)).body).toBe('OK:1');
+    expect((await stored(withConsent.id)).some((t) => t.finger_index === 8)).toBe(false);
+  });
+
   test('a PIN the terminal held before the enrollee existed stays its own user until adopted', async () => {
     const own1 = await online('OWN1', { existingUsers: [{ pin: '42', name: 'Menu 42' }] }, s);
     const own2 = await online('OWN2', { existingUsers: [{ pin: '42', name: 'Other 42' }] }, s);

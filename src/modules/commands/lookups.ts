@@ -34,13 +34,25 @@ export class CommandLookups {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** Payloads of the commands of `kind` sent to a device and not answered yet. */
-  async sentOfKind(q: Queryable, deviceId: string, kind: CommandKind): Promise<Record<string, unknown>[]> {
-    const rows = await q
-      .select({ payload: deviceCommands.payload })
+  /**
+   * Whether the terminal's inventory is outstanding: the query of its users sent on its approval
+   * (or first contact) is queued or sent and not answered yet. Until it is, any user it reports
+   * may be one it held before the service knew it (enrollment/walk-up.ts).
+   */
+  async inventoryOutstanding(q: Queryable, deviceId: string): Promise<boolean> {
+    const [row] = await q
+      .select({ id: deviceCommands.id })
       .from(deviceCommands)
-      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.kind, kind), eq(deviceCommands.status, 'sent')));
-    return rows.map((r) => r.payload as Record<string, unknown>);
+      .where(
+        and(
+          eq(deviceCommands.deviceId, deviceId),
+          eq(deviceCommands.kind, 'QUERY_USERS'),
+          inArray(deviceCommands.status, ['pending', 'sent']),
+          sql`json_extract(${deviceCommands.payload}, '$.resync') = 'approved'`,
+        ),
+      )
+      .limit(1);
+    return row !== undefined;
   }
 
   /** Whether a terminal has an unfinished delete (a terminal that is not approved may answer only those). */

@@ -13,6 +13,9 @@ import { deviceUsers } from './tables';
 
 export type DeviceUserRow = typeof deviceUsers.$inferSelect;
 
+/** An inventory marks a user held before unless the service made them an enrollee there. */
+const heldBeforeUnlessLinked = sql`case when ${deviceUsers.enrolleeId} is null then 1 else ${deviceUsers.heldBefore} end`;
+
 /** A user as a terminal reports it (OPERLOG `USER`, 3.x `user` table, query results). */
 export interface ReportedUser {
   pin: string;
@@ -30,7 +33,7 @@ export class DeviceUsers {
   /**
    * Users a terminal reported; a user the service sent keeps its enrollee. `heldBefore`: the
    * report is the terminal's inventory (what it held before the service knew it), kept on the
-   * users it brings to the list.
+   * users it reports that are not an enrollee here (one first seen by a punch or a template too).
    */
   async reported(tx: Tx, deviceId: string, users: readonly ReportedUser[], options: { heldBefore?: boolean } = {}): Promise<void> {
     const now = this.ctx.clock.now();
@@ -51,7 +54,13 @@ export class DeviceUsers {
         })
         .onConflictDoUpdate({
           target: [deviceUsers.deviceId, deviceUsers.pin],
-          set: { name: u.name ?? null, card: u.card ?? null, privilege: u.privilege ?? null, updatedAt: now },
+          set: {
+            name: u.name ?? null,
+            card: u.card ?? null,
+            privilege: u.privilege ?? null,
+            updatedAt: now,
+            ...(options.heldBefore ? { heldBefore: heldBeforeUnlessLinked } : {}),
+          },
         });
     }
   }
@@ -108,8 +117,9 @@ export class DeviceUsers {
    * A biometric the terminal reported for one of its users (a template it uploaded): kept as the
    * indexes it holds per type, so an upload sent twice counts once.
    */
-  async noteBiometric(tx: Tx, deviceId: string, pin: string, type: string, index: number): Promise<void> {
+  async noteBiometric(tx: Tx, deviceId: string, pin: string, type: string, index: number, options: { heldBefore?: boolean } = {}): Promise<void> {
     const now = this.ctx.clock.now();
+    const heldBefore = options.heldBefore ?? false;
     const existing = await this.one(tx, deviceId, pin);
     if (!existing) {
       await tx.insert(deviceUsers).values({
@@ -121,16 +131,18 @@ export class DeviceUsers {
         biometrics: { [type]: [index] },
         enrolleeId: null,
         source: 'reported',
+        heldBefore,
         updatedAt: now,
       });
       return;
     }
     const held = existing.biometrics[type] ?? [];
-    if (held.includes(index)) return;
-    const biometrics = { ...existing.biometrics, [type]: [...held, index].sort((a, b) => a - b) };
+    const marksHeld = heldBefore && !existing.heldBefore && existing.enrolleeId === null;
+    if (held.includes(index) && !marksHeld) return;
+    const biometrics = held.includes(index) ? existing.biometrics : { ...existing.biometrics, [type]: [...held, index].sort((a, b) => a - b) };
     await tx
       .update(deviceUsers)
-      .set({ biometrics, updatedAt: now })
+      .set({ biometrics, updatedAt: now, ...(marksHeld ? { heldBefore: true } : {}) })
       .where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
   }
 

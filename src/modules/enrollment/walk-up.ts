@@ -11,7 +11,8 @@
  *   `add_user` (an administrator created them at the menu with the PIN HR gave) or the terminal
  *   was refused before becoming an enrollment station; but not a user in the terminal's
  *   inventory (its answer to the user query of its approval: it may have held the PIN before the
- *   enrollee existed), which stays its own user — a conflict an administrator resolves;
+ *   enrollee existed), nor anything it sends before that answer, which stays its own user — a
+ *   conflict an administrator resolves;
  * - the terminal never reported that PIN and an enrollee adopted from another terminal has it:
  *   the enrollee's;
  * - either way only if the terminal is in the enrollee's scope or is an enrollment station;
@@ -165,6 +166,9 @@ export class WalkUpEnrollment {
       // A PIN the service handed out is its enrollee even where the terminal reported the user
       // first; an adopted PIN held here unlinked may be another person (a conflict to resolve).
       if (!person || (held && (held.heldBefore || !person.pinAllocated))) throw new TerminalsOwnUser();
+      // Before the terminal answered the query of its users, a PIN it sends may be one it held
+      // before the enrollee existed (its backlog comes in any order): its own until adopted.
+      if (await this.deps.commands.lookups.inventoryOutstanding(w.tx, device.id)) throw new TerminalsOwnUser();
     }
     if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
     if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
@@ -187,7 +191,7 @@ export class WalkUpEnrollment {
   async usersReported(w: WriteContext, device: DeviceRow, reported: readonly ReportedUser[]): Promise<void> {
     const { devices, commands } = this.deps;
     const users = await this.withCardsChecked(w, device, reported);
-    const inventory = (await commands.lookups.sentOfKind(w.tx, device.id, 'QUERY_USERS')).some((p) => p.resync === 'approved');
+    const inventory = await commands.lookups.inventoryOutstanding(w.tx, device.id);
     await devices.users.reported(w.tx, device.id, users, { heldBefore: inventory });
     await this.linkAllocated(
       w,
@@ -291,7 +295,8 @@ export class WalkUpEnrollment {
   private async keepAsTerminalUser(device: DeviceRow, upload: TemplateUpload): Promise<void> {
     const now = this.ctx.clock.now();
     await this.ctx.db.write(async ({ tx }) => {
-      await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, upload.type ?? 'fingerprint', upload.fingerIndex);
+      const heldBefore = await this.deps.commands.lookups.inventoryOutstanding(tx, device.id);
+      await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, upload.type ?? 'fingerprint', upload.fingerIndex, { heldBefore });
       await noteOnDevice(
         tx,
         device.id,
