@@ -327,6 +327,20 @@ describe('walk-up by PIN in the ordinary flow', () => {
     expect(await userOn('FAR1', p.device_pin)).toMatchObject({ enrolleeId: p.id });
   });
 
+  test('refused before consent, accepted after it: the delete queued by the refusal is not sent', async () => {
+    const t = await online('CONS1', {}, s);
+    const p = await person('O-7', 'Ola Seven', false, undefined, s);
+    await drain(t);
+    expect((await t.uploadTemplate(p.device_pin, 1)).body).toBe('OK:1');
+    expect((await rejectionsOf('CONS1', s)).map((r) => r.reason)).toEqual(['consent_required']);
+    await s.admin.post(`/enrollees/${p.id}/consent/`, { version: 'v1', method: 'paper' });
+    expect((await t.uploadTemplate(p.device_pin, 1)).body).toBe('OK:1');
+    const [tpl] = await stored(p.id);
+    expect(tpl!.sync).toEqual(expect.arrayContaining([expect.objectContaining({ device: 'CONS1', status: 'present' })]));
+    expect((await drain(t)).filter((text) => text.startsWith('DATA DELETE'))).toEqual([]);
+    expect((await stored(p.id))[0]!.sync).toEqual(expect.arrayContaining([expect.objectContaining({ device: 'CONS1', status: 'present' })]));
+  });
+
   test('a terminal approved while it holds an enrollee’s PIN: its backlog before it answers the user query stays its own user', async () => {
     const ord2Pending = async () =>
       (await s.admin.get('/devices/ORD2/commands/?status=pending')).body.results as { kind: string; payload: Record<string, unknown> }[];

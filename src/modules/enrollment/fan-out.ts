@@ -335,6 +335,6 @@ function templateKey(pin: string, t: { type: string; fingerIndex: number; slot: 
 }
 
 /** A delete removes a whole body part: for a fingerprint, the key of its only template. */
-function deleteKey(pin: string, t: { type: string; fingerIndex: number }): string {
+export function deleteKey(pin: string, t: { type: string; fingerIndex: number }): string {
   return t.type === 'fingerprint' ? `tpl:${pin}:${t.fingerIndex}` : `tpl:${pin}:${t.type}:${t.fingerIndex}`;
 }

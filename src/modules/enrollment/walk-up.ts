@@ -41,7 +41,7 @@ import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, type Repor
 import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
-import { userCommand } from './fan-out';
+import { deleteKey, userCommand } from './fan-out';
 import type { RemoteEnrollment } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
 import type { TemplateStore } from './template-store';
@@ -150,6 +150,9 @@ export class WalkUpEnrollment {
       });
     }
     if (session && requested) await remote.recordCapture(w, session, upload.fingerIndex);
+    // A delete queued when an earlier upload of this part was refused (no consent yet, not a
+    // station yet) and not sent: the terminal's template is the enrollee's now, so it stays.
+    await this.deps.commands.supersedeKeys(w.tx, [device.id], [deleteKey(upload.pin, { type, fingerIndex: upload.fingerIndex })]);
     return same ? 'unchanged' : 'stored';
   }
 
@@ -332,7 +335,7 @@ export class WalkUpEnrollment {
             deviceId: device.id,
             kind: 'delete_template',
             payload: { pin: upload.pin, fingerIndex: upload.fingerIndex, type },
-            supersedeKey: type === 'fingerprint' ? `tpl:${upload.pin}:${upload.fingerIndex}` : `tpl:${upload.pin}:${type}:${upload.fingerIndex}`,
+            supersedeKey: deleteKey(upload.pin, { type, fingerIndex: upload.fingerIndex }),
           },
         ]);
       }
