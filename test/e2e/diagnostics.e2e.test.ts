@@ -91,6 +91,18 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('clock_drift', 'DRIFTER-1');
   });
 
+  test('a terminal whose clock runs hours ahead (a wrong time zone) is measured too, not taken for a backlog', async () => {
+    const t = await approved('DRIFTER-2', { clockOffMs: 5 * 3_600_000 });
+    await t.punch([{ pin: '1' }]);
+    const d = await raised('clock_drift', 'DRIFTER-2');
+    expect(Number(d.details.drift_seconds)).toBeGreaterThanOrEqual(5 * 3600 - 5);
+    expect(d.message).toContain('5 hours');
+    expect((await server.admin.post('/devices/DRIFTER-2/commands/', { kind: 'set_time' })).status).toBe(201);
+    await drain(t);
+    await t.punch([{ pin: '1' }]);
+    await cleared('clock_drift', 'DRIFTER-2');
+  });
+
   test('an unknown serial knocking; approving it clears it', async () => {
     const t = new SimulatedTerminal({ url: server.url, sn: 'STRANGER-1' });
     await t.handshake();

@@ -154,14 +154,15 @@ export class AttendanceIngest {
 
   /**
    * A real-time upload (its newest punch within REAL_TIME of now) shows how far the terminal's
-   * clock is off; a backlog says nothing, and is not mistaken for a slow clock. The device keeps
-   * the measure; beyond DEVICE_CLOCK_DRIFT_MAX it is flagged, and corrected with `set_time`
-   * when DEVICE_CLOCK_CORRECTION is on.
+   * clock is off; a backlog says nothing, and is not mistaken for a slow clock. A punch ahead of
+   * now by more than that is no backlog: the clock runs ahead (by hours: a wrong time zone), by
+   * at least that much. The device keeps the measure; beyond DEVICE_CLOCK_DRIFT_MAX it is
+   * flagged, and corrected with `set_time` when DEVICE_CLOCK_CORRECTION is on.
    */
   private async measureDrift(device: DeviceRow, punches: IncomingPunch[], now: number): Promise<void> {
     if (punches.length === 0) return;
     const newest = Math.max(...punches.map((p) => p.punchedAt));
-    if (Math.abs(newest - now) > REAL_TIME_MS) return;
+    if (now - newest > REAL_TIME_MS) return;
     const drift = Math.round((newest - now) / 1000);
     if (device.clockDriftSeconds !== null && Math.abs(drift - device.clockDriftSeconds) < DRIFT_RESOLUTION_S) return;
     await this.devices.reports.recordDrift(device, drift, { limitSeconds: this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX / 1000 });
