@@ -198,6 +198,27 @@ describe('a manager of north', () => {
   });
 });
 
+describe('an HR officer of north and the areas', () => {
+  test('no area control that would answer 403, and forms say that no area chosen means north', async () => {
+    const { context, page, refused, errors } = await consoleAs('hr', ['north']);
+    await go(page, '#/areas', 'Areas');
+    expect(await page.getByRole('button', { name: 'Create an area' }).count()).toBe(0);
+    await go(page, '#/areas/north', 'north');
+    expect(await page.getByRole('region', { name: 'Name and description' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete area' }).count()).toBe(0);
+    await go(page, '#/shifts', 'Shifts and calendar');
+    expect(await page.getByText('None chosen: your areas (north).').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Create new area…' }).count()).toBe(0);
+    expect(await page.locator('option', { hasText: 'Create new area…' }).count()).toBe(0);
+    await go(page, '#/people', 'People');
+    expect(await page.getByText(/none chosen: your areas \(north\)/).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Create new area…' }).count()).toBe(0);
+    expect(refused).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('desktop agents by area', () => {
   test('an HR officer of north creates agents for north, sees the shared ones, revokes only those wholly north; a person is offered only agents of their areas', async () => {
     const made: Record<string, string> = {};

@@ -172,6 +172,13 @@ describe('what the console shows after a withdrawal, and the terminal’s comman
     const found = await server.admin.get(`/audit-log/?target=${ann.id}&action=consent.withdrawn&limit=1`);
     expect(found.body.results).toMatchObject([{ actor: 'admin@example.com', target_id: ann.id, details: { templates_destroyed: 0 } }]);
     expect((await server.admin.get(`/audit-log/?target=someone-else&action=consent.withdrawn`)).body.results).toEqual([]);
+    // HR, who cannot read the audit log, reads it on the person: the console's consent section.
+    const hr = `Bearer ${await adminToken({ sub: 'hr@example.com', role: 'hr' })}`;
+    const seen = await fetch(`${server.url}/api/fingerprint/v1/enrollees/${ann.id}/`, { headers: { authorization: hr } });
+    expect(await seen.json()).toMatchObject({ consent: null, consent_withdrawn: { withdrawn_by: 'admin@example.com', templates_destroyed: 0 } });
+    // Given again: the withdrawal is history, not shown.
+    expect((await server.admin.post(`/enrollees/${ann.id}/consent/`, { version: '2026-02', method: 'signed form' })).status).toBe(201);
+    expect((await server.admin.get(`/enrollees/${ann.id}/`)).body).toMatchObject({ consent: { version: '2026-02' }, consent_withdrawn: null });
   });
 
   test('commands list newest first on request, paged', async () => {

@@ -66,6 +66,8 @@ describe('proofs in the console', () => {
     await page.getByRole('button', { name: 'Withdraw consent' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Withdraw' }).click();
     await page.getByText(/^Consent withdrawn; 1 fingerprint destroyed/).waitFor();
+    // The consent section says so from the person's own record (HR reads it too; the audit log is not theirs).
+    await page.getByText(/^1 fingerprint destroyed on the server/).waitFor();
     await page.getByRole('heading', { name: 'Proof of deletion' }).waitFor();
     expect(await page.getByText('1 terminal still to confirm').isVisible()).toBe(true);
     expect(

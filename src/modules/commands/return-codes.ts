@@ -2,6 +2,7 @@
 
 /** ENROLL_FP / ENROLL_BIO return codes, then the general ones. */
 const RETURN_MEANINGS: Readonly<Record<number, string>> = {
+  0: 'done',
   2: 'the user already has a template for this finger',
   4: 'enrollment failed (bad quality or the captures did not match)',
   5: 'this fingerprint already belongs to another user',

@@ -2,7 +2,7 @@
 export { areaNamesOf, membersOfArea } from './area-membership';
 export { CARD_MAX, normaliseCard } from './cards';
 export type { EnrolleeEvents } from './events';
-export { Consent, type ConsentView, Enrollee, EnrolleeParams } from './model';
+export { Consent, type ConsentView, type ConsentWithdrawalView, Enrollee, EnrolleeParams } from './model';
 export type { RosterEntry } from './roster';
 export { enrolleeRoutes } from './routes';
 export { ENROLLEE_SETTINGS } from './runtime';

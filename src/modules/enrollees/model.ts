@@ -11,6 +11,16 @@ export const EnrolleeParams = t.Object({ id: Text({ maxLength: 100, description:
 export const Consent = t.Object({ version: t.String(), method: t.String(), given_by: t.String(), given_at: Instant() }, { title: 'Consent' });
 export type ConsentView = Static<typeof Consent>;
 
+export const ConsentWithdrawal = t.Object(
+  {
+    withdrawn_at: Instant(),
+    withdrawn_by: t.String(),
+    templates_destroyed: Nullable(Int({ description: 'Templates the withdrawal destroyed on the server (null: not recorded).' })),
+  },
+  { title: 'ConsentWithdrawal', description: 'The last withdrawal of consent, when the person has none now.' },
+);
+export type ConsentWithdrawalView = Static<typeof ConsentWithdrawal>;
+
 export const Enrollee = t.Object(
   {
     id: Uuid(),
@@ -21,6 +31,7 @@ export const Enrollee = t.Object(
     status: OneOf(ENROLLEE_STATUSES),
     areas: t.Array(t.String()),
     consent: Nullable(Consent),
+    consent_withdrawn: Nullable(ConsentWithdrawal),
     fingers: t.Array(Int(), { description: 'Fingers with a stored template.' }),
     created_at: Instant(),
   },

@@ -49,6 +49,7 @@ export class EnrolleeViews {
         areas: areaNames.get(r.id) ?? [],
         created_at: new Date(r.createdAt).toISOString(),
         consent: null,
+        consent_withdrawn: null,
         fingers: [],
       };
       for (const part of parts) view = { ...view, ...(part.get(r.id) ?? {}) };

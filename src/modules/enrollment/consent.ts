@@ -3,12 +3,12 @@
  * it. Giving consent again replaces the current record; withdrawing it destroys every template
  * and deletes them from the terminals (sessions close by reacting to `consent_withdrawn`).
  */
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { audit } from '../audit';
-import type { ConsentView, EnrolleeService } from '../enrollees';
+import type { ConsentView, ConsentWithdrawalView, EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import { consentView } from './consent-records';
 import type { EnrollmentEvents } from './events';
@@ -57,6 +57,13 @@ export class ConsentService {
       const enrollee = await this.enrollees.get(enrolleeId, w.tx);
       const withdrawn = await this.endCurrent(w, enrollee.id, options.by, now);
       const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by);
+      // Kept on the record so that whoever may read the person reads what the withdrawal did.
+      if (withdrawn) {
+        await w.tx
+          .update(consents)
+          .set({ templatesDestroyed: destroyed })
+          .where(and(eq(consents.enrolleeId, enrollee.id), eq(consents.withdrawnAt, now)));
+      }
       await audit(w.tx, now, {
         actor: options.by,
         action: 'consent.withdrawn',
@@ -77,6 +84,26 @@ export class ConsentService {
       .where(and(eq(consents.enrolleeId, enrolleeId), isNull(consents.withdrawnAt)))
       .returning({ id: consents.id });
     return ended.length > 0;
+  }
+
+  /**
+   * The last withdrawal of each of these enrollees that has no consent now (a consent replaced by
+   * a new one was not withdrawn): when, by whom, and how many templates it destroyed.
+   */
+  async lastWithdrawalOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, ConsentWithdrawalView>> {
+    const out = new Map<string, ConsentWithdrawalView>();
+    for (const ids of chunks(enrolleeIds, 500)) {
+      const rows = await q
+        .select({ enrolleeId: consents.enrolleeId, at: consents.withdrawnAt, by: consents.withdrawnBy, destroyed: consents.templatesDestroyed })
+        .from(consents)
+        .where(and(inArray(consents.enrolleeId, ids), isNotNull(consents.withdrawnAt)))
+        .orderBy(desc(consents.withdrawnAt));
+      for (const r of rows) {
+        if (out.has(r.enrolleeId) || r.at === null) continue;
+        out.set(r.enrolleeId, { withdrawn_at: new Date(r.at).toISOString(), withdrawn_by: r.by ?? '', templates_destroyed: r.destroyed });
+      }
+    }
+    return out;
   }
 
   /** Current consent per enrollee. */

@@ -207,13 +207,19 @@ export const recordTemplateSync =
     }
   };
 
-/** A person's view shows their consent and enrolled fingers. */
+/** A person's view shows their consent (or its last withdrawal) and enrolled fingers. */
 export const consentAndFingersOfPeople =
   ({ consent, templates }: Pick<SyncDeps, 'consent' | 'templates'>): ViewPart =>
   async (q: Queryable, ids) => {
     const consents = await consent.currentOf(q, ids);
+    const withdrawals = await consent.lastWithdrawalOf(
+      q,
+      ids.filter((id) => !consents.has(id)),
+    );
     const fingers = await templates.fingersOf(q, ids);
-    return new Map(ids.map((id) => [id, { consent: consents.get(id) ?? null, fingers: fingers.get(id) ?? [] }]));
+    return new Map(
+      ids.map((id) => [id, { consent: consents.get(id) ?? null, consent_withdrawn: withdrawals.get(id) ?? null, fingers: fingers.get(id) ?? [] }]),
+    );
   };
 
 /** `enrollees/?consent=given|missing`: answered from the consents' index by enrollee. */

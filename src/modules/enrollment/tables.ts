@@ -99,6 +99,8 @@ export const consents = sqliteTable(
     givenAt: integer('given_at').notNull(),
     withdrawnAt: integer('withdrawn_at'),
     withdrawnBy: text('withdrawn_by'),
+    /** Templates a withdrawal destroyed (null: ended by a new consent, or before migration 0016 without an audit entry). */
+    templatesDestroyed: integer('templates_destroyed'),
   },
   (t) => [index('fpa_consents_enrollee').on(t.enrolleeId)],
 );

@@ -6,7 +6,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { Area } from '../../areas';
-import { api, type List } from './api';
+import { api, can, currentSession, type List } from './api';
 import { field, h, input } from './dom';
 import { onSubmit } from './form-errors';
 
@@ -71,7 +71,16 @@ export interface AreaPicker {
   control: HTMLElement;
 }
 
-/** Checkboxes for several areas, with “Create new area…”. */
+/**
+ * What choosing no area means in a form: `everyone` for a caller of every area; for one limited
+ * to areas the server puts the record in the caller's own areas (areas/names.ts `areasWithin`).
+ */
+export function noneChosen(everyone: string): string {
+  const own = currentSession().areas;
+  return own.length === 0 ? everyone : `your areas (${own.join(', ')})`;
+}
+
+/** Checkboxes for several areas, with “Create new area…” for those who may create one. */
 export async function areasPicker(label: string, chosen: readonly string[], hint?: string): Promise<AreaPicker> {
   const areas = await loadAreas();
   const group = h('fieldset', { class: 'areas-picker', id: `areas-${++uid}` }, h('legend', {}, label));
@@ -85,14 +94,17 @@ export async function areasPicker(label: string, chosen: readonly string[], hint
   for (const a of areas) add(a.name, chosen.includes(a.name));
   // An area the record holds that the caller cannot see stays chosen (and shown).
   for (const name of chosen) if (!areas.some((a) => a.name === name)) add(name, true);
-  const create = h('button', { type: 'button', class: 'link' }, 'Create new area…');
-  create.addEventListener('click', async () => {
-    const name = await createAreaDialog();
-    if (!name) return create.focus();
-    add(name, true);
-    boxes[boxes.length - 1]?.focus();
-  });
-  group.append(list, create);
+  group.append(list);
+  if (can('POST areas/')) {
+    const create = h('button', { type: 'button', class: 'link' }, 'Create new area…');
+    create.addEventListener('click', async () => {
+      const name = await createAreaDialog();
+      if (!name) return create.focus();
+      add(name, true);
+      boxes[boxes.length - 1]?.focus();
+    });
+    group.append(create);
+  }
   if (hint) group.append(h('small', { class: 'hint' }, hint));
   return { element: h('div', { class: 'field' }, group), control: group, value: () => boxes.filter((b) => b.checked).map((b) => b.value) };
 }
@@ -107,7 +119,7 @@ export async function areaSelect(options: { selected?: string; any?: string; cre
     {},
     options.any !== undefined ? h('option', { value: '' }, options.any) : null,
     ...areas.map((a) => h('option', { value: a.name, selected: a.name === options.selected }, a.name)),
-    options.create === false ? null : h('option', { value: NEW }, 'Create new area…'),
+    options.create === false || !can('POST areas/') ? null : h('option', { value: NEW }, 'Create new area…'),
   );
   let previous = select.value;
   select.addEventListener('change', async () => {

@@ -5,7 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { AreaDetail, AreaMember } from '../../../areas';
-import { api, type List, query } from '../api';
+import { api, can, type List, query } from '../api';
 import { type AreaView, createAreaDialog, loadAreas } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -36,7 +36,7 @@ export async function areasPage(main: HTMLElement): Promise<undefined> {
       { class: 'muted' },
       'People and terminals belong to areas: a terminal is sent the people of its areas, and schedules, holidays and weekends can be set per area.',
     ),
-    h('div', { class: 'actions' }, create),
+    can('POST areas/') ? h('div', { class: 'actions' }, create) : null,
     section(
       'All areas',
       table(
@@ -64,7 +64,7 @@ export async function areaPage(main: HTMLElement, params: string[]): Promise<und
     h('p', { class: 'crumbs' }, h('a', { href: '#/areas' }, 'Areas'), ' › ', area.name),
     h('h1', {}, area.name),
     area.description ? h('p', {}, area.description) : null,
-    section('Name and description', renameForm(area, base, redraw)),
+    can('PATCH areas/{name}/') ? section('Name and description', renameForm(area, base, redraw)) : null,
     membersSection(area, members),
     section(
       `Terminals (${area.terminals.length})`,
@@ -89,7 +89,7 @@ export async function areaPage(main: HTMLElement, params: string[]): Promise<und
         h('a', { href: `#/shifts${query({ roster: area.name })}` }, 'Who works when'),
       ),
     ),
-    deleteSection(area, base),
+    can('DELETE areas/{name}/') ? deleteSection(area, base) : null,
   );
   return undefined;
 }

@@ -3,7 +3,7 @@
 import type { EmployeeView } from '../../../employees';
 import type { EnrolleeView } from '../../../enrollees';
 import { ApiError, api, can, type List } from '../api';
-import { areasPicker } from '../area-picker';
+import { areasPicker, noneChosen } from '../area-picker';
 import { announce, badge, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { peopleList } from './people-list';
@@ -39,7 +39,7 @@ export async function peoplePage(main: HTMLElement): Promise<undefined> {
 async function addPersonForm(): Promise<HTMLElement> {
   const id = input({ required: true, autocomplete: 'off' });
   const name = input({ autocomplete: 'off' });
-  const areas = await areasPicker('Areas', [], 'Decides which terminals they are sent to; none chosen: default.');
+  const areas = await areasPicker('Areas', [], `Decides which terminals they are sent to; none chosen: ${noneChosen('default')}.`);
   const form = h(
     'form',
     { class: 'inline-form' },

@@ -1,5 +1,4 @@
 /** A person's consent to biometrics: as given (and its withdrawal), or recorded (again). */
-import type { AuditEntryView } from '../../../audit';
 import type { EnrolleeView } from '../../../enrollees';
 import { api, can, currentSession } from '../api';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, section } from '../dom';
@@ -8,11 +7,12 @@ import { count, dateTime } from '../format';
 
 type Redraw = () => Promise<void>;
 
-export function consentSection(person: EnrolleeView, base: string, redraw: Redraw, withdrawal: AuditEntryView | null): HTMLElement {
+export function consentSection(person: EnrolleeView, base: string, redraw: Redraw): HTMLElement {
   if (person.consent) return givenConsent(person.consent, base, redraw);
-  if (!can('POST enrollees/{id}/consent/')) return section('Consent', h('p', {}, badge('Not recorded', 'warn')));
-  const form = recordConsentForm(base, redraw, withdrawal !== null);
+  const withdrawal = person.consent_withdrawn;
+  const form = can('POST enrollees/{id}/consent/') ? recordConsentForm(base, redraw, withdrawal !== null) : null;
   if (withdrawal) return withdrawnConsent(withdrawal, form);
+  if (!form) return section('Consent', h('p', {}, badge('Not recorded', 'warn')));
   // Whether enrollment waits for it is the server's setting (the console's session says which).
   const why = currentSession().consent_required ? ' Fingerprints can be enrolled only once consent is recorded.' : '';
   return section('Consent', h('p', {}, badge('Not recorded', 'warn'), why), form);
@@ -62,18 +62,18 @@ function recordConsentForm(base: string, redraw: Redraw, again: boolean): HTMLEl
   return form;
 }
 
-/** Consent withdrawn: when, by whom and what was deleted, then the form to record it again. */
-function withdrawnConsent(withdrawal: AuditEntryView, form: HTMLElement): HTMLElement {
-  const destroyed = Number(withdrawal.details.templates_destroyed ?? 0);
+/** Consent withdrawn: when, by whom and what was deleted, then the form to record it again (for those who may). */
+function withdrawnConsent(withdrawal: NonNullable<EnrolleeView['consent_withdrawn']>, form: HTMLElement | null): HTMLElement {
+  const destroyed = withdrawal.templates_destroyed;
   return section(
     'Consent',
     h('p', {}, badge('Withdrawn', 'bad')),
     definitionList([
-      ['Withdrawn', dateTime(withdrawal.at)],
-      ['By', withdrawal.actor],
+      ['Withdrawn', dateTime(withdrawal.withdrawn_at)],
+      ['By', withdrawal.withdrawn_by],
       [
         'What was deleted',
-        `${count(destroyed, 'fingerprint', 'fingerprints')} destroyed on the server; a delete was sent to every terminal that held them (see Biometrics below).`,
+        `${destroyed === null ? 'Every fingerprint was' : `${count(destroyed, 'fingerprint', 'fingerprints')}`} destroyed on the server; a delete was sent to every terminal that held them (see Biometrics below).`,
       ],
     ]),
     h('p', { class: 'muted' }, 'No fingerprint is taken until consent is recorded again.'),

@@ -4,11 +4,10 @@
  * card, deactivation and deletion, and the proof of deletion once consent is withdrawn.
  */
 
-import type { AuditEntryView } from '../../../audit';
 import type { DeviceView } from '../../../devices';
 import type { EnrolleeView } from '../../../enrollees';
 import type { AgentView, SessionView, TemplateView } from '../../../enrollment';
-import { ApiError, api, can, type List, query } from '../api';
+import { ApiError, api, can, type List } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -40,7 +39,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
     throw error;
   });
   if (!person) return undefined;
-  const [templates, devices, agents, sessions, proof, withdrawals] = await loadRecords(id, base);
+  const [templates, devices, agents, sessions, proof] = await loadRecords(id, base);
   const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
   const deviceName = (serial: string) => devices.results.find((d) => d.serial_number === serial)?.name ?? serial;
 
@@ -49,7 +48,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
     h('p', { class: 'crumbs' }, h('a', { href: '#/people' }, 'People'), ' › ', person.display_name),
     h('h1', {}, person.display_name, ' ', person.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted')),
     personActions(person, base, redraw),
-    h('div', { class: 'columns' }, await aboutSection(person, base, redraw), consentSection(person, base, redraw, withdrawals.results[0] ?? null)),
+    h('div', { class: 'columns' }, await aboutSection(person, base, redraw), consentSection(person, base, redraw)),
     proof ? proofSection(proof) : null,
     biometricsSection(templates.results, deviceName),
     (can('POST enrollees/{id}/remote-enrollment/') || can('POST enrollment-sessions/')) &&
@@ -77,12 +76,6 @@ function loadRecords(id: string, base: string) {
     can('GET enrollment-agents/') ? api.get<List<AgentView>>('enrollment-agents/?limit=1000') : none<AgentView>(),
     can('GET enrollment-sessions/') ? api.get<List<SessionView>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`) : none<SessionView>(),
     loadProof(id),
-    // The last withdrawal of consent, to say when it was and what it destroyed.
-    can('GET audit-log/')
-      ? api
-          .get<List<AuditEntryView>>(`audit-log/${query({ target: id, action: 'consent.withdrawn', limit: 1 })}`)
-          .catch(() => ({ results: [], next_cursor: null }) as List<AuditEntryView>)
-      : none<AuditEntryView>(),
   ]);
 }
 

@@ -5,7 +5,7 @@
 
 import type { EnrolleeView } from '../../../enrollees';
 import { api, can, type List } from '../api';
-import { areaSelect, areasPicker } from '../area-picker';
+import { areaSelect, areasPicker, noneChosen } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDay, weekdayName, words } from '../format';
@@ -378,7 +378,7 @@ async function assignmentsSection(
 async function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): Promise<HTMLElement> {
   const date = input({ type: 'date', required: true });
   const name = input({ required: true, autocomplete: 'off' });
-  const areas = await areasPicker('Only in these areas', [], 'None chosen: a holiday for everyone.');
+  const areas = await areasPicker('Only in these areas', [], `None chosen: ${noneChosen('a holiday for everyone')}.`);
   const form = submitter(
     h('form', { class: 'inline-form' }, field('Date', date), field('Name', name), areas.element, h('button', { type: 'submit' }, 'Add holiday')),
     async () => {

@@ -9,7 +9,7 @@ import { h, replace } from '../dom';
 import { planSections } from './plan';
 
 export async function shiftsPage(main: HTMLElement): Promise<undefined> {
-  const enrollees = await api.get<List<EnrolleeView>>('enrollees/?limit=1000');
+  const enrollees = await api.get<List<EnrolleeView>>('enrollees/?limit=1000&sort=name');
   replace(main, h('h1', {}, 'Shifts and calendar'), ...(await planSections(enrollees.results)));
   return undefined;
 }

@@ -2,7 +2,7 @@
 
 import type { DeviceView } from '../../../devices';
 import { api, can, currentSession, type List } from '../api';
-import { areasPicker } from '../area-picker';
+import { areasPicker, noneChosen } from '../area-picker';
 import { announce, badge, button, field, h, input, keepFresh, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { ago } from '../format';
@@ -26,7 +26,7 @@ async function drawTerminalsPage(main: HTMLElement): Promise<void> {
   const devices = [...list.results].sort((a, b) => (ORDER[a.status] ?? 9) - (ORDER[b.status] ?? 9) || a.serial_number.localeCompare(b.serial_number));
   const serial = input({ required: true, pattern: '[A-Za-z0-9_.\\-]{1,64}', autocomplete: 'off' });
   const name = input({ autocomplete: 'off' });
-  const areas = await areasPicker('Areas', [], 'People in these areas are sent to it; none chosen: default.');
+  const areas = await areasPicker('Areas', [], `People in these areas are sent to it; none chosen: ${noneChosen('default')}.`);
   const form = h(
     'form',
     { class: 'inline-form' },
