@@ -135,6 +135,9 @@ describe('anomalies', () => {
       .sign(new TextEncoder().encode(JWT_SECRET));
     const southViewer = new ApiClient(`${server.url}/api/fingerprint/v1`, { authorization: `Bearer ${token}` });
     expect((await list('', southViewer)).map((a) => a.employee)).toEqual(['E-ada', 'E-ada']);
+    // The event log agrees: their anomaly events, and only theirs.
+    const events = (await southViewer.get('/events/?type=anomaly_detected&limit=100')).body.results as { data: { anomaly: { employee: string } } }[];
+    expect(events.map((e) => e.data.anomaly.employee)).toEqual(['E-ada', 'E-ada']);
     expect((await southViewer.get('/devices/NORTH001/completeness/')).status).toBe(404);
     expect((await southViewer.get('/devices/SOUTH001/completeness/')).status).toBe(200);
   });

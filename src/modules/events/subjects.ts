@@ -1,7 +1,8 @@
 /**
  * Whom an event is about, read from its data by the shapes the modules record (src/app/event-catalog.ts):
- * a person as `enrollee` (an id, or an object with `id`), or inside `punch` or `day`; a terminal
- * as `device` (an object with `serial_number`, or a punch's serial), or `sender`. The area filter
+ * a person as `enrollee` (an id, or an object with `id`), or inside `punch`, `day` or `anomaly`; a
+ * terminal as `device` (an object with `serial_number`, or a punch's or an anomaly's serial), or
+ * `sender`. test/modules/events/subjects.test.ts checks every type of the catalog against this. The area filter
  * of `events/` and `events/stream/` goes by these (src/platform/scope.ts `sees`).
  */
 import type { Subjects } from '../../platform/scope';
@@ -26,8 +27,9 @@ export function subjectsOf(data: unknown): Subjects {
   if (!isObject(data)) return {};
   const punch = isObject(data.punch) ? data.punch : null;
   const day = isObject(data.day) ? data.day : null;
+  const anomaly = isObject(data.anomaly) ? data.anomaly : null;
   return {
-    enrollee: enrolleeOf(data.enrollee) ?? enrolleeOf(punch?.enrollee) ?? enrolleeOf(day?.enrollee),
-    device: serialOf(data.device) ?? serialOf(punch?.device) ?? serialOf(data.sender),
+    enrollee: enrolleeOf(data.enrollee) ?? enrolleeOf(punch?.enrollee) ?? enrolleeOf(day?.enrollee) ?? enrolleeOf(anomaly?.enrollee),
+    device: serialOf(data.device) ?? serialOf(punch?.device) ?? serialOf(data.sender) ?? serialOf(anomaly?.device),
   };
 }
