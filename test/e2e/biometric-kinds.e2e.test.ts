@@ -186,3 +186,39 @@ describe('cards travel both ways', () => {
     expect(users.find((u) => u.pin === '4242')!.card).toBe('555');
   });
 });
+
+describe('biometrics a terminal holds that the service does not keep', () => {
+  test('are counted on its user; withdrawing consent deletes the user there (and all of it) and puts them back without', async () => {
+    const cy = await person('K-CY', true);
+    await drain(nir);
+    await drain(fp);
+    const tmp = Buffer.from(new Uint8Array(96).fill(7)).toString('base64');
+    // A legacy near-infrared FACE record and a vein (OPERLOG), and a BIODATA kind no setting keeps.
+    const operlog = `FACE PIN=${cy.device_pin}\tFID=0\tSIZE=${tmp.length}\tVALID=1\tTMP=${tmp}\nFVEIN Pin=${cy.device_pin}\tFID=1\tIndex=0\tValid=1\tSize=${tmp.length}\tTmp=${tmp}\n`;
+    expect((await nir.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, operlog)).body).toBe('OK:2');
+    const biodata = `BIODATA Pin=${cy.device_pin}\tNo=0\tIndex=0\tValid=1\tDuress=0\tType=4\tMajorVer=1\tMinorVer=0\tFormat=0\tTmp=${tmp}\n`;
+    expect((await fp.post('cdata', { table: 'BIODATA', Stamp: '9999' }, biodata)).body).toBe('OK:1');
+    const userOf = async (sn: string) =>
+      ((await server.admin.get(`/devices/${sn}/users/`)).body.results as { pin: string; enrollee: string | null; biometrics: Record<string, number> }[]).find(
+        (u) => u.pin === cy.device_pin,
+      );
+    expect(await userOf('NIR1')).toMatchObject({ enrollee: cy.id, biometrics: { face: 1, finger_vein: 1 } });
+    expect(await userOf('FP1')).toMatchObject({ enrollee: cy.id, biometrics: { biodata_type_4: 1 } });
+    expect(await listed(cy.id)).toEqual([]);
+
+    expect((await server.admin.delete(`/enrollees/${cy.id}/consent/`)).status).toBe(200);
+    const proof = async () =>
+      (await server.admin.get(`/enrollees/${cy.id}/deletion-proof/`)).body as { complete: boolean; terminals: { serial_number: string; status: string }[] };
+    expect((await proof()).terminals.map((t) => t.serial_number).sort()).toEqual(['FP1', 'NIR1']);
+    for (const t of [nir, fp]) {
+      const sent = await drain(t);
+      expect(sent[0]).toStartWith(`DATA DELETE USERINFO PIN=${cy.device_pin}`);
+      expect(sent[1]).toStartWith(`DATA UPDATE USERINFO PIN=${cy.device_pin}`);
+      expect(sent).toHaveLength(2);
+    }
+    expect(await proof()).toMatchObject({ complete: true });
+    // Back on both terminals, as a user with nothing biometric.
+    expect(await userOf('NIR1')).toMatchObject({ enrollee: cy.id, biometrics: {} });
+    expect(await userOf('FP1')).toMatchObject({ enrollee: cy.id, biometrics: {} });
+  });
+});

@@ -213,6 +213,31 @@ export class FanOut {
   }
 
   /**
+   * Templates destroyed without taking the person off the terminals (consent withdrawn): a
+   * terminal whose user of this person holds a biometric the service did not store (a legacy
+   * FACE record, a vein, a face photo, a BIODATA kind it does not keep, a finger refused without
+   * a delete) cannot be sent a delete of each. The user is deleted there, which takes all of it,
+   * and put back without biometrics where they still belong (an approved terminal), so their card
+   * and PIN still punch. Returns the terminals.
+   */
+  async clearWhatWasNotStored(w: WriteContext, enrolleeId: string, stored: readonly { type: string; fingerIndex: number }[]): Promise<number> {
+    const kept = new Set(stored.map((t) => `${t.type}:${t.fingerIndex}`));
+    const holders = (await this.devices.users.linkedTo(w.tx, enrolleeId)).filter((u) =>
+      Object.entries(u.biometrics).some(([type, indexes]) => indexes.some((i) => !kept.has(`${type}:${i}`))),
+    );
+    if (holders.length === 0) return 0;
+    const person = await this.enrollees.find(w.tx, enrolleeId);
+    const commands: NewCommand[] = [];
+    for (const u of holders) {
+      commands.push({ deviceId: u.deviceId, kind: 'delete_user', payload: { pin: u.pin }, supersedeKey: `user:${u.pin}` });
+      const device = await this.devices.findById(w.tx, u.deviceId);
+      if (person?.status === 'active' && device?.status === 'approved') commands.push(userCommand(u.deviceId, person));
+    }
+    await this.commands.enqueue(w, commands);
+    return holders.length;
+  }
+
+  /**
    * Takes enrollees off terminals (they left those terminals' scope, were deactivated or
    * deleted): `delete_user` to every pair, which also removes their templates there; their
    * unsent template commands there are pointless now, and their sync rows there are dropped.

@@ -21,4 +21,4 @@ export { ENROLLMENT_SETTINGS } from './runtime';
 export type { SessionView } from './sessions';
 export type { TemplateStore } from './template-store';
 export { type TemplatesNotReaching, templatesNotReaching } from './unreachable';
-export type { WalkUpEnrollment } from './walk-up';
+export type { HeldBiometric, WalkUpEnrollment } from './walk-up';

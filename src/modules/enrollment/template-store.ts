@@ -272,6 +272,7 @@ export class TemplateStore {
       await this.fanOut.removeFromDevices(w, [enrollee], await this.fanOut.devicesThatMayHold(tx, enrollee.id));
     } else {
       await this.fanOut.deleteFromHolders(w, enrollee, rows);
+      await this.fanOut.clearWhatWasNotStored(w, enrollee.id, rows);
     }
     if (templateIds.length > 0) {
       await tx.delete(templateSync).where(inArray(templateSync.templateId, templateIds));

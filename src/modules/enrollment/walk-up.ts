@@ -63,6 +63,13 @@ export interface TemplateUpload {
   origin: string;
 }
 
+/** A biometric a terminal holds for a user that the service does not keep (a legacy FACE record, a vein, a face photo, a BIODATA kind not kept). */
+export interface HeldBiometric {
+  pin: string;
+  type: string;
+  index: number;
+}
+
 export type UploadOutcome = 'stored' | 'unchanged' | 'rejected' | 'terminal_user';
 
 /** store_template refusals that reject the upload; anything else is a server failure. */
@@ -292,6 +299,18 @@ export class WalkUpEnrollment {
         this.ctx.clock.now(),
       );
     }
+  }
+
+  /**
+   * Biometrics a terminal holds that the service does not keep: noted on its users (the users
+   * list counts them, and a withdrawal of consent deletes the user's there: fan-out.ts).
+   */
+  async heldNotKept(device: DeviceRow, held: readonly HeldBiometric[]): Promise<void> {
+    if (held.length === 0) return;
+    await this.ctx.db.write(async ({ tx }) => {
+      const heldBefore = await this.deps.commands.lookups.inventoryOutstanding(tx, device.id);
+      for (const b of held) await this.deps.devices.users.noteBiometric(tx, device.id, b.pin, b.type, b.index, { heldBefore });
+    });
   }
 
   /** A template of the terminal's own user: counted on the terminal's user list, neither stored nor deleted. */

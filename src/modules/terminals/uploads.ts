@@ -9,6 +9,7 @@
 import {
   type BiodataRecord,
   biometricTypeOf,
+  type GenericOperlogRecord,
   type OplogRecord,
   parseAttPhoto,
   parseBiodata,
@@ -21,7 +22,7 @@ import {
   splitKeyword,
 } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
-import type { WalkUpEnrollment } from '../enrollment';
+import type { HeldBiometric, WalkUpEnrollment } from '../enrollment';
 import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
 import { AdmsRefusal } from './reply';
 import type { TerminalRuntime } from './runtime';
@@ -73,8 +74,8 @@ export class TerminalUploads {
   async operlog(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseOperlog(text);
     await this.lines.logMalformed(device, 'OPERLOG', redactedErrors(errors));
-    const notes: Note[] = [];
-    const ignoredTypes = new Map<number, number>();
+    const tally = newTally();
+    const { notes } = tally;
     let current = device;
     const users: ReportedUser[] = [];
     for (const r of records) {
@@ -98,33 +99,35 @@ export class TerminalUploads {
           });
           break;
         case 'BIODATA':
-          current = await this.biodataRecord(current, r, ignoredTypes, notes);
+          current = await this.biodataRecord(current, r, tally);
           break;
         case 'OPLOG':
           notes.push(oplogNote(r));
           break;
-        default:
-          // FACE, FVEIN, USERPIC, BIOPHOTO, IDCARD, unknown kinds: acknowledged.
+        default: {
+          // FACE, FVEIN, USERPIC, BIOPHOTO, IDCARD, unknown kinds: acknowledged, not kept. The
+          // biometrics among them are noted on the terminal's user, so that a withdrawal of
+          // consent deletes them there too (enrollment/fan-out.ts `clearWhatWasNotStored`).
+          const held = heldBiometricOf(r);
+          if (held) tally.unkept.push(held);
           break;
+        }
       }
     }
     // After the templates: a user enrolled at the terminal menu arrives as USER then FP in one
     // batch, and the template decides whose the user is (enrollment/walk-up.ts).
     await this.users(device, users);
-    if (ignoredTypes.size > 0) notes.push(ignoredNote(ignoredTypes));
-    await this.log(device, notes);
+    await this.closeTally(device, tally);
     return records.length;
   }
 
   async biodata(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseBiodata(text);
     await this.lines.logMalformed(device, 'BIODATA', redactedErrors(errors));
-    const ignoredTypes = new Map<number, number>();
-    const notes: Note[] = [];
+    const tally = newTally();
     let current = device;
-    for (const r of records) current = await this.biodataRecord(current, r, ignoredTypes, notes);
-    if (ignoredTypes.size > 0) notes.push(ignoredNote(ignoredTypes));
-    await this.log(device, notes);
+    for (const r of records) current = await this.biodataRecord(current, r, tally);
+    await this.closeTally(device, tally);
     return records.length;
   }
 
@@ -289,10 +292,12 @@ export class TerminalUploads {
     return records.length;
   }
 
-  private async biodataRecord(device: DeviceRow, r: BiodataRecord, ignoredTypes: Map<number, number>, notes: Note[]): Promise<DeviceRow> {
+  private async biodataRecord(device: DeviceRow, r: BiodataRecord, tally: Tally): Promise<DeviceRow> {
+    const { notes } = tally;
     const type = biometricTypeOf(r.type);
     if (type === null || !this.ctx.settings.BIOMETRIC_TYPES.includes(type)) {
-      ignoredTypes.set(r.type, (ignoredTypes.get(r.type) ?? 0) + 1);
+      tally.ignoredTypes.set(r.type, (tally.ignoredTypes.get(r.type) ?? 0) + 1);
+      if (r.valid !== INVALID) tally.unkept.push({ pin: r.pin, type: type ?? `biodata_type_${r.type}`, index: r.no });
       return device;
     }
     if (r.valid === INVALID) {
@@ -327,6 +332,13 @@ export class TerminalUploads {
     return current;
   }
 
+  /** What an upload left to note: the kinds it ignored (a device event), the biometrics held but not kept. */
+  private async closeTally(device: DeviceRow, tally: Tally): Promise<void> {
+    if (tally.ignoredTypes.size > 0) tally.notes.push(ignoredNote(tally.ignoredTypes));
+    await this.walkUp.heldNotKept(device, tally.unkept);
+    await this.log(device, tally.notes);
+  }
+
   private async log(device: DeviceRow, notes: Note[]): Promise<void> {
     if (notes.length === 0) return;
     const now = this.ctx.clock.now();
@@ -334,6 +346,26 @@ export class TerminalUploads {
       for (const n of notes.slice(0, MAX_EVENTS)) await noteOnDevice(tx, device.id, n.kind, n.message, n.details, now);
     });
   }
+}
+
+/** What one upload of people's data leaves to note once read. */
+interface Tally {
+  notes: Note[];
+  /** BIODATA types not kept, with their counts. */
+  ignoredTypes: Map<number, number>;
+  unkept: HeldBiometric[];
+}
+
+const newTally = (): Tally => ({ notes: [], ignoredTypes: new Map(), unkept: [] });
+
+/** The biometric kinds of OPERLOG records this service acknowledges without keeping, by the names the users list shows. */
+const UNKEPT_KINDS: Partial<Record<GenericOperlogRecord['kind'], string>> = { FACE: 'face', FVEIN: 'finger_vein', BIOPHOTO: 'face_photo' };
+
+function heldBiometricOf(r: GenericOperlogRecord): HeldBiometric | null {
+  const type = UNKEPT_KINDS[r.kind];
+  if (!type || !r.pin) return null;
+  const fid = Object.entries(r.fields).find(([key]) => key.toLowerCase() === 'fid')?.[1];
+  return { pin: r.pin, type, index: parseIntStrict(fid) ?? 0 };
 }
 
 function oplogNote(r: OplogRecord): Note {
