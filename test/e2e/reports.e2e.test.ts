@@ -361,3 +361,18 @@ describe('scope and errors', () => {
 test('a normal day is 8:03 worked', () => {
   expect(NORMAL).toBe(28980);
 });
+
+describe('today, someone in without an out yet', () => {
+  test('reads "In, no out yet" in the daily report and the timesheet, and is no missing punch', async () => {
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(clock.now);
+    const d1 = (await server.admin.get('/enrollees/?employee=D1')).body.results[0];
+    const at = new Date(clock.now - 30 * 60_000).toISOString();
+    expect((await server.admin.post('/punches/manual/', { enrollee: d1.id, at, reason: 'came in, the terminal was down' })).status).toBe(201);
+    const daily = csvOf((await download(`/reports/daily.csv?date=${today}`)).bytes);
+    expect(daily.find((r) => r.employee === 'D1')).toMatchObject({ status: 'in_now' });
+    const preview = await server.admin.get(`/reports/timesheet/preview/?from=${today}&to=${today}&employee=D1`);
+    expect(preview.body.sheets[0].rows[0]).toContain('In, no out yet');
+    const exceptions = csvOf((await download(`/reports/exceptions.csv?from=${today}&to=${today}`)).bytes);
+    expect(exceptions.filter((r) => r.employee === 'D1' && r.kind === 'missing_punch')).toEqual([]);
+  });
+});

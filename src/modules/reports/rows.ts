@@ -43,8 +43,17 @@ export const DAILY_COLUMNS: Column[] = [
   col('flags', 'Notes', 'flags', 22),
 ];
 
+/**
+ * The status a report shows: a day of today left without its out is someone still in (`in_now`),
+ * not a missing punch, as on the Today board and the attendance grid; it becomes one only once
+ * the date is past.
+ */
+export function shownStatus(day: Pick<AttendanceDayRow, 'status' | 'date'>, today: string): string {
+  return day.status === 'incomplete' && day.date === today ? 'in_now' : day.status;
+}
+
 /** One person's day; without a stored day (today, before any punch) the status is `no_record`. */
-export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string): Row {
+export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string, today: string): Row {
   return {
     date,
     cells: [
@@ -52,7 +61,7 @@ export function dailyRow(date: string, person: Person, day: AttendanceDayRow | n
       person.name,
       person.areas.join(', '),
       day?.schedule ?? null,
-      day?.status ?? 'no_record',
+      day ? shownStatus(day, today) : 'no_record',
       local(day?.firstIn ?? null, zone),
       local(day?.lastOut ?? null, zone),
       day?.workedSeconds ?? 0,
@@ -98,7 +107,7 @@ export function punchList(date: string, punches: readonly CountedPunch[], zone: 
 }
 
 /** One date of a person's timesheet; a date without a stored day is an empty row (no record). */
-export function timesheetRow(date: string, person: Person, day: AttendanceDayRow | null, punches: readonly CountedPunch[], zone: string): Row {
+export function timesheetRow(date: string, person: Person, day: AttendanceDayRow | null, punches: readonly CountedPunch[], zone: string, today: string): Row {
   return {
     date,
     cells: [
@@ -106,7 +115,7 @@ export function timesheetRow(date: string, person: Person, day: AttendanceDayRow
       person.name,
       date,
       WEEKDAYS[weekdayOf(date)]!,
-      day?.status ?? null,
+      day ? shownStatus(day, today) : null,
       day?.schedule ?? null,
       punchList(date, punches, zone),
       local(day?.firstIn ?? null, zone),
@@ -222,14 +231,14 @@ export const EXCEPTION_COLUMNS: Column[] = [
 /**
  * The exceptions of one day, in EXCEPTION_KINDS order, limited to `kinds`: `late` (the time
  * late), `early_leave` (the time left early), `absent` (the expected time), `missing_punch` (a
- * punch without its pair: no duration) and `overtime` (the overtime).
+ * punch without its pair, once its date is past: no duration) and `overtime` (the overtime).
  */
-export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: ReadonlySet<ExceptionKind>, zone: string): Row[] {
+export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: ReadonlySet<ExceptionKind>, zone: string, today: string): Row[] {
   const hours: Record<ExceptionKind, number | null> = {
     late: day.flags.includes('late') ? day.lateSeconds : null,
     early_leave: day.flags.includes('early_leave') ? day.earlyLeaveSeconds : null,
     absent: day.status === 'absent' ? day.expectedSeconds : null,
-    missing_punch: day.status === 'incomplete' ? 0 : null,
+    missing_punch: shownStatus(day, today) === 'incomplete' ? 0 : null,
     overtime: day.overtimeSeconds > 0 ? day.overtimeSeconds : null,
   };
   return EXCEPTION_KINDS.filter((kind) => kinds.has(kind) && hours[kind] !== null).map((kind) => ({

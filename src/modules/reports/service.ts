@@ -89,7 +89,7 @@ export class ReportService {
     const rows = [...people]
       .filter(([, p]) => scope.admits(p.areas))
       .sort(([, a], [, b]) => a.name.localeCompare(b.name) || a.employee.localeCompare(b.employee))
-      .map(([id, person]) => dailyRow(date, person, days.get(id) ?? null, this.zone));
+      .map(([id, person]) => dailyRow(date, person, days.get(id) ?? null, this.zone, this.deps.attendance.today()));
     const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };
     return {
       ...this.base('daily', 'Daily attendance', date, scope.label, ['daily', date, scope.area], [NEXT_DATE_NOTE]),
@@ -181,9 +181,10 @@ export class ReportService {
     const punches = known ?? (await this.deps.attendance.dayPunches(ids, from, to));
     const byDate = new Map(days.map((d) => [d.date, d]));
     const rows: Row[] = [];
+    const today = this.deps.attendance.today();
     for (let date = from; date <= to; date = addDays(date, 1)) {
       const counted = ids.flatMap((id) => punches.get(id)?.get(date) ?? []).sort((a, b) => a.at - b.at);
-      rows.push(timesheetRow(date, person, byDate.get(date) ?? null, counted, this.zone));
+      rows.push(timesheetRow(date, person, byDate.get(date) ?? null, counted, this.zone, today));
     }
     return {
       name: `${person.name} (${person.employee})`,
@@ -239,13 +240,14 @@ export class ReportService {
     const people = new People(this.ctx, this.deps.enrollees);
     const { days } = this.deps;
     const zone = this.zone;
+    const today = this.deps.attendance.today();
     const member = days.inScope(scope.members, 'person');
     async function* rows(): AsyncGenerator<Row> {
       for await (const page of days.days({ from, to }, undefined, member)) {
         const found = await people.of(page.map((d) => d.enrolleeId));
         for (const day of page) {
           const person = found.get(day.enrolleeId)!;
-          if (scope.admits(person.areas)) yield* exceptionsOf(day, person, kinds, zone);
+          if (scope.admits(person.areas)) yield* exceptionsOf(day, person, kinds, zone, today);
         }
       }
     }

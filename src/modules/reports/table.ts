@@ -82,6 +82,7 @@ export const CONTENT_TYPES: Record<Format, string> = {
 export const STATUS_WORDS: Record<string, string> = {
   present: 'Present',
   incomplete: 'Missing punch',
+  in_now: 'In, no out yet',
   absent: 'Absent',
   on_leave: 'On leave',
   holiday: 'Holiday',

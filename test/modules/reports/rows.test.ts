@@ -27,6 +27,8 @@ import { words } from '../../../src/modules/reports/table';
 const MIN = 60_000;
 const H = 60 * MIN;
 const ZONE = 'UTC';
+/** “Today” for the rows: after every date of these tests, so an open day is a missing punch. */
+const LATER = '2027-01-01';
 const at = (date: string, time: string) => Date.parse(`${date}T${time}:00Z`);
 const person = { employee: 'E7', name: 'Ada Park', areas: ['plant', 'yard'] };
 
@@ -62,39 +64,48 @@ const ALL = new Set(EXCEPTION_KINDS);
 
 describe('exceptions', () => {
   test('late: the time since the shift started, beyond the grace', () => {
-    const rows = exceptionsOf(day('2026-02-03', ['08:20', '16:31']), person, ALL, ZONE);
+    const rows = exceptionsOf(day('2026-02-03', ['08:20', '16:31']), person, ALL, ZONE, LATER);
     expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['late', 20 * 60]]);
-    expect(exceptionsOf(day('2026-02-03', ['08:04', '16:31']), person, ALL, ZONE)).toEqual([]);
+    expect(exceptionsOf(day('2026-02-03', ['08:04', '16:31']), person, ALL, ZONE, LATER)).toEqual([]);
   });
 
   test('early leave: the time until the shift ended', () => {
-    const rows = exceptionsOf(day('2026-02-05', ['07:58', '15:00']), person, ALL, ZONE);
+    const rows = exceptionsOf(day('2026-02-05', ['07:58', '15:00']), person, ALL, ZONE, LATER);
     expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['early_leave', 90 * 60]]);
     expect(cell(EXCEPTION_COLUMNS, rows[0]!.cells, 'last_out')).toBe('2026-02-05 15:00:00');
   });
 
   test('missing punch: a punch without its pair, no duration (and no early leave on an incomplete day)', () => {
-    const rows = exceptionsOf(day('2026-02-10', ['07:58']), person, ALL, ZONE);
+    const rows = exceptionsOf(day('2026-02-10', ['07:58']), person, ALL, ZONE, LATER);
     expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['missing_punch', null]]);
   });
 
+  test('an open day of today is someone still in: no missing punch until the date is past', () => {
+    const open = day('2026-02-10', ['07:58']);
+    expect(exceptionsOf(open, person, ALL, ZONE, '2026-02-10')).toEqual([]);
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, '2026-02-10').cells, 'status')).toBe('in_now');
+    expect(cell(TIMESHEET_COLUMNS, timesheetRow('2026-02-10', person, open, [], ZONE, '2026-02-10').cells, 'status')).toBe('in_now');
+    expect(words('status', 'in_now')).toBe('In, no out yet');
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, '2026-02-11').cells, 'status')).toBe('incomplete');
+  });
+
   test('absent: the expected time', () => {
-    const rows = exceptionsOf(day('2026-02-11', []), person, ALL, ZONE);
+    const rows = exceptionsOf(day('2026-02-11', []), person, ALL, ZONE, LATER);
     expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['absent', 8 * 3600]]);
   });
 
   test('overtime past the grace, and all of a day off worked', () => {
-    const long = exceptionsOf(day('2026-02-12', ['07:58', '18:30']), person, ALL, ZONE);
+    const long = exceptionsOf(day('2026-02-12', ['07:58', '18:30']), person, ALL, ZONE, LATER);
     expect(long.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 2 * 3600]]);
-    const saturday = exceptionsOf(day('2026-02-14', ['09:00', '13:00'], { dayType: 'weekend' }), person, ALL, ZONE);
+    const saturday = exceptionsOf(day('2026-02-14', ['09:00', '13:00'], { dayType: 'weekend' }), person, ALL, ZONE, LATER);
     // 09:00–13:00 spans the middle of the shift the day would have: its unpunched break is deducted.
     expect(saturday.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 3.5 * 3600]]);
   });
 
   test('late and overtime on one day are two rows; `kind` keeps the ones asked for', () => {
     const d = day('2026-02-13', ['08:30', '19:30']);
-    expect(exceptionsOf(d, person, ALL, ZONE).map((r) => r.cells[3])).toEqual(['late', 'overtime']);
-    expect(exceptionsOf(d, person, new Set(['overtime'] as const), ZONE).map((r) => r.cells[3])).toEqual(['overtime']);
+    expect(exceptionsOf(d, person, ALL, ZONE, LATER).map((r) => r.cells[3])).toEqual(['late', 'overtime']);
+    expect(exceptionsOf(d, person, new Set(['overtime'] as const), ZONE, LATER).map((r) => r.cells[3])).toEqual(['overtime']);
   });
 
   test('`?kind=` is checked', () => {
@@ -106,7 +117,7 @@ describe('exceptions', () => {
 
 describe('daily', () => {
   test('a day, and a person without one yet', () => {
-    const row = dailyRow('2026-02-03', person, day('2026-02-03', ['08:20', '16:31']), ZONE);
+    const row = dailyRow('2026-02-03', person, day('2026-02-03', ['08:20', '16:31']), ZONE, LATER);
     const get = (key: string) => cell(DAILY_COLUMNS, row.cells, key);
     expect([get('areas'), get('status'), get('first_in'), get('late_hours'), get('worked_hours'), get('flags')]).toEqual([
       'plant, yard',
@@ -116,7 +127,7 @@ describe('daily', () => {
       7 * 3600 + 41 * 60,
       'late',
     ]);
-    const none = dailyRow('2026-02-03', person, null, ZONE);
+    const none = dailyRow('2026-02-03', person, null, ZONE, LATER);
     expect([cell(DAILY_COLUMNS, none.cells, 'status'), cell(DAILY_COLUMNS, none.cells, 'first_in'), cell(DAILY_COLUMNS, none.cells, 'worked_hours')]).toEqual([
       'no_record',
       null,
@@ -139,12 +150,13 @@ describe('timesheet', () => {
         { at: at('2026-02-03', '06:05'), corrected: true },
       ],
       ZONE,
+      LATER,
     );
     expect(cell(TIMESHEET_COLUMNS, row.cells, 'punches')).toBe('21:55 06:05+1*');
     expect(cell(TIMESHEET_COLUMNS, row.cells, 'weekday')).toBe('Mon');
     expect(cell(TIMESHEET_COLUMNS, row.cells, 'last_out')).toBe('2026-02-03 06:05:00');
     expect(punchList('2026-02-02', [], ZONE)).toBe('');
-    const empty = timesheetRow('2026-02-07', person, null, [], ZONE);
+    const empty = timesheetRow('2026-02-07', person, null, [], ZONE, LATER);
     expect([
       cell(TIMESHEET_COLUMNS, empty.cells, 'status'),
       cell(TIMESHEET_COLUMNS, empty.cells, 'worked_hours'),
