@@ -1,15 +1,20 @@
 /**
- * generate-absences: for each enrollee active now and created before a date ended, writes the
- * day its plan says where the date has no record yet: `absent` on a workday (expecting its
- * shift), `non_working_day`, `holiday` or `on_leave`. A day with punches always has a record,
+ * generate-absences: for each enrollee active now, from the date their attendance starts (the
+ * earliest of the day they were enrolled, their first day with punches, and the first day of a
+ * schedule assigned to them alone: a company going live mid-period backdates people that way),
+ * writes the day its plan says where the date has no record yet: `absent` on a workday
+ * (expecting its shift), `non_working_day`, `holiday` or `on_leave`. A day with punches always has a record,
  * so it is never overwritten; dates of a locked pay period are left alone; running twice
  * changes nothing. One date (default: yesterday in ATTENDANCE_TIME_ZONE) or a range (`to`
  * defaults to yesterday: a day is not absent before it is over).
  */
+
+import { and, asc, eq, gt } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
+import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
-import type { CalendarService } from '../calendar';
+import { addDays, localDateOf, requireDate } from '../../platform/time/dates';
+import { type CalendarService, ownScheduleStarts } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { inRanges } from './periods';
 import { computeDay } from './rules';
@@ -43,7 +48,6 @@ export class Absences {
   async generate(params: { date?: string; from?: string; to?: string } = {}): Promise<AbsenceResult> {
     // Days with punches first, so an absence is never written over a day not yet computed.
     await this.attendance.follower.catchUp();
-    const zone = this.attendance.timeZone;
     const today = this.attendance.today();
     const given = (v: string | undefined) => v !== undefined && v !== '';
     const single = given(params.date) ? requireDate(params.date!, 'date') : addDays(today, -1);
@@ -52,8 +56,11 @@ export class Absences {
     if (to < from || addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { from, to });
     if (to > today) throw new FpaError('validation_error', 'absences cannot be generated for a future date', { date: to, today });
     const result: AbsenceResult = { from, to, absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 0 };
-    const candidates = await this.enrollees.activeCreatedBefore(this.ctx.db.orm, dayBounds(to, zone).end);
+    // Everyone active: someone enrolled today may have days to fill before (see startsOf).
+    const candidates = await this.enrollees.activeCreatedBefore(this.ctx.db.orm, Number.MAX_SAFE_INTEGER);
     const locked = await this.attendance.periods.lockedIn(this.ctx.db.orm, from, to);
+    /** Person-dates from the start of each person's attendance (written now, or kept as they were). */
+    let counted = 0;
     for (const chunk of chunks(candidates, ABSENCE_CHUNK)) {
       await this.ctx.db.write(async ({ tx }) => {
         const now = this.ctx.clock.now();
@@ -63,15 +70,19 @@ export class Absences {
           from,
           to,
         );
-        const createdAt = await this.enrollees.byIds(
+        const starts = await this.startsOf(
           tx,
           chunk.map((e) => e.id),
+          from,
         );
         const rows: (typeof attendanceDays.$inferInsert)[] = [];
         chunk.forEach((e, i) => {
+          const start = starts.get(e.id) ?? from;
           for (const plan of planner.plans(people[i]!, from, to)) {
-            // Not before the person was enrolled, never in a locked period.
-            if (inRanges(plan.date, locked) || (createdAt.get(e.id)?.createdAt ?? 0) >= dayBounds(plan.date, zone).end) continue;
+            // Not before the person's attendance starts, never in a locked period.
+            if (plan.date < start) continue;
+            counted++;
+            if (inRanges(plan.date, locked)) continue;
             rows.push({ enrolleeId: e.id, employeeKey: e.employeeKey, date: plan.date, ...computeDay(plan, [], 0), updatedAt: now });
           }
         });
@@ -81,8 +92,35 @@ export class Absences {
         }
       });
     }
-    const dates = Math.round((dayBounds(to, 'UTC').start - dayBounds(from, 'UTC').start) / 86_400_000) + 1;
-    result.unchanged = candidates.length * dates - result.absent - result.non_working_day - result.holiday - result.on_leave;
+    result.unchanged = counted - result.absent - result.non_working_day - result.holiday - result.on_leave;
     return result;
+  }
+
+  /**
+   * The date each person's attendance starts, for those enrolled after `from` (anyone enrolled
+   * before counts from `from` anyway): the earliest of their enrolment's date, their first day
+   * with punches and the first day of a schedule assigned to them alone.
+   */
+  private async startsOf(q: Queryable, ids: readonly string[], from: string): Promise<Map<string, string>> {
+    const zone = this.attendance.timeZone;
+    const starts = new Map<string, string>();
+    for (const [id, row] of await this.enrollees.byIds(q, ids)) {
+      const enrolled = localDateOf(row.createdAt, zone);
+      if (enrolled > from) starts.set(id, enrolled);
+    }
+    const late = [...starts.keys()];
+    if (late.length === 0) return starts;
+    for (const [id, date] of await ownScheduleStarts(q, late)) if (date < starts.get(id)!) starts.set(id, date);
+    for (const id of late) {
+      // The person's days by their key, the first with punches (few days come before it).
+      const [first] = await q
+        .select({ date: attendanceDays.date })
+        .from(attendanceDays)
+        .where(and(eq(attendanceDays.enrolleeId, id), gt(attendanceDays.punchCount, 0)))
+        .orderBy(asc(attendanceDays.date))
+        .limit(1);
+      if (first && first.date < starts.get(id)!) starts.set(id, first.date);
+    }
+    return starts;
   }
 }

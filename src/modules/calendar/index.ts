@@ -1,6 +1,7 @@
 /** The working calendar: holidays, weekends, leaves, work schedules and assignments; the plan of a day. */
 export type { CalendarEvents } from './events';
 export { RosterResponse } from './model';
+export { ownScheduleStarts } from './own-schedules';
 export type { DayPlan, Shift } from './plan';
 export { calendarRoutes } from './routes';
 export { CALENDAR_SETTINGS } from './runtime';

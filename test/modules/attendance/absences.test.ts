@@ -85,6 +85,25 @@ describe('generate-absences', () => {
     expect(listed.body.results.map((d: { employee: string }) => d.employee)).toEqual(['C']);
   });
 
+  test('someone enrolled late counts from their first punch, or from a schedule of their own, not from the enrolment', async () => {
+    // Going live mid-month: enrolled on the 16th, one with a backlog from the 12th, one given a schedule from the 2nd.
+    Object.assign(people, await createPeople(server, ['F', 'G', 'H']));
+    await upload(server, device, linesAt(ZONE, people.F!.pin, '2026-03-12 09:00:00', '2026-03-12 17:00:00'));
+    expect((await server.admin.post('/work-schedules/', { name: 'office', start: '09:00', end: '17:00' })).status).toBe(201);
+    expect((await server.admin.post('/shift-assignments/', { schedule: 'office', enrollee: people.G!.id, from: '2026-03-02' })).status).toBe(201);
+    const run = await runAbsences();
+    expect(run.status).toBe('succeeded');
+    const ranged = await server.admin.post('/jobs/generate-absences/run/', { params: { from: '2026-03-02', to: '2026-03-13' } });
+    expect(ranged.body.status).toBe('succeeded');
+    expect(await dayOf(server, 'F', '2026-03-11')).toBeNull();
+    expect((await dayOf(server, 'F', '2026-03-12')).status).toBe('present');
+    expect((await dayOf(server, 'F', '2026-03-13')).status).toBe('absent');
+    expect(await dayOf(server, 'G', '2026-03-02')).toMatchObject({ status: 'absent', schedule: 'office' });
+    expect((await dayOf(server, 'G', '2026-03-07')).status).toBe('non_working_day');
+    // Enrolled on the 16th with nothing before: nothing before either.
+    expect(await dayOf(server, 'H', '2026-03-13')).toBeNull();
+  });
+
   test('a malformed or future date fails the run', async () => {
     const bad = await runAbsences('2026-02-30');
     expect(bad.status).toBe('failed');
