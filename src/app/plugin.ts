@@ -35,6 +35,7 @@ import { tagWithRequestId } from '../platform/http/routable-url';
 import { apiRouter, type Http } from '../platform/http/router';
 import { buildOpenApiDocument, type JsonObject, type RouteLike } from './docs/openapi';
 import { type DocumentSource, docsRoutes } from './docs/routes';
+import { FPA_EVENT_TYPES } from './event-catalog';
 import type { Modules } from './modules';
 
 /** Every API route, without prefix: what the OpenAPI document is generated from. */
@@ -66,7 +67,7 @@ function fleetRoutesOf(http: Http, m: Modules) {
 /** Attendance, integrations, operations and who may sign in. */
 function attendanceRoutesOf(http: Http, m: Modules) {
   return new Elysia({ name: 'fpa-api-attendance-routes', seed: http.runtime.instanceId })
-    .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota, members: m.members }))
+    .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota, members: m.members, eventTypes: FPA_EVENT_TYPES }))
     .use(calendarRoutes(http, m.calendar))
     .use(scheduleRoutes(http, m.calendar.schedules))
     .use(attendanceRoutes(http, m.attendance, m.reports, m.board))

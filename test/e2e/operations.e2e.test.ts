@@ -40,6 +40,15 @@ describe('the event log', () => {
     });
     const after = await server.admin.get(`/events/?after=${punches.body.results[0].sequence}&type=punch_received`);
     expect(after.body.results).toHaveLength(1);
+    // A mistyped type is refused, naming it, rather than answering an empty feed for ever.
+    const typo = await server.admin.get('/events/?type=punch_received,punch_recieved');
+    expect(typo.status).toBe(400);
+    expect(typo.body.error).toMatchObject({ code: 'validation_error', details: { field: 'type', unknown: ['punch_recieved'] } });
+    const token = await adminToken();
+    const stream = await fetch(`${server.url}/api/fingerprint/v1/events/stream/?type=punch_recieved&access_token=${token}`, {
+      headers: { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' },
+    });
+    expect(stream.status).toBe(400);
   });
 
   test('events/stream/ replays after a sequence with a type filter, then goes live', async () => {

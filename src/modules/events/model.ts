@@ -1,6 +1,7 @@
 /** The events module's HTTP model. */
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
+import { FpaError } from '../../platform/errors';
 import { Instant, Int, Text } from '../../platform/http/model';
 
 /** `?type=a,b`: event types, comma-separated. */
@@ -33,7 +34,14 @@ export const EventStreamQuery = t.Object({
   access_token: t.Optional(Text({ maxLength: 4096, description: 'Administrator JWT, for browsers that cannot set headers on a WebSocket.' })),
 });
 
-/** Event types of a `type` query parameter. */
-export function typesOf(type: string | undefined): string[] | undefined {
-  return type ? [...new Set(type.split(','))] : undefined;
+/**
+ * Event types of a `type` query parameter, each one of `known`: a mistyped type is a 400 naming
+ * it, not a feed that stays empty for ever.
+ */
+export function typesOf(type: string | undefined, known: readonly string[]): string[] | undefined {
+  if (!type) return undefined;
+  const types = [...new Set(type.split(','))];
+  const unknown = types.filter((t) => !known.includes(t));
+  if (unknown.length > 0) throw new FpaError('validation_error', `type must be one or more of: ${known.join(', ')}`, { field: 'type', unknown });
+  return types;
 }

@@ -9,13 +9,13 @@ import type { EventLog } from './service';
 
 const tags = ['events'];
 
-export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub; quota: StreamQuota; members: MembersOf }) {
-  const { events, hub, quota, members } = deps;
+export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub; quota: StreamQuota; members: MembersOf; eventTypes: readonly string[] }) {
+  const { events, hub, quota, members, eventTypes } = deps;
   const poll = adminRouter(http, 'events').get(
     '/events',
     async ({ query, scope }) => {
       const after = query.after === undefined ? 0 : Number(query.after);
-      return events.page(after, query.limit ?? 100, typesOf(query.type), isLimited(scope) ? await members(scope) : null);
+      return events.page(after, query.limit ?? 100, typesOf(query.type, eventTypes), isLimited(scope) ? await members(scope) : null);
     },
     {
       query: EventList.query,
@@ -34,7 +34,7 @@ export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub
       members,
       query: EventStreamQuery,
       kinds: (query) => {
-        const types = typesOf(query.type);
+        const types = typesOf(query.type, eventTypes);
         return types ? new Set(types) : null;
       },
       detail: {

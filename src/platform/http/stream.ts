@@ -318,6 +318,8 @@ export function streamRoute<Q extends TObject>(
     query: options.query,
     detail: options.detail,
     async beforeHandle(context) {
+      // Kinds it cannot serve (an unknown event type) are refused before the upgrade, as a 400.
+      options.kinds?.(textQuery(context.query));
       await admit(context);
     },
     async open(ws) {
@@ -333,7 +335,7 @@ export function streamRoute<Q extends TObject>(
       const connection: Connection = { subscriber: null, release: handshake.release, expiry: null };
       bySocket.set(raw, connection);
       if (handshake.expiresAt !== undefined) armExpiry(raw, connection, handshake.expiresAt);
-      const query = Object.fromEntries(Object.entries(ws.data.query).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]));
+      const query = textQuery(ws.data.query);
       // Without `after` the stream starts at the head: live items only.
       const position = query.after === undefined || query.after === '' ? await source.head() : Number(query.after);
       if (raw.readyState !== WebSocket.OPEN || !bySocket.has(raw)) return;
@@ -352,4 +354,9 @@ export function streamRoute<Q extends TObject>(
       end(ws.raw as ServerWebSocket<unknown>);
     },
   });
+}
+
+/** A stream's query as the text values it reads. */
+function textQuery(query: Record<string, unknown>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]));
 }
