@@ -65,6 +65,12 @@ describe('settings', () => {
 });
 
 describe('configuration check', () => {
+  test('a range error reads a duration as it is written', () => {
+    const loaded = loadSettings({ ...base, ATTENDANCE_SHIFT_SLACK: 13 * 3_600_000 } as never, {});
+    const said = checkConfiguration({ loaded }).find((i) => i.code === 'fpa.E013');
+    expect(said?.message).toBe('ATTENDANCE_SHIFT_SLACK is 13h; it must be from 0s to 12h.');
+  });
+
   test('a good configuration has no errors', () => {
     expect(codesOf(base).filter((c) => c.startsWith('fpa.E'))).toEqual([]);
   });
@@ -81,6 +87,9 @@ describe('configuration check', () => {
     ['fpa.E007', { ...base, TASK_BACKEND: 'celery' }],
     ['fpa.E012', { ...base, DATABASE_URL: 'postgres://x' }],
     ['fpa.E013', { ...base, TEMPLATE_MAX_BYTES: 0 }],
+    ['fpa.E013', { ...base, WEBHOOK_TIMEOUT: 0 }],
+    ['fpa.E013', { ...base, RETENTION_EVENTS_DAYS: -1 }],
+    ['fpa.E013', { ...base, RETENTION_PUNCHES_DAYS: -3 }],
     ['fpa.W001', { ...base, ADMIN_JWT_SECRET: 'short' }],
     ['fpa.W002', { ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }],
     ['fpa.W003', { ...base, ADMS_AUTO_APPROVE: true }],

@@ -328,14 +328,30 @@ function limitIssues(s: Settings): ConfigIssue[] {
     // Past 12 h the windows of consecutive days could hold each other's shifts.
     ['ATTENDANCE_SHIFT_SLACK', 0, 12 * 3_600_000],
     ['ATTENDANCE_OVERTIME_MINIMUM', 0, 24 * 3_600_000],
+    // 0 would give every webhook request no time at all (each one fails as a timeout).
+    ['WEBHOOK_TIMEOUT', 1000, 5 * 60_000],
+    ['RETENTION_TEMPLATES_AFTER_DEACTIVATION', 0, 100 * 365 * 86_400_000],
+    ...RETENTION_DAYS.map((key): [keyof Settings, number, number] => [key, 0, 100 * 365]),
   ];
   for (const [key, min, max] of limits) {
     const v = s[key] as number;
-    if (!Number.isInteger(v) || v < min || v > max)
-      out.push(issue('fpa.E013', `${key} is ${v}; it must be an integer from ${min} to ${max}.`, 'See the configuration table in the README.'));
+    if (Number.isInteger(v) && v >= min && v <= max) continue;
+    const show = SETTINGS_SCHEMA[key].show as ((value: number) => string) | undefined;
+    const range = show ? `from ${show(min)} to ${show(max)}` : `an integer from ${min} to ${max}`;
+    out.push(issue('fpa.E013', `${key} is ${show ? show(v) : v}; it must be ${range}.`, 'See the configuration table in the README.'));
   }
   return out;
 }
+
+/** Retention periods in days: negative would read as "keep everything" without a word. */
+const RETENTION_DAYS = [
+  'RETENTION_PUNCHES_DAYS',
+  'RETENTION_DELIVERIES_DAYS',
+  'RETENTION_DEVICE_EVENTS_DAYS',
+  'RETENTION_COMMANDS_DAYS',
+  'RETENTION_EVENTS_DAYS',
+  'RETENTION_DELETION_PROOFS_DAYS',
+] as const satisfies readonly (keyof Settings)[];
 
 /** An HS256 secret long enough. */
 function jwtSecretIssues(s: Settings): ConfigIssue[] {

@@ -321,7 +321,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     12,
     'A message answered with a 4xx (other than 408, 410, 425, 429) at this attempt or later is dead-lettered and delivery goes on past it; earlier 4xx answers are retried like 5xx.',
   ),
-  WEBHOOK_TIMEOUT: duration(10_000, 'Timeout of one webhook request.'),
+  WEBHOOK_TIMEOUT: duration(10_000, 'Timeout of one webhook request (1s to 5m).'),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag(
     false,
     'Allow webhook URLs on every private and loopback address (W002; prefer WEBHOOK_ALLOWED_NETWORKS). Link-local, cloud metadata and reserved addresses stay refused.',
