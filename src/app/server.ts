@@ -9,7 +9,7 @@ import { DatabaseLockedError } from '../platform/db/lock';
 import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../platform/http/body';
 import { otherMethodsRefused } from '../platform/http/other-methods';
 import { servePathsWhateverTheHost, tagWithRequestId } from '../platform/http/routable-url';
-import { lanAddress } from '../platform/net/lan';
+import { reachableHost } from '../platform/net/lan';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
 
 export interface RunningServer {
@@ -114,7 +114,7 @@ export async function main(): Promise<void> {
   }
   // What people type in: terminals and browsers elsewhere on the network reach the LAN address, not 127.0.0.1.
   const hostname = server.fpa.settings.HOST;
-  const reachable = hostname === '0.0.0.0' || hostname === '::' ? (lanAddress() ?? '127.0.0.1') : hostname;
+  const reachable = reachableHost(hostname);
   const base = `http://${reachable}:${server.port}`;
   const consoleUrl = server.fpa.settings.CONSOLE_URL || `${base}/console/`;
   console.log(

@@ -9,14 +9,8 @@ import { createFingerprintAttendance } from '../app/create';
 import { CONSOLE_PATH } from '../modules/console';
 import { loadSettings } from '../platform/config/settings';
 import { silentLogger } from '../platform/log';
-import { lanAddress } from '../platform/net/lan';
+import { consoleBaseOf } from './console-base';
 import { callRunningServer, refusal, registerCommand } from './run';
-
-/** `https://host/console/` style base → its origin and any path before `/console`. */
-function baseOf(consoleUrl: string, port: number): string {
-  if (consoleUrl) return consoleUrl.replace(/\/+$/, '').replace(new RegExp(`${CONSOLE_PATH}$`), '');
-  return `http://${lanAddress() ?? '127.0.0.1'}:${port}`;
-}
 
 interface SignInLink {
   sign_in_path: string;
@@ -40,13 +34,13 @@ async function consoleLinkCommand(args: string[]): Promise<number> {
       return 1;
     }
     const port = Number(new URL(handed.apiUrl).port || settings.PORT);
-    report(baseOf(settings.CONSOLE_URL, port), handed.json);
+    report(consoleBaseOf(settings, port), handed.json);
     return 0;
   }
   const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });
   try {
     const link = await fpa.service.createConsoleLink(actor, { by: 'operator' });
-    report(baseOf(settings.CONSOLE_URL, settings.PORT), {
+    report(consoleBaseOf(settings, settings.PORT), {
       actor,
       sign_in_path: `${CONSOLE_PATH}/sign-in?token=${encodeURIComponent(link.token)}`,
       expires_at: new Date(link.expiresAt).toISOString(),

@@ -11,15 +11,10 @@ import { CONSOLE_PATH } from '../modules/console';
 import { loadSettings } from '../platform/config/settings';
 import { isRole, ROLES, type Role } from '../platform/http/caller';
 import { silentLogger } from '../platform/log';
-import { lanAddress } from '../platform/net/lan';
+import { consoleBaseOf } from './console-base';
 import { callRunningServer, refusal, registerCommand } from './run';
 
 const USAGE = `usage: npm run fpa:create-user -- --username <name> --role <${ROLES.join('|')}> [--name "Full Name"] [--email a@b] [--areas north,south]`;
-
-function baseOf(consoleUrl: string, port: number): string {
-  if (consoleUrl) return consoleUrl.replace(/\/+$/, '').replace(new RegExp(`${CONSOLE_PATH}$`), '');
-  return `http://${lanAddress() ?? '127.0.0.1'}:${port}`;
-}
 
 interface Invited {
   username: string;
@@ -69,12 +64,12 @@ async function createUserCommand(args: string[]): Promise<number> {
     // The server names its own address; CONSOLE_URL or the LAN address is what another computer opens.
     const port = Number(new URL(handed.apiUrl).port || settings.PORT);
     const token = invited.invite_url.slice(invited.invite_url.indexOf(`${CONSOLE_PATH}/`));
-    report({ ...invited, invite_url: `${baseOf(settings.CONSOLE_URL, port)}${token}` });
+    report({ ...invited, invite_url: `${consoleBaseOf(settings, port)}${token}` });
     return 0;
   }
   const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });
   try {
-    report(await fpa.service.inviteUser(input, { consoleBase: baseOf(settings.CONSOLE_URL, settings.PORT) }));
+    report(await fpa.service.inviteUser(input, { consoleBase: consoleBaseOf(settings, settings.PORT) }));
     return 0;
   } finally {
     await fpa.close();

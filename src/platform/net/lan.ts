@@ -8,3 +8,12 @@ export function lanAddress(): string | null {
   }
   return null;
 }
+
+/**
+ * The address people reach a server listening on `host` at: the LAN address when it listens on
+ * every interface, else the one it listens on (127.0.0.1 behind a proxy: a link elsewhere would
+ * not open).
+ */
+export function reachableHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' || host === '' ? (lanAddress() ?? '127.0.0.1') : host;
+}
