@@ -245,7 +245,7 @@ export function commandNames(): string[] {
 }
 
 /** An option's value a command cannot take: a typo to fix (exit 2), like an unknown option. */
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 /** node:util parseArgs refusing an option or a value (its errors carry an `ERR_PARSE_ARGS_*` code), or a UsageError. */
 function isUsageError(error: unknown): error is Error {

@@ -16,10 +16,12 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../platform/config/values';
+import { isValidTimeZone } from '../platform/time/zone';
 import { runFor } from '../simulator/run';
 import { runScenario, SCENARIOS } from '../simulator/scenarios';
 import { SimulatedTerminal } from '../simulator/terminal';
 import { usbAttlogFile } from '../simulator/usb-file';
+import { UsageError } from './run';
 
 export const SIMULATE_USAGE =
   'usage: npm run fpa:simulate-device -- --url <base url> --sn <serial> [--punches N] [--pins 1,2] [--duration 30s] [--time-zone <IANA zone>] [--prefix /iclock/] [--biodata] [--fp-version 10] [--poll-interval 2s] [--token <pushcommkey>] [--existing-users N] [--capacity users[,templates]] [--away 1m] [--clock-ahead 5m] [--scenario lost-records|moved-stamp|card-only|drifting-clock|old-firmware] [--drift 5m] [--usb-file <path>] [--quiet]';
@@ -27,7 +29,7 @@ export const SIMULATE_USAGE =
 function duration(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined) return fallback;
   const parsed = parseDuration(text);
-  if (!parsed.ok) throw new Error(`--${name}: ${parsed.error}`);
+  if (!parsed.ok) throw new UsageError(`--${name}: ${parsed.error}`);
   return parsed.value;
 }
 
@@ -76,7 +78,7 @@ function readFlags(args: string[]): Simulation | null {
   const { values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true });
   if (!values.url || !values.sn) return null;
   const punches = values.punches === undefined ? 0 : Number(values.punches);
-  if (!Number.isInteger(punches) || punches < 0) throw new Error('--punches must be a whole number');
+  if (!Number.isInteger(punches) || punches < 0) throw new UsageError('--punches must be a whole number');
   const pins = (values.pins ?? '1')
     .split(',')
     .map((p) => p.trim())
@@ -84,11 +86,15 @@ function readFlags(args: string[]): Simulation | null {
   const ms = duration(values.duration, 30_000, 'duration');
   const pollIntervalMs = values['poll-interval'] === undefined ? undefined : duration(values['poll-interval'], 10_000, 'poll-interval');
   const existingUsers = values['existing-users'] === undefined ? 0 : Number(values['existing-users']);
-  if (!Number.isInteger(existingUsers) || existingUsers < 0) throw new Error('--existing-users must be a whole number');
+  if (!Number.isInteger(existingUsers) || existingUsers < 0) throw new UsageError('--existing-users must be a whole number');
   const [users, templates] = (values.capacity ?? '').split(',').map((n) => (n.trim() === '' ? undefined : Number(n)));
-  if ([users, templates].some((n) => n !== undefined && !(Number.isInteger(n) && n >= 0))) throw new Error('--capacity is users[,templates], whole numbers');
+  if ([users, templates].some((n) => n !== undefined && !(Number.isInteger(n) && n >= 0)))
+    throw new UsageError('--capacity is users[,templates], whole numbers');
   const awayMs = values.away === undefined ? 0 : duration(values.away, 0, 'away');
   const clockOffMs = values['clock-ahead'] === undefined ? 0 : duration(values['clock-ahead'], 0, 'clock-ahead');
+  const zone = values['time-zone'];
+  if (zone !== undefined && !isValidTimeZone(zone)) throw new UsageError(`--time-zone "${zone}" is not an IANA time zone (for example Asia/Kolkata)`);
+  if (values.scenario !== undefined && !(values.scenario in SCENARIOS)) throw new UsageError(`--scenario: one of ${Object.keys(SCENARIOS).join(', ')}`);
   const sn = values.sn;
   const log = values.quiet ? undefined : (line: string) => console.log(`[${sn}] ${line}`);
   return { url: values.url, sn, punches, pins, ms, pollIntervalMs, awayMs, existingUsers, capacity: { users, templates }, clockOffMs, log, values };
@@ -122,7 +128,6 @@ function writeUsbFile(terminal: SimulatedTerminal, path: string | undefined): vo
 
 /** `--scenario`: one case of punch completeness or anomalies (simulator/scenarios.ts). */
 async function playScenario(terminal: SimulatedTerminal, run: Simulation, scenario: string): Promise<number> {
-  if (!(scenario in SCENARIOS)) throw new Error(`--scenario: one of ${Object.keys(SCENARIOS).join(', ')}`);
   const played = await runScenario(terminal, scenario, {
     ms: run.ms,
     pins: run.pins,

@@ -286,5 +286,17 @@ describe('runFor and the simulate-device command', () => {
     expect(saved.errors).toEqual([]);
     expect(saved.records.map((r) => r.pin)).toEqual(['11', '12', '11']);
     expect(await runCli(['simulate-device', '--url', server.url])).toBe(2);
+    // A value it cannot read is a typo to fix (exit 2), like an unknown option, before any request.
+    for (const bad of [
+      ['--duration', 'banana'],
+      ['--punches', 'abc'],
+      ['--capacity', 'x'],
+      ['--existing-users', 'many'],
+      ['--poll-interval', 'zz'],
+      ['--scenario', 'nope'],
+      ['--time-zone', 'Mars/Base'],
+    ])
+      expect({ bad, code: await runCli(['simulate-device', '--url', server.url, '--sn', 'CLI9', ...bad]) }).toEqual({ bad, code: 2 });
+    expect((await server.admin.get('/devices/CLI9/')).status).toBe(404);
   });
 });
