@@ -60,7 +60,8 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
     });
   } catch (error) {
     await fpa.close();
-    throw isAddressInUse(error) ? new PortInUseError(hostname, port) : error;
+    if (isAddressInUse(error)) throw new PortInUseError(hostname, port);
+    throw isHostUnusable(error) ? new HostUnusableError(hostname, port, error) : error;
   }
   const actualPort = app.server!.port!;
   const localHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
@@ -91,6 +92,23 @@ export class PortInUseError extends Error {
   }
 }
 
+/** The address to listen on is not one of this machine's (or not an address at all). */
+export class HostUnusableError extends Error {
+  constructor(hostname: string, port: number, cause: unknown) {
+    super(
+      `cannot listen on ${hostname}, port ${port} (${cause instanceof Error ? cause.message : String(cause)}): set FPA_HOST to an address of this machine (0.0.0.0 for every interface, 127.0.0.1 for this machine only)`,
+    );
+    this.name = 'HostUnusableError';
+  }
+}
+
+/** Not an address of this machine (EADDRNOTAVAIL), or not an address at all (Bun reads it as a socket path: ENOENT; a name that does not resolve). */
+function isHostUnusable(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  const message = error instanceof Error ? error.message : '';
+  return /EADDRNOTAVAIL|ENOENT|ENOTFOUND|EAI_/.test(`${code} ${message}`);
+}
+
 function isAddressInUse(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const code = 'code' in error ? String(error.code) : '';
@@ -105,7 +123,7 @@ export async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigurationError) {
       console.error(`fpa: refusing to start, the configuration has errors:\n${formatIssues(error.issues)}`);
-    } else if (error instanceof DatabaseLockedError || error instanceof PortInUseError) {
+    } else if (error instanceof DatabaseLockedError || error instanceof PortInUseError || error instanceof HostUnusableError) {
       console.error(`fpa: refusing to start: ${error.message}`);
     } else {
       console.error('fpa: failed to start:', error instanceof Error ? error.message : error);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { PortInUseError, startServer } from '../../src/app/server';
+import { HostUnusableError, PortInUseError, startServer } from '../../src/app/server';
 import { silentLogger } from '../../src/platform/log';
 import { runCli } from '../support/cli';
 import { adminToken, startTestServer, type TestServer, tempDir, testSettings } from '../support/harness';
@@ -40,6 +40,19 @@ describe('one port, one server', () => {
       // The first server still answers from its own database.
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       // The failed start released what it had opened: a server can now take that database.
+      const retry = await startServer({ settings: testSettings(other.dir), env: {}, logger: silentLogger, port: 0, hostname: '127.0.0.1' });
+      await retry.stop();
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  test('an address that is not this machine’s is refused naming FPA_HOST, and leaves the database free', async () => {
+    const other = tempDir('fpa-host-');
+    try {
+      const attempt = startServer({ settings: testSettings(other.dir), env: {}, logger: silentLogger, port: 0, hostname: '192.0.2.123' });
+      await expect(attempt).rejects.toBeInstanceOf(HostUnusableError);
+      await expect(attempt).rejects.toThrow('set FPA_HOST to an address of this machine');
       const retry = await startServer({ settings: testSettings(other.dir), env: {}, logger: silentLogger, port: 0, hostname: '127.0.0.1' });
       await retry.stop();
     } finally {

@@ -88,6 +88,7 @@ describe('configuration check', () => {
     ['fpa.E012', { ...base, DATABASE_URL: 'postgres://x' }],
     ['fpa.E013', { ...base, TEMPLATE_MAX_BYTES: 0 }],
     ['fpa.E013', { ...base, WEBHOOK_TIMEOUT: 0 }],
+    ['fpa.E021', { ...base, HOST: 'not_a_host' }],
     ['fpa.E013', { ...base, RETENTION_EVENTS_DAYS: -1 }],
     ['fpa.E013', { ...base, RETENTION_PUNCHES_DAYS: -3 }],
     ['fpa.W001', { ...base, ADMIN_JWT_SECRET: 'short' }],

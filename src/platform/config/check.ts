@@ -3,6 +3,7 @@
  * run the same checks and report every problem at once; start refuses on any error.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseEncryptionKey } from '../crypto/template-cipher';
 import { parseCidr } from '../net/ip';
 import { isValidTimeZone } from '../time/zone';
@@ -37,6 +38,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E018': { severity: 'error', meaning: 'LOG_LEVEL is not `debug`, `info`, `warn` or `error`' },
   'fpa.E019': { severity: 'error', meaning: 'WEBHOOK_ALLOWED_NETWORKS holds an entry that is not a network in CIDR form' },
   'fpa.E020': { severity: 'error', meaning: 'REPORT_FONT or REPORT_FONT_BOLD is not a readable TrueType or OpenType font file' },
+  'fpa.E021': { severity: 'error', meaning: 'HOST is not an IP address or a host name' },
   'fpa.E030': { severity: 'error', meaning: 'CONSOLE_OIDC_ISSUER is not an http(s) URL, or only one of it and CONSOLE_OIDC_CLIENT_ID is set' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
@@ -194,6 +196,9 @@ function fingerIssues(s: Settings): ConfigIssue[] {
 }
 
 /** Settings that take one of known values: time zones, log level, terminal trust, task backend, the algorithm map's shape. */
+/** A host name as DNS spells one: labels of letters, digits and inner hyphens. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
 function knownValueIssues(s: Settings): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   for (const key of ['TIME_ZONE', 'ATTENDANCE_TIME_ZONE'] as const) {
@@ -211,6 +216,15 @@ function knownValueIssues(s: Settings): ConfigIssue[] {
         'fpa.E017',
         `ADMS_TRUST "${s.ADMS_TRUST}" is unknown.`,
         'Use `address` (the default: terminals pinned to the address they were approved from), `key` or `serial`.',
+      ),
+    );
+  }
+  if (!isIP(s.HOST) && !HOST_NAME.test(s.HOST)) {
+    out.push(
+      issue(
+        'fpa.E021',
+        `HOST "${s.HOST}" is not an IP address or a host name.`,
+        'Use `0.0.0.0` (every interface, the default), `127.0.0.1` (this machine only, behind a proxy) or an address of this machine.',
       ),
     );
   }
