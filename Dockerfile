@@ -23,5 +23,5 @@ VOLUME ["/app/data"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
 # Configuration comes from FPA_* environment variables (see README); the server refuses to
-# start without FPA_TEMPLATE_ENCRYPTION_KEYS and administrator authentication.
+# start without FPA_TEMPLATE_ENCRYPTION_KEYS (administrator JWTs are optional).
 CMD ["bun", "src/server.ts"]
