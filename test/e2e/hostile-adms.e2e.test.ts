@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import net from 'node:net';
 import { isHttpDate } from '../support/adms';
-import { approvedTerminal, newEnrollee, type Person, templateBytes } from '../support/agents';
+import { answerInventory, approvedTerminal, newEnrollee, type Person, templateBytes } from '../support/agents';
 import { startTestServer, type TestServer } from '../support/harness';
 import { deviceEventText, tableCounts } from '../support/hostile';
 
@@ -159,6 +159,7 @@ async function dataCounts(): Promise<Record<string, number>> {
 beforeAll(async () => {
   server = await startTestServer({ ADMS_MAX_REQUEST_BYTES: MAX });
   await approvedTerminal(server, SERIAL, { algorithm: '10' });
+  await answerInventory(server, SERIAL);
   person = await newEnrollee(server);
 });
 afterAll(async () => {

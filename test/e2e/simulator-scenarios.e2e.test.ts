@@ -10,6 +10,7 @@ import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { usbAttlogFile } from '../../src/simulator/usb-file';
 import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
 import { waitFor } from '../support/webhook-receiver';
 
 let server: TestServer;
@@ -118,6 +119,8 @@ describe('simulator scenarios', () => {
     expect((await server.admin.post(`/enrollees/${person.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
     const t = await preRegistered('SCEN0003');
     await t.handshake();
+    // Its first poll answers the query of its users (templates wait for that answer, walk-up.ts).
+    await drain(t);
     expect((await t.uploadTemplate(person.device_pin, 6)).body).toStartWith('OK');
     await runScenario(t, 'card-only', plan({ ms: 1000, pins: [person.device_pin], punches: 2 }));
     const found = (await server.admin.get('/anomalies/?kind=verified_without_biometric&employee=E-CARD')).body.results as { device: string }[];

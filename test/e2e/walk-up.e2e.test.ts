@@ -10,7 +10,7 @@ import { and, eq } from 'drizzle-orm';
 import { deviceEvents, devices, templates } from '../../src/app/schema';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain } from '../support/terminals';
+import { deviceLog, drain } from '../support/terminals';
 
 let server: TestServer;
 let a: SimulatedTerminal;
@@ -341,47 +341,55 @@ describe('walk-up by PIN in the ordinary flow', () => {
     expect((await stored(p.id))[0]!.sync).toEqual(expect.arrayContaining([expect.objectContaining({ device: 'CONS1', status: 'present' })]));
   });
 
-  test('a terminal approved while it holds an enrollee’s PIN: its backlog before it answers the user query stays its own user', async () => {
+  test('a terminal approved while it holds an enrollee’s PIN: templates it sends before it answers the user query wait for that answer, then are its own user’s', async () => {
     const ord2Pending = async () =>
       (await s.admin.get('/devices/ORD2/commands/?status=pending')).body.results as { kind: string; payload: Record<string, unknown> }[];
     const before = (await ord2Pending()).length;
     const withConsent = await person('O-5', 'Ola Five', true, undefined, s);
     const noConsent = await person('O-6', 'Ola Six', false, undefined, s);
+    const walkUp = await person('O-8', 'Ola Eight', true, undefined, s);
     const fp = (pin: string, finger: number) => {
       const t = syntheticTemplate();
       return `FP PIN=${pin}\tFID=${finger}\tSize=${t.length}\tValid=1\tTMP=${t}\n`;
     };
-    const late = new SimulatedTerminal({ url: s.url, sn: 'LATE1' });
+    // It held users under those PINs before the service knew it (another server gave them out).
+    const late = new SimulatedTerminal({
+      url: s.url,
+      sn: 'LATE1',
+      existingUsers: [
+        { pin: withConsent.device_pin, name: 'Someone else' },
+        { pin: noConsent.device_pin, name: 'Another one' },
+      ],
+    });
     await late.handshake();
     await late.postOptions();
     await s.admin.post('/devices/LATE1/approve/');
-    // Its backlog arrives before the query of its users was even fetched: the template first.
-    const batch = `${fp(withConsent.device_pin, 5)}${userLine(withConsent.device_pin, 'Someone else')}${fp(noConsent.device_pin, 6)}`;
-    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '7' }, batch)).body).toBe('OK:3');
-    // The query fetched and not answered yet: a template in a post of its own, then its user.
-    const fetched = await late.get('getrequest');
-    expect(fetched.body).toContain('DATA QUERY USERINFO');
-    const other = `${fp(withConsent.device_pin, 7)}`;
-    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '8' }, other)).body).toBe('OK:1');
-    for (const [p, finger] of [
-      [withConsent, 5],
-      [withConsent, 7],
-      [noConsent, 6],
-    ] as const) {
-      expect((await stored(p.id)).some((t) => t.finger_index === finger)).toBe(false);
-    }
-    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true, biometrics: { fingerprint: [5, 7] } });
-    expect(await userOn('LATE1', noConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true });
-    // Nothing of theirs went to the other terminal, and nothing is deleted from this one.
-    expect((await ord2Pending()).slice(before).filter((c) => c.kind === 'update_template')).toEqual([]);
+    // Its backlog arrives before it fetched the query of its users, the template first; and someone
+    // enrolls at its menu under a PIN HR gave. Both wait: refused, so the terminal sends them again.
+    const backlog = `${fp(withConsent.device_pin, 5)}${userLine(withConsent.device_pin, 'Someone else')}${fp(noConsent.device_pin, 6)}`;
+    const enrolled = fp(walkUp.device_pin, 2);
+    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '7' }, backlog)).status).toBe(503);
+    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '8' }, enrolled)).status).toBe(503);
+    expect((await deviceLog(s.fpa, 'LATE1', 'upload_deferred')).length).toBe(2);
+    for (const p of [withConsent, noConsent, walkUp]) expect(await stored(p.id)).toEqual([]);
+    // It answers (its users), and sends them again after its ErrorDelay.
+    await drain(late);
+    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true });
+    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '7' }, backlog)).body).toBe('OK:3');
+    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '8' }, enrolled)).body).toBe('OK:1');
+    // Its own users' fingerprints: counted there, not stored, not sent anywhere, not deleted.
+    expect(await stored(withConsent.id)).toEqual([]);
+    expect(await stored(noConsent.id)).toEqual([]);
+    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true, biometrics: { fingerprint: [5] } });
+    expect(await userOn('LATE1', noConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true, biometrics: { fingerprint: [6] } });
+    const toOrd2 = (await ord2Pending()).slice(before).filter((c) => c.kind === 'update_template');
+    expect(toOrd2.map((c) => c.payload.pin)).toEqual([walkUp.device_pin]);
     const commands = (await s.admin.get('/devices/LATE1/commands/?status=pending')).body.results as { kind: string }[];
     expect(commands.filter((c) => c.kind === 'delete_template')).toEqual([]);
     expect((await rejectionsOf('LATE1', s)).length).toBe(0);
-    // Once it answered, the user is still its own (a conflict for an administrator), not the enrollee.
-    await drain(late);
-    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true });
-    expect((await late.uploadTemplate(withConsent.device_pin, 8)).body).toBe('OK:1');
-    expect((await stored(withConsent.id)).some((t) => t.finger_index === 8)).toBe(false);
+    // The walk-up under HR's PIN is the enrollee's: stored and sent to the other terminals.
+    expect((await stored(walkUp.id)).map((t) => [t.finger_index, t.source])).toEqual([[2, 'device']]);
+    expect(await userOn('LATE1', walkUp.device_pin)).toMatchObject({ enrolleeId: walkUp.id });
   });
 
   test('a PIN the terminal held before the enrollee existed stays its own user until adopted', async () => {

@@ -40,6 +40,16 @@ export async function approvedTerminal(server: TestServer, serial: string, optio
   }
 }
 
+/** The terminal answers the query of its users that its approval sent (it holds nobody yet). */
+export async function answerInventory(server: TestServer, serial: string): Promise<void> {
+  const prefix = server.fpa.settings.ADMS_URL_PREFIX;
+  const polled = await (await fetch(`${server.url}${prefix}getrequest?SN=${serial}`)).text();
+  const id = /C:(\d+):DATA QUERY USERINFO/.exec(polled)?.[1];
+  if (!id) throw new Error(`${serial} was not asked for its users: ${polled}`);
+  const answered = await fetch(`${server.url}${prefix}devicecmd?SN=${serial}`, { method: 'POST', body: `ID=${id}&Return=0&CMD=DATA\n` });
+  if (answered.status !== 200) throw new Error(`devicecmd answered ${answered.status}`);
+}
+
 /** The command text a terminal's next poll receives (ADMS route when present, else the queue). */
 export async function nextPoll(server: TestServer, serial: string): Promise<string> {
   const prefix = server.fpa.settings.ADMS_URL_PREFIX;

@@ -217,6 +217,22 @@ export class DeviceUsers {
   }
 
   /**
+   * Of these PINs, those whose user here is not decided yet: no user row, or one neither linked
+   * to an enrollee nor known to have been held before the service knew the terminal.
+   */
+  async undecided(execute: Execute, deviceId: string, pins: readonly string[]): Promise<string[]> {
+    const decided = new Set<string>();
+    for (const chunk of chunks([...new Set(pins)], 500)) {
+      const rows = await execute({
+        sql: `select pin from ${getTableName(deviceUsers)} where device_id = ? and (enrollee_id is not null or held_before = 1) and pin in (${placeholders(chunk.length)})`,
+        args: [deviceId, ...chunk],
+      });
+      for (const r of rows.rows) decided.add(String(r.pin));
+    }
+    return [...new Set(pins)].filter((pin) => !decided.has(pin));
+  }
+
+  /**
    * For these PINs the terminal holds: the enrollee each is (null: the terminal's own user).
    * Raw SQL: every upload asks this for up to hundreds of PINs, where the query builder's
    * binding cost more than the lookup (and reading the rows one by one more than finding them:

@@ -302,6 +302,24 @@ export class WalkUpEnrollment {
   }
 
   /**
+   * Whether templates of these PINs must wait: the terminal was approved and has not answered the
+   * query of its users yet, and some PIN is an enrollee's but neither linked to them here nor one
+   * of the terminal's own users.
+   * Such a template cannot be told from one of a user it held before the service knew it (its
+   * backlog comes in any order); refused, the terminal sends it again after its ErrorDelay, when
+   * its inventory says whose it is.
+   */
+  async awaitsInventory(device: DeviceRow, pins: readonly string[]): Promise<boolean> {
+    if (pins.length === 0) return false;
+    const { devices, commands, enrollees } = this.deps;
+    const q = this.ctx.db.orm;
+    if (!(await commands.lookups.inventoryOutstanding(q, device.id))) return false;
+    // A PIN no enrollee has is the terminal's own user's whatever its inventory says.
+    for (const pin of await devices.users.undecided(devices.users.read, device.id, pins)) if (await enrollees.findByPin(q, pin)) return true;
+    return false;
+  }
+
+  /**
    * Biometrics a terminal holds that the service does not keep: noted on its users (the users
    * list counts them, and a withdrawal of consent deletes the user's there: fan-out.ts).
    */

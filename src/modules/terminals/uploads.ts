@@ -73,6 +73,10 @@ export class TerminalUploads {
 
   async operlog(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseOperlog(text);
+    await this.untilInventory(
+      device,
+      records.flatMap((r) => (r.kind === 'FP' || r.kind === 'BIODATA' ? [r.pin] : [])),
+    );
     await this.lines.logMalformed(device, 'OPERLOG', redactedErrors(errors));
     const tally = newTally();
     const { notes } = tally;
@@ -123,6 +127,10 @@ export class TerminalUploads {
 
   async biodata(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseBiodata(text);
+    await this.untilInventory(
+      device,
+      records.map((r) => r.pin),
+    );
     await this.lines.logMalformed(device, 'BIODATA', redactedErrors(errors));
     const tally = newTally();
     let current = device;
@@ -235,6 +243,10 @@ export class TerminalUploads {
 
   private async templatev10(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseTemplatev10(text);
+    await this.untilInventory(
+      device,
+      records.map((r) => r.pin),
+    );
     await this.lines.logMalformed(device, 'tabledata/templatev10', redactedErrors(errors));
     const notes: Note[] = [];
     for (const r of records) {
@@ -330,6 +342,25 @@ export class TerminalUploads {
     const algorithmVersion = major === '' ? (current.algorithmVersion ?? DEFAULT_FP_ALGORITHM) : minor === '' ? major : `${major}.${minor}`;
     await this.walkUp.accept(current, { pin: r.pin, fingerIndex: r.no, template: r.template, algorithmVersion, duress: r.duress === 1, origin: 'BIODATA' });
     return current;
+  }
+
+  /**
+   * Templates a newly approved terminal sends before it answered the query of its users, of PINs
+   * not decided there yet, are refused (503) as a whole upload: it sends them again after its
+   * ErrorDelay, and by then its inventory says whether each is its own user's or an enrollee's
+   * (enrollment/walk-up.ts `awaitsInventory`). Nothing is lost and nobody's template is taken for
+   * someone else's.
+   */
+  private async untilInventory(device: DeviceRow, pins: readonly string[]): Promise<void> {
+    if (!(await this.walkUp.awaitsInventory(device, pins))) return;
+    await this.log(device, [
+      {
+        kind: 'upload_deferred',
+        message: 'templates sent before the terminal answered the query of its users: refused, so that it sends them again once it has',
+        details: { records: pins.length },
+      },
+    ]);
+    throw new AdmsRefusal(503, 'the terminal has not answered the query of its users yet; send again later');
   }
 
   /** What an upload left to note: the kinds it ignored (a device event), the biometrics held but not kept. */
