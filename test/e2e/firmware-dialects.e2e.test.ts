@@ -236,6 +236,9 @@ describe('3.x tabledata biodata (BioFace A1)', () => {
       `biophoto pin=${person.device_pin}\tfilename=1.jpg\ttype=9\tsize=4\tcontent=AAAA\n`,
     );
     expect(photo.body).toBe('biophoto=1');
+    // Not kept, but noted on the terminal's user: a withdrawal of consent deletes it there too.
+    const users = (await server.admin.get(`/devices/${SN}/users/`)).body.results as { pin: string; biometrics: Record<string, number> }[];
+    expect(users.find((u) => u.pin === person.device_pin)?.biometrics).toMatchObject({ face_photo: 1 });
     const harmless = await terminal(`/iclock/cdata?SN=${SN}&table=tabledata&tablename=DeviceAuthorize&count=1`, 'DeviceAuthorize SN=X1\tOnline=1\n');
     expect(harmless.body).toBe('DeviceAuthorize=1');
     // Access settings that only name a PIN are the terminal's configuration: acknowledged as before.

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../../src/platform/log';
-import { approvedTerminal, b64, createAgent, newEnrollee, nextPoll, startSession, templateBytes, upload } from '../support/agents';
+import { answerInventory, approvedTerminal, b64, createAgent, newEnrollee, nextPoll, startSession, templateBytes, upload } from '../support/agents';
 import { adminToken, startTestServer, type TestServer } from '../support/harness';
 
 const logLines: string[] = [];
@@ -48,6 +48,7 @@ afterAll(async () => {
 describe('secrets and templates stay secret', () => {
   test('every path a template travels', async () => {
     await approvedTerminal(server, 'PRIV0001');
+    await answerInventory(server, 'PRIV0001');
     const agent = await createAgent(server, 'desk');
     agentKey = agent.key;
     const hook = await server.admin.post('/webhooks/', { url: 'http://127.0.0.1:9/hook' });

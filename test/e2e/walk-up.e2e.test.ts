@@ -10,7 +10,7 @@ import { and, eq } from 'drizzle-orm';
 import { deviceEvents, devices, templates } from '../../src/app/schema';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { deviceLog, drain } from '../support/terminals';
+import { drain } from '../support/terminals';
 
 let server: TestServer;
 let a: SimulatedTerminal;
@@ -191,6 +191,17 @@ describe('DELETE_REJECTED_DEVICE_TEMPLATES off', () => {
       expect(r).toMatchObject({ pin: unconsented.device_pin, reason: 'consent_required', delete_queued: false });
       expect(await t.poll()).toHaveLength(0);
       expect(await other.fpa.db.orm.select().from(templates)).toHaveLength(0);
+      // The finger stays on the terminal, noted on its user: a withdrawal of consent takes it off.
+      const device = await other.fpa.service.devices.get('KEEPER');
+      expect(await other.fpa.service.devices.users.one(other.fpa.db.orm, device.id, unconsented.device_pin)).toMatchObject({
+        enrolleeId: unconsented.id,
+        biometrics: { fingerprint: [1] },
+      });
+      await other.admin.post(`/enrollees/${unconsented.id}/consent/`, { version: 'v1', method: 'paper' });
+      expect((await other.admin.delete(`/enrollees/${unconsented.id}/consent/`)).status).toBe(200);
+      const sent = await drain(t);
+      expect(sent[0]).toStartWith(`DATA DELETE USERINFO PIN=${unconsented.device_pin}`);
+      expect(sent[1]).toStartWith(`DATA UPDATE USERINFO PIN=${unconsented.device_pin}`);
     } finally {
       await other.close();
     }
@@ -327,6 +338,22 @@ describe('walk-up by PIN in the ordinary flow', () => {
     expect(await userOn('FAR1', p.device_pin)).toMatchObject({ enrolleeId: p.id });
   });
 
+  test('consent withdrawn while a terminal is away, then given again: its upload of the old finger leaves the withdrawal’s delete in place', async () => {
+    const t = await online('AWAY1', {}, s);
+    const p = await person('O-9', 'Ola Nine', true, undefined, s);
+    await drain(t);
+    expect((await t.uploadTemplate(p.device_pin, 3)).body).toBe('OK:1');
+    expect((await s.admin.delete(`/enrollees/${p.id}/consent/`)).status).toBe(200);
+    await s.admin.post(`/enrollees/${p.id}/consent/`, { version: 'v2', method: 'paper' });
+    // Back, it sends the finger it still holds before it fetched the delete.
+    expect((await t.uploadTemplate(p.device_pin, 3)).body).toBe('OK:1');
+    const pending = (await s.admin.get('/devices/AWAY1/commands/?status=pending')).body.results as { kind: string }[];
+    expect(pending.map((c) => c.kind)).toContain('delete_template');
+    expect((await drain(t)).some((text) => text.startsWith(`DATA DELETE FINGERTMP PIN=${p.device_pin}`))).toBe(true);
+    const proof = (await s.admin.get(`/enrollees/${p.id}/deletion-proof/`)).body as { terminals: { serial_number: string; status: string }[] };
+    expect(proof.terminals.find((x) => x.serial_number === 'AWAY1')?.status).toBe('confirmed');
+  });
+
   test('refused before consent, accepted after it: the delete queued by the refusal is not sent', async () => {
     const t = await online('CONS1', {}, s);
     const p = await person('O-7', 'Ola Seven', false, undefined, s);
@@ -341,13 +368,12 @@ describe('walk-up by PIN in the ordinary flow', () => {
     expect((await stored(p.id))[0]!.sync).toEqual(expect.arrayContaining([expect.objectContaining({ device: 'CONS1', status: 'present' })]));
   });
 
-  test('a terminal approved while it holds an enrollee’s PIN: templates it sends before it answers the user query wait for that answer, then are its own user’s', async () => {
+  test('a terminal approved while it holds an enrollee’s PIN: what it sends before it answered the user query is its own user’s', async () => {
     const ord2Pending = async () =>
       (await s.admin.get('/devices/ORD2/commands/?status=pending')).body.results as { kind: string; payload: Record<string, unknown> }[];
     const before = (await ord2Pending()).length;
     const withConsent = await person('O-5', 'Ola Five', true, undefined, s);
     const noConsent = await person('O-6', 'Ola Six', false, undefined, s);
-    const walkUp = await person('O-8', 'Ola Eight', true, undefined, s);
     const fp = (pin: string, finger: number) => {
       const t = syntheticTemplate();
       return `FP PIN=${pin}\tFID=${finger}\tSize=${t.length}\tValid=1\tTMP=${t}\n`;
@@ -364,32 +390,25 @@ describe('walk-up by PIN in the ordinary flow', () => {
     await late.handshake();
     await late.postOptions();
     await s.admin.post('/devices/LATE1/approve/');
-    // Its backlog arrives before it fetched the query of its users, the template first; and someone
-    // enrolls at its menu under a PIN HR gave. Both wait: refused, so the terminal sends them again.
+    // Its backlog arrives before it even fetched the query of its users, the template first.
     const backlog = `${fp(withConsent.device_pin, 5)}${userLine(withConsent.device_pin, 'Someone else')}${fp(noConsent.device_pin, 6)}`;
-    const enrolled = fp(walkUp.device_pin, 2);
-    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '7' }, backlog)).status).toBe(503);
-    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '8' }, enrolled)).status).toBe(503);
-    expect((await deviceLog(s.fpa, 'LATE1', 'upload_deferred')).length).toBe(2);
-    for (const p of [withConsent, noConsent, walkUp]) expect(await stored(p.id)).toEqual([]);
-    // It answers (its users), and sends them again after its ErrorDelay.
-    await drain(late);
-    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true });
     expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '7' }, backlog)).body).toBe('OK:3');
-    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '8' }, enrolled)).body).toBe('OK:1');
+    // The query fetched and not answered yet: a template in a post of its own.
+    expect((await late.get('getrequest')).body).toContain('DATA QUERY USERINFO');
+    expect((await late.post('cdata', { table: 'OPERLOG', Stamp: '8' }, fp(withConsent.device_pin, 7))).body).toBe('OK:1');
     // Its own users' fingerprints: counted there, not stored, not sent anywhere, not deleted.
-    expect(await stored(withConsent.id)).toEqual([]);
-    expect(await stored(noConsent.id)).toEqual([]);
-    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true, biometrics: { fingerprint: [5] } });
+    for (const p of [withConsent, noConsent]) expect(await stored(p.id)).toEqual([]);
+    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true, biometrics: { fingerprint: [5, 7] } });
     expect(await userOn('LATE1', noConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true, biometrics: { fingerprint: [6] } });
-    const toOrd2 = (await ord2Pending()).slice(before).filter((c) => c.kind === 'update_template');
-    expect(toOrd2.map((c) => c.payload.pin)).toEqual([walkUp.device_pin]);
+    expect((await ord2Pending()).slice(before).filter((c) => c.kind === 'update_template')).toEqual([]);
     const commands = (await s.admin.get('/devices/LATE1/commands/?status=pending')).body.results as { kind: string }[];
     expect(commands.filter((c) => c.kind === 'delete_template')).toEqual([]);
     expect((await rejectionsOf('LATE1', s)).length).toBe(0);
-    // The walk-up under HR's PIN is the enrollee's: stored and sent to the other terminals.
-    expect((await stored(walkUp.id)).map((t) => [t.finger_index, t.source])).toEqual([[2, 'device']]);
-    expect(await userOn('LATE1', walkUp.device_pin)).toMatchObject({ enrolleeId: walkUp.id });
+    // Once it answered (its users), they are still its own: a conflict for an administrator.
+    await drain(late);
+    expect(await userOn('LATE1', withConsent.device_pin)).toMatchObject({ enrolleeId: null, heldBefore: true });
+    expect((await late.uploadTemplate(withConsent.device_pin, 8)).body).toBe('OK:1');
+    expect(await stored(withConsent.id)).toEqual([]);
   });
 
   test('a PIN the terminal held before the enrollee existed stays its own user until adopted', async () => {

@@ -13,6 +13,10 @@ describe('consoleBaseOf', () => {
     expect(reachableHost('::')).toBe(lanAddress() ?? '127.0.0.1');
   });
 
+  test('an IPv6 address is bracketed, as a URL wants it', () => {
+    expect(consoleBaseOf({ CONSOLE_URL: '', HOST: 'fd00::5' }, 3000)).toBe('http://[fd00::5]:3000');
+  });
+
   test('CONSOLE_URL wins, without its /console', () => {
     expect(consoleBaseOf({ CONSOLE_URL: 'https://hr.example.com/att/console/', HOST: '127.0.0.1' }, 3000)).toBe('https://hr.example.com/att');
   });

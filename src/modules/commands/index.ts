@@ -1,7 +1,7 @@
 /** Device commands: the queue, its results, retries and expiry. Rendering is the terminals module's. */
 export type { CommandEvents } from './events';
 export { commandJobs } from './jobs';
-export type { DueCommand, NewCommand } from './kinds';
+export { type DueCommand, type NewCommand, QUERY_USERS_KEY } from './kinds';
 export { DeviceCommand } from './model';
 export { openDeletesOf, type WaitingCommands, waitingSince } from './open';
 export type { CancelRefusal } from './operator-actions';
@@ -10,4 +10,5 @@ export { describeReturnCode } from './return-codes';
 export { commandRoutes } from './routes';
 export { COMMAND_SETTINGS } from './runtime';
 export { CommandService } from './service';
+export { supersedeRefusalDelete } from './supersede';
 export type { CommandView } from './views';

@@ -27,6 +27,9 @@ export type CommandKind =
   | 'CLEAR_DATA'
   | 'RAW';
 
+/** The supersede key of the query of a terminal's users: one at a time per terminal (fleet/resync.ts). */
+export const QUERY_USERS_KEY = 'query-users';
+
 /** What an operator may queue (`POST devices/{sn}/commands/`), and the kind each is stored as. */
 export const OPERATOR_KINDS = {
   reboot: 'REBOOT',

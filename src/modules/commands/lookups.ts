@@ -4,7 +4,7 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import type { DeviceService } from '../devices';
-import { type CommandKind, DELETE_KINDS } from './kinds';
+import { type CommandKind, DELETE_KINDS, QUERY_USERS_KEY } from './kinds';
 import type { CommandRuntime } from './runtime';
 import { deviceCommands } from './tables';
 
@@ -35,24 +35,26 @@ export class CommandLookups {
   }
 
   /**
-   * Whether the terminal's inventory is outstanding: the query of its users sent on its approval
-   * (or first contact) is queued or sent and not answered yet. Until it is, any user it reports
-   * may be one it held before the service knew it (enrollment/walk-up.ts).
+   * When the terminal's inventory was asked for, while it is outstanding (null otherwise): the
+   * query of its users sent on its approval (or first contact) is queued or sent and not answered
+   * yet. Until it is, any user it reports may be one it held before the service knew it
+   * (enrollment/walk-up.ts). Found by the supersede index (device, `query-users`): a terminal's
+   * queue may hold a whole backfill.
    */
-  async inventoryOutstanding(q: Queryable, deviceId: string): Promise<boolean> {
+  async inventorySince(q: Queryable, deviceId: string): Promise<number | null> {
     const [row] = await q
-      .select({ id: deviceCommands.id })
+      .select({ at: deviceCommands.createdAt })
       .from(deviceCommands)
       .where(
         and(
           eq(deviceCommands.deviceId, deviceId),
-          eq(deviceCommands.kind, 'QUERY_USERS'),
+          eq(deviceCommands.supersedeKey, QUERY_USERS_KEY),
           inArray(deviceCommands.status, ['pending', 'sent']),
           sql`json_extract(${deviceCommands.payload}, '$.resync') = 'approved'`,
         ),
       )
       .limit(1);
-    return row !== undefined;
+    return row?.at ?? null;
   }
 
   /** Whether a terminal has an unfinished delete (a terminal that is not approved may answer only those). */

@@ -5,7 +5,7 @@
  * anything but a delete: a record or template queued after it goes behind it, so the terminal
  * first drops what it should no longer hold.
  */
-import { and, eq, inArray, isNotNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Tx } from '../../platform/db/client';
 import { DELETE_KINDS, type NewCommand } from './kinds';
@@ -149,4 +149,24 @@ function addTo(map: Map<string, Set<string>>, key: string, value: string): void 
   const set = map.get(key);
   if (set) set.add(value);
   else map.set(key, new Set([value]));
+}
+
+/**
+ * A walk-up upload accepted at a terminal: the unsent delete of the same part that an earlier
+ * refusal there queued (`payload.rejected`, enrollment/walk-up.ts) is pointless now. Only those:
+ * a delete that carries out a withdrawal or a deletion stays (its proof waits for it).
+ */
+export async function supersedeRefusalDelete(tx: Tx, deviceId: string, supersedeKey: string, now: number): Promise<void> {
+  await tx
+    .update(deviceCommands)
+    .set({ status: 'superseded', completedAt: now })
+    .where(
+      and(
+        eq(deviceCommands.deviceId, deviceId),
+        eq(deviceCommands.supersedeKey, supersedeKey),
+        notIndexed(deviceCommands.status, 'pending'),
+        eq(deviceCommands.kind, 'delete_template'),
+        sql`json_extract(${deviceCommands.payload}, '$.rejected') = 1`,
+      ),
+    );
 }

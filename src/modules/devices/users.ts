@@ -13,8 +13,13 @@ import { deviceUsers } from './tables';
 
 export type DeviceUserRow = typeof deviceUsers.$inferSelect;
 
-/** An inventory marks a user held before unless the service made them an enrollee there. */
-const heldBeforeUnlessLinked = sql`case when ${deviceUsers.enrolleeId} is null then 1 else ${deviceUsers.heldBefore} end`;
+/**
+ * An inventory marks a user held before unless the service made them an enrollee there, or the
+ * row was there before the inventory was asked for (a terminal approved again: its users of
+ * then are not what it held before the service knew it).
+ */
+const heldBeforeIfNew = (since: number) =>
+  sql`case when ${deviceUsers.enrolleeId} is null and ${deviceUsers.updatedAt} >= ${since} then 1 else ${deviceUsers.heldBefore} end`;
 
 /** A user as a terminal reports it (OPERLOG `USER`, 3.x `user` table, query results). */
 export interface ReportedUser {
@@ -31,11 +36,13 @@ export class DeviceUsers {
   readonly read: Execute = (statement) => this.ctx.db.client.execute(statement);
 
   /**
-   * Users a terminal reported; a user the service sent keeps its enrollee. `heldBefore`: the
-   * report is the terminal's inventory (what it held before the service knew it), kept on the
-   * users it reports that are not an enrollee here (one first seen by a punch or a template too).
+   * Users a terminal reported; a user the service sent keeps its enrollee. `inventorySince`: the
+   * report is the terminal's inventory asked for then (what it held before the service knew it),
+   * kept on the users it reports that are not an enrollee here, new ones and those first seen
+   * since then by a punch or a template.
    */
-  async reported(tx: Tx, deviceId: string, users: readonly ReportedUser[], options: { heldBefore?: boolean } = {}): Promise<void> {
+  async reported(tx: Tx, deviceId: string, users: readonly ReportedUser[], options: { inventorySince?: number | null } = {}): Promise<void> {
+    const since = options.inventorySince ?? null;
     const now = this.ctx.clock.now();
     for (const u of users) {
       await tx
@@ -49,7 +56,7 @@ export class DeviceUsers {
           biometrics: {},
           enrolleeId: null,
           source: 'reported',
-          heldBefore: options.heldBefore ?? false,
+          heldBefore: since !== null,
           updatedAt: now,
         })
         .onConflictDoUpdate({
@@ -59,7 +66,7 @@ export class DeviceUsers {
             card: u.card ?? null,
             privilege: u.privilege ?? null,
             updatedAt: now,
-            ...(options.heldBefore ? { heldBefore: heldBeforeUnlessLinked } : {}),
+            ...(since !== null ? { heldBefore: heldBeforeIfNew(since) } : {}),
           },
         });
     }
@@ -117,9 +124,10 @@ export class DeviceUsers {
    * A biometric the terminal reported for one of its users (a template it uploaded): kept as the
    * indexes it holds per type, so an upload sent twice counts once.
    */
-  async noteBiometric(tx: Tx, deviceId: string, pin: string, type: string, index: number, options: { heldBefore?: boolean } = {}): Promise<void> {
+  async noteBiometric(tx: Tx, deviceId: string, pin: string, type: string, index: number, options: { inventorySince?: number | null } = {}): Promise<void> {
     const now = this.ctx.clock.now();
-    const heldBefore = options.heldBefore ?? false;
+    const since = options.inventorySince ?? null;
+    const heldBefore = since !== null;
     const existing = await this.one(tx, deviceId, pin);
     if (!existing) {
       await tx.insert(deviceUsers).values({
@@ -137,7 +145,7 @@ export class DeviceUsers {
       return;
     }
     const held = existing.biometrics[type] ?? [];
-    const marksHeld = heldBefore && !existing.heldBefore && existing.enrolleeId === null;
+    const marksHeld = since !== null && !existing.heldBefore && existing.enrolleeId === null && existing.updatedAt >= since;
     if (held.includes(index) && !marksHeld) return;
     const biometrics = held.includes(index) ? existing.biometrics : { ...existing.biometrics, [type]: [...held, index].sort((a, b) => a - b) };
     await tx
@@ -214,22 +222,6 @@ export class DeviceUsers {
       for (const r of rows.rows) out.add(String(r.pin));
     }
     return out;
-  }
-
-  /**
-   * Of these PINs, those whose user here is not decided yet: no user row, or one neither linked
-   * to an enrollee nor known to have been held before the service knew the terminal.
-   */
-  async undecided(execute: Execute, deviceId: string, pins: readonly string[]): Promise<string[]> {
-    const decided = new Set<string>();
-    for (const chunk of chunks([...new Set(pins)], 500)) {
-      const rows = await execute({
-        sql: `select pin from ${getTableName(deviceUsers)} where device_id = ? and (enrollee_id is not null or held_before = 1) and pin in (${placeholders(chunk.length)})`,
-        args: [deviceId, ...chunk],
-      });
-      for (const r of rows.rows) decided.add(String(r.pin));
-    }
-    return [...new Set(pins)].filter((pin) => !decided.has(pin));
   }
 
   /**

@@ -11,7 +11,8 @@
  *   `add_user` (an administrator created them at the menu with the PIN HR gave) or the terminal
  *   was refused before becoming an enrollment station; but not a user in the terminal's
  *   inventory (its answer to the user query of its approval: it may have held the PIN before the
- *   enrollee existed), nor anything it sends before that answer, which stays its own user — a
+ *   enrollee existed), nor anything it sends before that answer (its backlog, in any order: such a
+ *   user is in the answer anyway), which stays its own user — a
  *   conflict an administrator resolves;
  * - the terminal never reported that PIN and an enrollee adopted from another terminal has it:
  *   the enrollee's;
@@ -36,7 +37,7 @@
 import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { BiometricType } from '../../protocol/adms';
-import type { CommandService } from '../commands';
+import { type CommandService, supersedeRefusalDelete } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
 import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { EventChannel } from '../events';
@@ -159,7 +160,7 @@ export class WalkUpEnrollment {
     if (session && requested) await remote.recordCapture(w, session, upload.fingerIndex);
     // A delete queued when an earlier upload of this part was refused (no consent yet, not a
     // station yet) and not sent: the terminal's template is the enrollee's now, so it stays.
-    await this.deps.commands.supersedeKeys(w.tx, [device.id], [deleteKey(upload.pin, { type, fingerIndex: upload.fingerIndex })]);
+    await supersedeRefusalDelete(w.tx, device.id, deleteKey(upload.pin, { type, fingerIndex: upload.fingerIndex }), this.ctx.clock.now());
     return same ? 'unchanged' : 'stored';
   }
 
@@ -178,7 +179,7 @@ export class WalkUpEnrollment {
       if (!person || (held && (held.heldBefore || !person.pinAllocated))) throw new TerminalsOwnUser();
       // Before the terminal answered the query of its users, a PIN it sends may be one it held
       // before the enrollee existed (its backlog comes in any order): its own until adopted.
-      if (await this.deps.commands.lookups.inventoryOutstanding(w.tx, device.id)) throw new TerminalsOwnUser();
+      if ((await this.deps.commands.lookups.inventorySince(w.tx, device.id)) !== null) throw new TerminalsOwnUser();
     }
     if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
     if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
@@ -201,8 +202,8 @@ export class WalkUpEnrollment {
   async usersReported(w: WriteContext, device: DeviceRow, reported: readonly ReportedUser[]): Promise<void> {
     const { devices, commands } = this.deps;
     const users = await this.withCardsChecked(w, device, reported);
-    const inventory = await commands.lookups.inventoryOutstanding(w.tx, device.id);
-    await devices.users.reported(w.tx, device.id, users, { heldBefore: inventory });
+    const inventorySince = await commands.lookups.inventorySince(w.tx, device.id);
+    await devices.users.reported(w.tx, device.id, users, { inventorySince });
     await this.linkAllocated(
       w,
       device,
@@ -302,32 +303,16 @@ export class WalkUpEnrollment {
   }
 
   /**
-   * Whether templates of these PINs must wait: the terminal was approved and has not answered the
-   * query of its users yet, and some PIN is an enrollee's but neither linked to them here nor one
-   * of the terminal's own users.
-   * Such a template cannot be told from one of a user it held before the service knew it (its
-   * backlog comes in any order); refused, the terminal sends it again after its ErrorDelay, when
-   * its inventory says whose it is.
-   */
-  async awaitsInventory(device: DeviceRow, pins: readonly string[]): Promise<boolean> {
-    if (pins.length === 0) return false;
-    const { devices, commands, enrollees } = this.deps;
-    const q = this.ctx.db.orm;
-    if (!(await commands.lookups.inventoryOutstanding(q, device.id))) return false;
-    // A PIN no enrollee has is the terminal's own user's whatever its inventory says.
-    for (const pin of await devices.users.undecided(devices.users.read, device.id, pins)) if (await enrollees.findByPin(q, pin)) return true;
-    return false;
-  }
-
-  /**
    * Biometrics a terminal holds that the service does not keep: noted on its users (the users
    * list counts them, and a withdrawal of consent deletes the user's there: fan-out.ts).
    */
   async heldNotKept(device: DeviceRow, held: readonly HeldBiometric[]): Promise<void> {
     if (held.length === 0) return;
     await this.ctx.db.write(async ({ tx }) => {
-      const heldBefore = await this.deps.commands.lookups.inventoryOutstanding(tx, device.id);
-      for (const b of held) await this.deps.devices.users.noteBiometric(tx, device.id, b.pin, b.type, b.index, { heldBefore });
+      const inventorySince = await this.deps.commands.lookups.inventorySince(tx, device.id);
+      // A backlog repeats records: each part once.
+      const parts = new Map(held.map((b) => [`${b.pin}\u0000${b.type}\u0000${b.index}`, b]));
+      for (const b of parts.values()) await this.deps.devices.users.noteBiometric(tx, device.id, b.pin, b.type, b.index, { inventorySince });
     });
   }
 
@@ -335,8 +320,8 @@ export class WalkUpEnrollment {
   private async keepAsTerminalUser(device: DeviceRow, upload: TemplateUpload): Promise<void> {
     const now = this.ctx.clock.now();
     await this.ctx.db.write(async ({ tx }) => {
-      const heldBefore = await this.deps.commands.lookups.inventoryOutstanding(tx, device.id);
-      await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, upload.type ?? 'fingerprint', upload.fingerIndex, { heldBefore });
+      const inventorySince = await this.deps.commands.lookups.inventorySince(tx, device.id);
+      await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, upload.type ?? 'fingerprint', upload.fingerIndex, { inventorySince });
       await noteOnDevice(
         tx,
         device.id,
@@ -366,12 +351,14 @@ export class WalkUpEnrollment {
         { pin: upload.pin, type, finger_index: upload.fingerIndex, reason, origin: upload.origin, delete_queued: deleting },
         now,
       );
+      // Left on the terminal: noted on its user there, so a withdrawal of consent deletes it too.
+      if (!deleting) await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, type, upload.fingerIndex);
       if (deleting) {
         await commands.enqueue(w, [
           {
             deviceId: device.id,
             kind: 'delete_template',
-            payload: { pin: upload.pin, fingerIndex: upload.fingerIndex, type },
+            payload: { pin: upload.pin, fingerIndex: upload.fingerIndex, type, rejected: true },
             supersedeKey: deleteKey(upload.pin, { type, fingerIndex: upload.fingerIndex }),
           },
         ]);

@@ -46,6 +46,9 @@ export class FleetReconciler {
 
   /** A terminal reporting fewer users than expected is asked for them (drift repaired on its answer); returns the commands queued. */
   private async askIfUsersMissing(w: WriteContext, device: DeviceRow): Promise<number> {
+    // A terminal not done with the inventory of its approval holds fewer than expected until its
+    // backfill: asking again would take that query's place, and what it is for.
+    if ((await this.deps.commands.lookups.inventorySince(w.tx, device.id)) !== null) return 0;
     const { users } = await this.syncCheck(w.tx, device);
     if (users.reported === null || users.reported >= users.expected) return 0;
     await this.resync.afterUserQuery(w, device.id, 'drift');

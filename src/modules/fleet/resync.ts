@@ -7,7 +7,7 @@
  * reconciliation (reconcile.ts).
  */
 import type { WriteContext } from '../../platform/db/client';
-import type { CommandService, NewCommand } from '../commands';
+import { type CommandService, type NewCommand, QUERY_USERS_KEY } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
@@ -132,7 +132,7 @@ export function removal(deviceId: string, pin: string): NewCommand {
 
 /** `DATA QUERY USERINFO`; with a reason, the resync that waits for the answer. */
 function userQuery(deviceId: string, resyncAfter: ResyncReason | null): NewCommand {
-  return { deviceId, kind: 'QUERY_USERS', payload: resyncAfter ? { resync: resyncAfter } : {}, supersedeKey: 'query-users' };
+  return { deviceId, kind: 'QUERY_USERS', payload: resyncAfter ? { resync: resyncAfter } : {}, supersedeKey: QUERY_USERS_KEY };
 }
 
 export function templateQuery(deviceId: string, pin: string): NewCommand {

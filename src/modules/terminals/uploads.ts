@@ -73,10 +73,6 @@ export class TerminalUploads {
 
   async operlog(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseOperlog(text);
-    await this.untilInventory(
-      device,
-      records.flatMap((r) => (r.kind === 'FP' || r.kind === 'BIODATA' ? [r.pin] : [])),
-    );
     await this.lines.logMalformed(device, 'OPERLOG', redactedErrors(errors));
     const tally = newTally();
     const { notes } = tally;
@@ -127,10 +123,6 @@ export class TerminalUploads {
 
   async biodata(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseBiodata(text);
-    await this.untilInventory(
-      device,
-      records.map((r) => r.pin),
-    );
     await this.lines.logMalformed(device, 'BIODATA', redactedErrors(errors));
     const tally = newTally();
     let current = device;
@@ -160,6 +152,12 @@ export class TerminalUploads {
     const { records, errors } = parseTabledata(text);
     await this.lines.logMalformed(device, `tabledata/${tableName}`, redactedErrors(errors));
     if (NOT_KEPT_TABLES.has(table)) {
+      // A 3.x face photo is biometric data the terminal holds: noted on its user, as 2.x BIOPHOTO.
+      if (table === 'biophoto')
+        await this.walkUp.heldNotKept(
+          device,
+          records.flatMap((r) => faceOnPhoto(r.fields)),
+        );
       await this.log(device, [
         {
           kind: 'tabledata_not_kept',
@@ -243,10 +241,6 @@ export class TerminalUploads {
 
   private async templatev10(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseTemplatev10(text);
-    await this.untilInventory(
-      device,
-      records.map((r) => r.pin),
-    );
     await this.lines.logMalformed(device, 'tabledata/templatev10', redactedErrors(errors));
     const notes: Note[] = [];
     for (const r of records) {
@@ -344,25 +338,6 @@ export class TerminalUploads {
     return current;
   }
 
-  /**
-   * Templates a newly approved terminal sends before it answered the query of its users, of PINs
-   * not decided there yet, are refused (503) as a whole upload: it sends them again after its
-   * ErrorDelay, and by then its inventory says whether each is its own user's or an enrollee's
-   * (enrollment/walk-up.ts `awaitsInventory`). Nothing is lost and nobody's template is taken for
-   * someone else's.
-   */
-  private async untilInventory(device: DeviceRow, pins: readonly string[]): Promise<void> {
-    if (!(await this.walkUp.awaitsInventory(device, pins))) return;
-    await this.log(device, [
-      {
-        kind: 'upload_deferred',
-        message: 'templates sent before the terminal answered the query of its users: refused, so that it sends them again once it has',
-        details: { records: pins.length },
-      },
-    ]);
-    throw new AdmsRefusal(503, 'the terminal has not answered the query of its users yet; send again later');
-  }
-
   /** What an upload left to note: the kinds it ignored (a device event), the biometrics held but not kept. */
   private async closeTally(device: DeviceRow, tally: Tally): Promise<void> {
     if (tally.ignoredTypes.size > 0) tally.notes.push(ignoredNote(tally.ignoredTypes));
@@ -395,9 +370,16 @@ const UNKEPT_KINDS: Partial<Record<GenericOperlogRecord['kind'], string>> = { FA
 function heldBiometricOf(r: GenericOperlogRecord): HeldBiometric | null {
   const type = UNKEPT_KINDS[r.kind];
   if (!type || !r.pin) return null;
-  const fid = Object.entries(r.fields).find(([key]) => key.toLowerCase() === 'fid')?.[1];
-  return { pin: r.pin, type, index: parseIntStrict(fid) ?? 0 };
+  return { pin: r.pin, type, index: parseIntStrict(fieldOf(r.fields, 'fid')) ?? 0 };
 }
+
+/** A 3.x `biophoto` record's person, as a face photo held (none without a PIN). */
+function faceOnPhoto(fields: Record<string, string>): HeldBiometric[] {
+  const pin = fieldOf(fields, 'pin')?.trim();
+  return pin ? [{ pin, type: 'face_photo', index: 0 }] : [];
+}
+
+const fieldOf = (fields: Record<string, string>, name: string): string | undefined => Object.entries(fields).find(([key]) => key.toLowerCase() === name)?.[1];
 
 function oplogNote(r: OplogRecord): Note {
   return {

@@ -15,5 +15,7 @@ export function lanAddress(): string | null {
  * not open).
  */
 export function reachableHost(host: string): string {
-  return host === '0.0.0.0' || host === '::' || host === '' ? (lanAddress() ?? '127.0.0.1') : host;
+  if (host === '0.0.0.0' || host === '::' || host === '') return lanAddress() ?? '127.0.0.1';
+  // An IPv6 address goes in brackets in a URL (`http://[fd00::5]:3000/`).
+  return host.includes(':') ? `[${host}]` : host;
 }
