@@ -411,6 +411,37 @@ describe('walk-up by PIN in the ordinary flow', () => {
     expect(await stored(withConsent.id)).toEqual([]);
   });
 
+  test('the hourly reconciliation leaves a new terminal’s inventory query alone, and a terminal approved again keeps what its users were', async () => {
+    const t = new SimulatedTerminal({ url: s.url, sn: 'RECON1', existingUsers: [{ pin: '7', name: 'Menu 7' }] });
+    await t.handshake();
+    await t.postOptions();
+    await s.admin.post('/devices/RECON1/approve/');
+    // Its first poll says it holds 1 user (fewer than the enrollees of its area) and fetches the query.
+    const fetched = (await t.get('getrequest', { INFO: '2.4.1,1,0,0,192.168.1.201,10,0,0,0,10000' })).body;
+    const query = /C:(\d+):DATA QUERY USERINFO/.exec(fetched)?.[1];
+    expect(query).toBeDefined();
+    expect((await s.admin.post('/jobs/reconcile-devices/run/', {})).body.status).toBe('succeeded');
+    const queries = (
+      (await s.admin.get('/devices/RECON1/commands/?limit=100')).body.results as { kind: string; payload: Record<string, unknown>; status: string }[]
+    ).filter((c) => c.kind === 'QUERY_USERS');
+    expect(queries.map((c) => [c.status, c.payload.resync])).toEqual([['sent', 'approved']]);
+    // It answers: its user, then the query's result.
+    expect((await t.post('cdata', { table: 'OPERLOG', Stamp: '8' }, userLine('7', 'Menu 7'))).body).toBe('OK:1');
+    expect((await t.post('devicecmd', {}, `ID=${query}&Return=0&CMD=DATA\n`)).status).toBe(200);
+    await drain(t);
+    expect(await userOn('RECON1', '7')).toMatchObject({ enrolleeId: null, heldBefore: true });
+    // A user it reports later, unlinked (a PIN nobody has), then the terminal disabled and approved again.
+    expect((await t.post('cdata', { table: 'OPERLOG', Stamp: '9' }, userLine('8', 'Later'))).body).toBe('OK:1');
+    expect(await userOn('RECON1', '8')).toMatchObject({ heldBefore: false });
+    await s.admin.post('/devices/RECON1/disable/');
+    await s.admin.post('/devices/RECON1/approve/');
+    // Its inventory of the new approval names it again: a user it had since the service knew it.
+    expect((await t.post('cdata', { table: 'OPERLOG', Stamp: '10' }, userLine('8', 'Later'))).body).toBe('OK:1');
+    expect(await userOn('RECON1', '8')).toMatchObject({ heldBefore: false });
+    expect((await t.post('cdata', { table: 'OPERLOG', Stamp: '11' }, userLine('9', 'New now'))).body).toBe('OK:1');
+    expect(await userOn('RECON1', '9')).toMatchObject({ heldBefore: true });
+  });
+
   test('a PIN the terminal held before the enrollee existed stays its own user until adopted', async () => {
     const own1 = await online('OWN1', { existingUsers: [{ pin: '42', name: 'Menu 42' }] }, s);
     const own2 = await online('OWN2', { existingUsers: [{ pin: '42', name: 'Other 42' }] }, s);
