@@ -240,6 +240,28 @@ describe('the console in a browser', () => {
     await shot('attendance');
   });
 
+  test('attendance: someone deleted since keeps their row of days, as in the reports and the export', async () => {
+    expect((await server.admin.post('/employees/', { id: 'E-GONE', name: 'Gone Person' })).status).toBe(201);
+    const gone = (await server.admin.post('/enrollees/', { employee: 'E-GONE' })).body as { id: string };
+    const yesterdayNine = localMidnight(NOW) - 15 * 3_600_000;
+    for (const at of [yesterdayNine, yesterdayNine + 8 * 3_600_000])
+      expect((await server.admin.post('/punches/manual/', { enrollee: gone.id, at: new Date(at).toISOString(), reason: 'paper sheet' })).status).toBe(201);
+    expect((await server.admin.delete(`/enrollees/${gone.id}/`)).status).toBeLessThan(300);
+    const yesterday = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(yesterdayNine);
+    await go('#/attendance', 'Attendance');
+    const period = page.getByRole('region', { name: 'Period', exact: true });
+    await period.getByLabel('From', { exact: true }).fill(yesterday);
+    await period.getByRole('button', { name: 'Show', exact: true }).click();
+    const row = page.locator('#attendance-grid').getByRole('row', { name: /E-GONE \(deleted\)/ });
+    await row.waitFor();
+    expect(await row.locator('td.total').textContent()).toBe('8h 00m');
+    expect(await row.getByRole('link').count()).toBe(0);
+    // Their day opens, without a form to add punches to someone deleted.
+    await row.getByRole('button', { name: /E-GONE \(deleted\), .*: Present/ }).click();
+    await page.getByRole('heading', { level: 2, name: /E-GONE \(deleted\),/ }).waitFor();
+    expect(await page.getByRole('button', { name: 'Add punch' }).count()).toBe(0);
+  });
+
   test('integrations and operations: a webhook endpoint for chosen events, tested; an agent key is shown once; a job runs now; the audit log names the console user', async () => {
     await go('#/integrations', 'Integrations');
     const rx = receiver();

@@ -48,7 +48,7 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
       days.push(...page.results);
       cursor = page.next_cursor;
     } while (cursor && days.length < 20000);
-    renderGrid(grid, detail, enrollees.results, days, from.value, to.value, load);
+    renderGrid(grid, detail, gridPeople(enrollees, days), enrollees.results, days, { from: from.value, to: to.value }, load);
   };
   const form = h('form', { class: 'inline-form', role: 'search' }, field('From', from), field('To', to), h('button', { type: 'submit' }, 'Show'), exportLink);
   form.addEventListener('submit', (event) => {
@@ -80,19 +80,40 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
   return undefined;
 }
 
+/** A row of the grid: a person listed, or one deleted since whose days are in the period. */
+type GridPerson = Pick<EnrolleeView, 'id' | 'employee' | 'display_name'> & { deleted?: true };
+
+/**
+ * Who has a row: the active people, anyone else with days in the period, and, after them, the
+ * days of people no longer listed (deleted since: their days still count in the reports and the
+ * export, so the grid's totals agree with them), named by employee id.
+ */
+function gridPeople(enrollees: List<EnrolleeView>, days: AttendanceDayView[]): GridPerson[] {
+  const withDays = new Set(days.map((d) => d.enrollee));
+  const listed = enrollees.results.filter((e) => e.status === 'active' || withDays.has(e.id));
+  const known = new Set(enrollees.results.map((e) => e.id));
+  // Only a whole list tells who was deleted; past its first 1,000 someone may just not be listed.
+  const whole = enrollees.next_cursor === null;
+  const gone = new Map<string, GridPerson>();
+  for (const d of days) {
+    if (known.has(d.enrollee) || gone.has(d.enrollee)) continue;
+    gone.set(d.enrollee, { id: d.enrollee, employee: d.employee, display_name: whole ? `${d.employee} (deleted)` : d.employee, deleted: true });
+  }
+  return [...listed, ...[...gone.values()].sort((a, b) => a.employee.localeCompare(b.employee))];
+}
+
 function renderGrid(
   grid: HTMLElement,
   detail: HTMLElement,
+  people: GridPerson[],
   enrollees: EnrolleeView[],
   days: AttendanceDayView[],
-  from: string,
-  to: string,
+  period: { from: string; to: string },
   reload: () => Promise<void>,
 ): void {
   const dates: string[] = [];
-  for (let d = from; d <= to && dates.length < 62; d = addDays(d, 1)) dates.push(d);
+  for (let d = period.from; d <= period.to && dates.length < 62; d = addDays(d, 1)) dates.push(d);
   const byKey = new Map(days.map((d) => [`${d.enrollee}|${d.date}`, d]));
-  const people = enrollees.filter((e) => e.status === 'active' || days.some((d) => d.enrollee === e.id));
   if (people.length === 0) {
     replace(grid, h('p', { class: 'empty' }, 'Nobody is enrolled yet.'));
     return;
@@ -118,7 +139,7 @@ function gridHead(dates: string[]): HTMLElement {
 
 /** A person's row: one cell per date (a button that opens the day), then the time worked in the period. */
 function gridRow(
-  person: EnrolleeView,
+  person: GridPerson,
   dates: string[],
   byKey: Map<string, AttendanceDayView>,
   open: (date: string, day: AttendanceDayView | null) => void,
@@ -145,7 +166,7 @@ function gridRow(
   return h(
     'tr',
     {},
-    h('th', { scope: 'row', class: 'who' }, h('a', { href: `#/people/${person.id}` }, person.display_name)),
+    h('th', { scope: 'row', class: 'who' }, person.deleted ? person.display_name : h('a', { href: `#/people/${person.id}` }, person.display_name)),
     ...cells,
     // A day missing a punch counts nothing until it is corrected: say so beside the total.
     missing > 0
@@ -168,7 +189,7 @@ function skipPastGrid(): HTMLElement {
 
 async function showDay(
   detail: HTMLElement,
-  person: EnrolleeView,
+  person: GridPerson,
   date: string,
   day: AttendanceDayView | null,
   enrollees: EnrolleeView[],
@@ -183,7 +204,7 @@ async function showDay(
   replace(
     detail,
     section(`${person.display_name}, ${dayLabel(date)}`, ...daySummary(day), dayPunches(punches.results, refresh)),
-    can('POST punches/manual/') && manualPunchForm(enrollees, refresh, { enrollee: person.id, date }),
+    can('POST punches/manual/') && !person.deleted && manualPunchForm(enrollees, refresh, { enrollee: person.id, date }),
   );
   detail.querySelector('h2')?.setAttribute('tabindex', '-1');
   (detail.querySelector('h2') as HTMLElement | null)?.focus();
