@@ -82,6 +82,20 @@ describe('the Today board’s roster follows every change it shows', () => {
     expect(row(await board(), 'R-3')).toBeUndefined();
   });
 
+  test('deleted since, someone with a day stored on a past date stays on that date’s board, as in the reports', async () => {
+    await ok(server.admin.post('/employees/', { id: 'R-9', name: 'Rhea Gone' }), 201);
+    const gone = (await ok(server.admin.post('/enrollees/', { employee: 'R-9', areas: ['north'] }), 201)).id;
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    for (const time of ['09:00', '17:00'])
+      await ok(server.admin.post('/punches/manual/', { enrollee: gone, at: `${yesterday} ${time}`, reason: 'paper sheet' }), 201);
+    await ok(server.admin.delete(`/enrollees/${gone}/`), 204);
+    const past = await board(`?date=${yesterday}`);
+    expect(row(past, 'R-9')).toMatchObject({ display_name: 'Rhea Gone', status: 'present' });
+    expect(row(await board(), 'R-9')).toBeUndefined();
+    const daily = await server.admin.get<{ sheets: { rows: string[][] }[] }>(`/reports/daily/preview/?date=${yesterday}`);
+    expect(daily.body.sheets[0]!.rows.some((r) => r.includes('R-9'))).toBe(true);
+  });
+
   test('another instance’s writes to the same database: a name, an area’s members', async () => {
     expect(row(await board(), 'R-2')?.display_name).toBe('Rolf Berg');
     await other.execute({ sql: 'update fpa_enrollees set display_name = ? where id = ?', args: ['Rolf Berg-Moos', ids['R-2']!] });

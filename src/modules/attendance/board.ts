@@ -75,15 +75,10 @@ export class TodayBoard {
     // Today only: who is still in from last night's shift (board-rules.ts `overnightEntry`).
     const yesterday = date === today ? addDays(date, -1) : null;
     const openYesterday = yesterday ? await this.daysOn(yesterday, { openOnly: true }) : new Map<string, BoardDay>();
-    const inScope = (p: RosterEntry) => query.scope.length === 0 || p.areaNames.some((a) => query.scope.includes(a));
     if (query.area !== undefined && query.scope.length > 0 && !query.scope.includes(query.area)) {
       throw new FpaError('not_found', 'area not found', { area: query.area });
     }
-    // Who is on the board: the active people who existed by the end of the date, and anyone
-    // with a day stored on it (deactivated or enrolled since).
-    const people = (await this.enrollees.roster.read()).filter(
-      (p) => ((p.active && p.createdAt < end) || stored.has(p.id)) && inScope(p) && (query.area === undefined || p.areaNames.includes(query.area)),
-    );
+    const people = await this.peopleOn(query, stored, end);
     // The planner for everyone, with the areas the roster already holds.
     const persons = people.map((p) => ({ id: p.id, areaIds: p.areaIds }));
     const planner = await this.calendar.plannerOf(q, persons, yesterday ?? date, date);
@@ -118,6 +113,28 @@ export class TodayBoard {
       people: listed.map(({ person, entry, workday }) => personView(person, entry, workday)),
       people_total: entries.length,
     };
+  }
+
+  /**
+   * Who is on the board: the active people who existed by the end of the date, and anyone with a
+   * day stored on it (deactivated, enrolled since, or deleted since: the reports count their
+   * days too), in the caller's areas (and the area asked for), by name.
+   */
+  private async peopleOn(query: BoardQuery, stored: ReadonlyMap<string, BoardDay>, end: number): Promise<readonly RosterEntry[]> {
+    const shown = (p: RosterEntry) =>
+      (query.scope.length === 0 || p.areaNames.some((a) => query.scope.includes(a))) && (query.area === undefined || p.areaNames.includes(query.area));
+    const roster = await this.enrollees.roster.read();
+    let withDays = 0;
+    const people = roster.filter((p) => {
+      const hasDay = stored.has(p.id);
+      if (hasDay) withDays++;
+      return ((p.active && p.createdAt < end) || hasDay) && shown(p);
+    });
+    // Days of people the roster no longer holds (deleted): rare, so looked for only then.
+    if (withDays === stored.size) return people;
+    const listed = new Set(roster.map((p) => p.id));
+    const deleted = (await this.enrollees.roster.deletedAmong([...stored.keys()].filter((id) => !listed.has(id)))).filter(shown);
+    return [...people, ...deleted].sort((a, b) => a.displayName.localeCompare(b.displayName) || (a.id < b.id ? -1 : 1));
   }
 
   /**

@@ -63,6 +63,36 @@ export class Roster {
     return snapshot.entries;
   }
 
+  /**
+   * People deleted since, among these ids, as roster entries: the board of a past date lists
+   * whoever has a day stored on it, as the reports do (not kept: a board of a past date is rare).
+   */
+  async deletedAmong(ids: readonly string[]): Promise<readonly RosterEntry[]> {
+    if (ids.length === 0) return [];
+    const among = JSON.stringify(ids);
+    const rows = await this.ctx.db.client.batch(
+      [
+        {
+          sql: asJsonSql(
+            ['id', 'employee_key', 'display_name', 'status', 'created_at'],
+            `select id, employee_key, display_name, status, created_at from ${getTableName(enrollees)} where status = 'deleted' and id in (select value from json_each(?))`,
+          ),
+          args: [among],
+        },
+        {
+          sql: asJsonSql(
+            ['enrollee_id', 'area_id'],
+            `select enrollee_id, area_id from ${getTableName(enrolleeAreas)} where enrollee_id in (select value from json_each(?))`,
+          ),
+          args: [among],
+        },
+        { sql: ROSTER_READS[2]!, args: [] },
+      ],
+      'read',
+    );
+    return rosterOf(rows);
+  }
+
   private startReading(since: number | null): Promise<Snapshot> {
     const reading = {
       since,
