@@ -12,8 +12,8 @@
  *   was refused before becoming an enrollment station; but not a user in the terminal's
  *   inventory (its answer to the user query of its approval: it may have held the PIN before the
  *   enrollee existed), nor anything it sends before that answer (its backlog, in any order: such a
- *   user is in the answer anyway), which stays its own user — a
- *   conflict an administrator resolves;
+ *   user is in the answer anyway), which stays its own user — a conflict an administrator
+ *   resolves;
  * - the terminal never reported that PIN and an enrollee adopted from another terminal has it:
  *   the enrollee's;
  * - either way only if the terminal is in the enrollee's scope or is an enrollment station;
@@ -351,9 +351,10 @@ export class WalkUpEnrollment {
         { pin: upload.pin, type, finger_index: upload.fingerIndex, reason, origin: upload.origin, delete_queued: deleting },
         now,
       );
-      // Left on the terminal: noted on its user there, so a withdrawal of consent deletes it too.
-      if (!deleting) await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, type, upload.fingerIndex);
-      if (deleting) {
+      if (!deleting) {
+        // Left on the terminal: noted on its user there, so a withdrawal of consent deletes it too.
+        await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, type, upload.fingerIndex);
+      } else {
         await commands.enqueue(w, [
           {
             deviceId: device.id,
