@@ -124,7 +124,13 @@ type TimeModules = ReturnType<typeof buildTime>;
 function buildUpkeep(runtime: Runtime, records: ReturnType<typeof buildRecords>, fleet: FleetModules, time: TimeModules) {
   const { devices, commands, enrollees, enrollment, punches, proofs } = fleet;
   const { attendance, anomalies } = time;
-  const reportFiles = new ReportService(runtimeFor(runtime, REPORT_SETTINGS), { attendance, days: time.reports, enrollees, areas: records.areas });
+  const reportFiles = new ReportService(runtimeFor(runtime, REPORT_SETTINGS), {
+    attendance,
+    days: time.reports,
+    enrollees,
+    areas: records.areas,
+    board: time.board,
+  });
   // Webhook secrets are sealed, and deliveries yield to a burst of terminals' uploads.
   const webhookRuntime = { ...sealingRuntimeFor(runtime, WEBHOOK_SETTINGS), uploads: runtime.uploads };
   const webhooks = new Webhooks(webhookRuntime, records.events, { eventTypes: FPA_EVENT_TYPES });

@@ -93,10 +93,11 @@ describe('daily report', () => {
     expect(early.find((r) => r.employee === 'E1')).toMatchObject({ early_leave_hours: '1.50', flags: 'early_leave', last_out: '2026-02-05 15:00:00' });
   });
 
-  test('today before anyone punched: everyone listed with no record yet', async () => {
+  test('today before anyone punched: everyone listed where the Today board puts them, with their schedule', async () => {
     const rows = csvOf((await download('/reports/daily.csv')).bytes);
     expect(rows).toHaveLength(PEOPLE.length);
-    expect(new Set(rows.map((r) => r.status))).toEqual(new Set(['no_record']));
+    // 07:00 in Berlin, a Monday: the day shift starts at 08:00.
+    expect(new Set(rows.map((r) => `${r.status} ${r.schedule}`))).toEqual(new Set(['not_due_yet day']));
   });
 
   test('Excel: typed cells, bold frozen header, widths', async () => {

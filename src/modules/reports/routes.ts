@@ -31,7 +31,7 @@ function download(file: ReportFile): Response {
 const ok = (format: Format) => ({ 200: t.String({ contentMediaType: MEDIA[format].type, description: `The ${MEDIA[format].name}.` }), ...errors('not_found') });
 
 const DAILY =
-  'Everyone in scope on one date, by name: employee, name, areas, schedule, status (`no_record` before a first punch today), first in, last out, worked, expected, late, early leave, overtime, punches, notes.';
+  'Everyone in scope on one date, by name: employee, name, areas, schedule, status (a day’s; today, without one yet, the Today board’s: `not_due_yet`, `not_in_yet`, `absent`, `on_leave`, `holiday`, `non_working_day`, `in_now`; `in_now` too for an in without its out today; another date without one `no_record`), first in, last out, worked, expected, late, early leave, overtime, punches, notes.';
 const TIMESHEET =
   'One row per date of the period (every date, a blank row where nothing is recorded): date, weekday, status, schedule, every punch (`*` manual or imported, `+1` next date), first in, last out, worked, expected, late, early leave, overtime, notes; a totals row (Excel, PDF); in the PDF a page per person with signature lines for the employee and the employer. `employee` names one person (404 outside the caller’s areas); without it everyone of `area` (or of the caller’s areas) with days in the period, a sheet or page each.';
 const SUMMARY =

@@ -5,7 +5,7 @@
  */
 import { weekdayOf } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
-import type { AttendanceDayRow, CountedPunch, SummaryView } from '../attendance';
+import type { AttendanceDayRow, CountedPunch, SummaryView, TodayBoardView } from '../attendance';
 import { type Cell, type Column, type Row, STATUS_WORDS } from './table';
 
 /** Who a row is about. */
@@ -52,16 +52,37 @@ export function shownStatus(day: Pick<AttendanceDayRow, 'status' | 'date'>, toda
   return day.status === 'incomplete' && day.date === today ? 'in_now' : day.status;
 }
 
-/** One person's day; without a stored day (today, before any punch) the status is `no_record`. */
-export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string, today: string): Row {
+/** What the Today board says of someone today (attendance/board.ts). */
+export type LiveEntry = Pick<TodayBoardView['people'][number], 'status' | 'schedule'>;
+
+/** A board status as the report writes it for someone without a stored day. */
+const LIVE_STATUS: Record<LiveEntry['status'], string> = {
+  scheduled: 'not_due_yet',
+  not_in_yet: 'not_in_yet',
+  absent: 'absent',
+  on_leave: 'on_leave',
+  holiday: 'holiday',
+  off: 'non_working_day',
+  // Still in from last night's shift (a day of yesterday, open).
+  present: 'in_now',
+  late: 'in_now',
+};
+
+/**
+ * One person's day. Without a stored day: today, where the Today board puts them (`live`: not due
+ * yet, not in yet, absent once their shift is over, on leave…, with their schedule); any other
+ * date (or nobody on the board), `no_record`.
+ */
+export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string, when: { today: string; live?: LiveEntry }): Row {
+  const { today, live } = when;
   return {
     date,
     cells: [
       person.employee,
       person.name,
       person.areas.join(', '),
-      day?.schedule ?? null,
-      day ? shownStatus(day, today) : 'no_record',
+      day ? day.schedule : (live?.schedule ?? null),
+      day ? shownStatus(day, today) : live ? LIVE_STATUS[live.status] : 'no_record',
       local(day?.firstIn ?? null, zone),
       local(day?.lastOut ?? null, zone),
       day?.workedSeconds ?? 0,

@@ -10,7 +10,7 @@ import type { Caller } from '../../platform/http/caller';
 import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AreaCatalog } from '../areas';
-import type { AttendanceDayRow, AttendanceService, CountedPunch, Reports, SummaryView } from '../attendance';
+import type { AttendanceDayRow, AttendanceService, CountedPunch, Reports, SummaryView, TodayBoard } from '../attendance';
 import type { EnrolleeService } from '../enrollees';
 import { csvStream } from './csv';
 import { pdfBytes } from './pdf';
@@ -21,6 +21,7 @@ import {
   EXCEPTION_KINDS,
   type ExceptionKind,
   exceptionsOf,
+  type LiveEntry,
   type Person,
   SUMMARY_COLUMNS,
   summaryRow,
@@ -50,7 +51,7 @@ type Who = Pick<Caller, 'areas'>;
 export class ReportService {
   constructor(
     private readonly ctx: ReportRuntime,
-    private readonly deps: { attendance: AttendanceService; days: Reports; enrollees: EnrolleeService; areas: AreaCatalog },
+    private readonly deps: { attendance: AttendanceService; days: Reports; enrollees: EnrolleeService; areas: AreaCatalog; board: TodayBoard },
   ) {}
 
   /** The file of a report in a format. A PDF is built whole (bounded, pdf.ts); CSV and Excel stream. */
@@ -79,8 +80,12 @@ export class ReportService {
 
   /** `reports/daily`: everyone in scope on one date, by name; people without a day yet show `no_record`. */
   async daily(query: { date?: string; area?: string }, caller: Who): Promise<ReportDocument> {
-    const date = query.date ? requireDate(query.date, 'date') : this.deps.attendance.today();
+    const today = this.deps.attendance.today();
+    const date = query.date ? requireDate(query.date, 'date') : today;
     const scope = await scopeOf(this.deps.areas, caller, query.area);
+    // Today, someone without a day yet is where the Today board says: not due yet, not in yet, on leave…
+    const live = new Map<string, LiveEntry>();
+    if (date === today) for (const p of (await this.deps.board.board({ date, scope: caller.areas, area: query.area })).people) live.set(p.enrollee, p);
     const days = new Map<string, AttendanceDayRow>();
     for await (const page of this.deps.days.days({ from: date, to: date }, undefined, this.deps.days.inScope(scope.members, 'person')))
       for (const d of page) days.set(d.enrolleeId, d);
@@ -89,7 +94,7 @@ export class ReportService {
     const rows = [...people]
       .filter(([, p]) => scope.admits(p.areas))
       .sort(([, a], [, b]) => a.name.localeCompare(b.name) || a.employee.localeCompare(b.employee))
-      .map(([id, person]) => dailyRow(date, person, days.get(id) ?? null, this.zone, this.deps.attendance.today()));
+      .map(([id, person]) => dailyRow(date, person, days.get(id) ?? null, this.zone, { today, live: live.get(id) }));
     const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };
     return {
       ...this.base('daily', 'Daily attendance', date, scope.label, ['daily', date, scope.area], [NEXT_DATE_NOTE]),

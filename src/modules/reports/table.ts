@@ -88,6 +88,8 @@ export const STATUS_WORDS: Record<string, string> = {
   holiday: 'Holiday',
   non_working_day: 'Day off',
   no_record: 'No record yet',
+  not_due_yet: 'Not due yet',
+  not_in_yet: 'Not in yet',
 };
 
 export const FLAG_WORDS: Record<string, string> = {

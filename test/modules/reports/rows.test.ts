@@ -83,10 +83,19 @@ describe('exceptions', () => {
   test('an open day of today is someone still in: no missing punch until the date is past', () => {
     const open = day('2026-02-10', ['07:58']);
     expect(exceptionsOf(open, person, ALL, ZONE, '2026-02-10')).toEqual([]);
-    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, '2026-02-10').cells, 'status')).toBe('in_now');
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { today: '2026-02-10' }).cells, 'status')).toBe('in_now');
     expect(cell(TIMESHEET_COLUMNS, timesheetRow('2026-02-10', person, open, [], ZONE, '2026-02-10').cells, 'status')).toBe('in_now');
     expect(words('status', 'in_now')).toBe('In, no out yet');
-    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, '2026-02-11').cells, 'status')).toBe('incomplete');
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { today: '2026-02-11' }).cells, 'status')).toBe('incomplete');
+  });
+
+  test('today, someone without a day is where the board puts them, with their schedule', () => {
+    const row = dailyRow('2026-02-10', person, null, ZONE, { today: '2026-02-10', live: { status: 'not_in_yet', schedule: 'day' } });
+    expect([cell(DAILY_COLUMNS, row.cells, 'status'), cell(DAILY_COLUMNS, row.cells, 'schedule')]).toEqual(['not_in_yet', 'day']);
+    expect(words('status', 'not_due_yet')).toBe('Not due yet');
+    expect(
+      cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, null, ZONE, { today: '2026-02-10', live: { status: 'late', schedule: 'night' } }).cells, 'status'),
+    ).toBe('in_now');
   });
 
   test('absent: the expected time', () => {
@@ -117,7 +126,7 @@ describe('exceptions', () => {
 
 describe('daily', () => {
   test('a day, and a person without one yet', () => {
-    const row = dailyRow('2026-02-03', person, day('2026-02-03', ['08:20', '16:31']), ZONE, LATER);
+    const row = dailyRow('2026-02-03', person, day('2026-02-03', ['08:20', '16:31']), ZONE, { today: LATER });
     const get = (key: string) => cell(DAILY_COLUMNS, row.cells, key);
     expect([get('areas'), get('status'), get('first_in'), get('late_hours'), get('worked_hours'), get('flags')]).toEqual([
       'plant, yard',
@@ -127,7 +136,7 @@ describe('daily', () => {
       7 * 3600 + 41 * 60,
       'late',
     ]);
-    const none = dailyRow('2026-02-03', person, null, ZONE, LATER);
+    const none = dailyRow('2026-02-03', person, null, ZONE, { today: LATER });
     expect([cell(DAILY_COLUMNS, none.cells, 'status'), cell(DAILY_COLUMNS, none.cells, 'first_in'), cell(DAILY_COLUMNS, none.cells, 'worked_hours')]).toEqual([
       'no_record',
       null,
