@@ -161,10 +161,9 @@ export class AttendanceIngest {
    */
   private async measureDrift(device: DeviceRow, punches: IncomingPunch[], now: number): Promise<void> {
     // A record more than a day ahead is flagged `future_time` (a corrupt one, a clock reset to
-    // some year): it says nothing of how far the clock runs off.
-    const plausible = punches.filter((p) => p.punchedAt <= now + DAY_MS);
-    if (plausible.length === 0) return;
-    const newest = Math.max(...plausible.map((p) => p.punchedAt));
+    // some year): it says nothing of how far the clock runs off. One pass, on every upload.
+    let newest = Number.NEGATIVE_INFINITY;
+    for (const p of punches) if (p.punchedAt <= now + DAY_MS && p.punchedAt > newest) newest = p.punchedAt;
     if (now - newest > REAL_TIME_MS) return;
     const drift = Math.round((newest - now) / 1000);
     if (device.clockDriftSeconds !== null && Math.abs(drift - device.clockDriftSeconds) < DRIFT_RESOLUTION_S) return;

@@ -10,6 +10,7 @@ import {
   type BiodataRecord,
   biometricTypeOf,
   type GenericOperlogRecord,
+  keyValueFields,
   type OplogRecord,
   parseAttPhoto,
   parseBiodata,
@@ -370,16 +371,14 @@ const UNKEPT_KINDS: Partial<Record<GenericOperlogRecord['kind'], string>> = { FA
 function heldBiometricOf(r: GenericOperlogRecord): HeldBiometric | null {
   const type = UNKEPT_KINDS[r.kind];
   if (!type || !r.pin) return null;
-  return { pin: r.pin, type, index: parseIntStrict(fieldOf(r.fields, 'fid')) ?? 0 };
+  return { pin: r.pin, type, index: parseIntStrict(keyValueFields(Object.entries(r.fields)).get('FID')) ?? 0 };
 }
 
 /** A 3.x `biophoto` record's person, as a face photo held (none without a PIN). */
 function faceOnPhoto(fields: Record<string, string>): HeldBiometric[] {
-  const pin = fieldOf(fields, 'pin')?.trim();
+  const pin = keyValueFields(Object.entries(fields)).get('PIN')?.trim();
   return pin ? [{ pin, type: 'face_photo', index: 0 }] : [];
 }
-
-const fieldOf = (fields: Record<string, string>, name: string): string | undefined => Object.entries(fields).find(([key]) => key.toLowerCase() === name)?.[1];
 
 function oplogNote(r: OplogRecord): Note {
   return {
