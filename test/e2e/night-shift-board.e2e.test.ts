@@ -5,7 +5,10 @@
  * other (who never does) until the shift's window has closed.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import type { Browser } from 'playwright-core';
+import { parseCsv } from '../../src/platform/csv';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 const ZONE = 'Europe/Berlin';
@@ -15,6 +18,8 @@ const berlin = (date: string, time: string) => Date.parse(`${date}T${time}:00+01
 let now = berlin('2026-02-27', '12:00');
 let server: TestServer;
 let terminal: SimulatedTerminal;
+let browser: Browser;
+const errors: string[] = [];
 const pins: Record<string, string> = {};
 
 interface BoardPerson {
@@ -23,6 +28,7 @@ interface BoardPerson {
   schedule: string | null;
   first_in: string | null;
   in_now: boolean;
+  in_now_date: string | null;
 }
 
 async function board(query = ''): Promise<{ date: string; counts: Record<string, number>; people: BoardPerson[] }> {
@@ -33,12 +39,46 @@ async function board(query = ''): Promise<{ date: string; counts: Record<string,
 
 const person = (b: { people: BoardPerson[] }, employee: string) => b.people.find((p) => p.employee === employee)!;
 
+/** What the console's attendance grid says of each night worker's Monday, read in a browser at the time `now`. */
+async function mondayInGrid(): Promise<string[]> {
+  const page = await signedInPage(browser, server, errors, { now });
+  try {
+    await page.goto(`${server.url}/console/#/attendance`);
+    const period = page.getByRole('region', { name: 'Period', exact: true });
+    await period.getByLabel('From', { exact: true }).fill(MONDAY);
+    await period.getByLabel('To', { exact: true }).fill(TUESDAY);
+    await period.getByRole('button', { name: 'Show', exact: true }).click();
+    const cells = page.locator('#attendance-grid').getByRole('button', { name: /Night, Mon 2 Mar:/ });
+    await cells.first().waitFor();
+    return (await cells.evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? ''))).sort();
+  } finally {
+    await page.context().close();
+  }
+}
+
+/** A CSV report's rows, as objects by header key. */
+async function report(path: string): Promise<Record<string, string>[]> {
+  const res = await server.admin.get<string>(path);
+  expect(res.status).toBe(200);
+  const [header, ...rows] = parseCsv(res.body).map((r) => ('fields' in r ? r.fields : []));
+  return rows.map((fields) => Object.fromEntries(header!.map((h, i) => [h, fields[i] ?? ''])));
+}
+
+/** Monday's status of each night worker in the daily report and the timesheets, and Monday's missing punches. */
+async function mondayInReports(): Promise<{ daily: Record<string, string>; timesheet: Record<string, string>; missing: string[] }> {
+  const statusOf = (rows: Record<string, string>[]) => Object.fromEntries(rows.map((r) => [r.employee!, r.status!]));
+  const daily = statusOf(await report(`/reports/daily.csv?date=${MONDAY}`));
+  const timesheet = statusOf((await report(`/reports/timesheet.csv?from=${MONDAY}&to=${TUESDAY}`)).filter((r) => r.date === MONDAY));
+  const missing = (await report(`/reports/exceptions.csv?from=${MONDAY}&to=${TUESDAY}&kind=missing_punch`)).map((r) => r.employee!);
+  return { daily, timesheet, missing: missing.sort() };
+}
+
 async function punch(employee: string, date: string, time: string) {
   expect((await terminal.punch([{ pin: pins[employee]!, localTime: `${date} ${time}:00` }])).status).toBe(200);
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ TIME_ZONE: ZONE }, { clock: { now: () => now } });
+  [server, browser] = await Promise.all([startTestServer({ TIME_ZONE: ZONE }, { clock: { now: () => now } }), launchBrowser()]);
   for (const [employee, name] of [
     ['N-1', 'Nina Night'],
     ['N-2', 'Nick Night'],
@@ -58,7 +98,9 @@ beforeAll(async () => {
   await punch('N-2', MONDAY, '22:07');
 });
 afterAll(async () => {
+  await browser?.close();
   await server.close();
+  expect(errors).toEqual([]);
 });
 
 test('before midnight: both in now on Monday’s board, one of them late', async () => {
@@ -76,8 +118,15 @@ test('after midnight: Tuesday’s board still has them in now, on the night shif
   expect(person(b, 'N-1')).toMatchObject({ status: 'present', schedule: 'night', in_now: true, first_in: new Date(berlin(MONDAY, '21:58')).toISOString() });
   expect(person(b, 'N-2')).toMatchObject({ status: 'late', in_now: true });
   expect(b.counts).toMatchObject({ in_now: 2, expected: 2 });
+  expect(person(b, 'N-1')).toMatchObject({ in_now_date: MONDAY });
   // Monday's board is a past date's: nobody is in now there.
   expect((await board(`?date=${MONDAY}`)).counts.in_now).toBe(0);
+});
+
+test('after midnight the reports of Monday have them in too, not missing a punch', async () => {
+  now = berlin(TUESDAY, '02:00');
+  expect(await mondayInReports()).toEqual({ daily: { 'N-1': 'in_now', 'N-2': 'in_now' }, timesheet: { 'N-1': 'in_now', 'N-2': 'in_now' }, missing: [] });
+  expect(await mondayInGrid()).toEqual(['Nick Night, Mon 2 Mar: still in (no out yet), late', 'Nina Night, Mon 2 Mar: still in (no out yet)']);
 });
 
 test('an out punch closes the night; a missing one stops counting once the shift’s window has closed', async () => {
@@ -94,4 +143,11 @@ test('an out punch closes the night; a missing one stops counting once the shift
   b = await board();
   expect(person(b, 'N-2')).toMatchObject({ status: 'scheduled', in_now: false });
   expect(b.counts.in_now).toBe(0);
+  // In the reports too: Nina's night is closed, Nick's open day is a missing punch now.
+  expect(await mondayInReports()).toEqual({
+    daily: { 'N-1': 'present', 'N-2': 'incomplete' },
+    timesheet: { 'N-1': 'present', 'N-2': 'incomplete' },
+    missing: ['N-2'],
+  });
+  expect(await mondayInGrid()).toEqual(['Nick Night, Mon 2 Mar: Missing punch, late', 'Nina Night, Mon 2 Mar: Present']);
 });

@@ -45,6 +45,8 @@ export interface BoardEntry {
   lastOut: number | null;
   lateSeconds: number;
   inNow: boolean;
+  /** The date of the open day `inNow` counts: today's, or yesterday's for someone in from last night. */
+  inNowDate: string | null;
 }
 
 const NO_PUNCH_STATUS: Record<Exclude<DayPlan['dayType'], 'workday'>, BoardStatus> = { holiday: 'holiday', leave: 'on_leave', weekend: 'off' };
@@ -61,9 +63,10 @@ export function boardEntry(plan: DayPlan, day: BoardDay | null, when: { now: num
       lastOut: inNow ? null : day.lastOut,
       lateSeconds: day.lateSeconds,
       inNow,
+      inNowDate: inNow ? plan.date : null,
     };
   }
-  const none = { ...base, firstIn: null, lastOut: null, lateSeconds: 0, inNow: false };
+  const none = { ...base, firstIn: null, lastOut: null, lateSeconds: 0, inNow: false, inNowDate: null };
   if (plan.dayType !== 'workday') return { ...none, status: NO_PUNCH_STATUS[plan.dayType] };
   return { ...none, status: workdayWithoutPunch(plan, when) };
 }
@@ -84,6 +87,7 @@ export function overnightEntry(previous: DayPlan, day: BoardDay | null, when: { 
     lastOut: null,
     lateSeconds: day.lateSeconds,
     inNow: true,
+    inNowDate: previous.date,
   };
 }
 

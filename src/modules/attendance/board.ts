@@ -116,6 +116,31 @@ export class TodayBoard {
   }
 
   /**
+   * The people still in from last night's shift now, as the live board carries them
+   * (board-rules.ts `overnightEntry`): their day of yesterday is open and its shift's window
+   * still runs. Reports read that day as `in_now`, not as a missing punch, until the window ends.
+   */
+  async stillInFromLastNight(): Promise<ReadonlySet<string>> {
+    const today = this.attendance.today();
+    const yesterday = addDays(today, -1);
+    await this.attendance.follower.catchUp();
+    const open = await this.daysOn(yesterday, { openOnly: true });
+    if (open.size === 0) return new Set();
+    const todays = await this.daysOn(today);
+    const people = (await this.enrollees.roster.read()).filter((p) => open.has(p.id)).map((p) => ({ id: p.id, areaIds: p.areaIds }));
+    const planner = await this.calendar.plannerOf(this.ctx.db.orm, people, yesterday, yesterday);
+    const now = this.ctx.clock.now();
+    const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
+    const stillIn = new Set<string>();
+    for (const person of people) {
+      if ((todays.get(person.id)?.punchCount ?? 0) > 0) continue;
+      const [plan] = planner.plans(person, yesterday, yesterday);
+      if (plan && overnightEntry(plan, open.get(person.id)!, { now }, slackMs)) stillIn.add(person.id);
+    }
+    return stillIn;
+  }
+
+  /**
    * Who is on the board: the active people who existed by the end of the date, and anyone with a
    * day stored on it (deactivated, enrolled since, or deleted since: the reports count their
    * days too), in the caller's areas (and the area asked for), by name.
@@ -175,5 +200,6 @@ function personView(person: RosterEntry, entry: BoardEntry, workday: boolean): T
     last_out: iso(entry.lastOut),
     late_seconds: entry.lateSeconds,
     in_now: entry.inNow,
+    in_now_date: entry.inNowDate,
   };
 }

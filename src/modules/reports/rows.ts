@@ -3,7 +3,7 @@
  * computed them: late, early leave, overtime and status are its rules, never re-derived here)
  * and, for timesheets, the punches of each day. Unit-tested in test/modules/reports.
  */
-import { weekdayOf } from '../../platform/time/dates';
+import { addDays, weekdayOf } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AttendanceDayRow, CountedPunch, SummaryView, TodayBoardView } from '../attendance';
 import { type Cell, type Column, type Row, STATUS_WORDS } from './table';
@@ -43,13 +43,22 @@ export const DAILY_COLUMNS: Column[] = [
   col('flags', 'Notes', 'flags', 22),
 ];
 
+/** What is open right now: today's date, and who is still in from last night's shift (the Today board's). */
+export interface OpenNow {
+  today: string;
+  /** Enrollees whose day of yesterday is still open on the board (attendance/board.ts `stillInFromLastNight`). */
+  lastNight: ReadonlySet<string>;
+}
+
 /**
- * The status a report shows: a day of today left without its out is someone still in (`in_now`),
- * not a missing punch, as on the Today board and the attendance grid; it becomes one only once
- * the date is past.
+ * The status a report shows: a day left without its out while its shift can still close it (a
+ * day of today, or last night's shift until its window ends) is someone still in (`in_now`), not
+ * a missing punch, as on the Today board and the attendance grid; it becomes one only after that.
  */
-export function shownStatus(day: Pick<AttendanceDayRow, 'status' | 'date'>, today: string): string {
-  return day.status === 'incomplete' && day.date === today ? 'in_now' : day.status;
+export function shownStatus(day: Pick<AttendanceDayRow, 'status' | 'date' | 'enrolleeId'>, open: OpenNow): string {
+  if (day.status !== 'incomplete') return day.status;
+  const stillIn = day.date === open.today || (open.lastNight.has(day.enrolleeId) && day.date === addDays(open.today, -1));
+  return stillIn ? 'in_now' : day.status;
 }
 
 /** What the Today board says of someone today (attendance/board.ts). */
@@ -73,8 +82,8 @@ const LIVE_STATUS: Record<LiveEntry['status'], string> = {
  * yet, not in yet, absent once their shift is over, on leave…, with their schedule); any other
  * date (or nobody on the board), `no_record`.
  */
-export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string, when: { today: string; live?: LiveEntry }): Row {
-  const { today, live } = when;
+export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string, when: { open: OpenNow; live?: LiveEntry }): Row {
+  const { open, live } = when;
   return {
     date,
     cells: [
@@ -82,7 +91,7 @@ export function dailyRow(date: string, person: Person, day: AttendanceDayRow | n
       person.name,
       person.areas.join(', '),
       day ? day.schedule : (live?.schedule ?? null),
-      day ? shownStatus(day, today) : live ? LIVE_STATUS[live.status] : 'no_record',
+      day ? shownStatus(day, open) : live ? LIVE_STATUS[live.status] : 'no_record',
       local(day?.firstIn ?? null, zone),
       local(day?.lastOut ?? null, zone),
       day?.workedSeconds ?? 0,
@@ -128,7 +137,7 @@ export function punchList(date: string, punches: readonly CountedPunch[], zone: 
 }
 
 /** One date of a person's timesheet; a date without a stored day is an empty row (no record). */
-export function timesheetRow(date: string, person: Person, day: AttendanceDayRow | null, punches: readonly CountedPunch[], zone: string, today: string): Row {
+export function timesheetRow(date: string, person: Person, day: AttendanceDayRow | null, punches: readonly CountedPunch[], zone: string, open: OpenNow): Row {
   return {
     date,
     cells: [
@@ -136,7 +145,7 @@ export function timesheetRow(date: string, person: Person, day: AttendanceDayRow
       person.name,
       date,
       WEEKDAYS[weekdayOf(date)]!,
-      day ? shownStatus(day, today) : null,
+      day ? shownStatus(day, open) : null,
       day?.schedule ?? null,
       punchList(date, punches, zone),
       local(day?.firstIn ?? null, zone),
@@ -252,14 +261,14 @@ export const EXCEPTION_COLUMNS: Column[] = [
 /**
  * The exceptions of one day, in EXCEPTION_KINDS order, limited to `kinds`: `late` (the time
  * late), `early_leave` (the time left early), `absent` (the expected time), `missing_punch` (a
- * punch without its pair, once its date is past: no duration) and `overtime` (the overtime).
+ * punch without its pair, once its shift can no longer close it: no duration) and `overtime` (the overtime).
  */
-export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: ReadonlySet<ExceptionKind>, zone: string, today: string): Row[] {
+export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: ReadonlySet<ExceptionKind>, zone: string, open: OpenNow): Row[] {
   const hours: Record<ExceptionKind, number | null> = {
     late: day.flags.includes('late') ? day.lateSeconds : null,
     early_leave: day.flags.includes('early_leave') ? day.earlyLeaveSeconds : null,
     absent: day.status === 'absent' ? day.expectedSeconds : null,
-    missing_punch: shownStatus(day, today) === 'incomplete' ? 0 : null,
+    missing_punch: shownStatus(day, open) === 'incomplete' ? 0 : null,
     overtime: day.overtimeSeconds > 0 ? day.overtimeSeconds : null,
   };
   return EXCEPTION_KINDS.filter((kind) => kinds.has(kind) && hours[kind] !== null).map((kind) => ({

@@ -22,6 +22,7 @@ import {
   type ExceptionKind,
   exceptionsOf,
   type LiveEntry,
+  type OpenNow,
   type Person,
   SUMMARY_COLUMNS,
   summaryRow,
@@ -65,6 +66,17 @@ export class ReportService {
     return { body: await pdfBytes(doc, generated, doc.kind === 'timesheet', { fonts }), contentType, filename };
   }
 
+  /**
+   * What is open now, for a report of `from`..`to`: today, and (only when the period holds
+   * yesterday) who is still in from last night's shift.
+   */
+  private async openNow(from: string, to: string): Promise<OpenNow> {
+    const today = this.deps.attendance.today();
+    const yesterday = addDays(today, -1);
+    const lastNight = from <= yesterday && yesterday <= to ? await this.deps.board.stillInFromLastNight() : new Set<string>();
+    return { today, lastNight };
+  }
+
   private get zone(): string {
     return this.deps.attendance.timeZone;
   }
@@ -91,10 +103,11 @@ export class ReportService {
       for (const d of page) days.set(d.enrolleeId, d);
     const active = await this.deps.enrollees.activeCreatedBefore(this.ctx.db.orm, dayBounds(date, this.zone).end);
     const people = await new People(this.ctx, this.deps.enrollees).of([...new Set([...active.map((a) => a.id), ...days.keys()])]);
+    const open = await this.openNow(date, date);
     const rows = [...people]
       .filter(([, p]) => scope.admits(p.areas))
       .sort(([, a], [, b]) => a.name.localeCompare(b.name) || a.employee.localeCompare(b.employee))
-      .map(([id, person]) => dailyRow(date, person, days.get(id) ?? null, this.zone, { today, live: live.get(id) }));
+      .map(([id, person]) => dailyRow(date, person, days.get(id) ?? null, this.zone, { open, live: live.get(id) }));
     const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };
     return {
       ...this.base('daily', 'Daily attendance', date, scope.label, ['daily', date, scope.area], [NEXT_DATE_NOTE]),
@@ -118,14 +131,14 @@ export class ReportService {
       const days: AttendanceDayRow[] = [];
       for await (const page of this.deps.days.days({ from, to, employee })) days.push(...page);
       const person = { ...found, areas: [...new Set(own.flatMap((p) => p.areas))].sort() };
-      const sheet = await this.timesheetOf(person, ids, days, from, to);
+      const sheet = await this.timesheetOf(person, { ids, days, from, to }, await this.openNow(from, to));
       return {
         ...this.base('timesheet', 'Timesheet', `${from} to ${to}`, `Employee: ${found.name} (${employee})`, ['timesheet', from, to, employee], notes),
         sheets: once(sheet),
         emptyColumns: TIMESHEET_COLUMNS,
       };
     }
-    const sheets = this.timesheetsInScope(scope, people, from, to);
+    const sheets = this.timesheetsInScope(scope, people, from, to, await this.openNow(from, to));
     return {
       ...this.base('timesheet', 'Timesheet', `${from} to ${to}`, scope.label, ['timesheets', from, to, scope.area], notes),
       sheets,
@@ -138,7 +151,7 @@ export class ReportService {
    * date, a page at a time; people are looked up a page at a time and their punches read for
    * SHEET_BATCH people at once, so a large area costs a few queries per batch, not per person.
    */
-  private async *timesheetsInScope(scope: Scope, people: People, from: string, to: string): AsyncGenerator<Sheet> {
+  private async *timesheetsInScope(scope: Scope, people: People, from: string, to: string, open: OpenNow): AsyncGenerator<Sheet> {
     type Group = { person: Person; ids: string[]; days: AttendanceDayRow[] };
     let current: AttendanceDayRow[] = [];
     let ready: Group[] = [];
@@ -156,40 +169,43 @@ export class ReportService {
         if (current.length > 0 && current[0]!.employeeKey !== day.employeeKey) await close();
         current.push(day);
         if (ready.length >= SHEET_BATCH) {
-          yield* this.sheetsOf(ready, from, to);
+          yield* this.sheetsOf(ready, from, to, open);
           ready = [];
         }
       }
     }
     await close();
-    if (ready.length > 0) yield* this.sheetsOf(ready, from, to);
+    if (ready.length > 0) yield* this.sheetsOf(ready, from, to, open);
   }
 
   /** The timesheets of a batch of people, their punches read at once. */
-  private async *sheetsOf(group: readonly { person: Person; ids: string[]; days: AttendanceDayRow[] }[], from: string, to: string): AsyncGenerator<Sheet> {
+  private async *sheetsOf(
+    group: readonly { person: Person; ids: string[]; days: AttendanceDayRow[] }[],
+    from: string,
+    to: string,
+    open: OpenNow,
+  ): AsyncGenerator<Sheet> {
     const punches = await this.deps.attendance.dayPunches(
       group.flatMap((g) => g.ids),
       from,
       to,
     );
-    for (const g of group) yield this.timesheetOf(g.person, g.ids, g.days, from, to, punches);
+    for (const g of group) yield this.timesheetOf(g.person, { ids: g.ids, days: g.days, from, to }, open, punches);
   }
 
   private async timesheetOf(
     person: Person,
-    ids: readonly string[],
-    days: readonly AttendanceDayRow[],
-    from: string,
-    to: string,
+    of: { ids: readonly string[]; days: readonly AttendanceDayRow[]; from: string; to: string },
+    open: OpenNow,
     known?: Map<string, Map<string, CountedPunch[]>>,
   ): Promise<Sheet> {
+    const { ids, days, from, to } = of;
     const punches = known ?? (await this.deps.attendance.dayPunches(ids, from, to));
     const byDate = new Map(days.map((d) => [d.date, d]));
     const rows: Row[] = [];
-    const today = this.deps.attendance.today();
     for (let date = from; date <= to; date = addDays(date, 1)) {
       const counted = ids.flatMap((id) => punches.get(id)?.get(date) ?? []).sort((a, b) => a.at - b.at);
-      rows.push(timesheetRow(date, person, byDate.get(date) ?? null, counted, this.zone, today));
+      rows.push(timesheetRow(date, person, byDate.get(date) ?? null, counted, this.zone, open));
     }
     return {
       name: `${person.name} (${person.employee})`,
@@ -245,14 +261,14 @@ export class ReportService {
     const people = new People(this.ctx, this.deps.enrollees);
     const { days } = this.deps;
     const zone = this.zone;
-    const today = this.deps.attendance.today();
+    const open = await this.openNow(from, to);
     const member = days.inScope(scope.members, 'person');
     async function* rows(): AsyncGenerator<Row> {
       for await (const page of days.days({ from, to }, undefined, member)) {
         const found = await people.of(page.map((d) => d.enrolleeId));
         for (const day of page) {
           const person = found.get(day.enrolleeId)!;
-          if (scope.admits(person.areas)) yield* exceptionsOf(day, person, kinds, zone, today);
+          if (scope.admits(person.areas)) yield* exceptionsOf(day, person, kinds, zone, open);
         }
       }
     }

@@ -51,6 +51,7 @@ describe('the board status of a person', () => {
     expect(boardEntry(p, day(p, '07:58'), when('10:00'))).toMatchObject({
       status: 'present',
       inNow: true,
+      inNowDate: D,
       firstIn: at(D, '07:58'),
       lastOut: null,
       lateSeconds: 0,
@@ -152,6 +153,7 @@ describe('still in from last night', () => {
       lastOut: null,
       lateSeconds: 0,
       inNow: true,
+      inNowDate: D,
     });
     expect(overnightEntry(p, nightDay(p, at(D, '22:20')), { now: at(NEXT, '02:00') }, SLACK)).toMatchObject({ status: 'late', lateSeconds: 20 * 60 });
     // Overtime within the window still counts as in; once it has closed, an open day is a missing out.

@@ -13,6 +13,7 @@ import {
   EXCEPTION_COLUMNS,
   EXCEPTION_KINDS,
   exceptionsOf,
+  type OpenNow,
   punchList,
   SUMMARY_COLUMNS,
   summaryRow,
@@ -28,7 +29,7 @@ const MIN = 60_000;
 const H = 60 * MIN;
 const ZONE = 'UTC';
 /** “Today” for the rows: after every date of these tests, so an open day is a missing punch. */
-const LATER = '2027-01-01';
+const LATER: OpenNow = { today: '2027-01-01', lastNight: new Set() };
 const at = (date: string, time: string) => Date.parse(`${date}T${time}:00Z`);
 const person = { employee: 'E7', name: 'Ada Park', areas: ['plant', 'yard'] };
 
@@ -82,19 +83,48 @@ describe('exceptions', () => {
 
   test('an open day of today is someone still in: no missing punch until the date is past', () => {
     const open = day('2026-02-10', ['07:58']);
-    expect(exceptionsOf(open, person, ALL, ZONE, '2026-02-10')).toEqual([]);
-    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { today: '2026-02-10' }).cells, 'status')).toBe('in_now');
-    expect(cell(TIMESHEET_COLUMNS, timesheetRow('2026-02-10', person, open, [], ZONE, '2026-02-10').cells, 'status')).toBe('in_now');
+    expect(exceptionsOf(open, person, ALL, ZONE, { today: '2026-02-10', lastNight: new Set() })).toEqual([]);
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: { today: '2026-02-10', lastNight: new Set() } }).cells, 'status')).toBe(
+      'in_now',
+    );
+    expect(cell(TIMESHEET_COLUMNS, timesheetRow('2026-02-10', person, open, [], ZONE, { today: '2026-02-10', lastNight: new Set() }).cells, 'status')).toBe(
+      'in_now',
+    );
     expect(words('status', 'in_now')).toBe('In, no out yet');
-    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { today: '2026-02-11' }).cells, 'status')).toBe('incomplete');
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: { today: '2026-02-11', lastNight: new Set() } }).cells, 'status')).toBe(
+      'incomplete',
+    );
+  });
+
+  test('last night’s open day is someone still in while the board carries them, a missing punch after', () => {
+    const open = day('2026-02-10', ['21:58']);
+    const carried: OpenNow = { today: '2026-02-11', lastNight: new Set(['id-1']) };
+    const missing = new Set(['missing_punch'] as const);
+    expect(exceptionsOf(open, person, missing, ZONE, carried)).toEqual([]);
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: carried }).cells, 'status')).toBe('in_now');
+    expect(cell(TIMESHEET_COLUMNS, timesheetRow('2026-02-10', person, open, [], ZONE, carried).cells, 'status')).toBe('in_now');
+    // The window closed (nobody carried), or someone else is carried: a missing punch.
+    const closed: OpenNow = { today: '2026-02-11', lastNight: new Set(['id-2']) };
+    expect(exceptionsOf(open, person, missing, ZONE, closed).map((r) => cell(EXCEPTION_COLUMNS, r.cells, 'kind'))).toEqual(['missing_punch']);
+    // Only yesterday's day is carried: an open day of two days ago is missing its punch.
+    expect(
+      cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: { today: '2026-02-12', lastNight: new Set(['id-1']) } }).cells, 'status'),
+    ).toBe('incomplete');
   });
 
   test('today, someone without a day is where the board puts them, with their schedule', () => {
-    const row = dailyRow('2026-02-10', person, null, ZONE, { today: '2026-02-10', live: { status: 'not_in_yet', schedule: 'day' } });
+    const row = dailyRow('2026-02-10', person, null, ZONE, {
+      open: { today: '2026-02-10', lastNight: new Set() },
+      live: { status: 'not_in_yet', schedule: 'day' },
+    });
     expect([cell(DAILY_COLUMNS, row.cells, 'status'), cell(DAILY_COLUMNS, row.cells, 'schedule')]).toEqual(['not_in_yet', 'day']);
     expect(words('status', 'not_due_yet')).toBe('Not due yet');
     expect(
-      cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, null, ZONE, { today: '2026-02-10', live: { status: 'late', schedule: 'night' } }).cells, 'status'),
+      cell(
+        DAILY_COLUMNS,
+        dailyRow('2026-02-10', person, null, ZONE, { open: { today: '2026-02-10', lastNight: new Set() }, live: { status: 'late', schedule: 'night' } }).cells,
+        'status',
+      ),
     ).toBe('in_now');
   });
 
@@ -126,7 +156,7 @@ describe('exceptions', () => {
 
 describe('daily', () => {
   test('a day, and a person without one yet', () => {
-    const row = dailyRow('2026-02-03', person, day('2026-02-03', ['08:20', '16:31']), ZONE, { today: LATER });
+    const row = dailyRow('2026-02-03', person, day('2026-02-03', ['08:20', '16:31']), ZONE, { open: LATER });
     const get = (key: string) => cell(DAILY_COLUMNS, row.cells, key);
     expect([get('areas'), get('status'), get('first_in'), get('late_hours'), get('worked_hours'), get('flags')]).toEqual([
       'plant, yard',
@@ -136,7 +166,7 @@ describe('daily', () => {
       7 * 3600 + 41 * 60,
       'late',
     ]);
-    const none = dailyRow('2026-02-03', person, null, ZONE, { today: LATER });
+    const none = dailyRow('2026-02-03', person, null, ZONE, { open: LATER });
     expect([cell(DAILY_COLUMNS, none.cells, 'status'), cell(DAILY_COLUMNS, none.cells, 'first_in'), cell(DAILY_COLUMNS, none.cells, 'worked_hours')]).toEqual([
       'no_record',
       null,

@@ -4,7 +4,7 @@
  * plan days are judged by (schedules, holidays, leave, pay periods: ./plan.ts).
  */
 
-import type { AttendanceDayView } from '../../../attendance';
+import type { AttendanceDayView, TodayBoardView } from '../../../attendance';
 import type { EnrolleeView } from '../../../enrollees';
 import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
@@ -48,7 +48,8 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
       days.push(...page.results);
       cursor = page.next_cursor;
     } while (cursor && days.length < 20000);
-    renderGrid(grid, detail, gridPeople(enrollees, days), enrollees.results, days, { from: from.value, to: to.value }, load);
+    const period = { from: from.value, to: to.value };
+    renderGrid(grid, detail, gridPeople(enrollees, days), enrollees.results, days, { ...period, stillIn: await stillInOf(period) }, load);
   };
   const form = h('form', { class: 'inline-form', role: 'search' }, field('From', from), field('To', to), h('button', { type: 'submit' }, 'Show'), exportLink);
   form.addEventListener('submit', (event) => {
@@ -66,7 +67,7 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
         { class: 'legend' },
         ...Object.entries(CELL).map(([status, [mark, cls]]) => h('span', { class: `cell ${cls}` }, `${mark} ${words(status)}`)),
         h('span', { class: 'cell late' }, 'Late (outlined)'),
-        h('span', { class: 'cell open' }, '… Today, still in (no out yet)'),
+        h('span', { class: 'cell open' }, '… Still in (no out yet)'),
         // Days without punches are stored by the nightly "Record absences" job: until then, blank.
         h('span', { class: 'cell none' }, 'Blank: nothing recorded yet (absences, leave and days off are filled in each night)'),
         h('span', {}, '* Worked leaves out a past day with a punch missing'),
@@ -78,6 +79,18 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
   );
   await load();
   return undefined;
+}
+
+/**
+ * The open days of people in now, as `enrollee|date`: someone still in from last night's shift has
+ * yesterday's day open, and it is not a missing punch while the Today board carries them. Asked
+ * only when the period holds yesterday (today's open days are always someone still in).
+ */
+async function stillInOf(period: { from: string; to: string }): Promise<ReadonlySet<string>> {
+  const yesterday = addDays(localDate(), -1);
+  if (period.from > yesterday || period.to < yesterday) return new Set();
+  const board = await api.get<TodayBoardView>('attendance/today/?count=in_now');
+  return new Set(board.people.filter((p) => p.in_now_date !== null).map((p) => `${p.enrollee}|${p.in_now_date}`));
 }
 
 /** A row of the grid: a person listed, or one deleted since whose days are in the period. */
@@ -108,7 +121,7 @@ function renderGrid(
   people: GridPerson[],
   enrollees: EnrolleeView[],
   days: AttendanceDayView[],
-  period: { from: string; to: string },
+  period: { from: string; to: string; stillIn: ReadonlySet<string> },
   reload: () => Promise<void>,
 ): void {
   const dates: string[] = [];
@@ -119,7 +132,9 @@ function renderGrid(
     return;
   }
   const head = gridHead(dates);
-  const rows = people.map((person) => gridRow(person, dates, byKey, (date, day) => void showDay(detail, person, date, day, enrollees, reload)));
+  const rows = people.map((person) =>
+    gridRow(person, { dates, stillIn: period.stillIn }, byKey, (date, day) => void showDay(detail, person, date, day, enrollees, reload)),
+  );
   const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
   replace(grid, skipPastGrid(), wrap, h('span', { id: 'after-grid', tabindex: -1, class: 'after-grid' }));
   // The latest days matter most: a period wider than the screen opens scrolled to its end (the
@@ -140,7 +155,7 @@ function gridHead(dates: string[]): HTMLElement {
 /** A person's row: one cell per date (a button that opens the day), then the time worked in the period. */
 function gridRow(
   person: GridPerson,
-  dates: string[],
+  { dates, stillIn: inNow }: { dates: string[]; stillIn: ReadonlySet<string> },
   byKey: Map<string, AttendanceDayView>,
   open: (date: string, day: AttendanceDayView | null) => void,
 ): HTMLElement {
@@ -150,8 +165,9 @@ function gridRow(
   const cells = dates.map((date) => {
     const day = byKey.get(`${person.id}|${date}`);
     if (day) worked += day.worked_seconds;
-    // Today's day without its out yet is someone still in, not a missing punch (not yet).
-    const stillIn = day?.status === 'incomplete' && date === today;
+    // Today's day without its out yet is someone still in, not a missing punch (not yet); so is
+    // last night's while its shift can still close it.
+    const stillIn = day?.status === 'incomplete' && (date === today || inNow.has(`${person.id}|${date}`));
     if (day?.status === 'incomplete' && !stillIn) missing++;
     const [mark, cls] = stillIn ? ['…', 'open'] : day ? (CELL[day.status] ?? ['?', 'muted']) : ['', 'none'];
     const late = day?.flags.includes('late') ? ' late' : '';
