@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet, SignJWT } from 'jose';
 import { extractText, getDocumentProxy } from 'unpdf';
-import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { FPA_EVENT_TYPES } from '../../src/app/event-catalog';
+import { SimulatedTerminal, type SimulatedTerminalOptions, syntheticTemplate } from '../../src/simulator/terminal';
 import { ApiClient, JWT_SECRET, startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
 import { receiver, waitFor } from '../support/webhook-receiver';
@@ -32,8 +33,8 @@ afterAll(async () => {
   await server.close();
 });
 
-async function terminal(sn: string): Promise<SimulatedTerminal> {
-  const t = new SimulatedTerminal({ url: server.url, sn });
+async function terminal(sn: string, options: Partial<SimulatedTerminalOptions> = {}): Promise<SimulatedTerminal> {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
   await t.handshake();
   await t.postOptions();
   expect((await server.admin.post(`/devices/${sn}/approve/`, {})).status).toBe(200);
@@ -252,5 +253,38 @@ describe('deletion proof', () => {
     for (const t of fleet.values()) await drain(t);
     expect([...e.templates.values()].some((t) => t.pin === p.device_pin)).toBe(false);
     expect((await proofOf(p.id)).complete).toBe(true);
+  });
+
+  test('a terminal that confirmed one of two deletes is pending on the one it still owes, which the proof names', async () => {
+    // The terminal answers the delete of finger 6 and never the one of finger 7.
+    await terminal('PROOF-F', { respond: (c) => (/^DATA DELETE .*FID=7\b/.test(c.text) ? 'ignore' : undefined) });
+    const p = await person('PR-6');
+    await server.fpa.service.storeTemplate(p.id, 7, new Uint8Array(Buffer.from(syntheticTemplate(181), 'base64')), { algorithmVersion: '10', by: 'test' });
+    for (const t of fleet.values()) await drain(t);
+    expect((await server.admin.delete(`/enrollees/${p.id}/consent`)).status).toBe(200);
+    for (const t of fleet.values()) await drain(t);
+    const proof = await proofOf(p.id);
+    expect(proof.complete).toBe(false);
+    const f = proof.terminals.find((t) => t.serial_number === 'PROOF-F')!;
+    const owed = (await server.admin.get('/devices/PROOF-F/commands/?status=sent')).body.results.find((c: { kind: string }) => c.kind === 'delete_template');
+    expect(owed.payload).toMatchObject({ pin: p.device_pin, fingerIndex: 7 });
+    expect(f).toMatchObject({ status: 'pending', confirmed_at: null, command: { id: owed.id, kind: 'delete_template', status: 'sent', return_code: null } });
+  });
+
+  test('in-process listeners hear a withdrawal’s events in the log’s order', async () => {
+    const heard: number[] = [];
+    const offs = FPA_EVENT_TYPES.map((type) => server.fpa.events.on(type, (_payload, event) => void heard.push(event.sequence)));
+    try {
+      const p = await person('PR-7');
+      for (const t of fleet.values()) await drain(t);
+      expect((await server.admin.delete(`/enrollees/${p.id}/consent`)).status).toBe(200);
+      for (const t of fleet.values()) await drain(t);
+      expect((await proofOf(p.id)).complete).toBe(true);
+      // The deletes' answers, then the proof completed by the last of them: one order everywhere.
+      expect(heard.length).toBeGreaterThan(3);
+      expect(heard).toEqual([...heard].sort((a, b) => a - b));
+    } finally {
+      for (const off of offs) off();
+    }
   });
 });

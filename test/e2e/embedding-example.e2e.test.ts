@@ -64,3 +64,51 @@ test('the README’s embedding example runs as written in a host and finishes by
   expect({ code, err: err.trim() }).toEqual({ code: 0, err: '' });
   expect(JSON.parse(out.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ done: true, enrollee: expect.any(String) });
 }, 90_000);
+
+/**
+ * The README's install from a path, run as written in a fresh host: `npm install` of a checkout
+ * that has no `node_modules` of its own (a plain clone) must give a host that starts. Without
+ * `--install-links` npm only links the checkout and installs none of its dependencies.
+ */
+test('installed from a path as the README says, the package brings its dependencies and starts', async () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Embedding in a host application'));
+  const line = /`(npm install [^`]*\.\.\/fingerprint-attendance)`/.exec(section)?.[1];
+  expect(line).toBeDefined();
+  const place = tempDir('fpa-host-install-');
+  try {
+    // A plain clone of this checkout (what a host developer has), beside the host's directory.
+    const clone = Bun.spawnSync(['git', 'clone', '-q', ROOT, join(place.dir, 'fingerprint-attendance')]);
+    expect(clone.exitCode).toBe(0);
+    const hostDir = join(place.dir, 'host');
+    mkdirSync(hostDir);
+    writeFileSync(join(hostDir, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
+    // The host brings its own Elysia (and Bun: this test's own).
+    const install = Bun.spawnSync([...line!.split(' '), 'elysia', '--no-audit', '--no-fund'], {
+      cwd: hostDir,
+      env: { ...process.env, npm_config_loglevel: 'error' },
+    });
+    expect({ code: install.exitCode, err: install.stderr.toString().trim().split('\n').slice(-5) }).toMatchObject({ code: 0 });
+    writeFileSync(
+      join(hostDir, 'index.ts'),
+      `import { Elysia } from 'elysia';
+import { createFingerprintAttendance } from 'fingerprint-attendance';
+const fpa = await createFingerprintAttendance({ settings: { TEMPLATE_ENCRYPTION_KEYS: [process.env.KEY!], DATABASE_URL: 'file:' + process.cwd() + '/host.db' } });
+const app = new Elysia().use(fpa.plugin).listen({ port: Number(process.env.PORT), hostname: '127.0.0.1' });
+const res = await fetch('http://127.0.0.1:' + process.env.PORT + '/iclock/cdata?SN=HOSTINSTALL1&options=all');
+console.log(JSON.stringify({ status: res.status }));
+await app.stop();
+await fpa.close();
+`,
+    );
+    const run = Bun.spawnSync([process.execPath, 'index.ts'], {
+      cwd: hostDir,
+      env: { PATH: process.env.PATH ?? '', HOME: hostDir, KEY: TEST_KEY, PORT: String(freePort()), FPA_LOG_LEVEL: 'error' },
+      timeout: 60_000,
+    });
+    expect({ code: run.exitCode, err: run.stderr.toString().trim() }).toEqual({ code: 0, err: '' });
+    expect(JSON.parse(run.stdout.toString().trim().split('\n').at(-1) ?? '{}')).toEqual({ status: 200 });
+  } finally {
+    place.cleanup();
+  }
+}, 300_000);

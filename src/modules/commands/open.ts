@@ -1,5 +1,5 @@
 /** Unfinished commands, read for the deletion proofs and the diagnostics. */
-import { and, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { DELETE_KINDS } from './kinds';
 import { deviceCommands } from './tables';
@@ -22,6 +22,15 @@ export async function openDeletesOf(q: Queryable, pin: string): Promise<OpenDele
         sql`json_extract(${deviceCommands.payload}, '$.pin') = ${pin}`,
       ),
     );
+}
+
+/** A command as it stands now (a proof shows the delete a terminal still owes), or null when gone. */
+export async function commandState(q: Queryable, id: number): Promise<{ id: number; kind: string; status: string } | null> {
+  const [row] = await q
+    .select({ id: deviceCommands.id, kind: deviceCommands.kind, status: deviceCommands.status })
+    .from(deviceCommands)
+    .where(eq(deviceCommands.id, id));
+  return row ?? null;
 }
 
 export interface WaitingCommands {

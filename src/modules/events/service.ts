@@ -289,8 +289,10 @@ export class EventLog {
         logged.push({ sequence: sequenceOf.get(ids[j]!)!, id: ids[j]!, type, at, data: e.data });
       });
     }
-    for (const reactor of this.reactors.get(type) ?? []) await (reactor as CallableReactor)(w, logged);
+    // Delivered in the log's order: registered before the reactors run, since what they record
+    // comes after these events in the log and registers its own delivery.
     w.afterCommit(() => this.deliver(type, logged, events));
+    for (const reactor of this.reactors.get(type) ?? []) await (reactor as CallableReactor)(w, logged);
     return logged;
   }
 

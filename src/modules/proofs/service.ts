@@ -14,7 +14,7 @@ import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { areaNames } from '../areas';
-import { type CommandEvents, openDeletesOf } from '../commands';
+import { type CommandEvents, commandState, openDeletesOf } from '../commands';
 import { terminalsByIds } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -135,8 +135,12 @@ export class DeletionProofs {
         const wholeUser = succeeded && command.kind === 'delete_user' && pin !== null && command.payload.pin === pin;
         if (!awaited && !wholeUser) continue;
         const awaiting = wholeUser ? [] : succeeded ? terminal.awaiting.filter((id) => id !== command.id) : terminal.awaiting;
-        const shown: ProofCommand = { id: command.id, kind: command.kind, status: data.status, return_code: data.return_code, at: now };
         const done = awaiting.length === 0;
+        // Still pending after one of its deletes succeeded: the proof names the delete it waits for.
+        const next = succeeded && !done ? await commandState(tx, awaiting[0]!) : null;
+        const shown: ProofCommand = next
+          ? { ...next, return_code: null, at: null }
+          : { id: command.id, kind: command.kind, status: data.status, return_code: data.return_code, at: now };
         await tx
           .update(deletionProofTerminals)
           .set({ awaiting, command: shown, status: done ? 'confirmed' : 'pending', confirmedAt: done ? now : null })
