@@ -112,6 +112,18 @@ describe('disable, remove, reset', () => {
     expect((await passwordSignInRaw(server, 'paula', 'another long password')).status).toBe(204);
   });
 
+  test('a reset link spent lifts a lockout of wrong passwords: the new password signs in at once', async () => {
+    const created = await admin.post('/users/', { name: 'Lou', username: 'lou', role: 'viewer' });
+    await completeInvite(server, created.body.invite_url);
+    let locked = 0;
+    for (let i = 0; i < 12 && locked === 0; i++) if ((await passwordSignInRaw(server, 'lou', `wrong password ${i}`)).status === 429) locked = i;
+    expect(locked).toBeGreaterThan(0);
+    expect((await passwordSignInRaw(server, 'lou', PASSWORD)).status).toBe(429);
+    const reset = await admin.post(`/users/${created.body.id}/reset/`);
+    expect((await completeInviteRaw(server, inviteToken(reset.body.invite_url), 'a brand new long password')).status).toBe(204);
+    expect((await passwordSignInRaw(server, 'lou', 'a brand new long password')).status).toBe(204);
+  });
+
   test('an admin limited to north sees an account of north and south, and changes, resets or removes it not (its link would hand over south)', async () => {
     expect((await server.admin.post('/areas/', { name: 'south' })).status).toBe(201);
     const both = await server.admin.post('/users/', { name: 'Bea Both', username: 'bea', role: 'admin', areas: ['north', 'south'] });
@@ -159,6 +171,33 @@ describe('API keys', () => {
     expect(used.last_used_at).not.toBeNull();
     expect((await admin.delete(`/api-keys/${created.body.id}/`)).status).toBe(204);
     expect((await client.get('/users/me/')).status).toBe(401);
+  });
+
+  test('a key is never more than its maker: demoted or moved, they lose the keys they could no longer make', async () => {
+    const amy = await makeUser(server, 'amy', 'admin', { areas: ['north', 'south'] });
+    const amyClient = sessionClient(server, amy.session);
+    const made = async (name: string, role: string, areas: string[]) => {
+      const res = await amyClient.post('/api-keys/', { name, role, areas });
+      expect(res.status).toBe(201);
+      return bearer(res.body.key);
+    };
+    const southAdmin = await made('south-admin', 'admin', ['south']);
+    const northViewer = await made('north-viewer', 'viewer', ['north']);
+    const northHr = await made('north-hr', 'hr', ['north']);
+    // Moved to north only: the south key goes, the north ones stay.
+    expect((await server.admin.patch(`/users/${amy.id}/`, { areas: ['north'] })).body).toMatchObject({ areas: ['north'] });
+    expect((await southAdmin.get('/users/me/')).status).toBe(401);
+    expect((await northViewer.get('/users/me/')).body).toMatchObject({ role: 'viewer', areas: ['north'] });
+    // Demoted to a role that makes no keys: every key goes (it could give her admin rights back).
+    expect((await server.admin.patch(`/users/${amy.id}/`, { role: 'viewer' })).status).toBe(200);
+    expect((await northViewer.get('/users/me/')).status).toBe(401);
+    expect((await northHr.post('/users/', { name: 'Sneaky', username: 'sneaky', role: 'admin' })).status).toBe(401);
+    const audit = await server.admin.get('/audit-log/?action=user.updated');
+    expect(
+      audit.body.results.find((r: { target_id: string; details: { role?: string } }) => r.target_id === amy.id && r.details.role === 'viewer').details,
+    ).toMatchObject({
+      api_keys_revoked: 2,
+    });
   });
 
   test('an expired key is refused; an unknown area is 422', async () => {

@@ -212,6 +212,35 @@ describe('a manager of north sees nothing of south', () => {
     expect((await server.admin.patch('/devices/TBOTH01/', { areas: ['north'] })).body.areas).toEqual(['north']);
   });
 
+  test('a limited caller deletes, disables or wipes only what is wholly its own; areas are made and renamed by callers of every area', async () => {
+    expect((await server.admin.post('/employees/', { id: 'E-BOTH2', name: 'Both Again' })).status).toBe(201);
+    const both = await server.admin.post('/enrollees/', { employee: 'E-BOTH2', areas: ['north', 'south'] });
+    const deleted = await hr.delete(`/enrollees/${both.body.id}/`);
+    expect(deleted.status).toBe(403);
+    expect(deleted.body.error.details).toEqual({ outside: ['south'] });
+    expect((await server.admin.get(`/enrollees/${both.body.id}/`)).body.status).toBe('active');
+    expect((await server.admin.post('/devices/', { serial_number: 'TBOTH02', areas: ['north', 'south'] })).status).toBe(201);
+    expect((await installer.delete('/devices/TBOTH02/')).status).toBe(403);
+    expect((await installer.post('/devices/TBOTH02/disable/')).status).toBe(403);
+    expect((await installer.post('/devices/TBOTH02/commands/', { kind: 'clear_data', confirm: 'TBOTH02' })).status).toBe(403);
+    expect((await server.admin.get('/devices/TBOTH02/')).body.status).toBe('approved');
+    // Its own terminal: wiped and removed as before; other commands on a shared one as before.
+    expect((await installer.post('/devices/TBOTH02/commands/', { kind: 'reboot' })).status).toBe(201);
+    expect((await installer.post('/devices/TNORTH02/commands/', { kind: 'clear_data', confirm: 'TNORTH02' })).status).toBe(201);
+    expect((await installer.delete('/devices/TNORTH02/')).status).toBe(204);
+    // A north-only person: deleted by north's HR.
+    expect((await server.admin.post('/employees/', { id: 'E-NORTH-GONE', name: 'Leaving North' })).status).toBe(201);
+    const own = await hr.post('/enrollees/', { employee: 'E-NORTH-GONE' });
+    expect((await hr.delete(`/enrollees/${own.body.id}/`)).status).toBe(204);
+    // Areas: an admin of north neither makes, renames, describes nor removes one (its own neither).
+    const northAdmin = await clientAs(server, 'admin', ['north'], 'north-admin@example.com');
+    expect((await northAdmin.post('/areas/', { name: 'east' })).status).toBe(403);
+    expect((await northAdmin.patch('/areas/south/', { description: 'x' })).status).toBe(403);
+    expect((await northAdmin.patch('/areas/north/', { name: 'north-x' })).status).toBe(403);
+    expect((await northAdmin.delete('/areas/south/')).status).toBe(403);
+    expect((await server.admin.get('/areas/south/')).body.description ?? null).toBeNull();
+  });
+
   test('a north terminal’s users: a conflict with a south person is told, not who; adopting reaches no south person, nor puts anyone in south', async () => {
     // The north terminal holds someone under the south person's PIN, and a user of its own.
     const users = `USER PIN=${south.pin}\tName=Same pin\tPri=0\tPasswd=\tCard=\tGrp=1\n` + 'USER PIN=77777\tName=Own user\tPri=0\tPasswd=\tCard=\tGrp=1\n';

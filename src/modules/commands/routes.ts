@@ -30,8 +30,11 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     )
     .post(
       '/devices/:serial/commands',
-      async ({ params, body, admin, set }) => {
-        const command = await commands.operator.queueForOperator(await devices.get(params.serial), body, admin.by);
+      async ({ params, body, admin, scope, set }) => {
+        const device = await devices.get(params.serial);
+        // Wiping a terminal another area's people are on is that area's decision too.
+        if (body.kind === 'clear_data' || body.kind === 'clear_logs') await devices.refuseIfShared(device.id, scope, body.kind);
+        const command = await commands.operator.queueForOperator(device, body, admin.by);
         set.status = 201;
         return command;
       },

@@ -15,7 +15,7 @@ import { type DeviceChanges, type DeviceEvents, deviceRef } from './events';
 import type { DeviceKeys } from './keys';
 import type { DeviceRecords } from './records';
 import type { DeviceRuntime } from './runtime';
-import { setDeviceAreas } from './scope';
+import { refuseIfSharedTerminal, setDeviceAreas } from './scope';
 import { type DeviceRow, deviceAreas, deviceClockOffsets, deviceKeys, devices, type RemovedDeviceFacts, removedDevices } from './tables';
 
 export class DeviceAdministration {
@@ -49,10 +49,11 @@ export class DeviceAdministration {
   }
 
   /** Disables a device; its queued commands expire except deletes (commands reacts). */
-  async disableDevice(serial: string, options: { by: string }): Promise<DeviceRow> {
+  async disableDevice(serial: string, options: { by: string; scope?: AreaScope }): Promise<DeviceRow> {
     const row = await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const device = await this.records.get(serial, w.tx);
+      await refuseIfSharedTerminal(w.tx, device.id, options.scope ?? EVERYWHERE, 'disable');
       await w.tx.update(devices).set({ status: 'disabled', updatedAt: now }).where(eq(devices.id, device.id));
       await noteOnDevice(w.tx, device.id, 'disabled', `disabled by ${options.by}`, undefined, now);
       await audit(w.tx, now, { actor: options.by, action: 'device.disabled', targetType: 'device', targetId: serial });
@@ -121,10 +122,11 @@ export class DeviceAdministration {
    * pending under its old id (`fpa_removed_devices`) and is sent the deletes it owes whatever
    * its status; approved again, it is asked for its users and backfilled like any terminal.
    */
-  async remove(serial: string, by: string): Promise<void> {
+  async remove(serial: string, by: string, scope: AreaScope = EVERYWHERE): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const device = await this.records.get(serial, w.tx);
+      await refuseIfSharedTerminal(w.tx, device.id, scope, 'remove');
       await this.events.record(w, 'device_removed', { device: deviceRef(device), by });
       const facts: RemovedDeviceFacts = {
         speaksBiodata: device.speaksBiodata,

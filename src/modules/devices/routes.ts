@@ -75,11 +75,15 @@ function changeRoutes(http: Http, devices: DeviceService) {
         tags,
       },
     })
-    .post('/devices/:serial/disable', async ({ params, admin }) => views.viewOne(await administration.disableDevice(params.serial, { by: admin.by })), {
-      params: SerialParams,
-      response: { 200: Device, ...errors('not_found') },
-      detail: { summary: 'Disable a terminal', tags },
-    });
+    .post(
+      '/devices/:serial/disable',
+      async ({ params, admin, scope }) => views.viewOne(await administration.disableDevice(params.serial, { by: admin.by, scope })),
+      {
+        params: SerialParams,
+        response: { 200: Device, ...errors('not_found') },
+        detail: { summary: 'Disable a terminal', tags },
+      },
+    );
 }
 
 /** A terminal added by hand before it connects (pre-registered), or removed. */
@@ -103,8 +107,8 @@ function addRemoveRoutes(http: Http, devices: DeviceService) {
     )
     .delete(
       '/devices/:serial',
-      async ({ params, admin, set }) => {
-        await administration.remove(params.serial, admin.by);
+      async ({ params, admin, scope, set }) => {
+        await administration.remove(params.serial, admin.by, scope);
         set.status = 204;
       },
       {

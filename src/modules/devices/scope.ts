@@ -6,8 +6,9 @@
  */
 import { type Column, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
-import type { AreaScope } from '../../platform/scope';
-import { scopeAreaIds } from '../areas';
+import { FpaError } from '../../platform/errors';
+import { type AreaScope, isLimited } from '../../platform/scope';
+import { areaNames, areasOutside, scopeAreaIds } from '../areas';
 import { deviceAreas, devices } from './tables';
 
 /** A condition: the device id in `column` is in one of the scope's areas; undefined when unlimited. */
@@ -35,4 +36,20 @@ export async function serialsInAreas(q: Queryable, scope: AreaScope): Promise<st
 export async function setDeviceAreas(q: Queryable, deviceId: string, areaIds: string[]): Promise<void> {
   await q.delete(deviceAreas).where(eq(deviceAreas.deviceId, deviceId));
   if (areaIds.length > 0) await q.insert(deviceAreas).values(areaIds.map((areaId) => ({ deviceId, areaId })));
+}
+
+/**
+ * A caller limited to areas removes, disables or wipes only a terminal wholly within them: one
+ * also in another area serves that area's people too, whose administrators decide (403). `doing`
+ * names the action in the message ("remove", "disable", "clear_data").
+ */
+export async function refuseIfSharedTerminal(q: Queryable, deviceId: string, scope: AreaScope, doing: string): Promise<void> {
+  if (!isLimited(scope)) return;
+  const ids = (await q.select({ areaId: deviceAreas.areaId }).from(deviceAreas).where(eq(deviceAreas.deviceId, deviceId))).map((r) => r.areaId);
+  const outside = areasOutside(scope, [...(await areaNames(q, ids)).values()]);
+  if (outside.length > 0) {
+    throw new FpaError('forbidden', `this terminal also serves other areas (${outside.join(', ')}): an administrator of those areas may ${doing} it`, {
+      outside,
+    });
+  }
 }

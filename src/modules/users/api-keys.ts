@@ -20,7 +20,7 @@ import { type Page, pageOf, readCursor } from '../../platform/http/paging';
 import { knownAreaIds, namesByMember } from '../areas';
 import { audit } from '../audit';
 import type { ApiKeyCreatedView, ApiKeyCreateInput, ApiKeyView } from './model';
-import { assertMayGrant, assertMayGrantAreas, assertMayTouch, inCallerScope } from './rules';
+import { assertMayGrant, assertMayGrantAreas, assertMayTouch, inCallerScope, mayStillHold } from './rules';
 import type { UserRuntime } from './runtime';
 import { type ApiKeyRow, apiKeyAreas, apiKeys } from './tables';
 
@@ -133,6 +133,21 @@ export class ApiKeys {
     return revoked.length;
   }
 
+  /** Revokes the keys a user made that their new role or areas no longer allow them to make (rules.ts `mayStillHold`); how many. */
+  async revokeBeyond(tx: Tx, userId: string, holder: Pick<Caller, 'role' | 'areas'>): Promise<number> {
+    const live = await tx
+      .select({ id: apiKeys.id, role: apiKeys.role })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+    const areas = await this.areasOf(
+      live.map((k) => k.id),
+      tx,
+    );
+    const beyond = live.filter((k) => !mayStillHold(holder, { role: k.role, areas: areas.get(k.id) ?? [] })).map((k) => k.id);
+    if (beyond.length > 0) await tx.update(apiKeys).set({ revokedAt: this.ctx.clock.now() }).where(inArray(apiKeys.id, beyond));
+    return beyond.length;
+  }
+
   /** The caller a presented key stands for, or null (unknown, revoked, expired). */
   async identify(key: string): Promise<Caller | null> {
     if (!KEY_SHAPE.test(key) || this.secrets.currentId === null) return null;
@@ -164,9 +179,8 @@ export class ApiKeys {
     return areas.length > 0 && inCallerScope(caller, areas);
   }
 
-  private async areasOf(ids: readonly string[]): Promise<Map<string, string[]>> {
+  private async areasOf(ids: readonly string[], q: Queryable = this.ctx.db.orm): Promise<Map<string, string[]>> {
     if (ids.length === 0) return new Map();
-    const q = this.ctx.db.orm;
     const pairs = await q
       .select({ member: apiKeyAreas.keyId, areaId: apiKeyAreas.areaId })
       .from(apiKeyAreas)

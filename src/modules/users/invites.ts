@@ -15,6 +15,7 @@ import { PASSWORD_MIN } from './model';
 import { hashPassword } from './passwords';
 import type { UserRuntime } from './runtime';
 import { type UserRow, userInvites, users } from './tables';
+import { forgetSignInFailures } from './throttle';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -96,6 +97,8 @@ export class Invites {
         .returning();
       if (!user) return null;
       await this.sessions.endSessionsOf(tx, user.id);
+      // A new password from an administrator's link lifts a lockout of wrong ones at once.
+      await forgetSignInFailures(tx, user.username);
       await audit(tx, now, {
         actor: user.username,
         actorKind: 'user',

@@ -10,7 +10,9 @@
  *   a reset link would hand the whole account (every area of it) to whoever holds it (403).
  */
 import { FpaError } from '../../platform/errors';
+import { API_PREFIX } from '../../platform/http/api-prefix';
 import { type Caller, ROLES, type Role } from '../../platform/http/caller';
+import { permits, ruleFor } from '../../platform/http/policy';
 
 const rank = (role: Role) => ROLES.indexOf(role);
 
@@ -60,4 +62,14 @@ export function assertMayChangeAccount(caller: Caller, areas: readonly string[])
       },
     );
   }
+}
+
+/**
+ * Whether someone now of `holder`'s role and areas may keep an API key they made: only one they
+ * could make now (a key is never more than its maker). A demoted or moved account loses the rest.
+ */
+export function mayStillHold(holder: Pick<Caller, 'role' | 'areas'>, key: { role: Role; areas: readonly string[] }): boolean {
+  if (!permits(holder, ruleFor('POST', `${API_PREFIX}/api-keys/`))) return false;
+  if (rank(key.role) < rank(holder.role)) return false;
+  return holder.areas.length === 0 || (key.areas.length > 0 && key.areas.every((a) => holder.areas.includes(a)));
 }

@@ -208,7 +208,11 @@ export class UsersService {
         if (areaIds.length > 0) await tx.insert(userAreas).values(areaIds.map((areaId) => ({ userId: row.id, areaId })));
         areas = [...new Set(patch.areas)].sort();
       }
-      const ended = disabling ? await this.endAccess(tx, row.id) : null;
+      const ended = disabling
+        ? await this.endAccess(tx, row.id)
+        : patch.role !== undefined || patch.areas !== undefined
+          ? { api_keys_revoked: await this.keys.revokeBeyond(tx, row.id, { role: next.role ?? row.role, areas }) }
+          : null;
       await audit(tx, now, {
         actor: caller.by,
         action: disabling ? 'user.disabled' : patch.disabled === false && row.disabledAt !== null ? 'user.enabled' : 'user.updated',

@@ -11,6 +11,7 @@
  */
 import { eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Rate } from '../../platform/config/settings';
+import type { Tx } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { FpaError } from '../../platform/errors';
 import type { UserRuntime } from './runtime';
@@ -67,7 +68,7 @@ export class SignInThrottle {
    */
   private keys(username: string, address: string | null, scope: Scope): Counted[] {
     const s = this.ctx.settings;
-    const keys: Counted[] = [{ key: `${scope}:${username.trim().toLowerCase()}`, rate: s.CONSOLE_SIGN_IN_LIMIT }];
+    const keys: Counted[] = [{ key: scope === 'user' ? userKey(username) : `${scope}:${username.trim().toLowerCase()}`, rate: s.CONSOLE_SIGN_IN_LIMIT }];
     if (address) keys.push({ key: `address:${address}`, rate: s.CONSOLE_SIGN_IN_ADDRESS_LIMIT });
     return keys;
   }
@@ -104,8 +105,21 @@ export class SignInThrottle {
 
   /** A success forgets the username's failures (not the address's: one good password does not vouch for the rest). */
   async succeeded(username: string): Promise<void> {
-    const key = `user:${username.trim().toLowerCase()}`;
+    const key = userKey(username);
     const [row] = await this.ctx.db.orm.select({ key: signInFailures.key }).from(signInFailures).where(eq(signInFailures.key, key));
     if (row) await this.ctx.db.write(({ tx }) => tx.delete(signInFailures).where(eq(signInFailures.key, key)));
   }
+}
+
+/** The key a username's failed sign-ins are counted under. */
+function userKey(username: string): string {
+  return `user:${username.trim().toLowerCase()}`;
+}
+
+/**
+ * Forgets a username's failed sign-ins inside a write (an administrator's reset link spent: its
+ * holder proved who they are, and signs in with the new password at once).
+ */
+export async function forgetSignInFailures(tx: Tx, username: string): Promise<void> {
+  await tx.delete(signInFailures).where(eq(signInFailures.key, userKey(username)));
 }

@@ -85,9 +85,10 @@ export const POLICY: readonly Rule[] = [
   rule('GET', 'areas/', EVERYONE),
   rule('GET', 'areas/{name}/', EVERYONE),
   rule('GET', 'areas/{name}/members/', READ_PEOPLE),
-  rule('POST', 'areas/', NOBODY_ELSE),
-  rule('PATCH', 'areas/{name}/', NOBODY_ELSE),
-  rule('DELETE', 'areas/{name}/', NOBODY_ELSE),
+  // Areas are everyone's frame, not one area's: made, renamed and removed by callers of every area.
+  rule('POST', 'areas/', NOBODY_ELSE, EVERYWHERE),
+  rule('PATCH', 'areas/{name}/', NOBODY_ELSE, EVERYWHERE),
+  rule('DELETE', 'areas/{name}/', NOBODY_ELSE, EVERYWHERE),
 
   // People: hr keeps them; managers, installers and viewers read them.
   rule('GET', 'employees/', READ_PEOPLE),

@@ -75,7 +75,7 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
 }
 
 /** What admitting a caller needs of a request. */
-interface AdmitContext {
+export interface AdmitContext {
   request: Request;
   route: string;
   server: Parameters<typeof peerAddress>[0];
@@ -116,6 +116,17 @@ export async function admitAdmin(http: Http, context: AdmitContext, options: { a
   // An administrator waits for the answer however long the work takes (a purge at ten million
   // punches runs for a minute): Bun's idle timeout would otherwise reset the connection.
   waitForTheHandler(context.server, context.request);
+  return { admin, scope: scopeOf(admin) };
+}
+
+/**
+ * The same door again, for a caller already in (an open stream): its credentials checked anew
+ * (session ended, key revoked, account disabled) and its role and areas as they are now. No side
+ * effects of a request (audit actor, handler timeout).
+ */
+export async function readmitAdmin(http: Http, context: AdmitContext, options: { queryToken?: boolean } = {}): Promise<Admitted> {
+  const admin = await http.auth.authenticate(context.request, { ...options, peerIp: peerAddress(context.server, context.request) });
+  authorize(admin, context.request.method, context.route);
   return { admin, scope: scopeOf(admin) };
 }
 

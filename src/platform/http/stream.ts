@@ -18,7 +18,7 @@ import type { Settings } from '../config/settings';
 import { describeError, FpaError } from '../errors';
 import type { ModuleRuntime } from '../runtime';
 import { type AreaScope, isLimited, type MembersOf, ScopeWatch, type Subjects } from '../scope';
-import { admitAdmin, apiRouter, type Http, SECURITY_SCHEMES } from './router';
+import { type AdmitContext, admitAdmin, apiRouter, type Http, readmitAdmin, SECURITY_SCHEMES } from './router';
 
 /** One item of a stream: its position, kind, serialized message, and whom it is about (the area filter). */
 export interface StreamItem {
@@ -220,16 +220,23 @@ export class StreamQuota {
   }
 }
 
+/** The token expired, or the caller's credentials no longer admit it (session ended, key revoked, account disabled). */
 export const CLOSE_TOKEN_EXPIRED = 4401;
 /** A place taken for a handshake whose socket has not opened after this long is given back. */
 const UPGRADE_GRACE_MS = 10_000;
 /** setTimeout's limit (about 24.8 days); a later expiry is re-armed when the first timer fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** How often an open stream's caller is checked again (disabled, key revoked, role or areas changed). */
+export const STREAM_RECHECK_MS = 5_000;
+/** The caller's role or areas changed since the socket opened: it connects again to get the new ones. */
+export const CLOSE_ACCESS_CHANGED = 4403;
+
 interface Connection {
   subscriber: Subscriber | null;
   release: () => void;
   expiry: ReturnType<typeof setTimeout> | null;
+  recheck: ReturnType<typeof setInterval> | null;
 }
 
 /** A handshake that passed: its quota place, until its socket opens (or the grace runs out). */
@@ -238,6 +245,10 @@ interface Handshake {
   expiresAt: number | undefined;
   scope: AreaScope;
   grace: ReturnType<typeof setTimeout>;
+  /** The caller admitted again now (throws when it no longer is); its role and areas as they are now. */
+  readmit: () => Promise<{ role: string; areas: readonly string[] }>;
+  /** Role and areas at the handshake. */
+  access: string;
 }
 
 /** The door of a stream: the administrator checked, a quota place taken per handshake; `accepted` holds it by request until the socket opens. */
@@ -257,7 +268,9 @@ function handshakes(http: Http, quota: StreamQuota) {
       release();
     }, UPGRADE_GRACE_MS);
     grace.unref();
-    accepted.set(request, { release, expiresAt: identity.expiresAt, scope, grace });
+    const door: AdmitContext = { request, route: context.route, server: context.server };
+    const readmit = async () => (await readmitAdmin(http, door, { queryToken: true })).admin;
+    accepted.set(request, { release, expiresAt: identity.expiresAt, scope, grace, readmit, access: accessOf(identity) });
   };
   return { accepted, admit };
 }
@@ -271,6 +284,7 @@ function connections(hub: StreamHub) {
     if (!connection) return;
     bySocket.delete(raw);
     if (connection.expiry) clearTimeout(connection.expiry);
+    if (connection.recheck) clearInterval(connection.recheck);
     if (connection.subscriber) hub.remove(connection.subscriber);
     connection.release();
   };
@@ -286,7 +300,33 @@ function connections(hub: StreamHub) {
     connection.expiry = setTimeout(() => armExpiry(raw, connection, expiresAt), Math.min(delay, MAX_TIMER_MS));
     connection.expiry.unref();
   };
-  return { bySocket, end, armExpiry };
+  /**
+   * Checks the caller again every STREAM_RECHECK_MS: a socket outlives neither its account, key or
+   * session (4401) nor the role and areas it was opened with (4403: connecting again gives the
+   * new ones). A check that fails for another reason (the database busy) is tried at the next.
+   */
+  const armRecheck = (raw: ServerWebSocket<unknown>, connection: Connection, handshake: Pick<Handshake, 'readmit' | 'access'>) => {
+    const check = async () => {
+      let closing: [number, string] | null = null;
+      try {
+        if (accessOf(await handshake.readmit()) !== handshake.access) closing = [CLOSE_ACCESS_CHANGED, 'access changed: connect again'];
+      } catch (error) {
+        if (error instanceof FpaError && error.code === 'unauthorized') closing = [CLOSE_TOKEN_EXPIRED, 'access ended'];
+        else if (error instanceof FpaError && error.code === 'forbidden') closing = [CLOSE_ACCESS_CHANGED, 'access changed: connect again'];
+      }
+      if (!closing || !bySocket.has(raw)) return;
+      end(raw);
+      raw.close(...closing);
+    };
+    connection.recheck = setInterval(() => void check(), STREAM_RECHECK_MS);
+    connection.recheck.unref();
+  };
+  return { bySocket, end, armExpiry, armRecheck };
+}
+
+/** A caller's role and areas, compared before and after. */
+function accessOf(caller: { role: string; areas: readonly string[] }): string {
+  return `${caller.role}:${[...caller.areas].sort().join(',')}`;
 }
 
 /**
@@ -313,7 +353,7 @@ export function streamRoute<Q extends TObject>(
 ) {
   const { hub, source, quota } = options;
   const { accepted, admit } = handshakes(http, quota);
-  const { bySocket, end, armExpiry } = connections(hub);
+  const { bySocket, end, armExpiry, armRecheck } = connections(hub);
   return apiRouter(http, options.name, { security: [{ [SECURITY_SCHEMES.admin]: [] }] }).ws(options.path, {
     query: options.query,
     detail: options.detail,
@@ -332,9 +372,10 @@ export function streamRoute<Q extends TObject>(
         return;
       }
       clearTimeout(handshake.grace);
-      const connection: Connection = { subscriber: null, release: handshake.release, expiry: null };
+      const connection: Connection = { subscriber: null, release: handshake.release, expiry: null, recheck: null };
       bySocket.set(raw, connection);
       if (handshake.expiresAt !== undefined) armExpiry(raw, connection, handshake.expiresAt);
+      armRecheck(raw, connection, handshake);
       const query = textQuery(ws.data.query);
       // Without `after` the stream starts at the head: live items only.
       const position = query.after === undefined || query.after === '' ? await source.head() : Number(query.after);
