@@ -183,6 +183,25 @@ describe('a manager of north sees nothing of south', () => {
     expect((await hr.get(`/enrollment-sessions/?enrollee=${south.id}`)).body.results).toEqual([]);
   });
 
+  test('the calendar answers for a person of another area exactly as for one who does not exist', async () => {
+    expect((await server.admin.post('/work-schedules/', { name: 'Roles day', start: '09:00', end: '17:00' })).status).toBe(201);
+    // The answer with the value asked replaced: the same for a south person and a missing PIN.
+    const asked = async (value: string) => {
+      const answers = [
+        await hr.get(`/calendar/?enrollee=${value}&from=2026-11-27&to=2026-11-27`),
+        await hr.post('/leaves/', { enrollee: value, from: '2026-12-01', to: '2026-12-02', kind: 'vacation' }),
+        await hr.get(`/leaves/?enrollee=${value}`),
+        await hr.get(`/shift-assignments/?enrollee=${value}`),
+        await hr.post('/shift-assignments/', { schedule: 'Roles day', enrollee: value, from: '2026-12-01' }),
+      ];
+      return answers.map((r) => [r.status, JSON.stringify(r.body.error ?? null, (k, v) => (k === 'request_id' ? undefined : v)).replaceAll(value, '…')]);
+    };
+    const south404 = await asked(south.pin);
+    expect(south404.map(([status]) => status)).toEqual([404, 404, 404, 404, 404]);
+    expect(south404).toEqual(await asked('99999'));
+    expect(JSON.stringify(south404)).not.toContain(south.id);
+  });
+
   test('a limited caller puts people and terminals only in its own areas (its own by default)', async () => {
     expect((await server.admin.post('/employees/', { id: 'E-NEW', name: 'New' })).status).toBe(201);
     const refused = await hr.post('/enrollees/', { employee: 'E-NEW', areas: ['south'] });

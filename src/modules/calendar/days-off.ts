@@ -179,7 +179,7 @@ export class DaysOff {
     const conditions: SQL[] = [];
     const member = this.enrollees.membership.enrolleeInScope(leaves.enrolleeId, scope);
     if (member) conditions.push(member);
-    if (filters.enrollee) conditions.push(eq(leaves.enrolleeId, (await this.person(this.ctx.db.orm, filters.enrollee)).id));
+    if (filters.enrollee) conditions.push(eq(leaves.enrolleeId, (await this.person(this.ctx.db.orm, filters.enrollee, scope)).id));
     if (filters.employee) {
       const found = (await this.enrollees.byEmployeeKeys(this.ctx.db.orm, [filters.employee])).get(filters.employee);
       conditions.push(eq(leaves.enrolleeId, found?.id ?? ''));
@@ -213,8 +213,7 @@ export class DaysOff {
     if (input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
-      const person = await this.person(w.tx, input.enrollee);
-      await this.enrollees.get(person.id, w.tx, scope);
+      const person = await this.person(w.tx, input.enrollee, scope);
       const row: LeaveRow = { id: crypto.randomUUID(), enrolleeId: person.id, fromDate: input.from, toDate: input.to, kind: input.kind, createdAt: now };
       await w.tx.insert(leaves).values(row);
       await audit(w.tx, now, { actor: by, action: 'leave.created', targetType: 'leave', targetId: row.id, details: { ...input, enrollee: person.id } });
@@ -309,10 +308,13 @@ export class DaysOff {
 
   // ---------------------------------------------------------------- shared
 
-  /** An enrollee (not deleted) by UUID or device PIN. */
-  async person(q: Queryable, value: string): Promise<EnrolleeRow> {
+  /**
+   * An enrollee (not deleted) by UUID or device PIN; outside a limited caller's areas one is not
+   * there, with the same answer as a missing one (nothing tells that they exist, nor their id).
+   */
+  async person(q: Queryable, value: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
     const row = await this.enrollees.findByIdOrPin(q, value);
-    if (!row) throw new FpaError('not_found', 'enrollee not found', { enrollee: value });
+    if (!row || !(await this.enrollees.inScope(q, row.id, scope))) throw new FpaError('not_found', 'enrollee not found', { enrollee: value });
     return row;
   }
 

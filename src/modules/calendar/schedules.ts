@@ -137,7 +137,7 @@ export class Schedules {
     scope: AreaScope = EVERYWHERE,
   ): Promise<Page<ShiftAssignmentView>> {
     const conditions: SQL[] = [];
-    if (filters.enrollee) conditions.push(eq(shiftAssignments.enrolleeId, (await this.daysOff.person(this.ctx.db.orm, filters.enrollee)).id));
+    if (filters.enrollee) conditions.push(eq(shiftAssignments.enrolleeId, (await this.daysOff.person(this.ctx.db.orm, filters.enrollee, scope)).id));
     if (filters.from) conditions.push(or(isNull(shiftAssignments.toDate), gte(shiftAssignments.toDate, filters.from))!);
     if (filters.to) conditions.push(lte(shiftAssignments.fromDate, filters.to));
     const after = twoKeyCursor(filters.cursor);
@@ -173,7 +173,7 @@ export class Schedules {
       const row: AssignmentRow = {
         id: crypto.randomUUID(),
         scheduleId: schedule.id,
-        enrolleeId: input.enrollee !== undefined ? (await this.daysOff.person(w.tx, input.enrollee)).id : null,
+        enrolleeId: input.enrollee !== undefined ? (await this.daysOff.person(w.tx, input.enrollee, scope)).id : null,
         areaId: input.area !== undefined ? (await resolveAreas(w.tx, [input.area], now, this.ctx.settings.AREAS_CREATED_ON_USE))[0]! : null,
         fromDate: input.from,
         toDate: input.to ?? null,

@@ -244,13 +244,12 @@ export class CalendarService {
       throw new FpaError('validation_error', `from..to must be 1 to ${MAX_CALENDAR_DAYS} dates`, { fields: ['from', 'to'] });
     }
     const q = this.ctx.db.orm;
-    let enrollee = query.enrollee ? await this.daysOff.person(q, query.enrollee) : null;
+    if (!query.enrollee && !query.employee) throw new FpaError('validation_error', 'give enrollee or employee', { fields: ['enrollee', 'employee'] });
+    // A person outside a limited caller's areas answers as a missing one does.
+    let enrollee = query.enrollee ? await this.enrollees.findByIdOrPin(q, query.enrollee) : null;
     if (!enrollee && query.employee) enrollee = (await this.enrollees.byEmployeeKeys(q, [query.employee])).get(query.employee) ?? null;
     if (enrollee && !(await this.enrollees.inScope(q, enrollee.id, scope))) enrollee = null;
-    if (!enrollee) {
-      if (!query.enrollee && !query.employee) throw new FpaError('validation_error', 'give enrollee or employee', { fields: ['enrollee', 'employee'] });
-      throw new FpaError('not_found', 'enrollee not found', { enrollee: query.enrollee ?? null, employee: query.employee ?? null });
-    }
+    if (!enrollee) throw new FpaError('not_found', 'enrollee not found', { enrollee: query.enrollee ?? null, employee: query.employee ?? null });
     const [person] = await this.people(q, [enrollee.id]);
     const planner = await this.planner(q, [person!], from, to);
     return { enrollee: enrollee.id, employee: enrollee.employeeKey, results: planner.plans(person!, from, to).map(calendarDayView) };
