@@ -7,7 +7,7 @@
  * every terminal after the server itself was down, are asked to re-upload the silent range.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { SimulatedTerminal, type SimulatedTerminalOptions } from '../../src/simulator/terminal';
 import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer, tempDir } from '../support/harness';
 import { drain } from '../support/terminals';
@@ -136,6 +136,94 @@ describe('punch completeness', () => {
     expect((await storedFrom('GAP00002')).length).toBe(3);
     const report = await server.admin.get(`/devices/GAP00002/completeness/?from=${today()}&to=${today()}`);
     expect(report.body.recoveries[0]).toMatchObject({ reason: 'terminal_outage', status: 'done', recovered: 3 });
+  });
+});
+
+describe('counts that tell the truth', () => {
+  /** An approved terminal whose count (0) agreed with what is stored. */
+  async function agreedTerminal(sn: string, options: Partial<SimulatedTerminalOptions> = {}): Promise<SimulatedTerminal> {
+    const terminal = new SimulatedTerminal({ url: server.url, sn, now: clock.now, ...options });
+    await terminal.handshake();
+    await terminal.postOptions();
+    expect((await server.admin.post(`/devices/${sn}/approve/`, { areas: ['default'] })).status).toBe(200);
+    await drain(terminal);
+    await runCheck();
+    return terminal;
+  }
+  const gapEventsOf = async (sn: string) =>
+    ((await server.admin.get('/events/?limit=1000')).body.results as { type: string; data: { device: { serial_number: string } } }[]).filter(
+      (e) => e.type === 'punch_gap_found' && e.data.device.serial_number === sn,
+    );
+  const dayOf = async (sn: string) => (await server.admin.get(`/devices/${sn}/completeness/?from=${today()}&to=${today()}`)).body.days[0];
+
+  test('a punch stored before the terminal reports its new count is no gap (the check between upload and report)', async () => {
+    const terminal = await agreedTerminal('GAP00010');
+    expect((await terminal.punch([{ pin: '31', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
+    // The check runs before the terminal's next poll: its count (0) is older than the punch.
+    await runCheck();
+    await drain(terminal); // INFO: TransactionCount=1
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ gaps: 0 });
+    expect(await gapEventsOf('GAP00010')).toEqual([]);
+    expect(await dayOf('GAP00010')).toMatchObject({ stored: 1, status: 'complete' });
+  });
+
+  test('a terminal whose clock runs 5 minutes ahead is asked for its records where its clock put them', async () => {
+    const terminal = await agreedTerminal('GAP00011');
+    // Its records carry its clock, 5 minutes ahead, and that drift was measured (devices.clock_drift_seconds).
+    await server.fpa.db.client.execute({ sql: 'update fpa_devices set clock_drift_seconds = 300 where serial_number = ?', args: ['GAP00011'] });
+    const ahead = (ms: number) => new Date(clock.now() + 5 * 60_000 + ms);
+    expect((await terminal.punch([{ pin: '32', at: ahead(1000) }])).body).toStartWith('OK');
+    terminal.holdUnsent([{ pin: '32', at: ahead(3000) }]);
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    await runCheck();
+    expect(await dayOf('GAP00011')).toMatchObject({ stored: 2, status: 'complete' });
+    const log = (await server.admin.get('/events/?limit=1000')).body.results as {
+      type: string;
+      data: { device: { serial_number: string }; remaining?: number };
+    }[];
+    expect(log.filter((e) => e.type === 'punch_gap_closed' && e.data.device.serial_number === 'GAP00011').map((e) => e.data.remaining)).toEqual([0]);
+  });
+
+  test('a re-upload that brings fewer than were missing leaves the gap open, asked again only an hour later', async () => {
+    const terminal = await agreedTerminal('GAP00013');
+    expect((await terminal.punch([{ pin: '34', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
+    // Kept with a stamp far outside any range asked (a clock set wrong and never measured).
+    terminal.holdUnsent([{ pin: '34', at: new Date(clock.now() + 6 * 3_600_000) }]);
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    await runCheck();
+    const report = (await server.admin.get(`/devices/GAP00013/completeness/?from=${today()}&to=${today()}`)).body;
+    expect(report.recoveries[0]).toMatchObject({ status: 'done', recovered: 0, missing: 1 });
+    expect(report.counts.missing).toBe(1);
+    clock.advance(2 * 60_000);
+    await runCheck();
+    expect((await drain(terminal)).filter((c) => c.startsWith('DATA QUERY'))).toEqual([]);
+  });
+
+  test('a terminal that cannot re-send, then cleared: the gap of before the clear stays a gap, not complete', async () => {
+    const terminal = await agreedTerminal('GAP00012', { respond: (c) => (c.text.startsWith('DATA QUERY ATTLOG') ? -1002 : undefined) });
+    expect((await terminal.punch([{ pin: '33', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
+    terminal.holdUnsent([{ pin: '33', at: new Date(clock.now() + 2000) }]);
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    await drain(terminal); // answers the re-upload with −1002
+    expect(await dayOf('GAP00012')).toMatchObject({ status: 'gap' });
+    // Its log cleared: it holds nothing now.
+    expect((await server.admin.post('/devices/GAP00012/commands/', { kind: 'clear_logs', confirm: 'GAP00012' })).status).toBe(201);
+    await drain(terminal);
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    await runCheck();
+    expect(await dayOf('GAP00012')).toMatchObject({ stored: 1, status: 'gap' });
   });
 });
 

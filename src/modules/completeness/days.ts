@@ -9,6 +9,9 @@
  * 4. the terminal's count agreed with the stored punches on or after that date (and the
  *    terminal was known by then) → `complete` as of that agreement;
  * 5. otherwise `unknown` (the terminal said nothing since, or it was not known then).
+ *
+ * A cleared log (the terminal's count fell below the agreed one) vouches for nothing before the
+ * clear: dates up to it follow 3 and 4 with the agreement and the gap of before the clear.
  */
 import type { Static } from '@sinclair/typebox';
 import { and, between, eq } from 'drizzle-orm';
@@ -59,8 +62,8 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
   );
   const recoveries = await c.recoveries.overlapping(db, device.id, from, to);
   const state = await c.stateOf(db, device.id);
-  const agreedDate = state?.agreedAt != null ? c.recoveries.wallTime(device, state.agreedAt).slice(0, 10) : null;
-  const knownSince = c.recoveries.wallTime(device, device.approvedAt ?? device.createdAt).slice(0, 10);
+  const dateOf = (at: number | null | undefined) => (at == null ? null : c.recoveries.wallTime(device, at).slice(0, 10));
+  const counts = { since: dateOf(device.approvedAt ?? device.createdAt)!, today, state };
   const days: Day[] = [];
   for (let date = from; date <= to; date = addDays(date, 1)) {
     const n = stored.get(date) ?? 0;
@@ -76,10 +79,7 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
     const covering = recoveries.filter((r) => covers(r, date));
     if (covering.some((r) => r.status === 'planned' || r.status === 'queued' || r.status === 'answered')) days.push({ ...base, status: 'recovering' });
     else if (row) days.push({ ...base, status: n >= row.reported ? 'complete' : 'gap' });
-    else if (state?.gapSince != null && (agreedDate === null || date >= agreedDate) && date <= today) days.push({ ...base, status: 'gap' });
-    else if (agreedDate !== null && date <= agreedDate && date >= knownSince)
-      days.push({ ...base, reported: n, reported_at: iso(state!.agreedAt), reported_by: 'count', status: 'complete' });
-    else days.push({ ...base, status: 'unknown' });
+    else days.push(byCounts(base, n, dateOf, counts));
   }
   return {
     serial_number: device.serialNumber,
@@ -94,6 +94,33 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
     days,
     recoveries: recoveries.slice(0, 50).map(recoveryView),
   };
+}
+
+type DayBase = Omit<Day, 'status'>;
+
+/**
+ * A date no re-upload covered, by the terminal's counts (rules 3 to 5 of the file's comment). A
+ * cleared log (or a reset terminal) vouches for nothing before its clear: those dates are read by
+ * the agreement in force then, and a gap open then stays a gap (those punches left with the log).
+ */
+function byCounts(
+  base: DayBase,
+  stored: number,
+  dateOf: (at: number | null | undefined) => string | null,
+  known: { since: string; today: string; state: PunchCountRow | null },
+): Day {
+  const { state } = known;
+  const date = base.date;
+  const clearedDate = dateOf(state?.clearedAt);
+  const beforeClear = clearedDate !== null && date <= clearedDate;
+  const agreedAt = beforeClear ? (state?.agreedBeforeClearAt ?? null) : (state?.agreedAt ?? null);
+  const agreedDate = dateOf(agreedAt);
+  const gapOpen = beforeClear ? state?.missingAtClear != null : state?.gapSince != null;
+  if (gapOpen && (agreedDate === null || date >= agreedDate) && date <= known.today) return { ...base, status: 'gap' };
+  if (agreedDate !== null && date <= agreedDate && date >= known.since) {
+    return { ...base, reported: stored, reported_at: iso(agreedAt), reported_by: 'count', status: 'complete' };
+  }
+  return { ...base, status: 'unknown' };
 }
 
 function covers(r: RecoveryRow, date: string): boolean {

@@ -32,6 +32,11 @@ export interface RecoveryDeps {
 /** Distinct attendance lines a terminal sent while a re-upload was open, per local date. */
 type SeenLines = Map<string, Set<string>>;
 
+/** The terminal's clock ahead of real time (behind: negative), as last measured; 0 when unknown. */
+function driftMs(device: DeviceRow): number {
+  return (device.clockDriftSeconds ?? 0) * 1000;
+}
+
 export class Recoveries {
   /** recovery id → the lines seen for it (lost at a restart: the stored count is used then). */
   private readonly seen = new Map<string, { deviceId: string; from: string; to: string; dates: SeenLines }>();
@@ -63,7 +68,8 @@ export class Recoveries {
       .where(
         and(
           eq(punchRecoveries.deviceId, deviceId),
-          sql`(${punchRecoveries.status} in ('planned', 'queued', 'answered') or (${punchRecoveries.status} = 'failed' and ${punchRecoveries.finishedAt} > ${now - RETRY_AFTER_MS}))`,
+          // A failed one, or one done that brought fewer than were missing, is tried again an hour later.
+          sql`(${punchRecoveries.status} in ('planned', 'queued', 'answered') or (${punchRecoveries.status} in ('failed', 'done') and coalesce(${punchRecoveries.recovered}, 0) < coalesce(${punchRecoveries.missing}, 0) and ${punchRecoveries.finishedAt} > ${now - RETRY_AFTER_MS}))`,
         ),
       )
       .limit(1);
@@ -92,8 +98,10 @@ export class Recoveries {
       id: crypto.randomUUID(),
       deviceId: device.id,
       reason,
-      fromTime: this.wallTime(device, Math.max(range.from - MARGIN_MS, now - settings.PUNCH_RECOVERY_LOOKBACK)),
-      toTime: this.wallTime(device, Math.max(range.to, range.from)),
+      // The terminal stamps records with its own clock: the range moves by its measured drift,
+      // with the margin at both ends (a clock drifting since it was measured).
+      fromTime: this.wallTime(device, Math.max(range.from - MARGIN_MS, now - settings.PUNCH_RECOVERY_LOOKBACK) + driftMs(device)),
+      toTime: this.wallTime(device, Math.max(range.to, range.from) + driftMs(device) + MARGIN_MS),
       commandId: null,
       status: 'planned',
       missing,
@@ -174,16 +182,16 @@ export class Recoveries {
         });
     }
     await tx.update(punchRecoveries).set({ status: 'done', recovered, finishedAt: now }).where(eq(punchRecoveries.id, recovery.id));
+    const remaining = Math.max(0, (recovery.missing ?? 0) - recovered);
+    // Brought fewer than the counts said were missing: the gap stays open (tried again later),
+    // not agreed away; else the agreement is taken again from now.
+    const agreement =
+      remaining > 0
+        ? { gapMissing: remaining }
+        : { agreedAt: now, agreedCount: reportedCount, agreedSequence: await this.deps.punches.maxSequence(), gapSince: null, gapMissing: null };
     await tx
       .update(punchCounts)
-      .set({
-        agreedAt: now,
-        agreedCount: reportedCount,
-        agreedSequence: await this.deps.punches.maxSequence(),
-        gapSince: null,
-        gapMissing: null,
-        updatedAt: now,
-      })
+      .set({ ...agreement, updatedAt: now })
       .where(eq(punchCounts.deviceId, device.id));
     w.afterCommit(() => this.seen.delete(recovery.id));
     if (recovery.reason === 'count_mismatch' || recovered > 0) {
@@ -193,7 +201,7 @@ export class Recoveries {
         recovery: refOf(recovery),
         status: 'done',
         recovered,
-        remaining: Math.max(0, (recovery.missing ?? 0) - recovered),
+        remaining,
         return_code: recovery.returnCode,
       });
     }

@@ -8,7 +8,8 @@
  * terminal against how many were stored since. Equal: they agree again (now). The terminal's
  * count ahead, still after a settling time (a record counted before its upload arrives): a gap,
  * `punch_gap_found`, and a re-upload of the range since the last agreement is queued
- * (recovery.ts). Behind (a cleared log): they agree from now. A terminal back after a silence,
+ * (recovery.ts). Behind (a cleared log): they agree from then on, and days before the clear are
+ * not vouched for by that agreement (days.ts). A terminal back after a silence,
  * and every terminal after this server was down (its own heartbeat, heartbeat.ts), are asked to
  * re-upload the silent range too: planned at once, sent by the check a settling time later, once
  * the terminal had time to send its backlog by itself. Per date, days.ts says what is known.
@@ -65,10 +66,20 @@ export class Completeness {
 
   /** Keeps a terminal's reported count (reactions.ts: in the write that records the report). */
   async countReported(w: WriteContext, device: DeviceRow, count: number, at: number): Promise<void> {
+    const before = await this.stateOf(w.tx, device.id);
+    // A count that fell: the log was cleared (or the terminal reset). Kept with what held then.
+    const cleared = before?.reportedCount != null && count < before.reportedCount ? { clearedAt: at, ...(await this.heldAtClear(w.tx, before)) } : {};
+    const reported = { reportedCount: count, reportedAt: at, reportedSequence: await this.deps.punches.maxSequence(), ...cleared, updatedAt: at };
     await w.tx
       .insert(punchCounts)
-      .values({ deviceId: device.id, reportedCount: count, reportedAt: at, updatedAt: at })
-      .onConflictDoUpdate({ target: punchCounts.deviceId, set: { reportedCount: count, reportedAt: at, updatedAt: at } });
+      .values({ deviceId: device.id, ...reported })
+      .onConflictDoUpdate({ target: punchCounts.deviceId, set: reported });
+  }
+
+  /** What held when a terminal's log was cleared: the agreement in force, and what was missing then (lost with the log). */
+  private async heldAtClear(q: Queryable, before: PunchCountRow): Promise<{ agreedBeforeClearAt: number | null; missingAtClear: number | null }> {
+    const missing = before.gapMissing ?? (await this.difference(q, before))?.missing ?? 0;
+    return { agreedBeforeClearAt: before.agreedAt, missingAtClear: missing > 0 ? missing : null };
   }
 
   async stateOf(q: Queryable, deviceId: string): Promise<PunchCountRow | null> {
@@ -143,14 +154,18 @@ export class Completeness {
     return 'gaps';
   }
 
-  /** The counts agree (or the terminal holds fewer, a cleared log): agreement taken from now. */
+  /**
+   * The counts agree (or the terminal holds fewer: a cleared log, kept by countReported so that
+   * days before it are not vouched for by this agreement, days.ts), as of the moment the terminal
+   * reported its count: what was stored after that report stays to be counted at the next.
+   */
   private async agree(w: WriteContext, state: PunchCountRow, now: number): Promise<void> {
     await w.tx
       .update(punchCounts)
       .set({
         agreedAt: state.reportedAt ?? now,
         agreedCount: state.reportedCount,
-        agreedSequence: await this.deps.punches.maxSequence(),
+        agreedSequence: state.reportedSequence ?? (await this.deps.punches.maxSequence()),
         gapSince: null,
         gapMissing: null,
         updatedAt: now,

@@ -14,6 +14,19 @@ export const punchCounts = sqliteTable('fpa_punch_counts', {
   agreedAt: integer('agreed_at'),
   agreedCount: integer('agreed_count'),
   agreedSequence: integer('agreed_sequence'),
+  /**
+   * The highest punch sequence when the count was reported: an agreement is as of that moment,
+   * so a punch stored after the report (the terminal counts it at its next) stays "stored since".
+   */
+  reportedSequence: integer('reported_sequence'),
+  /**
+   * The terminal's count fell below the agreed one (its log cleared, or it was reset): since then
+   * it vouches for nothing before. When, the agreement in force then, and the gap open then (the
+   * punches it never sent are lost with its log).
+   */
+  clearedAt: integer('cleared_at'),
+  agreedBeforeClearAt: integer('agreed_before_clear_at'),
+  missingAtClear: integer('missing_at_clear'),
   /** A disagreement found (`punch_gap_found`) and not closed yet: since when, how many. */
   gapSince: integer('gap_since'),
   gapMissing: integer('gap_missing'),
