@@ -57,7 +57,13 @@ async function proofOf(id: string) {
   expect(res.status).toBe(200);
   return res.body as {
     complete: boolean;
-    terminals: { serial_number: string; status: string; confirmed_at: string | null; command: { kind: string; return_code: number | null } | null }[];
+    terminals: {
+      serial_number: string;
+      status: string;
+      confirmed_at: string | null;
+      last_heard_at: string | null;
+      command: { kind: string; return_code: number | null } | null;
+    }[];
     signature: string;
     [k: string]: unknown;
   };
@@ -286,5 +292,47 @@ describe('deletion proof', () => {
     } finally {
       for (const off of offs) off();
     }
+  });
+
+  test('a terminal answering its delete with an error is shown with that answer, and when it was last heard from', async () => {
+    await terminal('PROOF-G', { respond: (c) => (c.text.startsWith('DATA DELETE') ? -5 : undefined) });
+    const p = await person('PR-8');
+    for (const t of fleet.values()) await drain(t);
+    expect((await server.admin.delete(`/enrollees/${p.id}/consent`)).status).toBe(200);
+    for (const t of fleet.values()) await drain(t);
+    const g = (await proofOf(p.id)).terminals.find((t) => t.serial_number === 'PROOF-G')!;
+    expect(g.status).toBe('pending');
+    // Retried, as the queue says: its error answer in the proof, not "not answered yet".
+    expect(g.command).toMatchObject({ kind: 'delete_template', status: 'pending', return_code: -5 });
+    expect(Date.parse(g.last_heard_at!)).toBeGreaterThan(clock.now() - 60_000);
+    const pdf = await fetch(`${server.admin.base}/enrollees/${p.id}/deletion-proof.pdf`, { headers: server.admin.headers });
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(await pdf.arrayBuffer())), { mergePages: true });
+    expect(text).toContain('Last heard from');
+    fleet.delete('PROOF-G');
+    expect((await server.admin.delete('/devices/PROOF-G/')).status).toBe(204);
+  });
+
+  test('templates destroyed, then the person deleted: the proof keeps when the templates were destroyed', async () => {
+    const p = await person('PR-9');
+    expect((await server.admin.delete(`/enrollees/${p.id}/consent`)).status).toBe(200);
+    const destroyedAt = (await proofOf(p.id)).server as { at: string; templates_destroyed: number };
+    offset += 60_000;
+    expect((await server.admin.delete(`/enrollees/${p.id}/`)).status).toBe(204);
+    expect((await proofOf(p.id)).server).toEqual(destroyedAt);
+  });
+
+  test('a terminal unreachable for long, then removed, stays unreachable (counted from when it was last heard from)', async () => {
+    await terminal('PROOF-H');
+    const p = await person('PR-10');
+    for (const t of fleet.values()) await drain(t);
+    fleet.delete('PROOF-H');
+    expect((await server.admin.delete(`/enrollees/${p.id}/consent`)).status).toBe(200);
+    for (const t of fleet.values()) await drain(t);
+    offset += 31 * DAY;
+    expect(statuses(await proofOf(p.id))['PROOF-H']).toBe('unreachable');
+    expect((await server.admin.delete('/devices/PROOF-H/')).status).toBe(204);
+    const after = (await proofOf(p.id)).terminals.find((t) => t.serial_number === 'PROOF-H')!;
+    expect(after.status).toBe('unreachable');
+    expect(Date.parse(after.last_heard_at!)).toBeLessThan(clock.now() - 30 * DAY);
   });
 });

@@ -3,7 +3,7 @@ export type { CommandEvents } from './events';
 export { commandJobs } from './jobs';
 export { type DueCommand, type NewCommand, QUERY_USERS_KEY } from './kinds';
 export { DeviceCommand } from './model';
-export { commandState, openDeletesOf, type WaitingCommands, waitingSince } from './open';
+export { commandStates, openDeletesOf, type WaitingCommands, waitingSince } from './open';
 export type { CancelRefusal } from './operator-actions';
 export * as commandReactions from './reactions';
 export { describeReturnCode } from './return-codes';

@@ -1,5 +1,5 @@
 /** Unfinished commands, read for the deletion proofs and the diagnostics. */
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, inArray, lt, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { DELETE_KINDS } from './kinds';
 import { deviceCommands } from './tables';
@@ -24,13 +24,17 @@ export async function openDeletesOf(q: Queryable, pin: string): Promise<OpenDele
     );
 }
 
-/** A command as it stands now (a proof shows the delete a terminal still owes), or null when gone. */
-export async function commandState(q: Queryable, id: number): Promise<{ id: number; kind: string; status: string } | null> {
-  const [row] = await q
-    .select({ id: deviceCommands.id, kind: deviceCommands.kind, status: deviceCommands.status })
+/** Commands as they stand now, by id (a proof shows the delete a terminal still owes, with its last answer's code). */
+export async function commandStates(
+  q: Queryable,
+  ids: readonly number[],
+): Promise<Map<number, { id: number; kind: string; status: string; returnCode: number | null }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q
+    .select({ id: deviceCommands.id, kind: deviceCommands.kind, status: deviceCommands.status, returnCode: deviceCommands.returnCode })
     .from(deviceCommands)
-    .where(eq(deviceCommands.id, id));
-  return row ?? null;
+    .where(inArray(deviceCommands.id, [...ids]));
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 export interface WaitingCommands {

@@ -136,6 +136,7 @@ export class DeviceAdministration {
         firmware: device.firmware,
         pushVersion: device.pushVersion,
         parameters: device.parameters,
+        lastSeenAt: device.lastSeenAt,
       };
       await w.tx
         .insert(removedDevices)

@@ -27,7 +27,7 @@ export async function terminalsByIds(q: Queryable, ids: readonly string[]): Prom
     const missing = chunk.filter((id) => !out.has(id));
     if (missing.length === 0) continue;
     const gone = await q.select().from(removedDevices).where(inArray(removedDevices.deviceId, missing));
-    for (const r of gone) out.set(r.deviceId, { serialNumber: r.serialNumber, status: null, lastSeenAt: null, removedAt: r.removedAt });
+    for (const r of gone) out.set(r.deviceId, { serialNumber: r.serialNumber, status: null, lastSeenAt: r.facts.lastSeenAt ?? null, removedAt: r.removedAt });
   }
   return out;
 }

@@ -33,6 +33,7 @@ import {
   devices,
   deviceUsers,
   type PendingLimit,
+  type RemovedDeviceFacts,
   removedDevices,
 } from './tables';
 import type { DeviceUsers } from './users';
@@ -134,7 +135,7 @@ export class DeviceRegistration {
       if (stillFull) this.refuseRegistration(serial, now, stillFull, source);
       const row: DeviceRow = {
         ...newDeviceRow(serial, 'pending_approval', now, { ip: contact.ip ?? source, pushVersion: contact.pushVersion, language: contact.language }),
-        ...(removed ? { ...removed.facts, id: removed.deviceId } : {}),
+        ...(removed ? restoredFacts(removed) : {}),
         // What it says now wins over what it said before its removal.
         ...(contact.pushVersion ? { pushVersion: contact.pushVersion } : {}),
         // Its pin follows it while it waits, so it is pinned where it is approved from (identity.ts).
@@ -270,7 +271,7 @@ export class DeviceRegistration {
       const removed = await this.takeRemoved(w.tx, serial);
       const device: DeviceRow = {
         ...newDeviceRow(serial, 'approved', now, {}),
-        ...(removed ? { ...removed.facts, id: removed.deviceId } : {}),
+        ...(removed ? restoredFacts(removed) : {}),
         name: input.name ?? null,
         timeZone: input.time_zone ?? null,
         lastSeenAt: null,
@@ -383,4 +384,10 @@ function newDeviceRow(serial: string, status: DeviceStatus, now: number, contact
     createdAt: now,
     updatedAt: now,
   };
+}
+
+/** What a removed terminal brings back when it registers again: its facts and its old id (not when it was last heard of). */
+function restoredFacts(removed: { deviceId: string; facts: RemovedDeviceFacts }) {
+  const { lastSeenAt: _lastSeen, ...facts } = removed.facts;
+  return { ...facts, id: removed.deviceId };
 }

@@ -160,11 +160,15 @@ export const removedDevices = sqliteTable('fpa_removed_devices', {
   facts: text('facts', { mode: 'json' }).$type<RemovedDeviceFacts>().notNull(),
 });
 
-/** The facts of a removed terminal restored when it registers again (its dialect and algorithms). */
+/**
+ * The facts of a removed terminal restored when it registers again (its dialect and algorithms),
+ * and when it was last heard of before its removal (a deletion proof's "unreachable since"; not
+ * restored: lookup.ts reads it).
+ */
 export type RemovedDeviceFacts = Pick<
   typeof devices.$inferSelect,
   'speaksBiodata' | 'algorithmVersion' | 'algorithmSource' | 'faceAlgorithmVersion' | 'firmware' | 'pushVersion' | 'parameters'
->;
+> & { lastSeenAt?: number | null };
 
 /** The limits that refuse an unknown terminal's registration (registration.ts `pendingFull`). */
 export const PENDING_LIMITS = ['ADMS_MAX_PENDING_DEVICES', 'ADMS_MAX_PENDING_PER_ADDRESS'] as const;

@@ -13,7 +13,10 @@ export const ProofCommand = t.Object(
     return_code: Nullable(Int({ description: 'The terminal’s `Return=` code (0: done; -10: the user was not on the terminal, nothing left to delete).' })),
     at: Nullable(Instant('When the terminal answered.')),
   },
-  { description: 'The delete command of this terminal the proof rests on.' },
+  {
+    description:
+      'The delete command of this terminal the proof rests on: the one it answered when `confirmed`; while `pending` or `unreachable`, the delete it still owes as it stands now (an error answer shown with its code while it is retried).',
+  },
 );
 
 export const ProofTerminal = t.Object({
@@ -23,6 +26,11 @@ export const ProofTerminal = t.Object({
     '`confirmed`: the terminal answered the delete; `pending`: not yet; `unreachable`: not heard from for DELETION_PROOF_UNREACHABLE_AFTER (a removed terminal that never came back).',
   ),
   confirmed_at: Nullable(Instant()),
+  last_heard_at: Nullable(
+    Instant(
+      'While `pending` or `unreachable`: when the terminal was last heard from (a removed one: before its removal; null: never, or confirmed). `unreachable` counts from it.',
+    ),
+  ),
   command: Nullable(ProofCommand),
 });
 

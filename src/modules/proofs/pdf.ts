@@ -91,7 +91,9 @@ function terminals(doc: PDFKit.PDFDocument, proof: Proof): void {
     doc
       .fontSize(9)
       .fillColor('#333')
-      .text(`${t.confirmed_at ? `Confirmed ${when(t.confirmed_at)}. ` : ''}${detail}`, { indent: 12 })
+      .text(`${t.confirmed_at ? `Confirmed ${when(t.confirmed_at)}. ` : ''}${detail}${t.last_heard_at ? ` Last heard from ${when(t.last_heard_at)}.` : ''}`, {
+        indent: 12,
+      })
       .fillColor('black');
     doc.moveDown(0.3);
   }

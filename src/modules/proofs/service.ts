@@ -14,7 +14,7 @@ import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { areaNames } from '../areas';
-import { type CommandEvents, commandState, openDeletesOf } from '../commands';
+import { type CommandEvents, commandStates, openDeletesOf } from '../commands';
 import { terminalsByIds } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -67,7 +67,8 @@ export class DeletionProofs {
       reason,
       requestedAt: now,
       templatesDestroyed: (before?.templatesDestroyed ?? 0) + count,
-      destroyedAt: now,
+      // When templates were destroyed: a later request that found none left does not move it.
+      destroyedAt: count > 0 || !before ? now : before.destroyedAt,
       completedAt: null,
       updatedAt: now,
     };
@@ -136,11 +137,7 @@ export class DeletionProofs {
         if (!awaited && !wholeUser) continue;
         const awaiting = wholeUser ? [] : succeeded ? terminal.awaiting.filter((id) => id !== command.id) : terminal.awaiting;
         const done = awaiting.length === 0;
-        // Still pending after one of its deletes succeeded: the proof names the delete it waits for.
-        const next = succeeded && !done ? await commandState(tx, awaiting[0]!) : null;
-        const shown: ProofCommand = next
-          ? { ...next, return_code: null, at: null }
-          : { id: command.id, kind: command.kind, status: data.status, return_code: data.return_code, at: now };
+        const shown: ProofCommand = { id: command.id, kind: command.kind, status: data.status, return_code: data.return_code, at: now };
         await tx
           .update(deletionProofTerminals)
           .set({ awaiting, command: shown, status: done ? 'confirmed' : 'pending', confirmedAt: done ? now : null })
@@ -205,12 +202,23 @@ export class DeletionProofs {
       terminals.filter((t) => t.status === 'pending').map((t) => t.deviceId),
     );
     const limit = this.ctx.settings.DELETION_PROOF_UNREACHABLE_AFTER;
+    // Last heard of: its last contact (a removed one's, before its removal); never heard of, when it was removed; one forgotten altogether, the request.
+    const heardOf = (t: DeletionProofTerminalRow) => {
+      const f = facts.get(t.deviceId);
+      return f?.lastSeenAt ?? f?.removedAt ?? proof.requestedAt;
+    };
     const statusOf = (t: DeletionProofTerminalRow) => {
       if (t.status === 'confirmed') return 'confirmed' as const;
-      const f = facts.get(t.deviceId);
-      // Last heard of: its last contact; a removed one, when it was removed; one forgotten altogether, the request.
-      const heard = f?.lastSeenAt ?? f?.removedAt ?? proof.requestedAt;
-      return now - heard > limit ? ('unreachable' as const) : ('pending' as const);
+      return now - heardOf(t) > limit ? ('unreachable' as const) : ('pending' as const);
+    };
+    // A terminal still owing: the delete it owes as it stands now (retried after an error answer, with that code).
+    const owed = await commandStates(
+      q,
+      terminals.flatMap((t) => (t.status === 'pending' && t.awaiting.length > 0 ? [t.awaiting[0]!] : [])),
+    );
+    const commandOf = (t: DeletionProofTerminalRow): ProofCommand | null => {
+      const live = t.status === 'pending' ? owed.get(t.awaiting[0] ?? -1) : undefined;
+      return live ? { id: live.id, kind: live.kind, status: live.status, return_code: live.returnCode, at: null } : t.command;
     };
     return {
       enrollee: proof.enrolleeId,
@@ -220,12 +228,16 @@ export class DeletionProofs {
       server: { templates_destroyed: proof.templatesDestroyed, at: iso(proof.destroyedAt)! },
       terminals: terminals
         .sort((a, b) => a.serialNumber.localeCompare(b.serialNumber))
-        .map((t) => ({
-          serial_number: t.serialNumber,
-          status: statusOf(t),
-          confirmed_at: iso(t.confirmedAt),
-          command: t.command ? { ...t.command, at: iso(t.command.at) } : null,
-        })),
+        .map((t) => {
+          const command = commandOf(t);
+          return {
+            serial_number: t.serialNumber,
+            status: statusOf(t),
+            confirmed_at: iso(t.confirmedAt),
+            last_heard_at: t.status === 'pending' ? iso(facts.get(t.deviceId)?.lastSeenAt ?? null) : null,
+            command: command ? { ...command, at: iso(command.at) } : null,
+          };
+        }),
       complete: proof.completedAt !== null,
       completed_at: iso(proof.completedAt),
       issued_at: iso(now)!,
