@@ -332,7 +332,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   anomaly_detected: {
     about:
-      'A punch deserves a look (`anomalies/`): a PIN, password or card where the person has a biometric (`verified_without_biometric`), two terminals too far apart for the time between (`impossible_travel`, `TRAVEL_MINUTES`), a punch on a day of leave (`while_on_leave`), the same person again within `DUPLICATE_WINDOW` (`repeated_punch`). The punch carries the kind among its flags; attendance is not changed. `details` depends on the kind; this example shows `impossible_travel`.',
+      'A punch deserves a look (`anomalies/`): a PIN, password or card where the person has a biometric (`verified_without_biometric`), two terminals too far apart for the time between (`impossible_travel`, `TRAVEL_MINUTES`), a punch on a day of leave (`while_on_leave`), the same person again within `DUPLICATE_WINDOW` (`repeated_punch`, on the later punch of the two). The punch carries the kind among its flags; attendance is not changed. When the earlier punch of a `repeated_punch` arrives last (a backlog, a re-upload, an import), the flag goes on the later punch, stored before: this event, in the same transaction, is what says its flags changed (a `punch_received` already sent showed it without). `details` depends on the kind; this example shows `impossible_travel`.',
     example: {
       anomaly: {
         id: '019ab3f2-7c41-7d2e-9f10-3e5a8b1c2d47',

@@ -8,7 +8,10 @@
  * - `impossible_travel`: another punch of the person, on a terminal sharing no area with this
  *   one, closer in time than TRAVEL_MINUTES says the two areas are apart.
  * - `while_on_leave`: the person is on leave (calendar or the host's) on the punch's date.
- * - `repeated_punch`: an earlier punch of the person within DUPLICATE_WINDOW (any terminal).
+ * - `repeated_punch`: an earlier punch of the person within DUPLICATE_WINDOW (any terminal). The
+ *   repeat is the later punch of the pair, whichever arrived last: a punch arriving after a later
+ *   one was stored (a backlog, a recovery, an import) makes that stored one the repeat
+ *   (`laterRepeats`).
  */
 import { travelKey } from '../../platform/config/values';
 import type { NearbyPunch } from '../punches';
@@ -52,18 +55,43 @@ export function detect(p: Candidate, c: Context): Found[] {
   if (travel) found.push({ kind: 'impossible_travel', details: travel });
   if (c.leave !== null) found.push({ kind: 'while_on_leave', details: { leave: c.leave } });
   const previous = c.duplicateWindowMs > 0 ? c.near.filter((n) => n.id !== p.id && n.at <= p.at && p.at - n.at < c.duplicateWindowMs).at(-1) : undefined;
-  if (previous) {
-    found.push({
-      kind: 'repeated_punch',
-      details: {
-        previous_punch: previous.id,
-        previous_at: new Date(previous.at).toISOString(),
-        seconds_apart: Math.round((p.at - previous.at) / 1000),
-        window_seconds: Math.round(c.duplicateWindowMs / 1000),
-      },
-    });
-  }
+  if (previous) found.push(repeatOf(p.at, previous, c.duplicateWindowMs));
   return found;
+}
+
+/** A stored punch that turned out to repeat one arriving after it, and that punch. */
+export interface LaterRepeat {
+  punch: NearbyPunch;
+  found: Found;
+}
+
+/**
+ * The stored punches of one person (`near`, oldest first as `byInstant` orders them) that repeat
+ * a punch arriving now: each whose nearest earlier punch is one of `arriving` and lies within the
+ * window. A stored punch whose nearest earlier punch was stored before it repeats that one, and
+ * was looked at when the pair was complete; the arriving punches themselves are detect's.
+ */
+export function laterRepeats(near: readonly NearbyPunch[], arriving: ReadonlySet<string>, windowMs: number): LaterRepeat[] {
+  if (windowMs <= 0) return [];
+  const out: LaterRepeat[] = [];
+  for (const [i, punch] of near.entries()) {
+    const previous = near[i - 1];
+    if (arriving.has(punch.id) || !previous || !arriving.has(previous.id) || punch.at - previous.at >= windowMs) continue;
+    out.push({ punch, found: repeatOf(punch.at, previous, windowMs) });
+  }
+  return out;
+}
+
+function repeatOf(at: number, previous: NearbyPunch, windowMs: number): Found {
+  return {
+    kind: 'repeated_punch',
+    details: {
+      previous_punch: previous.id,
+      previous_at: new Date(previous.at).toISOString(),
+      seconds_apart: Math.round((at - previous.at) / 1000),
+      window_seconds: Math.round(windowMs / 1000),
+    },
+  };
 }
 
 /** The closest other punch too far away for the time between, with the areas and minutes. */

@@ -2,7 +2,8 @@
  * Anomalies: punches that deserve a look, found as they are stored. A reaction to
  * `punch_received` (reactions.ts) runs the rules of detect.ts on each batch inside its write:
  * each anomaly is kept (`anomalies/`), added to the punch's flags and announced
- * (`anomaly_detected`, so webhooks carry it). Attendance never changes because of one.
+ * (`anomaly_detected`, so webhooks carry it). A punch arriving before a stored one it is repeated
+ * by flags that stored one, in the same write. Attendance never changes because of one.
  */
 import { and, desc, eq, gte, inArray, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
@@ -20,8 +21,8 @@ import type { DeviceRef, DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
-import { addPunchFlags, byInstant, type NearbyPunch, type PunchEvents, type PunchView, punchesNear } from '../punches';
-import { detect, type Found, WITHOUT_BIOMETRIC } from './detect';
+import { addPunchFlags, byInstant, type NearbyPunch, type PunchEvents, type PunchView, punchesByIds, punchesNear } from '../punches';
+import { detect, type Found, laterRepeats, WITHOUT_BIOMETRIC } from './detect';
 import type { AnomalyEvents } from './events';
 import type { AnomalyView } from './model';
 import type { AnomalyRuntime } from './runtime';
@@ -111,7 +112,47 @@ export class Anomalies {
       await this.record(w, p, found, { at: instants[i]!, date: dates[i]!, now });
       count += found.length;
     }
-    return count;
+    return count + (await this.laterRepeated(w, byPerson, new Set(candidates.map(({ punch }) => punch.id)), now));
+  }
+
+  /**
+   * The stored punches repeated by one arriving before them (a backlog, a recovery, an import
+   * deliver the earlier punch last; detect.ts `laterRepeats`): each gets the `repeated_punch` it
+   * would have got arriving last, flag and anomaly, in this write. Once: a punch already holding
+   * that anomaly keeps it alone.
+   */
+  private async laterRepeated(
+    w: WriteContext,
+    byPerson: ReadonlyMap<string, readonly NearbyPunch[]>,
+    arriving: ReadonlySet<string>,
+    now: number,
+  ): Promise<number> {
+    const window = this.ctx.settings.DUPLICATE_WINDOW;
+    const repeats = [...byPerson.values()].flatMap((near) => laterRepeats(near, arriving, window));
+    if (repeats.length === 0) return 0;
+    const held = await this.repeatsHeld(
+      w,
+      repeats.map((r) => r.punch.id),
+    );
+    const due = repeats.filter((r) => !held.has(r.punch.id));
+    const ids = due.map((r) => r.punch.id);
+    const views = new Map((await punchesByIds(w.tx, ids)).map((v) => [v.id, v]));
+    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    for (const { punch, found } of due) await this.record(w, views.get(punch.id)!, [found], { at: punch.at, date: localDateOf(punch.at, zone), now });
+    return due.length;
+  }
+
+  /** Which of these punches already hold a `repeated_punch` anomaly. */
+  private async repeatsHeld(w: WriteContext, punchIds: readonly string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    for (const ids of chunks([...punchIds], 500)) {
+      const rows = await w.tx
+        .select({ punchId: anomalies.punchId })
+        .from(anomalies)
+        .where(and(eq(anomalies.kind, 'repeated_punch'), inArray(anomalies.punchId, ids)));
+      for (const r of rows) held.add(r.punchId);
+    }
+    return held;
   }
 
   /**

@@ -2,7 +2,7 @@
  * What completeness (modules/completeness) and anomalies (modules/anomalies) read of the punch
  * table: punches counted per terminal (by the terminal's own local dates, through the dedupe
  * index, which starts with the device and its local date), and a person's punches near an
- * instant with the terminal that took them.
+ * instant with the terminal that took them, and punches by id as they are stored.
  */
 import { and, eq, getTableName, gt, gte, inArray, lte, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
@@ -10,6 +10,7 @@ import type { Execute, Queryable } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
 import { BUCKET_SQL, bucketGroups } from './buckets';
 import { NO_DEVICE, punches } from './tables';
+import { type PunchView, punchView } from './view';
 
 /** Punches a terminal sent (source `device`), voided ones included: they were kept. */
 const fromDevice = (deviceId: string) => and(eq(punches.deviceId, deviceId), eq(punches.source, 'device'));
@@ -106,6 +107,13 @@ export async function punchesNear(
 /** Oldest first; punches of one instant in the order they were stored. */
 export function byInstant(a: NearbyPunch, b: NearbyPunch): number {
   return a.at - b.at || a.sequence - b.sequence;
+}
+
+/** These punches as they are stored (anomalies: a stored punch that earned a flag later; a manual punch's answer). */
+export async function punchesByIds(q: Queryable, ids: readonly string[]): Promise<PunchView[]> {
+  const out: PunchView[] = [];
+  for (const some of chunks([...ids], 500)) out.push(...(await q.select().from(punches).where(inArray(punches.id, some))).map(punchView));
+  return out;
 }
 
 /** Adds flags to one stored punch (anomalies: a flag a punch earns once stored). */

@@ -1,6 +1,16 @@
 /** Punches: ingestion from terminals, corrections, the feed (`punches/latest/`), lists and the live stream. */
 export { PunchCorrections } from './corrections';
-export { addPunchFlags, byInstant, countFromDevice, countPerDateFromDevice, type NearbyPunch, punchesAt, punchesNear, storedOfDevice } from './device-counts';
+export {
+  addPunchFlags,
+  byInstant,
+  countFromDevice,
+  countPerDateFromDevice,
+  type NearbyPunch,
+  punchesAt,
+  punchesByIds,
+  punchesNear,
+  storedOfDevice,
+} from './device-counts';
 export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';
 export type { PunchImport } from './model';
 export { punchRoutes } from './routes';

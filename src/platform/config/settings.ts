@@ -415,7 +415,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   },
   DUPLICATE_WINDOW: duration(
     MINUTE,
-    'One person punching again within this (any terminal) is a `repeated_punch` anomaly (0 turns this off); attendance is not changed by it.',
+    'One person punching again within this (any terminal) is a `repeated_punch` anomaly on the later punch, whichever of the two arrived first (0 turns this off); attendance is not changed by it.',
   ),
 
   RETENTION_PUNCHES_DAYS: integer(0, 'Punches and attendance days older than this are purged (0 keeps them).'),
