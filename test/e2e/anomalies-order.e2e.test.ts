@@ -30,7 +30,7 @@ interface Punch {
 beforeAll(async () => {
   const now = Date.parse('2026-03-20T12:00:00Z');
   server = await startTestServer({ DUPLICATE_WINDOW: '1m' }, { clock: { now: () => now } });
-  people = await createPeople(server, ['R-man', 'R-imp', 'R-term', 'R-three', 'R-batch', 'R-far']);
+  people = await createPeople(server, ['R-man', 'R-imp', 'R-term', 'R-three', 'R-batch', 'R-far', 'R-resp']);
   t = new SimulatedTerminal({ url: server.url, sn: 'ORDER001' });
   await t.handshake();
   await t.postOptions();
@@ -145,5 +145,15 @@ describe('repeated_punch, the earlier punch arriving last', () => {
     await manual('R-far', '2026-03-16T12:00:00Z');
     expect(await anomaliesOf('R-far')).toEqual([]);
     expect((await punchesOf('R-far')).map((p) => p.flags)).toEqual([[], []]);
+  });
+});
+
+describe('POST punches/manual/ answers the punch as stored', () => {
+  test('a manual punch 30 s after another carries its repeated_punch flag in the answer', async () => {
+    await manual('R-resp', '2026-03-17T08:00:00Z');
+    const second = await manual('R-resp', '2026-03-17T08:00:30Z');
+    expect(second.flags).toEqual(['repeated_punch']);
+    const listed = (await punchesOf('R-resp')).find((p) => p.id === second.id);
+    expect(second).toEqual(listed!);
   });
 });

@@ -19,7 +19,7 @@ import { parsePunchTime } from '../../platform/time/dates';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import { type AuditEntry, audit, auditMany } from '../audit';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
-import { punchesAt, storedOfDevice } from './device-counts';
+import { punchesAt, punchesByIds, storedOfDevice } from './device-counts';
 import { type ImportError, importRows } from './import-rows';
 import type { PunchRuntime } from './runtime';
 import type { NewPunch, PunchService } from './service';
@@ -62,7 +62,8 @@ export class PunchCorrections {
       const value = { ...devicelessPunch(enrollee, at, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now()), correctionReason: input.reason };
       const [stored] = await this.store(w, [value], 'manual', by);
       if (!stored) throw new FpaError('conflict', 'the enrollee already has a punch at that local time', {});
-      const view = punchView(stored);
+      // Read back, not the row as inserted: what reacted to it in this write (an anomaly's flag) shows.
+      const [view = punchView(stored)] = await punchesByIds(w.tx, [stored.id]);
       await audit(w.tx, this.ctx.clock.now(), {
         actor: by,
         action: 'punch.manual',
