@@ -4,7 +4,8 @@
  * test clock where a cause takes time): an unknown serial knocking, a terminal waiting for
  * approval for more than a day, a silent one, commands waiting for a day, a clock five minutes
  * ahead, a time zone never set, fingerprints of an algorithm the terminal refuses, a full
- * terminal, a refused communication key, a terminal heard from a new address, registrations
+ * terminal (both standing through retries that have not reached the terminal, since their first
+ * refusal), a refused communication key, a terminal heard from a new address, registrations
  * refused because too many terminals wait for approval.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -58,18 +59,18 @@ async function cleared(kind: string, device: string): Promise<void> {
   expect(await find(kind, device), `${kind} for ${device} cleared`).toBeUndefined();
 }
 
-async function approved(sn: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}): Promise<SimulatedTerminal> {
+async function approved(sn: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}, areas?: string[]): Promise<SimulatedTerminal> {
   const t = new SimulatedTerminal({ url: server.url, sn, ...options });
   await t.handshake();
   await t.postOptions();
-  expect((await server.admin.post(`/devices/${sn}/approve/`, {})).status).toBe(200);
+  expect((await server.admin.post(`/devices/${sn}/approve/`, areas ? { areas } : {})).status).toBe(200);
   await drain(t);
   return t;
 }
 
-async function person(id: string, algorithmVersion = '10'): Promise<{ id: string; device_pin: string }> {
+async function person(id: string, algorithmVersion = '10', areas?: string[]): Promise<{ id: string; device_pin: string }> {
   expect((await server.admin.post('/employees/', { id, name: `Person ${id}` })).status).toBe(201);
-  const e = await server.admin.post('/enrollees/', { employee: id });
+  const e = await server.admin.post('/enrollees/', { employee: id, ...(areas ? { areas } : {}) });
   expect(e.status).toBe(201);
   expect((await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
   await server.fpa.service.storeTemplate(e.body.id, 6, new Uint8Array(Buffer.from(syntheticTemplate(180), 'base64')), { algorithmVersion, by: 'test' });
@@ -189,6 +190,67 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     expect((await server.admin.post('/jobs/reconcile-devices/run/')).status).toBe(200);
     await drain(t);
     await cleared('terminal_full', 'FULL-1');
+  });
+
+  test('a refusal stands through the reconciliation’s retries, its since where it first happened; the terminal taking them clears it', async () => {
+    // An area of their own: the people of the tests before are not sent to these terminals.
+    expect((await server.admin.post('/areas/', { name: 'refusals' })).status).toBe(201);
+    let refuses = true;
+    const inc = await approved('INC-2', { respond: (c) => (refuses && c.text.startsWith('DATA UPDATE FINGERTMP') ? -30 : undefined) }, ['refusals']);
+    const full = await approved('FULL-2', { capacity: { templates: 0 } }, ['refusals']);
+    await person('DIAG-REFUSED', '10', ['refusals']);
+    await drain(inc);
+    await drain(full);
+    const refused = await raised('templates_incompatible', 'INC-2');
+    const wasFull = await raised('terminal_full', 'FULL-2');
+    // Refused by the terminal (Return=-30): said so, not "made with algorithm 10 and it takes 10".
+    expect(refused.message).toBe(
+      '1 fingerprint of 1 person cannot be used by terminal INC-2: the terminal refused them (Return=-30: their algorithm, 10, is not one it takes, though it reports algorithm 10). Those people cannot identify there by fingerprint.',
+    );
+    expect(refused.details).toMatchObject({ templates: 1, people: 1, refused_by_terminal: 1, return_codes: [-30] });
+    offset += 10 * 60_000;
+    // The reconciliation queues them again: nothing reached the terminals yet, the refusals stand.
+    expect((await server.admin.post('/jobs/reconcile-devices/run/')).status).toBe(200);
+    expect(await find('templates_incompatible', 'INC-2')).toMatchObject({ since: refused.since, details: { templates: 1 } });
+    expect(await find('terminal_full', 'FULL-2')).toMatchObject({ since: wasFull.since });
+    // The terminals stay away until those retries expire: nothing reached them, the refusals stand.
+    offset += server.fpa.settings.COMMAND_EXPIRY + 60_000;
+    expect((await server.admin.post('/jobs/expire-commands/run/')).status).toBe(200);
+    expect(await find('templates_incompatible', 'INC-2')).toMatchObject({ since: refused.since });
+    expect(await find('terminal_full', 'FULL-2')).toMatchObject({ since: wasFull.since });
+    // Back, sent them again, and refused again: still the first refusal's time.
+    expect((await server.admin.post('/jobs/reconcile-devices/run/')).status).toBe(200);
+    await drain(inc);
+    await drain(full);
+    expect(await find('templates_incompatible', 'INC-2')).toMatchObject({ since: refused.since });
+    expect(await find('terminal_full', 'FULL-2')).toMatchObject({ since: wasFull.since });
+    // Taken at the next retry: cleared.
+    refuses = false;
+    full.capacity.templates = Number.POSITIVE_INFINITY;
+    expect((await server.admin.post('/jobs/reconcile-devices/run/')).status).toBe(200);
+    await drain(inc);
+    await drain(full);
+    await cleared('templates_incompatible', 'INC-2');
+    await cleared('terminal_full', 'FULL-2');
+  });
+
+  test('some refused by the terminal, others not sent for their algorithm: the message tells the two apart', async () => {
+    expect((await server.admin.post('/areas/', { name: 'mixed' })).status).toBe(201);
+    const t = await approved('INC-3', { respond: (c) => (c.text.startsWith('DATA UPDATE FINGERTMP') ? -30 : undefined) }, ['mixed']);
+    await person('DIAG-MIXED-10', '10', ['mixed']);
+    await person('DIAG-MIXED-12', '12', ['mixed']);
+    await drain(t);
+    const d = await raised('templates_incompatible', 'INC-3');
+    expect(d.message).toBe(
+      '2 fingerprints of 2 people cannot be used by terminal INC-3: the terminal refused 1 of them (Return=-30: not an algorithm it takes), and 1 other was made with algorithm 12, where the terminal takes 10. Those people cannot identify there by fingerprint.',
+    );
+    expect(d.details).toMatchObject({ templates: 2, algorithms: ['10', '12'], refused_by_terminal: 1, return_codes: [-30] });
+    // The reconciliation judges the one again and sends the other again: both still since the first time.
+    offset += 10 * 60_000;
+    expect((await server.admin.post('/jobs/reconcile-devices/run/')).status).toBe(200);
+    expect(await find('templates_incompatible', 'INC-3')).toMatchObject({ since: d.since, details: { templates: 2, refused_by_terminal: 1 } });
+    await drain(t);
+    expect(await find('templates_incompatible', 'INC-3')).toMatchObject({ since: d.since, details: { templates: 2, refused_by_terminal: 1 } });
   });
 
   test('a refused communication key; the key entered in the terminal clears it', async () => {

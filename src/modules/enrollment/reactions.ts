@@ -27,10 +27,11 @@ import { type FanOut, userCommand } from './fan-out';
 import type { Enrollment } from './module';
 import { consents, templates as templateRows } from './tables';
 import type { TemplateStore } from './template-store';
-import type { TemplateSync } from './template-sync';
+import type { RefusalChange, TemplateSync } from './template-sync';
 
 /** The terminal refused the template's algorithm version (2022+ firmware). */
 const ALGORITHM_MISMATCH = -30;
+const TERMINAL_FULL = -1001;
 
 /** What the reactions use. */
 export interface SyncDeps {
@@ -203,9 +204,20 @@ export const recordTemplateSync =
             : data.status === 'cancelled'
               ? 'the command was cancelled'
               : describeReturnCode(code);
-      await templateSync.recordSync(w.tx, templateId, data.device.id, Number(templateVersion), status, detail);
+      await templateSync.recordSync(w.tx, templateId, data.device.id, Number(templateVersion), { status, detail, refusal: refusalChange(data.status, code) });
     }
   };
+
+/**
+ * A refusal (the algorithm, Return=-30; no room, Return=-1001) made or made again; lifted when the
+ * terminal took the template or answered something else; left standing when nothing reached it.
+ */
+function refusalChange(status: CommandEvents['device_command_finished']['status'], code: number | null): RefusalChange {
+  if (status === 'succeeded') return 'lifted';
+  if (code === ALGORITHM_MISMATCH) return { refusal: 'incompatible', code };
+  if (code === TERMINAL_FULL) return { refusal: 'full', code };
+  return status === 'failed' && code !== null ? 'lifted' : 'unchanged';
+}
 
 /** A person's view shows their consent (or its last withdrawal) and enrolled fingers. */
 export const consentAndFingersOfPeople =

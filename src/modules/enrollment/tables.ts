@@ -149,6 +149,11 @@ export const SYNC_STATUSES = ['pending', 'present', 'incompatible', 'failed'] as
 
 export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
+/** Why a template does not reach a terminal: its algorithm (`incompatible`), or no room there (`full`). */
+export const REFUSALS = ['incompatible', 'full'] as const;
+
+export type Refusal = (typeof REFUSALS)[number];
+
 /** Per-device sync status of each template. */
 export const templateSync = sqliteTable(
   'fpa_template_sync',
@@ -160,6 +165,16 @@ export const templateSync = sqliteTable(
     commandId: integer('command_id'),
     detail: text('detail'),
     updatedAt: integer('updated_at').notNull(),
+    /**
+     * The refusal standing between this version and the terminal, kept while it is sent again
+     * (`pending`, or a retry that expired): lifted when the terminal takes it (or answers something
+     * else), gone with a new version or the row (template_sync.ts). The diagnostics read it.
+     */
+    refusal: text('refusal', { enum: REFUSALS }),
+    /** When the terminal (or the service, before sending) first refused this version; a refusal again does not move it. */
+    refusedAt: integer('refused_at'),
+    /** The terminal's return code (−30, −1001); null when the service judged the algorithm before sending. */
+    refusedCode: integer('refused_code'),
   },
   (t) => [primaryKey({ columns: [t.templateId, t.deviceId] }), index('fpa_template_sync_device').on(t.deviceId)],
 );

@@ -2,15 +2,37 @@
  * Per-terminal sync status of each template (`fpa_template_sync`): `pending` when queued,
  * `present` once the terminal confirmed it (or uploaded it), `incompatible` when its algorithm
  * cannot take it, `failed` otherwise. The fan-out writes the rows; the terminals' answers set them.
+ * A refusal (`incompatible`, or a full terminal) is kept beside the status while the same version
+ * is sent again, with the time it first happened: a retry still on its way has not reached the
+ * terminal, and the diagnostics go on saying so.
  */
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx } from '../../platform/db/client';
 import type { Clock } from '../../platform/runtime';
 import type { NewCommand } from '../commands';
-import { templateSync, templates } from './tables';
+import { type Refusal, templateSync, templates } from './tables';
 
 export type SyncRow = typeof templateSync.$inferInsert;
+
+/**
+ * What a terminal's answer does to the refusal standing on a template: one made (again), lifted
+ * (the terminal took it, or answered something else), or left as it was (nothing reached the
+ * terminal: the command expired or was cancelled).
+ */
+export type RefusalChange = { refusal: Refusal; code: number } | 'lifted' | 'unchanged';
+
+/** The columns a refusal change sets: a refusal made again keeps the time it first happened. */
+function refusalColumns(change: RefusalChange, now: number): SQLiteUpdateSetSource<typeof templateSync> {
+  if (change === 'unchanged') return {};
+  if (change === 'lifted') return { refusal: null, refusedAt: null, refusedCode: null };
+  return {
+    refusal: change.refusal,
+    refusedCode: change.code,
+    refusedAt: sql`case when ${templateSync.refusal} = ${change.refusal} then coalesce(${templateSync.refusedAt}, ${now}) else ${now} end`,
+  };
+}
 
 export class TemplateSync {
   constructor(private readonly clock: Clock) {}
@@ -21,12 +43,12 @@ export class TemplateSync {
     templateId: string,
     deviceId: string,
     version: number,
-    status: 'present' | 'failed' | 'incompatible',
-    detail: string | null,
+    answer: { status: 'present' | 'failed' | 'incompatible'; detail: string | null; refusal: RefusalChange },
   ): Promise<void> {
+    const now = this.clock.now();
     await tx
       .update(templateSync)
-      .set({ status, detail, updatedAt: this.clock.now() })
+      .set({ status: answer.status, detail: answer.detail, updatedAt: now, ...refusalColumns(answer.refusal, now) })
       .where(and(eq(templateSync.templateId, templateId), eq(templateSync.deviceId, deviceId), eq(templateSync.templateVersion, version)));
   }
 
@@ -64,11 +86,20 @@ export class TemplateSync {
   }
 }
 
+/**
+ * Writes what the fan-out decided (`pending`, `present`, `incompatible`). A refusal of the same
+ * version stands through a retry (`pending`) and, refused again before sending, keeps the time it
+ * first happened; a new version, or the template present, starts afresh.
+ */
 export async function upsertSync(tx: Tx, rows: SyncRow[]): Promise<void> {
+  const sameVersion = sql`${templateSync.templateVersion} = excluded.template_version`;
+  const retry = sql`(excluded.status = 'pending' and ${sameVersion})`;
+  const again = sql`(${sameVersion} and ${templateSync.refusal} = excluded.refusal)`;
   for (const chunk of chunks(rows, 400)) {
     await tx
       .insert(templateSync)
-      .values(chunk)
+      // Judged `incompatible` before sending: a refusal like the terminal's, without its code.
+      .values(chunk.map((r) => (r.status === 'incompatible' ? { ...r, refusal: 'incompatible' as const, refusedAt: r.updatedAt, refusedCode: null } : r)))
       .onConflictDoUpdate({
         target: [templateSync.templateId, templateSync.deviceId],
         set: {
@@ -77,6 +108,9 @@ export async function upsertSync(tx: Tx, rows: SyncRow[]): Promise<void> {
           detail: sql`excluded.detail`,
           commandId: sql`null`,
           updatedAt: sql`excluded.updated_at`,
+          refusal: sql`case when ${retry} then ${templateSync.refusal} else excluded.refusal end`,
+          refusedAt: sql`case when ${retry} then ${templateSync.refusedAt} when ${again} then coalesce(${templateSync.refusedAt}, excluded.refused_at) else excluded.refused_at end`,
+          refusedCode: sql`case when ${retry} then ${templateSync.refusedCode} else excluded.refused_code end`,
         },
       });
   }

@@ -1,17 +1,23 @@
 /** Templates that cannot reach a terminal (the diagnostics): its algorithm refused them, or it is full. */
-import { and, eq, exists, like, ne, not, or, sql } from 'drizzle-orm';
+import { and, eq, exists, isNotNull, isNull, ne, not, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Queryable } from '../../platform/db/client';
-import { templateSync, templates } from './tables';
+import { type Refusal, templateSync, templates } from './tables';
 
 export interface TemplatesNotReaching {
   deviceId: string;
   /** `incompatible`: the terminal cannot use their algorithm; `full`: it had no room. */
-  reason: 'incompatible' | 'full';
+  reason: Refusal;
   templates: number;
   people: number;
   /** Algorithm versions of those templates. */
   algorithms: string[];
+  /** Of those, how many the terminal itself refused (the others the service judged before sending), and with which return codes. */
+  refusedByTerminal: number;
+  returnCodes: number[];
+  /** Algorithm versions of the templates the service judged before sending. */
+  judgedAlgorithms: string[];
+  /** When the oldest of these refusals first happened (a retry refused again does not move it). */
   since: number;
 }
 
@@ -29,29 +35,42 @@ function otherVersionReaches(q: Queryable) {
         eq(other.enrolleeId, templates.enrolleeId),
         eq(other.type, templates.type),
         eq(other.fingerIndex, templates.fingerIndex),
-        ne(otherSync.status, 'incompatible'),
+        or(isNull(otherSync.refusal), ne(otherSync.refusal, 'incompatible')),
       ),
     );
 }
 
+const list = (joined: string | null) => (joined ?? '').split(',').filter(Boolean);
+
 /**
- * Per terminal and reason, the templates that did not reach it: refused for their algorithm
- * (unless another version of the same finger goes there: re-enrolled at it), or the terminal full.
+ * Per terminal and reason, the templates whose refusal stands there, retries still on their way
+ * included: refused for their algorithm (unless another version of the same finger goes there:
+ * re-enrolled at it), or the terminal full.
  */
 export async function templatesNotReaching(q: Queryable): Promise<TemplatesNotReaching[]> {
-  const full = and(eq(templateSync.status, 'failed'), or(like(templateSync.detail, '%-1001%'), like(templateSync.detail, '%full%')));
+  const byTerminal = isNotNull(templateSync.refusedCode);
   const rows = await q
     .select({
       deviceId: templateSync.deviceId,
-      reason: sql<'incompatible' | 'full'>`case when ${templateSync.status} = 'incompatible' then 'incompatible' else 'full' end`,
+      reason: sql<Refusal>`${templateSync.refusal}`,
       templates: sql<number>`count(*)`,
       people: sql<number>`count(distinct ${templates.enrolleeId})`,
-      algorithms: sql<string>`group_concat(distinct ${templates.algorithmVersion})`,
-      since: sql<number>`min(${templateSync.updatedAt})`,
+      algorithms: sql<string | null>`group_concat(distinct ${templates.algorithmVersion})`,
+      refusedByTerminal: sql<number>`sum(${byTerminal})`,
+      returnCodes: sql<string | null>`group_concat(distinct ${templateSync.refusedCode})`,
+      judgedAlgorithms: sql<string | null>`group_concat(distinct case when ${not(byTerminal)} then ${templates.algorithmVersion} end)`,
+      since: sql<number>`min(${templateSync.refusedAt})`,
     })
     .from(templateSync)
     .innerJoin(templates, eq(templates.id, templateSync.templateId))
-    .where(or(and(eq(templateSync.status, 'incompatible'), not(exists(otherVersionReaches(q)))), full))
-    .groupBy(templateSync.deviceId, sql`2`);
-  return rows.map((r) => ({ ...r, algorithms: (r.algorithms ?? '').split(',').filter(Boolean).sort() }));
+    .where(or(and(eq(templateSync.refusal, 'incompatible'), not(exists(otherVersionReaches(q)))), eq(templateSync.refusal, 'full')))
+    .groupBy(templateSync.deviceId, templateSync.refusal);
+  return rows.map((r) => ({
+    ...r,
+    algorithms: list(r.algorithms).sort(),
+    judgedAlgorithms: list(r.judgedAlgorithms).sort(),
+    returnCodes: list(r.returnCodes)
+      .map(Number)
+      .sort((a, b) => a - b),
+  }));
 }
