@@ -168,6 +168,28 @@ describe('counts that tell the truth', () => {
     expect(await dayOf('GAP00010')).toMatchObject({ stored: 1, status: 'complete' });
   });
 
+  test('a record counted a moment before its upload arrives, then a record never sent: that one is a gap', async () => {
+    const terminal = await agreedTerminal('GAP00014');
+    // Past the settling time while it keeps polling (not silent: no outage re-upload).
+    const settle = async () => {
+      for (let i = 0; i < 3; i++) {
+        clock.advance(40_000);
+        await drain(terminal);
+      }
+    };
+    const [line] = terminal.holdUnsent([{ pin: '35', at: new Date(clock.now() + 1000) }]);
+    await drain(terminal); // INFO: TransactionCount=1, before its upload
+    expect((await terminal.sendAttlog(`${line}\n`)).body).toStartWith('OK');
+    await settle();
+    expect(await runCheck()).toMatchObject({ gaps: 0 });
+    expect(await runCheck()).toMatchObject({ gaps: 0 });
+    terminal.holdUnsent([{ pin: '35', at: new Date(clock.now() + 1000) }]);
+    await drain(terminal); // INFO: TransactionCount=2; that record never comes
+    await settle();
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    expect((await gapEventsOf('GAP00014')).length).toBe(1);
+  });
+
   test('a terminal whose clock runs 5 minutes ahead is asked for its records where its clock put them', async () => {
     const terminal = await agreedTerminal('GAP00011');
     // Its records carry its clock, 5 minutes ahead, and that drift was measured (devices.clock_drift_seconds).
@@ -189,7 +211,7 @@ describe('counts that tell the truth', () => {
     expect(log.filter((e) => e.type === 'punch_gap_closed' && e.data.device.serial_number === 'GAP00011').map((e) => e.data.remaining)).toEqual([0]);
   });
 
-  test('a re-upload that brings fewer than were missing leaves the gap open, asked again only an hour later', async () => {
+  test('a re-upload that brings fewer than were missing leaves the gap open, asked once more an hour later', async () => {
     const terminal = await agreedTerminal('GAP00013');
     expect((await terminal.punch([{ pin: '34', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
     // Kept with a stamp far outside any range asked (a clock set wrong and never measured).
@@ -206,6 +228,15 @@ describe('counts that tell the truth', () => {
     clock.advance(2 * 60_000);
     await runCheck();
     expect((await drain(terminal)).filter((c) => c.startsWith('DATA QUERY'))).toEqual([]);
+    // An hour later it is asked once more; short again, the terminal has no more to give: agreed.
+    clock.advance(61 * 60_000);
+    await runCheck();
+    expect((await drain(terminal)).filter((c) => c.startsWith('DATA QUERY'))).toHaveLength(1);
+    clock.advance(2 * 60_000);
+    await runCheck();
+    const settled = (await server.admin.get(`/devices/GAP00013/completeness/?from=${today()}&to=${today()}`)).body;
+    expect(settled.recoveries[0]).toMatchObject({ status: 'done', recovered: 0, missing: 1 });
+    expect(settled.counts.missing).toBeNull();
   });
 
   test('a terminal that cannot re-send, then cleared: the gap of before the clear stays a gap, not complete', async () => {

@@ -98,10 +98,11 @@ export class Recoveries {
       id: crypto.randomUUID(),
       deviceId: device.id,
       reason,
-      // The terminal stamps records with its own clock: the range moves by its measured drift,
-      // with the margin at both ends (a clock drifting since it was measured).
-      fromTime: this.wallTime(device, Math.max(range.from - MARGIN_MS, now - settings.PUNCH_RECOVERY_LOOKBACK) + driftMs(device)),
-      toTime: this.wallTime(device, Math.max(range.to, range.from) + driftMs(device) + MARGIN_MS),
+      // The terminal stamps records with its own clock: the range widens by its measured drift
+      // (not moved: a clock set right since it was measured stamps on time again), with the
+      // margin at both ends.
+      fromTime: this.wallTime(device, Math.max(range.from - MARGIN_MS, now - settings.PUNCH_RECOVERY_LOOKBACK) + Math.min(0, driftMs(device))),
+      toTime: this.wallTime(device, Math.max(range.to, range.from) + Math.max(0, driftMs(device)) + MARGIN_MS),
       commandId: null,
       status: 'planned',
       missing,
@@ -131,6 +132,24 @@ export class Recoveries {
     await w.tx.update(punchRecoveries).set(set).where(eq(punchRecoveries.id, id));
     w.afterCommit(() => this.seen.set(id, { deviceId, from, to, dates: new Map() }));
     return refOf({ ...recovery, ...set });
+  }
+
+  /** Whether an earlier re-upload for the same gap (of this terminal, finished since this one was asked for the gap) brought fewer than were missing. */
+  private async shortBefore(q: Queryable, recovery: RecoveryRow): Promise<boolean> {
+    const [row] = await q
+      .select({ id: punchRecoveries.id })
+      .from(punchRecoveries)
+      .where(
+        and(
+          eq(punchRecoveries.deviceId, recovery.deviceId),
+          eq(punchRecoveries.status, 'done'),
+          eq(punchRecoveries.reason, 'count_mismatch'),
+          sql`${punchRecoveries.id} <> ${recovery.id} and coalesce(${punchRecoveries.recovered}, 0) < coalesce(${punchRecoveries.missing}, 0)`,
+          sql`${punchRecoveries.finishedAt} > ${recovery.queuedAt - 2 * RETRY_AFTER_MS}`,
+        ),
+      )
+      .limit(1);
+    return row !== undefined;
   }
 
   /** An upload from a terminal: its lines within an open re-upload's range are counted for it. */
@@ -183,12 +202,13 @@ export class Recoveries {
     }
     await tx.update(punchRecoveries).set({ status: 'done', recovered, finishedAt: now }).where(eq(punchRecoveries.id, recovery.id));
     const remaining = Math.max(0, (recovery.missing ?? 0) - recovered);
-    // Brought fewer than the counts said were missing: the gap stays open (tried again later),
-    // not agreed away; else the agreement is taken again from now.
-    const agreement =
-      remaining > 0
-        ? { gapMissing: remaining }
-        : { agreedAt: now, agreedCount: reportedCount, agreedSequence: await this.deps.punches.maxSequence(), gapSince: null, gapMissing: null };
+    // Brought fewer than the counts said were missing: the gap stays open, asked once more an hour
+    // later; a second short one (the terminal has no more to give) ends it, the remainder said in
+    // `punch_gap_closed`. Else the agreement is taken again from now.
+    const keepOpen = remaining > 0 && !(await this.shortBefore(tx, recovery));
+    const agreement = keepOpen
+      ? { gapMissing: remaining }
+      : { agreedAt: now, agreedCount: reportedCount, agreedSequence: await this.deps.punches.maxSequence(), gapSince: null, gapMissing: null };
     await tx
       .update(punchCounts)
       .set({ ...agreement, updatedAt: now })

@@ -76,9 +76,14 @@ export class Completeness {
       .onConflictDoUpdate({ target: punchCounts.deviceId, set: reported });
   }
 
-  /** What held when a terminal's log was cleared: the agreement in force, and what was missing then (lost with the log). */
+  /**
+   * What held when a terminal's log was cleared: the agreement in force, and what was missing then
+   * (lost with the log). An earlier clear's loss is kept, from its own agreement on: a second clear
+   * must not vouch for the dates of the first one's gap.
+   */
   private async heldAtClear(q: Queryable, before: PunchCountRow): Promise<{ agreedBeforeClearAt: number | null; missingAtClear: number | null }> {
-    const missing = before.gapMissing ?? (await this.difference(q, before))?.missing ?? 0;
+    const missing = Math.max(0, before.gapMissing ?? (await this.difference(q, before))?.missing ?? 0);
+    if (before.missingAtClear !== null) return { agreedBeforeClearAt: before.agreedBeforeClearAt, missingAtClear: before.missingAtClear + missing };
     return { agreedBeforeClearAt: before.agreedAt, missingAtClear: missing > 0 ? missing : null };
   }
 
@@ -129,6 +134,9 @@ export class Completeness {
       return null;
     }
     if (!diff || open.length > 0) return null;
+    // Fewer than stored, while punches were stored after the report: the count is older than
+    // they are (uploaded between two reports). The next report counts them; nothing to decide.
+    if (diff.missing < 0 && (await this.storedAfterReport(w.tx, state))) return null;
     if (diff.missing <= 0) {
       await this.agree(w, state, now);
       return 'agreed';
@@ -154,10 +162,15 @@ export class Completeness {
     return 'gaps';
   }
 
+  /** Whether punches were stored from the terminal after it reported its count. */
+  private async storedAfterReport(q: Queryable, state: PunchCountRow): Promise<boolean> {
+    return state.reportedSequence !== null && (await countFromDevice(q, state.deviceId, state.reportedSequence)) > 0;
+  }
+
   /**
    * The counts agree (or the terminal holds fewer: a cleared log, kept by countReported so that
    * days before it are not vouched for by this agreement, days.ts), as of the moment the terminal
-   * reported its count: what was stored after that report stays to be counted at the next.
+   * reported that count.
    */
   private async agree(w: WriteContext, state: PunchCountRow, now: number): Promise<void> {
     await w.tx
@@ -165,7 +178,7 @@ export class Completeness {
       .set({
         agreedAt: state.reportedAt ?? now,
         agreedCount: state.reportedCount,
-        agreedSequence: state.reportedSequence ?? (await this.deps.punches.maxSequence()),
+        agreedSequence: await this.deps.punches.maxSequence(),
         gapSince: null,
         gapMissing: null,
         updatedAt: now,

@@ -15,8 +15,9 @@ export const punchCounts = sqliteTable('fpa_punch_counts', {
   agreedCount: integer('agreed_count'),
   agreedSequence: integer('agreed_sequence'),
   /**
-   * The highest punch sequence when the count was reported: an agreement is as of that moment,
-   * so a punch stored after the report (the terminal counts it at its next) stays "stored since".
+   * The highest punch sequence when the count was reported: a punch from the terminal stored
+   * after it is not in that count (uploaded between two reports), so a count below the stored
+   * waits for the next report instead of agreeing.
    */
   reportedSequence: integer('reported_sequence'),
   /**
