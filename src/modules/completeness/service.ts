@@ -19,7 +19,7 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import type { Caller } from '../../platform/http/caller';
 import { type DeviceRow, deviceRef } from '../devices';
 import type { EventChannel, EventLog } from '../events';
-import { countFromDevice } from '../punches';
+import { countFromDevice, newestFromDeviceAt } from '../punches';
 import { completenessOf } from './days';
 import type { CompletenessEvents } from './events';
 import { Recoveries, type RecoveryDeps } from './recovery';
@@ -134,9 +134,11 @@ export class Completeness {
       return null;
     }
     if (!diff || open.length > 0) return null;
-    // Fewer than stored, while punches were stored after the report: the count is older than
-    // they are (uploaded between two reports). The next report counts them; nothing to decide.
-    if (diff.missing < 0 && (await this.storedAfterReport(w.tx, state))) return null;
+    // Fewer than stored, with punches stored after the report a moment ago: the count is older
+    // than they are (uploaded between two reports), and the next report, at the terminal's next
+    // poll, counts them. Waited for a settling time only: a count that stays (a full terminal
+    // dropping its oldest records) is agreed on as before.
+    if (diff.missing < 0 && (await this.storedJustAfterReport(w.tx, state, now))) return null;
     if (diff.missing <= 0) {
       await this.agree(w, state, now);
       return 'agreed';
@@ -162,9 +164,11 @@ export class Completeness {
     return 'gaps';
   }
 
-  /** Whether punches were stored from the terminal after it reported its count. */
-  private async storedAfterReport(q: Queryable, state: PunchCountRow): Promise<boolean> {
-    return state.reportedSequence !== null && (await countFromDevice(q, state.deviceId, state.reportedSequence)) > 0;
+  /** Whether a punch from the terminal was stored after it reported its count, less than a settling time ago. */
+  private async storedJustAfterReport(q: Queryable, state: PunchCountRow, now: number): Promise<boolean> {
+    if (state.reportedSequence === null) return false;
+    const at = await newestFromDeviceAt(q, state.deviceId, state.reportedSequence);
+    return at !== null && now - at < this.settleMs();
   }
 
   /**

@@ -4,7 +4,7 @@
  * index, which starts with the device and its local date), and a person's punches near an
  * instant with the terminal that took them, and punches by id as they are stored.
  */
-import { and, eq, getTableName, gt, gte, inArray, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableName, gt, gte, inArray, lte, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
@@ -22,6 +22,17 @@ export async function countFromDevice(q: Queryable, deviceId: string, afterSeque
     .from(punches)
     .where(afterSequence === null ? fromDevice(deviceId) : and(fromDevice(deviceId), gt(punches.sequence, afterSequence)));
   return row?.n ?? 0;
+}
+
+/** When the newest punch a terminal sent after `afterSequence` was stored; null when none (walks back from the newest punch). */
+export async function newestFromDeviceAt(q: Queryable, deviceId: string, afterSequence: number): Promise<number | null> {
+  const [row] = await q
+    .select({ at: punches.receivedAt })
+    .from(punches)
+    .where(and(fromDevice(deviceId), gt(punches.sequence, afterSequence)))
+    .orderBy(desc(punches.sequence))
+    .limit(1);
+  return row?.at ?? null;
 }
 
 /**

@@ -6,6 +6,7 @@ export {
   countFromDevice,
   countPerDateFromDevice,
   type NearbyPunch,
+  newestFromDeviceAt,
   punchesAt,
   punchesByIds,
   punchesNear,
