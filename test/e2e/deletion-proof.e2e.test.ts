@@ -222,6 +222,8 @@ describe('deletion proof', () => {
     let proof = await proofOf(p.id);
     expect(proof.reason).toBe('deleted');
     expect(proof.complete).toBe(false);
+    // What each terminal owes now: the delete of the whole user, not the fingerprint delete it replaced.
+    for (const t of proof.terminals) expect(t.command).toMatchObject({ kind: 'delete_user', status: 'pending' });
     for (const t of fleet.values()) {
       const ran = await drain(t);
       // The unsent fingerprint delete gave way to the delete of the whole user.

@@ -28,6 +28,9 @@ type ProofDocument = typeof DeletionProof.static;
 type ProofBody = typeof DeletionProofBody.static;
 type Finished = CommandEvents['device_command_finished'];
 
+/** The statuses of a delete a terminal still owes (failed: retried from its queue). */
+const OWED_STATUSES = new Set(['pending', 'sent', 'failed']);
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Why a delete a proof waits for is not cancelled (the 409's message, and the queue's `cancel_refused`). */
@@ -211,13 +214,14 @@ export class DeletionProofs {
       if (t.status === 'confirmed') return 'confirmed' as const;
       return now - heardOf(t) > limit ? ('unreachable' as const) : ('pending' as const);
     };
-    // A terminal still owing: the delete it owes as it stands now (retried after an error answer, with that code).
+    // A terminal still owing: the delete it owes as it stands now (retried after an error answer,
+    // with that code); one another delete took the place of (superseded) is not owed any more.
     const owed = await commandStates(
       q,
-      terminals.flatMap((t) => (t.status === 'pending' && t.awaiting.length > 0 ? [t.awaiting[0]!] : [])),
+      terminals.flatMap((t) => (t.status === 'pending' ? t.awaiting : [])),
     );
     const commandOf = (t: DeletionProofTerminalRow): ProofCommand | null => {
-      const live = t.status === 'pending' ? owed.get(t.awaiting[0] ?? -1) : undefined;
+      const live = t.status === 'pending' ? t.awaiting.map((id) => owed.get(id)).find((c) => c !== undefined && OWED_STATUSES.has(c.status)) : undefined;
       return live ? { id: live.id, kind: live.kind, status: live.status, return_code: live.returnCode, at: null } : t.command;
     };
     return {
