@@ -237,6 +237,7 @@ describe('a manager of north sees nothing of south', () => {
     const deleted = await hr.delete(`/enrollees/${both.body.id}/`);
     expect(deleted.status).toBe(403);
     expect(deleted.body.error.details).toEqual({ outside: ['south'] });
+    expect((await hr.patch(`/enrollees/${both.body.id}/`, { active: false })).status).toBe(403);
     expect((await server.admin.get(`/enrollees/${both.body.id}/`)).body.status).toBe('active');
     expect((await server.admin.post('/devices/', { serial_number: 'TBOTH02', areas: ['north', 'south'] })).status).toBe(201);
     expect((await installer.delete('/devices/TBOTH02/')).status).toBe(403);

@@ -8,6 +8,7 @@ export {
   areasAfterSetting,
   areasOutside,
   areasWithin,
+  assertWhollyWithin,
   closeAreaName,
   knownAreaIds,
   namesByMember,

@@ -138,6 +138,20 @@ export function areasOutside(scope: AreaScope, names: readonly string[]): string
 }
 
 /**
+ * A caller limited to areas changes a member (a person, a terminal) this way only when the member
+ * is wholly within its areas: one also in another area is that area's too (403, `outside` naming
+ * them). `what` says the member and the change: "this person … delete them".
+ */
+export function assertWhollyWithin(scope: AreaScope, names: readonly string[], what: { member: string; change: string }): void {
+  const outside = areasOutside(scope, names);
+  if (outside.length > 0) {
+    throw new FpaError('forbidden', `${what.member} is also in other areas (${outside.join(', ')}): an administrator of those areas may ${what.change}`, {
+      outside,
+    });
+  }
+}
+
+/**
  * The areas a member (a person, a terminal) ends with when a caller sets `asked` on it: an
  * unlimited caller's list as it is; a caller limited to some areas sets only its own of them, and
  * the member's areas outside them (`current`) stay, so one branch never takes a member away

@@ -91,6 +91,21 @@ export function overnightEntry(previous: DayPlan, day: BoardDay | null, when: { 
   };
 }
 
+/**
+ * Who today's live board carries from last night: their open day of yesterday (`open`), unless
+ * they already have punches of today's (`todays`), while its shift's window runs (overnightEntry).
+ */
+export function carriedEntry(
+  previous: DayPlan,
+  open: BoardDay | undefined,
+  todays: BoardDay | null,
+  when: { now: number },
+  slackMs: number,
+): BoardEntry | null {
+  if (!open || (todays && todays.punchCount > 0)) return null;
+  return overnightEntry(previous, open, when, slackMs);
+}
+
 function workdayWithoutPunch(plan: DayPlan, when: { now: number; today: string }): BoardStatus {
   if (plan.date < when.today) return 'absent';
   if (plan.date > when.today) return 'scheduled';

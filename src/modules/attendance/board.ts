@@ -18,10 +18,10 @@ import {
   type BoardEntry,
   type BoardStatus,
   boardEntry,
+  carriedEntry,
   countsOf,
   emptyCounts,
   inCount,
-  overnightEntry,
 } from './board-rules';
 import type { TodayBoardView } from './model';
 import type { AttendanceRuntime } from './runtime';
@@ -91,9 +91,7 @@ export class TodayBoard {
       const plans = planner.plans(persons[i]!, yesterday ?? date, date);
       const plan = plans[plans.length - 1]!;
       const day = stored.get(person.id) ?? null;
-      const open = openYesterday.get(person.id);
-      // Last night's shift while it runs on, unless the person already has punches of today's.
-      const carried = open && !(day && day.punchCount > 0) ? overnightEntry(plans[0]!, open, { now }, slackMs) : null;
+      const carried = carriedEntry(plans[0]!, openYesterday.get(person.id), day, { now }, slackMs);
       const entry = carried ?? boardEntry(plan, day, { now, today });
       const workday = plan.dayType === 'workday';
       const of = countsOf(entry, workday);
@@ -133,9 +131,8 @@ export class TodayBoard {
     const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
     const stillIn = new Set<string>();
     for (const person of people) {
-      if ((todays.get(person.id)?.punchCount ?? 0) > 0) continue;
       const [plan] = planner.plans(person, yesterday, yesterday);
-      if (plan && overnightEntry(plan, open.get(person.id)!, { now }, slackMs)) stillIn.add(person.id);
+      if (plan && carriedEntry(plan, open.get(person.id), todays.get(person.id) ?? null, { now }, slackMs)) stillIn.add(person.id);
     }
     return stillIn;
   }

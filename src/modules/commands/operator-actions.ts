@@ -6,7 +6,9 @@ import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
+import { refuseIfSharedTerminal } from '../devices';
 import type { CommandEndings } from './endings';
 import { type CommandRow, DELETE_KINDS, NEVER_EXPIRES, type NewCommand, type OperatorCommand } from './kinds';
 import { operatorCommand } from './operator';
@@ -24,6 +26,12 @@ type Enqueue = (w: WriteContext, commands: NewCommand[]) => Promise<number[]>;
  * delete that carries out a person's deletion, for one: src/app/reactions.ts wires them).
  */
 export type CancelRefusal = (q: Queryable, commands: readonly CommandRow[]) => Promise<Map<number, string>>;
+
+/**
+ * Kinds that wipe what a terminal holds (or may: raw text is anything): a caller limited to areas
+ * sends them only to a terminal wholly within its areas (another area's people are on it too).
+ */
+const WIPING_KINDS = new Set(['CLEAR_LOG', 'CLEAR_DATA', 'RAW']);
 
 export class OperatorActions {
   private readonly refusals: CancelRefusal[] = [];
@@ -68,9 +76,10 @@ export class OperatorActions {
   }
 
   /** Sends a `failed` or `expired` command again, with a fresh attempt budget and expiry; otherwise 409. */
-  async retry(deviceId: string, id: number, by: string): Promise<CommandView> {
+  async retry(deviceId: string, id: number, by: string, scope: AreaScope = EVERYWHERE): Promise<CommandView> {
     return this.ctx.db.write(async (w) => {
       const command = await this.findOf(w.tx, deviceId, id);
+      if (WIPING_KINDS.has(command.kind)) await refuseIfSharedTerminal(w.tx, deviceId, scope, `send ${command.kind} to`);
       if (command.status !== 'failed' && command.status !== 'expired') {
         throw new FpaError('conflict', `the command is ${command.status}; only failed or expired commands can be retried`, {
           command: id,
@@ -106,9 +115,15 @@ export class OperatorActions {
    * An operator's command (`POST devices/{sn}/commands/`). Destructive ones must name the
    * terminal's serial number in `confirm`; raw command text needs ADMS_RAW_COMMANDS.
    */
-  async queueForOperator(device: { id: string; serialNumber: string }, input: OperatorCommand, by: string): Promise<CommandView> {
+  async queueForOperator(
+    device: { id: string; serialNumber: string },
+    input: OperatorCommand,
+    by: string,
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<CommandView> {
     const { kind, payload } = operatorCommand(device.serialNumber, input, { rawAllowed: this.ctx.settings.ADMS_RAW_COMMANDS });
     return this.ctx.db.write(async (w) => {
+      if (WIPING_KINDS.has(kind)) await refuseIfSharedTerminal(w.tx, device.id, scope, `send ${input.kind} to`);
       const [id] = await this.deps.enqueue(w, [{ deviceId: device.id, kind, payload }]);
       await audit(w.tx, this.ctx.clock.now(), {
         actor: by,

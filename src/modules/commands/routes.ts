@@ -31,10 +31,7 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     .post(
       '/devices/:serial/commands',
       async ({ params, body, admin, scope, set }) => {
-        const device = await devices.get(params.serial);
-        // Wiping a terminal another area's people are on is that area's decision too.
-        if (body.kind === 'clear_data' || body.kind === 'clear_logs') await devices.refuseIfShared(device.id, scope, body.kind);
-        const command = await commands.operator.queueForOperator(device, body, admin.by);
+        const command = await commands.operator.queueForOperator(await devices.get(params.serial), body, admin.by, scope);
         set.status = 201;
         return command;
       },
@@ -56,7 +53,7 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     )
     .post(
       '/devices/:serial/commands/:id/retry',
-      async ({ params, admin }) => commands.operator.retry((await devices.get(params.serial)).id, Number(params.id), admin.by),
+      async ({ params, admin, scope }) => commands.operator.retry((await devices.get(params.serial)).id, Number(params.id), admin.by, scope),
       {
         params: CommandParams,
         response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },

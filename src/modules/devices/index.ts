@@ -13,6 +13,7 @@ export { type RegistrationRefusal, recentRefusals } from './refusals';
 export type { AttendanceCountListener, DeviceReport } from './reports';
 export { deviceRoutes } from './routes';
 export { DEVICE_SETTINGS } from './runtime';
+export { refuseIfSharedTerminal } from './scope';
 export { DeviceService } from './service';
 export type { DeviceRow } from './tables';
 export type { DeviceUserRow, DeviceUsers, ReportedUser } from './users';

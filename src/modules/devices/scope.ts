@@ -6,9 +6,8 @@
  */
 import { type Column, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
-import { FpaError } from '../../platform/errors';
 import { type AreaScope, isLimited } from '../../platform/scope';
-import { areaNames, areasOutside, scopeAreaIds } from '../areas';
+import { areaNames, assertWhollyWithin, scopeAreaIds } from '../areas';
 import { deviceAreas, devices } from './tables';
 
 /** A condition: the device id in `column` is in one of the scope's areas; undefined when unlimited. */
@@ -41,15 +40,10 @@ export async function setDeviceAreas(q: Queryable, deviceId: string, areaIds: st
 /**
  * A caller limited to areas removes, disables or wipes only a terminal wholly within them: one
  * also in another area serves that area's people too, whose administrators decide (403). `doing`
- * names the action in the message ("remove", "disable", "clear_data").
+ * names the action in the message ("remove", "disable", "send clear_data to").
  */
 export async function refuseIfSharedTerminal(q: Queryable, deviceId: string, scope: AreaScope, doing: string): Promise<void> {
   if (!isLimited(scope)) return;
   const ids = (await q.select({ areaId: deviceAreas.areaId }).from(deviceAreas).where(eq(deviceAreas.deviceId, deviceId))).map((r) => r.areaId);
-  const outside = areasOutside(scope, [...(await areaNames(q, ids)).values()]);
-  if (outside.length > 0) {
-    throw new FpaError('forbidden', `this terminal also serves other areas (${outside.join(', ')}): an administrator of those areas may ${doing} it`, {
-      outside,
-    });
-  }
+  assertWhollyWithin(scope, [...(await areaNames(q, ids)).values()], { member: 'this terminal', change: `${doing} it` });
 }

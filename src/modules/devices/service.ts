@@ -25,7 +25,7 @@ import { RegistrationRefusals } from './refusals';
 import { type CachedDevice, DeviceRegistration, MAX_CACHED_DEVICES } from './registration';
 import { DeviceReports } from './reports';
 import type { DeviceRuntime } from './runtime';
-import { deviceInAreas, deviceSeen, refuseIfSharedTerminal, serialsInAreas } from './scope';
+import { deviceInAreas, deviceSeen, serialsInAreas } from './scope';
 import { type DeviceRow, type DeviceStatus, deviceAreas, deviceEvents, devices } from './tables';
 import { DeviceUsers } from './users';
 import { DeviceViews } from './views';
@@ -103,11 +103,6 @@ export class DeviceService implements DeviceRecords {
       .limit(1);
     if (!row) throw new FpaError('not_found', 'device not found', { serial_number: serial });
     return row;
-  }
-
-  /** 403 for a caller limited to areas when the terminal also serves another area (scope.ts). */
-  refuseIfShared(deviceId: string, scope: AreaScope, doing: string): Promise<void> {
-    return refuseIfSharedTerminal(this.ctx.db.orm, deviceId, scope, doing);
   }
 
   readonly deviceInAreas = deviceInAreas;

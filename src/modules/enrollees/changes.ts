@@ -11,7 +11,7 @@ import { and, eq, ne } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
-import { areasAfterSetting, areasOutside, areasWithin, resolveAreas } from '../areas';
+import { areasAfterSetting, areasWithin, assertWhollyWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
 import type { Employee, EmployeeDirectory } from '../employees';
@@ -121,6 +121,7 @@ export class ChangesToEnrollees {
     const { tx } = w;
     const now = this.ctx.clock.now();
     const row = await this.get(id, tx, scope);
+    if (patch.active === false && row.status === 'active') await refuseIfShared(tx, id, scope, 'deactivate them');
     const { set, changes } = await changesOf(tx, row, patch, now);
     await tx.update(enrollees).set(set).where(eq(enrollees.id, id));
     if (patch.areas !== undefined) {
@@ -145,7 +146,7 @@ export class ChangesToEnrollees {
     await this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const enrollee = await this.get(enrolleeId, w.tx, options.scope);
-      await refuseIfShared(w.tx, enrollee.id, options.scope ?? EVERYWHERE);
+      await refuseIfShared(w.tx, enrollee.id, options.scope ?? EVERYWHERE, 'delete them');
       // The tombstone keeps the PIN for ever, but lets go of the card.
       await w.tx.update(enrollees).set({ status: 'deleted', card: null, updatedAt: now }).where(eq(enrollees.id, enrollee.id));
       await audit(w.tx, now, { actor: options.by, action: 'enrollee.deleted', targetType: 'enrollee', targetId: enrollee.id });
@@ -190,15 +191,11 @@ async function changesOf(q: Queryable, row: EnrolleeRow, patch: EnrolleePatch, n
 }
 
 /**
- * A caller limited to areas deletes only a person wholly within them: one also in another area is
- * that area's person too (deleting them takes them off its terminals), so its administrators decide.
+ * A caller limited to areas deletes or deactivates only a person wholly within them: one also in
+ * another area is that area's person too (either takes them off its terminals), so its
+ * administrators decide.
  */
-async function refuseIfShared(q: Queryable, enrolleeId: string, scope: AreaScope): Promise<void> {
+async function refuseIfShared(q: Queryable, enrolleeId: string, scope: AreaScope, change: string): Promise<void> {
   if (!isLimited(scope)) return;
-  const outside = areasOutside(scope, (await areaNamesOf(q, [enrolleeId])).get(enrolleeId) ?? []);
-  if (outside.length > 0) {
-    throw new FpaError('forbidden', `this person is also in other areas (${outside.join(', ')}): an administrator of those areas may delete them`, {
-      outside,
-    });
-  }
+  assertWhollyWithin(scope, (await areaNamesOf(q, [enrolleeId])).get(enrolleeId) ?? [], { member: 'this person', change });
 }

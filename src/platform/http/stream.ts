@@ -306,14 +306,14 @@ function connections(hub: StreamHub) {
    * new ones). A check that fails for another reason (the database busy) is tried at the next.
    */
   const armRecheck = (raw: ServerWebSocket<unknown>, connection: Connection, handshake: Pick<Handshake, 'readmit' | 'access'>) => {
+    // One check at a time: a check waiting on a busy database is not joined by the next.
+    let checking = false;
     const check = async () => {
-      let closing: [number, string] | null = null;
-      try {
-        if (accessOf(await handshake.readmit()) !== handshake.access) closing = [CLOSE_ACCESS_CHANGED, 'access changed: connect again'];
-      } catch (error) {
-        if (error instanceof FpaError && error.code === 'unauthorized') closing = [CLOSE_TOKEN_EXPIRED, 'access ended'];
-        else if (error instanceof FpaError && error.code === 'forbidden') closing = [CLOSE_ACCESS_CHANGED, 'access changed: connect again'];
-      }
+      if (checking) return;
+      checking = true;
+      const closing = await recheckVerdict(handshake).finally(() => {
+        checking = false;
+      });
       if (!closing || !bySocket.has(raw)) return;
       end(raw);
       raw.close(...closing);
@@ -322,6 +322,19 @@ function connections(hub: StreamHub) {
     connection.recheck.unref();
   };
   return { bySocket, end, armExpiry, armRecheck };
+}
+
+const ACCESS_ENDED: [number, string] = [CLOSE_TOKEN_EXPIRED, 'access ended'];
+const ACCESS_CHANGED: [number, string] = [CLOSE_ACCESS_CHANGED, 'access changed: connect again'];
+
+/** Why a stream must close now, its caller admitted again (close code and reason); null to keep it open. */
+async function recheckVerdict(handshake: Pick<Handshake, 'readmit' | 'access'>): Promise<[number, string] | null> {
+  try {
+    return accessOf(await handshake.readmit()) === handshake.access ? null : ACCESS_CHANGED;
+  } catch (error) {
+    if (!(error instanceof FpaError)) return null;
+    return error.code === 'unauthorized' ? ACCESS_ENDED : error.code === 'forbidden' ? ACCESS_CHANGED : null;
+  }
 }
 
 /** A caller's role and areas, compared before and after. */
