@@ -11,6 +11,8 @@ const RETURN_MEANINGS: Readonly<Record<number, string>> = {
   [-1]: 'parameter error',
   [-3]: 'storage error on the terminal',
   [-10]: 'the user is not on the terminal',
+  // 2022+ firmware refusing a template of a fingerprint algorithm it does not take.
+  [-30]: 'the terminal does not take this template’s algorithm version',
   [-1001]: 'the terminal is full',
   [-1002]: 'the terminal does not support this command',
   [-1003]: 'timed out on the terminal',
