@@ -154,6 +154,15 @@ describe('counts that tell the truth', () => {
     ((await server.admin.get('/events/?limit=1000')).body.results as { type: string; data: { device: { serial_number: string } } }[]).filter(
       (e) => e.type === 'punch_gap_found' && e.data.device.serial_number === sn,
     );
+  /** The terminal reports its count; the check finds the gap, the terminal answers the re-upload, the check finishes it. */
+  async function gapFoundAndAnswered(terminal: SimulatedTerminal): Promise<void> {
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    await runCheck();
+  }
   const dayOf = async (sn: string) => (await server.admin.get(`/devices/${sn}/completeness/?from=${today()}&to=${today()}`)).body.days[0];
 
   test('a punch stored before the terminal reports its new count is no gap (the check between upload and report)', async () => {
@@ -197,12 +206,7 @@ describe('counts that tell the truth', () => {
     const ahead = (ms: number) => new Date(clock.now() + 5 * 60_000 + ms);
     expect((await terminal.punch([{ pin: '32', at: ahead(1000) }])).body).toStartWith('OK');
     terminal.holdUnsent([{ pin: '32', at: ahead(3000) }]);
-    await drain(terminal);
-    clock.advance(2 * 60_000);
-    expect(await runCheck()).toMatchObject({ gaps: 1 });
-    await drain(terminal);
-    clock.advance(2 * 60_000);
-    await runCheck();
+    await gapFoundAndAnswered(terminal);
     expect(await dayOf('GAP00011')).toMatchObject({ stored: 2, status: 'complete' });
     const log = (await server.admin.get('/events/?limit=1000')).body.results as {
       type: string;
@@ -216,12 +220,7 @@ describe('counts that tell the truth', () => {
     expect((await terminal.punch([{ pin: '34', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
     // Kept with a stamp far outside any range asked (a clock set wrong and never measured).
     terminal.holdUnsent([{ pin: '34', at: new Date(clock.now() + 6 * 3_600_000) }]);
-    await drain(terminal);
-    clock.advance(2 * 60_000);
-    expect(await runCheck()).toMatchObject({ gaps: 1 });
-    await drain(terminal);
-    clock.advance(2 * 60_000);
-    await runCheck();
+    await gapFoundAndAnswered(terminal);
     const report = (await server.admin.get(`/devices/GAP00013/completeness/?from=${today()}&to=${today()}`)).body;
     expect(report.recoveries[0]).toMatchObject({ status: 'done', recovered: 0, missing: 1 });
     expect(report.counts.missing).toBe(1);

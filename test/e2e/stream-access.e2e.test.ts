@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { CLOSE_ACCESS_CHANGED, CLOSE_TOKEN_EXPIRED, STREAM_RECHECK_MS } from '../../src/platform/http/stream';
 import { makeUser } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/harness';
+import { openSocket, type WatchedSocket } from '../support/sockets';
 
 let server: TestServer;
 
@@ -22,23 +23,9 @@ afterAll(async () => {
 });
 
 /** Opens a stream with these headers and records how it closes. */
-async function open(path: string, headers: Record<string, string>) {
-  // Bun's WebSocket takes request headers (a cookie, as the console's browser sends it); the DOM's
-  // constructor type knows only subprotocols.
-  const options: Bun.WebSocketOptions = { headers };
-  const ws: WebSocket = Reflect.construct(WebSocket, [`${server.url.replace('http', 'ws')}/api/fingerprint/v1/${path}`, options]);
-  let closed: { code: number; reason: string } | null = null;
-  ws.onclose = (event) => {
-    closed = { code: event.code, reason: event.reason };
-  };
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => resolve();
-    ws.onerror = () => reject(new Error('the WebSocket did not open'));
-  });
-  return { ws, closed: () => closed as { code: number; reason: string } | null };
-}
+const open = (path: string, headers: Record<string, string>) => openSocket(`${server.url.replace('http', 'ws')}/api/fingerprint/v1/${path}`, headers);
 
-async function closedWithin(stream: Awaited<ReturnType<typeof open>>, ms: number) {
+async function closedWithin(stream: WatchedSocket, ms: number) {
   const deadline = Date.now() + ms;
   while (stream.closed() === null && Date.now() < deadline) await Bun.sleep(20);
   return stream.closed();

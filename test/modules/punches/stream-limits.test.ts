@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { CLOSE_TOKEN_EXPIRED, StreamQuota } from '../../../src/platform/http/stream';
 import { adminToken, startTestServer, type TestServer } from '../../support/harness';
+import { openSocket } from '../../support/sockets';
 
 const HANDSHAKE = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' };
 
@@ -32,18 +33,7 @@ function streamUrl(token: string): string {
 }
 
 /** Opens a real WebSocket and records how it closes. */
-async function open(token: string) {
-  const ws = new WebSocket(streamUrl(token));
-  let closed: { code: number; reason: string } | null = null;
-  ws.onclose = (event) => {
-    closed = { code: event.code, reason: event.reason };
-  };
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => resolve();
-    ws.onerror = () => reject(new Error('the WebSocket did not open'));
-  });
-  return { ws, closed: () => closed as { code: number; reason: string } | null };
-}
+const open = (token: string) => openSocket(streamUrl(token));
 
 /** The upgrade handshake over plain HTTP, to read a refusal's status and body. */
 async function handshake(token: string) {
