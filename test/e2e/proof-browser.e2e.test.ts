@@ -76,6 +76,13 @@ describe('proofs in the console', () => {
         .getByText('Waiting for the terminal')
         .isVisible(),
     ).toBe(true);
+    // When the terminal was last heard from, for a reader to tell a silent terminal from a slow one.
+    expect(
+      await page
+        .getByRole('row', { name: /LOBBY-1/ })
+        .getByText(/^Last heard from /)
+        .isVisible(),
+    ).toBe(true);
     await shot('person-proof-pending');
     // The terminal's queue keeps that delete: no Cancel for it, and why.
     await go('#/terminals/LOBBY-1', /LOBBY-1/);

@@ -48,11 +48,11 @@ export function proofSection(proof: DeletionProofView): HTMLElement {
       ` ${count(proof.server.templates_destroyed, 'template', 'templates')} destroyed on the server on ${dateTime(proof.server.at)}.`,
     ),
     table(
-      ['Terminal', 'Status', 'Confirmed', 'Delete command'],
+      ['Terminal', 'Status', 'Confirmed or last heard from', 'Delete command'],
       proof.terminals.map((t) => [
         h('a', { href: `#/terminals/${encodeURIComponent(t.serial_number)}` }, t.serial_number),
         badge(STATUS[t.status], TONE[t.status]),
-        t.confirmed_at ? dateTime(t.confirmed_at) : '—',
+        t.confirmed_at ? dateTime(t.confirmed_at) : t.last_heard_at ? `Last heard from ${dateTime(t.last_heard_at)}` : '—',
         t.command ? `#${t.command.id} ${t.command.kind}${t.command.return_code === null ? '' : `, Return=${t.command.return_code}`}` : '—',
       ]),
       'No terminal held their data.',
