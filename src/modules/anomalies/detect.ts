@@ -21,6 +21,8 @@ export const WITHOUT_BIOMETRIC = new Set([2, 3, 4, 7, 11]);
 
 export interface Candidate {
   id: string;
+  /** Orders punches of one instant (as byInstant does): of two at the same instant, the later stored is the repeat. */
+  sequence: number;
   enrolleeId: string;
   deviceId: string | null;
   deviceSerial: string | null;
@@ -54,7 +56,8 @@ export function detect(p: Candidate, c: Context): Found[] {
   const travel = impossibleTravel(p, c);
   if (travel) found.push({ kind: 'impossible_travel', details: travel });
   if (c.leave !== null) found.push({ kind: 'while_on_leave', details: { leave: c.leave } });
-  const previous = c.duplicateWindowMs > 0 ? c.near.filter((n) => n.id !== p.id && n.at <= p.at && p.at - n.at < c.duplicateWindowMs).at(-1) : undefined;
+  const before = (n: NearbyPunch) => n.at < p.at || (n.at === p.at && n.sequence < p.sequence);
+  const previous = c.duplicateWindowMs > 0 ? c.near.filter((n) => n.id !== p.id && before(n) && p.at - n.at < c.duplicateWindowMs).at(-1) : undefined;
   if (previous) found.push(repeatOf(p.at, previous, c.duplicateWindowMs));
   return found;
 }

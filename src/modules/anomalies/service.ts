@@ -92,6 +92,7 @@ export class Anomalies {
       const found = detect(
         {
           id: p.id,
+          sequence: self.get(p.id)?.sequence ?? Number.MAX_SAFE_INTEGER,
           enrolleeId: p.enrollee!,
           deviceId: self.get(p.id)?.deviceId ?? null,
           deviceSerial: p.device,
