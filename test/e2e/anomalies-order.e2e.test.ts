@@ -157,3 +157,17 @@ describe('POST punches/manual/ answers the punch as stored', () => {
     expect(second).toEqual(listed!);
   });
 });
+
+describe('in-process listeners', () => {
+  test('hear a repeated punch with its flag, as the stored row has it', async () => {
+    const heard: string[][] = [];
+    const off = server.fpa.events.on('punch_received', ({ punch }) => void heard.push([...punch.flags]));
+    try {
+      await manual('R-man', '2026-03-17T08:00:00Z');
+      await manual('R-man', '2026-03-17T08:00:20Z');
+    } finally {
+      off();
+    }
+    expect(heard).toEqual([[], ['repeated_punch']]);
+  });
+});

@@ -203,11 +203,11 @@ export class Anomalies {
       await w.tx.insert(anomalies).values(row);
       await this.events.record(w, 'anomaly_detected', { anomaly: view(row) });
     }
-    await addPunchFlags(
-      w.tx,
-      p.id,
-      found.map((f) => f.kind),
-    );
+    const kinds = found.map((f) => f.kind);
+    await addPunchFlags(w.tx, p.id, kinds);
+    // The punch as this write's in-process listeners get it (`punch_received`, delivered after the
+    // commit) carries the flags too, as the stored row does.
+    for (const kind of kinds) if (!p.flags.includes(kind)) p.flags.push(kind);
   }
 
   /** `anomalies/`: newest first, within the caller's areas (a person is theirs when one of their areas is). */
