@@ -9,6 +9,7 @@ import type { HostIdentity } from '../../src/platform/http/admin-auth';
 import { createLogger } from '../../src/platform/log';
 import { consoleLink, signInOverHttp } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
+import { openSocket } from '../support/sockets';
 
 const API = '/api/fingerprint/v1';
 let server: TestServer;
@@ -181,13 +182,9 @@ describe('a session', () => {
     expect(other.status).toBe(403);
     const none = await fetch(`${server.url}${API}/punches/stream/`, { headers: { ...handshake } });
     expect(none.status).toBe(401);
-    const ws = new WebSocket(`${server.url.replace('http', 'ws')}${API}/punches/stream/`, { headers: { cookie, origin: server.url } } as unknown as string[]);
-    const opened = await new Promise<boolean>((resolve) => {
-      ws.onopen = () => resolve(true);
-      ws.onerror = () => resolve(false);
-    });
-    ws.close();
-    expect(opened).toBe(true);
+    const stream = await openSocket(`${server.url.replace('http', 'ws')}${API}/punches/stream/`, { cookie, origin: server.url });
+    expect(stream.closed()).toBeNull();
+    stream.ws.close();
   });
 });
 

@@ -9,6 +9,7 @@ import type { DeviceRow } from '../../src/modules/devices/tables';
 import { admsFetch } from '../support/adms';
 import { linesAt, terminal, upload } from '../support/attendance';
 import { type ApiClient, adminToken, clientAs, startTestServer, type TestServer } from '../support/harness';
+import { openSocket } from '../support/sockets';
 
 let server: TestServer;
 let north: { id: string; pin: string };
@@ -401,18 +402,9 @@ describe('a manager of north sees nothing of south', () => {
   });
 });
 
-/** Bun's client takes request headers (a Bun extension the DOM typings do not know). */
-const WebSocketWithHeaders = WebSocket as unknown as new (url: string, options: { headers: Record<string, string> }) => WebSocket;
-
-async function subscribe(path: string, token: string) {
-  const ws = new WebSocketWithHeaders(`${server.url.replace('http', 'ws')}/api/fingerprint/v1/${path}`, { headers: { authorization: `Bearer ${token}` } });
-  const received: Record<string, unknown>[] = [];
-  ws.onmessage = (event) => received.push(JSON.parse(String(event.data)));
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => resolve();
-    ws.onerror = () => reject(new Error('the WebSocket did not open'));
-  });
-  return { ws, received };
+/** A stream opened with a bearer token, collecting what it is sent. */
+function subscribe(path: string, token: string) {
+  return openSocket<Record<string, unknown>>(`${server.url.replace('http', 'ws')}/api/fingerprint/v1/${path}`, { authorization: `Bearer ${token}` });
 }
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 8_000): Promise<void> {

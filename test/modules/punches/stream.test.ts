@@ -4,6 +4,7 @@ import type { PunchView } from '../../../src/modules/punches/view';
 import { CLOSE_TOO_SLOW, STREAM_BATCH, StreamHub, type StreamSocket } from '../../../src/platform/http/stream';
 import { adminToken, startTestServer, type TestServer } from '../../support/harness';
 import { approvedDevice, ingest, postAttlog, punchLines } from '../../support/punch-feed';
+import { openSocket } from '../../support/sockets';
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 8_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -13,24 +14,9 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 8_000
   }
 }
 
-/** Bun's client takes request headers (a Bun extension the DOM typings do not know). */
-const WebSocketWithHeaders = WebSocket as unknown as new (url: string, options: { headers: Record<string, string> }) => WebSocket;
-
 /** A real WebSocket client collecting the punches it is sent. */
-async function subscribe(server: TestServer, query: string, headers: Record<string, string> = {}) {
-  const url = `${server.url.replace('http', 'ws')}/api/fingerprint/v1/punches/stream/${query}`;
-  const ws = new WebSocketWithHeaders(url, { headers });
-  const received: PunchView[] = [];
-  let closed: { code: number; reason: string } | null = null;
-  ws.onmessage = (event) => received.push(JSON.parse(String(event.data)) as PunchView);
-  ws.onclose = (event) => {
-    closed = { code: event.code, reason: event.reason };
-  };
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => resolve();
-    ws.onerror = () => reject(new Error('the WebSocket did not open'));
-  });
-  return { ws, received, closed: () => closed };
+function subscribe(server: TestServer, query: string, headers: Record<string, string> = {}) {
+  return openSocket<PunchView>(`${server.url.replace('http', 'ws')}/api/fingerprint/v1/punches/stream/${query}`, headers);
 }
 
 describe('the punch stream (WebSocket)', () => {
