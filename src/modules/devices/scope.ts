@@ -4,10 +4,11 @@
  * and the installer of a site must find the one they plugged in to approve it into their own
  * areas (approving without areas puts it in the approver's).
  */
-import { type Column, eq, or, type SQL, sql } from 'drizzle-orm';
+import { type Column, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { type AreaScope, isLimited } from '../../platform/scope';
-import { areaNames, assertWhollyWithin, scopeAreaIds } from '../areas';
+import { assertWhollyWithin, namesByMember, scopeAreaIds } from '../areas';
 import { deviceAreas, devices } from './tables';
 
 /** A condition: the device id in `column` is in one of the scope's areas; undefined when unlimited. */
@@ -44,6 +45,14 @@ export async function setDeviceAreas(q: Queryable, deviceId: string, areaIds: st
  */
 export async function refuseIfSharedTerminal(q: Queryable, deviceId: string, scope: AreaScope, doing: string): Promise<void> {
   if (!isLimited(scope)) return;
-  const ids = (await q.select({ areaId: deviceAreas.areaId }).from(deviceAreas).where(eq(deviceAreas.deviceId, deviceId))).map((r) => r.areaId);
-  assertWhollyWithin(scope, [...(await areaNames(q, ids)).values()], { member: 'this terminal', change: `${doing} it` });
+  assertWhollyWithin(scope, (await deviceAreaNames(q, [deviceId])).get(deviceId) ?? [], { member: 'this terminal', change: `${doing} it` });
+}
+
+/** The area names of these terminals, by terminal. */
+export async function deviceAreaNames(q: Queryable, deviceIds: readonly string[]): Promise<Map<string, string[]>> {
+  const pairs: { member: string; areaId: string }[] = [];
+  for (const ids of chunks(deviceIds, 500)) {
+    pairs.push(...(await q.select({ member: deviceAreas.deviceId, areaId: deviceAreas.areaId }).from(deviceAreas).where(inArray(deviceAreas.deviceId, ids))));
+  }
+  return namesByMember(q, pairs);
 }

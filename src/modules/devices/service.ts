@@ -25,7 +25,7 @@ import { RegistrationRefusals } from './refusals';
 import { type CachedDevice, DeviceRegistration, MAX_CACHED_DEVICES } from './registration';
 import { DeviceReports } from './reports';
 import type { DeviceRuntime } from './runtime';
-import { deviceInAreas, deviceSeen, serialsInAreas } from './scope';
+import { deviceAreaNames, deviceInAreas, deviceSeen, serialsInAreas } from './scope';
 import { type DeviceRow, type DeviceStatus, deviceAreas, deviceEvents, devices } from './tables';
 import { DeviceUsers } from './users';
 import { DeviceViews } from './views';
@@ -141,13 +141,8 @@ export class DeviceService implements DeviceRecords {
     return rows.map((r) => r.areaId);
   }
 
-  async areaNamesOf(q: Queryable, deviceIds: readonly string[]): Promise<Map<string, string[]>> {
-    const pairs: { member: string; areaId: string }[] = [];
-    for (const ids of chunks(deviceIds, 500)) {
-      const rows = await q.select({ member: deviceAreas.deviceId, areaId: deviceAreas.areaId }).from(deviceAreas).where(inArray(deviceAreas.deviceId, ids));
-      pairs.push(...rows);
-    }
-    return namesByMember(q, pairs);
+  areaNamesOf(q: Queryable, deviceIds: readonly string[]): Promise<Map<string, string[]>> {
+    return deviceAreaNames(q, deviceIds);
   }
 
   /** Devices of these statuses in any of these areas (a scope). */
