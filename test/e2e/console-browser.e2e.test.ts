@@ -254,7 +254,7 @@ describe('the console in a browser', () => {
     await period.getByRole('button', { name: 'Show', exact: true }).click();
     const row = page.locator('#attendance-grid').getByRole('row', { name: /E-GONE \(deleted\)/ });
     await row.waitFor();
-    expect(await row.locator('td.total').textContent()).toBe('8h 00m');
+    expect(await row.locator('td.total').textContent()).toBe('8:00');
     expect(await row.getByRole('link').count()).toBe(0);
     // Their day opens, without a form to add punches to someone deleted.
     await row.getByRole('button', { name: /E-GONE \(deleted\), .*: Present/ }).click();

@@ -153,7 +153,7 @@ describe('the Today board in a browser', () => {
         .locator('#board-list')
         .getByRole('row', { name: /Bruno Keller/ })
         .textContent(),
-    ).toContain('0h 20m');
+    ).toContain('0:20');
     await shot('board-late');
     await showCount('Not in yet', 2);
     expect(await listed()).toEqual(['Carla Díaz', 'Jonas Falk']);

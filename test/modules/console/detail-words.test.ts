@@ -30,7 +30,7 @@ describe('details in words', () => {
 
   test('a terminal by its name, a clock drift and an answer in words', () => {
     expect(summarize({ device: { serial_number: 'FRONTDOOR1' }, drift_seconds: -603, return_code: 0 }, names)).toBe(
-      'Terminal: Front door, Clock behind by 0h 10m, Answer: done',
+      'Terminal: Front door, Clock behind by 10 minutes, Answer: done',
     );
     // A terminal heard from a new address: which address is which, as confirming it needs.
     expect(summarize({ device: { serial_number: 'FRONTDOOR1' }, pinned_ip: '10.0.0.5', ip: '10.0.0.9' }, names)).toBe(

@@ -4,7 +4,7 @@
  * attendance day its person, date and status; what only the API's clients need (template
  * versions, row counts) is left to the API's answer.
  */
-import { dateTime, duration, fingerName, localDay, words } from './format';
+import { dateTime, fingerName, localDay, spokenDuration, words } from './format';
 
 /** Names for the ids the logs hold: people by their id, terminals by their serial. */
 export interface Names {
@@ -48,7 +48,7 @@ function detail(key: string, value: unknown, context: { names?: Names; biometric
   if (typeof value === 'object') return objectDetail(key, value as Record<string, unknown>, names);
   if (typeof value === 'number') {
     if (key === 'index' && !context.biometric) return `Finger: ${fingerName(value)}`;
-    if (key === 'drift_seconds') return `Clock ${value < 0 ? 'behind' : 'ahead'} by ${duration(Math.abs(value))}`;
+    if (key === 'drift_seconds') return `Clock ${value < 0 ? 'behind' : 'ahead'} by ${spokenDuration(Math.abs(value))}`;
     if (key === 'return_code') return value === 0 ? 'Answer: done' : `Answer: code ${value}`;
   }
   if (typeof value === 'string' && UUID.test(value)) return names?.person(value) ? `${label(key)}: ${names.person(value)}` : null;

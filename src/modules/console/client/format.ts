@@ -168,11 +168,21 @@ export function addDays(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** Worked, late or early time as `H:MM` (whole minutes, rounded down): as the reports and the payroll export write it. */
 export function duration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '—';
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  return `${h}h ${String(m).padStart(2, '0')}m`;
+  const minutes = Math.floor(seconds / 60);
+  return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
+/** A short span in words (`10 minutes`, `1 hour 5 minutes`, `40 seconds`): a clock's drift, where `0:10` would not say which unit. */
+export function spokenDuration(seconds: number): string {
+  if (seconds < 60) return count(Math.round(seconds), 'second', 'seconds');
+  const minutes = Math.floor(seconds / 60);
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  if (hours === 0) return count(minutes, 'minute', 'minutes');
+  return rest === 0 ? count(hours, 'hour', 'hours') : `${count(hours, 'hour', 'hours')} ${count(rest, 'minute', 'minutes')}`;
 }
 
 /** How long ago, in words: `3 minutes ago`. */
