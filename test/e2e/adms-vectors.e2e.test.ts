@@ -204,7 +204,20 @@ describe('attendance of an approved terminal in Asia/Kolkata', () => {
     expect(byPin('46')[0]!.verifyType).toBe(15);
     expect(byPin('46')[0]!.raw).toContain('10881');
     expect(byPin('1234')[0]!.workCode).toBe('');
-    expect(rows.find((r) => r.localTime === '2024-03-11 07:30:00')!.raw).toContain('36.5');
+    // The thermal line's punch is kept; its mask flag and temperatures (health data) are not.
+    const thermal = rows.find((r) => r.localTime === '2024-03-11 07:30:00')!;
+    expect(thermal.verifyType).toBe(15);
+    expect(thermal.raw).not.toMatch(/36\.5|97\.7/);
+  });
+
+  test('bare CR line ends: every record is stored, none glued onto the one before', async () => {
+    const body = '61\t2024-03-11 06:00:01\t0\t1\t0\t0\t0\r62\t2024-03-11 06:00:02\t0\t1\t0\t0\t0\r';
+    expect((await terminal(`/iclock/cdata?SN=${SN}&table=ATTLOG`, { body })).body).toBe('OK:2');
+    const rows = (await punchesOf(SN)).filter((r) => r.devicePin === '61' || r.devicePin === '62');
+    expect(rows.map((r) => [r.devicePin, r.localTime])).toEqual([
+      ['61', '2024-03-11 06:00:01'],
+      ['62', '2024-03-11 06:00:02'],
+    ]);
   });
 
   test('a body with Content-Type application/json or form encoding is still read raw', async () => {

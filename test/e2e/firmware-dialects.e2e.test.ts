@@ -285,7 +285,7 @@ describe('rtlog events of access panels', () => {
     const line = (time: string, event: number, p = pin, extra = '') =>
       `time=2026-03-02 ${time}\tpin=${p}\tcardno=0\tsitecode=0\tlinkid=0\teventaddr=1\tevent=${event}\tinoutstatus=0\tverifytype=15\tindex=1${extra}\n`;
     const body =
-      line('08:00:00', 0) +
+      line('08:00:00', 0, pin, '\ttemperature=36.7\tmaskflag=1\tconvtemperature=98.1') +
       line('08:01:00', 27) +
       line('08:02:00', 68, pin, '\ttemperature=38.4\tmaskflag=1') +
       line('08:03:00', 69) +
@@ -295,7 +295,10 @@ describe('rtlog events of access panels', () => {
       line('08:07:00', 17);
     const res = await terminal(`/iclock/cdata?SN=${SN}&table=rtlog`, body);
     expect(res.body).toBe('OK');
-    expect((await punchesOf(SN)).map((p) => p.localTime)).toEqual(['2026-03-02 08:00:00', '2026-03-02 08:07:00']);
+    const punches = await punchesOf(SN);
+    expect(punches.map((p) => p.localTime)).toEqual(['2026-03-02 08:00:00', '2026-03-02 08:07:00']);
+    // A punch that passed the temperature check keeps no temperature either.
+    expect(punches[0]!.raw).not.toMatch(/36\.7|98\.1|maskflag/i);
     const denied = await deviceLog(server.fpa, SN, 'access_denied');
     expect(denied.map((d) => (d.details as { event: number }).event).sort((a, b) => a - b)).toEqual([24, 27, 68, 69]);
     const fever = denied.find((d) => (d.details as { event: number }).event === 68);

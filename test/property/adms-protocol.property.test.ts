@@ -62,7 +62,7 @@ const linesText = fc
     fc.array(lineFragment, { maxLength: 8 }).map((f) => f.join('\t')),
     { maxLength: 10 },
   )
-  .chain((lines) => fc.constantFrom('\n', '\r\n').map((sep) => lines.join(sep)));
+  .chain((lines) => fc.constantFrom('\n', '\r\n', '\r').map((sep) => lines.join(sep)));
 const bodyText = fc.oneof(anyText, linesText);
 
 function linesAccountedFor<T>(parse: (text: string) => ParseResult<T>): void {
@@ -149,6 +149,15 @@ const localParts = localPartsFrom(1970);
 const alnum = (min: number, max: number): fc.Arbitrary<string> =>
   fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'), minLength: min, maxLength: max });
 
+/**
+ * A record as parsed back: the three fields after the two reserved ones (mask flag, temperature,
+ * converted temperature on thermal firmware) are blanked, those after them kept in place.
+ */
+function withoutHealth<T extends { extra: string[] }>(record: T): T {
+  const { extra } = record;
+  return { ...record, extra: extra.length > 5 ? [...extra.slice(0, 2), '', '', '', ...extra.slice(5)] : extra.slice(0, 2) };
+}
+
 describe('round trips', () => {
   test('ATTLOG record → line → record', () => {
     const record = fc.record({
@@ -160,11 +169,11 @@ describe('round trips', () => {
       extra: fc.array(fc.stringMatching(/^[0-9.]{1,6}$/), { maxLength: 6 }),
     });
     fc.assert(
-      fc.property(fc.array(record, { minLength: 1, maxLength: 5 }), fc.boolean(), (records, crlf) => {
-        const body = records.map((r) => formatAttlogLine(r) + (crlf ? '\r\n' : '\n')).join('');
+      fc.property(fc.array(record, { minLength: 1, maxLength: 5 }), fc.constantFrom('\n', '\r\n', '\r'), (records, lineEnd) => {
+        const body = records.map((r) => formatAttlogLine(r) + lineEnd).join('');
         const parsed = parseAttlog(body);
         expect(parsed.errors).toEqual([]);
-        expect(parsed.records.map(({ raw: _raw, ...rest }) => rest)).toEqual(records);
+        expect(parsed.records.map(({ raw: _raw, ...rest }) => rest)).toEqual(records.map(withoutHealth));
       }),
       RUNS,
     );
@@ -184,7 +193,7 @@ describe('round trips', () => {
         const body = records.map((r) => formatUsbAttlogLine(r, machine) + (crlf ? '\r\n' : '\n')).join('');
         const parsed = parseUsbAttlog(body);
         expect(parsed.errors).toEqual([]);
-        expect(parsed.records.map(({ raw: _raw, ...rest }) => rest)).toEqual(records);
+        expect(parsed.records.map(({ raw: _raw, ...rest }) => rest)).toEqual(records.map(withoutHealth));
       }),
       RUNS,
     );

@@ -37,6 +37,7 @@ import {
   parseRegistryBody,
   parseRtlog,
   parseTabledata,
+  parseTransactions,
   queryAttlogCommand,
   rebootCommand,
   setOptionCommand,
@@ -296,10 +297,12 @@ describe('V04 ATTLOG', () => {
 });
 
 describe('V04b ATTLOG edge cases', () => {
-  test('11-field MB10 record keeps the extras raw', () => {
+  test('11-field MB10 record keeps its extras, the record counter where it was', () => {
     const { records, errors } = parseAttlog('46\t2025-01-29 06:58:48\t0\t15\t0\t0\t0\t0\t0\t0\t10881\n');
     expect(errors).toEqual([]);
-    expect(records[0]).toMatchObject({ pin: '46', verifyType: 15, state: 0, workCode: '0', extra: ['0', '0', '0', '0', '0', '10881'] });
+    // Fields 8-10 are the mask and temperature fields of thermal firmware: blank whatever they hold.
+    expect(records[0]).toMatchObject({ pin: '46', verifyType: 15, state: 0, workCode: '0', extra: ['0', '0', '', '', '', '10881'] });
+    expect(records[0]?.raw).toBe('46\t2025-01-29 06:58:48\t0\t15\t0\t0\t0\t\t\t\t10881');
   });
 
   test('empty workcode and trailing TAB are not errors', () => {
@@ -315,9 +318,32 @@ describe('V04b ATTLOG edge cases', () => {
     expect(records[0]?.raw).toBe('1001\t2024-03-11 08:59:12\t0\t1\t0\t0\t0');
   });
 
-  test('thermal firmware mask/temperature fields', () => {
-    const { records } = parseAttlog('1001\t2024-03-11 08:59:12\t0\t15\t0\t0\t0\t1\t36.5\t97.7\n');
-    expect(records[0]?.extra).toEqual(['0', '0', '1', '36.5', '97.7']);
+  test('bare CR line ends (a file saved Mac-style) give one record per line, none glued onto the one before', () => {
+    const { records, errors } = parseAttlog('10000\t2026-11-27 12:00:01\t0\t1\t0\t0\t0\r10001\t2026-11-27 12:00:02\t0\t1\t0\t0\t0\r');
+    expect(errors).toEqual([]);
+    expect(records.map((r) => [r.pin, r.localTime, r.extra])).toEqual([
+      ['10000', '2026-11-27 12:00:01', ['0', '0']],
+      ['10001', '2026-11-27 12:00:02', ['0', '0']],
+    ]);
+    // Stray CRs before an LF are one line end, as before.
+    expect(splitRecords('a\r\r\nb\rc')).toEqual(['a', 'b', 'c']);
+  });
+
+  test('thermal firmware: the mask flag and temperatures (health data) are not kept, the punch is', () => {
+    const { records, errors } = parseAttlog('1001\t2024-03-11 08:59:12\t0\t15\t0\t0\t0\t1\t36.5\t97.7\n');
+    expect(errors).toEqual([]);
+    expect(records[0]).toMatchObject({ pin: '1001', localTime: '2024-03-11 08:59:12', verifyType: 15, extra: ['0', '0'] });
+    expect(records[0]?.raw).toBe('1001\t2024-03-11 08:59:12\t0\t15\t0\t0\t0');
+  });
+
+  test('3.x real-time and stored records: maskflag, temperature and convtemperature are left out of raw', () => {
+    const rt = parseRtlog(
+      'time=2024-03-11 08:59:12\tpin=7\tcardno=0\tevent=0\tinoutstatus=0\tverifytype=15\tMaskFlag=1\ttemperature=38.9\tconvtemperature=102.0\n',
+    );
+    expect(rt.errors).toEqual([]);
+    expect(rt.records[0]?.raw).toBe('time=2024-03-11 08:59:12\tpin=7\tcardno=0\tevent=0\tinoutstatus=0\tverifytype=15');
+    const stored = parseTransactions('transaction pin=7\tverified=15\teventtype=0\tinoutstate=0\ttime=2024-03-11 08:59:12\ttemperature=36.6\n');
+    expect(stored.records[0]?.raw).not.toContain('36.6');
   });
 
   test('accepted time forms are normalised', () => {

@@ -21,6 +21,7 @@ import {
   parseTabledata,
   parseTemplatev10,
   splitKeyword,
+  splitRecords,
 } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
 import type { HeldBiometric, WalkUpEnrollment } from '../enrollment';
@@ -196,10 +197,7 @@ export class TerminalUploads {
    * acknowledged with a device event.
    */
   async otherTable(device: DeviceRow, tableName: string, text: string): Promise<void> {
-    const lines = text
-      .split('\n')
-      .map((l) => l.replace(/\r$/, ''))
-      .filter((l) => l.trim() !== '');
+    const lines = splitRecords(text);
     if (lines.length === 0) return;
     // A NUL or an undecodable byte: not a text table, so nothing can say it holds no one's data.
     const unreadable = text.includes('\u0000') || text.includes('\uFFFD');

@@ -1,5 +1,6 @@
 import { normaliseLocalTime } from '../../platform/time/local-time';
 import { dropTrailingEmpty, intWithDefault } from './fields';
+import { blankHealthFields } from './health';
 import { parseLines } from './lines';
 import { pinProblem } from './pin';
 import { accept, type LineOutcome, type ParseResult, reject } from './types';
@@ -7,6 +8,7 @@ import { accept, type LineOutcome, type ParseResult, reject } from './types';
 /**
  * One punch. Positional ATTLOG line (§4.1):
  * `PIN \t time \t state \t verify \t workcode \t reserved1 \t reserved2 [\t mask \t temperature …]`.
+ * The mask flag and temperatures are health data: `extra` and `raw` have them blanked (health.ts).
  */
 export interface AttlogRecord {
   pin: string;
@@ -17,7 +19,7 @@ export interface AttlogRecord {
   /** How the user verified; meanings of 0/2/3 are disputed (§4.1), so keep the number. */
   verifyType: number;
   workCode: string;
-  /** Fields 6.. kept raw (reserved, mask/temperature, MB10 sequence counter); empties from a trailing TAB dropped. */
+  /** Fields 6.. kept raw (reserved, MB10 sequence counter; mask and temperature blanked, health.ts); empties from a trailing TAB dropped. */
   extra: string[];
   raw: string;
 }
@@ -43,8 +45,10 @@ const quoted = (field: string | undefined) => JSON.stringify((field ?? '').slice
  * One attendance line read with a layout. At least PIN and time are required; missing trailing
  * fields default (state/verify 0, workcode '') rather than losing a punch.
  */
-export function attlogRecordOf(raw: string, layout: AttlogLayout): LineOutcome<AttlogRecord> {
-  const fields = raw.split('\t');
+export function attlogRecordOf(line: string, layout: AttlogLayout): LineOutcome<AttlogRecord> {
+  const fields = blankHealthFields(line.split('\t'), layout.workCode);
+  // What is kept of the line: as sent, but for its health data (health.ts).
+  const raw = fields.join('\t');
   if (fields.length < 2) return reject(`expected TAB-separated fields: ${layout.fields}`);
   const pin = (fields[0] ?? '').trim();
   const pinError = pinProblem(pin);

@@ -15,6 +15,7 @@ export * from './command-batch';
 export * from './commands';
 export * from './devicecmd';
 export * from './fields';
+export * from './health';
 export * from './http-date';
 export * from './info';
 export * from './lines';

@@ -3,6 +3,7 @@ import type { AttlogRecord } from './attlog';
 import { isValidBase64 } from './base64';
 import { decodeCardNumber } from './card';
 import { type Dict, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword } from './fields';
+import { withoutHealthPairs } from './health';
 import { parseLines } from './lines';
 import { parseOptionsBody } from './options';
 import { MAX_PIN_LENGTH, pinProblem } from './pin';
@@ -64,7 +65,7 @@ export function parseRtlogLine(raw: string): LineOutcome<RtlogRecord> {
     verifyType: verify.value,
     workCode: (f.get('workcode') ?? '').trim(),
     extra: [],
-    raw,
+    raw: withoutHealthPairs(raw),
     event: parseIntStrict(f.get('event')),
     fields: f.fields,
   });
@@ -138,7 +139,7 @@ export function parseTransactionLine(raw: string): LineOutcome<RtlogRecord> {
     verifyType: ints.verifyType.value,
     workCode: (f.get('workcode') ?? '').trim(),
     extra: [],
-    raw,
+    raw: withoutHealthPairs(raw),
     event: parseIntStrict(f.get('eventtype', 'event')),
     fields: f.fields,
   });

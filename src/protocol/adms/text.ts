@@ -58,14 +58,22 @@ function isBlank(line: string): boolean {
 }
 
 /**
- * Split an LF-separated body into record lines: a trailing CR is dropped (CRLF tolerance) and
- * blank lines (empty or only spaces/tabs) are skipped, since they carry no record.
+ * Any line end a firmware writes: LF, CRLF (with stray extra CRs before the LF), or a bare CR
+ * (old Mac-style line ends, seen in files edited on a PC): a bare CR left inside a line would
+ * glue the next record onto this one as extra fields, and lose it without a word.
+ */
+const LINE_END = /\r*\n|\r+/;
+
+/**
+ * Split a body into record lines at any line end (LINE_END); blank lines (empty or only
+ * spaces/tabs) are skipped, since they carry no record.
  */
 export function splitNumberedRecords(text: string): NumberedLine[] {
   const out: NumberedLine[] = [];
-  const lines = text.split('\n');
+  // Most bodies are LF or CRLF: the plain split is the upload path's fast one.
+  const lines = text.includes('\r') ? text.split(LINE_END) : text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] ?? '').replace(/\r+$/, '');
+    const line = lines[i] ?? '';
     if (!isBlank(line)) out.push({ line: i + 1, text: line });
   }
   return out;
