@@ -172,4 +172,22 @@ describe('the README stays true', () => {
     // Outside code blocks of the development notes, `bun run …` would fail as written there.
     expect(readme).not.toMatch(/(^|[\s`(])bun\s+run\s/m);
   });
+
+  test('its code fences pair up: none is left open to swallow the headings after it', async () => {
+    const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
+    let open: { line: number; info: string } | null = null;
+    const strays: number[] = [];
+    for (const [i, line] of readme.split('\n').entries()) {
+      const fence = /^```(.*)$/.exec(line);
+      if (!fence) {
+        // A heading inside a fence without a language (a shell block has `#` comments) is a fence left open above it.
+        if (open && ['', 'markdown', 'md'].includes(open.info.trim()) && /^#{1,3} /.test(line)) strays.push(open.line);
+        continue;
+      }
+      // Inside a fence, a line with an info string cannot close it: it is content, a sign of a stray opener.
+      if (open && fence[1]!.trim() !== '') strays.push(open.line);
+      open = open ? null : { line: i + 1, info: fence[1]! };
+    }
+    expect({ strays: [...new Set(strays)], unclosed: open?.line ?? null }).toEqual({ strays: [], unclosed: null });
+  });
 });
