@@ -22,6 +22,10 @@ const MARGIN = 36;
 const FOOTER = 22;
 const ROW = 13;
 const BODY = 7.5;
+/** A wrapped cell's further lines (BODY type): a totals row's notes or a day's flags that do not fit. */
+const WRAPPED_LINE = 9;
+/** Lines a text cell may take before it is cut with an ellipsis. */
+const MAX_CELL_LINES = 3;
 const GREY = '#555555';
 const LINE = '#999999';
 
@@ -59,6 +63,27 @@ function fit(pdf: Pdf, text: string, width: number): string {
     else hi = mid - 1;
   }
   return `${text.slice(0, lo)}…`;
+}
+
+/**
+ * Text in at most `maxLines` lines of a width, broken between words (a word wider than the line
+ * is cut), the last line cut with an ellipsis when the rest does not fit.
+ */
+function wrap(pdf: Pdf, text: string, width: number, maxLines: number): string[] {
+  const lines: string[] = [];
+  let current = '';
+  const words = text.split(' ');
+  for (const [i, word] of words.entries()) {
+    const tried = current === '' ? word : `${current} ${word}`;
+    if (pdf.widthOfString(tried) <= width || current === '') {
+      current = tried;
+      continue;
+    }
+    if (lines.length === maxLines - 1) return [...lines, fit(pdf, `${current} ${words.slice(i).join(' ')}`, width)];
+    lines.push(fit(pdf, current, width));
+    current = word;
+  }
+  return [...lines, fit(pdf, current, width)];
 }
 
 class Layout {
@@ -158,21 +183,40 @@ class Layout {
       .fillColor('#e8e8e8')
       .fill();
     this.cells(
-      this.columns.map((c) => c.label),
+      this.cellLines(
+        this.columns.map((c) => c.label),
+        'Bold',
+        false,
+      ),
       'Bold',
       this.y + 4,
     );
     this.y += ROW + 2;
   }
 
-  private cells(texts: string[], font: string, y: number): void {
+  /** Each cell's lines: figures on one line, text wrapped between words (MAX_CELL_LINES). */
+  private cellLines(texts: string[], font: string, wrapText: boolean): string[][] {
+    this.pdf.font(font).fontSize(BODY);
+    return texts.map((text, i) => {
+      const room = this.widths[i]! - 4;
+      return wrapText && !this.numeric(i) ? wrap(this.pdf, this.clean(text), room, MAX_CELL_LINES) : [this.fit(text, room)];
+    });
+  }
+
+  private numeric(column: number): boolean {
+    const { kind } = this.columns[column]!;
+    return kind === 'hours' || kind === 'count';
+  }
+
+  private cells(lines: string[][], font: string, y: number): void {
     const { pdf } = this;
     pdf.font(font).fontSize(BODY).fillColor('black');
     let x = this.left;
-    texts.forEach((text, i) => {
+    lines.forEach((cell, i) => {
       const w = this.widths[i]!;
-      const numeric = this.columns[i]!.kind === 'hours' || this.columns[i]!.kind === 'count';
-      pdf.text(this.fit(text, w - 4), x + 2, y, { width: w - 4, align: numeric ? 'right' : 'left', lineBreak: false });
+      for (const [n, line] of cell.entries()) {
+        pdf.text(line, x + 2, y + n * WRAPPED_LINE, { width: w - 4, align: this.numeric(i) ? 'right' : 'left', lineBreak: false });
+      }
       x += w;
     });
   }
@@ -188,8 +232,12 @@ class Layout {
         },
       );
     }
-    if (this.y + ROW > this.bottom) this.page(true);
+    const font = bold ? 'Bold' : 'Body';
     const texts = all.flatMap((c, i) => (c.pdf === false ? [] : [printed(c, row.cells[i] ?? null, row.date)]));
+    // A text that does not fit (a totals row's "days worked, on leave…", a day's flags) wraps: the row grows.
+    const lines = this.cellLines(texts, font, true);
+    const height = ROW + (Math.max(...lines.map((cell) => cell.length)) - 1) * WRAPPED_LINE;
+    if (this.y + height > this.bottom) this.page(true);
     if (bold)
       this.pdf
         .moveTo(this.left, this.y)
@@ -197,9 +245,9 @@ class Layout {
         .lineWidth(0.7)
         .strokeColor('black')
         .stroke();
-    else if (this.rows % 2 === 0) this.pdf.rect(this.left, this.y, this.width, ROW).fillColor('#f5f5f5').fill();
-    this.cells(texts, bold ? 'Bold' : 'Body', this.y + 3);
-    this.y += ROW;
+    else if (this.rows % 2 === 0) this.pdf.rect(this.left, this.y, this.width, height).fillColor('#f5f5f5').fill();
+    this.cells(lines, font, this.y + 3);
+    this.y += height;
   }
 
   /** Lines of small print under a table (what marks mean). */

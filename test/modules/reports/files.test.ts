@@ -85,6 +85,23 @@ describe('PDF', () => {
     expect(empty[0]).toContain('Nothing to report');
   });
 
+  test("a text too long for its column wraps onto more lines of the row, none of it cut (a totals row's counts, a day's flags)", async () => {
+    const columns: Column[] = [...COLUMNS, { key: 'flags', label: 'Notes', kind: 'flags', width: 12 }];
+    const totals = '15 days worked, 4 on leave, 1 holiday, 2 absent';
+    const sheet: Sheet = {
+      name: 'Nora (N3)',
+      details: [],
+      columns,
+      rows: [{ date: '2026-02-02', cells: ['Nora', '2026-02-02', '2026-02-02 08:00:00', 8 * 3600, 'present', 'worked_on_off_day overtime late early_leave'] }],
+      signatures: true,
+      totals: () => ({ cells: ['Total', null, null, 8 * 3600, null, totals] }),
+    };
+    const text = (await pdfText(await pdfBytes(doc([sheet]), 'now', true)))[0]!.replace(/\s+/g, ' ');
+    expect(text).not.toContain('…');
+    expect(text).toContain(totals);
+    expect(text).toContain('worked on a day off, overtime, late, left early');
+  });
+
   test('past the row limit: refused before anything is sent', async () => {
     expect(MAX_PDF_ROWS).toBe(10_000);
     const big = doc([{ name: 'All', details: [], columns: COLUMNS, rows: rows(301) }]);
