@@ -1,6 +1,6 @@
 /** The audit log: who did what to devices, consent, templates, agents, keys and jobs. */
 
-import { and, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Database, Queryable } from '../../platform/db/client';
 import type { Actor, ActorKind } from '../../platform/http/caller';
@@ -132,7 +132,8 @@ export class AuditService {
     if (filters.actor_kind) conditions.push(eq(auditLog.actorKind, filters.actor_kind));
     if (filters.actor_id) conditions.push(eq(auditLog.actorId, filters.actor_id));
     if (filters.action) conditions.push(eq(auditLog.action, filters.action));
-    if (filters.target) conditions.push(eq(auditLog.targetId, filters.target));
+    // A person's id also finds what was done to things of theirs (a leave, a punch, an assignment).
+    if (filters.target) conditions.push(or(eq(auditLog.targetId, filters.target), sql`json_extract(${auditLog.details}, '$.enrollee') = ${filters.target}`)!);
     if (filters.from) conditions.push(gte(auditLog.createdAt, rangeBound(filters.from, 'from', zone)));
     if (filters.to) conditions.push(lt(auditLog.createdAt, rangeBound(filters.to, 'to', zone)));
     const before = readCursor(filters.cursor);

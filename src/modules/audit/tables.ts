@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 const createdAt = () => integer('created_at').notNull();
@@ -17,8 +18,12 @@ export const auditLog = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index('fpa_audit_target').on(t.targetType, t.targetId),
+    // By id alone: `audit-log/?target=` names the thing, not its kind.
+    index('fpa_audit_target').on(t.targetId),
     index('fpa_audit_created').on(t.createdAt),
     index('fpa_audit_actor').on(t.actorKind, t.actorId),
+    // The person an entry is about when its target is something of theirs (a leave, a punch, a
+    // shift assignment): `audit-log/?target=<person>` finds those too.
+    index('fpa_audit_person').on(sql`json_extract(${t.details}, '$.enrollee')`),
   ],
 );

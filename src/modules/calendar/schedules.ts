@@ -85,7 +85,7 @@ export class Schedules {
       const after: ScheduleRow = { ...before, ...scheduleFields(merged), updatedAt: now };
       if (after.name !== before.name) await this.requireFreeName(w.tx, after.name, before.id);
       await w.tx.update(workSchedules).set(after).where(eq(workSchedules.id, before.id));
-      await audit(w.tx, now, { actor: by, action: 'schedule.updated', targetType: 'schedule', targetId: before.id, details: { ...patch } });
+      await audit(w.tx, now, { actor: by, action: 'schedule.updated', targetType: 'schedule', targetId: before.id, details: scheduleChanges(before, after) });
       const users = await w.tx.select().from(shiftAssignments).where(eq(shiftAssignments.scheduleId, before.id));
       for (const a of users) await this.changed(w, assignmentChange(a, 'schedule', by));
       return scheduleView(after);
@@ -182,7 +182,14 @@ export class Schedules {
       };
       await requireOwn(w.tx, this.daysOff.enrollees, scope, entryOf(row), 'shift assignment', row.id);
       await w.tx.insert(shiftAssignments).values(row);
-      await audit(w.tx, now, { actor: by, action: 'assignment.created', targetType: 'shift_assignment', targetId: row.id, details: { ...input } });
+      // The person by id (as asked: an id, an employee id or a PIN), so `audit-log/?target=` finds it.
+      await audit(w.tx, now, {
+        actor: by,
+        action: 'assignment.created',
+        targetType: 'shift_assignment',
+        targetId: row.id,
+        details: { ...input, schedule: schedule.name, ...(row.enrolleeId ? { enrollee: row.enrolleeId } : {}) },
+      });
       await this.changed(w, assignmentChange(row, 'assignment', by));
       const [view] = await this.assignmentViews(w.tx, [row]);
       return view!;
@@ -237,7 +244,13 @@ export class Schedules {
       if (!row) throw new FpaError('not_found', 'shift assignment not found', { assignment: id });
       await requireOwn(w.tx, this.daysOff.enrollees, scope, entryOf(row), 'shift assignment', id);
       await w.tx.delete(shiftAssignments).where(eq(shiftAssignments.id, id));
-      await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'assignment.deleted', targetType: 'shift_assignment', targetId: id });
+      await audit(w.tx, this.ctx.clock.now(), {
+        actor: by,
+        action: 'assignment.deleted',
+        targetType: 'shift_assignment',
+        targetId: id,
+        details: { ...(row.enrolleeId ? { enrollee: row.enrolleeId } : { area: row.areaId }), from: row.fromDate, to: row.toDate },
+      });
       await this.changed(w, assignmentChange(row, 'assignment', by));
     });
   }
@@ -330,6 +343,16 @@ function scheduleFields(input: ScheduleInput): Omit<ScheduleRow, 'id' | 'created
     breakMs,
     weekdays: input.weekdays ? [...new Set(input.weekdays)].sort((a, b) => a - b) : null,
   };
+}
+
+/** What a schedule change changed: the schedule's name (as it was), and each field that differs, from what it was to what it is. */
+function scheduleChanges(before: ScheduleRow, after: ScheduleRow): Record<string, unknown> {
+  const [was, is] = [inputOf(before), inputOf(after)];
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const key of Object.keys(is) as (keyof ScheduleInput)[]) {
+    if (JSON.stringify(was[key]) !== JSON.stringify(is[key])) changes[key] = { from: was[key] ?? null, to: is[key] ?? null };
+  }
+  return { name: before.name, changes };
 }
 
 function inputOf(row: ScheduleRow): ScheduleInput {

@@ -163,7 +163,13 @@ export class PunchCorrections {
       const flags = [...row.flags, ...extra.filter((f) => !row.flags.includes(f))];
       await w.tx.update(punches).set({ voided: true, flags, correctionReason: reason }).where(eq(punches.id, id));
       const view = punchView({ ...row, voided: true, flags, correctionReason: reason });
-      await audit(w.tx, this.ctx.clock.now(), { actor: by, action: 'punch.voided', targetType: 'punch', targetId: id, details: { reason } });
+      await audit(w.tx, this.ctx.clock.now(), {
+        actor: by,
+        action: 'punch.voided',
+        targetType: 'punch',
+        targetId: id,
+        details: { reason, enrollee: row.enrolleeId },
+      });
       await this.punches.events.record(w, 'punch_voided', { punch: view, reason, by });
       return view;
     });
