@@ -310,6 +310,38 @@ describe('clocks', () => {
     expect(Math.abs(detail.clock_drift_seconds)).toBeGreaterThan(120);
     expect((await commandsOf('DST1')).some((c) => c.kind === 'SET_TIME' && c.status === 'pending')).toBe(true);
   });
+
+  test('a clock started over (2000-01-01) or set a year ahead is flagged too, and the installer told', async () => {
+    const reset = await connected(terminal('RESET1'));
+    await drain(reset);
+    expect((await reset.punch([{ pin: '10000', localTime: '2000-01-01 00:05:00' }])).body).toBe('OK:1');
+    const ahead = await connected(terminal('AHEAD1'));
+    await drain(ahead);
+    expect((await ahead.punch([{ pin: '10000', at: new Date(now + 400 * DAY) }])).body).toBe('OK:1');
+    const detail = async (sn: string) => (await server.admin.get(`/devices/${sn}/`)).body as { clock_drifting: boolean; clock_drift_seconds: number };
+    expect(await detail('RESET1')).toMatchObject({ clock_drifting: true });
+    expect((await detail('RESET1')).clock_drift_seconds).toBeLessThan(-25 * 365 * 86_400);
+    expect(await detail('AHEAD1')).toMatchObject({ clock_drifting: true });
+    expect((await detail('AHEAD1')).clock_drift_seconds).toBeGreaterThan(399 * 86_400);
+    const found = (await server.admin.get('/diagnostics/')).body.results as { kind: string; device: string; message: string; fix: string }[];
+    const resetDiag = found.find((d) => d.device === 'RESET1' && d.kind === 'clock_drift');
+    expect(resetDiag?.message).toContain('about 26 years behind');
+    expect(resetDiag?.fix).toContain('battery');
+    expect(found.find((d) => d.device === 'AHEAD1' && d.kind === 'clock_drift')?.message).toContain('400 days ahead');
+  });
+
+  test('one corrupt record beside real-time ones says nothing of the clock', async () => {
+    const t = await connected(terminal('MIXED1'));
+    await drain(t);
+    const res = await t.punch([
+      { pin: '10000', at: new Date(now - 60_000) },
+      { pin: '10000', localTime: '2099-05-05 05:05:05' },
+    ]);
+    expect(res.body).toBe('OK:2');
+    const detail = (await server.admin.get('/devices/MIXED1/')).body as { clock_drifting: boolean; clock_drift_seconds: number };
+    expect(detail.clock_drifting).toBe(false);
+    expect(Math.abs(detail.clock_drift_seconds)).toBeLessThan(120);
+  });
 });
 
 describe('terminals reach us by any name', () => {

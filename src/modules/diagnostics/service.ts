@@ -142,13 +142,17 @@ export class Diagnostics {
     if (drift !== null && Math.abs(drift) > DRIFT_LIMIT_S) {
       const noted = f.log.find((l) => l.deviceId === d.id && l.kind === 'clock_drift');
       const hours = Math.round(Math.abs(drift) / 3600);
-      const zoneLike = hours >= 1 && Math.abs(Math.abs(drift) - hours * 3600) <= 5 * 60;
+      const zoneLike = hours >= 1 && hours <= 26 && Math.abs(Math.abs(drift) - hours * 3600) <= 5 * 60;
+      // Years behind: its clock started over (a flat clock battery sets 2000-01-01 at power-up).
+      const reset = drift < -YEAR_S;
       out.push(
         diag(d, 'clock_drift', 'warning', noted?.at ?? null, {
           message: `Terminal ${d.serialNumber}'s clock is ${describeSeconds(Math.abs(drift))} ${drift > 0 ? 'ahead' : 'behind'}: its punches carry its own time.`,
-          fix: zoneLike
-            ? `It is off by about ${counted(hours, 'hour')}: its time zone is probably wrong. Set the terminal's time zone in its settings (the service tells the terminal at its next handshake), then set its clock (Terminals → ${d.serialNumber} → Set the clock).`
-            : `Set its clock from the server (Terminals → ${d.serialNumber} → Set the clock), or ask whoever runs the server to have it done by itself (setting DEVICE_CLOCK_CORRECTION). A clock that drifts again needs its battery or its NTP setting checked.`,
+          fix: reset
+            ? `Its clock has started over from its first date, as a terminal's does when its clock battery is flat: set its clock from the server (Terminals → ${d.serialNumber} → Set the clock, or DEVICE_CLOCK_CORRECTION), and have the battery replaced, or it starts over at the next power cut. Its punches since then carry the wrong date: correct them by hand.`
+            : zoneLike
+              ? `It is off by about ${counted(hours, 'hour')}: its time zone is probably wrong. Set the terminal's time zone in its settings (the service tells the terminal at its next handshake), then set its clock (Terminals → ${d.serialNumber} → Set the clock).`
+              : `Set its clock from the server (Terminals → ${d.serialNumber} → Set the clock), or ask whoever runs the server to have it done by itself (setting DEVICE_CLOCK_CORRECTION). A clock that drifts again needs its battery or its NTP setting checked.`,
           details: { drift_seconds: drift },
         }),
       );
@@ -261,5 +265,9 @@ function diag(
 function describeSeconds(s: number): string {
   if (s < 120) return `${s} seconds`;
   if (s < 7200) return `${Math.round(s / 60)} minutes`;
-  return `${Math.round(s / 360) / 10} hours`;
+  if (s < 2 * 86_400) return `${Math.round(s / 360) / 10} hours`;
+  if (s < 2 * YEAR_S) return `${Math.round(s / 86_400)} days`;
+  return `about ${Math.round(s / YEAR_S)} years`;
 }
+
+const YEAR_S = 365.25 * 86_400;

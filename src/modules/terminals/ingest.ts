@@ -160,12 +160,21 @@ export class AttendanceIngest {
    * flagged, and corrected with `set_time` when DEVICE_CLOCK_CORRECTION is on.
    */
   private async measureDrift(device: DeviceRow, punches: IncomingPunch[], now: number): Promise<void> {
-    // A record more than a day ahead is flagged `future_time` (a corrupt one, a clock reset to
-    // some year): it says nothing of how far the clock runs off. One pass, on every upload.
+    // A record more than a day ahead (`future_time`) or before FIRST_PLAUSIBLE_YEAR
+    // (`clock_reset`) cannot be a real time. Beside real-time ones it is a corrupt record and says
+    // nothing of the clock; but an upload of nothing else comes from a clock that is wrong (a
+    // flat battery resets it to 2000-01-01, a wrong year puts it ahead), and its newest record
+    // is the best measure of how wrong: far past any limit, so the terminal is flagged and, with
+    // DEVICE_CLOCK_CORRECTION, set right. One pass, on every upload.
     let newest = Number.NEGATIVE_INFINITY;
-    for (const p of punches) if (p.punchedAt <= now + DAY_MS && p.punchedAt > newest) newest = p.punchedAt;
-    if (now - newest > REAL_TIME_MS) return;
-    const drift = Math.round((newest - now) / 1000);
+    let newestImpossible = Number.NEGATIVE_INFINITY;
+    for (const p of punches) {
+      if (p.punchedAt > now + DAY_MS || p.flags?.includes('clock_reset')) newestImpossible = Math.max(newestImpossible, p.punchedAt);
+      else if (p.punchedAt > newest) newest = p.punchedAt;
+    }
+    const measured = newest === Number.NEGATIVE_INFINITY ? newestImpossible : newest;
+    if (measured === Number.NEGATIVE_INFINITY || (measured === newest && now - newest > REAL_TIME_MS)) return;
+    const drift = Math.round((measured - now) / 1000);
     if (device.clockDriftSeconds !== null && Math.abs(drift - device.clockDriftSeconds) < DRIFT_RESOLUTION_S) return;
     await this.devices.reports.recordDrift(device, drift, { limitSeconds: this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX / 1000 });
   }

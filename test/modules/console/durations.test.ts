@@ -18,5 +18,8 @@ describe('durations on screen', () => {
     expect(spokenDuration(3_600)).toBe('1 hour');
     expect(spokenDuration(3_900)).toBe('1 hour 5 minutes');
     expect(spokenDuration(7_260)).toBe('2 hours 1 minute');
+    // A clock started over or set to a wrong year: days, then years.
+    expect(spokenDuration(400 * 86_400)).toBe('400 days');
+    expect(spokenDuration(26 * 365.25 * 86_400 + 3_600)).toBe('about 26 years');
   });
 });

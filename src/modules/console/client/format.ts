@@ -178,6 +178,9 @@ export function duration(seconds: number | null | undefined): string {
 /** A short span in words (`10 minutes`, `1 hour 5 minutes`, `40 seconds`): a clock's drift, where `0:10` would not say which unit. */
 export function spokenDuration(seconds: number): string {
   if (seconds < 60) return count(Math.round(seconds), 'second', 'seconds');
+  // A clock started over (2000-01-01) or set to a wrong year: days or years, not thousands of hours.
+  if (seconds >= 2 * 365.25 * 86_400) return `about ${count(Math.round(seconds / (365.25 * 86_400)), 'year', 'years')}`;
+  if (seconds >= 2 * 86_400) return count(Math.round(seconds / 86_400), 'day', 'days');
   const minutes = Math.floor(seconds / 60);
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
