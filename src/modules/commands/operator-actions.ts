@@ -75,7 +75,10 @@ export class OperatorActions {
     });
   }
 
-  /** Sends a `failed` or `expired` command again, with a fresh attempt budget and expiry; otherwise 409. */
+  /**
+   * Sends a `failed` or `expired` command again, with a fresh attempt budget and expiry; otherwise
+   * 409. Its `sent_at` stays: a command that went out keeps its id for its content (supersede.ts).
+   */
   async retry(deviceId: string, id: number, by: string, scope: AreaScope = EVERYWHERE): Promise<CommandView> {
     return this.ctx.db.write(async (w) => {
       const command = await this.findOf(w.tx, deviceId, id);
@@ -92,7 +95,6 @@ export class OperatorActions {
         attempts: 0,
         notBefore: now,
         expiresAt: DELETE_KINDS.has(command.kind) ? NEVER_EXPIRES : now + this.ctx.settings.COMMAND_EXPIRY,
-        sentAt: null,
         ackDeadline: null,
         completedAt: null,
         returnCode: null,

@@ -80,8 +80,10 @@ export class CommandService {
 
   /**
    * Queues commands inside the caller's transaction; wakes the devices after commit. A command
-   * whose supersede key matches an unsent one of the same device replaces it in place
-   * (supersede.ts). Returns one id per given command.
+   * whose supersede key matches a never-sent one of the same device replaces it in place; one
+   * that went out is superseded instead and the new command gets an id of its own, so that the
+   * terminal's late answer to the old id never closes different content (supersede.ts). Returns
+   * one id per given command.
    */
   async enqueue(w: Pick<WriteContext, 'tx' | 'afterCommit'>, commands: NewCommand[]): Promise<number[]> {
     if (commands.length === 0) return [];
@@ -113,7 +115,7 @@ export class CommandService {
     return ids;
   }
 
-  /** Writes what enqueue planned; returns the ids of the inserted rows, in order. */
+  /** Writes what enqueue planned (replacements: never-sent rows only); returns the ids of the inserted rows, in order. */
   private async writePlan(tx: Tx, plan: QueuePlan<typeof deviceCommands.$inferInsert>, now: number): Promise<number[]> {
     for (const [id, values] of plan.replacements) {
       await tx
@@ -145,7 +147,10 @@ export class CommandService {
   }
 
   /**
-   * Applies `devicecmd` results. Unknown or already-closed ids are ignored (resends).
+   * Applies `devicecmd` results. Unknown or already-closed ids are ignored (resends); so is a
+   * late answer to a command superseded since it went out: what superseded it is still sent and
+   * awaited under its own id. A `pending` command that went out before holds the content it went
+   * out with (supersede.ts never rewrites it), so its answer closes it.
    * `deletesOnly` (a terminal that is not approved): only results of deletes, the one kind it is sent.
    */
   async applyResults(deviceId: string, results: CommandAnswer[], options: { deletesOnly?: boolean } = {}): Promise<{ applied: number; unknown: string[] }> {

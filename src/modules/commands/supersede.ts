@@ -1,9 +1,14 @@
 /**
  * How new commands take their place in a terminal's queue: a command whose supersede key matches
- * an unsent one of the same device replaces it in place (same id, same place in the queue), so a
- * renamed user's record still goes before their templates. An unsent delete is never replaced by
- * anything but a delete: a record or template queued after it goes behind it, so the terminal
- * first drops what it should no longer hold.
+ * a pending one of the same device that never went to the terminal replaces it in place (same id,
+ * same place in the queue), so a renamed user's record still goes before their templates. A
+ * pending command that did go out (no answer in time, or a transient error: it waits to be
+ * resent) keeps its id for its own content, because the terminal may still answer that id: it is
+ * superseded and the new command gets a row (and an id) of its own, at the end of the queue; the
+ * same content again is that very command. An unsent delete is never replaced by anything but a
+ * delete: a record or template queued after it goes behind it, so the terminal first drops what
+ * it should no longer hold; a delete that went out is never superseded at all (a deletion proof
+ * may wait for its answer): a different delete of the same key queues behind it.
  */
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
@@ -18,17 +23,21 @@ const IN_CHUNK = 500;
 /** Where a command goes: an unsent command queued before (`id`) or a new row of this batch (`slot`). */
 export type QueueRef = { id: number } | { slot: number };
 
-/** An unsent command with a given supersede key: queued before (`id`) or in this batch (`slot`). */
+/** A pending command with a given supersede key: queued before (`id`) or in this batch (`slot`). */
 interface QueuedEntry {
   kind: string;
+  /** Its kind and payload (contentOf): what the terminal is told under its id. */
+  content: string;
+  /** Whether it went to the terminal at least once: its id is then bound to its content. */
+  sent: boolean;
   ref: QueueRef;
 }
 
 /** What a batch of new commands does to the queue: rows rewritten in place, closed, inserted. */
 export interface QueuePlan<Values> {
-  /** Unsent commands that take a new command's values (id → values). */
+  /** Never-sent commands that take a new command's values (id → values). */
   replacements: Map<number, Values>;
-  /** Unsent commands a newer one with their key makes pointless. */
+  /** Pending commands a newer one with their key makes pointless. */
   superseded: Set<number>;
   /** New rows, in queue order (some already superseded by a later one of the same batch). */
   inserts: Values[];
@@ -57,33 +66,63 @@ export function planQueue<Values>(
   };
   for (const c of commands) {
     const values = valuesOf(c);
+    const content = contentOf(c.kind, c.payload);
     const pair = c.supersedeKey ? pairKey(c.deviceId, c.supersedeKey) : null;
-    const queue = pair ? (queues.get(pair) ?? []) : null;
+    const queue = pair ? (queues.get(pair) ?? []) : [];
     const isDelete = DELETE_KINDS.has(c.kind);
-    // A delete takes the first unsent place; anything else only a place after the last delete.
-    const replaceable = queue === null ? [] : isDelete ? queue : queue.slice(queue.findLastIndex((e) => DELETE_KINDS.has(e.kind)) + 1);
-    const [target, ...older] = replaceable;
-    if (target) {
+    // A delete may take any pending place of its key; anything else only a place after the last delete.
+    const start = isDelete ? 0 : queue.findLastIndex((e) => DELETE_KINDS.has(e.kind)) + 1;
+    const { target, kept, closed } = placeAmong(queue.slice(start), content);
+    for (const e of closed) supersede(e.ref);
+    if (target && !target.sent) {
       if ('id' in target.ref) plan.replacements.set(target.ref.id, values);
       else plan.inserts[target.ref.slot] = values;
-      target.kind = c.kind;
-      for (const e of older) supersede(e.ref);
-      queue!.splice(queue!.length - older.length, older.length);
-      plan.targets.push(target.ref);
-    } else {
-      const ref = { slot: plan.inserts.push(values) - 1 };
-      if (pair) queues.set(pair, [...(queue ?? []), { kind: c.kind, ref }]);
-      plan.targets.push(ref);
+      Object.assign(target, { kind: c.kind, content });
     }
+    const placed = target ?? { kind: c.kind, content, sent: false, ref: { slot: plan.inserts.push(values) - 1 } };
+    if (pair) queues.set(pair, [...queue.slice(0, start), ...kept, ...(target ? [] : [placed])]);
+    plan.targets.push(placed.ref);
   }
   return plan;
 }
 
 /**
- * Unsent commands carrying the supersede keys of `commands`, by device and key, in queue
- * order. Asks per device (a backfill: one device, many keys) or per key (a fan-out: one key,
- * many devices), and not at all when none of the devices has an unsent keyed command (a
- * fresh approval).
+ * Among the pending commands of one key that a new command may take the place of (`range`, in
+ * queue order): the one it becomes (`target`: the first never sent, rewritten in place, or the
+ * first that went out with this very content, left as it is), those that stay (`kept`, in order,
+ * the target among them) and those it supersedes (`closed`). A delete that went out stays: the
+ * terminal may be carrying it out and a deletion proof may wait for its answer.
+ */
+function placeAmong(range: QueuedEntry[], content: string): { target: QueuedEntry | undefined; kept: QueuedEntry[]; closed: QueuedEntry[] } {
+  const target = range.find((e) => !e.sent || e.content === content);
+  const kept: QueuedEntry[] = [];
+  const closed: QueuedEntry[] = [];
+  for (const e of range) (e === target || (e.sent && DELETE_KINDS.has(e.kind)) ? kept : closed).push(e);
+  return { target, kept, closed };
+}
+
+/** A command's kind and payload as one comparable text. */
+function contentOf(kind: string, payload: Record<string, unknown>): string {
+  return `${kind}\n${JSON.stringify(canonical(payload))}`;
+}
+
+/** A JSON value with its object keys sorted: the payload read back may list them in another order than a new command's. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  // Keys of one object are distinct: never equal.
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => [k, canonical(v)]),
+  );
+}
+
+/**
+ * Pending commands carrying the supersede keys of `commands`, by device and key, in queue
+ * order, with their content and whether they went out. Asks per device (a backfill: one
+ * device, many keys) or per key (a fan-out: one key, many devices), and not at all when none
+ * of the devices has a pending keyed command (a fresh approval).
  */
 export async function pendingWithKeys(tx: Tx, commands: NewCommand[]): Promise<Map<string, QueuedEntry[]>> {
   const found = new Map<string, QueuedEntry[]>();
@@ -98,8 +137,24 @@ export async function pendingWithKeys(tx: Tx, commands: NewCommand[]): Promise<M
   }
   if (wanted.size === 0 || !(await anyKeyedPending(tx, [...keysByDevice.keys()]))) return found;
 
-  const rows: { id: number; deviceId: string; kind: string; supersedeKey: string | null }[] = [];
-  const columns = { id: deviceCommands.id, deviceId: deviceCommands.deviceId, kind: deviceCommands.kind, supersedeKey: deviceCommands.supersedeKey };
+  const columns = {
+    id: deviceCommands.id,
+    deviceId: deviceCommands.deviceId,
+    kind: deviceCommands.kind,
+    payload: deviceCommands.payload,
+    supersedeKey: deviceCommands.supersedeKey,
+    sentAt: deviceCommands.sentAt,
+    attempts: deviceCommands.attempts,
+  };
+  const rows: {
+    id: number;
+    deviceId: string;
+    kind: string;
+    payload: Record<string, unknown>;
+    supersedeKey: string | null;
+    sentAt: number | null;
+    attempts: number;
+  }[] = [];
   const byDevice = keysByDevice.size <= devicesByKey.size;
   for (const [outer, inner] of byDevice ? keysByDevice : devicesByKey) {
     for (const chunk of chunks([...inner], IN_CHUNK)) {
@@ -120,7 +175,9 @@ export async function pendingWithKeys(tx: Tx, commands: NewCommand[]): Promise<M
   for (const row of rows.sort((a, b) => a.id - b.id)) {
     const pair = pairKey(row.deviceId, row.supersedeKey ?? '');
     if (!wanted.has(pair)) continue;
-    const entry: QueuedEntry = { kind: row.kind, ref: { id: row.id } };
+    // Requeued after no answer or a transient error, or by an operator's retry (which keeps sent_at).
+    const sent = row.sentAt !== null || row.attempts > 0;
+    const entry: QueuedEntry = { kind: row.kind, content: contentOf(row.kind, row.payload), sent, ref: { id: row.id } };
     const queue = found.get(pair);
     if (queue) queue.push(entry);
     else found.set(pair, [entry]);
@@ -128,7 +185,7 @@ export async function pendingWithKeys(tx: Tx, commands: NewCommand[]): Promise<M
   return found;
 }
 
-/** Whether any of these devices has an unsent command with a supersede key. */
+/** Whether any of these devices has a pending command with a supersede key. */
 async function anyKeyedPending(tx: Tx, deviceIds: string[]): Promise<boolean> {
   for (const chunk of chunks(deviceIds, IN_CHUNK)) {
     const [row] = await tx

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, asc, eq } from 'drizzle-orm';
 import { createFingerprintAttendance, type FingerprintAttendance } from '../../../src/app/create';
 import { deviceCommands, employees, enrollmentSessions, punches, templateSync, templates } from '../../../src/app/schema';
-import { NEVER_EXPIRES } from '../../../src/modules/commands/kinds';
+import { NEVER_EXPIRES, type NewCommand } from '../../../src/modules/commands/kinds';
 import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { templateAad } from '../../../src/modules/enrollment/aad';
 import type { IncomingPunch } from '../../../src/modules/punches/service';
@@ -60,6 +60,11 @@ async function person(id: string, areas?: string[]) {
 
 async function commandsOf(deviceId: string) {
   return fpa.db.orm.select().from(deviceCommands).where(eq(deviceCommands.deviceId, deviceId)).orderBy(asc(deviceCommands.id));
+}
+
+/** Queues one command as the services do, in a transaction of its own; returns its id. */
+function enqueue(c: NewCommand): Promise<number[]> {
+  return fpa.db.write((w) => fpa.service.commands.enqueue(w, [c]));
 }
 
 async function command(id: number) {
@@ -231,6 +236,75 @@ describe('supersede in place', () => {
     await fpa.service.enrollees.changes.update(e.id, { display_name: 'Second Name' }, by);
     const rows = await commandsOf(d.id);
     expect(rows.map((c) => c.status)).toEqual(['sent', 'pending']);
+  });
+
+  test('a command that went out keeps its id for its content: the same content again is it, other content a new command', async () => {
+    const d = await device('ORDER-3', ['order-3']);
+    const e = await person('C-ORDER-3', ['order-3']);
+    await exchange(d, () => 0);
+    await fpa.service.enrollees.changes.update(e.id, { display_name: 'Sent Once' }, by);
+    const [lost] = await exchange(d, () => null);
+    offset += 3 * MINUTE;
+    await fpa.service.commands.retryUnacknowledged();
+    const requeued = await command(Number(lost!.id));
+    expect(requeued).toMatchObject({ kind: 'add_user', status: 'pending', attempts: 1 });
+    // The same record (its payload's keys in another order): that very command, untouched.
+    const same: NewCommand = {
+      deviceId: d.id,
+      kind: 'add_user',
+      payload: Object.fromEntries(Object.entries(requeued.payload).reverse()),
+      supersedeKey: requeued.supersedeKey,
+    };
+    expect(await enqueue(same)).toEqual([requeued.id]);
+    expect(await command(requeued.id)).toEqual(requeued);
+
+    // Renamed again: a new command; the one that went out is superseded, and its late answer closes nothing.
+    await fpa.service.enrollees.changes.update(e.id, { display_name: 'Sent Twice' }, by);
+    expect((await command(requeued.id)).status).toBe('superseded');
+    const renamed = (await commandsOf(d.id)).at(-1)!;
+    expect(renamed).toMatchObject({ kind: 'add_user', status: 'pending', attempts: 0, payload: { name: 'Sent Twice' } });
+    expect(await fpa.service.commands.applyResults(d.id, [{ id: String(requeued.id), returnCode: 0, cmd: 'DATA', fields: {} }])).toEqual({
+      applied: 0,
+      unknown: [],
+    });
+    expect((await command(requeued.id)).status).toBe('superseded');
+    expect((await command(renamed.id)).status).toBe('pending');
+    offset += HOUR;
+    const sent = await exchange(d, () => 0);
+    expect(sent.map((s) => [Number(s.id), s.text.includes('Name=Sent Twice')])).toEqual([[renamed.id, true]]);
+  });
+
+  test('a delete that went out is never superseded: a different delete of its key queues behind it', async () => {
+    const d = await device('ORDER-4', ['order-4']);
+    const e = await person('C-ORDER-4', ['order-4']);
+    await exchange(d, () => 0);
+    await fpa.service.deleteEnrollee(e.id, { by });
+    await exchange(d, () => null);
+    offset += 3 * MINUTE;
+    await fpa.service.commands.retryUnacknowledged();
+    const del = (await commandsOf(d.id)).find((c) => c.kind === 'delete_user' && c.status === 'pending')!;
+    expect(del.attempts).toBe(1);
+    const [other] = await enqueue({ deviceId: d.id, kind: 'delete_user', payload: { pin: e.devicePin, resolves: true }, supersedeKey: `user:${e.devicePin}` });
+    expect(other).not.toBe(del.id);
+    expect(await command(del.id)).toEqual(del);
+    offset += HOUR;
+    const sent = await exchange(d, () => 0);
+    expect(sent.map((s) => Number(s.id))).toEqual([del.id, other!]);
+  });
+
+  test("an operator's retry keeps sent_at: the command is never rewritten in place afterwards", async () => {
+    const d = await device('ORDER-5', ['order-5']);
+    const e = await person('C-ORDER-5', ['order-5']);
+    const [record] = await exchange(d, () => -1002);
+    expect((await command(Number(record!.id))).status).toBe('failed');
+    const sentAt = (await command(Number(record!.id))).sentAt;
+    expect(sentAt).not.toBeNull();
+    await fpa.service.commands.operator.retry(d.id, Number(record!.id), by);
+    expect(await command(Number(record!.id))).toMatchObject({ status: 'pending', attempts: 0, sentAt });
+    await fpa.service.enrollees.changes.update(e.id, { display_name: 'After Retry' }, by);
+    expect(await command(Number(record!.id))).toMatchObject({ status: 'superseded', payload: { name: 'Person C-ORDER-5' } });
+    const renamed = (await commandsOf(d.id)).at(-1)!;
+    expect(renamed).toMatchObject({ kind: 'add_user', status: 'pending', payload: { name: 'After Retry' } });
   });
 });
 
