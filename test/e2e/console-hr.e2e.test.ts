@@ -330,7 +330,9 @@ describe('HR at a glance in the console', () => {
     expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);
     await go('#/punches', 'Punches');
     const form = page.getByRole('region', { name: 'Add a missing punch' });
-    await form.getByLabel('Person').selectOption({ label: 'Ben Lee (E-101)' });
+    // The person is found as it is typed, and chosen among the suggestions.
+    await form.getByRole('combobox', { name: 'Person' }).fill('ben');
+    await form.getByRole('option', { name: 'Ben Lee (E-101)' }).click();
     await form.getByLabel('Date').fill('2026-01-15');
     await form.getByLabel('Time').fill('17:00');
     await form.getByLabel('Reason').fill('forgot to clock out');

@@ -202,6 +202,28 @@ describe('finding people', () => {
     expect((await server.admin.get('/enrollees/?sort=pin&cursor=bad')).status).toBe(400);
   });
 
+  test('by ids: exactly those people, in one request; the days of several people, or of those not active now', async () => {
+    const ids = ['E-02', 'E-05', 'E-01'].map((e) => people[e]!.id);
+    // An id nobody has (deleted since) is simply not listed.
+    expect(await find(`?ids=${ids.join(',')},00000000-0000-4000-8000-000000000000&sort=name`)).toEqual(['E-01', 'E-02', 'E-05']);
+    expect((await server.admin.get(`/enrollees/?ids=${Array.from({ length: 101 }, (_, i) => `id-${i}`).join(',')}`)).status).toBe(400);
+    const days = async (query: string) => {
+      const res = await server.admin.get(`/attendance-days/?from=${MONDAY}&to=${MONDAY}&limit=1000${query}`);
+      expect(res.status).toBe(200);
+      return (res.body.results as { employee: string }[]).map((d) => d.employee).sort();
+    };
+    const everyone = await days('');
+    expect(everyone).toContain('E-01');
+    expect(await days(`&enrollee=${ids.join(',')}`)).toEqual(everyone.filter((e) => ['E-01', 'E-02', 'E-05'].includes(e)));
+    expect(await days('&inactive=true')).toEqual([]);
+    expect((await server.admin.patch(`/enrollees/${people['E-01']!.id}/`, { active: false })).status).toBe(200);
+    try {
+      expect(await days('&inactive=true')).toEqual(['E-01']);
+    } finally {
+      expect((await server.admin.patch(`/enrollees/${people['E-01']!.id}/`, { active: true })).status).toBe(200);
+    }
+  });
+
   test('a terminal’s users are listed in numeric PIN order', async () => {
     const users = ['10020', '2', '11', '1', '10'].map(
       (pin) => `USER PIN=${pin}\tName=Menu ${pin}\tPri=0\tPasswd=\tCard=\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n`,

@@ -175,7 +175,10 @@ export function localDates(timeZone: string): ((instant: number) => string) & { 
 /** The filters of `attendance-days/`. */
 export interface AttendanceDayFilters {
   employee?: string;
+  /** One enrollee id, or several separated by commas. */
   enrollee?: string;
+  /** Only the days of people not active now (deactivated or deleted since). */
+  inactive?: boolean;
   from?: string;
   to?: string;
   status?: string;

@@ -1,7 +1,7 @@
 /** The attendance module's HTTP model. */
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { Body, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
+import { Body, IdList, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { BOARD_COUNTS, BOARD_STATUSES } from './board-rules';
 import { DAY_STATUSES } from './tables';
 
@@ -49,10 +49,15 @@ const Employee = Text({ maxLength: 200, description: 'Employee key.' });
 export const AttendanceDayList = {
   query: t.Object({
     employee: t.Optional(Employee),
-    enrollee: t.Optional(Text({ maxLength: 100 })),
+    enrollee: t.Optional(IdList('One enrollee id, or up to 100 separated by commas (the console’s grid asks for the page of people it shows).')),
     from: t.Optional(LocalDate('First date, inclusive.')),
     to: t.Optional(LocalDate('Last date, inclusive.')),
     status: t.Optional(OneOf(DAY_STATUSES)),
+    inactive: t.Optional(
+      t.Boolean({
+        description: 'true: only the days of people not active now, deactivated or deleted since (their days still count in the reports and the export).',
+      }),
+    ),
     ...PageQuery,
   }),
   response: Page(AttendanceDay),

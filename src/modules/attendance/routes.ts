@@ -49,6 +49,7 @@ function dayRoutes(http: Http, attendance: AttendanceService, reports: Reports) 
             from: query.from,
             to: query.to,
             status: query.status,
+            inactive: query.inactive,
             cursor: query.cursor,
             limit: query.limit ?? 100,
           },

@@ -367,7 +367,8 @@ export class AttendanceService {
     const member = this.enrollees.membership.enrolleeInScope(attendanceDays.enrolleeId, scope);
     if (member) conditions.push(member);
     if (filters.employee) conditions.push(eq(attendanceDays.employeeKey, filters.employee));
-    if (filters.enrollee) conditions.push(eq(attendanceDays.enrolleeId, filters.enrollee));
+    if (filters.enrollee) conditions.push(inArray(attendanceDays.enrolleeId, [...new Set(filters.enrollee.split(','))]));
+    if (filters.inactive) conditions.push(this.enrollees.membership.notActive(attendanceDays.enrolleeId));
     if (filters.from) conditions.push(gte(attendanceDays.date, requireDate(filters.from, 'from')));
     if (filters.to) conditions.push(lte(attendanceDays.date, requireDate(filters.to, 'to')));
     if (filters.status) {

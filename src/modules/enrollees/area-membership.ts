@@ -151,6 +151,11 @@ function employeeEverInScope(column: Column | SQL, scope: AreaScope): SQL | unde
   return sql`${column} in (select ${enrollees.employeeKey} from ${enrollees} where ${member})`;
 }
 
+/** A condition: the enrollee id in `column` is of nobody active now (deactivated, or deleted since). */
+function notActive(column: Column | SQL): SQL {
+  return sql`not exists (select 1 from ${enrollees} where ${enrollees.id} = ${column} and ${enrollees.status} = 'active')`;
+}
+
 /** Every enrollee id (the deleted too: their events still name them) in one of the scope's areas; null when unlimited. */
 async function idsInScope(q: Queryable, scope: AreaScope): Promise<string[] | null> {
   const areaIds = scopeAreaIds(scope);
@@ -193,6 +198,7 @@ export const membership = {
   sharingAreas,
   sharesArea,
   enrolleeInScope,
+  notActive,
   idsInScope,
   employeeInScope,
   employeeEverInScope,

@@ -1,7 +1,7 @@
 /** The enrollees module's HTTP model. */
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
+import { Body, IdList, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { AreaNames } from '../devices';
 import { ENROLLEE_SORTS } from './search';
 import { ENROLLEE_STATUSES } from './tables';
@@ -49,6 +49,7 @@ export const EnrolleeList = {
           'Every word a part of the name (ignoring case and accents), or the start of the employee id, or the PIN, or the card number (leading zeros dropped).',
       }),
     ),
+    ids: t.Optional(IdList('Only these people: up to 100 enrollee ids separated by commas (the console names the people a page shows).')),
     area: t.Optional(Text({ maxLength: 100, description: 'Members of this area (its name).' })),
     status: t.Optional(OneOf(['active', 'deactivated'] as const, 'Active or deactivated people (deleted people are never listed).')),
     consent: t.Optional(OneOf(['given', 'missing'] as const, 'Consent on record (not withdrawn), or none.')),

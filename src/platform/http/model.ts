@@ -33,6 +33,12 @@ export const Uuid = (description?: string) =>
     pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
     ...(description ? { description } : {}),
   });
+/**
+ * Several ids in one query parameter: up to 100, separated by commas (each 1 to 100 characters,
+ * no control characters). A page that shows people by id asks for exactly those, in one request.
+ */
+export const IdList = (description: string) =>
+  t.String({ pattern: '^[^,\\u0000-\\u001f\\u007f]{1,100}(,[^,\\u0000-\\u001f\\u007f]{1,100}){0,99}$', maxLength: 10_100, description });
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
 /**
  * A string enum from a constant list. A union of literals, not `t.UnionEnum`: that one gives the

@@ -15,6 +15,16 @@ export interface PlainError {
   message: string;
 }
 
+/** A problem the console finds itself in what was typed (no request made), about one field. */
+export class FieldError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** What the API says in developer words, as a person would say it. */
 const BY_CODE: Record<string, string | ((e: ApiError) => string)> = {
   not_in_scope: 'This person is not in any of this terminal’s areas. Add the area to the person, or choose a terminal of their areas.',
@@ -100,6 +110,7 @@ const sentence = (text: string) => {
 
 /** An error as messages a person understands, each with the field it is about when there is one. */
 export function plainErrors(error: unknown): PlainError[] {
+  if (error instanceof FieldError) return [{ field: error.field, message: error.message }];
   if (!(error instanceof ApiError)) return [{ message: error instanceof Error ? sentence(error.message) : String(error) }];
   const d = error.details;
   if (error.code === 'validation_error' && Array.isArray(d.errors) && d.errors.length > 0) {

@@ -3,10 +3,11 @@
  * never change attendance; each links to the person.
  */
 import type { AnomalyView } from '../../../anomalies';
-import type { EnrolleeView } from '../../../enrollees';
 import { api, type List, query } from '../api';
+import { areaSelect } from '../area-picker';
 import { badge, field, h, input, replace, section, select, table } from '../dom';
 import { addDays, dateTime, localDate } from '../format';
+import { peopleNames } from '../people-names';
 
 const KINDS: [string, string][] = [
   ['', 'Every kind'],
@@ -36,17 +37,18 @@ function explain(a: AnomalyView): string {
 }
 
 export async function anomaliesPage(main: HTMLElement): Promise<undefined> {
-  const enrollees = await api.get<List<EnrolleeView>>('enrollees/?limit=1000');
-  const areas = [...new Set(enrollees.results.flatMap((e) => e.areas))].sort();
-  const nameOf = (a: AnomalyView) => enrollees.results.find((e) => e.id === a.enrollee)?.display_name ?? a.employee ?? a.enrollee;
+  // The people named are asked for by id as anomalies are shown (never everyone's list first).
+  const names = peopleNames();
+  const nameOf = (a: AnomalyView) => names.get(a.enrollee)?.display_name ?? a.employee ?? a.enrollee;
   const today = localDate();
   const from = input({ type: 'date', value: addDays(today, -30) });
   const to = input({ type: 'date', value: today });
-  const area = select([['', 'All areas'], ...areas.map((a): [string, string] => [a, a])]);
+  const area = await areaSelect({ any: 'All areas', create: false });
   const kind = select(KINDS);
   const results = h('div');
   const load = async () => {
     const list = await api.get<List<AnomalyView>>(`anomalies/${query({ from: from.value, to: to.value, area: area.value, kind: kind.value, limit: 500 })}`);
+    await names.load(list.results.map((a) => a.enrollee));
     replace(
       results,
       table(

@@ -5,12 +5,18 @@
  */
 
 import type { AttendanceDayView, TodayBoardView } from '../../../attendance';
-import type { EnrolleeView } from '../../../enrollees';
 import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
 import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
+import { peopleNames } from '../people-names';
+import type { Person } from '../person-picker';
 import { manualPunchForm, notes } from './punches';
+
+/** People a page of the grid shows: its days are asked for by them (`attendance-days/?enrollee=`). */
+const PAGE = 50;
+/** The days read for the people of the grid no longer active, at most (as the grid always read). */
+const FORMER_DAYS_MAX = 20_000;
 
 const CELL: Record<string, [string, string]> = {
   present: ['✓', 'present'],
@@ -32,53 +38,132 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
   const today = localDate();
   const from = input({ type: 'date', value: monthStart(today), required: true });
   const to = input({ type: 'date', value: today, required: true });
+  // Whose rows: a part of a name or an employee id (the server's search), else everyone by name.
+  const who = input({ type: 'search', autocomplete: 'off', placeholder: 'Name or employee id' });
   const grid = h('div');
+  const pager = h('div', { class: 'actions pager' });
   const detail = h('div', { id: 'day-detail' });
   const exportLink = h('a', { class: 'button', download: '' }, 'Download CSV');
-  const enrollees = await api.get<List<EnrolleeView>>('enrollees/?limit=1000&sort=name');
-
-  const load = async () => {
-    exportLink.setAttribute('href', `${API}/attendance-days/export.csv${query({ from: from.value, to: to.value })}`);
-    const days: AttendanceDayView[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: List<AttendanceDayView> = await api.get<List<AttendanceDayView>>(
-        `attendance-days/${query({ from: from.value, to: to.value, limit: 1000, cursor })}`,
-      );
-      days.push(...page.results);
-      cursor = page.next_cursor;
-    } while (cursor && days.length < 20000);
+  // Cursors of the pages of people seen so far: Previous goes back one.
+  let cursors: (string | null)[] = [null];
+  let page = 0;
+  const load = async (at = page): Promise<void> => {
     const period = { from: from.value, to: to.value };
-    renderGrid(grid, detail, gridPeople(enrollees, days), enrollees.results, days, { ...period, stillIn: await stillInOf(period) }, load);
+    exportLink.setAttribute('href', `${API}/attendance-days/export.csv${query(period)}`);
+    const shown = await gridPage(period, who.value.trim(), cursors[at] ?? null);
+    cursors = [...cursors.slice(0, at + 1), shown.next];
+    page = at;
+    replace(pager, ...pagerOf(at, shown.people.length, shown.next, load));
+    if (shown.people.length === 0 && who.value.trim()) return replace(grid, h('p', { class: 'empty' }, `No one matches “${who.value.trim()}”.`));
+    renderGrid(grid, detail, shown.people, shown.days, { ...period, stillIn: await stillInOf(period) }, () => load());
   };
-  const form = h('form', { class: 'inline-form', role: 'search' }, field('From', from), field('To', to), h('button', { type: 'submit' }, 'Show'), exportLink);
+  const form = h(
+    'form',
+    { class: 'inline-form', role: 'search' },
+    field('From', from),
+    field('To', to),
+    field('People', who, 'Leave empty for everyone.'),
+    h('button', { type: 'submit' }, 'Show'),
+    exportLink,
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void load();
+    cursors = [null];
+    void load(0);
   });
   replace(
     main,
     h('h1', {}, 'Attendance'),
-    section(
-      'Period',
-      form,
-      h(
-        'p',
-        { class: 'legend' },
-        ...Object.entries(CELL).map(([status, [mark, cls]]) => h('span', { class: `cell ${cls}` }, `${mark} ${words(status)}`)),
-        h('span', { class: 'cell late' }, 'Late (outlined)'),
-        h('span', { class: 'cell open' }, '… Still in (no out yet)'),
-        // Days without punches are stored by the nightly "Record absences" job: until then, blank.
-        h('span', { class: 'cell none' }, 'Blank: nothing recorded yet (absences, leave and days off are filled in each night)'),
-        h('span', {}, '* Worked leaves out a past day with a punch missing'),
-      ),
-      grid,
-    ),
+    section('Period', form, legend(), grid, pager),
     detail,
     h('p', {}, 'Schedules, holidays, leave and pay periods: ', h('a', { href: '#/shifts' }, 'Shifts and calendar'), '.'),
   );
   await load();
   return undefined;
+}
+
+function legend(): HTMLElement {
+  return h(
+    'p',
+    { class: 'legend' },
+    ...Object.entries(CELL).map(([status, [mark, cls]]) => h('span', { class: `cell ${cls}` }, `${mark} ${words(status)}`)),
+    h('span', { class: 'cell late' }, 'Late (outlined)'),
+    h('span', { class: 'cell open' }, '… Still in (no out yet)'),
+    // Days without punches are stored by the nightly "Record absences" job: until then, blank.
+    h('span', { class: 'cell none' }, 'Blank: nothing recorded yet (absences, leave and days off are filled in each night)'),
+    h('span', {}, '* Worked leaves out a past day with a punch missing'),
+  );
+}
+
+/** Previous and next page of people, and which of them are shown. */
+function pagerOf(page: number, shown: number, next: string | null, load: (page: number) => Promise<void>): (HTMLElement | null)[] {
+  if (page === 0 && next === null) return [];
+  const first = page * PAGE + 1;
+  return [
+    page > 0 ? button('Previous people', () => load(page - 1)) : null,
+    h('span', { class: 'muted' }, next === null ? `People from ${first}` : `People ${first} to ${first + shown - 1}`),
+    next !== null ? button('Next people', () => load(page + 1)) : null,
+  ];
+}
+
+/** Every day of the period the query asks for (`attendance-days/` pages of 1,000), up to `max`. */
+async function allDays(params: Record<string, string>, max = Number.POSITIVE_INFINITY): Promise<AttendanceDayView[]> {
+  const days: AttendanceDayView[] = [];
+  let cursor: string | null = null;
+  do {
+    const got: List<AttendanceDayView> = await api.get<List<AttendanceDayView>>(`attendance-days/${query({ ...params, limit: 1000, cursor })}`);
+    days.push(...got.results);
+    cursor = got.next_cursor;
+  } while (cursor && days.length < max);
+  return days;
+}
+
+/**
+ * A page of the grid: the next active people by name (the caller's areas: the server's list) and
+ * their days; after the last of them, anyone else with days in the period (deactivated, or
+ * deleted since: their days still count in the reports and the export, so the grid's totals
+ * agree with them). People searched for: those the search finds, deactivated ones too (a
+ * deleted person has no name left to find). Requests stay bounded: one for the people, their
+ * days (50 people × 62 dates at most, 4 pages), and on the last page the others' days and names.
+ */
+async function gridPage(
+  period: { from: string; to: string },
+  search: string,
+  cursor: string | null,
+): Promise<{ people: GridPerson[]; days: AttendanceDayView[]; next: string | null }> {
+  const list = await api.get<List<Person & { status: string }>>(
+    `enrollees/${query({ search, status: search ? undefined : 'active', sort: 'name', limit: PAGE, cursor })}`,
+  );
+  const people = list.results.map(
+    ({ status, ...p }): GridPerson =>
+      status === 'active' ? { ...p, state: 'active' } : { ...p, display_name: `${p.display_name} (deactivated)`, state: 'deactivated' },
+  );
+  const days = people.length > 0 ? await allDays({ ...period, enrollee: people.map((p) => p.id).join(',') }) : [];
+  if (list.next_cursor !== null || search) return { people, days, next: list.next_cursor };
+  const former = await allDays({ ...period, inactive: 'true' }, FORMER_DAYS_MAX);
+  return { people: [...people, ...(await formerPeople(former))], days: [...days, ...former], next: null };
+}
+
+/** A row of the grid: an active person; or one deactivated, or deleted since, whose days are in the period. */
+type GridPerson = Person & { state: 'active' | 'deactivated' | 'deleted' };
+
+/**
+ * The people of these days, none active now: those still listed (deactivated) by name, then
+ * the deleted by employee id (“E-17 (deleted)”). Deleted only when the server lists nobody by
+ * that id: asked for by id, never guessed from a partial list.
+ */
+async function formerPeople(days: AttendanceDayView[]): Promise<GridPerson[]> {
+  const names = peopleNames();
+  await names.load(days.map((d) => d.enrollee));
+  const listed = new Map<string, GridPerson>();
+  const gone = new Map<string, GridPerson>();
+  for (const d of days) {
+    const p = names.get(d.enrollee);
+    if (p) listed.set(p.id, { ...p, display_name: `${p.display_name} (deactivated)`, state: 'deactivated' });
+    else gone.set(d.enrollee, { id: d.enrollee, employee: d.employee, display_name: `${d.employee} (deleted)`, state: 'deleted' });
+  }
+  const byName = [...listed.values()].sort((a, b) => a.display_name.localeCompare(b.display_name));
+  return [...byName, ...[...gone.values()].sort((a, b) => a.employee.localeCompare(b.employee))];
 }
 
 /**
@@ -93,33 +178,10 @@ async function stillInOf(period: { from: string; to: string }): Promise<Readonly
   return new Set(board.people.filter((p) => p.in_now_date !== null).map((p) => `${p.enrollee}|${p.in_now_date}`));
 }
 
-/** A row of the grid: a person listed, or one deleted since whose days are in the period. */
-type GridPerson = Pick<EnrolleeView, 'id' | 'employee' | 'display_name'> & { deleted?: true };
-
-/**
- * Who has a row: the active people, anyone else with days in the period, and, after them, the
- * days of people no longer listed (deleted since: their days still count in the reports and the
- * export, so the grid's totals agree with them), named by employee id.
- */
-function gridPeople(enrollees: List<EnrolleeView>, days: AttendanceDayView[]): GridPerson[] {
-  const withDays = new Set(days.map((d) => d.enrollee));
-  const listed = enrollees.results.filter((e) => e.status === 'active' || withDays.has(e.id));
-  const known = new Set(enrollees.results.map((e) => e.id));
-  // Only a whole list tells who was deleted; past its first 1,000 someone may just not be listed.
-  const whole = enrollees.next_cursor === null;
-  const gone = new Map<string, GridPerson>();
-  for (const d of days) {
-    if (known.has(d.enrollee) || gone.has(d.enrollee)) continue;
-    gone.set(d.enrollee, { id: d.enrollee, employee: d.employee, display_name: whole ? `${d.employee} (deleted)` : d.employee, deleted: true });
-  }
-  return [...listed, ...[...gone.values()].sort((a, b) => a.employee.localeCompare(b.employee))];
-}
-
 function renderGrid(
   grid: HTMLElement,
   detail: HTMLElement,
   people: GridPerson[],
-  enrollees: EnrolleeView[],
   days: AttendanceDayView[],
   period: { from: string; to: string; stillIn: ReadonlySet<string> },
   reload: () => Promise<void>,
@@ -133,7 +195,7 @@ function renderGrid(
   }
   const head = gridHead(dates);
   const rows = people.map((person) =>
-    gridRow(person, { dates, stillIn: period.stillIn }, byKey, (date, day) => void showDay(detail, person, date, day, enrollees, reload)),
+    gridRow(person, { dates, stillIn: period.stillIn }, byKey, (date, day) => void showDay(detail, person, date, day, reload)),
   );
   const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
   replace(grid, skipPastGrid(), wrap, h('span', { id: 'after-grid', tabindex: -1, class: 'after-grid' }));
@@ -182,7 +244,7 @@ function gridRow(
   return h(
     'tr',
     {},
-    h('th', { scope: 'row', class: 'who' }, person.deleted ? person.display_name : h('a', { href: `#/people/${person.id}` }, person.display_name)),
+    h('th', { scope: 'row', class: 'who' }, person.state === 'deleted' ? person.display_name : h('a', { href: `#/people/${person.id}` }, person.display_name)),
     ...cells,
     // A day missing a punch counts nothing until it is corrected: say so beside the total.
     missing > 0
@@ -203,24 +265,18 @@ function skipPastGrid(): HTMLElement {
   return skip;
 }
 
-async function showDay(
-  detail: HTMLElement,
-  person: GridPerson,
-  date: string,
-  day: AttendanceDayView | null,
-  enrollees: EnrolleeView[],
-  reload: () => Promise<void>,
-): Promise<void> {
+async function showDay(detail: HTMLElement, person: GridPerson, date: string, day: AttendanceDayView | null, reload: () => Promise<void>): Promise<void> {
   const punches = await api.get<List<PunchView>>(`punches/${query({ employee: person.employee, from: date, to: date, limit: 200 })}`);
   const refresh = async () => {
     await reload();
     const fresh = await api.get<List<AttendanceDayView>>(`attendance-days/${query({ enrollee: person.id, from: date, to: date })}`);
-    await showDay(detail, person, date, fresh.results[0] ?? null, enrollees, reload);
+    await showDay(detail, person, date, fresh.results[0] ?? null, reload);
   };
   replace(
     detail,
     section(`${person.display_name}, ${dayLabel(date)}`, ...daySummary(day), dayPunches(punches.results, refresh)),
-    can('POST punches/manual/') && !person.deleted && manualPunchForm(enrollees, refresh, { enrollee: person.id, date }),
+    // A punch is added for an active person only (as the Punches page offers).
+    can('POST punches/manual/') && person.state === 'active' && manualPunchForm(refresh, { person, date }),
   );
   detail.querySelector('h2')?.setAttribute('tabindex', '-1');
   (detail.querySelector('h2') as HTMLElement | null)?.focus();

@@ -2,7 +2,6 @@
 
 import type { AuditEntryView } from '../../../audit';
 import type { DeviceView } from '../../../devices';
-import type { EnrolleeView } from '../../../enrollees';
 import type { EventView } from '../../../events';
 import type { JobView } from '../../../jobs';
 import { api, can, type List, query } from '../api';
@@ -11,6 +10,7 @@ import { announce, badge, button, field, h, input, replace, section, select, tab
 import { actionWords, eventWords, NAMED_ACTIONS } from '../event-words';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDay, words } from '../format';
+import { type PeopleNames, peopleNames } from '../people-names';
 
 /** The periodic jobs in the words of the people who run attendance (the server's text names settings). */
 const JOBS: Record<string, [string, string]> = {
@@ -91,14 +91,16 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
   // Each section for the roles that may read it: jobs and the audit log for unlimited owners
   // and admins, the event log for hr and viewers too (filtered to their areas by the server).
   const nothing = <T>(): List<T> => ({ results: [], next_cursor: null });
-  const [jobs, recentEvents, people, terminals] = await Promise.all([
+  const [jobs, recentEvents, terminals] = await Promise.all([
     can('GET jobs/') ? api.get<List<JobView>>('jobs/') : nothing<JobView>(),
     can('GET events/') ? newestEvents(50) : [],
-    can('GET enrollees/') ? api.get<List<EnrolleeView>>('enrollees/?limit=1000').catch(() => nothing<EnrolleeView>()) : nothing<EnrolleeView>(),
     can('GET devices/') ? api.get<List<DeviceView>>('devices/?limit=1000').catch(() => nothing<DeviceView>()) : nothing<DeviceView>(),
   ]);
-  const names = namesOf(people.results, terminals.results);
-  const audit = auditLog(names);
+  // People are named by id as the logs show them (never everyone's list first).
+  const people = peopleNames();
+  const names = namesOf(people, terminals.results);
+  if (can('GET enrollees/')) await people.load(recentEvents.flatMap((e) => idsIn(e.data))).catch(() => undefined);
+  const audit = auditLog(names, people);
   replace(
     main,
     h('h1', {}, 'Operations'),
@@ -118,9 +120,17 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
   return undefined;
 }
 
-function namesOf(people: EnrolleeView[], terminals: DeviceView[]): Names {
+/** The ids (UUIDs) a log entry's details hold, at any depth: the people it may name. */
+function idsIn(value: unknown): string[] {
+  if (typeof value === 'string') return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) ? [value] : [];
+  if (Array.isArray(value)) return value.flatMap(idsIn);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(idsIn);
+  return [];
+}
+
+function namesOf(people: PeopleNames, terminals: DeviceView[]): Names {
   return {
-    person: (id) => people.find((p) => p.id === id)?.display_name ?? null,
+    person: (id) => people.get(id)?.display_name ?? null,
     terminal: (serial) => {
       const d = terminals.find((t) => t.serial_number === serial);
       return d ? (d.name ?? d.serial_number) : null;
@@ -129,7 +139,7 @@ function namesOf(people: EnrolleeView[], terminals: DeviceView[]): Names {
 }
 
 /** The audit log, filtered by who and what: its form, its rows, and what (re)loads them. */
-function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: () => Promise<void> } {
+function auditLog(names: Names, people: PeopleNames): { form: HTMLElement; rows: HTMLElement; load: () => Promise<void> } {
   const actor = input({ autocomplete: 'off', placeholder: 'anyone' });
   // Chosen by its words; the filter sends its code.
   const action = select([
@@ -140,6 +150,8 @@ function auditLog(names: Names): { form: HTMLElement; rows: HTMLElement; load: (
   const load = async () => {
     if (!can('GET audit-log/')) return;
     const list = await api.get<List<AuditEntryView>>(`audit-log/${query({ actor: actor.value.trim(), action: action.value, limit: 100 })}`);
+    if (can('GET enrollees/'))
+      await people.load(list.results.flatMap((e) => [...(e.target_type === 'enrollee' ? [e.target_id] : []), ...idsIn(e.details)])).catch(() => undefined);
     replace(
       rows,
       table(

@@ -5,29 +5,28 @@
  */
 
 import type { DeviceView } from '../../../devices';
-import type { EnrolleeView } from '../../../enrollees';
 import type { PunchView } from '../../../punches';
 import { api, can, currentSession, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDate, localDay, time, words } from '../format';
 import { followPunches, punchHead } from '../live';
+import { type PeopleNames, peopleNames } from '../people-names';
+import { type Person, personPicker } from '../person-picker';
 
 const LIVE_MAX = 50;
 
 export async function punchesPage(main: HTMLElement): Promise<() => void> {
   // First the stream's position, then the data: a punch arriving before the socket opens is replayed.
   const head = await punchHead();
-  const [enrollees, devices] = await Promise.all([
-    api.get<List<EnrolleeView>>('enrollees/?limit=1000&sort=name'),
-    can('GET devices/')
-      ? api.get<List<DeviceView>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<DeviceView>)
-      : ({ results: [], next_cursor: null } as List<DeviceView>),
-  ]);
-  const labels = punchLabels(enrollees.results, devices.results);
+  const devices = can('GET devices/')
+    ? await api.get<List<DeviceView>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<DeviceView>)
+    : ({ results: [], next_cursor: null } as List<DeviceView>);
+  // People are named as their punches are shown (asked for by id), never loaded all first.
+  const labels = punchLabels(peopleNames(), devices.results);
   const live = liveFeed(labels);
   const stale = staleNotice();
-  const list = punchList(enrollees.results, devices.results, labels, stale);
+  const list = punchList(devices.results, labels, stale);
 
   replace(
     main,
@@ -35,7 +34,7 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
     can('POST punches/import/') &&
       h('p', {}, 'Many punches at once, from another system or a sheet: ', h('a', { href: '#/punches/import' }, 'import a CSV file'), '.'),
     section('Live', live.state, live.table),
-    can('POST punches/manual/') && manualPunchForm(enrollees.results, list.load),
+    can('POST punches/manual/') && manualPunchForm(list.load),
     section('Find punches', list.filters, stale.element, list.results),
   );
   await list.load();
@@ -50,15 +49,18 @@ export async function punchesPage(main: HTMLElement): Promise<() => void> {
 
 /** Who punched and where, in words. */
 interface PunchLabels {
+  /** Asks for the names of these punches' people (before they are shown). */
+  load(punches: PunchView[]): Promise<void>;
   nameOf(p: PunchView): string;
   terminalOf(p: PunchView): string;
 }
 
-function punchLabels(enrollees: EnrolleeView[], devices: DeviceView[]): PunchLabels {
+function punchLabels(names: PeopleNames, devices: DeviceView[]): PunchLabels {
   return {
+    load: (punches) => names.load(punches.map((p) => p.enrollee)),
     // Terminals by name, not serial number (a manual or imported punch has none).
     terminalOf: (p) => (p.device ? (devices.find((d) => d.serial_number === p.device)?.name ?? p.device) : words(p.source ?? 'manual')),
-    nameOf: (p) => enrollees.find((e) => e.id === p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`),
+    nameOf: (p) => names.get(p.enrollee)?.display_name ?? (p.employee ? p.employee : `Terminal user, PIN ${p.device_pin}`),
   };
 }
 
@@ -86,12 +88,20 @@ function liveFeed(labels: PunchLabels) {
       state.textContent = live === 'live' ? 'Live: new punches appear here as terminals send them.' : 'Disconnected; reconnecting…';
     },
     add: (p: PunchView) => {
+      const who = h('td', {}, labels.nameOf(p));
+      // Shown at once (in arrival order); the name follows when it is someone not named yet.
+      void labels
+        .load([p])
+        .then(() => {
+          who.textContent = labels.nameOf(p);
+        })
+        .catch(() => undefined);
       const row = h(
         'tr',
         { class: 'fresh' },
         // A punch of another day (a correction, a terminal's late upload) says which day.
         h('td', {}, localDate(new Date(p.punched_at)) === localDate() ? time(p.punched_at) : dateTime(p.punched_at)),
-        h('td', {}, labels.nameOf(p)),
+        who,
         h('td', {}, labels.terminalOf(p)),
         h('td', {}, p.flags.map(words).join(', ')),
       );
@@ -125,29 +135,29 @@ function staleNotice() {
 }
 
 /** The punches found by person, terminal and dates: the filters, the results, and what (re)loads them. */
-function punchList(enrollees: EnrolleeView[], devices: DeviceView[], labels: PunchLabels, stale: { clear(): void }) {
-  const employee = select([['', 'Everyone'], ...enrollees.map((e): [string, string] => [e.employee, e.display_name])]);
+function punchList(devices: DeviceView[], labels: PunchLabels, stale: { clear(): void }) {
+  const who = personPicker({ label: 'Person', field: 'employee', hint: 'Leave empty for everyone.' });
   const device = select([['', 'Any terminal'], ...devices.map((d): [string, string] => [d.serial_number, d.name ?? d.serial_number])]);
   const from = input({ type: 'date', value: localDate() });
   const to = input({ type: 'date', value: localDate() });
   const results = h('div');
   const load = async () => {
-    const list = await api.get<List<PunchView>>(
-      `punches/${query({ employee: employee.value, device: device.value, from: from.value, to: to.value, limit: 200 })}`,
-    );
+    const employee = (await who.person())?.employee;
+    const list = await api.get<List<PunchView>>(`punches/${query({ employee, device: device.value, from: from.value, to: to.value, limit: 200 })}`);
+    await labels.load(list.results);
     stale.clear();
     replace(results, punchTable(list.results, labels, load));
   };
   const filters = h(
     'form',
     { class: 'inline-form', role: 'search' },
-    field('Person', employee),
+    who.element,
     field('Terminal', device),
     field('From', from),
     field('To', to),
     h('button', { type: 'submit' }, 'Show'),
   );
-  onSubmit(filters, { employee, device, from, to }, load);
+  onSubmit(filters, { employee: who.control, device, from, to }, load);
   return { filters, results, load };
 }
 
@@ -193,12 +203,8 @@ async function voidPunch(p: PunchView, reload: () => Promise<void>): Promise<voi
 }
 
 /** A manual punch: the local date and time in the attendance zone become an instant on the server’s terms. */
-export function manualPunchForm(enrollees: EnrolleeView[], after: () => Promise<void>, preset?: { enrollee?: string; date?: string }): HTMLElement {
-  const who = select(
-    enrollees.filter((e) => e.status === 'active').map((e): [string, string] => [e.id, `${e.display_name} (${e.employee})`]),
-    {},
-    preset?.enrollee,
-  );
+export function manualPunchForm(after: () => Promise<void>, preset?: { person?: Person; date?: string }): HTMLElement {
+  const who = personPicker({ label: 'Person', field: 'enrollee', activeOnly: true, required: true, preset: preset?.person });
   const date = input({ type: 'date', value: preset?.date ?? localDate(), required: true });
   // Empty: a time filled in for them would be added as it stands (a forgotten 08:00 in entered as 17:00).
   const at = input({ type: 'time', required: true });
@@ -206,16 +212,21 @@ export function manualPunchForm(enrollees: EnrolleeView[], after: () => Promise<
   const form = h(
     'form',
     { class: 'inline-form' },
-    field('Person', who),
+    who.element,
     field('Date', date),
     field('Time', at, 'In the attendance time zone.'),
     field('Reason', reason),
     h('button', { type: 'submit', class: 'primary' }, 'Add punch'),
   );
   const outcome = h('div', { class: 'outcome', role: 'status' });
-  onSubmit(form, { enrollee: who, at, reason }, async () => {
+  onSubmit(form, { enrollee: who.control, at, reason }, async () => {
     replace(outcome);
-    const punch = await api.post<PunchView>('punches/manual/', { enrollee: who.value, at: instantOf(date.value, at.value), reason: reason.value.trim() });
+    const person = await who.person();
+    const punch = await api.post<PunchView>('punches/manual/', {
+      enrollee: person?.id ?? '',
+      at: instantOf(date.value, at.value),
+      reason: reason.value.trim(),
+    });
     reason.value = '';
     await after();
     if (punch.flags.includes('after_lock')) {

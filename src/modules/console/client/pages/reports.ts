@@ -5,11 +5,12 @@
  * plain words, not as a file of JSON) and handed to the browser under the server's file name.
  */
 
-import type { EnrolleeView } from '../../../enrollees';
 import type { ReportPreviewView } from '../../../reports';
 import { API, ApiError, api, can, type List, query } from '../api';
 import { button, field, h, input, replace, section, select } from '../dom';
+import { FieldError } from '../form-errors';
 import { localDate } from '../format';
+import { personPicker } from '../person-picker';
 import { previewOf } from './report-preview';
 
 type Kind = 'daily' | 'timesheet' | 'summary' | 'exceptions';
@@ -55,21 +56,22 @@ function fileName(response: Response, fallback: string): string {
 
 export async function reportsPage(main: HTMLElement, params: string[]): Promise<undefined> {
   const current = REPORTS.find((r) => r.kind === params[0]) ?? REPORTS[0]!;
-  const [areas, people] = await Promise.all([api.get<List<{ name: string }>>('areas/'), api.get<List<EnrolleeView>>('enrollees/?limit=1000')]);
+  const areas = await api.get<List<{ name: string }>>('areas/');
   const tabs = h(
     'nav',
     { class: 'tabs', 'aria-label': 'Reports' },
     h('ul', {}, ...REPORTS.map((r) => h('li', {}, h('a', { href: `#/reports/${r.kind}`, 'aria-current': r.kind === current.kind ? 'page' : null }, r.title)))),
   );
-  const filters = filtersOf(current.kind, areas.results, people.results);
+  const filters = filtersOf(current.kind, areas.results);
   const problem = h('p', { class: 'error', role: 'alert', id: 'report-problem' });
   const shown = h('div', { id: 'report-preview' });
   // The filters' query, or null once what is wrong with them is shown beside them.
-  const asked = (): string | null => {
+  const asked = async (): Promise<string | null> => {
     problem.textContent = '';
     for (const note of Array.from(main.querySelectorAll('.field-error'))) note.remove();
     for (const marked of Array.from(main.querySelectorAll('[aria-invalid]'))) marked.removeAttribute('aria-invalid');
-    const q = filters.query();
+    const q = await fetched(() => filters.query(), problem);
+    if (q === null) return null;
     if (typeof q === 'string') return q;
     refuse(q, problem);
     return null;
@@ -77,7 +79,7 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
   const preview = button(
     'Preview',
     async () => {
-      const q = asked();
+      const q = await asked();
       if (q === null) return;
       const read = await fetched(() => api.get<ReportPreviewView>(`reports/${current.kind}/preview/${q}`), problem);
       replace(shown, read ? previewOf(read) : null);
@@ -88,7 +90,7 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
     button(
       `Download ${label}`,
       async () => {
-        const q = asked();
+        const q = await asked();
         if (q !== null) await download(`reports/${current.kind}.${format}${q}`, `${current.kind}.${format}`, problem);
       },
       { 'data-format': format, 'aria-describedby': 'report-problem' },
@@ -157,8 +159,8 @@ interface Refusal {
 
 interface Filters {
   fields: HTMLElement[];
-  /** The query string, or what is wrong with the filters. */
-  query(): string | Refusal;
+  /** The query string, or what is wrong with the filters (the person typed is looked up first). */
+  query(): Promise<string | Refusal>;
 }
 
 /** The period of a report: two dates, the usual periods a click away, and their check. */
@@ -202,26 +204,18 @@ function periodFilter(today: string): Period {
   };
 }
 
-/** A person by name or employee id: picked from the list, or the one whose name or id holds what was typed. */
-function personFilter(people: EnrolleeView[]): { fields: HTMLElement[]; employee(): string | Refusal | null } {
-  const list = h('datalist', { id: 'report-people' }, ...people.map((p) => h('option', { value: `${p.display_name} (${p.employee})` })));
-  const person = input({ name: 'person', list: 'report-people', autocomplete: 'off', placeholder: 'Name or employee id' });
+/** A person by name or employee id, found on the server as it is typed (../person-picker.ts). */
+function personFilter(): { fields: HTMLElement[]; employee(): Promise<string | Refusal | null> } {
+  const picker = personPicker({ label: 'Person', field: 'employee', hint: 'Leave empty for everyone in the area.' });
   return {
-    fields: [field('Person', person, 'Leave empty for everyone in the area.'), list],
-    employee: () => {
-      const text = person.value.trim();
-      if (text === '') return null;
-      const exact = people.find((p) => text === `${p.display_name} (${p.employee})` || text === p.employee);
-      if (exact) return exact.employee;
-      const needle = text.toLowerCase();
-      const found = [
-        ...new Set(people.filter((p) => p.display_name.toLowerCase().includes(needle) || p.employee.toLowerCase().includes(needle)).map((p) => p.employee)),
-      ];
-      if (found.length === 1) return found[0]!;
-      return {
-        error: found.length === 0 ? 'No one by that name or employee id.' : `${found.length} people match “${text}”: pick one from the list.`,
-        at: person,
-      };
+    fields: [picker.element],
+    employee: async () => {
+      try {
+        return (await picker.person())?.employee ?? null;
+      } catch (error) {
+        if (error instanceof FieldError) return { error: error.message, at: picker.control };
+        throw error;
+      }
     },
   };
 }
@@ -242,7 +236,7 @@ function kindsFilter(): { fields: HTMLElement[]; kinds(): string | Refusal } {
   };
 }
 
-function filtersOf(kind: Kind, areas: { name: string }[], people: EnrolleeView[]): Filters {
+function filtersOf(kind: Kind, areas: { name: string }[]): Filters {
   const today = localDate();
   const area = select([['', 'All areas'], ...areas.map((a): [string, string] => [a.name, a.name])], { name: 'area' });
   const areaField = field('Area', area);
@@ -250,27 +244,28 @@ function filtersOf(kind: Kind, areas: { name: string }[], people: EnrolleeView[]
     const date = input({ type: 'date', value: today, required: true, name: 'date' });
     return {
       fields: [field('Date', date), areaField],
-      query: () => (date.value ? query({ date: date.value, area: area.value }) : { error: 'Choose a date.', at: date }),
+      query: async () => (date.value ? query({ date: date.value, area: area.value }) : { error: 'Choose a date.', at: date }),
     };
   }
   const period = periodFilter(today);
   if (kind === 'timesheet') {
-    const person = personFilter(people);
+    const person = personFilter();
     return {
       fields: [...period.fields, h('div', { class: 'row-break' }), areaField, ...person.fields],
-      query: () => {
-        const employee = person.employee();
+      query: async () => {
+        const employee = await person.employee();
         const wrong = period.check() ?? (employee !== null && typeof employee !== 'string' ? employee : null);
         if (wrong) return wrong;
         return query({ ...period.params(), employee: employee as string | null, area: employee ? '' : area.value });
       },
     };
   }
-  if (kind === 'summary') return { fields: [...period.fields, areaField], query: () => period.check() ?? query({ ...period.params(), area: area.value }) };
+  if (kind === 'summary')
+    return { fields: [...period.fields, areaField], query: async () => period.check() ?? query({ ...period.params(), area: area.value }) };
   const kinds = kindsFilter();
   return {
     fields: [...period.fields, areaField, ...kinds.fields],
-    query: () => {
+    query: async () => {
       const chosen = kinds.kinds();
       const wrong = period.check() ?? (typeof chosen === 'string' ? null : chosen);
       return wrong ?? query({ ...period.params(), area: area.value, kind: chosen as string });

@@ -1,0 +1,38 @@
+/**
+ * The names of the people a page shows (a punch list, anomalies, the grid), asked for by id:
+ * `enrollees/?ids=`, up to 100 a request, each id once per page. Never everyone's list: past
+ * the API's page of 1,000 people the rest would be nameless, or taken for deleted.
+ */
+import { api, type List, query } from './api';
+import type { Person } from './person-picker';
+
+const PER_REQUEST = 100;
+
+export interface PeopleNames {
+  /** Asks for the people of these ids not asked for yet. */
+  load(ids: Iterable<string | null | undefined>): Promise<void>;
+  /** The person of an id asked for; undefined when nobody is listed by it (deleted since). */
+  get(id: string | null | undefined): Person | undefined;
+}
+
+export function peopleNames(): PeopleNames {
+  const known = new Map<string, Person>();
+  const asked = new Set<string>();
+  return {
+    async load(ids) {
+      const fresh = [...new Set([...ids].filter((id): id is string => !!id && !asked.has(id)))];
+      for (const id of fresh) asked.add(id);
+      const batches: string[][] = [];
+      for (let i = 0; i < fresh.length; i += PER_REQUEST) batches.push(fresh.slice(i, i + PER_REQUEST));
+      const pages = await Promise.all(batches.map((batch) => api.get<List<Person>>(`enrollees/${query({ ids: batch.join(','), limit: PER_REQUEST })}`))).catch(
+        (error: unknown) => {
+          // Not answered: asked again next time.
+          for (const id of fresh) asked.delete(id);
+          throw error;
+        },
+      );
+      for (const page of pages) for (const p of page.results) known.set(p.id, p);
+    },
+    get: (id) => (id ? known.get(id) : undefined),
+  };
+}
