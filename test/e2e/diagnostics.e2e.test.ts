@@ -2,7 +2,8 @@
  * "Why isn't this terminal working?": each diagnostic of `diagnostics/` raised by its cause and
  * cleared by its fix, through the real server and simulated terminals (the clock moved with the
  * test clock where a cause takes time): an unknown serial knocking, a terminal waiting for
- * approval for more than a day, a silent one, commands waiting for a day, a clock five minutes
+ * approval for more than a day, a silent one, commands waiting for a day, commands failing (a
+ * terminal that never answers them, one that refuses to add people), a clock five minutes
  * ahead, a time zone never set, fingerprints of an algorithm the terminal refuses, a full
  * terminal (both standing through retries that have not reached the terminal, since their first
  * refusal), a refused communication key, a terminal heard from a new address, registrations
@@ -75,6 +76,18 @@ async function person(id: string, algorithmVersion = '10', areas?: string[]): Pr
   expect((await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
   await server.fpa.service.storeTemplate(e.body.id, 6, new Uint8Array(Buffer.from(syntheticTemplate(180), 'base64')), { algorithmVersion, by: 'test' });
   return e.body;
+}
+
+/**
+ * One round of a terminal that leaves its commands unanswered: past their acknowledgement
+ * deadline (retry-commands puts them back, or fails them once their retries ran out), past the
+ * backoff (at most 8 minutes by default), sent again.
+ */
+async function unansweredRound(t: SimulatedTerminal): Promise<void> {
+  offset += server.fpa.settings.COMMAND_ACK_TIMEOUT + 60_000;
+  expect((await server.admin.post('/jobs/retry-commands/run/')).status).toBe(200);
+  offset += 10 * 60_000;
+  await drain(t);
 }
 
 describe('diagnostics: each raised by its cause, cleared by its fix', () => {
@@ -152,6 +165,92 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('commands_waiting', 'QUIET-1');
   });
 
+  test('a terminal that takes its commands and never answers them: commands_failing once their retries ran out; its answering again clears it', async () => {
+    // An area of its own, with a person in it: the terminal has people and fingerprints to take.
+    expect((await server.admin.post('/areas/', { name: 'unanswered' })).status).toBe(201);
+    let answers = false;
+    const t = await approved('MUTE-1', { respond: () => (answers ? undefined : 'ignore') }, ['unanswered']);
+    await person('DIAG-MUTE', '10', ['unanswered']);
+    await drain(t);
+    // Sent, unanswered, retried: nothing has failed yet.
+    await cleared('commands_failing', 'MUTE-1');
+    const retries = server.fpa.settings.COMMAND_MAX_RETRIES;
+    for (let i = 0; i <= retries && !(await find('commands_failing', 'MUTE-1')); i++) await unansweredRound(t);
+    const d = await raised('commands_failing', 'MUTE-1');
+    expect(d.severity).toBe('error');
+    expect(d.details).toMatchObject({ last_return_code: null, last_reason: 'no result from the terminal' });
+    expect(Number(d.details.commands)).toBeGreaterThanOrEqual(1);
+    expect(d.message).toStartWith('Terminal MUTE-1 is online and takes its commands but does not answer them: ');
+    expect(d.message).toMatch(/failed since \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC\)/);
+    expect(d.message).toContain('each with no result from the terminal even after its retries, and none has worked there since');
+    expect(d.fix).toContain('Restart the terminal');
+    // Polling all along: not offline, and nothing waited a day, so nothing else said it.
+    await cleared('offline', 'MUTE-1');
+    await cleared('commands_waiting', 'MUTE-1');
+    // The people it was then sent fail too (the backfill that follows a failed query of its users): still since the first.
+    for (let i = 0; i <= retries; i++) await unansweredRound(t);
+    const later = await raised('commands_failing', 'MUTE-1');
+    expect(later.since).toBe(d.since);
+    expect(Number(later.details.commands)).toBeGreaterThan(Number(d.details.commands));
+    expect(later.details.kinds).toEqual(['add_user', 'QUERY_USERS']);
+    expect(later.message).toContain('(listing its users, adding a person)');
+    // Fixed (restarted): it answers again. The hourly reconciliation sends what failed; it is taken.
+    answers = true;
+    expect((await server.admin.post('/jobs/reconcile-devices/run/')).status).toBe(200);
+    await drain(t);
+    await cleared('commands_failing', 'MUTE-1');
+  });
+
+  test('a terminal refusing to add people (Return=-1): commands_failing until one is added, whatever else works; a day without a failure clears it too', async () => {
+    expect((await server.admin.post('/areas/', { name: 'refused-users' })).status).toBe(201);
+    let refuses = true;
+    const t = await approved('NOUSERS-1', { respond: (c) => (refuses && c.text.startsWith('DATA UPDATE USERINFO') ? -1 : undefined) }, ['refused-users']);
+    await person('DIAG-NOUSER', '10', ['refused-users']);
+    await drain(t);
+    // A permanent refusal: failed at once, no retries to wait for.
+    const d = await raised('commands_failing', 'NOUSERS-1');
+    // Its fingerprint failed too (no such user there): both said, the person first, whose refusal is the cause.
+    expect(d.details).toMatchObject({ commands: 2, kinds: ['update_template', 'add_user'], last_return_code: -10 });
+    expect(d.details.by_kind).toEqual([
+      expect.objectContaining({ kind: 'update_template', commands: 1, last_return_code: -10, last_reason: 'Return=-10 (the user is not on the terminal)' }),
+      expect.objectContaining({ kind: 'add_user', commands: 1, last_return_code: -1, last_reason: 'Return=-1 (parameter error)' }),
+    ]);
+    expect(d.message).toMatch(
+      /^Terminal NOUSERS-1 refuses its commands: 2 commands for it failed since \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC\), and none of the same kind has worked there since\./,
+    );
+    expect(d.message).toContain(
+      'Its answers: to adding a person, Return=-1 (parameter error); to sending a fingerprint, Return=-10 (the user is not on the terminal).',
+    );
+    expect(d.fix).toContain('a parameter error is often a PIN, a name or a card it does not take');
+    // Another kind that works does not lift it: people still do not reach the terminal.
+    expect((await server.admin.post('/devices/NOUSERS-1/commands/', { kind: 'info' })).status).toBe(201);
+    await drain(t);
+    offset += 10 * 60_000;
+    expect((await server.admin.post('/devices/NOUSERS-1/resync/', {})).status).toBe(200);
+    await drain(t);
+    const again = await raised('commands_failing', 'NOUSERS-1');
+    expect(again.since).toBe(d.since);
+    expect(again.details.commands).toBe(4);
+    // Fixed: the next add_user is taken, and that lifts it.
+    refuses = false;
+    expect((await server.admin.post('/devices/NOUSERS-1/resync/', {})).status).toBe(200);
+    await drain(t);
+    await cleared('commands_failing', 'NOUSERS-1');
+    // Refused again later: raised anew, since then (not since the first failure before the success).
+    refuses = true;
+    offset += 10 * 60_000;
+    expect((await server.admin.post('/devices/NOUSERS-1/resync/', {})).status).toBe(200);
+    await drain(t);
+    const anew = await raised('commands_failing', 'NOUSERS-1');
+    expect(Date.parse(anew.since!)).toBeGreaterThan(Date.parse(d.since!));
+    expect(anew.details).toMatchObject({ commands: 1, kinds: ['add_user'] });
+    expect(anew.message).toContain('Its answer to adding a person: Return=-1 (parameter error). What it carried');
+    // Nothing tried for a day: nothing new to say.
+    offset += DAY + 60_000;
+    await t.get('ping');
+    await cleared('commands_failing', 'NOUSERS-1');
+  });
+
   test('a clock five minutes ahead; a right clock clears it', async () => {
     const t = await approved('CLOCK-1');
     await t.punch([{ pin: '1', at: new Date(clock.now() + 5 * 60_000) }]);
@@ -203,6 +302,9 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await drain(full);
     const refused = await raised('templates_incompatible', 'INC-2');
     const wasFull = await raised('terminal_full', 'FULL-2');
+    // Said once, with their own fix: the failed commands of those refusals are not commands_failing too.
+    await cleared('commands_failing', 'INC-2');
+    await cleared('commands_failing', 'FULL-2');
     // Refused by the terminal (Return=-30): said so, not "made with algorithm 10 and it takes 10".
     expect(refused.message).toBe(
       '1 fingerprint of 1 person cannot be used by terminal INC-2: the terminal refused them (Return=-30: their algorithm, 10, is not one it takes, though it reports algorithm 10). Those people cannot identify there by fingerprint.',

@@ -3,7 +3,7 @@
  * once consent is withdrawn (JSON and PDF downloads, checked: the JSON is the signed proof, the
  * PDF reads as the document), a deleted person's page still shows it, and the overview lists
  * what an installer must fix as "Needs attention", with the fix, linking to the terminal (whose
- * page shows it too).
+ * page shows it too), a terminal whose commands fail among them.
  * Screenshots go to /tmp/shots-proof/.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -153,6 +153,34 @@ describe('proofs in the console', () => {
     await page.getByRole('heading', { name: 'Needs attention' }).waitFor();
     expect(await page.locator('li.diagnostic[data-kind="unknown_terminal"]').getByText('Fix:').isVisible()).toBe(true);
     await shot('terminal-needs-attention');
+    expect(errors).toEqual([]);
+  });
+
+  test('a terminal whose commands fail is said in words, with the fix, on the overview and on its page', async () => {
+    // It refuses everything it is sent (Return=-1): first the query of its users at its approval.
+    const refuser = new SimulatedTerminal({ url: server.url, sn: 'REFUSER-1', respond: () => -1 });
+    await refuser.handshake();
+    await refuser.postOptions();
+    expect((await server.admin.post('/devices/REFUSER-1/approve/', {})).status).toBe(200);
+    await drain(refuser);
+    await go('#/overview', 'Overview');
+    const item = page.locator('li.diagnostic[data-kind="commands_failing"]');
+    await item.waitFor();
+    const text = await item.textContent();
+    expect(text).toContain('Fix now');
+    expect(text).toContain('Terminal REFUSER-1 refuses its commands: ');
+    expect(text).toContain('Its answer to listing its users: Return=-1 (parameter error).');
+    expect(text).toMatch(/\(since \d/);
+    expect(await item.getByText('Fix:').isVisible()).toBe(true);
+    expect(text).toContain('Do what its answer says');
+    await shot('overview-commands-failing');
+    await item.getByRole('link', { name: 'REFUSER-1' }).click();
+    await page.getByRole('heading', { level: 1, name: /REFUSER-1/ }).waitFor();
+    await page.getByRole('heading', { name: 'Needs attention' }).waitFor();
+    expect(await page.locator('li.diagnostic[data-kind="commands_failing"]').getByText('Fix:').isVisible()).toBe(true);
+    // The failed command is in its queue, with the terminal's answer, as the fix says.
+    expect(await page.getByRole('region', { name: 'Commands' }).getByText('(code -1)').first().isVisible()).toBe(true);
+    await shot('terminal-commands-failing');
     expect(errors).toEqual([]);
   });
 });

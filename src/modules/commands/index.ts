@@ -1,9 +1,17 @@
 /** Device commands: the queue, its results, retries and expiry. Rendering is the terminals module's. */
 export type { CommandEvents } from './events';
 export { commandJobs } from './jobs';
-export { type DueCommand, type NewCommand, QUERY_USERS_KEY } from './kinds';
+export { type DueCommand, type NewCommand, NO_RESULT, QUERY_USERS_KEY } from './kinds';
 export { DeviceCommand } from './model';
-export { commandStates, openDeletesOf, type WaitingCommands, waitingSince } from './open';
+export {
+  commandStates,
+  type FailedKind,
+  type FailingCommands,
+  failingCommands,
+  openDeletesOf,
+  type WaitingCommands,
+  waitingSince,
+} from './open';
 export type { CancelRefusal } from './operator-actions';
 export * as commandReactions from './reactions';
 export { describeReturnCode } from './return-codes';

@@ -106,6 +106,8 @@ export function isPermanentFailure(code: number | null): boolean {
 }
 export const INTERACTIVE_KINDS = new Set<string>(['ENROLL_FP', 'ENROLL_BIO']);
 export const DELETE_KINDS = new Set<string>(['delete_user', 'delete_template']);
+/** Why a command sent again and again without a result failed (the retry-commands job), as its result says. */
+export const NO_RESULT = 'no result from the terminal';
 /** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */
 export const USER_NOT_ON_DEVICE = -10;
 /** Expiry of deletes: never (the last millisecond of year 9999, still a safe integer everywhere). */

@@ -1,7 +1,8 @@
-/** Unfinished commands, read for the deletion proofs and the diagnostics. */
+/** Unfinished commands, read for the deletion proofs and the diagnostics; and the failures that stand. */
 import { and, inArray, lt, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
-import { DELETE_KINDS } from './kinds';
+import { DELETE_KINDS, INTERACTIVE_KINDS, NO_RESULT } from './kinds';
+import { sqlList } from './query-plans';
 import { deviceCommands } from './tables';
 
 export interface OpenDelete {
@@ -51,4 +52,89 @@ export async function waitingSince(q: Queryable, before: number): Promise<Waitin
     .from(deviceCommands)
     .where(and(inArray(deviceCommands.status, ['pending', 'sent']), lt(deviceCommands.createdAt, before)))
     .groupBy(deviceCommands.deviceId);
+}
+
+/** The failed commands of one kind that stand on a terminal. */
+export interface FailedKind {
+  kind: string;
+  count: number;
+  /** When the first of them failed. */
+  since: number;
+  /** The first of them (its id), in queue order. */
+  firstCommand: number;
+  /** The newest of them: its id, when it failed, the terminal's answer (null: none) and the reason kept with it. */
+  lastCommand: number;
+  lastAt: number;
+  returnCode: number | null;
+  reason: string | null;
+}
+
+export interface FailingCommands {
+  deviceId: string;
+  /** The failed commands that stand (see failingCommands), of every kind. */
+  count: number;
+  /** When the first of them failed. */
+  since: number;
+  /** Per kind, the kind of the newest failure first. */
+  kinds: FailedKind[];
+}
+
+/** Failures another diagnostic already says (with its own fix): a kind and the answers of it left out. */
+export interface SaidElsewhere {
+  kind: string;
+  returnCodes: readonly number[];
+}
+
+/**
+ * Per terminal, its failed commands that still stand, when the newest of them failed at
+ * `recentAfter` or later. A failure stands until a command of the same kind succeeds on that
+ * terminal after it; one that got no result at all (NO_RESULT) until any command succeeds there
+ * (the terminal answers again). Enroll commands are left out: their failures are a person's at
+ * the terminal (a bad capture, a cancel), not the terminal's. The terminals are first narrowed to
+ * those with a recent failure; `cross join` keeps them the outer loop, so their commands are read
+ * by the queue's index (terminal, status), never every succeeded command of the table.
+ */
+export async function failingCommands(q: Queryable, recentAfter: number, saidElsewhere: readonly SaidElsewhere[] = []): Promise<FailingCommands[]> {
+  const left = saidElsewhere
+    .filter((s) => s.returnCodes.length > 0)
+    .map(
+      (s) =>
+        sql` and not (c.kind = ${s.kind} and c.return_code in (${sql.join(
+          s.returnCodes.map((code) => sql`${code}`),
+          sql`, `,
+        )}))`,
+    );
+  const rows = await q.all<FailedKind & { deviceId: string }>(sql`
+    with failing as materialized (
+      select distinct device_id from fpa_device_commands where status = 'failed' and completed_at >= ${recentAfter}
+    ),
+    ok as materialized (
+      select c.device_id, c.kind, max(c.completed_at) as at
+      from failing cross join fpa_device_commands as c on c.device_id = failing.device_id and c.status = 'succeeded'
+      group by c.device_id, c.kind
+    ),
+    standing as (
+      select c.id, c.device_id, c.kind, c.completed_at, c.return_code, c.result ->> 'reason' as reason
+      from failing cross join fpa_device_commands as c on c.device_id = failing.device_id and c.status = 'failed'
+      where c.kind not in (${sql.raw(sqlList(INTERACTIVE_KINDS))})${sql.join(left)}
+        and c.completed_at > coalesce((select max(ok.at) from ok where ok.device_id = c.device_id
+          and (ok.kind = c.kind or (c.return_code is null and c.result ->> 'reason' = ${NO_RESULT}))), 0)
+    ),
+    ranked as (
+      select *, row_number() over (partition by device_id, kind order by completed_at desc, id desc) as newest,
+        count(*) over (partition by device_id, kind) as count, min(completed_at) over (partition by device_id, kind) as since,
+        min(id) over (partition by device_id, kind) as first_id
+      from standing
+    )
+    select device_id as deviceId, kind, count, since, first_id as firstCommand, id as lastCommand, completed_at as lastAt,
+      return_code as returnCode, reason
+    from ranked where newest = 1`);
+  const byDevice = new Map<string, FailedKind[]>();
+  for (const { deviceId, ...kind } of rows) byDevice.set(deviceId, [...(byDevice.get(deviceId) ?? []), kind]);
+  return [...byDevice].flatMap(([deviceId, kinds]) => {
+    kinds.sort((a, b) => b.lastAt - a.lastAt || b.lastCommand - a.lastCommand);
+    // Said while a failure of the last day stands: older ones alone are history.
+    if (kinds[0]!.lastAt < recentAfter) return [];
+    return [{ deviceId, count: kinds.reduce((n, k) => n + k.count, 0), since: Math.min(...kinds.map((k) => k.since)), kinds }];
+  });
 }

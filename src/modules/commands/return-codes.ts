@@ -1,4 +1,5 @@
 /** What terminals' command return codes mean (docs/protocol/adms.md §5.4), for results people read. */
+import { NO_RESULT } from './kinds';
 
 /** ENROLL_FP / ENROLL_BIO return codes, then the general ones. */
 const RETURN_MEANINGS: Readonly<Record<number, string>> = {
@@ -37,6 +38,6 @@ const RETURN_MEANINGS: Readonly<Record<number, string>> = {
 };
 
 export function describeReturnCode(code: number | null): string {
-  if (code === null) return 'no result from the terminal';
+  if (code === null) return NO_RESULT;
   return `Return=${code} (${RETURN_MEANINGS[code] ?? 'unknown code'})`;
 }

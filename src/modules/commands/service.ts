@@ -29,6 +29,7 @@ import {
   isPermanentFailure,
   NEVER_EXPIRES,
   type NewCommand,
+  NO_RESULT,
   USER_NOT_ON_DEVICE,
 } from './kinds';
 import { CommandLookups } from './lookups';
@@ -226,7 +227,7 @@ export class CommandService {
           afterCommit(() => this.polls.markQueued(command.deviceId));
         } else {
           failed++;
-          await this.endings.close(w, command, 'failed', now, null, { reason: 'no result from the terminal' });
+          await this.endings.close(w, command, 'failed', now, null, { reason: NO_RESULT });
         }
       }
       return { retried, failed };

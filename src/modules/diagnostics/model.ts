@@ -7,6 +7,7 @@ export const DIAGNOSTIC_KINDS = [
   'pending_approval',
   'offline',
   'commands_waiting',
+  'commands_failing',
   'clock_drift',
   'time_zone_not_set',
   'templates_incompatible',

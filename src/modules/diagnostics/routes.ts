@@ -12,7 +12,7 @@ export function diagnosticRoutes(http: Http, diagnostics: Diagnostics) {
       response: { 200: DiagnosticList, ...errors() },
       detail: {
         summary:
-          'What an installer must fix: unknown or waiting terminals, silent ones, stuck commands, clocks, time zones, fingerprints that cannot reach a terminal, refused keys, new addresses, registrations refused because too many terminals wait',
+          'What an installer must fix: unknown or waiting terminals, silent ones, stuck or failing commands, clocks, time zones, fingerprints that cannot reach a terminal, refused keys, new addresses, registrations refused because too many terminals wait',
         tags: ['operations'],
       },
     },

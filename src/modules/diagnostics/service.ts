@@ -6,9 +6,9 @@
  */
 import type { Caller } from '../../platform/http/caller';
 import { formatLocalWallTime } from '../../platform/time/zone';
-import { type WaitingCommands, waitingSince } from '../commands';
+import { describeReturnCode, type FailedKind, type FailingCommands, failingCommands, NO_RESULT, type WaitingCommands, waitingSince } from '../commands';
 import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal, recentRefusals } from '../devices';
-import { type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
+import { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
 import type { Diagnostic } from './model';
 import type { DiagnosticRuntime } from './runtime';
 
@@ -22,6 +22,7 @@ interface Facts {
   now: number;
   log: LogEntry[];
   waiting: Map<string, WaitingCommands>;
+  failing: Map<string, FailingCommands>;
   notReaching: TemplatesNotReaching[];
 }
 
@@ -47,6 +48,8 @@ export class Diagnostics {
       now,
       log: await newestLogEntries(q, ['key_refused', 'clock_drift']),
       waiting: new Map((await waitingSince(q, now - DAY_MS)).map((w) => [w.deviceId, w])),
+      // Refused templates are said by templates_incompatible and terminal_full, with their fix.
+      failing: new Map((await failingCommands(q, now - DAY_MS, [TEMPLATE_REFUSALS])).map((f) => [f.deviceId, f])),
       notReaching: await templatesNotReaching(q),
     };
     const out = terminals.flatMap((d) => [
@@ -123,6 +126,11 @@ export class Diagnostics {
         }),
       ];
     }
+    return [...this.waiting(d, f), ...this.failing(d, f)];
+  }
+
+  /** An online terminal with commands queued for more than a day. */
+  private waiting(d: DeviceRow, f: Facts): DiagnosticView[] {
     const waiting = f.waiting.get(d.id);
     if (!waiting) return [];
     return [
@@ -130,6 +138,40 @@ export class Diagnostics {
         message: `Terminal ${d.serialNumber} is online but ${counted(waiting.count, 'command')} for it ${waiting.count === 1 ? 'has' : 'have'} been waiting for more than a day (users, fingerprints or deletes it should have).`,
         fix: 'Open the terminal’s command queue: a command that fails again and again names the reason. If none was sent, restart the terminal; if it still takes nothing, check its push firmware and its address (a terminal seen from a new address is sent nothing).',
         details: { commands: waiting.count },
+      }),
+    ];
+  }
+
+  /**
+   * An online terminal whose commands fail (a failure in the last day, none of the same kind
+   * worked there since; none at all, for one it never answered): it takes them and does not
+   * answer, or refuses them. Long before a day, so commands_waiting never says it.
+   */
+  private failing(d: DeviceRow, f: Facts): DiagnosticView[] {
+    const failing = f.failing.get(d.id);
+    if (!failing) return [];
+    const last = failing.kinds[0]!;
+    return [
+      diag(d, 'commands_failing', 'error', failing.since, {
+        ...failingWords(d, failing, wallTimeIn(failing.since, d.timeZone ?? this.ctx.settings.TIME_ZONE)),
+        details: {
+          commands: failing.count,
+          kinds: failing.kinds.map((k) => k.kind),
+          last_kind: last.kind,
+          last_command: last.lastCommand,
+          last_at: iso(last.lastAt),
+          last_return_code: last.returnCode,
+          last_reason: answerOf(last),
+          by_kind: failing.kinds.map((k) => ({
+            kind: k.kind,
+            commands: k.count,
+            since: iso(k.since),
+            last_command: k.lastCommand,
+            last_at: iso(k.lastAt),
+            last_return_code: k.returnCode,
+            last_reason: answerOf(k),
+          })),
+        },
       }),
     ];
   }
@@ -221,6 +263,58 @@ export class Diagnostics {
     }
     return out;
   }
+}
+
+/** A command kind as a sentence names it. */
+const COMMAND_WORDS: Readonly<Record<string, string>> = {
+  add_user: 'adding a person',
+  delete_user: 'removing a person',
+  update_template: 'sending a fingerprint',
+  delete_template: 'deleting a fingerprint',
+  CHECK: 'a check-in',
+  INFO: 'reading its information',
+  REBOOT: 'a restart',
+  SET_TIME: 'setting its clock',
+  QUERY_USERS: 'listing its users',
+  QUERY_TEMPLATES: 'listing its fingerprints',
+  QUERY_ATTLOG: 'sending punches again',
+  CLEAR_LOG: 'deleting its punches',
+  CLEAR_DATA: 'deleting all its data',
+  RAW: 'a raw command',
+};
+const commandWords = (kind: string) => COMMAND_WORDS[kind] ?? kind;
+
+/** What the terminal answered to the newest failure of a kind: its return code in words, or the reason kept with it. */
+const answerOf = (k: FailedKind) => (k.returnCode === null ? (k.reason ?? NO_RESULT) : describeReturnCode(k.returnCode));
+const unanswered = (k: FailedKind) => answerOf(k) === NO_RESULT;
+
+/**
+ * What is wrong and what to do: a terminal that takes its commands and never answers them, or
+ * one that refuses them (its answers named, kind by kind, the first to fail first: often the
+ * cause of the others, as a person refused makes their fingerprints fail).
+ */
+function failingWords(d: DeviceRow, f: FailingCommands, since: string): { message: string; fix: string } {
+  const sn = d.serialNumber;
+  const kinds = [...f.kinds].sort((a, b) => a.since - b.since || a.firstCommand - b.firstCommand);
+  const failed = `${counted(f.count, 'command')} for it failed since ${since}`;
+  const carried = `What ${f.count === 1 ? 'it' : 'they'} carried (people, fingerprints, deletes) may not be on it.`;
+  const restart =
+    'Restart the terminal. If it still does not answer, check its push firmware (an update may be needed) and that nothing between it and the server (a proxy or a firewall) drops what it posts back.';
+  const queue = `Its failed commands are in its command queue (Terminals → ${sn}), each with the terminal's answer, and can be retried there once fixed; the hourly reconciliation sends failed fingerprints again by itself.`;
+  if (kinds.every(unanswered)) {
+    return {
+      message: `Terminal ${sn} is online and takes its commands but does not answer them: ${failed} (${kinds.map((k) => commandWords(k.kind)).join(', ')}), each with no result from the terminal even after its retries, and none has worked there since. ${carried}`,
+      fix: `${restart} ${queue}`,
+    };
+  }
+  const answers =
+    kinds.length === 1
+      ? `Its answer to ${commandWords(kinds[0]!.kind)}: ${answerOf(kinds[0]!)}`
+      : `Its answers: ${kinds.map((k) => `to ${commandWords(k.kind)}, ${answerOf(k)}`).join('; ')}`;
+  return {
+    message: `Terminal ${sn} refuses its commands: ${failed}, and none of the same kind has worked there since. ${answers}. ${carried}`,
+    fix: `Do what its answer says: make room on it, update its firmware if it does not support the command, or correct what it refuses (a parameter error is often a PIN, a name or a card it does not take).${kinds.some(unanswered) ? ` Some got no answer at all: ${restart}` : ''} ${queue}`,
+  };
 }
 
 function refusedWords(r: RegistrationRefusal, max: number, expiry: string): { message: string; fix: string } {

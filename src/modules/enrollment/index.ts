@@ -20,5 +20,5 @@ export { enrollmentRoutes } from './routes';
 export { ENROLLMENT_SETTINGS } from './runtime';
 export type { SessionView } from './sessions';
 export type { TemplateStore } from './template-store';
-export { type TemplatesNotReaching, templatesNotReaching } from './unreachable';
+export { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from './unreachable';
 export type { HeldBiometric, WalkUpEnrollment } from './walk-up';

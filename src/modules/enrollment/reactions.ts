@@ -28,10 +28,7 @@ import type { Enrollment } from './module';
 import { consents, templates as templateRows } from './tables';
 import type { TemplateStore } from './template-store';
 import type { RefusalChange, TemplateSync } from './template-sync';
-
-/** The terminal refused the template's algorithm version (2022+ firmware). */
-const ALGORITHM_MISMATCH = -30;
-const TERMINAL_FULL = -1001;
+import { ALGORITHM_MISMATCH, TERMINAL_FULL } from './unreachable';
 
 /** What the reactions use. */
 export interface SyncDeps {

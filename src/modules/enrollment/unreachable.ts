@@ -4,6 +4,18 @@ import { alias } from 'drizzle-orm/sqlite-core';
 import type { Queryable } from '../../platform/db/client';
 import { type Refusal, templateSync, templates } from './tables';
 
+/** The terminal refused the template's algorithm version (2022+ firmware). */
+export const ALGORITHM_MISMATCH = -30;
+/** The terminal has no room for the template. */
+export const TERMINAL_FULL = -1001;
+
+/**
+ * The refusals kept here, as the command queue has them: a template sent (`update_template`)
+ * and answered with one of these codes. The diagnostics say them as `templates_incompatible` and
+ * `terminal_full`, so the failed commands of those answers are not said again.
+ */
+export const TEMPLATE_REFUSALS = { kind: 'update_template', returnCodes: [ALGORITHM_MISMATCH, TERMINAL_FULL] } as const;
+
 export interface TemplatesNotReaching {
   deviceId: string;
   /** `incompatible`: the terminal cannot use their algorithm; `full`: it had no room. */
