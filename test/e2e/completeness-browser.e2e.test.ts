@@ -2,7 +2,8 @@
  * The console's proof pages in a real browser (headless Chromium) against the real server and
  * simulated terminals: a terminal's punch completeness (a calendar of its dates: recovering
  * while a re-upload runs, complete with what it recovered, a gap where the terminal refused the
- * re-upload) and the Anomalies page with its filters. Screenshots in /tmp/shots-completeness/.
+ * re-upload) and the Anomalies page with its filters; a terminal's page lists every user it holds,
+ * more than a page of the API. Screenshots in /tmp/shots-completeness/.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
@@ -176,6 +177,21 @@ describe('the proof pages in a browser', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 2);
     await shot('anomalies-south');
+    expect(errors).toEqual([]);
+  });
+
+  test('a terminal holding more users than a page of the API: its page lists every one', async () => {
+    expect((await server.admin.post('/areas/', { name: 'crowd' })).status).toBe(201);
+    await approved('CROWD0001', 'crowd', { existingUsers: Array.from({ length: 1001 }, (_, i) => ({ pin: String(i + 1), name: `Menu ${i + 1}` })) });
+    // The API answers them a page at a time (at most 1000): the page follows next_cursor.
+    expect((await server.admin.get('/devices/CROWD0001/users/?limit=1000')).body.next_cursor).toEqual(expect.any(String));
+    await go('#/terminals/CROWD0001', /CROWD0001/);
+    // CSS, not roles: working out the roles of a thousand rows, each with its form, outlasts the wait.
+    const people = page.locator('section:has(> h2:text-is("People on the terminal"))');
+    await people.locator('td:text-is("Menu 1001")').waitFor();
+    const pins = await people.locator('tbody tr td:first-child').evaluateAll((cells) => cells.map((c) => c.textContent));
+    // Every one, in numeric PIN order: 1, 2, … 1001, not 1, 10, 100, 1000.
+    expect(pins).toEqual(Array.from({ length: 1001 }, (_, i) => String(i + 1)));
     expect(errors).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * that already hold users (made at their menus), conflicts, adoption, walk-up trust, keys, a
  * terminal away longer than its commands live, a full terminal, resync, clear data,
  * pre-registration and removal, DST on an unplugged terminal, clock drift, short Host headers
- * and areas as a resource. Each test is one of the failures the fleet issue lists, fixed.
+ * and areas as a resource; a terminal's users listed a page at a time. Each test is one of the failures the fleet issue lists, fixed.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { connect } from 'node:net';
@@ -11,10 +11,11 @@ import { and, eq } from 'drizzle-orm';
 import { Elysia } from 'elysia';
 import { createFingerprintAttendance, servePathsWhateverTheHost } from '../../src';
 import { deviceCommands, devices, punches } from '../../src/app/schema';
+import { encodeCursor } from '../../src/platform/http/cursor';
 import { silentLogger } from '../../src/platform/log';
 import type { Clock } from '../../src/platform/runtime';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
-import { startTestServer, type TestServer, tempDir, testSettings } from '../support/harness';
+import { type ApiResponse, startTestServer, type TestServer, tempDir, testSettings } from '../support/harness';
 import { drain } from '../support/terminals';
 
 const DAY = 86_400_000;
@@ -155,6 +156,54 @@ describe('a terminal that already holds users', () => {
     expect(fetched).toContain('DATA QUERY FINGERTMP PIN=1');
     const templates = await server.admin.get(`/enrollees/${adopted.body.id}/templates/`);
     expect(templates.body.results.map((r: { finger_index: number; source: string }) => [r.finger_index, r.source])).toEqual([[6, 'device']]);
+  });
+});
+
+describe("a terminal's users, a page at a time", () => {
+  test('501 users: ?limit=10 answers the first 10 and a cursor; the cursors list each user once, in numeric PIN order; a tampered cursor is 400', async () => {
+    expect((await server.admin.post('/areas/', { name: 'paging' })).status).toBe(201);
+    const numbered = Array.from({ length: 497 }, (_, i) => String(i + 1));
+    // A PIN with leading zeros (its place beside 7), one too long for a JavaScript number, two with letters.
+    const pins = [...numbered, '007', 'B2', 'A1', '12345678901234567890'];
+    const t = terminal('MANY1', { existingUsers: pins.map((pin) => ({ pin, name: `Menu ${pin}` })) });
+    await connected(t, { areas: ['paging'] });
+    await drain(t);
+    const inOrder = [...numbered.slice(0, 6), '007', ...numbered.slice(6), '12345678901234567890', 'A1', 'B2'];
+
+    const first = await server.admin.get('/devices/MANY1/users/?limit=10');
+    expect(first.status).toBe(200);
+    expect(first.body.results.map((u: { pin: string }) => u.pin)).toEqual(inOrder.slice(0, 10));
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    // The default page is 100.
+    const byDefault = await server.admin.get('/devices/MANY1/users/');
+    expect(byDefault.body.results).toHaveLength(100);
+    expect(byDefault.body.next_cursor).toEqual(expect.any(String));
+
+    const listed: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: ApiResponse<{ results: { pin: string }[]; next_cursor: string | null }> = await server.admin.get(
+        `/devices/MANY1/users/?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(res.status).toBe(200);
+      listed.push(...res.body.results.map((u) => u.pin));
+      cursor = res.body.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(6);
+    expect(listed).toEqual(inOrder);
+    // One page of 1000 holds them all: no cursor.
+    const whole = await server.admin.get('/devices/MANY1/users/?limit=1000');
+    expect(whole.body.results.map((u: { pin: string }) => u.pin)).toEqual(inOrder);
+    expect(whole.body.next_cursor).toBeNull();
+
+    for (const tampered of [first.body.next_cursor.slice(0, -2), encodeCursor([5]), 'not-a-cursor']) {
+      const res = await server.admin.get(`/devices/MANY1/users/?limit=10&cursor=${tampered}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_cursor');
+    }
+    expect((await server.admin.get('/devices/MANY1/users/?limit=1001')).status).toBe(400);
   });
 });
 

@@ -311,6 +311,9 @@ describe('a manager of north sees nothing of south', () => {
     const listed = await hr.get(`/devices/${shared.serialNumber}/users/`);
     expect(listed.body.results.map((u: { enrollee: string | null }) => u.enrollee)).toEqual([north.id]);
     expect(JSON.stringify(listed.body)).not.toContain('E-SOUTH');
+    // Left out before the page is cut: a page of one is the north person, and the last page.
+    const one = await hr.get(`/devices/${shared.serialNumber}/users/?limit=1`);
+    expect(one.body).toEqual({ results: [expect.objectContaining({ enrollee: north.id })], next_cursor: null });
   });
 
   test('terminals: lists, ids, their commands, users and settings', async () => {

@@ -3,7 +3,8 @@
  * (`fpa_device_users`). The rest of the fleet logic (adoption, conflicts, resync) reads and
  * writes this through here.
  */
-import { and, eq, getTableName, inArray, sql } from 'drizzle-orm';
+import { and, eq, getTableName, inArray, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx } from '../../platform/db/client';
 import { selectAsJson } from '../../platform/db/json-results';
@@ -12,6 +13,22 @@ import type { DeviceRuntime } from './runtime';
 import { deviceUsers } from './tables';
 
 export type DeviceUserRow = typeof deviceUsers.$inferSelect;
+
+/** One page of a terminal's users (DeviceUsers.of). */
+export interface UsersPage {
+  /** The PIN of the last user of the page before; null for the first page. */
+  after: string | null;
+  limit: number;
+  /** A condition on the users' enrollee column leaving out those the caller may not see (undefined: none). */
+  visible?: (enrollee: typeof deviceUsers.enrolleeId) => SQL | undefined;
+}
+
+/**
+ * Numeric PIN order, as sort keys of a PIN: the all-digit PINs first, by value (1, 2, 10, 11,
+ * 10020), then those with another character, by their leading number; the text last, so that
+ * every PIN has one place (`007` before `7`).
+ */
+const pinOrder = (pin: SQLiteColumn | SQL): [SQL, SQL, SQLiteColumn | SQL] => [sql`${pin} glob '*[^0-9]*'`, sql`cast(${pin} as integer)`, pin];
 
 /**
  * An inventory marks a user held before unless the service made them an enrollee there, or the
@@ -189,13 +206,27 @@ export class DeviceUsers {
       .onConflictDoUpdate({ target: [deviceUsers.deviceId, deviceUsers.pin], set: { enrolleeId, updatedAt: now } });
   }
 
-  /** A terminal's users in PIN order, numerically (1, 11, 10020; a PIN with letters after the numbers). */
-  async of(q: Queryable, deviceId: string): Promise<DeviceUserRow[]> {
-    return q
+  /**
+   * A terminal's users in PIN order, numerically (1, 11, 10020; a PIN with letters after the
+   * numbers); all of them, or one `page`: those after the user with PIN `after` (keyset: a PIN is
+   * unique on a terminal and the database works out its place from it, so a PIN too long for a
+   * JavaScript number keeps its place), at most `limit`. `visible` leaves out the users a caller
+   * may not see, by their enrollee column, before the page is cut.
+   */
+  async of(q: Queryable, deviceId: string, page?: UsersPage): Promise<DeviceUserRow[]> {
+    const after = page?.after ?? null;
+    const rows = q
       .select()
       .from(deviceUsers)
-      .where(eq(deviceUsers.deviceId, deviceId))
-      .orderBy(sql`${deviceUsers.pin} glob '*[^0-9]*'`, sql`cast(${deviceUsers.pin} as integer)`, deviceUsers.pin);
+      .where(
+        and(
+          eq(deviceUsers.deviceId, deviceId),
+          after === null ? undefined : sql`(${sql.join(pinOrder(deviceUsers.pin), sql`, `)}) > (${sql.join(pinOrder(sql`${after}`), sql`, `)})`,
+          page?.visible?.(deviceUsers.enrolleeId),
+        ),
+      )
+      .orderBy(...pinOrder(deviceUsers.pin));
+    return page ? rows.limit(page.limit) : rows;
   }
 
   /** The terminal users linked to this enrollee, on every terminal. */

@@ -1,7 +1,7 @@
 /** Models of the fleet routes (docs/api.md, "Fleet: terminals and server agree"). */
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { Body, Int, Nullable, Text } from '../../platform/http/model';
+import { Body, Int, Nullable, Page, PageQuery, Text } from '../../platform/http/model';
 import { AreaNames } from '../devices';
 
 const Pin = t.String({ pattern: '^[^\\s/\\u0000-\\u001f\\u007f]{1,24}$', description: 'A PIN as the terminal holds it.' });
@@ -31,7 +31,7 @@ export const TerminalUser = t.Object(
 
 export type TerminalUserView = Static<typeof TerminalUser>;
 
-export const TerminalUserList = t.Object({ results: t.Array(TerminalUser), next_cursor: t.Null() });
+export const TerminalUserList = { query: t.Object(PageQuery), response: Page(TerminalUser) };
 
 export const AdoptBody = Body(
   {

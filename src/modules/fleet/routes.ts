@@ -15,10 +15,14 @@ export function fleetRoutes(http: Http, deps: { fleet: Fleet; enrollees: Enrolle
   // A terminal outside the caller's areas does not exist (404) for any of these routes.
   return adminRouter(http, 'fleet')
     .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
-    .get('/devices/:serial/users', async ({ params, scope }) => ({ results: await fleet.users(params.serial, scope), next_cursor: null }), {
+    .get('/devices/:serial/users', ({ params, query, scope }) => fleet.users(params.serial, scope, { cursor: query.cursor, limit: query.limit ?? 100 }), {
       params: SerialParams,
-      response: { 200: TerminalUserList, ...errors('not_found') },
-      detail: { summary: 'The users a terminal holds, as it last reported them, with the enrollee each is and any conflict', tags },
+      query: TerminalUserList.query,
+      response: { 200: TerminalUserList.response, ...errors('not_found', 'invalid_cursor') },
+      detail: {
+        summary: 'The users a terminal holds, as it last reported them, with the enrollee each is and any conflict; in numeric PIN order, a page at a time',
+        tags,
+      },
     })
     .post(
       '/devices/:serial/users/:pin/adopt',

@@ -6,8 +6,10 @@
  * users outside its scope). The automatic parts (resync on return, retries, clear data) are in
  * reconcile.ts.
  */
+import { isNull, or } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { areaNames } from '../areas';
 import { audit } from '../audit';
@@ -38,21 +40,43 @@ export class Fleet {
   }
 
   /**
-   * The users a terminal holds, as it last reported them or as the service put them there. For a
-   * caller limited to areas, the people of other areas on a shared terminal are left out (as from
-   * every list), and a conflict with one of them is told, not who they are.
+   * The users a terminal holds, as it last reported them or as the service put them there, a page
+   * at a time in numeric PIN order. For a caller limited to areas, the people of other areas on a
+   * shared terminal are left out (as from every list), and a conflict with one of them is told,
+   * not who they are.
    */
-  async users(serial: string, scope: AreaScope = EVERYWHERE): Promise<TerminalUserView[]> {
+  async users(serial: string, scope: AreaScope = EVERYWHERE, page: { cursor?: string; limit: number } = { limit: 100 }): Promise<Page<TerminalUserView>> {
     const q = this.ctx.db.orm;
+    const after = textCursor(page.cursor);
     const device = await this.deps.devices.get(serial, q);
-    const rows = await this.deps.devices.users.of(q, device.id);
-    const holders = await this.deps.enrollees.byPins(
+    const { enrollees } = this.deps;
+    const rows = await this.deps.devices.users.of(q, device.id, {
+      after,
+      limit: page.limit + 1,
+      visible: (enrollee) => {
+        const member = enrollees.membership.enrolleeInScope(enrollee, scope);
+        return member && or(isNull(enrollee), member);
+      },
+    });
+    const shown = rows.slice(0, page.limit);
+    const holders = await enrollees.byPins(
       (statement) => this.ctx.db.client.execute(statement),
-      rows.map((r) => r.pin),
+      shown.map((r) => r.pin),
     );
-    const people = [...holders.values()].map((h) => h.id).concat(rows.flatMap((r) => (r.enrolleeId === null ? [] : [r.enrolleeId])));
-    const named = new Set(await this.deps.enrollees.keepInScope(q, people, scope));
-    return rows.filter((r) => r.enrolleeId === null || named.has(r.enrolleeId)).map((r) => terminalUserView(r, holders.get(r.pin) ?? null, named));
+    // Who holds a conflicting PIN is named only to a caller of that person's areas.
+    const named = new Set(
+      await enrollees.keepInScope(
+        q,
+        [...holders.values()].map((h) => h.id),
+        scope,
+      ),
+    );
+    return pageOf(
+      rows,
+      page.limit,
+      (r) => r.pin,
+      (users) => users.map((r) => terminalUserView(r, holders.get(r.pin) ?? null, named)),
+    );
   }
 
   /**

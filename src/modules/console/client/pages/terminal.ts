@@ -18,7 +18,7 @@ import { diagnosticItem } from './diagnostics';
 import { commandConsole, commandList } from './terminal-commands';
 import { keysSection } from './terminal-keys';
 import { usbImportSection } from './terminal-usb-import';
-import { usersSection } from './terminal-users';
+import { allTerminalUsers, usersSection } from './terminal-users';
 import { deviceBadge } from './terminals';
 
 type Redraw = () => Promise<void>;
@@ -40,14 +40,14 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
     approveForm ? section(device.status === 'pending_approval' ? 'Approve this terminal' : 'Enable this terminal again', approveForm) : null,
     actions,
     attention.length > 0 ? section('Needs attention', h('ul', { class: 'attention' }, ...attention.map(diagnosticItem))) : null,
-    h('div', { class: 'columns' }, aboutSection(device), syncSection(device, users.results.length, base, redraw)),
+    h('div', { class: 'columns' }, aboutSection(device), syncSection(device, users.length, base, redraw)),
     device.status === 'approved' ? completenessSection(device.serial_number) : null,
     usbImportSection(device),
     can('PATCH devices/{sn}/') && (await editSection(device, base, redraw, approveForm !== null)),
     can('POST devices/{sn}/commands/') &&
       (device.status === 'approved' ? commandConsole(device, base, redraw) : section('Send a command', h('p', { class: 'muted' }, untilApproved(device)))),
     commandList([...waiting.results, ...sent.results], commands, base, redraw),
-    usersSection(users.results, base, redraw),
+    usersSection(users, base, redraw),
     section(
       'Recent events',
       table(
@@ -68,7 +68,7 @@ function loadTerminal(base: string) {
     api.get<List<CommandView>>(`${base}commands/?status=pending&limit=1000`),
     api.get<List<CommandView>>(`${base}commands/?status=sent&limit=1000`),
     api.get<List<CommandView>>(`${base}commands/?order=newest&limit=50`),
-    api.get<List<TerminalUserView>>(`${base}users/`).catch(() => ({ results: [], next_cursor: null }) as List<TerminalUserView>),
+    allTerminalUsers(base).catch(() => [] as TerminalUserView[]),
     // Keys are for those who run terminals: other roles do not ask.
     can('GET devices/{sn}/keys/')
       ? api.get<List<DeviceKeyView>>(`${base}keys/`).catch(() => ({ results: [], next_cursor: null }) as List<DeviceKeyView>)
