@@ -104,7 +104,8 @@ const GARBAGE: [string, Uint8Array<ArrayBuffer>][] = [
       '1001\t2024-03-1\n1001\t\nBIODATA Pin=1\tNo=0\tInd\nFP PIN=1\tFID=1\tTMP=AAAAA\ntemplatev10 pin=1\tfingerid=\nID=1&Ret\ntime=2024-03-11 08:\tpin=1\nOPLOG 4\t0\t2024-03\n',
     ),
   ],
-  ['CR-only line ends', bytes('1001\t2024-03-11 08:59:12\t0\t1\r1002\t2024-03-11 09:59:12\t0\tx\rBIODATA Pin=1\tType=1\tNo=0\tTmp=QUJD\rBIODATA')],
+  // CR-only line ends split records (a good line among these would be stored): each of these is bad on its own.
+  ['CR-only line ends', bytes('1001\t2024-03-11 08:59\t0\ty\r1002\t2024-03-11 09:59:12\t0\tx\rBIODATA Pin=1\tType=1\tNo=0\tTmp=QUJD\rBIODATA')],
   [
     'broken records carrying template data',
     bytes(

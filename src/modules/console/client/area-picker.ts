@@ -14,6 +14,11 @@ export type AreaView = Static<typeof Area>;
 
 let cache: Promise<AreaView[]> | null = null;
 
+/** Forgets the areas loaded: each page draw asks again (an area made elsewhere, or on first use, shows). */
+export function forgetAreas(): void {
+  cache = null;
+}
+
 /** Every area (the caller's), loaded once per page draw and after a creation. */
 export function loadAreas(fresh = false): Promise<AreaView[]> {
   if (fresh || !cache) cache = api.get<List<AreaView>>('areas/').then((l) => l.results);

@@ -6,6 +6,7 @@
 
 import type { MeView } from '../../users';
 import { ApiError, api, can, loadSession, type SessionInfo, useSession } from './api';
+import { forgetAreas } from './area-picker';
 import { announce, button, closeMessageOnEscape, forgetAnnouncement, h, replace } from './dom';
 import { plainMessage } from './form-errors';
 import { anomaliesPage } from './pages/anomalies';
@@ -145,6 +146,7 @@ async function route(main: HTMLElement): Promise<void> {
   cleanup?.();
   cleanup = undefined;
   forgetAnnouncement();
+  forgetAreas();
   const path = enrolling ? '/profile' : decodeURIComponent(location.hash.replace(/^#/, '').split('?')[0] ?? '');
   const found = ROUTES.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
   for (const link of Array.from(document.querySelectorAll<HTMLAnchorElement>('[data-nav]'))) {
