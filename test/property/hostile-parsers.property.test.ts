@@ -24,7 +24,7 @@ import {
   readJsonBody,
   settledBody,
 } from '../../src/platform/http/body';
-import { readCursor } from '../../src/platform/http/paging';
+import { type CursorKey, cursorKeys } from '../../src/platform/http/paging';
 import { IpAllowList, parseNetwork } from '../../src/platform/net/ip';
 import { formatLocalDateTime } from '../../src/platform/time/local-time';
 import { timeZoneOffsetMinutes } from '../../src/platform/time/zone';
@@ -577,17 +577,19 @@ describe('readers of outside input never throw', () => {
     );
   });
 
-  test('readCursor returns a value or refuses with invalid_cursor', () => {
+  test('cursorKeys returns keys of the kinds asked for or refuses with invalid_cursor', () => {
     const token = fc.oneof(
       nasty,
       fc.base64String(),
       fc.json().map((j) => Buffer.from(j).toString('base64url')),
     );
+    const kinds = fc.array(fc.constantFrom<CursorKey>('text', 'integer'), { minLength: 1, maxLength: 3 });
     fc.assert(
-      fc.property(token, (t) => {
+      fc.property(token, kinds, (t, k) => {
         try {
-          const v = readCursor(t);
-          expect(v === null || typeof v === 'string' || Number.isFinite(v)).toBe(true);
+          const keys = cursorKeys(t, k);
+          if (keys === null) expect(t).toBe('');
+          else expect(keys.map((v) => (typeof v === 'string' ? 'text' : Number.isSafeInteger(v) ? 'integer' : 'other'))).toEqual(k);
         } catch (error) {
           expect(error).toBeInstanceOf(FpaError);
           expect((error as FpaError).code).toBe('invalid_cursor');

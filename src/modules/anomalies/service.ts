@@ -13,7 +13,7 @@ import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { encodeCursor } from '../../platform/http/cursor';
-import { type Page, readCursor } from '../../platform/http/paging';
+import { type Page, textCursor } from '../../platform/http/paging';
 import { addDays, localDateOf } from '../../platform/time/dates';
 import { areaNames } from '../areas';
 import type { CalendarService } from '../calendar';
@@ -225,11 +225,11 @@ export class Anomalies {
     const unknown = kinds.filter((k) => !(ANOMALY_KINDS as readonly string[]).includes(k));
     if (unknown.length > 0) throw new FpaError('validation_error', 'unknown anomaly kind', { field: 'kind', unknown, known: [...ANOMALY_KINDS] });
     const limit = filters.limit ?? 100;
-    const cursor = readCursor(filters.cursor);
+    const cursor = textCursor(filters.cursor);
     let after: { at: number; id: string } | null = null;
     if (cursor !== null) {
-      const [at, id] = String(cursor).split('|');
-      if (!at || !id || !/^\d+$/.test(at)) throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
+      const [at, id] = cursor.split('|');
+      if (!at || !id || !/^\d+$/.test(at) || !Number.isSafeInteger(Number(at))) throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
       after = { at: Number(at), id };
     }
     const q = this.ctx.db.orm;

@@ -6,7 +6,7 @@
 import { and, asc, eq, getTableName, gte, lte, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { isCalendarDate } from '../../platform/time/dates';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
@@ -30,8 +30,8 @@ export class PayPeriods {
     // A period is listed when it shares a date with the range.
     if (filters.from) conditions.push(gte(payPeriods.toDate, filters.from));
     if (filters.to) conditions.push(lte(payPeriods.fromDate, filters.to));
-    const after = readCursor(filters.cursor);
-    if (after !== null) conditions.push(sql`${payPeriods.fromDate} > ${String(after)}`);
+    const after = textCursor(filters.cursor);
+    if (after !== null) conditions.push(sql`${payPeriods.fromDate} > ${after}`);
     const rows = await this.ctx.db.orm
       .select()
       .from(payPeriods)

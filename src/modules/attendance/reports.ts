@@ -6,7 +6,7 @@
 import { and, asc, type Column, eq, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
 import { csvField, csvRow, csvText } from '../../platform/csv';
 import { FpaError } from '../../platform/errors';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
@@ -234,7 +234,7 @@ export class Reports {
     checkRange(filters.from, filters.to);
     if (filters.employee !== undefined) await this.requireEmployee(filters.employee, scope);
     await this.attendance.follower.catchUp();
-    const after = readCursor(filters.cursor);
+    const after = textCursor(filters.cursor);
     const d = attendanceDays;
     const count = (condition: SQL) => sql<number>`sum(case when ${condition} then 1 else 0 end)`;
     const flagged = (flag: string) => sql`${d.flags} like ${`%"${flag}"%`}`;
@@ -267,7 +267,7 @@ export class Reports {
         // 10,000 people, 20 pages: 18 s).
         and(
           filters.employee ? rangeOf(filters) : and(sql`+${d.date} >= ${filters.from}`, sql`+${d.date} <= ${filters.to}`),
-          after === null ? undefined : gt(d.employeeKey, String(after)),
+          after === null ? undefined : gt(d.employeeKey, after),
           this.enrollees.membership.enrolleeInScope(d.enrolleeId, scope),
         ),
       )

@@ -4,8 +4,8 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { PurgePace } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { yieldToOthers } from '../../platform/event-loop';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
-import type { Page } from '../../platform/http/paging';
+import { encodeCursor } from '../../platform/http/cursor';
+import { type Page, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
 import type { CalendarEvents, CalendarService } from '../calendar';
@@ -377,13 +377,8 @@ export class AttendanceService {
       }
       conditions.push(eq(attendanceDays.status, filters.status as DayStatus));
     }
-    let after: { date: string; enrollee: string } | null = null;
-    if (filters.cursor) {
-      const decoded = decodeCursor(filters.cursor);
-      const [date, enrollee] = decoded ?? [];
-      if (typeof date !== 'string' || typeof enrollee !== 'string') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
-      after = { date, enrollee };
-    }
+    const keys = twoKeyCursor(filters.cursor);
+    const after = keys ? { date: keys[0], enrollee: keys[1] } : null;
     const limit = filters.limit ?? 100;
     const read = (extra: SQL | undefined, count: number) =>
       this.ctx.db.orm

@@ -4,7 +4,7 @@ import { and, desc, eq, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Database, Queryable } from '../../platform/db/client';
 import type { Actor, ActorKind } from '../../platform/http/caller';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { integerCursor, type Page, pageOf } from '../../platform/http/paging';
 import { currentActor } from '../../platform/request-context';
 import { rangeBound } from '../../platform/time/dates';
 import type { AuditEntryView } from './model';
@@ -136,8 +136,8 @@ export class AuditService {
     if (filters.target) conditions.push(or(eq(auditLog.targetId, filters.target), sql`json_extract(${auditLog.details}, '$.enrollee') = ${filters.target}`)!);
     if (filters.from) conditions.push(gte(auditLog.createdAt, rangeBound(filters.from, 'from', zone)));
     if (filters.to) conditions.push(lt(auditLog.createdAt, rangeBound(filters.to, 'to', zone)));
-    const before = readCursor(filters.cursor);
-    if (before !== null) conditions.push(lt(auditLog.id, Number(before)));
+    const before = integerCursor(filters.cursor);
+    if (before !== null) conditions.push(lt(auditLog.id, before));
     const rows = await this.ctx.db.orm
       .select()
       .from(auditLog)

@@ -9,7 +9,7 @@ import { formatDuration, parseDuration } from '../../platform/config/values';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
-import { type Page, pageOf, readCursor, twoKeyCursor } from '../../platform/http/paging';
+import { type Page, pageOf, textCursor, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { isCalendarDate, secondsOfClock } from '../../platform/time/dates';
 import { areaIdsNamed, areaNames, areasWithin, resolveAreas } from '../areas';
@@ -46,11 +46,11 @@ export class Schedules {
   // ---------------------------------------------------------------- schedules
 
   async list(filters: { cursor?: string; limit: number }): Promise<Page<WorkScheduleView>> {
-    const after = readCursor(filters.cursor);
+    const after = textCursor(filters.cursor);
     const rows = await this.ctx.db.orm
       .select()
       .from(workSchedules)
-      .where(after === null ? undefined : gt(workSchedules.name, String(after)))
+      .where(after === null ? undefined : gt(workSchedules.name, after))
       .orderBy(asc(workSchedules.name))
       .limit(filters.limit + 1);
     return pageOf(

@@ -5,7 +5,7 @@
 import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { integerCursor, type Page, pageOf } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import { refuseIfSharedTerminal } from '../devices';
@@ -168,11 +168,11 @@ export class OperatorActions {
    * 'newest'`: what a person looks at), cursor-paged; each says whether it may be cancelled.
    */
   async list(deviceId: string, filters: { status?: CommandStatus; order?: 'oldest' | 'newest'; cursor?: string; limit: number }): Promise<Page<CommandView>> {
-    const after = readCursor(filters.cursor);
+    const after = integerCursor(filters.cursor);
     const newest = filters.order === 'newest';
     const conditions = [eq(deviceCommands.deviceId, deviceId)];
     if (filters.status) conditions.push(eq(deviceCommands.status, filters.status));
-    if (after !== null) conditions.push(newest ? lt(deviceCommands.id, Number(after)) : gt(deviceCommands.id, Number(after)));
+    if (after !== null) conditions.push(newest ? lt(deviceCommands.id, after) : gt(deviceCommands.id, after));
     const rows = await this.ctx.db.orm
       .select()
       .from(deviceCommands)

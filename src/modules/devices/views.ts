@@ -6,7 +6,7 @@
 import type { Static } from '@sinclair/typebox';
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import type { Device, DeviceDetail as DeviceDetailModel } from './model';
 import type { DeviceRecords } from './records';
@@ -53,12 +53,12 @@ export class DeviceViews {
 
   /** `GET devices/`: by serial number, cursor-paged. */
   async list(filters: { status?: DeviceStatus; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<DeviceView>> {
-    const after = readCursor(filters.cursor);
+    const after = textCursor(filters.cursor);
     const conditions = [];
     const seen = deviceSeen(scope);
     if (seen) conditions.push(seen);
     if (filters.status) conditions.push(eq(devices.status, filters.status));
-    if (after !== null) conditions.push(gt(devices.serialNumber, String(after)));
+    if (after !== null) conditions.push(gt(devices.serialNumber, after));
     const rows = await this.ctx.db.orm
       .select()
       .from(devices)

@@ -6,7 +6,7 @@ import { and, asc, type Column, eq, gt, inArray, type SQL, sql } from 'drizzle-o
 import { chunks } from '../../platform/chunks';
 import type { Database, Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import type { EmployeeDirectory } from './directory';
 import type { EmployeeView } from './model';
@@ -35,11 +35,11 @@ export class EmployeeService {
   /** A caller limited to areas sees the employees who have a person (enrollee) in them. */
   async list(options: { cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<EmployeeView>> {
     this.builtinOnly();
-    const after = readCursor(options.cursor);
+    const after = textCursor(options.cursor);
     const rows = await this.ctx.db.orm
       .select()
       .from(employees)
-      .where(and(after !== null ? gt(employees.id, String(after)) : undefined, this.inScope(employees.id, scope)))
+      .where(and(after !== null ? gt(employees.id, after) : undefined, this.inScope(employees.id, scope)))
       .orderBy(asc(employees.id))
       .limit(options.limit + 1);
     return pageOf(

@@ -15,8 +15,8 @@
  */
 import { and, eq, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
-import { FpaError } from '../../platform/errors';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import { encodeCursor } from '../../platform/http/cursor';
+import { type CursorKey, cursorKeys } from '../../platform/http/paging';
 import { type EnrolleeRow, enrolleeAreas, enrollees } from './tables';
 
 export const ENROLLEE_SORTS = ['name', 'employee', 'pin', '-created_at'] as const;
@@ -42,13 +42,21 @@ export interface EnrolleeListFilters {
 /** A condition another module answers: `consent` (given|missing), `biometrics` (none|some). */
 export type ListFilter = (value: string, enrolleeId: SQL) => SQL;
 
-/** Each sort: the key expressions in order (the last is the id, unique), and whether descending. */
-const SORT_KEYS: Record<EnrolleeSort | 'id', { keys: SQL[]; desc: boolean; of: (r: EnrolleeRow) => (string | number)[] }> = {
-  id: { keys: [sql`${enrollees.id}`], desc: false, of: (r) => [r.id] },
-  name: { keys: [sql`${enrollees.displayName} collate nocase`, sql`${enrollees.id}`], desc: false, of: (r) => [r.displayName, r.id] },
-  employee: { keys: [sql`${enrollees.employeeKey}`, sql`${enrollees.id}`], desc: false, of: (r) => [r.employeeKey, r.id] },
-  pin: { keys: [sql`cast(${enrollees.devicePin} as integer)`, sql`${enrollees.id}`], desc: false, of: (r) => [Number(r.devicePin), r.id] },
-  '-created_at': { keys: [sql`${enrollees.createdAt}`, sql`${enrollees.id}`], desc: true, of: (r) => [r.createdAt, r.id] },
+/**
+ * Each sort: the key expressions in order (the last is the id, unique), whether descending, and
+ * the kinds of its cursor's keys (a cursor of another sort is refused).
+ */
+const SORT_KEYS: Record<EnrolleeSort | 'id', { keys: SQL[]; desc: boolean; cursor: CursorKey[]; of: (r: EnrolleeRow) => (string | number)[] }> = {
+  id: { keys: [sql`${enrollees.id}`], desc: false, cursor: ['text'], of: (r) => [r.id] },
+  name: { keys: [sql`${enrollees.displayName} collate nocase`, sql`${enrollees.id}`], desc: false, cursor: ['text', 'text'], of: (r) => [r.displayName, r.id] },
+  employee: { keys: [sql`${enrollees.employeeKey}`, sql`${enrollees.id}`], desc: false, cursor: ['text', 'text'], of: (r) => [r.employeeKey, r.id] },
+  pin: {
+    keys: [sql`cast(${enrollees.devicePin} as integer)`, sql`${enrollees.id}`],
+    desc: false,
+    cursor: ['integer', 'text'],
+    of: (r) => [Number(r.devicePin), r.id],
+  },
+  '-created_at': { keys: [sql`${enrollees.createdAt}`, sql`${enrollees.id}`], desc: true, cursor: ['integer', 'text'], of: (r) => [r.createdAt, r.id] },
 };
 
 /** `%`, `_` and the escape itself taken literally in a LIKE pattern (escape `\`). */
@@ -128,8 +136,7 @@ export async function searchEnrollees(
     if (value && filter) conditions.push(filter(value, sql`${enrollees.id}`));
   }
   if (filters.cursor) {
-    const after = decodeCursor(filters.cursor);
-    if (!after || after.length !== sort.keys.length) throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
+    const after = cursorKeys(filters.cursor, sort.cursor) ?? [];
     // A row value comparison: SQLite seeks the sort's index to it.
     const keys = sql.join(sort.keys, sql`, `);
     const values = sql.join(

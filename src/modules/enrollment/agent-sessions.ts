@@ -15,12 +15,12 @@ import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
-import type { Page } from '../../platform/http/paging';
+import { type Page, timeIdCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import type { EnrolleeService } from '../enrollees';
 import { stagedAad } from './aad';
-import { type AgentRow, agentAreaNames, agentReach, readPairCursor } from './agents';
+import { type AgentRow, agentAreaNames, agentReach } from './agents';
 import { hasConsent } from './consent-records';
 import type { FanOut } from './fan-out';
 import type { CompletedSession as CompletedSessionModel, UploadResult as UploadResultModel } from './model';
@@ -353,7 +353,7 @@ export class AgentSessionService {
       if (!target) return { results: [], next_cursor: null };
       conditions.push(eq(enrollmentSessions.enrolleeId, target.id));
     }
-    const after = readPairCursor(filters.cursor);
+    const after = timeIdCursor(filters.cursor);
     if (after) {
       conditions.push(or(lt(enrollmentSessions.createdAt, after.time), and(eq(enrollmentSessions.createdAt, after.time), lt(enrollmentSessions.id, after.id))));
     }

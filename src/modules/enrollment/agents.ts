@@ -8,8 +8,8 @@ import { and, count, desc, eq, inArray, isNull, lt, or, type SQL, sql } from 'dr
 import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from '../../platform/crypto/agent-keys';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
-import type { Page } from '../../platform/http/paging';
+import { encodeCursor } from '../../platform/http/cursor';
+import { type Page, timeIdCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { areasOutside, areasWithin, knownAreaIds, namesByMember, scopeAreaIds } from '../areas';
 import { audit } from '../audit';
@@ -150,7 +150,7 @@ export class AgentService {
     if (options.status === 'active') conditions.push(isNull(agents.revokedAt));
     else if (options.status === 'revoked') conditions.push(sql`${agents.revokedAt} is not null`);
     else if (options.status) throw new FpaError('validation_error', 'status must be active or revoked', { field: 'status' });
-    const after = readPairCursor(options.cursor);
+    const after = timeIdCursor(options.cursor);
     if (after) {
       conditions.push(or(lt(agents.createdAt, after.time), and(eq(agents.createdAt, after.time), lt(agents.id, after.id))));
     }
@@ -246,15 +246,4 @@ export class AgentService {
     });
     row.lastUsedAt = now;
   }
-}
-
-/** Cursor of lists ordered newest first: `[time, id]`. */
-export function readPairCursor(cursor: string | undefined): { time: number; id: string } | null {
-  if (cursor === undefined || cursor === '') return null;
-  const decoded = decodeCursor(cursor);
-  const [time, id] = decoded ?? [];
-  if (typeof time !== 'number' || typeof id !== 'string' || decoded?.length !== 2) {
-    throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
-  }
-  return { time, id };
 }

@@ -7,8 +7,8 @@ import type { InValue } from '@libsql/client';
 import { and, desc, eq, getTableName, inArray, lt, type SQL } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import { placeholders } from '../../platform/db/placeholders';
-import { FpaError } from '../../platform/errors';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import { encodeCursor } from '../../platform/http/cursor';
+import { integerCursor } from '../../platform/http/paging';
 import { rangeBound } from '../../platform/time/dates';
 import type { EnrolleeService } from '../enrollees';
 import { BUCKET_SQL, bucketOf, bucketsBetween, punchedWithin } from './buckets';
@@ -34,12 +34,7 @@ export async function listPunches(ctx: PunchRuntime, enrollees: EnrolleeService,
   const zone = ctx.settings.ATTENDANCE_TIME_ZONE;
   const start = filters.from ? rangeBound(filters.from, 'from', zone) : null;
   const end = filters.to ? rangeBound(filters.to, 'to', zone) : null;
-  let before: number | null = null;
-  if (filters.cursor) {
-    const decoded = decodeCursor(filters.cursor);
-    if (!decoded || typeof decoded[0] !== 'number') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
-    before = decoded[0];
-  }
+  const before = integerCursor(filters.cursor);
   const limit = filters.limit;
   const rows = filters.employee
     ? await pageOfEmployee(ctx, enrollees, filters.employee, { ...filters, start, end, before, seen })

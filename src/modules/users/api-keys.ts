@@ -16,7 +16,7 @@ import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/http/admin-auth';
 import type { Caller } from '../../platform/http/caller';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { knownAreaIds, namesByMember } from '../areas';
 import { audit } from '../audit';
 import type { ApiKeyCreatedView, ApiKeyCreateInput, ApiKeyView } from './model';
@@ -80,11 +80,11 @@ export class ApiKeys {
 
   async list(caller: Caller, options: { cursor?: string; limit: number }): Promise<Page<ApiKeyView>> {
     const q = this.ctx.db.orm;
-    const before = readCursor(options.cursor);
+    const before = textCursor(options.cursor);
     const rows = await q
       .select()
       .from(apiKeys)
-      .where(before === null ? undefined : lt(apiKeys.id, String(before)))
+      .where(before === null ? undefined : lt(apiKeys.id, before))
       .orderBy(desc(apiKeys.id))
       .limit(options.limit + 1);
     const page = pageOf(

@@ -8,7 +8,7 @@ import { and, asc, count, eq, gt, isNull, ne } from 'drizzle-orm';
 import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { knownAreaIds } from '../areas';
 import { audit } from '../audit';
 import type { ConsoleService } from '../console';
@@ -84,11 +84,11 @@ export class UsersService {
 
   async list(caller: Caller, options: { cursor?: string; limit: number }): Promise<Page<UserView>> {
     const q = this.ctx.db.orm;
-    const after = readCursor(options.cursor);
+    const after = textCursor(options.cursor);
     const rows = await q
       .select()
       .from(users)
-      .where(after === null ? undefined : gt(users.usernameKey, String(after)))
+      .where(after === null ? undefined : gt(users.usernameKey, after))
       .orderBy(asc(users.usernameKey))
       .limit(options.limit + 1);
     const page = pageOf(

@@ -5,8 +5,8 @@
  */
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { FpaError, notFound } from '../../platform/errors';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
-import type { Page } from '../../platform/http/paging';
+import { encodeCursor } from '../../platform/http/cursor';
+import { integerCursor, type Page } from '../../platform/http/paging';
 import { audit } from '../audit';
 import type { EventLog, LoggedEvent } from '../events';
 import { MESSAGE_VIEW_STATUSES } from './model';
@@ -41,12 +41,7 @@ export class MessageHistory {
     if (status !== undefined && !(MESSAGE_VIEW_STATUSES as readonly string[]).includes(status)) {
       throw new FpaError('validation_error', `status must be one of ${MESSAGE_VIEW_STATUSES.join(', ')}`, { field: 'status' });
     }
-    let before = Number.MAX_SAFE_INTEGER;
-    if (options.cursor) {
-      const [sequence] = decodeCursor(options.cursor) ?? [];
-      if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence)) throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
-      before = sequence;
-    }
+    const before = integerCursor(options.cursor) ?? Number.MAX_SAFE_INTEGER;
     const want = options.limit + 1;
     const views = await this.messagesBefore(endpoint, before, want, status as MessageViewStatus | undefined);
     const page = views.slice(0, options.limit);

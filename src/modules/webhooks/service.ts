@@ -7,7 +7,7 @@
  */
 import { and, desc, eq, gt, lt } from 'drizzle-orm';
 import { FpaError, notFound } from '../../platform/errors';
-import { type Page, pageOf, readCursor } from '../../platform/http/paging';
+import { integerCursor, type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { audit } from '../audit';
 import type { EventLog } from '../events';
 import { errorOf, testMessage } from './dispatch';
@@ -78,11 +78,11 @@ export class WebhookService {
   }
 
   async list(options: { cursor?: string; limit: number }): Promise<Page<WebhookEndpointView>> {
-    const after = readCursor(options.cursor);
+    const after = textCursor(options.cursor);
     const rows = await this.ctx.db.orm
       .select()
       .from(webhookEndpoints)
-      .where(after !== null ? gt(webhookEndpoints.id, String(after)) : undefined)
+      .where(after !== null ? gt(webhookEndpoints.id, after) : undefined)
       .orderBy(webhookEndpoints.id)
       .limit(options.limit + 1);
     return pageOf(
@@ -210,9 +210,9 @@ export class WebhookService {
   /** The attempt log of an endpoint, newest first. */
   async deliveries(id: string, options: { cursor?: string; limit: number; message?: string }): Promise<Page<WebhookDeliveryView>> {
     await this.find(id);
-    const before = readCursor(options.cursor);
+    const before = integerCursor(options.cursor);
     const conditions = [eq(webhookDeliveries.endpointId, id)];
-    if (before !== null) conditions.push(lt(webhookDeliveries.id, Number(before)));
+    if (before !== null) conditions.push(lt(webhookDeliveries.id, before));
     if (options.message) conditions.push(eq(webhookDeliveries.messageId, options.message));
     const rows = await this.ctx.db.orm
       .select()
