@@ -7,11 +7,12 @@ import type { WriteContext } from '../../platform/db/client';
 import type { GroupCommit } from '../../platform/db/group-commit';
 import { describeError } from '../../platform/errors';
 import type { EventLog, LoggedEvent } from '../events';
-import { type Dispatcher, eventMessage, isDelivered, verdictOf } from './dispatch';
-import { deliveryLog, type EndpointState, type Entry, emptyProgress, endpointStateAfter, type Progress, writeRunProgress } from './run-writes';
+import { type Dispatcher, errorOf, eventMessage, isDelivered, verdictOf } from './dispatch';
+import { deliveryLog, type EndpointState, type Entry, emptyProgress, endpointStateAfter, type Progress, type RunHealth, writeRunProgress } from './run-writes';
 import type { WebhookRuntime } from './runtime';
 import type { WebhookResponse } from './sender';
 import type { webhookEndpoints } from './tables';
+import { sendsOf, type Tries, triesAfter } from './tries';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -63,15 +64,18 @@ export class EndpointRun {
   private position: number;
   private written: number;
   private progress = emptyProgress();
-  private handedInRun = 0;
   private writing: Promise<void> | null = null;
   private lastWriteAt = performance.now();
   private stale = false;
   /** The run's own last write is next: no more progress writes. */
   private finished = false;
-  private readonly firstAttempt: number;
-  /** The first event after the position as claimed: it carries the endpoint's earlier attempts. */
-  private firstSequence: number | null = null;
+  /** How many times each event after the position as claimed was sent before this run. */
+  private readonly tries: Tries;
+  /** Every event after the position as claimed up to here was sent in this run (in order). */
+  private sentTo: number | null = null;
+  /** Since when the endpoint has been failing (null: its last message handed off was accepted). */
+  private failingSince: number | null;
+  private lastError: string | null;
   private readonly totals = emptyStreamTotals();
   private waiter: (() => void) | null = null;
   private signalled = false;
@@ -94,16 +98,22 @@ export class EndpointRun {
     this.fetched = endpoint.position;
     this.position = endpoint.position;
     this.written = endpoint.position;
-    this.firstAttempt = endpoint.attempts + 1;
+    this.tries = endpoint.tries;
+    this.failingSince = endpoint.failingSince;
+    this.lastError = endpoint.lastError;
   }
 
+  /**
+   * Requests in flight. A failing endpoint is sent one message at a time until the receiver
+   * accepts one: the messages behind it are not sent (and counted) again on every retry.
+   */
   private get window(): number {
-    return this.options.window();
+    return this.failingSince === null ? this.options.window() : 1;
   }
 
-  /** The attempt an event's request is: the first event after the position carries the endpoint's earlier attempts. */
+  /** The attempt an event's request is: every send of a message is one, whichever run made it. */
   private attemptOf(event: LoggedEvent): number {
-    return event.sequence === this.firstSequence ? this.firstAttempt : 1;
+    return sendsOf(this.tries, event.sequence) + 1;
   }
 
   signal(): void {
@@ -200,7 +210,6 @@ export class EndpointRun {
     const usable = until === undefined ? events : events.filter((e) => e.sequence <= until);
     const vetted = usable.length > 0 ? await this.dispatcher.vet(this.endpoint.url) : null;
     for (const event of usable) {
-      this.firstSequence ??= event.sequence;
       this.queue.push({
         event,
         connectTo: vetted?.ok ? vetted.connectTo : undefined,
@@ -221,6 +230,7 @@ export class EndpointRun {
 
   private start(entry: Entry): void {
     this.inFlight++;
+    this.sentTo = entry.event.sequence;
     const sent = entry.refused
       ? Promise.resolve<WebhookResponse>({ statusCode: null, error: entry.refused, durationMs: 0 })
       : this.dispatcher.send(this.endpoint, eventMessage(entry.event), entry.connectTo);
@@ -246,11 +256,14 @@ export class EndpointRun {
       if (verdict === 'delivered') {
         this.progress.delivered++;
         this.progress.lastDelivered = { event: entry.event, response: entry.response };
+        this.failingSince = null;
+        this.lastError = null;
       } else if (verdict === 'refused') {
         this.progress.dead.push({ event: entry.event, response: entry.response });
+        this.failingSince ??= this.ctx.clock.now();
+        this.lastError = errorOf(entry.response);
       } else break;
       this.position = entry.event.sequence;
-      this.handedInRun++;
       this.queue.shift();
       this.started--;
     }
@@ -284,13 +297,17 @@ export class EndpointRun {
     const now = this.ctx.clock.now();
     // Failed answers not handed off (they will be sent again): logged with the run's last write.
     const unhanded = final ? this.queue.filter((e) => e.response !== null && !isDelivered(e.response)) : [];
+    const failure = final ? (this.queue[0]?.response ?? null) : null;
+    if (failure !== null && !isDelivered(failure)) {
+      this.failingSince ??= now;
+      this.lastError = errorOf(failure);
+    }
     const state = endpointStateAfter({
-      endpoint: this.endpoint,
       progress,
       final,
       gone: this.gone,
-      failure: final ? (this.queue[0]?.response ?? null) : null,
-      handedInRun: this.handedInRun,
+      failure,
+      health: this.health(position),
       now,
       lease: now + this.options.lease,
       settings: this.ctx.settings,
@@ -304,7 +321,6 @@ export class EndpointRun {
       state,
       gone: this.gone,
       attemptOf,
-      firstAttempt: this.firstAttempt,
       sinceLastWrite: performance.now() - this.lastWriteAt,
       now,
     });
@@ -319,6 +335,15 @@ export class EndpointRun {
     }
     this.written = position;
     this.count(progress, unhanded.filter((e) => e.verdict !== 'refused').length, state);
+  }
+
+  /** The endpoint's health as of this run, with the position at `position`. */
+  private health(position: number): RunHealth {
+    const next = this.queue[0];
+    // The next message's attempts so far are failed ones: its earlier sends, and this run's once answered.
+    const attempts = next ? sendsOf(this.tries, next.event.sequence) + (next.response ? 1 : 0) : 0;
+    const tries = triesAfter(this.tries, this.sentTo, position);
+    return { attempts, tries, failingSince: this.failingSince, lastError: this.lastError };
   }
 
   /** The run's totals and the delivery metrics after a write. */

@@ -12,6 +12,7 @@ import type { EventLog, LoggedEvent } from '../events';
 import { MESSAGE_VIEW_STATUSES } from './model';
 import type { WebhookRuntime } from './runtime';
 import { webhookEndpoints, webhookMessages } from './tables';
+import { sendsOf } from './tries';
 import { iso, type MessageViewStatus, type WebhookMessageView } from './views';
 import type { DeliveryWorker } from './worker';
 
@@ -117,7 +118,7 @@ export class MessageHistory {
         return {
           ...base,
           status: endpoint.active ? 'pending' : 'held',
-          attempts: head ? endpoint.attempts : 0,
+          attempts: sendsOf(endpoint.tries, e.sequence),
           next_attempt_at: backingOff,
           last_error: head ? endpoint.lastError : null,
           delivered_at: null,

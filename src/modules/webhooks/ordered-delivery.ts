@@ -13,8 +13,11 @@
  * Any other failure (no answer, timeout, 3xx, 5xx, an earlier 4xx: dispatch.ts verdictOf) stops the run: the endpoint
  * backs off (doubling from WEBHOOK_RETRY_BACKOFF, capped at an hour) and retries from its
  * position, so nothing is dropped; later events of that window that happened to succeed are
- * sent again. 410 disables the endpoint; so does failing continuously for
- * WEBHOOK_DISABLE_AFTER. A disabled endpoint keeps its position: enabling it resumes there.
+ * sent again. A failing endpoint is sent one event at a time until the receiver accepts one, and
+ * every send of an event counts as an attempt of that event (tries.ts). 410 disables the
+ * endpoint; so does failing continuously for WEBHOOK_DISABLE_AFTER (a dead letter is a failure:
+ * only an accepted delivery ends it). A disabled endpoint keeps its position: enabling it
+ * resumes there.
  *
  * Nothing is written at ingest: the cost of a punch does not depend on the number of endpoints.
  */

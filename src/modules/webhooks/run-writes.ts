@@ -12,6 +12,7 @@ import { retryDelay } from './backoff';
 import { errorOf, isDelivered, type Verdict } from './dispatch';
 import type { WebhookResponse } from './sender';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from './tables';
+import type { Tries } from './tries';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -42,53 +43,49 @@ export interface EndpointState {
   nextRetry: number | null;
 }
 
-/** The endpoint's state after a write: a 410 disables it, a failure backs off (or disables after WEBHOOK_DISABLE_AFTER), else healthy. */
+/**
+ * Where the endpoint's delivery stands as the run sees it: the attempts of its next message,
+ * how many times each event after the position was sent (tries.ts), since when it has been
+ * failing and why. Only a delivery the receiver accepted ends a failing period: a message
+ * dead-lettered is a failure like any other.
+ */
+export interface RunHealth {
+  attempts: number;
+  tries: Tries;
+  failingSince: number | null;
+  lastError: string | null;
+}
+
+/**
+ * The endpoint's state after a write: a 410 disables it; a failure backs it off; failing
+ * continuously for WEBHOOK_DISABLE_AFTER (retryable failures and dead letters alike) disables
+ * it; else it is due again. Every write carries the run's health, so a later write never
+ * undoes an earlier one.
+ */
 export function endpointStateAfter(input: {
-  endpoint: EndpointRow;
   progress: Progress;
   final: boolean;
   gone: boolean;
   failure: WebhookResponse | null;
-  handedInRun: number;
+  health: RunHealth;
   now: number;
   lease: number;
   settings: Pick<Settings, 'WEBHOOK_RETRY_BACKOFF' | 'WEBHOOK_DISABLE_AFTER'>;
 }): EndpointState {
-  const { endpoint, progress, final, failure, now, settings } = input;
-  if (final && input.gone) {
+  const { progress, final, failure, health, now, settings } = input;
+  const kept = { ...health, ...delivered(progress, now) };
+  if (!final) return { set: { ...kept, leaseUntil: input.lease }, disabledReason: null, nextRetry: null };
+  const released = { leaseUntil: null, claimToken: null };
+  if (input.gone) {
     const disabledReason = 'the endpoint answered 410 Gone';
-    return {
-      set: { active: false, disabledReason, leaseUntil: null, claimToken: null, lastError: 'HTTP 410', ...delivered(progress, now) },
-      disabledReason,
-      nextRetry: null,
-    };
+    return { set: { ...kept, ...released, active: false, disabledReason, lastError: 'HTTP 410' }, disabledReason, nextRetry: null };
   }
-  if (final && failure !== null && !isDelivered(failure)) {
-    const failingSince = input.handedInRun > 0 || endpoint.failingSince === null ? now : endpoint.failingSince;
-    const attempts = input.handedInRun > 0 ? 1 : endpoint.attempts + 1;
-    const nextRetry = now + retryDelay(attempts, settings.WEBHOOK_RETRY_BACKOFF);
-    const disabledReason = now - failingSince >= settings.WEBHOOK_DISABLE_AFTER ? `failing continuously since ${new Date(failingSince).toISOString()}` : null;
-    const set = {
-      attempts,
-      failingSince,
-      nextAttemptAt: nextRetry,
-      lastError: errorOf(failure),
-      leaseUntil: null,
-      claimToken: null,
-      ...(disabledReason ? { active: false, disabledReason } : {}),
-      ...delivered(progress, now),
-    };
-    return { set, disabledReason, nextRetry };
-  }
-  const lastDead = progress.dead[progress.dead.length - 1];
-  const set = {
-    attempts: 0,
-    failingSince: null,
-    lastError: lastDead ? errorOf(lastDead.response) : progress.delivered > 0 ? null : endpoint.lastError,
-    ...(final ? { nextAttemptAt: now, leaseUntil: null, claimToken: null } : { leaseUntil: input.lease }),
-    ...delivered(progress, now),
-  };
-  return { set, disabledReason: null, nextRetry: null };
+  const failingSince = health.failingSince;
+  const disabledReason =
+    failingSince !== null && now - failingSince >= settings.WEBHOOK_DISABLE_AFTER ? `failing continuously since ${new Date(failingSince).toISOString()}` : null;
+  const nextRetry = failure !== null && !isDelivered(failure) ? now + retryDelay(health.attempts, settings.WEBHOOK_RETRY_BACKOFF) : null;
+  const set = { ...kept, ...released, nextAttemptAt: nextRetry ?? now, ...(disabledReason ? { active: false, disabledReason } : {}) };
+  return { set, disabledReason, nextRetry };
 }
 
 const delivered = (progress: Progress, now: number) => (progress.delivered > 0 ? { lastDeliveredAt: now } : {});
@@ -101,7 +98,6 @@ export function deliveryLog(input: {
   state: EndpointState;
   gone: boolean;
   attemptOf: (event: LoggedEvent) => number;
-  firstAttempt: number;
   sinceLastWrite: number;
   now: number;
 }): (typeof webhookDeliveries.$inferInsert)[] {
@@ -113,7 +109,7 @@ export function deliveryLog(input: {
     log.push({
       messageId: progress.lastDelivered.event.id,
       endpointId,
-      attempt: progress.delivered === 1 ? attemptOf(progress.lastDelivered.event) : input.firstAttempt,
+      attempt: attemptOf(progress.lastDelivered.event),
       count: progress.delivered,
       statusCode: progress.lastDelivered.response.statusCode,
       error: null,

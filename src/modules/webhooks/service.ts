@@ -156,7 +156,7 @@ export class WebhookService {
     const row = await this.ctx.db.write(async ({ tx, afterCommit }) => {
       const [updated] = await tx
         .update(webhookEndpoints)
-        .set({ active: true, disabledReason: null, failingSince: null, attempts: 0, nextAttemptAt: now, leaseUntil: null, claimToken: null })
+        .set({ active: true, disabledReason: null, failingSince: null, attempts: 0, tries: [], nextAttemptAt: now, leaseUntil: null, claimToken: null })
         .where(eq(webhookEndpoints.id, id))
         .returning();
       if (!updated) throw notFound('Webhook', id);

@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { Tries } from './tries';
 
 const createdAt = () => integer('created_at').notNull();
 
@@ -19,7 +20,10 @@ export const webhookEndpoints = sqliteTable('fpa_webhook_endpoints', {
   events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
   active: integer('active', { mode: 'boolean' }).notNull().default(true),
   disabledReason: text('disabled_reason'),
-  /** Since when every attempt failed (null: the last one succeeded). */
+  /**
+   * Since when it has been failing: the first failure (retried or dead-lettered) after a
+   * delivery; null once the receiver accepts a message.
+   */
   failingSince: integer('failing_since'),
   createdBy: text('created_by').notNull(),
   createdAt: createdAt(),
@@ -29,6 +33,11 @@ export const webhookEndpoints = sqliteTable('fpa_webhook_endpoints', {
   position: integer('position').notNull().default(0),
   /** Consecutive failed attempts of the first event after `position`. */
   attempts: integer('attempts').notNull().default(0),
+  /**
+   * How many times each event after `position` has been sent (tries.ts): several are in flight
+   * at once, so the events behind the first one have attempts of their own.
+   */
+  tries: text('tries', { mode: 'json' }).$type<Tries>().notNull().default([]),
   /** Not worked before this (backoff after a failure). */
   nextAttemptAt: integer('next_attempt_at').notNull().default(0),
   leaseUntil: integer('lease_until'),

@@ -215,8 +215,10 @@ describe('webhooks through the real server', () => {
     expect(await messages(hook.id, '?status=dead')).toEqual([]);
     // The first message after the position carries the endpoint's attempts.
     expect(pending[1]).toMatchObject({ attempts: failing.attempts, last_error: 'HTTP 503' });
-    // Both are in the window each time (WEBHOOK_CONCURRENCY): each attempt sends them again.
+    // Both were in the window of the first attempt (WEBHOOK_CONCURRENCY); the retries send the first only.
     expect(new Set(rx.calls.map((c) => c.id))).toEqual(new Set(pending.map((m) => String(m.id))));
+    expect(pending[0]).toMatchObject({ attempts: 1, last_error: null });
+    expect(rx.calls.filter((c) => c.id === pending[0]!.id)).toHaveLength(1);
 
     healthy = true;
     await waitFor(async () => (await messages(hook.id, '?status=delivered')).length === 2, 'both delivered');
@@ -237,8 +239,9 @@ describe('webhooks through the real server', () => {
     // Each refused message was retried until its attempt WEBHOOK_MAX_ATTEMPTS (3) was refused too.
     const dead = await messages(hook.id, '?status=dead');
     for (const m of dead) expect(m).toMatchObject({ attempts: 3, last_error: 'HTTP 422', next_attempt_at: null });
+    // The last message handed off was dead-lettered: a failure, so the endpoint is failing still.
     const endpointView = await view(hook.id);
-    expect(endpointView.failing_since).toBeNull();
+    expect(endpointView.failing_since).not.toBeNull();
     expect(endpointView.last_error).toBe('HTTP 422');
     const log = (await server.admin.get(`/webhooks/${hook.id}/deliveries/`)).body.results as {
       status_code: number;
