@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   device_busy: 409,
   enrollee_inactive: 409,
   job_running: 409,
+  /** A feed's `after` beyond the last sequence ever handed out: a cursor from before a restore (platform/db/sequences.ts). */
+  cursor_ahead: 409,
   // 413
   payload_too_large: 413,
   // 422: the request is well-formed but breaks a rule of the spec

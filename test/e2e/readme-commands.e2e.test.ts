@@ -6,7 +6,7 @@
  * lock file hand-over) and once on the database directly.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { freePort, tempDir } from '../support/harness';
 
@@ -168,6 +168,14 @@ describe('every script of the README table', () => {
       if (job === 'generate-absences') args = ' -- --date 2026-03-09';
       if (job === 'console-link') args = ' -- --as readme@example.com';
       if (job === 'create-user') args = ' -- --username readme --role owner --name "Read Me"';
+      if (job === 'restore') {
+        // Never under a running server: it refuses (the database's lock), and changes nothing.
+        expect((await sh('cp -a data data.bak-running')).code).toBe(0);
+        const refused = await sh(`npm run --silent ${name} -- data.bak-running`, {}, 60_000);
+        expect({ code: refused.code, stop: refused.err.includes('Stop the server before restoring') }).toEqual({ code: 1, stop: true });
+        ran.push(name);
+        continue;
+      }
       const run = await sh(`npm run --silent ${name}${args}`, {}, 60_000);
       expect({ name, code: run.code, err: run.err.slice(-800) }).toEqual({ name, code: 0, err: run.err.slice(-800) });
       if (job in { 'check-devices': 1, 'expire-commands': 1, 'purge-retention': 1, 'reconcile-devices': 1 }) {
@@ -193,6 +201,14 @@ describe('every script of the README table', () => {
       expect({ name, code: run.code, err: run.err.slice(-800) }).toEqual({ name, code: 0, err: '' });
       expect(run.out).not.toContain('(run by the running server)');
     }
+    // The Upgrade's backup and rollback, as written: a copy of data/ while stopped, then fpa:restore.
+    const backup = /\(`(cp -a data data\.bak-\$\(date \+%F\))`\)/.exec(README)?.[1];
+    const rollback = /`(npm run fpa:restore -- data\.bak-)<date>`/.exec(README)?.[1];
+    expect({ backup, rollback }).toEqual({ backup: 'cp -a data data.bak-$(date +%F)', rollback: 'npm run fpa:restore -- data.bak-' });
+    const restored = await sh(`${backup} && ${rollback}$(date +%F)`, {}, 60_000);
+    expect({ code: restored.code, err: restored.err.slice(-800) }).toEqual({ code: 0, err: '' });
+    expect(restored.out).toContain('the replaced database is kept as');
+    expect(readdirSync(join(clone, 'data')).some((f) => f.startsWith('fpa.db.replaced-'))).toBe(true);
   }, 120_000);
 
   test('the development scripts: typecheck, lint, format, db:generate (no schema drift), a test file, the crash test, a bench', async () => {

@@ -19,8 +19,12 @@ export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub
     },
     {
       query: EventList.query,
-      response: { 200: EventList.response, ...errors() },
-      detail: { summary: 'The durable log of every domain event, after a sequence, ascending', tags },
+      response: { 200: EventList.response, ...errors('cursor_ahead') },
+      detail: {
+        summary: 'The durable log of every domain event, after a sequence, ascending',
+        tags,
+        description: 'An `after` beyond every sequence ever handed out is refused with 409 `cursor_ahead`, as on `punches/latest/`.',
+      },
     },
   );
   // The stream authenticates itself (a browser passes the token as `access_token`).
@@ -40,7 +44,7 @@ export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub
       detail: {
         summary: 'WebSocket: one JSON message per event (as `events/`), oldest first, then live',
         tags,
-        description: 'Like `punches/stream/`, for every event type; `?after=` resumes, `?type=` filters.',
+        description: 'Like `punches/stream/`, for every event type; `?after=` resumes (4409 beyond the head, as there), `?type=` filters.',
       },
     }),
   );

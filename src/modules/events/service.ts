@@ -18,6 +18,7 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { insertSequenced } from '../../platform/db/json-results';
 import { insertFromJsonSql, jsonRows } from '../../platform/db/json-rows';
+import { headBehind, refuseCursorAhead } from '../../platform/db/sequences';
 import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
 import { type ScopeMembers, sees } from '../../platform/scope';
@@ -173,6 +174,8 @@ export class EventLog {
    */
   async page(after: number, limit: number, types: readonly string[] | undefined, members: ScopeMembers | null) {
     const read = await this.after(after, limit, types);
+    // A cursor beyond every sequence handed out is from before a restore (platform/db/sequences.ts).
+    if (read.length === 0) await refuseCursorAhead(this.runtime.db, getTableName(eventLog), after);
     const results = read.filter((e) => sees(members, subjectsOf(e.data))).map(eventView);
     return { results, last_sequence: read.length > 0 ? read[read.length - 1]!.sequence : after };
   }
@@ -237,6 +240,7 @@ export class EventLog {
       read: async (after, limit) =>
         (await this.after(after, limit)).map((e) => ({ position: e.sequence, kind: e.type, message: JSON.stringify(eventView(e)), about: subjectsOf(e.data) })),
       head: () => this.lastSequence(),
+      beyondHead: (after) => headBehind(this.runtime.db, getTableName(eventLog), after),
     };
   }
 

@@ -19,8 +19,13 @@ function readRoutes(http: Http, punches: PunchService) {
   return adminRouter(http, 'punches')
     .get('/punches/latest', ({ query, scope }) => punches.latest(query.after === undefined ? 0 : Number(query.after), query.limit ?? 100, scope), {
       query: PunchLatest.query,
-      response: { 200: PunchLatest.response, ...errors() },
-      detail: { summary: 'Punches after a sequence, ascending, for polling', tags },
+      response: { 200: PunchLatest.response, ...errors('cursor_ahead') },
+      detail: {
+        summary: 'Punches after a sequence, ascending, for polling',
+        tags,
+        description:
+          'An `after` beyond every sequence ever handed out is refused with 409 `cursor_ahead` and the head in `details.last_sequence`: the database was restored from an older copy without its counters; read on after that head (README "Backups").',
+      },
     })
     .get(
       '/punches',

@@ -15,6 +15,7 @@ import type { Execute, Queryable, WriteContext } from '../../platform/db/client'
 import { GroupCommit } from '../../platform/db/group-commit';
 import { insertSequenced } from '../../platform/db/json-results';
 import { jsonRows } from '../../platform/db/json-rows';
+import { refuseCursorAhead } from '../../platform/db/sequences';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
 import type { EnrolleeService } from '../enrollees';
@@ -254,8 +255,11 @@ export class PunchService {
     return inserted;
   }
 
-  /** `punches/latest/?after=`: ascending by sequence, never skipping or repeating. */
-  /** `punches/latest/`: only the punches the scope sees. */
+  /**
+   * `punches/latest/?after=`: ascending by sequence, never skipping or repeating; only the
+   * punches the scope sees. An `after` beyond every sequence handed out is refused (409
+   * `cursor_ahead`, platform/db/sequences.ts): only a poll that found nothing can be one.
+   */
   async latest(after: number, limit: number, scope: AreaScope = EVERYWHERE): Promise<{ results: PunchView[]; last_sequence: number }> {
     const rows = await this.ctx.db.orm
       .select()
@@ -263,6 +267,7 @@ export class PunchService {
       .where(and(gt(punches.sequence, after), this.seenBy(scope)))
       .orderBy(asc(punches.sequence))
       .limit(limit);
+    if (rows.length === 0) await refuseCursorAhead(this.ctx.db, getTableName(punches), after);
     return { results: rows.map(punchView), last_sequence: rows.length > 0 ? rows[rows.length - 1]!.sequence : after };
   }
 

@@ -52,6 +52,11 @@ export interface Database {
   write<T>(work: (ctx: WriteContext) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** Write transactions this process has committed so far (a purge's drain, purge.ts). */
   readonly commits: number;
+  /**
+   * Pulls an embedded replica up to its primary now (true); false, doing nothing, for a database
+   * that is its own primary (a `file:` without DATABASE_SYNC_URL, a `libsql://` server).
+   */
+  sync(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -181,12 +186,22 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     get commits() {
       return commits;
     },
+    sync: replicaSync(client, options.syncUrl),
     async close() {
       await queue.drained();
       await checkpointer?.stop();
       if (writerClient !== client) writerClient.close();
       client.close();
     },
+  };
+}
+
+/** Database.sync: an embedded replica pulls from its primary; any other database is its own primary. */
+function replicaSync(client: Client, syncUrl: string | undefined): () => Promise<boolean> {
+  return async () => {
+    if (!syncUrl) return false;
+    await client.sync();
+    return true;
   };
 }
 

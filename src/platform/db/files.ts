@@ -25,8 +25,24 @@ const FILE_MODE = 0o600;
 const DIRECTORY_MODE = 0o700;
 /** Permission bits for group and others. */
 const OPEN_TO_OTHERS = 0o077;
-/** What SQLite, an embedded replica (`-info`, `-client_wal_index`) and lock.ts write beside a database `<name>`. */
-const COMPANION_SUFFIXES = ['-wal', '-shm', '-journal', '-info', '-client_wal_index', '.lock', '.writer', '.writer-journal', '.writer-wal', '.writer-shm'];
+/**
+ * What SQLite, an embedded replica (`-info`, `-client_wal_index`), lock.ts and a restore
+ * (restore.ts: `.restoring` while it runs, `.replaced-<time>` kept after) write beside a database `<name>`.
+ */
+const COMPANION_SUFFIXES = [
+  '-wal',
+  '-shm',
+  '-journal',
+  '-info',
+  '-client_wal_index',
+  '.lock',
+  '.writer',
+  '.writer-journal',
+  '.writer-wal',
+  '.writer-shm',
+  '.restoring',
+  '.replaced-',
+];
 
 export interface PreparedDatabaseFile {
   /** The database file's real path (symlinks and `..` resolved). */

@@ -33,6 +33,11 @@ export interface StreamSource {
   read(after: number, limit: number): Promise<StreamItem[]>;
   /** The newest position now (a stream opened without `after` starts there). */
   head(): Promise<number>;
+  /**
+   * The highest position ever handed out when `after` is beyond it, null when it is not: a
+   * cursor from before a restore (platform/db/sequences.ts), closed with CLOSE_CURSOR_AHEAD.
+   */
+  beyondHead(after: number): Promise<number | null>;
 }
 
 /** What the hub needs of a socket (Bun's ServerWebSocket has it). */
@@ -61,6 +66,12 @@ export const STREAM_POLL_MS = 1_000;
 /** A paused subscriber whose socket does not drain for this long is dropped. */
 export const STALL_MS = 10_000;
 export const CLOSE_TOO_SLOW = 4008;
+/**
+ * `?after=` beyond every position handed out (409 `cursor_ahead` on the polls). Told after the
+ * upgrade, as a close code, because a browser's WebSocket cannot read a refused handshake's
+ * status; the reason carries the head: `cursor_ahead last_sequence=<n>`.
+ */
+export const CLOSE_CURSOR_AHEAD = 4409;
 
 /** The settings the streams read: each subscriber's buffer, and the open streams per administrator. */
 export const STREAM_SETTINGS = ['WEBSOCKET_MAX_BUFFERED_BYTES', 'WEBSOCKET_MAX_PER_ADMIN'] as const satisfies readonly (keyof Settings)[];
@@ -390,9 +401,9 @@ export function streamRoute<Q extends TObject>(
       if (handshake.expiresAt !== undefined) armExpiry(raw, connection, handshake.expiresAt);
       armRecheck(raw, connection, handshake);
       const query = textQuery(ws.data.query);
-      // Without `after` the stream starts at the head: live items only.
-      const position = query.after === undefined || query.after === '' ? await source.head() : Number(query.after);
+      const position = await startPosition(source, query.after);
       if (raw.readyState !== WebSocket.OPEN || !bySocket.has(raw)) return;
+      if (typeof position !== 'number') return raw.close(CLOSE_CURSOR_AHEAD, `cursor_ahead last_sequence=${position.head}`);
       connection.subscriber = hub.add(
         raw,
         position,
@@ -408,6 +419,14 @@ export function streamRoute<Q extends TObject>(
       end(ws.raw as ServerWebSocket<unknown>);
     },
   });
+}
+
+/** Where a stream starts: the head without `after` (live items only), else after it; a cursor beyond the head is not a start. */
+async function startPosition(source: StreamSource, after: string | undefined): Promise<number | { head: number }> {
+  if (after === undefined || after === '') return source.head();
+  const position = Number(after);
+  const head = await source.beyondHead(position);
+  return head === null ? position : { head };
 }
 
 /** A stream's query as the text values it reads. */

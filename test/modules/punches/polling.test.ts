@@ -145,4 +145,20 @@ describe('punches out: events and polling', () => {
     const stored = await server.fpa.db.client.execute({ sql: 'select sequence from fpa_punches where sequence > ? order by sequence', args: [start] });
     expect(stored.rows.map((r) => Number(r.sequence))).toEqual(seen);
   });
+
+  test('an after beyond every sequence handed out is refused with the head (409 cursor_ahead), on punches and events; at the head it waits', async () => {
+    const head = (await server.admin.get('/punches/latest/?after=0&limit=1000')).body.last_sequence as number;
+    // The newest punches purged: the head is still the highest handed out, not the newest kept.
+    await server.fpa.db.client.execute({ sql: 'delete from fpa_punches where sequence > ?', args: [head - 2] });
+    expect((await server.admin.get(`/punches/latest/?after=${head}`)).body).toEqual({ results: [], last_sequence: head });
+    const beyond = await server.admin.get('/punches/latest/?after=999999');
+    expect(beyond.status).toBe(409);
+    expect(beyond.body.error).toMatchObject({ code: 'cursor_ahead', details: { after: 999999, last_sequence: head } });
+    expect(beyond.body.error.message).toContain('restored from an older copy');
+    const events = await server.admin.get('/events/?after=999999');
+    expect(events.status).toBe(409);
+    expect(events.body.error.code).toBe('cursor_ahead');
+    expect(events.body.error.details.last_sequence).toBeLessThan(999999);
+    expect((await server.admin.get(`/events/?after=${events.body.error.details.last_sequence}`)).body.results).toEqual([]);
+  });
 });

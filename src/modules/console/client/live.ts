@@ -3,7 +3,8 @@
  * reads its data (`punchHead`), then opens the stream after that sequence (`followPunches`):
  * a punch stored between the page's read and the socket's opening is replayed, not missed (at
  * worst it is counted in the data and replayed too, which a redraw absorbs). A reconnection
- * resumes after the last punch received. The WebSocket authenticates with the session cookie.
+ * resumes after the last punch received (or after the server's head, when the database went back
+ * to an older copy). The WebSocket authenticates with the session cookie.
  */
 
 import type { PunchView } from '../../punches';
@@ -37,8 +38,12 @@ export function followPunches(after: number, options: LiveOptions): () => void {
       last = punch.sequence;
       options.onPunch(punch);
     });
-    socket.addEventListener('close', () => {
+    socket.addEventListener('close', (event) => {
       if (closed) return;
+      // 4409: `last` is beyond every sequence handed out (the database was restored from an
+      // older copy); the server's head is in the reason, and the punches after it are new.
+      const head = event.code === 4409 ? /last_sequence=(\d+)/.exec(event.reason)?.[1] : undefined;
+      if (head !== undefined) last = Number(head);
       options.onState?.('reconnecting');
       retry = setTimeout(connect, 3000);
     });
