@@ -2,8 +2,9 @@
  * The README's rollback through real processes and files (README "Upgrade", "Backups"): a server
  * on `data/fpa.db`, punches from a terminal, a backup of `data/` taken while it is stopped, more
  * punches and commands a poller sees, then `npm run fpa:restore -- <backup>` with the server
- * stopped. After it the next punch, event and command numbers follow the highest ever handed out
- * (never those a poller or a terminal already saw), and the replaced database is kept beside.
+ * stopped. After it the next punch, event and command numbers and device PINs follow the highest
+ * ever handed out (never those a poller or a terminal already saw), and the replaced database is
+ * kept beside.
  * A copy put back by hand instead (no counters carried) makes the feeds refuse a cursor from the
  * lost future with 409 `cursor_ahead` rather than answer it silently.
  */
@@ -46,6 +47,14 @@ async function eventHead(): Promise<number> {
   }
 }
 
+/** A new person's device PIN (handed out by the service, held by terminals). */
+async function newPin(id: string): Promise<number> {
+  expect((await admin.post('/employees/', { id, name: id })).status).toBe(201);
+  const enrollee = await admin.post<{ device_pin: string }>('/enrollees/', { employee: id });
+  expect(enrollee.status).toBe(201);
+  return Number(enrollee.body.device_pin);
+}
+
 async function queueCommand(): Promise<number> {
   const queued = await admin.post<{ id: number }>(`/devices/${SN}/commands/`, { kind: 'info' });
   expect(queued.status).toBe(201);
@@ -70,16 +79,19 @@ describe('npm run fpa:restore after the README backup', () => {
   let seen = 0;
   let eventsSeen = 0;
   let commandSeen = 0;
+  let pinSeen = 0;
 
   test('punches and commands after the backup are seen by a poller', async () => {
     await punch(3);
     await queueCommand();
+    await newPin('E-BEFORE');
     expect(await server.stop()).toBe(0);
     // README "Upgrade" step 1: the server stopped, `cp -a data data.bak-…`.
     cpSync(data, backup, { recursive: true, preserveTimestamps: true });
     await server.start();
     await punch(4);
     commandSeen = await queueCommand();
+    pinSeen = await newPin('E-AFTER');
     const polled = await latest(0);
     expect(polled.body.results.map((p) => p.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     seen = polled.body.last_sequence;
@@ -119,6 +131,8 @@ describe('npm run fpa:restore after the README backup', () => {
     const events = await admin.get<{ results: { sequence: number }[] }>(`/events/?after=${eventsSeen}&limit=1000`);
     expect(events.body.results.length).toBeGreaterThan(0);
     expect(await queueCommand()).toBeGreaterThan(commandSeen);
+    // E-AFTER is not in the backup, but terminals may hold its PIN: a new person never gets it.
+    expect(await newPin('E-AFTER')).toBeGreaterThan(pinSeen);
   }, 90_000);
 });
 

@@ -7,7 +7,8 @@
  * file and, beside it, its `-wal` if one was left), or the database file itself. It is never
  * opened where it lies (SQLite may write to a file it opens): it is copied beside the database as
  * `<db>.restoring` (with its `-wal`), checked there, given every AUTOINCREMENT counter
- * (`sqlite_sequence`) at the higher of the two databases' values, and checkpointed into one
+ * (`sqlite_sequence`) and every counter of the service's own (`fpa_counters`: the device PINs
+ * handed out, which terminals hold) at the higher of the two databases' values, and checkpointed into one
  * file. The current database is checkpointed too and kept as `<db>.replaced-<time>`, never
  * deleted; the restored file then takes its name in one rename, so there is never a moment
  * without a database at that name, nor a `-wal` of one file beside the other.
@@ -17,10 +18,11 @@
  * would checkpoint or remove a `-wal` by its name after the rename. SQLite's file format is the
  * same for both.
  *
- * Only `sqlite_sequence` is changed, a table every release's schema has: the release that wrote
- * the backup starts on the result as on the backup itself (a rollback), and the next numbers of
- * punches, events, terminal commands and every other AUTOINCREMENT id follow the highest one
- * ever handed out, so a poller's cursor and a terminal's command id are never reused.
+ * Only `sqlite_sequence` and `fpa_counters` are changed, tables every release's schema has: the
+ * release that wrote the backup starts on the result as on the backup itself (a rollback), and
+ * the next numbers of punches, events, terminal commands, every other AUTOINCREMENT id and the
+ * device PINs follow the highest ever handed out, so a poller's cursor, a terminal's command id
+ * and a PIN a terminal holds for someone are never given to something else.
  */
 
 import { Database as SqliteFile } from 'bun:sqlite';
@@ -55,7 +57,7 @@ export interface RestoreOutcome {
   backupFile: string;
   /** Where the replaced database is kept (null: there was none). */
   keptAs: string | null;
-  /** Every AUTOINCREMENT counter of the restored database, by table. */
+  /** Every counter of the restored database: AUTOINCREMENT's by table, the service's own as `fpa_counters.<name>`. */
   counters: Map<string, number>;
   /** The tables whose counter came from the replaced database (higher than the backup's). */
   carried: string[];
@@ -114,7 +116,7 @@ export function restoreDatabase(databaseFile: string, backupFile: string): Resto
     if (existsSync(`${backupFile}-wal`)) copyPrivate(`${backupFile}-wal`, `${staged}-wal`);
     // The backup is checked before the current database is touched at all.
     checkBackup(staged, backupFile);
-    const current = existsSync(target) ? countersOfCurrent(target) : new Map<string, number>();
+    const current: Counters = existsSync(target) ? countersOfCurrent(target) : new Map();
     const { counters, carried } = carryCountersForward(staged, current);
     const keptAs = putInPlace(staged, target);
     return { backupFile, keptAs, counters, carried };
@@ -125,10 +127,10 @@ export function restoreDatabase(databaseFile: string, backupFile: string): Resto
 }
 
 /** The current database's counters, its WAL checkpointed into the file (it is kept as it stands). */
-function countersOfCurrent(target: string): Map<string, number> {
+function countersOfCurrent(target: string): Counters {
   const db = new SqliteFile(target);
   try {
-    const counters = hasTable(db, 'sqlite_sequence') ? countersOf(db) : new Map<string, number>();
+    const counters = countersOf(db);
     checkpointWhole(db, target);
     return counters;
   } finally {
@@ -152,24 +154,22 @@ function checkBackup(staged: string, backupFile: string): void {
 }
 
 /** Gives the staged copy the higher of each counter; it is one file afterwards. */
-function carryCountersForward(staged: string, current: Map<string, number>): { counters: Map<string, number>; carried: string[] } {
+function carryCountersForward(staged: string, current: Counters): { counters: Map<string, number>; carried: string[] } {
   const db = new SqliteFile(staged);
   try {
     const own = countersOf(db);
-    const carried = [...current].filter(([name, seq]) => seq > (own.get(name) ?? 0)).map(([name]) => name);
-    const remove = db.prepare('delete from sqlite_sequence where name = ?');
-    const insert = db.prepare('insert into sqlite_sequence (name, seq) values (?, ?)');
-    // A table of a newer release that the backup does not have keeps its counter too: rolled
-    // forward again, its migration creates the table and its ids go on from there.
+    const carried = [...current.values()].filter((c) => c.value > (own.get(c.label)?.value ?? 0) && hasTable(db, c.kind.table));
+    // A table of a newer release that the backup does not have keeps its AUTOINCREMENT counter
+    // too: rolled forward again, its migration creates the table and its ids go on from there.
     db.transaction(() => {
-      for (const name of carried) {
-        remove.run(name);
-        insert.run(name, current.get(name)!);
+      for (const { kind, name, value } of carried) {
+        db.run(`delete from ${kind.table} where name = ?`, [name]);
+        db.run(`insert into ${kind.table} (name, ${kind.column}) values (?, ?)`, [name, value]);
       }
     }).immediate();
-    const counters = countersOf(db);
+    const counters = new Map([...countersOf(db).values()].map((c) => [c.label, c.value]));
     checkpointWhole(db, staged);
-    return { counters, carried: carried.sort() };
+    return { counters, carried: carried.map((c) => c.label).sort() };
   } finally {
     db.close();
   }
@@ -179,9 +179,30 @@ function hasTable(db: SqliteFile, name: string): boolean {
   return db.query("select 1 from sqlite_master where type = 'table' and name = ?").get(name) !== null;
 }
 
-function countersOf(db: SqliteFile): Map<string, number> {
-  const rows = db.query('select name, seq from sqlite_sequence').values();
-  return new Map(rows.map(([name, seq]) => [String(name), Number(seq)]));
+/** Where numbers that only grow are kept: AUTOINCREMENT's, and the service's own (device PINs handed out, the roster's version). */
+interface CounterKind {
+  table: string;
+  column: string;
+  label(name: string): string;
+}
+
+const COUNTER_KINDS: readonly CounterKind[] = [
+  { table: 'sqlite_sequence', column: 'seq', label: (name) => name },
+  { table: 'fpa_counters', column: 'value', label: (name) => `fpa_counters.${name}` },
+];
+
+/** Every counter of a database, by label (the table for AUTOINCREMENT's, `fpa_counters.<name>` for the service's). */
+type Counters = Map<string, { kind: CounterKind; name: string; label: string; value: number }>;
+
+function countersOf(db: SqliteFile): Counters {
+  const counters: Counters = new Map();
+  for (const kind of COUNTER_KINDS.filter((k) => hasTable(db, k.table))) {
+    for (const [name, value] of db.query(`select name, ${kind.column} from ${kind.table}`).values()) {
+      const label = kind.label(String(name));
+      counters.set(label, { kind, name: String(name), label, value: Number(value) });
+    }
+  }
+  return counters;
 }
 
 /** Copies every page of the WAL into the database file; refuses to go on if SQLite could not. */
