@@ -124,6 +124,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   enrollees.views.addListFilter('consent', enrollmentReactions.consentListFilter);
   enrollees.views.addListFilter('biometrics', enrollmentReactions.biometricsListFilter);
   m.employees.scopeBy(enrollees.membership.employeeInScope);
+  m.employees.enrolledBy(enrollees.membership.employeeEnrolled);
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
   areas.countUsage('enrollees', (q, id) => enrollees.membership.countInArea(q, id));
   areas.countUsage('users', (q, id) => m.users.countInArea(q, id));

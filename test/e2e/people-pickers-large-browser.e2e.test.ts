@@ -5,6 +5,7 @@
  * Each picker finds a person as it is typed (the server's search), so someone past the first
  * 1,000 can be chosen: a missing punch added, their punches found, their timesheet previewed by
  * employee id, name or "Name (id)"; the grid shows them as a person, never as someone deleted.
+ * The People page's "not enrolled yet" is the server's answer, not a comparison of two first pages.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -148,5 +149,16 @@ test('attendance grid: pages of people by name, a real person found and shown as
   await form.getByLabel('Reason').fill('forgot to clock out');
   await form.getByRole('button', { name: 'Add punch' }).click();
   await dario.getByRole('button', { name: /Dario Dietz, .*: Present/ }).waitFor();
+  expect(errors).toEqual([]);
+});
+
+test('people: the employees not enrolled yet are the server’s answer, one past the first 1,000 of each list too', async () => {
+  expect((await server.admin.post('/employees/', { id: 'Z-LATE', name: 'Zora Late' })).status).toBe(201);
+  await go('#/people', 'People');
+  const notEnrolled = page.getByRole('region', { name: 'Employees not enrolled yet' });
+  await notEnrolled.getByRole('row', { name: /Z-LATE/ }).waitFor();
+  // Only her: none of the 1,060 people enrolled is taken for one not enrolled.
+  expect(await notEnrolled.locator('tbody tr').count()).toBe(1);
+  await notEnrolled.getByText('1 employee', { exact: true }).waitFor();
   expect(errors).toEqual([]);
 });

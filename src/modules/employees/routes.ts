@@ -8,7 +8,7 @@ const tags = ['employees'];
 
 export function employeeRoutes(http: Http, employees: EmployeeService) {
   return adminRouter(http, 'employees')
-    .get('/employees', ({ query, scope }) => employees.list({ cursor: query.cursor, limit: query.limit ?? 100 }, scope), {
+    .get('/employees', ({ query, scope }) => employees.list({ cursor: query.cursor, limit: query.limit ?? 100, enrolled: query.enrolled }, scope), {
       query: EmployeeList.query,
       response: { 200: EmployeeList.response, ...errors('not_found', 'invalid_cursor') },
       detail: { summary: 'List employees of the built-in directory', tags },

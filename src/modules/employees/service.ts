@@ -2,7 +2,7 @@
  * The built-in employee directory's records (`employees/`), for a standalone service without a
  * host user model; and the employee model recorded at the first migration (fpa.E010).
  */
-import { and, asc, type Column, eq, gt, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, eq, gt, inArray, not, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Database, Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
@@ -17,10 +17,14 @@ type EmployeeRow = typeof employees.$inferSelect;
 
 /** A condition on an employee key column: the employee has a person in the scope's areas (the enrollees module knows). */
 export type EmployeeScope = (column: Column, scope: AreaScope) => SQL | undefined;
+/** A condition on an employee key column: a person (enrollee, not deleted) is enrolled for the employee (the enrollees module knows). */
+export type EmployeeEnrolled = (column: Column) => SQL;
 
 export class EmployeeService {
   /** Until set (src/app/modules.ts), a limited scope sees no employee. */
   private inScope: EmployeeScope = (_column, scope) => (isLimited(scope) ? sql`0` : undefined);
+  /** Until set (src/app/reactions.ts), nobody is enrolled. */
+  private enrolled: EmployeeEnrolled = () => sql`0`;
 
   constructor(
     private readonly ctx: EmployeeRuntime,
@@ -32,14 +36,24 @@ export class EmployeeService {
     this.inScope = inScope;
   }
 
-  /** A caller limited to areas sees the employees who have a person (enrollee) in them. */
-  async list(options: { cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<EmployeeView>> {
+  /** How an employee is known to be enrolled: a person of theirs, not deleted. */
+  enrolledBy(enrolled: EmployeeEnrolled): void {
+    this.enrolled = enrolled;
+  }
+
+  /**
+   * A caller limited to areas sees the employees who have a person (enrollee) in them.
+   * `enrolled`: false, only those with no person (the People page's "not enrolled yet", a page
+   * at a time by id however many are enrolled); true, only those with one.
+   */
+  async list(options: { cursor?: string; limit: number; enrolled?: boolean }, scope: AreaScope = EVERYWHERE): Promise<Page<EmployeeView>> {
     this.builtinOnly();
     const after = textCursor(options.cursor);
+    const enrolled = options.enrolled === undefined ? undefined : options.enrolled ? this.enrolled(employees.id) : not(this.enrolled(employees.id));
     const rows = await this.ctx.db.orm
       .select()
       .from(employees)
-      .where(and(after !== null ? gt(employees.id, after) : undefined, this.inScope(employees.id, scope)))
+      .where(and(after !== null ? gt(employees.id, after) : undefined, this.inScope(employees.id, scope), enrolled))
       .orderBy(asc(employees.id))
       .limit(options.limit + 1);
     return pageOf(

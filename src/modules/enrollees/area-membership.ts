@@ -151,6 +151,14 @@ function employeeEverInScope(column: Column | SQL, scope: AreaScope): SQL | unde
   return sql`${column} in (select ${enrollees.employeeKey} from ${enrollees} where ${member})`;
 }
 
+/**
+ * A condition on an employee key column: a person is enrolled for the employee (active or
+ * deactivated; a deleted one no longer counts), on the enrollees' employee index.
+ */
+function employeeEnrolled(column: Column | SQL): SQL {
+  return sql`exists (select 1 from ${enrollees} where ${enrollees.employeeKey} = ${column} and ${enrollees.status} <> 'deleted')`;
+}
+
 /** A condition: the enrollee id in `column` is of nobody active now (deactivated, or deleted since). */
 function notActive(column: Column | SQL): SQL {
   return sql`not exists (select 1 from ${enrollees} where ${enrollees.id} = ${column} and ${enrollees.status} = 'active')`;
@@ -202,4 +210,5 @@ export const membership = {
   idsInScope,
   employeeInScope,
   employeeEverInScope,
+  employeeEnrolled,
 };
