@@ -5,7 +5,9 @@
  * Each picker finds a person as it is typed (the server's search), so someone past the first
  * 1,000 can be chosen: a missing punch added, their punches found, their timesheet previewed by
  * employee id, name or "Name (id)"; the grid shows them as a person, never as someone deleted.
- * The People page's "not enrolled yet" is the server's answer, not a comparison of two first pages.
+ * On the Shifts page a leave and a schedule are given to people past the first 1,000 (the people
+ * chooser adds several, as typed), and the lists name them; the People page's "not enrolled yet"
+ * is the server's answer, not a comparison of two first pages.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -62,15 +64,20 @@ async function go(hash: string, heading: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
 
-/** Types into a person picker and chooses the suggestion `label` from the keyboard. */
-async function pick(picker: Locator, typed: string, label: string): Promise<void> {
+/** Types into a person picker (or the people chooser's field) and chooses the suggestion `label` from the keyboard. */
+async function choose(picker: Locator, typed: string, label: string): Promise<void> {
   await picker.fill(typed);
   const option = page.locator(`#${await picker.getAttribute('aria-controls')}`).getByRole('option', { name: label, exact: true });
   await option.waitFor();
   while ((await option.getAttribute('aria-selected')) !== 'true') await picker.press('ArrowDown');
   await picker.press('Enter');
-  expect(await picker.inputValue()).toBe(label);
   expect(await picker.getAttribute('aria-expanded')).toBe('false');
+}
+
+/** Chooses a person in a person picker: the field then reads "Name (id)". */
+async function pick(picker: Locator, typed: string, label: string): Promise<void> {
+  await choose(picker, typed, label);
+  expect(await picker.inputValue()).toBe(label);
 }
 
 test('punches: a missing punch added for people past the first 1,000, chosen or typed; their punches found', async () => {
@@ -149,6 +156,61 @@ test('attendance grid: pages of people by name, a real person found and shown as
   await form.getByLabel('Reason').fill('forgot to clock out');
   await form.getByRole('button', { name: 'Add punch' }).click();
   await dario.getByRole('button', { name: /Dario Dietz, .*: Present/ }).waitFor();
+  expect(errors).toEqual([]);
+});
+
+test('shifts: a leave and a schedule given to people past the first 1,000, found as typed; the lists name them', async () => {
+  expect((await server.admin.post('/work-schedules/', { name: 'Late', start: '14:00', end: '22:00' })).status).toBe(201);
+  const idOf = async (employee: string): Promise<string> => (await server.admin.get(`/enrollees/?employee=${employee}`)).body.results[0].id;
+  await go('#/shifts', 'Shifts and calendar');
+  const leave = page.getByRole('region', { name: 'Leave' });
+  await pick(leave.getByRole('combobox', { name: 'Person' }), 'graf', 'Greta Graf (N7)');
+  await leave.getByLabel('From').fill('2031-03-10');
+  await leave.getByLabel('To').fill('2031-03-12');
+  await leave.getByLabel('Kind').fill('sick');
+  await leave.getByRole('button', { name: 'Add leave' }).click();
+  await leave.getByRole('row', { name: /Greta Graf/ }).waitFor();
+  expect((await server.admin.get(`/leaves/?enrollee=${await idOf('N7')}`)).body.results).toMatchObject([
+    { from: '2031-03-10', to: '2031-03-12', kind: 'sick' },
+  ]);
+
+  const assign = page.getByRole('region', { name: 'Who works which schedule' });
+  await assign.getByLabel('Schedule').selectOption({ label: 'Late' });
+  await assign.getByLabel('Assign to').selectOption({ label: 'Chosen people' });
+  const people = assign.getByRole('group', { name: 'People' });
+  const field = people.getByRole('combobox', { name: 'Add a person' });
+  const chosen = people.getByRole('list', { name: 'People chosen' });
+  // Chosen from the suggestions; an employee id typed and Enter (the form is not sent); one removed again.
+  await choose(field, 'hann', 'Hanna Horn (N8)');
+  expect(await field.inputValue()).toBe('');
+  await field.fill('N9');
+  await field.press('Enter');
+  await chosen.getByText('Ivo Imhof (N9)').waitFor();
+  await choose(field, 'falk', 'Felix Falk (N6)');
+  expect(await chosen.getByRole('listitem').allTextContents()).toEqual(['Hanna Horn (N8)Remove', 'Ivo Imhof (N9)Remove', 'Felix Falk (N6)Remove']);
+  await people.getByRole('button', { name: 'Remove Felix Falk (N6)' }).press('Enter');
+  expect(await chosen.getByRole('listitem').count()).toBe(2);
+  expect(await field.evaluate((el) => el === document.activeElement)).toBe(true);
+  // Another change redraws the page: the people being chosen stay.
+  const periods = page.getByRole('region', { name: 'Pay periods' });
+  await periods.getByLabel('From').fill('2031-03-01');
+  await periods.getByLabel('To').fill('2031-03-31');
+  await periods.getByRole('button', { name: 'Add pay period' }).click();
+  await periods.getByRole('cell', { name: 'Open' }).waitFor();
+  expect(await chosen.getByRole('listitem').count()).toBe(2);
+  await assign.getByLabel('From').fill(MONDAY);
+  await assign.getByRole('button', { name: 'Assign' }).click();
+  await page.getByText('Late assigned to 2 people.').waitFor();
+  for (const [employee, name] of [
+    ['N8', 'Hanna Horn'],
+    ['N9', 'Ivo Imhof'],
+  ] as const) {
+    expect((await server.admin.get(`/shift-assignments/?enrollee=${await idOf(employee)}`)).body.results).toMatchObject([{ schedule: 'Late', from: MONDAY }]);
+    await assign.getByRole('row', { name: new RegExp(name) }).waitFor();
+  }
+  // Sent: nobody is chosen any more.
+  expect(await chosen.getByRole('listitem').count()).toBe(0);
+  expect((await server.admin.get(`/shift-assignments/?enrollee=${await idOf('N6')}`)).body.results).toEqual([]);
   expect(errors).toEqual([]);
 });
 

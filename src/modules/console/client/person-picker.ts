@@ -47,6 +47,28 @@ export interface PickerOptions {
 let uid = 0;
 
 export function personPicker(options: PickerOptions): PersonPicker {
+  let chosen: Person | null = options.preset ?? null;
+  const { element, control } = personCombo(options, (p, field) => {
+    chosen = p;
+    field.value = personLabel(p);
+  });
+  control.value = options.preset ? personLabel(options.preset) : '';
+  control.addEventListener('input', () => {
+    chosen = null;
+  });
+  const current = () => (chosen && control.value.trim() === personLabel(chosen) ? chosen : null);
+  return { element, control, person: () => resolve(control.value.trim(), current(), options) };
+}
+
+/**
+ * The combobox itself: the labelled field, its suggestions from the server as the officer types,
+ * `choose` called with the one chosen (one person: it fills the field; several,
+ * people-chooser.ts: it is added to those chosen).
+ */
+export function personCombo(
+  options: PickerOptions,
+  choose: (p: Person, control: HTMLInputElement) => void,
+): { element: HTMLElement; control: HTMLInputElement } {
   const id = `person-${++uid}`;
   const control = input({
     id,
@@ -60,7 +82,6 @@ export function personPicker(options: PickerOptions): PersonPicker {
     'aria-describedby': options.hint ? `${id}-hint` : null,
     placeholder: 'Name or employee id',
     required: options.required ?? false,
-    value: options.preset ? personLabel(options.preset) : '',
   });
   const list = h('ul', { id: `${id}-list`, role: 'listbox', class: 'person-options', 'aria-label': 'Matching people', hidden: true });
   const status = h('span', { class: 'visually-hidden', role: 'status' });
@@ -72,19 +93,15 @@ export function personPicker(options: PickerOptions): PersonPicker {
     status,
     options.hint ? h('small', { id: `${id}-hint`, class: 'hint' }, options.hint) : null,
   );
-  const state = suggestions(control, list, status, options);
-  return { element, control, person: () => resolve(control.value.trim(), state.chosen(), options) };
+  suggestions(control, list, status, options, (p) => choose(p, control));
+  return { element, control };
 }
 
-/** The suggestions under the field as the officer types, and the person chosen among them. */
-function suggestions(control: HTMLInputElement, list: HTMLElement, status: HTMLElement, options: PickerOptions) {
-  let chosen: Person | null = options.preset ?? null;
+/** The suggestions under the field as the officer types; `choose` takes the one chosen among them. */
+function suggestions(control: HTMLInputElement, list: HTMLElement, status: HTMLElement, options: PickerOptions, choose: (p: Person) => void): void {
   let serial = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const box = listbox(control, list, (p) => {
-    chosen = p;
-    control.value = personLabel(p);
-  });
+  const box = listbox(control, list, choose);
   const search = async (text: string) => {
     const mine = ++serial;
     const found = await api.get<List<Person>>(`enrollees/${peopleQuery({ search: text, limit: SHOWN }, options)}`).catch(() => null);
@@ -95,7 +112,6 @@ function suggestions(control: HTMLInputElement, list: HTMLElement, status: HTMLE
     status.textContent = matchesSaid(found.results.length, found.next_cursor !== null, text);
   };
   control.addEventListener('input', () => {
-    chosen = null;
     clearTimeout(timer);
     const text = control.value.trim();
     if (text === '') return box.close();
@@ -108,7 +124,6 @@ function suggestions(control: HTMLInputElement, list: HTMLElement, status: HTMLE
     clearTimeout(timer);
     box.close();
   });
-  return { chosen: () => (chosen && control.value.trim() === personLabel(chosen) ? chosen : null) };
 }
 
 /** The listbox of suggestions: shown, moved through (the active one is the field's active descendant), chosen from. */
@@ -172,6 +187,9 @@ function matchesSaid(n: number, more: boolean, text: string): string {
 function peopleQuery(params: { search?: string; employee?: string; limit: number }, options: PickerOptions): string {
   return query({ ...params, sort: 'name', status: options.activeOnly ? 'active' : undefined });
 }
+
+/** The person a text typed without choosing names (people-chooser.ts adds them); a FieldError when nobody or several. */
+export const personTyped = (text: string, options: PickerOptions): Promise<Person | null> => resolve(text.trim(), null, options);
 
 /**
  * The person a text names: the one chosen; else the employee id typed (alone, or in

@@ -1,68 +1,19 @@
 /**
  * What attendance days are judged by: work schedules and who follows them, holidays, leave, and
- * pay periods (locking one freezes its days).
+ * pay periods (locking one freezes its days). The sections about people (who works which
+ * schedule, leave) are in plan-people.ts, what they share in plan-parts.ts.
  */
 
-import type { EnrolleeView } from '../../../enrollees';
-import { api, can, type List } from '../api';
-import { areaSelect, areasPicker, noneChosen } from '../area-picker';
-import { announce, badge, button, confirmAction, field, h, input, replace, section, select, table } from '../dom';
-import { onSubmit } from '../form-errors';
-import { dateTime, localDay, weekdayName, words } from '../format';
+import { api, can } from '../api';
+import { areasPicker, noneChosen } from '../area-picker';
+import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
+import { dateTime, localDay, weekdayName } from '../format';
 import { typedKeeper } from '../keep-typed';
+import { peopleChooser } from '../people-chooser';
+import { peopleNames } from '../people-names';
+import { type Assignment, all, type Holiday, type Leave, type PayPeriod, remove, type Schedule, submitter, WEEK } from './plan-parts';
+import { assignmentsSection, leavesSection } from './plan-people';
 import { rosterSection } from './roster';
-
-interface Schedule {
-  id: string;
-  name: string;
-  start: string;
-  end: string;
-  break?: string;
-  grace_in?: string;
-  weekdays?: number[] | null;
-}
-interface Assignment {
-  id: string;
-  schedule: string;
-  enrollee?: string | null;
-  area?: string | null;
-  from: string;
-  to?: string | null;
-}
-interface Holiday {
-  id: string;
-  date: string;
-  name: string;
-  recurring?: boolean;
-  areas?: string[];
-}
-interface Leave {
-  id: string;
-  enrollee: string;
-  from: string;
-  to: string;
-  kind: string;
-}
-interface PayPeriod {
-  id: string;
-  from: string;
-  to: string;
-  locked: boolean;
-  locked_at?: string | null;
-}
-
-/** Weekdays from Monday, as people read a week. */
-const WEEK = [1, 2, 3, 4, 5, 6, 0];
-
-/** Loads a whole list (these lists are short: schedules, holidays, periods). */
-async function all<T>(path: string): Promise<T[]> {
-  return (await api.get<List<T>>(path)).results;
-}
-
-/** Every form here shows its errors beside the field (form-errors.ts); `fields` maps the API's names to the controls. */
-function submitter(form: HTMLFormElement, work: () => Promise<void>, fields: Record<string, HTMLElement> = {}): HTMLFormElement {
-  return onSubmit(form, fields, work);
-}
 
 /** Checkboxes of the weekdays, Monday first. */
 function weekdayPicker(chosen: readonly number[]): {
@@ -89,10 +40,14 @@ function weekdayPicker(chosen: readonly number[]): {
   };
 }
 
-export async function planSections(enrollees: EnrolleeView[]): Promise<HTMLElement[]> {
+export async function planSections(): Promise<HTMLElement[]> {
   const holder = h('div', { class: 'plan' });
   // Every change redraws every section: what is typed in the other forms stays.
   const typing = typedKeeper(holder);
+  // Kept across the redraws (their own state): the names asked for by id, and the people being
+  // chosen for a schedule (a redraw for another change does not lose them).
+  const names = peopleNames();
+  const chooser = peopleChooser({ legend: 'People', field: 'enrollees', activeOnly: true });
   const draw = async () => {
     const typed = typing.snapshot();
     const [schedules, assignments, holidays, leaves, periods] = await Promise.all([
@@ -102,33 +57,21 @@ export async function planSections(enrollees: EnrolleeView[]): Promise<HTMLEleme
       all<Leave>('leaves/?limit=1000'),
       all<PayPeriod>('pay-periods/?limit=1000'),
     ]);
-    const nameOf = (id: string | null | undefined) => enrollees.find((e) => e.id === id)?.display_name ?? id ?? '';
-    const scheduleName = (id: string) => schedules.find((s) => s.id === id)?.name ?? id;
-    const people = enrollees.filter((e) => e.status === 'active').map((e): [string, string] => [e.id, e.display_name]);
+    await names.load([...assignments.map((a) => a.enrollee), ...leaves.map((l) => l.enrollee)]);
+    const plan = { schedules, names, chooser, draw };
     replace(
       holder,
       await rosterSection(),
-      await assignmentsSection(assignments, schedules, people, nameOf, scheduleName, draw),
+      await assignmentsSection(assignments, plan),
       schedulesSection(schedules, draw),
       await holidaysSection(holidays, draw),
-      leavesSection(leaves, people, nameOf, draw),
+      leavesSection(leaves, plan),
       payPeriods(periods, draw),
     );
     typing.restore(typed);
   };
   await draw();
   return [holder];
-}
-
-/** A delete button, for a role that may delete it (`action`, a policy row); else nothing. */
-function remove(path: string, what: string, draw: () => Promise<void>, action: string): HTMLButtonElement | string {
-  if (!can(action)) return '';
-  return button('Delete', async () => {
-    if (!(await confirmAction(`Delete ${what}?`, { action: 'Delete' }))) return;
-    await api.delete(path);
-    await draw();
-    announce(`${what} deleted.`);
-  });
 }
 
 function payPeriods(periods: PayPeriod[], draw: () => Promise<void>): HTMLElement {
@@ -272,109 +215,6 @@ function shownDuration(value: string | undefined): string {
   return value && value !== '0s' ? value : '';
 }
 
-/** Checkboxes of people, with a filter by name: a schedule for many at once. */
-function peoplePicker(people: [string, string][]): { element: HTMLElement; value: () => string[]; control: HTMLElement } {
-  const filter = input({ type: 'search', autocomplete: 'off', placeholder: 'Filter by name', 'aria-label': 'Filter people by name' });
-  const boxes = people.map(([id, label], i) => {
-    const box = h('input', { type: 'checkbox', value: id, id: `person-pick-${i}` });
-    return { box, label, element: h('span', { class: 'check' }, box, h('label', { for: box.id }, label)) };
-  });
-  filter.addEventListener('input', () => {
-    const q = filter.value.trim().toLowerCase();
-    for (const b of boxes) b.element.hidden = q !== '' && !b.label.toLowerCase().includes(q);
-  });
-  const group = h(
-    'fieldset',
-    { class: 'people-picker' },
-    h('legend', {}, 'People'),
-    filter,
-    h('div', { class: 'checks scroll' }, ...boxes.map((b) => b.element)),
-  );
-  return { element: group, control: group, value: () => boxes.filter((b) => b.box.checked).map((b) => b.box.value) };
-}
-
-/** The form that assigns a schedule to everyone in an area, or to chosen people at once. */
-async function assignForm(
-  schedules: Schedule[],
-  people: [string, string][],
-  nameOf: (id: string | null | undefined) => string,
-  scheduleName: (id: string) => string,
-  draw: () => Promise<void>,
-): Promise<HTMLFormElement> {
-  const preset = new URLSearchParams(location.hash.split('?')[1] ?? '').get('area') ?? undefined;
-  const schedule = select(schedules.map((s): [string, string] => [s.id, s.name]));
-  const target = select([
-    ['area', 'Everyone in an area'],
-    ['people', 'Chosen people'],
-  ]);
-  const area = await areaSelect({ selected: preset });
-  const areaField = field('Area', area);
-  const chosen = peoplePicker(people);
-  chosen.element.hidden = true;
-  target.addEventListener('change', () => {
-    areaField.hidden = target.value !== 'area';
-    chosen.element.hidden = target.value !== 'people';
-  });
-  const from = input({ type: 'date', required: true });
-  const to = input({ type: 'date' });
-  return submitter(
-    h(
-      'form',
-      { class: 'inline-form' },
-      field('Schedule', schedule),
-      field('Assign to', target),
-      areaField,
-      chosen.element,
-      field('From', from),
-      field('To', to, 'Empty: open-ended.'),
-      h('button', { type: 'submit', class: 'primary' }, 'Assign'),
-    ),
-    async () => {
-      const dates = { from: from.value, ...(to.value ? { to: to.value } : {}) };
-      if (target.value === 'area') {
-        await api.post('shift-assignments/', { schedule: schedule.value, area: area.value, ...dates });
-        announce(`${scheduleName(schedule.value)} assigned to everyone in ${area.value}.`);
-      } else {
-        const ids = chosen.value();
-        if (ids.length === 0) throw new Error('Choose at least one person.');
-        await api.post('shift-assignments/batch/', { schedule: schedule.value, enrollees: ids, ...dates });
-        announce(`${scheduleName(schedule.value)} assigned to ${ids.length === 1 ? nameOf(ids[0]) : `${ids.length} people`}.`);
-      }
-      await draw();
-    },
-    { schedule, area, enrollees: chosen.control, from, to },
-  );
-}
-
-async function assignmentsSection(
-  assignments: Assignment[],
-  schedules: Schedule[],
-  people: [string, string][],
-  nameOf: (id: string | null | undefined) => string,
-  scheduleName: (id: string) => string,
-  draw: () => Promise<void>,
-): Promise<HTMLElement> {
-  return section(
-    'Who works which schedule',
-    table(
-      ['Schedule', 'Who', 'From', 'To', ''],
-      assignments.map((a) => [
-        scheduleName(a.schedule),
-        a.enrollee ? nameOf(a.enrollee) : `Everyone in ${a.area ?? ''}`,
-        localDay(a.from),
-        a.to ? localDay(a.to) : 'Open-ended',
-        remove(`shift-assignments/${encodeURIComponent(a.id)}/`, 'this assignment', draw, 'DELETE shift-assignments/{id}/'),
-      ]),
-      'Nobody is assigned a schedule.',
-    ),
-    !can('POST shift-assignments/')
-      ? null
-      : schedules.length > 0
-        ? await assignForm(schedules, people, nameOf, scheduleName, draw)
-        : h('p', { class: 'muted' }, 'Add a work schedule below first.'),
-  );
-}
-
 async function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): Promise<HTMLElement> {
   const date = input({ type: 'date', required: true });
   const name = input({ required: true, autocomplete: 'off' });
@@ -402,47 +242,5 @@ async function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): 
       'No holidays.',
     ),
     can('POST holidays/') && form,
-  );
-}
-
-function leavesSection(leaves: Leave[], people: [string, string][], nameOf: (id: string) => string, draw: () => Promise<void>): HTMLElement {
-  const who = select(people);
-  const from = input({ type: 'date', required: true });
-  const to = input({ type: 'date', required: true });
-  // Any word, as payroll names its kinds; those already used here (and the usual ones) to pick from.
-  const kinds = [...new Set(['vacation', 'sick', 'parental', 'unpaid', 'training', ...leaves.map((l) => l.kind)])];
-  const kind = input({ required: true, value: 'vacation', autocomplete: 'off', list: 'leave-kinds' });
-  const form = submitter(
-    h(
-      'form',
-      { class: 'inline-form' },
-      field('Person', who),
-      field('From', from),
-      field('To', to),
-      field('Kind', kind, 'Pick one or type your own.'),
-      h('datalist', { id: 'leave-kinds' }, ...kinds.map((k) => h('option', { value: k }))),
-      h('button', { type: 'submit' }, 'Add leave'),
-    ),
-    async () => {
-      await api.post('leaves/', { enrollee: who.value, from: from.value, to: to.value, kind: kind.value.trim() });
-      await draw();
-      announce('Leave added.');
-    },
-    { enrollee: who, from, to, kind },
-  );
-  return section(
-    'Leave',
-    table(
-      ['Who', 'From', 'To', 'Kind', ''],
-      leaves.map((l) => [
-        nameOf(l.enrollee),
-        localDay(l.from),
-        localDay(l.to),
-        words(l.kind),
-        remove(`leaves/${encodeURIComponent(l.id)}/`, 'this leave', draw, 'DELETE leaves/{id}/'),
-      ]),
-      'No leave recorded.',
-    ),
-    people.length > 0 && can('POST leaves/') ? form : null,
   );
 }
