@@ -42,13 +42,6 @@ export function integerCursor(cursor: string | undefined): number | null {
   return keys ? Number(keys[0]) : null;
 }
 
-/** A cursor of one text key (a PIN, a name), or null; `invalid_cursor` when it is not one. */
-export function textCursor(cursor: string | undefined): string | null {
-  const key = readCursor(cursor);
-  if (typeof key === 'number') throw new FpaError('invalid_cursor', 'the cursor is not valid', {});
-  return key;
-}
-
 /** Takes `limit + 1` fetched rows and builds the page with the next cursor. */
 export function pageOf<R, T>(rows: R[], limit: number, keyOf: (row: R) => string | number, view: (rows: R[]) => T[]): Page<T> {
   const page = rows.slice(0, limit);
