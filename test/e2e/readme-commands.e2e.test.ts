@@ -189,7 +189,7 @@ describe('every script of the README table', () => {
 
   test('the jobs on the database directly once the server has stopped', async () => {
     // Stopped as a service manager stops it: SIGTERM to the server process (its pid is in the lock
-    // file; `npm start` runs it under a shell), which releases the database and removes the lock.
+    // file; `npm start` execs it, so it is the process npm started), which releases the database and removes the lock.
     const lockFile = join(clone, 'data', 'fpa.db.lock');
     const { pid } = JSON.parse(readFileSync(lockFile, 'utf8')) as { pid: number };
     process.kill(pid, 'SIGTERM');
