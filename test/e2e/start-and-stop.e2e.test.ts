@@ -1,13 +1,15 @@
 /**
  * Starting and stopping the standalone server as an operator does, with real processes: `npm
  * start` stopped by a signal to the npm process (what a service manager or a shell's `kill`
- * sends), which must reach the server and free the port and the database for the next start.
+ * sends), which must reach the server and free the port and the database for the next start;
+ * and the settings a start must refuse rather than serve with (a terminal allow-list with a typo).
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLock } from '../../src/platform/db/lock';
-import { ChildServer, ROOT, serverEnv } from '../support/crash-server';
+import { runCli } from '../support/cli';
+import { ChildServer, ROOT, runBun, serverEnv } from '../support/crash-server';
 import { freePort, tempDir } from '../support/harness';
 
 const work = tempDir('fpa-start-stop-');
@@ -72,4 +74,22 @@ describe('npm start and a signal to the npm process', () => {
     await next.start();
     expect(await next.stop()).toBe(0);
   }, 120_000);
+});
+
+describe('a typo in ADMS_ALLOWED_IPS', () => {
+  test('the server refuses to start naming the entry (fpa.E022), and fpa:check reports it with exit 1', async () => {
+    const dir = join(work.dir, 'allowed-ips');
+    const start = await runBun(['src/server.ts'], serverEnv(dir, { PORT: String(freePort()), FPA_ADMS_ALLOWED_IPS: '127.0.0.l' }));
+    expect(start.code).toBe(1);
+    expect(start.err).toContain('fpa: refusing to start, the configuration has errors');
+    expect(start.err).toContain('fpa.E022 [error] ADMS_ALLOWED_IPS entry "127.0.0.l"');
+    expect(start.out).not.toContain('listening');
+    for (const [list, entry] of [
+      ['999.1.1.1', '999.1.1.1'],
+      ['127.0.0.1,10.0.0.300', '10.0.0.300'],
+    ]) {
+      const check = await runCli(['check'], join(dir, 'fpa.db'), { FPA_ADMS_ALLOWED_IPS: list! });
+      expect({ code: check.code, named: check.out.includes(`fpa.E022 [error] ADMS_ALLOWED_IPS entry "${entry}"`) }).toEqual({ code: 1, named: true });
+    }
+  }, 60_000);
 });

@@ -127,6 +127,21 @@ describe('configuration check', () => {
     }
   });
 
+  test('an ADMS_ALLOWED_IPS entry that is not an address or a CIDR is E022, naming it; addresses and networks pass', () => {
+    const issuesOf = (env: string) => checkConfiguration({ loaded: loadSettings(base as never, { FPA_ADMS_ALLOWED_IPS: env }) });
+    for (const [text, bad] of [
+      ['127.0.0.l', ['127.0.0.l']],
+      ['999.1.1.1', ['999.1.1.1']],
+      ['127.0.0.1,10.0.0.300', ['10.0.0.300']],
+      ['10.0.0.0/33,terminals.local', ['10.0.0.0/33', 'terminals.local']],
+    ] as const) {
+      const e022 = issuesOf(text).filter((i) => i.code === 'fpa.E022');
+      expect(e022.map((i) => i.severity)).toEqual(bad.map(() => 'error'));
+      bad.forEach((entry, n) => expect(e022[n]!.message).toContain(`"${entry}"`));
+    }
+    expect(issuesOf('127.0.0.1,10.20.0.0/16,fd12:3456::/48,::1,10.0.0.1/24').map((i) => i.code)).not.toContain('fpa.E022');
+  });
+
   test('W006 is for ADMS_TRUST=serial only: the default pins terminals to their address, `key` asks for a key', () => {
     expect(codesOf(base)).not.toContain('fpa.W006');
     expect(codesOf({ ...base, ADMS_TRUST: 'key' })).not.toContain('fpa.W006');

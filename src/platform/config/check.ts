@@ -5,7 +5,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseEncryptionKey } from '../crypto/template-cipher';
-import { parseCidr } from '../net/ip';
+import { parseCidr, parseNetwork } from '../net/ip';
 import { isValidTimeZone } from '../time/zone';
 import type { LoadedSettings, Settings } from './settings';
 import { envNameOf, SETTINGS_SCHEMA } from './settings';
@@ -39,6 +39,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E019': { severity: 'error', meaning: 'WEBHOOK_ALLOWED_NETWORKS holds an entry that is not a network in CIDR form' },
   'fpa.E020': { severity: 'error', meaning: 'REPORT_FONT or REPORT_FONT_BOLD is not a readable TrueType or OpenType font file' },
   'fpa.E021': { severity: 'error', meaning: 'HOST is not an IP address or a host name' },
+  'fpa.E022': { severity: 'error', meaning: 'ADMS_ALLOWED_IPS holds an entry that is not an IP address or a network in CIDR form' },
   'fpa.E030': { severity: 'error', meaning: 'CONSOLE_OIDC_ISSUER is not an http(s) URL, or only one of it and CONSOLE_OIDC_CLIENT_ID is set' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
@@ -95,6 +96,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     ...limitIssues(s),
     ...jwtSecretIssues(s),
     ...webhookNetworkIssues(s),
+    ...terminalAddressIssues(s),
     ...fontIssues(s),
     ...safetyWarnings(s),
     ...oidcIssues(s),
@@ -400,6 +402,22 @@ function webhookNetworkIssues(s: Settings): ConfigIssue[] {
     );
   }
   return out;
+}
+
+/**
+ * The terminals' allow-list. An entry it cannot read matches no terminal: a typo (`127.0.0.l`,
+ * `10.0.0.300`) would lock out every terminal with nothing in the log, so it is an error here.
+ * An entry is what the allow-list itself reads (platform/net/ip.ts parseNetwork): an address, or
+ * a network whose bits after the prefix are ignored (`10.0.0.1/24` is 10.0.0.0/24, as before).
+ */
+function terminalAddressIssues(s: Settings): ConfigIssue[] {
+  return s.ADMS_ALLOWED_IPS.filter((entry) => parseNetwork(entry) === null).map((entry) =>
+    issue(
+      'fpa.E022',
+      `ADMS_ALLOWED_IPS entry "${entry}" is not an IPv4 or IPv6 address or a network in CIDR form: no terminal could match it.`,
+      'List the terminals’ addresses or networks, e.g. `192.168.1.20,10.20.0.0/16,fd12:3456::/48`; unset it to let every address through.',
+    ),
+  );
 }
 
 /** The report fonts, when set, are font files. */

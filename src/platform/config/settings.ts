@@ -285,7 +285,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ADMIN_SCOPE: text('fpa:admin', 'Scope an administrator token must hold.'),
   METRICS_TOKEN: text('', 'A bearer token that may read `/metrics` (for a Prometheus scraper); owners and admins of every area always may.', true),
 
-  ADMS_ALLOWED_IPS: list([], 'If set, only these terminal IPs (exact or CIDR) may use the ADMS endpoints.'),
+  ADMS_ALLOWED_IPS: list([], 'If set, only these terminal IPs (exact or CIDR) may use the ADMS endpoints; an entry that is neither refuses the start (E022).'),
   ADMS_DEVICE_TOKENS: listMap('JSON map serial → accepted `pushcommkey`/`token` values (optional hardening).', true),
   ADMS_MAX_REQUEST_BYTES: integer(10 * 1024 * 1024, 'Largest terminal request body (413 above).'),
   ADMS_MAX_COMMANDS_PER_REQUEST: integer(200, 'Most commands sent in one poll.'),

@@ -116,6 +116,7 @@ export class IpAllowList {
 
   constructor(entries: readonly string[]) {
     // Entries that do not parse allow nothing; an allow-list of only bad entries refuses all.
+    // The configuration check refuses such an entry (fpa.E022), so a server never runs with one.
     this.networks = entries.map(parseNetwork).filter((n): n is Network => n !== null);
     this.enabled = entries.length > 0;
   }
