@@ -137,7 +137,7 @@ describe('configuration check', () => {
     ] as const) {
       const e022 = issuesOf(text).filter((i) => i.code === 'fpa.E022');
       expect(e022.map((i) => i.severity)).toEqual(bad.map(() => 'error'));
-      bad.forEach((entry, n) => expect(e022[n]!.message).toContain(`"${entry}"`));
+      for (const [n, entry] of bad.entries()) expect(e022[n]!.message).toContain(`"${entry}"`);
     }
     expect(issuesOf('127.0.0.1,10.20.0.0/16,fd12:3456::/48,::1,10.0.0.1/24').map((i) => i.code)).not.toContain('fpa.E022');
   });
