@@ -6,6 +6,7 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
 import { DatabaseLockedError } from '../platform/db/lock';
+import { explainFailure } from '../platform/errors';
 import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../platform/http/body';
 import { otherMethodsRefused } from '../platform/http/other-methods';
 import { servePathsWhateverTheHost, tagWithRequestId } from '../platform/http/routable-url';
@@ -126,7 +127,8 @@ export async function main(): Promise<void> {
     } else if (error instanceof DatabaseLockedError || error instanceof PortInUseError || error instanceof HostUnusableError) {
       console.error(`fpa: refusing to start: ${error.message}`);
     } else {
-      console.error('fpa: failed to start:', error instanceof Error ? error.message : error);
+      // The causes too: a refused connection, a directory that cannot be written (explainFailure).
+      console.error(`fpa: failed to start: ${explainFailure(error)}`);
     }
     process.exit(1);
   }

@@ -15,6 +15,7 @@ import { randomToken } from '../platform/crypto/secrets';
 import { generateEncryptionKey } from '../platform/crypto/template-cipher';
 import { databaseFilePath, migrateDatabase, openDatabase } from '../platform/db/client';
 import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
+import { explainFailure } from '../platform/errors';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
 import { silentLogger } from '../platform/log';
 import { isCalendarDate } from '../platform/time/dates';
@@ -277,7 +278,7 @@ export async function runCli(argv: string[]): Promise<number> {
       console.error(`fpa:${name}: ${error.message}`);
       return 2;
     }
-    console.error(`fpa:${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`fpa:${name} failed: ${explainFailure(error)}`);
     return 1;
   }
 }

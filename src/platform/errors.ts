@@ -115,6 +115,29 @@ export function describeError(error: unknown): string {
   return String(error).slice(0, 300);
 }
 
+/**
+ * Why something failed, for an operator's terminal (start-up, a script): the error and its causes
+ * in turn, without a database query's own text (drizzle's "Failed query: …" carries every bound
+ * parameter) — what a bare `error.message` left out (`Failed query: CREATE TABLE …` said nothing
+ * of the refused connection under it). An error that already says why (a database that cannot
+ * be opened, db/unavailable.ts) ends the chain.
+ */
+export function explainFailure(error: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = error;
+  for (let depth = 0; e !== undefined && e !== null && depth < 6; depth++) {
+    if (!(e instanceof Error)) {
+      parts.push(String(e));
+      break;
+    }
+    const own = e.name === 'DrizzleQueryError' || e.message.startsWith('Failed query:') ? 'a database statement failed' : e.message.trim();
+    if (own !== '' && !parts.some((p) => p.includes(own))) parts.push(own);
+    if (e.name === 'DatabaseUnavailableError') break;
+    e = e.cause;
+  }
+  return parts.join(': ').slice(0, 2000);
+}
+
 /** True for SQLITE_BUSY ("database is locked") anywhere in the cause chain (drizzle wraps driver errors). */
 export function isSqliteBusy(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {

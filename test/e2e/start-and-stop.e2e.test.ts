@@ -2,11 +2,12 @@
  * Starting and stopping the standalone server as an operator does, with real processes: `npm
  * start` stopped by a signal to the npm process (what a service manager or a shell's `kill`
  * sends), which must reach the server and free the port and the database for the next start;
- * and the settings a start must refuse rather than serve with (a terminal allow-list with a typo).
+ * the settings a start must refuse rather than serve with (a terminal allow-list with a typo); and
+ * a database that cannot be opened, said in words (which database, why) by the server and scripts.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { readLock } from '../../src/platform/db/lock';
 import { runCli } from '../support/cli';
 import { ChildServer, ROOT, runBun, serverEnv } from '../support/crash-server';
@@ -92,4 +93,49 @@ describe('a typo in ADMS_ALLOWED_IPS', () => {
       expect({ code: check.code, named: check.out.includes(`fpa.E022 [error] ADMS_ALLOWED_IPS entry "${entry}"`) }).toEqual({ code: 1, named: true });
     }
   }, 60_000);
+});
+
+describe('a database that cannot be opened', () => {
+  test('an unreachable libSQL server: the start names the database (its token hidden) and the refused connection', async () => {
+    const url = `libsql://127.0.0.1:${freePort()}?authToken=not-for-the-log`;
+    const start = await runBun(
+      ['src/server.ts'],
+      serverEnv(work.dir, { PORT: String(freePort()), FPA_DATABASE_URL: url, FPA_DATABASE_AUTH_TOKEN: 'nor-this' }),
+    );
+    expect(start.code).toBe(1);
+    expect(start.err).toContain(`fpa: failed to start: cannot open the database ${url.replace('not-for-the-log', '***')}: connection refused`);
+    for (const hidden of ['not-for-the-log', 'nor-this', 'Failed query', 'CREATE TABLE']) expect(start.err).not.toContain(hidden);
+  }, 60_000);
+
+  test('a data directory where a file is: the start says so, not a raw mkdir or driver error', async () => {
+    const file = join(work.dir, 'not-a-directory');
+    writeFileSync(file, '');
+    const start = await runBun(['src/server.ts'], serverEnv(work.dir, { PORT: String(freePort()), FPA_DATABASE_URL: `file:${join(file, 'fpa.db')}` }));
+    expect(start.code).toBe(1);
+    expect(start.err).toContain(`fpa: failed to start: cannot open the database file:${join(file, 'fpa.db')}: ${file} is a file, not a directory`);
+  }, 60_000);
+
+  test('job scripts on a data directory that does not exist say which and why, exit 1', async () => {
+    const missing = join(work.dir, 'missing', 'fpa.db');
+    for (const args of [['check-devices'], ['create-user', '--username', 'ada', '--role', 'owner']]) {
+      const run = await runCli(args, missing);
+      expect({ code: run.code, err: run.err }).toEqual({
+        code: 1,
+        err: expect.stringContaining(`cannot open the database file:${missing}: the directory ${dirname(missing)} does not exist`),
+      });
+      expect(run.err).not.toContain('ConnectionFailed');
+    }
+  }, 60_000);
+
+  test.skipIf(process.getuid?.() === 0)(
+    'a data directory this user cannot write: the start says so',
+    async () => {
+      const locked = join(work.dir, 'locked');
+      mkdirSync(locked, { mode: 0o500 });
+      const start = await runBun(['src/server.ts'], serverEnv(work.dir, { PORT: String(freePort()), FPA_DATABASE_URL: `file:${join(locked, 'fpa.db')}` }));
+      expect(start.code).toBe(1);
+      expect(start.err).toContain(`the directory ${locked} is not writable by this user`);
+    },
+    60_000,
+  );
 });

@@ -19,6 +19,7 @@ import { yieldToOthers } from '../event-loop';
 import { BURST_QUIET_MS } from '../upload-burst';
 import { BackgroundCheckpointer, WRITER_CHECKPOINT_PAGES } from './checkpointer';
 import { prepareDatabaseFile } from './files';
+import { databaseUnavailable } from './unavailable';
 
 export type Orm = LibSQLDatabase;
 export type Tx = Parameters<Parameters<Orm['transaction']>[0]>[0];
@@ -138,14 +139,8 @@ export function databaseFilePath(url: string): string | null {
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  const { client, filePath } = await openClient(options);
+  const { client, filePath, writerClient } = await openConnections(options);
   const orm = drizzle(client);
-  // A `file:` database's writes run on a connection of their own: the pool's connections are
-  // lent to reads as well, and each would keep the writer's large page cache (WRITER_CACHE_KIB)
-  // once a write had borrowed it, so a long read (a month's export) filled a second 32 MB cache
-  // of its own. A replica and an in-memory database have a single connection, which both share.
-  const writerClient =
-    filePath && !options.syncUrl ? createClient({ url: `file:${filePath}`, timeout: BUSY_TIMEOUT_MS, intMode: 'number', concurrency: 1 }) : client;
   const writer = { orm: writerClient === client ? orm : drizzle(writerClient), client: writerClient, filePath };
   const walLimit = Math.max(0, Math.floor(options.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES));
   const checkpointer = filePath && options.backgroundCheckpoint !== false ? new BackgroundCheckpointer(filePath, walLimit, reportOnce()) : null;
@@ -205,6 +200,28 @@ function replicaSync(client: Client, syncUrl: string | undefined): () => Promise
   };
 }
 
+/**
+ * The clients of a database: the pool, and the writer's connection. A `file:` database's writes
+ * run on a connection of their own: the pool's connections are lent to reads as well, and each
+ * would keep the writer's large page cache (WRITER_CACHE_KIB) once a write had borrowed it, so a
+ * long read (a month's export) filled a second 32 MB cache of its own. A replica and an in-memory
+ * database have a single connection, which both share. A database that cannot be opened or
+ * reached is a DatabaseUnavailableError naming it and saying why (unavailable.ts).
+ */
+async function openConnections(options: OpenDatabaseOptions): Promise<{ client: Client; filePath: string | null; writerClient: Client }> {
+  let opened: { client: Client; filePath: string | null } | null = null;
+  try {
+    opened = await openClient(options);
+    const { client, filePath } = opened;
+    const writerClient =
+      filePath && !options.syncUrl ? createClient({ url: `file:${filePath}`, timeout: BUSY_TIMEOUT_MS, intMode: 'number', concurrency: 1 }) : client;
+    return { client, filePath, writerClient };
+  } catch (error) {
+    opened?.client.close();
+    throw databaseUnavailable(options.url, databaseFilePath(options.url), error, [options.authToken ?? '']);
+  }
+}
+
 /** The libSQL client of the options' URL, its files prepared first (a replica synced, a file in WAL mode). */
 async function openClient(options: OpenDatabaseOptions): Promise<{ client: Client; filePath: string | null }> {
   const requestedPath = databaseFilePath(options.url);
@@ -224,14 +241,18 @@ async function openClient(options: OpenDatabaseOptions): Promise<{ client: Clien
     timeout: BUSY_TIMEOUT_MS,
     intMode: 'number',
   });
-  if (options.syncUrl) {
-    await client.sync();
-    // The replica's files exist now: 0600 like any other (files.ts).
-    if (filePath) prepareDatabaseFile(filePath);
-  }
-  if (filePath) {
-    // WAL is a property of the file, so setting it once holds for every connection.
-    await client.execute('PRAGMA journal_mode = WAL');
+  try {
+    if (options.syncUrl) {
+      await client.sync();
+      // The replica's files exist now: 0600 like any other (files.ts).
+      if (filePath) prepareDatabaseFile(filePath);
+    }
+    // WAL is a property of the file, so setting it once holds for every connection. A server's
+    // first statement tells whether it answers at all: here, not in the middle of a migration.
+    await client.execute(filePath ? 'PRAGMA journal_mode = WAL' : 'SELECT 1');
+  } catch (error) {
+    client.close();
+    throw error;
   }
   return { client, filePath };
 }

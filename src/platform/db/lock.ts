@@ -19,6 +19,7 @@ import { type Client, createClient, type Transaction } from '@libsql/client';
 import { randomToken } from '../crypto/secrets';
 import { isSqliteBusy } from '../errors';
 import { createPrivateFile, prepareDatabaseFile, realDatabasePath } from './files';
+import { databaseUnavailable } from './unavailable';
 
 export interface LockInfo {
   pid: number;
@@ -99,9 +100,21 @@ function writeInfo(path: string, info: LockInfo): void {
   renameSync(tmp, path);
 }
 
+/**
+ * The OS lock as takeWriterLock takes it; a lock that cannot even be tried (the database's
+ * directory missing or not writable) is a DatabaseUnavailableError saying so (unavailable.ts).
+ */
+async function tryWriterLock(databaseFile: string): Promise<{ client: Client; tx: Transaction } | null> {
+  try {
+    return await takeWriterLock(databaseFile);
+  } catch (error) {
+    throw databaseUnavailable(`file:${databaseFile}`, databaseFile, error);
+  }
+}
+
 /** The live holder of the database, or null when no process holds it. */
 export async function liveLockHolder(databaseFile: string): Promise<LockInfo | null> {
-  const probe = await takeWriterLock(databaseFile);
+  const probe = await tryWriterLock(databaseFile);
   if (probe) {
     await probe.tx.rollback().catch(() => undefined);
     probe.client.close();
@@ -120,9 +133,14 @@ export interface HeldLock {
 export async function acquireLock(databaseFile: string): Promise<HeldLock> {
   // The directory exists from here (0700), and the lock is named after the real file (a script
   // may lock before the first open; the file itself is left to its opener: files.ts).
-  const realPath = prepareDatabaseFile(databaseFile, { createFile: false }).realPath;
+  let realPath: string;
+  try {
+    realPath = prepareDatabaseFile(databaseFile, { createFile: false }).realPath;
+  } catch (error) {
+    throw databaseUnavailable(`file:${databaseFile}`, databaseFile, error);
+  }
   const path = lockPathFor(realPath);
-  const held = await takeWriterLock(realPath);
+  const held = await tryWriterLock(realPath);
   if (!held) throw new DatabaseLockedError(path, readLock(path));
   const info: LockInfo = { pid: process.pid, apiUrl: '', token: randomToken(32), startedAt: new Date().toISOString() };
   try {
