@@ -5,6 +5,7 @@
  */
 import { type AnyElysia, Elysia } from 'elysia';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
+import { NewerDatabaseError } from '../platform/db/client';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { explainFailure } from '../platform/errors';
 import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../platform/http/body';
@@ -124,7 +125,12 @@ export async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigurationError) {
       console.error(`fpa: refusing to start, the configuration has errors:\n${formatIssues(error.issues)}`);
-    } else if (error instanceof DatabaseLockedError || error instanceof PortInUseError || error instanceof HostUnusableError) {
+    } else if (
+      error instanceof DatabaseLockedError ||
+      error instanceof NewerDatabaseError ||
+      error instanceof PortInUseError ||
+      error instanceof HostUnusableError
+    ) {
       console.error(`fpa: refusing to start: ${error.message}`);
     } else {
       // The causes too: a refused connection, a directory that cannot be written (explainFailure).

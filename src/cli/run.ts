@@ -9,11 +9,11 @@ import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { createFingerprintAttendance } from '../app/create';
 import { BUILTIN_LOOKUP_FIELDS, recordedEmployeeModel } from '../modules/employees';
-import { CHECK_CODES, checkConfiguration, formatIssues } from '../platform/config/check';
-import { describeSettings, loadSettings } from '../platform/config/settings';
+import { CHECK_CODES, type CheckInput, checkConfiguration, formatIssues } from '../platform/config/check';
+import { describeSettings, type LoadedSettings, loadSettings } from '../platform/config/settings';
 import { randomToken } from '../platform/crypto/secrets';
 import { generateEncryptionKey } from '../platform/crypto/template-cipher';
-import { databaseFilePath, migrateDatabase, openDatabase } from '../platform/db/client';
+import { type Database, databaseFilePath, migrateDatabase, migrationsUnknownHere, newerDatabaseMessage, openDatabase } from '../platform/db/client';
 import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
 import { explainFailure } from '../platform/errors';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
@@ -114,6 +114,27 @@ async function runJob(name: string, args: string[]): Promise<number> {
   }
 }
 
+/**
+ * What `fpa:check` reads of the database, without migrating or locking anything: the employee
+ * model recorded at the first migration, and whether a newer release migrated it. A database it
+ * cannot read adds nothing (start-up says why it cannot open it).
+ */
+async function databaseFacts(loaded: LoadedSettings): Promise<Pick<CheckInput, 'recordedEmployeeModel' | 'migratedByNewerRelease'>> {
+  let db: Database | null = null;
+  try {
+    db = await openDatabase({ url: loaded.settings.DATABASE_URL, authToken: loaded.settings.DATABASE_AUTH_TOKEN });
+    const unknown = await migrationsUnknownHere(db);
+    return {
+      recordedEmployeeModel: await recordedEmployeeModel(db),
+      ...(unknown.length > 0 ? { migratedByNewerRelease: newerDatabaseMessage(unknown) } : {}),
+    };
+  } catch {
+    return {};
+  } finally {
+    await db?.close();
+  }
+}
+
 const commands: Record<string, Command> = {
   async check(args) {
     const { values } = parseArgs({ args, options: { print: { type: 'boolean' }, codes: { type: 'boolean' } }, strict: true });
@@ -122,20 +143,9 @@ const commands: Record<string, Command> = {
       return 0;
     }
     const loaded = loadSettings();
-    let recorded: string | null = null;
-    const preIssues = checkConfiguration({ loaded });
-    if (!preIssues.some((i) => i.code === 'fpa.E012')) {
-      // Read the recorded employee model without migrating or locking anything.
-      try {
-        const db = await openDatabase({ url: loaded.settings.DATABASE_URL, authToken: loaded.settings.DATABASE_AUTH_TOKEN });
-        recorded = await recordedEmployeeModel(db);
-        await db.close();
-      } catch {
-        recorded = null;
-      }
-    }
+    const database = checkConfiguration({ loaded }).some((i) => i.code === 'fpa.E012') ? {} : await databaseFacts(loaded);
     // The standalone server always uses the built-in employee directory.
-    const issues = checkConfiguration({ loaded, recordedEmployeeModel: recorded, employeeLookupFields: BUILTIN_LOOKUP_FIELDS });
+    const issues = checkConfiguration({ loaded, ...database, employeeLookupFields: BUILTIN_LOOKUP_FIELDS });
     if (values.print) console.log(JSON.stringify(describeSettings(loaded.settings), null, 2));
     console.log(formatIssues(issues));
     const errors = issues.filter((i) => i.severity === 'error').length;

@@ -3,11 +3,13 @@
  * start` stopped by a signal to the npm process (what a service manager or a shell's `kill`
  * sends), which must reach the server and free the port and the database for the next start;
  * the settings a start must refuse rather than serve with (a terminal allow-list with a typo); and
- * a database that cannot be opened, said in words (which database, why) by the server and scripts.
+ * a database that cannot be opened, said in words (which database, why) by the server and scripts;
+ * and a database a newer release migrated, which this one must not serve.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { migrateDatabase, migrationsUnknownHere, openDatabase } from '../../src/platform/db/client';
 import { readLock } from '../../src/platform/db/lock';
 import { runCli } from '../support/cli';
 import { ChildServer, ROOT, runBun, serverEnv } from '../support/crash-server';
@@ -138,4 +140,30 @@ describe('a database that cannot be opened', () => {
     },
     60_000,
   );
+});
+
+describe('a database migrated by a newer release', () => {
+  test('start, fpa:migrate and fpa:check refuse it, saying to start that release or restore the backup', async () => {
+    const dir = join(work.dir, 'newer');
+    const file = join(dir, 'fpa.db');
+    const db = await openDatabase({ url: `file:${file}` });
+    await migrateDatabase(db);
+    // What the next release's migration leaves behind: a row this release has no file for.
+    const later = Date.UTC(2031, 0, 15);
+    await db.client.execute({ sql: 'INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)', args: ['f'.repeat(64), later] });
+    // A migration of this release whose file was edited since (another hash, the same time) is not a newer one.
+    await db.client.execute("UPDATE __drizzle_migrations SET hash = 'edited' WHERE id = (SELECT min(id) FROM __drizzle_migrations)");
+    expect(await migrationsUnknownHere(db)).toEqual([{ hash: 'f'.repeat(64), createdAt: later }]);
+    await db.close();
+
+    const said =
+      'this database was migrated by a newer release (1 migration this release does not have, the newest made 2031-01-15): start that release, or restore the backup taken before upgrading';
+    const start = await runBun(['src/server.ts'], serverEnv(dir, { PORT: String(freePort()) }));
+    expect({ code: start.code, err: start.err }).toEqual({ code: 1, err: `fpa: refusing to start: ${said}` });
+    const migrate = await runCli(['migrate'], file);
+    expect({ code: migrate.code, err: migrate.err }).toEqual({ code: 1, err: `fpa:migrate failed: ${said}` });
+    const check = await runCli(['check'], file);
+    expect(check.code).toBe(1);
+    expect(check.out).toContain(`fpa.E023 [error] T${said.slice(1)}.`);
+  }, 60_000);
 });

@@ -40,6 +40,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E020': { severity: 'error', meaning: 'REPORT_FONT or REPORT_FONT_BOLD is not a readable TrueType or OpenType font file' },
   'fpa.E021': { severity: 'error', meaning: 'HOST is not an IP address or a host name' },
   'fpa.E022': { severity: 'error', meaning: 'ADMS_ALLOWED_IPS holds an entry that is not an IP address or a network in CIDR form' },
+  'fpa.E023': { severity: 'error', meaning: 'the database was migrated by a newer release: it holds migrations this release does not have' },
   'fpa.E030': { severity: 'error', meaning: 'CONSOLE_OIDC_ISSUER is not an http(s) URL, or only one of it and CONSOLE_OIDC_CLIENT_ID is set' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
@@ -70,6 +71,8 @@ export interface CheckInput {
   hostEmployeeModel?: string;
   /** Fields the directory in use can look employees up by (the built-in one: `id`); unknown when absent. */
   employeeLookupFields?: readonly string[];
+  /** What the database says when a newer release migrated it (db/client.ts newerDatabaseMessage); absent when not. */
+  migratedByNewerRelease?: string;
 }
 
 /** The built-in directory's model name (the `fpa_employees` table). */
@@ -93,6 +96,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     ...biometricKindIssues(s),
     ...employeeIssues(s, input),
     ...databaseUrlIssues(s),
+    ...databaseReleaseIssues(input),
     ...limitIssues(s),
     ...jwtSecretIssues(s),
     ...webhookNetworkIssues(s),
@@ -311,6 +315,18 @@ function employeeIssues(s: Settings, input: CheckInput): ConfigIssue[] {
     );
   }
   return out;
+}
+
+/** A database this release can run on: not one a newer release has migrated. */
+function databaseReleaseIssues(input: CheckInput): ConfigIssue[] {
+  if (!input.migratedByNewerRelease) return [];
+  return [
+    issue(
+      'fpa.E023',
+      `${input.migratedByNewerRelease[0]?.toUpperCase()}${input.migratedByNewerRelease.slice(1)}.`,
+      'Migrations only go forward: run the release that migrated it, or this release on the backup of data/ taken before upgrading (README, Upgrade).',
+    ),
+  ];
 }
 
 /** A database URL of a scheme libSQL opens. */

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { type Client, createClient, type InStatement, type ResultSet, type Transaction } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { describeError, isSqliteBusy } from '../errors';
 import { yieldToOthers } from '../event-loop';
 import { BURST_QUIET_MS } from '../upload-burst';
@@ -344,8 +345,54 @@ function libsqlTransactionOf(tx: Tx): Transaction {
   return inner;
 }
 
+/**
+ * Applies this release's migrations not applied yet. A database migrated by a newer release is
+ * refused (NewerDatabaseError): drizzle would apply nothing and the server would serve tables
+ * it does not know.
+ */
 export async function migrateDatabase(db: Database): Promise<void> {
+  const unknown = await migrationsUnknownHere(db);
+  if (unknown.length > 0) throw new NewerDatabaseError(unknown);
   await migrate(db.orm, { migrationsFolder: MIGRATIONS_FOLDER });
+}
+
+/** A migration applied to the database (`__drizzle_migrations`): its file's hash and its journal time. */
+export interface AppliedMigration {
+  hash: string;
+  createdAt: number;
+}
+
+/**
+ * Migrations the database holds that this release does not have: neither their hash nor their
+ * time is one of `migrations/`. Both must be unknown: an edited migration file (a new hash, its
+ * time unchanged) is still this release's. None before the first migration.
+ */
+export async function migrationsUnknownHere(db: Database): Promise<AppliedMigration[]> {
+  const table = await db.client.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'");
+  if (table.rows.length === 0) return [];
+  const applied = await db.client.execute('SELECT hash, created_at FROM __drizzle_migrations');
+  const ours = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
+  const hashes = new Set(ours.map((m) => m.hash));
+  const times = new Set(ours.map((m) => m.folderMillis));
+  return applied.rows
+    .map((row) => ({ hash: String(row.hash), createdAt: Number(row.created_at) }))
+    .filter((m) => !hashes.has(m.hash) && !times.has(m.createdAt));
+}
+
+/** The database holds migrations of a newer release (README, Upgrade step 4: rolling back needs the backup). */
+export class NewerDatabaseError extends Error {
+  constructor(readonly unknown: readonly AppliedMigration[]) {
+    super(newerDatabaseMessage(unknown));
+    this.name = 'NewerDatabaseError';
+  }
+}
+
+/** What start, `fpa:migrate` and `fpa:check` (fpa.E023) say of a database migrated by a newer release. */
+export function newerDatabaseMessage(unknown: readonly AppliedMigration[]): string {
+  const newest = Math.max(...unknown.map((m) => m.createdAt));
+  const when = Number.isFinite(newest) && newest > 0 ? `, the newest made ${new Date(newest).toISOString().slice(0, 10)}` : '';
+  const count = unknown.length === 1 ? '1 migration' : `${unknown.length} migrations`;
+  return `this database was migrated by a newer release (${count} this release does not have${when}): start that release, or restore the backup taken before upgrading`;
 }
 
 /**
