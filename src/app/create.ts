@@ -25,6 +25,7 @@ import type { FpaEvents } from './events';
 import { jobDefinitions } from './jobs';
 import { buildModules, type Modules } from './modules';
 import { buildPlugin } from './plugin';
+import { checkKeyRing } from './sealed-data';
 import { buildService, type Service } from './service';
 
 export interface CreateOptions {
@@ -83,11 +84,14 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
     if (options.migrate !== false) await migrateDatabase(db);
     const directory = options.employees ?? new BuiltinEmployeeDirectory(db);
     const recorded = await recordEmployeeModel(db, effectiveEmployeeModel(settings, options.employees?.model));
-    const issues = checkConfiguration({ loaded, recordedEmployeeModel: recorded, ...hostChoices(options) });
+    const keyRing = await TemplateKeyRing.fromKeys(settings.TEMPLATE_ENCRYPTION_KEYS);
+    // A key ring that opens none of the data at rest is refused before anything is sealed with it.
+    const sealedData = await checkKeyRing(db, keyRing);
+    const issues = checkConfiguration({ loaded, recordedEmployeeModel: recorded, sealedData, ...hostChoices(options) });
     refuseErrors(issues);
     for (const w of issues) log.warn(w.message, { code: w.code, hint: w.hint });
 
-    const runtime = await runtimeOf(settings, db, log, options);
+    const runtime = runtimeOf(settings, db, log, keyRing, options);
     const assembled = await assemble(runtime, directory, lock, options);
     await startServing(assembled.modules, settings, options);
     return instance({ ...assembled, runtime, issues, lock, ownsDb });
@@ -123,11 +127,11 @@ function openOwnDatabase(settings: Readonly<Settings>, log: Logger): Promise<Dat
 }
 
 /** The whole runtime, held here; each module is given its own part of it (app/modules.ts). */
-async function runtimeOf(settings: Readonly<Settings>, db: Database, log: Logger, options: CreateOptions): Promise<Runtime> {
+function runtimeOf(settings: Readonly<Settings>, db: Database, log: Logger, keyRing: TemplateKeyRing, options: CreateOptions): Runtime {
   return {
     settings,
     db,
-    keyRing: await TemplateKeyRing.fromKeys(settings.TEMPLATE_ENCRYPTION_KEYS),
+    keyRing,
     digestSecrets: (purpose) => new DigestSecrets(settings.TEMPLATE_ENCRYPTION_KEYS, purpose),
     clock: options.clock ?? systemClock,
     log,

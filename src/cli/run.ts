@@ -8,13 +8,16 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { createFingerprintAttendance } from '../app/create';
+import { checkKeyRing, describeSamples, sampleSealedData } from '../app/sealed-data';
 import { BUILTIN_LOOKUP_FIELDS, recordedEmployeeModel } from '../modules/employees';
 import { CHECK_CODES, type CheckInput, checkConfiguration, formatIssues } from '../platform/config/check';
-import { describeSettings, type LoadedSettings, loadSettings } from '../platform/config/settings';
+import { describeSettings, loadSettings, type Settings } from '../platform/config/settings';
+import type { SealedSample } from '../platform/crypto/sealed-sample';
 import { randomToken } from '../platform/crypto/secrets';
-import { generateEncryptionKey } from '../platform/crypto/template-cipher';
+import { generateEncryptionKey, TemplateKeyRing } from '../platform/crypto/template-cipher';
 import { type Database, databaseFilePath, migrateDatabase, migrationsUnknownHere, newerDatabaseMessage, openDatabase } from '../platform/db/client';
 import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
+import { redactDatabaseUrl } from '../platform/db/unavailable';
 import { explainFailure } from '../platform/errors';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
 import { silentLogger } from '../platform/log';
@@ -116,22 +119,40 @@ async function runJob(name: string, args: string[]): Promise<number> {
 
 /**
  * What `fpa:check` reads of the database, without migrating or locking anything: the employee
- * model recorded at the first migration, and whether a newer release migrated it. A database it
- * cannot read adds nothing (start-up says why it cannot open it).
+ * model recorded at the first migration, whether a newer release migrated it, and whether the
+ * key ring (when its keys are well formed) opens the sealed data. A database it cannot read adds
+ * nothing (start-up says why it cannot open it).
  */
-async function databaseFacts(loaded: LoadedSettings): Promise<Pick<CheckInput, 'recordedEmployeeModel' | 'migratedByNewerRelease'>> {
+async function databaseFacts(settings: Settings): Promise<Pick<CheckInput, 'recordedEmployeeModel' | 'migratedByNewerRelease' | 'sealedData'>> {
   let db: Database | null = null;
   try {
-    db = await openDatabase({ url: loaded.settings.DATABASE_URL, authToken: loaded.settings.DATABASE_AUTH_TOKEN });
+    db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN });
     const unknown = await migrationsUnknownHere(db);
+    const ring = await TemplateKeyRing.fromKeys(settings.TEMPLATE_ENCRYPTION_KEYS).catch(() => null);
     return {
       recordedEmployeeModel: await recordedEmployeeModel(db),
       ...(unknown.length > 0 ? { migratedByNewerRelease: newerDatabaseMessage(unknown) } : {}),
+      ...(ring ? { sealedData: await checkKeyRing(db, ring) } : {}),
     };
   } catch {
     return {};
   } finally {
     await db?.close();
+  }
+}
+
+/**
+ * The sealed data a database already holds, read without creating it: a `file:` database that
+ * does not exist yet holds none. `fpa:init` writes no new key beside data it could not open.
+ */
+async function sealedDataIn(settings: Settings): Promise<SealedSample[]> {
+  const file = databaseFilePath(settings.DATABASE_URL);
+  if (file && !existsSync(file)) return [];
+  const db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN });
+  try {
+    return await sampleSealedData(db);
+  } finally {
+    await db.close();
   }
 }
 
@@ -143,7 +164,7 @@ const commands: Record<string, Command> = {
       return 0;
     }
     const loaded = loadSettings();
-    const database = checkConfiguration({ loaded }).some((i) => i.code === 'fpa.E012') ? {} : await databaseFacts(loaded);
+    const database = checkConfiguration({ loaded }).some((i) => i.code === 'fpa.E012') ? {} : await databaseFacts(loaded.settings);
     // The standalone server always uses the built-in employee directory.
     const issues = checkConfiguration({ loaded, ...database, employeeLookupFields: BUILTIN_LOOKUP_FIELDS });
     if (values.print) console.log(JSON.stringify(describeSettings(loaded.settings), null, 2));
@@ -201,13 +222,26 @@ const commands: Record<string, Command> = {
     return 0;
   },
 
-  /** Writes a `.env` with a fresh encryption key and admin secret if there is none (quick start). */
+  /**
+   * Writes a `.env` with a fresh encryption key and admin secret if there is none (quick start),
+   * but never beside a database holding data sealed under another key: a new key opens none of
+   * it, and the server would seal new data under it (two keys needed from then on).
+   */
   async init(args) {
     const { values } = parseArgs({ args, options: { 'if-missing': { type: 'boolean' } }, strict: true });
     const { settings } = loadSettings();
     if (existsSync('.env') || (values['if-missing'] && settings.TEMPLATE_ENCRYPTION_KEYS.length > 0)) {
       if (!values['if-missing']) console.log('fpa:init: .env exists; nothing written');
       return 0;
+    }
+    const sealed = await sealedDataIn(settings);
+    if (sealed.length > 0) {
+      const { kinds, keyIds } = describeSamples(sealed);
+      console.error(
+        `fpa:init: the database ${redactDatabaseUrl(settings.DATABASE_URL)} already holds data sealed under a template key (${kinds.join(', ')}; key id ${keyIds.join(', ') || 'unreadable'}), and there is no .env: a new key would open none of it, so none was written.\n` +
+          '  Bring the .env (or FPA_TEMPLATE_ENCRYPTION_KEYS) this database was used with, its key reading `fpa1:<id>:…` with an id named here, then start again.',
+      );
+      return 1;
     }
     const lines = [
       '# Written by `npm run fpa:init` for a local quick start. Keep it secret; back up the key:',

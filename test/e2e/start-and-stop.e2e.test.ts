@@ -4,16 +4,19 @@
  * sends), which must reach the server and free the port and the database for the next start;
  * the settings a start must refuse rather than serve with (a terminal allow-list with a typo); and
  * a database that cannot be opened, said in words (which database, why) by the server and scripts;
- * and a database a newer release migrated, which this one must not serve.
+ * a database a newer release migrated, which this one must not serve; and a key ring that opens
+ * none of the data at rest (a release cloned anew beside a copied data/, a wrong key).
  */
-import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { generateEncryptionKey, parseEncryptionKey } from '../../src/platform/crypto/template-cipher';
 import { migrateDatabase, migrationsUnknownHere, openDatabase } from '../../src/platform/db/client';
-import { readLock } from '../../src/platform/db/lock';
+import { liveLockHolder, readLock } from '../../src/platform/db/lock';
+import { newEnrollee, templateBytes } from '../support/agents';
 import { runCli } from '../support/cli';
 import { ChildServer, ROOT, runBun, serverEnv } from '../support/crash-server';
-import { freePort, tempDir } from '../support/harness';
+import { freePort, startTestServer, TEST_KEY, tempDir } from '../support/harness';
 
 const work = tempDir('fpa-start-stop-');
 const leftovers: number[] = [];
@@ -166,4 +169,76 @@ describe('a database migrated by a newer release', () => {
     expect(check.code).toBe(1);
     expect(check.out).toContain(`fpa.E023 [error] T${said.slice(1)}.`);
   }, 60_000);
+});
+
+describe('a key ring that opens none of the data at rest', () => {
+  /** An installation's data/: a template, a webhook signing secret and the proofs' signing key, sealed under TEST_KEY. */
+  const old = join(work.dir, 'old-installation');
+  const release = join(work.dir, 'new-clone');
+  const copied = join(release, 'data', 'fpa.db');
+
+  beforeAll(async () => {
+    const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }, { dir: old });
+    const person = await newEnrollee(server);
+    await server.fpa.service.storeTemplate(person.id, 1, templateBytes(7), { algorithmVersion: '10', by: 'test' });
+    expect((await server.admin.post('/webhooks/', { url: 'http://127.0.0.1:9/hook' })).status).toBe(201);
+    expect((await fetch(`${server.url}/.well-known/fpa-proof-key.json`)).status).toBe(200);
+    await server.close();
+    // A release cloned into a new directory (what it needs to run, linked), its data/ copied in, not its .env.
+    mkdirSync(join(release, 'data'), { recursive: true });
+    for (const name of ['package.json', 'src', 'migrations', 'node_modules']) symlinkSync(join(ROOT, name), join(release, name));
+    for (const name of readdirSync(old).filter((n) => /^fpa\.db(-wal)?$/.test(n))) copyFileSync(join(old, name), join(release, 'data', name));
+  }, 60_000);
+
+  test('npm start there: fpa:init --if-missing writes no new key beside sealed data, says what to bring, and nothing starts', async () => {
+    const port = freePort();
+    const npm = Bun.spawn(['npm', 'start'], {
+      cwd: release,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? work.dir, PORT: String(port), npm_config_update_notifier: 'false' },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    // Had a server started after all (with a new key), it is stopped, so its output ends.
+    const timer = setTimeout(async () => {
+      const holder = await liveLockHolder(copied);
+      if (holder) process.kill(holder.pid, 'SIGKILL');
+      npm.kill('SIGKILL');
+    }, 30_000);
+    const [err, code] = await Promise.all([new Response(npm.stderr).text(), npm.exited]);
+    clearTimeout(timer);
+    expect(code).not.toBe(0);
+    const id = parseEncryptionKey(TEST_KEY).id;
+    expect(err).toContain(
+      `fpa:init: the database file:./data/fpa.db already holds data sealed under a template key (template, webhook signing secret, deletion proof signing key; key id ${id}), and there is no .env: a new key would open none of it, so none was written.`,
+    );
+    expect(err).toContain('Bring the .env (or FPA_TEMPLATE_ENCRYPTION_KEYS) this database was used with');
+    expect(existsSync(join(release, '.env'))).toBe(false);
+    expect(
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => 'served',
+        () => 'nothing listens',
+      ),
+    ).toBe('nothing listens');
+  }, 90_000);
+
+  test('a valid key that is not the database’s: start refuses with fpa.E024, fpa:check too; with the right key, or a ring holding it, both pass', async () => {
+    const wrong = generateEncryptionKey();
+    const start = await runBun(['src/server.ts'], serverEnv(dirname(copied), { PORT: String(freePort()), FPA_TEMPLATE_ENCRYPTION_KEYS: wrong }));
+    expect(start.code).toBe(1);
+    expect(start.err).toContain(
+      `fpa.E024 [error] TEMPLATE_ENCRYPTION_KEYS (key id ${parseEncryptionKey(wrong).id}) opens none of the 3 sealed values sampled from the database (template, webhook signing secret, deletion proof signing key), sealed under key id ${parseEncryptionKey(TEST_KEY).id}`,
+    );
+    expect(start.out).not.toContain('listening');
+    const check = await runCli(['check'], copied, { FPA_TEMPLATE_ENCRYPTION_KEYS: wrong });
+    expect({ code: check.code, e024: check.out.includes('fpa.E024 [error]') }).toEqual({ code: 1, e024: true });
+    // Nothing was sealed under the wrong key meanwhile: the right key alone still opens everything.
+    for (const keys of [TEST_KEY, `${wrong},${TEST_KEY}`]) {
+      const ok = await runCli(['check'], copied, { FPA_TEMPLATE_ENCRYPTION_KEYS: keys });
+      expect({ keys, code: ok.code, e024: ok.out.includes('fpa.E024') }).toEqual({ keys, code: 0, e024: false });
+    }
+    const right = new ChildServer(dirname(copied), serverEnv(dirname(copied)));
+    await right.start();
+    expect(await right.stop()).toBe(0);
+  }, 120_000);
 });

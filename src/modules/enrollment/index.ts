@@ -18,6 +18,7 @@ export { rotateTemplateKeys } from './rotate-keys';
 export { rotateStagedKeys } from './rotate-staged';
 export { enrollmentRoutes } from './routes';
 export { ENROLLMENT_SETTINGS } from './runtime';
+export { sealedTemplateSamples } from './sealed-samples';
 export type { SessionView } from './sessions';
 export type { TemplateStore } from './template-store';
 export { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from './unreachable';

@@ -5,3 +5,4 @@ export * as proofReactions from './reactions';
 export { deletionProofRoutes, proofKeyRoutes } from './routes';
 export { PROOF_SETTINGS } from './runtime';
 export { DeletionProofs } from './service';
+export { sealedProofKeySamples } from './signing-keys';

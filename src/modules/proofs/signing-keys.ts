@@ -7,6 +7,8 @@
  */
 import { desc, eq, isNull } from 'drizzle-orm';
 import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { type SealedSample, sealedSample } from '../../platform/crypto/sealed-sample';
+import type { Database } from '../../platform/db/client';
 import type { ProofRuntime } from './runtime';
 import { proofKeys } from './tables';
 
@@ -114,4 +116,16 @@ export class ProofKeys {
 
 function envelopeOf(stored: string): Uint8Array {
   return new Uint8Array(stored.startsWith(SEALED_PREFIX) ? Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64url') : []);
+}
+
+/** The newest `limit` signing keys' sealed private halves, for the key ring check (platform/crypto/sealed-sample.ts). */
+export async function sealedProofKeySamples(db: Database, limit: number): Promise<SealedSample[]> {
+  const rows = await db.orm
+    .select({ kid: proofKeys.kid, privateSealed: proofKeys.privateSealed })
+    .from(proofKeys)
+    .orderBy(desc(proofKeys.createdAt))
+    .limit(limit);
+  return rows.map((row) =>
+    sealedSample('deletion proof signing key', envelopeOf(row.privateSealed), (ring, envelope) => ring.decryptSecret(envelope, aadOf(row.kid))),
+  );
 }

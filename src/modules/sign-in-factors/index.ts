@@ -17,6 +17,6 @@ export { SingleSignOn } from './oidc';
 export type { FactorUser, FactorUserDirectory, SignInThrottle } from './ports';
 export { factorRoutes } from './routes';
 export { FACTOR_SETTINGS } from './runtime';
-export { rotateTotpSecrets } from './sealing';
+export { rotateTotpSecrets, sealedTotpSamples } from './sealing';
 export { FactorSignIn } from './second-step';
 export { SecondFactors } from './service';

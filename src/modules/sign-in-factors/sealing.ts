@@ -3,8 +3,10 @@
  * id in the envelope, AAD `fpa-secret-v1|totp_secret|<user id>`, so a sealed secret copied to
  * another user's row does not open). The column holds `sealed1:<base64url envelope>`.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
+import { type SealedSample, sealedSample } from '../../platform/crypto/sealed-sample';
 import type { TemplateKeyRing } from '../../platform/crypto/template-cipher';
+import type { Database } from '../../platform/db/client';
 import type { FactorRuntime } from './runtime';
 import { userTotp } from './tables';
 
@@ -22,7 +24,7 @@ export async function sealTotpSecret(ring: TemplateKeyRing, userId: string, secr
 
 /** The base32 secret; throws TemplateDecryptError when no key of the ring opens it. */
 export async function openTotpSecret(ring: TemplateKeyRing, userId: string, stored: string): Promise<string> {
-  const envelope = new Uint8Array(stored.startsWith(SEALED_PREFIX) ? Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64url') : []);
+  const envelope = envelopeOf(stored);
   const plain = await ring.decryptSecret(envelope, aadOf(userId));
   try {
     return new TextDecoder().decode(plain);
@@ -55,4 +57,14 @@ export async function rotateTotpSecrets(ctx: FactorRuntime): Promise<{ totp_secr
     return count;
   });
   return { totp_secrets: done };
+}
+
+function envelopeOf(stored: string): Uint8Array {
+  return new Uint8Array(stored.startsWith(SEALED_PREFIX) ? Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64url') : []);
+}
+
+/** The newest `limit` TOTP secrets, for the key ring check (platform/crypto/sealed-sample.ts). */
+export async function sealedTotpSamples(db: Database, limit: number): Promise<SealedSample[]> {
+  const rows = await db.orm.select({ userId: userTotp.userId, secret: userTotp.secret }).from(userTotp).orderBy(desc(userTotp.createdAt)).limit(limit);
+  return rows.map((row) => sealedSample('TOTP secret', envelopeOf(row.secret), (ring, envelope) => ring.decryptSecret(envelope, aadOf(row.userId))));
 }

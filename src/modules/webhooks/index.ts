@@ -4,5 +4,5 @@ export { webhookJobs } from './jobs';
 export { Webhooks } from './module';
 export { webhookRoutes } from './routes';
 export { WEBHOOK_SETTINGS } from './runtime';
-export { rotateWebhookSecrets } from './secrets';
+export { rotateWebhookSecrets, sealedWebhookSecretSamples } from './secrets';
 export type { WebhookEndpointView } from './views';

@@ -9,9 +9,10 @@
  * the clear value it was read with), and until then the dispatcher accepts a clear value as it
  * is. `fpa:rotate-keys` re-seals every secret under the first key (`rotateWebhookSecrets`).
  */
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq, like } from 'drizzle-orm';
+import { type SealedSample, sealedSample } from '../../platform/crypto/sealed-sample';
 import type { TemplateKeyRing } from '../../platform/crypto/template-cipher';
-import type { WriteContext } from '../../platform/db/client';
+import type { Database, WriteContext } from '../../platform/db/client';
 import type { WebhookRuntime } from './runtime';
 import { webhookEndpoints } from './tables';
 
@@ -167,4 +168,15 @@ export async function sealClearWebhookSecrets(ctx: WebhookRuntime): Promise<numb
 export async function rotateWebhookSecrets(ctx: WebhookRuntime): Promise<{ webhook_secrets: number }> {
   const { sealed } = await reseal(ctx, (stored) => needsSealing(ctx.keyRing, stored));
   return { webhook_secrets: sealed };
+}
+
+/** The newest `limit` sealed secrets, for the key ring check (platform/crypto/sealed-sample.ts); clear ones are not sealed. */
+export async function sealedWebhookSecretSamples(db: Database, limit: number): Promise<SealedSample[]> {
+  const rows = await db.orm
+    .select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret })
+    .from(webhookEndpoints)
+    .where(like(webhookEndpoints.secret, `${SEALED_PREFIX}%`))
+    .orderBy(desc(webhookEndpoints.createdAt))
+    .limit(limit);
+  return rows.map((row) => sealedSample('webhook signing secret', envelopeOf(row.secret), (ring, envelope) => ring.decryptSecret(envelope, aadOf(row.id))));
 }

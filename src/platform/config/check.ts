@@ -41,6 +41,10 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E021': { severity: 'error', meaning: 'HOST is not an IP address or a host name' },
   'fpa.E022': { severity: 'error', meaning: 'ADMS_ALLOWED_IPS holds an entry that is not an IP address or a network in CIDR form' },
   'fpa.E023': { severity: 'error', meaning: 'the database was migrated by a newer release: it holds migrations this release does not have' },
+  'fpa.E024': {
+    severity: 'error',
+    meaning: 'TEMPLATE_ENCRYPTION_KEYS opens none of the sealed data sampled from the database: not the keys it was sealed with',
+  },
   'fpa.E030': { severity: 'error', meaning: 'CONSOLE_OIDC_ISSUER is not an http(s) URL, or only one of it and CONSOLE_OIDC_CLIENT_ID is set' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
@@ -73,6 +77,20 @@ export interface CheckInput {
   employeeLookupFields?: readonly string[];
   /** What the database says when a newer release migrated it (db/client.ts newerDatabaseMessage); absent when not. */
   migratedByNewerRelease?: string;
+  /** What the key ring made of the sealed data sampled from the database (app/sealed-data.ts); absent when not looked at. */
+  sealedData?: SealedDataCheck;
+}
+
+/** The key ring tried on a few sealed values of each kind the database holds. */
+export interface SealedDataCheck {
+  /** Values tried, and how many of them a key of the ring opened. */
+  sampled: number;
+  opened: number;
+  /** What was tried (`template`, `webhook signing secret`…) and the key ids their envelopes name. */
+  kinds: readonly string[];
+  keyIds: readonly string[];
+  /** The ids of the ring's keys. */
+  ringKeyIds: readonly string[];
 }
 
 /** The built-in directory's model name (the `fpa_employees` table). */
@@ -89,6 +107,7 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
   return [
     ...settingProblems(input.loaded),
     ...encryptionKeyIssues(s),
+    ...keyRingIssues(input.sealedData),
     ...admsPrefixIssues(s),
     ...fingerIssues(s),
     ...knownValueIssues(s),
@@ -152,6 +171,26 @@ function encryptionKeyIssues(s: Settings): ConfigIssue[] {
     });
   }
   return out;
+}
+
+/**
+ * The key ring against the data at rest. A valid key that is not the database's (a new one from
+ * `fpa:init` beside a copied data/, a .env from another installation) let the server start and
+ * serve: templates then failed to send, webhook secrets to open, and new data was sealed under
+ * the new key, so two keys were needed from then on. Sealed data none of whose samples opens
+ * refuses the start; some opening is enough (a rotation under way, a value sealed under a key
+ * since dropped: the jobs report those one by one).
+ */
+function keyRingIssues(sealed: SealedDataCheck | undefined): ConfigIssue[] {
+  if (!sealed || sealed.sampled === 0 || sealed.opened > 0) return [];
+  const ids = (list: readonly string[]) => (list.length === 0 ? 'none readable' : list.join(', '));
+  return [
+    issue(
+      'fpa.E024',
+      `TEMPLATE_ENCRYPTION_KEYS (key id ${ids(sealed.ringKeyIds)}) opens none of the ${sealed.sampled} sealed values sampled from the database (${sealed.kinds.join(', ')}), sealed under key id ${ids(sealed.keyIds)}: these are not the keys this database was used with.`,
+      'Bring the .env (or FPA_TEMPLATE_ENCRYPTION_KEYS) this database was used with: its key reads `fpa1:<id>:…` with an id named here. A new key opens nothing another key sealed; to change keys, list the new key first and the old one after it, run `npm run fpa:rotate-keys`, and only then drop the old one.',
+    ),
+  ];
 }
 
 /** The terminals' URL prefix. */

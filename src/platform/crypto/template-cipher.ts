@@ -193,6 +193,15 @@ function parseEnvelope(envelope: Uint8Array): ParsedEnvelope {
   };
 }
 
+/** The key id an envelope names (no key needed: it is stored in clear), or null when malformed. */
+export function envelopeKeyId(envelope: Uint8Array): string | null {
+  try {
+    return parseEnvelope(envelope).keyId;
+  } catch {
+    return null;
+  }
+}
+
 export class TemplateKeyRing {
   readonly primaryKeyId: string;
   /** Ids of all keys able to decrypt, primary first. */
