@@ -188,6 +188,17 @@ describe('the README stays true', () => {
     expect(readme).not.toMatch(/(^|[\s`(])bun\s+run\s/m);
   });
 
+  test('what it says about storing webhook signing secrets is what the code does: sealed under the key ring, never clear', async () => {
+    const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
+    // Each paragraph or list item that says how webhook secrets are stored (the Decisions list once said "in clear text").
+    const claims = readme.split(/\n(?=- |\n)/).filter((part) => /webhook (signing )?secrets are stored/i.test(part.replace(/\s+/g, ' ')));
+    expect(claims.length).toBeGreaterThan(0);
+    for (const claim of claims) expect({ claim, clear: /clear text|stored in clear/i.test(claim.replace(/\s+/g, ' ')) }).toEqual({ claim, clear: false });
+    const { sealWebhookSecret } = await import('../../src/modules/webhooks/secrets');
+    const { TemplateKeyRing } = await import('../../src/platform/crypto/template-cipher');
+    expect(await sealWebhookSecret(await TemplateKeyRing.fromKeys([key]), 'endpoint-1', 'whsec_abc')).toStartWith('sealed1:');
+  });
+
   test('its code fences pair up: none is left open to swallow the headings after it', async () => {
     const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
     let open: { line: number; info: string } | null = null;
