@@ -258,6 +258,8 @@ const commands: Record<string, Command> = {
   /** Prints an administrator JWT signed with ADMIN_JWT_SECRET (for trying the API). */
   async 'admin-token'(args) {
     const { values } = parseArgs({ args, options: { sub: { type: 'string' }, ttl: { type: 'string' } }, strict: true });
+    // The server refuses a token without a subject (401 "the token has no subject"): never print one.
+    if (values.sub !== undefined && values.sub.trim() === '') throw new UsageError('--sub is empty: give the name the token acts as (default: operator)');
     const { settings } = loadSettings();
     if (!settings.ADMIN_JWT_SECRET) {
       console.error('fpa:admin-token: FPA_ADMIN_JWT_SECRET is not set');
@@ -266,7 +268,7 @@ const commands: Record<string, Command> = {
     let jwt = withLifetime(
       new SignJWT({ scope: settings.ADMIN_SCOPE })
         .setProtectedHeader({ alg: 'HS256' })
-        .setSubject(typeof values.sub === 'string' ? values.sub : 'operator')
+        .setSubject(values.sub?.trim() ?? 'operator')
         .setIssuedAt(),
       values.ttl,
     );

@@ -112,6 +112,12 @@ describe('the configuration check', () => {
     expect(ttl.code).toBe(2);
     expect(ttl.err).toContain('--ttl "banana" is not a lifetime');
     expect((await cli(['admin-token', '--ttl', '2h'])).code).toBe(0);
+    // A token without a subject is one the server refuses (401 "the token has no subject").
+    for (const sub of ['', '  ']) {
+      const empty = await cli(['admin-token', '--sub', sub]);
+      expect({ sub, code: empty.code, out: empty.out }).toEqual({ sub, code: 2, out: '' });
+      expect(empty.err).toContain('--sub is empty');
+    }
     const date = await cli(['generate-absences', '--date', '2026-13-01']);
     expect(date.code).toBe(2);
     expect(date.err).toContain('--date "2026-13-01" is not a date (YYYY-MM-DD)');
