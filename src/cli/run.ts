@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { createFingerprintAttendance } from '../app/create';
 import { checkKeyRing, describeSamples, sampleSealedData } from '../app/sealed-data';
+import { ABSENCE_PARAMS } from '../modules/attendance';
 import { BUILTIN_LOOKUP_FIELDS, recordedEmployeeModel } from '../modules/employees';
 import { CHECK_CODES, type CheckInput, checkConfiguration, formatIssues } from '../platform/config/check';
 import { describeSettings, loadSettings, type Settings } from '../platform/config/settings';
@@ -18,7 +19,7 @@ import { generateEncryptionKey, TemplateKeyRing } from '../platform/crypto/templ
 import { type Database, databaseFilePath, migrateDatabase, migrationsUnknownHere, newerDatabaseMessage, openDatabase } from '../platform/db/client';
 import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
 import { redactDatabaseUrl } from '../platform/db/unavailable';
-import { explainFailure } from '../platform/errors';
+import { explainFailure, FpaError } from '../platform/errors';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
 import { silentLogger } from '../platform/log';
 import { isCalendarDate } from '../platform/time/dates';
@@ -86,23 +87,32 @@ export async function callRunningServer<T extends object = Record<string, unknow
   return { status: response.status, json: (await response.json().catch(() => ({}))) as T & ErrorBody, apiUrl: server.apiUrl };
 }
 
-async function runJob(name: string, args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { date: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
-    allowPositionals: false,
-    strict: true,
-  });
+/** The options of the job scripts that take any (their job's parameters); the others take none. */
+const JOB_OPTIONS: Record<string, readonly string[]> = { 'generate-absences': ABSENCE_PARAMS };
+
+/** A job script's options as its job's parameters: each a date, and one date or a range, never both. */
+function jobParams(name: string, args: string[]): Record<string, string> {
+  const accepted = JOB_OPTIONS[name] ?? [];
+  const options = Object.fromEntries(accepted.map((key) => [key, { type: 'string' as const }]));
+  const { values } = parseArgs({ args, options, allowPositionals: false, strict: true });
   const params: Record<string, string> = {};
-  // generate-absences takes one date or a range of dates.
-  for (const key of ['date', 'from', 'to'] as const) {
-    const value = values[key];
+  for (const [key, value] of Object.entries(values)) {
     if (typeof value !== 'string') continue;
     if (!isCalendarDate(value)) throw new UsageError(`--${key} "${value}" is not a date (YYYY-MM-DD)`);
     params[key] = value;
   }
+  if (params.date !== undefined && (params.from !== undefined || params.to !== undefined)) {
+    throw new UsageError(`--date ${params.date} and --from/--to exclude each other: give one date, or a range`);
+  }
+  return params;
+}
+
+async function runJob(name: string, args: string[]): Promise<number> {
+  const params = jobParams(name, args);
   const handed = await callRunningServer(`jobs/${name}/run/`, { params });
   if (handed) {
+    // Parameters the job cannot run with (a date not over yet): refused before it ran, as here.
+    if (handed.status === 400) throw new UsageError(refusal(handed));
     const summary = String(handed.json.summary ?? JSON.stringify(handed.json));
     console.log(`${summary} (run by the running server)`);
     return handed.status === 200 && handed.json.status === 'succeeded' ? 0 : 1;
@@ -112,6 +122,9 @@ async function runJob(name: string, args: string[]): Promise<number> {
     const outcome = await fpa.jobs.run(name, { wait: true, trigger: 'script', params });
     console.log(outcome.summary);
     return outcome.status === 'succeeded' ? 0 : 1;
+  } catch (error) {
+    if (error instanceof FpaError && error.code === 'validation_error') throw new UsageError(error.message);
+    throw error;
   } finally {
     await fpa.close();
   }

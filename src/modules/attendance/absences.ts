@@ -33,6 +33,10 @@ export type AbsenceResult = {
   unchanged: number;
 };
 
+/** The job's parameters (`params` of `POST jobs/generate-absences/run/`, the options of `fpa:generate-absences`). */
+export const ABSENCE_PARAMS = ['date', 'from', 'to'] as const;
+export type AbsenceParams = Partial<Record<(typeof ABSENCE_PARAMS)[number], string>>;
+
 /** Enrollees written per transaction, so the writer is never held long. */
 const ABSENCE_CHUNK = 500;
 const MAX_DAYS = 366;
@@ -45,16 +49,32 @@ export class Absences {
     private readonly enrollees: EnrolleeService,
   ) {}
 
-  async generate(params: { date?: string; from?: string; to?: string } = {}): Promise<AbsenceResult> {
-    // Days with punches first, so an absence is never written over a day not yet computed.
-    await this.attendance.follower.catchUp();
+  /**
+   * The dates a run covers, or a validation_error naming the value that cannot be: a date that is
+   * none, `date` with `from`/`to` (one date or a range), a range backwards or over MAX_DAYS, a day
+   * not over yet. The job checks it before it runs (runner.ts), so a typo is refused, not a failed run.
+   */
+  range(params: AbsenceParams = {}): { from: string; to: string } {
     const today = this.attendance.today();
     const given = (v: string | undefined) => v !== undefined && v !== '';
+    if (given(params.date) && (given(params.from) || given(params.to))) {
+      throw new FpaError('validation_error', 'date and from/to exclude each other: give one date, or a range', { ...params });
+    }
     const single = given(params.date) ? requireDate(params.date!, 'date') : addDays(today, -1);
     const from = given(params.from) ? requireDate(params.from!, 'from') : single;
     const to = given(params.to) ? requireDate(params.to!, 'to') : given(params.from) ? addDays(today, -1) : single;
-    if (to < from || addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { from, to });
-    if (to > today) throw new FpaError('validation_error', 'absences cannot be generated for a future date', { date: to, today });
+    if (to < from) throw new FpaError('validation_error', `from ${from} is after to ${to}`, { from, to });
+    if (addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from ${from} to ${to} is more than ${MAX_DAYS} dates`, { from, to });
+    if (to > today) {
+      throw new FpaError('validation_error', `absences cannot be generated for a future date: ${to} is not over yet (today is ${today})`, { date: to, today });
+    }
+    return { from, to };
+  }
+
+  async generate(params: AbsenceParams = {}): Promise<AbsenceResult> {
+    // Days with punches first, so an absence is never written over a day not yet computed.
+    await this.attendance.follower.catchUp();
+    const { from, to } = this.range(params);
     const result: AbsenceResult = { from, to, absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 0 };
     // Everyone active: someone enrolled today may have days to fill before (see startsOf).
     const candidates = await this.enrollees.activeCreatedBefore(this.ctx.db.orm, Number.MAX_SAFE_INTEGER);

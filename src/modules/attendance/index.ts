@@ -1,5 +1,5 @@
 /** Attendance: days computed against the calendar's plan, absences, pay periods, payroll export and summary. */
-export { Absences } from './absences';
+export { ABSENCE_PARAMS, Absences } from './absences';
 export { TodayBoard } from './board';
 export type { AttendanceDayRow } from './day-rows';
 export type { AttendanceEvents } from './events';

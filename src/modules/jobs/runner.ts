@@ -22,6 +22,10 @@ export interface JobDefinition {
   /** Cron pattern (croner syntax, seconds optional); null for jobs only run by hand (rotate-keys). */
   schedule: string | null;
   description: string;
+  /** The parameters it takes (`params` of `POST jobs/{name}/run/`, the script's options); none when absent. */
+  params?: readonly string[];
+  /** Throws a validation_error for parameters it cannot run with; checked before the run is taken or recorded. */
+  checkParams?(params: Record<string, string>): void;
   run(params: Record<string, string>): Promise<JobResult>;
 }
 
@@ -63,6 +67,8 @@ export class JobRunner {
   async run(name: string, options: { wait?: boolean; trigger?: string; params?: Record<string, string> } = {}): Promise<JobRunOutcome> {
     const definition = this.definitions.get(name);
     if (!definition) throw new FpaError('not_found', 'no such job', { job: name, jobs: this.names() });
+    // A caller's mistake is refused here: it never becomes a failed run in the job's history.
+    refuseParams(definition, options.params ?? {});
     // The whole run (lease taken to lease released) is tracked, so stop() never lets the
     // database close under a run that still has to release its lease.
     const whole = this.runUnderLease(definition, options);
@@ -200,6 +206,17 @@ export class JobRunner {
         .where(and(eq(jobLeases.name, name), eq(jobLeases.holder, this.ctx.instanceId))),
     );
   }
+}
+
+/** Parameters the job does not take, or values it cannot run with: a validation_error naming them. */
+function refuseParams(definition: JobDefinition, params: Record<string, string>): void {
+  const accepted = definition.params ?? [];
+  const unknown = Object.keys(params).filter((key) => !accepted.includes(key));
+  if (unknown.length > 0) {
+    const takes = accepted.length > 0 ? `it takes ${accepted.join(', ')}` : 'it takes none';
+    throw new FpaError('validation_error', `${definition.name} has no parameter ${unknown.join(', ')} (${takes})`, { job: definition.name, unknown, accepted });
+  }
+  definition.checkParams?.(params);
 }
 
 function iso(ms: number | null | undefined): string | null {

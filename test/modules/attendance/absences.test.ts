@@ -104,12 +104,23 @@ describe('generate-absences', () => {
     expect(await dayOf(server, 'H', '2026-03-13')).toBeNull();
   });
 
-  test('a malformed or future date fails the run', async () => {
-    const bad = await runAbsences('2026-02-30');
-    expect(bad.status).toBe('failed');
-    expect(bad.summary).toStartWith('generate-absences failed: error=date must be a date');
-    const future = await runAbsences('2026-03-17');
-    expect(future.status).toBe('failed');
-    expect(future.result.error).toContain('future');
+  test('a malformed or future date, a backward range or a parameter the job does not take is refused (400) and never recorded as a run', async () => {
+    const last = async () =>
+      ((await server.admin.get('/jobs/')).body.results as { name: string; last_finished_at: string | null }[]).find((j) => j.name === 'generate-absences');
+    const before = await last();
+    const refused = async (name: string, params: Record<string, string>) => {
+      const res = await server.admin.post(`/jobs/${name}/run/`, { params });
+      expect({ params, status: res.status, code: res.body.error?.code }).toEqual({ params, status: 400, code: 'validation_error' });
+      return String(res.body.error.message);
+    };
+    expect(await refused('generate-absences', { date: '2026-02-30' })).toBe('date must be a date (YYYY-MM-DD)');
+    expect(await refused('generate-absences', { date: '2026-03-17' })).toStartWith(
+      'absences cannot be generated for a future date: 2026-03-17 is not over yet',
+    );
+    expect(await refused('generate-absences', { from: '2026-03-10', to: '2026-03-02' })).toBe('from 2026-03-10 is after to 2026-03-02');
+    expect(await refused('generate-absences', { date: '2026-03-02', from: '2026-03-01' })).toStartWith('date and from/to exclude each other');
+    expect(await refused('generate-absences', { day: '2026-03-02' })).toBe('generate-absences has no parameter day (it takes date, from, to)');
+    expect(await refused('purge-retention', { date: '2026-03-02' })).toBe('purge-retention has no parameter date (it takes none)');
+    expect(await last()).toEqual(before);
   });
 });

@@ -65,17 +65,44 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     expect(absences).toMatchObject({ last_status: 'succeeded', last_holder: server.fpa.service.runtime.instanceId });
   }, 30_000);
 
-  test('a failing job exits non-zero with its summary, through the server and without it; a date that is none is a usage error', async () => {
-    const handed = await cli('generate-absences', '--date', '2099-01-01');
-    expect(handed.code).toBe(1);
-    expect(handed.out).toBe('generate-absences failed: error=absences cannot be generated for a future date (run by the running server)');
+  test('a command line the job cannot run with is refused (exit 2, naming the value) before it runs, through the server and without it', async () => {
+    const jobsBefore = (await server!.admin.get('/jobs/')).body.results as { name: string; last_status: string; last_finished_at: string }[];
+    const before = jobsBefore.find((j) => j.name === 'generate-absences')!;
+    const refusals: [string[], string][] = [
+      [['generate-absences', '--date', '2099-01-01'], 'absences cannot be generated for a future date: 2099-01-01 is not over yet'],
+      [['generate-absences', '--from', '2026-11-20', '--to', '2026-11-10'], 'from 2026-11-20 is after to 2026-11-10'],
+    ];
+    for (const [args, message] of refusals) {
+      const handed = await cli(...args);
+      expect({ args, code: handed.code, out: handed.out }).toEqual({ args, code: 2, out: '' });
+      expect(handed.err).toContain(`fpa:generate-absences: the running server refused (400): ${message}`);
+    }
+    // Never recorded as a run of the job: its last run is still the last good one.
+    const after = ((await server!.admin.get('/jobs/')).body.results as typeof jobsBefore).find((j) => j.name === 'generate-absences')!;
+    expect(after).toMatchObject({ last_status: 'succeeded', last_finished_at: before.last_finished_at });
     const typo = await cli('generate-absences', '--date', '2026-02-30');
     expect(typo.code).toBe(2);
     expect(typo.err).toContain('--date "2026-02-30" is not a date (YYYY-MM-DD)');
     await server!.close();
     server = null;
-    const direct = await cli('generate-absences', '--date', '2099-01-01');
-    expect(direct.code).toBe(1);
-    expect(direct.out).toBe('generate-absences failed: error=absences cannot be generated for a future date');
-  }, 30_000);
+    for (const [args, message] of refusals) {
+      const direct = await cli(...args);
+      expect({ args, code: direct.code, out: direct.out }).toEqual({ args, code: 2, out: '' });
+      expect(direct.err).toStartWith(`fpa:generate-absences: ${message}`);
+    }
+  }, 60_000);
+
+  test('each job script takes only its own options; --date with --from/--to is refused', async () => {
+    const runs: [string[], string][] = [
+      [['purge-retention', '--date', '2020-01-01', '--to', '2021-01-01'], "Unknown option '--date'"],
+      [['check-devices', '--from', '2026-03-01'], "Unknown option '--from'"],
+      [['generate-absences', '--date', '2026-11-01', '--from', '2026-11-20', '--to', '2026-11-21'], '--date 2026-11-01 and --from/--to exclude each other'],
+      [['generate-absences', '--date', '2026-11-01', '--to', '2026-11-21'], '--date 2026-11-01 and --from/--to exclude each other'],
+    ];
+    for (const [args, message] of runs) {
+      const run = await cli(...args);
+      expect({ args, code: run.code, out: run.out }).toEqual({ args, code: 2, out: '' });
+      expect(run.err).toContain(message);
+    }
+  }, 60_000);
 });
