@@ -6,13 +6,15 @@
  * is CONSOLE_URL, or the machine's LAN address and port.
  */
 import { parseArgs } from 'node:util';
+import { Value } from '@sinclair/typebox/value';
 import { createFingerprintAttendance } from '../app/create';
 import { CONSOLE_PATH } from '../modules/console';
+import { UserCreate, type UserCreateInput } from '../modules/users';
 import { loadSettings } from '../platform/config/settings';
 import { isRole, ROLES, type Role } from '../platform/http/caller';
 import { silentLogger } from '../platform/log';
 import { consoleBaseOf } from './console-base';
-import { callRunningServer, refusal, registerCommand } from './run';
+import { callRunningServer, refusal, registerCommand, UsageError } from './run';
 
 const USAGE = `usage: npm run fpa:create-user -- --username <name> --role <${ROLES.join('|')}> [--name "Full Name"] [--email a@b] [--areas north,south]`;
 
@@ -28,6 +30,21 @@ function report(invited: Invited): void {
     `fpa:create-user: "${invited.username}" (${invited.role}) is invited. The link below sets their password; it works once, until ${invited.invite_expires_at}:`,
   );
   console.log(invited.invite_url);
+}
+
+/**
+ * The invite checked against the API's own schema before anything is asked: the running server
+ * would refuse it (400), and without one the service would take it as it is. The first value
+ * refused is named, as its option.
+ */
+function refuseInvalid(input: UserCreateInput): void {
+  const [first] = [...Value.Errors(UserCreate, input)];
+  if (!first) return;
+  const field = first.path.split('/')[1] ?? '';
+  const given = field === 'areas' ? input.areas?.join(',') : first.value;
+  // An optional value (`email`: a string or null) fails as a union: the string's own reason is the one to read.
+  const reasons = first.errors.flatMap((branch) => [...branch].map((e) => e.message)).filter((m) => m !== 'Expected null');
+  throw new UsageError(`--${field} "${String(given)}" is refused: ${reasons[0] ?? first.message}`);
 }
 
 async function createUserCommand(args: string[]): Promise<number> {
@@ -53,9 +70,12 @@ async function createUserCommand(args: string[]): Promise<number> {
       .map((a) => a.trim())
       .filter(Boolean),
   };
+  refuseInvalid(input);
   const { settings } = loadSettings();
   const handed = await callRunningServer<Invited>('users/', input);
   if (handed) {
+    // A value the API refuses is the operator's to fix, like an unknown option.
+    if (handed.status === 400) throw new UsageError(refusal(handed));
     if (handed.status !== 201) {
       console.error(`fpa:create-user: ${refusal(handed)}`);
       return 1;

@@ -64,12 +64,17 @@ async function runningServer(): Promise<{ apiUrl: string; token: string } | null
 
 /** What an answer of the API carries when it refuses (the spec's error body). */
 interface ErrorBody {
-  error?: { message?: unknown };
+  error?: { message?: unknown; details?: { errors?: unknown } };
 }
 
-/** Why the running server refused a command's request, for its one error line. */
+/** Why the running server refused a command's request, for its one error line: a 400 names each value it refused. */
 export function refusal(handed: { status: number; json: ErrorBody }): string {
-  return `the running server refused (${handed.status}): ${String(handed.json.error?.message ?? 'no reason given')}`;
+  const reason = String(handed.json.error?.message ?? 'no reason given');
+  const errors = handed.json.error?.details?.errors;
+  const each = Array.isArray(errors)
+    ? errors.map((e: { path?: unknown; message?: unknown }) => `${String(e.path ?? '')} ${String(e.message ?? 'invalid')}`.trim())
+    : [];
+  return `the running server refused (${handed.status}): ${reason}${each.length > 0 ? `: ${each.join('; ')}` : ''}`;
 }
 
 /** POSTs to the running server's API with the operator token of the lock file; `T`: the body it answers when it accepts. */

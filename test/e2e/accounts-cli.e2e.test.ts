@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { refusal } from '../../src/cli/run';
 import { completeInvite, PASSWORD, passwordSignIn, sessionClient } from '../support/accounts';
 import { runCli } from '../support/cli';
 import { startTestServer, type TestServer, tempDir } from '../support/harness';
@@ -18,6 +19,12 @@ afterAll(async () => {
   await server?.close();
   temp.cleanup();
 });
+
+/** Command lines with a value the API refuses, and what the refusal must name. */
+const BAD_VALUES: [string[], string][] = [
+  [['--username', 'x3', '--role', 'owner', '--email', 'notanemail'], `--email "notanemail" is refused: Expected string to match '^[^\\s@]+@[^\\s@]+$'`],
+  [['--username', 'bad name!', '--role', 'owner'], '--username "bad name!" is refused'],
+];
 
 const LINK = /^https:\/\/attendance\.example\.com\/console\/#\/invite\/(fpi_[A-Za-z0-9_-]{43})$/m;
 
@@ -54,7 +61,13 @@ describe('fpa:create-user', () => {
     const badRole = await runCli(['create-user', '--username', 'x', '--role', 'boss'], db, env);
     expect(badRole.code).toBe(2);
     expect(badRole.err).toContain('owner, admin, hr, manager, installer, viewer');
-  }, 30_000);
+    // Values the API's schema refuses: refused here too (the service alone would have taken them), naming the value.
+    for (const [args, named] of BAD_VALUES) {
+      const run = await runCli(['create-user', ...args], db, env);
+      expect({ args, code: run.code, out: run.out }).toEqual({ args, code: 2, out: '' });
+      expect(run.err).toContain(named);
+    }
+  }, 60_000);
 
   test('without a running server it invites the first owner; the link sets the password and signs in', async () => {
     const run = await runCli(['create-user', '--username', 'ada', '--role', 'owner', '--name', 'Ada Obi', '--email', 'ada@example.com'], db, env);
@@ -80,5 +93,18 @@ describe('fpa:create-user', () => {
     const taken = await runCli(['create-user', '--username', 'GRACE', '--role', 'viewer'], db, env);
     expect(taken.code).toBe(1);
     expect(taken.err).toContain('taken');
+    for (const [args, named] of BAD_VALUES) {
+      const run = await runCli(['create-user', ...args], db, env);
+      expect({ args, code: run.code, out: run.out }).toEqual({ args, code: 2, out: '' });
+      expect(run.err).toContain(named);
+    }
+    // What the script prints when the server refuses a body (400): each value's path and reason, not only the summary.
+    const refused = await server!.admin.post('/users/', { username: 'x3', role: 'owner', name: 'X', email: 'notanemail' });
+    expect(refused.status).toBe(400);
+    expect(refusal({ status: refused.status, json: refused.body })).toMatch(
+      /^the running server refused \(400\): the request does not match the expected shape: \/email Expected union value/,
+    );
+    const users = await server!.admin.get('/users/?limit=100');
+    expect(users.body.results.map((u: { username: string }) => u.username).sort()).toEqual(['ada', 'grace']);
   }, 30_000);
 });

@@ -1,6 +1,7 @@
 /** People who sign in: accounts, invites and resets, password sign-in, API keys. */
 export { ApiKeys } from './api-keys';
 export type { ApiKeyView, InviteInfoView, MeView, UserCreateInput, UserView } from './model';
+export { UserCreate } from './model';
 export { apiKeyRoutes, userRoutes } from './routes';
 export { USER_SETTINGS } from './runtime';
 export { UsersService } from './service';
