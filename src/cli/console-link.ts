@@ -51,4 +51,8 @@ async function consoleLinkCommand(args: string[]): Promise<number> {
   }
 }
 
-registerCommand('console-link', consoleLinkCommand);
+registerCommand(
+  'console-link',
+  consoleLinkCommand,
+  'usage: npm run fpa:console-link [-- --as <name>]\nPrints a one-time sign-in link to the web console (valid CONSOLE_LINK_TTL), at CONSOLE_URL or this machine’s LAN address; --as names who signs in (default: admin).',
+);

@@ -66,4 +66,8 @@ export async function createAgentCommand(args: string[]): Promise<number> {
   }
 }
 
-registerCommand('create-agent', createAgentCommand);
+registerCommand(
+  'create-agent',
+  createAgentCommand,
+  `${USAGE}\nCreates an enrollment agent (for the people of those areas; none: everyone) and shows its key once.`,
+);

@@ -96,4 +96,8 @@ async function createUserCommand(args: string[]): Promise<number> {
   }
 }
 
-registerCommand('create-user', createUserCommand);
+registerCommand(
+  'create-user',
+  createUserCommand,
+  `${USAGE}\nInvites a user and prints the one-time link where they choose a password (valid USER_INVITE_TTL).`,
+);

@@ -32,6 +32,7 @@ import {
   servedOpenApiDocument,
   settingsTableMarkdown,
 } from './readme-blocks';
+import { COMMAND_HELP } from './usage';
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -299,9 +300,18 @@ const commands: Record<string, Command> = {
 
 for (const name of JOB_COMMANDS) commands[name] = (args) => runJob(name, args);
 
-/** Registers a command from a feature module (create-agent, simulate-device). */
-export function registerCommand(name: string, command: Command): void {
+/** What `--help` prints, per command (usage.ts for the commands above, the feature's own for the others). */
+const help: Record<string, string> = { ...COMMAND_HELP };
+
+/** Registers a command from a feature module (create-agent, simulate-device), with what its `--help` prints. */
+export function registerCommand(name: string, command: Command, usage: string): void {
   commands[name] = command;
+  help[name] = usage;
+}
+
+/** The `--help` of a command: its usage line and what it does. */
+export function helpOf(name: string): string {
+  return help[name] ?? `usage: npm run fpa:${name}`;
 }
 
 /** The command names, for the usage line and the test that every job has one. */
@@ -330,9 +340,16 @@ function withLifetime(jwt: SignJWT, ttl: string | undefined): SignJWT {
 export async function runCli(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   const command = name ? commands[name] : undefined;
+  const usage = `usage: npm run fpa:<command> [-- options]\ncommands: ${commandNames().join(', ')}\nnpm run fpa:<command> -- --help shows a command's options`;
   if (!command) {
-    console.error(`usage: npm run fpa:<command> [-- options]\ncommands: ${commandNames().join(', ')}`);
-    return 2;
+    if (name === '--help') console.log(usage);
+    else console.error(usage);
+    return name === '--help' ? 0 : 2;
+  }
+  // Asked for, help is an answer (exit 0), whatever else is on the line.
+  if (args.includes('--help')) {
+    console.log(helpOf(name!));
+    return 0;
   }
   try {
     return await command(args);

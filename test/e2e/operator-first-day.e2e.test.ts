@@ -107,6 +107,26 @@ describe('the configuration check', () => {
     }
   });
 
+  test('--help: every fpa:* script prints its usage and what it does, and exits 0', async () => {
+    const scripts = (await Bun.file(new URL('../../package.json', import.meta.url)).json()).scripts as Record<string, string>;
+    const names = Object.keys(scripts)
+      .filter((name) => name.startsWith('fpa:'))
+      .map((name) => name.slice(4));
+    expect(names).toContain('simulate-device');
+    const runs: { name: string; run: Awaited<ReturnType<typeof cli>> }[] = [];
+    for (let i = 0; i < names.length; i += 2) {
+      runs.push(...(await Promise.all(names.slice(i, i + 2).map(async (name) => ({ name, run: await cli([name, '--help']) })))));
+    }
+    for (const { name, run } of runs) {
+      expect({ name, code: run.code, err: run.err }).toEqual({ name, code: 0, err: '' });
+      const [usage, does] = run.out.split('\n');
+      expect(usage).toStartWith(`usage: npm run fpa:${name}`);
+      expect(does?.length ?? 0).toBeGreaterThan(20);
+    }
+    // Nothing ran: no database was opened for a job's help.
+    expect(await Bun.file(join(work.dir, 'cli.db')).exists()).toBe(false);
+  }, 240_000);
+
   test('an option value a command cannot read exits 2 and names the option: a lifetime, a date', async () => {
     const ttl = await cli(['admin-token', '--ttl', 'banana']);
     expect(ttl.code).toBe(2);
