@@ -46,4 +46,11 @@ function summary(file: string, outcome: RestoreOutcome): string {
   return `fpa:restore: ${outcome.backupFile} is now the database at ${file}; next numbers after: ${counters || 'none yet'} (${carried}); ${kept}`;
 }
 
-registerCommand('restore', restoreCommand);
+registerCommand(
+  'restore',
+  restoreCommand,
+  [
+    'usage: npm run fpa:restore -- <backup>',
+    'Puts a backup (a copy of data/ taken while stopped, or its database file) in place of the database, the server stopped; every counter (punch and event sequences, command ids, device PINs) continues after the highest ever handed out, and the replaced database is kept aside.',
+  ].join('\n'),
+);

@@ -18,6 +18,10 @@ afterAll(async () => {
 const CLI = join(import.meta.dir, '..', '..', 'src', 'cli.ts');
 
 async function consoleLinkScript(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return consoleLinkWith({}, ...args);
+}
+
+async function consoleLinkWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn([process.execPath, CLI, 'console-link', ...args], {
     cwd: temp.dir,
     env: {
@@ -28,6 +32,7 @@ async function consoleLinkScript(...args: string[]): Promise<{ code: number; std
       FPA_TASK_BACKEND: 'external',
       FPA_LOG_LEVEL: 'error',
       FPA_CONSOLE_URL: 'https://attendance.example.com/console/',
+      ...env,
     },
     stdout: 'pipe',
     stderr: 'pipe',
@@ -72,4 +77,17 @@ describe('fpa:console-link', () => {
     expect(run.stdout).toContain('a sign-in link for "admin"');
     expect(await signIn(tokenIn(run.stdout))).toBe(303);
   }, 30_000);
+
+  test('a CONSOLE_URL that is no http(s) URL prints no link, through the server or without it', async () => {
+    for (const url of ['notaurl', 'ftp://x y/console']) {
+      const run = await consoleLinkWith({ FPA_CONSOLE_URL: url }, '--as', 'it.admin');
+      expect({ url, code: run.code, stdout: run.stdout }).toEqual({ url, code: 1, stdout: '' });
+      expect(run.stderr).toContain(`CONSOLE_URL "${url}" is not a URL`);
+    }
+    await server!.close();
+    server = null;
+    const direct = await consoleLinkWith({ FPA_CONSOLE_URL: 'ftp://files.example.com/console' });
+    expect({ code: direct.code, stdout: direct.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(direct.stderr).toContain('fpa.E025 [error] CONSOLE_URL "ftp://files.example.com/console" is not an http(s) URL.');
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { CHECK_CODES, checkConfiguration } from '../../src/platform/config/check';
-import { loadSettings } from '../../src/platform/config/settings';
+import { describeSettings, loadSettings } from '../../src/platform/config/settings';
 import { generateEncryptionKey } from '../../src/platform/crypto/template-cipher';
 
 const key = generateEncryptionKey();
@@ -162,6 +162,39 @@ describe('configuration check', () => {
   test('no administrator JWT settings is a valid configuration (users, API keys and the scripts need none)', () => {
     expect(codesOf({ ...base, ADMIN_JWT_SECRET: '', ADMIN_JWKS_URL: '' })).toEqual([]);
     expect(CHECK_CODES['fpa.E009']).toBeUndefined();
+  });
+});
+
+describe('settings the check once let through', () => {
+  test('CONSOLE_URL must be an http(s) URL (empty: the server’s own address)', () => {
+    for (const url of ['notaurl', 'ftp://x y/console', 'ftp://files.example.com/console', 'http://x y/']) {
+      expect({ url, codes: codesOf({ ...base, CONSOLE_URL: url }) }).toEqual({ url, codes: ['fpa.E025'] });
+    }
+    for (const url of ['', 'https://attendance.example.com/console/', 'http://10.0.0.5:3000']) {
+      expect({ url, codes: codesOf({ ...base, CONSOLE_URL: url }) }).toEqual({ url, codes: [] });
+    }
+  });
+
+  test('an FPA_ variable that names no setting is a warning, with the setting it was probably meant for', () => {
+    const loaded = loadSettings(base as never, { FPA_ADMS_ALLOWED_IP: '10.0.0.0/8', FPA_UNKNOWN_SETTING: 'x', FPA_TIME_ZONE: 'UTC', HOME: '/root' });
+    const issues = checkConfiguration({ loaded }).filter((i) => i.code === 'fpa.W007');
+    expect(issues.map((i) => [i.message, i.hint])).toEqual([
+      ['FPA_ADMS_ALLOWED_IP is set but is no setting: it is ignored.', 'Did you mean FPA_ADMS_ALLOWED_IPS?'],
+      ['FPA_UNKNOWN_SETTING is set but is no setting: it is ignored.', 'See the configuration table in the README for the settings’ names.'],
+    ]);
+    expect(issues.every((i) => i.severity === 'warning')).toBe(true);
+  });
+
+  test('--print hides credentials inside URLs as well as secret settings', () => {
+    const { settings } = loadSettings(base as never, {
+      FPA_DATABASE_URL: 'libsql://user:pass@db.example.com/fpa?tls=1&authToken=SECRET',
+      FPA_DATABASE_SYNC_URL: 'libsql://db.example.com?authToken=SECRET2',
+    });
+    const printed = describeSettings(settings);
+    expect(printed.DATABASE_URL).toBe('libsql://***@db.example.com/fpa?tls=1&authToken=***');
+    expect(printed.DATABASE_SYNC_URL).toBe('libsql://db.example.com?authToken=***');
+    expect(printed.TEMPLATE_ENCRYPTION_KEYS).toBe('<hidden>');
+    expect(JSON.stringify(printed)).not.toMatch(/=SECRET|pass@/);
   });
 });
 

@@ -8,7 +8,7 @@ import { parseEncryptionKey } from '../crypto/template-cipher';
 import { parseCidr, parseNetwork } from '../net/ip';
 import { isValidTimeZone } from '../time/zone';
 import type { LoadedSettings, Settings } from './settings';
-import { envNameOf, SETTINGS_SCHEMA } from './settings';
+import { envNameOf, SETTING_KEYS, SETTINGS_SCHEMA } from './settings';
 
 export interface ConfigIssue {
   code: string;
@@ -45,6 +45,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
     severity: 'error',
     meaning: 'TEMPLATE_ENCRYPTION_KEYS opens none of the sealed data sampled from the database: not the keys it was sealed with',
   },
+  'fpa.E025': { severity: 'error', meaning: 'CONSOLE_URL is not an http(s) URL' },
   'fpa.E030': { severity: 'error', meaning: 'CONSOLE_OIDC_ISSUER is not an http(s) URL, or only one of it and CONSOLE_OIDC_CLIENT_ID is set' },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
@@ -52,6 +53,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.W004': { severity: 'warning', meaning: 'ENROLLMENT_REQUIRE_CONSENT is off' },
   'fpa.W005': { severity: 'warning', meaning: 'an embedded replica (DATABASE_SYNC_URL) is configured without a local file' },
   'fpa.W006': { severity: 'warning', meaning: 'ADMS_TRUST is `serial`: terminals without a communication key are identified by serial number only' },
+  'fpa.W007': { severity: 'warning', meaning: 'an `FPA_` environment variable names no setting (a mistyped name is otherwise ignored)' },
   'fpa.W030': { severity: 'warning', meaning: 'CONSOLE_OIDC_ISSUER is a plain `http:` URL outside this machine' },
 };
 
@@ -124,7 +126,65 @@ export function checkConfiguration(input: CheckInput): ConfigIssue[] {
     ...safetyWarnings(s),
     ...oidcIssues(s),
     ...serialTrustIssues(s),
+    ...consoleUrlIssues(s),
+    ...unknownNameIssues(input.loaded),
   ];
+}
+
+/** Why CONSOLE_URL cannot start printed links (null when it can, or is empty): it must be an http(s) URL. */
+export function consoleUrlProblem(value: string): string | null {
+  if (value === '') return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `CONSOLE_URL "${value}" is not a URL.`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `CONSOLE_URL "${value}" is not an http(s) URL.`;
+  return null;
+}
+
+/** The address printed links start with (console-link, create-user): links an operator cannot open are worse than none. */
+function consoleUrlIssues(s: Settings): ConfigIssue[] {
+  const problem = consoleUrlProblem(s.CONSOLE_URL);
+  if (!problem) return [];
+  return [issue('fpa.E025', problem, 'Give the console’s address as people open it, e.g. `https://attendance.example.com/console/`, or leave it empty.')];
+}
+
+/** `FPA_` variables that name no setting: a mistyped name would leave its setting at the default without a word. */
+function unknownNameIssues(loaded: LoadedSettings): ConfigIssue[] {
+  const names = SETTING_KEYS.map(envNameOf);
+  return loaded.unknownEnv.map((name) => {
+    const nearest = nearestName(name, names);
+    return issue(
+      'fpa.W007',
+      `${name} is set but is no setting: it is ignored.`,
+      nearest ? `Did you mean ${nearest}?` : 'See the configuration table in the README for the settings’ names.',
+    );
+  });
+}
+
+/** The setting name nearest to a mistyped one, if it is near enough to be the one meant (edits within a third of its length). */
+function nearestName(name: string, names: readonly string[]): string | null {
+  let best: { name: string; distance: number } | null = null;
+  for (const candidate of names) {
+    const distance = editDistance(name.slice(4), candidate.slice(4));
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  return best && best.distance <= Math.max(2, Math.floor((name.length - 4) / 3)) ? best.name : null;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** Settings that could not be parsed (a malformed ALGORITHM_COMPATIBILITY_MAP has its own code). */

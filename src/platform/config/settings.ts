@@ -480,6 +480,8 @@ export interface SettingProblem {
 export interface LoadedSettings {
   settings: Readonly<Settings>;
   problems: SettingProblem[];
+  /** `FPA_` environment variables that name no setting (a mistyped name is otherwise silently ignored). */
+  unknownEnv: string[];
 }
 
 /** Environment names: `FPA_<KEY>`; `PORT` is also honoured for the standalone server. */
@@ -513,15 +515,26 @@ export function loadSettings(input: SettingsInput = {}, env: Record<string, stri
   // Every key is set above, each value parsed or checked by its own key's spec.
   const settings = out as Settings;
   if (settings.ATTENDANCE_TIME_ZONE === '') settings.ATTENDANCE_TIME_ZONE = settings.TIME_ZONE;
-  return { settings: Object.freeze(settings), problems };
+  const known = new Set(SETTING_KEYS.map(envNameOf));
+  const unknownEnv = Object.keys(env).filter((name) => name.startsWith('FPA_') && !known.has(name));
+  return { settings: Object.freeze(settings), problems, unknownEnv };
 }
 
-/** Settings safe to print (secrets masked), for `fpa:check --print`. */
+/** Settings safe to print (secrets masked, and those inside URLs), for `fpa:check --print`. */
 export function describeSettings(settings: Settings): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) {
     const spec = SETTINGS_SCHEMA[key] as SettingSpec<unknown>;
-    out[key] = spec.secret ? '<hidden>' : settings[key];
+    const value = settings[key];
+    out[key] = spec.secret ? '<hidden>' : typeof value === 'string' ? hideUrlSecrets(value) : value;
   }
   return out;
+}
+
+/** Query parameters that carry a credential (`?authToken=…` of a libSQL URL, `?password=…`). */
+const SECRET_PARAMETER = /([?&][^=&#]*(?:token|secret|password|passwd|pwd|key|auth)[^=&#]*=)[^&#]*/gi;
+
+/** A URL with its credentials hidden: `user:password@` and the values of credential parameters become `***`. */
+export function hideUrlSecrets(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@').replace(SECRET_PARAMETER, '$1***');
 }
