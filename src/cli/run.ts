@@ -183,7 +183,14 @@ const commands: Record<string, Command> = {
       return 0;
     }
     const loaded = loadSettings();
-    const database = checkConfiguration({ loaded }).some((i) => i.code === 'fpa.E012') ? {} : await databaseFacts(loaded.settings);
+    // A file database that is not there is not made by a check (a mistyped path would then start empty): it is said.
+    const file = databaseFilePath(loaded.settings.DATABASE_URL);
+    const missing = file !== null && !loaded.settings.DATABASE_SYNC_URL && !existsSync(file);
+    const database = missing
+      ? { missingDatabaseFile: file }
+      : checkConfiguration({ loaded }).some((i) => i.code === 'fpa.E012')
+        ? {}
+        : await databaseFacts(loaded.settings);
     // The standalone server always uses the built-in employee directory.
     const issues = checkConfiguration({ loaded, ...database, employeeLookupFields: BUILTIN_LOOKUP_FIELDS });
     if (values.print) console.log(JSON.stringify(describeSettings(loaded.settings), null, 2));

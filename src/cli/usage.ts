@@ -16,7 +16,7 @@ function job(name: string, does: string, options = ''): string {
 export const COMMAND_HELP: Record<string, string> = {
   check: [
     'usage: npm run fpa:check [-- --print | --codes]',
-    'The configuration check, as start-up runs it: every problem at once; exits 1 on any error. It writes nothing.',
+    'The configuration check, as start-up runs it: every problem at once; exits 1 on any error. It creates no database (a missing one is a warning).',
     '--print shows the settings (secrets hidden); --codes lists every code the check can report.',
   ].join('\n'),
   migrate: 'usage: npm run fpa:migrate\nApplies the database migrations (start-up does it too).',

@@ -4,6 +4,7 @@
  * refusing what it does not know.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostUnusableError, PortInUseError, startServer } from '../../src/app/server';
 import { silentLogger } from '../../src/platform/log';
@@ -153,6 +154,15 @@ describe('the configuration check', () => {
     expect(zone.out).not.toContain('ATTENDANCE_TIME_ZONE');
     const fine = await cli(['check']);
     expect(fine.out).not.toContain('fpa.E018');
+  });
+
+  test('a file database that is not there is a warning, and the check creates nothing (a mistyped path would start empty)', async () => {
+    const dir = join(work.dir, 'mistyped');
+    const run = await runCli(['check'], join(dir, 'fpa.db'));
+    expect(run.code).toBe(0);
+    expect(run.out).toContain(`fpa.W008 [warning] There is no database at ${join(dir, 'fpa.db')}`);
+    expect(run.out).toMatch(/fpa:check: 0 error\(s\), [1-9]\d* warning\(s\)/);
+    expect(existsSync(dir)).toBe(false);
   });
 });
 

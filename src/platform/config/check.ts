@@ -54,6 +54,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.W005': { severity: 'warning', meaning: 'an embedded replica (DATABASE_SYNC_URL) is configured without a local file' },
   'fpa.W006': { severity: 'warning', meaning: 'ADMS_TRUST is `serial`: terminals without a communication key are identified by serial number only' },
   'fpa.W007': { severity: 'warning', meaning: 'an `FPA_` environment variable names no setting (a mistyped name is otherwise ignored)' },
+  'fpa.W008': { severity: 'warning', meaning: 'there is no database at the DATABASE_URL file path (a first start creates one there)' },
   'fpa.W030': { severity: 'warning', meaning: 'CONSOLE_OIDC_ISSUER is a plain `http:` URL outside this machine' },
 };
 
@@ -79,6 +80,8 @@ export interface CheckInput {
   employeeLookupFields?: readonly string[];
   /** What the database says when a newer release migrated it (db/client.ts newerDatabaseMessage); absent when not. */
   migratedByNewerRelease?: string;
+  /** The path of a `file:` database that does not exist (the check creates nothing); absent when there is one. */
+  missingDatabaseFile?: string;
   /** What the key ring made of the sealed data sampled from the database (app/sealed-data.ts); absent when not looked at. */
   sealedData?: SealedDataCheck;
 }
@@ -418,6 +421,15 @@ function employeeIssues(s: Settings, input: CheckInput): ConfigIssue[] {
 
 /** A database this release can run on: not one a newer release has migrated. */
 function databaseReleaseIssues(input: CheckInput): ConfigIssue[] {
+  if (input.missingDatabaseFile) {
+    return [
+      issue(
+        'fpa.W008',
+        `There is no database at ${input.missingDatabaseFile}: a first start creates an empty one there.`,
+        'Check DATABASE_URL if you expected one (a mistyped path starts on an empty database); on a new installation this is expected.',
+      ),
+    ];
+  }
   if (!input.migratedByNewerRelease) return [];
   return [
     issue(
