@@ -9,12 +9,10 @@
  */
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
-import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { AreaScope } from '../../platform/scope';
-import { namesByMember } from '../areas';
 import type { EventChannel, EventLog } from '../events';
 import { DeviceAdministration } from './administration';
 import type { DeviceEvents } from './events';
