@@ -100,7 +100,10 @@ describe('fpa:create-agent', () => {
     const run = await createAgentScript('Kiosk', '--algorithm', '1'.repeat(33));
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe('fpa:create-agent: the running server refused (400): the request does not match the expected shape\n');
+    // The refusal names what was refused, as the API's details say it.
+    expect(run.stderr).toBe(
+      'fpa:create-agent: the running server refused (400): the request does not match the expected shape: /algorithm_version Expected string length less or equal to 32\n',
+    );
   }, 30_000);
 
   test('a missing name or algorithm prints the usage and fails', async () => {

@@ -379,6 +379,15 @@ describe('clocks', () => {
     expect(found.find((d) => d.device === 'AHEAD1' && d.kind === 'clock_drift')?.message).toContain('400 days ahead');
   });
 
+  test('a backlog of impossible records (a mended battery failure re-uploaded) says nothing of the clock', async () => {
+    const t = await connected(terminal('BACKLOG1'));
+    await drain(t);
+    const old = Array.from({ length: 20 }, (_, i) => ({ pin: '10000', localTime: `2000-01-0${1 + (i % 9)} 0${i % 10}:00:00` }));
+    expect((await t.punch(old)).body).toStartWith('OK:');
+    const detail = (await server.admin.get('/devices/BACKLOG1/')).body as { clock_drifting: boolean; clock_drift_seconds: number | null };
+    expect(detail).toMatchObject({ clock_drifting: false, clock_drift_seconds: null });
+  });
+
   test('one corrupt record beside real-time ones says nothing of the clock', async () => {
     const t = await connected(terminal('MIXED1'));
     await drain(t);

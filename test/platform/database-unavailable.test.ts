@@ -4,7 +4,7 @@ import { databaseUnavailable, redactDatabaseUrl } from '../../src/platform/db/un
 describe('a database that cannot be opened, in words', () => {
   test('its URL is shown without credentials', () => {
     expect(redactDatabaseUrl('libsql://db.example.com?authToken=eyJsecret')).toBe('libsql://db.example.com?authToken=***');
-    expect(redactDatabaseUrl('https://fpa:hunter2@db.example.com:8080/')).toBe('https://***:***@db.example.com:8080/');
+    expect(redactDatabaseUrl('https://fpa:hunter2@db.example.com:8080/')).toBe('https://***@db.example.com:8080/');
     expect(redactDatabaseUrl('file:./data/fpa.db')).toBe('file:./data/fpa.db');
     expect(redactDatabaseUrl('libsql://db.example.com?tls=0')).toBe('libsql://db.example.com?tls=0');
   });

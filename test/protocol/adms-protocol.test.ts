@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { attendanceErrors } from '../../src/modules/terminals/ingest';
 import { normaliseLocalTime } from '../../src/platform/time/local-time';
 import { formatLocalWallTime, isValidTimeZone, localWallTimeToUtc, timeZoneOffsetMinutes } from '../../src/platform/time/zone';
 import {
@@ -334,6 +335,15 @@ describe('V04b ATTLOG edge cases', () => {
     expect(errors).toEqual([]);
     expect(records[0]).toMatchObject({ pin: '1001', localTime: '2024-03-11 08:59:12', verifyType: 15, extra: ['0', '0'] });
     expect(records[0]?.raw).toBe('1001\t2024-03-11 08:59:12\t0\t15\t0\t0\t0');
+  });
+
+  test('a line that cannot be read keeps no health data in the excerpt the device log keeps', () => {
+    const rt = parseRtlog('time=2024-03-11 8h\tpin=7\tevent=0\ttemperature=38.9\tmaskflag=1\n');
+    const att = parseAttlog('1001\tyesterday\t0\t15\t0\t0\t0\t1\t38.9\t102.0\n');
+    const excerpts = attendanceErrors([...rt.errors, ...att.errors]).map((e) => e.excerpt);
+    expect(excerpts).toHaveLength(2);
+    for (const excerpt of excerpts) expect(excerpt).not.toMatch(/38\.9|102\.0|maskflag/i);
+    expect(excerpts[1]).toBe('1001\tyesterday\t0\t15\t0\t0\t0');
   });
 
   test('3.x real-time and stored records: maskflag, temperature and convtemperature are left out of raw', () => {

@@ -99,7 +99,8 @@ export async function failingCommands(q: Queryable, recentAfter: number, saidEls
     .filter((s) => s.returnCodes.length > 0)
     .map(
       (s) =>
-        sql` and not (c.kind = ${s.kind} and c.return_code in (${sql.join(
+        // `is not null` first: a command failed with no answer has no code, and `null in (…)` would drop it.
+        sql` and not (c.kind = ${s.kind} and c.return_code is not null and c.return_code in (${sql.join(
           s.returnCodes.map((code) => sql`${code}`),
           sql`, `,
         )}))`,

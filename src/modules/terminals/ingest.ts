@@ -11,7 +11,7 @@
  */
 
 import { localWallTimeToUtc, timeZoneOffsetMinutes } from '../../platform/time/zone';
-import type { AttlogRecord, LineError } from '../../protocol/adms';
+import { type AttlogRecord, type LineError, withoutHealthData } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
 import type { IncomingPunch, IngestResult, PunchService } from '../punches';
 import type { TerminalRuntime } from './runtime';
@@ -21,6 +21,8 @@ const DAY_MS = 86_400_000;
 const FIRST_PLAUSIBLE_YEAR = 2001;
 /** An upload whose newest punch is this close to now was sent as it happened (realtime). */
 const REAL_TIME_MS = 15 * 60_000;
+/** Records in an upload sent as they happen (one punch, or a few at a busy door); more is a backlog. */
+const REAL_TIME_RECORDS = 4;
 /** Drift is measured to within an upload's delay: changes smaller than this are not written. */
 const DRIFT_RESOLUTION_S = 10;
 /** Raw text of a bad line kept in its device event, enough to find it on the terminal. */
@@ -97,9 +99,9 @@ export function withholdBase64(text: string): string {
   return text.replace(BASE64_RUN, (run) => `[${run.length} base64 characters withheld]`);
 }
 
-/** Line errors of a parser, with an excerpt of the raw text (attendance tables only). */
+/** Line errors of a parser, with an excerpt of the raw text (attendance tables only), never its health data. */
 export function attendanceErrors(errors: LineError[]): MalformedLine[] {
-  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason), excerpt: withholdBase64(e.raw).slice(0, RAW_EXCERPT) }));
+  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason), excerpt: withholdBase64(withoutHealthData(e.raw)).slice(0, RAW_EXCERPT) }));
 }
 
 /** Line errors of a table that may carry templates: reason and line number only. */
@@ -172,7 +174,9 @@ export class AttendanceIngest {
       if (p.punchedAt > now + DAY_MS || p.flags?.includes('clock_reset')) newestImpossible = Math.max(newestImpossible, p.punchedAt);
       else if (p.punchedAt > newest) newest = p.punchedAt;
     }
-    const measured = newest === Number.NEGATIVE_INFINITY ? newestImpossible : newest;
+    // Impossible records measure only in an upload as small as a real-time one: a batch of them is
+    // a backlog (a history re-uploaded to a new server, a battery failure long since mended).
+    const measured = newest === Number.NEGATIVE_INFINITY && punches.length <= REAL_TIME_RECORDS ? newestImpossible : newest;
     if (measured === Number.NEGATIVE_INFINITY || (measured === newest && now - newest > REAL_TIME_MS)) return;
     const drift = Math.round((measured - now) / 1000);
     if (device.clockDriftSeconds !== null && Math.abs(drift - device.clockDriftSeconds) < DRIFT_RESOLUTION_S) return;

@@ -75,6 +75,8 @@ export class EndpointRun {
   private sentTo: number | null = null;
   /** Since when the endpoint has been failing (null: its last message handed off was accepted). */
   private failingSince: number | null;
+  /** Whether this run met a failure (a dead letter, a failed answer): only such a run may disable the endpoint. */
+  private failedInRun = false;
   private lastError: string | null;
   private readonly totals = emptyStreamTotals();
   private waiter: (() => void) | null = null;
@@ -261,6 +263,7 @@ export class EndpointRun {
       } else if (verdict === 'refused') {
         this.progress.dead.push({ event: entry.event, response: entry.response });
         this.failingSince ??= this.ctx.clock.now();
+        this.failedInRun = true;
         this.lastError = errorOf(entry.response);
       } else break;
       this.position = entry.event.sequence;
@@ -301,10 +304,12 @@ export class EndpointRun {
     if (failure !== null && !isDelivered(failure)) {
       this.failingSince ??= now;
       this.lastError = errorOf(failure);
+      this.failedInRun = true;
     }
     const state = endpointStateAfter({
       progress,
       final,
+      failedInRun: this.failedInRun,
       gone: this.gone,
       failure,
       health: this.health(position),

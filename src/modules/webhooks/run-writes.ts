@@ -59,12 +59,15 @@ export interface RunHealth {
 /**
  * The endpoint's state after a write: a 410 disables it; a failure backs it off; failing
  * continuously for WEBHOOK_DISABLE_AFTER (retryable failures and dead letters alike) disables
- * it; else it is due again. Every write carries the run's health, so a later write never
+ * it, decided by a run that failed again (a run with nothing to send after a dead letter is
+ * not a failure); else it is due again. Every write carries the run's health, so a later write never
  * undoes an earlier one.
  */
 export function endpointStateAfter(input: {
   progress: Progress;
   final: boolean;
+  /** The run met a failure: an endpoint is disabled by a run that still fails, never by a quiet one. */
+  failedInRun: boolean;
   gone: boolean;
   failure: WebhookResponse | null;
   health: RunHealth;
@@ -82,7 +85,9 @@ export function endpointStateAfter(input: {
   }
   const failingSince = health.failingSince;
   const disabledReason =
-    failingSince !== null && now - failingSince >= settings.WEBHOOK_DISABLE_AFTER ? `failing continuously since ${new Date(failingSince).toISOString()}` : null;
+    input.failedInRun && failingSince !== null && now - failingSince >= settings.WEBHOOK_DISABLE_AFTER
+      ? `failing continuously since ${new Date(failingSince).toISOString()}`
+      : null;
   const nextRetry = failure !== null && !isDelivered(failure) ? now + retryDelay(health.attempts, settings.WEBHOOK_RETRY_BACKOFF) : null;
   const set = { ...kept, ...released, nextAttemptAt: nextRetry ?? now, ...(disabledReason ? { active: false, disabledReason } : {}) };
   return { set, disabledReason, nextRetry };

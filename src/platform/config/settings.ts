@@ -4,6 +4,7 @@
  * and frozen. Parsing never throws: every problem becomes a configuration issue that
  * `fpa:check` and start-up report together (see ./check.ts).
  */
+import { hideUrlSecrets } from '../url-secrets';
 import {
   formatDuration,
   formatRate,
@@ -529,12 +530,4 @@ export function describeSettings(settings: Settings): Record<string, unknown> {
     out[key] = spec.secret ? '<hidden>' : typeof value === 'string' ? hideUrlSecrets(value) : value;
   }
   return out;
-}
-
-/** Query parameters that carry a credential (`?authToken=…` of a libSQL URL, `?password=…`). */
-const SECRET_PARAMETER = /([?&][^=&#]*(?:token|secret|password|passwd|pwd|key|auth)[^=&#]*=)[^&#]*/gi;
-
-/** A URL with its credentials hidden: `user:password@` and the values of credential parameters become `***`. */
-export function hideUrlSecrets(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@').replace(SECRET_PARAMETER, '$1***');
 }

@@ -6,6 +6,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { hideUrlSecrets } from '../url-secrets';
 
 export class DatabaseUnavailableError extends Error {
   constructor(url: string, reason: string, cause: unknown) {
@@ -14,23 +15,9 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-/** Query parameters of a database URL that carry credentials (libSQL takes `?authToken=`). */
-const SECRET_PARAMETER = /token|key|secret|pass|auth/i;
-
-/** The URL with its password and credential parameters replaced by `***`; never throws. */
+/** The URL with its credentials replaced by `***` (the same rule as `fpa:check --print`); never throws. */
 export function redactDatabaseUrl(url: string): string {
-  if (url.startsWith('file:')) return url;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // Not a URL the WHATWG parser reads: keep what precedes any query or credentials.
-    return url.replace(/\?.*$/, '?***').replace(/\/\/[^@/]*@/, '//***@');
-  }
-  if (parsed.password) parsed.password = '***';
-  if (parsed.username && parsed.password) parsed.username = '***';
-  for (const name of [...parsed.searchParams.keys()]) if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
-  return parsed.toString().replaceAll('%2A%2A%2A', '***');
+  return url.startsWith('file:') ? url : hideUrlSecrets(url);
 }
 
 /**

@@ -34,3 +34,16 @@ export function withoutHealthPairs(raw: string): string {
   });
   return kept.length === parts.length ? raw : kept.join('\t');
 }
+
+/** ADMS attendance lines keep their workcode fifth (`PIN, time, state, verify, workcode, …`). */
+const ADMS_WORK_CODE = 4;
+
+/**
+ * Any attendance line, as sent, without its health data: a `key=value` record (rtlog,
+ * transaction) without those keys, a positional ATTLOG line with those fields blanked. For the
+ * excerpt of a line that could not be read, which is kept in the device log.
+ */
+export function withoutHealthData(line: string): string {
+  const pairs = withoutHealthPairs(line);
+  return pairs !== line ? pairs : blankHealthFields(line.split('\t'), ADMS_WORK_CODE).join('\t');
+}

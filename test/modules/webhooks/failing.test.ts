@@ -109,6 +109,26 @@ describe('a receiver that keeps failing', () => {
     }
   });
 
+  test('one message refused, then nothing to send: a quiet endpoint is not disabled, however long the quiet lasts', async () => {
+    const rx = receiver(() => new Response('not here', { status: 404 }));
+    const hook = (await server.admin.post('/webhooks/', { url: rx.url })).body as { id: string };
+    try {
+      await punches(1);
+      await waitFor(async () => (await messages(hook.id, '?status=dead')).length >= 1, 'the message dead-lettered');
+      expect((await view(hook.id)).failing_since).not.toBeNull();
+      // Quiet for twice WEBHOOK_DISABLE_AFTER, while the delivery job keeps claiming the endpoint.
+      const until = Date.now() + 2 * DISABLE_AFTER;
+      while (Date.now() < until) {
+        expect((await server.admin.post('/jobs/deliver-webhooks/run/')).status).toBe(200);
+        await Bun.sleep(250);
+      }
+      expect((await view(hook.id)).active).toBe(true);
+    } finally {
+      await server.admin.delete(`/webhooks/${hook.id}/`);
+      rx.stop();
+    }
+  });
+
   test('healthy again: once a delivery is accepted, last_error and failing_since are cleared and stay cleared', async () => {
     let status = 404;
     const rx = receiver(() => new Response(null, { status }));
