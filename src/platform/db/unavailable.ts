@@ -46,23 +46,19 @@ function fileProblem(path: string): string | null {
   return null;
 }
 
-function writable(path: string): boolean {
+/** Whether this user may do `mode` to `path` (access(2)). */
+function allowed(path: string, mode: number): boolean {
   try {
-    accessSync(path, constants.W_OK | constants.X_OK);
+    accessSync(path, mode);
     return true;
   } catch {
     return false;
   }
 }
 
-function readableAndWritable(path: string): boolean {
-  try {
-    accessSync(path, constants.R_OK | constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** A directory this user may create files in. */
+const writable = (path: string) => allowed(path, constants.W_OK | constants.X_OK);
+const readableAndWritable = (path: string) => allowed(path, constants.R_OK | constants.W_OK);
 
 /** The error codes of a cause chain (system errors, fetch's, the driver's). */
 function codesOf(error: unknown): string[] {

@@ -46,9 +46,10 @@ const quoted = (field: string | undefined) => JSON.stringify((field ?? '').slice
  * fields default (state/verify 0, workcode '') rather than losing a punch.
  */
 export function attlogRecordOf(line: string, layout: AttlogLayout): LineOutcome<AttlogRecord> {
-  const fields = blankHealthFields(line.split('\t'), layout.workCode);
+  const sent = line.split('\t');
+  const fields = blankHealthFields(sent, layout.workCode);
   // What is kept of the line: as sent, but for its health data (health.ts).
-  const raw = fields.join('\t');
+  const raw = fields === sent ? line : fields.join('\t');
   if (fields.length < 2) return reject(`expected TAB-separated fields: ${layout.fields}`);
   const pin = (fields[0] ?? '').trim();
   const pinError = pinProblem(pin);

@@ -17,9 +17,10 @@ const HEALTH_KEYS = new Set(['maskflag', 'temperature', 'convtemperature']);
  * field after them, the MB10's record counter, stays where it was), blanks at the end dropped.
  * `workCode` is the workcode's position in this layout (ADMS upload and USB file differ).
  */
-export function blankHealthFields(fields: readonly string[], workCode: number): string[] {
+export function blankHealthFields(fields: string[], workCode: number): string[] {
   const first = workCode + 1 + FIRST_HEALTH_EXTRA;
-  if (fields.length <= first) return [...fields];
+  // No health fields (most lines): the same array, so a caller keeps the line as sent without rebuilding it.
+  if (fields.length <= first) return fields;
   const out = fields.map((field, i) => (i >= first && i < first + HEALTH_EXTRAS ? '' : field));
   // Nothing after them: the line ends where its health data began.
   return out.slice(first).every((field) => field === '') ? out.slice(0, first) : out;
