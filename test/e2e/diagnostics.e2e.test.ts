@@ -252,6 +252,27 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('commands_failing', 'NOUSERS-1');
   });
 
+  test('a fingerprint the service cannot decrypt: commands_failing says the service failed it, never sent, not the terminal', async () => {
+    expect((await server.admin.post('/areas/', { name: 'unreadable' })).status).toBe(201);
+    const t = await approved('NOKEY-1', {}, ['unreadable']);
+    const p = await person('DIAG-NOKEY', '10', ['unreadable']);
+    // Sealed under a key this service no longer holds, as after a key ring lost in a restore.
+    await server.fpa.db.client.execute({ sql: 'update fpa_templates set ciphertext = zeroblob(64) where enrollee_id = ?', args: [p.id] });
+    await drain(t);
+    const d = await raised('commands_failing', 'NOKEY-1');
+    expect(d.details).toMatchObject({
+      kinds: ['update_template'],
+      last_reason: 'template cannot be decrypted',
+      last_failed_by: 'service',
+      last_return_code: null,
+    });
+    expect(d.message).toStartWith('The service could not send commands to terminal NOKEY-1: 1 command for it failed');
+    expect(d.message).not.toContain('refuses');
+    expect(d.fix).toContain('key ring');
+    // The terminal took the person itself: its own answers are the terminal's, and worked.
+    expect((d.details.by_kind as { failed_by: string }[]).map((k) => k.failed_by)).toEqual(['service']);
+  });
+
   test('a clock five minutes ahead; a right clock clears it', async () => {
     const t = await approved('CLOCK-1');
     await t.punch([{ pin: '1', at: new Date(clock.now() + 5 * 60_000) }]);

@@ -67,6 +67,8 @@ export interface FailedKind {
   lastAt: number;
   returnCode: number | null;
   reason: string | null;
+  /** The newest of them never went to the terminal: the service failed it (its data unreadable, the PIN taken there). */
+  notSent: boolean;
 }
 
 export interface FailingCommands {
@@ -105,7 +107,7 @@ export async function failingCommands(q: Queryable, recentAfter: number, saidEls
           sql`, `,
         )}))`,
     );
-  const rows = await q.all<FailedKind & { deviceId: string }>(sql`
+  const rows = await q.all<Omit<FailedKind, 'notSent'> & { deviceId: string; notSent: number }>(sql`
     with failing as materialized (
       select distinct device_id from fpa_device_commands where status = 'failed' and completed_at >= ${recentAfter}
     ),
@@ -115,7 +117,7 @@ export async function failingCommands(q: Queryable, recentAfter: number, saidEls
       group by c.device_id, c.kind
     ),
     standing as (
-      select c.id, c.device_id, c.kind, c.completed_at, c.return_code, c.result ->> 'reason' as reason
+      select c.id, c.device_id, c.kind, c.completed_at, c.return_code, c.result ->> 'reason' as reason, c.sent_at is null as not_sent
       from failing cross join fpa_device_commands as c on c.device_id = failing.device_id and c.status = 'failed'
       where c.kind not in (${sql.raw(sqlList(INTERACTIVE_KINDS))})${sql.join(left)}
         and c.completed_at > coalesce((select max(ok.at) from ok where ok.device_id = c.device_id
@@ -128,10 +130,11 @@ export async function failingCommands(q: Queryable, recentAfter: number, saidEls
       from standing
     )
     select device_id as deviceId, kind, count, since, first_id as firstCommand, id as lastCommand, completed_at as lastAt,
-      return_code as returnCode, reason
+      return_code as returnCode, reason, not_sent as notSent
     from ranked where newest = 1`);
   const byDevice = new Map<string, FailedKind[]>();
-  for (const { deviceId, ...kind } of rows) byDevice.set(deviceId, [...(byDevice.get(deviceId) ?? []), kind]);
+  // SQLite answers the flag as 0 or 1.
+  for (const { deviceId, notSent, ...kind } of rows) byDevice.set(deviceId, [...(byDevice.get(deviceId) ?? []), { ...kind, notSent: Boolean(notSent) }]);
   return [...byDevice].flatMap(([deviceId, kinds]) => {
     kinds.sort((a, b) => b.lastAt - a.lastAt || b.lastCommand - a.lastCommand);
     // Said while a failure of the last day stands: older ones alone are history.

@@ -162,6 +162,7 @@ export class Diagnostics {
           last_at: iso(last.lastAt),
           last_return_code: last.returnCode,
           last_reason: answerOf(last),
+          last_failed_by: failedBy(last),
           by_kind: failing.kinds.map((k) => ({
             kind: k.kind,
             commands: k.count,
@@ -170,6 +171,7 @@ export class Diagnostics {
             last_at: iso(k.lastAt),
             last_return_code: k.returnCode,
             last_reason: answerOf(k),
+            failed_by: failedBy(k),
           })),
         },
       }),
@@ -287,11 +289,14 @@ const commandWords = (kind: string) => COMMAND_WORDS[kind] ?? kind;
 /** What the terminal answered to the newest failure of a kind: its return code in words, or the reason kept with it. */
 const answerOf = (k: FailedKind) => (k.returnCode === null ? (k.reason ?? NO_RESULT) : describeReturnCode(k.returnCode));
 const unanswered = (k: FailedKind) => answerOf(k) === NO_RESULT;
+/** Who failed it: the terminal (its answer, or none) or the service (never sent). */
+const failedBy = (k: FailedKind) => (k.notSent ? 'service' : 'terminal');
 
 /**
  * What is wrong and what to do: a terminal that takes its commands and never answers them, or
  * one that refuses them (its answers named, kind by kind, the first to fail first: often the
- * cause of the others, as a person refused makes their fingerprints fail).
+ * cause of the others, as a person refused makes their fingerprints fail); commands the service
+ * failed itself, never sent, are said as the service's, not as the terminal's answer.
  */
 function failingWords(d: DeviceRow, f: FailingCommands, since: string): { message: string; fix: string } {
   const sn = d.serialNumber;
@@ -301,20 +306,47 @@ function failingWords(d: DeviceRow, f: FailingCommands, since: string): { messag
   const restart =
     'Restart the terminal. If it still does not answer, check its push firmware (an update may be needed) and that nothing between it and the server (a proxy or a firewall) drops what it posts back.';
   const queue = `Its failed commands are in its command queue (Terminals → ${sn}), each with the terminal's answer, and can be retried there once fixed; the hourly reconciliation sends failed fingerprints again by itself.`;
-  if (kinds.every(unanswered)) {
+  const byTerminal = kinds.filter((k) => !k.notSent);
+  const byService = kinds.filter((k) => k.notSent);
+  const notSent = byService.map((k) => `${commandWords(k.kind)} (${k.reason ?? 'no reason kept'})`).join('; ');
+  if (byTerminal.length === 0) {
     return {
-      message: `Terminal ${sn} is online and takes its commands but does not answer them: ${failed} (${kinds.map((k) => commandWords(k.kind)).join(', ')}), each with no result from the terminal even after its retries, and none has worked there since. ${carried}`,
-      fix: `${restart} ${queue}`,
+      message: `The service could not send commands to terminal ${sn}: ${failed}, never sent, and none of the same kind has worked there since: ${notSent}. ${carried}`,
+      fix: `${serviceFix(byService, sn)} ${queue}`,
+    };
+  }
+  const also =
+    byService.length === 0 ? { message: '', fix: '' } : { message: ` The service could not send others: ${notSent}.`, fix: ` ${serviceFix(byService, sn)}` };
+  if (byTerminal.every(unanswered)) {
+    return {
+      message: `Terminal ${sn} is online and takes its commands but does not answer them: ${failed} (${byTerminal.map((k) => commandWords(k.kind)).join(', ')}), each with no result from the terminal even after its retries, and none has worked there since.${also.message} ${carried}`,
+      fix: `${restart}${also.fix} ${queue}`,
     };
   }
   const answers =
-    kinds.length === 1
-      ? `Its answer to ${commandWords(kinds[0]!.kind)}: ${answerOf(kinds[0]!)}`
-      : `Its answers: ${kinds.map((k) => `to ${commandWords(k.kind)}, ${answerOf(k)}`).join('; ')}`;
+    byTerminal.length === 1
+      ? `Its answer to ${commandWords(byTerminal[0]!.kind)}: ${answerOf(byTerminal[0]!)}`
+      : `Its answers: ${byTerminal.map((k) => `to ${commandWords(k.kind)}, ${answerOf(k)}`).join('; ')}`;
   return {
-    message: `Terminal ${sn} refuses its commands: ${failed}, and none of the same kind has worked there since. ${answers}. ${carried}`,
-    fix: `Do what its answer says: make room on it, update its firmware if it does not support the command, or correct what it refuses (a parameter error is often a PIN, a name or a card it does not take).${kinds.some(unanswered) ? ` Some got no answer at all: ${restart}` : ''} ${queue}`,
+    message: `Terminal ${sn} refuses its commands: ${failed}, and none of the same kind has worked there since. ${answers}.${also.message} ${carried}`,
+    fix: `Do what its answer says: make room on it, update its firmware if it does not support the command, or correct what it refuses (a parameter error is often a PIN, a name or a card it does not take).${byTerminal.some(unanswered) ? ` Some got no answer at all: ${restart}` : ''}${also.fix} ${queue}`,
   };
+}
+
+/** What to do about commands the service could not send, by the reasons it kept (render.ts). */
+function serviceFix(kinds: readonly FailedKind[], sn: string): string {
+  const reasons = kinds.map((k) => k.reason ?? '');
+  const fixes: string[] = [];
+  if (reasons.some((r) => r.includes('decrypt')))
+    fixes.push(
+      'A fingerprint sealed with a key this service no longer holds cannot be sent: put that key back in the key ring (`npm run fpa:check` names it) or enrol the finger again.',
+    );
+  if (reasons.some((r) => r.includes('PIN')))
+    fixes.push(
+      `Terminal ${sn} holds the PIN for someone else: open its users (Terminals → ${sn} → Users) and adopt the user it holds as that person or remove it, then retry.`,
+    );
+  if (fixes.length === 0) fixes.push('The reason is kept with each failed command in its command queue.');
+  return fixes.join(' ');
 }
 
 function refusedWords(r: RegistrationRefusal, max: number, expiry: string): { message: string; fix: string } {
