@@ -200,6 +200,31 @@ describe('API keys', () => {
     });
   });
 
+  test('a key made with a key ends with the same user: demoted or disabled, the whole chain goes, so no key gives them admin back', async () => {
+    const eve = await makeUser(server, 'eve', 'admin');
+    const first = await sessionClient(server, eve.session).post('/api-keys/', { name: 'eve-1', role: 'admin' });
+    expect(first.status).toBe(201);
+    const second = await bearer(first.body.key).post('/api-keys/', { name: 'eve-2', role: 'admin' });
+    expect(second.status).toBe(201);
+    const third = await bearer(second.body.key).post('/api-keys/', { name: 'eve-3', role: 'hr' });
+    expect(third.status).toBe(201);
+    // Her keys are listed as hers, the chained ones too.
+    const listed = await sessionClient(server, eve.session).get('/api-keys/');
+    expect(listed.body.results.map((k: { name: string }) => k.name)).toEqual(expect.arrayContaining(['eve-1', 'eve-2', 'eve-3']));
+    expect((await server.admin.patch(`/users/${eve.id}/`, { role: 'viewer' })).status).toBe(200);
+    for (const key of [first, second, third]) expect((await bearer(key.body.key).get('/users/me/')).status).toBe(401);
+    expect((await bearer(second.body.key).patch(`/users/${eve.id}/`, { role: 'admin' })).status).toBe(401);
+    // Disabled: the same.
+    const dee = await makeUser(server, 'dee', 'admin');
+    const dee1 = await sessionClient(server, dee.session).post('/api-keys/', { name: 'dee-1', role: 'admin' });
+    const dee2 = await bearer(dee1.body.key).post('/api-keys/', { name: 'dee-2', role: 'viewer' });
+    expect(dee2.status).toBe(201);
+    expect((await admin.patch(`/users/${dee.id}/`, { disabled: true })).status).toBe(200);
+    expect((await bearer(dee2.body.key).get('/users/me/')).status).toBe(401);
+    const audit = await server.admin.get('/audit-log/?action=user.disabled');
+    expect(audit.body.results.find((r: { target_id: string }) => r.target_id === dee.id).details).toMatchObject({ api_keys_revoked: 2 });
+  });
+
   test('an expired key is refused; an unknown area is 422', async () => {
     const created = await admin.post('/api-keys/', { name: 'short', role: 'viewer', expires_at: new Date(now + 60_000).toISOString() });
     expect((await bearer(created.body.key).get('/users/me/')).status).toBe(200);

@@ -50,13 +50,14 @@ export class ApiKeys {
     const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
     if (expiresAt !== null && !(expiresAt > now)) throw new FpaError('validation_error', 'expires_at must be a time in the future', { field: 'expires_at' });
     const key = `${API_KEY_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
+    const userId = await this.userBehind(caller);
     const row: ApiKeyRow = {
       id: crypto.randomUUID(),
       name: input.name.trim(),
       role: input.role,
       digest: this.digest(current, key),
       prefix: key.slice(0, API_KEY_PREFIX.length + 6),
-      userId: caller.actor.kind === 'user' ? caller.actor.id : null,
+      userId,
       createdBy: caller.by,
       createdAt: now,
       expiresAt,
@@ -76,6 +77,18 @@ export class ApiKeys {
       });
     });
     return { ...view(row, areas, now), key };
+  }
+
+  /**
+   * The user a new key ends with: the caller, or the user behind the key that makes it. A key made
+   * with a key belongs to the same user, so disabling or demoting that user revokes the whole
+   * chain; standing alone, it let a demoted admin make themself admin again.
+   */
+  private async userBehind(caller: Caller): Promise<string | null> {
+    if (caller.actor.kind === 'user') return caller.actor.id;
+    if (caller.actor.kind !== 'api_key') return null;
+    const [maker] = await this.ctx.db.orm.select({ userId: apiKeys.userId }).from(apiKeys).where(eq(apiKeys.id, caller.actor.id)).limit(1);
+    return maker?.userId ?? null;
   }
 
   async list(caller: Caller, options: { cursor?: string; limit: number }): Promise<Page<ApiKeyView>> {
