@@ -67,6 +67,7 @@ async function consoleAs(role: string, areas: string[]): Promise<{ context: Brow
   });
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${server.url}/console/`);
+  // Each role's home page: the board, or the overview for a role that reads no attendance.
   await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
   return { context, page, refused, errors };
 }
@@ -276,5 +277,45 @@ describe('desktop agents by area', () => {
     expect(offered.sort()).toEqual(['At desktop agent Both desks', 'At desktop agent Head office', 'At desktop agent South desk']);
     expect(owner.errors).toEqual([]);
     await owner.context.close();
+  });
+});
+
+describe('a person and a terminal shared with another area', () => {
+  test('an HR officer and an installer of north are offered no deactivate, delete, disable, remove or wipe that would answer 403; they are told who may', async () => {
+    expect((await server.admin.post('/employees/', { id: 'E-BOTH', name: 'Bo Both' })).status).toBe(201);
+    const both = await server.admin.post('/enrollees/', { employee: 'E-BOTH', areas: ['north', 'south'] });
+    expect(both.status).toBe(201);
+    await terminal(server, 'TBOTH001', ['north', 'south']);
+
+    const hr = await consoleAs('hr', ['north']);
+    await go(hr.page, `#/people/${both.body.id}`, /Bo Both/);
+    for (const name of ['Deactivate', 'Delete']) expect(await hr.page.getByRole('button', { name, exact: true }).count()).toBe(0);
+    expect(await hr.page.getByText('Also in south: deactivated or deleted by an administrator of those areas.').count()).toBe(1);
+    // South is kept, shown and cannot be unticked; north is theirs to change.
+    const south = hr.page.getByLabel('south (not yours: kept)');
+    expect(await south.isChecked()).toBe(true);
+    expect(await south.isDisabled()).toBe(true);
+    expect(await hr.page.getByLabel('north', { exact: true }).isDisabled()).toBe(false);
+    // A person wholly of north keeps the buttons.
+    await go(hr.page, `#/people/${northId}`, /Ada north/);
+    expect(await hr.page.getByRole('button', { name: 'Deactivate', exact: true }).count()).toBe(1);
+    expect(hr.refused).toEqual([]);
+    expect(hr.errors).toEqual([]);
+    await hr.context.close();
+
+    const installer = await consoleAs('installer', ['north']);
+    await go(installer.page, '#/terminals/TBOTH001', /TBOTH001/);
+    for (const name of ['Disable', 'Remove']) expect(await installer.page.getByRole('button', { name, exact: true }).count()).toBe(0);
+    expect(await installer.page.getByText('Also in south: disabled or removed by an administrator of those areas.').count()).toBe(1);
+    const kinds = await installer.page.getByLabel('Command').locator('option').allTextContents();
+    expect(kinds).toContain('Restart');
+    expect(kinds).not.toContain('Delete all its data');
+    expect(kinds).not.toContain('Delete its punches');
+    await go(installer.page, '#/terminals/TNORTH01', /TNORTH01/);
+    expect(await installer.page.getByRole('button', { name: 'Disable', exact: true }).count()).toBe(1);
+    expect(await installer.page.getByLabel('Command').locator('option').allTextContents()).toContain('Delete all its data');
+    expect(installer.refused).toEqual([]);
+    expect(installer.errors).toEqual([]);
+    await installer.context.close();
   });
 });

@@ -47,6 +47,23 @@ export function can(action: string): boolean {
   return session?.actions.includes(action) ?? false;
 }
 
+/**
+ * The areas of a member (a person, a terminal, an agent, an account) outside the signed-in
+ * caller's areas: none for a caller of every area. A caller limited to areas deactivates,
+ * deletes, disables or wipes only a member wholly within them (the server answers 403 with
+ * `outside`), so the console offers those only when this is empty.
+ */
+export function outsideMine(areas: readonly string[]): string[] {
+  const mine = session?.areas ?? [];
+  return mine.length === 0 ? [] : areas.filter((a) => !mine.includes(a));
+}
+
+/** Whether the member is wholly within the caller's areas (see outsideMine). */
+export function whollyMine(areas: readonly string[]): boolean {
+  const mine = session?.areas ?? [];
+  return mine.length === 0 || (areas.length > 0 && outsideMine(areas).length === 0);
+}
+
 /** Reads `/console/session`; null when nobody is signed in. */
 export async function loadSession(): Promise<SessionInfo | null> {
   const response = await fetch('session', { credentials: 'same-origin', cache: 'no-store' });

@@ -91,14 +91,16 @@ export async function areasPicker(label: string, chosen: readonly string[], hint
   const group = h('fieldset', { class: 'areas-picker', id: `areas-${++uid}` }, h('legend', {}, label));
   const list = h('div', { class: 'checks' });
   const boxes: HTMLInputElement[] = [];
-  const add = (name: string, checked: boolean) => {
-    const box = h('input', { type: 'checkbox', value: name, id: `area-${uid}-${boxes.length}`, checked });
+  const add = (name: string, checked: boolean, kept = false) => {
+    const box = h('input', { type: 'checkbox', value: name, id: `area-${uid}-${boxes.length}`, checked, disabled: kept });
     boxes.push(box);
-    list.append(h('span', { class: 'check' }, box, h('label', { for: box.id }, name)));
+    const label = h('label', { for: box.id }, kept ? `${name} (not yours: kept)` : name);
+    list.append(h('span', { class: 'check' }, box, label));
   };
   for (const a of areas) add(a.name, chosen.includes(a.name));
-  // An area the record holds that the caller cannot see stays chosen (and shown).
-  for (const name of chosen) if (!areas.some((a) => a.name === name)) add(name, true);
+  // An area the record holds that the caller cannot see stays chosen, shown, and cannot be
+  // unticked: the server keeps it whatever is sent (areas/names.ts `areasAfterSetting`).
+  for (const name of chosen) if (!areas.some((a) => a.name === name)) add(name, true, true);
   group.append(list);
   if (can('POST areas/')) {
     const create = h('button', { type: 'button', class: 'link' }, 'Create new area…');

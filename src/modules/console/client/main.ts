@@ -149,8 +149,10 @@ async function route(main: HTMLElement): Promise<void> {
   forgetAreas();
   const path = enrolling ? '/profile' : decodeURIComponent(location.hash.replace(/^#/, '').split('?')[0] ?? '');
   const found = ROUTES.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
+  // The home page is the board, or the overview for a role that reads no attendance (an installer).
+  const nav = found?.r.nav === '' && !can('GET attendance/today/') ? 'overview' : (found?.r.nav ?? null);
   for (const link of Array.from(document.querySelectorAll<HTMLAnchorElement>('[data-nav]'))) {
-    if (link.dataset.nav === (found?.r.nav ?? null)) link.setAttribute('aria-current', 'page');
+    if (link.dataset.nav === nav) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   if (!found?.m) {
@@ -158,7 +160,7 @@ async function route(main: HTMLElement): Promise<void> {
     return;
   }
   // A page of the navigation the role may not use is not drawn (its requests would answer 403).
-  if (NAV.some((n) => n.path === found.r.nav && !n.shown())) {
+  if (NAV.some((n) => n.path === nav && !n.shown())) {
     replace(
       main,
       h('h1', {}, 'Not available'),

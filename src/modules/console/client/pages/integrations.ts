@@ -2,7 +2,7 @@
 
 import type { AgentView } from '../../../enrollment';
 import type { WebhookEndpointView } from '../../../webhooks';
-import { api, can, currentSession, type List } from '../api';
+import { api, can, currentSession, type List, whollyMine } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
 import { eventWords } from '../event-words';
 import { onSubmit } from '../form-errors';
@@ -141,8 +141,7 @@ function webhookTable(hooks: WebhookEndpointView[], deliveries: HTMLElement, red
 
 /** A caller limited to areas revokes only agents wholly within them, not one of every area (the server refuses those). */
 function mayRevoke(agent: AgentView): boolean {
-  const mine = currentSession().areas;
-  return mine.length === 0 || (agent.areas.length > 0 && agent.areas.every((a) => mine.includes(a)));
+  return whollyMine(agent.areas);
 }
 
 function agentTable(agents: AgentView[], redraw: () => Promise<void>): HTMLElement {

@@ -7,7 +7,7 @@
 import type { DeviceView } from '../../../devices';
 import type { EnrolleeView } from '../../../enrollees';
 import type { AgentView, SessionView, TemplateView } from '../../../enrollment';
-import { ApiError, api, can, type List } from '../api';
+import { ApiError, api, can, type List, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -94,8 +94,12 @@ function refreshWhileEnrolling(mine: SessionView[], redraw: Redraw): (() => void
   return () => clearTimeout(refreshTimer);
 }
 
-/** Deactivate (or reactivate) and delete, as the role allows. */
+/** Deactivate (or reactivate) and delete, as the role allows; for one also in another area, who may. */
 function personActions(person: EnrolleeView, base: string, redraw: Redraw): HTMLElement {
+  const outside = outsideMine(person.areas);
+  if (outside.length > 0 && (can('PATCH enrollees/{id}/') || can('DELETE enrollees/{id}/'))) {
+    return h('p', { class: 'muted' }, `Also in ${outside.join(', ')}: deactivated or deleted by an administrator of those areas.`);
+  }
   return h(
     'div',
     { class: 'actions' },

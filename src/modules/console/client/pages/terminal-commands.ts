@@ -1,7 +1,7 @@
 /** A terminal's commands: the console that sends one, and its queue (waiting, then finished), with cancel and retry. */
 import type { CommandView } from '../../../commands';
 import type { DeviceDetailView } from '../../../devices';
-import { api, can, type List, query } from '../api';
+import { api, can, type List, outsideMine, query } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { commandKind, dateTime, words } from '../format';
@@ -16,8 +16,13 @@ export function commandConsole(device: DeviceDetailView, base: string, redraw: (
     ['info', 'Read terminal information'],
     ['query_users', 'List its users'],
     ['reupload_logs', 'Send punches again (dates below)'],
-    ['clear_logs', 'Delete its punches'],
-    ['clear_data', 'Delete all its data'],
+    // Wiping a terminal also in another area is that area's administrators' to do (403).
+    ...(outsideMine(device.areas).length > 0
+      ? []
+      : ([
+          ['clear_logs', 'Delete its punches'],
+          ['clear_data', 'Delete all its data'],
+        ] as [string, string][])),
   ]);
   const from = input({ type: 'date' });
   const to = input({ type: 'date' });

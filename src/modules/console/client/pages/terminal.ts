@@ -8,7 +8,7 @@ import type { CommandView } from '../../../commands';
 import type { DeviceDetailView, DeviceKeyView } from '../../../devices';
 import type { DiagnosticView } from '../../../diagnostics';
 import type { TerminalUserView } from '../../../fleet';
-import { api, can, type List } from '../api';
+import { api, can, type List, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -104,7 +104,11 @@ async function approvalForm(device: DeviceDetailView, title: string, base: strin
 /** Disable, confirm a new address, remove: each where the terminal's state and the caller's role allow it. */
 function actionButtons(device: DeviceDetailView, title: string, base: string, redraw: Redraw): HTMLElement {
   const actions = h('div', { class: 'actions' });
-  if (device.status === 'approved' && can('POST devices/{sn}/disable/')) {
+  // One also in another area is disabled or removed by an administrator of those areas (403).
+  const outside = outsideMine(device.areas);
+  if (outside.length > 0 && (can('POST devices/{sn}/disable/') || can('DELETE devices/{sn}/')))
+    actions.append(h('span', { class: 'muted' }, `Also in ${outside.join(', ')}: disabled or removed by an administrator of those areas.`));
+  if (device.status === 'approved' && can('POST devices/{sn}/disable/') && outside.length === 0) {
     actions.append(
       button('Disable', async () => {
         if (
@@ -122,7 +126,7 @@ function actionButtons(device: DeviceDetailView, title: string, base: string, re
   }
   if (device.unconfirmed_address && can('POST devices/{sn}/confirm-address/'))
     actions.append(confirmAddressButton(device, device.unconfirmed_address, title, base, redraw));
-  if (can('DELETE devices/{sn}/')) {
+  if (can('DELETE devices/{sn}/') && outside.length === 0) {
     actions.append(
       button('Remove', async () => {
         if (

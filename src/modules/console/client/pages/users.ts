@@ -5,7 +5,7 @@
  */
 
 import type { UserView } from '../../../users';
-import { api, currentSession, type List } from '../api';
+import { api, type List, outsideMine } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
 import { dateTime } from '../format';
 import { ROLE_NAMES, type Role } from '../roles';
@@ -125,11 +125,11 @@ export async function usersPage(main: HTMLElement): Promise<undefined> {
   const [users, areas] = await Promise.all([api.get<List<UserView>>('users/?limit=1000'), areaNames()]);
   const linkSlot = h('div', { id: 'invite-link' });
   const editSlot = h('div', { id: 'user-editor' });
-  const mine = currentSession().areas;
   const actions = (u: UserView) => {
     // A caller limited to areas changes only accounts wholly within them (the server says 403).
-    if (mine.length > 0 && u.areas.some((a) => !mine.includes(a))) {
-      return h('span', { class: 'muted' }, `Also in ${u.areas.filter((a) => !mine.includes(a)).join(', ')}: changed by an administrator of those areas.`);
+    const outside = outsideMine(u.areas);
+    if (outside.length > 0) {
+      return h('span', { class: 'muted' }, `Also in ${outside.join(', ')}: changed by an administrator of those areas.`);
     }
     const lastOwner = isLastOwner(u, users.results);
     return h(
