@@ -170,8 +170,63 @@ export interface List<T> {
   next_cursor: string | null;
 }
 
+/** What a query string is made of (query() leaves out the empty values). */
+export type QueryParams = Record<string, string | number | undefined | null>;
+
+/** Reads a list page (`api.get` in the console; the tests pass a client of their own). */
+export type ListReader = <T>(path: string) => Promise<List<T>>;
+
+/** The API's largest page (`?limit=`, docs/api.md). */
+export const MAX_PAGE = 1000;
+
+/**
+ * A list read a page at a time, following `next_cursor`: the rows read so far, whether the server
+ * has more, and `next()` for the following page. Never one page taken for the whole list: past
+ * the API's 1,000 a page that ignored its cursor showed the first rows and silently left the rest.
+ */
+export interface Pager<T> {
+  readonly rows: readonly T[];
+  /** The server has rows not read yet (true before the first page). */
+  readonly more: boolean;
+  /** Reads the next page (nothing when there is none) and returns its rows. */
+  next(): Promise<T[]>;
+  /** Reads pages until at least `count` rows are read, or there are no more. */
+  until(count: number): Promise<void>;
+}
+
+export function pager<T>(path: string, params: QueryParams = {}, pageSize = MAX_PAGE, read: ListReader = api.get): Pager<T> {
+  const rows: T[] = [];
+  // undefined: nothing read yet; null: the last page was read.
+  let cursor: string | null | undefined;
+  const next = async (): Promise<T[]> => {
+    if (cursor === null) return [];
+    const page = await read<T>(`${path}${query({ ...params, limit: pageSize, cursor })}`);
+    // A cursor answered twice would read the same page for ever: the list ends there.
+    cursor = page.next_cursor && page.next_cursor !== cursor ? page.next_cursor : null;
+    rows.push(...page.results);
+    return page.results;
+  };
+  return {
+    rows,
+    get more() {
+      return cursor !== null;
+    },
+    next,
+    async until(count) {
+      while (rows.length < count && cursor !== null) await next();
+    },
+  };
+}
+
+/** Every row of a list, page after page (lists that stay small: terminals, users, keys, schedules…). */
+export async function everyRow<T>(path: string, params: QueryParams = {}, read: ListReader = api.get): Promise<T[]> {
+  const all = pager<T>(path, params, MAX_PAGE, read);
+  while (all.more) await all.next();
+  return [...all.rows];
+}
+
 /** Query string from the given, non-empty values. */
-export function query(params: Record<string, string | number | undefined | null>): string {
+export function query(params: QueryParams): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   const text = q.toString();

@@ -22,19 +22,24 @@ export interface PeopleChooser {
   clear(): void;
 }
 
-export function peopleChooser(options: { legend: string; field: string; activeOnly?: boolean }): PeopleChooser {
+/**
+ * `max`: at most this many chosen (the batch endpoint takes 1,000 people a request, one
+ * transaction): the hint says so from the start, and one more is refused with the reason, never
+ * left for the server to refuse the whole form.
+ */
+export function peopleChooser(options: { legend: string; field: string; activeOnly?: boolean; max?: number }): PeopleChooser {
   const picker: PickerOptions = {
     label: 'Add a person',
     field: options.field,
     activeOnly: options.activeOnly,
-    hint: 'Type a name or an employee ID, then choose.',
+    hint: `Type a name or an employee ID, then choose.${options.max ? ` Up to ${options.max.toLocaleString('en')} people at once; for more, assign their area.` : ''}`,
   };
   const { element: combo, control } = personCombo(picker, (p, field) => {
     field.value = '';
     chosen.add(p);
   });
   // The Remove pressed is gone with its person: the search field takes the focus, not the page.
-  const chosen = chosenList(options.legend, () => control.focus());
+  const chosen = chosenList(options.legend, () => control.focus(), options.max ?? Number.POSITIVE_INFINITY);
   addTypedOnEnter(control, picker, chosen.add);
   return {
     element: h('fieldset', { class: 'people-chooser' }, h('legend', {}, options.legend), combo, chosen.list, chosen.said),
@@ -55,7 +60,7 @@ export function peopleChooser(options: { legend: string; field: string; activeOn
 }
 
 /** The people chosen, each with a Remove button; what changes is said in a live region. */
-function chosenList(legend: string, removed: () => void) {
+function chosenList(legend: string, removed: () => void, max: number) {
   const chosen = new Map<string, Person>();
   const list = h('ul', { class: 'chosen-people', 'aria-label': `${legend} chosen` });
   const said = h('span', { class: 'visually-hidden', role: 'status' });
@@ -79,6 +84,10 @@ function chosenList(legend: string, removed: () => void) {
   };
   const add = (p: Person) => {
     const already = chosen.has(p.id);
+    if (!already && chosen.size >= max) {
+      said.textContent = `${p.display_name} not added: at most ${max.toLocaleString('en')} people at once. ${howMany()}`;
+      return;
+    }
     chosen.set(p.id, p);
     draw();
     said.textContent = `${p.display_name} ${already ? 'is already chosen' : 'added'}. ${howMany()}`;

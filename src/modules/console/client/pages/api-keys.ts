@@ -5,7 +5,7 @@
  */
 
 import type { ApiKeyView } from '../../../users';
-import { api, type List } from '../api';
+import { api, everyRow } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
 import { dateTime } from '../format';
 import { ROLE_NAMES } from '../roles';
@@ -54,7 +54,7 @@ function createForm(main: HTMLElement, areas: readonly string[], redraw: () => P
 
 export async function apiKeysPage(main: HTMLElement): Promise<undefined> {
   const redraw = () => apiKeysPage(main).then(() => undefined);
-  const [keys, areas] = await Promise.all([api.get<List<ApiKeyView>>('api-keys/?limit=1000'), areaNames()]);
+  const [keys, areas] = await Promise.all([everyRow<ApiKeyView>('api-keys/'), areaNames()]);
   replace(
     main,
     h('h1', {}, 'API keys'),
@@ -62,7 +62,7 @@ export async function apiKeysPage(main: HTMLElement): Promise<undefined> {
       'Keys',
       table(
         ['Name', 'Key', 'Role', 'Areas', 'Created', 'Last used', 'Expires', 'State', ''],
-        keys.results.map((k) => [
+        keys.map((k) => [
           k.name,
           h('code', {}, `${k.prefix}…`),
           ROLE_NAMES[k.role] ?? k.role,

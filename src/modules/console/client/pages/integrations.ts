@@ -2,7 +2,7 @@
 
 import type { AgentView } from '../../../enrollment';
 import type { WebhookEndpointView } from '../../../webhooks';
-import { api, can, currentSession, type List, whollyMine } from '../api';
+import { api, can, currentSession, everyRow, type List, whollyMine } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
 import { eventWords } from '../event-words';
 import { onSubmit } from '../form-errors';
@@ -41,8 +41,8 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
   const seesHooks = can('GET webhooks/');
   const seesAgents = can('GET enrollment-agents/');
   const [hooks, agents, types, areas] = await Promise.all([
-    seesHooks ? api.get<List<WebhookEndpointView>>('webhooks/?limit=1000') : ({ results: [], next_cursor: null } as List<WebhookEndpointView>),
-    seesAgents ? api.get<List<AgentView>>('enrollment-agents/?limit=1000') : ({ results: [], next_cursor: null } as List<AgentView>),
+    seesHooks ? everyRow<WebhookEndpointView>('webhooks/') : [],
+    seesAgents ? everyRow<AgentView>('enrollment-agents/') : [],
     seesHooks ? api.get<{ results: string[] }>('webhooks/event-types/') : { results: [] },
     seesAgents && can('POST enrollment-agents/') ? areaNames() : [],
   ]);
@@ -56,12 +56,12 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
       section(
         'Webhook endpoints',
         h('p', { class: 'muted' }, 'Payroll and HR systems receive each punch (and other events) signed, as it happens.'),
-        webhookTable(hooks.results, deliveries, redraw),
+        webhookTable(hooks, deliveries, redraw),
         hookForm.form,
         hookForm.slot,
         deliveries,
       ),
-    seesAgents && section('Desktop enrollment agents', agentTable(agents.results, redraw), can('POST enrollment-agents/') && agentForm.form, agentForm.slot),
+    seesAgents && section('Desktop enrollment agents', agentTable(agents, redraw), can('POST enrollment-agents/') && agentForm.form, agentForm.slot),
   );
   return undefined;
 }

@@ -4,7 +4,7 @@ import type { AuditEntryView } from '../../../audit';
 import type { DeviceView } from '../../../devices';
 import type { EventView } from '../../../events';
 import type { JobView } from '../../../jobs';
-import { api, can, type List, query } from '../api';
+import { api, can, everyRow, type List, query } from '../api';
 import { type Names, summarize } from '../detail-words';
 import { announce, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { actionWords, eventWords, NAMED_ACTIONS } from '../event-words';
@@ -94,11 +94,11 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
   const [jobs, recentEvents, terminals] = await Promise.all([
     can('GET jobs/') ? api.get<List<JobView>>('jobs/') : nothing<JobView>(),
     can('GET events/') ? newestEvents(50) : [],
-    can('GET devices/') ? api.get<List<DeviceView>>('devices/?limit=1000').catch(() => nothing<DeviceView>()) : nothing<DeviceView>(),
+    can('GET devices/') ? everyRow<DeviceView>('devices/').catch((): DeviceView[] => []) : [],
   ]);
   // People are named by id as the logs show them (never everyone's list first).
   const people = peopleNames();
-  const names = namesOf(people, terminals.results);
+  const names = namesOf(people, terminals);
   if (can('GET enrollees/')) await people.load(recentEvents.flatMap((e) => idsIn(e.data))).catch(() => undefined);
   const audit = auditLog(names, people);
   replace(

@@ -7,7 +7,7 @@
 import type { DeviceView } from '../../../devices';
 import type { EnrolleeView } from '../../../enrollees';
 import type { AgentView, SessionView, TemplateView } from '../../../enrollment';
-import { ApiError, api, can, type List, outsideMine } from '../api';
+import { ApiError, api, can, everyRow, type List, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -41,7 +41,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   if (!person) return undefined;
   const [templates, devices, agents, sessions, proof] = await loadRecords(id, base);
   const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
-  const deviceName = (serial: string) => devices.results.find((d) => d.serial_number === serial)?.name ?? serial;
+  const deviceName = (serial: string) => devices.find((d) => d.serial_number === serial)?.name ?? serial;
 
   replace(
     main,
@@ -55,14 +55,14 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
       enrollSection(
         person,
         base,
-        can('POST enrollees/{id}/remote-enrollment/') ? devices.results : [],
+        can('POST enrollees/{id}/remote-enrollment/') ? devices : [],
         // The agents that may enroll this person: live, of every area or of one of theirs.
         can('POST enrollment-sessions/')
-          ? agents.results.filter((a) => a.status === 'active' && (a.areas.length === 0 || a.areas.some((area) => person.areas.includes(area))))
+          ? agents.filter((a) => a.status === 'active' && (a.areas.length === 0 || a.areas.some((area) => person.areas.includes(area))))
           : [],
         redraw,
       ),
-    can('GET enrollment-sessions/') && sessionsSection(mine, agents.results, deviceName),
+    can('GET enrollment-sessions/') && sessionsSection(mine, agents, deviceName),
   );
   return refreshWhileEnrolling(mine, redraw);
 }
@@ -72,8 +72,8 @@ function loadRecords(id: string, base: string) {
   const none = <T>(): Promise<List<T>> => Promise.resolve({ results: [], next_cursor: null });
   return Promise.all([
     api.get<List<TemplateView>>(`${base}templates/`),
-    can('GET devices/') ? api.get<List<DeviceView>>('devices/?status=approved&limit=1000') : none<DeviceView>(),
-    can('GET enrollment-agents/') ? api.get<List<AgentView>>('enrollment-agents/?limit=1000') : none<AgentView>(),
+    can('GET devices/') ? everyRow<DeviceView>('devices/', { status: 'approved' }) : [],
+    can('GET enrollment-agents/') ? everyRow<AgentView>('enrollment-agents/') : [],
     can('GET enrollment-sessions/') ? api.get<List<SessionView>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`) : none<SessionView>(),
     loadProof(id),
   ]);

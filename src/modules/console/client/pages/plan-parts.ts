@@ -1,10 +1,10 @@
 /**
  * What the plan's sections share (pages/plan.ts, pages/plan-people.ts): the lists' shapes, how a
- * list is read, how a form is sent and how a row is deleted.
+ * list is shown a page at a time, how a form is sent and how a row is deleted.
  */
 
-import { api, can, type List } from '../api';
-import { announce, button, confirmAction } from '../dom';
+import { api, can, type Pager } from '../api';
+import { announce, button, type Child, confirmAction, h, table } from '../dom';
 import { onSubmit } from '../form-errors';
 
 export interface Schedule {
@@ -51,9 +51,33 @@ export interface PayPeriod {
 /** Weekdays from Monday, as people read a week. */
 export const WEEK = [1, 2, 3, 4, 5, 6, 0];
 
-/** Loads a whole list (these lists are short: schedules, holidays, periods). */
-export async function all<T>(path: string): Promise<T[]> {
-  return (await api.get<List<T>>(path)).results;
+/**
+ * A list read a page at a time as a table: the rows read so far, then how many (every one read)
+ * or that there are more, with "Show more", which reads the next page (`before` first, e.g. the
+ * names of its people) and adds its rows under the others. Never one page silently taken for all.
+ */
+export function pagedTable<T>(
+  rows: Pager<T>,
+  shape: { headers: string[]; row: (item: T) => Child[]; empty: string; noun: [string, string]; before?: (items: readonly T[]) => Promise<void> },
+): HTMLElement[] {
+  const list = table(shape.headers, rows.rows.map(shape.row), shape.empty);
+  const said = h('p', { class: 'muted', role: 'status' });
+  const tell = () => {
+    const n = rows.rows.length;
+    const [one, many] = shape.noun;
+    said.textContent = rows.more ? `${n.toLocaleString('en')} shown; there are more.` : n > 0 ? `${n.toLocaleString('en')} ${n === 1 ? one : many}` : '';
+  };
+  const more = button(`Show more ${shape.noun[1]}`, async () => {
+    const page = await rows.next();
+    await shape.before?.(page);
+    const body = list.querySelector('tbody');
+    body?.append(...page.map((item) => h('tr', {}, ...shape.row(item).map((c) => h('td', {}, c)))));
+    tell();
+    more.hidden = !rows.more;
+  });
+  more.hidden = !rows.more;
+  tell();
+  return [list, said, more];
 }
 
 /** Every form here shows its errors beside the field (form-errors.ts); `fields` maps the API's names to the controls. */

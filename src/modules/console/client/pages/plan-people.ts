@@ -5,15 +5,15 @@
  * never a list of everyone loaded first, which stopped at the API's 1,000 and left the rest out.
  */
 
-import { api, can } from '../api';
+import { api, can, type Pager } from '../api';
 import { areaSelect } from '../area-picker';
-import { announce, field, h, input, section, select, table } from '../dom';
+import { announce, field, h, input, section, select } from '../dom';
 import { FieldError } from '../form-errors';
 import { localDay, words } from '../format';
 import type { PeopleChooser } from '../people-chooser';
 import type { PeopleNames } from '../people-names';
 import { personPicker } from '../person-picker';
-import { type Assignment, type Leave, remove, type Schedule, submitter } from './plan-parts';
+import { type Assignment, type Leave, pagedTable, remove, type Schedule, submitter } from './plan-parts';
 
 /** What these sections are drawn with: the schedules, the names of the people listed, the chooser kept across redraws, and the redraw. */
 export interface PlanPeople {
@@ -75,20 +75,22 @@ async function assignForm(plan: PlanPeople): Promise<HTMLFormElement> {
   );
 }
 
-export async function assignmentsSection(assignments: Assignment[], plan: PlanPeople): Promise<HTMLElement> {
+export async function assignmentsSection(assignments: Pager<Assignment>, plan: PlanPeople): Promise<HTMLElement> {
   return section(
     'Who works which schedule',
-    table(
-      ['Schedule', 'Who', 'From', 'To', ''],
-      assignments.map((a) => [
+    ...pagedTable(assignments, {
+      headers: ['Schedule', 'Who', 'From', 'To', ''],
+      row: (a) => [
         scheduleName(plan, a.schedule),
         a.enrollee ? (plan.names.get(a.enrollee)?.display_name ?? a.enrollee) : `Everyone in ${a.area ?? ''}`,
         localDay(a.from),
         a.to ? localDay(a.to) : 'Open-ended',
         remove(`shift-assignments/${encodeURIComponent(a.id)}/`, 'this assignment', plan.draw, 'DELETE shift-assignments/{id}/'),
-      ]),
-      'Nobody is assigned a schedule.',
-    ),
+      ],
+      empty: 'Nobody is assigned a schedule in these dates.',
+      noun: ['assignment', 'assignments'],
+      before: (page) => plan.names.load(page.map((a) => a.enrollee)),
+    }),
     !can('POST shift-assignments/')
       ? null
       : plan.schedules.length > 0
@@ -97,13 +99,13 @@ export async function assignmentsSection(assignments: Assignment[], plan: PlanPe
   );
 }
 
-export function leavesSection(leaves: Leave[], plan: PlanPeople): HTMLElement {
+export function leavesSection(leaves: Pager<Leave>, plan: PlanPeople): HTMLElement {
   // Active people, as before: found by name or employee id as typed.
   const who = personPicker({ label: 'Person', field: 'enrollee', activeOnly: true, required: true });
   const from = input({ type: 'date', required: true });
   const to = input({ type: 'date', required: true });
   // Any word, as payroll names its kinds; those already used here (and the usual ones) to pick from.
-  const kinds = [...new Set(['vacation', 'sick', 'parental', 'unpaid', 'training', ...leaves.map((l) => l.kind)])];
+  const kinds = [...new Set(['vacation', 'sick', 'parental', 'unpaid', 'training', ...leaves.rows.map((l) => l.kind)])];
   const kind = input({ required: true, value: 'vacation', autocomplete: 'off', list: 'leave-kinds' });
   const form = submitter(
     h(
@@ -126,17 +128,19 @@ export function leavesSection(leaves: Leave[], plan: PlanPeople): HTMLElement {
   );
   return section(
     'Leave',
-    table(
-      ['Who', 'From', 'To', 'Kind', ''],
-      leaves.map((l) => [
+    ...pagedTable(leaves, {
+      headers: ['Who', 'From', 'To', 'Kind', ''],
+      row: (l) => [
         plan.names.get(l.enrollee)?.display_name ?? l.employee,
         localDay(l.from),
         localDay(l.to),
         words(l.kind),
         remove(`leaves/${encodeURIComponent(l.id)}/`, 'this leave', plan.draw, 'DELETE leaves/{id}/'),
-      ]),
-      'No leave recorded.',
-    ),
+      ],
+      empty: 'No leave recorded in these dates.',
+      noun: ['leave', 'leaves'],
+      before: (page) => plan.names.load(page.map((l) => l.enrollee)),
+    }),
     can('POST leaves/') ? form : null,
   );
 }

@@ -4,16 +4,19 @@
  * schedule, leave) are in plan-people.ts, what they share in plan-parts.ts.
  */
 
-import { api, can } from '../api';
+import { api, can, everyRow } from '../api';
 import { areasPicker, noneChosen } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
 import { dateTime, localDay, weekdayName } from '../format';
 import { typedKeeper } from '../keep-typed';
 import { peopleChooser } from '../people-chooser';
 import { peopleNames } from '../people-names';
-import { type Assignment, all, type Holiday, type Leave, type PayPeriod, remove, type Schedule, submitter, WEEK } from './plan-parts';
+import { type Holiday, type PayPeriod, remove, type Schedule, submitter, WEEK } from './plan-parts';
 import { assignmentsSection, leavesSection } from './plan-people';
+import { planWindow } from './plan-window';
 import { rosterSection } from './roster';
+
+const BATCH_PEOPLE = 1000;
 
 /** Checkboxes of the weekdays, Monday first. */
 function weekdayPicker(chosen: readonly number[]): {
@@ -47,21 +50,24 @@ export async function planSections(): Promise<HTMLElement[]> {
   // Kept across the redraws (their own state): the names asked for by id, and the people being
   // chosen for a schedule (a redraw for another change does not lose them).
   const names = peopleNames();
-  const chooser = peopleChooser({ legend: 'People', field: 'enrollees', activeOnly: true });
+  // The batch endpoint's limit (shift-assignments/batch/, 1,000 people): said before it is reached.
+  const chooser = peopleChooser({ legend: 'People', field: 'enrollees', activeOnly: true, max: BATCH_PEOPLE });
+  const shown = planWindow(() => draw());
   const draw = async () => {
     const typed = typing.snapshot();
-    const [schedules, assignments, holidays, leaves, periods] = await Promise.all([
-      all<Schedule>('work-schedules/?limit=1000'),
-      all<Assignment>('shift-assignments/?limit=1000'),
-      all<Holiday>('holidays/?limit=1000'),
-      all<Leave>('leaves/?limit=1000'),
-      all<PayPeriod>('pay-periods/?limit=1000'),
+    // The short lists whole, page after page; assignments and leave those of the window chosen, a page at a time.
+    const [schedules, holidays, periods, { assignments, leaves }] = await Promise.all([
+      everyRow<Schedule>('work-schedules/'),
+      everyRow<Holiday>('holidays/'),
+      everyRow<PayPeriod>('pay-periods/'),
+      shown.load(),
     ]);
-    await names.load([...assignments.map((a) => a.enrollee), ...leaves.map((l) => l.enrollee)]);
+    await names.load([...assignments.rows.map((a) => a.enrollee), ...leaves.rows.map((l) => l.enrollee)]);
     const plan = { schedules, names, chooser, draw };
     replace(
       holder,
       await rosterSection(),
+      shown.element,
       await assignmentsSection(assignments, plan),
       schedulesSection(schedules, draw),
       await holidaysSection(holidays, draw),

@@ -6,7 +6,7 @@
 
 import type { DeviceView } from '../../../devices';
 import type { PunchView } from '../../../punches';
-import { api, can, currentSession, type List, query } from '../api';
+import { api, can, currentSession, everyRow, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDate, localDay, time, words } from '../format';
@@ -19,14 +19,12 @@ const LIVE_MAX = 50;
 export async function punchesPage(main: HTMLElement): Promise<() => void> {
   // First the stream's position, then the data: a punch arriving before the socket opens is replayed.
   const head = await punchHead();
-  const devices = can('GET devices/')
-    ? await api.get<List<DeviceView>>('devices/?limit=1000').catch(() => ({ results: [], next_cursor: null }) as List<DeviceView>)
-    : ({ results: [], next_cursor: null } as List<DeviceView>);
+  const devices = can('GET devices/') ? await everyRow<DeviceView>('devices/').catch((): DeviceView[] => []) : [];
   // People are named as their punches are shown (asked for by id), never loaded all first.
-  const labels = punchLabels(peopleNames(), devices.results);
+  const labels = punchLabels(peopleNames(), devices);
   const live = liveFeed(labels);
   const stale = staleNotice();
-  const list = punchList(devices.results, labels, stale);
+  const list = punchList(devices, labels, stale);
 
   replace(
     main,

@@ -1,7 +1,7 @@
 /** A terminal's commands: the console that sends one, and its queue (waiting, then finished), with cancel and retry. */
 import type { CommandView } from '../../../commands';
 import type { DeviceDetailView } from '../../../devices';
-import { api, can, type List, outsideMine, query } from '../api';
+import { api, can, type List, outsideMine, pager, query } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { commandKind, dateTime, words } from '../format';
@@ -96,8 +96,65 @@ function commandRows(commands: CommandView[], base: string, redraw: () => Promis
   });
 }
 
-/** Waiting commands (all of them, oldest first: the order the terminal gets them), then the others, newest first, a page at a time. */
-export function commandList(waiting: CommandView[], recent: List<CommandView>, base: string, redraw: () => Promise<void>): HTMLElement {
+/** How many waiting commands are read at a time: a page of the API. */
+const WAITING_PAGE = 1000;
+
+/**
+ * The commands waiting for a terminal, oldest first (the order it gets them): those sent and not
+ * answered yet, then those pending, a page at a time. After an approval backfill a terminal owes
+ * 20,000 and more: the first page is shown and the rest is a "Show more" away, never cut off.
+ */
+export interface WaitingCommands {
+  readonly rows: CommandView[];
+  readonly more: boolean;
+  next(): Promise<CommandView[]>;
+}
+
+export async function waitingCommands(base: string): Promise<WaitingCommands> {
+  const sent = pager<CommandView>(`${base}commands/`, { status: 'sent' }, WAITING_PAGE);
+  const pending = pager<CommandView>(`${base}commands/`, { status: 'pending' }, WAITING_PAGE);
+  await Promise.all([sent.next(), pending.next()]);
+  return {
+    get rows() {
+      return [...sent.rows, ...pending.rows];
+    },
+    get more() {
+      return sent.more || pending.more;
+    },
+    next: () => (sent.more ? sent.next() : pending.next()),
+  };
+}
+
+/**
+ * What the waiting list says of itself: how many wait (the terminal's own count,
+ * `pending_commands`), and how many of them are shown when not all are.
+ */
+function waitingSaid(shown: number, total: number, more: boolean): string {
+  const all = Math.max(total, shown);
+  if (!more) return '';
+  return all > shown
+    ? `${shown.toLocaleString('en')} of ${all.toLocaleString('en')} shown, oldest first.`
+    : `${shown.toLocaleString('en')} shown, more waiting.`;
+}
+
+/** The waiting commands' table, with "Show more" while the server has more of them. */
+function waitingTable(waiting: WaitingCommands, total: number, base: string, redraw: () => Promise<void>): HTMLElement[] {
+  const headers = ['Command', 'Status', 'Tries', 'Queued', 'Finished', ''];
+  const first = [...waiting.rows].sort((x, y) => x.id - y.id);
+  const list = table(headers, commandRows(first, base, redraw), 'Nothing is waiting for this terminal.');
+  const said = h('p', { class: 'muted', role: 'status' }, waitingSaid(first.length, total, waiting.more));
+  const more = button('Show more waiting commands', async () => {
+    const page = await waiting.next();
+    list.querySelector('tbody')?.append(...commandRows(page, base, redraw).map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c)))));
+    said.textContent = waitingSaid(waiting.rows.length, total, waiting.more) || `All ${waiting.rows.length.toLocaleString('en')} shown.`;
+    more.hidden = !waiting.more;
+  });
+  more.hidden = !waiting.more;
+  return [list, said, more];
+}
+
+/** Waiting commands (oldest first: the order the terminal gets them; `total` of them), then the others, newest first, a page at a time. */
+export function commandList(waiting: WaitingCommands, total: number, recent: List<CommandView>, base: string, redraw: () => Promise<void>): HTMLElement {
   const headers = ['Command', 'Status', 'Tries', 'Queued', 'Finished', ''];
   const done = recent.results.filter((c) => c.status !== 'pending' && c.status !== 'sent');
   const older = h('div');
@@ -120,18 +177,11 @@ export function commandList(waiting: CommandView[], recent: List<CommandView>, b
     more.style.display = cursor ? '' : 'none';
   });
   more.style.display = cursor ? '' : 'none';
+  const count = Math.max(total, waiting.rows.length);
   return section(
     'Commands',
-    h('h3', {}, waiting.length > 0 ? `Waiting (${waiting.length})` : 'Waiting'),
-    table(
-      headers,
-      commandRows(
-        waiting.sort((x, y) => x.id - y.id),
-        base,
-        redraw,
-      ),
-      'Nothing is waiting for this terminal.',
-    ),
+    h('h3', {}, count > 0 ? `Waiting (${count.toLocaleString('en')})` : 'Waiting'),
+    ...waitingTable(waiting, total, base, redraw),
     h('h3', {}, 'Finished, newest first'),
     table(headers, commandRows(done, base, redraw), 'No commands yet.'),
     older,

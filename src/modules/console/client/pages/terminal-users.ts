@@ -1,19 +1,12 @@
 /** The people a terminal holds, as it last reported them: adopt its own users, or remove them. */
 import type { TerminalUserView } from '../../../fleet';
-import { api, can, type List, query } from '../api';
+import { api, can, everyRow } from '../api';
 import { announce, badge, button, confirmAction, h, input, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 
 /** Every user the terminal holds, page after page: the section lists them all (a terminal holds some thousands at most). */
-export async function allTerminalUsers(base: string): Promise<TerminalUserView[]> {
-  const users: TerminalUserView[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: List<TerminalUserView> = await api.get<List<TerminalUserView>>(`${base}users/${query({ limit: 1000, cursor })}`);
-    users.push(...page.results);
-    cursor = page.next_cursor;
-  } while (cursor);
-  return users;
+export function allTerminalUsers(base: string): Promise<TerminalUserView[]> {
+  return everyRow<TerminalUserView>(`${base}users/`);
 }
 
 export function usersSection(users: TerminalUserView[], base: string, redraw: () => Promise<void>): HTMLElement {

@@ -15,7 +15,7 @@ import { onSubmit } from '../form-errors';
 import { ago, count, dateTime, words } from '../format';
 import { completenessSection } from './completeness';
 import { diagnosticItem } from './diagnostics';
-import { commandConsole, commandList } from './terminal-commands';
+import { commandConsole, commandList, waitingCommands } from './terminal-commands';
 import { keysSection } from './terminal-keys';
 import { usbImportSection } from './terminal-usb-import';
 import { allTerminalUsers, usersSection } from './terminal-users';
@@ -27,7 +27,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
   const serial = params[0] ?? '';
   const base = `devices/${encodeURIComponent(serial)}/`;
   const redraw = () => terminalPage(main, params).then(() => undefined);
-  const [device, waiting, sent, commands, users, keys, diagnostics] = await loadTerminal(base);
+  const [device, waiting, commands, users, keys, diagnostics] = await loadTerminal(base);
   const attention = diagnostics.results.filter((d) => d.device === serial);
   const title = device.name ? `${device.name} (${device.serial_number})` : device.serial_number;
   const approveForm = await approvalForm(device, title, base, redraw);
@@ -46,7 +46,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
     can('PATCH devices/{sn}/') && (await editSection(device, base, redraw, approveForm !== null)),
     can('POST devices/{sn}/commands/') &&
       (device.status === 'approved' ? commandConsole(device, base, redraw) : section('Send a command', h('p', { class: 'muted' }, untilApproved(device)))),
-    commandList([...waiting.results, ...sent.results], commands, base, redraw),
+    commandList(waiting, device.pending_commands, commands, base, redraw),
     usersSection(users, base, redraw),
     section(
       'Recent events',
@@ -64,9 +64,8 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
 function loadTerminal(base: string) {
   return Promise.all([
     api.get<DeviceDetailView>(base),
-    // Waiting commands first, all of them (deletes a terminal owes among them), then the newest.
-    api.get<List<CommandView>>(`${base}commands/?status=pending&limit=1000`),
-    api.get<List<CommandView>>(`${base}commands/?status=sent&limit=1000`),
+    // Waiting commands first, a page at a time (deletes a terminal owes among them), then the newest.
+    waitingCommands(base),
     api.get<List<CommandView>>(`${base}commands/?order=newest&limit=50`),
     allTerminalUsers(base).catch(() => [] as TerminalUserView[]),
     // Keys are for those who run terminals: other roles do not ask.

@@ -1,7 +1,7 @@
 /** Terminals: the fleet at a glance (waiting ones first), and registering a terminal before it connects. */
 
 import type { DeviceView } from '../../../devices';
-import { api, can, currentSession, type List } from '../api';
+import { api, can, currentSession, everyRow } from '../api';
 import { areasPicker, noneChosen } from '../area-picker';
 import { announce, badge, button, field, h, input, keepFresh, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -22,8 +22,10 @@ export async function terminalsPage(main: HTMLElement): Promise<() => void> {
 }
 
 async function drawTerminalsPage(main: HTMLElement): Promise<void> {
-  const list = await api.get<List<DeviceView>>('devices/?limit=1000');
-  const devices = [...list.results].sort((a, b) => (ORDER[a.status] ?? 9) - (ORDER[b.status] ?? 9) || a.serial_number.localeCompare(b.serial_number));
+  // Every terminal, page after page: a fleet of 1,000 or more does not fit in one page.
+  const devices = (await everyRow<DeviceView>('devices/')).sort(
+    (a, b) => (ORDER[a.status] ?? 9) - (ORDER[b.status] ?? 9) || a.serial_number.localeCompare(b.serial_number),
+  );
   const serial = input({ required: true, pattern: '[A-Za-z0-9_.\\-]{1,64}', autocomplete: 'off' });
   const name = input({ autocomplete: 'off' });
   const areas = await areasPicker('Areas', [], `People in these areas are sent to it; none chosen: ${noneChosen('default')}.`);

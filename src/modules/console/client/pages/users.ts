@@ -5,7 +5,7 @@
  */
 
 import type { UserView } from '../../../users';
-import { api, type List, outsideMine } from '../api';
+import { api, everyRow, type List, outsideMine } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
 import { dateTime } from '../format';
 import { ROLE_NAMES, type Role } from '../roles';
@@ -122,7 +122,7 @@ function removeButton(u: UserView, redraw: () => Promise<void>): HTMLElement {
 
 export async function usersPage(main: HTMLElement): Promise<undefined> {
   const redraw = () => usersPage(main).then(() => undefined);
-  const [users, areas] = await Promise.all([api.get<List<UserView>>('users/?limit=1000'), areaNames()]);
+  const [users, areas] = await Promise.all([everyRow<UserView>('users/'), areaNames()]);
   const linkSlot = h('div', { id: 'invite-link' });
   const editSlot = h('div', { id: 'user-editor' });
   const actions = (u: UserView) => {
@@ -131,7 +131,7 @@ export async function usersPage(main: HTMLElement): Promise<undefined> {
     if (outside.length > 0) {
       return h('span', { class: 'muted' }, `Also in ${outside.join(', ')}: changed by an administrator of those areas.`);
     }
-    const lastOwner = isLastOwner(u, users.results);
+    const lastOwner = isLastOwner(u, users);
     return h(
       'div',
       { class: 'actions' },
@@ -152,7 +152,7 @@ export async function usersPage(main: HTMLElement): Promise<undefined> {
       'People who sign in',
       table(
         ['Name', 'Username', 'Role', 'Areas', 'Second factor', 'State', ''],
-        users.results.map((u) => [
+        users.map((u) => [
           u.name,
           u.username,
           ROLE_NAMES[u.role] ?? u.role,
