@@ -140,16 +140,31 @@ export class Schedules {
     if (filters.enrollee) conditions.push(eq(shiftAssignments.enrolleeId, (await this.daysOff.person(this.ctx.db.orm, filters.enrollee, scope)).id));
     if (filters.from) conditions.push(or(isNull(shiftAssignments.toDate), gte(shiftAssignments.toDate, filters.from))!);
     if (filters.to) conditions.push(lte(shiftAssignments.fromDate, filters.to));
-    const after = twoKeyCursor(filters.cursor);
-    const rows = await this.ctx.db.orm
-      .select()
-      .from(shiftAssignments)
-      .where(and(...conditions))
-      .orderBy(asc(shiftAssignments.fromDate), asc(shiftAssignments.id));
-    let views = await this.assignmentViews(this.ctx.db.orm, await this.seenBy(rows, scope));
-    // Area names live in the areas module: filtered here (assignments are few).
-    if (filters.area) views = views.filter((v) => v.area === filters.area);
-    if (after) views = views.filter((v) => v.from > after[0] || (v.from === after[0] && v.id > after[1]));
+    if (filters.area) {
+      const [areaId] = await areaIdsNamed(this.ctx.db.orm, [filters.area]);
+      if (areaId === undefined) return { results: [], next_cursor: null };
+      conditions.push(eq(shiftAssignments.areaId, areaId));
+    }
+    // A page past the cursor, read in batches until it is full: a limited caller sees only some
+    // rows, so one batch may hold fewer than a page (a large site has tens of thousands).
+    const views: ShiftAssignmentView[] = [];
+    const batch = Math.max(filters.limit + 1, 200);
+    let after = twoKeyCursor(filters.cursor);
+    for (;;) {
+      const past = after
+        ? or(gt(shiftAssignments.fromDate, after[0]), and(eq(shiftAssignments.fromDate, after[0]), gt(shiftAssignments.id, after[1])))
+        : undefined;
+      const rows = await this.ctx.db.orm
+        .select()
+        .from(shiftAssignments)
+        .where(and(...conditions, past))
+        .orderBy(asc(shiftAssignments.fromDate), asc(shiftAssignments.id))
+        .limit(batch);
+      views.push(...(await this.assignmentViews(this.ctx.db.orm, await this.seenBy(rows, scope))));
+      const last = rows[rows.length - 1];
+      if (views.length > filters.limit || rows.length < batch || !last) break;
+      after = [last.fromDate, last.id];
+    }
     const page = views.slice(0, filters.limit);
     const last = page[page.length - 1];
     return { results: page, next_cursor: views.length > filters.limit && last ? encodeCursor([last.from, last.id]) : null };

@@ -1,0 +1,79 @@
+/**
+ * `shift-assignments/` of a large site pages in the database: each page reads past its cursor,
+ * in batches until the page is full, never every assignment of the company (it read and built
+ * them all for each page). A caller limited to an area whose few assignments sit far down the
+ * list still gets full pages, each row once.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
+import { seedPeople } from '../support/people';
+
+const PEOPLE = 450;
+let server: TestServer;
+
+interface Assignment {
+  id: string;
+  from: string;
+  enrollee: string | null;
+  area: string | null;
+}
+
+async function every(client: ApiClient, params: string, limit: number): Promise<{ rows: Assignment[]; pages: number[] }> {
+  const rows: Assignment[] = [];
+  const pages: number[] = [];
+  let cursor: string | null = null;
+  do {
+    const got: { status: number; body: { results: Assignment[]; next_cursor: string | null } } = await client.get(
+      `/shift-assignments/?limit=${limit}${params}${cursor ? `&cursor=${cursor}` : ''}`,
+    );
+    expect(got.status).toBe(200);
+    rows.push(...got.body.results);
+    pages.push(got.body.results.length);
+    cursor = got.body.next_cursor;
+  } while (cursor);
+  return { rows, pages };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await seedPeople(
+    server,
+    Array.from({ length: PEOPLE }, (_, i) => ({ employee: `AP-${i}`, name: `Person ${i}` })),
+  );
+  expect((await server.admin.post('/work-schedules/', { name: 'Day', start: '09:00', end: '17:00' })).status).toBe(201);
+  const ids = (await server.admin.get('/enrollees/?limit=1000')).body.results.map((p: { id: string }) => p.id);
+  expect((await server.admin.post('/shift-assignments/batch/', { schedule: 'Day', enrollees: ids, from: '2031-01-05' })).status).toBe(201);
+  // North's three people, assigned later: after every one of the others in the list's order.
+  expect((await server.admin.post('/areas/', { name: 'north' })).status).toBe(201);
+  for (const n of [1, 2, 3]) {
+    expect((await server.admin.post('/employees/', { id: `N-${n}`, name: `North ${n}` })).status).toBe(201);
+    const e = await server.admin.post('/enrollees/', { employee: `N-${n}`, areas: ['north'] });
+    expect((await server.admin.post('/shift-assignments/', { schedule: 'Day', enrollee: e.body.id, from: `2031-02-0${n}` })).status).toBe(201);
+  }
+  expect((await server.admin.post('/shift-assignments/', { schedule: 'Day', area: 'north', from: '2031-02-09' })).status).toBe(201);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('shift assignments, a page at a time', () => {
+  test('every assignment once, in order, in full pages', async () => {
+    const { rows, pages } = await every(server.admin, '', 100);
+    expect(rows).toHaveLength(PEOPLE + 4);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+    expect(pages).toEqual([100, 100, 100, 100, 54]);
+    const keys = rows.map((r) => `${r.from} ${r.id}`);
+    expect(keys).toEqual([...keys].sort());
+  });
+
+  test('a caller limited to north gets full pages of its few, found past batches of others', async () => {
+    const hr = new ApiClient(server.admin.base, { authorization: `Bearer ${await adminToken({ sub: 'hr-north', role: 'hr', areas: ['north'] })}` });
+    const { rows, pages } = await every(hr, '', 2);
+    expect(pages).toEqual([2, 2]);
+    expect(rows.map((r) => r.from)).toEqual(['2031-02-01', '2031-02-02', '2031-02-03', '2031-02-09']);
+    // The area filter, by its name, in the database too.
+    const ofArea = await every(server.admin, '&area=north', 10);
+    expect(ofArea.rows.map((r) => r.area)).toEqual(['north']);
+    expect((await every(server.admin, '&area=nowhere', 10)).rows).toEqual([]);
+  });
+});
