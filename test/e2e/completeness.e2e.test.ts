@@ -238,6 +238,33 @@ describe('counts that tell the truth', () => {
     expect(settled.counts.missing).toBeNull();
   });
 
+  test('a re-upload that re-sent fewer than were missing leaves its date a gap, and a clear of the log after it keeps it one', async () => {
+    for (const [sn, sent] of [
+      ['GAP00015', 1],
+      ['GAP00016', 0],
+    ] as const) {
+      const terminal = await agreedTerminal(sn);
+      for (let i = 0; i < sent; i++) expect((await terminal.punch([{ pin: '36', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
+      // Today, but outside the range asked (a clock set wrong and never measured): it re-sends only what is stored, or nothing.
+      terminal.holdUnsent([{ pin: '36', at: new Date(clock.now() + 3 * 3_600_000) }]);
+      await gapFoundAndAnswered(terminal);
+      const report = (await server.admin.get(`/devices/${sn}/completeness/?from=${today()}&to=${today()}`)).body;
+      expect(report.recoveries[0]).toMatchObject({ status: 'done', recovered: 0, missing: 1, return_code: 0 });
+      expect(report.counts.missing).toBe(1);
+      expect(report.days[0]).toMatchObject({ stored: sent, reported: sent, reported_by: 'reupload', status: 'gap' });
+      // Its log cleared: the punch it never sent left with it; the counts agree from then on.
+      expect((await server.admin.post(`/devices/${sn}/commands/`, { kind: 'clear_logs', confirm: sn })).status).toBe(201);
+      await drain(terminal);
+      await drain(terminal);
+      expect(terminal.transactionCount).toBe(0);
+      clock.advance(2 * 60_000);
+      await runCheck();
+      const cleared = (await server.admin.get(`/devices/${sn}/completeness/?from=${today()}&to=${today()}`)).body;
+      expect(cleared.counts).toMatchObject({ reported: 0, missing: null });
+      expect(cleared.days[0]).toMatchObject({ stored: sent, status: 'gap' });
+    }
+  });
+
   test('a terminal that cannot re-send, then cleared: the gap of before the clear stays a gap, not complete', async () => {
     const terminal = await agreedTerminal('GAP00012', { respond: (c) => (c.text.startsWith('DATA QUERY ATTLOG') ? -1002 : undefined) });
     expect((await terminal.punch([{ pin: '33', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');

@@ -1,17 +1,7 @@
 /**
  * `devices/{sn}/completeness/`: per local date of the terminal, the punches stored from it, what
- * it holds as far as known, what re-uploads recovered, and a status:
- *
- * 1. a re-upload covering the date is planned or under way → `recovering`;
- * 2. a finished re-upload covered it → its count for the date: `complete` when everything it
- *    re-sent is stored, else `gap`;
- * 3. a gap is open (the counts disagree) and the date lies after the last agreement → `gap`;
- * 4. the terminal's count agreed with the stored punches on or after that date (and the
- *    terminal was known by then) → `complete` as of that agreement;
- * 5. otherwise `unknown` (the terminal said nothing since, or it was not known then).
- *
- * A cleared log (the terminal's count fell below the agreed one) vouches for nothing before the
- * clear: dates up to it follow 3 and 4 with the agreement and the gap of before the clear.
+ * it holds as far as known, what re-uploads recovered, and a status (status.ts: `recovering`,
+ * `gap`, `complete` or `unknown`, by the rules listed there).
  */
 import type { Static } from '@sinclair/typebox';
 import { and, between, eq } from 'drizzle-orm';
@@ -24,6 +14,7 @@ import { countPerDateFromDevice } from '../punches';
 import type { CompletenessDay, CompletenessReport, Recovery } from './model';
 import type { Recoveries } from './recovery';
 import type { CompletenessRuntime } from './runtime';
+import { type CountsByDate, dayStatus } from './status';
 import { type PunchCountRow, punchDays, type RecoveryRow } from './tables';
 
 /** What the report reads, from the completeness service. */
@@ -63,23 +54,18 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
   const recoveries = await c.recoveries.overlapping(db, device.id, from, to);
   const state = await c.stateOf(db, device.id);
   const dateOf = (at: number | null | undefined) => (at == null ? null : c.recoveries.wallTime(device, at).slice(0, 10));
-  const counts = { since: dateOf(device.approvedAt ?? device.createdAt)!, today, state };
+  const counts = countsByDate(state, dateOf, dateOf(device.approvedAt ?? device.createdAt)!, today);
   const days: Day[] = [];
   for (let date = from; date <= to; date = addDays(date, 1)) {
     const n = stored.get(date) ?? 0;
     const row = known.get(date);
-    const base = {
-      date,
-      stored: n,
-      reported: row?.reported ?? null,
-      reported_at: iso(row?.reportedAt ?? null),
-      reported_by: row ? ('reupload' as const) : null,
-      recovered: row?.recovered ?? 0,
-    };
-    const covering = recoveries.filter((r) => covers(r, date));
-    if (covering.some((r) => r.status === 'planned' || r.status === 'queued' || r.status === 'answered')) days.push({ ...base, status: 'recovering' });
-    else if (row) days.push({ ...base, status: n >= row.reported ? 'complete' : 'gap' });
-    else days.push(byCounts(base, n, dateOf, counts));
+    const recovering = recoveries.some((r) => covers(r, date) && (r.status === 'planned' || r.status === 'queued' || r.status === 'answered'));
+    const { status, byCount } = dayStatus({ date, stored: n, recovering, reuploaded: row?.reported ?? null }, counts);
+    const agreedAt = byCount === 'agreed_before_clear' ? (state?.agreedBeforeClearAt ?? null) : (state?.agreedAt ?? null);
+    const reported = byCount
+      ? { reported: n, reported_at: iso(agreedAt), reported_by: 'count' as const }
+      : { reported: row?.reported ?? null, reported_at: iso(row?.reportedAt ?? null), reported_by: row ? ('reupload' as const) : null };
+    days.push({ date, stored: n, ...reported, recovered: row?.recovered ?? 0, status });
   }
   return {
     serial_number: device.serialNumber,
@@ -96,31 +82,20 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
   };
 }
 
-type DayBase = Omit<Day, 'status'>;
-
 /**
- * A date no re-upload covered, by the terminal's counts (rules 3 to 5 of the file's comment). A
- * cleared log (or a reset terminal) vouches for nothing before its clear: those dates are read by
- * the agreement in force then, and a gap open then stays a gap (those punches left with the log).
+ * The terminal's counts in its local dates. A count that fell (a cleared log, a reset terminal)
+ * keeps the agreement in force then and whether a gap was open then (its loss) for the dates up
+ * to the clear.
  */
-function byCounts(
-  base: DayBase,
-  stored: number,
-  dateOf: (at: number | null | undefined) => string | null,
-  known: { since: string; today: string; state: PunchCountRow | null },
-): Day {
-  const { state } = known;
-  const date = base.date;
+function countsByDate(state: PunchCountRow | null, dateOf: (at: number | null | undefined) => string | null, since: string, today: string): CountsByDate {
   const clearedDate = dateOf(state?.clearedAt);
-  const beforeClear = clearedDate !== null && date <= clearedDate;
-  const agreedAt = beforeClear ? (state?.agreedBeforeClearAt ?? null) : (state?.agreedAt ?? null);
-  const agreedDate = dateOf(agreedAt);
-  const gapOpen = beforeClear ? state?.missingAtClear != null : state?.gapSince != null;
-  if (gapOpen && (agreedDate === null || date >= agreedDate) && date <= known.today) return { ...base, status: 'gap' };
-  if (agreedDate !== null && date <= agreedDate && date >= known.since) {
-    return { ...base, reported: stored, reported_at: iso(agreedAt), reported_by: 'count', status: 'complete' };
-  }
-  return { ...base, status: 'unknown' };
+  return {
+    since,
+    today,
+    agreed: dateOf(state?.agreedAt),
+    gapOpen: state?.gapSince != null,
+    cleared: clearedDate === null ? null : { date: clearedDate, agreed: dateOf(state?.agreedBeforeClearAt), gapOpen: state?.missingAtClear != null },
+  };
 }
 
 function covers(r: RecoveryRow, date: string): boolean {

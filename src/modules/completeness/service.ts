@@ -9,10 +9,11 @@
  * count ahead, still after a settling time (a record counted before its upload arrives): a gap,
  * `punch_gap_found`, and a re-upload of the range since the last agreement is queued
  * (recovery.ts). Behind (a cleared log): they agree from then on, and days before the clear are
- * not vouched for by that agreement (days.ts). A terminal back after a silence,
+ * not vouched for by that agreement (status.ts). A terminal back after a silence,
  * and every terminal after this server was down (its own heartbeat, heartbeat.ts), are asked to
  * re-upload the silent range too: planned at once, sent by the check a settling time later, once
- * the terminal had time to send its backlog by itself. Per date, days.ts says what is known.
+ * the terminal had time to send its backlog by itself. Per date, days.ts says what is known and
+ * status.ts the date's status.
  */
 import { eq } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
@@ -173,7 +174,7 @@ export class Completeness {
 
   /**
    * The counts agree (or the terminal holds fewer: a cleared log, kept by countReported so that
-   * days before it are not vouched for by this agreement, days.ts), as of the moment the terminal
+   * days before it are not vouched for by this agreement, status.ts), as of the moment the terminal
    * reported that count.
    */
   private async agree(w: WriteContext, state: PunchCountRow, now: number): Promise<void> {
