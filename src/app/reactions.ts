@@ -105,6 +105,8 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   commands.events.react('device_command_finished', fleetReactions.convergeOnCommandResult(converge));
   commands.events.react('device_command_finished', proofReactions.confirmProofOnDelete(m.proofs));
   commands.operator.refuseCancelWhen(proofReactions.keepDeletesProofsAwait(m.proofs));
+  // A delete the queue closed for another that took its place (a person taken off a terminal).
+  commands.onDeletesReplaced(proofReactions.followReplacedDeletes(m.proofs));
   commands.events.react('device_command_finished', completenessReactions.followRecoveryCommands(recover));
 
   // A punch stored: flags it needs from modules above, the anomalies it shows (attendance days

@@ -17,6 +17,6 @@ export * as commandReactions from './reactions';
 export { describeReturnCode } from './return-codes';
 export { commandRoutes } from './routes';
 export { COMMAND_SETTINGS } from './runtime';
-export { CommandService } from './service';
-export { supersedeRefusalDelete } from './supersede';
+export { CommandService, type DeletesReplaced } from './service';
+export { type ReplacedDelete, supersedeRefusalDelete } from './supersede';
 export type { CommandView } from './views';

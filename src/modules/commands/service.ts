@@ -37,8 +37,11 @@ import { OperatorActions } from './operator-actions';
 import { CommandPolls } from './polls';
 import { notIndexed } from './query-plans';
 import type { CommandRuntime } from './runtime';
-import { pendingWithKeys, planQueue, type QueuePlan } from './supersede';
+import { closeKeyed, pendingWithKeys, planQueue, type QueuePlan, type ReplacedDelete } from './supersede';
 import { type CommandStatus, deviceCommands } from './tables';
+
+/** What is told of deletes closed for a delete that took their place (CommandService.onDeletesReplaced). */
+export type DeletesReplaced = (w: WriteContext, replaced: readonly ReplacedDelete[]) => Promise<void>;
 
 /** Retries back off by doubling, but a terminal that comes back is served within the hour. */
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
@@ -54,6 +57,7 @@ export class CommandService {
   /** What other modules ask of the queue. */
   readonly lookups: CommandLookups;
   private readonly endings: CommandEndings;
+  private readonly replacedListeners: DeletesReplaced[] = [];
 
   constructor(
     private readonly ctx: CommandRuntime,
@@ -284,21 +288,25 @@ export class CommandService {
   }
 
   /**
-   * Supersedes the unsent commands with these supersede keys on these devices (a user taken off
-   * a terminal: their queued templates there are pointless now).
+   * Supersedes the pending commands with these supersede keys on these devices (a user taken off
+   * a terminal: their queued templates there are pointless now). Deletes are kept, but an unsent
+   * one that `replacement` gives the delete taking its place for (their whole user's, queued in
+   * the same transaction): that one is closed and the listeners told (a deletion proof waiting
+   * for it waits for its replacement instead). See supersede.ts `closeKeyed`.
    */
-  async supersedeKeys(tx: Tx, deviceIds: readonly string[], keys: readonly string[]): Promise<void> {
-    const now = this.ctx.clock.now();
-    for (const devicesChunk of chunks(deviceIds, 100)) {
-      for (const keysChunk of chunks(keys, 400)) {
-        await tx
-          .update(deviceCommands)
-          .set({ status: 'superseded', completedAt: now })
-          // By the supersede index (device, key), the status from the row (see pendingWithKeys).
-          .where(
-            and(inArray(deviceCommands.deviceId, devicesChunk), inArray(deviceCommands.supersedeKey, keysChunk), notIndexed(deviceCommands.status, 'pending')),
-          );
-      }
-    }
+  async supersedeKeys(
+    w: WriteContext,
+    deviceIds: readonly string[],
+    keys: readonly string[],
+    replacement: (deviceId: string, key: string) => { id: number; kind: string } | undefined = () => undefined,
+  ): Promise<void> {
+    const replaced = await closeKeyed(w.tx, deviceIds, keys, replacement, this.ctx.clock.now());
+    if (replaced.length === 0) return;
+    for (const listener of this.replacedListeners) await listener(w, replaced);
+  }
+
+  /** Wired in src/app/reactions.ts: told, in the transaction, of the deletes another delete took the place of. */
+  onDeletesReplaced(listener: DeletesReplaced): void {
+    this.replacedListeners.push(listener);
   }
 }

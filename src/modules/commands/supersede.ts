@@ -7,8 +7,12 @@
  * superseded and the new command gets a row (and an id) of its own, at the end of the queue; the
  * same content again is that very command. An unsent delete is never replaced by anything but a
  * delete: a record or template queued after it goes behind it, so the terminal first drops what
- * it should no longer hold; a delete that went out is never superseded at all (a deletion proof
- * may wait for its answer): a different delete of the same key queues behind it.
+ * it should no longer hold. A delete is never superseded by a command of its key (a deletion
+ * proof may wait for its answer): an unsent one is rewritten in place by a newer delete (same id,
+ * still owed); one that went out stays, and a different delete of the same key queues behind it.
+ * Only a person taken off a terminal (`closeKeyed`) closes an unsent delete, for the delete of
+ * their whole user there, which takes its place and is announced as such (the proof follows);
+ * and an accepted walk-up upload drops its refusal's delete (`supersedeRefusalDelete`).
  */
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
@@ -90,14 +94,14 @@ export function planQueue<Values>(
  * Among the pending commands of one key that a new command may take the place of (`range`, in
  * queue order): the one it becomes (`target`: the first never sent, rewritten in place, or the
  * first that went out with this very content, left as it is), those that stay (`kept`, in order,
- * the target among them) and those it supersedes (`closed`). A delete that went out stays: the
- * terminal may be carrying it out and a deletion proof may wait for its answer.
+ * the target among them) and those it supersedes (`closed`). Every other delete stays: one that
+ * went out may be carried out by the terminal, and a deletion proof may wait for any of them.
  */
 function placeAmong(range: QueuedEntry[], content: string): { target: QueuedEntry | undefined; kept: QueuedEntry[]; closed: QueuedEntry[] } {
   const target = range.find((e) => !e.sent || e.content === content);
   const kept: QueuedEntry[] = [];
   const closed: QueuedEntry[] = [];
-  for (const e of range) (e === target || (e.sent && DELETE_KINDS.has(e.kind)) ? kept : closed).push(e);
+  for (const e of range) (e === target || DELETE_KINDS.has(e.kind) ? kept : closed).push(e);
   return { target, kept, closed };
 }
 
@@ -175,9 +179,7 @@ export async function pendingWithKeys(tx: Tx, commands: NewCommand[]): Promise<M
   for (const row of rows.sort((a, b) => a.id - b.id)) {
     const pair = pairKey(row.deviceId, row.supersedeKey ?? '');
     if (!wanted.has(pair)) continue;
-    // Requeued after no answer or a transient error, or by an operator's retry (which keeps sent_at).
-    const sent = row.sentAt !== null || row.attempts > 0;
-    const entry: QueuedEntry = { kind: row.kind, content: contentOf(row.kind, row.payload), sent, ref: { id: row.id } };
+    const entry: QueuedEntry = { kind: row.kind, content: contentOf(row.kind, row.payload), sent: wentOut(row), ref: { id: row.id } };
     const queue = found.get(pair);
     if (queue) queue.push(entry);
     else found.set(pair, [entry]);
@@ -196,6 +198,69 @@ async function anyKeyedPending(tx: Tx, deviceIds: string[]): Promise<boolean> {
     if (row) return true;
   }
   return false;
+}
+
+/** Whether a pending command went to the terminal: requeued after no answer or a transient error, or by an operator's retry (which keeps sent_at). */
+function wentOut(row: { sentAt: number | null; attempts: number }): boolean {
+  return row.sentAt !== null || row.attempts > 0;
+}
+
+/** An unsent delete closed for the delete that takes its place on the same terminal (`by`). */
+export interface ReplacedDelete {
+  deviceId: string;
+  id: number;
+  by: { id: number; kind: string };
+}
+
+/**
+ * Closes (`superseded`) the pending commands with these keys on these devices: every write, sent
+ * or not (one that went out keeps its id, so its late answer changes nothing, and the delete
+ * queued with this call removes what it wrote); a delete only when it never went out and
+ * `replacement` names the delete that takes its place there (the delete of the person's whole
+ * user). A delete that went out is never closed: the terminal may be carrying it out, and a
+ * deletion proof may wait for its answer. Returns the deletes replaced.
+ */
+export async function closeKeyed(
+  tx: Tx,
+  deviceIds: readonly string[],
+  keys: readonly string[],
+  replacement: (deviceId: string, key: string) => { id: number; kind: string } | undefined,
+  now: number,
+): Promise<ReplacedDelete[]> {
+  const closed: number[] = [];
+  const replaced: ReplacedDelete[] = [];
+  for (const devicesChunk of chunks(deviceIds, 100)) {
+    for (const keysChunk of chunks(keys, 400)) {
+      const rows = await tx
+        .select({
+          id: deviceCommands.id,
+          deviceId: deviceCommands.deviceId,
+          kind: deviceCommands.kind,
+          key: deviceCommands.supersedeKey,
+          sentAt: deviceCommands.sentAt,
+          attempts: deviceCommands.attempts,
+        })
+        .from(deviceCommands)
+        // By the supersede index (device, key), the status from the row (see pendingWithKeys).
+        .where(
+          and(inArray(deviceCommands.deviceId, devicesChunk), inArray(deviceCommands.supersedeKey, keysChunk), notIndexed(deviceCommands.status, 'pending')),
+        );
+      for (const row of rows) {
+        if (!DELETE_KINDS.has(row.kind)) {
+          closed.push(row.id);
+          continue;
+        }
+        const by = wentOut(row) ? undefined : replacement(row.deviceId, row.key ?? '');
+        if (!by) continue;
+        closed.push(row.id);
+        replaced.push({ deviceId: row.deviceId, id: row.id, by });
+      }
+    }
+  }
+  for (const chunk of chunks(closed, IN_CHUNK)) {
+    await tx.update(deviceCommands).set({ status: 'superseded', completedAt: now }).where(inArray(deviceCommands.id, chunk));
+  }
+  return replaced;
 }
 
 function pairKey(deviceId: string, supersedeKey: string): string {

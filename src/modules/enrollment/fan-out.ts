@@ -205,7 +205,7 @@ export class FanOut {
     // Unsent writes of the other slots of those parts are pointless now.
     const devicesHolding = [...new Set(holders.map((h) => h.deviceId))];
     await this.commands.supersedeKeys(
-      tx,
+      w,
       devicesHolding,
       rows.filter((r) => r.type !== 'fingerprint').map((r) => templateKey(enrollee.devicePin, r)),
     );
@@ -240,7 +240,9 @@ export class FanOut {
   /**
    * Takes enrollees off terminals (they left those terminals' scope, were deactivated or
    * deleted): `delete_user` to every pair, which also removes their templates there; their
-   * unsent template commands there are pointless now, and their sync rows there are dropped.
+   * template writes there are pointless now, their unsent fingerprint deletes there give way to
+   * it (a deletion proof waiting for one waits for the `delete_user` instead; one that went out
+   * stays owed), and their sync rows there are dropped.
    */
   async removeFromDevices(w: WriteContext, people: readonly { id: string; devicePin: string }[], deviceIds: readonly string[]): Promise<number> {
     if (people.length === 0 || deviceIds.length === 0) return 0;
@@ -249,12 +251,10 @@ export class FanOut {
     for (const deviceId of deviceIds) {
       for (const p of people) commands.push({ deviceId, kind: 'delete_user', payload: { pin: p.devicePin }, supersedeKey: `user:${p.devicePin}` });
     }
-    await this.commands.enqueue(w, commands);
-    await this.commands.supersedeKeys(
-      tx,
-      deviceIds,
-      people.flatMap((p) => FINGER_INDEXES.map((finger) => `tpl:${p.devicePin}:${finger}`)),
-    );
+    const ids = await this.commands.enqueue(w, commands);
+    const userDelete = new Map(commands.map((c, i) => [`${c.deviceId}\n${String(c.payload.pin)}`, { id: ids[i]!, kind: c.kind }]));
+    const pinOfKey = new Map<string, string>(people.flatMap((p) => FINGER_INDEXES.map((finger) => [`tpl:${p.devicePin}:${finger}`, p.devicePin] as const)));
+    await this.commands.supersedeKeys(w, deviceIds, [...pinOfKey.keys()], (deviceId, key) => userDelete.get(`${deviceId}\n${pinOfKey.get(key)}`));
     const pinOf = new Map(people.map((p) => [p.id, p.devicePin]));
     for (const ids of chunks(
       people.map((p) => p.id),
@@ -265,7 +265,7 @@ export class FanOut {
         .from(templates)
         .where(inArray(templates.enrolleeId, ids));
       await this.commands.supersedeKeys(
-        tx,
+        w,
         deviceIds,
         owned.filter((t) => t.type !== 'fingerprint').map((t) => templateKey(pinOf.get(t.enrolleeId)!, t)),
       );

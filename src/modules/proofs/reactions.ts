@@ -1,11 +1,12 @@
 /**
  * What the deletion proofs react to (wired in src/app/reactions.ts): the destruction of a
  * person's templates opens (or adds to) their proof, in the same transaction, once the deletes
- * are queued; a terminal's answer to a delete confirms it; an operator's cancel of a delete a
- * proof waits for is refused.
+ * are queued; a terminal's answer to a delete confirms it; a delete that takes the place of one
+ * the proof waits for is waited for instead; an operator's cancel of a delete a proof waits for
+ * is refused.
  */
 
-import type { CancelRefusal, CommandEvents } from '../commands';
+import type { CancelRefusal, CommandEvents, DeletesReplaced } from '../commands';
 import type { EnrollmentEvents } from '../enrollment';
 import type { ReactionTo } from '../events';
 import type { DeletionProofs } from './service';
@@ -32,6 +33,12 @@ export const confirmProofOnDelete =
       w,
       finished.map((e) => e.data),
     );
+
+/** A delete the proof waits for gave way to another (the person taken off the terminal): the proof waits for that one. */
+export const followReplacedDeletes =
+  (proofs: DeletionProofs): DeletesReplaced =>
+  (w, replaced) =>
+    proofs.followReplaced(w, replaced);
 
 /** An operator's cancel of a delete that a deletion proof waits for is refused (withdrawal deletes everywhere). */
 export const keepDeletesProofsAwait =

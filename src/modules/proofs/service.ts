@@ -14,7 +14,7 @@ import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { areaNames } from '../areas';
-import { type CommandEvents, commandStates, openDeletesOf } from '../commands';
+import { type CommandEvents, commandStates, openDeletesOf, type ReplacedDelete } from '../commands';
 import { terminalsByIds } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -119,6 +119,34 @@ export class DeletionProofs {
     return kept;
   }
 
+  /**
+   * Deletes another delete took the place of (a person taken off a terminal: the delete of their
+   * whole user replaces their unsent fingerprint deletes there): a proof waiting for one waits for
+   * its replacement instead, which its answer confirms, which cannot be cancelled and which the
+   * proof names.
+   */
+  async followReplaced(w: WriteContext, replaced: readonly ReplacedDelete[]): Promise<void> {
+    const { tx } = w;
+    const byId = new Map(replaced.map((r) => [`${r.deviceId} ${r.id}`, r.by]));
+    for (const devices of chunks([...new Set(replaced.map((r) => r.deviceId))], 500)) {
+      const rows = await tx
+        .select()
+        .from(deletionProofTerminals)
+        .where(and(inArray(deletionProofTerminals.deviceId, devices), eq(deletionProofTerminals.status, 'pending')));
+      for (const t of rows) {
+        const by = (id: number) => byId.get(`${t.deviceId} ${id}`);
+        if (!t.awaiting.some((id) => by(id))) continue;
+        const awaiting = [...new Set(t.awaiting.map((id) => by(id)?.id ?? id))];
+        const named = t.command ? by(t.command.id) : undefined;
+        const command: ProofCommand | null = named ? { id: named.id, kind: named.kind, status: 'pending', return_code: null, at: null } : t.command;
+        await tx
+          .update(deletionProofTerminals)
+          .set({ awaiting, command })
+          .where(and(eq(deletionProofTerminals.enrolleeId, t.enrolleeId), eq(deletionProofTerminals.deviceId, t.deviceId)));
+      }
+    }
+  }
+
   /** A terminal answered a delete: the proofs waiting for it from that terminal are updated. */
   async commandFinished(w: WriteContext, finished: readonly Finished[]): Promise<void> {
     const { tx } = w;
@@ -216,13 +244,18 @@ export class DeletionProofs {
     };
     // A terminal still owing: the delete it owes as it stands now (retried after an error answer,
     // with that code); one another delete took the place of (superseded) is not owed any more.
-    const owed = await commandStates(
+    // With none open, the last one heard of as it stands now: never a closed command as owed.
+    const states = await commandStates(
       q,
-      terminals.flatMap((t) => (t.status === 'pending' ? t.awaiting : [])),
+      terminals.flatMap((t) => (t.status === 'pending' ? [...t.awaiting, ...(t.command ? [t.command.id] : [])] : [])),
     );
     const commandOf = (t: DeletionProofTerminalRow): ProofCommand | null => {
-      const live = t.status === 'pending' ? t.awaiting.map((id) => owed.get(id)).find((c) => c !== undefined && OWED_STATUSES.has(c.status)) : undefined;
-      return live ? { id: live.id, kind: live.kind, status: live.status, return_code: live.returnCode, at: null } : t.command;
+      if (t.status !== 'pending' || !t.command) return t.command;
+      const live = t.awaiting.map((id) => states.get(id)).find((c) => c !== undefined && OWED_STATUSES.has(c.status));
+      if (live) return { id: live.id, kind: live.kind, status: live.status, return_code: live.returnCode, at: null };
+      // None open (a delete closed under its proof before this was guarded against): the last one heard of, as it stands.
+      const last = states.get(t.command.id);
+      return last ? { ...t.command, status: last.status, return_code: last.returnCode ?? t.command.return_code } : t.command;
     };
     return {
       enrollee: proof.enrolleeId,

@@ -292,6 +292,24 @@ describe('supersede in place', () => {
     expect(sent.map((s) => Number(s.id))).toEqual([del.id, other!]);
   });
 
+  test('an unsent delete queued behind one that went out is never closed: the same content again is the sent one, and both stay owed', async () => {
+    const d = await device('ORDER-4B', ['order-4b']);
+    const e = await person('C-ORDER-4B', ['order-4b']);
+    await exchange(d, () => 0);
+    await fpa.service.deleteEnrollee(e.id, { by });
+    await exchange(d, () => null);
+    offset += 3 * MINUTE;
+    await fpa.service.commands.retryUnacknowledged();
+    const del = (await commandsOf(d.id)).find((c) => c.kind === 'delete_user' && c.status === 'pending')!;
+    const [other] = await enqueue({ deviceId: d.id, kind: 'delete_user', payload: { pin: e.devicePin, resolves: true }, supersedeKey: `user:${e.devicePin}` });
+    // The sent delete's content again: that very command; the unsent one behind it stays (a deletion proof may wait for it).
+    expect(await enqueue({ deviceId: d.id, kind: 'delete_user', payload: { pin: e.devicePin }, supersedeKey: `user:${e.devicePin}` })).toEqual([del.id]);
+    expect((await command(other!)).status).toBe('pending');
+    offset += HOUR;
+    const sent = await exchange(d, () => 0);
+    expect(sent.map((s) => Number(s.id))).toEqual([del.id, other!]);
+  });
+
   test("an operator's retry keeps sent_at: the command is never rewritten in place afterwards", async () => {
     const d = await device('ORDER-5', ['order-5']);
     const e = await person('C-ORDER-5', ['order-5']);
