@@ -3,8 +3,9 @@
  * cleared by its fix, through the real server and simulated terminals (the clock moved with the
  * test clock where a cause takes time): an unknown serial knocking, a terminal waiting for
  * approval for more than a day, a silent one, commands waiting for a day, commands failing (a
- * terminal that never answers them, one that refuses to add people), a clock five minutes
- * ahead, a time zone never set, fingerprints of an algorithm the terminal refuses, a full
+ * terminal that never answers them, one that refuses to add people, one that refuses a person's
+ * delete, retried and never failed), a clock five minutes ahead, a time zone never set,
+ * fingerprints of an algorithm the terminal refuses, a full
  * terminal (both standing through retries that have not reached the terminal, since their first
  * refusal), a refused communication key, a terminal heard from a new address, registrations
  * refused because too many terminals wait for approval.
@@ -271,6 +272,89 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     expect(d.fix).toContain('key ring');
     // The terminal took the person itself: its own answers are the terminal's, and worked.
     expect((d.details.by_kind as { failed_by: string }[]).map((k) => k.failed_by)).toEqual(['service']);
+  });
+
+  test('a terminal refusing deletes (Return=-3): commands_failing since the first refusal, retried, beside a failed info; another delete taken does not lift it, this one taken does', async () => {
+    expect((await server.admin.post('/areas/', { name: 'refused-deletes' })).status).toBe(201);
+    let refusesDelete = true;
+    let refusesInfo = true;
+    const refused = await person('DIAG-DELNO', '10', ['refused-deletes']);
+    const other = await person('DIAG-DELOK', '10', ['refused-deletes']);
+    const t = await approved(
+      'DELNO-1',
+      {
+        respond: (c) =>
+          (refusesDelete && c.text.startsWith(`DATA DELETE USERINFO PIN=${refused.device_pin}`)) || (refusesInfo && c.text.startsWith('INFO')) ? -3 : undefined,
+      },
+      ['refused-deletes'],
+    );
+    await drain(t);
+    await cleared('commands_failing', 'DELNO-1');
+    // The person deleted: the terminal refuses the delete. Retried for ever, so never `failed`, yet said at once.
+    expect((await server.admin.delete(`/enrollees/${refused.id}/`)).status).toBe(204);
+    await drain(t);
+    const d = await raised('commands_failing', 'DELNO-1');
+    expect(d.severity).toBe('error');
+    expect(d.details).toMatchObject({
+      commands: 1,
+      retrying: 1,
+      kinds: ['delete_user'],
+      last_kind: 'delete_user',
+      last_return_code: -3,
+      last_failed_by: 'terminal',
+    });
+    expect(d.details.by_kind).toEqual([
+      expect.objectContaining({ kind: 'delete_user', commands: 1, retrying: 1, last_reason: 'Return=-3 (storage error on the terminal)' }),
+    ]);
+    expect(d.message).toMatch(
+      /^Terminal DELNO-1 refuses to delete people's data: 1 delete for it has been refused since \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC\)/,
+    );
+    expect(d.message).toContain('Its answer to removing a person: Return=-3 (storage error on the terminal).');
+    expect(d.message).toContain(
+      "Until then, what it deletes (a person's user record or fingerprints) stays on the terminal, and a deletion proof that waits for it stays pending.",
+    );
+    expect(d.fix).toContain('retried by itself');
+    // The proof shows the same: still owed, with the terminal's answer.
+    const proof = await server.admin.get(`/enrollees/${refused.id}/deletion-proof/`);
+    expect(proof.body.terminals).toEqual([
+      expect.objectContaining({ serial_number: 'DELNO-1', status: 'pending', command: expect.objectContaining({ return_code: -3 }) }),
+    ]);
+    // Refused again at its retry: still since the first refusal.
+    offset += 61 * 60_000;
+    await drain(t);
+    expect(await find('commands_failing', 'DELNO-1')).toMatchObject({ since: d.since, details: { commands: 1, retrying: 1 } });
+    // An info refused until its retries ran out: both said, counted together, each with its own words.
+    expect((await server.admin.post('/devices/DELNO-1/commands/', { kind: 'info' })).status).toBe(201);
+    for (let i = 0; i <= server.fpa.settings.COMMAND_MAX_RETRIES; i++) {
+      await drain(t);
+      offset += 61 * 60_000;
+    }
+    const both = await raised('commands_failing', 'DELNO-1');
+    expect(both.since).toBe(d.since);
+    expect(both.details).toMatchObject({ commands: 2, retrying: 1 });
+    expect([...(both.details.kinds as string[])].sort()).toEqual(['INFO', 'delete_user']);
+    expect(both.message).toMatch(
+      /^Terminal DELNO-1 refuses its commands: 1 command for it failed since .*, and none of the same kind has worked there since\./,
+    );
+    expect(both.message).toContain('Its answer to reading its information: Return=-3 (storage error on the terminal).');
+    expect(both.message).toContain('It refuses deletes too: 1 delete for it has been refused since');
+    expect(both.message).toContain('stays on the terminal');
+    // Another person's delete taken there does not lift it: this person's data is still on the terminal.
+    expect((await server.admin.delete(`/enrollees/${other.id}/`)).status).toBe(204);
+    await drain(t);
+    expect(await find('commands_failing', 'DELNO-1')).toMatchObject({ since: d.since, details: { retrying: 1 } });
+    // Fixed: the delete taken at its next retry; the info still failed stands on its own.
+    refusesDelete = false;
+    offset += 61 * 60_000;
+    await drain(t);
+    const infoOnly = await raised('commands_failing', 'DELNO-1');
+    expect(infoOnly.details).toMatchObject({ commands: 1, retrying: 0, kinds: ['INFO'] });
+    expect(infoOnly.message).not.toContain('refuses deletes');
+    expect((await server.admin.get(`/enrollees/${refused.id}/deletion-proof/`)).body.complete).toBe(true);
+    refusesInfo = false;
+    expect((await server.admin.post('/devices/DELNO-1/commands/', { kind: 'info' })).status).toBe(201);
+    await drain(t);
+    await cleared('commands_failing', 'DELNO-1');
   });
 
   test('a clock five minutes ahead; a right clock clears it', async () => {

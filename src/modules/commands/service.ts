@@ -33,6 +33,7 @@ import {
   USER_NOT_ON_DEVICE,
 } from './kinds';
 import { CommandLookups } from './lookups';
+import { refusalNoted } from './open';
 import { OperatorActions } from './operator-actions';
 import { CommandPolls } from './polls';
 import { notIndexed } from './query-plans';
@@ -196,7 +197,8 @@ export class CommandService {
               status: 'pending',
               notBefore: now + this.backoff(command.attempts),
               returnCode: code,
-              result: resultJson,
+              // A delete refused: when, for commands_failing (it is never failed).
+              result: refusalNoted(command, code, resultJson, now),
             })
             .where(eq(deviceCommands.id, command.id));
           afterCommit(() => this.polls.markQueued(deviceId));

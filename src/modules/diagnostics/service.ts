@@ -6,11 +6,13 @@
  */
 import type { Caller } from '../../platform/http/caller';
 import { formatLocalWallTime } from '../../platform/time/zone';
-import { describeReturnCode, type FailedKind, type FailingCommands, failingCommands, NO_RESULT, type WaitingCommands, waitingSince } from '../commands';
+import { type FailingCommands, failingCommands, type WaitingCommands, waitingSince } from '../commands';
 import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal, recentRefusals } from '../devices';
 import { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
+import { answerOf, failedBy, failingWords } from './failing';
 import type { Diagnostic } from './model';
 import type { DiagnosticRuntime } from './runtime';
+import { counted } from './words';
 
 export type DiagnosticView = typeof Diagnostic.static;
 
@@ -29,8 +31,6 @@ interface Facts {
 /** An instant as people read it in a message: `2026-11-27 13:03 (Europe/Berlin)`; `since` keeps the ISO form. */
 const wallTimeIn = (ms: number, zone: string) => `${formatLocalWallTime(new Date(ms), zone).slice(0, 16)} (${zone})`;
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
-/** A count with its noun, as a sentence says it: `1 command`, `3 commands` (never `command(s)`). */
-const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const days = (ms: number) => counted(Math.floor(ms / DAY_MS), 'day');
 
 export class Diagnostics {
@@ -145,7 +145,8 @@ export class Diagnostics {
   /**
    * An online terminal whose commands fail (a failure in the last day, none of the same kind
    * worked there since; none at all, for one it never answered): it takes them and does not
-   * answer, or refuses them. Long before a day, so commands_waiting never says it.
+   * answer, or refuses them; or it refuses deletes, which are retried, never failed. Long before
+   * a day, so commands_waiting never says it.
    */
   private failing(d: DeviceRow, f: Facts): DiagnosticView[] {
     const failing = f.failing.get(d.id);
@@ -153,9 +154,10 @@ export class Diagnostics {
     const last = failing.kinds[0]!;
     return [
       diag(d, 'commands_failing', 'error', failing.since, {
-        ...failingWords(d, failing, wallTimeIn(failing.since, d.timeZone ?? this.ctx.settings.TIME_ZONE)),
+        ...failingWords(d.serialNumber, failing, (ms) => wallTimeIn(ms, d.timeZone ?? this.ctx.settings.TIME_ZONE)),
         details: {
           commands: failing.count,
+          retrying: failing.retrying,
           kinds: failing.kinds.map((k) => k.kind),
           last_kind: last.kind,
           last_command: last.lastCommand,
@@ -166,6 +168,7 @@ export class Diagnostics {
           by_kind: failing.kinds.map((k) => ({
             kind: k.kind,
             commands: k.count,
+            retrying: k.retrying,
             since: iso(k.since),
             last_command: k.lastCommand,
             last_at: iso(k.lastAt),
@@ -265,88 +268,6 @@ export class Diagnostics {
     }
     return out;
   }
-}
-
-/** A command kind as a sentence names it. */
-const COMMAND_WORDS: Readonly<Record<string, string>> = {
-  add_user: 'adding a person',
-  delete_user: 'removing a person',
-  update_template: 'sending a fingerprint',
-  delete_template: 'deleting a fingerprint',
-  CHECK: 'a check-in',
-  INFO: 'reading its information',
-  REBOOT: 'a restart',
-  SET_TIME: 'setting its clock',
-  QUERY_USERS: 'listing its users',
-  QUERY_TEMPLATES: 'listing its fingerprints',
-  QUERY_ATTLOG: 'sending punches again',
-  CLEAR_LOG: 'deleting its punches',
-  CLEAR_DATA: 'deleting all its data',
-  RAW: 'a raw command',
-};
-const commandWords = (kind: string) => COMMAND_WORDS[kind] ?? kind;
-
-/** What the terminal answered to the newest failure of a kind: its return code in words, or the reason kept with it. */
-const answerOf = (k: FailedKind) => (k.returnCode === null ? (k.reason ?? NO_RESULT) : describeReturnCode(k.returnCode));
-const unanswered = (k: FailedKind) => answerOf(k) === NO_RESULT;
-/** Who failed it: the terminal (its answer, or none) or the service (never sent). */
-const failedBy = (k: FailedKind) => (k.notSent ? 'service' : 'terminal');
-
-/**
- * What is wrong and what to do: a terminal that takes its commands and never answers them, or
- * one that refuses them (its answers named, kind by kind, the first to fail first: often the
- * cause of the others, as a person refused makes their fingerprints fail); commands the service
- * failed itself, never sent, are said as the service's, not as the terminal's answer.
- */
-function failingWords(d: DeviceRow, f: FailingCommands, since: string): { message: string; fix: string } {
-  const sn = d.serialNumber;
-  const kinds = [...f.kinds].sort((a, b) => a.since - b.since || a.firstCommand - b.firstCommand);
-  const failed = `${counted(f.count, 'command')} for it failed since ${since}`;
-  const carried = `What ${f.count === 1 ? 'it' : 'they'} carried (people, fingerprints, deletes) may not be on it.`;
-  const restart =
-    'Restart the terminal. If it still does not answer, check its push firmware (an update may be needed) and that nothing between it and the server (a proxy or a firewall) drops what it posts back.';
-  const queue = `Its failed commands are in its command queue (Terminals → ${sn}), each with the terminal's answer, and can be retried there once fixed; the hourly reconciliation sends failed fingerprints again by itself.`;
-  const byTerminal = kinds.filter((k) => !k.notSent);
-  const byService = kinds.filter((k) => k.notSent);
-  const notSent = byService.map((k) => `${commandWords(k.kind)} (${k.reason ?? 'no reason kept'})`).join('; ');
-  if (byTerminal.length === 0) {
-    return {
-      message: `The service could not send commands to terminal ${sn}: ${failed}, never sent, and none of the same kind has worked there since: ${notSent}. ${carried}`,
-      fix: `${serviceFix(byService, sn)} ${queue}`,
-    };
-  }
-  const also =
-    byService.length === 0 ? { message: '', fix: '' } : { message: ` The service could not send others: ${notSent}.`, fix: ` ${serviceFix(byService, sn)}` };
-  if (byTerminal.every(unanswered)) {
-    return {
-      message: `Terminal ${sn} is online and takes its commands but does not answer them: ${failed} (${byTerminal.map((k) => commandWords(k.kind)).join(', ')}), each with no result from the terminal even after its retries, and none has worked there since.${also.message} ${carried}`,
-      fix: `${restart}${also.fix} ${queue}`,
-    };
-  }
-  const answers =
-    byTerminal.length === 1
-      ? `Its answer to ${commandWords(byTerminal[0]!.kind)}: ${answerOf(byTerminal[0]!)}`
-      : `Its answers: ${byTerminal.map((k) => `to ${commandWords(k.kind)}, ${answerOf(k)}`).join('; ')}`;
-  return {
-    message: `Terminal ${sn} refuses its commands: ${failed}, and none of the same kind has worked there since. ${answers}.${also.message} ${carried}`,
-    fix: `Do what its answer says: make room on it, update its firmware if it does not support the command, or correct what it refuses (a parameter error is often a PIN, a name or a card it does not take).${byTerminal.some(unanswered) ? ` Some got no answer at all: ${restart}` : ''}${also.fix} ${queue}`,
-  };
-}
-
-/** What to do about commands the service could not send, by the reasons it kept (render.ts). */
-function serviceFix(kinds: readonly FailedKind[], sn: string): string {
-  const reasons = kinds.map((k) => k.reason ?? '');
-  const fixes: string[] = [];
-  if (reasons.some((r) => r.includes('decrypt')))
-    fixes.push(
-      'A fingerprint sealed with a key this service no longer holds cannot be sent: put that key back in the key ring (`npm run fpa:check` names it) or enrol the finger again.',
-    );
-  if (reasons.some((r) => r.includes('PIN')))
-    fixes.push(
-      `Terminal ${sn} holds the PIN for someone else: open its users (Terminals → ${sn} → Users) and adopt the user it holds as that person or remove it, then retry.`,
-    );
-  if (fixes.length === 0) fixes.push('The reason is kept with each failed command in its command queue.');
-  return fixes.join(' ');
 }
 
 function refusedWords(r: RegistrationRefusal, max: number, expiry: string): { message: string; fix: string } {
