@@ -148,8 +148,12 @@ async function assemble(runtime: Runtime, directory: EmployeeDirectory, lock: He
   const modules = buildModules(runtime, directory);
   // A SQL migration cannot encrypt: an earlier release's clear webhook secrets are sealed here.
   await modules.webhooks.sealClearSecrets();
-  // Holding a file database's writer lock, no other process can be delivering webhooks.
-  if (lock) await modules.webhooks.releaseClaims();
+  // Holding a file database's writer lock, no other process can be delivering webhooks or
+  // running jobs: claims and leases found belong to a process that died.
+  if (lock) {
+    await modules.webhooks.releaseClaims();
+    await modules.jobs.releaseLeases();
+  }
   // A console session (cookie + CSRF header) counts as an administrator on every admin route.
   // A user whose role requires a second factor and who has none reaches only their profile until they set one up.
   auth.browserSessions = enrollmentGate(modules.console, modules.factors, modules.factorUsers);

@@ -102,10 +102,18 @@ describe('a second server and the operator scripts (child processes)', () => {
     }
   }, 60_000);
 
-  test('after a kill -9 the stale lock is taken over: a script runs on the file itself, then a server starts', async () => {
+  test('after a kill -9 the stale lock is taken over: a job lease of the dead server is freed, a script runs on the file itself, then a server starts', async () => {
     const victim = server.pid!;
     await server.kill();
     expect(readLock(`${dbFile}.lock`)?.pid).toBe(victim);
+    // Killed mid-run: the job's lease still names the dead server for minutes (as a kill leaves it).
+    const raw = rawClient(dbFile);
+    await raw.execute({
+      sql: `insert into fpa_job_leases (name, holder, lease_until, last_started_at) values ('check-devices', ?, ?, ?)
+        on conflict (name) do update set holder = excluded.holder, lease_until = excluded.lease_until`,
+      args: [`${victim}-dead`, Date.now() + 5 * 60_000, Date.now()],
+    });
+    raw.close();
     const run = await runBun(['src/cli.ts', 'check-devices'], env);
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
@@ -116,6 +124,8 @@ describe('a second server and the operator scripts (child processes)', () => {
     await server.start();
     expect(readLock(`${dbFile}.lock`)?.pid).toBe(server.pid!);
     expect((await admin.get('/devices/BUSY01/')).body).toMatchObject({ serial_number: 'BUSY01', status: 'approved' });
+    const jobs = (await admin.get('/jobs/')).body.results as { name: string; running: boolean; last_status: string | null }[];
+    expect(jobs.find((j) => j.name === 'check-devices')).toMatchObject({ running: false, last_status: 'succeeded' });
   }, 30_000);
 });
 

@@ -8,7 +8,7 @@
  * stopped with the service; with `external` nothing is scheduled.
  */
 import { cron } from '@elysiajs/cron';
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { type AnyElysia, Elysia } from 'elysia';
 import { describeError, FpaError } from '../../platform/errors';
 import { actingAs } from '../../platform/request-context';
@@ -171,6 +171,33 @@ export class JobRunner {
         next_run_at: store[d.name]?.nextRun()?.toISOString() ?? null,
       };
     });
+  }
+
+  /**
+   * Frees every job lease (what a process does when it takes a file database's writer lock: the
+   * holders it finds died, in a crash or a kill, mid-run). Each is recorded as interrupted, so a
+   * run killed mid-way neither blocks the job for a lease nor reads as still running.
+   */
+  async releaseLeases(): Promise<string[]> {
+    const now = this.ctx.clock.now();
+    const released = await this.ctx.db.write(({ tx }) =>
+      tx
+        .update(jobLeases)
+        // `last_holder` the dead one (the right side reads the row as it was).
+        .set({
+          holder: null,
+          leaseUntil: null,
+          lastFinishedAt: now,
+          lastStatus: 'failed',
+          lastResult: { error: 'interrupted: the process running it ended' },
+          lastHolder: sql`${jobLeases.holder}`,
+        })
+        .where(isNotNull(jobLeases.holder))
+        .returning({ name: jobLeases.name }),
+    );
+    const names = released.map((r) => r.name);
+    if (names.length > 0) this.ctx.log.warn('job runs of a previous process were interrupted; their leases are released', { jobs: names });
+    return names;
   }
 
   private async acquire(name: string): Promise<boolean> {
