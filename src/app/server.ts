@@ -67,7 +67,8 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
   }
   const actualPort = app.server!.port!;
   const localHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
-  const url = `http://${localHost}:${actualPort}`;
+  // An IPv6 address goes in brackets in a URL (the lock file's API address for the scripts).
+  const url = `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${actualPort}`;
   fpa.lock?.setApiUrl(`${url}${API_PREFIX}/`);
   let stopped = false;
   return {

@@ -52,15 +52,30 @@ const JOB_COMMANDS = [
   'check-completeness',
 ];
 
-/** Finds a running server that holds the local database, if any. */
+/** How long a script waits for the process holding the database to listen or to let go. */
+const HOLDER_WAIT_MS = 30_000;
+
+/**
+ * Finds a running server that holds the local database, if any. A holder that serves no API
+ * yet is a server starting, or another script working on the file itself: waited for until it
+ * listens (its API then) or lets go (null: this script takes the file itself).
+ */
 async function runningServer(): Promise<{ apiUrl: string; token: string } | null> {
   const { settings } = loadSettings();
   const file = databaseFilePath(settings.DATABASE_URL);
   if (!file) return null;
-  const holder = await liveLockHolder(file);
-  if (!holder) return null;
-  if (!holder.apiUrl) throw new Error('a server holds the database but is not listening yet; try again in a moment');
-  return { apiUrl: holder.apiUrl, token: holder.token };
+  const until = Date.now() + HOLDER_WAIT_MS;
+  for (;;) {
+    const holder = await liveLockHolder(file);
+    if (!holder) return null;
+    if (holder.apiUrl) return { apiUrl: holder.apiUrl, token: holder.token };
+    if (Date.now() >= until) {
+      throw new Error(
+        `process ${holder.pid} (since ${holder.startedAt}) has held the database for ${HOLDER_WAIT_MS / 1000} s without serving the API: a server still starting, or another fpa script working on the file itself; wait for it to finish, or stop it`,
+      );
+    }
+    await Bun.sleep(250);
+  }
 }
 
 /** What an answer of the API carries when it refuses (the spec's error body). */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostUnusableError, PortInUseError, startServer } from '../../src/app/server';
+import { readLock } from '../../src/platform/db/lock';
 import { silentLogger } from '../../src/platform/log';
 import { runCli } from '../support/cli';
 import { adminToken, startTestServer, type TestServer, tempDir, testSettings } from '../support/harness';
@@ -56,6 +57,27 @@ describe('one port, one server', () => {
       await expect(attempt).rejects.toThrow('set FPA_HOST to an address of this machine');
       const retry = await startServer({ settings: testSettings(other.dir), env: {}, logger: silentLogger, port: 0, hostname: '127.0.0.1' });
       await retry.stop();
+    } finally {
+      other.cleanup();
+    }
+  });
+});
+
+describe('a server on an IPv6 address', () => {
+  test('FPA_HOST=::1: the lock file names the API in brackets, so the scripts hand their work to the server', async () => {
+    const other = tempDir('fpa-ipv6-');
+    try {
+      const running = await startServer({ settings: testSettings(other.dir), env: {}, logger: silentLogger, port: 0, hostname: '::1' });
+      try {
+        expect(running.url).toBe(`http://[::1]:${running.port}`);
+        expect(readLock(join(other.dir, 'fpa.db.lock'))?.apiUrl).toBe(`http://[::1]:${running.port}/api/fingerprint/v1/`);
+        const run = await runCli(['check-devices'], join(other.dir, 'fpa.db'));
+        expect(run.err).toBe('');
+        expect(run.code).toBe(0);
+        expect(run.out).toContain('(run by the running server)');
+      } finally {
+        await running.stop();
+      }
     } finally {
       other.cleanup();
     }
