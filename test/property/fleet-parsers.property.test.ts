@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { byToldOffset } from '../../src/modules/terminals/ingest';
+import { byToldOffset, type OffsetHistory, toIncomingPunch } from '../../src/modules/terminals/ingest';
 import { BIOMETRIC_TYPES, biometricCapability, parsePush3Users, pinProblem } from '../../src/protocol/adms';
 
 const text = fc.string({ unit: 'binary', maxLength: 300 });
@@ -64,7 +64,7 @@ describe('wall times read with the offsets told', () => {
         const start = Date.UTC(2026, 0, 1);
         const history = told.map((offsetMinutes, i) => ({ since: start + i * 30 * 86_400_000, offsetMinutes }));
         const wall = new Date(start + second * 1000).toISOString().slice(0, 19).replace('T', ' ');
-        const found = byToldOffset(wall, history);
+        const found = byToldOffset(wall, history, start + 500 * 86_400_000);
         if (found === null) return;
         const i = history.findIndex(
           (h) => h.offsetMinutes === found.offsetMinutes && found.utc >= h.since && found.utc < (history[history.indexOf(h) + 1]?.since ?? Infinity),
@@ -73,5 +73,81 @@ describe('wall times read with the offsets told', () => {
         expect(new Date(found.utc + found.offsetMinutes * 60_000).toISOString().slice(0, 19).replace('T', ' ')).toBe(wall);
       }),
     );
+  });
+});
+
+const MINUTE = 60_000;
+const wallOf = (instant: number, offsetMinutes: number) => new Date(instant + offsetMinutes * MINUTE).toISOString().slice(0, 19).replace('T', ' ');
+const record = (localTime: string) => ({ pin: '1', localTime, state: 0, verifyType: 1, workCode: '0', extra: [], raw: '' });
+
+/** The offset a terminal ran on at an instant: the last one told by then. */
+function toldAt(history: OffsetHistory, instant: number): number {
+  return history.findLast((h) => h.since <= instant)!.offsetMinutes;
+}
+
+/**
+ * The reference, by brute force: every minute around the wall time at which the terminal showed
+ * it; of those, the ones not after the upload (a quarter of an hour's grace) could be the punch.
+ */
+function shownAt(history: OffsetHistory, wall: string): number[] {
+  const asIfUtc = Date.parse(`${wall.replace(' ', 'T')}Z`);
+  const out: number[] = [];
+  for (let t = asIfUtc - 15 * 60 * MINUTE; t <= asIfUtc + 13 * 60 * MINUTE; t += MINUTE) {
+    if (t >= history[0]!.since && t + toldAt(history, t) * MINUTE === asIfUtc) out.push(t);
+  }
+  return out;
+}
+
+describe('a punch read back with the offset the terminal ran on then', () => {
+  test('recorded at instant i on the offset then told, it is read back as i; when another reading could have happened by the upload, the earlier and `dst_overlap`', () => {
+    const start = Date.UTC(2026, 9, 25);
+    // Offsets told a few minutes to a few hours apart, so that one wall time often shows twice.
+    const history = fc
+      .array(fc.record({ gap: fc.integer({ min: 1, max: 300 }), offsetMinutes: fc.constantFrom(-300, -240, 0, 60, 120, 330, 345, 600, 630) }), {
+        minLength: 1,
+        maxLength: 5,
+      })
+      .map((told) => {
+        let since = start;
+        return told.map((h) => {
+          since += h.gap * MINUTE;
+          return { since, offsetMinutes: h.offsetMinutes };
+        });
+      });
+    fc.assert(
+      fc.property(history, fc.integer({ min: 0, max: 24 * 60 }), fc.integer({ min: 0, max: 48 * 60 }), (told, minute, delay) => {
+        const i = told[0]!.since + minute * MINUTE;
+        const received = i + delay * MINUTE;
+        const wall = wallOf(i, toldAt(told, i));
+        const shown = shownAt(told, wall);
+        const possible = shown.filter((t) => t <= received + 15 * MINUTE);
+        const punch = toIncomingPunch(record(wall), 'UTC', received, told)!;
+        expect(punch.punchedAt).toBe(possible.length > 1 ? possible[0]! : i);
+        expect(punch.flags?.includes('dst_overlap')).toBe(possible.length > 1);
+        expect(wallOf(punch.punchedAt, punch.utcOffsetMinutes)).toBe(wall);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('a wall time shown before and after a handshake that set the clock back: the earlier instant, flagged', () => {
+    const history = [
+      { since: Date.parse('2026-10-01T00:00:00Z'), offsetMinutes: 120 },
+      { since: Date.parse('2026-10-25T01:40:00Z'), offsetMinutes: 60 },
+    ];
+    const punch = toIncomingPunch(record('2026-10-25 02:50:00'), 'Europe/Berlin', Date.parse('2026-10-25T03:00:00Z'), history)!;
+    expect(new Date(punch.punchedAt).toISOString()).toBe('2026-10-25T00:50:00.000Z');
+    expect(punch.utcOffsetMinutes).toBe(120);
+    expect(punch.flags).toContain('dst_overlap');
+  });
+
+  test('a reading still to come when the upload arrives is not the punch: the one before it, unflagged', () => {
+    const history = [
+      { since: Date.parse('2026-11-28T13:41:43Z'), offsetMinutes: 60 },
+      { since: Date.parse('2026-11-28T13:41:55Z'), offsetMinutes: 0 },
+    ];
+    const punch = toIncomingPunch(record('2026-11-28 14:41:48'), 'Europe/London', Date.parse('2026-11-28T13:42:10Z'), history)!;
+    expect(new Date(punch.punchedAt).toISOString()).toBe('2026-11-28T13:41:48.000Z');
+    expect(punch.flags).not.toContain('dst_overlap');
   });
 });

@@ -31,21 +31,43 @@ const RAW_EXCERPT = 200;
 /** The offsets a terminal was told, oldest first. */
 export type OffsetHistory = readonly { since: number; offsetMinutes: number }[];
 
+/** A wall time read with one offset told: the instant it gives and that offset. */
+interface ToldReading {
+  utc: number;
+  offsetMinutes: number;
+}
+
 /**
- * A wall time read with the offset the terminal ran on: the latest offset told whose period
- * holds the instant it gives. Null when no period holds it (recorded before the history).
+ * Every reading of a wall time with the offsets told whose instant falls inside the period that
+ * offset was told, earliest first. Two or more when the offset went back (a DST change, a zone
+ * changed) and the terminal showed this wall time on both sides of the handshake.
  */
-export function byToldOffset(localTime: string, history: OffsetHistory): { utc: number; offsetMinutes: number } | null {
-  if (history.length === 0) return null;
+function toldReadings(localTime: string, history: OffsetHistory): ToldReading[] {
   const asIfUtc = Date.parse(`${localTime.replace(' ', 'T')}Z`);
-  if (Number.isNaN(asIfUtc)) return null;
-  for (let i = history.length - 1; i >= 0; i--) {
-    const told = history[i]!;
+  if (Number.isNaN(asIfUtc)) return [];
+  const readings: ToldReading[] = [];
+  history.forEach((told, i) => {
     const until = history[i + 1]?.since ?? Number.POSITIVE_INFINITY;
     const utc = asIfUtc - told.offsetMinutes * 60_000;
-    if (utc >= told.since && utc < until) return { utc, offsetMinutes: told.offsetMinutes };
-  }
-  return null;
+    if (utc >= told.since && utc < until) readings.push({ utc, offsetMinutes: told.offsetMinutes });
+  });
+  return readings.sort((a, b) => a.utc - b.utc);
+}
+
+/**
+ * A wall time read with the offset the terminal ran on when it was recorded. Of several readings
+ * the earlier is taken, as for a zone's own overlap, and the wall time is `ambiguous`, unless
+ * only one could have happened by the upload: a reading more than REAL_TIME_MS after `now` (a
+ * clock a little ahead still counts) is a punch still to come. Null when no period holds it
+ * (recorded before the history).
+ */
+export function byToldOffset(localTime: string, history: OffsetHistory, now: number): (ToldReading & { ambiguous: boolean }) | null {
+  const readings = toldReadings(localTime, history);
+  const first = readings[0];
+  if (!first) return null;
+  const possible = readings.filter((r) => r.utc <= now + REAL_TIME_MS).length;
+  // All in the future: the clock is wrong (`future_time`), and which one says nothing.
+  return { ...first, ambiguous: possible > 1 || (possible === 0 && readings.length > 1) };
 }
 
 /** Flags and UTC instant for one device wall time; null when the time cannot be converted. */
@@ -53,12 +75,13 @@ export function toIncomingPunch(record: AttlogRecord, timeZone: string, now: num
   const resolved = localWallTimeToUtc(record.localTime, timeZone);
   if (!resolved) return null;
   const flags: string[] = [];
-  const told = byToldOffset(record.localTime, history);
+  const told = byToldOffset(record.localTime, history, now);
   let punchedAt = resolved.utc.getTime();
   let offsetMinutes = resolved.offsetMinutes;
   if (told) {
     punchedAt = told.utc;
     offsetMinutes = told.offsetMinutes;
+    if (told.ambiguous) flags.push('dst_overlap');
     // The terminal still ran on an offset its zone no longer had then (its next handshake was to come).
     if (told.offsetMinutes !== timeZoneOffsetMinutes(timeZone, new Date(told.utc))) flags.push('stale_offset');
   } else {
