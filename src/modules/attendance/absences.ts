@@ -65,8 +65,9 @@ export class Absences {
     const to = given(params.to) ? requireDate(params.to!, 'to') : given(params.from) ? addDays(today, -1) : single;
     if (to < from) throw new FpaError('validation_error', `from ${from} is after to ${to}`, { from, to });
     if (addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from ${from} to ${to} is more than ${MAX_DAYS} dates`, { from, to });
-    if (to > today) {
-      throw new FpaError('validation_error', `absences cannot be generated for a future date: ${to} is not over yet (today is ${today})`, { date: to, today });
+    // Today is not over: its shifts (a night shift ends tomorrow) may still be worked.
+    if (to >= today) {
+      throw new FpaError('validation_error', `absences cannot be generated for a date not over yet: ${to} (today is ${today})`, { date: to, today });
     }
     return { from, to };
   }

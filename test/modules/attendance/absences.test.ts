@@ -114,8 +114,13 @@ describe('generate-absences', () => {
       return String(res.body.error.message);
     };
     expect(await refused('generate-absences', { date: '2026-02-30' })).toBe('date must be a date (YYYY-MM-DD)');
-    expect(await refused('generate-absences', { date: '2026-03-17' })).toStartWith(
-      'absences cannot be generated for a future date: 2026-03-17 is not over yet',
+    expect(await refused('generate-absences', { date: '2026-03-17' })).toStartWith('absences cannot be generated for a date not over yet: 2026-03-17');
+    // Today is not over either (05:30 in Kolkata): its shifts are still to be worked.
+    expect(await refused('generate-absences', { date: '2026-03-16' })).toBe(
+      'absences cannot be generated for a date not over yet: 2026-03-16 (today is 2026-03-16)',
+    );
+    expect(await refused('generate-absences', { from: '2026-03-12', to: '2026-03-16' })).toStartWith(
+      'absences cannot be generated for a date not over yet: 2026-03-16',
     );
     expect(await refused('generate-absences', { from: '2026-03-10', to: '2026-03-02' })).toBe('from 2026-03-10 is after to 2026-03-02');
     expect(await refused('generate-absences', { date: '2026-03-02', from: '2026-03-01' })).toStartWith('date and from/to exclude each other');

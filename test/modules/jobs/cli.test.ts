@@ -69,7 +69,12 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     const jobsBefore = (await server!.admin.get('/jobs/')).body.results as { name: string; last_status: string; last_finished_at: string }[];
     const before = jobsBefore.find((j) => j.name === 'generate-absences')!;
     const refusals: [string[], string][] = [
-      [['generate-absences', '--date', '2099-01-01'], 'absences cannot be generated for a future date: 2099-01-01 is not over yet'],
+      [['generate-absences', '--date', '2099-01-01'], 'absences cannot be generated for a date not over yet: 2099-01-01'],
+      // Today (UTC here) is not over: a night shift of today ends tomorrow.
+      [
+        ['generate-absences', '--date', new Date().toISOString().slice(0, 10)],
+        `absences cannot be generated for a date not over yet: ${new Date().toISOString().slice(0, 10)}`,
+      ],
       [['generate-absences', '--from', '2026-11-20', '--to', '2026-11-10'], 'from 2026-11-20 is after to 2026-11-10'],
     ];
     for (const [args, message] of refusals) {

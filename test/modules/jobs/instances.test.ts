@@ -74,9 +74,13 @@ describe('jobs across two instances sharing one database', () => {
   });
 
   test('generate-absences asked of both instances at once runs once', async () => {
-    await createPeople(first, ['J-1', 'J-2']);
-    // Today (UTC here): the enrollees just created existed on it.
-    const date = new Date().toISOString().slice(0, 10);
+    const people = await createPeople(first, ['J-1', 'J-2']);
+    // Yesterday (UTC here; today is not over): the people just enrolled count from it by a schedule of their own.
+    const date = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect((await first.admin.post('/work-schedules/', { name: 'instances', start: '08:00', end: '16:00' })).status).toBe(201);
+    for (const p of Object.values(people)) {
+      expect((await first.admin.post('/shift-assignments/', { schedule: 'instances', enrollee: p.id, from: date })).status).toBe(201);
+    }
     const [a, b] = await Promise.all([
       first.fpa.jobs.run('generate-absences', { params: { date } }),
       second.fpa.jobs.run('generate-absences', { params: { date } }),
