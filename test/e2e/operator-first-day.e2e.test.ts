@@ -174,6 +174,10 @@ describe('the configuration check', () => {
     expect(zone.code).toBe(1);
     expect(zone.out).toContain('TIME_ZONE "Mars/Olympus"');
     expect(zone.out).not.toContain('ATTENDANCE_TIME_ZONE');
+    // A fixed offset is no IANA zone (Intl takes it, but it has no DST rules).
+    const offset = await cli(['check'], { FPA_TIME_ZONE: '+02:00' });
+    expect(offset.code).toBe(1);
+    expect(offset.out).toContain('fpa.E006');
     const fine = await cli(['check']);
     expect(fine.out).not.toContain('fpa.E018');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { attendanceErrors } from '../../src/modules/terminals/ingest';
 import { normaliseLocalTime } from '../../src/platform/time/local-time';
-import { formatLocalWallTime, isValidTimeZone, localWallTimeToUtc, timeZoneOffsetMinutes } from '../../src/platform/time/zone';
+import { canonicalTimeZone, formatLocalWallTime, isValidTimeZone, localWallTimeToUtc, timeZoneOffsetMinutes } from '../../src/platform/time/zone';
 import {
   biodataCommand,
   buildOptionBlock,
@@ -775,6 +775,11 @@ describe('time zones and DST', () => {
     expect(isValidTimeZone('UTC')).toBe(true);
     expect(isValidTimeZone('Mars/Olympus_Mons')).toBe(false);
     expect(isValidTimeZone('')).toBe(false);
+    // Offsets Intl takes are no IANA names; Etc/GMT-2 is the name of UTC+2.
+    for (const offset of ['+02:00', '+05:30', '-0800', '+02', 'UTC+2', 'GMT+2', 'Z']) expect(isValidTimeZone(offset)).toBe(false);
+    expect(isValidTimeZone('Etc/GMT-2')).toBe(true);
+    expect(canonicalTimeZone('europe/berlin')).toBe('Europe/Berlin');
+    expect(canonicalTimeZone('+02:00')).toBeNull();
   });
 
   const cases: [string, string, string, number, 'exact' | 'gap' | 'overlap'][] = [

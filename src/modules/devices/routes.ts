@@ -4,7 +4,7 @@ import { Elysia, t } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
-import { isValidTimeZone } from '../../platform/time/zone';
+import { canonicalTimeZone } from '../../platform/time/zone';
 import { Device, DeviceApprove, DeviceCreate, DeviceDetail, DeviceKey, DeviceKeyIssued, DeviceList, DevicePatch, KeyParams, SerialParams } from './model';
 import type { DeviceService } from './service';
 
@@ -38,6 +38,22 @@ function readRoutes(http: Http, devices: DeviceService) {
     });
 }
 
+/**
+ * A given time zone as the tz database spells it (`europe/berlin` is stored `Europe/Berlin`), or a
+ * validation_error: only IANA names, never an offset such as `+02:00` (a terminal's zone must
+ * know its DST rules).
+ */
+function zoneOf(body: { time_zone?: string | null }): { time_zone?: string | null } {
+  if (!body.time_zone) return {};
+  const canonical = canonicalTimeZone(body.time_zone);
+  if (canonical === null) {
+    throw new FpaError('validation_error', 'time_zone must be an IANA time zone name such as Europe/Berlin (an offset is none: Etc/GMT-2 is UTC+2)', {
+      field: 'time_zone',
+    });
+  }
+  return { time_zone: canonical };
+}
+
 /** A terminal changed: its settings, approved, its new address confirmed, disabled. */
 function changeRoutes(http: Http, devices: DeviceService) {
   const { views, administration } = devices;
@@ -45,10 +61,7 @@ function changeRoutes(http: Http, devices: DeviceService) {
     .patch(
       '/devices/:serial',
       async ({ params, body, admin, scope }) => {
-        if (body.time_zone && !isValidTimeZone(body.time_zone)) {
-          throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
-        }
-        return views.viewOne(await administration.updateDevice(params.serial, body, admin.by, scope));
+        return views.viewOne(await administration.updateDevice(params.serial, { ...body, ...zoneOf(body) }, admin.by, scope));
       },
       {
         params: SerialParams,
@@ -93,9 +106,7 @@ function addRemoveRoutes(http: Http, devices: DeviceService) {
     .post(
       '/devices',
       async ({ body, admin, scope, set }) => {
-        if (body.time_zone && !isValidTimeZone(body.time_zone))
-          throw new FpaError('validation_error', 'time_zone must be an IANA time zone', { field: 'time_zone' });
-        const row = await devices.registration.preRegister(body, admin.by, scope);
+        const row = await devices.registration.preRegister({ ...body, ...zoneOf(body) }, admin.by, scope);
         set.status = 201;
         return views.viewOne(row);
       },

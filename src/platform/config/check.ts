@@ -24,7 +24,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E003': { severity: 'error', meaning: 'ADMS_URL_PREFIX does not start and end with `/`' },
   'fpa.E004': { severity: 'error', meaning: 'FINGERS_REQUIRED_MIN / FINGERS_ALLOWED_MAX are inconsistent' },
   'fpa.E005': { severity: 'error', meaning: 'ALLOWED_FINGER_INDEXES is empty or outside 0–9' },
-  'fpa.E006': { severity: 'error', meaning: 'TIME_ZONE or ATTENDANCE_TIME_ZONE is not a known IANA zone' },
+  'fpa.E006': { severity: 'error', meaning: 'TIME_ZONE or ATTENDANCE_TIME_ZONE is not a known IANA zone (a fixed offset such as `+02:00` is none)' },
   'fpa.E007': { severity: 'error', meaning: 'TASK_BACKEND is not `cron` or `external`' },
   'fpa.E008': { severity: 'error', meaning: 'ALGORITHM_COMPATIBILITY_MAP is malformed' },
   'fpa.E010': { severity: 'error', meaning: 'EMPLOYEE_MODEL differs from the model recorded at the first migration' },

@@ -32,7 +32,31 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/**
+ * The IANA name of a zone as the tz database spells it (`europe/berlin` → `Europe/Berlin`), or
+ * null when it is none. Intl also takes a fixed offset (`+02:00`, `-0800`) as a zone: that is no
+ * IANA name, has no DST rules, and is refused (`Etc/GMT-2` is the IANA name of UTC+2).
+ */
+export function canonicalTimeZone(timeZone: string): string | null {
+  if (timeZone.trim() === '') return null;
+  try {
+    const name = formatterFor(timeZone).resolvedOptions().timeZone;
+    return /^[+-]/.test(name) ? null : name;
+  } catch {
+    return null;
+  }
+}
+
+/** An IANA time-zone name, in any letter case (see canonicalTimeZone): what a setting or a request may give. */
 export function isValidTimeZone(timeZone: string): boolean {
+  return canonicalTimeZone(timeZone) !== null;
+}
+
+/**
+ * A zone Intl can compute with, fixed offsets included: what is already stored (a terminal's zone
+ * set before offsets were refused) is still read as it was, never dropped for another zone.
+ */
+export function isUsableTimeZone(timeZone: string): boolean {
   if (timeZone.trim() === '') return false;
   try {
     formatterFor(timeZone);
@@ -137,7 +161,7 @@ const DAY_MS = 86_400_000;
  */
 export function localWallTimeToUtc(localTime: string, timeZone: string): ResolvedWallTime | null {
   const parts = parseLocalDateTime(localTime);
-  if (!parts || !isValidTimeZone(timeZone)) return null;
+  if (!parts || !isUsableTimeZone(timeZone)) return null;
   const wall = wallTimeAsUtcMs(parts);
   // Offsets a day either side bracket any single transition near this wall time.
   const before = offsetMs(wall - DAY_MS, timeZone);
