@@ -350,6 +350,23 @@ describe('HR at a glance in the console', () => {
     expect(await page.locator('#status').textContent()).toBe('');
   });
 
+  test('a manual punch in the hour Berlin repeats is read as the server reads any wall time: the earlier, flagged', async () => {
+    await go('#/punches', 'Punches');
+    const form = page.getByRole('region', { name: 'Add a missing punch' });
+    await form.getByRole('combobox', { name: 'Person' }).fill('ben');
+    await form.getByRole('option', { name: 'Ben Lee (E-101)' }).click();
+    await form.getByLabel('Date').fill('2026-10-25');
+    await form.getByLabel('Time').fill('02:30');
+    await form.getByLabel('Reason').fill('night shift, reader down');
+    await form.getByRole('button', { name: 'Add punch' }).click();
+    await form.getByText('Punch added at', { exact: false }).waitFor();
+    const listed = await server.admin.get('/punches/?employee=E-101&from=2026-10-25&to=2026-10-25');
+    // 02:30 happened twice (+02:00, then +01:00): the earlier, as for a terminal's punch.
+    expect(listed.body.results.map((p: { punched_at: string; flags: string[] }) => [p.punched_at, p.flags])).toEqual([
+      ['2026-10-25T00:30:00.000Z', ['dst_overlap']],
+    ]);
+  });
+
   test('no script errors on the way', () => {
     expect(errors).toEqual([]);
   });

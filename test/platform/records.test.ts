@@ -83,11 +83,27 @@ describe('the importers over it', () => {
       { line: 1, message: 'the header row must name the columns `employee` and `at` (and optionally `state`)' },
     ]);
     expect(importRows('Note,AT,Employee\n"a, b",2026-03-17 08:00,E-1\n', 'UTC', now).rows).toEqual([
-      { line: 2, employee: 'E-1', at: Date.UTC(2026, 2, 17, 8), state: 0, raw: '"a, b",2026-03-17 08:00,E-1' },
+      { line: 2, employee: 'E-1', at: Date.UTC(2026, 2, 17, 8), flags: [], state: 0, raw: '"a, b",2026-03-17 08:00,E-1' },
     ]);
     expect(importRows([{ employee: 'E-1', at: '2026-03-17 08:00', state: 1 }, { employee: 'E-1' }], 'UTC', now)).toEqual({
-      rows: [{ line: 1, employee: 'E-1', at: Date.UTC(2026, 2, 17, 8), state: 1, raw: '{"employee":"E-1","at":"2026-03-17 08:00","state":1}' }],
+      rows: [{ line: 1, employee: 'E-1', at: Date.UTC(2026, 2, 17, 8), flags: [], state: 1, raw: '{"employee":"E-1","at":"2026-03-17 08:00","state":1}' }],
       errors: [{ line: 2, message: '`employee` and `at` must be strings' }],
     });
+  });
+
+  test('punches: a wall time its zone skipped or showed twice is read by the DST rule and flagged, as a terminal’s is', () => {
+    const now = Date.UTC(2026, 11, 1);
+    const rows = importRows('employee,at\nE-1,2026-10-25 02:30\nE-1,2026-03-29 02:30\nE-1,2026-10-25T02:30:00+01:00\n', 'Europe/Berlin', now).rows.map((r) => [
+      new Date(r.at).toISOString(),
+      r.flags,
+    ]);
+    expect(rows).toEqual([
+      // Twice on 25 October: the earlier instant (+02:00).
+      ['2026-10-25T00:30:00.000Z', ['dst_overlap']],
+      // Skipped on 29 March: read with the offset before the gap (+01:00).
+      ['2026-03-29T01:30:00.000Z', ['dst_gap']],
+      // An instant with its offset is no wall time to resolve.
+      ['2026-10-25T01:30:00.000Z', []],
+    ]);
   });
 });

@@ -50,8 +50,9 @@ export class PunchCorrections {
   /** `POST punches/manual/`: one punch entered by an administrator, with the reason. */
   async manual(input: { enrollee: string; at: string; state?: number; reason: string }, by: string, scope: AreaScope = EVERYWHERE): Promise<PunchView> {
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
-    const at = parsePunchTime(input.at, zone);
-    if (at === null) throw new FpaError('validation_error', 'at must be an ISO 8601 instant or a local time (YYYY-MM-DD HH:MM)', { field: 'at' });
+    const read = parsePunchTime(input.at, zone);
+    if (read === null) throw new FpaError('validation_error', 'at must be an ISO 8601 instant or a local time (YYYY-MM-DD HH:MM)', { field: 'at' });
+    const { at, flags } = read;
     if (at > this.ctx.clock.now() + FUTURE_TOLERANCE_MS) throw new FpaError('validation_error', 'a manual punch cannot lie in the future', { field: 'at' });
     return this.ctx.db.write(async (w) => {
       const enrollee = await this.enrollees.findByIdOrPin(w.tx, input.enrollee);
@@ -59,7 +60,7 @@ export class PunchCorrections {
         throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
       const [existing] = await punchesAt(w.execute, [{ enrolleeId: enrollee.id, at }]);
       if (existing) throw new FpaError('conflict', 'the enrollee already has a punch at that instant', { punch: existing.id });
-      const value = { ...devicelessPunch(enrollee, at, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now()), correctionReason: input.reason };
+      const value = { ...devicelessPunch(enrollee, { at, flags }, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now()), correctionReason: input.reason };
       const [stored] = await this.store(w, [value], 'manual', by);
       if (!stored) throw new FpaError('conflict', 'the enrollee already has a punch at that local time', {});
       // Read back, not the row as inserted: what reacted to it in this write (an anomaly's flag) shows.
@@ -118,10 +119,11 @@ export class PunchCorrections {
       q,
       parsed.rows.map((r) => r.employee),
     );
-    const wanted: { enrollee: EnrolleeRow; at: number; state: number; raw: string }[] = [];
+    const wanted: { enrollee: EnrolleeRow; at: number; flags: string[]; state: number; raw: string }[] = [];
     for (const row of parsed.rows) {
       const enrollee = people.get(row.employee);
-      if (enrollee && (await this.enrollees.inScope(q, enrollee.id, scope))) wanted.push({ enrollee, at: row.at, state: row.state, raw: row.raw });
+      if (enrollee && (await this.enrollees.inScope(q, enrollee.id, scope)))
+        wanted.push({ enrollee, at: row.at, flags: row.flags, state: row.state, raw: row.raw });
       else errors.push({ line: row.line, message: isLimited(scope) ? 'no person of your areas has this employee ID' : 'no person has this employee ID' });
     }
     const taken = new Set<string>();
@@ -130,7 +132,7 @@ export class PunchCorrections {
       wanted.map((r) => ({ enrolleeId: r.enrollee.id, at: r.at })),
     );
     for (const p of stored) taken.add(`${p.enrolleeId} ${p.at}`);
-    const candidates = wanted.map((r) => devicelessPunch(r.enrollee, r.at, r.state, 'import', r.raw, zone, now));
+    const candidates = wanted.map((r) => devicelessPunch(r.enrollee, r, r.state, 'import', r.raw, zone, now));
     const sameWallTime = await storedOfDevice(
       q,
       NO_DEVICE,
@@ -191,7 +193,17 @@ export class PunchCorrections {
   }
 }
 
-function devicelessPunch(enrollee: EnrolleeRow, at: number, state: number, source: PunchSource, raw: string, zone: string, now: number): NewPunch {
+/** A punch without a terminal; `time` as parsePunchTime read it (its DST flags kept). */
+function devicelessPunch(
+  enrollee: EnrolleeRow,
+  time: { at: number; flags: string[] },
+  state: number,
+  source: PunchSource,
+  raw: string,
+  zone: string,
+  now: number,
+): NewPunch {
+  const { at } = time;
   return {
     id: Bun.randomUUIDv7(),
     deviceId: NO_DEVICE,
@@ -206,7 +218,7 @@ function devicelessPunch(enrollee: EnrolleeRow, at: number, state: number, sourc
     verifyType: 0,
     workCode: '',
     raw,
-    flags: [],
+    flags: [...time.flags],
     receivedAt: now,
     source,
   };

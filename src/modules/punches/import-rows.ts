@@ -15,6 +15,8 @@ export interface ImportRow {
   employee: string;
   /** The instant, ms since the epoch. */
   at: number;
+  /** `dst_gap` or `dst_overlap`: a wall time its zone skipped or showed twice (parsePunchTime). */
+  flags: string[];
   state: number;
   /** The record as it was sent (CSV re-quoted, or JSON), kept as the punch's `raw`. */
   raw: string;
@@ -62,13 +64,14 @@ function checkRow(
   const employee = (employeeText ?? '').trim();
   if (employee === '') return '`employee` is empty';
   if (employee.length > 200 || hasControl(employee)) return '`employee` must be 1 to 200 printable characters';
-  const at = parsePunchTime(atText ?? '', timeZone);
-  if (at === null) return '`at` must be an ISO 8601 instant (2026-03-09T08:00:00Z) or a local time (2026-03-09 08:00)';
+  const read = parsePunchTime(atText ?? '', timeZone);
+  if (read === null) return '`at` must be an ISO 8601 instant (2026-03-09T08:00:00Z) or a local time (2026-03-09 08:00)';
+  const { at, flags } = read;
   if (at > now + FUTURE_TOLERANCE_MS) return '`at` lies more than a day in the future';
   if (at < Date.UTC(2001, 0, 1)) return '`at` lies before 2001 (a terminal clock that was reset?)';
   const stateValue = (stateText ?? '').trim();
   if (stateValue !== '' && !/^\d{1,3}$/.test(stateValue)) return '`state` must be an integer from 0 to 255';
   const state = stateValue === '' ? 0 : Number(stateValue);
   if (state > 255) return '`state` must be an integer from 0 to 255';
-  return { employee, at, state };
+  return { employee, at, flags, state };
 }

@@ -86,20 +86,23 @@ const WALL_TIME_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
  * A punch time given by a person (a correction or an imported file): an ISO 8601 instant with
  * `Z` or an offset (`2026-03-09T08:00:00+05:30`), or a wall time without one
  * (`2026-03-09 08:00` or `2026-03-09T08:00:00`) read in `timeZone` with the DST rule of
- * ./zone.ts. Null when it is neither, or names a date or time that does not exist.
+ * ./zone.ts, flagged as a terminal's wall time is (`dst_gap`, `dst_overlap`). Null when it is
+ * neither, or names a date or time that does not exist.
  */
-export function parsePunchTime(text: string, timeZone: string): number | null {
+export function parsePunchTime(text: string, timeZone: string): { at: number; flags: string[] } | null {
   const value = text.trim();
   const instant = OFFSET_INSTANT_RE.exec(value);
   if (instant) {
     const [, date = '', h = '', min = '', sec = '00'] = instant;
     if (!isCalendarDate(date) || secondsOfClock(`${h}:${min}:${sec}`) === null) return null;
     const ms = Date.parse(value);
-    return Number.isFinite(ms) ? ms : null;
+    return Number.isFinite(ms) ? { at: ms, flags: [] } : null;
   }
   const wall = WALL_TIME_RE.exec(value);
   if (!wall) return null;
   const [, date = '', h = '', min = '', sec = '00'] = wall;
   if (!isCalendarDate(date) || secondsOfClock(`${h}:${min}:${sec}`) === null) return null;
-  return localWallTimeToUtc(`${date} ${h}:${min}:${sec}`, timeZone)?.utc.getTime() ?? null;
+  const resolved = localWallTimeToUtc(`${date} ${h}:${min}:${sec}`, timeZone);
+  if (!resolved) return null;
+  return { at: resolved.utc.getTime(), flags: resolved.resolution === 'exact' ? [] : [resolved.resolution === 'gap' ? 'dst_gap' : 'dst_overlap'] };
 }

@@ -6,7 +6,7 @@
 
 import type { DeviceView } from '../../../devices';
 import type { PunchView } from '../../../punches';
-import { api, can, currentSession, everyRow, type List, query } from '../api';
+import { api, can, everyRow, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDate, localDay, time, words } from '../format';
@@ -222,7 +222,9 @@ export function manualPunchForm(after: () => Promise<void>, preset?: { person?: 
     const person = await who.person();
     const punch = await api.post<PunchView>('punches/manual/', {
       enrollee: person?.id ?? '',
-      at: instantOf(date.value, at.value),
+      // The wall time as typed: the server reads it in the attendance zone by its one DST rule
+      // (the earlier of a repeated hour, the offset before a skipped one) and flags it.
+      at: `${date.value} ${at.value}`,
       reason: reason.value.trim(),
     });
     reason.value = '';
@@ -239,28 +241,3 @@ export function manualPunchForm(after: () => Promise<void>, preset?: { person?: 
   });
   return section('Add a missing punch', form, outcome);
 }
-
-/** A wall time in the attendance zone → ISO instant (the zone's offset at that moment, found by two passes). */
-function instantOf(date: string, wall: string): string {
-  const guess = new Date(`${date}T${wall}:00Z`);
-  const offset = (at: Date) => {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: currentZone(),
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    }).formatToParts(at);
-    const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-    const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-    return local - at.getTime();
-  };
-  let instant = guess.getTime() - offset(guess);
-  instant = guess.getTime() - offset(new Date(instant));
-  return new Date(instant).toISOString();
-}
-
-const currentZone = () => currentSession().time_zone;
