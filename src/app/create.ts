@@ -149,8 +149,9 @@ async function assemble(runtime: Runtime, directory: EmployeeDirectory, lock: He
   // A SQL migration cannot encrypt: an earlier release's clear webhook secrets are sealed here.
   await modules.webhooks.sealClearSecrets();
   // Holding a file database's writer lock, no other process can be delivering webhooks or
-  // running jobs: claims and leases found belong to a process that died.
-  if (lock) {
+  // running jobs: claims and leases found belong to a process that died. Not so for an embedded
+  // replica: its file is this instance's own copy, and other live instances write the primary.
+  if (lock && !runtime.settings.DATABASE_SYNC_URL) {
     await modules.webhooks.releaseClaims();
     await modules.jobs.releaseLeases();
   }
