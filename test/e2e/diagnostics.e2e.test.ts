@@ -357,6 +357,24 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('commands_failing', 'DELNO-1');
   });
 
+  test('a fingerprint sent once, unanswered, then found undecryptable: still the service that failed it', async () => {
+    expect((await server.admin.post('/areas/', { name: 'unreadable-later' })).status).toBe(201);
+    let answers = false;
+    const t = await approved('NOKEY-2', { respond: () => (answers ? undefined : 'ignore') }, ['unreadable-later']);
+    const p = await person('DIAG-NOKEY2', '10', ['unreadable-later']);
+    await drain(t);
+    // Sent and unanswered: put back in the queue by the retry job, its first send kept.
+    offset += server.fpa.settings.COMMAND_ACK_TIMEOUT + 60_000;
+    expect((await server.admin.post('/jobs/retry-commands/run/')).status).toBe(200);
+    offset += 10 * 60_000;
+    await server.fpa.db.client.execute({ sql: 'update fpa_templates set ciphertext = zeroblob(64) where enrollee_id = ?', args: [p.id] });
+    answers = true;
+    await drain(t);
+    const d = await raised('commands_failing', 'NOKEY-2');
+    expect(d.details).toMatchObject({ last_kind: 'update_template', last_reason: 'template cannot be decrypted', last_failed_by: 'service' });
+    expect(d.message).toStartWith('The service could not send commands to terminal NOKEY-2');
+  });
+
   test('a clock five minutes ahead; a right clock clears it', async () => {
     const t = await approved('CLOCK-1');
     await t.punch([{ pin: '1', at: new Date(clock.now() + 5 * 60_000) }]);

@@ -171,7 +171,9 @@ export function failingSql(recentAfter: number, saidElsewhere: readonly SaidElse
     ),
     standing as (
       select c.id, c.device_id, c.kind, c.completed_at, c.completed_at as first_at, 0 as retrying, c.return_code,
-        c.result ->> 'reason' as reason, c.sent_at is null as not_sent
+        c.result ->> 'reason' as reason,
+        -- The service's own failure (polls.ts retire); one recorded before it said so: never sent.
+        coalesce(c.result ->> 'failed_by' = 'service', c.sent_at is null) as not_sent
       from failing cross join fpa_device_commands as c on c.device_id = failing.device_id and c.status = 'failed'
       where c.kind not in (${sql.raw(sqlList(INTERACTIVE_KINDS))})${left}
         and c.completed_at > coalesce((select max(ok.at) from ok where ok.device_id = c.device_id

@@ -134,7 +134,8 @@ export class CommandPolls {
       for (const { id, reason } of unreadable) {
         const [command] = await tx.select().from(deviceCommands).where(eq(deviceCommands.id, id));
         if (command?.status !== 'pending') continue;
-        await this.endings.close(w, command, 'failed', now, null, { reason });
+        // The service failed it, not the terminal, whether or not an earlier send went out.
+        await this.endings.close(w, command, 'failed', now, null, { reason, failed_by: 'service' });
       }
       if (unrenderable.length > 0) {
         await tx
