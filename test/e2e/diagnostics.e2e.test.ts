@@ -370,6 +370,12 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await server.fpa.db.client.execute({ sql: 'update fpa_templates set ciphertext = zeroblob(64) where enrollee_id = ?', args: [p.id] });
     answers = true;
     await drain(t);
+    // The one that went out (attempts 1) is the service's failure too, in its own result.
+    const failed = await server.fpa.db.client.execute(
+      "select c.sent_at, c.attempts, c.result ->> 'failed_by' as by from fpa_device_commands c join fpa_devices d on d.id = c.device_id where d.serial_number = 'NOKEY-2' and c.status = 'failed'",
+    );
+    expect(failed.rows.some((r) => r.sent_at !== null && Number(r.attempts) > 0)).toBe(true);
+    expect(failed.rows.map((r) => r.by)).toEqual(failed.rows.map(() => 'service'));
     const d = await raised('commands_failing', 'NOKEY-2');
     expect(d.details).toMatchObject({ last_kind: 'update_template', last_reason: 'template cannot be decrypted', last_failed_by: 'service' });
     expect(d.message).toStartWith('The service could not send commands to terminal NOKEY-2');
