@@ -9,6 +9,7 @@ import { deviceCommands, devices, enrollmentSessions } from '../../src/app/schem
 import type { Clock } from '../../src/platform/runtime';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
+import { deviceLog } from '../support/terminals';
 
 let server: TestServer;
 let offset = 0;
@@ -182,5 +183,112 @@ describe('expiry and BIODATA terminals', () => {
     const polled = await bio.poll();
     expect(polled.map((c) => c.text)).toContain(`ENROLL_BIO TYPE=1\tPIN=${dee.device_pin}\tNO=4\tCardNo=\tRETRY=3\tOVERWRITE=1`);
     expect((await session(started.id)).status).toBe('completed');
+  });
+});
+
+/** A terminal that registered and was approved, and has not polled since: its user query is still to answer. */
+async function approvedJustNow(sn: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  await t.handshake();
+  await t.postOptions();
+  await server.admin.post(`/devices/${sn}/approve/`);
+  return t;
+}
+
+async function drain(t: SimulatedTerminal) {
+  for (let i = 0; i < 8 && (await t.poll()).length > 0; i++);
+}
+
+describe('a terminal approved a moment ago (its users not reported yet)', () => {
+  test('the fingers of a remote session are the enrollee’s: stored, fanned out, and the session completes', async () => {
+    const fresh = await approvedJustNow('REMOTEFRESH', { biodata: true });
+    const eve = await person('E-EVE', 'Eve Tan');
+    const res = await server.admin.post(`/enrollees/${eve.id}/remote-enrollment/`, { device: 'REMOTEFRESH', fingers: [1, 2] });
+    expect(res.status).toBe(201);
+    // One poll carries the user query, the user record and the first ENROLL_BIO: the terminal
+    // uploads finger 1 before it answers the query.
+    expect((await fresh.poll()).map((c) => c.text.split(' ')[0] + (c.text.includes('QUERY') ? ' QUERY' : ''))).toEqual(['DATA QUERY', 'DATA', 'ENROLL_BIO']);
+    await drain(fresh);
+    const done = await session(res.body.id);
+    expect({ status: done.status, captured: done.fingersCaptured, reason: done.reason }).toEqual({ status: 'completed', captured: [1, 2], reason: null });
+    const stored = (await server.admin.get(`/enrollees/${eve.id}/templates/`)).body.results;
+    expect(stored.map((t: { finger_index: number; source: string }) => [t.finger_index, t.source])).toEqual([
+      [1, 'remote'],
+      [2, 'remote'],
+    ]);
+    expect(await deviceLog(server.fpa, 'REMOTEFRESH', 'terminal_user_template')).toEqual([]);
+    const users = (await server.admin.get('/devices/REMOTEFRESH/users/')).body.results as {
+      pin: string;
+      enrollee: string | null;
+      biometrics: Record<string, number>;
+    }[];
+    expect(users.find((u) => u.pin === eve.device_pin)).toMatchObject({ enrollee: eve.id, biometrics: { fingerprint: 2 } });
+    await drain(other);
+    expect(other.templates.get(`${eve.device_pin}:1`)?.template).toBe(fresh.templates.get(`${eve.device_pin}:1`)!.template);
+  });
+
+  test('a template the terminal sends unasked before answering stays its own user’s', async () => {
+    const early = await approvedJustNow('REMOTEEARLY');
+    const fay = await person('E-FAY', 'Fay Orr');
+    // Under an enrollee's PIN, with no session asking for it: its backlog, perhaps a user it held before.
+    await early.enrollFinger(fay.device_pin, 3);
+    await drain(early);
+    expect((await server.admin.get(`/enrollees/${fay.id}/templates/`)).body.results).toEqual([]);
+    expect((await deviceLog(server.fpa, 'REMOTEEARLY', 'terminal_user_template')).length).toBe(1);
+  });
+});
+
+describe('a remote session whose finger does not come back as the enrollee’s', () => {
+  test('a terminal user held under the PIN keeps the finger; the session fails at once and frees the terminal', async () => {
+    const gus = await person('E-GUS', 'Gus Hay');
+    // The terminal held that PIN before the service knew it: a conflict (its inventory says so).
+    const held = await online('REMOTEHELD', { biodata: true, existingUsers: [{ pin: gus.device_pin, fingers: [6] }] });
+    const res = await server.admin.post(`/enrollees/${gus.id}/remote-enrollment/`, { device: 'REMOTEHELD', fingers: [5] });
+    expect(res.status).toBe(201);
+    await drain(held);
+    const failed = await session(res.body.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.reason).toContain('is its own user');
+    expect((await server.admin.get(`/enrollees/${gus.id}/templates/`)).body.results).toEqual([]);
+    const next = await server.admin.post(`/enrollees/${ada.id}/remote-enrollment/`, { device: 'REMOTEHELD', fingers: [1] });
+    expect(next.status).toBe(201);
+    await drain(held);
+    expect((await session(next.body.id)).status).toBe('completed');
+  });
+
+  test('an enrolled finger whose template never arrives: the session says so and does not hold the terminal', async () => {
+    let mute = true;
+    const quiet = await online('REMOTEMUTE', { respond: (c) => (mute && c.text.startsWith('ENROLL') ? 0 : undefined) });
+    const hal = await person('E-HAL', 'Hal Ng');
+    const res = await server.admin.post(`/enrollees/${hal.id}/remote-enrollment/`, { device: 'REMOTEMUTE', fingers: [2, 3] });
+    await drain(quiet);
+    const waiting = await session(res.body.id);
+    expect(waiting.status).toBe('open');
+    expect(waiting.reason).toBe('finger 2, finger 3: the terminal answered the enroll command as done but the template has not arrived');
+    mute = false;
+    const next = await server.admin.post(`/enrollees/${ada.id}/remote-enrollment/`, { device: 'REMOTEMUTE', fingers: [4] });
+    expect(next.status).toBe(201);
+    const superseded = await session(res.body.id);
+    expect(superseded.status).toBe('failed');
+    expect(superseded.reason).toBe(
+      'finger 2, finger 3: the terminal answered the enroll command as done but the template never arrived; another remote enrollment was started on the terminal',
+    );
+    await drain(quiet);
+    expect((await session(next.body.id)).status).toBe('completed');
+
+    // Left alone, it expires saying what it was waiting for.
+    mute = true;
+    const last = await server.admin.post(`/enrollees/${hal.id}/remote-enrollment/`, { device: 'REMOTEMUTE', fingers: [8] });
+    await drain(quiet);
+    offset += 11 * 60_000;
+    try {
+      expect((await server.admin.post('/jobs/expire-sessions/run/')).body.status).toBe('succeeded');
+    } finally {
+      offset = 0;
+    }
+    expect(await session(last.body.id)).toMatchObject({
+      status: 'expired',
+      reason: 'session lifetime ended; finger 8: the terminal answered the enroll command as done but the template has not arrived',
+    });
   });
 });

@@ -1,5 +1,5 @@
 /** What other modules ask of the command queue: open commands of a kind, a session's, counts. */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
@@ -95,6 +95,20 @@ export class CommandLookups {
       .select({ id: deviceCommands.id, status: deviceCommands.status, payload: deviceCommands.payload })
       .from(deviceCommands)
       .where(and(eq(deviceCommands.sessionId, sessionId), inArray(deviceCommands.kind, [...kinds])));
+  }
+
+  /**
+   * The last command under a supersede key on a terminal queued before command `beforeId` (what
+   * the terminal was told about that user just before it): null when there is none.
+   */
+  async lastUnderKeyBefore(q: Queryable, deviceId: string, key: string, beforeId: number) {
+    const [row] = await q
+      .select({ id: deviceCommands.id, kind: deviceCommands.kind, status: deviceCommands.status, payload: deviceCommands.payload })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.supersedeKey, key), sql`${deviceCommands.id} < ${beforeId}`))
+      .orderBy(desc(deviceCommands.id))
+      .limit(1);
+    return row ?? null;
   }
 
   /** Unfinished commands of every terminal, by status. */

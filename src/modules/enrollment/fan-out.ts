@@ -336,8 +336,13 @@ export function userCommand(deviceId: string, person: TerminalUser): NewCommand 
     deviceId,
     kind: 'add_user',
     payload: { pin: person.devicePin, name: person.displayName, enrollee: person.id, ...(person.card ? { card: person.card } : {}) },
-    supersedeKey: `user:${person.devicePin}`,
+    supersedeKey: userCommandKey(person.devicePin),
   };
+}
+
+/** The supersede key of a user's record or delete on a terminal. */
+export function userCommandKey(pin: string): string {
+  return `user:${pin}`;
 }
 
 /** One template for one terminal; `enrollee` lets the renderer check the terminal's user with that PIN is them. */

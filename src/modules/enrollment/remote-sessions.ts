@@ -9,6 +9,11 @@
  * a result (or its template arrived), because a terminal in an enrollment prompt cannot run a
  * second one (docs/protocol/adms.md §5.5) — the finger would fail with "busy" for no reason.
  *
+ * The session's own templates are the enrollee's even before the terminal answered the user
+ * query of its approval (walk-up.ts asks `askedFor`). A part the terminal answered as enrolled whose
+ * template has not arrived is said on the open session (`reason`); such a session no longer
+ * holds the terminal once nothing else is outstanding: a new session fails it.
+ *
  * The uploaded templates still pass store_template's rules, consent included; consent is
  * therefore checked when the session starts too, so nobody is asked to press a finger whose
  * template would be refused.
@@ -23,7 +28,7 @@ import { type DeviceRow, type DeviceService, takesBiodata } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { LoggedEvent } from '../events';
 import { hasConsent } from './consent-records';
-import { userCommand } from './fan-out';
+import { userCommand, userCommandKey } from './fan-out';
 import { checkKind } from './kinds';
 import type { EnrollmentRuntime } from './runtime';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
@@ -76,13 +81,7 @@ export class RemoteEnrollment {
       if (ctx.settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, person.id))) {
         throw new FpaError('consent_required', 'consent is required before a template is stored', { enrollee: person.id });
       }
-      const busy = await openRemoteSessions(tx, device.id, ctx.clock.now());
-      if (busy.length > 0) {
-        throw new FpaError('device_busy', 'a remote enrollment is already running on this device', {
-          serial_number: device.serialNumber,
-          session: busy[0]!.id,
-        });
-      }
+      await this.ensureFree(w, device);
       const row = await this.sessions.insert(tx, {
         kind: 'remote',
         enrolleeId: person.id,
@@ -131,6 +130,29 @@ export class RemoteEnrollment {
   }
 
   /**
+   * The open session of this terminal for this enrollee that asked for this part: its enroll
+   * command for it went out (sent, or already answered). `userSent`: the service's own user record
+   * of the enrollee went to the terminal just before that command (sent or confirmed), so the
+   * terminal's user with that PIN is the one the service wrote, whatever it held before.
+   */
+  async askedFor(
+    q: Queryable,
+    deviceId: string,
+    enrollee: { id: string; devicePin: string },
+    type: string,
+    part: number,
+  ): Promise<{ session: SessionRow; userSent: boolean } | null> {
+    const session = await this.openSessionFor(q, deviceId, enrollee.id);
+    if (!session || session.biometric !== type || !session.fingersRequested.includes(part)) return null;
+    const commands = await this.commands.lookups.ofSession(q, session.id, ENROLL_KINDS);
+    const enroll = commands.find((c) => (c.status === 'sent' || c.status === 'succeeded') && Number(c.payload.fingerIndex) === part);
+    if (!enroll) return null;
+    const user = await this.commands.lookups.lastUnderKeyBefore(q, deviceId, userCommandKey(enrollee.devicePin), enroll.id);
+    const userSent = user?.kind === 'add_user' && user.payload.enrollee === enrollee.id && (user.status === 'sent' || user.status === 'succeeded');
+    return { session, userSent };
+  }
+
+  /**
    * A template of a requested finger arrived from the session's terminal (inside the write
    * that stored it): the finger counts as captured; all captured completes the session.
    */
@@ -139,14 +161,46 @@ export class RemoteEnrollment {
     if (!session.fingersRequested.includes(fingerIndex)) return session;
     const captured = [...new Set([...session.fingersCaptured, fingerIndex])].sort((a, b) => a - b);
     const now = this.ctx.clock.now();
-    await tx.update(enrollmentSessions).set({ fingersCaptured: captured, status: 'in_progress', updatedAt: now }).where(eq(enrollmentSessions.id, session.id));
-    const updated: SessionRow = { ...session, fingersCaptured: captured, status: 'in_progress', updatedAt: now };
+    await tx
+      .update(enrollmentSessions)
+      .set({ fingersCaptured: captured, status: 'in_progress', reason: null, updatedAt: now })
+      .where(eq(enrollmentSessions.id, session.id));
+    const updated: SessionRow = { ...session, fingersCaptured: captured, status: 'in_progress', reason: null, updatedAt: now };
     if (session.fingersRequested.every((f) => captured.includes(f))) {
       return this.sessions.close(w, updated, 'completed', null);
     }
     const device = session.deviceId ? await this.devices.findById(tx, session.deviceId) : null;
     if (device) await this.queueNextFinger(w, updated, device);
     return updated;
+  }
+
+  /**
+   * One remote session per terminal (`device_busy`), since a terminal in an enrollment prompt
+   * cannot run a second one. A session that only waits for templates its terminal said it enrolled
+   * (every enroll command answered, nothing left to ask) no longer holds the prompt: it fails,
+   * saying which parts never arrived, and the new session goes ahead.
+   */
+  private async ensureFree(w: WriteContext, device: DeviceRow): Promise<void> {
+    for (const open of await openRemoteSessions(w.tx, device.id, this.ctx.clock.now())) {
+      const missing = await this.onlyWaitingFor(w.tx, open);
+      if (!missing) {
+        throw new FpaError('device_busy', 'a remote enrollment is already running on this device', { serial_number: device.serialNumber, session: open.id });
+      }
+      await this.sessions.close(w, open, 'failed', `${waitingReason(open, missing, true)}; another remote enrollment was started on the terminal`);
+    }
+  }
+
+  /**
+   * The parts the terminal enrolled (their command succeeded) whose template has not arrived, when
+   * that is all the session still waits for; null while an enroll command is outstanding or a part
+   * is left to ask for.
+   */
+  private async onlyWaitingFor(q: Queryable, session: SessionRow): Promise<number[] | null> {
+    const existing = await this.commands.lookups.ofSession(q, session.id, ENROLL_KINDS);
+    if (existing.some((c) => c.status === 'pending' || c.status === 'sent')) return null;
+    const enrolled = new Set(existing.filter((c) => c.status === 'succeeded').map((c) => Number(c.payload.fingerIndex)));
+    const missing = session.fingersRequested.filter((f) => !session.fingersCaptured.includes(f));
+    return missing.length > 0 && missing.every((f) => enrolled.has(f)) ? missing : null;
   }
 
   /** A capture was refused by store_template: the session cannot complete any more. */
@@ -173,6 +227,20 @@ export class RemoteEnrollment {
   }
 
   /**
+   * Every part was asked for and the terminal answered each as enrolled, yet some templates have
+   * not arrived: the open session says so (a template may still come; at the end of its lifetime,
+   * or when another session starts on the terminal, this is why it failed).
+   */
+  private async noteWaiting(w: WriteContext, session: SessionRow): Promise<void> {
+    const missing = await this.onlyWaitingFor(w.tx, session);
+    if (!missing) return;
+    await w.tx
+      .update(enrollmentSessions)
+      .set({ reason: waitingReason(session, missing, false), updatedAt: this.ctx.clock.now() })
+      .where(eq(enrollmentSessions.id, session.id));
+  }
+
+  /**
    * Queues the enroll command of the next finger that is neither captured nor already asked
    * for, unless an enroll command of the session is still outstanding.
    */
@@ -181,7 +249,10 @@ export class RemoteEnrollment {
     if (existing.some((c) => c.status === 'pending' || c.status === 'sent')) return;
     const asked = new Set(existing.filter((c) => c.status === 'succeeded').map((c) => Number((c.payload as { fingerIndex?: unknown }).fingerIndex)));
     const next = session.fingersRequested.find((f) => !session.fingersCaptured.includes(f) && !asked.has(f));
-    if (next === undefined) return;
+    if (next === undefined) {
+      await this.noteWaiting(w, session);
+      return;
+    }
     const person = await this.enrollees.find(w.tx, session.enrolleeId);
     if (!person) return;
     const fingerprint = session.biometric === 'fingerprint';
@@ -194,6 +265,13 @@ export class RemoteEnrollment {
     };
     await this.commands.enqueue(w, [command]);
   }
+}
+
+/** What a session waits for when the terminal enrolled parts whose templates have not arrived. */
+function waitingReason(session: SessionRow, missing: readonly number[], closing: boolean): string {
+  const what = session.biometric === 'fingerprint' ? 'finger' : session.biometric;
+  const parts = missing.map((f) => `${what} ${f}`).join(', ');
+  return `${parts}: the terminal answered the enroll command as done but the template ${closing ? 'never arrived' : 'has not arrived'}`;
 }
 
 /** Open remote sessions of a terminal; one past its lifetime no longer counts (the job closes it). */

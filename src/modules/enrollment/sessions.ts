@@ -126,7 +126,7 @@ export class SessionStore {
         .select()
         .from(enrollmentSessions)
         .where(and(inArray(enrollmentSessions.status, [...OPEN_STATUSES]), lte(enrollmentSessions.expiresAt, this.ctx.clock.now())));
-      for (const s of due) await this.close(w, s, 'expired', 'session lifetime ended');
+      for (const s of due) await this.close(w, s, 'expired', lifetimeEnded(s));
       return { expired: due.length };
     });
   }
@@ -137,7 +137,7 @@ export class SessionStore {
     return this.ctx.db.write(async (w) => {
       const fresh = await this.get(w.tx, session.id);
       if (!isOpen(fresh)) return fresh;
-      return this.close(w, fresh, 'expired', 'session lifetime ended');
+      return this.close(w, fresh, 'expired', lifetimeEnded(fresh));
     });
   }
 
@@ -177,6 +177,11 @@ export class SessionStore {
     const [view] = await this.views(this.ctx.db.orm, [row]);
     return view!;
   }
+}
+
+/** The reason of a session that expired, with what it was still waiting for when it said so. */
+function lifetimeEnded(session: SessionRow): string {
+  return session.reason ? `session lifetime ended; ${session.reason}` : 'session lifetime ended';
 }
 
 function isBiometric(value: string): value is BiometricType {

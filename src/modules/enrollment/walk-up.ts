@@ -14,6 +14,11 @@
  *   enrollee existed), nor anything it sends before that answer (its backlog, in any order: such a
  *   user is in the answer anyway), which stays its own user — a conflict an administrator
  *   resolves;
+ * - a part an open remote session of this terminal asked for (its enroll command went out, after
+ *   the service's own user record of the enrollee): the enrollee's, whatever the terminal holds
+ *   or reported under that PIN and before it answered its user query — the terminal wrote the
+ *   service's user and enrolled that part on request. When the terminal's user is its own (the
+ *   user record was refused as a conflict), the part stays that user's and the session fails;
  * - the terminal never reported that PIN and an enrollee adopted from another terminal has it:
  *   the enrollee's;
  * - either way only if the terminal is in the enrollee's scope or is an enrollment station;
@@ -38,7 +43,7 @@ import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { BiometricType } from '../../protocol/adms';
 import { type CommandService, supersedeRefusalDelete } from '../commands';
-import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
+import { type DeviceRow, type DeviceService, type DeviceUserRow, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
 import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
@@ -130,7 +135,7 @@ export class WalkUpEnrollment {
     const { templates, remote, devices } = this.deps;
     const type = upload.type ?? 'fingerprint';
     const slot = upload.slot ?? 0;
-    const person = await this.ownerOf(w, device, upload.pin);
+    const person = await this.ownerOf(w, device, upload);
     await devices.users.noteBiometric(w.tx, device.id, upload.pin, type, upload.fingerIndex);
     const session = await remote.openSessionFor(w.tx, device.id, person.id);
     const requested = (session?.biometric === type && session.fingersRequested.includes(upload.fingerIndex)) ?? false;
@@ -165,8 +170,9 @@ export class WalkUpEnrollment {
   }
 
   /** The enrollee a walk-up template at this terminal belongs to (the rules are at the top of this file). */
-  private async ownerOf(w: WriteContext, device: DeviceRow, pin: string): Promise<EnrolleeRow> {
+  private async ownerOf(w: WriteContext, device: DeviceRow, upload: TemplateUpload): Promise<EnrolleeRow> {
     const { devices, enrollees } = this.deps;
+    const { pin } = upload;
     const held = await devices.users.one(w.tx, device.id, pin);
     let person: EnrolleeRow | null;
     if (held?.enrolleeId) {
@@ -174,16 +180,26 @@ export class WalkUpEnrollment {
       if (!person || person.status === 'deleted') throw new DeletedEnrollee();
     } else {
       person = await enrollees.findByPin(w.tx, pin);
-      // A PIN the service handed out is its enrollee even where the terminal reported the user
-      // first; an adopted PIN held here unlinked may be another person (a conflict to resolve).
-      if (!person || (held && (held.heldBefore || !person.pinAllocated))) throw new TerminalsOwnUser();
-      // Before the terminal answered the query of its users, a PIN it sends may be one it held
-      // before the enrollee existed (its backlog comes in any order): its own until adopted.
-      if ((await this.deps.commands.lookups.inventorySince(w.tx, device.id)) !== null) throw new TerminalsOwnUser();
+      if (!person) throw new TerminalsOwnUser();
+      // The finger the service's own remote session just had the terminal enroll, on the user
+      // record the service wrote there: the enrollee's, whatever the terminal held or reported.
+      const asked = await this.deps.remote.askedFor(w.tx, device.id, person, upload.type ?? 'fingerprint', upload.fingerIndex);
+      if (!asked?.userSent) await this.refuseTerminalsOwn(w, device, person, held);
     }
     if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
     if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
     return person;
+  }
+
+  /**
+   * A PIN the service handed out is its enrollee even where the terminal reported the user first;
+   * an adopted PIN held here unlinked may be another person (a conflict to resolve). Before the
+   * terminal answered the query of its users, a PIN it sends may be one it held before the
+   * enrollee existed (its backlog comes in any order): its own until adopted.
+   */
+  private async refuseTerminalsOwn(w: WriteContext, device: DeviceRow, person: EnrolleeRow, held: DeviceUserRow | null): Promise<void> {
+    if (held && (held.heldBefore || !person.pinAllocated)) throw new TerminalsOwnUser();
+    if ((await this.deps.commands.lookups.inventorySince(w.tx, device.id)) !== null) throw new TerminalsOwnUser();
   }
 
   private async mayEnrollHere(w: WriteContext, device: DeviceRow, enrolleeId: string): Promise<boolean> {
@@ -319,7 +335,8 @@ export class WalkUpEnrollment {
   /** A template of the terminal's own user: counted on the terminal's user list, neither stored nor deleted. */
   private async keepAsTerminalUser(device: DeviceRow, upload: TemplateUpload): Promise<void> {
     const now = this.ctx.clock.now();
-    await this.ctx.db.write(async ({ tx }) => {
+    await this.ctx.db.write(async (w) => {
+      const { tx } = w;
       const inventorySince = await this.deps.commands.lookups.inventorySince(tx, device.id);
       await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, upload.type ?? 'fingerprint', upload.fingerIndex, { inventorySince });
       await noteOnDevice(
@@ -330,7 +347,26 @@ export class WalkUpEnrollment {
         { pin: upload.pin, type: upload.type ?? 'fingerprint', finger_index: upload.fingerIndex, origin: upload.origin },
         now,
       );
+      await this.endSessionThatAsked(w, device, upload);
     });
+  }
+
+  /**
+   * A remote session that asked for this finger will not get it (the terminal's user with that PIN
+   * is not the one the service wrote there): it fails now, saying why, instead of holding the
+   * terminal busy until its lifetime ends.
+   */
+  private async endSessionThatAsked(w: WriteContext, device: DeviceRow, upload: TemplateUpload): Promise<void> {
+    const { enrollees, remote } = this.deps;
+    const person = await enrollees.findByPin(w.tx, upload.pin);
+    const asked = person ? await remote.askedFor(w.tx, device.id, person, upload.type ?? 'fingerprint', upload.fingerIndex) : null;
+    if (!asked) return;
+    await remote.failOnRejection(
+      w,
+      asked.session,
+      upload.fingerIndex,
+      `PIN ${upload.pin} on the terminal is its own user, not the one the service wrote there, so the template was kept as theirs (devices/${device.serialNumber}/users/: adopt the user as the enrollee or remove it, then start again)`,
+    );
   }
 
   /** Logs a rejection (never the template bytes) and queues the delete when configured. */
