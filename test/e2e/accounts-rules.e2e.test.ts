@@ -225,6 +225,29 @@ describe('API keys', () => {
     expect(audit.body.results.find((r: { target_id: string }) => r.target_id === dee.id).details).toMatchObject({ api_keys_revoked: 2 });
   });
 
+  test('a key asked for while its maker is being demoted: the demotion committed first wins, no key outlives it', async () => {
+    const ivy = await makeUser(server, 'ivy', 'admin');
+    const first = await sessionClient(server, ivy.session).post('/api-keys/', { name: 'ivy-1', role: 'admin' });
+    expect(first.status).toBe(201);
+    // The writer held, the demotion queues first, then the key (already let in as an admin's).
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const held = server.fpa.db.write(() => gate);
+    const demoted = server.admin.patch(`/users/${ivy.id}/`, { role: 'viewer' });
+    await Bun.sleep(100);
+    const made = bearer(first.body.key).post('/api-keys/', { name: 'ivy-2', role: 'admin' });
+    await Bun.sleep(100);
+    open();
+    await held;
+    expect((await demoted).status).toBe(200);
+    const late = await made;
+    expect(late.status).toBe(401);
+    const keys = await server.admin.get('/api-keys/?limit=1000');
+    expect(keys.body.results.filter((k: { name: string; status: string }) => k.name.startsWith('ivy-') && k.status === 'active')).toEqual([]);
+  });
+
   test('an expired key is refused; an unknown area is 422', async () => {
     const created = await admin.post('/api-keys/', { name: 'short', role: 'viewer', expires_at: new Date(now + 60_000).toISOString() });
     expect((await bearer(created.body.key).get('/users/me/')).status).toBe(200);

@@ -15,14 +15,15 @@ import type { DigestSecrets } from '../../platform/crypto/digest-secrets';
 import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { API_KEY_PREFIX } from '../../platform/http/admin-auth';
-import type { Caller } from '../../platform/http/caller';
+import type { Caller, Role } from '../../platform/http/caller';
 import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { knownAreaIds, namesByMember } from '../areas';
 import { audit } from '../audit';
 import type { ApiKeyCreatedView, ApiKeyCreateInput, ApiKeyView } from './model';
 import { assertMayGrant, assertMayGrantAreas, assertMayTouch, inCallerScope, mayStillHold } from './rules';
 import type { UserRuntime } from './runtime';
-import { type ApiKeyRow, apiKeyAreas, apiKeys } from './tables';
+import { type ApiKeyRow, apiKeyAreas, apiKeys, users } from './tables';
+import { areasOfUsers } from './views';
 
 const KEY_SHAPE = /^fpa_key_[A-Za-z0-9_-]{43}$/;
 const SCHEME = 'hmac1';
@@ -65,6 +66,7 @@ export class ApiKeys {
       lastUsedAt: null,
     };
     await this.ctx.db.write(async ({ tx }) => {
+      await this.assertMakerStillMay(tx, caller, userId, { role: input.role, areas });
       const areaIds = await knownAreaIds(tx, areas);
       await tx.insert(apiKeys).values(row);
       if (areaIds.length > 0) await tx.insert(apiKeyAreas).values(areaIds.map((areaId) => ({ keyId: row.id, areaId })));
@@ -89,6 +91,25 @@ export class ApiKeys {
     if (caller.actor.kind !== 'api_key') return null;
     const [maker] = await this.ctx.db.orm.select({ userId: apiKeys.userId }).from(apiKeys).where(eq(apiKeys.id, caller.actor.id)).limit(1);
     return maker?.userId ?? null;
+  }
+
+  /**
+   * In the key's own write: its maker as it stands now. A revocation, a demotion or a move
+   * committed since the request was let in (by another instance, say) wins: the key is refused
+   * (401 for a revoked key, 409 for a user who may no longer make it), never inserted after the
+   * revocation of the maker's keys and so outliving it.
+   */
+  private async assertMakerStillMay(tx: Tx, caller: Caller, userId: string | null, key: { role: Role; areas: readonly string[] }): Promise<void> {
+    if (caller.actor.kind === 'api_key') {
+      const [maker] = await tx.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, caller.actor.id)).limit(1);
+      if (!maker || maker.revokedAt !== null) throw new FpaError('unauthorized', 'the API key making this key was revoked', {});
+    }
+    if (userId === null) return;
+    const [user] = await tx.select({ role: users.role, disabledAt: users.disabledAt }).from(users).where(eq(users.id, userId)).limit(1);
+    const holder = user && user.disabledAt === null ? { role: user.role, areas: (await areasOfUsers(tx, [userId])).get(userId) ?? [] } : null;
+    if (!holder || !mayStillHold(holder, key)) {
+      throw new FpaError('conflict', 'the account behind this request may no longer make this key (its role or areas changed, or it was disabled)', {});
+    }
   }
 
   async list(caller: Caller, options: { cursor?: string; limit: number }): Promise<Page<ApiKeyView>> {
