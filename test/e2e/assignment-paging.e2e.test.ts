@@ -1,8 +1,8 @@
 /**
- * `shift-assignments/` of a large site pages in the database: each page reads past its cursor,
- * in batches until the page is full, never every assignment of the company (it read and built
- * them all for each page). A caller limited to an area whose few assignments sit far down the
- * list still gets full pages, each row once.
+ * `shift-assignments/` of a large site pages in the database: each page is one statement past its
+ * cursor on the (from_date, id) index, the caller's areas in its condition, never every
+ * assignment of the company read and built (as it was for each page). A caller limited to an
+ * area whose few assignments sit far down the list still gets full pages, each row once.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
@@ -75,5 +75,17 @@ describe('shift assignments, a page at a time', () => {
     const ofArea = await every(server.admin, '&area=north', 10);
     expect(ofArea.rows.map((r) => r.area)).toEqual(['north']);
     expect((await every(server.admin, '&area=nowhere', 10)).rows).toEqual([]);
+  });
+
+  test('a page past a cursor is read on the (from_date, id) index, in its order: no scan, no sort', async () => {
+    const plan = await server.fpa.db.client.execute({
+      sql: `explain query plan select * from fpa_shift_assignments
+        where (from_date > ? or (from_date = ? and id > ?)) order by from_date, id limit 101`,
+      args: ['2031-01-05', '2031-01-05', ''],
+    });
+    const steps = plan.rows.map((r) => String(r.detail));
+    expect(steps.some((d) => d.includes('fpa_shift_assignments_from'))).toBe(true);
+    expect(steps.some((d) => d.includes('TEMP B-TREE'))).toBe(false);
+    expect(steps.some((d) => /^SCAN fpa_shift_assignments$/.test(d))).toBe(false);
   });
 });

@@ -3,16 +3,16 @@
  * audited and recorded as `calendar_changed` for the people and dates it touches: an
  * assignment's own scope and range; a schedule's change, those of every assignment using it.
  */
-import { and, asc, eq, gt, gte, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import { formatDuration, parseDuration } from '../../platform/config/values';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import { type Page, pageOf, textCursor, twoKeyCursor } from '../../platform/http/paging';
-import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { isCalendarDate, secondsOfClock } from '../../platform/time/dates';
-import { areaIdsNamed, areaNames, areasWithin, resolveAreas } from '../areas';
+import { areaIdsNamed, areaNames, areasWithin, resolveAreas, scopeAreaIds } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { DaysOff } from './days-off';
@@ -145,29 +145,27 @@ export class Schedules {
       if (areaId === undefined) return { results: [], next_cursor: null };
       conditions.push(eq(shiftAssignments.areaId, areaId));
     }
-    // A page past the cursor, read in batches until it is full: a limited caller sees only some
-    // rows, so one batch may hold fewer than a page (a large site has tens of thousands).
-    const views: ShiftAssignmentView[] = [];
-    const batch = Math.max(filters.limit + 1, 200);
-    let after = twoKeyCursor(filters.cursor);
-    for (;;) {
-      const past = after
-        ? or(gt(shiftAssignments.fromDate, after[0]), and(eq(shiftAssignments.fromDate, after[0]), gt(shiftAssignments.id, after[1])))
-        : undefined;
-      const rows = await this.ctx.db.orm
-        .select()
-        .from(shiftAssignments)
-        .where(and(...conditions, past))
-        .orderBy(asc(shiftAssignments.fromDate), asc(shiftAssignments.id))
-        .limit(batch);
-      views.push(...(await this.assignmentViews(this.ctx.db.orm, await this.seenBy(rows, scope))));
-      const last = rows[rows.length - 1];
-      if (views.length > filters.limit || rows.length < batch || !last) break;
-      after = [last.fromDate, last.id];
+    // The caller's own: assignments of its people, or of its areas (one statement, on the
+    // (from_date, id) index: a large site has tens of thousands).
+    const areaIds = scopeAreaIds(scope);
+    const member = this.daysOff.enrollees.membership.enrolleeInScope(shiftAssignments.enrolleeId, scope);
+    if (areaIds && member) conditions.push(or(member, sql`${shiftAssignments.areaId} in ${areaIds}`)!);
+    const after = twoKeyCursor(filters.cursor);
+    if (after) {
+      conditions.push(or(gt(shiftAssignments.fromDate, after[0]), and(eq(shiftAssignments.fromDate, after[0]), gt(shiftAssignments.id, after[1])))!);
     }
-    const page = views.slice(0, filters.limit);
+    const rows = await this.ctx.db.orm
+      .select()
+      .from(shiftAssignments)
+      .where(and(...conditions))
+      .orderBy(asc(shiftAssignments.fromDate), asc(shiftAssignments.id))
+      .limit(filters.limit + 1);
+    const page = rows.slice(0, filters.limit);
     const last = page[page.length - 1];
-    return { results: page, next_cursor: views.length > filters.limit && last ? encodeCursor([last.from, last.id]) : null };
+    return {
+      results: await this.assignmentViews(this.ctx.db.orm, page),
+      next_cursor: rows.length > filters.limit && last ? encodeCursor([last.fromDate, last.id]) : null,
+    };
   }
 
   async assign(
@@ -268,21 +266,6 @@ export class Schedules {
       });
       await this.changed(w, assignmentChange(row, 'assignment', by));
     });
-  }
-
-  /** Those of these assignments the scope sees: of its people, or of its areas (assignments are few). */
-  private async seenBy(rows: AssignmentRow[], scope: AreaScope): Promise<AssignmentRow[]> {
-    if (!isLimited(scope)) return rows;
-    const q = this.ctx.db.orm;
-    const people = new Set(
-      await this.daysOff.enrollees.keepInScope(
-        q,
-        rows.flatMap((r) => (r.enrolleeId ? [r.enrolleeId] : [])),
-        scope,
-      ),
-    );
-    const areas = await areaIdsNamed(q, scope.areas);
-    return rows.filter((r) => (r.enrolleeId ? people.has(r.enrolleeId) : r.areaId !== null && areas.has(r.areaId)));
   }
 
   /** The assignments of one area (the Areas page), by first date. */

@@ -53,6 +53,8 @@ export const shiftAssignments = sqliteTable(
     index('fpa_shift_assignments_enrollee').on(t.enrolleeId),
     index('fpa_shift_assignments_area').on(t.areaId),
     index('fpa_shift_assignments_schedule').on(t.scheduleId),
+    // The list's order and its cursor (shift-assignments/, a page at a time).
+    index('fpa_shift_assignments_from').on(t.fromDate, t.id),
   ],
 );
 

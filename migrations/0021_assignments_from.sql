@@ -1,0 +1,1 @@
+CREATE INDEX `fpa_shift_assignments_from` ON `fpa_shift_assignments` (`from_date`,`id`);
