@@ -6,7 +6,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseEncryptionKey } from '../crypto/template-cipher';
 import { parseCidr, parseNetwork } from '../net/ip';
-import { isValidTimeZone } from '../time/zone';
+import { isUsableTimeZone, isValidTimeZone } from '../time/zone';
 import type { LoadedSettings, Settings } from './settings';
 import { envNameOf, SETTING_KEYS, SETTINGS_SCHEMA } from './settings';
 
@@ -24,7 +24,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.E003': { severity: 'error', meaning: 'ADMS_URL_PREFIX does not start and end with `/`' },
   'fpa.E004': { severity: 'error', meaning: 'FINGERS_REQUIRED_MIN / FINGERS_ALLOWED_MAX are inconsistent' },
   'fpa.E005': { severity: 'error', meaning: 'ALLOWED_FINGER_INDEXES is empty or outside 0–9' },
-  'fpa.E006': { severity: 'error', meaning: 'TIME_ZONE or ATTENDANCE_TIME_ZONE is not a known IANA zone (a fixed offset such as `+02:00` is none)' },
+  'fpa.E006': { severity: 'error', meaning: 'TIME_ZONE or ATTENDANCE_TIME_ZONE is not a known IANA zone (a fixed offset: W009)' },
   'fpa.E007': { severity: 'error', meaning: 'TASK_BACKEND is not `cron` or `external`' },
   'fpa.E008': { severity: 'error', meaning: 'ALGORITHM_COMPATIBILITY_MAP is malformed' },
   'fpa.E010': { severity: 'error', meaning: 'EMPLOYEE_MODEL differs from the model recorded at the first migration' },
@@ -55,6 +55,7 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.W006': { severity: 'warning', meaning: 'ADMS_TRUST is `serial`: terminals without a communication key are identified by serial number only' },
   'fpa.W007': { severity: 'warning', meaning: 'an `FPA_` environment variable names no setting (a mistyped name is otherwise ignored)' },
   'fpa.W008': { severity: 'warning', meaning: 'there is no database at the DATABASE_URL file path (a first start creates one there)' },
+  'fpa.W009': { severity: 'warning', meaning: 'TIME_ZONE or ATTENDANCE_TIME_ZONE is a fixed offset (`+02:00`): it has no DST; an IANA name is needed' },
   'fpa.W030': { severity: 'warning', meaning: 'CONSOLE_OIDC_ISSUER is a plain `http:` URL outside this machine' },
 };
 
@@ -312,8 +313,17 @@ function knownValueIssues(s: Settings): ConfigIssue[] {
   for (const key of ['TIME_ZONE', 'ATTENDANCE_TIME_ZONE'] as const) {
     // An unset ATTENDANCE_TIME_ZONE takes TIME_ZONE's value: a bad zone is reported once, under the key that was set.
     const inherited = key === 'ATTENDANCE_TIME_ZONE' && s.ATTENDANCE_TIME_ZONE === s.TIME_ZONE;
-    if (!inherited && !isValidTimeZone(s[key]))
-      out.push(issue('fpa.E006', `${key} "${s[key]}" is not a known IANA time zone.`, 'Use a name such as `Europe/Berlin` or `Asia/Kolkata`.'));
+    if (inherited || isValidTimeZone(s[key])) continue;
+    // A fixed offset worked before it was refused: an upgrade still starts, warned, for one release.
+    if (isUsableTimeZone(s[key])) {
+      out.push(
+        issue(
+          'fpa.W009',
+          `${key} "${s[key]}" is a fixed offset: it has no DST, so half the year every punch is an hour off. It is refused from the next release.`,
+          'Use the IANA name of the place (`Europe/Berlin`; `Etc/GMT-2` if the place truly never changes its clocks).',
+        ),
+      );
+    } else out.push(issue('fpa.E006', `${key} "${s[key]}" is not a known IANA time zone.`, 'Use a name such as `Europe/Berlin` or `Asia/Kolkata`.'));
   }
   if (!LOG_LEVELS.includes(s.LOG_LEVEL)) {
     out.push(issue('fpa.E018', `LOG_LEVEL "${s.LOG_LEVEL}" is unknown.`, `Use one of ${LOG_LEVELS.join(', ')}.`));
