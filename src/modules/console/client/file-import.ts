@@ -4,6 +4,7 @@
  * Choosing another file starts over; the same file is sent both times.
  */
 import { announce, field, h, replace, section, table } from './dom';
+import { decodeTextFile, encodingNote, type FileEncoding } from './file-text';
 import { onSubmit } from './form-errors';
 
 export interface FileImport<R> {
@@ -13,7 +14,7 @@ export interface FileImport<R> {
   accept: string;
   /** Sends the file's content: a dry run (`check`) or the import. */
   send(content: string | ArrayBuffer, check: boolean): Promise<R>;
-  /** Read as text (CSV) or as the bytes it holds (a terminal's file). */
+  /** Read as text (CSV: UTF-8, else Windows-1252, said so; file-text.ts) or as the bytes it holds (a terminal's file). */
   bytes?: boolean;
   report(result: R): HTMLElement[];
   summary(result: R): string;
@@ -26,6 +27,11 @@ export function fileImport<R>(spec: FileImport<R>): { form: HTMLFormElement; out
   const file = h('input', { type: 'file', accept: spec.accept, required: true });
   const out = h('div', { class: 'import-result' });
   let content: string | ArrayBuffer | null = null;
+  let encoding: FileEncoding = 'utf-8';
+  const show = (result: R) => {
+    const note = encodingNote(encoding);
+    replace(out, note ? h('p', { class: 'form-warn' }, note) : null, ...spec.report(result));
+  };
   const importNow = h('button', { type: 'button', class: 'primary', hidden: true }, 'Import');
   const form = onSubmit(
     h(
@@ -38,9 +44,10 @@ export function fileImport<R>(spec: FileImport<R>): { form: HTMLFormElement; out
     async () => {
       const chosen = file.files?.[0];
       if (!chosen) throw new Error('Choose the file first.');
-      content = spec.bytes ? await chosen.arrayBuffer() : await chosen.text();
+      const bytes = await chosen.arrayBuffer();
+      ({ content, encoding } = spec.bytes ? { content: bytes, encoding: 'utf-8' } : asText(bytes));
       const result = await spec.send(content, true);
-      replace(out, ...spec.report(result));
+      show(result);
       importNow.hidden = !spec.worth(result);
     },
   );
@@ -53,7 +60,7 @@ export function fileImport<R>(spec: FileImport<R>): { form: HTMLFormElement; out
     importNow.disabled = true;
     try {
       const result = await spec.send(content, false);
-      replace(out, ...spec.report(result));
+      show(result);
       importNow.hidden = true;
       announce(spec.summary(result));
     } finally {
@@ -61,6 +68,12 @@ export function fileImport<R>(spec: FileImport<R>): { form: HTMLFormElement; out
     }
   });
   return { form, out };
+}
+
+/** A CSV file's text as it is sent (always UTF-8 on the wire), and how its bytes were read. */
+function asText(bytes: ArrayBuffer): { content: string; encoding: FileEncoding } {
+  const { text, encoding } = decodeTextFile(new Uint8Array(bytes));
+  return { content: text, encoding };
 }
 
 /** The lines a file could not use, each problem as a sentence; `note` says what became of them. Null when there are none. */
