@@ -44,19 +44,28 @@ function value(column: Column, cell: Cell): ExcelJS.CellValue {
   }
 }
 
-/** A worksheet name Excel accepts: at most 31 characters, none of `[]:*?/\`, unique in the book. */
-function sheetName(name: string, taken: Set<string>): string {
-  const base =
-    name
-      .replace(/[[\]:*?/\\]/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim()
-      .slice(0, 28) || 'Sheet';
-  let candidate = base;
-  for (let n = 2; taken.has(candidate.toLowerCase()); n++) candidate = `${base.slice(0, 26)} ${n}`;
+/**
+ * A worksheet name Excel accepts (exceljs's reader and Excel refuse the others): at most 31
+ * characters, none of `[]:*?/\` nor control characters, not starting or ending with `'` (a name like `'Tis Lee`, or
+ * one cut just after an apostrophe), not `History` (Excel keeps it for itself), and unique in
+ * the book compared without case, as Excel compares them.
+ */
+export function sheetName(name: string, taken: Set<string>): string {
+  const base = edges(cut(name.replace(/[[\]:*?/\\\p{Cc}]/gu, ' ').replace(/\s+/g, ' '), 28)) || 'Sheet';
+  let candidate = base.toLowerCase() === 'history' ? `${base} 1` : base;
+  for (let n = 2; taken.has(candidate.toLowerCase()); n++) candidate = `${edges(cut(base, 26))} ${n}`;
   taken.add(candidate.toLowerCase());
   return candidate;
 }
+
+/** At most `max` UTF-16 units (Excel's count), never half of a character beyond the BMP. */
+function cut(text: string, max: number): string {
+  const head = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head;
+}
+
+/** Without spaces or apostrophes at either end. */
+const edges = (text: string) => text.replace(/^[\s']+|[\s']+$/g, '');
 
 /** `&` starts a code in a print header: doubled to print as itself. */
 const headerText = (text: string) => text.replaceAll('&', '&&');

@@ -6,12 +6,13 @@
 import { describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import ExcelJS from 'exceljs';
+import fc from 'fast-check';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { csvStream } from '../../../src/modules/reports/csv';
 import { MAX_PDF_ROWS, pdfBytes, winAnsi } from '../../../src/modules/reports/pdf';
 import type { Column, ReportDocument, Row, Sheet } from '../../../src/modules/reports/table';
 import { printed } from '../../../src/modules/reports/table';
-import { xlsxStream } from '../../../src/modules/reports/xlsx';
+import { sheetName, xlsxStream } from '../../../src/modules/reports/xlsx';
 import { parseCsv } from '../../../src/platform/csv';
 
 const COLUMNS: Column[] = [
@@ -157,6 +158,33 @@ describe('Excel', () => {
     expect(ws.getCell('C2').value).toEqual(new Date('2026-02-03T06:05:00Z'));
     expect(ws.getCell('D2').value).toBeCloseTo(8.05, 6);
     expect(ws.getCell('E2').value).toBe('Present');
+  });
+
+  test("no sheet name starts or ends with an apostrophe (Excel and exceljs's reader refuse the book); names differing in case only are made unique", async () => {
+    const sheet = (name: string): Sheet => ({ name, details: [], columns: COLUMNS, rows: rows(1) });
+    // The 28-character cut of the third ends just after an apostrophe.
+    const names = ["'Tis Lee (Q-1)", "Quinn O'Hara (Q-2)'", `${'x'.repeat(27)}'s night (Q-3)`, 'Ann Lee (A1)', 'ANN LEE (a1)', 'History'];
+    const bytes = new Uint8Array(await new Response(xlsxStream(doc(names.map(sheet)))).arrayBuffer());
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(bytes.buffer as ArrayBuffer);
+    expect(book.worksheets.map((s) => s.name)).toEqual(['Tis Lee (Q-1)', "Quinn O'Hara (Q-2)", 'x'.repeat(27), 'Ann Lee (A1)', 'ANN LEE (a1) 2', 'History 1']);
+  });
+
+  test('any names: each sheet name is one Excel accepts, none twice whatever the case', () => {
+    const unit = fc.constantFrom('a', 'A', 'é', 'É', "'", ' ', '[', ']', ':', '*', '?', '/', '\\', '\t', '\u0001', '😀', 'x');
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit, maxLength: 40 }), { maxLength: 12 }), (input) => {
+        const taken = new Set<string>();
+        const names = input.map((n) => sheetName(n, taken));
+        for (const name of names) {
+          expect(name.length).toBeGreaterThan(0);
+          expect(name.length).toBeLessThanOrEqual(31);
+          expect(name).not.toMatch(/[[\]:*?/\\\p{Cc}]|^'|'$|^\s|\s$|[\uD800-\uDBFF]$/u);
+          expect(name.toLowerCase()).not.toBe('history');
+        }
+        expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
+      }),
+    );
   });
 });
 
