@@ -1,6 +1,7 @@
 /**
  * The console's file imports and exports in a real browser, with the files HR's spreadsheets
- * write: a CSV Excel saved in the Windows code page (its accented letters kept, and said so).
+ * write: a CSV Excel saved in the Windows code page (its accented letters kept, and said so), an
+ * empty file (the import's own words).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
@@ -53,6 +54,17 @@ describe('Files in the console', () => {
     await choose('people-utf8.csv', Buffer.from('id,name,areas,card\nW-01,José Muñoz,,\n'));
     await page.getByText('0 people would be added, 0 people would be changed, 1 line already up to date', { exact: false }).waitFor();
     expect(await page.getByText('Windows-1252', { exact: false }).count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  test('an empty file is answered in the import’s words', async () => {
+    await go('#/people/import', 'Import people');
+    await choose('empty.csv', Buffer.alloc(0));
+    await page.getByRole('cell', { name: 'The file is empty: a header row `id,name,areas,card` is needed.' }).waitFor();
+    await go('#/punches/import', 'Import punches');
+    await choose('empty.csv', Buffer.alloc(0));
+    await page.getByRole('cell', { name: 'The file is empty: a header row `employee,at,state` is needed.' }).waitFor();
+    expect(await page.getByText('This value is not accepted.').count()).toBe(0);
     expect(errors).toEqual([]);
   });
 });

@@ -159,8 +159,20 @@ describe('employees/import/', () => {
     const taken = await importCsv('id,name,card\r\nI-7,Card Thief,1001\r\n');
     expect(taken.body.errors).toEqual([{ line: 2, message: 'the card 1001 belongs to someone else' }]);
     expect((await importCsv('id,fullname\r\nX,Y\r\n')).body.errors[0]).toMatchObject({ line: 1 });
-    const empty = await importCsv('');
-    expect(empty.status === 400 || empty.body.errors?.[0]?.line === 1).toBe(true);
+    // An empty (0-byte) file is answered in the import's words, not as a body of the wrong shape.
+    for (const dryRun of [true, false]) {
+      expect(await importCsv('', dryRun)).toEqual({
+        status: 200,
+        body: {
+          dry_run: dryRun,
+          created: 0,
+          updated: 0,
+          unchanged: 0,
+          changes: [],
+          errors: [{ line: 1, message: 'the file is empty: a header row `id,name,areas,card` is needed' }],
+        },
+      });
+    }
   });
 });
 

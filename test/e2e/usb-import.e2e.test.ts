@@ -177,6 +177,15 @@ describe('a terminal’s USB attendance file', () => {
     expect(answer.body.errors[99].line).toBe(100);
   });
 
+  test('an empty file (0 bytes, or only blank lines) is refused in words, not as a body of the wrong shape', async () => {
+    for (const empty of ['', '\r\n\r\n']) {
+      const answer = await importFile(empty, true);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'validation_error', details: { field: 'body' } });
+      expect(answer.body.error.message).toStartWith('the file is empty');
+    }
+  });
+
   test('the cap is 10 MiB, answered with the error body; a request without any credential is refused', async () => {
     const huge = 'x'.repeat(10 * 1024 * 1024 + 10);
     const over = await postFile(server.admin, `/devices/${SN}/punches/import/?dry_run=true`, huge);

@@ -55,6 +55,22 @@ interface Plan {
   unknown: string[];
 }
 
+/** A file that holds no line to read (empty: a wrong file, or one the terminal never wrote), or an older terminal's binary file: refused whole. */
+function refuseUnreadable(text: string): void {
+  if (text.trim() === '') {
+    throw new FpaError('validation_error', 'the file is empty: choose the attendance file the terminal saved (named like 1_attlog.dat, one punch a line)', {
+      field: 'body',
+    });
+  }
+  if (isBinaryAttlog(text)) {
+    throw new FpaError(
+      'validation_error',
+      'this is the binary attendance file of an older terminal: only the text file newer terminals write (lines such as “1 TAB 2026-10-03 08:59:01 TAB 1 …”) can be read',
+      { field: 'body' },
+    );
+  }
+}
+
 export class UsbImport {
   constructor(
     private readonly ctx: TerminalRuntime,
@@ -65,13 +81,7 @@ export class UsbImport {
   /** `POST devices/{sn}/punches/import/`: the file's text; `dryRun` stores nothing. */
   async run(serial: string, text: string, options: { dryRun: boolean; by: string; scope: AreaScope }): Promise<UsbImportResult> {
     const device = await this.devices.visible(serial, options.scope);
-    if (isBinaryAttlog(text)) {
-      throw new FpaError(
-        'validation_error',
-        'this is the binary attendance file of an older terminal: only the text file newer terminals write (lines such as “1 TAB 2026-10-03 08:59:01 TAB 1 …”) can be read',
-        { field: 'body' },
-      );
-    }
+    refuseUnreadable(text);
     if (device.status === 'pending_approval') {
       throw new FpaError('conflict', 'approve the terminal first: its punches are kept once it is approved', { status: device.status });
     }

@@ -100,7 +100,9 @@ export type RecordsBody = string | unknown[];
 
 /**
  * The body of a route that takes records: `text/csv` (UTF-8) or a JSON array, under the same
- * cap and with the same refusals as `readJsonBody`.
+ * cap and with the same refusals as `readJsonBody`. An empty CSV body is an empty file (`''`):
+ * the importer then says what the file needs (its header row), where no body at all would fail
+ * the route's schema first ("Expected union value").
  */
 export async function readRecordsBody(request: Request, limit: number): Promise<RecordsBody | BodyRefusal | typeof NO_BYTES | undefined> {
   const csv = isCsvContentType(request.headers.get('content-type'));
@@ -110,6 +112,7 @@ export async function readRecordsBody(request: Request, limit: number): Promise<
     (type) => csv || isJsonContentType(type),
     'the request body must be CSV (Content-Type: text/csv) or a JSON array (application/json), UTF-8',
   );
+  if (csv && (text === undefined || text === NO_BYTES)) return '';
   if (typeof text !== 'string') return text;
   if (csv) return text;
   const value = parseJson(text);
@@ -131,18 +134,19 @@ export const TERMINAL_FILE_LIMIT = 10 * 1024 * 1024;
  * Content-Type (a browser sends a chosen file as `application/octet-stream` or as nothing), as
  * text. Not refused for bytes that are not UTF-8: such a file is read line by line, and a bad
  * byte costs only its line (it becomes U+FFFD, which the line's parser refuses); a BOM is
- * dropped. Read only once the caller is admitted (adminRouter checks it first: the file may
- * be TERMINAL_FILE_LIMIT).
+ * dropped. An empty body is an empty file (`''`, which the import refuses in its own words). Read
+ * only once the caller is admitted (adminRouter checks it first: the file may be
+ * TERMINAL_FILE_LIMIT).
  */
-export async function readTerminalFileBody(request: Request, limit: number): Promise<string | BodyRefusal | typeof NO_BYTES | undefined> {
-  if (!request.body) return undefined;
-  return readText(
+export async function readTerminalFileBody(request: Request, limit: number): Promise<string | BodyRefusal> {
+  const text = await readText(
     request,
     limit,
     () => true,
     '',
     (bytes) => lenientUtf8.decode(bytes),
   );
+  return text === undefined || text === NO_BYTES ? '' : text;
 }
 
 const lenientUtf8 = new TextDecoder('utf-8');
