@@ -58,7 +58,7 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
       hostname,
       reusePort: false,
       ...(options.idleTimeoutSeconds === undefined ? {} : { idleTimeout: options.idleTimeoutSeconds }),
-      maxRequestBodySize: Math.max(fpa.settings.ADMS_MAX_REQUEST_BYTES, apiBodyLimit(fpa.settings), TERMINAL_FILE_LIMIT) + 1024,
+      maxRequestBodySize: requestHardCap(fpa.settings),
     });
   } catch (error) {
     await fpa.close();
@@ -85,6 +85,20 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
       await fpa.close();
     },
   };
+}
+
+/** Bun's own cap on a request body, at least this, and twice the largest route's cap. */
+const HARD_CAP_FLOOR = 64 * 1024 * 1024;
+
+/**
+ * Bun's cap on a request body, well above every route's (ADMS_MAX_REQUEST_BYTES, the API's, a
+ * terminal's file): each route refuses a larger body itself, with the error body and its limit
+ * (413 `payload_too_large`, `max_bytes`), judged on the declared length before a byte is read.
+ * Bun's own refusal is a bare 413 with no body and the connection closed, which the console
+ * could only word as "The server answered 413." It stays as a hard cap on what Bun takes at all.
+ */
+function requestHardCap(settings: Parameters<typeof apiBodyLimit>[0] & { ADMS_MAX_REQUEST_BYTES: number }): number {
+  return Math.max(HARD_CAP_FLOOR, 2 * Math.max(settings.ADMS_MAX_REQUEST_BYTES, apiBodyLimit(settings), TERMINAL_FILE_LIMIT));
 }
 
 /** Another process (maybe another Fingerprint Attendance) already listens on the port. */

@@ -1,10 +1,15 @@
 /**
  * The console's file imports and exports in a real browser, with the files HR's spreadsheets
  * write: a CSV Excel saved in the Windows code page (its accented letters kept, and said so), an
- * empty file (the import's own words).
+ * empty file (the import's own words), a file larger than the server takes (refused before it is
+ * sent, the limit in words; the server's own refusal is its error body, not a bare 413).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
@@ -12,6 +17,8 @@ let server: TestServer;
 let browser: Browser;
 let page: Page;
 const errors: string[] = [];
+/** Files too large to hand over as buffers quickly. */
+const dir = mkdtempSync(join(tmpdir(), 'fpa-files-'));
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
@@ -20,6 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 async function go(hash: string, heading: string | RegExp): Promise<void> {
@@ -34,8 +42,9 @@ function windows1252(text: string): Buffer {
   return Buffer.from(text, 'latin1');
 }
 
-async function choose(name: string, buffer: Buffer): Promise<void> {
-  await page.getByLabel('CSV file').setInputFiles({ name, mimeType: 'text/csv', buffer });
+/** Chooses a file (its content, or a path on disk) and checks it. */
+async function choose(name: string, buffer?: Buffer): Promise<void> {
+  await page.getByLabel('CSV file').setInputFiles(buffer ? { name, mimeType: 'text/csv', buffer } : name);
   await page.getByRole('button', { name: 'Check the file' }).click();
 }
 
@@ -54,6 +63,35 @@ describe('Files in the console', () => {
     await choose('people-utf8.csv', Buffer.from('id,name,areas,card\nW-01,José Muñoz,,\n'));
     await page.getByText('0 people would be added, 0 people would be changed, 1 line already up to date', { exact: false }).waitFor();
     expect(await page.getByText('Windows-1252', { exact: false }).count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  test('a file larger than the server takes is refused before it is sent, with the limit in words', async () => {
+    let posted = 0;
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/import/')) posted++;
+    });
+    await go('#/people/import', 'Import people');
+    await page.getByText('At most 1 MB.', { exact: false }).waitFor();
+    writeFileSync(join(dir, 'big.csv'), `id,name,areas,card\n${'W-9,Someone,,\n'.repeat(200_000)}`);
+    await choose(join(dir, 'big.csv'));
+    await page.getByText('This file is 2.7 MB: the largest that can be imported here is 1 MB. Split it into smaller files and import each.').waitFor();
+    await go('#/punches/import', 'Import punches');
+    await choose(join(dir, 'big.csv'));
+    await page.getByText('the largest that can be imported here is 1 MB', { exact: false }).waitFor();
+    // A terminal's USB file: up to 10 MB.
+    const terminal = new SimulatedTerminal({ url: server.url, sn: 'USBBIG01' });
+    await terminal.handshake();
+    expect((await server.admin.post('/devices/USBBIG01/approve/', { areas: ['default'] })).status).toBe(200);
+    await go('#/terminals/USBBIG01', /USBBIG01/);
+    const usb = page.getByRole('region', { name: 'Punches from a USB stick' });
+    await usb.getByText('At most 10 MB.', { exact: false }).waitFor();
+    // From a file on disk: Playwright hands the browser its path (a buffer this size is slow to pass).
+    writeFileSync(join(dir, '1_attlog.dat'), Buffer.alloc(11 * 1024 * 1024, 0x20));
+    await usb.getByLabel('Attendance file').setInputFiles(join(dir, '1_attlog.dat'));
+    await usb.getByRole('button', { name: 'Check the file' }).click();
+    await usb.getByText('This file is 11 MB: the largest that can be imported here is 10 MB.', { exact: false }).waitFor();
+    expect(posted).toBe(0);
     expect(errors).toEqual([]);
   });
 

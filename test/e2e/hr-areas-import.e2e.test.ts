@@ -159,6 +159,12 @@ describe('employees/import/', () => {
     const taken = await importCsv('id,name,card\r\nI-7,Card Thief,1001\r\n');
     expect(taken.body.errors).toEqual([{ line: 2, message: 'the card 1001 belongs to someone else' }]);
     expect((await importCsv('id,fullname\r\nX,Y\r\n')).body.errors[0]).toMatchObject({ line: 1 });
+    // A file over the API's cap (1 MiB), even far over it: the error body with the limit, not Bun's bare 413.
+    for (const size of [2, 12]) {
+      const big = await importCsv(`id,name\n${'x'.repeat(size * 1024 * 1024)}`, true);
+      expect(big.status).toBe(413);
+      expect(big.body.error).toMatchObject({ code: 'payload_too_large', details: { max_bytes: 1024 * 1024 } });
+    }
     // An empty (0-byte) file is answered in the import's words, not as a body of the wrong shape.
     for (const dryRun of [true, false]) {
       expect(await importCsv('', dryRun)).toEqual({

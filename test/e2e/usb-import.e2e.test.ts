@@ -191,6 +191,10 @@ describe('a terminal’s USB attendance file', () => {
     const over = await postFile(server.admin, `/devices/${SN}/punches/import/?dry_run=true`, huge);
     expect(over.status).toBe(413);
     expect(over.body.error.code).toBe('payload_too_large');
+    // Far over it (Bun's own cap was just above it: a bare 413, no body, the connection closed).
+    const far = await postFile(server.admin, `/devices/${SN}/punches/import/?dry_run=true`, 'x'.repeat(12 * 1024 * 1024));
+    expect(far.status).toBe(413);
+    expect(far.body.error).toMatchObject({ code: 'payload_too_large', details: { max_bytes: 10 * 1024 * 1024 } });
     const anonymous = await fetch(`${server.admin.base}/devices/${SN}/punches/import/`, { method: 'POST', body: huge });
     expect(anonymous.status).toBe(401);
   });

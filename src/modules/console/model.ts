@@ -17,6 +17,9 @@ export const ConsoleSessionView = t.Object({
   adms_path: t.String(),
   /** Whether a person's consent must be on record before their biometrics are taken (ENROLLMENT_REQUIRE_CONSENT). */
   consent_required: t.Boolean(),
+  /** The largest file the imports take, in bytes: a CSV (`employees/import/`, `punches/import/`) and a terminal's USB file; the console checks a file before sending it. */
+  import_max_bytes: t.Integer(),
+  terminal_file_max_bytes: t.Integer(),
 });
 
 export const ConsoleLinkCreate = t.Optional(

@@ -6,6 +6,7 @@
  * vouches for the request opens a console session for that person.
  */
 import { Elysia } from 'elysia';
+import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../../platform/http/body';
 import { otherMethodsRefused } from '../../platform/http/other-methods';
 import { IMMUTABLE } from '../../platform/http/pages';
 import { actionsOf } from '../../platform/http/policy';
@@ -116,6 +117,7 @@ function pageRoutes(http: Http, sessions: ConsoleService) {
 function sessionRoutes(http: Http, sessions: ConsoleService, options: { admsUrlPrefix: string }) {
   const zone = http.runtime.settings.ATTENDANCE_TIME_ZONE;
   const consentRequired = http.runtime.settings.ENROLLMENT_REQUIRE_CONSENT;
+  const importMaxBytes = apiBodyLimit(http.runtime.settings);
   return adminRouter(http, 'console-session')
     .get(
       `${CONSOLE_PATH}/session`,
@@ -133,6 +135,8 @@ function sessionRoutes(http: Http, sessions: ConsoleService, options: { admsUrlP
           time_zone: zone,
           adms_path: options.admsUrlPrefix,
           consent_required: consentRequired,
+          import_max_bytes: importMaxBytes,
+          terminal_file_max_bytes: TERMINAL_FILE_LIMIT,
         };
       },
       { response: { 200: ConsoleSessionView }, detail: { hide: true } },

@@ -5,13 +5,16 @@
  */
 import { announce, field, h, replace, section, table } from './dom';
 import { decodeTextFile, encodingNote, type FileEncoding } from './file-text';
-import { onSubmit } from './form-errors';
+import { FieldError, onSubmit } from './form-errors';
+import { fileSize } from './format';
 
 export interface FileImport<R> {
   /** The file field's label and hint, and the files it offers. */
   label: string;
   hint: string;
   accept: string;
+  /** The largest file the server takes here (the console session says): a larger one is refused before it is sent, in words. */
+  maxBytes: number;
   /** Sends the file's content: a dry run (`check`) or the import. */
   send(content: string | ArrayBuffer, check: boolean): Promise<R>;
   /** Read as text (CSV: UTF-8, else Windows-1252, said so; file-text.ts) or as the bytes it holds (a terminal's file). */
@@ -37,13 +40,14 @@ export function fileImport<R>(spec: FileImport<R>): { form: HTMLFormElement; out
     h(
       'form',
       { class: 'stack' },
-      field(spec.label, file, spec.hint),
+      field(spec.label, file, `${spec.hint} At most ${fileSize(spec.maxBytes)}.`),
       h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Check the file'), importNow),
     ),
     { file, body: file },
     async () => {
       const chosen = file.files?.[0];
       if (!chosen) throw new Error('Choose the file first.');
+      if (chosen.size > spec.maxBytes) throw tooLarge(chosen.size, spec.maxBytes);
       const bytes = await chosen.arrayBuffer();
       ({ content, encoding } = spec.bytes ? { content: bytes, encoding: 'utf-8' } : asText(bytes));
       const result = await spec.send(content, true);
@@ -68,6 +72,14 @@ export function fileImport<R>(spec: FileImport<R>): { form: HTMLFormElement; out
     }
   });
   return { form, out };
+}
+
+/** A file over the limit, said before it is sent (the server would answer 413). */
+function tooLarge(size: number, max: number): FieldError {
+  return new FieldError(
+    'file',
+    `This file is ${fileSize(size)}: the largest that can be imported here is ${fileSize(max)}. Split it into smaller files and import each.`,
+  );
 }
 
 /** A CSV file's text as it is sent (always UTF-8 on the wire), and how its bytes were read. */

@@ -6,6 +6,7 @@
  */
 import { ApiError } from './api';
 import { h } from './dom';
+import { fileSize } from './format';
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | HTMLElement;
 
@@ -48,6 +49,10 @@ const BY_CODE: Record<string, string | ((e: ApiError) => string)> = {
   rate_limited: 'Too many attempts. Wait a moment and try again.',
   forbidden: 'You are not allowed to do this.',
   unavailable: 'The server is busy. Try again in a moment.',
+  payload_too_large: (e) =>
+    typeof e.details.max_bytes === 'number'
+      ? `This is larger than the server takes here (at most ${fileSize(e.details.max_bytes)}).`
+      : 'This is larger than the server takes here.',
 };
 
 /** The plain word for a field name, for a message that has no field to sit beside. */

@@ -139,6 +139,13 @@ export function localDay(date: string | null | undefined): string {
   return formatter('d', { timeZone: 'UTC', ...DAY }).format(new Date(`${date}T12:00:00Z`));
 }
 
+/** A file size as people read it: `1 MB`, `10 MB`, `12.4 MB` (MB of 1,048,576 bytes, as file managers count), `300 KB`. */
+export function fileSize(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  if (mb >= 1) return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
+  return `${Math.max(1, Math.round(bytes / 1024))} KB`;
+}
+
 /** A count with its noun: `1 terminal`, `3 terminals` (never `terminal(s)`). */
 export function count(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;

@@ -5,7 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { ImportResult } from '../../../employee-import';
-import { api } from '../api';
+import { api, currentSession } from '../api';
 import { badge, h, replace, section, table } from '../dom';
 import { badLines, fileImport } from '../file-import';
 import { count } from '../format';
@@ -52,6 +52,7 @@ export async function importPage(main: HTMLElement): Promise<undefined> {
     label: 'CSV file',
     hint: 'A header row id,name,areas,card; several areas separated by “;”. Empty areas or card: kept as they are.',
     accept: '.csv,text/csv',
+    maxBytes: currentSession().import_max_bytes,
     send: (csv, check) => api.postCsv<Result>(`employees/import/${check ? '?dry_run=true' : ''}`, String(csv)),
     report,
     summary,

@@ -35,6 +35,7 @@ export async function punchImportPage(main: HTMLElement): Promise<undefined> {
     label: 'CSV file',
     hint: 'A header row employee,at,state; state is optional (0 in, 1 out).',
     accept: '.csv,text/csv',
+    maxBytes: currentSession().import_max_bytes,
     send: (csv, check) => api.postCsv<Result>(`punches/import/${check ? '?dry_run=true' : ''}`, String(csv)),
     report,
     summary,

@@ -6,7 +6,7 @@
  */
 import type { DeviceDetailView } from '../../../devices';
 import type { UsbImportResult } from '../../../terminals';
-import { api, can } from '../api';
+import { api, can, currentSession } from '../api';
 import { h, section, table } from '../dom';
 import { fileImport } from '../file-import';
 import { count, localDay } from '../format';
@@ -20,6 +20,7 @@ export function usbImportSection(device: DeviceDetailView): HTMLElement | null {
     hint: 'The file the terminal saved, named like 1_attlog.dat.',
     accept: '.dat,.txt,text/plain',
     bytes: true,
+    maxBytes: currentSession().terminal_file_max_bytes,
     send: (bytes, check) => api.postFile<UsbImportResult>(`${path}${check ? '?dry_run=true' : ''}`, bytes),
     report,
     summary,
