@@ -11,7 +11,8 @@ export type CsvRecord = { line: number; fields: string[] } | { line: number; err
 
 /**
  * Splits a CSV text into records. Never throws. A leading byte-order mark is dropped; blank
- * lines are skipped. A record that breaks the quoting rules (text after a closing quote, a quote
+ * lines are skipped, and so are records of empty fields only (`,,,`: the empty rows Excel writes
+ * inside the range it saves, as blank as a blank line). A record that breaks the quoting rules (text after a closing quote, a quote
  * inside an unquoted field, a quote never closed) is answered as an error for the line it
  * starts on, and reading resumes at the next line break outside quotes.
  */
@@ -28,7 +29,7 @@ export function parseCsv(text: string): CsvRecord[] {
       records.push({ line: start, error: record.error });
       continue;
     }
-    if (record.fields.length === 1 && record.fields[0] === '') continue;
+    if (record.fields.every((f) => f === '')) continue;
     records.push({ line: start, fields: record.fields });
   }
   return records;

@@ -43,7 +43,7 @@ function csvRecords<Row>(text: string, format: RecordFormat<Row>): ReadRecords<R
   const [header, ...records] = parseCsv(text);
   if (!header) return { rows, errors: [{ line: 1, message: format.empty }] };
   if ('error' in header) return { rows, errors: [{ line: header.line, message: `the header row cannot be read: ${header.error}` }] };
-  const names = header.fields.map((f) => f.trim().toLowerCase());
+  const names = withoutTrailingBlanks(header.fields.map((f) => f.trim().toLowerCase()));
   const wrong = format.header(names);
   if (wrong !== null) return { rows, errors: [{ line: header.line, message: wrong }] };
   for (const record of records) {
@@ -51,11 +51,12 @@ function csvRecords<Row>(text: string, format: RecordFormat<Row>): ReadRecords<R
       errors.push({ line: record.line, message: record.error });
       continue;
     }
-    if (record.fields.length !== names.length) {
+    if (record.fields.length < names.length || record.fields.slice(names.length).some((f) => f.trim() !== '')) {
       errors.push({ line: record.line, message: `expected ${names.length} fields as in the header, found ${record.fields.length}` });
       continue;
     }
-    const { line, fields } = record;
+    const line = record.line;
+    const fields = record.fields.slice(0, names.length);
     const cell = (name: string) => {
       const at = names.indexOf(name);
       return at < 0 ? undefined : fields[at];
@@ -65,6 +66,17 @@ function csvRecords<Row>(text: string, format: RecordFormat<Row>): ReadRecords<R
     else rows.push(checked);
   }
   return { rows, errors };
+}
+
+/**
+ * The header's names without the blank ones at its end, whose columns are then ignored where
+ * empty: Excel saves the empty columns of its range too (`id,name,areas,card,,`, each row ending
+ * `,,`). A value under no header still costs its record (the field count says so).
+ */
+function withoutTrailingBlanks(names: string[]): string[] {
+  let end = names.length;
+  while (end > 0 && names[end - 1] === '') end--;
+  return names.slice(0, end);
 }
 
 function jsonRecords<Row>(records: readonly unknown[], format: RecordFormat<Row>): ReadRecords<Row> {

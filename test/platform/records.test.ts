@@ -38,6 +38,25 @@ describe('readRecords', () => {
     ]);
   });
 
+  test("Excel's empty columns and rows: blank header cells at the end are ignored with their columns, rows of separators only are skipped", () => {
+    const excel = 'id,name,areas,card,,\r\nW-01,José Muñoz,Plant,,,\r\n,,,,,\r\nW-02,Ana Ruiz,,\r\n,,,\r\n';
+    expect(personRows(excel)).toEqual({
+      rows: [
+        expect.objectContaining({ line: 2, id: 'W-01', name: 'José Muñoz', areas: ['Plant'] }),
+        expect.objectContaining({ line: 4, id: 'W-02', name: 'Ana Ruiz' }),
+      ],
+      errors: [],
+    });
+    expect(importRows('employee,at,state,\r\nP-1,2026-03-02 08:00,0,\r\n,,,\r\n', 'UTC', Date.UTC(2026, 2, 20))).toMatchObject({
+      rows: [{ line: 2, employee: 'P-1' }],
+      errors: [],
+    });
+    // A value under a blank header is not dropped silently: its record is refused.
+    expect(readRecords('a,b,,\r\nx,y,,z\r\n', ECHO)).toEqual({ rows: [], errors: [{ line: 2, message: 'expected 2 fields as in the header, found 4' }] });
+    // A blank name between named columns is still one the header does not know.
+    expect(personRows('id,,name\r\nW-1,,Ann\r\n').errors).toEqual([{ line: 1, message: expect.stringContaining('unknown') }]);
+  });
+
   test('a column the header does not name reads as absent', () => {
     expect(readRecords('a\nx\n', ECHO).rows).toEqual([{ line: 2, a: 'x', b: undefined }]);
   });

@@ -12,8 +12,8 @@ import { csvField, csvRow, csvText, parseCsv } from '../../src/platform/csv';
 /** Text with the characters that matter to CSV: commas, quotes, line breaks, spaces, and anything else. */
 const tricky = fc.string({ unit: fc.constantFrom('a', 'Z', '7', ',', '"', '\n', '\r', ' ', '\t', ';', 'é', '张', '=', '-'), maxLength: 12 });
 const anyText = fc.oneof(tricky, fc.string({ unit: 'grapheme', maxLength: 12 }));
-/** A record that does not read as a blank line (one empty field is skipped as such). */
-const record = fc.array(anyText, { minLength: 1, maxLength: 6 }).filter((r) => !(r.length === 1 && r[0] === ''));
+/** A record that does not read as a blank line (empty fields only are skipped as such). */
+const record = fc.array(anyText, { minLength: 1, maxLength: 6 }).filter((r) => !r.every((f) => f === ''));
 
 const NOW = Date.parse('2026-03-31T12:00:00Z');
 
@@ -58,6 +58,17 @@ describe('CSV', () => {
           expect(read.slice(before.length + 1).map((r) => ('fields' in r ? r.fields : null))).toEqual(after);
         },
       ),
+    );
+  });
+
+  test("rows of separators only (Excel's empty rows, `,,,`) are skipped like blank lines; the records around them read the same", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(record, fc.integer({ min: 0, max: 8 })), { maxLength: 10 }), fc.constantFrom('\r\n', '\n'), (items, eol) => {
+        // A number is an empty row of that many separators.
+        const text = items.map((r) => (typeof r === 'number' ? `${','.repeat(r)}${eol}` : csvRow(r.map(csvField)))).join('');
+        const read = parseCsv(text);
+        expect(read.map((r) => ('fields' in r ? r.fields : r.error))).toEqual(items.filter((r) => typeof r !== 'number'));
+      }),
     );
   });
 
@@ -112,6 +123,18 @@ describe('import records', () => {
           if (e.good) expect(row).toMatchObject({ employee: e.employee, at: e.at, state: e.state });
           else expect(row).toBeUndefined();
         });
+      }),
+    );
+  });
+
+  test("Excel's empty columns at the end (blank header cells, empty cells under them) change nothing", () => {
+    fc.assert(
+      fc.property(entries, fc.integer({ min: 1, max: 4 }), fc.boolean(), (list, blank, everyRow) => {
+        const line = (e: (typeof list)[number]) => [e.employee, e.good ? new Date(e.at).toISOString() : String(e.at), String(e.state)].map(csvField).join(',');
+        const plain = `employee,at,state\r\n${list.map((e) => `${line(e)}\r\n`).join('')}`;
+        // Excel pads every row to its range; a hand-edited file may not.
+        const padded = `employee,at,state${','.repeat(blank)}\r\n${list.map((e, i) => `${line(e)}${everyRow || i % 2 ? ','.repeat(blank) : ''}\r\n`).join('')}`;
+        expect(importRows(padded, 'Europe/Berlin', NOW)).toEqual(importRows(plain, 'Europe/Berlin', NOW));
       }),
     );
   });
