@@ -130,6 +130,16 @@ export function csvText(value: string | null | undefined): string {
   return csvField(/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
 }
 
+/** A CSV stream that starts with the UTF-8 byte-order mark (`?bom=true`, for Excel on Windows), or as it is. */
+export function withByteOrderMark(stream: ReadableStream<Uint8Array>, bom: boolean | undefined): ReadableStream<Uint8Array> {
+  if (!bom) return stream;
+  return stream.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      start: (controller) => controller.enqueue(new Uint8Array([0xef, 0xbb, 0xbf])),
+    }),
+  );
+}
+
 /** One CSV record with its CRLF. */
 export function csvRow(fields: readonly string[]): string {
   return `${fields.join(',')}\r\n`;

@@ -2,10 +2,11 @@
  * The console's file imports and exports in a real browser, with the files HR's spreadsheets
  * write: a CSV Excel saved in the Windows code page (its accented letters kept, and said so), an
  * empty file (the import's own words), a file larger than the server takes (refused before it is
- * sent, the limit in words; the server's own refusal is its error body, not a bare 413).
+ * sent, the limit in words; the server's own refusal is its error body, not a bare 413), and a
+ * CSV downloaded for Excel (with the byte-order mark it needs to read UTF-8).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -22,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'fpa-files-'));
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  page = await signedInPage(browser, server, errors);
+  page = await signedInPage(browser, server, errors, { context: { acceptDownloads: true } });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -63,6 +64,25 @@ describe('Files in the console', () => {
     await choose('people-utf8.csv', Buffer.from('id,name,areas,card\nW-01,José Muñoz,,\n'));
     await page.getByText('0 people would be added, 0 people would be changed, 1 line already up to date', { exact: false }).waitFor();
     expect(await page.getByText('Windows-1252', { exact: false }).count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  test('a CSV downloaded from the console starts with the byte-order mark Excel on Windows needs; the API’s does not', async () => {
+    const BOM = [0xef, 0xbb, 0xbf];
+    const downloaded = async (click: () => Promise<void>) => {
+      const event = page.waitForEvent('download');
+      await click();
+      return new Uint8Array(readFileSync((await (await event).path())!));
+    };
+    await go('#/attendance', 'Attendance');
+    const attendance = await downloaded(() => page.getByRole('link', { name: 'Download CSV' }).click());
+    expect([...attendance.slice(0, 3)]).toEqual(BOM);
+    await go('#/reports/daily', 'Reports');
+    const daily = await downloaded(() => page.getByRole('button', { name: 'Download CSV' }).click());
+    expect([...daily.slice(0, 3)]).toEqual(BOM);
+    expect(new TextDecoder().decode(daily)).toContain('José Muñoz');
+    const plain = new Uint8Array(await (await fetch(`${server.admin.base}/reports/daily.csv`, { headers: server.admin.headers })).arrayBuffer());
+    expect([...plain.slice(0, 3)]).not.toEqual(BOM);
     expect(errors).toEqual([]);
   });
 

@@ -93,6 +93,23 @@ describe('daily report', () => {
     expect(early.find((r) => r.employee === 'E1')).toMatchObject({ early_leave_hours: '1.50', flags: 'early_leave', last_out: '2026-02-05 15:00:00' });
   });
 
+  test('CSV: no byte-order mark unless asked (`?bom=true`, what the console asks for Excel on Windows)', async () => {
+    const BOM = [0xef, 0xbb, 0xbf];
+    const plain = await download('/reports/daily.csv?date=2026-02-03');
+    expect([...plain.bytes.slice(0, 3)]).not.toEqual(BOM);
+    const marked = await download('/reports/daily.csv?date=2026-02-03&bom=true');
+    expect(marked.status).toBe(200);
+    expect([...marked.bytes.slice(0, 3)]).toEqual(BOM);
+    // The same file after the mark.
+    expect(marked.bytes.slice(3)).toEqual(plain.bytes);
+    const timesheet = await download('/reports/timesheet.csv?from=2026-02-01&to=2026-02-03&employee=D1&bom=true');
+    expect([...timesheet.bytes.slice(0, 3)]).toEqual(BOM);
+    const exported = await download('/attendance-days/export.csv?from=2026-02-01&to=2026-02-03&bom=true');
+    expect(exported.status).toBe(200);
+    expect([...exported.bytes.slice(0, 3)]).toEqual(BOM);
+    expect([...(await download('/attendance-days/export.csv?from=2026-02-01&to=2026-02-03')).bytes.slice(0, 3)]).not.toEqual(BOM);
+  });
+
   test('today before anyone punched: everyone listed where the Today board puts them, with their schedule', async () => {
     const rows = csvOf((await download('/reports/daily.csv')).bytes);
     expect(rows).toHaveLength(PEOPLE.length);
@@ -354,8 +371,10 @@ describe('scope and errors', () => {
         expect(op.responses['404']).toBeDefined();
       }
     }
-    const exceptions = doc.paths[`${API}/reports/exceptions.csv/`].get;
-    expect(exceptions.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['area', 'from', 'kind', 'to']);
+    const names = (format: string) => doc.paths[`${API}/reports/exceptions.${format}/`].get.parameters.map((p: { name: string }) => p.name).sort();
+    // `bom` is a CSV's only.
+    expect(names('csv')).toEqual(['area', 'bom', 'from', 'kind', 'to']);
+    expect(names('xlsx')).toEqual(['area', 'from', 'kind', 'to']);
   });
 });
 

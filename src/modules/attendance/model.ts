@@ -1,7 +1,7 @@
 /** The attendance module's HTTP model. */
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { Body, IdList, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
+import { Body, CsvBomQuery, IdList, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { BOARD_COUNTS, BOARD_STATUSES } from './board-rules';
 import { DAY_STATUSES } from './tables';
 
@@ -74,7 +74,7 @@ export const Recompute = {
 
 const Period = { from: LocalDate('First date, inclusive.'), to: LocalDate('Last date, inclusive.'), employee: t.Optional(Employee) };
 
-export const ExportQuery = t.Object(Period);
+export const ExportQuery = t.Object({ ...Period, ...CsvBomQuery });
 
 const Summary = t.Object({
   employee: t.String(),

@@ -1,5 +1,6 @@
 /** `attendance-days/`, its recompute and CSV export, `attendance-summary/` and `pay-periods/` (docs/api.md). */
 import { Elysia, t } from 'elysia';
+import { withByteOrderMark } from '../../platform/csv';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import type { TodayBoard as Board } from './board';
@@ -69,7 +70,7 @@ function dayRoutes(http: Http, attendance: AttendanceService, reports: Reports) 
     .get(
       '/attendance-days/export.csv',
       async ({ query, scope }) =>
-        new Response(await reports.exportCsv(query, { scope }), {
+        new Response(withByteOrderMark(await reports.exportCsv(query, { scope }), query.bom), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
             'content-disposition': `attachment; filename="attendance-${query.from}-${query.to}.csv"`,

@@ -1,6 +1,7 @@
 /** `reports/{daily,timesheet,summary,exceptions}.{csv,xlsx,pdf}` (API.md "HR at a glance"). */
 import { t } from 'elysia';
-import { errors } from '../../platform/http/model';
+import { withByteOrderMark } from '../../platform/csv';
+import { CsvBomQuery, errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { DailyQuery, ExceptionsQuery, PreviewLimit, ReportPreview, SummaryQuery, TimesheetQuery } from './model';
 import { previewOf } from './preview';
@@ -18,8 +19,14 @@ const MEDIA: Record<Format, { type: string; name: string }> = {
   pdf: { type: 'application/pdf', name: 'PDF, A4, headed by COMPANY_NAME, the title and period, with "Page n of m"' },
 };
 
-function download(file: ReportFile): Response {
-  return new Response(file.body, {
+/** `?bom=true`, taken by the CSV files only. */
+const BomQuery = t.Object(CsvBomQuery);
+const bomOf = (query: object) => 'bom' in query && query.bom === true;
+
+function download(file: ReportFile, query: object): Response {
+  // Only a CSV's query has `bom`; a CSV is a stream (a PDF is bytes).
+  const body = file.body instanceof ReadableStream ? withByteOrderMark(file.body, bomOf(query)) : file.body;
+  return new Response(body, {
     headers: {
       'content-type': file.contentType,
       'content-disposition': `attachment; filename="${file.filename}"`,
@@ -44,23 +51,23 @@ export function reportRoutes(http: Http, reports: ReportService) {
   for (const format of FORMATS) {
     const media = MEDIA[format].name;
     router
-      .get('/reports/daily.' + format, async ({ query, admin }) => download(await reports.file(await reports.daily(query, admin), format)), {
-        query: DailyQuery,
+      .get('/reports/daily.' + format, async ({ query, admin }) => download(await reports.file(await reports.daily(query, admin), format), query), {
+        query: format === 'csv' ? t.Composite([DailyQuery, BomQuery]) : DailyQuery,
         response: ok(format),
         detail: { summary: `Daily attendance report as ${format.toUpperCase()}`, description: `${DAILY} ${media}.`, tags },
       })
-      .get('/reports/timesheet.' + format, async ({ query, admin }) => download(await reports.file(await reports.timesheet(query, admin), format)), {
-        query: TimesheetQuery,
+      .get('/reports/timesheet.' + format, async ({ query, admin }) => download(await reports.file(await reports.timesheet(query, admin), format), query), {
+        query: format === 'csv' ? t.Composite([TimesheetQuery, BomQuery]) : TimesheetQuery,
         response: ok(format),
         detail: { summary: `Timesheet of a person or of an area as ${format.toUpperCase()}`, description: `${TIMESHEET} ${media}.`, tags },
       })
-      .get('/reports/summary.' + format, async ({ query, admin }) => download(await reports.file(await reports.summary(query, admin), format)), {
-        query: SummaryQuery,
+      .get('/reports/summary.' + format, async ({ query, admin }) => download(await reports.file(await reports.summary(query, admin), format), query), {
+        query: format === 'csv' ? t.Composite([SummaryQuery, BomQuery]) : SummaryQuery,
         response: ok(format),
         detail: { summary: `Attendance summary per person as ${format.toUpperCase()}`, description: `${SUMMARY} ${media}.`, tags },
       })
-      .get('/reports/exceptions.' + format, async ({ query, admin }) => download(await reports.file(await reports.exceptions(query, admin), format)), {
-        query: ExceptionsQuery,
+      .get('/reports/exceptions.' + format, async ({ query, admin }) => download(await reports.file(await reports.exceptions(query, admin), format), query), {
+        query: format === 'csv' ? t.Composite([ExceptionsQuery, BomQuery]) : ExceptionsQuery,
         response: ok(format),
         detail: { summary: `Attendance exceptions as ${format.toUpperCase()}`, description: `${EXCEPTIONS} ${media}.`, tags },
       });

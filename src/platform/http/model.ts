@@ -86,6 +86,15 @@ export const PageQuery = {
   cursor: t.Optional(Text({ maxLength: 500, description: 'The `next_cursor` of the previous page.' })),
 };
 
+/**
+ * `?bom=true` of a CSV download: the file starts with a UTF-8 byte-order mark, which Excel on
+ * Windows needs to read it as UTF-8 (without it, José shows as JosÃ©). Not by default: a CSV is
+ * for machines, and many read a BOM as part of the first column's name. The console asks for it.
+ */
+export const CsvBomQuery = {
+  bom: t.Optional(t.Boolean({ description: 'Start the file with a UTF-8 byte-order mark, for Excel on Windows (default: none).' })),
+};
+
 /** `{ results: [...], next_cursor }` of every administrator list. */
 export const Page = <T extends TSchema>(item: T) =>
   t.Object({ results: t.Array(item), next_cursor: Nullable(t.String({ description: 'Opaque cursor of the next page; null on the last page.' })) });

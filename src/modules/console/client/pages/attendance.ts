@@ -49,7 +49,8 @@ export async function attendancePage(main: HTMLElement): Promise<undefined> {
   let page = 0;
   const load = async (at = page): Promise<void> => {
     const period = { from: from.value, to: to.value };
-    exportLink.setAttribute('href', `${API}/attendance-days/export.csv${query(period)}`);
+    // With the byte-order mark Excel on Windows needs to read UTF-8: people open this file (machines call the API without it).
+    exportLink.setAttribute('href', `${API}/attendance-days/export.csv${query({ ...period, bom: 'true' })}`);
     const shown = await gridPage(period, who.value.trim(), cursors[at] ?? null);
     cursors = [...cursors.slice(0, at + 1), shown.next];
     page = at;

@@ -91,7 +91,7 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
       `Download ${label}`,
       async () => {
         const q = await asked();
-        if (q !== null) await download(`reports/${current.kind}.${format}${q}`, `${current.kind}.${format}`, problem);
+        if (q !== null) await download(`reports/${current.kind}.${format}${format === 'csv' ? withBom(q) : q}`, `${current.kind}.${format}`, problem);
       },
       { 'data-format': format, 'aria-describedby': 'report-problem' },
     ),
@@ -138,6 +138,15 @@ async function fetched<T>(ask: () => Promise<T>, problem: HTMLElement): Promise<
     else problem.textContent = error instanceof Error ? error.message : String(error);
     return null;
   }
+}
+
+/**
+ * A CSV downloaded here is opened by a person, in Excel more often than not: it asks for the
+ * byte-order mark Excel on Windows needs to read UTF-8 (José, not JosÃ©). The API's default
+ * (none: a CSV is for machines) is left to machines.
+ */
+function withBom(q: string): string {
+  return `${q}${q ? '&' : '?'}bom=true`;
 }
 
 async function download(path: string, fallback: string, problem: HTMLElement): Promise<void> {
