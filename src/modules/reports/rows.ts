@@ -160,14 +160,20 @@ export function timesheetRow(date: string, person: Person, day: AttendanceDayRow
   };
 }
 
+/** A status after its count in a totals note: `1 absent`, `2 on leave`, `1 holiday`, `3 holidays`. */
+function statusCounted(status: 'absent' | 'on_leave' | 'holiday', n: number): string {
+  const word = STATUS_WORDS[status]!.toLowerCase();
+  return status === 'holiday' && n !== 1 ? `${word}s` : word;
+}
+
 /** The totals of a timesheet's days: the durations summed, the days worked counted. */
 export function timesheetTotals(days: readonly AttendanceDayRow[]): Row {
   const sum = (pick: (d: AttendanceDayRow) => number) => days.reduce((n, d) => n + pick(d), 0);
   const worked = days.filter((d) => d.status === 'present' || d.status === 'incomplete').length;
   const count = (status: string) => days.filter((d) => d.status === status).length;
   const notes = [
-    `${worked} days worked`,
-    ...(['absent', 'on_leave', 'holiday'] as const).flatMap((s) => (count(s) > 0 ? [`${count(s)} ${STATUS_WORDS[s]!.toLowerCase()}`] : [])),
+    `${worked} ${worked === 1 ? 'day' : 'days'} worked`,
+    ...(['absent', 'on_leave', 'holiday'] as const).flatMap((s) => (count(s) > 0 ? [`${count(s)} ${statusCounted(s, count(s))}`] : [])),
   ];
   return {
     cells: [

@@ -225,6 +225,15 @@ describe('timesheet', () => {
     expect(words('flags', '5 days worked, 1 absent')).toBe('5 days worked, 1 absent');
     expect(words('flags', 'late overtime')).toBe('late, overtime');
   });
+
+  test('totals in words: one day worked, two holidays (singular and plural as counted)', () => {
+    const worked = day('2026-02-02', ['07:58', '16:31']);
+    const as = (date: string, status: (typeof worked)['status']) => ({ ...day(date, []), status });
+    const flags = (days: (typeof worked)[]) => cell(TIMESHEET_COLUMNS, timesheetTotals(days).cells, 'flags');
+    expect(flags([worked])).toBe('1 day worked');
+    expect(flags([worked, as('2026-02-03', 'holiday')])).toBe('1 day worked, 1 holiday');
+    expect(flags([as('2026-02-03', 'holiday'), as('2026-02-04', 'holiday'), as('2026-02-05', 'on_leave')])).toBe('0 days worked, 1 on leave, 2 holidays');
+  });
 });
 
 describe('summary', () => {
