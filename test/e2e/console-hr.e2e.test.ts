@@ -301,7 +301,7 @@ describe('HR at a glance in the console', () => {
     expect(await holidays.getByLabel('Name').inputValue()).toBe('Christmas Eve');
     expect(await holidays.getByLabel('Date').inputValue()).toBe('2031-12-24');
     await holidays.getByRole('button', { name: 'Add holiday' }).click();
-    await holidays.getByRole('cell', { name: 'Christmas Eve' }).waitFor();
+    await holidays.getByRole('cell', { name: 'Christmas Eve', exact: true }).waitFor();
     expect(await holidays.getByLabel('Name').inputValue()).toBe('');
     // The roster stays on the area chosen there (it is read again for it).
     const roster = page.getByRole('region', { name: 'Who works when' });
@@ -310,7 +310,7 @@ describe('HR at a glance in the console', () => {
     await holidays.getByLabel('Date').fill('2031-12-26');
     await holidays.getByLabel('Name').fill('Boxing Day');
     await holidays.getByRole('button', { name: 'Add holiday' }).click();
-    await holidays.getByRole('cell', { name: 'Boxing Day' }).waitFor();
+    await holidays.getByRole('cell', { name: 'Boxing Day', exact: true }).waitFor();
     await roster.getByText('Nobody is in default.').waitFor();
     expect(await roster.getByLabel('Area').inputValue()).toBe('default');
     // A schedule being changed is not kept across another change: it would come back as a new one.
@@ -320,7 +320,7 @@ describe('HR at a glance in the console', () => {
     await holidays.getByLabel('Date').fill('2031-12-31');
     await holidays.getByLabel('Name').fill('New Year’s Eve');
     await holidays.getByRole('button', { name: 'Add holiday' }).click();
-    await holidays.getByRole('cell', { name: 'New Year’s Eve' }).waitFor();
+    await holidays.getByRole('cell', { name: 'New Year’s Eve', exact: true }).waitFor();
     expect(await schedules.getByLabel('Name').inputValue()).toBe('');
     expect(await schedules.getByRole('button', { name: 'Add schedule' }).isVisible()).toBe(true);
   });

@@ -4,6 +4,8 @@
  * page uses: a status message, a confirmation dialog, tables, forms.
  */
 
+import { markFocus, restoreFocus } from './keep-focus';
+
 export type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 
@@ -26,9 +28,12 @@ function append(el: Element, children: (Child | Child[])[]): void {
   }
 }
 
+/** Replaces what `el` holds; focus inside it stays on the same control (keep-focus.ts). */
 export function replace(el: Element, ...children: (Child | Child[])[]): void {
+  const mark = markFocus(el);
   el.replaceChildren();
   append(el, children);
+  if (mark) restoreFocus(el, mark);
 }
 
 let uid = 0;
@@ -52,12 +57,18 @@ export function select(options: [string, string][], attrs: Attrs = {}, selected?
 
 export function button(label: string, onClick: (event: Event) => void | Promise<void>, attrs: Attrs = {}): HTMLButtonElement {
   const b = h('button', { type: 'button', ...attrs }, label);
+  // Busy, not `disabled`: a disabled button loses focus, and a dialog it opened could not give
+  // focus back to it. A click while it is at work does nothing.
+  let busy = false;
   b.addEventListener('click', async (event) => {
-    b.disabled = true;
+    if (busy) return;
+    busy = true;
+    b.setAttribute('aria-disabled', 'true');
     try {
       await onClick(event);
     } finally {
-      b.disabled = false;
+      busy = false;
+      b.removeAttribute('aria-disabled');
     }
   });
   return b;
@@ -131,23 +142,27 @@ function ask<T>(
   },
 ): Promise<T> {
   return new Promise((resolve) => {
+    const detailId = nextId('d');
     const ok = h('button', { type: 'submit', class: 'danger' }, options.action);
     const cancel = h('button', { type: 'button' }, 'Cancel');
     const form = h(
       'form',
       { method: 'dialog', class: 'stack' },
       h('h2', {}, question),
-      options.detail ? h('p', {}, options.detail) : null,
+      options.detail ? h('p', { id: detailId }, options.detail) : null,
       options.field ?? null,
       h('div', { class: 'actions' }, cancel, ok),
     );
-    const dialog = h('dialog', { class: 'confirm', 'aria-label': question }, form);
+    const dialog = h('dialog', { class: 'confirm', 'aria-label': question, 'aria-describedby': options.detail ? detailId : null }, form);
+    // Focus goes back where it was (the button that asked) when the dialog closes, answered or not.
+    const opener = document.activeElement;
     let answered = false;
     const finish = (value: T) => {
       if (answered) return;
       answered = true;
       dialog.close();
       dialog.remove();
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
       resolve(value);
     };
     form.addEventListener('submit', (event) => {

@@ -85,13 +85,20 @@ export function submitter(form: HTMLFormElement, work: () => Promise<void>, fiel
   return onSubmit(form, fields, work);
 }
 
-/** A delete button, for a role that may delete it (`action`, a policy row); else nothing. */
+/**
+ * A delete button, for a role that may delete it (`action`, a policy row); else nothing. Its
+ * accessible name says what it deletes ("Delete schedule Day"): a table has many.
+ */
 export function remove(path: string, what: string, draw: () => Promise<void>, action: string): HTMLButtonElement | string {
   if (!can(action)) return '';
-  return button('Delete', async () => {
-    if (!(await confirmAction(`Delete ${what}?`, { action: 'Delete' }))) return;
-    await api.delete(path);
-    await draw();
-    announce(`${what} deleted.`);
-  });
+  return button(
+    'Delete',
+    async () => {
+      if (!(await confirmAction(`Delete ${what}?`, { action: 'Delete' }))) return;
+      await api.delete(path);
+      await draw();
+      announce(`${what.charAt(0).toUpperCase()}${what.slice(1)} deleted.`);
+    },
+    { 'aria-label': `Delete ${what}` },
+  );
 }

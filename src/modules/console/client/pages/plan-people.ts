@@ -80,13 +80,18 @@ export async function assignmentsSection(assignments: Pager<Assignment>, plan: P
     'Who works which schedule',
     ...pagedTable(assignments, {
       headers: ['Schedule', 'Who', 'From', 'To', ''],
-      row: (a) => [
-        scheduleName(plan, a.schedule),
-        a.enrollee ? (plan.names.get(a.enrollee)?.display_name ?? a.enrollee) : `Everyone in ${a.area ?? ''}`,
-        localDay(a.from),
-        a.to ? localDay(a.to) : 'Open-ended',
-        remove(`shift-assignments/${encodeURIComponent(a.id)}/`, 'this assignment', plan.draw, 'DELETE shift-assignments/{id}/'),
-      ],
+      row: (a) => {
+        const who = a.enrollee ? (plan.names.get(a.enrollee)?.display_name ?? a.enrollee) : `Everyone in ${a.area ?? ''}`;
+        // Named in full: a screen reader's list of buttons says which row each Delete is in.
+        const what = `the ${scheduleName(plan, a.schedule)} shift of ${who}, starting ${localDay(a.from)}`;
+        return [
+          scheduleName(plan, a.schedule),
+          who,
+          localDay(a.from),
+          a.to ? localDay(a.to) : 'Open-ended',
+          remove(`shift-assignments/${encodeURIComponent(a.id)}/`, what, plan.draw, 'DELETE shift-assignments/{id}/'),
+        ];
+      },
       empty: 'Nobody is assigned a schedule in these dates.',
       noun: ['assignment', 'assignments'],
       before: (page) => plan.names.load(page.map((a) => a.enrollee)),
@@ -130,13 +135,11 @@ export function leavesSection(leaves: Pager<Leave>, plan: PlanPeople): HTMLEleme
     'Leave',
     ...pagedTable(leaves, {
       headers: ['Who', 'From', 'To', 'Kind', ''],
-      row: (l) => [
-        plan.names.get(l.enrollee)?.display_name ?? l.employee,
-        localDay(l.from),
-        localDay(l.to),
-        words(l.kind),
-        remove(`leaves/${encodeURIComponent(l.id)}/`, 'this leave', plan.draw, 'DELETE leaves/{id}/'),
-      ],
+      row: (l) => {
+        const who = plan.names.get(l.enrollee)?.display_name ?? l.employee;
+        const what = `the leave of ${who}, ${localDay(l.from)} – ${localDay(l.to)}`;
+        return [who, localDay(l.from), localDay(l.to), words(l.kind), remove(`leaves/${encodeURIComponent(l.id)}/`, what, plan.draw, 'DELETE leaves/{id}/')];
+      },
       empty: 'No leave recorded in these dates.',
       noun: ['leave', 'leaves'],
       before: (page) => plan.names.load(page.map((l) => l.enrollee)),
