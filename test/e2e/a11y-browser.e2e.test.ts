@@ -131,4 +131,57 @@ describe('focus and names in the console', () => {
     await page.getByRole('status').getByText('Schedule Late deleted.').waitFor();
     expect(errors).toEqual([]);
   });
+
+  test('on a phone (390 px) no page scrolls sideways', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'PHONE0001' })).status).toBe(201);
+    const context = await consoleContext(browser, { viewport: { width: 390, height: 844 }, isMobile: true });
+    const p = await context.newPage();
+    watchErrors(p, errors);
+    await signInByLink(p, server, 'hr.officer@example.com');
+    for (const [hash, heading] of [
+      ['#/users', 'Users'],
+      ['#/api-keys', 'API keys'],
+      ['#/integrations', 'Integrations'],
+      ['#/people/import', /^Import/],
+      ['#/punches/import', /^Import/],
+      ['#/terminals/PHONE0001', /PHONE0001/],
+    ] as const) {
+      await go(p, hash, heading);
+      const wide = await p.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth));
+      expect(`${hash}: ${wide}`).toBe(`${hash}: 390`);
+    }
+    await context.close();
+    expect(errors).toEqual([]);
+  });
+
+  test('the focus ring stands out 3:1 from the page, the cards and the dark header', async () => {
+    await go(page, '#/users', 'Users');
+    const ring = async (locator: ReturnType<Page['locator']>) => {
+      await locator.focus();
+      return locator.evaluate((el) => (el.matches(':focus-visible') ? getComputedStyle(el).outlineColor : 'no ring'));
+    };
+    // Keyboard focus (what :focus-visible draws the ring for): a key press first.
+    await page.keyboard.press('Shift');
+    const inPage = await ring(page.getByRole('button', { name: 'Reset erin' }));
+    const inHeader = await ring(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }));
+    for (const [ringColour, ground] of [
+      [inPage, 'rgb(255, 255, 255)'],
+      [inPage, 'rgb(244, 246, 248)'],
+      [inHeader, 'rgb(19, 32, 51)'],
+    ])
+      expect(contrast(ringColour ?? '', ground ?? '')).toBeGreaterThanOrEqual(3);
+  });
 });
+
+/** WCAG contrast of two `rgb(r, g, b)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (rgb: string) => {
+    const [r, g, bl] = (rgb.match(/\d+/g) ?? []).slice(0, 3).map((x) => {
+      const c = Number(x) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (bl ?? 0);
+  };
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return ((x ?? 0) + 0.05) / ((y ?? 0) + 0.05);
+}
