@@ -5,7 +5,7 @@
  * a word are named by what they act on; a dialog's explanation is read with it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { consoleContext, launchBrowser, signedInPage, signInByLink, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
@@ -130,6 +130,47 @@ describe('focus and names in the console', () => {
     await page.getByRole('dialog', { name: 'Delete schedule Late?' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').getByText('Schedule Late deleted.').waitFor();
     expect(errors).toEqual([]);
+  });
+
+  test('errors are said in plain words with what to do', async () => {
+    const api = `${server.url}/api/fingerprint/v1/users/?*`;
+    const cases: [string, (route: Route) => Promise<void>, string, string][] = [
+      ['network', (r) => r.abort('failed'), 'No connection', 'The server could not be reached. Check your connection and try again.'],
+      [
+        '502',
+        (r) => r.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad Gateway</h1>' }),
+        'Something went wrong',
+        'The server had a problem and did not do this. Try again; if it keeps happening, tell your administrator.',
+      ],
+      [
+        '500',
+        (r) => r.fulfill({ status: 500, json: { error: { code: 'internal_error', message: 'an internal error occurred', details: {} } } }),
+        'Something went wrong',
+        'The server had a problem and did not do this. Try again; if it keeps happening, tell your administrator.',
+      ],
+      [
+        '403',
+        (r) =>
+          r.fulfill({
+            status: 403,
+            json: { error: { code: 'forbidden', message: 'the role hr may not GET users/', details: { role: 'hr', action: 'GET users/' } } },
+          }),
+        'Not allowed',
+        'Your role does not allow this; it may have changed since you signed in. Reload the page to see what you may do now, or ask an administrator.',
+      ],
+    ];
+    for (const [, answer, heading, message] of cases) {
+      await go(page, '#/', /^(Today|Overview)/);
+      await page.route(api, answer);
+      await go(page, '#/users', heading);
+      expect(await page.getByRole('alert').textContent()).toBe(message);
+      await page.unroute(api);
+    }
+    // A record that is not there (or not in the caller's areas): the server's own 404.
+    await go(page, '#/people/no-such-person', 'Not found');
+    expect(await page.getByRole('alert').textContent()).toBe(
+      'This person does not exist (it may have been deleted), or is not in your areas. Go back to the list and look for it there.',
+    );
   });
 
   test('on a phone (390 px) no page scrolls sideways', async () => {

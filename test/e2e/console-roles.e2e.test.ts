@@ -174,7 +174,9 @@ describe('a manager of north', () => {
 
     await go(page, `#/people/${northId}`, /Ada north/);
     expect(await changeButtons(page)).toEqual([]);
-    await go(page, `#/people/${southId}`, 'Something went wrong');
+    // Another area's person is not found, and the page says that this may be why.
+    await go(page, `#/people/${southId}`, 'Not found');
+    expect(await page.getByRole('alert').textContent()).toContain('or is not in your areas');
 
     await go(page, '#/punches', 'Punches');
     await page

@@ -24,6 +24,23 @@ export class ApiError extends Error {
   }
 }
 
+/** Said when the server cannot be reached at all (the browser says only "Failed to fetch"). */
+export const UNREACHABLE = 'The server could not be reached. Check your connection and try again.';
+/** Said for the server's own failure: a 500, or a proxy's 502–504 that has no error body. */
+export const SERVER_PROBLEM = 'The server had a problem and did not do this. Try again; if it keeps happening, tell your administrator.';
+
+/** `fetch`, with a network failure turned into an ApiError in plain words (status 0, `unreachable`). */
+async function reach(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch {
+    throw new ApiError(0, 'unreachable', UNREACHABLE);
+  }
+}
+
+/** What to say for an answer with no error body of the API's own. */
+const noBody = (status: number) => (status >= 500 ? SERVER_PROBLEM : `The server answered ${status}.`);
+
 let session: SessionInfo | null = null;
 /** Called when the session is over (401): the shell shows the sign-in notice. */
 let onSignedOut: () => void = () => undefined;
@@ -66,9 +83,9 @@ export function whollyMine(areas: readonly string[]): boolean {
 
 /** Reads `/console/session`; null when nobody is signed in. */
 export async function loadSession(): Promise<SessionInfo | null> {
-  const response = await fetch('session', { credentials: 'same-origin', cache: 'no-store' });
+  const response = await reach('session', { credentials: 'same-origin', cache: 'no-store' });
   if (response.status === 401) return null;
-  if (!response.ok) throw new ApiError(response.status, 'unavailable', `The server answered ${response.status}.`);
+  if (!response.ok) throw new ApiError(response.status, 'unavailable', noBody(response.status));
   return (await response.json()) as SessionInfo;
 }
 
@@ -83,13 +100,18 @@ export interface SignInAnswer<T = Record<string, unknown>> {
 
 /** Posts to the console's own sign-in endpoints (no session yet, so no CSRF token). */
 export async function signInPost<T extends object = Record<string, unknown>>(path: string, body: unknown): Promise<SignInAnswer<T>> {
-  const response = await fetch(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    credentials: 'same-origin',
-    cache: 'no-store',
-    body: JSON.stringify(body),
-  });
+  let response: Response;
+  try {
+    response = await reach(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      credentials: 'same-origin',
+      cache: 'no-store',
+      body: JSON.stringify(body),
+    });
+  } catch {
+    return { status: 0, body: null, message: UNREACHABLE, retryAfter: null };
+  }
   let parsed: (T & { error?: { message?: string } }) | null = null;
   try {
     parsed = response.status === 204 ? null : ((await response.json()) as T & { error?: { message?: string } });
@@ -101,7 +123,7 @@ export async function signInPost<T extends object = Record<string, unknown>>(pat
   return {
     status: response.status,
     body: parsed,
-    message: error?.message ?? `The server answered ${response.status}.`,
+    message: error?.message ?? noBody(response.status),
     retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
   };
 }
@@ -112,7 +134,7 @@ async function send(method: string, path: string, body?: unknown, contentType = 
   if (method !== 'GET' && info.csrf_token) headers[info.csrf_header] = info.csrf_token;
   if (body !== undefined) headers['content-type'] = contentType;
   const url = path.startsWith('/') ? path : `${API}/${path}`;
-  const response = await fetch(url, {
+  const response = await reach(url, {
     method,
     headers,
     credentials: 'same-origin',
@@ -130,7 +152,7 @@ async function send(method: string, path: string, body?: unknown, contentType = 
   }
   if (!response.ok) {
     let code = 'error';
-    let message = `The server answered ${response.status}.`;
+    let message = noBody(response.status);
     let details: Record<string, unknown> = {};
     try {
       const parsed = (await response.json()) as { error?: { code?: string; message?: string; details?: Record<string, unknown> } };

@@ -4,7 +4,7 @@
  * about (`aria-invalid`, tied to the control by `aria-describedby`, the first one focused); an
  * error about no field is shown at the top of the form itself, never in a banner out of view.
  */
-import { ApiError } from './api';
+import { ApiError, SERVER_PROBLEM, UNREACHABLE } from './api';
 import { h } from './dom';
 import { fileSize } from './format';
 
@@ -47,13 +47,46 @@ const BY_CODE: Record<string, string | ((e: ApiError) => string)> = {
   command_not_supported: 'This terminal does not support that.',
   confirmation_required: 'Type the serial number to confirm.',
   rate_limited: 'Too many attempts. Wait a moment and try again.',
-  forbidden: 'You are not allowed to do this.',
+  // The policy's refusal (it names the action) is about the role, most often changed since the
+  // page was drawn; any other says why in words already (another area's member, areas not one's own).
+  forbidden: (e) =>
+    typeof e.details.action === 'string'
+      ? 'Your role does not allow this; it may have changed since you signed in. Reload the page to see what you may do now, or ask an administrator.'
+      : sentence(e.message),
+  not_found: (e) => notFound(e.message),
   unavailable: 'The server is busy. Try again in a moment.',
   payload_too_large: (e) =>
     typeof e.details.max_bytes === 'number'
       ? `This is larger than the server takes here (at most ${fileSize(e.details.max_bytes)}).`
       : 'This is larger than the server takes here.',
+  internal_error: SERVER_PROBLEM,
+  unreachable: UNREACHABLE,
 };
+
+/** What a "not found" is about, as a person says it: each is kept to the caller's areas. */
+const THINGS: Record<string, string> = {
+  enrollee: 'This person',
+  person: 'This person',
+  device: 'This terminal',
+  terminal: 'This terminal',
+  area: 'This area',
+  user: 'This user',
+  employee: 'This employee',
+  'api key': 'This API key',
+};
+
+/**
+ * "Enrollee not found." said as what it means and what to do. A caller limited to areas is told
+ * "not found" for what is outside them too, so both readings are given.
+ */
+function notFound(message: string): string {
+  const named = /^(?:no such (.+?)|(.+?) not found)\.?$/i.exec(message.trim());
+  if (!named) return sentence(message);
+  const thing = (named[1] ?? named[2] ?? '').toLowerCase();
+  // Anything else (a job, a pay period) is the same for every caller.
+  const where = THINGS[thing] ? ', or is not in your areas' : '';
+  return `${THINGS[thing] ?? `This ${thing}`} does not exist (it may have been deleted)${where}. Go back to the list and look for it there.`;
+}
 
 /** The plain word for a field name, for a message that has no field to sit beside. */
 const FIELD_WORDS: Record<string, string> = {

@@ -177,13 +177,22 @@ async function route(main: HTMLElement): Promise<void> {
     cleanup = await found.r.page(view, found.m.slice(1));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return;
-    replace(view, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, plainMessage(error)));
+    replace(view, h('h1', {}, failedHeading(error)), h('p', { class: 'error', role: 'alert' }, plainMessage(error)));
   }
   const heading = main.querySelector('h1');
   if (heading) {
     heading.setAttribute('tabindex', '-1');
     document.title = `${heading.textContent ?? ''}: Attendance console`;
   }
+}
+
+/** The heading of a page that could not be drawn: what happened, in a word (the message below says what to do). */
+function failedHeading(error: unknown): string {
+  if (!(error instanceof ApiError)) return 'Something went wrong';
+  if (error.status === 0) return 'No connection';
+  if (error.status === 403) return 'Not allowed';
+  if (error.status === 404) return 'Not found';
+  return 'Something went wrong';
 }
 
 /** `#/invite/<token>`: the page of an invite or reset link, shown signed in or not. */
