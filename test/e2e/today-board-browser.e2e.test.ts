@@ -195,6 +195,11 @@ describe('the Today board in a browser', () => {
     await punch('E-03', '10:05');
     await page.getByRole('heading', { level: 2, name: 'Late: 3' }).waitFor({ timeout: 10_000 });
     expect(await listed()).toEqual(['Bruno Keller', 'Carla Díaz', 'Ida Novak']);
+    // The board's live region says what changed, never the time it was read (not every minute).
+    const said = page.locator('.board-changes');
+    expect(await said.getAttribute('role')).toBe('status');
+    expect(await said.textContent()).toBe('Changed: In now 6, Late 3, Not in yet 1, Came in 7.');
+    expect(await page.locator('p.as-of').getAttribute('role')).toBeNull();
     await showCount('Expected', 8);
     const path = await shot('today-board');
     if (process.env.FPA_README_IMAGES) {
@@ -207,9 +212,10 @@ describe('the Today board in a browser', () => {
   test('keeps up during a steady stream of punches (each punch does not put the next read off)', async () => {
     // A punch every 150 ms for 4.5 s from a PIN nobody has (no one's day changes); the server's
     // clock moves a minute with each, so the board's "As of" line shows when it was read.
-    const AS_OF = 'p.muted[role=status]';
+    const AS_OF = 'p.as-of';
     const before = await page.locator(AS_OF).textContent();
     expect(before).toStartWith('As of 10:10;');
+    const saidBefore = await page.locator('.board-changes').textContent();
     const start = now;
     let streaming = true;
     const stream = (async () => {
@@ -224,6 +230,8 @@ describe('the Today board in a browser', () => {
     try {
       await page.waitForFunction(([selector, was]) => document.querySelector(selector!)?.textContent !== was, [AS_OF, before], { timeout: 10_000 });
       expect({ readWhileStreaming: streaming }).toEqual({ readWhileStreaming: true });
+      // Read again at a later time with the same counts: nothing new is announced.
+      expect(await page.locator('.board-changes').textContent()).toBe(saidBefore);
     } finally {
       await stream;
       now = start;

@@ -159,7 +159,11 @@ class BoardPage {
   private readonly areaSelect: HTMLSelectElement;
   private readonly form: HTMLElement;
   private readonly heading = h('h1', {});
-  private readonly asOf = h('p', { class: 'muted', role: 'status' });
+  /** When the board was read: shown, not announced (it changes every minute, the board maybe not). */
+  private readonly asOf = h('p', { class: 'muted as-of' });
+  /** What changed since the board was last drawn for the same date and area: announced. */
+  private readonly changes = h('p', { class: 'visually-hidden board-changes', role: 'status' });
+  private counted: { key: string; counts: Board['counts'] } | null = null;
   private readonly tileValues = new Map<CountKey, HTMLElement>();
   private readonly tiles: HTMLElement;
   private readonly byArea = h('div', { class: 'by-area' });
@@ -192,7 +196,7 @@ class BoardPage {
   }
 
   parts(): HTMLElement[] {
-    return [this.heading, this.asOf, this.form, this.tiles, this.list, this.byArea];
+    return [this.heading, this.asOf, this.changes, this.form, this.tiles, this.list, this.byArea];
   }
 
   dispose(): void {
@@ -217,6 +221,7 @@ class BoardPage {
     this.heading.textContent = state.date === today ? `Today, ${dayLabel(state.date)}` : dayLabel(state.date);
     this.asOf.textContent = this.live ? `As of ${shortTime(board.as_of)}; updates as people punch.` : `As of ${shortTime(board.as_of)}.`;
     for (const [key, el] of this.tileValues) el.textContent = String(board.counts[key]);
+    this.sayChanges();
     const dateShown = state.date === today ? '' : state.date;
     replace(
       this.byArea,
@@ -228,6 +233,15 @@ class BoardPage {
           ),
     );
     this.drawList();
+  }
+
+  /** Announces the counts that changed ("Late 3, In now 5"); nothing when only the time did. */
+  private sayChanges(): void {
+    const key = `${this.state.date}|${this.state.area}`;
+    const before = this.counted?.key === key ? this.counted.counts : null;
+    const changed = before ? TILES.filter((t) => before[t.key] !== this.board.counts[t.key]) : [];
+    if (changed.length > 0) this.changes.textContent = `Changed: ${changed.map((t) => `${t.label} ${this.board.counts[t.key]}`).join(', ')}.`;
+    this.counted = { key, counts: { ...this.board.counts } };
   }
 
   private choose(key: CountKey, area?: string): void {
