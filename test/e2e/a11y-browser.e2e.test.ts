@@ -9,6 +9,7 @@ import type { Browser, Page, Route } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { consoleContext, launchBrowser, signedInPage, signInByLink, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
+import { seedPeople } from '../support/people';
 
 let server: TestServer;
 let browser: Browser;
@@ -129,6 +130,39 @@ describe('focus and names in the console', () => {
     await page.getByRole('button', { name: 'Delete schedule Late' }).click();
     await page.getByRole('dialog', { name: 'Delete schedule Late?' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').getByText('Schedule Late deleted.').waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  test('in a person picker, ↓ opens the suggestions again after Escape or on coming back', async () => {
+    await seedPeople(server, [
+      { employee: 'P1', name: 'Pia Picker' },
+      { employee: 'P2', name: 'Piet Picker' },
+    ]);
+    await go(page, '#/shifts', 'Shifts and calendar');
+    const who = page.getByRole('region', { name: 'Leave' }).getByRole('combobox', { name: 'Person' });
+    await who.fill('Picker');
+    const list = page.getByRole('listbox');
+    await list.getByRole('option').first().waitFor();
+    await page.keyboard.press('Escape');
+    await list.waitFor({ state: 'hidden' });
+    await page.keyboard.press('ArrowDown');
+    await list.getByRole('option', { name: 'Pia Picker (P1)', selected: true }).waitFor();
+    expect(await who.getAttribute('aria-expanded')).toBe('true');
+    // Away and back: the list is closed, ↓ opens it.
+    await page.keyboard.press('Tab');
+    await list.waitFor({ state: 'hidden' });
+    await who.focus();
+    await page.keyboard.press('ArrowDown');
+    await list.getByRole('option', { name: 'Pia Picker (P1)', selected: true }).waitFor();
+  });
+
+  test('a person is renamed on their page', async () => {
+    const [pia] = (await server.admin.get('/enrollees/?search=Pia')).body.results as { id: string }[];
+    await go(page, `#/people/${pia?.id}`, /Pia Picker/);
+    await page.getByLabel('Name', { exact: true }).fill('Pia Pickering');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { level: 1, name: /Pia Pickering/ }).waitFor();
+    expect((await server.admin.get(`/enrollees/${pia?.id}/`)).body.display_name).toBe('Pia Pickering');
     expect(errors).toEqual([]);
   });
 

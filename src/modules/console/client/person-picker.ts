@@ -102,13 +102,14 @@ function suggestions(control: HTMLInputElement, list: HTMLElement, status: HTMLE
   let serial = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const box = listbox(control, list, choose);
-  const search = async (text: string) => {
+  const search = async (text: string, first = false) => {
     const mine = ++serial;
     const found = await api.get<List<Person>>(`enrollees/${peopleQuery({ search: text, limit: SHOWN }, options)}`).catch(() => null);
     // An answer to an older text arriving late is dropped; so is one arriving once the officer
     // has left the field (the form sent meanwhile).
     if (mine !== serial || !found || control.value.trim() !== text || document.activeElement !== control) return;
     box.show(found.results);
+    if (first) box.key('ArrowDown');
     status.textContent = matchesSaid(found.results.length, found.next_cursor !== null, text);
   };
   control.addEventListener('input', () => {
@@ -118,6 +119,14 @@ function suggestions(control: HTMLInputElement, list: HTMLElement, status: HTMLE
     timer = setTimeout(() => void search(text), TYPING_PAUSE_MS);
   });
   control.addEventListener('keydown', (event) => {
+    // ↓ opens the list again (closed by Escape, or on coming back to the field), on its first
+    // suggestion, as the ARIA combobox pattern has it.
+    if (event.key === 'ArrowDown' && box.closed() && control.value.trim() !== '') {
+      event.preventDefault();
+      clearTimeout(timer);
+      void search(control.value.trim(), true);
+      return;
+    }
     if (box.key(event.key)) event.preventDefault();
   });
   control.addEventListener('blur', () => {
@@ -175,7 +184,7 @@ function listbox(control: HTMLInputElement, list: HTMLElement, choose: (p: Perso
     else return false;
     return true;
   };
-  return { show, close, key };
+  return { show, close, key, closed: () => list.hidden };
 }
 
 function matchesSaid(n: number, more: boolean, text: string): string {

@@ -192,16 +192,20 @@ function sessionsSection(mine: SessionView[], agents: AgentView[], deviceName: (
 
 async function detailsForm(person: EnrolleeView, base: string, redraw: Redraw): Promise<HTMLElement> {
   const areas = await areasPicker('Areas', person.areas, 'They are sent to the terminals of these areas.');
+  const name = input({ value: person.display_name, required: true, maxlength: 200, autocomplete: 'off' });
   const card = input({ value: person.card ?? '', autocomplete: 'off', inputmode: 'numeric' });
   const form = h(
     'form',
     { class: 'inline-form' },
+    field('Name', name, 'As the console, the reports and the terminals show it.'),
     areas.element,
     field('Card number', card, 'The number printed on the badge; empty for none.'),
     h('button', { type: 'submit' }, 'Save'),
   );
-  return onSubmit(form, { areas: areas.control, card }, async () => {
-    await api.patch(base, { areas: areas.value(), card: card.value.trim() || null });
+  return onSubmit(form, { display_name: name, areas: areas.control, card }, async () => {
+    // The name only when it was changed: an unchanged one is no change to record.
+    const renamed = name.value.trim() !== person.display_name ? { display_name: name.value.trim() } : {};
+    await api.patch(base, { ...renamed, areas: areas.value(), card: card.value.trim() || null });
     await redraw();
     announce('Saved.');
   });
