@@ -166,6 +166,43 @@ describe('focus and names in the console', () => {
     expect(errors).toEqual([]);
   });
 
+  test('on the invite page, passwords that differ are said beside the second field', async () => {
+    const invited = await server.fpa.service.inviteUser({ username: 'ivy', name: 'Ivy Invited', role: 'hr' }, { consoleBase: server.url });
+    const context = await consoleContext(browser);
+    const p = await context.newPage();
+    watchErrors(p, errors);
+    await p.goto(invited.invite_url);
+    expect(await p.title()).toBe('Choose a password: Attendance console');
+    await p.getByLabel('New password', { exact: true }).fill('a long enough password');
+    const again = p.getByLabel('New password again');
+    await again.fill('a long enough passw0rd');
+    await p.getByRole('button', { name: 'Set password and sign in' }).click();
+    await p.getByText('The two passwords differ.').waitFor();
+    expect(await again.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await again.getAttribute('aria-describedby')) ?? '';
+    const said = await p.evaluate((ids) => ids.split(' ').map((id) => document.getElementById(id)?.textContent), describedBy);
+    expect(said).toContain('The two passwords differ.');
+    expect(await p.evaluate(() => document.activeElement?.getAttribute('aria-invalid'))).toBe('true');
+    await context.close();
+  });
+
+  test('when the session ends, the sign-in form is what the tab is titled', async () => {
+    const context = await consoleContext(browser);
+    const p = await context.newPage();
+    watchErrors(p, errors);
+    await signInByLink(p, server, 'hr.officer@example.com');
+    await go(p, '#/users', 'Users');
+    expect(await p.title()).toBe('Users: Attendance console');
+    await context.clearCookies();
+    await p.evaluate(() => {
+      location.hash = '#/api-keys';
+    });
+    await p.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await p.title()).toBe('Sign in: Attendance console');
+    await context.close();
+    expect(errors).toEqual([]);
+  });
+
   test('errors are said in plain words with what to do', async () => {
     const api = `${server.url}/api/fingerprint/v1/users/?*`;
     const cases: [string, (route: Route) => Promise<void>, string, string][] = [

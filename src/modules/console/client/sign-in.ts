@@ -8,6 +8,7 @@
 import type { InviteInfoView } from '../../users';
 import { signInPost } from './api';
 import { field, h, input, replace } from './dom';
+import { showErrors } from './form-errors';
 import { count } from './format';
 import { drawSecondFactor, pendingSignIn, ssoChoice, ssoProblem } from './second-factor';
 
@@ -19,6 +20,8 @@ function card(...children: (Node | null)[]): HTMLElement {
 
 /** The sign-in form; `notice` says why it is shown (signed out, session ended). */
 export function signInForm(app: HTMLElement, started: () => void, notice?: string): void {
+  // The tab says what is on screen: not the page the session ended on.
+  document.title = 'Sign in: Attendance console';
   const username = input({ name: 'username', autocomplete: 'username', required: true, autocapitalize: 'none', spellcheck: 'false' });
   const password = input({ type: 'password', name: 'password', autocomplete: 'current-password', required: true });
   const problem = h('p', { class: 'error', role: 'alert', id: 'sign-in-error' });
@@ -86,14 +89,10 @@ function choosePasswordForm(info: InviteInfoView, token: string, started: () => 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     problem.textContent = '';
-    if (password.value.length < min) {
-      problem.textContent = `The password needs at least ${min} characters.`;
-      return;
-    }
-    if (password.value !== again.value) {
-      problem.textContent = 'The two passwords differ.';
-      return;
-    }
+    // Said beside the field it is about (aria-invalid, aria-describedby, focused), as every form.
+    showErrors(form, [], {});
+    if (password.value.length < min) return showErrors(form, [{ field: 'password', message: `The password needs at least ${min} characters.` }], { password });
+    if (password.value !== again.value) return showErrors(form, [{ field: 'again', message: 'The two passwords differ.' }], { again });
     submit.disabled = true;
     try {
       const answer = await signInPost('invite', { token, password: password.value });
@@ -113,6 +112,7 @@ function choosePasswordForm(info: InviteInfoView, token: string, started: () => 
 
 /** The page of an invite or reset link: whose it is, and a new password typed twice. */
 export async function invitePage(app: HTMLElement, token: string, started: () => void): Promise<void> {
+  document.title = 'Choose a password: Attendance console';
   const checked = await signInPost<InviteInfoView>('invite/check', { token });
   const gone = () => {
     replace(
