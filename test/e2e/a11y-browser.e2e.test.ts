@@ -8,9 +8,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page, Route } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { consoleContext, launchBrowser, signedInPage, signInByLink, watchErrors } from '../support/browser';
+import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
 import { seedPeople } from '../support/people';
 
+/** The server's clock: real time until the last test moves it a day on. */
+const clock = runningClock(Date.now());
 let server: TestServer;
 let browser: Browser;
 let page: Page;
@@ -33,7 +36,7 @@ function focused(p: Page): Promise<string> {
 }
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  [server, browser] = await Promise.all([startTestServer({}, { clock }), launchBrowser()]);
   for (const [username, name] of [
     ['dora', 'Dora Disabled'],
     ['erin', 'Erin Else'],
@@ -282,6 +285,33 @@ describe('focus and names in the console', () => {
       [inHeader, 'rgb(19, 32, 51)'],
     ])
       expect(contrast(ringColour ?? '', ground ?? '')).toBeGreaterThanOrEqual(3);
+  });
+
+  // Last: the server's clock moves a day on (sessions signed in before may end).
+  test("a diagnostic says its time once, in the console's form", async () => {
+    const terminal = new SimulatedTerminal({ url: server.url, sn: 'SILENT01', now: clock.now });
+    await terminal.handshake();
+    await terminal.postOptions();
+    expect((await server.admin.post('/devices/SILENT01/approve/', {})).status).toBe(200);
+    clock.advance(24 * 3600_000 + 60_000);
+    expect((await server.admin.post('/jobs/check-devices/run/')).status).toBe(200);
+    const api = (await server.admin.get('/diagnostics/')).body.results.find(
+      (d: { kind: string; device: string }) => d.kind === 'offline' && d.device === 'SILENT01',
+    );
+    // The API's message says when on its own.
+    expect(api.message).toMatch(/since \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC\)\.$/);
+    const context = await consoleContext(browser);
+    await context.clock.setFixedTime(clock.now());
+    const p = await context.newPage();
+    watchErrors(p, errors);
+    await signInByLink(p, server, 'hr.officer@example.com');
+    await go(p, '#/overview', 'Overview');
+    const said = (await p.locator('li.diagnostic[data-kind=offline]', { hasText: 'SILENT01' }).textContent()) ?? '';
+    expect(said).toContain('has not contacted the server since');
+    expect(said).not.toMatch(/\d{4}-\d{2}-\d{2}/);
+    expect(said.match(/since/g)?.length).toBe(1);
+    await context.close();
+    expect(errors).toEqual([]);
   });
 });
 
