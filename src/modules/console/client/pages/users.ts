@@ -5,7 +5,7 @@
  */
 
 import type { UserView } from '../../../users';
-import { api, everyRow, type List, outsideMine } from '../api';
+import { api, everyRow, outsideMine } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
 import { dateTime } from '../format';
 import { ROLE_NAMES, type Role } from '../roles';
