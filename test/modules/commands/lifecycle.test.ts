@@ -349,7 +349,7 @@ describe('an undecryptable template', () => {
 
     const failed = (await commandsOf(d.id)).find((c) => c.kind === 'update_template')!;
     expect(failed.status).toBe('failed');
-    expect(failed.result).toEqual({ reason: 'template cannot be decrypted' });
+    expect(failed.result).toEqual({ reason: 'template cannot be decrypted', failed_by: 'service' });
     expect(finished).toContainEqual({ commandId: failed.id, status: 'failed' });
     const [sync] = await fpa.db.orm
       .select()
