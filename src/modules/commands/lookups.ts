@@ -92,7 +92,13 @@ export class CommandLookups {
   /** Commands of a session (remote enrollment), with their status and payload. */
   async ofSession(q: Queryable, sessionId: string, kinds: readonly CommandKind[]) {
     return q
-      .select({ id: deviceCommands.id, status: deviceCommands.status, payload: deviceCommands.payload })
+      .select({
+        id: deviceCommands.id,
+        status: deviceCommands.status,
+        payload: deviceCommands.payload,
+        sentAt: deviceCommands.sentAt,
+        attempts: deviceCommands.attempts,
+      })
       .from(deviceCommands)
       .where(and(eq(deviceCommands.sessionId, sessionId), inArray(deviceCommands.kind, [...kinds])));
   }
@@ -103,7 +109,14 @@ export class CommandLookups {
    */
   async lastUnderKeyBefore(q: Queryable, deviceId: string, key: string, beforeId: number) {
     const [row] = await q
-      .select({ id: deviceCommands.id, kind: deviceCommands.kind, status: deviceCommands.status, payload: deviceCommands.payload })
+      .select({
+        id: deviceCommands.id,
+        kind: deviceCommands.kind,
+        status: deviceCommands.status,
+        payload: deviceCommands.payload,
+        sentAt: deviceCommands.sentAt,
+        attempts: deviceCommands.attempts,
+      })
       .from(deviceCommands)
       .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.supersedeKey, key), sql`${deviceCommands.id} < ${beforeId}`))
       .orderBy(desc(deviceCommands.id))

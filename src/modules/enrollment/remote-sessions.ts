@@ -145,10 +145,10 @@ export class RemoteEnrollment {
     const session = await this.openSessionFor(q, deviceId, enrollee.id);
     if (!session || session.biometric !== type || !session.fingersRequested.includes(part)) return null;
     const commands = await this.commands.lookups.ofSession(q, session.id, ENROLL_KINDS);
-    const enroll = commands.find((c) => (c.status === 'sent' || c.status === 'succeeded') && Number(c.payload.fingerIndex) === part);
+    const enroll = commands.find((c) => wentOut(c) && Number(c.payload.fingerIndex) === part);
     if (!enroll) return null;
     const user = await this.commands.lookups.lastUnderKeyBefore(q, deviceId, userCommandKey(enrollee.devicePin), enroll.id);
-    const userSent = user?.kind === 'add_user' && user.payload.enrollee === enrollee.id && (user.status === 'sent' || user.status === 'succeeded');
+    const userSent = user?.kind === 'add_user' && user.payload.enrollee === enrollee.id && wentOut(user);
     return { session, userSent };
   }
 
@@ -281,4 +281,9 @@ async function openRemoteSessions(q: Tx, deviceId: string, now: number): Promise
     .from(enrollmentSessions)
     .where(and(eq(enrollmentSessions.kind, 'remote'), eq(enrollmentSessions.deviceId, deviceId), inArray(enrollmentSessions.status, [...OPEN_STATUSES])));
   return rows.filter((s) => s.expiresAt > now);
+}
+
+/** A command the terminal got: sent or taken, or put back for a resend after it went out. */
+function wentOut(c: { status: string; sentAt: number | null; attempts: number }): boolean {
+  return c.status === 'sent' || c.status === 'succeeded' || (c.status === 'pending' && (c.sentAt !== null || c.attempts > 0));
 }

@@ -182,9 +182,13 @@ export class WalkUpEnrollment {
       person = await enrollees.findByPin(w.tx, pin);
       if (!person) throw new TerminalsOwnUser();
       // The finger the service's own remote session just had the terminal enroll, on the user
-      // record the service wrote there: the enrollee's, whatever the terminal held or reported.
+      // record the service wrote there, under a PIN the service handed out: the enrollee's before
+      // the terminal answered its user query. Never under a PIN it reported holding before, nor
+      // one the service did not hand out (adopted elsewhere): an old template of the terminal's
+      // own user under that PIN and part may arrive in the same window, and nothing tells them apart.
       const asked = await this.deps.remote.askedFor(w.tx, device.id, person, upload.type ?? 'fingerprint', upload.fingerIndex);
-      if (!asked?.userSent) await this.refuseTerminalsOwn(w, device, person, held);
+      const claimed = asked?.userSent === true && person.pinAllocated && !held?.heldBefore;
+      if (!claimed) await this.refuseTerminalsOwn(w, device, person, held);
     }
     if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
     if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
