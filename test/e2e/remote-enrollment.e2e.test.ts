@@ -228,9 +228,9 @@ describe('a terminal approved a moment ago (its users not reported yet)', () => 
   });
 
   test('a PIN the service did not hand out: a finger of the terminal’s own user under it, in the window, is never taken as the enrollee’s', async () => {
-    // Hal kept PIN 77 from another terminal when adopted there (not handed out by the service);
+    // Ham kept PIN 77 from another terminal when adopted there (not handed out by the service);
     // this terminal has its own user 77, with finger 6 enrolled.
-    const hal = { body: await person('E-HAL', 'Hal Moss') };
+    const hal = { body: await person('E-HAM', 'Ham Moss') };
     await server.fpa.db.client.execute({ sql: "update fpa_enrollees set device_pin = '77', pin_allocated = 0 where id = ?", args: [hal.body.id] });
     const theirs = await approvedJustNow('REMOTEOWN', { biodata: true, existingUsers: [{ pin: '77', fingers: [6] }] });
     const res = await server.admin.post(`/enrollees/${hal.body.id}/remote-enrollment/`, { device: 'REMOTEOWN', fingers: [6] });
