@@ -96,6 +96,14 @@ describe('Files in the console', () => {
     writeFileSync(join(dir, 'big.csv'), `id,name,areas,card\n${'W-9,Someone,,\n'.repeat(200_000)}`);
     await choose(join(dir, 'big.csv'));
     await page.getByText('This file is 2.7 MB: the largest that can be imported here is 1 MB. Split it into smaller files and import each.').waitFor();
+    // Windows-1252 under 1 MB as a file, over it as the UTF-8 text that would be sent: refused too.
+    const latin = `id,name,areas,card\n${'W-8,Éléonore Müller-Lévêque,,\n'.repeat(30_000)}`;
+    writeFileSync(join(dir, 'accents.csv'), Buffer.from(latin, 'latin1'));
+    expect(Buffer.byteLength(latin, 'latin1')).toBeLessThan(1_048_576);
+    await go('#/people', 'People');
+    await go('#/people/import', 'Import people');
+    await choose(join(dir, 'accents.csv'));
+    await page.getByText('the largest that can be imported here is 1 MB', { exact: false }).waitFor();
     await go('#/punches/import', 'Import punches');
     await choose(join(dir, 'big.csv'));
     await page.getByText('the largest that can be imported here is 1 MB', { exact: false }).waitFor();

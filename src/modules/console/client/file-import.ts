@@ -50,6 +50,9 @@ export function fileImport<R>(spec: FileImport<R>): { form: HTMLFormElement; out
       if (chosen.size > spec.maxBytes) throw tooLarge(chosen.size, spec.maxBytes);
       const bytes = await chosen.arrayBuffer();
       ({ content, encoding } = spec.bytes ? { content: bytes, encoding: 'utf-8' } : asText(bytes));
+      // What is sent is the text as UTF-8: a Windows-1252 file's accents take two bytes there.
+      const sent = typeof content === 'string' ? new TextEncoder().encode(content).length : content.byteLength;
+      if (sent > spec.maxBytes) throw tooLarge(sent, spec.maxBytes);
       const result = await spec.send(content, true);
       show(result);
       importNow.hidden = !spec.worth(result);
