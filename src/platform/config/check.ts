@@ -319,7 +319,7 @@ function knownValueIssues(s: Settings): ConfigIssue[] {
       out.push(
         issue(
           'fpa.W009',
-          `${key} "${s[key]}" is a fixed offset: it has no DST, so half the year every punch is an hour off. It is refused from the next release.`,
+          `${key} "${s[key]}" is a fixed offset: it knows no clock changes, so where the place changes its clocks every punch of half the year is an hour off. It is refused from the next release.`,
           'Use the IANA name of the place (`Europe/Berlin`; `Etc/GMT-2` if the place truly never changes its clocks).',
         ),
       );
