@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page, Route } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { consoleContext, launchBrowser, signedInPage, signInByLink, watchErrors } from '../support/browser';
+import { consoleContext, goTo, launchBrowser, signedInPage, signInByLink, watchErrors } from '../support/browser';
 import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
 import { seedPeople } from '../support/people';
@@ -19,11 +19,8 @@ let browser: Browser;
 let page: Page;
 const errors: string[] = [];
 
-async function go(p: Page, hash: string, heading: string | RegExp): Promise<void> {
-  await p.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await p.getByRole('heading', { level: 1, name: heading }).waitFor();
+function go(p: Page, hash: string, heading: string | RegExp): Promise<void> {
+  return goTo(p, hash, heading);
 }
 
 /** What has focus, as a test can compare it: its tag, accessible name (aria-label) and text. */

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { completeInvite, PASSWORD } from '../support/accounts';
-import { consoleContext, launchBrowser, watchErrors } from '../support/browser';
+import { consoleContext, goTo, launchBrowser, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -33,11 +33,8 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   return { context: ctx, page: p };
 }
 
-async function go(p: Page, hash: string, heading: string): Promise<void> {
-  await p.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await p.getByRole('heading', { level: 1, name: heading }).waitFor();
+function go(p: Page, hash: string, heading: string): Promise<void> {
+  return goTo(p, hash, heading);
 }
 
 async function signIn(p: Page, username: string, password: string): Promise<void> {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { usbAttlogFile } from '../../src/simulator/usb-file';
-import { launchBrowser, signedInPage } from '../support/browser';
+import { goTo, launchBrowser, signedInPage } from '../support/browser';
 import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
@@ -30,11 +30,8 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 }
 
-async function go(hash: string, heading: string | RegExp): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+function go(hash: string, heading: string | RegExp): Promise<void> {
+  return goTo(page, hash, heading);
 }
 
 async function approved(sn: string, area: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}): Promise<SimulatedTerminal> {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { consoleContext, launchBrowser, screenshotDir, signInByLink, watchErrors } from '../support/browser';
+import { consoleContext, goTo, launchBrowser, screenshotDir, signInByLink, watchErrors } from '../support/browser';
 import { runningClock } from '../support/clock';
 import { consoleLink } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
@@ -32,11 +32,8 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 }
 
-async function go(hash: string, heading: string): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+function go(hash: string, heading: string): Promise<void> {
+  return goTo(page, hash, heading);
 }
 
 /** Today's local midnight in ZONE, as an instant. */

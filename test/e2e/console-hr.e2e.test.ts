@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { launchBrowser, signedInPage } from '../support/browser';
+import { goTo, launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -25,11 +25,8 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 }
 
-async function go(hash: string, heading: string | RegExp): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+function go(hash: string, heading: string | RegExp): Promise<void> {
+  return goTo(page, hash, heading);
 }
 
 /** The Monday of this week in the zone, `YYYY-MM-DD`. */

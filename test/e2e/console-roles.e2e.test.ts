@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { linesAt, terminal, upload } from '../support/attendance';
-import { consoleContext, launchBrowser } from '../support/browser';
+import { consoleContext, goTo, launchBrowser } from '../support/browser';
 import { runningClock } from '../support/clock';
 import { adminToken, startTestServer, type TestServer } from '../support/harness';
 
@@ -73,10 +73,7 @@ async function consoleAs(role: string, areas: string[]): Promise<{ context: Brow
 }
 
 async function go(page: Page, hash: string, heading: string | RegExp): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  await goTo(page, hash, heading);
   await page.waitForLoadState('networkidle');
 }
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { launchBrowser, signedInPage } from '../support/browser';
+import { goTo, launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -31,11 +31,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function go(hash: string, heading: string | RegExp): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+function go(hash: string, heading: string | RegExp): Promise<void> {
+  return goTo(page, hash, heading);
 }
 
 /** Text as Windows-1252 bytes (Excel's "CSV (Comma delimited)" on a Western European Windows): Latin-1 letters are one byte each. */

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { launchBrowser, signedInPage } from '../support/browser';
+import { goTo, launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { seedPeople } from '../support/people';
 
@@ -82,11 +82,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function go(hash: string, heading: string): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+function go(hash: string, heading: string): Promise<void> {
+  return goTo(page, hash, heading);
 }
 
 /** Presses "Show more …" until it is gone; returns how many times. */

@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, signedInPage } from '../support/browser';
+import { goTo, launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { seedPeople } from '../support/people';
 
@@ -57,11 +57,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function go(hash: string, heading: string): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+function go(hash: string, heading: string): Promise<void> {
+  return goTo(page, hash, heading);
 }
 
 /** Types into a person picker (or the people chooser's field) and chooses the suggestion `label` from the keyboard. */

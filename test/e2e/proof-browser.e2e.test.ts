@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
-import { consoleContext, launchBrowser, signInByLink, watchErrors } from '../support/browser';
+import { consoleContext, goTo, launchBrowser, signInByLink, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
 
@@ -28,11 +28,8 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 
-async function go(hash: string, heading: string | RegExp): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+function go(hash: string, heading: string | RegExp): Promise<void> {
+  return goTo(page, hash, heading);
 }
 
 beforeAll(async () => {

@@ -87,3 +87,11 @@ export async function signedInPage(
   await signInByLink(page, server, options.actor ?? 'hr.officer@example.com');
   return page;
 }
+
+/** Opens a console page by its address (`#/people`) and waits for its heading. */
+export async function goTo(page: Page, hash: string, heading: string | RegExp): Promise<void> {
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
