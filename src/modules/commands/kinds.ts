@@ -112,3 +112,11 @@ export const NO_RESULT = 'no result from the terminal';
 export const USER_NOT_ON_DEVICE = -10;
 /** Expiry of deletes: never (the last millisecond of year 9999, still a safe integer everywhere). */
 export const NEVER_EXPIRES = 253_402_300_799_000;
+
+/**
+ * Whether a command went to the terminal at some time: sent (sent_at), or answered or put back
+ * for a resend after it went out (an operator's retry keeps sent_at; attempts count the sends).
+ */
+export function wentOut(row: { sentAt: number | null; attempts: number }): boolean {
+  return row.sentAt !== null || row.attempts > 0;
+}

@@ -17,7 +17,7 @@
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Tx } from '../../platform/db/client';
-import { DELETE_KINDS, type NewCommand } from './kinds';
+import { DELETE_KINDS, type NewCommand, wentOut } from './kinds';
 import { notIndexed } from './query-plans';
 import { deviceCommands } from './tables';
 
@@ -198,11 +198,6 @@ async function anyKeyedPending(tx: Tx, deviceIds: string[]): Promise<boolean> {
     if (row) return true;
   }
   return false;
-}
-
-/** Whether a pending command went to the terminal: requeued after no answer or a transient error, or by an operator's retry (which keeps sent_at). */
-function wentOut(row: { sentAt: number | null; attempts: number }): boolean {
-  return row.sentAt !== null || row.attempts > 0;
 }
 
 /** An unsent delete closed for the delete that takes its place on the same terminal (`by`). */

@@ -23,7 +23,7 @@ import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type BiometricType, biometricCapability } from '../../protocol/adms';
 import { audit } from '../audit';
-import { type CommandEvents, type CommandService, describeReturnCode, type NewCommand } from '../commands';
+import { type CommandEvents, type CommandService, describeReturnCode, type NewCommand, wentOut } from '../commands';
 import { type DeviceRow, type DeviceService, takesBiodata } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { LoggedEvent } from '../events';
@@ -145,10 +145,10 @@ export class RemoteEnrollment {
     const session = await this.openSessionFor(q, deviceId, enrollee.id);
     if (!session || session.biometric !== type || !session.fingersRequested.includes(part)) return null;
     const commands = await this.commands.lookups.ofSession(q, session.id, ENROLL_KINDS);
-    const enroll = commands.find((c) => wentOut(c) && Number(c.payload.fingerIndex) === part);
+    const enroll = commands.find((c) => reachedTerminal(c) && Number(c.payload.fingerIndex) === part);
     if (!enroll) return null;
     const user = await this.commands.lookups.lastUnderKeyBefore(q, deviceId, userCommandKey(enrollee.devicePin), enroll.id);
-    const userSent = user?.kind === 'add_user' && user.payload.enrollee === enrollee.id && wentOut(user);
+    const userSent = user?.kind === 'add_user' && user.payload.enrollee === enrollee.id && reachedTerminal(user);
     return { session, userSent };
   }
 
@@ -283,7 +283,7 @@ async function openRemoteSessions(q: Tx, deviceId: string, now: number): Promise
   return rows.filter((s) => s.expiresAt > now);
 }
 
-/** A command the terminal got: sent or taken, or put back for a resend after it went out. */
-function wentOut(c: { status: string; sentAt: number | null; attempts: number }): boolean {
-  return c.status === 'sent' || c.status === 'succeeded' || (c.status === 'pending' && (c.sentAt !== null || c.attempts > 0));
+/** A command the terminal got and that still stands: sent, taken, or put back for a resend after it went out. */
+function reachedTerminal(c: { status: string; sentAt: number | null; attempts: number }): boolean {
+  return (c.status === 'sent' || c.status === 'succeeded' || c.status === 'pending') && wentOut(c);
 }
