@@ -10,7 +10,7 @@
  * never cost the good lines beside them.
  */
 
-import { localWallTimeToUtc, timeZoneOffsetMinutes } from '../../platform/time/zone';
+import { localWallTimeToUtc, resolutionFlags, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import { type AttlogRecord, type LineError, withoutHealthData } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
 import type { IncomingPunch, IngestResult, PunchService } from '../punches';
@@ -84,10 +84,7 @@ export function toIncomingPunch(record: AttlogRecord, timeZone: string, now: num
     if (told.ambiguous) flags.push('dst_overlap');
     // The terminal still ran on an offset its zone no longer had then (its next handshake was to come).
     if (told.offsetMinutes !== timeZoneOffsetMinutes(timeZone, new Date(told.utc))) flags.push('stale_offset');
-  } else {
-    if (resolved.resolution === 'gap') flags.push('dst_gap');
-    if (resolved.resolution === 'overlap') flags.push('dst_overlap');
-  }
+  } else flags.push(...resolutionFlags(resolved.resolution));
   if (punchedAt > now + DAY_MS) flags.push('future_time');
   if (Number(record.localTime.slice(0, 4)) < FIRST_PLAUSIBLE_YEAR) flags.push('clock_reset');
   return {

@@ -4,7 +4,7 @@
  * time shows that date (Intl-based, so a 23- or 25-hour DST day comes out right).
  */
 import { FpaError } from '../errors';
-import { formatLocalWallTime, localWallTimeToUtc } from './zone';
+import { formatLocalWallTime, localWallTimeToUtc, resolutionFlags } from './zone';
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
@@ -104,5 +104,5 @@ export function parsePunchTime(text: string, timeZone: string): { at: number; fl
   if (!isCalendarDate(date) || secondsOfClock(`${h}:${min}:${sec}`) === null) return null;
   const resolved = localWallTimeToUtc(`${date} ${h}:${min}:${sec}`, timeZone);
   if (!resolved) return null;
-  return { at: resolved.utc.getTime(), flags: resolved.resolution === 'exact' ? [] : [resolved.resolution === 'gap' ? 'dst_gap' : 'dst_overlap'] };
+  return { at: resolved.utc.getTime(), flags: resolutionFlags(resolved.resolution) };
 }

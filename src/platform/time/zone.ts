@@ -155,6 +155,11 @@ export interface ResolvedWallTime {
 
 const DAY_MS = 86_400_000;
 
+/** The punch flags a wall time's reading carries: `dst_gap` in a spring-forward gap, `dst_overlap` in a repeated hour. */
+export function resolutionFlags(resolution: WallTimeResolution): string[] {
+  return resolution === 'gap' ? ['dst_gap'] : resolution === 'overlap' ? ['dst_overlap'] : [];
+}
+
 /**
  * Convert a device wall time to an instant under the rule above. Null when the time is not a valid
  * `YYYY-MM-DD HH:MM:SS` or the zone is unknown (never throws on device input).
