@@ -39,6 +39,7 @@ import {
   parseRtlog,
   parseTabledata,
   parseTransactions,
+  parseUsbAttlog,
   queryAttlogCommand,
   rebootCommand,
   setOptionCommand,
@@ -344,6 +345,20 @@ describe('V04b ATTLOG edge cases', () => {
     expect(excerpts).toHaveLength(2);
     for (const excerpt of excerpts) expect(excerpt).not.toMatch(/38\.9|102\.0|maskflag/i);
     expect(excerpts[1]).toBe('1001\tyesterday\t0\t15\t0\t0\t0');
+  });
+
+  test('the parsers quote a rejected line without its health data: the line error’s raw has none', () => {
+    const att = parseAttlog('1001\tyesterday\t0\t15\t0\t0\t0\t1\t38.9\t102.0\t77\n');
+    // Positions kept: the MB10's record counter after the health fields stays where it was.
+    expect(att.errors).toEqual([{ line: 1, raw: '1001\tyesterday\t0\t15\t0\t0\t0\t\t\t\t77', reason: 'invalid time "yesterday"' }]);
+    const usb = parseUsbAttlog('     1001\t2024-03-11 8h\t1\t0\t15\t0\t0\t0\t1\t38.9\t102.0\n');
+    expect(usb.errors.map((e) => e.raw)).toEqual(['     1001\t2024-03-11 8h\t1\t0\t15\t0\t0\t0']);
+    const rt = parseRtlog('time=2024-03-11 8h\tpin=7\tevent=0\ttemperature=38.9\tMaskFlag=1\tconvtemperature=102.0\n');
+    expect(rt.errors.map((e) => e.raw)).toEqual(['time=2024-03-11 8h\tpin=7\tevent=0']);
+    const stored = parseTransactions('transaction pin=7\tverified=x\ttime=2024-03-11 08:59:12\ttemperature=36.6\tmaskflag=1\n');
+    expect(stored.errors.map((e) => e.raw)).toEqual(['transaction pin=7\tverified=x\ttime=2024-03-11 08:59:12']);
+    // A line without health data is quoted as sent.
+    expect(parseAttlog('1001\tyesterday\t0\t15\n').errors[0]?.raw).toBe('1001\tyesterday\t0\t15');
   });
 
   test('3.x real-time and stored records: maskflag, temperature and convtemperature are left out of raw', () => {

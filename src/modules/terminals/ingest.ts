@@ -11,7 +11,7 @@
  */
 
 import { localWallTimeToUtc, resolutionFlags, timeZoneOffsetMinutes } from '../../platform/time/zone';
-import { type AttlogRecord, type LineError, withoutHealthData } from '../../protocol/adms';
+import type { AttlogRecord, LineError } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
 import type { IncomingPunch, IngestResult, PunchService } from '../punches';
 import type { TerminalRuntime } from './runtime';
@@ -119,9 +119,12 @@ export function withholdBase64(text: string): string {
   return text.replace(BASE64_RUN, (run) => `[${run.length} base64 characters withheld]`);
 }
 
-/** Line errors of a parser, with an excerpt of the raw text (attendance tables only), never its health data. */
+/**
+ * Line errors of an attendance parser, with an excerpt of the raw text: never its health data,
+ * which those parsers leave out of the line they quote (protocol/adms/health.ts).
+ */
 export function attendanceErrors(errors: LineError[]): MalformedLine[] {
-  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason), excerpt: withholdBase64(withoutHealthData(e.raw)).slice(0, RAW_EXCERPT) }));
+  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason), excerpt: withholdBase64(e.raw).slice(0, RAW_EXCERPT) }));
 }
 
 /** Line errors of a table that may carry templates: reason and line number only. */

@@ -3,7 +3,7 @@ import { dropTrailingEmpty, intWithDefault } from './fields';
 import { blankHealthFields } from './health';
 import { parseLines } from './lines';
 import { pinProblem } from './pin';
-import { accept, type LineOutcome, type ParseResult, reject } from './types';
+import { accept, keeping, type LineOutcome, type ParseResult, reject } from './types';
 
 /**
  * One punch. Positional ATTLOG line (§4.1):
@@ -43,13 +43,19 @@ const quoted = (field: string | undefined) => JSON.stringify((field ?? '').slice
 
 /**
  * One attendance line read with a layout. At least PIN and time are required; missing trailing
- * fields default (state/verify 0, workcode '') rather than losing a punch.
+ * fields default (state/verify 0, workcode '') rather than losing a punch. Accepted or refused,
+ * what is kept of the line (`raw`, the LineError's excerpt) has no health data.
  */
 export function attlogRecordOf(line: string, layout: AttlogLayout): LineOutcome<AttlogRecord> {
   const sent = line.split('\t');
   const fields = blankHealthFields(sent, layout.workCode);
   // What is kept of the line: as sent, but for its health data (health.ts).
   const raw = fields === sent ? line : fields.join('\t');
+  return keeping(recordOf(fields, raw, layout), raw);
+}
+
+/** The record of a line's fields (health data already blanked), or why there is none. */
+function recordOf(fields: string[], raw: string, layout: AttlogLayout): LineOutcome<AttlogRecord> {
   if (fields.length < 2) return reject(`expected TAB-separated fields: ${layout.fields}`);
   const pin = (fields[0] ?? '').trim();
   const pinError = pinProblem(pin);

@@ -3,7 +3,8 @@
  * measured body temperature and the same temperature converted (°C/°F) to every punch (ADMS.md
  * §4.1 fields 8–10; 3.x `maskflag`, `temperature`, `convtemperature`). Attendance needs none of
  * it, and a temperature kept with a named person's punch is health data held for as long as the
- * punch: the parsers leave it out of what is stored (`raw`, `extra`), as access events already do.
+ * punch: the parsers leave it out of what is stored (`raw`, `extra`), as access events already do,
+ * and out of the line a rejection quotes (LineError `raw`, the excerpt the device log keeps).
  */
 /** After the workcode, ADMS lines carry two reserved fields, then mask, temperature, converted temperature. */
 const FIRST_HEALTH_EXTRA = 2;
@@ -34,17 +35,4 @@ export function withoutHealthPairs(raw: string): string {
     return equals < 0 || !HEALTH_KEYS.has(part.slice(0, equals).trim().toLowerCase());
   });
   return kept.length === parts.length ? raw : kept.join('\t');
-}
-
-/** ADMS attendance lines keep their workcode fifth (`PIN, time, state, verify, workcode, …`). */
-const ADMS_WORK_CODE = 4;
-
-/**
- * Any attendance line, as sent, without its health data: a `key=value` record (rtlog,
- * transaction) without those keys, a positional ATTLOG line with those fields blanked. For the
- * excerpt of a line that could not be read, which is kept in the device log.
- */
-export function withoutHealthData(line: string): string {
-  const pairs = withoutHealthPairs(line);
-  return pairs !== line ? pairs : blankHealthFields(line.split('\t'), ADMS_WORK_CODE).join('\t');
 }

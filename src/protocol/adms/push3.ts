@@ -8,7 +8,7 @@ import { parseLines } from './lines';
 import { parseOptionsBody } from './options';
 import { MAX_PIN_LENGTH, pinProblem } from './pin';
 import { decodePush3DateTime } from './push3-clock';
-import { accept, type LineOutcome, type ParseResult, reject } from './types';
+import { accept, keeping, type LineOutcome, type ParseResult, reject } from './types';
 
 /** `POST /iclock/registry` body: comma-separated capabilities, same comma rule as table=options. */
 export function parseRegistryBody(text: string): Dict {
@@ -47,7 +47,14 @@ function rtlogPinProblem(pin: string): string | null {
   return null;
 }
 
+/** A 3.x real-time record; accepted or refused, what is kept of the line has no health data (health.ts). */
 export function parseRtlogLine(raw: string): LineOutcome<RtlogRecord> {
+  const kept = withoutHealthPairs(raw);
+  return keeping(rtlogRecordOf(raw, kept), kept);
+}
+
+/** The record of an rtlog line (`kept`: the line without its health data), or why there is none. */
+function rtlogRecordOf(raw: string, kept: string): LineOutcome<RtlogRecord> {
   const f = parseTabFields(raw);
   const localTime = normaliseLocalTime(f.get('time') ?? '');
   if (localTime === null) return reject(`invalid or missing time ${JSON.stringify(f.get('time') ?? '')}`);
@@ -65,7 +72,7 @@ export function parseRtlogLine(raw: string): LineOutcome<RtlogRecord> {
     verifyType: verify.value,
     workCode: (f.get('workcode') ?? '').trim(),
     extra: [],
-    raw: withoutHealthPairs(raw),
+    raw: kept,
     event: parseIntStrict(f.get('event')),
     fields: f.fields,
   });
@@ -107,9 +114,16 @@ function tableLineFields(raw: string): LineOutcome<KeyValueFields> {
  * A 3.x stored attendance record (`tabledata` `transaction`):
  * `transaction cardno=\tpin=\tverified=\tdoorid=\teventtype=\tinoutstate=\ttime_second=`.
  * `time_second` is the 3.x clock encoding (push3-clock.ts); a plain `time=` is taken too.
- * Mapped onto the rtlog shape so both become punches the same way.
+ * Mapped onto the rtlog shape so both become punches the same way. Accepted or refused, what is
+ * kept of the line has no health data (health.ts).
  */
 export function parseTransactionLine(raw: string): LineOutcome<RtlogRecord> {
+  const kept = withoutHealthPairs(raw);
+  return keeping(transactionOf(raw, kept), kept);
+}
+
+/** The record of a `transaction` line (`kept`: the line without its health data), or why there is none. */
+function transactionOf(raw: string, kept: string): LineOutcome<RtlogRecord> {
   const parsed = tableLineFields(raw);
   if (!parsed.ok) return parsed;
   const f = parsed.record;
@@ -139,7 +153,7 @@ export function parseTransactionLine(raw: string): LineOutcome<RtlogRecord> {
     verifyType: ints.verifyType.value,
     workCode: (f.get('workcode') ?? '').trim(),
     extra: [],
-    raw: withoutHealthPairs(raw),
+    raw: kept,
     event: parseIntStrict(f.get('eventtype', 'event')),
     fields: f.fields,
   });
