@@ -55,7 +55,7 @@ export function attlogRecordOf(line: string, layout: AttlogLayout): LineOutcome<
 }
 
 /** The record of a line's fields (health data already blanked), or why there is none. */
-function recordOf(fields: string[], raw: string, layout: AttlogLayout): LineOutcome<AttlogRecord> {
+function recordOf(fields: readonly string[], raw: string, layout: AttlogLayout): LineOutcome<AttlogRecord> {
   if (fields.length < 2) return reject(`expected TAB-separated fields: ${layout.fields}`);
   const pin = (fields[0] ?? '').trim();
   const pinError = pinProblem(pin);

@@ -16,11 +16,13 @@ const HEALTH_KEYS = new Set(['maskflag', 'temperature', 'convtemperature']);
 /**
  * A positional attendance line's fields with its health fields blanked: positions are kept (a
  * field after them, the MB10's record counter, stays where it was), blanks at the end dropped.
- * `workCode` is the workcode's position in this layout (ADMS upload and USB file differ).
+ * `workCode` is the workcode's position in this layout (ADMS upload and USB file differ). The
+ * input is never changed: blanked fields come in a new array.
  */
-export function blankHealthFields(fields: string[], workCode: number): string[] {
+export function blankHealthFields(fields: readonly string[], workCode: number): readonly string[] {
   const first = workCode + 1 + FIRST_HEALTH_EXTRA;
-  // No health fields (most lines): the same array, so a caller keeps the line as sent without rebuilding it.
+  // No health fields (most lines): the same array, so a caller keeps the line as sent without
+  // rebuilding it (attlog.ts compares them); read-only both ways, so neither side can change it.
   if (fields.length <= first) return fields;
   const out = fields.map((field, i) => (i >= first && i < first + HEALTH_EXTRAS ? '' : field));
   // Nothing after them: the line ends where its health data began.
