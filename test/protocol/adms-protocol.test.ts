@@ -1,7 +1,14 @@
 import { describe, expect, test } from 'bun:test';
 import { attendanceErrors } from '../../src/modules/terminals/ingest';
 import { normaliseLocalTime } from '../../src/platform/time/local-time';
-import { canonicalTimeZone, formatLocalWallTime, isValidTimeZone, localWallTimeToUtc, timeZoneOffsetMinutes } from '../../src/platform/time/zone';
+import {
+  canonicalTimeZone,
+  formatLocalWallTime,
+  isValidTimeZone,
+  localWallTimeToUtc,
+  timeZoneOffsetMinutes,
+  usableZoneOrUtc,
+} from '../../src/platform/time/zone';
 import {
   biodataCommand,
   buildOptionBlock,
@@ -795,6 +802,12 @@ describe('time zones and DST', () => {
     expect(isValidTimeZone('Etc/GMT-2')).toBe(true);
     expect(canonicalTimeZone('europe/berlin')).toBe('Europe/Berlin');
     expect(canonicalTimeZone('+02:00')).toBeNull();
+  });
+
+  test('usableZoneOrUtc: a zone Intl computes with is kept (a stored offset too), any other is UTC', () => {
+    expect(usableZoneOrUtc('Europe/Berlin')).toBe('Europe/Berlin');
+    expect(usableZoneOrUtc('+02:00')).toBe('+02:00');
+    for (const unusable of ['', '  ', 'Mars/Olympus_Mons']) expect(usableZoneOrUtc(unusable)).toBe('UTC');
   });
 
   const cases: [string, string, string, number, 'exact' | 'gap' | 'overlap'][] = [

@@ -8,7 +8,7 @@
 import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { addDays } from '../../platform/time/dates';
-import { formatLocalWallTime, isUsableTimeZone } from '../../platform/time/zone';
+import { formatLocalWallTime, usableZoneOrUtc } from '../../platform/time/zone';
 import type { CommandService } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EventChannel } from '../events';
@@ -49,8 +49,7 @@ export class Recoveries {
 
   /** The terminal's wall time at an instant (its zone, or UTC when it has none that works). */
   wallTime(device: DeviceRow, instant: number): string {
-    const zone = this.deps.devices.timeZoneOf(device);
-    return formatLocalWallTime(new Date(instant), isUsableTimeZone(zone) ? zone : 'UTC');
+    return formatLocalWallTime(new Date(instant), usableZoneOrUtc(this.deps.devices.timeZoneOf(device)));
   }
 
   async openFor(q: Queryable, deviceId: string): Promise<RecoveryRow[]> {

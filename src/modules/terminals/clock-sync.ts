@@ -8,7 +8,7 @@
  * clock measured drifting gets `set_time` when DEVICE_CLOCK_CORRECTION is on (reactions.ts).
  */
 
-import { isUsableTimeZone, timeZoneOffsetMinutes } from '../../platform/time/zone';
+import { timeZoneOffsetMinutes, usableZoneOrUtc } from '../../platform/time/zone';
 import type { CommandService, NewCommand } from '../commands';
 import type { DeviceRow, DeviceService } from '../devices';
 import type { TerminalRuntime } from './runtime';
@@ -26,8 +26,7 @@ export class ClockSync {
 
   /** The device's IANA zone; an unusable one falls back to UTC, as the option block does. */
   zoneOf(device: DeviceRow): string {
-    const zone = this.devices.timeZoneOf(device);
-    return isUsableTimeZone(zone) ? zone : 'UTC';
+    return usableZoneOrUtc(this.devices.timeZoneOf(device));
   }
 
   /** The offset a terminal should be told right now. */

@@ -66,6 +66,11 @@ export function isUsableTimeZone(timeZone: string): boolean {
   }
 }
 
+/** The zone to compute a terminal's wall times with: its own when Intl can use it, else UTC (as the option block does). */
+export function usableZoneOrUtc(timeZone: string): string {
+  return isUsableTimeZone(timeZone) ? timeZone : 'UTC';
+}
+
 /** The wall-clock fields an instant shows in a zone (cached offset; see offsetMs). */
 export function wallTimeAt(instantMs: number, timeZone: string): LocalDateTimeParts {
   const whole = Math.floor(instantMs / 1000) * 1000;
