@@ -50,6 +50,7 @@ import type { EnrollmentEvents } from './events';
 import { deleteKey, userCommand } from './fan-out';
 import type { RemoteEnrollment } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
+import type { SessionRow } from './sessions';
 import type { TemplateStore } from './template-store';
 
 export interface TemplateUpload {
@@ -91,8 +92,15 @@ const REJECTIONS = new Set<ErrorCode>([
   'validation_error',
 ]);
 
-/** The template is the terminal's own user's, not an enrollee's. */
-class TerminalsOwnUser extends Error {}
+/**
+ * The template is the terminal's own user's, not an enrollee's. `asked`: the remote session that
+ * asked the terminal for this part (the enrollee with that PIN), looked up once by ownerOf.
+ */
+class TerminalsOwnUser extends Error {
+  constructor(readonly asked: SessionRow | null = null) {
+    super('the terminal’s own user');
+  }
+}
 /** An enrollee's PIN, from a terminal outside their scope that is not an enrollment station. */
 class OutOfScope extends Error {}
 /** The terminal's user is linked to an enrollee who was deleted since. */
@@ -108,12 +116,18 @@ export class WalkUpEnrollment {
   async accept(device: DeviceRow, upload: TemplateUpload): Promise<UploadOutcome> {
     const data = new Uint8Array(Buffer.from(upload.template, 'base64'));
     try {
-      return await this.ctx.db.write((w) => this.store(w, device, upload, data));
+      return await this.ctx.db.write(async (w) => {
+        try {
+          return await this.store(w, device, upload, data);
+        } catch (error) {
+          if (!(error instanceof TerminalsOwnUser)) throw error;
+          // Refused by ownerOf before the store wrote anything: kept as the terminal's user in
+          // this same transaction, with the session ownerOf found (not looked up again).
+          await this.keepAsTerminalUser(w, device, upload, error.asked);
+          return 'terminal_user';
+        }
+      });
     } catch (error) {
-      if (error instanceof TerminalsOwnUser) {
-        await this.keepAsTerminalUser(device, upload);
-        return 'terminal_user';
-      }
       if (error instanceof OutOfScope) {
         await this.reject(device, upload, 'not_in_scope', 'the enrollee with this PIN is not in this terminal’s areas and it is not an enrollment station');
         return 'rejected';
@@ -188,7 +202,7 @@ export class WalkUpEnrollment {
       // own user under that PIN and part may arrive in the same window, and nothing tells them apart.
       const asked = await this.deps.remote.askedFor(w.tx, device.id, person, upload.type ?? 'fingerprint', upload.fingerIndex);
       const claimed = asked?.userSent === true && person.pinAllocated && !held?.heldBefore;
-      if (!claimed) await this.refuseTerminalsOwn(w, device, person, held);
+      if (!claimed) await this.refuseTerminalsOwn(w, device, person, held, asked?.session ?? null);
     }
     if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
     if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
@@ -201,9 +215,15 @@ export class WalkUpEnrollment {
    * terminal answered the query of its users, a PIN it sends may be one it held before the
    * enrollee existed (its backlog comes in any order): its own until adopted.
    */
-  private async refuseTerminalsOwn(w: WriteContext, device: DeviceRow, person: EnrolleeRow, held: DeviceUserRow | null): Promise<void> {
-    if (held && (held.heldBefore || !person.pinAllocated)) throw new TerminalsOwnUser();
-    if ((await this.deps.commands.lookups.inventorySince(w.tx, device.id)) !== null) throw new TerminalsOwnUser();
+  private async refuseTerminalsOwn(
+    w: WriteContext,
+    device: DeviceRow,
+    person: EnrolleeRow,
+    held: DeviceUserRow | null,
+    asked: SessionRow | null,
+  ): Promise<void> {
+    if (held && (held.heldBefore || !person.pinAllocated)) throw new TerminalsOwnUser(asked);
+    if ((await this.deps.commands.lookups.inventorySince(w.tx, device.id)) !== null) throw new TerminalsOwnUser(asked);
   }
 
   private async mayEnrollHere(w: WriteContext, device: DeviceRow, enrolleeId: string): Promise<boolean> {
@@ -336,23 +356,23 @@ export class WalkUpEnrollment {
     });
   }
 
-  /** A template of the terminal's own user: counted on the terminal's user list, neither stored nor deleted. */
-  private async keepAsTerminalUser(device: DeviceRow, upload: TemplateUpload): Promise<void> {
-    const now = this.ctx.clock.now();
-    await this.ctx.db.write(async (w) => {
-      const { tx } = w;
-      const inventorySince = await this.deps.commands.lookups.inventorySince(tx, device.id);
-      await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, upload.type ?? 'fingerprint', upload.fingerIndex, { inventorySince });
-      await noteOnDevice(
-        tx,
-        device.id,
-        'terminal_user_template',
-        `${upload.type ?? 'fingerprint'} template of PIN ${upload.pin} (${upload.fingerIndex}) belongs to the terminal's own user: not stored until an administrator adopts them`,
-        { pin: upload.pin, type: upload.type ?? 'fingerprint', finger_index: upload.fingerIndex, origin: upload.origin },
-        now,
-      );
-      await this.endSessionThatAsked(w, device, upload);
-    });
+  /**
+   * A template of the terminal's own user: counted on the terminal's user list, neither stored nor
+   * deleted. `asked`: the remote session that asked for it, which ends (endSessionThatAsked).
+   */
+  private async keepAsTerminalUser(w: WriteContext, device: DeviceRow, upload: TemplateUpload, asked: SessionRow | null): Promise<void> {
+    const { tx } = w;
+    const inventorySince = await this.deps.commands.lookups.inventorySince(tx, device.id);
+    await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, upload.type ?? 'fingerprint', upload.fingerIndex, { inventorySince });
+    await noteOnDevice(
+      tx,
+      device.id,
+      'terminal_user_template',
+      `${upload.type ?? 'fingerprint'} template of PIN ${upload.pin} (${upload.fingerIndex}) belongs to the terminal's own user: not stored until an administrator adopts them`,
+      { pin: upload.pin, type: upload.type ?? 'fingerprint', finger_index: upload.fingerIndex, origin: upload.origin },
+      this.ctx.clock.now(),
+    );
+    if (asked) await this.endSessionThatAsked(w, device, upload, asked);
   }
 
   /**
@@ -360,14 +380,10 @@ export class WalkUpEnrollment {
    * is not the one the service wrote there): it fails now, saying why, instead of holding the
    * terminal busy until its lifetime ends.
    */
-  private async endSessionThatAsked(w: WriteContext, device: DeviceRow, upload: TemplateUpload): Promise<void> {
-    const { enrollees, remote } = this.deps;
-    const person = await enrollees.findByPin(w.tx, upload.pin);
-    const asked = person ? await remote.askedFor(w.tx, device.id, person, upload.type ?? 'fingerprint', upload.fingerIndex) : null;
-    if (!asked) return;
-    await remote.failOnRejection(
+  private async endSessionThatAsked(w: WriteContext, device: DeviceRow, upload: TemplateUpload, asked: SessionRow): Promise<void> {
+    await this.deps.remote.failOnRejection(
       w,
-      asked.session,
+      asked,
       upload.fingerIndex,
       `PIN ${upload.pin} on the terminal is its own user, not the one the service wrote there, so the template was kept as theirs (devices/${device.serialNumber}/users/: adopt the user as the enrollee or remove it, then start again)`,
     );
