@@ -3,8 +3,9 @@
  * that refuses them, one that refuses deletes (retried, never failed: the people's data stays on
  * it), and commands the service failed itself.
  */
+
+import { counted } from '../../platform/words';
 import { describeReturnCode, type FailedKind, type FailingCommands, NO_RESULT } from '../commands';
-import { counted } from './words';
 
 /** A command kind as a sentence names it. */
 const COMMAND_WORDS: Readonly<Record<string, string>> = {

@@ -6,13 +6,13 @@
  */
 import type { Caller } from '../../platform/http/caller';
 import { formatLocalWallTime } from '../../platform/time/zone';
+import { counted } from '../../platform/words';
 import { type FailingCommands, failingCommands, type WaitingCommands, waitingSince } from '../commands';
 import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal, recentRefusals } from '../devices';
 import { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
 import { answerOf, failedBy, failingWords } from './failing';
 import type { Diagnostic } from './model';
 import type { DiagnosticRuntime } from './runtime';
-import { counted } from './words';
 
 export type DiagnosticView = typeof Diagnostic.static;
 

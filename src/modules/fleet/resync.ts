@@ -7,6 +7,7 @@
  * reconciliation (reconcile.ts).
  */
 import type { WriteContext } from '../../platform/db/client';
+import { counted } from '../../platform/words';
 import { type CommandService, type NewCommand, QUERY_USERS_KEY } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
 import type { EnrolleeService } from '../enrollees';
@@ -74,7 +75,7 @@ export class Resync {
       w.tx,
       device.id,
       'resync',
-      `${plural(gone.length, 'person was', 'people were')} no longer on the terminal: ${plural(queued, 'command', 'commands')} queued to send them again`,
+      `${counted(gone.length, 'person was', 'people were')} no longer on the terminal: ${counted(queued, 'command')} queued to send them again`,
       { reason: 'drift', full: false, queued, gone: gone.map((u) => u.pin) },
       this.ctx.clock.now(),
     );
@@ -99,7 +100,7 @@ export class Resync {
       w.tx,
       device.id,
       'resync',
-      `${RESYNC_WORDS[options.reason]}${options.full ? ', and everyone outside its areas removed' : ''}: ${plural(queued, 'command', 'commands')} queued`,
+      `${RESYNC_WORDS[options.reason]}${options.full ? ', and everyone outside its areas removed' : ''}: ${counted(queued, 'command')} queued`,
       { reason: options.reason, full: options.full, queued },
       this.ctx.clock.now(),
     );
@@ -147,5 +148,3 @@ const RESYNC_WORDS: Record<ResyncReason, string> = {
   cleared: 'Sent its people again after its data was cleared',
   drift: 'Sent again the people it no longer held',
 };
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
