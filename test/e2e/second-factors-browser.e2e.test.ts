@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { completeInvite, PASSWORD } from '../support/accounts';
 import { consoleContext, launchBrowser, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
@@ -152,6 +152,36 @@ describe('an authenticator app', () => {
     await page.getByLabel('Recovery code').fill(recoveryCodes[0] as string);
     await page.getByRole('button', { name: 'Continue' }).last().click();
     await page.getByText('that recovery code is not right or was used already').waitFor();
+    await context.close();
+  });
+});
+
+describe('the second step', () => {
+  test('says a failure in the console’s words: no connection, the server’s own failure', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, 'ada');
+    await page.getByRole('heading', { level: 1, name: 'Confirm it’s you' }).waitFor();
+    const serverProblem = 'The server had a problem and did not do this. Try again; if it keeps happening, tell your administrator.';
+    const cases: [(route: Route) => Promise<void>, string][] = [
+      [(r) => r.abort('failed'), 'The server could not be reached. Check your connection and try again.'],
+      [(r) => r.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad Gateway</h1>' }), serverProblem],
+      [(r) => r.fulfill({ status: 500, json: { error: { code: 'internal_error', message: 'an internal error occurred', details: {} } } }), serverProblem],
+    ];
+    const step = '**/console/sign-in/second-factor';
+    const cont = page.getByRole('button', { name: 'Continue' }).first();
+    for (const [answer, words] of cases) {
+      await page.route(step, (r) => (r.request().method() === 'POST' ? answer(r) : r.continue()));
+      await page.getByLabel('Code from your authenticator app').fill('123456');
+      await cont.click();
+      await page.getByRole('alert').filter({ hasText: words }).waitFor();
+      expect(await page.getByRole('alert').textContent()).toBe(words);
+      // The form can be sent again.
+      expect(await cont.isEnabled()).toBe(true);
+      await page.unroute(step);
+    }
+    // The server's own refusal is a sentence too.
+    await cont.click();
+    await page.getByRole('alert').filter({ hasText: 'That code is not right.' }).waitFor();
     await context.close();
   });
 });

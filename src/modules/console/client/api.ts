@@ -30,7 +30,7 @@ export const UNREACHABLE = 'The server could not be reached. Check your connecti
 export const SERVER_PROBLEM = 'The server had a problem and did not do this. Try again; if it keeps happening, tell your administrator.';
 
 /** `fetch`, with a network failure turned into an ApiError in plain words (status 0, `unreachable`). */
-async function reach(url: string, init: RequestInit): Promise<Response> {
+export async function reach(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch {
@@ -150,21 +150,19 @@ async function send(method: string, path: string, body?: unknown, contentType = 
     onSignedOut();
     throw new ApiError(401, 'unauthorized', 'Your session has ended. Sign in again.');
   }
-  if (!response.ok) {
-    let code = 'error';
-    let message = noBody(response.status);
-    let details: Record<string, unknown> = {};
-    try {
-      const parsed = (await response.json()) as { error?: { code?: string; message?: string; details?: Record<string, unknown> } };
-      code = parsed.error?.code ?? code;
-      message = parsed.error?.message ?? message;
-      details = parsed.error?.details ?? {};
-    } catch {
-      // not the error body
-    }
-    throw new ApiError(response.status, code, message, details);
-  }
+  if (!response.ok) throw await failureOf(response);
   return response;
+}
+
+/** A refused answer as an ApiError: the API's error body, or words for an answer without one (a proxy's 502). */
+export async function failureOf(response: Response): Promise<ApiError> {
+  try {
+    const parsed = (await response.json()) as { error?: { code?: string; message?: string; details?: Record<string, unknown> } };
+    return new ApiError(response.status, parsed.error?.code ?? 'error', parsed.error?.message ?? noBody(response.status), parsed.error?.details ?? {});
+  } catch {
+    // not the error body
+    return new ApiError(response.status, 'error', noBody(response.status));
+  }
 }
 
 async function json<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -6,26 +6,31 @@
  */
 import { startAuthentication } from '@simplewebauthn/browser';
 import type { PendingSignInWire, SecondFactorsWire, SignedInWire, SsoWire } from '../../sign-in-factors';
-import { api } from './api';
+import { ApiError, api, failureOf, reach } from './api';
 import { button, field, h, input, replace } from './dom';
+import { plainMessage } from './form-errors';
 
+/**
+ * A call of the sign-in's second step. A failure is said as every console page says it
+ * (form-errors.ts `plainMessage`): no connection, the server's own failure, or the API's words.
+ */
 async function call<T>(method: string, path: string, body?: unknown): Promise<{ ok: true; value: T } | { ok: false; status: number; message: string }> {
-  const response = await fetch(path, {
-    method,
-    credentials: 'same-origin',
-    cache: 'no-store',
-    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (response.ok) return { ok: true, value: response.status === 204 ? (undefined as T) : ((await response.json()) as T) };
-  let message = `The server answered ${response.status}.`;
   try {
-    message = ((await response.json()) as { error?: { message?: string } }).error?.message ?? message;
-  } catch {
-    // not the error body
+    const response = await reach(path, {
+      method,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (response.ok) return { ok: true, value: response.status === 204 ? (undefined as T) : ((await response.json()) as T) };
+    throw await failureOf(response);
+  } catch (error) {
+    const status = error instanceof ApiError ? error.status : 0;
+    // The server's words say when to try again; "too many attempts" alone would not.
+    const message = status === 429 && error instanceof ApiError ? `Too many wrong attempts. ${error.message}` : plainMessage(error);
+    return { ok: false, status, message };
   }
-  if (response.status === 429) message = `Too many wrong attempts. ${message}`;
-  return { ok: false, status: response.status, message };
 }
 
 /** The pending sign-in, or null when there is none (the ordinary sign-in page is shown instead). */
