@@ -180,6 +180,33 @@ describe('employees/import/', () => {
       });
     }
   });
+
+  test('an empty JSON body (or none at all) and a JSON object are refused in the import’s words, not the schema’s', async () => {
+    const post = async (body: string | undefined, contentType?: string) => {
+      const headers: Record<string, string> = { authorization: server.admin.headers.authorization! };
+      if (contentType) headers['content-type'] = contentType;
+      const res = await fetch(`${server.admin.base}/employees/import/`, { method: 'POST', headers, body });
+      return { status: res.status, error: ((await res.json()) as any).error };
+    };
+    const empty = 'the request body is empty: send the records as a JSON array (application/json) or as CSV with its header row (text/csv)';
+    for (const [body, type] of [
+      ['', 'application/json'],
+      [undefined, 'application/json'],
+      [undefined, undefined],
+    ] as const) {
+      expect(await post(body, type)).toMatchObject({ status: 400, error: { code: 'validation_error', message: empty } });
+    }
+    for (const body of ['{}', 'null']) {
+      expect(await post(body, 'application/json')).toMatchObject({
+        status: 400,
+        error: { code: 'validation_error', message: 'the request body must be a JSON array of records' },
+      });
+    }
+    // An empty array is an import of nobody.
+    expect(await post('[]', 'application/json')).toMatchObject({ status: 200 });
+    // Still 401 without a credential, whatever the body.
+    expect((await fetch(`${server.admin.base}/employees/import/`, { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(401);
+  });
 });
 
 describe('what the console shows after a withdrawal, and the terminal’s commands newest first', () => {

@@ -95,6 +95,9 @@ export async function readJsonBody(request: Request, limit: number, options: Bod
   return value;
 }
 
+/** What an empty body of records that is not CSV is told. */
+const NO_RECORDS = 'the request body is empty: send the records as a JSON array (application/json) or as CSV with its header row (text/csv)';
+
 /** A body of records (`punches/import/`): CSV text (a string), or the JSON array of the same records. */
 export type RecordsBody = string | unknown[];
 
@@ -102,9 +105,10 @@ export type RecordsBody = string | unknown[];
  * The body of a route that takes records: `text/csv` (UTF-8) or a JSON array, under the same
  * cap and with the same refusals as `readJsonBody`. An empty CSV body is an empty file (`''`):
  * the importer then says what the file needs (its header row), where no body at all would fail
- * the route's schema first ("Expected union value").
+ * the route's schema first ("Expected union value"). An empty body of any other type (JSON, or
+ * none said) is refused in words naming both forms: it is no empty file, and JSON has no header.
  */
-export async function readRecordsBody(request: Request, limit: number): Promise<RecordsBody | BodyRefusal | typeof NO_BYTES | undefined> {
+export async function readRecordsBody(request: Request, limit: number): Promise<RecordsBody | BodyRefusal> {
   const csv = isCsvContentType(request.headers.get('content-type'));
   const text = await readText(
     request,
@@ -112,7 +116,7 @@ export async function readRecordsBody(request: Request, limit: number): Promise<
     (type) => csv || isJsonContentType(type),
     'the request body must be CSV (Content-Type: text/csv) or a JSON array (application/json), UTF-8',
   );
-  if (csv && (text === undefined || text === NO_BYTES)) return '';
+  if (text === undefined || text === NO_BYTES) return csv ? '' : refuse(NO_RECORDS);
   if (typeof text !== 'string') return text;
   if (csv) return text;
   const value = parseJson(text);
