@@ -378,6 +378,14 @@ describe('V04b ATTLOG edge cases', () => {
     expect(stored.records[0]?.raw).not.toContain('36.6');
   });
 
+  test('a 3.x stored record whose first pair is health data keeps its table name, not the pair', () => {
+    const first = parseTransactions('transaction temperature=36.6\tpin=7\tverified=15\ttime=2024-03-11 08:59:12\n');
+    expect(first.errors).toEqual([]);
+    expect(first.records[0]?.raw).toBe('transaction pin=7\tverified=15\ttime=2024-03-11 08:59:12');
+    const rejected = parseTransactions('transaction MaskFlag=1\ttemperature=38.9\tpin=7\tverified=x\ttime=yesterday\n');
+    expect(rejected.errors.map((e) => e.raw)).toEqual(['transaction pin=7\tverified=x\ttime=yesterday']);
+  });
+
   test('accepted time forms are normalised', () => {
     const { records, errors } = parseAttlog('1\t2024-03-11T08:59:12\t0\t1\n2\t2024/03/11 08:59:12\n3\t2024-3-1 8:05:09\t\t\n');
     expect(errors).toEqual([]);

@@ -29,12 +29,27 @@ export function blankHealthFields(fields: readonly string[], workCode: number): 
   return out.slice(first).every((field) => field === '') ? out.slice(0, first) : out;
 }
 
-/** A `key=value` TAB-separated record line (rtlog, transaction) without its health fields. */
+/**
+ * A `key=value` TAB-separated record line (rtlog, transaction) without its health fields. The
+ * first field of a `tabledata` line carries the table's name before its key
+ * (`transaction temperature=36.6`): that name stays, the pair goes.
+ */
 export function withoutHealthPairs(raw: string): string {
   const parts = raw.split('\t');
-  const kept = parts.filter((part) => {
+  const kept: string[] = [];
+  // The table's name of a dropped first pair, put before the next pair kept.
+  let name = '';
+  for (const part of parts) {
     const equals = part.indexOf('=');
-    return equals < 0 || !HEALTH_KEYS.has(part.slice(0, equals).trim().toLowerCase());
-  });
-  return kept.length === parts.length ? raw : kept.join('\t');
+    const before = equals < 0 ? '' : part.slice(0, equals).trimEnd();
+    const keyStart = before.search(/\S+$/);
+    if (equals < 0 || keyStart < 0 || !HEALTH_KEYS.has(before.slice(keyStart).toLowerCase())) {
+      kept.push(name === '' ? part : `${name} ${part}`);
+      name = '';
+      continue;
+    }
+    name = [name, before.slice(0, keyStart).trim()].filter((text) => text !== '').join(' ');
+  }
+  if (name !== '') kept.push(name);
+  return kept.join('\t') === raw ? raw : kept.join('\t');
 }
