@@ -9,7 +9,7 @@ import { type Page, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
 import type { CalendarEvents, CalendarService } from '../calendar';
-import type { EnrolleeService } from '../enrollees';
+import type { EnrolleeEvents, EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, type FollowerStop, LogFollower, type LoggedEvent } from '../events';
 import type { LoggedPunchEvents, PunchEvents, PunchService, PunchView } from '../punches';
 import { type CalendarResume, type ChangeTouches, recomputeInSteps, type Touch } from './calendar-steps';
@@ -60,7 +60,7 @@ export class AttendanceService {
     this.periods = new PayPeriods(ctx, this.events);
     this.follower = new LogFollower(ctx, log, {
       name: 'attendance',
-      types: ['punch_received', 'punches_attributed', 'punch_voided', 'calendar_changed'],
+      types: ['punch_received', 'punches_attributed', 'punch_voided', 'calendar_changed', 'enrollee_updated'],
       apply: (w, events, resume) => this.apply(w, events, resume as CalendarResume | null),
     });
     const s = ctx.settings;
@@ -113,6 +113,9 @@ export class AttendanceService {
         if (span) touches.push({ enrollees: new Set([data.enrollee]), from: this.dateOf(span.first), to: this.dateOf(span.last) });
       } else if (event.type === 'calendar_changed') {
         calendarChanges.push({ sequence: event.sequence, touches: await this.touchesOf(w, event.data as CalendarEvents['calendar_changed']) });
+      } else if (event.type === 'enrollee_updated') {
+        const moved = await this.moveTouch(w, event as LoggedEvent<string, EnrolleeEvents['enrollee_updated']>);
+        if (moved) touches.push(moved);
       }
     }
     // A terminal's batch is many people on one or two dates: grouped by the range of their dates.
@@ -139,6 +142,19 @@ export class AttendanceService {
   }
 
   /**
+   * A move to other areas changes the plans of its date and the dates after it (calendar/plan.ts
+   * `areasOn`), never those before: the person's days from the move's date on, up to the newest
+   * stored day.
+   */
+  private async moveTouch(w: WriteContext, event: LoggedEvent<string, EnrolleeEvents['enrollee_updated']>): Promise<Touch | null> {
+    if (!event.data.changes.areas) return null;
+    const from = this.dateOf(event.at);
+    const span = await this.dataSpan(w);
+    if (!span || span.to < from) return null;
+    return { enrollees: new Set([event.data.enrollee.id]), from, to: span.to };
+  }
+
+  /**
    * Whose days and which dates a calendar change touches, limited to the dates that have data:
    * one touch per range of the change, in its order, nobody's when the range has no data. A step
    * that stops inside the change names its touch by that place (calendar-steps.ts), so the places
@@ -159,7 +175,11 @@ export class AttendanceService {
   /** The people a calendar change names, or those of its areas, or everyone with data on from..to. */
   private async peopleOf(w: WriteContext, change: CalendarEvents['calendar_changed'], from: string, to: string): Promise<readonly string[]> {
     if (change.enrollees) return change.enrollees;
-    if (change.areas) return this.enrollees.membership.idsInAreas(w.tx, change.areas);
+    // Those who were in the areas before a move too: their days of then are the areas' days.
+    if (change.areas) {
+      const { membership } = this.enrollees;
+      return [...new Set([...(await membership.idsInAreas(w.tx, change.areas)), ...(await membership.idsFormerlyInAreas(w.tx, change.areas))])];
+    }
     return this.enrolleesWithData(w.tx, from, to);
   }
 

@@ -16,6 +16,8 @@
  *   A workday expects its shift; the other types expect nothing, but keep the shift the date
  *   would have (`shift`): punches worked on a day off still fall in its window.
  * - A shift starts on its date; an end not after the start is on the next date (overnight).
+ * - The person's areas are those of the date (`areasOn`): a move to another area plans the dates
+ *   from the move on with the new areas, and the dates before it with the areas of then.
  */
 import { addDays, instantOn, secondsOfClock, weekdayOf } from '../../platform/time/dates';
 
@@ -106,7 +108,16 @@ export interface DayPlan {
 
 export interface Person {
   id: string;
+  /** The areas now. */
   areaIds: readonly string[];
+  /** Moves between areas, oldest first: the areas held on the dates before `until`. */
+  moves?: readonly { until: string; areaIds: readonly string[] }[];
+}
+
+/** The areas a person had on a date: those before the first move after it, else the areas now. */
+export function areasOn(person: Person, date: string): readonly string[] {
+  for (const move of person.moves ?? []) if (date < move.until) return move.areaIds;
+  return person.areaIds;
 }
 
 export class Planner {
@@ -126,18 +137,31 @@ export class Planner {
   /** The plans of one person for every date from `from` to `to`, inclusive (shared, not to be changed). */
   plans(person: Person, from: string, to: string): readonly DayPlan[] {
     // Most people have no row of their own: their plans are their areas', computed once.
-    const key = this.ownRows.has(person.id) ? null : `${[...person.areaIds].sort().join(',')} ${from} ${to}`;
+    // With the areas of each date: those before each move inside from..to, then the last ones.
+    const areasOf = (areaIds: readonly string[]) => [...areaIds].sort().join(',');
+    const spans = (person.moves ?? [])
+      .filter((m) => m.until > from && m.until <= to)
+      .map((m) => `${areasOf(areasOn(person, addDays(m.until, -1)))}<${m.until} `)
+      .join('');
+    const key = this.ownRows.has(person.id) ? null : `${spans}${areasOf(areasOn(person, to))} ${from} ${to}`;
     const known = key === null ? undefined : this.byAreas.get(key);
     if (known) return known;
-    const own = this.rowsOf(person);
     const out: DayPlan[] = [];
-    for (let date = from; date <= to; date = addDays(date, 1)) out.push(this.planWith(own, date));
+    let areaIds = areasOn(person, from);
+    let own = this.rowsOf({ id: person.id, areaIds });
+    for (let date = from; date <= to; date = addDays(date, 1)) {
+      if (areasOn(person, date) !== areaIds) {
+        areaIds = areasOn(person, date);
+        own = this.rowsOf({ id: person.id, areaIds });
+      }
+      out.push(this.planWith(own, date));
+    }
     if (key !== null) this.byAreas.set(key, out);
     return out;
   }
 
   plan(person: Person, date: string): DayPlan {
-    return this.planWith(this.rowsOf(person), date);
+    return this.planWith(this.rowsOf({ id: person.id, areaIds: areasOn(person, date) }), date);
   }
 
   /** The rows that can apply to this person, filtered once. */

@@ -15,7 +15,7 @@ import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import { twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
-import { addDays, isCalendarDate, secondsOfClock } from '../../platform/time/dates';
+import { addDays, isCalendarDate, localDateOf, secondsOfClock } from '../../platform/time/dates';
 import { areaIdOf } from '../areas';
 import { type EnrolleeService, membersOfArea } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -99,7 +99,13 @@ export class CalendarService {
   /** The people (with their areas) the planner needs, by enrollee id. */
   async people(q: Queryable, enrolleeIds: readonly string[]): Promise<Person[]> {
     const areas = await this.enrollees.membership.areaIdsByEnrollee(q, enrolleeIds);
-    return enrolleeIds.map((id) => ({ id, areaIds: areas.get(id) ?? [] }));
+    const changes = await this.enrollees.membership.areaChangesByEnrollee(q, enrolleeIds);
+    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    return enrolleeIds.map((id) => {
+      // A move takes effect on its local date: the dates before it keep the areas of then.
+      const moves = changes.get(id)?.map((c) => ({ until: localDateOf(c.at, zone), areaIds: c.areaIds }));
+      return moves ? { id, areaIds: areas.get(id) ?? [], moves } : { id, areaIds: areas.get(id) ?? [] };
+    });
   }
 
   /**
@@ -145,7 +151,7 @@ export class CalendarService {
   /** A planner holding every row that can apply to these people on dates from..to. */
   async planner(q: Queryable, people: readonly Person[], from: string, to: string, used?: InUse): Promise<Planner> {
     const ids = people.map((p) => p.id);
-    const areaIds = [...new Set(people.flatMap((p) => p.areaIds))];
+    const areaIds = [...new Set(people.flatMap((p) => [...p.areaIds, ...(p.moves ?? []).flatMap((m) => m.areaIds)]))];
     const schedules = used && !used.assignments ? new Map<string, ScheduleDef>() : await this.schedules.definitions(q);
     const stored = used && !used.assignments ? [] : await this.schedules.assignmentsFor(q, { enrollees: ids, areas: areaIds }, from, to);
     const assignments: AssignmentDef[] = stored.map((a) => ({

@@ -12,7 +12,7 @@ import { placeholders } from '../../platform/db/placeholders';
 import type { AreaScope } from '../../platform/scope';
 import { namesByMember, scopeAreaIds } from '../areas';
 import type { EnrolleeRow } from './tables';
-import { enrolleeAreas, enrollees } from './tables';
+import { enrolleeAreaChanges, enrolleeAreas, enrollees } from './tables';
 
 /** Enrollees (not deleted) in an area (an area in use is not deleted). */
 async function countInArea(q: Queryable, areaId: string): Promise<number> {
@@ -121,6 +121,35 @@ export async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds
   if (areaIds.length > 0) await q.insert(enrolleeAreas).values(areaIds.map((areaId) => ({ enrolleeId, areaId })));
 }
 
+/** Keeps the areas a person had before a move at `at`, when the move changes them (tables.ts `enrolleeAreaChanges`). */
+export async function recordAreaChange(q: Queryable, enrolleeId: string, at: number, from: readonly string[], to: readonly string[]): Promise<void> {
+  if (from.length === to.length && from.every((a) => to.includes(a))) return;
+  await q
+    .insert(enrolleeAreaChanges)
+    .values({ enrolleeId, changedAt: at, areasBefore: [...from] })
+    .onConflictDoNothing();
+}
+
+/** Per enrollee, their moves between areas, oldest first: when, and the areas before it. */
+async function areaChangesByEnrollee(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, { at: number; areaIds: string[] }[]>> {
+  const out = new Map<string, { at: number; areaIds: string[] }[]>();
+  for (const ids of chunks([...new Set(enrolleeIds)], 500)) {
+    const rows = await q.select().from(enrolleeAreaChanges).where(inArray(enrolleeAreaChanges.enrolleeId, ids)).orderBy(asc(enrolleeAreaChanges.changedAt));
+    for (const r of rows) out.set(r.enrolleeId, [...(out.get(r.enrolleeId) ?? []), { at: r.changedAt, areaIds: r.areasBefore }]);
+  }
+  return out;
+}
+
+/** Enrollees who were in any of these areas before a move: a change of the area's calendar reaches their days of then too. */
+async function idsFormerlyInAreas(q: Queryable, areaIds: readonly string[]): Promise<string[]> {
+  if (areaIds.length === 0) return [];
+  const rows = await q
+    .selectDistinct({ id: enrolleeAreaChanges.enrolleeId })
+    .from(enrolleeAreaChanges)
+    .where(sql`exists (select 1 from json_each(${enrolleeAreaChanges.areasBefore}) where value in ${[...areaIds]})`);
+  return rows.map((r) => r.id);
+}
+
 /**
  * A condition: the enrollee id in `column` belongs to one of the scope's areas (on the
  * membership table's area index); undefined for an unlimited scope (no condition at all).
@@ -200,8 +229,10 @@ export const membership = {
   countInArea,
   areaIdsOf,
   areaIdsByEnrollee,
+  areaChangesByEnrollee,
   areaNamesOf,
   idsInAreas,
+  idsFormerlyInAreas,
   activeInAreas,
   sharingAreas,
   sharesArea,

@@ -16,7 +16,7 @@ import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
 import type { Employee, EmployeeDirectory } from '../employees';
 import type { EventChannel } from '../events';
-import { areaIdsOf, areaNamesOf, setEnrolleeAreas } from './area-membership';
+import { areaIdsOf, areaNamesOf, recordAreaChange, setEnrolleeAreas } from './area-membership';
 import * as cardRules from './card-rules';
 import type { EnrolleeChanges, EnrolleeEvents } from './events';
 import { checkPinFree, nextPin } from './pin-allocation';
@@ -130,6 +130,7 @@ export class ChangesToEnrollees {
       const current = isLimited(scope) ? ((await areaNamesOf(tx, [id])).get(id) ?? []) : [];
       const to = await resolveAreas(tx, areasAfterSetting(scope, patch.areas, current), now, this.ctx.settings.AREAS_CREATED_ON_USE);
       await setEnrolleeAreas(tx, id, to);
+      await recordAreaChange(tx, id, now, from, to);
       changes.areas = { from, to };
     }
     const updated: EnrolleeRow = { ...row, ...set };

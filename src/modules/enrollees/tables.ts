@@ -56,4 +56,20 @@ export const enrolleeAreas = sqliteTable(
   (t) => [primaryKey({ columns: [t.enrolleeId, t.areaId] }), index('fpa_enrollee_areas_area').on(t.areaId)],
 );
 
+/**
+ * Area membership is dated by its changes: each row holds the areas a person had before a
+ * change (`changed_at`), so the calendar plans a date before the move with the areas of then
+ * (calendar/service.ts `people`) and a move never re-judges the days before it.
+ */
+export const enrolleeAreaChanges = sqliteTable(
+  'fpa_enrollee_area_changes',
+  {
+    enrolleeId: text('enrollee_id').notNull(),
+    changedAt: integer('changed_at').notNull(),
+    /** The area ids before the change. */
+    areasBefore: text('areas_before', { mode: 'json' }).$type<string[]>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.enrolleeId, t.changedAt] })],
+);
+
 export type EnrolleeRow = typeof enrollees.$inferSelect;

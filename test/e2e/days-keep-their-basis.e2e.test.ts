@@ -1,0 +1,172 @@
+/**
+ * Stored days keep what they were judged on, through the real server (punches uploaded by a
+ * simulated terminal over ADMS, everything else over HTTP), Europe/Berlin, November 2026:
+ *
+ * - a person moved to another area keeps their past days: a late upload, a recompute, a holiday
+ *   and a schedule change of a date before the move judge it under the areas of that date, and a
+ *   punch counts on one day only;
+ * - a timesheet lists the punches its row was computed from: a locked night keeps the punch voided
+ *   after the lock, and the punches uploaded after the lock are not in it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { parseCsv } from '../../src/platform/csv';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { startTestServer, type TestServer } from '../support/harness';
+
+const ZONE = 'Europe/Berlin';
+let now = Date.parse('2026-10-26T08:00:00Z');
+let server: TestServer;
+let site: SimulatedTerminal;
+const people: Record<string, { id: string; pin: string }> = {};
+
+/** A Berlin wall time in November (or late October): CET, +01:00. */
+const berlin = (date: string, time: string) => Date.parse(`${date}T${time}:00+01:00`);
+
+async function created(path: string, body: unknown) {
+  const res = await server.admin.post(path, body);
+  expect({ path, status: res.status, body: res.status === 201 ? null : res.body }).toEqual({ path, status: 201, body: null });
+  return res.body;
+}
+
+async function punch(employee: string, ...localTimes: string[]) {
+  const res = await site.punch(localTimes.map((localTime) => ({ pin: people[employee]!.pin, localTime: `${localTime}:00` })));
+  expect(res).toEqual({ status: 200, body: `OK:${localTimes.length}` });
+}
+
+function fieldsOf(text: string): string[][] {
+  return parseCsv(text).map((r) => ('fields' in r ? r.fields : []));
+}
+
+/** The export's rows of one employee: date, schedule, first in, last out, worked, overtime, punches. */
+async function exported(employee: string, from: string, to: string) {
+  const res = await server.admin.get(`/attendance-days/export.csv?employee=${employee}&from=${from}&to=${to}`);
+  expect(res.status).toBe(200);
+  const [header, ...rows] = fieldsOf(res.body as string);
+  const col = (name: string) => header!.indexOf(name);
+  return rows.map((r) => [r[col('date')], r[col('schedule')], r[col('first_in')], r[col('last_out')], r[col('worked')], r[col('overtime')], r[col('punches')]]);
+}
+
+/** The timesheet's CSV rows of one employee, as cells by column name. */
+async function timesheet(employee: string, from: string, to: string) {
+  const res = await server.admin.get(`/reports/timesheet.csv?employee=${employee}&from=${from}&to=${to}`);
+  expect(res.status).toBe(200);
+  const [header, ...rows] = fieldsOf(res.body as string);
+  return rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]])));
+}
+
+const DAY_ROWS = [
+  ['2026-11-09', 'Day', '2026-11-09 09:00:00', '2026-11-09 17:00:00', '7:30', '0:00', '2'],
+  ['2026-11-10', 'Day', '2026-11-10 09:00:00', '2026-11-10 17:00:00', '7:30', '0:00', '4'],
+  ['2026-11-11', 'Day', '2026-11-11 09:00:00', '2026-11-11 17:00:00', '7:30', '0:00', '2'],
+];
+
+beforeAll(async () => {
+  server = await startTestServer({ TIME_ZONE: ZONE }, { clock: { now: () => now } });
+  for (const [employee, area] of [
+    ['E-07', 'office'],
+    ['E-02', 'plant'],
+  ] as const) {
+    await created('/employees/', { id: employee, name: `Person ${employee}` });
+    const e = await created('/enrollees/', { employee, areas: [area] });
+    people[employee] = { id: e.id, pin: e.device_pin };
+  }
+  site = new SimulatedTerminal({ url: server.url, sn: 'SITE01', timeZone: ZONE, now: () => now });
+  await site.handshake();
+  expect((await server.admin.post('/devices/SITE01/approve/', { areas: ['office', 'plant'] })).status).toBe(200);
+  await created('/work-schedules/', { name: 'Day', start: '09:00', end: '17:00', grace_in: '5m', grace_out: '5m', break: '30m', weekdays: [1, 2, 3, 4, 5] });
+  await created('/work-schedules/', {
+    name: 'Night',
+    start: '22:00',
+    end: '06:00',
+    grace_in: '5m',
+    grace_out: '5m',
+    break: '30m',
+    weekdays: [1, 2, 3, 4, 5, 6],
+  });
+  await created('/shift-assignments/', { schedule: 'Day', area: 'office', from: '2026-10-01' });
+  await created('/shift-assignments/', { schedule: 'Night', area: 'plant', from: '2026-10-01' });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('a person moved to another area keeps their past days', () => {
+  test('days worked in the office, then a move to the plant', async () => {
+    now = berlin('2026-11-11', '18:00');
+    for (const date of ['2026-11-09', '2026-11-10', '2026-11-11']) await punch('E-07', `${date} 09:00`, `${date} 17:00`);
+    now = berlin('2026-11-12', '08:00');
+    const moved = await server.admin.patch(`/enrollees/${people['E-07']!.id}/`, { areas: ['plant'] });
+    expect(moved.status).toBe(200);
+    expect((await exported('E-07', '2026-11-09', '2026-11-12')).map((r) => r[4])).toEqual(['7:30', '7:30', '7:30']);
+  });
+
+  test('a lunch break uploaded late for a date before the move is judged on that date’s shift, and every punch counts once', async () => {
+    now = berlin('2026-11-12', '09:00');
+    await punch('E-07', '2026-11-10 12:00', '2026-11-10 12:30');
+    expect(await exported('E-07', '2026-11-09', '2026-11-12')).toEqual(DAY_ROWS);
+    const summary = await server.admin.get('/attendance-summary/?employee=E-07&from=2026-11-01&to=2026-11-30');
+    expect(summary.body.results[0]).toMatchObject({ worked_seconds: 3 * 27_000, overtime_seconds: 0 });
+  });
+
+  test('the calendar answers the areas of each date: the office’s day before the move, the plant’s night from it on', async () => {
+    const plan = await server.admin.get('/calendar/?employee=E-07&from=2026-11-11&to=2026-11-12');
+    expect(plan.body.results.map((d: { schedule: { name: string } | null }) => d.schedule?.name)).toEqual(['Day', 'Night']);
+  });
+
+  test('a recompute of the weeks before the move changes nothing and adds no day', async () => {
+    const res = await server.admin.post('/attendance-days/recompute/', { enrollee: people['E-07']!.id, from: '2026-10-26', to: '2026-11-11' });
+    expect(res.status).toBe(200);
+    expect(await exported('E-07', '2026-10-01', '2026-11-12')).toEqual(DAY_ROWS);
+  });
+
+  test('a holiday and a schedule change of a date before the move judge it on the office’s shift', async () => {
+    await created('/holidays/', { date: '2026-11-09', name: 'Founders day', areas: ['office'] });
+    await created('/holidays/', { date: '2026-11-11', name: 'Plant day', areas: ['plant'] });
+    const rows = await exported('E-07', '2026-11-09', '2026-11-11');
+    expect(rows.map((r) => [r[0], r[1], r[4], r[5]])).toEqual([
+      ['2026-11-09', '', '7:30', '7:30'],
+      ['2026-11-10', 'Day', '7:30', '0:00'],
+      ['2026-11-11', 'Day', '7:30', '0:00'],
+    ]);
+    const night = await server.admin.patch('/work-schedules/Night/', { end: '07:00' });
+    expect(night.status).toBe(200);
+    expect((await exported('E-07', '2026-11-10', '2026-11-11')).map((r) => [r[1], r[4]])).toEqual([
+      ['Day', '7:30'],
+      ['Day', '7:30'],
+    ]);
+  });
+
+  test('from the move on, the plant’s night shift', async () => {
+    now = berlin('2026-11-13', '08:00');
+    await punch('E-07', '2026-11-12 22:00', '2026-11-13 07:00');
+    const [row] = await exported('E-07', '2026-11-12', '2026-11-12');
+    expect(row).toEqual(['2026-11-12', 'Night', '2026-11-12 22:00:00', '2026-11-13 07:00:00', '8:30', '0:00', '2']);
+  });
+
+  test('the timesheet lists the punches of each row, no more', async () => {
+    const rows = await timesheet('E-07', '2026-11-09', '2026-11-12');
+    expect(rows.map((r) => r.punches)).toEqual(['09:00 17:00', '09:00 12:00 12:30 17:00', '09:00 17:00', '22:00 07:00+1']);
+  });
+});
+
+describe('a timesheet row lists the punches it was computed from', () => {
+  test('a locked night keeps its punches; those voided or uploaded after the lock are not its', async () => {
+    now = berlin('2026-11-01', '08:00');
+    await punch('E-02', '2026-10-31 21:55', '2026-11-01 06:03');
+    const period = await created('/pay-periods/', { from: '2026-10-01', to: '2026-10-31' });
+    expect((await server.admin.post(`/pay-periods/${period.id}/lock/`)).status).toBe(200);
+    const listed = await server.admin.get('/punches/?employee=E-02');
+    const morning = listed.body.results.find((p: { punched_at: string }) => p.punched_at === '2026-11-01T05:03:00.000Z');
+    expect((await server.admin.post(`/punches/${morning.id}/void/`, { reason: 'wrong person' })).status).toBe(200);
+    now = berlin('2026-11-01', '09:00');
+    await punch('E-02', '2026-11-01 06:10', '2026-10-31 21:40');
+    const [row] = await timesheet('E-02', '2026-10-31', '2026-10-31');
+    expect(row).toMatchObject({
+      date: '2026-10-31',
+      first_in: '2026-10-31 21:55:00',
+      last_out: '2026-11-01 06:03:00',
+      worked_hours: '7.63',
+      punches: '21:55 06:03+1',
+    });
+  });
+});
