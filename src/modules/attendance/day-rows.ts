@@ -14,7 +14,7 @@ import { attendanceDays, type DayStatus } from './tables';
 
 export type AttendanceDayRow = typeof attendanceDays.$inferSelect;
 
-/** Days per upsert (15 columns a row). */
+/** Days per upsert (16 columns a row). */
 const WRITE_CHUNK = 300;
 const DAY_COLUMNS = [
   'enrollee_id',
@@ -32,6 +32,7 @@ const DAY_COLUMNS = [
   'early_leave_seconds',
   'overtime_seconds',
   'updated_at',
+  'punches',
 ] as const;
 const upsertSqlByCount = new Map<number, string>();
 
@@ -65,6 +66,7 @@ function dayArgs(d: AttendanceDayRow): InValue[] {
     d.earlyLeaveSeconds,
     d.overtimeSeconds,
     d.updatedAt,
+    d.punches === null ? null : JSON.stringify(d.punches),
   ];
 }
 
@@ -96,6 +98,7 @@ export async function readDays(w: WriteContext, enrolleeIds: readonly string[], 
       earlyLeaveSeconds: Number(r.early_leave_seconds),
       overtimeSeconds: Number(r.overtime_seconds),
       updatedAt: Number(r.updated_at),
+      punches: r.punches === null ? null : (JSON.parse(String(r.punches)) as { at: number; corrected: boolean }[]),
     };
     const own = out.get(row.enrolleeId) ?? new Map<string, AttendanceDayRow>();
     own.set(row.date, row);
@@ -125,7 +128,8 @@ export function sameDay(a: AttendanceDayRow, b: AttendanceDayRow): boolean {
     a.overtimeSeconds === b.overtimeSeconds &&
     a.employeeKey === b.employeeKey &&
     a.flags.length === b.flags.length &&
-    a.flags.every((f, i) => f === b.flags[i])
+    a.flags.every((f, i) => f === b.flags[i]) &&
+    JSON.stringify(a.punches) === JSON.stringify(b.punches)
   );
 }
 

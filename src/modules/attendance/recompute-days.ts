@@ -108,6 +108,8 @@ export function recomputePerson(
       date,
       ...computeDay(plan, dayPunches, rules.repeatWindowMs, rules.overtimeMinimumMs),
       updatedAt: rules.now,
+      // What reports list for the day (day-rows.ts): the punches it was computed from.
+      punches: dayPunches.length === 0 ? null : [...dayPunches].sort((a, b) => a.at - b.at).map((p) => ({ at: p.at, corrected: p.corrected })),
     };
     if (!old || !sameDay(old, row)) out.writes.push(row);
   }

@@ -34,6 +34,12 @@ export const attendanceDays = sqliteTable(
     earlyLeaveSeconds: integer('early_leave_seconds').notNull().default(0),
     overtimeSeconds: integer('overtime_seconds').notNull().default(0),
     updatedAt: integer('updated_at').notNull(),
+    /**
+     * The punches the day was computed from (instant, manual or imported), in time order: what a
+     * report lists for it, never judged again. Null on a day without punches, and on days
+     * computed before migration 0023 (reports read those as before).
+     */
+    punches: text('punches', { mode: 'json' }).$type<{ at: number; corrected: boolean }[]>(),
   },
   (t) => [
     primaryKey({ columns: [t.enrolleeId, t.date] }),

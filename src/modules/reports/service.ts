@@ -38,6 +38,12 @@ import { xlsxStream } from './xlsx';
 
 /** The longest period of a report (as the payroll export). */
 const MAX_DAYS = 366;
+/**
+ * A day with punches computed before its punches were stored (migration 0023): its punches are
+ * read again from the live ones, as they were before.
+ */
+const unlisted = (day: AttendanceDayRow) => day.punches === null && day.punchCount > 0;
+
 /** People whose timesheets are built together (their punches read at once). */
 const SHEET_BATCH = 50;
 
@@ -186,7 +192,7 @@ export class ReportService {
     open: OpenNow,
   ): AsyncGenerator<Sheet> {
     const punches = await this.deps.attendance.dayPunches(
-      group.flatMap((g) => g.ids),
+      group.filter((g) => g.days.some(unlisted)).flatMap((g) => g.ids),
       from,
       to,
     );
@@ -200,11 +206,16 @@ export class ReportService {
     known?: Map<string, Map<string, CountedPunch[]>>,
   ): Promise<Sheet> {
     const { ids, days, from, to } = of;
-    const punches = known ?? (await this.deps.attendance.dayPunches(ids, from, to));
+    const punches = known ?? (days.some(unlisted) ? await this.deps.attendance.dayPunches(ids, from, to) : new Map<string, Map<string, CountedPunch[]>>());
     const byDate = new Map(days.map((d) => [d.date, d]));
+    const daysOf = new Map<string, AttendanceDayRow[]>();
+    for (const d of days) daysOf.set(d.date, [...(daysOf.get(d.date) ?? []), d]);
     const rows: Row[] = [];
     for (let date = from; date <= to; date = addDays(date, 1)) {
-      const counted = ids.flatMap((id) => punches.get(id)?.get(date) ?? []).sort((a, b) => a.at - b.at);
+      // The punches each stored day was computed from: a report never judges a punch again.
+      const counted = (daysOf.get(date) ?? [])
+        .flatMap((d) => d.punches ?? (unlisted(d) ? (punches.get(d.enrolleeId)?.get(date) ?? []) : []))
+        .sort((a, b) => a.at - b.at);
       rows.push(timesheetRow(date, person, byDate.get(date) ?? null, counted, this.zone, open));
     }
     return {
