@@ -133,7 +133,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   enrollee_card_changed: {
     about:
-      'A terminal filled the card of an enrollee who had none (badged at its menu); it is sent to their other terminals. A terminal never replaces a card an administrator set (that terminal gets the enrollee’s card back). The card number is not in the event.',
+      'A terminal filled the card of an enrollee who had none (badged at its menu); it is sent to their other terminals. A terminal never replaces a card an administrator set (that terminal gets the enrollee’s card back), nor brings back one an administrator removed (that terminal gets the enrollee without a card). The card number is not in the event.',
     example: {
       enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
       device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },

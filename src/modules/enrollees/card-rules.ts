@@ -1,6 +1,6 @@
 /**
  * The rules of an enrollee's card (its form is cards.ts): one card, one person, and a terminal
- * fills only a card an administrator has not set.
+ * fills only a card an administrator has neither set nor removed.
  */
 
 import { and, eq, ne } from 'drizzle-orm';
@@ -34,12 +34,18 @@ export async function checkCardFree(q: Queryable, card: string, self: string | n
   if (holder && holder.id !== self) throw new FpaError('conflict', 'another enrollee holds this card', { card, enrollee: holder.id });
 }
 
+/** What became of a card a terminal reported for an enrollee (cardFromTerminal). */
+export type CardOutcome = 'filled' | 'same' | 'kept' | 'removed' | 'taken' | 'gone';
+
 /**
  * A terminal reports a card (normalised, cards.ts) for its user who is this enrollee (badged at
  * its menu). An administrator's card wins: the terminal fills the card only of an enrollee who
  * has none (`filled`, announced as `enrollee_card_changed`, and sent to their other terminals),
  * never replaces one (`kept`: the caller puts the enrollee's own card back on that terminal),
- * nor takes one another enrollee holds (`taken`).
+ * nor takes one another enrollee holds (`taken`). No card because an administrator removed it is
+ * their decision too, not a missing card (`removed`: the caller sends that terminal the enrollee
+ * without a card), until an administrator sets one: a terminal still holding a revoked badge
+ * (its update expired while it was away) must not bring it back to the person and the fleet.
  */
 export async function cardFromTerminal(
   w: WriteContext,
@@ -47,11 +53,16 @@ export async function cardFromTerminal(
   enrolleeId: string,
   card: string,
   device: DeviceRef,
-): Promise<'filled' | 'same' | 'kept' | 'taken' | 'gone'> {
-  const [row] = await w.tx.select({ card: enrollees.card, status: enrollees.status }).from(enrollees).where(eq(enrollees.id, enrolleeId)).limit(1);
+): Promise<CardOutcome> {
+  const [row] = await w.tx
+    .select({ card: enrollees.card, cardRemoved: enrollees.cardRemoved, status: enrollees.status })
+    .from(enrollees)
+    .where(eq(enrollees.id, enrolleeId))
+    .limit(1);
   if (!row || row.status === 'deleted') return 'gone';
   if (row.card === card) return 'same';
   if (row.card !== null) return 'kept';
+  if (row.cardRemoved) return 'removed';
   const [holder] = await w.tx
     .select({ id: enrollees.id })
     .from(enrollees)

@@ -86,6 +86,7 @@ export class ChangesToEnrollees {
       devicePin: pin,
       displayName: found.displayName,
       card,
+      cardRemoved: false,
       pinAllocated: options.pin === undefined,
       status: 'active',
       deactivatedAt: null,
@@ -159,7 +160,7 @@ export class ChangesToEnrollees {
   readonly checkCardFree = cardRules.checkCardFree;
 
   /** A terminal reports its user's card (card-rules.ts `cardFromTerminal`). */
-  cardFromTerminal(w: WriteContext, enrolleeId: string, card: string, device: DeviceRef): Promise<'filled' | 'same' | 'kept' | 'taken' | 'gone'> {
+  cardFromTerminal(w: WriteContext, enrolleeId: string, card: string, device: DeviceRef): Promise<cardRules.CardOutcome> {
     return cardRules.cardFromTerminal(w, { clock: this.ctx.clock, events: this.events }, enrolleeId, card, device);
   }
 }
@@ -172,6 +173,8 @@ async function changesOf(q: Queryable, row: EnrolleeRow, patch: EnrolleePatch, n
   if (card !== undefined && card !== row.card) {
     if (card !== null) await cardRules.checkCardFree(q, card, row.id);
     set.card = card;
+    // Removing a card is a decision terminals must not undo; setting one ends it (card-rules.ts).
+    set.cardRemoved = card === null;
     changes.card = { from: row.card, to: card };
   }
   if (patch.display_name !== undefined && patch.display_name !== row.displayName) {

@@ -24,8 +24,8 @@ export interface EnrolleeEvents {
   enrollee_updated: { enrollee: EnrolleeRef; changes: EnrolleeChanges; by: string };
   enrollee_deleted: { enrollee: EnrolleeRef; by: string };
   /**
-   * A terminal filled the card of an enrollee who had none (badged at its menu); the card
-   * number itself is not in the event (it opens doors).
+   * A terminal filled the card of an enrollee who had none, and not because an administrator
+   * removed it (badged at its menu); the card number itself is not in the event (it opens doors).
    */
   enrollee_card_changed: { enrollee: string; device: DeviceRef; by: string };
 }

@@ -1,5 +1,6 @@
 /** Enrollees: the link between an employee and a device PIN, and their areas. */
 export { areaNamesOf, membersOfArea } from './area-membership';
+export type { CardOutcome } from './card-rules';
 export { CARD_MAX, normaliseCard } from './cards';
 export type { EnrolleeEvents } from './events';
 export { Consent, type ConsentView, type ConsentWithdrawalView, Enrollee, EnrolleeParams } from './model';

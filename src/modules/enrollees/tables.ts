@@ -25,6 +25,12 @@ export const enrollees = sqliteTable(
     /** The card number (decimal) sent to terminals with the user; one enrollee per card (a deleted one lets go of it). */
     card: text('card'),
     /**
+     * An administrator removed the person's card (and has not set one since): no card is their
+     * decision, so a terminal still holding the old badge, or any other, is corrected rather than
+     * copied (card-rules.ts `cardFromTerminal`).
+     */
+    cardRemoved: integer('card_removed', { mode: 'boolean' }).notNull().default(false),
+    /**
      * The service handed this PIN out (true) rather than an adopted terminal user keeping theirs
      * (false). An allocated PIN was held by no terminal then, so wherever it appears afterwards it
      * is this enrollee (enrollment/walk-up.ts); an adopted one may be another person elsewhere.

@@ -44,7 +44,7 @@ import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { BiometricType } from '../../protocol/adms';
 import { type CommandService, supersedeRefusalDelete } from '../commands';
 import { type DeviceRow, type DeviceService, type DeviceUserRow, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
-import { type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
+import { type CardOutcome, type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
 import { deleteKey, userCommand } from './fan-out';
@@ -91,6 +91,19 @@ const REJECTIONS = new Set<ErrorCode>([
   'invalid_template',
   'validation_error',
 ]);
+
+/** The device log entry of a card a terminal reported and the service did not take (walk-up `cardsReported`). */
+const CARD_NOTES: Partial<Record<CardOutcome, { kind: string; message: string }>> = {
+  taken: { kind: 'card_conflict', message: 'was given a card another enrollee holds at the terminal: it is not theirs' },
+  kept: {
+    kind: 'card_kept',
+    message: "was given another card at the terminal; the enrollee's card set by an administrator is kept and sent back",
+  },
+  removed: {
+    kind: 'card_removed',
+    message: "holds a card at the terminal although an administrator removed the enrollee's card: it is not taken, and the user is sent back without it",
+  },
+};
 
 /**
  * The template is the terminal's own user's, not an enrollee's. `asked`: the remote session that
@@ -302,11 +315,12 @@ export class WalkUpEnrollment {
 
   /**
    * A card reported for a user who is an enrollee: it fills the enrollee's card when they have
-   * none (enrollees `cardFromTerminal`); when they have another (an administrator's card wins),
-   * the terminal gets the enrollee's user record, with their card, back.
+   * none (enrollees `cardFromTerminal`); when they have another (an administrator's card wins), or
+   * an administrator removed theirs (a revoked badge still on the terminal), the terminal gets the
+   * enrollee's user record back, with their card or without one.
    */
   private async cardsReported(w: WriteContext, device: DeviceRow, users: readonly ReportedUser[]): Promise<void> {
-    const { devices, enrollees, commands } = this.deps;
+    const { devices, enrollees } = this.deps;
     const carded = users.filter((u): u is ReportedUser & { card: string } => typeof u.card === 'string' && u.card !== '');
     if (carded.length === 0) return;
     const linked = await devices.users.enrolleesOf(
@@ -318,28 +332,19 @@ export class WalkUpEnrollment {
       const enrolleeId = linked.get(u.pin);
       if (!enrolleeId) continue;
       const outcome = await enrollees.changes.cardFromTerminal(w, enrolleeId, u.card, deviceRef(device));
-      if (outcome === 'taken') {
-        await noteOnDevice(
-          w.tx,
-          device.id,
-          'card_conflict',
-          `PIN ${u.pin} was given a card another enrollee holds at the terminal: it is not theirs`,
-          { pin: u.pin, enrollee: enrolleeId },
-          this.ctx.clock.now(),
-        );
-      }
-      if (outcome !== 'kept') continue;
-      const person = await enrollees.get(enrolleeId, w.tx);
-      await commands.enqueue(w, [userCommand(device.id, { id: person.id, devicePin: person.devicePin, displayName: person.displayName, card: person.card })]);
-      await noteOnDevice(
-        w.tx,
-        device.id,
-        'card_kept',
-        `PIN ${u.pin} was given another card at the terminal; the enrollee's card set by an administrator is kept and sent back`,
-        { pin: u.pin, enrollee: enrolleeId },
-        this.ctx.clock.now(),
-      );
+      const note = CARD_NOTES[outcome];
+      if (!note) continue;
+      if (outcome !== 'taken') await this.sendCardBack(w, device, enrolleeId);
+      await noteOnDevice(w.tx, device.id, note.kind, `PIN ${u.pin} ${note.message}`, { pin: u.pin, enrollee: enrolleeId }, this.ctx.clock.now());
     }
+  }
+
+  /** The enrollee's user record, with the card the service holds for them (or none), back to the terminal that reported another. */
+  private async sendCardBack(w: WriteContext, device: DeviceRow, enrolleeId: string): Promise<void> {
+    const person = await this.deps.enrollees.get(enrolleeId, w.tx);
+    await this.deps.commands.enqueue(w, [
+      userCommand(device.id, { id: person.id, devicePin: person.devicePin, displayName: person.displayName, card: person.card }),
+    ]);
   }
 
   /**
