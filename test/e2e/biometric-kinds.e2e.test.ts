@@ -239,3 +239,45 @@ describe('biometrics a terminal holds that the service does not keep', () => {
     expect(await userOf('FP1')).toMatchObject({ enrollee: cy.id, biometrics: {} });
   });
 });
+
+describe('face photos and user photos a terminal holds', () => {
+  test('are noted on its user however they arrive; withdrawing consent deletes the user there, and the proof waits for it', async () => {
+    const di = await person('K-DI', true);
+    // A SpeedFace-V5L sends its comparison photo inside OPERLOG, others in a BIOPHOTO table of its
+    // own (ADMS.md §2.8: accept both); user photos come as OPERLOG USERPIC or 3.x `userpic`.
+    const vf1 = await online('VF1', { biodata: true, kinds: SPEEDFACE });
+    const vfb = await online('VFB', { biodata: true, kinds: SPEEDFACE });
+    const pic1 = await online('PIC1');
+    const pic3 = await online('PIC3');
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...new Array(60).fill(7)]).toString('base64');
+    const biophoto = `BIOPHOTO PIN=${di.device_pin}\tFileName=${di.device_pin}.jpg\tType=9\tSize=${jpeg.length}\tContent=${jpeg}\n`;
+    expect((await vf1.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, biophoto)).body).toBe('OK:1');
+    expect((await vfb.post('cdata', { table: 'BIOPHOTO', Stamp: '9999' }, biophoto)).body).toBe('OK:1');
+    const userpic = `USERPIC PIN=${di.device_pin}\tFileName=${di.device_pin}.jpg\tSize=${jpeg.length}\tContent=${jpeg}\n`;
+    expect((await pic1.post('cdata', { table: 'OPERLOG', Stamp: '9999' }, userpic)).body).toBe('OK:1');
+    const userpic3 = `userpic pin=${di.device_pin}\tfilename=${di.device_pin}.jpg\tsize=${jpeg.length}\tcontent=${jpeg}\n`;
+    expect((await pic3.post('cdata', { table: 'tabledata', tablename: 'userpic', count: '1' }, userpic3)).body).toBe('userpic=1');
+    const userOn = async (sn: string) =>
+      ((await server.admin.get(`/devices/${sn}/users/`)).body.results as { pin: string; biometrics: Record<string, number> }[]).find(
+        (u) => u.pin === di.device_pin,
+      );
+    expect(await userOn('VF1')).toMatchObject({ biometrics: { face_photo: 1 } });
+    expect(await userOn('VFB')).toMatchObject({ biometrics: { face_photo: 1 } });
+    expect(await userOn('PIC1')).toMatchObject({ biometrics: { user_photo: 1 } });
+    expect(await userOn('PIC3')).toMatchObject({ biometrics: { user_photo: 1 } });
+
+    expect((await server.admin.delete(`/enrollees/${di.id}/consent/`)).status).toBe(200);
+    const proof = async () =>
+      (await server.admin.get(`/enrollees/${di.id}/deletion-proof/`)).body as { complete: boolean; terminals: { serial_number: string; status: string }[] };
+    expect((await proof()).terminals.map((t) => t.serial_number)).toEqual(expect.arrayContaining(['PIC1', 'PIC3', 'VF1', 'VFB']));
+    for (const t of [vf1, vfb, pic1, pic3]) {
+      const sent = await drain(t);
+      expect(sent[0]).toStartWith(`DATA DELETE USERINFO PIN=${di.device_pin}`);
+      expect(sent[1]).toStartWith(`DATA UPDATE USERINFO PIN=${di.device_pin}`);
+      expect(sent).toHaveLength(2);
+      expect(await userOn(t.sn)).toMatchObject({ enrollee: di.id, biometrics: {} });
+    }
+    for (const t of [sf1, sf2, nir, fp]) await drain(t);
+    expect(await proof()).toMatchObject({ complete: true });
+  });
+});

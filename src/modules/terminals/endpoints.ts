@@ -21,7 +21,6 @@ import {
   parseAttlog,
   parseDeviceCmdBody,
   parseInfoParam,
-  parseOperlog,
   parseOptionsBody,
   parseRegistryBody,
   parseRtlog,
@@ -323,7 +322,7 @@ export class TerminalEndpoints {
         return ok();
       case 'BIOPHOTO':
       case 'IDCARD':
-        return ok(`OK:${parseOperlog(await this.text(device, req)).records.length}`);
+        return ok(`OK:${await this.uploads.photoTable(device, await this.text(device, req))}`);
       case 'RTLOG': {
         const { records, errors } = parseRtlog(await this.text(device, req));
         await this.userPunches(device, 'rtlog', records, errors, flags);

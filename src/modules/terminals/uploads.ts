@@ -108,7 +108,7 @@ export class TerminalUploads {
           break;
         default: {
           // FACE, FVEIN, USERPIC, BIOPHOTO, IDCARD, unknown kinds: acknowledged, not kept. The
-          // biometrics among them are noted on the terminal's user, so that a withdrawal of
+          // biometrics among them (photos of a face included) are noted on the terminal's user, so that a withdrawal of
           // consent deletes them there too (enrollment/fan-out.ts `clearWhatWasNotStored`).
           const held = heldBiometricOf(r);
           if (held) tally.unkept.push(held);
@@ -154,11 +154,13 @@ export class TerminalUploads {
     const { records, errors } = parseTabledata(text);
     await this.lines.logMalformed(device, `tabledata/${tableName}`, redactedErrors(errors));
     if (NOT_KEPT_TABLES.has(table)) {
-      // A 3.x face photo is biometric data the terminal holds: noted on its user, as 2.x BIOPHOTO.
-      if (table === 'biophoto')
+      // A 3.x face photo or user photo is a face image the terminal holds: noted on its user, as
+      // 2.x BIOPHOTO and USERPIC.
+      const photo = PHOTO_TABLES[table];
+      if (photo)
         await this.walkUp.heldNotKept(
           device,
-          records.flatMap((r) => faceOnPhoto(r.fields)),
+          records.flatMap((r) => photoOf(r.fields, photo)),
         );
       await this.log(device, [
         {
@@ -219,6 +221,24 @@ export class TerminalUploads {
         details: { table: tableName, lines: lines.length },
       },
     ]);
+  }
+
+  /**
+   * `table=BIOPHOTO` (face photos in a table of their own, ADMS.md §2.8, where a SpeedFace-V5L
+   * sends them inside OPERLOG) and `table=IDCARD`: acknowledged without being kept, like those
+   * records inside OPERLOG, and like them a face photo is noted on the terminal's user, so that a
+   * withdrawal of consent deletes it there (enrollment/fan-out.ts `clearWhatWasNotStored`).
+   */
+  async photoTable(device: DeviceRow, text: string): Promise<number> {
+    const { records } = parseOperlog(text);
+    await this.walkUp.heldNotKept(
+      device,
+      records.flatMap((r) => {
+        const held = r.kind === 'OPLOG' || r.kind === 'USER' || r.kind === 'FP' || r.kind === 'BIODATA' ? null : heldBiometricOf(r);
+        return held ? [held] : [];
+      }),
+    );
+    return records.length;
   }
 
   /** 3.x `user` records: uploaded as `tabledata`, or the answer to a user query (`querydata`). */
@@ -363,8 +383,19 @@ interface Tally {
 
 const newTally = (): Tally => ({ notes: [], ignoredTypes: new Map(), unkept: [] });
 
-/** The biometric kinds of OPERLOG records this service acknowledges without keeping, by the names the users list shows. */
-const UNKEPT_KINDS: Partial<Record<GenericOperlogRecord['kind'], string>> = { FACE: 'face', FVEIN: 'finger_vein', BIOPHOTO: 'face_photo' };
+/**
+ * The biometric kinds of OPERLOG records this service acknowledges without keeping, by the names
+ * the users list shows. A user photo is a face image too: it goes with the user as a face photo does.
+ */
+const UNKEPT_KINDS: Partial<Record<GenericOperlogRecord['kind'], string>> = {
+  FACE: 'face',
+  FVEIN: 'finger_vein',
+  BIOPHOTO: 'face_photo',
+  USERPIC: 'user_photo',
+};
+
+/** 3.x photo tables, by the names their 2.x twins have on the users list. */
+const PHOTO_TABLES: Partial<Record<string, string>> = { biophoto: 'face_photo', userpic: 'user_photo' };
 
 function heldBiometricOf(r: GenericOperlogRecord): HeldBiometric | null {
   const type = UNKEPT_KINDS[r.kind];
@@ -372,10 +403,10 @@ function heldBiometricOf(r: GenericOperlogRecord): HeldBiometric | null {
   return { pin: r.pin, type, index: parseIntStrict(keyValueFields(Object.entries(r.fields)).get('FID')) ?? 0 };
 }
 
-/** A 3.x `biophoto` record's person, as a face photo held (none without a PIN). */
-function faceOnPhoto(fields: Record<string, string>): HeldBiometric[] {
+/** A 3.x `biophoto` or `userpic` record's person, as a photo of this type held (none without a PIN). */
+function photoOf(fields: Record<string, string>, type: string): HeldBiometric[] {
   const pin = keyValueFields(Object.entries(fields)).get('PIN')?.trim();
-  return pin ? [{ pin, type: 'face_photo', index: 0 }] : [];
+  return pin ? [{ pin, type, index: 0 }] : [];
 }
 
 function oplogNote(r: OplogRecord): Note {
