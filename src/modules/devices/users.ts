@@ -3,7 +3,7 @@
  * (`fpa_device_users`). The rest of the fleet logic (adoption, conflicts, resync) reads and
  * writes this through here.
  */
-import { and, eq, getTableName, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableName, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx } from '../../platform/db/client';
@@ -229,9 +229,19 @@ export class DeviceUsers {
     return page ? rows.limit(page.limit) : rows;
   }
 
-  /** The terminal users linked to this enrollee, on every terminal. */
-  async linkedTo(q: Queryable, enrolleeId: string): Promise<DeviceUserRow[]> {
-    return q.select().from(deviceUsers).where(eq(deviceUsers.enrolleeId, enrolleeId));
+  /**
+   * The terminal users linked to this enrollee, on every terminal; with `unlinkedPin`, also the
+   * users with that PIN linked to nobody that their terminal did not hold before the service knew
+   * it: where a PIN the service handed out is one of these (a template refused outside its
+   * enrollee's areas leaves one), it is still that enrollee (enrollment/walk-up.ts).
+   */
+  async linkedTo(q: Queryable, enrolleeId: string, options: { unlinkedPin?: string } = {}): Promise<DeviceUserRow[]> {
+    const pin = options.unlinkedPin;
+    const unlinked = pin === undefined ? undefined : and(eq(deviceUsers.pin, pin), isNull(deviceUsers.enrolleeId), eq(deviceUsers.heldBefore, false));
+    return q
+      .select()
+      .from(deviceUsers)
+      .where(unlinked ? or(eq(deviceUsers.enrolleeId, enrolleeId), unlinked) : eq(deviceUsers.enrolleeId, enrolleeId));
   }
 
   async one(q: Queryable, deviceId: string, pin: string): Promise<DeviceUserRow | null> {

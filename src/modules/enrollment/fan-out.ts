@@ -217,21 +217,27 @@ export class FanOut {
    * terminal whose user of this person holds a biometric the service did not store (a legacy
    * FACE record, a vein, a face photo, a BIODATA kind it does not keep, a finger refused without
    * a delete) cannot be sent a delete of each. The user is deleted there, which takes all of it,
-   * and put back without biometrics where they still belong (an approved terminal), so their card
-   * and PIN still punch. Returns the terminals.
+   * and put back without biometrics where they still belong (an approved terminal that is theirs),
+   * so their card and PIN still punch. Their user there is the one linked to them or, for a PIN the
+   * service handed out, one linked to nobody (walk-up.ts: a finger refused outside their areas
+   * leaves one, and that PIN is them wherever it appears). Returns the terminals.
    */
   async clearWhatWasNotStored(w: WriteContext, enrolleeId: string, stored: readonly { type: string; fingerIndex: number }[]): Promise<number> {
+    const person = await this.enrollees.find(w.tx, enrolleeId);
     const kept = new Set(stored.map((t) => `${t.type}:${t.fingerIndex}`));
-    const holders = (await this.devices.users.linkedTo(w.tx, enrolleeId)).filter((u) =>
-      Object.entries(u.biometrics).some(([type, indexes]) => indexes.some((i) => !kept.has(`${type}:${i}`))),
+    const users = await this.devices.users.linkedTo(w.tx, enrolleeId, person?.pinAllocated ? { unlinkedPin: person.devicePin } : {});
+    // Nothing of theirs was stored from a terminal whose user is linked to nobody (it was refused there): whatever it holds goes.
+    const holders = users.filter((u) =>
+      Object.entries(u.biometrics).some(([type, indexes]) => indexes.some((i) => u.enrolleeId === null || !kept.has(`${type}:${i}`))),
     );
     if (holders.length === 0) return 0;
-    const person = await this.enrollees.find(w.tx, enrolleeId);
+    const inScope = new Set((await this.devicesInScope(w.tx, enrolleeId)).map((d) => d.id));
     const commands: NewCommand[] = [];
     for (const u of holders) {
       commands.push({ deviceId: u.deviceId, kind: 'delete_user', payload: { pin: u.pin }, supersedeKey: `user:${u.pin}` });
       const device = await this.devices.findById(w.tx, u.deviceId);
-      if (person?.status === 'active' && device?.status === 'approved') commands.push(userCommand(u.deviceId, person));
+      const theirs = u.enrolleeId !== null || inScope.has(u.deviceId);
+      if (person?.status === 'active' && device?.status === 'approved' && theirs) commands.push(userCommand(u.deviceId, person));
     }
     await this.commands.enqueue(w, commands);
     return holders.length;
@@ -297,8 +303,10 @@ export class FanOut {
   /**
    * Terminals that may hold an enrollee's user record or templates: those sharing an area, any
    * terminal with a template of theirs that is not `incompatible` (a walk-up source outside scope),
-   * and any terminal whose user is linked to them. Removed terminals included: what they held is
-   * kept under their id, and the deletes wait for them (devices/service.ts `remove`).
+   * any terminal whose user is linked to them, and, for a PIN the service handed out, any terminal
+   * whose user with it is linked to nobody (that PIN is them wherever it appears: a finger refused
+   * outside their areas leaves such a user). Removed terminals included: what they held is kept
+   * under their id, and the deletes wait for them (devices/service.ts `remove`).
    */
   async devicesThatMayHold(q: Queryable, enrolleeId: string): Promise<string[]> {
     const holders = await q
@@ -306,8 +314,9 @@ export class FanOut {
       .from(templateSync)
       .innerJoin(templates, eq(templates.id, templateSync.templateId))
       .where(and(eq(templates.enrolleeId, enrolleeId), ne(templateSync.status, 'incompatible')));
-    const linked = await this.devices.users.linkedTo(q, enrolleeId);
-    return [...new Set([...(await this.devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId), ...linked.map((u) => u.deviceId)])];
+    const person = await this.enrollees.find(q, enrolleeId);
+    const users = await this.devices.users.linkedTo(q, enrolleeId, person?.pinAllocated ? { unlinkedPin: person.devicePin } : {});
+    return [...new Set([...(await this.devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId), ...users.map((u) => u.deviceId)])];
   }
 }
 
