@@ -1,0 +1,1 @@
+ALTER TABLE `fpa_enrollees` ADD `card_removed` integer DEFAULT false NOT NULL;
