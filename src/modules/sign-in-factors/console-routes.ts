@@ -8,7 +8,7 @@
 import type { Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { FpaError } from '../../platform/errors';
-import { peerAddress } from '../../platform/http/routable-url';
+import { clientAddress } from '../../platform/http/client-address';
 import { apiRouter, type Http } from '../../platform/http/router';
 import { CONSOLE_PATH } from '../console';
 import { clearPendingCookie, pendingTokenOf } from './cookies';
@@ -43,7 +43,7 @@ function refuseOtherOrigin(request: Request): void {
   if (host !== (request.headers.get('host') ?? new URL(request.url).host)) throw new FpaError('forbidden', 'sign-in was asked from another site', {});
 }
 
-type Ctx = { request: Request; server: Parameters<typeof peerAddress>[0] };
+type Ctx = { request: Request; server: Parameters<typeof clientAddress>[0] };
 
 const expired = () => new FpaError('unauthorized', 'this sign-in has expired: sign in again', { reason: 'sign_in_expired' });
 
@@ -65,7 +65,7 @@ async function signedInResponse(
 function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
   const settings = http.runtime.settings;
   const { signIn } = deps;
-  const originOf = (c: Ctx) => requestOrigin(c.request, settings, peerAddress(c.server, c.request) ?? '');
+  const originOf = (c: Ctx) => requestOrigin(c.request, settings, clientAddress(c.server, c.request, settings.CONSOLE_TRUST_PROXY) ?? '');
   const signedIn = (c: Ctx, completed: CompletedSignIn) => signedInResponse(c.request, completed, deps, settings);
 
   // The pending cookie is the credential of these steps: checked before the body is (401 first, as any credential).

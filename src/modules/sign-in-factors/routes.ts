@@ -6,8 +6,8 @@
 import { Elysia, t } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
+import { clientAddress } from '../../platform/http/client-address';
 import { errors } from '../../platform/http/model';
-import { peerAddress } from '../../platform/http/routable-url';
 import { adminRouter, type Http } from '../../platform/http/router';
 import {
   CodeBody,
@@ -38,7 +38,7 @@ export const passkeyView = (p: PasskeySummary) => ({
 });
 
 type Deps = { factors: SecondFactors; users: FactorUserDirectory };
-type Ctx = { request: Request; server: Parameters<typeof peerAddress>[0] };
+type Ctx = { request: Request; server: Parameters<typeof clientAddress>[0] };
 
 /** What every part needs: the signed-in user behind the caller (403 `not_a_user` otherwise), and the console's origin. */
 function helpers(http: Http, users: FactorUserDirectory) {
@@ -50,7 +50,7 @@ function helpers(http: Http, users: FactorUserDirectory) {
         throw new FpaError('forbidden', 'second factors belong to a signed-in user (not an API key, a token or a sign-in link)', { reason: 'not_a_user' });
       return user;
     },
-    originOf: (c: Ctx) => requestOrigin(c.request, settings, peerAddress(c.server, c.request) ?? ''),
+    originOf: (c: Ctx) => requestOrigin(c.request, settings, clientAddress(c.server, c.request, settings.CONSOLE_TRUST_PROXY) ?? ''),
   };
 }
 

@@ -6,21 +6,12 @@
  */
 import { t } from 'elysia';
 import { FpaError } from '../../platform/errors';
-import { peerAddress } from '../../platform/http/routable-url';
+import { clientAddress } from '../../platform/http/client-address';
 import { apiRouter, type Http } from '../../platform/http/router';
 import { CONSOLE_PATH, type ConsoleService, fromElsewhere, type StartedSession } from '../console';
 import type { Invites } from './invites';
 import { InviteComplete, InviteInfo, InviteToken, PasswordSignIn as PasswordSignInBody } from './model';
 import type { PasswordSignIn } from './sign-in';
-
-/** The client's address: the peer, or the first X-Forwarded-For hop behind a trusted proxy. */
-function clientAddress(http: Http, server: Parameters<typeof peerAddress>[0], request: Request): string | null {
-  if (http.runtime.settings.CONSOLE_TRUST_PROXY) {
-    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  return peerAddress(server, request);
-}
 
 export function signInRoutes(http: Http, deps: { signIn: PasswordSignIn; invites: Invites; sessions: ConsoleService }) {
   const { signIn, invites, sessions } = deps;
@@ -38,7 +29,7 @@ export function signInRoutes(http: Http, deps: { signIn: PasswordSignIn; invites
       `${CONSOLE_PATH}/password`,
       async ({ body, request, server }) => {
         sameSite(request);
-        const outcome = await signIn.signIn(body.username, body.password, clientAddress(http, server, request));
+        const outcome = await signIn.signIn(body.username, body.password, clientAddress(server, request, http.runtime.settings.CONSOLE_TRUST_PROXY));
         if ('pending' in outcome) {
           const headers = new Headers({ 'content-type': 'application/json', 'cache-control': 'no-store' });
           if (outcome.pending.cookie) headers.append('set-cookie', outcome.pending.cookie(request));

@@ -450,7 +450,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   CONSOLE_SESSION_IDLE_TIMEOUT: duration(30 * MINUTE, 'A console session unused this long ends.'),
   CONSOLE_TRUST_PROXY: flag(
     false,
-    'Believe `X-Forwarded-Proto` (a TLS-terminating proxy in front): the console cookie is then `Secure` behind an HTTPS proxy.',
+    'Believe the proxy in front (one you control, e.g. TLS-terminating nginx or Caddy): `X-Forwarded-Proto` and `X-Forwarded-Host` (the console cookie is then `Secure` behind an HTTPS proxy) and the LAST entry of `X-Forwarded-For` as the client’s address (the sign-in limit per address), the one the proxy appended; earlier entries are what the client sent and never count. A last entry that is no IP address counts as the proxy’s own.',
   ),
   USER_INVITE_TTL: duration(7 * 24 * 60 * MINUTE, 'An invite or password-reset link (`users/`, `fpa:create-user`) works once, within this.'),
   CONSOLE_SIGN_IN_LIMIT: rate(
