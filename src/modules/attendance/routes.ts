@@ -1,6 +1,7 @@
 /** `attendance-days/`, its recompute and CSV export, `attendance-summary/` and `pay-periods/` (docs/api.md). */
 import { Elysia, t } from 'elysia';
 import { withByteOrderMark } from '../../platform/csv';
+import { attachmentDisposition } from '../../platform/http/content-disposition';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import type { TodayBoard as Board } from './board';
@@ -73,7 +74,7 @@ function dayRoutes(http: Http, attendance: AttendanceService, reports: Reports) 
         new Response(withByteOrderMark(await reports.exportCsv(query, { scope }), query.bom), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
-            'content-disposition': `attachment; filename="attendance-${query.from}-${query.to}.csv"`,
+            'content-disposition': attachmentDisposition(`attendance-${query.from}-${query.to}.csv`),
           },
         }),
       {

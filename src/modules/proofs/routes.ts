@@ -3,6 +3,7 @@
  * key set that verifies the proofs, `/.well-known/fpa-proof-key.json` (no authentication).
  */
 import { Elysia, t } from 'elysia';
+import { attachmentDisposition } from '../../platform/http/content-disposition';
 import { errors } from '../../platform/http/model';
 import { adminRouter, apiRouter, type Http } from '../../platform/http/router';
 import { EnrolleeParams } from '../enrollees';
@@ -31,7 +32,7 @@ export function deletionProofRoutes(http: Http, proofs: DeletionProofs) {
         return new Response(new Blob([pdf as Uint8Array<ArrayBuffer>]), {
           headers: {
             'content-type': 'application/pdf',
-            'content-disposition': `attachment; filename="deletion-proof-${proof.employee ?? proof.enrollee}.pdf"`,
+            'content-disposition': attachmentDisposition(`deletion-proof-${proof.employee ?? proof.enrollee}.pdf`),
           },
         });
       },

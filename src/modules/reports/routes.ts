@@ -1,6 +1,7 @@
 /** `reports/{daily,timesheet,summary,exceptions}.{csv,xlsx,pdf}` (API.md "HR at a glance"). */
 import { t } from 'elysia';
 import { withByteOrderMark } from '../../platform/csv';
+import { attachmentDisposition } from '../../platform/http/content-disposition';
 import { CsvBomQuery, errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { DailyQuery, ExceptionsQuery, PreviewLimit, ReportPreview, SummaryQuery, TimesheetQuery } from './model';
@@ -29,7 +30,7 @@ function download(file: ReportFile, query: object): Response {
   return new Response(body, {
     headers: {
       'content-type': file.contentType,
-      'content-disposition': `attachment; filename="${file.filename}"`,
+      'content-disposition': attachmentDisposition(file.filename),
       'cache-control': 'no-store',
     },
   });

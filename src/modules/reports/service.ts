@@ -88,10 +88,8 @@ export class ReportService {
   }
 
   private base(kind: string, title: string, period: string, scope: string, basename: (string | null)[], notes: string[] = []) {
-    const name = basename
-      .filter((p): p is string => p !== null && p !== '')
-      .join('-')
-      .replace(/[^A-Za-z0-9._-]+/g, '_');
+    // The name as it is (an employee key `李雷`, an area `North plant`): the download's header keeps it (attachmentDisposition).
+    const name = basename.filter((p): p is string => p !== null && p !== '').join('-');
     const company = this.ctx.settings.COMPANY_NAME;
     return { kind, title, period, scope, company, basename: name, timeZone: this.zone, notes };
   }

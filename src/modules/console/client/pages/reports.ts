@@ -49,9 +49,18 @@ function lastMonth(today: string): [string, string] {
   return [start, end.toISOString().slice(0, 10)];
 }
 
-/** The file name of a `Content-Disposition: attachment; filename="…"`. */
+/** The file name of a `Content-Disposition`: the real one (`filename*=UTF-8''…`) when sent, else the ASCII `filename="…"`. */
 function fileName(response: Response, fallback: string): string {
-  return /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? fallback;
+  const header = response.headers.get('content-disposition') ?? '';
+  const real = /filename\*=UTF-8''([^;\s]+)/i.exec(header)?.[1];
+  if (real) {
+    try {
+      return decodeURIComponent(real);
+    } catch {
+      // not UTF-8: the ASCII name below
+    }
+  }
+  return /filename="([^"]+)"/.exec(header)?.[1] ?? fallback;
 }
 
 export async function reportsPage(main: HTMLElement, params: string[]): Promise<undefined> {
