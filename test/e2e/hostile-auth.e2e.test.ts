@@ -7,8 +7,8 @@
  * document itself is administrators' (src/app/docs/routes.ts), and the console's shell, assets and
  * sign-in page and sign-in posts (a one-time token, a password or an invite token is the credential there).
  * Agent routes refuse administrator tokens and bogus keys; administrator routes refuse agent
- * keys and every broken JWT (alg none, no exp, expired, wrong key, wrong audience). Nothing a
- * refused caller sends changes the database. test/admin-auth.test.ts covers JWKS and issuers.
+ * keys and every broken JWT (alg none, no exp, expired, an exp past any nameable date, wrong key,
+ * wrong audience). Nothing a refused caller sends changes the database. test/admin-auth.test.ts covers JWKS and issuers.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { UnsecuredJWT } from 'jose';
@@ -16,7 +16,7 @@ import { OPERATOR_TOKEN_HEADER } from '../../src/platform/http/admin-auth';
 import { METHOD_REFUSAL_TAG } from '../../src/platform/http/other-methods';
 import { createAgent } from '../support/agents';
 import { signInOverHttp } from '../support/console';
-import { adminToken, startTestServer, type TestServer } from '../support/harness';
+import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
 import { tableCounts } from '../support/hostile';
 
 const API = '/api/fingerprint/v1';
@@ -179,6 +179,12 @@ describe('refused callers', () => {
   });
 
   test('administrator routes: an agent key and every broken JWT', async () => {
+    // Signed, with an `exp` no date (or no RFC 3339 instant) can hold: refused at the door, not a 500 where a route names the expiry.
+    const unnameableExpiry = await Promise.all(
+      [8640000000001, 1e15, 1e20, 253402300800].map(
+        async (exp): Promise<[string, string]> => [`exp ${exp}`, `Bearer ${await adminToken({ expiresIn: exp, audience: AUDIENCE })}`],
+      ),
+    );
     const tokens: [string, string][] = [
       ['an agent key', `Agent ${agentKey}`],
       ['an agent key as a Bearer token', `Bearer ${agentKey}`],
@@ -189,6 +195,7 @@ describe('refused callers', () => {
       ['a wrong audience', `Bearer ${await adminToken({ audience: 'someone-else' })}`],
       ['no audience', `Bearer ${await adminToken()}`],
       ['a truncated signature', `Bearer ${goodAdmin.slice(0, -4)}`],
+      ...unnameableExpiry,
     ];
     const before = await tableCounts(server);
     for (const route of protectedRoutes().filter((r) => r.kind === 'admin')) {
@@ -215,6 +222,16 @@ describe('refused callers', () => {
         refused: false,
       });
     }
+  });
+});
+
+describe('a token expiring at the edge of what can be named', () => {
+  test('exp 9999-12-31T23:59:59Z is a token like any other; users/me/ names its expiry', async () => {
+    const client = new ApiClient(`${server.url}${API}`, { authorization: `Bearer ${await adminToken({ expiresIn: 253402300799, audience: AUDIENCE })}` });
+    const me = await client.get('/users/me/');
+    expect(me.status).toBe(200);
+    expect(me.body.expires_at).toBe('9999-12-31T23:59:59.000Z');
+    expect((await client.get('/devices/')).status).toBe(200);
   });
 });
 

@@ -69,7 +69,8 @@ export async function adminToken(
   options: {
     sub?: string;
     scope?: string;
-    expiresIn?: string | null;
+    /** A duration from now (`1h`), an `exp` in seconds since the epoch as it is, or none. */
+    expiresIn?: string | number | null;
     secret?: string;
     audience?: string;
     issuer?: string;

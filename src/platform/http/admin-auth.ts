@@ -70,6 +70,9 @@ function roleOfClaims(payload: JWTPayload): { role: Role; areas: string[] } {
 
 export const OPERATOR_TOKEN_HEADER = 'x-fpa-operator-token';
 
+/** The last `exp` (seconds) whose instant is RFC 3339 (a four-digit year): 9999-12-31T23:59:59Z. */
+const LAST_NAMEABLE_EXP = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000;
+
 /**
  * Sessions of a browser (the console): the identity a request's session cookie stands for, or
  * null when it carries none that is valid. It throws (403) when the session is valid but the
@@ -130,12 +133,17 @@ export class AdminAuthenticator {
       }
     }
     if (!payload) throw new FpaError('unauthorized', 'the administrator token is invalid or expired', {});
+    // jose takes any number as `exp`: one past the last RFC 3339 instant (or past JavaScript's
+    // dates, 1e15) passed here and failed later, where a route names the expiry (`users/me/`: 500).
+    if (typeof payload.exp !== 'number' || payload.exp > LAST_NAMEABLE_EXP) {
+      throw new FpaError('unauthorized', 'the administrator token expires at no time this server can name (exp after 9999-12-31T23:59:59Z)', {});
+    }
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
     if (!scopes.includes(this.settings.ADMIN_SCOPE)) {
       throw new FpaError('forbidden', `the token lacks the scope ${this.settings.ADMIN_SCOPE}`, { required_scope: this.settings.ADMIN_SCOPE });
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new FpaError('unauthorized', 'the token has no subject', {});
-    return { actor: { kind: 'token', id: payload.sub }, by: payload.sub, ...roleOfClaims(payload), expiresAt: (payload.exp ?? 0) * 1000 };
+    return { actor: { kind: 'token', id: payload.sub }, by: payload.sub, ...roleOfClaims(payload), expiresAt: payload.exp * 1000 };
   }
 
   /** Whom the embedding host's own sign-in vouches for on this request (the console starts a session for them), or null. */
