@@ -123,18 +123,18 @@ describe('consent gates every kind, and withdrawal removes every kind everywhere
 
 describe('a palm not yet sent when consent is withdrawn', () => {
   test('never reaches the terminal that was still to get it: the writes of all its slots are closed with its delete', async () => {
-    const di = await person('K-DI', true);
+    const ev = await person('K-EV', true);
     await drain(sf1);
     await drain(sf2);
     // A palm is five slots, one delete per part: the delete's own key closes only one write.
-    expect((await sf1.enrollKind(di.device_pin, 'palm', 1)).body).toBe('OK:5');
-    expect((await listed(di.id)).map((t) => statusOn(t, 'SF2'))).toEqual(['pending', 'pending', 'pending', 'pending', 'pending']);
-    expect((await server.admin.delete(`/enrollees/${di.id}/consent/`)).status).toBeLessThan(300);
+    expect((await sf1.enrollKind(ev.device_pin, 'palm', 1)).body).toBe('OK:5');
+    expect((await listed(ev.id)).map((t) => statusOn(t, 'SF2'))).toEqual(['pending', 'pending', 'pending', 'pending', 'pending']);
+    expect((await server.admin.delete(`/enrollees/${ev.id}/consent/`)).status).toBeLessThan(300);
     await drain(sf1);
     const toSf2 = await drain(sf2);
-    expect(toSf2.filter((c) => c.startsWith('DATA UPDATE BIODATA') && c.includes(`Pin=${di.device_pin}\t`))).toEqual([]);
-    expect([...sf2.biodata.values()].some((b) => b.pin === di.device_pin)).toBe(false);
-    expect([...sf1.biodata.values()].some((b) => b.pin === di.device_pin)).toBe(false);
+    expect(toSf2.filter((c) => c.startsWith('DATA UPDATE BIODATA') && c.includes(`Pin=${ev.device_pin}\t`))).toEqual([]);
+    expect([...sf2.biodata.values()].some((b) => b.pin === ev.device_pin)).toBe(false);
+    expect([...sf1.biodata.values()].some((b) => b.pin === ev.device_pin)).toBe(false);
   });
 });
 
