@@ -98,6 +98,11 @@ export interface SimulatedTerminalOptions {
   language?: string;
   /** Fingerprint algorithm reported in INFO and options (default `10`). */
   fpVersion?: string;
+  /**
+   * Whether it has a fingerprint reader (default true). A card-only or face-only terminal says
+   * `FingerFunOn=0` and reports no `FPVersion`.
+   */
+  fingers?: boolean;
   /** Announce fingerprint BIODATA support and upload templates as BIODATA Type=1. */
   biodata?: boolean;
   firmware?: string;
@@ -217,14 +222,14 @@ export class SimulatedTerminal {
 
   /** `POST cdata?table=options`: the terminal's parameters. */
   async postOptions(): Promise<Exchange> {
-    const fp = this.o.fpVersion ?? '10';
+    const fp = this.fpVersion;
     const params: Record<string, string> = {
       '~DeviceName': 'FPA-Simulator',
       MAC: '00:17:61:00:00:01',
       TransactionCount: String(this.attlog.length),
       UserCount: String(this.users.size),
-      FingerFunOn: '1',
-      FPVersion: fp,
+      FingerFunOn: fp === null ? '0' : '1',
+      ...(fp === null ? {} : { FPVersion: fp }),
       FPCount: String(this.templates.size),
       ...this.kindParameters(),
       Language: this.o.language ?? '69',
@@ -234,6 +239,11 @@ export class SimulatedTerminal {
       MultiBioDataSupport: this.multiBioDataSupport(),
     };
     return this.post('cdata', { table: 'options' }, formatOptionsBody(params));
+  }
+
+  /** The fingerprint algorithm it reports, or null when it has no fingerprint reader. */
+  private get fpVersion(): string | null {
+    return this.o.fingers === false ? null : (this.o.fpVersion ?? '10');
   }
 
   /** A 0/1 per BIODATA type 0–9: which kinds this terminal takes as BIODATA. */
@@ -295,9 +305,7 @@ export class SimulatedTerminal {
   async poll(): Promise<ReceivedCommand[]> {
     const query: Record<string, string> = {};
     if (this.infoDue) {
-      query.INFO = [this.firmware, this.users.size, this.templates.size, this.attlog.length, '192.168.1.201', this.o.fpVersion ?? '10', 0, 0, 0, '10000'].join(
-        ',',
-      );
+      query.INFO = [this.firmware, this.users.size, this.templates.size, this.attlog.length, '192.168.1.201', this.fpVersion ?? '', 0, 0, 0, '10000'].join(',');
     }
     const res = await this.get('getrequest', query);
     if (res.status !== 200) return [];
@@ -694,8 +702,8 @@ export class SimulatedTerminal {
       `UserCount=${this.users.size}`,
       `FPCount=${this.templates.size}`,
       `TransactionCount=${this.attlog.length}`,
-      `FPVersion=${this.o.fpVersion ?? '10'}`,
-      `~ZKFPVersion=${this.o.fpVersion ?? '10'}`,
+      `FingerFunOn=${this.fpVersion === null ? 0 : 1}`,
+      ...(this.fpVersion === null ? [] : [`FPVersion=${this.fpVersion}`, `~ZKFPVersion=${this.fpVersion}`]),
       `FWVersion=${this.firmware}`,
       'IPAddress=192.168.1.201',
       `~SerialNumber=${this.sn}`,

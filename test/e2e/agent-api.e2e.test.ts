@@ -445,6 +445,18 @@ describe('agent API errors', () => {
     expect((await agent.client.post(`/sessions/${s3.id}/templates/`, upload(1, templateBytes(5)))).status).toBe(200);
   });
 
+  test('algorithm_incompatible when the only in-scope terminal is a card-only reader (FingerFunOn=0)', async () => {
+    await approvedTerminal(server, 'AGTGATE001', { areas: ['gate'] });
+    const options = 'FingerFunOn=0,FaceFunOn=0,PvFunOn=0,FvFunOn=0,MultiBioDataSupport=0:0:0:0:0:0:0:0:0:0';
+    const posted = await fetch(`${server.url}${server.fpa.settings.ADMS_URL_PREFIX}cdata?SN=AGTGATE001&table=options`, { method: 'POST', body: options });
+    expect(await posted.text()).toBe('OK');
+    const gate = await newEnrollee(server, { areas: ['gate'] });
+    const s = await startSession(server, gate.id, agent.id, [1]);
+    const refused = await agent.client.post(`/sessions/${s.id}/templates/`, upload(1, templateBytes(5)));
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'algorithm_incompatible', details: { reason: 'no_device_accepts' } });
+  });
+
   test('completion checks: consent_required, fingers_missing, too_few_fingers; nothing stored, session stays open', async () => {
     const noConsent = await newEnrollee(server, { consent: false });
     const s1 = await startSession(server, noConsent.id, agent.id, [1, 2]);

@@ -281,3 +281,46 @@ describe('face photos and user photos a terminal holds', () => {
     expect(await proof()).toMatchObject({ complete: true });
   });
 });
+
+describe('fingerprints go only to terminals that can use them', () => {
+  let dan: { id: string; device_pin: string };
+
+  test('a card-only reader and one whose finger switch is off get none; one that says nothing still does', async () => {
+    dan = await person('K-DAN', true);
+    // A card-only reader: FingerFunOn=0, no FPVersion, nothing in MultiBioDataSupport.
+    const card = await online('CARD1', { fingers: false });
+    // Finger switch off while still reporting an algorithm (the reader was disabled in its menu).
+    const off = await online('FPOFF1');
+    await off.post('cdata', { table: 'options' }, 'FingerFunOn=0,FPVersion=10,FaceFunOn=0,MultiBioDataSupport=0:0:0:0:0:0:0:0:0:0');
+    // Older firmware that posts no options and reports no algorithm: it keeps getting fingerprints.
+    const silent = new SimulatedTerminal({ url: server.url, sn: 'OLD1', fingers: false });
+    await silent.handshake();
+    await server.admin.post('/devices/OLD1/approve/');
+    const source = await online('FP2');
+    for (const t of [card, off, silent, source]) await drain(t);
+
+    expect((await source.enrollFinger(dan.device_pin, 6)).body).toBe('OK:1');
+    const [finger] = await listed(dan.id);
+    expect(finger).toMatchObject({ type: 'fingerprint', index: 6 });
+    expect(statusOn(finger!, 'CARD1')).toBe('incompatible');
+    expect(statusOn(finger!, 'FPOFF1')).toBe('incompatible');
+    expect(statusOn(finger!, 'OLD1')).toBe('pending');
+    expect(finger!.sync.find((s) => s.device === 'CARD1')).toMatchObject({ detail: expect.stringContaining('has not declared fingerprint support') });
+    for (const t of [card, off]) {
+      expect((await drain(t)).some((c) => c.includes('FINGERTMP') || c.includes('BIODATA'))).toBe(false);
+      expect(t.templates.size).toBe(0);
+      expect((await server.admin.get(`/devices/${t.sn}/`)).body.templates_present).toBe(0);
+    }
+    expect((await drain(silent)).some((c) => c.startsWith(`DATA UPDATE FINGERTMP PIN=${dan.device_pin}\tFID=6\t`))).toBe(true);
+  });
+
+  test('a remote finger enrollment at a card-only reader is refused; a reader that gets a fingerprint module gets the fingers at once', async () => {
+    const refused = await server.admin.post(`/enrollees/${dan.id}/remote-enrollment/`, { device: 'CARD1', fingers: [6] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('command_not_supported');
+    const upgraded = new SimulatedTerminal({ url: server.url, sn: 'CARD1' });
+    await upgraded.postOptions();
+    expect((await drain(upgraded)).some((c) => c.startsWith(`DATA UPDATE FINGERTMP PIN=${dan.device_pin}\tFID=6\t`))).toBe(true);
+    expect(statusOn((await listed(dan.id))[0]!, 'CARD1')).toBe('present');
+  });
+});

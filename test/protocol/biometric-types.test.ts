@@ -43,6 +43,13 @@ describe('biometric kinds', () => {
     expect(biometricCapability(null, 'palm')).toEqual({ supported: null, version: null });
   });
 
+  test('fingerprints: FingerFunOn says whether there is a reader; a 0 in MultiBioDataSupport only that none travel as BIODATA', () => {
+    expect(biometricCapability({ FingerFunOn: '0', FPVersion: '10' }, 'fingerprint')).toEqual({ supported: false, version: '10' });
+    expect(biometricCapability({ FingerFunOn: '1', MultiBioDataSupport: '0:0:0:0:0:0:0:0:0:0' }, 'fingerprint').supported).toBe(true);
+    expect(biometricCapability({ MultiBioDataSupport: '0:0:0:0:0:0:0:0:0:0' }, 'fingerprint').supported).toBeNull();
+    expect(biometricCapability({ FingerFunOn: '0', MultiBioDataSupport: '0:1:0:0:0:0:0:0:0:0' }, 'fingerprint').supported).toBe(true);
+  });
+
   test('the option block offers exactly the kinds the server keeps, by BIODATA type', () => {
     expect(multiBioDataSupport(['fingerprint'])).toBe('0:1:0:0:0:0:0:0:0:0');
     expect(multiBioDataSupport(['fingerprint', 'palm', 'visible_face'])).toBe('0:1:0:0:0:0:0:0:1:1');

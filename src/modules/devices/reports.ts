@@ -154,6 +154,7 @@ export class DeviceReports {
 const CAPABILITY_PARAMETERS = [
   'MultiBioDataSupport',
   'MultiBioVersion',
+  'FingerFunOn',
   'FaceFunOn',
   'FaceVersion',
   'VisilightFun',

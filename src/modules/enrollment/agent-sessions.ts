@@ -23,8 +23,9 @@ import { stagedAad } from './aad';
 import { type AgentRow, agentAreaNames, agentReach } from './agents';
 import { hasConsent } from './consent-records';
 import type { FanOut } from './fan-out';
+import { terminalTakes } from './kinds';
 import type { CompletedSession as CompletedSessionModel, UploadResult as UploadResultModel } from './model';
-import { deviceAccepts, sameVersion } from './rules';
+import { sameVersion } from './rules';
 import type { EnrollmentRuntime } from './runtime';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates } from './tables';
@@ -384,7 +385,7 @@ export class AgentSessionService {
       });
     }
     const map = this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP;
-    if (!devices.some((d) => deviceAccepts(map, d.algorithmVersion, algorithmVersion))) {
+    if (!devices.some((d) => terminalTakes(map, d, 'fingerprint', algorithmVersion).ok)) {
       throw new FpaError('algorithm_incompatible', 'no in-scope device accepts this algorithm', {
         reason: 'no_device_accepts',
         algorithm_version: algorithmVersion,

@@ -47,10 +47,12 @@ export function maxBytes(settings: Pick<Settings, 'TEMPLATE_MAX_BYTES' | 'BIOMET
 }
 
 /**
- * Whether a terminal can take a template of this kind and algorithm: fingerprints as before
- * (a terminal that never reported its algorithm gets them, ALGORITHM_COMPATIBILITY_MAP); any
- * other kind only where the terminal declared it (`MultiBioDataSupport`, or the kind's switch)
- * and, when it reported a version for it, of the same major version (face 58 is not face 7).
+ * Whether a terminal can take a template of this kind and algorithm. Fingerprints go to every
+ * terminal but one that said it has no fingerprint reader (`FingerFunOn=0`, a card-only or
+ * face-only terminal), whatever algorithm it reports; older firmware that says nothing at all
+ * still gets them (ALGORITHM_COMPATIBILITY_MAP, rules.ts). Any other kind only where the terminal
+ * declared it (`MultiBioDataSupport`, or the kind's switch) and, when it reported a version for
+ * it, of the same major version (face 58 is not face 7).
  */
 export function terminalTakes(
   compatibility: Record<string, string[]>,
@@ -58,12 +60,13 @@ export function terminalTakes(
   type: BiometricType,
   algorithmVersion: string,
 ): { ok: true } | { ok: false; detail: string } {
+  const capability = biometricCapability(device.parameters, type);
   if (type === 'fingerprint') {
+    if (capability.supported === false) return { ok: false, detail: 'the terminal has not declared fingerprint support' };
     return deviceAccepts(compatibility, device.algorithmVersion, algorithmVersion)
       ? { ok: true }
       : { ok: false, detail: `device algorithm ${device.algorithmVersion} does not accept ${algorithmVersion}` };
   }
-  const capability = biometricCapability(device.parameters, type);
   if (capability.supported !== true) return { ok: false, detail: `the terminal has not declared ${type} support` };
   if (capability.version !== null && major(capability.version) !== major(algorithmVersion)) {
     return { ok: false, detail: `the terminal runs ${type} algorithm ${capability.version}, the template is ${algorithmVersion}` };

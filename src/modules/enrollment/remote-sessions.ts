@@ -66,7 +66,9 @@ export class RemoteEnrollment {
       if (device.status !== 'approved') {
         throw new FpaError('device_not_approved', 'remote enrollment needs an approved device', { serial_number: device.serialNumber, status: device.status });
       }
-      if (type !== 'fingerprint' && biometricCapability(device.parameters, type).supported !== true) {
+      const declared = biometricCapability(device.parameters, type).supported;
+      // Fingers: refused only where the terminal said it has no reader; older firmware says nothing.
+      if (type === 'fingerprint' ? declared === false : declared !== true) {
         throw new FpaError('command_not_supported', `the terminal has not declared ${type} support`, { serial_number: device.serialNumber, type });
       }
       const person = await this.enrollees.findByIdOrPin(tx, enrollee);

@@ -35,9 +35,10 @@ const LEGACY_KEYS: Readonly<Record<BiometricType, { on: string; version: string 
 /**
  * A terminal's capability for one kind, from the parameters it reported (options, INFO). The
  * colon lists win (`MultiBioDataSupport`: a 0/1 per BIODATA type; `MultiBioVersion`: a version
- * per type); without them the older switches say it (`FaceFunOn`, `PvFunOn`, `FvFunOn`, with
- * `VisilightFun` telling a visible-light face from a near-infrared one) and the per-kind version
- * keys (`FaceVersion`, `PvVersion`, `FvVersion`, `FPVersion`).
+ * per type); without them the older switches say it (`FingerFunOn`, `FaceFunOn`, `PvFunOn`,
+ * `FvFunOn`, with `VisilightFun` telling a visible-light face from a near-infrared one) and the
+ * per-kind version keys (`FaceVersion`, `PvVersion`, `FvVersion`, `FPVersion`). A version is not a
+ * declaration: a terminal with a kind switched off still reports its algorithm.
  */
 export function biometricCapability(parameters: Dict | null, type: BiometricType): BiometricCapability {
   const p = parameters ?? {};
@@ -50,6 +51,9 @@ export function biometricCapability(parameters: Dict | null, type: BiometricType
   const listed = at(p.MultiBioVersion, index);
   const keys = LEGACY_KEYS[type];
   let supported: boolean | null = bit === null ? null : bit === '1';
+  // Fingerprints also travel as FINGERTMP: a 0 at type 1 says the terminal takes none as
+  // BIODATA, not that it has no fingerprint reader; its `FingerFunOn` says that.
+  if (type === 'fingerprint' && supported === false) supported = null;
   if (supported === null) {
     const on = p[keys.on]?.trim();
     const visible = p.VisilightFun?.trim() === '1';

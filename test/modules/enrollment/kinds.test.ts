@@ -50,4 +50,17 @@ describe('the rules of each kind', () => {
     expect(terminalTakes({}, speedface, 'fingerprint', '9').ok).toBe(false);
     expect(terminalTakes({ '10': ['9'] }, speedface, 'fingerprint', '9')).toEqual({ ok: true });
   });
+
+  test('fingerprints: none to a terminal that switched its finger reader off, whatever algorithm it reports', () => {
+    const cardOnly = { algorithmVersion: null, parameters: { FingerFunOn: '0', FaceFunOn: '0', MultiBioDataSupport: '0:0:0:0:0:0:0:0:0:0' } };
+    expect(terminalTakes({}, cardOnly, 'fingerprint', '10')).toEqual({ ok: false, detail: 'the terminal has not declared fingerprint support' });
+    expect(terminalTakes({}, { algorithmVersion: '10', parameters: { FingerFunOn: '0', FPVersion: '10' } }, 'fingerprint', '10').ok).toBe(false);
+    // A 0 at type 1 only says it takes no fingerprint BIODATA: FINGERTMP still reaches it.
+    expect(
+      terminalTakes({}, { algorithmVersion: '10', parameters: { FingerFunOn: '1', MultiBioDataSupport: '0:0:0:0:0:0:0:0:0:0' } }, 'fingerprint', '10'),
+    ).toEqual({ ok: true });
+    expect(terminalTakes({}, { algorithmVersion: null, parameters: { MultiBioDataSupport: '0:0:0:0:0:0:0:0:0:0' } }, 'fingerprint', '10')).toEqual({
+      ok: true,
+    });
+  });
 });
