@@ -263,14 +263,21 @@ export class SimulatedTerminal {
       ...(face ? { FaceVersion: face.split('.')[0]!, FaceCount: String(this.countOf(k.visible_face ? 9 : 2)) } : {}),
       VisilightFun: k.visible_face ? '1' : '0',
       PvFunOn: k.palm ? '1' : '0',
-      ...(k.palm ? { PvVersion: k.palm.split('.')[0]! } : {}),
+      ...(k.palm ? { PvVersion: k.palm.split('.')[0]!, PvCount: String(this.countOf(8)) } : {}),
       FvFunOn: k.finger_vein ? '1' : '0',
-      ...(k.finger_vein ? { FvVersion: k.finger_vein.split('.')[0]! } : {}),
+      ...(k.finger_vein ? { FvVersion: k.finger_vein.split('.')[0]!, FvCount: String(this.countOf(7)) } : {}),
     };
   }
 
+  /** The counts of its other kinds, as its INFO reply gives them (`FaceCount`, `PvCount`, `FvCount`). */
+  private kindCounts(): string[] {
+    const counts = this.kindParameters();
+    return ['FaceCount', 'PvCount', 'FvCount'].filter((k) => counts[k] !== undefined).map((k) => `${k}=${counts[k]}`);
+  }
+
+  /** Body parts of a BIODATA type it holds, as a terminal counts them: a face, a palm (of five templates), one each. */
   private countOf(type: number): number {
-    return [...this.biodata.values()].filter((b) => b.type === type).length;
+    return new Set([...this.biodata.values()].filter((b) => b.type === type).map((b) => `${b.pin}:${b.no}`)).size;
   }
 
   /**
@@ -701,6 +708,7 @@ export class SimulatedTerminal {
       '~DeviceName=FPA-Simulator',
       `UserCount=${this.users.size}`,
       `FPCount=${this.templates.size}`,
+      ...this.kindCounts(),
       `TransactionCount=${this.attlog.length}`,
       `FingerFunOn=${this.fpVersion === null ? 0 : 1}`,
       ...(this.fpVersion === null ? [] : [`FPVersion=${this.fpVersion}`, `~ZKFPVersion=${this.fpVersion}`]),

@@ -58,10 +58,21 @@ export const DeviceDetail = t.Composite(
       sync_check: t.Object(
         {
           users: t.Object({ expected: Int(), reported: Nullable(Int()) }),
-          fingerprints: t.Object({ expected: Int(), reported: Nullable(Int()) }),
-          in_sync: Nullable(t.Boolean({ description: 'Whether the counts the terminal last reported match; null until it reports them.' })),
+          fingerprints: t.Object({ expected: Int(), reported: Nullable(Int()) }, { description: 'Fingers (`FPCount`); faces and palms are counted apart.' }),
+          faces: t.Object({ expected: Int(), reported: Nullable(Int()) }, { description: 'Faces, near-infrared or visible-light (`FaceCount`).' }),
+          palms: t.Object({ expected: Int(), reported: Nullable(Int()) }, { description: 'Palms, one however many templates it has (`PvCount`).' }),
+          finger_veins: t.Object({ expected: Int(), reported: Nullable(Int()) }, { description: 'Finger veins (`FvCount`).' }),
+          in_sync: Nullable(
+            t.Boolean({
+              description:
+                'Whether the counts the terminal last reported match: users and fingerprints, and faces, palms and finger veins where it reports them; null until it reports users and fingerprints.',
+            }),
+          ),
         },
-        { description: 'The counts the terminal reports (users, fingerprints) against what the service expects it to hold; a resync fixes a difference.' },
+        {
+          description:
+            'The counts the terminal reports (users, fingerprints, faces, palms, finger veins) against what the service expects it to hold; a resync fixes a difference.',
+        },
       ),
       recent_events: t.Array(t.Object({ kind: t.String(), message: t.String(), details: Nullable(t.Record(t.String(), t.Unknown())), at: Instant() })),
     }),

@@ -119,7 +119,14 @@ export class DeviceViews {
       ...(await this.viewOne(row)),
       pending_commands: 0,
       templates_present: 0,
-      sync_check: { users: { expected: 0, reported: row.userCount }, fingerprints: { expected: 0, reported: row.fingerprintCount }, in_sync: null },
+      sync_check: {
+        users: { expected: 0, reported: row.userCount },
+        fingerprints: { expected: 0, reported: row.fingerprintCount },
+        faces: { expected: 0, reported: null },
+        palms: { expected: 0, reported: null },
+        finger_veins: { expected: 0, reported: null },
+        in_sync: null,
+      },
       parameters: row.parameters ?? {},
       recent_events: events.map((e) => ({ kind: e.kind, message: e.message, details: e.details, at: new Date(e.createdAt).toISOString() })),
     };

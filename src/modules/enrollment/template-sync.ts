@@ -11,6 +11,7 @@ import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx } from '../../platform/db/client';
 import type { Clock } from '../../platform/runtime';
+import type { BiometricType } from '../../protocol/adms';
 import type { NewCommand } from '../commands';
 import { type Refusal, templateSync, templates } from './tables';
 
@@ -67,13 +68,19 @@ export class TemplateSync {
     return rows.map((r) => r.enrolleeId);
   }
 
-  /** Templates this terminal should hold: every sync row but the ones its algorithm cannot take. */
-  async countExpected(q: Queryable, deviceId: string): Promise<number> {
-    const [row] = await q
-      .select({ n: sql<number>`count(*)` })
+  /**
+   * What this terminal should hold of each kind, counted as a terminal counts it (`FPCount`,
+   * `FaceCount`, `PvCount`): body parts — a finger, a face, a palm of five templates — one each.
+   * Templates it cannot take are left out.
+   */
+  async expectedByKind(q: Queryable, deviceId: string): Promise<Partial<Record<BiometricType, number>>> {
+    const rows = await q
+      .select({ type: templates.type, n: sql<number>`count(distinct ${templates.enrolleeId} || ':' || ${templates.fingerIndex})` })
       .from(templateSync)
-      .where(and(eq(templateSync.deviceId, deviceId), ne(templateSync.status, 'incompatible')));
-    return row?.n ?? 0;
+      .innerJoin(templates, eq(templates.id, templateSync.templateId))
+      .where(and(eq(templateSync.deviceId, deviceId), ne(templateSync.status, 'incompatible')))
+      .groupBy(templates.type);
+    return Object.fromEntries(rows.map((r) => [r.type, r.n]));
   }
 
   /** Templates marked present on a device. */

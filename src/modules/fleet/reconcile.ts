@@ -8,6 +8,7 @@
  * against what is expected (`sync_check`).
  */
 import type { Queryable, WriteContext } from '../../platform/db/client';
+import type { BiometricType } from '../../protocol/adms';
 import type { DeviceDetail, DeviceRow } from '../devices';
 import type { FleetDeps, Resync } from './resync';
 import type { FleetRuntime } from './runtime';
@@ -67,9 +68,27 @@ export class FleetReconciler {
     }).length;
     const own = held.filter((u) => u.enrolleeId === null);
     const users = { expected: placed + own.length, reported: device.userCount };
-    const ownFingers = own.reduce((n, u) => n + (u.biometrics.fingerprint?.length ?? 0), 0);
-    const fingerprints = { expected: (await enrollment.sync.countExpected(q, device.id)) + ownFingers, reported: device.fingerprintCount };
-    const reported = users.reported !== null && fingerprints.reported !== null;
-    return { users, fingerprints, in_sync: reported ? users.expected === users.reported && fingerprints.expected === fingerprints.reported : null };
+    const expected = await enrollment.sync.expectedByKind(q, device.id);
+    // Each of the terminal's counts against its own kinds: FPCount counts fingers, not faces or palm parts.
+    const count = (kinds: readonly BiometricType[], reported: number | null) => ({
+      expected: kinds.reduce((n, k) => n + (expected[k] ?? 0) + own.reduce((m, u) => m + (u.biometrics[k]?.length ?? 0), 0), 0),
+      reported,
+    });
+    const fingerprints = count(['fingerprint'], device.fingerprintCount);
+    const others = {
+      faces: count(['face', 'visible_face'], reportedCount(device, 'FaceCount')),
+      palms: count(['palm'], reportedCount(device, 'PvCount')),
+      finger_veins: count(['finger_vein'], reportedCount(device, 'FvCount')),
+    };
+    const agree = (c: { expected: number; reported: number | null }) => c.expected === c.reported;
+    // Faces, palms and veins count where the terminal reports them; older firmware does not.
+    const inSync = [users, fingerprints, ...Object.values(others).filter((c) => c.reported !== null)].every(agree);
+    return { users, fingerprints, ...others, in_sync: users.reported !== null && fingerprints.reported !== null ? inSync : null };
   }
+}
+
+/** A count the terminal reported among its parameters (options, INFO reply), or null. */
+function reportedCount(device: DeviceRow, key: string): number | null {
+  const value = device.parameters?.[key]?.trim() ?? '';
+  return /^\d{1,9}$/.test(value) ? Number(value) : null;
 }

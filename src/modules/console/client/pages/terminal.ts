@@ -194,8 +194,15 @@ function untilApproved(device: DeviceDetailView): string {
   return `Commands and resyncs can be sent ${when}. Until then it is sent only the deletes it owes.`;
 }
 
+/** One count of the agreement: the terminal's own figure against what the service expects. */
+function countLine(c: { expected: number; reported: number | null }): string {
+  return c.reported === null || c.reported === undefined
+    ? `Not reported yet; ${c.expected} expected`
+    : `${c.reported} by the terminal's last count, ${c.expected} expected`;
+}
+
 function syncSection(device: DeviceDetailView, listed: number, base: string, redraw: Redraw): HTMLElement {
-  const { users, fingerprints, in_sync } = device.sync_check;
+  const { users, fingerprints, faces, palms, finger_veins, in_sync } = device.sync_check;
   // The agreement compares the count the terminal last reported; the list below is what it and
   // the service said it holds, which may be newer or older. Both are shown when they differ, so
   // that "Differs" never sits beside two equal figures.
@@ -211,12 +218,17 @@ function syncSection(device: DeviceDetailView, listed: number, base: string, red
           ? `Not reported yet; ${users.expected} expected${listedBelow}`
           : `${users.reported} by the terminal's last count, ${users.expected} expected${listedBelow}`,
       ],
-      [
-        'Fingerprints',
-        fingerprints.reported === null || fingerprints.reported === undefined
-          ? `Not reported yet; ${fingerprints.expected} expected`
-          : `${fingerprints.reported} by the terminal's last count, ${fingerprints.expected} expected`,
-      ],
+      ['Fingerprints', countLine(fingerprints)],
+      // The other kinds where the terminal has or should have some: each against its own count.
+      ...(
+        [
+          ['Faces', faces],
+          ['Palms', palms],
+          ['Finger veins', finger_veins],
+        ] as const
+      )
+        .filter(([, c]) => c.expected > 0 || (c.reported ?? 0) > 0)
+        .map(([label, c]): [string, string] => [label, countLine(c)]),
     ]),
     can('POST devices/{sn}/resync/') && device.status !== 'approved' && h('p', { class: 'muted' }, untilApproved(device)),
     can('POST devices/{sn}/resync/') &&
