@@ -45,6 +45,7 @@ describe("sync_check counts each kind against the terminal's own count of it", (
     expect((await t.enrollKind(alice.device_pin, 'visible_face')).body).toBe('OK:1');
     await t.postOptions();
     expect(t.templates.size).toBe(1);
+    expect((await server.admin.get(`/enrollees/${alice.id}/`)).body).toMatchObject({ fingers: [6], biometrics: { fingerprint: [6], visible_face: [0] } });
     expect(await syncCheck('SFC1')).toMatchObject({
       users: { expected: 1, reported: 1 },
       fingerprints: { expected: 1, reported: 1 },
@@ -58,6 +59,8 @@ describe("sync_check counts each kind against the terminal's own count of it", (
     const t = await speedFace('SFC2', 'C-CAROL');
     expect((await t.enrollKind(carol.device_pin, 'palm', 1)).body).toBe('OK:5');
     await t.postOptions();
+    // The person's view says what they have besides fingers (additively: `fingers` stays).
+    expect((await server.admin.get(`/enrollees/${carol.id}/`)).body).toMatchObject({ fingers: [], biometrics: { palm: [1] } });
     expect(await syncCheck('SFC2')).toMatchObject({
       fingerprints: { expected: 0, reported: 0 },
       palms: { expected: 1, reported: 1 },

@@ -62,9 +62,9 @@ describe('proofs in the console', () => {
     expect(await page.getByRole('heading', { name: 'Proof of deletion' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Withdraw consent' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Withdraw' }).click();
-    await page.getByText(/^Consent withdrawn; 1 fingerprint destroyed/).waitFor();
+    await page.getByText(/^Consent withdrawn; 1 biometric template destroyed/).waitFor();
     // The consent section says so from the person's own record (HR reads it too; the audit log is not theirs).
-    await page.getByText(/^1 fingerprint destroyed on the server/).waitFor();
+    await page.getByText(/^1 biometric template destroyed on the server/).waitFor();
     await page.getByRole('heading', { name: 'Proof of deletion' }).waitFor();
     expect(await page.getByText('1 terminal still to confirm').isVisible()).toBe(true);
     expect(

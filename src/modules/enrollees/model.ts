@@ -33,6 +33,10 @@ export const Enrollee = t.Object(
     consent: Nullable(Consent),
     consent_withdrawn: Nullable(ConsentWithdrawal),
     fingers: t.Array(Int(), { description: 'Fingers with a stored template.' }),
+    biometrics: t.Record(t.String(), t.Array(Int()), {
+      description:
+        'Body parts with a stored template, by kind (`fingerprint`, `face`, `visible_face`, `palm`, `finger_vein`; only kinds stored): a finger 0–9, a face 0, a palm 0 (left) or 1 (right), however many templates each has. `fingers` is its `fingerprint`.',
+    }),
     created_at: Instant(),
   },
   { title: 'Enrollee' },

@@ -15,7 +15,7 @@ export interface EnrolleePatch {
 }
 
 /** The fields of the enrollee view that modules above this one (enrollment) contribute. */
-export type ViewParts = Pick<EnrolleeView, 'consent' | 'consent_withdrawn' | 'fingers'>;
+export type ViewParts = Pick<EnrolleeView, 'consent' | 'consent_withdrawn' | 'fingers' | 'biometrics'>;
 
 /** Parts of the enrollee view contributed by modules above this one. */
 export type ViewPart = (q: Queryable, ids: readonly string[]) => Promise<Map<string, Partial<ViewParts>>>;

@@ -51,6 +51,7 @@ export class EnrolleeViews {
         consent: null,
         consent_withdrawn: null,
         fingers: [],
+        biometrics: {},
       };
       for (const part of parts) view = { ...view, ...(part.get(r.id) ?? {}) };
       return view;

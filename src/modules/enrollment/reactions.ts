@@ -216,7 +216,7 @@ function refusalChange(status: CommandEvents['device_command_finished']['status'
   return status === 'failed' && code !== null ? 'lifted' : 'unchanged';
 }
 
-/** A person's view shows their consent (or its last withdrawal) and enrolled fingers. */
+/** A person's view shows their consent (or its last withdrawal), enrolled fingers and every kind's body parts. */
 export const consentAndFingersOfPeople =
   ({ consent, templates }: Pick<SyncDeps, 'consent' | 'templates'>): ViewPart =>
   async (q: Queryable, ids) => {
@@ -225,9 +225,12 @@ export const consentAndFingersOfPeople =
       q,
       ids.filter((id) => !consents.has(id)),
     );
-    const fingers = await templates.fingersOf(q, ids);
+    const parts = await templates.partsOf(q, ids);
     return new Map(
-      ids.map((id) => [id, { consent: consents.get(id) ?? null, consent_withdrawn: withdrawals.get(id) ?? null, fingers: fingers.get(id) ?? [] }]),
+      ids.map((id) => {
+        const biometrics = parts.get(id) ?? {};
+        return [id, { consent: consents.get(id) ?? null, consent_withdrawn: withdrawals.get(id) ?? null, fingers: biometrics.fingerprint ?? [], biometrics }];
+      }),
     );
   };
 

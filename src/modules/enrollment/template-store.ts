@@ -339,17 +339,23 @@ export class TemplateStore {
 
   /** Finger indexes stored per enrollee. */
   async fingersOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, number[]>> {
-    const out = new Map<string, number[]>();
+    const parts = await this.partsOf(q, enrolleeIds);
+    return new Map([...parts].flatMap(([id, p]) => (p.fingerprint ? [[id, p.fingerprint] as const] : [])));
+  }
+
+  /** Body parts stored per enrollee and kind (a palm of five templates is one part), for those who have any. */
+  async partsOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, Partial<Record<BiometricType, number[]>>>> {
+    const out = new Map<string, Partial<Record<BiometricType, number[]>>>();
     for (const ids of chunks(enrolleeIds, 500)) {
       const rows = await q
-        .select({ enrolleeId: templates.enrolleeId, fingerIndex: templates.fingerIndex })
+        .selectDistinct({ enrolleeId: templates.enrolleeId, type: templates.type, index: templates.fingerIndex })
         .from(templates)
-        .where(and(inArray(templates.enrolleeId, ids), eq(templates.type, 'fingerprint')));
-      for (const r of rows)
-        out.set(
-          r.enrolleeId,
-          [...new Set([...(out.get(r.enrolleeId) ?? []), r.fingerIndex])].sort((a, b) => a - b),
-        );
+        .where(inArray(templates.enrolleeId, ids));
+      for (const r of rows) {
+        const of = out.get(r.enrolleeId) ?? {};
+        of[r.type] = [...(of[r.type] ?? []), r.index].sort((a, b) => a - b);
+        out.set(r.enrolleeId, of);
+      }
     }
     return out;
   }

@@ -95,6 +95,43 @@ export const FINGERS = [
 ];
 export const fingerName = (index: number) => FINGERS[index] ?? `Finger ${index}`;
 
+/** What each kind of biometric is called (one, many), in the order the pages list them. */
+const KINDS: Record<string, readonly [string, string]> = {
+  fingerprint: ['fingerprint', 'fingerprints'],
+  visible_face: ['face', 'faces'],
+  face: ['near-infrared face', 'near-infrared faces'],
+  palm: ['palm', 'palms'],
+  finger_vein: ['finger vein', 'finger veins'],
+};
+const kindOrder = (kind: string) => {
+  const i = Object.keys(KINDS).indexOf(kind);
+  return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+};
+
+/** Kinds in the order the pages list them: fingerprints first, kinds the console does not know last. */
+export function byKind<T>(entries: [string, T][]): [string, T][] {
+  return [...entries].sort(([a], [b]) => kindOrder(a) - kindOrder(b) || a.localeCompare(b));
+}
+
+/** Counts by kind in words: `2 fingerprints, 1 face, 1 palm` (a palm of five templates is one palm); `None`. */
+export function biometricCounts(counts: Record<string, number>): string {
+  const said = byKind(Object.entries(counts).filter(([, n]) => n > 0)).map(([kind, n]) => {
+    const name = KINDS[kind];
+    return name ? count(n, name[0], name[1]) : `${words(kind)}: ${n}`;
+  });
+  return said.length > 0 ? said.join(', ') : 'None';
+}
+
+/** One body part of a kind: `Right index`, `Face`, `Left palm`, `Finger vein, right index`. */
+export function biometricPart(kind: string, index: number): string {
+  if (kind === 'fingerprint') return fingerName(index);
+  if (kind === 'visible_face') return 'Face';
+  if (kind === 'face') return 'Face (near-infrared)';
+  if (kind === 'palm') return index === 0 ? 'Left palm' : index === 1 ? 'Right palm' : `Palm ${index}`;
+  if (kind === 'finger_vein') return `Finger vein, ${fingerName(index).toLowerCase()}`;
+  return `${words(kind)} ${index}`;
+}
+
 const zone = () => currentSession().time_zone;
 
 /**

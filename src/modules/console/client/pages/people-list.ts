@@ -7,7 +7,7 @@
 import type { EnrolleeView } from '../../../enrollees';
 import { api, type List, query } from '../api';
 import { badge, button, field, h, input, replace, section, select, table } from '../dom';
-import { count, fingerName } from '../format';
+import { biometricPart, byKind, count } from '../format';
 
 const PAGE = 50;
 const TYPING_PAUSE_MS = 250;
@@ -80,7 +80,7 @@ function filterForm(f: Filters): HTMLElement {
     field('Area', f.area),
     field('Status', f.status),
     field('Consent', f.consent),
-    field('Fingerprints', f.biometrics),
+    field('Biometrics', f.biometrics),
     field('Sort by', f.sort),
   );
 }
@@ -113,10 +113,16 @@ function peopleQuery(f: Filters, cursor: string | null | undefined): string {
   })}`;
 }
 
+/** Every body part stored, of every kind (what the Biometrics filter looks at): `Right index, Face, Right palm`. */
+function enrolled(e: EnrolleeView): string {
+  const parts = byKind(Object.entries(e.biometrics)).flatMap(([kind, indexes]) => indexes.map((i) => biometricPart(kind, i)));
+  return parts.length > 0 ? parts.join(', ') : 'None';
+}
+
 /** `narrowed`: a filter is set (so an empty list says nobody matches, not that there is nobody yet). */
 function resultsTable(people: EnrolleeView[], searched: string, narrowed: boolean): HTMLElement {
   return table(
-    ['Name', 'Employee ID', 'PIN', 'Card', 'Areas', 'Consent', 'Fingerprints', 'Status'],
+    ['Name', 'Employee ID', 'PIN', 'Card', 'Areas', 'Consent', 'Biometrics', 'Status'],
     people.map((e) => [
       h('a', { href: `#/people/${e.id}` }, e.display_name),
       e.employee,
@@ -124,7 +130,7 @@ function resultsTable(people: EnrolleeView[], searched: string, narrowed: boolea
       e.card ?? '—',
       e.areas.join(', '),
       e.consent ? badge(`Given (${e.consent.version})`, 'ok') : badge('Not recorded', 'warn'),
-      e.fingers.length > 0 ? e.fingers.map(fingerName).join(', ') : 'None',
+      enrolled(e),
       e.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted'),
     ]),
     searched

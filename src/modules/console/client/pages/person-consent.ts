@@ -7,6 +7,12 @@ import { count, dateTime } from '../format';
 
 type Redraw = () => Promise<void>;
 
+/**
+ * Templates destroyed, of every kind: the server counts templates, not fingers (a face is one,
+ * a palm five), so they are called what they are.
+ */
+const destroyedTemplates = (n: number) => count(n, 'biometric template', 'biometric templates');
+
 export function consentSection(person: EnrolleeView, base: string, redraw: Redraw): HTMLElement {
   if (person.consent) return givenConsent(person.consent, base, redraw);
   const withdrawal = person.consent_withdrawn;
@@ -14,7 +20,7 @@ export function consentSection(person: EnrolleeView, base: string, redraw: Redra
   if (withdrawal) return withdrawnConsent(withdrawal, form);
   if (!form) return section('Consent', h('p', {}, badge('Not recorded', 'warn')));
   // Whether enrollment waits for it is the server's setting (the console's session says which).
-  const why = currentSession().consent_required ? ' Fingerprints can be enrolled only once consent is recorded.' : '';
+  const why = currentSession().consent_required ? ' Biometrics (fingerprints, faces, palms) can be enrolled only once consent is recorded.' : '';
   return section('Consent', h('p', {}, badge('Not recorded', 'warn'), why), form);
 }
 
@@ -33,12 +39,12 @@ function givenConsent(c: NonNullable<EnrolleeView['consent']>, base: string, red
         if (
           !(await confirmAction('Withdraw consent?', {
             action: 'Withdraw',
-            detail: 'Every fingerprint of this person is destroyed here and deleted from every terminal.',
+            detail: 'Every biometric template of this person (fingerprints, faces, palms) is destroyed here and deleted from every terminal.',
           }))
         )
           return;
         const r = await api.delete<{ templates_destroyed: number }>(`${base}consent/`);
-        announce(`Consent withdrawn; ${count(r.templates_destroyed, 'fingerprint', 'fingerprints')} destroyed and deleted from the terminals.`);
+        announce(`Consent withdrawn; ${destroyedTemplates(r.templates_destroyed)} destroyed and deleted from the terminals.`);
         await redraw();
       }),
   );
@@ -73,10 +79,10 @@ function withdrawnConsent(withdrawal: NonNullable<EnrolleeView['consent_withdraw
       ['By', withdrawal.withdrawn_by],
       [
         'What was deleted',
-        `${destroyed === null ? 'Every fingerprint was' : `${count(destroyed, 'fingerprint', 'fingerprints')}`} destroyed on the server; a delete was sent to every terminal that held them (see Biometrics below).`,
+        `${destroyed === null ? 'Every biometric template was' : destroyedTemplates(destroyed)} destroyed on the server; a delete was sent to every terminal that held them (see Biometrics below).`,
       ],
     ]),
-    h('p', { class: 'muted' }, 'No fingerprint is taken until consent is recorded again.'),
+    h('p', { class: 'muted' }, 'No biometric is taken until consent is recorded again.'),
     form,
   );
 }

@@ -11,7 +11,7 @@ import { ApiError, api, can, everyRow, type List, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
-import { dateTime, fingerName, words } from '../format';
+import { biometricPart, dateTime, fingerName, words } from '../format';
 import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
 import { consentSection } from './person-consent';
 import { enrollSection } from './person-enrollment';
@@ -129,7 +129,7 @@ function personActions(person: EnrolleeView, base: string, redraw: Redraw): HTML
           !(await confirmAction(`Delete ${person.display_name}?`, {
             action: 'Delete',
             typed: person.employee,
-            detail: 'Their fingerprints are destroyed and they are removed from every terminal. Their punches stay.',
+            detail: 'Their biometrics (fingerprints, faces, palms) are destroyed and they are removed from every terminal. Their punches stay.',
           }))
         )
           return;
@@ -153,23 +153,53 @@ async function aboutSection(person: EnrolleeView, base: string, redraw: Redraw):
   );
 }
 
+/** The least done state of a body part's templates on one terminal: it is there only once all of them are. */
+const SYNC_ORDER = ['failed', 'incompatible', 'pending', 'present'];
+
+/**
+ * One row per body part (a palm's five templates are one palm) and algorithm: its versions, and
+ * on each terminal the least done state of its templates there.
+ */
+function bodyParts(templates: TemplateView[]): { what: string; versions: string; sync: Map<string, string> }[] {
+  const groups = new Map<string, TemplateView[]>();
+  for (const t of templates) {
+    const key = `${t.type}:${t.index}:${t.algorithm_version}`;
+    groups.set(key, [...(groups.get(key) ?? []), t]);
+  }
+  return [...groups.values()].map((parts) => {
+    const [first] = parts as [TemplateView];
+    const sync = new Map<string, string>();
+    for (const s of parts.flatMap((t) => t.sync)) {
+      const was = sync.get(s.device);
+      if (was === undefined || SYNC_ORDER.indexOf(s.status) < SYNC_ORDER.indexOf(was)) sync.set(s.device, s.status);
+    }
+    const versions = [...new Set(parts.map((t) => t.version))].sort((a, b) => a - b).join(', ');
+    const what = biometricPart(first.type, first.index);
+    return {
+      what: parts.length > 1 ? `${what} (${parts.length} templates)` : what,
+      versions: `Version ${versions}, algorithm ${first.algorithm_version}`,
+      sync,
+    };
+  });
+}
+
 function biometricsSection(templates: TemplateView[], deviceName: (serial: string) => string): HTMLElement {
   return section(
     'Biometrics',
     table(
       ['What', 'Version', 'Where it is'],
-      templates.map((t) => [
-        t.type && t.type !== 'fingerprint' ? `${words(t.type)} ${t.index ?? ''}` : fingerName(t.finger_index ?? t.index ?? -1),
-        `Version ${t.version}, algorithm ${t.algorithm_version}`,
-        t.sync.length > 0
+      bodyParts(templates).map((p) => [
+        p.what,
+        p.versions,
+        p.sync.size > 0
           ? h(
               'ul',
               { class: 'plain' },
-              ...t.sync.map((s) => h('li', {}, `${deviceName(s.device)}: `, badge(SYNC_WORDS[s.status] ?? words(s.status), syncTone(s.status)))),
+              ...[...p.sync].map(([device, status]) => h('li', {}, `${deviceName(device)}: `, badge(SYNC_WORDS[status] ?? words(status), syncTone(status)))),
             )
           : 'On no terminal yet',
       ]),
-      'No fingerprints stored.',
+      'No biometrics stored.',
     ),
   );
 }

@@ -3,6 +3,7 @@ import type { TerminalUserView } from '../../../fleet';
 import { api, can, everyRow } from '../api';
 import { announce, badge, button, confirmAction, h, input, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
+import { biometricCounts } from '../format';
 
 /** Every user the terminal holds, page after page: the section lists them all (a terminal holds some thousands at most). */
 export function allTerminalUsers(base: string): Promise<TerminalUserView[]> {
@@ -14,7 +15,7 @@ export function usersSection(users: TerminalUserView[], base: string, redraw: ()
     'People on the terminal',
     h('p', { class: 'muted' }, 'As the terminal last reported them. Its own users (made at the terminal) can be adopted as people of the service, or removed.'),
     table(
-      ['PIN', 'Name', 'Who', 'Fingerprints', ''],
+      ['PIN', 'Name', 'Who', 'Biometrics', ''],
       users.map((u) => {
         const act = h('div', { class: 'actions' });
         // A PIN held by a person outside the caller's areas cannot be adopted by it: only removed.
@@ -38,7 +39,7 @@ export function usersSection(users: TerminalUserView[], base: string, redraw: ()
                 if (
                   !(await confirmAction(`Remove PIN ${u.pin} from the terminal?`, {
                     action: 'Remove',
-                    detail: 'The user and their fingerprints are deleted from this terminal.',
+                    detail: 'The user and their biometrics (fingerprints, faces, palms) are deleted from this terminal.',
                   }))
                 )
                   return;
@@ -57,7 +58,7 @@ export function usersSection(users: TerminalUserView[], base: string, redraw: ()
                 'bad',
               )
             : badge('Terminal’s own user', 'warn');
-        return [u.pin, u.name ?? '—', who, String(u.biometrics.fingerprint ?? 0), act];
+        return [u.pin, u.name ?? '—', who, biometricCounts(u.biometrics), act];
       }),
       'The terminal has not reported any users.',
     ),
