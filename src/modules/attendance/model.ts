@@ -25,7 +25,11 @@ export const AttendanceDay = t.Object(
     enrollee: t.String({ format: 'uuid' }),
     date: LocalDate('Local date in ATTENDANCE_TIME_ZONE; an overnight shift’s punches belong to the date it started.'),
     first_in: Nullable(Instant()),
-    last_out: Nullable(Instant()),
+    last_out: Nullable(
+      Instant(
+        'The last clock-out: the last punch that closes a pair. A punch left without its pair (back from lunch, a stray tap) is not it; null before a pair.',
+      ),
+    ),
     worked_seconds: Int(),
     punch_count: Int(),
     status: OneOf(DAY_STATUSES),

@@ -17,13 +17,15 @@
  * - Counted punches pair up in order: 1st in, 2nd out, 3rd in… Worked time is the sum of the
  *   pairs, so a break punched out and in is not worked time. A shift's unpaid break that was not
  *   punched (less time out between pairs than the break) is deducted when the day spans the
- *   middle of the shift.
+ *   middle of the shift. `lastOut` is the last punch that closes a pair (the last clock-out):
+ *   a punch left without its pair (an in-out-in day, a stray tap after leaving) is neither
+ *   worked time, nor time out, nor the last out.
  * - `present` when every counted punch is paired, `incomplete` when one is left over. Without
  *   punches: `absent` on a workday, `non_working_day` on a weekend, `holiday`, `on_leave`.
  * - On a workday with a shift: `late` when the first punch is after start + grace in, late by
- *   the whole time since the start; `early_leave` (complete days only) when the last punch is
+ *   the whole time since the start; `early_leave` (complete days only) when the last out is
  *   before end − grace out, early by the whole time until the end. Overtime is the time worked
- *   after the shift's end (last punch − end), never more than worked − expected (coming late and
+ *   after the shift's end (last out − end), never more than worked − expected (coming late and
  *   staying late makes up, it is not overtime), counted when it is more than the grace out and
  *   at least `overtimeMinimumMs` (ATTENDANCE_OVERTIME_MINIMUM), then all of it. Arriving early
  *   is not overtime. Worked time on a weekend, holiday or leave day is all overtime, flagged
@@ -92,10 +94,14 @@ export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repe
   let outMs = 0;
   for (let i = 0; i + 1 < counted.length; i += 2) {
     workedMs += counted[i + 1]! - counted[i]!;
-    if (i + 2 < counted.length) outMs += counted[i + 2]! - counted[i + 1]!;
+    // Time out is between two pairs: the gap before a punch left without its pair is not a break.
+    if (i + 3 < counted.length) outMs += counted[i + 2]! - counted[i + 1]!;
   }
   const firstIn = counted[0]!;
-  const lastOut = counted.length >= 2 ? counted[counted.length - 1]! : null;
+  // The last punch that closes a pair: an unpaired one after it (a return, a stray tap after
+  // leaving) is not a clock-out, and overtime and the break are judged without it.
+  const paired = counted.length - (counted.length % 2);
+  const lastOut = paired >= 2 ? counted[paired - 1]! : null;
   const status: DayStatus = counted.length % 2 === 0 ? 'present' : 'incomplete';
   const shift = plan.shift;
   if (shift && shift.breakMs > outMs && lastOut !== null) {

@@ -77,10 +77,11 @@ describe('attendance days from punches (Asia/Kolkata, 09:00-17:00 with 10 minute
     expect(await dayOf(server, 'E-4', '2026-03-09')).toEqual(completed);
   });
 
-  test('three punches (an out forgotten) leave the day incomplete; only the pair counts as worked', async () => {
+  test('three punches (an out forgotten) leave the day incomplete; only the pair counts as worked, its out is the last out', async () => {
     await upload(server, device, linesAt(ZONE, pin('E-5'), '2026-03-09 09:00:00', '2026-03-09 13:00:00', '2026-03-09 14:00:00'));
     const day = await dayOf(server, 'E-5', '2026-03-09');
-    expect(day).toMatchObject({ status: 'incomplete', punch_count: 3, worked_seconds: 4 * 3600, last_out: '2026-03-09T08:30:00.000Z' });
+    // 13:00 in Kolkata: the 14:00 punch was an in (its out forgotten), not the last clock-out.
+    expect(day).toMatchObject({ status: 'incomplete', punch_count: 3, worked_seconds: 4 * 3600, last_out: '2026-03-09T07:30:00.000Z' });
   });
 
   test('a repeated tap within a minute is counted as one punch for pairing', async () => {

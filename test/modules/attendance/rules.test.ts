@@ -84,6 +84,54 @@ describe('computeDay', () => {
     expect(computeDay(plan(D), punches(at(D, '09:00'), at(D, '17:30')), MIN, HALF_HOUR)).toMatchObject({ overtimeSeconds: 0, flags: ['late'] });
   });
 
+  test('a stray punch after leaving is not overtime nor a break: only the pairs count, the last out closes one', () => {
+    // 09:00–17:00, 30 min break, overtime from 30 min: in early at 08:00, out at 17:00, a tap at 18:00.
+    const nine = plan(D, 'workday', shift(D, '09:00', '17:00', { breakMs: 30 * MIN }));
+    const HALF_HOUR = 30 * MIN;
+    expect(computeDay(nine, punches(at(D, '08:00'), at(D, '17:00'), at(D, '18:00')), MIN, HALF_HOUR)).toEqual({
+      firstIn: at(D, '08:00'),
+      lastOut: at(D, '17:00'),
+      workedSeconds: 8.5 * 3600,
+      punchCount: 3,
+      status: 'incomplete',
+      flags: [],
+      schedule: 'day',
+      expectedSeconds: 7.5 * 3600,
+      lateSeconds: 0,
+      earlyLeaveSeconds: 0,
+      overtimeSeconds: 0,
+    });
+    expect(computeDay(nine, punches(at(D, '08:30'), at(D, '17:00'), at(D, '17:45')), MIN, HALF_HOUR)).toMatchObject({
+      lastOut: at(D, '17:00'),
+      workedSeconds: 8 * 3600,
+      overtimeSeconds: 0,
+      flags: [],
+    });
+    // Overtime really worked before the stray tap still counts: out at 18:00, a tap at 19:00.
+    expect(computeDay(nine, punches(at(D, '09:00'), at(D, '18:00'), at(D, '19:00')), MIN, HALF_HOUR)).toMatchObject({
+      lastOut: at(D, '18:00'),
+      workedSeconds: 8.5 * 3600,
+      overtimeSeconds: 3600,
+      flags: ['overtime'],
+    });
+  });
+
+  test('time out is between pairs only: a punched lunch counts as the break, the gap before an unpaired punch does not', () => {
+    // Lunch punched 12:00–12:30, out at 16:30, a stray tap at 17:30: the break is not deducted again.
+    const lunch = computeDay(plan(D), punches(at(D, '08:00'), at(D, '12:00'), at(D, '12:30'), at(D, '16:30'), at(D, '17:30')), MIN);
+    expect(lunch).toMatchObject({ status: 'incomplete', lastOut: at(D, '16:30'), workedSeconds: 8 * 3600, overtimeSeconds: 0 });
+    // Without a punched lunch the hour before the stray tap is no break: the 30 minutes are deducted.
+    const stray = computeDay(plan(D), punches(at(D, '08:00'), at(D, '16:30'), at(D, '17:30')), MIN);
+    expect(stray).toMatchObject({ status: 'incomplete', lastOut: at(D, '16:30'), workedSeconds: 8 * 3600, overtimeSeconds: 0 });
+  });
+
+  test('an in-out-in day: the last out is the clock-out, not the return', () => {
+    const day = computeDay(plan(D), punches(at(D, '09:00'), at(D, '12:00'), at(D, '12:10')), MIN);
+    expect(day).toMatchObject({ status: 'incomplete', firstIn: at(D, '09:00'), lastOut: at(D, '12:00'), workedSeconds: 3 * 3600, flags: ['late'] });
+    // One punch closes no pair, with a repeated tap after it or not.
+    expect(computeDay(plan(D), punches(at(D, '08:00'), at(D, '08:00') + 20_000), MIN)).toMatchObject({ status: 'incomplete', lastOut: null, punchCount: 2 });
+  });
+
   test('days off: worked time is all overtime, flagged by the kind of day; nothing is late', () => {
     const worked = punches(at(D, '10:00'), at(D, '12:00'));
     expect(computeDay(plan(D, 'weekend'), worked, MIN)).toMatchObject({
