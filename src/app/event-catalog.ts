@@ -266,7 +266,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     example: { kind: 'holiday', id: 'c62fa283-3296-4b52-bbca-e6abbbd686f1', ranges: [{ from: '2026-03-09', to: '2026-03-09' }], by: 'hr.officer@example.com' },
   },
   attendance_day_changed: {
-    about: 'An attendance day was written or changed (punches, a correction, a calendar change, a recompute).',
+    about:
+      'An attendance day was written or changed (punches, a correction, a calendar change, a recompute, or generate-absences writing a day without punches: absent, a day off, a holiday, leave).',
     example: {
       day: {
         employee: 'E-1001',

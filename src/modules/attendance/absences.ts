@@ -6,16 +6,19 @@
  * (expecting its shift), `non_working_day`, `holiday` or `on_leave`. A day with punches always has a record,
  * so it is never overwritten; dates of a locked pay period are left alone; running twice
  * changes nothing. One date (default: yesterday in ATTENDANCE_TIME_ZONE) or a range (`to`
- * defaults to yesterday: a day is not absent before it is over).
+ * defaults to yesterday: a day is not absent before it is over). Each day written is announced
+ * (`attendance_day_changed`, in the transaction that writes it), as every other written day is;
+ * a day that was there already is not.
  */
 
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { Queryable } from '../../platform/db/client';
+import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { addDays, localDateOf, requireDate } from '../../platform/time/dates';
 import { type CalendarService, ownScheduleStarts } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
+import { type AttendanceDayRow, insertNewDays } from './day-rows';
 import { inRanges } from './periods';
 import { computeDay } from './rules';
 import type { AttendanceRuntime } from './runtime';
@@ -37,8 +40,16 @@ export type AbsenceResult = {
 export const ABSENCE_PARAMS = ['date', 'from', 'to'] as const;
 export type AbsenceParams = Partial<Record<(typeof ABSENCE_PARAMS)[number], string>>;
 
-/** Enrollees written per transaction, so the writer is never held long. */
+/** Dates from..to, both included. */
+type DateRange = { from: string; to: string };
+
+/** Enrollees written per transaction at most (a run of one date: the nightly run). */
 const ABSENCE_CHUNK = 500;
+/**
+ * Person-dates per transaction at most: each is a day and its event to write, so a range's run
+ * takes fewer people at a time (a month: 96) and never holds the writer long.
+ */
+const DAYS_PER_WRITE = 3000;
 const MAX_DAYS = 366;
 
 export class Absences {
@@ -82,39 +93,47 @@ export class Absences {
     const locked = await this.attendance.periods.lockedIn(this.ctx.db.orm, from, to);
     /** Person-dates from the start of each person's attendance (written now, or kept as they were). */
     let counted = 0;
-    for (const chunk of chunks(candidates, ABSENCE_CHUNK)) {
-      await this.ctx.db.write(async ({ tx }) => {
-        const now = this.ctx.clock.now();
-        const { people, planner } = await this.calendar.plannerFor(
-          tx,
-          chunk.map((e) => e.id),
-          from,
-          to,
-        );
-        const starts = await this.startsOf(
-          tx,
-          chunk.map((e) => e.id),
-          from,
-        );
-        const rows: (typeof attendanceDays.$inferInsert)[] = [];
-        chunk.forEach((e, i) => {
-          const start = starts.get(e.id) ?? from;
-          for (const plan of planner.plans(people[i]!, from, to)) {
-            // Not before the person's attendance starts, never in a locked period.
-            if (plan.date < start) continue;
-            counted++;
-            if (inRanges(plan.date, locked)) continue;
-            rows.push({ enrolleeId: e.id, employeeKey: e.employeeKey, date: plan.date, ...computeDay(plan, [], 0), updatedAt: now });
-          }
-        });
-        for (const part of chunks(rows, 300)) {
-          const inserted = await tx.insert(attendanceDays).values(part).onConflictDoNothing().returning({ status: attendanceDays.status });
-          for (const { status } of inserted) result[status as Exclude<DayStatus, 'present' | 'incomplete'>]++;
-        }
-      });
+    const perWrite = Math.max(1, Math.min(ABSENCE_CHUNK, Math.floor(DAYS_PER_WRITE / daysBetween(from, to))));
+    for (const chunk of chunks(candidates, perWrite)) {
+      const done = await this.ctx.db.write((w) => this.writeChunk(w, chunk, { from, to }, locked));
+      counted += done.counted;
+      for (const { status } of done.written) result[status as Exclude<DayStatus, 'present' | 'incomplete'>]++;
     }
     result.unchanged = counted - result.absent - result.non_working_day - result.holiday - result.on_leave;
     return result;
+  }
+
+  /**
+   * The days without a record of these people's dates from..to (not before their attendance
+   * starts, not in a locked period), written and announced. `counted`: their person-dates.
+   */
+  private async writeChunk(
+    w: WriteContext,
+    chunk: readonly { id: string; employeeKey: string }[],
+    range: DateRange,
+    locked: readonly DateRange[],
+  ): Promise<{ counted: number; written: AttendanceDayRow[] }> {
+    const { from, to } = range;
+    const now = this.ctx.clock.now();
+    const ids = chunk.map((e) => e.id);
+    const { people, planner } = await this.calendar.plannerFor(w.tx, ids, from, to);
+    const starts = await this.startsOf(w.tx, ids, from);
+    let counted = 0;
+    const rows: AttendanceDayRow[] = [];
+    chunk.forEach((e, i) => {
+      const start = starts.get(e.id) ?? from;
+      for (const plan of planner.plans(people[i]!, from, to)) {
+        // Not before the person's attendance starts, never in a locked period.
+        if (plan.date < start) continue;
+        counted++;
+        if (inRanges(plan.date, locked)) continue;
+        rows.push({ enrolleeId: e.id, employeeKey: e.employeeKey, date: plan.date, ...computeDay(plan, [], 0), punches: [], updatedAt: now });
+      }
+    });
+    // Only the days inserted come back: a date that had one already is neither counted nor announced.
+    const written = await insertNewDays(w, rows);
+    await this.attendance.announceWritten(w, written);
+    return { counted, written };
   }
 
   /**
@@ -145,3 +164,6 @@ export class Absences {
     return starts;
   }
 }
+
+/** How many dates from..to holds, both included (`YYYY-MM-DD` parses as UTC midnight: no zone in it). */
+const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;

@@ -70,6 +70,29 @@ function dayArgs(d: AttendanceDayRow): InValue[] {
   ];
 }
 
+/** A stored day from a raw row of DAY_COLUMNS. */
+function dayOfRow(r: Record<string, unknown>): AttendanceDayRow {
+  const num = (v: unknown) => (v === null ? null : Number(v));
+  return {
+    enrolleeId: String(r.enrollee_id),
+    employeeKey: String(r.employee_key),
+    date: String(r.date),
+    firstIn: num(r.first_in),
+    lastOut: num(r.last_out),
+    workedSeconds: Number(r.worked_seconds),
+    punchCount: Number(r.punch_count),
+    status: String(r.status) as DayStatus,
+    flags: JSON.parse(String(r.flags)) as string[],
+    schedule: r.schedule === null ? null : String(r.schedule),
+    expectedSeconds: Number(r.expected_seconds),
+    lateSeconds: Number(r.late_seconds),
+    earlyLeaveSeconds: Number(r.early_leave_seconds),
+    overtimeSeconds: Number(r.overtime_seconds),
+    updatedAt: Number(r.updated_at),
+    punches: r.punches === null ? null : (JSON.parse(String(r.punches)) as { at: number; corrected: boolean }[]),
+  };
+}
+
 /**
  * The stored days of these enrollees on these dates, by enrollee then date. Raw (the columns
  * in DAY_COLUMNS order): it runs with every batch of punches.
@@ -81,28 +104,29 @@ export async function readDays(w: WriteContext, enrolleeIds: readonly string[], 
     args: [...enrolleeIds, ...dates],
   });
   for (const r of rows) {
-    const num = (v: unknown) => (v === null ? null : Number(v));
-    const row: AttendanceDayRow = {
-      enrolleeId: String(r.enrollee_id),
-      employeeKey: String(r.employee_key),
-      date: String(r.date),
-      firstIn: num(r.first_in),
-      lastOut: num(r.last_out),
-      workedSeconds: Number(r.worked_seconds),
-      punchCount: Number(r.punch_count),
-      status: String(r.status) as DayStatus,
-      flags: JSON.parse(String(r.flags)) as string[],
-      schedule: r.schedule === null ? null : String(r.schedule),
-      expectedSeconds: Number(r.expected_seconds),
-      lateSeconds: Number(r.late_seconds),
-      earlyLeaveSeconds: Number(r.early_leave_seconds),
-      overtimeSeconds: Number(r.overtime_seconds),
-      updatedAt: Number(r.updated_at),
-      punches: r.punches === null ? null : (JSON.parse(String(r.punches)) as { at: number; corrected: boolean }[]),
-    };
+    const row = dayOfRow(r);
     const own = out.get(row.enrolleeId) ?? new Map<string, AttendanceDayRow>();
     own.set(row.date, row);
     out.set(row.enrolleeId, own);
+  }
+  return out;
+}
+
+/**
+ * Inserts the days that have no record yet and answers those it inserted, as stored; a day
+ * already there is left as it is and not answered (generate-absences). Raw, as writeDays: a
+ * month of absences for 10,000 people is 310,000 rows, and the query builder's insert took half
+ * as long again (37 s against 56 s, on a busy machine).
+ */
+export async function insertNewDays(w: WriteContext, days: readonly AttendanceDayRow[]): Promise<AttendanceDayRow[]> {
+  const out: AttendanceDayRow[] = [];
+  for (const chunk of chunks(days, WRITE_CHUNK)) {
+    const row = `(${placeholders(DAY_COLUMNS.length)})`;
+    const { rows } = await w.execute({
+      sql: `insert into ${getTableName(attendanceDays)} (${DAY_COLUMNS.join(', ')}) values ${Array.from({ length: chunk.length }, () => row).join(', ')} on conflict (enrollee_id, date) do nothing returning ${DAY_COLUMNS.join(', ')}`,
+      args: chunk.flatMap(dayArgs),
+    });
+    out.push(...rows.map(dayOfRow));
   }
   return out;
 }

@@ -271,6 +271,11 @@ export class AttendanceService {
     return count;
   }
 
+  /** `attendance_day_changed` for days written outside a recompute (generate-absences), in the writing transaction. */
+  announceWritten(w: WriteContext, writes: readonly AttendanceDayRow[]): Promise<void> {
+    return this.announce(w, writes, []);
+  }
+
   /** `attendance_day_changed` for each day written, `attendance_day_removed` for each removed. */
   private async announce(w: WriteContext, writes: readonly AttendanceDayRow[], removed: readonly AttendanceDayRow[]): Promise<void> {
     await this.events.recordMany(

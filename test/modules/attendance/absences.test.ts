@@ -15,6 +15,13 @@ const runAbsences = async (date?: string) => {
   return res.body;
 };
 
+/** The days announced by `attendance_day_changed` after the event sequence `after`, and the newest sequence. */
+const announcedAfter = async (after: number) => {
+  const res = await server.admin.get(`/events/?type=attendance_day_changed&after=${after}&limit=1000`);
+  expect(res.status).toBe(200);
+  return { days: (res.body.results as { data: { day: { employee: string; date: string } } }[]).map((e) => e.data.day), last: res.body.last_sequence as number };
+};
+
 beforeAll(async () => {
   server = await startTestServer({ TIME_ZONE: ZONE, HOLIDAYS: '2026-03-11' }, { clock: { now: () => now } });
   people = await createPeople(server, ['A', 'B', 'C', 'E']);
@@ -32,6 +39,9 @@ afterAll(async () => {
 
 describe('generate-absences', () => {
   test('writes absent days for active enrollees without punches on a working day, and only those', async () => {
+    // A's punches announced her day already (the follower, caught up here rather than by the run).
+    await server.fpa.service.attendance.follower.catchUp();
+    const { last } = await announcedAfter(0);
     const run = await runAbsences('2026-03-09');
     expect(run.status).toBe('succeeded');
     expect(run.result).toEqual({ from: '2026-03-09', to: '2026-03-09', absent: 2, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 1 });
@@ -52,13 +62,19 @@ describe('generate-absences', () => {
     }
     expect(await dayOf(server, 'D', '2026-03-09')).toBeNull();
     expect(await dayOf(server, 'E', '2026-03-09')).toBeNull();
+    // Each day written is announced as the API lists it; A's day (punched) was there already.
+    const announced = await announcedAfter(last);
+    expect(announced.days.map((d) => `${d.employee} ${d.date}`).sort()).toEqual(['B 2026-03-09', 'C 2026-03-09']);
+    expect(announced.days.find((d) => d.employee === 'B')).toEqual(await dayOf(server, 'B', '2026-03-09'));
   });
 
-  test('is idempotent: a second run changes nothing', async () => {
+  test('is idempotent: a second run changes nothing and announces nothing', async () => {
     const before = await server.admin.get('/attendance-days/?limit=1000');
+    const { last } = await announcedAfter(0);
     const run = await runAbsences('2026-03-09');
     expect(run.result).toEqual({ from: '2026-03-09', to: '2026-03-09', absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 3 });
     expect((await server.admin.get('/attendance-days/?limit=1000')).body).toEqual(before.body);
+    expect((await announcedAfter(last)).days).toEqual([]);
   });
 
   test('punches uploaded late turn an absence into a worked day', async () => {
