@@ -30,5 +30,8 @@ UPDATE `fpa_device_keys` SET `hint` = '';--> statement-breakpoint
 UPDATE `fpa_enrollees` SET `pin_allocated` = 0 WHERE `id` IN (SELECT json_extract(a.`details`, '$.enrollee') FROM `fpa_audit_log` a JOIN `fpa_audit_log` c ON c.`action` = 'enrollee.created' AND c.`target_type` = 'enrollee' AND c.`target_id` = json_extract(a.`details`, '$.enrollee') AND c.`created_at` = a.`created_at` WHERE a.`action` = 'device.user_adopted');--> statement-breakpoint
 -- Unlinked terminal users listed before this release stay the terminal's own.
 UPDATE `fpa_device_users` SET `held_before` = 1 WHERE `enrollee_id` IS NULL;--> statement-breakpoint
--- Cards as terminals hold them (a number): leading zeros go where no two people then share a card.
-UPDATE `fpa_enrollees` SET `card` = ltrim(`card`, '0') WHERE `card` GLOB '0*' AND ltrim(`card`, '0') != '' AND (SELECT count(*) FROM `fpa_enrollees` o WHERE ltrim(o.`card`, '0') = ltrim(`fpa_enrollees`.`card`, '0')) = 1;
+-- Cards as terminals hold them (an unsigned 32-bit number): leading zeros go where the card is
+-- decimal digits, no two people then share it, and the number is one a terminal can hold (1 to
+-- 4294967295: ten digits at most, compared as text); the others are left as they were, for an
+-- administrator to fix.
+UPDATE `fpa_enrollees` SET `card` = ltrim(`card`, '0') WHERE `card` GLOB '0*' AND ltrim(`card`, '0') != '' AND `card` NOT GLOB '*[^0-9]*' AND (length(ltrim(`card`, '0')) < 10 OR (length(ltrim(`card`, '0')) = 10 AND ltrim(`card`, '0') <= '4294967295')) AND (SELECT count(*) FROM `fpa_enrollees` o WHERE ltrim(o.`card`, '0') = ltrim(`fpa_enrollees`.`card`, '0')) = 1;

@@ -4,24 +4,13 @@
  * of the reconciliation no longer wipes them; the other rows have none.
  */
 import { describe, expect, test } from 'bun:test';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrate } from 'drizzle-orm/libsql/migrator';
-import { MIGRATIONS_FOLDER, migrateDatabase, openDatabase } from '../../../src/platform/db/client';
+import { migrateDatabase, openDatabase } from '../../../src/platform/db/client';
 import { tempDir } from '../../support/harness';
+import { migrationsBefore } from '../../support/old-database';
 
 const now = Date.parse('2026-03-20T06:00:00Z');
-
-/** The migrations folder as the release before 0018 shipped it. */
-function migrationsBefore(dir: string, tag: string): string {
-  const folder = join(dir, `migrations-before-${tag}`);
-  cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-  const journalPath = join(folder, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  journal.entries = journal.entries.filter((e) => e.tag < tag);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return folder;
-}
 
 describe('migration 0018', () => {
   test('keeps the refusals standing (the algorithm, by the terminal or before sending; a full terminal), and no other', async () => {

@@ -1,0 +1,43 @@
+/**
+ * A database as an earlier release left it: this release's migrations folder cut before a
+ * migration (the releases shipped the same files, in the same order), applied to a new file, and
+ * rows written straight into its tables as that release wrote them. The test then migrates it
+ * (migrateDatabase, or a start) and looks at what the newer migrations made of them.
+ */
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { InValue } from '@libsql/client';
+import { migrate } from 'drizzle-orm/libsql/migrator';
+import { type Database, MIGRATIONS_FOLDER, openDatabase } from '../../src/platform/db/client';
+
+/** The second release (188d27b) shipped migrations 0000 to 0006. */
+export const SECOND_RELEASE = '0007';
+
+/** A copy of the migrations folder whose journal stops before `tag` (its migrations with a smaller tag). */
+export function migrationsBefore(dir: string, tag: string): string {
+  const folder = join(dir, `migrations-before-${tag}`);
+  cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
+  const journalPath = join(folder, 'meta', '_journal.json');
+  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
+  journal.entries = journal.entries.filter((e) => e.tag < tag);
+  writeFileSync(journalPath, JSON.stringify(journal));
+  return folder;
+}
+
+/** A new database file in `dir` (fpa.db) migrated as the release before `tag` migrated it; open, for the test to fill. */
+export async function databaseBefore(dir: string, tag: string): Promise<Database> {
+  const db = await openDatabase({ url: `file:${join(dir, 'fpa.db')}`, backgroundCheckpoint: false });
+  await migrate(db.orm, { migrationsFolder: migrationsBefore(dir, tag) });
+  return db;
+}
+
+/** Writes rows as an earlier release wrote them: table name and its columns' values, in order. */
+export async function insertRows(db: Database, rows: readonly (readonly [string, Record<string, InValue>])[]): Promise<void> {
+  for (const [table, values] of rows) {
+    const columns = Object.keys(values);
+    await db.client.execute({
+      sql: `insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+      args: Object.values(values),
+    });
+  }
+}
