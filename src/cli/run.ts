@@ -16,7 +16,17 @@ import { describeSettings, loadSettings, type Settings } from '../platform/confi
 import type { SealedSample } from '../platform/crypto/sealed-sample';
 import { randomToken } from '../platform/crypto/secrets';
 import { generateEncryptionKey, TemplateKeyRing } from '../platform/crypto/template-cipher';
-import { type Database, databaseFilePath, migrateDatabase, migrationsUnknownHere, newerDatabaseMessage, openDatabase } from '../platform/db/client';
+import {
+  type Database,
+  databaseFilePath,
+  migrateDatabase,
+  migrationsPendingHere,
+  migrationsUnknownHere,
+  NewerDatabaseError,
+  newerDatabaseMessage,
+  openDatabase,
+  pendingMigrationsMessage,
+} from '../platform/db/client';
 import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
 import { redactDatabaseUrl } from '../platform/db/unavailable';
 import { explainFailure, FpaError } from '../platform/errors';
@@ -157,7 +167,9 @@ async function runJob(name: string, args: string[]): Promise<number> {
  * key ring (when its keys are well formed) opens the sealed data. A database it cannot read adds
  * nothing (start-up says why it cannot open it).
  */
-async function databaseFacts(settings: Settings): Promise<Pick<CheckInput, 'recordedEmployeeModel' | 'migratedByNewerRelease' | 'sealedData'>> {
+async function databaseFacts(
+  settings: Settings,
+): Promise<Pick<CheckInput, 'recordedEmployeeModel' | 'migratedByNewerRelease' | 'pendingMigrations' | 'sealedData'>> {
   let db: Database | null = null;
   try {
     db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN });
@@ -165,7 +177,7 @@ async function databaseFacts(settings: Settings): Promise<Pick<CheckInput, 'reco
     const ring = await TemplateKeyRing.fromKeys(settings.TEMPLATE_ENCRYPTION_KEYS).catch(() => null);
     return {
       recordedEmployeeModel: await recordedEmployeeModel(db),
-      ...(unknown.length > 0 ? { migratedByNewerRelease: newerDatabaseMessage(unknown) } : {}),
+      ...(unknown.length > 0 ? { migratedByNewerRelease: newerDatabaseMessage(unknown) } : await pendingFacts(settings, db)),
       ...(ring ? { sealedData: await checkKeyRing(db, ring) } : {}),
     };
   } catch {
@@ -173,6 +185,15 @@ async function databaseFacts(settings: Settings): Promise<Pick<CheckInput, 'reco
   } finally {
     await db?.close();
   }
+}
+
+/** Migrations of this release not applied yet, and the pid of a server holding the file meanwhile (an older release). */
+async function pendingFacts(settings: Settings, db: Database): Promise<Pick<CheckInput, 'pendingMigrations'>> {
+  const state = await migrationsPendingHere(db);
+  if (state.pending.length === 0) return {};
+  const file = databaseFilePath(settings.DATABASE_URL);
+  const holder = file ? await liveLockHolder(file).catch(() => null) : null;
+  return { pendingMigrations: { message: pendingMigrationsMessage(state), ...(holder ? { holderPid: holder.pid } : {}) } };
 }
 
 /**
@@ -188,6 +209,26 @@ async function sealedDataIn(settings: Settings): Promise<SealedSample[]> {
   } finally {
     await db.close();
   }
+}
+
+/**
+ * `fpa:migrate` while a server holds the database: it applied its release's migrations when it
+ * started. When this release has more, that server is an older release (still running after the
+ * new one was installed): nothing is migrated under it, and the operator is told to stop it.
+ */
+async function migratedByHolder(settings: Settings, locked: DatabaseLockedError): Promise<number> {
+  const db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN });
+  const [unknown, state] = await Promise.all([migrationsUnknownHere(db), migrationsPendingHere(db)]).finally(() => db.close());
+  if (unknown.length > 0) throw new NewerDatabaseError(unknown);
+  if (state.pending.length === 0) {
+    console.log('fpa:migrate: a running server holds the database and applied the migrations when it started; nothing to do');
+    return 0;
+  }
+  const who = locked.holder ? `the server running on it (pid ${locked.holder.pid})` : 'the server running on it';
+  console.error(
+    `fpa:migrate: ${pendingMigrationsMessage(state)}: ${who} is an older release. Stop it, then run fpa:migrate again (or start this release, which applies them).`,
+  );
+  return 1;
 }
 
 const commands: Record<string, Command> = {
@@ -219,13 +260,10 @@ const commands: Record<string, Command> = {
     parseArgs({ args, options: {}, strict: true });
     const { settings } = loadSettings();
     const file = databaseFilePath(settings.DATABASE_URL);
-    // A local file has one writer: while a server holds it, that server already migrated it
-    // at start-up; otherwise hold the lock while migrating so no server starts half-way.
-    const lock = file ? await acquireLock(file).catch((error: unknown) => (error instanceof DatabaseLockedError ? null : Promise.reject(error))) : null;
-    if (file && !lock) {
-      console.log('fpa:migrate: a running server holds the database and applied the migrations when it started; nothing to do');
-      return 0;
-    }
+    // A local file has one writer: while a server holds it, that server migrated it at start-up
+    // to its own release's migrations; otherwise hold the lock while migrating so no server starts half-way.
+    const lock = file ? await acquireLock(file).catch((error: unknown) => (error instanceof DatabaseLockedError ? error : Promise.reject(error))) : null;
+    if (lock instanceof DatabaseLockedError) return migratedByHolder(settings, lock);
     const db = await openDatabase({
       url: settings.DATABASE_URL,
       authToken: settings.DATABASE_AUTH_TOKEN,

@@ -56,6 +56,10 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.W007': { severity: 'warning', meaning: 'an `FPA_` environment variable names no setting (a mistyped name is otherwise ignored)' },
   'fpa.W008': { severity: 'warning', meaning: 'there is no database at the DATABASE_URL file path (a first start creates one there)' },
   'fpa.W009': { severity: 'warning', meaning: 'TIME_ZONE or ATTENDANCE_TIME_ZONE is a fixed offset (`+02:00`): it has no DST; an IANA name is needed' },
+  'fpa.W010': {
+    severity: 'warning',
+    meaning: 'migrations of this release are not applied to the database yet (the next start applies them); a server still running on it is an older release',
+  },
   'fpa.W030': { severity: 'warning', meaning: 'CONSOLE_OIDC_ISSUER is a plain `http:` URL outside this machine' },
 };
 
@@ -81,6 +85,8 @@ export interface CheckInput {
   employeeLookupFields?: readonly string[];
   /** What the database says when a newer release migrated it (db/client.ts newerDatabaseMessage); absent when not. */
   migratedByNewerRelease?: string;
+  /** This release's migrations the database lacks (db/client.ts pendingMigrationsMessage), and the pid of a server holding it meanwhile; absent when none. */
+  pendingMigrations?: { message: string; holderPid?: number };
   /** The path of a `file:` database that does not exist (the check creates nothing); absent when there is one. */
   missingDatabaseFile?: string;
   /** What the key ring made of the sealed data sampled from the database (app/sealed-data.ts); absent when not looked at. */
@@ -440,6 +446,7 @@ function databaseReleaseIssues(input: CheckInput): ConfigIssue[] {
       ),
     ];
   }
+  if (input.pendingMigrations) return [pendingMigrationsIssue(input.pendingMigrations)];
   if (!input.migratedByNewerRelease) return [];
   return [
     issue(
@@ -448,6 +455,22 @@ function databaseReleaseIssues(input: CheckInput): ConfigIssue[] {
       'Migrations only go forward: run the release that migrated it, or this release on the backup of data/ taken before upgrading (README, Upgrade).',
     ),
   ];
+}
+
+/**
+ * Migrations not applied yet: normal between installing a release and starting it (the start
+ * applies them), so a warning; a server holding the database meanwhile is the older release.
+ */
+function pendingMigrationsIssue(pending: { message: string; holderPid?: number }): ConfigIssue {
+  const holder =
+    pending.holderPid === undefined
+      ? ''
+      : ` A server is running on it (pid ${pending.holderPid}): an older release, which migrated it to its own migrations only.`;
+  return issue(
+    'fpa.W010',
+    `${pending.message[0]?.toUpperCase()}${pending.message.slice(1)}.${holder}`,
+    'Stop the server running on the database, if any, then start this release (it applies them) or run `npm run fpa:migrate` (README, Upgrade).',
+  );
 }
 
 /** A database URL of a scheme libSQL opens. */

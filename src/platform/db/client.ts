@@ -379,6 +379,31 @@ export async function migrationsUnknownHere(db: Database): Promise<AppliedMigrat
     .filter((m) => !hashes.has(m.hash) && !times.has(m.createdAt));
 }
 
+/** This release's migrations (`migrations/meta/_journal.json`): each file's tag and its journal time. */
+function journalEntries(): { tag: string; when: number }[] {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string; when: number }[] };
+  return journal.entries;
+}
+
+/**
+ * This release's migrations the database has not applied, by tag: those drizzle's migrator would
+ * apply (its journal time after the last one applied), every one on a database never migrated.
+ * A server of an older release leaves some: it migrated the database to its own journal.
+ */
+export async function migrationsPendingHere(db: Database): Promise<{ pending: string[]; total: number }> {
+  const entries = journalEntries();
+  const table = await db.client.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'");
+  const last = table.rows.length === 0 ? null : (await db.client.execute('SELECT max(created_at) AS last FROM __drizzle_migrations')).rows[0]?.last;
+  const lastAt = last === null || last === undefined ? Number.NEGATIVE_INFINITY : Number(last);
+  return { pending: entries.filter((e) => e.when > lastAt).map((e) => e.tag), total: entries.length };
+}
+
+/** What `fpa:migrate` and `fpa:check` (fpa.W010) say of migrations not applied yet. */
+export function pendingMigrationsMessage({ pending, total }: { pending: readonly string[]; total: number }): string {
+  const range = pending.length === 1 ? pending[0] : `${pending[0]} to ${pending[pending.length - 1]}`;
+  return `${pending.length} of this release's ${total} migrations ${pending.length === 1 ? 'is' : 'are'} not applied to the database (${range})`;
+}
+
 /** The database holds migrations of a newer release (README, Upgrade step 4: rolling back needs the backup). */
 export class NewerDatabaseError extends Error {
   constructor(readonly unknown: readonly AppliedMigration[]) {
@@ -400,9 +425,8 @@ export function newerDatabaseMessage(unknown: readonly AppliedMigration[]): stri
  * migration in `__drizzle_migrations`; the journal lists them all.
  */
 export async function isMigrated(db: Database): Promise<boolean> {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
   const applied = await db.client.execute('select count(*) as n from __drizzle_migrations');
-  return Number(applied.rows[0]?.n ?? 0) >= journal.entries.length;
+  return Number(applied.rows[0]?.n ?? 0) >= journalEntries().length;
 }
 
 interface QueuedWrite {
