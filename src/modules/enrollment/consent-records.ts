@@ -16,3 +16,14 @@ export async function hasConsent(q: Queryable, enrolleeId: string): Promise<bool
 export function consentView(c: { version: string; method: string; givenBy: string; givenAt: number }): ConsentView {
   return { version: c.version, method: c.method, given_by: c.givenBy, given_at: new Date(c.givenAt).toISOString() };
 }
+
+/**
+ * When this person's consent was last withdrawn (or ended by their deletion); null if never. A
+ * consent replaced by a new one (its end is the next one's start) was not withdrawn.
+ */
+export async function lastWithdrawnAt(q: Queryable, enrolleeId: string): Promise<number | null> {
+  const rows = await q.select({ givenAt: consents.givenAt, withdrawnAt: consents.withdrawnAt }).from(consents).where(eq(consents.enrolleeId, enrolleeId));
+  const starts = new Set(rows.map((r) => r.givenAt));
+  const ends = rows.flatMap((r) => (r.withdrawnAt !== null && !starts.has(r.withdrawnAt) ? [r.withdrawnAt] : []));
+  return ends.length === 0 ? null : Math.max(...ends);
+}

@@ -5,7 +5,7 @@
  */
 
 export { agentRoutes } from './agent-routes';
-export { hasConsent } from './consent-records';
+export { hasConsent, lastWithdrawnAt } from './consent-records';
 export { biometricRoutes } from './enrollee-routes';
 export type { EnrollmentEvents } from './events';
 export type { FanOut } from './fan-out';

@@ -11,7 +11,6 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
-import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { areaNames } from '../areas';
 import { type CommandEvents, commandStates, openDeletesOf, type ReplacedDelete } from '../commands';
@@ -20,6 +19,7 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import type { ProofEvents } from './events';
 import type { DeletionProof, DeletionProofBody } from './model';
+import { noProofError, notAsked } from './no-proof';
 import type { ProofRuntime } from './runtime';
 import { ProofKeys } from './signing-keys';
 import { type DeletionProofRow, type DeletionProofTerminalRow, type DeletionReason, deletionProofs, deletionProofTerminals, type ProofCommand } from './tables';
@@ -212,17 +212,24 @@ export class DeletionProofs {
   async document(enrolleeId: string, caller: Pick<Caller, 'areas'>): Promise<ProofDocument> {
     const q = this.ctx.db.orm;
     const [proof] = await q.select().from(deletionProofs).where(eq(deletionProofs.enrolleeId, enrolleeId));
-    if (!proof || !(await this.inScope(q, proof, caller))) {
-      throw new FpaError('not_found', 'no deletion was asked for this person (withdraw their consent or delete them first)', { enrollee: enrolleeId });
+    if (!proof) {
+      throw await noProofError(q, enrolleeId, {
+        enrollees: this.enrollees,
+        visible: (areaIds) => this.inScope(q, areaIds, caller),
+        retentionDays: this.ctx.settings.RETENTION_DELETION_PROOFS_DAYS,
+        now: this.ctx.clock.now(),
+      });
     }
+    if (!(await this.inScope(q, proof.areaIds, caller))) throw notAsked(enrolleeId);
     const terminals = await q.select().from(deletionProofTerminals).where(eq(deletionProofTerminals.enrolleeId, enrolleeId));
     const body = await this.body(q, proof, terminals);
     return { ...body, signature: await this.keys.sign(body) };
   }
 
-  private async inScope(q: Queryable, proof: DeletionProofRow, caller: Pick<Caller, 'areas'>): Promise<boolean> {
+  /** Whether a caller may see a proof of a person of these areas (the person's, when the deletion was asked). */
+  private async inScope(q: Queryable, areaIds: string[], caller: Pick<Caller, 'areas'>): Promise<boolean> {
     if (caller.areas.length === 0) return true;
-    const names = await areaNames(q, proof.areaIds);
+    const names = await areaNames(q, areaIds);
     return [...names.values()].some((name) => caller.areas.includes(name));
   }
 
