@@ -102,7 +102,7 @@ describe('a machine with only Node.js and npm', () => {
     const upgrade = README.slice(README.indexOf('## Upgrade'), README.indexOf('## Scale'));
     // The Deploy block's install line, and the Upgrade's step 2.
     const installs = [/^(npm ci[^#\n]*)/m.exec(deploy)?.[1], /\*\*Install the new release\*\*: `([^`]+)`/.exec(upgrade)?.[1]].map((c) => c?.trim());
-    expect(installs).toEqual(['npm ci', 'git pull && npm ci']);
+    expect(installs).toEqual(['npm ci', 'git restore package-lock.json && git switch main && git pull && npm ci']);
     // Only the image may omit them: its Bun is the runtime image's.
     if (!pkg.dependencies?.bun) for (const install of installs) expect(install).not.toContain('--omit=dev');
   });

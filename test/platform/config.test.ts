@@ -235,6 +235,20 @@ describe('the README stays true', () => {
     expect(await sealWebhookSecret(await TemplateKeyRing.fromKeys([key]), 'endpoint-1', 'whsec_abc')).toStartWith('sealed1:');
   });
 
+  test('its Upgrade names every migration since the second release, and rolls back to the commit step 1 recorded (there are no release tags)', async () => {
+    const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
+    const upgrade = readme.slice(readme.indexOf('## Upgrade'), readme.indexOf('### Backups and restores')).replace(/\s+/g, ' ');
+    const journal = (await Bun.file(new URL('../../migrations/meta/_journal.json', import.meta.url)).json()) as { entries: { tag: string }[] };
+    const since = journal.entries.map((e) => e.tag.slice(0, 4)).filter((n) => n >= '0007');
+    expect(since.filter((n) => !upgrade.includes(n))).toEqual([]);
+    // What the steps say to type (README, Upgrade): recorded before, checked out on rollback, back on the branch at the next install.
+    const code = [...upgrade.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    expect(code).toContain('git rev-parse HEAD > data.bak-$(date +%F).commit');
+    expect(code).toContain('git checkout --detach $(cat data.bak-<date>.commit) && (npm ci || npm install --no-save)');
+    expect(/\*\*Install the new release\*\*: `([^`]+)`/.exec(upgrade)?.[1]).toBe('git restore package-lock.json && git switch main && git pull && npm ci');
+    expect(upgrade).not.toContain('its tag');
+  });
+
   test('its code fences pair up: none is left open to swallow the headings after it', async () => {
     const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
     let open: { line: number; info: string } | null = null;
