@@ -116,7 +116,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     },
   },
   enrollee_updated: {
-    about: 'An enrollee changed: `changes` holds each field before and after.',
+    about:
+      'An enrollee changed: `changes` holds each field before and after. A change of `areas` also holds `effective_from`: the first date judged under the new areas (the date after the move’s in ATTENDANCE_TIME_ZONE, or a later one).',
     example: {
       enrollee: { id: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', employee: 'E-1001', device_pin: '10000', display_name: 'Ada O.', card: null },
       changes: { display_name: { from: 'Ada Obi', to: 'Ada O.' } },

@@ -5,6 +5,10 @@
  * - a person moved to another area keeps their past days: a late upload, a recompute, a holiday
  *   and a schedule change of a date before the move judge it under the areas of that date, and a
  *   punch counts on one day only;
+ * - a move takes effect on the next date: the hours worked on the day of the move, and a night
+ *   under way when a nightly import moves the worker, stay judged under the areas they started
+ *   with; two moves of one date keep the database's order, whatever the instances' clocks say;
+ *   a deleted person's days are not rewritten by a change of an area they left;
  * - a timesheet lists the punches its row was computed from: a locked night keeps the punch voided
  *   after the lock, and the punches uploaded after the lock are not in it.
  */
@@ -65,6 +69,10 @@ beforeAll(async () => {
   for (const [employee, area] of [
     ['E-07', 'office'],
     ['E-02', 'plant'],
+    ['E-09', 'office'],
+    ['E-03', 'plant'],
+    ['E-05', 'office'],
+    ['E-08', 'office'],
   ] as const) {
     await created('/employees/', { id: employee, name: `Person ${employee}` });
     const e = await created('/enrollees/', { employee, areas: [area] });
@@ -94,7 +102,8 @@ describe('a person moved to another area keeps their past days', () => {
   test('days worked in the office, then a move to the plant', async () => {
     now = berlin('2026-11-11', '18:00');
     for (const date of ['2026-11-09', '2026-11-10', '2026-11-11']) await punch('E-07', `${date} 09:00`, `${date} 17:00`);
-    now = berlin('2026-11-12', '08:00');
+    // In the evening: the plant's night shift from the next date on.
+    now = berlin('2026-11-11', '18:30');
     const moved = await server.admin.patch(`/enrollees/${people['E-07']!.id}/`, { areas: ['plant'] });
     expect(moved.status).toBe(200);
     expect((await exported('E-07', '2026-11-09', '2026-11-12')).map((r) => r[4])).toEqual(['7:30', '7:30', '7:30']);
@@ -146,6 +155,73 @@ describe('a person moved to another area keeps their past days', () => {
   test('the timesheet lists the punches of each row, no more', async () => {
     const rows = await timesheet('E-07', '2026-11-09', '2026-11-12');
     expect(rows.map((r) => r.punches)).toEqual(['09:00 17:00', '09:00 12:00 12:30 17:00', '09:00 17:00', '22:00 07:00+1']);
+  });
+});
+
+/** The plan's schedule of each date from..to (null: none). */
+async function schedules(employee: string, from: string, to: string) {
+  const plan = await server.admin.get(`/calendar/?employee=${employee}&from=${from}&to=${to}`);
+  expect(plan.status).toBe(200);
+  return plan.body.results.map((d: { schedule: { name: string } | null }) => d.schedule?.name ?? null);
+}
+
+/** The stored days of one enrollee: date, schedule, worked and overtime seconds. */
+async function days(enrollee: string, from: string, to: string) {
+  const res = await server.admin.get(`/attendance-days/?enrollee=${enrollee}&from=${from}&to=${to}`);
+  expect(res.status).toBe(200);
+  return (res.body.results as { date: string; schedule: string | null; worked_seconds: number; overtime_seconds: number }[])
+    .map((d) => [d.date, d.schedule, d.worked_seconds, d.overtime_seconds])
+    .sort();
+}
+
+describe('a move takes effect on the next date', () => {
+  test('hours worked on the day of the move stay judged on the office’s day shift', async () => {
+    now = berlin('2026-11-16', '12:05');
+    await punch('E-09', '2026-11-16 09:00', '2026-11-16 12:00');
+    now = berlin('2026-11-16', '15:00');
+    expect((await server.admin.patch(`/enrollees/${people['E-09']!.id}/`, { areas: ['plant'] })).status).toBe(200);
+    const events = await server.admin.get('/events/?type=enrollee_updated&limit=1000');
+    const move = (events.body.results as { data: { enrollee: { id: string }; changes: { areas?: unknown } } }[]).findLast(
+      (e) => e.data.enrollee.id === people['E-09']!.id,
+    );
+    expect(move?.data.changes.areas).toMatchObject({ effective_from: '2026-11-17' });
+    expect(await schedules('E-09', '2026-11-16', '2026-11-17')).toEqual(['Day', 'Night']);
+    const [row] = await exported('E-09', '2026-11-16', '2026-11-16');
+    expect(row).toEqual(['2026-11-16', 'Day', '2026-11-16 09:00:00', '2026-11-16 12:00:00', '3:00', '0:00', '2']);
+  });
+
+  test('a night worker moved at 02:00 by the nightly import works that night and the next on the plant’s shift', async () => {
+    now = berlin('2026-11-17', '01:00');
+    await punch('E-03', '2026-11-16 22:00');
+    now = berlin('2026-11-17', '02:00');
+    expect((await server.admin.patch(`/enrollees/${people['E-03']!.id}/`, { areas: ['office'] })).status).toBe(200);
+    now = berlin('2026-11-18', '07:00');
+    await punch('E-03', '2026-11-17 06:00', '2026-11-17 22:00', '2026-11-18 06:00');
+    expect(await schedules('E-03', '2026-11-16', '2026-11-18')).toEqual(['Night', 'Night', 'Day']);
+    expect(await days(people['E-03']!.id, '2026-11-16', '2026-11-17')).toEqual([
+      ['2026-11-16', 'Night', 27_000, 0],
+      ['2026-11-17', 'Night', 27_000, 0],
+    ]);
+  });
+
+  test('two moves of one date keep the order they were stored in, whatever the clocks of the instances that made them', async () => {
+    now = berlin('2026-11-19', '10:00');
+    expect((await server.admin.patch(`/enrollees/${people['E-05']!.id}/`, { areas: ['plant'] })).status).toBe(200);
+    // An instance whose clock is an hour behind moves them again, to the warehouse.
+    now = berlin('2026-11-19', '09:00');
+    expect((await server.admin.patch(`/enrollees/${people['E-05']!.id}/`, { areas: ['warehouse'] })).status).toBe(200);
+    expect(await schedules('E-05', '2026-11-19', '2026-11-19')).toEqual(['Day']);
+  });
+
+  test('a holiday of an area a deleted person left does not rewrite their days', async () => {
+    now = berlin('2026-11-23', '18:00');
+    await punch('E-08', '2026-11-23 09:00', '2026-11-23 17:00');
+    expect((await server.admin.patch(`/enrollees/${people['E-08']!.id}/`, { areas: ['plant'] })).status).toBe(200);
+    expect((await server.admin.delete(`/enrollees/${people['E-08']!.id}/`)).status).toBe(204);
+    const before = await days(people['E-08']!.id, '2026-11-23', '2026-11-23');
+    expect(before).toEqual([['2026-11-23', 'Day', 27_000, 0]]);
+    await created('/holidays/', { date: '2026-11-23', name: 'Office day', areas: ['office'] });
+    expect(await days(people['E-08']!.id, '2026-11-23', '2026-11-23')).toEqual(before);
   });
 });
 

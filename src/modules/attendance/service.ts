@@ -142,13 +142,15 @@ export class AttendanceService {
   }
 
   /**
-   * A move to other areas changes the plans of its date and the dates after it (calendar/plan.ts
-   * `areasOn`), never those before: the person's days from the move's date on, up to the newest
-   * stored day.
+   * A move to other areas changes the plans from its first date under them on (calendar/plan.ts
+   * `areasOn`; the date after the move's), never those before: the person's days from that date
+   * on, up to the newest stored day.
    */
   private async moveTouch(w: WriteContext, event: LoggedEvent<string, EnrolleeEvents['enrollee_updated']>): Promise<Touch | null> {
-    if (!event.data.changes.areas) return null;
-    const from = this.dateOf(event.at);
+    const { areas } = event.data.changes;
+    if (!areas) return null;
+    // An event logged before the date was stored: from the move's own date (a day more, harmless).
+    const from = areas.effective_from ?? this.dateOf(event.at);
     const span = await this.dataSpan(w);
     if (!span || span.to < from) return null;
     return { enrollees: new Set([event.data.enrollee.id]), from, to: span.to };

@@ -17,7 +17,8 @@
  *   would have (`shift`): punches worked on a day off still fall in its window.
  * - A shift starts on its date; an end not after the start is on the next date (overnight).
  * - The person's areas are those of the date (`areasOn`): a move to another area plans the dates
- *   from the move on with the new areas, and the dates before it with the areas of then.
+ *   from its first date under them on (the date after the move's) with the new areas, and the
+ *   dates before it, the move's own date too, with the areas of then.
  */
 import { addDays, instantOn, secondsOfClock, weekdayOf } from '../../platform/time/dates';
 

@@ -102,8 +102,9 @@ export class CalendarService {
     const changes = await this.enrollees.membership.areaChangesByEnrollee(q, enrolleeIds);
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     return enrolleeIds.map((id) => {
-      // A move takes effect on its local date: the dates before it keep the areas of then.
-      const moves = changes.get(id)?.map((c) => ({ until: localDateOf(c.at, zone), areaIds: c.areaIds }));
+      // A move takes effect on its stored date (the local date after the move's; derived so for
+      // moves recorded before it was stored): the dates before it keep the areas of then.
+      const moves = changes.get(id)?.map((c) => ({ until: c.from ?? addDays(localDateOf(c.at, zone), 1), areaIds: c.areaIds }));
       return moves ? { id, areaIds: areas.get(id) ?? [], moves } : { id, areaIds: areas.get(id) ?? [] };
     });
   }

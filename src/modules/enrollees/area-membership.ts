@@ -4,7 +4,7 @@
  * `enrollees.membership` (the index exports the few that need no service).
  */
 
-import { and, asc, type Column, eq, getTableName, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, desc, eq, getTableName, gt, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
 import { selectAsJson } from '../../platform/db/json-results';
@@ -121,32 +121,79 @@ export async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds
   if (areaIds.length > 0) await q.insert(enrolleeAreas).values(areaIds.map((areaId) => ({ enrolleeId, areaId })));
 }
 
-/** Keeps the areas a person had before a move at `at`, when the move changes them (tables.ts `enrolleeAreaChanges`). */
-export async function recordAreaChange(q: Queryable, enrolleeId: string, at: number, from: readonly string[], to: readonly string[]): Promise<void> {
-  if (from.length === to.length && from.every((a) => to.includes(a))) return;
-  await q
-    .insert(enrolleeAreaChanges)
-    .values({ enrolleeId, changedAt: at, areasBefore: [...from] })
-    .onConflictDoNothing();
+/** A recorded move: the first date under the new areas (null: recorded before migration 0025), when, and the areas before it. */
+export interface AreaMove {
+  from: string | null;
+  at: number;
+  areaIds: string[];
 }
 
-/** Per enrollee, their moves between areas, oldest first: when, and the areas before it. */
-async function areaChangesByEnrollee(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, { at: number; areaIds: string[] }[]>> {
-  const out = new Map<string, { at: number; areaIds: string[] }[]>();
+/**
+ * Keeps the areas a person had before a move at `at`, when the move changes them (tables.ts
+ * `enrolleeAreaChanges`), and answers the first date judged under the new areas: `from` (the
+ * date after the move's), or the date of the person's last recorded move if that is later (an
+ * instance whose clock is behind), so their moves' dates never go back in the database's order.
+ * Null when the areas did not change.
+ */
+export async function recordAreaChange(
+  q: Queryable,
+  enrolleeId: string,
+  move: { at: number; from: string },
+  before: readonly string[],
+  after: readonly string[],
+): Promise<string | null> {
+  if (before.length === after.length && before.every((a) => after.includes(a))) return null;
+  const [last] = await q
+    .select({ from: enrolleeAreaChanges.effectiveFrom })
+    .from(enrolleeAreaChanges)
+    .where(eq(enrolleeAreaChanges.enrolleeId, enrolleeId))
+    .orderBy(desc(sql`rowid`))
+    .limit(1);
+  const from = last?.from && last.from > move.from ? last.from : move.from;
+  await q
+    .insert(enrolleeAreaChanges)
+    .values({ enrolleeId, changedAt: move.at, areasBefore: [...before], effectiveFrom: from })
+    .onConflictDoNothing();
+  return from;
+}
+
+/**
+ * Per enrollee, their moves between areas, oldest first: in the order the database stored them
+ * (`rowid`), not by `changed_at`, which is each instance's own clock.
+ */
+async function areaChangesByEnrollee(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, AreaMove[]>> {
+  const out = new Map<string, AreaMove[]>();
   for (const ids of chunks([...new Set(enrolleeIds)], 500)) {
-    const rows = await q.select().from(enrolleeAreaChanges).where(inArray(enrolleeAreaChanges.enrolleeId, ids)).orderBy(asc(enrolleeAreaChanges.changedAt));
-    for (const r of rows) out.set(r.enrolleeId, [...(out.get(r.enrolleeId) ?? []), { at: r.changedAt, areaIds: r.areasBefore }]);
+    const rows = await q.select().from(enrolleeAreaChanges).where(inArray(enrolleeAreaChanges.enrolleeId, ids)).orderBy(asc(sql`rowid`));
+    for (const r of rows) out.set(r.enrolleeId, [...(out.get(r.enrolleeId) ?? []), { from: r.effectiveFrom, at: r.changedAt, areaIds: r.areasBefore }]);
   }
   return out;
 }
 
-/** Enrollees who were in any of these areas before a move: a change of the area's calendar reaches their days of then too. */
+/**
+ * Enrollees with a move that changes the areas of `date` or a later date (its first date under
+ * the new areas after `date`; every move recorded before migration 0025, whose date is not
+ * stored): those whose plans of those dates need their moves (the Today board).
+ */
+async function idsMovedAfter(q: Queryable, date: string): Promise<string[]> {
+  const rows = await q
+    .selectDistinct({ id: enrolleeAreaChanges.enrolleeId })
+    .from(enrolleeAreaChanges)
+    .where(or(isNull(enrolleeAreaChanges.effectiveFrom), gt(enrolleeAreaChanges.effectiveFrom, date)));
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Enrollees (not deleted, as `idsInAreas`) who were in any of these areas before a move: a
+ * change of the area's calendar reaches their days of then too.
+ */
 async function idsFormerlyInAreas(q: Queryable, areaIds: readonly string[]): Promise<string[]> {
   if (areaIds.length === 0) return [];
   const rows = await q
     .selectDistinct({ id: enrolleeAreaChanges.enrolleeId })
     .from(enrolleeAreaChanges)
-    .where(sql`exists (select 1 from json_each(${enrolleeAreaChanges.areasBefore}) where value in ${[...areaIds]})`);
+    .innerJoin(enrollees, eq(enrollees.id, enrolleeAreaChanges.enrolleeId))
+    .where(and(sql`exists (select 1 from json_each(${enrolleeAreaChanges.areasBefore}) where value in ${[...areaIds]})`, ne(enrollees.status, 'deleted')));
   return rows.map((r) => r.id);
 }
 
@@ -230,6 +277,7 @@ export const membership = {
   areaIdsOf,
   areaIdsByEnrollee,
   areaChangesByEnrollee,
+  idsMovedAfter,
   areaNamesOf,
   idsInAreas,
   idsFormerlyInAreas,

@@ -11,6 +11,7 @@ import { and, eq, ne } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
+import { addDays, localDateOf } from '../../platform/time/dates';
 import { areasAfterSetting, areasWithin, assertWhollyWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
@@ -131,8 +132,11 @@ export class ChangesToEnrollees {
       const current = isLimited(scope) ? ((await areaNamesOf(tx, [id])).get(id) ?? []) : [];
       const to = await resolveAreas(tx, areasAfterSetting(scope, patch.areas, current), now, this.ctx.settings.AREAS_CREATED_ON_USE);
       await setEnrolleeAreas(tx, id, to);
-      await recordAreaChange(tx, id, now, from, to);
-      changes.areas = { from, to };
+      // A move takes effect on the next local date: the day it is made (hours already worked,
+      // a night under way) is judged under the areas it started with.
+      const next = addDays(localDateOf(now, this.ctx.settings.ATTENDANCE_TIME_ZONE), 1);
+      const effective = await recordAreaChange(tx, id, { at: now, from: next }, from, to);
+      changes.areas = effective ? { from, to, effective_from: effective } : { from, to };
     }
     const updated: EnrolleeRow = { ...row, ...set };
     await audit(tx, now, { actor: by, action: 'enrollee.updated', targetType: 'enrollee', targetId: id, details: { ...patch } });

@@ -13,8 +13,11 @@ export interface EnrolleeRef {
 
 export interface EnrolleeChanges {
   display_name?: { from: string; to: string };
-  /** Area ids before and after. */
-  areas?: { from: string[]; to: string[] };
+  /**
+   * Area ids before and after, and the first date judged under the new ones (the local date
+   * after the move's): the day of the move keeps the areas it started with.
+   */
+  areas?: { from: string[]; to: string[]; effective_from?: string };
   status?: { from: string; to: string };
   card?: { from: string | null; to: string | null };
 }

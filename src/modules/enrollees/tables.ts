@@ -64,8 +64,9 @@ export const enrolleeAreas = sqliteTable(
 
 /**
  * Area membership is dated by its changes: each row holds the areas a person had before a
- * change (`changed_at`), so the calendar plans a date before the move with the areas of then
- * (calendar/service.ts `people`) and a move never re-judges the days before it.
+ * change, so the calendar plans a date before the move with the areas of then (calendar/
+ * service.ts `people`) and a move never re-judges the days before it. A person's moves are in
+ * the order the database stored them (`rowid`), never by `changed_at`: instances' clocks differ.
  */
 export const enrolleeAreaChanges = sqliteTable(
   'fpa_enrollee_area_changes',
@@ -74,6 +75,12 @@ export const enrolleeAreaChanges = sqliteTable(
     changedAt: integer('changed_at').notNull(),
     /** The area ids before the change. */
     areasBefore: text('areas_before', { mode: 'json' }).$type<string[]>().notNull(),
+    /**
+     * The first date judged under the new areas (the local date after the move's, or a later
+     * move's before it); null on moves recorded before migration 0025, which take effect on
+     * the date after `changed_at`'s in ATTENDANCE_TIME_ZONE.
+     */
+    effectiveFrom: text('effective_from'),
   },
   (t) => [primaryKey({ columns: [t.enrolleeId, t.changedAt] })],
 );

@@ -1,0 +1,1 @@
+ALTER TABLE `fpa_enrollee_area_changes` ADD `effective_from` text;
