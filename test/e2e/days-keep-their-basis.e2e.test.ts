@@ -9,6 +9,8 @@
  *   under way when a nightly import moves the worker, stay judged under the areas they started
  *   with; two moves of one date keep the database's order, whatever the instances' clocks say;
  *   a deleted person's days are not rewritten by a change of an area they left;
+ * - days stored before their punches were (migration 0023) get them on the next recompute
+ *   without being announced again; a change a subscriber sees is announced as ever;
  * - a timesheet lists the punches its row was computed from: a locked night keeps the punch voided
  *   after the lock, and the punches uploaded after the lock are not in it.
  */
@@ -244,5 +246,40 @@ describe('a timesheet row lists the punches it was computed from', () => {
       worked_hours: '7.63',
       punches: '21:55 06:03+1',
     });
+  });
+});
+
+/** The days announced (`attendance_day_changed`) after the event sequence `after`, and the newest sequence. */
+async function announcedAfter(after: number): Promise<{ days: string[]; last: number }> {
+  const res = await server.admin.get(`/events/?type=attendance_day_changed&after=${after}&limit=1000`);
+  expect(res.status).toBe(200);
+  return {
+    days: (res.body.results as { data: { day: { employee: string; date: string } } }[]).map((e) => `${e.data.day.employee} ${e.data.day.date}`),
+    last: res.body.last_sequence,
+  };
+}
+
+describe('days stored before their punches were (migration 0023)', () => {
+  test('a recompute stores their punches without announcing them; a change a subscriber sees is announced', async () => {
+    const id = people['E-07']!.id;
+    const unlisted = async () =>
+      Number(
+        (await server.fpa.db.client.execute({ sql: 'select count(*) as n from fpa_attendance_days where enrollee_id = ? and punches is null', args: [id] }))
+          .rows[0]!.n,
+      );
+    await server.fpa.db.client.execute({ sql: 'update fpa_attendance_days set punches = null where enrollee_id = ?', args: [id] });
+    expect(await unlisted()).toBe(4);
+    const before = await exported('E-07', '2026-11-09', '2026-11-12');
+    const { last } = await announcedAfter(0);
+    const res = await server.admin.post('/attendance-days/recompute/', { enrollee: id, from: '2026-11-01', to: '2026-11-30' });
+    expect(res.status).toBe(200);
+    expect(await unlisted()).toBe(0);
+    expect(await exported('E-07', '2026-11-09', '2026-11-12')).toEqual(before);
+    const quiet = await announcedAfter(last);
+    expect(quiet.days).toEqual([]);
+    now = berlin('2026-11-13', '09:00');
+    await punch('E-07', '2026-11-12 21:55');
+    expect((await exported('E-07', '2026-11-12', '2026-11-12'))[0]?.[2]).toBe('2026-11-12 21:55:00');
+    expect((await announcedAfter(quiet.last)).days).toEqual(['E-07 2026-11-12']);
   });
 });

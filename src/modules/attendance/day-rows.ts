@@ -137,7 +137,11 @@ export async function writeDays(w: WriteContext, writes: readonly AttendanceDayR
   for (const day of removed) await w.tx.delete(attendanceDays).where(and(eq(attendanceDays.enrolleeId, day.enrolleeId), eq(attendanceDays.date, day.date)));
 }
 
-/** Whether two rows of a day show the same result (`updated_at` aside). */
+/**
+ * Whether two rows of a day show the same result (`updated_at` aside): all a subscriber sees of
+ * it (`attendanceDayView`), so a day that differs only in its stored punches (`samePunches`) is
+ * the same day to them.
+ */
 export function sameDay(a: AttendanceDayRow, b: AttendanceDayRow): boolean {
   return (
     a.firstIn === b.firstIn &&
@@ -152,9 +156,13 @@ export function sameDay(a: AttendanceDayRow, b: AttendanceDayRow): boolean {
     a.overtimeSeconds === b.overtimeSeconds &&
     a.employeeKey === b.employeeKey &&
     a.flags.length === b.flags.length &&
-    a.flags.every((f, i) => f === b.flags[i]) &&
-    JSON.stringify(a.punches) === JSON.stringify(b.punches)
+    a.flags.every((f, i) => f === b.flags[i])
   );
+}
+
+/** Whether two rows of a day list the same punches (none: null, or an empty list). */
+export function samePunches(a: AttendanceDayRow, b: AttendanceDayRow): boolean {
+  return JSON.stringify(a.punches ?? []) === JSON.stringify(b.punches ?? []);
 }
 
 export function attendanceDayView(row: AttendanceDayRow): AttendanceDayView {

@@ -4,7 +4,7 @@
  * their punches and plans.
  */
 import type { CalendarService, DayPlan } from '../calendar';
-import { type AttendanceDayRow, type localDates, sameDay } from './day-rows';
+import { type AttendanceDayRow, type localDates, sameDay, samePunches } from './day-rows';
 import { inRanges } from './periods';
 import { attribute, type CountedPunch, computeDay } from './rules';
 
@@ -28,6 +28,13 @@ export interface RecomputeRange {
   locked: readonly { from: string; to: string }[];
   /** Instants of new or voided punches by enrollee: only the days they belong to are recomputed. */
   changed?: ReadonlyMap<string, { instants: number[] }>;
+}
+
+/** What a recompute writes: days announced, days written quietly, days removed (`recomputePerson`). */
+export interface RecomputeOut {
+  writes: AttendanceDayRow[];
+  quiet: AttendanceDayRow[];
+  removed: AttendanceDayRow[];
 }
 
 /** How days are computed: the rules' settings, today and now, local dates. */
@@ -67,9 +74,11 @@ export function targetsOf(people: readonly Person[], planner: Planned['planner']
 
 /**
  * One person's days recomputed from their punches (`own`) against their stored days
- * (`before`): rows whose result changed go to `out.writes`, a day of today or later that lost
- * every punch to `out.removed`. `employeeKey` names the person where a day has none yet.
- * Answers how many days were recomputed.
+ * (`before`): rows whose result changed go to `out.writes` (written and announced), rows whose
+ * stored punches alone changed to `out.quiet` (written, not announced: a subscriber sees nothing
+ * new, as on the first recompute of a day stored before its punches were, migration 0023), a day
+ * of today or later that lost every punch to `out.removed`. `employeeKey` names the person where
+ * a day has none yet. Answers how many days were recomputed.
  */
 export function recomputePerson(
   { person, plans, dates }: Target,
@@ -77,7 +86,7 @@ export function recomputePerson(
   before: ReadonlyMap<string, AttendanceDayRow> | undefined,
   employeeKey: string,
   rules: DayRules,
-  out: { writes: AttendanceDayRow[]; removed: AttendanceDayRow[] },
+  out: RecomputeOut,
 ): number {
   if (own.length === 0 && !before) return 0;
   let count = 0;
@@ -112,6 +121,8 @@ export function recomputePerson(
       punches: dayPunches.length === 0 ? null : [...dayPunches].sort((a, b) => a.at - b.at).map((p) => ({ at: p.at, corrected: p.corrected })),
     };
     if (!old || !sameDay(old, row)) out.writes.push(row);
+    // Its `updated_at` kept too: the day a subscriber sees did not change.
+    else if (!samePunches(old, row)) out.quiet.push({ ...row, updatedAt: old.updatedAt });
   }
   return count;
 }

@@ -19,7 +19,7 @@ import { type AttendanceDayRow, attendanceDayView, localDates, readDays, writeDa
 import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
 import { inRanges, PayPeriods } from './periods';
-import { type DayRules, recomputePerson, targetsOf } from './recompute-days';
+import { type DayRules, type RecomputeOut, recomputePerson, targetsOf } from './recompute-days';
 import { attribute, type CountedPunch } from './rules';
 import type { AttendanceRuntime } from './runtime';
 import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
@@ -226,7 +226,7 @@ export class AttendanceService {
    * or, given `changed` (instants of new or voided punches by enrollee), only the days those
    * punches belong to. Each day is computed against its plan from the punches that belong to it
    * (read from its local date and its shift's window), and only the days whose result changed
-   * are written (with `attendance_day_changed`). A day of today or later that lost every punch
+   * are written (with `attendance_day_changed`; a change of the stored punches alone quietly). A day of today or later that lost every punch
    * is removed; a past one becomes what its plan says (absent, holiday…). Locked dates are
    * skipped. Answers how many days were recomputed.
    */
@@ -260,14 +260,14 @@ export class AttendanceService {
         w.tx,
         ids.filter((id) => !stored.has(id) && !changed?.get(id)?.employee),
       );
-      const out = { writes: [] as AttendanceDayRow[], removed: [] as AttendanceDayRow[] };
+      const out: RecomputeOut = { writes: [], quiet: [], removed: [] };
       for (const target of targets.values()) {
         const id = target.person.id;
         const before = stored.get(id);
         const employeeKey = before?.values().next().value?.employeeKey ?? changed?.get(id)?.employee ?? keys.get(id)?.employeeKey ?? '';
         count += recomputePerson(target, punchesOf.get(id) ?? [], before, employeeKey, rules, out);
       }
-      await writeDays(w, out.writes, out.removed);
+      await writeDays(w, [...out.writes, ...out.quiet], out.removed);
       await this.announce(w, out.writes, out.removed);
     }
     return count;
