@@ -9,6 +9,8 @@
  *   under way when a nightly import moves the worker, stay judged under the areas they started
  *   with; two moves of one date keep the database's order, whatever the instances' clocks say;
  *   a deleted person's days are not rewritten by a change of an area they left;
+ * - the Today board and the reports' "in now" plan with the areas of each date: the night of a
+ *   worker moved after midnight is carried on their old area's night shift;
  * - days stored before their punches were (migration 0023) get them on the next recompute
  *   without being announced again; a change a subscriber sees is announced as ever;
  * - a timesheet lists the punches its row was computed from: a locked night keeps the punch voided
@@ -75,6 +77,7 @@ beforeAll(async () => {
     ['E-03', 'plant'],
     ['E-05', 'office'],
     ['E-08', 'office'],
+    ['E-04', 'plant'],
   ] as const) {
     await created('/employees/', { id: employee, name: `Person ${employee}` });
     const e = await created('/enrollees/', { employee, areas: [area] });
@@ -224,6 +227,24 @@ describe('a move takes effect on the next date', () => {
     expect(before).toEqual([['2026-11-23', 'Day', 27_000, 0]]);
     await created('/holidays/', { date: '2026-11-23', name: 'Office day', areas: ['office'] });
     expect(await days(people['E-08']!.id, '2026-11-23', '2026-11-23')).toEqual(before);
+  });
+});
+
+describe('the Today board plans with the areas of each date', () => {
+  test('a night worker moved to the office after midnight is still in from the plant’s night, on the board and in the reports', async () => {
+    now = berlin('2026-11-24', '22:10');
+    await punch('E-04', '2026-11-24 21:58');
+    now = berlin('2026-11-25', '02:00');
+    expect((await server.admin.patch(`/enrollees/${people['E-04']!.id}/`, { areas: ['office'] })).status).toBe(200);
+    now = berlin('2026-11-25', '03:00');
+    const board = await server.admin.get('/attendance/today/');
+    expect(board.status).toBe(200);
+    const entry = (board.body.people as { employee: string; areas: string[] }[]).find((p) => p.employee === 'E-04');
+    expect(entry).toMatchObject({ areas: ['office'], in_now: true, in_now_date: '2026-11-24', schedule: 'Night' });
+    const daily = await server.admin.get('/reports/daily.csv?date=2026-11-24');
+    const [header, ...rows] = fieldsOf(daily.body as string);
+    const row = rows.find((r) => r[header!.indexOf('employee')] === 'E-04');
+    expect(row?.[header!.indexOf('status')]).toBe('in_now');
   });
 });
 

@@ -8,7 +8,7 @@ import { getTableName } from 'drizzle-orm';
 import { selectAsJson } from '../../platform/db/json-results';
 import { FpaError } from '../../platform/errors';
 import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
-import type { CalendarService } from '../calendar';
+import type { CalendarService, Person } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
 import {
   addTo,
@@ -79,8 +79,8 @@ export class TodayBoard {
       throw new FpaError('not_found', 'area not found', { area: query.area });
     }
     const people = await this.peopleOn(query, stored, end);
-    // The planner for everyone, with the areas the roster already holds.
-    const persons = people.map((p) => ({ id: p.id, areaIds: p.areaIds }));
+    // The planner for everyone, with the areas of each date (the roster's, and the moves of those who moved).
+    const persons = await this.datedPersons(people, yesterday ?? date);
     const planner = await this.calendar.plannerOf(q, persons, yesterday ?? date, date);
     const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
     const counts = emptyCounts();
@@ -125,7 +125,10 @@ export class TodayBoard {
     const open = await this.daysOn(yesterday, { openOnly: true });
     if (open.size === 0) return new Set();
     const todays = await this.daysOn(today);
-    const people = (await this.enrollees.roster.read()).filter((p) => open.has(p.id)).map((p) => ({ id: p.id, areaIds: p.areaIds }));
+    const people = await this.datedPersons(
+      (await this.enrollees.roster.read()).filter((p) => open.has(p.id)),
+      yesterday,
+    );
     const planner = await this.calendar.plannerOf(this.ctx.db.orm, people, yesterday, yesterday);
     const now = this.ctx.clock.now();
     const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
@@ -135,6 +138,20 @@ export class TodayBoard {
       if (plan && carriedEntry(plan, open.get(person.id), todays.get(person.id) ?? null, { now }, slackMs)) stillIn.add(person.id);
     }
     return stillIn;
+  }
+
+  /**
+   * The planner's people: the roster's areas, and for the few with a move that takes effect
+   * after `from`, their moves too (calendar `people`), so the dates from `from` on plan with the
+   * areas of each date, as attendance judged them (the night of someone moved today is carried
+   * on their old area's shift). Which people and areas the board shows is today's membership.
+   */
+  private async datedPersons(roster: readonly RosterEntry[], from: string): Promise<Person[]> {
+    const q = this.ctx.db.orm;
+    const moved = new Set(await this.enrollees.membership.idsMovedAfter(q, from));
+    const ids = roster.filter((p) => moved.has(p.id)).map((p) => p.id);
+    const dated = new Map(ids.length === 0 ? [] : (await this.calendar.people(q, ids)).map((p) => [p.id, p]));
+    return roster.map((p) => dated.get(p.id) ?? { id: p.id, areaIds: p.areaIds });
   }
 
   /**
