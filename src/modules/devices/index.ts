@@ -10,6 +10,7 @@ export { allTerminals, type LogEntry, newestLogEntries, terminalsByIds } from '.
 export { AreaNames, type DeviceDetailView, type DeviceKeyView, type DeviceView, SerialParams } from './model';
 export { nextParameters, type ParameterMode, sameParameters } from './parameters';
 export { type RegistrationRefusal, recentRefusals } from './refusals';
+export { noteRefused, usersRefusedFor } from './refused-parts';
 export type { AttendanceCountListener, DeviceReport } from './reports';
 export { deviceRoutes } from './routes';
 export { DEVICE_SETTINGS } from './runtime';

@@ -107,9 +107,21 @@ export const deviceUsers = sqliteTable(
      * until adopted, even for a PIN the service handed out (enrollment/walk-up.ts).
      */
     heldBefore: integer('held_before', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * The enrollee whose templates the walk-up refused on this user and left on the terminal
+     * (DELETE_REJECTED_DEVICE_TEMPLATES off), with the parts refused, by type: only those are
+     * deleted when that enrollee's data goes, never the user, whose PIN alone is no one's here.
+     */
+    refusedFor: text('refused_for'),
+    refused: text('refused', { mode: 'json' }).$type<Record<string, number[]>>().notNull().default({}),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.deviceId, t.pin] }), index('fpa_device_users_pin').on(t.pin), index('fpa_device_users_enrollee').on(t.enrolleeId)],
+  (t) => [
+    primaryKey({ columns: [t.deviceId, t.pin] }),
+    index('fpa_device_users_pin').on(t.pin),
+    index('fpa_device_users_enrollee').on(t.enrolleeId),
+    index('fpa_device_users_refused_for').on(t.refusedFor),
+  ],
 );
 
 /**

@@ -3,7 +3,7 @@
  * (`fpa_device_users`). The rest of the fleet logic (adoption, conflicts, resync) reads and
  * writes this through here.
  */
-import { and, eq, getTableName, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableName, inArray, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx } from '../../platform/db/client';
@@ -37,6 +37,14 @@ const pinOrder = (pin: SQLiteColumn | SQL): [SQL, SQL, SQLiteColumn | SQL] => [s
  */
 const heldBeforeIfNew = (since: number) =>
   sql`case when ${deviceUsers.enrolleeId} is null and ${deviceUsers.updatedAt} >= ${since} then 1 else ${deviceUsers.heldBefore} end`;
+
+/** Parts by type, without one index of a type (or every one: null). */
+function without(parts: Record<string, number[]>, type: string, index: number | null): Record<string, number[]> {
+  const kept = index === null ? [] : (parts[type] ?? []).filter((i) => i !== index);
+  const out = { ...parts, [type]: kept };
+  if (kept.length === 0) delete out[type];
+  return out;
+}
 
 /** A user as a terminal reports it (OPERLOG `USER`, 3.x `user` table, query results). */
 export interface ReportedUser {
@@ -171,16 +179,13 @@ export class DeviceUsers {
       .where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
   }
 
-  /** The terminal confirmed a delete of biometrics (one index, or every one of the type). */
+  /** The terminal confirmed a delete of biometrics (one index, or every one of the type): gone from what it holds and from what was refused there. */
   async dropBiometric(tx: Tx, deviceId: string, pin: string, type: string, index: number | null): Promise<void> {
     const existing = await this.one(tx, deviceId, pin);
-    if (!existing?.biometrics[type]) return;
-    const kept = index === null ? [] : existing.biometrics[type].filter((i) => i !== index);
-    const biometrics = { ...existing.biometrics, [type]: kept };
-    if (kept.length === 0) delete biometrics[type];
+    if (!existing?.biometrics[type] && !existing?.refused[type]) return;
     await tx
       .update(deviceUsers)
-      .set({ biometrics, updatedAt: this.ctx.clock.now() })
+      .set({ biometrics: without(existing.biometrics, type, index), refused: without(existing.refused, type, index), updatedAt: this.ctx.clock.now() })
       .where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
   }
 
@@ -229,19 +234,9 @@ export class DeviceUsers {
     return page ? rows.limit(page.limit) : rows;
   }
 
-  /**
-   * The terminal users linked to this enrollee, on every terminal; with `unlinkedPin`, also the
-   * users with that PIN linked to nobody that their terminal did not hold before the service knew
-   * it: where a PIN the service handed out is one of these (a template refused outside its
-   * enrollee's areas leaves one), it is still that enrollee (enrollment/walk-up.ts).
-   */
-  async linkedTo(q: Queryable, enrolleeId: string, options: { unlinkedPin?: string } = {}): Promise<DeviceUserRow[]> {
-    const pin = options.unlinkedPin;
-    const unlinked = pin === undefined ? undefined : and(eq(deviceUsers.pin, pin), isNull(deviceUsers.enrolleeId), eq(deviceUsers.heldBefore, false));
-    return q
-      .select()
-      .from(deviceUsers)
-      .where(unlinked ? or(eq(deviceUsers.enrolleeId, enrolleeId), unlinked) : eq(deviceUsers.enrolleeId, enrolleeId));
+  /** The terminal users linked to this enrollee, on every terminal. */
+  async linkedTo(q: Queryable, enrolleeId: string): Promise<DeviceUserRow[]> {
+    return q.select().from(deviceUsers).where(eq(deviceUsers.enrolleeId, enrolleeId));
   }
 
   async one(q: Queryable, deviceId: string, pin: string): Promise<DeviceUserRow | null> {

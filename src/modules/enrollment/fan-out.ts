@@ -13,7 +13,7 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import type { BiometricType } from '../../protocol/adms';
 import type { CommandService, NewCommand } from '../commands';
-import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
+import { type DeviceRow, type DeviceService, deviceRef, usersRefusedFor } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
@@ -217,30 +217,60 @@ export class FanOut {
    * terminal whose user of this person holds a biometric the service did not store (a legacy
    * FACE record, a vein, a face photo, a BIODATA kind it does not keep, a finger refused without
    * a delete) cannot be sent a delete of each. The user is deleted there, which takes all of it,
-   * and put back without biometrics where they still belong (an approved terminal that is theirs),
-   * so their card and PIN still punch. Their user there is the one linked to them or, for a PIN the
-   * service handed out, one linked to nobody (walk-up.ts: a finger refused outside their areas
-   * leaves one, and that PIN is them wherever it appears). Returns the terminals.
+   * and put back without biometrics where they still belong (an approved terminal), so their card
+   * and PIN still punch. The parts refused as theirs on a user linked to nobody go one by one
+   * (deleteRefused). Returns the terminals.
    */
   async clearWhatWasNotStored(w: WriteContext, enrolleeId: string, stored: readonly { type: string; fingerIndex: number }[]): Promise<number> {
-    const person = await this.enrollees.find(w.tx, enrolleeId);
     const kept = new Set(stored.map((t) => `${t.type}:${t.fingerIndex}`));
-    const users = await this.devices.users.linkedTo(w.tx, enrolleeId, person?.pinAllocated ? { unlinkedPin: person.devicePin } : {});
-    // Nothing of theirs was stored from a terminal whose user is linked to nobody (it was refused there): whatever it holds goes.
-    const holders = users.filter((u) =>
-      Object.entries(u.biometrics).some(([type, indexes]) => indexes.some((i) => u.enrolleeId === null || !kept.has(`${type}:${i}`))),
+    const holders = (await this.devices.users.linkedTo(w.tx, enrolleeId)).filter((u) =>
+      Object.entries(u.biometrics).some(([type, indexes]) => indexes.some((i) => !kept.has(`${type}:${i}`))),
     );
-    if (holders.length === 0) return 0;
-    const inScope = new Set((await this.devicesInScope(w.tx, enrolleeId)).map((d) => d.id));
+    const refused = await this.deleteRefused(w, enrolleeId, new Set());
+    if (holders.length === 0) return refused;
+    const person = await this.enrollees.find(w.tx, enrolleeId);
     const commands: NewCommand[] = [];
     for (const u of holders) {
       commands.push({ deviceId: u.deviceId, kind: 'delete_user', payload: { pin: u.pin }, supersedeKey: `user:${u.pin}` });
       const device = await this.devices.findById(w.tx, u.deviceId);
-      const theirs = u.enrolleeId !== null || inScope.has(u.deviceId);
-      if (person?.status === 'active' && device?.status === 'approved' && theirs) commands.push(userCommand(u.deviceId, person));
+      if (person?.status === 'active' && device?.status === 'approved') commands.push(userCommand(u.deviceId, person));
     }
     await this.commands.enqueue(w, commands);
-    return holders.length;
+    return holders.length + refused;
+  }
+
+  /**
+   * The parts the walk-up refused as this enrollee's and left on terminals outside their reach
+   * (DELETE_REJECTED_DEVICE_TEMPLATES off: walk-up.ts `reject`), on users linked to nobody: one
+   * delete per part, as for a template the service holds, so the terminal's user there keeps its
+   * card, password and anything else; never the user, nor a terminal user that only has their PIN
+   * (it punches as no one of theirs: punches/service.ts `whose`). Not on `except`, where the whole
+   * user goes anyway. Returns the terminals.
+   */
+  async deleteRefused(w: WriteContext, enrolleeId: string, except: ReadonlySet<string>): Promise<number> {
+    const users = (await usersRefusedFor(w.tx, enrolleeId)).filter((u) => !except.has(u.deviceId));
+    const commands: NewCommand[] = users.flatMap((u) =>
+      Object.entries(u.refused).flatMap(([type, indexes]) =>
+        indexes.map((fingerIndex) => ({
+          deviceId: u.deviceId,
+          kind: 'delete_template' as const,
+          payload: { pin: u.pin, fingerIndex, type },
+          supersedeKey: deleteKey(u.pin, { type, fingerIndex }),
+        })),
+      ),
+    );
+    await this.commands.enqueue(w, commands);
+    return users.length;
+  }
+
+  /**
+   * An enrollee deactivated or deleted: off every terminal that may hold them (delete_user), and
+   * the parts refused as theirs elsewhere deleted one by one (deleteRefused).
+   */
+  async takeOffEveryTerminal(w: WriteContext, person: { id: string; devicePin: string }): Promise<void> {
+    const holders = await this.devicesThatMayHold(w.tx, person.id);
+    await this.removeFromDevices(w, [person], holders);
+    await this.deleteRefused(w, person.id, new Set(holders));
   }
 
   /**
@@ -303,20 +333,18 @@ export class FanOut {
   /**
    * Terminals that may hold an enrollee's user record or templates: those sharing an area, any
    * terminal with a template of theirs that is not `incompatible` (a walk-up source outside scope),
-   * any terminal whose user is linked to them, and, for a PIN the service handed out, any terminal
-   * whose user with it is linked to nobody (that PIN is them wherever it appears: a finger refused
-   * outside their areas leaves such a user). Removed terminals included: what they held is kept
-   * under their id, and the deletes wait for them (devices/service.ts `remove`).
+   * and any terminal whose user is linked to them. Removed terminals included: what they held is
+   * kept under their id, and the deletes wait for them (devices/service.ts `remove`). A terminal
+   * whose user only has their PIN is not one (deleteRefused takes what was refused as theirs there).
    */
-  async devicesThatMayHold(q: Queryable, enrolleeId: string): Promise<string[]> {
+  private async devicesThatMayHold(q: Queryable, enrolleeId: string): Promise<string[]> {
     const holders = await q
       .selectDistinct({ deviceId: templateSync.deviceId })
       .from(templateSync)
       .innerJoin(templates, eq(templates.id, templateSync.templateId))
       .where(and(eq(templates.enrolleeId, enrolleeId), ne(templateSync.status, 'incompatible')));
-    const person = await this.enrollees.find(q, enrolleeId);
-    const users = await this.devices.users.linkedTo(q, enrolleeId, person?.pinAllocated ? { unlinkedPin: person.devicePin } : {});
-    return [...new Set([...(await this.devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId), ...users.map((u) => u.deviceId)])];
+    const linked = await this.devices.users.linkedTo(q, enrolleeId);
+    return [...new Set([...(await this.devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId), ...linked.map((u) => u.deviceId)])];
   }
 }
 

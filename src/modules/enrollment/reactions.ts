@@ -77,7 +77,7 @@ export const followEnrolleeChanges =
       const wasActive = changes.status ? changes.status.from === 'active' : (await enrollees.get(enrollee.id, w.tx)).status === 'active';
       const isActive = changes.status ? changes.status.to === 'active' : wasActive;
       if (wasActive && !isActive) {
-        await fanOut.removeFromDevices(w, [person], await fanOut.devicesThatMayHold(w.tx, enrollee.id));
+        await fanOut.takeOffEveryTerminal(w, person);
       } else if (isActive) {
         // Reactivated: every in-scope terminal; otherwise the ones that just came into scope.
         const inScope = await fanOut.devicesInScope(w.tx, enrollee.id);

@@ -252,7 +252,8 @@ export class TemplateStore {
   /**
    * Destroys every template of an enrollee (consent withdrawn, deletion, retention) and queues
    * deletes to the devices that hold or were about to receive them; with `deleteUserFromDevices`
-   * the whole user goes from every terminal that may hold them.
+   * the whole user goes from every terminal that may hold them (and the parts refused as theirs
+   * elsewhere, one by one: fan-out.ts `takeOffEveryTerminal`).
    */
   async destroyTemplatesIn(
     w: WriteContext,
@@ -269,7 +270,7 @@ export class TemplateStore {
       .where(eq(templates.enrolleeId, enrollee.id));
     const templateIds = rows.map((r) => r.id);
     if (options.deleteUserFromDevices) {
-      await this.fanOut.removeFromDevices(w, [enrollee], await this.fanOut.devicesThatMayHold(tx, enrollee.id));
+      await this.fanOut.takeOffEveryTerminal(w, enrollee);
     } else {
       await this.fanOut.deleteFromHolders(w, enrollee, rows);
       await this.fanOut.clearWhatWasNotStored(w, enrollee.id, rows);

@@ -43,7 +43,7 @@ import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { BiometricType } from '../../protocol/adms';
 import { type CommandService, supersedeRefusalDelete } from '../commands';
-import { type DeviceRow, type DeviceService, type DeviceUserRow, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
+import { type DeviceRow, type DeviceService, type DeviceUserRow, deviceRef, noteOnDevice, noteRefused, type ReportedUser } from '../devices';
 import { type CardOutcome, type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
@@ -114,8 +114,13 @@ class TerminalsOwnUser extends Error {
     super('the terminal’s own user');
   }
 }
+/** The enrollee ownerOf took an upload to be (null: not yet, or no one), kept outside the write a refusal rolls back. */
+interface Claim {
+  enrolleeId: string | null;
+}
 /** An enrollee's PIN, from a terminal outside their scope that is not an enrollment station. */
 class OutOfScope extends Error {}
+const OUT_OF_SCOPE = 'the enrollee with this PIN is not in this terminal’s areas and it is not an enrollment station';
 /** The terminal's user is linked to an enrollee who was deleted since. */
 class DeletedEnrollee extends Error {}
 
@@ -128,10 +133,11 @@ export class WalkUpEnrollment {
 
   async accept(device: DeviceRow, upload: TemplateUpload): Promise<UploadOutcome> {
     const data = new Uint8Array(Buffer.from(upload.template, 'base64'));
+    const claim: Claim = { enrolleeId: null };
     try {
       return await this.ctx.db.write(async (w) => {
         try {
-          return await this.store(w, device, upload, data);
+          return await this.store(w, device, upload, data, claim);
         } catch (error) {
           if (!(error instanceof TerminalsOwnUser)) throw error;
           // Refused by ownerOf before the store wrote anything: kept as the terminal's user in
@@ -142,7 +148,7 @@ export class WalkUpEnrollment {
       });
     } catch (error) {
       if (error instanceof OutOfScope) {
-        await this.reject(device, upload, 'not_in_scope', 'the enrollee with this PIN is not in this terminal’s areas and it is not an enrollment station');
+        await this.reject(device, upload, 'not_in_scope', OUT_OF_SCOPE, claim.enrolleeId);
         return 'rejected';
       }
       if (error instanceof DeletedEnrollee) {
@@ -151,18 +157,18 @@ export class WalkUpEnrollment {
       }
       if (error instanceof FpaError && REJECTIONS.has(error.code)) {
         const reason = error.code === 'not_found' ? 'unknown_pin' : error.code;
-        await this.reject(device, upload, reason, error.message);
+        await this.reject(device, upload, reason, error.message, reason === 'unknown_pin' ? null : claim.enrolleeId);
         return 'rejected';
       }
       throw error;
     }
   }
 
-  private async store(w: WriteContext, device: DeviceRow, upload: TemplateUpload, data: Uint8Array): Promise<UploadOutcome> {
+  private async store(w: WriteContext, device: DeviceRow, upload: TemplateUpload, data: Uint8Array, claim: Claim): Promise<UploadOutcome> {
     const { templates, remote, devices } = this.deps;
     const type = upload.type ?? 'fingerprint';
     const slot = upload.slot ?? 0;
-    const person = await this.ownerOf(w, device, upload);
+    const person = await this.ownerOf(w, device, upload, claim);
     await devices.users.noteBiometric(w.tx, device.id, upload.pin, type, upload.fingerIndex);
     const session = await remote.openSessionFor(w.tx, device.id, person.id);
     const requested = (session?.biometric === type && session.fingersRequested.includes(upload.fingerIndex)) ?? false;
@@ -196,8 +202,11 @@ export class WalkUpEnrollment {
     return same ? 'unchanged' : 'stored';
   }
 
-  /** The enrollee a walk-up template at this terminal belongs to (the rules are at the top of this file). */
-  private async ownerOf(w: WriteContext, device: DeviceRow, upload: TemplateUpload): Promise<EnrolleeRow> {
+  /**
+   * The enrollee a walk-up template at this terminal belongs to (the rules are at the top of this
+   * file), noted in `claim` before the scope is checked: a refusal from then on is for them.
+   */
+  private async ownerOf(w: WriteContext, device: DeviceRow, upload: TemplateUpload, claim: Claim): Promise<EnrolleeRow> {
     const { devices, enrollees } = this.deps;
     const { pin } = upload;
     const held = await devices.users.one(w.tx, device.id, pin);
@@ -217,6 +226,7 @@ export class WalkUpEnrollment {
       const claimed = asked?.userSent === true && person.pinAllocated && !held?.heldBefore;
       if (!claimed) await this.refuseTerminalsOwn(w, device, person, held, asked?.session ?? null);
     }
+    claim.enrolleeId = person.id;
     if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
     if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
     return person;
@@ -394,8 +404,11 @@ export class WalkUpEnrollment {
     );
   }
 
-  /** Logs a rejection (never the template bytes) and queues the delete when configured. */
-  private async reject(device: DeviceRow, upload: TemplateUpload, reason: string, message: string): Promise<void> {
+  /**
+   * Logs a rejection (never the template bytes) and queues the delete when configured, or notes the
+   * part left on the terminal's user, refused for `refusedFor` (null: nobody's), whose deletion takes it.
+   */
+  private async reject(device: DeviceRow, upload: TemplateUpload, reason: string, message: string, refusedFor: string | null = null): Promise<void> {
     const { ctx } = this;
     const { commands, enrollees, remote } = this.deps;
     const now = ctx.clock.now();
@@ -413,8 +426,9 @@ export class WalkUpEnrollment {
         now,
       );
       if (!deleting) {
-        // Left on the terminal: noted on its user there, so a withdrawal of consent deletes it too.
+        // Left on the terminal: noted on its user there, and as that enrollee's part, so their withdrawal or deletion deletes it.
         await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, type, upload.fingerIndex);
+        if (refusedFor) await noteRefused(tx, device.id, upload.pin, refusedFor, { type, index: upload.fingerIndex });
       } else {
         await commands.enqueue(w, [
           {
