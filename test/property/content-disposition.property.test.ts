@@ -38,6 +38,8 @@ const tricky = fc.string({
     '/',
     '\u0085',
     '\uD800',
+    // A combining mark alone: nothing of it is ASCII (CI found a name of only this).
+    '\u0300',
   ),
   maxLength: 24,
 });
@@ -75,5 +77,7 @@ describe('Content-Disposition of a download', () => {
     );
     expect(readDisposition(attachmentDisposition('deletion-proof-a"b; filename=evil.exe.pdf')).filename).toBe('deletion-proof-a"b; filename=evil.exe.pdf');
     expect(attachmentDisposition('daily-2026-02-03.csv')).toBe('attachment; filename="daily-2026-02-03.csv"');
+    // Only a combining mark: no ASCII is left of it, the fallback is still a name.
+    expect(attachmentDisposition('\u0300')).toBe(`attachment; filename="download"; filename*=UTF-8''%CC%80`);
   });
 });

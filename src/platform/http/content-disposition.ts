@@ -20,12 +20,13 @@ function fileNameOf(name: string): string {
   return cleaned === '' ? 'download' : cleaned;
 }
 
-/** The ASCII fallback: `Jürgen` as `Jurgen`, `李雷` as `_`. */
+/** The ASCII fallback: `Jürgen` as `Jurgen`, `李雷` as `_`; `download` when only marks were left (a lone combining accent). */
 function asciiOf(name: string): string {
-  return name
+  const ascii = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^A-Za-z0-9._-]+/g, '_');
+  return ascii === '' ? 'download' : ascii;
 }
 
 /** RFC 8187 `value-chars`: UTF-8 percent-encoded but for `attr-char` (encodeURIComponent also leaves `'()*`, which are not). */
