@@ -185,13 +185,28 @@ export class Planner {
   private planWith(own: ReturnType<Planner['rowsOf']>, date: string): DayPlan {
     const holiday = holidayOn(own.holidays, this.data.defaults.holidays, date);
     const leave = own.leaves.find((l) => l.from <= date && date <= l.to)?.kind ?? null;
-    const assigned = own.assignments.find((a) => a.from <= date && (a.to === null || date <= a.to));
-    const def = (assigned && this.data.schedules.get(assigned.scheduleId)) ?? this.data.defaults.schedule;
     const weekday = weekdayOf(date);
+    const assigned = this.assignedOn(own.assignments, date, weekday);
+    const def = (assigned && this.data.schedules.get(assigned.scheduleId)) ?? this.data.defaults.schedule;
     const off = def?.weekdays ? !def.weekdays.includes(weekday) : weekendOf(own.weekends, this.data.defaults.weekend, date).includes(weekday);
     const dayType: DayType = holiday !== null ? 'holiday' : off ? 'weekend' : leave !== null ? 'leave' : 'workday';
     const shift = def ? this.shiftOn(def, date) : null;
     return { date, dayType, holiday, leave, schedule: dayType === 'workday' ? shift : null, shift };
+  }
+
+  /**
+   * The assignment that decides a date: of the first level covering it (the person's own, else
+   * their areas'), by priority, the first whose shift starts on this weekday. Two schedules split
+   * by weekdays (Monday to Thursday, a short Friday) each decide their own days; when none of the
+   * level starts on it, the first decides, and the date is off (a part-timer's own Monday to
+   * Thursday keeps Friday off, whatever their area works).
+   */
+  private assignedOn(sorted: readonly AssignmentDef[], date: string, weekday: number): AssignmentDef | undefined {
+    const covering = sorted.filter((a) => a.from <= date && (a.to === null || date <= a.to));
+    const first = covering[0];
+    if (!first) return undefined;
+    const level = covering.filter((a) => (a.enrolleeId !== null) === (first.enrolleeId !== null));
+    return level.find((a) => this.data.schedules.get(a.scheduleId)?.weekdays?.includes(weekday) ?? true) ?? first;
   }
 
   private shiftOn(def: ScheduleDef, date: string): Shift {

@@ -214,3 +214,41 @@ describe('weekends', () => {
     expect(off(bo, '2026-04-03', '2026-04-05')).toEqual(['2026-04-04', '2026-04-05']);
   });
 });
+
+describe('schedules split by weekdays', () => {
+  // Monday to Thursday 08:00–16:30, and a short Friday 08:00–12:00 at a higher priority.
+  const monThu: ScheduleDef = { ...day, id: 'monthu', name: 'MonThu', weekdays: [1, 2, 3, 4] };
+  const friShort: ScheduleDef = { ...day, id: 'frishort', name: 'FriShort', end: '12:00', breakMs: 0, weekdays: [5] };
+  const schedules = new Map([
+    ['day', day],
+    ['monthu', monThu],
+    ['frishort', friShort],
+  ]);
+  const week = (planner: Planner, person: typeof ada) =>
+    planner.plans(person, '2026-11-23', '2026-11-29').map((p) => `${p.dayType}:${p.schedule?.name ?? '-'}`);
+
+  test('a person’s own two: each decides the days its shift starts on; the days neither starts on are off', () => {
+    const planner = new Planner(
+      data({
+        schedules,
+        assignments: [
+          assignment({ scheduleId: 'monthu', areaId: null, enrolleeId: 'ada', from: '2026-11-01' }),
+          assignment({ scheduleId: 'frishort', areaId: null, enrolleeId: 'ada', from: '2026-11-01', priority: 1 }),
+        ],
+      }),
+    );
+    expect(week(planner, ada)).toEqual(['workday:MonThu', 'workday:MonThu', 'workday:MonThu', 'workday:MonThu', 'workday:FriShort', 'weekend:-', 'weekend:-']);
+  });
+
+  test('an area’s short Friday beside its week: Monday to Thursday stay workdays', () => {
+    const planner = new Planner(data({ schedules, assignments: [assignment({ scheduleId: 'day' }), assignment({ scheduleId: 'frishort', priority: 1 })] }));
+    expect(week(planner, ada)).toEqual(['workday:day', 'workday:day', 'workday:day', 'workday:day', 'workday:FriShort', 'weekend:-', 'weekend:-']);
+  });
+
+  test('a part-timer’s own Monday to Thursday keeps Friday off, whatever their area works', () => {
+    const planner = new Planner(
+      data({ schedules, assignments: [assignment({ scheduleId: 'day' }), assignment({ scheduleId: 'monthu', areaId: null, enrolleeId: 'ada' })] }),
+    );
+    expect(week(planner, ada)).toEqual(['workday:MonThu', 'workday:MonThu', 'workday:MonThu', 'workday:MonThu', 'weekend:-', 'weekend:-', 'weekend:-']);
+  });
+});
