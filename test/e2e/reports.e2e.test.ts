@@ -339,6 +339,10 @@ describe('scope and errors', () => {
     expect(labels).toEqual(['Date', 'Day', 'Status', 'Punches', 'Worked', 'Expected', 'Late', 'Early leave', 'Overtime', 'Notes']);
     expect(['Punches', 'Status', 'Late', 'Notes'].map((label) => cell(sheet.rows[2], label))).toEqual(['08:20 16:31', 'Present', '0:20', 'late']);
     expect(cell(sheet.totals, 'Worked')).toBe(hm(WORKED.D1!));
+    // The total is the exact sum cut once (as the summary's), and the sheet says so beside its rows cut each.
+    expect(one.body.notes).toContain(
+      'Each duration is cut to the whole minute; a total adds the exact times, so it can be a minute or more above its rows added up.',
+    );
     // An area's month stops at the limit, and says so; its last sheet, cut short, has no totals.
     const area = await server.admin.get(`/reports/timesheet/preview/?area=plant&from=${FROM}&to=${TO}&limit=40`);
     expect(area.body.truncated).toBe(true);
@@ -347,7 +351,9 @@ describe('scope and errors', () => {
     // Every report has one, with the same filters and the same scope.
     const daily = await server.admin.get('/reports/daily/preview/?date=2026-02-03');
     expect(daily.body.sheets[0].rows.length).toBe(PEOPLE.length);
-    expect((await server.admin.get(`/reports/summary/preview/?from=${FROM}&to=${TO}`)).status).toBe(200);
+    const summary = await server.admin.get(`/reports/summary/preview/?from=${FROM}&to=${TO}`);
+    expect(summary.status).toBe(200);
+    expect(summary.body.notes.some((n: string) => n.startsWith('Each duration is cut to the whole minute'))).toBe(true);
     expect((await server.admin.get(`/reports/exceptions/preview/?from=${FROM}&to=${TO}&kind=late`)).body.sheets[0].rows.length).toBeGreaterThan(0);
     const branchOnly = await limitedTo(['branch']);
     const branch = await fetch(`${server.url}${API}/reports/daily/preview/?date=2026-02-03`, { headers: { authorization: `Bearer ${branchOnly}` } });

@@ -124,7 +124,11 @@ export class ReportService {
   async timesheet(query: { from: string; to: string; employee?: string; area?: string }, caller: Who): Promise<ReportDocument> {
     const { from, to } = period(query.from, query.to);
     const scope = await scopeOf(this.deps.areas, caller, query.area);
-    const notes = ['* a manual or imported punch. +1 a time on the next date (a shift past midnight). Durations in hours:minutes.', NEXT_DATE_NOTE];
+    const notes = [
+      '* a manual or imported punch. +1 a time on the next date (a shift past midnight). Durations in hours:minutes.',
+      TOTALS_NOTE,
+      NEXT_DATE_NOTE,
+    ];
     const people = new People(this.ctx, this.deps.enrollees);
     if (query.employee) {
       const employee = query.employee;
@@ -255,7 +259,7 @@ export class ReportService {
         `${from} to ${to}`,
         scope.label,
         ['summary', from, to, scope.area],
-        ['Days by status; durations in hours:minutes (Excel: hours).'],
+        ['Days by status; durations in hours:minutes (Excel: hours).', TOTALS_NOTE],
       ),
       sheets: once(sheet),
       emptyColumns: SUMMARY_COLUMNS,
@@ -301,6 +305,13 @@ export class ReportService {
   }
 }
 
+/**
+ * Printed durations are cut to the whole minute, and a total is the exact sum cut once: the same
+ * figure as the summary's and the API's (a person's month is one figure everywhere), which can be
+ * a minute or more above the printed rows added by hand. Said on the sheet so nobody reads it as
+ * an error.
+ */
+const TOTALS_NOTE = 'Each duration is cut to the whole minute; a total adds the exact times, so it can be a minute or more above its rows added up.';
 const NEXT_DATE_NOTE = 'Times are local times of the attendance zone; a day is the date its shift started.';
 
 async function* once<T>(value: T): AsyncGenerator<T> {
