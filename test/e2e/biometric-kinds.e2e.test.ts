@@ -324,3 +324,25 @@ describe('fingerprints go only to terminals that can use them', () => {
     expect(statusOn((await listed(dan.id))[0]!, 'CARD1')).toBe('present');
   });
 });
+
+describe('a terminal that holds a finger and then switches its reader off', () => {
+  test('stays a holder: a withdrawal deletes the finger there, and the proof waits for it', async () => {
+    const fay = await person('K-FAY', true);
+    const holder = await online('FPSW1');
+    const other = await online('FPSW2');
+    expect((await holder.enrollFinger(fay.device_pin, 3)).body).toBe('OK:1');
+    await drain(other);
+    expect(statusOn((await listed(fay.id))[0]!, 'FPSW1')).toBe('present');
+    // The reader switched off in its menu, then a new version of the finger fans out to every terminal.
+    await holder.post('cdata', { table: 'options' }, 'FingerFunOn=0,FPVersion=10,FaceFunOn=0,MultiBioDataSupport=0:0:0:0:0:0:0:0:0:0');
+    expect((await other.enrollFinger(fay.device_pin, 3)).body).toBe('OK:1');
+    expect(statusOn((await listed(fay.id))[0]!, 'FPSW1')).toBe('present');
+    expect((await server.admin.delete(`/enrollees/${fay.id}/consent/`)).status).toBe(200);
+    const proof = async () =>
+      (await server.admin.get(`/enrollees/${fay.id}/deletion-proof/`)).body as { complete: boolean; terminals: { serial_number: string; status: string }[] };
+    expect((await proof()).terminals.map((t) => t.serial_number)).toContain('FPSW1');
+    expect(await proof()).toMatchObject({ complete: false });
+    expect(await drain(holder)).toContain(`DATA DELETE FINGERTMP PIN=${fay.device_pin}\tFID=3`);
+    expect([...holder.templates.values()].some((t) => t.pin === fay.device_pin)).toBe(false);
+  });
+});

@@ -94,7 +94,8 @@ export class TemplateSync {
 }
 
 /**
- * Writes what the fan-out decided (`pending`, `present`, `incompatible`). A refusal of the same
+ * Writes what the fan-out decided (`pending`, `present`, `incompatible`; a holder is never made
+ * `incompatible`, see below). A refusal of the same
  * version stands through a retry (`pending`) and, refused again before sending, keeps the time it
  * first happened; a new version, or the template present, starts afresh.
  */
@@ -119,6 +120,11 @@ export async function upsertSync(tx: Tx, rows: SyncRow[]): Promise<void> {
           refusedAt: sql`case when ${retry} then ${templateSync.refusedAt} when ${again} then coalesce(${templateSync.refusedAt}, excluded.refused_at) else excluded.refused_at end`,
           refusedCode: sql`case when ${retry} then ${templateSync.refusedCode} else excluded.refused_code end`,
         },
+        // A terminal that holds the template, or may (its write is queued or went out), stays a
+        // holder when it is judged unable to use it now (its finger reader switched off, another
+        // algorithm after a firmware update): what it holds is still there, and withdrawal and
+        // deletion send their deletes to holders only.
+        setWhere: sql`not (excluded.status = 'incompatible' and ${templateSync.status} in ('present', 'pending'))`,
       });
   }
 }
