@@ -188,6 +188,17 @@ describe('settings the check once let through', () => {
     expect(issues.every((i) => i.severity === 'warning')).toBe(true);
   });
 
+  test('a setting set under its bare name (DATABASE_URL, as other tools name it) is a warning: only FPA_<KEY> is read (and PORT)', () => {
+    const env = { DATABASE_URL: 'file:/tmp/elsewhere.db', TIME_ZONE: 'Europe/Berlin', FPA_TIME_ZONE: 'UTC', PORT: '3100', HOST: 'laptop', HOME: '/root' };
+    const loaded = loadSettings(base as never, env);
+    expect(loaded.settings.DATABASE_URL).not.toBe('file:/tmp/elsewhere.db');
+    const issues = checkConfiguration({ loaded }).filter((i) => i.code === 'fpa.W007');
+    // TIME_ZONE is set as FPA_TIME_ZONE too (the bare one is then no mistake of the setting's), PORT is read bare, HOST is a shell's.
+    expect(issues.map((i) => [i.message, i.hint])).toEqual([
+      ['DATABASE_URL is set, but settings are read from FPA_DATABASE_URL: it is ignored.', 'Set FPA_DATABASE_URL instead.'],
+    ]);
+  });
+
   test('--print hides credentials inside URLs as well as secret settings', () => {
     const { settings } = loadSettings(base as never, {
       FPA_DATABASE_URL: 'libsql://user:pass@db.example.com/fpa?tls=1&authToken=SECRET',

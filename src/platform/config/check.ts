@@ -53,7 +53,10 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   'fpa.W004': { severity: 'warning', meaning: 'ENROLLMENT_REQUIRE_CONSENT is off' },
   'fpa.W005': { severity: 'warning', meaning: 'an embedded replica (DATABASE_SYNC_URL) is configured without a local file' },
   'fpa.W006': { severity: 'warning', meaning: 'ADMS_TRUST is `serial`: terminals without a communication key are identified by serial number only' },
-  'fpa.W007': { severity: 'warning', meaning: 'an `FPA_` environment variable names no setting (a mistyped name is otherwise ignored)' },
+  'fpa.W007': {
+    severity: 'warning',
+    meaning: 'an `FPA_` environment variable names no setting, or a setting is set without its `FPA_` prefix (either is otherwise ignored)',
+  },
   'fpa.W008': { severity: 'warning', meaning: 'there is no database at the DATABASE_URL file path (a first start creates one there)' },
   'fpa.W009': { severity: 'warning', meaning: 'TIME_ZONE or ATTENDANCE_TIME_ZONE is a fixed offset (`+02:00`): it has no DST; an IANA name is needed' },
   'fpa.W010': {
@@ -161,17 +164,26 @@ function consoleUrlIssues(s: Settings): ConfigIssue[] {
   return [issue('fpa.E025', problem, 'Give the console’s address as people open it, e.g. `https://attendance.example.com/console/`, or leave it empty.')];
 }
 
-/** `FPA_` variables that name no setting: a mistyped name would leave its setting at the default without a word. */
+/**
+ * `FPA_` variables that name no setting, and settings set under their bare name: a mistyped name
+ * (or the `DATABASE_URL` other tools use) would leave its setting at the default without a word.
+ */
 function unknownNameIssues(loaded: LoadedSettings): ConfigIssue[] {
   const names = SETTING_KEYS.map(envNameOf);
-  return loaded.unknownEnv.map((name) => {
-    const nearest = nearestName(name, names);
-    return issue(
-      'fpa.W007',
-      `${name} is set but is no setting: it is ignored.`,
-      nearest ? `Did you mean ${nearest}?` : 'See the configuration table in the README for the settings’ names.',
-    );
-  });
+  const bare = loaded.unprefixedEnv.map((name) =>
+    issue('fpa.W007', `${name} is set, but settings are read from FPA_${name}: it is ignored.`, `Set FPA_${name} instead.`),
+  );
+  return [
+    ...bare,
+    ...loaded.unknownEnv.map((name) => {
+      const nearest = nearestName(name, names);
+      return issue(
+        'fpa.W007',
+        `${name} is set but is no setting: it is ignored.`,
+        nearest ? `Did you mean ${nearest}?` : 'See the configuration table in the README for the settings’ names.',
+      );
+    }),
+  ];
 }
 
 /** The setting name nearest to a mistyped one, if it is near enough to be the one meant (edits within a third of its length). */

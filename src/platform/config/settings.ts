@@ -483,6 +483,8 @@ export interface LoadedSettings {
   problems: SettingProblem[];
   /** `FPA_` environment variables that name no setting (a mistyped name is otherwise silently ignored). */
   unknownEnv: string[];
+  /** Settings given in the environment under their bare name (`DATABASE_URL`), which is not read, while `FPA_<KEY>` is unset. */
+  unprefixedEnv: string[];
 }
 
 /** Environment names: `FPA_<KEY>`; `PORT` is also honoured for the standalone server. */
@@ -518,7 +520,9 @@ export function loadSettings(input: SettingsInput = {}, env: Record<string, stri
   if (settings.ATTENDANCE_TIME_ZONE === '') settings.ATTENDANCE_TIME_ZONE = settings.TIME_ZONE;
   const known = new Set(SETTING_KEYS.map(envNameOf));
   const unknownEnv = Object.keys(env).filter((name) => name.startsWith('FPA_') && !known.has(name));
-  return { settings: Object.freeze(settings), problems, unknownEnv };
+  // PORT is read bare; HOST is a shell's own variable in some shells, not a sign of a mistake.
+  const unprefixedEnv = SETTING_KEYS.filter((key) => key !== 'PORT' && key !== 'HOST' && env[key] && env[envNameOf(key)] === undefined);
+  return { settings: Object.freeze(settings), problems, unknownEnv, unprefixedEnv };
 }
 
 /** Settings safe to print (secrets masked, and those inside URLs), for `fpa:check --print`. */
