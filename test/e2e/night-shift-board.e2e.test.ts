@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { parseCsv } from '../../src/platform/csv';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { launchBrowser, signedInPage } from '../support/browser';
-import { startTestServer, type TestServer } from '../support/harness';
+import { clientAs, startTestServer, type TestServer } from '../support/harness';
 
 const ZONE = 'Europe/Berlin';
 const MONDAY = '2026-03-02';
@@ -21,6 +21,7 @@ let terminal: SimulatedTerminal;
 let browser: Browser;
 const errors: string[] = [];
 const pins: Record<string, string> = {};
+const ids: Record<string, string> = {};
 
 interface BoardPerson {
   employee: string;
@@ -87,6 +88,7 @@ beforeAll(async () => {
     const e = await server.admin.post('/enrollees/', { employee, areas: ['plant'] });
     expect(e.status).toBe(201);
     pins[employee] = e.body.device_pin;
+    ids[employee] = e.body.id;
   }
   terminal = new SimulatedTerminal({ url: server.url, sn: 'NIGHT01', timeZone: ZONE });
   await terminal.handshake();
@@ -150,4 +152,48 @@ test('an out punch closes the night; a missing one stops counting once the shift
     missing: ['N-2'],
   });
   expect(await mondayInGrid()).toEqual(['Nick Night, Mon 2 Mar: Missing punch, late', 'Nina Night, Mon 2 Mar: Present']);
+});
+
+/** The punch times (local, Berlin) that a day's panel lists: the day's own punches, newest first. */
+async function dayPanel(employee: string, date: string): Promise<string[]> {
+  const res = await server.admin.get<{ results: { local_time: string; voided: boolean }[] }>(`/attendance-days/${ids[employee]}/${date}/punches/`);
+  expect(res.status).toBe(200);
+  return res.body.results.map((p) => `${p.local_time.slice(0, 16)}${p.voided ? ' voided' : ''}`);
+}
+
+test('a night’s punches are listed on the date the shift started, voided ones too; a manager of another area gets 404', async () => {
+  now = berlin(TUESDAY, '22:30');
+  await punch('N-1', TUESDAY, '21:59');
+  expect(await dayPanel('N-1', MONDAY)).toEqual(['2026-03-03 06:02', '2026-03-02 21:58']);
+  // Tuesday's own night only: not the morning punch of Monday's that fell on Tuesday's date.
+  expect(await dayPanel('N-1', TUESDAY)).toEqual(['2026-03-03 21:59']);
+  const [tuesdayIn] = (await server.admin.get<{ results: { id: string }[] }>(`/attendance-days/${ids['N-1']}/${TUESDAY}/punches/`)).body.results;
+  expect((await server.admin.post(`/punches/${tuesdayIn!.id}/void/`, { reason: 'tapped for a colleague' })).status).toBe(200);
+  expect(await dayPanel('N-1', TUESDAY)).toEqual(['2026-03-03 21:59 voided']);
+  const elsewhere = await clientAs(server, 'manager', ['office']);
+  expect((await elsewhere.get(`/attendance-days/${ids['N-1']}/${MONDAY}/punches/`)).status).toBe(404);
+  expect((await server.admin.get(`/attendance-days/${ids['N-1']}/2026-02-30/punches/`)).status).toBe(400);
+});
+
+test('the console’s day panel of a night lists its own punches', async () => {
+  const page = await signedInPage(browser, server, errors, { now });
+  try {
+    await page.goto(`${server.url}/console/#/attendance`);
+    const period = page.getByRole('region', { name: 'Period', exact: true });
+    await period.getByLabel('From', { exact: true }).fill(MONDAY);
+    await period.getByLabel('To', { exact: true }).fill(TUESDAY);
+    await period.getByRole('button', { name: 'Show', exact: true }).click();
+    await page
+      .locator('#attendance-grid')
+      .getByRole('button', { name: /^Nina Night, Mon 2 Mar:/ })
+      .click();
+    const panel = page.getByRole('region', { name: /Nina Night, Mon/ });
+    await panel.getByRole('table').waitFor();
+    expect(await panel.getByRole('row').count()).toBe(3);
+    const text = await panel.getByRole('table').textContent();
+    expect(text).toContain('21:58');
+    expect(text).toContain('06:02');
+  } finally {
+    await page.context().close();
+  }
 });

@@ -4,9 +4,12 @@
  * night shift's punch after midnight is listed on the date the shift started.
  */
 import type { Execute, Queryable } from '../../platform/db/client';
-import { addDays } from '../../platform/time/dates';
+import { FpaError } from '../../platform/errors';
+import type { AreaScope } from '../../platform/scope';
+import { addDays, requireDate } from '../../platform/time/dates';
 import type { CalendarService } from '../calendar';
-import type { PunchService } from '../punches';
+import type { EnrolleeService } from '../enrollees';
+import type { PunchService, PunchView } from '../punches';
 import { localDates } from './day-rows';
 import { attribute, type CountedPunch } from './rules';
 
@@ -58,3 +61,40 @@ export async function punchesByDay(
   }
   return out;
 }
+
+/**
+ * The punches a person's attendance day is made of, for the console's day panel: every punch
+ * (voided and after-lock ones too) that the day's attribution gives this date, newest first. A
+ * night shift's morning punch is listed on the evening it started, not on the calendar date it
+ * fell on, so the panel shows the punches the day's row was computed from.
+ */
+export async function punchesOfDay(
+  src: DayPunchSources & { enrollees: EnrolleeService },
+  orm: Queryable,
+  day: { enrolleeId: string; date: string },
+  scope: AreaScope,
+): Promise<{ results: PunchView[] }> {
+  const date = requireDate(day.date, 'date');
+  const person = await src.enrollees.find(orm, day.enrolleeId);
+  if (!person || !(await src.enrollees.inScope(orm, person.id, scope))) throw new FpaError('not_found', 'enrollee not found', { enrollee: day.enrolleeId });
+  const dateOf = localDates(src.timeZone);
+  const { people, planner } = await src.calendar.plannerFor(orm, [person.id], addDays(date, -2), addDays(date, 1));
+  const start = dateOf.bounds(addDays(date, -1)).start;
+  const end = dateOf.bounds(addDays(date, 1)).end;
+  const listed = await src.punches.list(
+    { employee: person.employeeKey, from: new Date(start).toISOString(), to: new Date(end - 1).toISOString(), limit: NEIGHBOURING_PUNCHES },
+    scope,
+  );
+  const own = listed.results.filter((p) => p.enrollee === person.id);
+  const plans = planner.plans(people[0]!, addDays(date, -2), addDays(date, 1));
+  const dates = attribute(
+    own.map((p) => Date.parse(p.punched_at)),
+    plans,
+    src.slackMs,
+    dateOf,
+  );
+  return { results: own.filter((_, i) => dates[i] === date) };
+}
+
+/** The most punches read around one date (three dates of one person's punches). */
+const NEIGHBOURING_PUNCHES = 1000;

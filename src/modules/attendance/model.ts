@@ -2,6 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, CsvBomQuery, IdList, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
+import { Punch } from '../punches';
 import { BOARD_COUNTS, BOARD_STATUSES } from './board-rules';
 import { DAY_STATUSES } from './tables';
 
@@ -125,6 +126,16 @@ export const PayPeriodList = {
   response: Page(PayPeriod),
 };
 export const PayPeriodParams = t.Object({ id: Uuid() });
+
+export const DayPunches = {
+  params: t.Object({ enrollee: Uuid(), date: LocalDate('The attendance day’s date.') }),
+  response: t.Object({
+    results: t.Array(Punch, {
+      description:
+        'Newest first: every punch the day’s attribution gives this date, voided and `after_lock` ones too; a night shift’s morning punch is on the date the shift started.',
+    }),
+  }),
+};
 
 const BoardCountsModel = t.Object(
   Object.fromEntries(BOARD_COUNTS.map((c) => [c, Int({ description: COUNT_WORDS[c] })])) as Record<(typeof BOARD_COUNTS)[number], ReturnType<typeof Int>>,

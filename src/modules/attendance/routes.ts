@@ -5,7 +5,18 @@ import { attachmentDisposition } from '../../platform/http/content-disposition';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import type { TodayBoard as Board } from './board';
-import { AttendanceDayList, ExportQuery, PayPeriod, PayPeriodCreate, PayPeriodList, PayPeriodParams, Recompute, SummaryList, TodayBoard } from './model';
+import {
+  AttendanceDayList,
+  DayPunches,
+  ExportQuery,
+  PayPeriod,
+  PayPeriodCreate,
+  PayPeriodList,
+  PayPeriodParams,
+  Recompute,
+  SummaryList,
+  TodayBoard,
+} from './model';
 import type { Reports } from './reports';
 import type { AttendanceService } from './service';
 
@@ -15,6 +26,7 @@ export function attendanceRoutes(http: Http, attendance: AttendanceService, repo
   return new Elysia({ name: 'fpa-attendance-routes', seed: http.runtime.instanceId })
     .use(todayRoute(http, board))
     .use(dayRoutes(http, attendance, reports))
+    .use(dayPunchesRoute(http, attendance))
     .use(periodRoutes(http, attendance));
 }
 
@@ -97,6 +109,23 @@ function dayRoutes(http: Http, attendance: AttendanceService, reports: Reports) 
         description: 'An `employee` that names nobody in the caller’s areas is 404, not an empty list.',
       },
     });
+}
+
+/** The punches one day is made of: the console's day panel. */
+function dayPunchesRoute(http: Http, attendance: AttendanceService) {
+  return adminRouter(http, 'attendance-day-punches').get(
+    '/attendance-days/:enrollee/:date/punches',
+    ({ params, scope }) => attendance.punchesOfDay(params.enrollee, params.date, scope),
+    {
+      params: DayPunches.params,
+      response: { 200: DayPunches.response, ...errors('not_found') },
+      detail: {
+        summary: 'The punches one person’s attendance day is made of (a night shift’s on the date it started), voided ones too',
+        tags,
+        description: 'The console’s day panel. A person outside the caller’s areas is 404.',
+      },
+    },
+  );
 }
 
 function periodRoutes(http: Http, attendance: AttendanceService) {

@@ -13,7 +13,7 @@ import type { EnrolleeEvents, EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, type FollowerStop, LogFollower, type LoggedEvent } from '../events';
 import type { LoggedPunchEvents, PunchEvents, PunchService, PunchView } from '../punches';
 import { type CalendarResume, type ChangeTouches, recomputeInSteps, type Touch } from './calendar-steps';
-import { punchesByDay } from './day-punches';
+import { punchesByDay, punchesOfDay } from './day-punches';
 import type { AttendanceDayFilters } from './day-rows';
 import { type AttendanceDayRow, attendanceDayView, localDates, readDays, writeDays } from './day-rows';
 import type { AttendanceEvents } from './events';
@@ -81,8 +81,16 @@ export class AttendanceService {
 
   /** Reports: per enrollee and date from..to, the punches that count for the day (day-punches.ts). */
   dayPunches(enrolleeIds: readonly string[], from: string, to: string): Promise<Map<string, Map<string, CountedPunch[]>>> {
-    const src = { calendar: this.calendar, punches: this.punches, timeZone: this.timeZone, slackMs: this.slackMs };
-    return punchesByDay(src, { orm: this.ctx.db.orm, execute: (s) => this.ctx.db.client.execute(s) }, enrolleeIds, from, to);
+    return punchesByDay(this.daySources(), { orm: this.ctx.db.orm, execute: (s) => this.ctx.db.client.execute(s) }, enrolleeIds, from, to);
+  }
+
+  /** `GET attendance-days/{enrollee}/{date}/punches`: the punches the day is made of, deleted people's too (day-punches.ts). */
+  punchesOfDay(enrolleeId: string, date: string, scope: AreaScope = EVERYWHERE): Promise<{ results: PunchView[] }> {
+    return punchesOfDay({ ...this.daySources(), enrollees: this.enrollees }, this.ctx.db.orm, { enrolleeId, date }, scope);
+  }
+
+  private daySources() {
+    return { calendar: this.calendar, punches: this.punches, timeZone: this.timeZone, slackMs: this.slackMs };
   }
 
   /**

@@ -13,7 +13,7 @@ export {
   storedOfDevice,
 } from './device-counts';
 export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';
-export type { PunchImport } from './model';
+export { Punch, type PunchImport } from './model';
 export { punchRoutes } from './routes';
 export { PUNCH_SETTINGS } from './runtime';
 export { type IncomingPunch, type IngestResult, type PunchFlagger, PunchService, type UploadListener } from './service';

@@ -158,6 +158,7 @@ export const POLICY: readonly Rule[] = [
   // Attendance, reports and exports.
   rule('GET', 'attendance-days/', READ_ATTENDANCE),
   rule('GET', 'attendance-days/export.csv', READ_ATTENDANCE),
+  rule('GET', 'attendance-days/{enrollee}/{date}/punches/', READ_ATTENDANCE),
   rule('POST', 'attendance-days/recompute/', [H]),
   rule('GET', 'attendance-summary/', READ_ATTENDANCE),
   rule('GET', 'attendance/today/', READ_ATTENDANCE),

@@ -267,7 +267,8 @@ function skipPastGrid(): HTMLElement {
 }
 
 async function showDay(detail: HTMLElement, person: GridPerson, date: string, day: AttendanceDayView | null, reload: () => Promise<void>): Promise<void> {
-  const punches = await api.get<List<PunchView>>(`punches/${query({ employee: person.employee, from: date, to: date, limit: 200 })}`);
+  // The day's own punches: a night shift's morning punch is on the date it started (not the calendar date it fell on).
+  const punches = await api.get<{ results: PunchView[] }>(`attendance-days/${encodeURIComponent(person.id)}/${date}/punches/`);
   const refresh = async () => {
     await reload();
     const fresh = await api.get<List<AttendanceDayView>>(`attendance-days/${query({ enrollee: person.id, from: date, to: date })}`);
