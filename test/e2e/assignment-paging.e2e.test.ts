@@ -5,7 +5,7 @@
  * area whose few assignments sit far down the list still gets full pages, each row once.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { InStatement } from '@libsql/client';
+import { createClient, type InStatement } from '@libsql/client';
 import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
 import { seedPeople } from '../support/people';
 
@@ -98,11 +98,18 @@ describe('shift assignments, a page at a time', () => {
       client.execute = execute;
     }
     expect(seen.length).toBe(4);
+    // On a connection of its own: an EXPLAIN run on the server's reading connection left it on
+    // its snapshot of that moment, and later tests read stale rows.
     const planOf = async (stmt: InStatement) => {
-      const plan = await client.execute(
-        typeof stmt === 'string' ? `explain query plan ${stmt}` : { sql: `explain query plan ${stmt.sql}`, args: stmt.args ?? [] },
-      );
-      return plan.rows.map((r) => String(r.detail));
+      const own = createClient({ url: `file:${server.fpa.db.filePath}` });
+      try {
+        const plan = await own.execute(
+          typeof stmt === 'string' ? `explain query plan ${stmt}` : { sql: `explain query plan ${stmt.sql}`, args: stmt.args ?? [] },
+        );
+        return plan.rows.map((r) => String(r.detail));
+      } finally {
+        own.close();
+      }
     };
     // Everyone's: the index gives the order, nothing sorted.
     const everyone = await planOf(seen[1]!);
@@ -111,5 +118,48 @@ describe('shift assignments, a page at a time', () => {
     // A branch's: only its own rows are read (its people's and its areas'), never the whole table.
     const branch = await planOf(seen[3]!);
     expect(branch.some((d) => /^SCAN fpa_shift_assignments\b/.test(d))).toBe(false);
+  });
+});
+
+describe('holidays and leaves, a page at a time (the same two-key keyset)', () => {
+  async function pages(path: string): Promise<{ keys: string[]; sizes: number[] }> {
+    const keys: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const got: { status: number; body: { results: { id: string; date?: string; from?: string }[]; next_cursor: string | null } } = await server.admin.get(
+        `${path}?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(got.status).toBe(200);
+      keys.push(...got.body.results.map((r) => `${r.date ?? r.from} ${r.id}`));
+      sizes.push(got.body.results.length);
+      cursor = got.body.next_cursor;
+    } while (cursor);
+    return { keys, sizes };
+  }
+
+  test('each once, by date then id, ties on a date included; a made-up cursor is invalid_cursor', async () => {
+    for (const [name, date] of [
+      ['A', '2031-05-01'],
+      ['B', '2031-05-01'],
+      ['C', '2031-05-01'],
+      ['D', '2031-06-01'],
+      ['E', '2031-04-01'],
+    ]) {
+      expect((await server.admin.post('/holidays/', { name, date })).status).toBe(201);
+    }
+    const ids = (await server.admin.get('/enrollees/?limit=5')).body.results.map((p: { id: string }) => p.id);
+    for (const [i, from] of ['2031-07-01', '2031-07-01', '2031-07-01', '2031-03-01', '2031-09-01'].entries()) {
+      expect((await server.admin.post('/leaves/', { enrollee: ids[i], from, to: from, kind: 'vacation' })).status).toBe(201);
+    }
+    for (const path of ['/holidays/', '/leaves/']) {
+      const { keys, sizes } = await pages(path);
+      expect(sizes).toEqual([2, 2, 1]);
+      expect(new Set(keys).size).toBe(5);
+      expect(keys).toEqual([...keys].sort());
+      const bad = await server.admin.get(`${path}?cursor=not-a-cursor`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('invalid_cursor');
+    }
   });
 });

@@ -3,8 +3,9 @@
  * `calendar_changed` event in the same transaction, naming whose days and which dates change
  * (attendance recomputes exactly those).
  */
-import { and, asc, eq, gte, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
+import { twoKeyPage } from '../../platform/db/two-key-page';
 import { FpaError } from '../../platform/errors';
 import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
@@ -49,20 +50,20 @@ export class DaysOff {
     if (seen) conditions.push(seen);
     if (filters.from) conditions.push(gte(holidays.date, filters.from));
     if (filters.to) conditions.push(lte(holidays.date, filters.to));
-    const after = twoKeyCursor(filters.cursor);
-    if (after) conditions.push(sql`(${holidays.date} > ${after[0]} or (${holidays.date} = ${after[0]} and ${holidays.id} > ${after[1]}))`);
-    const rows = await this.ctx.db.orm
-      .select()
-      .from(holidays)
-      .where(and(...conditions))
-      .orderBy(asc(holidays.date), asc(holidays.id))
-      .limit(filters.limit + 1);
-    const page = rows.slice(0, filters.limit);
-    const last = page[page.length - 1];
-    return {
-      results: await this.holidayViews(this.ctx.db.orm, page),
-      next_cursor: rows.length > filters.limit && last ? encodeCursor([last.date, last.id]) : null,
-    };
+    const { rows, next_cursor } = await twoKeyPage(
+      filters.cursor,
+      filters.limit,
+      [holidays.date, holidays.id],
+      (after, count) =>
+        this.ctx.db.orm
+          .select()
+          .from(holidays)
+          .where(and(...conditions, after))
+          .orderBy(asc(holidays.date), asc(holidays.id))
+          .limit(count),
+      (r) => [r.date, r.id],
+    );
+    return { results: await this.holidayViews(this.ctx.db.orm, rows), next_cursor };
   }
 
   async getHoliday(id: string, scope: AreaScope = EVERYWHERE): Promise<HolidayView> {
@@ -187,24 +188,24 @@ export class DaysOff {
     // A leave is listed when it covers any date of the range.
     if (filters.from) conditions.push(gte(leaves.toDate, filters.from));
     if (filters.to) conditions.push(lte(leaves.fromDate, filters.to));
-    const after = twoKeyCursor(filters.cursor);
-    if (after) conditions.push(sql`(${leaves.fromDate} > ${after[0]} or (${leaves.fromDate} = ${after[0]} and ${leaves.id} > ${after[1]}))`);
-    const rows = await this.ctx.db.orm
-      .select()
-      .from(leaves)
-      .where(and(...conditions))
-      .orderBy(asc(leaves.fromDate), asc(leaves.id))
-      .limit(filters.limit + 1);
-    const page = rows.slice(0, filters.limit);
+    const { rows, next_cursor } = await twoKeyPage(
+      filters.cursor,
+      filters.limit,
+      [leaves.fromDate, leaves.id],
+      (after, count) =>
+        this.ctx.db.orm
+          .select()
+          .from(leaves)
+          .where(and(...conditions, after))
+          .orderBy(asc(leaves.fromDate), asc(leaves.id))
+          .limit(count),
+      (r) => [r.fromDate, r.id],
+    );
     const people = await this.enrollees.byIds(
       this.ctx.db.orm,
-      page.map((r) => r.enrolleeId),
+      rows.map((r) => r.enrolleeId),
     );
-    const last = page[page.length - 1];
-    return {
-      results: page.map((r) => leaveView(r, people.get(r.enrolleeId)?.employeeKey ?? '')),
-      next_cursor: rows.length > filters.limit && last ? encodeCursor([last.fromDate, last.id]) : null,
-    };
+    return { results: rows.map((r) => leaveView(r, people.get(r.enrolleeId)?.employeeKey ?? '')), next_cursor };
   }
 
   async createLeave(input: { enrollee: string; from: string; to: string; kind: string }, by: string, scope: AreaScope = EVERYWHERE): Promise<LeaveView> {

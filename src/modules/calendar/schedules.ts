@@ -7,9 +7,9 @@ import { and, asc, eq, gt, gte, isNull, lte, or, type SQL, sql } from 'drizzle-o
 import { chunks } from '../../platform/chunks';
 import { formatDuration, parseDuration } from '../../platform/config/values';
 import type { Queryable, WriteContext } from '../../platform/db/client';
+import { twoKeyPage } from '../../platform/db/two-key-page';
 import { FpaError } from '../../platform/errors';
-import { encodeCursor } from '../../platform/http/cursor';
-import { type Page, pageOf, textCursor, twoKeyCursor } from '../../platform/http/paging';
+import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { isCalendarDate, secondsOfClock } from '../../platform/time/dates';
 import { areaIdsNamed, areaNames, areasWithin, resolveAreas, scopeAreaIds } from '../areas';
@@ -150,22 +150,20 @@ export class Schedules {
     const areaIds = scopeAreaIds(scope);
     const member = this.daysOff.enrollees.membership.enrolleeInScope(shiftAssignments.enrolleeId, scope);
     if (areaIds && member) conditions.push(or(member, sql`${shiftAssignments.areaId} in ${areaIds}`)!);
-    const after = twoKeyCursor(filters.cursor);
-    if (after) {
-      conditions.push(or(gt(shiftAssignments.fromDate, after[0]), and(eq(shiftAssignments.fromDate, after[0]), gt(shiftAssignments.id, after[1])))!);
-    }
-    const rows = await this.ctx.db.orm
-      .select()
-      .from(shiftAssignments)
-      .where(and(...conditions))
-      .orderBy(asc(shiftAssignments.fromDate), asc(shiftAssignments.id))
-      .limit(filters.limit + 1);
-    const page = rows.slice(0, filters.limit);
-    const last = page[page.length - 1];
-    return {
-      results: await this.assignmentViews(this.ctx.db.orm, page),
-      next_cursor: rows.length > filters.limit && last ? encodeCursor([last.fromDate, last.id]) : null,
-    };
+    const { rows, next_cursor } = await twoKeyPage(
+      filters.cursor,
+      filters.limit,
+      [shiftAssignments.fromDate, shiftAssignments.id],
+      (after, count) =>
+        this.ctx.db.orm
+          .select()
+          .from(shiftAssignments)
+          .where(and(...conditions, after))
+          .orderBy(asc(shiftAssignments.fromDate), asc(shiftAssignments.id))
+          .limit(count),
+      (r) => [r.fromDate, r.id],
+    );
+    return { results: await this.assignmentViews(this.ctx.db.orm, rows), next_cursor };
   }
 
   async assign(
