@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startTestServer, type TestServer } from '../support/harness';
+import { queryPlan } from '../support/query-plan';
 
 let server: TestServer;
 
@@ -54,11 +55,11 @@ describe('the audit log by person and by change', () => {
   });
 
   test('finding by person reads an index, not the whole log', async () => {
-    const plan = await server.fpa.db.client.execute({
-      sql: `explain query plan select id from fpa_audit_log where target_id = ? or json_extract(details, '$.enrollee') = ? order by id desc limit 10`,
-      args: ['x', 'x'],
-    });
-    const steps = plan.rows.map((r) => String(r.detail));
+    const steps = await queryPlan(
+      server.fpa.db.filePath,
+      `select id from fpa_audit_log where target_id = ? or json_extract(details, '$.enrollee') = ? order by id desc limit 10`,
+      ['x', 'x'],
+    );
     expect(steps.some((s) => s.includes('fpa_audit_person'))).toBe(true);
     expect(steps.some((s) => /^SCAN fpa_audit_log$/.test(s))).toBe(false);
   });

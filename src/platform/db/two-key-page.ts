@@ -7,7 +7,9 @@ import { twoKeyCursor } from '../http/paging';
  * One page after a two-key cursor (`invalid_cursor` when it is not one): `read` is given the
  * condition "after the cursor's keys" on the two columns (undefined on the first page) and how
  * many rows to take (limit + 1, to learn whether more follow), and orders by those columns;
- * `keysOf` gives a row's two keys for the next cursor.
+ * `keysOf` gives a row's two keys for the next cursor. The condition is a row value: SQLite
+ * seeks the (first, second) index to it, where `first > a or (first = a and second > b)` walked
+ * the index from its start, so each page cost more than the one before.
  */
 export async function twoKeyPage<R>(
   cursor: string | undefined,
@@ -18,7 +20,7 @@ export async function twoKeyPage<R>(
 ): Promise<{ rows: R[]; next_cursor: string | null }> {
   const after = twoKeyCursor(cursor);
   const [first, second] = columns;
-  const rows = await read(after ? sql`(${first} > ${after[0]} or (${first} = ${after[0]} and ${second} > ${after[1]}))` : undefined, limit + 1);
+  const rows = await read(after ? sql`(${first}, ${second}) > (${after[0]}, ${after[1]})` : undefined, limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { rows: page, next_cursor: rows.length > limit && last ? encodeCursor([...keysOf(last)]) : null };

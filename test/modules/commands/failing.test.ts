@@ -10,6 +10,7 @@ import { failingCommands } from '../../../src/modules/commands';
 import { failingSql } from '../../../src/modules/commands/open';
 import { silentLogger } from '../../../src/platform/log';
 import { tempDir, testSettings } from '../../support/harness';
+import { queryPlan } from '../../support/query-plan';
 
 const tmp = tempDir('fpa-failing-');
 let fpa: FingerprintAttendance;
@@ -65,8 +66,7 @@ describe('failing commands', () => {
 
   test('its query reads the commands by index, never the whole table', async () => {
     const query = new SQLiteSyncDialect().sqlToQuery(failingSql(NOW - 86_400_000, [{ kind: 'update_template', returnCodes: [-30, -1001] }]));
-    const { rows } = await fpa.db.client.execute({ sql: `explain query plan ${query.sql}`, args: query.params as (string | number)[] });
-    const reads = rows.map((r) => String(r.detail)).filter((d) => / (fpa_device_commands|c) /.test(`${d} `));
+    const reads = (await queryPlan(fpa.db.filePath, query.sql, query.params as (string | number)[])).filter((d) => / (fpa_device_commands|c) /.test(`${d} `));
     expect(reads.length).toBeGreaterThanOrEqual(4);
     for (const read of reads) expect(read).toMatch(/^SEARCH (fpa_device_commands|c) USING INDEX fpa_commands_(queue|status) /);
   });

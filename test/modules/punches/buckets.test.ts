@@ -11,6 +11,7 @@ import { BUCKET_SQL, bucketGroups, punchedWithin } from '../../../src/modules/pu
 import { punches } from '../../../src/modules/punches/tables';
 import { type Database, migrateDatabase, openDatabase } from '../../../src/platform/db/client';
 import { tempDir } from '../../support/harness';
+import { queryPlan } from '../../support/query-plan';
 
 const tmp = tempDir('fpa-buckets-');
 let db: Database;
@@ -66,11 +67,12 @@ describe('bucketGroups', () => {
   });
 
   test('a query by enrollee and time goes through the index', async () => {
-    const { rows } = await db.client.execute({
-      sql: `explain query plan select punched_at from fpa_punches where ${BUCKET_SQL} in (?, ?) and enrollee_id in (?) and punched_at >= ? and punched_at < ? and voided = 0`,
-      args: [1, 2, 'e', DAY, 3 * DAY],
-    });
-    expect(String(rows[0]!.detail)).toContain('fpa_punches_enrollee_day');
+    const plan = await queryPlan(
+      db.filePath,
+      `select punched_at from fpa_punches where ${BUCKET_SQL} in (?, ?) and enrollee_id in (?) and punched_at >= ? and punched_at < ? and voided = 0`,
+      [1, 2, 'e', DAY, 3 * DAY],
+    );
+    expect(plan[0]).toContain('fpa_punches_enrollee_day');
   });
 });
 
@@ -106,7 +108,6 @@ describe('punchedWithin', () => {
       .from(punches)
       .where(punchedWithin(10 * DAY, 12 * DAY))
       .toSQL();
-    const { rows } = await db.client.execute({ sql: `explain query plan ${query.sql}`, args: query.params as number[] });
-    expect(String(rows[0]!.detail)).toContain('USING COVERING INDEX fpa_punches_enrollee_day');
+    expect((await queryPlan(db.filePath, query.sql, query.params as number[]))[0]).toContain('USING COVERING INDEX fpa_punches_enrollee_day');
   });
 });
