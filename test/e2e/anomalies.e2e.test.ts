@@ -1,6 +1,6 @@
 /**
  * Anomalies through the real server, terminals speaking ADMS: each kind raised by its cause
- * (a card where the person has a fingerprint, two terminals 40 minutes apart punched 8 minutes
+ * (a card where the terminal holds the person's fingerprint, not at a card-only reader; two terminals 40 minutes apart punched 8 minutes
  * apart, a punch on a day of leave, the same person twice within DUPLICATE_WINDOW) and none by a
  * normal day; listed with filters and within the caller's areas; the punch flagged, attendance
  * unchanged; `anomaly_detected` delivered to a webhook.
@@ -16,6 +16,8 @@ let server: TestServer;
 let rx: ReturnType<typeof receiver>;
 let north: SimulatedTerminal;
 let south: SimulatedTerminal;
+/** North's canteen reader: cards only (`FingerFunOn=0`), so it never holds Ada's fingerprint. */
+let canteen: SimulatedTerminal;
 const people: Record<string, { id: string; device_pin: string }> = {};
 
 beforeAll(async () => {
@@ -33,9 +35,11 @@ beforeAll(async () => {
   }
   north = new SimulatedTerminal({ url: server.url, sn: 'NORTH001' });
   south = new SimulatedTerminal({ url: server.url, sn: 'SOUTH001' });
+  canteen = new SimulatedTerminal({ url: server.url, sn: 'CANTEEN1', fingers: false });
   for (const [t, area] of [
     [north, 'north'],
     [south, 'south'],
+    [canteen, 'north'],
   ] as const) {
     await t.handshake();
     await t.postOptions();
@@ -69,6 +73,9 @@ describe('anomalies', () => {
       // A card by someone without a biometric.
       { pin: pin('bo'), localTime: '2026-03-04 08:00:00', verifyType: 4 },
     ]);
+    // Ada's card at the canteen's card-only reader: it holds no fingerprint of hers to verify by.
+    await drain(canteen);
+    await canteen.punch([{ pin: pin('ada'), localTime: '2026-03-02 12:00:00', verifyType: 4 }]);
     await south.punch([{ pin: pin('ada'), localTime: '2026-03-03 17:00:00', state: 1, verifyType: 1 }]);
     expect(await list()).toEqual([]);
   });

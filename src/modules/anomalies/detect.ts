@@ -3,8 +3,9 @@
  *
  * - `verified_without_biometric`: a terminal punch whose verify mode used no biometric (2 PIN,
  *   3 password, 4 card, 7 card or password, 11 card and password; docs/protocol/adms.md, verify
- *   codes) by a person who has a biometric enrolled. Mode 0 ("any") is not flagged: firmware
- *   disagree on what it means.
+ *   codes) by a person whose biometric that terminal holds (a card-only reader, or a terminal
+ *   their template cannot reach, is not asked to verify by it). Mode 0 ("any") is not flagged:
+ *   firmware disagree on what it means.
  * - `impossible_travel`: another punch of the person, on a terminal sharing no area with this
  *   one, closer in time than TRAVEL_MINUTES says the two areas are apart.
  * - `while_on_leave`: the person is on leave (calendar or the host's) on the punch's date.
@@ -34,7 +35,7 @@ export interface Candidate {
 export interface Context {
   /** The person's other punches near this one (not voided). */
   near: readonly NearbyPunch[];
-  /** Kinds of biometric the person has enrolled. */
+  /** Kinds of biometric the punch's terminal holds for the person. */
   biometrics: readonly string[];
   /** The kind of leave the person is on that date, if any. */
   leave: string | null;

@@ -76,11 +76,14 @@ export class Anomalies {
     const instants = candidates.map(({ punch }) => Date.parse(punch.punched_at));
     const ids = [...new Set(candidates.map(({ punch }) => punch.enrollee!))];
     const { self, byPerson, deviceIds } = await this.neighbours(w, candidates, instants, ids);
-    // Whose biometrics matter: only people with a punch verified without one (most punches are not).
-    const unverified = candidates
-      .filter(({ punch }) => punch.source === 'device' && WITHOUT_BIOMETRIC.has(punch.verify_type))
-      .map(({ punch }) => punch.enrollee!);
-    const kinds = unverified.length > 0 ? await this.deps.enrollment.templates.kindsOf(tx, unverified) : new Map<string, string[]>();
+    // Whose biometrics matter: only people with a punch verified without one (most punches are
+    // not), and only those the terminal holds for them (a card reader, or a terminal their
+    // template cannot reach, could not have verified them otherwise).
+    const unverified = candidates.flatMap(({ punch }) => {
+      const deviceId = self.get(punch.id)?.deviceId;
+      return punch.source === 'device' && WITHOUT_BIOMETRIC.has(punch.verify_type) && deviceId ? [{ enrolleeId: punch.enrollee!, deviceId }] : [];
+    });
+    const kinds = unverified.length > 0 ? await this.deps.enrollment.templates.kindsHeldOn(tx, unverified) : new Map<string, string[]>();
     const dates = instants.map((at) => localDateOf(at, zone));
     const sorted = [...dates].sort();
     const { people, planner } = await this.deps.calendar.plannerFor(tx, ids, sorted[0]!, sorted.at(-1)!);
@@ -102,7 +105,7 @@ export class Anomalies {
         },
         {
           near: (byPerson.get(p.enrollee!) ?? []).filter((n) => n.id !== p.id),
-          biometrics: kinds.get(p.enrollee!) ?? [],
+          biometrics: kinds.get(`${p.enrollee} ${self.get(p.id)?.deviceId}`) ?? [],
           leave: planner.plan(person.get(p.enrollee!) ?? { id: p.enrollee!, areaIds: [] }, dates[i]!).leave,
           areasOf: (id) => areas.get(id) ?? [],
           travel: this.travel,

@@ -328,12 +328,25 @@ export class TemplateStore {
     }));
   }
 
-  /** The kinds of biometric stored per enrollee (`fingerprint`, `face`…), for those who have any. */
-  async kindsOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Map<string, string[]>> {
+  /**
+   * The kinds of biometric (`fingerprint`, `face`…) each terminal holds for each person (their
+   * templates `present` there), keyed `enrollee device`: what a punch there could have been
+   * verified with.
+   */
+  async kindsHeldOn(q: Queryable, pairs: readonly { enrolleeId: string; deviceId: string }[]): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
-    for (const ids of chunks([...new Set(enrolleeIds)], 500)) {
-      const rows = await q.selectDistinct({ enrolleeId: templates.enrolleeId, type: templates.type }).from(templates).where(inArray(templates.enrolleeId, ids));
-      for (const r of rows) out.set(r.enrolleeId, [...(out.get(r.enrolleeId) ?? []), r.type].sort());
+    const wanted = new Set(pairs.map((p) => `${p.enrolleeId} ${p.deviceId}`));
+    const deviceIds = [...new Set(pairs.map((p) => p.deviceId))];
+    for (const ids of chunks([...new Set(pairs.map((p) => p.enrolleeId))], 500)) {
+      const rows = await q
+        .selectDistinct({ enrolleeId: templates.enrolleeId, deviceId: templateSync.deviceId, type: templates.type })
+        .from(templates)
+        .innerJoin(templateSync, eq(templateSync.templateId, templates.id))
+        .where(and(inArray(templates.enrolleeId, ids), inArray(templateSync.deviceId, deviceIds), eq(templateSync.status, 'present')));
+      for (const r of rows) {
+        const key = `${r.enrolleeId} ${r.deviceId}`;
+        if (wanted.has(key)) out.set(key, [...(out.get(key) ?? []), r.type].sort());
+      }
     }
     return out;
   }
