@@ -13,6 +13,15 @@ export interface PeopleNames {
   load(ids: Iterable<string | null | undefined>): Promise<void>;
   /** The person of an id asked for; undefined when nobody is listed by it (deleted since). */
   get(id: string | null | undefined): Person | undefined;
+  /** Their name, with their employee id when another person asked for has the same name; undefined as `get`. */
+  label(id: string | null | undefined): string | undefined;
+}
+
+/** People's names, each with its employee id where two of them share a name (“Kira Díaz (E253)”), so namesakes are told apart. */
+export function toldApart<P extends Person>(people: readonly P[]): P[] {
+  const count = new Map<string, number>();
+  for (const p of people) count.set(p.display_name, (count.get(p.display_name) ?? 0) + 1);
+  return people.map((p) => ((count.get(p.display_name) ?? 0) > 1 ? { ...p, display_name: `${p.display_name} (${p.employee})` } : p));
 }
 
 export function peopleNames(): PeopleNames {
@@ -34,5 +43,11 @@ export function peopleNames(): PeopleNames {
       for (const page of pages) for (const p of page.results) known.set(p.id, p);
     },
     get: (id) => (id ? known.get(id) : undefined),
+    label(id) {
+      const p = id ? known.get(id) : undefined;
+      if (!p) return undefined;
+      const namesake = [...known.values()].some((other) => other.id !== p.id && other.display_name === p.display_name);
+      return namesake ? `${p.display_name} (${p.employee})` : p.display_name;
+    },
   };
 }

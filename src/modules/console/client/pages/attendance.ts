@@ -9,7 +9,7 @@ import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
 import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
-import { peopleNames } from '../people-names';
+import { peopleNames, toldApart } from '../people-names';
 import type { Person } from '../person-picker';
 import { manualPunchForm, notes } from './punches';
 
@@ -140,9 +140,9 @@ async function gridPage(
       status === 'active' ? { ...p, state: 'active' } : { ...p, display_name: `${p.display_name} (deactivated)`, state: 'deactivated' },
   );
   const days = people.length > 0 ? await allDays({ ...period, enrollee: people.map((p) => p.id).join(',') }) : [];
-  if (list.next_cursor !== null || search) return { people, days, next: list.next_cursor };
+  if (list.next_cursor !== null || search) return { people: toldApart(people), days, next: list.next_cursor };
   const former = await allDays({ ...period, inactive: 'true' }, FORMER_DAYS_MAX);
-  return { people: [...people, ...(await formerPeople(former))], days: [...days, ...former], next: null };
+  return { people: toldApart([...people, ...(await formerPeople(former))]), days: [...days, ...former], next: null };
 }
 
 /** A row of the grid: an active person; or one deactivated, or deleted since, whose days are in the period. */

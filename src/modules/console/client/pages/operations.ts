@@ -130,7 +130,7 @@ function idsIn(value: unknown): string[] {
 
 function namesOf(people: PeopleNames, terminals: DeviceView[]): Names {
   return {
-    person: (id) => people.get(id)?.display_name ?? null,
+    person: (id) => people.label(id) ?? null,
     terminal: (serial) => {
       const d = terminals.find((t) => t.serial_number === serial);
       return d ? (d.name ?? d.serial_number) : null;
