@@ -1,8 +1,10 @@
 /**
  * Periodic jobs. Each job is one function that the schedule, `POST jobs/{name}/run/` and the
  * `bun run fpa:<name>` script all call. A lease row in the database makes sure one instance
- * runs a job at a time and that a run never overlaps itself; every job is idempotent, so a
- * schedule that fires twice (a laptop waking up, elysia-cron#32) does no harm.
+ * runs a job at a time and that a run never overlaps itself; a scheduled run also claims its
+ * slot (the time its schedule fired for) in that row, so each scheduled occurrence runs once
+ * across instances, however late another instance's tick for it comes. Every job is idempotent,
+ * so a schedule that fires twice (a laptop waking up, elysia-cron#32) does no harm.
  *
  * With TASK_BACKEND=cron the schedules run in-process through @elysiajs/cron, started and
  * stopped with the service; with `external` nothing is scheduled.
@@ -13,6 +15,7 @@ import { type AnyElysia, Elysia } from 'elysia';
 import { describeError, FpaError } from '../../platform/errors';
 import { actingAs } from '../../platform/request-context';
 import type { JobRuntime } from './runtime';
+import { slotOf } from './slots';
 import { jobLeases } from './tables';
 
 export type JobResult = Record<string, unknown>;
@@ -41,6 +44,14 @@ export interface JobRunOutcome {
 const LEASE_MS = 5 * 60_000;
 const RENEW_MS = 60_000;
 
+interface RunOptions {
+  wait?: boolean;
+  trigger?: string;
+  params?: Record<string, string>;
+  /** A scheduled run: the slot its schedule fired for (ms), claimed once across instances. */
+  slot?: number;
+}
+
 export class JobRunner {
   private readonly definitions = new Map<string, JobDefinition>();
   private scheduler: AnyElysia | null = null;
@@ -64,7 +75,7 @@ export class JobRunner {
    * Runs a job now under its lease. `wait` (manual runs) waits for a run elsewhere to end;
    * scheduled runs simply skip.
    */
-  async run(name: string, options: { wait?: boolean; trigger?: string; params?: Record<string, string> } = {}): Promise<JobRunOutcome> {
+  async run(name: string, options: RunOptions = {}): Promise<JobRunOutcome> {
     const definition = this.definitions.get(name);
     if (!definition) throw new FpaError('not_found', 'no such job', { job: name, jobs: this.names() });
     // A caller's mistake is refused here: it never becomes a failed run in the job's history.
@@ -80,17 +91,14 @@ export class JobRunner {
     }
   }
 
-  private async runUnderLease(
-    definition: JobDefinition,
-    options: { wait?: boolean; trigger?: string; params?: Record<string, string> },
-  ): Promise<JobRunOutcome> {
+  private async runUnderLease(definition: JobDefinition, options: RunOptions): Promise<JobRunOutcome> {
     const name = definition.name;
     const startedAt = this.ctx.clock.now();
     const deadline = Date.now() + (options.wait ? 30_000 : 0);
-    while (!(await this.acquire(name))) {
+    while (!(await this.acquire(name, options.slot))) {
       if (Date.now() >= deadline) {
         if (options.wait) throw new FpaError('job_running', `${name} is running in another instance`, { job: name });
-        return outcome(name, 'skipped', { reason: 'running in another instance' }, startedAt, this.ctx.clock.now());
+        return outcome(name, 'skipped', { reason: await this.whySkipped(name, options.slot) }, startedAt, this.ctx.clock.now());
       }
       await Bun.sleep(250);
     }
@@ -115,6 +123,16 @@ export class JobRunner {
     return run;
   }
 
+  /**
+   * What a job's schedule runs at each tick: the run for the slot the tick is for (the latest
+   * time at or before now its pattern names), skipped when any instance has claimed that slot.
+   */
+  runScheduled(name: string): Promise<JobRunOutcome> {
+    const schedule = this.definitions.get(name)?.schedule;
+    const now = this.ctx.clock.now();
+    return this.run(name, { trigger: 'schedule', slot: schedule ? slotOf(schedule, now) : now - (now % 1000) });
+  }
+
   /** Starts the in-process schedules (TASK_BACKEND=cron). */
   start(): void {
     if (this.scheduler || this.ctx.settings.TASK_BACKEND !== 'cron') return;
@@ -130,7 +148,7 @@ export class JobRunner {
           // Returning the promise lets croner's `protect` skip a tick while this instance's
           // run is still going; the lease does the same across instances.
           run: () =>
-            this.run(definition.name, { trigger: 'schedule' }).catch((error: unknown) =>
+            this.runScheduled(definition.name).catch((error: unknown) =>
               this.ctx.log.error(`scheduled job ${definition.name} failed`, { error: describeError(error) }),
             ),
         }),
@@ -200,17 +218,31 @@ export class JobRunner {
     return names;
   }
 
-  private async acquire(name: string): Promise<boolean> {
+  /**
+   * Takes the lease when it is free (or expired); a scheduled run also claims its slot, in the
+   * same compare-and-set, when no instance has claimed it or a later one.
+   */
+  private async acquire(name: string, slot?: number): Promise<boolean> {
     const now = this.ctx.clock.now();
+    const free = or(isNull(jobLeases.holder), lt(jobLeases.leaseUntil, now));
+    const unclaimed = slot === undefined ? undefined : or(isNull(jobLeases.lastSlot), lt(jobLeases.lastSlot, slot));
     return this.ctx.db.write(async ({ tx }) => {
       await tx.insert(jobLeases).values({ name }).onConflictDoNothing();
       const taken = await tx
         .update(jobLeases)
-        .set({ holder: this.ctx.instanceId, leaseUntil: now + LEASE_MS, lastStartedAt: now })
-        .where(and(eq(jobLeases.name, name), or(isNull(jobLeases.holder), lt(jobLeases.leaseUntil, now))))
+        .set({ holder: this.ctx.instanceId, leaseUntil: now + LEASE_MS, lastStartedAt: now, ...(slot === undefined ? {} : { lastSlot: slot }) })
+        .where(and(eq(jobLeases.name, name), free, unclaimed))
         .returning({ name: jobLeases.name });
       return taken.length === 1;
     });
+  }
+
+  /** Why a run that did not wait was skipped: its slot already claimed, or the job running elsewhere. */
+  private async whySkipped(name: string, slot: number | undefined): Promise<string> {
+    if (slot === undefined) return 'running in another instance';
+    const [row] = await this.ctx.db.orm.select({ lastSlot: jobLeases.lastSlot }).from(jobLeases).where(eq(jobLeases.name, name));
+    const claimed = row?.lastSlot ?? null;
+    return claimed !== null && claimed >= slot ? `already run for its slot (${new Date(slot).toISOString()})` : 'running in another instance';
   }
 
   private async renew(name: string): Promise<void> {

@@ -10,4 +10,10 @@ export const jobLeases = sqliteTable('fpa_job_leases', {
   lastStatus: text('last_status'),
   lastResult: text('last_result', { mode: 'json' }).$type<Record<string, unknown>>(),
   lastHolder: text('last_holder'),
+  /**
+   * The latest scheduled slot (the time its schedule fired for, ms) an instance claimed a run of:
+   * a tick for this slot or an earlier one is skipped, whichever instance it comes from. Runs on
+   * request leave it alone.
+   */
+  lastSlot: integer('last_slot'),
 });

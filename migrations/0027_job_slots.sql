@@ -1,0 +1,1 @@
+ALTER TABLE `fpa_job_leases` ADD `last_slot` integer;
