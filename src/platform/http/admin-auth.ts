@@ -7,6 +7,8 @@
  * the server binds 0.0.0.0 by default, and the token is meant for scripts on the same host.
  * A browser session (the console's cookie) is injected as `BrowserSessions`: the platform knows
  * no module, so the console module decides what its cookie means, including its CSRF check.
+ * Neither that cookie nor the host's sign-in authorizes a change another site asked for
+ * (cross-site.ts): a browser sends them by itself, also with a form posted from elsewhere.
  */
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose';
 import type { Settings } from '../config/settings';
@@ -14,6 +16,7 @@ import { constantTimeEqual } from '../crypto/secrets';
 import { FpaError } from '../errors';
 import { isLoopbackAddress } from '../net/ip';
 import { type Caller, isRole, OPERATOR, ROLES, type Role } from './caller';
+import { changeFromElsewhere } from './cross-site';
 
 /** Who an administrator is, once checked: see caller.ts. */
 export type AdminIdentity = Caller;
@@ -162,10 +165,10 @@ export class AdminAuthenticator {
     // by itself: a tool on the same origin, such as the docs page, is not held to the console's CSRF rule.
     if (this.browserSessions && !request.headers.has('authorization')) {
       const identity = await this.browserSessions.identify(request);
-      if (identity) return identity;
+      if (identity) return this.unlessAskedElsewhere(request, identity);
     }
     const host = await this.hostIdentity(request);
-    if (host) return host;
+    if (host) return this.unlessAskedElsewhere(request, host);
     const header = request.headers.get('authorization') ?? '';
     let token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
     if (!token && options.queryToken) token = new URL(request.url).searchParams.get('access_token') ?? '';
@@ -179,5 +182,23 @@ export class AdminAuthenticator {
       throw new FpaError('unauthorized', 'administrator JWTs are not accepted here (no FPA_ADMIN_JWT_SECRET or FPA_ADMIN_JWKS_URL): use an API key', {});
     }
     return this.verifyToken(token);
+  }
+
+  /**
+   * An identity a browser may have sent by itself (the console's cookie, whatever the host's
+   * sign-in reads: its own cookie, HTTP Basic) does not authorize a change another site asked
+   * for (403): a form posted from elsewhere carries it all the same. A request with a bearer
+   * token was sent on purpose (no browser adds one by itself), so a host that vouches on one is
+   * not held to this.
+   */
+  private unlessAskedElsewhere(request: Request, identity: AdminIdentity): AdminIdentity {
+    if (/^Bearer\s+\S/i.test(request.headers.get('authorization') ?? '')) return identity;
+    const elsewhere = changeFromElsewhere(request, this.settings);
+    if (elsewhere === null) return identity;
+    throw new FpaError(
+      'forbidden',
+      `a change asked from another site (${elsewhere}) is not accepted on a browser's sign-in: make it from this service's own pages, or with a bearer token or API key`,
+      { reason: 'cross_site' },
+    );
   }
 }
