@@ -146,7 +146,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     example: { enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', version: 'v1', method: 'paper', by: 'hr.officer@example.com' },
   },
   consent_withdrawn: {
-    about: 'Consent was withdrawn: every template of every kind is destroyed and deleted from every terminal.',
+    about:
+      'Consent was withdrawn: every template of every kind is destroyed and deleted from every terminal. Also recorded when no consent was on record but the withdrawal destroyed something of the person’s (templates stored while consent was not required, parts a terminal was refused as theirs and kept); a withdrawal that finds nothing to withdraw records no event.',
     example: { enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', by: 'hr.officer@example.com' },
   },
   deletion_proof_completed: {

@@ -86,6 +86,8 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   enrollment.events.react('consent_withdrawn', enrollmentReactions.closeSessionsOnWithdrawal(enrollment));
   enrollment.events.react('consent_given', fleetReactions.fetchTemplatesOnConsent(converge));
   enrollment.events.react('templates_destroyed', proofReactions.openProofOnDestruction(m.proofs));
+  // A withdrawal with nothing left to withdraw still issues the proof an earlier release never kept.
+  consent.askingProofsWith((q, id) => m.proofs.kept(q, id));
 
   // A terminal: approved, back online, changed, disabled, removed, drifting.
   devices.events.react('device_approved', fleetReactions.queryUsersThenBackfillApproved(converge));

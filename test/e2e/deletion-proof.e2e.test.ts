@@ -172,6 +172,8 @@ describe('deletion proof', () => {
     expect((await server.admin.post('/employees/', { id: 'PR-3', name: 'Nobody Anywhere' })).status).toBe(201);
     const e = await server.admin.post('/enrollees/', { employee: 'PR-3', areas: ['north'] });
     expect(e.status).toBe(201);
+    // Consent on record (withdrawing a consent never given, with nothing stored, asks no deletion).
+    expect((await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
     expect((await server.admin.delete(`/enrollees/${e.body.id}/consent`)).status).toBe(200);
     const proof = await proofOf(e.body.id);
     expect(proof.complete).toBe(true);

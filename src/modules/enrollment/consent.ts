@@ -1,7 +1,9 @@
 /**
  * Consent to biometric processing (docs/spec.md): recorded with a version, a method and who approved
  * it. Giving consent again replaces the current record; withdrawing it destroys every template
- * and deletes them from the terminals (sessions close by reacting to `consent_withdrawn`).
+ * and deletes them from the terminals (sessions close by reacting to `consent_withdrawn`). A
+ * withdrawal that finds nothing to withdraw records nothing: no event tells listeners and
+ * webhooks of a withdrawal that did not happen.
  */
 import { and, desc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
@@ -10,13 +12,19 @@ import { FpaError } from '../../platform/errors';
 import { audit } from '../audit';
 import type { ConsentView, ConsentWithdrawalView, EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
-import { consentView } from './consent-records';
+import { consentView, lastWithdrawnAt } from './consent-records';
 import type { EnrollmentEvents } from './events';
 import type { EnrollmentRuntime } from './runtime';
-import { consents } from './tables';
+import { OPEN_STATUSES } from './sessions';
+import { consents, enrollmentSessions } from './tables';
 import type { TemplateStore } from './template-store';
 
+/** Whether a deletion proof is kept for this person (the proofs module answers: src/app/reactions.ts). */
+export type ProofKept = (q: Queryable, enrolleeId: string) => Promise<boolean>;
+
 export class ConsentService {
+  private proofKept: ProofKept = async () => true;
+
   constructor(
     private readonly ctx: EnrollmentRuntime,
     private readonly events: EventChannel<EnrollmentEvents>,
@@ -50,12 +58,22 @@ export class ConsentService {
     });
   }
 
-  /** Withdrawal destroys every template and deletes them from the terminals. */
+  /** How a withdrawal tells whether the person's deletion has its proof already. */
+  askingProofsWith(kept: ProofKept): void {
+    this.proofKept = kept;
+  }
+
+  /**
+   * Withdrawal destroys every template and deletes them from the terminals. With no consent to
+   * end and nothing of the person's left anywhere (never consented, or withdrawn already), it
+   * changes nothing and records nothing: no event, no audit entry.
+   */
   async withdraw(enrolleeId: string, options: { by: string }): Promise<{ withdrawn: boolean; templates_destroyed: number }> {
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const enrollee = await this.enrollees.get(enrolleeId, w.tx);
       const withdrawn = await this.endCurrent(w, enrollee.id, options.by, now);
+      if (!withdrawn && !(await this.leftToWithdraw(w.tx, enrollee.id))) return { withdrawn: false, templates_destroyed: 0 };
       const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by);
       // Kept on the record so that whoever may read the person reads what the withdrawal did.
       if (withdrawn) {
@@ -74,6 +92,24 @@ export class ConsentService {
       await this.events.record(w, 'consent_withdrawn', { enrollee: enrollee.id, by: options.by });
       return { withdrawn, templates_destroyed: destroyed };
     });
+  }
+
+  /**
+   * What a withdrawal with no consent to end still has to do: templates stored without consent
+   * (ENROLLMENT_REQUIRE_CONSENT off), data of the person's on terminals that the service did not
+   * store (parts refused as theirs and kept there, a terminal user of theirs holding biometrics),
+   * an open enrollment session, or the proof of a withdrawal made before proofs were kept
+   * (withdrawing again issues one from then on, README "Proof of deletion").
+   */
+  private async leftToWithdraw(q: Queryable, enrolleeId: string): Promise<boolean> {
+    if (await this.templates.anythingLeftOf(q, enrolleeId)) return true;
+    const [open] = await q
+      .select({ id: enrollmentSessions.id })
+      .from(enrollmentSessions)
+      .where(and(eq(enrollmentSessions.enrolleeId, enrolleeId), inArray(enrollmentSessions.status, [...OPEN_STATUSES])))
+      .limit(1);
+    if (open) return true;
+    return (await lastWithdrawnAt(q, enrolleeId)) !== null && !(await this.proofKept(q, enrolleeId));
   }
 
   /** Ends the current consent (deletion of the enrollee, a replacement); true if there was one. */

@@ -240,6 +240,17 @@ export class FanOut {
   }
 
   /**
+   * Whether a terminal holds anything of the enrollee's, as far as the service knows: a user of
+   * theirs with a biometric, or a part refused as theirs and left there (what a withdrawal
+   * deletes besides the stored templates: clearWhatWasNotStored).
+   */
+  async holdsAnythingOf(q: Queryable, enrolleeId: string): Promise<boolean> {
+    const linked = await this.devices.users.linkedTo(q, enrolleeId);
+    if (linked.some((u) => Object.values(u.biometrics).some((indexes) => indexes.length > 0))) return true;
+    return (await usersRefusedFor(q, enrolleeId)).length > 0;
+  }
+
+  /**
    * The parts the walk-up refused as this enrollee's and left on terminals outside their reach
    * (DELETE_REJECTED_DEVICE_TEMPLATES off: walk-up.ts `reject`), on users linked to nobody: one
    * delete per part, as for a template the service holds, so the terminal's user there keeps its

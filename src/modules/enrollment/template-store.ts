@@ -290,6 +290,12 @@ export class TemplateStore {
     return templateIds.length;
   }
 
+  /** Whether anything of the enrollee's is left to destroy: a stored template, or their data on a terminal (fan-out.ts `holdsAnythingOf`). */
+  async anythingLeftOf(q: Queryable, enrolleeId: string): Promise<boolean> {
+    const [stored] = await q.select({ id: templates.id }).from(templates).where(eq(templates.enrolleeId, enrolleeId)).limit(1);
+    return stored !== undefined || (await this.fanOut.holdsAnythingOf(q, enrolleeId));
+  }
+
   /** Template metadata of an enrollee with per-device sync status; never the bytes. */
   async listTemplates(enrolleeId: string, q: Queryable = this.ctx.db.orm) {
     const rows = await q

@@ -208,6 +208,12 @@ export class DeletionProofs {
     }
   }
 
+  /** Whether a proof of this person's deletion is kept (none: never asked, asked before proofs were kept, or removed by retention). */
+  async kept(q: Queryable, enrolleeId: string): Promise<boolean> {
+    const [proof] = await q.select({ id: deletionProofs.enrolleeId }).from(deletionProofs).where(eq(deletionProofs.enrolleeId, enrolleeId)).limit(1);
+    return proof !== undefined;
+  }
+
   /** The signed proof of one person, for a caller who may see them (404 otherwise, or when no deletion was asked). */
   async document(enrolleeId: string, caller: Pick<Caller, 'areas'>): Promise<ProofDocument> {
     const q = this.ctx.db.orm;
