@@ -1,6 +1,6 @@
 /**
- * Maps anything thrown by a route to the spec's error body and a fitting status. Used as a
- * local `onError` of every API router (never global: it must not touch the host's routes).
+ * Maps anything thrown by a route to the spec's error body and a fitting status. Used as local
+ * hooks of every API router (never global: they must not touch the host's routes).
  */
 import { databaseErrorCode, describeError, type ErrorBody, errorBody, FpaError } from '../errors';
 import type { Logger } from '../log';
@@ -81,6 +81,46 @@ function validationDetails(error: unknown): Record<string, unknown> {
     ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: typeof x.message === 'string' ? messageOf(x.message) : 'invalid' }))
     : [];
   return { in: e?.type ?? 'body', errors };
+}
+
+/** What Elysia hands a route's mapResponse hook: the context, and while it answers an error, that error and its code. */
+interface AnswerContext extends Omit<ElysiaErrorLike, 'code' | 'error'> {
+  code?: string | number;
+  error?: unknown;
+  response?: unknown;
+}
+
+/**
+ * The API's error answers as local hooks (`onError` and `mapResponse`), whatever onError a host
+ * registered before `.use(plugin)`. Elysia runs a route's onError hooks in the order they were
+ * registered, the host's before the plugin's, and answers with the first that returns anything:
+ * a host's onError registered first (Elysia's ordinary pattern) answered every refusal of the
+ * API in the host's shape (`500 {"hostError":"unauthorized"}` for a 401). After each onError
+ * hook, Elysia passes what it returned through the route's mapResponse hooks (the `catch` of
+ * its composed handler, elysia/dist/compose): there, this one puts the API's own answer in its
+ * place. The host's onError still sees the error (its logging keeps working); the answer is the
+ * API's. On an ordinary answer (no error) the mapResponse hook returns nothing and changes nothing.
+ */
+export function apiErrorAnswers(log?: Logger) {
+  const answer = handleApiError(log);
+  /** Answers made here, so that the mapResponse after the API's own onError leaves them as they are. */
+  const ours = new WeakSet<Response>();
+  // Destructured: Elysia reads from a hook's parameters what to prepare for every route (its
+  // "sucrose"), and a hook passing the whole context on would make each one parse its cookies and query.
+  const answerOnce = ({ code, error, request, set }: ElysiaErrorLike): Response => {
+    const response = answer({ code, error, request, set });
+    ours.add(response);
+    return response;
+  };
+  return {
+    onError: answerOnce,
+    mapResponse: ({ code, error, request, set, response }: AnswerContext): Response | undefined => {
+      // Elysia sets `code` on the context only while it answers an error.
+      if (code === undefined) return undefined;
+      if (response instanceof Response && ours.has(response)) return undefined;
+      return answerOnce({ code, error, request, set });
+    },
+  };
 }
 
 /** The onError hook body shared by every API router. */

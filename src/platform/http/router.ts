@@ -1,7 +1,8 @@
 /**
  * The base of every API router: a named Elysia instance (name + seed, so two configured
- * copies of the plugin are not merged) with a local error handler that answers the spec's
- * error body. Administrator routers add `admin` to the context with `adminRouter`.
+ * copies of the plugin are not merged) with local error hooks that answer the spec's error
+ * body, whatever onError the host registered around the plugin. Administrator routers add
+ * `admin` to the context with `adminRouter`.
  *
  * A router also names how its routes are authenticated (`security`, merged by Elysia into the
  * `detail` of every route it declares): the OpenAPI document (src/app/docs/openapi.ts) reads
@@ -15,7 +16,7 @@ import { type AreaScope, scopeOf } from '../scope';
 import type { AdminAuthenticator } from './admin-auth';
 import { apiBodyLimit, NO_BYTES, readJsonBody, readRecordsBody, readTerminalFileBody, settledBody, TERMINAL_FILE_LIMIT } from './body';
 import type { Caller } from './caller';
-import { handleApiError } from './errors';
+import { apiErrorAnswers } from './errors';
 import { authorize } from './policy';
 import { peerAddress, waitForTheHandler } from './routable-url';
 
@@ -60,10 +61,13 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
   const limit = apiBodyLimit(http.runtime.settings);
   const timing = requestTiming(http.runtime.metrics);
   const bodyOptions = { allowNull: options.allowNullBody ?? false };
+  // onError and mapResponse both: the error body answers whatever onError a host registered before the plugin (errors.ts).
+  const errors = apiErrorAnswers(http.runtime.log);
   return new Elysia({ name: `fpa-${name}`, seed: http.runtime.instanceId, ...(options.security ? { detail: { security: options.security } } : {}) })
     .onTransform(({ request }) => timing.start(request))
     .onAfterResponse(({ request, route, set }) => timing.end(request, route, set.status))
-    .onError(handleApiError(http.runtime.log))
+    .onError(errors.onError)
+    .mapResponse(errors.mapResponse)
     .onParse(({ request, route, server }) => {
       if (options.body === 'records') return readRecordsBody(request, limit);
       if (options.body === 'terminal-file') return readTerminalFile({ request, route, server }, options.admitBeforeReading);

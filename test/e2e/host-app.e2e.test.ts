@@ -1,0 +1,93 @@
+/**
+ * The plugin in a host's own Elysia app, built the way host developers build theirs: the host's
+ * hooks registered where Elysia's guides put them, its own routes beside the plugin's, over
+ * real HTTP. The plugin's answers must not depend on what the host did around it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { type AnyElysia, Elysia } from 'elysia';
+import { createFingerprintAttendance, type FingerprintAttendance } from '../../src/app/create';
+import { silentLogger } from '../../src/platform/log';
+import { adminToken, tempDir, testSettings } from '../support/harness';
+
+const API = '/api/fingerprint/v1';
+const tmp = tempDir('fpa-host-app-');
+let fpa: FingerprintAttendance;
+
+beforeAll(async () => {
+  fpa = await createFingerprintAttendance({ settings: testSettings(tmp.dir), env: {}, logger: silentLogger, startJobs: false });
+});
+afterAll(async () => {
+  await fpa.close();
+  tmp.cleanup();
+});
+
+/** Listens on a free port; `stop` closes it. */
+function serve(app: AnyElysia): { url: string; stop: () => Promise<void> } {
+  app.listen({ port: 0, hostname: '127.0.0.1' });
+  return {
+    url: `http://127.0.0.1:${app.server!.port}`,
+    stop: async () => {
+      await app.stop(true);
+    },
+  };
+}
+
+describe('a host onError registered before .use(plugin)', () => {
+  const seen: string[] = [];
+  let host: { url: string; stop: () => Promise<void> };
+
+  beforeAll(() => {
+    const app = new Elysia()
+      .onError(({ code, set }) => {
+        seen.push(String(code));
+        set.status = 500;
+        return { hostError: String(code) };
+      })
+      .use(fpa.plugin)
+      .get('/host/boom', () => {
+        throw new Error('the host’s own failure');
+      });
+    host = serve(app);
+  });
+  afterAll(() => host.stop());
+
+  test('the plugin still answers its own errors: 401, 404, 405 with Allow, 413, 400, each with its error body and request id', async () => {
+    const bearer = { authorization: `Bearer ${await adminToken()}` };
+    const json = { ...bearer, 'content-type': 'application/json' };
+    const cases: Array<{ name: string; path: string; init?: RequestInit; status: number; code: string }> = [
+      { name: 'no credentials', path: `${API}/devices/`, status: 401, code: 'unauthorized' },
+      { name: 'unknown path', path: `${API}/no-such-thing/`, status: 404, code: 'not_found' },
+      { name: 'wrong method', path: `${API}/devices/`, init: { method: 'PUT', headers: bearer }, status: 405, code: 'method_not_allowed' },
+      {
+        name: 'body over the limit',
+        path: `${API}/areas/`,
+        init: { method: 'POST', headers: json, body: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }) },
+        status: 413,
+        code: 'payload_too_large',
+      },
+      { name: 'invalid body', path: `${API}/areas/`, init: { method: 'POST', headers: json, body: JSON.stringify({}) }, status: 400, code: 'validation_error' },
+      { name: 'unknown resource', path: `${API}/enrollees/no-such-enrollee/`, init: { headers: bearer }, status: 404, code: 'not_found' },
+    ];
+    for (const c of cases) {
+      const res = await fetch(`${host.url}${c.path}`, { ...c.init, headers: { ...(c.init?.headers ?? {}), 'x-request-id': `case-${c.status}` } });
+      const body = (await res.json()) as { error?: { code: string; request_id: string } };
+      expect({ name: c.name, status: res.status, code: body.error?.code, request_id: body.error?.request_id }).toEqual({
+        name: c.name,
+        status: c.status,
+        code: c.code,
+        request_id: `case-${c.status}`,
+      });
+      if (c.status === 405) expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+    }
+    // The host's onError still saw them (its logging keeps working): only the answer is the plugin's.
+    expect(seen).toContain('unauthorized');
+  });
+
+  test('the host’s own routes still get the host’s onError', async () => {
+    const res = await fetch(`${host.url}/host/boom`);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ hostError: 'UNKNOWN' });
+    const unknown = await fetch(`${host.url}/host/nothing-here`);
+    expect(await unknown.json()).toEqual({ hostError: 'NOT_FOUND' });
+  });
+});
