@@ -25,6 +25,8 @@ export interface ContextActor extends Actor {
 
 interface RequestStore {
   requestId: string;
+  /** The request served, for the context of an HTTP request (a job's has none). */
+  request?: Request;
   actor?: ContextActor;
   /** The answer carries the id among its headers already (echoIn): nothing to add to it. */
   echoed?: boolean;
@@ -42,8 +44,8 @@ export function requestIdFrom(headers: Headers): string {
  * Runs `work` as part of the request `requestId`; answers what it answered, and whether that
  * answer carries the id already (echoIn), so that the server adds it only when it does not.
  */
-export async function inRequestContext<T>(requestId: string, work: () => T | Promise<T>): Promise<{ answer: T; echoed: boolean }> {
-  const store: RequestStore = { requestId };
+export async function inRequestContext<T>(request: Request, requestId: string, work: () => T | Promise<T>): Promise<{ answer: T; echoed: boolean }> {
+  const store: RequestStore = { requestId, request };
   const answer = await storage.run(store, work);
   return { answer, echoed: store.echoed === true };
 }
@@ -61,15 +63,22 @@ export function echoIn(headers: Record<string, string | number>): void {
 }
 
 /**
- * The id of the request being served, entering its context first when it has none yet: Bun
- * routes static paths itself, past any wrapper of `fetch`, so a hook at the start of the
- * plugin's routes enters it (`enterWith` holds for the rest of that request's work).
+ * The id of `request`, entering its context first when it has none yet: Bun routes static paths
+ * itself, past any wrapper of `fetch`, so a hook at the start of the plugin's routes enters it
+ * (`enterWith` holds for the rest of that request's work).
+ *
+ * A context found is the request's own only when it was made for this very request. `enterWith`
+ * runs while the route's hooks run synchronously in their caller's context, and stays there: a
+ * host's `await app.handle(…)` (a warm-up, a test) leaves its code, and whatever it serves after
+ * (Bun's server started later included), in that request's context. Taken as the current request's,
+ * it gave every later request the same id, ignored a caller's own `x-request-id`, and carried one
+ * request's caller into the next.
  */
-export function enterRequestContext(headers: Headers): string {
+export function enterRequestContext(request: Request): string {
   const current = storage.getStore();
-  if (current) return current.requestId;
-  const requestId = requestIdFrom(headers);
-  storage.enterWith({ requestId });
+  if (current?.request === request) return current.requestId;
+  const requestId = requestIdFrom(request.headers);
+  storage.enterWith({ requestId, request });
   return requestId;
 }
 

@@ -91,3 +91,39 @@ describe('a host onError registered before .use(plugin)', () => {
     expect(await unknown.json()).toEqual({ hostError: 'NOT_FOUND' });
   });
 });
+
+describe('request ids in a host that called app.handle() first', () => {
+  test('each later request has its own id, the caller’s own when it gives one, on app.handle and on the live server', async () => {
+    const app = new Elysia().use(fpa.plugin).get('/host/hello', () => 'hello');
+    // Ordinary host code: a warm-up (or a host's test) calls app.handle before anything else.
+    const warmUp = await app.handle(new Request('http://localhost/readyz'));
+    const first = warmUp.headers.get('x-request-id');
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+
+    const idOf = async (path: string, given?: string) => {
+      const res = await app.handle(new Request(`http://localhost${path}`, { headers: given ? { 'x-request-id': given } : {} }));
+      return res.headers.get('x-request-id');
+    };
+    for (const path of ['/readyz', `${API}/devices/`, '/iclock/cdata?SN=HOSTIDS1&options=all']) {
+      const [a, b] = [await idOf(path), await idOf(path)];
+      expect({ path, fresh: [a, b].every((id) => id !== first && /^[0-9a-f-]{36}$/.test(id ?? '')), distinct: a !== b }).toEqual({
+        path,
+        fresh: true,
+        distinct: true,
+      });
+      expect({ path, given: await idOf(path, `host-${path.length}`) }).toEqual({ path, given: `host-${path.length}` });
+    }
+
+    const live = serve(app);
+    try {
+      for (const path of ['/readyz', `${API}/devices/`]) {
+        const a = await fetch(`${live.url}${path}`);
+        const b = await fetch(`${live.url}${path}`, { headers: { 'x-request-id': 'live-given' } });
+        expect({ path, a: a.headers.get('x-request-id') !== first, b: b.headers.get('x-request-id') }).toEqual({ path, a: true, b: 'live-given' });
+        if (path !== '/readyz') expect(((await b.json()) as { error: { request_id: string } }).error.request_id).toBe('live-given');
+      }
+    } finally {
+      await live.stop();
+    }
+  });
+});

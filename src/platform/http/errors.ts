@@ -127,7 +127,7 @@ export function apiErrorAnswers(log?: Logger) {
 export function handleApiError(log?: Logger) {
   return ({ code, error, request }: ElysiaErrorLike) => {
     // A request refused before the plugin's first hook (an unreadable body) still gets its id.
-    const requestId = request ? enterRequestContext(request.headers) : null;
+    const requestId = request ? enterRequestContext(request) : null;
     const { status, body, headers } = toErrorResponse(code, error, log, request);
     // One line per refused request (a 5xx was logged with its cause above): the line an operator
     // finds by the `request_id` a user reads them from the error.

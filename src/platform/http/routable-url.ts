@@ -70,7 +70,8 @@ export function servePathsWhateverTheHost(app: AnyElysia): void {
       // put in error bodies.
       value: async (request: Request) => {
         const requestId = requestIdFrom(request.headers);
-        const { answer, echoed } = await inRequestContext(requestId, () => handle(routableRequest(request)));
+        const routable = routableRequest(request);
+        const { answer, echoed } = await inRequestContext(routable, requestId, () => handle(routable));
         return echoed ? answer : withRequestId(answer, requestId);
       },
       configurable: true,
@@ -97,5 +98,5 @@ function withRequestId<T>(response: T, requestId: string): T {
  * id for the routes Bun serves without `fetch` (static paths), echoed in the answer.
  */
 export function tagWithRequestId({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }): void {
-  set.headers[REQUEST_ID_HEADER] = enterRequestContext(request.headers);
+  set.headers[REQUEST_ID_HEADER] = enterRequestContext(request);
 }
