@@ -79,7 +79,7 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
     async stop() {
       if (stopped) return;
       stopped = true;
-      // Open punch streams would keep app.stop() waiting for their clients: close them first.
+      // Open live streams would keep app.stop() waiting for their clients: close them first (as the README tells a host to).
       await fpa.service.closeStreams();
       await app.stop();
       await fpa.close();

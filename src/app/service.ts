@@ -129,7 +129,12 @@ function upkeepOperations(m: Modules) {
     proofs: m.proofs,
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),
-    /** Closes open punch streams: a host stopping its app closes them first (open WebSockets keep a Bun server's stop() waiting). */
+    /**
+     * Closes the open live streams (punches, events: the console's Today board too) with 1001 and
+     * refuses new ones. A host stopping its app calls this first (README, "Embedding in a host
+     * application"): Bun's server.stop() waits for every open WebSocket, and Elysia runs onStop
+     * hooks only after it, so the plugin cannot do it itself.
+     */
     closeStreams: async () => {
       await m.punchStream.stop();
       await m.eventStream.stop();

@@ -32,19 +32,32 @@ const hostSession = (req: Request) => (req.headers.get('cookie')?.includes('host
 const hostCalendar = { between: (_enrollees: readonly string[], _from: string, _to: string) => ({ leaves: [] }) };
 `;
 
-test('the README’s embedding example runs as written in a host and finishes by itself', async () => {
+/** A live stream opened by the host's signed-in administrator, left open when the shutdown starts. */
+const OPEN_STREAM = `
+const stream = new WebSocket("ws://127.0.0.1:" + process.env.PORT + "/api/fingerprint/v1/punches/stream/", { headers: { cookie: "host=admin" } });
+await new Promise((resolve, reject) => { stream.onopen = resolve; stream.onerror = () => reject(new Error("the stream did not open")); });
+const streamClosed = new Promise((resolve) => { stream.onclose = (event) => resolve(event.code); });
+const shutdownStarted = performance.now();
+`;
+
+test('the README’s embedding example runs as written in a host and finishes by itself, with a stream open', async () => {
   const example = embeddingExample();
   const listen = 'app.listen(3000);';
   const connected = /^\/\/ Once the terminal has connected.*$/m;
+  const rest = /^\/\/ …$/m;
   expect(example).toContain(listen);
   expect(example).toMatch(connected);
+  expect(example).toMatch(rest);
   const program = [
     HOST_STAND_INS,
     example
       .replace(listen, 'app.listen({ port: Number(process.env.PORT), hostname: "127.0.0.1" });')
       // The terminal's first request (what "connected" means), before the approval.
-      .replace(connected, 'await fetch("http://127.0.0.1:" + process.env.PORT + "/iclock/cdata?SN=CKJF201960996&options=all");'),
-    `console.log(JSON.stringify({ done: true, enrollee: e.id }));`,
+      .replace(connected, 'await fetch("http://127.0.0.1:" + process.env.PORT + "/iclock/cdata?SN=CKJF201960996&options=all");')
+      // The host's administrator watching punches live (a console tab on the Today board does the
+      // same) while the host shuts down: the example's shutdown must not wait for them to leave.
+      .replace(rest, OPEN_STREAM),
+    `console.log(JSON.stringify({ done: true, enrollee: e.id, shutdownMs: Math.round(performance.now() - shutdownStarted), streamClosed: await streamClosed }));`,
   ].join('\n');
   mkdirSync(join(host.dir, 'node_modules'));
   symlinkSync(ROOT, join(host.dir, 'node_modules', 'fingerprint-attendance'));
@@ -62,7 +75,10 @@ test('the README’s embedding example runs as written in a host and finishes by
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
   expect({ code, err: err.trim() }).toEqual({ code: 0, err: '' });
-  expect(JSON.parse(out.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ done: true, enrollee: expect.any(String) });
+  const result = JSON.parse(out.trim().split('\n').at(-1) ?? '{}');
+  expect(result).toMatchObject({ done: true, enrollee: expect.any(String), streamClosed: 1001 });
+  // The documented shutdown closes the open stream instead of waiting for its client.
+  expect(result.shutdownMs).toBeLessThan(5_000);
 }, 90_000);
 
 /**
