@@ -76,6 +76,11 @@ describe('the single-writer rule of a file: database', () => {
     const error = await createFingerprintAttendance({ settings: testSettings(d), env: {}, logger: silentLogger, startJobs: false }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DatabaseLockedError);
     expect((error as Error).message).toContain('exactly one writer');
+    // Who holds it (its pid) but never its operator token: a host logging the error (Bun prints
+    // an uncaught one with its properties) would ship the token of the running server.
+    expect((error as DatabaseLockedError).holder?.pid).toBe(process.pid);
+    const token = first.lock!.info.token;
+    for (const shown of [Bun.inspect(error), JSON.stringify(error), String(error), (error as Error).stack ?? '']) expect(shown).not.toContain(token);
     await first.close();
     // Released on close: a new instance may start.
     const third = await createFingerprintAttendance({ settings: testSettings(d), env: {}, logger: silentLogger, startJobs: false });

@@ -29,16 +29,26 @@ export interface LockInfo {
   startedAt: string;
 }
 
+/** Who holds the database, as an error tells it: never the holder's operator token. */
+export type LockHolder = Omit<LockInfo, 'token'>;
+
 export class DatabaseLockedError extends Error {
+  /**
+   * The holder without its token: the error reaches hosts' logs (Bun prints an uncaught error with
+   * its properties), and the token lets a local caller act as an operator on the holder's API.
+   */
+  readonly holder: LockHolder | null;
+
   constructor(
     readonly lockPath: string,
-    readonly holder: LockInfo | null,
+    holder: LockInfo | null,
   ) {
     super(
       `the database is in use by another Fingerprint Attendance process${holder ? ` (pid ${holder.pid})` : ''}; ` +
         'a local file: database has exactly one writer. Stop that process, or point both at a libSQL server (libsql://…).',
     );
     this.name = 'DatabaseLockedError';
+    this.holder = holder ? { pid: holder.pid, apiUrl: holder.apiUrl, startedAt: holder.startedAt } : null;
   }
 }
 
