@@ -7,7 +7,7 @@
  * must have. The program must finish by itself, its instance closed and its server stopped.
  */
 import { afterAll, expect, test } from 'bun:test';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { freePort, TEST_KEY, tempDir } from '../support/harness';
 
@@ -82,15 +82,19 @@ test('the README’s embedding example runs as written in a host and finishes by
 }, 90_000);
 
 /**
- * The README's install from a path, run as written in a fresh host: `npm install` of a checkout
- * that has no `node_modules` of its own (a plain clone) must give a host that starts. Without
- * `--install-links` npm only links the checkout and installs none of its dependencies.
+ * The README's install from a path, run as written in a fresh host: its `sh` block, line by line,
+ * in the host's directory beside a checkout that has no `node_modules` of its own (a plain clone),
+ * must give a host that starts on the Bun it installed. The README's steps once installed the
+ * package and then the host's own Elysia and Bun in a second `npm install`, which put a link to
+ * the checkout back in place of the copy, and the host failed on its first missing module: a
+ * later `npm install` of the host's (run here too) must keep the copy.
  */
 test('installed from a path as the README says, the package brings its dependencies and starts', async () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Embedding in a host application'));
-  const line = /`(npm install [^`]*\.\.\/fingerprint-attendance)`/.exec(section)?.[1];
-  expect(line).toBeDefined();
+  const steps = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!steps) throw new Error('the README has no sh block under "Embedding in a host application"');
+  expect(steps).toContain('../fingerprint-attendance');
   const place = tempDir('fpa-host-install-');
   try {
     // A plain clone of this checkout (what a host developer has), beside the host's directory.
@@ -99,12 +103,13 @@ test('installed from a path as the README says, the package brings its dependenc
     const hostDir = join(place.dir, 'host');
     mkdirSync(hostDir);
     writeFileSync(join(hostDir, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
-    // The host brings its own Elysia (and Bun: this test's own).
-    const install = Bun.spawnSync([...line!.split(' '), 'elysia', '--no-audit', '--no-fund'], {
-      cwd: hostDir,
-      env: { ...process.env, npm_config_loglevel: 'error' },
-    });
-    expect({ code: install.exitCode, err: install.stderr.toString().trim().split('\n').slice(-5) }).toMatchObject({ code: 0 });
+    const env = { ...process.env, npm_config_loglevel: 'error', npm_config_audit: 'false', npm_config_fund: 'false' };
+    // The README's lines as typed at a prompt, then a later install of the host's own.
+    for (const command of [...steps.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#')), 'npm install']) {
+      const run = Bun.spawnSync(['sh', '-c', command], { cwd: hostDir, env });
+      expect({ command, code: run.exitCode, err: run.stderr.toString().trim().split('\n').slice(-5) }).toMatchObject({ command, code: 0 });
+    }
+    expect(lstatSync(join(hostDir, 'node_modules', 'fingerprint-attendance')).isSymbolicLink()).toBe(false);
     writeFileSync(
       join(hostDir, 'index.ts'),
       `import { Elysia } from 'elysia';
@@ -113,11 +118,13 @@ const fpa = await createFingerprintAttendance({ settings: { TEMPLATE_ENCRYPTION_
 const app = new Elysia().use(fpa.plugin).listen({ port: Number(process.env.PORT), hostname: '127.0.0.1' });
 const res = await fetch('http://127.0.0.1:' + process.env.PORT + '/iclock/cdata?SN=HOSTINSTALL1&options=all');
 console.log(JSON.stringify({ status: res.status }));
+await fpa.service.closeStreams();
 await app.stop();
 await fpa.close();
 `,
     );
-    const run = Bun.spawnSync([process.execPath, 'index.ts'], {
+    // On the Bun the host installed.
+    const run = Bun.spawnSync([join(hostDir, 'node_modules', '.bin', 'bun'), 'index.ts'], {
       cwd: hostDir,
       env: { PATH: process.env.PATH ?? '', HOME: hostDir, KEY: TEST_KEY, PORT: String(freePort()), FPA_LOG_LEVEL: 'error' },
       timeout: 60_000,
