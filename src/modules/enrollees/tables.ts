@@ -81,8 +81,20 @@ export const enrolleeAreaChanges = sqliteTable(
      * the date after `changed_at`'s in ATTENDANCE_TIME_ZONE.
      */
     effectiveFrom: text('effective_from'),
+    /**
+     * When the terminals of the areas left let go of the person: null until the move's effective
+     * date begins and job `follow-area-moves` takes them off those terminals (fleet/area-moves.ts);
+     * meanwhile those areas still count as the person's for the fleet (area-membership.ts
+     * `terminalAreaIdsOf`). Moves recorded before migration 0027 took them off at once: their
+     * `changed_at`.
+     */
+    terminalsLeftAt: integer('terminals_left_at'),
   },
-  (t) => [primaryKey({ columns: [t.enrolleeId, t.changedAt] })],
+  (t) => [
+    primaryKey({ columns: [t.enrolleeId, t.changedAt] }),
+    // The few moves whose terminals still hold the person, by the date they let go.
+    index('fpa_enrollee_area_changes_pending').on(t.effectiveFrom).where(sql`terminals_left_at is null`),
+  ],
 );
 
 export type EnrolleeRow = typeof enrollees.$inferSelect;
