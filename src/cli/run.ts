@@ -59,6 +59,7 @@ const JOB_COMMANDS = [
   'rotate-proof-key',
   'deliver-webhooks',
   'reconcile-devices',
+  'follow-area-moves',
   'check-completeness',
 ];
 

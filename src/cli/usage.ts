@@ -44,6 +44,10 @@ export const COMMAND_HELP: Record<string, string> = {
   'rotate-proof-key': job('rotate-proof-key', 'Makes a new key for signing deletion proofs (the old public key stays published).'),
   'deliver-webhooks': job('deliver-webhooks', 'Delivers what is due once: each endpoint up to the log’s head, and the messages queued by hand.'),
   'reconcile-devices': job('reconcile-devices', 'Sends again to each terminal the templates that failed (full) or were incompatible there (hourly).'),
+  'follow-area-moves': job(
+    'follow-area-moves',
+    'Takes people moved to other areas off the terminals of the areas they left, once the move takes effect (every few minutes).',
+  ),
   'check-completeness': job(
     'check-completeness',
     "Compares each terminal's reported record count with the punches stored from it, queues re-uploads of gaps (every minute).",

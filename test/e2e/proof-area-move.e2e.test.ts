@@ -1,11 +1,11 @@
 /**
  * A person whose consent was withdrawn is moved to another area before every terminal answered
- * its delete: each terminal they leave gets the delete of their whole user. Where the fingerprint
- * delete never went out, that delete takes its place and is what the proof waits for (named,
- * cannot be cancelled, its answer confirms); where it went out (answered with an error, waiting
- * to be resent), it is never superseded and stays owed. The same when the person is then
- * deleted. The proof never names a closed command as owed. Through the real server and simulated
- * terminals, on the test clock.
+ * its delete: once the move's date has begun (job `follow-area-moves`), each terminal they left
+ * gets the delete of their whole user. Where the fingerprint delete never went out, that delete
+ * takes its place and is what the proof waits for (named, cannot be cancelled, its answer
+ * confirms); where it went out (answered with an error, waiting to be resent), it is never
+ * superseded and stays owed. The same when the person is then deleted. The proof never names a
+ * closed command as owed. Through the real server and simulated terminals, on the test clock.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -15,6 +15,7 @@ import { SimulatedTerminal, type SimulatedTerminalOptions, syntheticTemplate } f
 import { startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
 
+const DAY = 24 * 60 * 60_000;
 let offset = 0;
 const clock = { now: () => Date.now() + offset };
 let server: TestServer;
@@ -111,9 +112,16 @@ describe('consent withdrawn, then the person moved out of the area', () => {
     let proof = await proofOf(p.id);
     expect(on(proof, 'MOVE-PT1').command).toMatchObject({ id: fingerDelete1!.id, kind: 'delete_template', status: 'pending' });
 
-    // Moved to south: both terminals are to lose the whole user.
+    // Moved to south: the rest of the day is judged under north, so its terminals keep the
+    // person until the move's date, and PT1 still owes the fingerprint delete.
     expect((await server.admin.patch(`/enrollees/${p.id}/`, { areas: ['south'] })).status).toBe(200);
-    const queue1 = await queueOf('MOVE-PT1', p.device_pin);
+    let queue1 = await queueOf('MOVE-PT1', p.device_pin);
+    expect(queue1.find((c) => c.id === fingerDelete1!.id)!.status).toBe('pending');
+    expect(queue1.some((c) => c.kind === 'delete_user')).toBe(false);
+    // The move's date has begun: both terminals are to lose the whole user.
+    offset += DAY;
+    expect((await server.admin.post('/jobs/follow-area-moves/run/')).body.result).toMatchObject({ people: 1, queued: 2 });
+    queue1 = await queueOf('MOVE-PT1', p.device_pin);
     const userDelete1 = queue1.find((c) => c.kind === 'delete_user')!;
     expect(queue1.find((c) => c.id === fingerDelete1!.id)!.status).toBe('superseded');
     proof = await proofOf(p.id);

@@ -4,7 +4,7 @@
  * `enrollees.membership` (the index exports the few that need no service).
  */
 
-import { and, asc, type Column, desc, eq, getTableName, gt, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, desc, eq, getTableName, gt, inArray, isNull, lte, ne, or, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
 import { selectAsJson } from '../../platform/db/json-results';
@@ -63,31 +63,51 @@ export async function areaNamesOf(q: Queryable, enrolleeIds: readonly string[]):
   return namesByMember(q, pairs);
 }
 
-/** Active enrollees in any of these areas (a terminal's scope). */
+/**
+ * The areas a person's terminals are those of, for the fleet: their areas, and those they left by
+ * a move whose terminals have not let go of them yet (its `terminals_left_at` is null until its
+ * effective date begins and job `follow-area-moves` takes them off: fleet/area-moves.ts). The
+ * day a move is made is judged under the areas it started with, so it is punched at their
+ * terminals. Every question of the fleet (who a terminal should hold, which terminals a person
+ * should be on, whether they may punch or enroll there) is answered from it.
+ */
+async function terminalAreaIdsOf(q: Queryable, enrolleeId: string): Promise<string[]> {
+  return [...new Set([...(await areaIdsOf(q, enrolleeId)), ...(await leftAreaIdsOf(q, enrolleeId))])];
+}
+
+/** The areas a person left by moves whose terminals have not let go of them yet (terminalAreaIdsOf). */
+async function leftAreaIdsOf(q: Queryable, enrolleeId: string): Promise<string[]> {
+  const rows = await q
+    .select({ areas: enrolleeAreaChanges.areasBefore })
+    .from(enrolleeAreaChanges)
+    .where(and(eq(enrolleeAreaChanges.enrolleeId, enrolleeId), isNull(enrolleeAreaChanges.terminalsLeftAt)));
+  return [...new Set(rows.flatMap((r) => r.areas))];
+}
+
+/** A condition on a move (`fpa_enrollee_area_changes`): its terminals still hold the person, and it left one of these areas. */
+function leftOneOf(areaIds: readonly string[]): SQL {
+  return sql`${enrolleeAreaChanges.terminalsLeftAt} is null and exists (select 1 from json_each(${enrolleeAreaChanges.areasBefore}) where value in ${[...areaIds]})`;
+}
+
+/** Active enrollees whose terminals' areas (terminalAreaIdsOf) include any of these: a terminal's scope. */
 async function activeInAreas(q: Queryable, areaIds: readonly string[]): Promise<EnrolleeRow[]> {
   if (areaIds.length === 0) return [];
+  const members = sql`select ${enrolleeAreas.enrolleeId} from ${enrolleeAreas} where ${enrolleeAreas.areaId} in ${[...areaIds]}
+    union select ${enrolleeAreaChanges.enrolleeId} from ${enrolleeAreaChanges} where ${leftOneOf(areaIds)}`;
   return (
     q
       .select()
       .from(enrollees)
-      .where(
-        and(
-          eq(enrollees.status, 'active'),
-          inArray(
-            enrollees.id,
-            q
-              .selectDistinct({ id: enrolleeAreas.enrolleeId })
-              .from(enrolleeAreas)
-              .where(inArray(enrolleeAreas.areaId, [...areaIds])),
-          ),
-        ),
-      )
+      .where(and(eq(enrollees.status, 'active'), sql`${enrollees.id} in (${members})`))
       // Oldest first: a backfill sends people in the order they were enrolled.
       .orderBy(asc(enrollees.createdAt), asc(enrollees.id))
   );
 }
 
-/** Those of these enrollees who share an area with these areas (raw SQL: asked with every upload). */
+/**
+ * Those of these enrollees whose terminals' areas (terminalAreaIdsOf) share one with these areas
+ * (raw SQL: asked with every upload).
+ */
 async function sharingAreas(execute: Execute, enrolleeIds: readonly string[], areaIds: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
   if (areaIds.length === 0) return out;
@@ -97,23 +117,21 @@ async function sharingAreas(execute: Execute, enrolleeIds: readonly string[], ar
     const rows = await selectAsJson<[string]>(
       execute,
       ['enrollee_id'],
-      `select distinct enrollee_id from ${getTableName(enrolleeAreas)} where enrollee_id in (select value from json_each(?)) and area_id in (${areas})`,
-      [JSON.stringify(ids), ...areaIds],
+      `select enrollee_id from ${getTableName(enrolleeAreas)} where enrollee_id in (select value from json_each(?)) and area_id in (${areas})
+       union select enrollee_id from ${getTableName(enrolleeAreaChanges)} where enrollee_id in (select value from json_each(?)) and terminals_left_at is null
+         and exists (select 1 from json_each(areas_before) where value in (${areas}))`,
+      [JSON.stringify(ids), ...areaIds, JSON.stringify(ids), ...areaIds],
     );
     for (const [id] of rows) out.add(id);
   }
   return out;
 }
 
-/** Whether the enrollee shares an area with these areas. */
+/** Whether the enrollee's terminals' areas (terminalAreaIdsOf) share one with these areas. */
 async function sharesArea(q: Queryable, enrolleeId: string, areaIds: readonly string[]): Promise<boolean> {
   if (areaIds.length === 0) return false;
-  const [row] = await q
-    .select({ one: sql<number>`1` })
-    .from(enrolleeAreas)
-    .where(and(eq(enrolleeAreas.enrolleeId, enrolleeId), inArray(enrolleeAreas.areaId, [...areaIds])))
-    .limit(1);
-  return row !== undefined;
+  const theirs = new Set(await terminalAreaIdsOf(q, enrolleeId));
+  return areaIds.some((a) => theirs.has(a));
 }
 
 export async function setEnrolleeAreas(q: Queryable, enrolleeId: string, areaIds: string[]): Promise<void> {
@@ -155,6 +173,41 @@ export async function recordAreaChange(
     .values({ enrolleeId, changedAt: move.at, areasBefore: [...before], effectiveFrom: from })
     .onConflictDoNothing();
   return from;
+}
+
+/**
+ * Enrollees with a move whose terminals still hold them and whose effective date has begun by
+ * `date` (a local date): those job `follow-area-moves` takes off the terminals they left. A move
+ * without a date (one an older release recorded without it) is due.
+ */
+async function idsLeavingTerminals(q: Queryable, date: string): Promise<string[]> {
+  // Not `distinct`: that reads the whole table in its key's order instead of the few moves pending.
+  const rows = await q
+    .select({ id: enrolleeAreaChanges.enrolleeId })
+    .from(enrolleeAreaChanges)
+    .where(and(isNull(enrolleeAreaChanges.terminalsLeftAt), or(isNull(enrolleeAreaChanges.effectiveFrom), lte(enrolleeAreaChanges.effectiveFrom, date))));
+  return [...new Set(rows.map((r) => r.id))];
+}
+
+/**
+ * Marks the person's moves due by `date` (idsLeavingTerminals) as let go of by their terminals
+ * at `at`, and answers the areas they left and the latest of their dates; nothing when none was
+ * still unmarked (another instance's run took them: compare-and-set, so each move is followed once).
+ */
+async function letGoOfLeftAreas(q: Queryable, enrolleeId: string, date: string, at: number): Promise<{ areaIds: string[]; from: string | null }> {
+  const marked = await q
+    .update(enrolleeAreaChanges)
+    .set({ terminalsLeftAt: at })
+    .where(
+      and(
+        eq(enrolleeAreaChanges.enrolleeId, enrolleeId),
+        isNull(enrolleeAreaChanges.terminalsLeftAt),
+        or(isNull(enrolleeAreaChanges.effectiveFrom), lte(enrolleeAreaChanges.effectiveFrom, date)),
+      ),
+    )
+    .returning({ areas: enrolleeAreaChanges.areasBefore, from: enrolleeAreaChanges.effectiveFrom });
+  const dates = marked.flatMap((m) => (m.from ? [m.from] : [])).sort();
+  return { areaIds: [...new Set(marked.flatMap((m) => m.areas))], from: dates.at(-1) ?? null };
 }
 
 /**
@@ -281,8 +334,12 @@ export const membership = {
   areaNamesOf,
   idsInAreas,
   idsFormerlyInAreas,
+  terminalAreaIdsOf,
+  leftAreaIdsOf,
   activeInAreas,
   sharingAreas,
+  idsLeavingTerminals,
+  letGoOfLeftAreas,
   sharesArea,
   enrolleeInScope,
   notActive,

@@ -330,14 +330,17 @@ export class FanOut {
 
   // ---------------------------------------------------------------- scope
 
-  /** Approved devices sharing an area with the enrollee. */
+  /**
+   * Approved devices sharing an area with the enrollee: one of their areas, or one they left by a
+   * move whose effective date has not begun (membership `terminalAreaIdsOf`).
+   */
   async devicesInScope(q: Queryable, enrolleeId: string): Promise<DeviceRow[]> {
-    return this.devices.inAreas(q, await this.enrollees.membership.areaIdsOf(q, enrolleeId));
+    return this.devices.inAreas(q, await this.enrollees.membership.terminalAreaIdsOf(q, enrolleeId));
   }
 
-  /** Approved or disabled terminals sharing an area with the enrollee (pending ones never got data). */
-  private async devicesSharingArea(q: Queryable, enrolleeId: string): Promise<string[]> {
-    const rows = await this.devices.inAreas(q, await this.enrollees.membership.areaIdsOf(q, enrolleeId), ['approved', 'disabled']);
+  /** Approved or disabled terminals sharing an area with the enrollee, as devicesInScope (pending ones never got data). */
+  async devicesSharingArea(q: Queryable, enrolleeId: string): Promise<string[]> {
+    const rows = await this.devices.inAreas(q, await this.enrollees.membership.terminalAreaIdsOf(q, enrolleeId), ['approved', 'disabled']);
     return rows.map((r) => r.id);
   }
 

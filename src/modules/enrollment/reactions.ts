@@ -7,7 +7,8 @@
  *
  * What terminals hold follows people, consent and scope:
  * - a person created, or coming into a terminal's scope, is sent there with their templates;
- *   one leaving a terminal's scope, deactivated or deleted is removed from it;
+ *   one leaving a terminal's scope, deactivated or deleted is removed from it (a person moved to
+ *   other areas leaves the old areas' terminals on the move's effective date: fleet/area-moves.ts);
  * - a renamed person's user record is sent again, and so is one whose card a terminal filled
  *   (to the other terminals);
  * - a removed terminal's sync rows stay: what it held is still there if it comes back, and
@@ -56,7 +57,11 @@ export const sendNewEnrolleeToTerminals =
     }
   };
 
-/** enrollee_updated: taken off the terminals that left their scope (all of them when deactivated); sent to the ones that came into scope (all when reactivated); a new name or card sent again where they are. */
+/**
+ * enrollee_updated: sent to the terminals that came into scope (all when reactivated), taken off
+ * all of them when deactivated; a new name or card sent again where they are. A move keeps them
+ * on the terminals of the areas left until its effective date (fleet/area-moves.ts).
+ */
 export const followEnrolleeChanges =
   ({ enrollees, devices, commands, fanOut }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_updated'> =>
   async (w, updates) => {
@@ -65,8 +70,15 @@ export const followEnrolleeChanges =
       const person = { id: enrollee.id, devicePin: enrollee.device_pin, displayName: enrollee.display_name, card: enrollee.card };
       let added: Set<string> | null = null;
       if (changes.areas) {
-        const before = new Set((await devices.inAreas(w.tx, changes.areas.from, ['approved', 'disabled'])).map((d) => d.id));
-        const after = new Set((await devices.inAreas(w.tx, changes.areas.to, ['approved', 'disabled'])).map((d) => d.id));
+        // The areas left still count as theirs until the move's effective date (the day it is made
+        // is judged under them): their terminals keep the person, and job `follow-area-moves`
+        // takes them off then (fleet/area-moves.ts). A move whose row was not recorded (a second
+        // one in the same millisecond: recordAreaChange) still takes them off at once.
+        const left = await enrollees.membership.leftAreaIdsOf(w.tx, enrollee.id);
+        const inScope = async (areaIds: readonly string[]) =>
+          new Set((await devices.inAreas(w.tx, [...new Set([...areaIds, ...left])], ['approved', 'disabled'])).map((d) => d.id));
+        const before = await inScope(changes.areas.from);
+        const after = await inScope(changes.areas.to);
         await fanOut.removeFromDevices(
           w,
           [person],

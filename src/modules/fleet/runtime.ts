@@ -2,6 +2,6 @@
 import type { Settings } from '../../platform/config/settings';
 import type { ModuleRuntime } from '../../platform/runtime';
 
-export const FLEET_SETTINGS = [] as const satisfies readonly (keyof Settings)[];
+export const FLEET_SETTINGS = ['ATTENDANCE_TIME_ZONE'] as const satisfies readonly (keyof Settings)[];
 
 export type FleetRuntime = ModuleRuntime<(typeof FLEET_SETTINGS)[number]>;

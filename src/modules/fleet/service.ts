@@ -4,7 +4,7 @@
  * terminal's own user is adopted as an enrollee (keeping the PIN people already type) or removed;
  * `resync` queues every in-scope user and template to a terminal again (`full` also removes the
  * users outside its scope). The automatic parts (resync on return, retries, clear data) are in
- * reconcile.ts.
+ * reconcile.ts; people moved to other areas leave the old areas' terminals in area-moves.ts.
  */
 import { isNull, or } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
@@ -18,6 +18,7 @@ import { type DeviceRow, type DeviceUserRow, deviceRef } from '../devices';
 import { type EnrolleeRow, normaliseCard } from '../enrollees';
 import { hasConsent } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
+import { AreaMoves } from './area-moves';
 import type { FleetEvents } from './events';
 import type { TerminalUserView } from './model';
 import { FleetReconciler } from './reconcile';
@@ -27,6 +28,8 @@ import type { FleetRuntime } from './runtime';
 export class Fleet {
   readonly events: EventChannel<FleetEvents>;
   readonly reconciler: FleetReconciler;
+  /** People moved to other areas taken off the old areas' terminals on the move's date (area-moves.ts). */
+  readonly areaMoves: AreaMoves;
   private readonly resyncs: Resync;
 
   constructor(
@@ -37,6 +40,7 @@ export class Fleet {
     this.events = log.channel<FleetEvents>();
     this.resyncs = new Resync(ctx, this.events, deps);
     this.reconciler = new FleetReconciler(ctx, this.resyncs, deps);
+    this.areaMoves = new AreaMoves(ctx, deps);
   }
 
   /**

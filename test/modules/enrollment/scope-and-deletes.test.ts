@@ -1,6 +1,7 @@
 /**
  * Scope, deletes and enrollees after the reviewers' findings: terminals that leave an
- * enrollee's scope (or an enrollee that leaves a terminal's) lose the user, deactivation and
+ * enrollee's scope (or an enrollee that leaves a terminal's; moved to other areas: on the
+ * move's date) lose the user, deactivation and
  * reactivation follow, deletes reach terminals whose copy failed, withdrawal closes sessions
  * the one proper way, linked punches lose `unknown_pin`, the spec's startEnrollmentSession,
  * EMPLOYEE_LOOKUP_FIELD and inactive employees. In process, on a real libSQL file.
@@ -19,6 +20,10 @@ import { answerUserQuery } from '../../support/user-query';
 
 const tmp = tempDir();
 const by = 'admin@example.com';
+const DAY = 24 * 60 * 60_000;
+/** The real time, moved on by whole days where a test needs an area move's date to begin. */
+let offset = 0;
+const clock = { now: () => Date.now() + offset };
 const closedSessions: { sessionId: string; status: string }[] = [];
 let fpa: FingerprintAttendance;
 
@@ -74,7 +79,7 @@ async function deliver(d: DeviceRow, code = 0): Promise<string[]> {
 const pendingKinds = async (d: DeviceRow, pin: string) => (await commandsOf(d, pin)).filter((c) => c.status === 'pending').map((c) => c.kind);
 
 beforeAll(async () => {
-  fpa = await createFingerprintAttendance({ settings: testSettings(tmp.dir), env: {}, logger: silentLogger, startJobs: false });
+  fpa = await createFingerprintAttendance({ settings: testSettings(tmp.dir), env: {}, logger: silentLogger, startJobs: false, clock });
   fpa.events.on('enrollment_session_closed', (e) => void closedSessions.push({ sessionId: e.session, status: e.status }));
 });
 afterAll(async () => {
@@ -83,7 +88,7 @@ afterAll(async () => {
 });
 
 describe('scope changes', () => {
-  test("terminals that leave an enrollee's scope get delete_user and lose the sync rows; new ones get the user and templates", async () => {
+  test("terminals that come into an enrollee's scope get the user and templates at once; those left get delete_user and lose the sync rows on the move's date", async () => {
     const north = await device('SCOPE-N', ['north']);
     const south = await device('SCOPE-S', ['south']);
     const e = await person('S-MOVE', ['north']);
@@ -94,11 +99,17 @@ describe('scope changes', () => {
     await fpa.service.storeTemplate(e.id, 6, template(200, 2), { algorithmVersion: '10', by });
 
     await fpa.service.enrollees.changes.update(e.id, { areas: ['south'] }, by);
+    expect(await pendingKinds(south, e.devicePin)).toEqual(['add_user', 'update_template']);
+    expect((await syncOf(stored.id, south))!.status).toBe('pending');
+    // The rest of the day is judged under north: its terminal keeps them (and their newer version).
+    expect(await pendingKinds(north, e.devicePin)).toEqual(['update_template']);
+    expect(await syncOf(stored.id, north)).not.toBeNull();
+    // The move's date has begun: north's terminal loses them.
+    offset += DAY;
+    expect((await fpa.jobs.run('follow-area-moves')).result).toMatchObject({ people: 1, queued: 1 });
     expect(await pendingKinds(north, e.devicePin)).toEqual(['delete_user']);
     expect((await commandsOf(north, e.devicePin)).some((c) => c.kind === 'update_template' && c.status === 'superseded')).toBe(true);
     expect(await syncOf(stored.id, north)).toBeNull();
-    expect(await pendingKinds(south, e.devicePin)).toEqual(['add_user', 'update_template']);
-    expect((await syncOf(stored.id, south))!.status).toBe('pending');
     // Back in scope before the terminal took the delete: the delete still goes first, so the
     // terminal drops whatever it held before it gets the current record and templates.
     await fpa.service.enrollees.changes.update(e.id, { areas: ['north'] }, by);
@@ -107,6 +118,9 @@ describe('scope changes', () => {
     expect(sent.indexOf(`DATA DELETE USERINFO PIN=${e.devicePin}`)).toBeLessThan(
       sent.findIndex((t) => t.startsWith(`DATA UPDATE USERINFO PIN=${e.devicePin}\t`)),
     );
+    expect(await pendingKinds(south, e.devicePin)).toEqual(['add_user', 'update_template']);
+    offset += DAY;
+    expect((await fpa.jobs.run('follow-area-moves')).result).toMatchObject({ people: 1, queued: 1 });
     expect(await pendingKinds(south, e.devicePin)).toEqual(['delete_user']);
   });
 

@@ -20,6 +20,10 @@ const JOBS: Record<string, [string, string]> = {
   'retry-commands': ['Resend unanswered commands', 'Sends again the commands a terminal took but never answered.'],
   'expire-sessions': ['End stale enrollments', 'Ends enrollment sessions nobody finished in time.'],
   'reconcile-devices': ['Bring terminals in line', 'Sends each terminal again the people and fingerprints it should have but failed to take.'],
+  'follow-area-moves': [
+    'Moved people leave old terminals',
+    'Takes people moved to another area off the terminals of the area they left, once the move takes effect (the day after it was made).',
+  ],
   'sync-device-clocks': ['Daylight saving time', 'Tells terminals their clock offset when their time zone changes between summer and winter time.'],
   'generate-absences': ['Record absences', 'Writes yesterday (or the dates asked) for everyone without a punch: absent, day off, holiday or leave.'],
   'purge-retention': ['Delete old data', 'Deletes what is past its retention period (old punches, logs, fingerprints of people who left).'],
