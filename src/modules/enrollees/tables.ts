@@ -85,7 +85,7 @@ export const enrolleeAreaChanges = sqliteTable(
      * When the terminals of the areas left let go of the person: null until the move's effective
      * date begins and job `follow-area-moves` takes them off those terminals (fleet/area-moves.ts);
      * meanwhile those areas still count as the person's for the fleet (area-membership.ts
-     * `terminalAreaIdsOf`). Moves recorded before migration 0027 took them off at once: their
+     * `terminalAreaIdsOf`). Moves recorded before migration 0028 took them off at once: their
      * `changed_at`.
      */
     terminalsLeftAt: integer('terminals_left_at'),
