@@ -324,9 +324,11 @@ describe('OPERLOG, BIODATA, photos and commands', () => {
     expect((await terminal(`/iclock/fdata?SN=${SN}&PIN=20081119172119-4.jpg`, { body: attPhotoBody(SN, image) })).body).toBe('OK');
   });
 
+  let usersQuery = '';
   test("queued so far: the query of its users (approval), CHECK after the zone change; nothing deleted of the terminal's own user", async () => {
     const res = await terminal(`/iclock/getrequest?SN=${SN}`);
     expect(res.body).toMatch(/^C:(\d+):DATA QUERY USERINFO\nC:(\d+):CHECK\n$/);
+    usersQuery = /^C:(\d+):DATA QUERY USERINFO/.exec(res.body)![1]!;
   });
 
   test('V07 idle poll, V09 results, V11 INFO reply, V13 ping', async () => {
@@ -346,6 +348,8 @@ describe('OPERLOG, BIODATA, photos and commands', () => {
   });
 
   test('V08: a poll delivers queued commands as C:<id>:<text> lines, each ended by LF', async () => {
+    // It answers the query of its users (none): a person's record no longer waits for that answer.
+    expect((await terminal(`/iclock/devicecmd?SN=${SN}`, { body: `ID=${usersQuery}&Return=0&CMD=DATA\n` })).body).toBe('OK');
     await server.admin.post('/employees/', { id: 'E-V08', name: 'Ana Pérez' });
     const enrollee = await server.admin.post('/enrollees/', { employee: 'E-V08' });
     const res = await terminal(`/iclock/getrequest?SN=${SN}`);

@@ -205,9 +205,13 @@ describe('a terminal approved a moment ago (its users not reported yet)', () => 
     const eve = await person('E-EVE', 'Eve Tan');
     const res = await server.admin.post(`/enrollees/${eve.id}/remote-enrollment/`, { device: 'REMOTEFRESH', fingers: [1, 2] });
     expect(res.status).toBe(201);
-    // One poll carries the user query, the user record and the first ENROLL_BIO: the terminal
-    // uploads finger 1 before it answers the query.
-    expect((await fresh.poll()).map((c) => c.text.split(' ')[0] + (c.text.includes('QUERY') ? ' QUERY' : ''))).toEqual(['DATA QUERY', 'DATA', 'ENROLL_BIO']);
+    // Its first poll carries the user query alone: the user record and the enroll command wait
+    // for its answer (the PIN might be its own user's), then go out together.
+    const kinds = (commands: { text: string }[]) => commands.map((c) => c.text.split(' ')[0] + (c.text.includes('QUERY') ? ' QUERY' : ''));
+    expect(kinds(await fresh.poll())).toEqual(['DATA QUERY']);
+    const next = await fresh.poll();
+    expect(kinds(next).slice(0, 2)).toEqual(['DATA', 'ENROLL_BIO']);
+    expect(next[0]!.text).toStartWith(`DATA UPDATE USERINFO PIN=${eve.device_pin}\t`);
     await drain(fresh);
     const done = await session(res.body.id);
     expect({ status: done.status, captured: done.fingersCaptured, reason: done.reason }).toEqual({ status: 'completed', captured: [1, 2], reason: null });

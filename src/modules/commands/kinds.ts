@@ -106,6 +106,12 @@ export function isPermanentFailure(code: number | null): boolean {
 }
 export const INTERACTIVE_KINDS = new Set<string>(['ENROLL_FP', 'ENROLL_BIO']);
 export const DELETE_KINDS = new Set<string>(['delete_user', 'delete_template']);
+/**
+ * Commands about whoever the terminal holds under a PIN: a user record (name, card), a template,
+ * an enrollment, a fetch of templates, a delete. They wait while the terminal has not said who
+ * it holds (its inventory, polls.ts): under that PIN may be its own user, someone else.
+ */
+export const PIN_KINDS = new Set<string>(['add_user', 'update_template', 'delete_user', 'delete_template', 'ENROLL_FP', 'ENROLL_BIO', 'QUERY_TEMPLATES']);
 /** Why a command sent again and again without a result failed (the retry-commands job), as its result says. */
 export const NO_RESULT = 'no result from the terminal';
 /** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */

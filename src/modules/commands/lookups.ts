@@ -38,8 +38,9 @@ export class CommandLookups {
    * When the terminal's inventory was asked for, while it is outstanding (null otherwise): the
    * query of its users sent on its approval (or first contact) is queued or sent and not answered
    * yet. Until it is, any user it reports may be one it held before the service knew it
-   * (enrollment/walk-up.ts). Found by the supersede index (device, `query-users`): a terminal's
-   * queue may hold a whole backfill.
+   * (enrollment/walk-up.ts), and its commands about a PIN wait (polls.ts `DUE_SQL`, which asks
+   * the same). Found by the supersede index (device, `query-users`): a terminal's queue may hold
+   * a whole backfill.
    */
   async inventorySince(q: Queryable, deviceId: string): Promise<number | null> {
     const [row] = await q
@@ -55,6 +56,27 @@ export class CommandLookups {
       )
       .limit(1);
     return row?.at ?? null;
+  }
+
+  /**
+   * Whether the terminal's last query of its users was the one of its approval (or first
+   * contact) and it expired unanswered (the terminal silent longer than COMMAND_EXPIRY): what it
+   * holds was never known, so the query it is asked when it is back is its inventory again.
+   */
+  async inventoryExpired(q: Queryable, deviceId: string): Promise<boolean> {
+    const [last] = await q
+      .select({
+        status: deviceCommands.status,
+        expiresAt: deviceCommands.expiresAt,
+        resync: sql<string | null>`json_extract(${deviceCommands.payload}, '$.resync')`,
+      })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.supersedeKey, QUERY_USERS_KEY)))
+      .orderBy(desc(deviceCommands.id))
+      .limit(1);
+    if (last?.resync !== 'approved') return false;
+    // Expired, or past its expiry and not yet closed by the expire-commands job.
+    return last.status === 'expired' || ((last.status === 'pending' || last.status === 'sent') && last.expiresAt <= this.ctx.clock.now());
   }
 
   /** Whether a terminal has an unfinished delete (a terminal that is not approved may answer only those). */

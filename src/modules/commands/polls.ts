@@ -8,7 +8,7 @@ import type { WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { ReadBatch } from '../../platform/db/read-batch';
 import type { CommandEndings } from './endings';
-import { DELETE_KINDS, type DueCommand, INTERACTIVE_KINDS, type MarkCandidate } from './kinds';
+import { DELETE_KINDS, type DueCommand, INTERACTIVE_KINDS, type MarkCandidate, PIN_KINDS, QUERY_USERS_KEY } from './kinds';
 import { notIndexed, sqlList } from './query-plans';
 import type { CommandRuntime } from './runtime';
 import { deviceCommands } from './tables';
@@ -53,7 +53,9 @@ export class CommandPolls {
   /**
    * The pending commands of a device that are due now, oldest first, for its poll to render;
    * null when there is nothing (answered from memory while the device is known to be idle).
-   * Commands past their expiry are never returned: a late poll must not run them.
+   * Commands past their expiry are never returned: a late poll must not run them. Nor are its
+   * commands about a PIN while it has not answered the query of its users (DUE_SQL): they wait,
+   * pending, for that answer, which wakes the device (fleet/reactions.ts).
    */
   async takeDue(deviceId: string, options: { deletesOnly?: boolean } = {}): Promise<DueCommand[] | null> {
     const now = this.ctx.clock.now();
@@ -164,14 +166,25 @@ const DUE_READS_PER_STATEMENT = 200;
  * The due commands of several devices: `?1` now, `?2` the most per device, `?3` the devices as a
  * JSON array of `[deviceId, deletesOnly]`; `slot` is the device's place in it. For each device
  * the queue index answers its first pending commands in id order (a correlated subquery with
- * its own limit).
+ * its own limit). A device whose inventory is outstanding (the query of its users sent on its
+ * approval or first contact, queued or sent and not answered: lookups.ts `inventorySince`) is
+ * `holding`: its commands about a PIN (PIN_KINDS) are not due, they wait in its queue for the
+ * answer, which tells whether the PIN is its own user's. Worked out once per device (the
+ * materialized `asked`), by the supersede index, not once per command.
  */
-const DUE_SQL = `select asked.key as slot, c.id, c.kind, c.payload
-  from json_each(?3) as asked
+const DUE_SQL = `with asked as materialized (
+    select key as slot, value ->> 0 as device_id, value ->> 1 as deletes_only,
+      exists (select 1 from fpa_device_commands as q
+        where q.device_id = value ->> 0 and q.supersede_key = '${QUERY_USERS_KEY}'
+          and q.status in ('pending', 'sent') and json_extract(q.payload, '$.resync') = 'approved') as holding
+    from json_each(?3))
+  select asked.slot, c.id, c.kind, c.payload
+  from asked
   join fpa_device_commands as c on c.id in (
     select id from fpa_device_commands
-    where device_id = asked.value ->> 0 and status = 'pending' and not_before <= ?1 and expires_at > ?1
-      and (asked.value ->> 1 = 0 or kind in (${sqlList(DELETE_KINDS)}))
+    where device_id = asked.device_id and status = 'pending' and not_before <= ?1 and expires_at > ?1
+      and (asked.deletes_only = 0 or kind in (${sqlList(DELETE_KINDS)}))
+      and (asked.holding = 0 or kind not in (${sqlList(PIN_KINDS)}))
     order by id limit ?2)`;
 
 /**

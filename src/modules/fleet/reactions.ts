@@ -30,7 +30,9 @@ export const queryUsersThenBackfillApproved =
 
 /**
  * device_online: back after longer than its commands live (what was queued for it expired), or
- * the first contact of a pre-registered terminal: asked for its users again, then resynced.
+ * the first contact of a pre-registered terminal: asked for its users again, then resynced. A
+ * terminal whose approval's query expired unanswered was never inventoried: this query is its
+ * inventory (until it answers, nothing about a PIN goes to it, commands/polls.ts).
  */
 export const resyncReturningTerminal =
   ({ fleet, commandExpiryMs }: FleetReactionDeps): ReactionTo<DeviceEvents, 'device_online'> =>
@@ -39,7 +41,10 @@ export const resyncReturningTerminal =
     for (const { data } of online) {
       if (data.status !== 'approved') continue;
       if (data.away_seconds === null) await resync.afterUserQuery(w, data.device.id, 'approved');
-      else if (data.away_seconds * 1000 > commandExpiryMs) await resync.afterUserQuery(w, data.device.id, 'returned');
+      else if (data.away_seconds * 1000 > commandExpiryMs) {
+        const neverAnswered = await fleet.deps.commands.lookups.inventoryExpired(w.tx, data.device.id);
+        await resync.afterUserQuery(w, data.device.id, neverAnswered ? 'approved' : 'returned');
+      }
     }
   };
 
@@ -66,6 +71,8 @@ export const convergeOnCommandResult =
     const { resync } = fleet.reconciler;
     for (const { data } of finished) {
       const { kind, payload } = data.command;
+      // What waited for the terminal's answer (its commands about a PIN, commands/polls.ts) is due.
+      if (kind === 'QUERY_USERS') w.afterCommit(() => commands.polls.markQueued(data.device.id));
       const resyncAfter = kind === 'QUERY_USERS' && typeof payload.resync === 'string' ? (payload.resync as ResyncReason) : null;
       // A terminal that cannot answer the query (it failed) is resynced all the same; one that
       // let it expire is resynced when it is back (device_online).

@@ -62,12 +62,15 @@ export class CommandRenderer {
 
   /**
    * The next batch for a polling device as `C:<id>:<text>` lines, or null when there is
-   * nothing to send; for a terminal that is not approved, its deletes only. Only what was marked `sent` goes out: a command another instance took, or
+   * nothing to send; for a terminal that is not approved, its deletes only; for one that has not
+   * answered the query of its users, nothing about a PIN (polls.ts). Only what was marked `sent` goes out: a command another instance took, or
    * that was replaced in place, since it was read is left out.
    */
   async takeBatch(device: DeviceRow): Promise<string | null> {
     // Deletes go to a terminal whatever its status (a pending one may be a removed terminal back,
-    // a disabled one still holds what it held): dropping a person's data is always safe to send.
+    // a disabled one still holds what it held). While an approved one has not said who it holds,
+    // nothing about a PIN is due, deletes included: under that PIN may be its own user
+    // (commands/polls.ts).
     const due = await this.commands.polls.takeDue(device.id, { deletesOnly: device.status !== 'approved' });
     if (!due) return null;
     const rendered: { id: string; text: string }[] = [];

@@ -200,6 +200,8 @@ describe('deletes', () => {
     expect(del.status).toBe('pending');
 
     await fpa.service.approveDevice(d.serialNumber, { by });
+    // Approved again, it is asked who it holds first: the delete of a PIN waits for that answer.
+    expect((await exchange(d, () => 0)).map((s) => s.text)).toEqual(['DATA QUERY USERINFO']);
     const sent = await exchange(d, () => 0);
     expect(sent.map((s) => s.text)).toContain(`DATA DELETE USERINFO PIN=${gone.devicePin}`);
     expect((await command(del.id)).status).toBe('succeeded');

@@ -1,0 +1,198 @@
+/**
+ * Nobody is written onto a terminal before it has said who it holds: a terminal's commands about
+ * a PIN (user records, templates, enroll commands, fetches, deletes) wait while the query of its
+ * users sent on its approval (or at a pre-registered terminal's first contact) is unanswered,
+ * then the conflict rules decide. Through the real server and simulated terminals, in the
+ * rollout installer's two cases (a pre-registered terminal; a person created between an approval
+ * and the terminal's answer), with the ordinary flows beside them: the person written once the
+ * answer says the PIN is free, a terminal that never answers, one silent until its query expired.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Clock } from '../../src/platform/runtime';
+import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
+
+let server: TestServer;
+let now = Date.parse('2026-04-14T08:00:00Z');
+const clock: Clock = { now: () => now };
+
+type Person = { id: string; device_pin: string };
+type TerminalUser = { pin: string; name: string | null; card: string | null; enrollee: string | null; conflict: { enrollee: string | null } | null };
+type Command = { id: number; kind: string; status: string; payload: Record<string, unknown>; result: Record<string, unknown> | null };
+
+async function person(id: string, name: string, areas: string[]): Promise<Person> {
+  expect((await server.admin.post('/employees/', { id, name })).status).toBe(201);
+  const e = await server.admin.post('/enrollees/', { employee: id, areas });
+  expect(e.status).toBe(201);
+  return e.body as Person;
+}
+
+function terminal(sn: string, options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) {
+  return new SimulatedTerminal({ url: server.url, sn, now: clock.now, ...options });
+}
+
+/** A terminal user made at the menu long ago, with a card and a finger: someone else than any enrollee. */
+function carl(pin: string) {
+  return { existingUsers: [{ pin, name: 'Carl Own', card: '777', fingers: [3] }] };
+}
+
+async function userOn(sn: string, pin: string): Promise<TerminalUser | undefined> {
+  const res = await server.admin.get(`/devices/${sn}/users/`);
+  expect(res.status).toBe(200);
+  return (res.body.results as TerminalUser[]).find((u) => u.pin === pin);
+}
+
+async function commandsOf(sn: string): Promise<Command[]> {
+  const res = await server.admin.get(`/devices/${sn}/commands/?limit=1000`);
+  expect(res.status).toBe(200);
+  return res.body.results as Command[];
+}
+
+async function conflictsOn(sn: string): Promise<{ pin: string; enrollee: string }[]> {
+  const res = await server.admin.get('/events/?type=terminal_user_conflict&limit=1000');
+  return (res.body.results as { data: { device: { serial_number: string }; pin: string; enrollee: string } }[])
+    .filter((e) => e.data.device.serial_number === sn)
+    .map((e) => ({ pin: e.data.pin, enrollee: e.data.enrollee }));
+}
+
+/** The terminal's answer to the query of its users, as the installer saw it: its user and finger, then every result. */
+async function answerWithCarl(t: SimulatedTerminal, pin: string, ids: string[]) {
+  const finger = syntheticTemplate();
+  const body = `USER PIN=${pin}\tName=Carl Own\tPri=0\tPasswd=\tCard=777\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\nFP PIN=${pin}\tFID=3\tSize=${finger.length}\tValid=1\tTMP=${finger}\n`;
+  expect((await t.post('cdata', { table: 'OPERLOG', Stamp: '1' }, body)).body).toBe('OK:2');
+  expect((await t.post('devicecmd', {}, ids.map((id) => `ID=${id}&Return=0&CMD=DATA\n`).join(''))).status).toBe(200);
+}
+
+/** The `C:<id>:<text>` lines of a poll's answer. */
+function lines(body: string): { id: string; text: string }[] {
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('C:'))
+    .map((l) => {
+      const [, id, ...rest] = l.split(':');
+      return { id: id!, text: rest.join(':') };
+    });
+}
+
+/** Carl is still Carl there, linked to nobody, a conflict for the enrollee; the enrollee never went there. */
+async function expectCarlKept(t: SimulatedTerminal, who: Person) {
+  expect(t.users.get(who.device_pin)).toMatchObject({ name: 'Carl Own', fields: { Card: '777' } });
+  expect(await userOn(t.sn, who.device_pin)).toMatchObject({ name: 'Carl Own', card: '777', enrollee: null, conflict: { enrollee: who.id } });
+  expect(await conflictsOn(t.sn)).toContainEqual({ pin: who.device_pin, enrollee: who.id });
+  expect(t.commands.filter((c) => c.text.includes(`PIN=${who.device_pin}`))).toEqual([]);
+  const record = (await commandsOf(t.sn)).find((c) => c.kind === 'add_user' && c.payload.enrollee === who.id);
+  expect(record).toMatchObject({ status: 'failed', result: { reason: 'the terminal holds this PIN for someone else (see devices/{sn}/users/)' } });
+}
+
+/** Consent given: no terminal is asked for the fingers under the PIN, nothing is stored as theirs. */
+async function expectConsentTakesNothing(t: SimulatedTerminal, who: Person) {
+  expect((await server.admin.post(`/enrollees/${who.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+  expect((await drain(t)).filter((text) => text.includes(`PIN=${who.device_pin}`))).toEqual([]);
+  expect((await commandsOf(t.sn)).filter((c) => c.kind === 'QUERY_TEMPLATES')).toEqual([]);
+  expect((await server.admin.get(`/enrollees/${who.id}/templates/`)).body.results).toEqual([]);
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ COMMAND_MAX_RETRIES: 1 }, { clock });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('a terminal whose users are not known yet is sent nobody', () => {
+  test('case A: a pre-registered terminal is asked first; its own user under the new person’s PIN stays its own, and consent takes nothing of it', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'SC0003', areas: ['south'] })).status).toBe(201);
+    const bo = await person('E-2', 'Bo South', ['south']);
+    const t = terminal('SC0003', carl(bo.device_pin));
+    await t.handshake();
+    // Its first poll: the query of its users, and nothing about Bo.
+    const first = lines((await t.get('getrequest')).body);
+    expect(first.map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
+    // A poll before it answered still carries nothing about Bo.
+    expect((await t.get('getrequest')).body).toBe('OK');
+    await answerWithCarl(
+      t,
+      bo.device_pin,
+      first.map((c) => c.id),
+    );
+    await drain(t);
+    await expectCarlKept(t, bo);
+    await expectConsentTakesNothing(t, bo);
+  });
+
+  test('case B: a person created between an approval and the terminal’s answer is held back too', async () => {
+    const registering = terminal('SE0006');
+    await registering.handshake();
+    await registering.postOptions();
+    expect((await server.admin.post('/devices/SE0006/approve/', { areas: ['south'] })).status).toBe(200);
+    const eva = await person('E-5', 'Eva South', ['south']);
+    // The terminal held a user under the PIN Eva was given before the service knew it.
+    const t = terminal('SE0006', carl(eva.device_pin));
+    const first = lines((await t.get('getrequest')).body);
+    expect(first.map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
+    const waiting = (await commandsOf('SE0006')).find((c) => c.kind === 'add_user' && c.payload.enrollee === eva.id);
+    expect(waiting).toMatchObject({ status: 'pending' });
+    await answerWithCarl(
+      t,
+      eva.device_pin,
+      first.map((c) => c.id),
+    );
+    await drain(t);
+    await expectCarlKept(t, eva);
+    await expectConsentTakesNothing(t, eva);
+  });
+
+  test('ordinary flow: a terminal with nobody under the PIN gets the person once it has answered', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'SC0004', areas: ['east'] })).status).toBe(201);
+    const ida = await person('E-6', 'Ida East', ['east']);
+    const t = terminal('SC0004', { existingUsers: [{ pin: '1', name: 'Menu One' }] });
+    await t.handshake();
+    expect((await t.poll()).map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
+    expect((await drain(t)).map((text) => text.split('\t')[0])).toContain(`DATA UPDATE USERINFO PIN=${ida.device_pin}`);
+    expect(t.users.get(ida.device_pin)?.name).toBe('Ida East');
+    expect(await userOn('SC0004', ida.device_pin)).toMatchObject({ enrollee: ida.id, conflict: null });
+    expect(await userOn('SC0004', '1')).toMatchObject({ name: 'Menu One', enrollee: null });
+  });
+
+  test('a terminal that never answers: its query fails after its resends, and what waited goes out as the backfill does', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'SC0005', areas: ['west'] })).status).toBe(201);
+    const jo = await person('E-7', 'Jo West', ['west']);
+    // Old firmware: it takes the query and never answers it.
+    const t = terminal('SC0005', { respond: (c) => (c.text.startsWith('DATA QUERY') ? 'ignore' : undefined) });
+    await t.handshake();
+    expect((await t.poll()).map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
+    expect(await t.poll()).toEqual([]);
+    expect((await commandsOf('SC0005')).find((c) => c.kind === 'add_user')).toMatchObject({ status: 'pending' });
+    // COMMAND_MAX_RETRIES (1 here) resends, each unanswered past COMMAND_ACK_TIMEOUT, then it fails.
+    for (let i = 0; i < 3; i++) {
+      now += server.fpa.settings.COMMAND_ACK_TIMEOUT + 2 * 3_600_000;
+      expect((await server.admin.post('/jobs/retry-commands/run/')).status).toBe(200);
+      await t.poll();
+    }
+    expect((await commandsOf('SC0005')).find((c) => c.kind === 'QUERY_USERS')).toMatchObject({ status: 'failed' });
+    await drain(t);
+    expect(t.users.get(jo.device_pin)?.name).toBe('Jo West');
+  });
+
+  test('a terminal silent from its approval until its query expired is asked again as its inventory when it is back', async () => {
+    const away = terminal('SE0009');
+    await away.handshake();
+    await away.postOptions();
+    expect((await server.admin.post('/devices/SE0009/approve/', { areas: ['hill'] })).status).toBe(200);
+    // Unplugged before it fetched the query of its users; back after COMMAND_EXPIRY.
+    now += server.fpa.settings.COMMAND_EXPIRY + 3_600_000;
+    expect((await server.admin.post('/jobs/expire-commands/run/')).status).toBe(200);
+    const uma = await person('E-10', 'Uma Hill', ['hill']);
+    const t = terminal('SE0009', carl(uma.device_pin));
+    const first = lines((await t.get('getrequest')).body);
+    expect(first.map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
+    await answerWithCarl(
+      t,
+      uma.device_pin,
+      first.map((c) => c.id),
+    );
+    await drain(t);
+    await expectCarlKept(t, uma);
+  });
+});
