@@ -5,7 +5,8 @@
  * then the conflict rules decide. Through the real server and simulated terminals, in the
  * rollout installer's two cases (a pre-registered terminal; a person created between an approval
  * and the terminal's answer), with the ordinary flows beside them: the person written once the
- * answer says the PIN is free, a terminal that never answers, one silent until its query expired.
+ * answer says the PIN is free, a terminal that never answers, one silent until its query expired,
+ * and deletes that never reach a stranger.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Clock } from '../../src/platform/runtime';
@@ -194,5 +195,80 @@ describe('a terminal whose users are not known yet is sent nobody', () => {
     );
     await drain(t);
     await expectCarlKept(t, uma);
+  });
+});
+
+describe('deletes never reach a stranger', () => {
+  test('a person deleted: the terminal whose own user has their PIN is sent no delete, the one they were written to is; the proof waits for that one only', async () => {
+    const bo = (await server.admin.get('/enrollees/?employee=E-2')).body.results[0] as Person;
+    const t = terminal('SC0003', carl(bo.device_pin));
+    // SE0006 (south too) held nobody under Bo's PIN: he was written there once it had answered.
+    const se = terminal('SE0006');
+    expect((await userOn('SE0006', bo.device_pin))?.enrollee).toBe(bo.id);
+    expect((await server.admin.delete(`/enrollees/${bo.id}/`)).status).toBe(204);
+    expect((await drain(t)).filter((text) => text.includes(`PIN=${bo.device_pin}`))).toEqual([]);
+    expect(t.users.get(bo.device_pin)?.name).toBe('Carl Own');
+    expect(await userOn('SC0003', bo.device_pin)).toMatchObject({ name: 'Carl Own', enrollee: null });
+    expect(await drain(se)).toContain(`DATA DELETE USERINFO PIN=${bo.device_pin}`);
+    const proof = (await server.admin.get(`/enrollees/${bo.id}/deletion-proof/`)).body as {
+      terminals: { serial_number: string; status: string }[];
+      complete: boolean;
+    };
+    expect(proof.terminals.map((x) => [x.serial_number, x.status])).toEqual([['SE0006', 'confirmed']]);
+    expect(proof.complete).toBe(true);
+  });
+
+  test('a person created and deleted before the terminal answered: nothing of theirs went there, nothing is deleted there', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'SC0007', areas: ['north'] })).status).toBe(201);
+    const kim = await person('E-8', 'Kim North', ['north']);
+    const t = terminal('SC0007', carl(kim.device_pin));
+    await t.handshake();
+    const first = lines((await t.get('getrequest')).body);
+    expect(first.map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
+    expect((await server.admin.delete(`/enrollees/${kim.id}/`)).status).toBe(204);
+    await answerWithCarl(
+      t,
+      kim.device_pin,
+      first.map((c) => c.id),
+    );
+    expect(await drain(t)).toEqual([]);
+    expect(t.users.get(kim.device_pin)).toMatchObject({ name: 'Carl Own', fields: { Card: '777' } });
+    expect((await commandsOf('SC0007')).filter((c) => c.payload.pin === kim.device_pin && (c.status === 'pending' || c.status === 'sent'))).toEqual([]);
+    expect((await server.admin.get(`/enrollees/${kim.id}/deletion-proof/`)).body.complete).toBe(true);
+  });
+
+  test('consent withdrawn: the terminal whose own user has their PIN keeps that user’s finger', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'SC0008', areas: ['lake'] })).status).toBe(201);
+    const pat = await person('E-9', 'Pat Lake', ['lake']);
+    await server.admin.post(`/enrollees/${pat.id}/consent/`, { version: 'v1', method: 'paper' });
+    // Pat's finger 3, stored while the terminal has not answered: queued there, waiting.
+    await server.fpa.service.storeTemplate(pat.id, 3, new Uint8Array(Buffer.from(syntheticTemplate(200), 'base64')), { algorithmVersion: '10', by: 'test' });
+    const t = terminal('SC0008', carl(pat.device_pin));
+    await t.handshake();
+    const first = lines((await t.get('getrequest')).body);
+    expect(first.map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
+    await answerWithCarl(
+      t,
+      pat.device_pin,
+      first.map((c) => c.id),
+    );
+    await drain(t);
+    const carlsFinger = t.templates.get(`${pat.device_pin}:3`)!.template;
+    expect((await server.admin.delete(`/enrollees/${pat.id}/consent/`)).status).toBe(200);
+    expect((await drain(t)).filter((text) => text.includes(`PIN=${pat.device_pin}`))).toEqual([]);
+    expect(t.templates.get(`${pat.device_pin}:3`)?.template).toBe(carlsFinger);
+    expect(t.users.get(pat.device_pin)?.name).toBe('Carl Own');
+    expect((await server.admin.get(`/enrollees/${pat.id}/deletion-proof/`)).body.complete).toBe(true);
+  });
+
+  test('ordinary flow: a withdrawal still deletes the person’s fingers wherever they are', async () => {
+    const ida = (await server.admin.get('/enrollees/?employee=E-6')).body.results[0] as Person;
+    const t = terminal('SC0004');
+    await server.admin.post(`/enrollees/${ida.id}/consent/`, { version: 'v1', method: 'paper' });
+    expect((await t.uploadTemplate(ida.device_pin, 2)).body).toBe('OK:1');
+    expect((await server.admin.get(`/enrollees/${ida.id}/templates/`)).body.results).toHaveLength(1);
+    expect((await server.admin.delete(`/enrollees/${ida.id}/consent/`)).status).toBe(200);
+    expect(await drain(t)).toContain(`DATA DELETE FINGERTMP PIN=${ida.device_pin}\tFID=2`);
+    expect((await server.admin.get(`/enrollees/${ida.id}/deletion-proof/`)).body.complete).toBe(true);
   });
 });

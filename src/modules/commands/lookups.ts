@@ -1,5 +1,5 @@
 /** What other modules ask of the command queue: open commands of a kind, a session's, counts. */
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, or, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
@@ -77,6 +77,40 @@ export class CommandLookups {
     if (last?.resync !== 'approved') return false;
     // Expired, or past its expiry and not yet closed by the expire-commands job.
     return last.status === 'expired' || ((last.status === 'pending' || last.status === 'sent') && last.expiresAt <= this.ctx.clock.now());
+  }
+
+  /** Of these terminals, those whose inventory is outstanding (inventorySince): what they hold under a PIN is not known yet. */
+  async inventoryOutstanding(q: Queryable, deviceIds: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const chunk of chunks(deviceIds, IN_CHUNK)) {
+      const rows = await q
+        .select({ deviceId: deviceCommands.deviceId })
+        .from(deviceCommands)
+        .where(
+          and(
+            inArray(deviceCommands.deviceId, chunk),
+            eq(deviceCommands.supersedeKey, QUERY_USERS_KEY),
+            inArray(deviceCommands.status, ['pending', 'sent']),
+            sql`json_extract(${deviceCommands.payload}, '$.resync') = 'approved'`,
+          ),
+        );
+      for (const r of rows) out.add(r.deviceId);
+    }
+    return out;
+  }
+
+  /** Of these PINs, those a command to this terminal carried out to it (sent at least once, whatever became of it). */
+  async pinsSentTo(q: Queryable, deviceId: string, pins: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    const pin = sql<string>`json_extract(${deviceCommands.payload}, '$.pin')`;
+    for (const chunk of chunks(pins, IN_CHUNK)) {
+      const rows = await q
+        .selectDistinct({ pin })
+        .from(deviceCommands)
+        .where(and(eq(deviceCommands.deviceId, deviceId), or(isNotNull(deviceCommands.sentAt), gt(deviceCommands.attempts, 0)), inArray(pin, [...chunk])));
+      for (const r of rows) out.add(String(r.pin));
+    }
+    return out;
   }
 
   /** Whether a terminal has an unfinished delete (a terminal that is not approved may answer only those). */

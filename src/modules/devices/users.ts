@@ -280,23 +280,29 @@ export class DeviceUsers {
     return out;
   }
 
+  /**
+   * Of these terminals, their users with these PINs: who each is (`enrolleeId` null: the
+   * terminal's own user). A person is neither written nor deleted under their PIN where it is
+   * someone else (enrollment/fan-out.ts `withoutConflicts`, enrollment/not-theirs.ts).
+   */
+  async holding(q: Queryable, deviceIds: readonly string[], pins: readonly string[]): Promise<{ deviceId: string; pin: string; enrolleeId: string | null }[]> {
+    const out: { deviceId: string; pin: string; enrolleeId: string | null }[] = [];
+    for (const devicesChunk of chunks(deviceIds, 400)) {
+      for (const pinsChunk of chunks(pins, 400)) {
+        out.push(
+          ...(await q
+            .select({ deviceId: deviceUsers.deviceId, pin: deviceUsers.pin, enrolleeId: deviceUsers.enrolleeId })
+            .from(deviceUsers)
+            .where(and(inArray(deviceUsers.deviceId, devicesChunk), inArray(deviceUsers.pin, pinsChunk)))),
+        );
+      }
+    }
+    return out;
+  }
+
   /** Whether any terminal holds a user with this PIN (new PINs skip these). */
   async pinKnown(q: Queryable, pin: string): Promise<boolean> {
     const [row] = await q.select({ pin: deviceUsers.pin }).from(deviceUsers).where(eq(deviceUsers.pin, pin)).limit(1);
     return row !== undefined;
-  }
-
-  /**
-   * Of these terminals, those holding a user with this PIN that is someone else than `enrolleeId`
-   * (a user the terminal had, not one the service sent for this enrollee): sending the enrollee
-   * there would overwrite that person.
-   */
-  async heldByOthers(q: Queryable, deviceIds: readonly string[], pin: string, enrolleeId: string): Promise<Set<string>> {
-    if (deviceIds.length === 0) return new Set();
-    const rows = await q
-      .select({ deviceId: deviceUsers.deviceId, enrolleeId: deviceUsers.enrolleeId })
-      .from(deviceUsers)
-      .where(and(eq(deviceUsers.pin, pin), inArray(deviceUsers.deviceId, [...deviceIds])));
-    return new Set(rows.filter((r) => r.enrolleeId !== enrolleeId).map((r) => r.deviceId));
   }
 }

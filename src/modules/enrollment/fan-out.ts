@@ -18,6 +18,7 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
 import { isBiometricType, terminalTakes } from './kinds';
+import { notTheirs, pairOf } from './not-theirs';
 import type { EnrollmentRuntime } from './runtime';
 import { templateIdentity, templateSync, templates } from './tables';
 import { linkSyncToCommands, type SyncRow, upsertSync } from './template-sync';
@@ -105,12 +106,12 @@ export class FanOut {
    */
   async withoutConflicts(w: WriteContext, targets: readonly DeviceRow[], person: TerminalUser): Promise<DeviceRow[]> {
     if (targets.length === 0) return [];
-    const others = await this.devices.users.heldByOthers(
+    const held = await this.devices.users.holding(
       w.tx,
       targets.map((d) => d.id),
-      person.devicePin,
-      person.id,
+      [person.devicePin],
     );
+    const others = new Set(held.filter((u) => u.enrolleeId !== person.id).map((u) => u.deviceId));
     for (const device of targets) if (others.has(device.id)) await this.conflict(w, device, person);
     return targets.filter((d) => !others.has(d.id));
   }
@@ -167,11 +168,12 @@ export class FanOut {
 
   /**
    * A destroyed person's templates: one delete per body part to every terminal that may hold one
-   * (`failed` may still hold an older version); unsent writes of the other slots are superseded.
+   * (`failed` may still hold an older version), but where their PIN is someone else's
+   * (not-theirs.ts); unsent writes of the other slots are superseded.
    */
   async deleteFromHolders(
     w: WriteContext,
-    enrollee: { devicePin: string },
+    enrollee: { id: string; devicePin: string },
     rows: readonly { id: string; type: string; fingerIndex: number; slot: number }[],
   ): Promise<void> {
     const { tx } = w;
@@ -192,7 +194,9 @@ export class FanOut {
             );
     const byId = new Map(rows.map((r) => [r.id, r]));
     const commands = new Map<string, NewCommand>();
+    const elsewhere = await notTheirs(tx, { devices: this.devices, commands: this.commands }, [enrollee], [...new Set(holders.map((h) => h.deviceId))]);
     for (const h of holders) {
+      if (elsewhere.has(pairOf(h.deviceId, enrollee.devicePin))) continue;
       const t = byId.get(h.templateId)!;
       // One delete per body part: it removes every slot of it on the terminal.
       commands.set(`${h.deviceId}:${t.type}:${t.fingerIndex}`, {
@@ -280,23 +284,32 @@ export class FanOut {
    */
   async takeOffEveryTerminal(w: WriteContext, person: { id: string; devicePin: string }): Promise<void> {
     const holders = await this.devicesThatMayHold(w.tx, person.id);
-    await this.removeFromDevices(w, [person], holders);
-    await this.deleteRefused(w, person.id, new Set(holders));
+    await this.deleteRefused(w, person.id, await this.removeFromDevices(w, [person], holders));
   }
 
   /**
    * Takes enrollees off terminals (they left those terminals' scope, were deactivated or
-   * deleted): `delete_user` to every pair, which also removes their templates there; their
-   * template writes there are pointless now, their unsent fingerprint deletes there give way to
-   * it (a deletion proof waiting for one waits for the `delete_user` instead; one that went out
-   * stays owed), and their sync rows there are dropped.
+   * deleted): `delete_user` to every pair, which also removes their templates there, but where
+   * their PIN is someone else's or nothing of theirs went (not-theirs.ts: their record waiting
+   * there is closed instead); their template writes there are pointless now, their unsent
+   * fingerprint deletes there give way to it (a deletion proof waiting for one waits for the
+   * `delete_user` instead; one that went out stays owed), and their sync rows there are dropped.
+   * Returns the terminals sent a `delete_user`.
    */
-  async removeFromDevices(w: WriteContext, people: readonly { id: string; devicePin: string }[], deviceIds: readonly string[]): Promise<number> {
-    if (people.length === 0 || deviceIds.length === 0) return 0;
+  async removeFromDevices(w: WriteContext, people: readonly { id: string; devicePin: string }[], deviceIds: readonly string[]): Promise<Set<string>> {
+    if (people.length === 0 || deviceIds.length === 0) return new Set();
     const { tx } = w;
+    const elsewhere = await notTheirs(tx, { devices: this.devices, commands: this.commands }, people, deviceIds);
     const commands: NewCommand[] = [];
     for (const deviceId of deviceIds) {
-      for (const p of people) commands.push({ deviceId, kind: 'delete_user', payload: { pin: p.devicePin }, supersedeKey: `user:${p.devicePin}` });
+      for (const p of people) {
+        if (!elsewhere.has(pairOf(deviceId, p.devicePin)))
+          commands.push({ deviceId, kind: 'delete_user', payload: { pin: p.devicePin }, supersedeKey: userCommandKey(p.devicePin) });
+      }
+    }
+    if (elsewhere.size > 0) {
+      const skipped = [...new Set([...elsewhere].map((pair) => pair.split('\n')[0]!))];
+      await this.commands.supersedeKeys(w, skipped, [...new Set(people.map((p) => userCommandKey(p.devicePin)))]);
     }
     const ids = await this.commands.enqueue(w, commands);
     const userDelete = new Map(commands.map((c, i) => [`${c.deviceId}\n${String(c.payload.pin)}`, { id: ids[i]!, kind: c.kind }]));
@@ -325,7 +338,7 @@ export class FanOut {
         }
       }
     }
-    return commands.length;
+    return new Set(commands.map((c) => c.deviceId));
   }
 
   // ---------------------------------------------------------------- scope

@@ -70,7 +70,8 @@ export class CommandRenderer {
     // Deletes go to a terminal whatever its status (a pending one may be a removed terminal back,
     // a disabled one still holds what it held). While an approved one has not said who it holds,
     // nothing about a PIN is due, deletes included: under that PIN may be its own user
-    // (commands/polls.ts).
+    // (commands/polls.ts); where a PIN is someone else's, no delete of the person was queued
+    // (enrollment/not-theirs.ts).
     const due = await this.commands.polls.takeDue(device.id, { deletesOnly: device.status !== 'approved' });
     if (!due) return null;
     const rendered: { id: string; text: string }[] = [];

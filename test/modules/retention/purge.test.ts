@@ -161,7 +161,7 @@ describe('purge-retention', () => {
     expect(run.status).toBe(200);
     expect(run.body.status).toBe('succeeded');
     // Commands: the two seeded ones, and the unsent template commands of X and Y, superseded
-    // when their deactivation queued delete_user (before the cutoff).
+    // at their deactivation (before the cutoff).
     const counts = {
       punches: 1,
       attendance_days: 1,
@@ -211,7 +211,8 @@ describe('purge-retention', () => {
     expect(await count(deviceEvents, eq(deviceEvents.message, 'at the cutoff'))).toBe(1);
 
     // Templates: X (deactivated 1 ms too long) lost its template; the terminal that was to hold
-    // it has had X's delete_user queued since the deactivation (it removes the templates too).
+    // it never received anything of X (it has not answered the query of its users, so X's
+    // commands there waited, and were closed at the deactivation): it owes no delete of X.
     // Y (exactly at the limit) and the active Z kept theirs.
     const owners = await server.fpa.db.orm.select({ enrollee: templates.enrolleeId }).from(templates);
     expect(owners.map((o) => o.enrollee).sort()).toEqual([people.Y!.id, people.Z!.id].sort());
@@ -219,7 +220,7 @@ describe('purge-retention', () => {
       .select({ kind: deviceCommands.kind, payload: deviceCommands.payload })
       .from(deviceCommands)
       .where(and(eq(deviceCommands.status, 'pending'), eq(deviceCommands.deviceId, device.id)));
-    expect(deletes.filter((d) => (d.payload as { pin?: string }).pin === people.X!.pin).map((d) => d.kind)).toEqual(['delete_user']);
+    expect(deletes.filter((d) => (d.payload as { pin?: string }).pin === people.X!.pin).map((d) => d.kind)).toEqual([]);
 
     const audits = await server.fpa.db.orm.select().from(auditLog).where(eq(auditLog.action, 'retention.purged'));
     expect(audits).toHaveLength(1);
