@@ -5,8 +5,8 @@
  * then the conflict rules decide. Through the real server and simulated terminals, in the
  * rollout installer's two cases (a pre-registered terminal; a person created between an approval
  * and the terminal's answer), with the ordinary flows beside them: the person written once the
- * answer says the PIN is free, a terminal that never answers, one silent until its query expired,
- * and deletes that never reach a stranger.
+ * answer says the PIN is free, a terminal that never answers, deletes that never reach a
+ * stranger, and consent that never fetches a finger the service wrote a record over.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Clock } from '../../src/platform/runtime';
@@ -270,5 +270,35 @@ describe('deletes never reach a stranger', () => {
     expect((await server.admin.delete(`/enrollees/${ida.id}/consent/`)).status).toBe(200);
     expect(await drain(t)).toContain(`DATA DELETE FINGERTMP PIN=${ida.device_pin}\tFID=2`);
     expect((await server.admin.get(`/enrollees/${ida.id}/deletion-proof/`)).body.complete).toBe(true);
+  });
+});
+
+describe('consent fetches only the fingers of a user that is the person', () => {
+  test('the service’s record confirmed over a user the terminal reported as its own in the meantime: its fingers are not fetched', async () => {
+    // Lee keeps PIN 42 from the terminal where an administrator adopted them.
+    const home = terminal('ADOPT1', { existingUsers: [{ pin: '42', name: 'Lee Menu', fingers: [4] }] });
+    await home.handshake();
+    await home.postOptions();
+    await server.admin.post('/devices/ADOPT1/approve/', { areas: ['dock'] });
+    await drain(home);
+    // Another terminal of that area, its users known (none).
+    const other = terminal('ADOPT2');
+    await other.handshake();
+    await other.postOptions();
+    await server.admin.post('/devices/ADOPT2/approve/', { areas: ['dock'] });
+    await drain(other);
+    await server.admin.post('/employees/', { id: 'E-LEE', name: 'Lee Dock' });
+    const lee = (await server.admin.post('/devices/ADOPT1/users/42/adopt/', { employee: 'E-LEE' })).body as Person;
+    expect(lee.device_pin).toBe('42');
+    // ADOPT2 fetches Lee's record; before it answers, someone makes their own user 42 at its menu.
+    const sent = lines((await other.get('getrequest')).body);
+    expect(sent.map((c) => c.text.split('\t')[0])).toEqual(['DATA UPDATE USERINFO PIN=42']);
+    const menu = 'USER PIN=42\tName=Someone Else\tPri=0\tPasswd=\tCard=\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n';
+    expect((await other.post('cdata', { table: 'OPERLOG', Stamp: '2' }, menu)).body).toBe('OK:1');
+    expect((await other.post('devicecmd', {}, `ID=${sent[0]!.id}&Return=0&CMD=DATA\n`)).status).toBe(200);
+    expect((await server.admin.post(`/enrollees/${lee.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    // The terminal Lee was adopted from is asked for Lee's fingers; the other one is not.
+    expect((await commandsOf('ADOPT1')).filter((c) => c.kind === 'QUERY_TEMPLATES').map((c) => c.payload.pin)).toEqual(['42']);
+    expect((await commandsOf('ADOPT2')).filter((c) => c.kind === 'QUERY_TEMPLATES')).toEqual([]);
   });
 });

@@ -122,7 +122,11 @@ export class DeviceUsers {
 
   /**
    * The service put this enrollee's user record on the terminal (the terminal confirmed it). A
-   * user the terminal had before (adopted) stays `reported`: it may hold biometrics the service has not.
+   * user the terminal had before and that is theirs (adopted, or linked by a walk-up) stays
+   * `reported`: it may hold biometrics of theirs the service has not. One it listed as its own
+   * user, linked to nobody, that the record went over (it reported the user between the send and
+   * the answer) becomes `sent`: the name is theirs now, the fingers there are not known to be, so
+   * consent never fetches them as theirs (fleet/resync.ts `fetchTemplatesOf`).
    */
   async sent(tx: Tx, deviceId: string, user: { pin: string; name: string; card: string | null; enrolleeId: string }): Promise<void> {
     const now = this.ctx.clock.now();
@@ -141,7 +145,13 @@ export class DeviceUsers {
       })
       .onConflictDoUpdate({
         target: [deviceUsers.deviceId, deviceUsers.pin],
-        set: { name: user.name, card: user.card, enrolleeId: user.enrolleeId, updatedAt: now },
+        set: {
+          name: user.name,
+          card: user.card,
+          enrolleeId: user.enrolleeId,
+          source: sql`case when ${deviceUsers.enrolleeId} is null then 'sent' else ${deviceUsers.source} end`,
+          updatedAt: now,
+        },
       });
   }
 

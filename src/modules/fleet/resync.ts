@@ -115,7 +115,9 @@ export class Resync {
   /**
    * Consent given to an enrollee adopted from terminals (or linked by a walk-up there): those
    * terminals are asked for the fingerprints they hold of them, which then arrive as walk-up
-   * uploads. Users the service put on a terminal hold nothing it does not have.
+   * uploads. Users the service put on a terminal hold nothing it does not have; nor does one
+   * whose own user its record went over (`sent` too, devices/users.ts `sent`): the fingers there
+   * are that user's, never taken as theirs.
    */
   async fetchTemplatesOf(w: WriteContext, enrolleeId: string): Promise<void> {
     const adopted = (await this.deps.devices.users.linkedTo(w.tx, enrolleeId)).filter((u) => u.source === 'reported');
