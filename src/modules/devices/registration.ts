@@ -254,7 +254,9 @@ export class DeviceRegistration {
 
   /**
    * Pre-registers a terminal by serial number (`POST devices/`): it is approved before it ever
-   * connects, so its first contact is served at once, its backfill already queued.
+   * connects, so its first contact is served at once: the query of its users is already queued,
+   * its backfill follows the answer. Whoever connects first with the serial is taken for it
+   * (pinned to that address, identity.ts): the README tells installers when to pre-register.
    */
   async preRegister(
     input: { serial_number: string; name?: string | null; areas?: string[]; time_zone?: string | null },

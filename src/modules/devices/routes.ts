@@ -113,7 +113,10 @@ function addRemoveRoutes(http: Http, devices: DeviceService) {
       {
         body: DeviceCreate,
         response: { 201: Device, ...errors('conflict', 'unknown_area') },
-        detail: { summary: 'Pre-register a terminal: approved before it connects, served at once, backfill queued', tags },
+        detail: {
+          summary: 'Pre-register a terminal: approved before it connects, pinned to the address it first connects from, asked for its users then backfilled',
+          tags,
+        },
       },
     )
     .delete(
