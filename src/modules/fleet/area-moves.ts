@@ -58,11 +58,13 @@ export class AreaMoves {
     if (person?.status !== 'active') return { terminals: 0, queued: 0 };
     const stays = new Set(await enrollment.fanOut.devicesSharingArea(w.tx, enrolleeId));
     const leaving = (await devices.inAreas(w.tx, left.areaIds, ['approved', 'disabled'])).filter((d) => !stays.has(d.id));
-    const queued = await enrollment.fanOut.removeFromDevices(
+    // The terminals sent a delete_user: not one where their PIN is someone else's (not-theirs.ts).
+    const sent = await enrollment.fanOut.removeFromDevices(
       w,
       [person],
       leaving.map((d) => d.id),
     );
+    const queued = sent.size;
     const now = this.ctx.clock.now();
     for (const device of leaving) {
       await noteOnDevice(
