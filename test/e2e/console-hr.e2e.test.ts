@@ -322,6 +322,26 @@ describe('HR at a glance in the console', () => {
     expect(await schedules.getByRole('button', { name: 'Add schedule' }).isVisible()).toBe(true);
   });
 
+  test('a pay period not over yet is not locked: the refusal says, in words, from when it can be', async () => {
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date());
+    const period = await server.admin.post('/pay-periods/', { from: today, to: today });
+    expect(period.status).toBe(201);
+    await go('#/areas', 'Areas');
+    await go('#/shifts', 'Shifts and calendar');
+    const periods = page.getByRole('region', { name: 'Pay periods' });
+    await periods.getByRole('button', { name: 'Lock' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Lock' }).click();
+    const day = (date: string) =>
+      new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
+    const next = new Date(Date.parse(`${today}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    await page
+      .getByRole('status')
+      .getByText(`This pay period ends on ${day(today)}, which is not over yet: it can be locked from ${day(next)} on.`)
+      .waitFor();
+    expect(await periods.getByText('Open').count()).toBe(1);
+    expect((await server.admin.get(`/pay-periods/${period.body.id}/`)).body.locked).toBe(false);
+  });
+
   test('a manual punch on a locked day says it was not applied', async () => {
     const period = await server.admin.post('/pay-periods/', { from: '2026-01-01', to: '2026-01-31' });
     expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);

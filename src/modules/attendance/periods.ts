@@ -1,13 +1,16 @@
 /**
  * Pay periods: `from`..`to` local dates. Locking one is final: its days never change again
- * (recomputes skip them) and punches that arrive for its dates later are stored with the flag
- * `after_lock` (./service.ts). Periods may not overlap, so a date is in one period at most.
+ * (recomputes skip them, generate-absences writes none) and punches that arrive for its dates
+ * later are stored with the flag `after_lock` (./service.ts). So only a period whose last date is
+ * over (in ATTENDANCE_TIME_ZONE) can be locked: locked over today, today's punches would never
+ * count and its absences never be written. Periods may not overlap, so a date is in one period
+ * at most.
  */
 import { and, asc, eq, getTableName, gte, lte, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, textCursor } from '../../platform/http/paging';
-import { isCalendarDate } from '../../platform/time/dates';
+import { addDays, isCalendarDate, localDateOf } from '../../platform/time/dates';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { AttendanceEvents } from './events';
@@ -69,13 +72,17 @@ export class PayPeriods {
     });
   }
 
-  /** Locks a period (409 when it already is); `settle` first brings the days up to date, in the same transaction. */
+  /**
+   * Locks a period (409 when it already is, or when its last date is not over yet); `settle`
+   * first brings the days up to date, in the same transaction.
+   */
   async lock(id: string, by: string, settle: (w: WriteContext) => Promise<void>): Promise<PayPeriodView> {
     return this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const row = await this.row(tx, id);
       if (row.locked) throw new FpaError('conflict', 'the pay period is already locked', { pay_period: id });
+      notBeforeItEnds(row, localDateOf(now, this.ctx.settings.ATTENDANCE_TIME_ZONE));
       await settle(w);
       const locked: PeriodRow = { ...row, locked: true, lockedAt: now, lockedBy: by };
       await tx.update(payPeriods).set({ locked: true, lockedAt: now, lockedBy: by }).where(eq(payPeriods.id, id));
@@ -109,6 +116,22 @@ export class PayPeriods {
     if (!row) throw new FpaError('not_found', 'pay period not found', { pay_period: id });
     return row;
   }
+}
+
+/**
+ * Refuses to lock a period whose last date is today or later: its days would be frozen while
+ * they are still worked (punches of today `after_lock`, the Today board stuck, no absences ever
+ * written). From the next date on it can be locked.
+ */
+function notBeforeItEnds(row: PeriodRow, today: string): void {
+  if (row.toDate < today) return;
+  const from = addDays(row.toDate, 1);
+  throw new FpaError('conflict', `the pay period ends on ${row.toDate}, which is not over yet: it can be locked from ${from} on`, {
+    pay_period: row.id,
+    to: row.toDate,
+    today,
+    lockable_from: from,
+  });
 }
 
 /** Whether a date falls in one of these ranges. */

@@ -156,6 +156,10 @@ function periodRoutes(http: Http, attendance: AttendanceService) {
     .post('/pay-periods/:id/lock', ({ params, admin }) => attendance.lockPeriod(params.id, admin.by), {
       params: PayPeriodParams,
       response: { 200: PayPeriod, ...errors('not_found', 'conflict') },
-      detail: { summary: 'Lock a pay period: its days never change again; later punches for it are stored and flagged `after_lock`', tags },
+      detail: {
+        summary:
+          'Lock a pay period whose last date is over (409 before, with `lockable_from`): its days never change again; later punches for it are stored and flagged `after_lock`',
+        tags,
+      },
     });
 }

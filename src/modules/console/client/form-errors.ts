@@ -6,7 +6,7 @@
  */
 import { ApiError, SERVER_PROBLEM, UNREACHABLE } from './api';
 import { h } from './dom';
-import { fileSize } from './format';
+import { fileSize, localDay } from './format';
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | HTMLElement;
 
@@ -167,6 +167,9 @@ export function plainErrors(error: unknown): PlainError[] {
   const message = known ? (typeof known === 'function' ? known(error) : known) : sentence(error.message);
   const fields = typeof d.field === 'string' ? [d.field] : Array.isArray(d.fields) ? (d.fields as string[]) : [];
   if (error.code === 'conflict' && typeof d.card === 'string') return [{ field: 'card', message: 'Another person already has this card.' }];
+  // A pay period whose last date is not over yet: when it can be locked, in the console's dates.
+  if (error.code === 'conflict' && typeof d.lockable_from === 'string' && typeof d.to === 'string')
+    return [{ message: `This pay period ends on ${localDay(d.to)}, which is not over yet: it can be locked from ${localDay(d.lockable_from)} on.` }];
   // “An area (a schedule…) with this name exists”: beside the name.
   if (error.code === 'conflict' && / with this name exists/.test(error.message)) return [{ field: 'name', message }];
   return [{ field: fields[0], message }];

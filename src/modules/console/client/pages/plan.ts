@@ -4,9 +4,10 @@
  * schedule, leave) are in plan-people.ts, what they share in plan-parts.ts.
  */
 
-import { api, can, everyRow } from '../api';
+import { ApiError, api, can, everyRow } from '../api';
 import { areasPicker, noneChosen } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
+import { plainMessage } from '../form-errors';
 import { dateTime, localDay, weekdayName } from '../format';
 import { typedKeeper } from '../keep-typed';
 import { peopleChooser } from '../people-chooser';
@@ -110,7 +111,14 @@ function payPeriods(periods: PayPeriod[], draw: () => Promise<void>): HTMLElemen
                 }))
               )
                 return;
-              await api.post(`pay-periods/${encodeURIComponent(p.id)}/lock/`);
+              try {
+                await api.post(`pay-periods/${encodeURIComponent(p.id)}/lock/`);
+              } catch (error) {
+                // Refused (a period whose last date is not over yet, or locked meanwhile): said in words.
+                if (!(error instanceof ApiError) || error.status === 401) throw error;
+                announce(plainMessage(error), 'bad');
+                return;
+              }
               await draw();
               announce('Pay period locked.');
             }),
