@@ -40,6 +40,16 @@ export interface ImportResult {
 /** A manual punch may lie this far ahead of the server's clock (clocks of people's devices drift). */
 const FUTURE_TOLERANCE_MS = 60_000;
 
+/**
+ * The reason a correction requires, without the spaces around it: one of spaces only (or any
+ * other blank) says nothing, and is refused as an empty one is (400, naming the field).
+ */
+function requiredReason(reason: string): string {
+  const text = reason.trim();
+  if (!text) throw new FpaError('validation_error', 'reason must not be blank: say why', { field: 'reason' });
+  return text;
+}
+
 export class PunchCorrections {
   constructor(
     private readonly ctx: PunchRuntime,
@@ -49,6 +59,7 @@ export class PunchCorrections {
 
   /** `POST punches/manual/`: one punch entered by an administrator, with the reason. */
   async manual(input: { enrollee: string; at: string; state?: number; reason: string }, by: string, scope: AreaScope = EVERYWHERE): Promise<PunchView> {
+    const reason = requiredReason(input.reason);
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const read = parsePunchTime(input.at, zone);
     if (read === null) throw new FpaError('validation_error', 'at must be an ISO 8601 instant or a local time (YYYY-MM-DD HH:MM)', { field: 'at' });
@@ -60,7 +71,7 @@ export class PunchCorrections {
         throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
       const [existing] = await punchesAt(w.execute, [{ enrolleeId: enrollee.id, at }]);
       if (existing) throw new FpaError('conflict', 'the enrollee already has a punch at that instant', { punch: existing.id });
-      const value = { ...devicelessPunch(enrollee, { at, flags }, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now()), correctionReason: input.reason };
+      const value = { ...devicelessPunch(enrollee, { at, flags }, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now()), correctionReason: reason };
       const [stored] = await this.store(w, [value], 'manual', by);
       if (!stored) throw new FpaError('conflict', 'the enrollee already has a punch at that local time', {});
       // Read back, not the row as inserted: what reacted to it in this write (an anomaly's flag) shows.
@@ -70,7 +81,7 @@ export class PunchCorrections {
         action: 'punch.manual',
         targetType: 'punch',
         targetId: stored.id,
-        details: { enrollee: enrollee.id, employee: enrollee.employeeKey, at: view.punched_at, state: stored.state, reason: input.reason },
+        details: { enrollee: enrollee.id, employee: enrollee.employeeKey, at: view.punched_at, state: stored.state, reason },
       });
       return view;
     });
@@ -151,7 +162,8 @@ export class PunchCorrections {
   }
 
   /** `POST punches/{id}/void/`: the punch stays, marked voided; it no longer counts for attendance. */
-  async void(id: string, reason: string, by: string, scope: AreaScope = EVERYWHERE): Promise<PunchView> {
+  async void(id: string, given: string, by: string, scope: AreaScope = EVERYWHERE): Promise<PunchView> {
+    const reason = requiredReason(given);
     return this.ctx.db.write(async (w) => {
       const [row] = await w.tx
         .select()

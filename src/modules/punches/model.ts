@@ -53,7 +53,10 @@ const PunchTime = Text({
   maxLength: 40,
   description: 'An ISO 8601 instant (`2026-03-09T08:00:00Z`, `…+05:30`) or a wall time in ATTENDANCE_TIME_ZONE (`2026-03-09 08:00`).',
 });
-const Reason = Text({ maxLength: 500, description: 'Why: kept in the audit log with who did it.' });
+const Reason = Text({
+  maxLength: 500,
+  description: 'Why (not blank: spaces alone are refused; kept without the spaces around it): in the audit log with who did it.',
+});
 
 export const PunchManual = {
   body: Body(

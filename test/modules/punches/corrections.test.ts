@@ -81,6 +81,30 @@ describe('POST punches/manual/', () => {
     expect((await server.admin.post('/punches/manual/', { enrollee: people['M-1']!.id, at: '2026-03-21 08:00', reason: 'x' })).status).toBe(400);
     expect((await server.admin.post('/punches/manual/', { enrollee: people['M-1']!.id, at: '2026-03-16 08:00' })).status).toBe(400);
   });
+
+  test('a reason of spaces only says nothing: refused as an empty one is, naming the field; spaces around one are dropped', async () => {
+    const manual = (reason: string) => server.admin.post('/punches/manual/', { enrollee: people['M-2']!.id, at: '2026-03-16 08:10', reason });
+    for (const blank of ['   ', ' \u00a0\u3000 ']) {
+      const refused = await manual(blank);
+      expect({ blank, status: refused.status, error: refused.body.error }).toMatchObject({
+        blank,
+        status: 400,
+        error: { code: 'validation_error', message: 'reason must not be blank: say why', details: { field: 'reason' } },
+      });
+    }
+    // As before: empty, or a control character, refused by the schema (naming the field too).
+    for (const bad of ['', '\t']) {
+      const refused = await manual(bad);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details.errors[0].path).toBe('/reason');
+    }
+    expect((await server.admin.get('/punches/?employee=M-2&from=2026-03-16&to=2026-03-16')).body.results).toEqual([]);
+    const kept = await manual('  reader was down  ');
+    expect(kept.status).toBe(201);
+    expect(kept.body.correction_reason).toBe('reader was down');
+    const trail = await server.admin.get('/audit-log/?action=punch.manual');
+    expect(trail.body.results[0].details).toMatchObject({ employee: 'M-2', reason: 'reader was down' });
+  });
 });
 
 describe('POST punches/import/', () => {
@@ -175,6 +199,14 @@ describe('POST punches/{id}/void/', () => {
     expect((await server.admin.post(`/punches/${crypto.randomUUID()}/void/`, { reason: 'x' })).status).toBe(404);
     const events = await server.admin.get('/events/?type=punch_voided');
     expect(events.body.results[0].data).toMatchObject({ punch: { id: noon.id, voided: true }, reason: 'tapped twice', by: 'admin@example.com' });
+    // A reason of spaces only is refused (before the punch is even looked up), as an empty one is.
+    const other = (await server.admin.get('/punches/?employee=M-3&from=2026-03-18T03:30:00Z&to=2026-03-18T03:30:00Z')).body.results[0];
+    for (const blank of ['   ', '']) {
+      const refused = await server.admin.post(`/punches/${other.id}/void/`, { reason: blank });
+      expect({ blank, status: refused.status }).toEqual({ blank, status: 400 });
+    }
+    expect((await server.admin.post(`/punches/${other.id}/void/`, { reason: '   ' })).body.error.details).toEqual({ field: 'reason' });
+    expect((await server.admin.get('/punches/?employee=M-3&from=2026-03-18T03:30:00Z&to=2026-03-18T03:30:00Z')).body.results[0].voided).toBe(false);
     // A terminal resending the voided punch does not bring it back.
     expect(await upload(server, device, linesAt(ZONE, people['M-3']!.pin, '2026-03-18 13:00:00'))).toMatchObject({ inserted: 0, duplicates: 1 });
   });
