@@ -15,11 +15,12 @@
  *   every punch and people press the wrong key. A punch within `repeatWindowMs` of the previous
  *   counted one is a repeated tap: not paired (it still counts in `punchCount`).
  * - Counted punches pair up in order: 1st in, 2nd out, 3rd in… Worked time is the sum of the
- *   pairs, so a break punched out and in is not worked time. A shift's unpaid break that was not
- *   punched (less time out between pairs than the break) is deducted when the day spans the
- *   middle of the shift. `lastOut` is the last punch that closes a pair (the last clock-out):
- *   a punch left without its pair (an in-out-in day, a stray tap after leaving) is neither
- *   worked time, nor time out, nor the last out.
+ *   pairs, so a break punched out and in is not worked time. A shift's unpaid break is topped
+ *   up: when the time out between pairs is less than the break, the rest (break − time out) is
+ *   deducted, provided the day spans the middle of the shift (first punch ≤ middle ≤ last out),
+ *   whether or not the person was in at the middle itself. `lastOut` is the last punch that
+ *   closes a pair (the last clock-out): a punch left without its pair (an in-out-in day, a
+ *   stray tap after leaving) is neither worked time, nor time out, nor the last out.
  * - `present` when every counted punch is paired, `incomplete` when one is left over. Without
  *   punches: `absent` on a workday, `non_working_day` on a weekend, `holiday`, `on_leave`.
  * - On a workday with a shift: `late` when the first punch is after start + grace in, late by

@@ -48,6 +48,14 @@ describe('computeDay', () => {
     expect(short.workedSeconds).toBe(8 * 3600);
   });
 
+  test('the rest of the break is deducted when the day spans the middle, even if the person was out at the middle (the README example)', () => {
+    // Middle 12:15, out 12:00–12:20: 8:23 of pairs, 20 minutes out, 10 more deducted.
+    const day = computeDay(plan(D), punches(at(D, '08:00'), at(D, '12:00'), at(D, '12:20'), at(D, '16:43')), MIN);
+    expect(day.workedSeconds).toBe(8 * 3600 + 13 * 60);
+    // Begun after the middle: all its pairs.
+    expect(computeDay(plan(D), punches(at(D, '12:30'), at(D, '16:30')), MIN).workedSeconds).toBe(4 * 3600);
+  });
+
   test('a short day that does not span the middle of the shift keeps its worked time', () => {
     expect(computeDay(plan(D), punches(at(D, '08:00'), at(D, '11:00')), MIN)).toMatchObject({ workedSeconds: 3 * 3600, flags: ['early_leave'] });
   });
