@@ -110,11 +110,23 @@ describe('daily report', () => {
     expect([...(await download('/attendance-days/export.csv?from=2026-02-01&to=2026-02-03')).bytes.slice(0, 3)]).not.toEqual(BOM);
   });
 
-  test('today before anyone punched: everyone listed where the Today board puts them, with their schedule', async () => {
+  test('today before anyone punched: everyone listed where the Today board puts them, with their schedule and its expected time', async () => {
     const rows = csvOf((await download('/reports/daily.csv')).bytes);
     expect(rows).toHaveLength(PEOPLE.length);
-    // 07:00 in Berlin, a Monday: the day shift starts at 08:00.
-    expect(new Set(rows.map((r) => `${r.status} ${r.schedule}`))).toEqual(new Set(['not_due_yet day']));
+    // 07:00 in Berlin, a Monday: the day shift starts at 08:00; 8:30 less its 30-minute break is expected.
+    expect(new Set(rows.map((r) => `${r.status} ${r.schedule} ${r.expected_hours} ${r.worked_hours}`))).toEqual(new Set(['not_due_yet day 8.00 0.00']));
+    // The shift is over and nobody came: absent, keeping the expected time, as a stored absence does.
+    const morning = clock.now;
+    clock.now = Date.parse('2026-03-02T17:00:00Z');
+    try {
+      const evening = csvOf((await download('/reports/daily.csv')).bytes);
+      expect(new Set(evening.map((r) => `${r.status} ${r.expected_hours}`))).toEqual(new Set(['absent 8.00']));
+    } finally {
+      clock.now = morning;
+    }
+    // F1's stored absence of the 11th: the same.
+    const stored = csvOf((await download('/reports/daily.csv?date=2026-02-11')).bytes).find((r) => r.employee === 'F1');
+    expect(stored).toMatchObject({ status: 'absent', schedule: 'day', expected_hours: '8.00', worked_hours: '0.00' });
   });
 
   test('Excel: typed cells, bold frozen header, widths', async () => {

@@ -28,6 +28,14 @@ import type { AttendanceRuntime } from './runtime';
 import type { AttendanceService } from './service';
 import { attendanceDays } from './tables';
 
+/** Where the board puts someone without a stored day, for the reports' daily row (`TodayBoard.live`). */
+export interface LiveDay {
+  status: BoardStatus;
+  schedule: string | null;
+  /** What the date's plan expects of them: the shift's length minus its break on a workday, else 0. */
+  expectedSeconds: number;
+}
+
 export interface BoardQuery {
   date?: string;
   area?: string;
@@ -64,41 +72,7 @@ export class TodayBoard {
   ) {}
 
   async board(query: BoardQuery): Promise<TodayBoardView> {
-    const now = this.ctx.clock.now();
-    const today = this.attendance.today();
-    const date = query.date ? requireDate(query.date, 'date') : today;
-    // Read your writes: every punch recorded so far is on its day.
-    await this.attendance.follower.catchUp();
-    const q = this.ctx.db.orm;
-    const { end } = dayBounds(date, this.attendance.timeZone);
-    const stored = await this.daysOn(date);
-    // Today only: who is still in from last night's shift (board-rules.ts `overnightEntry`).
-    const yesterday = date === today ? addDays(date, -1) : null;
-    const openYesterday = yesterday ? await this.daysOn(yesterday, { openOnly: true }) : new Map<string, BoardDay>();
-    if (query.area !== undefined && query.scope.length > 0 && !query.scope.includes(query.area)) {
-      throw new FpaError('not_found', 'area not found', { area: query.area });
-    }
-    const people = await this.peopleOn(query, stored, end);
-    // The planner for everyone, with the areas of each date (the roster's, and the moves of those who moved).
-    const persons = await this.datedPersons(people, yesterday ?? date);
-    const planner = await this.calendar.plannerOf(q, persons, yesterday ?? date, date);
-    const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
-    const counts = emptyCounts();
-    const byArea = new Map<string, BoardCounts>();
-    const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean }[] = [];
-    for (const [i, person] of people.entries()) {
-      // `plans` shares the plans of everyone with the same areas and no rows of their own.
-      const plans = planner.plans(persons[i]!, yesterday ?? date, date);
-      const plan = plans[plans.length - 1]!;
-      const day = stored.get(person.id) ?? null;
-      const carried = carriedEntry(plans[0]!, openYesterday.get(person.id), day, { now }, slackMs);
-      const entry = carried ?? boardEntry(plan, day, { now, today });
-      const workday = plan.dayType === 'workday';
-      const of = countsOf(entry, workday);
-      addTo(counts, of);
-      countInAreas(byArea, person.areaNames, query.scope, of);
-      if ((!query.status || query.status === entry.status) && (!query.count || inCount(entry, workday, query.count))) entries.push({ person, entry, workday });
-    }
+    const { date, now, counts, byArea, entries } = await this.read(query);
     // Listed by name: the roster comes in that order (enrollees/roster.ts), and so do they.
     // A board is read again as people punch: the console asks for one count's first page (10,000
     // people are about 3 MB of JSON, a page of 200 is 60 kB) and for the rest when asked.
@@ -111,6 +85,56 @@ export class TodayBoard {
       people: listed.map(({ person, entry, workday }) => personView(person, entry, workday)),
       people_total: entries.length,
     };
+  }
+
+  /**
+   * The reports' daily row of someone without a stored day (reports/rows.ts): by enrollee, where
+   * the board puts them, the schedule it shows, and the time the date's plan expects of them (the
+   * shift's length minus its break on a workday, else 0), as generate-absences will store it.
+   */
+  async live(query: Omit<BoardQuery, 'status' | 'count' | 'limit'>): Promise<Map<string, LiveDay>> {
+    const { entries } = await this.read(query);
+    return new Map(entries.map(({ person, entry, expectedSeconds }) => [person.id, { status: entry.status, schedule: entry.schedule, expectedSeconds }]));
+  }
+
+  /** Everyone's entry on the board of a date (those of `query.status` / `query.count`), and the counts of all. */
+  private async read(query: BoardQuery) {
+    const now = this.ctx.clock.now();
+    const today = this.attendance.today();
+    const date = query.date ? requireDate(query.date, 'date') : today;
+    // Read your writes: every punch recorded so far is on its day.
+    await this.attendance.follower.catchUp();
+    const { end } = dayBounds(date, this.attendance.timeZone);
+    const stored = await this.daysOn(date);
+    // Today only: who is still in from last night's shift (board-rules.ts `overnightEntry`).
+    const yesterday = date === today ? addDays(date, -1) : null;
+    const openYesterday = yesterday ? await this.daysOn(yesterday, { openOnly: true }) : new Map<string, BoardDay>();
+    if (query.area !== undefined && query.scope.length > 0 && !query.scope.includes(query.area)) {
+      throw new FpaError('not_found', 'area not found', { area: query.area });
+    }
+    const people = await this.peopleOn(query, stored, end);
+    // The planner for everyone, with the areas of each date (the roster's, and the moves of those who moved).
+    const persons = await this.datedPersons(people, yesterday ?? date);
+    const planner = await this.calendar.plannerOf(this.ctx.db.orm, persons, yesterday ?? date, date);
+    const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
+    const counts = emptyCounts();
+    const byArea = new Map<string, BoardCounts>();
+    const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean; expectedSeconds: number }[] = [];
+    for (const [i, person] of people.entries()) {
+      // `plans` shares the plans of everyone with the same areas and no rows of their own.
+      const plans = planner.plans(persons[i]!, yesterday ?? date, date);
+      const plan = plans[plans.length - 1]!;
+      const day = stored.get(person.id) ?? null;
+      const carried = carriedEntry(plans[0]!, openYesterday.get(person.id), day, { now }, slackMs);
+      const entry = carried ?? boardEntry(plan, day, { now, today });
+      const workday = plan.dayType === 'workday';
+      const of = countsOf(entry, workday);
+      addTo(counts, of);
+      countInAreas(byArea, person.areaNames, query.scope, of);
+      if ((!query.status || query.status === entry.status) && (!query.count || inCount(entry, workday, query.count)))
+        entries.push({ person, entry, workday, expectedSeconds: plan.schedule?.expectedSeconds ?? 0 });
+    }
+    return { date, now, counts, byArea, entries };
   }
 
   /**

@@ -1,6 +1,6 @@
 /** Attendance: days computed against the calendar's plan, absences, pay periods, payroll export and summary. */
 export { ABSENCE_PARAMS, Absences } from './absences';
-export { TodayBoard } from './board';
+export { type LiveDay, TodayBoard } from './board';
 export type { AttendanceDayRow } from './day-rows';
 export type { AttendanceEvents } from './events';
 export { attendanceJobs } from './jobs';

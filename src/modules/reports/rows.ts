@@ -5,7 +5,7 @@
  */
 import { addDays, weekdayOf } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
-import type { AttendanceDayRow, CountedPunch, SummaryView, TodayBoardView } from '../attendance';
+import type { AttendanceDayRow, CountedPunch, LiveDay, SummaryView } from '../attendance';
 import { type Cell, type Column, type Row, STATUS_WORDS } from './table';
 
 /** Who a row is about. */
@@ -61,11 +61,8 @@ export function shownStatus(day: Pick<AttendanceDayRow, 'status' | 'date' | 'enr
   return stillIn ? 'in_now' : day.status;
 }
 
-/** What the Today board says of someone today (attendance/board.ts). */
-export type LiveEntry = Pick<TodayBoardView['people'][number], 'status' | 'schedule'>;
-
 /** A board status as the report writes it for someone without a stored day. */
-const LIVE_STATUS: Record<LiveEntry['status'], string> = {
+const LIVE_STATUS: Record<LiveDay['status'], string> = {
   scheduled: 'not_due_yet',
   not_in_yet: 'not_in_yet',
   absent: 'absent',
@@ -79,10 +76,11 @@ const LIVE_STATUS: Record<LiveEntry['status'], string> = {
 
 /**
  * One person's day. Without a stored day: today, where the Today board puts them (`live`: not due
- * yet, not in yet, absent once their shift is over, on leave…, with their schedule); any other
+ * yet, not in yet, absent once their shift is over, on leave…, with their schedule and the time
+ * their plan expects, as the day will be stored: an absence keeps its expected time); any other
  * date (or nobody on the board), `no_record`.
  */
-export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string, when: { open: OpenNow; live?: LiveEntry }): Row {
+export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string, when: { open: OpenNow; live?: LiveDay }): Row {
   const { open, live } = when;
   return {
     date,
@@ -95,7 +93,7 @@ export function dailyRow(date: string, person: Person, day: AttendanceDayRow | n
       local(day?.firstIn ?? null, zone),
       local(day?.lastOut ?? null, zone),
       day?.workedSeconds ?? 0,
-      day?.expectedSeconds ?? 0,
+      day?.expectedSeconds ?? live?.expectedSeconds ?? 0,
       day?.lateSeconds ?? 0,
       day?.earlyLeaveSeconds ?? 0,
       day?.overtimeSeconds ?? 0,

@@ -10,7 +10,7 @@ import type { Caller } from '../../platform/http/caller';
 import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AreaCatalog } from '../areas';
-import type { AttendanceDayRow, AttendanceService, CountedPunch, Reports, SummaryView, TodayBoard } from '../attendance';
+import type { AttendanceDayRow, AttendanceService, CountedPunch, LiveDay, Reports, SummaryView, TodayBoard } from '../attendance';
 import type { EnrolleeService } from '../enrollees';
 import { csvStream } from './csv';
 import { pdfBytes } from './pdf';
@@ -21,7 +21,6 @@ import {
   EXCEPTION_KINDS,
   type ExceptionKind,
   exceptionsOf,
-  type LiveEntry,
   type OpenNow,
   type Person,
   SUMMARY_COLUMNS,
@@ -100,8 +99,7 @@ export class ReportService {
     const date = query.date ? requireDate(query.date, 'date') : today;
     const scope = await scopeOf(this.deps.areas, caller, query.area);
     // Today, someone without a day yet is where the Today board says: not due yet, not in yet, on leave…
-    const live = new Map<string, LiveEntry>();
-    if (date === today) for (const p of (await this.deps.board.board({ date, scope: caller.areas, area: query.area })).people) live.set(p.enrollee, p);
+    const live = date === today ? await this.deps.board.live({ date, scope: caller.areas, area: query.area }) : new Map<string, LiveDay>();
     const days = new Map<string, AttendanceDayRow>();
     for await (const page of this.deps.days.days({ from: date, to: date }, undefined, this.deps.days.inScope(scope.members, 'person')))
       for (const d of page) days.set(d.enrolleeId, d);

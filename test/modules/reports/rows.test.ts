@@ -112,17 +112,25 @@ describe('exceptions', () => {
     ).toBe('incomplete');
   });
 
-  test('today, someone without a day is where the board puts them, with their schedule', () => {
+  test('today, someone without a day is where the board puts them, with their schedule and the time it expects', () => {
     const row = dailyRow('2026-02-10', person, null, ZONE, {
       open: { today: '2026-02-10', lastNight: new Set() },
-      live: { status: 'not_in_yet', schedule: 'day' },
+      live: { status: 'not_in_yet', schedule: 'day', expectedSeconds: 8 * 3600 },
     });
-    expect([cell(DAILY_COLUMNS, row.cells, 'status'), cell(DAILY_COLUMNS, row.cells, 'schedule')]).toEqual(['not_in_yet', 'day']);
+    expect(['status', 'schedule', 'worked_hours', 'expected_hours'].map((key) => cell(DAILY_COLUMNS, row.cells, key))).toEqual([
+      'not_in_yet',
+      'day',
+      0,
+      8 * 3600,
+    ]);
     expect(words('status', 'not_due_yet')).toBe('Not due yet');
     expect(
       cell(
         DAILY_COLUMNS,
-        dailyRow('2026-02-10', person, null, ZONE, { open: { today: '2026-02-10', lastNight: new Set() }, live: { status: 'late', schedule: 'night' } }).cells,
+        dailyRow('2026-02-10', person, null, ZONE, {
+          open: { today: '2026-02-10', lastNight: new Set() },
+          live: { status: 'late', schedule: 'night', expectedSeconds: 0 },
+        }).cells,
         'status',
       ),
     ).toBe('in_now');
