@@ -137,8 +137,10 @@ describe('a person moved to another area keeps their past days', () => {
     await created('/holidays/', { date: '2026-11-09', name: 'Founders day', areas: ['office'] });
     await created('/holidays/', { date: '2026-11-11', name: 'Plant day', areas: ['plant'] });
     const rows = await exported('E-07', '2026-11-09', '2026-11-11');
+    // The office's holiday: no schedule, so no break taken off (all 8:00 worked is overtime); the
+    // plant's holiday is not the 11th's, which stays a workday on the office's Day shift.
     expect(rows.map((r) => [r[0], r[1], r[4], r[5]])).toEqual([
-      ['2026-11-09', '', '7:30', '7:30'],
+      ['2026-11-09', '', '8:00', '8:00'],
       ['2026-11-10', 'Day', '7:30', '0:00'],
       ['2026-11-11', 'Day', '7:30', '0:00'],
     ]);

@@ -18,7 +18,9 @@
  *   pairs, so a break punched out and in is not worked time. A shift's unpaid break is topped
  *   up: when the time out between pairs is less than the break, the rest (break − time out) is
  *   deducted, provided the day spans the middle of the shift (first punch ≤ middle ≤ last out),
- *   whether or not the person was in at the middle itself. `lastOut` is the last punch that
+ *   whether or not the person was in at the middle itself. Only the day's schedule has a break:
+ *   a weekend, holiday or leave day (no schedule, though its shift's window claims punches)
+ *   deducts none, so its worked time is its pairs. `lastOut` is the last punch that
  *   closes a pair (the last clock-out): a punch left without its pair (an in-out-in day, a
  *   stray tap after leaving) is neither worked time, nor time out, nor the last out.
  * - `present` when every counted punch is paired, `incomplete` when one is left over. Without
@@ -104,15 +106,16 @@ export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repe
   const paired = counted.length - (counted.length % 2);
   const lastOut = paired >= 2 ? counted[paired - 1]! : null;
   const status: DayStatus = counted.length % 2 === 0 ? 'present' : 'incomplete';
-  const shift = plan.shift;
-  if (shift && shift.breakMs > outMs && lastOut !== null) {
-    const middle = (shift.start + shift.end) / 2;
-    if (firstIn <= middle && middle <= lastOut) workedMs = Math.max(0, workedMs - (shift.breakMs - outMs));
+  // The break of the day's schedule only: a day off keeps a shift for its punches' window, but
+  // its row names no schedule, so no break of one is taken from it (all its pairs are worked).
+  const scheduled = plan.schedule;
+  if (scheduled && scheduled.breakMs > outMs && lastOut !== null) {
+    const middle = (scheduled.start + scheduled.end) / 2;
+    if (firstIn <= middle && middle <= lastOut) workedMs = Math.max(0, workedMs - (scheduled.breakMs - outMs));
   }
   const workedSeconds = Math.floor(workedMs / 1000);
   const flags: string[] = [];
   const result = { ...base };
-  const scheduled = plan.schedule;
   if (scheduled) {
     if (firstIn > scheduled.start + scheduled.graceInMs) {
       flags.push('late');

@@ -152,6 +152,22 @@ describe('computeDay', () => {
     expect(computeDay(plan(D, 'leave'), worked, MIN).flags).toEqual(['worked_on_leave', 'overtime']);
   });
 
+  test('a holiday worked names no schedule, so no break is deducted: its worked time is its pairs, all overtime', () => {
+    // E231 on a holiday: 07:57–12:00 and 12:20–16:30, the 30-minute break of the shift the day would have not topped up.
+    const worked = punches(at(D, '07:57'), at(D, '12:00'), at(D, '12:20'), at(D, '16:30'));
+    expect(computeDay(plan(D, 'holiday'), worked, MIN)).toMatchObject({
+      schedule: null,
+      workedSeconds: 8 * 3600 + 13 * 60,
+      expectedSeconds: 0,
+      overtimeSeconds: 8 * 3600 + 13 * 60,
+      flags: ['worked_on_holiday', 'overtime'],
+    });
+    // The same punches on a workday: the rest of the break (10 minutes) is deducted.
+    expect(computeDay(plan(D), worked, MIN)).toMatchObject({ schedule: 'day', workedSeconds: 8 * 3600 + 3 * 60, overtimeSeconds: 0 });
+    // A day off without a punched break keeps all its time too.
+    expect(computeDay(plan(D, 'weekend'), punches(at(D, '08:00'), at(D, '16:30')), MIN).workedSeconds).toBe(8.5 * 3600);
+  });
+
   test('a workday without a shift: nothing expected, nothing late, no overtime', () => {
     expect(computeDay(plan(D, 'workday', null), punches(at(D, '10:00'), at(D, '20:00')), MIN)).toMatchObject({
       flags: [],

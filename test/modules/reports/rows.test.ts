@@ -145,8 +145,8 @@ describe('exceptions', () => {
     const long = exceptionsOf(day('2026-02-12', ['07:58', '18:30']), person, ALL, ZONE, LATER);
     expect(long.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 2 * 3600]]);
     const saturday = exceptionsOf(day('2026-02-14', ['09:00', '13:00'], { dayType: 'weekend' }), person, ALL, ZONE, LATER);
-    // 09:00–13:00 spans the middle of the shift the day would have: its unpunched break is deducted.
-    expect(saturday.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 3.5 * 3600]]);
+    // A day off names no schedule, so no schedule's break is deducted: all of 09:00–13:00 is overtime.
+    expect(saturday.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([['overtime', 4 * 3600]]);
   });
 
   test('late and overtime on one day are two rows; `kind` keeps the ones asked for', () => {
