@@ -220,6 +220,7 @@ export class ReportService {
     }
     return {
       name: `${person.name} (${person.employee})`,
+      keep: ` (${person.employee})`,
       details: [`Employee ${person.employee}${person.areas.length > 0 ? `, areas: ${person.areas.join(', ')}` : ''}`],
       columns: TIMESHEET_COLUMNS,
       rows,

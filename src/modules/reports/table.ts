@@ -39,6 +39,11 @@ export interface Row {
 export interface Sheet {
   /** The Excel sheet's name, and the PDF section's heading. */
   name: string;
+  /**
+   * The end of `name` that tells sheets apart (a timesheet's ` (E-1)`): an Excel sheet's name,
+   * at most 31 characters, shortens the part before it and keeps it whole (xlsx.ts `sheetName`).
+   */
+  keep?: string;
   /** Lines under the heading (the person, their areas). */
   details: string[];
   columns: Column[];

@@ -48,15 +48,30 @@ function value(column: Column, cell: Cell): ExcelJS.CellValue {
  * A worksheet name Excel accepts (exceljs's reader and Excel refuse the others): at most 31
  * characters, none of `[]:*?/\` nor control characters, not starting or ending with `'` (a name like `'Tis Lee`, or
  * one cut just after an apostrophe), not `History` (Excel keeps it for itself), and unique in
- * the book compared without case, as Excel compares them.
+ * the book compared without case, as Excel compares them. `keep`, the end of `name` that tells
+ * sheets apart (a timesheet's ` (E-1)`, the person's id), stays whole when the name must be
+ * shortened: the part before it is cut instead, so two people with long names never share a tab
+ * that reads `… (E` (an id too long to leave room for any of the name is cut with the rest).
  */
-export function sheetName(name: string, taken: Set<string>): string {
-  const base = edges(cut(name.replace(/[[\]:*?/\\\p{Cc}]/gu, ' ').replace(/\s+/g, ' '), 28)) || 'Sheet';
+export function sheetName(name: string, taken: Set<string>, keep = ''): string {
+  const whole = edges(excelText(name));
+  const end = excelText(keep);
+  const kept = end !== '' && whole.endsWith(end) && end.length <= MAX_KEPT ? end : '';
+  const head = whole.slice(0, whole.length - kept.length);
+  // The name cut to `room` characters with its end kept: `Alexandra Konstantin (E-1)`.
+  const within = (room: number) => edges(`${edges(cut(head, room - kept.length))}${kept}`);
+  const base = within(28) || 'Sheet';
   let candidate = base.toLowerCase() === 'history' ? `${base} 1` : base;
-  for (let n = 2; taken.has(candidate.toLowerCase()); n++) candidate = `${edges(cut(base, 26))} ${n}`;
+  for (let n = 2; taken.has(candidate.toLowerCase()); n++) candidate = `${within(26) || edges(cut(base, 26))} ${n}`;
   taken.add(candidate.toLowerCase());
   return candidate;
 }
+
+/** The longest end a sheet's name keeps whole: 4 characters of its 28 are left for the name. */
+const MAX_KEPT = 24;
+
+/** Without the characters a sheet's name may not hold, spaces run together. */
+const excelText = (text: string) => text.replace(/[[\]:*?/\\\p{Cc}]/gu, ' ').replace(/\s+/g, ' ');
 
 /** At most `max` UTF-16 units (Excel's count), never half of a character beyond the BMP. */
 function cut(text: string, max: number): string {
@@ -71,7 +86,7 @@ const edges = (text: string) => text.replace(/^[\s']+|[\s']+$/g, '');
 const headerText = (text: string) => text.replaceAll('&', '&&');
 
 async function writeSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, out: PassThrough, doc: ReportDocument, sheet: Sheet, taken: Set<string>): Promise<void> {
-  const ws = book.addWorksheet(sheetName(sheet.name, taken), {
+  const ws = book.addWorksheet(sheetName(sheet.name, taken, sheet.keep), {
     views: [{ state: 'frozen', ySplit: 1 }],
     pageSetup: { paperSize: 9, orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 },
     headerFooter: {

@@ -170,6 +170,43 @@ describe('Excel', () => {
     expect(book.worksheets.map((s) => s.name)).toEqual(['Tis Lee (Q-1)', "Quinn O'Hara (Q-2)", 'x'.repeat(27), 'Ann Lee (A1)', 'ANN LEE (a1) 2', 'History 1']);
   });
 
+  test('a person’s id stays whole at the end of their sheet’s name: the name is shortened instead', () => {
+    const taken = new Set<string>();
+    const of = (name: string, id: string) => sheetName(`${name} (${id})`, taken, ` (${id})`);
+    expect(of('Dana Fischer', 'D1')).toBe('Dana Fischer (D1)');
+    // The name of issue 26's officer: `=HYPERLINK("http x") Evil (E` before, the id cut.
+    expect(of('=HYPERLINK("http://x") Evil Person', 'E158')).toBe('=HYPERLINK("http x") (E158)');
+    expect(of('=HYPERLINK("http://x") Evil Twin', 'E159')).toBe('=HYPERLINK("http x") (E159)');
+    // Alike but for case: numbered after the id.
+    expect(of('Ann Lee', 'A1')).toBe('Ann Lee (A1)');
+    expect(of('ANN LEE', 'a1')).toBe('ANN LEE (a1) 2');
+    // A name cut just after a space or an apostrophe loses it; a character a sheet cannot hold (`/`) is a space.
+    expect(of('Jean Baptiste Emman Zorg', 'JB-12')).toBe('Jean Baptiste Emman (JB-12)');
+    expect(of("Anna-Lena Mariele O'Neil", 'A/123')).toBe('Anna-Lena Mariele O (A 123)');
+    // An id too long to leave room for any of the name is cut with the rest, as any name is.
+    expect(of('Ann Lee', 'x'.repeat(30))).toBe(`Ann Lee (${'x'.repeat(19)}`);
+  });
+
+  test('any names with an id kept: accepted by Excel, none twice, the id whole when it fits', () => {
+    const unit = fc.constantFrom('a', 'A', 'é', "'", ' ', '[', ':', '/', '\t', '😀', 'x');
+    const idUnit = fc.constantFrom('a', 'A', '1', '-', 'é', '_');
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.string({ unit, maxLength: 40 }), fc.string({ unit: idUnit, minLength: 1, maxLength: 24 })), { maxLength: 12 }),
+        (input) => {
+          const taken = new Set<string>();
+          for (const [name, id] of input) {
+            const sheet = sheetName(`${name} (${id})`, taken, ` (${id})`);
+            expect(sheet.length).toBeLessThanOrEqual(31);
+            expect(sheet).not.toMatch(/[[\]:*?/\\\p{Cc}]|^'|'$|^\s|\s$|[\uD800-\uDBFF]$/u);
+            if (id.length <= 21) expect(sheet.replace(/ \d+$/, '')).toEndWith(`(${id})`);
+          }
+          expect(taken.size).toBe(input.length);
+        },
+      ),
+    );
+  });
+
   test('any names: each sheet name is one Excel accepts, none twice whatever the case', () => {
     const unit = fc.constantFrom('a', 'A', 'é', 'É', "'", ' ', '[', ']', ':', '*', '?', '/', '\\', '\t', '\u0001', '😀', 'x');
     fc.assert(
