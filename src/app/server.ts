@@ -12,6 +12,7 @@ import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../platform/http/body';
 import { otherMethodsRefused } from '../platform/http/other-methods';
 import { servePathsWhateverTheHost, tagWithRequestId } from '../platform/http/routable-url';
 import { reachableHost } from '../platform/net/lan';
+import { consoleBaseOf } from './console-base';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
 
 export interface RunningServer {
@@ -69,7 +70,8 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
   const localHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
   // An IPv6 address goes in brackets in a URL (the lock file's API address for the scripts).
   const url = `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${actualPort}`;
-  fpa.lock?.setApiUrl(`${url}${API_PREFIX}/`);
+  // The scripts' printed links open where this server is reached, whatever their own HOST says.
+  fpa.lock?.setAddresses({ apiUrl: `${url}${API_PREFIX}/`, consoleBase: linksBase(fpa.settings, hostname, actualPort) });
   let stopped = false;
   return {
     fpa,
@@ -85,6 +87,15 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
       await fpa.close();
     },
   };
+}
+
+/** Where the console's links open (console-base.ts), for the lock file; empty when CONSOLE_URL is unusable. */
+function linksBase(settings: { CONSOLE_URL: string }, hostname: string, port: number): string {
+  try {
+    return consoleBaseOf({ CONSOLE_URL: settings.CONSOLE_URL, HOST: hostname }, port);
+  } catch {
+    return '';
+  }
 }
 
 /** Bun's own cap on a request body, at least this, and twice the largest route's cap. */

@@ -1,15 +1,16 @@
 /**
  * `bun run fpa:console-link [--as <name>]`: prints a one-time console sign-in link (valid
  * CONSOLE_LINK_TTL). While a server holds the local database the link is made by it (operator
- * token of the lock file); otherwise here. The address is CONSOLE_URL, or the machine's LAN
- * address and port, so the link opens from another computer in the office too.
+ * token of the lock file); otherwise here. The address is CONSOLE_URL, or the address the server
+ * listens on (the machine's LAN address when it listens on every interface), so the link opens
+ * from another computer in the office too.
  */
 import { parseArgs } from 'node:util';
+import { consoleBaseOf, runningServerBase } from '../app/console-base';
 import { createFingerprintAttendance } from '../app/create';
 import { CONSOLE_PATH } from '../modules/console';
 import { loadSettings } from '../platform/config/settings';
 import { silentLogger } from '../platform/log';
-import { consoleBaseOf } from './console-base';
 import { callRunningServer, refusal, registerCommand } from './run';
 
 interface SignInLink {
@@ -33,8 +34,7 @@ async function consoleLinkCommand(args: string[]): Promise<number> {
       console.error(`fpa:console-link: ${refusal(handed)}`);
       return 1;
     }
-    const port = Number(new URL(handed.apiUrl).port || settings.PORT);
-    report(consoleBaseOf(settings, port), handed.json);
+    report(runningServerBase(settings, handed), handed.json);
     return 0;
   }
   const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });

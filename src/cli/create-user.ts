@@ -2,18 +2,19 @@
  * `bun run fpa:create-user -- --username <name> --role <role> [--name …] [--email …] [--areas a,b]`:
  * invites a user and prints the one-time link where they choose a password (valid
  * USER_INVITE_TTL). The first owner is made this way. While a server holds the local database
- * the invite is made by it (operator token of the lock file); otherwise here. The link's address
- * is CONSOLE_URL, or the machine's LAN address and port.
+ * the invite is made by it (operator token of the lock file), and the link's address is
+ * CONSOLE_URL or the address that server listens on (its LAN address when it listens on every
+ * interface); otherwise the invite is made here, at CONSOLE_URL or HOST's address and PORT.
  */
 import { parseArgs } from 'node:util';
 import { Value } from '@sinclair/typebox/value';
+import { consoleBaseOf, runningServerBase } from '../app/console-base';
 import { createFingerprintAttendance } from '../app/create';
 import { CONSOLE_PATH } from '../modules/console';
 import { UserCreate, type UserCreateInput } from '../modules/users';
 import { loadSettings } from '../platform/config/settings';
 import { isRole, ROLES, type Role } from '../platform/http/caller';
 import { silentLogger } from '../platform/log';
-import { consoleBaseOf } from './console-base';
 import { callRunningServer, refusal, registerCommand, UsageError } from './run';
 
 const USAGE = `usage: npm run fpa:create-user -- --username <name> --role <${ROLES.join('|')}> [--name "Full Name"] [--email a@b] [--areas north,south]`;
@@ -81,10 +82,10 @@ async function createUserCommand(args: string[]): Promise<number> {
       return 1;
     }
     const invited = handed.json;
-    // The server names its own address; CONSOLE_URL or the LAN address is what another computer opens.
-    const port = Number(new URL(handed.apiUrl).port || settings.PORT);
+    // The server named the loopback address this script asked it at: another computer opens the
+    // link at CONSOLE_URL, or at the address the server listens on (its lock file says which).
     const token = invited.invite_url.slice(invited.invite_url.indexOf(`${CONSOLE_PATH}/`));
-    report({ ...invited, invite_url: `${consoleBaseOf(settings, port)}${token}` });
+    report({ ...invited, invite_url: `${runningServerBase(settings, handed)}${token}` });
     return 0;
   }
   const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });

@@ -27,7 +27,7 @@ import {
   openDatabase,
   pendingMigrationsMessage,
 } from '../platform/db/client';
-import { acquireLock, DatabaseLockedError, liveLockHolder } from '../platform/db/lock';
+import { acquireLock, DatabaseLockedError, type LockInfo, liveLockHolder } from '../platform/db/lock';
 import { redactDatabaseUrl } from '../platform/db/unavailable';
 import { explainFailure, FpaError } from '../platform/errors';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
@@ -71,7 +71,7 @@ const HOLDER_WAIT_MS = 30_000;
  * yet is a server starting, or another script working on the file itself: waited for until it
  * listens (its API then) or lets go (null: this script takes the file itself).
  */
-async function runningServer(): Promise<{ apiUrl: string; token: string } | null> {
+async function runningServer(): Promise<Pick<LockInfo, 'apiUrl' | 'consoleBase' | 'token'> | null> {
   const { settings } = loadSettings();
   const file = databaseFilePath(settings.DATABASE_URL);
   if (!file) return null;
@@ -79,7 +79,7 @@ async function runningServer(): Promise<{ apiUrl: string; token: string } | null
   for (;;) {
     const holder = await liveLockHolder(file);
     if (!holder) return null;
-    if (holder.apiUrl) return { apiUrl: holder.apiUrl, token: holder.token };
+    if (holder.apiUrl) return { apiUrl: holder.apiUrl, consoleBase: holder.consoleBase, token: holder.token };
     if (Date.now() >= until) {
       throw new Error(
         `process ${holder.pid} (since ${holder.startedAt}) has held the database for ${HOLDER_WAIT_MS / 1000} s without serving the API: a server still starting, or another fpa script working on the file itself; wait for it to finish, or stop it`,
@@ -108,7 +108,7 @@ export function refusal(handed: { status: number; json: ErrorBody }): string {
 export async function callRunningServer<T extends object = Record<string, unknown>>(
   path: string,
   body: unknown,
-): Promise<{ status: number; json: T & ErrorBody; apiUrl: string } | null> {
+): Promise<{ status: number; json: T & ErrorBody; apiUrl: string; consoleBase: string } | null> {
   const server = await runningServer();
   if (!server) return null;
   const response = await fetch(`${server.apiUrl}${path}`, {
@@ -116,7 +116,8 @@ export async function callRunningServer<T extends object = Record<string, unknow
     headers: { 'content-type': 'application/json', [OPERATOR_TOKEN_HEADER]: server.token },
     body: JSON.stringify(body),
   });
-  return { status: response.status, json: (await response.json().catch(() => ({}))) as T & ErrorBody, apiUrl: server.apiUrl };
+  const json = (await response.json().catch(() => ({}))) as T & ErrorBody;
+  return { status: response.status, json, apiUrl: server.apiUrl, consoleBase: server.consoleBase };
 }
 
 /** The options of the job scripts that take any (their job's parameters); the others take none. */

@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { refusal } from '../../src/cli/run';
+import { reachableHost } from '../../src/platform/net/lan';
 import { completeInvite, PASSWORD, passwordSignIn, sessionClient } from '../support/accounts';
 import { runCli } from '../support/cli';
 import { startTestServer, type TestServer, tempDir } from '../support/harness';
@@ -107,4 +108,44 @@ describe('fpa:create-user', () => {
     const users = await server!.admin.get('/users/?limit=100');
     expect(users.body.results.map((u: { username: string }) => u.username).sort()).toEqual(['ada', 'grace']);
   }, 30_000);
+
+  test('without CONSOLE_URL the link is at the address the running server listens on, whatever HOST this shell has', async () => {
+    // The server listens on 127.0.0.1 (as behind a proxy); this shell's HOST says another address.
+    const shell = { FPA_LOG_LEVEL: 'error', FPA_HOST: '198.51.100.7' };
+    const run = await runCli(['create-user', '--username', 'lin', '--role', 'viewer'], db, shell);
+    expect(run.code).toBe(0);
+    const link = new RegExp(`^http://127\\.0\\.0\\.1:${server!.port}/console/#/invite/fpi_[A-Za-z0-9_-]{43}$`, 'm').exec(run.out)?.[0];
+    expect({ out: run.out, link }).toEqual({ out: run.out, link: expect.any(String) });
+    // The link as printed opens (the console answers at its address) and sets the password.
+    expect((await fetch(new URL('/console/', link!))).status).toBe(200);
+    await completeInvite(server!, link!);
+    expect((await passwordSignIn(server!, 'lin', PASSWORD)).cookie).toMatch(/^fpa_console=/);
+    // The sign-in link too.
+    const signIn = await runCli(['console-link'], db, shell);
+    expect(signIn.out).toContain(`http://127.0.0.1:${server!.port}/console/sign-in?token=`);
+  }, 30_000);
+
+  test('a server on every interface gives its LAN address; a server with CONSOLE_URL gives that, also to a shell without it', async () => {
+    const shell = { FPA_LOG_LEVEL: 'error', FPA_HOST: '198.51.100.7' };
+    for (const [settings, hostname, base] of [
+      [{}, '0.0.0.0', (port: number) => `http://${reachableHost('0.0.0.0')}:${port}`],
+      [{ CONSOLE_URL: 'https://hr.example.com/att/console/' }, '127.0.0.1', () => 'https://hr.example.com/att'],
+    ] as const) {
+      const own = tempDir('fpa-links-');
+      const running = await startTestServer(settings, { dir: own.dir, hostname });
+      try {
+        const run = await runCli(['create-user', '--username', 'kim', '--role', 'viewer'], join(own.dir, 'fpa.db'), shell);
+        expect({ code: run.code, hostname, link: run.out.split('\n')[1] }).toEqual({
+          code: 0,
+          hostname,
+          link: expect.stringMatching(new RegExp(`^${escaped(base(running.port))}/console/#/invite/fpi_`)),
+        });
+      } finally {
+        await running.close();
+        own.cleanup();
+      }
+    }
+  }, 60_000);
 });
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,6 +1,6 @@
 /** Where printed links open: CONSOLE_URL, else the address the server listens on as people reach it. */
 import { describe, expect, test } from 'bun:test';
-import { consoleBaseOf } from '../../src/cli/console-base';
+import { consoleBaseOf } from '../../src/app/console-base';
 import { lanAddress, reachableHost } from '../../src/platform/net/lan';
 
 describe('consoleBaseOf', () => {

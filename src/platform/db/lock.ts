@@ -25,6 +25,12 @@ export interface LockInfo {
   pid: number;
   /** Base URL of the API (`http://127.0.0.1:3000/api/fingerprint/v1/`); empty until listening. */
   apiUrl: string;
+  /**
+   * Where the console's links open, as the server gives them (CONSOLE_URL, else the address it
+   * listens on as people reach it: its LAN address when it listens on every interface), for the
+   * scripts' printed links; empty until listening, and in the lock files of older releases.
+   */
+  consoleBase: string;
   token: string;
   startedAt: string;
 }
@@ -67,6 +73,7 @@ export function readLock(lockPath: string): LockInfo | null {
     return {
       pid: parsed.pid,
       apiUrl: typeof parsed.apiUrl === 'string' ? parsed.apiUrl : '',
+      consoleBase: typeof parsed.consoleBase === 'string' ? parsed.consoleBase : '',
       token: parsed.token,
       startedAt: typeof parsed.startedAt === 'string' ? parsed.startedAt : '',
     };
@@ -136,7 +143,8 @@ export async function liveLockHolder(databaseFile: string): Promise<LockInfo | n
 export interface HeldLock {
   readonly path: string;
   readonly info: LockInfo;
-  setApiUrl(url: string): void;
+  /** The server listens: where its API is, and where the console's links open (LockInfo). */
+  setAddresses(addresses: Pick<LockInfo, 'apiUrl' | 'consoleBase'>): void;
   release(): void;
 }
 
@@ -152,7 +160,7 @@ export async function acquireLock(databaseFile: string): Promise<HeldLock> {
   const path = lockPathFor(realPath);
   const held = await tryWriterLock(realPath);
   if (!held) throw new DatabaseLockedError(path, readLock(path));
-  const info: LockInfo = { pid: process.pid, apiUrl: '', token: randomToken(32), startedAt: new Date().toISOString() };
+  const info: LockInfo = { pid: process.pid, apiUrl: '', consoleBase: '', token: randomToken(32), startedAt: new Date().toISOString() };
   try {
     // Whatever `<db>.lock` says now is stale: nobody else can hold the OS lock.
     writeInfo(path, info);
@@ -165,8 +173,9 @@ export async function acquireLock(databaseFile: string): Promise<HeldLock> {
   return {
     path,
     info,
-    setApiUrl(url: string) {
-      info.apiUrl = url;
+    setAddresses({ apiUrl, consoleBase }) {
+      info.apiUrl = apiUrl;
+      info.consoleBase = consoleBase;
       writeInfo(path, info);
     },
     release() {

@@ -12,3 +12,15 @@ export function consoleBaseOf(settings: Pick<Settings, 'CONSOLE_URL' | 'HOST'>, 
   if (settings.CONSOLE_URL) return settings.CONSOLE_URL.replace(/\/+$/, '').replace(new RegExp(`${CONSOLE_PATH}$`), '');
   return `http://${reachableHost(settings.HOST)}:${port}`;
 }
+
+/**
+ * Where a link made by the running server opens, for a script that asked it: CONSOLE_URL (the
+ * script's, else the server's), else the address that server listens on as people reach it, as
+ * its lock file says (the script's own HOST may say another: a server started with
+ * FPA_HOST=127.0.0.1 printed links at the LAN address, where nothing answers). A lock file of an
+ * older release does not say it: then the script's settings and the server's port.
+ */
+export function runningServerBase(settings: Pick<Settings, 'CONSOLE_URL' | 'HOST' | 'PORT'>, server: { apiUrl: string; consoleBase: string }): string {
+  if (settings.CONSOLE_URL || !server.consoleBase) return consoleBaseOf(settings, Number(new URL(server.apiUrl).port || settings.PORT));
+  return server.consoleBase;
+}
