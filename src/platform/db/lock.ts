@@ -54,7 +54,7 @@ export class DatabaseLockedError extends Error {
         'a local file: database has exactly one writer. Stop that process, or point both at a libSQL server (libsql://…).',
     );
     this.name = 'DatabaseLockedError';
-    this.holder = holder ? { pid: holder.pid, apiUrl: holder.apiUrl, startedAt: holder.startedAt } : null;
+    this.holder = holder ? { pid: holder.pid, apiUrl: holder.apiUrl, consoleBase: holder.consoleBase, startedAt: holder.startedAt } : null;
   }
 }
 
