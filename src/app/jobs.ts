@@ -5,7 +5,7 @@
 import { attendanceJobs } from '../modules/attendance';
 import { commandJobs } from '../modules/commands';
 import { completenessJobs } from '../modules/completeness';
-import { deviceJobs } from '../modules/devices';
+import { deviceJobs, rotateTerminalPasswords } from '../modules/devices';
 import { enrollmentJobs, rotateStagedKeys, rotateTemplateKeys } from '../modules/enrollment';
 import { fleetJobs } from '../modules/fleet';
 import type { JobDefinition } from '../modules/jobs';
@@ -31,13 +31,14 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
       name: 'rotate-keys',
       schedule: null,
       description:
-        'Re-encrypts every template, staged upload, webhook signing secret, TOTP secret and proof-signing key under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).',
+        "Re-encrypts every template, staged upload, webhook signing secret, TOTP secret, proof-signing key and terminal user's password under the first TEMPLATE_ENCRYPTION_KEYS key (resumable).",
       run: async () => ({
         ...(await rotateTemplateKeys(runtime)),
         ...(await rotateStagedKeys(runtime)),
         ...(await rotateWebhookSecrets(runtime)),
         proof_keys_resealed: await m.proofs.keys.reseal(),
         ...(await rotateTotpSecrets(runtime)),
+        ...(await rotateTerminalPasswords(runtime)),
       }),
     },
     {

@@ -82,7 +82,8 @@ function buildAccounts(runtime: Runtime, consoleSessions: ConsoleService) {
 
 /** The terminals and the people on them: devices, commands, enrollees, templates, punches. */
 function buildFleet(runtime: Runtime, events: EventLog, directory: EmployeeDirectory, employees: EmployeeService) {
-  const devices = new DeviceService(digestingRuntimeFor(runtime, DEVICE_SETTINGS), events);
+  // Digests of communication keys; the key ring seals the passwords terminals hold for their users.
+  const devices = new DeviceService({ ...digestingRuntimeFor(runtime, DEVICE_SETTINGS), keyRing: runtime.keyRing }, events);
   const commands = new CommandService(runtimeFor(runtime, COMMAND_SETTINGS), events, devices);
   const enrollees = new EnrolleeService(runtimeFor(runtime, ENROLLEE_SETTINGS), events, directory, (q, pin) => devices.users.pinKnown(q, pin));
   const employeeImport = new EmployeeImport(runtimeFor(runtime, IMPORT_SETTINGS), employees, enrollees);

@@ -3,6 +3,7 @@
  * opens any of it (start-up and `fpa:check`, fpa.E024), and whether a database holds any at all
  * (`fpa:init`). A few of the newest values of each kind are tried: cheap at every start.
  */
+import { sealedTerminalPasswordSamples } from '../modules/devices';
 import { sealedTemplateSamples } from '../modules/enrollment';
 import { sealedProofKeySamples } from '../modules/proofs';
 import { sealedTotpSamples } from '../modules/sign-in-factors';
@@ -12,16 +13,16 @@ import { SAMPLES_PER_KIND, type SealedSample } from '../platform/crypto/sealed-s
 import type { TemplateKeyRing } from '../platform/crypto/template-cipher';
 import type { Database } from '../platform/db/client';
 
-const SAMPLERS = [sealedTemplateSamples, sealedWebhookSecretSamples, sealedProofKeySamples, sealedTotpSamples];
+const SAMPLERS = [sealedTemplateSamples, sealedWebhookSecretSamples, sealedProofKeySamples, sealedTotpSamples, sealedTerminalPasswordSamples];
 
-/** A few sealed values of each kind the database holds; none from a table not made yet (a database before its migrations). */
+/** A few sealed values of each kind the database holds; none from a table or column not made yet (a database before its migrations). */
 export async function sampleSealedData(db: Database): Promise<SealedSample[]> {
   const samples: SealedSample[] = [];
   for (const sample of SAMPLERS) {
     try {
       samples.push(...(await sample(db, SAMPLES_PER_KIND)));
     } catch (error) {
-      if (!isMissingTable(error)) throw error;
+      if (!isNotMadeYet(error)) throw error;
     }
   }
   return samples;
@@ -43,7 +44,8 @@ export function describeSamples(samples: readonly SealedSample[]): { kinds: stri
   };
 }
 
-function isMissingTable(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) if (/no such table/i.test(e.message)) return true;
+/** A table, or a column of an older table (terminal users' passwords, 0029), that a migration not applied yet makes. */
+function isNotMadeYet(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) if (/no such (table|column)/i.test(e.message)) return true;
   return false;
 }

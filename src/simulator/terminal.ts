@@ -133,9 +133,10 @@ export interface SimulatedTerminalOptions {
   now?: () => number;
   /**
    * Users already on the terminal when it first connects (made at its menu, or by another
-   * server), with the fingers enrolled for each: what a real fleet holds on day one.
+   * server), with the fingers enrolled for each: what a real fleet holds on day one. `privilege`
+   * (`Pri`: 14 super administrator) and `password` are what its menu gave them.
    */
-  existingUsers?: { pin: string; name?: string; card?: string; fingers?: number[] }[];
+  existingUsers?: { pin: string; name?: string; card?: string; fingers?: number[]; privilege?: number; password?: string }[];
   fetch?: typeof fetch;
   /** Called with one line per protocol exchange (the CLI prints them). */
   log?: (line: string) => void;
@@ -200,7 +201,8 @@ export class SimulatedTerminal {
     this.clockOffMs = o.clockOffMs ?? 0;
     this.now = o.now ?? Date.now;
     for (const u of o.existingUsers ?? []) {
-      this.users.set(u.pin, { pin: u.pin, name: u.name ?? '', fields: { PIN: u.pin, ...(u.card ? { Card: u.card } : {}) } });
+      const menu = { ...(u.card ? { Card: u.card } : {}), ...(u.privilege ? { Pri: String(u.privilege) } : {}), ...(u.password ? { Passwd: u.password } : {}) };
+      this.users.set(u.pin, { pin: u.pin, name: u.name ?? '', fields: { PIN: u.pin, ...menu } });
       for (const finger of u.fingers ?? []) {
         this.templates.set(key(u.pin, finger), { pin: u.pin, fingerIndex: finger, template: syntheticTemplate(), via: 'local', duress: false });
       }
@@ -725,7 +727,7 @@ const FULL = -1001;
 
 /** A user as a 2.x terminal uploads it in OPERLOG. */
 function userLine(u: StoredUser): string {
-  return `USER PIN=${u.pin}\tName=${u.name}\tPri=${u.fields.Pri ?? '0'}\tPasswd=\tCard=${u.fields.Card ?? ''}\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=`;
+  return `USER PIN=${u.pin}\tName=${u.name}\tPri=${u.fields.Pri ?? '0'}\tPasswd=${u.fields.Passwd ?? ''}\tCard=${u.fields.Card ?? ''}\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=`;
 }
 
 function bioKey(type: number, pin: string, no: number, index: number): string {

@@ -26,10 +26,10 @@ import { TEST_KEY, tempDir, testSettings } from '../support/harness';
 const SRC = resolve(import.meta.dir, '../../src');
 const MODULES = join(SRC, 'modules');
 
-/** The modules that encrypt or seal: templates, staged uploads, TOTP secrets, proof keys, webhook secrets. */
 /** Modules that keep keyed digests (communication keys, API keys): secrets derived for them, not the keys. */
 const DIGESTING = ['devices', 'users'];
-const SEALING = ['enrollment', 'proofs', 'sign-in-factors', 'webhooks'];
+/** The modules that encrypt or seal: templates, staged uploads, TOTP secrets, proof keys, webhook secrets, terminal users' passwords. */
+const SEALING = ['devices', 'enrollment', 'proofs', 'sign-in-factors', 'webhooks'];
 /** The modules that mark terminals' uploads (punches) or yield to a burst of them (webhooks). */
 const UPLOAD_GATED = ['punches', 'webhooks'];
 

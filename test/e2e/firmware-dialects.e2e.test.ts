@@ -4,7 +4,8 @@
  * the Security PUSH handshake (bit-string TransFlag, `Encrypt=0`, `PushOptions`), −6xx return
  * codes that end a command at once, 3.x `tabledata` `biodata` stored by the walk-up rules,
  * people's tables never acknowledged and lost, `rtlog` events that are not verifications kept
- * out of attendance, and the dialect a terminal declared at `registry`.
+ * out of attendance, the dialect a terminal declared at `registry`, and a 3.x user record that
+ * keeps the privilege and password its terminal gave an adopted user.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -317,6 +318,22 @@ describe('rtlog events of access panels', () => {
     expect((await punchesOf(SN)).map((p) => p.localTime)).toContain('2026-03-02 09:01:00');
     expect((await punchesOf(SN)).map((p) => p.localTime)).not.toContain('2026-03-02 09:00:00');
     expect((await deviceLog(server.fpa, SN, 'access_denied')).map((d) => (d.details as { local_time: string }).local_time)).toContain('2026-03-02 09:00:00');
+  });
+});
+
+describe('3.x user records keep what the terminal gave its own user', () => {
+  const SN = 'ACCADMIN0001';
+
+  test('an adopted 3.x administrator: the next `user` record keeps its Privilege and its Password', async () => {
+    await securityTerminal(SN, '3.1.2', 'DeviceType=acc,~DeviceName=SpeedFace-V5L,PushVersion=3.1.2');
+    await drain(SN);
+    const user = 'user uid=9\tcardno=\tpin=9\tpassword=4321\tgroup=0\tstarttime=0\tendtime=0\tname=Site Admin\tprivilege=14\n';
+    expect((await terminal(`/iclock/cdata?SN=${SN}&table=tabledata&tablename=user&count=1`, user)).status).toBe(200);
+    expect((await server.admin.post('/employees/', { id: 'E-ADM', name: 'Site Admin' })).status).toBe(201);
+    expect((await server.admin.post(`/devices/${SN}/users/9/adopt/`, { employee: 'E-ADM' })).status).toBe(201);
+    const record = (await drain(SN)).find((t) => t.startsWith('DATA UPDATE user ') && t.includes('\tPin=9\t'));
+    expect(record).toContain('\tPassword=4321\t');
+    expect(record).toEndWith('\tPrivilege=14');
   });
 });
 

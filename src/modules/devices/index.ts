@@ -17,5 +17,6 @@ export { DEVICE_SETTINGS } from './runtime';
 export { refuseIfSharedTerminal } from './scope';
 export { DeviceService } from './service';
 export type { DeviceRow } from './tables';
+export { rotateTerminalPasswords, sealedTerminalPasswordSamples } from './user-passwords';
 export type { DeviceUserRow, DeviceUsers, ReportedUser } from './users';
 export type { DetailPart, DeviceDetail } from './views';

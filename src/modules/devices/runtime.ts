@@ -1,6 +1,6 @@
 /** The settings this module reads: all it is given of them (src/platform/runtime.ts). */
 import type { Settings } from '../../platform/config/settings';
-import type { Digesting, ModuleRuntime } from '../../platform/runtime';
+import type { Digesting, ModuleRuntime, Sealing } from '../../platform/runtime';
 
 export const DEVICE_SETTINGS = [
   'ADMS_AUTO_APPROVE',
@@ -14,4 +14,8 @@ export const DEVICE_SETTINGS = [
   'TIME_ZONE',
 ] as const satisfies readonly (keyof Settings)[];
 
-export type DeviceRuntime = ModuleRuntime<(typeof DEVICE_SETTINGS)[number]> & Digesting;
+/**
+ * Digests of the communication keys (keys.ts); the key ring seals the passwords terminals report
+ * for their users (user-passwords.ts), which must be sent back to them, so cannot be digests.
+ */
+export type DeviceRuntime = ModuleRuntime<(typeof DEVICE_SETTINGS)[number]> & Digesting & Sealing;

@@ -95,7 +95,14 @@ export const deviceUsers = sqliteTable(
     pin: text('pin').notNull(),
     name: text('name'),
     card: text('card'),
+    /** `Pri` as the terminal reported it (0 user, 2 enroller, 6 administrator, 14 super administrator); null: never reported. */
     privilege: integer('privilege'),
+    /**
+     * The password the terminal reported for this user (its menu's, in clear on the wire), sealed
+     * under the key ring (`sealed1:…`, bound to the terminal and PIN: user-passwords.ts); null when
+     * it has none or never said. Only ever sent back to this terminal, in this user's own record.
+     */
+    password: text('password'),
     /** Biometrics the terminal reported for this user: the indexes it holds, by type (`fingerprint`, `face`…). */
     biometrics: text('biometrics', { mode: 'json' }).$type<Record<string, number[]>>().notNull(),
     enrolleeId: text('enrollee_id'),

@@ -11,6 +11,7 @@ import { selectAsJson } from '../../platform/db/json-results';
 import { placeholders } from '../../platform/db/placeholders';
 import type { DeviceRuntime } from './runtime';
 import { deviceUsers } from './tables';
+import { KeptCredentialsOf, sealTerminalPassword } from './user-passwords';
 
 export type DeviceUserRow = typeof deviceUsers.$inferSelect;
 
@@ -52,10 +53,17 @@ export interface ReportedUser {
   name?: string | null;
   card?: string | null;
   privilege?: number | null;
+  /** As the terminal sent it, in clear: '' it has none; undefined the record did not say (what was known is kept). Sealed before it is stored. */
+  password?: string;
 }
 
 export class DeviceUsers {
-  constructor(private readonly ctx: DeviceRuntime) {}
+  /** The privilege and password a terminal reported for its users linked to enrollees, kept in their records (user-passwords.ts). */
+  readonly credentials: KeptCredentialsOf;
+
+  constructor(private readonly ctx: DeviceRuntime) {
+    this.credentials = new KeptCredentialsOf(ctx);
+  }
 
   /** Runs a raw read outside a transaction. */
   readonly read: Execute = (statement) => this.ctx.db.client.execute(statement);
@@ -70,6 +78,8 @@ export class DeviceUsers {
     const since = options.inventorySince ?? null;
     const now = this.ctx.clock.now();
     for (const u of users) {
+      const password =
+        u.password === undefined ? {} : { password: u.password === '' ? null : await sealTerminalPassword(this.ctx.keyRing, deviceId, u.pin, u.password) };
       await tx
         .insert(deviceUsers)
         .values({
@@ -78,6 +88,7 @@ export class DeviceUsers {
           name: u.name ?? null,
           card: u.card ?? null,
           privilege: u.privilege ?? null,
+          ...password,
           biometrics: {},
           enrolleeId: null,
           source: 'reported',
@@ -90,6 +101,7 @@ export class DeviceUsers {
             name: u.name ?? null,
             card: u.card ?? null,
             privilege: u.privilege ?? null,
+            ...password,
             updatedAt: now,
             ...(since !== null ? { heldBefore: heldBeforeIfNew(since) } : {}),
           },
@@ -199,9 +211,17 @@ export class DeviceUsers {
       .where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
   }
 
-  /** The user is no longer on the terminal (a delete it confirmed). */
-  async removed(tx: Tx, deviceId: string, pin: string): Promise<void> {
-    await tx.delete(deviceUsers).where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
+  /**
+   * The user is no longer on the terminal (a delete it confirmed). `putBack`: the service puts the
+   * user back at once (its record is queued behind the delete: enrollment/fan-out.ts
+   * `clearWhatWasNotStored`), so every biometric it held there is gone but the user stays known,
+   * linked as before, with the privilege and password its terminal gave it, which the record put
+   * back keeps.
+   */
+  async removed(tx: Tx, deviceId: string, pin: string, options: { putBack?: boolean } = {}): Promise<void> {
+    const where = and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin));
+    if (options.putBack) await tx.update(deviceUsers).set({ biometrics: {}, refused: {}, refusedFor: null, updatedAt: this.ctx.clock.now() }).where(where);
+    else await tx.delete(deviceUsers).where(where);
   }
 
   /** The terminal was cleared (CLEAR DATA) or removed. */

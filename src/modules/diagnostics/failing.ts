@@ -116,9 +116,13 @@ function failedWords(sn: string, kinds: readonly FailedKind[], count: number, si
 function serviceFix(kinds: readonly FailedKind[], sn: string): string {
   const reasons = kinds.map((k) => k.reason ?? '');
   const fixes: string[] = [];
-  if (reasons.some((r) => r.includes('decrypt')))
+  if (reasons.some((r) => r.includes('decrypt') && !r.includes('password')))
     fixes.push(
       'A fingerprint sealed with a key this service no longer holds cannot be sent: put that key back in the key ring (`npm run fpa:check` names it) or enrol the finger again.',
+    );
+  if (reasons.some((r) => r.includes('decrypt') && r.includes('password')))
+    fixes.push(
+      `A user record is not sent while the password the terminal holds for that user, sealed with a key this service no longer holds, cannot be opened (sent without it, the user would lose it): put that key back in the key ring (\`npm run fpa:check\` names it), or have the terminal report its users again (Terminals → ${sn} → List its users): the password it reports is sealed anew, and the record can then be retried.`,
     );
   if (reasons.some((r) => r.includes('PIN')))
     fixes.push(

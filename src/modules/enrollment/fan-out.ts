@@ -222,7 +222,9 @@ export class FanOut {
    * FACE record, a vein, a face photo, a BIODATA kind it does not keep, a finger refused without
    * a delete) cannot be sent a delete of each. The user is deleted there, which takes all of it,
    * and put back without biometrics where they still belong (an approved terminal), so their card
-   * and PIN still punch. The parts refused as theirs on a user linked to nobody go one by one
+   * and PIN still punch; the delete says so (`putBack`), so the terminal's user stays known with
+   * what its terminal gave it (privilege, password: devices/users.ts `removed`), and the record put
+   * back keeps them. The parts refused as theirs on a user linked to nobody go one by one
    * (deleteRefused). Returns the terminals.
    */
   async clearWhatWasNotStored(w: WriteContext, enrolleeId: string, stored: readonly { type: string; fingerIndex: number }[]): Promise<number> {
@@ -235,9 +237,10 @@ export class FanOut {
     const person = await this.enrollees.find(w.tx, enrolleeId);
     const commands: NewCommand[] = [];
     for (const u of holders) {
-      commands.push({ deviceId: u.deviceId, kind: 'delete_user', payload: { pin: u.pin }, supersedeKey: `user:${u.pin}` });
       const device = await this.devices.findById(w.tx, u.deviceId);
-      if (person?.status === 'active' && device?.status === 'approved') commands.push(userCommand(u.deviceId, person));
+      const putBack = person?.status === 'active' && device?.status === 'approved';
+      commands.push({ deviceId: u.deviceId, kind: 'delete_user', payload: { pin: u.pin, ...(putBack ? { putBack } : {}) }, supersedeKey: `user:${u.pin}` });
+      if (putBack) commands.push(userCommand(u.deviceId, person));
     }
     await this.commands.enqueue(w, commands);
     return holders.length + refused;

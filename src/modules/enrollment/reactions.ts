@@ -186,7 +186,8 @@ export const recordWhatTerminalHolds =
           enrolleeId: payload.enrollee,
         });
       } else if (kind === 'delete_user' && pin) {
-        await devices.users.removed(w.tx, data.device.id, pin);
+        // A user deleted to be put back at once (fan-out.ts `clearWhatWasNotStored`) stays known, without biometrics.
+        await devices.users.removed(w.tx, data.device.id, pin, { putBack: payload.putBack === true });
       } else if (kind === 'update_template' && pin && typeof payload.fingerIndex === 'number') {
         await devices.users.noteBiometric(w.tx, data.device.id, pin, kindOf(payload), payload.fingerIndex);
       } else if (kind === 'delete_template' && pin) {

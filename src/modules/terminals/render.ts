@@ -48,6 +48,15 @@ const FINGERPRINT = 1;
 /** Commands that write a person onto the terminal under a PIN. */
 const WRITES_A_PERSON = new Set<string>(['add_user', 'update_template']);
 
+/** What a user record keeps of the terminal's own record of that user: its menu's privilege and password. */
+interface Kept {
+  privilege: number;
+  password: string;
+}
+/** Why a user record whose password cannot be opened is not sent (sending it without would take the password away). */
+const PASSWORD_UNREADABLE =
+  'the password the terminal holds for this user cannot be decrypted (its key is not in TEMPLATE_ENCRYPTION_KEYS); the record was not sent, so as not to remove it';
+
 export class CommandRenderer {
   constructor(
     private readonly commands: CommandService,
@@ -79,14 +88,20 @@ export class CommandRenderer {
     const gone: number[] = [];
     const unreadable: { id: number; reason: string }[] = [];
     const conflicting = await this.conflicting(device, due);
+    const kept = await this.keptOnTerminal(device, due);
     for (const command of due) {
       if (conflicting.has(command.id)) {
         unreadable.push({ id: command.id, reason: 'the terminal holds this PIN for someone else (see devices/{sn}/users/)' });
         continue;
       }
+      const own = kept.get(command.id);
+      if (own === 'unreadable') {
+        unreadable.push({ id: command.id, reason: PASSWORD_UNREADABLE });
+        continue;
+      }
       let text: string | null;
       try {
-        text = await this.render(device, command);
+        text = await this.render(device, command, own);
       } catch (error) {
         if (!(error instanceof TemplateDecryptError)) throw error;
         // One template whose key is gone must not hold up the rest of the terminal's queue.
@@ -135,19 +150,43 @@ export class CommandRenderer {
   }
 
   /**
-   * A command's wire text in the terminal's dialect (Security PUSH 3.x or attendance 2.x); null
-   * when its data is gone (a template replaced or deleted since it was queued).
+   * The user records (`add_user`) of enrollees whose user on this terminal holds a privilege or a
+   * password the terminal reported (given at its menu, or the user was adopted from it), by
+   * command: the record sent keeps them, as the terminal's own record of that user had them (an
+   * adopted administrator is not demoted, nor their password taken away). Only on this terminal:
+   * another terminal's record of the same person carries its own, or none.
    */
-  async render(device: DeviceRow, command: Pick<DueCommand, 'kind' | 'payload'>): Promise<string | null> {
+  private async keptOnTerminal(device: DeviceRow, due: readonly DueCommand[]): Promise<Map<number, Kept | 'unreadable'>> {
+    const records = due.filter((c) => c.kind === 'add_user' && typeof c.payload.enrollee === 'string' && typeof c.payload.pin === 'string');
+    const out = new Map<number, Kept | 'unreadable'>();
+    if (records.length === 0) return out;
+    const kept = await this.users.credentials.of(
+      device.id,
+      records.map((c) => String(c.payload.pin)),
+    );
+    for (const c of records) {
+      const own = kept.get(String(c.payload.pin));
+      if (!own || own.enrolleeId !== c.payload.enrollee) continue;
+      out.set(c.id, 'unreadable' in own ? 'unreadable' : { privilege: own.privilege, password: own.password });
+    }
+    return out;
+  }
+
+  /**
+   * A command's wire text in the terminal's dialect (Security PUSH 3.x or attendance 2.x); null
+   * when its data is gone (a template replaced or deleted since it was queued). A user record
+   * carries `kept` (the terminal's own privilege and password of that user), or none.
+   */
+  async render(device: DeviceRow, command: Pick<DueCommand, 'kind' | 'payload'>, kept?: Kept): Promise<string | null> {
     const p = command.payload as Record<string, string | number | undefined>;
     const pin = String(p.pin ?? '');
     // The dialect the terminal declared (handshake pushver, or DeviceType/PushVersion at registry).
     const v3 = speaksSecurityPush(device);
     switch (command.kind) {
-      case 'add_user':
-        return v3
-          ? push3UserCommand({ pin, name: String(p.name ?? ''), card: cardOf(p) })
-          : userInfoCommand({ pin, name: String(p.name ?? ''), card: cardOf(p) });
+      case 'add_user': {
+        const user = { pin, name: String(p.name ?? ''), card: cardOf(p), privilege: kept?.privilege ?? 0, password: kept?.password ?? '' };
+        return v3 ? push3UserCommand(user) : userInfoCommand(user);
+      }
       case 'delete_user':
         return v3 ? push3DeleteUserCommand(pin) : deleteUserCommand(pin);
       case 'update_template':

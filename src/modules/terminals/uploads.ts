@@ -83,7 +83,8 @@ export class TerminalUploads {
     for (const r of records) {
       switch (r.kind) {
         case 'USER':
-          users.push({ pin: r.pin, name: r.name, card: r.cardNumber || null, privilege: r.privilege });
+          // The password goes to be sealed (devices/user-passwords.ts): never into a log.
+          users.push({ pin: r.pin, name: r.name, card: r.cardNumber || null, privilege: r.privilege, password: r.password });
           break;
         case 'FP':
           if (!r.sizeMatches) notes.push(sizeNote(r.pin, r.fingerIndex, r.size, r.template.length));
@@ -247,7 +248,7 @@ export class TerminalUploads {
     await this.lines.logMalformed(device, origin, redactedErrors(errors));
     await this.users(
       device,
-      records.map((r) => ({ pin: r.pin, name: r.name, card: r.cardNumber || null, privilege: r.privilege })),
+      records.map((r) => ({ pin: r.pin, name: r.name, card: r.cardNumber || null, privilege: r.privilege, password: r.password })),
     );
     return records.length;
   }

@@ -21,7 +21,8 @@
  * an enrolleeId containing "|" cannot collide. Fingerprints keep the first
  * release's bytes, so their ciphertexts open as they are.
  *
- * Other secrets the service stores (webhook signing secrets) are sealed by the same ring and
+ * Other secrets the service stores (webhook signing secrets, TOTP secrets, the proof-signing key,
+ * the passwords terminals report for their users) are sealed by the same ring and
  * envelope under their own AAD, `fpa-secret-v1|<purpose>|<row id>` (`encryptSecret`): its
  * prefix differs from the templates', so no ciphertext of one opens as the other, and the row
  * id binds it to its row (a secret copied to another endpoint does not open there).
@@ -143,18 +144,23 @@ export function templateAadBytes(aad: TemplateAad): Uint8Array<ArrayBuffer> {
 
 /** What a stored secret other than a template is bound to: what it is and the row holding it. */
 export interface SecretAad {
-  /** A webhook's signing secret, a user's TOTP secret (sign-in-factors), or the deletion proofs' signing key. */
-  purpose: 'webhook_secret' | 'totp_secret' | 'proof_signing_key';
-  /** The id of the row that stores it (the webhook endpoint's id, the user's id, the signing key's id). */
+  /**
+   * A webhook's signing secret, a user's TOTP secret (sign-in-factors), the deletion proofs'
+   * signing key, or the password a terminal holds for one of its users (devices).
+   */
+  purpose: SecretPurpose;
+  /** The id of the row that stores it (the webhook endpoint's id, the user's id, the signing key's id, `<device id>/<PIN>`). */
   id: string;
 }
 
 const SECRET_AAD_PREFIX = 'fpa-secret-v1';
+const SECRET_PURPOSES = ['webhook_secret', 'totp_secret', 'proof_signing_key', 'terminal_password'] as const;
+export type SecretPurpose = (typeof SECRET_PURPOSES)[number];
 
 /** Canonical AAD bytes of a secret. Throws TypeError on invalid AAD (a programming error). */
 export function secretAadBytes(aad: SecretAad): Uint8Array<ArrayBuffer> {
-  if (aad.purpose !== 'webhook_secret' && aad.purpose !== 'totp_secret' && aad.purpose !== 'proof_signing_key') {
-    throw new TypeError("secret AAD purpose must be 'webhook_secret', 'totp_secret' or 'proof_signing_key'");
+  if (!(SECRET_PURPOSES as readonly string[]).includes(aad.purpose)) {
+    throw new TypeError(`secret AAD purpose must be one of ${SECRET_PURPOSES.map((p) => `'${p}'`).join(', ')}`);
   }
   if (typeof aad.id !== 'string' || aad.id.length === 0 || !isWellFormedString(aad.id)) {
     throw new TypeError('secret AAD id must be a non-empty well-formed string');

@@ -8,12 +8,12 @@ import { sanitizeValue, truncateUtf8 } from './commands';
 const pairs = (fields: ReadonlyArray<readonly [string, string | number]>) =>
   fields.map(([k, v]) => `${k}=${typeof v === 'number' ? String(Math.trunc(v)) : sanitizeValue(v)}`).join('\t');
 
-export function push3UserCommand(u: { pin: string; name: string; card?: string; privilege?: number; maxNameBytes?: number }): string {
+export function push3UserCommand(u: { pin: string; name: string; card?: string; privilege?: number; password?: string; maxNameBytes?: number }): string {
   const name = truncateUtf8(sanitizeValue(u.name), u.maxNameBytes ?? 24);
   return `DATA UPDATE user ${pairs([
     ['CardNo', u.card ?? ''],
     ['Pin', u.pin],
-    ['Password', ''],
+    ['Password', u.password ?? ''],
     ['Group', 0],
     ['StartTime', 0],
     ['EndTime', 0],

@@ -219,6 +219,8 @@ export interface Push3UserRecord {
   /** Card as a decimal string, '' when none or unrecognised. */
   cardNumber: string;
   privilege: number;
+  /** Sent in clear text by the terminal; undefined when the record has no `password` key. */
+  password?: string;
   raw: string;
 }
 
@@ -231,7 +233,15 @@ export function parsePush3UserLine(raw: string): LineOutcome<Push3UserRecord> {
   if (problem) return reject(problem);
   const privilege = intWithDefault(f.get('privilege', 'pri'), 0);
   if (!privilege.ok) return reject(`non-numeric privilege ${JSON.stringify(f.get('privilege', 'pri') ?? '')}`);
-  return accept({ pin, name: f.get('name') ?? '', cardNumber: decodeCardNumber(f.get('cardno', 'card') ?? ''), privilege: privilege.value, raw });
+  const password = f.get('password', 'passwd');
+  return accept({
+    pin,
+    name: f.get('name') ?? '',
+    cardNumber: decodeCardNumber(f.get('cardno', 'card') ?? ''),
+    privilege: privilege.value,
+    ...(password === undefined ? {} : { password }),
+    raw,
+  });
 }
 
 export function parsePush3Users(text: string): ParseResult<Push3UserRecord> {

@@ -1,0 +1,1 @@
+ALTER TABLE `fpa_device_users` ADD `password` text;
