@@ -409,6 +409,37 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('templates_incompatible', 'ALG12-1');
   });
 
+  test('a face a terminal does not read, or reads with another algorithm: the kind is named, and the reason (kind not supported, algorithm)', async () => {
+    expect((await server.admin.post('/areas/', { name: 'faces' })).status).toBe(201);
+    const v5l = await approved('FACE-V5L', { biodata: true, kinds: { visible_face: '58.10' } }, ['faces']);
+    await approved('FACE-FP', {}, ['faces']);
+    await approved('FACE-40', { biodata: true, kinds: { visible_face: '40.0' } }, ['faces']);
+    const p = await person('DIAG-FACE', '10', ['faces']);
+    // A walk-up at the V5L: a visible-light face 58.10 (BIODATA Type=9), fanned out to the area.
+    expect((await v5l.enrollKind(p.device_pin, 'visible_face')).body).toBe('OK:1');
+
+    const unsupported = await raised('templates_incompatible', 'FACE-FP');
+    expect(unsupported.severity).toBe('warning');
+    expect(unsupported.message).toBe(
+      '1 visible-light face of 1 person cannot be used by terminal FACE-FP: the terminal does not read visible-light faces (it has not said it does). Those people cannot identify there by face.',
+    );
+    expect(unsupported.message).not.toContain('fingerprint');
+    expect(unsupported.fix).toStartWith('Nothing to fix if those people identify at this terminal another way');
+    expect(unsupported.fix).not.toContain('algorithm');
+    expect(unsupported.details).toMatchObject({ kind: 'visible_face', reason: 'kind_not_supported', parts: 1, templates: 1, people: 1, algorithms: ['58.10'] });
+
+    const otherAlgorithm = await raised('templates_incompatible', 'FACE-40');
+    expect(otherAlgorithm.severity).toBe('error');
+    expect(otherAlgorithm.message).toBe(
+      '1 visible-light face of 1 person cannot be used by terminal FACE-40: they were made with visible-light face algorithm 58.10 and the terminal takes 40. Those people cannot identify there by face.',
+    );
+    expect(otherAlgorithm.fix).toContain('visible-light faces again at this terminal');
+    expect(otherAlgorithm.details).toMatchObject({ kind: 'visible_face', reason: 'algorithm', terminal_algorithm: '40' });
+    // Fingerprints reach both: nothing said about them there.
+    const all = (await diagnostics()).filter((d) => d.kind === 'templates_incompatible' && ['FACE-FP', 'FACE-40'].includes(d.device));
+    expect(all).toHaveLength(2);
+  });
+
   test('a full terminal; room made and the reconciliation clear it', async () => {
     const t = await approved('FULL-1', { capacity: { templates: 0 } });
     await person('DIAG-FULL');

@@ -13,6 +13,7 @@ import { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } fr
 import { answerOf, failedBy, failingWords } from './failing';
 import type { Diagnostic } from './model';
 import type { DiagnosticRuntime } from './runtime';
+import { fullWords, incompatibleWords } from './unreachable';
 
 export type DiagnosticView = typeof Diagnostic.static;
 
@@ -216,30 +217,19 @@ export class Diagnostics {
     return out;
   }
 
-  /** Templates that cannot reach this terminal: algorithm refused, or no room. */
+  /**
+   * Templates that cannot reach this terminal, one diagnostic per kind: a kind it does not read at
+   * all (a warning: people identify there another way), an algorithm it does not take or refused,
+   * or no room (unreachable.ts says which, with the kind named).
+   */
   private templates(d: DeviceRow, f: Facts): DiagnosticView[] {
     return f.notReaching
       .filter((n) => n.deviceId === d.id)
-      .map((n) =>
-        n.reason === 'incompatible'
-          ? diag(d, 'templates_incompatible', 'error', n.since, {
-              message: `${counted(n.templates, 'fingerprint')} of ${counted(n.people, 'person', 'people')} cannot be used by terminal ${d.serialNumber}: ${whyIncompatible(n, d)}. Those people cannot identify there by fingerprint.`,
-              fix: `Enroll those people again at this terminal (remote enrollment) or at an agent using the terminal's algorithm. If the terminal reported its algorithm wrongly, set it in its settings.`,
-              details: {
-                templates: n.templates,
-                people: n.people,
-                algorithms: n.algorithms,
-                terminal_algorithm: d.algorithmVersion,
-                refused_by_terminal: n.refusedByTerminal,
-                return_codes: n.returnCodes,
-              },
-            })
-          : diag(d, 'terminal_full', 'error', n.since, {
-              message: `Terminal ${d.serialNumber} is full: ${counted(n.templates, 'fingerprint')} of ${counted(n.people, 'person', 'people')} could not be stored on it.`,
-              fix: 'Take people who do not use this terminal out of its areas, or delete old users on it (Terminals → People on the terminal). The service sends the missing fingerprints again by itself within the hour.',
-              details: { templates: n.templates, people: n.people },
-            }),
-      );
+      .map((n) => {
+        if (n.reason !== 'incompatible') return diag(d, 'terminal_full', 'error', n.since, fullWords(n, d));
+        const words = incompatibleWords(n, d);
+        return diag(d, 'templates_incompatible', words.severity, n.since, words);
+      });
   }
 
   /** Refused communication keys, and a terminal heard from a new address. */
@@ -282,21 +272,6 @@ function refusedWords(r: RegistrationRefusal, max: number, expiry: string): { me
         message: `Unknown terminals from one address were refused ${times} in the last hour (${last}): ${max} terminals from that address already wait for approval (ADMS_MAX_PENDING_PER_ADDRESS). A terminal of yours behind that address never appears in Terminals.`,
         fix: 'In Terminals, approve the terminals of that address that are yours and remove the others; raise ADMS_MAX_PENDING_PER_ADDRESS if many of your terminals share one address (behind NAT).',
       };
-}
-
-/**
- * Why fingerprints cannot be used there: the terminal refused them (its return code; the versions
- * may well look alike), and/or the service did not send them, their algorithm not the terminal's.
- */
-function whyIncompatible(n: TemplatesNotReaching, d: DeviceRow): string {
-  const judged = n.templates - n.refusedByTerminal;
-  const takes = d.algorithmVersion ?? 'another one';
-  if (n.refusedByTerminal === 0) return `they were made with algorithm ${n.algorithms.join(', ')} and the terminal takes ${takes}`;
-  const codes = `Return=${n.returnCodes.join(', ')}`;
-  const reported = d.algorithmVersion === null ? '' : `, though it reports algorithm ${d.algorithmVersion}`;
-  const theirs = n.algorithms.length === 1 ? `their algorithm, ${n.algorithms[0]}, is` : `their algorithms, ${n.algorithms.join(', ')}, are`;
-  if (judged === 0) return `the terminal refused them (${codes}: ${theirs} not one it takes${reported})`;
-  return `the terminal refused ${n.refusedByTerminal} of them (${codes}: not an algorithm it takes), and ${counted(judged, 'other was', 'others were')} made with algorithm ${n.judgedAlgorithms.join(', ')}, where the terminal takes ${takes}`;
 }
 
 function diag(

@@ -10,7 +10,7 @@ export { biometricRoutes } from './enrollee-routes';
 export type { EnrollmentEvents } from './events';
 export type { FanOut } from './fan-out';
 export { enrollmentJobs } from './jobs';
-export { isBiometricType } from './kinds';
+export { isBiometricType, kindAlgorithmOf, readsKind } from './kinds';
 export type { AgentView, TemplateView } from './model';
 export { Enrollment } from './module';
 export * as enrollmentReactions from './reactions';

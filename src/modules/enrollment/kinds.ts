@@ -61,17 +61,30 @@ export function terminalTakes(
   algorithmVersion: string,
 ): { ok: true } | { ok: false; detail: string } {
   const capability = biometricCapability(device.parameters, type);
+  if (!readsKind(device, type)) return { ok: false, detail: `the terminal has not declared ${type} support` };
   if (type === 'fingerprint') {
-    if (capability.supported === false) return { ok: false, detail: 'the terminal has not declared fingerprint support' };
     return deviceAccepts(compatibility, device.algorithmVersion, algorithmVersion)
       ? { ok: true }
       : { ok: false, detail: `device algorithm ${device.algorithmVersion} does not accept ${algorithmVersion}` };
   }
-  if (capability.supported !== true) return { ok: false, detail: `the terminal has not declared ${type} support` };
   if (capability.version !== null && major(capability.version) !== major(algorithmVersion)) {
     return { ok: false, detail: `the terminal runs ${type} algorithm ${capability.version}, the template is ${algorithmVersion}` };
   }
   return { ok: true };
+}
+
+/**
+ * Whether a terminal reads a kind at all, whatever its algorithm (terminalTakes): fingerprints
+ * unless it said it has no reader (`FingerFunOn=0`), any other kind only where it declared it.
+ */
+export function readsKind(device: Pick<DeviceRow, 'parameters'>, type: BiometricType): boolean {
+  const { supported } = biometricCapability(device.parameters, type);
+  return type === 'fingerprint' ? supported !== false : supported === true;
+}
+
+/** The version of a kind's algorithm a terminal runs, as it reported it (null: it did not say). */
+export function kindAlgorithmOf(device: Pick<DeviceRow, 'algorithmVersion' | 'parameters'>, type: BiometricType): string | null {
+  return type === 'fingerprint' ? device.algorithmVersion : biometricCapability(device.parameters, type).version;
 }
 
 function major(version: string): string {

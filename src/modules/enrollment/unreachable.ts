@@ -1,4 +1,4 @@
-/** Templates that cannot reach a terminal (the diagnostics): its algorithm refused them, or it is full. */
+/** Templates that cannot reach a terminal (the diagnostics), per kind: it does not read the kind, its algorithm refused them, or it is full. */
 import { and, eq, exists, isNotNull, isNull, ne, not, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Queryable } from '../../platform/db/client';
@@ -18,9 +18,13 @@ export const TEMPLATE_REFUSALS = { kind: 'update_template', returnCodes: [ALGORI
 
 export interface TemplatesNotReaching {
   deviceId: string;
-  /** `incompatible`: the terminal cannot use their algorithm; `full`: it had no room. */
+  /** `incompatible`: the terminal cannot use them (it does not read the kind, or not their algorithm); `full`: it had no room. */
   reason: Refusal;
+  /** Their kind (`fingerprint`, `visible_face`…): one entry per terminal, reason and kind. */
+  type: string;
   templates: number;
+  /** Body parts (a finger, a face, a palm), as people count them: a face or a palm comes as several templates. */
+  parts: number;
   people: number;
   /** Algorithm versions of those templates. */
   algorithms: string[];
@@ -55,7 +59,7 @@ function otherVersionReaches(q: Queryable) {
 const list = (joined: string | null) => (joined ?? '').split(',').filter(Boolean);
 
 /**
- * Per terminal and reason, the templates whose refusal stands there, retries still on their way
+ * Per terminal, reason and kind, the templates whose refusal stands there, retries still on their way
  * included: refused for their algorithm (unless another version of the same finger goes there:
  * re-enrolled at it), or the terminal full.
  */
@@ -65,7 +69,9 @@ export async function templatesNotReaching(q: Queryable): Promise<TemplatesNotRe
     .select({
       deviceId: templateSync.deviceId,
       reason: sql<Refusal>`${templateSync.refusal}`,
+      type: templates.type,
       templates: sql<number>`count(*)`,
+      parts: sql<number>`count(distinct ${templates.enrolleeId} || ':' || ${templates.fingerIndex})`,
       people: sql<number>`count(distinct ${templates.enrolleeId})`,
       algorithms: sql<string | null>`group_concat(distinct ${templates.algorithmVersion})`,
       refusedByTerminal: sql<number>`sum(${byTerminal})`,
@@ -76,7 +82,7 @@ export async function templatesNotReaching(q: Queryable): Promise<TemplatesNotRe
     .from(templateSync)
     .innerJoin(templates, eq(templates.id, templateSync.templateId))
     .where(or(and(eq(templateSync.refusal, 'incompatible'), not(exists(otherVersionReaches(q)))), eq(templateSync.refusal, 'full')))
-    .groupBy(templateSync.deviceId, templateSync.refusal);
+    .groupBy(templateSync.deviceId, templateSync.refusal, templates.type);
   return rows.map((r) => ({
     ...r,
     algorithms: list(r.algorithms).sort(),
