@@ -140,6 +140,35 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('pending_approval', 'WAITER-1');
   });
 
+  test('a removed terminal back is said as one: known, waiting for approval, and sent the deletes it owes', async () => {
+    const t = await approved('GONE-1');
+    const gone = await person('DIAG-GONE');
+    await drain(t);
+    expect((await server.admin.delete('/devices/GONE-1/')).status).toBe(204);
+    // Deleted meanwhile: the terminal still holds them, and is owed their delete.
+    expect((await server.admin.delete(`/enrollees/${gone.id}/`)).status).toBe(204);
+    offset += 60_000;
+    await t.handshake();
+    const d = await raised('unknown_terminal', 'GONE-1');
+    expect(d.message).toMatch(
+      /^Terminal GONE-1, removed on \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC\) by [^,]+, is contacting the server again \(from 127\.0\.0\.1\) and waits for approval\. Until then it is sent the deletes it owes \(the people withdrawn or deleted since\) and nothing else\.$/,
+    );
+    expect(d.message).not.toContain('unknown terminal');
+    expect(d.message).not.toContain('sent nothing');
+    expect(d.fix).toContain('approve it');
+    expect(d.details).toMatchObject({ ip: '127.0.0.1', removed: true });
+    expect(typeof d.details.removed_at).toBe('string');
+    expect((await drain(t)).some((c) => c.startsWith(`DATA DELETE USERINFO PIN=${gone.device_pin}`))).toBe(true);
+    // Waiting for more than a day: still said as what it is.
+    offset += DAY + 60_000;
+    await t.handshake();
+    const waited = await raised('pending_approval', 'GONE-1');
+    expect(waited.message).toContain('removed');
+    expect(waited.message).not.toContain('it gets nobody');
+    expect((await server.admin.post('/devices/GONE-1/approve/', {})).status).toBe(200);
+    await cleared('pending_approval', 'GONE-1');
+  });
+
   test('a silent terminal, and commands waiting for more than a day; its return and its polls clear them', async () => {
     const t = await approved('QUIET-1');
     await cleared('offline', 'QUIET-1');

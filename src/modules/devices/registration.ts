@@ -149,7 +149,7 @@ export class DeviceRegistration {
         row.id,
         'registered',
         removed ? `a terminal removed by ${removed.removedBy} registered itself again` : 'an unknown terminal registered itself',
-        { ip: source, ...(removed ? { removed_at: new Date(removed.removedAt).toISOString() } : {}) },
+        { ip: source, ...(removed ? { removed_at: new Date(removed.removedAt).toISOString(), removed_by: removed.removedBy } : {}) },
         now,
       );
       await audit(w.tx, now, { actor: `device:${serial}`, action: 'device.registered', targetType: 'device', targetId: serial });

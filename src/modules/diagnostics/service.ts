@@ -47,14 +47,15 @@ export class Diagnostics {
     const terminals = await this.inScope(await allTerminals(q), caller);
     const facts: Facts = {
       now,
-      log: await newestLogEntries(q, ['key_refused', 'clock_drift']),
+      // `registered`: a terminal pending again may be a removed one back (devices/registration.ts).
+      log: await newestLogEntries(q, ['key_refused', 'clock_drift', 'registered']),
       waiting: new Map((await waitingSince(q, now - DAY_MS)).map((w) => [w.deviceId, w])),
       // Refused templates are said by templates_incompatible and terminal_full, with their fix.
       failing: new Map((await failingCommands(q, now - DAY_MS, [TEMPLATE_REFUSALS])).map((f) => [f.deviceId, f])),
       notReaching: await templatesNotReaching(q),
     };
     const out = terminals.flatMap((d) => [
-      ...this.approval(d, now),
+      ...this.approval(d, facts),
       ...this.contact(d, facts),
       ...this.clock(d, facts),
       ...this.templates(d, facts),
@@ -85,11 +86,19 @@ export class Diagnostics {
     return rows.filter((_, i) => views[i]!.areas.some((a) => caller.areas.includes(a)));
   }
 
-  /** A terminal nobody approved: knocking (less than a day), or waiting for days. */
-  private approval(d: DeviceRow, now: number): DiagnosticView[] {
+  /**
+   * A terminal nobody approved: knocking (less than a day), or waiting for days. A removed terminal
+   * back is said as one: known, and sent the deletes it owes while it waits (removedWords).
+   */
+  private approval(d: DeviceRow, f: Facts): DiagnosticView[] {
     if (d.status !== 'pending_approval') return [];
     const from = d.registeredIp ?? d.ipAddress;
-    const waited = now - d.createdAt;
+    const waited = f.now - d.createdAt;
+    const removed = removedBefore(d, f.log);
+    if (removed) {
+      const words = removedWords(d, removed, from, waited, (ms) => wallTimeIn(ms, d.timeZone ?? this.ctx.settings.TIME_ZONE));
+      return [diag(d, waited < DAY_MS ? 'unknown_terminal' : 'pending_approval', 'warning', d.createdAt, words)];
+    }
     if (waited < DAY_MS) {
       return [
         diag(d, 'unknown_terminal', 'warning', d.createdAt, {
@@ -258,6 +267,44 @@ export class Diagnostics {
     }
     return out;
   }
+}
+
+/** When and by whom a pending terminal was removed before it registered again (its `registered` log entry); null for a new one. */
+function removedBefore(d: DeviceRow, log: readonly LogEntry[]): { at: number; by: string | null } | null {
+  const entry = log.find((l) => l.deviceId === d.id && l.kind === 'registered');
+  const at = typeof entry?.details?.removed_at === 'string' ? Date.parse(entry.details.removed_at) : Number.NaN;
+  if (Number.isNaN(at)) return null;
+  return { at, by: typeof entry?.details?.removed_by === 'string' ? entry.details.removed_by : null };
+}
+
+/**
+ * A removed terminal back: not unknown (it comes back under its old id, with what it held) and not
+ * sent nothing (the deletes it owes go to it whatever its status: README "Removing a terminal").
+ */
+function removedWords(
+  d: DeviceRow,
+  removed: { at: number; by: string | null },
+  from: string | null,
+  waited: number,
+  at: (ms: number) => string,
+): { message: string; fix: string; details: Record<string, unknown> } {
+  const which = `Terminal ${d.serialNumber}, removed on ${at(removed.at)}${removed.by ? ` by ${removed.by}` : ''}`;
+  const owed = 'the deletes it owes (the people withdrawn or deleted since) and nothing else';
+  const details = { ip: from, removed: true, removed_at: iso(removed.at), removed_by: removed.by };
+  const stayOut =
+    'If it should stay out of service, leave it waiting: it takes those deletes whatever its status (they show in its command queue); then switch it off or point it away from this server, and remove it again.';
+  if (waited < DAY_MS) {
+    return {
+      message: `${which}, is contacting the server again${from ? ` (from ${from})` : ''} and waits for approval. Until then it is sent ${owed}.`,
+      fix: `If it is back in service, approve it in Terminals and choose its areas: it is asked for its users and gets the people of its areas again. ${stayOut}`,
+      details,
+    };
+  }
+  return {
+    message: `${which}, came back and has been waiting for approval for ${days(waited)}: its punches are refused (it keeps them), and it is sent ${owed}.`,
+    fix: `Approve it in Terminals and choose its areas if it is back in service. ${stayOut}`,
+    details,
+  };
 }
 
 function refusedWords(r: RegistrationRefusal, max: number, expiry: string): { message: string; fix: string } {
