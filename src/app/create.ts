@@ -207,6 +207,8 @@ function instance({ modules, plugin, openapi, runtime, issues, lock, ownsDb }: B
       await modules.punchStream.stop();
       await modules.eventStream.stop();
       await modules.webhooks.stop();
+      // Refused registrations counted in memory and not written yet (devices/refusals.ts).
+      await modules.devices.refusals.flush();
       if (ownsDb) await runtime.db.close();
       lock?.release();
     },

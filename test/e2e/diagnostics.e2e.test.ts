@@ -11,8 +11,10 @@
  * refused because too many terminals wait for approval.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { openDatabase } from '../../src/platform/db/client';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
-import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
+import { ApiClient, adminToken, startTestServer, type TestServer, tempDir } from '../support/harness';
 import { fetchFrom, SECOND_ADDRESS } from '../support/source-address';
 import { drain } from '../support/terminals';
 
@@ -572,6 +574,51 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
 });
 
 describe('registrations refused because too many terminals wait for approval', () => {
+  test('two refusals within the 5 seconds one write covers: both counted, the last named, at once, and written by the end of the 5 seconds or when the server stops', async () => {
+    const dir = tempDir();
+    const full = await startTestServer({ ADMS_MAX_PENDING_DEVICES: 1 }, { dir: dir.dir });
+    const knock = async (sn: string) => (await fetch(`${full.url}/iclock/cdata?SN=${sn}&options=all`)).status;
+    let stopped = false;
+    try {
+      expect(await knock('JUNK10')).toBe(200);
+      expect(await knock('JUNK11')).not.toBe(200);
+      expect(await knock('JUNK12')).not.toBe(200);
+      // The first refusal is written in the background (waited for here, well within the 5
+      // seconds); the second is held for the next write, and said with it meanwhile.
+      let said: Diag | undefined;
+      for (let i = 0; i < 40; i++) {
+        said = ((await full.admin.get('/diagnostics/')).body.results as Diag[]).find((d) => d.kind === 'registration_refused');
+        if (said?.details.refused === 2) break;
+        await Bun.sleep(50);
+      }
+      expect(said).toMatchObject({ device: 'JUNK12', details: { refused: 2, last_serial: 'JUNK12' } });
+      expect(said!.message).toContain('refused 2 times in the last hour (the last: serial JUNK12 from 127.0.0.1)');
+      expect(said!.message).not.toContain('once');
+      // No refusal after them: the count held back is written all the same, at the end of the 5 seconds.
+      const written = async () => {
+        const row = (await full.fpa.db.client.execute('select refused, last_serial from fpa_registration_refusals')).rows[0]!;
+        return [Number(row.refused), String(row.last_serial)];
+      };
+      for (let i = 0; i < 80 && (await written())[0] !== 2; i++) await Bun.sleep(100);
+      expect(await written()).toEqual([2, 'JUNK12']);
+      // Two more, the second held: written when the server stops.
+      expect(await knock('JUNK13')).not.toBe(200);
+      expect(await knock('JUNK14')).not.toBe(200);
+      await full.close();
+      stopped = true;
+      const db = await openDatabase({ url: `file:${join(dir.dir, 'fpa.db')}`, backgroundCheckpoint: false });
+      try {
+        const row = (await db.client.execute('select refused, last_serial from fpa_registration_refusals')).rows[0]!;
+        expect([Number(row.refused), String(row.last_serial)]).toEqual([4, 'JUNK14']);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      if (!stopped) await full.close();
+      dir.cleanup();
+    }
+  });
+
   test('counted, the last serial named, shown to a limited caller too; a quiet hour clears it', async () => {
     let shift = 0;
     const full = await startTestServer({ ADMS_MAX_PENDING_DEVICES: 1 }, { clock: { now: () => Date.now() + shift } });

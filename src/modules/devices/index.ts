@@ -9,7 +9,7 @@ export { deviceJobs } from './jobs';
 export { allTerminals, type LogEntry, newestLogEntries, terminalsByIds } from './lookup';
 export { AreaNames, type DeviceDetailView, type DeviceKeyView, type DeviceView, SerialParams } from './model';
 export { nextParameters, type ParameterMode, sameParameters } from './parameters';
-export { type RegistrationRefusal, recentRefusals } from './refusals';
+export type { RegistrationRefusal } from './refusals';
 export { noteRefused, usersRefusedFor } from './refused-parts';
 export type { AttendanceCountListener, DeviceReport } from './reports';
 export { deviceRoutes } from './routes';

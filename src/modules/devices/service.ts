@@ -45,6 +45,8 @@ export class DeviceService implements DeviceRecords {
   readonly reports: DeviceReports;
   /** The list, the view and detail of a terminal, the counts by status. */
   readonly views: DeviceViews;
+  /** Registrations refused because too many terminals wait (the diagnostics read them; written before the service stops). */
+  readonly refusals: RegistrationRefusals;
 
   constructor(
     private readonly ctx: DeviceRuntime,
@@ -60,7 +62,8 @@ export class DeviceService implements DeviceRecords {
       (serial) => this.invalidate(serial),
     );
     this.administration = new DeviceAdministration(ctx, this.events, this, this.keys);
-    this.registration = new DeviceRegistration(ctx, this.events, this, this.cache, this.users, this.administration, new RegistrationRefusals(ctx));
+    this.refusals = new RegistrationRefusals(ctx);
+    this.registration = new DeviceRegistration(ctx, this.events, this, this.cache, this.users, this.administration, this.refusals);
     this.reports = new DeviceReports(ctx, this.events, this);
     this.views = new DeviceViews(ctx, this);
     ctx.metrics.gauge('fpa_devices', 'Terminals by status; `online` counts approved terminals heard from lately.', ['status'], async () => {

@@ -8,7 +8,7 @@ import type { Caller } from '../../platform/http/caller';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import { counted } from '../../platform/words';
 import { type FailingCommands, failingCommands, type WaitingCommands, waitingSince } from '../commands';
-import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal, recentRefusals } from '../devices';
+import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal } from '../devices';
 import { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
 import { answerOf, failedBy, failingWords } from './failing';
 import type { Diagnostic } from './model';
@@ -62,7 +62,7 @@ export class Diagnostics {
       ...this.identity(d, facts),
     ]);
     // No terminal row to scope by: shown to everyone, as the terminals awaiting approval are.
-    out.push(...(await recentRefusals(q, now)).map((r) => this.refused(r)));
+    out.push(...(await this.devices.refusals.recent(q, now)).map((r) => this.refused(r)));
     return out.sort((a, b) => (a.severity === b.severity ? (a.since ?? '').localeCompare(b.since ?? '') : a.severity === 'error' ? -1 : 1));
   }
 
