@@ -284,6 +284,17 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('commands_failing', 'NOUSERS-1');
   });
 
+  test('a fingerprint refused with a code ADMS lists (Return=-9, template size mismatch): commands_failing says what the code means', async () => {
+    expect((await server.admin.post('/areas/', { name: 'size-mismatch' })).status).toBe(201);
+    const t = await approved('SIZE-1', { respond: (c) => (c.text.startsWith('DATA UPDATE FINGERTMP') ? -9 : undefined) }, ['size-mismatch']);
+    await person('DIAG-SIZE', '10', ['size-mismatch']);
+    await drain(t);
+    const d = await raised('commands_failing', 'SIZE-1');
+    expect(d.details).toMatchObject({ kinds: ['update_template'], last_return_code: -9, last_reason: 'Return=-9 (the template size does not match its data)' });
+    expect(d.message).toContain('Its answer to sending a fingerprint: Return=-9 (the template size does not match its data).');
+    expect(d.message).not.toContain('unknown code');
+  });
+
   test('a fingerprint the service cannot decrypt: commands_failing says the service failed it, never sent, not the terminal', async () => {
     expect((await server.admin.post('/areas/', { name: 'unreadable' })).status).toBe(201);
     const t = await approved('NOKEY-1', {}, ['unreadable']);

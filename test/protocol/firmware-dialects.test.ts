@@ -5,7 +5,7 @@
  * spoken to in.
  */
 import { describe, expect, test } from 'bun:test';
-import { isPermanentFailure } from '../../src/modules/commands/kinds';
+import { isPermanentFailure, PERMANENT_FAILURES, PUSH3_PERMANENT_FAILURES } from '../../src/modules/commands/kinds';
 import { describeReturnCode } from '../../src/modules/commands/return-codes';
 import { speaksSecurityPush } from '../../src/modules/devices';
 import {
@@ -189,5 +189,17 @@ describe('return codes that end a command', () => {
   test('people read what the 3.x codes mean', () => {
     expect(describeReturnCode(-629)).toBe('Return=-629 (the terminal has no such table)');
     expect(describeReturnCode(-731)).toContain('server');
+  });
+
+  test('every code that ends a command, and every 2.x code ADMS.md lists, reads as its meaning, never as an unknown code', () => {
+    const listed = [-1, -2, -3, -9, -10, -11, -12, -30, -1001, -1002, -1003, -1004, -1005, -1006, -1007, -1008];
+    for (const code of [...PERMANENT_FAILURES, ...PUSH3_PERMANENT_FAILURES, ...listed]) expect(describeReturnCode(code)).not.toContain('unknown code');
+    // ADMS.md appendix 1, as a template sent (update_template) is answered.
+    expect(describeReturnCode(-9)).toBe('Return=-9 (the template size does not match its data)');
+    expect(describeReturnCode(-11)).toBe('Return=-11 (illegal fingerprint template format)');
+    expect(describeReturnCode(-12)).toBe('Return=-12 (illegal fingerprint template)');
+    expect(describeReturnCode(-1004)).toContain('configuration');
+    expect(describeReturnCode(-1006)).toBe('Return=-1006 (the data is too long)');
+    expect(describeReturnCode(-4242)).toBe('Return=-4242 (unknown code)');
   });
 });
