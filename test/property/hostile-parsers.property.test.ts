@@ -24,6 +24,7 @@ import {
   readJsonBody,
   settledBody,
 } from '../../src/platform/http/body';
+import { decodeCursor } from '../../src/platform/http/cursor';
 import { type CursorKey, cursorKeys } from '../../src/platform/http/paging';
 import { IpAllowList, parseNetwork } from '../../src/platform/net/ip';
 import { formatLocalDateTime } from '../../src/platform/time/local-time';
@@ -577,19 +578,25 @@ describe('readers of outside input never throw', () => {
     );
   });
 
-  test('cursorKeys returns keys of the kinds asked for or refuses with invalid_cursor', () => {
+  test('cursorKeys returns keys of the kinds asked for, of its own list only, or refuses with invalid_cursor', () => {
+    const key = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
     const token = fc.oneof(
       nasty,
       fc.base64String(),
       fc.json().map((j) => Buffer.from(j).toString('base64url')),
+      // Well-formed cursors of this list and of another, with keys of any kind.
+      fc
+        .tuple(fc.constantFrom('punches', 'audit-log'), fc.array(key, { maxLength: 3 }))
+        .map(([list, keys]) => Buffer.from(JSON.stringify([list, ...keys])).toString('base64url')),
     );
     const kinds = fc.array(fc.constantFrom<CursorKey>('text', 'integer'), { minLength: 1, maxLength: 3 });
     fc.assert(
       fc.property(token, kinds, (t, k) => {
         try {
-          const keys = cursorKeys(t, k);
+          const keys = cursorKeys('punches', t, k);
           if (keys === null) expect(t).toBe('');
-          else expect(keys.map((v) => (typeof v === 'string' ? 'text' : Number.isSafeInteger(v) ? 'integer' : 'other'))).toEqual(k);
+          else expect(decodeCursor(t)?.[0]).toBe('punches');
+          if (keys !== null) expect(keys.map((v) => (typeof v === 'string' ? 'text' : Number.isSafeInteger(v) ? 'integer' : 'other'))).toEqual(k);
         } catch (error) {
           expect(error).toBeInstanceOf(FpaError);
           expect((error as FpaError).code).toBe('invalid_cursor');

@@ -12,8 +12,7 @@ import type { WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
-import { encodeCursor } from '../../platform/http/cursor';
-import { type Page, textCursor } from '../../platform/http/paging';
+import { cursorOf, type Page, textCursor } from '../../platform/http/paging';
 import { addDays, localDateOf } from '../../platform/time/dates';
 import { areaNames } from '../areas';
 import type { CalendarService } from '../calendar';
@@ -228,7 +227,7 @@ export class Anomalies {
     const unknown = kinds.filter((k) => !(ANOMALY_KINDS as readonly string[]).includes(k));
     if (unknown.length > 0) throw new FpaError('validation_error', 'unknown anomaly kind', { field: 'kind', unknown, known: [...ANOMALY_KINDS] });
     const limit = filters.limit ?? 100;
-    const cursor = textCursor(filters.cursor);
+    const cursor = textCursor('anomalies', filters.cursor);
     let after: { at: number; id: string } | null = null;
     if (cursor !== null) {
       const [at, id] = cursor.split('|');
@@ -265,7 +264,7 @@ export class Anomalies {
       after = { at: last.at, id: last.id };
     }
     const last = out.at(-1);
-    return { results: out.map(view), next_cursor: more && last ? encodeCursor([`${last.at}|${last.id}`]) : null };
+    return { results: out.map(view), next_cursor: more && last ? cursorOf('anomalies', [`${last.at}|${last.id}`]) : null };
   }
 
   /** The people among these rows within the caller's areas and the asked area (by their current areas). */

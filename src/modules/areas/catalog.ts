@@ -5,11 +5,10 @@
  * them (`countUsage`): this module does not know their tables.
  */
 import type { Static } from '@sinclair/typebox';
-import { asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { encodeCursor } from '../../platform/http/cursor';
-import type { Page } from '../../platform/http/paging';
+import { cursorOf, type Page, pageOf, textCursor, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { audit } from '../audit';
 import type { AreaDetail, AreaMember } from './model';
@@ -47,15 +46,24 @@ export class AreaCatalog {
     this.parts = parts;
   }
 
-  /** Every area, or those of `scope` (a caller limited to areas sees only them). */
-  async list(scope: AreaScope = EVERYWHERE): Promise<AreaView[]> {
+  /** The areas by name, a page at a time: every area, or those of `scope` (a caller limited to areas sees only them). */
+  async list(page: { cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<AreaView>> {
     const q = this.ctx.db.orm;
+    const after = textCursor('areas', page.cursor);
     const rows = await q
       .select()
       .from(areas)
-      .where(isLimited(scope) ? inArray(areas.name, [...scope.areas]) : undefined)
-      .orderBy(asc(areas.name));
-    return Promise.all(rows.map((r) => this.view(q, r)));
+      .where(and(isLimited(scope) ? inArray(areas.name, [...scope.areas]) : undefined, after === null ? undefined : gt(areas.name, after)))
+      .orderBy(asc(areas.name))
+      .limit(page.limit + 1);
+    const views = await Promise.all(rows.slice(0, page.limit).map((r) => this.view(q, r)));
+    return pageOf(
+      'areas',
+      rows,
+      page.limit,
+      (r) => r.name,
+      () => views,
+    );
   }
 
   /** One area with its terminals and the schedules assigned to it; outside `scope` it does not exist. */
@@ -70,12 +78,13 @@ export class AreaCatalog {
   }
 
   /** The people of an area, by name, a page at a time. */
-  async members(name: string, page: { after: [string, string] | null; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<AreaMemberView>> {
+  async members(name: string, page: { cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<AreaMemberView>> {
+    const after = twoKeyCursor('area-members', page.cursor);
     const q = this.ctx.db.orm;
     const row = await this.find(q, name, scope);
-    const found = (await this.parts?.members(q, row.id, page)) ?? { rows: [], more: false };
+    const found = (await this.parts?.members(q, row.id, { after, limit: page.limit })) ?? { rows: [], more: false };
     const last = found.rows[found.rows.length - 1];
-    return { results: found.rows, next_cursor: found.more && last ? encodeCursor([last.display_name, last.id]) : null };
+    return { results: found.rows, next_cursor: found.more && last ? cursorOf('area-members', [last.display_name, last.id]) : null };
   }
 
   async create(input: { name: string; description?: string | null }, by: string): Promise<AreaView> {

@@ -16,7 +16,7 @@ const areaFields = {
 
 export const Area = t.Object(areaFields, { title: 'Area' });
 
-export const AreaList = t.Object({ results: t.Array(Area), next_cursor: t.Null() });
+export const AreaList = { query: t.Object(PageQuery), response: Page(Area) };
 
 export const AreaCreate = Body({ name: Name, description: t.Optional(Description) }, { title: 'AreaCreate' });
 

@@ -1,7 +1,6 @@
 /** `areas/` (docs/api.md, "Fleet: terminals and server agree"). */
 import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
-import { twoKeyCursor } from '../../platform/http/paging';
 import { adminRouter, type Http } from '../../platform/http/router';
 import type { AreaCatalog } from './catalog';
 import { Area, AreaCreate, AreaDetail, AreaList, AreaMemberList, AreaParams, AreaPatch } from './model';
@@ -10,8 +9,9 @@ const tags = ['areas'];
 
 export function areaRoutes(http: Http, catalog: AreaCatalog) {
   return adminRouter(http, 'areas')
-    .get('/areas', async ({ scope }) => ({ results: await catalog.list(scope), next_cursor: null }), {
-      response: { 200: AreaList },
+    .get('/areas', ({ query, scope }) => catalog.list({ cursor: query.cursor, limit: query.limit ?? 100 }, scope), {
+      query: AreaList.query,
+      response: { 200: AreaList.response, ...errors('invalid_cursor') },
       detail: { summary: 'Areas, with what is in each', tags },
     })
     .post(
@@ -28,16 +28,12 @@ export function areaRoutes(http: Http, catalog: AreaCatalog) {
       response: { 200: AreaDetail, ...errors('not_found') },
       detail: { summary: 'One area, with its terminals and the schedules assigned to it', tags },
     })
-    .get(
-      '/areas/:name/members',
-      ({ params, query, scope }) => catalog.members(params.name, { after: twoKeyCursor(query.cursor), limit: query.limit ?? 100 }, scope),
-      {
-        params: AreaParams,
-        query: AreaMemberList.query,
-        response: { 200: AreaMemberList.response, ...errors('not_found', 'invalid_cursor') },
-        detail: { summary: 'The people of an area, by name', tags },
-      },
-    )
+    .get('/areas/:name/members', ({ params, query, scope }) => catalog.members(params.name, { cursor: query.cursor, limit: query.limit ?? 100 }, scope), {
+      params: AreaParams,
+      query: AreaMemberList.query,
+      response: { 200: AreaMemberList.response, ...errors('not_found', 'invalid_cursor') },
+      detail: { summary: 'The people of an area, by name', tags },
+    })
     .patch('/areas/:name', ({ params, body, admin }) => catalog.update(params.name, body, admin.by), {
       params: AreaParams,
       body: AreaPatch,

@@ -33,7 +33,7 @@ export class PayPeriods {
     // A period is listed when it shares a date with the range.
     if (filters.from) conditions.push(gte(payPeriods.toDate, filters.from));
     if (filters.to) conditions.push(lte(payPeriods.fromDate, filters.to));
-    const after = textCursor(filters.cursor);
+    const after = textCursor('pay-periods', filters.cursor);
     if (after !== null) conditions.push(sql`${payPeriods.fromDate} > ${after}`);
     const rows = await this.ctx.db.orm
       .select()
@@ -42,6 +42,7 @@ export class PayPeriods {
       .orderBy(asc(payPeriods.fromDate))
       .limit(filters.limit + 1);
     return pageOf(
+      'pay-periods',
       rows,
       filters.limit,
       (r) => r.fromDate,

@@ -234,7 +234,7 @@ export class Reports {
     checkRange(filters.from, filters.to);
     if (filters.employee !== undefined) await this.requireEmployee(filters.employee, scope);
     await this.attendance.follower.catchUp();
-    const after = textCursor(filters.cursor);
+    const after = textCursor('attendance-summary', filters.cursor);
     const d = attendanceDays;
     const count = (condition: SQL) => sql<number>`sum(case when ${condition} then 1 else 0 end)`;
     const flagged = (flag: string) => sql`${d.flags} like ${`%"${flag}"%`}`;
@@ -279,6 +279,7 @@ export class Reports {
       rows.map((r) => r.enrollee),
     );
     return pageOf(
+      'attendance-summary',
       rows,
       filters.limit,
       (r) => r.employee,

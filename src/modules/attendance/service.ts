@@ -4,8 +4,7 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { PurgePace } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import { yieldToOthers } from '../../platform/event-loop';
-import { encodeCursor } from '../../platform/http/cursor';
-import { type Page, twoKeyCursor } from '../../platform/http/paging';
+import { cursorOf, type Page, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
 import type { CalendarEvents, CalendarService } from '../calendar';
@@ -412,7 +411,7 @@ export class AttendanceService {
       }
       conditions.push(eq(attendanceDays.status, filters.status as DayStatus));
     }
-    const keys = twoKeyCursor(filters.cursor);
+    const keys = twoKeyCursor('attendance-days', filters.cursor);
     const after = keys ? { date: keys[0], enrollee: keys[1] } : null;
     const limit = filters.limit ?? 100;
     const read = (extra: SQL | undefined, count: number) =>
@@ -434,7 +433,7 @@ export class AttendanceService {
     const last = page[page.length - 1];
     return {
       results: page.map(attendanceDayView),
-      next_cursor: rows.length > limit && last ? encodeCursor([last.date, last.enrolleeId]) : null,
+      next_cursor: rows.length > limit && last ? cursorOf('attendance-days', [last.date, last.enrolleeId]) : null,
     };
   }
 }

@@ -136,7 +136,7 @@ export class AuditService {
     if (filters.target) conditions.push(or(eq(auditLog.targetId, filters.target), sql`json_extract(${auditLog.details}, '$.enrollee') = ${filters.target}`)!);
     if (filters.from) conditions.push(gte(auditLog.createdAt, rangeBound(filters.from, 'from', zone)));
     if (filters.to) conditions.push(lt(auditLog.createdAt, rangeBound(filters.to, 'to', zone)));
-    const before = integerCursor(filters.cursor);
+    const before = integerCursor('audit-log', filters.cursor);
     if (before !== null) conditions.push(lt(auditLog.id, before));
     const rows = await this.ctx.db.orm
       .select()
@@ -145,6 +145,7 @@ export class AuditService {
       .orderBy(desc(auditLog.id))
       .limit(filters.limit + 1);
     return pageOf(
+      'audit-log',
       rows,
       filters.limit,
       (r) => r.id,

@@ -7,9 +7,8 @@ import { and, asc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { twoKeyPage } from '../../platform/db/two-key-page';
 import { FpaError } from '../../platform/errors';
-import { encodeCursor } from '../../platform/http/cursor';
 import type { Page } from '../../platform/http/paging';
-import { twoKeyCursor } from '../../platform/http/paging';
+import { cursorOf, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
 import { isCalendarDate, localDateOf } from '../../platform/time/dates';
 import { areaNames, areasWithin, resolveAreas } from '../areas';
@@ -51,6 +50,7 @@ export class DaysOff {
     if (filters.from) conditions.push(gte(holidays.date, filters.from));
     if (filters.to) conditions.push(lte(holidays.date, filters.to));
     const { rows, next_cursor } = await twoKeyPage(
+      'holidays',
       filters.cursor,
       filters.limit,
       [holidays.date, holidays.id],
@@ -189,6 +189,7 @@ export class DaysOff {
     if (filters.from) conditions.push(gte(leaves.toDate, filters.from));
     if (filters.to) conditions.push(lte(leaves.fromDate, filters.to));
     const { rows, next_cursor } = await twoKeyPage(
+      'leaves',
       filters.cursor,
       filters.limit,
       [leaves.fromDate, leaves.id],
@@ -241,12 +242,12 @@ export class DaysOff {
     const views = (await this.weekendViews(this.ctx.db.orm, rows))
       .filter((v) => (filters.area === undefined || v.area === filters.area) && coversAny(scope, [v.area]))
       .sort((a, b) => (a.area === b.area ? (a.from ?? '').localeCompare(b.from ?? '') : a.area < b.area ? -1 : 1));
-    const after = twoKeyCursor(filters.cursor);
+    const after = twoKeyCursor('weekends', filters.cursor);
     const start = after ? views.findIndex((v) => v.area > after[0] || (v.area === after[0] && (v.from ?? '') > after[1])) : 0;
     const rest = start < 0 ? [] : views.slice(start);
     const page = rest.slice(0, filters.limit);
     const last = page[page.length - 1];
-    return { results: page, next_cursor: rest.length > filters.limit && last ? encodeCursor([last.area, last.from ?? '']) : null };
+    return { results: page, next_cursor: rest.length > filters.limit && last ? cursorOf('weekends', [last.area, last.from ?? '']) : null };
   }
 
   /** Sets an area's weekend from a date on (replacing the row of that area and date, if any). */

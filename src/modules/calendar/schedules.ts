@@ -46,7 +46,7 @@ export class Schedules {
   // ---------------------------------------------------------------- schedules
 
   async list(filters: { cursor?: string; limit: number }): Promise<Page<WorkScheduleView>> {
-    const after = textCursor(filters.cursor);
+    const after = textCursor('work-schedules', filters.cursor);
     const rows = await this.ctx.db.orm
       .select()
       .from(workSchedules)
@@ -54,6 +54,7 @@ export class Schedules {
       .orderBy(asc(workSchedules.name))
       .limit(filters.limit + 1);
     return pageOf(
+      'work-schedules',
       rows,
       filters.limit,
       (r) => r.name,
@@ -151,6 +152,7 @@ export class Schedules {
     const member = this.daysOff.enrollees.membership.enrolleeInScope(shiftAssignments.enrolleeId, scope);
     if (areaIds && member) conditions.push(or(member, sql`${shiftAssignments.areaId} in ${areaIds}`)!);
     const { rows, next_cursor } = await twoKeyPage(
+      'shift-assignments',
       filters.cursor,
       filters.limit,
       [shiftAssignments.fromDate, shiftAssignments.id],

@@ -12,8 +12,7 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { encodeCursor } from '../../platform/http/cursor';
-import { twoKeyCursor } from '../../platform/http/paging';
+import { cursorOf, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate, localDateOf, secondsOfClock } from '../../platform/time/dates';
 import { areaIdOf } from '../areas';
@@ -276,7 +275,7 @@ export class CalendarService {
     const q = this.ctx.db.orm;
     const areaId = coversAny(scope, [query.area]) ? await areaIdOf(q, query.area) : null;
     if (!areaId) throw new FpaError('not_found', 'area not found', { area: query.area });
-    const found = await membersOfArea(q, areaId, { after: twoKeyCursor(query.cursor), limit: query.limit });
+    const found = await membersOfArea(q, areaId, { after: twoKeyCursor('roster', query.cursor), limit: query.limit });
     const people = await this.people(
       q,
       found.rows.map((r) => r.id),
@@ -289,7 +288,7 @@ export class CalendarService {
       days: planner.plans(people[i]!, from, to).map(calendarDayView),
     }));
     const last = found.rows[found.rows.length - 1];
-    return { results, next_cursor: found.more && last ? encodeCursor([last.displayName, last.id]) : null };
+    return { results, next_cursor: found.more && last ? cursorOf('roster', [last.displayName, last.id]) : null };
   }
 }
 

@@ -168,8 +168,10 @@ export class OperatorActions {
    * 'newest'`: what a person looks at), cursor-paged; each says whether it may be cancelled.
    */
   async list(deviceId: string, filters: { status?: CommandStatus; order?: 'oldest' | 'newest'; cursor?: string; limit: number }): Promise<Page<CommandView>> {
-    const after = integerCursor(filters.cursor);
     const newest = filters.order === 'newest';
+    // Each order is a list of its own: a cursor of one is not a place in the other.
+    const list = newest ? 'device-commands-newest' : 'device-commands';
+    const after = integerCursor(list, filters.cursor);
     const conditions = [eq(deviceCommands.deviceId, deviceId)];
     if (filters.status) conditions.push(eq(deviceCommands.status, filters.status));
     if (after !== null) conditions.push(newest ? lt(deviceCommands.id, after) : gt(deviceCommands.id, after));
@@ -181,6 +183,7 @@ export class OperatorActions {
       .limit(filters.limit + 1);
     const refused = await this.refusedOf(this.ctx.db.orm, rows);
     return pageOf(
+      list,
       rows,
       filters.limit,
       (r) => r.id,

@@ -53,7 +53,7 @@ export class DeviceViews {
 
   /** `GET devices/`: by serial number, cursor-paged. */
   async list(filters: { status?: DeviceStatus; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<DeviceView>> {
-    const after = textCursor(filters.cursor);
+    const after = textCursor('devices', filters.cursor);
     const conditions = [];
     const seen = deviceSeen(scope);
     if (seen) conditions.push(seen);
@@ -67,6 +67,7 @@ export class DeviceViews {
       .limit(filters.limit + 1);
     const views = await this.view(this.ctx.db.orm, rows.slice(0, filters.limit));
     return pageOf(
+      'devices',
       rows,
       filters.limit,
       (r) => r.serialNumber,

@@ -48,7 +48,7 @@ export class EmployeeService {
    */
   async list(options: { cursor?: string; limit: number; enrolled?: boolean }, scope: AreaScope = EVERYWHERE): Promise<Page<EmployeeView>> {
     this.builtinOnly();
-    const after = textCursor(options.cursor);
+    const after = textCursor('employees', options.cursor);
     const enrolled = options.enrolled === undefined ? undefined : options.enrolled ? this.enrolled(employees.id) : not(this.enrolled(employees.id));
     const rows = await this.ctx.db.orm
       .select()
@@ -57,6 +57,7 @@ export class EmployeeService {
       .orderBy(asc(employees.id))
       .limit(options.limit + 1);
     return pageOf(
+      'employees',
       rows,
       options.limit,
       (r) => r.id,

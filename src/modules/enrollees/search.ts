@@ -15,8 +15,7 @@
  */
 import { and, eq, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
-import { encodeCursor } from '../../platform/http/cursor';
-import { type CursorKey, cursorKeys } from '../../platform/http/paging';
+import { type CursorKey, cursorKeys, cursorOf, type ListName } from '../../platform/http/paging';
 import { type EnrolleeRow, enrolleeAreas, enrollees } from './tables';
 
 export const ENROLLEE_SORTS = ['name', 'employee', 'pin', '-created_at'] as const;
@@ -46,18 +45,39 @@ export type ListFilter = (value: string, enrolleeId: SQL) => SQL;
  * Each sort: the key expressions in order (the last is the id, unique), whether descending, and
  * the kinds of its cursor's keys (a cursor of another sort is refused).
  */
-const SORT_KEYS: Record<EnrolleeSort | 'id', { keys: SQL[]; desc: boolean; cursor: CursorKey[]; of: (r: EnrolleeRow) => (string | number)[] }> = {
-  id: { keys: [sql`${enrollees.id}`], desc: false, cursor: ['text'], of: (r) => [r.id] },
-  name: { keys: [sql`${enrollees.displayName} collate nocase`, sql`${enrollees.id}`], desc: false, cursor: ['text', 'text'], of: (r) => [r.displayName, r.id] },
-  employee: { keys: [sql`${enrollees.employeeKey}`, sql`${enrollees.id}`], desc: false, cursor: ['text', 'text'], of: (r) => [r.employeeKey, r.id] },
-  pin: {
-    keys: [sql`cast(${enrollees.devicePin} as integer)`, sql`${enrollees.id}`],
-    desc: false,
-    cursor: ['integer', 'text'],
-    of: (r) => [Number(r.devicePin), r.id],
-  },
-  '-created_at': { keys: [sql`${enrollees.createdAt}`, sql`${enrollees.id}`], desc: true, cursor: ['integer', 'text'], of: (r) => [r.createdAt, r.id] },
-};
+/** Each order of the list, with its cursor's own list name (a cursor of one order is not one of another). */
+const SORT_KEYS: Record<EnrolleeSort | 'id', { list: ListName; keys: SQL[]; desc: boolean; cursor: CursorKey[]; of: (r: EnrolleeRow) => (string | number)[] }> =
+  {
+    id: { list: 'enrollees', keys: [sql`${enrollees.id}`], desc: false, cursor: ['text'], of: (r) => [r.id] },
+    name: {
+      list: 'enrollees-by-name',
+      keys: [sql`${enrollees.displayName} collate nocase`, sql`${enrollees.id}`],
+      desc: false,
+      cursor: ['text', 'text'],
+      of: (r) => [r.displayName, r.id],
+    },
+    employee: {
+      list: 'enrollees-by-employee',
+      keys: [sql`${enrollees.employeeKey}`, sql`${enrollees.id}`],
+      desc: false,
+      cursor: ['text', 'text'],
+      of: (r) => [r.employeeKey, r.id],
+    },
+    pin: {
+      list: 'enrollees-by-pin',
+      keys: [sql`cast(${enrollees.devicePin} as integer)`, sql`${enrollees.id}`],
+      desc: false,
+      cursor: ['integer', 'text'],
+      of: (r) => [Number(r.devicePin), r.id],
+    },
+    '-created_at': {
+      list: 'enrollees-newest',
+      keys: [sql`${enrollees.createdAt}`, sql`${enrollees.id}`],
+      desc: true,
+      cursor: ['integer', 'text'],
+      of: (r) => [r.createdAt, r.id],
+    },
+  };
 
 /** `%`, `_` and the escape itself taken literally in a LIKE pattern (escape `\`). */
 const likeText = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -136,7 +156,7 @@ export async function searchEnrollees(
     if (value && filter) conditions.push(filter(value, sql`${enrollees.id}`));
   }
   if (filters.cursor) {
-    const after = cursorKeys(filters.cursor, sort.cursor) ?? [];
+    const after = cursorKeys(sort.list, filters.cursor, sort.cursor) ?? [];
     // A row value comparison: SQLite seeks the sort's index to it.
     const keys = sql.join(sort.keys, sql`, `);
     const values = sql.join(
@@ -154,5 +174,5 @@ export async function searchEnrollees(
     .limit(filters.limit + 1);
   const page = rows.slice(0, filters.limit);
   const last = page[page.length - 1];
-  return { rows: page, next_cursor: rows.length > filters.limit && last ? encodeCursor(sort.of(last)) : null };
+  return { rows: page, next_cursor: rows.length > filters.limit && last ? cursorOf(sort.list, sort.of(last)) : null };
 }

@@ -14,8 +14,7 @@ import type { Static } from '@sinclair/typebox';
 import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { encodeCursor } from '../../platform/http/cursor';
-import { type Page, timeIdCursor } from '../../platform/http/paging';
+import { cursorOf, type Page, timeIdCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import type { EnrolleeService } from '../enrollees';
@@ -354,7 +353,7 @@ export class AgentSessionService {
       if (!target) return { results: [], next_cursor: null };
       conditions.push(eq(enrollmentSessions.enrolleeId, target.id));
     }
-    const after = timeIdCursor(filters.cursor);
+    const after = timeIdCursor('enrollment-sessions', filters.cursor);
     if (after) {
       conditions.push(or(lt(enrollmentSessions.createdAt, after.time), and(eq(enrollmentSessions.createdAt, after.time), lt(enrollmentSessions.id, after.id))));
     }
@@ -368,7 +367,7 @@ export class AgentSessionService {
     const last = page[page.length - 1];
     return {
       results: await this.sessions.views(this.ctx.db.orm, page),
-      next_cursor: rows.length > filters.limit && last ? encodeCursor([last.createdAt, last.id]) : null,
+      next_cursor: rows.length > filters.limit && last ? cursorOf('enrollment-sessions', [last.createdAt, last.id]) : null,
     };
   }
 

@@ -8,8 +8,7 @@ import { and, count, desc, eq, inArray, isNull, lt, or, type SQL, sql } from 'dr
 import { digestAgentKey, generateAgentKey, parseAgentKey, verifyAgentKey } from '../../platform/crypto/agent-keys';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { encodeCursor } from '../../platform/http/cursor';
-import { type Page, timeIdCursor } from '../../platform/http/paging';
+import { cursorOf, type Page, timeIdCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { areasOutside, areasWithin, knownAreaIds, namesByMember, scopeAreaIds } from '../areas';
 import { audit } from '../audit';
@@ -150,7 +149,7 @@ export class AgentService {
     if (options.status === 'active') conditions.push(isNull(agents.revokedAt));
     else if (options.status === 'revoked') conditions.push(sql`${agents.revokedAt} is not null`);
     else if (options.status) throw new FpaError('validation_error', 'status must be active or revoked', { field: 'status' });
-    const after = timeIdCursor(options.cursor);
+    const after = timeIdCursor('enrollment-agents', options.cursor);
     if (after) {
       conditions.push(or(lt(agents.createdAt, after.time), and(eq(agents.createdAt, after.time), lt(agents.id, after.id))));
     }
@@ -174,7 +173,7 @@ export class AgentService {
     );
     return {
       results: page.map((r) => agentView(r, areas.get(r.id) ?? [])),
-      next_cursor: rows.length > options.limit && last ? encodeCursor([last.createdAt, last.id]) : null,
+      next_cursor: rows.length > options.limit && last ? cursorOf('enrollment-agents', [last.createdAt, last.id]) : null,
     };
   }
 

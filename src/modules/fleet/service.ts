@@ -51,7 +51,7 @@ export class Fleet {
    */
   async users(serial: string, scope: AreaScope = EVERYWHERE, page: { cursor?: string; limit: number } = { limit: 100 }): Promise<Page<TerminalUserView>> {
     const q = this.ctx.db.orm;
-    const after = textCursor(page.cursor);
+    const after = textCursor('device-users', page.cursor);
     const device = await this.deps.devices.get(serial, q);
     const { enrollees } = this.deps;
     const rows = await this.deps.devices.users.of(q, device.id, {
@@ -76,6 +76,7 @@ export class Fleet {
       ),
     );
     return pageOf(
+      'device-users',
       rows,
       page.limit,
       (r) => r.pin,

@@ -7,8 +7,7 @@ import type { InValue } from '@libsql/client';
 import { and, desc, eq, getTableName, inArray, lt, type SQL } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import { placeholders } from '../../platform/db/placeholders';
-import { encodeCursor } from '../../platform/http/cursor';
-import { integerCursor } from '../../platform/http/paging';
+import { cursorOf, integerCursor } from '../../platform/http/paging';
 import { rangeBound } from '../../platform/time/dates';
 import type { EnrolleeService } from '../enrollees';
 import { BUCKET_SQL, bucketOf, bucketsBetween, punchedWithin } from './buckets';
@@ -34,7 +33,7 @@ export async function listPunches(ctx: PunchRuntime, enrollees: EnrolleeService,
   const zone = ctx.settings.ATTENDANCE_TIME_ZONE;
   const start = filters.from ? rangeBound(filters.from, 'from', zone) : null;
   const end = filters.to ? rangeBound(filters.to, 'to', zone) : null;
-  const before = integerCursor(filters.cursor);
+  const before = integerCursor('punches', filters.cursor);
   const limit = filters.limit;
   const rows = filters.employee
     ? await pageOfEmployee(ctx, enrollees, filters.employee, { ...filters, start, end, before, seen })
@@ -55,7 +54,7 @@ export async function listPunches(ctx: PunchRuntime, enrollees: EnrolleeService,
   const page = rows.slice(0, limit);
   return {
     results: page.map(punchView),
-    next_cursor: rows.length > limit ? encodeCursor([page[page.length - 1]!.sequence]) : null,
+    next_cursor: rows.length > limit ? cursorOf('punches', [page[page.length - 1]!.sequence]) : null,
   };
 }
 

@@ -114,7 +114,7 @@ export class ApiKeys {
 
   async list(caller: Caller, options: { cursor?: string; limit: number }): Promise<Page<ApiKeyView>> {
     const q = this.ctx.db.orm;
-    const before = textCursor(options.cursor);
+    const before = textCursor('api-keys', options.cursor);
     const rows = await q
       .select()
       .from(apiKeys)
@@ -122,6 +122,7 @@ export class ApiKeys {
       .orderBy(desc(apiKeys.id))
       .limit(options.limit + 1);
     const page = pageOf(
+      'api-keys',
       rows,
       options.limit,
       (r) => r.id,

@@ -84,7 +84,7 @@ export class UsersService {
 
   async list(caller: Caller, options: { cursor?: string; limit: number }): Promise<Page<UserView>> {
     const q = this.ctx.db.orm;
-    const after = textCursor(options.cursor);
+    const after = textCursor('users', options.cursor);
     const rows = await q
       .select()
       .from(users)
@@ -92,6 +92,7 @@ export class UsersService {
       .orderBy(asc(users.usernameKey))
       .limit(options.limit + 1);
     const page = pageOf(
+      'users',
       rows,
       options.limit,
       (r) => r.usernameKey,

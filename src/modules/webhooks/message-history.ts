@@ -5,8 +5,7 @@
  */
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { FpaError, notFound } from '../../platform/errors';
-import { encodeCursor } from '../../platform/http/cursor';
-import { integerCursor, type Page } from '../../platform/http/paging';
+import { cursorOf, integerCursor, type Page } from '../../platform/http/paging';
 import { audit } from '../audit';
 import type { EventLog, LoggedEvent } from '../events';
 import { MESSAGE_VIEW_STATUSES } from './model';
@@ -42,12 +41,12 @@ export class MessageHistory {
     if (status !== undefined && !(MESSAGE_VIEW_STATUSES as readonly string[]).includes(status)) {
       throw new FpaError('validation_error', `status must be one of ${MESSAGE_VIEW_STATUSES.join(', ')}`, { field: 'status' });
     }
-    const before = integerCursor(options.cursor) ?? Number.MAX_SAFE_INTEGER;
+    const before = integerCursor('webhook-messages', options.cursor) ?? Number.MAX_SAFE_INTEGER;
     const want = options.limit + 1;
     const views = await this.messagesBefore(endpoint, before, want, status as MessageViewStatus | undefined);
     const page = views.slice(0, options.limit);
     const last = page[page.length - 1];
-    return { results: page, next_cursor: views.length > options.limit && last ? encodeCursor([last.event_sequence]) : null };
+    return { results: page, next_cursor: views.length > options.limit && last ? cursorOf('webhook-messages', [last.event_sequence]) : null };
   }
 
   private async messagesBefore(endpoint: EndpointRow, before: number, want: number, status: MessageViewStatus | undefined): Promise<WebhookMessageView[]> {

@@ -78,7 +78,7 @@ export class WebhookService {
   }
 
   async list(options: { cursor?: string; limit: number }): Promise<Page<WebhookEndpointView>> {
-    const after = textCursor(options.cursor);
+    const after = textCursor('webhooks', options.cursor);
     const rows = await this.ctx.db.orm
       .select()
       .from(webhookEndpoints)
@@ -86,6 +86,7 @@ export class WebhookService {
       .orderBy(webhookEndpoints.id)
       .limit(options.limit + 1);
     return pageOf(
+      'webhooks',
       rows,
       options.limit,
       (r) => r.id,
@@ -210,7 +211,7 @@ export class WebhookService {
   /** The attempt log of an endpoint, newest first. */
   async deliveries(id: string, options: { cursor?: string; limit: number; message?: string }): Promise<Page<WebhookDeliveryView>> {
     await this.find(id);
-    const before = integerCursor(options.cursor);
+    const before = integerCursor('webhook-deliveries', options.cursor);
     const conditions = [eq(webhookDeliveries.endpointId, id)];
     if (before !== null) conditions.push(lt(webhookDeliveries.id, before));
     if (options.message) conditions.push(eq(webhookDeliveries.messageId, options.message));
@@ -227,6 +228,7 @@ export class WebhookService {
       types.set(r.messageId, (await this.log.find(r.messageId))?.type ?? null);
     }
     return pageOf(
+      'webhook-deliveries',
       rows,
       options.limit,
       (r) => r.id,

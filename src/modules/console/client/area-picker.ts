@@ -6,7 +6,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { Area } from '../../areas';
-import { api, can, currentSession, type List } from './api';
+import { api, can, currentSession, everyRow } from './api';
 import { field, h, input } from './dom';
 import { onSubmit } from './form-errors';
 
@@ -21,7 +21,7 @@ export function forgetAreas(): void {
 
 /** Every area (the caller's), loaded once per page draw and after a creation. */
 export function loadAreas(fresh = false): Promise<AreaView[]> {
-  if (fresh || !cache) cache = api.get<List<AreaView>>('areas/').then((l) => l.results);
+  if (fresh || !cache) cache = everyRow<AreaView>('areas/');
   const loading = cache;
   // A failed load is not kept: the next page asks again.
   loading.catch(() => {

@@ -1,5 +1,5 @@
 /** Pieces the Users and API keys pages share: the role picker, the area picker, a link or key shown once with a copy button. */
-import { api, type List } from '../api';
+import { everyRow } from '../api';
 import { announce, button, h, select } from '../dom';
 import { ROLE_NAMES, type Role } from '../roles';
 
@@ -9,7 +9,7 @@ export const roleSelect = (selected: Role = 'viewer', attrs: Record<string, stri
 
 /** The names of the areas catalogue (`areas/`): accounts are limited to areas that exist. */
 export async function areaNames(): Promise<string[]> {
-  return (await api.get<List<{ name: string }>>('areas/')).results.map((a) => a.name);
+  return (await everyRow<{ name: string }>('areas/')).map((a) => a.name);
 }
 
 /** One checkbox per area; none ticked means every area (or what `none` says it means). */

@@ -5,7 +5,7 @@
  */
 
 import type { EnrolleeView } from '../../../enrollees';
-import { api, type List, query } from '../api';
+import { api, everyRow, type List, query } from '../api';
 import { badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { biometricPart, byKind, count } from '../format';
 
@@ -13,9 +13,8 @@ const PAGE = 50;
 const TYPING_PAUSE_MS = 250;
 
 export async function peopleList(): Promise<HTMLElement> {
-  const areas = await api
-    .get<List<{ name: string }>>('areas/')
-    .then((l) => l.results.map((a) => a.name))
+  const areas = await everyRow<{ name: string }>('areas/')
+    .then((l) => l.map((a) => a.name))
     .catch(() => [] as string[]);
   const filters = filterControls(areas);
   const results = h('div', { id: 'people-results', 'aria-live': 'polite' });

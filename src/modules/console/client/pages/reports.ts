@@ -6,7 +6,7 @@
  */
 
 import type { ReportPreviewView } from '../../../reports';
-import { API, ApiError, api, can, type List, query } from '../api';
+import { API, ApiError, api, can, everyRow, query } from '../api';
 import { button, field, h, input, replace, section, select } from '../dom';
 import { FieldError } from '../form-errors';
 import { localDate } from '../format';
@@ -65,13 +65,13 @@ function fileName(response: Response, fallback: string): string {
 
 export async function reportsPage(main: HTMLElement, params: string[]): Promise<undefined> {
   const current = REPORTS.find((r) => r.kind === params[0]) ?? REPORTS[0]!;
-  const areas = await api.get<List<{ name: string }>>('areas/');
+  const areas = await everyRow<{ name: string }>('areas/');
   const tabs = h(
     'nav',
     { class: 'tabs', 'aria-label': 'Reports' },
     h('ul', {}, ...REPORTS.map((r) => h('li', {}, h('a', { href: `#/reports/${r.kind}`, 'aria-current': r.kind === current.kind ? 'page' : null }, r.title)))),
   );
-  const filters = filtersOf(current.kind, areas.results);
+  const filters = filtersOf(current.kind, areas);
   const problem = h('p', { class: 'error', role: 'alert', id: 'report-problem' });
   const shown = h('div', { id: 'report-preview' });
   // The filters' query, or null once what is wrong with them is shown beside them.

@@ -6,7 +6,7 @@
  * since statuses change with the time (not in yet, then absent).
  */
 import type { TodayBoardView } from '../../../attendance';
-import { api, type List, query } from '../api';
+import { api, everyRow, query } from '../api';
 import { badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { dayLabel, duration, localDate, time } from '../format';
 import { followPunches, punchHead } from '../live';
@@ -91,9 +91,8 @@ export async function todayPage(main: HTMLElement): Promise<() => void> {
   const live = state.date === '';
   // The stream's position first, then the board: a punch in between is replayed, not missed.
   const head = live ? await punchHead() : 0;
-  const areaNames = await api
-    .get<List<{ name: string }>>('areas/')
-    .then((l) => l.results.map((a) => a.name))
+  const areaNames = await everyRow<{ name: string }>('areas/')
+    .then((l) => l.map((a) => a.name))
     .catch(() => [] as string[]);
   const board = await read(state, false);
   const today = live ? board.date : localDate();
