@@ -57,8 +57,14 @@ export class EndpointRun {
   private fetched: number;
   private fetching: Promise<void> | null = null;
   private caughtUp = false;
-  /** A retryable failure or a 410 was answered: nothing more is started. */
+  /** A retryable failure, a dead letter or a 410 was answered: nothing more is started. */
   private halted = false;
+  /**
+   * The answer that dead-lettered a message and so ended this try: the endpoint backs off as
+   * after any failure, so a receiver refusing every message loses one per try, not every message
+   * at its last attempt in one burst.
+   */
+  private deadLetter: WebhookResponse | null = null;
   private gone = false;
   /** Handed off up to here (every subscribed event up to it delivered or dead-lettered). */
   private position: number;
@@ -242,8 +248,9 @@ export class EndpointRun {
         entry.response = response;
         const verdict = verdictOf(response, this.attemptOf(entry.event), this.ctx.settings.WEBHOOK_MAX_ATTEMPTS);
         entry.verdict = verdict;
-        if (verdict === 'retry' || verdict === 'gone') this.halted = true;
+        if (verdict === 'retry' || verdict === 'gone' || verdict === 'refused') this.halted = true;
         if (verdict === 'gone') this.gone = true;
+        if (verdict === 'refused') this.deadLetter ??= response;
         this.inFlight--;
         this.signal();
       });
@@ -300,7 +307,9 @@ export class EndpointRun {
     const now = this.ctx.clock.now();
     // Failed answers not handed off (they will be sent again): logged with the run's last write.
     const unhanded = final ? this.queue.filter((e) => e.response !== null && !isDelivered(e.response)) : [];
-    const failure = final ? (this.queue[0]?.response ?? null) : null;
+    // What ended the try: the next message's failed answer, else a dead letter while the endpoint
+    // is still failing (both back off; a message accepted after the dead letter ended the failing).
+    const failure = final ? (this.queue[0]?.response ?? (this.failingSince !== null ? this.deadLetter : null)) : null;
     if (failure !== null && !isDelivered(failure)) {
       this.failingSince ??= now;
       this.lastError = errorOf(failure);

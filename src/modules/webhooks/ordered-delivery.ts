@@ -10,7 +10,8 @@
  * and only for events already answered: a crash, or a worker that stalled past its lease,
  * re-sends and never skips; receivers de-duplicate on `webhook-id`, the event's id.
  *
- * Any other failure (no answer, timeout, 3xx, 5xx, an earlier 4xx: dispatch.ts verdictOf) stops the run: the endpoint
+ * Any other failure (no answer, timeout, 3xx, 5xx, an earlier 4xx: dispatch.ts verdictOf) stops the run, and so does a
+ * dead letter (one message per try while failing, never a burst of dead letters): the endpoint
  * backs off (doubling from WEBHOOK_RETRY_BACKOFF, capped at an hour) and retries from its
  * position, so nothing is dropped; later events of that window that happened to succeed are
  * sent again. A failing endpoint is sent one event at a time until the receiver accepts one, and

@@ -194,10 +194,17 @@ export class OutcomeRecorder {
     if (settled.outcome === 'retrying') this.hooks.retryAt(attempt.nextAttemptAt);
   }
 
-  /** Writes a batch in order, each message under its own claim token, and logs every attempt. */
+  /**
+   * Writes a batch in order, each message under its own claim token, logs every attempt, and
+   * marks the endpoints that accepted one as healthy.
+   */
   private async apply(tx: Tx, attempts: Attempt[]): Promise<Settled[]> {
     const settled: Settled[] = [];
     for (const a of attempts) settled.push(await this.settle(tx, a));
+    await acceptedBy(
+      tx,
+      attempts.filter((_, i) => settled[i]!.outcome === 'delivered'),
+    );
     // Every attempt is logged, even one whose outcome came too late to count (stale). One
     // statement over a JSON array: building a many-row insert costs more than running it.
     const log = JSON.stringify(
@@ -259,5 +266,22 @@ export class OutcomeRecorder {
       });
     }
     return { outcome: a.outcome, disabled: disabled.length > 0 };
+  }
+}
+
+/**
+ * A message the receiver accepted (2xx) ends its endpoint's failing period, whichever way it was
+ * sent (README "Only a message the receiver accepts (2xx) ends a failing period"):
+ * `failing_since` and `last_error` are cleared and `last_delivered_at` moves on, as after the
+ * ordered delivery's accepted messages (run-writes.ts). One statement per endpoint of the batch.
+ */
+async function acceptedBy(tx: Tx, delivered: readonly Attempt[]): Promise<void> {
+  const latest = new Map<string, number>();
+  for (const a of delivered) latest.set(a.row.endpointId, Math.max(latest.get(a.row.endpointId) ?? 0, a.now));
+  for (const [endpointId, at] of latest) {
+    await tx
+      .update(webhookEndpoints)
+      .set({ failingSince: null, lastError: null, lastDeliveredAt: sql`max(coalesce(${webhookEndpoints.lastDeliveredAt}, 0), ${at})` })
+      .where(eq(webhookEndpoints.id, endpointId));
   }
 }

@@ -33,7 +33,8 @@ export function endpointView(row: EndpointRow, now: number): WebhookEndpointView
     created_at: new Date(row.createdAt).toISOString(),
     position: row.position,
     attempts: row.attempts,
-    next_attempt_at: row.active && row.attempts > 0 ? iso(row.nextAttemptAt) : null,
+    // Backing off: after failed attempts of the next message, or after a dead letter (its next message may be unsent).
+    next_attempt_at: row.active && (row.attempts > 0 || row.nextAttemptAt > now) ? iso(row.nextAttemptAt) : null,
     last_error: row.lastError,
     last_delivered_at: iso(row.lastDeliveredAt),
     previous_secret_valid_until:
