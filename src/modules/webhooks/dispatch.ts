@@ -22,19 +22,24 @@ export interface OutgoingMessage {
 /** The body of every delivery of an event (what a receiver verifies the signature of). */
 interface MessageBody {
   type: string;
-  /** When the event was recorded. */
+  /** When the event was recorded (the events of one upload share it). */
   timestamp: string;
+  /**
+   * The event's place in the log (`events/`): requests in flight together may arrive swapped,
+   * and a receiver restores the order by this. Null for `webhook_test`, which is not in the log.
+   */
+  sequence: number | null;
   data: Record<string, unknown>;
 }
 
 export function eventMessage(event: LoggedEvent): OutgoingMessage {
-  const body: MessageBody = { type: event.type, timestamp: new Date(event.at).toISOString(), data: event.data };
+  const body: MessageBody = { type: event.type, timestamp: new Date(event.at).toISOString(), sequence: event.sequence, data: event.data };
   return { id: event.id, body: JSON.stringify(body) };
 }
 
 /** `webhook_test`: sent by hand, never stored; its id is its own. */
 export function testMessage(endpointId: string, now: number): OutgoingMessage {
-  const body: MessageBody = { type: 'webhook_test', timestamp: new Date(now).toISOString(), data: { endpoint: endpointId } };
+  const body: MessageBody = { type: 'webhook_test', timestamp: new Date(now).toISOString(), sequence: null, data: { endpoint: endpointId } };
   return { id: `msg_${crypto.randomUUID().replaceAll('-', '')}`, body: JSON.stringify(body) };
 }
 

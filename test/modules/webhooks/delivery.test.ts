@@ -137,6 +137,14 @@ describe('webhooks through the real server', () => {
     const ids = await eventsOf(sequences);
     expect(calls.map((c) => c.id)).toEqual(sequences.map((s) => ids.get(s)!));
     expect(calls.every((c) => c.id.startsWith('evt_'))).toBe(true);
+    // The body carries the event's log sequence: the events of one upload share their timestamp,
+    // so a receiver restores their order by it.
+    const logged = (await server.admin.get('/events/?type=punch_received&limit=1000')).body.results as { id: string; sequence: number }[];
+    const logSequence = new Map(logged.map((e) => [e.id, e.sequence]));
+    const bodies = calls.map((c) => JSON.parse(c.body) as { timestamp: string; sequence: number });
+    expect(bodies.map((b) => b.sequence)).toEqual(calls.map((c) => logSequence.get(c.id)!));
+    expect(new Set(bodies.map((b) => b.timestamp)).size).toBe(1);
+    expect(bodies.map((b) => b.sequence)).toEqual([...bodies.map((b) => b.sequence)].sort((a, b) => a - b));
     // The receiver has all three before the server has their answers: a progress write may
     // land between them, with the position past the first ones only.
     await waitFor(
@@ -380,8 +388,8 @@ describe('webhooks through the real server', () => {
     expect(sent.status).toBe(200);
     expect(sent.body).toEqual({ status_code: 204, error: null, duration_ms: expect.any(Number) });
     expect(rx.calls).toHaveLength(1);
-    const body = new Webhook(hook.secret).verify(rx.calls[0]!.body, rx.calls[0]!.headers) as { type: string; timestamp: string; data: unknown };
-    expect(body).toEqual({ type: 'webhook_test', timestamp: expect.any(String), data: { endpoint: hook.id } });
+    const body = new Webhook(hook.secret).verify(rx.calls[0]!.body, rx.calls[0]!.headers) as { type: string; timestamp: string; sequence: null; data: unknown };
+    expect(body).toEqual({ type: 'webhook_test', timestamp: expect.any(String), sequence: null, data: { endpoint: hook.id } });
     expect(Math.abs(Date.parse(body.timestamp) - Date.now())).toBeLessThan(10_000);
 
     const failed = await server.admin.post(`/webhooks/${hook.id}/test/`);

@@ -208,12 +208,14 @@ describe('every event type, raised by a real cause', () => {
     const byId = new Map(log.map((e) => [e.id, e]));
     for (const call of rx.calls) {
       // Signed with the endpoint's own secret (the clock moved 160 s: within the tolerance).
-      const body = new Webhook(secrets.get(call.path)!).verify(call.body, call.headers) as { type: string; timestamp: string; data: unknown };
+      const body = new Webhook(secrets.get(call.path)!).verify(call.body, call.headers) as { type: string; timestamp: string; sequence: number; data: unknown };
       const event = byId.get(call.id);
       expect(event).toBeDefined();
       // A punch's events show the punch as it was when sent: a later attribution or void (this
       // run adopts a PIN and voids a punch) shows in the log read now (src/modules/punches/logged.ts).
-      expect(withoutLaterPunchState(body)).toEqual(withoutLaterPunchState({ type: event!.type, timestamp: event!.at, data: event!.data }));
+      expect(withoutLaterPunchState(body)).toEqual(
+        withoutLaterPunchState({ type: event!.type, timestamp: event!.at, sequence: event!.sequence, data: event!.data }),
+      );
     }
     for (const type of FPA_EVENT_TYPES) {
       const calls = callsTo(`/t/${type}`);
@@ -228,7 +230,7 @@ describe('every event type, raised by a real cause', () => {
 });
 
 /** A webhook body without the fields of its punch that may change after the event (attribution, void and its reason). */
-function withoutLaterPunchState(body: { type: string; timestamp: string; data: unknown }): unknown {
+function withoutLaterPunchState(body: { type: string; timestamp: string; sequence: number; data: unknown }): unknown {
   const data = body.data as { punch?: Record<string, unknown> | null };
   if (!data.punch) return body;
   const { employee, enrollee, flags, voided, correction_reason, ...fixed } = data.punch;
