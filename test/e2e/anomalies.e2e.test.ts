@@ -148,6 +148,35 @@ describe('anomalies', () => {
     expect((await southViewer.get('/devices/NORTH001/completeness/')).status).toBe(404);
     expect((await southViewer.get('/devices/SOUTH001/completeness/')).status).toBe(200);
   });
+
+  test('the query is checked as on every other route: dates, the range, the area', async () => {
+    const error = async (query: string, client = server.admin) => {
+      const res = await client.get(`/anomalies/?${query}`);
+      return [res.status, res.body.error?.code, res.body.error?.message, res.body.error?.details];
+    };
+    // A date that does not exist is named, as attendance-days/ names it.
+    expect(await error('from=2026-02-30&to=2026-03-31')).toEqual([
+      400,
+      'validation_error',
+      'from must be a date (YYYY-MM-DD)',
+      { field: 'from', value: '2026-02-30' },
+    ]);
+    expect(await error('to=2026-04-31')).toEqual([400, 'validation_error', 'to must be a date (YYYY-MM-DD)', { field: 'to', value: '2026-04-31' }]);
+    expect((await error('from=2026-13-45'))[2]).toBe('from must be a date (YYYY-MM-DD)');
+    // A `from` after today without a `to` is no reversed range: nothing is listed.
+    expect((await server.admin.get('/anomalies/?from=2099-01-01')).body).toEqual({ results: [], next_cursor: null });
+    // An area that does not exist, or one outside the caller's areas, is 404 as on reports and the roster.
+    expect(await error('area=nowhere')).toEqual([404, 'not_found', 'area not found', { name: 'nowhere' }]);
+    const token = await new SignJWT({ scope: 'fpa:admin', fpa_role: 'viewer', fpa_areas: ['south'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('south.viewer@example.com')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(JWT_SECRET));
+    const southViewer = new ApiClient(`${server.url}/api/fingerprint/v1`, { authorization: `Bearer ${token}` });
+    expect(await error('area=north', southViewer)).toEqual([404, 'not_found', 'area not found', { name: 'north' }]);
+    expect((await list('&area=south', southViewer)).length).toBe(2);
+  });
 });
 
 describe('anomalies and retention', () => {

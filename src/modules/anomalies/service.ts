@@ -13,8 +13,8 @@ import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { cursorOf, type Page, textCursor } from '../../platform/http/paging';
-import { addDays, localDateOf } from '../../platform/time/dates';
-import { areaNames } from '../areas';
+import { addDays, localDateOf, requireDate, requireOrdered } from '../../platform/time/dates';
+import { areaIdOf, areaNames } from '../areas';
 import type { CalendarService } from '../calendar';
 import type { DeviceRef, DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
@@ -215,9 +215,13 @@ export class Anomalies {
   /** `anomalies/`: newest first, within the caller's areas (a person is theirs when one of their areas is). */
   async list(filters: AnomalyFilters, caller: Caller): Promise<Page<AnomalyView>> {
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
-    const to = filters.to ?? localDateOf(this.ctx.clock.now(), zone);
-    const from = filters.from ?? addDays(to, -DEFAULT_DAYS);
-    if (to < from) throw new FpaError('validation_error', '`to` is before `from`', { fields: ['from', 'to'] });
+    // As every route: a date that does not exist is named; a reversed range only when both are given.
+    const givenFrom = filters.from === undefined ? undefined : requireDate(filters.from, 'from');
+    const givenTo = filters.to === undefined ? undefined : requireDate(filters.to, 'to');
+    if (givenFrom !== undefined && givenTo !== undefined) requireOrdered(givenFrom, givenTo);
+    const to = givenTo ?? localDateOf(this.ctx.clock.now(), zone);
+    const from = givenFrom ?? addDays(to, -DEFAULT_DAYS);
+    if (filters.area !== undefined) await this.requireArea(filters.area, caller);
     const kinds = filters.kind
       ? filters.kind
           .split(',')
@@ -265,6 +269,12 @@ export class Anomalies {
     }
     const last = out.at(-1);
     return { results: out.map(view), next_cursor: more && last ? cursorOf('anomalies', [`${last.at}|${last.id}`]) : null };
+  }
+
+  /** An area asked for must exist and be the caller's: else it does not exist for them (404, as on reports and the roster). */
+  private async requireArea(name: string, caller: Caller): Promise<void> {
+    const outside = caller.areas.length > 0 && !caller.areas.includes(name);
+    if (outside || (await areaIdOf(this.ctx.db.orm, name)) === null) throw new FpaError('not_found', 'area not found', { name });
   }
 
   /** The people among these rows within the caller's areas and the asked area (by their current areas). */

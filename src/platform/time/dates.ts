@@ -22,6 +22,14 @@ export function requireDate(text: string, field: string): string {
   return text;
 }
 
+/**
+ * A range of dates a caller gave (both ends checked already): `to` before `from` is refused,
+ * naming both, on every route alike.
+ */
+export function requireOrdered(from: string, to: string): void {
+  if (to < from) throw new FpaError('validation_error', `to (${to}) is before from (${from})`, { fields: ['from', 'to'], from, to });
+}
+
 /** Calendar arithmetic on date strings (no zone involved). */
 export function addDays(date: string, days: number): string {
   const m = DATE_RE.exec(date)!;
