@@ -13,7 +13,7 @@ import { deleteInBatches } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { cursorOf, type Page, textCursor } from '../../platform/http/paging';
-import { addDays, localDateOf, requireDate, requireOrdered } from '../../platform/time/dates';
+import { addDays, dateFilter, localDateOf } from '../../platform/time/dates';
 import { areaIdOf, areaNames } from '../areas';
 import type { CalendarService } from '../calendar';
 import type { DeviceRef, DeviceService } from '../devices';
@@ -216,11 +216,9 @@ export class Anomalies {
   async list(filters: AnomalyFilters, caller: Caller): Promise<Page<AnomalyView>> {
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     // As every route: a date that does not exist is named; a reversed range only when both are given.
-    const givenFrom = filters.from === undefined ? undefined : requireDate(filters.from, 'from');
-    const givenTo = filters.to === undefined ? undefined : requireDate(filters.to, 'to');
-    if (givenFrom !== undefined && givenTo !== undefined) requireOrdered(givenFrom, givenTo);
-    const to = givenTo ?? localDateOf(this.ctx.clock.now(), zone);
-    const from = givenFrom ?? addDays(to, -DEFAULT_DAYS);
+    const given = dateFilter(filters);
+    const to = given.to ?? localDateOf(this.ctx.clock.now(), zone);
+    const from = given.from ?? addDays(to, -DEFAULT_DAYS);
     if (filters.area !== undefined) await this.requireArea(filters.area, caller);
     const kinds = filters.kind
       ? filters.kind

@@ -10,7 +10,7 @@ import { and, asc, eq, getTableName, gte, lte, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, textCursor } from '../../platform/http/paging';
-import { addDays, isCalendarDate, localDateOf } from '../../platform/time/dates';
+import { addDays, dateFilter, isCalendarDate, localDateOf } from '../../platform/time/dates';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { AttendanceEvents } from './events';
@@ -31,8 +31,9 @@ export class PayPeriods {
   async list(filters: { from?: string; to?: string; cursor?: string; limit: number }): Promise<Page<PayPeriodView>> {
     const conditions = [];
     // A period is listed when it shares a date with the range.
-    if (filters.from) conditions.push(gte(payPeriods.toDate, filters.from));
-    if (filters.to) conditions.push(lte(payPeriods.fromDate, filters.to));
+    const { from, to } = dateFilter(filters);
+    if (from) conditions.push(gte(payPeriods.toDate, from));
+    if (to) conditions.push(lte(payPeriods.fromDate, to));
     const after = textCursor('pay-periods', filters.cursor);
     if (after !== null) conditions.push(sql`${payPeriods.fromDate} > ${after}`);
     const rows = await this.ctx.db.orm

@@ -8,7 +8,7 @@ import { csvField, csvRow, csvText } from '../../platform/csv';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
-import { addDays, isCalendarDate } from '../../platform/time/dates';
+import { addDays, isCalendarDate, requireOrdered } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { EnrolleeService } from '../enrollees';
 import type { AttendanceDayRow } from './day-rows';
@@ -299,8 +299,8 @@ function rangeOf(filters: { from: string; to: string; employee?: string }): SQL 
 function checkRange(from: string, to: string): void {
   if (!isCalendarDate(from) || !isCalendarDate(to))
     throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
-  if (to < from || addDays(from, MAX_DAYS - 1) < to)
-    throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { fields: ['from', 'to'] });
+  requireOrdered(from, to);
+  if (addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { fields: ['from', 'to'] });
 }
 
 /** Whole minutes as `H:MM` (seconds rounded down): 8 h 5 min 59 s is `8:05`. */

@@ -6,7 +6,7 @@ import { FpaError } from '../../platform/errors';
 import { yieldToOthers } from '../../platform/event-loop';
 import { cursorOf, type Page, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
-import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
+import { addDays, dateFilter, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
 import type { CalendarEvents, CalendarService } from '../calendar';
 import type { EnrolleeEvents, EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, type FollowerStop, LogFollower, type LoggedEvent } from '../events';
@@ -403,8 +403,9 @@ export class AttendanceService {
     if (filters.employee) conditions.push(eq(attendanceDays.employeeKey, filters.employee));
     if (filters.enrollee) conditions.push(inArray(attendanceDays.enrolleeId, [...new Set(filters.enrollee.split(','))]));
     if (filters.inactive) conditions.push(this.enrollees.membership.notActive(attendanceDays.enrolleeId));
-    if (filters.from) conditions.push(gte(attendanceDays.date, requireDate(filters.from, 'from')));
-    if (filters.to) conditions.push(lte(attendanceDays.date, requireDate(filters.to, 'to')));
+    const { from, to } = dateFilter(filters);
+    if (from) conditions.push(gte(attendanceDays.date, from));
+    if (to) conditions.push(lte(attendanceDays.date, to));
     if (filters.status) {
       if (!(DAY_STATUSES as readonly string[]).includes(filters.status)) {
         throw new FpaError('validation_error', `status must be one of ${DAY_STATUSES.join(', ')}`, { field: 'status' });

@@ -6,7 +6,7 @@ import type { Database, Queryable } from '../../platform/db/client';
 import type { Actor, ActorKind } from '../../platform/http/caller';
 import { integerCursor, type Page, pageOf } from '../../platform/http/paging';
 import { currentActor } from '../../platform/request-context';
-import { rangeBound } from '../../platform/time/dates';
+import { instantFilter } from '../../platform/time/dates';
 import type { AuditEntryView } from './model';
 import type { AuditRuntime } from './runtime';
 import { auditLog } from './tables';
@@ -134,8 +134,9 @@ export class AuditService {
     if (filters.action) conditions.push(eq(auditLog.action, filters.action));
     // A person's id also finds what was done to things of theirs (a leave, a punch, an assignment).
     if (filters.target) conditions.push(or(eq(auditLog.targetId, filters.target), sql`json_extract(${auditLog.details}, '$.enrollee') = ${filters.target}`)!);
-    if (filters.from) conditions.push(gte(auditLog.createdAt, rangeBound(filters.from, 'from', zone)));
-    if (filters.to) conditions.push(lt(auditLog.createdAt, rangeBound(filters.to, 'to', zone)));
+    const { start, end } = instantFilter(filters, zone);
+    if (start !== null) conditions.push(gte(auditLog.createdAt, start));
+    if (end !== null) conditions.push(lt(auditLog.createdAt, end));
     const before = integerCursor('audit-log', filters.cursor);
     if (before !== null) conditions.push(lt(auditLog.id, before));
     const rows = await this.ctx.db.orm

@@ -10,7 +10,7 @@ import { FpaError } from '../../platform/errors';
 import type { Page } from '../../platform/http/paging';
 import { cursorOf, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
-import { isCalendarDate, localDateOf } from '../../platform/time/dates';
+import { dateFilter, isCalendarDate, localDateOf } from '../../platform/time/dates';
 import { areaNames, areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
@@ -47,8 +47,9 @@ export class DaysOff {
     const conditions: SQL[] = [];
     const seen = holidaySeen(this.enrollees, scope);
     if (seen) conditions.push(seen);
-    if (filters.from) conditions.push(gte(holidays.date, filters.from));
-    if (filters.to) conditions.push(lte(holidays.date, filters.to));
+    const { from, to } = dateFilter(filters);
+    if (from) conditions.push(gte(holidays.date, from));
+    if (to) conditions.push(lte(holidays.date, to));
     const { rows, next_cursor } = await twoKeyPage(
       'holidays',
       filters.cursor,
@@ -186,8 +187,9 @@ export class DaysOff {
       conditions.push(eq(leaves.enrolleeId, found?.id ?? ''));
     }
     // A leave is listed when it covers any date of the range.
-    if (filters.from) conditions.push(gte(leaves.toDate, filters.from));
-    if (filters.to) conditions.push(lte(leaves.fromDate, filters.to));
+    const { from, to } = dateFilter(filters);
+    if (from) conditions.push(gte(leaves.toDate, from));
+    if (to) conditions.push(lte(leaves.fromDate, to));
     const { rows, next_cursor } = await twoKeyPage(
       'leaves',
       filters.cursor,

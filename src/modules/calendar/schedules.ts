@@ -11,7 +11,7 @@ import { twoKeyPage } from '../../platform/db/two-key-page';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
-import { isCalendarDate, secondsOfClock } from '../../platform/time/dates';
+import { dateFilter, isCalendarDate, secondsOfClock } from '../../platform/time/dates';
 import { areaIdsNamed, areaNames, areasWithin, resolveAreas, scopeAreaIds } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
@@ -139,8 +139,9 @@ export class Schedules {
   ): Promise<Page<ShiftAssignmentView>> {
     const conditions: SQL[] = [];
     if (filters.enrollee) conditions.push(eq(shiftAssignments.enrolleeId, (await this.daysOff.person(this.ctx.db.orm, filters.enrollee, scope)).id));
-    if (filters.from) conditions.push(or(isNull(shiftAssignments.toDate), gte(shiftAssignments.toDate, filters.from))!);
-    if (filters.to) conditions.push(lte(shiftAssignments.fromDate, filters.to));
+    const { from, to } = dateFilter(filters);
+    if (from) conditions.push(or(isNull(shiftAssignments.toDate), gte(shiftAssignments.toDate, from))!);
+    if (to) conditions.push(lte(shiftAssignments.fromDate, to));
     if (filters.area) {
       const [areaId] = await areaIdsNamed(this.ctx.db.orm, [filters.area]);
       if (areaId === undefined) return { results: [], next_cursor: null };

@@ -14,7 +14,7 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { cursorOf, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
-import { addDays, isCalendarDate, localDateOf, secondsOfClock } from '../../platform/time/dates';
+import { addDays, isCalendarDate, localDateOf, requireOrdered, secondsOfClock } from '../../platform/time/dates';
 import { areaIdOf } from '../areas';
 import { type EnrolleeService, membersOfArea } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -246,7 +246,8 @@ export class CalendarService {
     const { from, to } = query;
     if (!isCalendarDate(from) || !isCalendarDate(to))
       throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
-    if (to < from || addDays(from, MAX_CALENDAR_DAYS - 1) < to) {
+    requireOrdered(from, to);
+    if (addDays(from, MAX_CALENDAR_DAYS - 1) < to) {
       throw new FpaError('validation_error', `from..to must be 1 to ${MAX_CALENDAR_DAYS} dates`, { fields: ['from', 'to'] });
     }
     const q = this.ctx.db.orm;
@@ -269,7 +270,8 @@ export class CalendarService {
     const { from, to } = query;
     if (!isCalendarDate(from) || !isCalendarDate(to))
       throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
-    if (to < from || addDays(from, MAX_ROSTER_DAYS - 1) < to) {
+    requireOrdered(from, to);
+    if (addDays(from, MAX_ROSTER_DAYS - 1) < to) {
       throw new FpaError('validation_error', `from..to must be 1 to ${MAX_ROSTER_DAYS} dates`, { fields: ['from', 'to'] });
     }
     const q = this.ctx.db.orm;

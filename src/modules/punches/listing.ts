@@ -8,7 +8,7 @@ import { and, desc, eq, getTableName, inArray, lt, type SQL } from 'drizzle-orm'
 import { chunks } from '../../platform/chunks';
 import { placeholders } from '../../platform/db/placeholders';
 import { cursorOf, integerCursor } from '../../platform/http/paging';
-import { rangeBound } from '../../platform/time/dates';
+import { instantFilter } from '../../platform/time/dates';
 import type { EnrolleeService } from '../enrollees';
 import { BUCKET_SQL, bucketOf, bucketsBetween, punchedWithin } from './buckets';
 import type { PunchRuntime } from './runtime';
@@ -31,8 +31,7 @@ export interface PunchListFilters {
 /** `punches/`: filtered, newest first, cursor-paged by sequence. */
 export async function listPunches(ctx: PunchRuntime, enrollees: EnrolleeService, filters: PunchListFilters, seen?: SQL) {
   const zone = ctx.settings.ATTENDANCE_TIME_ZONE;
-  const start = filters.from ? rangeBound(filters.from, 'from', zone) : null;
-  const end = filters.to ? rangeBound(filters.to, 'to', zone) : null;
+  const { start, end } = instantFilter(filters, zone);
   const before = integerCursor('punches', filters.cursor);
   const limit = filters.limit;
   const rows = filters.employee

@@ -7,7 +7,7 @@
 
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
-import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
+import { addDays, dayBounds, requireDate, requireOrdered } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AreaCatalog } from '../areas';
 import type { AttendanceDayRow, AttendanceService, CountedPunch, LiveDay, Reports, SummaryView, TodayBoard } from '../attendance';
@@ -320,8 +320,8 @@ async function* once<T>(value: T): AsyncGenerator<T> {
 function period(fromText: string, toText: string): { from: string; to: string } {
   const from = requireDate(fromText, 'from');
   const to = requireDate(toText, 'to');
-  if (to < from || addDays(from, MAX_DAYS - 1) < to)
-    throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { fields: ['from', 'to'] });
+  requireOrdered(from, to);
+  if (addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { fields: ['from', 'to'] });
   return { from, to };
 }
 

@@ -30,6 +30,17 @@ export function requireOrdered(from: string, to: string): void {
   if (to < from) throw new FpaError('validation_error', `to (${to}) is before from (${from})`, { fields: ['from', 'to'], from, to });
 }
 
+/**
+ * The `from`/`to` dates of a list's filter, each optional: each must be a date that exists, and
+ * when both are given `to` must not be before `from` (refused alike on every route).
+ */
+export function dateFilter(range: { from?: string; to?: string }): { from?: string; to?: string } {
+  const from = range.from === undefined || range.from === '' ? undefined : requireDate(range.from, 'from');
+  const to = range.to === undefined || range.to === '' ? undefined : requireDate(range.to, 'to');
+  if (from !== undefined && to !== undefined) requireOrdered(from, to);
+  return { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+}
+
 /** Calendar arithmetic on date strings (no zone involved). */
 export function addDays(date: string, days: number): string {
   const m = DATE_RE.exec(date)!;
@@ -85,6 +96,19 @@ export function rangeBound(value: string, bound: 'from' | 'to', timeZone: string
   if (!Number.isFinite(ms)) throw new FpaError('validation_error', `${bound} must be a date (YYYY-MM-DD) or an ISO 8601 instant`, { field: bound, value });
   // An instant `to` is inclusive: the range ends just after it.
   return bound === 'from' ? ms : ms + 1;
+}
+
+/**
+ * The instants [start, end) of a list's `from`/`to` filter (rangeBound each, each optional; null:
+ * no bound). A range that ends before it starts (`to` before `from`) is refused, naming both.
+ */
+export function instantFilter(range: { from?: string; to?: string }, timeZone: string): { start: number | null; end: number | null } {
+  const start = range.from ? rangeBound(range.from, 'from', timeZone) : null;
+  const end = range.to ? rangeBound(range.to, 'to', timeZone) : null;
+  if (start !== null && end !== null && end <= start) {
+    throw new FpaError('validation_error', `to (${range.to}) is before from (${range.from})`, { fields: ['from', 'to'], from: range.from, to: range.to });
+  }
+  return { start, end };
 }
 
 const OFFSET_INSTANT_RE = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
