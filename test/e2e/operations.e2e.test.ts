@@ -51,6 +51,31 @@ describe('the event log', () => {
     expect(stream.status).toBe(400);
   });
 
+  test('a type-filtered poll moves its cursor over what it read, matched or not', async () => {
+    const head = (await server.admin.get('/events/?after=0&limit=1000')).body.last_sequence as number;
+    // No event of this type: the poll read the log to its head, so the next one starts there.
+    expect((await server.admin.get('/events/?after=0&type=pay_period_locked')).body).toEqual({ results: [], last_sequence: head });
+    expect((await server.admin.get(`/events/?after=${head}&type=pay_period_locked`)).body).toEqual({ results: [], last_sequence: head });
+    // Matches that fill the page: the cursor is the last one read (more may follow).
+    const punches = (await server.admin.get('/events/?after=0&type=punch_received&limit=1')).body;
+    expect(punches.results).toHaveLength(1);
+    expect(punches.last_sequence).toBe(punches.results[0].sequence);
+    // A short page of matches: every event up to the head was read.
+    expect((await server.admin.get(`/events/?after=${punches.last_sequence}&type=punch_received&limit=10`)).body.last_sequence).toBe(head);
+    // A poller walking on with last_sequence sees every match once and ends at the head.
+    const seen: number[] = [];
+    let after = 0;
+    for (let polls = 0; polls < 100; polls++) {
+      const page = (await server.admin.get(`/events/?after=${after}&type=punch_received,device_approved&limit=1`)).body;
+      seen.push(...page.results.map((e: { sequence: number }) => e.sequence));
+      if (page.last_sequence === after) break;
+      after = page.last_sequence;
+    }
+    const all = (await server.admin.get('/events/?after=0&type=punch_received,device_approved&limit=1000')).body.results;
+    expect(seen).toEqual(all.map((e: { sequence: number }) => e.sequence));
+    expect(after).toBe(head);
+  });
+
   test('events/stream/ replays after a sequence with a type filter, then goes live', async () => {
     const token = await adminToken();
     const ws = new WebSocket(

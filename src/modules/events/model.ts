@@ -25,7 +25,12 @@ export const EventList = {
     type: t.Optional(Types),
     limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: 'At most this many (default 100).' })),
   }),
-  response: t.Object({ results: t.Array(Event), last_sequence: Int({ description: 'Pass as `after` in the next poll.' }) }),
+  response: t.Object({
+    results: t.Array(Event),
+    last_sequence: Int({
+      description: 'Pass as `after` in the next poll: the last event read, matched by `type` or not (the head when the page is not full).',
+    }),
+  }),
 };
 
 export const EventStreamQuery = t.Object({

@@ -170,14 +170,19 @@ export class EventLog {
   /**
    * `events/`: the events after a sequence a caller sees (`members`: its areas' people and
    * terminals, null for an unlimited one). `last_sequence` is the last event read, seen or not,
-   * so a poller limited to areas moves on past what it may not see.
+   * so a poller limited to areas moves on past what it may not see; and a page of `types` that
+   * is not full read the log to its head, matched or not, so a poller of a rare type moves on to
+   * the head instead of reading the same stretch for ever.
    */
   async page(after: number, limit: number, types: readonly string[] | undefined, members: ScopeMembers | null) {
+    // The head first: every event up to it has committed, so a short read holds every match up to it.
+    const head = await this.lastSequence();
     const read = await this.after(after, limit, types);
     // A cursor beyond every sequence handed out is from before a restore (platform/db/sequences.ts).
     if (read.length === 0) await refuseCursorAhead(this.runtime.db, getTableName(eventLog), after);
     const results = read.filter((e) => sees(members, subjectsOf(e.data))).map(eventView);
-    return { results, last_sequence: read.length > 0 ? read[read.length - 1]!.sequence : after };
+    const lastRead = read.length > 0 ? read[read.length - 1]!.sequence : after;
+    return { results, last_sequence: read.length < limit ? Math.max(after, head, lastRead) : lastRead };
   }
 
   /**
