@@ -220,13 +220,14 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
         source: 'device',
         voided: false,
         correction_reason: null,
+        void_reason: null,
       },
       sender: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
     },
   },
   punch_voided: {
     about:
-      'An administrator voided a punch: it stays listed (`voided: true`) and no longer counts. As for `punch_received`, `punch` is the punch as it is when read, null once purged.',
+      'An administrator voided a punch: it stays listed (`voided: true`) and no longer counts. `reason` is the reason given, also the punch’s `void_reason`; a manual punch keeps the reason it was entered with (`correction_reason`). As for `punch_received`, `punch` is the punch as it is when read, null once purged.',
     example: {
       punch: {
         sequence: 4,
@@ -245,7 +246,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
         received_at: '2026-11-24T02:09:10.837Z',
         source: 'manual',
         voided: true,
-        correction_reason: 'entered twice',
+        correction_reason: 'forgot to punch',
+        void_reason: 'entered twice',
       },
       reason: 'entered twice',
       by: 'hr.officer@example.com',

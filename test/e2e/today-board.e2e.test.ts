@@ -242,8 +242,10 @@ describe('finding people', () => {
     expect(manual.status).toBe(201);
     expect(manual.body).toMatchObject({ source: 'manual', correction_reason: 'forgot to clock in' });
     const voided = await server.admin.post(`/punches/${manual.body.id}/void/`, { reason: 'entered for the wrong person' });
-    expect(voided.body).toMatchObject({ voided: true, correction_reason: 'entered for the wrong person' });
+    expect(voided.body).toMatchObject({ voided: true, correction_reason: 'forgot to clock in', void_reason: 'entered for the wrong person' });
     const listed = await server.admin.get(`/punches/?employee=E-03&from=${MONDAY}&to=${MONDAY}`);
-    expect(listed.body.results.map((p: { correction_reason: string | null }) => p.correction_reason)).toEqual(['entered for the wrong person']);
+    expect(listed.body.results.map((p: { correction_reason: string | null; void_reason: string | null }) => [p.correction_reason, p.void_reason])).toEqual([
+      ['forgot to clock in', 'entered for the wrong person'],
+    ]);
   });
 });

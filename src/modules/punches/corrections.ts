@@ -175,8 +175,9 @@ export class PunchCorrections {
       // A void after the punch's pay period was locked is kept and marked like a late punch.
       const [extra = []] = await this.punches.extraFlags(w, [row]);
       const flags = [...row.flags, ...extra.filter((f) => !row.flags.includes(f))];
-      await w.tx.update(punches).set({ voided: true, flags, correctionReason: reason }).where(eq(punches.id, id));
-      const view = punchView({ ...row, voided: true, flags, correctionReason: reason });
+      // The void's reason is its own: a manual punch keeps the reason it was entered with.
+      await w.tx.update(punches).set({ voided: true, flags, voidReason: reason }).where(eq(punches.id, id));
+      const view = punchView({ ...row, voided: true, flags, voidReason: reason });
       await audit(w.tx, this.ctx.clock.now(), {
         actor: by,
         action: 'punch.voided',

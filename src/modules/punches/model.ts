@@ -24,7 +24,12 @@ export const Punch = t.Object(
     received_at: Instant(),
     source: OneOf(PUNCH_SOURCES, 'Where it came from: a terminal, an administrator (`punches/manual/`) or a file (`punches/import/`).'),
     voided: t.Boolean({ description: 'Voided by an administrator: still listed, no longer counted for attendance.' }),
-    correction_reason: Nullable(t.String({ description: 'The reason given for a manual punch, or for voiding this punch (the latest); null otherwise.' })),
+    correction_reason: Nullable(
+      t.String({
+        description: 'The reason an administrator gave for entering this punch by hand (a manual punch); null for other punches. A void does not change it.',
+      }),
+    ),
+    void_reason: Nullable(t.String({ description: 'The reason an administrator gave for voiding this punch; null while it is not voided.' })),
   },
   { title: 'Punch' },
 );

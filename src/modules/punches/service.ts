@@ -243,7 +243,14 @@ export class PunchService {
       const byId = new Map<string, NewPunch>(chunk.map((v) => [v.id, v]));
       for (const row of stored) {
         const v = byId.get(row.id)!;
-        inserted.push({ ...v, source: v.source ?? 'device', voided: false, correctionReason: v.correctionReason ?? null, sequence: row.sequence });
+        inserted.push({
+          ...v,
+          source: v.source ?? 'device',
+          voided: false,
+          correctionReason: v.correctionReason ?? null,
+          voidReason: null,
+          sequence: row.sequence,
+        });
       }
     }
     const { sender, by } = options;

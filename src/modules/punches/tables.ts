@@ -37,8 +37,10 @@ export const punches = sqliteTable(
     source: text('source', { enum: PUNCH_SOURCES }).notNull().default('device'),
     /** A voided punch stays listed but no longer counts for attendance (corrections.ts). */
     voided: integer('voided', { mode: 'boolean' }).notNull().default(false),
-    /** The reason an administrator gave for the punch (manual) or for voiding it (the latest). */
+    /** The reason an administrator gave for entering the punch by hand (manual punches). */
     correctionReason: text('correction_reason'),
+    /** The reason an administrator gave for voiding the punch (corrections.ts). */
+    voidReason: text('void_reason'),
   },
   (t) => [
     // One punch per (terminal, PIN, local time), the terminal's local date second: a terminal's
@@ -60,4 +62,7 @@ export const punches = sqliteTable(
 export type PunchRow = typeof punches.$inferSelect;
 
 /** A punch row before the database gives it its sequence. */
-export type NewPunch = Omit<PunchRow, 'sequence' | 'source' | 'voided' | 'correctionReason'> & { source?: PunchSource; correctionReason?: string | null };
+export type NewPunch = Omit<PunchRow, 'sequence' | 'source' | 'voided' | 'correctionReason' | 'voidReason'> & {
+  source?: PunchSource;
+  correctionReason?: string | null;
+};

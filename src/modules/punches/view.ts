@@ -24,5 +24,6 @@ export function punchView(row: typeof punches.$inferSelect): PunchView {
     source: row.source,
     voided: row.voided,
     correction_reason: row.correctionReason ?? null,
+    void_reason: row.voidReason ?? null,
   };
 }

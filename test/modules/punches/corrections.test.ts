@@ -211,6 +211,34 @@ describe('POST punches/{id}/void/', () => {
     expect(await upload(server, device, linesAt(ZONE, people['M-3']!.pin, '2026-03-18 13:00:00'))).toMatchObject({ inserted: 0, duplicates: 1 });
   });
 
+  test("a voided manual punch keeps the reason it was entered with; the void's reason is its own", async () => {
+    const manual = await server.admin.post('/punches/manual/', { enrollee: people['M-2']!.id, at: '2026-03-19 08:00', reason: 'forgot to punch' });
+    expect(manual.body).toMatchObject({ correction_reason: 'forgot to punch', void_reason: null });
+    const voided = await server.admin.post(`/punches/${manual.body.id}/void/`, { reason: 'entered twice' });
+    expect(voided.body).toMatchObject({ voided: true, correction_reason: 'forgot to punch', void_reason: 'entered twice' });
+    const listed = (await server.admin.get('/punches/?employee=M-2&from=2026-03-19&to=2026-03-19')).body.results;
+    expect(listed).toEqual([expect.objectContaining({ id: manual.body.id, correction_reason: 'forgot to punch', void_reason: 'entered twice' })]);
+    // The log shows the punch as it is now: the replayed punch_received and the punch_voided alike.
+    const received = (await server.admin.get('/events/?type=punch_received&limit=1000')).body.results as { data: { punch: { id: string } } }[];
+    expect(received.find((e) => e.data.punch.id === manual.body.id)!.data.punch).toMatchObject({
+      correction_reason: 'forgot to punch',
+      void_reason: 'entered twice',
+    });
+    const voids = (await server.admin.get('/events/?type=punch_voided&limit=1000')).body.results as { data: { punch: { id: string }; reason: string } }[];
+    expect(voids.find((e) => e.data.punch.id === manual.body.id)!.data).toMatchObject({
+      punch: { correction_reason: 'forgot to punch', void_reason: 'entered twice' },
+      reason: 'entered twice',
+    });
+    // A terminal's punch has no entry reason; voided, only the void's.
+    await upload(server, device, linesAt(ZONE, people['M-2']!.pin, '2026-03-19 12:00:00'));
+    const noon = (await server.admin.get('/punches/?employee=M-2&from=2026-03-19&to=2026-03-19')).body.results[0];
+    expect((await server.admin.post(`/punches/${noon.id}/void/`, { reason: 'tapped twice' })).body).toMatchObject({
+      source: 'device',
+      correction_reason: null,
+      void_reason: 'tapped twice',
+    });
+  });
+
   test('voiding the only punch of today removes the day until it is over', async () => {
     now = Date.parse('2026-03-20T06:00:00Z');
     const punch = await server.admin.post('/punches/manual/', { enrollee: people['M-3']!.id, at: '2026-03-20 09:00', reason: 'x' });

@@ -233,6 +233,6 @@ describe('every event type, raised by a real cause', () => {
 function withoutLaterPunchState(body: { type: string; timestamp: string; sequence: number; data: unknown }): unknown {
   const data = body.data as { punch?: Record<string, unknown> | null };
   if (!data.punch) return body;
-  const { employee, enrollee, flags, voided, correction_reason, ...fixed } = data.punch;
+  const { employee, enrollee, flags, voided, void_reason, ...fixed } = data.punch;
   return { ...body, data: { ...data, punch: fixed } };
 }

@@ -179,13 +179,16 @@ function punchTable(punches: PunchView[], { nameOf, terminalOf }: PunchLabels, l
   );
 }
 
-/** A punch's notes: voided or its flags, and the reason given for a correction. */
+/** A punch's notes: voided or its flags, the reason it was entered by hand with, and why it was voided. */
 export function notes(p: PunchView): HTMLElement {
+  const reasons = [p.correction_reason ? `Reason: ${p.correction_reason}` : null, p.void_reason ? `Voided because: ${p.void_reason}` : null].filter(
+    (r): r is string => r !== null,
+  );
   return h(
     'span',
     {},
     p.voided ? badge('Voided', 'muted') : p.flags.map(words).join(', '),
-    p.correction_reason ? h('span', { class: 'reason' }, `${p.voided || p.flags.length > 0 ? ' · ' : ''}Reason: ${p.correction_reason}`) : null,
+    reasons.length > 0 ? h('span', { class: 'reason' }, `${p.voided || p.flags.length > 0 ? ' · ' : ''}${reasons.join(' · ')}`) : null,
   );
 }
 
