@@ -1,7 +1,7 @@
 /** The attendance module's HTTP model. */
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { Body, CsvBomQuery, IdList, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
+import { Body, CsvBomQuery, IdList, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, QueryInt, Text, Uuid } from '../../platform/http/model';
 import { Punch } from '../punches';
 import { BOARD_COUNTS, BOARD_STATUSES } from './board-rules';
 import { DAY_STATUSES } from './tables';
@@ -153,7 +153,7 @@ export const TodayBoard = {
       ),
     ),
     limit: t.Optional(
-      t.Integer({
+      QueryInt('limit', {
         minimum: 1,
         maximum: 100_000,
         description: 'At most this many people in `people`, the first by name (`people_total` says how many there are).',

@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { FpaError } from '../../platform/errors';
-import { Instant, Int, Text } from '../../platform/http/model';
+import { Instant, Int, QueryInt, Text } from '../../platform/http/model';
 
 /** `?type=a,b`: event types, comma-separated. */
 const Types = t.String({ pattern: '^[a-z_]{1,64}(,[a-z_]{1,64}){0,49}$', description: 'Event types to include, comma-separated (default: every type).' });
@@ -23,7 +23,7 @@ export const EventList = {
   query: t.Object({
     after: t.Optional(After),
     type: t.Optional(Types),
-    limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: 'At most this many (default 100).' })),
+    limit: t.Optional(QueryInt('limit', { minimum: 1, maximum: 1000, description: 'At most this many (default 100).' })),
   }),
   response: t.Object({
     results: t.Array(Event),

@@ -1,7 +1,7 @@
 /** The reports module's HTTP model: the query of each report (the files themselves are CSV, XLSX or PDF). */
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { LocalDate, Nullable, Text } from '../../platform/http/model';
+import { LocalDate, Nullable, QueryInt, Text } from '../../platform/http/model';
 import { EXCEPTION_KINDS } from './rows';
 
 const Area = Text({ maxLength: 100, description: 'Only the people of this area (by name); default: every area the caller may see.' });
@@ -39,7 +39,7 @@ export const ExceptionsQuery = t.Object({
 
 /** `reports/{kind}/preview/`: the report's query, and how many rows to show. */
 export const PreviewLimit = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, description: 'Rows shown at most, over every sheet (default 100).' })),
+  limit: t.Optional(QueryInt('limit', { minimum: 1, maximum: 500, description: 'Rows shown at most, over every sheet (default 100).' })),
 });
 
 export const ReportPreview = t.Object(

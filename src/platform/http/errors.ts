@@ -5,6 +5,7 @@
 import { databaseErrorCode, describeError, type ErrorBody, errorBody, FpaError } from '../errors';
 import type { Logger } from '../log';
 import { enterRequestContext, REQUEST_ID_HEADER } from '../request-context';
+import { QUERY_PARAMETER } from './model';
 
 interface ElysiaErrorLike {
   code: string | number;
@@ -74,12 +75,16 @@ function messageOf(message: string): string {
 }
 
 function validationDetails(error: unknown): Record<string, unknown> {
-  const e = error as { all?: Array<{ path?: string; message?: string }>; type?: string };
+  const e = error as { all?: Array<{ path?: string; message?: string }>; type?: string; validator?: { [QUERY_PARAMETER]?: unknown } };
   // TypeBox's own message ("Expected string"), never Elysia's summary: that quotes the value
   // that was sent, which may be template base64.
   const errors = Array.isArray(e?.all)
     ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: typeof x.message === 'string' ? messageOf(x.message) : 'invalid' }))
     : [];
+  // A query integer's range is checked on the number alone ("property", no path): its schema
+  // names the parameter (QueryInt in ./model.ts), so the error says which one, as for the others.
+  const parameter = e?.type === 'property' ? e.validator?.[QUERY_PARAMETER] : undefined;
+  if (typeof parameter === 'string') return { in: 'query', errors: errors.map((x) => ({ ...x, path: `/${parameter}${x.path}` })) };
   return { in: e?.type ?? 'body', errors };
 }
 

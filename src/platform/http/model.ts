@@ -77,12 +77,23 @@ export const NoOtherProperties = t.Never();
 export const Body = <P extends Record<string, TSchema>>(properties: P, options: { title?: string; description?: string } = {}) =>
   t.Object(properties, { additionalProperties: NoOtherProperties, ...options });
 
+/** Where a query parameter's schema keeps its name, for the error that refuses it (errors.ts). */
+export const QUERY_PARAMETER: unique symbol = Symbol('fpa.query-parameter');
+
 /**
- * `?limit=&cursor=` of every list (docs/api.md). `t.Integer` (not `Int`): a query parameter is
- * text, and Elysia's integer accepts the numeric string.
+ * An integer query parameter. `t.Integer` (not `Int`): a query parameter is text, and Elysia's
+ * integer accepts the numeric string. Elysia checks its range on the number alone, after the
+ * query passed, so the error has no path: the schema carries the parameter's name (a symbol: the
+ * OpenAPI document leaves it out) for the error to name it, as it names every other parameter.
  */
+export function QueryInt(name: string, options: { minimum?: number; maximum?: number; description?: string }) {
+  const named: typeof options & { [QUERY_PARAMETER]: string } = { ...options, [QUERY_PARAMETER]: name };
+  return t.Integer(named);
+}
+
+/** `?limit=&cursor=` of every list (docs/api.md). */
 export const PageQuery = {
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: 'Page size, 1 to 1000 (default 100).' })),
+  limit: t.Optional(QueryInt('limit', { minimum: 1, maximum: 1000, description: 'Page size, 1 to 1000 (default 100).' })),
   cursor: t.Optional(Text({ maxLength: 500, description: 'The `next_cursor` of the previous page.' })),
 };
 
