@@ -152,7 +152,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   deletion_proof_completed: {
     about:
-      "Every terminal that held a person's data confirmed its delete (or none held any): their deletion proof (`GET enrollees/{id}/deletion-proof/`, signed) is complete. `reason`: `consent_withdrawn` or `deleted`; `terminals`: how many confirmed.",
+      "Every terminal that held a person's data confirmed its delete (or none held any): their deletion proof (`GET enrollees/{id}/deletion-proof/`, signed) is complete; again when a proof reopened by their data back on a terminal completes again. `reason`: `consent_withdrawn` or `deleted`; `terminals`: how many confirmed.",
     example: {
       enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
       reason: 'consent_withdrawn',
@@ -179,13 +179,15 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     example: { enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', count: 1, reason: 'consent withdrawn' },
   },
   template_rejected: {
-    about: 'A walk-up template from a terminal was refused (unknown PIN, no consent, kind or finger not allowed, out of scope); nothing was stored.',
+    about:
+      'A walk-up template from a terminal was refused (unknown PIN, no consent, kind or finger not allowed, out of scope); nothing was stored. `enrollee`: the person it was taken to be (null: an unknown PIN, nobody’s).',
     example: {
       device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
       pin: '10001',
       index: 6,
       type: 'fingerprint',
       reason: 'consent_required',
+      enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01',
     },
   },
   enrollment_session_closed: {

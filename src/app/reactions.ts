@@ -88,6 +88,8 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   enrollment.events.react('templates_destroyed', proofReactions.openProofOnDestruction(m.proofs));
   // A withdrawal with nothing left to withdraw still issues the proof an earlier release never kept.
   consent.askingProofsWith((q, id) => m.proofs.kept(q, id));
+  // A walk-up upload refused: a withdrawn or deleted person's data back on a terminal reopens their proof.
+  enrollment.events.react('template_rejected', proofReactions.reopenProofOnReturnedData(m.proofs));
 
   // A terminal: approved, back online, changed, disabled, removed, drifting.
   devices.events.react('device_approved', fleetReactions.queryUsersThenBackfillApproved(converge));

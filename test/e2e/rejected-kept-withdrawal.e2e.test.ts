@@ -150,6 +150,39 @@ describe('a template refused for want of consent at an enrollment station outsid
   });
 });
 
+describe('a part of a person whose consent was withdrawn, uploaded again after the withdrawal', () => {
+  test('is deleted at once whatever DELETE_REJECTED_DEVICE_TEMPLATES, and the proof waits for it', async () => {
+    const hq2 = await online('HQFP2', ['hq']);
+    const out4 = await online('OUTFP4', ['other']);
+    await s.admin.post('/employees/', { id: 'G-1', name: 'Gil' });
+    const gil = (await s.admin.post('/enrollees/', { employee: 'G-1', areas: ['hq'] })).body as { id: string; device_pin: string };
+    await s.admin.post(`/enrollees/${gil.id}/consent/`, { version: 'v1', method: 'paper' });
+    await drain(hq2);
+    expect((await hq2.enrollFinger(gil.device_pin, 1)).body).toBe('OK:1');
+    expect((await s.admin.delete(`/enrollees/${gil.id}/consent/`)).status).toBe(200);
+    for (const sn of ['HQFP', 'HQFP2']) await drain(sn === 'HQFP2' ? hq2 : new SimulatedTerminal({ url: s.url, sn }));
+    expect(await proofOf(gil.id)).toMatchObject({ complete: true });
+
+    // Enrolled again at his own terminal (no consent), and at one outside his areas: both deleted, though the setting is off.
+    expect((await hq2.enrollFinger(gil.device_pin, 1)).body).toBe('OK:1');
+    expect((await out4.enrollFinger(gil.device_pin, 2)).body).toBe('OK:1');
+    const [atHq] = await deviceLog(s.fpa, 'HQFP2', 'template_rejected');
+    expect(atHq?.details).toMatchObject({ pin: gil.device_pin, reason: 'consent_required', delete_queued: true });
+    const [outside] = await deviceLog(s.fpa, 'OUTFP4', 'template_rejected');
+    expect(outside?.details).toMatchObject({ pin: gil.device_pin, reason: 'not_in_scope', delete_queued: true });
+    const proof = await proofOf(gil.id);
+    expect(proof.complete).toBe(false);
+    expect(proof.terminals.find((t) => t.serial_number === 'HQFP2')).toMatchObject({ status: 'pending' });
+    expect(proof.terminals.find((t) => t.serial_number === 'OUTFP4')).toMatchObject({ status: 'pending' });
+
+    expect(await drain(hq2)).toEqual([`DATA DELETE FINGERTMP PIN=${gil.device_pin}\tFID=1`]);
+    expect(await drain(out4)).toEqual([`DATA DELETE FINGERTMP PIN=${gil.device_pin}\tFID=2`]);
+    expect(hq2.templates.has(`${gil.device_pin}:1`)).toBe(false);
+    expect(out4.templates.has(`${gil.device_pin}:2`)).toBe(false);
+    expect(await proofOf(gil.id)).toMatchObject({ complete: true });
+  });
+});
+
 describe('a terminal user outside the person’s areas that only has their PIN', () => {
   /** A person in hq with consent; their PIN is also a user of `out` (area other) that the walk-up never refused as theirs. */
   async function strangerCase(id: string, out: SimulatedTerminal) {

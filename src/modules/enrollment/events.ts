@@ -10,8 +10,11 @@ export interface EnrollmentEvents {
     enrollee: string;
     reason: string | null;
   };
-  /** A walk-up template was refused (unknown PIN, no consent, finger not allowed…); nothing was stored. */
-  template_rejected: { device: DeviceRef; pin: string; index: number; type: BiometricType; reason: string };
+  /**
+   * A walk-up template was refused (unknown PIN, no consent, finger not allowed…); nothing was
+   * stored. `enrollee`: the person it was taken to be (null: an unknown PIN, nobody's).
+   */
+  template_rejected: { device: DeviceRef; pin: string; index: number; type: BiometricType; reason: string; enrollee: string | null };
   consent_given: { enrollee: string; version: string; method: string; by: string };
   consent_withdrawn: { enrollee: string; by: string };
   template_stored: {

@@ -28,8 +28,9 @@
  *   `devices/{sn}/users/`, where an administrator adopts them.
  * A template that breaks a rule (outside the enrollee's scope, no consent, disallowed finger, too
  * large, too many fingers) is rejected and logged — a device event and a `template_rejected`
- * event — and, with DELETE_REJECTED_DEVICE_TEMPLATES, deleted from that terminal. No HTTP
- * error either way.
+ * event — and, with DELETE_REJECTED_DEVICE_TEMPLATES, deleted from that terminal; so is, whatever
+ * that setting, a part of a person whose deletion was asked (walk-up-reject.ts). No HTTP error
+ * either way.
  *
  * A duress finger stays one: the flag is stored with the template and sent to the other
  * terminals with it.
@@ -43,7 +44,7 @@ import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { BiometricType } from '../../protocol/adms';
 import { type CommandService, supersedeRefusalDelete } from '../commands';
-import { type DeviceRow, type DeviceService, type DeviceUserRow, deviceRef, noteOnDevice, noteRefused, type ReportedUser } from '../devices';
+import { type DeviceRow, type DeviceService, type DeviceUserRow, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
 import { type CardOutcome, type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
@@ -52,6 +53,7 @@ import type { RemoteEnrollment } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
 import type { SessionRow } from './sessions';
 import type { TemplateStore } from './template-store';
+import { type Refusal, rejectUpload } from './walk-up-reject';
 
 export interface TemplateUpload {
   pin: string;
@@ -122,7 +124,11 @@ interface Claim {
 class OutOfScope extends Error {}
 const OUT_OF_SCOPE = 'the enrollee with this PIN is not in this terminal’s areas and it is not an enrollment station';
 /** The terminal's user is linked to an enrollee who was deleted since. */
-class DeletedEnrollee extends Error {}
+class DeletedEnrollee extends Error {
+  constructor(readonly enrolleeId: string) {
+    super('the enrollee with this PIN was deleted');
+  }
+}
 
 export class WalkUpEnrollment {
   constructor(
@@ -147,17 +153,19 @@ export class WalkUpEnrollment {
         }
       });
     } catch (error) {
+      const whose = claim.enrolleeId;
       if (error instanceof OutOfScope) {
-        await this.reject(device, upload, 'not_in_scope', OUT_OF_SCOPE, claim.enrolleeId);
+        await this.reject(device, upload, { reason: 'not_in_scope', message: OUT_OF_SCOPE, whose, refusedFor: whose });
         return 'rejected';
       }
       if (error instanceof DeletedEnrollee) {
-        await this.reject(device, upload, 'unknown_pin', 'the enrollee with this PIN was deleted');
+        await this.reject(device, upload, { reason: 'unknown_pin', message: error.message, whose: error.enrolleeId, refusedFor: null });
         return 'rejected';
       }
       if (error instanceof FpaError && REJECTIONS.has(error.code)) {
         const reason = error.code === 'not_found' ? 'unknown_pin' : error.code;
-        await this.reject(device, upload, reason, error.message, reason === 'unknown_pin' ? null : claim.enrolleeId);
+        const taken = reason === 'unknown_pin' ? null : whose;
+        await this.reject(device, upload, { reason, message: error.message, whose: taken, refusedFor: taken });
         return 'rejected';
       }
       throw error;
@@ -213,7 +221,7 @@ export class WalkUpEnrollment {
     let person: EnrolleeRow | null;
     if (held?.enrolleeId) {
       person = await enrollees.find(w.tx, held.enrolleeId);
-      if (!person || person.status === 'deleted') throw new DeletedEnrollee();
+      if (!person || person.status === 'deleted') throw new DeletedEnrollee(held.enrolleeId);
     } else {
       person = await enrollees.findByPin(w.tx, pin);
       if (!person) throw new TerminalsOwnUser();
@@ -404,46 +412,8 @@ export class WalkUpEnrollment {
     );
   }
 
-  /**
-   * Logs a rejection (never the template bytes) and queues the delete when configured, or notes the
-   * part left on the terminal's user, refused for `refusedFor` (null: nobody's), whose deletion takes it.
-   */
-  private async reject(device: DeviceRow, upload: TemplateUpload, reason: string, message: string, refusedFor: string | null = null): Promise<void> {
-    const { ctx } = this;
-    const { commands, enrollees, remote } = this.deps;
-    const now = ctx.clock.now();
-    const deleting = ctx.settings.DELETE_REJECTED_DEVICE_TEMPLATES;
-    const type = upload.type ?? 'fingerprint';
-    const what = type === 'fingerprint' ? `finger ${upload.fingerIndex}` : `${type} ${upload.fingerIndex}`;
-    await ctx.db.write(async (w) => {
-      const { tx } = w;
-      await noteOnDevice(
-        tx,
-        device.id,
-        'template_rejected',
-        `template of PIN ${upload.pin}, ${what} rejected: ${message}`,
-        { pin: upload.pin, type, finger_index: upload.fingerIndex, reason, origin: upload.origin, delete_queued: deleting },
-        now,
-      );
-      if (!deleting) {
-        // Left on the terminal: noted on its user there, and as that enrollee's part, so their withdrawal or deletion deletes it.
-        await this.deps.devices.users.noteBiometric(tx, device.id, upload.pin, type, upload.fingerIndex);
-        if (refusedFor) await noteRefused(tx, device.id, upload.pin, refusedFor, { type, index: upload.fingerIndex });
-      } else {
-        await commands.enqueue(w, [
-          {
-            deviceId: device.id,
-            kind: 'delete_template',
-            payload: { pin: upload.pin, fingerIndex: upload.fingerIndex, type, rejected: true },
-            supersedeKey: deleteKey(upload.pin, { type, fingerIndex: upload.fingerIndex }),
-          },
-        ]);
-      }
-      const person = await enrollees.findByPin(tx, upload.pin);
-      const session = person ? await remote.openSessionFor(tx, device.id, person.id) : null;
-      if (session?.biometric === type) await remote.failOnRejection(w, session, upload.fingerIndex, message);
-      await this.events.record(w, 'template_rejected', { device: deviceRef(device), pin: upload.pin, index: upload.fingerIndex, type, reason });
-    });
-    ctx.log.info('walk-up template rejected', { device: device.serialNumber, pin: upload.pin, type, index: upload.fingerIndex, reason });
+  /** Logs a rejection and deletes the part from the terminal, or notes it there (walk-up-reject.ts). */
+  private reject(device: DeviceRow, upload: TemplateUpload, refusal: Refusal): Promise<void> {
+    return rejectUpload({ ctx: this.ctx, events: this.events, ...this.deps }, device, upload, refusal);
   }
 }

@@ -19,6 +19,20 @@ export const ProofCommand = t.Object(
   },
 );
 
+export const ReturnedDataModel = t.Object(
+  {
+    at: Instant('When the terminal uploaded it.'),
+    type: t.String({ description: '`fingerprint`, `face`, `visible_face`, `palm`, `finger_vein`.' }),
+    index: Int({ description: 'The body part: finger 0–9, palm 0/1, face 0.' }),
+    command: Int({ description: 'The delete the service queued for it (`devices/{sn}/commands/`): the terminal is `pending` until it answers it.' }),
+    was_confirmed_at: Nullable(Instant('When the terminal had confirmed its earlier delete (null: it had not yet, or held nothing of the person before).')),
+  },
+  {
+    description:
+      'The person’s data the terminal uploaded again after the deletion was asked (a finger enrolled again at its menu, say): the service refused it and queued its delete.',
+  },
+);
+
 export const ProofTerminal = t.Object({
   serial_number: t.String(),
   status: OneOf(
@@ -32,6 +46,10 @@ export const ProofTerminal = t.Object({
     ),
   ),
   command: Nullable(ProofCommand),
+  data_returned: t.Array(ReturnedDataModel, {
+    description:
+      'The person’s data this terminal uploaded again after the deletion was asked, oldest first (empty: none). Each puts the terminal back to `pending` until it answers that delete.',
+  }),
 });
 
 /** What the signature covers: the proof without `signature`. */

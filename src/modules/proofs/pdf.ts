@@ -93,10 +93,18 @@ function terminals(doc: PDFKit.PDFDocument, proof: Proof): void {
       .fillColor('#333')
       .text(`${t.confirmed_at ? `Confirmed ${when(t.confirmed_at)}. ` : ''}${detail}${t.last_heard_at ? ` Last heard from ${when(t.last_heard_at)}.` : ''}`, {
         indent: 12,
-      })
-      .fillColor('black');
+      });
+    for (const r of t.data_returned) doc.text(returnedText(r), { indent: 12 });
+    doc.fillColor('black');
     doc.moveDown(0.3);
   }
+}
+
+/** A person's data a terminal uploaded again after the request, in words. */
+function returnedText(r: Proof['terminals'][number]['data_returned'][number]): string {
+  const part = r.type === 'fingerprint' ? `finger ${r.index}` : `${r.type.replace('_', ' ')} ${r.index}`;
+  const before = r.was_confirmed_at ? ` after it had confirmed its delete on ${when(r.was_confirmed_at)}` : '';
+  return `On ${when(r.at)} the terminal uploaded this person's ${part} again${before}: the service refused it and sent delete command #${r.command}; the terminal counts as confirmed only once it has answered that delete.`;
 }
 
 function signature(doc: PDFKit.PDFDocument, proof: Proof, keyUrl: string): void {

@@ -1,7 +1,8 @@
 /**
  * What the deletion proofs react to (wired in src/app/reactions.ts): the destruction of a
  * person's templates opens (or adds to) their proof, in the same transaction, once the deletes
- * are queued; a terminal's answer to a delete confirms it; a delete that takes the place of one
+ * are queued; a person's data a terminal uploads again (refused) reopens it until that delete is
+ * answered; a terminal's answer to a delete confirms it; a delete that takes the place of one
  * the proof waits for is waited for instead; an operator's cancel of a delete a proof waits for
  * is refused.
  */
@@ -24,6 +25,20 @@ export const openProofOnDestruction =
       if (reason) await proofs.open(w, data.enrollee, reason, data.count);
     }
   };
+
+/**
+ * template_rejected (a part taken to be a person's): if a deletion of theirs was asked and stands,
+ * it is their data back on a terminal, and their proof waits for the delete the refusal queued.
+ */
+export const reopenProofOnReturnedData =
+  (proofs: DeletionProofs): ReactionTo<EnrollmentEvents, 'template_rejected'> =>
+  (w, rejected) =>
+    proofs.dataReturned(
+      w,
+      rejected.flatMap(({ data }) =>
+        data.enrollee ? [{ enrollee: data.enrollee, deviceId: data.device.id, pin: data.pin, type: data.type, index: data.index }] : [],
+      ),
+    );
 
 /** device_command_finished (a delete): the terminal's confirmation goes into the proof; the last one completes it. */
 export const confirmProofOnDelete =

@@ -13,25 +13,30 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import type { Caller } from '../../platform/http/caller';
 import { areaNames } from '../areas';
-import { type CommandEvents, commandStates, openDeletesOf, type ReplacedDelete } from '../commands';
+import { type CommandEvents, openDeletesOf, type ReplacedDelete } from '../commands';
 import { terminalsByIds } from '../devices';
 import type { EnrolleeService } from '../enrollees';
+import { hasConsent } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
+import { iso, proofBody } from './document';
 import type { ProofEvents } from './events';
-import type { DeletionProof, DeletionProofBody } from './model';
+import type { DeletionProof } from './model';
 import { noProofError, notAsked } from './no-proof';
 import type { ProofRuntime } from './runtime';
 import { ProofKeys } from './signing-keys';
-import { type DeletionProofRow, type DeletionProofTerminalRow, type DeletionReason, deletionProofs, deletionProofTerminals, type ProofCommand } from './tables';
+import { type DeletionReason, deletionProofs, deletionProofTerminals, type ProofCommand } from './tables';
 
 type ProofDocument = typeof DeletionProof.static;
-type ProofBody = typeof DeletionProofBody.static;
 type Finished = CommandEvents['device_command_finished'];
 
-/** The statuses of a delete a terminal still owes (failed: retried from its queue). */
-const OWED_STATUSES = new Set(['pending', 'sent', 'failed']);
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+/** A part of a person a terminal uploaded and the walk-up refused (`template_rejected`), its delete queued. */
+export interface ReturnedUpload {
+  enrollee: string;
+  deviceId: string;
+  pin: string;
+  type: string;
+  index: number;
+}
 
 /** Why a delete a proof waits for is not cancelled (the 409's message, and the queue's `cancel_refused`). */
 const KEPT_DELETE =
@@ -147,6 +152,49 @@ export class DeletionProofs {
     }
   }
 
+  /**
+   * A terminal uploaded data of a person whose deletion was asked (consent withdrawn and not given
+   * again, or the person deleted): the walk-up refused it and queued its delete there. Their proof
+   * is no longer complete: that terminal is pending again (listed, if it was not), waiting for the
+   * deletes it owes them, and its entry says what it uploaded, when, and which delete answers it.
+   */
+  async dataReturned(w: WriteContext, returned: readonly ReturnedUpload[]): Promise<void> {
+    const { tx } = w;
+    const now = this.ctx.clock.now();
+    for (const r of returned) {
+      const [proof] = await tx.select().from(deletionProofs).where(eq(deletionProofs.enrolleeId, r.enrollee));
+      // No deletion asked, or consent given again since: a refusal like any other.
+      if (!proof || (await hasConsent(tx, r.enrollee))) continue;
+      const deletes = (await openDeletesOf(tx, r.pin)).filter((d) => d.deviceId === r.deviceId);
+      const last = deletes[deletes.length - 1];
+      if (!last) continue;
+      const [was] = await tx
+        .select()
+        .from(deletionProofTerminals)
+        .where(and(eq(deletionProofTerminals.enrolleeId, r.enrollee), eq(deletionProofTerminals.deviceId, r.deviceId)));
+      const facts = await terminalsByIds(tx, [r.deviceId]);
+      const values = {
+        enrolleeId: r.enrollee,
+        deviceId: r.deviceId,
+        serialNumber: facts.get(r.deviceId)?.serialNumber ?? was?.serialNumber ?? r.deviceId,
+        status: 'pending' as const,
+        awaiting: [...new Set([...(was?.status === 'pending' ? was.awaiting : []), ...deletes.map((d) => d.id)])],
+        command: { id: last.id, kind: last.kind, status: 'pending', return_code: null, at: null },
+        confirmedAt: null,
+        returned: [...(was?.returned ?? []), { at: now, type: r.type, index: r.index, command: last.id, wasConfirmedAt: was?.confirmedAt ?? null }],
+      };
+      await tx
+        .insert(deletionProofTerminals)
+        .values(values)
+        .onConflictDoUpdate({ target: [deletionProofTerminals.enrolleeId, deletionProofTerminals.deviceId], set: values });
+      // Pending again: the PIN is kept again to recognise a delete of the whole user, until complete.
+      await tx
+        .update(deletionProofs)
+        .set({ completedAt: null, pin: proof.pin ?? r.pin, updatedAt: now })
+        .where(eq(deletionProofs.enrolleeId, r.enrollee));
+    }
+  }
+
   /** A terminal answered a delete: the proofs waiting for it from that terminal are updated. */
   async commandFinished(w: WriteContext, finished: readonly Finished[]): Promise<void> {
     const { tx } = w;
@@ -228,7 +276,7 @@ export class DeletionProofs {
     }
     if (!(await this.inScope(q, proof.areaIds, caller))) throw notAsked(enrolleeId);
     const terminals = await q.select().from(deletionProofTerminals).where(eq(deletionProofTerminals.enrolleeId, enrolleeId));
-    const body = await this.body(q, proof, terminals);
+    const body = await proofBody(q, proof, terminals, { now: this.ctx.clock.now(), unreachableAfter: this.ctx.settings.DELETION_PROOF_UNREACHABLE_AFTER });
     return { ...body, signature: await this.keys.sign(body) };
   }
 
@@ -237,61 +285,6 @@ export class DeletionProofs {
     if (caller.areas.length === 0) return true;
     const names = await areaNames(q, areaIds);
     return [...names.values()].some((name) => caller.areas.includes(name));
-  }
-
-  private async body(q: Queryable, proof: DeletionProofRow, terminals: DeletionProofTerminalRow[]): Promise<ProofBody> {
-    const now = this.ctx.clock.now();
-    const facts = await terminalsByIds(
-      q,
-      terminals.filter((t) => t.status === 'pending').map((t) => t.deviceId),
-    );
-    const limit = this.ctx.settings.DELETION_PROOF_UNREACHABLE_AFTER;
-    // Last heard of: its last contact (a removed one's, before its removal); never heard of, when it was removed; one forgotten altogether, the request.
-    const heardOf = (t: DeletionProofTerminalRow) => {
-      const f = facts.get(t.deviceId);
-      return f?.lastSeenAt ?? f?.removedAt ?? proof.requestedAt;
-    };
-    const statusOf = (t: DeletionProofTerminalRow) => {
-      if (t.status === 'confirmed') return 'confirmed' as const;
-      return now - heardOf(t) > limit ? ('unreachable' as const) : ('pending' as const);
-    };
-    // A terminal still owing: the delete it owes as it stands now (retried after an error answer,
-    // with that code); one another delete took the place of (superseded) is not owed any more.
-    // With none open, the last one heard of as it stands now: never a closed command as owed.
-    const states = await commandStates(
-      q,
-      terminals.flatMap((t) => (t.status === 'pending' ? [...t.awaiting, ...(t.command ? [t.command.id] : [])] : [])),
-    );
-    const commandOf = (t: DeletionProofTerminalRow): ProofCommand | null => {
-      if (t.status !== 'pending' || !t.command) return t.command;
-      const live = t.awaiting.map((id) => states.get(id)).find((c) => c !== undefined && OWED_STATUSES.has(c.status));
-      if (live) return { id: live.id, kind: live.kind, status: live.status, return_code: live.returnCode, at: null };
-      // None open (a delete closed under its proof before this was guarded against): the last one heard of, as it stands.
-      const last = states.get(t.command.id);
-      return last ? { ...t.command, status: last.status, return_code: last.returnCode ?? t.command.return_code } : t.command;
-    };
-    return {
-      enrollee: proof.enrolleeId,
-      employee: proof.employee,
-      reason: proof.reason,
-      requested_at: iso(proof.requestedAt)!,
-      server: { templates_destroyed: proof.templatesDestroyed, at: iso(proof.destroyedAt)! },
-      terminals: terminals
-        .sort((a, b) => a.serialNumber.localeCompare(b.serialNumber))
-        .map((t) => {
-          const command = commandOf(t);
-          return {
-            serial_number: t.serialNumber,
-            status: statusOf(t),
-            confirmed_at: iso(t.confirmedAt),
-            last_heard_at: t.status === 'pending' ? iso(facts.get(t.deviceId)?.lastSeenAt ?? null) : null,
-            command: command ? { ...command, at: iso(command.at) } : null,
-          };
-        }),
-      complete: proof.completedAt !== null,
-      completed_at: iso(proof.completedAt),
-      issued_at: iso(now)!,
-    };
   }
 
   /**

@@ -42,7 +42,23 @@ export interface ProofCommand {
   at: number | null;
 }
 
-/** Each terminal that held (or was about to receive) the person's data at the request. */
+/**
+ * The person's data a terminal uploaded again after the deletion was asked (a finger enrolled at
+ * its menu, say): refused, and a delete queued (`command`), which the proof then waits for.
+ */
+export interface ReturnedData {
+  at: number;
+  /** `fingerprint`, `face`, `visible_face`, `palm`, `finger_vein`. */
+  type: string;
+  /** The body part (finger 0–9, palm 0/1, face 0). */
+  index: number;
+  /** The delete queued for it. */
+  command: number;
+  /** When the terminal had confirmed its delete before this (null: it had not yet, or it held nothing before). */
+  wasConfirmedAt: number | null;
+}
+
+/** Each terminal that held (or was about to receive) the person's data at the request, or uploaded it again since. */
 export const deletionProofTerminals = sqliteTable(
   'fpa_deletion_proof_terminals',
   {
@@ -55,6 +71,8 @@ export const deletionProofTerminals = sqliteTable(
     /** The last delete command of this terminal the proof heard of. */
     command: text('command', { mode: 'json' }).$type<ProofCommand>(),
     confirmedAt: integer('confirmed_at'),
+    /** The person's data this terminal uploaded again after the request, oldest first. */
+    returned: text('returned', { mode: 'json' }).$type<ReturnedData[]>().notNull().default([]),
   },
   (t) => [primaryKey({ columns: [t.enrolleeId, t.deviceId] }), index('fpa_deletion_proof_terminals_device').on(t.deviceId, t.status)],
 );

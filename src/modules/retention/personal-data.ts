@@ -43,7 +43,7 @@ const REDACTORS: Record<string, (data: Data) => Data> = {
   },
   terminal_user_conflict: (d) => pick(d, ['device', 'enrollee']),
   terminal_user_adopted: (d) => pick(d, ['device', 'enrollee', 'punches', 'by']),
-  template_rejected: (d) => pick(d, ['device', 'index', 'type', 'reason']),
+  template_rejected: (d) => pick(d, ['device', 'index', 'type', 'reason', 'enrollee']),
   enrollee_created: (d) => ({ enrollee: { id: idOf(d.enrollee) }, ...pick(d, ['areas', 'by']) }),
   enrollee_updated: (d) => ({ enrollee: { id: idOf(d.enrollee) }, changes: pick(d.changes, ['areas', 'status']), ...pick(d, ['by']) }),
   enrollee_deleted: (d) => ({ enrollee: { id: idOf(d.enrollee) }, ...pick(d, ['by']) }),

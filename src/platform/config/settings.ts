@@ -259,7 +259,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   AGENT_RATE_LIMIT: rate({ limit: 120, windowMs: MINUTE }, 'Requests per window per agent key, e.g. `120/m`.'),
   AGENT_CAN_START_SESSIONS: flag(false, 'Whether agents may start sessions themselves.'),
   ALGORITHM_COMPATIBILITY_MAP: listMap('JSON map: device algorithm → template algorithms it accepts.'),
-  DELETE_REJECTED_DEVICE_TEMPLATES: flag(true, 'Queue a delete for walk-up templates that were rejected.'),
+  DELETE_REJECTED_DEVICE_TEMPLATES: flag(
+    true,
+    'Queue a delete for walk-up templates that were rejected (those of a person whose consent was withdrawn, or who was deleted, always are).',
+  ),
   ENROLLEE_PIN_START: integer(10000, 'First device PIN handed out to enrollees; PINs any terminal already holds are skipped.'),
   AREAS_CREATED_ON_USE: flag(
     false,

@@ -53,7 +53,15 @@ export function proofSection(proof: DeletionProofView): HTMLElement {
         h('a', { href: `#/terminals/${encodeURIComponent(t.serial_number)}` }, t.serial_number),
         badge(STATUS[t.status], TONE[t.status]),
         t.confirmed_at ? dateTime(t.confirmed_at) : t.last_heard_at ? `Last heard from ${dateTime(t.last_heard_at)}` : '—',
-        t.command ? `#${t.command.id} ${t.command.kind}${t.command.return_code === null ? '' : `, Return=${t.command.return_code}`}` : '—',
+        h(
+          'span',
+          {},
+          t.command ? `#${t.command.id} ${t.command.kind}${t.command.return_code === null ? '' : `, Return=${t.command.return_code}`}` : '—',
+          // Their data the terminal uploaded again after the request: what the proof waits for again.
+          t.data_returned.map((r) =>
+            h('div', { class: 'muted' }, `Uploaded their ${r.type} ${r.index} again on ${dateTime(r.at)}: refused, delete #${r.command}`),
+          ),
+        ),
       ]),
       'No terminal held their data.',
     ),

@@ -1,0 +1,1 @@
+ALTER TABLE `fpa_deletion_proof_terminals` ADD `returned` text DEFAULT '[]' NOT NULL;
