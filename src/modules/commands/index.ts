@@ -8,6 +8,7 @@ export {
   type FailedKind,
   type FailingCommands,
   failingCommands,
+  type OpenDelete,
   openDeletesOf,
   type WaitingCommands,
   waitingSince,

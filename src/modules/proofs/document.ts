@@ -3,7 +3,7 @@ import type { Queryable } from '../../platform/db/client';
 import { commandStates } from '../commands';
 import { terminalsByIds } from '../devices';
 import type { DeletionProofBody } from './model';
-import type { DeletionProofRow, DeletionProofTerminalRow, ProofCommand } from './tables';
+import type { DeletionProofRow, DeletionProofTerminalRow, ProofCommand, ProofRequest } from './tables';
 
 type ProofBody = typeof DeletionProofBody.static;
 type ProofTerminal = ProofBody['terminals'][number];
@@ -12,6 +12,12 @@ type ProofTerminal = ProofBody['terminals'][number];
 const OWED_STATUSES = new Set(['pending', 'sent', 'failed']);
 
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** Every request of a proof, oldest first (one kept before the list was: its only request, as the row has it). */
+export function requestsOf(proof: DeletionProofRow): ProofRequest[] {
+  if (proof.requests.length > 0) return proof.requests;
+  return [{ reason: proof.reason, at: proof.requestedAt, templatesDestroyed: proof.templatesDestroyed }];
+}
 
 export async function proofBody(
   q: Queryable,
@@ -50,6 +56,7 @@ export async function proofBody(
     employee: proof.employee,
     reason: proof.reason,
     requested_at: iso(proof.requestedAt)!,
+    requests: requestsOf(proof).map((r) => ({ reason: r.reason, at: iso(r.at)!, templates_destroyed: r.templatesDestroyed })),
     server: { templates_destroyed: proof.templatesDestroyed, at: iso(proof.destroyedAt)! },
     terminals: terminals.sort((a, b) => a.serialNumber.localeCompare(b.serialNumber)).map(terminal),
     complete: proof.completedAt !== null,

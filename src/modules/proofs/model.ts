@@ -52,6 +52,12 @@ export const ProofTerminal = t.Object({
   }),
 });
 
+export const ProofRequestModel = t.Object({
+  reason: OneOf(DELETION_REASONS, 'Consent withdrawn, or the person deleted.'),
+  at: Instant('When it was asked (and the server destroyed their templates).'),
+  templates_destroyed: Int({ description: 'Templates it destroyed on the server (0: none were left).' }),
+});
+
 /** What the signature covers: the proof without `signature`. */
 const proofFields = {
   enrollee: t.String({ description: 'The person’s enrollee id.' }),
@@ -61,9 +67,13 @@ const proofFields = {
     }),
   ),
   reason: OneOf(DELETION_REASONS, 'What asked for the deletion: consent withdrawn, or the person deleted (the latest request).'),
-  requested_at: Instant('When the deletion was asked for (the latest request).'),
+  requested_at: Instant('When the deletion was first asked for (the first of `requests`): a later request never moves it, so no confirmation predates it.'),
+  requests: t.Array(ProofRequestModel, {
+    description:
+      'Every request, oldest first: a withdrawal of consent, the person’s deletion. A request that changed nothing (a withdrawal with nothing left to withdraw) is not one.',
+  }),
   server: t.Object({
-    templates_destroyed: Int({ description: 'Templates destroyed on the server (every request).' }),
+    templates_destroyed: Int({ description: 'Templates destroyed on the server (over every request).' }),
     at: Instant('When the server destroyed them (the latest request).'),
   }),
   terminals: t.Array(ProofTerminal, { description: 'Every terminal that held, or was about to receive, the person’s data when it was asked.' }),

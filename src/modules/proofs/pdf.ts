@@ -64,7 +64,11 @@ function whoseData(doc: PDFKit.PDFDocument, proof: Proof): void {
   line(doc, 'Employee', proof.employee ?? 'no longer kept (retention)');
   line(doc, 'Enrollee id', proof.enrollee);
   line(doc, 'Why', REASONS[proof.reason]);
-  line(doc, 'Asked on', when(proof.requested_at));
+  line(doc, 'First asked on', when(proof.requested_at));
+  if (proof.requests.length > 1) {
+    const asked = proof.requests.map((r) => `${REASONS[r.reason]} on ${when(r.at)} (${r.templates_destroyed} destroyed)`);
+    line(doc, 'Requests', asked.join('; '));
+  }
 
   heading(doc, 'On the server');
   line(doc, 'Templates destroyed', String(proof.server.templates_destroyed));

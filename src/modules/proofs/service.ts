@@ -9,22 +9,22 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
-import type { Queryable, WriteContext } from '../../platform/db/client';
+import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import type { Caller } from '../../platform/http/caller';
 import { areaNames } from '../areas';
-import { type CommandEvents, openDeletesOf, type ReplacedDelete } from '../commands';
+import { type CommandEvents, type OpenDelete, openDeletesOf, type ReplacedDelete } from '../commands';
 import { terminalsByIds } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import { hasConsent } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
-import { iso, proofBody } from './document';
+import { iso, proofBody, requestsOf } from './document';
 import type { ProofEvents } from './events';
 import type { DeletionProof } from './model';
 import { noProofError, notAsked } from './no-proof';
 import type { ProofRuntime } from './runtime';
 import { ProofKeys } from './signing-keys';
-import { type DeletionReason, deletionProofs, deletionProofTerminals, type ProofCommand } from './tables';
+import { type DeletionProofTerminalRow, type DeletionReason, deletionProofs, deletionProofTerminals, type ProofCommand } from './tables';
 
 type ProofDocument = typeof DeletionProof.static;
 type Finished = CommandEvents['device_command_finished'];
@@ -58,7 +58,10 @@ export class DeletionProofs {
   /**
    * A deletion was asked (consent withdrawn, person deleted) and the server destroyed `count`
    * templates: the proof records it, with every terminal that owes a delete about the person now.
-   * A second request (deleted after a withdrawal) adds to the same proof.
+   * A later request adds to the same proof, which keeps the date of the first (no terminal's
+   * confirmation predates it) and lists every request. A request that changes nothing (nothing
+   * destroyed, no delete owed that the proof does not already wait for, the same reason: a
+   * withdrawal with nothing left to withdraw) leaves the proof as it is: its dates, its completion.
    */
   async open(w: WriteContext, enrolleeId: string, reason: DeletionReason, count: number): Promise<void> {
     const { tx } = w;
@@ -67,24 +70,44 @@ export class DeletionProofs {
     if (!person) return;
     const owed = await openDeletesOf(tx, person.devicePin);
     const [before] = await tx.select().from(deletionProofs).where(eq(deletionProofs.enrolleeId, enrolleeId));
+    const known = await tx.select().from(deletionProofTerminals).where(eq(deletionProofTerminals.enrolleeId, enrolleeId));
+    const awaited = new Set(known.flatMap((k) => (k.status === 'pending' ? k.awaiting.map((id) => `${k.deviceId} ${id}`) : [])));
+    const fresh = owed.filter((d) => !awaited.has(`${d.deviceId} ${d.id}`));
+    if (before && count === 0 && fresh.length === 0 && before.reason === reason) return;
+    // Complete stays complete when nothing new is owed (a deletion after a completed withdrawal, with nothing left anywhere).
+    const completedAt = before && fresh.length === 0 ? before.completedAt : null;
+    const areaIds = await this.enrollees.membership.areaIdsOf(tx, enrolleeId);
     const row = {
       enrolleeId,
       employee: person.employeeKey,
-      pin: person.devicePin,
-      areaIds: await this.enrollees.membership.areaIdsOf(tx, enrolleeId),
+      pin: completedAt === null ? person.devicePin : null,
+      // Who may read it: the person's areas at any of the requests.
+      areaIds: [...new Set([...(before?.areaIds ?? []), ...areaIds])],
       reason,
-      requestedAt: now,
+      requestedAt: before?.requestedAt ?? now,
+      requests: [...(before ? requestsOf(before) : []), { reason, at: now, templatesDestroyed: count }],
       templatesDestroyed: (before?.templatesDestroyed ?? 0) + count,
       // When templates were destroyed: a later request that found none left does not move it.
       destroyedAt: count > 0 || !before ? now : before.destroyedAt,
-      completedAt: null,
+      completedAt,
       updatedAt: now,
     };
     await tx.insert(deletionProofs).values(row).onConflictDoUpdate({ target: deletionProofs.enrolleeId, set: row });
-    const byDevice = new Map<string, typeof owed>();
+    const devices = new Set(fresh.map((d) => d.deviceId));
+    await this.awaitDeletes(
+      tx,
+      enrolleeId,
+      owed.filter((d) => devices.has(d.deviceId)),
+      known,
+    );
+    await this.completeIfDone(w, [enrolleeId]);
+  }
+
+  /** The terminals that owe these deletes about the person are pending in their proof, waiting for them. */
+  private async awaitDeletes(tx: Tx, enrolleeId: string, owed: readonly OpenDelete[], known: readonly DeletionProofTerminalRow[]): Promise<void> {
+    const byDevice = new Map<string, OpenDelete[]>();
     for (const d of owed) byDevice.set(d.deviceId, [...(byDevice.get(d.deviceId) ?? []), d]);
     const facts = await terminalsByIds(tx, [...byDevice.keys()]);
-    const known = await tx.select().from(deletionProofTerminals).where(eq(deletionProofTerminals.enrolleeId, enrolleeId));
     for (const [deviceId, deletes] of byDevice) {
       const was = known.find((k) => k.deviceId === deviceId);
       const awaiting = [...new Set([...(was?.status === 'pending' ? was.awaiting : []), ...deletes.map((d) => d.id)])];
@@ -103,7 +126,6 @@ export class DeletionProofs {
         .values(values)
         .onConflictDoUpdate({ target: [deletionProofTerminals.enrolleeId, deletionProofTerminals.deviceId], set: values });
     }
-    await this.completeIfDone(w, [enrolleeId]);
   }
 
   /**

@@ -4,6 +4,13 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
 export const DELETION_REASONS = ['consent_withdrawn', 'deleted'] as const;
 export type DeletionReason = (typeof DELETION_REASONS)[number];
 
+/** One request of a deletion (a withdrawal of consent, the person's deletion): why, when, and what it destroyed on the server. */
+export interface ProofRequest {
+  reason: DeletionReason;
+  at: number;
+  templatesDestroyed: number;
+}
+
 /**
  * One deletion proof per person: what the server destroyed and when, kept after the person is
  * deleted for RETENTION_DELETION_PROOFS_DAYS after it is complete. It holds the employee key (what
@@ -22,8 +29,12 @@ export const deletionProofs = sqliteTable(
     pin: text('pin'),
     /** Area ids of the person at the request (who may read the proof). */
     areaIds: text('area_ids', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The latest request's reason. */
     reason: text('reason', { enum: DELETION_REASONS }).notNull(),
+    /** When the deletion was first asked: a later request never moves it. */
     requestedAt: integer('requested_at').notNull(),
+    /** Every request, oldest first. */
+    requests: text('requests', { mode: 'json' }).$type<ProofRequest[]>().notNull().default([]),
     /** Templates destroyed on the server, over every request. */
     templatesDestroyed: integer('templates_destroyed').notNull(),
     destroyedAt: integer('destroyed_at').notNull(),
