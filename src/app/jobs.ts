@@ -44,7 +44,8 @@ export function jobDefinitions(runtime: Runtime, m: Modules): JobDefinition[] {
     {
       name: 'rotate-proof-key',
       schedule: null,
-      description: 'Makes a new key for signing deletion proofs; the old public key stays published, so proofs it signed still verify.',
+      description:
+        'Makes a new key for signing deletion proofs; the old private key is destroyed, and its public key stays published with when it was retired, so proofs it signed before still verify.',
       run: async () => ({ ...(await m.proofs.keys.rotate()) }),
     },
   ];

@@ -41,7 +41,10 @@ export const COMMAND_HELP: Record<string, string> = {
   ),
   'purge-retention': job('purge-retention', 'The retention purge (daily).'),
   'rotate-keys': job('rotate-keys', 'Re-encrypts every template and sealed secret under the first key of TEMPLATE_ENCRYPTION_KEYS (resumable).'),
-  'rotate-proof-key': job('rotate-proof-key', 'Makes a new key for signing deletion proofs (the old public key stays published).'),
+  'rotate-proof-key': job(
+    'rotate-proof-key',
+    'Makes a new key for signing deletion proofs (the old private key is destroyed; its public key stays published, with when it was retired).',
+  ),
   'deliver-webhooks': job('deliver-webhooks', 'Delivers what is due once: each endpoint up to the log’s head, and the messages queued by hand.'),
   'reconcile-devices': job('reconcile-devices', 'Sends again to each terminal the templates that failed (full) or were incompatible there (hourly).'),
   'follow-area-moves': job(

@@ -92,7 +92,13 @@ export const DeletionProof = t.Object({
   }),
 });
 
-export const JwksModel = t.Object({ keys: t.Array(t.Record(t.String(), t.String())) }, { description: 'JSON Web Key Set (RFC 7517).' });
+export const JwksModel = t.Object(
+  { keys: t.Array(t.Record(t.String(), t.String())) },
+  {
+    description:
+      'JSON Web Key Set (RFC 7517), newest key first. A retired key carries `fpa_retired_at` (ISO 8601): it signed nothing after then, so a proof it signed is genuine only if issued before.',
+  },
+);
 
 /** The proof as the API answers it (the console reads it). */
 export type DeletionProofView = Static<typeof DeletionProof>;

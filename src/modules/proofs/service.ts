@@ -298,8 +298,9 @@ export class DeletionProofs {
     }
     if (!(await this.inScope(q, proof.areaIds, caller))) throw notAsked(enrolleeId);
     const terminals = await q.select().from(deletionProofTerminals).where(eq(deletionProofTerminals.enrolleeId, enrolleeId));
-    const body = await proofBody(q, proof, terminals, { now: this.ctx.clock.now(), unreachableAfter: this.ctx.settings.DELETION_PROOF_UNREACHABLE_AFTER });
-    return { ...body, signature: await this.keys.sign(body) };
+    const now = this.ctx.clock.now();
+    const body = await proofBody(q, proof, terminals, { now, unreachableAfter: this.ctx.settings.DELETION_PROOF_UNREACHABLE_AFTER });
+    return { ...body, signature: await this.keys.sign(body, now) };
   }
 
   /** Whether a caller may see a proof of a person of these areas (the person's, when the deletion was asked). */

@@ -90,14 +90,15 @@ export const deletionProofTerminals = sqliteTable(
 
 /**
  * The service's proof-signing keys (ES256): generated once, shared by every instance through the
- * database; the private key sealed under the template key ring. A rotated key is retired (no
- * longer signs) and stays published, so proofs it signed still verify.
+ * database; the private key sealed under the template key ring. A rotated key is retired: it no
+ * longer signs, its private key is destroyed, and its public key stays published with the time
+ * of its retirement, so proofs it signed before still verify and none dated after can be genuine.
  */
 export const proofKeys = sqliteTable('fpa_proof_keys', {
   kid: text('kid').primaryKey(),
   publicJwk: text('public_jwk', { mode: 'json' }).$type<Record<string, string>>().notNull(),
-  /** `sealed1:<base64url envelope>` of the private JWK (JSON). */
-  privateSealed: text('private_sealed').notNull(),
+  /** `sealed1:<base64url envelope>` of the private JWK (JSON); null once retired (destroyed: nothing signs with a retired key). */
+  privateSealed: text('private_sealed'),
   createdAt: integer('created_at').notNull(),
   retiredAt: integer('retired_at'),
 });

@@ -30,7 +30,10 @@ const JOBS: Record<string, [string, string]> = {
   'deliver-webhooks': ['Deliver webhooks', 'Sends events to the payroll and HR systems that subscribed to them.'],
   'rotate-keys': ['Re-encrypt with the newest key', 'Re-encrypts stored fingerprints and secrets with the newest encryption key; can be stopped and resumed.'],
   'check-completeness': ['Check punch completeness', 'Compares what each terminal holds with the punches stored from it; asks for any missing.'],
-  'rotate-proof-key': ['New proof-signing key', 'Makes a new key for signing deletion proofs; proofs signed before still verify with the old public key.'],
+  'rotate-proof-key': [
+    'New proof-signing key',
+    'Makes a new key for signing deletion proofs and destroys the old one; proofs signed before still verify with the old public key.',
+  ],
 };
 export const jobTitle = (name: string) => JOBS[name]?.[0] ?? words(name);
 const jobText = (j: JobView) => JOBS[j.name]?.[1] ?? j.description;
