@@ -12,7 +12,7 @@ import { eq } from 'drizzle-orm';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { deviceCommands } from '../../src/app/schema';
 import { SimulatedTerminal, type SimulatedTerminalOptions, syntheticTemplate } from '../../src/simulator/terminal';
-import { startTestServer, type TestServer } from '../support/harness';
+import { clientAs, startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
 
 const DAY = 24 * 60 * 60_000;
@@ -185,5 +185,28 @@ describe('consent withdrawn, then the person moved out of the area', () => {
     // A database from before this release: the delete was closed under the proof.
     await server.fpa.db.write(({ tx }) => tx.update(deviceCommands).set({ status: 'superseded' }).where(eq(deviceCommands.id, owed!.id)));
     expect(on(await proofOf(p.id), 'MOVE-PT5')).toMatchObject({ status: 'pending', command: { id: owed!.id, status: 'superseded' } });
+  });
+});
+
+describe('who reads a proof', () => {
+  test('a caller limited to one of the person’s areas reads every terminal that held them, whatever its area; those terminals stay out of its reach', async () => {
+    await terminal('AREA-S1', 'south');
+    expect((await server.admin.post('/employees/', { id: 'AREA-DAN', name: 'Dan' })).status).toBe(201);
+    const dan = (await server.admin.post('/enrollees/', { employee: 'AREA-DAN', areas: ['north', 'south'] })).body as { id: string; device_pin: string };
+    expect((await server.admin.post(`/enrollees/${dan.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    await server.fpa.service.storeTemplate(dan.id, 3, new Uint8Array(Buffer.from(syntheticTemplate(184), 'base64')), { algorithmVersion: '10', by: 'test' });
+    for (const t of fleet) await drain(t);
+    expect((await server.admin.delete(`/enrollees/${dan.id}/consent/`)).status).toBe(200);
+    for (const t of fleet) await drain(t);
+
+    const southHr = await clientAs(server, 'hr', ['south']);
+    const res = await southHr.get(`/enrollees/${dan.id}/deletion-proof/`);
+    expect(res.status).toBe(200);
+    const { issued_at: _i, signature: _s, ...seen } = res.body;
+    const { issued_at: _j, signature: _t, ...whole } = (await server.admin.get(`/enrollees/${dan.id}/deletion-proof/`)).body;
+    // One signed document for every reader: the north terminals are in it too (README "Proof of deletion", who may read it).
+    expect(seen).toEqual(whole);
+    expect(seen.terminals.map((t: ProofTerminal) => t.serial_number)).toEqual(expect.arrayContaining(['AREA-S1', 'MOVE-PT1']));
+    expect((await southHr.get('/devices/MOVE-PT1/')).status).toBe(404);
   });
 });
