@@ -180,7 +180,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   template_rejected: {
     about:
-      'A walk-up template from a terminal was refused (unknown PIN, no consent, kind or finger not allowed, out of scope); nothing was stored. `enrollee`: the person it was taken to be (null: an unknown PIN, nobody’s).',
+      'A walk-up template from a terminal was refused (unknown PIN, no consent, kind or finger not allowed, out of scope); nothing was stored. `enrollee`: the person it was taken to be (null: an unknown PIN, nobody’s). `type` is a kind of template, or, on the user of a person whose consent was withdrawn or who was deleted, a biometric the service does not keep (`face_photo`, `user_photo`…), for which that user is deleted there.',
     example: {
       device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
       pin: '10001',

@@ -206,4 +206,31 @@ describe('data of a person with a deletion proof back on a terminal', () => {
     expect(on(proof, 'RET-FAR').data_returned).toHaveLength(1);
     expect((await pendingDeletes('RET-FAR', ann.device_pin))[0]?.cancel_refused).toBeNull();
   });
+
+  test('a face photo a terminal reports again on the withdrawn person’s user: that user is deleted there and put back, and the proof waits for it', async () => {
+    const vf = await terminal('RET-VF', { biodata: true, kinds: { visible_face: '58.10' } });
+    const fay = await person('RET-FAY');
+    for (const sn of ['RET-1', 'RET-2', 'RET-3', 'RET-4', 'RET-5']) await drain(new SimulatedTerminal({ url: server.url, sn }));
+    await drain(vf);
+    expect((await server.admin.delete(`/enrollees/${fay.id}/consent/`)).status).toBe(200);
+    for (const sn of ['RET-1', 'RET-2', 'RET-3', 'RET-4', 'RET-5']) await drain(new SimulatedTerminal({ url: server.url, sn }));
+    await drain(vf);
+    expect((await proofOf(fay.id)).complete).toBe(true);
+
+    // Her face enrolled again at the terminal's menu: the template is refused; the comparison photo that comes with it is not kept.
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...new Array(60).fill(7)]).toString('base64');
+    const biophoto = `BIOPHOTO PIN=${fay.device_pin}\tFileName=${fay.device_pin}.jpg\tType=9\tSize=${jpeg.length}\tContent=${jpeg}\n`;
+    expect((await vf.post('cdata', { table: 'BIOPHOTO', Stamp: '9999' }, biophoto)).body).toBe('OK:1');
+    const [rejected] = await deviceLog(server.fpa, 'RET-VF', 'template_rejected');
+    expect(rejected?.details).toMatchObject({ pin: fay.device_pin, type: 'face_photo', reason: 'consent_required', delete_queued: true });
+    const proof = await proofOf(fay.id);
+    expect(proof.complete).toBe(false);
+    const entry = on(proof, 'RET-VF');
+    expect(entry).toMatchObject({ status: 'pending', command: { kind: 'delete_user' }, data_returned: [{ type: 'face_photo' }] });
+    // Deleted there (every biometric with the user), put back without it, so her card and PIN still punch.
+    const sent = await drain(vf);
+    expect(sent[0]).toStartWith(`DATA DELETE USERINFO PIN=${fay.device_pin}`);
+    expect(sent[1]).toStartWith(`DATA UPDATE USERINFO PIN=${fay.device_pin}`);
+    expect((await proofOf(fay.id)).complete).toBe(true);
+  });
 });

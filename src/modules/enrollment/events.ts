@@ -12,9 +12,11 @@ export interface EnrollmentEvents {
   };
   /**
    * A walk-up template was refused (unknown PIN, no consent, finger not allowed…); nothing was
-   * stored. `enrollee`: the person it was taken to be (null: an unknown PIN, nobody's).
+   * stored. `enrollee`: the person it was taken to be (null: an unknown PIN, nobody's). `type`: a
+   * kind of template (BiometricType), or, for a person whose deletion was asked, a biometric the service does not
+   * keep that a terminal reported on their user (`face_photo`, `user_photo`, `finger_vein`…).
    */
-  template_rejected: { device: DeviceRef; pin: string; index: number; type: BiometricType; reason: string; enrollee: string | null };
+  template_rejected: { device: DeviceRef; pin: string; index: number; type: string; reason: string; enrollee: string | null };
   consent_given: { enrollee: string; version: string; method: string; by: string };
   consent_withdrawn: { enrollee: string; by: string };
   template_stored: {

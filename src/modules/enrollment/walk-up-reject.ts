@@ -6,17 +6,24 @@
  * setting: it is their data come back on a terminal after its delete, which no later withdrawal
  * would remove, and their deletion proof waits for that delete (proofs/reactions.ts).
  */
-import type { Queryable } from '../../platform/db/client';
+import type { Queryable, WriteContext } from '../../platform/db/client';
 import type { BiometricType } from '../../protocol/adms';
-import type { CommandService } from '../commands';
+import type { CommandService, NewCommand } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice, noteRefused } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import { hasConsent, lastWithdrawnAt } from './consent-records';
 import type { EnrollmentEvents } from './events';
-import { deleteKey } from './fan-out';
+import { deleteKey, userCommand, userCommandKey } from './fan-out';
 import type { RemoteEnrollment } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
+
+/** A biometric a terminal holds that the service does not keep (walk-up.ts `HeldBiometric`). */
+interface HeldBiometric {
+  pin: string;
+  type: string;
+  index: number;
+}
 
 /** What a refusal tells of the upload (walk-up.ts `TemplateUpload`). */
 interface RefusedUpload {
@@ -83,6 +90,33 @@ export async function rejectUpload(deps: RejectionDeps, device: DeviceRow, uploa
     await deps.events.record(w, 'template_rejected', { device: deviceRef(device), pin: upload.pin, index: upload.fingerIndex, type, reason, enrollee: whose });
   });
   ctx.log.info('walk-up template rejected', { device: device.serialNumber, pin: upload.pin, type, index: upload.fingerIndex, reason });
+}
+
+/**
+ * Biometrics the service does not keep (a face photo, a user photo, a legacy face or vein…) a
+ * terminal reported, on its user linked to a person whose deletion was asked: they cannot be
+ * deleted one by one, so that user is deleted there (which takes every biometric) and, where the
+ * person still belongs (active, an approved terminal), put back without them, as their withdrawal
+ * did (fan-out.ts `clearWhatWasNotStored`). Logged and announced as a refusal, so that their
+ * deletion proof waits for that delete.
+ */
+export async function refuseUnkeptOfDeleted(deps: RejectionDeps, w: WriteContext, device: DeviceRow, parts: readonly HeldBiometric[]): Promise<void> {
+  const { tx } = w;
+  const now = deps.ctx.clock.now();
+  for (const pin of new Set(parts.map((p) => p.pin))) {
+    const user = await deps.devices.users.one(tx, device.id, pin);
+    if (!user?.enrolleeId || !(await deletionAsked(deps, tx, user.enrolleeId))) continue;
+    const person = await deps.enrollees.find(tx, user.enrolleeId);
+    const commands: NewCommand[] = [{ deviceId: device.id, kind: 'delete_user', payload: { pin }, supersedeKey: userCommandKey(pin) }];
+    if (person?.status === 'active' && device.status === 'approved') commands.push(userCommand(device.id, person));
+    await deps.commands.enqueue(w, commands);
+    const reason = person?.status === 'deleted' ? 'unknown_pin' : 'consent_required';
+    for (const b of parts.filter((p) => p.pin === pin)) {
+      const message = `${b.type} ${b.index} of PIN ${pin} refused: the person's ${reason === 'unknown_pin' ? 'record was deleted' : 'consent was withdrawn'}; the user is deleted there${commands.length > 1 ? ' and put back without it' : ''}`;
+      await noteOnDevice(tx, device.id, 'template_rejected', message, { pin, type: b.type, finger_index: b.index, reason, delete_queued: true }, now);
+      await deps.events.record(w, 'template_rejected', { device: deviceRef(device), pin, index: b.index, type: b.type, reason, enrollee: user.enrolleeId });
+    }
+  }
 }
 
 /** The person was deleted, or their consent withdrawn and not given again: nothing of theirs may stay on a terminal. */

@@ -53,7 +53,7 @@ import type { RemoteEnrollment } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
 import type { SessionRow } from './sessions';
 import type { TemplateStore } from './template-store';
-import { type Refusal, rejectUpload } from './walk-up-reject';
+import { type Refusal, refuseUnkeptOfDeleted, rejectUpload } from './walk-up-reject';
 
 export interface TemplateUpload {
   pin: string;
@@ -367,15 +367,19 @@ export class WalkUpEnrollment {
 
   /**
    * Biometrics a terminal holds that the service does not keep: noted on its users (the users
-   * list counts them, and a withdrawal of consent deletes the user's there: fan-out.ts).
+   * list counts them, and a withdrawal of consent deletes the user's there: fan-out.ts); on the
+   * user of a person whose deletion was asked, deleted there at once.
    */
   async heldNotKept(device: DeviceRow, held: readonly HeldBiometric[]): Promise<void> {
     if (held.length === 0) return;
-    await this.ctx.db.write(async ({ tx }) => {
+    await this.ctx.db.write(async (w) => {
+      const { tx } = w;
       const inventorySince = await this.deps.commands.lookups.inventorySince(tx, device.id);
       // A backlog repeats records: each part once.
       const parts = new Map(held.map((b) => [`${b.pin}\u0000${b.type}\u0000${b.index}`, b]));
       for (const b of parts.values()) await this.deps.devices.users.noteBiometric(tx, device.id, b.pin, b.type, b.index, { inventorySince });
+      // Of a person whose deletion was asked: not left there (walk-up-reject.ts).
+      await refuseUnkeptOfDeleted({ ctx: this.ctx, events: this.events, ...this.deps }, w, device, [...parts.values()]);
     });
   }
 

@@ -22,7 +22,9 @@ export const ProofCommand = t.Object(
 export const ReturnedDataModel = t.Object(
   {
     at: Instant('When the terminal uploaded it.'),
-    type: t.String({ description: '`fingerprint`, `face`, `visible_face`, `palm`, `finger_vein`.' }),
+    type: t.String({
+      description: '`fingerprint`, `face`, `visible_face`, `palm`, `finger_vein`, or a biometric the service does not keep (`face_photo`, `user_photo`…).',
+    }),
     index: Int({ description: 'The body part: finger 0–9, palm 0/1, face 0.' }),
     command: Int({ description: 'The delete the service queued for it (`devices/{sn}/commands/`): the terminal is `pending` until it answers it.' }),
     was_confirmed_at: Nullable(Instant('When the terminal had confirmed its earlier delete (null: it had not yet, or held nothing of the person before).')),

@@ -106,7 +106,7 @@ function terminals(doc: PDFKit.PDFDocument, proof: Proof): void {
 
 /** A person's data a terminal uploaded again after the request, in words. */
 function returnedText(r: Proof['terminals'][number]['data_returned'][number]): string {
-  const part = r.type === 'fingerprint' ? `finger ${r.index}` : `${r.type.replace('_', ' ')} ${r.index}`;
+  const part = r.type === 'fingerprint' ? `finger ${r.index}` : `${r.type.replaceAll('_', ' ')} ${r.index}`;
   const before = r.was_confirmed_at ? ` after it had confirmed its delete on ${when(r.was_confirmed_at)}` : '';
   return `On ${when(r.at)} the terminal uploaded this person's ${part} again${before}: the service refused it and sent delete command #${r.command}; the terminal counts as confirmed only once it has answered that delete.`;
 }

@@ -59,7 +59,7 @@ export interface ProofCommand {
  */
 export interface ReturnedData {
   at: number;
-  /** `fingerprint`, `face`, `visible_face`, `palm`, `finger_vein`. */
+  /** `fingerprint`, `face`, `visible_face`, `palm`, `finger_vein`, or one the service does not keep (`face_photo`…). */
   type: string;
   /** The body part (finger 0–9, palm 0/1, face 0). */
   index: number;

@@ -59,7 +59,7 @@ export function proofSection(proof: DeletionProofView): HTMLElement {
           t.command ? `#${t.command.id} ${t.command.kind}${t.command.return_code === null ? '' : `, Return=${t.command.return_code}`}` : '—',
           // Their data the terminal uploaded again after the request: what the proof waits for again.
           t.data_returned.map((r) =>
-            h('div', { class: 'muted' }, `Uploaded their ${r.type} ${r.index} again on ${dateTime(r.at)}: refused, delete #${r.command}`),
+            h('div', { class: 'muted' }, `Uploaded their ${r.type.replaceAll('_', ' ')} ${r.index} again on ${dateTime(r.at)}: refused, delete #${r.command}`),
           ),
         ),
       ]),
