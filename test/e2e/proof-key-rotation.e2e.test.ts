@@ -64,6 +64,8 @@ describe('rotating the proof signing key', () => {
   test('destroys the old private key, dates its retirement, and the recipe refuses what it signs after', async () => {
     expect((await server.admin.post('/employees/', { id: 'ROT-1', name: 'Rot One' })).status).toBe(201);
     const person = (await server.admin.post('/enrollees/', { employee: 'ROT-1' })).body as { id: string };
+    // A withdrawal of a consent given (one never given withdraws nothing, and opens no proof).
+    expect((await server.admin.post(`/enrollees/${person.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
     expect((await server.admin.delete(`/enrollees/${person.id}/consent/`)).status).toBe(200);
     const before = await proofOf(server, person.id);
     // The second instance signed too, and holds the old key in memory.
