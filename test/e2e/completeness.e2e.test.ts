@@ -7,6 +7,7 @@
  * every terminal after the server itself was down, are asked to re-upload the silent range.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { addDays } from '../../src/platform/time/dates';
 import { SimulatedTerminal, type SimulatedTerminalOptions } from '../../src/simulator/terminal';
 import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer, tempDir } from '../support/harness';
@@ -281,6 +282,63 @@ describe('counts that tell the truth', () => {
     clock.advance(2 * 60_000);
     await runCheck();
     expect(await dayOf('GAP00012')).toMatchObject({ stored: 1, status: 'gap' });
+  });
+});
+
+describe('gaps only where records were lost', () => {
+  const DAY = 86_400_000;
+  const dateAt = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const refuses = { respond: (c: { text: string }) => (c.text.startsWith('DATA QUERY ATTLOG') ? -1002 : undefined) };
+  /** Pre-registered today, holding records it never sends by itself, then heard from for the first time. */
+  async function preRegistered(sn: string, held: Date[], options: Partial<SimulatedTerminalOptions> = {}): Promise<SimulatedTerminal> {
+    expect((await server.admin.post('/devices/', { serial_number: sn, areas: ['default'] })).status).toBe(201);
+    const terminal = new SimulatedTerminal({ url: server.url, sn, now: clock.now, ...options });
+    terminal.holdUnsent(held.map((at, i) => ({ pin: String(41 + i), at })));
+    await terminal.handshake();
+    await terminal.postOptions();
+    await drain(terminal);
+    return terminal;
+  }
+  const report = async (sn: string, from: string) => (await server.admin.get(`/devices/${sn}/completeness/?from=${from}&to=${today()}`)).body;
+  const statusOn = (r: { days: { date: string; status: string }[] }) => (date: string) => r.days.find((d) => d.date === date)?.status;
+
+  test('a count that never agreed, its re-upload refused: no date before the terminal was known is a gap; today may hold them', async () => {
+    const terminal = await preRegistered('GAP00020', [new Date(clock.now() - 3_600_000), new Date(clock.now() - 1_800_000)], refuses);
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    await drain(terminal); // answers the re-upload with −1002
+    const r = await report('GAP00020', addDays(today(), -365));
+    expect(r.days).toHaveLength(366);
+    expect(r.counts).toMatchObject({ missing: 2, agreed_at: null });
+    expect(r.recoveries[0]).toMatchObject({ status: 'failed', return_code: -1002 });
+    // Which date the 2 bear the counts cannot say (a terminal may come with a history): today, the only date it was known, may hold them.
+    expect(r.days.filter((d: { status: string }) => d.status !== 'unknown').map((d: { date: string; status: string }) => [d.date, d.status])).toEqual([
+      [today(), 'possible_gap'],
+    ]);
+    expect(r.days[0]).toMatchObject({ date: addDays(today(), -365), stored: 0, status: 'unknown' });
+  });
+
+  test('records older than the re-upload reaches: the dates it proved are complete, those before the terminal was known unknown', async () => {
+    const long = clock.now() - 88 * DAY;
+    const terminal = await preRegistered('GAP00021', [new Date(long), new Date(long + 3_600_000), new Date(long + DAY)]);
+    expect((await terminal.punch([{ pin: '44', at: new Date(clock.now() - 60_000) }])).body).toStartWith('OK');
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    await drain(terminal); // re-uploads the last 31 days: only today's record
+    clock.advance(2 * 60_000);
+    await runCheck();
+    const r = await report('GAP00021', addDays(today(), -95));
+    expect(r.recoveries[0]).toMatchObject({ reason: 'count_mismatch', status: 'done', missing: 3, recovered: 0 });
+    expect(r.counts.missing).toBe(3);
+    const on = statusOn(r);
+    const asked = r.recoveries[0].from.slice(0, 10);
+    // The lost records' dates, a date with nothing, the re-upload's first date (from its start time only): unknown.
+    expect([on(dateAt(long)), on(dateAt(long + DAY)), on(addDays(today(), -44)), on(asked)]).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
+    // Every date it covered whole: complete, today's one record re-sent and stored.
+    expect(r.days.filter((d: { date: string }) => d.date > asked).every((d: { status: string }) => d.status === 'complete')).toBe(true);
+    expect(r.days.at(-1)).toMatchObject({ date: today(), stored: 1, reported: 1, reported_by: 'reupload', status: 'complete' });
+    expect(r.days.some((d: { status: string }) => d.status === 'gap' || d.status === 'possible_gap')).toBe(false);
   });
 });
 

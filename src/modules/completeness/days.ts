@@ -1,7 +1,8 @@
 /**
  * `devices/{sn}/completeness/`: per local date of the terminal, the punches stored from it, what
  * it holds as far as known, what re-uploads recovered, and a status (status.ts: `recovering`,
- * `gap`, `complete` or `unknown`, by the rules listed there).
+ * `gap`, `possible_gap`, `complete` or `unknown`, by the rules listed there; the dates a gap may
+ * lie on from the re-uploads finished during it, evidence.ts).
  */
 import type { Static } from '@sinclair/typebox';
 import { and, between, eq } from 'drizzle-orm';
@@ -11,6 +12,7 @@ import type { Caller } from '../../platform/http/caller';
 import { addDays, isCalendarDate } from '../../platform/time/dates';
 import type { DeviceRow, DeviceService } from '../devices';
 import { countPerDateFromDevice } from '../punches';
+import { coversWholeDate, evidenceAfter, gapWindows, type WallTime } from './evidence';
 import type { CompletenessDay, CompletenessReport, Recovery } from './model';
 import type { Recoveries } from './recovery';
 import type { CompletenessRuntime } from './runtime';
@@ -53,18 +55,26 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
   );
   const recoveries = await c.recoveries.overlapping(db, device.id, from, to);
   const state = await c.stateOf(db, device.id);
-  const dateOf = (at: number | null | undefined) => (at == null ? null : c.recoveries.wallTime(device, at).slice(0, 10));
-  const counts = countsByDate(state, dateOf, dateOf(device.approvedAt ?? device.createdAt)!, today);
+  const wall = (at: number) => c.recoveries.wallTime(device, at);
+  const after = evidenceAfter(state);
+  const done = after === undefined ? [] : await c.recoveries.doneAfter(db, device.id, after);
+  const counts = countsByDate(state, wall, done, wall(device.approvedAt ?? device.createdAt).slice(0, 10), today);
   const days: Day[] = [];
   for (let date = from; date <= to; date = addDays(date, 1)) {
     const n = stored.get(date) ?? 0;
     const row = known.get(date);
     const recovering = recoveries.some((r) => covers(r, date) && (r.status === 'planned' || r.status === 'queued' || r.status === 'answered'));
-    const { status, byCount } = dayStatus({ date, stored: n, recovering, reuploaded: row?.reported ?? null }, counts);
+    const source = row ? recoveries.find((r) => r.status === 'done' && r.finishedAt === row.reportedAt && covers(r, date)) : undefined;
+    // A row whose re-upload is not found (never, as finish writes both at once) is read as before: the whole date.
+    const reupload = row ? { count: row.reported, whole: source ? coversWholeDate(source, date, wall) : true } : null;
+    const { status, byCount } = dayStatus({ date, stored: n, recovering, reupload }, counts);
     const agreedAt = byCount === 'agreed_before_clear' ? (state?.agreedBeforeClearAt ?? null) : (state?.agreedAt ?? null);
-    const reported = byCount
-      ? { reported: n, reported_at: iso(agreedAt), reported_by: 'count' as const }
-      : { reported: row?.reported ?? null, reported_at: iso(row?.reportedAt ?? null), reported_by: row ? ('reupload' as const) : null };
+    // What the terminal said of the date: a re-upload's count, else its count's agreement.
+    const reported = row
+      ? { reported: row.reported, reported_at: iso(row.reportedAt), reported_by: 'reupload' as const }
+      : byCount
+        ? { reported: n, reported_at: iso(agreedAt), reported_by: 'count' as const }
+        : { reported: null, reported_at: null, reported_by: null };
     days.push({ date, stored: n, ...reported, recovered: row?.recovered ?? 0, status });
   }
   return {
@@ -84,17 +94,19 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
 
 /**
  * The terminal's counts in its local dates. A count that fell (a cleared log, a reset terminal)
- * keeps the agreement in force then and whether a gap was open then (its loss) for the dates up
- * to the clear.
+ * keeps the agreement in force then and the gap open then (its loss) for the dates up to the
+ * clear; each gap is the window of dates its records may bear (evidence.ts).
  */
-function countsByDate(state: PunchCountRow | null, dateOf: (at: number | null | undefined) => string | null, since: string, today: string): CountsByDate {
+function countsByDate(state: PunchCountRow | null, wall: WallTime, done: readonly RecoveryRow[], since: string, today: string): CountsByDate {
+  const dateOf = (at: number | null | undefined) => (at == null ? null : wall(at).slice(0, 10));
   const clearedDate = dateOf(state?.clearedAt);
+  const { gap, atClear } = gapWindows(state, done, wall, today);
   return {
     since,
     today,
     agreed: dateOf(state?.agreedAt),
-    gapOpen: state?.gapSince != null,
-    cleared: clearedDate === null ? null : { date: clearedDate, agreed: dateOf(state?.agreedBeforeClearAt), gapOpen: state?.missingAtClear != null },
+    gap,
+    cleared: clearedDate === null ? null : { date: clearedDate, agreed: dateOf(state?.agreedBeforeClearAt), gap: atClear },
   };
 }
 

@@ -9,7 +9,7 @@ export const CompletenessQuery = t.Object({
   to: t.Optional(LocalDate('Last local date, inclusive (default: today in the terminal’s zone); at most 366 days after `from`.')),
 });
 
-export const COMPLETENESS_STATUSES = ['complete', 'recovering', 'gap', 'unknown'] as const;
+export const COMPLETENESS_STATUSES = ['complete', 'recovering', 'gap', 'possible_gap', 'unknown'] as const;
 
 export const CompletenessDay = t.Object(
   {
@@ -26,7 +26,7 @@ export const CompletenessDay = t.Object(
     recovered: Int({ description: 'Punches of that date found by re-uploads (not stored before).' }),
     status: OneOf(
       COMPLETENESS_STATUSES,
-      '`complete`: everything the terminal holds for that date is stored; `recovering`: a re-upload is under way; `gap`: the terminal holds records not stored, not recovered yet; `unknown`: the terminal said nothing since.',
+      '`complete`: everything the terminal holds for that date is stored; `recovering`: a re-upload is under way; `gap`: the terminal holds records of that date not stored, not recovered yet; `possible_gap`: records are missing (`counts.missing`, or lost with a cleared log) and this is one of several dates they may bear, which one is not known; `unknown`: the terminal said nothing since, or it was not connected then.',
     ),
   },
   { title: 'CompletenessDay' },

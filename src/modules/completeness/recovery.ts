@@ -5,7 +5,7 @@
  * here: what was new counted per local date, the terminal's own count per date (the distinct
  * lines it re-sent), and the counts' agreement taken again from there.
  */
-import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { addDays } from '../../platform/time/dates';
 import { formatLocalWallTime, usableZoneOrUtc } from '../../platform/time/zone';
@@ -239,6 +239,16 @@ export class Recoveries {
       remaining: recovery.missing ?? 0,
       return_code: recovery.returnCode,
     });
+  }
+
+  /** Re-uploads of a terminal finished (done) after an instant (all of them: null), the evidence of which dates a gap may lie on. */
+  async doneAfter(q: Queryable, deviceId: string, after: number | null): Promise<RecoveryRow[]> {
+    return q
+      .select()
+      .from(punchRecoveries)
+      .where(
+        and(eq(punchRecoveries.deviceId, deviceId), eq(punchRecoveries.status, 'done'), after === null ? undefined : gt(punchRecoveries.finishedAt, after)),
+      );
   }
 
   /** Re-uploads of a terminal overlapping local dates from..to, newest first. */

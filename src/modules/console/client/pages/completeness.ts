@@ -14,6 +14,7 @@ const STATUS: Record<Day['status'], { label: string; tone: 'ok' | 'warn' | 'bad'
   complete: { label: 'Complete', tone: 'ok' },
   recovering: { label: 'Recovering', tone: 'info' },
   gap: { label: 'Gap', tone: 'bad' },
+  possible_gap: { label: 'Possible gap', tone: 'warn' },
   unknown: { label: 'Unknown', tone: 'muted' },
 };
 
@@ -33,6 +34,7 @@ export function completenessSection(serial: string): HTMLElement {
 function render(report: CompletenessView, show: (to?: string) => Promise<void>): (HTMLElement | string)[] {
   const counts = report.counts;
   const gaps = report.days.filter((d) => d.status === 'gap').length;
+  const possible = report.days.filter((d) => d.status === 'possible_gap').length;
   const summary = h(
     'p',
     { class: 'lede' },
@@ -40,10 +42,12 @@ function render(report: CompletenessView, show: (to?: string) => Promise<void>):
       ? badge(`${count(counts.missing, 'punch', 'punches')} missing`, 'bad')
       : gaps > 0
         ? badge(`${count(gaps, 'day', 'days')} with a gap`, 'bad')
-        : counts.agreed_at === null
-          ? // Nothing compared yet (the terminal has not reported its count): no verdict to give.
-            badge('Not checked yet', 'muted')
-          : badge('Nothing missing', 'ok'),
+        : possible > 0
+          ? badge(`${count(possible, 'day', 'days')} that may have a gap`, 'warn')
+          : counts.agreed_at === null
+            ? // Nothing compared yet (the terminal has not reported its count): no verdict to give.
+              badge('Not checked yet', 'muted')
+            : badge('Nothing missing', 'ok'),
     ' ',
     'Whether every punch this terminal holds is stored here. It reports how many records it holds; when that is more than the punches stored from it, it is asked to send the missing range again (duplicates are ignored).',
   );
@@ -116,7 +120,7 @@ function legend(): HTMLElement {
   return h(
     'p',
     { class: 'muted' },
-    'Complete: every record the terminal holds for the date is stored. Recovering: it was asked to send them again. Gap: it holds records not stored here. Unknown: it has said nothing since, or was not connected then.',
+    'Complete: every record the terminal holds for the date is stored. Recovering: it was asked to send them again. Gap: it holds records of the date not stored here. Possible gap: records are missing and this is one of the dates they may bear (which one is not known). Unknown: it has said nothing since, or was not connected then.',
   );
 }
 
