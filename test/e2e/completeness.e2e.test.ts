@@ -282,6 +282,10 @@ describe('counts that tell the truth', () => {
     clock.advance(2 * 60_000);
     await runCheck();
     expect(await dayOf('GAP00012')).toMatchObject({ stored: 1, status: 'gap' });
+    expect((await server.admin.get(`/devices/GAP00012/completeness/?from=${today()}&to=${today()}`)).body.counts).toMatchObject({
+      missing: null,
+      missing_at_clear: 1,
+    });
   });
 });
 
@@ -316,6 +320,26 @@ describe('gaps only where records were lost', () => {
       [today(), 'possible_gap'],
     ]);
     expect(r.days[0]).toMatchObject({ date: addDays(today(), -365), stored: 0, status: 'unknown' });
+  });
+
+  test('a log cleared while punches were missing: the report says how many left with it', async () => {
+    const terminal = await preRegistered('GAP00022', [new Date(clock.now() - 3_600_000), new Date(clock.now() - 1_800_000)], refuses);
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    await drain(terminal); // answers the re-upload with −1002
+    expect((await report('GAP00022', today())).counts).toMatchObject({ missing: 2, cleared_at: null, missing_at_clear: null });
+    // Its log cleared, then one punch more.
+    expect((await server.admin.post('/devices/GAP00022/commands/', { kind: 'clear_logs', confirm: 'GAP00022' })).status).toBe(201);
+    await drain(terminal);
+    await drain(terminal);
+    expect((await terminal.punch([{ pin: '45', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    await runCheck();
+    const r = await report('GAP00022', today());
+    expect(r.counts).toMatchObject({ reported: 1, missing: null, missing_at_clear: 2 });
+    expect(r.counts.cleared_at).not.toBeNull();
+    expect(r.days[0]).toMatchObject({ stored: 1, status: 'possible_gap' });
   });
 
   test('records older than the re-upload reaches: the dates it proved are complete, those before the terminal was known unknown', async () => {

@@ -86,6 +86,8 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
       reported_at: iso(state?.reportedAt ?? null),
       agreed_at: iso(state?.agreedAt ?? null),
       missing: state?.gapSince != null ? state.gapMissing : null,
+      cleared_at: iso(state?.clearedAt ?? null),
+      missing_at_clear: state?.missingAtClear ?? null,
     },
     days,
     recoveries: recoveries.slice(0, 50).map(recoveryView),

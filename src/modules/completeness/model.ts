@@ -26,7 +26,7 @@ export const CompletenessDay = t.Object(
     recovered: Int({ description: 'Punches of that date found by re-uploads (not stored before).' }),
     status: OneOf(
       COMPLETENESS_STATUSES,
-      '`complete`: everything the terminal holds for that date is stored; `recovering`: a re-upload is under way; `gap`: the terminal holds records of that date not stored, not recovered yet; `possible_gap`: records are missing (`counts.missing`, or lost with a cleared log) and this is one of several dates they may bear, which one is not known; `unknown`: the terminal said nothing since, or it was not connected then.',
+      '`complete`: everything the terminal holds for that date is stored; `recovering`: a re-upload is under way; `gap`: the terminal holds records of that date not stored, not recovered yet; `possible_gap`: records are missing (`counts.missing`, or lost with a cleared log: `counts.missing_at_clear`) and this is one of several dates they may bear, which one is not known; `unknown`: the terminal said nothing since, or it was not connected then.',
     ),
   },
   { title: 'CompletenessDay' },
@@ -59,6 +59,13 @@ export const CompletenessReport = t.Object(
       reported_at: Nullable(Instant()),
       agreed_at: Nullable(Instant('When its count last agreed with the punches stored from it.')),
       missing: Nullable(Int({ description: 'Records missing by the counts, while a gap is open.' })),
+      cleared_at: Nullable(Instant('When the terminal last reported a count below the one before: its log cleared, or the terminal reset.')),
+      missing_at_clear: Nullable(
+        Int({
+          description:
+            'Records the counts said were missing when its log was cleared (those of earlier clears added): lost with the log, and said by the dates they may bear. Null: none was missing then.',
+        }),
+      ),
     }),
     days: t.Array(CompletenessDay),
     recoveries: t.Array(Recovery, { description: 'Re-uploads overlapping the dates, newest first.' }),

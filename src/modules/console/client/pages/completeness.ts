@@ -51,9 +51,14 @@ function render(report: CompletenessView, show: (to?: string) => Promise<void>):
     ' ',
     'Whether every punch this terminal holds is stored here. It reports how many records it holds; when that is more than the punches stored from it, it is asked to send the missing range again (duplicates are ignored).',
   );
+  const lost: [string, string][] =
+    counts.missing_at_clear === null
+      ? []
+      : [['Lost when its log was cleared', `${count(counts.missing_at_clear, 'punch', 'punches')} (${dateTime(counts.cleared_at)})`]];
   const facts = definitionList([
     ['Records it reported', counts.reported === null ? 'Not reported yet' : `${counts.reported} (${dateTime(counts.reported_at)})`],
     ['Last in agreement', counts.agreed_at ? dateTime(counts.agreed_at) : 'Not yet'],
+    ...lost,
   ]);
   const nav = h(
     'div',
