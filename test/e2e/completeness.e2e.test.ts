@@ -266,6 +266,54 @@ describe('counts that tell the truth', () => {
     }
   });
 
+  test('a date complete by the count reports what the count vouched for when it agreed, not what is stored since', async () => {
+    const terminal = await agreedTerminal('GAP00017');
+    const agreed = (await server.admin.get(`/devices/GAP00017/completeness/?from=${today()}&to=${today()}`)).body.counts;
+    expect(agreed).toMatchObject({ reported: 0 });
+    // A punch after the agreement, its count not reported yet: the date is still complete by that agreement.
+    expect((await terminal.punch([{ pin: '37', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
+    await runCheck();
+    expect(await dayOf('GAP00017')).toMatchObject({
+      stored: 1,
+      reported: 0,
+      reported_at: agreed.agreed_at,
+      reported_by: 'count',
+      reported_from: null,
+      status: 'complete',
+    });
+  });
+
+  test('a re-upload of part of a date reports what it re-sent for that part, and says which part', async () => {
+    const terminal = await agreedTerminal('GAP00018');
+    // Three punches this morning, sent and agreed on.
+    const morning = clock.now() - 2 * 3_600_000;
+    expect((await terminal.punch([0, 1, 2].map((i) => ({ pin: '38', at: new Date(morning + i * 60_000) })))).body).toStartWith('OK');
+    await drain(terminal);
+    await runCheck();
+    expect((await server.admin.get(`/devices/GAP00018/completeness/?from=${today()}&to=${today()}`)).body.counts).toMatchObject({ reported: 3, missing: null });
+    // Away for three minutes; one punch of then never sent by itself.
+    terminal.holdUnsent([{ pin: '38', at: new Date(clock.now() + 60_000) }]);
+    clock.advance(3 * 60_000);
+    await drain(terminal); // back: the re-upload of the silence is planned
+    clock.advance(2 * 60_000);
+    await runCheck(); // asks for it
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    await runCheck();
+    const r = (await server.admin.get(`/devices/GAP00018/completeness/?from=${today()}&to=${today()}`)).body;
+    expect(r.recoveries[0]).toMatchObject({ reason: 'terminal_outage', status: 'done', recovered: 1 });
+    expect(r.recoveries[0].from > `${today()} 00:00:00`).toBe(true);
+    expect(r.days[0]).toMatchObject({
+      stored: 4,
+      reported: 1,
+      reported_by: 'reupload',
+      reported_from: r.recoveries[0].from,
+      reported_to: r.recoveries[0].to,
+      recovered: 1,
+      status: 'complete',
+    });
+  });
+
   test('a terminal that cannot re-send, then cleared: the gap of before the clear stays a gap, not complete', async () => {
     const terminal = await agreedTerminal('GAP00012', { respond: (c) => (c.text.startsWith('DATA QUERY ATTLOG') ? -1002 : undefined) });
     expect((await terminal.punch([{ pin: '33', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
@@ -362,6 +410,13 @@ describe('gaps only where records were lost', () => {
     // Every date it covered whole: complete, today's one record re-sent and stored.
     expect(r.days.filter((d: { date: string }) => d.date > asked).every((d: { status: string }) => d.status === 'complete')).toBe(true);
     expect(r.days.at(-1)).toMatchObject({ date: today(), stored: 1, reported: 1, reported_by: 'reupload', status: 'complete' });
+    const middle = addDays(today(), -10);
+    expect(r.days.find((d: { date: string }) => d.date === middle)).toMatchObject({
+      reported: 0,
+      reported_from: `${middle} 00:00:00`,
+      reported_to: `${middle} 23:59:59`,
+      status: 'complete',
+    });
     expect(r.days.some((d: { status: string }) => d.status === 'gap' || d.status === 'possible_gap')).toBe(false);
   });
 });

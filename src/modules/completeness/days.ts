@@ -12,7 +12,7 @@ import type { Caller } from '../../platform/http/caller';
 import { addDays, isCalendarDate } from '../../platform/time/dates';
 import type { DeviceRow, DeviceService } from '../devices';
 import { countPerDateFromDevice } from '../punches';
-import { coversWholeDate, evidenceAfter, gapWindows, type WallTime } from './evidence';
+import { coversWholeDate, evidenceAfter, gapWindows, spanOn, type WallTime } from './evidence';
 import type { CompletenessDay, CompletenessReport, Recovery } from './model';
 import type { Recoveries } from './recovery';
 import type { CompletenessRuntime } from './runtime';
@@ -59,24 +59,18 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
   const after = evidenceAfter(state);
   const done = after === undefined ? [] : await c.recoveries.doneAfter(db, device.id, after);
   const counts = countsByDate(state, wall, done, wall(device.approvedAt ?? device.createdAt).slice(0, 10), today);
-  const days: Day[] = [];
+  const facts: DateFacts[] = [];
   for (let date = from; date <= to; date = addDays(date, 1)) {
     const n = stored.get(date) ?? 0;
-    const row = known.get(date);
+    const row = known.get(date) ?? null;
     const recovering = recoveries.some((r) => covers(r, date) && (r.status === 'planned' || r.status === 'queued' || r.status === 'answered'));
-    const source = row ? recoveries.find((r) => r.status === 'done' && r.finishedAt === row.reportedAt && covers(r, date)) : undefined;
+    const source = row ? (recoveries.find((r) => r.status === 'done' && r.finishedAt === row.reportedAt && covers(r, date)) ?? null) : null;
     // A row whose re-upload is not found (never, as finish writes both at once) is read as before: the whole date.
     const reupload = row ? { count: row.reported, whole: source ? coversWholeDate(source, date, wall) : true } : null;
-    const { status, byCount } = dayStatus({ date, stored: n, recovering, reupload }, counts);
-    const agreedAt = byCount === 'agreed_before_clear' ? (state?.agreedBeforeClearAt ?? null) : (state?.agreedAt ?? null);
-    // What the terminal said of the date: a re-upload's count, else its count's agreement.
-    const reported = row
-      ? { reported: row.reported, reported_at: iso(row.reportedAt), reported_by: 'reupload' as const }
-      : byCount
-        ? { reported: n, reported_at: iso(agreedAt), reported_by: 'count' as const }
-        : { reported: null, reported_at: null, reported_by: null };
-    days.push({ date, stored: n, ...reported, recovered: row?.recovered ?? 0, status });
+    facts.push({ date, stored: n, row, source, ...dayStatus({ date, stored: n, recovering, reupload }, counts) });
   }
+  const agreements = await storedAtAgreements(db, device.id, facts, state);
+  const days = facts.map((f) => ({ date: f.date, stored: f.stored, ...reportedOf(f, agreements), recovered: f.row?.recovered ?? 0, status: f.status }));
   return {
     serial_number: device.serialNumber,
     from,
@@ -92,6 +86,43 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
     days,
     recoveries: recoveries.slice(0, 50).map(recoveryView),
   };
+}
+
+type PunchDayRow = typeof punchDays.$inferSelect;
+type Agreement = 'agreed' | 'agreed_before_clear';
+/** A date as dayStatus read it, with what the terminal said of it (a re-upload's row and the re-upload). */
+type DateFacts = { date: string; stored: number; row: PunchDayRow | null; source: RecoveryRow | null; status: Day['status']; byCount: Agreement | null };
+/** Per agreement a complete date rests on: when, and the punches of each date stored by then. */
+type Agreements = Map<Agreement, { at: number; stored: Map<string, number> }>;
+
+/**
+ * What the terminal said of a date: a re-upload's count of the records it re-sent, with the part of
+ * the date its range covered; else, for a date complete by its count, the punches of the date
+ * stored when that count agreed (what the count vouched for then, not what is stored now).
+ */
+function reportedOf(f: DateFacts, agreements: Agreements): Pick<Day, 'reported' | 'reported_at' | 'reported_by' | 'reported_from' | 'reported_to'> {
+  if (f.row) {
+    const span = f.source ? spanOn(f.source, f.date) : { from: null, to: null };
+    return { reported: f.row.reported, reported_at: iso(f.row.reportedAt), reported_by: 'reupload', reported_from: span.from, reported_to: span.to };
+  }
+  const agreement = f.byCount ? agreements.get(f.byCount) : undefined;
+  if (!agreement) return { reported: null, reported_at: null, reported_by: null, reported_from: null, reported_to: null };
+  return { reported: agreement.stored.get(f.date) ?? 0, reported_at: iso(agreement.at), reported_by: 'count', reported_from: null, reported_to: null };
+}
+
+/** The punches of each date complete by a count that were stored by the moment that count agreed. */
+async function storedAtAgreements(db: Queryable, deviceId: string, facts: readonly DateFacts[], state: PunchCountRow | null): Promise<Agreements> {
+  const out: Agreements = new Map();
+  for (const [agreement, at] of [
+    ['agreed', state?.agreedAt ?? null],
+    ['agreed_before_clear', state?.agreedBeforeClearAt ?? null],
+  ] as const) {
+    const dates = facts.filter((f) => f.byCount === agreement).map((f) => f.date);
+    if (at === null || dates.length === 0) continue;
+    const stored = await countPerDateFromDevice(db, deviceId, `${dates[0]} 00:00:00`, `${dates.at(-1)} 23:59:59`, { receivedBy: at });
+    out.set(agreement, { at, stored });
+  }
+  return out;
 }
 
 /**

@@ -16,6 +16,12 @@ export type WallTime = (at: number) => string;
 const startOf = (date: string) => `${date} 00:00:00`;
 const endOf = (date: string) => `${date} 23:59:59`;
 
+/** The part of a date a re-upload's range covers, in the terminal's wall time. */
+export function spanOn(r: RecoveryRow, date: string): { from: string; to: string } {
+  // Wall times as text sort as they run.
+  return { from: [r.fromTime, startOf(date)].sort()[1]!, to: [r.toTime, endOf(date)].sort()[0]! };
+}
+
 /** Whether a finished re-upload's count for a date is the whole date's. */
 export function coversWholeDate(r: RecoveryRow, date: string, wall: WallTime): boolean {
   return r.fromTime <= startOf(date) && coversToEnd(r, date, wall);

@@ -15,14 +15,26 @@ export const CompletenessDay = t.Object(
   {
     date: t.String({ description: 'A local date of the terminal.' }),
     stored: Int({ description: 'Punches kept from this terminal on that date (voided ones included).' }),
-    reported: Nullable(Int({ description: 'Records the terminal holds for that date, as far as known; null: not known.' })),
+    reported: Nullable(
+      Int({
+        description:
+          'Records of that date the terminal said it holds, as of `reported_at` (in `reported_from`–`reported_to` for a re-upload); null: it said nothing of that date.',
+      }),
+    ),
     reported_at: Nullable(Instant('When the terminal said so.')),
     reported_by: Nullable(
       OneOf(
         ['reupload', 'count'],
-        '`reupload`: the distinct records it re-sent for that date; `count`: its total record count agreed with the punches stored from it at `reported_at`, so every record of that date up to then is stored.',
+        '`reupload`: the distinct records it re-sent for that date, within `reported_from`–`reported_to`; `count`: its total record count agreed with the punches stored from it at `reported_at`, so every record of that date up to then is stored: `reported` is how many of that date were stored then.',
       ),
     ),
+    reported_from: Nullable(
+      t.String({
+        description:
+          'For `reupload`: the first wall time of that date the re-upload asked for (`YYYY-MM-DD HH:MM:SS`, the terminal’s clock): the date’s midnight, or later when its range began on that date. Null otherwise.',
+      }),
+    ),
+    reported_to: Nullable(t.String({ description: 'For `reupload`: the last wall time of that date the re-upload asked for. Null otherwise.' })),
     recovered: Int({ description: 'Punches of that date found by re-uploads (not stored before).' }),
     status: OneOf(
       COMPLETENESS_STATUSES,

@@ -184,7 +184,7 @@ export class Recoveries {
   async finish(w: WriteContext, recovery: RecoveryRow, device: DeviceRow, reportedCount: number | null): Promise<number> {
     const now = this.ctx.clock.now();
     const { tx } = w;
-    const added = await countPerDateFromDevice(tx, device.id, recovery.fromTime, recovery.toTime, recovery.sequenceAtQueue);
+    const added = await countPerDateFromDevice(tx, device.id, recovery.fromTime, recovery.toTime, { afterSequence: recovery.sequenceAtQueue });
     const recovered = [...added.values()].reduce((a, b) => a + b, 0);
     const seen = this.seen.get(recovery.id);
     const stored = seen ? null : await countPerDateFromDevice(tx, device.id, recovery.fromTime, recovery.toTime);

@@ -37,14 +37,15 @@ export async function newestFromDeviceAt(q: Queryable, deviceId: string, afterSe
 
 /**
  * Punches kept from a terminal per local date (its wall time) within [fromTime, toTime], both
- * `YYYY-MM-DD HH:MM:SS`; only those stored after `afterSequence` when given.
+ * `YYYY-MM-DD HH:MM:SS`; only those stored after `afterSequence`, or stored by the instant
+ * `receivedBy`, when given.
  */
 export async function countPerDateFromDevice(
   q: Queryable,
   deviceId: string,
   fromTime: string,
   toTime: string,
-  afterSequence: number | null = null,
+  { afterSequence = null, receivedBy = null }: { afterSequence?: number | null; receivedBy?: number | null } = {},
 ): Promise<Map<string, number>> {
   const date = sql<string>`substr(${punches.localTime}, 1, 10)`;
   const rows = await q
@@ -58,6 +59,7 @@ export async function countPerDateFromDevice(
         gte(punches.localTime, fromTime),
         lte(punches.localTime, toTime),
         afterSequence === null ? undefined : gt(punches.sequence, afterSequence),
+        receivedBy === null ? undefined : lte(punches.receivedAt, receivedBy),
       ),
     )
     .groupBy(date);

@@ -109,7 +109,8 @@ function calendar(days: readonly Day[]): HTMLElement {
 
 function cell(day: Day): HTMLElement {
   const status = STATUS[day.status];
-  const reported = day.reported === null ? 'reported: not known' : `reported ${day.reported}${day.reported_by === 'reupload' ? ' (re-sent)' : ''}`;
+  const reported =
+    day.reported === null ? 'reported: not known' : `reported ${day.reported}${day.reported_by === 'reupload' ? ` (re-sent${partOf(day)})` : ''}`;
   return h(
     'td',
     { class: `cal-day ${day.status}`, 'data-date': day.date, 'data-status': day.status },
@@ -119,6 +120,13 @@ function cell(day: Day): HTMLElement {
     day.status === 'unknown' ? null : h('div', { class: 'cal-counts muted' }, reported),
     day.recovered > 0 ? h('div', { class: 'cal-counts' }, `${day.recovered} recovered`) : null,
   );
+}
+
+/** The hours a re-upload's count covers, when it asked for only part of the date. */
+function partOf(day: Day): string {
+  const from = day.reported_from?.slice(11, 16) ?? '00:00';
+  const to = day.reported_to?.slice(11, 16) ?? '23:59';
+  return from === '00:00' && to === '23:59' ? '' : `, ${from}–${to}`;
 }
 
 function legend(): HTMLElement {
