@@ -7,13 +7,15 @@
  * delete, retried and never failed), a clock five minutes ahead, a time zone never set,
  * fingerprints of an algorithm the terminal refuses, a full
  * terminal (both standing through retries that have not reached the terminal, since their first
- * refusal), a refused communication key, a terminal heard from a new address, registrations
- * refused because too many terminals wait for approval.
+ * refusal), a refused communication key, a terminal heard from a new address, a terminal that
+ * cannot send its punches again (cleared by its USB file, imported), registrations refused
+ * because too many terminals wait for approval.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/platform/db/client';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { usbAttlogFile } from '../../src/simulator/usb-file';
 import { ApiClient, adminToken, startTestServer, type TestServer, tempDir } from '../support/harness';
 import { fetchFrom, SECOND_ADDRESS } from '../support/source-address';
 import { drain } from '../support/terminals';
@@ -581,6 +583,58 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     expect(d.details).toMatchObject({ pinned_ip: '127.0.0.1', ip: SECOND_ADDRESS });
     expect((await server.admin.post('/devices/MOVED-1/confirm-address/')).status).toBe(200);
     await cleared('new_address', 'MOVED-1');
+  });
+
+  test('a terminal that cannot send its punches again (Return=-1002): punches_not_resent, whose fix is its USB file; importing it closes the gap and clears it', async () => {
+    expect((await server.admin.post('/devices/', { serial_number: 'NORESEND-1', areas: ['default'] })).status).toBe(201);
+    const t = new SimulatedTerminal({
+      url: server.url,
+      sn: 'NORESEND-1',
+      now: clock.now,
+      respond: (c) => (c.text.startsWith('DATA QUERY ATTLOG') ? -1002 : undefined),
+    });
+    // Two punches in its log before it first calls, never sent by itself; one sent.
+    t.holdUnsent([0, 1].map((i) => ({ pin: String(61 + i), at: new Date(clock.now() - (2 - i) * 1_800_000) })));
+    await t.handshake();
+    await t.postOptions();
+    expect((await t.punch([{ pin: '63', at: new Date(clock.now() - 60_000) }])).body).toStartWith('OK');
+    await drain(t);
+    offset += 2 * 60_000;
+    expect((await server.admin.post('/jobs/check-completeness/run/')).status).toBe(200);
+    await drain(t); // answers the re-upload with −1002
+    const d = await raised('punches_not_resent', 'NORESEND-1');
+    expect(d.severity).toBe('error');
+    expect(d.details).toMatchObject({ missing: 2, commands: 1, last_return_code: -1002 });
+    expect(d.message).toMatch(/^Terminal NORESEND-1 holds 2 punches that are not stored here and does not send them again: asked once since /);
+    expect(d.message).toContain('it answered Return=-1002 (the terminal does not support this command), so its firmware cannot send punches again.');
+    expect(d.message).not.toContain('people, fingerprints, deletes');
+    expect(d.fix).toContain('Save its punches to a USB stick at the terminal');
+    expect(d.fix).toContain('POST devices/NORESEND-1/punches/import/');
+    expect(d.fix).not.toContain('make room on it');
+    // Said once, with its own fix: not as a failed command too.
+    await cleared('commands_failing', 'NORESEND-1');
+
+    // Its USB file imported: the two missing stored, the one sent a duplicate; the next check closes the gap.
+    const imported = await fetch(`${server.admin.base}/devices/NORESEND-1/punches/import/`, {
+      method: 'POST',
+      headers: server.admin.headers,
+      body: usbAttlogFile(t),
+    });
+    expect(await imported.json()).toMatchObject({ imported: 2, duplicates: 1 });
+    expect((await server.admin.post('/jobs/check-completeness/run/')).status).toBe(200);
+    expect((await server.admin.get('/devices/NORESEND-1/completeness/')).body.counts).toMatchObject({ missing: null });
+    await cleared('punches_not_resent', 'NORESEND-1');
+    await cleared('commands_failing', 'NORESEND-1');
+
+    // Asked by hand for a day and refused: no gap to close, said as a failed request (a day, or a re-upload that works).
+    const today = new Date(clock.now()).toISOString().slice(0, 10);
+    expect((await server.admin.post('/devices/NORESEND-1/commands/', { kind: 'reupload_logs', from: today, to: today })).status).toBe(201);
+    await drain(t);
+    const byHand = await raised('punches_not_resent', 'NORESEND-1');
+    expect(byHand.details).toMatchObject({ missing: null, gap_since: null, last_return_code: -1002 });
+    expect(byHand.message).toContain('Punches of the range asked may not all be stored here.');
+    expect(byHand.fix).toContain('POST devices/NORESEND-1/punches/import/');
+    await cleared('commands_failing', 'NORESEND-1');
   });
 });
 

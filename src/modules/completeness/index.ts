@@ -7,3 +7,4 @@ export * as completenessReactions from './reactions';
 export { completenessRoutes } from './routes';
 export { COMPLETENESS_SETTINGS } from './runtime';
 export { Completeness } from './service';
+export { gapsOfReuploads, type OpenGap } from './unresent';

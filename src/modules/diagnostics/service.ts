@@ -8,10 +8,12 @@ import type { Caller } from '../../platform/http/caller';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import { counted } from '../../platform/words';
 import { type FailingCommands, failingCommands, type WaitingCommands, waitingSince } from '../commands';
+import { gapsOfReuploads, type OpenGap } from '../completeness';
 import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal } from '../devices';
 import { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
 import { answerOf, failedBy, failingWords } from './failing';
 import type { Diagnostic } from './model';
+import { REUPLOAD, reuploadWords, splitReuploads } from './reupload';
 import type { DiagnosticRuntime } from './runtime';
 import { fullWords, incompatibleWords } from './unreachable';
 
@@ -26,6 +28,8 @@ interface Facts {
   log: LogEntry[];
   waiting: Map<string, WaitingCommands>;
   failing: Map<string, FailingCommands>;
+  /** The failed re-uploads' newest commands asked for a gap: the gap while open, null once closed (completeness). */
+  reuploadGaps: Map<number, OpenGap | null>;
   notReaching: TemplatesNotReaching[];
 }
 
@@ -45,13 +49,16 @@ export class Diagnostics {
     const q = this.ctx.db.orm;
     const now = this.ctx.clock.now();
     const terminals = await this.inScope(await allTerminals(q), caller);
+    // Refused templates are said by templates_incompatible and terminal_full, with their fix.
+    const failing = new Map((await failingCommands(q, now - DAY_MS, [TEMPLATE_REFUSALS])).map((f) => [f.deviceId, f]));
+    const reuploads = [...failing.values()].flatMap((f) => f.kinds.filter((k) => k.kind === REUPLOAD).map((k) => k.lastCommand));
     const facts: Facts = {
       now,
       // `registered`: a terminal pending again may be a removed one back (devices/registration.ts).
       log: await newestLogEntries(q, ['key_refused', 'clock_drift', 'registered']),
       waiting: new Map((await waitingSince(q, now - DAY_MS)).map((w) => [w.deviceId, w])),
-      // Refused templates are said by templates_incompatible and terminal_full, with their fix.
-      failing: new Map((await failingCommands(q, now - DAY_MS, [TEMPLATE_REFUSALS])).map((f) => [f.deviceId, f])),
+      failing,
+      reuploadGaps: await gapsOfReuploads(q, reuploads),
       notReaching: await templatesNotReaching(q),
     };
     const out = terminals.flatMap((d) => [
@@ -159,10 +166,15 @@ export class Diagnostics {
    * a day, so commands_waiting never says it.
    */
   private failing(d: DeviceRow, f: Facts): DiagnosticView[] {
-    const failing = f.failing.get(d.id);
-    if (!failing) return [];
+    const all = f.failing.get(d.id);
+    if (!all) return [];
+    // Re-uploads of punches are said by punches_not_resent, with their own fix.
+    const { others: failing, reupload } = splitReuploads(all);
+    const reuploads = reupload ? this.notResent(d, reupload, f) : [];
+    if (!failing) return reuploads;
     const last = failing.kinds[0]!;
     return [
+      ...reuploads,
       diag(d, 'commands_failing', 'error', failing.since, {
         ...failingWords(d.serialNumber, failing, (ms) => wallTimeIn(ms, d.timeZone ?? this.ctx.settings.TIME_ZONE)),
         details: {
@@ -186,6 +198,30 @@ export class Diagnostics {
             last_reason: answerOf(k),
             failed_by: failedBy(k),
           })),
+        },
+      }),
+    ];
+  }
+
+  /**
+   * A terminal that refuses to send its punches again (or never answers): for a gap of its counts,
+   * while that gap is open; for a re-upload asked after an outage or by hand, as a failed command.
+   */
+  private notResent(d: DeviceRow, k: FailingCommands['kinds'][number], f: Facts): DiagnosticView[] {
+    const gap = f.reuploadGaps.get(k.lastCommand);
+    // The gap it was asked for is closed (an imported USB file, its log cleared): nothing to bring in.
+    if (gap === null) return [];
+    return [
+      diag(d, 'punches_not_resent', 'error', k.since, {
+        ...reuploadWords(d.serialNumber, k, gap ?? null, wallTimeIn(k.since, d.timeZone ?? this.ctx.settings.TIME_ZONE)),
+        details: {
+          missing: gap?.missing ?? null,
+          gap_since: iso(gap?.since),
+          commands: k.count,
+          last_command: k.lastCommand,
+          last_at: iso(k.lastAt),
+          last_return_code: k.returnCode,
+          last_reason: answerOf(k),
         },
       }),
     ];
