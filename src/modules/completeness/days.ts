@@ -12,7 +12,7 @@ import type { Caller } from '../../platform/http/caller';
 import { addDays, isCalendarDate } from '../../platform/time/dates';
 import type { DeviceRow, DeviceService } from '../devices';
 import { countPerDateFromDevice } from '../punches';
-import { coversWholeDate, evidenceAfter, gapWindows, spanOn, type WallTime } from './evidence';
+import { coversWholeDate, evidenceSpans, gapWindows, spanOn, type WallTime } from './evidence';
 import type { CompletenessDay, CompletenessReport, Recovery } from './model';
 import type { Recoveries } from './recovery';
 import type { CompletenessRuntime } from './runtime';
@@ -56,8 +56,7 @@ export async function completenessOf(ctx: CompletenessRuntime, c: ReportParts, s
   const recoveries = await c.recoveries.overlapping(db, device.id, from, to);
   const state = await c.stateOf(db, device.id);
   const wall = (at: number) => c.recoveries.wallTime(device, at);
-  const after = evidenceAfter(state);
-  const done = after === undefined ? [] : await c.recoveries.doneAfter(db, device.id, after);
+  const done = await c.recoveries.doneWithin(db, device.id, evidenceSpans(state));
   const counts = countsByDate(state, wall, done, wall(device.approvedAt ?? device.createdAt).slice(0, 10), today);
   const facts: DateFacts[] = [];
   for (let date = from; date <= to; date = addDays(date, 1)) {

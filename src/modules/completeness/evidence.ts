@@ -70,13 +70,13 @@ export function gapWindows(
   return { gap, atClear };
 }
 
-/** From when finished re-uploads are evidence for the windows of gapWindows (null: all of them); undefined: no window. */
-export function evidenceAfter(state: PunchCountRow | null): number | null | undefined {
-  const starts = [
-    ...(state?.gapSince != null ? [state.agreedAt] : []),
-    ...(state?.clearedAt != null && state.missingAtClear != null ? [state.agreedBeforeClearAt] : []),
+/** When the finished re-uploads that are evidence for the windows of gapWindows finished: after one instant (null: any), up to another (null: now). */
+export type EvidenceSpan = { after: number | null; until: number | null };
+
+/** The spans of gapWindows' evidence (none: no window). */
+export function evidenceSpans(state: PunchCountRow | null): EvidenceSpan[] {
+  return [
+    ...(state?.gapSince != null ? [{ after: state.agreedAt, until: null }] : []),
+    ...(state?.clearedAt != null && state.missingAtClear != null ? [{ after: state.agreedBeforeClearAt, until: state.clearedAt }] : []),
   ];
-  if (starts.length === 0) return undefined;
-  const known = starts.filter((s): s is number => s !== null);
-  return known.length < starts.length ? null : Math.min(...known);
 }

@@ -5,7 +5,7 @@
  * here: what was new counted per local date, the terminal's own count per date (the distinct
  * lines it re-sent), and the counts' agreement taken again from there.
  */
-import { and, eq, gt, gte, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, lte, or, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { addDays } from '../../platform/time/dates';
 import { formatLocalWallTime, usableZoneOrUtc } from '../../platform/time/zone';
@@ -14,6 +14,7 @@ import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EventChannel } from '../events';
 import { countPerDateFromDevice, type PunchService } from '../punches';
 import type { CompletenessEvents, RecoveryRef } from './events';
+import type { EvidenceSpan } from './evidence';
 import type { CompletenessRuntime } from './runtime';
 import { punchCounts, punchDays, punchRecoveries, type RecoveryReason, type RecoveryRow } from './tables';
 
@@ -241,14 +242,16 @@ export class Recoveries {
     });
   }
 
-  /** Re-uploads of a terminal finished (done) after an instant (all of them: null), the evidence of which dates a gap may lie on. */
-  async doneAfter(q: Queryable, deviceId: string, after: number | null): Promise<RecoveryRow[]> {
+  /** Re-uploads of a terminal finished (done) within any of the spans (evidence.ts), the evidence of which dates a gap may lie on. */
+  async doneWithin(q: Queryable, deviceId: string, spans: readonly EvidenceSpan[]): Promise<RecoveryRow[]> {
+    if (spans.length === 0) return [];
+    const within = spans.map(({ after, until }) =>
+      and(after === null ? undefined : gt(punchRecoveries.finishedAt, after), until === null ? undefined : lte(punchRecoveries.finishedAt, until)),
+    );
     return q
       .select()
       .from(punchRecoveries)
-      .where(
-        and(eq(punchRecoveries.deviceId, deviceId), eq(punchRecoveries.status, 'done'), after === null ? undefined : gt(punchRecoveries.finishedAt, after)),
-      );
+      .where(and(eq(punchRecoveries.deviceId, deviceId), eq(punchRecoveries.status, 'done'), or(...within)));
   }
 
   /** Re-uploads of a terminal overlapping local dates from..to, newest first. */
