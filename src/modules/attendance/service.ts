@@ -7,11 +7,10 @@ import { yieldToOthers } from '../../platform/event-loop';
 import { cursorOf, type Page, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dateFilter, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
-import type { CalendarEvents, CalendarService } from '../calendar';
+import { type CalendarEvents, type CalendarResume, type CalendarService, type ChangeTouches, recomputeInSteps, type Touch } from '../calendar';
 import type { EnrolleeEvents, EnrolleeService } from '../enrollees';
 import { type EventChannel, type EventLog, type FollowerStop, LogFollower, type LoggedEvent } from '../events';
 import type { LoggedPunchEvents, PunchEvents, PunchService, PunchView } from '../punches';
-import { type CalendarResume, type ChangeTouches, recomputeInSteps, type Touch } from './calendar-steps';
 import { punchesByDay, punchesOfDay } from './day-punches';
 import type { AttendanceDayFilters } from './day-rows';
 import { type AttendanceDayRow, attendanceDayView, localDates, readDays, writeDays } from './day-rows';
@@ -94,7 +93,7 @@ export class AttendanceService {
 
   /**
    * Applies logged events to the days they touch (the follower's step, in its transaction);
-   * calendar changes in steps of bounded size (calendar-steps.ts), from `resume` on.
+   * calendar changes in steps of bounded size (calendar/steps.ts), from `resume` on.
    */
   private async apply(w: WriteContext, events: readonly LoggedEvent[], resume: CalendarResume | null): Promise<FollowerStop | undefined> {
     // Punches (new or voided): per enrollee, their instants; only the days they belong to change.
@@ -142,9 +141,13 @@ export class AttendanceService {
     // A punch's day is its local date or the date either side (a shift's window may hand it to either).
     for (const touch of byRange.values()) await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1), changed);
     for (const touch of touches) await this.recomputeIn(w, [...touch.enrollees], addDays(touch.from, -1), addDays(touch.to, 1));
-    // The first change is the one the last step stopped in, when it did (`resume`).
-    return recomputeInSteps(calendarChanges, calendarChanges[0]?.sequence === events[0]?.sequence ? resume : null, (ids, from, to) =>
-      this.recomputeIn(w, ids, from, to),
+    // The first change is the one the last step stopped in, when it did (`resume`); the steps
+    // do the dates either side of each touch too (`margin`), for the same reason.
+    return recomputeInSteps(
+      calendarChanges,
+      calendarChanges[0]?.sequence === events[0]?.sequence ? resume : null,
+      (ids, from, to) => this.recomputeIn(w, ids, from, to),
+      { margin: 1 },
     );
   }
 
@@ -166,7 +169,7 @@ export class AttendanceService {
   /**
    * Whose days and which dates a calendar change touches, limited to the dates that have data:
    * one touch per range of the change, in its order, nobody's when the range has no data. A step
-   * that stops inside the change names its touch by that place (calendar-steps.ts), so the places
+   * that stops inside the change names its touch by that place (calendar/steps.ts), so the places
    * hold whatever the data are when the next step reads them again.
    */
   private async touchesOf(w: WriteContext, change: CalendarEvents['calendar_changed']): Promise<Touch[]> {

@@ -7,3 +7,4 @@ export { calendarRoutes } from './routes';
 export { CALENDAR_SETTINGS } from './runtime';
 export { scheduleRoutes } from './schedule-routes';
 export { type CalendarProvider, CalendarService } from './service';
+export { type CalendarResume, type ChangeTouches, recomputeInSteps, type Touch } from './steps';

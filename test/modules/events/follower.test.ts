@@ -6,7 +6,7 @@
  * a recompute of many people leaves a turn between its groups too.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { STEP_PERSON_DAYS } from '../../../src/modules/attendance/calendar-steps';
+import { STEP_PERSON_DAYS } from '../../../src/modules/calendar/steps';
 import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { createPeople, linesAt, type Person, terminal, upload } from '../../support/attendance';
 import { startTestServer, type TestServer } from '../../support/harness';

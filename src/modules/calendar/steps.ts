@@ -1,13 +1,15 @@
 /**
- * The days a calendar change touches, recomputed in steps of bounded size. A change may touch
- * every person's every date: an area's weekend from a date on, a schedule everyone works changed
- * in place. Applied in one step of the log's follower, that was one write transaction, holding
- * the single writer, and every terminal's upload behind it, for as long as it took: an upload
- * waited 8 s at M (10,000 people, 25 days of data), and after a year it would be minutes.
+ * The people and dates a calendar change touches, recomputed in steps of bounded size by the
+ * log's followers that follow `calendar_changed` (attendance's days, anomalies' `while_on_leave`).
+ * A change may touch every person's every date: an area's weekend from a date on, a schedule
+ * everyone works changed in place, a host's leave of everyone. Applied in one step of the log's
+ * follower, that was one write transaction, holding the single writer, and every terminal's
+ * upload behind it, for as long as it took: an upload waited 8 s at M (10,000 people, 25 days of
+ * data), and after a year it would be minutes.
  *
  * So a step recomputes at most STEP_PERSON_DAYS person-dates of calendar changes, people in id
  * order, and tells the follower where it stopped (events/follower.ts, `FollowerStop`); the next
- * step goes on with the next person. Recomputing a day is idempotent, so a person done twice (a
+ * step goes on with the next person. Recomputing is idempotent, so a person done twice (a
  * crash between steps, someone moved into the area meanwhile) changes nothing.
  */
 
@@ -36,19 +38,29 @@ export interface CalendarResume {
   after: string;
 }
 
-/** Recomputes these people's days on from..to, in the step's transaction. */
+/** Recomputes what these people have on dates from..to, in the step's transaction. */
 type Recompute = (enrollees: string[], from: string, to: string) => Promise<unknown>;
+
+export interface StepOptions {
+  /** Person-dates a step spends at most (default STEP_PERSON_DAYS). */
+  budget?: number;
+  /**
+   * Dates done either side of each touch (default 1: a punch's attendance day may be the date
+   * either side of it; 0 for what follows a punch's own local date).
+   */
+  margin?: number;
+}
 
 /**
  * Recomputes the changes' touches in order, beginning where `resume` says in the first one,
- * until STEP_PERSON_DAYS is spent (at least one person each step, so that the steps come to the
+ * until the budget is spent (at least one person each step, so that the steps come to the
  * end); answers where it stopped, or undefined when it got through them all.
  */
 export async function recomputeInSteps(
   changes: readonly ChangeTouches[],
   resume: CalendarResume | null,
   recompute: Recompute,
-  budget = STEP_PERSON_DAYS,
+  { budget = STEP_PERSON_DAYS, margin = 1 }: StepOptions = {},
 ): Promise<FollowerStop | undefined> {
   let left = budget;
   for (const [c, change] of changes.entries()) {
@@ -57,8 +69,7 @@ export async function recomputeInSteps(
       const touch = change.touches[t]!;
       const after = first && t === first.touch ? first.after : '';
       const people = [...touch.enrollees].filter((id) => id > after).sort();
-      // A punch's day may be the date either side of it, so the dates either side are done too.
-      const [from, to] = [addDays(touch.from, -1), addDays(touch.to, 1)];
+      const [from, to] = [addDays(touch.from, -margin), addDays(touch.to, margin)];
       const dates = datesBetween(from, to);
       let done = 0;
       while (done < people.length) {
