@@ -173,6 +173,7 @@ async function startServing(modules: Modules, settings: Readonly<Settings>, opti
     modules.webhooks.startWorker();
     // Derived state follows the log in every serving instance (it catches up from where it stood).
     modules.attendance.follower.start();
+    modules.anomalies.follower.start();
     // The server's own heartbeat: a start after an outage asks terminals to re-upload its range.
     await modules.heartbeat.start();
   }
@@ -204,6 +205,7 @@ function instance({ modules, plugin, openapi, runtime, issues, lock, ownsDb }: B
       await modules.jobs.stop();
       modules.heartbeat.stop();
       await modules.attendance.follower.stop();
+      await modules.anomalies.follower.stop();
       await modules.punchStream.stop();
       await modules.eventStream.stop();
       await modules.webhooks.stop();

@@ -268,8 +268,14 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   calendar_changed: {
     about:
-      'A holiday, weekend, leave, schedule or assignment changed (or a host said its calendar did): the people (`enrollees`, `areas`, or everyone) and dates it touches.',
-    example: { kind: 'holiday', id: 'c62fa283-3296-4b52-bbca-e6abbbd686f1', ranges: [{ from: '2026-03-09', to: '2026-03-09' }], by: 'hr.officer@example.com' },
+      "A holiday, weekend, leave, schedule or assignment changed (or a host said its calendar did): the people (`enrollees`, `areas`, or everyone when neither is given) and dates it touches; attendance days follow it, and so do `while_on_leave` anomalies when a leave (or the host's calendar) changed. This example shows a leave.",
+    example: {
+      kind: 'leave',
+      id: 'c62fa283-3296-4b52-bbca-e6abbbd686f1',
+      enrollees: ['7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01'],
+      ranges: [{ from: '2026-03-09', to: '2026-03-13' }],
+      by: 'hr.officer@example.com',
+    },
   },
   attendance_day_changed: {
     about:
@@ -339,7 +345,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   anomaly_detected: {
     about:
-      'A punch deserves a look (`anomalies/`): a PIN, password or card where the person has a biometric (`verified_without_biometric`), two terminals too far apart for the time between (`impossible_travel`, `TRAVEL_MINUTES`), a punch on a day of leave (`while_on_leave`), the same person again within `DUPLICATE_WINDOW` (`repeated_punch`, on the later punch of the two). The punch carries the kind among its flags; attendance is not changed. When the earlier punch of a `repeated_punch` arrives last (a backlog, a re-upload, an import), the flag goes on the later punch, stored before: this event, in the same transaction, is what says its flags changed (a `punch_received` already sent showed it without). `details` depends on the kind; this example shows `impossible_travel`.',
+      "A punch deserves a look (`anomalies/`): a PIN, password or card where the terminal holds the person's biometric (`verified_without_biometric`), two terminals too far apart for the time between (`impossible_travel`, `TRAVEL_MINUTES`), a punch on a day of leave (`while_on_leave`: as the punch is stored, or after the commit of a leave recorded later for a day already punched, as attendance days follow it), the same person again within `DUPLICATE_WINDOW` (`repeated_punch`, on the later punch of the two). The punch carries the kind among its flags; attendance is not changed. When the earlier punch of a `repeated_punch` arrives last (a backlog, a re-upload, an import), the flag goes on the later punch, stored before: this event, in the same transaction, is what says its flags changed (a `punch_received` already sent showed it without). `details` depends on the kind; this example shows `impossible_travel`.",
     example: {
       anomaly: {
         id: '019ab3f2-7c41-7d2e-9f10-3e5a8b1c2d47',
@@ -360,6 +366,24 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
           minutes_needed: 40,
         },
         detected_at: '2026-03-02T08:08:01.112Z',
+      },
+    },
+  },
+  anomaly_removed: {
+    about:
+      "An anomaly no longer holds: a `while_on_leave` whose leave was removed or is now of another kind (a leave deleted at `leaves/{id}/`, or the host said its calendar changed). The anomaly as `anomalies/` listed it: it is listed no more, and its punch no longer carries the kind among its flags. A leave now of another kind is detected anew (`anomaly_detected`, after this event). Followed after the leave's change is committed, as attendance days are.",
+    example: {
+      anomaly: {
+        id: '019ab3f2-8d15-7e40-a2c6-5b7f9e0d1c38',
+        kind: 'while_on_leave',
+        employee: 'E-1002',
+        enrollee: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605',
+        device: 'CQUZ233860018',
+        punch: '019ab3f2-8c77-7b52-9d03-6e1a4f8b2c95',
+        at: '2026-11-27T09:00:00.000Z',
+        date: '2026-11-27',
+        details: { leave: 'vacation' },
+        detected_at: '2026-11-27T09:00:00.412Z',
       },
     },
   },

@@ -115,7 +115,7 @@ function buildTime(runtime: Runtime, events: EventLog, { devices, commands, enro
   const completenessRuntime = runtimeFor(runtime, COMPLETENESS_SETTINGS);
   const completeness = new Completeness(completenessRuntime, events, { devices, commands, punches });
   const heartbeat = new ServerHeartbeat(completenessRuntime, completeness);
-  const anomalies = new Anomalies(runtimeFor(runtime, ANOMALY_SETTINGS), events, { devices, enrollment, calendar, enrollees });
+  const anomalies = new Anomalies(runtimeFor(runtime, ANOMALY_SETTINGS), events, { devices, enrollment, calendar, enrollees, punches });
   return { calendar, attendance, absences, reports, completeness, heartbeat, anomalies, board };
 }
 

@@ -8,7 +8,8 @@
  *   firmware disagree on what it means.
  * - `impossible_travel`: another punch of the person, on a terminal sharing no area with this
  *   one, closer in time than TRAVEL_MINUTES says the two areas are apart.
- * - `while_on_leave`: the person is on leave (calendar or the host's) on the punch's date.
+ * - `while_on_leave`: the person is on leave (calendar or the host's) on the punch's date (and
+ *   later, as that leave changes: on-leave.ts).
  * - `repeated_punch`: an earlier punch of the person within DUPLICATE_WINDOW (any terminal). The
  *   repeat is the later punch of the pair, whichever arrived last: a punch arriving after a later
  *   one was stored (a backlog, a recovery, an import) makes that stored one the repeat

@@ -1,4 +1,4 @@
-/** Anomalies: punches that deserve a look, found as they are stored, listed at `anomalies/`. */
+/** Anomalies: punches that deserve a look, found as they are stored (and `while_on_leave` as leave changes), listed at `anomalies/`. */
 export type { AnomalyEvents } from './events';
 export type { AnomalyView } from './model';
 export * as anomalyReactions from './reactions';

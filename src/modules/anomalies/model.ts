@@ -18,7 +18,7 @@ export const Anomaly = t.Object(
     id: t.String(),
     kind: OneOf(
       ANOMALY_KINDS,
-      '`verified_without_biometric`: a PIN, password or card where the person has a biometric enrolled; `impossible_travel`: two terminals too far apart (TRAVEL_MINUTES) for the time between; `while_on_leave`: a punch on a day of leave; `repeated_punch`: the same person again within DUPLICATE_WINDOW (on the later punch of the two, whichever arrived first).',
+      '`verified_without_biometric`: a PIN, password or card where the terminal holds the person’s biometric (not at a card-only reader, or one their template cannot reach); `impossible_travel`: two terminals too far apart (TRAVEL_MINUTES) for the time between; `while_on_leave`: a punch on a day of leave; `repeated_punch`: the same person again within DUPLICATE_WINDOW (on the later punch of the two, whichever arrived first).',
     ),
     employee: Nullable(t.String()),
     enrollee: t.String(),

@@ -10,7 +10,7 @@ export function anomalyRoutes(http: Http, anomalies: Anomalies) {
     response: { 200: AnomalyList, ...errors('validation_error', 'invalid_cursor', 'not_found') },
     detail: {
       summary:
-        'Punches that deserve a look (a PIN or card where the person has a biometric, impossible travel, a punch on leave, a repeated punch), newest first, within the caller’s areas; never a change to attendance',
+        'Punches that deserve a look (a PIN or card where the terminal holds the person’s biometric, impossible travel, a punch on leave, a repeated punch), newest first, within the caller’s areas; never a change to attendance',
       tags: ['punches'],
     },
   });

@@ -3,7 +3,8 @@
  * `punch_received` (reactions.ts) runs the rules of detect.ts on each batch inside its write:
  * each anomaly is kept (`anomalies/`), added to the punch's flags and announced
  * (`anomaly_detected`, so webhooks carry it). A punch arriving before a stored one it is repeated
- * by flags that stored one, in the same write. Attendance never changes because of one.
+ * by flags that stored one, in the same write. `while_on_leave` also follows later changes of
+ * leave, after their commit (on-leave.ts). Attendance never changes because of one.
  */
 import { and, desc, eq, gte, inArray, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
@@ -19,11 +20,13 @@ import type { CalendarService } from '../calendar';
 import type { DeviceRef, DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
-import type { EventChannel, EventLog } from '../events';
-import { addPunchFlags, byInstant, type NearbyPunch, type PunchEvents, type PunchView, punchesByIds, punchesNear } from '../punches';
-import { detect, type Found, laterRepeats, WITHOUT_BIOMETRIC } from './detect';
+import type { EventChannel, EventLog, LogFollower } from '../events';
+import { byInstant, type NearbyPunch, type PunchEvents, type PunchService, type PunchView, punchesByIds, punchesNear } from '../punches';
+import { detect, laterRepeats, WITHOUT_BIOMETRIC } from './detect';
 import type { AnomalyEvents } from './events';
 import type { AnomalyView } from './model';
+import { OnLeave } from './on-leave';
+import { anomalyView, keepAnomalies } from './records';
 import type { AnomalyRuntime } from './runtime';
 import { ANOMALY_KINDS, type AnomalyKind, type AnomalyRow, anomalies } from './tables';
 
@@ -32,6 +35,7 @@ export interface AnomalyDeps {
   enrollment: Enrollment;
   calendar: CalendarService;
   enrollees: EnrolleeService;
+  punches: PunchService;
 }
 
 export interface AnomalyFilters {
@@ -49,6 +53,8 @@ const READ_BATCH = 500;
 
 export class Anomalies {
   readonly events: EventChannel<AnomalyEvents>;
+  /** `while_on_leave` following leave changes after their commit (on-leave.ts); started and stopped with the instance. */
+  readonly follower: LogFollower;
   private readonly travel: Map<string, number>;
   private readonly maxTravelMs: number;
 
@@ -58,6 +64,7 @@ export class Anomalies {
     private readonly deps: AnomalyDeps,
   ) {
     this.events = log.channel<AnomalyEvents>();
+    this.follower = new OnLeave(ctx, log, this.events, deps).follower;
     this.travel = new Map(ctx.settings.TRAVEL_MINUTES.map((t) => [travelKey(t.areas[0], t.areas[1]), t.minutes]));
     this.maxTravelMs = Math.max(0, ...ctx.settings.TRAVEL_MINUTES.map((t) => t.minutes)) * 60_000;
   }
@@ -112,7 +119,7 @@ export class Anomalies {
         },
       );
       if (found.length === 0) continue;
-      await this.record(w, p, found, { at: instants[i]!, date: dates[i]!, now });
+      await keepAnomalies(w, this.events, p, found, { at: instants[i]!, date: dates[i]!, now });
       count += found.length;
     }
     return count + (await this.laterRepeated(w, byPerson, new Set(candidates.map(({ punch }) => punch.id)), now));
@@ -141,7 +148,8 @@ export class Anomalies {
     const ids = due.map((r) => r.punch.id);
     const views = new Map((await punchesByIds(w.tx, ids)).map((v) => [v.id, v]));
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
-    for (const { punch, found } of due) await this.record(w, views.get(punch.id)!, [found], { at: punch.at, date: localDateOf(punch.at, zone), now });
+    for (const { punch, found } of due)
+      await keepAnomalies(w, this.events, views.get(punch.id)!, [found], { at: punch.at, date: localDateOf(punch.at, zone), now });
     return due.length;
   }
 
@@ -187,33 +195,13 @@ export class Anomalies {
     return { self: new Map(near.map((n) => [n.id, n])), byPerson, deviceIds };
   }
 
-  /** Keeps a punch's anomalies, announces each, and adds their kinds to its flags. */
-  private async record(w: WriteContext, p: PunchView, found: readonly Found[], when: { at: number; date: string; now: number }): Promise<void> {
-    for (const f of found) {
-      const row: AnomalyRow = {
-        id: Bun.randomUUIDv7(),
-        kind: f.kind,
-        punchId: p.id,
-        enrolleeId: p.enrollee!,
-        employeeKey: p.employee,
-        deviceSerial: p.device,
-        at: when.at,
-        date: when.date,
-        details: f.details,
-        createdAt: when.now,
-      };
-      await w.tx.insert(anomalies).values(row);
-      await this.events.record(w, 'anomaly_detected', { anomaly: view(row) });
-    }
-    const kinds = found.map((f) => f.kind);
-    await addPunchFlags(w.tx, p.id, kinds);
-    // The punch as this write's in-process listeners get it (`punch_received`, delivered after the
-    // commit) carries the flags too, as the stored row does.
-    for (const kind of kinds) if (!p.flags.includes(kind)) p.flags.push(kind);
-  }
-
-  /** `anomalies/`: newest first, within the caller's areas (a person is theirs when one of their areas is). */
+  /**
+   * `anomalies/`: newest first, within the caller's areas (a person is theirs when one of their
+   * areas is), once every leave change recorded when asked has been followed.
+   */
   async list(filters: AnomalyFilters, caller: Caller): Promise<Page<AnomalyView>> {
+    // Every leave change recorded so far is followed first, as reads of days do.
+    await this.follower.catchUp();
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     // As every route: a date that does not exist is named; a reversed range only when both are given.
     const given = dateFilter(filters);
@@ -266,7 +254,7 @@ export class Anomalies {
       after = { at: last.at, id: last.id };
     }
     const last = out.at(-1);
-    return { results: out.map(view), next_cursor: more && last ? cursorOf('anomalies', [`${last.at}|${last.id}`]) : null };
+    return { results: out.map(anomalyView), next_cursor: more && last ? cursorOf('anomalies', [`${last.at}|${last.id}`]) : null };
   }
 
   /** An area asked for must exist and be the caller's: else it does not exist for them (404, as on reports and the roster). */
@@ -307,21 +295,6 @@ export class Anomalies {
     }
     return n;
   }
-}
-
-function view(r: AnomalyRow): AnomalyView {
-  return {
-    id: r.id,
-    kind: r.kind,
-    employee: r.employeeKey,
-    enrollee: r.enrolleeId,
-    device: r.deviceSerial,
-    punch: r.punchId,
-    at: new Date(r.at).toISOString(),
-    date: r.date,
-    details: r.details,
-    detected_at: new Date(r.createdAt).toISOString(),
-  };
 }
 
 /** A punch just stored, and the terminal that sent it (null: manual or imported). */

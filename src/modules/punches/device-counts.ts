@@ -138,6 +138,37 @@ export async function addPunchFlags(q: Queryable, punchId: string, flags: readon
   if (next.length !== row.flags.length) await q.update(punches).set({ flags: next }).where(eq(punches.id, punchId));
 }
 
+/** The employee key each of these punches was stored with, by id (anomalies keep it with theirs); one statement a few thousand. */
+export async function employeeKeysOf(execute: Execute, punchIds: readonly string[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const some of chunks([...punchIds], 5000)) {
+    const { rows } = await execute({
+      sql: `select p.id, p.employee_key from json_each(?) as j join ${getTableName(punches)} as p on p.id = j.value`,
+      args: [JSON.stringify(some)],
+    });
+    for (const r of rows) out.set(String(r.id), r.employee_key === null ? null : String(r.employee_key));
+  }
+  return out;
+}
+
+/**
+ * Puts one flag on many stored punches, or takes it off them, a statement per few thousand
+ * (anomalies: the `while_on_leave` of every punch a change of leave touches, which may be a
+ * year of everyone's). A punch that already has it (or has it not) is left as it is.
+ */
+export async function setPunchFlag(execute: Execute, punchIds: readonly string[], flag: string, on: boolean): Promise<void> {
+  const table = getTableName(punches);
+  const has = `exists (select 1 from json_each(${table}.flags) where value = ?)`;
+  for (const some of chunks([...new Set(punchIds)], 5000)) {
+    await execute({
+      sql: on
+        ? `update ${table} set flags = json_insert(flags, '$[#]', ?) where id in (select value from json_each(?)) and not ${has}`
+        : `update ${table} set flags = (select coalesce(json_group_array(f.value), '[]') from json_each(${table}.flags) f where f.value <> ?) where id in (select value from json_each(?)) and ${has}`,
+      args: [flag, JSON.stringify(some), flag],
+    });
+  }
+}
+
 /**
  * Which of these lines a terminal's punches already hold (any source), as the dedupe index keys
  * them: `PIN \t local time`. Read date by date through that index (device, local date), so a

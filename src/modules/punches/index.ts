@@ -5,11 +5,13 @@ export {
   byInstant,
   countFromDevice,
   countPerDateFromDevice,
+  employeeKeysOf,
   type NearbyPunch,
   newestFromDeviceAt,
   punchesAt,
   punchesByIds,
   punchesNear,
+  setPunchFlag,
   storedOfDevice,
 } from './device-counts';
 export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';

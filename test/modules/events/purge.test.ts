@@ -30,6 +30,13 @@ async function purge(): Promise<Record<string, number>> {
   return run.body.result;
 }
 
+/** Reads what each of the log's followers derives, which catches it up: attendance days, anomalies. */
+async function catchUp(): Promise<void> {
+  expect((await server.admin.get('/attendance-days/')).status).toBe(200);
+  expect((await server.admin.get('/anomalies/')).status).toBe(200);
+}
+
+/** The position of the slowest follower. */
 async function followerPosition(): Promise<number> {
   const rs = await server.fpa.db.client.execute('select min(position) as p from fpa_log_followers');
   return Number(rs.rows[0]?.p ?? 0);
@@ -38,8 +45,8 @@ async function followerPosition(): Promise<number> {
 beforeAll(async () => {
   server = await startTestServer(
     { TIME_ZONE: 'UTC', RETENTION_EVENTS_DAYS: 10, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true },
-    // No background work: the attendance follower moves only when days are read, and no webhook
-    // is delivered (the endpoint stays where it was created).
+    // No background work: the log's followers move only when read (attendance days, anomalies),
+    // and no webhook is delivered (the endpoint stays where it was created).
     { clock: { now: () => now }, startJobs: false },
   );
 });
@@ -72,13 +79,13 @@ describe('events purged behind the slowest reader', () => {
     expect(recent.length).toBeGreaterThan(0);
     expect(before.length - recent.length).toBeGreaterThan(held);
 
-    // The attendance follower has applied nothing yet: the log stays whole.
+    // The followers have applied nothing yet: the log stays whole.
     expect(await followerPosition()).toBeLessThan(before[0]!.sequence);
     expect((await purge()).events_purged).toBe(0);
     expect(await log()).toEqual(before);
 
-    // Reading days catches the follower up; now only the endpoint's event stays of the old ones.
-    expect((await server.admin.get('/attendance-days/')).status).toBe(200);
+    // Reading days and anomalies catches the followers up; now only the endpoint's event stays of the old ones.
+    await catchUp();
     expect(await followerPosition()).toBe(before[before.length - 1]!.sequence);
     expect((await purge()).events_purged).toBe(before.length - recent.length - held);
     const left = await log();
@@ -107,7 +114,7 @@ describe('events purged behind the slowest reader', () => {
 
   test('everything older than the horizon goes once every reader is past it, even the newest', async () => {
     now += 30 * DAY;
-    expect((await server.admin.get('/attendance-days/')).status).toBe(200);
+    await catchUp();
     const head = (await log()).at(-1)!.sequence;
     expect((await purge()).events_purged).toBeGreaterThan(0);
     // The purge's own audit is no event; the log is empty and `after=` anything reads nothing.

@@ -156,6 +156,14 @@ describe('every event type, raised by a real cause', () => {
     expect((await server.admin.get('/attendance-days/?limit=10')).status).toBe(200);
     expect((await server.admin.post(`/punches/${manual.body.id}/void/`, { reason: 'entered twice' })).status).toBe(200);
     expect((await server.admin.post('/holidays/', { date: '2026-03-09', name: 'Founders day' })).status).toBe(201);
+    // A leave recorded for a day Ada punched (her punches are then on leave: anomaly_detected),
+    // then removed (anomaly_removed); the anomalies follow the calendar after the commit, and
+    // reading them catches them up.
+    const leave = await server.admin.post('/leaves/', { enrollee: ada.id, from: '2026-03-02', to: '2026-03-02', kind: 'vacation' });
+    expect(leave.status).toBe(201);
+    expect((await server.admin.get('/anomalies/?from=2026-03-02&to=2026-03-02')).body.results).toHaveLength(2);
+    expect((await server.admin.delete(`/leaves/${leave.body.id}/`)).status).toBe(204);
+    expect((await server.admin.get('/anomalies/?from=2026-03-02&to=2026-03-02')).body.results).toEqual([]);
     const period = await server.admin.post('/pay-periods/', { from: '2026-03-01', to: '2026-03-15' });
     expect(period.status).toBe(201);
     expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);
