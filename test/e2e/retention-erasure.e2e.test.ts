@@ -1,6 +1,7 @@
 /**
  * Retention leaves nothing of a person behind. A person badges at a terminal, has punches
- * imported and entered by hand, attendance days, audit entries and events; they are deleted;
+ * imported and entered by hand, attendance days, anomalies (a leave recorded and removed),
+ * audit entries and events; they are deleted;
  * past the horizon the purge runs, and then every text value of every table of the database is
  * searched for their name, employee id, PIN, card and punch times: none is left. Events a
  * webhook endpoint has not handed off yet keep their data until it has (or is gone), and the
@@ -129,6 +130,14 @@ describe('retention past the horizon', () => {
       if (row!.n >= 2) break;
       await Bun.sleep(50);
     }
+
+    // A leave recorded for the day badged, then removed: the punches' `while_on_leave`
+    // anomalies are announced (employee id and punch times), then their removal too.
+    const leave = await server.admin.post('/leaves/', { enrollee: id, from: '2026-01-10', to: '2026-01-10', kind: 'sick' });
+    expect(leave.status).toBe(201);
+    expect((await server.admin.get('/anomalies/?from=2026-01-10&to=2026-01-10')).body.results).toHaveLength(2);
+    expect((await server.admin.delete(`/leaves/${leave.body.id}/`)).status).toBe(204);
+    expect((await server.admin.get('/anomalies/?from=2026-01-10&to=2026-01-10')).body.results).toEqual([]);
 
     now = Date.parse('2026-01-11T09:00:00Z');
     expect((await server.admin.delete(`/enrollees/${id}/`)).status).toBe(204);

@@ -1,7 +1,7 @@
 /**
  * What retention keeps of the events that carry a person's data once they are past the horizon
- * (RETENTION_PUNCHES_DAYS): their ids (enrollee, terminal, command, punch sequence), who acted,
- * and nothing else — no name, employee key, PIN, card, date or time of a punch or day. Events
+ * (RETENTION_PUNCHES_DAYS): their ids (enrollee, terminal, command, punch sequence or id,
+ * anomaly), who acted, and nothing else — no name, employee key, PIN, card, date or time of a punch or day. Events
  * of every other type carry ids and facts about terminals, templates (kind and index) or
  * configuration only, and are kept as they are.
  */
@@ -54,6 +54,10 @@ const REDACTORS: Record<string, (data: Data) => Data> = {
   punches_attributed: (d) => pick(d, ['enrollee', 'count']),
   attendance_day_changed: (d) => ({ day: { enrollee: idOf((d.day as Data | undefined)?.enrollee) } }),
   attendance_day_removed: (d) => pick(d, ['enrollee']),
+  // The anomaly's ids and kind; its employee key, punch time, date and details (other punches'
+  // times, the kind of a leave) go.
+  anomaly_detected: (d) => ({ anomaly: pick(d.anomaly, ['id', 'kind', 'enrollee', 'device', 'punch']) }),
+  anomaly_removed: (d) => ({ anomaly: pick(d.anomaly, ['id', 'kind', 'enrollee', 'device', 'punch']) }),
 };
 
 /**
@@ -67,6 +71,8 @@ export function personalDataRules(cutoff: number, dateCutoff: string): Redaction
     attendance_day_changed: { path: '$.day.date', before: dateCutoff },
     attendance_day_removed: { path: '$.date', before: dateCutoff },
     punches_attributed: { path: '$.last_punched_at', before: cutoffIso },
+    anomaly_detected: { path: '$.anomaly.at', before: cutoffIso },
+    anomaly_removed: { path: '$.anomaly.at', before: cutoffIso },
   };
   return Object.entries(REDACTORS).map(([type, redact]) => ({ type, recordedBefore: cutoff, dated: dated[type], redact }));
 }
