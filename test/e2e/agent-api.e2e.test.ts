@@ -10,6 +10,7 @@ import { stagedAad, templateAad } from '../../src/modules/enrollment/aad';
 import { parseAgentKey } from '../../src/platform/crypto/agent-keys';
 import {
   agentClient,
+  answerInventory,
   approvedTerminal,
   b64,
   type CreatedAgent,
@@ -37,6 +38,8 @@ beforeAll(async () => {
     AGENT_RATE_LIMIT: '1000/m',
   });
   await approvedTerminal(server, SERIAL);
+  // It says who it holds (nobody) before anything about a PIN goes to it.
+  await answerInventory(server, SERIAL);
   agent = await createAgent(server, 'Front desk reader');
   other = await createAgent(server, 'Back office reader');
 });
