@@ -5,7 +5,7 @@
  * other (who never does) until the shift's window has closed.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { parseCsv } from '../../src/platform/csv';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { launchBrowser, signedInPage } from '../support/browser';
@@ -40,8 +40,8 @@ async function board(query = ''): Promise<{ date: string; counts: Record<string,
 
 const person = (b: { people: BoardPerson[] }, employee: string) => b.people.find((p) => p.employee === employee)!;
 
-/** What the console's attendance grid says of each night worker's Monday, read in a browser at the time `now`. */
-async function mondayInGrid(): Promise<string[]> {
+/** In a browser at the time `now`, the console's attendance grid of Monday and Tuesday: `look` reads it. */
+async function inGrid<T>(look: (page: Page) => Promise<T>): Promise<T> {
   const page = await signedInPage(browser, server, errors, { now });
   try {
     await page.goto(`${server.url}/console/#/attendance`);
@@ -49,12 +49,19 @@ async function mondayInGrid(): Promise<string[]> {
     await period.getByLabel('From', { exact: true }).fill(MONDAY);
     await period.getByLabel('To', { exact: true }).fill(TUESDAY);
     await period.getByRole('button', { name: 'Show', exact: true }).click();
-    const cells = page.locator('#attendance-grid').getByRole('button', { name: /Night, Mon 2 Mar:/ });
-    await cells.first().waitFor();
-    return (await cells.evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? ''))).sort();
+    return await look(page);
   } finally {
     await page.context().close();
   }
+}
+
+/** What the console's attendance grid says of each night worker's Monday. */
+function mondayInGrid(): Promise<string[]> {
+  return inGrid(async (page) => {
+    const cells = page.locator('#attendance-grid').getByRole('button', { name: /Night, Mon 2 Mar:/ });
+    await cells.first().waitFor();
+    return (await cells.evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? ''))).sort();
+  });
 }
 
 /** A CSV report's rows, as objects by header key. */
@@ -176,13 +183,7 @@ test('a night’s punches are listed on the date the shift started, voided ones 
 });
 
 test('the console’s day panel of a night lists its own punches', async () => {
-  const page = await signedInPage(browser, server, errors, { now });
-  try {
-    await page.goto(`${server.url}/console/#/attendance`);
-    const period = page.getByRole('region', { name: 'Period', exact: true });
-    await period.getByLabel('From', { exact: true }).fill(MONDAY);
-    await period.getByLabel('To', { exact: true }).fill(TUESDAY);
-    await period.getByRole('button', { name: 'Show', exact: true }).click();
+  const text = await inGrid(async (page) => {
     await page
       .locator('#attendance-grid')
       .getByRole('button', { name: /^Nina Night, Mon 2 Mar:/ })
@@ -190,10 +191,8 @@ test('the console’s day panel of a night lists its own punches', async () => {
     const panel = page.getByRole('region', { name: /Nina Night, Mon/ });
     await panel.getByRole('table').waitFor();
     expect(await panel.getByRole('row').count()).toBe(3);
-    const text = await panel.getByRole('table').textContent();
-    expect(text).toContain('21:58');
-    expect(text).toContain('06:02');
-  } finally {
-    await page.context().close();
-  }
+    return panel.getByRole('table').textContent();
+  });
+  expect(text).toContain('21:58');
+  expect(text).toContain('06:02');
 });

@@ -173,7 +173,9 @@ describe('the second step', () => {
       await page.route(step, (r) => (r.request().method() === 'POST' ? answer(r) : r.continue()));
       // The last case's words gone first: two cases say the same, and the alert must be this answer's.
       await page.evaluate(() => {
-        for (const alert of document.querySelectorAll('[role="alert"]')) alert.textContent = '';
+        document.querySelectorAll('[role="alert"]').forEach((alert) => {
+          alert.textContent = '';
+        });
       });
       await page.getByLabel('Code from your authenticator app').fill('123456');
       await cont.click();
