@@ -27,9 +27,12 @@ export async function tableContents(server: TestServer): Promise<Record<string, 
   const volatile = new Set(['last_used_at', 'last_seen_at']);
   // Bookkeeping that every request changes by design: the shared agent rate-limit counters.
   const bookkeeping = new Set(['fpa_agent_rate_windows']);
-  // Settled first: the attendance days follow the log after the commit, so a step owed from
-  // the setup may still move the follower's position between two snapshots.
+  // Settled first: the attendance days and the leave anomalies follow the log after the commit,
+  // so a step owed from the setup may still move a follower's position between two snapshots
+  // (reading anomalies/ catches its follower up).
   await server.fpa.service.attendance.follower.catchUp();
+  const anomalies = await server.admin.get('/anomalies/?limit=1');
+  if (anomalies.status !== 200) throw new Error(`anomalies/ answered ${anomalies.status}`);
   const out: Record<string, unknown[]> = {};
   for (const name of await tableNames(server)) {
     if (bookkeeping.has(name)) continue;
