@@ -61,9 +61,9 @@ describe('focus and names in the console', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     expect(await focused(page)).toBe('BUTTON:Disable dora');
-    // Enter on the button it came back to opens the dialog again. On a loaded machine Chromium has
-    // let a key press sent the moment the dialog went go by (twice in full runs, never alone): the
-    // button is asked again when the first press opened nothing within 2 s.
+    // Enter on the button it came back to opens the dialog again. In full runs on a loaded machine
+    // Chromium twice dropped a key press sent right after the dialog closed (never when run alone):
+    // when the first press opened nothing within 2 s, the button is asked again.
     await page.keyboard.press('Enter');
     if (
       !(await dialog.waitFor({ timeout: 2000 }).then(
