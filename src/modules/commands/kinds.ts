@@ -30,6 +30,18 @@ export type CommandKind =
 /** The supersede key of the query of a terminal's users: one at a time per terminal (fleet/resync.ts). */
 export const QUERY_USERS_KEY = 'query-users';
 
+/**
+ * A row of `fpa_device_commands` that keeps its terminal's inventory outstanding: the query of
+ * its users sent on its approval (or first contact), queued or sent and not answered yet. Until
+ * it is answered, any user the terminal reports may be one it held before the service knew it
+ * (enrollment/walk-up.ts), and its commands about a PIN wait (polls.ts `DUE_SQL`). One text for
+ * the look-ups (lookups.ts) and the due read, so the two cannot drift; it names the table, not
+ * an alias, and is found by the supersede index (device, key).
+ */
+export const INVENTORY_QUERY_OPEN = `fpa_device_commands.supersede_key = '${QUERY_USERS_KEY}'
+  and fpa_device_commands.status in ('pending', 'sent')
+  and json_extract(fpa_device_commands.payload, '$.resync') = 'approved'`;
+
 /** What an operator may queue (`POST devices/{sn}/commands/`), and the kind each is stored as. */
 export const OPERATOR_KINDS = {
   reboot: 'REBOOT',

@@ -4,9 +4,12 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import type { DeviceService } from '../devices';
-import { type CommandKind, DELETE_KINDS, QUERY_USERS_KEY } from './kinds';
+import { type CommandKind, DELETE_KINDS, INVENTORY_QUERY_OPEN, QUERY_USERS_KEY } from './kinds';
 import type { CommandRuntime } from './runtime';
 import { deviceCommands } from './tables';
+
+/** kinds.ts `INVENTORY_QUERY_OPEN`, for queries of the unaliased table. */
+const INVENTORY_OPEN = sql.raw(INVENTORY_QUERY_OPEN);
 
 /** SQLite bind-variable budget per `IN (...)` list. */
 const IN_CHUNK = 500;
@@ -35,25 +38,15 @@ export class CommandLookups {
   }
 
   /**
-   * When the terminal's inventory was asked for, while it is outstanding (null otherwise): the
-   * query of its users sent on its approval (or first contact) is queued or sent and not answered
-   * yet. Until it is, any user it reports may be one it held before the service knew it
-   * (enrollment/walk-up.ts), and its commands about a PIN wait (polls.ts `DUE_SQL`, which asks
-   * the same). Found by the supersede index (device, `query-users`): a terminal's queue may hold
-   * a whole backfill.
+   * When the terminal's inventory was asked for, while it is outstanding (null otherwise: kinds.ts
+   * `INVENTORY_QUERY_OPEN`). Found by the supersede index (device, `query-users`): a terminal's
+   * queue may hold a whole backfill.
    */
   async inventorySince(q: Queryable, deviceId: string): Promise<number | null> {
     const [row] = await q
       .select({ at: deviceCommands.createdAt })
       .from(deviceCommands)
-      .where(
-        and(
-          eq(deviceCommands.deviceId, deviceId),
-          eq(deviceCommands.supersedeKey, QUERY_USERS_KEY),
-          inArray(deviceCommands.status, ['pending', 'sent']),
-          sql`json_extract(${deviceCommands.payload}, '$.resync') = 'approved'`,
-        ),
-      )
+      .where(and(eq(deviceCommands.deviceId, deviceId), INVENTORY_OPEN))
       .limit(1);
     return row?.at ?? null;
   }
@@ -86,14 +79,7 @@ export class CommandLookups {
       const rows = await q
         .select({ deviceId: deviceCommands.deviceId })
         .from(deviceCommands)
-        .where(
-          and(
-            inArray(deviceCommands.deviceId, chunk),
-            eq(deviceCommands.supersedeKey, QUERY_USERS_KEY),
-            inArray(deviceCommands.status, ['pending', 'sent']),
-            sql`json_extract(${deviceCommands.payload}, '$.resync') = 'approved'`,
-          ),
-        );
+        .where(and(inArray(deviceCommands.deviceId, chunk), INVENTORY_OPEN));
       for (const r of rows) out.add(r.deviceId);
     }
     return out;

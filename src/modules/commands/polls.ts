@@ -8,7 +8,7 @@ import type { WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { ReadBatch } from '../../platform/db/read-batch';
 import type { CommandEndings } from './endings';
-import { DELETE_KINDS, type DueCommand, INTERACTIVE_KINDS, type MarkCandidate, PIN_KINDS, QUERY_USERS_KEY } from './kinds';
+import { DELETE_KINDS, type DueCommand, INTERACTIVE_KINDS, INVENTORY_QUERY_OPEN, type MarkCandidate, PIN_KINDS } from './kinds';
 import { notIndexed, sqlList } from './query-plans';
 import type { CommandRuntime } from './runtime';
 import { deviceCommands } from './tables';
@@ -167,16 +167,15 @@ const DUE_READS_PER_STATEMENT = 200;
  * JSON array of `[deviceId, deletesOnly]`; `slot` is the device's place in it. For each device
  * the queue index answers its first pending commands in id order (a correlated subquery with
  * its own limit). A device whose inventory is outstanding (the query of its users sent on its
- * approval or first contact, queued or sent and not answered: lookups.ts `inventorySince`) is
+ * approval or first contact, queued or sent and not answered: kinds.ts `INVENTORY_QUERY_OPEN`) is
  * `holding`: its commands about a PIN (PIN_KINDS) are not due, they wait in its queue for the
  * answer, which tells whether the PIN is its own user's. Worked out once per device (the
  * materialized `asked`), by the supersede index, not once per command.
  */
-const DUE_SQL = `with asked as materialized (
+export const DUE_SQL = `with asked as materialized (
     select key as slot, value ->> 0 as device_id, value ->> 1 as deletes_only,
-      exists (select 1 from fpa_device_commands as q
-        where q.device_id = value ->> 0 and q.supersede_key = '${QUERY_USERS_KEY}'
-          and q.status in ('pending', 'sent') and json_extract(q.payload, '$.resync') = 'approved') as holding
+      exists (select 1 from fpa_device_commands
+        where fpa_device_commands.device_id = value ->> 0 and ${INVENTORY_QUERY_OPEN}) as holding
     from json_each(?3))
   select asked.slot, c.id, c.kind, c.payload
   from asked
