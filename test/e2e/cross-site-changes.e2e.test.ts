@@ -10,7 +10,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { HostIdentity } from '../../src/platform/http/admin-auth';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { makeUser, PASSWORD, passwordSignIn, passwordSignInRaw } from '../support/accounts';
 import { adminToken, startTestServer, type TestServer } from '../support/harness';
+import { openSocket } from '../support/sockets';
 import { drain } from '../support/terminals';
 
 const SERIAL = 'CSRFTEST01';
@@ -132,5 +134,29 @@ describe('behind a proxy that rewrites Host', () => {
       fetch(`${proxied.url}/api/fingerprint/v1/jobs/check-devices/run/`, { method: 'POST', headers: { cookie: HOST_COOKIE, ...FORM, origin } });
     expect((await run('https://attendance.example.com')).status).toBe(200);
     expect((await run('https://evil.example')).status).toBe(403);
+  });
+
+  // The sign-in and the console's stream checked Origin against Host alone: behind nginx's
+  // default `proxy_pass` (Host rewritten to the upstream's), every sign-in from the public
+  // address was "asked from another site" and no one could sign in.
+  test('signing in from the public address works; from any other site it is refused', async () => {
+    await makeUser(proxied, 'hilde', 'hr');
+    expect((await passwordSignInRaw(proxied, 'hilde', PASSWORD, { origin: 'https://attendance.example.com' })).status).toBe(204);
+    const refused = await passwordSignInRaw(proxied, 'hilde', PASSWORD, { origin: 'https://evil.example' });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+  });
+
+  test('the console’s stream opens from the public address, not from another site', async () => {
+    const { cookie } = await passwordSignIn(proxied, 'hilde');
+    const handshake = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' };
+    const open = (origin: string) => fetch(`${proxied.url}/api/fingerprint/v1/punches/stream/`, { headers: { ...handshake, cookie, origin } });
+    expect((await open('https://evil.example')).status).toBe(403);
+    const stream = await openSocket(`${proxied.url.replace('http', 'ws')}/api/fingerprint/v1/punches/stream/`, {
+      cookie,
+      origin: 'https://attendance.example.com',
+    });
+    expect(stream.closed()).toBeNull();
+    stream.ws.close();
   });
 });

@@ -2,6 +2,6 @@
 export { consoleLinkRoutes } from './api-routes';
 export type { ConsoleSessionView } from './model';
 export { CONSOLE_PATH } from './paths';
-export { consoleRoutes, fromElsewhere } from './routes';
+export { consoleRoutes } from './routes';
 export { CONSOLE_SETTINGS } from './runtime';
 export { ConsoleService, isHttps, type StartedSession } from './service';

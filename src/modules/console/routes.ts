@@ -7,6 +7,7 @@
  */
 import { Elysia } from 'elysia';
 import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../../platform/http/body';
+import { askedFromElsewhere } from '../../platform/http/cross-site';
 import { otherMethodsRefused } from '../../platform/http/other-methods';
 import { IMMUTABLE } from '../../platform/http/pages';
 import { actionsOf } from '../../platform/http/policy';
@@ -36,17 +37,6 @@ const html = (text: string, status = 200, extra: Headers = new Headers()) => {
   for (const [k, v] of Object.entries(PAGE_HEADERS)) extra.set(k, v);
   return new Response(text, { status, headers: extra });
 };
-
-/** A form post from another site (an old browser without SameSite) is refused: the Origin, when sent, must be ours. */
-export function fromElsewhere(request: Request): boolean {
-  const origin = request.headers.get('origin');
-  if (!origin || origin === 'null') return origin === 'null';
-  try {
-    return new URL(origin).host !== (request.headers.get('host') ?? new URL(request.url).host);
-  } catch {
-    return true;
-  }
-}
 
 export function consoleRoutes(http: Http, sessions: ConsoleService, options: { admsUrlPrefix: string }) {
   return pageRoutes(http, sessions)
@@ -99,7 +89,7 @@ function pageRoutes(http: Http, sessions: ConsoleService) {
       `${CONSOLE_PATH}/sign-in`,
       async ({ request }) => {
         const built = await files();
-        if (fromElsewhere(request)) return html(built.notice('Refused', 'Sign-in was asked from another site.'), 403);
+        if (askedFromElsewhere(request, http.runtime.settings) !== null) return html(built.notice('Refused', 'Sign-in was asked from another site.'), 403);
         const raw = request.body ? await readCapped(request.body, SIGN_IN_BODY_LIMIT) : null;
         const token = raw ? (new URLSearchParams(new TextDecoder().decode(raw)).get('token') ?? '') : '';
         const session = token ? await sessions.redeemLink(token) : null;

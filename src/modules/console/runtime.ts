@@ -7,6 +7,7 @@ export const CONSOLE_SETTINGS = [
   'CONSOLE_SESSION_IDLE_TIMEOUT',
   'CONSOLE_SESSION_TTL',
   'CONSOLE_TRUST_PROXY',
+  'CONSOLE_URL',
 ] as const satisfies readonly (keyof Settings)[];
 
 export type ConsoleRuntime = ModuleRuntime<(typeof CONSOLE_SETTINGS)[number]>;

@@ -11,6 +11,7 @@ import type { Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import type { AdminIdentity, BrowserSessions } from '../../platform/http/admin-auth';
 import type { Caller } from '../../platform/http/caller';
+import { openedHere } from '../../platform/http/cross-site';
 import { audit } from '../audit';
 import type { ConsoleRuntime } from './runtime';
 import { consoleLinks, consoleSessions } from './tables';
@@ -313,20 +314,9 @@ export class ConsoleService implements BrowserSessions {
         throw new FpaError('forbidden', `a console change needs the session's CSRF token in the ${CSRF_HEADER} header`, { header: CSRF_HEADER });
       }
     }
-    if ((request.headers.get('upgrade') ?? '').toLowerCase() === 'websocket' && !sameOrigin(request)) {
+    if ((request.headers.get('upgrade') ?? '').toLowerCase() === 'websocket' && !openedHere(request, this.ctx.settings)) {
       throw new FpaError('forbidden', 'a console stream must be opened from the console’s own origin', {});
     }
     return session.caller;
-  }
-}
-
-/** The `Origin` a browser sent names the host the request was sent to. */
-function sameOrigin(request: Request): boolean {
-  const origin = request.headers.get('origin');
-  if (!origin) return false;
-  try {
-    return new URL(origin).host === (request.headers.get('host') ?? new URL(request.url).host);
-  } catch {
-    return false;
   }
 }

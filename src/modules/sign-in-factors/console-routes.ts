@@ -9,6 +9,7 @@ import type { Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import { clientAddress } from '../../platform/http/client-address';
+import { refuseSignInFromElsewhere } from '../../platform/http/cross-site';
 import { apiRouter, type Http } from '../../platform/http/router';
 import { CONSOLE_PATH } from '../console';
 import { clearPendingCookie, pendingTokenOf } from './cookies';
@@ -28,19 +29,6 @@ export interface ConsoleFactorDeps {
   factors: SecondFactors;
   sso: SingleSignOn;
   openSession: SessionOpener;
-}
-
-/** A JSON step from another site is refused: the Origin, when sent, must be ours. */
-function refuseOtherOrigin(request: Request): void {
-  const origin = request.headers.get('origin');
-  if (!origin) return;
-  let host = '';
-  try {
-    host = new URL(origin).host;
-  } catch {
-    // `null` or garbage: refused below
-  }
-  if (host !== (request.headers.get('host') ?? new URL(request.url).host)) throw new FpaError('forbidden', 'sign-in was asked from another site', {});
 }
 
 type Ctx = { request: Request; server: Parameters<typeof clientAddress>[0] };
@@ -87,7 +75,7 @@ function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
     .post(
       `${CONSOLE_PATH}/sign-in/second-factor`,
       async (c) => {
-        refuseOtherOrigin(c.request);
+        refuseSignInFromElsewhere(c.request, settings);
         const { code, recovery_code: recoveryCode } = c.body;
         if (!code === !recoveryCode) throw new FpaError('validation_error', 'give either `code` or `recovery_code`', {});
         const answer = code ? { code } : { recoveryCode: recoveryCode as string };
@@ -98,7 +86,7 @@ function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
     .post(
       `${CONSOLE_PATH}/sign-in/passkey/options`,
       async (c) => {
-        refuseOtherOrigin(c.request);
+        refuseSignInFromElsewhere(c.request, settings);
         // A copy as a plain object: the library's options type is an interface, which the
         // response model's record does not take as it is.
         return { ...(await signIn.passkeyOptions(c.pendingToken, originOf(c))) };
@@ -108,7 +96,7 @@ function stepRoutes(http: Http, deps: ConsoleFactorDeps) {
     .post(
       `${CONSOLE_PATH}/sign-in/passkey`,
       async (c) => {
-        refuseOtherOrigin(c.request);
+        refuseSignInFromElsewhere(c.request, settings);
         return signedIn(c, await signIn.withPasskey(c.pendingToken, c.body.response, originOf(c)));
       },
       { body: PasskeyAnswerBody, detail: { hide: true } },

@@ -7,8 +7,9 @@
 import { t } from 'elysia';
 import { FpaError } from '../../platform/errors';
 import { clientAddress } from '../../platform/http/client-address';
+import { refuseSignInFromElsewhere } from '../../platform/http/cross-site';
 import { apiRouter, type Http } from '../../platform/http/router';
-import { CONSOLE_PATH, type ConsoleService, fromElsewhere, type StartedSession } from '../console';
+import { CONSOLE_PATH, type ConsoleService, type StartedSession } from '../console';
 import type { Invites } from './invites';
 import { InviteComplete, InviteInfo, InviteToken, PasswordSignIn as PasswordSignInBody } from './model';
 import type { PasswordSignIn } from './sign-in';
@@ -20,9 +21,7 @@ export function signInRoutes(http: Http, deps: { signIn: PasswordSignIn; invites
     headers.append('set-cookie', sessions.cookieFor(request, session));
     return new Response(null, { status: 204, headers });
   };
-  const sameSite = (request: Request) => {
-    if (fromElsewhere(request)) throw new FpaError('forbidden', 'sign-in was asked from another site', {});
-  };
+  const sameSite = (request: Request) => refuseSignInFromElsewhere(request, http.runtime.settings);
   const hidden = { detail: { hide: true } };
   return apiRouter(http, 'console-sign-in')
     .post(

@@ -7,6 +7,9 @@
  * so scripts and servers are not affected.
  */
 import type { Settings } from '../config/settings';
+import { FpaError } from '../errors';
+
+type OriginSettings = Readonly<Pick<Settings, 'CONSOLE_URL' | 'CONSOLE_TRUST_PROXY'>>;
 
 /** Methods that only read: never refused for where they come from (a WebSocket handshake is a GET, checked on its own). */
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -27,7 +30,7 @@ function hostOf(url: string): string | null {
  * and the configured public address (CONSOLE_URL), so that a proxy that rewrites `Host` still
  * lets the service's own pages through.
  */
-function ownHosts(request: Request, settings: Readonly<Pick<Settings, 'CONSOLE_URL' | 'CONSOLE_TRUST_PROXY'>>): Set<string> {
+function ownHosts(request: Request, settings: OriginSettings): Set<string> {
   const hosts = [request.headers.get('host'), hostOf(request.url)];
   if (settings.CONSOLE_TRUST_PROXY) hosts.push(firstOf(request.headers.get('x-forwarded-host')));
   if (settings.CONSOLE_URL) hosts.push(hostOf(settings.CONSOLE_URL));
@@ -35,16 +38,32 @@ function ownHosts(request: Request, settings: Readonly<Pick<Settings, 'CONSOLE_U
 }
 
 /**
- * The site a change was asked from, when it is not this service (`null`: a read, the service's
- * own pages, or no browser's request). `Sec-Fetch-Site: same-origin` is the browser's word that
- * the page is this service's, whatever a proxy did to `Host`.
+ * The site a browser's request was sent from, when it is not this service (`null`: the
+ * service's own pages, or no browser's request). `Sec-Fetch-Site: same-origin` is the browser's
+ * word that the page is this service's, whatever a proxy did to `Host`; an `Origin` of `null`
+ * (a sandboxed or file page) is nobody's own.
  */
-export function changeFromElsewhere(request: Request, settings: Readonly<Pick<Settings, 'CONSOLE_URL' | 'CONSOLE_TRUST_PROXY'>>): string | null {
-  if (READS.has(request.method.toUpperCase())) return null;
+export function askedFromElsewhere(request: Request, settings: OriginSettings): string | null {
   const site = request.headers.get('sec-fetch-site')?.toLowerCase() ?? null;
   const origin = request.headers.get('origin');
   if (site === 'cross-site') return origin ?? 'another site';
   if (site === 'same-origin' || origin === null) return null;
   const host = origin === 'null' ? null : hostOf(origin);
   return host !== null && ownHosts(request, settings).has(host) ? null : origin;
+}
+
+/** The site a change was asked from, when it is not this service (`null` for reads too). */
+export function changeFromElsewhere(request: Request, settings: OriginSettings): string | null {
+  if (READS.has(request.method.toUpperCase())) return null;
+  return askedFromElsewhere(request, settings);
+}
+
+/** A sign-in step asked from another site is refused (403): it would sign the browser in as someone the other site chose. */
+export function refuseSignInFromElsewhere(request: Request, settings: OriginSettings): void {
+  if (askedFromElsewhere(request, settings) !== null) throw new FpaError('forbidden', 'sign-in was asked from another site', {});
+}
+
+/** A WebSocket handshake (a GET, which carries no CSRF header) opened by this service's own page: a browser always sends its `Origin`. */
+export function openedHere(request: Request, settings: OriginSettings): boolean {
+  return request.headers.has('origin') && askedFromElsewhere(request, settings) === null;
 }
