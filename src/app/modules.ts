@@ -7,7 +7,7 @@
 
 import { ANOMALY_SETTINGS, Anomalies } from '../modules/anomalies';
 import { AREA_SETTINGS, AreaCatalog } from '../modules/areas';
-import { Absences, ATTENDANCE_SETTINGS, AttendanceService, Reports, TodayBoard } from '../modules/attendance';
+import { Absences, ATTENDANCE_SETTINGS, AttendanceService, PayPeriodLocks, Reports, TodayBoard } from '../modules/attendance';
 import { AUDIT_SETTINGS, AuditService } from '../modules/audit';
 import { CALENDAR_SETTINGS, CalendarService } from '../modules/calendar';
 import { COMMAND_SETTINGS, CommandService } from '../modules/commands';
@@ -110,13 +110,14 @@ function buildTime(runtime: Runtime, events: EventLog, { devices, commands, enro
   const ctx = runtimeFor(runtime, ATTENDANCE_SETTINGS);
   const attendance = new AttendanceService(ctx, events, punches, enrollees, calendar);
   const absences = new Absences(ctx, attendance, calendar, enrollees);
+  const locks = new PayPeriodLocks(attendance, absences);
   const reports = new Reports(ctx, attendance, enrollees);
   const board = new TodayBoard(ctx, attendance, calendar, enrollees);
   const completenessRuntime = runtimeFor(runtime, COMPLETENESS_SETTINGS);
   const completeness = new Completeness(completenessRuntime, events, { devices, commands, punches });
   const heartbeat = new ServerHeartbeat(completenessRuntime, completeness);
   const anomalies = new Anomalies(runtimeFor(runtime, ANOMALY_SETTINGS), events, { devices, enrollment, calendar, enrollees, punches });
-  return { calendar, attendance, absences, reports, completeness, heartbeat, anomalies, board };
+  return { calendar, attendance, absences, locks, reports, completeness, heartbeat, anomalies, board };
 }
 
 type TimeModules = ReturnType<typeof buildTime>;

@@ -70,7 +70,7 @@ function attendanceRoutesOf(http: Http, m: Modules) {
     .use(eventRoutes(http, { events: m.events, hub: m.eventStream, quota: m.streamQuota, members: m.members, eventTypes: FPA_EVENT_TYPES }))
     .use(calendarRoutes(http, m.calendar))
     .use(scheduleRoutes(http, m.calendar.schedules))
-    .use(attendanceRoutes(http, m.attendance, m.reports, m.board))
+    .use(attendanceRoutes(http, m.attendance, { reports: m.reports, board: m.board, locks: m.locks }))
     .use(anomalyRoutes(http, m.anomalies))
     .use(reportRoutes(http, m.reportFiles))
     .use(webhookRoutes(http, m.webhooks.service))

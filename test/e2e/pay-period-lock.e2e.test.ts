@@ -3,7 +3,8 @@
  * HR at 19:50 Berlin on Saturday 28 November 2026, everyone on a 14:00–22:00 shift. A period
  * that has ended locks; one that holds today, or lies in the future, is refused (409, the error
  * body saying from which date it can be locked) and stays open, so today's punches still count
- * and the Today board follows them; once its last date is over it locks.
+ * and the Today board follows them; once its last date is over it locks, its absences written
+ * first.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
@@ -100,5 +101,13 @@ describe('locking a pay period', () => {
     // What the lock froze is the day as its punches made it.
     const day = await server.admin.get('/attendance-days/?employee=E158&from=2026-11-28&to=2026-11-28');
     expect(day.body.results[0]).toMatchObject({ status: 'incomplete', punch_count: 1 });
+  });
+
+  // Locked at midnight, before the night's generate-absences (00:15) had written 30 November:
+  // the dates nobody punched on had no day, and the lock froze them so (nobody absent).
+  test('every date of the period has its day when it locks, before the night’s absences job ran', async () => {
+    const days = await server.admin.get('/attendance-days/?from=2026-11-29&to=2026-11-30');
+    const seen = days.body.results.map((d: { employee: string; date: string; status: string }) => `${d.employee} ${d.date} ${d.status}`).sort();
+    expect(seen).toEqual(['E150 2026-11-29 absent', 'E150 2026-11-30 absent', 'E158 2026-11-29 absent', 'E158 2026-11-30 absent']);
   });
 });

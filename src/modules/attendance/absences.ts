@@ -83,6 +83,12 @@ export class Absences {
     return { from, to };
   }
 
+  /** The parameters of a run over these dates, the last MAX_DAYS of them at most (earlier dates' nights have long run). */
+  runOver(dates: { from: string; to: string }): AbsenceParams {
+    const earliest = addDays(dates.to, -(MAX_DAYS - 1));
+    return { from: [dates.from, earliest].sort().at(-1), to: dates.to };
+  }
+
   async generate(params: AbsenceParams = {}): Promise<AbsenceResult> {
     // Days with punches first, so an absence is never written over a day not yet computed.
     await this.attendance.follower.catchUp();

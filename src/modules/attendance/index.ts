@@ -4,6 +4,7 @@ export { type LiveDay, TodayBoard } from './board';
 export type { AttendanceDayRow } from './day-rows';
 export type { AttendanceEvents } from './events';
 export { attendanceJobs } from './jobs';
+export { PayPeriodLocks } from './locks';
 export type { AttendanceDayView, SummaryView, TodayBoardView } from './model';
 export * as attendanceReactions from './reactions';
 export { Reports } from './reports';

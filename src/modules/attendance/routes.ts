@@ -5,6 +5,7 @@ import { attachmentDisposition } from '../../platform/http/content-disposition';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import type { TodayBoard as Board } from './board';
+import type { PayPeriodLocks } from './locks';
 import {
   AttendanceDayList,
   DayPunches,
@@ -22,12 +23,13 @@ import type { AttendanceService } from './service';
 
 const tags = ['attendance'];
 
-export function attendanceRoutes(http: Http, attendance: AttendanceService, reports: Reports, board: Board) {
+export function attendanceRoutes(http: Http, attendance: AttendanceService, deps: { reports: Reports; board: Board; locks: PayPeriodLocks }) {
+  const { reports, board, locks } = deps;
   return new Elysia({ name: 'fpa-attendance-routes', seed: http.runtime.instanceId })
     .use(todayRoute(http, board))
     .use(dayRoutes(http, attendance, reports))
     .use(dayPunchesRoute(http, attendance))
-    .use(periodRoutes(http, attendance));
+    .use(periodRoutes(http, attendance, locks));
 }
 
 function todayRoute(http: Http, board: Board) {
@@ -128,7 +130,7 @@ function dayPunchesRoute(http: Http, attendance: AttendanceService) {
   );
 }
 
-function periodRoutes(http: Http, attendance: AttendanceService) {
+function periodRoutes(http: Http, attendance: AttendanceService, locks: PayPeriodLocks) {
   return adminRouter(http, 'pay-periods')
     .get('/pay-periods', ({ query }) => attendance.periods.list({ ...query, limit: query.limit ?? 100 }), {
       query: PayPeriodList.query,
@@ -153,12 +155,12 @@ function periodRoutes(http: Http, attendance: AttendanceService) {
       response: { 200: PayPeriod, ...errors('not_found') },
       detail: { summary: 'One pay period', tags },
     })
-    .post('/pay-periods/:id/lock', ({ params, admin }) => attendance.lockPeriod(params.id, admin.by), {
+    .post('/pay-periods/:id/lock', ({ params, admin }) => locks.lock(params.id, admin.by), {
       params: PayPeriodParams,
       response: { 200: PayPeriod, ...errors('not_found', 'conflict') },
       detail: {
         summary:
-          'Lock a pay period whose last date is over (409 before, with `lockable_from`): its days never change again; later punches for it are stored and flagged `after_lock`',
+          'Lock a pay period whose last date is over (409 before, with `lockable_from`): its absences are written first, then its days never change again; later punches for it are stored and flagged `after_lock`',
         tags,
       },
     });
