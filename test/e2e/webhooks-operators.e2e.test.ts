@@ -65,6 +65,15 @@ describe('WEBHOOK_ALLOWED_NETWORKS', () => {
     }
   });
 
+  test('a receiver on a public address must be https; plain http only on the networks opened', async () => {
+    const server = await start({ WEBHOOK_ALLOWED_NETWORKS: ['127.0.0.1/32'] });
+    const plain = await server.admin.post('/webhooks/', { url: 'http://93.184.216.34/hook' });
+    expect(plain.status).toBe(422);
+    expect(plain.body.error).toMatchObject({ code: 'webhook_url_refused', message: expect.stringContaining('use https') });
+    expect((await server.admin.post('/webhooks/', { url: 'https://93.184.216.34/hook' })).status).toBe(201);
+    expect((await server.admin.post('/webhooks/', { url: rx.url })).status).toBe(201);
+  });
+
   test('the metadata and link-local addresses are refused whatever the settings; the old switch still opens loopback', async () => {
     const server = await start({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_ALLOWED_NETWORKS: ['0.0.0.0/0', '::/0'] });
     for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/x', 'http://[::ffff:169.254.169.254]/x', 'http://[fd00:ec2::254]/x']) {

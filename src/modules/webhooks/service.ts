@@ -59,7 +59,7 @@ export class WebhookService {
    */
   async create(input: { url: string; events?: string[]; by: string }): Promise<WebhookEndpointView & { secret: string }> {
     const events = this.validateEvents(input.events);
-    const url = await this.acceptableUrl(input.url);
+    const url = await this.acceptableUrl(input.url, { added: true });
     const secret = generateWebhookSecret();
     const id = crypto.randomUUID();
     // Stored sealed under the key ring, bound to this endpoint (secrets.ts); never in clear.
@@ -151,7 +151,7 @@ export class WebhookService {
    */
   async enable(id: string, options: { by: string }): Promise<WebhookEndpointView> {
     const current = await this.find(id);
-    await this.acceptableUrl(current.url);
+    await this.acceptableUrl(current.url, { added: false });
     const held = await this.log.countAfter(current.position, current.events);
     const now = this.ctx.clock.now();
     const row = await this.ctx.db.write(async ({ tx, afterCommit }) => {
@@ -262,11 +262,12 @@ export class WebhookService {
     return row;
   }
 
-  private async acceptableUrl(url: string): Promise<string> {
+  /** `added`: a new endpoint's URL, which must be https across the internet (an older one keeps its http). */
+  private async acceptableUrl(url: string, options: { added: boolean }): Promise<string> {
     if (url.length > MAX_URL_LENGTH) {
       throw new FpaError('validation_error', `url must be at most ${MAX_URL_LENGTH} characters`, { field: 'url' });
     }
-    const check = await checkWebhookUrl(url, this.worker.dispatcher.urlPolicy);
+    const check = await checkWebhookUrl(url, { ...this.worker.dispatcher.urlPolicy, httpsAcrossTheInternet: options.added });
     if (!check.ok) throw new FpaError('webhook_url_refused', `the webhook URL is refused: ${check.reason}`, { reason: check.reason });
     return check.url.toString();
   }

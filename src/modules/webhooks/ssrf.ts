@@ -31,6 +31,12 @@ export interface CheckWebhookUrlOptions {
   resolve?: Resolver;
   /** The lookup is given up after this long (default DNS_LOOKUP_TIMEOUT_MS): a hung resolver must not hold a delivery slot. */
   lookupTimeoutMs?: number;
+  /**
+   * Plain `http:` only for a receiver on the operator's own networks (a private or loopback
+   * address WEBHOOK_ALLOWED_NETWORKS opened): across the internet names and punches travel in
+   * clear. Checked when an endpoint is added or its URL changed, not at delivery.
+   */
+  httpsAcrossTheInternet?: boolean;
 }
 
 export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
@@ -278,6 +284,9 @@ export async function checkWebhookUrl(url: string, options: CheckWebhookUrlOptio
   }
   const refused = addresses.find((a) => !acceptableAddress(a, options));
   if (refused !== undefined) return { ok: false, reason: reasonFor(classifyAddress(refused)) };
+  if (options.httpsAcrossTheInternet && parsed.protocol === 'http:' && addresses.some((a) => classifyAddress(a) === 'public')) {
+    return { ok: false, reason: 'plain http is accepted only for a receiver on a private network (WEBHOOK_ALLOWED_NETWORKS): use https' };
+  }
   return { ok: true, url: parsed, addresses: [...addresses] };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { isIP } from 'node:net';
 import fc from 'fast-check';
-import { checkWebhookUrl, isPrivateAddress, type Resolver } from '../../../src/modules/webhooks/ssrf';
+import { AllowedNetworks, checkWebhookUrl, isPrivateAddress, type Resolver } from '../../../src/modules/webhooks/ssrf';
 import { parseIPv6 } from '../../../src/platform/net/ip';
 
 const PRIVATE = [
@@ -222,5 +222,16 @@ describe('checkWebhookUrl', () => {
     const r = await checkWebhookUrl('https://admin:hunter2@hooks.example.com/', strict);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.reason).not.toContain('hunter2');
+  });
+
+  test('httpsAcrossTheInternet: plain http only for a receiver on an allowed private network', async () => {
+    const options = { allowPrivateNetworks: false, allowedNetworks: new AllowedNetworks(['10.0.0.0/8']), resolve, httpsAcrossTheInternet: true };
+    const plainPublic = await checkWebhookUrl('http://hooks.example.com/x', options);
+    expect(plainPublic).toMatchObject({ ok: false, reason: expect.stringContaining('use https') });
+    expect((await checkWebhookUrl('http://93.184.216.34:22/x', options)).ok).toBe(false);
+    expect((await checkWebhookUrl('https://hooks.example.com/x', options)).ok).toBe(true);
+    expect((await checkWebhookUrl('http://internal.example.com/x', options)).ok).toBe(true);
+    // Without the option (a delivery's check), an endpoint added before keeps being delivered to.
+    expect((await checkWebhookUrl('http://hooks.example.com/x', { ...options, httpsAcrossTheInternet: false })).ok).toBe(true);
   });
 });
