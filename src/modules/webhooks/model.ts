@@ -44,7 +44,8 @@ export const WebhookCreate = Body(
   {
     url: Text({
       maxLength: MAX_URL_LENGTH,
-      description: 'https URL of the receiver (private or loopback addresses only inside WEBHOOK_ALLOWED_NETWORKS; link-local and metadata addresses never).',
+      description:
+        'https URL of the receiver (plain http only on a private or loopback address, and those only inside WEBHOOK_ALLOWED_NETWORKS; link-local and metadata addresses never).',
     }),
     events: t.Optional(
       t.Array(t.String({ pattern: '^[a-z_]{1,64}$' }), {
