@@ -117,11 +117,23 @@ describe('operations', () => {
   });
 
   test('/metrics answers an administrator or the scraper token, in Prometheus text', async () => {
-    expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    // Refused, the answer names the scraper's token, not only an administrator's JWT.
+    const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer wrong' }];
+    for (const headers of attempts) {
+      const refused = await fetch(`${server.url}/metrics`, { headers });
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('Authorization: Bearer <METRICS_TOKEN>');
+    }
+    expect((await server.admin.post('/jobs/check-devices/run/')).status).toBe(200);
     const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(res.status).toBe(200);
     const text = await res.text();
+    // What an operator alerts on: a job's last run, the webhook backlog's age, the file's size.
+    expect(text).toContain('fpa_job_last_succeeded{job="check-devices"} 1');
+    expect(text).toMatch(/fpa_job_last_finished_timestamp_seconds\{job="check-devices"\} \d/);
+    expect(text).not.toContain('fpa_job_last_succeeded{job="generate-absences"}');
+    expect(text).toContain('fpa_webhook_oldest_pending_age_seconds 0');
+    expect(Number(/fpa_database_bytes\{file="database"\} (\d+)/.exec(text)?.[1])).toBeGreaterThan(4096);
     expect(text).toContain('fpa_punches_ingested_total 2');
     expect(text).toMatch(/fpa_devices\{status="approved"\} 1/);
     for (const name of [

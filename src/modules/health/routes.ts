@@ -37,7 +37,9 @@ export function operationsRoutes(http: Http, health: HealthService) {
       // A scraper's token first; anything else must be an administrator.
       const presented = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]?.trim() ?? '';
       if (metricsToken && presented && constantTimeEqual(presented, metricsToken)) return {};
-      const caller = await http.auth.authenticate(request, { peerIp: peerAddress(server, request) });
+      const caller = await http.auth.authenticate(request, { peerIp: peerAddress(server, request) }).catch((error: unknown) => {
+        throw forAScraper(error, Boolean(metricsToken));
+      });
       // The figures are the whole fleet's: for the fleet's administrators, not a role or an area's.
       if (caller.areas.length > 0 || (caller.role !== 'owner' && caller.role !== 'admin')) {
         throw new FpaError('forbidden', 'the metrics are the whole fleet’s: an owner or admin of every area, or METRICS_TOKEN', {
@@ -54,4 +56,16 @@ export function operationsRoutes(http: Http, health: HealthService) {
     .use(readyz)
     .use(scrape)
     .use(otherMethodsRefused('fpa-operations-methods', http.runtime.instanceId, { '/readyz': ['GET'], '/metrics': ['GET'] }));
+}
+
+/**
+ * A refused scrape names the scraper's credential too: a Prometheus operator reading "an
+ * administrator token is required" would go looking for a JWT.
+ */
+function forAScraper(error: unknown, tokenSet: boolean): unknown {
+  if (!(error instanceof FpaError) || error.code !== 'unauthorized') return error;
+  const scraper = tokenSet
+    ? 'a scraper presents METRICS_TOKEN (Authorization: Bearer <METRICS_TOKEN>)'
+    : 'for a scraper, set METRICS_TOKEN and present it (Authorization: Bearer <METRICS_TOKEN>)';
+  return new FpaError('unauthorized', `${error.message}; ${scraper}`, { ...error.details, metrics_token_set: tokenSet });
 }

@@ -2,6 +2,7 @@
  * An operator's first look (`health/`): terminals, commands, webhook backlog, jobs, punches
  * today; and readiness for load balancers (`/readyz`). It only asks the other modules.
  */
+import { stat } from 'node:fs/promises';
 import { isMigrated } from '../../platform/db/client';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { dayBounds, localDateOf } from '../../platform/time/dates';
@@ -25,7 +26,39 @@ export class HealthService {
   constructor(
     private readonly ctx: HealthRuntime,
     private readonly deps: HealthDeps,
-  ) {}
+  ) {
+    this.registerAlertGauges();
+  }
+
+  /**
+   * What an operator alerts on, in `/metrics` (the same figures as `health/`, which needs an
+   * administrator): each job's last run (a failed nightly job is otherwise silent), the age of the
+   * oldest undelivered webhook message (payroll falling behind), and the database's size on disk.
+   */
+  private registerAlertGauges(): void {
+    const { metrics } = this.ctx;
+    const jobs = () => this.deps.jobs.describe();
+    metrics.gauge('fpa_job_last_succeeded', 'Whether the job’s last run succeeded (1) or failed (0); a job never run is absent.', ['job'], async () =>
+      (await jobs()).flatMap((j) =>
+        j.last_status === 'succeeded' || j.last_status === 'failed' ? [{ labels: { job: j.name }, value: j.last_status === 'succeeded' ? 1 : 0 }] : [],
+      ),
+    );
+    metrics.gauge('fpa_job_last_finished_timestamp_seconds', 'When the job’s last run finished (Unix time); a job never run is absent.', ['job'], async () =>
+      (await jobs()).flatMap((j) => (j.last_finished_at ? [{ labels: { job: j.name }, value: Date.parse(j.last_finished_at) / 1000 }] : [])),
+    );
+    metrics.gauge('fpa_webhook_oldest_pending_age_seconds', 'Age of the oldest webhook message not delivered yet (0 when none).', [], async () => {
+      const oldest = (await this.deps.webhooks.backlog()).oldest_at;
+      return [{ value: oldest ? Math.max(0, (this.ctx.clock.now() - Date.parse(oldest)) / 1000) : 0 }];
+    });
+    metrics.gauge('fpa_database_bytes', 'Size on disk of the database file and its WAL (a `file:` database only).', ['file'], async () => {
+      const path = this.ctx.db.filePath;
+      if (!path) return [];
+      return [
+        { labels: { file: 'database' }, value: await sizeOf(path) },
+        { labels: { file: 'wal' }, value: await sizeOf(`${path}-wal`) },
+      ];
+    });
+  }
 
   /**
    * A caller limited to areas is told about its own terminals, their commands and its punches;
@@ -67,5 +100,14 @@ export class HealthService {
     } catch {
       return false;
     }
+  }
+}
+
+/** A file's size in bytes; 0 when it is not there (no WAL between checkpoints' truncations). */
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
   }
 }
