@@ -30,6 +30,7 @@ import type { ApiKeys, PasswordSignIn, UsersService } from '../modules/users';
 import type { Webhooks } from '../modules/webhooks';
 import type { StreamHub } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
+import { logFleetNews } from './operator-log';
 
 /** The modules that react or are reacted to. */
 interface Reacting {
@@ -147,6 +148,9 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
       };
     },
   });
+
+  // The fleet's news in the server log (info), for an operator without the API.
+  logFleetNews(m.events, runtime.log);
 
   // After each commit that appended events, the log's followers are woken (attendance days
   // follow punch_received, punches_attributed, punch_voided and calendar_changed themselves).

@@ -1,0 +1,32 @@
+/**
+ * The fleet's news in the server log at `info` (src/app/operator-log.ts): an operator reading
+ * the log sees a terminal knocking, approved, and disabled, by its serial, with no person's data.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createLogger } from '../../src/platform/log';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { startTestServer, type TestServer } from '../support/harness';
+
+const lines: string[] = [];
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({}, { logger: createLogger('info', (line) => lines.push(line)) });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const logged = (message: string) => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === message || l.message === message);
+
+test('a terminal knocking, approved and disabled is one info line each, named by its serial', async () => {
+  const terminal = new SimulatedTerminal({ url: server.url, sn: 'LOGNEWS01' });
+  await terminal.handshake();
+  expect((await server.admin.post('/devices/LOGNEWS01/approve/', { areas: ['hq'] })).status).toBe(200);
+  expect((await server.admin.post('/devices/LOGNEWS01/disable/')).status).toBe(200);
+  const knocking = logged('terminal knocking, waiting for approval');
+  expect(knocking).toHaveLength(1);
+  expect(knocking[0]).toMatchObject({ level: 'info', serial: 'LOGNEWS01' });
+  expect(logged('terminal approved')).toEqual([expect.objectContaining({ serial: 'LOGNEWS01', by: expect.any(String) })]);
+  expect(logged('terminal disabled')).toEqual([expect.objectContaining({ serial: 'LOGNEWS01' })]);
+});
