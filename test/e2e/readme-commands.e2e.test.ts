@@ -168,6 +168,7 @@ describe('every script of the README table', () => {
       if (job === 'generate-absences') args = ' -- --date 2026-03-09';
       if (job === 'console-link') args = ' -- --as readme@example.com';
       if (job === 'create-user') args = ' -- --username readme --role owner --name "Read Me"';
+      if (job === 'backup') args = ' -- data.bak-live';
       if (job === 'restore') {
         // Never under a running server: it refuses (the database's lock), and changes nothing.
         expect((await sh('cp -a data data.bak-running')).code).toBe(0);
@@ -181,6 +182,7 @@ describe('every script of the README table', () => {
       if (job in { 'check-devices': 1, 'expire-commands': 1, 'purge-retention': 1, 'reconcile-devices': 1 }) {
         expect({ name, out: JOB_OUTPUT.test(run.out) && run.out.endsWith('(run by the running server)') }).toEqual({ name, out: true });
       }
+      if (job === 'backup') expect(existsSync(join(clone, 'data.bak-live', 'fpa.db'))).toBe(true);
       ran.push(name);
     }
     expect(ran).toContain('fpa:reconcile-devices');
