@@ -12,8 +12,10 @@
  *
  * One day (`computeDay`):
  * - Punches are taken in time order; state codes are ignored, because many terminals send 0 for
- *   every punch and people press the wrong key. A punch within `repeatWindowMs` of the previous
- *   counted one is a repeated tap: not paired (it still counts in `punchCount`).
+ *   every punch and people press the wrong key. A punch less than `repeatWindowMs` after the
+ *   punch just before it (counted or itself a repeat) is a repeated tap: not paired (it still
+ *   counts in `punchCount`). So a chain of quick taps is one punch, the first of the chain: a
+ *   tap compared with the last one kept instead made 08:00:00 08:00:50 08:01:40 two punches.
  * - Counted punches pair up in order: 1st in, 2nd out, 3rd in… Worked time is the sum of the
  *   pairs, so a break punched out and in is not worked time. A shift's unpaid break is topped
  *   up: when the time out between pairs is less than the break, the rest (break − time out) is
@@ -139,12 +141,13 @@ export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repe
   return { firstIn, lastOut, workedSeconds, punchCount: punches.length, status, flags, ...result };
 }
 
+/** The punches that count for pairing: each one not less than `windowMs` after the punch just before it, kept or not. */
 function withoutRepeatedTaps(sorted: readonly number[], windowMs: number): number[] {
   const out: number[] = [];
+  let previous: number | undefined;
   for (const t of sorted) {
-    const previous = out[out.length - 1];
-    if (previous !== undefined && t - previous < windowMs) continue;
-    out.push(t);
+    if (previous === undefined || t - previous >= windowMs) out.push(t);
+    previous = t;
   }
   return out;
 }

@@ -371,7 +371,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   },
   ATTENDANCE_REPEAT_PUNCH_WINDOW: duration(
     MINUTE,
-    'Punches of one person this close to the previous one are a repeated tap, not an in/out (0 turns this off).',
+    'A punch of one person less than this after the one just before it (counted or itself a repeat) is a repeated tap, not an in/out: a chain of quick taps is one punch, the first (0 turns this off).',
   ),
   ATTENDANCE_SHIFT_SLACK: duration(
     4 * 60 * MINUTE,

@@ -189,6 +189,21 @@ describe('computeDay', () => {
     expect(day).toMatchObject({ status: 'present', punchCount: 3, workedSeconds: 8 * 3600 + 3 * 60, flags: ['manual'] });
   });
 
+  test('a chain of quick taps is one punch, the first of the chain: each tap is compared with the tap just before it', () => {
+    const sec = (time: string) => Date.parse(`${D}T${time}Z`);
+    // 50 s after the first, 50 s after that one (100 s after the first): one punch, not two.
+    const day = computeDay(plan(D), punches(sec('08:00:00'), sec('08:00:50'), sec('08:01:40'), sec('16:30:00')), MIN);
+    expect(day).toMatchObject({ status: 'present', punchCount: 4, firstIn: sec('08:00:00'), lastOut: sec('16:30:00'), workedSeconds: 8 * 3600, flags: [] });
+    // A tap a whole window after the one before it counts, even when that one was a repeat.
+    const apart = computeDay(plan(D), punches(sec('08:00:00'), sec('08:00:50'), sec('08:01:50'), sec('16:30:00')), MIN);
+    expect(apart).toMatchObject({ status: 'incomplete', lastOut: sec('08:01:50') });
+    // A window of 0 turns it off: every tap is a punch.
+    expect(computeDay(plan(D), punches(sec('08:00:00'), sec('08:00:50'), sec('16:30:00')), 0)).toMatchObject({
+      status: 'incomplete',
+      lastOut: sec('08:00:50'),
+    });
+  });
+
   test('an overnight shift is judged against its end on the next date', () => {
     const night = plan(D, 'workday', shift(D, '22:00', '06:00', { name: 'night', graceInMs: 10 * MIN, graceOutMs: 10 * MIN, breakMs: 30 * MIN }));
     expect(computeDay(night, punches(at(D, '21:55'), at('2026-03-10', '05:00')), MIN)).toMatchObject({

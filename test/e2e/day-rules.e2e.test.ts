@@ -1,0 +1,62 @@
+/**
+ * The rules of a day that a payroll controller and a security tester found wrong, through the
+ * real server and a terminal speaking ADMS: a day shift 08:00–16:30 with a 30-minute unpaid break,
+ * Monday to Friday, for the area `south` (Europe/Berlin).
+ * - A chain of quick taps (08:00:00 08:00:50 08:01:40) is one punch: each tap is compared with the
+ *   tap just before it, not with the last one counted.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { parseCsv } from '../../src/platform/csv';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { startTestServer, type TestServer } from '../support/harness';
+
+const ZONE = 'Europe/Berlin';
+const now = Date.parse('2026-11-23T09:00:00+01:00');
+let server: TestServer;
+let terminal: SimulatedTerminal;
+const pins: Record<string, string> = {};
+
+async function created(path: string, body: unknown) {
+  const res = await server.admin.post(path, body);
+  expect({ path, status: res.status }).toEqual({ path, status: 201 });
+  return res.body;
+}
+
+async function csv(path: string): Promise<Record<string, string>[]> {
+  const res = await server.admin.get<string>(path);
+  expect(res.status).toBe(200);
+  const [header, ...rows] = parseCsv(res.body).map((r) => ('fields' in r ? r.fields : []));
+  return rows.map((fields) => Object.fromEntries(header!.map((h, i) => [h, fields[i] ?? ''])));
+}
+
+/** Punches of one person at wall times of one date, as the terminal uploads them. */
+async function punched(employee: string, date: string, ...times: string[]) {
+  const lines = times.map((time) => ({ pin: pins[employee]!, localTime: `${date} ${time}` }));
+  expect(await terminal.punch(lines)).toEqual({ status: 200, body: `OK:${lines.length}` });
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ TIME_ZONE: ZONE }, { clock: { now: () => now } });
+  for (const [id, name] of [['E301', 'Tara Quick']]) {
+    await created('/employees/', { id, name });
+    pins[id!] = (await created('/enrollees/', { employee: id, areas: ['south'] })).device_pin;
+  }
+  terminal = new SimulatedTerminal({ url: server.url, sn: 'RULES001', timeZone: ZONE });
+  await terminal.handshake();
+  expect((await server.admin.post('/devices/RULES001/approve/', { areas: ['south'] })).status).toBe(200);
+  await created('/work-schedules/', { name: 'day', start: '08:00', end: '16:30', grace_in: '5m', grace_out: '5m', break: '30m', weekdays: [1, 2, 3, 4, 5] });
+  await created('/shift-assignments/', { schedule: 'day', area: 'south', from: '2026-11-01' });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('a day’s punches', () => {
+  test('a chain of quick taps is one punch, the first of the chain: the day is present, 8:00 worked', async () => {
+    await punched('E301', '2026-11-16', '08:00:00', '08:00:50', '08:01:40', '16:30:00');
+    const rows = await csv('/attendance-days/export.csv?from=2026-11-16&to=2026-11-16&employee=E301');
+    expect(rows.map((r) => [r.status, r.first_in, r.last_out, r.worked, r.late, r.punches, r.flags])).toEqual([
+      ['present', '2026-11-16 08:00:00', '2026-11-16 16:30:00', '8:00', '0:00', '4', ''],
+    ]);
+  });
+});
