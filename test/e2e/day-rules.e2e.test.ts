@@ -4,6 +4,8 @@
  * Monday to Friday, for the area `south` (Europe/Berlin).
  * - A chain of quick taps (08:00:00 08:00:50 08:01:40) is one punch: each tap is compared with the
  *   tap just before it, not with the last one counted.
+ * - Late is at most the shift's length: 17:00 18:00 is 8:30 late, not 9:00; the summary's total
+ *   is the sum of the days.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parseCsv } from '../../src/platform/csv';
@@ -37,7 +39,10 @@ async function punched(employee: string, date: string, ...times: string[]) {
 
 beforeAll(async () => {
   server = await startTestServer({ TIME_ZONE: ZONE }, { clock: { now: () => now } });
-  for (const [id, name] of [['E301', 'Tara Quick']]) {
+  for (const [id, name] of [
+    ['E301', 'Tara Quick'],
+    ['E302', 'Omar Late'],
+  ]) {
     await created('/employees/', { id, name });
     pins[id!] = (await created('/enrollees/', { employee: id, areas: ['south'] })).device_pin;
   }
@@ -58,5 +63,21 @@ describe('a day’s punches', () => {
     expect(rows.map((r) => [r.status, r.first_in, r.last_out, r.worked, r.late, r.punches, r.flags])).toEqual([
       ['present', '2026-11-16 08:00:00', '2026-11-16 16:30:00', '8:00', '0:00', '4', ''],
     ]);
+  });
+
+  test('late is at most the shift’s length, and the summary’s late total is the sum of the days', async () => {
+    await punched('E302', '2026-11-17', '17:00:00', '18:00:00');
+    await punched('E302', '2026-11-18', '08:20:00', '16:30:00');
+    const days = (await server.admin.get('/attendance-days/?employee=E302&from=2026-11-17&to=2026-11-18')).body.results as {
+      date: string;
+      late_seconds: number;
+      flags: string[];
+    }[];
+    expect(days.map((d) => [d.date, d.late_seconds, d.flags])).toEqual([
+      ['2026-11-18', 20 * 60, ['late']],
+      ['2026-11-17', 8 * 3600 + 30 * 60, ['late']],
+    ]);
+    const summary = await server.admin.get('/attendance-summary/?from=2026-11-17&to=2026-11-18&employee=E302');
+    expect(summary.body.results[0]).toMatchObject({ days_late: 2, late_seconds: 8 * 3600 + 50 * 60 });
   });
 });

@@ -29,7 +29,10 @@
  *   punches: `absent` on a workday, `non_working_day` on a weekend, `holiday`, `on_leave`.
  * - On a workday with a shift: `late` when the first punch is after start + grace in, late by
  *   the whole time since the start; `early_leave` (complete days only) when the last out is
- *   before end − grace out, early by the whole time until the end. Overtime is the time worked
+ *   before end − grace out, early by the whole time until the end. Each is at most the shift's
+ *   length (end − start): a day that begins after the shift's end (17:00 18:00 on an 08:00–16:30
+ *   shift, a night shift's clock-out alone) is late by the shift, not by 9 or 11 hours, and one
+ *   over before its start is early by the shift. Overtime is the time worked
  *   after the shift's end (last out − end), never more than worked − expected (coming late and
  *   staying late makes up, it is not overtime), counted when it is more than the grace out and
  *   at least `overtimeMinimumMs` (ATTENDANCE_OVERTIME_MINIMUM), then all of it. Arriving early
@@ -119,13 +122,15 @@ export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repe
   const flags: string[] = [];
   const result = { ...base };
   if (scheduled) {
+    // Never more than the shift's length: nobody misses more of a shift than all of it.
+    const length = scheduled.end - scheduled.start;
     if (firstIn > scheduled.start + scheduled.graceInMs) {
       flags.push('late');
-      result.lateSeconds = Math.floor((firstIn - scheduled.start) / 1000);
+      result.lateSeconds = Math.floor(Math.min(firstIn - scheduled.start, length) / 1000);
     }
     if (status === 'present' && lastOut !== null && lastOut < scheduled.end - scheduled.graceOutMs) {
       flags.push('early_leave');
-      result.earlyLeaveSeconds = Math.floor((scheduled.end - lastOut) / 1000);
+      result.earlyLeaveSeconds = Math.floor(Math.min(scheduled.end - lastOut, length) / 1000);
     }
     const afterEnd = lastOut !== null ? Math.floor((lastOut - scheduled.end) / 1000) : 0;
     const extra = Math.min(workedSeconds - expectedSeconds, afterEnd);

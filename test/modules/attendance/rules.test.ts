@@ -204,6 +204,28 @@ describe('computeDay', () => {
     });
   });
 
+  test('late and early leave are each at most the shift’s length (end − start)', () => {
+    const SHIFT = 8 * 3600 + 30 * 60;
+    // Both punches after the shift's end: late by the whole shift, not by 9 hours.
+    expect(computeDay(plan(D), punches(at(D, '17:00'), at(D, '18:00')), MIN)).toMatchObject({
+      flags: ['late'],
+      lateSeconds: SHIFT,
+      earlyLeaveSeconds: 0,
+      overtimeSeconds: 0,
+    });
+    // Both before its start: early by the whole shift, not by 9:30.
+    expect(computeDay(plan(D), punches(at(D, '05:00'), at(D, '07:00')), MIN)).toMatchObject({
+      flags: ['early_leave'],
+      earlyLeaveSeconds: SHIFT,
+      lateSeconds: 0,
+    });
+    // Within the shift nothing changes: late by the time since the start, early by the time until the end.
+    expect(computeDay(plan(D), punches(at(D, '16:00'), at(D, '16:20')), MIN)).toMatchObject({ lateSeconds: 8 * 3600, earlyLeaveSeconds: 10 * 60 });
+    // A night shift's clock-in forgotten: its clock-out alone, the next morning, is late by the shift (8 h), not 11.
+    const night = plan(D, 'workday', shift(D, '22:00', '06:00', { name: 'night', breakMs: 30 * MIN }));
+    expect(computeDay(night, punches(at('2026-03-10', '09:00')), MIN)).toMatchObject({ status: 'incomplete', flags: ['late'], lateSeconds: 8 * 3600 });
+  });
+
   test('an overnight shift is judged against its end on the next date', () => {
     const night = plan(D, 'workday', shift(D, '22:00', '06:00', { name: 'night', graceInMs: 10 * MIN, graceOutMs: 10 * MIN, breakMs: 30 * MIN }));
     expect(computeDay(night, punches(at(D, '21:55'), at('2026-03-10', '05:00')), MIN)).toMatchObject({
