@@ -4,7 +4,8 @@
  * schedule assigned to them alone: a company going live mid-period backdates people that way),
  * writes the day its plan says where the date has no record yet: `absent` on a workday
  * (expecting its shift), `non_working_day`, `holiday` or `on_leave`. A day with punches always has a record,
- * so it is never overwritten; dates of a locked pay period are left alone; running twice
+ * so it is never overwritten; dates of a locked pay period are left alone (counted as `locked`,
+ * not `unchanged`: whether they have a day is not even looked at); running twice
  * changes nothing. One date (default: yesterday in ATTENDANCE_TIME_ZONE) or a range (`to`
  * defaults to yesterday: a day is not absent before it is over). Each day written is announced
  * (`attendance_day_changed`, in the transaction that writes it), as every other written day is;
@@ -32,8 +33,10 @@ export type AbsenceResult = {
   non_working_day: number;
   holiday: number;
   on_leave: number;
-  /** Days of active enrollees that already had a record (punches, or an earlier run), or were locked. */
+  /** Days of active enrollees that already had a record (punches, or an earlier run). */
   unchanged: number;
+  /** Person-dates in a locked pay period: left as they were locked, whatever they hold (none, when nothing is locked). */
+  locked: number;
 };
 
 /** The job's parameters (`params` of `POST jobs/generate-absences/run/`, the options of `fpa:generate-absences`). */
@@ -93,16 +96,17 @@ export class Absences {
     // Days with punches first, so an absence is never written over a day not yet computed.
     await this.attendance.follower.catchUp();
     const { from, to } = this.range(params);
-    const result: AbsenceResult = { from, to, absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 0 };
+    const result: AbsenceResult = { from, to, absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 0, locked: 0 };
     // Everyone active: someone enrolled today may have days to fill before (see startsOf).
     const candidates = await this.enrollees.activeCreatedBefore(this.ctx.db.orm, Number.MAX_SAFE_INTEGER);
     const locked = await this.attendance.periods.lockedIn(this.ctx.db.orm, from, to);
-    /** Person-dates from the start of each person's attendance (written now, or kept as they were). */
+    /** Person-dates from the start of each person's attendance outside locked periods (written now, or kept as they were). */
     let counted = 0;
     const perWrite = Math.max(1, Math.min(ABSENCE_CHUNK, Math.floor(DAYS_PER_WRITE / daysBetween(from, to))));
     for (const chunk of chunks(candidates, perWrite)) {
       const done = await this.ctx.db.write((w) => this.writeChunk(w, chunk, { from, to }, locked));
       counted += done.counted;
+      result.locked += done.locked;
       for (const { status } of done.written) result[status as Exclude<DayStatus, 'present' | 'incomplete'>]++;
     }
     result.unchanged = counted - result.absent - result.non_working_day - result.holiday - result.on_leave;
@@ -111,35 +115,40 @@ export class Absences {
 
   /**
    * The days without a record of these people's dates from..to (not before their attendance
-   * starts, not in a locked period), written and announced. `counted`: their person-dates.
+   * starts, not in a locked period), written and announced. `counted`: their person-dates
+   * outside locked periods; `locked`: those in one.
    */
   private async writeChunk(
     w: WriteContext,
     chunk: readonly { id: string; employeeKey: string }[],
     range: DateRange,
     locked: readonly DateRange[],
-  ): Promise<{ counted: number; written: AttendanceDayRow[] }> {
+  ): Promise<{ counted: number; locked: number; written: AttendanceDayRow[] }> {
     const { from, to } = range;
     const now = this.ctx.clock.now();
     const ids = chunk.map((e) => e.id);
     const { people, planner } = await this.calendar.plannerFor(w.tx, ids, from, to);
     const starts = await this.startsOf(w.tx, ids, from);
     let counted = 0;
+    let lockedDates = 0;
     const rows: AttendanceDayRow[] = [];
     chunk.forEach((e, i) => {
       const start = starts.get(e.id) ?? from;
       for (const plan of planner.plans(people[i]!, from, to)) {
         // Not before the person's attendance starts, never in a locked period.
         if (plan.date < start) continue;
+        if (inRanges(plan.date, locked)) {
+          lockedDates++;
+          continue;
+        }
         counted++;
-        if (inRanges(plan.date, locked)) continue;
         rows.push({ enrolleeId: e.id, employeeKey: e.employeeKey, date: plan.date, ...computeDay(plan, [], 0), punches: [], updatedAt: now });
       }
     });
     // Only the days inserted come back: a date that had one already is neither counted nor announced.
     const written = await insertNewDays(w, rows);
     await this.attendance.announceWritten(w, written);
-    return { counted, written };
+    return { counted, locked: lockedDates, written };
   }
 
   /**

@@ -9,8 +9,8 @@ let server: TestServer;
 let device: DeviceRow;
 let people: Record<string, Person>;
 
-const runAbsences = async (date?: string) => {
-  const res = await server.admin.post('/jobs/generate-absences/run/', date ? { params: { date } } : {});
+const runAbsences = async (date?: string, range?: { from: string; to: string }) => {
+  const res = await server.admin.post('/jobs/generate-absences/run/', date ? { params: { date } } : range ? { params: range } : {});
   expect(res.status).toBe(200);
   return res.body;
 };
@@ -44,8 +44,8 @@ describe('generate-absences', () => {
     const { last } = await announcedAfter(0);
     const run = await runAbsences('2026-03-09');
     expect(run.status).toBe('succeeded');
-    expect(run.result).toEqual({ from: '2026-03-09', to: '2026-03-09', absent: 2, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 1 });
-    expect(run.summary).toBe('generate-absences succeeded: from=2026-03-09 to=2026-03-09 absent=2 non_working_day=0 holiday=0 on_leave=0 unchanged=1');
+    expect(run.result).toEqual({ from: '2026-03-09', to: '2026-03-09', absent: 2, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 1, locked: 0 });
+    expect(run.summary).toBe('generate-absences succeeded: from=2026-03-09 to=2026-03-09 absent=2 non_working_day=0 holiday=0 on_leave=0 unchanged=1 locked=0');
     expect((await dayOf(server, 'A', '2026-03-09')).status).toBe('present');
     for (const who of ['B', 'C']) {
       expect(await dayOf(server, who, '2026-03-09')).toMatchObject({
@@ -72,7 +72,7 @@ describe('generate-absences', () => {
     const before = await server.admin.get('/attendance-days/?limit=1000');
     const { last } = await announcedAfter(0);
     const run = await runAbsences('2026-03-09');
-    expect(run.result).toEqual({ from: '2026-03-09', to: '2026-03-09', absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 3 });
+    expect(run.result).toEqual({ from: '2026-03-09', to: '2026-03-09', absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 3, locked: 0 });
     expect((await server.admin.get('/attendance-days/?limit=1000')).body).toEqual(before.body);
     expect((await announcedAfter(last)).days).toEqual([]);
   });
@@ -143,5 +143,18 @@ describe('generate-absences', () => {
     expect(await refused('generate-absences', { day: '2026-03-02' })).toBe('generate-absences has no parameter day (it takes date, from, to)');
     expect(await refused('purge-retention', { date: '2026-03-02' })).toBe('purge-retention has no parameter date (it takes none)');
     expect(await last()).toEqual(before);
+  });
+
+  test('dates of a locked pay period are counted apart (`locked`), never as unchanged, and are left as they were locked', async () => {
+    const period = await server.admin.post('/pay-periods/', { from: '2026-03-02', to: '2026-03-03' });
+    expect(period.status).toBe(201);
+    expect((await server.admin.post(`/pay-periods/${period.body.id}/lock/`)).status).toBe(200);
+    const { last } = await announcedAfter(0);
+    // A, B, C and G (her own schedule from the 2nd) count from the 2nd: two locked dates each,
+    // and the 4th, open, had everyone's day already (the run over the 2nd to the 13th above).
+    const run = await runAbsences(undefined, { from: '2026-03-02', to: '2026-03-04' });
+    expect(run.result).toEqual({ from: '2026-03-02', to: '2026-03-04', absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 4, locked: 8 });
+    expect(run.summary).toEndWith('unchanged=4 locked=8');
+    expect((await announcedAfter(last)).days).toEqual([]);
   });
 });

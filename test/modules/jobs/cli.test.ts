@@ -41,7 +41,7 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     const run = await cli('generate-absences', '--date', DATE);
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
-    expect(run.out).toBe(`generate-absences succeeded: from=${DATE} to=${DATE} absent=2 non_working_day=0 holiday=0 on_leave=0 unchanged=0`);
+    expect(run.out).toBe(`generate-absences succeeded: from=${DATE} to=${DATE} absent=2 non_working_day=0 holiday=0 on_leave=0 unchanged=0 locked=0`);
     // The script released the database: a server can take it now.
     expect(existsSync(join(work.dir, 'fpa.db.lock'))).toBe(false);
   }, 30_000);
@@ -53,7 +53,7 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     const run = await cli('generate-absences', '--date', DATE);
     expect(run.code).toBe(0);
     expect(run.out).toBe(
-      `generate-absences succeeded: from=${DATE} to=${DATE} absent=0 non_working_day=0 holiday=0 on_leave=0 unchanged=2 (run by the running server)`,
+      `generate-absences succeeded: from=${DATE} to=${DATE} absent=0 non_working_day=0 holiday=0 on_leave=0 unchanged=2 locked=0 (run by the running server)`,
     );
     const next = await cli('purge-retention');
     expect(next.code).toBe(0);
