@@ -38,7 +38,9 @@
  *   at least `overtimeMinimumMs` (ATTENDANCE_OVERTIME_MINIMUM), then all of it. Arriving early
  *   is not overtime. Worked time on a weekend, holiday or leave day is all overtime, flagged
  *   `worked_on_off_day`, `worked_on_holiday` or `worked_on_leave`.
- * - `manual` when a manual or imported punch counts for the day.
+ * - `manual` when a manual or imported punch counts for the day; `unconfirmed_terminal` when a
+ *   punch a terminal sent from an address other than the one it is pinned to (flagged
+ *   `new_address`) counts for it: the punch counts like any other, the flag is for HR to review.
  */
 import type { DayPlan } from '../calendar';
 import type { DayStatus } from './tables';
@@ -47,6 +49,8 @@ export interface CountedPunch {
   at: number;
   /** A manual or imported punch. */
   corrected: boolean;
+  /** Sent from an address its terminal is not pinned to (the punch's flag `new_address`). */
+  unconfirmed?: boolean;
 }
 
 export interface DayResult {
@@ -62,6 +66,9 @@ export interface DayResult {
   earlyLeaveSeconds: number;
   overtimeSeconds: number;
 }
+
+/** The day flag of a day that counts a punch from an unconfirmed terminal address. */
+export const UNCONFIRMED_TERMINAL = 'unconfirmed_terminal';
 
 const EMPTY_STATUS: Record<DayPlan['dayType'], DayStatus> = { workday: 'absent', weekend: 'non_working_day', holiday: 'holiday', leave: 'on_leave' };
 const WORKED_ON: Record<DayPlan['dayType'], string | null> = {
@@ -143,6 +150,7 @@ export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repe
   }
   if (result.overtimeSeconds > 0) flags.push('overtime');
   if (punches.some((p) => p.corrected)) flags.push('manual');
+  if (punches.some((p) => p.unconfirmed)) flags.push(UNCONFIRMED_TERMINAL);
   return { firstIn, lastOut, workedSeconds, punchCount: punches.length, status, flags, ...result };
 }
 

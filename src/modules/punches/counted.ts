@@ -10,26 +10,45 @@ import type { Execute, Queryable } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
 import { BUCKET_SQL, bucketGroups, punchedWithin } from './buckets';
 import { datedSpan, spanOf } from './spans';
-import { punches } from './tables';
+import { NEW_ADDRESS_SQL, punches } from './tables';
+
+/** A punch attendance counts. */
+interface CountedRow {
+  enrolleeId: string;
+  at: number;
+  /** A manual or imported punch. */
+  corrected: boolean;
+  /** Sent from an address its terminal is not pinned to (flagged `new_address`). */
+  unconfirmed: boolean;
+}
 
 /**
  * The punches that count for attendance (not voided) of these enrollees in [start, end), raw:
- * attendance runs this with every batch. `corrected` marks manual and imported ones.
+ * attendance runs this with every batch. `corrected` marks manual and imported ones,
+ * `unconfirmed` those flagged `new_address` (found on their own small index: the enrollee index
+ * read here has no flags, and reading every punch's row for them would cost every batch).
  */
-async function countedIn(
-  execute: Execute,
-  enrolleeIds: readonly string[],
-  start: number,
-  end: number,
-): Promise<{ enrolleeId: string; at: number; corrected: boolean }[]> {
-  const out: { enrolleeId: string; at: number; corrected: boolean }[] = [];
+async function countedIn(execute: Execute, enrolleeIds: readonly string[], start: number, end: number): Promise<CountedRow[]> {
+  const table = getTableName(punches);
+  const unconfirmed = new Set<number>();
+  for (const chunk of chunks(enrolleeIds, 400)) {
+    const flagged = await execute({
+      sql: `select sequence from ${table} where ${NEW_ADDRESS_SQL} and enrollee_id in (${placeholders(chunk.length)}) and punched_at >= ? and punched_at < ?`,
+      args: [...chunk, start, end],
+    });
+    for (const f of flagged.rows) unconfirmed.add(Number(f.sequence));
+  }
+  const out: CountedRow[] = [];
   for (const buckets of bucketGroups(start, end)) {
     for (const chunk of chunks(enrolleeIds, 400)) {
       const found = await execute({
-        sql: `select enrollee_id, punched_at, source from ${getTableName(punches)} where ${BUCKET_SQL} in (${placeholders(buckets.length)}) and enrollee_id in (${placeholders(chunk.length)}) and punched_at >= ? and punched_at < ? and voided = 0`,
+        sql: `select sequence, enrollee_id, punched_at, source from ${table} where ${BUCKET_SQL} in (${placeholders(buckets.length)}) and enrollee_id in (${placeholders(chunk.length)}) and punched_at >= ? and punched_at < ? and voided = 0`,
         args: [...buckets, ...chunk, start, end],
       });
-      for (const f of found.rows) out.push({ enrolleeId: String(f.enrollee_id), at: Number(f.punched_at), corrected: f.source !== 'device' });
+      for (const f of found.rows) {
+        const sequence = Number(f.sequence);
+        out.push({ enrolleeId: String(f.enrollee_id), at: Number(f.punched_at), corrected: f.source !== 'device', unconfirmed: unconfirmed.has(sequence) });
+      }
     }
   }
   return out;

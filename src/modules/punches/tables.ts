@@ -12,6 +12,13 @@ export type PunchSource = (typeof PUNCH_SOURCES)[number];
 export const NO_DEVICE = '';
 
 /**
+ * The punches a terminal sent from an address other than the one it is pinned to (flagged
+ * `new_address`: devices/identity.ts NEW_ADDRESS_FLAG), as SQL: the condition of their partial
+ * index below, written exactly so in a query for SQLite to use that index.
+ */
+export const NEW_ADDRESS_SQL = `flags like '%"new_address"%'`;
+
+/**
  * Punches. `sequence` is SQLite's rowid: assigned inside the single write transaction, so a
  * later commit always carries a higher sequence and `after=<sequence>` polling never skips.
  */
@@ -56,6 +63,10 @@ export const punches = sqliteTable(
     // Also the index of ranges by instant alone (buckets.ts `punchedWithin`): no index on
     // `punched_at` by itself, one fewer for every punch stored.
     index('fpa_punches_enrollee_day').on(sql`${t.punchedAt} / 86400000`, t.enrolleeId, t.punchedAt, t.voided, t.source),
+    // The few punches from an unconfirmed address, by enrollee and time: attendance marks the days
+    // they count for (`countedIn`) with one look-up here, not a row read of every punch it counts
+    // (the index above has no flags). Empty on a fleet whose terminals stay where they are pinned.
+    index('fpa_punches_new_address').on(t.enrolleeId, t.punchedAt).where(sql.raw(NEW_ADDRESS_SQL)),
   ],
 );
 

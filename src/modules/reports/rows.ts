@@ -5,7 +5,7 @@
  */
 import { addDays, weekdayOf } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
-import type { AttendanceDayRow, CountedPunch, LiveDay, SummaryView } from '../attendance';
+import { type AttendanceDayRow, type CountedPunch, type LiveDay, type SummaryView, UNCONFIRMED_TERMINAL } from '../attendance';
 import { type Cell, type Column, type Row, STATUS_WORDS } from './table';
 
 /** Who a row is about. */
@@ -15,7 +15,7 @@ export interface Person {
   areas: readonly string[];
 }
 
-export const EXCEPTION_KINDS = ['late', 'early_leave', 'absent', 'missing_punch', 'overtime'] as const;
+export const EXCEPTION_KINDS = ['late', 'early_leave', 'absent', 'missing_punch', 'overtime', UNCONFIRMED_TERMINAL] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -265,7 +265,9 @@ export const EXCEPTION_COLUMNS: Column[] = [
 /**
  * The exceptions of one day, in EXCEPTION_KINDS order, limited to `kinds`: `late` (the time
  * late), `early_leave` (the time left early), `absent` (the expected time), `missing_punch` (a
- * punch without its pair, once its shift can no longer close it: no duration) and `overtime` (the overtime).
+ * punch without its pair, once its shift can no longer close it: no duration), `overtime` (the
+ * overtime) and `unconfirmed_terminal` (a punch from an address its terminal is not pinned to
+ * counts for the day, for HR to review: no duration).
  */
 export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: ReadonlySet<ExceptionKind>, zone: string, open: OpenNow): Row[] {
   const hours: Record<ExceptionKind, number | null> = {
@@ -274,6 +276,7 @@ export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: Reado
     absent: day.status === 'absent' ? day.expectedSeconds : null,
     missing_punch: shownStatus(day, open) === 'incomplete' ? 0 : null,
     overtime: day.overtimeSeconds > 0 ? day.overtimeSeconds : null,
+    unconfirmed_terminal: day.flags.includes(UNCONFIRMED_TERMINAL) ? 0 : null,
   };
   return EXCEPTION_KINDS.filter((kind) => kinds.has(kind) && hours[kind] !== null).map((kind) => ({
     date: day.date,
@@ -282,7 +285,7 @@ export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: Reado
       person.employee,
       person.name,
       kind,
-      kind === 'missing_punch' ? null : hours[kind],
+      kind === 'missing_punch' || kind === UNCONFIRMED_TERMINAL ? null : hours[kind],
       day.schedule,
       local(day.firstIn, zone),
       local(day.lastOut, zone),

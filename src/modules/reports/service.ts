@@ -265,7 +265,7 @@ export class ReportService {
     };
   }
 
-  /** `reports/exceptions`: one row per late arrival, early leave, absence, missing punch or overtime. */
+  /** `reports/exceptions`: one row per late arrival, early leave, absence, missing punch, overtime or punch from an unconfirmed terminal address. */
   async exceptions(query: { from: string; to: string; area?: string; kind?: string }, caller: Who): Promise<ReportDocument> {
     const { from, to } = period(query.from, query.to);
     const kinds = exceptionKinds(query.kind);

@@ -105,6 +105,7 @@ export const FLAG_WORDS: Record<string, string> = {
   worked_on_holiday: 'worked on a holiday',
   worked_on_leave: 'worked on leave',
   manual: 'manual punch',
+  unconfirmed_terminal: 'punch from an unconfirmed terminal address',
   missing_punch: 'missing punch',
   absent: 'absent',
 };

@@ -226,6 +226,19 @@ describe('computeDay', () => {
     expect(computeDay(night, punches(at('2026-03-10', '09:00')), MIN)).toMatchObject({ status: 'incomplete', flags: ['late'], lateSeconds: 8 * 3600 });
   });
 
+  test('a punch from an address its terminal is not pinned to counts, and flags the day unconfirmed_terminal', () => {
+    const day = computeDay(plan(D), [...punches(at(D, '07:58')), { at: at(D, '16:31'), corrected: false, unconfirmed: true }], MIN);
+    expect(day).toMatchObject({ status: 'present', punchCount: 2, workedSeconds: 8 * 3600 + 3 * 60, flags: ['unconfirmed_terminal'] });
+    // Beside the others, after `manual`; a repeated tap from there flags the day as well.
+    const both = computeDay(
+      plan(D),
+      [{ at: at(D, '08:20'), corrected: true }, ...punches(at(D, '16:31')), { at: at(D, '16:31') + 10_000, corrected: false, unconfirmed: true }],
+      MIN,
+    );
+    expect(both.flags).toEqual(['late', 'manual', 'unconfirmed_terminal']);
+    expect(computeDay(plan(D), punches(at(D, '07:58'), at(D, '16:31')), MIN).flags).toEqual([]);
+  });
+
   test('an overnight shift is judged against its end on the next date', () => {
     const night = plan(D, 'workday', shift(D, '22:00', '06:00', { name: 'night', graceInMs: 10 * MIN, graceOutMs: 10 * MIN, breakMs: 30 * MIN }));
     expect(computeDay(night, punches(at(D, '21:55'), at('2026-03-10', '05:00')), MIN)).toMatchObject({

@@ -155,9 +155,20 @@ describe('exceptions', () => {
     expect(exceptionsOf(d, person, new Set(['overtime'] as const), ZONE, LATER).map((r) => r.cells[3])).toEqual(['overtime']);
   });
 
+  test('a day counting a punch from an unconfirmed terminal address is a row to review, with no duration', () => {
+    const flagged = { ...day('2026-02-16', ['08:30', '16:31']), flags: ['late', 'unconfirmed_terminal'] };
+    const rows = exceptionsOf(flagged, person, ALL, ZONE, LATER);
+    expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([
+      ['late', 30 * 60],
+      ['unconfirmed_terminal', null],
+    ]);
+    expect(exceptionsOf(flagged, person, exceptionKinds('unconfirmed_terminal'), ZONE, LATER)).toHaveLength(1);
+    expect(words('flags', 'late unconfirmed_terminal')).toBe('late, punch from an unconfirmed terminal address');
+  });
+
   test('`?kind=` is checked', () => {
     expect([...exceptionKinds('late, absent')]).toEqual(['late', 'absent']);
-    expect(exceptionKinds(undefined).size).toBe(5);
+    expect(exceptionKinds(undefined).size).toBe(6);
     expect(() => exceptionKinds('late,nap')).toThrow('kind must be one or more of');
   });
 });

@@ -26,6 +26,7 @@ const WORDS: Record<string, string> = {
   early_leave: 'Left early',
   overtime: 'Overtime',
   manual: 'Corrected by hand',
+  unconfirmed_terminal: 'Punch from an unconfirmed terminal address',
   worked_on_holiday: 'Worked on a holiday',
   worked_on_off_day: 'Worked on a day off',
   // sessions

@@ -24,7 +24,12 @@ const REPORTS: { kind: Kind; title: string; about: string }[] = [
       'A person’s period, one row per date with every punch and the totals; the PDF has signature lines for the employee and the employer. Without a person: one per person of the area.',
   },
   { kind: 'summary', title: 'Summary', about: 'Per person the totals of the period: days present, absent, on leave, late; hours worked, expected, overtime.' },
-  { kind: 'exceptions', title: 'Exceptions', about: 'One row per late arrival, early leave, absence, missing punch or overtime in the period.' },
+  {
+    kind: 'exceptions',
+    title: 'Exceptions',
+    about:
+      'One row per late arrival, early leave, absence, missing punch or overtime in the period, and per day that counts a punch from an unconfirmed terminal address.',
+  },
 ];
 
 const FORMATS: [string, string][] = [
@@ -39,6 +44,7 @@ const EXCEPTION_KINDS: [string, string][] = [
   ['absent', 'Absent'],
   ['missing_punch', 'Missing punch'],
   ['overtime', 'Overtime'],
+  ['unconfirmed_terminal', 'Unconfirmed terminal address'],
 ];
 
 /** The first and last date of the month before the one `today` is in (payroll's usual period). */
