@@ -318,3 +318,26 @@ describe('a person and a terminal shared with another area', () => {
     await installer.context.close();
   });
 });
+
+describe('what belongs to every area', () => {
+  test('an installer of north finds the enrollment station fixed, with why, and saves the rest of the settings', async () => {
+    const installer = await consoleAs('installer', ['north']);
+    await go(installer.page, '#/terminals/TNORTH01', /TNORTH01/);
+    const station = installer.page.getByLabel('Enrollment station (accepts anyone’s fingerprints)');
+    expect(await station.isDisabled()).toBe(true);
+    expect(await station.getAttribute('aria-describedby')).not.toBeNull();
+    expect(await installer.page.getByText('Only an administrator of every area turns this on or off').count()).toBe(1);
+    await installer.page.getByLabel('Name', { exact: true }).fill('North door');
+    await installer.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await installer.page.getByText('Saved.').waitFor();
+    expect((await server.admin.get('/devices/TNORTH01/')).body).toMatchObject({ name: 'North door', enrollment_station: false });
+    expect(installer.refused).toEqual([]);
+    expect(installer.errors).toEqual([]);
+    await installer.context.close();
+    // A caller of every area has the switch.
+    const admin = await consoleAs('admin', []);
+    await go(admin.page, '#/terminals/TNORTH01', /North door/);
+    expect(await admin.page.getByLabel('Enrollment station (accepts anyone’s fingerprints)').isDisabled()).toBe(false);
+    await admin.context.close();
+  });
+});

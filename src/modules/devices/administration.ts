@@ -76,6 +76,7 @@ export class DeviceAdministration {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const device = await this.records.get(serial, tx);
+      refuseStationChange(scope, device, patch.enrollment_station);
       const set: Partial<DeviceRow> = { updatedAt: now };
       const changes: DeviceChanges = {};
       if (patch.time_zone !== undefined) {
@@ -151,4 +152,22 @@ export class DeviceAdministration {
     this.records.invalidate(serial);
     this.keys.forget(serial);
   }
+}
+
+/**
+ * An enrollment station takes walk-up fingerprints of anyone, of every area: turning it on lets
+ * whoever stands at the terminal enroll a finger as someone of another area (their template
+ * replaces that person's and goes to that person's terminals). So only a caller limited to no
+ * area turns it on or off (403 for one limited to areas; the rest of its PATCH is not applied
+ * either). Sending the value it has already changes nothing and is let through.
+ */
+function refuseStationChange(scope: AreaScope, device: DeviceRow, asked: boolean | undefined): void {
+  if (!isLimited(scope) || asked === undefined || asked === device.enrollmentStation) return;
+  throw new FpaError(
+    'forbidden',
+    'only a caller not limited to areas may turn enrollment_station on or off: a station takes fingerprints of anyone, of every area',
+    {
+      field: 'enrollment_station',
+    },
+  );
 }

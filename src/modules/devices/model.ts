@@ -91,7 +91,12 @@ export const DevicePatch = Body(
     areas: t.Optional(AreaNames),
     name: t.Optional(Nullable(Text({ minLength: 0, maxLength: 200 }))),
     algorithm_version: t.Optional(Nullable(Text({ maxLength: 32, description: 'Only for terminals that do not report it.' }))),
-    enrollment_station: t.Optional(t.Boolean({ description: 'Accept walk-up enrollments of people outside its own areas.' })),
+    enrollment_station: t.Optional(
+      t.Boolean({
+        description:
+          'Accept walk-up enrollments of people outside its own areas. Turned on or off only by a caller limited to no area (403 `forbidden` for one limited to areas, and nothing of the request is applied).',
+      }),
+    ),
   },
   { title: 'DevicePatch' },
 );

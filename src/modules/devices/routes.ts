@@ -67,7 +67,7 @@ function changeRoutes(http: Http, devices: DeviceService) {
         params: SerialParams,
         body: DevicePatch,
         response: { 200: Device, ...errors('not_found') },
-        detail: { summary: 'Change time zone, areas, name or algorithm version', tags },
+        detail: { summary: 'Change time zone, areas, name or algorithm version; enrollment station: callers limited to no area only', tags },
       },
     )
     .post(

@@ -123,6 +123,8 @@ export const POLICY: readonly Rule[] = [
   rule('GET', 'devices/', READ_TERMINALS),
   rule('GET', 'devices/{sn}/', READ_TERMINALS),
   rule('POST', 'devices/', [I]),
+  // Its `enrollment_station` only for callers limited to no area: a station takes anyone's
+  // fingerprints, every area's (devices/administration.ts; 403 to a limited caller).
   rule('PATCH', 'devices/{sn}/', [I]),
   rule('DELETE', 'devices/{sn}/', [I]),
   rule('POST', 'devices/{sn}/approve/', [I]),

@@ -75,6 +75,14 @@ export function outsideMine(areas: readonly string[]): string[] {
   return mine.length === 0 ? [] : areas.filter((a) => !mine.includes(a));
 }
 
+/**
+ * Whether the signed-in caller is limited to no area. What belongs to every area is theirs alone
+ * (the server answers 403 to anyone else): turning a terminal's enrollment station on or off.
+ */
+export function ofEveryArea(): boolean {
+  return (session?.areas ?? []).length === 0;
+}
+
 /** Whether the member is wholly within the caller's areas (see outsideMine). */
 export function whollyMine(areas: readonly string[]): boolean {
   const mine = session?.areas ?? [];

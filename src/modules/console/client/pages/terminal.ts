@@ -8,7 +8,7 @@ import type { CommandView } from '../../../commands';
 import type { DeviceDetailView, DeviceKeyView } from '../../../devices';
 import type { DiagnosticView } from '../../../diagnostics';
 import type { TerminalUserView } from '../../../fleet';
-import { api, can, type List, outsideMine } from '../api';
+import { api, can, type List, ofEveryArea, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -263,19 +263,30 @@ async function editSection(device: DeviceDetailView, base: string, redraw: Redra
   // While the approval form above chooses the areas, a second picker here would disagree with it.
   const areas = approving ? null : await areasPicker('Areas', device.areas, 'It is sent the people of these areas.');
   const zone = input({ value: device.time_zone, autocomplete: 'off', spellcheck: 'false' });
-  const station = h('input', { type: 'checkbox', checked: device.enrollment_station });
+  // A station takes anyone's fingerprints, every area's: turned on or off only by a caller of
+  // every area (403 to one limited to areas), who is told so beside the box.
+  const mayStation = ofEveryArea();
+  const station = h('input', { type: 'checkbox', checked: device.enrollment_station, disabled: !mayStation });
   if (!station.id) station.id = `station-${device.serial_number}`;
+  const stationHint = mayStation
+    ? null
+    : h(
+        'small',
+        { id: `${station.id}-hint`, class: 'hint' },
+        'Only an administrator of every area turns this on or off: a station takes fingerprints of anyone, of every area.',
+      );
+  if (stationHint) station.setAttribute('aria-describedby', stationHint.id);
   const form = h(
     'form',
     { class: 'inline-form' },
     field('Name', name),
     areas?.element,
     field('Time zone', zone, 'IANA name, e.g. Europe/Berlin.'),
-    h('div', { class: 'field check' }, station, h('label', { for: station.id }, 'Enrollment station (accepts anyone’s fingerprints)')),
+    h('div', { class: 'field check' }, station, h('label', { for: station.id }, 'Enrollment station (accepts anyone’s fingerprints)'), stationHint),
     h('button', { type: 'submit' }, 'Save'),
   );
   onSubmit(form, { name, ...(areas ? { areas: areas.control } : {}), time_zone: zone, enrollment_station: station }, async () => {
-    const changes = { name: name.value.trim() || null, time_zone: zone.value.trim() || null, enrollment_station: station.checked };
+    const changes = { name: name.value.trim() || null, time_zone: zone.value.trim() || null, ...(mayStation ? { enrollment_station: station.checked } : {}) };
     await api.patch(base, areas ? { ...changes, areas: areas.value() } : changes);
     await redraw();
     announce('Saved.');
