@@ -6,17 +6,27 @@
  *   turned NORTH001 into one (200), then a finger posted there for a south person's PIN replaced
  *   that person's template and went to SOUTH001: someone at north enrolled as a south employee.
  *   Turning it on or off is now for callers of every area only.
+ * - A work schedule is everyone's to see, but changing it changes the days of everyone who works
+ *   it. HR of north changed a schedule only south works (200, south's days changed), and its
+ *   delete answered 409 naming south's assignment. Now 403 unless every assignment of it is
+ *   north's own, naming nothing of south.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DeviceRow } from '../../src/modules/devices';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { linesAt, upload } from '../support/attendance';
 import { ApiClient, startTestServer, type TestServer } from '../support/harness';
 import { drain } from '../support/terminals';
 
+const DATE = '2025-01-06'; // a Monday
 let server: TestServer;
+let zone: string;
 let northT: SimulatedTerminal;
 let southT: SimulatedTerminal;
+let northPerson: { id: string; device_pin: string };
 let southPerson: { id: string; device_pin: string };
-const callers: Record<'installer' | 'admin', ApiClient> = {} as Record<'installer' | 'admin', ApiClient>;
+let bothPerson: { id: string; device_pin: string };
+const callers: Record<'installer' | 'admin' | 'hr', ApiClient> = {} as Record<'installer' | 'admin' | 'hr', ApiClient>;
 
 async function person(employee: string, areas: string[]) {
   expect((await server.admin.post('/employees/', { id: employee, name: `Person ${employee}` })).status).toBe(201);
@@ -27,7 +37,7 @@ async function person(employee: string, areas: string[]) {
 }
 
 /** An API key of this role limited to north, as a client. */
-async function northKey(role: 'installer' | 'admin'): Promise<ApiClient> {
+async function northKey(role: 'installer' | 'admin' | 'hr'): Promise<ApiClient> {
   const made = await server.admin.post('/api-keys/', { name: `${role} of north`, role, areas: ['north'] });
   expect(made.status).toBe(201);
   return new ApiClient(`${server.url}/api/fingerprint/v1`, { authorization: `Bearer ${made.body.key}` });
@@ -50,13 +60,26 @@ async function templatesOf(enrolleeId: string) {
   }[];
 }
 
+const deviceOf = (serial: string): Promise<DeviceRow> => server.fpa.service.devices.get(serial);
+
+/** One person's attendance day on DATE, as payroll reads it. */
+async function dayOf(enrolleeId: string) {
+  const res = await server.admin.get(`/attendance-days/?enrollee=${enrolleeId}&from=${DATE}&to=${DATE}`);
+  expect(res.status).toBe(200);
+  return res.body.results[0] as { schedule: string | null; late_seconds: number; flags: string[] };
+}
+
 beforeAll(async () => {
   server = await startTestServer();
+  zone = server.fpa.settings.ATTENDANCE_TIME_ZONE;
+  northPerson = await person('E-NORTH', ['north']);
   southPerson = await person('E-SOUTH', ['south']);
+  bothPerson = await person('E-BOTH', ['north', 'south']);
   northT = await online('NORTH001', ['north']);
   southT = await online('SOUTH001', ['south']);
   callers.installer = await northKey('installer');
   callers.admin = await northKey('admin');
+  callers.hr = await northKey('hr');
 });
 afterAll(async () => {
   await server.close();
@@ -105,5 +128,86 @@ describe('a terminal’s enrollment station', () => {
     expect(same.status).toBe(200);
     expect(same.body).toMatchObject({ enrollment_station: true, name: 'Front gate' });
     expect((await callers.installer.patch('/devices/NORTH001/', { name: 'North gate' })).status).toBe(200);
+  });
+});
+
+describe('a work schedule someone outside north works', () => {
+  const ids: Record<string, string> = {};
+  const assignments: string[] = [];
+
+  beforeAll(async () => {
+    for (const name of ['South day', 'South area', 'Shared', 'North day', 'Unused']) {
+      const made = await server.admin.post('/work-schedules/', { name, start: '09:00', end: '17:00', grace_in: '5m' });
+      expect(made.status).toBe(201);
+      ids[name] = made.body.id;
+    }
+    for (const body of [
+      { schedule: 'South day', enrollee: southPerson.id },
+      { schedule: 'South area', area: 'south' },
+      { schedule: 'Shared', enrollee: bothPerson.id },
+      { schedule: 'North day', enrollee: northPerson.id },
+      { schedule: 'North day', area: 'north' },
+    ]) {
+      const made = await server.admin.post('/shift-assignments/', { ...body, from: '2025-01-01' });
+      expect(made.status).toBe(201);
+      assignments.push(made.body.id);
+    }
+    // Both punch in at 08:55, on time for a 09:00 start.
+    await upload(server, await deviceOf('SOUTH001'), linesAt(zone, southPerson.device_pin, `${DATE} 08:55:00`, `${DATE} 17:00:00`));
+    await upload(server, await deviceOf('NORTH001'), linesAt(zone, northPerson.device_pin, `${DATE} 08:55:00`, `${DATE} 17:00:00`));
+    expect(await dayOf(southPerson.id)).toMatchObject({ schedule: 'South day', late_seconds: 0 });
+    expect(await dayOf(northPerson.id)).toMatchObject({ schedule: 'North day', late_seconds: 0 });
+  });
+
+  test('HR of north may not change it (403, by id or name): the schedule and south’s days stay as they were', async () => {
+    for (const path of [
+      `/work-schedules/${ids['South day']}/`,
+      '/work-schedules/South%20day/',
+      `/work-schedules/${ids['South area']}/`,
+      `/work-schedules/${ids.Shared}/`,
+    ]) {
+      const refused = await callers.hr.patch(path, { start: '06:00' });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'forbidden', details: { allowed: ['north'] } });
+    }
+    expect((await server.admin.get(`/work-schedules/${ids['South day']}/`)).body.start).toBe('09:00');
+    expect(await dayOf(southPerson.id)).toMatchObject({ schedule: 'South day', late_seconds: 0 });
+    expect((await dayOf(southPerson.id)).flags).not.toContain('late');
+  });
+
+  test('HR of north may not delete it, and the refusal names none of south’s assignments', async () => {
+    for (const name of ['South day', 'South area', 'Shared']) {
+      const refused = await callers.hr.delete(`/work-schedules/${ids[name]}/`);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'forbidden', details: { allowed: ['north'] } });
+      for (const id of assignments) expect(JSON.stringify(refused.body)).not.toContain(id);
+      expect((await server.admin.get(`/work-schedules/${ids[name]}/`)).status).toBe(200);
+    }
+  });
+
+  test('the list tells north which schedules are not its to change; a caller of every area may change any', async () => {
+    const seen = (await callers.hr.get('/work-schedules/')).body.results as { name: string; used_elsewhere: boolean }[];
+    expect(Object.fromEntries(seen.map((s) => [s.name, s.used_elsewhere]))).toEqual({
+      'North day': false,
+      Shared: true,
+      'South area': true,
+      'South day': true,
+      Unused: false,
+    });
+    expect((await callers.hr.get('/work-schedules/South%20day/')).body.used_elsewhere).toBe(true);
+    const everyone = (await server.admin.get('/work-schedules/')).body.results as { used_elsewhere: boolean }[];
+    expect(everyone.every((s) => !s.used_elsewhere)).toBe(true);
+    expect((await server.admin.patch(`/work-schedules/${ids.Shared}/`, { grace_in: '10m' })).status).toBe(200);
+  });
+
+  test('HR of north changes a schedule only north works (north’s days follow), deletes one nobody works, and hears 409 for its own in use', async () => {
+    const changed = await callers.hr.patch(`/work-schedules/${ids['North day']}/`, { start: '08:00' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ start: '08:00', used_elsewhere: false });
+    expect(await dayOf(northPerson.id)).toMatchObject({ schedule: 'North day', late_seconds: 55 * 60 });
+    expect((await callers.hr.delete(`/work-schedules/${ids.Unused}/`)).status).toBe(204);
+    const inUse = await callers.hr.delete(`/work-schedules/${ids['North day']}/`);
+    expect(inUse.status).toBe(409);
+    expect(assignments.slice(3)).toContain(inUse.body.error.details.assignment);
   });
 });

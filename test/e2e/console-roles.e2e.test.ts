@@ -340,4 +340,25 @@ describe('what belongs to every area', () => {
     expect(await admin.page.getByLabel('Enrollment station (accepts anyone’s fingerprints)').isDisabled()).toBe(false);
     await admin.context.close();
   });
+
+  test('an HR officer of north is offered no change or delete of a schedule south works, nor a delete of a holiday reaching beyond north', async () => {
+    expect((await server.admin.post('/work-schedules/', { name: 'South late', start: '12:00', end: '20:00' })).status).toBe(201);
+    expect((await server.admin.post('/shift-assignments/', { schedule: 'South late', area: 'south', from: '2025-01-01' })).status).toBe(201);
+    expect((await server.admin.post('/holidays/', { date: '2025-05-01', name: 'Labour Day' })).status).toBe(201);
+    expect((await server.admin.post('/holidays/', { date: '2025-06-02', name: 'North fair', areas: ['north'] })).status).toBe(201);
+    const hr = await consoleAs('hr', ['north']);
+    await go(hr.page, '#/shifts', 'Shifts and calendar');
+    const schedules = hr.page.getByRole('region', { name: 'Work schedules' });
+    const southRow = schedules.getByRole('row', { name: /South late/ });
+    expect(await southRow.getByRole('button').count()).toBe(0);
+    expect(await southRow.getByText('Also worked outside your areas').count()).toBe(1);
+    const dayRow = schedules.getByRole('row', { name: /^Day/ });
+    expect(await dayRow.getByRole('button', { name: 'Change Day' }).count()).toBe(1);
+    expect(await dayRow.getByRole('button', { name: 'Delete schedule Day' }).count()).toBe(1);
+    expect(await hr.page.getByRole('button', { name: 'Delete holiday Labour Day' }).count()).toBe(0);
+    expect(await hr.page.getByRole('button', { name: 'Delete holiday North fair' }).count()).toBe(1);
+    expect(hr.refused).toEqual([]);
+    expect(hr.errors).toEqual([]);
+    await hr.context.close();
+  });
 });

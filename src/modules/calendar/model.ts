@@ -60,6 +60,10 @@ export const WorkSchedule = t.Object({
   grace_out: t.String({ description: 'Leaving up to this long before the end is not early.' }),
   break: t.String({ description: 'Unpaid break within the shift.' }),
   weekdays: Nullable(t.Array(Int(), { description: 'Weekdays the shift starts on; null: every day but the weekend of the person’s areas.' })),
+  used_elsewhere: t.Boolean({
+    description:
+      'Someone outside the caller’s areas works it (an assignment of another area, or of a person also in another area): a caller limited to areas may not change or delete it (403). Always false for a caller of every area.',
+  }),
   ...created,
 });
 export type WorkScheduleView = Static<typeof WorkSchedule>;

@@ -27,7 +27,7 @@ export function scheduleRoutes(http: Http, schedules: Schedules) {
 
 function workScheduleRoutes(http: Http, schedules: Schedules) {
   return adminRouter(http, 'schedules')
-    .get('/work-schedules', ({ query }) => schedules.list({ ...query, limit: query.limit ?? 100 }), {
+    .get('/work-schedules', ({ query, scope }) => schedules.list({ ...query, limit: query.limit ?? 100 }, scope), {
       query: WorkScheduleList.query,
       response: { 200: WorkScheduleList.response, ...errors('invalid_cursor') },
       detail: { summary: 'Work schedules, by name', tags },
@@ -45,27 +45,30 @@ function workScheduleRoutes(http: Http, schedules: Schedules) {
         detail: { summary: 'Add a work schedule (an end before the start is an overnight shift)', tags },
       },
     )
-    .get('/work-schedules/:id', ({ params }) => schedules.get(params.id), {
+    .get('/work-schedules/:id', ({ params, scope }) => schedules.get(params.id, scope), {
       params: NameOrId,
       response: { 200: WorkSchedule, ...errors('not_found') },
       detail: { summary: 'One work schedule', tags },
     })
-    .patch('/work-schedules/:id', ({ params, body, admin }) => schedules.update(params.id, body, admin.by), {
+    .patch('/work-schedules/:id', ({ params, body, admin, scope }) => schedules.update(params.id, body, admin.by, scope), {
       params: NameOrId,
       body: WorkSchedulePatch,
       response: { 200: WorkSchedule, ...errors('not_found', 'conflict') },
-      detail: { summary: 'Change a work schedule; the days of its assignments are recomputed', tags },
+      detail: {
+        summary: 'Change a work schedule; the days of its assignments are recomputed (a caller limited to areas: only one nobody outside its areas works)',
+        tags,
+      },
     })
     .delete(
       '/work-schedules/:id',
-      async ({ params, admin, set }) => {
-        await schedules.delete(params.id, admin.by);
+      async ({ params, admin, scope, set }) => {
+        await schedules.delete(params.id, admin.by, scope);
         set.status = 204;
       },
       {
         params: NameOrId,
         response: { 204: t.Void(), ...errors('not_found', 'conflict') },
-        detail: { summary: 'Remove a work schedule no assignment uses', tags },
+        detail: { summary: 'Remove a work schedule no assignment uses (a caller limited to areas: only one nobody outside its areas works)', tags },
       },
     );
 }

@@ -20,7 +20,7 @@ import type { CalendarChange, CalendarEvents } from './events';
 import type { ShiftAssignmentView, WorkScheduleView } from './model';
 import type { ScheduleDef } from './plan';
 import type { CalendarRuntime } from './runtime';
-import { type Entry, requireOwn } from './scope';
+import { type Entry, requireOwn, requireOwnSchedule, schedulesUsedElsewhere } from './scope';
 import { shiftAssignments, workSchedules } from './tables';
 
 type ScheduleRow = typeof workSchedules.$inferSelect;
@@ -45,7 +45,8 @@ export class Schedules {
 
   // ---------------------------------------------------------------- schedules
 
-  async list(filters: { cursor?: string; limit: number }): Promise<Page<WorkScheduleView>> {
+  /** Every schedule, by name; `used_elsewhere` says which a limited scope may not change. */
+  async list(filters: { cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<WorkScheduleView>> {
     const after = textCursor('work-schedules', filters.cursor);
     const rows = await this.ctx.db.orm
       .select()
@@ -53,17 +54,24 @@ export class Schedules {
       .where(after === null ? undefined : gt(workSchedules.name, after))
       .orderBy(asc(workSchedules.name))
       .limit(filters.limit + 1);
+    const elsewhere = await schedulesUsedElsewhere(
+      this.ctx.db.orm,
+      this.daysOff.enrollees,
+      scope,
+      rows.map((r) => r.id),
+    );
     return pageOf(
       'work-schedules',
       rows,
       filters.limit,
       (r) => r.name,
-      (page) => page.map(scheduleView),
+      (page) => page.map((r) => scheduleView(r, elsewhere.has(r.id))),
     );
   }
 
-  async get(id: string): Promise<WorkScheduleView> {
-    return scheduleView(await this.row(this.ctx.db.orm, id));
+  async get(id: string, scope: AreaScope = EVERYWHERE): Promise<WorkScheduleView> {
+    const row = await this.row(this.ctx.db.orm, id);
+    return scheduleView(row, (await schedulesUsedElsewhere(this.ctx.db.orm, this.daysOff.enrollees, scope, [row.id])).has(row.id));
   }
 
   async create(input: ScheduleInput, by: string): Promise<WorkScheduleView> {
@@ -77,11 +85,16 @@ export class Schedules {
     });
   }
 
-  /** Changes a schedule (`id`: its id or name). */
-  async update(id: string, patch: Partial<ScheduleInput>, by: string): Promise<WorkScheduleView> {
+  /**
+   * Changes a schedule (`id`: its id or name). A caller limited to areas changes only one whose
+   * every assignment is its own (scope.ts `requireOwnSchedule`): the days of everyone who works
+   * it change.
+   */
+  async update(id: string, patch: Partial<ScheduleInput>, by: string, scope: AreaScope = EVERYWHERE): Promise<WorkScheduleView> {
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const before = await this.row(w.tx, id);
+      await requireOwnSchedule(w.tx, this.daysOff.enrollees, scope, before.id);
       const merged = { ...inputOf(before), ...patch };
       const after: ScheduleRow = { ...before, ...scheduleFields(merged), updatedAt: now };
       if (after.name !== before.name) await this.requireFreeName(w.tx, after.name, before.id);
@@ -93,10 +106,15 @@ export class Schedules {
     });
   }
 
-  /** Deletes a schedule no assignment uses (409 `conflict` otherwise). */
-  async delete(id: string, by: string): Promise<void> {
+  /**
+   * Deletes a schedule no assignment uses (409 `conflict` otherwise, naming one). A caller limited
+   * to areas first hears 403 for one also worked outside them, before anything names an
+   * assignment it does not see.
+   */
+  async delete(id: string, by: string, scope: AreaScope = EVERYWHERE): Promise<void> {
     await this.ctx.db.write(async (w) => {
       const row = await this.row(w.tx, id);
+      await requireOwnSchedule(w.tx, this.daysOff.enrollees, scope, row.id);
       const [used] = await w.tx.select({ id: shiftAssignments.id }).from(shiftAssignments).where(eq(shiftAssignments.scheduleId, row.id)).limit(1);
       if (used) throw new FpaError('conflict', 'the schedule is still assigned; delete its assignments first', { assignment: used.id });
       await w.tx.delete(workSchedules).where(eq(workSchedules.id, row.id));
@@ -366,7 +384,8 @@ function inputOf(row: ScheduleRow): ScheduleInput {
   };
 }
 
-function scheduleView(row: ScheduleRow): WorkScheduleView {
+/** `usedElsewhere`: an assignment outside the caller's areas uses it (never, for a caller of every area). */
+function scheduleView(row: ScheduleRow, usedElsewhere = false): WorkScheduleView {
   return {
     id: row.id,
     name: row.name,
@@ -377,6 +396,7 @@ function scheduleView(row: ScheduleRow): WorkScheduleView {
     grace_out: formatDuration(row.graceOutMs),
     break: formatDuration(row.breakMs),
     weekdays: row.weekdays,
+    used_elsewhere: usedElsewhere,
     created_at: new Date(row.createdAt).toISOString(),
   };
 }

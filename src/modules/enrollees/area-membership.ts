@@ -261,6 +261,17 @@ export function enrolleeInScope(column: Column | SQL, scope: AreaScope): SQL | u
 }
 
 /**
+ * A condition on an enrollee id column: the person is wholly within a limited scope (in one of
+ * its areas, and in no area outside them); undefined for an unlimited scope. What a caller
+ * limited to areas may change for the people it shares with nobody (a schedule they work).
+ */
+function enrolleeWhollyInScope(column: Column | SQL, scope: AreaScope): SQL | undefined {
+  const areaIds = scopeAreaIds(scope);
+  if (!areaIds) return undefined;
+  return sql`(${column} in (select ${enrolleeAreas.enrolleeId} from ${enrolleeAreas} where ${enrolleeAreas.areaId} in ${areaIds}) and ${column} not in (select ${enrolleeAreas.enrolleeId} from ${enrolleeAreas} where ${enrolleeAreas.areaId} not in ${areaIds}))`;
+}
+
+/**
  * A condition on an employee key column: an enrollee of that employee (not deleted) is in the
  * scope; undefined for an unlimited scope.
  */
@@ -342,6 +353,7 @@ export const membership = {
   letGoOfLeftAreas,
   sharesArea,
   enrolleeInScope,
+  enrolleeWhollyInScope,
   notActive,
   idsInScope,
   employeeInScope,

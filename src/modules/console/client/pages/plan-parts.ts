@@ -15,6 +15,8 @@ export interface Schedule {
   break?: string;
   grace_in?: string;
   weekdays?: number[] | null;
+  /** Someone outside the caller's areas works it: not the caller's to change or delete (403). */
+  used_elsewhere?: boolean;
 }
 export interface Assignment {
   id: string;
@@ -30,6 +32,8 @@ export interface Holiday {
   name: string;
   recurring?: boolean;
   areas?: string[];
+  /** One person's holiday (their id): theirs to change for whoever sees them. */
+  enrollee?: string | null;
 }
 export interface Leave {
   id: string;

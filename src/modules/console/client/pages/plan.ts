@@ -4,7 +4,7 @@
  * schedule, leave) are in plan-people.ts, what they share in plan-parts.ts.
  */
 
-import { ApiError, api, can, everyRow } from '../api';
+import { ApiError, api, can, everyRow, whollyMine } from '../api';
 import { areasPicker, noneChosen } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, table } from '../dom';
 import { plainMessage } from '../form-errors';
@@ -147,12 +147,15 @@ function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTM
               .map((d) => weekdayName(d))
               .join(' ')
           : 'Every day but the weekend',
-        h(
-          'span',
-          { class: 'actions' },
-          mayChange && button('Change', () => editor.fill(s), { 'aria-label': `Change ${s.name}` }),
-          remove(`work-schedules/${encodeURIComponent(s.id)}/`, `schedule ${s.name}`, draw, 'DELETE work-schedules/{id}/'),
-        ),
+        // One also worked outside the caller's areas is changed by a caller whose areas cover it (403).
+        s.used_elsewhere
+          ? h('span', { class: 'muted' }, 'Also worked outside your areas: changed by an administrator of every area that works it.')
+          : h(
+              'span',
+              { class: 'actions' },
+              mayChange && button('Change', () => editor.fill(s), { 'aria-label': `Change ${s.name}` }),
+              remove(`work-schedules/${encodeURIComponent(s.id)}/`, `schedule ${s.name}`, draw, 'DELETE work-schedules/{id}/'),
+            ),
       ]),
       'No schedules yet: until one is assigned, attendance uses the installer’s default hours, if any.',
     ),
@@ -251,7 +254,8 @@ async function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): 
         localDay(x.date),
         `${x.name}${x.recurring ? ' (every year)' : ''}`,
         x.areas && x.areas.length > 0 ? x.areas.join(', ') : 'Everyone',
-        remove(`holidays/${encodeURIComponent(x.id)}/`, `holiday ${x.name}`, draw, 'DELETE holidays/{id}/'),
+        // A holiday of everyone, or one reaching another area, is not a limited caller's to delete (403).
+        x.enrollee || whollyMine(x.areas ?? []) ? remove(`holidays/${encodeURIComponent(x.id)}/`, `holiday ${x.name}`, draw, 'DELETE holidays/{id}/') : '',
       ]),
       'No holidays.',
     ),
