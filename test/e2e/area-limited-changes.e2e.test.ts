@@ -10,6 +10,8 @@
  *   it. HR of north changed a schedule only south works (200, south's days changed), and its
  *   delete answered 409 naming south's assignment. Now 403 unless every assignment of it is
  *   north's own, naming nothing of south.
+ * - A holiday for one person: a south person's PIN answered "holiday not found" where a PIN
+ *   nobody holds answered "enrollee not found", telling north that the south person exists.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DeviceRow } from '../../src/modules/devices';
@@ -209,5 +211,21 @@ describe('a work schedule someone outside north works', () => {
     const inUse = await callers.hr.delete(`/work-schedules/${ids['North day']}/`);
     expect(inUse.status).toBe(409);
     expect(assignments.slice(3)).toContain(inUse.body.error.details.assignment);
+  });
+});
+
+describe('a holiday for one person', () => {
+  test('a south person’s PIN answers north as a PIN nobody holds does', async () => {
+    const nobody = await callers.hr.post('/holidays/', { date: DATE, name: 'Birthday', enrollee: '99999999' });
+    const south = await callers.hr.post('/holidays/', { date: DATE, name: 'Birthday', enrollee: southPerson.device_pin });
+    expect(nobody.status).toBe(404);
+    expect(south.status).toBe(404);
+    expect(south.body.error).toMatchObject({ code: 'not_found', message: nobody.body.error.message, details: { enrollee: southPerson.device_pin } });
+    const own = await callers.hr.post('/holidays/', { date: DATE, name: 'Birthday', enrollee: northPerson.device_pin });
+    expect(own.status).toBe(201);
+    const moved = await callers.hr.patch(`/holidays/${own.body.id}/`, { enrollee: southPerson.id });
+    expect(moved.status).toBe(404);
+    expect(moved.body.error).toMatchObject({ message: nobody.body.error.message, details: { enrollee: southPerson.id } });
+    expect((await server.admin.get(`/holidays/${own.body.id}/`)).body.enrollee).toBe(northPerson.id);
   });
 });

@@ -85,7 +85,7 @@ export class DaysOff {
         name: input.name,
         recurring: input.recurring ?? false,
         cancelled: input.cancelled ?? false,
-        ...(await this.holidayScope(w, areas, input.enrollee ?? null, now)),
+        ...(await this.holidayScope(w, { areas, enrollee: input.enrollee ?? null }, now, scope)),
         createdAt: now,
         updatedAt: now,
       };
@@ -107,7 +107,7 @@ export class DaysOff {
       await requireOwn(w.tx, this.enrollees, scope, before, 'holiday', id);
       const reach =
         patch.areas !== undefined || patch.enrollee !== undefined
-          ? await this.holidayScope(w, patch.areas ?? [], patch.enrollee === undefined ? before.enrolleeId : patch.enrollee, now)
+          ? await this.holidayScope(w, { areas: patch.areas ?? [], enrollee: patch.enrollee === undefined ? before.enrolleeId : patch.enrollee }, now, scope)
           : {};
       const after: HolidayRow = {
         ...before,
@@ -148,10 +148,16 @@ export class DaysOff {
     return row;
   }
 
-  private async holidayScope(w: WriteContext, areas: readonly string[] | undefined, enrollee: string | null, now: number) {
+  /**
+   * Whom a holiday is for: one person or areas. A person outside a limited caller's areas is not
+   * there (404 `enrollee not found`, as for a PIN nobody holds), so the answer tells nothing of
+   * other areas' people.
+   */
+  private async holidayScope(w: WriteContext, reach: { areas: readonly string[] | undefined; enrollee: string | null }, now: number, scope: AreaScope) {
+    const { areas, enrollee } = reach;
     if (enrollee && areas && areas.length > 0)
       throw new FpaError('validation_error', 'a holiday is for one enrollee or for areas, not both', { fields: ['enrollee', 'areas'] });
-    const enrolleeId = enrollee ? (await this.person(w.tx, enrollee)).id : null;
+    const enrolleeId = enrollee ? (await this.person(w.tx, enrollee, scope)).id : null;
     return { enrolleeId, areaIds: areas && areas.length > 0 ? await resolveAreas(w.tx, areas, now, this.ctx.settings.AREAS_CREATED_ON_USE) : [] };
   }
 
