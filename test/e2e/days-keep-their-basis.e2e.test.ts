@@ -287,8 +287,13 @@ describe('days stored before their punches were (migration 0023)', () => {
     const id = people['E-07']!.id;
     const unlisted = async () =>
       Number(
-        (await server.fpa.db.client.execute({ sql: 'select count(*) as n from fpa_attendance_days where enrollee_id = ? and punches is null', args: [id] }))
-          .rows[0]!.n,
+        (
+          await server.fpa.db.client.execute({
+            // November's: October is locked (its absences written by the lock), out of the recompute's reach.
+            sql: "select count(*) as n from fpa_attendance_days where enrollee_id = ? and punches is null and date >= '2026-11-01'",
+            args: [id],
+          })
+        ).rows[0]!.n,
       );
     await server.fpa.db.client.execute({ sql: 'update fpa_attendance_days set punches = null where enrollee_id = ?', args: [id] });
     expect(await unlisted()).toBe(4);
