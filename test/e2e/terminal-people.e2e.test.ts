@@ -167,6 +167,29 @@ describe('cards', () => {
     expect((await deviceLog(s.fpa, 'CARD1', 'card_conflict')).map((e) => e.details)).toEqual([{ pin: c.device_pin, enrollee: c.id }]);
   });
 
+  test('a card another enrollee holds, given to a user at the menu: not taken, and the terminal gets the user back without it', async () => {
+    // E-005 is the terminal's user 007 with badge 31777, adopted; E-004 has no card.
+    const t = await online('NEW02', { existingUsers: [{ pin: '007', name: 'Menu Seven', card: '0031777' }] });
+    await s.admin.post('/employees/', { id: 'E-005', name: 'Eve Five' });
+    const e5 = await s.admin.post('/devices/NEW02/users/007/adopt/', { employee: 'E-005' });
+    expect(e5.status).toBe(201);
+    expect(e5.body.card).toBe('31777');
+    const e4 = await person('E-004', 'Eve Four', false);
+    await drain(t);
+    expect((await t.post('cdata', { table: 'OPERLOG', Stamp: '14' }, userLine(e4.device_pin, '0031777'))).body).toBe('OK:1');
+    expect((await s.admin.get(`/enrollees/${e4.id}/`)).body.card).toBeNull();
+    const back = (await drain(t)).filter((c) => c.startsWith(`DATA UPDATE USERINFO PIN=${e4.device_pin}\t`));
+    expect(back).toEqual([expect.stringContaining('\tCard=\t')]);
+    expect(t.users.get(e4.device_pin)?.fields.Card).toBe('');
+    const listed = (await s.admin.get('/devices/NEW02/users/')).body.results as { pin: string; card: string | null }[];
+    expect(listed.filter((u) => u.card === '31777').map((u) => u.pin)).toEqual(['007']);
+    expect(listed.find((u) => u.pin === e4.device_pin)).toMatchObject({ card: null });
+    const log = await deviceLog(s.fpa, 'NEW02', 'card_conflict');
+    expect(log.map((e) => e.details)).toEqual([{ pin: e4.device_pin, enrollee: e4.id }]);
+    expect(log[0]?.message).toContain('sent back without it');
+    expect(changed.filter((e) => e.enrollee === e4.id)).toHaveLength(0);
+  });
+
   test('a terminal reporting a card it cannot hold: logged and left out, the rest of the user kept', async () => {
     const body = `${userLine('88', '99999999999')}${userLine('89', '[15CD5B07]')}${userLine('90', '0')}`;
     expect((await c1.post('cdata', { table: 'OPERLOG', Stamp: '12' }, body)).body).toBe('OK:3');

@@ -42,7 +42,8 @@ export type CardOutcome = 'filled' | 'same' | 'kept' | 'removed' | 'taken' | 'go
  * its menu). An administrator's card wins: the terminal fills the card only of an enrollee who
  * has none (`filled`, announced as `enrollee_card_changed`, and sent to their other terminals),
  * never replaces one (`kept`: the caller puts the enrollee's own card back on that terminal),
- * nor takes one another enrollee holds (`taken`). No card because an administrator removed it is
+ * nor takes one another enrollee holds (`taken`: the caller sends that terminal the enrollee
+ * without it, one person per card). No card because an administrator removed it is
  * their decision too, not a missing card (`removed`: the caller sends that terminal the enrollee
  * without a card), until an administrator sets one: a terminal still holding a revoked badge
  * (its update expired while it was away) must not bring it back to the person and the fleet.

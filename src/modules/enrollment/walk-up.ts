@@ -96,7 +96,10 @@ const REJECTIONS = new Set<ErrorCode>([
 
 /** The device log entry of a card a terminal reported and the service did not take (walk-up `cardsReported`). */
 const CARD_NOTES: Partial<Record<CardOutcome, { kind: string; message: string }>> = {
-  taken: { kind: 'card_conflict', message: 'was given a card another enrollee holds at the terminal: it is not theirs' },
+  taken: {
+    kind: 'card_conflict',
+    message: 'was given a card another enrollee holds at the terminal: it is not taken, and the user is sent back without it (one person per card)',
+  },
   kept: {
     kind: 'card_kept',
     message: "was given another card at the terminal; the enrollee's card set by an administrator is kept and sent back",
@@ -333,9 +336,10 @@ export class WalkUpEnrollment {
 
   /**
    * A card reported for a user who is an enrollee: it fills the enrollee's card when they have
-   * none (enrollees `cardFromTerminal`); when they have another (an administrator's card wins), or
-   * an administrator removed theirs (a revoked badge still on the terminal), the terminal gets the
-   * enrollee's user record back, with their card or without one.
+   * none (enrollees `cardFromTerminal`); when they have another (an administrator's card wins),
+   * an administrator removed theirs (a revoked badge still on the terminal), or another enrollee
+   * holds it (one person per card: left there, the badge would open as both), the terminal gets
+   * the enrollee's user record back, with their card or without one.
    */
   private async cardsReported(w: WriteContext, device: DeviceRow, users: readonly ReportedUser[]): Promise<void> {
     const { devices, enrollees } = this.deps;
@@ -352,12 +356,12 @@ export class WalkUpEnrollment {
       const outcome = await enrollees.changes.cardFromTerminal(w, enrolleeId, u.card, deviceRef(device));
       const note = CARD_NOTES[outcome];
       if (!note) continue;
-      if (outcome !== 'taken') await this.sendCardBack(w, device, enrolleeId);
+      await this.sendCardBack(w, device, enrolleeId);
       await noteOnDevice(w.tx, device.id, note.kind, `PIN ${u.pin} ${note.message}`, { pin: u.pin, enrollee: enrolleeId }, this.ctx.clock.now());
     }
   }
 
-  /** The enrollee's user record, with the card the service holds for them (or none), back to the terminal that reported another. */
+  /** The enrollee's user record, with the card the service holds for them (or none), back to the terminal that reported another card. */
   private async sendCardBack(w: WriteContext, device: DeviceRow, enrolleeId: string): Promise<void> {
     const person = await this.deps.enrollees.get(enrolleeId, w.tx);
     await this.deps.commands.enqueue(w, [
