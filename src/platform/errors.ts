@@ -51,6 +51,8 @@ export const ERROR_STATUS = {
   command_not_supported: 422,
   /** A card number no terminal can hold (not 1 to 4294967295 once leading zeros are dropped). */
   invalid_card: 422,
+  /** A terminal user's PIN that not every terminal can hold (not 1 to 9 digits): not adopted as an enrollee's. */
+  invalid_pin: 422,
   /** A report too large for the format asked (a PDF past its row limit): narrow it, or take CSV or Excel. */
   report_too_large: 422,
   // 426: a WebSocket endpoint asked without the upgrade handshake

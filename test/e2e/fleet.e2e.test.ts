@@ -157,6 +157,36 @@ describe('a terminal that already holds users', () => {
     const templates = await server.admin.get(`/enrollees/${adopted.body.id}/templates/`);
     expect(templates.body.results.map((r: { finger_index: number; source: string }) => [r.finger_index, r.source])).toEqual([[6, 'device']]);
   });
+
+  test('a PIN not every terminal can hold (not 1 to 9 digits) is not adopted: 422 invalid_pin, nothing created, the user still listed', async () => {
+    const odd = terminal('FLEET9', {
+      existingUsers: [
+        { pin: '123456789012345', name: 'Long PIN' },
+        { pin: 'AB-12', name: 'Letters' },
+        { pin: '999999999', name: 'Nine digits' },
+      ],
+    });
+    await connected(odd);
+    await drain(odd);
+    await server.admin.post('/employees/', { id: 'E-ODD', name: 'Odd PIN' });
+    for (const [pin, reason] of [
+      ['123456789012345', 'too_long'],
+      ['AB-12', 'not_digits'],
+    ] as const) {
+      const refused = await server.admin.post(`/devices/FLEET9/users/${pin}/adopt/`, { employee: 'E-ODD' });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_pin', details: { pin, reason, max_digits: 9 } });
+      expect(refused.body.error.message).toContain('new PIN');
+      expect(refused.body.error.message).toContain("terminal's menu");
+    }
+    expect((await server.admin.get('/enrollees/?employee=E-ODD')).body.results).toEqual([]);
+    const own = (await usersOf('FLEET9')).filter((u) => u.enrollee === null);
+    expect(own.map((u) => u.pin).sort()).toEqual(['123456789012345', '999999999', 'AB-12']);
+    // Nine digits is a PIN every terminal holds (an area of its own: the other tests' terminals do not get them).
+    const nine = await server.admin.post('/devices/FLEET9/users/999999999/adopt/', { employee: 'E-ODD', areas: ['odd-pins'] });
+    expect(nine.status).toBe(201);
+    expect((await server.admin.get('/enrollees/?device_pin=999999999')).body.results.map((e: { id: string }) => e.id)).toEqual([nine.body.id]);
+  });
 });
 
 describe("a terminal's users, a page at a time", () => {

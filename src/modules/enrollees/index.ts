@@ -4,6 +4,7 @@ export type { CardOutcome } from './card-rules';
 export { CARD_MAX, normaliseCard } from './cards';
 export type { EnrolleeEvents } from './events';
 export { Consent, type ConsentView, type ConsentWithdrawalView, Enrollee, EnrolleeParams } from './model';
+export { checkPinCarried } from './pin-allocation';
 export type { RosterEntry } from './roster';
 export { enrolleeRoutes } from './routes';
 export { ENROLLEE_SETTINGS } from './runtime';

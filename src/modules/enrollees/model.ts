@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Body, IdList, Instant, Int, Nullable, OneOf, Page, PageQuery, Text, Uuid } from '../../platform/http/model';
 import { AreaNames } from '../devices';
+import { DEVICE_PIN_PATTERN } from './pin-allocation';
 import { ENROLLEE_SORTS } from './search';
 import { ENROLLEE_STATUSES } from './tables';
 
@@ -45,7 +46,7 @@ export const Enrollee = t.Object(
 export const EnrolleeList = {
   query: t.Object({
     employee: t.Optional(Text({ maxLength: 200 })),
-    device_pin: t.Optional(t.String({ pattern: '^\\d{1,9}$' })),
+    device_pin: t.Optional(t.String({ pattern: DEVICE_PIN_PATTERN })),
     search: t.Optional(
       Text({
         maxLength: 200,

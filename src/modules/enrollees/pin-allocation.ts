@@ -11,6 +11,26 @@ import { counters, enrollees } from './tables';
 
 const MAX_PIN = 999_999_999;
 
+/** A PIN every terminal of the fleet holds: 1 to 9 digits (the oldest terminals' limit), as the service hands them out. */
+export const DEVICE_PIN_PATTERN = '^\\d{1,9}$';
+const DEVICE_PIN = new RegExp(DEVICE_PIN_PATTERN);
+
+/**
+ * A PIN the caller chose (a terminal's own user, adopted with theirs) must be one the whole fleet
+ * can carry, since the enrollee is sent to every terminal of their areas: a terminal's menu takes
+ * letters, or a 15-digit PIN the oldest terminals cannot hold and no PIN filter of the API finds.
+ * 422 `invalid_pin`, saying what to do instead.
+ */
+export function checkPinCarried(pin: string): void {
+  if (DEVICE_PIN.test(pin)) return;
+  const reason = /^\d+$/.test(pin) ? 'too_long' : 'not_digits';
+  throw new FpaError(
+    'invalid_pin',
+    `PIN ${pin} cannot be carried to every terminal (PINs are 1 to 9 digits): enroll the person under a new PIN (remove this user from the terminal, then create them as an enrollee), or change their PIN at the terminal's menu and adopt them under that one`,
+    { pin, reason, max_digits: 9 },
+  );
+}
+
 /**
  * The next device PIN: from the database counter (several instances never hand out the same
  * one), at least `start` (ENROLLEE_PIN_START), skipping every PIN a terminal is known to hold

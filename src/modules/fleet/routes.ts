@@ -34,7 +34,7 @@ export function fleetRoutes(http: Http, deps: { fleet: Fleet; enrollees: Enrolle
       {
         params: TerminalUserParams,
         body: AdoptBody,
-        response: { 201: Enrollee, ...errors('not_found', 'conflict', 'unknown_employee', 'employee_inactive', 'unknown_area') },
+        response: { 201: Enrollee, ...errors('not_found', 'conflict', 'invalid_pin', 'unknown_employee', 'employee_inactive', 'unknown_area') },
         detail: { summary: 'Adopt a terminal’s own user as an enrollee with the same PIN; their punches on that terminal count for the enrollee', tags },
       },
     )

@@ -15,7 +15,7 @@ import { areaNames } from '../areas';
 import { audit } from '../audit';
 import type { CommandView } from '../commands';
 import { type DeviceRow, type DeviceUserRow, deviceRef } from '../devices';
-import { type EnrolleeRow, normaliseCard } from '../enrollees';
+import { checkPinCarried, type EnrolleeRow, normaliseCard } from '../enrollees';
 import { hasConsent } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
 import { AreaMoves } from './area-moves';
@@ -88,7 +88,8 @@ export class Fleet {
    * Adopts a terminal's own user: as a new enrollee of `employee` with that PIN (in the
    * terminal's areas unless `areas` says otherwise), or as the existing `enrollee` who has that
    * PIN (the conflict was the same person). The user's earlier punches on this terminal become
-   * the enrollee's; the fingerprints it holds are fetched once the enrollee has consent.
+   * the enrollee's; the fingerprints it holds are fetched once the enrollee has consent. A PIN
+   * the fleet cannot carry (not 1 to 9 digits) is refused (`invalid_pin`), nothing created.
    */
   async adopt(
     serial: string,
@@ -103,6 +104,8 @@ export class Fleet {
     const { devices, enrollees } = this.deps;
     const device = await devices.get(serial);
     const user = await this.ownUser(this.ctx.db.orm, device, pin);
+    // The enrollee goes to every terminal of their areas: a PIN some of them cannot hold is not adopted.
+    checkPinCarried(pin);
     if (body.enrollee !== undefined) {
       const enrolleeId = body.enrollee;
       return this.ctx.db.write(async (w) => {

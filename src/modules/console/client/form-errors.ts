@@ -38,6 +38,8 @@ const BY_CODE: Record<string, string | ((e: ApiError) => string)> = {
   },
   consent_required: 'Record this person’s consent first: without it no fingerprint is taken.',
   invalid_card: 'A card number is the digits printed on the badge (1 to 4294967295).',
+  invalid_pin:
+    'Not every terminal can hold this PIN (a PIN is 1 to 9 digits). Remove this user from the terminal and enroll the person, who gets a new PIN, or change the PIN at the terminal’s menu and adopt that user.',
   unknown_employee: 'No employee has this ID in the employee directory.',
   employee_inactive: 'This employee is marked inactive in the employee directory.',
   enrollee_inactive: 'This person is deactivated: reactivate them first.',
