@@ -167,6 +167,25 @@ describe('cards', () => {
     expect((await deviceLog(s.fpa, 'CARD1', 'card_conflict')).map((e) => e.details)).toEqual([{ pin: c.device_pin, enrollee: c.id }]);
   });
 
+  test('a card that is not decimal digits is 422 invalid_card not_digits, one past what a terminal holds out_of_range; not a string (or unprintable, or past 200 characters) is 400', async () => {
+    const p = await person('C-6', 'Cam Six', false);
+    for (const card of ['12a', ' 12', '12 ', '+12', '-5', '', '1.5', '0x1F', '[15CD5B07]']) {
+      const bad = await s.admin.patch(`/enrollees/${p.id}/`, { card });
+      expect({ card, status: bad.status }).toEqual({ card, status: 422 });
+      expect(bad.body.error).toMatchObject({ code: 'invalid_card', details: { field: 'card', reason: 'not_digits', max: 4294967295 } });
+    }
+    const long = await s.admin.patch(`/enrollees/${p.id}/`, { card: '1'.repeat(25) });
+    expect(long.status).toBe(422);
+    expect(long.body.error).toMatchObject({ code: 'invalid_card', details: { field: 'card', reason: 'out_of_range' } });
+    for (const card of [12, true, ['12'], '\t12', '1'.repeat(201)]) {
+      const malformed = await s.admin.patch(`/enrollees/${p.id}/`, { card });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.error.code).toBe('validation_error');
+    }
+    expect((await s.admin.get(`/enrollees/${p.id}/`)).body.card).toBeNull();
+    expect((await s.admin.patch(`/enrollees/${p.id}/`, { card: '0042' })).body.card).toBe('42');
+  });
+
   test('a card another enrollee holds, given to a user at the menu: not taken, and the terminal gets the user back without it', async () => {
     // E-005 is the terminal's user 007 with badge 31777, adopted; E-004 has no card.
     const t = await online('NEW02', { existingUsers: [{ pin: '007', name: 'Menu Seven', card: '0031777' }] });

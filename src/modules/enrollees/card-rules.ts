@@ -10,13 +10,17 @@ import type { Clock } from '../../platform/runtime';
 import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
 import type { EventChannel } from '../events';
-import { CARD_MAX, normaliseCard } from './cards';
+import { CARD_MAX, type CardCheck, normaliseCard } from './cards';
 import type { EnrolleeEvents } from './events';
 import { enrollees } from './tables';
 
-/** The card as terminals hold it, or a 422 naming why it cannot be one. */
+/**
+ * The card an administrator typed, as terminals hold it, or a 422 naming why it cannot be one.
+ * Digits only: a space, a sign or an empty string is `not_digits` (a terminal's own report is
+ * trimmed by normaliseCard; a value given to the API is taken as it is).
+ */
 export function cardOrRefusal(raw: string): string {
-  const checked = normaliseCard(raw);
+  const checked: CardCheck = /^\d+$/.test(raw) ? normaliseCard(raw) : { ok: false, reason: 'not_digits' };
   if (checked.ok) return checked.card;
   throw new FpaError('invalid_card', `card must be a number from 1 to ${CARD_MAX} (a terminal keeps cards as unsigned 32-bit numbers)`, {
     field: 'card',

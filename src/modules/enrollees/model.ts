@@ -78,10 +78,14 @@ export const EnrolleePatch = Body(
     display_name: t.Optional(Text({ maxLength: 200 })),
     card: t.Optional(
       Nullable(
-        t.String({
-          pattern: '^\\d{1,20}$',
+        // No digits pattern here: a string that is not a card is the documented 422 `invalid_card`
+        // with its reason (card-rules.ts), not a 400 about the shape; a number or any other type,
+        // a control character or a string past 200 characters is 400.
+        Text({
+          minLength: 0,
+          maxLength: 200,
           description:
-            'Card number (decimal) as the terminals hold it: leading zeros are dropped (`01234` is card `1234`); 1 to 4294967295, else 422; null removes it. A card another enrollee holds is 409.',
+            'Card number (decimal digits only) as the terminals hold it: leading zeros are dropped (`01234` is card `1234`); 1 to 4294967295, else 422 `invalid_card` (`reason`: `not_digits`, `zero` or `out_of_range`); null removes it. A card another enrollee holds is 409.',
         }),
       ),
     ),
