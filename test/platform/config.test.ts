@@ -260,6 +260,21 @@ describe('the README stays true', () => {
     expect(upgrade).not.toContain('its tag');
   });
 
+  test('where it says PINs start is where they start: ENROLLEE_PIN_START and its default, never "from 1"', async () => {
+    const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
+    const { settings } = loadSettings({}, {});
+    // Each paragraph or list item that says how PINs are handed out (the Decisions list once said "sequential from 1").
+    const claims = readme
+      .split(/\n(?=- |\n)/)
+      .map((part) => part.replace(/\s+/g, ' '))
+      .filter((part) => /PINs are numeric|sequential from|PINs from/i.test(part));
+    expect(claims.length).toBeGreaterThan(0);
+    for (const claim of claims) {
+      expect({ claim, start: claim.includes('ENROLLEE_PIN_START') && claim.includes(`\`${settings.ENROLLEE_PIN_START}\``) }).toEqual({ claim, start: true });
+      expect(claim).not.toMatch(/from 1\b/);
+    }
+  });
+
   test('its code fences pair up: none is left open to swallow the headings after it', async () => {
     const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text();
     let open: { line: number; info: string } | null = null;
