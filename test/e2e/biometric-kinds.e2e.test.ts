@@ -3,7 +3,8 @@
  * terminals: two SpeedFace-class terminals (visible-light face 58, palm 12), a near-infrared face
  * terminal (face 7) and a fingerprint-only one. A face and a palm enrolled at one SpeedFace reach
  * the other and nothing else; consent gates and withdrawal removes every kind everywhere; a face
- * or palm is enrolled remotely; cards travel both ways and are never shared.
+ * or palm is enrolled remotely (its enroll command naming the person's card, its failure the part);
+ * cards travel both ways and are never shared.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -344,5 +345,31 @@ describe('a terminal that holds a finger and then switches its reader off', () =
     expect(await proof()).toMatchObject({ complete: false });
     expect(await drain(holder)).toContain(`DATA DELETE FINGERTMP PIN=${fay.device_pin}\tFID=3`);
     expect([...holder.templates.values()].some((t) => t.pin === fay.device_pin)).toBe(false);
+  });
+});
+
+describe('a remote face or palm enrollment of a person who has a card', () => {
+  test('ENROLL_BIO names their card (CardNo=), and a palm the terminal fails is said as the palm, not a finger', async () => {
+    const gus = await person('K-GUS', true);
+    expect((await server.admin.patch(`/enrollees/${gus.id}/`, { card: '4711' })).status).toBe(200);
+    let enrollReturn = 0;
+    const sf3 = await online('SF3', { biodata: true, kinds: SPEEDFACE, enrollReturn: () => enrollReturn });
+    const face = await server.admin.post(`/enrollees/${gus.id}/remote-enrollment/`, { device: 'SF3', type: 'visible_face' });
+    expect(face.status).toBe(201);
+    const sent = await drain(sf3);
+    expect(sent.filter((c) => c.startsWith('ENROLL_BIO '))).toEqual([`ENROLL_BIO TYPE=9\tPIN=${gus.device_pin}\tNO=0\tCardNo=4711\tRETRY=3\tOVERWRITE=1`]);
+    expect((await server.admin.get(`/enrollment-sessions/${face.body.id}/`)).body.status).toBe('completed');
+    expect(sf3.users.get(gus.device_pin)?.fields.Card).toBe('4711');
+
+    enrollReturn = 6;
+    const palm = await server.admin.post(`/enrollees/${gus.id}/remote-enrollment/`, { device: 'SF3', type: 'palm', fingers: [1] });
+    expect(palm.status).toBe(201);
+    expect((await drain(sf3)).filter((c) => c.startsWith('ENROLL_BIO '))).toEqual([
+      `ENROLL_BIO TYPE=8\tPIN=${gus.device_pin}\tNO=1\tCardNo=4711\tRETRY=3\tOVERWRITE=1`,
+    ]);
+    const failed = (await server.admin.get(`/enrollment-sessions/${palm.body.id}/`)).body as { status: string; reason: string };
+    expect(failed.status).toBe('failed');
+    expect(failed.reason).toStartWith('ENROLL_BIO for palm 1 failed: ');
+    expect(failed.reason).not.toContain('finger');
   });
 });

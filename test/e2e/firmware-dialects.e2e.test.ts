@@ -4,8 +4,9 @@
  * the Security PUSH handshake (bit-string TransFlag, `Encrypt=0`, `PushOptions`), −6xx return
  * codes that end a command at once, 3.x `tabledata` `biodata` stored by the walk-up rules,
  * people's tables never acknowledged and lost, `rtlog` events that are not verifications kept
- * out of attendance, the dialect a terminal declared at `registry`, and a 3.x user record that
- * keeps the privilege and password its terminal gave an adopted user.
+ * out of attendance, the dialect a terminal declared at `registry`, a 3.x user record that
+ * keeps the privilege and password its terminal gave an adopted user, and a 3.x enroll command
+ * that names the person's card.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -254,6 +255,22 @@ describe('3.x tabledata biodata (BioFace A1)', () => {
       `employee pin=${person.device_pin}\tname=Ada\tcardno=123\n`,
     );
     expect(people.status).toBe(422);
+  });
+});
+
+describe('3.x remote enrollment', () => {
+  test('the enroll command names the person’s card (cardno=), as their user record does', async () => {
+    const SN = 'BIOFACEA1CARD';
+    await securityTerminal(SN, '3.1.2', 'DeviceType=acc,~DeviceName=BioFace A1,PushVersion=3.1.2,MultiBioDataSupport=0:1:0:0:0:0:0:0:0:1');
+    await server.admin.post('/employees/', { id: 'E-4', name: 'Cy Card' });
+    const cy = (await server.admin.post('/enrollees/', { employee: 'E-4' })).body as { id: string; device_pin: string };
+    await server.admin.post(`/enrollees/${cy.id}/consent/`, { version: 'v1', method: 'paper' });
+    expect((await server.admin.patch(`/enrollees/${cy.id}/`, { card: '4711' })).status).toBe(200);
+    const started = await server.admin.post(`/enrollees/${cy.id}/remote-enrollment/`, { device: SN, fingers: [6] });
+    expect(started.status).toBe(201);
+    const sent = await drain(SN);
+    expect(sent.find((t) => t.startsWith('DATA UPDATE user ') && t.includes(`Pin=${cy.device_pin}`))).toContain('CardNo=4711');
+    expect(sent.filter((t) => t.startsWith('ENROLL_BIO '))).toEqual([`ENROLL_BIO type=1\tno=6\tpin=${cy.device_pin}\tcardno=4711\tretry=3\toverwrite=1`]);
   });
 });
 

@@ -208,7 +208,7 @@ export class RemoteEnrollment {
   /** A capture was refused by store_template: the session cannot complete any more. */
   async failOnRejection(w: WriteContext, session: SessionRow, fingerIndex: number, reason: string): Promise<void> {
     if (!session.fingersRequested.includes(fingerIndex)) return;
-    await this.sessions.close(w, session, 'failed', `the template of finger ${fingerIndex} was rejected: ${reason}`);
+    await this.sessions.close(w, session, 'failed', `the template of ${partName(session.biometric, fingerIndex)} was rejected: ${reason}`);
   }
 
   /** A terminal's answer to an enrollment command moves its session on (reactions.ts). */
@@ -225,7 +225,7 @@ export class RemoteEnrollment {
       return;
     }
     const what = data.status === 'expired' ? 'expired before the terminal answered' : `failed: ${describeReturnCode(data.return_code)}`;
-    await this.sessions.close(w, session, 'failed', `${command.kind} for finger ${finger} ${what}`);
+    await this.sessions.close(w, session, 'failed', `${command.kind} for ${partName(session.biometric, finger)} ${what}`);
   }
 
   /**
@@ -258,10 +258,14 @@ export class RemoteEnrollment {
     const person = await this.enrollees.find(w.tx, session.enrolleeId);
     if (!person) return;
     const fingerprint = session.biometric === 'fingerprint';
+    // An enroll command that names the user's card (ADMS §5.2: ENROLL_BIO `CardNo=<card>`, 3.x
+    // `cardno=`) names the one their user record just carried there, not an empty one; the 2.x
+    // ENROLL_FP has no card field (terminals/render.ts).
+    const card = person.card ? { card: person.card } : {};
     const command: NewCommand = {
       deviceId: device.id,
       kind: !fingerprint || takesBiodata(device, device.algorithmVersion) ? 'ENROLL_BIO' : 'ENROLL_FP',
-      payload: { pin: person.devicePin, fingerIndex: next, type: session.biometric },
+      payload: { pin: person.devicePin, fingerIndex: next, type: session.biometric, ...card },
       sessionId: session.id,
       expiresAt: session.expiresAt,
     };
@@ -269,10 +273,22 @@ export class RemoteEnrollment {
   }
 }
 
+/** The words of a session's part in its reasons: `finger 3`, `face 0`, `palm 1`. */
+const PART_WORDS: Readonly<Record<string, string>> = {
+  fingerprint: 'finger',
+  face: 'face',
+  visible_face: 'visible-light face',
+  palm: 'palm',
+  finger_vein: 'finger vein',
+};
+
+function partName(biometric: string, index: number): string {
+  return `${PART_WORDS[biometric] ?? biometric} ${index}`;
+}
+
 /** What a session waits for when the terminal enrolled parts whose templates have not arrived. */
 function waitingReason(session: SessionRow, missing: readonly number[], closing: boolean): string {
-  const what = session.biometric === 'fingerprint' ? 'finger' : session.biometric;
-  const parts = missing.map((f) => `${what} ${f}`).join(', ');
+  const parts = missing.map((f) => partName(session.biometric, f)).join(', ');
   return `${parts}: the terminal answered the enroll command as done but the template ${closing ? 'never arrived' : 'has not arrived'}`;
 }
 

@@ -200,10 +200,11 @@ export class CommandRenderer {
         return v3 ? push3DeleteTemplateCommand(pin, finger) : deleteFingerCommand(pin, finger);
       }
       case 'ENROLL_FP':
-        return v3 ? push3EnrollCommand(pin, FINGERPRINT, Number(p.fingerIndex)) : enrollFingerCommand(pin, Number(p.fingerIndex));
+        return v3 ? push3EnrollCommand(pin, FINGERPRINT, Number(p.fingerIndex), cardOf(p)) : enrollFingerCommand(pin, Number(p.fingerIndex));
       case 'ENROLL_BIO': {
         const type = BIODATA_TYPE[kindOf(p)];
-        return v3 ? push3EnrollCommand(pin, type, Number(p.fingerIndex)) : enrollBioCommand(pin, type, { no: Number(p.fingerIndex) });
+        const no = Number(p.fingerIndex);
+        return v3 ? push3EnrollCommand(pin, type, no, cardOf(p)) : enrollBioCommand(pin, type, { no, cardNo: cardOf(p) });
       }
       case 'CHECK':
         return checkCommand();

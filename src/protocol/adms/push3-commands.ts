@@ -56,12 +56,13 @@ export function push3QueryTemplatesCommand(pin: string): string {
   return `DATA QUERY tablename=templatev10,fielddesc=*,filter=pin=${sanitizeFilterValue(pin)}`;
 }
 
-export function push3EnrollCommand(pin: string, type: number, no: number): string {
+/** `ENROLL_BIO type=\tno=\tpin=\tcardno=\tretry=\toverwrite=`; `card`: the user's card (decimal), empty for none. */
+export function push3EnrollCommand(pin: string, type: number, no: number, card = ''): string {
   return `ENROLL_BIO ${pairs([
     ['type', type],
     ['no', no],
     ['pin', pin],
-    ['cardno', ''],
+    ['cardno', card],
     ['retry', 3],
     ['overwrite', 1],
   ])}`;
