@@ -4,7 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createLogger } from '../../src/platform/log';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { adminToken, startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
 
 const lines: Array<Record<string, unknown>> = [];
 let server: TestServer;
@@ -26,6 +28,34 @@ describe('request ids', () => {
     expect(body.error).toMatchObject({ code: 'not_found', request_id: 'support-ticket-4711' });
     const logged = lines.filter((l) => l.request_id === 'support-ticket-4711');
     expect(logged).toContainEqual(expect.objectContaining({ msg: 'request refused', status: 404, code: 'not_found' }));
+  });
+
+  test('a refusal is logged once, on a route of a router used inside another too (remote enrollment, enrollment sessions)', async () => {
+    const terminal = new SimulatedTerminal({ url: server.url, sn: 'REQID0002' });
+    await terminal.handshake();
+    await terminal.postOptions();
+    expect((await server.admin.post('/devices/REQID0002/approve/')).status).toBe(200);
+    await drain(terminal);
+    await server.admin.post('/employees/', { id: 'RID-1', name: 'Rid One' });
+    const person = (await server.admin.post('/enrollees/', { employee: 'RID-1', areas: ['north'] })).body as { id: string };
+    await server.admin.post(`/enrollees/${person.id}/consent/`, { version: 'v1', method: 'paper' });
+    expect((await server.admin.post('/areas/', { name: 'south' })).status).toBe(201);
+    const agent = await server.admin.post('/enrollment-agents/', { name: 'South desk', algorithm_version: '10', areas: ['south'] });
+    expect(agent.status).toBe(201);
+    const refusals = [
+      await server.admin.post(`/enrollees/${person.id}/remote-enrollment/`, { device: 'REQID0002', type: 'face' }),
+      await server.admin.post('/enrollment-sessions/', { enrollee: person.id, agent: agent.body.id, fingers: [1] }),
+      await server.admin.patch(`/enrollees/${person.id}/`, { card: '12a' }),
+    ];
+    expect(refusals.map((r) => [r.status, r.body.error.code])).toEqual([
+      [422, 'command_not_supported'],
+      [422, 'not_in_scope'],
+      [422, 'invalid_card'],
+    ]);
+    for (const refused of refusals) {
+      const logged = lines.filter((l) => l.request_id === refused.body.error.request_id && l.msg === 'request refused');
+      expect({ code: refused.body.error.code, logged: logged.length }).toEqual({ code: refused.body.error.code, logged: 1 });
+    }
   });
 
   test('without an id, or with one that could forge a log line, a new one is made and used throughout', async () => {

@@ -139,6 +139,7 @@ function remoteEnrollmentRoute(http: Http, enrollment: Enrollment) {
           'enrollee_inactive',
           'not_in_scope',
           'consent_required',
+          'command_not_supported',
           'device_busy',
           'finger_not_allowed',
           'too_many_fingers',

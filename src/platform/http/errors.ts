@@ -88,6 +88,14 @@ function validationDetails(error: unknown): Record<string, unknown> {
   return { in: e?.type ?? 'body', errors };
 }
 
+/**
+ * Answers made by the API's error hooks, so that a mapResponse after them leaves them as they are.
+ * One set for every router: a router used inside another (`.use()`) runs the outer one's hooks
+ * on its routes too, and the outer mapResponse answered (and logged) a refusal the inner onError
+ * had answered already, so each was logged twice under one request id.
+ */
+const API_ANSWERS = new WeakSet<Response>();
+
 /** What Elysia hands a route's mapResponse hook: the context, and while it answers an error, that error and its code. */
 interface AnswerContext extends Omit<ElysiaErrorLike, 'code' | 'error'> {
   code?: string | number;
@@ -108,13 +116,11 @@ interface AnswerContext extends Omit<ElysiaErrorLike, 'code' | 'error'> {
  */
 export function apiErrorAnswers(log?: Logger) {
   const answer = handleApiError(log);
-  /** Answers made here, so that the mapResponse after the API's own onError leaves them as they are. */
-  const ours = new WeakSet<Response>();
   // Destructured: Elysia reads from a hook's parameters what to prepare for every route (its
   // "sucrose"), and a hook passing the whole context on would make each one parse its cookies and query.
   const answerOnce = ({ code, error, request, set }: ElysiaErrorLike): Response => {
     const response = answer({ code, error, request, set });
-    ours.add(response);
+    API_ANSWERS.add(response);
     return response;
   };
   return {
@@ -122,7 +128,7 @@ export function apiErrorAnswers(log?: Logger) {
     mapResponse: ({ code, error, request, set, response }: AnswerContext): Response | undefined => {
       // Elysia sets `code` on the context only while it answers an error.
       if (code === undefined) return undefined;
-      if (response instanceof Response && ours.has(response)) return undefined;
+      if (response instanceof Response && API_ANSWERS.has(response)) return undefined;
       return answerOnce({ code, error, request, set });
     },
   };
