@@ -337,7 +337,8 @@ describe('a terminal that holds a finger and then switches its reader off', () =
     // The reader switched off in its menu, then a new version of the finger fans out to every terminal.
     await holder.post('cdata', { table: 'options' }, 'FingerFunOn=0,FPVersion=10,FaceFunOn=0,MultiBioDataSupport=0:0:0:0:0:0:0:0:0:0');
     expect((await other.enrollFinger(fay.device_pin, 3)).body).toBe('OK:1');
-    expect(statusOn((await listed(fay.id))[0]!, 'FPSW1')).toBe('present');
+    // Version 2 cannot go there; version 1 is still there, and said so.
+    expect((await listed(fay.id))[0]!.sync.find((s) => s.device === 'FPSW1')).toMatchObject({ status: 'incompatible', version: 2, held_version: 1 });
     expect((await server.admin.delete(`/enrollees/${fay.id}/consent/`)).status).toBe(200);
     const proof = async () =>
       (await server.admin.get(`/enrollees/${fay.id}/deletion-proof/`)).body as { complete: boolean; terminals: { serial_number: string; status: string }[] };

@@ -8,7 +8,7 @@
  * one template) and the supersede keys that let a newer write or a delete take an unsent one's
  * place.
  */
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import type { BiometricType } from '../../protocol/adms';
@@ -21,7 +21,7 @@ import { isBiometricType, terminalTakes } from './kinds';
 import { notTheirs, pairOf } from './not-theirs';
 import type { EnrollmentRuntime } from './runtime';
 import { templateIdentity, templateSync, templates } from './tables';
-import { linkSyncToCommands, type SyncRow, upsertSync } from './template-sync';
+import { linkSyncToCommands, mayHold, type SyncRow, upsertSync } from './template-sync';
 
 /** An enrollee as far as terminals are concerned: their PIN and the name shown on the terminal. */
 interface TerminalUser {
@@ -167,8 +167,9 @@ export class FanOut {
   }
 
   /**
-   * A destroyed person's templates: one delete per body part to every terminal that may hold one
-   * (`failed` may still hold an older version), but where their PIN is someone else's
+   * A destroyed person's templates: one delete per body part to every terminal that holds or may
+   * hold one (template-sync.ts `mayHold`: a version it confirmed stays held there whatever later
+   * versions did, refused, failed or not sent), but where their PIN is someone else's
    * (not-theirs.ts); unsent writes of the other slots are superseded.
    */
   async deleteFromHolders(
@@ -189,7 +190,7 @@ export class FanOut {
                   templateSync.templateId,
                   rows.map((r) => r.id),
                 ),
-                ne(templateSync.status, 'incompatible'),
+                mayHold,
               ),
             );
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -362,7 +363,7 @@ export class FanOut {
 
   /**
    * Terminals that may hold an enrollee's user record or templates: those sharing an area, any
-   * terminal with a template of theirs that is not `incompatible` (a walk-up source outside scope),
+   * terminal that holds or may hold a template of theirs (`mayHold`: a walk-up source outside scope),
    * and any terminal whose user is linked to them. Removed terminals included: what they held is
    * kept under their id, and the deletes wait for them (devices/service.ts `remove`). A terminal
    * whose user only has their PIN is not one (deleteRefused takes what was refused as theirs there).
@@ -372,7 +373,7 @@ export class FanOut {
       .selectDistinct({ deviceId: templateSync.deviceId })
       .from(templateSync)
       .innerJoin(templates, eq(templates.id, templateSync.templateId))
-      .where(and(eq(templates.enrolleeId, enrolleeId), ne(templateSync.status, 'incompatible')));
+      .where(and(eq(templates.enrolleeId, enrolleeId), mayHold));
     const linked = await this.devices.users.linkedTo(q, enrolleeId);
     return [...new Set([...(await this.devicesSharingArea(q, enrolleeId)), ...holders.map((h) => h.deviceId), ...linked.map((u) => u.deviceId)])];
   }

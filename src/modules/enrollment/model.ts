@@ -196,9 +196,25 @@ export const TemplateInfo = t.Object(
     quality: Nullable(Int()),
     source: OneOf(TEMPLATE_SOURCES),
     updated_at: Instant(),
-    sync: t.Array(t.Object({ device: t.String(), status: OneOf(SYNC_STATUSES), detail: Nullable(t.String()), updated_at: Instant() }), {
-      description: 'Per-terminal status: `pending`, `present`, `incompatible` (the terminal cannot use the algorithm) or `failed`.',
-    }),
+    sync: t.Array(
+      t.Object({
+        device: t.String(),
+        status: OneOf(SYNC_STATUSES, 'Of `version` on that terminal.'),
+        version: Int({ description: 'The version `status` is about: the template’s, or an earlier one that a later version did not replace there.' }),
+        held_version: Nullable(
+          Int({
+            description:
+              'The version the terminal confirmed it holds (took, or uploaded); null: none. An earlier one stays there while a later version is refused, fails or cannot go there, and a withdrawal deletes it.',
+          }),
+        ),
+        detail: Nullable(t.String()),
+        updated_at: Instant(),
+      }),
+      {
+        description:
+          'Per-terminal status of a version: `pending`, `present`, `incompatible` (the terminal cannot use the algorithm) or `failed`; beside it the version the terminal holds.',
+      },
+    ),
   },
   { title: 'TemplateInfo' },
 );

@@ -196,7 +196,11 @@ export const recordWhatTerminalHolds =
     }
   };
 
-/** device_command_finished (update_template): the template's sync status on that terminal (`present`, `failed`, or `incompatible` when it refused the algorithm, Return=-30). */
+/**
+ * device_command_finished (update_template): the template's sync status on that terminal
+ * (`present`, `failed`, or `incompatible` when it refused the algorithm, Return=-30); a version
+ * it took is held there, and a refusal of a later one leaves that held (template-sync.ts).
+ */
 export const recordTemplateSync =
   ({ templateSync }: SyncDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
   async (w, finished) => {

@@ -175,6 +175,13 @@ export const templateSync = sqliteTable(
     refusedAt: integer('refused_at'),
     /** The terminal's return code (−30, −1001); null when the service judged the algorithm before sending. */
     refusedCode: integer('refused_code'),
+    /**
+     * The newest version of this template the terminal confirmed it holds (it answered the write,
+     * or uploaded it); null while it confirmed none. Kept whatever later versions do there
+     * (refused, failed, not sent for its algorithm): that version is still on the terminal, and a
+     * withdrawal or deletion deletes it there (template-sync.ts `mayHold`).
+     */
+    heldVersion: integer('held_version'),
   },
   (t) => [primaryKey({ columns: [t.templateId, t.deviceId] }), index('fpa_template_sync_device').on(t.deviceId)],
 );

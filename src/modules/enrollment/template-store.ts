@@ -23,7 +23,7 @@ import { checkKind, isBiometricType, maxBytes } from './kinds';
 import { sameVersion } from './rules';
 import type { EnrollmentRuntime } from './runtime';
 import { type TEMPLATE_SOURCES, templateIdentity, templateSync, templates } from './tables';
-import { upsertSync } from './template-sync';
+import { holdsSome, upsertSync } from './template-sync';
 
 export type TemplateSource = (typeof TEMPLATE_SOURCES)[number];
 
@@ -296,7 +296,11 @@ export class TemplateStore {
     return stored !== undefined || (await this.fanOut.holdsAnythingOf(q, enrolleeId));
   }
 
-  /** Template metadata of an enrollee with per-device sync status; never the bytes. */
+  /**
+   * Template metadata of an enrollee with per-device sync status; never the bytes. Each terminal's
+   * `status` is about its `version` (the template's, or an earlier one a later version did not
+   * replace there), and `held_version` is the version it confirmed it holds.
+   */
   async listTemplates(enrolleeId: string, q: Queryable = this.ctx.db.orm) {
     const rows = await q
       .select({
@@ -330,14 +334,21 @@ export class TemplateStore {
       updated_at: new Date(r.updatedAt).toISOString(),
       sync: sync
         .filter((s) => s.templateId === r.id && devices.has(s.deviceId))
-        .map((s) => ({ device: devices.get(s.deviceId)!, status: s.status, detail: s.detail, updated_at: new Date(s.updatedAt).toISOString() })),
+        .map((s) => ({
+          device: devices.get(s.deviceId)!,
+          status: s.status,
+          version: s.templateVersion,
+          held_version: s.heldVersion,
+          detail: s.detail,
+          updated_at: new Date(s.updatedAt).toISOString(),
+        })),
     }));
   }
 
   /**
-   * The kinds of biometric (`fingerprint`, `face`…) each terminal holds for each person (their
-   * templates `present` there), keyed `enrollee device`: what a punch there could have been
-   * verified with.
+   * The kinds of biometric (`fingerprint`, `face`…) each terminal holds for each person (a version
+   * of their templates it confirmed, the newest or not), keyed `enrollee device`: what a punch
+   * there could have been verified with.
    */
   async kindsHeldOn(q: Queryable, pairs: readonly { enrolleeId: string; deviceId: string }[]): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
@@ -348,7 +359,7 @@ export class TemplateStore {
         .selectDistinct({ enrolleeId: templates.enrolleeId, deviceId: templateSync.deviceId, type: templates.type })
         .from(templates)
         .innerJoin(templateSync, eq(templateSync.templateId, templates.id))
-        .where(and(inArray(templates.enrolleeId, ids), inArray(templateSync.deviceId, deviceIds), eq(templateSync.status, 'present')));
+        .where(and(inArray(templates.enrolleeId, ids), inArray(templateSync.deviceId, deviceIds), holdsSome));
       for (const r of rows) {
         const key = `${r.enrolleeId} ${r.deviceId}`;
         if (wanted.has(key)) out.set(key, [...(out.get(key) ?? []), r.type].sort());

@@ -5,8 +5,14 @@
  * A refusal (`incompatible`, or a full terminal) is kept beside the status while the same version
  * is sent again, with the time it first happened: a retry still on its way has not reached the
  * terminal, and the diagnostics go on saying so.
+ *
+ * The status is about one version (`template_version`); beside it, `held_version` is the newest
+ * version the terminal confirmed it holds, kept whatever later versions do there. A terminal that
+ * holds a version, or may (its write is queued, went out, or failed), is a holder (`mayHold`): a
+ * withdrawal or deletion deletes the template there, and the deletion proof waits for it; the row
+ * goes when that delete is queued (the proof follows the delete).
  */
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, ne, or, sql } from 'drizzle-orm';
 import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx } from '../../platform/db/client';
@@ -16,6 +22,16 @@ import type { NewCommand } from '../commands';
 import { type Refusal, templateSync, templates } from './tables';
 
 export type SyncRow = typeof templateSync.$inferInsert;
+
+/**
+ * The terminal holds some version of the template, or may: one it confirmed (`held_version`),
+ * or the version of a status that does not say it is not there (`pending`, `present`, `failed`).
+ * Only `incompatible` with nothing confirmed is no holder: never sent, or refused (`Return=-30`).
+ */
+export const mayHold = or(ne(templateSync.status, 'incompatible'), isNotNull(templateSync.heldVersion))!;
+
+/** The terminal confirmed it holds some version of the template (the newest it confirmed: `held_version`). */
+export const holdsSome = isNotNull(templateSync.heldVersion);
 
 /**
  * What a terminal's answer does to the refusal standing on a template: one made (again), lifted
@@ -38,7 +54,12 @@ function refusalColumns(change: RefusalChange, now: number): SQLiteUpdateSetSour
 export class TemplateSync {
   constructor(private readonly clock: Clock) {}
 
-  /** Records what a terminal answered to a template command (only for the version it carried). */
+  /**
+   * Records what a terminal answered to a template command: the status only for the version it
+   * carried (a later version's status stands); a version it took is held there whatever the
+   * status is about now (a late answer to an earlier version too). A refusal or failure leaves
+   * what it held before as it was.
+   */
   async recordSync(
     tx: Tx,
     templateId: string,
@@ -47,10 +68,16 @@ export class TemplateSync {
     answer: { status: 'present' | 'failed' | 'incompatible'; detail: string | null; refusal: RefusalChange },
   ): Promise<void> {
     const now = this.clock.now();
+    const row = and(eq(templateSync.templateId, templateId), eq(templateSync.deviceId, deviceId));
     await tx
       .update(templateSync)
       .set({ status: answer.status, detail: answer.detail, updatedAt: now, ...refusalColumns(answer.refusal, now) })
-      .where(and(eq(templateSync.templateId, templateId), eq(templateSync.deviceId, deviceId), eq(templateSync.templateVersion, version)));
+      .where(and(row, eq(templateSync.templateVersion, version)));
+    if (answer.status !== 'present') return;
+    await tx
+      .update(templateSync)
+      .set({ heldVersion: sql`max(coalesce(${templateSync.heldVersion}, 0), ${version})` })
+      .where(row);
   }
 
   /** A terminal was removed: nothing is held there any more. */
@@ -71,33 +98,33 @@ export class TemplateSync {
   /**
    * What this terminal should hold of each kind, counted as a terminal counts it (`FPCount`,
    * `FaceCount`, `PvCount`): body parts — a finger, a face, a palm of five templates — one each.
-   * Templates it cannot take are left out.
+   * Templates it cannot take are left out, but where it still holds an earlier version.
    */
   async expectedByKind(q: Queryable, deviceId: string): Promise<Partial<Record<BiometricType, number>>> {
     const rows = await q
       .select({ type: templates.type, n: sql<number>`count(distinct ${templates.enrolleeId} || ':' || ${templates.fingerIndex})` })
       .from(templateSync)
       .innerJoin(templates, eq(templates.id, templateSync.templateId))
-      .where(and(eq(templateSync.deviceId, deviceId), ne(templateSync.status, 'incompatible')))
+      .where(and(eq(templateSync.deviceId, deviceId), mayHold))
       .groupBy(templates.type);
     return Object.fromEntries(rows.map((r) => [r.type, r.n]));
   }
 
-  /** Templates marked present on a device. */
+  /** Templates a device confirmed it holds (in some version: a later one may be on its way, or not reach it). */
   async countPresent(q: Queryable, deviceId: string): Promise<number> {
     const [row] = await q
       .select({ n: sql<number>`count(*)` })
       .from(templateSync)
-      .where(and(eq(templateSync.deviceId, deviceId), eq(templateSync.status, 'present')));
+      .where(and(eq(templateSync.deviceId, deviceId), holdsSome));
     return row?.n ?? 0;
   }
 }
 
 /**
- * Writes what the fan-out decided (`pending`, `present`, `incompatible`; a holder is never made
- * `incompatible`, see below). A refusal of the same
+ * Writes what the fan-out decided (`pending`, `present`, `incompatible`). A refusal of the same
  * version stands through a retry (`pending`) and, refused again before sending, keeps the time it
- * first happened; a new version, or the template present, starts afresh.
+ * first happened; a new version, or the template present, starts afresh. The version the terminal
+ * confirmed (`held_version`) stays whatever the new status: a present one sets it.
  */
 export async function upsertSync(tx: Tx, rows: SyncRow[]): Promise<void> {
   const sameVersion = sql`${templateSync.templateVersion} = excluded.template_version`;
@@ -106,8 +133,7 @@ export async function upsertSync(tx: Tx, rows: SyncRow[]): Promise<void> {
   for (const chunk of chunks(rows, 400)) {
     await tx
       .insert(templateSync)
-      // Judged `incompatible` before sending: a refusal like the terminal's, without its code.
-      .values(chunk.map((r) => (r.status === 'incompatible' ? { ...r, refusal: 'incompatible' as const, refusedAt: r.updatedAt, refusedCode: null } : r)))
+      .values(chunk.map(judged))
       .onConflictDoUpdate({
         target: [templateSync.templateId, templateSync.deviceId],
         set: {
@@ -119,14 +145,27 @@ export async function upsertSync(tx: Tx, rows: SyncRow[]): Promise<void> {
           refusal: sql`case when ${retry} then ${templateSync.refusal} else excluded.refusal end`,
           refusedAt: sql`case when ${retry} then ${templateSync.refusedAt} when ${again} then coalesce(${templateSync.refusedAt}, excluded.refused_at) else excluded.refused_at end`,
           refusedCode: sql`case when ${retry} then ${templateSync.refusedCode} else excluded.refused_code end`,
+          heldVersion: sql`coalesce(excluded.held_version, ${templateSync.heldVersion})`,
         },
-        // A terminal that holds the template, or may (its write is queued or went out), stays a
-        // holder when it is judged unable to use it now (its finger reader switched off, another
-        // algorithm after a firmware update): what it holds is still there, and withdrawal and
-        // deletion send their deletes to holders only.
-        setWhere: sql`not (excluded.status = 'incompatible' and ${templateSync.status} in ('present', 'pending'))`,
+        // A terminal judged unable to use the template now (its finger reader switched off,
+        // another algorithm after a firmware update) is `incompatible` with the new version, and
+        // stays a holder of the version it confirmed (`held_version`). One that confirmed none but
+        // may hold the version of its row (its write is queued, went out, or failed without
+        // saying it had no room) keeps that row: what it may hold is still there, and withdrawal
+        // and deletion delete at holders only.
+        setWhere: sql`not (excluded.status = 'incompatible' and ${templateSync.heldVersion} is null and (${templateSync.status} = 'pending' or (${templateSync.status} = 'failed' and ${templateSync.refusal} is null)))`,
       });
   }
+}
+
+/**
+ * A row as written: judged `incompatible` before sending is a refusal like the terminal's,
+ * without its code; `present` (the terminal uploaded it, or is its source) is held there.
+ */
+function judged(r: SyncRow): SyncRow {
+  if (r.status === 'incompatible') return { ...r, refusal: 'incompatible', refusedAt: r.updatedAt, refusedCode: null };
+  if (r.status === 'present') return { ...r, heldVersion: r.templateVersion };
+  return r;
 }
 
 export async function linkSyncToCommands(tx: Tx, templateId: string, commands: NewCommand[], ids: number[]): Promise<void> {

@@ -167,6 +167,44 @@ describe('deletes reach every terminal that may hold the data', () => {
     expect(deletes.map((c) => c.payload)).toEqual([{ pin: e.devicePin, fingerIndex: 4, type: 'fingerprint' }]);
   });
 
+  test('a late answer taking an earlier version: held there, though a later version refused there is the status; withdrawal deletes it', async () => {
+    const d = await device('DEL-LATE', ['late-area']);
+    const e = await person('S-LATE', ['late-area']);
+    const v1 = await fpa.service.storeTemplate(e.id, 5, template(200), { algorithmVersion: '10', by });
+    // The user and version 1 go out, unanswered; version 2 is queued behind them.
+    fpa.service.commands.polls.markQueued(d.id);
+    const sent = ((await fpa.service.terminals.renderer.takeBatch(d)) ?? '').split('\n').filter((l) => l.startsWith('C:'));
+    expect(sent.filter((l) => l.includes('FINGERTMP'))).toHaveLength(1);
+    await fpa.service.storeTemplate(e.id, 5, template(200, 2), { algorithmVersion: '10', by });
+    // Then the terminal answers: it took version 1.
+    await fpa.service.commands.applyResults(
+      d.id,
+      sent.map((l) => ({ id: l.split(':')[1]!, returnCode: 0, cmd: 'DATA', fields: {} })),
+    );
+    expect(await syncOf(v1.id, d)).toMatchObject({ status: 'pending', templateVersion: 2, heldVersion: 1 });
+    expect(await deliver(d, -30)).toEqual([expect.stringContaining(`DATA UPDATE FINGERTMP PIN=${e.devicePin}\tFID=5\t`)]);
+    expect(await syncOf(v1.id, d)).toMatchObject({ status: 'incompatible', templateVersion: 2, heldVersion: 1 });
+
+    await fpa.service.withdrawConsent(e.id, { by });
+    const deletes = (await commandsOf(d, e.devicePin)).filter((c) => c.kind === 'delete_template' && c.status === 'pending');
+    expect(deletes.map((c) => c.payload)).toEqual([{ pin: e.devicePin, fingerIndex: 5, type: 'fingerprint' }]);
+  });
+
+  test('a terminal whose only copy failed, then judged unable to take the next version, stays a holder: withdrawal deletes there', async () => {
+    const d = await device('DEL-FAILED-ALG', ['failed-alg-area']);
+    const e = await person('S-FAILED-ALG', ['failed-alg-area']);
+    const stored = await fpa.service.storeTemplate(e.id, 7, template(200), { algorithmVersion: '10', by });
+    await deliver(d, -9);
+    // A firmware update: another algorithm; the next version is not sent there.
+    await fpa.service.devices.administration.updateDevice(d.serialNumber, { algorithm_version: '12' }, by);
+    await fpa.service.storeTemplate(e.id, 7, template(200, 2), { algorithmVersion: '10', by });
+    expect(await syncOf(stored.id, d)).toMatchObject({ status: 'failed', templateVersion: 1, heldVersion: null });
+
+    await fpa.service.withdrawConsent(e.id, { by });
+    const deletes = (await commandsOf(d, e.devicePin)).filter((c) => c.kind === 'delete_template' && c.status === 'pending');
+    expect(deletes.map((c) => c.payload)).toEqual([{ pin: e.devicePin, fingerIndex: 7, type: 'fingerprint' }]);
+  });
+
   test('withdrawal and deletion close open sessions through closeSession: enroll commands expire, the event fires', async () => {
     const d = await device('DEL-SESSION', ['session-area']);
     const e = await person('S-SESSION', ['session-area']);
