@@ -154,13 +154,31 @@ async function aboutSection(person: EnrolleeView, base: string, redraw: Redraw):
 }
 
 /** The least done state of a body part's templates on one terminal: it is there only once all of them are. */
-const SYNC_ORDER = ['failed', 'incompatible', 'pending', 'present'];
+const SYNC_ORDER = ['failed', 'incompatible', 'pending', 'earlier', 'present'];
+
+type SyncState = { state: string; held: number | null };
+
+/**
+ * A template's state on one terminal: `present` only for the version stored now (`earlier`: an
+ * earlier version is there, the current one was not sent there), and the earlier version it still
+ * holds beside a current one that did not reach it.
+ */
+function syncState(s: TemplateView['sync'][number], version: number): SyncState {
+  if (s.status === 'present') return { state: s.version === version ? 'present' : 'earlier', held: s.version === version ? null : s.version };
+  return { state: s.status, held: s.held_version !== null && s.held_version !== version ? s.held_version : null };
+}
+
+function syncBadge({ state, held }: SyncState): HTMLElement {
+  if (state === 'earlier') return badge(`Version ${held} on the terminal`, 'info');
+  const text = SYNC_WORDS[state] ?? words(state);
+  return badge(held === null ? text : `${text}; version ${held} still on it`, syncTone(state));
+}
 
 /**
  * One row per body part (a palm's five templates are one palm) and algorithm: its versions, and
  * on each terminal the least done state of its templates there.
  */
-function bodyParts(templates: TemplateView[]): { what: string; versions: string; sync: Map<string, string> }[] {
+function bodyParts(templates: TemplateView[]): { what: string; versions: string; sync: Map<string, SyncState> }[] {
   const groups = new Map<string, TemplateView[]>();
   for (const t of templates) {
     const key = `${t.type}:${t.index}:${t.algorithm_version}`;
@@ -168,10 +186,13 @@ function bodyParts(templates: TemplateView[]): { what: string; versions: string;
   }
   return [...groups.values()].map((parts) => {
     const [first] = parts as [TemplateView];
-    const sync = new Map<string, string>();
-    for (const s of parts.flatMap((t) => t.sync)) {
-      const was = sync.get(s.device);
-      if (was === undefined || SYNC_ORDER.indexOf(s.status) < SYNC_ORDER.indexOf(was)) sync.set(s.device, s.status);
+    const sync = new Map<string, SyncState>();
+    for (const t of parts) {
+      for (const s of t.sync) {
+        const now = syncState(s, t.version);
+        const was = sync.get(s.device);
+        if (was === undefined || SYNC_ORDER.indexOf(now.state) < SYNC_ORDER.indexOf(was.state)) sync.set(s.device, now);
+      }
     }
     const versions = [...new Set(parts.map((t) => t.version))].sort((a, b) => a - b).join(', ');
     const what = biometricPart(first.type, first.index);
@@ -192,11 +213,7 @@ function biometricsSection(templates: TemplateView[], deviceName: (serial: strin
         p.what,
         p.versions,
         p.sync.size > 0
-          ? h(
-              'ul',
-              { class: 'plain' },
-              ...[...p.sync].map(([device, status]) => h('li', {}, `${deviceName(device)}: `, badge(SYNC_WORDS[status] ?? words(status), syncTone(status)))),
-            )
+          ? h('ul', { class: 'plain' }, ...[...p.sync].map(([device, state]) => h('li', {}, `${deviceName(device)}: `, syncBadge(state))))
           : 'On no terminal yet',
       ]),
       'No biometrics stored.',
