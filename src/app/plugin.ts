@@ -147,9 +147,10 @@ export function buildPlugin(http: Http, m: Modules) {
   const served = methodIndex(() => api.routes);
   // Unknown paths under the API prefix answer the spec's error body, not Elysia's plain text;
   // a known path asked with a method it does not serve is 405 with `Allow`. Every real route is
-  // more specific than this wildcard, so it only catches what nothing else does.
+  // more specific than this wildcard, so it only catches what nothing else does. Its query is
+  // open: a path nobody serves is not found, whatever parameters it carries.
   api.use(
-    apiRouter(http, 'api-not-found').all('/*', ({ request }) => {
+    apiRouter(http, 'api-not-found', { anyQuery: true }).all('/*', ({ request }) => {
       const path = new URL(request.url).pathname;
       const { allow, websocket } = served(path);
       if (websocket && request.method === 'GET') {

@@ -26,11 +26,13 @@ const tripCookieOf = (request: Request) =>
 
 const backToSignIn = (reason: string) => new Response(null, { status: 303, headers: { location: `../?sso_error=${reason}`, 'cache-control': 'no-store' } });
 
-export function ssoRoutes(
-  http: Http,
-  deps: { sso: SingleSignOn; signIn: FactorSignIn; openSession: (request: Request, user: FactorUser, how: 'sso') => Promise<string> },
-) {
-  const settings = http.runtime.settings;
+interface SsoDeps {
+  sso: SingleSignOn;
+  signIn: FactorSignIn;
+  openSession: (request: Request, user: FactorUser, how: 'sso') => Promise<string>;
+}
+
+export function ssoRoutes(http: Http, deps: SsoDeps) {
   const { sso } = deps;
   const info = apiRouter(http, 'console-sso').get(
     `${CONSOLE_PATH}/sso`,
@@ -40,8 +42,20 @@ export function ssoRoutes(
       detail: { hide: true },
     },
   );
+  // The trips sit beside `info`, not inside it: its closed query would reach them too.
+  return new Elysia({ name: 'fpa-console-sso', seed: http.runtime.instanceId }).use(info).use(tripRoutes(http, deps));
+}
+
+/**
+ * Off to the provider and back. The provider's redirect carries what it likes (`code`, `state`,
+ * `iss`, `session_state`…; OAuth 2.0 says a client ignores what it does not know): these routes
+ * take any query.
+ */
+function tripRoutes(http: Http, deps: SsoDeps) {
+  const settings = http.runtime.settings;
+  const { sso } = deps;
   const secure = (request: Request) => (isHttps(request, settings.CONSOLE_TRUST_PROXY) ? '; Secure' : '');
-  const trips = new Elysia({ name: 'fpa-console-sso', seed: http.runtime.instanceId })
+  return apiRouter(http, 'console-sso-trips', { anyQuery: true })
     .get(`${CONSOLE_PATH}/sso/start`, async ({ request }) => {
       if (!sso.configured) return backToSignIn('not_configured');
       let target: string;
@@ -84,5 +98,4 @@ export function ssoRoutes(
       }
       return new Response(null, { status: 303, headers });
     });
-  return info.use(trips);
 }

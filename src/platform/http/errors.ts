@@ -44,7 +44,7 @@ export function toErrorResponse(
         log?.error('a response did not match its documented schema', { ...routeOf(request), errors: details.errors });
         return { status: 500, body: errorBody('internal_error', 'an internal error occurred', {}) };
       }
-      return { status: 400, body: errorBody('validation_error', 'the request does not match the expected shape', details) };
+      return { status: 400, body: errorBody('validation_error', validationMessage(details), details) };
     }
     case 'PARSE':
       return { status: 400, body: errorBody('validation_error', 'the request body could not be parsed', {}) };
@@ -69,23 +69,59 @@ export function toErrorResponse(
   }
 }
 
-/** TypeBox says `Never` for a property an object does not name (NoOtherProperties in src/platform/http/model.ts). */
-function messageOf(message: string): string {
-  return message === 'Never' ? 'Unknown property' : message.slice(0, 200);
+/** What an error says of a query parameter the route does not take (NoOtherParameters in ./model.ts). */
+const UNKNOWN_PARAMETER = 'Unknown parameter';
+
+/**
+ * TypeBox says `Never` for a property an object does not name (NoOtherProperties in
+ * src/platform/http/model.ts): of a body, an unknown property; of a query, an unknown parameter.
+ */
+function messageOf(message: string, where: string | undefined): string {
+  if (message !== 'Never') return message.slice(0, 200);
+  return where === 'query' ? UNKNOWN_PARAMETER : 'Unknown property';
+}
+
+/** A caller's parameter name, as an error repeats it: at most 100 characters. */
+const bounded = (name: string) => (name.length > 100 ? `${name.slice(0, 100)}…` : name);
+
+interface ValidationErrorLike {
+  all?: Array<{ path?: string; message?: string }>;
+  type?: string;
+  validator?: { [QUERY_PARAMETER]?: unknown; schema?: { properties?: unknown } };
 }
 
 function validationDetails(error: unknown): Record<string, unknown> {
-  const e = error as { all?: Array<{ path?: string; message?: string }>; type?: string; validator?: { [QUERY_PARAMETER]?: unknown } };
+  const e = error as ValidationErrorLike;
   // TypeBox's own message ("Expected string"), never Elysia's summary: that quotes the value
   // that was sent, which may be template base64.
   const errors = Array.isArray(e?.all)
-    ? e.all.slice(0, 10).map((x) => ({ path: x.path ?? '', message: typeof x.message === 'string' ? messageOf(x.message) : 'invalid' }))
+    ? e.all.slice(0, 10).map((x) => ({ path: bounded(x.path ?? ''), message: typeof x.message === 'string' ? messageOf(x.message, e.type) : 'invalid' }))
     : [];
   // A query integer's range is checked on the number alone ("property", no path): its schema
   // names the parameter (QueryInt in ./model.ts), so the error says which one, as for the others.
   const parameter = e?.type === 'property' ? e.validator?.[QUERY_PARAMETER] : undefined;
   if (typeof parameter === 'string') return { in: 'query', errors: errors.map((x) => ({ ...x, path: `/${parameter}${x.path}` })) };
+  if (e?.type === 'query' && errors.some((x) => x.message === UNKNOWN_PARAMETER)) {
+    // The parameters the route does take, so the caller sees at once what it meant.
+    const properties = e.validator?.schema?.properties;
+    return { in: 'query', errors, parameters: properties && typeof properties === 'object' ? Object.keys(properties) : [] };
+  }
   return { in: e?.type ?? 'body', errors };
+}
+
+/**
+ * The message of a refused shape: for parameters the route does not take, which ones and what it
+ * takes (a clerk reads it in the console: `unknown query parameter "employee"; this route takes
+ * from, to, area, bom`), else the general words (`details` say the rest).
+ */
+function validationMessage(details: Record<string, unknown>): string {
+  const errors = Array.isArray(details.errors) ? (details.errors as Array<{ path: string; message: string }>) : [];
+  // Quoted as JSON strings: a name may be empty, or hold a space or a line break.
+  const unknown = errors.filter((x) => x.message === UNKNOWN_PARAMETER).map((x) => JSON.stringify(x.path.slice(1).replaceAll('~1', '/').replaceAll('~0', '~')));
+  if (unknown.length === 0) return 'the request does not match the expected shape';
+  const takes =
+    Array.isArray(details.parameters) && details.parameters.length > 0 ? `this route takes ${details.parameters.join(', ')}` : 'this route takes none';
+  return `unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; ${takes}`;
 }
 
 /**

@@ -71,6 +71,23 @@ export const Int = (options: { minimum?: number; maximum?: number; description?:
 export const NoOtherProperties = t.Never();
 
 /**
+ * The query of every API route, besides the parameters its own schema names: nothing else. An
+ * unknown parameter is refused (400 `validation_error` naming it and the parameters the route
+ * takes, errors.ts), never dropped: `summary.csv?employee=E02` answered everyone's rows to a
+ * clerk who believed she had one person's file. `apiRouter` gives it to every route it serves
+ * as a standalone schema, which Elysia checks together with the route's own (their properties
+ * merged, this one's `additionalProperties` kept): a route needs no schema of its own to be
+ * closed, and a new route is closed without a word. So is every route of a plugin `.use()`d into
+ * an API router: one that must stay open (the single sign-on callback) is a router of its own,
+ * beside. The OpenAPI document reads the route's own schema, so it lists exactly the parameters
+ * a route takes.
+ */
+export const NoOtherParameters = t.Object({}, { additionalProperties: NoOtherProperties });
+
+/** A query that may carry any parameter: only where we do not write the query (RouterOptions.anyQuery in ./router.ts). */
+export const AnyParameters = t.Object({}, { additionalProperties: true });
+
+/**
  * An object that refuses properties it does not name (every administrator request body, and
  * every object nested in one). `title` names it in the OpenAPI document's components.
  */

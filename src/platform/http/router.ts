@@ -17,6 +17,7 @@ import type { AdminAuthenticator } from './admin-auth';
 import { apiBodyLimit, NO_BYTES, readJsonBody, readRecordsBody, readTerminalFileBody, settledBody, TERMINAL_FILE_LIMIT } from './body';
 import type { Caller } from './caller';
 import { apiErrorAnswers } from './errors';
+import { AnyParameters, NoOtherParameters } from './model';
 import { authorize } from './policy';
 import { peerAddress, waitForTheHandler } from './routable-url';
 
@@ -50,12 +51,22 @@ export interface RouterOptions {
   body?: BodyKind;
   /** Checks the caller before a body is read (adminRouter, for a terminal's file); throws to refuse, and then nothing is read. */
   admitBeforeReading?: (context: AdmitContext) => Promise<void>;
+  /**
+   * Let the query carry parameters no schema names. Only where we do not write the query: the
+   * catch-all that answers 404 and 405 (src/app/plugin.ts: a path nobody serves is not found,
+   * whatever its query says) and the single sign-on trips (the provider's redirect). Every other
+   * route refuses a parameter it does not take (NoOtherParameters in ./model.ts).
+   */
+  anyQuery?: boolean;
 }
 
 /**
  * Bodies are read by `readJsonBody` (JSON only, under the cap; `readRecordsBody` for a router of
  * imports); a refused body is raised by `settledBody` after authentication, and at the latest
- * before the handler runs.
+ * before the handler runs. Queries are closed: a parameter the route does not take is refused
+ * (NoOtherParameters), checked with the route's own query schema: after the caller is admitted
+ * where a router admits in `derive` (adminRouter, the agent API), and always before the handler,
+ * so before any byte of a file.
  */
 export function apiRouter(http: Http, name: string, options: RouterOptions = {}) {
   const limit = apiBodyLimit(http.runtime.settings);
@@ -75,7 +86,8 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
     })
     .onBeforeHandle((context) => {
       context.body = settledBody(context.body);
-    });
+    })
+    .guard({ schema: 'standalone', query: options.anyQuery ? AnyParameters : NoOtherParameters });
 }
 
 /** What admitting a caller needs of a request. */
