@@ -337,6 +337,20 @@ describe('the console in a browser', () => {
       .click();
     await page.getByRole('heading', { level: 1, name: /Back door/ }).waitFor();
     await shot('terminal-new-address');
+    // While the page is open, a request for its serial from yet another address: the address shown is not confirmed.
+    const stranger = '127.0.0.3';
+    expect((await fetchFrom(stranger)(`${server.url}/iclock/ping?SN=BACKDOOR1`)).status).toBe(200);
+    await page.getByRole('button', { name: `Confirm address ${SECOND_ADDRESS}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm address' }).click();
+    await page.getByText(`Not confirmed: requests for Back door (BACKDOOR1) now come from ${stranger}, not ${SECOND_ADDRESS}`).waitFor();
+    expect((await server.admin.get('/devices/BACKDOOR1/')).body).toMatchObject({ pinned_address: '127.0.0.1', unconfirmed_address: stranger });
+    // The terminal polls again from where it is; the page, shown again, offers that address.
+    await moved.poll();
+    await go('#/terminals', 'Terminals');
+    await page
+      .getByRole('row', { name: /Back door/ })
+      .getByRole('link')
+      .click();
     await page.getByRole('button', { name: `Confirm address ${SECOND_ADDRESS}` }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm address' }).click();
     await page.getByText(`is now trusted at ${SECOND_ADDRESS}`).waitFor();

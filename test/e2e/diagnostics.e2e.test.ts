@@ -581,7 +581,7 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await moved.get('getrequest');
     const d = await raised('new_address', 'MOVED-1');
     expect(d.details).toMatchObject({ pinned_ip: '127.0.0.1', ip: SECOND_ADDRESS });
-    expect((await server.admin.post('/devices/MOVED-1/confirm-address/')).status).toBe(200);
+    expect((await server.admin.post('/devices/MOVED-1/confirm-address/', { address: SECOND_ADDRESS })).status).toBe(200);
     await cleared('new_address', 'MOVED-1');
   });
 

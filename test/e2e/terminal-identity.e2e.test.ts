@@ -4,7 +4,8 @@
  * terminal's serial off its label, or the terminal itself after it moved. Under the default
  * ADMS_TRUST=address they get no user, card or template, their punches are stored flagged
  * `new_address`, and an administrator's confirmation restores the flow; a key, once issued, is
- * required on every request; `key` and `serial` modes; junk serials neither lock out a real new
+ * required on every request; a confirmation names the address the administrator checked; `key`
+ * and `serial` modes; junk serials neither lock out a real new
  * terminal nor a pre-registered one, and expire.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -138,13 +139,13 @@ describe('ADMS_TRUST=address (the default)', () => {
   });
 
   test('confirm-address (admin, audited) pins the new address: data flows there, and no longer to the old one', async () => {
-    expect((await server.admin.post('/devices/ID-FRONT/confirm-address/')).status).toBe(200);
+    expect((await server.admin.post('/devices/ID-FRONT/confirm-address/', { address: SECOND_ADDRESS })).status).toBe(200);
     const view = (await server.admin.get('/devices/ID-FRONT/')).body;
     expect(view).toMatchObject({ pinned_address: SECOND_ADDRESS, unconfirmed_address: null });
     const audit = (await server.admin.get('/audit-log/?limit=100')).body.results as { action: string; target_id: string }[];
     expect(audit.filter((a) => a.action === 'device.address_confirmed' && a.target_id === 'ID-FRONT')).toHaveLength(1);
     // Nothing left to confirm: 409.
-    expect((await server.admin.post('/devices/ID-FRONT/confirm-address/')).status).toBe(409);
+    expect((await server.admin.post('/devices/ID-FRONT/confirm-address/', { address: SECOND_ADDRESS })).status).toBe(409);
 
     expect((await server.admin.post('/devices/ID-FRONT/resync/', {})).status).toBeLessThan(300);
     const moved = terminal(server, 'ID-FRONT', 'second');
@@ -226,6 +227,73 @@ describe('ADMS_TRUST=address (the default)', () => {
     expect((await admsFetch(server.url, `/iclock/getrequest?SN=ID-FRONT&pushcommkey=${legacyKey}`)).status).toBe(200);
     expect((await admsFetch(server.url, `/iclock/getrequest?SN=ID-FRONT&pushcommkey=${issued.key}`)).status).toBe(200);
     expect((await admsFetch(server.url, '/iclock/getrequest?SN=ID-FRONT&pushcommkey=424242424243')).status).toBe(403);
+  });
+});
+
+describe('a moved terminal, and someone with its serial (ADMS_TRUST=address)', () => {
+  /** Where the terminal moved to (a new DHCP lease), and where a stranger who read its label sends from. */
+  const MOVED = '127.0.0.5';
+  const STRANGER = '127.0.0.9';
+  let server: TestServer;
+  let eve: { id: string; device_pin: string };
+
+  beforeAll(async () => {
+    server = await startTestServer({ TIME_ZONE: 'UTC' }, { clock });
+    eve = await person(server, 'E-EVE', '4441234');
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const at = (sn: string, address: string) => new SimulatedTerminal({ url: server.url, sn, fetch: fetchFrom(address) });
+  const view = async (sn: string) => (await server.admin.get(`/devices/${sn}/`)).body;
+  /** A validation_error that names the field `address`: the schema's (`/address`) or the service's (`field`). */
+  const namesAddress = (answer: { status: number; body: { error: { code: string; details: { field?: string; errors?: { path: string }[] } } } }) =>
+    answer.status === 400 &&
+    answer.body.error.code === 'validation_error' &&
+    (answer.body.error.details.field === 'address' || (answer.body.error.details.errors ?? []).some((e) => e.path === '/address'));
+
+  test('the confirmation names the address checked: a request from a stranger in between is not confirmed (409, nothing changed) and gets nothing', async () => {
+    await drain(await approved(server, terminal(server, 'MV-1', 'first')));
+    // The terminal moves; the administrator sees its new address and checks it.
+    const moved = at('MV-1', MOVED);
+    await moved.get('getrequest');
+    expect((await view('MV-1')).unconfirmed_address).toBe(MOVED);
+    // Meanwhile, one request for its serial from elsewhere.
+    expect((await fetchFrom(STRANGER)(`${server.url}/iclock/ping?SN=MV-1`)).status).toBe(200);
+    expect((await view('MV-1')).unconfirmed_address).toBe(STRANGER);
+
+    const refused = await server.admin.post('/devices/MV-1/confirm-address/', { address: MOVED });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'conflict', details: { address: MOVED, unconfirmed_address: STRANGER } });
+    expect(await view('MV-1')).toMatchObject({ pinned_address: '127.0.0.1', unconfirmed_address: STRANGER });
+    expect(await deviceLog(server.fpa, 'MV-1', 'address_confirmed')).toHaveLength(0);
+    // The terminal's people are queued; the stranger is sent none of them.
+    expect((await server.admin.post('/devices/MV-1/resync/', {})).status).toBeLessThan(300);
+    const stranger = at('MV-1', STRANGER);
+    expect(await drain(stranger)).toEqual([]);
+    expect((await pendingCommands(server, 'MV-1')).map((c) => c.kind)).toEqual(expect.arrayContaining(['add_user', 'update_template']));
+
+    // The terminal polls again from where it is: checked again, that address is confirmed.
+    await moved.get('getrequest');
+    const confirmed = await server.admin.post('/devices/MV-1/confirm-address/', { address: MOVED });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ pinned_address: MOVED, unconfirmed_address: null });
+    expect(peopleData(await drain(moved)).length).toBeGreaterThan(0);
+    expect(moved.users.get(eve.device_pin)?.fields.Card).toBe('4441234');
+    expect(await drain(stranger)).toEqual([]);
+  });
+
+  test('the address is required and must be an IP address (400 naming it); an IPv4-mapped form of the unconfirmed one is the same address', async () => {
+    await drain(await approved(server, terminal(server, 'MV-3', 'first')));
+    await at('MV-3', MOVED).get('getrequest');
+    expect(namesAddress(await server.admin.post('/devices/MV-3/confirm-address/', {}))).toBe(true);
+    expect(namesAddress(await server.admin.post('/devices/MV-3/confirm-address/'))).toBe(true);
+    for (const address of ['terminal.example.com', '127.0.0.256', '127.0.0.0/24', '']) {
+      expect(namesAddress(await server.admin.post('/devices/MV-3/confirm-address/', { address }))).toBe(true);
+    }
+    expect((await view('MV-3')).pinned_address).toBe('127.0.0.1');
+    expect((await server.admin.post('/devices/MV-3/confirm-address/', { address: `::ffff:${MOVED}` })).body.pinned_address).toBe(MOVED);
   });
 });
 

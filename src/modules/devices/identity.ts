@@ -9,7 +9,8 @@
  *   pre-registered by an administrator, or approved before this release, the first address it
  *   connects from. From another address its punches are still stored, flagged `new_address`, but
  *   it is sent nothing and nothing else it uploads is taken (refused, so the terminal keeps it),
- *   until an administrator confirms the new address (`POST devices/{sn}/confirm-address/`);
+ *   until an administrator confirms the new address (`POST devices/{sn}/confirm-address/`, naming
+ *   the address checked);
  * - ADMS_TRUST=key: never (a terminal without a key gets no people's data and its uploads are
  *   refused with 403, so it keeps its punches until it is given a key);
  * - ADMS_TRUST=serial: always (the first releases' behaviour, warning W006).
@@ -17,6 +18,7 @@
 import { and, eq, isNull, ne, or } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { isIpAddress, sameAddress } from '../../platform/net/ip';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { DeviceEvents } from './events';
@@ -82,21 +84,31 @@ export class DeviceIdentity {
   }
 
   /**
-   * `POST devices/{sn}/confirm-address/`: the unconfirmed address becomes the pinned one; data
-   * flows to the terminal again from there (and no longer from the old address).
+   * `POST devices/{sn}/confirm-address/ {"address"}`: the address the administrator checked
+   * becomes the pinned one; data flows to the terminal again from there (and no longer from the
+   * old address). It must be the unconfirmed address at this moment: every request from a new
+   * address replaces it, so confirming "whatever it holds now" would pin a stranger who sent a
+   * request for the serial between the check and the click (409, nothing changed).
    */
-  async confirmAddress(serial: string, by: string): Promise<DeviceRow> {
+  async confirmAddress(serial: string, address: string, by: string): Promise<DeviceRow> {
+    if (!isIpAddress(address)) throw new FpaError('validation_error', 'address must be an IPv4 or IPv6 address', { field: 'address' });
     const row = await this.ctx.db.write(async ({ tx }) => {
       const now = this.ctx.clock.now();
       const device = await this.get(serial, tx);
-      if (!device.unconfirmedIp) throw new FpaError('conflict', 'no unconfirmed address to confirm', { serial_number: serial });
-      const set = { pinnedIp: device.unconfirmedIp, unconfirmedIp: null, unconfirmedIpAt: null, updatedAt: now };
+      const current = device.unconfirmedIp;
+      if (!current || !sameAddress(current, address)) {
+        const message = current
+          ? `the terminal's unconfirmed address is now ${current}, not ${address}: check it again before confirming`
+          : 'no unconfirmed address to confirm';
+        throw new FpaError('conflict', message, { serial_number: serial, address, unconfirmed_address: current });
+      }
+      const set = { pinnedIp: current, unconfirmedIp: null, unconfirmedIpAt: null, updatedAt: now };
       await tx.update(devices).set(set).where(eq(devices.id, device.id));
-      const details = { from: device.pinnedIp, to: device.unconfirmedIp };
+      const details = { from: device.pinnedIp, to: current };
       await tx.insert(deviceEvents).values({
         deviceId: device.id,
         kind: 'address_confirmed',
-        message: `new address ${device.unconfirmedIp} confirmed by ${by}`,
+        message: `new address ${current} confirmed by ${by}`,
         details,
         createdAt: now,
       });

@@ -130,4 +130,18 @@ export const DeviceKeyIssued = t.Composite([
 
 export const KeyParams = t.Object({ serial: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), id: Text({ maxLength: 100 }) });
 
+export const DeviceConfirmAddress = Body(
+  {
+    address: t.String({
+      // The characters of an IPv4 or IPv6 address; the service checks it is one (400 naming `address`).
+      pattern: '^[0-9A-Fa-f.:]+$',
+      maxLength: 45,
+      description:
+        'The IPv4 or IPv6 address you checked is the terminal’s: it must be its `unconfirmed_address` at this moment (409 `conflict` when another request has replaced it since: check again).',
+      examples: ['192.168.7.23'],
+    }),
+  },
+  { title: 'DeviceConfirmAddress' },
+);
+
 export const DeviceApprove = t.Optional(Body({ areas: t.Optional(AreaNames) }, { title: 'DeviceApprove' }));

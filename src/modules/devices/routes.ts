@@ -5,7 +5,19 @@ import { FpaError } from '../../platform/errors';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { canonicalTimeZone } from '../../platform/time/zone';
-import { Device, DeviceApprove, DeviceCreate, DeviceDetail, DeviceKey, DeviceKeyIssued, DeviceList, DevicePatch, KeyParams, SerialParams } from './model';
+import {
+  Device,
+  DeviceApprove,
+  DeviceConfirmAddress,
+  DeviceCreate,
+  DeviceDetail,
+  DeviceKey,
+  DeviceKeyIssued,
+  DeviceList,
+  DevicePatch,
+  KeyParams,
+  SerialParams,
+} from './model';
 import type { DeviceService } from './service';
 
 const tags = ['devices'];
@@ -80,14 +92,20 @@ function changeRoutes(http: Http, devices: DeviceService) {
         detail: { summary: 'Approve a pending terminal; every in-scope enrollee is backfilled', tags },
       },
     )
-    .post('/devices/:serial/confirm-address', async ({ params, admin }) => views.viewOne(await devices.identity.confirmAddress(params.serial, admin.by)), {
-      params: SerialParams,
-      response: { 200: Device, ...errors('not_found', 'conflict', 'unknown_area') },
-      detail: {
-        summary: 'Confirm the new address a terminal connects from: it becomes the pinned one, and users, cards and templates flow to it again',
-        tags,
+    .post(
+      '/devices/:serial/confirm-address',
+      async ({ params, body, admin }) => views.viewOne(await devices.identity.confirmAddress(params.serial, body.address, admin.by)),
+      {
+        params: SerialParams,
+        body: DeviceConfirmAddress,
+        response: { 200: Device, ...errors('not_found', 'conflict', 'unknown_area') },
+        detail: {
+          summary:
+            'Confirm the new address a terminal connects from, naming the address checked: it becomes the pinned one, and users, cards and templates flow to it again',
+          tags,
+        },
       },
-    })
+    )
     .post(
       '/devices/:serial/disable',
       async ({ params, admin, scope }) => views.viewOne(await administration.disableDevice(params.serial, { by: admin.by, scope })),

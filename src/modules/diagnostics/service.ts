@@ -296,7 +296,7 @@ export class Diagnostics {
       out.push(
         diag(d, 'new_address', 'error', d.unconfirmedIpAt, {
           message: `Terminal ${d.serialNumber} is heard from a new address, ${d.unconfirmedIp} (it was approved at ${d.pinnedIp ?? 'another'}). Its punches are kept (flagged), but it is sent no users, cards or fingerprints from there.`,
-          fix: `If the terminal really moved (a new network or router), confirm the new address (Terminals → ${d.serialNumber} → Confirm address). If not, another device is using its serial: do not confirm, and give the terminal a communication key.`,
+          fix: `Check that the device at ${d.unconfirmedIp} is this terminal (on the terminal: Comm → Ethernet shows its address). If it really moved (a new network or router), confirm that address (Terminals → ${d.serialNumber} → Confirm address ${d.unconfirmedIp}): the confirmation names it, so if a request from yet another address comes in meanwhile, nothing is confirmed and you check again. If not, another device is using its serial: do not confirm, and give the terminal a communication key.`,
           details: { pinned_ip: d.pinnedIp, ip: d.unconfirmedIp },
         }),
       );

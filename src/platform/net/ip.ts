@@ -89,6 +89,19 @@ function toBytes(ip: string): Uint8Array | null {
   return parseIPv6(text);
 }
 
+/** Whether `text` is one IPv4 or IPv6 address (not a network, not a name). */
+export function isIpAddress(text: string): boolean {
+  const trimmed = text.trim();
+  return parseIPv4(trimmed) !== null || parseIPv6(trimmed) !== null;
+}
+
+/** Whether two texts name the same address: `::ffff:10.0.0.7` is `10.0.0.7`, `::1` is `0:0:0:0:0:0:0:1`. */
+export function sameAddress(a: string, b: string): boolean {
+  const x = toBytes(a);
+  const y = toBytes(b);
+  return x !== null && y !== null && x.every((byte, i) => byte === y[i]);
+}
+
 /** Parses `10.0.0.7`, `10.0.0.0/24`, `fd00::/8`; null for anything else. */
 export function parseNetwork(entry: string): Network | null {
   const [address = '', prefixText] = entry.trim().split('/');

@@ -8,7 +8,7 @@ import type { CommandView } from '../../../commands';
 import type { DeviceDetailView, DeviceKeyView } from '../../../devices';
 import type { DiagnosticView } from '../../../diagnostics';
 import type { TerminalUserView } from '../../../fleet';
-import { api, can, type List, ofEveryArea, outsideMine } from '../api';
+import { ApiError, api, can, type List, ofEveryArea, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -154,7 +154,21 @@ function confirmAddressButton(device: DeviceDetailView, address: string, title: 
       }))
     )
       return;
-    await api.post(`${base}confirm-address/`);
+    try {
+      // The address shown, the one checked: another request since may have replaced it (409).
+      await api.post(`${base}confirm-address/`, { address });
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'conflict')) throw error;
+      await redraw();
+      const now = error.details.unconfirmed_address;
+      announce(
+        typeof now === 'string'
+          ? `Not confirmed: requests for ${title} now come from ${now}, not ${address}. Check that address before you confirm it.`
+          : `Not confirmed: ${title} has no unconfirmed address any more.`,
+        'bad',
+      );
+      return;
+    }
     await redraw();
     announce(`${title} is now trusted at ${address}.`);
   });
