@@ -47,7 +47,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, by: 'hr.officer@example.com' },
   },
   device_online: {
-    about: 'A terminal was heard from again; `away_seconds` since its last contact (null for the first one).',
+    about:
+      'A terminal was heard from again; `away_seconds` since its last contact (null for the first one). A request it is not trusted with (from an address it is not pinned to, or without the key it needs) is not hearing from it.',
     example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, status: 'approved', away_seconds: 90 },
   },
   device_offline: {

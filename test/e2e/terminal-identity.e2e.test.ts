@@ -4,7 +4,8 @@
  * terminal's serial off its label, or the terminal itself after it moved. Under the default
  * ADMS_TRUST=address they get no user, card or template, their punches are stored flagged
  * `new_address`, and an administrator's confirmation restores the flow; a key, once issued, is
- * required on every request; a confirmation names the address the administrator checked; `key`
+ * required on every request; a confirmation names the address the administrator checked, and a
+ * request from an address the terminal is not trusted at does not count as it being seen; `key`
  * and `serial` modes; junk serials neither lock out a real new
  * terminal nor a pre-registered one, and expire.
  */
@@ -295,6 +296,45 @@ describe('a moved terminal, and someone with its serial (ADMS_TRUST=address)', (
     expect((await view('MV-3')).pinned_address).toBe('127.0.0.1');
     expect((await server.admin.post('/devices/MV-3/confirm-address/', { address: `::ffff:${MOVED}` })).body.pinned_address).toBe(MOVED);
   });
+
+  test('requests from an address it is not trusted at change neither its shown address nor when it was seen: it goes offline; its address confirmed, it is back online and served', async () => {
+    await drain(await approved(server, terminal(server, 'MV-2', 'first')));
+    const before = await view('MV-2');
+    expect(before).toMatchObject({ pinned_address: '127.0.0.1', online: true });
+    expect(before.ip_address).not.toBe(MOVED);
+
+    // It moves. Past the moment a contact would be written (every 30 s at most).
+    now += 60_000;
+    const moved = at('MV-2', MOVED);
+    expect((await moved.get('ping')).status).toBe(200);
+    expect(await moved.get('getrequest')).toEqual({ status: 200, body: 'OK' });
+    await moved.handshake();
+    expect((await moved.post('registry', {}, 'DeviceType=acc,~DeviceName=Elsewhere,PushVersion=3.1.2')).status).toBe(200);
+    const unseen = await view('MV-2');
+    expect(unseen).toMatchObject({ ip_address: before.ip_address, last_seen_at: before.last_seen_at, unconfirmed_address: MOVED });
+
+    // Still polling from there, it is offline for everyone once DEVICE_OFFLINE_AFTER has passed.
+    now += 6 * 60_000;
+    await moved.get('getrequest');
+    expect((await server.admin.post('/jobs/check-devices/run/')).status).toBe(200);
+    expect(await view('MV-2')).toMatchObject({ online: false, last_seen_at: before.last_seen_at, ip_address: before.ip_address });
+    const diagnostics = (await server.admin.get('/diagnostics/')).body.results as { kind: string; device: string; fix: string }[];
+    const kinds = diagnostics.filter((d) => d.device === 'MV-2').map((d) => d.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['offline', 'new_address']));
+    expect(diagnostics.find((d) => d.device === 'MV-2' && d.kind === 'new_address')?.fix).toContain(`Confirm address ${MOVED}`);
+    // A person added meanwhile waits for it.
+    const flo = await person(server, 'E-FLO', '4449876');
+    expect(await drain(moved)).toEqual([]);
+
+    expect((await server.admin.post('/devices/MV-2/confirm-address/', { address: MOVED })).status).toBe(200);
+    expect(peopleData(await drain(moved)).length).toBeGreaterThan(0);
+    expect(moved.users.get(flo.device_pin)?.fields.Card).toBe('4449876');
+    expect(await view('MV-2')).toMatchObject({ online: true, last_seen_at: new Date(now).toISOString(), pinned_address: MOVED });
+    const online = (await server.admin.get('/events/?type=device_online')).body.results as {
+      data: { device: { serial_number: string }; away_seconds: number };
+    }[];
+    expect(online.filter((e) => e.data.device.serial_number === 'MV-2').at(-1)?.data.away_seconds).toBeGreaterThanOrEqual(7 * 60 - 1);
+  });
 });
 
 describe('ADMS_TRUST=key', () => {
@@ -323,6 +363,18 @@ describe('ADMS_TRUST=key', () => {
     expect(peopleData(await drain(t)).length).toBeGreaterThan(0);
     expect((await t.flushPunches()).body).toBe('OK:1');
     expect(await punchesOf(server, 'KEY-1')).toHaveLength(1);
+  });
+
+  test('a request without a key does not count as the terminal being seen; one with its key does', async () => {
+    const t = await approved(server, terminal(server, 'KEY-2', 'first'));
+    const before = (await server.admin.get('/devices/KEY-2/')).body;
+    now += 60_000;
+    expect((await t.get('ping')).status).toBe(200);
+    await drain(t);
+    expect((await server.admin.get('/devices/KEY-2/')).body.last_seen_at).toBe(before.last_seen_at);
+    t.commKey = (await server.admin.post('/devices/KEY-2/keys/')).body.key;
+    expect((await t.get('ping')).status).toBe(200);
+    expect((await server.admin.get('/devices/KEY-2/')).body.last_seen_at).toBe(new Date(now).toISOString());
   });
 });
 

@@ -10,7 +10,8 @@
  *   connects from. From another address its punches are still stored, flagged `new_address`, but
  *   it is sent nothing and nothing else it uploads is taken (refused, so the terminal keeps it),
  *   until an administrator confirms the new address (`POST devices/{sn}/confirm-address/`, naming
- *   the address checked);
+ *   the address checked); such a request does not count as the terminal being seen either
+ *   (registration.ts `touch`, `seen: false`);
  * - ADMS_TRUST=key: never (a terminal without a key gets no people's data and its uploads are
  *   refused with 403, so it keeps its punches until it is given a key);
  * - ADMS_TRUST=serial: always (the first releases' behaviour, warning W006).

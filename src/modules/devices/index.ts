@@ -11,6 +11,7 @@ export { AreaNames, type DeviceDetailView, type DeviceKeyView, type DeviceView, 
 export { nextParameters, type ParameterMode, sameParameters } from './parameters';
 export type { RegistrationRefusal } from './refusals';
 export { noteRefused, usersRefusedFor } from './refused-parts';
+export type { DeviceContact } from './registration';
 export type { AttendanceCountListener, DeviceReport } from './reports';
 export { deviceRoutes } from './routes';
 export { DEVICE_SETTINGS } from './runtime';

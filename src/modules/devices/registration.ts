@@ -53,6 +53,13 @@ export interface DeviceContact {
   source?: string | null;
   pushVersion?: string | null;
   language?: string | null;
+  /**
+   * false: the request is not trusted as the terminal's (an unconfirmed address, no key under
+   * ADMS_TRUST=key, or not known yet): the device is found (or registered), but the contact is
+   * not recorded: `last_seen_at`, `online` and the shown address stay as they are, so whoever
+   * read the serial off the label cannot keep a dead or stolen terminal online.
+   */
+  seen?: boolean;
 }
 
 /** A device row as `touch` serves it between writes. */
@@ -77,13 +84,17 @@ export class DeviceRegistration {
 
   /**
    * Every terminal request starts here: finds the device (registering an unknown serial as
-   * `pending_approval`) and records the contact.
+   * `pending_approval`) and records the contact, unless `contact.seen` is false.
    */
   async touch(serial: string, contact: DeviceContact = {}): Promise<DeviceRow> {
     const now = this.ctx.clock.now();
     const cached = this.cache.get(serial);
     let row = cached && cached.until > now ? cached.row : await this.records.findBySerial(this.ctx.db.orm, serial);
     if (!row) row = await this.register(serial, contact, now);
+    if (contact.seen === false) {
+      if (row !== cached?.row) this.cache.set(serial, { row, until: now + CACHE_MS });
+      return row;
+    }
 
     const changed =
       (contact.pushVersion && contact.pushVersion !== row.pushVersion) ||

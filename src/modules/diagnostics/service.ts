@@ -138,7 +138,11 @@ export class Diagnostics {
             d.lastSeenAt === null
               ? `Terminal ${d.serialNumber} was approved but has never contacted the server.`
               : `Terminal ${d.serialNumber} has not contacted the server since ${wallTimeIn(d.lastSeenAt, d.timeZone ?? this.ctx.settings.TIME_ZONE)}.`,
-          fix: 'Check that it is powered and on the network, and that its server address (Comm → Cloud Server) points at this service. It sends what it kept when it is back.',
+          fix: `Check that it is powered and on the network, and that its server address (Comm → Cloud Server) points at this service. It sends what it kept when it is back.${
+            d.unconfirmedIp
+              ? ` Requests for its serial from ${d.unconfirmedIp}, an address it is not trusted at, do not count: if it moved there, confirm that address (Terminals → ${d.serialNumber} → Confirm address).`
+              : ''
+          }`,
           details: {},
         }),
       ];
@@ -296,7 +300,7 @@ export class Diagnostics {
       out.push(
         diag(d, 'new_address', 'error', d.unconfirmedIpAt, {
           message: `Terminal ${d.serialNumber} is heard from a new address, ${d.unconfirmedIp} (it was approved at ${d.pinnedIp ?? 'another'}). Its punches are kept (flagged), but it is sent no users, cards or fingerprints from there.`,
-          fix: `Check that the device at ${d.unconfirmedIp} is this terminal (on the terminal: Comm → Ethernet shows its address). If it really moved (a new network or router), confirm that address (Terminals → ${d.serialNumber} → Confirm address ${d.unconfirmedIp}): the confirmation names it, so if a request from yet another address comes in meanwhile, nothing is confirmed and you check again. If not, another device is using its serial: do not confirm, and give the terminal a communication key.`,
+          fix: `Check that the device at ${d.unconfirmedIp} is this terminal (on the terminal: Comm → Ethernet shows its address). If it really moved (a new network or router), confirm that address (Terminals → ${d.serialNumber} → Confirm address ${d.unconfirmedIp}): the confirmation names it, so if a request from yet another address comes in meanwhile, nothing is confirmed and you check again. If not, another device is using its serial: do not confirm, and give the terminal a communication key. Until then its requests from there do not count as it being online.`,
           details: { pinned_ip: d.pinnedIp, ip: d.unconfirmedIp },
         }),
       );

@@ -39,7 +39,7 @@ import type { CommandRenderer } from './render';
 import { AdmsRefusal } from './reply';
 import type { TerminalRuntime } from './runtime';
 import { push3Config, push3Time } from './security-push';
-import { approved, PUNCH_TABLES, punchFlags, trustedOnly, withheld } from './trust-gate';
+import { approved, contactOf, PUNCH_TABLES, punchFlags, trustedOnly, withheld } from './trust-gate';
 import type { TerminalUploads } from './uploads';
 
 /** `ServerVer` of the option block: the push protocol level this server implements. */
@@ -103,7 +103,8 @@ export class TerminalEndpoints {
       await this.noteRefusedKey(serial, ip);
       throw new AdmsRefusal(403, 'device key missing or wrong');
     }
-    const device = await this.devices.registration.touch(serial, { source: ip });
+    // Not seen yet: whether the request counts as the terminal's contact depends on its trust (contactOf).
+    const device = await this.devices.registration.touch(serial, { source: ip, seen: false });
     return this.devices.identity.assess(device, keys, ip);
   }
 
@@ -133,14 +134,14 @@ export class TerminalEndpoints {
       case 'devicecmd':
         return this.commandResults(req, serial);
       case 'ping':
-        await this.devices.registration.touch(serial);
+        await this.devices.registration.touch(serial, contactOf(req.trust));
         return ok();
       case 'fdata':
         return this.legacyPhoto(req, serial);
       case 'registry':
         return this.registry(req, serial);
       case 'push':
-        return this.push(serial);
+        return this.push(req, serial);
       case 'rtdata':
         return this.rtdata(req, serial);
       case 'querydata':
@@ -156,7 +157,7 @@ export class TerminalEndpoints {
    * its own, as an upload of that table). Other answers are acknowledged.
    */
   private async queryAnswer(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.devices.registration.touch(serial));
+    const device = approved(await this.devices.registration.touch(serial, contactOf(req.trust)));
     trustedOnly(req.trust);
     const table = (req.query.tableName ?? '').toLowerCase();
     if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && (table === 'user' || table === 'templatev10' || table === 'biodata')) {
@@ -168,14 +169,14 @@ export class TerminalEndpoints {
   private async cdataGet(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     if (query.type?.toLowerCase() === 'time') {
-      const device = await this.devices.registration.touch(serial);
+      const device = await this.devices.registration.touch(serial, contactOf(req.trust));
       const zone = this.zoneOf(device);
       const now = this.ctx.clock.now();
       return ok(`Time=${formatLocalWallTime(new Date(now), zone).replace(' ', 'T')}${isoOffset(timeZoneOffsetMinutes(zone, new Date(now)))}`);
     }
     if (query.options !== null) return this.handshake(req, serial);
     // RemoteAtt and a GET without options=all: answered harmlessly.
-    await this.devices.registration.touch(serial);
+    await this.devices.registration.touch(serial, contactOf(req.trust));
     return ok();
   }
 
@@ -183,10 +184,7 @@ export class TerminalEndpoints {
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     // From an unconfirmed address the terminal is answered, but what it says of itself is not taken (the dialect follows it).
-    const device = await this.devices.registration.touch(
-      serial,
-      withheld(req.trust) ? {} : { ip: req.ip, pushVersion: query.pushver, language: query.language },
-    );
+    const device = await this.devices.registration.touch(serial, contactOf(req.trust, { ip: req.ip, pushVersion: query.pushver, language: query.language }));
     // The dialect follows what the terminal declared: a 3.x pushver now, or DeviceType=acc /
     // PushVersion=3.x at registry (a handshake without pushver keeps what was declared).
     const v3 = speaksSecurityPush(device);
@@ -220,7 +218,7 @@ export class TerminalEndpoints {
 
   /** `GET getrequest`: device facts from `INFO=`, then the next batch of commands (or `OK`). */
   private async poll(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    let device = await this.devices.registration.touch(serial);
+    let device = await this.devices.registration.touch(serial, contactOf(req.trust));
     // Not from the approved terminal: its facts are not taken, and nothing is sent; the commands stay queued.
     if (withheld(req.trust)) return ok();
     if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
@@ -234,7 +232,7 @@ export class TerminalEndpoints {
    * not change what the server believes (the algorithm version decides how templates are sent).
    */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = await this.devices.registration.touch(serial);
+    const device = await this.devices.registration.touch(serial, contactOf(req.trust));
     // A terminal that is not approved answers the deletes it was sent, and nothing else counts;
     // one that owes none is refused before its body is read, like its other data.
     const deletesOnly = device.status !== 'approved';
@@ -269,7 +267,7 @@ export class TerminalEndpoints {
   /** `POST cdata?table=…`: the upload tables. */
   private async upload(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const table = (req.query.table ?? '').toUpperCase();
-    const device = await this.devices.registration.touch(serial);
+    const device = await this.devices.registration.touch(serial, contactOf(req.trust));
     if (table === 'OPTIONS') {
       trustedOnly(req.trust);
       // Device parameters are taken from pending terminals too: the administrator sees the
@@ -370,7 +368,7 @@ export class TerminalEndpoints {
 
   /** Legacy `POST fdata` photo upload: same handling as ATTPHOTO. */
   private async legacyPhoto(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.devices.registration.touch(serial));
+    const device = approved(await this.devices.registration.touch(serial, contactOf(req.trust)));
     trustedOnly(req.trust);
     const body = await req.body();
     if (body.byteLength > 0) await this.uploads.photo(device, body);
@@ -379,7 +377,7 @@ export class TerminalEndpoints {
 
   /** 3.x `POST registry`: capabilities recorded, a stable RegistryCode answered. */
   private async registry(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    let device = await this.devices.registration.touch(serial, { ip: req.ip });
+    let device = await this.devices.registration.touch(serial, contactOf(req.trust, { ip: req.ip }));
     const params = parseRegistryBody(await this.text(device, req));
     // From an unconfirmed address its declarations are not taken (they decide the dialect and how templates are sent).
     // DeviceType and PushVersion are remembered: they decide the dialect (devices/dialect.ts).
@@ -388,8 +386,8 @@ export class TerminalEndpoints {
   }
 
   /** 3.x `POST push`: the configuration block. */
-  private async push(serial: string): Promise<TerminalReply> {
-    const device = await this.devices.registration.touch(serial);
+  private async push(req: TerminalRequest, serial: string): Promise<TerminalReply> {
+    const device = await this.devices.registration.touch(serial, contactOf(req.trust));
     const { settings } = this.ctx;
     const offset = this.offsetNow(device);
     const config = push3Config({
@@ -406,7 +404,7 @@ export class TerminalEndpoints {
 
   /** 3.x `GET rtdata?type=time`. */
   private async rtdata(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = await this.devices.registration.touch(serial);
+    const device = await this.devices.registration.touch(serial, contactOf(req.trust));
     if (req.query.type?.toLowerCase() !== 'time') return ok();
     return ok(push3Time(this.ctx.clock.now(), this.zoneOf(device), this.offsetNow(device)));
   }

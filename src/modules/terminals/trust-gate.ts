@@ -2,7 +2,7 @@
  * What a terminal request may send and be sent, by its trust (devices/identity.ts) and its
  * terminal's status: the checks every endpoint makes before it reads a body.
  */
-import { type DeviceRow, NEW_ADDRESS_FLAG, type Trust } from '../devices';
+import { type DeviceContact, type DeviceRow, NEW_ADDRESS_FLAG, type Trust } from '../devices';
 import { AdmsRefusal } from './reply';
 
 /** Attendance tables: kept from an unconfirmed address, flagged `new_address`. */
@@ -11,6 +11,17 @@ export const PUNCH_TABLES = new Set(['ATTLOG', 'RTLOG']);
 /** An approved terminal's request that is not trusted (an unconfirmed address, or no key under ADMS_TRUST=key). */
 export function withheld(trust: Trust): boolean {
   return !trust.trusted && trust.basis !== 'not_approved';
+}
+
+/**
+ * What a request records of the terminal's contact (devices.registration.touch): all of it, or
+ * nothing when it is withheld (an unconfirmed address, no key under ADMS_TRUST=key): it then
+ * neither changes the shown address nor counts as the terminal being seen (last seen, online,
+ * offline alarms), so whoever read the serial off the label cannot keep a dead or stolen
+ * terminal online. Its new address is still recorded for the diagnostics (devices/identity.ts).
+ */
+export function contactOf(trust: Trust, contact: DeviceContact = {}): DeviceContact {
+  return withheld(trust) ? { seen: false } : contact;
 }
 
 /**
