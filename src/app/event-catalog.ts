@@ -71,7 +71,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   device_command_finished: {
     about:
-      "A command to a terminal ended (`succeeded`, `failed`, `expired`, `cancelled`), with the terminal's return code. The payload depends on the kind and holds references (PIN, kind and index, template id and version), never template bytes.",
+      "A command to a terminal ended (`succeeded`, `failed`, `expired`, `cancelled`), with the terminal's return code. `command.kind` is the command's kind as `devices/{sn}/commands/` shows it (`query_users`, `reupload_logs`, `update_template`…). The payload depends on the kind and holds references (PIN, kind and index, template id and version), never template bytes.",
     example: {
       device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
       command: {

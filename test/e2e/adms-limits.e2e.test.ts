@@ -151,7 +151,7 @@ describe('reported parameters are bounded', () => {
   test('an INFO result merges into the map under the same caps', async () => {
     const core = server.fpa.service;
     const device = (await deviceRow('PARAMS'))!;
-    const [id] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: device.id, kind: 'INFO', payload: {} }]));
+    const [id] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: device.id, kind: 'info', payload: {} }]));
     expect((await admsFetch(server.url, '/iclock/getrequest?SN=PARAMS')).body).toBe(`C:${id}:INFO\n`);
     const lines = Array.from({ length: 100 }, (_, i) => `Info${i}=${'y'.repeat(300)}`);
     expect(
@@ -181,11 +181,11 @@ describe('INFO results', () => {
     const core = server.fpa.service;
     const other = (await deviceRow('READER'))!;
     const mine = (await deviceRow('INFODEV'))!;
-    const [otherId] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: other.id, kind: 'INFO', payload: {} }]));
+    const [otherId] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: other.id, kind: 'info', payload: {} }]));
     expect((await admsFetch(server.url, '/iclock/devicecmd?SN=INFODEV', { body: `ID=${otherId}&Return=0&CMD=INFO\nFPVersion=12\n` })).body).toBe('OK');
     expect((await deviceRow('INFODEV'))!.algorithmVersion).not.toBe('12');
 
-    const [id] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: mine.id, kind: 'INFO', payload: {} }]));
+    const [id] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: mine.id, kind: 'info', payload: {} }]));
     expect((await admsFetch(server.url, '/iclock/getrequest?SN=INFODEV')).body).toBe(`C:${id}:INFO\n`);
     expect(
       (await admsFetch(server.url, '/iclock/devicecmd?SN=INFODEV', { body: `ID=${id}&Return=0&CMD=INFO\nFPVersion=12\nFWVersion=Ver 8.0.4\n` })).body,

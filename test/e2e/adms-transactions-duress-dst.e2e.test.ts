@@ -152,7 +152,7 @@ describe('DST: sync-device-clocks', () => {
     const rows = await server.fpa.db.orm
       .select()
       .from(deviceCommands)
-      .where(and(eq(deviceCommands.deviceId, device.id), eq(deviceCommands.kind, 'CHECK')));
+      .where(and(eq(deviceCommands.deviceId, device.id), eq(deviceCommands.kind, 'check')));
     return rows.map((c) => c.status);
   }
 

@@ -337,7 +337,7 @@ describe('OPERLOG, BIODATA, photos and commands', () => {
     // An INFO result only counts as the answer to an INFO command of this terminal.
     const core = server.fpa.service;
     const device = await deviceRow(SN);
-    const [id] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: device.id, kind: 'INFO', payload: {} }]));
+    const [id] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: device.id, kind: 'info', payload: {} }]));
     expect((await terminal(`/iclock/getrequest?SN=${SN}`)).body).toBe(`C:${id}:INFO\n`);
     expect((await terminal(`/iclock/devicecmd?SN=${SN}`, { body: V11.replace('ID=122&', `ID=${id}&`) })).body).toBe('OK');
     const row = await deviceRow(SN);

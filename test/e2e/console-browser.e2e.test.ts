@@ -100,6 +100,11 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { level: 1, name: /FRONTDOOR1/ }).waitFor();
     // Its punches were never compared with its count yet: no verdict ("Nothing missing") to give.
     await page.getByText('Not checked yet').waitFor();
+    // Its queue names the query of its users sent on approval, answered, in words (its kind is
+    // `query_users`), with when it finished.
+    const query = page.getByRole('row', { name: /^List its users/ });
+    await query.getByText('Done').waitFor();
+    expect(await query.getByRole('cell').nth(4).textContent()).not.toBe('—');
     for (const name of ['Send', 'Resync', 'Full resync']) await page.getByRole('button', { name, exact: true }).waitFor();
     await shot('terminal');
     // A tablet held upright: everything is still reachable, nothing overflows the page sideways.

@@ -227,7 +227,7 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     expect(later.since).toBe(d.since);
     expect(Number(later.details.commands)).toBeGreaterThan(Number(d.details.commands));
     // Its fingerprint too: an unanswered template send is the terminal's silence like the rest.
-    expect(later.details.kinds).toEqual(['update_template', 'add_user', 'QUERY_USERS']);
+    expect(later.details.kinds).toEqual(['update_template', 'add_user', 'query_users']);
     expect(later.message).toContain('listing its users, adding a person');
     // Fixed (restarted): it answers again. The hourly reconciliation sends what failed; it is taken.
     answers = true;
@@ -376,7 +376,7 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     const both = await raised('commands_failing', 'DELNO-1');
     expect(both.since).toBe(d.since);
     expect(both.details).toMatchObject({ commands: 2, retrying: 1 });
-    expect([...(both.details.kinds as string[])].sort()).toEqual(['INFO', 'delete_user']);
+    expect([...(both.details.kinds as string[])].sort()).toEqual(['delete_user', 'info']);
     expect(both.message).toMatch(
       /^Terminal DELNO-1 refuses its commands: 1 command for it failed since .*, and none of the same kind has worked there since\./,
     );
@@ -392,7 +392,7 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     offset += 61 * 60_000;
     await drain(t);
     const infoOnly = await raised('commands_failing', 'DELNO-1');
-    expect(infoOnly.details).toMatchObject({ commands: 1, retrying: 0, kinds: ['INFO'] });
+    expect(infoOnly.details).toMatchObject({ commands: 1, retrying: 0, kinds: ['info'] });
     expect(infoOnly.message).not.toContain('refuses deletes');
     expect((await server.admin.get(`/enrollees/${refused.id}/deletion-proof/`)).body.complete).toBe(true);
     refusesInfo = false;

@@ -387,7 +387,7 @@ describe('clocks', () => {
     const detail = (await server.admin.get('/devices/DST1/')).body;
     expect(detail.clock_drifting).toBe(true);
     expect(Math.abs(detail.clock_drift_seconds)).toBeGreaterThan(120);
-    expect((await commandsOf('DST1')).some((c) => c.kind === 'SET_TIME' && c.status === 'pending')).toBe(true);
+    expect((await commandsOf('DST1')).some((c) => c.kind === 'set_time' && c.status === 'pending')).toBe(true);
   });
 
   test('a clock started over (2000-01-01) or set a year ahead is flagged too, and the installer told', async () => {

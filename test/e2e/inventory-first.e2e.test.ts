@@ -90,7 +90,7 @@ async function expectCarlKept(t: SimulatedTerminal, who: Person) {
 async function expectConsentTakesNothing(t: SimulatedTerminal, who: Person) {
   expect((await server.admin.post(`/enrollees/${who.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
   expect((await drain(t)).filter((text) => text.includes(`PIN=${who.device_pin}`))).toEqual([]);
-  expect((await commandsOf(t.sn)).filter((c) => c.kind === 'QUERY_TEMPLATES')).toEqual([]);
+  expect((await commandsOf(t.sn)).filter((c) => c.kind === 'query_templates')).toEqual([]);
   expect((await server.admin.get(`/enrollees/${who.id}/templates/`)).body.results).toEqual([]);
 }
 
@@ -171,7 +171,7 @@ describe('a terminal whose users are not known yet is sent nobody', () => {
       expect((await server.admin.post('/jobs/retry-commands/run/')).status).toBe(200);
       await t.poll();
     }
-    expect((await commandsOf('SC0005')).find((c) => c.kind === 'QUERY_USERS')).toMatchObject({ status: 'failed' });
+    expect((await commandsOf('SC0005')).find((c) => c.kind === 'query_users')).toMatchObject({ status: 'failed' });
     await drain(t);
     expect(t.users.get(jo.device_pin)?.name).toBe('Jo West');
   });
@@ -298,7 +298,7 @@ describe('consent fetches only the fingers of a user that is the person', () => 
     expect((await other.post('devicecmd', {}, `ID=${sent[0]!.id}&Return=0&CMD=DATA\n`)).status).toBe(200);
     expect((await server.admin.post(`/enrollees/${lee.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
     // The terminal Lee was adopted from is asked for Lee's fingers; the other one is not.
-    expect((await commandsOf('ADOPT1')).filter((c) => c.kind === 'QUERY_TEMPLATES').map((c) => c.payload.pin)).toEqual(['42']);
-    expect((await commandsOf('ADOPT2')).filter((c) => c.kind === 'QUERY_TEMPLATES')).toEqual([]);
+    expect((await commandsOf('ADOPT1')).filter((c) => c.kind === 'query_templates').map((c) => c.payload.pin)).toEqual(['42']);
+    expect((await commandsOf('ADOPT2')).filter((c) => c.kind === 'query_templates')).toEqual([]);
   });
 });

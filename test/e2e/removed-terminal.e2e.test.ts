@@ -133,7 +133,7 @@ describe('a removed terminal gets the deletes it owes when it returns', () => {
     expect(sent).toEqual([`DATA DELETE FINGERTMP PIN=${p.device_pin}\tFID=6`]);
     expect([...t.templates.values()].some((tpl) => tpl.pin === p.device_pin)).toBe(false);
     const open = (await commandsOf('OFF1')).filter((c) => c.status === 'pending');
-    expect(open.map((c) => c.kind)).toEqual(['INFO']);
+    expect(open.map((c) => c.kind)).toEqual(['info']);
   });
 
   test('a terminal that is not approved may answer its deletes, and no other command', async () => {
@@ -149,7 +149,7 @@ describe('a removed terminal gets the deletes it owes when it returns', () => {
     // A command other than a delete open for it (queued before a change of status).
     const [info] = await server.fpa.db.orm
       .insert(deviceCommands)
-      .values({ deviceId: device.id, kind: 'INFO', payload: {}, status: 'sent', createdAt: Date.now(), notBefore: 0, expiresAt: Date.now() + 86_400_000 })
+      .values({ deviceId: device.id, kind: 'info', payload: {}, status: 'sent', createdAt: Date.now(), notBefore: 0, expiresAt: Date.now() + 86_400_000 })
       .returning();
     const res = await t.post('devicecmd', {}, `ID=${info!.id}&Return=0&CMD=INFO\n`);
     expect(res.status).toBe(200);

@@ -215,7 +215,7 @@ describe('device commands end to end', () => {
       .where(eq(devices.serialNumber, 'CMD1'))
       .limit(1)
       .then((r) => r[0]))!;
-    await server.fpa.db.write((w) => server.fpa.service.commands.enqueue(w, [{ deviceId: device.id, kind: 'INFO', payload: {} }]));
+    await server.fpa.db.write((w) => server.fpa.service.commands.enqueue(w, [{ deviceId: device.id, kind: 'info', payload: {} }]));
     expect((await t.poll()).map((c) => [c.text, c.returnCode])).toEqual([['INFO', 0]]);
     const after = (await server.fpa.db.orm
       .select()

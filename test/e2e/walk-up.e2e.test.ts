@@ -423,7 +423,7 @@ describe('walk-up by PIN in the ordinary flow', () => {
     expect((await s.admin.post('/jobs/reconcile-devices/run/', {})).body.status).toBe('succeeded');
     const queries = (
       (await s.admin.get('/devices/RECON1/commands/?limit=100')).body.results as { kind: string; payload: Record<string, unknown>; status: string }[]
-    ).filter((c) => c.kind === 'QUERY_USERS');
+    ).filter((c) => c.kind === 'query_users');
     expect(queries.map((c) => [c.status, c.payload.resync])).toEqual([['sent', 'approved']]);
     // It answers: its user, then the query's result.
     expect((await t.post('cdata', { table: 'OPERLOG', Stamp: '8' }, userLine('7', 'Menu 7'))).body).toBe('OK:1');

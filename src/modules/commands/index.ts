@@ -1,7 +1,7 @@
 /** Device commands: the queue, its results, retries and expiry. Rendering is the terminals module's. */
 export type { CommandEvents } from './events';
 export { commandJobs } from './jobs';
-export { type DueCommand, type NewCommand, NO_RESULT, QUERY_USERS_KEY, wentOut } from './kinds';
+export { type CommandKind, type DueCommand, type NewCommand, NO_RESULT, QUERY_USERS_KEY, wentOut } from './kinds';
 export { DeviceCommand } from './model';
 export {
   commandStates,

@@ -1,31 +1,15 @@
 /** What a device command is: its kinds, the rows and answers, and the rules every kind follows. */
-import type { deviceCommands } from './tables';
+import type { CommandKind, deviceCommands, OperatorKind } from './tables';
+
+export type { CommandKind, OperatorKind };
 
 /** A command as the poll rendered it: marked only if it still reads the same. */
 export interface MarkCandidate {
   id: number;
-  kind: string;
+  kind: CommandKind;
   /** The payload's stored JSON text, as read before rendering. */
   payloadText: string;
 }
-
-export type CommandKind =
-  | 'add_user'
-  | 'delete_user'
-  | 'update_template'
-  | 'delete_template'
-  | 'ENROLL_FP'
-  | 'ENROLL_BIO'
-  | 'CHECK'
-  | 'INFO'
-  | 'REBOOT'
-  | 'SET_TIME'
-  | 'QUERY_USERS'
-  | 'QUERY_TEMPLATES'
-  | 'QUERY_ATTLOG'
-  | 'CLEAR_LOG'
-  | 'CLEAR_DATA'
-  | 'RAW';
 
 /** The supersede key of the query of a terminal's users: one at a time per terminal (fleet/resync.ts). */
 export const QUERY_USERS_KEY = 'query-users';
@@ -41,19 +25,6 @@ export const QUERY_USERS_KEY = 'query-users';
 export const INVENTORY_QUERY_OPEN = `fpa_device_commands.supersede_key = '${QUERY_USERS_KEY}'
   and fpa_device_commands.status in ('pending', 'sent')
   and json_extract(fpa_device_commands.payload, '$.resync') = 'approved'`;
-
-/** What an operator may queue (`POST devices/{sn}/commands/`), and the kind each is stored as. */
-export const OPERATOR_KINDS = {
-  reboot: 'REBOOT',
-  set_time: 'SET_TIME',
-  info: 'INFO',
-  query_users: 'QUERY_USERS',
-  reupload_logs: 'QUERY_ATTLOG',
-  clear_logs: 'CLEAR_LOG',
-  clear_data: 'CLEAR_DATA',
-  raw: 'RAW',
-} as const satisfies Record<string, CommandKind>;
-export type OperatorKind = keyof typeof OPERATOR_KINDS;
 
 /** `POST devices/{sn}/commands/`, as validated by the model. */
 export interface OperatorCommand {
@@ -73,7 +44,7 @@ export type CommandRow = typeof deviceCommands.$inferSelect;
 export interface CommandAnswer {
   id: string;
   returnCode: number | null;
-  /** The command word the terminal echoes (`DATA`, `ENROLL_FP`…). */
+  /** The command word the terminal echoes (`DATA`, `ENROLL_FP`…: its own words, not the kind). */
   cmd: string;
   fields: Record<string, string>;
 }
@@ -116,14 +87,22 @@ export function isPermanentFailure(code: number | null): boolean {
   if (code === null) return false;
   return PERMANENT_FAILURES.has(code) || PUSH3_PERMANENT_FAILURES.has(code) || (code <= -600 && code > -700);
 }
-export const INTERACTIVE_KINDS = new Set<string>(['ENROLL_FP', 'ENROLL_BIO']);
-export const DELETE_KINDS = new Set<string>(['delete_user', 'delete_template']);
+export const INTERACTIVE_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['ENROLL_FP', 'ENROLL_BIO']);
+export const DELETE_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['delete_user', 'delete_template']);
 /**
  * Commands about whoever the terminal holds under a PIN: a user record (name, card), a template,
  * an enrollment, a fetch of templates, a delete. They wait while the terminal has not said who
  * it holds (its inventory, polls.ts): under that PIN may be its own user, someone else.
  */
-export const PIN_KINDS = new Set<string>(['add_user', 'update_template', 'delete_user', 'delete_template', 'ENROLL_FP', 'ENROLL_BIO', 'QUERY_TEMPLATES']);
+export const PIN_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>([
+  'add_user',
+  'update_template',
+  'delete_user',
+  'delete_template',
+  'ENROLL_FP',
+  'ENROLL_BIO',
+  'query_templates',
+]);
 /** Why a command sent again and again without a result failed (the retry-commands job), as its result says. */
 export const NO_RESULT = 'no result from the terminal';
 /** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */

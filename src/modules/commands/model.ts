@@ -1,17 +1,18 @@
 /** The commands module's HTTP model. */
 import { t } from 'elysia';
 import { Body, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
-import { COMMAND_STATUSES } from './tables';
+import { COMMAND_KINDS, COMMAND_STATUSES } from './tables';
 
 export const DeviceCommand = t.Object(
   {
     id: Int(),
-    kind: t.String({ description: '`add_user`, `delete_user`, `update_template`, `delete_template`, `ENROLL_FP`, `ENROLL_BIO`, `CHECK`, `INFO`, `REBOOT`…' }),
+    kind: OneOf(COMMAND_KINDS, 'What it does: an operator’s is named as it was queued (`POST devices/{sn}/commands/`), the others the service queues itself.'),
     status: OneOf(COMMAND_STATUSES),
     attempts: Int(),
     created_at: Instant(),
     sent_at: Nullable(Instant()),
-    completed_at: Nullable(Instant()),
+    finished_at: Nullable(Instant('When it ended (succeeded, failed, expired, cancelled, superseded); null while pending or sent.')),
+    completed_at: Nullable(Instant('The same as `finished_at`, under the name earlier releases gave it (kept for their clients).')),
     expires_at: Instant(),
     return_code: Nullable(Int({ description: 'The terminal’s return code.' })),
     result: Nullable(t.Record(t.String(), t.Unknown())),

@@ -1,14 +1,14 @@
 /** Unfinished commands, read for the deletion proofs and the diagnostics; and the failures that stand. */
 import { and, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
-import { type CommandRow, DELETE_KINDS, INTERACTIVE_KINDS, NO_RESULT, USER_NOT_ON_DEVICE } from './kinds';
+import { type CommandKind, type CommandRow, DELETE_KINDS, INTERACTIVE_KINDS, NO_RESULT, USER_NOT_ON_DEVICE } from './kinds';
 import { sqlList } from './query-plans';
 import { deviceCommands } from './tables';
 
 export interface OpenDelete {
   id: number;
   deviceId: string;
-  kind: string;
+  kind: CommandKind;
 }
 
 /** Unfinished deletes (`pending`, `sent`) about this PIN, on every terminal. */
@@ -29,7 +29,7 @@ export async function openDeletesOf(q: Queryable, pin: string): Promise<OpenDele
 export async function commandStates(
   q: Queryable,
   ids: readonly number[],
-): Promise<Map<number, { id: number; kind: string; status: string; returnCode: number | null }>> {
+): Promise<Map<number, { id: number; kind: CommandKind; status: string; returnCode: number | null }>> {
   if (ids.length === 0) return new Map();
   const rows = await q
     .select({ id: deviceCommands.id, kind: deviceCommands.kind, status: deviceCommands.status, returnCode: deviceCommands.returnCode })
@@ -56,7 +56,7 @@ export async function waitingSince(q: Queryable, before: number): Promise<Waitin
 
 /** The failed commands of one kind that stand on a terminal. */
 export interface FailedKind {
-  kind: string;
+  kind: CommandKind;
   count: number;
   /** When the first of them failed. */
   since: number;
@@ -91,7 +91,7 @@ export interface FailingCommands {
 
 /** Failures another diagnostic already says (with its own fix): a kind and the answers of it left out. */
 export interface SaidElsewhere {
-  kind: string;
+  kind: CommandKind;
   returnCodes: readonly number[];
 }
 

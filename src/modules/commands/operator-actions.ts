@@ -10,7 +10,7 @@ import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import { refuseIfSharedTerminal } from '../devices';
 import type { CommandEndings } from './endings';
-import { type CommandRow, DELETE_KINDS, NEVER_EXPIRES, type NewCommand, type OperatorCommand } from './kinds';
+import { type CommandKind, type CommandRow, DELETE_KINDS, NEVER_EXPIRES, type NewCommand, type OperatorCommand } from './kinds';
 import { operatorCommand } from './operator';
 import type { CommandPolls } from './polls';
 import type { CommandRuntime } from './runtime';
@@ -31,7 +31,7 @@ export type CancelRefusal = (q: Queryable, commands: readonly CommandRow[]) => P
  * Kinds that wipe what a terminal holds (or may: raw text is anything): a caller limited to areas
  * sends them only to a terminal wholly within its areas (another area's people are on it too).
  */
-const WIPING_KINDS = new Set(['CLEAR_LOG', 'CLEAR_DATA', 'RAW']);
+const WIPING_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['clear_logs', 'clear_data', 'raw']);
 
 export class OperatorActions {
   private readonly refusals: CancelRefusal[] = [];

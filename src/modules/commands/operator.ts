@@ -1,9 +1,10 @@
 /**
- * What an operator may ask of a terminal (`POST devices/{sn}/commands/`), turned into the kind
- * and payload queued: destructive kinds need the serial repeated, raw text needs the setting.
+ * What an operator may ask of a terminal (`POST devices/{sn}/commands/`), turned into the command
+ * queued under the kind asked for: destructive kinds need the serial repeated, raw text needs
+ * the setting.
  */
 import { FpaError } from '../../platform/errors';
-import { type CommandKind, OPERATOR_KINDS, type OperatorCommand } from './kinds';
+import type { CommandKind, OperatorCommand } from './kinds';
 
 export function operatorCommand(
   serial: string,
@@ -16,15 +17,15 @@ export function operatorCommand(
   switch (input.kind) {
     case 'raw':
       if (!options.rawAllowed) throw new FpaError('raw_commands_disabled', 'raw commands are off (ADMS_RAW_COMMANDS)', {});
-      return { kind: 'RAW', payload: { command: input.command ?? '' } };
+      return { kind: 'raw', payload: { command: input.command ?? '' } };
     case 'reupload_logs': {
       const from = input.from ?? '';
       const to = input.to ?? from;
       if (to < from) throw new FpaError('validation_error', '`to` is before `from`', { from, to });
       // Wall times of the terminal's own clock: the local dates are the terminal's.
-      return { kind: 'QUERY_ATTLOG', payload: { startTime: `${from} 00:00:00`, endTime: `${to} 23:59:59` } };
+      return { kind: 'reupload_logs', payload: { startTime: `${from} 00:00:00`, endTime: `${to} 23:59:59` } };
     }
     default:
-      return { kind: OPERATOR_KINDS[input.kind], payload: {} };
+      return { kind: input.kind, payload: {} };
   }
 }

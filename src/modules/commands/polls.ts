@@ -8,7 +8,7 @@ import type { WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { ReadBatch } from '../../platform/db/read-batch';
 import type { CommandEndings } from './endings';
-import { DELETE_KINDS, type DueCommand, INTERACTIVE_KINDS, INVENTORY_QUERY_OPEN, type MarkCandidate, PIN_KINDS } from './kinds';
+import { type CommandKind, DELETE_KINDS, type DueCommand, INTERACTIVE_KINDS, INVENTORY_QUERY_OPEN, type MarkCandidate, PIN_KINDS } from './kinds';
 import { notIndexed, sqlList } from './query-plans';
 import type { CommandRuntime } from './runtime';
 import { deviceCommands } from './tables';
@@ -86,7 +86,9 @@ export class CommandPolls {
     const asked = JSON.stringify(keys.map((key) => [key.slice(2), key.startsWith('d:') ? 1 : 0]));
     const result = await this.ctx.db.client.execute({ sql: DUE_SQL, args: [this.ctx.clock.now(), this.ctx.settings.ADMS_MAX_COMMANDS_PER_REQUEST, asked] });
     const found: MarkCandidate[][] = keys.map(() => []);
-    for (const row of result.rows) found[Number(row.slot)]!.push({ id: Number(row.id), kind: String(row.kind), payloadText: String(row.payload) });
+    // The kind column holds COMMAND_KINDS only (tables.ts; migration 0036 renamed the older names).
+    for (const row of result.rows)
+      found[Number(row.slot)]!.push({ id: Number(row.id), kind: String(row.kind) as CommandKind, payloadText: String(row.payload) });
     for (const rows of found) rows.sort((a, b) => a.id - b.id);
     return reads.map((read) => found[slotOf.get(dueReadKey(read))!]!);
   }

@@ -17,7 +17,7 @@
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Tx } from '../../platform/db/client';
-import { DELETE_KINDS, type NewCommand, wentOut } from './kinds';
+import { type CommandKind, DELETE_KINDS, type NewCommand, wentOut } from './kinds';
 import { notIndexed } from './query-plans';
 import { deviceCommands } from './tables';
 
@@ -29,7 +29,7 @@ export type QueueRef = { id: number } | { slot: number };
 
 /** A pending command with a given supersede key: queued before (`id`) or in this batch (`slot`). */
 interface QueuedEntry {
-  kind: string;
+  kind: CommandKind;
   /** Its kind and payload (contentOf): what the terminal is told under its id. */
   content: string;
   /** Whether it went to the terminal at least once: its id is then bound to its content. */
@@ -153,7 +153,7 @@ export async function pendingWithKeys(tx: Tx, commands: NewCommand[]): Promise<M
   const rows: {
     id: number;
     deviceId: string;
-    kind: string;
+    kind: CommandKind;
     payload: Record<string, unknown>;
     supersedeKey: string | null;
     sentAt: number | null;

@@ -15,6 +15,8 @@ export function commandView(c: CommandRow, cancelRefused: string | null = null):
     attempts: c.attempts,
     created_at: new Date(c.createdAt).toISOString(),
     sent_at: iso(c.sentAt),
+    finished_at: iso(c.completedAt),
+    // The name of earlier releases, kept for their clients: the same instant.
     completed_at: iso(c.completedAt),
     expires_at: new Date(c.expiresAt).toISOString(),
     return_code: c.returnCode,

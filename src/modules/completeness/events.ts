@@ -8,7 +8,7 @@ export interface RecoveryRef {
   /** The range asked, in the terminal's wall time. */
   from: string;
   to: string;
-  /** The `QUERY_ATTLOG` command that carries it. */
+  /** The `reupload_logs` command that carries it. */
   command: number | null;
 }
 

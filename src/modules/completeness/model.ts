@@ -51,7 +51,7 @@ export const Recovery = t.Object(
     from: t.String({ description: 'Start of the range asked, terminal wall time.' }),
     to: t.String(),
     status: OneOf(RECOVERY_STATUSES),
-    command: Nullable(Int({ description: 'The `QUERY_ATTLOG` command (`devices/{sn}/commands/`).' })),
+    command: Nullable(Int({ description: 'The `reupload_logs` command (`devices/{sn}/commands/`).' })),
     missing: Nullable(Int({ description: 'Records the counts said were missing (count_mismatch).' })),
     recovered: Nullable(Int()),
     return_code: Nullable(Int()),

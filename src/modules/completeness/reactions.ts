@@ -27,13 +27,13 @@ export const countReuploadedLines =
   (device, lines) =>
     completeness.recoveries.linesUploaded(device.id, lines);
 
-/** device_command_finished (QUERY_ATTLOG): a re-upload's command ended: its recovery is answered, finished or failed. */
+/** device_command_finished (reupload_logs): a re-upload's command ended: its recovery is answered, finished or failed. */
 export const followRecoveryCommands =
   ({ completeness, devices }: CompletenessDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
   async (w, finished) => {
     for (const { data } of finished) {
       const recovery = data.command.payload.recovery;
-      if (data.command.kind !== 'QUERY_ATTLOG' || typeof recovery !== 'string') continue;
+      if (data.command.kind !== 'reupload_logs' || typeof recovery !== 'string') continue;
       const device = await devices.findBySerial(w.tx, data.device.serial_number);
       if (device) await completeness.recoveryAnswered(w, recovery, device, data.status === 'succeeded', data.return_code);
     }

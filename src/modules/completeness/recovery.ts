@@ -1,5 +1,5 @@
 /**
- * Re-uploads asked of terminals: queued as `QUERY_ATTLOG` commands (`DATA QUERY ATTLOG
+ * Re-uploads asked of terminals: queued as `reupload_logs` commands (`DATA QUERY ATTLOG
  * StartTime=… EndTime=…`, docs/protocol/adms.md), answered by the terminal re-sending the records
  * of the range through its normal ATTLOG upload (stored de-duplicated, as always), and finished
  * here: what was new counted per local date, the terminal's own count per date (the distinct
@@ -117,11 +117,11 @@ export class Recoveries {
     return options.planned ? refOf(row) : this.send(w, row);
   }
 
-  /** Sends a planned re-upload: the `QUERY_ATTLOG` command queued, what is stored from now on is new. */
+  /** Sends a planned re-upload: the `reupload_logs` command queued, what is stored from now on is new. */
   async send(w: WriteContext, recovery: RecoveryRow): Promise<RecoveryRef> {
     const { id, fromTime: from, toTime: to, deviceId } = recovery;
     const [command] = await this.deps.commands.enqueue(w, [
-      { deviceId, kind: 'QUERY_ATTLOG', payload: { startTime: from, endTime: to, recovery: id }, supersedeKey: `recovery:${id}` },
+      { deviceId, kind: 'reupload_logs', payload: { startTime: from, endTime: to, recovery: id }, supersedeKey: `recovery:${id}` },
     ]);
     const set = {
       status: 'queued' as const,

@@ -1,6 +1,6 @@
 /**
  * What diagnostics read of completeness (`punches_not_resent`): which re-upload commands
- * (`QUERY_ATTLOG`) were asked for a gap of the counts, and that gap while it is still open. A
+ * (`reupload_logs`) were asked for a gap of the counts, and that gap while it is still open. A
  * refused re-upload of a gap is said until the gap closes (the terminal's USB file imported, the
  * terminal re-sending them at last, its log cleared), not for a day after.
  */

@@ -5,26 +5,28 @@
  */
 
 import { counted } from '../../platform/words';
-import { describeReturnCode, type FailedKind, type FailingCommands, NO_RESULT } from '../commands';
+import { type CommandKind, describeReturnCode, type FailedKind, type FailingCommands, NO_RESULT } from '../commands';
 
 /** A command kind as a sentence names it. */
-const COMMAND_WORDS: Readonly<Record<string, string>> = {
+const COMMAND_WORDS: Readonly<Record<CommandKind, string>> = {
   add_user: 'adding a person',
   delete_user: 'removing a person',
   update_template: 'sending a fingerprint',
   delete_template: 'deleting a fingerprint',
-  CHECK: 'a check-in',
-  INFO: 'reading its information',
-  REBOOT: 'a restart',
-  SET_TIME: 'setting its clock',
-  QUERY_USERS: 'listing its users',
-  QUERY_TEMPLATES: 'listing its fingerprints',
-  QUERY_ATTLOG: 'sending punches again',
-  CLEAR_LOG: 'deleting its punches',
-  CLEAR_DATA: 'deleting all its data',
-  RAW: 'a raw command',
+  ENROLL_FP: 'enrolling a finger',
+  ENROLL_BIO: 'enrolling a biometric',
+  check: 'a check-in',
+  info: 'reading its information',
+  reboot: 'a restart',
+  set_time: 'setting its clock',
+  query_users: 'listing its users',
+  query_templates: 'listing its fingerprints',
+  reupload_logs: 'sending punches again',
+  clear_logs: 'deleting its punches',
+  clear_data: 'deleting all its data',
+  raw: 'a raw command',
 };
-const commandWords = (kind: string) => COMMAND_WORDS[kind] ?? kind;
+const commandWords = (kind: CommandKind) => COMMAND_WORDS[kind] ?? kind;
 
 /** What the terminal answered to the newest failure of a kind: its return code in words, or the reason kept with it. */
 export const answerOf = (k: FailedKind) => (k.returnCode === null ? (k.reason ?? NO_RESULT) : describeReturnCode(k.returnCode));

@@ -1,9 +1,9 @@
 /**
- * The words of punches_not_resent: a terminal that refuses to send its punches again (`QUERY_ATTLOG`,
- * `DATA QUERY ATTLOG`: a firmware without the query answers −1002) or never answers it. What
- * carries the punches then is the terminal's USB file, imported; a re-upload asked for a gap of
- * the counts is said while that gap is open, one asked after an outage or by hand as a failed
- * command is (until a re-upload succeeds there, or a day without a new failure).
+ * The words of punches_not_resent: a terminal that refuses to send its punches again
+ * (`reupload_logs`, `DATA QUERY ATTLOG`: a firmware without the query answers −1002) or never
+ * answers it. What carries the punches then is the terminal's USB file, imported; a re-upload
+ * asked for a gap of the counts is said while that gap is open, one asked after an outage or by
+ * hand as a failed command is (until a re-upload succeeds there, or a day without a new failure).
  */
 
 import { counted } from '../../platform/words';
@@ -12,7 +12,7 @@ import type { OpenGap } from '../completeness';
 import { answerOf } from './failing';
 
 /** The command kind of a re-upload of punches. */
-export const REUPLOAD = 'QUERY_ATTLOG';
+export const REUPLOAD = 'reupload_logs';
 
 /** A terminal's failed commands apart from its re-uploads, and its re-uploads' (null: none of that part). */
 export function splitReuploads(f: FailingCommands): { others: FailingCommands | null; reupload: FailedKind | null } {

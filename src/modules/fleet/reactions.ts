@@ -61,7 +61,7 @@ export const retryUnsyncedAfterCapabilityChange =
 
 /**
  * device_command_finished: a users query answered resyncs (or repairs drift); a terminal cleared
- * with CLEAR_DATA gets its in-scope users and templates again; a user an administrator removed
+ * with `clear_data` gets its in-scope users and templates again; a user an administrator removed
  * makes room for the enrollee with that PIN.
  */
 export const convergeOnCommandResult =
@@ -72,8 +72,8 @@ export const convergeOnCommandResult =
     for (const { data } of finished) {
       const { kind, payload } = data.command;
       // What waited for the terminal's answer (its commands about a PIN, commands/polls.ts) is due.
-      if (kind === 'QUERY_USERS') w.afterCommit(() => commands.polls.markQueued(data.device.id));
-      const resyncAfter = kind === 'QUERY_USERS' && typeof payload.resync === 'string' ? (payload.resync as ResyncReason) : null;
+      if (kind === 'query_users') w.afterCommit(() => commands.polls.markQueued(data.device.id));
+      const resyncAfter = kind === 'query_users' && typeof payload.resync === 'string' ? (payload.resync as ResyncReason) : null;
       // A terminal that cannot answer the query (it failed) is resynced all the same; one that
       // let it expire is resynced when it is back (device_online).
       if (data.status !== 'succeeded' && !(resyncAfter && data.status === 'failed')) continue;
@@ -85,7 +85,7 @@ export const convergeOnCommandResult =
         if (query.sent_at !== null) await resync.missing(w, device, Date.parse(query.sent_at));
       } else if (resyncAfter) {
         await resync.backfill(w, device, resyncAfter);
-      } else if (kind === 'CLEAR_DATA') {
+      } else if (kind === 'clear_data') {
         // The terminal holds nothing now: it gets its in-scope users and templates again.
         await devices.users.clear(w.tx, device.id);
         await enrollment.sync.forgetDevice(w.tx, device.id);

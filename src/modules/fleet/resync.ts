@@ -135,11 +135,11 @@ export function removal(deviceId: string, pin: string): NewCommand {
 
 /** `DATA QUERY USERINFO`; with a reason, the resync that waits for the answer. */
 function userQuery(deviceId: string, resyncAfter: ResyncReason | null): NewCommand {
-  return { deviceId, kind: 'QUERY_USERS', payload: resyncAfter ? { resync: resyncAfter } : {}, supersedeKey: QUERY_USERS_KEY };
+  return { deviceId, kind: 'query_users', payload: resyncAfter ? { resync: resyncAfter } : {}, supersedeKey: QUERY_USERS_KEY };
 }
 
 export function templateQuery(deviceId: string, pin: string): NewCommand {
-  return { deviceId, kind: 'QUERY_TEMPLATES', payload: { pin }, supersedeKey: `query-templates:${pin}` };
+  return { deviceId, kind: 'query_templates', payload: { pin }, supersedeKey: `query-templates:${pin}` };
 }
 
 /** Why a terminal was sent its people again, as its event list says it. */

@@ -260,7 +260,7 @@ export class TerminalEndpoints {
   /** Ids among `results` of this device's INFO commands still waiting for their answer. */
   private async openInfoCommands(device: DeviceRow, results: CommandResult[]): Promise<Set<string>> {
     const ids = results.filter((r) => r.cmd.toUpperCase() === 'INFO' && /^\d{1,15}$/.test(r.id)).map((r) => Number(r.id));
-    const open = await this.commands.lookups.openOfKind(device.id, 'INFO', ids);
+    const open = await this.commands.lookups.openOfKind(device.id, 'info', ids);
     return new Set([...open].map(String));
   }
 

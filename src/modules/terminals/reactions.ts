@@ -25,6 +25,6 @@ export const setDriftingClock =
     if (!correction) return;
     await commands.enqueue(
       w,
-      drifting.map(({ data }) => ({ deviceId: data.device.id, kind: 'SET_TIME', payload: {}, supersedeKey: 'set-time' })),
+      drifting.map(({ data }) => ({ deviceId: data.device.id, kind: 'set_time', payload: {}, supersedeKey: 'set-time' })),
     );
   };

@@ -206,27 +206,27 @@ export class CommandRenderer {
         const no = Number(p.fingerIndex);
         return v3 ? push3EnrollCommand(pin, type, no, cardOf(p)) : enrollBioCommand(pin, type, { no, cardNo: cardOf(p) });
       }
-      case 'CHECK':
+      case 'check':
         return checkCommand();
-      case 'INFO':
+      case 'info':
         return infoCommand();
-      case 'REBOOT':
+      case 'reboot':
         return rebootCommand();
-      case 'SET_TIME':
+      case 'set_time':
         // 2.x terminals take the time from the handshake (the Date header and TimeZone, §7).
         return v3 ? push3SetTimeCommand(encodePush3DateTime(wallTimeAt(this.clock.now(), this.zoneOf(device)))) : checkCommand();
-      case 'QUERY_USERS':
+      case 'query_users':
         return v3 ? push3QueryUsersCommand() : queryUsersCommand();
-      case 'QUERY_TEMPLATES':
+      case 'query_templates':
         if (v3) return push3QueryTemplatesCommand(pin);
         return takesBiodata(device, device.algorithmVersion) ? queryBiodataCommand(FINGERPRINT, pin) : queryFingerTemplatesCommand(pin);
-      case 'QUERY_ATTLOG':
+      case 'reupload_logs':
         return queryAttlogCommand(String(p.startTime), String(p.endTime));
-      case 'CLEAR_LOG':
+      case 'clear_logs':
         return clearLogCommand();
-      case 'CLEAR_DATA':
+      case 'clear_data':
         return clearDataCommand();
-      case 'RAW':
+      case 'raw':
         // One line: a line break would smuggle a second command past the queue.
         return sanitizeValue(String(p.command ?? '')).replace(/[\r\n]/g, '') || null;
       default:

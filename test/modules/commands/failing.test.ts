@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { createFingerprintAttendance, type FingerprintAttendance } from '../../../src/app/create';
 import { deviceCommands } from '../../../src/app/schema';
-import { failingCommands } from '../../../src/modules/commands';
+import { type CommandKind, failingCommands } from '../../../src/modules/commands';
 import { failingSql } from '../../../src/modules/commands/open';
 import { silentLogger } from '../../../src/platform/log';
 import { tempDir, testSettings } from '../../support/harness';
@@ -24,7 +24,7 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-function failed(deviceId: string, kind: string, returnCode: number | null, reason: string) {
+function failed(deviceId: string, kind: CommandKind, returnCode: number | null, reason: string) {
   return {
     deviceId,
     kind,

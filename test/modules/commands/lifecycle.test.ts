@@ -47,7 +47,7 @@ async function device(serial: string, areas?: string[]): Promise<DeviceRow> {
   await fpa.service.approveDevice(serial, { by, areas });
   const d = await fpa.service.devices.get(serial);
   // Approval queues a query of the terminal's users; these tests follow the sync commands alone.
-  await fpa.db.write(({ tx }) => tx.delete(deviceCommands).where(and(eq(deviceCommands.deviceId, d.id), eq(deviceCommands.kind, 'QUERY_USERS'))));
+  await fpa.db.write(({ tx }) => tx.delete(deviceCommands).where(and(eq(deviceCommands.deviceId, d.id), eq(deviceCommands.kind, 'query_users'))));
   return d;
 }
 

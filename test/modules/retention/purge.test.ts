@@ -70,7 +70,7 @@ beforeAll(async () => {
   await server.fpa.db.write(async ({ tx }) => {
     const command = (status: 'pending' | 'sent' | 'succeeded' | 'expired', createdAt: number, completedAt: number | null) => ({
       deviceId: device.id,
-      kind: 'check',
+      kind: 'check' as const,
       payload: {},
       status,
       createdAt,

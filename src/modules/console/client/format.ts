@@ -1,4 +1,5 @@
 /** Plain words and local times: what the console shows instead of codes and UTC instants. */
+import type { CommandKind } from '../../commands';
 import { currentSession } from './api';
 
 const WORDS: Record<string, string> = {
@@ -60,16 +61,16 @@ export function words(code: string | null | undefined): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-const COMMAND_KINDS: Record<string, string> = {
+/** Each kind of command as the console names it (the API's kinds, commands/tables.ts). */
+const COMMAND_KINDS: Readonly<Record<CommandKind, string>> = {
   add_user: 'Add person',
   delete_user: 'Remove person',
   update_template: 'Send fingerprint',
   delete_template: 'Delete fingerprint',
   ENROLL_FP: 'Enroll a finger',
   ENROLL_BIO: 'Enroll a biometric',
-  CHECK: 'Check in (refresh settings)',
-  INFO: 'Read terminal information',
-  REBOOT: 'Restart',
+  check: 'Check in (refresh settings)',
+  query_templates: 'List a person’s fingerprints',
   reboot: 'Restart',
   set_time: 'Set the clock',
   info: 'Read terminal information',
@@ -80,7 +81,9 @@ const COMMAND_KINDS: Record<string, string> = {
   raw: 'Raw command',
 };
 
-export const commandKind = (kind: string) => COMMAND_KINDS[kind] ?? words(kind);
+const commandNames: Readonly<Record<string, string | undefined>> = COMMAND_KINDS;
+/** A command's kind in words (one the console does not know, from a newer server: its own name in words). */
+export const commandKind = (kind: string) => commandNames[kind] ?? words(kind);
 
 export const FINGERS = [
   'Left little',

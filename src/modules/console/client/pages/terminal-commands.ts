@@ -90,7 +90,7 @@ function commandRows(commands: CommandView[], base: string, redraw: () => Promis
       c.return_code !== null && c.status === 'failed' ? h('span', {}, status, ` (code ${c.return_code})`) : status,
       h('span', {}, String(c.attempts)),
       h('span', {}, dateTime(c.created_at)),
-      h('span', {}, dateTime(c.completed_at)),
+      h('span', {}, dateTime(c.finished_at)),
       act,
     ];
   });
