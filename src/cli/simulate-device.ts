@@ -73,10 +73,21 @@ interface Simulation {
   values: Values;
 }
 
-/** The flags read and checked (a bad one throws); null without `--url` and `--sn`. */
-function readFlags(args: string[]): Simulation | null {
+/** The options the command cannot run without, and what each is (the line naming one that is missing). */
+const REQUIRED = { url: 'the server’s base URL, e.g. http://127.0.0.1:3000', sn: 'the serial number the terminal reports' } as const;
+
+/** The line naming the required options not given, then the usage (exit 2, as every script does). */
+function missingOptions(given: Record<keyof typeof REQUIRED, string | undefined>): string {
+  const missing = (Object.keys(REQUIRED) as (keyof typeof REQUIRED)[]).filter((name) => !given[name]);
+  const named = missing.map((name) => `--${name} (${REQUIRED[name]})`).join(' and ');
+  return `${named} ${missing.length === 1 ? 'is' : 'are'} required\n${SIMULATE_USAGE}`;
+}
+
+/** The flags read and checked (a bad one, or `--url` or `--sn` missing, throws a UsageError naming it). */
+function readFlags(args: string[]): Simulation {
   const { values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true });
-  if (!values.url || !values.sn) return null;
+  const { url, sn } = values;
+  if (!url || !sn) throw new UsageError(missingOptions({ url, sn }));
   const punches = values.punches === undefined ? 0 : Number(values.punches);
   if (!Number.isInteger(punches) || punches < 0) throw new UsageError('--punches must be a whole number');
   const pins = (values.pins ?? '1')
@@ -95,9 +106,8 @@ function readFlags(args: string[]): Simulation | null {
   const zone = values['time-zone'];
   if (zone !== undefined && !isValidTimeZone(zone)) throw new UsageError(`--time-zone "${zone}" is not an IANA time zone (for example Asia/Kolkata)`);
   if (values.scenario !== undefined && !(values.scenario in SCENARIOS)) throw new UsageError(`--scenario: one of ${Object.keys(SCENARIOS).join(', ')}`);
-  const sn = values.sn;
   const log = values.quiet ? undefined : (line: string) => console.log(`[${sn}] ${line}`);
-  return { url: values.url, sn, punches, pins, ms, pollIntervalMs, awayMs, existingUsers, capacity: { users, templates }, clockOffMs, log, values };
+  return { url, sn, punches, pins, ms, pollIntervalMs, awayMs, existingUsers, capacity: { users, templates }, clockOffMs, log, values };
 }
 
 /** The terminal the flags describe: its users already there, its capacity, its clock, its key. */
@@ -145,10 +155,6 @@ async function playScenario(terminal: SimulatedTerminal, run: Simulation, scenar
 
 export async function simulateDevice(args: string[]): Promise<number> {
   const run = readFlags(args);
-  if (!run) {
-    console.error(SIMULATE_USAGE);
-    return 2;
-  }
   const terminal = terminalOf(run);
   if (run.values.scenario !== undefined) {
     const code = await playScenario(terminal, run, run.values.scenario);

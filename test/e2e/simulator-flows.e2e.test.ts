@@ -15,6 +15,7 @@ import type { Clock } from '../../src/platform/runtime';
 import { parseUsbAttlog } from '../../src/protocol/adms';
 import { runFor } from '../../src/simulator/run';
 import { type CommandResponder, SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { runCli as runScript } from '../support/cli';
 import { startTestServer, type TestServer, tempDir } from '../support/harness';
 
 const usbDir = tempDir('fpa-usb-file-');
@@ -298,5 +299,18 @@ describe('runFor and the simulate-device command', () => {
     ])
       expect({ bad, code: await runCli(['simulate-device', '--url', server.url, '--sn', 'CLI9', ...bad]) }).toEqual({ bad, code: 2 });
     expect((await server.admin.get('/devices/CLI9/')).status).toBe(404);
+  });
+
+  test('npm run fpa:simulate-device without --sn (or --url) names what is missing, exit 2, as the other scripts do', async () => {
+    // It once printed only the usage line, which names every option: nothing said which one was missing.
+    const noSerial = await runScript(['simulate-device', '--url', server.url, '--duration', '1s'], join(usbDir.dir, 'unused.db'));
+    expect({ code: noSerial.code, out: noSerial.out }).toEqual({ code: 2, out: '' });
+    expect(noSerial.err.split('\n')[0]).toBe('fpa:simulate-device: --sn (the serial number the terminal reports) is required');
+    expect(noSerial.err).toContain('usage: npm run fpa:simulate-device -- --url <base url> --sn <serial>');
+    const neither = await runScript(['simulate-device'], join(usbDir.dir, 'unused.db'));
+    expect({ code: neither.code, first: neither.err.split('\n')[0] }).toEqual({
+      code: 2,
+      first: 'fpa:simulate-device: --url (the server’s base URL, e.g. http://127.0.0.1:3000) and --sn (the serial number the terminal reports) are required',
+    });
   });
 });
