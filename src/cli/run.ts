@@ -233,6 +233,13 @@ async function migratedByHolder(settings: Settings, locked: DatabaseLockedError)
   return 1;
 }
 
+/** What `fpa:migrate` says it did to the database at `where`: the migrations it applied (first … last), or none. */
+function migratedMessage(applied: readonly string[], where: string): string {
+  if (applied.length === 0) return `the database at ${where} is already up to date`;
+  const which = applied.length === 1 ? applied[0] : applied.length === 2 ? applied.join(', ') : `${applied[0]} … ${applied.at(-1)}`;
+  return `applied ${applied.length} migration${applied.length === 1 ? '' : 's'}: ${which} (the database at ${where})`;
+}
+
 const commands: Record<string, Command> = {
   async check(args) {
     const { values } = parseArgs({ args, options: { print: { type: 'boolean' }, codes: { type: 'boolean' } }, strict: true });
@@ -273,8 +280,10 @@ const commands: Record<string, Command> = {
       syncIntervalMs: settings.DATABASE_SYNC_INTERVAL,
     });
     try {
+      // What drizzle's migrator applies: this release's migrations after the last one applied.
+      const { pending } = await migrationsPendingHere(db);
       await migrateDatabase(db);
-      console.log(`fpa:migrate: the database at ${file ? settings.DATABASE_URL : '(server)'} is up to date`);
+      console.log(`fpa:migrate: ${migratedMessage(pending, file ? settings.DATABASE_URL : '(server)')}`);
       return 0;
     } finally {
       await db.close();

@@ -19,7 +19,8 @@ export const COMMAND_HELP: Record<string, string> = {
     'The configuration check, as start-up runs it: every problem at once; exits 1 on any error. It creates no database (a missing one is a warning).',
     '--print shows the settings (secrets hidden); --codes lists every code the check can report.',
   ].join('\n'),
-  migrate: 'usage: npm run fpa:migrate\nApplies the database migrations (start-up does it too).',
+  migrate:
+    'usage: npm run fpa:migrate\nApplies the database migrations (start-up does it too) and says which it applied, or that the database was already up to date.',
   readme: 'usage: npx bun src/cli.ts readme\nRewrites the generated blocks of README.md (settings, check codes, routes, error statuses, events).',
   'generate-key': 'usage: npm run fpa:generate-key\nPrints a new template encryption key (for FPA_TEMPLATE_ENCRYPTION_KEYS).',
   init: 'usage: npm run fpa:init [-- --if-missing]\nWrites .env with a new template key and admin JWT secret; never overwrites one.',

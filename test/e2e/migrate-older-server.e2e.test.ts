@@ -61,8 +61,15 @@ describe('fpa:migrate while an older release’s server holds the database', () 
     const before = await runCli(['check'], file);
     expect(before.out).toContain(`fpa.W010 [warning] ${said[0]!.toUpperCase()}${said.slice(1)}.\n`);
     const migrate = await runCli(['migrate'], file);
-    expect({ code: migrate.code, err: migrate.err }).toEqual({ code: 0, err: '' });
+    // It says what it applied (it once said only "is up to date", whatever it had done).
+    expect({ code: migrate.code, out: migrate.out, err: migrate.err }).toEqual({
+      code: 0,
+      out: `fpa:migrate: applied ${pending} migrations: ${journal[secondRelease]!.tag} … ${journal.at(-1)!.tag} (the database at file:${file})`,
+      err: '',
+    });
     expect(await applied()).toBe(journal.length);
+    const twice = await runCli(['migrate'], file);
+    expect({ code: twice.code, out: twice.out }).toEqual({ code: 0, out: `fpa:migrate: the database at file:${file} is already up to date` });
     const after = await runCli(['check'], file);
     expect(after.out).not.toContain('fpa.W010');
 
