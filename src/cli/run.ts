@@ -28,7 +28,7 @@ import {
   pendingMigrationsMessage,
 } from '../platform/db/client';
 import { acquireLock, DatabaseLockedError, type LockInfo, liveLockHolder } from '../platform/db/lock';
-import { redactDatabaseUrl } from '../platform/db/unavailable';
+import { DatabaseUnavailableError, redactDatabaseUrl } from '../platform/db/unavailable';
 import { explainFailure, FpaError } from '../platform/errors';
 import { OPERATOR_TOKEN_HEADER } from '../platform/http/admin-auth';
 import { silentLogger } from '../platform/log';
@@ -166,12 +166,14 @@ async function runJob(name: string, args: string[]): Promise<number> {
 /**
  * What `fpa:check` reads of the database, without migrating or locking anything: the employee
  * model recorded at the first migration, whether a newer release migrated it, and whether the
- * key ring (when its keys are well formed) opens the sealed data. A database it cannot read adds
- * nothing (start-up says why it cannot open it).
+ * key ring (when its keys are well formed) opens the sealed data. A database that cannot be
+ * opened (a file that is not a database, one this user cannot read, a server that does not
+ * answer) is said as start-up says it (fpa.E031: start refuses it); what cannot be read of one
+ * that opened adds nothing.
  */
 async function databaseFacts(
   settings: Settings,
-): Promise<Pick<CheckInput, 'recordedEmployeeModel' | 'migratedByNewerRelease' | 'pendingMigrations' | 'sealedData'>> {
+): Promise<Pick<CheckInput, 'recordedEmployeeModel' | 'migratedByNewerRelease' | 'pendingMigrations' | 'sealedData' | 'unopenableDatabase'>> {
   let db: Database | null = null;
   try {
     db = await openDatabase({ url: settings.DATABASE_URL, authToken: settings.DATABASE_AUTH_TOKEN });
@@ -182,8 +184,8 @@ async function databaseFacts(
       ...(unknown.length > 0 ? { migratedByNewerRelease: newerDatabaseMessage(unknown) } : await pendingFacts(settings, db)),
       ...(ring ? { sealedData: await checkKeyRing(db, ring) } : {}),
     };
-  } catch {
-    return {};
+  } catch (error) {
+    return error instanceof DatabaseUnavailableError ? { unopenableDatabase: error.message } : {};
   } finally {
     await db?.close();
   }

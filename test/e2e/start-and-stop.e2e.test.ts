@@ -110,6 +110,39 @@ describe('a database that cannot be opened', () => {
     expect(start.code).toBe(1);
     expect(start.err).toContain(`fpa: failed to start: cannot open the database ${url.replace('not-for-the-log', '***')}: connection refused`);
     for (const hidden of ['not-for-the-log', 'nor-this', 'Failed query', 'CREATE TABLE']) expect(start.err).not.toContain(hidden);
+    // fpa:check runs the same checks: the database the start refuses is an error there too.
+    const check = await runBun(['src/cli.ts', 'check'], serverEnv(work.dir, { FPA_DATABASE_URL: url, FPA_DATABASE_AUTH_TOKEN: 'nor-this' }));
+    expect({
+      code: check.code,
+      said: check.out.includes(`fpa.E031 [error] Cannot open the database ${url.replace('not-for-the-log', '***')}: connection refused`),
+    }).toEqual({
+      code: 1,
+      said: true,
+    });
+    for (const hidden of ['not-for-the-log', 'nor-this']) expect(check.out).not.toContain(hidden);
+  }, 60_000);
+
+  test('a file that is not a database (README.md copied to fpa.db): the start refuses it, and so does fpa:check (fpa.E031, exit 1)', async () => {
+    const dir = join(work.dir, 'not-a-database');
+    mkdirSync(dir);
+    const file = join(dir, 'fpa.db');
+    // The ordinary flow first: a database the service made checks clean.
+    const made = join(work.dir, 'a-database', 'fpa.db');
+    expect((await runCli(['migrate'], made)).code).toBe(0);
+    const clean = await runCli(['check'], made);
+    expect({ code: clean.code, out: clean.out }).toEqual({ code: 0, out: 'configuration check: no problems found\nfpa:check: 0 error(s), 0 warning(s)' });
+    copyFileSync(join(ROOT, 'README.md'), file);
+    const start = await runBun(['src/server.ts'], serverEnv(dir, { PORT: String(freePort()) }));
+    expect({ code: start.code, err: start.err }).toEqual({
+      code: 1,
+      err: `fpa: failed to start: cannot open the database file:${file}: file is not a database`,
+    });
+    // It once answered "no problems found", exit 0, for the file the start refuses.
+    const check = await runCli(['check'], file);
+    expect({ code: check.code, out: check.out.split('\n').filter((line) => !line.startsWith('    hint:')) }).toEqual({
+      code: 1,
+      out: [`fpa.E031 [error] Cannot open the database file:${file}: file is not a database.`, 'fpa:check: 1 error(s), 0 warning(s)'],
+    });
   }, 60_000);
 
   test('a data directory where a file is: the start says so, not a raw mkdir or driver error', async () => {

@@ -47,6 +47,11 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
   },
   'fpa.E025': { severity: 'error', meaning: 'CONSOLE_URL is not an http(s) URL' },
   'fpa.E030': { severity: 'error', meaning: 'CONSOLE_OIDC_ISSUER is not an http(s) URL, or only one of it and CONSOLE_OIDC_CLIENT_ID is set' },
+  'fpa.E031': {
+    severity: 'error',
+    meaning:
+      'the database at DATABASE_URL cannot be opened (a file that is not a database, one this user cannot read, a server that does not answer): start refuses it',
+  },
   'fpa.W001': { severity: 'warning', meaning: 'ADMIN_JWT_SECRET is shorter than 32 bytes' },
   'fpa.W002': { severity: 'warning', meaning: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on' },
   'fpa.W003': { severity: 'warning', meaning: 'ADMS_AUTO_APPROVE is on: any terminal that can reach the server is trusted' },
@@ -92,6 +97,8 @@ export interface CheckInput {
   pendingMigrations?: { message: string; holderPid?: number };
   /** The path of a `file:` database that does not exist (the check creates nothing); absent when there is one. */
   missingDatabaseFile?: string;
+  /** Why the database could not be opened, as start-up says it (db/unavailable.ts); absent when it opened. */
+  unopenableDatabase?: string;
   /** What the key ring made of the sealed data sampled from the database (app/sealed-data.ts); absent when not looked at. */
   sealedData?: SealedDataCheck;
 }
@@ -447,8 +454,17 @@ function employeeIssues(s: Settings, input: CheckInput): ConfigIssue[] {
   return out;
 }
 
-/** A database this release can run on: not one a newer release has migrated. */
+/** A database this release can run on: one that opens, and not one a newer release has migrated. */
 function databaseReleaseIssues(input: CheckInput): ConfigIssue[] {
+  if (input.unopenableDatabase) {
+    return [
+      issue(
+        'fpa.E031',
+        `${input.unopenableDatabase[0]?.toUpperCase()}${input.unopenableDatabase.slice(1)}.`,
+        'Check DATABASE_URL (a file of this service: `data/fpa.db` as the server made it), the file’s owner and mode, or the libSQL server; a damaged file is replaced by a backup (`npm run fpa:restore`, README "Backups and restores").',
+      ),
+    ];
+  }
   if (input.missingDatabaseFile) {
     return [
       issue(
