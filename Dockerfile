@@ -20,8 +20,9 @@ RUN mkdir -p /app/data && chown -R bun:bun /app/data && chmod 700 /app/data
 USER bun
 EXPOSE 3000
 VOLUME ["/app/data"]
+# The port and address the server listens on, read as the server reads them (FPA_PORT before PORT).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
+  CMD bun src/healthcheck.ts
 # Configuration comes from FPA_* environment variables (see README); the server refuses to
 # start without FPA_TEMPLATE_ENCRYPTION_KEYS (administrator JWTs are optional).
 CMD ["bun", "src/server.ts"]
