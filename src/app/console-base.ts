@@ -13,6 +13,10 @@ export function consoleBaseOf(settings: Pick<Settings, 'CONSOLE_URL' | 'HOST'>, 
   return `http://${reachableHost(settings.HOST)}:${port}`;
 }
 
+/** The script's own settings runningServerBase reads: they apply to a link the running server made (the others do not). */
+export const LINK_BASE_SETTINGS = ['CONSOLE_URL', 'HOST', 'PORT'] as const satisfies readonly (keyof Settings)[];
+type LinkBaseSetting = (typeof LINK_BASE_SETTINGS)[number];
+
 /**
  * Where a link made by the running server opens, for a script that asked it: CONSOLE_URL (the
  * script's, else the server's), else the address that server listens on as people reach it, as
@@ -20,7 +24,7 @@ export function consoleBaseOf(settings: Pick<Settings, 'CONSOLE_URL' | 'HOST'>, 
  * FPA_HOST=127.0.0.1 printed links at the LAN address, where nothing answers). A lock file of an
  * older release does not say it: then the script's settings and the server's port.
  */
-export function runningServerBase(settings: Pick<Settings, 'CONSOLE_URL' | 'HOST' | 'PORT'>, server: { apiUrl: string; consoleBase: string }): string {
+export function runningServerBase(settings: Pick<Settings, LinkBaseSetting>, server: { apiUrl: string; consoleBase: string }): string {
   if (settings.CONSOLE_URL || !server.consoleBase) return consoleBaseOf(settings, Number(new URL(server.apiUrl).port || settings.PORT));
   return server.consoleBase;
 }

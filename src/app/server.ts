@@ -5,6 +5,7 @@
  */
 import { type AnyElysia, Elysia } from 'elysia';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
+import { settingDigests } from '../platform/config/settings';
 import { NewerDatabaseError } from '../platform/db/client';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { explainFailure } from '../platform/errors';
@@ -71,7 +72,12 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
   // An IPv6 address goes in brackets in a URL (the lock file's API address for the scripts).
   const url = `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${actualPort}`;
   // The scripts' printed links open where this server is reached, whatever their own HOST says.
-  fpa.lock?.setAddresses({ apiUrl: `${url}${API_PREFIX}/`, consoleBase: linksBase(fpa.settings, hostname, actualPort) });
+  // With its settings' digests: a script handing it work says which of its own FPA_* variables do not apply here.
+  fpa.lock?.setAddresses({
+    apiUrl: `${url}${API_PREFIX}/`,
+    consoleBase: linksBase(fpa.settings, hostname, actualPort),
+    settings: settingDigests(fpa.settings, fpa.lock.info.token),
+  });
   let stopped = false;
   return {
     fpa,

@@ -6,7 +6,7 @@
  * from another computer in the office too.
  */
 import { parseArgs } from 'node:util';
-import { consoleBaseOf, runningServerBase } from '../app/console-base';
+import { consoleBaseOf, LINK_BASE_SETTINGS, runningServerBase } from '../app/console-base';
 import { createFingerprintAttendance } from '../app/create';
 import { CONSOLE_PATH } from '../modules/console';
 import { loadSettings } from '../platform/config/settings';
@@ -28,7 +28,7 @@ async function consoleLinkCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { as: { type: 'string' } }, allowPositionals: false, strict: true });
   const actor = values.as?.trim() || 'admin';
   const { settings } = loadSettings();
-  const handed = await callRunningServer<SignInLink>('console-links/', { actor });
+  const handed = await callRunningServer<SignInLink>('console-link', 'console-links/', { actor }, LINK_BASE_SETTINGS);
   if (handed) {
     if (handed.status !== 201) {
       console.error(`fpa:console-link: ${refusal(handed)}`);

@@ -42,7 +42,7 @@ export async function createAgentCommand(args: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const handed = await callRunningServer<CreatedAgent & { key: unknown }>('enrollment-agents/', { name, algorithm_version: algorithm, areas });
+  const handed = await callRunningServer<CreatedAgent & { key: unknown }>('create-agent', 'enrollment-agents/', { name, algorithm_version: algorithm, areas });
   if (handed) {
     if (handed.status !== 201) {
       console.error(`fpa:create-agent: ${refusal(handed)}`);

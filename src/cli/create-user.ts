@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Value } from '@sinclair/typebox/value';
-import { consoleBaseOf, runningServerBase } from '../app/console-base';
+import { consoleBaseOf, LINK_BASE_SETTINGS, runningServerBase } from '../app/console-base';
 import { createFingerprintAttendance } from '../app/create';
 import { CONSOLE_PATH } from '../modules/console';
 import { UserCreate, type UserCreateInput } from '../modules/users';
@@ -73,7 +73,7 @@ async function createUserCommand(args: string[]): Promise<number> {
   };
   refuseInvalid(input);
   const { settings } = loadSettings();
-  const handed = await callRunningServer<Invited>('users/', input);
+  const handed = await callRunningServer<Invited>('create-user', 'users/', input, LINK_BASE_SETTINGS);
   if (handed) {
     // A value the API refuses is the operator's to fix, like an unknown option.
     if (handed.status === 400) throw new UsageError(refusal(handed));

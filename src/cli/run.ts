@@ -12,7 +12,7 @@ import { checkKeyRing, describeSamples, sampleSealedData } from '../app/sealed-d
 import { ABSENCE_PARAMS } from '../modules/attendance';
 import { BUILTIN_LOOKUP_FIELDS, recordedEmployeeModel } from '../modules/employees';
 import { CHECK_CODES, type CheckInput, checkConfiguration, formatIssues } from '../platform/config/check';
-import { describeSettings, loadSettings, type Settings } from '../platform/config/settings';
+import { describeSettings, loadSettings, type SettingKey, type Settings, settingDigests, settingsGivenIn } from '../platform/config/settings';
 import type { SealedSample } from '../platform/crypto/sealed-sample';
 import { randomToken } from '../platform/crypto/secrets';
 import { generateEncryptionKey, TemplateKeyRing } from '../platform/crypto/template-cipher';
@@ -71,7 +71,7 @@ const HOLDER_WAIT_MS = 30_000;
  * yet is a server starting, or another script working on the file itself: waited for until it
  * listens (its API then) or lets go (null: this script takes the file itself).
  */
-async function runningServer(): Promise<Pick<LockInfo, 'apiUrl' | 'consoleBase' | 'token'> | null> {
+async function runningServer(): Promise<Pick<LockInfo, 'apiUrl' | 'consoleBase' | 'token' | 'settings'> | null> {
   const { settings } = loadSettings();
   const file = databaseFilePath(settings.DATABASE_URL);
   if (!file) return null;
@@ -79,7 +79,7 @@ async function runningServer(): Promise<Pick<LockInfo, 'apiUrl' | 'consoleBase' 
   for (;;) {
     const holder = await liveLockHolder(file);
     if (!holder) return null;
-    if (holder.apiUrl) return { apiUrl: holder.apiUrl, consoleBase: holder.consoleBase, token: holder.token };
+    if (holder.apiUrl) return { apiUrl: holder.apiUrl, consoleBase: holder.consoleBase, token: holder.token, settings: holder.settings };
     if (Date.now() >= until) {
       throw new Error(
         `process ${holder.pid} (since ${holder.startedAt}) has held the database for ${HOLDER_WAIT_MS / 1000} s without serving the API: a server still starting, or another fpa script working on the file itself; wait for it to finish, or stop it`,
@@ -104,13 +104,45 @@ export function refusal(handed: { status: number; json: ErrorBody }): string {
   return `the running server refused (${handed.status}): ${reason}${each.length > 0 ? `: ${each.join('; ')}` : ''}`;
 }
 
-/** POSTs to the running server's API with the operator token of the lock file; `T`: the body it answers when it accepts. */
+/**
+ * The FPA_* variables of this script's environment whose settings the running server does not
+ * share: the server does the work with its own settings, so these do not apply (`FPA_RETENTION_PUNCHES_DAYS=30
+ * npm run fpa:purge-retention` once purged with the server's 0 without a word). Compared by the
+ * digests the server wrote in the lock file; a server of an older release wrote none, and every
+ * variable given is named. DATABASE_URL applies: it found the server.
+ */
+function variablesNotApplied(server: Pick<LockInfo, 'token' | 'settings'>, appliesHere: readonly SettingKey[]): string[] {
+  const given = settingsGivenIn(process.env);
+  for (const key of ['DATABASE_URL' as const, ...appliesHere]) given.delete(key);
+  if (given.size === 0) return [];
+  const mine = settingDigests(loadSettings().settings, server.token);
+  return [...given].filter(([key]) => server.settings[key] !== mine[key]).map(([, variable]) => variable);
+}
+
+/** The warning of a script whose own settings do not apply where its work is done (exit code unchanged). */
+function warnNotApplied(command: string, variables: readonly string[]): void {
+  if (variables.length === 0) return;
+  const [which, verb, them] =
+    variables.length === 1 ? [variables[0], 'does', 'it'] : [`${variables.slice(0, -1).join(', ')} and ${variables.at(-1)}`, 'do', 'them'];
+  console.error(
+    `fpa:${command}: warning: run by the running server with its own settings; ${which} given here ${verb} not apply: restart the server with ${them}, or stop it and run the script`,
+  );
+}
+
+/**
+ * POSTs to the running server's API with the operator token of the lock file, for `command`,
+ * warning when FPA_* variables of its own do not apply there (`appliesHere`: settings the script
+ * still uses itself, such as CONSOLE_URL for the links it prints); `T`: the body it answers when it accepts.
+ */
 export async function callRunningServer<T extends object = Record<string, unknown>>(
+  command: string,
   path: string,
   body: unknown,
+  appliesHere: readonly SettingKey[] = [],
 ): Promise<{ status: number; json: T & ErrorBody; apiUrl: string; consoleBase: string } | null> {
   const server = await runningServer();
   if (!server) return null;
+  warnNotApplied(command, variablesNotApplied(server, appliesHere));
   const response = await fetch(`${server.apiUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', [OPERATOR_TOKEN_HEADER]: server.token },
@@ -142,7 +174,7 @@ function jobParams(name: string, args: string[]): Record<string, string> {
 
 async function runJob(name: string, args: string[]): Promise<number> {
   const params = jobParams(name, args);
-  const handed = await callRunningServer(`jobs/${name}/run/`, { params });
+  const handed = await callRunningServer(name, `jobs/${name}/run/`, { params });
   if (handed) {
     // Parameters the job cannot run with (a date not over yet): refused before it ran, as here.
     if (handed.status === 400) throw new UsageError(refusal(handed));

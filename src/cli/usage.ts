@@ -9,7 +9,7 @@ function job(name: string, does: string, options = ''): string {
   return [
     `usage: npm run fpa:${name}${options ? ` -- ${options}` : ''}`,
     does,
-    'While a server holds the local database the job runs there (the lock file); otherwise here. Prints one summary line; exits 1 if the job fails, 2 for a command line it cannot run with.',
+    'While a server holds the local database the job runs there (the lock file), with the server’s settings (a warning names the FPA_* variables given here that it does not share); otherwise here. Prints one summary line; exits 1 if the job fails, 2 for a command line it cannot run with.',
   ].join('\n');
 }
 

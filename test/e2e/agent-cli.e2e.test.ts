@@ -18,6 +18,8 @@ afterAll(async () => {
 });
 
 const CLI = join(import.meta.dir, '..', '..', 'src', 'cli.ts');
+/** The server's settings as the script's environment gives them (one it does not share would be named in a warning). */
+const SERVER_SETTINGS = { LOG_LEVEL: 'error' };
 const BUN = process.execPath;
 
 async function createAgentScript(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -54,7 +56,7 @@ describe('fpa:create-agent', () => {
     expect(run.stdout).not.toContain('running server');
     const { id, key } = parseOutput(run.stdout);
 
-    server = await startTestServer({}, { dir: temp.dir });
+    server = await startTestServer(SERVER_SETTINGS, { dir: temp.dir });
     const me = await agentClient(server, key).get('/me/');
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ id, name: 'Front desk', algorithm_version: '10' });
@@ -90,7 +92,7 @@ describe('fpa:create-agent', () => {
     const ownUnknown = await createAgentScript('Nowhere desk', '--algorithm', '10', '--areas', 'nowhere');
     expect(ownUnknown.code).toBe(1);
     expect(ownUnknown.stderr).toContain('nowhere');
-    server = await startTestServer({}, { dir: temp.dir });
+    server = await startTestServer(SERVER_SETTINGS, { dir: temp.dir });
     const listed = await server.admin.get(`/enrollment-agents/${parseOutput(own.stdout).id}/`);
     expect(listed.body.areas).toEqual(['north']);
   }, 60_000);

@@ -4,6 +4,7 @@
  * and frozen. Parsing never throws: every problem becomes a configuration issue that
  * `fpa:check` and start-up report together (see ./check.ts).
  */
+import { createHmac } from 'node:crypto';
 import { hideUrlSecrets } from '../url-secrets';
 import {
   formatDuration,
@@ -537,4 +538,35 @@ export function describeSettings(settings: Settings): Record<string, unknown> {
     out[key] = spec.secret ? '<hidden>' : typeof value === 'string' ? hideUrlSecrets(value) : value;
   }
   return out;
+}
+
+/**
+ * The settings an environment gives, each with the variable it is read from: `FPA_<KEY>`, and
+ * for PORT a bare `PORT` when `FPA_PORT` is unset (loadSettings' own rule; an empty value gives nothing).
+ */
+export function settingsGivenIn(env: Record<string, string | undefined>): Map<SettingKey, string> {
+  const given = new Map<SettingKey, string>();
+  for (const key of SETTING_KEYS) {
+    const name = envNameOf(key);
+    const variable = env[name] !== undefined ? name : key === 'PORT' && env.PORT !== undefined ? 'PORT' : null;
+    if (variable && env[variable] !== '') given.set(key, variable);
+  }
+  return given;
+}
+
+/**
+ * A digest of each setting's value as parsed (HMAC-SHA256 under `secret`, shortened), by key: two
+ * processes that share the secret see which of their settings differ without either showing a
+ * value. A running server writes its own in the lock file, under its operator token, for the
+ * scripts that hand it their work (a script's FPA_* variables do not apply there).
+ */
+export function settingDigests(settings: Readonly<Settings>, secret: string): Record<string, string> {
+  const digests: Record<string, string> = {};
+  for (const key of SETTING_KEYS) {
+    digests[key] = createHmac('sha256', secret)
+      .update(`${key}=${JSON.stringify(settings[key])}`)
+      .digest('base64url')
+      .slice(0, 22);
+  }
+  return digests;
 }

@@ -33,10 +33,16 @@ export interface LockInfo {
   consoleBase: string;
   token: string;
   startedAt: string;
+  /**
+   * A digest of each of the holder's settings under its token (config/settings.ts
+   * settingDigests), by key: a script handing it work names the FPA_* variables of its own that
+   * do not apply there. Empty until listening, and in the lock files of older releases.
+   */
+  settings: Record<string, string>;
 }
 
-/** Who holds the database, as an error tells it: never the holder's operator token. */
-export type LockHolder = Omit<LockInfo, 'token'>;
+/** Who holds the database, as an error tells it: never the holder's operator token (nor its settings' digests). */
+export type LockHolder = Omit<LockInfo, 'token' | 'settings'>;
 
 export class DatabaseLockedError extends Error {
   /**
@@ -76,10 +82,17 @@ export function readLock(lockPath: string): LockInfo | null {
       consoleBase: typeof parsed.consoleBase === 'string' ? parsed.consoleBase : '',
       token: parsed.token,
       startedAt: typeof parsed.startedAt === 'string' ? parsed.startedAt : '',
+      settings: digestsOf(parsed.settings),
     };
   } catch {
     return null;
   }
+}
+
+/** The settings' digests of a lock file: strings by key, or none (an older release's file). */
+function digestsOf(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
 /** Takes the OS lock, or returns null when another process (or instance) holds it. */
@@ -143,8 +156,8 @@ export async function liveLockHolder(databaseFile: string): Promise<LockInfo | n
 export interface HeldLock {
   readonly path: string;
   readonly info: LockInfo;
-  /** The server listens: where its API is, and where the console's links open (LockInfo). */
-  setAddresses(addresses: Pick<LockInfo, 'apiUrl' | 'consoleBase'>): void;
+  /** The server listens: where its API is, where the console's links open, and its settings' digests (LockInfo). */
+  setAddresses(addresses: Pick<LockInfo, 'apiUrl' | 'consoleBase' | 'settings'>): void;
   release(): void;
 }
 
@@ -160,7 +173,7 @@ export async function acquireLock(databaseFile: string): Promise<HeldLock> {
   const path = lockPathFor(realPath);
   const held = await tryWriterLock(realPath);
   if (!held) throw new DatabaseLockedError(path, readLock(path));
-  const info: LockInfo = { pid: process.pid, apiUrl: '', consoleBase: '', token: randomToken(32), startedAt: new Date().toISOString() };
+  const info: LockInfo = { pid: process.pid, apiUrl: '', consoleBase: '', token: randomToken(32), startedAt: new Date().toISOString(), settings: {} };
   try {
     // Whatever `<db>.lock` says now is stale: nobody else can hold the OS lock.
     writeInfo(path, info);
@@ -173,9 +186,10 @@ export async function acquireLock(databaseFile: string): Promise<HeldLock> {
   return {
     path,
     info,
-    setAddresses({ apiUrl, consoleBase }) {
+    setAddresses({ apiUrl, consoleBase, settings }) {
       info.apiUrl = apiUrl;
       info.consoleBase = consoleBase;
+      info.settings = settings;
       writeInfo(path, info);
     },
     release() {

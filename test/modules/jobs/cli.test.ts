@@ -65,6 +65,27 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
     expect(absences).toMatchObject({ last_status: 'succeeded', last_holder: server.fpa.service.runtime.instanceId });
   }, 30_000);
 
+  test('FPA_* variables of the script the running server does not share are named: they do not apply there (exit code unchanged)', async () => {
+    const file = join(work.dir, 'fpa.db');
+    // The ordinary run: what the script's environment sets, the server has too; nothing to say.
+    const same = await runCli(['purge-retention'], file, { FPA_TIME_ZONE: 'UTC' });
+    expect({ code: same.code, err: same.err }).toEqual({ code: 0, err: '' });
+    // It once answered "punches=0 … (run by the running server)" and nothing else: the 30 days silently did not apply.
+    const differing = await runCli(['purge-retention'], file, { FPA_TIME_ZONE: 'UTC', FPA_RETENTION_PUNCHES_DAYS: '30' });
+    expect(differing.code).toBe(0);
+    expect(differing.out).toStartWith('purge-retention succeeded: punches=0 ');
+    expect(differing.out).toEndWith('(run by the running server)');
+    expect(differing.err).toBe(
+      'fpa:purge-retention: warning: run by the running server with its own settings; FPA_RETENTION_PUNCHES_DAYS given here does not apply: restart the server with it, or stop it and run the script',
+    );
+    // Each one that differs is named; one given with the server's own value (TIME_ZONE) is not.
+    const two = await runCli(['check-devices'], file, { FPA_TIME_ZONE: 'UTC', FPA_RETENTION_PUNCHES_DAYS: '30', FPA_DEVICE_OFFLINE_AFTER: '1m' });
+    expect({ code: two.code, err: two.err }).toEqual({
+      code: 0,
+      err: 'fpa:check-devices: warning: run by the running server with its own settings; FPA_DEVICE_OFFLINE_AFTER and FPA_RETENTION_PUNCHES_DAYS given here do not apply: restart the server with them, or stop it and run the script',
+    });
+  }, 60_000);
+
   test('a command line the job cannot run with is refused (exit 2, naming the value) before it runs, through the server and without it', async () => {
     const jobsBefore = (await server!.admin.get('/jobs/')).body.results as { name: string; last_status: string; last_finished_at: string }[];
     const before = jobsBefore.find((j) => j.name === 'generate-absences')!;
