@@ -170,6 +170,8 @@ async function startServing(modules: Modules, settings: Readonly<Settings>, opti
   if (options.startJobs ?? settings.TASK_BACKEND === 'cron') modules.jobs.start();
   // The webhook worker is part of serving: it runs whatever TASK_BACKEND says, but not in scripts.
   if (options.startJobs !== false) {
+    // A database fpa:restore replaced is kept only RESTORE_KEEP_REPLACED: a server that is not up at the daily purge deletes it here.
+    modules.retention.forgetReplacedDatabases();
     modules.webhooks.startWorker();
     // Derived state follows the log in every serving instance (it catches up from where it stood).
     modules.attendance.follower.start();

@@ -40,7 +40,10 @@ export const COMMAND_HELP: Record<string, string> = {
     'Writes the planned day (absent, non-working, holiday, on leave) for people without one: yesterday in ATTENDANCE_TIME_ZONE (daily), one --date, or a range --from … [--to …] (to: yesterday), never both.',
     '[--date YYYY-MM-DD | --from YYYY-MM-DD [--to YYYY-MM-DD]]',
   ),
-  'purge-retention': job('purge-retention', 'The retention purge (daily).'),
+  'purge-retention': job(
+    'purge-retention',
+    'The retention purge (daily), the databases fpa:restore replaced included once RESTORE_KEEP_REPLACED has passed since the restore.',
+  ),
   'rotate-keys': job('rotate-keys', 'Re-encrypts every template and sealed secret under the first key of TEMPLATE_ENCRYPTION_KEYS (resumable).'),
   'rotate-proof-key': job(
     'rotate-proof-key',

@@ -14,10 +14,11 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statS
 import { join } from 'node:path';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { ChildServer, runBun, serverEnv } from '../support/crash-server';
-import { ApiClient, adminToken, tempDir } from '../support/harness';
+import { ApiClient, adminToken, startTestServer, tempDir } from '../support/harness';
 import { openSocket } from '../support/sockets';
 
 const API = '/api/fingerprint/v1';
+const DAY = 86_400_000;
 const SN = 'RESTORE01';
 const work = tempDir('fpa-restore-');
 const data = join(work.dir, 'data');
@@ -110,10 +111,15 @@ describe('npm run fpa:restore after the README backup', () => {
     expect(await server.stop()).toBe(0);
     const run = await restore(backup);
     expect({ code: run.code, err: run.err }).toEqual({ code: 0, err: '' });
-    expect(run.out).toContain('the replaced database is kept as');
     expect(run.out).toContain(`fpa_punches ${seen}`);
     const kept = readdirSync(data).filter((name) => name.startsWith('fpa.db.replaced-'));
     expect(kept).toHaveLength(1);
+    // It says when the replaced database goes (it was once kept for ever): RESTORE_KEEP_REPLACED after the restore.
+    const stamp = /replaced-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})Z$/.exec(kept[0]!)!;
+    const until = new Date(Date.parse(`${stamp[1]}T${stamp[2]}:${stamp[3]}:${stamp[4]}Z`) + 7 * DAY).toISOString().replace('.000Z', 'Z');
+    expect(run.out).toEndWith(
+      `; the replaced database is kept as ${join(data, kept[0]!)} until ${until} (RESTORE_KEEP_REPLACED 7d): the server deletes it at its first start or retention purge after that, for the deletions and consent withdrawals after the restore never reach it`,
+    );
     expect(statSync(join(data, kept[0]!)).mode & 0o777).toBe(0o600);
     // The replaced database is whole: every punch it had.
     const old = new Database(join(data, kept[0]!));
@@ -134,6 +140,21 @@ describe('npm run fpa:restore after the README backup', () => {
     // E-AFTER is not in the backup, but terminals may hold its PIN: a new person never gets it.
     expect(await newPin('E-AFTER')).toBeGreaterThan(pinSeen);
   }, 90_000);
+
+  test('the replaced database is kept through the starts of the next days, and deleted by the server once RESTORE_KEEP_REPLACED (7d) has passed', async () => {
+    // The server started above, just after the restore, kept it.
+    const kept = () => readdirSync(data).filter((name) => name.startsWith('fpa.db.replaced-'));
+    expect(kept()).toHaveLength(1);
+    expect(await server.stop()).toBe(0);
+    const sixDaysOn = await startTestServer({}, { dir: data, clock: { now: () => Date.now() + 6 * DAY } });
+    await sixDaysOn.close();
+    expect(kept()).toHaveLength(1);
+    // Deletions and withdrawals after the restore never reach it: a week after the restore, the start deletes it.
+    const weekOn = await startTestServer({}, { dir: data, clock: { now: () => Date.now() + 7 * DAY + 60_000 } });
+    await weekOn.close();
+    expect(kept()).toEqual([]);
+    await server.start();
+  }, 60_000);
 });
 
 describe('what fpa:restore refuses', () => {

@@ -7,7 +7,7 @@ export function retentionJobs(retention: Retention): JobDefinition[] {
       name: 'purge-retention',
       schedule: '0 30 3 * * *',
       description:
-        'Purges punches, attendance days, finished commands, deliveries, device events and templates of long-deactivated enrollees past their RETENTION_* limits, and redacts personal data from the event and audit logs past RETENTION_PUNCHES_DAYS.',
+        'Purges punches, attendance days, finished commands, deliveries, device events and templates of long-deactivated enrollees past their RETENTION_* limits, redacts personal data from the event and audit logs past RETENTION_PUNCHES_DAYS, and deletes the databases a restore replaced once RESTORE_KEEP_REPLACED has passed.',
       run: () => retention.purge(),
     },
   ];

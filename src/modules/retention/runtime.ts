@@ -4,6 +4,7 @@ import type { ModuleRuntime } from '../../platform/runtime';
 
 export const RETENTION_SETTINGS = [
   'ATTENDANCE_TIME_ZONE',
+  'RESTORE_KEEP_REPLACED',
   'RETENTION_COMMANDS_DAYS',
   'RETENTION_DELETION_PROOFS_DAYS',
   'RETENTION_DELIVERIES_DAYS',

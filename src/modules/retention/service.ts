@@ -21,9 +21,15 @@
  *   is known to hold that PIN or owes a command about it (otherwise next time);
  * - events of the log recorded before RETENTION_EVENTS_DAYS, behind its slowest reader: never
  *   one a log follower or a webhook endpoint (active or disabled) has not processed, nor one
- *   of a message queued by hand (the same hold as the redaction's).
+ *   of a message queued by hand (the same hold as the redaction's);
+ * - the databases `fpa:restore` replaced (`<db>.replaced-<time>`) more than RESTORE_KEEP_REPLACED
+ *   ago: each holds everyone as of its restore, sealed templates included, and no deletion,
+ *   consent withdrawal or purge after the restore reaches it (the server also does this at
+ *   start: forgetReplacedDatabases).
  */
 
+import { formatDuration } from '../../platform/config/values';
+import { removeReplacedBefore } from '../../platform/db/restore';
 import { localDateOf } from '../../platform/time/dates';
 import type { Anomalies } from '../anomalies';
 import type { AttendanceService } from '../attendance';
@@ -58,6 +64,7 @@ export type PurgeCounts = {
   events_purged: number;
   deletion_proofs: number;
   anomalies: number;
+  replaced_databases: number;
 };
 
 export interface RetentionDeps {
@@ -102,6 +109,7 @@ export class Retention {
       events_purged: 0,
       deletion_proofs: 0,
       anomalies: 0,
+      replaced_databases: this.forgetReplacedDatabases(),
     };
     const punchCutoff = cutoff(s.RETENTION_PUNCHES_DAYS);
     if (punchCutoff !== null) {
@@ -133,6 +141,25 @@ export class Retention {
       audit(tx, ctx.clock.now(), { actor: 'system', action: 'retention.purged', targetType: 'retention', details: { ...counts } }),
     );
     return counts;
+  }
+
+  /**
+   * Deletes the databases a restore replaced (`fpa:restore`: `<db>.replaced-<time>` beside the
+   * database file) once RESTORE_KEEP_REPLACED has passed since the restore, each named in the
+   * log; returns how many. A safety net for a few days: it holds everyone as of the restore,
+   * their sealed templates too, and the deletions, consent withdrawals and purges after the
+   * restore never reach it. A file it cannot delete is a warning.
+   */
+  forgetReplacedDatabases(): number {
+    const { db, clock, log, settings } = this.ctx;
+    if (!db.filePath) return 0;
+    const { removed, failed } = removeReplacedBefore(db.filePath, clock.now() - settings.RESTORE_KEEP_REPLACED);
+    const kept = formatDuration(settings.RESTORE_KEEP_REPLACED);
+    for (const file of removed) log.info(`deleted ${file}, the database a restore replaced, kept ${kept} (RESTORE_KEEP_REPLACED)`, { file });
+    for (const { file, reason } of failed) {
+      log.warn(`could not delete ${file}, the database a restore replaced (kept past RESTORE_KEEP_REPLACED ${kept}): ${reason}`, { file });
+    }
+    return removed.length;
   }
 
   /**

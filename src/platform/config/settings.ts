@@ -131,6 +131,7 @@ export interface Settings {
   RETENTION_COMMANDS_DAYS: number;
   RETENTION_EVENTS_DAYS: number;
   RETENTION_DELETION_PROOFS_DAYS: number;
+  RESTORE_KEEP_REPLACED: number;
   DELETION_PROOF_UNREACHABLE_AFTER: number;
 
   WEBSOCKET_MAX_BUFFERED_BYTES: number;
@@ -436,6 +437,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   RETENTION_DELETION_PROOFS_DAYS: integer(
     1825,
     'Deletion proofs (dates, terminals, their delete commands; the employee key only until retention scrubs the deleted person) kept this long after they are complete (0 keeps them).',
+  ),
+  RESTORE_KEEP_REPLACED: duration(
+    7 * DAY,
+    'The database `npm run fpa:restore` replaced (kept beside it as `fpa.db.replaced-<time>`: everyone as of the restore, sealed templates included, out of reach of the deletions, consent withdrawals and retention after it) is deleted this long after the restore, by the server at start and by `purge-retention` (0: at the next of either).',
   ),
   DELETION_PROOF_UNREACHABLE_AFTER: duration(
     30 * DAY,

@@ -9,9 +9,13 @@
  * `<db>.restoring` (with its `-wal`), checked there, given every AUTOINCREMENT counter
  * (`sqlite_sequence`) and every counter of the service's own (`fpa_counters`: the device PINs
  * handed out, which terminals hold) at the higher of the two databases' values, and checkpointed into one
- * file. The current database is checkpointed too and kept as `<db>.replaced-<time>`, never
- * deleted; the restored file then takes its name in one rename, so there is never a moment
- * without a database at that name, nor a `-wal` of one file beside the other.
+ * file. The current database is checkpointed too and kept as `<db>.replaced-<time>` (the time
+ * of the restore, UTC), a safety net for a few days: it holds everyone as of the restore, their
+ * sealed templates included, and no deletion, consent withdrawal, retention or deletion proof
+ * after the restore ever reaches it, so the server deletes it once RESTORE_KEEP_REPLACED has passed
+ * (removeReplacedBefore: at start, and in the daily retention purge). The restored file then
+ * takes its name in one rename, so there is never a moment without a database at that name, nor
+ * a `-wal` of one file beside the other.
  *
  * The files are read with Bun's own SQLite (`bun:sqlite`), whose `close()` closes the file at
  * once: a libSQL client's connections are closed when they are collected, and one left open
@@ -40,7 +44,7 @@ import {
   statSync,
   unlinkSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createPrivateFile, realDatabasePath } from './files';
 
 const SQLITE_HEADER = 'SQLite format 3\0';
@@ -222,10 +226,7 @@ function putInPlace(staged: string, target: string): string | null {
   removeCompanions(target);
   let keptAs: string | null = null;
   if (existsSync(target)) {
-    keptAs = `${target}.replaced-${new Date()
-      .toISOString()
-      .replaceAll(':', '-')
-      .replace(/\.\d+Z$/, 'Z')}`;
+    keptAs = replacedName(target, Date.now());
     try {
       // A second name first, then the restored file over the first in one rename: the database's
       // name never points at nothing, whatever moment the process dies.
@@ -237,6 +238,58 @@ function putInPlace(staged: string, target: string): string | null {
   renameSync(staged, target);
   if (process.platform !== 'win32') syncFile(dirname(target));
   return keptAs;
+}
+
+/** Where a restore keeps the database it replaced: `<db>.replaced-2026-03-09T10-15-00Z` (UTC, `:` written `-`). */
+function replacedName(target: string, at: number): string {
+  return `${target}.replaced-${new Date(at)
+    .toISOString()
+    .replaceAll(':', '-')
+    .replace(/\.\d+Z$/, 'Z')}`;
+}
+
+/** The time of the restore in a replaced database's name (`…replaced-2026-03-09T10-15-00Z`); null for another name. */
+export function replacedAt(file: string): number | null {
+  const stamp = /\.replaced-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})Z$/.exec(file);
+  if (!stamp) return null;
+  const at = Date.parse(`${stamp[1]}T${stamp[2]}:${stamp[3]}:${stamp[4]}Z`);
+  return Number.isNaN(at) ? null : at;
+}
+
+/** What removeReplacedBefore did: the files it deleted, and those it could not (with why). */
+export interface ReplacedRemoval {
+  removed: string[];
+  failed: { file: string; reason: string }[];
+}
+
+/**
+ * Deletes the databases a restore replaced beside `databaseFile` (`<db>.replaced-<time>`) whose
+ * restore was before `cutoff`, with any `-wal`, `-shm` or `-journal` a reader of one left. Other
+ * files are never touched, nor a replaced database of another database file in the directory.
+ */
+export function removeReplacedBefore(databaseFile: string, cutoff: number): ReplacedRemoval {
+  const target = realDatabasePath(databaseFile);
+  const prefix = `${basename(target)}.replaced-`;
+  const outcome: ReplacedRemoval = { removed: [], failed: [] };
+  let names: string[];
+  try {
+    names = readdirSync(dirname(target));
+  } catch {
+    return outcome;
+  }
+  for (const name of names.filter((n) => n.startsWith(prefix))) {
+    const file = join(dirname(target), name);
+    const at = replacedAt(file);
+    if (at === null || at >= cutoff || !statSync(file).isFile()) continue;
+    try {
+      for (const suffix of ['-wal', '-shm', '-journal']) if (existsSync(`${file}${suffix}`)) unlinkSync(`${file}${suffix}`);
+      unlinkSync(file);
+      outcome.removed.push(file);
+    } catch (error) {
+      outcome.failed.push({ file, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return outcome;
 }
 
 /** The -wal and -shm of a database file that is closed and checkpointed (empty or stale). */

@@ -185,6 +185,7 @@ describe('purge-retention', () => {
       events_purged: 0,
       deletion_proofs: 0,
       anomalies: 0,
+      replaced_databases: 0,
     };
     expect(run.body.result).toEqual(counts);
     // The abandoned session's staged upload is gone with it.
@@ -247,9 +248,10 @@ describe('purge-retention', () => {
       events_redacted: 0,
       audit_redacted: 0,
       events_purged: 0,
+      replaced_databases: 0,
     });
     expect(run.body.summary).toBe(
-      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0 enrollees_scrubbed=0 events_redacted=0 audit_redacted=0 events_purged=0 deletion_proofs=0 anomalies=0',
+      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0 enrollees_scrubbed=0 events_redacted=0 audit_redacted=0 events_purged=0 deletion_proofs=0 anomalies=0 replaced_databases=0',
     );
   });
 
