@@ -229,3 +229,26 @@ describe('a holiday for one person', () => {
     expect((await server.admin.get(`/holidays/${own.body.id}/`)).body.enrollee).toBe(northPerson.id);
   });
 });
+
+// A communication key is trusted from any address, and the pinned address is sent the people of
+// every area the terminal serves: north issued a key for (or confirmed an address of) a terminal
+// it shares with south, and whoever held the key was sent south's people and their templates.
+describe('the identity of a terminal shared with another area', () => {
+  test('a north installer or admin may not issue or revoke its keys, nor confirm its address; on a north-only terminal they may', async () => {
+    await online('SHARED01', ['north', 'south']);
+    const ownKey = await server.admin.post('/devices/SHARED01/keys/');
+    expect(ownKey.status).toBe(201);
+    for (const caller of [callers.installer, callers.admin]) {
+      const issued = await caller.post('/devices/SHARED01/keys/');
+      expect(issued.status).toBe(403);
+      expect(issued.body.error.code).toBe('forbidden');
+      expect((await caller.delete(`/devices/SHARED01/keys/${ownKey.body.id}/`)).status).toBe(403);
+      expect((await caller.post('/devices/SHARED01/confirm-address/', { address: '127.0.0.9' })).status).toBe(403);
+    }
+    const keys = await server.admin.get('/devices/SHARED01/keys/');
+    expect(keys.body.results.filter((k: { revoked_at: string | null }) => k.revoked_at === null)).toHaveLength(1);
+    const northOnly = await callers.installer.post('/devices/NORTH001/keys/');
+    expect(northOnly.status).toBe(201);
+    expect((await callers.installer.delete(`/devices/NORTH001/keys/${northOnly.body.id}/`)).status).toBe(204);
+  });
+});

@@ -20,11 +20,13 @@ import { and, eq, isNull, ne, or } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { isIpAddress, sameAddress } from '../../platform/net/ip';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { DeviceEvents } from './events';
 import type { KeyCheck } from './keys';
 import type { DeviceRuntime } from './runtime';
+import { refuseIfSharedTerminal } from './scope';
 import { type DeviceRow, deviceEvents, devices } from './tables';
 
 export type TrustMode = 'address' | 'key' | 'serial';
@@ -91,11 +93,13 @@ export class DeviceIdentity {
    * address replaces it, so confirming "whatever it holds now" would pin a stranger who sent a
    * request for the serial between the check and the click (409, nothing changed).
    */
-  async confirmAddress(serial: string, address: string, by: string): Promise<DeviceRow> {
+  async confirmAddress(serial: string, address: string, by: string, scope: AreaScope = EVERYWHERE): Promise<DeviceRow> {
     if (!isIpAddress(address)) throw new FpaError('validation_error', 'address must be an IPv4 or IPv6 address', { field: 'address' });
     const row = await this.ctx.db.write(async ({ tx }) => {
       const now = this.ctx.clock.now();
       const device = await this.get(serial, tx);
+      // The pinned address is sent every area's people the terminal serves: its areas' administrators all decide.
+      await refuseIfSharedTerminal(tx, device.id, scope, 'confirm the address of');
       const current = device.unconfirmedIp;
       if (!current || !sameAddress(current, address)) {
         const message = current

@@ -8,10 +8,12 @@ import { and, asc, eq } from 'drizzle-orm';
 import { BoundedMap } from '../../platform/bounded-map';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { audit } from '../audit';
 import { COMMUNICATION_KEY_PURPOSE, isLegacy, KeyDigests } from './key-digest';
 import type { DeviceKeyView } from './model';
 import type { DeviceRuntime } from './runtime';
+import { refuseIfSharedTerminal } from './scope';
 import { type DeviceRow, deviceKeys, devices } from './tables';
 
 const KEY_CACHE_MS = 60_000;
@@ -38,10 +40,12 @@ export class DeviceKeys {
   }
 
   /** Issues a communication key for a terminal; the key is in this answer only. */
-  async issue(serial: string, by: string): Promise<DeviceKeyView & { key: string }> {
+  async issue(serial: string, by: string, scope: AreaScope = EVERYWHERE): Promise<DeviceKeyView & { key: string }> {
     const key = numericKey();
     const row = await this.ctx.db.write(async ({ tx }) => {
       const device = await this.device(serial, tx);
+      // A key is trusted from any address: whoever holds one is sent every area's people the terminal serves.
+      await refuseIfSharedTerminal(tx, device.id, scope, 'issue a communication key for');
       const now = this.ctx.clock.now();
       const id = crypto.randomUUID();
       const values = {
@@ -68,9 +72,10 @@ export class DeviceKeys {
     return rows.map(keyView);
   }
 
-  async revoke(serial: string, keyId: string, by: string): Promise<void> {
+  async revoke(serial: string, keyId: string, by: string, scope: AreaScope = EVERYWHERE): Promise<void> {
     await this.ctx.db.write(async ({ tx }) => {
       const device = await this.device(serial, tx);
+      await refuseIfSharedTerminal(tx, device.id, scope, 'revoke a communication key of');
       const now = this.ctx.clock.now();
       const revoked = await tx
         .update(deviceKeys)

@@ -94,11 +94,11 @@ function changeRoutes(http: Http, devices: DeviceService) {
     )
     .post(
       '/devices/:serial/confirm-address',
-      async ({ params, body, admin }) => views.viewOne(await devices.identity.confirmAddress(params.serial, body.address, admin.by)),
+      async ({ params, body, admin, scope }) => views.viewOne(await devices.identity.confirmAddress(params.serial, body.address, admin.by, scope)),
       {
         params: SerialParams,
         body: DeviceConfirmAddress,
-        response: { 200: Device, ...errors('not_found', 'conflict', 'unknown_area') },
+        response: { 200: Device, ...errors('not_found', 'conflict', 'unknown_area', 'forbidden') },
         detail: {
           summary:
             'Confirm the new address a terminal connects from, naming the address checked: it becomes the pinned one, and users, cards and templates flow to it again',
@@ -162,26 +162,26 @@ function keyRoutes(http: Http, devices: DeviceService) {
     })
     .post(
       '/devices/:serial/keys',
-      async ({ params, admin, set }) => {
-        const issued = await keys.issue(params.serial, admin.by);
+      async ({ params, admin, scope, set }) => {
+        const issued = await keys.issue(params.serial, admin.by, scope);
         set.status = 201;
         return issued;
       },
       {
         params: SerialParams,
-        response: { 201: DeviceKeyIssued, ...errors('not_found') },
+        response: { 201: DeviceKeyIssued, ...errors('not_found', 'forbidden') },
         detail: { summary: 'Issue a communication key; from then on the terminal must present one of its keys', tags },
       },
     )
     .delete(
       '/devices/:serial/keys/:id',
-      async ({ params, admin, set }) => {
-        await keys.revoke(params.serial, params.id, admin.by);
+      async ({ params, admin, scope, set }) => {
+        await keys.revoke(params.serial, params.id, admin.by, scope);
         set.status = 204;
       },
       {
         params: KeyParams,
-        response: { 204: t.Void(), ...errors('not_found') },
+        response: { 204: t.Void(), ...errors('not_found', 'forbidden') },
         detail: { summary: 'Revoke a communication key', tags },
       },
     );
