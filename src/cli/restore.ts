@@ -66,6 +66,6 @@ registerCommand(
   restoreCommand,
   [
     'usage: npm run fpa:restore -- <backup>',
-    'Puts a backup (a copy of data/ taken while stopped, or its database file) in place of the database, the server stopped; every counter (punch and event sequences, command ids, device PINs) continues after the highest ever handed out, and the replaced database is kept aside for RESTORE_KEEP_REPLACED (7d), then the server deletes it.',
+    'Puts a backup (a copy of data/ taken while stopped, a directory fpa:backup wrote, or its database file) in place of the database, the server stopped; every counter (punch and event sequences, command ids, device PINs) continues after the highest ever handed out, and the replaced database is kept aside for RESTORE_KEEP_REPLACED (7d), then the server deletes it.',
   ].join('\n'),
 );

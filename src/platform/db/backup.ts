@@ -8,9 +8,10 @@
  * backup never looks like one. It holds what the database holds: templates and secrets sealed
  * under the keys in `.env`, which is not in it (keep the two apart).
  */
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { createClient } from '@libsql/client';
+import { createPrivateFile } from './files';
 
 export class BackupTargetError extends Error {}
 
@@ -32,6 +33,9 @@ export async function backupDatabase(databaseFile: string, target: string): Prom
   mkdirSync(resolve(target), { recursive: true, mode: 0o700 });
   const partial = `${file}.partial`;
   rmSync(partial, { force: true });
+  // Made empty and 0600 first (VACUUM INTO fills an empty file): written under the umask, the copy
+  // would be readable by others for as long as it takes, in a directory that already existed.
+  createPrivateFile(partial);
   const source = createClient({ url: `file:${databaseFile}` });
   try {
     await source.execute({ sql: 'vacuum into ?', args: [partial] });
@@ -41,7 +45,6 @@ export async function backupDatabase(databaseFile: string, target: string): Prom
   } finally {
     source.close();
   }
-  chmodSync(partial, 0o600);
   await checked(partial);
   renameSync(partial, file);
   return { file, bytes: statSync(file).size };

@@ -280,8 +280,10 @@ export function removeReplacedBefore(databaseFile: string, cutoff: number): Repl
   for (const name of names.filter((n) => n.startsWith(prefix))) {
     const file = join(dirname(target), name);
     const at = replacedAt(file);
-    if (at === null || at >= cutoff || !statSync(file).isFile()) continue;
+    if (at === null || at >= cutoff) continue;
     try {
+      // Inside the try: a dangling link or an unreadable entry is a warning, never a failed start.
+      if (!statSync(file).isFile()) continue;
       for (const suffix of ['-wal', '-shm', '-journal']) if (existsSync(`${file}${suffix}`)) unlinkSync(`${file}${suffix}`);
       unlinkSync(file);
       outcome.removed.push(file);

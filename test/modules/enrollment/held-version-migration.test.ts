@@ -1,6 +1,8 @@
 /**
  * Migration 0035: a template `present` on a terminal in a database of an earlier release is held
- * there in the version of its row; the other rows had not kept a version the terminal confirmed.
+ * there in the version of its row; one whose later version the terminal refused itself is taken
+ * to hold the version before (deleted on a withdrawal, the proof waiting for it); the other rows
+ * had not kept a version the terminal confirmed.
  */
 import { describe, expect, test } from 'bun:test';
 import { migrateDatabase } from '../../../src/platform/db/client';
@@ -10,21 +12,24 @@ import { databaseBefore, insertRows } from '../../support/old-database';
 const now = Date.parse('2026-11-20T06:00:00Z');
 
 describe('migration 0035', () => {
-  test('a present row is held in its version; pending, failed and incompatible ones hold none known', async () => {
+  test('a present row is held in its version, a refused later version holds the one before; the others hold none known', async () => {
     const tmp = tempDir('fpa-held-');
     const db = await databaseBefore(tmp.dir, '0035');
     try {
-      const rows: [string, string, number][] = [
-        ['t-present', 'present', 3],
-        ['t-pending', 'pending', 2],
-        ['t-failed', 'failed', 2],
-        ['t-incompatible', 'incompatible', 1],
+      const rows: [string, string, number, number | null][] = [
+        ['t-present', 'present', 3, null],
+        ['t-pending', 'pending', 2, null],
+        ['t-failed', 'failed', 2, null],
+        ['t-incompatible', 'incompatible', 1, null],
+        ['t-refused-v2', 'incompatible', 2, -30],
+        ['t-refused-v1', 'incompatible', 1, -30],
+        ['t-never-sent-v2', 'incompatible', 2, null],
       ];
       await insertRows(
         db,
-        rows.map(([id, status, version], i) => [
+        rows.map(([id, status, version, refused], i) => [
           'fpa_template_sync',
-          { template_id: id, device_id: 'dev-1', status, template_version: version, updated_at: now + i },
+          { template_id: id, device_id: 'dev-1', status, template_version: version, refused_code: refused, updated_at: now + i },
         ]),
       );
       await migrateDatabase(db);
@@ -34,6 +39,9 @@ describe('migration 0035', () => {
         ['t-pending', 'pending', 2, null],
         ['t-failed', 'failed', 2, null],
         ['t-incompatible', 'incompatible', 1, null],
+        ['t-refused-v2', 'incompatible', 2, 1],
+        ['t-refused-v1', 'incompatible', 1, null],
+        ['t-never-sent-v2', 'incompatible', 2, null],
       ]);
     } finally {
       await db.close();

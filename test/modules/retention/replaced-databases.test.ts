@@ -6,7 +6,7 @@
  * It was once kept for ever ("remove it yourself").
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../../../src/platform/log';
 import { startTestServer, type TestServer, tempDir } from '../../support/harness';
@@ -96,5 +96,15 @@ describe('the databases a restore replaced', () => {
     const none = await startTestServer({ RESTORE_KEEP_REPLACED: '0' }, { dir, clock: { now: () => T } });
     await none.close();
     expect(existsSync(minuteOld)).toBe(false);
+  });
+
+  test('a dangling link by the name of an old one is left alone, and the server starts', async () => {
+    const dir = join(work.dir, 'dangling');
+    mkdirSync(dir);
+    const link = replaced(dir, T - 30 * DAY);
+    symlinkSync(join(dir, 'gone'), link);
+    const started = await startTestServer({}, { dir, clock: { now: () => T } });
+    await started.close();
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
   });
 });
