@@ -90,6 +90,8 @@ describe('the console in a browser', () => {
     // Until it is approved, commands would only wait: none is offered, and the page says why.
     for (const name of ['Send', 'Resync', 'Full resync']) expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
     expect(await page.getByText('Commands and resyncs can be sent once it is approved.', { exact: false }).count()).toBe(2);
+    // No area is ticked for it: its areas are chosen here.
+    await page.getByRole('region', { name: 'Approve this terminal' }).getByRole('checkbox', { name: 'default' }).check();
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByText(/approved: the people of its areas are being sent/).waitFor();
     // The page is drawn again once the approval is done: the terminal, just heard from, is online.

@@ -213,7 +213,10 @@ export function showErrors(form: HTMLFormElement, errors: PlainError[], fields: 
     form.prepend(box);
     first ??= box;
   }
-  first?.focus();
+  // A group (the areas' checkboxes) is not focusable itself: its first control is.
+  const focusable =
+    first && !first.matches('input, select, textarea, button, [tabindex]') ? first.querySelector<HTMLElement>('input, select, textarea, button') : null;
+  (focusable ?? first)?.focus();
 }
 
 /**
@@ -221,10 +224,16 @@ export function showErrors(form: HTMLFormElement, errors: PlainError[], fields: 
  * the API's field names to the controls (several names may share one control).
  */
 export function onSubmit(form: HTMLFormElement, fields: Record<string, Control>, work: () => Promise<void>): HTMLFormElement {
+  // Busy, not `disabled` (as dom.ts `button`): a disabled submit button loses focus to <body>, so
+  // the redraw after the work could not find where focus was (keep-focus.ts) and a keyboard user
+  // started again from the top of the page. A submit while at work does nothing.
+  let busy = false;
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    if (busy) return;
+    busy = true;
     const submit = form.querySelector<HTMLButtonElement>('button[type=submit]');
-    if (submit) submit.disabled = true;
+    submit?.setAttribute('aria-disabled', 'true');
     clearErrors(form);
     try {
       await work();
@@ -232,7 +241,8 @@ export function onSubmit(form: HTMLFormElement, fields: Record<string, Control>,
       if (error instanceof ApiError && error.status === 401) return;
       showErrors(form, plainErrors(error), fields);
     } finally {
-      if (submit) submit.disabled = false;
+      busy = false;
+      submit?.removeAttribute('aria-disabled');
     }
   });
   return form;

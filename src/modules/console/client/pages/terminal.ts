@@ -11,7 +11,7 @@ import type { TerminalUserView } from '../../../fleet';
 import { ApiError, api, can, type List, ofEveryArea, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, table } from '../dom';
-import { onSubmit } from '../form-errors';
+import { FieldError, onSubmit } from '../form-errors';
 import { ago, count, dateTime, words } from '../format';
 import { completenessSection } from './completeness';
 import { diagnosticItem } from './diagnostics';
@@ -81,8 +81,11 @@ function loadTerminal(base: string) {
 /** A terminal waiting for approval (or disabled): the form that approves it (or enables it again); null otherwise. */
 async function approvalForm(device: DeviceDetailView, title: string, base: string, redraw: Redraw): Promise<HTMLElement | null> {
   if (!((device.status === 'pending_approval' || device.status === 'disabled') && can('POST devices/{sn}/approve/'))) return null;
-  // Approval chooses the areas whose people the terminal is sent.
-  const areas = await areasPicker('Areas of this terminal', device.areas, 'It is sent the people of these areas.');
+  // Approval chooses the areas whose people the terminal is sent: none ticked for a new terminal
+  // (the area it registered in, `default`, ticked for it was easy to miss: ticking North approved
+  // it into North and default); a disabled one's, chosen when it was approved, stay ticked.
+  const waiting = device.status === 'pending_approval';
+  const areas = await areasPicker('Areas of this terminal', waiting ? [] : device.areas, 'Choose at least one: it is sent the people of these areas.');
   return onSubmit(
     h(
       'form',
@@ -93,7 +96,8 @@ async function approvalForm(device: DeviceDetailView, title: string, base: strin
     { areas: areas.control },
     async () => {
       const chosen = areas.value();
-      await api.post(`${base}approve/`, chosen.length > 0 ? { areas: chosen } : {});
+      if (chosen.length === 0) throw new FieldError('areas', 'Choose at least one area for this terminal.');
+      await api.post(`${base}approve/`, { areas: chosen });
       await redraw();
       announce(`${title} approved: the people of its areas are being sent to it.`);
     },
