@@ -4,7 +4,8 @@
  * later are stored with the flag `after_lock` (./service.ts). So only a period whose last date is
  * over (in ATTENDANCE_TIME_ZONE) can be locked: locked over today, today's punches would never
  * count and its absences never be written. Periods may not overlap, so a date is in one period
- * at most.
+ * at most. A period not locked yet can be deleted (one added with a wrong date would otherwise
+ * stand in the way of the right one); a locked one cannot: the lock is final.
  */
 import { and, asc, eq, getTableName, gte, lte, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
@@ -71,6 +72,25 @@ export class PayPeriods {
       await tx.insert(payPeriods).values(row);
       await audit(tx, now, { actor: by, action: 'pay_period.created', targetType: 'pay_period', targetId: row.id, details: { ...input } });
       return periodView(row);
+    });
+  }
+
+  /**
+   * `DELETE pay-periods/{id}/`: removes a period that is not locked (409 for a locked one: its
+   * days stay frozen, and a lock is final). An open period changes no day, so nothing follows.
+   */
+  async remove(id: string, by: string): Promise<void> {
+    await this.ctx.db.write(async ({ tx }) => {
+      const row = await this.row(tx, id);
+      if (row.locked) throw new FpaError('conflict', 'the pay period is locked: a locked pay period cannot be deleted', { pay_period: id });
+      await tx.delete(payPeriods).where(eq(payPeriods.id, id));
+      await audit(tx, this.ctx.clock.now(), {
+        actor: by,
+        action: 'pay_period.deleted',
+        targetType: 'pay_period',
+        targetId: id,
+        details: { from: row.fromDate, to: row.toDate },
+      });
     });
   }
 

@@ -155,6 +155,21 @@ function periodRoutes(http: Http, attendance: AttendanceService, locks: PayPerio
       response: { 200: PayPeriod, ...errors('not_found') },
       detail: { summary: 'One pay period', tags },
     })
+    .delete(
+      '/pay-periods/:id',
+      async ({ params, admin, set }) => {
+        await attendance.periods.remove(params.id, admin.by);
+        set.status = 204;
+      },
+      {
+        params: PayPeriodParams,
+        response: { 204: t.Void(), ...errors('not_found', 'conflict') },
+        detail: {
+          summary: 'Delete a pay period that is not locked (one added with a wrong date); a locked one is 409: a lock is final',
+          tags,
+        },
+      },
+    )
     .post('/pay-periods/:id/lock', ({ params, admin }) => locks.lock(params.id, admin.by), {
       params: PayPeriodParams,
       response: { 200: PayPeriod, ...errors('not_found', 'conflict') },

@@ -199,6 +199,8 @@ export const POLICY: readonly Rule[] = [
   // A pay period is everyone's: hr limited to areas reads periods but does not make or lock them.
   rule('POST', 'pay-periods/', [H], EVERYWHERE),
   rule('POST', 'pay-periods/{id}/lock/', [H], EVERYWHERE),
+  // Deleting one is for those who add them: an open one only (a lock is final, 409).
+  rule('DELETE', 'pay-periods/{id}/', [H], EVERYWHERE),
 
   // The event log: filtered by area (events naming no person or terminal: unlimited callers only).
   rule('GET', 'events/', [H, V]),

@@ -88,6 +88,7 @@ const ACTION_WORDS: Record<string, string> = {
   'leave.created': 'Leave added',
   'leave.deleted': 'Leave deleted',
   'pay_period.created': 'Pay period added',
+  'pay_period.deleted': 'Pay period deleted',
   'pay_period.locked': 'Pay period locked',
   'punch.imported': 'Punch imported',
   'punch.manual': 'Missing punch added',

@@ -101,32 +101,49 @@ function payPeriods(periods: PayPeriod[], draw: () => Promise<void>): HTMLElemen
         localDay(p.from),
         localDay(p.to),
         p.locked ? badge(`Locked ${p.locked_at ? dateTime(p.locked_at) : ''}`, 'muted') : badge('Open', 'ok'),
-        p.locked || !can('POST pay-periods/{id}/lock/')
+        // An open period can be deleted (one added with a wrong date); a locked one cannot: the lock is final.
+        p.locked
           ? ''
-          : button('Lock', async () => {
-              if (
-                !(await confirmAction(`Lock ${localDay(p.from)} to ${localDay(p.to)}?`, {
-                  action: 'Lock',
-                  detail: 'Its days never change again; late punches are only flagged.',
-                }))
-              )
-                return;
-              try {
-                await api.post(`pay-periods/${encodeURIComponent(p.id)}/lock/`);
-              } catch (error) {
-                // Refused (a period whose last date is not over yet, or locked meanwhile): said in words.
-                if (!(error instanceof ApiError) || error.status === 401) throw error;
-                announce(plainMessage(error), 'bad');
-                return;
-              }
-              await draw();
-              announce('Pay period locked.');
-            }),
+          : h(
+              'div',
+              { class: 'actions' },
+              lockButton(p, draw),
+              remove(`pay-periods/${encodeURIComponent(p.id)}/`, `pay period ${localDay(p.from)} to ${localDay(p.to)}`, draw, 'DELETE pay-periods/{id}/'),
+            ),
       ]),
       'No pay periods yet.',
     ),
     can('POST pay-periods/') && form,
   );
+}
+
+/** Lock an open period, for a role that may; refused (its last date not over, locked meanwhile) in words. */
+function lockButton(p: PayPeriod, draw: () => Promise<void>): HTMLButtonElement | null {
+  return !can('POST pay-periods/{id}/lock/')
+    ? null
+    : button(
+        'Lock',
+        async () => {
+          if (
+            !(await confirmAction(`Lock ${localDay(p.from)} to ${localDay(p.to)}?`, {
+              action: 'Lock',
+              detail: 'Its days never change again; late punches are only flagged.',
+            }))
+          )
+            return;
+          try {
+            await api.post(`pay-periods/${encodeURIComponent(p.id)}/lock/`);
+          } catch (error) {
+            // Refused (a period whose last date is not over yet, or locked meanwhile): said in words.
+            if (!(error instanceof ApiError) || error.status === 401) throw error;
+            announce(plainMessage(error), 'bad');
+            return;
+          }
+          await draw();
+          announce('Pay period locked.');
+        },
+        { 'aria-label': `Lock pay period ${localDay(p.from)} to ${localDay(p.to)}` },
+      );
 }
 
 function schedulesSection(schedules: Schedule[], draw: () => Promise<void>): HTMLElement {
