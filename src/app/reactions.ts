@@ -128,6 +128,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   devices.views.addDetail(enrollmentReactions.templatesPresentOnTerminal(sync));
   devices.views.addDetail(fleetReactions.syncCheckOfTerminal(converge));
   enrollees.views.addViewPart(enrollmentReactions.consentAndFingersOfPeople(sync));
+  enrollees.views.addViewPart(proofReactions.deletionProofOfPeople(m.proofs));
   enrollees.views.addListFilter('consent', enrollmentReactions.consentListFilter);
   enrollees.views.addListFilter('biometrics', enrollmentReactions.biometricsListFilter);
   m.employees.scopeBy(enrollees.membership.employeeInScope);

@@ -192,6 +192,24 @@ describe('deletion proof', () => {
     expect((await limitedTo(['north'])).status).toBe(200);
   });
 
+  test('a person’s view says whether a proof is kept (has_deletion_proof): before the withdrawal not, after it, and after consent given again, so', async () => {
+    expect((await server.admin.post('/employees/', { id: 'PR-HAS', name: 'Has Proof' })).status).toBe(201);
+    const e = await server.admin.post('/enrollees/', { employee: 'PR-HAS' });
+    expect(e.status).toBe(201);
+    expect(e.body.has_deletion_proof).toBe(false);
+    const view = async () => (await server.admin.get(`/enrollees/${e.body.id}/`)).body.has_deletion_proof;
+    const listed = async () => (await server.admin.get(`/enrollees/?ids=${e.body.id}`)).body.results[0].has_deletion_proof;
+    expect((await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    expect([await view(), await listed()]).toEqual([false, false]);
+    expect((await server.admin.get(`/enrollees/${e.body.id}/deletion-proof/`)).status).toBe(404);
+    expect((await server.admin.delete(`/enrollees/${e.body.id}/consent/`)).status).toBe(200);
+    expect([await view(), await listed()]).toEqual([true, true]);
+    expect((await server.admin.get(`/enrollees/${e.body.id}/deletion-proof/`)).status).toBe(200);
+    // Consent given again: the proof of the withdrawal is still kept, and still said.
+    expect((await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    expect([await view(), await listed()]).toEqual([true, true]);
+  });
+
   test('one key for every instance; a rotation keeps the old public key published, so earlier proofs still verify', async () => {
     const before = (await (await fetch(`${server.url}/.well-known/fpa-proof-key.json`)).json()) as JSONWebKeySet;
     // A second instance over the same database signs with the same key.

@@ -33,6 +33,10 @@ export const Enrollee = t.Object(
     areas: t.Array(t.String()),
     consent: Nullable(Consent),
     consent_withdrawn: Nullable(ConsentWithdrawal),
+    has_deletion_proof: t.Boolean({
+      description:
+        'A proof of deletion is kept for them (their consent was withdrawn, and consent given again since leaves it true; false before the first withdrawal, for a withdrawal made before proofs were kept, and once retention removed it): `GET enrollees/{id}/deletion-proof/` shows it to those who may read proofs; false, it answers 404.',
+    }),
     fingers: t.Array(Int(), { description: 'Fingers with a stored template.' }),
     biometrics: t.Record(t.String(), t.Array(Int()), {
       description:

@@ -14,8 +14,8 @@ export interface EnrolleePatch {
   active?: boolean;
 }
 
-/** The fields of the enrollee view that modules above this one (enrollment) contribute. */
-export type ViewParts = Pick<EnrolleeView, 'consent' | 'consent_withdrawn' | 'fingers' | 'biometrics'>;
+/** The fields of the enrollee view that modules above this one (enrollment, proofs) contribute. */
+export type ViewParts = Pick<EnrolleeView, 'consent' | 'consent_withdrawn' | 'has_deletion_proof' | 'fingers' | 'biometrics'>;
 
 /** Parts of the enrollee view contributed by modules above this one. */
 export type ViewPart = (q: Queryable, ids: readonly string[]) => Promise<Map<string, Partial<ViewParts>>>;

@@ -50,6 +50,7 @@ export class EnrolleeViews {
         created_at: new Date(r.createdAt).toISOString(),
         consent: null,
         consent_withdrawn: null,
+        has_deletion_proof: false,
         fingers: [],
         biometrics: {},
       };

@@ -8,6 +8,7 @@
  */
 
 import type { CancelRefusal, CommandEvents, DeletesReplaced } from '../commands';
+import type { ViewPart } from '../enrollees';
 import type { EnrollmentEvents } from '../enrollment';
 import type { ReactionTo } from '../events';
 import type { DeletionProofs } from './service';
@@ -60,3 +61,15 @@ export const keepDeletesProofsAwait =
   (proofs: DeletionProofs): CancelRefusal =>
   (q, commands) =>
     proofs.keptDeletes(q, commands);
+
+/**
+ * A person's view says whether a proof of their deletion is kept (`has_deletion_proof`), so the
+ * console asks for the proof only of those who have one (a 404 for everyone else was an error in
+ * the browser's console and a refusal in the server's log at every visit of a person's page).
+ */
+export const deletionProofOfPeople =
+  (proofs: DeletionProofs): ViewPart =>
+  async (q, ids) => {
+    const kept = await proofs.keptOf(q, ids);
+    return new Map(ids.map((id) => [id, { has_deletion_proof: kept.has(id) }]));
+  };

@@ -284,6 +284,19 @@ export class DeletionProofs {
     return proof !== undefined;
   }
 
+  /** Those of these people whose proof is kept (the enrollee view's `has_deletion_proof`). */
+  async keptOf(q: Queryable, enrolleeIds: readonly string[]): Promise<Set<string>> {
+    const kept = new Set<string>();
+    for (const ids of chunks(enrolleeIds, 500)) {
+      const rows = await q
+        .select({ id: deletionProofs.enrolleeId })
+        .from(deletionProofs)
+        .where(inArray(deletionProofs.enrolleeId, [...ids]));
+      for (const r of rows) kept.add(r.id);
+    }
+    return kept;
+  }
+
   /** The signed proof of one person, for a caller who may see them (404 otherwise, or when no deletion was asked). */
   async document(enrolleeId: string, caller: Pick<Caller, 'areas'>): Promise<ProofDocument> {
     const q = this.ctx.db.orm;

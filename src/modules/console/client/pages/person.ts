@@ -39,7 +39,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
     throw error;
   });
   if (!person) return undefined;
-  const [templates, devices, agents, sessions, proof] = await loadRecords(id, base);
+  const [templates, devices, agents, sessions, proof] = await loadRecords(person, base);
   const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
   const deviceName = (serial: string) => devices.find((d) => d.serial_number === serial)?.name ?? serial;
 
@@ -67,15 +67,17 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   return refreshWhileEnrolling(mine, redraw);
 }
 
-function loadRecords(id: string, base: string) {
-  // Only what the role may read is asked for (a manager sees no terminals, agents or sessions).
+function loadRecords(person: EnrolleeView, base: string) {
+  const id = person.id;
+  // Only what the role may read is asked for (a manager sees no terminals, agents or sessions),
+  // and a proof of deletion only of someone who has one (else it is a 404 at every visit).
   const none = <T>(): Promise<List<T>> => Promise.resolve({ results: [], next_cursor: null });
   return Promise.all([
     api.get<List<TemplateView>>(`${base}templates/`),
     can('GET devices/') ? everyRow<DeviceView>('devices/', { status: 'approved' }) : [],
     can('GET enrollment-agents/') ? everyRow<AgentView>('enrollment-agents/') : [],
     can('GET enrollment-sessions/') ? api.get<List<SessionView>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`) : none<SessionView>(),
-    loadProof(id),
+    person.has_deletion_proof ? loadProof(id) : null,
   ]);
 }
 
