@@ -1,13 +1,18 @@
 /**
- * A person's page in a real browser against the real server: a visit asks for no proof of
- * deletion the person does not have (it was a 404 in the browser's console and a refusal in the
- * server's log at every visit); once one is kept, the page shows it.
+ * A person's page in a real browser against the real server and simulated terminals: a failed
+ * enrollment session says what happened and what to do next in words (with a link to where it is
+ * done), never the API's text with its paths, and Operations' recent events say it the same way;
+ * an open session at a terminal waits for the person there, not for an agent; a visit asks for no
+ * proof of deletion the person does not have (it was a 404 in the browser's console and a refusal
+ * in the server's log at every visit).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Logger } from '../../src/platform/log';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { goTo, launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
 
 let server: TestServer;
 let browser: Browser;
@@ -37,9 +42,24 @@ async function person(employee: string, name: string, areas: string[]): Promise<
   return created.body as Person;
 }
 
+/** A terminal that connected, approved into `areas` under a name, its first commands run. */
+async function terminal(sn: string, name: string, areas: string[], options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  await t.handshake();
+  await t.postOptions();
+  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas })).status).toBe(200);
+  expect((await server.admin.patch(`/devices/${sn}/`, { name })).status).toBe(200);
+  await drain(t);
+  return t;
+}
+
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer({}, { logger }), launchBrowser()]);
   await person('E1', 'Anna Berg', ['north']);
+  await person('E4', 'Gus Hay', ['north']);
+  await person('E5', 'Ida Moe', ['north']);
+  for (const id of [people.E4!.id, people.E5!.id])
+    expect((await server.admin.post(`/enrollees/${id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
 });
 afterAll(async () => {
   await browser?.close();
@@ -57,6 +77,54 @@ async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
 }
 
 describe('a person’s page', () => {
+  test('a failed session says what happened and what to do, with a link to the terminal’s people; nothing of the API', async () => {
+    // The terminal held Gus's PIN as its own user before the service knew him.
+    const held = await terminal('NRTH0001', 'North gate', ['north'], { biodata: true, existingUsers: [{ pin: people.E4!.device_pin, fingers: [6] }] });
+    const started = await server.admin.post(`/enrollees/${people.E4!.id}/remote-enrollment/`, { device: 'NRTH0001', fingers: [5] });
+    expect(started.status).toBe(201);
+    await drain(held);
+    expect((await server.admin.get(`/enrollment-sessions/${started.body.id}/`)).body.status).toBe('failed');
+    await withPage(async (page) => {
+      await goTo(page, `#/people/${people.E4!.id}`, /Gus Hay/);
+      const sessions = page.getByRole('region', { name: 'Enrollment sessions' });
+      const row = sessions.getByRole('row', { name: /Failed/ });
+      await row.waitFor();
+      const text = (await row.textContent()) ?? '';
+      expect(text).toContain(`North gate already has its own user with PIN ${people.E4!.device_pin}, so it kept the right thumb as that user’s.`);
+      expect(text).toContain('Adopt that user as this person (or Remove it), then start again.');
+      expect(text).not.toContain('devices/');
+      expect(text).not.toContain('rejected');
+      await row.getByRole('link', { name: 'People on the terminal' }).click();
+      await page.getByRole('heading', { level: 1, name: /North gate/ }).waitFor();
+      await page.getByRole('region', { name: 'People on the terminal' }).getByRole('button', { name: /Adopt/ }).first().waitFor();
+    });
+  });
+
+  test('Operations’ recent events say the session’s end the same way', async () => {
+    await withPage(async (page) => {
+      await goTo(page, '#/operations', 'Operations');
+      const row = page.getByRole('region', { name: 'Recent events' }).getByRole('row', { name: /Enrollment ended/ });
+      await row.first().waitFor();
+      const text = (await row.first().textContent()) ?? '';
+      expect(text).toContain(`Status: failed, Person: Gus Hay, North gate already has its own user with PIN ${people.E4!.device_pin}`);
+      expect(text).not.toContain('devices/');
+    });
+  });
+
+  test('a session at a terminal waits for the person there, not for an agent', async () => {
+    const east = new SimulatedTerminal({ url: server.url, sn: 'EAST0001' });
+    await east.handshake();
+    expect((await server.admin.post('/devices/EAST0001/approve/', { areas: ['north'] })).status).toBe(200);
+    expect((await server.admin.patch('/devices/EAST0001/', { name: 'East gate' })).status).toBe(200);
+    expect((await server.admin.post(`/enrollees/${people.E5!.id}/remote-enrollment/`, { device: 'EAST0001', fingers: [6] })).status).toBe(201);
+    await withPage(async (page) => {
+      await goTo(page, `#/people/${people.E5!.id}`, /Ida Moe/);
+      const sessions = page.getByRole('region', { name: 'Enrollment sessions' });
+      await sessions.getByText('Waiting for the person at East gate').waitFor();
+      expect(await sessions.getByText('Waiting for the agent').count()).toBe(0);
+    });
+  });
+
   test('a visit asks for no proof of deletion the person does not have: no error in the browser, no refusal in the server’s log', async () => {
     const anna = people.E1!;
     expect((await server.admin.get(`/enrollees/${anna.id}/`)).body.has_deletion_proof).toBe(false);

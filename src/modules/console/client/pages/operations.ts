@@ -11,6 +11,7 @@ import { actionWords, eventWords, NAMED_ACTIONS } from '../event-words';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDay, words } from '../format';
 import { type PeopleNames, peopleNames } from '../people-names';
+import { sessionReason } from '../session-words';
 
 /** The periodic jobs in the words of the people who run attendance (the server's text names settings). */
 const JOBS: Record<string, [string, string]> = {
@@ -57,6 +58,18 @@ function target(e: AuditEntryView, names: Names): string {
   if (e.target_type === 'device') return names.terminal(id) ?? `Terminal ${id}`;
   if (e.target_type === 'punch' && typeof e.details.enrollee === 'string') return `A punch of ${names.person(e.details.enrollee) ?? 'a person'}`;
   return `${words(e.target_type)}${/^[0-9a-f-]{36}$/.test(id) ? '' : ` ${id}`}`;
+}
+
+/** An event's details in words; an enrollment session's reason as the person's page says it (session-words.ts). */
+function eventDetails(e: EventView, names: Names): string {
+  if (e.type !== 'enrollment_session_closed' || typeof e.data.reason !== 'string') return summarize(e.data, names);
+  const { reason, ...rest } = e.data;
+  // The event names no terminal; a reason about one names its serial.
+  const serial = /devices\/([^/]+)\/users/.exec(reason)?.[1] ?? null;
+  const said = sessionReason(reason, { serial, terminal: serial ? names.terminal(serial) : null })
+    .map((w) => (typeof w === 'string' ? w : w.text))
+    .join('');
+  return [summarize(rest, names), said].filter(Boolean).join(', ');
 }
 
 /** Who did it: a terminal by its name ("device:SN" is how the log keeps it), anyone else with their kind. */
@@ -118,7 +131,7 @@ export async function operationsPage(main: HTMLElement): Promise<undefined> {
         'Recent events',
         table(
           ['When', 'Event', 'Details'],
-          recentEvents.map((e) => [dateTime(e.at), eventWords(e.type), summarize(e.data, names)]),
+          recentEvents.map((e) => [dateTime(e.at), eventWords(e.type), eventDetails(e, names)]),
           'No events yet.',
         ),
       ),

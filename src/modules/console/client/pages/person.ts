@@ -12,6 +12,7 @@ import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { biometricPart, dateTime, fingerName, words } from '../format';
+import { sessionReason, sessionStatus } from '../session-words';
 import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
 import { consentSection } from './person-consent';
 import { enrollSection } from './person-enrollment';
@@ -228,12 +229,23 @@ function sessionsSection(mine: SessionView[], agents: AgentView[], deviceName: (
     'Enrollment sessions',
     table(
       ['Started', 'Where', 'Fingers', 'Status'],
-      mine.map((s) => [
-        dateTime(s.created_at),
-        s.device ? `Terminal ${deviceName(s.device)}` : `Agent ${agents.find((a) => a.id === s.agent)?.name ?? ''}`,
-        `${s.fingers_captured.length} of ${s.fingers_requested.length}: ${s.fingers_requested.map(fingerName).join(', ')}`,
-        h('span', {}, badge(words(s.status), s.status === 'completed' ? 'ok' : ACTIVE_SESSION.has(s.status) ? 'info' : 'bad'), s.reason ? ` ${s.reason}` : ''),
-      ]),
+      mine.map((s) => {
+        // Its status and reason in words, with what to do next (session-words.ts), not the API's text.
+        const place = { serial: s.device, terminal: s.device ? deviceName(s.device) : null };
+        const reason = sessionReason(s.reason, place).map((w) => (typeof w === 'string' ? w : h('a', { href: w.href }, w.text)));
+        return [
+          dateTime(s.created_at),
+          s.device ? `Terminal ${deviceName(s.device)}` : `Agent ${agents.find((a) => a.id === s.agent)?.name ?? ''}`,
+          `${s.fingers_captured.length} of ${s.fingers_requested.length}: ${s.fingers_requested.map(fingerName).join(', ')}`,
+          h(
+            'span',
+            {},
+            badge(sessionStatus(s.status, place), s.status === 'completed' ? 'ok' : ACTIVE_SESSION.has(s.status) ? 'info' : 'bad'),
+            reason.length > 0 ? ' ' : null,
+            ...reason,
+          ),
+        ];
+      }),
       'None yet.',
     ),
   );
