@@ -15,6 +15,32 @@ describe('details in words', () => {
     );
   });
 
+  test('a punch: whose, its local time as it was kept, its state in words, its terminal by name', () => {
+    const punch = { id: '91d7bed7-4610-4b98-befe-df6538dccb39', employee: 'E-1', enrollee: ADA, device_pin: '10000', device: 'FRONTDOOR1' };
+    const at = { punched_at: '2026-03-02T07:00:00.000Z', local_time: '2026-03-02 08:00:00' };
+    // The wall time as it stands (not moved into a zone), in the one format of the console (the runtime's language).
+    const when = new Intl.DateTimeFormat(undefined, {
+      timeZone: 'UTC',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+    }).format(new Date('2026-03-02T08:00:00Z'));
+    expect(summarize({ punch: { ...punch, ...at, state: 1, source: 'device', voided: false }, sender: { id: 'x', serial_number: 'FRONTDOOR1' } }, names)).toBe(
+      `Ada Obi, ${when}, check-out, Terminal: Front door`,
+    );
+    // Someone the page has no name for: their employee id; a voided punch says so.
+    expect(summarize({ punch: { ...punch, enrollee: 'gone', ...at, state: 4, source: 'device', voided: true }, reason: 'twice' }, names)).toBe(
+      `E-1, ${when}, overtime in, voided, Reason: twice`,
+    );
+    // A manual punch's state 0 is the one given when none is said: left out; another is said.
+    expect(summarize({ punch: { ...punch, ...at, state: 0, source: 'manual', voided: false }, by: 'bea' }, names)).toBe(`Ada Obi, ${when}, By: bea`);
+    expect(summarize({ punch: { ...punch, ...at, state: 1, source: 'import', voided: false } }, names)).toBe(`Ada Obi, ${when}, check-out`);
+    // A terminal's own state key outside the usual six is said as its number.
+    expect(summarize({ punch: { ...punch, ...at, state: 9, source: 'device', voided: false } }, names)).toBe(`Ada Obi, ${when}, state 9`);
+  });
+
   test('a stored fingerprint: the finger named, versions and parts left to the API', () => {
     expect(summarize({ index: 6, part: 0, algorithm_version: '10', version: 1, source: 'remote' })).toBe('Finger: Right index, Source: remote');
     // A face's index is not a finger.

@@ -4,7 +4,7 @@
  * attendance day its person, date and status; what only the API's clients need (template
  * versions, row counts) is left to the API's answer.
  */
-import { dateTime, fingerName, localDay, spokenDuration, words } from './format';
+import { dateTime, fingerName, localDay, punchState, spokenDuration, wallTime, words } from './format';
 
 /** Names for the ids the logs hold: people by their id, terminals by their serial. */
 export interface Names {
@@ -13,8 +13,9 @@ export interface Names {
 }
 
 /**
- * Details no reader of the log acts on. A punch's `state` too: attendance pairs punches by time,
- * not by it, and a manual punch is stored with state 0 whatever it stands for ("in" would mislead).
+ * Details no reader of the log acts on. An audit entry's bare `state` too (a manual punch's is 0
+ * whatever it stands for: "in" would mislead); a punch's own state is said with the punch
+ * (punchDetail), where it is known to be the terminal's.
  */
 const TECHNICAL = new Set(['part', 'algorithm_version', 'version', 'template_version', 'rows', 'request_id', 'state']);
 
@@ -26,6 +27,7 @@ const KEY_WORDS: Record<string, string> = {
   employee: 'Employee ID',
   device_pin: 'PIN',
   device: 'Terminal',
+  sender: 'Terminal',
 };
 const label = (key: string) => KEY_WORDS[key] ?? words(key);
 
@@ -58,13 +60,30 @@ function detail(key: string, value: unknown, context: { names?: Names; biometric
   return `${label(key)}: ${typeof value === 'string' && /^[a-z]+(_[a-z]+)*$/.test(value) ? words(value).toLowerCase() : String(value)}`;
 }
 
-/** A terminal by its serial, a person by their id, an attendance day by its person and date; else nothing. */
+/** A terminal by its serial, a person by their id, a punch or an attendance day by its person and date; else nothing. */
 function objectDetail(key: string, ref: Record<string, unknown>, names?: Names): string | null {
   if (typeof ref.serial_number === 'string') return `${label(key)}: ${names?.terminal(ref.serial_number) ?? ref.serial_number}`;
+  if (typeof ref.punched_at === 'string') return punchDetail(ref, names);
   if (typeof ref.enrollee === 'string' && typeof ref.date === 'string') {
     const who = names?.person(ref.enrollee) ?? (typeof ref.employee === 'string' ? ref.employee : 'someone');
     return `${who}, ${localDay(ref.date)}${typeof ref.status === 'string' ? `: ${words(ref.status).toLowerCase()}` : ''}`;
   }
   if (typeof ref.id === 'string' && names?.person(ref.id)) return `${label(key)}: ${names.person(ref.id)}`;
   return null;
+}
+
+/**
+ * A punch (`punch_received`, `punch_voided`): whose (by name, a namesake with their employee id;
+ * a PIN nobody holds as such), its local time as it was kept, and its state in words. A manual or
+ * imported punch is given state 0 when none is said, so its 0 is left out; another state was said.
+ */
+function punchDetail(punch: Record<string, unknown>, names?: Names): string {
+  const person = typeof punch.enrollee === 'string' ? names?.person(punch.enrollee) : null;
+  const who =
+    person ??
+    (typeof punch.employee === 'string' && punch.employee ? punch.employee : typeof punch.device_pin === 'string' ? `PIN ${punch.device_pin}` : 'someone');
+  const when = typeof punch.local_time === 'string' ? wallTime(punch.local_time) : dateTime(String(punch.punched_at));
+  const byHand = punch.source === 'manual' || punch.source === 'import';
+  const state = typeof punch.state === 'number' && !(byHand && punch.state === 0) ? punchState(punch.state) : null;
+  return [who, when, state, punch.voided === true ? 'voided' : null].filter((x): x is string => x !== null).join(', ');
 }

@@ -180,6 +180,26 @@ export function localDay(date: string | null | undefined): string {
   return formatter('d', { timeZone: 'UTC', ...DAY }).format(new Date(`${date}T12:00:00Z`));
 }
 
+/**
+ * A wall time as a terminal (or the attendance zone) kept it, `2026-03-02 08:00:00`, in the same
+ * format as every other date and time (`2 Mar 2026, 08:00`): it is read as it stands, never moved
+ * into another zone.
+ */
+export function wallTime(local: string): string {
+  const [date, clock = '00:00'] = local.trim().split(/[ T]/);
+  const instant = new Date(`${date}T${clock}Z`);
+  if (Number.isNaN(instant.getTime())) return local;
+  return formatter('wt', { timeZone: 'UTC', ...DAY, hour: '2-digit', minute: '2-digit' }).format(instant);
+}
+
+/**
+ * A punch's state as terminals send it, in words (ADMS: 0 check-in, 1 check-out, 2 break out,
+ * 3 break in, 4 overtime in, 5 overtime out; the keys are configurable on a terminal, so another
+ * number is said as it is).
+ */
+const PUNCH_STATES = ['check-in', 'check-out', 'break out', 'break in', 'overtime in', 'overtime out'];
+export const punchState = (state: number): string => PUNCH_STATES[state] ?? `state ${state}`;
+
 /** A file size as people read it: `1 MB`, `10 MB`, `12.4 MB` (MB of 1,048,576 bytes, as file managers count), `300 KB`. */
 export function fileSize(bytes: number): string {
   const mb = bytes / (1024 * 1024);

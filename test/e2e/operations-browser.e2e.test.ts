@@ -1,0 +1,90 @@
+/**
+ * Operations in a real browser against the real server and a simulated terminal: a punch in the
+ * recent events says whose it is (a namesake with their employee id), its local time and its state
+ * (it read "Punch received | Sender: SOUT0001").
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Browser, Page } from 'playwright-core';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { goTo, launchBrowser, signedInPage } from '../support/browser';
+import { startTestServer, type TestServer } from '../support/harness';
+import { drain } from '../support/terminals';
+
+let server: TestServer;
+let browser: Browser;
+const errors: string[] = [];
+
+const DAY = 86_400_000;
+const dateOf = (at: number) => new Date(at).toISOString().slice(0, 10);
+const YESTERDAY = dateOf(Date.now() - DAY);
+/** A date as the console writes it (en-GB, the tests' browser): `27 Nov 2026`. */
+const day = (date: string) =>
+  new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
+
+interface Person {
+  id: string;
+  device_pin: string;
+}
+const people: Record<string, Person> = {};
+
+async function person(employee: string, name: string, areas: string[]): Promise<Person> {
+  expect((await server.admin.post('/employees/', { id: employee, name })).status).toBe(201);
+  const created = await server.admin.post('/enrollees/', { employee, areas });
+  expect(created.status).toBe(201);
+  people[employee] = created.body as Person;
+  return created.body as Person;
+}
+
+/** A terminal that connected, approved into `areas` under a name, its first commands run. */
+async function terminal(sn: string, name: string, areas: string[], options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  await t.handshake();
+  await t.postOptions();
+  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas })).status).toBe(200);
+  expect((await server.admin.patch(`/devices/${sn}/`, { name })).status).toBe(200);
+  await drain(t);
+  return t;
+}
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  await person('E1', 'Anna Berg', ['north']);
+  // Namesakes: told apart by their employee id wherever they are named.
+  await person('E2', 'Bo Lund', ['north']);
+  await person('E3', 'Bo Lund', ['north']);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  expect(errors).toEqual([]);
+});
+
+async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
+  const page = await signedInPage(browser, server, errors);
+  try {
+    await work(page);
+  } finally {
+    await page.context().close();
+  }
+}
+
+describe('Operations › Recent events', () => {
+  test('a punch says whose it is (a namesake with their employee id), its local time and its state', async () => {
+    const south = await terminal('SOUT0001', 'South gate', ['north']);
+    await south.punch([{ pin: people.E2!.device_pin, localTime: `${YESTERDAY} 08:05:00`, state: 1 }]);
+    const manual = await server.admin.post('/punches/manual/', { enrollee: people.E1!.id, at: `${YESTERDAY} 07:58`, reason: 'forgot to clock in' });
+    expect(manual.status).toBe(201);
+    await withPage(async (page) => {
+      await goTo(page, '#/operations', 'Operations');
+      const events = page.getByRole('region', { name: 'Recent events' });
+      const rows = events.getByRole('row', { name: /Punch received/ });
+      await rows.first().waitFor();
+      const texts = (await rows.allTextContents()).join('\n');
+      expect(texts).toContain(`Bo Lund (E2), ${day(YESTERDAY)}, 08:05, check-out, Terminal: South gate`);
+      // A manual punch: whose and when; its state is 0 because none was given, so none is said.
+      expect(texts).toContain(`Anna Berg, ${day(YESTERDAY)}, 07:58, By: `);
+      expect(texts).not.toMatch(/Anna Berg[^\n]*check-in/);
+      expect(texts).not.toContain('Sender:');
+    });
+  });
+});
