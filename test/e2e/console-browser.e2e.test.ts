@@ -297,7 +297,7 @@ describe('the console in a browser', () => {
     await go('#/operations', 'Operations');
     // Jobs in plain words (issue 26): no setting names, no `key=value` results.
     expect(await page.getByText('DEVICE_OFFLINE_AFTER').count()).toBe(0);
-    await page.getByRole('button', { name: 'Run Check terminals now' }).click();
+    await page.getByRole('button', { name: 'Run now: Check terminals' }).click();
     await page.getByText(/^Check terminals: done/).waitFor();
     const audit = page.getByRole('region', { name: 'Audit log' });
     await audit.getByRole('cell', { name: 'hr.officer@example.com' }).first().waitFor();

@@ -1,7 +1,9 @@
 /**
  * Operations in a real browser against the real server and a simulated terminal: a punch in the
  * recent events says whose it is (a namesake with their employee id), its local time and its state
- * (it read "Punch received | Sender: SOUT0001").
+ * (it read "Punch received | Sender: SOUT0001"); each Run now button's accessible name starts with
+ * its visible words (WCAG 2.5.3); Record absences runs for the dates chosen, as its description
+ * says; a renamed area reads "from plant to North" in the audit log.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
@@ -17,6 +19,7 @@ const errors: string[] = [];
 const DAY = 86_400_000;
 const dateOf = (at: number) => new Date(at).toISOString().slice(0, 10);
 const YESTERDAY = dateOf(Date.now() - DAY);
+const TWO_DAYS_AGO = dateOf(Date.now() - 2 * DAY);
 /** A date as the console writes it (en-GB, the tests' browser): `27 Nov 2026`. */
 const day = (date: string) =>
   new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
@@ -85,6 +88,53 @@ describe('Operations › Recent events', () => {
       expect(texts).toContain(`Anna Berg, ${day(YESTERDAY)}, 07:58, By: `);
       expect(texts).not.toMatch(/Anna Berg[^\n]*check-in/);
       expect(texts).not.toContain('Sender:');
+    });
+  });
+});
+
+describe('Operations › Jobs and the audit log', () => {
+  test('each Run now button’s name starts with its visible words, then the job', async () => {
+    await withPage(async (page) => {
+      await goTo(page, '#/operations', 'Operations');
+      const jobs = page.getByRole('region', { name: 'Jobs' });
+      await jobs.getByRole('button', { name: 'Run now: Check terminals', exact: true }).waitFor();
+      await jobs.getByRole('button', { name: 'Run now: Record absences', exact: true }).waitFor();
+      const names = await jobs.locator('button').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? b.textContent ?? ''));
+      expect(names.length).toBeGreaterThan(10);
+      for (const name of names) expect(name).toMatch(/^Run now: /);
+    });
+  });
+
+  test('Record absences runs for the dates chosen (yesterday unless others are); a date not over yet is said beside the field', async () => {
+    await withPage(async (page) => {
+      await goTo(page, '#/operations', 'Operations');
+      const row = page.getByRole('region', { name: 'Jobs' }).getByRole('row', { name: /Record absences/ });
+      expect(await row.getByText('Writes yesterday each night (or the dates chosen here)').count()).toBe(1);
+      expect(await row.getByLabel('From').inputValue()).toBe(YESTERDAY);
+      expect(await row.getByLabel('To').inputValue()).toBe(YESTERDAY);
+      await row.getByLabel('To').fill(dateOf(Date.now()));
+      await row.getByRole('button', { name: 'Run now: Record absences' }).click();
+      await row.getByText(/^Only dates that are over:/).waitFor();
+      await row.getByLabel('From').fill(TWO_DAYS_AGO);
+      await row.getByLabel('To').fill(YESTERDAY);
+      await row.getByRole('button', { name: 'Run now: Record absences' }).click();
+      // The job's result names the dates it wrote.
+      await page
+        .getByRole('status')
+        .getByText(new RegExp(`^Record absences: done: .*from ${day(TWO_DAYS_AGO)}, to ${day(YESTERDAY)}`))
+        .waitFor();
+    });
+  });
+
+  test('a renamed area reads “from plant to North” in the audit log', async () => {
+    expect((await server.admin.post('/areas/', { name: 'plant' })).status).toBe(201);
+    expect((await server.admin.patch('/areas/plant/', { name: 'North' })).status).toBe(200);
+    await withPage(async (page) => {
+      await goTo(page, '#/operations', 'Operations');
+      const log = page.getByRole('region', { name: 'Audit log' });
+      const row = log.getByRole('row', { name: /Area changed/ });
+      await row.waitFor();
+      expect(await row.textContent()).toContain('Name: from plant to North');
     });
   });
 });

@@ -8,8 +8,8 @@ import { api, can, everyRow, type List, query } from '../api';
 import { type Names, summarize } from '../detail-words';
 import { announce, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { actionWords, eventWords, NAMED_ACTIONS } from '../event-words';
-import { onSubmit } from '../form-errors';
-import { dateTime, localDay, words } from '../format';
+import { FieldError, onSubmit } from '../form-errors';
+import { addDays, dateTime, localDate, localDay, words } from '../format';
 import { type PeopleNames, peopleNames } from '../people-names';
 import { sessionReason } from '../session-words';
 
@@ -26,7 +26,10 @@ const JOBS: Record<string, [string, string]> = {
     'Takes people moved to another area off the terminals of the area they left, once the move takes effect (the day after it was made).',
   ],
   'sync-device-clocks': ['Daylight saving time', 'Tells terminals their clock offset when their time zone changes between summer and winter time.'],
-  'generate-absences': ['Record absences', 'Writes yesterday (or the dates asked) for everyone without a punch: absent, day off, holiday or leave.'],
+  'generate-absences': [
+    'Record absences',
+    'Writes yesterday each night (or the dates chosen here) for everyone without a punch: absent, day off, holiday or leave.',
+  ],
   'purge-retention': ['Delete old data', 'Deletes what is past its retention period (old punches, logs, fingerprints of people who left).'],
   'deliver-webhooks': ['Deliver webhooks', 'Sends events to the payroll and HR systems that subscribed to them.'],
   'rotate-keys': ['Re-encrypt with the newest key', 'Re-encrypts stored fingerprints and secrets with the newest encryption key; can be stopped and resumed.'],
@@ -70,6 +73,20 @@ function eventDetails(e: EventView, names: Names): string {
     .map((w) => (typeof w === 'string' ? w : w.text))
     .join('');
   return [summarize(rest, names), said].filter(Boolean).join(', ');
+}
+
+/**
+ * An entry's details in words. A renamed area says from what to what: the entry names the area
+ * by the name it had (`target_id`) and keeps only the new one (`details.name`), which alone read
+ * as if the area were called that already.
+ */
+function auditDetails(e: AuditEntryView, names: Names): string {
+  if (e.action === 'area.updated' && typeof e.details.name === 'string') {
+    const { name, ...rest } = e.details;
+    const renamed = name !== e.target_id ? `Name: from ${e.target_id} to ${name}` : null;
+    return [renamed, summarize(rest, names)].filter(Boolean).join(', ');
+  }
+  return summarize(e.details, names);
 }
 
 /** Who did it: a terminal by its name ("device:SN" is how the log keeps it), anyone else with their kind. */
@@ -182,7 +199,7 @@ function auditLog(names: Names, people: PeopleNames): { form: HTMLElement; rows:
           // In the words of the events; the code (what the API's filter takes) on hover.
           h('span', { title: e.action }, actionWords(e.action)),
           target(e, names),
-          summarize(e.details, names),
+          auditDetails(e, names),
         ]),
         'Nothing recorded.',
         'Audit log',
@@ -206,16 +223,35 @@ function jobsSection(jobs: JobView[], redraw: () => Promise<void>): HTMLElement 
         j.running ? badge('Running', 'info') : j.last_status ? badge(words(j.last_status), j.last_status === 'succeeded' ? 'ok' : 'bad') : 'Not run yet',
         dateTime(j.next_run_at),
         can('POST jobs/{name}/run/') &&
-          button(
-            'Run now',
-            async () => {
-              const outcome = await api.post<{ status: string; result: Record<string, unknown> }>(`jobs/${encodeURIComponent(j.name)}/run/`);
-              await redraw();
-              announce(outcomeWords(j.name, outcome.status, outcome.result ?? {}), outcome.status === 'failed' ? 'bad' : 'ok');
-            },
-            { 'aria-label': `Run ${jobTitle(j.name)} now` },
-          ),
+          (j.name === 'generate-absences' ? absencesForm(j.name, redraw) : button('Run now', () => runJob(j.name, null, redraw), runNow(j.name))),
       ]),
     ),
   );
+}
+
+/** The name of a Run now button: its visible words first (WCAG 2.5.3), then the job it runs. */
+const runNow = (name: string) => ({ 'aria-label': `Run now: ${jobTitle(name)}` });
+
+async function runJob(name: string, params: Record<string, string> | null, redraw: () => Promise<void>): Promise<void> {
+  const path = `jobs/${encodeURIComponent(name)}/run/`;
+  type Outcome = { status: string; result: Record<string, unknown> };
+  const outcome = params ? await api.post<Outcome>(path, { params }) : await api.post<Outcome>(path);
+  await redraw();
+  announce(outcomeWords(name, outcome.status, outcome.result ?? {}), outcome.status === 'failed' ? 'bad' : 'ok');
+}
+
+/**
+ * Record absences for the dates chosen (yesterday unless others are): the job takes a range
+ * (`params.from`, `params.to`) as its description says; a date not over yet is said beside the field.
+ */
+function absencesForm(name: string, redraw: () => Promise<void>): HTMLElement {
+  const yesterday = addDays(localDate(), -1);
+  const from = input({ type: 'date', value: yesterday, required: true });
+  const to = input({ type: 'date', value: yesterday, required: true });
+  const form = h('form', { class: 'inline-form' }, field('From', from), field('To', to), h('button', { type: 'submit', ...runNow(name) }, 'Run now'));
+  return onSubmit(form, { from, to }, async () => {
+    if (to.value >= localDate()) throw new FieldError('to', `Only dates that are over: ${localDay(yesterday)} or earlier.`);
+    if (from.value > to.value) throw new FieldError('from', 'The first date must not be after the last.');
+    await runJob(name, { from: from.value, to: to.value }, redraw);
+  });
 }
