@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { goTo, launchBrowser, signedInPage } from '../support/browser';
+import type { SimulatedTerminal } from '../../src/simulator/terminal';
+import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain } from '../support/terminals';
+import { enrolledPerson, namedTerminal } from '../support/terminals';
 
 let server: TestServer;
 let browser: Browser;
@@ -31,23 +31,12 @@ interface Person {
 const people: Record<string, Person> = {};
 
 async function person(employee: string, name: string, areas: string[]): Promise<Person> {
-  expect((await server.admin.post('/employees/', { id: employee, name })).status).toBe(201);
-  const created = await server.admin.post('/enrollees/', { employee, areas });
-  expect(created.status).toBe(201);
-  people[employee] = created.body as Person;
-  return created.body as Person;
+  people[employee] = await enrolledPerson(server, employee, name, areas);
+  return people[employee]!;
 }
 
-/** A terminal that connected, approved into `areas` under a name, its first commands run. */
-async function terminal(sn: string, name: string, areas: string[], options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) {
-  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
-  await t.handshake();
-  await t.postOptions();
-  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas })).status).toBe(200);
-  expect((await server.admin.patch(`/devices/${sn}/`, { name })).status).toBe(200);
-  await drain(t);
-  return t;
-}
+const terminal = (sn: string, name: string, areas: string[], options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) =>
+  namedTerminal(server, sn, name, areas, options);
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
@@ -62,14 +51,7 @@ afterAll(async () => {
   expect(errors).toEqual([]);
 });
 
-async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
-  const page = await signedInPage(browser, server, errors);
-  try {
-    await work(page);
-  } finally {
-    await page.context().close();
-  }
-}
+const withPage = (work: (page: Page) => Promise<void>) => onSignedInPage(browser, server, errors, work);
 
 describe('Operations › Recent events', () => {
   test('a punch says whose it is (a namesake with their employee id), its local time and its state', async () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { goTo, launchBrowser, signedInPage } from '../support/browser';
+import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -25,14 +25,7 @@ afterAll(async () => {
   expect(errors).toEqual([]);
 });
 
-async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
-  const page = await signedInPage(browser, server, errors);
-  try {
-    await work(page);
-  } finally {
-    await page.context().close();
-  }
-}
+const withPage = (work: (page: Page) => Promise<void>) => onSignedInPage(browser, server, errors, work);
 
 describe('Shifts › Pay periods', () => {
   test('a period added with a wrong date is deleted (after a confirmation), and the right one added; a locked one offers no Delete', async () => {

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Logger } from '../../src/platform/log';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { goTo, launchBrowser, signedInPage } from '../support/browser';
+import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain } from '../support/terminals';
+import { drain, enrolledPerson, namedTerminal } from '../support/terminals';
 
 let server: TestServer;
 let browser: Browser;
@@ -35,23 +35,12 @@ interface Person {
 const people: Record<string, Person> = {};
 
 async function person(employee: string, name: string, areas: string[]): Promise<Person> {
-  expect((await server.admin.post('/employees/', { id: employee, name })).status).toBe(201);
-  const created = await server.admin.post('/enrollees/', { employee, areas });
-  expect(created.status).toBe(201);
-  people[employee] = created.body as Person;
-  return created.body as Person;
+  people[employee] = await enrolledPerson(server, employee, name, areas);
+  return people[employee]!;
 }
 
-/** A terminal that connected, approved into `areas` under a name, its first commands run. */
-async function terminal(sn: string, name: string, areas: string[], options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) {
-  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
-  await t.handshake();
-  await t.postOptions();
-  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas })).status).toBe(200);
-  expect((await server.admin.patch(`/devices/${sn}/`, { name })).status).toBe(200);
-  await drain(t);
-  return t;
-}
+const terminal = (sn: string, name: string, areas: string[], options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {}) =>
+  namedTerminal(server, sn, name, areas, options);
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer({}, { logger }), launchBrowser()]);
@@ -67,14 +56,7 @@ afterAll(async () => {
   expect(errors).toEqual([]);
 });
 
-async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
-  const page = await signedInPage(browser, server, errors);
-  try {
-    await work(page);
-  } finally {
-    await page.context().close();
-  }
-}
+const withPage = (work: (page: Page) => Promise<void>) => onSignedInPage(browser, server, errors, work);
 
 describe('a person’s page', () => {
   test('a failed session says what happened and what to do, with a link to the terminal’s people; nothing of the API', async () => {
@@ -122,6 +104,19 @@ describe('a person’s page', () => {
       const sessions = page.getByRole('region', { name: 'Enrollment sessions' });
       await sessions.getByText('Waiting for the person at East gate').waitFor();
       expect(await sessions.getByText('Waiting for the agent').count()).toBe(0);
+    });
+  });
+
+  test('a palm session names the palms, not two fingers', async () => {
+    const palmReader = await terminal('PALM0001', 'Palm door', ['north'], { biodata: true, kinds: { palm: '12.0' } });
+    expect(palmReader).toBeDefined();
+    const started = await server.admin.post(`/enrollees/${people.E4!.id}/remote-enrollment/`, { device: 'PALM0001', type: 'palm', fingers: [0, 1] });
+    expect(started.status).toBe(201);
+    await withPage(async (page) => {
+      await goTo(page, `#/people/${people.E4!.id}`, /Gus Hay/);
+      const sessions = page.getByRole('region', { name: 'Enrollment sessions' });
+      await sessions.getByText('0 of 2: Left palm, Right palm').waitFor();
+      expect(await sessions.getByText(/Left little/).count()).toBe(0);
     });
   });
 

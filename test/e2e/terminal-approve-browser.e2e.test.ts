@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { goTo, launchBrowser, signedInPage } from '../support/browser';
+import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -35,14 +35,7 @@ afterAll(async () => {
   expect(errors).toEqual([]);
 });
 
-async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
-  const page = await signedInPage(browser, server, errors);
-  try {
-    await work(page);
-  } finally {
-    await page.context().close();
-  }
-}
+const withPage = (work: (page: Page) => Promise<void>) => onSignedInPage(browser, server, errors, work);
 
 describe('Terminals › approving one', () => {
   test('no area is ticked for it; Approve needs one, said beside the field; it is approved into the areas ticked only', async () => {

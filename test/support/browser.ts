@@ -88,6 +88,16 @@ export async function signedInPage(
   return page;
 }
 
+/** Runs `work` on a signed-in page (signedInPage) and closes its context after, whatever happens. */
+export async function onSignedInPage(browser: Browser, server: TestServer, errors: string[], work: (page: Page) => Promise<void>): Promise<void> {
+  const page = await signedInPage(browser, server, errors);
+  try {
+    await work(page);
+  } finally {
+    await page.context().close();
+  }
+}
+
 /** Opens a console page by its address (`#/people`) and waits for its heading. */
 export async function goTo(page: Page, hash: string, heading: string | RegExp): Promise<void> {
   await page.evaluate((h) => {

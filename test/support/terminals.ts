@@ -1,9 +1,12 @@
 /** What the end-to-end tests ask of terminals: run their queue dry, read their row and device log. */
+
+import { expect } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import type { FingerprintAttendance } from '../../src/app/create';
 import { deviceEvents, devices } from '../../src/app/schema';
 import type { DeviceRow } from '../../src/modules/devices';
-import type { SimulatedTerminal } from '../../src/simulator/terminal';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import type { TestServer } from './harness';
 
 /** Polls until the terminal's queue is empty; returns every command text it ran. */
 export async function drain(t: SimulatedTerminal): Promise<string[]> {
@@ -30,4 +33,29 @@ export async function deviceLog(fpa: FingerprintAttendance, serial: string, kind
     .select()
     .from(deviceEvents)
     .where(and(eq(deviceEvents.deviceId, device.id), eq(deviceEvents.kind, kind)));
+}
+
+/** A terminal that connected, approved into `areas` under a name, its first commands run. */
+export async function namedTerminal(
+  server: TestServer,
+  sn: string,
+  name: string,
+  areas: string[],
+  options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {},
+): Promise<SimulatedTerminal> {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  await t.handshake();
+  await t.postOptions();
+  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas })).status).toBe(200);
+  expect((await server.admin.patch(`/devices/${sn}/`, { name })).status).toBe(200);
+  await drain(t);
+  return t;
+}
+
+/** An employee enrolled into `areas`: the enrollee's id and device PIN. */
+export async function enrolledPerson(server: TestServer, employee: string, name: string, areas: string[]): Promise<{ id: string; device_pin: string }> {
+  expect((await server.admin.post('/employees/', { id: employee, name })).status).toBe(201);
+  const created = await server.admin.post('/enrollees/', { employee, areas });
+  expect(created.status).toBe(201);
+  return created.body as { id: string; device_pin: string };
 }

@@ -11,7 +11,7 @@ import { ApiError, api, can, everyRow, type List, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
-import { biometricPart, dateTime, fingerName, words } from '../format';
+import { biometricPart, dateTime, words } from '../format';
 import { sessionReason, sessionStatus } from '../session-words';
 import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
 import { consentSection } from './person-consent';
@@ -228,7 +228,7 @@ function sessionsSection(mine: SessionView[], agents: AgentView[], deviceName: (
   return section(
     'Enrollment sessions',
     table(
-      ['Started', 'Where', 'Fingers', 'Status'],
+      ['Started', 'Where', 'What', 'Status'],
       mine.map((s) => {
         // Its status and reason in words, with what to do next (session-words.ts), not the API's text.
         const place = { serial: s.device, terminal: s.device ? deviceName(s.device) : null };
@@ -236,7 +236,8 @@ function sessionsSection(mine: SessionView[], agents: AgentView[], deviceName: (
         return [
           dateTime(s.created_at),
           s.device ? `Terminal ${deviceName(s.device)}` : `Agent ${agents.find((a) => a.id === s.agent)?.name ?? ''}`,
-          `${s.fingers_captured.length} of ${s.fingers_requested.length}: ${s.fingers_requested.map(fingerName).join(', ')}`,
+          // Parts of its kind: a palm session's [0, 1] are the palms, not two fingers.
+          `${s.fingers_captured.length} of ${s.fingers_requested.length}: ${s.fingers_requested.map((i) => biometricPart(s.biometric, i)).join(', ')}`,
           h(
             'span',
             {},
