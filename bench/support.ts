@@ -6,9 +6,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { and, eq, inArray } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import type { FingerprintAttendance } from '../src/app/create';
-import { consents, employees, enrolleeAreas, enrollees, templates } from '../src/app/schema';
+import { consents, deviceCommands, employees, enrolleeAreas, enrollees, templates } from '../src/app/schema';
 import { type RunningServer, startServer } from '../src/app/server';
 import { resolveAreas } from '../src/modules/areas/names';
 import { templateAad } from '../src/modules/enrollment/aad';
@@ -197,10 +198,21 @@ export function hasRoute(server: RunningServer, method: string, path: string): b
 
 /** Registers terminals the way a first contact does, then approves them through the service. */
 export async function approvedDevices(fpa: FingerprintAttendance, serials: string[]): Promise<void> {
-  const { devices } = fpa.service;
+  const { devices, commands } = fpa.service;
   for (const serial of serials) {
     await devices.registration.touch(serial, { pushVersion: '2.4.1', ip: '127.0.0.1' });
     await fpa.service.approveDevice(serial, { by: 'bench' });
+    // The terminal answers the query of its users the approval asked (holding no one), as a
+    // real one does at its first polls: until it has, its commands about a PIN wait.
+    const device = await devices.get(serial);
+    const asked = await fpa.db.orm
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.deviceId, device.id), eq(deviceCommands.kind, 'query_users'), inArray(deviceCommands.status, ['pending', 'sent'])));
+    await commands.applyResults(
+      device.id,
+      asked.map((c) => ({ id: String(c.id), returnCode: 0, cmd: 'DATA', fields: {} })),
+    );
   }
 }
 

@@ -63,17 +63,11 @@ interface Reacting {
  * split, a reader could no longer see every consequence of an event in one place.
  */
 export function wireReactions(runtime: Runtime, m: Reacting): void {
-  const { enrollees, devices, commands, enrollment, fleet, punches, attendance, areas } = m;
-  const { templates, fanOut, consent } = enrollment;
-  const sync = { clock: runtime.clock, enrollees, devices, commands, templates, fanOut, templateSync: enrollment.sync, consent };
-  const converge = { fleet, commandExpiryMs: runtime.settings.COMMAND_EXPIRY };
-  const recover = { completeness: m.completeness, devices, offlineAfterMs: () => runtime.settings.DEVICE_OFFLINE_AFTER };
+  const { enrollees, devices, commands, enrollment, punches, attendance } = m;
+  const { consent } = enrollment;
+  const { sync, converge, recover } = reactingWith(runtime, m);
 
-  // People who sign in: the second factors a user has, cleared by a reset or a removal, and the
-  // gate a right password passes before a session opens (a pending second step instead).
-  m.users.describeSecondFactorsWith((q, ids) => m.factors.kindsOf(q, ids));
-  m.users.onReset((tx, id) => m.factors.clearIn(tx, id));
-  m.signIn.addGate(secondFactorGate(m.factorSignIn, runtime.settings));
+  wireSignIn(runtime, m);
 
   // A person: created, changed, given a card by a terminal, deleted.
   enrollees.events.react('enrollee_created', enrollmentReactions.sendNewEnrolleeToTerminals(sync));
@@ -123,7 +117,37 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   devices.reports.onAttendanceCount(completenessReactions.keepReportedCount(recover));
   punches.onUpload(completenessReactions.countReuploadedLines(recover));
 
-  // What modules add to each other's views.
+  wireViews(m, sync, converge);
+
+  wireFollowers(runtime, m);
+}
+
+/** What the reactions of several modules are given: the person's sync, the fleet's convergence, completeness's recovery. */
+function reactingWith(runtime: Runtime, m: Reacting) {
+  const { enrollees, devices, commands, enrollment, fleet } = m;
+  const { templates, fanOut, consent } = enrollment;
+  return {
+    sync: { clock: runtime.clock, enrollees, devices, commands, templates, fanOut, templateSync: enrollment.sync, consent },
+    converge: { fleet, commandExpiryMs: runtime.settings.COMMAND_EXPIRY },
+    recover: { completeness: m.completeness, devices, offlineAfterMs: () => runtime.settings.DEVICE_OFFLINE_AFTER },
+  };
+}
+
+type Reactions = ReturnType<typeof reactingWith>;
+
+/**
+ * People who sign in: the second factors a user has, cleared by a reset or a removal, and the
+ * gate a right password passes before a session opens (a pending second step instead).
+ */
+function wireSignIn(runtime: Runtime, m: Reacting): void {
+  m.users.describeSecondFactorsWith((q, ids) => m.factors.kindsOf(q, ids));
+  m.users.onReset((tx, id) => m.factors.clearIn(tx, id));
+  m.signIn.addGate(secondFactorGate(m.factorSignIn, runtime.settings));
+}
+
+/** What modules add to each other's views. */
+function wireViews(m: Reacting, sync: Reactions['sync'], converge: Reactions['converge']): void {
+  const { enrollees, devices, commands, enrollment, areas } = m;
   devices.views.addDetail(commandReactions.pendingCommandsOfTerminal(commands));
   devices.views.addDetail(enrollmentReactions.templatesPresentOnTerminal(sync));
   devices.views.addDetail(fleetReactions.syncCheckOfTerminal(converge));
@@ -149,7 +173,10 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
       };
     },
   });
+}
 
+/** Outside the transaction: the fleet's news in the server log, and the log's followers woken. */
+function wireFollowers(runtime: Runtime, m: Reacting): void {
   // The fleet's news in the server log (info), for an operator without the API.
   logFleetNews(m.events, runtime.log);
 
