@@ -54,7 +54,7 @@ describe('a receiver that keeps failing', () => {
     try {
       // Six at once: four are in flight together (WEBHOOK_CONCURRENCY) on the first attempt.
       await punches(6);
-      await waitFor(async () => (await messages(hook.id, '?status=dead')).length === 6, 'all six dead-lettered', 15_000);
+      await waitFor(async () => (await messages(hook.id, '?status=dead')).length === 6, 'all six dead-lettered', 40_000);
       const dead = await messages(hook.id, '?status=dead');
       for (const m of dead) expect(m.attempts).toBe(MAX_ATTEMPTS);
       const sends = new Map<string, number>();
