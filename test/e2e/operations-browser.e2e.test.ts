@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { SimulatedTerminal } from '../../src/simulator/terminal';
 import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
-import { enrolledPerson, namedTerminal } from '../support/terminals';
+import { type EnrolledPerson, enrolledPerson, namedTerminal } from '../support/terminals';
 
 let server: TestServer;
 let browser: Browser;
@@ -24,13 +24,9 @@ const TWO_DAYS_AGO = dateOf(Date.now() - 2 * DAY);
 const day = (date: string) =>
   new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
 
-interface Person {
-  id: string;
-  device_pin: string;
-}
-const people: Record<string, Person> = {};
+const people: Record<string, EnrolledPerson> = {};
 
-async function person(employee: string, name: string, areas: string[]): Promise<Person> {
+async function person(employee: string, name: string, areas: string[]): Promise<EnrolledPerson> {
   people[employee] = await enrolledPerson(server, employee, name, areas);
   return people[employee]!;
 }

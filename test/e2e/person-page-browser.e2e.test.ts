@@ -12,7 +12,7 @@ import type { Logger } from '../../src/platform/log';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain, enrolledPerson, namedTerminal } from '../support/terminals';
+import { drain, type EnrolledPerson, enrolledPerson, namedTerminal } from '../support/terminals';
 
 let server: TestServer;
 let browser: Browser;
@@ -28,13 +28,9 @@ const logger: Logger = {
   error() {},
 };
 
-interface Person {
-  id: string;
-  device_pin: string;
-}
-const people: Record<string, Person> = {};
+const people: Record<string, EnrolledPerson> = {};
 
-async function person(employee: string, name: string, areas: string[]): Promise<Person> {
+async function person(employee: string, name: string, areas: string[]): Promise<EnrolledPerson> {
   people[employee] = await enrolledPerson(server, employee, name, areas);
   return people[employee]!;
 }

@@ -52,10 +52,16 @@ export async function namedTerminal(
   return t;
 }
 
+/** An enrollee as the tests hold one: its id and device PIN. */
+export interface EnrolledPerson {
+  id: string;
+  device_pin: string;
+}
+
 /** An employee enrolled into `areas`: the enrollee's id and device PIN. */
-export async function enrolledPerson(server: TestServer, employee: string, name: string, areas: string[]): Promise<{ id: string; device_pin: string }> {
+export async function enrolledPerson(server: TestServer, employee: string, name: string, areas: string[]): Promise<EnrolledPerson> {
   expect((await server.admin.post('/employees/', { id: employee, name })).status).toBe(201);
   const created = await server.admin.post('/enrollees/', { employee, areas });
   expect(created.status).toBe(201);
-  return created.body as { id: string; device_pin: string };
+  return created.body as EnrolledPerson;
 }
