@@ -251,4 +251,22 @@ describe('the identity of a terminal shared with another area', () => {
     expect(northOnly.status).toBe(201);
     expect((await callers.installer.delete(`/devices/NORTH001/keys/${northOnly.body.id}/`)).status).toBe(204);
   });
+  // A terminal's zone says how its punches are read, its algorithm which templates it is sent:
+  // north set SHARED01's zone and south's punches there were read an hour off.
+  test('a north admin may not change the time zone or algorithm version of a shared terminal; may rename it; on a north-only terminal may', async () => {
+    const before = (await server.admin.get('/devices/SHARED01/')).body;
+    for (const change of [{ time_zone: 'Asia/Tokyo' }, { algorithm_version: '9.0' }]) {
+      const refused = await callers.admin.patch('/devices/SHARED01/', change);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('forbidden');
+    }
+    // The console sends the shown zone back with every save: an unchanged zone is no change.
+    const renamed = await callers.admin.patch('/devices/SHARED01/', { name: 'Shared gate', time_zone: before.time_zone });
+    expect(renamed.status).toBe(200);
+    const after = (await server.admin.get('/devices/SHARED01/')).body;
+    expect([after.name, after.time_zone, after.algorithm_version]).toEqual(['Shared gate', before.time_zone, before.algorithm_version]);
+    const own = await callers.admin.patch('/devices/NORTH001/', { time_zone: 'Asia/Tokyo' });
+    expect(own.status).toBe(200);
+    expect(own.body.time_zone).toBe('Asia/Tokyo');
+  });
 });

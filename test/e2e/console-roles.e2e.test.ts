@@ -295,6 +295,13 @@ describe('a person and a terminal shared with another area', () => {
     expect(await south.isChecked()).toBe(true);
     expect(await south.isDisabled()).toBe(true);
     expect(await hr.page.getByLabel('north', { exact: true }).isDisabled()).toBe(false);
+    // Saving their card leaves south alone: the form sent the kept south along, and the API
+    // answered 403 "you may only use your own areas".
+    await hr.page.getByLabel('Card number', { exact: true }).fill('7001');
+    await hr.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await hr.page.getByText('Saved.').first().waitFor();
+    const person = (await server.admin.get(`/enrollees/${both.body.id}/`)).body;
+    expect([person.card, person.areas]).toEqual(['7001', ['north', 'south']]);
     // A person wholly of north keeps the buttons.
     await go(hr.page, `#/people/${northId}`, /Ada north/);
     expect(await hr.page.getByRole('button', { name: 'Deactivate', exact: true }).count()).toBe(1);
@@ -306,11 +313,23 @@ describe('a person and a terminal shared with another area', () => {
     await go(installer.page, '#/terminals/TBOTH001', /TBOTH001/);
     for (const name of ['Disable', 'Remove']) expect(await installer.page.getByRole('button', { name, exact: true }).count()).toBe(0);
     expect(await installer.page.getByText('Also in south: disabled or removed by an administrator of those areas.').count()).toBe(1);
+    // How a shared terminal's punches are read is not north's alone: the zone is shown, fixed,
+    // with why. A save of the name leaves the zone and south alone: the settings sent south,
+    // kept and unticked-not, and the API answered 403 "you may only use your own areas".
+    const zone = installer.page.getByLabel('Time zone', { exact: true });
+    expect(await zone.getAttribute('readonly')).not.toBeNull();
+    expect(await installer.page.getByText('Also in south: changed by an administrator of every area it serves.').count()).toBe(1);
+    await installer.page.getByLabel('Name', { exact: true }).fill('Both door');
+    await installer.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await installer.page.getByText('Saved.').first().waitFor();
+    const terminalSaved = (await server.admin.get('/devices/TBOTH001/')).body;
+    expect([terminalSaved.name, terminalSaved.areas]).toEqual(['Both door', ['north', 'south']]);
     const kinds = await installer.page.getByLabel('Command').locator('option').allTextContents();
     expect(kinds).toContain('Restart');
     expect(kinds).not.toContain('Delete all its data');
     expect(kinds).not.toContain('Delete its punches');
     await go(installer.page, '#/terminals/TNORTH01', /TNORTH01/);
+    expect(await installer.page.getByLabel('Time zone', { exact: true }).getAttribute('readonly')).toBeNull();
     expect(await installer.page.getByRole('button', { name: 'Disable', exact: true }).count()).toBe(1);
     expect(await installer.page.getByLabel('Command').locator('option').allTextContents()).toContain('Delete all its data');
     expect(installer.refused).toEqual([]);

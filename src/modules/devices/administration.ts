@@ -77,6 +77,9 @@ export class DeviceAdministration {
       const now = this.ctx.clock.now();
       const device = await this.records.get(serial, tx);
       refuseStationChange(scope, device, patch.enrollment_station);
+      // How a shared terminal's punches are read (its zone) and which templates it is sent (its
+      // algorithm) are every area's concern: a limited caller changes them on its own terminals.
+      if (this.changesHowItIsRead(device, patch)) await refuseIfSharedTerminal(tx, device.id, scope, 'change the time zone or algorithm version of');
       const set: Partial<DeviceRow> = { updatedAt: now };
       const changes: DeviceChanges = {};
       if (patch.time_zone !== undefined) {
@@ -113,6 +116,12 @@ export class DeviceAdministration {
     });
     this.records.invalidate(serial);
     return row;
+  }
+
+  /** Whether a patch changes the terminal's effective time zone or its algorithm version. */
+  private changesHowItIsRead(device: DeviceRow, patch: { time_zone?: string | null; algorithm_version?: string | null }): boolean {
+    const zoneChanges = patch.time_zone !== undefined && this.records.timeZoneOf({ ...device, timeZone: patch.time_zone }) !== this.records.timeZoneOf(device);
+    return zoneChanges || (patch.algorithm_version !== undefined && patch.algorithm_version !== device.algorithmVersion);
   }
 
   /**

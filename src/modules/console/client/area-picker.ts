@@ -113,7 +113,9 @@ export async function areasPicker(label: string, chosen: readonly string[], hint
     group.append(create);
   }
   if (hint) group.append(h('small', { class: 'hint' }, hint));
-  return { element: h('div', { class: 'field' }, group), control: group, value: () => boxes.filter((b) => b.checked).map((b) => b.value) };
+  // Only the caller's own areas are sent: a kept one is another area's, and sending it is 403
+  // ("you may only use your own areas"); the server keeps it whatever is sent.
+  return { element: h('div', { class: 'field' }, group), control: group, value: () => boxes.filter((b) => b.checked && !b.disabled).map((b) => b.value) };
 }
 
 const NEW = '\u0000new';

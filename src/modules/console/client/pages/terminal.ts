@@ -280,7 +280,10 @@ async function editSection(device: DeviceDetailView, base: string, redraw: Redra
   const name = input({ value: device.name ?? '', autocomplete: 'off' });
   // While the approval form above chooses the areas, a second picker here would disagree with it.
   const areas = approving ? null : await areasPicker('Areas', device.areas, 'It is sent the people of these areas.');
-  const zone = input({ value: device.time_zone, autocomplete: 'off', spellcheck: 'false' });
+  // How a shared terminal's punches are read is every area's concern: a caller limited to some of
+  // its areas sees the zone and leaves it alone (403 from the API).
+  const zoneFixed = outsideMine(device.areas).length > 0;
+  const zone = input({ value: device.time_zone, autocomplete: 'off', spellcheck: 'false', readonly: zoneFixed });
   // A station takes anyone's fingerprints, every area's: turned on or off only by a caller of
   // every area (403 to one limited to areas), who is told so beside the box.
   const mayStation = ofEveryArea();
@@ -299,12 +302,20 @@ async function editSection(device: DeviceDetailView, base: string, redraw: Redra
     { class: 'inline-form' },
     field('Name', name),
     areas?.element,
-    field('Time zone', zone, 'IANA name, e.g. Europe/Berlin.'),
+    field(
+      'Time zone',
+      zone,
+      zoneFixed ? `Also in ${outsideMine(device.areas).join(', ')}: changed by an administrator of every area it serves.` : 'IANA name, e.g. Europe/Berlin.',
+    ),
     h('div', { class: 'field check' }, station, h('label', { for: station.id }, 'Enrollment station (accepts anyone’s fingerprints)'), stationHint),
     h('button', { type: 'submit' }, 'Save'),
   );
   onSubmit(form, { name, ...(areas ? { areas: areas.control } : {}), time_zone: zone, enrollment_station: station }, async () => {
-    const changes = { name: name.value.trim() || null, time_zone: zone.value.trim() || null, ...(mayStation ? { enrollment_station: station.checked } : {}) };
+    const changes = {
+      name: name.value.trim() || null,
+      ...(zoneFixed ? {} : { time_zone: zone.value.trim() || null }),
+      ...(mayStation ? { enrollment_station: station.checked } : {}),
+    };
     await api.patch(base, areas ? { ...changes, areas: areas.value() } : changes);
     await redraw();
     announce('Saved.');
