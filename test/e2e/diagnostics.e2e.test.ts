@@ -725,3 +725,37 @@ describe('registrations refused because too many terminals wait for approval', (
     }
   });
 });
+
+// Under ADMS_TRUST=key an approved terminal without a key was said to be offline, "check that it
+// is powered and on the network": it was, and every request it made was refused for its key.
+describe('a terminal without a communication key where every terminal needs one (ADMS_TRUST=key)', () => {
+  test('key_missing, not offline, with the key as its fix; a key issued and entered clears it', async () => {
+    let shift = 0;
+    const keyed = await startTestServer({ ADMS_TRUST: 'key', TIME_ZONE: 'Europe/Berlin' }, { clock: { now: () => Date.now() + shift } });
+    try {
+      const t = new SimulatedTerminal({ url: keyed.url, sn: 'NOKEY-1' });
+      await t.handshake();
+      expect((await keyed.admin.post('/devices/NOKEY-1/approve/', {})).status).toBe(200);
+      await t.get('getrequest'); // answered, and not counted as contact: no key
+      const said = async () => ((await keyed.admin.get('/diagnostics/')).body.results as Diag[]).filter((d) => d.device === 'NOKEY-1');
+      const before = await said();
+      expect(before.map((d) => d.kind)).toEqual(['key_missing']);
+      expect(before[0]).toMatchObject({ severity: 'error' });
+      expect(before[0]!.message).toContain('ADMS_TRUST=key');
+      expect(before[0]!.fix).toContain('Terminals → NOKEY-1 → Keys');
+      // An hour on, the check-devices job finds it silent: still said as the key, not the network.
+      shift += 3_600_000;
+      await t.get('getrequest');
+      expect((await keyed.admin.post('/jobs/check-devices/run/')).status).toBe(200);
+      expect((await keyed.admin.get('/devices/NOKEY-1/')).body.online).toBe(false);
+      expect((await said()).map((d) => d.kind)).toEqual(['key_missing']);
+      const issued = await keyed.admin.post('/devices/NOKEY-1/keys/');
+      expect(issued.status).toBe(201);
+      t.commKey = issued.body.key;
+      expect((await t.get('getrequest')).status).toBe(200);
+      expect((await said()).map((d) => d.kind)).toEqual([]);
+    } finally {
+      await keyed.close();
+    }
+  });
+});

@@ -6,7 +6,7 @@ export { type DeviceEvents, type DeviceRef, deviceRef } from './events';
 export { NEW_ADDRESS_FLAG, type Trust } from './identity';
 export { devicesInArea } from './in-area';
 export { deviceJobs } from './jobs';
-export { allTerminals, type LogEntry, newestLogEntries, terminalsByIds } from './lookup';
+export { allTerminals, type LogEntry, newestLogEntries, terminalsByIds, terminalsWithKeys } from './lookup';
 export { AreaNames, type DeviceDetailView, type DeviceKeyView, type DeviceView, SerialParams } from './model';
 export { nextParameters, type ParameterMode, sameParameters } from './parameters';
 export type { RegistrationRefusal } from './refusals';

@@ -1,11 +1,11 @@
 /**
- * Reads for the proofs and diagnostics: terminals by id (removed ones too), and the newest device
- * log entry of some kinds per terminal.
+ * Reads for the proofs and diagnostics: terminals by id (removed ones too), the newest device
+ * log entry of some kinds per terminal, and the terminals holding a communication key.
  */
-import { inArray, sql } from 'drizzle-orm';
+import { inArray, isNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
-import { deviceEvents, devices, removedDevices } from './tables';
+import { deviceEvents, deviceKeys, devices, removedDevices } from './tables';
 
 export interface TerminalFacts {
   serialNumber: string;
@@ -63,4 +63,10 @@ export async function newestLogEntries(q: Queryable, kinds: readonly string[]): 
 /** Every terminal the service knows (the diagnostics look at each). */
 export async function allTerminals(q: Queryable) {
   return q.select().from(devices);
+}
+
+/** The ids of the terminals holding a communication key that is not revoked. */
+export async function terminalsWithKeys(q: Queryable): Promise<Set<string>> {
+  const rows = await q.selectDistinct({ deviceId: deviceKeys.deviceId }).from(deviceKeys).where(isNull(deviceKeys.revokedAt));
+  return new Set(rows.map((r) => r.deviceId));
 }

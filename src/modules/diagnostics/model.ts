@@ -14,6 +14,7 @@ export const DIAGNOSTIC_KINDS = [
   'templates_incompatible',
   'terminal_full',
   'key_refused',
+  'key_missing',
   'new_address',
   'registration_refused',
 ] as const;

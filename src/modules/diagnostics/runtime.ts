@@ -6,6 +6,7 @@ export const DIAGNOSTIC_SETTINGS = [
   'ADMS_MAX_PENDING_DEVICES',
   'ADMS_MAX_PENDING_PER_ADDRESS',
   'ADMS_PENDING_EXPIRY',
+  'ADMS_TRUST',
   'TIME_ZONE',
 ] as const satisfies readonly (keyof Settings)[];
 

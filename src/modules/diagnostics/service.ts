@@ -9,7 +9,7 @@ import { formatLocalWallTime } from '../../platform/time/zone';
 import { counted } from '../../platform/words';
 import { type FailingCommands, failingCommands, type WaitingCommands, waitingSince } from '../commands';
 import { gapsOfReuploads, type OpenGap } from '../completeness';
-import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal } from '../devices';
+import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal, terminalsWithKeys } from '../devices';
 import { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
 import { answerOf, failedBy, failingWords } from './failing';
 import type { Diagnostic } from './model';
@@ -31,6 +31,8 @@ interface Facts {
   /** The failed re-uploads' newest commands asked for a gap: the gap while open, null once closed (completeness). */
   reuploadGaps: Map<number, OpenGap | null>;
   notReaching: TemplatesNotReaching[];
+  /** Terminals holding a communication key that is not revoked. */
+  keyed: Set<string>;
 }
 
 /** An instant as people read it in a message: `2026-11-27 13:03 (Europe/Berlin)`; `since` keeps the ISO form. */
@@ -60,6 +62,7 @@ export class Diagnostics {
       failing,
       reuploadGaps: await gapsOfReuploads(q, reuploads),
       notReaching: await templatesNotReaching(q),
+      keyed: await terminalsWithKeys(q),
     };
     const out = terminals.flatMap((d) => [
       ...this.approval(d, facts),
@@ -131,6 +134,9 @@ export class Diagnostics {
     // check-devices job's verdict, not the clock's own, which ran up to a minute ahead of it and
     // had a terminal shown Online and "has not contacted the server" on one page.
     const silent = d.lastSeenAt === null || !d.online;
+    // Silent because every request it makes is refused for want of a key: said by key_missing,
+    // whose fix is the key, not the power and the network.
+    if (silent && this.keyMissing(d, f)) return [];
     if (silent) {
       return [
         diag(d, 'offline', 'error', d.lastSeenAt, {
@@ -282,8 +288,22 @@ export class Diagnostics {
   }
 
   /** Refused communication keys, and a terminal heard from a new address. */
+  /** Under ADMS_TRUST=key an approved terminal is trusted only with a key: one without is refused. */
+  private keyMissing(d: DeviceRow, f: Facts): boolean {
+    return this.ctx.settings.ADMS_TRUST === 'key' && d.status === 'approved' && !f.keyed.has(d.id);
+  }
+
   private identity(d: DeviceRow, f: Facts): DiagnosticView[] {
     const out: DiagnosticView[] = [];
+    if (this.keyMissing(d, f)) {
+      out.push(
+        diag(d, 'key_missing', 'error', d.approvedAt ?? d.createdAt, {
+          message: `Terminal ${d.serialNumber} has no communication key, and this service trusts a terminal only with one (ADMS_TRUST=key): every request it makes is refused, its punches stay on it, and it is sent nobody. It shows offline until it sends its key.`,
+          fix: `Issue it a key (Terminals → ${d.serialNumber} → Keys → Issue a key) and enter the key in the terminal (Comm → Cloud Server → Comm Key). It then sends the punches it kept.`,
+          details: {},
+        }),
+      );
+    }
     const refused = f.log.find((l) => l.deviceId === d.id && l.kind === 'key_refused');
     // Until the terminal is heard from with its key again (a refused request does not count as contact).
     if (refused && refused.at > (d.lastSeenAt ?? 0)) {
