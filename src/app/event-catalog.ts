@@ -61,7 +61,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   device_address_changed: {
     about:
-      'A request for an approved terminal without a communication key came from an address other than the one it is pinned to (`ADMS_TRUST=address`): its punches are stored flagged `new_address`, it is sent no users, cards or templates, until an administrator confirms the address (`POST devices/{sn}/confirm-address/`). Raised once per new address.',
+      'A request for an approved terminal without a communication key came from an address other than the one it is pinned to (`ADMS_TRUST=address`): its punches are stored flagged `new_address`, it is sent no users, cards or templates, until an administrator confirms the address (`POST devices/{sn}/confirm-address/`). Raised when the address it is heard from changes, at most once an hour per address (per instance): requests alternating between two addresses raise it twice an hour, not on every request.',
     example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, pinned_ip: '192.168.1.40', ip: '192.168.7.23' },
   },
   device_removed: {

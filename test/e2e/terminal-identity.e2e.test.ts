@@ -335,6 +335,30 @@ describe('a moved terminal, and someone with its serial (ADMS_TRUST=address)', (
     }[];
     expect(online.filter((e) => e.data.device.serial_number === 'MV-2').at(-1)?.data.away_seconds).toBeGreaterThanOrEqual(7 * 60 - 1);
   });
+
+  // A sender alternating two addresses (or a terminal behind a NAT with two public addresses)
+  // wrote a device log entry, an event and a warning on every request.
+  test('a terminal’s unconfirmed address alternating between two: each said once an hour, the view shows the latest', async () => {
+    await drain(await approved(server, terminal(server, 'MV-4', 'first')));
+    const [first, second] = [at('MV-4', MOVED), at('MV-4', STRANGER)];
+    for (let i = 0; i < 4; i++) {
+      await first.get('getrequest');
+      await second.get('getrequest');
+    }
+    expect((await view('MV-4')).unconfirmed_address).toBe(STRANGER);
+    const said = async () => {
+      const events = (await server.admin.get('/events/?type=device_address_changed&limit=100')).body.results as {
+        data: { device: { serial_number: string }; ip: string };
+      }[];
+      return events.filter((e) => e.data.device.serial_number === 'MV-4').map((e) => e.data.ip);
+    };
+    expect(await said()).toEqual([MOVED, STRANGER]);
+    expect((await deviceLog(server.fpa, 'MV-4', 'address_changed')).length).toBe(2);
+    now += 3_600_000;
+    await first.get('getrequest');
+    await second.get('getrequest');
+    expect(await said()).toEqual([MOVED, STRANGER, MOVED, STRANGER]);
+  });
 });
 
 describe('ADMS_TRUST=key', () => {

@@ -17,6 +17,7 @@
  * - ADMS_TRUST=serial: always (the first releases' behaviour, warning W006).
  */
 import { and, eq, isNull, ne, or } from 'drizzle-orm';
+import { BoundedMap } from '../../platform/bounded-map';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { isIpAddress, sameAddress } from '../../platform/net/ip';
@@ -50,7 +51,19 @@ export function normalAddress(ip: string | null): string | null {
   return lower.startsWith('::ffff:') && lower.includes('.') ? lower.slice(7) : lower;
 }
 
+/**
+ * How long one terminal's new address is news once said: a sender alternating two addresses (or a
+ * terminal behind a NAT with two public addresses) changed the unconfirmed address on every
+ * request, and each change wrote a device log entry, an event and a warning. Kept per instance
+ * (a few instances each say it once an hour): it decides only what is said, not what is trusted.
+ */
+const ADDRESS_NEWS_QUIET_MS = 3_600_000;
+const MAX_ADDRESS_NEWS = 10_000;
+
 export class DeviceIdentity {
+  /** `deviceId ip` → until when a change to that address is not said again. */
+  private readonly addressNews = new BoundedMap<string, number>(MAX_ADDRESS_NEWS);
+
   constructor(
     private readonly ctx: DeviceRuntime,
     private readonly events: EventChannel<DeviceEvents>,
@@ -140,16 +153,19 @@ export class DeviceIdentity {
     this.invalidate(device.serialNumber);
   }
 
-  /** Recorded once per new address (not on every poll): the device view shows it until confirmed. */
+  /**
+   * Recorded once per new address (not on every poll): the device view shows it until confirmed.
+   * The change is said (device log, event, warning) once an hour per address (isNews).
+   */
   private async unconfirmed(device: DeviceRow, ip: string): Promise<void> {
     const now = this.ctx.clock.now();
-    await this.ctx.db.write(async (w) => {
+    const said = await this.ctx.db.write(async (w) => {
       const updated = await w.tx
         .update(devices)
         .set({ unconfirmedIp: ip, unconfirmedIpAt: now })
         .where(and(eq(devices.id, device.id), or(isNull(devices.unconfirmedIp), ne(devices.unconfirmedIp, ip))))
         .returning({ id: devices.id });
-      if (updated.length === 0) return;
+      if (updated.length === 0 || !this.isNews(device.id, ip, now)) return false;
       await w.tx.insert(deviceEvents).values({
         deviceId: device.id,
         kind: 'address_changed',
@@ -162,12 +178,23 @@ export class DeviceIdentity {
         pinned_ip: device.pinnedIp,
         ip,
       });
+      return true;
     });
     this.invalidate(device.serialNumber);
+    if (!said) return;
     this.ctx.log.warn('a request for an approved terminal came from another address; nothing is sent there until it is confirmed', {
       serial: device.serialNumber,
       pinned: device.pinnedIp,
       ip,
     });
+  }
+
+  /** Whether a change of the unconfirmed address to `ip` is to be said (ADDRESS_NEWS_QUIET_MS); marks it said. */
+  private isNews(deviceId: string, ip: string, now: number): boolean {
+    const key = `${deviceId} ${ip}`;
+    const said = this.addressNews.get(key);
+    if (said !== undefined && said + ADDRESS_NEWS_QUIET_MS > now) return false;
+    this.addressNews.set(key, now);
+    return true;
   }
 }
