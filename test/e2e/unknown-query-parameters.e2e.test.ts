@@ -107,6 +107,25 @@ describe('the examples of the report', () => {
     expect((await server.admin.get('/devices/QUERY001/')).status).toBe(200);
   });
 
+  // The last of two silently won: punches/?employee=E01&employee=E02 answered E02's punches.
+  test('a parameter given twice is refused, naming it; each given once is taken', async () => {
+    for (const query of ['employee=E01&employee=E02', 'limit=5&from=2026-10-01&limit=7']) {
+      const res = await server.admin.get(`/punches/?${query}`);
+      const name = query.split('=')[0]!;
+      expect([res.status, errorOf(res.body)]).toEqual([
+        400,
+        {
+          code: 'validation_error',
+          message: `query parameter "${name}" given more than once; give it once`,
+          details: { in: 'query', errors: [{ path: `/${name}`, message: 'given more than once' }] },
+        },
+      ]);
+    }
+    expect((await server.admin.get('/punches/?employee=E01&limit=5')).status).toBe(200);
+    const anonymous = await fetch(`${server.url}${API}/punches/?employee=E01&employee=E02`);
+    expect(anonymous.status).toBe(401);
+  });
+
   test('an anonymous caller is still 401, whatever its query; an unknown path still 404', async () => {
     const anonymous = await fetch(`${server.url}${API}/reports/summary.csv?${OCTOBER}&employee=E02`);
     expect(anonymous.status).toBe(401);

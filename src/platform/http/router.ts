@@ -9,6 +9,7 @@
  * it from the routes, so the document says what the router really checks.
  */
 import { Elysia } from 'elysia';
+import { FpaError } from '../errors';
 import type { Metrics } from '../metrics';
 import { setContextActor } from '../request-context';
 import type { Runtime } from '../runtime';
@@ -87,7 +88,31 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
     .onBeforeHandle((context) => {
       context.body = settledBody(context.body);
     })
+    .onBeforeHandle(({ request }) => {
+      if (!options.anyQuery) refuseRepeatedParameters(request.url);
+    })
     .guard({ schema: 'standalone', query: options.anyQuery ? AnyParameters : NoOtherParameters });
+}
+
+/**
+ * A parameter given twice is refused (400 naming it), as one the route does not take is: which
+ * of the two was meant is a guess, and the last one silently won (`punches/?employee=E01&employee=E02`
+ * answered E02's punches to whoever meant E01's, or both). Checked after the caller is admitted,
+ * like the rest of the query.
+ */
+function refuseRepeatedParameters(url: string): void {
+  const start = url.indexOf('?');
+  if (start < 0 || !url.includes('&', start)) return;
+  const seen = new Set<string>();
+  for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
+    if (seen.has(name)) {
+      throw new FpaError('validation_error', `query parameter ${JSON.stringify(name)} given more than once; give it once`, {
+        in: 'query',
+        errors: [{ path: `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'given more than once' }],
+      });
+    }
+    seen.add(name);
+  }
 }
 
 /** What admitting a caller needs of a request. */
