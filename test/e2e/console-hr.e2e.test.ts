@@ -323,6 +323,27 @@ describe('HR at a glance in the console', () => {
     expect(await schedules.getByRole('button', { name: 'Add schedule' }).isVisible()).toBe(true);
   });
 
+  // A holiday of one person read "Everyone" in the table.
+  test('the holidays say whom each is for: one person by name, some areas, or everyone', async () => {
+    const ben = (await server.admin.get('/enrollees/?employee=E-101')).body.results[0];
+    expect((await server.admin.post('/holidays/', { date: '2031-08-01', name: 'Moving day', enrollee: ben.id })).status).toBe(201);
+    await go('#/areas', 'Areas');
+    await go('#/shifts', 'Shifts and calendar');
+    const holidays = page.getByRole('region', { name: 'Holidays' });
+    expect(
+      await holidays
+        .getByRole('row', { name: /Moving day/ })
+        .getByRole('cell')
+        .allInnerTexts(),
+    ).toContain('Only Ben Lee');
+    expect(
+      await holidays
+        .getByRole('row', { name: /Christmas Eve/ })
+        .getByRole('cell')
+        .allInnerTexts(),
+    ).toContain('Everyone');
+  });
+
   test('a pay period not over yet is not locked: the refusal says, in words, from when it can be', async () => {
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date());
     const period = await server.admin.post('/pay-periods/', { from: today, to: today });

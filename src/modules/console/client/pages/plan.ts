@@ -11,7 +11,7 @@ import { plainMessage } from '../form-errors';
 import { dateTime, localDay, weekdayName } from '../format';
 import { typedKeeper } from '../keep-typed';
 import { peopleChooser } from '../people-chooser';
-import { peopleNames } from '../people-names';
+import { type PeopleNames, peopleNames } from '../people-names';
 import { type Holiday, type PayPeriod, remove, type Schedule, submitter, WEEK } from './plan-parts';
 import { assignmentsSection, leavesSection } from './plan-people';
 import { planWindow } from './plan-window';
@@ -63,7 +63,7 @@ export async function planSections(): Promise<HTMLElement[]> {
       everyRow<PayPeriod>('pay-periods/'),
       shown.load(),
     ]);
-    await names.load([...assignments.rows.map((a) => a.enrollee), ...leaves.rows.map((l) => l.enrollee)]);
+    await names.load([...assignments.rows.map((a) => a.enrollee), ...leaves.rows.map((l) => l.enrollee), ...holidays.map((x) => x.enrollee)]);
     const plan = { schedules, names, chooser, draw };
     replace(
       holder,
@@ -71,7 +71,7 @@ export async function planSections(): Promise<HTMLElement[]> {
       shown.element,
       await assignmentsSection(assignments, plan),
       schedulesSection(schedules, draw),
-      await holidaysSection(holidays, draw),
+      await holidaysSection(holidays, names, draw),
       leavesSection(leaves, plan),
       payPeriods(periods, draw),
     );
@@ -244,12 +244,18 @@ function scheduleForm(draw: () => Promise<void>): { form: HTMLFormElement; fill:
   return { form, fill };
 }
 
+/** Whom a holiday is for: one person (by name), some areas, or everyone. */
+function holidayWhere(x: Holiday, names: PeopleNames): string {
+  if (x.enrollee) return `Only ${names.get(x.enrollee)?.display_name ?? 'one person'}`;
+  return x.areas && x.areas.length > 0 ? x.areas.join(', ') : 'Everyone';
+}
+
 /** A stored duration as the form takes it back ('0s' and none read as empty: no break, no grace). */
 function shownDuration(value: string | undefined): string {
   return value && value !== '0s' ? value : '';
 }
 
-async function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): Promise<HTMLElement> {
+async function holidaysSection(holidays: Holiday[], names: PeopleNames, draw: () => Promise<void>): Promise<HTMLElement> {
   const date = input({ type: 'date', required: true });
   const name = input({ required: true, autocomplete: 'off' });
   const areas = await areasPicker('Only in these areas', [], `None chosen: ${noneChosen('a holiday for everyone')}.`);
@@ -270,7 +276,7 @@ async function holidaysSection(holidays: Holiday[], draw: () => Promise<void>): 
       holidays.map((x) => [
         localDay(x.date),
         `${x.name}${x.recurring ? ' (every year)' : ''}`,
-        x.areas && x.areas.length > 0 ? x.areas.join(', ') : 'Everyone',
+        holidayWhere(x, names),
         // A holiday of everyone, or one reaching another area, is not a limited caller's to delete (403).
         x.enrollee || whollyMine(x.areas ?? []) ? remove(`holidays/${encodeURIComponent(x.id)}/`, `holiday ${x.name}`, draw, 'DELETE holidays/{id}/') : '',
       ]),
