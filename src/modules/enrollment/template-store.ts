@@ -9,6 +9,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
+import { emptyWal } from '../../platform/db/erase';
 import { FpaError } from '../../platform/errors';
 import type { BiometricType } from '../../protocol/adms';
 import { audit } from '../audit';
@@ -277,7 +278,10 @@ export class TemplateStore {
     }
     if (templateIds.length > 0) {
       await tx.delete(templateSync).where(inArray(templateSync.templateId, templateIds));
+      // Zeroed in the database's pages (secure delete, platform/db/client.ts); the WAL's older
+      // frames still hold them until it is emptied, once this has committed.
       await tx.delete(templates).where(inArray(templates.id, templateIds));
+      w.afterCommit(() => void this.eraseOldFrames());
     }
     await audit(tx, now, {
       actor: by,
@@ -288,6 +292,12 @@ export class TemplateStore {
     });
     await this.events.record(w, 'templates_destroyed', { enrollee: enrollee.id, count: templateIds.length, reason });
     return templateIds.length;
+  }
+
+  /** Empties the WAL after templates were destroyed (platform/db/erase.ts); says so when it cannot yet. */
+  private async eraseOldFrames(): Promise<void> {
+    if (await emptyWal(this.ctx.db)) return;
+    this.ctx.log.warn('templates destroyed, but the WAL could not be emptied yet: its older frames hold their encrypted bytes until the next checkpoints');
   }
 
   /** Whether anything of the enrollee's is left to destroy: a stored template, or their data on a terminal (fan-out.ts `holdsAnythingOf`). */

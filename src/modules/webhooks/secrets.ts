@@ -12,7 +12,8 @@
 import { and, desc, eq, like } from 'drizzle-orm';
 import { type SealedSample, sealedSample } from '../../platform/crypto/sealed-sample';
 import type { TemplateKeyRing } from '../../platform/crypto/template-cipher';
-import type { Database, WriteContext } from '../../platform/db/client';
+import type { Database } from '../../platform/db/client';
+import { emptyWal } from '../../platform/db/erase';
 import type { WebhookRuntime } from './runtime';
 import { webhookEndpoints } from './tables';
 
@@ -85,20 +86,17 @@ async function reseal(ctx: WebhookRuntime, select: (stored: string) => boolean):
     const secret = await openWebhookSecret(ctx.keyRing, value.id, value.stored);
     updates.push({ id: value.id, column: value.column, from: value.stored, to: await sealWebhookSecret(ctx.keyRing, value.id, secret) });
   }
-  const sealed = await ctx.db.write(async ({ tx, execute }) => {
-    const restore = await secureDelete(execute);
+  // Every write zeroes what it frees (secure delete, platform/db/client.ts): the clear secret
+  // does not stay in the file's free space.
+  const sealed = await ctx.db.write(async ({ tx }) => {
     let count = 0;
-    try {
-      for (const update of updates) {
-        const done = await tx
-          .update(webhookEndpoints)
-          .set({ [update.column]: update.to })
-          .where(and(eq(webhookEndpoints.id, update.id), eq(webhookEndpoints[update.column], update.from)))
-          .returning({ id: webhookEndpoints.id });
-        count += done.length;
-      }
-    } finally {
-      await restore();
+    for (const update of updates) {
+      const done = await tx
+        .update(webhookEndpoints)
+        .set({ [update.column]: update.to })
+        .where(and(eq(webhookEndpoints.id, update.id), eq(webhookEndpoints[update.column], update.from)))
+        .returning({ id: webhookEndpoints.id });
+      count += done.length;
     }
     return count;
   });
@@ -112,50 +110,25 @@ async function reseal(ctx: WebhookRuntime, select: (stored: string) => boolean):
  * `until`: a rotation since then set its own). Secure delete, as for any secret rewritten.
  */
 export async function dropPreviousSecret(ctx: WebhookRuntime, endpointId: string, until: number): Promise<boolean> {
-  return ctx.db.write(async ({ tx, execute }) => {
-    const restore = await secureDelete(execute);
-    try {
-      const done = await tx
-        .update(webhookEndpoints)
-        .set({ previousSecret: null, previousSecretUntil: null })
-        .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.previousSecretUntil, until)))
-        .returning({ id: webhookEndpoints.id });
-      return done.length > 0;
-    } finally {
-      await restore();
-    }
+  return ctx.db.write(async ({ tx }) => {
+    const done = await tx
+      .update(webhookEndpoints)
+      .set({ previousSecret: null, previousSecretUntil: null })
+      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.previousSecretUntil, until)))
+      .returning({ id: webhookEndpoints.id });
+    return done.length > 0;
   });
-}
-
-/** Turns SQLite's secure delete on for this connection; answers how to put it back. */
-async function secureDelete(execute: WriteContext['execute']): Promise<() => Promise<void>> {
-  const before = Number((await execute('PRAGMA secure_delete')).rows[0]?.[0] ?? 0);
-  await execute('PRAGMA secure_delete = 1');
-  return async () => {
-    await execute(`PRAGMA secure_delete = ${before === 1 ? 1 : 0}`);
-  };
 }
 
 /**
  * After clear secrets were sealed: the pages that held them are still in the WAL's older frames
- * (and in the database file until the next checkpoint). A TRUNCATE checkpoint copies the new
- * pages in and empties the WAL; when readers keep it from finishing, the background checkpoints
- * overwrite the old frames later, and this says so.
+ * until it is emptied (platform/db/erase.ts); when readers keep it from that, the later
+ * checkpoints overwrite them, and this says so.
  */
 async function dropOldPages(ctx: WebhookRuntime): Promise<void> {
-  if (ctx.db.kind !== 'file') return;
-  // The background checkpoint thread may hold the WAL at this very moment (a busy answer, not an
-  // error): a few tries a moment apart, once at start-up, before settling for the later checkpoints.
-  for (let attempt = 0; attempt < TRUNCATE_ATTEMPTS; attempt++) {
-    const result = await ctx.db.client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
-    if (Number(result.rows[0]?.[0] ?? 0) === 0) return;
-    await Bun.sleep(TRUNCATE_RETRY_MS);
-  }
+  if (await emptyWal(ctx.db)) return;
   ctx.log.warn('webhook secrets sealed, but the WAL could not be emptied yet: older frames may hold them until the next checkpoints');
 }
-
-const TRUNCATE_ATTEMPTS = 40;
-const TRUNCATE_RETRY_MS = 25;
 
 /** At start-up: seals the secrets an earlier release stored in clear. Idempotent. */
 export async function sealClearWebhookSecrets(ctx: WebhookRuntime): Promise<number> {

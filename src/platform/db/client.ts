@@ -150,9 +150,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const writerCheckpoint = checkpointer ? `PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}` : null;
   // Set in each write transaction: the cache (WRITER_CACHE_KIB), then the WAL's size limit,
   // per transaction like the cache: the pool's next connection would not have it, and the
-  // writer's commit is where SQLite cuts the log back.
+  // writer's commit is where SQLite cuts the log back. Secure delete: what a delete or an update
+  // frees is zeroed, not left in the file's free space, where a destroyed template could be
+  // carved out and decrypted with the installation's key (erase.ts empties the WAL after one).
   const pragmas = filePath
-    ? [`PRAGMA cache_size = -${WRITER_CACHE_KIB}`, `PRAGMA journal_size_limit = ${walLimit}`, ...(writerCheckpoint ? [writerCheckpoint] : [])]
+    ? [
+        `PRAGMA cache_size = -${WRITER_CACHE_KIB}`,
+        `PRAGMA journal_size_limit = ${walLimit}`,
+        'PRAGMA secure_delete = 1',
+        ...(writerCheckpoint ? [writerCheckpoint] : []),
+      ]
     : [];
 
   const queue = new WriteQueue(options.backgroundMaxWaitMs ?? BACKGROUND_MAX_WAIT_MS);
