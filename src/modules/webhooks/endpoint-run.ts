@@ -8,7 +8,17 @@ import type { GroupCommit } from '../../platform/db/group-commit';
 import { describeError } from '../../platform/errors';
 import type { EventLog, LoggedEvent } from '../events';
 import { type Dispatcher, errorOf, eventMessage, isDelivered, verdictOf } from './dispatch';
-import { deliveryLog, type EndpointState, type Entry, emptyProgress, endpointStateAfter, type Progress, type RunHealth, writeRunProgress } from './run-writes';
+import {
+  deliveryLog,
+  type EndpointState,
+  type Entry,
+  emptyProgress,
+  endpointStateAfter,
+  mergedProgress,
+  type Progress,
+  type RunHealth,
+  writeRunProgress,
+} from './run-writes';
 import type { WebhookRuntime } from './runtime';
 import type { WebhookResponse } from './sender';
 import type { webhookEndpoints } from './tables';
@@ -289,10 +299,20 @@ export class EndpointRun {
     if (this.writing || this.stale || this.finished) return;
     const handed = this.progress.delivered + this.progress.dead.length;
     if (handed === 0 && this.position === this.written) return;
-    this.writing = this.write(false).finally(() => {
-      this.writing = null;
-      this.signal();
-    });
+    this.writing = this.write(false)
+      .catch((error: unknown) => {
+        // Not written (the database refused it: its disk full, a lock held elsewhere). This
+        // write is not awaited: its rejection went unheard, and Bun ended the whole server on
+        // it. The progress stays with the run (write), and the next flush writes it.
+        this.ctx.log.warn('webhook progress could not be written yet; it is written with the next', {
+          endpoint: this.endpoint.id,
+          error: describeError(error),
+        });
+      })
+      .finally(() => {
+        this.writing = null;
+        this.signal();
+      });
   }
 
   /**
@@ -338,9 +358,14 @@ export class EndpointRun {
       sinceLastWrite: performance.now() - this.lastWriteAt,
       now,
     });
-    const written = await this.options.writer.submit(({ tx }) =>
-      writeRunProgress(tx, { endpoint: this.endpoint, state, progress, deliveries, attemptOf, now }),
-    );
+    let written: boolean;
+    try {
+      written = await this.options.writer.submit(({ tx }) => writeRunProgress(tx, { endpoint: this.endpoint, state, progress, deliveries, attemptOf, now }));
+    } catch (error) {
+      // Nothing of it was written: it goes with the next write, before what was handed off since.
+      this.progress = mergedProgress(progress, this.progress);
+      throw error;
+    }
     this.lastWriteAt = performance.now();
     if (!written) {
       this.stale = true;

@@ -36,6 +36,15 @@ export interface Progress {
 
 export const emptyProgress = (): Progress => ({ delivered: 0, lastDelivered: null, dead: [] });
 
+/** Progress not written (`earlier`) followed by what was handed off since (`later`), as one. */
+export function mergedProgress(earlier: Progress, later: Progress): Progress {
+  return {
+    delivered: earlier.delivered + later.delivered,
+    lastDelivered: later.lastDelivered ?? earlier.lastDelivered,
+    dead: [...earlier.dead, ...later.dead],
+  };
+}
+
 /** The endpoint's columns after a write, and what they mean. */
 export interface EndpointState {
   set: Partial<typeof webhookEndpoints.$inferInsert>;
