@@ -89,16 +89,21 @@ export class TodayBoard {
 
   /**
    * The reports' daily row of someone without a stored day (reports/rows.ts): by enrollee, where
-   * the board puts them, the schedule it shows, and the time the date's plan expects of them (the
-   * shift's length minus its break on a workday, else 0), as generate-absences will store it.
+   * the board puts them on the date's own plan (a night still running from the day before is that
+   * date's row, not this one's), the schedule it shows, and the time the date's plan expects of
+   * them (the shift's length minus its break on a workday, else 0), as generate-absences will store it.
    */
   async live(query: Omit<BoardQuery, 'status' | 'count' | 'limit'>): Promise<Map<string, LiveDay>> {
-    const { entries } = await this.read(query);
+    const { entries } = await this.read(query, { ownShifts: true });
     return new Map(entries.map(({ person, entry, expectedSeconds }) => [person.id, { status: entry.status, schedule: entry.schedule, expectedSeconds }]));
   }
 
-  /** Everyone's entry on the board of a date (those of `query.status` / `query.count`), and the counts of all. */
-  private async read(query: BoardQuery) {
+  /**
+   * Everyone's entry on the board of a date (those of `query.status` / `query.count`), and the
+   * counts of all. `ownShifts`: each on the date's own plan, never on a night still running from
+   * the day before (the daily report's rows).
+   */
+  private async read(query: BoardQuery, options: { ownShifts?: boolean } = {}) {
     const now = this.ctx.clock.now();
     const today = this.attendance.today();
     const date = query.date ? requireDate(query.date, 'date') : today;
@@ -107,7 +112,7 @@ export class TodayBoard {
     const { end } = dayBounds(date, this.attendance.timeZone);
     const stored = await this.daysOn(date);
     // Today only: who is still in from last night's shift (board-rules.ts `overnightEntry`).
-    const yesterday = date === today ? addDays(date, -1) : null;
+    const yesterday = date === today && !options.ownShifts ? addDays(date, -1) : null;
     const openYesterday = yesterday ? await this.daysOn(yesterday, { openOnly: true }) : new Map<string, BoardDay>();
     if (query.area !== undefined && query.scope.length > 0 && !query.scope.includes(query.area)) {
       throw new FpaError('not_found', 'area not found', { area: query.area });

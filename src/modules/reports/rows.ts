@@ -69,15 +69,16 @@ const LIVE_STATUS: Record<LiveDay['status'], string> = {
   on_leave: 'on_leave',
   holiday: 'holiday',
   off: 'non_working_day',
-  // Still in from last night's shift (a day of yesterday, open).
+  // Never without a stored day of the date (`live` is each person's own shift of the date, not last night's).
   present: 'in_now',
   late: 'in_now',
 };
 
 /**
- * One person's day. Without a stored day: today, where the Today board puts them (`live`: not due
- * yet, not in yet, absent once their shift is over, on leave…, with their schedule and the time
- * their plan expects, as the day will be stored: an absence keeps its expected time); any other
+ * One person's day. Without a stored day: today, where the Today board puts them on today's own
+ * shift (`live`: not due yet, not in yet, absent once their shift is over, on leave…, with their
+ * schedule and the time their plan expects, as the day will be stored: an absence keeps its
+ * expected time; a night still running from yesterday is yesterday's row, not this one); any other
  * date (or nobody on the board), `no_record`.
  */
 export function dailyRow(date: string, person: Person, day: AttendanceDayRow | null, zone: string, when: { open: OpenNow; live?: LiveDay }): Row {

@@ -98,7 +98,8 @@ export class ReportService {
     const today = this.deps.attendance.today();
     const date = query.date ? requireDate(query.date, 'date') : today;
     const scope = await scopeOf(this.deps.areas, caller, query.area);
-    // Today, someone without a day yet is where the Today board says: not due yet, not in yet, on leave…
+    // Today, someone without a day yet is where the Today board puts them on today's own shift: not
+    // due yet, not in yet, on leave… (a night still running from yesterday is yesterday's row).
     const live = date === today ? await this.deps.board.live({ date, scope: caller.areas, area: query.area }) : new Map<string, LiveDay>();
     const days = new Map<string, AttendanceDayRow>();
     for await (const page of this.deps.days.days({ from: date, to: date }, undefined, this.deps.days.inScope(scope.members, 'person')))
@@ -112,7 +113,7 @@ export class ReportService {
       .map(([id, person]) => dailyRow(date, person, days.get(id) ?? null, this.zone, { open, live: live.get(id) }));
     const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };
     return {
-      ...this.base('daily', 'Daily attendance', date, scope.label, ['daily', date, scope.area], [NEXT_DATE_NOTE]),
+      ...this.base('daily', 'Daily attendance', date, scope.label, ['daily', date, scope.area], [NEXT_DATE_NOTE, OWN_SHIFTS_NOTE]),
       sheets: once(sheet),
       emptyColumns: DAILY_COLUMNS,
     };
@@ -312,6 +313,9 @@ export class ReportService {
  */
 const TOTALS_NOTE = 'Each duration is cut to the whole minute; a total adds the exact times, so it can be a minute or more above its rows added up.';
 const NEXT_DATE_NOTE = 'Times are local times of the attendance zone; a day is the date its shift started.';
+/** The daily report of today, after midnight: the Today board shows the night still running, the report each person's shift of this date. */
+const OWN_SHIFTS_NOTE =
+  "Each row is the person's shift of this date: a night shift begun the date before is on that date's report, also while it is still running.";
 
 async function* once<T>(value: T): AsyncGenerator<T> {
   yield value;
