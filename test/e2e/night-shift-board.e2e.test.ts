@@ -28,6 +28,7 @@ interface BoardPerson {
   status: string;
   schedule: string | null;
   first_in: string | null;
+  last_out: string | null;
   in_now: boolean;
   in_now_date: string | null;
 }
@@ -128,8 +129,8 @@ test('after midnight: Tuesday’s board still has them in now, on the night shif
   expect(person(b, 'N-2')).toMatchObject({ status: 'late', in_now: true });
   expect(b.counts).toMatchObject({ in_now: 2, expected: 2 });
   expect(person(b, 'N-1')).toMatchObject({ in_now_date: MONDAY });
-  // Monday's board is a past date's: nobody is in now there.
-  expect((await board(`?date=${MONDAY}`)).counts.in_now).toBe(0);
+  // Monday's board, while its night still runs, shows them as they are now: in, not "left".
+  expect((await board(`?date=${MONDAY}`)).counts).toMatchObject({ in_now: 2, out: 0 });
 });
 
 test('after midnight the reports of Monday have them in too, not missing a punch', async () => {
@@ -142,8 +143,13 @@ test('an out punch closes the night; a missing one stops counting once the shift
   now = berlin(TUESDAY, '06:03');
   await punch('N-1', TUESDAY, '06:02');
   let b = await board();
-  // Nina's out belongs to Monday's night: she is off until tonight's shift.
-  expect(person(b, 'N-1')).toMatchObject({ status: 'scheduled', in_now: false });
+  // Nina's out belongs to Monday's night, which runs until its end plus its grace out (06:05): she has left it.
+  expect(person(b, 'N-1')).toMatchObject({ status: 'present', schedule: 'night', in_now: false, last_out: new Date(berlin(TUESDAY, '06:02')).toISOString() });
+  expect(person(b, 'N-2')).toMatchObject({ in_now: true });
+  // Then she is off until tonight's shift.
+  now = berlin(TUESDAY, '06:05');
+  b = await board();
+  expect(person(b, 'N-1')).toMatchObject({ status: 'scheduled', in_now: false, last_out: null });
   expect(person(b, 'N-2')).toMatchObject({ in_now: true });
   now = berlin(TUESDAY, '09:59');
   expect(person(await board(), 'N-2').in_now).toBe(true);

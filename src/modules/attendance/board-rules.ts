@@ -17,6 +17,13 @@
  *   today (its end plus ATTENDANCE_SHIFT_SLACK: an out punch now would still close yesterday's
  *   day) is shown on that shift, `in_now`, until the window closes. Without it a night shift's
  *   people vanished from "In now" at midnight, the count a roll call is taken from.
+ * - The night that is running (`runningEntry`): on today's live board, a person whose shift of
+ *   yesterday crosses midnight and has not ended (its end plus its grace out) is shown on that
+ *   shift, as the board of its date would show it live: in now, out (left early: their last
+ *   out), `not_in_yet` (no punch: the no-show of the shift running now), `absent` in the grace
+ *   after its end; on a workday, or on a day off they worked. Then today's shift, as before.
+ *   Yesterday's board asked meanwhile shows the same entry (live, not a past date's `out` or
+ *   `absent`). Someone with punches of today's date is on today's shift.
  */
 import type { DayPlan } from '../calendar';
 import type { DayStatus } from './tables';
@@ -91,19 +98,35 @@ export function overnightEntry(previous: DayPlan, day: BoardDay | null, when: { 
   };
 }
 
+/** The time now, and the instant today's date began (in the attendance zone). */
+export interface LiveNow {
+  now: number;
+  dayStart: number;
+}
+
 /**
- * Who today's live board carries from last night: their open day of yesterday (`open`), unless
- * they already have punches of today's (`todays`), while its shift's window runs (overnightEntry).
+ * Whether yesterday's shift (`previous.shift`) is running now: it crosses into today and has not
+ * ended, its grace out included. True from yesterday's midnight on for the night shifts only.
  */
-export function carriedEntry(
-  previous: DayPlan,
-  open: BoardDay | undefined,
-  todays: BoardDay | null,
-  when: { now: number },
-  slackMs: number,
-): BoardEntry | null {
-  if (!open || (todays && todays.punchCount > 0)) return null;
-  return overnightEntry(previous, open, when, slackMs);
+export function shiftRunning(previous: DayPlan, when: LiveNow): boolean {
+  const shift = previous.shift;
+  return shift !== null && shift.end > when.dayStart && when.now < shift.end + shift.graceOutMs;
+}
+
+/**
+ * The entry of a person on yesterday's shift while it runs (see the file's comment), or null:
+ * today's plan applies. `previous`: yesterday's plan, `day`: the stored day of yesterday,
+ * `todays`: the stored day of today (punches of today's put the person on today's shift). The
+ * same for today's board and yesterday's, so the two agree on everyone of the running night.
+ */
+export function runningEntry(previous: DayPlan, day: BoardDay | null, todays: BoardDay | null, when: LiveNow, slackMs: number): BoardEntry | null {
+  if (todays && todays.punchCount > 0) return null;
+  const carried = overnightEntry(previous, day, when, slackMs);
+  if (carried) return carried;
+  const worked = day !== null && day.punchCount > 0 && day.firstIn !== null;
+  if (!shiftRunning(previous, when) || (previous.dayType !== 'workday' && !worked)) return null;
+  // Live on the shift's own date: in or out by its punches; without any, not in yet until it ends.
+  return boardEntry(previous, day, { now: when.now, today: previous.date });
 }
 
 function workdayWithoutPunch(plan: DayPlan, when: { now: number; today: string }): BoardStatus {

@@ -8,7 +8,7 @@ import { getTableName } from 'drizzle-orm';
 import { selectAsJson } from '../../platform/db/json-results';
 import { FpaError } from '../../platform/errors';
 import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
-import type { CalendarService, Person } from '../calendar';
+import type { CalendarService, DayPlan, Person } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
 import {
   addTo,
@@ -18,10 +18,11 @@ import {
   type BoardEntry,
   type BoardStatus,
   boardEntry,
-  carriedEntry,
   countsOf,
   emptyCounts,
   inCount,
+  runningEntry,
+  shiftRunning,
 } from './board-rules';
 import type { TodayBoardView } from './model';
 import type { AttendanceRuntime } from './runtime';
@@ -111,27 +112,23 @@ export class TodayBoard {
     await this.attendance.follower.catchUp();
     const { end } = dayBounds(date, this.attendance.timeZone);
     const stored = await this.daysOn(date);
-    // Today only: who is still in from last night's shift (board-rules.ts `overnightEntry`).
-    const yesterday = date === today && !options.ownShifts ? addDays(date, -1) : null;
-    const openYesterday = yesterday ? await this.daysOn(yesterday, { openOnly: true }) : new Map<string, BoardDay>();
     if (query.area !== undefined && query.scope.length > 0 && !query.scope.includes(query.area)) {
       throw new FpaError('not_found', 'area not found', { area: query.area });
     }
     const people = await this.peopleOn(query, stored, end);
+    // Today's board plans yesterday too: the night that began then may still be running (board-rules.ts `runningEntry`).
+    const from = date === today && !options.ownShifts ? addDays(date, -1) : date;
     // The planner for everyone, with the areas of each date (the roster's, and the moves of those who moved).
-    const persons = await this.datedPersons(people, yesterday ?? date);
-    const planner = await this.calendar.plannerOf(this.ctx.db.orm, persons, yesterday ?? date, date);
-    const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
+    const persons = await this.datedPersons(people, from);
+    const planner = await this.calendar.plannerOf(this.ctx.db.orm, persons, from, date);
+    // `plans` shares the plans of everyone with the same areas and no rows of their own.
+    const plans = people.map((_, i) => planner.plans(persons[i]!, from, date));
+    const shown = await this.shownOn(date, { today, now, ownShifts: options.ownShifts ?? false }, stored, plans);
     const counts = emptyCounts();
     const byArea = new Map<string, BoardCounts>();
     const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean; expectedSeconds: number }[] = [];
     for (const [i, person] of people.entries()) {
-      // `plans` shares the plans of everyone with the same areas and no rows of their own.
-      const plans = planner.plans(persons[i]!, yesterday ?? date, date);
-      const plan = plans[plans.length - 1]!;
-      const day = stored.get(person.id) ?? null;
-      const carried = carriedEntry(plans[0]!, openYesterday.get(person.id), day, { now }, slackMs);
-      const entry = carried ?? boardEntry(plan, day, { now, today });
+      const { plan, entry } = shown(person.id, plans[i]!);
       const workday = plan.dayType === 'workday';
       const of = countsOf(entry, workday);
       addTo(counts, of);
@@ -140,6 +137,46 @@ export class TodayBoard {
         entries.push({ person, entry, workday, expectedSeconds: plan.schedule?.expectedSeconds ?? 0 });
     }
     return { date, now, counts, byArea, entries };
+  }
+
+  /**
+   * How the board of `date` shows a person, given their plans (from `read`'s first date to
+   * `date`): the shift running now from yesterday when there is one (board-rules.ts
+   * `runningEntry`), on today's board and on yesterday's alike; otherwise the date's own plan.
+   * Reads the other date's days that takes: today's board, yesterday's (all of them only while
+   * someone's night runs, else the open ones: an in still carried); yesterday's, today's.
+   */
+  private async shownOn(
+    date: string,
+    at: { today: string; now: number; ownShifts: boolean },
+    stored: ReadonlyMap<string, BoardDay>,
+    plans: readonly (readonly DayPlan[])[],
+  ): Promise<(id: string, dated: readonly DayPlan[]) => { plan: DayPlan; entry: BoardEntry }> {
+    const { today, now } = at;
+    const own = (id: string, dated: readonly DayPlan[]) => {
+      const plan = dated[dated.length - 1]!;
+      return { plan, entry: boardEntry(plan, stored.get(id) ?? null, { now, today }) };
+    };
+    const yesterday = addDays(today, -1);
+    if (at.ownShifts || (date !== today && date !== yesterday)) return own;
+    const when = { now, dayStart: dayBounds(today, this.attendance.timeZone).start };
+    const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
+    if (date === yesterday) {
+      const todays = await this.daysOn(today);
+      return (id, dated) => {
+        const plan = dated[0]!;
+        const entry = runningEntry(plan, stored.get(id) ?? null, todays.get(id) ?? null, when, slackMs);
+        return entry ? { plan, entry } : own(id, dated);
+      };
+    }
+    // Between midnight and the end of a night shift only, every day of yesterday; else only those still open.
+    const anyRunning = plans.some((dated) => shiftRunning(dated[0]!, when));
+    const before = await this.daysOn(yesterday, { openOnly: !anyRunning });
+    return (id, dated) => {
+      const previous = dated[0]!;
+      const entry = runningEntry(previous, before.get(id) ?? null, stored.get(id) ?? null, when, slackMs);
+      return entry ? { plan: previous, entry } : own(id, dated);
+    };
   }
 
   /**
@@ -159,12 +196,12 @@ export class TodayBoard {
       yesterday,
     );
     const planner = await this.calendar.plannerOf(this.ctx.db.orm, people, yesterday, yesterday);
-    const now = this.ctx.clock.now();
+    const when = { now: this.ctx.clock.now(), dayStart: dayBounds(today, this.attendance.timeZone).start };
     const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
     const stillIn = new Set<string>();
     for (const person of people) {
       const [plan] = planner.plans(person, yesterday, yesterday);
-      if (plan && carriedEntry(plan, open.get(person.id), todays.get(person.id) ?? null, { now }, slackMs)) stillIn.add(person.id);
+      if (plan && runningEntry(plan, open.get(person.id) ?? null, todays.get(person.id) ?? null, when, slackMs)?.inNow) stillIn.add(person.id);
     }
     return stillIn;
   }
@@ -213,10 +250,8 @@ export class TodayBoard {
   private async daysOn(date: string, options: { openOnly?: boolean } = {}): Promise<Map<string, BoardDay>> {
     const days = await selectAsJson<[string, BoardDay['status'], number | null, number | null, number, number, string | null]>(
       (statement) => this.ctx.db.client.execute(statement),
-      ['enrollee_id', 'status', 'first_in', 'last_out', 'late_seconds', 'punch_count', 'schedule'],
-      `select enrollee_id, status, first_in, last_out, late_seconds, punch_count, schedule from ${getTableName(attendanceDays)} where date = ?${
-        options.openOnly ? ` and status = 'incomplete'` : ''
-      }`,
+      BOARD_DAY_COLUMNS,
+      boardDaysSql(options.openOnly ?? false),
       [date],
     );
     const out = new Map<string, BoardDay>();
@@ -226,6 +261,18 @@ export class TodayBoard {
     }
     return out;
   }
+}
+
+/** What the board reads of each stored day of a date. */
+export const BOARD_DAY_COLUMNS = ['enrollee_id', 'status', 'first_in', 'last_out', 'late_seconds', 'punch_count', 'schedule'];
+
+/**
+ * The read of a date's stored days (`openOnly`: those left open), one date's run of the index by
+ * date, which carries every column it reads (tables.ts): test/modules/attendance/board-reads.test.ts
+ * holds it to that plan, for today's and for last night's days alike.
+ */
+export function boardDaysSql(openOnly: boolean): string {
+  return `select ${BOARD_DAY_COLUMNS.join(', ')} from ${getTableName(attendanceDays)} where date = ?${openOnly ? ` and status = 'incomplete'` : ''}`;
 }
 
 function personView(person: RosterEntry, entry: BoardEntry, workday: boolean): TodayBoardView['people'][number] {

@@ -182,7 +182,9 @@ export const TodayBoard = {
           first_in: Nullable(Instant()),
           last_out: Nullable(Instant('The last punch when the person is out; null while in.')),
           late_seconds: Int({ description: 'How late the first punch was (from the shift’s start); 0 when on time.' }),
-          in_now: t.Boolean({ description: 'Today only: a punch is left without its pair (in, or in-out-in).' }),
+          in_now: t.Boolean({
+            description: 'Today (and yesterday’s board while its night shift runs) only: a punch is left without its pair (in, or in-out-in).',
+          }),
           in_now_date: Nullable(
             LocalDate(
               'While `in_now`, the date of the open day it counts: today’s, or yesterday’s for someone still in from last night’s shift; null otherwise.',

@@ -46,7 +46,7 @@ function todayRoute(http: Http, board: Board) {
         summary: 'The Today board: everyone’s status on a date (default today), counts by status and by area; live for today',
         tags,
         description:
-          'Statuses: `present`, `late` (came in), `scheduled` (not due yet), `not_in_yet` (the shift started more than its grace in ago, no punch), `absent` (workday, no punch, the shift has ended or the date is past), `on_leave`, `holiday`, `off`. Honours the caller’s areas; an `area` outside them is 404.',
+          'Statuses: `present`, `late` (came in), `scheduled` (not due yet), `not_in_yet` (the shift started more than its grace in ago, no punch), `absent` (workday, no punch, the shift has ended or the date is past), `on_leave`, `holiday`, `off`. After midnight each person is on the shift that runs now if one does (yesterday’s night shift, until its end plus its grace out), on today’s board and on yesterday’s alike, else on the date’s own. Honours the caller’s areas; an `area` outside them is 404.',
       },
     },
   );

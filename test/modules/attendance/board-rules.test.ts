@@ -1,6 +1,16 @@
 /** The statuses of the Today board (src/modules/attendance/board-rules.ts): pure functions of a plan, a day and the time. */
 import { describe, expect, test } from 'bun:test';
-import { BOARD_COUNTS, type BoardDay, boardEntry, countInto, emptyCounts, inCount, overnightEntry } from '../../../src/modules/attendance/board-rules';
+import {
+  BOARD_COUNTS,
+  type BoardDay,
+  boardEntry,
+  countInto,
+  emptyCounts,
+  inCount,
+  overnightEntry,
+  runningEntry,
+  shiftRunning,
+} from '../../../src/modules/attendance/board-rules';
 import { computeDay } from '../../../src/modules/attendance/rules';
 import type { DayPlan, Shift } from '../../../src/modules/calendar';
 
@@ -171,6 +181,42 @@ describe('still in from last night', () => {
     // Called in on a day off for the night: the day off's shift window holds them too.
     const off = nightPlan('weekend');
     expect(overnightEntry(off, nightDay(off, at(D, '22:05')), { now: at(NEXT, '01:00') }, SLACK)).toMatchObject({ inNow: true, status: 'present' });
+  });
+
+  test('the night that runs after midnight: a no-show is not in yet until it ends, then absent in its grace out; who left is out', () => {
+    const p = nightPlan();
+    const live = (time: string) => ({ now: at(NEXT, time), dayStart: at(NEXT, '00:00') });
+    // No day stored, or the absence generate-absences wrote at 00:15: the same.
+    const absence: BoardDay = { status: 'absent', late: false, firstIn: null, lastOut: null, lateSeconds: 0, punchCount: 0, schedule: 'night' };
+    for (const stored of [null, absence]) {
+      expect(runningEntry(p, stored, null, live('02:00'), SLACK)).toMatchObject({
+        status: 'not_in_yet',
+        schedule: 'night',
+        expectedStart: at(D, '22:00'),
+        inNow: false,
+      });
+      expect(runningEntry(p, stored, null, live('06:04'), SLACK)).toMatchObject({ status: 'absent', expectedStart: at(D, '22:00') });
+      expect(runningEntry(p, stored, null, live('06:05'), SLACK)).toBeNull();
+    }
+    const left = nightDay(p, at(D, '21:50'), at(NEXT, '01:00'));
+    expect(runningEntry(p, left, null, live('02:00'), SLACK)).toMatchObject({ status: 'present', inNow: false, inNowDate: null, lastOut: at(NEXT, '01:00') });
+    expect(runningEntry(p, left, null, live('06:05'), SLACK)).toBeNull();
+    // Still in: carried until the window closes (end + slack), as before.
+    expect(runningEntry(p, nightDay(p, at(D, '22:10')), null, live('09:59'), SLACK)).toMatchObject({ status: 'late', inNow: true, inNowDate: D });
+    // Punches of today's date: today's shift.
+    expect(runningEntry(p, left, nightDay(plan('workday', NEXT), at(NEXT, '05:00')), live('05:30'), SLACK)).toBeNull();
+  });
+
+  test('no night runs: a day shift of yesterday, a day off not worked, a leave', () => {
+    const live = { now: at(NEXT, '02:00'), dayStart: at(NEXT, '00:00') };
+    expect(shiftRunning(plan(), live)).toBe(false);
+    expect(runningEntry(plan(), null, null, live, SLACK)).toBeNull();
+    expect(shiftRunning(nightPlan('weekend'), live)).toBe(true);
+    expect(runningEntry(nightPlan('weekend'), null, null, live, SLACK)).toBeNull();
+    expect(runningEntry(nightPlan('leave'), null, null, live, SLACK)).toBeNull();
+    // A day off worked that night, and left: out, on that night.
+    const off = nightPlan('weekend');
+    expect(runningEntry(off, nightDay(off, at(D, '22:00'), at(NEXT, '01:30')), null, live, SLACK)).toMatchObject({ status: 'present', inNow: false });
   });
 
   test('the people a tile lists are the people it counts: in now and left make up came in', () => {
