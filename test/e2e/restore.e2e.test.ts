@@ -157,6 +157,22 @@ describe('npm run fpa:restore after the README backup', () => {
   }, 60_000);
 });
 
+// A restore killed before it put the backup in place left `fpa.db.restoring`: everyone as of the
+// backup, templates sealed, beyond every deletion and withdrawal since; only another restore
+// removed it.
+describe('a restore that did not finish', () => {
+  test('its staged copy is deleted at the next start', async () => {
+    expect(await server.stop()).toBe(0);
+    const staged = join(data, 'fpa.db.restoring');
+    copyFileSync(join(data, 'fpa.db'), staged);
+    writeFileSync(`${staged}-journal`, '');
+    const restarted = await startTestServer({}, { dir: data });
+    await restarted.close();
+    expect(readdirSync(data).filter((name) => name.startsWith('fpa.db.restoring'))).toEqual([]);
+    await server.start();
+  }, 60_000);
+});
+
 describe('what fpa:restore refuses', () => {
   test('a path that is not a backup, in words, and nothing changes', async () => {
     await server.stop();

@@ -29,7 +29,7 @@
  */
 
 import { formatDuration } from '../../platform/config/values';
-import { removeReplacedBefore } from '../../platform/db/restore';
+import { removeReplacedBefore, removeUnfinishedRestore } from '../../platform/db/restore';
 import { localDateOf } from '../../platform/time/dates';
 import type { Anomalies } from '../anomalies';
 import type { AttendanceService } from '../attendance';
@@ -159,7 +159,11 @@ export class Retention {
     for (const { file, reason } of failed) {
       log.warn(`could not delete ${file}, the database a restore replaced (kept past RESTORE_KEEP_REPLACED ${kept}): ${reason}`, { file });
     }
-    return removed.length;
+    // A restore stopped before it put the backup in place left its copy: everyone as of the
+    // backup, beyond every deletion and withdrawal since. Nothing else ever removed it.
+    const unfinished = removeUnfinishedRestore(db.filePath);
+    if (unfinished) log.info(`deleted ${unfinished}, the copy of a restore that did not finish (the database was not replaced)`, { file: unfinished });
+    return removed.length + (unfinished ? 1 : 0);
   }
 
   /**

@@ -294,6 +294,20 @@ export function removeReplacedBefore(databaseFile: string, cutoff: number): Repl
   return outcome;
 }
 
+/**
+ * Deletes the copy an unfinished restore left beside `databaseFile` (`<db>.restoring`, staged
+ * before the backup is put in place: a restore stopped by a kill or a power cut leaves it). Only
+ * while this process holds the database's lock, so no restore is running: at start and in the
+ * daily purge. Answers the file deleted, or null when there was none.
+ */
+export function removeUnfinishedRestore(databaseFile: string): string | null {
+  const staged = `${realDatabasePath(databaseFile)}.restoring`;
+  if (!existsSync(staged)) return null;
+  removeDatabaseFiles(staged);
+  if (existsSync(`${staged}-journal`)) unlinkSync(`${staged}-journal`);
+  return existsSync(staged) ? null : staged;
+}
+
 /** The -wal and -shm of a database file that is closed and checkpointed (empty or stale). */
 function removeCompanions(file: string): void {
   for (const suffix of ['-wal', '-shm']) {
