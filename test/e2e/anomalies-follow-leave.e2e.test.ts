@@ -35,8 +35,11 @@ interface Logged {
   data: { anomaly: Anomaly };
 }
 
+/** After every date punched below: none is dated after it arrived (that punch would be flagged `clock_ahead`). */
+const NOW = Date.parse('2026-12-01T12:00:00Z');
+
 beforeAll(async () => {
-  server = await startTestServer({ TIME_ZONE: 'UTC' });
+  server = await startTestServer({ TIME_ZONE: 'UTC' }, { clock: { now: () => NOW } });
   server.fpa.service.addCalendarProvider(({ enrollees, from, to }) => ({
     leaves: hostLeaves.filter((l) => enrollees.includes(l.enrollee) && l.from <= to && from <= l.to),
   }));
