@@ -40,7 +40,10 @@
  *   `worked_on_off_day`, `worked_on_holiday` or `worked_on_leave`.
  * - `manual` when a manual or imported punch counts for the day; `unconfirmed_terminal` when a
  *   punch a terminal sent from an address other than the one it is pinned to (flagged
- *   `new_address`) counts for it: the punch counts like any other, the flag is for HR to review.
+ *   `new_address`) counts for it; `clock_ahead` when a punch dated after it arrived (the
+ *   terminal's clock ran ahead: flagged `clock_ahead`) counts for it; `dst_overlap` when a punch
+ *   at a wall time the fall-back night showed twice (flagged `dst_overlap`) counts for it. Each
+ *   such punch counts like any other, as its terminal dated it: the flag is for HR to review.
  */
 import type { DayPlan } from '../calendar';
 import type { DayStatus } from './tables';
@@ -51,6 +54,10 @@ export interface CountedPunch {
   corrected: boolean;
   /** Sent from an address its terminal is not pinned to (the punch's flag `new_address`). */
   unconfirmed?: boolean;
+  /** Dated after it arrived: its terminal's clock ran ahead (the punch's flag `clock_ahead`). */
+  ahead?: boolean;
+  /** At a wall time the fall-back night showed twice (the punch's flag `dst_overlap`). */
+  ambiguous?: boolean;
 }
 
 export interface DayResult {
@@ -69,6 +76,10 @@ export interface DayResult {
 
 /** The day flag of a day that counts a punch from an unconfirmed terminal address. */
 export const UNCONFIRMED_TERMINAL = 'unconfirmed_terminal';
+/** The day flag of a day that counts a punch dated after it arrived (a terminal's clock ahead). */
+export const CLOCK_AHEAD = 'clock_ahead';
+/** The day flag of a day that counts a punch at a wall time the fall-back night showed twice. */
+export const DST_OVERLAP = 'dst_overlap';
 
 const EMPTY_STATUS: Record<DayPlan['dayType'], DayStatus> = { workday: 'absent', weekend: 'non_working_day', holiday: 'holiday', leave: 'on_leave' };
 const WORKED_ON: Record<DayPlan['dayType'], string | null> = {
@@ -151,6 +162,8 @@ export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repe
   if (result.overtimeSeconds > 0) flags.push('overtime');
   if (punches.some((p) => p.corrected)) flags.push('manual');
   if (punches.some((p) => p.unconfirmed)) flags.push(UNCONFIRMED_TERMINAL);
+  if (punches.some((p) => p.ahead)) flags.push(CLOCK_AHEAD);
+  if (punches.some((p) => p.ambiguous)) flags.push(DST_OVERLAP);
   return { firstIn, lastOut, workedSeconds, punchCount: punches.length, status, flags, ...result };
 }
 

@@ -8,9 +8,10 @@ import { and, getTableName, isNotNull } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
+import { NEW_ADDRESS_FLAG } from '../devices';
 import { BUCKET_SQL, bucketGroups, punchedWithin } from './buckets';
 import { datedSpan, spanOf } from './spans';
-import { NEW_ADDRESS_SQL, punches } from './tables';
+import { CLOCK_AHEAD_FLAG, punches, TO_REVIEW_SQL } from './tables';
 
 /** A punch attendance counts. */
 interface CountedRow {
@@ -20,24 +21,45 @@ interface CountedRow {
   corrected: boolean;
   /** Sent from an address its terminal is not pinned to (flagged `new_address`). */
   unconfirmed: boolean;
+  /** Dated after it arrived: the terminal's clock ran ahead (flagged `clock_ahead`). */
+  ahead: boolean;
+  /** At a wall time the fall-back night showed twice (flagged `dst_overlap`). */
+  ambiguous: boolean;
+}
+
+/** What a punch to review is flagged with, by its sequence. */
+type ToReview = Map<number, Pick<CountedRow, 'unconfirmed' | 'ahead' | 'ambiguous'>>;
+
+/** The punches to review (TO_REVIEW_SQL) of these enrollees in [start, end), on their own small index. */
+async function toReviewIn(execute: Execute, enrolleeIds: readonly string[], start: number, end: number): Promise<ToReview> {
+  const out: ToReview = new Map();
+  for (const chunk of chunks(enrolleeIds, 400)) {
+    const flagged = await execute({
+      sql: `select sequence, flags from ${getTableName(punches)} where ${TO_REVIEW_SQL} and enrollee_id in (${placeholders(chunk.length)}) and punched_at >= ? and punched_at < ?`,
+      args: [...chunk, start, end],
+    });
+    for (const f of flagged.rows) {
+      const flags = JSON.parse(String(f.flags)) as string[];
+      out.set(Number(f.sequence), {
+        unconfirmed: flags.includes(NEW_ADDRESS_FLAG),
+        ahead: flags.includes(CLOCK_AHEAD_FLAG),
+        ambiguous: flags.includes('dst_overlap'),
+      });
+    }
+  }
+  return out;
 }
 
 /**
  * The punches that count for attendance (not voided) of these enrollees in [start, end), raw:
- * attendance runs this with every batch. `corrected` marks manual and imported ones,
- * `unconfirmed` those flagged `new_address` (found on their own small index: the enrollee index
- * read here has no flags, and reading every punch's row for them would cost every batch).
+ * attendance runs this with every batch. `corrected` marks manual and imported ones;
+ * `unconfirmed`, `ahead` and `ambiguous` those flagged `new_address`, `clock_ahead` and
+ * `dst_overlap` (found on their own small index: the enrollee index read here has no flags, and
+ * reading every punch's row for them would cost every batch).
  */
 async function countedIn(execute: Execute, enrolleeIds: readonly string[], start: number, end: number): Promise<CountedRow[]> {
   const table = getTableName(punches);
-  const unconfirmed = new Set<number>();
-  for (const chunk of chunks(enrolleeIds, 400)) {
-    const flagged = await execute({
-      sql: `select sequence from ${table} where ${NEW_ADDRESS_SQL} and enrollee_id in (${placeholders(chunk.length)}) and punched_at >= ? and punched_at < ?`,
-      args: [...chunk, start, end],
-    });
-    for (const f of flagged.rows) unconfirmed.add(Number(f.sequence));
-  }
+  const toReview = await toReviewIn(execute, enrolleeIds, start, end);
   const out: CountedRow[] = [];
   for (const buckets of bucketGroups(start, end)) {
     for (const chunk of chunks(enrolleeIds, 400)) {
@@ -46,8 +68,15 @@ async function countedIn(execute: Execute, enrolleeIds: readonly string[], start
         args: [...buckets, ...chunk, start, end],
       });
       for (const f of found.rows) {
-        const sequence = Number(f.sequence);
-        out.push({ enrolleeId: String(f.enrollee_id), at: Number(f.punched_at), corrected: f.source !== 'device', unconfirmed: unconfirmed.has(sequence) });
+        const review = toReview.size > 0 ? toReview.get(Number(f.sequence)) : undefined;
+        out.push({
+          enrolleeId: String(f.enrollee_id),
+          at: Number(f.punched_at),
+          corrected: f.source !== 'device',
+          unconfirmed: review?.unconfirmed ?? false,
+          ahead: review?.ahead ?? false,
+          ambiguous: review?.ambiguous ?? false,
+        });
       }
     }
   }

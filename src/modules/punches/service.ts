@@ -28,10 +28,12 @@ import { listPunches, type PunchListFilters } from './listing';
 import { receivedForm, voidedForm } from './logged';
 import { purgePunchesBefore } from './purge';
 import type { PunchRuntime } from './runtime';
-import { type NewPunch, type PunchRow, punches } from './tables';
+import { CLOCK_AHEAD_FLAG, type NewPunch, type PunchRow, punches } from './tables';
 import { type PunchView, punchView } from './view';
 
 const DAY_MS = 86_400_000;
+/** The least a punch is ahead of its arrival to be `clock_ahead` (below DEVICE_CLOCK_DRIFT_MAX, when that is smaller). */
+const AHEAD_TOLERANCE_MIN_MS = 60_000;
 
 export type { NewPunch, PunchRow } from './tables';
 
@@ -174,10 +176,15 @@ export class PunchService {
       pins.filter((p) => !byPin.has(p) && fromTerminal.has(p)),
     );
     const payloadOf = new Map<string, PunchPayload>();
+    // A punch dated after it arrived was made by a clock running ahead (a real-time upload from a
+    // terminal an hour fast): it counts as dated, flagged for HR. Decided here, once: a punch of
+    // the terminal's log uploaded later is not ahead of its arrival, and is never flagged.
+    const aheadAfter = receivedAt + Math.max(AHEAD_TOLERANCE_MIN_MS, this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX);
     const values: NewPunch[] = lines.map((l) => {
       const enrollee = byPin.get(l.pin);
       const flags = [...(l.flags ?? [])];
       if (!enrollee) flags.push('unknown_pin');
+      if (l.punchedAt > aheadAfter) flags.push(CLOCK_AHEAD_FLAG);
       // Time-ordered (v7): the unique index on `id` then grows at its end instead of taking
       // random inserts all over a large table (about a quarter faster ingest, bench/ingest.ts).
       const id = Bun.randomUUIDv7();

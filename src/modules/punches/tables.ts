@@ -12,11 +12,20 @@ export type PunchSource = (typeof PUNCH_SOURCES)[number];
 export const NO_DEVICE = '';
 
 /**
- * The punches a terminal sent from an address other than the one it is pinned to (flagged
- * `new_address`: devices/identity.ts NEW_ADDRESS_FLAG), as SQL: the condition of their partial
+ * A terminal's punch dated later than the moment it arrived, `received_at` (by more than the drift
+ * tolerance DEVICE_CLOCK_DRIFT_MAX, at least a minute: the terminal's clock runs ahead), flagged
+ * as it is stored (service.ts `storeUpload`): its day is to be reviewed (attendance's `clock_ahead`).
+ */
+export const CLOCK_AHEAD_FLAG = 'clock_ahead';
+
+/**
+ * The punches whose day HR is to review, as SQL: those a terminal sent from an address other than
+ * the one it is pinned to (`new_address`: devices/identity.ts NEW_ADDRESS_FLAG), those dated after
+ * they arrived (`clock_ahead`), and those at a wall time the fall-back night showed twice
+ * (`dst_overlap`: platform/time/zone.ts, terminals/ingest.ts). The condition of their partial
  * index below, written exactly so in a query for SQLite to use that index.
  */
-export const NEW_ADDRESS_SQL = `flags like '%"new_address"%'`;
+export const TO_REVIEW_SQL = `(flags like '%"new_address"%' or flags like '%"${CLOCK_AHEAD_FLAG}"%' or flags like '%"dst_overlap"%')`;
 
 /**
  * Punches. `sequence` is SQLite's rowid: assigned inside the single write transaction, so a
@@ -63,10 +72,11 @@ export const punches = sqliteTable(
     // Also the index of ranges by instant alone (buckets.ts `punchedWithin`): no index on
     // `punched_at` by itself, one fewer for every punch stored.
     index('fpa_punches_enrollee_day').on(sql`${t.punchedAt} / 86400000`, t.enrolleeId, t.punchedAt, t.voided, t.source),
-    // The few punches from an unconfirmed address, by enrollee and time: attendance marks the days
-    // they count for (`countedIn`) with one look-up here, not a row read of every punch it counts
-    // (the index above has no flags). Empty on a fleet whose terminals stay where they are pinned.
-    index('fpa_punches_new_address').on(t.enrolleeId, t.punchedAt).where(sql.raw(NEW_ADDRESS_SQL)),
+    // The few punches whose day is to be reviewed (an unconfirmed address, a clock ahead, an hour
+    // shown twice), by enrollee and time: attendance marks the days they count for (`countedIn`)
+    // with one look-up here, not a row read of every punch it counts (the index above has no
+    // flags). Nearly empty on a fleet whose terminals stay where they are pinned, on time.
+    index('fpa_punches_to_review').on(t.enrolleeId, t.punchedAt).where(sql.raw(TO_REVIEW_SQL)),
   ],
 );
 

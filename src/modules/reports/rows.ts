@@ -5,7 +5,7 @@
  */
 import { addDays, weekdayOf } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
-import { type AttendanceDayRow, type CountedPunch, type LiveDay, type SummaryView, UNCONFIRMED_TERMINAL } from '../attendance';
+import { type AttendanceDayRow, CLOCK_AHEAD, type CountedPunch, DST_OVERLAP, type LiveDay, type SummaryView, UNCONFIRMED_TERMINAL } from '../attendance';
 import { type Cell, type Column, type Row, STATUS_WORDS } from './table';
 
 /** Who a row is about. */
@@ -15,8 +15,10 @@ export interface Person {
   areas: readonly string[];
 }
 
-export const EXCEPTION_KINDS = ['late', 'early_leave', 'absent', 'missing_punch', 'overtime', UNCONFIRMED_TERMINAL] as const;
+export const EXCEPTION_KINDS = ['late', 'early_leave', 'absent', 'missing_punch', 'overtime', UNCONFIRMED_TERMINAL, CLOCK_AHEAD, DST_OVERLAP] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
+/** The kinds whose row has no hours: a punch without its pair, and the days HR is to review. */
+const WITHOUT_HOURS: ReadonlySet<ExceptionKind> = new Set<ExceptionKind>(['missing_punch', UNCONFIRMED_TERMINAL, CLOCK_AHEAD, DST_OVERLAP]);
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
@@ -267,8 +269,10 @@ export const EXCEPTION_COLUMNS: Column[] = [
  * The exceptions of one day, in EXCEPTION_KINDS order, limited to `kinds`: `late` (the time
  * late), `early_leave` (the time left early), `absent` (the expected time), `missing_punch` (a
  * punch without its pair, once its shift can no longer close it: no duration), `overtime` (the
- * overtime) and `unconfirmed_terminal` (a punch from an address its terminal is not pinned to
- * counts for the day, for HR to review: no duration).
+ * overtime), and the days to review, with no duration: `unconfirmed_terminal` (a punch from an
+ * address its terminal is not pinned to counts for the day), `clock_ahead` (a punch dated after it
+ * arrived: its terminal's clock ran ahead) and `dst_overlap` (a punch at a wall time the fall-back
+ * night showed twice: which of the two it was, its bare wall time does not say).
  */
 export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: ReadonlySet<ExceptionKind>, zone: string, open: OpenNow): Row[] {
   const hours: Record<ExceptionKind, number | null> = {
@@ -278,6 +282,8 @@ export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: Reado
     missing_punch: shownStatus(day, open) === 'incomplete' ? 0 : null,
     overtime: day.overtimeSeconds > 0 ? day.overtimeSeconds : null,
     unconfirmed_terminal: day.flags.includes(UNCONFIRMED_TERMINAL) ? 0 : null,
+    clock_ahead: day.flags.includes(CLOCK_AHEAD) ? 0 : null,
+    dst_overlap: day.flags.includes(DST_OVERLAP) ? 0 : null,
   };
   return EXCEPTION_KINDS.filter((kind) => kinds.has(kind) && hours[kind] !== null).map((kind) => ({
     date: day.date,
@@ -286,7 +292,7 @@ export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: Reado
       person.employee,
       person.name,
       kind,
-      kind === 'missing_punch' || kind === UNCONFIRMED_TERMINAL ? null : hours[kind],
+      WITHOUT_HOURS.has(kind) ? null : hours[kind],
       day.schedule,
       local(day.firstIn, zone),
       local(day.lastOut, zone),

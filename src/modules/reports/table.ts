@@ -106,6 +106,8 @@ export const FLAG_WORDS: Record<string, string> = {
   worked_on_leave: 'worked on leave',
   manual: 'manual punch',
   unconfirmed_terminal: 'punch from an unconfirmed terminal address',
+  clock_ahead: 'punch dated after it arrived (terminal clock ahead)',
+  dst_overlap: 'punch in the hour the clocks went back (ambiguous time)',
   missing_punch: 'missing punch',
   absent: 'absent',
 };

@@ -319,7 +319,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   COMMAND_RETRY_BACKOFF: duration(30_000, 'First retry delay; doubles each attempt.'),
   COMMAND_EXPIRY: duration(7 * DAY, 'Commands not delivered within this expire (enroll commands: session TTL; deletes never expire).'),
   DEVICE_OFFLINE_AFTER: duration(5 * MINUTE, 'A terminal silent this long is offline.'),
-  DEVICE_CLOCK_DRIFT_MAX: duration(2 * MINUTE, 'A terminal whose clock is off by more than this (measured on real-time uploads) is flagged `clock_drifting`.'),
+  DEVICE_CLOCK_DRIFT_MAX: duration(
+    2 * MINUTE,
+    'A terminal whose clock is off by more than this (measured on real-time uploads) is flagged `clock_drifting`; a punch dated more than this (at least a minute) after it arrived is flagged `clock_ahead`.',
+  ),
   DEVICE_CLOCK_CORRECTION: flag(false, 'Queue `set_time` to a terminal flagged `clock_drifting`.'),
 
   WEBHOOK_RETRY_BACKOFF: duration(30_000, 'First webhook retry delay; doubles each attempt, with jitter, up to an hour.'),

@@ -239,6 +239,28 @@ describe('computeDay', () => {
     expect(computeDay(plan(D), punches(at(D, '07:58'), at(D, '16:31')), MIN).flags).toEqual([]);
   });
 
+  test('a punch dated after it arrived counts as dated, and flags the day clock_ahead', () => {
+    // In at 07:58 real time on a terminal an hour fast (08:58), out at 16:31 once it was set right.
+    const day = computeDay(plan(D), [{ at: at(D, '08:58'), corrected: false, ahead: true }, ...punches(at(D, '16:31'))], MIN);
+    expect(day).toMatchObject({ status: 'present', firstIn: at(D, '08:58'), lateSeconds: 58 * 60, flags: ['late', 'clock_ahead'] });
+  });
+
+  test('a punch at a wall time the fall-back night showed twice counts, and flags the day dst_overlap', () => {
+    const night = plan(D, 'workday', shift(D, '22:00', '06:00', { name: 'night' }));
+    const day = computeDay(night, [...punches(at(D, '22:00')), { at: at('2026-03-10', '06:00'), corrected: false, ambiguous: true }], MIN);
+    expect(day).toMatchObject({ status: 'present', workedSeconds: 8 * 3600, flags: ['dst_overlap'] });
+    // After the other review flags, in a fixed order.
+    const all = computeDay(
+      night,
+      [
+        { at: at(D, '22:00'), corrected: false, ambiguous: true },
+        { at: at('2026-03-10', '06:00'), corrected: false, unconfirmed: true, ahead: true },
+      ],
+      MIN,
+    );
+    expect(all.flags).toEqual(['unconfirmed_terminal', 'clock_ahead', 'dst_overlap']);
+  });
+
   test('an overnight shift is judged against its end on the next date', () => {
     const night = plan(D, 'workday', shift(D, '22:00', '06:00', { name: 'night', graceInMs: 10 * MIN, graceOutMs: 10 * MIN, breakMs: 30 * MIN }));
     expect(computeDay(night, punches(at(D, '21:55'), at('2026-03-10', '05:00')), MIN)).toMatchObject({

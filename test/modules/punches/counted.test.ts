@@ -1,15 +1,18 @@
 /**
  * What attendance reads of the punches (punches/counted.ts `countedIn`): the counted punches of
- * some people in a span, each marked `corrected` (manual, imported) and `unconfirmed` (flagged
- * `new_address`: sent from an address its terminal is not pinned to), on two indexes: the
- * enrollee index, read alone (no row of a punch read), and the small partial index of the flagged.
+ * some people in a span, each marked `corrected` (manual, imported), `unconfirmed` (flagged
+ * `new_address`: sent from an address its terminal is not pinned to), `ahead` (flagged
+ * `clock_ahead`: dated after it arrived) and `ambiguous` (flagged `dst_overlap`: a wall time the
+ * fall-back night showed twice), on two indexes: the enrollee index, read alone (no row of a punch
+ * read), and the small partial index of the punches to review.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { NEW_ADDRESS_FLAG } from '../../../src/modules/devices';
 import { counted } from '../../../src/modules/punches/counted';
-import { NEW_ADDRESS_SQL } from '../../../src/modules/punches/tables';
+import { CLOCK_AHEAD_FLAG, TO_REVIEW_SQL } from '../../../src/modules/punches/tables';
 import { type Database, migrateDatabase, openDatabase } from '../../../src/platform/db/client';
+import { resolutionFlags } from '../../../src/platform/time/zone';
 import { tempDir } from '../../support/harness';
 import { queryPlan } from '../../support/query-plan';
 
@@ -58,18 +61,35 @@ describe('countedIn', () => {
     await store('c1', { device: 'back', enrollee: 'C', at: T, flags: [NEW_ADDRESS_FLAG] });
     await store('a4', { device: 'back', enrollee: 'A', at: T + 3 * 86_400_000, flags: [NEW_ADDRESS_FLAG] });
     const rows = await counted.countedIn((s) => db.client.execute(s), ['A', 'B'], T - 3_600_000, T + 86_400_000);
-    const shown = rows.map((r) => [r.enrolleeId, r.at - T, r.corrected, r.unconfirmed]).sort((x, y) => String(x).localeCompare(String(y)));
+    const shown = rows
+      .map((r) => [r.enrolleeId, r.at - T, r.corrected, r.unconfirmed, r.ahead, r.ambiguous])
+      .sort((x, y) => String(x).localeCompare(String(y)));
     expect(shown).toEqual([
-      ['A', 0, false, false],
-      ['A', 0, false, true],
-      ['A', 8 * 3_600_000, true, false],
-      ['B', 60_000, false, true],
+      ['A', 0, false, false, false, false],
+      ['A', 0, false, true, false, true],
+      ['A', 8 * 3_600_000, true, false, false, false],
+      ['B', 60_000, false, true, false, false],
+    ]);
+  });
+
+  test('marks each punch flagged clock_ahead ahead and each flagged dst_overlap ambiguous, and only those', async () => {
+    await store('d1', { device: 'front', enrollee: 'D', at: T, flags: [CLOCK_AHEAD_FLAG] });
+    await store('d2', { device: 'front', enrollee: 'D', at: T + 3_600_000, flags: ['stale_offset', 'dst_overlap'] });
+    await store('d3', { device: 'front', enrollee: 'D', at: T + 7_200_000, flags: ['future_time'] });
+    await store('d4', { device: 'front', enrollee: 'D', at: T + 9_000_000, flags: ['dst_gap', 'usb_file'] });
+    const rows = await counted.countedIn((s) => db.client.execute(s), ['D'], T, T + 86_400_000);
+    expect(rows.map((r) => [(r.at - T) / 60_000, r.unconfirmed, r.ahead, r.ambiguous]).sort((x, y) => Number(x[0]) - Number(y[0]))).toEqual([
+      [0, false, true, false],
+      [60, false, false, true],
+      [120, false, false, false],
+      [150, false, false, false],
     ]);
   });
 
   test('the flagged are found on their partial index; the counted punches on the enrollee index alone', async () => {
-    // The index's condition names the flag the terminals' trust gives (devices/identity.ts).
-    expect(NEW_ADDRESS_SQL).toContain(JSON.stringify(NEW_ADDRESS_FLAG));
+    // The index's condition names the flags their day is flagged for: the terminals' trust gives
+    // `new_address` (devices/identity.ts), ingest `clock_ahead`, a zone's overlap `dst_overlap`.
+    for (const flag of [NEW_ADDRESS_FLAG, CLOCK_AHEAD_FLAG, ...resolutionFlags('overlap')]) expect(TO_REVIEW_SQL).toContain(JSON.stringify(flag));
     const seen: string[] = [];
     await counted.countedIn(
       (s) => {
@@ -82,7 +102,7 @@ describe('countedIn', () => {
     );
     expect(seen).toHaveLength(2);
     const args = (sql: string) => Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 1);
-    expect((await queryPlan(db.filePath, seen[0]!, args(seen[0]!))).join(' ')).toContain('USING INDEX fpa_punches_new_address');
+    expect((await queryPlan(db.filePath, seen[0]!, args(seen[0]!))).join(' ')).toContain('USING INDEX fpa_punches_to_review');
     expect((await queryPlan(db.filePath, seen[1]!, args(seen[1]!))).join(' ')).toContain('USING COVERING INDEX fpa_punches_enrollee_day');
   });
 });

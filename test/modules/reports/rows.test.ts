@@ -166,9 +166,24 @@ describe('exceptions', () => {
     expect(words('flags', 'late unconfirmed_terminal')).toBe('late, punch from an unconfirmed terminal address');
   });
 
+  test('a day counting a punch dated after it arrived, or one at a time the fall-back night showed twice, is a row to review, with no duration', () => {
+    const flagged = { ...day('2026-02-16', ['08:58', '16:31']), flags: ['late', 'clock_ahead', 'dst_overlap'] };
+    const rows = exceptionsOf(flagged, person, ALL, ZONE, LATER);
+    expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([
+      ['late', 58 * 60],
+      ['clock_ahead', null],
+      ['dst_overlap', null],
+    ]);
+    expect(exceptionsOf(flagged, person, exceptionKinds('clock_ahead'), ZONE, LATER)).toHaveLength(1);
+    expect(exceptionsOf(flagged, person, exceptionKinds('dst_overlap'), ZONE, LATER)).toHaveLength(1);
+    expect(words('flags', 'late clock_ahead dst_overlap')).toBe(
+      'late, punch dated after it arrived (terminal clock ahead), punch in the hour the clocks went back (ambiguous time)',
+    );
+  });
+
   test('`?kind=` is checked', () => {
     expect([...exceptionKinds('late, absent')]).toEqual(['late', 'absent']);
-    expect(exceptionKinds(undefined).size).toBe(6);
+    expect(exceptionKinds(undefined).size).toBe(8);
     expect(() => exceptionKinds('late,nap')).toThrow('kind must be one or more of');
   });
 });

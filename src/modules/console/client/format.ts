@@ -28,6 +28,7 @@ const WORDS: Record<string, string> = {
   overtime: 'Overtime',
   manual: 'Corrected by hand',
   unconfirmed_terminal: 'Punch from an unconfirmed terminal address',
+  clock_ahead: 'Dated after it arrived (terminal clock ahead)',
   worked_on_holiday: 'Worked on a holiday',
   worked_on_off_day: 'Worked on a day off',
   // sessions

@@ -28,7 +28,7 @@ const REPORTS: { kind: Kind; title: string; about: string }[] = [
     kind: 'exceptions',
     title: 'Exceptions',
     about:
-      'One row per late arrival, early leave, absence, missing punch or overtime in the period, and per day that counts a punch from an unconfirmed terminal address.',
+      'One row per late arrival, early leave, absence, missing punch or overtime in the period, and per day to review: one that counts a punch from an unconfirmed terminal address, one dated after it arrived (a terminal clock ahead), or one in the hour the clocks went back.',
   },
 ];
 
@@ -45,6 +45,8 @@ const EXCEPTION_KINDS: [string, string][] = [
   ['missing_punch', 'Missing punch'],
   ['overtime', 'Overtime'],
   ['unconfirmed_terminal', 'Unconfirmed terminal address'],
+  ['clock_ahead', 'Terminal clock ahead'],
+  ['dst_overlap', 'Hour the clocks went back'],
 ];
 
 /** The first and last date of the month before the one `today` is in (payroll's usual period). */
