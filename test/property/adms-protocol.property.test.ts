@@ -199,13 +199,14 @@ describe('round trips', () => {
     );
   });
 
-  test('options map → body → map (values may contain ", ")', () => {
+  test('options map → body → map (values may contain ", "; they lose surrounding spaces and NULs)', () => {
     const key = fc.stringMatching(/^~?[A-Za-z0-9_]{1,12}$/);
-    const value = fc.string({ unit: fc.constantFrom(...'abcXYZ019 ,.:;[]()-_~/'), maxLength: 30 }).filter((v) => !/,[~A-Za-z0-9_]+=/.test(v));
+    const value = fc.string({ unit: fc.constantFrom(...'abcXYZ019 ,.:;[]()-_~/\u0000'), maxLength: 30 }).filter((v) => !/,[~A-Za-z0-9_]+=/.test(v));
     fc.assert(
       fc.property(fc.uniqueArray(fc.tuple(key, value), { selector: ([k]) => k, minLength: 1, maxLength: 12 }), (pairs) => {
-        const expected = Object.fromEntries(pairs);
-        expect(parseOptionsBody(formatOptionsBody(expected))).toEqual(expected);
+        const sent = Object.fromEntries(pairs);
+        const expected = Object.fromEntries(pairs.map(([k, v]) => [k, v.replaceAll('\u0000', '').trim()]));
+        expect(parseOptionsBody(formatOptionsBody(sent))).toEqual(expected);
       }),
       RUNS,
     );

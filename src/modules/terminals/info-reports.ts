@@ -3,7 +3,7 @@
  * reply, the 3.x registry body), mapped onto one DeviceReport for devices.reports.recordReport.
  */
 
-import { type DeviceInfo, type Dict, parseIntStrict } from '../../protocol/adms';
+import { createDict, type DeviceInfo, type Dict, parameterValue, parseIntStrict } from '../../protocol/adms';
 import { type DeviceReport, type DeviceRow, nextParameters, type ParameterMode, sameParameters } from '../devices';
 
 function first(d: Dict, ...keys: string[]): string | null {
@@ -33,11 +33,19 @@ export function speaksBiodataFrom(d: Dict): boolean | undefined {
   return undefined;
 }
 
+/** The parameters with their values as parameterValue reads them: an INFO reply's `UserCount=7\0` is 7. */
+function cleaned(sent: Dict): Dict {
+  const d = createDict();
+  for (const [key, value] of Object.entries(sent)) d[key] = parameterValue(value);
+  return d;
+}
+
 /**
  * Key-value parameters → report. A options body or registry is the terminal's full list
- * (`replace`); an INFO reply adds to it (`merge`).
+ * (`replace`); an INFO reply adds to it (`merge`). Values lose NULs and surrounding spaces.
  */
-export function reportFromParameters(d: Dict, mode: ParameterMode): DeviceReport {
+export function reportFromParameters(sent: Dict, mode: ParameterMode): DeviceReport {
+  const d = cleaned(sent);
   const report: DeviceReport = {
     firmware: first(d, 'FWVersion', 'FirmVer', '~FirmVer'),
     userCount: count(d, 'UserCount'),

@@ -37,6 +37,15 @@ export function keyValueFields(pairs: Iterable<readonly [string, string]>): KeyV
   };
 }
 
+/**
+ * A device parameter's value (`table=options`, an INFO reply, `getrequest?INFO=`) without the NULs
+ * some firmware leaves in it (a C string's terminator: `UserCount=7\0`) and the spaces around it:
+ * kept, `7\0` would be stored as sent and read as no count at all.
+ */
+export function parameterValue(value: string): string {
+  return value.replaceAll('\u0000', '').trim();
+}
+
 /** Split `key=value` on the first `=` only: base64 values end in `=` padding. */
 export function splitPair(part: string): readonly [string, string] {
   const eq = part.indexOf('=');

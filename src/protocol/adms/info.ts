@@ -1,4 +1,4 @@
-import { parseIntStrict } from './fields';
+import { parameterValue, parseIntStrict } from './fields';
 
 /**
  * The 10 comma-separated values of `getrequest?INFO=` (§2.3). Missing or garbled values are null:
@@ -20,12 +20,12 @@ export interface DeviceInfo {
 }
 
 function text(value: string | undefined): string | null {
-  const t = value?.trim() ?? '';
+  const t = parameterValue(value ?? '');
   return t === '' ? null : t;
 }
 
 function count(value: string | undefined): number | null {
-  const n = parseIntStrict(value);
+  const n = parseIntStrict(value === undefined ? undefined : parameterValue(value));
   return n !== null && n >= 0 ? n : null;
 }
 

@@ -1,4 +1,4 @@
-import { createDict, type Dict, splitPair } from './fields';
+import { createDict, type Dict, parameterValue, splitPair } from './fields';
 
 /**
  * Split a comma-separated `key=value` body. Values may themselves contain commas
@@ -11,12 +11,12 @@ export function splitOptionPairs(text: string): string[] {
   return text.split(PAIR_SEPARATOR).filter((p) => p.trim() !== '');
 }
 
-/** Parse a `table=options` body (2.x) into a map; the first occurrence of a key wins. */
+/** Parse a `table=options` body (2.x) into a map; the first occurrence of a key wins; values lose NULs and surrounding spaces (parameterValue). */
 export function parseOptionsBody(text: string): Dict {
   const out = createDict();
   for (const part of splitOptionPairs(text)) {
     const [key, value] = splitPair(part.replace(/\r$/, ''));
-    if (key !== '' && !(key in out)) out[key] = value;
+    if (key !== '' && !(key in out)) out[key] = parameterValue(value);
   }
   return out;
 }
