@@ -1,12 +1,14 @@
 /**
  * What a terminal uploads is kept, or refused so that the terminal keeps it: never acknowledged
- * and lost. Over real HTTP, speaking raw ADMS: a parameter value loses the NULs a firmware ends it
- * with.
+ * and lost. Over real HTTP, speaking raw ADMS: a punch whose state is a letter (or cannot be read)
+ * is kept, and a parameter value loses the NULs a firmware ends it with.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { punches } from '../../src/app/schema';
 import { rawRequest } from '../support/adms';
 import { startTestServer, type TestServer } from '../support/harness';
-import { deviceRow } from '../support/terminals';
+import { deviceLog, deviceRow } from '../support/terminals';
 
 const MAX = 64 * 1024;
 let server: TestServer;
@@ -25,6 +27,46 @@ const newSerial = () => `UPLOADS${++serial}`;
 async function post(path: string, body: string | Uint8Array, headers: Record<string, string> = {}) {
   return rawRequest(server.url, { method: 'POST', path, body, headers });
 }
+
+async function storedPunches(sn: string) {
+  return server.fpa.db.orm
+    .select({ pin: punches.devicePin, localTime: punches.localTime, state: punches.state, raw: punches.raw, flags: punches.flags })
+    .from(punches)
+    .where(eq(punches.deviceSerial, sn))
+    .orderBy(punches.localTime);
+}
+
+describe('ATTLOG states', () => {
+  test('a letter is a state: I and i check-in, O and o check-out; the line keeps the letter', async () => {
+    const sn = newSerial();
+    const body = ['I', 'O', 'i', 'o'].map((s, i) => `2401\t2024-03-16 1${i}:00:00\t${s}\t1\t0\t0\t0\n`).join('');
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, body);
+    expect([res.status, res.body]).toEqual([200, 'OK:4']);
+    const stored = await storedPunches(sn);
+    expect(stored.map((p) => [p.state, p.raw.split('\t')[2], p.flags.includes('unknown_state')])).toEqual([
+      [0, 'I', false],
+      [1, 'O', false],
+      [0, 'i', false],
+      [1, 'o', false],
+    ]);
+    expect(await deviceLog(server.fpa, sn, 'malformed_line')).toEqual([]);
+  });
+
+  test('a state that cannot be read keeps its punch, flagged unknown_state', async () => {
+    const sn = newSerial();
+    const body = '2401\t2024-03-16 10:00:00\tB\t1\t0\t0\t0\n2401\t2024-03-16 11:00:00\tIN\t1\n2401\t2024-03-16 12:00:00\t?\t1\n';
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, body);
+    expect([res.status, res.body]).toEqual([200, 'OK:3']);
+    const stored = await storedPunches(sn);
+    expect(stored.map((p) => [p.state, p.raw.split('\t')[2], p.flags.includes('unknown_state')])).toEqual([
+      [0, 'B', true],
+      [0, 'IN', true],
+      [0, '?', true],
+    ]);
+    const listed = await server.admin.get(`/punches/?device=${sn}`);
+    expect((listed.body.results as { flags: string[] }[]).every((p) => p.flags.includes('unknown_state'))).toBe(true);
+  });
+});
 
 describe('parameter values', () => {
   test('lose the NULs and spaces a firmware ends them with', async () => {

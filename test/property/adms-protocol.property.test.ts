@@ -179,6 +179,45 @@ describe('round trips', () => {
     );
   });
 
+  test('ATTLOG with a letter for its state: I/i is 0, O/o is 1, the line keeps the letter', () => {
+    const line = fc.record({
+      pin: alnum(1, 24),
+      localTime: localParts.map(formatLocalDateTime),
+      letter: fc.constantFrom('I', 'i', 'O', 'o'),
+      verifyType: fc.integer({ min: 0, max: 300 }),
+    });
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 5 }), (lines) => {
+        const parsed = parseAttlog(lines.map((l) => `${l.pin}\t${l.localTime}\t${l.letter}\t${l.verifyType}\t0\t0\t0\n`).join(''));
+        expect(parsed.errors).toEqual([]);
+        expect(parsed.records.map((r) => [r.pin, r.localTime, r.state, r.stateUnknown, r.verifyType, r.raw.split('\t')[2]])).toEqual(
+          lines.map((l) => [l.pin, l.localTime, l.letter.toUpperCase() === 'I' ? 0 : 1, undefined, l.verifyType, l.letter]),
+        );
+      }),
+      RUNS,
+    );
+  });
+
+  test('ATTLOG with a state that cannot be read: the punch is kept, state 0, flagged unknown; a field that is no state costs only its line', () => {
+    const printable = fc.constantFrom(...'ABCXYZabcxyz!?*#-+/.:;_()[]张é0123456789');
+    const unreadable = fc.string({ unit: printable, minLength: 1, maxLength: 8 }).filter((s) => !/^[+-]?\d+$/.test(s) && !['I', 'i', 'O', 'o'].includes(s));
+    // What is no state at all: a key=value pair (a record sent where it does not belong), a long run (a template).
+    const noState = fc.oneof(
+      fc.tuple(alnum(1, 8), alnum(0, 8)).map(([k, v]) => `${k}=${v}`),
+      fc.string({ unit: printable, minLength: 9, maxLength: 60 }),
+    );
+    fc.assert(
+      fc.property(alnum(1, 24), localParts.map(formatLocalDateTime), unreadable, noState, (pin, localTime, state, junk) => {
+        const parsed = parseAttlog(`${pin}\t${localTime}\t${state}\t1\t0\t0\t0\n${pin}\t${localTime}\t${junk}\t1\n`);
+        expect(parsed.records).toHaveLength(1);
+        expect(parsed.records[0]).toMatchObject({ pin, localTime, state: 0, stateUnknown: true, verifyType: 1 });
+        expect(parsed.records[0]?.raw.split('\t')[2]).toBe(state);
+        expect(parsed.errors.map((e) => [e.line, e.reason.startsWith('unreadable state')])).toEqual([[2, true]]);
+      }),
+      RUNS,
+    );
+  });
+
   test('USB attendance file: record → line (PIN right-aligned, machine number) → record', () => {
     const record = fc.record({
       pin: alnum(1, 9),

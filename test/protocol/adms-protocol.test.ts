@@ -401,7 +401,7 @@ describe('V04b ATTLOG edge cases', () => {
       `${'9'.repeat(25)}\t2024-03-11 08:59:12\t0\t1`, // PIN too long
       '1003\t2024-02-30 08:00:00\t0\t1', // not a calendar date
       '1004\t2024-03-11 24:00:00\t0\t1', // hour 24
-      '1005\t2024-03-11 08:59:12\tIN\t1', // non-numeric state
+      '1005\t2024-03-11 08:59:12\tPri=14\t1', // a key=value pair is no state
       '1006\t2024-03-11 08:59:12\t0\tface', // non-numeric verify
       '1007\t2024-03-11 08:59:12Z\t0\t1', // an explicit zone is not a device wall time
       'garbage',
@@ -412,6 +412,25 @@ describe('V04b ATTLOG edge cases', () => {
     expect(errors.map((e) => e.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(errors[5]?.reason).toContain('state');
     expect(errors[0]?.raw).toBe('\t2024-03-11 08:59:12\t0\t1');
+  });
+
+  test('a letter of old firmware is a state: I/i check-in, O/o check-out; another state is kept as unknown', () => {
+    const body = ['I', 'i', 'O', 'o', 'B', 'IN', '?', 'Pri=14', 'x'.repeat(9)].map((s, i) => `2401\t2024-03-16 10:0${i}:00\t${s}\t1\t0\t0\t0`).join('\n');
+    const { records, errors } = parseAttlog(body);
+    expect(records.map((r) => [r.state, r.stateUnknown ?? false, r.raw.split('\t')[2]])).toEqual([
+      [0, false, 'I'],
+      [0, false, 'i'],
+      [1, false, 'O'],
+      [1, false, 'o'],
+      [0, true, 'B'],
+      [0, true, 'IN'],
+      [0, true, '?'],
+    ]);
+    // A key=value pair or a long run is no state: the line is something else, and is skipped.
+    expect(errors.map((e) => [e.line, e.reason])).toEqual([
+      [8, 'unreadable state "Pri=14"'],
+      [9, `unreadable state "${'x'.repeat(9)}"`],
+    ]);
   });
 
   test('normaliseLocalTime', () => {

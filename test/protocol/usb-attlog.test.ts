@@ -31,7 +31,7 @@ describe('USB attendance file (attlog.dat)', () => {
   });
 
   test('a bad line is reported by its line number and costs nothing beside it', () => {
-    const { records, errors } = parseUsbAttlog(`garbage line\n${FILE}        7\tyesterday\t1\t0\t1\t0\n        8\t2026-10-03 09:00:00\t1\tin\t1\t0\n`);
+    const { records, errors } = parseUsbAttlog(`garbage line\n${FILE}        7\tyesterday\t1\t0\t1\t0\n        8\t2026-10-03 09:00:00\t1\tstate=in\t1\t0\n`);
     expect(records).toHaveLength(2);
     expect(errors.map((e) => e.line)).toEqual([1, 4, 5]);
     expect(errors[1]!.reason).toContain('invalid time');

@@ -87,6 +87,8 @@ export function toIncomingPunch(record: AttlogRecord, timeZone: string, now: num
   } else flags.push(...resolutionFlags(resolved.resolution));
   if (punchedAt > now + DAY_MS) flags.push('future_time');
   if (Number(record.localTime.slice(0, 4)) < FIRST_PLAUSIBLE_YEAR) flags.push('clock_reset');
+  // A state the terminal sent that says nothing (its line keeps it): the punch counts all the same.
+  if (record.stateUnknown) flags.push('unknown_state');
   return {
     pin: record.pin,
     localTime: record.localTime,

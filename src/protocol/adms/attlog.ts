@@ -14,8 +14,13 @@ export interface AttlogRecord {
   pin: string;
   /** Device local wall time, normalised to `YYYY-MM-DD HH:MM:SS`; no offset is known yet. */
   localTime: string;
-  /** Punch state as sent (0 in, 1 out, …); state keys are configurable, so keep the number. */
+  /**
+   * Punch state as sent (0 in, 1 out, …); state keys are configurable, so keep the number. Old
+   * firmware sends a letter: `I`/`i` is 0, `O`/`o` 1 (`raw` keeps the letter, stateOf).
+   */
   state: number;
+  /** The terminal sent a state that says nothing readable (another letter, `IN`, `?`): `state` is 0, `raw` keeps it. */
+  stateUnknown?: true;
   /** How the user verified; meanings of 0/2/3 are disputed (§4.1), so keep the number. */
   verifyType: number;
   workCode: string;
@@ -41,6 +46,31 @@ const ADMS_LAYOUT: AttlogLayout = { state: 2, verify: 3, workCode: 4, fields: 'P
 /** A field quoted in a reason: never more than 40 characters of what was sent. */
 const quoted = (field: string | undefined) => JSON.stringify((field ?? '').slice(0, 40));
 
+/** The letters old firmware sends for a state ([IPY] writes state 0 as `I`, 1 as `O`; ADMS.md §4.1). */
+const LETTER_STATES: Readonly<Record<string, number>> = { I: 0, i: 0, O: 1, o: 1 };
+
+/**
+ * What a state field can be without being one: a few printable characters, never a `key=value`
+ * pair (a record sent where it does not belong) nor anything long enough to carry a template,
+ * which a punch's stored line must not keep.
+ */
+const UNREADABLE_STATE = /^[^\s=\p{Cc}]{1,8}$/u;
+
+/**
+ * A line's state: a number as sent (none is 0), a letter of old firmware, or a state the service
+ * cannot read, whose punch is kept all the same with state 0 and `stateUnknown` (attendance reads
+ * no state: the punch counts; losing it for its state would lose a day). Null for a field that is
+ * no state at all: the line is something else, and is skipped.
+ */
+function stateOf(field: string | undefined): { value: number; unknown?: true } | null {
+  const number = intWithDefault(field, 0);
+  if (number.ok) return { value: number.value };
+  const text = (field ?? '').trim();
+  const letter = LETTER_STATES[text];
+  if (letter !== undefined) return { value: letter };
+  return UNREADABLE_STATE.test(text) ? { value: 0, unknown: true } : null;
+}
+
 /**
  * One attendance line read with a layout. At least PIN and time are required; missing trailing
  * fields default (state/verify 0, workcode '') rather than losing a punch. Accepted or refused,
@@ -62,14 +92,15 @@ function recordOf(fields: readonly string[], raw: string, layout: AttlogLayout):
   if (pinError) return reject(pinError);
   const localTime = normaliseLocalTime(fields[1] ?? '');
   if (localTime === null) return reject(`invalid time ${quoted(fields[1])}`);
-  const state = intWithDefault(fields[layout.state], 0);
-  if (!state.ok) return reject(`non-numeric state ${quoted(fields[layout.state])}`);
+  const state = stateOf(fields[layout.state]);
+  if (!state) return reject(`unreadable state ${quoted(fields[layout.state])}`);
   const verify = intWithDefault(fields[layout.verify], 0);
   if (!verify.ok) return reject(`non-numeric verify type ${quoted(fields[layout.verify])}`);
   return accept({
     pin,
     localTime,
     state: state.value,
+    ...(state.unknown ? { stateUnknown: true } : {}),
     verifyType: verify.value,
     workCode: (fields[layout.workCode] ?? '').trim(),
     extra: dropTrailingEmpty(fields.slice(layout.workCode + 1)),

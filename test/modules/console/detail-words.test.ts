@@ -39,6 +39,10 @@ describe('details in words', () => {
     expect(summarize({ punch: { ...punch, ...at, state: 1, source: 'import', voided: false } }, names)).toBe(`Ada Obi, ${when}, check-out`);
     // A terminal's own state key outside the usual six is said as its number.
     expect(summarize({ punch: { ...punch, ...at, state: 9, source: 'device', voided: false } }, names)).toBe(`Ada Obi, ${when}, state 9`);
+    // A state the terminal sent that could not be read is stored as 0: said as unknown, never as check-in.
+    expect(summarize({ punch: { ...punch, ...at, state: 0, flags: ['unknown_state'], source: 'device', voided: false } }, names)).toBe(
+      `Ada Obi, ${when}, state unknown`,
+    );
   });
 
   test('a stored fingerprint: the finger named, versions and parts left to the API', () => {

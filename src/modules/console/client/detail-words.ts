@@ -76,6 +76,7 @@ function objectDetail(key: string, ref: Record<string, unknown>, names?: Names):
  * A punch (`punch_received`, `punch_voided`): whose (by name, a namesake with their employee id;
  * a PIN nobody holds as such), its local time as it was kept, and its state in words. A manual or
  * imported punch is given state 0 when none is said, so its 0 is left out; another state was said.
+ * A terminal's state that could not be read (flag `unknown_state`, stored as 0) is said as such.
  */
 function punchDetail(punch: Record<string, unknown>, names?: Names): string {
   const person = typeof punch.enrollee === 'string' ? names?.person(punch.enrollee) : null;
@@ -84,6 +85,7 @@ function punchDetail(punch: Record<string, unknown>, names?: Names): string {
     (typeof punch.employee === 'string' && punch.employee ? punch.employee : typeof punch.device_pin === 'string' ? `PIN ${punch.device_pin}` : 'someone');
   const when = typeof punch.local_time === 'string' ? wallTime(punch.local_time) : dateTime(String(punch.punched_at));
   const byHand = punch.source === 'manual' || punch.source === 'import';
-  const state = typeof punch.state === 'number' && !(byHand && punch.state === 0) ? punchState(punch.state) : null;
+  const unknown = Array.isArray(punch.flags) && punch.flags.includes('unknown_state');
+  const state = unknown ? 'state unknown' : typeof punch.state === 'number' && !(byHand && punch.state === 0) ? punchState(punch.state) : null;
   return [who, when, state, punch.voided === true ? 'voided' : null].filter((x): x is string => x !== null).join(', ');
 }

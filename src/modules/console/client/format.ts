@@ -50,6 +50,7 @@ const WORDS: Record<string, string> = {
   stale_offset: 'Read with the terminal’s old offset',
   after_lock: 'Arrived after the pay period was locked',
   usb_file: 'From the terminal’s USB file',
+  unknown_state: 'State not readable',
   voided: 'Voided',
 };
 
