@@ -1,7 +1,8 @@
 /**
  * What a terminal uploads is kept, or refused so that the terminal keeps it: never acknowledged
  * and lost. Over real HTTP, speaking raw ADMS: a punch whose state is a letter (or cannot be read)
- * is kept, and a parameter value loses the NULs a firmware ends it with.
+ * is kept, a password or card never reaches the device log, and a parameter value loses the NULs a
+ * firmware ends it with.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -36,6 +37,8 @@ async function storedPunches(sn: string) {
     .orderBy(punches.localTime);
 }
 
+const ATTLOG = '2401\t2024-03-16 08:00:00\t0\t1\t0\t0\t0\n2401\t2024-03-16 17:00:00\t1\t1\t0\t0\t0\n';
+
 describe('ATTLOG states', () => {
   test('a letter is a state: I and i check-in, O and o check-out; the line keeps the letter', async () => {
     const sn = newSerial();
@@ -65,6 +68,36 @@ describe('ATTLOG states', () => {
     ]);
     const listed = await server.admin.get(`/punches/?device=${sn}`);
     expect((listed.body.results as { flags: string[] }[]).every((p) => p.flags.includes('unknown_state'))).toBe(true);
+  });
+});
+
+describe('secrets in the device log', () => {
+  test('a USER line sent as attendance is logged without its password or card', async () => {
+    const sn = newSerial();
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, `${ATTLOG}USER PIN=1\tName=X\tPri=14\tPasswd=4321\tCard=12345\tViceCard=777\n`);
+    expect([res.status, res.body]).toEqual([200, 'OK:2']);
+    const [event] = await deviceLog(server.fpa, sn, 'malformed_line');
+    const logged = JSON.stringify(event);
+    expect(logged).toContain('Passwd=[withheld]');
+    expect(logged).toContain('Card=[withheld]');
+    for (const secret of ['4321', '12345', '777']) expect({ secret, logged: logged.includes(secret) }).toEqual({ secret, logged: false });
+  });
+
+  test('an ERRORLOG line carrying a user record is logged without its password or card', async () => {
+    const sn = newSerial();
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ERRORLOG`, 'ERRORLOG ErrCode=D01E0001\tErrMsg=bad user\tPasswd=4321\tCardNo=12345\n');
+    expect(res.status).toBe(200);
+    const [event] = await deviceLog(server.fpa, sn, 'device_error');
+    expect(event?.details).toMatchObject({ ErrCode: 'D01E0001', ErrMsg: 'bad user', Passwd: '[withheld]', CardNo: '[withheld]' });
+    expect(JSON.stringify(event)).not.toMatch(/4321|12345/);
+  });
+
+  test('a state or reason quoting a password does not keep it either', async () => {
+    const sn = newSerial();
+    await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, '2401\t2024-03-16 10:00:00\t0\tPassword=98765\n');
+    const logged = JSON.stringify(await deviceLog(server.fpa, sn, 'malformed_line'));
+    expect(logged).toContain('verify');
+    expect(logged).not.toContain('98765');
   });
 });
 

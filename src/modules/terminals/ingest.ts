@@ -122,16 +122,40 @@ export function withholdBase64(text: string): string {
 }
 
 /**
+ * The keys of a user record whose values are secrets (a USER / 3.x `user` line, or one sent where
+ * it does not belong): the password, given at the terminal's menu and sealed when kept
+ * (devices/user-passwords.ts), and the cards, whose numbers open doors.
+ */
+const SECRET_KEY = /^(passwd|password|card|cardno|vicecard)$/i;
+
+/** A secret key's `=` and value in device text: after a TAB, a space (the keyword), `&` or a quote (a reason quoting a field). */
+const SECRET_PAIR = /(^|[\t &"])(passwd|password|card|cardno|vicecard)(\s*=)([^\t\r\n"&]+)/gi;
+
+/**
+ * Device text for a log: long base64 runs (withholdBase64) and the values of a user record's
+ * secrets (`Passwd=[withheld]`, `Card=[withheld]`) are withheld, wherever the line was sent.
+ */
+export function withholdSecrets(text: string): string {
+  return withholdBase64(text).replace(SECRET_PAIR, (_pair, lead: string, key: string, equals: string) => `${lead}${key}${equals}[withheld]`);
+}
+
+/** A field of device text for a log: a secret's value withheld whole, any other's base64 runs. */
+export function withholdField(key: string, value: string): string {
+  return SECRET_KEY.test(key.trim()) && value.trim() !== '' ? '[withheld]' : withholdSecrets(value);
+}
+
+/**
  * Line errors of an attendance parser, with an excerpt of the raw text: never its health data,
- * which those parsers leave out of the line they quote (protocol/adms/health.ts).
+ * which those parsers leave out of the line they quote (protocol/adms/health.ts), nor a template,
+ * password or card (withholdSecrets).
  */
 export function attendanceErrors(errors: LineError[]): MalformedLine[] {
-  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason), excerpt: withholdBase64(e.raw).slice(0, RAW_EXCERPT) }));
+  return errors.map((e) => ({ line: e.line, reason: withholdSecrets(e.reason), excerpt: withholdSecrets(e.raw).slice(0, RAW_EXCERPT) }));
 }
 
 /** Line errors of a table that may carry templates: reason and line number only. */
 export function redactedErrors(errors: LineError[]): MalformedLine[] {
-  return errors.map((e) => ({ line: e.line, reason: withholdBase64(e.reason) }));
+  return errors.map((e) => ({ line: e.line, reason: withholdSecrets(e.reason) }));
 }
 
 /** Attendance records from a terminal to punches, and the device log of what could not be used. */
@@ -167,7 +191,7 @@ export class AttendanceIngest {
         bad.push({
           line: 0,
           reason: `time ${record.localTime} cannot be converted in zone ${timeZone}`,
-          excerpt: withholdBase64(record.raw).slice(0, RAW_EXCERPT),
+          excerpt: withholdSecrets(record.raw).slice(0, RAW_EXCERPT),
         });
     }
     const result = await this.punches.ingest(device, punches);

@@ -25,7 +25,7 @@ import {
 } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
 import type { HeldBiometric, WalkUpEnrollment } from '../enrollment';
-import { type AttendanceIngest, redactedErrors, withholdBase64 } from './ingest';
+import { type AttendanceIngest, redactedErrors, withholdField, withholdSecrets } from './ingest';
 import { AdmsRefusal } from './reply';
 import type { TerminalRuntime } from './runtime';
 
@@ -310,9 +310,9 @@ export class TerminalUploads {
     const notes = records.map((r) => {
       const fields = 'fields' in r ? r.fields : {};
       const message = `terminal error ${fields.ErrCode ?? '?'}: ${fields.ErrMsg ?? ''}`.trim();
-      // A template or photo line in this table is logged without its payload.
-      const details = Object.fromEntries(Object.entries(fields).map(([k, v]) => [withholdBase64(k), withholdBase64(v)]));
-      return { kind: 'device_error', message: withholdBase64(message), details };
+      // A template, photo or user line in this table is logged without its payload or secrets.
+      const details = Object.fromEntries(Object.entries(fields).map(([k, v]) => [withholdSecrets(k), withholdField(k, v)]));
+      return { kind: 'device_error', message: withholdSecrets(message), details };
     });
     await this.log(device, notes);
     return records.length;
