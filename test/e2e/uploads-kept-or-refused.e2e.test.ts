@@ -1,8 +1,8 @@
 /**
  * What a terminal uploads is kept, or refused so that the terminal keeps it: never acknowledged
  * and lost. Over real HTTP, speaking raw ADMS: a punch whose state is a letter (or cannot be read)
- * is kept, a password or card never reaches the device log, and a parameter value loses the NULs a
- * firmware ends it with.
+ * is kept, an OPERLOG line of no kind is logged rather than counted, a password or card never
+ * reaches the device log, and a parameter value loses the NULs a firmware ends it with.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -68,6 +68,17 @@ describe('ATTLOG states', () => {
     ]);
     const listed = await server.admin.get(`/punches/?device=${sn}`);
     expect((listed.body.results as { flags: string[] }[]).every((p) => p.flags.includes('unknown_state'))).toBe(true);
+  });
+});
+
+describe('OPERLOG lines of no kind', () => {
+  test('are logged as malformed and not counted', async () => {
+    const sn = newSerial();
+    const res = await post(`/iclock/cdata?SN=${sn}&table=OPERLOG&Stamp=1`, 'OPLOG 4\t0\t2024-03-16 10:00:00\t0\t0\t0\t0\ngarbage\nFOO bar=1\n');
+    expect([res.status, res.body]).toEqual([200, 'OK:1']);
+    const malformed = await deviceLog(server.fpa, sn, 'malformed_line');
+    expect(malformed.map((e) => (e.details as { line: number }).line)).toEqual([2, 3]);
+    expect(malformed.every((e) => (e.details as { table: string }).table === 'OPERLOG')).toBe(true);
   });
 });
 

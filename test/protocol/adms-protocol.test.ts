@@ -40,6 +40,7 @@ import {
   parseDeviceCmdBody,
   parseInfoParam,
   parseOperlog,
+  parseOperlogUpload,
   parseOptionsBody,
   parseQuery,
   parseRegistryBody,
@@ -517,6 +518,18 @@ describe('V05c OPLOG batch', () => {
     expect(records).toEqual([
       { kind: 'OTHER', keyword: 'ERRORLOG', fields: { ErrCode: 'D01E0001', ErrMsg: 'x' }, raw: 'ERRORLOG ErrCode=D01E0001\tErrMsg=x' },
       { kind: 'OTHER', keyword: 'nonsense', fields: {}, raw: 'nonsense' },
+    ]);
+  });
+});
+
+describe('an OPERLOG upload', () => {
+  test('a line of no kind is an error, not a record: garbage, FOO, an ERRORLOG line', () => {
+    const { records, errors } = parseOperlogUpload(`${V05C}garbage\nFOO bar=1\nERRORLOG ErrCode=1\n${V05A}`);
+    expect(records.map((r) => r.kind)).toEqual(['OPLOG', 'OPLOG', 'OPLOG', 'OPLOG', 'OPLOG', 'OPLOG', 'USER']);
+    expect(errors.map((e) => [e.line, e.reason])).toEqual([
+      [7, 'unknown record kind "garbage"'],
+      [8, 'unknown record kind "FOO"'],
+      [9, 'unknown record kind "ERRORLOG"'],
     ]);
   });
 });

@@ -16,6 +16,7 @@ import {
   parseBiodata,
   parseIntStrict,
   parseOperlog,
+  parseOperlogUpload,
   parsePush3Users,
   parseTabFields,
   parseTabledata,
@@ -74,7 +75,7 @@ export class TerminalUploads {
   ) {}
 
   async operlog(device: DeviceRow, text: string): Promise<number> {
-    const { records, errors } = parseOperlog(text);
+    const { records, errors } = parseOperlogUpload(text);
     await this.lines.logMalformed(device, 'OPERLOG', redactedErrors(errors));
     const tally = newTally();
     const { notes } = tally;
@@ -108,9 +109,10 @@ export class TerminalUploads {
           notes.push(oplogNote(r));
           break;
         default: {
-          // FACE, FVEIN, USERPIC, BIOPHOTO, IDCARD, unknown kinds: acknowledged, not kept. The
-          // biometrics among them (photos of a face included) are noted on the terminal's user, so that a withdrawal of
-          // consent deletes them there too (enrollment/fan-out.ts `clearWhatWasNotStored`).
+          // FACE, FVEIN, USERPIC, BIOPHOTO, IDCARD: acknowledged, not kept (a line of no kind is
+          // malformed: parseOperlogUpload). The biometrics among them (photos of a face included)
+          // are noted on the terminal's user, so that a withdrawal of consent deletes them there
+          // too (enrollment/fan-out.ts `clearWhatWasNotStored`).
           const held = heldBiometricOf(r);
           if (held) tally.unkept.push(held);
           break;
@@ -231,7 +233,7 @@ export class TerminalUploads {
    * withdrawal of consent deletes it there (enrollment/fan-out.ts `clearWhatWasNotStored`).
    */
   async photoTable(device: DeviceRow, text: string): Promise<number> {
-    const { records } = parseOperlog(text);
+    const { records } = parseOperlogUpload(text);
     await this.walkUp.heldNotKept(
       device,
       records.flatMap((r) => {

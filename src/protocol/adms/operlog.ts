@@ -2,7 +2,7 @@ import { normaliseLocalTime } from '../../platform/time/local-time';
 import { base64DecodedLength, isValidBase64 } from './base64';
 import { type BiodataRecord, biodataFromFields } from './biodata';
 import { decodeCardNumber } from './card';
-import { type Dict, dropTrailingEmpty, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, splitKeyword } from './fields';
+import { type Dict, dropTrailingEmpty, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword } from './fields';
 import { parseLines } from './lines';
 import { pinProblem } from './pin';
 import { accept, type LineOutcome, type ParseResult, reject } from './types';
@@ -177,7 +177,23 @@ export function parseOperlogLine(raw: string): LineOutcome<OperlogRecord> {
   return parseGeneric(kind, keyword, f, raw);
 }
 
-/** Parse a `table=OPERLOG` body (also used for BIOPHOTO/IDCARD/ERRORLOG tables, same line shape). */
+/** Parse lines of the OPERLOG shape, a line of any keyword a record (`OTHER` when unknown): ERRORLOG lines are such. */
 export function parseOperlog(text: string): ParseResult<OperlogRecord> {
   return parseLines(text, parseOperlogLine);
+}
+
+/**
+ * One line of a `table=OPERLOG` upload (also `BIOPHOTO` and `IDCARD`, the same line shape): a
+ * line of none of the kinds these tables hold (`garbage`, `FOO bar=1`) cannot be read, and is
+ * an error (logged and not counted in `OK:<n>`) rather than a record acknowledged and lost.
+ */
+export function parseOperlogUploadLine(raw: string): LineOutcome<OperlogRecord> {
+  const outcome = parseOperlogLine(raw);
+  if (!outcome.ok || outcome.record.kind !== 'OTHER') return outcome;
+  return reject(`unknown record kind ${quoteKeyword(splitKeyword(raw).keyword)}`);
+}
+
+/** Parse a `table=OPERLOG` (or `BIOPHOTO`, `IDCARD`) body: see parseOperlogUploadLine. */
+export function parseOperlogUpload(text: string): ParseResult<OperlogRecord> {
+  return parseLines(text, parseOperlogUploadLine);
 }
