@@ -1,8 +1,10 @@
 /**
  * What a terminal uploads is kept, or refused so that the terminal keeps it: never acknowledged
- * and lost. Over real HTTP, speaking raw ADMS: a punch whose state is a letter (or cannot be read)
- * is kept, an OPERLOG line of no kind is logged rather than counted, a password or card never
- * reaches the device log, and a parameter value loses the NULs a firmware ends it with.
+ * and lost. Over real HTTP, speaking raw ADMS: a compressed (not text) body is refused with 422 on
+ * every table while one sent with `Content-Encoding: gzip` is read once decompressed (413 when it
+ * decompresses beyond the cap), a punch whose state is a letter (or cannot be read) is kept, an
+ * OPERLOG line of no kind is logged rather than counted, a password or card never reaches the
+ * device log, and a parameter value loses the NULs a firmware ends it with.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -24,6 +26,7 @@ afterAll(async () => {
 });
 
 const newSerial = () => `UPLOADS${++serial}`;
+const gzip = (text: string): Uint8Array => Bun.gzipSync(new TextEncoder().encode(text));
 
 async function post(path: string, body: string | Uint8Array, headers: Record<string, string> = {}) {
   return rawRequest(server.url, { method: 'POST', path, body, headers });
@@ -38,6 +41,101 @@ async function storedPunches(sn: string) {
 }
 
 const ATTLOG = '2401\t2024-03-16 08:00:00\t0\t1\t0\t0\t0\n2401\t2024-03-16 17:00:00\t1\t1\t0\t0\t0\n';
+
+describe('a body that is not text', () => {
+  test('plain ATTLOG lines are stored and counted', async () => {
+    const sn = newSerial();
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG&Stamp=1`, ATTLOG);
+    expect([res.status, res.body]).toEqual([200, 'OK:2']);
+    expect(await storedPunches(sn)).toHaveLength(2);
+  });
+
+  test('gzip of ATTLOG lines is refused (422), with or without ContentType=tgz, and nothing is stored', async () => {
+    const sn = newSerial();
+    for (const query of ['table=ATTLOG&Stamp=1', 'table=ATTLOG&Stamp=1&ContentType=tgz']) {
+      const res = await post(`/iclock/cdata?SN=${sn}&${query}`, gzip(ATTLOG));
+      expect({ query, status: res.status }).toEqual({ query, status: 422 });
+    }
+    expect(await storedPunches(sn)).toEqual([]);
+    const refused = await deviceLog(server.fpa, sn, 'upload_refused');
+    expect(refused.map((e) => (e.details as { table: string }).table)).toEqual(['ATTLOG', 'ATTLOG']);
+    // Nothing was read, so nothing is logged as a bad line either.
+    expect(await deviceLog(server.fpa, sn, 'malformed_line')).toEqual([]);
+  });
+
+  test('every table a terminal uploads refuses a compressed body, so the terminal keeps it', async () => {
+    const sn = newSerial();
+    const bodies: [string, string][] = [
+      ['table=OPERLOG&Stamp=1', 'OPLOG 4\t0\t2024-03-16 10:00:00\t0\t0\t0\t0\nUSER PIN=2401\tName=Ada\tPri=0\n'],
+      ['table=OPERLOG&OpStamp=1&ContentType=tgz', 'USER PIN=2401\tName=Ada\tPri=0\n'],
+      ['table=BIODATA&Stamp=1', 'BIODATA Pin=2401\tNo=1\tIndex=0\tValid=1\tDuress=0\tType=1\tMajorVer=10\tMinorVer=0\tFormat=0\tTmp=QUJDRA==\n'],
+      ['table=rtlog', 'time=2024-03-16 10:00:00\tpin=2401\tverifytype=1\tinoutstatus=0\tevent=0\n'],
+      ['table=tabledata&tablename=transaction&count=3&datafmt=3', 'transaction pin=2401\ttime=2024-03-16 10:00:00\teventtype=0\n'.repeat(3)],
+      ['table=tabledata&tablename=user&count=1', 'user pin=2401\tname=Ada\tprivilege=0\n'],
+      ['table=tabledata&tablename=templatev10&count=1', 'templatev10 pin=2401\tfingerid=1\tvalid=1\ttemplate=QUJDRA==\n'],
+      ['table=tabledata&tablename=biophoto&count=1', 'biophoto pin=2401\tfilename=2401.jpg\tsize=8\tcontent=QUJDRA==\n'],
+      ['table=tabledata&tablename=userauthorize&count=1', 'userauthorize pin=2401\tauthorizedoorid=1\n'],
+      ['table=ERRORLOG', 'ERRORLOG ErrCode=D01E0001\tErrMsg=x\n'],
+      ['table=BIOPHOTO', 'BIOPHOTO PIN=2401\tFileName=2401.jpg\tType=0\tSize=8\tContent=QUJDRA==\n'],
+      ['table=IDCARD', 'IDCARD PIN=2401\tSNNum=1\n'],
+      ['table=options', 'DeviceName=Gate,UserCount=3\n'],
+    ];
+    for (const [query, text] of bodies) {
+      const res = await post(`/iclock/cdata?SN=${sn}&${query}`, gzip(text));
+      expect({ query, status: res.status }).toEqual({ query, status: 422 });
+    }
+    expect(await storedPunches(sn)).toEqual([]);
+    expect((await deviceLog(server.fpa, sn, 'upload_refused')).length).toBe(bodies.length);
+    expect((await deviceRow(server.fpa, sn))?.userCount ?? null).toBeNull();
+  });
+
+  test('good lines among bytes that are not text are kept; the bad lines are logged', async () => {
+    const sn = newSerial();
+    const body = new Uint8Array([...new TextEncoder().encode(ATTLOG), 0x1f, 0x8b, 0x08, 0x00, 0x0a]);
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, body);
+    expect([res.status, res.body]).toEqual([200, 'OK:2']);
+    expect(await deviceLog(server.fpa, sn, 'upload_refused')).toEqual([]);
+  });
+});
+
+describe('Content-Encoding: gzip', () => {
+  test('the body is decompressed and read as usual', async () => {
+    const sn = newSerial();
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG&Stamp=1`, gzip(ATTLOG), { 'Content-Encoding': 'gzip' });
+    expect([res.status, res.body]).toEqual([200, 'OK:2']);
+    expect((await storedPunches(sn)).map((p) => p.localTime)).toEqual(['2024-03-16 08:00:00', '2024-03-16 17:00:00']);
+    const operlog = await post(`/iclock/cdata?SN=${sn}&table=OPERLOG&Stamp=1`, gzip('OPLOG 4\t0\t2024-03-16 10:00:00\t0\t0\t0\t0\n'), {
+      'Content-Encoding': 'gzip',
+    });
+    expect([operlog.status, operlog.body]).toEqual([200, 'OK:1']);
+  });
+
+  test('a body that decompresses beyond ADMS_MAX_REQUEST_BYTES is refused (413), nothing stored', async () => {
+    const sn = newSerial();
+    const lines = Array.from(
+      { length: 4000 },
+      (_, i) =>
+        `2401\t2024-03-16 ${String(Math.floor(i / 3600) + 8).padStart(2, '0')}:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}\t0\t1\t0\t0\t0\n`,
+    ).join('');
+    expect(lines.length).toBeGreaterThan(MAX);
+    const packed = gzip(lines);
+    expect(packed.byteLength).toBeLessThan(MAX);
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, packed, { 'Content-Encoding': 'gzip' });
+    expect([res.status, res.body]).toEqual([413, 'request body too large']);
+    // A bomb: megabytes of zeros in a few kilobytes.
+    const bomb = Bun.gzipSync(new Uint8Array(20 * 1024 * 1024));
+    expect(bomb.byteLength).toBeLessThan(MAX);
+    expect((await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, bomb, { 'Content-Encoding': 'gzip' })).status).toBe(413);
+    expect(await storedPunches(sn)).toEqual([]);
+  });
+
+  test('a body that is not gzip after all is refused (400)', async () => {
+    const sn = newSerial();
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, ATTLOG, { 'Content-Encoding': 'gzip' });
+    expect(res.status).toBe(400);
+    expect(await storedPunches(sn)).toEqual([]);
+  });
+});
 
 describe('ATTLOG states', () => {
   test('a letter is a state: I and i check-in, O and o check-out; the line keeps the letter', async () => {

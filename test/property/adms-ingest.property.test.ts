@@ -1,13 +1,15 @@
 /**
  * Properties of the terminal endpoints over real HTTP: arbitrary bodies never make the server
  * fail (no 5xx while the database works), and every good ATTLOG line is stored whatever
- * garbage — text or bytes that are not UTF-8 — surrounds it.
+ * garbage — text or bytes that are not UTF-8 — surrounds it; a body of bytes that are not text
+ * with no good line at all is refused (422), so the terminal keeps it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { punches } from '../../src/app/schema';
-import { parseAttlogLine } from '../../src/protocol/adms';
+import { isNotText } from '../../src/modules/terminals/unreadable';
+import { decodeBody, parseAttlogLine } from '../../src/protocol/adms';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -114,6 +116,11 @@ describe('good lines among garbage', () => {
           }
           const body = join(parts);
           const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, body, null);
+          if (good.length === 0 && isNotText(decodeBody(body).text)) {
+            // Nothing of it could be read, and it is not text: refused, never acknowledged and lost.
+            expect(res.status).toBe(422);
+            return;
+          }
           expect(res.status).toBe(200);
           expect(res.body).toBe(`OK:${good.length}`);
           const stored = await server.fpa.db.orm
@@ -131,6 +138,30 @@ describe('good lines among garbage', () => {
           }
         },
       ),
+      { numRuns: 30 },
+    );
+  });
+});
+
+describe('compressed bodies', () => {
+  test('a gzip of ATTLOG lines is refused and stores nothing; sent as Content-Encoding: gzip, every line is stored', async () => {
+    const line = fc
+      .record({ pin: fc.stringMatching(/^[0-9]{1,9}$/), second: fc.integer({ min: 0, max: 86_399 }), state: fc.constantFrom('0', '1', 'I', 'O') })
+      .map(({ pin, second, state }) => {
+        const time = new Date(Date.UTC(2024, 2, 16) + second * 1000).toISOString().slice(0, 19).replace('T', ' ');
+        return { pin, time, text: `${pin}\t${time}\t${state}\t1\t0\t0\t0\n` };
+      });
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(line, { selector: (l) => `${l.pin}|${l.time}`, minLength: 1, maxLength: 40 }), fc.boolean(), async (lines, tgz) => {
+        const sn = `GZIP${++serial}`;
+        const packed = Bun.gzipSync(new TextEncoder().encode(lines.map((l) => l.text).join('')));
+        const refused = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG${tgz ? '&ContentType=tgz' : ''}`, packed, null);
+        expect(refused.status).toBe(422);
+        expect(await server.fpa.db.orm.select().from(punches).where(eq(punches.deviceSerial, sn))).toEqual([]);
+        const res = await fetch(`${server.url}/iclock/cdata?SN=${sn}&table=ATTLOG`, { method: 'POST', body: packed, headers: { 'content-encoding': 'gzip' } });
+        expect([res.status, await res.text()]).toEqual([200, `OK:${lines.length}`]);
+        expect(await server.fpa.db.orm.select().from(punches).where(eq(punches.deviceSerial, sn))).toHaveLength(lines.length);
+      }),
       { numRuns: 30 },
     );
   });

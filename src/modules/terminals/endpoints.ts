@@ -18,6 +18,8 @@ import {
   isCommandResultBody,
   type LineError,
   multiBioDataSupport,
+  namedParameters,
+  type ParseResult,
   parseAttlog,
   parseDeviceCmdBody,
   parseInfoParam,
@@ -40,6 +42,7 @@ import { AdmsRefusal } from './reply';
 import type { TerminalRuntime } from './runtime';
 import { push3Config, push3Time } from './security-push';
 import { approved, contactOf, PUNCH_TABLES, punchFlags, trustedOnly, withheld } from './trust-gate';
+import { refuseUnread } from './unreadable';
 import type { TerminalUploads } from './uploads';
 
 /** `ServerVer` of the option block: the push protocol level this server implements. */
@@ -272,7 +275,10 @@ export class TerminalEndpoints {
       trustedOnly(req.trust);
       // Device parameters are taken from pending terminals too: the administrator sees the
       // model and firmware before approving.
-      await this.report(device, reportFromParameters(parseOptionsBody(await this.text(device, req)), 'replace'));
+      const text = await this.text(device, req);
+      const parameters = parseOptionsBody(text);
+      await refuseUnread(this.ctx, device, 'options', text, namedParameters(parameters));
+      await this.report(device, reportFromParameters(parameters, 'replace'));
       return ok();
     }
     if (table === '') {
@@ -297,19 +303,13 @@ export class TerminalEndpoints {
   private async uploadTable(req: TerminalRequest, device: DeviceRow, table: string, flags: string[]): Promise<TerminalReply> {
     switch (table) {
       case 'ATTLOG': {
-        const { records, errors } = parseAttlog(await this.text(device, req));
+        const { records, errors } = await this.readLines(device, req, 'ATTLOG', parseAttlog);
         const result = await this.attendance.ingest(device, 'ATTLOG', records, attendanceErrors(errors), flags);
         return ok(`OK:${result.accepted}`);
       }
-      case 'OPERLOG': {
-        if (req.query.contentType?.toLowerCase() === 'tgz') {
-          await this.event(device, 'data_pack_ignored', 'a compressed OPERLOG data pack was acknowledged without being read', {
-            bytes: (await req.body()).byteLength,
-          });
-          return ok();
-        }
+      case 'OPERLOG':
+        // A `ContentType=tgz` data pack too: it is not text, so it is refused (unreadable.ts).
         return ok(`OK:${await this.uploads.operlog(device, await this.text(device, req))}`);
-      }
       case 'BIODATA':
         return ok(`OK:${await this.uploads.biodata(device, await this.text(device, req))}`);
       case 'ATTPHOTO':
@@ -320,9 +320,9 @@ export class TerminalEndpoints {
         return ok();
       case 'BIOPHOTO':
       case 'IDCARD':
-        return ok(`OK:${await this.uploads.photoTable(device, await this.text(device, req))}`);
+        return ok(`OK:${await this.uploads.photoTable(device, table, await this.text(device, req))}`);
       case 'RTLOG': {
-        const { records, errors } = parseRtlog(await this.text(device, req));
+        const { records, errors } = await this.readLines(device, req, 'rtlog', parseRtlog);
         await this.userPunches(device, 'rtlog', records, errors, flags);
         return ok();
       }
@@ -330,7 +330,7 @@ export class TerminalEndpoints {
         const name = (req.query.tableName ?? 'tabledata').replace(/[^A-Za-z0-9_]/g, '');
         if (name.toLowerCase() === 'transaction') {
           // Stored attendance of 3.x firmware: punches, like rtlog (docs/protocol/adms.md §3).
-          const { records, errors } = parseTransactions(await this.text(device, req));
+          const { records, errors } = await this.readLines(device, req, 'tabledata/transaction', parseTransactions);
           return ok(`${name}=${await this.userPunches(device, 'tabledata/transaction', records, errors, flags)}`);
         }
         const count = await this.uploads.tabledata(device, name, await this.text(device, req));
@@ -414,14 +414,17 @@ export class TerminalEndpoints {
     return decodeBody(await req.body(), { language: device.language ?? req.query.language ?? undefined }).text;
   }
 
+  /** An attendance table's lines; a body that is not text, of which no line could be read, is refused (unreadable.ts). */
+  private async readLines<T>(device: DeviceRow, req: TerminalRequest, table: string, parse: (text: string) => ParseResult<T>): Promise<ParseResult<T>> {
+    const text = await this.text(device, req);
+    const result = parse(text);
+    await refuseUnread(this.ctx, device, table, text, result.records.length);
+    return result;
+  }
+
   /** Records device facts only when they change: INFO rides on polls, the hottest path. */
   private async report(device: DeviceRow, report: DeviceReport): Promise<DeviceRow> {
     return reportChanges(device, report) ? this.devices.reports.recordReport(device, report) : device;
-  }
-
-  private async event(device: DeviceRow, kind: string, message: string, details: Record<string, unknown>): Promise<void> {
-    const now = this.ctx.clock.now();
-    await this.ctx.db.write(({ tx }) => noteOnDevice(tx, device.id, kind, message, details, now));
   }
 
   private zoneOf(device: DeviceRow): string {

@@ -3,15 +3,15 @@
  * USERPIC, BIOPHOTO…), BIODATA, ATTPHOTO, ERRORLOG and the 3.x `tabledata` tables. Templates
  * go to walk-up enrollment (a duress finger stays one; a template the terminal marks invalid,
  * `Valid=0`, is not stored); operation logs and device errors become device events; the rest
- * is acknowledged. Each returns the number of records processed, for `OK:<n>`.
+ * is acknowledged. Each returns the number of records processed, for `OK:<n>`: a line that
+ * cannot be read is logged (`malformed_line`) and not counted, and a body that is not text is
+ * refused (unreadable.ts).
  */
 
 import {
   type BiodataRecord,
   biometricTypeOf,
-  type GenericOperlogRecord,
-  keyValueFields,
-  type OplogRecord,
+  type ParseResult,
   parseAttPhoto,
   parseBiodata,
   parseIntStrict,
@@ -25,10 +25,12 @@ import {
   splitRecords,
 } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice, type ReportedUser } from '../devices';
-import type { HeldBiometric, WalkUpEnrollment } from '../enrollment';
+import type { WalkUpEnrollment } from '../enrollment';
 import { type AttendanceIngest, redactedErrors, withholdField, withholdSecrets } from './ingest';
 import { AdmsRefusal } from './reply';
 import type { TerminalRuntime } from './runtime';
+import { refuseUnread } from './unreadable';
+import { heldBiometricOf, ignoredNote, invalidNote, type Note, newTally, oplogNote, PHOTO_TABLES, photoOf, sizeNote, type Tally } from './upload-notes';
 
 /** FP uploads carry no version; a terminal that never said otherwise runs ZKFinger 10. */
 const DEFAULT_FP_ALGORITHM = '10';
@@ -60,12 +62,6 @@ function carriesPersonalData(fields: Record<string, string>): boolean {
   return pin && entries.some(([key, value]) => PERSONAL_KEY.test(key) && value !== '');
 }
 
-interface Note {
-  kind: string;
-  message: string;
-  details: Record<string, unknown>;
-}
-
 export class TerminalUploads {
   constructor(
     private readonly ctx: TerminalRuntime,
@@ -75,8 +71,7 @@ export class TerminalUploads {
   ) {}
 
   async operlog(device: DeviceRow, text: string): Promise<number> {
-    const { records, errors } = parseOperlogUpload(text);
-    await this.lines.logMalformed(device, 'OPERLOG', redactedErrors(errors));
+    const records = await this.readLines(device, 'OPERLOG', text, parseOperlogUpload);
     const tally = newTally();
     const { notes } = tally;
     let current = device;
@@ -127,8 +122,7 @@ export class TerminalUploads {
   }
 
   async biodata(device: DeviceRow, text: string): Promise<number> {
-    const { records, errors } = parseBiodata(text);
-    await this.lines.logMalformed(device, 'BIODATA', redactedErrors(errors));
+    const records = await this.readLines(device, 'BIODATA', text, parseBiodata);
     const tally = newTally();
     let current = device;
     for (const r of records) current = await this.biodataRecord(current, r, tally);
@@ -148,12 +142,15 @@ export class TerminalUploads {
    *   refused (422);
    * - another table (access settings such as `firstcard`, `userauthorize`, `DeviceAuthorize`):
    *   counted and acknowledged with a device event.
+   * Those last three are acknowledged without being read, so any body of theirs that is not
+   * text is refused (unreadable.ts).
    */
   async tabledata(device: DeviceRow, tableName: string, text: string): Promise<number> {
     const table = tableName.toLowerCase();
     if (table === 'templatev10') return this.templatev10(device, text);
     if (table === 'user') return this.push3Users(device, `tabledata/${tableName}`, text);
     if (table === 'biodata') return this.biodata(device, text);
+    await refuseUnread(this.ctx, device, `tabledata/${tableName}`, text, 0);
     const { records, errors } = parseTabledata(text);
     await this.lines.logMalformed(device, `tabledata/${tableName}`, redactedErrors(errors));
     if (NOT_KEPT_TABLES.has(table)) {
@@ -205,14 +202,14 @@ export class TerminalUploads {
     const lines = splitRecords(text);
     if (lines.length === 0) return;
     // A NUL or an undecodable byte: not a text table, so nothing can say it holds no one's data.
-    const unreadable = text.includes('\u0000') || text.includes('\uFFFD');
-    const people = unreadable ? 0 : lines.filter((l) => carriesPersonalData(lineFields(l))).length;
-    if (unreadable || people > 0) {
+    await refuseUnread(this.ctx, device, tableName, text, 0);
+    const people = lines.filter((l) => carriesPersonalData(lineFields(l))).length;
+    if (people > 0) {
       await this.log(device, [
         {
           kind: 'upload_refused',
-          message: `table ${tableName}: ${unreadable ? 'a body that is not text' : `${people} records of people`} in a table this service does not read; refused, so the terminal keeps them`,
-          details: { table: tableName, lines: lines.length, people, unreadable },
+          message: `table ${tableName}: ${people} records of people in a table this service does not read; refused, so the terminal keeps them`,
+          details: { table: tableName, lines: lines.length, people, unreadable: false },
         },
       ]);
       throw new AdmsRefusal(422, `table ${tableName} is not kept by this server`);
@@ -232,8 +229,8 @@ export class TerminalUploads {
    * records inside OPERLOG, and like them a face photo is noted on the terminal's user, so that a
    * withdrawal of consent deletes it there (enrollment/fan-out.ts `clearWhatWasNotStored`).
    */
-  async photoTable(device: DeviceRow, text: string): Promise<number> {
-    const { records } = parseOperlogUpload(text);
+  async photoTable(device: DeviceRow, table: string, text: string): Promise<number> {
+    const records = await this.readLines(device, table, text, parseOperlogUpload);
     await this.walkUp.heldNotKept(
       device,
       records.flatMap((r) => {
@@ -246,8 +243,7 @@ export class TerminalUploads {
 
   /** 3.x `user` records: uploaded as `tabledata`, or the answer to a user query (`querydata`). */
   private async push3Users(device: DeviceRow, origin: string, text: string): Promise<number> {
-    const { records, errors } = parsePush3Users(text);
-    await this.lines.logMalformed(device, origin, redactedErrors(errors));
+    const records = await this.readLines(device, origin, text, parsePush3Users);
     await this.users(
       device,
       records.map((r) => ({ pin: r.pin, name: r.name, card: r.cardNumber || null, privilege: r.privilege, password: r.password })),
@@ -262,8 +258,7 @@ export class TerminalUploads {
   }
 
   private async templatev10(device: DeviceRow, text: string): Promise<number> {
-    const { records, errors } = parseTemplatev10(text);
-    await this.lines.logMalformed(device, 'tabledata/templatev10', redactedErrors(errors));
+    const records = await this.readLines(device, 'tabledata/templatev10', text, parseTemplatev10);
     const notes: Note[] = [];
     for (const r of records) {
       if (r.valid === INVALID) {
@@ -305,12 +300,17 @@ export class TerminalUploads {
     }
   }
 
-  /** `table=ERRORLOG`: each line becomes a `device_error` event. */
+  /**
+   * `table=ERRORLOG`: each line becomes a `device_error` event. Any line is taken, so a body that
+   * is not text is refused unless a line of it is an error (has its `ErrCode`).
+   */
   async errorlog(device: DeviceRow, text: string): Promise<number> {
     const { records, errors } = parseOperlog(text);
+    const fieldsOf = (r: (typeof records)[number]) => ('fields' in r ? r.fields : {});
+    await refuseUnread(this.ctx, device, 'ERRORLOG', text, records.filter((r) => fieldsOf(r).ErrCode !== undefined).length);
     await this.lines.logMalformed(device, 'ERRORLOG', redactedErrors(errors));
     const notes = records.map((r) => {
-      const fields = 'fields' in r ? r.fields : {};
+      const fields = fieldsOf(r);
       const message = `terminal error ${fields.ErrCode ?? '?'}: ${fields.ErrMsg ?? ''}`.trim();
       // A template, photo or user line in this table is logged without its payload or secrets.
       const details = Object.fromEntries(Object.entries(fields).map(([k, v]) => [withholdSecrets(k), withholdField(k, v)]));
@@ -367,6 +367,14 @@ export class TerminalUploads {
     await this.log(device, tally.notes);
   }
 
+  /** A table read line by line: refused when not text and nothing read (unreadable.ts); its bad lines logged, without their text. */
+  private async readLines<T>(device: DeviceRow, table: string, text: string, parse: (text: string) => ParseResult<T>): Promise<T[]> {
+    const { records, errors } = parse(text);
+    await refuseUnread(this.ctx, device, table, text, records.length);
+    await this.lines.logMalformed(device, table, redactedErrors(errors));
+    return records;
+  }
+
   private async log(device: DeviceRow, notes: Note[]): Promise<void> {
     if (notes.length === 0) return;
     const now = this.ctx.clock.now();
@@ -374,72 +382,4 @@ export class TerminalUploads {
       for (const n of notes.slice(0, MAX_EVENTS)) await noteOnDevice(tx, device.id, n.kind, n.message, n.details, now);
     });
   }
-}
-
-/** What one upload of people's data leaves to note once read. */
-interface Tally {
-  notes: Note[];
-  /** BIODATA types not kept, with their counts. */
-  ignoredTypes: Map<number, number>;
-  unkept: HeldBiometric[];
-}
-
-const newTally = (): Tally => ({ notes: [], ignoredTypes: new Map(), unkept: [] });
-
-/**
- * The biometric kinds of OPERLOG records this service acknowledges without keeping, by the names
- * the users list shows. A user photo is a face image too: it goes with the user as a face photo does.
- */
-const UNKEPT_KINDS: Partial<Record<GenericOperlogRecord['kind'], string>> = {
-  FACE: 'face',
-  FVEIN: 'finger_vein',
-  BIOPHOTO: 'face_photo',
-  USERPIC: 'user_photo',
-};
-
-/** 3.x photo tables, by the names their 2.x twins have on the users list. */
-const PHOTO_TABLES: Partial<Record<string, string>> = { biophoto: 'face_photo', userpic: 'user_photo' };
-
-function heldBiometricOf(r: GenericOperlogRecord): HeldBiometric | null {
-  const type = UNKEPT_KINDS[r.kind];
-  if (!type || !r.pin) return null;
-  return { pin: r.pin, type, index: parseIntStrict(keyValueFields(Object.entries(r.fields)).get('FID')) ?? 0 };
-}
-
-/** A 3.x `biophoto` or `userpic` record's person, as a photo of this type held (none without a PIN). */
-function photoOf(fields: Record<string, string>, type: string): HeldBiometric[] {
-  const pin = keyValueFields(Object.entries(fields)).get('PIN')?.trim();
-  return pin ? [{ pin, type, index: 0 }] : [];
-}
-
-function oplogNote(r: OplogRecord): Note {
-  return {
-    kind: 'operation',
-    message: `operation ${r.opType} at ${r.localTime} by ${r.operator === '0' || r.operator === '' ? 'nobody' : `admin ${r.operator}`}`,
-    details: { op: r.opType, operator: r.operator, local_time: r.localTime, objects: r.objects },
-  };
-}
-
-function sizeNote(pin: string, finger: number, declared: number | null, actual: number): Note {
-  return {
-    kind: 'size_mismatch',
-    message: `FP template of PIN ${pin}, finger ${finger}: Size=${declared ?? '?'} but ${actual} base64 characters`,
-    details: { pin, finger_index: finger, declared, actual },
-  };
-}
-
-function invalidNote(origin: string, pin: string, finger: number): Note {
-  return {
-    kind: 'template_invalid',
-    message: `${origin} template of PIN ${pin}, finger ${finger} is marked invalid (Valid=0) by the terminal and was not stored`,
-    details: { pin, finger_index: finger, origin },
-  };
-}
-
-function ignoredNote(types: Map<number, number>): Note {
-  return {
-    kind: 'biodata_ignored',
-    message: `BIODATA of types ${[...types.keys()].join(', ')} acknowledged and ignored (not a kind BIOMETRIC_TYPES keeps)`,
-    details: { types: Object.fromEntries(types) },
-  };
 }

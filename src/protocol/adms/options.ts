@@ -21,6 +21,14 @@ export function parseOptionsBody(text: string): Dict {
   return out;
 }
 
+/** A parameter's name as terminals spell them (`UserCount`, `~DeviceName`, `IPAddress`). */
+const PARAMETER_NAME = /^~?[A-Za-z][A-Za-z0-9_]*$/;
+
+/** How many parameters of a parsed body are named as terminals name them: none in a body that is not text. */
+export function namedParameters(d: Dict): number {
+  return Object.keys(d).filter((key) => PARAMETER_NAME.test(key)).length;
+}
+
 /** Inverse of parseOptionsBody, for simulators and tests. */
 export function formatOptionsBody(options: Readonly<Record<string, string>>): string {
   return Object.entries(options)

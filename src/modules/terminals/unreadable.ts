@@ -1,0 +1,45 @@
+/**
+ * Bodies that are not text. A terminal's tables are text; a compressed data pack (gzip of ATTLOG
+ * lines, `ContentType=tgz`, a 3.x `datafmt=3` pack) or a binary file is not, and answering it
+ * `OK` would tell the terminal its data was taken when none of it was read: it would be lost. So
+ * such a body is refused (422) on every table, and the terminal keeps it and sends it again; the
+ * device log says which table (`upload_refused`), so an installer can switch the pack off.
+ *
+ * Not text: a NUL byte, or bytes that are neither UTF-8 nor GB18030 (decoded as U+FFFD). A table
+ * read line by line refuses such a body only when not one of its lines could be read: a text body
+ * with a bad line (a stray byte) keeps its good lines and logs the bad one, as ever, and a firmware
+ * that ends its body with a NUL loses nothing. The good bodies of the ingest path are never
+ * scanned: the check runs once, only on a body of which nothing was read.
+ */
+import { type DeviceRow, noteOnDevice } from '../devices';
+import { AdmsRefusal } from './reply';
+import type { TerminalRuntime } from './runtime';
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a NUL is what it looks for
+const NOT_TEXT = /[\u0000\uFFFD]/;
+
+/** Whether a decoded body holds a NUL or bytes that did not decode: one pass over it. */
+export function isNotText(text: string): boolean {
+  return NOT_TEXT.test(text);
+}
+
+/**
+ * Refuses (422) a body that is not text when `read` (the records, parameters or lines taken from
+ * it) is 0: nothing of it could be read, so nothing may be acknowledged. Tables acknowledged
+ * without being read pass 0: any body of them that is not text is refused.
+ */
+export async function refuseUnread(ctx: TerminalRuntime, device: DeviceRow, table: string, text: string, read: number): Promise<void> {
+  if (read > 0 || !isNotText(text)) return;
+  const now = ctx.clock.now();
+  await ctx.db.write(({ tx }) =>
+    noteOnDevice(
+      tx,
+      device.id,
+      'upload_refused',
+      `table ${table}: a body that is not text (a compressed data pack?), of which nothing could be read; refused, so the terminal keeps it`,
+      { table, unreadable: true },
+      now,
+    ),
+  );
+  throw new AdmsRefusal(422, `table ${table}: the body is not text`);
+}
