@@ -31,6 +31,7 @@ import {
   infoCommand,
   isValidBase64,
   isValidCommandId,
+  legacyEncodingOf,
   negotiatePushVersion,
   type OperlogRecord,
   parseAttlog,
@@ -140,12 +141,45 @@ describe('decodeBody', () => {
     expect(decodeBody(body).text).toContain('Ana Pérez');
   });
 
-  test('language=83 uses GB18030 even when the bytes happen to be valid UTF-8; ASCII is unchanged', () => {
-    expect(decodeBody(utf8('1001\t2024-03-11 08:59:12\t0\t1\n'), { language: '83' })).toEqual({
-      text: '1001\t2024-03-11 08:59:12\t0\t1\n',
+  test('ASCII is ASCII under any language', () => {
+    for (const language of [undefined, '83', '69']) {
+      expect(decodeBody(utf8('1001\t2024-03-11 08:59:12\t0\t1\n'), { language })).toEqual({
+        text: '1001\t2024-03-11 08:59:12\t0\t1\n',
+        encoding: 'utf-8',
+      });
+    }
+  });
+
+  test('a language=83 terminal echoing the UTF-8 names it was sent: read as UTF-8, not GB18030', () => {
+    // What the service sends (UTF-8) and what the terminal sends back, byte for byte.
+    const body = utf8('USER PIN=10000\tName=Zoë Ångström 张\tPri=0\n');
+    expect(decodeBody(body, { language: '83' })).toEqual({ text: 'USER PIN=10000\tName=Zoë Ångström 张\tPri=0\n', encoding: 'utf-8' });
+  });
+
+  test('a language=69 terminal writes Latin-1 (Windows-1252), not GB18030', () => {
+    const body = bytesOf('USER PIN=7\tName=P', [0xe9], 'rez M', [0xfc], 'ller\n');
+    expect(decodeBody(body, { language: '69' })).toEqual({ text: 'USER PIN=7\tName=Pérez Müller\n', encoding: 'windows-1252' });
+    expect(decodeBody(bytesOf('Name=', [0x80, 0x8a], '\n'), { language: ' 71 ' }).text).toBe('Name=€Š\n');
+  });
+
+  test('per line: a GB18030 line and a UTF-8 line in one body each decode in their own encoding', () => {
+    const body = bytesOf('USER PIN=7\tName=', [0xd5, 0xc5, 0xc8, 0xfd], '\tPri=0\r\n', 'USER PIN=8\tName=Zoë 张\tPri=0\n');
+    expect(decodeBody(body, { language: '83' })).toEqual({
+      text: 'USER PIN=7\tName=张三\tPri=0\r\nUSER PIN=8\tName=Zoë 张\tPri=0\n',
       encoding: 'gb18030',
     });
-    expect(decodeBody(bytesOf([0xd5, 0xc5, 0xc8, 0xfd]), { language: '69' }).text).toBe('张三');
+    // Bare CRs end lines too.
+    expect(decodeBody(bytesOf('a=', [0xe9], '\rb=é\r'), { language: '70' }).text).toBe('a=é\rb=é\r');
+  });
+
+  test('other languages use their code page; none or an unknown one falls back to GB18030', () => {
+    expect(decodeBody(bytesOf('Name=', [0xc8, 0xe2, 0xe0, 0xed]), { language: '82' }).text).toBe('Name=Иван');
+    expect(decodeBody(bytesOf('Name=', [0xa4, 0xa4]), { language: '84' }).text).toBe('Name=中');
+    expect(decodeBody(bytesOf('Name=', [0xd5, 0xc5, 0xc8, 0xfd])).text).toBe('Name=张三');
+    expect(decodeBody(bytesOf('Name=', [0xd5, 0xc5, 0xc8, 0xfd]), { language: '999' }).text).toBe('Name=张三');
+    expect(legacyEncodingOf('69')).toBe('windows-1252');
+    expect(legacyEncodingOf('83')).toBe('gb18030');
+    expect(legacyEncodingOf(undefined)).toBe('gb18030');
   });
 });
 
