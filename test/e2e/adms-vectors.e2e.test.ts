@@ -142,7 +142,9 @@ describe('a pending terminal', () => {
     expect(row.firmware).toBe('Ver 8.0.4.2-I113-02');
     expect(row.userCount).toBe(143);
     expect(row.attendanceCount).toBe(109);
-    expect(row.ipAddress).toBe('172.16.12.182');
+    // What the terminal reports for itself; ip_address stays the address the service sees it at.
+    expect(row.reportedAddress).toBe('172.16.12.182');
+    expect(row.ipAddress).toBe('127.0.0.1');
     expect(row.algorithmVersion).toBe('10');
   });
 

@@ -359,6 +359,32 @@ describe('a moved terminal, and someone with its serial (ADMS_TRUST=address)', (
     await second.get('getrequest');
     expect(await said()).toEqual([MOVED, STRANGER, MOVED, STRANGER]);
   });
+
+  // ip_address alternated between the TCP peer (each contact) and the address the terminal
+  // reports for itself in INFO (each INFO), beside the pinned and unconfirmed addresses.
+  test('ip_address is the address the service sees, always; the address the terminal reports for itself is reported_address', async () => {
+    const t = terminal(server, 'MV-5', 'first');
+    await drain(await approved(server, t));
+    // Its first poll after the handshake carried INFO with the simulator's 192.168.1.201.
+    expect(await view('MV-5')).toMatchObject({ ip_address: '127.0.0.1', reported_address: '192.168.1.201', pinned_address: '127.0.0.1' });
+    // Behind NAT: every poll says 10.9.9.9, past the moment a contact is written again.
+    const info = (ip: string) => ({ INFO: `Ver 8.0.4.2-I113-02,1,1,0,${ip},10,0,0,0,10000` });
+    for (let i = 0; i < 3; i++) {
+      expect((await t.get('getrequest', info('10.9.9.9'))).body).toBe('OK');
+      expect(await view('MV-5')).toMatchObject({ ip_address: '127.0.0.1', reported_address: '10.9.9.9' });
+      now += 60_000;
+    }
+    // From an address it is not trusted at, neither changes.
+    const moved = at('MV-5', MOVED);
+    await moved.get('getrequest', info('10.7.7.7'));
+    expect(await view('MV-5')).toMatchObject({ ip_address: '127.0.0.1', reported_address: '10.9.9.9', unconfirmed_address: MOVED });
+    // Confirmed there, it is seen there; what it reports is still only what it reports.
+    expect((await server.admin.post('/devices/MV-5/confirm-address/', { address: MOVED })).status).toBe(200);
+    await moved.get('getrequest', info('10.7.7.7'));
+    expect(await view('MV-5')).toMatchObject({ ip_address: MOVED, reported_address: '10.7.7.7', pinned_address: MOVED });
+    const listed = (await server.admin.get('/devices/')).body.results.find((d: { serial_number: string }) => d.serial_number === 'MV-5');
+    expect(listed).toMatchObject({ ip_address: MOVED, reported_address: '10.7.7.7' });
+  });
 });
 
 describe('ADMS_TRUST=key', () => {

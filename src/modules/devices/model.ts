@@ -20,7 +20,18 @@ export const Device = t.Object(
     online: t.Boolean(),
     firmware: Nullable(t.String()),
     push_version: Nullable(t.String()),
-    ip_address: Nullable(t.String()),
+    ip_address: Nullable(
+      t.String({
+        description:
+          'The address the service sees the terminal at: the TCP peer of its last trusted request (a request from an address it is not trusted at changes nothing).',
+      }),
+    ),
+    reported_address: Nullable(
+      t.String({
+        description:
+          'The address the terminal reports for itself (`IPAddress` of its INFO or options); behind NAT it differs from `ip_address`. Shown only: trust is never decided by it.',
+      }),
+    ),
     user_count: Nullable(Int()),
     fingerprint_count: Nullable(Int()),
     attendance_count: Nullable(Int()),

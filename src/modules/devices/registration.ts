@@ -375,6 +375,7 @@ function newDeviceRow(serial: string, status: DeviceStatus, now: number, contact
     deviceType: null,
     firmware: null,
     ipAddress: contact.ip ?? null,
+    reportedAddress: null,
     language: contact.language ?? null,
     userCount: null,
     fingerprintCount: null,

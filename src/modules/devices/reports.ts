@@ -20,7 +20,8 @@ export interface DeviceReport {
   userCount?: number | null;
   fingerprintCount?: number | null;
   attendanceCount?: number | null;
-  ip?: string | null;
+  /** The address the terminal reports for itself (`IPAddress`): never the one the service sees it at. */
+  reportedAddress?: string | null;
   algorithmVersion?: string | null;
   faceAlgorithmVersion?: string | null;
   speaksBiodata?: boolean;
@@ -62,7 +63,7 @@ export class DeviceReports {
     if (report.userCount != null) set.userCount = report.userCount;
     if (report.fingerprintCount != null) set.fingerprintCount = report.fingerprintCount;
     if (report.attendanceCount != null) set.attendanceCount = report.attendanceCount;
-    if (report.ip) set.ipAddress = report.ip;
+    if (report.reportedAddress) set.reportedAddress = report.reportedAddress;
     if (report.faceAlgorithmVersion) set.faceAlgorithmVersion = report.faceAlgorithmVersion;
     if (report.speaksBiodata !== undefined) set.speaksBiodata = report.speaksBiodata;
     if (report.algorithmVersion && device.algorithmSource !== 'admin') {

@@ -23,7 +23,10 @@ export const devices = sqliteTable(
     /** `DeviceType` declared at the 3.x registry (`acc` security, `att` attendance): with pushVersion, the dialect spoken to it. */
     deviceType: text('device_type'),
     firmware: text('firmware'),
+    /** The address the service sees: the TCP peer of the terminal's last trusted request (never what it reports). */
     ipAddress: text('ip_address'),
+    /** The address the terminal reports for itself (`IPAddress` of INFO/options); behind NAT it differs from ipAddress. */
+    reportedAddress: text('reported_address'),
     language: text('language'),
     userCount: integer('user_count'),
     fingerprintCount: integer('fingerprint_count'),

@@ -92,6 +92,7 @@ export class DeviceViews {
       firmware: r.firmware,
       push_version: r.pushVersion,
       ip_address: r.ipAddress,
+      reported_address: r.reportedAddress,
       user_count: r.userCount,
       fingerprint_count: r.fingerprintCount,
       attendance_count: r.attendanceCount,

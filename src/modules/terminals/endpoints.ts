@@ -137,7 +137,7 @@ export class TerminalEndpoints {
       case 'devicecmd':
         return this.commandResults(req, serial);
       case 'ping':
-        await this.devices.registration.touch(serial, contactOf(req.trust));
+        await this.devices.registration.touch(serial, contactOf(req));
         return ok();
       case 'fdata':
         return this.legacyPhoto(req, serial);
@@ -160,7 +160,7 @@ export class TerminalEndpoints {
    * its own, as an upload of that table). Other answers are acknowledged.
    */
   private async queryAnswer(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.devices.registration.touch(serial, contactOf(req.trust)));
+    const device = approved(await this.devices.registration.touch(serial, contactOf(req)));
     trustedOnly(req.trust);
     const table = (req.query.tableName ?? '').toLowerCase();
     if ((req.query.type ?? 'tabledata').toLowerCase() === 'tabledata' && (table === 'user' || table === 'templatev10' || table === 'biodata')) {
@@ -172,14 +172,14 @@ export class TerminalEndpoints {
   private async cdataGet(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     if (query.type?.toLowerCase() === 'time') {
-      const device = await this.devices.registration.touch(serial, contactOf(req.trust));
+      const device = await this.devices.registration.touch(serial, contactOf(req));
       const zone = this.zoneOf(device);
       const now = this.ctx.clock.now();
       return ok(`Time=${formatLocalWallTime(new Date(now), zone).replace(' ', 'T')}${isoOffset(timeZoneOffsetMinutes(zone, new Date(now)))}`);
     }
     if (query.options !== null) return this.handshake(req, serial);
     // RemoteAtt and a GET without options=all: answered harmlessly.
-    await this.devices.registration.touch(serial, contactOf(req.trust));
+    await this.devices.registration.touch(serial, contactOf(req));
     return ok();
   }
 
@@ -187,7 +187,7 @@ export class TerminalEndpoints {
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     // From an unconfirmed address the terminal is answered, but what it says of itself is not taken (the dialect follows it).
-    const device = await this.devices.registration.touch(serial, contactOf(req.trust, { ip: req.ip, pushVersion: query.pushver, language: query.language }));
+    const device = await this.devices.registration.touch(serial, contactOf(req, { pushVersion: query.pushver, language: query.language }));
     // The dialect follows what the terminal declared: a 3.x pushver now, or DeviceType=acc /
     // PushVersion=3.x at registry (a handshake without pushver keeps what was declared).
     const v3 = speaksSecurityPush(device);
@@ -221,7 +221,7 @@ export class TerminalEndpoints {
 
   /** `GET getrequest`: device facts from `INFO=`, then the next batch of commands (or `OK`). */
   private async poll(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    let device = await this.devices.registration.touch(serial, contactOf(req.trust));
+    let device = await this.devices.registration.touch(serial, contactOf(req));
     // Not from the approved terminal: its facts are not taken, and nothing is sent; the commands stay queued.
     if (withheld(req.trust)) return ok();
     if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
@@ -235,7 +235,7 @@ export class TerminalEndpoints {
    * not change what the server believes (the algorithm version decides how templates are sent).
    */
   private async commandResults(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = await this.devices.registration.touch(serial, contactOf(req.trust));
+    const device = await this.devices.registration.touch(serial, contactOf(req));
     // A terminal that is not approved answers the deletes it was sent, and nothing else counts;
     // one that owes none is refused before its body is read, like its other data.
     const deletesOnly = device.status !== 'approved';
@@ -270,7 +270,7 @@ export class TerminalEndpoints {
   /** `POST cdata?table=…`: the upload tables. */
   private async upload(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const table = (req.query.table ?? '').toUpperCase();
-    const device = await this.devices.registration.touch(serial, contactOf(req.trust));
+    const device = await this.devices.registration.touch(serial, contactOf(req));
     if (table === 'OPTIONS') {
       trustedOnly(req.trust);
       // Device parameters are taken from pending terminals too: the administrator sees the
@@ -368,7 +368,7 @@ export class TerminalEndpoints {
 
   /** Legacy `POST fdata` photo upload: same handling as ATTPHOTO. */
   private async legacyPhoto(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = approved(await this.devices.registration.touch(serial, contactOf(req.trust)));
+    const device = approved(await this.devices.registration.touch(serial, contactOf(req)));
     trustedOnly(req.trust);
     const body = await req.body();
     if (body.byteLength > 0) await this.uploads.photo(device, body);
@@ -377,7 +377,7 @@ export class TerminalEndpoints {
 
   /** 3.x `POST registry`: capabilities recorded, a stable RegistryCode answered. */
   private async registry(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    let device = await this.devices.registration.touch(serial, contactOf(req.trust, { ip: req.ip }));
+    let device = await this.devices.registration.touch(serial, contactOf(req));
     const params = parseRegistryBody(await this.text(device, req));
     // From an unconfirmed address its declarations are not taken (they decide the dialect and how templates are sent).
     // DeviceType and PushVersion are remembered: they decide the dialect (devices/dialect.ts).
@@ -387,7 +387,7 @@ export class TerminalEndpoints {
 
   /** 3.x `POST push`: the configuration block. */
   private async push(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = await this.devices.registration.touch(serial, contactOf(req.trust));
+    const device = await this.devices.registration.touch(serial, contactOf(req));
     const { settings } = this.ctx;
     const offset = this.offsetNow(device);
     const config = push3Config({
@@ -404,7 +404,7 @@ export class TerminalEndpoints {
 
   /** 3.x `GET rtdata?type=time`. */
   private async rtdata(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    const device = await this.devices.registration.touch(serial, contactOf(req.trust));
+    const device = await this.devices.registration.touch(serial, contactOf(req));
     if (req.query.type?.toLowerCase() !== 'time') return ok();
     return ok(push3Time(this.ctx.clock.now(), this.zoneOf(device), this.offsetNow(device)));
   }

@@ -51,7 +51,7 @@ export function reportFromParameters(sent: Dict, mode: ParameterMode): DeviceRep
     userCount: count(d, 'UserCount'),
     fingerprintCount: count(d, 'FPCount'),
     attendanceCount: count(d, 'TransactionCount'),
-    ip: first(d, 'IPAddress', '~IPAddress'),
+    reportedAddress: first(d, 'IPAddress', '~IPAddress'),
     algorithmVersion: first(d, 'FPVersion', '~ZKFPVersion', '~AlgVer'),
     faceAlgorithmVersion: first(d, 'FaceVersion'),
     parameters: { ...d },
@@ -69,7 +69,7 @@ export function reportFromInfo(info: DeviceInfo): DeviceReport {
     userCount: info.userCount,
     fingerprintCount: info.fpCount,
     attendanceCount: info.attLogCount,
-    ip: info.ip,
+    reportedAddress: info.ip,
     algorithmVersion: info.fpAlgVersion,
     faceAlgorithmVersion: info.faceAlgVersion,
   };
@@ -88,7 +88,7 @@ export function reportChanges(device: DeviceRow, r: DeviceReport): boolean {
   if (differs(r.userCount, device.userCount)) return true;
   if (differs(r.fingerprintCount, device.fingerprintCount)) return true;
   if (differs(r.attendanceCount, device.attendanceCount)) return true;
-  if (differs(r.ip, device.ipAddress)) return true;
+  if (differs(r.reportedAddress, device.reportedAddress)) return true;
   if (differs(r.faceAlgorithmVersion, device.faceAlgorithmVersion)) return true;
   if (device.algorithmSource !== 'admin' && differs(r.algorithmVersion, device.algorithmVersion)) return true;
   if (r.speaksBiodata !== undefined && r.speaksBiodata !== device.speaksBiodata) return true;

@@ -189,8 +189,10 @@ function aboutSection(device: DeviceDetailView): HTMLElement {
       ['Enrollment station', device.enrollment_station ? 'Yes: accepts fingerprints of anyone' : 'No'],
       ['Firmware', device.firmware],
       ['Fingerprint algorithm', device.algorithm_version],
-      ['Address', device.ip_address],
-      ['Trusted address', device.pinned_address],
+      // Three addresses that may all differ: each says which it is (behind NAT the reported one is private).
+      ['Address seen', addressFact(device.ip_address, 'Where its requests come from, as the server sees them')],
+      ['Reported address', addressFact(device.reported_address, 'What the terminal says its own address is; behind NAT it differs')],
+      ['Trusted address', addressFact(device.pinned_address, 'People’s records and templates are sent only to requests from here')],
       [
         'Unconfirmed address',
         device.unconfirmed_address
@@ -201,6 +203,11 @@ function aboutSection(device: DeviceDetailView): HTMLElement {
       ['Commands waiting', String(device.pending_commands)],
     ]),
   );
+}
+
+/** An address with a line under it saying which address it is. */
+function addressFact(address: string | null, hint: string): HTMLElement {
+  return h('span', {}, address ?? '—', h('span', { class: 'hint fact-hint' }, hint));
 }
 
 /**
