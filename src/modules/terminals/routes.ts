@@ -12,6 +12,7 @@ import { peerAddress } from '../../platform/http/routable-url';
 import { IpAllowList } from '../../platform/net/ip';
 import { echoIn } from '../../platform/request-context';
 import { formatHttpDate, parseQuery } from '../../protocol/adms';
+import { ClientWentAway, CutOffRequests, whenClientGone } from './cut-off';
 import type { TerminalEndpoints } from './endpoints';
 import { checkDeclaredLength, checkDeviceToken, presentedKeys, readBody } from './guard';
 import { AdmsRefusal, plainText } from './reply';
@@ -35,7 +36,9 @@ const NEEDS_SERIAL = new Set(['cdata', 'getrequest', 'devicecmd', 'ping', 'fdata
 function terminalHandler(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
   const { settings, log } = ctx;
   const allowList = new IpAllowList(settings.ADMS_ALLOWED_IPS);
+  const cutOff = new CutOffRequests(log, ctx.clock);
   return async (request: Request, ip: string | null, rest: string, endpoint: string): Promise<{ status: number; body: string }> => {
+    let serial: string | null = null;
     try {
       if (!allowList.allows(ip)) throw new AdmsRefusal(403, 'address not allowed');
       const method = request.method.toUpperCase();
@@ -44,6 +47,7 @@ function terminalHandler(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
       const query = parseQuery(request.url);
       if (!NEEDS_SERIAL.has(endpoint)) return { status: 200, body: 'OK' };
       if (!query.sn) throw new AdmsRefusal(400, 'missing SN');
+      serial = query.sn;
       const cookie = request.headers.get('cookie');
       checkDeviceToken(settings.ADMS_DEVICE_TOKENS, query.sn, query.pushCommKey, cookie);
       const noBody = method === 'GET' || method === 'HEAD';
@@ -51,12 +55,22 @@ function terminalHandler(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
       if (!noBody) checkDeclaredLength(request, settings.ADMS_MAX_REQUEST_BYTES);
       const trust = await endpoints.identify(query.sn, presentedKeys(query.pushCommKey, cookie), ip);
       let read: Promise<Uint8Array> | null = null;
-      const body = () => (read ??= noBody ? Promise.resolve(new Uint8Array(0)) : readBody(request, settings.ADMS_MAX_REQUEST_BYTES));
+      const body = () =>
+        (read ??= noBody
+          ? Promise.resolve(new Uint8Array(0))
+          : readBody(request, settings.ADMS_MAX_REQUEST_BYTES).catch((error: unknown) => {
+              throw whenClientGone(request, error);
+            }));
       const reply = await endpoints.handle({ method, endpoint, query, ip, trust, body }, query.sn);
       return { status: reply.status ?? 200, body: reply.body };
     } catch (error) {
       if (error instanceof AdmsRefusal) return { status: error.status, body: error.message };
       if (error instanceof FpaError && error.status < 500) return { status: error.status, body: error.message };
+      // Nobody is left to answer: not the server's failure (cut-off.ts).
+      if (error instanceof ClientWentAway) {
+        cutOff.note(ip, serial, rest);
+        return { status: 400, body: 'request body cut off' };
+      }
       log.error('terminal request failed; the terminal will resend', { path: rest, error: describeError(error) });
       return { status: 503, body: 'ERROR: try again later' };
     }
