@@ -378,7 +378,8 @@ describe('a moved terminal, and someone with its serial (ADMS_TRUST=address)', (
     const moved = at('MV-5', MOVED);
     await moved.get('getrequest', info('10.7.7.7'));
     expect(await view('MV-5')).toMatchObject({ ip_address: '127.0.0.1', reported_address: '10.9.9.9', unconfirmed_address: MOVED });
-    // Confirmed there, it is seen there; what it reports is still only what it reports.
+    // Confirmed there, it is seen there (without a handshake: its next contact write, as for
+    // last_seen_at, at most 30 s on); what it reports is still only what it reports.
     expect((await server.admin.post('/devices/MV-5/confirm-address/', { address: MOVED })).status).toBe(200);
     await moved.get('getrequest', info('10.7.7.7'));
     expect(await view('MV-5')).toMatchObject({ ip_address: MOVED, reported_address: '10.7.7.7', pinned_address: MOVED });

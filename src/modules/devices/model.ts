@@ -23,7 +23,7 @@ export const Device = t.Object(
     ip_address: Nullable(
       t.String({
         description:
-          'The address the service sees the terminal at: the TCP peer of its last trusted request (a request from an address it is not trusted at changes nothing).',
+          'The address the service sees the terminal at: the TCP peer of its trusted requests, recorded at once at a handshake, else with `last_seen_at` (at most 30 s late); a request from an address it is not trusted at changes nothing.',
       }),
     ),
     reported_address: Nullable(

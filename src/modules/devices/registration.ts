@@ -48,7 +48,14 @@ export const MAX_CACHED_DEVICES = 10_000;
 const EXPIRE_BATCH = 10_000;
 
 export interface DeviceContact {
+  /** The peer address of a handshake or registration: recorded at once when it changed. */
   ip?: string | null;
+  /**
+   * The peer address of any other request: recorded with the next contact write (at most
+   * LAST_SEEN_FLUSH_MS late, like `last_seen_at`), so a terminal whose address changes on every
+   * poll (a NAT with a pool of addresses) costs no write per poll.
+   */
+  peer?: string | null;
   /** The request's source address: registers an unknown serial under it (ADMS_MAX_PENDING_PER_ADDRESS). */
   source?: string | null;
   pushVersion?: string | null;
@@ -110,7 +117,7 @@ export class DeviceRegistration {
         online: true,
         pushVersion: contact.pushVersion || row.pushVersion,
         language: contact.language || row.language,
-        ipAddress: contact.ip || row.ipAddress,
+        ipAddress: contact.ip || contact.peer || row.ipAddress,
       };
       await this.ctx.db.write(async (w) => {
         await w.tx.update(devices).set(set).where(eq(devices.id, before.id));

@@ -23,7 +23,7 @@ export const devices = sqliteTable(
     /** `DeviceType` declared at the 3.x registry (`acc` security, `att` attendance): with pushVersion, the dialect spoken to it. */
     deviceType: text('device_type'),
     firmware: text('firmware'),
-    /** The address the service sees: the TCP peer of the terminal's last trusted request (never what it reports). */
+    /** The address the service sees: the TCP peer of the terminal's trusted requests (never what it reports; registration.ts `touch`). */
     ipAddress: text('ip_address'),
     /** The address the terminal reports for itself (`IPAddress` of INFO/options); behind NAT it differs from ipAddress. */
     reportedAddress: text('reported_address'),

@@ -187,7 +187,7 @@ export class TerminalEndpoints {
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     // From an unconfirmed address the terminal is answered, but what it says of itself is not taken (the dialect follows it).
-    const device = await this.devices.registration.touch(serial, contactOf(req, { pushVersion: query.pushver, language: query.language }));
+    const device = await this.devices.registration.touch(serial, contactOf(req, { ip: req.ip, pushVersion: query.pushver, language: query.language }));
     // The dialect follows what the terminal declared: a 3.x pushver now, or DeviceType=acc /
     // PushVersion=3.x at registry (a handshake without pushver keeps what was declared).
     const v3 = speaksSecurityPush(device);
@@ -377,7 +377,7 @@ export class TerminalEndpoints {
 
   /** 3.x `POST registry`: capabilities recorded, a stable RegistryCode answered. */
   private async registry(req: TerminalRequest, serial: string): Promise<TerminalReply> {
-    let device = await this.devices.registration.touch(serial, contactOf(req));
+    let device = await this.devices.registration.touch(serial, contactOf(req, { ip: req.ip }));
     const params = parseRegistryBody(await this.text(device, req));
     // From an unconfirmed address its declarations are not taken (they decide the dialect and how templates are sent).
     // DeviceType and PushVersion are remembered: they decide the dialect (devices/dialect.ts).

@@ -15,15 +15,15 @@ export function withheld(trust: Trust): boolean {
 
 /**
  * What a request records of the terminal's contact (devices.registration.touch): all of it, its
- * peer address included (`ip_address` is the address the service sees the terminal at, on every
- * request, not only at its handshake, which a terminal makes only when it starts), or nothing
+ * peer address included (`ip_address` is the address the service sees the terminal at, from every
+ * request, not only from its handshake, which a terminal makes only when it starts), or nothing
  * when it is withheld (an unconfirmed address, no key under ADMS_TRUST=key): it then neither
  * changes the shown address nor counts as the terminal being seen (last seen, online, offline
  * alarms), so whoever read the serial off the label cannot keep a dead or stolen terminal online.
  * Its new address is still recorded for the diagnostics (devices/identity.ts).
  */
 export function contactOf(req: { trust: Trust; ip: string | null }, contact: DeviceContact = {}): DeviceContact {
-  return withheld(req.trust) ? { seen: false } : { ip: req.ip, ...contact };
+  return withheld(req.trust) ? { seen: false } : { peer: req.ip, ...contact };
 }
 
 /**
