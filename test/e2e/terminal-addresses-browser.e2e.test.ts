@@ -45,7 +45,10 @@ describe('Terminals › a terminal’s addresses', () => {
       };
       expect(await fact('Address seen')).toEqual(['127.0.0.1', 'Where its requests come from, as the server sees them']);
       expect(await fact('Reported address')).toEqual(['10.9.9.9', 'What the terminal says its own address is; behind NAT it differs']);
-      expect(await fact('Trusted address')).toEqual(['127.0.0.1', 'People’s records and templates are sent only to requests from here']);
+      expect(await fact('Trusted address')).toEqual([
+        '127.0.0.1',
+        'Under the default address trust, people’s records and templates go only to requests from here (or with its key)',
+      ]);
     });
   });
 });

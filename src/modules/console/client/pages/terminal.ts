@@ -192,7 +192,10 @@ function aboutSection(device: DeviceDetailView): HTMLElement {
       // Three addresses that may all differ: each says which it is (behind NAT the reported one is private).
       ['Address seen', addressFact(device.ip_address, 'Where its requests come from, as the server sees them')],
       ['Reported address', addressFact(device.reported_address, 'What the terminal says its own address is; behind NAT it differs')],
-      ['Trusted address', addressFact(device.pinned_address, 'People’s records and templates are sent only to requests from here')],
+      [
+        'Trusted address',
+        addressFact(device.pinned_address, 'Under the default address trust, people’s records and templates go only to requests from here (or with its key)'),
+      ],
       [
         'Unconfirmed address',
         device.unconfirmed_address
