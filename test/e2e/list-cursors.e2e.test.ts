@@ -14,6 +14,8 @@ const SERIALS = ['CURSORA1', 'CURSORB2'];
 let server: TestServer;
 let lists: DocumentedOperation[];
 let known: Record<string, string>;
+/** The `{id}` of a person's lists (`enrollees/{id}/consents/`). */
+let personId: string;
 /** The `next_cursor` of each list's first page (limit 1), for the lists that have a second page. */
 const ownCursor = new Map<string, string>();
 
@@ -36,6 +38,9 @@ beforeAll(async () => {
   await ok(admin.post('/areas/', { name: 'cursor-area' }));
   const people = [await newEnrollee(server, { areas: ['default'] }), await newEnrollee(server, { areas: ['default'] })];
   for (const person of people) await ok(admin.post('/punches/manual/', { enrollee: person.id, at: '2026-01-08T08:00:00Z', reason: 'forgot' }));
+  // A second consent (a new notice), so the person's consents have a second page.
+  await ok(admin.post(`/enrollees/${people[0]!.id}/consent/`, { version: 'v2', method: 'paper' }));
+  personId = people[0]!.id;
   for (const _ of [1, 2]) await admin.post(`/webhooks/${hooks[0]!.id}/test/`);
   for (const [i, date] of ['2026-01-06', '2026-01-07'].entries()) {
     await ok(admin.post('/holidays/', { date, name: `Day ${i}` }));
@@ -76,7 +81,7 @@ afterAll(async () => {
 /** The URL of a list, its path and required query parameters filled with real values, ready for `&cursor=`. */
 function urlOf(op: DocumentedOperation): string {
   const fill = (name: string) => {
-    const value = known[name];
+    const value = name === 'id' && op.path.includes('/enrollees/{id}/') ? personId : known[name];
     if (value === undefined) throw new Error(`no known value for ${name} in ${op.path}`);
     return encodeURIComponent(value);
   };

@@ -4,7 +4,8 @@
  * done), never the API's text with its paths, and Operations' recent events say it the same way;
  * an open session at a terminal waits for the person there, not for an agent; a visit asks for no
  * proof of deletion the person does not have (it was a 404 in the browser's console and a refusal
- * in the server's log at every visit).
+ * in the server's log at every visit); the consent history lists every consent of the person, a
+ * withdrawn one too, where the Consent section shows only the current one.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
@@ -113,6 +114,29 @@ describe('a person’s page', () => {
       const sessions = page.getByRole('region', { name: 'Enrollment sessions' });
       await sessions.getByText('0 of 2: Left palm, Right palm').waitFor();
       expect(await sessions.getByText(/Left little/).count()).toBe(0);
+    });
+  });
+
+  test('the consent history shows the consent given, its withdrawal and the consent given again', async () => {
+    const jo = await person('E6', 'Jo Lind', ['north']);
+    expect((await server.admin.post(`/enrollees/${jo.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    expect((await server.admin.delete(`/enrollees/${jo.id}/consent/`)).status).toBe(200);
+    expect((await server.admin.post(`/enrollees/${jo.id}/consent/`, { version: 'v2', method: 'signed form' })).status).toBe(201);
+    await withPage(async (page) => {
+      await goTo(page, `#/people/${jo.id}`, /Jo Lind/);
+      const history = page.getByRole('region', { name: 'Consent history' });
+      const rows = history.getByRole('row');
+      await rows.nth(2).waitFor();
+      const texts = await rows.allTextContents();
+      expect(texts).toHaveLength(3);
+      expect(texts[1]).toContain('v1');
+      expect(texts[1]).toContain('paper');
+      expect(texts[1]).toMatch(/Withdrawn on .+ by admin@example\.com; 0 biometric templates destroyed/);
+      expect(texts[2]).toContain('v2');
+      expect(texts[2]).toContain('signed form');
+      expect(texts[2]).toContain('Current');
+      // The Consent section still shows the current one only.
+      expect(await page.getByRole('region', { name: 'Consent', exact: true }).getByText('v1', { exact: true }).count()).toBe(0);
     });
   });
 

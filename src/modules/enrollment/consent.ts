@@ -5,15 +5,17 @@
  * withdrawal that finds nothing to withdraw records nothing: no event tells listeners and
  * webhooks of a withdrawal that did not happen.
  */
-import { and, desc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { cursorOf, type Page, timeIdCursor } from '../../platform/http/paging';
 import { audit } from '../audit';
 import type { ConsentView, ConsentWithdrawalView, EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import { consentView, lastWithdrawnAt } from './consent-records';
 import type { EnrollmentEvents } from './events';
+import type { ConsentRecordView } from './model';
 import type { EnrollmentRuntime } from './runtime';
 import { OPEN_STATUSES } from './sessions';
 import { consents, enrollmentSessions } from './tables';
@@ -140,6 +142,41 @@ export class ConsentService {
       }
     }
     return out;
+  }
+
+  /**
+   * Every consent record of the person, oldest first (subject access, `enrollees/{id}/consents/`):
+   * what each record holds, never anything biometric. A record ended by the consent recorded after
+   * it (its end is that one's start) was replaced, not withdrawn.
+   */
+  async history(enrolleeId: string, page: { limit: number; cursor?: string }): Promise<Page<ConsentRecordView>> {
+    // The record's columns by its table's name (a select of one table names them bare), the next one's by its alias.
+    const replaced = sql<number>`exists (select 1 from ${consents} next_consent where next_consent.enrollee_id = ${consents}.enrollee_id
+      and next_consent.given_at = ${consents}.withdrawn_at and next_consent.id <> ${consents}.id)`;
+    const after = timeIdCursor('enrollee-consents', page.cursor);
+    const rows = await this.ctx.db.orm
+      .select({ record: consents, replaced })
+      .from(consents)
+      .where(
+        and(
+          eq(consents.enrolleeId, enrolleeId),
+          after ? or(gt(consents.givenAt, after.time), and(eq(consents.givenAt, after.time), gt(consents.id, after.id))) : undefined,
+        ),
+      )
+      .orderBy(asc(consents.givenAt), asc(consents.id))
+      .limit(page.limit + 1);
+    const shown = rows.slice(0, page.limit);
+    const last = shown[shown.length - 1]?.record;
+    return {
+      results: shown.map(({ record: r, replaced: wasReplaced }) => ({
+        ...consentView(r),
+        withdrawn_at: r.withdrawnAt === null ? null : new Date(r.withdrawnAt).toISOString(),
+        withdrawn_by: r.withdrawnBy,
+        ended: r.withdrawnAt === null ? null : wasReplaced ? 'replaced' : 'withdrawn',
+        templates_destroyed: r.templatesDestroyed,
+      })),
+      next_cursor: rows.length > page.limit && last ? cursorOf('enrollee-consents', [last.givenAt, last.id]) : null,
+    };
   }
 
   /** Current consent per enrollee. */

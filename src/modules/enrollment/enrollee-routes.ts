@@ -1,8 +1,11 @@
-/** An enrollee's consent and templates: `enrollees/{id}/consent/` and `enrollees/{id}/templates/` (docs/api.md). */
+/**
+ * An enrollee's consent and templates: `enrollees/{id}/consent/`, the history of their consents
+ * `enrollees/{id}/consents/` and `enrollees/{id}/templates/` (docs/api.md).
+ */
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { Consent, EnrolleeParams, type EnrolleeService } from '../enrollees';
-import { ConsentCreate, ConsentWithdrawn, TemplateList } from './model';
+import { ConsentCreate, ConsentHistory, ConsentWithdrawn, TemplateList } from './model';
 import type { Enrollment } from './module';
 
 const tags = ['enrollees'];
@@ -35,6 +38,22 @@ export function biometricRoutes(http: Http, deps: { enrollment: Enrollment; enro
         params: EnrolleeParams,
         response: { 200: ConsentWithdrawn, ...errors('not_found') },
         detail: { summary: 'Withdraw consent: templates destroyed and deleted from terminals', tags },
+      },
+    )
+    .get(
+      '/enrollees/:id/consents',
+      async ({ params, query, scope }) => {
+        const enrollee = await enrollees.get(params.id, undefined, scope);
+        return enrollment.consent.history(enrollee.id, { limit: query.limit ?? 100, cursor: query.cursor });
+      },
+      {
+        params: EnrolleeParams,
+        query: ConsentHistory.query,
+        response: { 200: ConsentHistory.response, ...errors('not_found', 'invalid_cursor') },
+        detail: {
+          summary: 'Every consent record of the person, oldest first: given (version, method, when, by whom), withdrawn or replaced (when, by whom)',
+          tags,
+        },
       },
     )
     .get(

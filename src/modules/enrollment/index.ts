@@ -11,7 +11,7 @@ export type { EnrollmentEvents } from './events';
 export type { FanOut } from './fan-out';
 export { enrollmentJobs } from './jobs';
 export { isBiometricType, kindAlgorithmOf, readsKind } from './kinds';
-export type { AgentView, TemplateView } from './model';
+export type { AgentView, ConsentRecordView, TemplateView } from './model';
 export { Enrollment } from './module';
 export * as enrollmentReactions from './reactions';
 export { rotateTemplateKeys } from './rotate-keys';

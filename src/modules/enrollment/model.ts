@@ -183,6 +183,30 @@ export const ConsentCreate = Body(
 
 export const ConsentWithdrawn = t.Object({ withdrawn: t.Boolean(), templates_destroyed: Int() }, { title: 'ConsentWithdrawn' });
 
+/** One consent record of a person's history (`enrollees/{id}/consents/`): what the record holds, never anything biometric. */
+export const ConsentRecord = t.Object(
+  {
+    version: t.String({ description: 'Version of the consent text the person agreed to.' }),
+    method: t.String({ description: 'How consent was given, e.g. `signed form`.' }),
+    given_at: Instant(),
+    given_by: t.String({ description: 'Who recorded it (the caller then).' }),
+    withdrawn_at: Nullable(Instant('When it ended; null while it stands.')),
+    withdrawn_by: Nullable(t.String({ description: 'Who ended it: who withdrew it, deleted the person or recorded the consent that replaced it.' })),
+    ended: Nullable(
+      OneOf(
+        ['withdrawn', 'replaced'],
+        'How it ended: `withdrawn` (consent withdrawn, or the person deleted), `replaced` (a new consent was recorded: `withdrawn_at` is its `given_at`); null while it stands.',
+      ),
+    ),
+    templates_destroyed: Nullable(Int({ description: 'Biometric templates its withdrawal destroyed on the server (null: none recorded, or replaced).' })),
+  },
+  { title: 'ConsentRecord' },
+);
+
+export type ConsentRecordView = Static<typeof ConsentRecord>;
+
+export const ConsentHistory = { query: t.Object({ ...PageQuery }), response: Page(ConsentRecord) };
+
 export const TemplateInfo = t.Object(
   {
     id: Uuid(),

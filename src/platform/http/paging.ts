@@ -34,6 +34,7 @@ const PAGED_LISTS = [
   'devices',
   'employees',
   'enrollees',
+  'enrollee-consents',
   'enrollees-by-name',
   'enrollees-by-employee',
   'enrollees-by-pin',

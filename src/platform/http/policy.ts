@@ -102,6 +102,7 @@ export const POLICY: readonly Rule[] = [
   rule('PATCH', 'enrollees/{id}/', [H]),
   rule('DELETE', 'enrollees/{id}/', [H]),
   rule('GET', 'enrollees/{id}/templates/', READ_PEOPLE),
+  rule('GET', 'enrollees/{id}/consents/', READ_PEOPLE),
   rule('GET', 'enrollees/{id}/deletion-proof/', [H]),
   rule('GET', 'enrollees/{id}/deletion-proof.pdf', [H]),
 

@@ -1,7 +1,8 @@
-/** A person's consent to biometrics: as given (and its withdrawal), or recorded (again). */
+/** A person's consent to biometrics: as given (and its withdrawal), or recorded (again), and every consent of theirs so far. */
 import type { EnrolleeView } from '../../../enrollees';
+import type { ConsentRecordView } from '../../../enrollment';
 import { api, can, currentSession } from '../api';
-import { announce, badge, button, confirmAction, definitionList, field, h, input, section } from '../dom';
+import { announce, badge, button, confirmAction, definitionList, field, h, input, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { count, dateTime } from '../format';
 
@@ -84,5 +85,28 @@ function withdrawnConsent(withdrawal: NonNullable<EnrolleeView['consent_withdraw
     ]),
     h('p', { class: 'muted' }, 'No biometric is taken until consent is recorded again.'),
     form,
+  );
+}
+
+/** How a consent ended, in words: withdrawn (when, by whom), replaced by a newer one, or standing. */
+function consentEnd(c: ConsentRecordView): HTMLElement | string {
+  if (c.ended === null || c.withdrawn_at === null) return badge('Current', 'ok');
+  if (c.ended === 'replaced') return `Replaced by a newer consent on ${dateTime(c.withdrawn_at)}`;
+  const destroyed = c.templates_destroyed === null ? '' : `; ${destroyedTemplates(c.templates_destroyed)} destroyed`;
+  return `Withdrawn on ${dateTime(c.withdrawn_at)} by ${c.withdrawn_by ?? 'someone'}${destroyed}`;
+}
+
+/**
+ * Every consent of the person, oldest first (`enrollees/{id}/consents/`): what HR hands a person
+ * who asks what they agreed to and when, where the Consent section shows only the current one.
+ */
+export function consentHistorySection(records: ConsentRecordView[]): HTMLElement {
+  return section(
+    'Consent history',
+    table(
+      ['Consent text version', 'How', 'Given', 'Ended'],
+      records.map((c) => [c.version, c.method, `${dateTime(c.given_at)} by ${c.given_by}`, consentEnd(c)]),
+      'No consent recorded yet.',
+    ),
   );
 }

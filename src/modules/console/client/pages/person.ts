@@ -1,12 +1,12 @@
 /**
- * One person: consent (record with the consent text's version and how it was given, withdraw),
- * their biometrics with where each is, enrollment on a terminal or at a desktop agent, areas,
+ * One person: consent (record with the consent text's version and how it was given, withdraw)
+ * and the history of their consents, their biometrics with where each is, enrollment on a terminal or at a desktop agent, areas,
  * card, deactivation and deletion, and the proof of deletion once consent is withdrawn.
  */
 
 import type { DeviceView } from '../../../devices';
 import type { EnrolleeView } from '../../../enrollees';
-import type { AgentView, SessionView, TemplateView } from '../../../enrollment';
+import type { AgentView, ConsentRecordView, SessionView, TemplateView } from '../../../enrollment';
 import { ApiError, api, can, everyRow, type List, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, table } from '../dom';
@@ -14,7 +14,7 @@ import { onSubmit } from '../form-errors';
 import { biometricPart, dateTime, words } from '../format';
 import { sessionReason, sessionStatus } from '../session-words';
 import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
-import { consentSection } from './person-consent';
+import { consentHistorySection, consentSection } from './person-consent';
 import { enrollSection } from './person-enrollment';
 
 /** A biometric's state on one terminal (not "Present": that is an attendance status). */
@@ -40,7 +40,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
     throw error;
   });
   if (!person) return undefined;
-  const [templates, devices, agents, sessions, proof] = await loadRecords(person, base);
+  const [templates, devices, agents, sessions, proof, consents] = await loadRecords(person, base);
   const mine = sessions.results.filter((s) => s.enrollee.id === person.id);
   const deviceName = (serial: string) => devices.find((d) => d.serial_number === serial)?.name ?? serial;
 
@@ -50,6 +50,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
     h('h1', {}, person.display_name, ' ', person.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted')),
     personActions(person, base, redraw),
     h('div', { class: 'columns' }, await aboutSection(person, base, redraw), consentSection(person, base, redraw)),
+    can('GET enrollees/{id}/consents/') && consentHistorySection(consents),
     proof ? proofSection(proof) : null,
     biometricsSection(templates.results, deviceName),
     (can('POST enrollees/{id}/remote-enrollment/') || can('POST enrollment-sessions/')) &&
@@ -79,6 +80,7 @@ function loadRecords(person: EnrolleeView, base: string) {
     can('GET enrollment-agents/') ? everyRow<AgentView>('enrollment-agents/') : [],
     can('GET enrollment-sessions/') ? api.get<List<SessionView>>(`enrollment-sessions/?enrollee=${encodeURIComponent(id)}&limit=50`) : none<SessionView>(),
     person.has_deletion_proof ? loadProof(id) : null,
+    can('GET enrollees/{id}/consents/') ? everyRow<ConsentRecordView>(`${base}consents/`) : ([] as ConsentRecordView[]),
   ]);
 }
 
