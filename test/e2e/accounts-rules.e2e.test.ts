@@ -194,10 +194,25 @@ describe('API keys', () => {
     expect((await northHr.post('/users/', { name: 'Sneaky', username: 'sneaky', role: 'admin' })).status).toBe(401);
     const audit = await server.admin.get('/audit-log/?action=user.updated');
     expect(
-      audit.body.results.find((r: { target_id: string; details: { role?: string } }) => r.target_id === amy.id && r.details.role === 'viewer').details,
+      audit.body.results.find((r: { target_id: string; details: { role?: { to: string } } }) => r.target_id === amy.id && r.details.role?.to === 'viewer')
+        .details,
     ).toMatchObject({
       api_keys_revoked: 2,
     });
+  });
+
+  test('a change of role or areas is audited with what it was: { from, to }, as a schedule change is', async () => {
+    const ben = await makeUser(server, 'ben', 'hr', { areas: ['north'] });
+    expect((await server.admin.patch(`/users/${ben.id}/`, { role: 'admin' })).status).toBe(200);
+    expect((await server.admin.patch(`/users/${ben.id}/`, { areas: ['north', 'south'], name: 'Ben Ek' })).status).toBe(200);
+    // Sent with the values it has: no change to record.
+    expect((await server.admin.patch(`/users/${ben.id}/`, { role: 'admin', areas: ['south', 'north'] })).status).toBe(200);
+    const entries = (await server.admin.get(`/audit-log/?action=user.updated&target=${ben.id}`)).body.results as { details: Record<string, unknown> }[];
+    expect(entries.map((e) => e.details).reverse()).toEqual([
+      { username: 'ben', role: { from: 'hr', to: 'admin' }, api_keys_revoked: 0 },
+      { username: 'ben', name: { from: 'ben', to: 'Ben Ek' }, areas: { from: ['north'], to: ['north', 'south'] }, api_keys_revoked: 0 },
+      { username: 'ben', api_keys_revoked: 0 },
+    ]);
   });
 
   test('a key made with a key ends with the same user: demoted or disabled, the whole chain goes, so no key gives them admin back', async () => {

@@ -25,6 +25,22 @@ export type ResetReaction = (tx: Tx, userId: string) => Promise<void>;
 
 const lower = (text: string) => text.trim().toLowerCase();
 
+/**
+ * What a change of an account changed, each field `{ from, to }` as a schedule change records it
+ * (a role change says the role it took away, not only the one it gave), and `disabled` when it
+ * was asked; a field sent with the value it had is no change.
+ */
+function changesOf(before: UserWithAreas, after: UserRow, areas: string[]): Record<string, unknown> {
+  const was = before.row;
+  const changes: Record<string, unknown> = {};
+  for (const key of ['name', 'email', 'role'] as const) {
+    if (after[key] !== was[key]) changes[key] = { from: was[key], to: after[key] };
+  }
+  if (areas.join('\n') !== before.areas.join('\n')) changes.areas = { from: before.areas, to: areas };
+  if ((after.disabledAt === null) !== (was.disabledAt === null)) changes.disabled = after.disabledAt !== null;
+  return changes;
+}
+
 export class UsersService {
   readonly invites: Invites;
   private secondFactors: SecondFactorLookup = NO_SECOND_FACTORS;
@@ -219,7 +235,7 @@ export class UsersService {
         action: disabling ? 'user.disabled' : patch.disabled === false && row.disabledAt !== null ? 'user.enabled' : 'user.updated',
         targetType: 'user',
         targetId: row.id,
-        details: { username: row.username, ...patch, ...(ended ?? {}) },
+        details: { username: row.username, ...changesOf(user, { ...row, ...next }, areas), ...(ended ?? {}) },
       });
       return this.view(tx, { row: { ...row, ...next }, areas });
     });

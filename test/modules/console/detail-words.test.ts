@@ -68,4 +68,11 @@ describe('details in words', () => {
     );
     expect(summarize({ return_code: -1002 })).toBe('Answer: code -1002');
   });
+
+  test('a change by what it was and what it is: a role, areas (none is every area), a name', () => {
+    expect(summarize({ username: 'amy', role: { from: 'hr', to: 'admin' }, areas: { from: [], to: ['north', 'south'] } })).toBe(
+      'Username: amy, Role: from hr to admin, Areas: from every area to north, south',
+    );
+    expect(summarize({ email: { from: null, to: 'amy@example.com' } })).toBe('Email: from none to amy@example.com');
+  });
 });

@@ -60,8 +60,18 @@ function detail(key: string, value: unknown, context: { names?: Names; biometric
   return `${label(key)}: ${typeof value === 'string' && /^[a-z]+(_[a-z]+)*$/.test(value) ? words(value).toLowerCase() : String(value)}`;
 }
 
-/** A terminal by its serial, a person by their id, a punch or an attendance day by its person and date; else nothing. */
+/** A value a change went from or to: a list by its items (no area is every area), none as none. */
+function changeValue(key: string, value: unknown): string {
+  if (Array.isArray(value)) return value.length > 0 ? value.join(', ') : key === 'areas' ? 'every area' : 'none';
+  return value === null || value === undefined || value === '' ? 'none' : String(value);
+}
+
+/**
+ * A terminal by its serial, a person by their id, a punch or an attendance day by its person and
+ * date, a change by what it was and what it is ("Role: from hr to admin"); else nothing.
+ */
 function objectDetail(key: string, ref: Record<string, unknown>, names?: Names): string | null {
+  if ('from' in ref && 'to' in ref && Object.keys(ref).length === 2) return `${label(key)}: from ${changeValue(key, ref.from)} to ${changeValue(key, ref.to)}`;
   if (typeof ref.serial_number === 'string') return `${label(key)}: ${names?.terminal(ref.serial_number) ?? ref.serial_number}`;
   if (typeof ref.punched_at === 'string') return punchDetail(ref, names);
   if (typeof ref.enrollee === 'string' && typeof ref.date === 'string') {
