@@ -156,7 +156,8 @@ export class ChangesToEnrollees {
       // The tombstone keeps the PIN for ever, but lets go of the card.
       await w.tx.update(enrollees).set({ status: 'deleted', card: null, updatedAt: now }).where(eq(enrollees.id, enrollee.id));
       await audit(w.tx, now, { actor: options.by, action: 'enrollee.deleted', targetType: 'enrollee', targetId: enrollee.id });
-      await this.events.record(w, 'enrollee_deleted', { enrollee: enrolleeRef(enrollee), by: options.by });
+      // Its reactions (consent ended, templates destroyed, the deletion proof) take the deletion's instant from it.
+      await this.events.record(w, 'enrollee_deleted', { enrollee: enrolleeRef(enrollee), by: options.by }, { at: now });
     });
   }
 

@@ -76,7 +76,7 @@ export class ConsentService {
       const enrollee = await this.enrollees.get(enrolleeId, w.tx);
       const withdrawn = await this.endCurrent(w, enrollee.id, options.by, now);
       if (!withdrawn && !(await this.leftToWithdraw(w.tx, enrollee.id))) return { withdrawn: false, templates_destroyed: 0 };
-      const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by);
+      const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by, { at: now });
       // Kept on the record so that whoever may read the person reads what the withdrawal did.
       if (withdrawn) {
         await w.tx
@@ -91,7 +91,7 @@ export class ConsentService {
         targetId: enrollee.id,
         details: { templates_destroyed: destroyed },
       });
-      await this.events.record(w, 'consent_withdrawn', { enrollee: enrollee.id, by: options.by });
+      await this.events.record(w, 'consent_withdrawn', { enrollee: enrollee.id, by: options.by }, { at: now });
       return { withdrawn, templates_destroyed: destroyed };
     });
   }

@@ -127,14 +127,18 @@ export const sendFilledCardToOtherTerminals =
     }
   };
 
-/** enrollee_deleted: consent ends, templates are destroyed and the person is deleted from every terminal. */
+/**
+ * enrollee_deleted: consent ends, templates are destroyed and the person is deleted from every
+ * terminal, all at the deletion's instant (the event's), as its audit entry says it.
+ */
 export const destroyBiometricsOfDeleted =
-  ({ clock, consent, templates }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_deleted'> =>
+  ({ consent, templates }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_deleted'> =>
   async (w, deleted) => {
-    for (const { data } of deleted) {
-      await consent.endCurrent(w, data.enrollee.id, data.by, clock.now());
+    for (const { data, at } of deleted) {
+      await consent.endCurrent(w, data.enrollee.id, data.by, at);
       await templates.destroyTemplatesIn(w, { id: data.enrollee.id, devicePin: data.enrollee.device_pin }, 'enrollee deleted', data.by, {
         deleteUserFromDevices: true,
+        at,
       });
     }
   };

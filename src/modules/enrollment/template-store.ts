@@ -261,10 +261,12 @@ export class TemplateStore {
     enrollee: { id: string; devicePin: string },
     reason: string,
     by: string,
-    options: { deleteUserFromDevices?: boolean } = {},
+    options: { deleteUserFromDevices?: boolean; at?: number } = {},
   ): Promise<number> {
     const { tx } = w;
-    const now = this.ctx.clock.now();
+    // The instant of the withdrawal or deletion that asked for it, when there is one: its audit
+    // entries, its consent record and the deletion proof (reacting to the event) all say it.
+    const now = options.at ?? this.ctx.clock.now();
     const rows = await tx
       .select({ id: templates.id, type: templates.type, fingerIndex: templates.fingerIndex, slot: templates.slot })
       .from(templates)
@@ -290,7 +292,7 @@ export class TemplateStore {
       targetId: enrollee.id,
       details: { count: templateIds.length, reason },
     });
-    await this.events.record(w, 'templates_destroyed', { enrollee: enrollee.id, count: templateIds.length, reason });
+    await this.events.record(w, 'templates_destroyed', { enrollee: enrollee.id, count: templateIds.length, reason }, { at: now });
     return templateIds.length;
   }
 

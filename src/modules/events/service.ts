@@ -36,7 +36,7 @@ export interface LoggedEvent<T extends string = string, D = Record<string, unkno
   sequence: number;
   id: string;
   type: T;
-  /** When it was recorded (ms since the epoch). */
+  /** When it was recorded (ms since the epoch), or the instant of the change it announces when its module says (RecordOptions). */
   at: number;
   data: D;
 }
@@ -61,6 +61,18 @@ export interface StoredForm<D> {
   show(q: Queryable, stored: readonly Record<string, unknown>[]): Promise<object[]>;
 }
 
+/** How one event is recorded, beside its data. */
+export interface RecordOptions {
+  /** Handed to in-process listeners only, never stored. */
+  local?: object;
+  /**
+   * The instant of the change it announces (ms), taken once by the write that made the change,
+   * so the event, the audit entries and the rows of that change carry the same time (a
+   * withdrawal's `withdrawn_at`, its audit entries, its deletion proof); default: now.
+   */
+  at?: number;
+}
+
 export type Reactor<K extends string, D> = (w: WriteContext, events: readonly LoggedEvent<K, D>[]) => Promise<void>;
 
 /** A reaction to one type of a module's events (what a module's `reactions.ts` exports). */
@@ -68,7 +80,7 @@ export type ReactionTo<M, K extends keyof M & string> = Reactor<K, M[K]>;
 
 /** A module's typed view of the log, over its own event map. */
 export interface EventChannel<M extends EventMap<M>> {
-  record<K extends keyof M & string>(w: WriteContext, type: K, data: M[K], local?: object): Promise<LoggedEvent<K, M[K]>>;
+  record<K extends keyof M & string>(w: WriteContext, type: K, data: M[K], options?: RecordOptions): Promise<LoggedEvent<K, M[K]>>;
   recordMany<K extends keyof M & string>(w: WriteContext, type: K, events: readonly NewEvent<M[K]>[]): Promise<LoggedEvent<K, M[K]>[]>;
   /** Runs `reactor` inside every transaction that records `type`, once per record call, with its events. */
   react<K extends keyof M & string>(type: K, reactor: Reactor<K, M[K]>): void;
@@ -109,8 +121,8 @@ export class EventLog {
 
   channel<M extends EventMap<M>>(): EventChannel<M> {
     return {
-      record: async (w, type, data, local) => {
-        const [event] = await this.append(w, type, [{ data, local }]);
+      record: async (w, type, data, options = {}) => {
+        const [event] = await this.append(w, type, [{ data, local: options.local }], options.at);
         return event as LoggedEvent<typeof type, M[typeof type]>;
       },
       recordMany: async (w, type, events) => (await this.append(w, type, events)) as LoggedEvent<typeof type, M[typeof type]>[],
@@ -284,9 +296,13 @@ export class EventLog {
     return events;
   }
 
-  private async append(w: WriteContext, type: string, events: readonly NewEvent<object>[]): Promise<LoggedEvent<string, object>[]> {
+  private async append(
+    w: WriteContext,
+    type: string,
+    events: readonly NewEvent<object>[],
+    at: number = this.runtime.clock.now(),
+  ): Promise<LoggedEvent<string, object>[]> {
     if (events.length === 0) return [];
-    const at = this.runtime.clock.now();
     const logged: LoggedEvent<string, object>[] = [];
     for (const chunk of chunks(events, INSERT_CHUNK)) {
       const ids = chunk.map(() => newEventId());

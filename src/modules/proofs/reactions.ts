@@ -21,9 +21,10 @@ const PROVEN: Readonly<Record<string, DeletionReason>> = { 'consent withdrawn': 
 export const openProofOnDestruction =
   (proofs: DeletionProofs): ReactionTo<EnrollmentEvents, 'templates_destroyed'> =>
   async (w, destroyed) => {
-    for (const { data } of destroyed) {
+    // Dated by the withdrawal's or the deletion's own instant (the event's), as its records are.
+    for (const { data, at } of destroyed) {
       const reason = PROVEN[data.reason];
-      if (reason) await proofs.open(w, data.enrollee, reason, data.count);
+      if (reason) await proofs.open(w, data.enrollee, reason, data.count, at);
     }
   };
 

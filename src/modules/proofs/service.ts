@@ -62,10 +62,12 @@ export class DeletionProofs {
    * confirmation predates it) and lists every request. A request that changes nothing (nothing
    * destroyed, no delete owed that the proof does not already wait for, the same reason: a
    * withdrawal with nothing left to withdraw) leaves the proof as it is: its dates, its completion.
+   * `at` is the request's own instant (the withdrawal's `withdrawn_at`, the deletion's audit
+   * entry), so the signed document and the records say the same time.
    */
-  async open(w: WriteContext, enrolleeId: string, reason: DeletionReason, count: number): Promise<void> {
+  async open(w: WriteContext, enrolleeId: string, reason: DeletionReason, count: number, at: number): Promise<void> {
     const { tx } = w;
-    const now = this.ctx.clock.now();
+    const now = at;
     const person = await this.enrollees.find(tx, enrolleeId);
     if (!person) return;
     const owed = await openDeletesOf(tx, person.devicePin);
@@ -100,7 +102,8 @@ export class DeletionProofs {
       owed.filter((d) => devices.has(d.deviceId)),
       known,
     );
-    await this.completeIfDone(w, [enrolleeId]);
+    // Complete at once when nothing is owed: at the request's instant.
+    await this.completeIfDone(w, [enrolleeId], now);
   }
 
   /** The terminals that owe these deletes about the person are pending in their proof, waiting for them. */
@@ -250,10 +253,9 @@ export class DeletionProofs {
   }
 
   /** Proofs with no terminal left pending become complete: the PIN is no longer kept, the event is recorded. */
-  private async completeIfDone(w: WriteContext, enrolleeIds: readonly string[]): Promise<void> {
+  private async completeIfDone(w: WriteContext, enrolleeIds: readonly string[], now: number = this.ctx.clock.now()): Promise<void> {
     if (enrolleeIds.length === 0) return;
     const { tx } = w;
-    const now = this.ctx.clock.now();
     for (const id of enrolleeIds) {
       const [pending] = await tx
         .select({ id: deletionProofTerminals.deviceId })
