@@ -11,14 +11,21 @@ import type { FleetEvents } from '../modules/fleet';
 import type { ProofEvents } from '../modules/proofs';
 import type { LoggedPunchEvents, PunchEvents, PunchPayload } from '../modules/punches';
 
-/** In-process `punch_received` listeners also get the parsed line (docs/spec.md `payload`), which the log does not keep. */
+/**
+ * What in-process listeners get beside the logged data, which the log does not keep: the parsed
+ * line of `punch_received` (docs/spec.md `payload`); for a terminal an administrator registered
+ * (`POST devices/`, registered and approved in one request) who did (`registered_by`) and that its
+ * `device_approved` is that registration's (`registered`).
+ */
 interface InProcessExtras {
   punch_received: PunchEvents['punch_received'] & { payload: PunchPayload };
+  device_registered: DeviceEvents['device_registered'] & { registered_by?: string };
+  device_approved: DeviceEvents['device_approved'] & { registered?: boolean };
 }
 
 export type FpaEvents = AttendanceEvents &
   CalendarEvents &
-  DeviceEvents &
+  Omit<DeviceEvents, 'device_registered' | 'device_approved'> &
   CommandEvents &
   EnrolleeEvents &
   EnrollmentEvents &
@@ -31,4 +38,6 @@ export type FpaEvents = AttendanceEvents &
 export type FpaEventName = keyof FpaEvents;
 
 /** The data of each event as the log shows it (what `events/`, streams and webhooks carry). */
-export type LoggedEvents = Omit<FpaEvents, 'punch_received' | 'punch_voided'> & LoggedPunchEvents;
+export type LoggedEvents = Omit<FpaEvents, 'punch_received' | 'punch_voided' | 'device_registered' | 'device_approved'> &
+  LoggedPunchEvents &
+  Pick<DeviceEvents, 'device_registered' | 'device_approved'>;

@@ -1,6 +1,8 @@
 /**
  * The fleet's news in the server log at `info` (src/app/operator-log.ts): an operator reading
- * the log sees a terminal knocking, approved, and disabled, by its serial, with no person's data.
+ * the log sees a terminal knocking, approved, and disabled, by its serial, with no person's data;
+ * a terminal an administrator registered ahead of its arrival is said as that, once, and its
+ * first contact as its first, never as a knock, an approval or a return.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createLogger } from '../../src/platform/log';
@@ -29,4 +31,18 @@ test('a terminal knocking, approved and disabled is one info line each, named by
   expect(knocking[0]).toMatchObject({ level: 'info', serial: 'LOGNEWS01' });
   expect(logged('terminal approved')).toEqual([expect.objectContaining({ serial: 'LOGNEWS01', by: expect.any(String) })]);
   expect(logged('terminal disabled')).toEqual([expect.objectContaining({ serial: 'LOGNEWS01' })]);
+});
+
+test('a terminal registered by an administrator is one line saying so; its first contact is its first, not a return', async () => {
+  const mine = (message: string) => logged(message).filter((l) => l.serial === 'DPOT1');
+  expect((await server.admin.post('/devices/', { serial_number: 'DPOT1', areas: ['north'] })).status).toBe(201);
+  expect(mine('terminal registered by an administrator')).toEqual([expect.objectContaining({ level: 'info', serial: 'DPOT1', by: 'admin@example.com' })]);
+  // Nothing knocked, and the approval was the registration's.
+  expect(mine('terminal knocking, waiting for approval')).toEqual([]);
+  expect(mine('terminal approved')).toEqual([]);
+  const terminal = new SimulatedTerminal({ url: server.url, sn: 'DPOT1' });
+  await terminal.handshake();
+  await terminal.poll();
+  expect(mine('terminal online for the first time')).toEqual([expect.objectContaining({ level: 'info', serial: 'DPOT1' })]);
+  expect(mine('terminal back online')).toEqual([]);
 });

@@ -304,8 +304,10 @@ export class DeviceRegistration {
       await setDeviceAreas(w.tx, device.id, areas);
       await noteOnDevice(w.tx, device.id, 'registered', `pre-registered by ${by}`, undefined, now);
       await audit(w.tx, now, { actor: by, action: 'device.preregistered', targetType: 'device', targetId: serial });
-      await this.events.record(w, 'device_registered', { device: deviceRef(device), ip: null });
-      await this.events.record(w, 'device_approved', { device: deviceRef(device), by, areas });
+      // In-process listeners are told it was an administrator's doing, not a terminal knocking
+      // (the operator's log says so in one line, src/app/operator-log.ts); the log keeps the data only.
+      await this.events.record(w, 'device_registered', { device: deviceRef(device), ip: null }, { local: { registered_by: by } });
+      await this.events.record(w, 'device_approved', { device: deviceRef(device), by, areas }, { local: { registered: true } });
       return device;
     });
     this.records.invalidate(serial);
