@@ -10,6 +10,7 @@ import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate, requireOrdered } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
+import { auditDownload } from '../audit';
 import type { EnrolleeService } from '../enrollees';
 import type { AttendanceDayRow } from './day-rows';
 import type { SummaryView } from './model';
@@ -72,15 +73,17 @@ export class Reports {
    * in memory as one string: the server's size stays flat whatever the export's. The range is
    * checked and the days caught up before the first byte, so a bad request is still a clean
    * error; each page is read as it is, so a day recomputed during a long download shows as it is
-   * when its page is read.
+   * when its page is read. A download (`by`: who asked) is audited once checked, before the first
+   * byte, in a write of its own: no write is held while it streams.
    */
   async exportCsv(
     filters: { from: string; to: string; employee?: string },
-    options: { pageRows?: number; scope?: AreaScope } = {},
+    options: { pageRows?: number; scope?: AreaScope; by?: string } = {},
   ): Promise<ReadableStream<Uint8Array>> {
     const member = this.enrollees.membership.enrolleeInScope(attendanceDays.enrolleeId, options.scope ?? EVERYWHERE);
     checkRange(filters.from, filters.to);
     if (filters.employee !== undefined) await this.requireEmployee(filters.employee, options.scope ?? EVERYWHERE);
+    if (options.by !== undefined) await this.auditExport(filters, options.by);
     await this.attendance.follower.catchUp();
     const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
     const encoder = new TextEncoder();
@@ -111,6 +114,23 @@ export class Reports {
    * not hand payroll an empty file as if the employee had no days. Someone: an enrollee of that
    * key (deleted ones too), or a stored day of it in the scope (its enrollee since scrubbed).
    */
+  /** `export.downloaded`: who, which dates, whose (the person's id too when the employee key names one person, for `audit-log/?target=`). */
+  private async auditExport(filters: { from: string; to: string; employee?: string }, by: string): Promise<void> {
+    const ids = filters.employee === undefined ? [] : await this.enrollees.idsOfEmployee(filters.employee);
+    await auditDownload(this.ctx.db, this.ctx.clock.now(), {
+      actor: by,
+      action: 'export.downloaded',
+      targetType: 'report',
+      targetId: 'attendance-days/export.csv',
+      details: {
+        from: filters.from,
+        to: filters.to,
+        ...(filters.employee === undefined ? {} : { employee: filters.employee }),
+        ...(ids.length === 1 ? { enrollee: ids[0] } : {}),
+      },
+    });
+  }
+
   private async requireEmployee(employee: string, scope: AreaScope): Promise<void> {
     if (await this.enrollees.employeeEverInScope(employee, scope)) return;
     const d = attendanceDays;

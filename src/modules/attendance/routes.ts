@@ -84,8 +84,8 @@ function dayRoutes(http: Http, attendance: AttendanceService, reports: Reports) 
     })
     .get(
       '/attendance-days/export.csv',
-      async ({ query, scope }) =>
-        new Response(withByteOrderMark(await reports.exportCsv(query, { scope }), query.bom), {
+      async ({ query, scope, admin }) =>
+        new Response(withByteOrderMark(await reports.exportCsv(query, { scope, by: admin.by }), query.bom), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
             'content-disposition': attachmentDisposition(`attendance-${query.from}-${query.to}.csv`),

@@ -2,4 +2,4 @@
 export type { AuditEntryView } from './model';
 export { auditRoutes } from './routes';
 export { AUDIT_SETTINGS } from './runtime';
-export { type AuditEntry, AuditService, audit, auditMany, redactAuditBefore } from './service';
+export { type AuditEntry, AuditService, audit, auditDownload, auditMany, redactAuditBefore } from './service';

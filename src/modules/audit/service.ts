@@ -70,6 +70,15 @@ export async function auditMany(q: Queryable, now: number, entries: readonly Aud
   }
 }
 
+/**
+ * A download of people's data in bulk (a report, the payroll export, a deletion proof): one entry
+ * in a write of its own, made before the file is sent, so no write is held open while it streams
+ * (a streamed export reads outside any write). Reads of the API's lists are not audited: too many.
+ */
+export async function auditDownload(db: Database, now: number, entry: AuditEntry): Promise<void> {
+  await db.write(({ tx }) => audit(tx, now, entry));
+}
+
 /** Targets whose audit details are about a person. */
 const PERSONAL_TARGETS = ['enrollee', 'punch', 'leave', 'shift_assignment'];
 /** Detail keys that carry a person's data, whatever the target (a terminal user's PIN). */

@@ -16,7 +16,7 @@ const tags = ['enrollees'];
 
 export function deletionProofRoutes(http: Http, proofs: DeletionProofs) {
   return adminRouter(http, 'deletion-proofs')
-    .get('/enrollees/:id/deletion-proof', ({ params, admin }) => proofs.document(params.id, admin), {
+    .get('/enrollees/:id/deletion-proof', ({ params, admin }) => proofs.document(params.id, admin, 'json'), {
       params: EnrolleeParams,
       response: { 200: DeletionProof, ...errors('not_found') },
       detail: {
@@ -27,7 +27,7 @@ export function deletionProofRoutes(http: Http, proofs: DeletionProofs) {
     .get(
       '/enrollees/:id/deletion-proof.pdf',
       async ({ params, admin, request }) => {
-        const proof = await proofs.document(params.id, admin);
+        const proof = await proofs.document(params.id, admin, 'pdf');
         const pdf = await proofPdf(proof, { keyUrl: new URL(PROOF_KEY_PATH, request.url).href });
         return new Response(new Blob([pdf as Uint8Array<ArrayBuffer>]), {
           headers: {

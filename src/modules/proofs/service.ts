@@ -13,6 +13,7 @@ import type { Queryable, Tx, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
 import type { Caller } from '../../platform/http/caller';
 import { areaNames } from '../areas';
+import { auditDownload } from '../audit';
 import { type CommandEvents, type OpenDelete, openDeletesOf, type ReplacedDelete } from '../commands';
 import { terminalsByIds } from '../devices';
 import type { EnrolleeService } from '../enrollees';
@@ -299,8 +300,12 @@ export class DeletionProofs {
     return kept;
   }
 
-  /** The signed proof of one person, for a caller who may see them (404 otherwise, or when no deletion was asked). */
-  async document(enrolleeId: string, caller: Pick<Caller, 'areas'>): Promise<ProofDocument> {
+  /**
+   * The signed proof of one person, for a caller who may see them (404 otherwise, or when no
+   * deletion was asked), downloaded as JSON or PDF: audited (`proof.downloaded`) at the instant
+   * it is issued, in a write of its own.
+   */
+  async document(enrolleeId: string, caller: Pick<Caller, 'areas' | 'by'>, format: 'json' | 'pdf'): Promise<ProofDocument> {
     const q = this.ctx.db.orm;
     const [proof] = await q.select().from(deletionProofs).where(eq(deletionProofs.enrolleeId, enrolleeId));
     if (!proof) {
@@ -315,7 +320,9 @@ export class DeletionProofs {
     const terminals = await q.select().from(deletionProofTerminals).where(eq(deletionProofTerminals.enrolleeId, enrolleeId));
     const now = this.ctx.clock.now();
     const body = await proofBody(q, proof, terminals, { now, unreachableAfter: this.ctx.settings.DELETION_PROOF_UNREACHABLE_AFTER });
-    return { ...body, signature: await this.keys.sign(body, now) };
+    const signature = await this.keys.sign(body, now);
+    await auditDownload(this.ctx.db, now, { actor: caller.by, action: 'proof.downloaded', targetType: 'enrollee', targetId: enrolleeId, details: { format } });
+    return { ...body, signature };
   }
 
   /** Whether a caller may see a proof of a person of these areas (the person's, when the deletion was asked). */

@@ -7,7 +7,7 @@ import { adminRouter, type Http } from '../../platform/http/router';
 import { DailyQuery, ExceptionsQuery, PreviewLimit, ReportPreview, SummaryQuery, TimesheetQuery } from './model';
 import { previewOf } from './preview';
 import type { ReportFile, ReportService } from './service';
-import { FORMATS, type Format } from './table';
+import { FORMATS, type Format, type ReportDocument } from './table';
 
 const tags = ['reports'];
 
@@ -36,6 +36,11 @@ function download(file: ReportFile, query: object): Response {
   });
 }
 
+/** A report's file for the caller `by` (the service audits the download before its first byte). */
+async function send(reports: ReportService, doc: Promise<ReportDocument>, format: Format, query: object, by: string): Promise<Response> {
+  return download(await reports.file(await doc, format, by), query);
+}
+
 const ok = (format: Format) => ({ 200: t.String({ contentMediaType: MEDIA[format].type, description: `The ${MEDIA[format].name}.` }), ...errors('not_found') });
 
 const DAILY =
@@ -52,22 +57,22 @@ export function reportRoutes(http: Http, reports: ReportService) {
   for (const format of FORMATS) {
     const media = MEDIA[format].name;
     router
-      .get('/reports/daily.' + format, async ({ query, admin }) => download(await reports.file(await reports.daily(query, admin), format), query), {
+      .get('/reports/daily.' + format, ({ query, admin }) => send(reports, reports.daily(query, admin), format, query, admin.by), {
         query: format === 'csv' ? t.Composite([DailyQuery, BomQuery]) : DailyQuery,
         response: ok(format),
         detail: { summary: `Daily attendance report as ${format.toUpperCase()}`, description: `${DAILY} ${media}.`, tags },
       })
-      .get('/reports/timesheet.' + format, async ({ query, admin }) => download(await reports.file(await reports.timesheet(query, admin), format), query), {
+      .get('/reports/timesheet.' + format, ({ query, admin }) => send(reports, reports.timesheet(query, admin), format, query, admin.by), {
         query: format === 'csv' ? t.Composite([TimesheetQuery, BomQuery]) : TimesheetQuery,
         response: ok(format),
         detail: { summary: `Timesheet of a person or of an area as ${format.toUpperCase()}`, description: `${TIMESHEET} ${media}.`, tags },
       })
-      .get('/reports/summary.' + format, async ({ query, admin }) => download(await reports.file(await reports.summary(query, admin), format), query), {
+      .get('/reports/summary.' + format, ({ query, admin }) => send(reports, reports.summary(query, admin), format, query, admin.by), {
         query: format === 'csv' ? t.Composite([SummaryQuery, BomQuery]) : SummaryQuery,
         response: ok(format),
         detail: { summary: `Attendance summary per person as ${format.toUpperCase()}`, description: `${SUMMARY} ${media}.`, tags },
       })
-      .get('/reports/exceptions.' + format, async ({ query, admin }) => download(await reports.file(await reports.exceptions(query, admin), format), query), {
+      .get('/reports/exceptions.' + format, ({ query, admin }) => send(reports, reports.exceptions(query, admin), format, query, admin.by), {
         query: format === 'csv' ? t.Composite([ExceptionsQuery, BomQuery]) : ExceptionsQuery,
         response: ok(format),
         detail: { summary: `Attendance exceptions as ${format.toUpperCase()}`, description: `${EXCEPTIONS} ${media}.`, tags },

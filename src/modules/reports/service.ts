@@ -11,6 +11,7 @@ import { addDays, dayBounds, requireDate, requireOrdered } from '../../platform/
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AreaCatalog } from '../areas';
 import type { AttendanceDayRow, AttendanceService, CountedPunch, LiveDay, Reports, SummaryView, TodayBoard } from '../attendance';
+import { auditDownload } from '../audit';
 import type { EnrolleeService } from '../enrollees';
 import { csvStream } from './csv';
 import { pdfBytes } from './pdf';
@@ -60,15 +61,32 @@ export class ReportService {
     private readonly deps: { attendance: AttendanceService; days: Reports; enrollees: EnrolleeService; areas: AreaCatalog; board: TodayBoard },
   ) {}
 
-  /** The file of a report in a format. A PDF is built whole (bounded, pdf.ts); CSV and Excel stream. */
-  async file(doc: ReportDocument, format: Format): Promise<ReportFile> {
+  /**
+   * The file of a report in a format, downloaded by `by`: audited (`export.downloaded`) once it
+   * can be sent, in a write of its own before its first byte, so no write is held while it streams.
+   * A PDF is built whole (bounded, pdf.ts); CSV and Excel stream.
+   */
+  async file(doc: ReportDocument, format: Format, by: string): Promise<ReportFile> {
     const filename = `${doc.basename}.${format}`;
     const contentType = CONTENT_TYPES[format];
-    if (format === 'csv') return { body: csvStream(doc), contentType, filename };
-    if (format === 'xlsx') return { body: xlsxStream(doc), contentType, filename };
+    const body = await this.body(doc, format);
+    const { parameters = {}, enrollee } = doc.asked ?? {};
+    await auditDownload(this.ctx.db, this.ctx.clock.now(), {
+      actor: by,
+      action: 'export.downloaded',
+      targetType: 'report',
+      targetId: `reports/${doc.kind}.${format}`,
+      details: { ...parameters, ...(enrollee ? { enrollee } : {}) },
+    });
+    return { body, contentType, filename };
+  }
+
+  private async body(doc: ReportDocument, format: Format): Promise<ReportFile['body']> {
+    if (format === 'csv') return csvStream(doc);
+    if (format === 'xlsx') return xlsxStream(doc);
     const generated = `${formatLocalWallTime(new Date(this.ctx.clock.now()), this.zone).slice(0, 16)}`;
     const fonts = { regular: this.ctx.settings.REPORT_FONT, bold: this.ctx.settings.REPORT_FONT_BOLD };
-    return { body: await pdfBytes(doc, generated, doc.kind === 'timesheet', { fonts }), contentType, filename };
+    return pdfBytes(doc, generated, doc.kind === 'timesheet', { fonts });
   }
 
   /**
@@ -116,6 +134,7 @@ export class ReportService {
       ...this.base('daily', 'Daily attendance', date, scope.label, ['daily', date, scope.area], [NEXT_DATE_NOTE, OWN_SHIFTS_NOTE]),
       sheets: once(sheet),
       emptyColumns: DAILY_COLUMNS,
+      asked: { parameters: given({ date, area: query.area }) },
     };
   }
 
@@ -132,8 +151,9 @@ export class ReportService {
     if (query.employee) {
       const employee = query.employee;
       const ids = await this.deps.enrollees.idsOfEmployee(employee);
-      const own = [...(await people.of(ids)).values()];
-      const found = own.find((p) => scope.admits(p.areas));
+      const byId = await people.of(ids);
+      const own = [...byId.values()];
+      const [enrollee, found] = [...byId].find(([, p]) => scope.admits(p.areas)) ?? [];
       if (!found) throw new FpaError('not_found', 'employee not found', { employee });
       const days: AttendanceDayRow[] = [];
       for await (const page of this.deps.days.days({ from, to, employee })) days.push(...page);
@@ -143,6 +163,7 @@ export class ReportService {
         ...this.base('timesheet', 'Timesheet', `${from} to ${to}`, `Employee: ${found.name} (${employee})`, ['timesheet', from, to, employee], notes),
         sheets: once(sheet),
         emptyColumns: TIMESHEET_COLUMNS,
+        asked: { parameters: { from, to, employee }, enrollee },
       };
     }
     const sheets = this.timesheetsInScope(scope, people, from, to, await this.openNow(from, to));
@@ -150,6 +171,7 @@ export class ReportService {
       ...this.base('timesheet', 'Timesheet', `${from} to ${to}`, scope.label, ['timesheets', from, to, scope.area], notes),
       sheets,
       emptyColumns: TIMESHEET_COLUMNS,
+      asked: { parameters: given({ from, to, area: query.area }) },
     };
   }
 
@@ -263,6 +285,7 @@ export class ReportService {
       ),
       sheets: once(sheet),
       emptyColumns: SUMMARY_COLUMNS,
+      asked: { parameters: given({ from, to, area: query.area }) },
     };
   }
 
@@ -301,6 +324,7 @@ export class ReportService {
       ),
       sheets: once(sheet),
       emptyColumns: EXCEPTION_COLUMNS,
+      asked: { parameters: given({ from, to, area: query.area, kind: query.kind }) },
     };
   }
 }
@@ -316,6 +340,11 @@ const NEXT_DATE_NOTE = 'Times are local times of the attendance zone; a day is t
 /** The daily report of today, after midnight: the Today board shows the night still running, the report each person's shift of this date. */
 const OWN_SHIFTS_NOTE =
   "Each row is the person's shift of this date: a night shift begun the date before is on that date's report, also while it is still running.";
+
+/** The parameters a report was asked with, those given (an area, a kind) and those it always has. */
+function given(parameters: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(parameters).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+}
 
 async function* once<T>(value: T): AsyncGenerator<T> {
   yield value;

@@ -72,6 +72,11 @@ export interface ReportDocument {
   sheets: AsyncIterable<Sheet>;
   /** The columns of the report's rows, for a report without a sheet (nobody in scope). */
   emptyColumns: Column[];
+  /**
+   * What it was asked for, for the audit entry of its download: its parameters as they were
+   * read (the date a daily report defaulted to included), and the person's id of a one-person report.
+   */
+  asked?: { parameters: Record<string, string>; enrollee?: string };
 }
 
 export const FORMATS = ['csv', 'xlsx', 'pdf'] as const;
