@@ -66,16 +66,27 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The challenge of a 401's `WWW-Authenticate` (RFC 9110 §11.6.1 requires one on every 401): the
+ * administrator API takes Bearer tokens (JWTs, API keys, METRICS_TOKEN); the agent API says
+ * `Agent` instead (`FpaError`'s `challenge`).
+ */
+export const BEARER_CHALLENGE = 'Bearer realm="fpa"';
+
 export class FpaError extends Error {
   readonly status: number;
+  /** For `unauthorized`: the scheme the route takes, as `WWW-Authenticate` names it. */
+  readonly challenge: string;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details: Record<string, unknown> = {},
+    options: { challenge?: string } = {},
   ) {
     super(message);
     this.name = 'FpaError';
     this.status = ERROR_STATUS[code];
+    this.challenge = options.challenge ?? BEARER_CHALLENGE;
   }
 }
 

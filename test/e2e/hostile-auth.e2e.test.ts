@@ -8,7 +8,8 @@
  * sign-in page and sign-in posts (a one-time token, a password or an invite token is the credential there).
  * Agent routes refuse administrator tokens and bogus keys; administrator routes refuse agent
  * keys and every broken JWT (alg none, no exp, expired, an exp past any nameable date, wrong key,
- * wrong audience). Nothing a refused caller sends changes the database. test/admin-auth.test.ts covers JWKS and issuers.
+ * wrong audience). Every 401 carries `WWW-Authenticate` (`Agent` on agent routes, else `Bearer`).
+ * Nothing a refused caller sends changes the database. test/admin-auth.test.ts covers JWKS and issuers.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { UnsecuredJWT } from 'jose';
@@ -101,7 +102,7 @@ async function send(route: Route, headers: Record<string, string>, body?: string
   } catch {
     // not JSON: the assertion below reports it
   }
-  return { status: res.status, contentType: res.headers.get('content-type'), json, text };
+  return { status: res.status, contentType: res.headers.get('content-type'), challenge: res.headers.get('www-authenticate'), json, text };
 }
 
 function expectUnauthorized(route: Route, what: string, res: Awaited<ReturnType<typeof send>>): void {
@@ -109,6 +110,8 @@ function expectUnauthorized(route: Route, what: string, res: Awaited<ReturnType<
   expect({ label, status: res.status }).toEqual({ label, status: 401 });
   expect(res.contentType).toContain('application/json');
   expect(res.json).toEqual({ error: { code: 'unauthorized', message: expect.any(String), details: expect.any(Object), request_id: expect.any(String) } });
+  // RFC 9110 §11.6.1: a 401 names the scheme that would be accepted (an agent's key, else a Bearer token).
+  expect({ label, challenge: res.challenge }).toEqual({ label, challenge: route.kind === 'agent' ? 'Agent realm="fpa"' : 'Bearer realm="fpa"' });
 }
 
 beforeAll(async () => {

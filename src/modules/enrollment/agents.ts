@@ -24,6 +24,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /** Compared against when the presented key matches no agent, so both paths cost the same. */
 const DUMMY_DIGEST = digestAgentKey('fpa_aaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 const AUTH_SCHEME = /^Agent\s+(\S+)\s*$/i;
+/** What a refused agent is told to present (`WWW-Authenticate` of its 401). */
+const AGENT_CHALLENGE = 'Agent realm="fpa"';
 
 export function agentView(row: AgentRow, areas: readonly string[]): AgentView {
   return {
@@ -221,12 +223,12 @@ export class AgentService {
    */
   async authenticate(authorization: string | null): Promise<AgentRow> {
     const key = AUTH_SCHEME.exec(authorization ?? '')?.[1] ?? '';
-    if (!key) throw new FpaError('unauthorized', 'an agent key is required (Authorization: Agent <key>)', {});
+    if (!key) throw new FpaError('unauthorized', 'an agent key is required (Authorization: Agent <key>)', {}, { challenge: AGENT_CHALLENGE });
     const prefix = parseAgentKey(key)?.prefix;
     const [row] = prefix ? await this.ctx.db.orm.select().from(agents).where(eq(agents.keyPrefix, prefix)).limit(1) : [];
     const matches = verifyAgentKey(key, row?.keyDigest ?? DUMMY_DIGEST);
     if (!row || !matches || row.revokedAt !== null) {
-      throw new FpaError('unauthorized', 'the agent key is unknown or revoked', {});
+      throw new FpaError('unauthorized', 'the agent key is unknown or revoked', {}, { challenge: AGENT_CHALLENGE });
     }
     await this.noteUse(row);
     return row;

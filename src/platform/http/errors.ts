@@ -33,6 +33,8 @@ export function toErrorResponse(
     }
     if (error.code === 'method_not_allowed' && Array.isArray(error.details.allow)) headers.allow = error.details.allow.join(', ');
     if (error.code === 'upgrade_required') headers.upgrade = 'websocket';
+    // Every 401 names the scheme that would be accepted (RFC 9110 §11.6.1).
+    if (error.status === 401) headers['www-authenticate'] = error.challenge;
     return { status: error.status, body: errorBody(error.code, error.message, error.details), headers };
   }
   switch (code) {
