@@ -8,7 +8,7 @@ import { csvField, csvRow, csvText } from '../../platform/csv';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
-import { addDays, isCalendarDate, requireOrdered } from '../../platform/time/dates';
+import { addDays, requireDates, requireOrdered } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import { auditDownload } from '../audit';
 import type { EnrolleeService } from '../enrollees';
@@ -317,8 +317,7 @@ function rangeOf(filters: { from: string; to: string; employee?: string }): SQL 
 }
 
 function checkRange(from: string, to: string): void {
-  if (!isCalendarDate(from) || !isCalendarDate(to))
-    throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
+  requireDates(from, to);
   requireOrdered(from, to);
   if (addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from..to must be 1 to ${MAX_DAYS} dates`, { fields: ['from', 'to'] });
 }

@@ -14,7 +14,7 @@ import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { cursorOf, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
-import { addDays, isCalendarDate, localDateOf, requireOrdered, secondsOfClock } from '../../platform/time/dates';
+import { addDays, isCalendarDate, localDateOf, requireDates, requireOrdered, secondsOfClock } from '../../platform/time/dates';
 import { areaIdOf } from '../areas';
 import { type EnrolleeService, membersOfArea } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
@@ -244,8 +244,7 @@ export class CalendarService {
   /** `GET calendar/`: the resolved plan of one person, per date, from the planner attendance uses. */
   async calendarOf(query: { enrollee?: string; employee?: string; from: string; to: string }, scope: AreaScope = EVERYWHERE) {
     const { from, to } = query;
-    if (!isCalendarDate(from) || !isCalendarDate(to))
-      throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
+    requireDates(from, to);
     requireOrdered(from, to);
     if (addDays(from, MAX_CALENDAR_DAYS - 1) < to) {
       throw new FpaError('validation_error', `from..to must be 1 to ${MAX_CALENDAR_DAYS} dates`, { fields: ['from', 'to'] });
@@ -268,8 +267,7 @@ export class CalendarService {
    */
   async rosterOf(query: { area: string; from: string; to: string; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE) {
     const { from, to } = query;
-    if (!isCalendarDate(from) || !isCalendarDate(to))
-      throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'] });
+    requireDates(from, to);
     requireOrdered(from, to);
     if (addDays(from, MAX_ROSTER_DAYS - 1) < to) {
       throw new FpaError('validation_error', `from..to must be 1 to ${MAX_ROSTER_DAYS} dates`, { fields: ['from', 'to'] });

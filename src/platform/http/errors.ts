@@ -83,11 +83,28 @@ function messageOf(message: string, where: string | undefined): string {
   return where === 'query' ? UNKNOWN_PARAMETER : 'Unknown property';
 }
 
+/** What a missing parameter or property is told, as the console's forms say it ("This is required."). */
+const REQUIRED = 'required';
+
+/** What one error of a shape says: `required` when nothing was given there (a query or body never holds `undefined`). */
+function messageOfError(x: { message?: string; value?: unknown }, where: string | undefined): string {
+  if (x.value === undefined) return REQUIRED;
+  return typeof x.message === 'string' ? messageOf(x.message, where) : 'invalid';
+}
+
+/** A missing property is said once: TypeBox adds what its type would have been ("Expected union value"). */
+function withoutRepeats(errors: { path: string; message: string }[]): { path: string; message: string }[] {
+  const missing = new Set(errors.filter((x) => x.message === REQUIRED).map((x) => x.path));
+  return errors
+    .filter((x) => x.message === REQUIRED || !missing.has(x.path))
+    .filter((x, i, all) => all.findIndex((y) => y.path === x.path && y.message === x.message) === i);
+}
+
 /** A caller's parameter name, as an error repeats it: at most 100 characters. */
 const bounded = (name: string) => (name.length > 100 ? `${name.slice(0, 100)}…` : name);
 
 interface ValidationErrorLike {
-  all?: Array<{ path?: string; message?: string }>;
+  all?: Array<{ path?: string; message?: string; value?: unknown }>;
   type?: string;
   validator?: { [QUERY_PARAMETER]?: unknown; schema?: { properties?: unknown } };
 }
@@ -95,9 +112,10 @@ interface ValidationErrorLike {
 function validationDetails(error: unknown): Record<string, unknown> {
   const e = error as ValidationErrorLike;
   // TypeBox's own message ("Expected string"), never Elysia's summary: that quotes the value
-  // that was sent, which may be template base64.
+  // that was sent, which may be template base64. A value not given at all is `required`:
+  // "Expected string" for a query's missing `to` read as if a number had been sent.
   const errors = Array.isArray(e?.all)
-    ? e.all.slice(0, 10).map((x) => ({ path: bounded(x.path ?? ''), message: typeof x.message === 'string' ? messageOf(x.message, e.type) : 'invalid' }))
+    ? withoutRepeats(e.all.slice(0, 10).map((x) => ({ path: bounded(x.path ?? ''), message: messageOfError(x, e.type) })))
     : [];
   // A query integer's range is checked on the number alone ("property", no path): its schema
   // names the parameter (QueryInt in ./model.ts), so the error says which one, as for the others.
@@ -120,10 +138,18 @@ function validationMessage(details: Record<string, unknown>): string {
   const errors = Array.isArray(details.errors) ? (details.errors as Array<{ path: string; message: string }>) : [];
   // Quoted as JSON strings: a name may be empty, or hold a space or a line break.
   const unknown = errors.filter((x) => x.message === UNKNOWN_PARAMETER).map((x) => JSON.stringify(x.path.slice(1).replaceAll('~1', '/').replaceAll('~0', '~')));
-  if (unknown.length === 0) return 'the request does not match the expected shape';
+  if (unknown.length === 0) return missingOrShape(errors, details.in);
   const takes =
     Array.isArray(details.parameters) && details.parameters.length > 0 ? `this route takes ${details.parameters.join(', ')}` : 'this route takes none';
   return `unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; ${takes}`;
+}
+
+/** `query parameter "to" is required` when all that is wrong is what was left out; else the general words. */
+function missingOrShape(errors: readonly { path: string; message: string }[], where: unknown): string {
+  if (errors.length === 0 || errors.some((x) => x.message !== REQUIRED || x.path === '')) return 'the request does not match the expected shape';
+  const names = errors.map((x) => JSON.stringify(x.path.slice(1).replaceAll('~1', '/').replaceAll('~0', '~')));
+  const what = where === 'query' ? 'query parameter' : 'field';
+  return `${what}${names.length > 1 ? 's' : ''} ${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} required`;
 }
 
 /**

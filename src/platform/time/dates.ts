@@ -23,6 +23,18 @@ export function requireDate(text: string, field: string): string {
 }
 
 /**
+ * Both ends of a required range are dates that exist: the one that is not is named, with its
+ * value (`from must be a date (YYYY-MM-DD)`, as on the lists), both only when neither is.
+ */
+export function requireDates(from: string, to: string): void {
+  const fromOk = isCalendarDate(from);
+  const toOk = isCalendarDate(to);
+  if (!fromOk && !toOk) throw new FpaError('validation_error', 'from and to must be dates (YYYY-MM-DD)', { fields: ['from', 'to'], from, to });
+  requireDate(from, 'from');
+  requireDate(to, 'to');
+}
+
+/**
  * A range of dates a caller gave (both ends checked already): `to` before `from` is refused,
  * naming both, on every route alike.
  */

@@ -132,7 +132,7 @@ const FIELD_RULES: Record<string, string> = {
 
 /** TypeBox's messages (“Expected string length greater or equal to 1”) in plain words. */
 function plainValidation(message: string): string {
-  if (/length greater or equal to 1\b/.test(message) || /Expected required property/.test(message)) return 'This is required.';
+  if (message === 'required' || /length greater or equal to 1\b/.test(message) || /Expected required property/.test(message)) return 'This is required.';
   const longest = /length less or equal to (\d+)/.exec(message);
   if (longest) return `At most ${longest[1]} characters.`;
   if (/pattern/i.test(message)) return 'This is not in the expected format.';
