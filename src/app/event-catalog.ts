@@ -129,7 +129,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     about:
       'An enrollee was deleted: their templates are destroyed and they are removed from every terminal. The log keeps the id and employee key only (no name, PIN or card); in-process listeners get the whole record.',
     example: {
-      enrollee: { id: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605', employee: 'E-1002', device_pin: '7', display_name: 'Bo Lin', card: null },
+      enrollee: { id: 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605', employee: 'E-1002' },
       by: 'hr.officer@example.com',
     },
   },

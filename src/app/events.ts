@@ -5,7 +5,7 @@ import type { CalendarEvents } from '../modules/calendar';
 import type { CommandEvents } from '../modules/commands';
 import type { CompletenessEvents } from '../modules/completeness';
 import type { DeviceEvents } from '../modules/devices';
-import type { EnrolleeEvents } from '../modules/enrollees';
+import type { EnrolleeEvents, LoggedEnrolleeEvents } from '../modules/enrollees';
 import type { EnrollmentEvents } from '../modules/enrollment';
 import type { FleetEvents } from '../modules/fleet';
 import type { ProofEvents } from '../modules/proofs';
@@ -38,6 +38,7 @@ export type FpaEvents = AttendanceEvents &
 export type FpaEventName = keyof FpaEvents;
 
 /** The data of each event as the log shows it (what `events/`, streams and webhooks carry). */
-export type LoggedEvents = Omit<FpaEvents, 'punch_received' | 'punch_voided' | 'device_registered' | 'device_approved'> &
+export type LoggedEvents = Omit<FpaEvents, 'punch_received' | 'punch_voided' | 'enrollee_deleted' | 'device_registered' | 'device_approved'> &
   LoggedPunchEvents &
+  LoggedEnrolleeEvents &
   Pick<DeviceEvents, 'device_registered' | 'device_approved'>;

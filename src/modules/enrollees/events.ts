@@ -22,6 +22,15 @@ export interface EnrolleeChanges {
   card?: { from: string | null; to: string | null };
 }
 
+/**
+ * What the log keeps (and `events/`, streams and webhooks carry) where it differs from what was
+ * recorded: of a deleted person, who they were (id, employee key), never their name, PIN or card
+ * (service.ts `storeAs`).
+ */
+export interface LoggedEnrolleeEvents {
+  enrollee_deleted: { enrollee: Pick<EnrolleeRef, 'id' | 'employee'>; by: string };
+}
+
 export interface EnrolleeEvents {
   enrollee_created: { enrollee: EnrolleeRef; areas: string[]; by: string };
   enrollee_updated: { enrollee: EnrolleeRef; changes: EnrolleeChanges; by: string };

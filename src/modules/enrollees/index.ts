@@ -2,7 +2,7 @@
 export { areaNamesOf, membersOfArea } from './area-membership';
 export type { CardOutcome } from './card-rules';
 export { CARD_MAX, normaliseCard } from './cards';
-export type { EnrolleeEvents } from './events';
+export type { EnrolleeEvents, LoggedEnrolleeEvents } from './events';
 export { Consent, type ConsentView, type ConsentWithdrawalView, Enrollee, EnrolleeParams } from './model';
 export { checkPinCarried } from './pin-allocation';
 export type { RosterEntry } from './roster';

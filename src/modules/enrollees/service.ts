@@ -18,7 +18,7 @@ import type { EmployeeDirectory } from '../employees';
 import type { EventChannel, EventLog } from '../events';
 import { enrolleeInScope, membership } from './area-membership';
 import { ChangesToEnrollees } from './changes';
-import type { EnrolleeEvents } from './events';
+import type { EnrolleeEvents, LoggedEnrolleeEvents } from './events';
 import { EnrolleeRetention } from './retention';
 import { Roster } from './roster';
 import type { EnrolleeRuntime } from './runtime';
@@ -51,7 +51,7 @@ export class EnrolleeService {
     // The deleted person's name, PIN and card are not kept in the log: the event says who (id,
     // employee key) and by whom. Reactors and in-process listeners still get the whole record.
     this.events.storeAs('enrollee_deleted', {
-      store: ({ enrollee, by }) => ({ enrollee: { id: enrollee.id, employee: enrollee.employee }, by }),
+      store: ({ enrollee, by }): LoggedEnrolleeEvents['enrollee_deleted'] => ({ enrollee: { id: enrollee.id, employee: enrollee.employee }, by }),
       show: async (_q, stored) => [...stored],
     });
     this.changes = new ChangesToEnrollees(ctx, this.events, directory, pinTaken, (id, q, scope) => this.get(id, q, scope));

@@ -58,6 +58,13 @@ function fieldsBeyond(actual: unknown, example: unknown, at: string): string[] {
   return Object.entries(actual).flatMap(([key, value]) => (key in shown ? fieldsBeyond(value, shown[key], `${at}.${key}`) : [`${at}.${key}`]));
 }
 
+/** Every object field path of a value (arrays: of their items). */
+function pathsOf(value: unknown, at: string): string[] {
+  if (Array.isArray(value)) return value.flatMap((v) => pathsOf(v, `${at}[]`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, v]) => [`${at}.${key}`, ...pathsOf(v, `${at}.${key}`)]);
+}
+
 async function logAfter(after: number): Promise<LoggedEvent[]> {
   const out: LoggedEvent[] = [];
   for (let cursor = after; ; ) {
@@ -209,6 +216,15 @@ describe('every event type, raised by a real cause', () => {
       path.startsWith('device_command_finished.command.payload.') || path.startsWith('anomaly_detected.anomaly.details.') || path === 'punch_received.by';
     const undocumented = log.flatMap((e) => fieldsBeyond(e.data, EVENT_CATALOG[e.type as keyof typeof EVENT_CATALOG].example, e.type));
     expect([...new Set(undocumented)].filter((path) => !open(path))).toEqual([]);
+    // …and no field the log never carries: a deleted person's event keeps their id and employee
+    // key only, so its example shows no name, PIN or card (it did, while the text above it said so).
+    const neverCarried = FPA_EVENT_TYPES.flatMap((type) => {
+      const carried = new Set(log.filter((e) => e.type === type).flatMap((e) => pathsOf(e.data, type)));
+      return pathsOf(EVENT_CATALOG[type].example, type).filter((path) => !carried.has(path));
+    });
+    // Of these, the example shows every field one can hold (each real change holds a few).
+    const optional = (path: string) => path.startsWith('device_updated.changes.') || path.startsWith('anomaly_detected.anomaly.details.');
+    expect(neverCarried.filter((path) => !optional(path))).toEqual([]);
     await waitFor(() => callsTo('/all').length >= log.length, 'every event at /all', 20_000);
     await waitFor(() => FPA_EVENT_TYPES.every((t) => callsTo(`/t/${t}`).length >= log.filter((e) => e.type === t).length), 'every typed endpoint', 20_000);
     await Bun.sleep(200);
