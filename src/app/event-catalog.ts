@@ -176,7 +176,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     },
   },
   templates_destroyed: {
-    about: 'Templates of an enrollee were destroyed (`reason`: consent withdrawn, deleted, retention).',
+    about:
+      'Templates of an enrollee were destroyed (`reason`: consent withdrawn, deleted, retention); raised only when at least one was (`count` ≥ 1). A withdrawal or deletion that finds none writes only its audit entry `templates.destroyed` (`count: 0`): the record that nothing was held.',
     example: { enrollee: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', count: 1, reason: 'consent withdrawn' },
   },
   template_rejected: {

@@ -80,7 +80,8 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   // Consent.
   enrollment.events.react('consent_withdrawn', enrollmentReactions.closeSessionsOnWithdrawal(enrollment));
   enrollment.events.react('consent_given', fleetReactions.fetchTemplatesOnConsent(converge));
-  enrollment.events.react('templates_destroyed', proofReactions.openProofOnDestruction(m.proofs));
+  // Templates destroyed (withdrawal, deletion), or none found to destroy: the deletion proof opens.
+  enrollment.templates.onDestroyed(proofReactions.openProofOnDestruction(m.proofs));
   // A withdrawal with nothing left to withdraw still issues the proof an earlier release never kept.
   consent.askingProofsWith((q, id) => m.proofs.kept(q, id));
   // A walk-up upload refused: a withdrawn or deleted person's data back on a terminal reopens their proof.

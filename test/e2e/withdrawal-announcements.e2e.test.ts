@@ -1,8 +1,9 @@
 /**
  * What a withdrawal of consent announces (README "Events", "Proof of deletion"). One that ends a
  * consent, or destroys anything of the person's anywhere, is announced as before:
- * `consent_withdrawn`, `templates_destroyed` (the count the server destroyed; the proof opens on
- * it) and the audit entry. One that finds nothing to withdraw (never consented, nothing stored,
+ * `consent_withdrawn`, `templates_destroyed` (the count the server destroyed, raised only when it
+ * destroyed one: the audit entry `templates.destroyed` records a count of 0) and the audit entry;
+ * the deletion proof opens either way. One that finds nothing to withdraw (never consented, nothing stored,
  * nothing of theirs on a terminal; or withdrawn already) answers `{ withdrawn: false,
  * templates_destroyed: 0 }` and records nothing: before, it told every listener and webhook that
  * a withdrawal happened. Withdrawal still deletes everywhere: templates stored without consent
@@ -49,6 +50,12 @@ async function auditOf(id: string): Promise<string[]> {
   return (res.body.results as { action: string }[]).map((r) => r.action).reverse();
 }
 
+/** The audit entries of a person's templates destroyed (`templates.destroyed`), oldest first. */
+async function destructionsAudited(id: string): Promise<unknown[]> {
+  const res = await s.admin.get(`/audit-log/?target=${id}&action=templates.destroyed&limit=100`);
+  return (res.body.results as { details: unknown }[]).map((r) => r.details).reverse();
+}
+
 const withdraw = async (id: string) => {
   const res = await s.admin.delete(`/enrollees/${id}/consent/`);
   expect(res.status).toBe(200);
@@ -69,13 +76,12 @@ describe('a withdrawal that withdraws something', () => {
     const p = await person('W-1');
     expect((await s.admin.post(`/enrollees/${p.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
     expect(await withdraw(p.id)).toEqual({ withdrawn: true, templates_destroyed: 0 });
-    const announced = [
-      { type: 'templates_destroyed', data: { enrollee: p.id, count: 0, reason: 'consent withdrawn' } },
-      { type: 'consent_withdrawn', data: { enrollee: p.id, by: 'admin@example.com' } },
-    ];
+    // Nothing was destroyed: no templates_destroyed (it was raised with count 0); the audit entry says none was held.
+    const announced = [{ type: 'consent_withdrawn', data: { enrollee: p.id, by: 'admin@example.com' } }];
     expect(await eventsAbout(p.id)).toEqual(announced);
     const audited = await auditOf(p.id);
     expect(audited.filter((a) => a === 'consent.withdrawn')).toHaveLength(1);
+    expect(await destructionsAudited(p.id)).toEqual([{ count: 0, reason: 'consent withdrawn' }]);
     const proof = (await s.admin.get(`/enrollees/${p.id}/deletion-proof/`)).body;
     expect(proof).toMatchObject({ reason: 'consent_withdrawn', complete: true });
 
@@ -103,7 +109,8 @@ describe('a withdrawal that withdraws something', () => {
     expect((await out.enrollFinger(p.device_pin, 2)).body).toBe('OK:1');
     expect((await s.admin.get(`/enrollees/${p.id}/templates/`)).body.results).toHaveLength(0);
     expect(await withdraw(p.id)).toEqual({ withdrawn: false, templates_destroyed: 0 });
-    expect((await eventsAbout(p.id)).map((e) => e.type)).toEqual(['templates_destroyed', 'consent_withdrawn']);
+    // Nothing of theirs was stored here: no templates_destroyed; the proof opens all the same.
+    expect((await eventsAbout(p.id)).map((e) => e.type)).toEqual(['consent_withdrawn']);
     expect(await auditOf(p.id)).toContain('consent.withdrawn');
     const proof = (await s.admin.get(`/enrollees/${p.id}/deletion-proof/`)).body;
     expect(proof).toMatchObject({ complete: false, terminals: [{ serial_number: 'OUTWD', status: 'pending' }] });
@@ -120,5 +127,26 @@ describe('a withdrawal with nothing to withdraw', () => {
     expect(await auditOf(p.id)).toEqual(before);
     expect((await s.admin.get(`/enrollees/${p.id}/deletion-proof/`)).status).toBe(404);
     expect(await drain(hq)).toEqual([]);
+  });
+});
+
+describe('a person deleted', () => {
+  test('without templates: no templates_destroyed, the audit entry records that none was held, the proof opens', async () => {
+    const p = await person('W-5');
+    expect((await s.admin.delete(`/enrollees/${p.id}/`)).status).toBeLessThan(300);
+    const log = await s.admin.get('/events/?type=templates_destroyed,enrollee_deleted&limit=1000');
+    expect(
+      (log.body.results as { type: string; data: { enrollee: unknown } }[]).filter((e) => JSON.stringify(e.data).includes(p.id)).map((e) => e.type),
+    ).toEqual(['enrollee_deleted']);
+    expect(await destructionsAudited(p.id)).toEqual([{ count: 0, reason: 'enrollee deleted' }]);
+    expect((await s.admin.get(`/enrollees/${p.id}/deletion-proof/`)).body).toMatchObject({ reason: 'deleted' });
+  });
+
+  test('with a template: templates_destroyed with its count, as before', async () => {
+    const p = await person('W-6');
+    expect((await hq.enrollFinger(p.device_pin, 3)).body).toBe('OK:1');
+    expect((await s.admin.delete(`/enrollees/${p.id}/`)).status).toBeLessThan(300);
+    expect(await eventsAbout(p.id)).toEqual([{ type: 'templates_destroyed', data: { enrollee: p.id, count: 1, reason: 'enrollee deleted' } }]);
+    expect(await destructionsAudited(p.id)).toEqual([{ count: 1, reason: 'enrollee deleted' }]);
   });
 });

@@ -20,6 +20,6 @@ export { enrollmentRoutes } from './routes';
 export { ENROLLMENT_SETTINGS } from './runtime';
 export { sealedTemplateSamples } from './sealed-samples';
 export type { SessionView } from './sessions';
-export type { TemplateStore } from './template-store';
+export type { TemplateStore, TemplatesDestroyed } from './template-store';
 export { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from './unreachable';
 export type { HeldBiometric, WalkUpEnrollment } from './walk-up';

@@ -69,10 +69,14 @@ export interface OpenedTemplate {
   plain: Uint8Array;
 }
 
+/** Told in the destroying transaction of every destruction, one that found nothing included (a deletion proof opens on it). */
+export type TemplatesDestroyed = (w: WriteContext, destroyed: { enrollee: string; count: number; reason: string; at: number }) => Promise<void>;
+
 /** What storing is about once the input is checked: the kind, body part, slot and algorithm. */
 type Part = Pick<StoredTemplate, 'type' | 'fingerIndex' | 'slot' | 'algorithmVersion'>;
 
 export class TemplateStore {
+  private readonly destroyedHooks: TemplatesDestroyed[] = [];
   constructor(
     private readonly ctx: EnrollmentRuntime,
     private readonly events: EventChannel<EnrollmentEvents>,
@@ -265,7 +269,7 @@ export class TemplateStore {
   ): Promise<number> {
     const { tx } = w;
     // The instant of the withdrawal or deletion that asked for it, when there is one: its audit
-    // entries, its consent record and the deletion proof (reacting to the event) all say it.
+    // entries, its consent record and the deletion proof (onDestroyed) all say it.
     const now = options.at ?? this.ctx.clock.now();
     const rows = await tx
       .select({ id: templates.id, type: templates.type, fingerIndex: templates.fingerIndex, slot: templates.slot })
@@ -292,8 +296,14 @@ export class TemplateStore {
       targetId: enrollee.id,
       details: { count: templateIds.length, reason },
     });
-    await this.events.record(w, 'templates_destroyed', { enrollee: enrollee.id, count: templateIds.length, reason }, { at: now });
+    // Announced when something was destroyed; the audit entry above is the record that nothing was held.
+    if (templateIds.length > 0) await this.events.record(w, 'templates_destroyed', { enrollee: enrollee.id, count: templateIds.length, reason }, { at: now });
+    for (const hook of this.destroyedHooks) await hook(w, { enrollee: enrollee.id, count: templateIds.length, reason, at: now });
     return templateIds.length;
+  }
+
+  onDestroyed(hook: TemplatesDestroyed): void {
+    this.destroyedHooks.push(hook);
   }
 
   /** Empties the WAL after templates were destroyed (platform/db/erase.ts); says so when it cannot yet. */

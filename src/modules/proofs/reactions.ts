@@ -9,23 +9,24 @@
 
 import type { CancelRefusal, CommandEvents, DeletesReplaced } from '../commands';
 import type { ViewPart } from '../enrollees';
-import type { EnrollmentEvents } from '../enrollment';
+import type { EnrollmentEvents, TemplatesDestroyed } from '../enrollment';
 import type { ReactionTo } from '../events';
 import type { DeletionProofs } from './service';
 import type { DeletionReason } from './tables';
 
-/** The `templates_destroyed` reasons that ask for a proof (retention of the deactivated does not). */
+/** The reasons of a destruction that ask for a proof (retention of the deactivated does not). */
 const PROVEN: Readonly<Record<string, DeletionReason>> = { 'consent withdrawn': 'consent_withdrawn', 'enrollee deleted': 'deleted' };
 
-/** templates_destroyed (consent withdrawn, person deleted): the person's proof opens, listing every terminal that owes a delete. */
+/**
+ * A person's templates destroyed (consent withdrawn, person deleted), none found included (no
+ * `templates_destroyed` is raised then): their proof opens, listing every terminal that owes a delete.
+ */
 export const openProofOnDestruction =
-  (proofs: DeletionProofs): ReactionTo<EnrollmentEvents, 'templates_destroyed'> =>
+  (proofs: DeletionProofs): TemplatesDestroyed =>
   async (w, destroyed) => {
-    // Dated by the withdrawal's or the deletion's own instant (the event's), as its records are.
-    for (const { data, at } of destroyed) {
-      const reason = PROVEN[data.reason];
-      if (reason) await proofs.open(w, data.enrollee, reason, data.count, at);
-    }
+    // Dated by the withdrawal's or the deletion's own instant, as its records are.
+    const reason = PROVEN[destroyed.reason];
+    if (reason) await proofs.open(w, destroyed.enrollee, reason, destroyed.count, destroyed.at);
   };
 
 /**
