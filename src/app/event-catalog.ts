@@ -99,7 +99,8 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     },
   },
   terminal_user_adopted: {
-    about: "A terminal's own user became an enrollee; `punches` of theirs that the terminal had sent were attributed.",
+    about:
+      "A terminal's own user became an enrollee; `punches` of theirs that the terminal had sent were attributed (`punches_attributed` just before it). Adopted as a new enrollee, both follow that person's `enrollee_created`.",
     example: {
       device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
       pin: '7',

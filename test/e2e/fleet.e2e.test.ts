@@ -146,6 +146,10 @@ describe('a terminal that already holds users', () => {
     expect(own.body.results).toHaveLength(1);
     expect(own.body.results[0].flags).not.toContain('unknown_pin');
     expect((await usersOf('FLEET1')).find((u) => u.pin === '1')!.enrollee).toBe(adopted.body.id);
+    // The log names the person before what follows from them: a reaction comes after its cause.
+    const log = await server.admin.get('/events/?type=enrollee_created,punches_attributed,terminal_user_adopted,terminal_user_conflict&limit=1000');
+    const about = (log.body.results as { type: string; data: unknown }[]).filter((e) => JSON.stringify(e.data).includes(adopted.body.id)).map((e) => e.type);
+    expect(about).toEqual(['enrollee_created', 'punches_attributed', 'terminal_user_adopted']);
     // Adopted twice, or a PIN the terminal does not hold: refused.
     expect((await server.admin.post('/devices/FLEET1/users/1/adopt/', { employee: 'E-ONE' })).status).toBe(409);
     expect((await server.admin.post('/devices/FLEET1/users/77/adopt/', { employee: 'E-ONE' })).status).toBe(404);

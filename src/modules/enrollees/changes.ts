@@ -32,7 +32,14 @@ interface CreateOptions {
   card?: string | null;
   /** The caller's areas: a limited caller puts people only in its own areas (its own by default), and learns nothing of others. */
   scope?: AreaScope;
+  /**
+   * In the same transaction, before `enrollee_created` is recorded: what its reactions must see
+   * (adoption links the terminal's user, so the terminals that react see them as this enrollee).
+   * Records no event: nothing may be announced before the person it is about.
+   */
   onCreated?: (w: WriteContext, row: EnrolleeRow) => Promise<void>;
+  /** In the same transaction, after `enrollee_created`: what follows from the person (adoption's punches attributed, the adoption announced). */
+  onAnnounced?: (w: WriteContext, row: EnrolleeRow) => Promise<void>;
 }
 
 export class ChangesToEnrollees {
@@ -49,8 +56,8 @@ export class ChangesToEnrollees {
   /**
    * Creates an enrollee with the next free device PIN, or with `pin` (adopting a terminal's own
    * user, who keeps the PIN they type); a PIN an enrollee holds, or once held, is `conflict`.
-   * `onCreated` runs in the same transaction before `enrollee_created` is announced (adoption
-   * links the terminal's user first, so the terminals that react see them as this enrollee).
+   * `onCreated` runs in the same transaction before `enrollee_created` is recorded, `onAnnounced`
+   * after it: a reaction comes after what it reacts to in the log.
    */
   async create(employee: string, options: CreateOptions = {}): Promise<EnrolleeRow> {
     const areaNames = areasWithin(options.scope ?? EVERYWHERE, options.areas);
@@ -106,6 +113,7 @@ export class ChangesToEnrollees {
     });
     await options.onCreated?.(w, row);
     await this.events.record(w, 'enrollee_created', { enrollee: enrolleeRef(row), areas: areaIds, by });
+    await options.onAnnounced?.(w, row);
     return row;
   }
 

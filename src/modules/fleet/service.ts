@@ -135,10 +135,13 @@ export class Fleet {
       // The card they badge with on that terminal, unless an enrollee already holds it.
       card: card?.ok && (await this.cardIsFree(card.card)) ? card.card : null,
       by,
+      // The user is linked before enrollee_created (the terminals that react see them as this
+      // enrollee); their punches and the adoption are announced after it, about someone the log knows.
       onCreated: async (w, person) => {
         await this.ownUser(w.tx, device, pin);
-        await this.link(w, device, user, person, by);
+        await devices.users.link(w.tx, device.id, pin, person.id);
       },
+      onAnnounced: (w, person) => this.adopted(w, device, user, person, by),
     });
   }
 
@@ -190,8 +193,13 @@ export class Fleet {
   }
 
   private async link(w: WriteContext, device: DeviceRow, user: DeviceUserRow, person: EnrolleeRow, by: string): Promise<void> {
-    const { devices, punches, commands } = this.deps;
-    await devices.users.link(w.tx, device.id, user.pin, person.id);
+    await this.deps.devices.users.link(w.tx, device.id, user.pin, person.id);
+    await this.adopted(w, device, user, person, by);
+  }
+
+  /** The user is linked: their punches on the terminal become the person's, their templates are fetched (with consent), and the adoption is announced. */
+  private async adopted(w: WriteContext, device: DeviceRow, user: DeviceUserRow, person: EnrolleeRow, by: string): Promise<void> {
+    const { punches, commands } = this.deps;
     const attributed = await punches.attributeFromDevice(w, device.id, user.pin, { id: person.id, employee: person.employeeKey });
     if (await hasConsent(w.tx, person.id)) {
       await commands.enqueue(w, [templateQuery(device.id, user.pin)]);
