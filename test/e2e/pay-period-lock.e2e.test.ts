@@ -16,6 +16,7 @@ let now = Date.parse('2026-11-28T19:50:00+01:00');
 let server: TestServer;
 let terminal: SimulatedTerminal;
 const pins: Record<string, string> = {};
+const ids: Record<string, string> = {};
 
 async function created(path: string, body: unknown) {
   const res = await server.admin.post(path, body);
@@ -33,7 +34,9 @@ beforeAll(async () => {
   server = await startTestServer({ TIME_ZONE: ZONE }, { clock: { now: () => now } });
   for (const employee of ['E150', 'E158']) {
     await created('/employees/', { id: employee, name: `Person ${employee}` });
-    pins[employee] = (await created('/enrollees/', { employee, areas: ['south'] })).device_pin;
+    const enrollee = await created('/enrollees/', { employee, areas: ['south'] });
+    pins[employee] = enrollee.device_pin;
+    ids[employee] = enrollee.id;
   }
   terminal = new SimulatedTerminal({ url: server.url, sn: 'TERMS001', timeZone: ZONE });
   await terminal.handshake();
@@ -109,5 +112,26 @@ describe('locking a pay period', () => {
     const days = await server.admin.get('/attendance-days/?from=2026-11-29&to=2026-11-30');
     const seen = days.body.results.map((d: { employee: string; date: string; status: string }) => `${d.employee} ${d.date} ${d.status}`).sort();
     expect(seen).toEqual(['E150 2026-11-29 absent', 'E150 2026-11-30 absent', 'E158 2026-11-29 absent', 'E158 2026-11-30 absent']);
+  });
+
+  // README "Pay periods": a locked day's figures and statuses never change; the export's `name` is
+  // the person's name now, so a payroll keys on `employee`.
+  test('a locked period exported again after its person is renamed: every figure byte for byte the same, only the name is the new one', async () => {
+    const exported = async () => {
+      const res = await server.admin.get('/attendance-days/export.csv?from=2026-11-01&to=2026-11-30&employee=E150');
+      expect(res.status).toBe(200);
+      return (res.body as string).trimEnd().split(/\r?\n/);
+    };
+    const before = await exported();
+    // The header, then 28, 29 and 30 November.
+    expect(before).toHaveLength(4);
+    const renamed = await server.admin.patch(`/enrollees/${ids.E150}/`, { display_name: 'Renamed Person' });
+    expect(renamed.status).toBe(200);
+    const after = await exported();
+    const NAME = before[0]!.split(',').indexOf('name');
+    const withoutName = (rows: string[]) => rows.map((r) => r.split(',').toSpliced(NAME, 1).join(','));
+    expect(withoutName(after)).toEqual(withoutName(before));
+    expect(new Set(before.slice(1).map((r) => r.split(',')[NAME]))).toEqual(new Set(['Person E150']));
+    expect(new Set(after.slice(1).map((r) => r.split(',')[NAME]))).toEqual(new Set(['Renamed Person']));
   });
 });
