@@ -13,7 +13,7 @@
  * of the modules below it, and calls their services.
  */
 
-import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { insertSequenced } from '../../platform/db/json-results';
@@ -243,11 +243,25 @@ export class EventLog {
    * and when the first of them was recorded.
    */
   async countAfter(sequence: number, types: readonly string[], since?: number): Promise<{ count: number; oldestAt: number | null }> {
+    return this.countWhere(types, and(gt(eventLog.sequence, sequence), since === undefined ? undefined : gte(eventLog.at, since)));
+  }
+
+  /**
+   * The same of the events in (`after`, `upTo`]: a count a reader may keep and add to, since
+   * the log below the head it read is final (one writer; sequences only grow) and what a follower
+   * has not processed is never purged.
+   */
+  async countBetween(after: number, upTo: number, types: readonly string[]): Promise<{ count: number; oldestAt: number | null }> {
+    if (upTo <= after) return { count: 0, oldestAt: null };
+    return this.countWhere(types, and(gt(eventLog.sequence, after), lte(eventLog.sequence, upTo)));
+  }
+
+  private async countWhere(types: readonly string[], range: SQL | undefined): Promise<{ count: number; oldestAt: number | null }> {
     if (types.length === 0) return { count: 0, oldestAt: null };
     const [row] = await this.runtime.db.orm
       .select({ n: sql<number>`count(*)`, oldest: sql<number | null>`min(${eventLog.at})` })
       .from(eventLog)
-      .where(and(gt(eventLog.sequence, sequence), inArray(eventLog.type, [...types]), since === undefined ? undefined : gte(eventLog.at, since)));
+      .where(and(range, inArray(eventLog.type, [...types])));
     return { count: row?.n ?? 0, oldestAt: row?.oldest ?? null };
   }
 

@@ -14,9 +14,25 @@ export const Health = t.Object({
   }),
   commands: t.Object({ pending: Int({ description: 'Waiting to be sent or answered.' }), failed: Int() }),
   webhooks: t.Object({
-    backlog: Int({ description: 'Messages not delivered yet.' }),
+    status: OneOf(
+      ['ok', 'warning'],
+      '`warning` while an endpoint is disabled (its messages are held) or dead letters are kept: payroll is missing messages; the rest of the service is not affected.',
+    ),
+    backlog: Int({ description: 'Messages not delivered yet, those held for disabled endpoints included.' }),
+    held: Int({ description: 'Of the backlog, the messages held for disabled endpoints (sent once enabled).' }),
     oldest_pending_at: Nullable(Instant()),
     oldest_pending_age_seconds: Nullable(Int()),
+    endpoints_disabled: Int({ description: 'Endpoints disabled (410 Gone, or failing for WEBHOOK_DISABLE_AFTER).' }),
+    dead_letters: Int({ description: 'Messages dead-lettered within RETENTION_DELIVERIES_DAYS and not sent again since (`recover`, `redeliver`).' }),
+    attention: t.Array(
+      t.Object({
+        endpoint: t.String({ format: 'uuid' }),
+        disabled: t.Boolean(),
+        held: Int({ description: 'Its messages held until it is enabled (0 while active).' }),
+        dead_letters: Int(),
+      }),
+      { description: 'The endpoints that need someone: disabled, or holding dead letters.' },
+    ),
   }),
   jobs: t.Array(t.Object({ name: t.String(), last_status: Nullable(t.String()), last_finished_at: Nullable(Instant()), next_run_at: Nullable(Instant()) })),
   punches_today: Int({ description: 'Punches since midnight in ATTENDANCE_TIME_ZONE.' }),

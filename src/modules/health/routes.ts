@@ -15,7 +15,10 @@ import type { HealthService } from './service';
 export function healthRoutes(http: Http, health: HealthService) {
   return adminRouter(http, 'health').get('/health', ({ scope }) => health.health(scope), {
     response: { 200: Health, ...errors() },
-    detail: { summary: 'What needs attention: terminals, commands, webhook backlog, jobs, punches today', tags: ['operations'] },
+    detail: {
+      summary: 'What needs attention: terminals, commands, webhooks (backlog, disabled endpoints, dead letters), jobs, punches today',
+      tags: ['operations'],
+    },
   });
 }
 

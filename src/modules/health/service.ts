@@ -10,7 +10,7 @@ import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
 import type { JobRunner } from '../jobs';
 import type { PunchService } from '../punches';
-import type { Webhooks } from '../webhooks';
+import type { WebhookBacklog, Webhooks } from '../webhooks';
 import type { HealthView } from './model';
 import type { HealthRuntime } from './runtime';
 
@@ -33,7 +33,8 @@ export class HealthService {
   /**
    * What an operator alerts on, in `/metrics` (the same figures as `health/`, which needs an
    * administrator): each job's last run (a failed nightly job is otherwise silent), the age of the
-   * oldest undelivered webhook message (payroll falling behind), and the database's size on disk.
+   * oldest undelivered webhook message (payroll falling behind; the webhooks module adds the
+   * endpoints disabled and the dead letters), and the database's size on disk.
    */
   private registerAlertGauges(): void {
     const { metrics } = this.ctx;
@@ -46,10 +47,15 @@ export class HealthService {
     metrics.gauge('fpa_job_last_finished_timestamp_seconds', 'When the job’s last run finished (Unix time); a job never run is absent.', ['job'], async () =>
       (await jobs()).flatMap((j) => (j.last_finished_at ? [{ labels: { job: j.name }, value: Date.parse(j.last_finished_at) / 1000 }] : [])),
     );
-    metrics.gauge('fpa_webhook_oldest_pending_age_seconds', 'Age of the oldest webhook message not delivered yet (0 when none).', [], async () => {
-      const oldest = (await this.deps.webhooks.backlog()).oldest_at;
-      return [{ value: oldest ? Math.max(0, (this.ctx.clock.now() - Date.parse(oldest)) / 1000) : 0 }];
-    });
+    metrics.gauge(
+      'fpa_webhook_oldest_pending_age_seconds',
+      'Age of the oldest webhook message not delivered yet, held ones of disabled endpoints included (0 when none).',
+      [],
+      async () => {
+        const oldest = (await this.deps.webhooks.backlog()).oldest_at;
+        return [{ value: oldest ? Math.max(0, (this.ctx.clock.now() - Date.parse(oldest)) / 1000) : 0 }];
+      },
+    );
     metrics.gauge('fpa_database_bytes', 'Size on disk of the database file and its WAL (a `file:` database only).', ['file'], async () => {
       const path = this.ctx.db.filePath;
       if (!path) return [];
@@ -72,16 +78,22 @@ export class HealthService {
     const counts = await devices.views.counts(scope);
     const byStatus = await commands.lookups.countByStatus(undefined, scope);
     const limited = isLimited(scope);
-    const backlog = limited ? { pending: 0, oldest_at: null } : await webhooks.backlog();
+    const backlog = limited ? NO_BACKLOG : await webhooks.backlog();
     return {
       status: 'ok',
       at: new Date(now).toISOString(),
       terminals: { online: counts.online, offline: counts.offline, pending: counts.pending_approval, disabled: counts.disabled },
       commands: { pending: (byStatus.pending ?? 0) + (byStatus.sent ?? 0), failed: byStatus.failed ?? 0 },
       webhooks: {
+        // Not `ok` while payroll is missing messages; the service itself is up (no status but this part's changes).
+        status: backlog.endpoints_disabled > 0 || backlog.dead_letters > 0 ? 'warning' : 'ok',
         backlog: backlog.pending,
+        held: backlog.held,
         oldest_pending_at: backlog.oldest_at,
         oldest_pending_age_seconds: backlog.oldest_at ? Math.floor((now - Date.parse(backlog.oldest_at)) / 1000) : null,
+        endpoints_disabled: backlog.endpoints_disabled,
+        dead_letters: backlog.dead_letters,
+        attention: backlog.attention,
       },
       jobs: (limited ? [] : await jobs.describe()).map((j) => ({
         name: j.name,
@@ -102,6 +114,9 @@ export class HealthService {
     }
   }
 }
+
+/** What a caller limited to areas is told of the webhooks: nothing (they are no area's). */
+const NO_BACKLOG: WebhookBacklog = { pending: 0, held: 0, oldest_at: null, endpoints_disabled: 0, dead_letters: 0, attention: [] };
 
 /** A file's size in bytes; 0 when it is not there (no WAL between checkpoints' truncations). */
 async function sizeOf(path: string): Promise<number> {

@@ -1,5 +1,6 @@
 /** Webhooks: endpoints following the event log, signed deliveries with retries, recovery by hand. */
 
+export type { WebhookBacklog } from './backlog';
 export { webhookJobs } from './jobs';
 export { Webhooks } from './module';
 export { webhookRoutes } from './routes';

@@ -8,9 +8,10 @@
  * whatever TASK_BACKEND says, unless WEBHOOK_WORKER is off; then `deliver-webhooks` (job,
  * script, or its every-minute schedule under TASK_BACKEND=cron) delivers what is due.
  */
-import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm';
 import { deleteInBatches } from '../../platform/db/purge';
 import type { EventLog } from '../events';
+import { BacklogCounter, type WebhookBacklog } from './backlog';
 import type { WebhookRuntime } from './runtime';
 import { sealClearWebhookSecrets } from './secrets';
 import type { WebhookSender } from './sender';
@@ -28,6 +29,7 @@ export interface WebhookOptions {
 export class Webhooks {
   readonly worker: DeliveryWorker;
   readonly service: WebhookService;
+  private readonly counter: BacklogCounter;
 
   constructor(
     readonly ctx: WebhookRuntime,
@@ -36,9 +38,16 @@ export class Webhooks {
   ) {
     this.worker = new DeliveryWorker(ctx, log, options.sender);
     this.service = new WebhookService(ctx, log, this.worker, options.eventTypes);
-    ctx.metrics.gauge('fpa_webhook_messages_pending', 'Webhook messages not delivered yet by the active endpoints (every endpoint).', [], async () => [
-      { value: (await this.backlog()).pending },
-    ]);
+    this.counter = new BacklogCounter(ctx, log);
+    const gauge = (name: string, help: string, value: (b: WebhookBacklog) => number) =>
+      ctx.metrics.gauge(name, help, [], async () => [{ value: value(await this.backlog()) }]);
+    gauge('fpa_webhook_messages_pending', 'Webhook messages not delivered yet, those held for disabled endpoints included.', (b) => b.pending);
+    gauge(
+      'fpa_webhook_endpoints_disabled',
+      'Webhook endpoints disabled (410 Gone, or failing for WEBHOOK_DISABLE_AFTER): their messages are held.',
+      (b) => b.endpoints_disabled,
+    );
+    gauge('fpa_webhook_dead_letters', 'Webhook messages dead-lettered within RETENTION_DELIVERIES_DAYS and not sent again since.', (b) => b.dead_letters);
   }
 
   /**
@@ -83,41 +92,12 @@ export class Webhooks {
   }
 
   /**
-   * Messages the active endpoints have not been delivered yet: the subscribed events after each
-   * one's position, and the pending message rows; with when the oldest of them was recorded.
+   * What monitoring says of delivery (backlog.ts): the messages not delivered yet (held ones of
+   * disabled endpoints included) and when the oldest was recorded, the endpoints disabled, the
+   * dead letters kept, and the endpoints that need someone.
    */
-  async backlog(): Promise<{ pending: number; oldest_at: string | null }> {
-    const endpoints = await this.ctx.db.orm
-      .select({ id: webhookEndpoints.id, position: webhookEndpoints.position, events: webhookEndpoints.events })
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.active, true));
-    let pending = 0;
-    let oldest: number | null = null;
-    const older = (at: number | null) => {
-      if (at !== null && (oldest === null || at < oldest)) oldest = at;
-    };
-    for (const e of endpoints) {
-      const ahead = await this.log.countAfter(e.position, e.events);
-      pending += ahead.count;
-      older(ahead.oldestAt);
-    }
-    if (endpoints.length > 0) {
-      const [rows] = await this.ctx.db.orm
-        .select({ n: sql<number>`count(*)`, oldest: sql<number | null>`min(${webhookMessages.eventAt})` })
-        .from(webhookMessages)
-        .where(
-          and(
-            eq(webhookMessages.status, 'pending'),
-            inArray(
-              webhookMessages.endpointId,
-              endpoints.map((e) => e.id),
-            ),
-          ),
-        );
-      pending += rows?.n ?? 0;
-      older(rows?.oldest ?? null);
-    }
-    return { pending, oldest_at: oldest === null ? null : new Date(oldest).toISOString() };
+  backlog(): Promise<WebhookBacklog> {
+    return this.counter.read();
   }
 
   /**

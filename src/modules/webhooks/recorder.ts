@@ -113,6 +113,8 @@ export class OutcomeRecorder {
         nextAttemptAt = now + retryDelay(attempt, settings.WEBHOOK_RETRY_BACKOFF);
       }
     }
+    // A dead row's `next_attempt_at` is when it died: the window of the dead letters monitoring counts (backlog.ts).
+    if (outcome === 'dead') nextAttemptAt = now;
     return {
       row,
       attempt,

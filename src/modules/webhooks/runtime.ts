@@ -3,6 +3,8 @@ import type { Settings } from '../../platform/config/settings';
 import type { ModuleRuntime, Sealing, UploadGate } from '../../platform/runtime';
 
 export const WEBHOOK_SETTINGS = [
+  // The window of the dead letters health/ and /metrics count (backlog.ts): that of the attempts kept.
+  'RETENTION_DELIVERIES_DAYS',
   'WEBHOOK_ALLOWED_NETWORKS',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
   'WEBHOOK_BATCH_SIZE',

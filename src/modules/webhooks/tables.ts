@@ -66,6 +66,7 @@ export const webhookMessages = sqliteTable(
     eventAt: integer('event_at').notNull(),
     status: text('status', { enum: MESSAGE_STATUSES }).notNull(),
     attempts: integer('attempts').notNull().default(0),
+    /** When a pending row is due; when a dead one died (what health/ and /metrics count dead letters by). */
     nextAttemptAt: integer('next_attempt_at').notNull(),
     leaseUntil: integer('lease_until'),
     claimToken: text('claim_token'),

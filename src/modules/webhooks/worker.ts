@@ -293,7 +293,7 @@ export class DeliveryWorker {
     return this.ctx.db.write(async ({ tx }) => {
       const updated = await tx
         .update(webhookMessages)
-        .set({ status: 'dead', leaseUntil: null, claimToken: null, lastError: reason })
+        .set({ status: 'dead', nextAttemptAt: this.ctx.clock.now(), leaseUntil: null, claimToken: null, lastError: reason })
         .where(and(rowKey(row), eq(webhookMessages.claimToken, row.claimToken ?? '')))
         .returning({ sequence: webhookMessages.eventSequence });
       return updated.length > 0 ? 'dead' : 'stale';

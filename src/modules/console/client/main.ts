@@ -54,6 +54,7 @@ const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
   { pattern: /^\/reports\/?$/, page: reportsPage, nav: 'reports' },
   { pattern: /^\/reports\/([^/]+)\/?$/, page: reportsPage, nav: 'reports' },
   { pattern: /^\/integrations\/?$/, page: integrationsPage, nav: 'integrations' },
+  { pattern: /^\/integrations\/([^/]+)\/?$/, page: integrationsPage, nav: 'integrations' },
   { pattern: /^\/operations\/?$/, page: operationsPage, nav: 'operations' },
   { pattern: /^\/users\/?$/, page: usersPage, nav: 'users' },
   { pattern: /^\/api-keys\/?$/, page: apiKeysPage, nav: 'api-keys' },

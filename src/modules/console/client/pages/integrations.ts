@@ -1,6 +1,7 @@
 /** Integrations: webhook endpoints (deliveries, test send, recover, enable) and desktop enrollment agents (key shown once, revoke). */
 
 import type { AgentView } from '../../../enrollment';
+import type { HealthView } from '../../../health';
 import type { WebhookEndpointView } from '../../../webhooks';
 import { api, can, currentSession, everyRow, type List, whollyMine } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
@@ -35,17 +36,20 @@ function eventPicker(types: readonly string[]) {
   };
 }
 
-export async function integrationsPage(main: HTMLElement): Promise<undefined> {
-  const redraw = () => integrationsPage(main).then(() => undefined);
+/** `#/integrations/<endpoint id>` (the Overview's link to an endpoint that needs attention) opens that endpoint's deliveries. */
+export async function integrationsPage(main: HTMLElement, params: string[] = []): Promise<undefined> {
+  const redraw = () => integrationsPage(main, params).then(() => undefined);
   // Each half for the roles that may use it: webhooks for owners and admins, agents for hr too.
   const seesHooks = can('GET webhooks/');
   const seesAgents = can('GET enrollment-agents/');
-  const [hooks, agents, types, areas] = await Promise.all([
+  const [hooks, agents, types, areas, health] = await Promise.all([
     seesHooks ? everyRow<WebhookEndpointView>('webhooks/') : [],
     seesAgents ? everyRow<AgentView>('enrollment-agents/') : [],
     seesHooks ? api.get<{ results: string[] }>('webhooks/event-types/') : { results: [] },
     seesAgents && can('POST enrollment-agents/') ? areaNames() : [],
+    seesHooks && can('GET health/') ? api.get<HealthView>('health/') : null,
   ]);
+  const attention = new Map((health?.webhooks.attention ?? []).map((a) => [a.endpoint, a] as const));
   const hookForm = webhookForm(main, types.results, redraw);
   const deliveries = h('div', { id: 'deliveries' });
   const agentForm = newAgentForm(main, areas, redraw);
@@ -56,13 +60,18 @@ export async function integrationsPage(main: HTMLElement): Promise<undefined> {
       section(
         'Webhook endpoints',
         h('p', { class: 'muted' }, 'Payroll and HR systems receive each punch (and other events) signed, as it happens.'),
-        webhookTable(hooks, deliveries, redraw),
+        webhookTable(hooks, attention, deliveries, redraw),
         hookForm.form,
         hookForm.slot,
         deliveries,
       ),
     seesAgents && section('Desktop enrollment agents', agentTable(agents, redraw), can('POST enrollment-agents/') && agentForm.form, agentForm.slot),
   );
+  const chosen = hooks.find((w) => w.id === params[0]);
+  if (chosen) {
+    await showDeliveries(chosen, deliveries);
+    deliveries.scrollIntoView({ block: 'start' });
+  }
   return undefined;
 }
 
@@ -122,20 +131,56 @@ function newAgentForm(main: HTMLElement, areas: readonly string[], redraw: () =>
   return { form: agentForm, slot: agentSlot };
 }
 
-function webhookTable(hooks: WebhookEndpointView[], deliveries: HTMLElement, redraw: () => Promise<void>): HTMLElement {
+type Attention = HealthView['webhooks']['attention'][number];
+
+function webhookTable(
+  hooks: WebhookEndpointView[],
+  attention: ReadonlyMap<string, Attention>,
+  deliveries: HTMLElement,
+  redraw: () => Promise<void>,
+): HTMLElement {
   return table(
     ['Receiver', 'Events', 'State', ''],
     hooks.map((w) => [
       w.url,
       w.events.map(eventWords).join(', '),
-      w.active
-        ? w.failing_since
-          ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
-          : badge('Active', 'ok')
-        : badge(`Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`, 'muted'),
+      h('span', {}, ...webhookState(w, attention.get(w.id))),
       webhookActions(w, deliveries, redraw),
     ]),
     'No endpoints.',
+  );
+}
+
+/** Its state, then what it holds that payroll is missing: messages held while disabled, dead letters. */
+function webhookState(w: WebhookEndpointView, attention: Attention | undefined): HTMLElement[] {
+  const state = w.active
+    ? w.failing_since
+      ? badge(`Failing since ${dateTime(w.failing_since)}`, 'bad')
+      : badge('Active', 'ok')
+    : badge(`Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`, 'bad');
+  const held = attention && attention.held > 0 ? [' ', badge(`${count(attention.held, 'message', 'messages')} held`, 'warn')] : [];
+  const dead = attention && attention.dead_letters > 0 ? [' ', badge(`${count(attention.dead_letters, 'dead letter', 'dead letters')}`, 'bad')] : [];
+  return [state, ...held, ...dead].map((x) => (typeof x === 'string' ? h('span', {}, x) : x));
+}
+
+/** The endpoint's last delivery attempts, in `deliveries`. */
+async function showDeliveries(w: WebhookEndpointView, deliveries: HTMLElement): Promise<void> {
+  const list = await api.get<List<Delivery>>(`webhooks/${encodeURIComponent(w.id)}/deliveries/?limit=50`);
+  replace(
+    deliveries,
+    h('h3', {}, `Deliveries to ${w.url}`),
+    table(
+      ['When', 'What', 'Messages', 'Try', 'Answer', 'Next try'],
+      list.results.map((d) => [
+        dateTime(d.created_at),
+        d.test ? h('span', {}, badge('Test', 'info'), ' Test send') : d.event_type ? eventWords(d.event_type) : 'An event no longer kept',
+        d.count,
+        d.attempt,
+        d.status_code ? `HTTP ${d.status_code}` : (d.error ?? '—'),
+        dateTime(d.next_retry_at),
+      ]),
+      'No delivery attempts yet.',
+    ),
   );
 }
 
@@ -182,25 +227,7 @@ function webhookActions(w: WebhookEndpointView, deliveries: HTMLElement, redraw:
   return h(
     'div',
     { class: 'actions' },
-    button('Deliveries', async () => {
-      const list = await api.get<List<Delivery>>(`${base}deliveries/?limit=50`);
-      replace(
-        deliveries,
-        h('h3', {}, `Deliveries to ${w.url}`),
-        table(
-          ['When', 'What', 'Messages', 'Try', 'Answer', 'Next try'],
-          list.results.map((d) => [
-            dateTime(d.created_at),
-            d.test ? h('span', {}, badge('Test', 'info'), ' Test send') : d.event_type ? eventWords(d.event_type) : 'An event no longer kept',
-            d.count,
-            d.attempt,
-            d.status_code ? `HTTP ${d.status_code}` : (d.error ?? '—'),
-            dateTime(d.next_retry_at),
-          ]),
-          'No delivery attempts yet.',
-        ),
-      );
-    }),
+    button('Deliveries', () => showDeliveries(w, deliveries)),
     button('Send a test', async () => {
       const r = await api.post<{ status_code: number | null; error: string | null }>(`${base}test/`);
       announce(

@@ -1,10 +1,12 @@
 /**
  * Overview: what needs attention first (the diagnostics of each terminal with their fix, failing
- * commands, webhook backlog, failed jobs), then the day.
+ * commands, webhook backlog, webhook endpoints disabled or holding dead letters, failed jobs),
+ * then the day.
  */
 import type { DiagnosticView } from '../../../diagnostics';
 import type { HealthView } from '../../../health';
-import { api, can, currentSession } from '../api';
+import type { WebhookEndpointView } from '../../../webhooks';
+import { api, can, currentSession, everyRow } from '../api';
 import { badge, h, keepFresh, replace, section, table } from '../dom';
 import { ago, count, dateTime, words } from '../format';
 import { diagnosticItem } from './diagnostics';
@@ -29,24 +31,7 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
     api.get<HealthView>('health/'),
     can('GET diagnostics/') ? api.get<{ results: DiagnosticView[] }>('diagnostics/') : { results: [] as DiagnosticView[] },
   ]);
-  const attention: HTMLElement[] = diagnostics.results.map(diagnosticItem);
-  if (health.commands.failed > 0)
-    attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${count(health.commands.failed, 'command', 'commands')} failed`)));
-  if (health.webhooks.backlog > 0 && can('GET webhooks/'))
-    attention.push(
-      h(
-        'li',
-        {},
-        h(
-          'a',
-          { href: '#/integrations' },
-          `${count(health.webhooks.backlog, 'webhook message', 'webhook messages')} not delivered yet (oldest ${ago(health.webhooks.oldest_pending_at)})`,
-        ),
-      ),
-    );
-  const failedJobs = health.jobs.filter((j) => j.last_status === 'failed');
-  for (const job of failedJobs) attention.push(h('li', {}, h('a', { href: '#/operations' }, `The job “${jobTitle(job.name)}” failed on its last run`)));
-
+  const attention = await attentionItems(health, diagnostics.results);
   replace(
     main,
     h('h1', {}, 'Overview'),
@@ -63,7 +48,13 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
       tile('Punches today', health.punches_today, '#/punches', 'muted'),
       tile('Commands waiting', health.commands.pending, '#/terminals', 'muted'),
       tile('Commands failed', health.commands.failed, '#/terminals', health.commands.failed > 0 ? 'bad' : 'muted'),
-      can('GET webhooks/') && tile('Webhook backlog', health.webhooks.backlog, '#/integrations', health.webhooks.backlog > 0 ? 'warn' : 'muted'),
+      can('GET webhooks/') &&
+        tile(
+          'Webhook backlog',
+          health.webhooks.backlog,
+          '#/integrations',
+          health.webhooks.status === 'warning' ? 'bad' : health.webhooks.backlog > 0 ? 'warn' : 'muted',
+        ),
     ),
     section(
       'Jobs',
@@ -81,6 +72,59 @@ async function drawOverviewPage(main: HTMLElement): Promise<void> {
     ),
     h('p', { class: 'muted' }, `As of ${dateTime(health.at)}.`),
   );
+}
+
+/** What needs attention, first things first: the terminals' diagnostics, failed commands, webhooks, failed jobs. */
+async function attentionItems(health: HealthView, diagnostics: readonly DiagnosticView[]): Promise<HTMLElement[]> {
+  const attention: HTMLElement[] = diagnostics.map(diagnosticItem);
+  if (health.commands.failed > 0)
+    attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${count(health.commands.failed, 'command', 'commands')} failed`)));
+  if (health.webhooks.backlog > 0 && can('GET webhooks/'))
+    attention.push(
+      h(
+        'li',
+        {},
+        h(
+          'a',
+          { href: '#/integrations' },
+          `${count(health.webhooks.backlog, 'webhook message', 'webhook messages')} not delivered yet (oldest ${ago(health.webhooks.oldest_pending_at)})`,
+        ),
+      ),
+    );
+  if (health.webhooks.attention.length > 0 && can('GET webhooks/')) attention.push(...(await webhookAttention(health.webhooks.attention)));
+  const failedJobs = health.jobs.filter((j) => j.last_status === 'failed');
+  for (const job of failedJobs) attention.push(h('li', {}, h('a', { href: '#/operations' }, `The job “${jobTitle(job.name)}” failed on its last run`)));
+  return attention;
+}
+
+/**
+ * A webhook endpoint disabled (payroll gets nothing; its messages are held) or holding dead
+ * letters (messages the receiver refused, not sent again): each said with its receiver, linking
+ * to that endpoint on Integrations.
+ */
+async function webhookAttention(endpoints: HealthView['webhooks']['attention']): Promise<HTMLElement[]> {
+  const urls = new Map((await everyRow<WebhookEndpointView>('webhooks/')).map((w) => [w.id, w] as const));
+  return endpoints.flatMap((e) => {
+    const hook = urls.get(e.endpoint);
+    if (!hook) return [];
+    const href = `#/integrations/${encodeURIComponent(e.endpoint)}`;
+    const items: HTMLElement[] = [];
+    if (e.disabled) {
+      const why = hook.disabled_reason ? ` (${hook.disabled_reason})` : '';
+      const held = e.held > 0 ? `: ${count(e.held, 'message is', 'messages are')} held until it is enabled` : '';
+      items.push(h('li', {}, h('a', { href }, `The webhook to ${hook.url} is disabled${why}${held}`)));
+    }
+    if (e.dead_letters > 0) {
+      items.push(
+        h(
+          'li',
+          {},
+          h('a', { href }, `${count(e.dead_letters, 'webhook message', 'webhook messages')} to ${hook.url} refused and dead-lettered: send again with Recover`),
+        ),
+      );
+    }
+    return items;
+  });
 }
 
 /** For a role that does not see the fleet's health (a manager): where its work is. */

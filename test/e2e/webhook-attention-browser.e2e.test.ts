@@ -1,0 +1,68 @@
+/**
+ * The console's Overview in a real browser: a webhook endpoint disabled (it answered 410 Gone;
+ * its messages are held, payroll gets nothing) and one holding a dead letter (the receiver
+ * refused a message) need attention, each said with its receiver and linking to that endpoint on
+ * Integrations, which opens its deliveries and shows what it holds. Before, the Overview showed
+ * nothing: `health/` counted neither (its backlog said 0).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Browser } from 'playwright-core';
+import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
+import { startTestServer, type TestServer } from '../support/harness';
+import { approvedDevice, ingest, punchLines } from '../support/punch-feed';
+import { receiver, waitFor } from '../support/webhook-receiver';
+
+let server: TestServer;
+let browser: Browser;
+const errors: string[] = [];
+const gone = receiver(() => new Response('gone', { status: 410 }));
+const refusing = receiver(() => new Response('no', { status: 400 }));
+let goneId = '';
+let refusingId = '';
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([
+    startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_RETRY_BACKOFF: 60_000, WEBHOOK_MAX_ATTEMPTS: 1, WEBHOOK_TIMEOUT: 2_000 }),
+    launchBrowser(),
+  ]);
+  goneId = (await server.admin.post('/webhooks/', { url: gone.url })).body.id;
+  refusingId = (await server.admin.post('/webhooks/', { url: refusing.url })).body.id;
+  const device = await approvedDevice(server, 'ATTN0001');
+  await ingest(server, device, punchLines('5', 1));
+  await waitFor(async () => {
+    const webhooks = (await server.admin.get('/health/')).body.webhooks;
+    return webhooks.endpoints_disabled === 1 && webhooks.dead_letters === 1;
+  }, 'one endpoint disabled, one dead letter');
+  await ingest(server, device, punchLines('5', 2, Date.UTC(2025, 0, 7, 8, 0, 0)));
+});
+afterAll(async () => {
+  gone.stop();
+  refusing.stop();
+  await browser?.close();
+  await server?.close();
+  expect(errors).toEqual([]);
+});
+
+describe('Overview › Needs attention', () => {
+  test('a disabled endpoint and a dead letter are listed, each linking to its endpoint; the link opens it on Integrations', async () => {
+    await onSignedInPage(browser, server, errors, async (page) => {
+      await goTo(page, '#/overview', 'Overview');
+      const attention = page.getByRole('region', { name: 'Needs attention' });
+      const disabled = attention.getByRole('link', {
+        name: `The webhook to ${gone.url} is disabled (the endpoint answered 410 Gone): 3 messages are held until it is enabled`,
+      });
+      await disabled.waitFor();
+      expect(await disabled.getAttribute('href')).toBe(`#/integrations/${goneId}`);
+      const dead = attention.getByRole('link', { name: `1 webhook message to ${refusing.url} refused and dead-lettered: send again with Recover` });
+      expect(await dead.getAttribute('href')).toBe(`#/integrations/${refusingId}`);
+
+      await disabled.click();
+      await page.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor();
+      await page.getByRole('heading', { level: 3, name: `Deliveries to ${gone.url}` }).waitFor();
+      const row = page.getByRole('row', { name: new RegExp(gone.url.replaceAll('.', '\\.')) });
+      expect(await row.textContent()).toContain('3 messages held');
+      const other = page.getByRole('row', { name: new RegExp(refusing.url.replaceAll('.', '\\.')) });
+      expect(await other.textContent()).toContain('1 dead letter');
+    });
+  });
+});
