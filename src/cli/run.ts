@@ -143,13 +143,30 @@ export async function callRunningServer<T extends object = Record<string, unknow
   const server = await runningServer();
   if (!server) return null;
   warnNotApplied(command, variablesNotApplied(server, appliesHere));
-  const response = await fetch(`${server.apiUrl}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', [OPERATOR_TOKEN_HEADER]: server.token },
-    body: JSON.stringify(body),
-  });
+  let response: Response;
+  try {
+    response = await fetch(`${server.apiUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [OPERATOR_TOKEN_HEADER]: server.token },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new ServerGoneError(server.apiUrl, error);
+  }
   const json = (await response.json().catch(() => ({}))) as T & ErrorBody;
   return { status: response.status, json, apiUrl: server.apiUrl, consoleBase: server.consoleBase };
+}
+
+/**
+ * The running server went away before it answered (stopped, killed, restarted): said in words,
+ * with the system's code, not the HTTP client's text and its advice about `fetch()`.
+ */
+export class ServerGoneError extends Error {
+  constructor(apiUrl: string, cause: unknown) {
+    const code = typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : null;
+    super(`the running server (${apiUrl}) stopped answering before it replied${code ? ` (${code})` : ''}`);
+    this.name = 'ServerGoneError';
+  }
 }
 
 /** The options of the job scripts that take any (their job's parameters); the others take none. */
@@ -174,7 +191,14 @@ function jobParams(name: string, args: string[]): Record<string, string> {
 
 async function runJob(name: string, args: string[]): Promise<number> {
   const params = jobParams(name, args);
-  const handed = await callRunningServer(name, `jobs/${name}/run/`, { params });
+  const handed = await callRunningServer(name, `jobs/${name}/run/`, { params }).catch((error: unknown) => {
+    if (!(error instanceof ServerGoneError)) throw error;
+    // The job may have run, in part or whole: a run cut off is recorded as interrupted at the
+    // server's next start, and a job run again does what the last run did not.
+    throw new Error(
+      `${error.message}: whether the job ran is not known. Once a server runs again, \`GET jobs/\` (or the console's Operations) shows its last run; running it again finishes what it did not do.`,
+    );
+  });
   if (handed) {
     // Parameters the job cannot run with (a date not over yet): refused before it ran, as here.
     if (handed.status === 400) throw new UsageError(refusal(handed));

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { commandNames } from '../../../src/cli/run';
+import { acquireLock } from '../../../src/platform/db/lock';
 import { createPeople, dayOf } from '../../support/attendance';
 import { runCli } from '../../support/cli';
 import { startTestServer, type TestServer, tempDir } from '../../support/harness';
@@ -131,4 +132,39 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
       expect(run.err).toContain(message);
     }
   }, 60_000);
+});
+
+// A server killed while it ran the job a script handed it: the script printed the HTTP client's
+// own text ("ECONNRESET: The socket connection was closed unexpectedly. For more information,
+// pass `verbose: true` in the second argument to fetch") and nothing of whether the job ran.
+describe('a running server that goes away before it answers', () => {
+  test('the script says so in words, that whether the job ran is not known, and where to look; exit 1', async () => {
+    const dir = tempDir('fpa-cli-gone-');
+    // A process holding the database that "serves" the API on a port that hangs up on every request.
+    const hangUp = Bun.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      socket: {
+        data: (socket) => {
+          socket.end();
+        },
+      },
+    });
+    const lock = await acquireLock(join(dir.dir, 'fpa.db'));
+    try {
+      lock.setAddresses({ apiUrl: `http://127.0.0.1:${hangUp.port}/api/fingerprint/v1/`, consoleBase: '', settings: {} });
+      const run = await runCli(['purge-retention'], join(dir.dir, 'fpa.db'), { FPA_TIME_ZONE: 'UTC' });
+      expect(run.code).toBe(1);
+      expect(run.err).toContain(
+        `fpa:purge-retention failed: the running server (http://127.0.0.1:${hangUp.port}/api/fingerprint/v1/) stopped answering before it replied`,
+      );
+      expect(run.err).toContain('whether the job ran is not known');
+      expect(run.err).toContain('GET jobs/');
+      expect(run.err).not.toContain('verbose');
+    } finally {
+      lock.release();
+      hangUp.stop(true);
+      dir.cleanup();
+    }
+  }, 30_000);
 });
