@@ -20,13 +20,13 @@ let known: Record<string, string>;
 beforeAll(async () => {
   server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, WEBHOOK_WORKER: false });
   await approvedTerminal(server, SERIAL);
-  await newEnrollee(server);
+  const person = await newEnrollee(server);
   const webhook = await server.admin.post('/webhooks/', { url: 'http://127.0.0.1:9/cursors' });
   const area = await server.admin.post('/areas/', { name: 'cursor-area' });
   if (webhook.status !== 201 || area.status !== 201) throw new Error('setup failed');
   // Two of everything the lists page over (audit entries, webhook deliveries), so a next cursor exists.
   for (const _ of [1, 2]) await server.admin.post(`/webhooks/${webhook.body.id}/test/`);
-  known = { serial: SERIAL, id: webhook.body.id, name: 'cursor-area', area: 'cursor-area', from: '2026-01-05', to: '2026-01-11' };
+  known = { serial: SERIAL, id: webhook.body.id, enrollee: person.id, name: 'cursor-area', area: 'cursor-area', from: '2026-01-05', to: '2026-01-11' };
   lists = operationsOf(await fetchDocument(server)).filter(
     (op) => op.method === 'get' && (op.operation.parameters ?? []).some((p) => p.in === 'query' && p.name === 'cursor'),
   );
@@ -36,7 +36,8 @@ afterAll(async () => {
 });
 
 const fill = (op: DocumentedOperation, name: string) => {
-  const value = known[name];
+  // `{id}` is the webhook's, but a person's under enrollees/ (their consents).
+  const value = name === 'id' && op.path.includes('/enrollees/{id}') ? known.enrollee : known[name];
   if (value === undefined) throw new Error(`no known value for ${name} in ${op.path}`);
   return encodeURIComponent(value);
 };
