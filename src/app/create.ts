@@ -13,8 +13,8 @@ import { type ConfigIssue, ConfigurationError, checkConfiguration, effectiveEmpl
 import { loadSettings, type Settings, type SettingsInput } from '../platform/config/settings';
 import { DigestSecrets } from '../platform/crypto/digest-secrets';
 import { TemplateKeyRing } from '../platform/crypto/template-cipher';
-import { type Database, migrateDatabase, openDatabase } from '../platform/db/client';
-import { acquireLock, type HeldLock } from '../platform/db/lock';
+import { type Database, migrateDatabase, migrationsPendingHere, openDatabase } from '../platform/db/client';
+import { acquireLock, type HeldLock, type LockInfo } from '../platform/db/lock';
 import { AdminAuthenticator, type AuthorizeAdmin } from '../platform/http/admin-auth';
 import { createLogger, type Logger } from '../platform/log';
 import { Metrics } from '../platform/metrics';
@@ -81,7 +81,8 @@ export async function createFingerprintAttendance(options: CreateOptions = {}): 
   let lock: HeldLock | null = null;
   try {
     if (ownsDb && db.filePath && options.lock !== false) lock = await acquireLock(db.filePath);
-    if (options.migrate !== false) await migrateDatabase(db);
+    if (lock?.tookOverFrom) sayTakenOver(log, lock.tookOverFrom);
+    if (options.migrate !== false) await migrateAndSay(db, log);
     const directory = options.employees ?? new BuiltinEmployeeDirectory(db);
     const recorded = await recordEmployeeModel(db, effectiveEmployeeModel(settings, options.employees?.model));
     const keyRing = await TemplateKeyRing.fromKeys(settings.TEMPLATE_ENCRYPTION_KEYS);
@@ -113,6 +114,25 @@ function hostChoices(options: CreateOptions) {
 
 function refuseErrors(issues: ConfigIssue[]): void {
   if (issues.some((i) => i.severity === 'error')) throw new ConfigurationError(issues);
+}
+
+/** A start after a kill or a power cut: the database was left locked by a process that ended. */
+function sayTakenOver(log: Logger, previous: LockInfo): void {
+  log.warn('the database was left locked by a process that ended without releasing it (a kill, a power cut); taken over', {
+    previous_pid: previous.pid,
+    previous_since: previous.startedAt,
+  });
+}
+
+/** Applies the migrations not applied yet, and says which at start (fpa:migrate says it the same way). */
+async function migrateAndSay(db: Database, log: Logger): Promise<void> {
+  const { pending } = await migrationsPendingHere(db);
+  await migrateDatabase(db);
+  if (pending.length > 0)
+    log.info(
+      `applied ${pending.length === 1 ? '1 migration' : `${pending.length} migrations`}: ${pending.length === 1 ? pending[0] : `${pending[0]} … ${pending[pending.length - 1]}`}`,
+      { migrations: pending.length },
+    );
 }
 
 function openOwnDatabase(settings: Readonly<Settings>, log: Logger): Promise<Database> {

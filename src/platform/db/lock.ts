@@ -156,6 +156,8 @@ export async function liveLockHolder(databaseFile: string): Promise<LockInfo | n
 export interface HeldLock {
   readonly path: string;
   readonly info: LockInfo;
+  /** What the lock file said of a process that ended holding it (a kill, a power cut); null when it was released. */
+  readonly tookOverFrom: LockInfo | null;
   /** The server listens: where its API is, where the console's links open, and its settings' digests (LockInfo). */
   setAddresses(addresses: Pick<LockInfo, 'apiUrl' | 'consoleBase' | 'settings'>): void;
   release(): void;
@@ -174,8 +176,10 @@ export async function acquireLock(databaseFile: string): Promise<HeldLock> {
   const held = await tryWriterLock(realPath);
   if (!held) throw new DatabaseLockedError(path, readLock(path));
   const info: LockInfo = { pid: process.pid, apiUrl: '', consoleBase: '', token: randomToken(32), startedAt: new Date().toISOString(), settings: {} };
+  // Whatever `<db>.lock` says now is stale: nobody else can hold the OS lock. A release removes
+  // the file, so one still there was left by a process that ended without releasing it.
+  const tookOverFrom = readLock(path);
   try {
-    // Whatever `<db>.lock` says now is stale: nobody else can hold the OS lock.
     writeInfo(path, info);
   } catch (error) {
     held.tx.close();
@@ -186,6 +190,7 @@ export async function acquireLock(databaseFile: string): Promise<HeldLock> {
   return {
     path,
     info,
+    tookOverFrom,
     setAddresses({ apiUrl, consoleBase, settings }) {
       info.apiUrl = apiUrl;
       info.consoleBase = consoleBase;
