@@ -7,6 +7,7 @@
  * keep it from finishing: a few tries a moment apart, then the later checkpoints overwrite the
  * old frames as the WAL starts over, and the caller says so.
  */
+import { createClient } from '@libsql/client';
 import type { Database } from './client';
 
 const TRUNCATE_ATTEMPTS = 40;
@@ -30,16 +31,27 @@ export function emptyWal(db: Database): Promise<boolean> {
   return next;
 }
 
+/**
+ * On a connection of its own without a busy timeout: a TRUNCATE checkpoint that waits (for a
+ * reader, an export streaming) blocks every new write while it waits, and the service's
+ * connections wait up to 5 s. Without one it answers at once, busy or done, and tries again a
+ * moment later: no write is ever held behind it for more than one try.
+ */
 async function truncate(db: Database): Promise<boolean> {
-  for (let attempt = 0; attempt < TRUNCATE_ATTEMPTS; attempt++) {
-    try {
-      const result = await db.client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
-      if (Number(result.rows[0]?.[0] ?? 0) === 0) return true;
-    } catch {
-      // Closed meanwhile (the server stopping): its last checkpoint empties the WAL.
-      return false;
+  if (!db.filePath) return true;
+  const own = createClient({ url: `file:${db.filePath}`, timeout: 0, intMode: 'number' });
+  try {
+    for (let attempt = 0; attempt < TRUNCATE_ATTEMPTS; attempt++) {
+      try {
+        const result = await own.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+        if (Number(result.rows[0]?.[0] ?? 0) === 0) return true;
+      } catch {
+        // Busy as an error rather than a result: tried again below.
+      }
+      await Bun.sleep(TRUNCATE_RETRY_MS);
     }
-    await Bun.sleep(TRUNCATE_RETRY_MS);
+    return false;
+  } finally {
+    own.close();
   }
-  return false;
 }
