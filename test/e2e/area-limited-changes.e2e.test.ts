@@ -270,3 +270,26 @@ describe('the identity of a terminal shared with another area', () => {
     expect(own.body.time_zone).toBe('Asia/Tokyo');
   });
 });
+
+// The console sends only the caller's own ticked areas (the kept ones of other areas are not its
+// to send). Unticking every one of its own sent `areas: []`, which was read as "the caller's own
+// areas", as for a new person: a north+east HR taking a north+south person out of north put them
+// in north, east and south, and their data went to east's terminals.
+describe('a limited caller taking a person or terminal out of all of its own areas', () => {
+  test('areas [] leaves only the areas it does not see; never adds its own', async () => {
+    expect((await server.admin.post('/areas/', { name: 'east' })).status).toBe(201);
+    const made = await server.admin.post('/api-keys/', { name: 'hr of north and east', role: 'admin', areas: ['north', 'east'] });
+    expect(made.status).toBe(201);
+    const northEast = new ApiClient(`${server.url}/api/fingerprint/v1`, { authorization: `Bearer ${made.body.key}` });
+    const shared = await person('E-NS-1', ['north', 'south']);
+    const moved = await northEast.patch(`/enrollees/${shared.id}/`, { areas: [] });
+    expect(moved.status).toBe(200);
+    expect((await server.admin.get(`/enrollees/${shared.id}/`)).body.areas).toEqual(['south']);
+    await online('NSTERM01', ['north', 'south']);
+    expect((await northEast.patch('/devices/NSTERM01/', { areas: [] })).status).toBe(200);
+    expect((await server.admin.get('/devices/NSTERM01/')).body.areas).toEqual(['south']);
+    // A new person with no areas named still goes to the caller's own, as before.
+    expect((await server.admin.post('/employees/', { id: 'E-NE-NEW', name: 'New one' })).status).toBe(201);
+    expect((await northEast.post('/enrollees/', { employee: 'E-NE-NEW' })).body.areas).toEqual(['east', 'north']);
+  });
+});

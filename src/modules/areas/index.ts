@@ -7,6 +7,7 @@ export {
   areaNames,
   areasAfterSetting,
   areasOutside,
+  areasToSet,
   areasWithin,
   assertWhollyWithin,
   closeAreaName,

@@ -132,6 +132,19 @@ export function areasWithin(scope: AreaScope, names: readonly string[] | undefin
   return [...names];
 }
 
+/**
+ * The areas a change of a member sets (`areas` of a PATCH): what it asked, each of them the
+ * caller's own (403 otherwise). Unlike `areasWithin`, none asked is none of the caller's own (the
+ * member keeps only the areas the caller does not see: areasAfterSetting), not the caller's own
+ * areas: a north HR of [north, east] unticking north on a person of [north, south] had them put in
+ * north, east and south.
+ */
+export function areasToSet(scope: AreaScope, names: readonly string[]): string[] {
+  const outside = areasOutside(scope, names);
+  if (outside.length > 0) throw new FpaError('forbidden', 'you may only use your own areas', { areas: outside, allowed: [...(scope.areas ?? [])] });
+  return [...names];
+}
+
 /** The names among `names` outside a limited caller's areas (none for an unlimited caller): the one check of them. */
 export function areasOutside(scope: AreaScope, names: readonly string[]): string[] {
   return isLimited(scope) ? names.filter((n) => !scope.areas.includes(n.trim())) : [];

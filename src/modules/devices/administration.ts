@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm';
 import { FpaError } from '../../platform/errors';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
-import { areaNames, areasAfterSetting, areasWithin, resolveAreas } from '../areas';
+import { areaNames, areasAfterSetting, areasToSet, areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import { noteOnDevice } from './device-log';
@@ -71,7 +71,7 @@ export class DeviceAdministration {
     by: string,
     scope: AreaScope = EVERYWHERE,
   ): Promise<DeviceRow> {
-    if (patch.areas !== undefined) patch = { ...patch, areas: areasWithin(scope, patch.areas) };
+    if (patch.areas !== undefined) patch = { ...patch, areas: areasToSet(scope, patch.areas) };
     const row = await this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();

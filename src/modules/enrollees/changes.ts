@@ -12,7 +12,7 @@ import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { addDays, localDateOf } from '../../platform/time/dates';
-import { areasAfterSetting, areasWithin, assertWhollyWithin, resolveAreas } from '../areas';
+import { areasAfterSetting, areasToSet, areasWithin, assertWhollyWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { DeviceRef } from '../devices';
 import type { Employee, EmployeeDirectory } from '../employees';
@@ -122,7 +122,7 @@ export class ChangesToEnrollees {
    * (remove, backfill, rename, cancel) follows from `enrollee_updated`.
    */
   update(id: string, patch: EnrolleePatch, by: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
-    const within = patch.areas === undefined ? patch : { ...patch, areas: areasWithin(scope, patch.areas) };
+    const within = patch.areas === undefined ? patch : { ...patch, areas: areasToSet(scope, patch.areas) };
     return this.ctx.db.write((w) => this.updateIn(w, id, within, by, scope));
   }
 
