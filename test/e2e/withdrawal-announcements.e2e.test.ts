@@ -87,7 +87,8 @@ describe('a withdrawal that withdraws something', () => {
 
     expect(await withdraw(p.id)).toEqual({ withdrawn: false, templates_destroyed: 0 });
     expect(await eventsAbout(p.id)).toEqual(announced);
-    expect(await auditOf(p.id)).toEqual(audited);
+    // Nothing more but the proof's download, which is audited (proof.downloaded).
+    expect(await auditOf(p.id)).toEqual([...audited, 'proof.downloaded']);
     expect((await s.admin.get(`/enrollees/${p.id}/deletion-proof/`)).body.requested_at).toBe(proof.requested_at);
   });
 
