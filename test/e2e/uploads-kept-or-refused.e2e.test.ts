@@ -63,6 +63,18 @@ describe('a body that is not text', () => {
     expect(await deviceLog(server.fpa, sn, 'malformed_line')).toEqual([]);
   });
 
+  // A Western terminal's code page maps every byte: binary decodes without a U+FFFD, and a pack
+  // without NUL bytes was answered OK:0 and lost (a reviewer's find).
+  test('a language=69 terminal: a binary body without a NUL byte is refused too', async () => {
+    const sn = newSerial();
+    expect((await rawRequest(server.url, { method: 'GET', path: `/iclock/cdata?SN=${sn}&options=all&language=69&pushver=2.4.1` })).status).toBe(200);
+    const binary = new Uint8Array(Array.from({ length: 512 }, (_, i) => 1 + ((i * 37) % 255)));
+    expect(binary.includes(0)).toBe(false);
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG&Stamp=1`, binary);
+    expect(res.status).toBe(422);
+    expect(await storedPunches(sn)).toEqual([]);
+  });
+
   test('every table a terminal uploads refuses a compressed body, so the terminal keeps it', async () => {
     const sn = newSerial();
     const bodies: [string, string][] = [
