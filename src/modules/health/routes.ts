@@ -5,15 +5,20 @@
 import { Elysia, t } from 'elysia';
 import { constantTimeEqual } from '../../platform/crypto/secrets';
 import { FpaError } from '../../platform/errors';
+import { API_PREFIX } from '../../platform/http/api-prefix';
 import { errors } from '../../platform/http/model';
 import { otherMethodsRefused } from '../../platform/http/other-methods';
+import { permits, ruleFor } from '../../platform/http/policy';
 import { peerAddress } from '../../platform/http/routable-url';
 import { adminRouter, apiRouter, type Http } from '../../platform/http/router';
 import { Health } from './model';
 import type { HealthService } from './service';
 
+/** Who may see the webhook endpoints: health's `attention` names them. */
+const WEBHOOK_LIST = ruleFor('GET', `${API_PREFIX}/webhooks/`);
+
 export function healthRoutes(http: Http, health: HealthService) {
-  return adminRouter(http, 'health').get('/health', ({ scope }) => health.health(scope), {
+  return adminRouter(http, 'health').get('/health', ({ scope, admin }) => health.health(scope, { endpoints: permits(admin, WEBHOOK_LIST) }), {
     response: { 200: Health, ...errors() },
     detail: {
       summary: 'What needs attention: terminals, commands, webhooks (backlog, disabled endpoints, dead letters), jobs, punches today',

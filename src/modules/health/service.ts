@@ -70,7 +70,11 @@ export class HealthService {
    * A caller limited to areas is told about its own terminals, their commands and its punches;
    * the webhook backlog and the jobs are no area's (policy.ts): it gets none of them (0 and []).
    */
-  async health(scope: AreaScope = EVERYWHERE): Promise<HealthView> {
+  /**
+   * `options.endpoints`: whether the caller may see the webhook endpoints (`GET webhooks/`); one
+   * who may not gets the counts without the endpoints concerned (`attention` empty).
+   */
+  async health(scope: AreaScope = EVERYWHERE, options: { endpoints?: boolean } = {}): Promise<HealthView> {
     const { devices, commands, webhooks, jobs, punches } = this.deps;
     const now = this.ctx.clock.now();
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
@@ -93,7 +97,7 @@ export class HealthService {
         oldest_pending_age_seconds: backlog.oldest_at ? Math.floor((now - Date.parse(backlog.oldest_at)) / 1000) : null,
         endpoints_disabled: backlog.endpoints_disabled,
         dead_letters: backlog.dead_letters,
-        attention: backlog.attention,
+        attention: options.endpoints === false ? [] : backlog.attention,
       },
       jobs: (limited ? [] : await jobs.describe()).map((j) => ({
         name: j.name,

@@ -74,6 +74,9 @@ describe('a disabled endpoint', () => {
         attention: [{ endpoint: hook.id, disabled: true, held: 3, dead_letters: 0 }],
       });
       expect(health.oldest_pending_age_seconds).toBeGreaterThanOrEqual(60);
+      // HR reads health/ but not the endpoints (GET webhooks/ is not theirs): the counts, not which.
+      const hr = await clientAs(server, 'hr');
+      expect((await hr.get('/health/')).body.webhooks).toMatchObject({ status: 'warning', endpoints_disabled: 1, held: 3, attention: [] });
       const scraped = await gauges(
         'fpa_webhook_messages_pending',
         'fpa_webhook_endpoints_disabled',
