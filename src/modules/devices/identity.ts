@@ -166,6 +166,8 @@ export class DeviceIdentity {
         .where(and(eq(devices.id, device.id), or(isNull(devices.unconfirmedIp), ne(devices.unconfirmedIp, ip))))
         .returning({ id: devices.id });
       if (updated.length === 0 || !this.isNews(device.id, ip, now)) return false;
+      // Marked said once it is: a write rolled back must not silence the address for an hour.
+      w.afterCommit(() => this.addressNews.set(`${device.id} ${ip}`, now));
       await w.tx.insert(deviceEvents).values({
         deviceId: device.id,
         kind: 'address_changed',
@@ -189,12 +191,9 @@ export class DeviceIdentity {
     });
   }
 
-  /** Whether a change of the unconfirmed address to `ip` is to be said (ADDRESS_NEWS_QUIET_MS); marks it said. */
+  /** Whether a change of the unconfirmed address to `ip` is to be said (ADDRESS_NEWS_QUIET_MS). */
   private isNews(deviceId: string, ip: string, now: number): boolean {
-    const key = `${deviceId} ${ip}`;
-    const said = this.addressNews.get(key);
-    if (said !== undefined && said + ADDRESS_NEWS_QUIET_MS > now) return false;
-    this.addressNews.set(key, now);
-    return true;
+    const said = this.addressNews.get(`${deviceId} ${ip}`);
+    return said === undefined || said + ADDRESS_NEWS_QUIET_MS <= now;
   }
 }
