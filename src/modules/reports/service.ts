@@ -339,7 +339,7 @@ const TOTALS_NOTE = 'Each duration is cut to the whole minute; a total adds the 
 const NEXT_DATE_NOTE = 'Times are local times of the attendance zone; a day is the date its shift started.';
 /** The daily report of today, after midnight: the Today board shows the night still running, the report each person's shift of this date. */
 const OWN_SHIFTS_NOTE =
-  "Each row is the person's shift of this date: a night shift begun the date before is on that date's report, also while it is still running.";
+  "Each row is the person's shift of this date: a night shift begun the date before is on that date's report, as stored so far while it still runs (someone not in yet: no record, or absent once the 00:15 absences job has run; the Today board shows the running night live).";
 
 /** The parameters a report was asked with, those given (an area, a kind) and those it always has. */
 function given(parameters: Record<string, string | undefined>): Record<string, string> {
