@@ -13,7 +13,7 @@ import { type ConfigIssue, ConfigurationError, checkConfiguration, effectiveEmpl
 import { loadSettings, type Settings, type SettingsInput } from '../platform/config/settings';
 import { DigestSecrets } from '../platform/crypto/digest-secrets';
 import { TemplateKeyRing } from '../platform/crypto/template-cipher';
-import { type Database, migrateDatabase, migrationsPendingHere, openDatabase } from '../platform/db/client';
+import { appliedMigrationsText, type Database, migrateDatabase, migrationsPendingHere, openDatabase } from '../platform/db/client';
 import { acquireLock, type HeldLock, type LockInfo } from '../platform/db/lock';
 import { AdminAuthenticator, type AuthorizeAdmin } from '../platform/http/admin-auth';
 import { createLogger, type Logger } from '../platform/log';
@@ -128,11 +128,7 @@ function sayTakenOver(log: Logger, previous: LockInfo): void {
 async function migrateAndSay(db: Database, log: Logger): Promise<void> {
   const { pending } = await migrationsPendingHere(db);
   await migrateDatabase(db);
-  if (pending.length > 0)
-    log.info(
-      `applied ${pending.length === 1 ? '1 migration' : `${pending.length} migrations`}: ${pending.length === 1 ? pending[0] : `${pending[0]} … ${pending[pending.length - 1]}`}`,
-      { migrations: pending.length },
-    );
+  if (pending.length > 0) log.info(appliedMigrationsText(pending), { migrations: pending.length });
 }
 
 function openOwnDatabase(settings: Readonly<Settings>, log: Logger): Promise<Database> {

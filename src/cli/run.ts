@@ -17,6 +17,7 @@ import type { SealedSample } from '../platform/crypto/sealed-sample';
 import { randomToken } from '../platform/crypto/secrets';
 import { generateEncryptionKey, TemplateKeyRing } from '../platform/crypto/template-cipher';
 import {
+  appliedMigrationsText,
   type Database,
   databaseFilePath,
   migrateDatabase,
@@ -294,8 +295,7 @@ async function migratedByHolder(settings: Settings, locked: DatabaseLockedError)
 /** What `fpa:migrate` says it did to the database at `where`: the migrations it applied (first … last), or none. */
 function migratedMessage(applied: readonly string[], where: string): string {
   if (applied.length === 0) return `the database at ${where} is already up to date`;
-  const which = applied.length === 1 ? applied[0] : applied.length === 2 ? applied.join(', ') : `${applied[0]} … ${applied.at(-1)}`;
-  return `applied ${applied.length} migration${applied.length === 1 ? '' : 's'}: ${which} (the database at ${where})`;
+  return `${appliedMigrationsText(applied)} (the database at ${where})`;
 }
 
 const commands: Record<string, Command> = {

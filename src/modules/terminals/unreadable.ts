@@ -5,10 +5,10 @@
  * such a body is refused (422) on every table, and the terminal keeps it and sends it again; the
  * device log says which table (`upload_refused`), so an installer can switch the pack off.
  *
- * Not text: a NUL or another control character than tab, line feed and carriage return, or bytes
- * that did not decode (U+FFFD). A terminal whose code page maps every byte (Windows-1252 for the
- * Western languages, 1251 for Russian) decodes any binary without a U+FFFD, but not without
- * control characters, which no table's text holds. A table
+ * Not text: a NUL, bytes that did not decode (U+FFFD), or control characters (not tab, LF, CR)
+ * in the numbers binary has. A terminal whose code page maps every byte (Windows-1252 for the
+ * Western languages, 1251 for Russian) decodes any binary without a U+FFFD, but not without many
+ * control characters, which a table's text does not hold. A table
  * read line by line refuses such a body only when not one of its lines could be read: a text body
  * with a bad line (a stray byte) keeps its good lines and logs the bad one, as ever, and a firmware
  * that ends its body with a NUL loses nothing. The good bodies of the ingest path are never
@@ -18,12 +18,20 @@ import { type DeviceRow, noteOnDevice } from '../devices';
 import { AdmsRefusal } from './reply';
 import type { TerminalRuntime } from './runtime';
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
-const NOT_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFD]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a NUL is what it looks for
+const NOT_TEXT = /[\u0000\uFFFD]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it counts
+const CONTROL = /[\u0001-\u0008\u000B\u000C\u000E-\u001F]/g;
 
-/** Whether a decoded body holds a control character (not tab, LF, CR) or bytes that did not decode: one pass over it. */
+/**
+ * Whether a decoded body is not text: a NUL or bytes that did not decode, or control characters
+ * (not tab, LF, CR) in the numbers binary has (about one byte in eight of compressed data), not
+ * the stray one a damaged line of text may hold, which costs that line only.
+ */
 export function isNotText(text: string): boolean {
-  return NOT_TEXT.test(text);
+  if (NOT_TEXT.test(text)) return true;
+  const controls = text.match(CONTROL)?.length ?? 0;
+  return controls > Math.max(2, text.length / 100);
 }
 
 /**

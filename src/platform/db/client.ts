@@ -405,6 +405,12 @@ export async function migrationsPendingHere(db: Database): Promise<{ pending: st
   return { pending: entries.filter((e) => e.when > lastAt).map((e) => e.tag), total: entries.length };
 }
 
+/** The migrations applied, as `fpa:migrate` and a start say them: `applied 2 migrations: a, b` (first … last from three on). */
+export function appliedMigrationsText(applied: readonly string[]): string {
+  const which = applied.length === 1 ? applied[0] : applied.length === 2 ? applied.join(', ') : `${applied[0]} … ${applied.at(-1)}`;
+  return `applied ${applied.length} migration${applied.length === 1 ? '' : 's'}: ${which}`;
+}
+
 /** What `fpa:migrate` and `fpa:check` (fpa.W010) say of migrations not applied yet. */
 export function pendingMigrationsMessage({ pending, total }: { pending: readonly string[]; total: number }): string {
   const range = pending.length === 1 ? pending[0] : `${pending[0]} to ${pending[pending.length - 1]}`;
