@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { goTo, launchBrowser, signedInPage } from '../support/browser';
+import { consoleDate, goTo, launchBrowser, signedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -353,8 +353,7 @@ describe('HR at a glance in the console', () => {
     const periods = page.getByRole('region', { name: 'Pay periods' });
     await periods.getByRole('button', { name: 'Lock' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Lock' }).click();
-    const day = (date: string) =>
-      new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
+    const day = consoleDate;
     const next = new Date(Date.parse(`${today}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
     await page
       .getByRole('status')

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import type { SimulatedTerminal } from '../../src/simulator/terminal';
-import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
+import { consoleDate, goTo, launchBrowser, onSignedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { type EnrolledPerson, enrolledPerson, namedTerminal } from '../support/terminals';
 
@@ -20,9 +20,7 @@ const DAY = 86_400_000;
 const dateOf = (at: number) => new Date(at).toISOString().slice(0, 10);
 const YESTERDAY = dateOf(Date.now() - DAY);
 const TWO_DAYS_AGO = dateOf(Date.now() - 2 * DAY);
-/** A date as the console writes it (en-GB, the tests' browser): `27 Nov 2026`. */
-const day = (date: string) =>
-  new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
+const day = consoleDate;
 
 const people: Record<string, EnrolledPerson> = {};
 

@@ -5,16 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
+import { consoleDate, goTo, launchBrowser, onSignedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
 let browser: Browser;
 const errors: string[] = [];
 
-/** A date as the console writes it (en-GB, the tests' browser): `27 Nov 2026`. */
-const day = (date: string) =>
-  new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
+const day = consoleDate;
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);

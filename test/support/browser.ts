@@ -105,3 +105,8 @@ export async function goTo(page: Page, hash: string, heading: string | RegExp): 
   }, hash);
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
+
+/** A date as the console writes it (en-GB, the tests' browser): `27 Nov 2026`. */
+export function consoleDate(date: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
+}

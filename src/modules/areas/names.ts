@@ -127,9 +127,7 @@ export function scopeAreaIds(scope: AreaScope): SQL | null {
 export function areasWithin(scope: AreaScope, names: readonly string[] | undefined): string[] | undefined {
   if (!isLimited(scope)) return names ? [...names] : undefined;
   if (!names || names.length === 0) return [...scope.areas];
-  const outside = areasOutside(scope, names);
-  if (outside.length > 0) throw new FpaError('forbidden', 'you may only use your own areas', { areas: outside, allowed: [...scope.areas] });
-  return [...names];
+  return areasToSet(scope, names);
 }
 
 /**

@@ -60,6 +60,9 @@ export function normalAddress(ip: string | null): string | null {
 const ADDRESS_NEWS_QUIET_MS = 3_600_000;
 const MAX_ADDRESS_NEWS = 10_000;
 
+/** A terminal's address in `addressNews`. */
+const newsKey = (deviceId: string, ip: string) => `${deviceId} ${ip}`;
+
 export class DeviceIdentity {
   /** `deviceId ip` → until when a change to that address is not said again. */
   private readonly addressNews = new BoundedMap<string, number>(MAX_ADDRESS_NEWS);
@@ -167,7 +170,7 @@ export class DeviceIdentity {
         .returning({ id: devices.id });
       if (updated.length === 0 || !this.isNews(device.id, ip, now)) return false;
       // Marked said once it is: a write rolled back must not silence the address for an hour.
-      w.afterCommit(() => this.addressNews.set(`${device.id} ${ip}`, now));
+      w.afterCommit(() => this.addressNews.set(newsKey(device.id, ip), now));
       await w.tx.insert(deviceEvents).values({
         deviceId: device.id,
         kind: 'address_changed',
@@ -193,7 +196,7 @@ export class DeviceIdentity {
 
   /** Whether a change of the unconfirmed address to `ip` is to be said (ADDRESS_NEWS_QUIET_MS). */
   private isNews(deviceId: string, ip: string, now: number): boolean {
-    const said = this.addressNews.get(`${deviceId} ${ip}`);
+    const said = this.addressNews.get(newsKey(deviceId, ip));
     return said === undefined || said + ADDRESS_NEWS_QUIET_MS <= now;
   }
 }
