@@ -181,6 +181,29 @@ describe('ATTLOG states', () => {
   });
 });
 
+describe('ATTLOG verify modes', () => {
+  test('a verify mode sent as a word keeps its punch, flagged unknown_verify', async () => {
+    const sn = newSerial();
+    const body = '2401\t2024-03-16 10:00:00\t0\tFP\t0\t0\t0\n2401\t2024-03-16 11:00:00\t1\tface\n2401\t2024-03-16 12:00:00\t0\t1\n';
+    const res = await post(`/iclock/cdata?SN=${sn}&table=ATTLOG`, body);
+    expect([res.status, res.body]).toEqual([200, 'OK:3']);
+    const stored = await storedPunches(sn);
+    expect(stored.map((p) => [p.raw.split('\t')[3], p.flags.includes('unknown_verify')])).toEqual([
+      ['FP', true],
+      ['face', true],
+      ['1', false],
+    ]);
+    const listed = await server.admin.get(`/punches/?device=${sn}`);
+    // Newest first.
+    expect((listed.body.results as { verify_type: number; flags: string[] }[]).map((p) => [p.verify_type, p.flags.includes('unknown_verify')])).toEqual([
+      [1, false],
+      [0, true],
+      [0, true],
+    ]);
+    expect(await deviceLog(server.fpa, sn, 'malformed_line')).toEqual([]);
+  });
+});
+
 describe('OPERLOG lines of no kind', () => {
   test('are logged as malformed and not counted', async () => {
     const sn = newSerial();

@@ -397,8 +397,8 @@ describe('V04b ATTLOG edge cases', () => {
     expect(usb.errors.map((e) => e.raw)).toEqual(['     1001\t2024-03-11 8h\t1\t0\t15\t0\t0\t0']);
     const rt = parseRtlog('time=2024-03-11 8h\tpin=7\tevent=0\ttemperature=38.9\tMaskFlag=1\tconvtemperature=102.0\n');
     expect(rt.errors.map((e) => e.raw)).toEqual(['time=2024-03-11 8h\tpin=7\tevent=0']);
-    const stored = parseTransactions('transaction pin=7\tverified=x\ttime=2024-03-11 08:59:12\ttemperature=36.6\tmaskflag=1\n');
-    expect(stored.errors.map((e) => e.raw)).toEqual(['transaction pin=7\tverified=x\ttime=2024-03-11 08:59:12']);
+    const stored = parseTransactions('transaction pin=7\tverified=xxxxxxxxx\ttime=2024-03-11 08:59:12\ttemperature=36.6\tmaskflag=1\n');
+    expect(stored.errors.map((e) => e.raw)).toEqual(['transaction pin=7\tverified=xxxxxxxxx\ttime=2024-03-11 08:59:12']);
     // A line without health data is quoted as sent.
     expect(parseAttlog('1001\tyesterday\t0\t15\n').errors[0]?.raw).toBe('1001\tyesterday\t0\t15');
   });
@@ -437,7 +437,7 @@ describe('V04b ATTLOG edge cases', () => {
       '1003\t2024-02-30 08:00:00\t0\t1', // not a calendar date
       '1004\t2024-03-11 24:00:00\t0\t1', // hour 24
       '1005\t2024-03-11 08:59:12\tPri=14\t1', // a key=value pair is no state
-      '1006\t2024-03-11 08:59:12\t0\tface', // non-numeric verify
+      '1006\t2024-03-11 08:59:12\t0\tPri=14', // a key=value pair is no verify mode
       '1007\t2024-03-11 08:59:12Z\t0\t1', // an explicit zone is not a device wall time
       'garbage',
       '1002\t2024-02-29 23:59:59\t1\t15\t0\t0\t0',
@@ -447,6 +447,21 @@ describe('V04b ATTLOG edge cases', () => {
     expect(errors.map((e) => e.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(errors[5]?.reason).toContain('state');
     expect(errors[0]?.raw).toBe('\t2024-03-11 08:59:12\t0\t1');
+  });
+
+  test('a verify mode sent as a word keeps its punch as mode 0, flagged; a key=value pair or a long run is no mode', () => {
+    const body = ['FP', 'face', '?', 'Card=1', 'x'.repeat(9), '15'].map((v, i) => `2401\t2024-03-16 10:0${i}:00\t0\t${v}\t0\t0\t0`).join('\n');
+    const { records, errors } = parseAttlog(body);
+    expect(records.map((r) => [r.verifyType, r.verifyUnknown ?? false, r.raw.split('\t')[3]])).toEqual([
+      [0, true, 'FP'],
+      [0, true, 'face'],
+      [0, true, '?'],
+      [15, false, '15'],
+    ]);
+    expect(errors.map((e) => [e.line, e.reason])).toEqual([
+      [4, 'unreadable verify type "Card=1"'],
+      [5, `unreadable verify type "${'x'.repeat(9)}"`],
+    ]);
   });
 
   test('a letter of old firmware is a state: I/i check-in, O/o check-out; another state is kept as unknown', () => {
@@ -944,12 +959,18 @@ describe('Security PUSH 3.x tables', () => {
       'time=2024-03-11 08:59:12\tpin=1001\tcardno=0\tsitecode=0\tlinkid=0\teventaddr=1\tevent=0\tinoutstatus=0\tverifytype=15\tindex=7\n' +
       'time=2024-03-11 09:00:00\tpin=0\tevent=8\tinoutstatus=1\tverifytype=200\n' +
       'pin=1002\tevent=0\n' +
-      'time=2024-03-11 09:00:00\tpin=1003\tinoutstatus=x\n';
+      'time=2024-03-11 09:00:00\tpin=1003\tinoutstatus=x\tverifytype=FP\n' +
+      `time=2024-03-11 09:00:00\tpin=1004\tinoutstatus=${'x'.repeat(9)}\n`;
     const { records, errors } = parseRtlog(body);
     expect(records[0]).toMatchObject({ pin: '1001', localTime: '2024-03-11 08:59:12', state: 0, verifyType: 15, workCode: '', event: 0, extra: [] });
     expect(records[0]?.fields).toMatchObject({ eventaddr: '1', index: '7' });
     expect(records[1]).toMatchObject({ pin: '0', state: 1, verifyType: 200, event: 8 });
-    expect(errors.map((e) => e.line)).toEqual([3, 4]);
+    // A word for a state or a verify mode keeps the punch (as 0, flagged), as on an ATTLOG line.
+    expect(records[2]).toMatchObject({ pin: '1003', state: 0, stateUnknown: true, verifyType: 0, verifyUnknown: true });
+    expect(errors.map((e) => [e.line, e.reason])).toEqual([
+      [3, 'invalid or missing time ""'],
+      [5, `unreadable inoutstatus "${'x'.repeat(9)}"`],
+    ]);
   });
 
   test('tabledata lines', () => {

@@ -19,7 +19,7 @@ export const Punch = t.Object(
     work_code: t.String(),
     flags: t.Array(t.String(), {
       description:
-        'For example `unknown_pin` (a terminal’s own user), `stale_offset`, `dst_overlap`, `dst_gap`, `clock_ahead` (dated after it arrived: the terminal’s clock ran ahead), `future_time` (more than a day ahead), `clock_reset`, `unknown_state` (the terminal sent a state that could not be read; `state` is 0), `after_lock` (its date was in a locked pay period).',
+        'For example `unknown_pin` (a terminal’s own user), `stale_offset`, `dst_overlap`, `dst_gap`, `clock_ahead` (dated after it arrived: the terminal’s clock ran ahead), `future_time` (more than a day ahead), `clock_reset`, `unknown_state` (the terminal sent a state that could not be read; `state` is 0), `unknown_verify` (a verify mode that is no number, such as `FP`; `verify_type` is 0), `after_lock` (its date was in a locked pay period).',
     }),
     received_at: Instant(),
     source: OneOf(PUNCH_SOURCES, 'Where it came from: a terminal, an administrator (`punches/manual/`) or a file (`punches/import/`).'),

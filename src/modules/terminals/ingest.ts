@@ -89,6 +89,7 @@ export function toIncomingPunch(record: AttlogRecord, timeZone: string, now: num
   if (Number(record.localTime.slice(0, 4)) < FIRST_PLAUSIBLE_YEAR) flags.push('clock_reset');
   // A state the terminal sent that says nothing (its line keeps it): the punch counts all the same.
   if (record.stateUnknown) flags.push('unknown_state');
+  if (record.verifyUnknown) flags.push('unknown_verify');
   return {
     pin: record.pin,
     localTime: record.localTime,

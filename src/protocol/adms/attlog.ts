@@ -23,6 +23,8 @@ export interface AttlogRecord {
   stateUnknown?: true;
   /** How the user verified; meanings of 0/2/3 are disputed (§4.1), so keep the number. */
   verifyType: number;
+  /** The terminal sent a verify mode that is no number (`FP`, `face`): `verifyType` is 0, `raw` keeps it. */
+  verifyUnknown?: true;
   workCode: string;
   /** Fields 6.. kept raw (reserved, MB10 sequence counter; mask and temperature blanked, health.ts); empties from a trailing TAB dropped. */
   extra: string[];
@@ -57,12 +59,23 @@ const LETTER_STATES: Readonly<Record<string, number>> = { I: 0, i: 0, O: 1, o: 1
 const UNREADABLE_STATE = /^[^\s=\p{Cc}]{1,8}$/u;
 
 /**
+ * A line's verify mode: a number as sent (none is 0), or a word some firmware sends (`FP`,
+ * `face`), kept as 0 with `unknown` (the punch counts; its line keeps the word). Null for a
+ * field that is no verify mode at all (a `key=value` pair, a long run): the line is skipped.
+ */
+export function verifyOf(field: string | undefined): { value: number; unknown?: true } | null {
+  const number = intWithDefault(field, 0);
+  if (number.ok) return { value: number.value };
+  return UNREADABLE_STATE.test((field ?? '').trim()) ? { value: 0, unknown: true } : null;
+}
+
+/**
  * A line's state: a number as sent (none is 0), a letter of old firmware, or a state the service
  * cannot read, whose punch is kept all the same with state 0 and `stateUnknown` (attendance reads
  * no state: the punch counts; losing it for its state would lose a day). Null for a field that is
  * no state at all: the line is something else, and is skipped.
  */
-function stateOf(field: string | undefined): { value: number; unknown?: true } | null {
+export function stateOf(field: string | undefined): { value: number; unknown?: true } | null {
   const number = intWithDefault(field, 0);
   if (number.ok) return { value: number.value };
   const text = (field ?? '').trim();
@@ -94,14 +107,15 @@ function recordOf(fields: readonly string[], raw: string, layout: AttlogLayout):
   if (localTime === null) return reject(`invalid time ${quoted(fields[1])}`);
   const state = stateOf(fields[layout.state]);
   if (!state) return reject(`unreadable state ${quoted(fields[layout.state])}`);
-  const verify = intWithDefault(fields[layout.verify], 0);
-  if (!verify.ok) return reject(`non-numeric verify type ${quoted(fields[layout.verify])}`);
+  const verify = verifyOf(fields[layout.verify]);
+  if (!verify) return reject(`unreadable verify type ${quoted(fields[layout.verify])}`);
   return accept({
     pin,
     localTime,
     state: state.value,
     ...(state.unknown ? { stateUnknown: true } : {}),
     verifyType: verify.value,
+    ...(verify.unknown ? { verifyUnknown: true } : {}),
     workCode: (fields[layout.workCode] ?? '').trim(),
     extra: dropTrailingEmpty(fields.slice(layout.workCode + 1)),
     raw,

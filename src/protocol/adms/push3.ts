@@ -1,5 +1,5 @@
 import { formatLocalDateTime, normaliseLocalTime } from '../../platform/time/local-time';
-import type { AttlogRecord } from './attlog';
+import { type AttlogRecord, stateOf, verifyOf } from './attlog';
 import { isValidBase64 } from './base64';
 import { decodeCardNumber } from './card';
 import { type Dict, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword } from './fields';
@@ -61,15 +61,12 @@ function rtlogRecordOf(raw: string, kept: string): LineOutcome<RtlogRecord> {
   const pin = (f.get('pin') ?? '').trim();
   const pinError = rtlogPinProblem(pin);
   if (pinError) return reject(pinError);
-  const state = intWithDefault(f.get('inoutstatus'), 0);
-  if (!state.ok) return reject(`non-numeric inoutstatus ${JSON.stringify(f.get('inoutstatus') ?? '')}`);
-  const verify = intWithDefault(f.get('verifytype'), 0);
-  if (!verify.ok) return reject(`non-numeric verifytype ${JSON.stringify(f.get('verifytype') ?? '')}`);
+  const read = stateAndVerify(['inoutstatus', f.get('inoutstatus')], ['verifytype', f.get('verifytype')]);
+  if (!read.ok) return reject(read.reason);
   return accept({
     pin,
     localTime,
-    state: state.value,
-    verifyType: verify.value,
+    ...read.record,
     workCode: (f.get('workcode') ?? '').trim(),
     extra: [],
     raw: kept,
@@ -140,23 +137,44 @@ function transactionOf(raw: string, kept: string): LineOutcome<RtlogRecord> {
   const pin = (f.get('pin') ?? '').trim();
   const pinError = rtlogPinProblem(pin);
   if (pinError) return reject(pinError);
-  const ints = {
-    state: intWithDefault(f.get('inoutstate', 'inoutstatus'), 0),
-    verifyType: intWithDefault(f.get('verified', 'verifytype'), 0),
-  };
-  if (!ints.state.ok) return reject(`non-numeric inoutstate ${JSON.stringify(f.get('inoutstate', 'inoutstatus') ?? '')}`);
-  if (!ints.verifyType.ok) return reject(`non-numeric verified ${JSON.stringify(f.get('verified', 'verifytype') ?? '')}`);
+  const read = stateAndVerify(['inoutstate', f.get('inoutstate', 'inoutstatus')], ['verified', f.get('verified', 'verifytype')]);
+  if (!read.ok) return reject(read.reason);
   return accept({
     pin,
     localTime,
-    state: ints.state.value,
-    verifyType: ints.verifyType.value,
+    ...read.record,
     workCode: (f.get('workcode') ?? '').trim(),
     extra: [],
     raw: kept,
     event: parseIntStrict(f.get('eventtype', 'event')),
     fields: f.fields,
   });
+}
+
+type StateAndVerify = Pick<AttlogRecord, 'state' | 'stateUnknown' | 'verifyType' | 'verifyUnknown'>;
+
+/**
+ * A 3.x record's state and verify mode, each `[its field's name, its value]`, read as an ATTLOG
+ * line's are (attlog.ts): a word some firmware sends keeps the punch, flagged; a field that is
+ * no state or mode at all (a `key=value` pair, a long run) makes the line malformed.
+ */
+function stateAndVerify(
+  [stateName, stateField]: [string, string | undefined],
+  [verifyName, verifyField]: [string, string | undefined],
+): { ok: true; record: StateAndVerify } | { ok: false; reason: string } {
+  const state = stateOf(stateField);
+  if (!state) return { ok: false, reason: `unreadable ${stateName} ${JSON.stringify((stateField ?? '').slice(0, 40))}` };
+  const verify = verifyOf(verifyField);
+  if (!verify) return { ok: false, reason: `unreadable ${verifyName} ${JSON.stringify((verifyField ?? '').slice(0, 40))}` };
+  return {
+    ok: true,
+    record: {
+      state: state.value,
+      ...(state.unknown ? { stateUnknown: true } : {}),
+      verifyType: verify.value,
+      ...(verify.unknown ? { verifyUnknown: true } : {}),
+    },
+  };
 }
 
 export function parseTransactions(text: string): ParseResult<RtlogRecord> {

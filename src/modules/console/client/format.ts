@@ -51,6 +51,7 @@ const WORDS: Record<string, string> = {
   after_lock: 'Arrived after the pay period was locked',
   usb_file: 'From the terminal’s USB file',
   unknown_state: 'State not readable',
+  unknown_verify: 'Verify mode not readable',
   voided: 'Voided',
 };
 
