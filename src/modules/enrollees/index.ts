@@ -9,5 +9,5 @@ export type { RosterEntry } from './roster';
 export { enrolleeRoutes } from './routes';
 export { ENROLLEE_SETTINGS } from './runtime';
 export type { ListFilter } from './search';
-export { type EnrolleeRow, EnrolleeService } from './service';
+export { type EnrolleeRow, EnrolleeService, type PinHolder } from './service';
 export type { EnrolleeView, ViewPart } from './view-shapes';

@@ -27,6 +27,13 @@ import { EnrolleeViews } from './views';
 
 export type { EnrolleeRow } from './tables';
 
+/** Who holds a PIN (`byPins`): a deleted person's tombstone says when they were deleted. */
+export interface PinHolder {
+  id: string;
+  employee: string;
+  deletedAt?: number;
+}
+
 export class EnrolleeService {
   readonly events: EventChannel<EnrolleeEvents>;
   /** Creating, changing and deleting enrollees, and their cards (changes.ts). */
@@ -147,18 +154,22 @@ export class EnrolleeService {
    * Enrollees (not deleted) by device PIN, with a raw statement of the caller's transaction:
    * this runs for every attendance batch, where the query builder costs more than the query
    * (and reading the rows one by one more than finding them: platform/db/json-results.ts).
+   * With `deletedToo`, a deleted person's tombstone too (it keeps their PIN: no one else gets
+   * it), with the instant of the deletion, the tombstone's last change.
    */
-  async byPins(execute: Execute, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
-    const out = new Map<string, { id: string; employee: string }>();
+  async byPins(execute: Execute, pins: readonly string[], options: { deletedToo?: boolean } = {}): Promise<Map<string, PinHolder>> {
+    const out = new Map<string, PinHolder>();
+    const living = options.deletedToo ? '' : ` and status != 'deleted'`;
     // Chunked: a 10 MB upload can carry more distinct PINs than SQLite takes bind variables.
     for (const chunk of chunks(pins, 500)) {
-      const known = await selectAsJson<[string, string, string]>(
+      const known = await selectAsJson<[string, string, string, number | null]>(
         execute,
-        ['device_pin', 'id', 'employee_key'],
-        `select device_pin, id, employee_key from ${getTableName(enrollees)} where device_pin in (select value from json_each(?)) and status != 'deleted'`,
+        ['device_pin', 'id', 'employee_key', 'deleted_at'],
+        `select device_pin, id, employee_key, case when status = 'deleted' then updated_at end as deleted_at
+          from ${getTableName(enrollees)} where device_pin in (select value from json_each(?))${living}`,
         [JSON.stringify(chunk)],
       );
-      for (const [pin, id, employee] of known) out.set(pin, { id, employee });
+      for (const [pin, id, employee, deletedAt] of known) out.set(pin, deletedAt === null ? { id, employee } : { id, employee, deletedAt });
     }
     return out;
   }

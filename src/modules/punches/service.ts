@@ -18,7 +18,7 @@ import { jsonRows } from '../../platform/db/json-rows';
 import { refuseCursorAhead } from '../../platform/db/sequences';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
-import type { EnrolleeService } from '../enrollees';
+import type { EnrolleeService, PinHolder } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { punchedWithin } from './buckets';
 import { counted } from './counted';
@@ -165,7 +165,7 @@ export class PunchService {
   /** Stores one terminal's upload in the caller's (shared) transaction; answers the stored rows. */
   private async storeUpload(w: WriteContext, { device, lines, receivedAt, by }: Upload): Promise<PunchRow[]> {
     const pins = [...new Set(lines.map((l) => l.pin))];
-    const byPin = await this.whose(w.execute, w.tx, device, pins);
+    const byPin = await this.whose(w.execute, w.tx, device, pins, { deletedToo: true });
     // A PIN that punches there is a user the terminal holds: listed, adoptable, never handed out.
     // Not from an unconfirmed address: whoever sent those is not known to be the terminal, and
     // made-up PINs would fill its user list and take PINs out of the service's hands.
@@ -181,7 +181,10 @@ export class PunchService {
     // the terminal's log uploaded later is not ahead of its arrival, and is never flagged.
     const aheadAfter = receivedAt + Math.max(AHEAD_TOLERANCE_MIN_MS, this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX);
     const values: NewPunch[] = lines.map((l) => {
-      const enrollee = byPin.get(l.pin);
+      const holder = byPin.get(l.pin);
+      // A deleted person's punch counts for them if they made it before they were deleted (their
+      // last day is payroll's); one made after it, by whoever the terminal still lets in, does not.
+      const enrollee = holder?.deletedAt === undefined || l.punchedAt <= holder.deletedAt ? holder : undefined;
       const flags = [...(l.flags ?? [])];
       if (!enrollee) flags.push('unknown_pin');
       if (l.punchedAt > aheadAfter) flags.push(CLOCK_AHEAD_FLAG);
@@ -305,15 +308,23 @@ export class PunchService {
    * enrollee's: the terminal's user with that PIN must be the enrollee (the service put them
    * there, or an administrator adopted them), or, when the terminal has not told us its users,
    * the terminal must be in the enrollee's scope. Anything else is the terminal's own user.
+   * With `deletedToo`, a deleted person's PIN is theirs too (with `deletedAt`): a punch they made
+   * before their deletion, uploaded after it (a terminal that was offline), is still theirs.
    */
-  private async whose(execute: Execute, q: Queryable, device: DeviceRow, pins: readonly string[]): Promise<Map<string, { id: string; employee: string }>> {
-    const candidates = await this.enrollees.byPins(execute, pins);
+  private async whose(
+    execute: Execute,
+    q: Queryable,
+    device: DeviceRow,
+    pins: readonly string[],
+    options: { deletedToo?: boolean } = {},
+  ): Promise<Map<string, PinHolder>> {
+    const candidates = await this.enrollees.byPins(execute, pins, options);
     if (candidates.size === 0) return candidates;
     const held = await this.devices.users.enrolleesOf(execute, device.id, [...candidates.keys()]);
     const unreported = [...candidates].filter(([pin]) => !held.has(pin)).map(([, e]) => e.id);
     const inScope =
       unreported.length > 0 ? await this.enrollees.membership.sharingAreas(execute, unreported, await this.devices.areaIdsOf(q, device.id)) : new Set<string>();
-    const out = new Map<string, { id: string; employee: string }>();
+    const out = new Map<string, PinHolder>();
     for (const [pin, enrollee] of candidates) {
       if (held.has(pin) ? held.get(pin) === enrollee.id : inScope.has(enrollee.id)) out.set(pin, enrollee);
     }

@@ -1,0 +1,66 @@
+/**
+ * A person deleted while a terminal was offline: the punch they made before the deletion, which
+ * the terminal uploads when it comes back, is still theirs (their last day is a payroll record,
+ * README "Subject access"); one made after the deletion, by whoever the terminal still let in,
+ * is nobody's. Through the real server and a simulated terminal, as the tester found it: the
+ * person written onto the terminal, deleted, and a new enrollee made for the same employee.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Clock } from '../../src/platform/runtime';
+import { startTestServer, type TestServer } from '../support/harness';
+import { namedTerminal } from '../support/terminals';
+
+let server: TestServer;
+let now = Date.parse('2026-11-29T00:30:00Z');
+const clock: Clock = { now: () => now };
+
+type Punch = { device_pin: string; enrollee: string | null; employee: string | null; punched_at: string; flags: string[] };
+
+beforeAll(async () => {
+  server = await startTestServer({ TIME_ZONE: 'UTC' }, { clock });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('a deleted person’s punches uploaded late', () => {
+  test('one made before the deletion stays theirs; one made after it is nobody’s', async () => {
+    expect((await server.admin.post('/employees/', { id: 'E-001', name: 'Ada Lovelace' })).status).toBe(201);
+    const created = await server.admin.post('/enrollees/', { employee: 'E-001' });
+    expect(created.status).toBe(201);
+    const ada = created.body as { id: string; device_pin: string };
+    // Written onto the terminal, which confirmed it: the terminal's user with her PIN is Ada.
+    const t = await namedTerminal(server, 'LATE0001', 'Gate', ['default'], { now: clock.now });
+    const users = await server.admin.get('/devices/LATE0001/users/');
+    expect((users.body.results as { pin: string; enrollee: string | null }[]).find((u) => u.pin === ada.device_pin)?.enrollee).toBe(ada.id);
+
+    // The terminal goes offline; Ada punches there at 01:00 and is deleted at 03:30.
+    const before = t.holdUnsent([{ pin: ada.device_pin, at: new Date('2026-11-29T01:00:00Z') }]);
+    now = Date.parse('2026-11-29T03:30:00Z');
+    expect((await server.admin.delete(`/enrollees/${ada.id}/`)).status).toBe(204);
+    // The same employee is enrolled again (a new person record, a new PIN).
+    const again = await server.admin.post('/enrollees/', { employee: 'E-001' });
+    expect(again.status).toBe(201);
+    expect((again.body as { device_pin: string }).device_pin).not.toBe(ada.device_pin);
+
+    // Back at 04:00: it uploads her 01:00 punch, and one made at 03:45 under her PIN (it still let her in).
+    now = Date.parse('2026-11-29T04:00:00Z');
+    const after = t.holdUnsent([{ pin: ada.device_pin, at: new Date('2026-11-29T03:45:00Z') }]);
+    const res = await t.post('cdata', { table: 'ATTLOG', Stamp: '9999' }, `${[...before, ...after].join('\n')}\n`);
+    expect([res.status, res.body]).toEqual([200, 'OK:2']);
+
+    const listed = await server.admin.get('/punches/?device=LATE0001');
+    expect(listed.status).toBe(200);
+    const punches = (listed.body.results as Punch[]).sort((a, b) => a.punched_at.localeCompare(b.punched_at));
+    expect(punches.map((p) => [p.punched_at, p.enrollee, p.employee, p.flags.includes('unknown_pin')])).toEqual([
+      ['2026-11-29T01:00:00.000Z', ada.id, 'E-001', false],
+      ['2026-11-29T03:45:00.000Z', null, null, true],
+    ]);
+    // Her punch is among the employee's: payroll sees her last day.
+    const mine = await server.admin.get('/punches/?employee=E-001');
+    expect((mine.body.results as Punch[]).map((p) => p.punched_at)).toEqual(['2026-11-29T01:00:00.000Z']);
+    const days = await server.admin.get(`/attendance-days/?enrollee=${ada.id}&from=2026-11-29&to=2026-11-29`);
+    expect(days.status).toBe(200);
+    expect((days.body.results as { punch_count: number }[]).map((d) => d.punch_count)).toEqual([1]);
+  });
+});
