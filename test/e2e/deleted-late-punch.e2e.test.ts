@@ -62,5 +62,15 @@ describe('a deleted person’s punches uploaded late', () => {
     const days = await server.admin.get(`/attendance-days/?enrollee=${ada.id}&from=2026-11-29&to=2026-11-29`);
     expect(days.status).toBe(200);
     expect((days.body.results as { punch_count: number }[]).map((d) => d.punch_count)).toEqual([1]);
+    // Her PIN is hers for good: a terminal's own user under it cannot be adopted, and is told what to do.
+    const other = await namedTerminal(server, 'LATE0002', 'Yard', ['yard'], { now: clock.now, existingUsers: [{ pin: ada.device_pin, name: 'Own' }] });
+    await other.punch([{ pin: ada.device_pin }]);
+    expect((await server.admin.post('/employees/', { id: 'E-002', name: 'Grace Hopper' })).status).toBe(201);
+    const adopt = await server.admin.post(`/devices/LATE0002/users/${ada.device_pin}/adopt/`, { employee: 'E-002' });
+    expect(adopt.status).toBe(409);
+    expect(adopt.body.error).toMatchObject({
+      code: 'conflict',
+      message: 'a deleted person held this PIN, and it is never given to anyone else: give this user another PIN at the terminal, then adopt them under it',
+    });
   });
 });

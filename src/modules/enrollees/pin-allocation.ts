@@ -59,11 +59,20 @@ export async function nextPin(tx: Tx, startSetting: number, pinTaken: (q: Querya
 
 /**
  * A PIN chosen by the caller (an adopted terminal user keeps theirs): `conflict` if an enrollee
- * holds, or once held, it; which one only when `named` says the caller may see them.
+ * holds, or once held, it; which one only when `named` says the caller may see them. A deleted
+ * person's PIN is theirs for good (a punch they made before the deletion may still arrive): the
+ * message says what to do instead.
  */
 export async function checkPinFree(tx: Tx, pin: string, named: (id: string) => Promise<boolean>): Promise<void> {
-  const [holder] = await tx.select({ id: enrollees.id }).from(enrollees).where(eq(enrollees.devicePin, pin)).limit(1);
+  const [holder] = await tx.select({ id: enrollees.id, status: enrollees.status }).from(enrollees).where(eq(enrollees.devicePin, pin)).limit(1);
   if (!holder) return;
   const details = (await named(holder.id)) ? { device_pin: pin, enrollee: holder.id } : { device_pin: pin };
-  throw new FpaError('conflict', 'another enrollee holds (or held) this PIN', details);
+  if (holder.status === 'deleted') {
+    throw new FpaError(
+      'conflict',
+      'a deleted person held this PIN, and it is never given to anyone else: give this user another PIN at the terminal, then adopt them under it',
+      details,
+    );
+  }
+  throw new FpaError('conflict', 'another enrollee holds this PIN', details);
 }
