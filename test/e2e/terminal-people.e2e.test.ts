@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
-import { startTestServer, type TestServer } from '../support/harness';
+import { clientAs, startTestServer, type TestServer } from '../support/harness';
 import { deviceLog, drain } from '../support/terminals';
 
 let s: TestServer;
@@ -134,6 +134,21 @@ describe('cards', () => {
     const toC2 = await drain(c2);
     expect(toC2.find((c) => c.startsWith(`DATA UPDATE USERINFO PIN=${p.device_pin}\t`))).toContain('\tCard=4321\t');
     expect((await drain(c1)).filter((c) => c.startsWith(`DATA UPDATE USERINFO PIN=${p.device_pin}\t`))).toHaveLength(0);
+  });
+
+  test('a card held by someone outside a limited caller’s areas is a 409 that does not name them', async () => {
+    const south = await person('C-S1', 'Sam South', false, { areas: ['south'] });
+    const north = await person('C-N1', 'Nell North', false, { areas: ['north'] });
+    expect((await s.admin.patch(`/enrollees/${south.id}/`, { card: '5555' })).status).toBe(200);
+    const hr = await clientAs(s, 'hr', ['north']);
+    const refused = await hr.patch(`/enrollees/${north.id}/`, { card: '5555' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details).toEqual({ card: '5555' });
+    expect(JSON.stringify(refused.body)).not.toContain(south.id);
+    // An HR officer of south, who may see Sam, is told who holds it.
+    const southHr = await clientAs(s, 'hr', ['south']);
+    const named = await southHr.patch(`/enrollees/${(await person('C-S2', 'Sue South', false, { areas: ['south'] })).id}/`, { card: '5555' });
+    expect(named.body.error).toMatchObject({ code: 'conflict', details: { card: '5555', enrollee: south.id } });
   });
 
   test('cards are normalised and unique as a terminal reads them; out of range is 422, a duplicate 409', async () => {

@@ -29,13 +29,23 @@ export function cardOrRefusal(raw: string): string {
   });
 }
 
-/** A card (normalised) another enrollee holds is refused (`conflict`): one card, one person. */
-export async function checkCardFree(q: Queryable, card: string, self: string | null): Promise<void> {
+/**
+ * A card (normalised) another enrollee holds is refused (`conflict`): one card, one person. Which
+ * enrollee only when `named` says the caller may see them (outside a caller's areas a person
+ * does not exist: their id would say they do); by default, nobody is named.
+ */
+export async function checkCardFree(
+  q: Queryable,
+  card: string,
+  self: string | null,
+  named: (id: string) => Promise<boolean> = async () => false,
+): Promise<void> {
   const [holder] = await q
     .select({ id: enrollees.id })
     .from(enrollees)
     .where(and(eq(enrollees.card, card), ne(enrollees.status, 'deleted')));
-  if (holder && holder.id !== self) throw new FpaError('conflict', 'another enrollee holds this card', { card, enrollee: holder.id });
+  if (!holder || holder.id === self) return;
+  throw new FpaError('conflict', 'another enrollee holds this card', (await named(holder.id)) ? { card, enrollee: holder.id } : { card });
 }
 
 /** What became of a card a terminal reported for an enrollee (cardFromTerminal). */

@@ -87,7 +87,7 @@ export class ChangesToEnrollees {
     const pin = options.pin ?? (await nextPin(tx, this.ctx.settings.ENROLLEE_PIN_START, this.pinTaken));
     if (options.pin !== undefined) await checkPinFree(tx, options.pin, named);
     const card = options.card ? cardRules.cardOrRefusal(options.card) : null;
-    if (card) await cardRules.checkCardFree(tx, card, null);
+    if (card) await cardRules.checkCardFree(tx, card, null, named);
     const row: EnrolleeRow = {
       id: crypto.randomUUID(),
       employeeKey: found.key,
@@ -132,7 +132,13 @@ export class ChangesToEnrollees {
     const now = this.ctx.clock.now();
     const row = await this.get(id, tx, scope);
     if (patch.active === false && row.status === 'active') await refuseIfShared(tx, id, scope, 'deactivate them');
-    const { set, changes } = await changesOf(tx, row, patch, now);
+    // Which enrollee holds a card, only to a caller who may see them.
+    const named = (holder: string) =>
+      this.get(holder, tx, scope).then(
+        () => true,
+        () => false,
+      );
+    const { set, changes } = await changesOf(tx, row, patch, now, named);
     await tx.update(enrollees).set(set).where(eq(enrollees.id, id));
     if (patch.areas !== undefined) {
       const from = await areaIdsOf(tx, id);
@@ -179,12 +185,18 @@ export class ChangesToEnrollees {
 }
 
 /** The row's new values and the changes to announce for a patch (areas apart: they need the area ids). */
-async function changesOf(q: Queryable, row: EnrolleeRow, patch: EnrolleePatch, now: number): Promise<{ set: Partial<EnrolleeRow>; changes: EnrolleeChanges }> {
+async function changesOf(
+  q: Queryable,
+  row: EnrolleeRow,
+  patch: EnrolleePatch,
+  now: number,
+  named: (id: string) => Promise<boolean>,
+): Promise<{ set: Partial<EnrolleeRow>; changes: EnrolleeChanges }> {
   const set: Partial<EnrolleeRow> = { updatedAt: now };
   const changes: EnrolleeChanges = {};
   const card = patch.card === undefined || patch.card === null ? patch.card : cardRules.cardOrRefusal(patch.card);
   if (card !== undefined && card !== row.card) {
-    if (card !== null) await cardRules.checkCardFree(q, card, row.id);
+    if (card !== null) await cardRules.checkCardFree(q, card, row.id, named);
     set.card = card;
     // Removing a card is a decision terminals must not undo; setting one ends it (card-rules.ts).
     set.cardRemoved = card === null;
