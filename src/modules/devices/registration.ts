@@ -96,10 +96,15 @@ export class DeviceRegistration {
   async touch(serial: string, contact: DeviceContact = {}): Promise<DeviceRow> {
     const now = this.ctx.clock.now();
     const cached = this.cache.get(serial);
-    let row = cached && cached.until > now ? cached.row : await this.records.findBySerial(this.ctx.db.orm, serial);
+    // A cached row is trusted until CACHE_MS after it was READ: a contact served from it must not
+    // push that on, or a terminal talking to this instance every second would keep a row another
+    // instance changed (disabled, removed, its zone) for as long as it kept talking.
+    const hit = cached !== undefined && cached.until > now;
+    const until = hit ? cached.until : now + CACHE_MS;
+    let row = hit ? cached.row : await this.records.findBySerial(this.ctx.db.orm, serial);
     if (!row) row = await this.register(serial, contact, now);
     if (contact.seen === false) {
-      if (row !== cached?.row) this.cache.set(serial, { row, until: now + CACHE_MS });
+      if (!hit) this.cache.set(serial, { row, until });
       return row;
     }
 
@@ -132,7 +137,7 @@ export class DeviceRegistration {
     } else {
       row = { ...row, lastSeenAt: now };
     }
-    this.cache.set(serial, { row, until: now + CACHE_MS });
+    this.cache.set(serial, { row, until });
     return row;
   }
 
