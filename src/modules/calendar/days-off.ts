@@ -3,7 +3,7 @@
  * `calendar_changed` event in the same transaction, naming whose days and which dates change
  * (attendance recomputes exactly those).
  */
-import { and, asc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { twoKeyPage } from '../../platform/db/two-key-page';
 import { FpaError } from '../../platform/errors';
@@ -42,13 +42,15 @@ export class DaysOff {
   ) {}
 
   // ---------------------------------------------------------------- holidays
+  // A recurring holiday is listed in a range it falls in, any year from its own on (it keeps
+  // its first date): the calendar counts it there (plan.ts).
 
   async listHolidays(filters: { from?: string; to?: string; cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<HolidayView>> {
     const conditions: SQL[] = [];
     const seen = holidaySeen(this.enrollees, scope);
     if (seen) conditions.push(seen);
     const { from, to } = dateFilter(filters);
-    if (from) conditions.push(gte(holidays.date, from));
+    if (from) conditions.push(or(gte(holidays.date, from), and(eq(holidays.recurring, true), recursWithin(from, to)))!);
     if (to) conditions.push(lte(holidays.date, to));
     const { rows, next_cursor } = await twoKeyPage(
       'holidays',
@@ -362,4 +364,16 @@ function leaveView(row: LeaveRow, employee: string): LeaveView {
 
 function requireDate(date: string): void {
   if (!isCalendarDate(date)) throw new FpaError('validation_error', 'not a calendar date (YYYY-MM-DD)', { value: date });
+}
+
+/**
+ * A recurring holiday's month and day falls in `from`..`to` (the first date's year or the next,
+ * for a range across a new year; any, for a year or more). With `date <= to`, the year it falls
+ * in is its own year or later.
+ */
+function recursWithin(from: string, to: string | undefined): SQL {
+  if (!to || Date.parse(to) - Date.parse(from) >= 365 * 86_400_000) return sql`1`;
+  const day = sql`substr(${holidays.date}, 6)`;
+  const [fromDay, toDay] = [from.slice(5), to.slice(5)];
+  return from.slice(0, 4) === to.slice(0, 4) ? sql`${day} between ${fromDay} and ${toDay}` : sql`(${day} >= ${fromDay} or ${day} <= ${toDay})`;
 }

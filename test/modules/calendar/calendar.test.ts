@@ -62,6 +62,22 @@ describe('holidays', () => {
     expect(audit.body.results[0]).toMatchObject({ actor: 'admin@example.com', target_id: created.body.id, details: { date: '2026-03-04' } });
   });
 
+  test('a recurring holiday is listed in every range it falls in, from its own year on', async () => {
+    const created = await server.admin.post('/holidays/', { date: '2024-01-01', name: 'New year', recurring: true });
+    expect(created.status).toBe(201);
+    const named = async (from: string, to?: string) =>
+      ((await server.admin.get(`/holidays/?from=${from}${to ? `&to=${to}` : ''}`)).body.results as { name: string }[]).filter((h) => h.name === 'New year')
+        .length;
+    expect(await named('2027-01-01', '2027-01-31')).toBe(1);
+    expect(await named('2026-12-15', '2027-01-15')).toBe(1);
+    expect(await named('2027-01-02', '2027-12-31')).toBe(0);
+    expect(await named('2023-12-15', '2023-12-31')).toBe(0);
+    expect(await named('2023-01-01', '2023-01-31')).toBe(0);
+    expect(await named('2030-02-01')).toBe(1);
+    expect(await named('2025-03-01', '2027-02-01')).toBe(1);
+    expect((await server.admin.delete(`/holidays/${created.body.id}/`)).status).toBe(204);
+  });
+
   test('one enrollee’s holiday, and a cancelled row cancelling a recurring one for one year', async () => {
     const own = await server.admin.post('/holidays/', { date: '2026-03-05', name: 'Wedding', enrollee: people['P-2']!.id });
     expect(own.body.enrollee).toBe(people['P-2']!.id);
