@@ -87,6 +87,11 @@ export function currentRequestId(): string | null {
   return storage.getStore()?.requestId ?? null;
 }
 
+/** Whether the request being served is a HEAD: its answer carries the headers only. */
+export function servingHead(): boolean {
+  return storage.getStore()?.request?.method === 'HEAD';
+}
+
 /** Records who the current request acts as (the administrator check, once it succeeded). */
 export function setContextActor(actor: ContextActor): void {
   const store = storage.getStore();

@@ -103,6 +103,15 @@ describe('downloads of people’s data are audited', () => {
     expect((await hr.get('/attendance-days/?from=2026-03-01&to=2026-03-31')).status).toBe(200);
     expect((await hr.get('/punches/?employee=DA-1')).status).toBe(200);
     expect((await hr.get('/reports/timesheet/preview?from=2026-03-01&to=2026-03-31&employee=DA-1')).status).toBe(200);
+    // A HEAD answers the headers only: nothing was downloaded.
+    for (const path of [
+      '/reports/summary.csv?from=2026-03-01&to=2026-03-31',
+      '/attendance-days/export.csv?from=2026-03-01&to=2026-03-31',
+      `/enrollees/${withdrawn.id}/deletion-proof.pdf`,
+    ]) {
+      const head = await fetch(`${hr.base}${path}`, { method: 'HEAD', headers: hr.headers });
+      expect(head.status).toBe(200);
+    }
     expect(await count()).toBe(before);
   });
 

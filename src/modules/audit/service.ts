@@ -5,7 +5,7 @@ import { chunks } from '../../platform/chunks';
 import type { Database, Queryable } from '../../platform/db/client';
 import type { Actor, ActorKind } from '../../platform/http/caller';
 import { integerCursor, type Page, pageOf } from '../../platform/http/paging';
-import { currentActor } from '../../platform/request-context';
+import { currentActor, servingHead } from '../../platform/request-context';
 import { instantFilter } from '../../platform/time/dates';
 import type { AuditEntryView } from './model';
 import type { AuditRuntime } from './runtime';
@@ -74,8 +74,11 @@ export async function auditMany(q: Queryable, now: number, entries: readonly Aud
  * A download of people's data in bulk (a report, the payroll export, a deletion proof): one entry
  * in a write of its own, made before the file is sent, so no write is held open while it streams
  * (a streamed export reads outside any write). Reads of the API's lists are not audited: too many.
+ * Nor is a HEAD request for a file.
  */
 export async function auditDownload(db: Database, now: number, entry: AuditEntry): Promise<void> {
+  // A HEAD answers the headers only: nobody's data left the service.
+  if (servingHead()) return;
   await db.write(({ tx }) => audit(tx, now, entry));
 }
 
