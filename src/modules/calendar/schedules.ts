@@ -336,7 +336,9 @@ function assignmentChange(row: AssignmentRow, kind: 'assignment' | 'schedule', b
 
 const entryOf = (row: AssignmentRow): Entry => ({ enrolleeId: row.enrolleeId, areaIds: row.areaId ? [row.areaId] : [] });
 
-/** The stored fields of a schedule, checked: times, durations, a break shorter than the shift. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The stored fields of a schedule, checked: times, durations, a break and graces shorter than the shift, a name that is no id. */
 function scheduleFields(input: ScheduleInput): Omit<ScheduleRow, 'id' | 'createdAt' | 'updatedAt'> {
   const start = secondsOfClock(input.start);
   const end = secondsOfClock(input.end);
@@ -348,15 +350,27 @@ function scheduleFields(input: ScheduleInput): Omit<ScheduleRow, 'id' | 'created
     if (!parsed.ok) throw new FpaError('validation_error', `${field}: ${parsed.error}`, { field });
     return parsed.value;
   };
+  // Where a schedule is named "by id or name", a name that is an id would name another schedule.
+  if (UUID.test(input.name.trim())) throw new FpaError('validation_error', 'a schedule’s name cannot be an id (a UUID)', { field: 'name' });
+  if (input.weekdays?.length === 0) {
+    throw new FpaError('validation_error', 'weekdays: name at least one day (0 Sunday … 6 Saturday), or null for every day but the weekend', {
+      field: 'weekdays',
+    });
+  }
   const length = ((end - start + 86_400) % 86_400) * 1000;
   const breakMs = duration('break', input.break);
   if (breakMs >= length) throw new FpaError('validation_error', 'the break must be shorter than the shift', { field: 'break' });
+  const within = (field: 'grace_in' | 'grace_out'): number => {
+    const ms = duration(field, input[field]);
+    if (ms >= length) throw new FpaError('validation_error', `${field} must be shorter than the shift`, { field });
+    return ms;
+  };
   return {
     name: input.name,
     start: input.start,
     end: input.end,
-    graceInMs: duration('grace_in', input.grace_in),
-    graceOutMs: duration('grace_out', input.grace_out),
+    graceInMs: within('grace_in'),
+    graceOutMs: within('grace_out'),
     breakMs,
     weekdays: input.weekdays ? [...new Set(input.weekdays)].sort((a, b) => a - b) : null,
   };

@@ -103,6 +103,19 @@ describe('schedules and assignments', () => {
     expect(early.body).toMatchObject({ name: 'early', overnight: false, grace_in: '15m', grace_out: '0s', break: '30m', weekdays: null });
     expect((await server.admin.post('/work-schedules/', { name: 'early', start: '06:00', end: '14:00' })).status).toBe(409);
     expect((await server.admin.get('/work-schedules/early/')).body.id).toBe(early.body.id);
+    // Graces as long as the shift, no working day, a name that is another schedule's id: each refused, saying why.
+    for (const [body, message] of [
+      [{ name: 'x', start: '09:00', end: '17:00', grace_in: '100000h' }, 'grace_in must be shorter than the shift'],
+      [{ name: 'x', start: '22:00', end: '06:00', grace_out: '8h' }, 'grace_out must be shorter than the shift'],
+      [
+        { name: 'x', start: '09:00', end: '17:00', weekdays: [] },
+        'weekdays: name at least one day (0 Sunday … 6 Saturday), or null for every day but the weekend',
+      ],
+      [{ name: early.body.id, start: '09:00', end: '17:00' }, 'a schedule’s name cannot be an id (a UUID)'],
+    ] as const) {
+      const refused = await server.admin.post('/work-schedules/', body);
+      expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([400, 'validation_error', message]);
+    }
   });
 
   test('an assignment recomputes its days; a schedule change recomputes its assignments’ days; in use it cannot go', async () => {
