@@ -442,6 +442,34 @@ describe('walk-up by PIN in the ordinary flow', () => {
     expect(await userOn('RECON1', '9')).toMatchObject({ heldBefore: true });
   });
 
+  test('a terminal user adopted as an existing enrollee gets their fingers before it is asked for its own: what it holds is what the service records', async () => {
+    // Carl, adopted from CARL1 with his finger 1; CARL2 holds a user of its own with the same PIN and its own capture of finger 1.
+    const carl1 = await online('CARL1', { existingUsers: [{ pin: '55', name: 'Carl', fingers: [1] }] }, s);
+    const carl2 = await online('CARL2', { existingUsers: [{ pin: '55', name: 'Carl at the yard', fingers: [1] }] }, s);
+    for (const t of [carl1, carl2]) {
+      expect((await t.post('cdata', { table: 'OPERLOG', Stamp: '5' }, userLine('55', `${t.sn} user`))).body).toBe('OK:1');
+      await drain(t);
+    }
+    await s.admin.post('/employees/', { id: 'C-55', name: 'Carl Adopted' });
+    const carl = await s.admin.post('/devices/CARL1/users/55/adopt/', { employee: 'C-55' });
+    expect(carl.status).toBe(201);
+    await s.admin.post(`/enrollees/${carl.body.id}/consent/`, { version: 'v1', method: 'paper' });
+    await drain(carl1);
+    const before = await stored(carl.body.id);
+    expect(before.filter((t) => t.finger_index === 1).map((t) => t.version)).toEqual([1]);
+
+    expect((await s.admin.post('/devices/CARL2/users/55/adopt/', { enrollee: carl.body.id })).status).toBe(201);
+    const ran = await drain(carl2);
+    // His record and finger first, then the query of what the terminal holds of him.
+    const order = ran.map((c) => c.split(' ').slice(0, 3).join(' ')).filter((c) => /USERINFO|FINGERTMP/.test(c));
+    expect(order).toEqual(['DATA UPDATE USERINFO', 'DATA UPDATE FINGERTMP', 'DATA QUERY FINGERTMP']);
+    await drain(carl1);
+    // The terminal answered with the finger it was just given: no new version, and CARL2 holds the one recorded.
+    const after = (await stored(carl.body.id)).filter((t) => t.finger_index === 1);
+    expect(after.map((t) => t.version)).toEqual([1]);
+    expect(after[0]!.sync.find((x) => x.device === 'CARL2')).toMatchObject({ status: 'present' });
+  });
+
   test('a PIN the terminal held before the enrollee existed stays its own user until adopted', async () => {
     const own1 = await online('OWN1', { existingUsers: [{ pin: '42', name: 'Menu 42' }] }, s);
     const own2 = await online('OWN2', { existingUsers: [{ pin: '42', name: 'Other 42' }] }, s);

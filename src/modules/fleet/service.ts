@@ -118,9 +118,15 @@ export class Fleet {
             pin,
           });
         }
-        await this.link(w, device, user, person, by);
-        // They were left off this terminal while it was a conflict: their record and templates go now.
+        await this.deps.devices.users.link(w.tx, device.id, user.pin, person.id);
+        // They were left off this terminal while it was a conflict: their record and templates go
+        // now, BEFORE it is asked for the fingers it holds of them (adopted). A terminal runs a
+        // batch in order: asked first, it would upload its own capture of a finger (a new version,
+        // sent everywhere) and then take the service's older one over it, holding what the service
+        // no longer records there. Asked after, it answers with what it was given (no new version)
+        // and its other fingers.
         await this.deps.enrollment.fanOut.backfillDevice(w, device, [person]);
+        await this.adopted(w, device, user, person, by);
         return person;
       });
     }
@@ -190,11 +196,6 @@ export class Fleet {
     if (!user) throw new FpaError('not_found', 'the terminal has no user with this PIN (as far as it reported)', { pin });
     if (user.enrolleeId !== null) throw new FpaError('conflict', 'this terminal user is already an enrollee', { pin, enrollee: user.enrolleeId });
     return user;
-  }
-
-  private async link(w: WriteContext, device: DeviceRow, user: DeviceUserRow, person: EnrolleeRow, by: string): Promise<void> {
-    await this.deps.devices.users.link(w.tx, device.id, user.pin, person.id);
-    await this.adopted(w, device, user, person, by);
   }
 
   /** The user is linked: their punches on the terminal become the person's, their templates are fetched (with consent), and the adoption is announced. */
