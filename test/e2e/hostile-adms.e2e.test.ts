@@ -105,7 +105,8 @@ const GARBAGE: [string, Uint8Array<ArrayBuffer>][] = [
     ),
   ],
   // CR-only line ends split records (a good line among these would be stored): each of these is bad on its own.
-  ['CR-only line ends', bytes('1001\t2024-03-11 08:59\t0\ty\r1002\t2024-03-11 09:59:12\t0\tx\rBIODATA Pin=1\tType=1\tNo=0\tTmp=QUJD\rBIODATA')],
+  // (A word for a state or a verify mode keeps a punch, flagged: a key=value pair there does not.)
+  ['CR-only line ends', bytes('1001\t2024-03-11 08:59\t0\ty\r1002\t2024-03-11 09:59:12\t0\tPri=1\rBIODATA Pin=1\tType=1\tNo=0\tTmp=QUJD\rBIODATA')],
   [
     'broken records carrying template data',
     bytes(
