@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   cursor_ahead: 409,
   // 413
   payload_too_large: 413,
+  /** A body sent as another media type than the route reads (JSON; CSV too where records are imported): src/platform/http/body.ts. */
+  unsupported_media_type: 415,
   // 422: the request is well-formed but breaks a rule of the spec
   finger_not_requested: 422,
   finger_not_allowed: 422,

@@ -1,9 +1,10 @@
 /**
  * Hostile input, request bodies of the JSON API: on every route that takes a body (enumerated
  * from the running app), with the right credentials and real resources in the path, a body
- * that is not JSON, truncated, binary, not UTF-8, a JSON array or string, sent with the wrong
- * Content-Type, nested 50,000 levels deep, or over the cap (with a length or chunked) is answered 400 `validation_error`
- * or 413 `payload_too_large` with the error body — and the database is exactly as before.
+ * that is not JSON, truncated, binary, not UTF-8, a JSON array or string, nested 50,000 levels
+ * deep, or over the cap (with a length or chunked) is answered 400 `validation_error` or 413
+ * `payload_too_large` with the error body, and one sent with another Content-Type (or none) 415
+ * `unsupported_media_type` — and the database is exactly as before.
  * The cap leaves room for an agent upload of TEMPLATE_MAX_BYTES (here set above 1 MiB).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -85,10 +86,11 @@ interface Variant {
   name: string;
   contentType: string | null;
   body: () => BodyInit;
-  code: 'validation_error' | 'payload_too_large';
+  code: 'validation_error' | 'payload_too_large' | 'unsupported_media_type';
 }
 
 const JSON_TYPE = 'application/json';
+const STATUS = { validation_error: 400, payload_too_large: 413, unsupported_media_type: 415 } as const;
 const object = '{"name":"Ada","algorithm_version":"10","url":"http://127.0.0.1:9/x","id":"E-X","employee":"E-X"}';
 
 function variants(): Variant[] {
@@ -104,11 +106,18 @@ function variants(): Variant[] {
     { name: 'a NUL byte', contentType: JSON_TYPE, body: () => bytes('{"name":"a', [0x00], '"}'), code: 'validation_error' },
     { name: 'a JSON array', contentType: JSON_TYPE, body: () => `[${object}]`, code: 'validation_error' },
     { name: 'a JSON string', contentType: JSON_TYPE, body: () => '"Ada"', code: 'validation_error' },
-    { name: 'JSON sent as text/plain', contentType: 'text/plain', body: () => object, code: 'validation_error' },
-    { name: 'a form', contentType: 'application/x-www-form-urlencoded', body: () => 'name=Ada&algorithm_version=10&employee=E-X', code: 'validation_error' },
-    { name: 'multipart', contentType: null, body: () => form, code: 'validation_error' },
-    { name: 'no Content-Type', contentType: null, body: () => bytes(object), code: 'validation_error' },
-    { name: 'JSON in another charset', contentType: 'application/json; charset=iso-8859-1', body: () => object, code: 'validation_error' },
+    // Another media type than JSON (or none said) is 415, not 400: the body may be fine, its type is not read here.
+    { name: 'JSON sent as text/plain', contentType: 'text/plain', body: () => object, code: 'unsupported_media_type' },
+    {
+      name: 'a form',
+      contentType: 'application/x-www-form-urlencoded',
+      body: () => 'name=Ada&algorithm_version=10&employee=E-X',
+      code: 'unsupported_media_type',
+    },
+    { name: 'XML', contentType: 'application/xml', body: () => '<name>Ada</name>', code: 'unsupported_media_type' },
+    { name: 'multipart', contentType: null, body: () => form, code: 'unsupported_media_type' },
+    { name: 'no Content-Type', contentType: null, body: () => bytes(object), code: 'unsupported_media_type' },
+    { name: 'JSON in another charset', contentType: 'application/json; charset=iso-8859-1', body: () => object, code: 'unsupported_media_type' },
     // Refused before anything walks it recursively (the validator's error report would overflow).
     { name: 'nested 50,000 levels', contentType: JSON_TYPE, body: () => `{"name":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_001)}`, code: 'validation_error' },
     {
@@ -193,7 +202,7 @@ describe('the JSON body cap', () => {
 });
 
 describe('bad bodies on every route that takes one', () => {
-  test('are refused with 400 or 413 and the error body, and nothing in the database changes', async () => {
+  test('are refused with 400, 413 or 415 and the error body, and nothing in the database changes', async () => {
     const routes = bodyRoutes();
     expect(routes.length).toBeGreaterThanOrEqual(20);
     const before = await tableContents(server);
@@ -226,7 +235,7 @@ describe('bad bodies on every route that takes one', () => {
             });
           continue;
         }
-        expect({ label, status: res.status }).toEqual({ label, status: variant.code === 'payload_too_large' ? 413 : 400 });
+        expect({ label, status: res.status }).toEqual({ label, status: STATUS[variant.code] });
         expect(res.contentType).toContain('application/json');
         expect({ label, json: res.json }).toEqual({
           label,

@@ -170,6 +170,9 @@ describe('the document and the served routes agree', () => {
         for (const code of Object.keys(media.examples!)) expect<number | undefined>(ERROR_STATUS[code as keyof typeof ERROR_STATUS]).toBe(Number(status));
       }
     }
+    // A body of another media type is 415, except on the one route that reads any (a terminal's USB file).
+    expect(Object.keys(doc.paths[`${API}/areas/`]!.post!.responses)).toContain('415');
+    expect(Object.keys(doc.paths[`${API}/devices/{serial}/punches/import/`]!.post!.responses)).not.toContain('415');
     const upload = doc.paths[`${API}/agent/sessions/{id}/templates/`]!.post!;
     const codes = Object.values(upload.responses).flatMap((r) => Object.keys(r.content?.['application/json']?.examples ?? {}));
     expect(codes).toEqual(
@@ -185,6 +188,7 @@ describe('the document and the served routes agree', () => {
         'template_too_large',
         'validation_error',
         'payload_too_large',
+        'unsupported_media_type',
         'unavailable',
       ]),
     );
@@ -275,7 +279,7 @@ describe('the generator', () => {
       { name: 'id', in: 'path', required: true, description: 'The thing.', schema: { description: 'The thing.', type: 'string' } },
     ]);
     expect(change.requestBody).toEqual({ required: false, content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingPatch' } } } });
-    expect(Object.keys(change.responses)).toEqual(['200', '400', '401', '403', '404', '409', '413', '503']);
+    expect(Object.keys(change.responses)).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '503']);
     expect(change.responses['409']!.description).toBe('Error: `conflict`.');
     expect(generated.components.schemas.Thing).toEqual({ title: 'Thing', type: 'object', required: ['n'], properties: { n: { type: 'integer' } } });
     // A void answer has no content; a route without security documents none.

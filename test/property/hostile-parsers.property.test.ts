@@ -772,7 +772,7 @@ describe('API request bodies', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
-  test('arbitrary bytes and content types: parsed JSON or a 400/413 refusal, never a throw', async () => {
+  test('arbitrary bytes and content types: parsed JSON or a 400/413/415 refusal, never a throw', async () => {
     const headerValue = nasty.filter((v) => {
       try {
         new Headers({ 'content-type': v });
@@ -797,8 +797,11 @@ describe('API request bodies', () => {
       fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), type, fc.integer({ min: 1, max: 400 }), async (bytes, contentType, limit) => {
         const result = await outcome(post(bytes.byteLength ? bytes : null, contentType), limit);
         if ('code' in result) {
-          expect(['validation_error', 'payload_too_large']).toContain(result.code);
+          expect(['validation_error', 'payload_too_large', 'unsupported_media_type']).toContain(result.code);
           if (result.code === 'payload_too_large') expect(bytes.byteLength).toBeGreaterThan(limit);
+          // 415 exactly when a body came with a type that is not JSON in UTF-8 (or none).
+          if (bytes.byteLength > 0 && result.code !== 'payload_too_large')
+            expect(result.code === 'unsupported_media_type').toBe(!isJsonContentType(contentType));
         } else if (bytes.byteLength > 0) {
           // Accepted: it was JSON, under the cap, UTF-8.
           expect(isJsonContentType(contentType)).toBe(true);

@@ -73,9 +73,9 @@ const SECURITY_SCHEME_OBJECTS: JsonObject = {
 
 const DESCRIPTION = [
   'Attendance back end between fingerprint terminals and HR/payroll software.',
-  'Every error is `{ "error": { "code", "message", "details" } }`. Lists are paged with `?limit=` and the opaque `?cursor=`.',
+  'Every error is `{ "error": { "code", "message", "details", "request_id" } }`. Lists are paged with `?limit=` and the opaque `?cursor=`.',
   'Paths end with a slash; the same path without it works too. A method a path does not serve is 405 `method_not_allowed` with an `Allow` header.',
-  'A request body is a JSON object sent as `Content-Type: application/json` in UTF-8, at most 1 MiB (more when TEMPLATE_MAX_BYTES needs it for an agent upload), nested at most 32 levels; anything else is 400 `validation_error`, a larger body 413 `payload_too_large`. Administrator bodies refuse properties they do not name. Text fields refuse control characters (U+0000–U+001F, U+007F).',
+  'A request body is a JSON object sent as `Content-Type: application/json` in UTF-8, at most 1 MiB (more when TEMPLATE_MAX_BYTES needs it for an agent upload), nested at most 32 levels; another Content-Type (or none) is 415 `unsupported_media_type`, anything else 400 `validation_error`, a larger body 413 `payload_too_large`. Administrator bodies refuse properties they do not name. Text fields refuse control characters (U+0000–U+001F, U+007F).',
   'The terminals’ own endpoints under ADMS_URL_PREFIX (default `/iclock/`) speak the ADMS text protocol and are not part of this document.',
 ].join('\n\n');
 
@@ -323,13 +323,22 @@ function isVoid(schema: unknown): boolean {
 }
 
 /** The codes a route can answer because of its shape, whatever it declares. */
-function impliedCodes(shape: { schemes: Set<string>; readsBody: boolean; pathParams: boolean; query: boolean; websocket: boolean }): ErrorCode[] {
+function impliedCodes(shape: {
+  schemes: Set<string>;
+  readsBody: boolean;
+  anyMediaType: boolean;
+  pathParams: boolean;
+  query: boolean;
+  websocket: boolean;
+}): ErrorCode[] {
   const codes: ErrorCode[] = ['unavailable'];
   if (shape.schemes.has(SECURITY_SCHEMES.admin) || shape.schemes.has(SECURITY_SCHEMES.operator)) codes.push('unauthorized', 'forbidden');
   if (shape.schemes.has(SECURITY_SCHEMES.agent)) codes.push('unauthorized', 'rate_limited');
   if (shape.pathParams || shape.query || shape.readsBody) codes.push('validation_error');
   // Every route but GET reads its body under the cap, even one that declares none (src/platform/http/body.ts).
   if (shape.readsBody) codes.push('payload_too_large');
+  // A body of another media type is 415, except where any is read (a terminal's file, `application/octet-stream`).
+  if (shape.readsBody && !shape.anyMediaType) codes.push('unsupported_media_type');
   if (shape.pathParams) codes.push('not_found');
   // The stream's per-administrator quota, and a plain GET without the handshake (src/app/plugin.ts).
   if (shape.websocket) codes.push('rate_limited', 'upgrade_required');
@@ -359,6 +368,7 @@ function operationOf(route: RouteLike, detail: Detail, components: Components): 
   const readsBody = !websocket && method !== 'get' && method !== 'head';
   const parameters = parametersOf(route);
   const schemes = new Set((detail.security ?? []).flatMap((requirement) => Object.keys(requirement)));
+  const body = route.hooks.body;
 
   const responses = new Map<number, JsonObject>();
   const codesByStatus = new Map<number, ErrorCode[]>();
@@ -382,6 +392,7 @@ function operationOf(route: RouteLike, detail: Detail, components: Components): 
     impliedCodes({
       schemes,
       readsBody,
+      anyMediaType: isTypeBoxSchema(body) && body.contentMediaType === 'application/octet-stream',
       pathParams: parameters.some((p) => p.in === 'path'),
       query: parameters.some((p) => p.in === 'query'),
       websocket,
@@ -390,7 +401,6 @@ function operationOf(route: RouteLike, detail: Detail, components: Components): 
   for (const [status, codes] of codesByStatus) responses.set(status, errorResponse(codes));
   if (![...responses.keys()].some((s) => s < 400)) throw new Error(`${route.method} ${route.path} declares no success response`);
 
-  const body = route.hooks.body;
   const requestBody: JsonObject =
     readsBody && isTypeBoxSchema(body) ? { requestBody: { required: !(OptionalKind in body), content: contentOf(body, components) } } : {};
   return {

@@ -3,7 +3,8 @@
  * bytes that are not UTF-8 into U+FFFD, silently drop unparsable optional bodies and read any
  * size; here a body must be `application/json` (or `…+json`), UTF-8, valid JSON and at most
  * the cap, and hold an object (`null` only where a router says so) nested at most
- * MAX_BODY_DEPTH deep, or the request is refused with the spec's error body.
+ * MAX_BODY_DEPTH deep, or the request is refused with the spec's error body: 415
+ * `unsupported_media_type` for another Content-Type (or none), else 400 or 413.
  *
  * The parse hook runs before the caller is authenticated, so it never throws: a refused body
  * travels as a `BodyRefusal` and is raised by `settledBody`, which the routers call right after
@@ -39,6 +40,11 @@ export const NO_BYTES = Symbol('no body bytes');
 
 function refuse(message: string, details: Record<string, unknown> = {}): BodyRefusal {
   return new BodyRefusal(new FpaError('validation_error', message, details));
+}
+
+/** A body of a media type the route does not read: 415, with the type that was sent (RFC 9110 §15.5.16). */
+function wrongMediaType(message: string, contentType: string | null): BodyRefusal {
+  return new BodyRefusal(new FpaError('unsupported_media_type', message, { content_type: contentType }));
 }
 
 function tooLarge(limit: number): BodyRefusal {
@@ -175,7 +181,7 @@ async function readText(
   const declared = request.headers.get('content-length')?.trim();
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) return tooLarge(limit);
   const contentType = request.headers.get('content-type');
-  if (!acceptType(contentType)) return refuse(wrongType, { content_type: contentType });
+  if (!acceptType(contentType)) return wrongMediaType(wrongType, contentType);
   let bytes: Uint8Array | null;
   try {
     bytes = await readCapped(request.body, limit);

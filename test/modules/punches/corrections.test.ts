@@ -179,7 +179,8 @@ describe('POST punches/import/', () => {
       status: 200,
       body: { dry_run: false, imported: 0, duplicates: 0, errors: [{ line: 1, message: 'the file is empty: a header row `employee,at,state` is needed' }] },
     });
-    expect((await importText('employee,at\nM-2,2026-03-18 09:00\n', 'text/plain')).status).toBe(400);
+    // CSV sent as text/plain: neither of the two media types the import reads (415).
+    expect((await importText('employee,at\nM-2,2026-03-18 09:00\n', 'text/plain')).status).toBe(415);
     expect((await importText('{"employee":"M-2"}', 'application/json')).status).toBe(400);
   });
 });
