@@ -1,7 +1,7 @@
 /**
  * Hostile input, request bodies of the JSON API: on every route that takes a body (enumerated
  * from the running app), with the right credentials and real resources in the path, a body
- * that is not JSON, truncated, binary, not UTF-8, a JSON array or string, nested 50,000 levels
+ * that is not JSON, truncated, binary, not UTF-8, a JSON array or string, repeats a key, nested 50,000 levels
  * deep, or over the cap (with a length or chunked) is answered 400 `validation_error` or 413
  * `payload_too_large` with the error body, and one sent with another Content-Type (or none) 415
  * `unsupported_media_type` — and the database is exactly as before.
@@ -106,6 +106,8 @@ function variants(): Variant[] {
     { name: 'a NUL byte', contentType: JSON_TYPE, body: () => bytes('{"name":"a', [0x00], '"}'), code: 'validation_error' },
     { name: 'a JSON array', contentType: JSON_TYPE, body: () => `[${object}]`, code: 'validation_error' },
     { name: 'a JSON string', contentType: JSON_TYPE, body: () => '"Ada"', code: 'validation_error' },
+    // JSON.parse would keep the last: which one was meant is a guess.
+    { name: 'a repeated key', contentType: JSON_TYPE, body: () => object.replace('{', '{"name":"Bob",'), code: 'validation_error' },
     // Another media type than JSON (or none said) is 415, not 400: the body may be fine, its type is not read here.
     { name: 'JSON sent as text/plain', contentType: 'text/plain', body: () => object, code: 'unsupported_media_type' },
     {

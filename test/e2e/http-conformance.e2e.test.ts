@@ -1,6 +1,7 @@
 /**
  * What an API conformance tester found in the HTTP contract of `/api/fingerprint/v1/`, each
- * through the real server: a body of another media type is 415 (not 400).
+ * through the real server: a body of another media type is 415 (not 400); a JSON body that
+ * repeats a key in an object is refused, naming the key and where (not read as its last value).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startTestServer, type TestServer } from '../support/harness';
@@ -63,5 +64,55 @@ describe('a body of another media type than JSON', () => {
   test('an anonymous caller is still told 401 first, whatever the body', async () => {
     const res = await send('POST', `${API}/areas/`, { type: 'text/plain', body: 'x', authorized: false });
     expect(res.status).toBe(401);
+  });
+});
+
+describe('a JSON body that repeats a key', () => {
+  const post = (path: string, body: string) => send('POST', `${API}${path}`, { type: 'application/json', body });
+
+  test('is 400 validation_error naming the key and its path; nothing is created', async () => {
+    expect((await post('/areas/', '{"name":"dup0"}')).status).toBe(201);
+    const res = await post('/areas/', '{"name":"dup1","name":"dup2"}');
+    expect([res.status, res.json]).toEqual([
+      400,
+      {
+        error: {
+          code: 'validation_error',
+          message: 'the request body gives the key "name" more than once (at /name); give it once',
+          details: { in: 'body', errors: [{ path: '/name', message: 'given more than once' }] },
+          request_id: expect.any(String),
+        },
+      },
+    ]);
+    const names = (await server.admin.get('/areas/')).body.results.map((a: { name: string }) => a.name);
+    expect(names.filter((n: string) => n.startsWith('dup'))).toEqual(['dup0']);
+  });
+
+  test('in any object: nested, written with an escape, in a record of an import', async () => {
+    const nested = await post('/shift-assignments/batch/', '{"schedule":"x","assignments":[{"enrollee":"a","from":"2026-01-01","from":"2026-01-02"}]}');
+    expect([nested.status, (nested.json as { error: { details: unknown } }).error.details]).toEqual([
+      400,
+      { in: 'body', errors: [{ path: '/assignments/0/from', message: 'given more than once' }] },
+    ]);
+    // `"\u006e\u0061\u006d\u0065"` is `name` as JSON reads it.
+    const escaped = await post('/areas/', '{"name":"e1","\\u006e\\u0061\\u006d\\u0065":"e2"}');
+    expect([escaped.status, (escaped.json as { error: { details: unknown } }).error.details]).toEqual([
+      400,
+      { in: 'body', errors: [{ path: '/name', message: 'given more than once' }] },
+    ]);
+    const records = await post('/punches/import/?dry_run=true', '[{"employee":"E1","at":"2026-01-05T08:00:00Z","employee":"E2"}]');
+    expect([records.status, (records.json as { error: { details: unknown } }).error.details]).toEqual([
+      400,
+      { in: 'body', errors: [{ path: '/0/employee', message: 'given more than once' }] },
+    ]);
+  });
+
+  test('the same key in two objects, or a value that repeats, is no repeat', async () => {
+    const records = await post(
+      '/punches/import/?dry_run=true',
+      '[{"employee":"E1","at":"2026-01-05T08:00:00Z"},{"employee":"E1","at":"2026-01-05T17:00:00Z"}]',
+    );
+    expect(records.status).toBe(200);
+    expect((await post('/areas/', '{"name":"name","description":"name"}')).status).toBe(201);
   });
 });

@@ -75,7 +75,7 @@ const DESCRIPTION = [
   'Attendance back end between fingerprint terminals and HR/payroll software.',
   'Every error is `{ "error": { "code", "message", "details", "request_id" } }`. Lists are paged with `?limit=` and the opaque `?cursor=`.',
   'Paths end with a slash; the same path without it works too. A method a path does not serve is 405 `method_not_allowed` with an `Allow` header.',
-  'A request body is a JSON object sent as `Content-Type: application/json` in UTF-8, at most 1 MiB (more when TEMPLATE_MAX_BYTES needs it for an agent upload), nested at most 32 levels; another Content-Type (or none) is 415 `unsupported_media_type`, anything else 400 `validation_error`, a larger body 413 `payload_too_large`. Administrator bodies refuse properties they do not name. Text fields refuse control characters (U+0000–U+001F, U+007F).',
+  'A request body is a JSON object sent as `Content-Type: application/json` in UTF-8, at most 1 MiB (more when TEMPLATE_MAX_BYTES needs it for an agent upload), nested at most 32 levels, each object naming a key once; another Content-Type (or none) is 415 `unsupported_media_type`, anything else 400 `validation_error`, a larger body 413 `payload_too_large`. Administrator bodies refuse properties they do not name. Text fields refuse control characters (U+0000–U+001F, U+007F).',
   'The terminals’ own endpoints under ADMS_URL_PREFIX (default `/iclock/`) speak the ADMS text protocol and are not part of this document.',
 ].join('\n\n');
 

@@ -3,7 +3,7 @@
  * bytes that are not UTF-8 into U+FFFD, silently drop unparsable optional bodies and read any
  * size; here a body must be `application/json` (or `…+json`), UTF-8, valid JSON and at most
  * the cap, and hold an object (`null` only where a router says so) nested at most
- * MAX_BODY_DEPTH deep, or the request is refused with the spec's error body: 415
+ * MAX_BODY_DEPTH deep whose objects name each key once, or the request is refused with the spec's error body: 415
  * `unsupported_media_type` for another Content-Type (or none), else 400 or 413.
  *
  * The parse hook runs before the caller is authenticated, so it never throws: a refused body
@@ -12,6 +12,7 @@
  */
 import type { Settings } from '../config/settings';
 import { FpaError } from '../errors';
+import { repeatedKey } from './json-keys';
 import { readCapped } from './read-capped';
 
 /** The JSON body cap of the API: 1 MiB, raised when a template upload needs more. */
@@ -65,6 +66,24 @@ export function isJsonContentType(header: string | null): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** At most this many characters of a caller's key are repeated in an error. */
+const SHOWN_KEY = 100;
+const shown = (text: string) => (text.length > SHOWN_KEY ? `${text.slice(0, SHOWN_KEY)}…` : text);
+
+/**
+ * A key given twice in one object is refused, naming it and where (400, as a query parameter
+ * given twice is): `JSON.parse` keeps the last without a word, and which was meant is a guess.
+ */
+function refuseRepeatedKey(text: string): BodyRefusal | null {
+  const repeated = repeatedKey(text);
+  if (!repeated) return null;
+  const path = shown(repeated.path);
+  return refuse(`the request body gives the key ${JSON.stringify(shown(repeated.key))} more than once (at ${path}); give it once`, {
+    in: 'body',
+    errors: [{ path, message: 'given more than once' }],
+  });
+}
+
 /** Whether objects and arrays nest deeper than `max`; iterative, and stops at the first too deep. */
 function nestsDeeperThan(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
@@ -98,7 +117,7 @@ export async function readJsonBody(request: Request, limit: number, options: Bod
   if (value === null) return options.allowNull ? null : refuse('the request body must be a JSON object, not null');
   if (typeof value !== 'object' || Array.isArray(value)) return refuse('the request body must be a JSON object');
   if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return refuse(`the request body nests deeper than ${MAX_BODY_DEPTH} levels`, { max_depth: MAX_BODY_DEPTH });
-  return value;
+  return refuseRepeatedKey(text) ?? value;
 }
 
 /** What an empty body of records that is not CSV is told. */
@@ -129,7 +148,7 @@ export async function readRecordsBody(request: Request, limit: number): Promise<
   if (value instanceof BodyRefusal) return value;
   if (!Array.isArray(value)) return refuse('the request body must be a JSON array of records');
   if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return refuse(`the request body nests deeper than ${MAX_BODY_DEPTH} levels`, { max_depth: MAX_BODY_DEPTH });
-  return value;
+  return refuseRepeatedKey(text) ?? value;
 }
 
 /**

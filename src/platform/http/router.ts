@@ -18,6 +18,7 @@ import type { AdminAuthenticator } from './admin-auth';
 import { apiBodyLimit, NO_BYTES, readJsonBody, readRecordsBody, readTerminalFileBody, settledBody, TERMINAL_FILE_LIMIT } from './body';
 import type { Caller } from './caller';
 import { apiErrorAnswers } from './errors';
+import { pointerSegment } from './json-keys';
 import { AnyParameters, NoOtherParameters } from './model';
 import { authorize } from './policy';
 import { peerAddress, waitForTheHandler } from './routable-url';
@@ -108,7 +109,7 @@ function refuseRepeatedParameters(url: string): void {
     if (seen.has(name)) {
       throw new FpaError('validation_error', `query parameter ${JSON.stringify(name)} given more than once; give it once`, {
         in: 'query',
-        errors: [{ path: `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'given more than once' }],
+        errors: [{ path: `/${pointerSegment(name)}`, message: 'given more than once' }],
       });
     }
     seen.add(name);
