@@ -1,17 +1,22 @@
 /**
  * What an API conformance tester found in the HTTP contract of `/api/fingerprint/v1/`, each
  * through the real server: a body of another media type is 415 (not 400); a JSON body that
- * repeats a key in an object is refused, naming the key and where (not read as its last value).
+ * repeats a key in an object is refused, naming the key and where (not read as its last value);
+ * a value a union, a list of values or a format refuses is named with what it takes in words
+ * (not "Expected union value" with an empty path).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { approvedTerminal } from '../support/agents';
 import { startTestServer, type TestServer } from '../support/harness';
 
 const API = '/api/fingerprint/v1';
+const SERIAL = 'CONFORM1';
 
 let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
+  await approvedTerminal(server, SERIAL);
 });
 afterAll(async () => {
   await server.close();
@@ -114,5 +119,88 @@ describe('a JSON body that repeats a key', () => {
     );
     expect(records.status).toBe(200);
     expect((await post('/areas/', '{"name":"name","description":"name"}')).status).toBe(201);
+  });
+});
+
+/** The status, message and errors of an answer. */
+const refusal = (res: { status: number; body: { error?: { message: string; details: { errors?: unknown } } } }) => [
+  res.status,
+  res.body.error?.message,
+  res.body.error?.details.errors,
+];
+
+describe('a value of the wrong shape is named, with what it takes in words', () => {
+  test('a command: the branch its kind names says what is missing or wrong; an unknown kind lists the kinds', async () => {
+    const commands = `/devices/${SERIAL}/commands/`;
+    expect((await server.admin.post(commands, { kind: 'clear_logs', confirm: SERIAL })).status).toBe(201);
+    expect(refusal(await server.admin.post(commands, { kind: 'clear_logs' }))).toEqual([
+      400,
+      'field "confirm" is required for clear_logs',
+      [{ path: '/confirm', message: 'required' }],
+    ]);
+    expect(refusal(await server.admin.post(commands, { kind: 'reupload_logs' }))).toEqual([
+      400,
+      'field "from" is required for reupload_logs',
+      [{ path: '/from', message: 'required' }],
+    ]);
+    expect(refusal(await server.admin.post(commands, { kind: 'reupload_logs', from: 'yesterday' }))).toEqual([
+      400,
+      'field "from" must be a date (YYYY-MM-DD) for reupload_logs',
+      [{ path: '/from', message: 'must be a date (YYYY-MM-DD)' }],
+    ]);
+    const kinds = 'must be one of: reboot, set_time, info, query_users, reupload_logs, clear_logs, clear_data, raw';
+    expect(refusal(await server.admin.post(commands, { kind: 'bogus' }))).toEqual([400, `field "kind" ${kinds}`, [{ path: '/kind', message: kinds }]]);
+    expect(refusal(await server.admin.post(commands, {}))).toEqual([400, 'field "kind" is required', [{ path: '/kind', message: 'required' }]]);
+    // A property the kind does not take is named as any unknown property is.
+    expect(refusal(await server.admin.post(commands, { kind: 'reboot', confirm: SERIAL }))).toEqual([
+      400,
+      'the request does not match the expected shape',
+      [{ path: '/confirm', message: 'Unknown property' }],
+    ]);
+  });
+
+  test('query parameters: a list of values, a whole number in a range, true or false', async () => {
+    expect((await server.admin.get(`/devices/${SERIAL}/commands/?order=newest&limit=5`)).status).toBe(200);
+    expect(refusal(await server.admin.get(`/devices/${SERIAL}/commands/?order=asc`))).toEqual([
+      400,
+      'query parameter "order" must be one of: oldest, newest',
+      [{ path: '/order', message: 'must be one of: oldest, newest' }],
+    ]);
+    const limit = 'must be a whole number from 1 to 1000';
+    for (const value of ['abc', '0', '1001', '1.5']) {
+      expect(refusal(await server.admin.get(`/punches/?limit=${value}`))).toEqual([
+        400,
+        `query parameter "limit" ${limit}`,
+        [{ path: '/limit', message: limit }],
+      ]);
+    }
+    const preview = await server.admin.get('/reports/summary/preview/?from=2026-01-01&to=2026-01-31&limit=abc');
+    expect(refusal(preview)[2]).toEqual([{ path: '/limit', message: 'must be a whole number from 1 to 500' }]);
+    expect((await server.admin.get('/employees/?enrolled=false')).status).toBe(200);
+    expect(refusal(await server.admin.get('/employees/?enrolled=yes'))).toEqual([
+      400,
+      'query parameter "enrolled" must be true or false',
+      [{ path: '/enrolled', message: 'must be true or false' }],
+    ]);
+  });
+
+  test('a body: a role not among the roles, an e-mail address that is none', async () => {
+    const created = await server.admin.post('/users/', { name: 'Vera', username: 'vera', role: 'viewer', email: 'vera@example.com' });
+    expect(created.status).toBe(201);
+    const roles = 'must be one of: owner, admin, hr, manager, installer, viewer';
+    expect(refusal(await server.admin.patch(`/users/${created.body.id}/`, { role: 'god' }))).toEqual([
+      400,
+      `field "role" ${roles}`,
+      [{ path: '/role', message: roles }],
+    ]);
+    const email = await server.admin.post('/users/', { name: 'Ned', username: 'ned', role: 'viewer', email: 'not-an-email' });
+    expect(refusal(email)).toEqual([400, 'field "email" must be an e-mail address', [{ path: '/email', message: 'must be an e-mail address' }]]);
+    // The others missing too: each named.
+    expect(refusal(await server.admin.post('/users/', { email: 'not-an-email' }))[2]).toEqual([
+      { path: '/role', message: 'required' },
+      { path: '/name', message: 'required' },
+      { path: '/username', message: 'required' },
+      { path: '/email', message: 'must be an e-mail address' },
+    ]);
   });
 });

@@ -43,11 +43,11 @@ test('an integer query parameter out of range is named: events/?limit=0 says /li
   expect([events.status, events.body.error.code, events.body.error.details]).toEqual([
     400,
     'validation_error',
-    { in: 'query', errors: [{ path: '/limit', message: 'Expected integer to be greater or equal to 1' }] },
+    { in: 'query', errors: [{ path: '/limit', message: 'must be a whole number from 1 to 1000' }] },
   ]);
   expect((await server.admin.get('/events/?limit=5000')).body.error.details).toEqual({
     in: 'query',
-    errors: [{ path: '/limit', message: 'Expected integer to be less or equal to 1000' }],
+    errors: [{ path: '/limit', message: 'must be a whole number from 1 to 1000' }],
   });
 });
 

@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { ROLES } from '../../platform/http/caller';
-import { Body, Instant, InstantInput, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
+import { Body, Instant, InstantInput, Nullable, OneOf, Page, PageQuery, saidAs, Text } from '../../platform/http/model';
 
 /** Passwords are at least this long (API.md): length, not character classes, makes them strong. */
 export const PASSWORD_MIN = 12;
@@ -20,12 +20,15 @@ const Username = t.String({
   pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$',
   description: 'Letters, digits, `.`, `_`, `@`, `-`; unique whatever the case.',
 });
-const Email = t.String({
-  minLength: 3,
-  maxLength: 254,
-  pattern: '^[^\\s@]+@[^\\s@]+$',
-  description: 'Unique whatever the case; single sign-on matches users by it.',
-});
+const Email = saidAs(
+  t.String({
+    minLength: 3,
+    maxLength: 254,
+    pattern: '^[^\\s@]+@[^\\s@]+$',
+    description: 'Unique whatever the case; single sign-on matches users by it.',
+  }),
+  'an e-mail address',
+);
 /** The length is in the pattern too (no control characters, 12 to 256 of them), so generators of examples honour it. */
 const Password = t.String({
   minLength: PASSWORD_MIN,

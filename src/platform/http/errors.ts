@@ -5,7 +5,7 @@
 import { databaseErrorCode, describeError, type ErrorBody, errorBody, FpaError } from '../errors';
 import type { Logger } from '../log';
 import { enterRequestContext, REQUEST_ID_HEADER } from '../request-context';
-import { QUERY_PARAMETER } from './model';
+import { refusedShape } from './validation-errors';
 
 interface ElysiaErrorLike {
   code: string | number;
@@ -39,14 +39,14 @@ export function toErrorResponse(
   }
   switch (code) {
     case 'VALIDATION': {
-      const details = validationDetails(error);
+      const { details, message } = refusedShape(error);
       if (details.in === 'response') {
         // An answer that breaks its own documented schema is our bug, not the caller's: Elysia
         // would answer 422 and echo the answer (which may hold a key or a secret).
         log?.error('a response did not match its documented schema', { ...routeOf(request), errors: details.errors });
         return { status: 500, body: errorBody('internal_error', 'an internal error occurred', {}) };
       }
-      return { status: 400, body: errorBody('validation_error', validationMessage(details), details) };
+      return { status: 400, body: errorBody('validation_error', message, details) };
     }
     case 'PARSE':
       return { status: 400, body: errorBody('validation_error', 'the request body could not be parsed', {}) };
@@ -69,87 +69,6 @@ export function toErrorResponse(
       return { status: 500, body: errorBody('internal_error', 'an internal error occurred', {}) };
     }
   }
-}
-
-/** What an error says of a query parameter the route does not take (NoOtherParameters in ./model.ts). */
-const UNKNOWN_PARAMETER = 'Unknown parameter';
-
-/**
- * TypeBox says `Never` for a property an object does not name (NoOtherProperties in
- * src/platform/http/model.ts): of a body, an unknown property; of a query, an unknown parameter.
- */
-function messageOf(message: string, where: string | undefined): string {
-  if (message !== 'Never') return message.slice(0, 200);
-  return where === 'query' ? UNKNOWN_PARAMETER : 'Unknown property';
-}
-
-/** What a missing parameter or property is told, as the console's forms say it ("This is required."). */
-const REQUIRED = 'required';
-
-/** What one error of a shape says: `required` when nothing was given there (a query or body never holds `undefined`). */
-function messageOfError(x: { message?: string; value?: unknown }, where: string | undefined): string {
-  if (x.value === undefined) return REQUIRED;
-  return typeof x.message === 'string' ? messageOf(x.message, where) : 'invalid';
-}
-
-/** A missing property is said once: TypeBox adds what its type would have been ("Expected union value"). */
-function withoutRepeats(errors: { path: string; message: string }[]): { path: string; message: string }[] {
-  const missing = new Set(errors.filter((x) => x.message === REQUIRED).map((x) => x.path));
-  return errors
-    .filter((x) => x.message === REQUIRED || !missing.has(x.path))
-    .filter((x, i, all) => all.findIndex((y) => y.path === x.path && y.message === x.message) === i);
-}
-
-/** A caller's parameter name, as an error repeats it: at most 100 characters. */
-const bounded = (name: string) => (name.length > 100 ? `${name.slice(0, 100)}…` : name);
-
-interface ValidationErrorLike {
-  all?: Array<{ path?: string; message?: string; value?: unknown }>;
-  type?: string;
-  validator?: { [QUERY_PARAMETER]?: unknown; schema?: { properties?: unknown } };
-}
-
-function validationDetails(error: unknown): Record<string, unknown> {
-  const e = error as ValidationErrorLike;
-  // TypeBox's own message ("Expected string"), never Elysia's summary: that quotes the value
-  // that was sent, which may be template base64. A value not given at all is `required`:
-  // "Expected string" for a query's missing `to` read as if a number had been sent.
-  const errors = Array.isArray(e?.all)
-    ? withoutRepeats(e.all.slice(0, 10).map((x) => ({ path: bounded(x.path ?? ''), message: messageOfError(x, e.type) })))
-    : [];
-  // A query integer's range is checked on the number alone ("property", no path): its schema
-  // names the parameter (QueryInt in ./model.ts), so the error says which one, as for the others.
-  const parameter = e?.type === 'property' ? e.validator?.[QUERY_PARAMETER] : undefined;
-  if (typeof parameter === 'string') return { in: 'query', errors: errors.map((x) => ({ ...x, path: `/${parameter}${x.path}` })) };
-  if (e?.type === 'query' && errors.some((x) => x.message === UNKNOWN_PARAMETER)) {
-    // The parameters the route does take, so the caller sees at once what it meant.
-    const properties = e.validator?.schema?.properties;
-    return { in: 'query', errors, parameters: properties && typeof properties === 'object' ? Object.keys(properties) : [] };
-  }
-  return { in: e?.type ?? 'body', errors };
-}
-
-/**
- * The message of a refused shape: for parameters the route does not take, which ones and what it
- * takes (a clerk reads it in the console: `unknown query parameter "employee"; this route takes
- * from, to, area, bom`), else the general words (`details` say the rest).
- */
-function validationMessage(details: Record<string, unknown>): string {
-  const errors = Array.isArray(details.errors) ? (details.errors as Array<{ path: string; message: string }>) : [];
-  // Quoted as JSON strings: a name may be empty, or hold a space or a line break.
-  const unknown = errors.filter((x) => x.message === UNKNOWN_PARAMETER).map((x) => JSON.stringify(x.path.slice(1).replaceAll('~1', '/').replaceAll('~0', '~')));
-  if (unknown.length === 0) return missingOrShape(errors, details.in);
-  const takes =
-    Array.isArray(details.parameters) && details.parameters.length > 0 ? `this route takes ${details.parameters.join(', ')}` : 'this route takes none';
-  return `unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; ${takes}`;
-}
-
-/** `query parameter "to" is required` when all that is wrong is what was left out; else the general words. */
-function missingOrShape(errors: readonly { path: string; message: string }[], where: unknown): string {
-  if (errors.length === 0 || errors.some((x) => x.message !== REQUIRED || x.path === '')) return 'the request does not match the expected shape';
-  const names = errors.map((x) => JSON.stringify(x.path.slice(1).replaceAll('~1', '/').replaceAll('~0', '~')));
-  const what = where === 'query' ? 'query parameter' : 'field';
-  return `${what}${names.length > 1 ? 's' : ''} ${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} required`;
 }
 
 /**

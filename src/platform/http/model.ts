@@ -7,32 +7,55 @@ import { t } from 'elysia';
 import { ERROR_STATUS, type ErrorCode } from '../errors';
 
 /**
+ * Where a string schema keeps what its pattern or format stands for, in a few words (`an e-mail
+ * address`): a value that fails it is told `must be an e-mail address` (validation-errors.ts),
+ * not the pattern itself. A symbol: the OpenAPI document leaves it out.
+ */
+export const SAID_AS: unique symbol = Symbol('fpa.said-as');
+
+/** The schema, its pattern or format said in these words when a value fails it (SAID_AS). */
+export function saidAs<T extends TSchema>(schema: T, words: string): T {
+  return Object.assign(schema, { [SAID_AS]: words });
+}
+
+/**
  * Text people or terminals will see: no control characters (U+0000–U+001F, U+007F). A NUL
  * would be stored truncated by the database and ends a field on a terminal.
  */
 const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]*$';
 
 export function Text(options: { minLength?: number; maxLength: number; description?: string; examples?: string[] }) {
-  return t.String({ minLength: options.minLength ?? 1, pattern: PRINTABLE, ...options });
+  return saidAs(t.String({ minLength: options.minLength ?? 1, pattern: PRINTABLE, ...options }), 'text without control characters');
 }
 
 /** An instant, ISO 8601 with an offset (`2026-01-31T08:00:00Z`). */
 export const Instant = (description?: string) => t.String({ format: 'date-time', ...(description ? { description } : {}) });
 /** An instant a client sends: ISO 8601 with its offset (the pattern also keeps control characters out). */
 export const InstantInput = (description: string) =>
-  t.String({ format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+(Z|[+-]\\d{2}:\\d{2})$', maxLength: 40, description });
+  saidAs(
+    t.String({ format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+(Z|[+-]\\d{2}:\\d{2})$', maxLength: 40, description }),
+    'an instant with its offset (2026-01-31T08:00:00Z)',
+  );
 /** A list filter's bound: a local date of the attendance zone (inclusive), or an ISO 8601 instant. */
-export const RangeBound = (description: string) => t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))?$', maxLength: 40, description });
+export const RangeBound = (description: string) =>
+  saidAs(
+    t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))?$', maxLength: 40, description }),
+    'a date (YYYY-MM-DD) or an instant with its offset',
+  );
 
 /** A calendar date `YYYY-MM-DD`. */
-export const LocalDate = (description?: string) => t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', ...(description ? { description } : {}) });
+export const LocalDate = (description?: string) =>
+  saidAs(t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', ...(description ? { description } : {}) }), 'a date (YYYY-MM-DD)');
 /** A UUID; the pattern also keeps control characters out of path parameters. */
 export const Uuid = (description?: string) =>
-  t.String({
-    format: 'uuid',
-    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-    ...(description ? { description } : {}),
-  });
+  saidAs(
+    t.String({
+      format: 'uuid',
+      pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+      ...(description ? { description } : {}),
+    }),
+    'a UUID',
+  );
 /**
  * Several ids in one query parameter: up to 100, separated by commas (each 1 to 100 characters,
  * no control characters). A page that shows people by id asks for exactly those, in one request.

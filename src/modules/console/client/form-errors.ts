@@ -132,6 +132,8 @@ const FIELD_RULES: Record<string, string> = {
 
 /** TypeBox's messages (“Expected string length greater or equal to 1”) in plain words. */
 function plainValidation(message: string): string {
+  // The API says what a value must be in words already (`must be one of: oldest, newest`).
+  if (message.startsWith('must ')) return sentence(message);
   if (message === 'required' || /length greater or equal to 1\b/.test(message) || /Expected required property/.test(message)) return 'This is required.';
   const longest = /length less or equal to (\d+)/.exec(message);
   if (longest) return `At most ${longest[1]} characters.`;

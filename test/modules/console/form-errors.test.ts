@@ -1,0 +1,31 @@
+/**
+ * The API's validation errors as the console's forms say them beside each field: a message the
+ * API already words as what a value must be (`must be one of: oldest, newest`) is shown as a
+ * sentence, not replaced by "This value is not accepted."; TypeBox's own messages keep their
+ * plain words.
+ */
+import { describe, expect, test } from 'bun:test';
+import { ApiError } from '../../../src/modules/console/client/api';
+import { plainErrors } from '../../../src/modules/console/client/form-errors';
+
+const refused = (errors: { path: string; message: string }[]) => new ApiError(400, 'validation_error', 'refused', { in: 'body', errors });
+
+describe('validation errors beside their fields', () => {
+  test('what a value must be, as the API says it, is a sentence', () => {
+    expect(plainErrors(refused([{ path: '/role', message: 'must be one of: owner, admin, viewer' }]))).toEqual([
+      { field: 'role', message: 'Must be one of: owner, admin, viewer.' },
+    ]);
+    expect(plainErrors(refused([{ path: '/email', message: 'must be an e-mail address' }]))).toEqual([
+      { field: 'email', message: 'Must be an e-mail address.' },
+    ]);
+  });
+
+  test('required, and TypeBox’s own words, as before', () => {
+    expect(plainErrors(refused([{ path: '/name', message: 'required' }]))).toEqual([{ field: 'name', message: 'This is required.' }]);
+    expect(plainErrors(refused([{ path: '/name', message: 'Expected string length less or equal to 200' }]))).toEqual([
+      { field: 'name', message: 'At most 200 characters.' },
+    ]);
+    // A field with its own rule keeps it.
+    expect(plainErrors(refused([{ path: '/from', message: 'must be a date (YYYY-MM-DD)' }]))).toEqual([{ field: 'from', message: 'A date is needed.' }]);
+  });
+});
