@@ -3,7 +3,7 @@
  * through the real server: a body of another media type is 415 (not 400); a JSON body that
  * repeats a key in an object is refused, naming the key and where (not read as its last value);
  * a value a union, a list of values or a format refuses is named with what it takes in words
- * (not "Expected union value" with an empty path).
+ * (not "Expected union value" with an empty path); `?limit=1e3` is no whole number.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { approvedTerminal } from '../support/agents';
@@ -202,5 +202,20 @@ describe('a value of the wrong shape is named, with what it takes in words', () 
       { path: '/username', message: 'required' },
       { path: '/email', message: 'must be an e-mail address' },
     ]);
+  });
+});
+
+describe('an integer query parameter is written in digits', () => {
+  test('?limit=1000 is read; 1e3, 0x10, +7 and 7.0 (numbers Number() reads) are 400', async () => {
+    expect((await server.admin.get('/punches/?limit=1000')).status).toBe(200);
+    expect((await server.admin.get('/punches/?limit=007')).status).toBe(200);
+    for (const value of ['1e3', '0x10', '%2B7', '7.0', '%207']) {
+      const res = await server.admin.get(`/punches/?limit=${value}`);
+      expect({ value, status: res.status, errors: res.body.error?.details.errors }).toEqual({
+        value,
+        status: 400,
+        errors: [{ path: '/limit', message: 'must be a whole number from 1 to 1000' }],
+      });
+    }
   });
 });

@@ -160,7 +160,13 @@ describe('the document and the served routes agree', () => {
 
   test('error responses are the Error body, with example codes of their status', () => {
     expect(doc.components.schemas.Error).toMatchObject({
-      properties: { error: { properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } } } },
+      properties: {
+        error: {
+          properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' }, request_id: { type: 'string' } },
+          // Every error names its request (README "HTTP contract"): a generated client may rely on it.
+          required: ['code', 'message', 'details', 'request_id'],
+        },
+      },
     });
     for (const { operation } of operationsOf(doc)) {
       for (const [status, response] of Object.entries(operation.responses)) {

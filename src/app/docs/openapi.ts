@@ -347,6 +347,9 @@ function impliedCodes(shape: {
 
 const RETRY_AFTER: JsonObject = { description: 'Seconds until a retry may succeed.', schema: { type: 'integer', minimum: 0 } };
 
+/** The `request_id` of the error examples: every error names its request. */
+const EXAMPLE_REQUEST_ID = '3f2b8a4e-5c1d-4e7f-9a0b-6c2d1e8f7a90';
+
 function errorResponse(codes: ErrorCode[]): JsonObject {
   const sorted = [...new Set(codes)].sort();
   const status = ERROR_STATUS[sorted[0]!];
@@ -356,7 +359,7 @@ function errorResponse(codes: ErrorCode[]): JsonObject {
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/Error' },
-        examples: Object.fromEntries(sorted.map((code) => [code, { value: { error: { code, message: '…', details: {} } } }])),
+        examples: Object.fromEntries(sorted.map((code) => [code, { value: { error: { code, message: '…', details: {}, request_id: EXAMPLE_REQUEST_ID } } }])),
       },
     },
   };

@@ -128,7 +128,21 @@ export const QUERY_PARAMETER: unique symbol = Symbol('fpa.query-parameter');
  */
 export function QueryInt(name: string, options: { minimum?: number; maximum?: number; description?: string }) {
   const named: typeof options & { [QUERY_PARAMETER]: string } = { ...options, [QUERY_PARAMETER]: name };
-  return t.Integer(named);
+  return digitsOnly(t.Integer(named));
+}
+
+/**
+ * Elysia's query integer is a union of its text and the number, and takes any text `Number()`
+ * reads as a whole number: `1e3` (1000), `0x10`, ` 7`, `7.0`, `+7`. A whole number in a query is
+ * written in digits: the text branch is given that pattern (the OpenAPI document shows the
+ * integer, not the text: src/app/docs/openapi.ts).
+ */
+function digitsOnly<T extends TSchema>(integer: T): T {
+  const branches: unknown = integer.anyOf;
+  for (const branch of Array.isArray(branches) ? branches : []) {
+    if (typeof branch === 'object' && branch !== null && 'format' in branch && branch.format === 'integer') Object.assign(branch, { pattern: '^-?[0-9]+$' });
+  }
+  return integer;
 }
 
 /** `?limit=&cursor=` of every list (docs/api.md). */
@@ -156,9 +170,10 @@ export const ErrorBody = t.Object(
       code: t.String({ description: 'Stable machine-readable code.', examples: Object.keys(ERROR_STATUS) }),
       message: t.String({ description: 'Human-readable explanation.' }),
       details: t.Record(t.String(), t.Unknown(), { description: 'Further information, specific to the code.' }),
-      request_id: t.Optional(
-        t.String({ description: 'The id of the request (its `x-request-id`, given or generated): the server log lines of this request carry it too.' }),
-      ),
+      // Every error answered names its request: required, so a client generated from the document may rely on it.
+      request_id: t.String({
+        description: 'The id of the request (its `x-request-id`, given or generated): the server log lines of this request carry it too.',
+      }),
     }),
   },
   { title: 'Error', description: 'The one error body of the API.' },
