@@ -1,7 +1,7 @@
 /**
  * The Elysia plugin a host mounts: every module's routes under the API prefix, the terminals'
- * endpoints under ADMS_URL_PREFIX, the docs, and a catch-all that answers unknown API paths
- * with the spec's error body. Every hook is local: the plugin never touches the host's routes.
+ * endpoints under ADMS_URL_PREFIX, the docs, and catch-alls that answer unknown API paths
+ * (and any other path under `/api/fingerprint/`) with the spec's error body. Every hook is local: the plugin never touches the host's routes.
  */
 import { Elysia } from 'elysia';
 import { anomalyRoutes } from '../modules/anomalies';
@@ -30,7 +30,8 @@ import { usbImportRoutes } from '../modules/terminals';
 import { apiKeyRoutes, signInRoutes, userRoutes } from '../modules/users';
 import { webhookRoutes } from '../modules/webhooks';
 import { FpaError } from '../platform/errors';
-import { API_PREFIX } from '../platform/http/api-prefix';
+import { API_NAMESPACE, API_PREFIX } from '../platform/http/api-prefix';
+import { notFoundUnder } from '../platform/http/not-found';
 import { tagWithRequestId } from '../platform/http/routable-url';
 import { apiRouter, type Http } from '../platform/http/router';
 import { buildOpenApiDocument, type JsonObject, type RouteLike } from './docs/openapi';
@@ -148,9 +149,9 @@ export function buildPlugin(http: Http, m: Modules) {
   // Unknown paths under the API prefix answer the spec's error body, not Elysia's plain text;
   // a known path asked with a method it does not serve is 405 with `Allow`. Every real route is
   // more specific than this wildcard, so it only catches what nothing else does. Its query is
-  // open: a path nobody serves is not found, whatever parameters it carries.
+  // open and its body unread: a path nobody serves is not found, whatever it carries.
   api.use(
-    apiRouter(http, 'api-not-found', { anyQuery: true }).all('/*', ({ request }) => {
+    apiRouter(http, 'api-not-found', { anyQuery: true, body: 'none' }).all('/*', ({ request }) => {
       const path = new URL(request.url).pathname;
       const { allow, websocket } = served(path);
       if (websocket && request.method === 'GET') {
@@ -171,6 +172,8 @@ export function buildPlugin(http: Http, m: Modules) {
     .use(consoleRoutes(http, m.console, { admsUrlPrefix: http.runtime.settings.ADMS_URL_PREFIX }))
     .use(signInRoutes(http, { signIn: m.signIn, invites: m.users.invites, sessions: m.console }))
     .use(consoleFactorRoutes(http, { signIn: m.factorSignIn, factors: m.factors, sso: m.sso, openSession: sessionOpener(m) }))
-    .use(api);
+    .use(api)
+    // The rest of the API's own namespace (`/api/fingerprint/`, another version): the error body, not Elysia's text.
+    .use(notFoundUnder('fpa-namespace-not-found', http.runtime.instanceId, [API_NAMESPACE, `${API_NAMESPACE}/*`], http.runtime.log));
   return { plugin, openapi };
 }

@@ -10,8 +10,10 @@ import { NewerDatabaseError } from '../platform/db/client';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { explainFailure } from '../platform/errors';
 import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../platform/http/body';
+import { notFoundUnder } from '../platform/http/not-found';
 import { otherMethodsRefused } from '../platform/http/other-methods';
 import { servePathsWhateverTheHost, tagWithRequestId } from '../platform/http/routable-url';
+import { createLogger, type Logger } from '../platform/log';
 import { reachableHost } from '../platform/net/lan';
 import { consoleBaseOf } from './console-base';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
@@ -36,19 +38,7 @@ export interface ListenOptions {
 
 export async function startServer(options: CreateOptions & ListenOptions = {}): Promise<RunningServer> {
   const fpa = await createFingerprintAttendance(options);
-  const health = new Elysia({ name: 'fpa-health', seed: fpa.db.url }).onTransform(tagWithRequestId).get('/healthz', async ({ set }) => {
-    try {
-      await fpa.db.client.execute('select 1');
-      return { status: 'ok' };
-    } catch {
-      set.status = 503;
-      return { status: 'unavailable' };
-    }
-  });
-  const app = new Elysia()
-    .use(health)
-    .use(otherMethodsRefused('fpa-health-methods', fpa.db.url, { '/healthz': ['GET'] }))
-    .use(fpa.plugin);
+  const app = serverApp(fpa, options.logger ?? createLogger(fpa.settings.LOG_LEVEL));
   servePathsWhateverTheHost(app);
   const port = options.port ?? fpa.settings.PORT;
   const hostname = options.hostname ?? fpa.settings.HOST;
@@ -93,6 +83,28 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
       await fpa.close();
     },
   };
+}
+
+/** The standalone server's app: its health check, the plugin, and the error body for every path under /api/ nothing serves. */
+function serverApp(fpa: FingerprintAttendance, log: Logger) {
+  const health = new Elysia({ name: 'fpa-health', seed: fpa.db.url }).onTransform(tagWithRequestId).get('/healthz', async ({ set }) => {
+    try {
+      await fpa.db.client.execute('select 1');
+      return { status: 'ok' };
+    } catch {
+      set.status = 503;
+      return { status: 'unavailable' };
+    }
+  });
+  return (
+    new Elysia()
+      .use(health)
+      .use(otherMethodsRefused('fpa-health-methods', fpa.db.url, { '/healthz': ['GET'] }))
+      .use(fpa.plugin)
+      // This server is its own host: every path under /api/ is the API's, so one nothing serves is
+      // answered with the error body too (the plugin claims only /api/fingerprint/ in a host's app).
+      .use(notFoundUnder('fpa-api-not-found', fpa.db.url, ['/api', '/api/*'], log))
+  );
 }
 
 /** Where the console's links open (console-base.ts), for the lock file; empty when CONSOLE_URL is unusable. */

@@ -46,7 +46,8 @@ describe('a host onError registered before .use(plugin)', () => {
       .use(fpa.plugin)
       .get('/host/boom', () => {
         throw new Error('the host’s own failure');
-      });
+      })
+      .get('/api/host/thing', () => ({ thing: 'the host’s' }));
     host = serve(app);
   });
   afterAll(() => host.stop());
@@ -89,6 +90,15 @@ describe('a host onError registered before .use(plugin)', () => {
     expect(await res.json()).toEqual({ hostError: 'UNKNOWN' });
     const unknown = await fetch(`${host.url}/host/nothing-here`);
     expect(await unknown.json()).toEqual({ hostError: 'NOT_FOUND' });
+  });
+
+  test('under /api/ the plugin answers only its own namespace: another version is its 404, the host’s /api/ paths stay the host’s', async () => {
+    const mine = await fetch(`${host.url}/api/fingerprint/v2/punches/`);
+    expect([mine.status, ((await mine.json()) as { error?: { code: string } }).error?.code]).toEqual([404, 'not_found']);
+    expect(await (await fetch(`${host.url}/api/host/thing`)).json()).toEqual({ thing: 'the host’s' });
+    // A path of the host's under /api/ that nothing serves is the host's 404, not the plugin's.
+    expect(await (await fetch(`${host.url}/api/host/nothing-here`)).json()).toEqual({ hostError: 'NOT_FOUND' });
+    expect(await (await fetch(`${host.url}/api/`)).json()).toEqual({ hostError: 'NOT_FOUND' });
   });
 });
 

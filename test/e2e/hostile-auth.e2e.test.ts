@@ -14,6 +14,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { UnsecuredJWT } from 'jose';
 import { OPERATOR_TOKEN_HEADER } from '../../src/platform/http/admin-auth';
+import { NOT_FOUND_TAG } from '../../src/platform/http/not-found';
 import { METHOD_REFUSAL_TAG } from '../../src/platform/http/other-methods';
 import { createAgent } from '../support/agents';
 import { signInOverHttp } from '../support/console';
@@ -43,6 +44,8 @@ const isPublic = (method: string, path: string) =>
       path.startsWith('/console/assets/')));
 
 const refusesMethod = (route: { hooks?: { detail?: { tags?: string[] } } }) => route.hooks?.detail?.tags?.includes(METHOD_REFUSAL_TAG) ?? false;
+/** The catch-alls of paths under /api/ nothing serves (`/api`, `/api/fingerprint`): 404 for anyone. */
+const answersNotFound = (route: { hooks?: { detail?: { tags?: string[] } } }) => route.hooks?.detail?.tags?.includes(NOT_FOUND_TAG) ?? false;
 
 let server: TestServer;
 let goodAdmin: string;
@@ -77,6 +80,7 @@ function protectedRoutes(): Route[] {
       .filter((r) => !r.path.endsWith('/*'))
       // Nor are the routes that answer a wrong method on a root path with 405 (anyone may learn that).
       .filter((r) => !refusesMethod(r))
+      .filter((r) => !answersNotFound(r))
       .filter((r) => !isPublic(r.method, r.path))
       .map((r) => ({
         method: r.method === 'WS' ? 'GET' : r.method,

@@ -3,7 +3,9 @@
  * through the real server: a body of another media type is 415 (not 400); a JSON body that
  * repeats a key in an object is refused, naming the key and where (not read as its last value);
  * a value a union, a list of values or a format refuses is named with what it takes in words
- * (not "Expected union value" with an empty path); `?limit=1e3` is no whole number.
+ * (not "Expected union value" with an empty path); `?limit=1e3` is no whole number; a path under
+ * `/api/` nothing serves is a 404 with the error body (not Elysia's text/plain NOT_FOUND), while
+ * the console, the terminals, health, metrics and the docs answer as before.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { approvedTerminal } from '../support/agents';
@@ -217,5 +219,52 @@ describe('an integer query parameter is written in digits', () => {
         errors: [{ path: '/limit', message: 'must be a whole number from 1 to 1000' }],
       });
     }
+  });
+});
+
+describe('a path under /api/ that nothing serves', () => {
+  test('is 404 not_found with the error body and its request id, for any method and body, signed in or not', async () => {
+    const paths = ['/api/fingerprint/v2/punches/', '/api/fingerprint/', '/api/fingerprint', '/api/', '/api', '/api/other/thing'];
+    for (const path of paths) {
+      for (const init of [{}, { authorized: false }, { authorized: false, type: 'application/x-www-form-urlencoded', body: 'a=1' }]) {
+        const method = 'body' in init ? 'POST' : 'GET';
+        const res = await send(method, path, init);
+        expect({ path, method, status: res.status, type: res.type, json: res.json }).toEqual({
+          path,
+          method,
+          status: 404,
+          type: 'application/json',
+          json: {
+            error: {
+              code: 'not_found',
+              message: 'no such endpoint; the API is at /api/fingerprint/v1/',
+              details: { method, path },
+              request_id: expect.any(String),
+            },
+          },
+        });
+      }
+    }
+    const res = await fetch(`${server.url}/api/fingerprint/v2/`, { headers: { 'x-request-id': 'asked-for-v2' } });
+    expect([res.headers.get('x-request-id'), ((await res.json()) as { error: { request_id: string } }).error.request_id]).toEqual([
+      'asked-for-v2',
+      'asked-for-v2',
+    ]);
+    // Under the API's version, as before: an unknown path is 404 whatever body it carries (it was 400 or 415 for the body).
+    const unknown = await send('POST', `${API}/no-such-thing/`, { type: 'text/plain', body: 'x' });
+    expect([unknown.status, (unknown.json as { error: { code: string } }).error.code]).toEqual([404, 'not_found']);
+  });
+
+  test('the API, its docs, the console, the terminals and health answer as before; outside /api/ a 404 stays plain', async () => {
+    expect((await send('GET', `${API}/`)).status).toBe(200);
+    expect((await send('GET', `${API}/punches/`)).status).toBe(200);
+    expect((await send('GET', `${API}/docs/`, { authorized: false })).status).toBe(200);
+    expect((await send('GET', '/console/', { authorized: false })).status).toBe(200);
+    expect((await send('GET', '/healthz', { authorized: false })).json).toEqual({ status: 'ok' });
+    expect((await send('GET', '/metrics')).status).toBe(200);
+    const terminal = await send('GET', `/iclock/cdata?SN=${SERIAL}&options=all`, { authorized: false });
+    expect([terminal.status, terminal.type?.startsWith('text/plain')]).toEqual([200, true]);
+    const outside = await send('GET', '/no-such-page', { authorized: false });
+    expect([outside.status, outside.json]).toEqual([404, 'NOT_FOUND']);
   });
 });

@@ -42,8 +42,12 @@ export const SECURITY_SCHEMES = {
 /** OpenAPI security requirements: any one of the listed schemes lets a caller in. */
 type Security = Record<string, string[]>[];
 
-/** How a router reads bodies: JSON objects (every route), records as CSV or a JSON array (imports), or a file a terminal wrote. */
-export type BodyKind = 'json' | 'records' | 'terminal-file';
+/**
+ * How a router reads bodies: JSON objects (every route), records as CSV or a JSON array (imports),
+ * a file a terminal wrote, or not at all (the catch-all of unknown paths: a path nobody serves is
+ * 404, a wrong method 405, whatever body came with it).
+ */
+export type BodyKind = 'json' | 'records' | 'terminal-file' | 'none';
 
 export interface RouterOptions {
   security?: Security;
@@ -82,6 +86,7 @@ export function apiRouter(http: Http, name: string, options: RouterOptions = {})
     .onError(errors.onError)
     .mapResponse(errors.mapResponse)
     .onParse(({ request, route, server }) => {
+      if (options.body === 'none') return NO_BYTES;
       if (options.body === 'records') return readRecordsBody(request, limit);
       if (options.body === 'terminal-file') return readTerminalFile({ request, route, server }, options.admitBeforeReading);
       return readJsonBody(request, limit, bodyOptions);
