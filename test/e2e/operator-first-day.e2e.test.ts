@@ -93,10 +93,17 @@ describe('root paths', () => {
       ['PUT', '/console/session', 'GET, HEAD'],
       ['GET', '/console/sign-out', 'POST'],
     ] as const) {
-      const response = await fetch(`${server.url}${path}`, { method });
+      const response = await fetch(`${server.url}${path}`, { method, headers: { 'x-request-id': `wrong-${method}` } });
       expect({ path, method, status: response.status }).toEqual({ path, method, status: 405 });
       expect(response.headers.get('allow')).toBe(allow);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+      // Like every error, it names its request (it had no request_id and no x-request-id).
+      const error = ((await response.json()) as { error: { code: string; request_id?: string } }).error;
+      expect({ path, code: error.code, request_id: error.request_id, header: response.headers.get('x-request-id') }).toEqual({
+        path,
+        code: 'method_not_allowed',
+        request_id: `wrong-${method}`,
+        header: `wrong-${method}`,
+      });
     }
     // The right methods still work.
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);

@@ -5,6 +5,7 @@
  */
 import { Elysia } from 'elysia';
 import { errorBody } from '../errors';
+import { enterRequestContext, REQUEST_ID_HEADER } from '../request-context';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -23,11 +24,13 @@ export function otherMethodsRefused(name: string, seed: string, served: Readonly
       app.route(
         method,
         path,
-        () => {
+        ({ request }) => {
+          // Its own id, as every error has: Bun routes these static paths past the server's `fetch`.
+          const requestId = enterRequestContext(request);
           const body = errorBody('method_not_allowed', `${method} is not allowed here`, { method, path, allow });
           return new Response(JSON.stringify(body), {
             status: 405,
-            headers: { 'content-type': 'application/json', allow: allow.join(', '), 'cache-control': 'no-store' },
+            headers: { 'content-type': 'application/json', allow: allow.join(', '), 'cache-control': 'no-store', [REQUEST_ID_HEADER]: requestId },
           });
         },
         { detail: { hide: true, tags: [METHOD_REFUSAL_TAG] } },
