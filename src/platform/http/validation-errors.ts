@@ -133,7 +133,7 @@ function described(schema: Schema): string {
   const kind = kindOf(schema);
   if (typeof schema[SAID_AS] === 'string') return schema[SAID_AS];
   if (kind === 'Literal') return JSON.stringify(schema.const);
-  if (kind === 'Union') return branchesOf(schema).map(described).join(' or ');
+  if (kind === 'Union') return [...new Set(branchesOf(schema).map(described))].join(' or ');
   if (kind === 'Integer') return wholeNumber(schema);
   const words: Record<string, string> = { Null: 'null', String: 'text', Number: 'a number', Boolean: 'true or false', Array: 'a list', Object: 'an object' };
   return words[String(kind)] ?? 'another value';
