@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'bun:test';
 import { Elysia, t } from 'elysia';
 import { handleApiError } from '../../src/platform/http/errors';
-import { Body } from '../../src/platform/http/model';
+import { Body, LocalDate, Nullable } from '../../src/platform/http/model';
 import { createLogger } from '../../src/platform/log';
 
 function app(lines: string[]) {
@@ -76,5 +76,44 @@ describe('errors Elysia raises', () => {
         expect((await res.json()).error.details.errors[0].message).toBe('Unknown property');
       }
     }
+  });
+});
+
+describe('a union refused, in words', () => {
+  const Kinded = (kind: string) => Body({ kind: t.Literal(kind), at: LocalDate() });
+  const unions = new Elysia().onError(handleApiError()).post('/u', ({ body }) => body, {
+    body: Body({ steps: t.Array(t.Union([Kinded('open'), Kinded('close')])), when: t.Optional(Nullable(LocalDate())) }),
+  });
+  const post = async (body: unknown) => {
+    const res = await unions.handle(
+      new Request('http://fpa.test/u', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    );
+    const error = (await res.json()).error;
+    return [res.status, error?.message, error?.details.errors];
+  };
+
+  test('a tagged object nested in a list: the branch its tag names, at its path', async () => {
+    expect((await post({ steps: [{ kind: 'open', at: '2026-01-05' }] }))[0]).toBe(200);
+    expect(await post({ steps: [{ kind: 'open', at: '2026-01-05' }, { kind: 'close' }] })).toEqual([
+      400,
+      'field "steps/1/at" is required for close',
+      [{ path: '/steps/1/at', message: 'required' }],
+    ]);
+    expect(await post({ steps: [{ kind: 'shut', at: '2026-01-05' }] })).toEqual([
+      400,
+      'field "steps/0/kind" must be one of: open, close',
+      [{ path: '/steps/0/kind', message: 'must be one of: open, close' }],
+    ]);
+  });
+
+  test('a value of none of its types says what the union takes, each thing once', async () => {
+    expect(await post({ steps: [5] })).toEqual([400, 'field "steps/0" must be an object', [{ path: '/steps/0', message: 'must be an object' }]]);
+    expect(await post({ steps: [], when: 5 })).toEqual([
+      400,
+      'field "when" must be a date (YYYY-MM-DD) or null',
+      [{ path: '/when', message: 'must be a date (YYYY-MM-DD) or null' }],
+    ]);
+    // Of the right type: the branch of that type says what is wrong.
+    expect((await post({ steps: [], when: '05/01/2026' }))[2]).toEqual([{ path: '/when', message: 'must be a date (YYYY-MM-DD)' }]);
   });
 });
