@@ -170,11 +170,15 @@ export function time(iso: string | null | undefined): string {
   return formatter(`t:${z}`, { timeZone: z, hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(iso));
 }
 
-/** The hour and minute of an instant in the attendance zone, e.g. `09:00`. */
+/**
+ * The hour and minute of an instant in the attendance zone, as the browser's language writes a
+ * time of day: `17:15` (en-GB), `5:15 PM` (en-US), `오후 5:15` (ko-KR). Never cut out of a longer
+ * format: the first five characters of `5:15:00 PM` or `오후 5:15:00` lose the AM/PM or the minutes.
+ */
 export function hourMinute(iso: string | null | undefined): string {
   if (!iso) return '—';
   const z = zone();
-  return formatter(`hm:${z}`, { timeZone: z, hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+  return formatter(`hm:${z}`, { timeZone: z, hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
 }
 
 /** A local date `YYYY-MM-DD` in the same format as every other date, e.g. `24 Nov 2026`. */

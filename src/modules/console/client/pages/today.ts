@@ -8,7 +8,7 @@
 import type { TodayBoardView } from '../../../attendance';
 import { api, everyRow, query } from '../api';
 import { badge, button, field, h, input, replace, section, select, table } from '../dom';
-import { dayLabel, duration, localDate, time } from '../format';
+import { dayLabel, duration, hourMinute, localDate } from '../format';
 import { followPunches, punchHead } from '../live';
 
 type Board = TodayBoardView;
@@ -218,7 +218,7 @@ class BoardPage {
   draw(): void {
     const { state, board, today } = this;
     this.heading.textContent = state.date === today ? `Today, ${dayLabel(state.date)}` : dayLabel(state.date);
-    this.asOf.textContent = this.live ? `As of ${shortTime(board.as_of)}; updates as people punch.` : `As of ${shortTime(board.as_of)}.`;
+    this.asOf.textContent = this.live ? `As of ${hourMinute(board.as_of)}; updates as people punch.` : `As of ${hourMinute(board.as_of)}.`;
     for (const [key, el] of this.tileValues) el.textContent = String(board.counts[key]);
     this.sayChanges();
     const dateShown = state.date === today ? '' : state.date;
@@ -343,10 +343,10 @@ function peopleSection(title: string, people: Person[]): HTMLElement {
         h('a', { href: `#/people/${p.enrollee}` }, p.display_name),
         p.areas.join(', '),
         badge(...statusWords(p)),
-        p.expected_start ? shortTime(p.expected_start) : '—',
-        p.first_in ? shortTime(p.first_in) : '—',
+        p.expected_start ? hourMinute(p.expected_start) : '—',
+        p.first_in ? hourMinute(p.first_in) : '—',
         p.late_seconds > 0 ? duration(p.late_seconds) : '—',
-        p.in_now ? badge('In', 'ok') : p.last_out ? `Left ${shortTime(p.last_out)}` : '—',
+        p.in_now ? badge('In', 'ok') : p.last_out ? `Left ${hourMinute(p.last_out)}` : '—',
       ]),
       'Nobody.',
     ),
@@ -386,6 +386,3 @@ function areaTable(board: Board, date: string, choose: (key: CountKey, area: str
 function read(state: Choice, all: boolean): Promise<Board> {
   return api.get<Board>(`attendance/today/${query({ date: state.date, area: state.area, count: state.show, limit: all ? undefined : LIST_FIRST })}`);
 }
-
-/** `09:02`: a time of day in the attendance zone. */
-const shortTime = (iso: string) => time(iso).slice(0, 5);
