@@ -18,15 +18,18 @@ describe('details in words', () => {
   test('a punch: whose, its local time as it was kept, its state in words, its terminal by name', () => {
     const punch = { id: '91d7bed7-4610-4b98-befe-df6538dccb39', employee: 'E-1', enrollee: ADA, device_pin: '10000', device: 'FRONTDOOR1' };
     const at = { punched_at: '2026-03-02T07:00:00.000Z', local_time: '2026-03-02 08:00:00' };
-    // The wall time as it stands (not moved into a zone), in the one format of the console (the runtime's language).
+    // The wall time as it stands (not moved into a zone), in the one format of the console (the
+    // runtime's language: two-digit hours on a 24-hour clock, `8:00 AM` on a 12-hour one).
+    const twelve = new Intl.DateTimeFormat(undefined, { hour: 'numeric' }).resolvedOptions().hourCycle?.startsWith('h1');
     const when = new Intl.DateTimeFormat(undefined, {
       timeZone: 'UTC',
       day: 'numeric',
       month: 'short',
       year: 'numeric',
-      hour: '2-digit',
+      hour: twelve ? 'numeric' : '2-digit',
       minute: '2-digit',
     }).format(new Date('2026-03-02T08:00:00Z'));
+    if (twelve) expect(when).not.toContain(' 08:00');
     expect(summarize({ punch: { ...punch, ...at, state: 1, source: 'device', voided: false }, sender: { id: 'x', serial_number: 'FRONTDOOR1' } }, names)).toBe(
       `Ada Obi, ${when}, check-out, Terminal: Front door`,
     );

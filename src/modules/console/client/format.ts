@@ -156,29 +156,36 @@ function formatter(key: string, options: Intl.DateTimeFormatOptions): Intl.DateT
   return f;
 }
 const DAY: Intl.DateTimeFormatOptions = { day: 'numeric', month: 'short', year: 'numeric' };
+/**
+ * The hour as the language writes it: two digits on a 24-hour clock (`09:02`, `17:15`), as it
+ * comes on a 12-hour one (`9:02 AM`, `5:15 PM`, `오후 5:15`), never `05:15 PM`.
+ */
+const HOUR: Intl.DateTimeFormatOptions['hour'] = ['h23', 'h24'].includes(new Intl.DateTimeFormat(LOCALE, { hour: 'numeric' }).resolvedOptions().hourCycle ?? '')
+  ? '2-digit'
+  : 'numeric';
 
 /** An instant as local date and time in the attendance zone, e.g. `24 Nov 2026, 09:02`. */
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const z = zone();
-  return formatter(`dt:${z}`, { timeZone: z, ...DAY, hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+  return formatter(`dt:${z}`, { timeZone: z, ...DAY, hour: HOUR, minute: '2-digit' }).format(new Date(iso));
 }
 
 export function time(iso: string | null | undefined): string {
   if (!iso) return '—';
   const z = zone();
-  return formatter(`t:${z}`, { timeZone: z, hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(iso));
+  return formatter(`t:${z}`, { timeZone: z, hour: HOUR, minute: '2-digit', second: '2-digit' }).format(new Date(iso));
 }
 
 /**
  * The hour and minute of an instant in the attendance zone, as the browser's language writes a
- * time of day: `17:15` (en-GB), `5:15 PM` (en-US), `오후 5:15` (ko-KR). Never cut out of a longer
+ * time of day: `09:02`, `17:15` (en-GB), `5:15 PM` (en-US), `오후 5:15` (ko-KR). Never cut out of a longer
  * format: the first five characters of `5:15:00 PM` or `오후 5:15:00` lose the AM/PM or the minutes.
  */
 export function hourMinute(iso: string | null | undefined): string {
   if (!iso) return '—';
   const z = zone();
-  return formatter(`hm:${z}`, { timeZone: z, hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
+  return formatter(`hm:${z}`, { timeZone: z, hour: HOUR, minute: '2-digit' }).format(new Date(iso));
 }
 
 /** A local date `YYYY-MM-DD` in the same format as every other date, e.g. `24 Nov 2026`. */
@@ -196,7 +203,7 @@ export function wallTime(local: string): string {
   const [date, clock = '00:00'] = local.trim().split(/[ T]/);
   const instant = new Date(`${date}T${clock}Z`);
   if (Number.isNaN(instant.getTime())) return local;
-  return formatter('wt', { timeZone: 'UTC', ...DAY, hour: '2-digit', minute: '2-digit' }).format(instant);
+  return formatter('wt', { timeZone: 'UTC', ...DAY, hour: HOUR, minute: '2-digit' }).format(instant);
 }
 
 /**
