@@ -21,6 +21,8 @@ let browser: Browser;
 const shots = screenshotDir();
 const errors: string[] = [];
 const ids: Record<string, string> = {};
+/** 110 characters: a name as long as an HR system lets one be. */
+const LONG_NAME = 'Maximiliane Wilhelmina Theodora Konstanze Friederike von und zu Hohenlohe-Waldenburg-Schillingsfürst-Bartenstein';
 
 async function ok(res: Promise<{ status: number; body: unknown }>, status = 201) {
   const got = await res;
@@ -60,6 +62,7 @@ beforeAll(async () => {
   await ok(server.admin.post('/work-schedules/', { name: 'Day', start: '08:00', end: '17:00', break: '30m' }));
   await ok(server.admin.post('/shift-assignments/', { schedule: 'Day', area: 'plant', from: '2031-03-01' }));
   await enroll('E1', 'Ada Lovelace');
+  await enroll('E2', LONG_NAME);
   now = berlin(MONDAY, '18:00');
   await manualPunch('E1', '07:55');
   await manualPunch('E1', '17:15');
@@ -84,6 +87,72 @@ describe('times and dates in the browser’s language', () => {
         if (locale === 'en-US') expect(left).toMatch(/^5:15\sPM$/);
         if (locale === 'ko-KR') expect(left).toMatch(/5:15$/);
         await page.screenshot({ path: join(shots, `locale-today-${locale}.png`), fullPage: true });
+      } finally {
+        await page.context().close();
+      }
+    });
+  }
+});
+
+describe('one very long name', () => {
+  /** The long name's row header: its width, the viewport's, and how many of the days are in view beside it. */
+  async function nameColumn(page: Page, table: string, header: string) {
+    return page.locator(table).evaluate((t, selector) => {
+      const wrap = t.closest('.table-wrap') as HTMLElement;
+      const name = Array.from(t.querySelectorAll<HTMLElement>(selector)).find((th) => (th.textContent ?? '').startsWith('Maximiliane'))!;
+      const right = Math.min(wrap.getBoundingClientRect().right, window.innerWidth);
+      const nameBox = name.getBoundingClientRect();
+      // The days' cells of its row wholly in view right of the (sticky) name.
+      const days = Array.from(name.parentElement!.querySelectorAll('td')).filter((td) => {
+        const r = td.getBoundingClientRect();
+        return r.left >= nameBox.right - 1 && r.right <= right + 1;
+      }).length;
+      const link = name.querySelector('a');
+      return { width: Math.round(nameBox.width), days, text: link?.textContent, title: link?.getAttribute('title') };
+    }, header);
+  }
+
+  for (const [device, viewport] of [
+    ['phone', { width: 390, height: 844 }],
+    ['desktop', { width: 1200, height: 900 }],
+  ] as const) {
+    test(`on a ${device}, the attendance grid and the roster show days beside it; the whole name is still its link's`, async () => {
+      const page = await pageIn('en-GB', viewport);
+      try {
+        await goTo(page, '#/attendance', 'Attendance');
+        const period = page.getByRole('region', { name: 'Period', exact: true });
+        await period.getByLabel('From', { exact: true }).fill('2031-02-01');
+        await period.getByRole('button', { name: 'Show', exact: true }).click();
+        await page.locator('#attendance-grid th.date').nth(20).waitFor();
+        const grid = await nameColumn(page, '#attendance-grid', 'th.who');
+        // Under half a phone's width, and three weeks of days beside it on a desktop.
+        expect(grid.width).toBeLessThanOrEqual(viewport.width * 0.45);
+        expect(grid.days).toBeGreaterThanOrEqual(device === 'phone' ? 3 : 20);
+        expect({ text: grid.text, title: grid.title }).toEqual({ text: LONG_NAME, title: LONG_NAME });
+        await page.locator('#attendance-grid').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(shots, `long-name-grid-${device}.png`) });
+        await goTo(page, '#/shifts', 'Shifts and calendar');
+        const roster = page.locator('table.roster-table');
+        await roster.getByRole('link', { name: LONG_NAME }).waitFor();
+        const week = await nameColumn(page, 'table.roster-table', 'th[scope=row]');
+        expect(week.width).toBeLessThanOrEqual(viewport.width * 0.45);
+        expect(week.days).toBeGreaterThanOrEqual(device === 'phone' ? 1 : 7);
+        expect({ text: week.text, title: week.title }).toEqual({ text: LONG_NAME, title: LONG_NAME });
+        // A 24-hour clock keeps its two-digit hours (en-GB).
+        expect(await roster.locator('.shift.on').first().textContent()).toBe('Day08:00–17:00');
+        // A shift's hours are never cut: each cell's text fits inside it.
+        const cut = await roster
+          .locator('.shift.on')
+          .evaluateAll(
+            (shifts) =>
+              shifts.filter(
+                (s) =>
+                  s.scrollWidth > s.clientWidth + 1 || s.getBoundingClientRect().right > (s.parentElement as HTMLElement).getBoundingClientRect().right + 1,
+              ).length,
+          );
+        expect(cut).toBe(0);
+        await roster.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(shots, `long-name-roster-${device}.png`) });
       } finally {
         await page.context().close();
       }

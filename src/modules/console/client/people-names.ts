@@ -4,6 +4,7 @@
  * the API's page of 1,000 people the rest would be nameless, or taken for deleted.
  */
 import { api, type List, query } from './api';
+import { h } from './dom';
 import type { Person } from './person-picker';
 
 const PER_REQUEST = 100;
@@ -50,4 +51,16 @@ export function peopleNames(): PeopleNames {
       return namesake ? `${p.display_name} (${p.employee})` : p.display_name;
     },
   };
+}
+
+/**
+ * A person's name as a row header that must not grow past its column (the attendance grid's, the
+ * roster's): one line, cut with an ellipsis past 16rem (under half a phone's width), so the days
+ * stay in view beside it; a 110-character name took the whole screen. The whole name is still the
+ * link's text (what a screen reader says) and its title (shown on hover). `href` null: no link (a
+ * deleted person). Its direction is its own (`dir="auto"`), as names are everywhere.
+ */
+export function clippedName(name: string, href: string | null): HTMLElement {
+  const attrs = { class: 'name-clip', title: name, dir: 'auto' };
+  return href === null ? h('span', attrs, name) : h('a', { ...attrs, href }, name);
 }

@@ -9,7 +9,7 @@ import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
 import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
-import { peopleNames, toldApart } from '../people-names';
+import { clippedName, peopleNames, toldApart } from '../people-names';
 import type { Person } from '../person-picker';
 import { manualPunchForm, notes } from './punches';
 
@@ -245,7 +245,7 @@ function gridRow(
   return h(
     'tr',
     {},
-    h('th', { scope: 'row', class: 'who' }, person.state === 'deleted' ? person.display_name : h('a', { href: `#/people/${person.id}` }, person.display_name)),
+    h('th', { scope: 'row', class: 'who' }, clippedName(person.display_name, person.state === 'deleted' ? null : `#/people/${person.id}`)),
     ...cells,
     // A day missing a punch counts nothing until it is corrected: say so beside the total.
     missing > 0

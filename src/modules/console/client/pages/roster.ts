@@ -10,6 +10,7 @@ import { areaSelect, loadAreas } from '../area-picker';
 import { button, field, h, input, replace, section } from '../dom';
 import { onSubmit } from '../form-errors';
 import { addDays, dayLabel, hourMinute, localDate, localDay } from '../format';
+import { clippedName } from '../people-names';
 
 type Roster = Static<typeof RosterResponse>;
 type Day = Roster['results'][number]['days'][number];
@@ -46,7 +47,7 @@ function rosterTable(area: string, from: string, roster: Roster): HTMLElement {
           h(
             'tr',
             {},
-            h('th', { scope: 'row' }, h('a', { href: `#/people/${encodeURIComponent(r.enrollee)}` }, r.display_name)),
+            h('th', { scope: 'row' }, clippedName(r.display_name, `#/people/${encodeURIComponent(r.enrollee)}`)),
             ...r.days.map((d) => h('td', {}, cell(d))),
           ),
         ),
