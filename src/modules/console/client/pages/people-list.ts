@@ -17,7 +17,10 @@ export async function peopleList(): Promise<HTMLElement> {
     .then((l) => l.map((a) => a.name))
     .catch(() => [] as string[]);
   const filters = filterControls(areas);
-  const results = h('div', { id: 'people-results', 'aria-live': 'polite' });
+  // Not a live region: each redraw of the table and its pager was read out whole. A short status
+  // beside it says what was found, as the person picker does.
+  const results = h('div', { id: 'people-results' });
+  const found = h('p', { class: 'visually-hidden', role: 'status', id: 'people-found' });
   const form = filterForm(filters);
   // Cursors of the pages seen so far: Previous goes back one.
   let cursors: (string | null)[] = [null];
@@ -31,6 +34,7 @@ export async function peopleList(): Promise<HTMLElement> {
     cursors.push(list.next_cursor);
     const narrowed = [filters.area, filters.status, filters.consent, filters.biometrics].some((f) => f.value !== '');
     replace(results, resultsTable(list.results, filters.search.value.trim(), narrowed), pager(page, list, load));
+    found.textContent = foundSaid(page, list);
   };
   const again = () => {
     cursors = [null];
@@ -38,7 +42,7 @@ export async function peopleList(): Promise<HTMLElement> {
   };
   searchOnChange(filters, form, again);
   await load(0);
-  return section('People', form, results);
+  return section('People', form, found, results);
 }
 
 function filterControls(areas: string[]) {
@@ -138,6 +142,14 @@ function resultsTable(people: EnrolleeView[], searched: string, narrowed: boolea
         ? 'Nobody matches these filters.'
         : 'No one yet: add a person above, or import a file (People › Import).',
   );
+}
+
+/** What the status says of a page of results: `3 people found.`, `No one found.`, `People 51 to 100 shown, of more.` */
+function foundSaid(page: number, list: List<EnrolleeView>): string {
+  const n = list.results.length;
+  if (page === 0 && !list.next_cursor) return n === 0 ? 'No one found.' : `${count(n, 'person', 'people')} found.`;
+  const first = page * PAGE + 1;
+  return `People ${first} to ${first + n - 1} shown${list.next_cursor ? ', of more' : ''}.`;
 }
 
 function pager(page: number, list: List<EnrolleeView>, load: (page: number) => Promise<void>): HTMLElement {

@@ -69,7 +69,9 @@ async function addPersonForm(): Promise<HTMLElement> {
  */
 async function notEnrolledSection(): Promise<HTMLElement | null> {
   if (!can('GET employees/')) return null;
-  const results = h('div', { id: 'not-enrolled', 'aria-live': 'polite' });
+  // Not a live region (each page was read out whole): a short status says which are shown.
+  const results = h('div', { id: 'not-enrolled' });
+  const shown = h('p', { class: 'visually-hidden', role: 'status' });
   // Cursors of the pages seen so far: Previous goes back one.
   let cursors: (string | null)[] = [null];
   let nobody = false;
@@ -84,6 +86,9 @@ async function notEnrolledSection(): Promise<HTMLElement | null> {
       ),
       notEnrolledPager(page, list, load),
     );
+    // (The first page's is written before the section is on the page: not announced, read with it.)
+    const first = page * NOT_ENROLLED_PAGE + 1;
+    shown.textContent = `Employees ${first} to ${first + list.results.length - 1} shown.`;
     nobody = page === 0 && list.results.length === 0;
   };
   // A host's own directory answers 404 here: nobody to list.
@@ -92,7 +97,12 @@ async function notEnrolledSection(): Promise<HTMLElement | null> {
     () => false,
   );
   if (!loaded || nobody) return null;
-  return section('Employees not enrolled yet', results, can('POST enrollees/') && h('p', { class: 'muted' }, 'Enter an employee ID above to enroll them.'));
+  return section(
+    'Employees not enrolled yet',
+    shown,
+    results,
+    can('POST enrollees/') && h('p', { class: 'muted' }, 'Enter an employee ID above to enroll them.'),
+  );
 }
 
 function notEnrolledPager(page: number, list: List<EmployeeView>, load: (page: number) => Promise<void>): HTMLElement {
