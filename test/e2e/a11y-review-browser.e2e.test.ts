@@ -76,6 +76,23 @@ describe('what a screen reader is told', () => {
   });
 });
 
+describe('focus', () => {
+  test('after Import (which goes away once done) focus is on the heading of its section, not on <body>', async () => {
+    await goTo(page, '#/people/import', 'Import people');
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from('id,name,areas,card\nQ1,Quinn Query,,\n') });
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    const importNow = page.getByRole('button', { name: 'Import', exact: true });
+    await importNow.waitFor();
+    await importNow.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#status').getByText('1 person was added').waitFor();
+    await importNow.waitFor({ state: 'hidden' });
+    expect(await focused(page)).toBe('H2:Choose the file');
+  });
+});
+
 test('no script errors', () => {
   expect(errors).toEqual([]);
 });

@@ -7,6 +7,7 @@ import { announce, field, h, replace, section, table } from './dom';
 import { decodeTextFile, encodingNote, type FileEncoding } from './file-text';
 import { FieldError, onSubmit } from './form-errors';
 import { fileSize } from './format';
+import { focusHeadingOf } from './keep-focus';
 
 export interface FileImport<R> {
   /** The file field's label and hint, and the files it offers. */
@@ -62,16 +63,22 @@ export function fileImport<R>(spec: FileImport<R>): { form: HTMLFormElement; out
     importNow.hidden = true;
     replace(out);
   });
+  let importing = false;
   importNow.addEventListener('click', async () => {
-    if (content === null) return;
-    importNow.disabled = true;
+    if (content === null || importing) return;
+    // Busy, not disabled: a disabled button loses focus (to <body>) while the file is sent.
+    importing = true;
+    importNow.setAttribute('aria-disabled', 'true');
     try {
       const result = await spec.send(content, false);
       show(result);
+      // Done, Import goes away: focus to the heading of its section (not <body>), the result said.
+      if (document.activeElement === importNow) focusHeadingOf(importNow);
       importNow.hidden = true;
       announce(spec.summary(result));
     } finally {
-      importNow.disabled = false;
+      importing = false;
+      importNow.removeAttribute('aria-disabled');
     }
   });
   return { form, out };

@@ -63,3 +63,14 @@ export function restoreFocus(region: Element, mark: FocusMark): void {
   heading.setAttribute('tabindex', '-1');
   heading.focus();
 }
+
+/**
+ * Focus for a control about to be hidden or removed while it has focus (an Import done): the
+ * heading of its section, else the page's, as after a redraw; the browser would leave it on <body>.
+ */
+export function focusHeadingOf(control: Element): void {
+  const heading = control.closest('section')?.querySelector<HTMLElement>('h2, h3') ?? document.querySelector<HTMLElement>('main h1, h1');
+  if (!heading) return;
+  heading.setAttribute('tabindex', '-1');
+  heading.focus();
+}
