@@ -76,6 +76,26 @@ describe('what a screen reader is told', () => {
   });
 });
 
+describe('names of buttons', () => {
+  test('the Void buttons of a day’s punches say which punch each voids', async () => {
+    const today = new Date(clock.now()).toISOString().slice(0, 10);
+    for (const at of ['08:00', '11:00']) await ok(server.admin.post('/punches/manual/', { enrollee: ids.P1, at: `${today} ${at}`, reason: 'forgot the card' }));
+    await goTo(page, '#/attendance', 'Attendance');
+    await page
+      .getByRole('button', { name: /^Pia Picker, / })
+      .last()
+      .click();
+    const detail = page.getByRole('region', { name: /^Pia Picker, / });
+    await detail.getByRole('table').waitFor();
+    const names = await detail
+      .getByRole('button', { name: /^Void/ })
+      .evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? b.textContent));
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name).toMatch(/^Void the punch of Pia Picker at .*(08:00|11:00)$/);
+    expect(new Set(names).size).toBe(2);
+  });
+});
+
 describe('focus', () => {
   test('after Import (which goes away once done) focus is on the heading of its section, not on <body>', async () => {
     await goTo(page, '#/people/import', 'Import people');

@@ -276,7 +276,7 @@ async function showDay(detail: HTMLElement, person: GridPerson, date: string, da
   };
   replace(
     detail,
-    section(`${person.display_name}, ${dayLabel(date)}`, ...daySummary(day), dayPunches(punches.results, refresh)),
+    section(`${person.display_name}, ${dayLabel(date)}`, ...daySummary(day), dayPunches(person, punches.results, refresh)),
     // A punch is added for an active person only (as the Punches page offers).
     can('POST punches/manual/') && person.state === 'active' && manualPunchForm(refresh, { person, date }),
   );
@@ -308,8 +308,12 @@ function daySummary(day: AttendanceDayView | null): (HTMLElement | null)[] {
   ];
 }
 
-/** The day's punches, each voidable (with a reason) where the role allows. */
-function dayPunches(punches: PunchView[], refresh: () => Promise<void>): HTMLElement {
+/**
+ * The day's punches, each voidable (with a reason) where the role allows: each Void named by the
+ * punch it voids, as on the Punches page ("Void the punch of Ada Lovelace at 3 Mar 2031, 07:55"),
+ * not one "Void" per row.
+ */
+function dayPunches(person: GridPerson, punches: PunchView[], refresh: () => Promise<void>): HTMLElement {
   return table(
     ['Time', 'Terminal', 'Source', 'Notes', ''],
     punches.map((p) => [
@@ -319,13 +323,20 @@ function dayPunches(punches: PunchView[], refresh: () => Promise<void>): HTMLEle
       notes(p),
       p.voided || !can('POST punches/{id}/void/')
         ? ''
-        : button('Void', async () => {
-            const reason = await askReason('Void this punch?', { action: 'Void', detail: 'It will no longer count for attendance.' });
-            if (!reason) return;
-            await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
-            await refresh();
-            announce('Punch voided.');
-          }),
+        : button(
+            'Void',
+            async () => {
+              const reason = await askReason('Void this punch?', {
+                action: 'Void',
+                detail: `${dateTime(p.punched_at)}. It will no longer count for attendance.`,
+              });
+              if (!reason) return;
+              await api.post(`punches/${encodeURIComponent(p.id)}/void/`, { reason });
+              await refresh();
+              announce('Punch voided.');
+            },
+            { 'aria-label': `Void the punch of ${person.display_name} at ${dateTime(p.punched_at)}` },
+          ),
     ]),
     'No punches that day.',
   );
