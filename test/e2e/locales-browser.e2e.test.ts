@@ -22,6 +22,8 @@ const shots = screenshotDir();
 const errors: string[] = [];
 const ids: Record<string, string> = {};
 /** 110 characters: a name as long as an HR system lets one be. */
+/** A name written right to left, with an employee id of digits. */
+const SARA = 'سارة محمد';
 const LONG_NAME = 'Maximiliane Wilhelmina Theodora Konstanze Friederike von und zu Hohenlohe-Waldenburg-Schillingsfürst-Bartenstein';
 
 async function ok(res: Promise<{ status: number; body: unknown }>, status = 201) {
@@ -63,9 +65,11 @@ beforeAll(async () => {
   await ok(server.admin.post('/shift-assignments/', { schedule: 'Day', area: 'plant', from: '2031-03-01' }));
   await enroll('E1', 'Ada Lovelace');
   await enroll('E2', LONG_NAME);
+  await enroll('1001', SARA);
   now = berlin(MONDAY, '18:00');
   await manualPunch('E1', '07:55');
   await manualPunch('E1', '17:15');
+  await manualPunch('1001', '07:30');
 });
 afterAll(async () => {
   await browser?.close();
@@ -158,6 +162,67 @@ describe('one very long name', () => {
       }
     });
   }
+});
+
+describe('a name written right to left', () => {
+  /**
+   * Where two parts of an element's text are drawn: `before` must end left of where `after`
+   * starts, as they are read in the console's left-to-right lines.
+   */
+  async function drawnInOrder(locator: ReturnType<Page['locator']>, before: string, after: string): Promise<boolean> {
+    return locator.evaluate(
+      (el, [a, b]) => {
+        const rectOf = (needle: string) => {
+          const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const at = (node.textContent ?? '').indexOf(needle);
+            if (at < 0) continue;
+            const range = document.createRange();
+            range.setStart(node, at);
+            range.setEnd(node, at + needle.length);
+            return range.getBoundingClientRect();
+          }
+          throw new Error(`no ${needle} in ${el.textContent}`);
+        };
+        return rectOf(a!).right <= rectOf(b!).left + 1;
+      },
+      [before, after],
+    );
+  }
+
+  test('keeps its employee id, and an event’s date, on their own side: in the person picker, the people chooser and the events', async () => {
+    const page = await pageIn('en-GB');
+    try {
+      await goTo(page, '#/punches', 'Punches');
+      const who = page.getByRole('region', { name: 'Find punches' }).getByRole('combobox', { name: 'Person' });
+      await who.fill('سارة');
+      const option = page.getByRole('listbox').getByRole('option').first();
+      await option.waitFor();
+      expect(await drawnInOrder(option, SARA, '(1001)')).toBe(true);
+      await goTo(page, '#/shifts', 'Shifts and calendar');
+      const assign = page.getByRole('region', { name: 'Who works which schedule' });
+      await assign.getByLabel('Assign to').selectOption({ label: 'Chosen people' });
+      const field = assign.getByRole('combobox', { name: 'Add a person' });
+      await field.fill('1001');
+      await field.press('Enter');
+      const chosen = assign.getByRole('list', { name: 'People chosen' }).getByRole('listitem').first();
+      await chosen.waitFor();
+      expect(await drawnInOrder(chosen, SARA, '(1001)')).toBe(true);
+      await goTo(page, '#/operations', 'Operations');
+      // Her punch's event: whose, then when.
+      const event = page
+        .getByRole('row', { name: /Punch received/ })
+        .filter({ hasText: 'سارة' })
+        .getByRole('cell')
+        .last();
+      await event.waitFor();
+      expect(await drawnInOrder(event, SARA, '3 Mar 2031')).toBe(true);
+      await event.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(shots, 'locale-rtl-events.png') });
+    } finally {
+      await page.context().close();
+    }
+  });
 });
 
 test('no script errors', () => {

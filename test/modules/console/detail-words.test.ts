@@ -1,6 +1,7 @@
 /** The details of events and audit entries as the Operations page words them. */
 import { describe, expect, test } from 'bun:test';
 import { summarize } from '../../../src/modules/console/client/detail-words';
+import { isolated } from '../../../src/modules/console/client/format';
 
 const names = {
   person: (id: string) => (id === '0b0e7c55-1d2e-4f3a-9b8c-7d6e5f4a3b2c' ? 'Ada Obi' : null),
@@ -70,6 +71,15 @@ describe('details in words', () => {
       'Terminal: Front door, Trusted address: 10.0.0.5, From address: 10.0.0.9',
     );
     expect(summarize({ return_code: -1002 })).toBe('Answer: code -1002');
+  });
+
+  test('a right-to-left name is kept apart from the date, id or words after it (Unicode isolates, as <bdi>); others are left as they are', () => {
+    const arabic = { person: (id: string) => (id === ADA ? isolated('سارة محمد') : null), terminal: () => null };
+    const said = summarize({ day: { enrollee: ADA, date: '2026-03-02', status: 'absent' } }, arabic);
+    expect(said.startsWith('\u2068سارة محمد\u2069, ')).toBe(true);
+    expect(summarize({ name: { from: 'سارة', to: 'سارة محمد' } }, arabic)).toBe('Name: from \u2068سارة\u2069 to \u2068سارة محمد\u2069');
+    expect(isolated('Ada Obi')).toBe('Ada Obi');
+    expect(isolated('דנה לוי')).toBe('\u2068דנה לוי\u2069');
   });
 
   test('a change by what it was and what it is: a role, areas (none is every area), a name', () => {

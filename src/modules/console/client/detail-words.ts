@@ -4,7 +4,7 @@
  * attendance day its person, date and status; what only the API's clients need (template
  * versions, row counts) is left to the API's answer.
  */
-import { dateTime, fingerName, localDay, punchState, spokenDuration, wallTime, words } from './format';
+import { dateTime, fingerName, isolated, localDay, punchState, spokenDuration, wallTime, words } from './format';
 
 /** Names for the ids the logs hold: people by their id, terminals by their serial. */
 export interface Names {
@@ -56,14 +56,15 @@ function detail(key: string, value: unknown, context: { names?: Names; biometric
   if (typeof value === 'string' && UUID.test(value)) return names?.person(value) ? `${label(key)}: ${names.person(value)}` : null;
   if (typeof value === 'string' && ISO_INSTANT.test(value)) return `${label(key)}: ${dateTime(value)}`;
   if (typeof value === 'boolean') return value ? label(key) : null;
-  // Codes (`approved`, `not_in_scope`) in words; names, addresses and keys as they are.
-  return `${label(key)}: ${typeof value === 'string' && /^[a-z]+(_[a-z]+)*$/.test(value) ? words(value).toLowerCase() : String(value)}`;
+  // Codes (`approved`, `not_in_scope`) in words; names, addresses and keys as they are (a
+  // right-to-left name kept apart from what follows it).
+  return `${label(key)}: ${typeof value === 'string' && /^[a-z]+(_[a-z]+)*$/.test(value) ? words(value).toLowerCase() : isolated(String(value))}`;
 }
 
 /** A value a change went from or to: a list by its items (no area is every area), none as none. */
 function changeValue(key: string, value: unknown): string {
   if (Array.isArray(value)) return value.length > 0 ? value.join(', ') : key === 'areas' ? 'every area' : 'none';
-  return value === null || value === undefined || value === '' ? 'none' : String(value);
+  return value === null || value === undefined || value === '' ? 'none' : isolated(String(value));
 }
 
 /**
@@ -72,7 +73,7 @@ function changeValue(key: string, value: unknown): string {
  */
 function objectDetail(key: string, ref: Record<string, unknown>, names?: Names): string | null {
   if ('from' in ref && 'to' in ref && Object.keys(ref).length === 2) return `${label(key)}: from ${changeValue(key, ref.from)} to ${changeValue(key, ref.to)}`;
-  if (typeof ref.serial_number === 'string') return `${label(key)}: ${names?.terminal(ref.serial_number) ?? ref.serial_number}`;
+  if (typeof ref.serial_number === 'string') return `${label(key)}: ${names?.terminal(ref.serial_number) ?? isolated(ref.serial_number)}`;
   if (typeof ref.punched_at === 'string') return punchDetail(ref, names);
   if (typeof ref.enrollee === 'string' && typeof ref.date === 'string') {
     const who = names?.person(ref.enrollee) ?? (typeof ref.employee === 'string' ? ref.employee : 'someone');

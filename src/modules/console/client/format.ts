@@ -214,6 +214,20 @@ export function wallTime(local: string): string {
 const PUNCH_STATES = ['check-in', 'check-out', 'break out', 'break in', 'overtime in', 'overtime out'];
 export const punchState = (state: number): string => PUNCH_STATES[state] ?? `state ${state}`;
 
+/** Letters written right to left: Hebrew, Arabic, Syriac, Thaana, N'Ko and the like, and their presentation forms. */
+const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+
+/**
+ * User text (a person's or a terminal's name, a username) set apart from the words, ids and
+ * times around it when it holds right-to-left letters: in the console's left-to-right lines
+ * `سارة محمد (1001)` took its id into the name's run and read `(1001) سارة محمد`, and an event's
+ * `سارة محمد, 3 Mar 2031` its date. The Unicode isolates (FSI … PDI) do what `<bdi>` does, in a
+ * string (a field's value, a table cell, a heading); text with no such letter is left as it is.
+ */
+export function isolated(text: string): string {
+  return RIGHT_TO_LEFT.test(text) ? `\u2068${text}\u2069` : text;
+}
+
 /** A file size as people read it: `1 MB`, `10 MB`, `12.4 MB` (MB of 1,048,576 bytes, as file managers count), `300 KB`. */
 export function fileSize(bytes: number): string {
   const mb = bytes / (1024 * 1024);

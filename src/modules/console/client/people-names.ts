@@ -5,6 +5,7 @@
  */
 import { api, type List, query } from './api';
 import { h } from './dom';
+import { isolated } from './format';
 import type { Person } from './person-picker';
 
 const PER_REQUEST = 100;
@@ -18,11 +19,14 @@ export interface PeopleNames {
   label(id: string | null | undefined): string | undefined;
 }
 
-/** People's names, each with its employee id where two of them share a name (“Kira Díaz (E253)”), so namesakes are told apart. */
+/**
+ * People's names, each with its employee id where two of them share a name (“Kira Díaz (E253)”),
+ * so namesakes are told apart; a right-to-left name is isolated from its id (format.ts `isolated`).
+ */
 export function toldApart<P extends Person>(people: readonly P[]): P[] {
   const count = new Map<string, number>();
   for (const p of people) count.set(p.display_name, (count.get(p.display_name) ?? 0) + 1);
-  return people.map((p) => ((count.get(p.display_name) ?? 0) > 1 ? { ...p, display_name: `${p.display_name} (${p.employee})` } : p));
+  return people.map((p) => ((count.get(p.display_name) ?? 0) > 1 ? { ...p, display_name: `${isolated(p.display_name)} (${p.employee})` } : p));
 }
 
 export function peopleNames(): PeopleNames {
@@ -48,7 +52,8 @@ export function peopleNames(): PeopleNames {
       const p = id ? known.get(id) : undefined;
       if (!p) return undefined;
       const namesake = [...known.values()].some((other) => other.id !== p.id && other.display_name === p.display_name);
-      return namesake ? `${p.display_name} (${p.employee})` : p.display_name;
+      // Isolated: a right-to-left name would take the id (or a date after it, in the logs) into its run.
+      return namesake ? `${isolated(p.display_name)} (${p.employee})` : isolated(p.display_name);
     },
   };
 }

@@ -11,6 +11,7 @@ import type { EnrolleeView } from '../../enrollees';
 import { api, type List, query } from './api';
 import { h, input } from './dom';
 import { FieldError } from './form-errors';
+import { isolated } from './format';
 
 /** A person as the pickers and the pages' names know them. */
 export type Person = Pick<EnrolleeView, 'id' | 'employee' | 'display_name'>;
@@ -18,8 +19,8 @@ export type Person = Pick<EnrolleeView, 'id' | 'employee' | 'display_name'>;
 const SHOWN = 20;
 const TYPING_PAUSE_MS = 200;
 
-/** How a person reads in the field and the list: “Anna Albers (N1)”. */
-export const personLabel = (p: Person) => `${p.display_name} (${p.employee})`;
+/** How a person reads in the field and the list: “Anna Albers (N1)” (a right-to-left name kept apart from its id). */
+export const personLabel = (p: Person) => `${isolated(p.display_name)} (${p.employee})`;
 
 export interface PersonPicker {
   /** The labelled field (label, text field, suggestions, hint). */

@@ -8,7 +8,7 @@ import type { AttendanceDayView, TodayBoardView } from '../../../attendance';
 import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
-import { addDays, dateTime, dayLabel, duration, localDate, words } from '../format';
+import { addDays, dateTime, dayLabel, duration, isolated, localDate, words } from '../format';
 import { clippedName, peopleNames, toldApart } from '../people-names';
 import type { Person } from '../person-picker';
 import { manualPunchForm, notes } from './punches';
@@ -137,7 +137,7 @@ async function gridPage(
   );
   const people = list.results.map(
     ({ status, ...p }): GridPerson =>
-      status === 'active' ? { ...p, state: 'active' } : { ...p, display_name: `${p.display_name} (deactivated)`, state: 'deactivated' },
+      status === 'active' ? { ...p, state: 'active' } : { ...p, display_name: `${isolated(p.display_name)} (deactivated)`, state: 'deactivated' },
   );
   const days = people.length > 0 ? await allDays({ ...period, enrollee: people.map((p) => p.id).join(',') }) : [];
   if (list.next_cursor !== null || search) return { people: toldApart(people), days, next: list.next_cursor };
@@ -160,7 +160,7 @@ async function formerPeople(days: AttendanceDayView[]): Promise<GridPerson[]> {
   const gone = new Map<string, GridPerson>();
   for (const d of days) {
     const p = names.get(d.enrollee);
-    if (p) listed.set(p.id, { ...p, display_name: `${p.display_name} (deactivated)`, state: 'deactivated' });
+    if (p) listed.set(p.id, { ...p, display_name: `${isolated(p.display_name)} (deactivated)`, state: 'deactivated' });
     else gone.set(d.enrollee, { id: d.enrollee, employee: d.employee, display_name: `${d.employee} (deleted)`, state: 'deleted' });
   }
   const byName = [...listed.values()].sort((a, b) => a.display_name.localeCompare(b.display_name));
@@ -276,7 +276,7 @@ async function showDay(detail: HTMLElement, person: GridPerson, date: string, da
   };
   replace(
     detail,
-    section(`${person.display_name}, ${dayLabel(date)}`, ...daySummary(day), dayPunches(person, punches.results, refresh)),
+    section(`${isolated(person.display_name)}, ${dayLabel(date)}`, ...daySummary(day), dayPunches(person, punches.results, refresh)),
     // A punch is added for an active person only (as the Punches page offers).
     can('POST punches/manual/') && person.state === 'active' && manualPunchForm(refresh, { person, date }),
   );

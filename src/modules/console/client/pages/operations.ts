@@ -9,7 +9,7 @@ import { type Names, summarize } from '../detail-words';
 import { announce, badge, button, field, h, input, replace, section, select, table } from '../dom';
 import { actionWords, eventWords, NAMED_ACTIONS } from '../event-words';
 import { FieldError, onSubmit } from '../form-errors';
-import { addDays, dateTime, localDate, localDay, words } from '../format';
+import { addDays, dateTime, isolated, localDate, localDay, words } from '../format';
 import { type PeopleNames, peopleNames } from '../people-names';
 import { sessionReason } from '../session-words';
 
@@ -95,7 +95,7 @@ function actorOf(e: AuditEntryView, names: Names): string {
     const serial = e.actor.slice('device:'.length);
     return `Terminal ${names.terminal(serial) ?? serial}`;
   }
-  return e.actor_kind ? `${e.actor} (${ACTOR_KINDS[e.actor_kind] ?? words(e.actor_kind)})` : e.actor;
+  return e.actor_kind ? `${isolated(e.actor)} (${ACTOR_KINDS[e.actor_kind] ?? words(e.actor_kind)})` : isolated(e.actor);
 }
 
 /** What kind of actor did it, as the audit log names it. */
@@ -170,7 +170,7 @@ function namesOf(people: PeopleNames, terminals: DeviceView[]): Names {
     person: (id) => people.label(id) ?? null,
     terminal: (serial) => {
       const d = terminals.find((t) => t.serial_number === serial);
-      return d ? (d.name ?? d.serial_number) : null;
+      return d ? isolated(d.name ?? d.serial_number) : null;
     },
   };
 }
