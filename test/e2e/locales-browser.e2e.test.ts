@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { consoleContext, goTo, launchBrowser, screenshotDir, signInByLink, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 
@@ -70,6 +71,8 @@ beforeAll(async () => {
   await manualPunch('E1', '07:55');
   await manualPunch('E1', '17:15');
   await manualPunch('1001', '07:30');
+  await new SimulatedTerminal({ url: server.url, sn: 'LOCALE01', timeZone: ZONE }).handshake();
+  await ok(server.admin.post('/devices/LOCALE01/approve/', { areas: ['plant'] }), 200);
 });
 afterAll(async () => {
   await browser?.close();
@@ -96,6 +99,64 @@ describe('times and dates in the browser’s language', () => {
       }
     });
   }
+});
+
+describe('dates in the browser’s language (German)', () => {
+  /** A local date as Intl writes it in the page's language: `options` as format.ts gives them. */
+  function intlDate(page: Page, options: Intl.DateTimeFormatOptions, date: string, to?: string): Promise<string> {
+    return page.evaluate(
+      ([o, a, b]) => {
+        const f = new Intl.DateTimeFormat(undefined, { timeZone: 'UTC', ...(o as Intl.DateTimeFormatOptions) });
+        const at = (d: string) => new Date(`${d}T12:00:00Z`);
+        return b ? f.formatRange(at(a as string), at(b as string)) : f.format(at(a as string));
+      },
+      [options, date, to ?? null] as const,
+    );
+  }
+  const DAY: Intl.DateTimeFormatOptions = { day: 'numeric', month: 'short', year: 'numeric' };
+
+  test('the grid’s weekdays, a terminal’s completeness and a report’s preview use the one formatter, not English or ISO dates', async () => {
+    const page = await pageIn('de-DE');
+    try {
+      await goTo(page, '#/attendance', 'Attendance');
+      await page.locator('#attendance-grid th.date').nth(2).waitFor();
+      const weekdays = await page.locator('#attendance-grid th.date abbr').allTextContents();
+      expect(weekdays).toEqual(await Promise.all(['2031-03-01', '2031-03-02', '2031-03-03'].map((d) => intlDate(page, { weekday: 'short' }, d))));
+      expect(weekdays[1]).not.toBe('Su');
+
+      await goTo(page, '#/terminals/LOCALE01', /LOCALE01/);
+      const calendar = page.locator('#completeness-calendar');
+      await calendar.waitFor();
+      const [first, last] = await calendar.evaluate((t) => {
+        const dates = Array.from(t.querySelectorAll<HTMLElement>('td[data-date]')).map((td) => td.dataset.date ?? '');
+        return [dates[0]!, dates.at(-1)!];
+      });
+      expect(await calendar.locator('caption').textContent()).toBe(`Dates ${await intlDate(page, DAY, first!, last!)}, the terminal’s own calendar`);
+      expect(await calendar.locator('thead th').allTextContents()).toEqual(
+        await Promise.all(
+          ['2031-03-03', '2031-03-04', '2031-03-05', '2031-03-06', '2031-03-07', '2031-03-08', '2031-03-09'].map((d) =>
+            intlDate(page, { weekday: 'short' }, d),
+          ),
+        ),
+      );
+
+      await goTo(page, '#/reports/timesheet', 'Reports');
+      await page.getByLabel('From').fill('2031-03-01');
+      await page.getByLabel('To', { exact: true }).fill('2031-03-03');
+      await page.getByLabel('Person').fill('Ada');
+      await page.getByRole('button', { name: 'Preview' }).click();
+      const preview = page.locator('#report-preview');
+      await preview.locator('h3').waitFor();
+      expect(await preview.locator('h3').textContent()).toBe(
+        `Timesheet, ${await intlDate(page, DAY, '2031-03-01', '2031-03-03')} — Employee: Ada Lovelace (E1)`,
+      );
+      const firstRow = await preview.locator('tbody tr').first().getByRole('cell').allTextContents();
+      expect(firstRow.slice(0, 2)).toEqual([await intlDate(page, DAY, '2031-03-01'), await intlDate(page, { weekday: 'short' }, '2031-03-01')]);
+      await page.screenshot({ path: join(shots, 'locale-report-preview-de.png'), fullPage: true });
+    } finally {
+      await page.context().close();
+    }
+  });
 });
 
 describe('one very long name', () => {

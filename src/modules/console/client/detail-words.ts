@@ -32,6 +32,8 @@ const KEY_WORDS: Record<string, string> = {
 const label = (key: string) => KEY_WORDS[key] ?? words(key);
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+/** A local date (a schedule's from, a leave's to): in the one date format too. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -55,6 +57,7 @@ function detail(key: string, value: unknown, context: { names?: Names; biometric
   }
   if (typeof value === 'string' && UUID.test(value)) return names?.person(value) ? `${label(key)}: ${names.person(value)}` : null;
   if (typeof value === 'string' && ISO_INSTANT.test(value)) return `${label(key)}: ${dateTime(value)}`;
+  if (typeof value === 'string' && ISO_DATE.test(value)) return `${label(key)}: ${localDay(value)}`;
   if (typeof value === 'boolean') return value ? label(key) : null;
   // Codes (`approved`, `not_in_scope`) in words; names, addresses and keys as they are (a
   // right-to-left name kept apart from what follows it).

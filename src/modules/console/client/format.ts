@@ -195,6 +195,18 @@ export function localDay(date: string | null | undefined): string {
 }
 
 /**
+ * Two local dates `YYYY-MM-DD` as one span in the browser's language, as Intl writes a range:
+ * `30 Oct – 29 Nov 2026` (en-GB), `Oct 30 – Nov 29, 2026` (en-US); the date alone when they are one.
+ */
+export function dateSpan(from: string, to: string): string {
+  if (from === to) return localDay(from);
+  return formatter('d', { timeZone: 'UTC', ...DAY }).formatRange(new Date(`${from}T12:00:00Z`), new Date(`${to}T12:00:00Z`));
+}
+
+/** The weekday of a local date `YYYY-MM-DD` in the browser's language (short: `Mon`, `Mo`, `월`). */
+export const weekdayOf = (date: string, width: 'short' | 'long' = 'short'): string => weekdayName(new Date(`${date}T12:00:00Z`).getUTCDay(), width);
+
+/**
  * A wall time as a terminal (or the attendance zone) kept it, `2026-03-02 08:00:00`, in the same
  * format as every other date and time (`2 Mar 2026, 08:00`): it is read as it stands, never moved
  * into another zone.

@@ -8,7 +8,7 @@ import type { AttendanceDayView, TodayBoardView } from '../../../attendance';
 import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
-import { addDays, dateTime, dayLabel, duration, isolated, localDate, words } from '../format';
+import { addDays, dateTime, dayLabel, duration, isolated, localDate, weekdayOf, words } from '../format';
 import { clippedName, peopleNames, toldApart } from '../people-names';
 import type { Person } from '../person-picker';
 import { manualPunchForm, notes } from './punches';
@@ -26,9 +26,6 @@ const CELL: Record<string, [string, string]> = {
   holiday: ['H', 'holiday'],
   on_leave: ['L', 'leave'],
 };
-
-const weekdayShort = (date: string) =>
-  new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'short' }).format(new Date(`${date}T12:00:00Z`)).slice(0, 2);
 
 function monthStart(date: string): string {
   return `${date.slice(0, 8)}01`;
@@ -210,7 +207,7 @@ function gridHead(dates: string[]): HTMLElement {
     'tr',
     {},
     h('th', { scope: 'col', class: 'who-head' }, 'Person'),
-    ...dates.map((d) => h('th', { scope: 'col', class: 'date' }, h('abbr', { title: dayLabel(d) }, weekdayShort(d)), h('br'), String(Number(d.slice(8))))),
+    ...dates.map((d) => h('th', { scope: 'col', class: 'date' }, h('abbr', { title: dayLabel(d) }, weekdayOf(d)), h('br'), String(Number(d.slice(8))))),
     h('th', { scope: 'col' }, 'Worked'),
   );
 }

@@ -6,7 +6,7 @@
 import type { CompletenessView } from '../../../completeness';
 import { api, can } from '../api';
 import { badge, button, definitionList, h, replace, section, table } from '../dom';
-import { addDays, count, dateTime, words } from '../format';
+import { addDays, count, dateSpan, dateTime, weekdayName, words } from '../format';
 
 type Day = CompletenessView['days'][number];
 
@@ -18,7 +18,8 @@ const STATUS: Record<Day['status'], { label: string; tone: 'ok' | 'warn' | 'bad'
   unknown: { label: 'Unknown', tone: 'muted' },
 };
 
-const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+/** Monday first, in the browser's language. */
+const WEEKDAYS = [1, 2, 3, 4, 5, 6, 0].map((d) => weekdayName(d));
 
 /** The section, filled once its answer arrives (the rest of the terminal page does not wait). */
 export function completenessSection(serial: string): HTMLElement {
@@ -100,7 +101,7 @@ function calendar(days: readonly Day[]): HTMLElement {
     h(
       'table',
       { class: 'completeness-calendar', id: 'completeness-calendar' },
-      h('caption', {}, `Dates ${days[0]!.date} to ${days.at(-1)!.date}, the terminal’s own calendar`),
+      h('caption', {}, `Dates ${dateSpan(days[0]!.date, days.at(-1)!.date)}, the terminal’s own calendar`),
       h('thead', {}, h('tr', {}, ...WEEKDAYS.map((d) => h('th', { scope: 'col' }, d)))),
       h('tbody', {}, ...rows),
     ),

@@ -1,6 +1,32 @@
 /** A report's first rows on screen (`reports/{kind}/preview/`), as the PDF prints them: a table per sheet. */
 import type { ReportPreviewView } from '../../../reports';
 import { h, table } from '../dom';
+import { dateSpan, localDay, weekdayOf } from '../format';
+
+type Sheet = ReportPreviewView['sheets'][number];
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The report's period as the API prints it (`2026-11-01 to 2026-11-29`, or one date), in the console's one date format. */
+function periodShown(period: string): string {
+  const [, from, to] = /^(\d{4}-\d{2}-\d{2})(?: to (\d{4}-\d{2}-\d{2}))?$/.exec(period) ?? [];
+  return from ? dateSpan(from, to ?? from) : period;
+}
+
+/**
+ * A row's cells as the page shows them: the files keep ISO dates and English weekdays (for
+ * spreadsheets and payroll), the screen the browser's language, as every other date of the
+ * console (`1 Nov 2026`, `Sun`; `Nov 1, 2026`, `Sun` in en-US; `So` in German).
+ */
+function shownRow(columns: Sheet['columns'], row: string[]): string[] {
+  const date = row[columns.findIndex((c) => c.key === 'date')];
+  return row.map((cell, i) => {
+    const key = columns[i]?.key;
+    if (key === 'date' && ISO_DATE.test(cell)) return localDay(cell);
+    if (key === 'weekday' && date && ISO_DATE.test(date)) return weekdayOf(date);
+    return cell;
+  });
+}
 
 export function previewOf(report: ReportPreviewView): HTMLElement {
   const rows = report.sheets.reduce((n, s) => n + s.rows.length, 0);
@@ -8,7 +34,7 @@ export function previewOf(report: ReportPreviewView): HTMLElement {
   return h(
     'div',
     { class: 'report-preview' },
-    h('h3', {}, `${report.title}, ${report.period} — ${report.scope}`),
+    h('h3', {}, `${report.title}, ${periodShown(report.period)} — ${report.scope}`),
     h(
       'p',
       { class: 'muted' },
@@ -26,7 +52,7 @@ export function previewOf(report: ReportPreviewView): HTMLElement {
         withTotals(
           table(
             sheet.columns.map((c) => c.label),
-            sheet.rows,
+            sheet.rows.map((row) => shownRow(sheet.columns, row)),
             'No rows.',
           ),
           sheet.totals,
