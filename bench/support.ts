@@ -16,6 +16,7 @@ import { templateAad } from '../src/modules/enrollment/aad';
 import type { SettingsInput } from '../src/platform/config/settings';
 import { generateEncryptionKey } from '../src/platform/crypto/template-cipher';
 import { silentLogger } from '../src/platform/log';
+import { nameKey } from '../src/platform/name-key';
 
 export const API_BASE = '/api/fingerprint/v1';
 export const BENCH_JWT_SECRET = 'bench-secret-that-is-at-least-32-bytes-long!!';
@@ -274,6 +275,7 @@ export async function bulkEnrollees(
           employeeKey: p.employee,
           devicePin: p.pin,
           displayName: `Bench ${p.pin}`,
+          nameKey: nameKey(`Bench ${p.pin}`),
           status: 'active' as const,
           createdAt: now,
           updatedAt: now,

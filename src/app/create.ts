@@ -164,6 +164,9 @@ async function assemble(runtime: Runtime, directory: EmployeeDirectory, lock: He
   const modules = buildModules(runtime, directory);
   // A SQL migration cannot encrypt: an earlier release's clear webhook secrets are sealed here.
   await modules.webhooks.sealClearSecrets();
+  // Nor fold accents: names stored before migration 0039 get the key the sort by name orders by.
+  const keyed = await modules.enrollees.changes.keyNames();
+  if (keyed > 0) runtime.log.info('the names of people stored by an earlier release were keyed for the sort by name', { people: keyed });
   // Holding a file database's writer lock, no other process can be delivering webhooks or
   // running jobs: claims and leases found belong to a process that died. Not so for an embedded
   // replica: its file is this instance's own copy, and other live instances write the primary.

@@ -168,8 +168,10 @@ function wireViews(m: Reacting, sync: Reactions['sync'], converge: Reactions['co
     schedules: (q, id) => m.calendar.schedules.ofArea(q, id),
     members: async (q, id, page) => {
       const found = await membersOfArea(q, id, page);
+      const last = found.rows.at(-1);
       return {
         more: found.more,
+        last: last ? [last.nameKey, last.id] : null,
         rows: found.rows.map((e) => ({ id: e.id, employee: e.employeeKey, display_name: e.displayName, device_pin: e.devicePin, status: e.status })),
       };
     },

@@ -67,6 +67,8 @@ beforeAll(async () => {
   await enroll('E1', 'Ada Lovelace');
   await enroll('E2', LONG_NAME);
   await enroll('1001', SARA);
+  await enroll('E3', 'Zoë Zimmer');
+  await enroll('E4', 'Ångström Anders');
   now = berlin(MONDAY, '18:00');
   await manualPunch('E1', '07:55');
   await manualPunch('E1', '17:15');
@@ -223,6 +225,26 @@ describe('one very long name', () => {
       }
     });
   }
+});
+
+describe('the order by name', () => {
+  test('the attendance grid, the roster and the Today board put Ångström under A, as the server’s lists do', async () => {
+    const page = await pageIn('en-GB');
+    try {
+      const expected = ['Ada Lovelace', 'Ångström Anders', LONG_NAME, 'Zoë Zimmer', SARA];
+      await goTo(page, '#/attendance', 'Attendance');
+      await page.locator('#attendance-grid th.who').nth(4).waitFor();
+      expect(await page.locator('#attendance-grid th.who').allTextContents()).toEqual(expected);
+      await goTo(page, '#/shifts', 'Shifts and calendar');
+      await page.locator('table.roster-table th[scope=row]').nth(4).waitFor();
+      expect(await page.locator('table.roster-table th[scope=row]').allTextContents()).toEqual(expected);
+      await goTo(page, '#/?show=expected', /^Today/);
+      await page.locator('#board-list tbody tr').nth(4).waitFor();
+      expect(await page.locator('#board-list tbody tr td:first-child').allTextContents()).toEqual(expected);
+    } finally {
+      await page.context().close();
+    }
+  });
 });
 
 describe('a name written right to left', () => {

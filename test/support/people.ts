@@ -7,6 +7,7 @@
  */
 import { employees, enrolleeAreas, enrollees } from '../../src/app/schema';
 import { resolveAreas } from '../../src/modules/areas/names';
+import { nameKey } from '../../src/platform/name-key';
 import type { TestServer } from './harness';
 
 export async function seedPeople(server: TestServer, people: readonly { employee: string; name: string }[], firstPin = 900_000): Promise<void> {
@@ -23,6 +24,7 @@ export async function seedPeople(server: TestServer, people: readonly { employee
           employeeKey: p.employee,
           devicePin: p.pin,
           displayName: p.name,
+          nameKey: nameKey(p.name),
           status: 'active' as const,
           createdAt: now,
           updatedAt: now,

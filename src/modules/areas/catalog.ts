@@ -27,7 +27,12 @@ export type AreaMemberView = Static<typeof AreaMember>;
 export interface AreaParts {
   terminals(q: Queryable, areaId: string): Promise<AreaDetailView['terminals']>;
   schedules(q: Queryable, areaId: string): Promise<AreaDetailView['schedules']>;
-  members(q: Queryable, areaId: string, page: { after: [string, string] | null; limit: number }): Promise<{ rows: AreaMemberView[]; more: boolean }>;
+  /** A page of an area's people by name; `last`: the sort keys of its last row (the next page is after them). */
+  members(
+    q: Queryable,
+    areaId: string,
+    page: { after: [string, string] | null; limit: number },
+  ): Promise<{ rows: AreaMemberView[]; more: boolean; last: [string, string] | null }>;
 }
 
 const NAME = /^[^\s/][^/]{0,99}$/;
@@ -79,12 +84,11 @@ export class AreaCatalog {
 
   /** The people of an area, by name, a page at a time. */
   async members(name: string, page: { cursor?: string; limit: number }, scope: AreaScope = EVERYWHERE): Promise<Page<AreaMemberView>> {
-    const after = twoKeyCursor('area-members', page.cursor);
+    const after = twoKeyCursor('area-members-by-name-key', page.cursor);
     const q = this.ctx.db.orm;
     const row = await this.find(q, name, scope);
-    const found = (await this.parts?.members(q, row.id, { after, limit: page.limit })) ?? { rows: [], more: false };
-    const last = found.rows[found.rows.length - 1];
-    return { results: found.rows, next_cursor: found.more && last ? cursorOf('area-members', [last.display_name, last.id]) : null };
+    const found = (await this.parts?.members(q, row.id, { after, limit: page.limit })) ?? { rows: [], more: false, last: null };
+    return { results: found.rows, next_cursor: found.more && found.last ? cursorOf('area-members-by-name-key', found.last) : null };
   }
 
   async create(input: { name: string; description?: string | null }, by: string): Promise<AreaView> {

@@ -7,6 +7,7 @@
 import { getTableName } from 'drizzle-orm';
 import { selectAsJson } from '../../platform/db/json-results';
 import { FpaError } from '../../platform/errors';
+import { compareKeys } from '../../platform/name-key';
 import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
 import type { CalendarService, DayPlan, Person } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
@@ -239,7 +240,7 @@ export class TodayBoard {
     if (withDays === stored.size) return people;
     const listed = new Set(roster.map((p) => p.id));
     const deleted = (await this.enrollees.roster.deletedAmong([...stored.keys()].filter((id) => !listed.has(id)))).filter(shown);
-    return [...people, ...deleted].sort((a, b) => a.displayName.localeCompare(b.displayName) || (a.id < b.id ? -1 : 1));
+    return [...people, ...deleted].sort((a, b) => compareKeys(a.nameKey, b.nameKey) || (a.id < b.id ? -1 : 1));
   }
 
   /**

@@ -275,7 +275,7 @@ export class CalendarService {
     const q = this.ctx.db.orm;
     const areaId = coversAny(scope, [query.area]) ? await areaIdOf(q, query.area) : null;
     if (!areaId) throw new FpaError('not_found', 'area not found', { area: query.area });
-    const found = await membersOfArea(q, areaId, { after: twoKeyCursor('roster', query.cursor), limit: query.limit });
+    const found = await membersOfArea(q, areaId, { after: twoKeyCursor('roster-by-name-key', query.cursor), limit: query.limit });
     const people = await this.people(
       q,
       found.rows.map((r) => r.id),
@@ -288,7 +288,7 @@ export class CalendarService {
       days: planner.plans(people[i]!, from, to).map(calendarDayView),
     }));
     const last = found.rows[found.rows.length - 1];
-    return { results, next_cursor: found.more && last ? cursorOf('roster', [last.displayName, last.id]) : null };
+    return { results, next_cursor: found.more && last ? cursorOf('roster-by-name-key', [last.nameKey, last.id]) : null };
   }
 }
 

@@ -312,7 +312,11 @@ async function idsInScope(q: Queryable, scope: AreaScope): Promise<string[] | nu
   return rows.map((r) => r.id);
 }
 
-/** One page of an area's people (not deleted), by name then id (the Areas page). */
+/**
+ * One page of an area's people (not deleted), by name (its folded key, as `enrollees/?sort=name`:
+ * case and accents ignored) then id (the Areas page, the roster); `after` is the key and id of the
+ * last row of the page before, as `cursorKeys` gives them.
+ */
 export async function membersOfArea(
   q: Queryable,
   areaId: string,
@@ -327,10 +331,10 @@ export async function membersOfArea(
       and(
         eq(enrolleeAreas.areaId, areaId),
         ne(enrollees.status, 'deleted'),
-        after ? sql`(${enrollees.displayName}, ${enrollees.id}) > (${after[0]}, ${after[1]})` : undefined,
+        after ? sql`(${enrollees.nameKey}, ${enrollees.id}) > (${after[0]}, ${after[1]})` : undefined,
       ),
     )
-    .orderBy(asc(enrollees.displayName), asc(enrollees.id))
+    .orderBy(asc(enrollees.nameKey), asc(enrollees.id))
     .limit(page.limit + 1);
   return { rows: rows.slice(0, page.limit).map((r) => r.e), more: rows.length > page.limit };
 }

@@ -8,8 +8,10 @@
  */
 
 import { and, eq, ne } from 'drizzle-orm';
+import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { nameKey } from '../../platform/name-key';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { addDays, localDateOf } from '../../platform/time/dates';
 import { areasAfterSetting, areasToSet, areasWithin, assertWhollyWithin, resolveAreas } from '../areas';
@@ -93,6 +95,7 @@ export class ChangesToEnrollees {
       employeeKey: found.key,
       devicePin: pin,
       displayName: found.displayName,
+      nameKey: nameKey(found.displayName),
       card,
       cardRemoved: false,
       pinAllocated: options.pin === undefined,
@@ -179,6 +182,30 @@ export class ChangesToEnrollees {
   readonly checkCardFree = cardRules.checkCardFree;
 
   /** A terminal reports its user's card (card-rules.ts `cardFromTerminal`). */
+  /**
+   * The name keys of the people stored before migration 0039 (platform/name-key.ts): a SQL
+   * migration cannot fold accents, so it keyed only the names of plain ASCII, and each start keys
+   * the others here, 500 a write (a name's key is written with the name from then on). A name
+   * renamed meanwhile keeps the key its rename wrote. After the first start: one look-up on the
+   * key's index, nothing to key. Returns how many were keyed.
+   */
+  async keyNames(): Promise<number> {
+    const unkeyed = await this.ctx.db.orm
+      .select({ id: enrollees.id, displayName: enrollees.displayName })
+      .from(enrollees)
+      .where(and(eq(enrollees.nameKey, ''), ne(enrollees.displayName, '')));
+    for (const part of chunks(unkeyed, 500)) {
+      await this.ctx.db.write(async ({ tx }) => {
+        for (const { id, displayName } of part)
+          await tx
+            .update(enrollees)
+            .set({ nameKey: nameKey(displayName) })
+            .where(and(eq(enrollees.id, id), eq(enrollees.displayName, displayName), eq(enrollees.nameKey, '')));
+      });
+    }
+    return unkeyed.length;
+  }
+
   cardFromTerminal(w: WriteContext, enrolleeId: string, card: string, device: DeviceRef): Promise<cardRules.CardOutcome> {
     return cardRules.cardFromTerminal(w, { clock: this.ctx.clock, events: this.events }, enrolleeId, card, device);
   }
@@ -204,6 +231,7 @@ async function changesOf(
   }
   if (patch.display_name !== undefined && patch.display_name !== row.displayName) {
     set.displayName = patch.display_name;
+    set.nameKey = nameKey(patch.display_name);
     changes.display_name = { from: row.displayName, to: patch.display_name };
   }
   if (patch.active === false && row.status === 'active') {

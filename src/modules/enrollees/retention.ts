@@ -40,7 +40,7 @@ export class EnrolleeRetention {
       for (const chunk of chunks(ids, 500)) {
         const rows = await tx
           .update(enrollees)
-          .set({ displayName: '', employeeKey: '', devicePin: sql`'~' || ${enrollees.id}`, card: null })
+          .set({ displayName: '', nameKey: '', employeeKey: '', devicePin: sql`'~' || ${enrollees.id}`, card: null })
           .where(and(inArray(enrollees.id, [...chunk]), eq(enrollees.status, 'deleted')))
           .returning({ id: enrollees.id });
         n += rows.length;

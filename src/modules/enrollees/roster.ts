@@ -12,6 +12,7 @@
 import type { ResultSet } from '@libsql/client';
 import { getTableName } from 'drizzle-orm';
 import { asJsonSql, rowsOfJson } from '../../platform/db/json-results';
+import { compareKeys } from '../../platform/name-key';
 import type { EnrolleeRuntime } from './runtime';
 import { counters, enrolleeAreas, enrollees } from './tables';
 
@@ -20,6 +21,8 @@ export interface RosterEntry {
   readonly id: string;
   readonly employeeKey: string;
   readonly displayName: string;
+  /** The name as lists sort it (ignoring case and accents: platform/name-key.ts). */
+  readonly nameKey: string;
   readonly active: boolean;
   readonly createdAt: number;
   readonly areaIds: readonly string[];
@@ -74,8 +77,8 @@ export class Roster {
       [
         {
           sql: asJsonSql(
-            ['id', 'employee_key', 'display_name', 'status', 'created_at'],
-            `select id, employee_key, display_name, status, created_at from ${getTableName(enrollees)} where status = 'deleted' and id in (select value from json_each(?))`,
+            ['id', 'employee_key', 'display_name', 'name_key', 'status', 'created_at'],
+            `select id, employee_key, display_name, name_key, status, created_at from ${getTableName(enrollees)} where status = 'deleted' and id in (select value from json_each(?))`,
           ),
           args: [among],
         },
@@ -124,8 +127,8 @@ function versionOf(rs: ResultSet): number | null {
  */
 const ROSTER_READS = [
   asJsonSql(
-    ['id', 'employee_key', 'display_name', 'status', 'created_at'],
-    `select id, employee_key, display_name, status, created_at from ${getTableName(enrollees)} where status <> 'deleted'`,
+    ['id', 'employee_key', 'display_name', 'name_key', 'status', 'created_at'],
+    `select id, employee_key, display_name, name_key, status, created_at from ${getTableName(enrollees)} where status <> 'deleted'`,
   ),
   asJsonSql(['enrollee_id', 'area_id'], `select enrollee_id, area_id from ${getTableName(enrolleeAreas)}`),
   asJsonSql(['id', 'name'], 'select id, name from fpa_areas order by name'),
@@ -133,7 +136,7 @@ const ROSTER_READS = [
 
 /** The roster from the results of ROSTER_READS, frozen: it is shared by every board read. */
 function rosterOf([peopleRead, pairsRead, areasRead]: ResultSet[]): readonly RosterEntry[] {
-  const people = rowsOfJson<[string, string, string, string, number]>(peopleRead!);
+  const people = rowsOfJson<[string, string, string, string, string, number]>(peopleRead!);
   const pairs = rowsOfJson<[string, string]>(pairsRead!);
   const areas = rowsOfJson<[string, string]>(areasRead!);
   // Each person's areas in name order.
@@ -154,14 +157,14 @@ function rosterOf([peopleRead, pairsRead, areasRead]: ResultSet[]): readonly Ros
   }
   const none: readonly string[] = Object.freeze([]);
   // By name, then id: the order the board lists people in, sorted once per read of the roster
-  // rather than at every board read.
-  people.sort((a, b) => a[2].localeCompare(b[2]) || (a[0] < b[0] ? -1 : 1));
+  // rather than at every board read; by the stored key, as `enrollees/?sort=name` pages them.
+  people.sort((a, b) => compareKeys(a[3], b[3]) || (a[0] < b[0] ? -1 : 1));
   return Object.freeze(
-    people.map(([id, employeeKey, displayName, status, createdAt]) => {
+    people.map(([id, employeeKey, displayName, nameKey, status, createdAt]) => {
       const own = areasOf.get(id);
       const areaIds = own ? Object.freeze(own.ids) : none;
       const areaNames = own ? Object.freeze(own.names) : none;
-      return Object.freeze({ id, employeeKey, displayName, active: status === 'active', createdAt, areaIds, areaNames });
+      return Object.freeze({ id, employeeKey, displayName, nameKey, active: status === 'active', createdAt, areaIds, areaNames });
     }),
   );
 }

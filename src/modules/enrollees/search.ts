@@ -7,8 +7,9 @@
  * - `area`: a member of that area (by name). `status`: active or deactivated (never the deleted).
  * - `consent` and `biometrics`: conditions the enrollment module contributes (`addListFilter`),
  *   answered from its indexes by enrollee.
- * - `sort`: `name` (case-insensitive), `employee`, `pin` (numeric: 1, 11, 10020), `-created_at`
- *   (newest first); without it, by id as before.
+ * - `sort`: `name` (ignoring case and accents, as the search: `Ångström` under A; by the folded
+ *   name stored with it, platform/name-key.ts), `employee`, `pin` (numeric: 1, 11, 10020),
+ *   `-created_at` (newest first); without it, by id as before.
  * - `ids`: exactly these people (ids separated by commas): a page naming people by id (the
  *   console's punch list, anomalies) asks for those, not for everyone.
  * - `scope`: the caller's areas (empty: everywhere); people in none of them are left out.
@@ -16,6 +17,7 @@
 import { and, eq, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { type CursorKey, cursorKeys, cursorOf, type ListName } from '../../platform/http/paging';
+import { nameKey } from '../../platform/name-key';
 import { type EnrolleeRow, enrolleeAreas, enrollees } from './tables';
 
 export const ENROLLEE_SORTS = ['name', 'employee', 'pin', '-created_at'] as const;
@@ -49,12 +51,14 @@ export type ListFilter = (value: string, enrolleeId: SQL) => SQL;
 const SORT_KEYS: Record<EnrolleeSort | 'id', { list: ListName; keys: SQL[]; desc: boolean; cursor: CursorKey[]; of: (r: EnrolleeRow) => (string | number)[] }> =
   {
     id: { list: 'enrollees', keys: [sql`${enrollees.id}`], desc: false, cursor: ['text'], of: (r) => [r.id] },
+    // By the folded name (its cursor holds the key, not the name: a cursor of the order by
+    // `display_name collate nocase` of earlier releases is another list's, refused).
     name: {
-      list: 'enrollees-by-name',
-      keys: [sql`${enrollees.displayName} collate nocase`, sql`${enrollees.id}`],
+      list: 'enrollees-by-name-key',
+      keys: [sql`${enrollees.nameKey}`, sql`${enrollees.id}`],
       desc: false,
       cursor: ['text', 'text'],
-      of: (r) => [r.displayName, r.id],
+      of: (r) => [r.nameKey, r.id],
     },
     employee: {
       list: 'enrollees-by-employee',
@@ -82,10 +86,11 @@ const SORT_KEYS: Record<EnrolleeSort | 'id', { list: ListName; keys: SQL[]; desc
 /** `%`, `_` and the escape itself taken literally in a LIKE pattern (escape `\`). */
 const likeText = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** A name as search compares it: no accents, lower case (`Díaz` is found by `diaz`). */
-const foldName = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-
-/** Folded names, remembered: every search reads every name. Emptied when it grows past the bound. */
+/**
+ * Folded names (`Díaz` is found by `diaz`), remembered: every search reads every name. Emptied
+ * when it grows past the bound. (The sort reads the stored key; the search folds what it reads, as
+ * before, so a name stored before its key was filled is found all the same.)
+ */
 const folded = new Map<string, string>();
 const FOLDED_MAX = 200_000;
 
@@ -93,7 +98,7 @@ function foldedName(name: string): string {
   let out = folded.get(name);
   if (out === undefined) {
     if (folded.size >= FOLDED_MAX) folded.clear();
-    out = foldName(name);
+    out = nameKey(name);
     folded.set(name, out);
   }
   return out;
@@ -101,11 +106,11 @@ function foldedName(name: string): string {
 
 /**
  * Whose name holds every word of the search. SQLite folds neither accents nor non-ASCII case, so
- * the names (id and name only, from the covering name index) are matched here: 10,000 names
- * take a few milliseconds, and a part of a name can use no b-tree index anyway.
+ * the names (id and name only) are matched here: 10,000 names take a few milliseconds, and a part
+ * of a name can use no b-tree index anyway.
  */
 async function namesMatching(q: Queryable, search: string): Promise<string[]> {
-  const words = foldName(search).split(/\s+/).filter(Boolean);
+  const words = nameKey(search).split(/\s+/).filter(Boolean);
   const rows = await q.select({ id: enrollees.id, name: enrollees.displayName }).from(enrollees).where(ne(enrollees.status, 'deleted'));
   return rows
     .filter((r) => {

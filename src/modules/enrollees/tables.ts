@@ -22,6 +22,12 @@ export const enrollees = sqliteTable(
     employeeKey: text('employee_key').notNull(),
     devicePin: text('device_pin').notNull().unique(),
     displayName: text('display_name').notNull(),
+    /**
+     * The name as the sort by name orders it: folded, ignoring accents and case (platform/
+     * name-key.ts), written with the name. Migration 0039 adds it empty; each start fills those
+     * of the people stored before (a SQL migration cannot fold accents: changes.ts `keyNames`).
+     */
+    nameKey: text('name_key').notNull(),
     /** The card number (decimal) sent to terminals with the user; one enrollee per card (a deleted one lets go of it). */
     card: text('card'),
     /**
@@ -44,7 +50,7 @@ export const enrollees = sqliteTable(
   (t) => [
     // The sorts of `enrollees/` (search.ts), each ending with the id so that a cursor seeks.
     index('fpa_enrollees_employee').on(t.employeeKey, t.id),
-    index('fpa_enrollees_name').on(sql`${t.displayName} collate nocase`, t.id),
+    index('fpa_enrollees_name_key').on(t.nameKey, t.id),
     index('fpa_enrollees_pin_number').on(sql`cast(${t.devicePin} as integer)`, t.id),
     index('fpa_enrollees_created').on(t.createdAt, t.id),
     uniqueIndex('fpa_enrollees_card').on(t.card),

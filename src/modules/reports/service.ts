@@ -7,6 +7,7 @@
 
 import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
+import { compareKeys, nameKey } from '../../platform/name-key';
 import { addDays, dayBounds, requireDate, requireOrdered } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AreaCatalog } from '../areas';
@@ -125,9 +126,11 @@ export class ReportService {
     const active = await this.deps.enrollees.activeCreatedBefore(this.ctx.db.orm, dayBounds(date, this.zone).end);
     const people = await new People(this.ctx, this.deps.enrollees).of([...new Set([...active.map((a) => a.id), ...days.keys()])]);
     const open = await this.openNow(date, date);
+    // By name as every list of people (ignoring case and accents: platform/name-key.ts), then employee.
+    const keys = new Map([...people].map(([id, p]) => [id, nameKey(p.name)]));
     const rows = [...people]
       .filter(([, p]) => scope.admits(p.areas))
-      .sort(([, a], [, b]) => a.name.localeCompare(b.name) || a.employee.localeCompare(b.employee))
+      .sort(([x, a], [y, b]) => compareKeys(keys.get(x) ?? '', keys.get(y) ?? '') || a.employee.localeCompare(b.employee))
       .map(([id, person]) => dailyRow(date, person, days.get(id) ?? null, this.zone, { open, live: live.get(id) }));
     const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };
     return {

@@ -8,7 +8,7 @@ import type { AttendanceDayView, TodayBoardView } from '../../../attendance';
 import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
 import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
-import { addDays, dateTime, dayLabel, duration, isolated, localDate, weekdayOf, words } from '../format';
+import { addDays, byName, dateTime, dayLabel, duration, isolated, localDate, weekdayOf, words } from '../format';
 import { clippedName, peopleNames, toldApart } from '../people-names';
 import type { Person } from '../person-picker';
 import { manualPunchForm, notes } from './punches';
@@ -153,15 +153,18 @@ type GridPerson = Person & { state: 'active' | 'deactivated' | 'deleted' };
 async function formerPeople(days: AttendanceDayView[]): Promise<GridPerson[]> {
   const names = peopleNames();
   await names.load(days.map((d) => d.enrollee));
-  const listed = new Map<string, GridPerson>();
+  const listed = new Map<string, Person>();
   const gone = new Map<string, GridPerson>();
   for (const d of days) {
     const p = names.get(d.enrollee);
-    if (p) listed.set(p.id, { ...p, display_name: `${isolated(p.display_name)} (deactivated)`, state: 'deactivated' });
+    if (p) listed.set(p.id, p);
     else gone.set(d.enrollee, { id: d.enrollee, employee: d.employee, display_name: `${d.employee} (deleted)`, state: 'deleted' });
   }
-  const byName = [...listed.values()].sort((a, b) => a.display_name.localeCompare(b.display_name));
-  return [...byName, ...[...gone.values()].sort((a, b) => a.employee.localeCompare(b.employee))];
+  // By name as the server orders the active people above them (ignoring case and accents).
+  const deactivated = [...listed.values()]
+    .sort(byName)
+    .map((p): GridPerson => ({ ...p, display_name: `${isolated(p.display_name)} (deactivated)`, state: 'deactivated' }));
+  return [...deactivated, ...[...gone.values()].sort((a, b) => a.employee.localeCompare(b.employee))];
 }
 
 /**
