@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { goTo, launchBrowser, signedInPage } from '../support/browser';
+import { consoleContext, goTo, launchBrowser, signedInPage, watchErrors } from '../support/browser';
 import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
 
@@ -45,6 +45,7 @@ beforeAll(async () => {
   await enroll('P3', 'Paul Punch');
   // In the directory, nobody enrolled for them yet.
   await ok(server.admin.post('/employees/', { id: 'N1', name: 'Nora Newcomer' }));
+  await server.fpa.service.inviteUser({ username: 'ulla', name: 'Ulla User', role: 'hr' }, { consoleBase: server.url });
   page = await signedInPage(browser, server, errors);
 });
 afterAll(async () => {
@@ -110,6 +111,111 @@ describe('focus', () => {
     await page.locator('#status').getByText('1 person was added').waitFor();
     await importNow.waitFor({ state: 'hidden' });
     expect(await focused(page)).toBe('H2:Choose the file');
+  });
+});
+
+describe('smaller things', () => {
+  test('a table wider than a phone is a named region a keyboard can scroll; one that fits is no tab stop', async () => {
+    const p = await signedInPage(browser, server, errors, { context: { viewport: { width: 390, height: 844 }, isMobile: true } });
+    try {
+      await goTo(p, '#/people', 'People');
+      const wrap = p.locator('#people-results .table-wrap');
+      await wrap.locator('table').waitFor();
+      await p.waitForFunction(() => document.querySelector('#people-results .table-wrap')?.getAttribute('tabindex') === '0');
+      expect({ role: await wrap.getAttribute('role'), label: await wrap.getAttribute('aria-label') }).toEqual({ role: 'region', label: 'People' });
+      await wrap.focus();
+      await p.keyboard.press('ArrowRight');
+      await p.waitForFunction(() => (document.querySelector('#people-results .table-wrap') as HTMLElement).scrollLeft > 0);
+      // On a desktop the same table fits: no tab stop, no region.
+      await p.setViewportSize({ width: 1400, height: 900 });
+      await p.waitForFunction(() => !document.querySelector('#people-results .table-wrap')?.hasAttribute('tabindex'));
+      expect(await wrap.getAttribute('role')).toBeNull();
+    } finally {
+      await p.context().close();
+    }
+  });
+
+  test('a column of buttons is headed “Actions” for screen readers; no header is empty', async () => {
+    await goTo(page, '#/users', 'Users');
+    const heads = page.getByRole('region', { name: 'People who sign in' }).getByRole('columnheader');
+    await heads.first().waitFor();
+    const names = await heads.evaluateAll((ths) => ths.map((th) => th.textContent?.trim() ?? ''));
+    expect(names.at(-1)).toBe('Actions');
+    expect(names.filter((n) => n === '')).toEqual([]);
+    // On screen it is not there.
+    expect(
+      await page
+        .getByRole('columnheader', { name: 'Actions' })
+        .first()
+        .locator('span')
+        .evaluate((s) => s.className),
+    ).toBe('visually-hidden');
+  });
+
+  test('a person’s status badge is beside the heading, not in its name nor in the tab’s title', async () => {
+    await goTo(page, `#/people/${ids.P3}`, /Paul Punch/);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Paul Punch');
+    expect(await page.title()).toBe('Paul Punch: Attendance console');
+    expect(await page.locator('.page-title .badge').textContent()).toBe('Active');
+  });
+
+  test('“Add a person” with an ID nobody has: said beside the Employee ID field, with the next step', async () => {
+    await goTo(page, '#/people', 'People');
+    const add = page.getByRole('region', { name: 'Add a person' });
+    const id = add.getByLabel('Employee ID');
+    await id.fill('NOBODY-1');
+    await add.getByRole('button', { name: 'Add person' }).click();
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-invalid') === 'true');
+    expect(await id.getAttribute('aria-invalid')).toBe('true');
+    const said = await id.evaluate((el) => (el.getAttribute('aria-describedby') ?? '').split(' ').map((x) => document.getElementById(x)?.textContent));
+    expect(said).toContain('No employee has this ID in the employee directory. To add a new employee, type their name under Name too.');
+    expect(await id.evaluate((el) => el === document.activeElement)).toBe(true);
+    // With a name, the same ID adds the employee and enrolls them.
+    await add.getByLabel('Name', { exact: true }).fill('Nadia Nobody');
+    await add.getByRole('button', { name: 'Add person' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Nadia Nobody' }).waitFor();
+  });
+
+  test('the Today board and the punch form say which time zone their times are in', async () => {
+    await goTo(page, '#/', /^Today/);
+    expect(await page.locator('p.as-of').textContent()).toEndWith('Times in UTC.');
+    await goTo(page, '#/punches', 'Punches');
+    const time = page.getByRole('region', { name: 'Add a missing punch' }).getByLabel('Time', { exact: true });
+    const hint = await time.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent);
+    expect(hint).toBe('In the attendance time zone, UTC.');
+  });
+});
+
+describe('signing in', () => {
+  test('after choosing a password, and after signing in, focus is on the first page’s heading; an earlier error goes at the next attempt', async () => {
+    const invited = await server.fpa.service.inviteUser({ username: 'sam', name: 'Sam Signer', role: 'hr' }, { consoleBase: server.url });
+    const context = await consoleContext(browser);
+    const p = await context.newPage();
+    watchErrors(p, errors);
+    try {
+      await p.goto(invited.invite_url);
+      await p.getByLabel('New password', { exact: true }).fill('a long enough password');
+      await p.getByLabel('New password again').fill('a long enough password');
+      await p.getByRole('button', { name: 'Set password and sign in' }).click();
+      await p.getByRole('heading', { level: 1, name: /^Today/ }).waitFor();
+      await p.waitForFunction(() => document.activeElement?.tagName === 'H1');
+      // Signed out, back with why single sign-on failed; a wrong password then says only that.
+      await p.getByRole('button', { name: 'Sign out' }).click();
+      await p.goto(`${server.url}/console/?sso_error=failed#/`);
+      await p.getByText('Signing in with your company account did not finish. Try again.').waitFor();
+      await p.getByLabel('Username').fill('sam');
+      await p.getByLabel('Password', { exact: true }).fill('not the password');
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.getByText('Wrong username or password.').waitFor();
+      expect(await p.getByRole('alert').allTextContents()).toEqual(['Wrong username or password.']);
+      await p.getByLabel('Password', { exact: true }).fill('a long enough password');
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.getByRole('heading', { level: 1, name: /^Today/ }).waitFor();
+      await p.waitForFunction(() => document.activeElement?.tagName === 'H1');
+      expect(await focused(p)).toMatch(/^H1:Today/);
+    } finally {
+      await context.close();
+    }
   });
 });
 

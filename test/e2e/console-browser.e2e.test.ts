@@ -95,7 +95,8 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByText(/approved: the people of its areas are being sent/).waitFor();
     // The page is drawn again once the approval is done: the terminal, just heard from, is online.
-    await page.getByRole('heading', { level: 1 }).getByText('Online').waitFor();
+    // (Its status beside the heading, not in it: the heading is the terminal's name alone.)
+    await page.locator('.page-title').getByText('Online').waitFor();
     // The terminal is served now.
     await terminal.poll();
     await page.reload();

@@ -92,7 +92,7 @@ describe('times and dates in the browser’s language', () => {
         const [start, firstIn, left] = await Promise.all(['08:00', '07:55', '17:15'].map((t) => intlTime(page, t)));
         expect({ start: cells[3], firstIn: cells[4], left: cells[6] }).toEqual({ start, firstIn, left: `Left ${left}` });
         const asOf = await page.locator('p.as-of').textContent();
-        expect(asOf).toBe(`As of ${await intlTime(page, '18:00')}; updates as people punch.`);
+        expect(asOf).toBe(`As of ${await intlTime(page, '18:00')}; updates as people punch. Times in ${ZONE}.`);
         if (locale === 'en-US') expect(left).toMatch(/^5:15\sPM$/);
         if (locale === 'ko-KR') expect(left).toMatch(/5:15$/);
         await page.screenshot({ path: join(shots, `locale-today-${locale}.png`), fullPage: true });

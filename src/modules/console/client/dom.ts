@@ -74,20 +74,65 @@ export function button(label: string, onClick: (event: Event) => void | Promise<
   return b;
 }
 
-/** A table with a header row; `empty` is shown when there are no rows. */
+/**
+ * A table with a header row; `empty` is shown when there are no rows. A column of buttons (its
+ * header `''`) is headed "Actions" for screen readers, not on screen: an empty header left each
+ * button's cell without a column name.
+ */
 export function table(headers: string[], rows: Child[][], empty = 'Nothing here yet.', caption?: string): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
-  return h(
-    'div',
-    { class: 'table-wrap' },
+  return tableWrap(
     h(
       'table',
       {},
       caption ? h('caption', {}, caption) : null,
-      h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
+      h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x === '' ? h('span', { class: 'visually-hidden' }, 'Actions') : x)))),
       h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c))))),
     ),
   );
+}
+
+/**
+ * A table's box, which scrolls sideways when the table is wider than the page (a phone, a long
+ * period). While it does, it is a tab stop (arrow keys scroll it) and a region named after its
+ * table (`label`, else its caption, else its section's heading), so a keyboard user reaches the
+ * columns out of view; one that fits adds no tab stop. Checked whenever its size changes.
+ */
+export function tableWrap(table: HTMLElement, options: { label?: string; class?: string } = {}): HTMLElement {
+  const wrap = h('div', { class: options.class ? `table-wrap ${options.class}` : 'table-wrap', 'data-label': options.label }, table);
+  scrollables()?.observe(wrap);
+  return wrap;
+}
+
+let observer: ResizeObserver | null = null;
+function scrollables(): ResizeObserver | null {
+  if (typeof ResizeObserver === 'undefined') return null;
+  observer ??= new ResizeObserver((entries) => {
+    for (const entry of entries) if (entry.target instanceof HTMLElement) markScrolling(entry.target);
+  });
+  return observer;
+}
+
+function markScrolling(wrap: HTMLElement): void {
+  const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+  if (!scrolls) {
+    for (const name of ['tabindex', 'role', 'aria-label']) wrap.removeAttribute(name);
+    return;
+  }
+  if (wrap.hasAttribute('tabindex')) return;
+  const named = (el: Element | null | undefined) => el?.textContent?.trim() || undefined;
+  const label = wrap.dataset.label || named(wrap.querySelector('caption')) || named(wrap.closest('section')?.querySelector('h2, h3')) || 'Table';
+  wrap.setAttribute('tabindex', '0');
+  wrap.setAttribute('role', 'region');
+  wrap.setAttribute('aria-label', label);
+}
+
+/**
+ * A page's heading with its status beside it, not in it: the heading, and the tab's title made
+ * of it, are the name alone ("Émile Zola", not "Émile Zola Active"); the badge is read after it.
+ */
+export function headingWithStatus(title: string, status: HTMLElement): HTMLElement {
+  return h('div', { class: 'page-title' }, h('h1', {}, title), status);
 }
 
 export function badge(text: string, tone: 'ok' | 'warn' | 'bad' | 'muted' | 'info' = 'muted'): HTMLElement {

@@ -174,6 +174,8 @@ export function plainErrors(error: unknown): PlainError[] {
   // A pay period whose last date is not over yet: when it can be locked, in the console's dates.
   if (error.code === 'conflict' && typeof d.lockable_from === 'string' && typeof d.to === 'string')
     return [{ message: `This pay period ends on ${localDay(d.to)}, which is not over yet: it can be locked from ${localDay(d.lockable_from)} on.` }];
+  // An employee id nobody has in the directory (or marked inactive there): beside the field it was typed in.
+  if ((error.code === 'unknown_employee' || error.code === 'employee_inactive') && typeof d.employee === 'string') return [{ field: 'employee', message }];
   // “An area (a schedule…) with this name exists”: beside the name.
   if (error.code === 'conflict' && / with this name exists/.test(error.message)) return [{ field: 'name', message }];
   return [{ field: fields[0], message }];

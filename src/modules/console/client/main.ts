@@ -86,8 +86,14 @@ function signedOut(): void {
   cleanup?.();
   cleanup = undefined;
   current = null;
-  signInForm(app, () => void start(), 'You are not signed in, or your session has ended.');
+  signInForm(app, signedIn, 'You are not signed in, or your session has ended.');
 }
+
+/**
+ * After signing in (password, second factor, an invite's password), the console's first page
+ * takes focus: the sign-in form it was on is gone, and focus was left on <body>.
+ */
+const signedIn = () => void start({ focusFirstPage: true });
 
 /** Who is signed in, as the header says it: the name, and a role limited to areas with them. */
 function whoText(session: SessionInfo): string {
@@ -205,10 +211,10 @@ let enrolling = false;
 /** The router of the shell on screen. */
 let current: (() => Promise<void>) | null = null;
 
-async function start(): Promise<void> {
+async function start(options: { focusFirstPage?: boolean } = {}): Promise<void> {
   const token = inviteToken();
   if (token) {
-    await invitePage(app, token, () => void start());
+    await invitePage(app, token, signedIn);
     return;
   }
   let session: SessionInfo | null;
@@ -224,14 +230,8 @@ async function start(): Promise<void> {
   if (!session) {
     // A right password whose second factor is still to come: that step again (a reload keeps it).
     const pending = await pendingSignIn();
-    if (pending)
-      drawSecondFactor(
-        app,
-        pending,
-        () => signInForm(app, () => void start()),
-        () => void start(),
-      );
-    else signInForm(app, () => void start());
+    if (pending) drawSecondFactor(app, pending, () => signInForm(app, signedIn), signedIn);
+    else signInForm(app, signedIn);
     return;
   }
   useSession(session, signedOut);
@@ -240,12 +240,13 @@ async function start(): Promise<void> {
   enrolling = me?.kind === 'user' && (await enrollmentNeeded());
   document.documentElement.dataset.enrolling = String(enrolling);
   const main = shell(session, me);
-  let first = true;
+  // Focus follows navigation (not on the page's first load, where the skip link comes first; but
+  // after signing in, whose form is gone), so keyboard and screen-reader users land on the new page.
+  let focusNext = options.focusFirstPage === true;
   const go = async () => {
     await route(main);
-    // Focus follows navigation (not on first load), so keyboard and screen-reader users land on the new page.
-    if (!first) (main.querySelector('h1') ?? main).focus();
-    first = false;
+    if (focusNext) (main.querySelector('h1') ?? main).focus();
+    focusNext = true;
   };
   current = go;
   if (!listening) {

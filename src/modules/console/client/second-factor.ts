@@ -96,6 +96,8 @@ function codeForm(kind: 'code' | 'recovery_code', error: HTMLElement): HTMLFormE
     event.preventDefault();
     const submit = form.querySelector('button');
     if (submit) submit.disabled = true;
+    // The last attempt's error goes as this one starts: a stale one read as this one's answer.
+    replace(error);
     const answer = await call<SignedInWire>('POST', 'sign-in/second-factor', { [kind]: control.value });
     if (submit) submit.disabled = false;
     if (answer.ok) return opened(answer.value);
@@ -118,6 +120,7 @@ export function drawSecondFactor(app: HTMLElement, pending: PendingSignInWire, s
         button(
           'Use your passkey',
           async () => {
+            replace(error);
             const options = await call<Parameters<typeof startAuthentication>[0]['optionsJSON']>('POST', 'sign-in/passkey/options', {});
             if (!options.ok) return void replace(error, options.message);
             let response: Awaited<ReturnType<typeof startAuthentication>>;

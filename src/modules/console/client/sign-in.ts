@@ -25,12 +25,16 @@ export function signInForm(app: HTMLElement, started: () => void, notice?: strin
   const username = input({ name: 'username', autocomplete: 'username', required: true, autocapitalize: 'none', spellcheck: 'false' });
   const password = input({ type: 'password', name: 'password', autocomplete: 'current-password', required: true });
   const problem = h('p', { class: 'error', role: 'alert', id: 'sign-in-error' });
+  // Why single sign-on failed, when it did: said until the next attempt, not after it.
+  const ssoError = ssoProblem();
+  const ssoSaid = ssoError ? h('p', { class: 'error', role: 'alert' }, ssoError) : null;
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const form = h('form', { class: 'stack wide-fields', 'aria-label': 'Sign in' }, field('Username', username), field('Password', password), problem, submit);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     submit.disabled = true;
     problem.textContent = '';
+    ssoSaid?.remove();
     try {
       const answer = await signInPost('password', { username: username.value.trim(), password: password.value });
       if (answer.status === 204) return started();
@@ -54,12 +58,11 @@ export function signInForm(app: HTMLElement, started: () => void, notice?: strin
     }
   });
   const sso = h('div', { class: 'sso-slot' });
-  const ssoError = ssoProblem();
   replace(
     app,
     card(
       notice ? h('p', { role: 'status' }, notice) : null,
-      ssoError ? h('p', { class: 'error', role: 'alert' }, ssoError) : null,
+      ssoSaid,
       form,
       sso,
       // The operator's one-time link (npm run fpa:console-link) is in the README, not for everyone's eyes.

@@ -7,7 +7,7 @@
 import type { AttendanceDayView, TodayBoardView } from '../../../attendance';
 import type { PunchView } from '../../../punches';
 import { API, api, can, type List, query } from '../api';
-import { announce, askReason, badge, button, field, h, input, replace, section, table } from '../dom';
+import { announce, askReason, badge, button, field, h, input, replace, section, table, tableWrap } from '../dom';
 import { addDays, byName, dateTime, dayLabel, duration, isolated, localDate, weekdayOf, words } from '../format';
 import { clippedName, peopleNames, toldApart } from '../people-names';
 import type { Person } from '../person-picker';
@@ -198,7 +198,7 @@ function renderGrid(
   const rows = people.map((person) =>
     gridRow(person, { dates, stillIn: period.stillIn }, byKey, (date, day) => void showDay(detail, person, date, day, reload)),
   );
-  const wrap = h('div', { class: 'table-wrap grid' }, h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)));
+  const wrap = tableWrap(h('table', { id: 'attendance-grid' }, h('thead', {}, head), h('tbody', {}, ...rows)), { class: 'grid', label: 'Attendance grid' });
   replace(grid, skipPastGrid(), wrap, h('span', { id: 'after-grid', tabindex: -1, class: 'after-grid' }));
   // The latest days matter most: a period wider than the screen opens scrolled to its end (the
   // names stay in view: their column is sticky).

@@ -5,7 +5,7 @@
  */
 import type { CompletenessView } from '../../../completeness';
 import { api, can } from '../api';
-import { badge, button, definitionList, h, replace, section, table } from '../dom';
+import { badge, button, definitionList, h, replace, section, table, tableWrap } from '../dom';
 import { addDays, count, dateSpan, dateTime, weekdayName, words } from '../format';
 
 type Day = CompletenessView['days'][number];
@@ -95,9 +95,7 @@ function calendar(days: readonly Day[]): HTMLElement {
     while (week.length < 7) week.push(null);
     rows.push(h('tr', {}, ...week.map((c) => c ?? h('td', { class: 'cal-empty' }))));
   }
-  return h(
-    'div',
-    { class: 'table-wrap' },
+  return tableWrap(
     h(
       'table',
       { class: 'completeness-calendar', id: 'completeness-calendar' },

@@ -5,7 +5,7 @@
  */
 import type { DeletionProofView } from '../../../proofs';
 import { ApiError, api, can } from '../api';
-import { badge, button, h, replace, section, table } from '../dom';
+import { badge, button, h, headingWithStatus, replace, section, table } from '../dom';
 import { count, dateTime } from '../format';
 
 const TONE = { confirmed: 'ok', pending: 'info', unreachable: 'bad' } as const;
@@ -86,7 +86,7 @@ export async function deletedPersonPage(main: HTMLElement, enrollee: string): Pr
   replace(
     main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/people' }, 'People'), ' › ', proof.employee ?? 'Deleted person'),
-    h('h1', {}, proof.employee ? `Employee ${proof.employee}` : 'Deleted person', ' ', badge('Deleted', 'muted')),
+    headingWithStatus(proof.employee ? `Employee ${proof.employee}` : 'Deleted person', badge('Deleted', 'muted')),
     h('p', {}, 'This person was deleted: their name, PIN and card are no longer shown. Their fingerprints were destroyed and deleted from the terminals.'),
     proofSection(proof),
   );

@@ -39,7 +39,7 @@ function report(result: Result): HTMLElement[] {
     section(
       result.dry_run ? 'What the import would do' : 'What was imported',
       table(
-        ['Line', 'Employee ID', 'Name', '', 'What changes'],
+        ['Line', 'Employee ID', 'Name', 'Change', 'What changes'],
         result.changes.map((c) => [String(c.line), c.employee, c.name, badge(...ACTION[c.action]), whatChanges(c.fields)]),
         'No line can be imported.',
       ),

@@ -5,7 +5,7 @@ import type { EnrolleeView } from '../../../enrollees';
 import { ApiError, api, can, type List, query } from '../api';
 import { areasPicker, noneChosen } from '../area-picker';
 import { announce, badge, button, field, h, input, navigate, replace, section, table } from '../dom';
-import { onSubmit } from '../form-errors';
+import { FieldError, onSubmit } from '../form-errors';
 import { count } from '../format';
 import { peopleList } from './people-list';
 
@@ -55,7 +55,12 @@ async function addPersonForm(): Promise<HTMLElement> {
     const body: Record<string, unknown> = { employee };
     const areaList = areas.value();
     if (areaList.length > 0) body.areas = areaList;
-    const created = await api.post<EnrolleeView>('enrollees/', body);
+    const created = await api.post<EnrolleeView>('enrollees/', body).catch((error: unknown) => {
+      // Nobody in the directory by that ID, and no name given: the next step is the name, which adds them.
+      if (error instanceof ApiError && error.code === 'unknown_employee' && !name.value.trim() && can('POST employees/'))
+        throw new FieldError('employee', 'No employee has this ID in the employee directory. To add a new employee, type their name under Name too.');
+      throw error;
+    });
     announce(`${created.display_name} added with PIN ${created.device_pin}.`);
     navigate(`#/people/${created.id}`);
   });
@@ -81,7 +86,7 @@ async function notEnrolledSection(): Promise<HTMLElement | null> {
     replace(
       results,
       table(
-        ['Employee ID', 'Name', ''],
+        ['Employee ID', 'Name', 'Status'],
         list.results.map((e) => [e.id, e.name, e.active ? '' : badge('Inactive', 'muted')]),
       ),
       notEnrolledPager(page, list, load),

@@ -9,7 +9,7 @@ import type { EnrolleeView } from '../../../enrollees';
 import type { AgentView, ConsentRecordView, SessionView, TemplateView } from '../../../enrollment';
 import { ApiError, api, can, everyRow, type List, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
-import { announce, badge, button, confirmAction, definitionList, field, h, input, replace, section, table } from '../dom';
+import { announce, badge, button, confirmAction, definitionList, field, h, headingWithStatus, input, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { biometricPart, dateTime, words } from '../format';
 import { sessionReason, sessionStatus } from '../session-words';
@@ -47,7 +47,7 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
   replace(
     main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/people' }, 'People'), ' › ', person.display_name),
-    h('h1', {}, person.display_name, ' ', person.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted')),
+    headingWithStatus(person.display_name, person.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted')),
     personActions(person, base, redraw),
     h('div', { class: 'columns' }, await aboutSection(person, base, redraw), consentSection(person, base, redraw)),
     can('GET enrollees/{id}/consents/') && consentHistorySection(consents),

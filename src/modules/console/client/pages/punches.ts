@@ -6,8 +6,8 @@
 
 import type { DeviceView } from '../../../devices';
 import type { PunchView } from '../../../punches';
-import { api, can, everyRow, type List, query } from '../api';
-import { announce, askReason, badge, button, field, h, input, replace, section, select, table } from '../dom';
+import { api, can, currentSession, everyRow, type List, query } from '../api';
+import { announce, askReason, badge, button, field, h, input, replace, section, select, table, tableWrap } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDate, localDay, time, words } from '../format';
 import { followPunches, punchHead } from '../live';
@@ -68,9 +68,7 @@ function liveFeed(labels: PunchLabels) {
   const none = h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No punch has arrived since this page opened.'));
   const body = h('tbody', {}, none);
   const state = h('p', { class: 'muted', role: 'status' }, 'Connecting…');
-  const table = h(
-    'div',
-    { class: 'table-wrap' },
+  const table = tableWrap(
     h(
       'table',
       { id: 'live-punches' },
@@ -215,7 +213,7 @@ export function manualPunchForm(after: () => Promise<void>, preset?: { person?: 
     { class: 'inline-form' },
     who.element,
     field('Date', date),
-    field('Time', at, 'In the attendance time zone.'),
+    field('Time', at, `In the attendance time zone, ${currentSession().time_zone}.`),
     field('Reason', reason),
     h('button', { type: 'submit', class: 'primary' }, 'Add punch'),
   );

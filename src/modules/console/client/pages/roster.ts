@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import type { RosterResponse } from '../../../calendar';
 import { api, query } from '../api';
 import { areaSelect, loadAreas } from '../area-picker';
-import { button, field, h, input, replace, section } from '../dom';
+import { button, field, h, input, replace, section, tableWrap } from '../dom';
 import { onSubmit } from '../form-errors';
 import { addDays, dayLabel, hourMinute, localDate, localDay } from '../format';
 import { clippedName } from '../people-names';
@@ -32,9 +32,7 @@ function cell(day: Day): HTMLElement {
 /** One row per person, one column per date of the week. */
 function rosterTable(area: string, from: string, roster: Roster): HTMLElement {
   const dates = Array.from({ length: 7 }, (_, i) => addDays(from, i));
-  return h(
-    'div',
-    { class: 'table-wrap' },
+  return tableWrap(
     h(
       'table',
       { class: 'roster-table' },

@@ -10,7 +10,7 @@ import type { DiagnosticView } from '../../../diagnostics';
 import type { TerminalUserView } from '../../../fleet';
 import { ApiError, api, can, type List, ofEveryArea, outsideMine } from '../api';
 import { areasPicker } from '../area-picker';
-import { announce, badge, button, confirmAction, definitionList, field, h, input, navigate, replace, section, table } from '../dom';
+import { announce, badge, button, confirmAction, definitionList, field, h, headingWithStatus, input, navigate, replace, section, table } from '../dom';
 import { FieldError, onSubmit } from '../form-errors';
 import { ago, count, dateTime, words } from '../format';
 import { completenessSection } from './completeness';
@@ -36,7 +36,7 @@ export async function terminalPage(main: HTMLElement, params: string[]): Promise
   replace(
     main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/terminals' }, 'Terminals'), ' › ', device.serial_number),
-    h('h1', {}, title, ' ', deviceBadge(device)),
+    headingWithStatus(title, deviceBadge(device)),
     approveForm ? section(device.status === 'pending_approval' ? 'Approve this terminal' : 'Enable this terminal again', approveForm) : null,
     actions,
     attention.length > 0 ? section('Needs attention', h('ul', { class: 'attention' }, ...attention.map(diagnosticItem))) : null,

@@ -6,8 +6,8 @@
  * since statuses change with the time (not in yet, then absent).
  */
 import type { TodayBoardView } from '../../../attendance';
-import { api, everyRow, query } from '../api';
-import { badge, button, field, h, input, replace, section, select, table } from '../dom';
+import { api, currentSession, everyRow, query } from '../api';
+import { badge, button, field, h, input, replace, section, select, table, tableWrap } from '../dom';
 import { dayLabel, duration, hourMinute, localDate } from '../format';
 import { followPunches, punchHead } from '../live';
 
@@ -218,7 +218,9 @@ class BoardPage {
   draw(): void {
     const { state, board, today } = this;
     this.heading.textContent = state.date === today ? `Today, ${dayLabel(state.date)}` : dayLabel(state.date);
-    this.asOf.textContent = this.live ? `As of ${hourMinute(board.as_of)}; updates as people punch.` : `As of ${hourMinute(board.as_of)}.`;
+    // Which zone the times are in, said: an officer in another zone (or a phone set to another) would read them as their own.
+    const zone = `Times in ${currentSession().time_zone}.`;
+    this.asOf.textContent = this.live ? `As of ${hourMinute(board.as_of)}; updates as people punch. ${zone}` : `As of ${hourMinute(board.as_of)}. ${zone}`;
     for (const [key, el] of this.tileValues) el.textContent = String(board.counts[key]);
     this.sayChanges();
     const dateShown = state.date === today ? '' : state.date;
@@ -370,9 +372,7 @@ function areaTable(board: Board, date: string, choose: (key: CountKey, area: str
           String(a.counts[c]),
         )
       : h('span', { class: 'muted' }, '0');
-  return h(
-    'div',
-    { class: 'table-wrap' },
+  return tableWrap(
     h(
       'table',
       {},
