@@ -73,7 +73,11 @@ function buildAccounts(runtime: Runtime, consoleSessions: ConsoleService) {
   // Second factors and single sign-on, on top of the accounts: a right password of a user with a
   // second factor opens no session but a pending step; a reset (or removal) clears the factors.
   const sealing = sealingRuntimeFor(runtime, FACTOR_SETTINGS);
-  const factors = new SecondFactors(sealing);
+  const factors = new SecondFactors(sealing, {
+    confirm: async (userId, password) => {
+      await signIn.confirmPassword(userId, password);
+    },
+  });
   const factorUsers: FactorUserDirectory = { byId: (id) => users.account(id), byEmail: (email) => users.accountByEmail(email) };
   const factorSignIn = new FactorSignIn(factors, factorUsers, signIn.throttle);
   const sso = new SingleSignOn(sealing, factors.states, factorUsers);

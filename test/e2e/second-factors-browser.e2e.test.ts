@@ -229,6 +229,34 @@ describe('a passkey', () => {
     await page.getByRole('heading', { level: 1, name: /^(Today|Overview)/ }).waitFor();
     const me = await server.admin.get('/users/');
     expect((me.body.results as { username: string; second_factor: string }[]).find((u) => u.username === 'bea')?.second_factor).toBe('passkey');
+
+    // New recovery codes and removing the passkey ask for the password again: a session left open is not enough.
+    await page.evaluate(() => {
+      location.hash = '#/profile';
+    });
+    await page.getByRole('heading', { level: 1, name: 'Your profile' }).waitFor();
+    await page.getByRole('button', { name: 'Make new recovery codes' }).click();
+    const ask = page.getByRole('dialog', { name: 'Make ten new recovery codes?' });
+    await ask.getByLabel('Your password').fill('not my password');
+    await shot(page, 'password-asked');
+    await ask.getByRole('button', { name: 'Make new codes' }).click();
+    await page.getByText('That is not your current password: nothing was changed.').waitFor();
+    await page.getByRole('button', { name: 'Make new recovery codes' }).click();
+    await page.getByRole('dialog', { name: 'Make ten new recovery codes?' }).getByLabel('Your password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Make new codes' }).click();
+    await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+    expect(((await page.locator('.once .secret').textContent()) ?? '').split('\n')).toHaveLength(10);
+
+    await page.getByRole('button', { name: 'Remove Work laptop' }).click();
+    const remove = page.getByRole('dialog', { name: 'Remove the passkey “Work laptop”?' });
+    expect(await remove.getByText('your recovery codes go with it').isVisible()).toBe(true);
+    await remove.getByLabel('Your password').fill(PASSWORD);
+    await remove.getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('Passkey removed.').waitFor();
+    expect(await page.locator('[data-second-factor]').textContent()).toBe('None yet');
+    // The last factor took the recovery codes with it.
+    expect(await page.getByRole('heading', { name: 'Recovery codes', exact: true }).count()).toBe(0);
+    expect((await server.admin.get('/users/')).body.results.find((u: { username: string }) => u.username === 'bea').second_factor).toBe('none');
     await context.close();
   });
 });

@@ -133,6 +133,87 @@ describe('an authenticator app', () => {
   });
 });
 
+describe('removing a factor, making recovery codes', () => {
+  const proof = { current_password: PASSWORD };
+
+  test('ask for the current password again: a session alone changes nothing', async () => {
+    const { session } = await makeUser(server, 'hr1', 'hr');
+    await setUpTotp(session);
+    const client = sessionClient(server, session);
+    // No password, a wrong one: refused, and nothing changed.
+    for (const path of ['/users/me/recovery-codes/', '/users/me/totp/remove/']) {
+      expect((await client.post(path)).status).toBe(400);
+      const wrong = await client.post(path, { current_password: 'not my password' });
+      expect(wrong.status).toBe(403);
+      expect(wrong.body.error.details.field).toBe('current_password');
+    }
+    // The DELETE of earlier releases, which asked nothing, is gone.
+    expect((await client.delete('/users/me/totp/')).status).toBe(405);
+    expect((await client.get('/users/me/second-factors/')).body).toMatchObject({ second_factor: 'totp', recovery_codes_left: 10 });
+    // A third wrong password reaches the limit of this file (4): wrong ones are counted.
+    expect((await client.post('/users/me/recovery-codes/', { current_password: 'still not it' })).status).toBe(403);
+    expect((await client.post('/users/me/recovery-codes/', { current_password: 'nor this' })).status).toBe(403);
+    expect((await client.post('/users/me/recovery-codes/', proof)).status).toBe(429);
+    now += 11 * 60_000;
+    const fresh = await client.post('/users/me/recovery-codes/', proof);
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.recovery_codes).toHaveLength(10);
+  });
+
+  test('removing the last factor throws the recovery codes away: an old one never signs in again, the next factor shows ten new ones', async () => {
+    const { session } = await makeUser(server, 'hr2', 'hr');
+    await setUpTotp(session);
+    const client = sessionClient(server, session);
+    const made = await client.post('/users/me/recovery-codes/', proof);
+    const old = made.body.recovery_codes as string[];
+    now += 30_000;
+    expect((await client.post('/users/me/totp/remove/', proof)).status).toBe(204);
+    expect((await client.get('/users/me/second-factors/')).body).toMatchObject({ second_factor: 'none', recovery_codes_left: 0 });
+    // Without a factor there is nothing for codes to stand in for.
+    expect((await client.post('/users/me/recovery-codes/', proof)).status).toBe(409);
+    const audit = await server.admin.get('/audit-log/?action=user.totp_removed&actor=hr2');
+    expect(audit.body.results[0].details).toEqual({ recovery_codes_dropped: 10 });
+
+    now += 30_000;
+    const { secret, codes } = await setUpTotp(session);
+    expect(codes.some((c) => old.includes(c))).toBe(false);
+    now += 30_000;
+    const pending = await passwordStep('hr2');
+    expect((await post('/console/sign-in/second-factor', { recovery_code: old[0] }, pending)).status).toBe(401);
+    expect((await post('/console/sign-in/second-factor', { recovery_code: codes[0] }, pending)).status).toBe(200);
+    expect(secret).toBeTruthy();
+  });
+
+  test('codes an earlier release left behind a removed factor are replaced by the next first factor', async () => {
+    const { id, session } = await makeUser(server, 'hr3', 'hr');
+    const { codes: old } = await setUpTotp(session);
+    // As an earlier release removed a factor: the authenticator gone, its codes kept.
+    await server.fpa.db.client.execute({ sql: 'DELETE FROM fpa_user_totp WHERE user_id = ?', args: [id] });
+    now += 30_000;
+    const { codes } = await setUpTotp(session);
+    expect(codes.some((c) => old.includes(c))).toBe(false);
+    expect((await sessionClient(server, session).get('/users/me/second-factors/')).body.recovery_codes_left).toBe(10);
+  });
+
+  test('a passkey too: removed with the current password; the last one takes the codes with it', async () => {
+    const { id, session } = await makeUser(server, 'hr4', 'hr');
+    const client = sessionClient(server, session);
+    // A passkey as the browser would have left it (its ceremony is the browser test's).
+    await server.fpa.db.client.execute({
+      sql: `INSERT INTO fpa_passkeys (id, user_id, name, public_key, counter, transports, backed_up, created_at) VALUES ('cred-hr4', ?, 'Laptop', x'00', 0, '[]', 0, ?)`,
+      args: [id, now],
+    });
+    expect((await client.post('/users/me/recovery-codes/', proof)).status).toBe(200);
+    expect((await client.post('/users/me/passkeys/cred-hr4/remove/')).status).toBe(400);
+    expect((await client.post('/users/me/passkeys/cred-hr4/remove/', { current_password: 'wrong' })).status).toBe(403);
+    expect((await client.delete('/users/me/passkeys/cred-hr4/')).status).toBe(404);
+    expect((await client.get('/users/me/second-factors/')).body).toMatchObject({ second_factor: 'passkey', recovery_codes_left: 10 });
+    expect((await client.post('/users/me/passkeys/cred-hr4/remove/', proof)).status).toBe(204);
+    expect((await client.get('/users/me/second-factors/')).body).toMatchObject({ second_factor: 'none', passkeys: [], recovery_codes_left: 0 });
+    expect((await client.post('/users/me/passkeys/cred-hr4/remove/', proof)).status).toBe(404);
+  });
+});
+
 describe('roles that require a second factor', () => {
   test('an owner sets them; a user of such a role without a factor reaches only their profile until they set one up', async () => {
     const admin = await makeUser(server, 'root2', 'admin');
@@ -151,10 +232,10 @@ describe('roles that require a second factor', () => {
     const { secret } = await setUpTotp(hr.session);
     expect((await client.get('/enrollees/')).status).toBe(200);
     // The last factor of a user whose role requires one stays.
-    expect((await client.delete('/users/me/totp/')).status).toBe(409);
+    expect((await client.post('/users/me/totp/remove/', { current_password: PASSWORD })).status).toBe(409);
     expect(secret).toBeTruthy();
     await server.admin.request('PUT', '/users/second-factor-policy/', { roles: [] });
-    expect((await client.delete('/users/me/totp/')).status).toBe(204);
+    expect((await client.post('/users/me/totp/remove/', { current_password: PASSWORD })).status).toBe(204);
     expect((await client.get('/users/me/')).body.second_factor).toBe('none');
   });
 

@@ -14,7 +14,7 @@ export type {
   TotpSetupWire,
 } from './model';
 export { SingleSignOn } from './oidc';
-export type { FactorUser, FactorUserDirectory, SignInThrottle } from './ports';
+export type { FactorUser, FactorUserDirectory, PasswordCheck, SignInThrottle } from './ports';
 export { factorRoutes } from './routes';
 export { FACTOR_SETTINGS } from './runtime';
 export { rotateTotpSecrets, sealedTotpSamples } from './sealing';

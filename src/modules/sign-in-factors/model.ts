@@ -52,6 +52,12 @@ export const TotpSetupView = t.Object(
 
 export const CodeBody = Body({ code: Text({ maxLength: 20, description: 'The 6-digit code the app shows now.' }) }, { title: 'TotpCode' });
 
+/**
+ * The proof asked before a second factor is removed or recovery codes are made: the user's
+ * current password, as a password change asks it (a session alone is not enough).
+ */
+export const CurrentPasswordBody = Body({ current_password: Text({ maxLength: 256, description: 'Your current password.' }) }, { title: 'CurrentPassword' });
+
 export const RecoveryCodesView = t.Object(
   { recovery_codes: Nullable(t.Array(t.String(), { description: 'Ten single-use codes, shown this once; null when the user still has unused ones.' })) },
   { title: 'RecoveryCodes' },

@@ -17,6 +17,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { and, eq } from 'drizzle-orm';
+import type { Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { audit } from '../audit';
 import type { FactorUser, RequestOrigin } from './ports';
@@ -111,24 +112,13 @@ export class PasskeyFactor {
     return { id: row.id, name: row.name, createdAt: now, lastUsedAt: null, backedUp: row.backedUp };
   }
 
-  async remove(user: FactorUser, id: string): Promise<void> {
-    const now = this.ctx.clock.now();
-    await this.ctx.db.write(async ({ tx }) => {
-      const gone = await tx
-        .delete(passkeys)
-        .where(and(eq(passkeys.id, id), eq(passkeys.userId, user.id)))
-        .returning({ name: passkeys.name });
-      if (gone.length === 0) throw new FpaError('not_found', 'passkey not found', { passkey: id });
-      await audit(tx, now, {
-        actor: user.username,
-        actorKind: 'user',
-        actorId: user.id,
-        action: 'user.passkey_removed',
-        targetType: 'user',
-        targetId: user.id,
-        details: { passkey: gone[0]?.name },
-      });
-    });
+  /** Deletes one of the user's passkeys, in the caller's transaction: its name, or null when the user has no such passkey. */
+  async deleteIn(tx: Tx, userId: string, id: string): Promise<string | null> {
+    const gone = await tx
+      .delete(passkeys)
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .returning({ name: passkeys.name });
+    return gone[0]?.name ?? null;
   }
 
   /** Options for `navigator.credentials.get()` at sign-in, limited to the user's passkeys. */

@@ -1,7 +1,7 @@
 /**
  * What second factors and single sign-on need from the users module, given by the composition
- * root (src/app/modules.ts): the user behind an id or a verified email, and a way to open the
- * session a finished sign-in earns.
+ * root (src/app/modules.ts): the user behind an id or a verified email, a check of their current
+ * password, and a way to open the session a finished sign-in earns.
  */
 import type { Role } from '../../platform/http/caller';
 
@@ -18,6 +18,16 @@ export interface FactorUserDirectory {
   byId(id: string): Promise<FactorUser | null>;
   /** The user with this email (compared without case), or null. */
   byEmail(email: string): Promise<FactorUser | null>;
+}
+
+/**
+ * The user's current password, asked again before a second factor is removed or recovery codes
+ * are made: a session alone (a browser left signed in) must not weaken the account
+ * (users/sign-in.ts `confirmPassword`).
+ */
+export interface PasswordCheck {
+  /** Throws 403 when `password` is not the user's current password; wrong ones count toward a limit. */
+  confirm(userId: string, password: string): Promise<void>;
 }
 
 /** Failed attempts: the same limit as wrong passwords (429 with Retry-After once over it). */

@@ -11,6 +11,7 @@ import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import {
   CodeBody,
+  CurrentPasswordBody,
   FactorPolicyBody,
   FactorPolicyView,
   PasskeyAdded,
@@ -103,17 +104,22 @@ function totpRoutes(http: Http, { factors, users }: Deps) {
       response: { 200: RecoveryCodesView, ...errors('conflict') },
       detail: { summary: 'Confirm the authenticator app with its first code; answers the recovery codes when new ones were made', tags },
     })
-    .delete(
-      '/users/me/totp',
-      async ({ admin, set }) => {
-        await factors.removeTotp(await me(admin));
+    .post(
+      '/users/me/totp/remove',
+      async ({ admin, body, set }) => {
+        await factors.removeTotp(await me(admin), body.current_password);
         set.status = 204;
       },
-      { response: { 204: t.Void(), ...errors('not_found', 'conflict') }, detail: { summary: 'Remove your authenticator app', tags } },
+      {
+        body: CurrentPasswordBody,
+        response: { 204: t.Void(), ...errors('not_found', 'conflict', 'rate_limited') },
+        detail: { summary: 'Remove your authenticator app (your current password asked again); with your last factor go your recovery codes', tags },
+      },
     )
-    .post('/users/me/recovery-codes', async ({ admin }) => ({ recovery_codes: await factors.totp.regenerateRecoveryCodes(await me(admin)) }), {
-      response: { 200: RecoveryCodesView, ...errors() },
-      detail: { summary: 'Ten new recovery codes, shown once; the old ones stop working', tags },
+    .post('/users/me/recovery-codes', async ({ admin, body }) => ({ recovery_codes: await factors.newRecoveryCodes(await me(admin), body.current_password) }), {
+      body: CurrentPasswordBody,
+      response: { 200: RecoveryCodesView, ...errors('conflict', 'rate_limited') },
+      detail: { summary: 'Ten new recovery codes, shown once (your current password asked again); the old ones stop working', tags },
     });
 }
 
@@ -140,13 +146,18 @@ function passkeyRoutes(http: Http, { factors, users }: Deps) {
       },
       { body: PasskeyCreate, response: { 201: PasskeyAdded, ...errors('conflict') }, detail: { summary: 'Add the passkey the browser just made', tags } },
     )
-    .delete(
-      '/users/me/passkeys/:id',
-      async ({ admin, params, set }) => {
-        await factors.removePasskey(await me(admin), params.id);
+    .post(
+      '/users/me/passkeys/:id/remove',
+      async ({ admin, params, body, set }) => {
+        await factors.removePasskey(await me(admin), params.id, body.current_password);
         set.status = 204;
       },
-      { params: PasskeyParams, response: { 204: t.Void(), ...errors('not_found', 'conflict') }, detail: { summary: 'Remove one of your passkeys', tags } },
+      {
+        params: PasskeyParams,
+        body: CurrentPasswordBody,
+        response: { 204: t.Void(), ...errors('not_found', 'conflict', 'rate_limited') },
+        detail: { summary: 'Remove one of your passkeys (your current password asked again); with your last factor go your recovery codes', tags },
+      },
     );
 }
 

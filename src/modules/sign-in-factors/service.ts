@@ -11,11 +11,11 @@ import { FpaError } from '../../platform/errors';
 import { isRole, ROLES, type Role } from '../../platform/http/caller';
 import { audit } from '../audit';
 import { PasskeyFactor, type PasskeySummary } from './passkey-factor';
-import type { FactorUser, RequestOrigin } from './ports';
+import type { FactorUser, PasswordCheck, RequestOrigin } from './ports';
 import type { FactorRuntime } from './runtime';
 import { SignInStates } from './states';
 import { passkeys, recoveryCodes, requiredFactorRoles, userTotp } from './tables';
-import { TotpFactor } from './totp-factor';
+import { factorsHeld, TotpFactor } from './totp-factor';
 
 export type SecondFactorKind = 'none' | 'totp' | 'passkey';
 
@@ -33,7 +33,10 @@ export class SecondFactors {
   readonly totp: TotpFactor;
   readonly passkeys: PasskeyFactor;
 
-  constructor(private readonly ctx: FactorRuntime) {
+  constructor(
+    private readonly ctx: FactorRuntime,
+    private readonly passwords: PasswordCheck,
+  ) {
     this.states = new SignInStates(ctx);
     this.totp = new TotpFactor(ctx);
     this.passkeys = new PasskeyFactor(ctx, this.states);
@@ -102,9 +105,12 @@ export class SecondFactors {
     return (await this.isRequired(user.role)) && (await this.kind(user.id)) === 'none';
   }
 
-  async removeTotp(user: FactorUser): Promise<void> {
+  /** Removes the authenticator app, once the current password is given again; the last factor takes the recovery codes with it. */
+  async removeTotp(user: FactorUser, password: string): Promise<void> {
     await this.refuseLastRequired(user, 'totp');
-    if (!(await this.totp.remove(user))) throw new FpaError('not_found', 'no authenticator app is set up', {});
+    await this.passwords.confirm(user.id, password);
+    const removed = await this.removeFactor(user, 'user.totp_removed', async (tx) => ((await this.totp.deleteIn(tx, user.id)) ? {} : null));
+    if (!removed) throw new FpaError('not_found', 'no authenticator app is set up', {});
   }
 
   /** Keeps the passkey the browser made; answers the recovery codes made now when the user had none (shown once), else null. */
@@ -114,10 +120,53 @@ export class SecondFactors {
     return { passkey: added, recoveryCodes: codes };
   }
 
-  async removePasskey(user: FactorUser, id: string): Promise<void> {
+  /** Removes one passkey, once the current password is given again; the last factor takes the recovery codes with it. */
+  async removePasskey(user: FactorUser, id: string, password: string): Promise<void> {
     const keys = await this.passkeys.list(user.id);
     if (keys.length === 1 && keys[0]?.id === id) await this.refuseLastRequired(user, 'passkey');
-    await this.passkeys.remove(user, id);
+    await this.passwords.confirm(user.id, password);
+    const removed = await this.removeFactor(user, 'user.passkey_removed', async (tx) => {
+      const name = await this.passkeys.deleteIn(tx, user.id, id);
+      return name === null ? null : { passkey: name };
+    });
+    if (!removed) throw new FpaError('not_found', 'passkey not found', { passkey: id });
+  }
+
+  /**
+   * Ten new recovery codes, once the current password is given again; the old ones stop working.
+   * 409 without a second factor: codes come with one (and go with the last one).
+   */
+  async newRecoveryCodes(user: FactorUser, password: string): Promise<string[]> {
+    if ((await this.kind(user.id)) === 'none') throw new FpaError('conflict', 'set up a second factor first: recovery codes come with it', {});
+    await this.passwords.confirm(user.id, password);
+    return this.totp.regenerateRecoveryCodes(user);
+  }
+
+  /**
+   * A factor removed, audited, in one transaction. With the user's last factor go the recovery
+   * codes: they stand in for a factor, and would otherwise sign in again once a new one is set up
+   * (which shows ten new codes instead).
+   */
+  private async removeFactor(user: FactorUser, action: string, remove: (tx: Tx) => Promise<Record<string, unknown> | null>): Promise<boolean> {
+    const now = this.ctx.clock.now();
+    return this.ctx.db.write(async ({ tx }) => {
+      const details = await remove(tx);
+      if (!details) return false;
+      if ((await factorsHeld(tx, user.id)) === 0) {
+        const dropped = await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).returning({ usedAt: recoveryCodes.usedAt });
+        details.recovery_codes_dropped = dropped.filter((c) => c.usedAt === null).length;
+      }
+      await audit(tx, now, {
+        actor: user.username,
+        actorKind: 'user',
+        actorId: user.id,
+        action,
+        targetType: 'user',
+        targetId: user.id,
+        details: Object.keys(details).length > 0 ? details : undefined,
+      });
+      return true;
+    });
   }
 
   /** Removing the last factor of a user whose role requires one is refused (409): set up another first. */

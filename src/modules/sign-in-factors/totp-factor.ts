@@ -3,17 +3,27 @@
  * an `otpauth://` URI, a QR code and text), confirmed by a first code before it counts, checked
  * at sign-in (±1 step, never the same code twice), removed; ten recovery codes, each good once.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { renderSVG } from 'uqr';
-import type { Tx } from '../../platform/db/client';
+import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { audit } from '../audit';
 import type { FactorUser } from './ports';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes';
 import type { FactorRuntime } from './runtime';
 import { openTotpSecret, sealTotpSecret } from './sealing';
-import { recoveryCodes, userTotp } from './tables';
+import { passkeys, recoveryCodes, userTotp } from './tables';
 import { acceptTotp, newTotpSecret, totpUri } from './totp';
+
+/** How many second factors a user holds: a confirmed authenticator app and each passkey. */
+export async function factorsHeld(q: Queryable, userId: string): Promise<number> {
+  const [totp] = await q
+    .select({ n: sql<number>`count(*)` })
+    .from(userTotp)
+    .where(and(eq(userTotp.userId, userId), isNotNull(userTotp.confirmedAt)));
+  const [keys] = await q.select({ n: sql<number>`count(*)` }).from(passkeys).where(eq(passkeys.userId, userId));
+  return Number(totp?.n ?? 0) + Number(keys?.n ?? 0);
+}
 
 export interface TotpSetup {
   secret: string;
@@ -78,14 +88,10 @@ export class TotpFactor {
     });
   }
 
-  async remove(user: FactorUser): Promise<boolean> {
-    const now = this.ctx.clock.now();
-    return this.ctx.db.write(async ({ tx }) => {
-      const gone = await tx.delete(userTotp).where(eq(userTotp.userId, user.id)).returning({ at: userTotp.confirmedAt });
-      if (gone[0]?.at == null) return false;
-      await audit(tx, now, { actor: user.username, actorKind: 'user', actorId: user.id, action: 'user.totp_removed', targetType: 'user', targetId: user.id });
-      return true;
-    });
+  /** Deletes the user's authenticator (a setup never confirmed too), in the caller's transaction: whether a confirmed one went. */
+  async deleteIn(tx: Tx, userId: string): Promise<boolean> {
+    const gone = await tx.delete(userTotp).where(eq(userTotp.userId, userId)).returning({ at: userTotp.confirmedAt });
+    return gone[0]?.at != null;
   }
 
   /** At sign-in: whether `code` is the confirmed authenticator's code now (and not one used before). */
@@ -147,13 +153,20 @@ export class TotpFactor {
     });
   }
 
-  /** Recovery codes for a user setting up a first factor: new ones when none is left unused, else null. */
+  /**
+   * Recovery codes for a user who has just set up a factor: when it is their only one, ten new
+   * ones, whatever was left (codes of a factor removed before must not sign in again once a new
+   * phone is set up); beside another factor, new ones only when none is left unused. Null when
+   * none were made (the user keeps theirs).
+   */
   async ensureRecoveryCodes(tx: Tx, user: FactorUser, now: number): Promise<string[] | null> {
-    const [left] = await tx
-      .select({ n: sql<number>`count(*)` })
-      .from(recoveryCodes)
-      .where(and(eq(recoveryCodes.userId, user.id), isNull(recoveryCodes.usedAt)));
-    if (Number(left?.n ?? 0) > 0) return null;
+    if ((await factorsHeld(tx, user.id)) > 1) {
+      const [left] = await tx
+        .select({ n: sql<number>`count(*)` })
+        .from(recoveryCodes)
+        .where(and(eq(recoveryCodes.userId, user.id), isNull(recoveryCodes.usedAt)));
+      if (Number(left?.n ?? 0) > 0) return null;
+    }
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id));
     return this.insertRecoveryCodes(tx, user.id, now);
   }

@@ -83,16 +83,33 @@ export class PasswordSignIn {
     return this.ctx.db.write(async ({ tx }) => this.sessions.startUserSession(tx, { caller: await this.users.callerOfRow(tx, user), userId: user.id }, origin));
   }
 
-  /** Changes the caller's own password; their other sessions end. */
-  async changePassword(caller: Caller, current: string, next: string, keepSession: string | null): Promise<void> {
-    if (caller.actor.kind !== 'user') throw new FpaError('forbidden', 'only a signed-in user has a password to change', {});
-    const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.id, caller.actor.id)).limit(1);
+  /**
+   * A signed-in user's proof that they are at the keyboard: their current password, asked again
+   * before a change that a session left open must not make alone (a new password, a second
+   * factor removed, new recovery codes). 403 when wrong; wrong ones count toward a limit of their
+   * own (`change`), so an attack on the account's sign-in never blocks its owner here.
+   */
+  async confirmPassword(userId: string, current: string): Promise<UserRow> {
+    const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.id, userId)).limit(1);
     if (!row) throw new FpaError('not_found', 'no such user', {});
+    if (row.passwordHash === null) {
+      throw new FpaError('forbidden', 'you have no password here (you sign in by single sign-on): ask an administrator for a reset, whose link sets one', {
+        field: 'current_password',
+        reason: 'no_password',
+      });
+    }
     await this.throttle.check(row.id, null, 'change');
     if (!(await verifyPassword(current, row.passwordHash))) {
       await this.throttle.failed(row.id, null, 'change');
       throw new FpaError('forbidden', 'the current password is wrong', { field: 'current_password' });
     }
+    return row;
+  }
+
+  /** Changes the caller's own password; their other sessions end. */
+  async changePassword(caller: Caller, current: string, next: string, keepSession: string | null): Promise<void> {
+    if (caller.actor.kind !== 'user') throw new FpaError('forbidden', 'only a signed-in user has a password to change', {});
+    const row = await this.confirmPassword(caller.actor.id, current);
     const hash = await hashPassword(next);
     await this.ctx.db.write(async ({ tx }) => {
       const now = this.ctx.clock.now();

@@ -5,10 +5,11 @@
  * wrong codes reach the sign-in limit), and the reset that clears everything.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { FactorUser, FactorUserDirectory, SignInThrottle } from '../../../src/modules/sign-in-factors';
+import type { FactorUser, FactorUserDirectory, PasswordCheck, SignInThrottle } from '../../../src/modules/sign-in-factors';
 import { FactorSignIn, rotateTotpSecrets, SecondFactors } from '../../../src/modules/sign-in-factors';
 import { totpCodeAt } from '../../../src/modules/sign-in-factors/totp';
 import { generateEncryptionKey, parseEncryptionKey } from '../../../src/platform/crypto/template-cipher';
+import { FpaError } from '../../../src/platform/errors';
 import type { Runtime } from '../../../src/platform/runtime';
 import { startTestServer, TEST_KEY, type TestServer, tempDir } from '../../support/harness';
 
@@ -20,6 +21,13 @@ const ada: FactorUser = { id: 'usr_ada', username: 'ada', name: 'Ada', email: 'a
 const users: FactorUserDirectory = {
   byId: async (id) => (id === ada.id ? ada : null),
   byEmail: async (email) => (email.toLowerCase() === ada.email ? ada : null),
+};
+const RIGHT = 'the right password';
+/** The users module checks passwords (users/sign-in.ts); here only Ada's one is right. */
+const passwords: PasswordCheck = {
+  confirm: async (_userId, password) => {
+    if (password !== RIGHT) throw new FpaError('forbidden', 'the current password is wrong', { field: 'current_password' });
+  },
 };
 const failures: string[] = [];
 const throttle: SignInThrottle = {
@@ -45,7 +53,7 @@ async function setUpTotp(factors: SecondFactors): Promise<{ secret: string; code
 }
 
 describe('TOTP and recovery codes', () => {
-  const factors = () => new SecondFactors(runtime);
+  const factors = () => new SecondFactors(runtime, passwords);
   let secret = '';
   let codes: string[] = [];
 
@@ -101,7 +109,7 @@ describe('TOTP and recovery codes', () => {
 
 describe('the sign-in step', () => {
   test('a pending sign-in grants nothing until a right code; a wrong one counts toward the limit', async () => {
-    const factors = new SecondFactors(runtime);
+    const factors = new SecondFactors(runtime, passwords);
     const signIn = new FactorSignIn(factors, users, throttle);
     const pending = await signIn.afterFirstFactor(ada, 'password');
     expect(pending?.kind).toBe('totp');
@@ -110,7 +118,7 @@ describe('the sign-in step', () => {
     await expect(signIn.withCode(token, { code: '123456' }, '10.0.0.9')).rejects.toThrow(/not right/);
     expect(failures).toEqual(['ada@10.0.0.9']);
     // A recovery code completes it, once.
-    const setup = await new SecondFactors(runtime).totp.regenerateRecoveryCodes(ada);
+    const setup = await new SecondFactors(runtime, passwords).totp.regenerateRecoveryCodes(ada);
     const completed = await signIn.withCode(token, { recoveryCode: setup[0] as string }, '10.0.0.9');
     expect({ id: completed.user.id, first: completed.first }).toEqual({ id: ada.id, first: 'password' });
     await expect(signIn.withCode(token, { recoveryCode: setup[1] as string }, '10.0.0.9')).rejects.toThrow(/expired/);
@@ -118,7 +126,7 @@ describe('the sign-in step', () => {
   });
 
   test('the pending state expires after five minutes', async () => {
-    const signIn = new FactorSignIn(new SecondFactors(runtime), users, throttle);
+    const signIn = new FactorSignIn(new SecondFactors(runtime, passwords), users, throttle);
     const pending = await signIn.afterFirstFactor(ada, 'sso');
     expect((await signIn.pending(pending?.token as string))?.first).toBe('sso');
     offset += 5 * 60_000 + 1;
@@ -128,11 +136,11 @@ describe('the sign-in step', () => {
 
 describe('roles that require a factor, and the reset', () => {
   test('an owner chooses the roles; the last factor of such a user cannot be removed; a reset clears all', async () => {
-    const factors = new SecondFactors(runtime);
+    const factors = new SecondFactors(runtime, passwords);
     expect(await factors.setRequiredRoles(['admin', 'owner'], 'root')).toEqual(['owner', 'admin']);
     await expect(factors.setRequiredRoles(['chief'], 'root')).rejects.toThrow(/not a role/);
     expect(await factors.mustEnroll(ada)).toBe(false);
-    await expect(factors.removeTotp(ada)).rejects.toThrow(/requires a second factor/);
+    await expect(factors.removeTotp(ada, RIGHT)).rejects.toThrow(/requires a second factor/);
     await factors.clear(ada.id, 'root');
     expect(await factors.kind(ada.id)).toBe('none');
     expect(await factors.totp.recoveryCodesLeft(ada.id)).toBe(0);
@@ -147,7 +155,7 @@ describe('key rotation', () => {
     const dir = tempDir();
     try {
       const first = await startTestServer({}, { dir: dir.dir, clock });
-      const setup = await new SecondFactors(first.fpa.service.runtime).totp.start(ada, 'attendance.test');
+      const setup = await new SecondFactors(first.fpa.service.runtime, passwords).totp.start(ada, 'attendance.test');
       await first.close();
       const newKey = generateEncryptionKey();
       const second = await startTestServer({ TEMPLATE_ENCRYPTION_KEYS: [newKey, TEST_KEY] }, { dir: dir.dir, clock });
@@ -158,7 +166,7 @@ describe('key rotation', () => {
         const stored = String((await rt.db.client.execute("SELECT secret FROM fpa_user_totp WHERE user_id = 'usr_ada'")).rows[0]?.[0]);
         expect(rt.keyRing.keyIdOf(new Uint8Array(Buffer.from(stored.slice('sealed1:'.length), 'base64url')))).toBe(parseEncryptionKey(newKey).id);
         offset += 30_000;
-        expect(await new SecondFactors(rt).totp.confirm(ada, totpCodeAt(setup.secret, clock.now()))).toHaveLength(10);
+        expect(await new SecondFactors(rt, passwords).totp.confirm(ada, totpCodeAt(setup.secret, clock.now()))).toHaveLength(10);
       } finally {
         await second.close();
       }

@@ -276,6 +276,21 @@ export function askReason(question: string, options: { action: string; detail?: 
   });
 }
 
+/**
+ * Asks for the person's current password before a change the server wants it for (a second
+ * factor removed, new recovery codes); null when cancelled.
+ */
+export function askPassword(question: string, options: { action: string; detail?: string }): Promise<string | null> {
+  const password = input({ type: 'password', required: true, autocomplete: 'current-password' });
+  return ask<string | null>(question, {
+    ...options,
+    field: field('Your password', password, 'Asked again to make sure it is you.'),
+    focus: password,
+    cancelled: null,
+    answer: () => password.value || undefined,
+  });
+}
+
 /** Shows a secret that is given out once (a key), with a note that it will not be shown again. */
 export function showOnce(title: string, secret: string, note: string): HTMLElement {
   return h('div', { class: 'once', role: 'alert' }, h('h3', {}, title), h('p', {}, note), h('code', { class: 'secret', tabindex: 0 }, secret));

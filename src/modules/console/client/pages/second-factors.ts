@@ -6,7 +6,7 @@
 import { browserSupportsWebAuthn, startRegistration } from '@simplewebauthn/browser';
 import type { FactorPolicyWire, PasskeyAddedWire, PasskeyWire, RecoveryCodesWire, SecondFactorsWire, TotpSetupWire } from '../../../sign-in-factors';
 import { ApiError, api } from '../api';
-import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
+import { announce, askPassword, badge, button, field, h, input, replace, section, showOnce, table } from '../dom';
 import { dateTime } from '../format';
 
 const KIND_WORDS: Record<SecondFactorsWire['second_factor'], string> = {
@@ -32,6 +32,20 @@ function qrImage(svg: string): Element {
   node.setAttribute('aria-label', 'QR code for your authenticator app');
   node.setAttribute('class', 'qr');
   return node;
+}
+
+const LAST_FACTOR = 'If it is your last second factor, your recovery codes go with it: the next one you set up comes with new codes.';
+
+/** Sends a change the server asks the password for: its answer, or null when refused (a wrong password, too many tries: said). */
+async function withPassword<T>(send: () => Promise<T>): Promise<{ answer: T } | null> {
+  try {
+    return { answer: await send() };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const wrong = error.code === 'forbidden' && error.details.field === 'current_password' && error.details.reason === undefined;
+    announce(wrong ? 'That is not your current password: nothing was changed.' : error.message, 'bad');
+    return null;
+  }
 }
 
 function recoveryCodesOnce(codes: string[]): HTMLElement {
@@ -88,8 +102,9 @@ function totpPart(state: SecondFactorsWire, out: HTMLElement, redraw: () => Prom
         'div',
         { class: 'actions' },
         button('Remove authenticator app', async () => {
-          if (!(await confirmAction('Remove your authenticator app?', { action: 'Remove' }))) return;
-          await api.delete('users/me/totp/');
+          const password = await askPassword('Remove your authenticator app?', { action: 'Remove', detail: LAST_FACTOR });
+          if (password === null) return;
+          if (!(await withPassword(() => api.post('users/me/totp/remove/', { current_password: password })))) return;
           announce('Authenticator app removed.');
           await redraw();
         }),
@@ -119,8 +134,9 @@ function passkeyPart(state: SecondFactorsWire, out: HTMLElement, redraw: () => P
     dateTime(p.created_at),
     p.last_used_at ? dateTime(p.last_used_at) : 'Never',
     button(`Remove ${p.name}`, async () => {
-      if (!(await confirmAction(`Remove the passkey “${p.name}”?`, { action: 'Remove' }))) return;
-      await api.delete(`users/me/passkeys/${encodeURIComponent(p.id)}/`);
+      const password = await askPassword(`Remove the passkey “${p.name}”?`, { action: 'Remove', detail: LAST_FACTOR });
+      if (password === null) return;
+      if (!(await withPassword(() => api.post(`users/me/passkeys/${encodeURIComponent(p.id)}/remove/`, { current_password: password })))) return;
       announce('Passkey removed.');
       await redraw();
     }),
@@ -150,7 +166,7 @@ function passkeyPart(state: SecondFactorsWire, out: HTMLElement, redraw: () => P
   );
 }
 
-function recoveryPart(state: SecondFactorsWire, out: HTMLElement): HTMLElement | null {
+function recoveryPart(state: SecondFactorsWire, out: HTMLElement, redraw: () => Promise<void>): HTMLElement | null {
   if (state.second_factor === 'none') return null;
   return h(
     'div',
@@ -161,9 +177,12 @@ function recoveryPart(state: SecondFactorsWire, out: HTMLElement): HTMLElement |
       'div',
       { class: 'actions' },
       button('Make new recovery codes', async () => {
-        if (!(await confirmAction('Make ten new recovery codes? The old ones stop working.', { action: 'Make new codes' }))) return;
-        const answer = await api.post<RecoveryCodesWire>('users/me/recovery-codes/');
-        if (answer.recovery_codes) out.prepend(recoveryCodesOnce(answer.recovery_codes));
+        const password = await askPassword('Make ten new recovery codes?', { action: 'Make new codes', detail: 'The old ones stop working.' });
+        if (password === null) return;
+        const made = await withPassword(() => api.post<RecoveryCodesWire>('users/me/recovery-codes/', { current_password: password }));
+        if (!made) return;
+        await redraw();
+        if (made.answer.recovery_codes) out.prepend(recoveryCodesOnce(made.answer.recovery_codes));
       }),
     ),
   );
@@ -202,7 +221,7 @@ export async function secondFactorsSection(onChange: () => void = () => undefine
       ),
       totpPart(state, out, redraw),
       passkeyPart(state, out, redraw),
-      recoveryPart(state, out),
+      recoveryPart(state, out, redraw),
     );
     onChange();
   };
