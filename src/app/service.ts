@@ -105,7 +105,7 @@ function timeOperations(m: Modules) {
 /** People who sign in: console links, invites, users and API keys. */
 function accountOperations(m: Modules) {
   return {
-    /** A one-time console sign-in link for `actor` (the token is returned this once): `/console/sign-in?token=…`. */
+    /** A one-time console sign-in link for `actor` (the token is returned this once): `/console/sign-in#token=…` (`signInPath`). */
     createConsoleLink: (actor: string, options: { by: string }) => m.console.createLink(actor, { ...OPERATOR, by: options.by }),
     /**
      * Invites a user as the operator (`bun run fpa:create-user`): the account and its one-time

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { consoleBaseOf, LINK_BASE_SETTINGS, runningServerBase } from '../app/console-base';
 import { createFingerprintAttendance } from '../app/create';
-import { CONSOLE_PATH } from '../modules/console';
+import { signInPath } from '../modules/console';
 import { loadSettings } from '../platform/config/settings';
 import { silentLogger } from '../platform/log';
 import { callRunningServer, refusal, registerCommand } from './run';
@@ -42,7 +42,7 @@ async function consoleLinkCommand(args: string[]): Promise<number> {
     const link = await fpa.service.createConsoleLink(actor, { by: 'operator' });
     report(consoleBaseOf(settings, settings.PORT), {
       actor,
-      sign_in_path: `${CONSOLE_PATH}/sign-in?token=${encodeURIComponent(link.token)}`,
+      sign_in_path: signInPath(link.token),
       expires_at: new Date(link.expiresAt).toISOString(),
     });
     return 0;

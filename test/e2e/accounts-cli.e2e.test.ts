@@ -122,7 +122,7 @@ describe('fpa:create-user', () => {
     expect((await passwordSignIn(server!, 'lin', PASSWORD)).cookie).toMatch(/^fpa_console=/);
     // The sign-in link too.
     const signIn = await runCli(['console-link'], db, shell);
-    expect(signIn.out).toContain(`http://127.0.0.1:${server!.port}/console/sign-in?token=`);
+    expect(signIn.out).toContain(`http://127.0.0.1:${server!.port}/console/sign-in#token=fpc_`);
   }, 30_000);
 
   test('a server on every interface gives its LAN address; a server with CONSOLE_URL gives that, also to a shell without it', async () => {

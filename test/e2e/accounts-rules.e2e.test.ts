@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { completeInvite, completeInviteRaw, inviteToken, makeUser, PASSWORD, passwordSignInRaw, sessionClient } from '../support/accounts';
-import { signInOverHttp } from '../support/console';
+import { linkToken, signInOverHttp } from '../support/console';
 import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
 
 const API = '/api/fingerprint/v1';
@@ -284,7 +284,8 @@ describe('sessions', () => {
     const link = await short.post('/console-links/', {});
     expect(link.status).toBe(201);
     expect(Date.parse(link.body.expires_at)).toBeLessThanOrEqual(Date.now() + 16_000);
-    const token = new URL(`${server.url}${link.body.sign_in_path}`).searchParams.get('token')!;
+    expect(link.body.sign_in_path).toMatch(/^\/console\/sign-in#token=fpc_[A-Za-z0-9_-]{43}$/);
+    const token = linkToken(`${server.url}${link.body.sign_in_path}`);
     const res = await fetch(`${server.url}/console/sign-in`, {
       method: 'POST',
       redirect: 'manual',

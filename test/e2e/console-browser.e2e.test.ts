@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { consoleContext, goTo, launchBrowser, screenshotDir, signInByLink, watchErrors } from '../support/browser';
 import { runningClock } from '../support/clock';
-import { consoleLink } from '../support/console';
+import { consoleLink, linkToken } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
 import { fetchFrom, SECOND_ADDRESS } from '../support/source-address';
 import { receiver, waitFor } from '../support/webhook-receiver';
@@ -66,15 +66,37 @@ afterAll(async () => {
 describe('the console in a browser', () => {
   test('signs in by the one-time link; the link then no longer works', async () => {
     const link = await consoleLink(server, 'hr.officer@example.com');
+    const token = linkToken(link);
+    // What the browser sends while the link is open: never the token (it rides after `#`), nor a Referer naming the page.
+    const sent: string[] = [];
+    const origins: Promise<string>[] = [];
+    page.on('request', (r) => {
+      sent.push(`${r.method()} ${r.url()} referer=${r.headers().referer ?? ''} ${r.postData() ?? ''}`);
+      if (r.method() === 'POST') origins.push(r.allHeaders().then((h) => h.origin ?? 'none'));
+    });
     await page.goto(link);
+    await page.getByText('This link signs you in as hr.officer@example.com. It works once.').waitFor();
     await shot('sign-in');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: /^Today/ }).waitFor();
     expect(await page.getByText('Signed in as hr.officer@example.com').isVisible()).toBe(true);
+    // The spent link left the address bar.
+    expect(page.url()).not.toContain(token);
+    const withToken = sent.filter((line) => line.includes(token));
+    // Only the page's own posts carry it, in their bodies: the check, then the sign-in.
+    expect(withToken.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+      `POST ${server.url}/console/sign-in/check`,
+      `POST ${server.url}/console/sign-in`,
+    ]);
+    // The posts still say where they come from (the page is no-referrer, which alone would make that `null`).
+    expect(await Promise.all(origins)).toEqual([server.url, server.url]);
+    // The link page's stylesheet and script were asked for with no Referer at all.
+    expect(sent.filter((line) => line.includes('referer=') && /referer=\S*sign-in/.test(line))).toEqual([]);
+    expect(sent.some((line) => /\/console\/assets\/sign-in-link-\w+\.js referer= /.test(line))).toBe(true);
 
     const other = await page.context().newPage();
     await other.goto(link);
-    expect(await other.getByText('This sign-in link has been used or has expired.').isVisible()).toBe(true);
+    await other.getByText('This sign-in link is no longer valid').waitFor();
     await other.close();
   });
 

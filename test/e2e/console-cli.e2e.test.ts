@@ -42,7 +42,8 @@ async function consoleLinkWith(env: Record<string, string>, ...args: string[]): 
 }
 
 function tokenIn(stdout: string): string {
-  const match = /^https:\/\/attendance\.example\.com\/console\/sign-in\?token=(fpc_[A-Za-z0-9_-]+)$/m.exec(stdout);
+  // The token after `#`: a browser never sends it to the server, nor to a proxy's log.
+  const match = /^https:\/\/attendance\.example\.com\/console\/sign-in#token=(fpc_[A-Za-z0-9_-]+)$/m.exec(stdout);
   if (!match) throw new Error(`unexpected output: ${stdout}`);
   return match[1]!;
 }

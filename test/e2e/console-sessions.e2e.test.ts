@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { HostIdentity } from '../../src/platform/http/admin-auth';
 import { createLogger } from '../../src/platform/log';
-import { consoleLink, signInOverHttp } from '../support/console';
+import { consoleLink, linkToken, signInOverHttp } from '../support/console';
 import { startTestServer, type TestServer } from '../support/harness';
 import { openSocket } from '../support/sockets';
 
@@ -23,7 +23,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const tokenOf = (link: string) => new URL(link).searchParams.get('token') ?? '';
+const tokenOf = linkToken;
 const postSignIn = (token: string, headers: Record<string, string> = {}) =>
   fetch(`${server.url}/console/sign-in`, {
     method: 'POST',
@@ -32,20 +32,39 @@ const postSignIn = (token: string, headers: Record<string, string> = {}) =>
     body: new URLSearchParams({ token }).toString(),
   });
 
+const checkLink = (token: string, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}/console/sign-in/check`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: server.url, ...headers },
+    body: JSON.stringify({ token }),
+  });
+
 describe('sign-in links', () => {
-  test('the link page asks before it spends the link; the form signs in once', async () => {
+  test('the token rides after #: the page asks whom it signs in without spending it; the post signs in once', async () => {
     const link = await consoleLink(server, 'grace@example.com');
+    expect(link).toMatch(/\/console\/sign-in#token=fpc_[A-Za-z0-9_-]{43}$/);
+    // What a browser asks the server for: the page, without the part after `#`.
     const page = await fetch(link);
+    expect(new URL(page.url).search).toBe('');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect(page.headers.get('cache-control')).toBe('no-store');
+    // No Referer, not even to its own stylesheet and script.
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     const html = await page.text();
-    expect(html).toContain('grace@example.com');
+    expect(html).toContain('<meta name="referrer" content="no-referrer" />');
     expect(html).not.toMatch(/<script(?![^>]*src=)/);
-    // Looking at the page again does not spend it.
-    expect((await fetch(link)).status).toBe(200);
+    expect(html).toMatch(/<script type="module" src="assets\/sign-in-link-[0-9a-f]{12}\.js"><\/script>/);
 
-    const first = await postSignIn(tokenOf(link));
+    // The page's script reads the token and asks whom it signs in: asking does not spend it.
+    for (let i = 0; i < 2; i++) {
+      const checked = await checkLink(tokenOf(link));
+      expect(checked.status).toBe(200);
+      expect(await checked.json()).toEqual({ actor: 'grace@example.com' });
+    }
+    expect((await checkLink(tokenOf(link), { origin: 'https://evil.example' })).status).toBe(403);
+
+    const first = await postSignIn(tokenOf(link), { origin: server.url });
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('./');
     const cookie = first.headers.get('set-cookie') ?? '';
@@ -54,7 +73,25 @@ describe('sign-in links', () => {
     const again = await postSignIn(tokenOf(link));
     expect(again.status).toBe(410);
     expect(again.headers.get('set-cookie')).toBeNull();
-    expect((await fetch(link)).status).toBe(410);
+    expect(again.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(await again.text()).toContain('This sign-in link is no longer valid');
+    expect((await checkLink(tokenOf(link))).status).toBe(404);
+  });
+
+  test('a link of the old form (?token=) signs nobody in: 410, and the token, now in the logs, is cancelled', async () => {
+    const link = await consoleLink(server, 'grace@example.com');
+    const old = `${server.url}/console/sign-in?token=${encodeURIComponent(tokenOf(link))}`;
+    const page = await fetch(old);
+    expect(page.status).toBe(410);
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    const html = await page.text();
+    expect(html).toContain('This sign-in link is in an old form');
+    expect(html).not.toContain(tokenOf(link));
+    // A copy of the token out of an access log signs nobody in either.
+    expect((await checkLink(tokenOf(link))).status).toBe(404);
+    expect((await postSignIn(tokenOf(link))).status).toBe(410);
+    const audit = await server.admin.get('/audit-log/?action=console_link_cancelled');
+    expect(audit.body.results[0]).toMatchObject({ actor: 'test', target_id: 'grace@example.com', details: { reason: 'token_in_query' } });
   });
 
   test('a link past CONSOLE_LINK_TTL signs nobody in; an unknown one neither', async () => {

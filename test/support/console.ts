@@ -1,10 +1,14 @@
 /** Console helpers for tests: a sign-in link from the service, and signing in over HTTP (no browser). */
+import { signInPath } from '../../src/modules/console';
 import type { TestServer } from './harness';
 
 export async function consoleLink(server: TestServer, actor = 'ada@example.com'): Promise<string> {
   const link = await server.fpa.service.createConsoleLink(actor, { by: 'test' });
-  return `${server.url}/console/sign-in?token=${encodeURIComponent(link.token)}`;
+  return `${server.url}${signInPath(link.token)}`;
 }
+
+/** The token of a sign-in link (`…/console/sign-in#token=fpc_…`). */
+export const linkToken = (link: string) => new URLSearchParams(new URL(link).hash.slice(1)).get('token') ?? '';
 
 export interface ConsoleCookie {
   cookie: string;
@@ -13,8 +17,7 @@ export interface ConsoleCookie {
 
 /** Spends a link as the sign-in form would, and reads the session's CSRF token. */
 export async function signInOverHttp(server: TestServer, actor?: string): Promise<ConsoleCookie> {
-  const url = new URL(await consoleLink(server, actor));
-  const token = url.searchParams.get('token') ?? '';
+  const token = linkToken(await consoleLink(server, actor));
   const res = await fetch(`${server.url}/console/sign-in`, {
     method: 'POST',
     redirect: 'manual',

@@ -4,7 +4,7 @@ import type { Caller } from '../../platform/http/caller';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { ConsoleLink, ConsoleLinkCreate } from './model';
-import { CONSOLE_PATH } from './paths';
+import { signInPath } from './paths';
 import type { ConsoleService } from './service';
 
 /**
@@ -28,7 +28,7 @@ export function consoleLinkRoutes(http: Http, sessions: ConsoleService) {
       set.status = 201;
       return {
         actor: link.actor,
-        sign_in_path: `${CONSOLE_PATH}/sign-in?token=${encodeURIComponent(link.token)}`,
+        sign_in_path: signInPath(link.token),
         expires_at: new Date(link.expiresAt).toISOString(),
       };
     },

@@ -1,6 +1,7 @@
 /**
  * The console's files: the client (client/main.ts, bundled by Bun.build on first use and kept in
- * memory), its stylesheet, and the two HTML pages (the shell and the sign-in page). Asset names
+ * memory), the sign-in link page's own small script (client/sign-in-link.ts), the stylesheet,
+ * and the two HTML pages (the shell and the sign-in page of a one-time link). Asset names
  * carry a hash of their content, so they are cached for a year and never stale. Nothing comes
  * from another origin and no page holds inline script or style: CONSOLE_CSP forbids both.
  */
@@ -23,6 +24,13 @@ export const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
+/**
+ * The sign-in page of a one-time link sends no Referer at all, not even to its own stylesheet:
+ * its address is the link. Its script posts with a `same-origin` policy of its own, so those
+ * posts still carry the page's `Origin` (the check of where a sign-in comes from needs it).
+ */
+export const LINK_PAGE_HEADERS = { ...PAGE_HEADERS, 'referrer-policy': 'no-referrer' };
+
 export interface ConsoleAsset {
   name: string;
   contentType: string;
@@ -36,9 +44,9 @@ function asset(stem: string, extension: string, bytes: Uint8Array<ArrayBuffer>, 
 
 const here = (name: string) => fileURLToPath(new URL(`./client/${name}`, import.meta.url));
 
-/** Bundles the client: one minified script, no framework, ES2020 for the browsers offices run. */
-async function bundleClient(): Promise<Uint8Array<ArrayBuffer>> {
-  const result = await Bun.build({ entrypoints: [here('main.ts')], target: 'browser', minify: true, format: 'esm', sourcemap: 'none' });
+/** Bundles a client script: one minified script, no framework, ES2020 for the browsers offices run. */
+async function bundleClient(entry: string): Promise<Uint8Array<ArrayBuffer>> {
+  const result = await Bun.build({ entrypoints: [here(entry)], target: 'browser', minify: true, format: 'esm', sourcemap: 'none' });
   const output = result.outputs[0];
   if (!result.success || !output) throw new Error(`the console client did not build: ${result.logs.map(String).join('; ')}`);
   return new Uint8Array(await output.arrayBuffer());
@@ -47,19 +55,21 @@ async function bundleClient(): Promise<Uint8Array<ArrayBuffer>> {
 export interface ConsoleFiles {
   assets: Map<string, ConsoleAsset>;
   shell: string;
-  /** The sign-in page: `actor` when the link is good, null when it is not. */
-  signIn(link: { token: string; actor: string } | null): string;
+  /** The sign-in page of a one-time link: its script reads the token after `#` and asks whom it signs in. */
+  signIn: string;
+  /** The page of a link that does not sign in: `old` when it came in the old form, its token in the query string. */
+  linkRefused(old: boolean): string;
   /** A page with a message (a link refused, signed out). */
   notice(title: string, text: string): string;
 }
 
-function page(title: string, stylesheet: string, body: string, script?: string): string {
+function page(title: string, stylesheet: string, body: string, script?: string, referrer = 'same-origin'): string {
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="referrer" content="same-origin" />
+    <meta name="referrer" content="${referrer}" />
     <title>${escapeHtml(title)}</title>
     <link rel="icon" href="data:," />
     <link rel="stylesheet" href="assets/${stylesheet}" />
@@ -74,32 +84,35 @@ ${body}
 const HOW_TO_SIGN_IN =
   '<p><a href="./">Sign in</a> with your account, or ask whoever gave you the link for a new one: a link works once, for a few minutes.</p>';
 
+const LINK_GONE = 'This sign-in link is no longer valid: it has been used, it has expired, or whoever made it can no longer sign in.';
+const LINK_OLD =
+  'This sign-in link is in an old form, which sent its secret to the server in the address (where logs keep it): it no longer signs in, and has been cancelled.';
+
 /** Builds every file once; later calls get the same promise. */
 export function consoleFiles(): () => Promise<ConsoleFiles> {
   let built: Promise<ConsoleFiles> | undefined;
   return () => {
     built ??= (async () => {
-      const script = asset('console', 'js', await bundleClient(), 'text/javascript; charset=utf-8');
+      const script = asset('console', 'js', await bundleClient('main.ts'), 'text/javascript; charset=utf-8');
+      const linkScript = asset('sign-in-link', 'js', await bundleClient('sign-in-link.ts'), 'text/javascript; charset=utf-8');
       const style = asset('console', 'css', new Uint8Array(readFileSync(here('console.css'))), 'text/css; charset=utf-8');
       const shellBody = `    <div id="app" class="app"><main class="signin"><h1>Attendance console</h1><p>Loading…</p><noscript><p>The console needs JavaScript.</p></noscript></main></div>`;
       const card = (inner: string) => `    <main class="signin" id="main">\n      <h1>Attendance console</h1>\n${inner}\n    </main>`;
+      const linkPage = (inner: string, withScript: boolean) =>
+        page('Sign in: Attendance console', style.name, card(inner), withScript ? linkScript.name : undefined, 'no-referrer');
       return {
-        assets: new Map([script, style].map((a) => [a.name, a])),
+        assets: new Map([script, linkScript, style].map((a) => [a.name, a])),
         shell: page('Attendance console', style.name, shellBody, script.name),
-        signIn: (link) =>
-          page(
-            'Sign in: Attendance console',
-            style.name,
-            link
-              ? card(
-                  `      <form method="post" action="sign-in" class="stack">
-        <input type="hidden" name="token" value="${escapeHtml(link.token)}" />
-        <p>This link signs you in as <strong>${escapeHtml(link.actor)}</strong>. It works once.</p>
-        <button type="submit" class="primary" autofocus>Sign in</button>
-      </form>`,
-                )
-              : card(`      <p class="error" role="alert">This sign-in link has been used or has expired.</p>\n      ${HOW_TO_SIGN_IN}`),
-          ),
+        signIn: linkPage(
+          `      <p id="link-status" role="status">Checking the link…</p>
+      <form id="link-form" class="stack" hidden>
+        <p>This link signs you in as <strong id="link-actor"></strong>. It works once.</p>
+        <button type="submit" class="primary">Sign in</button>
+      </form>
+      <noscript><p>Signing in with a link needs JavaScript.</p></noscript>`,
+          true,
+        ),
+        linkRefused: (old) => linkPage(`      <p class="error" role="alert">${old ? LINK_OLD : LINK_GONE}</p>\n      ${HOW_TO_SIGN_IN}`, false),
         notice: (title, text) =>
           page(`${title}: Attendance console`, style.name, card(`      <p role="status">${escapeHtml(text)}</p>\n      ${HOW_TO_SIGN_IN}`)),
       };

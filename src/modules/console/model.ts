@@ -29,10 +29,16 @@ export const ConsoleLinkCreate = t.Optional(
   ),
 );
 
+/** `POST /console/sign-in/check`: the token the sign-in page read from its address (after `#`). */
+export const LinkToken = Body({ token: Text({ maxLength: 200 }) }, { title: 'ConsoleLinkToken' });
+export const LinkActor = t.Object({ actor: t.String({ description: 'Whom the link signs in.' }) });
+
 export const ConsoleLink = t.Object(
   {
     actor: t.String(),
-    sign_in_path: t.String({ description: 'Path of the sign-in page with the one-time token; prefix it with the server’s address.' }),
+    sign_in_path: t.String({
+      description: 'Path of the sign-in page with the one-time token after `#` (`/console/sign-in#token=fpc_…`); prefix it with the server’s address.',
+    }),
     expires_at: Instant(),
   },
   { title: 'ConsoleLink' },

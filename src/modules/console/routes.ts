@@ -6,15 +6,16 @@
  * vouches for the request opens a console session for that person.
  */
 import { Elysia } from 'elysia';
+import { FpaError } from '../../platform/errors';
 import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../../platform/http/body';
-import { askedFromElsewhere } from '../../platform/http/cross-site';
+import { askedFromElsewhere, refuseSignInFromElsewhere } from '../../platform/http/cross-site';
 import { otherMethodsRefused } from '../../platform/http/other-methods';
 import { IMMUTABLE } from '../../platform/http/pages';
 import { actionsOf } from '../../platform/http/policy';
 import { readCapped } from '../../platform/http/read-capped';
-import { adminRouter, type Http } from '../../platform/http/router';
-import { type ConsoleAsset, type ConsoleFiles, consoleFiles, PAGE_HEADERS } from './assets';
-import { ConsoleSessionView } from './model';
+import { adminRouter, apiRouter, type Http } from '../../platform/http/router';
+import { type ConsoleAsset, type ConsoleFiles, consoleFiles, LINK_PAGE_HEADERS, PAGE_HEADERS } from './assets';
+import { ConsoleSessionView, LinkActor, LinkToken } from './model';
 import { CONSOLE_PATH } from './paths';
 import { type ConsoleService, CSRF_HEADER } from './service';
 
@@ -33,19 +34,24 @@ function assetResponse(found: ConsoleAsset, request: Request): Response {
   return new Response(found.bytes, { headers });
 }
 
-const html = (text: string, status = 200, extra: Headers = new Headers()) => {
-  for (const [k, v] of Object.entries(PAGE_HEADERS)) extra.set(k, v);
+const html = (text: string, status = 200, extra: Headers = new Headers(), pageHeaders: Record<string, string> = PAGE_HEADERS) => {
+  for (const [k, v] of Object.entries(pageHeaders)) extra.set(k, v);
   return new Response(text, { status, headers: extra });
 };
 
+/** The pages of a one-time link: no Referer at all (their address is the link). */
+const linkPage = (text: string, status: number) => html(text, status, new Headers(), LINK_PAGE_HEADERS);
+
 export function consoleRoutes(http: Http, sessions: ConsoleService, options: { admsUrlPrefix: string }) {
   return pageRoutes(http, sessions)
+    .use(linkCheckRoute(http, sessions))
     .use(sessionRoutes(http, sessions, options))
     .use(
       otherMethodsRefused('fpa-console-methods', http.runtime.instanceId, {
         [CONSOLE_PATH]: ['GET'],
         [`${CONSOLE_PATH}/`]: ['GET'],
         [`${CONSOLE_PATH}/sign-in`]: ['GET', 'POST'],
+        [`${CONSOLE_PATH}/sign-in/check`]: ['POST'],
         [`${CONSOLE_PATH}/session`]: ['GET'],
         [`${CONSOLE_PATH}/sign-out`]: ['POST'],
       }),
@@ -81,9 +87,15 @@ function pageRoutes(http: Http, sessions: ConsoleService) {
     })
     .get(`${CONSOLE_PATH}/sign-in`, async ({ request }) => {
       const built = await files();
-      const token = new URL(request.url).searchParams.get('token') ?? '';
-      const link = token ? await sessions.peekLink(token) : null;
-      return html(built.signIn(link ? { token, actor: link.actor } : null), link ? 200 : 410);
+      // A link of the old form (`?token=`): its token is in this request's line, so in every
+      // access log on the way and in the Referer of what the page loads. It signs nobody in, and
+      // is spent now so that a copy out of a log cannot either.
+      const old = new URL(request.url).searchParams.get('token');
+      if (old !== null) {
+        if (old) await sessions.cancelLink(old);
+        return linkPage(built.linkRefused(true), 410);
+      }
+      return linkPage(built.signIn, 200);
     })
     .post(
       `${CONSOLE_PATH}/sign-in`,
@@ -93,13 +105,31 @@ function pageRoutes(http: Http, sessions: ConsoleService) {
         const raw = request.body ? await readCapped(request.body, SIGN_IN_BODY_LIMIT) : null;
         const token = raw ? (new URLSearchParams(new TextDecoder().decode(raw)).get('token') ?? '') : '';
         const session = token ? await sessions.redeemLink(token) : null;
-        if (!session) return html(built.signIn(null), 410);
+        if (!session) return linkPage(built.linkRefused(false), 410);
         const headers = new Headers({ location: './', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
         headers.append('set-cookie', sessions.cookieFor(request, session));
         return new Response(null, { status: 303, headers });
       },
       { parse: 'none' },
     );
+}
+
+/**
+ * `POST /console/sign-in/check {token}`: whom a link signs in, without spending it (the link
+ * page's script asks, having read the token after `#`); 404 when it signs nobody in. The API's
+ * error body; asked from another site, 403.
+ */
+function linkCheckRoute(http: Http, sessions: ConsoleService) {
+  return apiRouter(http, 'console-link-check').post(
+    `${CONSOLE_PATH}/sign-in/check`,
+    async ({ body, request }) => {
+      refuseSignInFromElsewhere(request, http.runtime.settings);
+      const link = await sessions.peekLink(body.token);
+      if (!link) throw new FpaError('not_found', 'this sign-in link has been used, has expired, or is no longer valid', {});
+      return { actor: link.actor };
+    },
+    { body: LinkToken, response: { 200: LinkActor }, detail: { hide: true } },
+  );
 }
 
 // `session` and `sign-out` answer the API's error body; any administrator may call them

@@ -150,6 +150,30 @@ export class ConsoleService implements BrowserSessions {
     return { actor: row.actor };
   }
 
+  /**
+   * Spends a link without opening a session: one that came in the old form, its token in the
+   * query string, has been written to every access log on the way and must not sign anyone in.
+   */
+  async cancelLink(token: string): Promise<void> {
+    if (!(await this.peekLink(token))) return;
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async ({ tx }) => {
+      const [link] = await tx
+        .update(consoleLinks)
+        .set({ usedAt: now })
+        .where(and(eq(consoleLinks.tokenHash, sha256(token)), isNull(consoleLinks.usedAt)))
+        .returning();
+      if (!link) return;
+      await audit(tx, now, {
+        actor: link.createdBy,
+        action: 'console_link_cancelled',
+        targetType: 'console',
+        targetId: link.actor,
+        details: { actor: link.actor, reason: 'token_in_query' },
+      });
+    });
+  }
+
   /** Spends a link and opens a session; null when the link is unknown, used or expired. */
   async redeemLink(token: string): Promise<StartedSession | null> {
     // A read first: a made-up or spent token opens no write transaction.

@@ -54,6 +54,7 @@ const ACTION_WORDS: Record<string, string> = {
   'assignment.deleted': 'Schedule assignment removed',
   'consent.given': 'Consent recorded',
   'consent.withdrawn': 'Consent withdrawn',
+  console_link_cancelled: 'Console sign-in link cancelled (its old form showed the token)',
   console_link_created: 'Console sign-in link issued',
   console_signed_in: 'Console signed in',
   console_signed_out: 'Console signed out',
