@@ -8,6 +8,7 @@
  * `__Host-` cookie counts.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createHash } from 'node:crypto';
 import { completeInvite, completeInviteRaw, inviteToken, makeUser, PASSWORD, passwordSignInRaw, sessionClient } from '../support/accounts';
 import { linkToken, signInOverHttp } from '../support/console';
 import { ApiClient, adminToken, startTestServer, type TestServer } from '../support/harness';
@@ -303,6 +304,37 @@ describe('sessions', () => {
     } finally {
       now -= 16_000;
     }
+  });
+
+  test('a link minted by a user who has been disabled since signs nobody in: 410, no cookie, and the link is not spent', async () => {
+    now = Date.now();
+    const oscar = await makeUser(server, 'oscar', 'owner');
+    const link = await sessionClient(server, oscar.session).post('/console-links/', {});
+    expect(link.status).toBe(201);
+    const token = linkToken(`${server.url}${link.body.sign_in_path}`);
+    expect((await server.admin.patch(`/users/${oscar.id}/`, { disabled: true })).status).toBe(200);
+
+    const check = await fetch(`${server.url}/console/sign-in/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+    expect(check.status).toBe(404);
+    const refused = await fetch(`${server.url}/console/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    expect(refused.status).toBe(410);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    expect(await refused.text()).toContain('This sign-in link is no longer valid');
+    const hash = createHash('sha256').update(token, 'utf8').digest('hex');
+    const row = await server.fpa.db.client.execute({ sql: 'SELECT used_at FROM fpa_console_links WHERE token_hash = ?', args: [hash] });
+    expect(row.rows[0]?.used_at).toBeNull();
+    const signedIn = await server.admin.get('/audit-log/?action=console_signed_in&actor=oscar');
+    // Oscar signed in once, by his invite; never by the link.
+    expect(signedIn.body.results.map((e: { details: { by: string } }) => e.details.by)).toEqual(['invite']);
   });
 
   test('an API key cannot mint a console link', async () => {

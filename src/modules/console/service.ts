@@ -139,7 +139,12 @@ export class ConsoleService implements BrowserSessions {
     return { token, actor, expiresAt };
   }
 
-  /** Who a link would sign in, without using it (the sign-in page asks before it spends the link). */
+  /**
+   * Who a link would sign in, without using it (the sign-in page asks before it spends the link);
+   * null when it signs nobody in: unknown, used, expired, or made by a user who has been disabled
+   * or removed since (their session would be refused at once: the link is left as it is, and no
+   * cookie is set).
+   */
   async peekLink(token: string): Promise<{ actor: string } | null> {
     const [row] = await this.ctx.db.orm
       .select()
@@ -147,6 +152,7 @@ export class ConsoleService implements BrowserSessions {
       .where(eq(consoleLinks.tokenHash, sha256(token)))
       .limit(1);
     if (!row || row.usedAt !== null || row.expiresAt <= this.ctx.clock.now()) return null;
+    if (row.userId !== null && !(await this.users?.callerOfUser(row.userId))) return null;
     return { actor: row.actor };
   }
 
@@ -174,7 +180,7 @@ export class ConsoleService implements BrowserSessions {
     });
   }
 
-  /** Spends a link and opens a session; null when the link is unknown, used or expired. */
+  /** Spends a link and opens a session; null when the link signs nobody in (`peekLink`). */
   async redeemLink(token: string): Promise<StartedSession | null> {
     // A read first: a made-up or spent token opens no write transaction.
     if (!(await this.peekLink(token))) return null;
