@@ -10,6 +10,7 @@ import { consoleBaseOf, LINK_BASE_SETTINGS, runningServerBase } from '../app/con
 import { createFingerprintAttendance } from '../app/create';
 import { signInPath } from '../modules/console';
 import { loadSettings } from '../platform/config/settings';
+import { FpaError } from '../platform/errors';
 import { silentLogger } from '../platform/log';
 import { callRunningServer, refusal, registerCommand } from './run';
 
@@ -31,12 +32,18 @@ async function consoleLinkCommand(args: string[]): Promise<number> {
   const handed = await callRunningServer<SignInLink>('console-link', 'console-links/', { actor }, LINK_BASE_SETTINGS);
   if (handed) {
     if (handed.status !== 201) {
-      console.error(`fpa:console-link: ${refusal(handed)}`);
+      const taken = handed.status === 409 ? '; choose another with --as' : '';
+      console.error(`fpa:console-link: ${refusal(handed)}${taken}`);
       return 1;
     }
     report(runningServerBase(settings, handed), handed.json);
     return 0;
   }
+  return linkHere(actor, settings);
+}
+
+/** Without a running server: the database opened here. A user's username is refused (exit 1), as the server refuses it. */
+async function linkHere(actor: string, settings: ReturnType<typeof loadSettings>['settings']): Promise<number> {
   const fpa = await createFingerprintAttendance({ startJobs: false, logger: silentLogger });
   try {
     const link = await fpa.service.createConsoleLink(actor, { by: 'operator' });
@@ -46,6 +53,10 @@ async function consoleLinkCommand(args: string[]): Promise<number> {
       expires_at: new Date(link.expiresAt).toISOString(),
     });
     return 0;
+  } catch (error) {
+    if (!(error instanceof FpaError && error.code === 'conflict')) throw error;
+    console.error(`fpa:console-link: ${error.message}; choose another with --as`);
+    return 1;
   } finally {
     await fpa.close();
   }
@@ -54,5 +65,5 @@ async function consoleLinkCommand(args: string[]): Promise<number> {
 registerCommand(
   'console-link',
   consoleLinkCommand,
-  'usage: npm run fpa:console-link [-- --as <name>]\nPrints a one-time sign-in link to the web console (valid CONSOLE_LINK_TTL), at CONSOLE_URL or this machine’s LAN address; --as names who signs in (default: admin).',
+  'usage: npm run fpa:console-link [-- --as <name>]\nPrints a one-time sign-in link to the web console (valid CONSOLE_LINK_TTL), at CONSOLE_URL or this machine’s LAN address; --as names who signs in (default: admin), never a user’s username (users sign in themselves).',
 );

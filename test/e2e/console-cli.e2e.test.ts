@@ -1,7 +1,7 @@
 /**
  * `bun run fpa:console-link` as an operator runs it: with no server (the script opens the
  * database), then while a server holds it (the script asks the server). The printed link signs in
- * once, as the named person; its address is CONSOLE_URL when set.
+ * once, as the named person; its address is CONSOLE_URL when set; a user's username is refused.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
@@ -79,6 +79,20 @@ describe('fpa:console-link', () => {
     expect(await signIn(tokenIn(run.stdout))).toBe(303);
   }, 30_000);
 
+  test('--as never names a user: the operator’s owner-level actions would read as theirs in the audit log', async () => {
+    const invited = await server!.admin.post('/users/', { name: 'HR One', username: 'hr1', role: 'hr' });
+    expect(invited.status).toBe(201);
+    // Through the running server (any case: usernames are unique whatever the case).
+    const run = await consoleLinkScript('--as', 'HR1');
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(run.stderr).toContain('"HR1" is the username of a user here');
+    expect(run.stderr).toContain('choose another with --as');
+    const made = await server!.admin.get('/audit-log/?action=console_link_created');
+    expect(made.body.results.map((e: { target_id: string }) => e.target_id)).not.toContain('HR1');
+    // Another name is fine.
+    expect((await consoleLinkScript('--as', 'hr1.operator')).code).toBe(0);
+  }, 30_000);
+
   test('a CONSOLE_URL that is no http(s) URL prints no link, through the server or without it', async () => {
     for (const url of ['notaurl', 'ftp://x y/console']) {
       const run = await consoleLinkWith({ FPA_CONSOLE_URL: url }, '--as', 'it.admin');
@@ -91,4 +105,10 @@ describe('fpa:console-link', () => {
     expect({ code: direct.code, stdout: direct.stdout }).toEqual({ code: 1, stdout: '' });
     expect(direct.stderr).toContain('fpa.E025 [error] CONSOLE_URL "ftp://files.example.com/console" is not an http(s) URL.');
   }, 60_000);
+
+  test('without a running server a user’s username is refused too', async () => {
+    const run = await consoleLinkScript('--as', 'hr1');
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(run.stderr).toContain('fpa:console-link: "hr1" is the username of a user here');
+  }, 30_000);
 });

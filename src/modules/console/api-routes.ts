@@ -34,7 +34,7 @@ export function consoleLinkRoutes(http: Http, sessions: ConsoleService) {
     },
     {
       body: ConsoleLinkCreate,
-      response: { 201: ConsoleLink, ...errors() },
+      response: { 201: ConsoleLink, ...errors('conflict') },
       detail: { summary: 'A one-time sign-in link to the console (valid CONSOLE_LINK_TTL); the token is shown this once', tags: ['console'] },
     },
   );

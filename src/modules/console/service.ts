@@ -71,6 +71,8 @@ export interface SessionSubject {
  */
 export interface UserResolver {
   callerOfUser(userId: string): Promise<Caller | null>;
+  /** Whether a user (enabled or not) has this username, compared without case. */
+  usernameTaken(name: string): Promise<boolean>;
 }
 
 /** Whether the request reached us over HTTPS (X-Forwarded-Proto only when a trusted proxy says so). */
@@ -108,6 +110,15 @@ export class ConsoleService implements BrowserSessions {
    * the name `actor`, and never outlives the minter's credential (`expiresAt`).
    */
   async createLink(actor: string, minter: Caller): Promise<CreatedLink> {
+    // The operator names whom a link signs in; a user's username would put the operator's
+    // owner-level actions in the audit log under that user's readable name, among their own.
+    if (minter.actor.kind === 'operator' && (await this.users?.usernameTaken(actor))) {
+      throw new FpaError(
+        'conflict',
+        `"${actor}" is the username of a user here: a link for the operator needs a name of its own, or the audit log would mix its actions with that user's (they sign in themselves, by password)`,
+        { actor, reason: 'username_taken' },
+      );
+    }
     const now = this.ctx.clock.now();
     const token = `fpc_${random()}`;
     const notAfter = minter.expiresAt ?? null;

@@ -86,6 +86,16 @@ export class UsersService {
     return row ? accountOf(row) : null;
   }
 
+  /** Whether a user (enabled or not) has this username, compared without case (usernames are unique so). */
+  async usernameTaken(name: string): Promise<boolean> {
+    const [row] = await this.ctx.db.orm
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.usernameKey, lower(name)))
+      .limit(1);
+    return row !== undefined;
+  }
+
   /** A user as a caller: their role and areas of now; null when disabled or gone. */
   async callerOfUser(userId: string): Promise<Caller | null> {
     const [row] = await this.ctx.db.orm.select().from(users).where(eq(users.id, userId)).limit(1);
