@@ -95,6 +95,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The text without its control characters: C0 (U+0000–U+001F), DEL and C1 (U+0080–U+009F), for
+ * text the service did not check itself (a terminal's) before it is stored: an escape sequence
+ * (`ESC [2J`, an OSC title) would otherwise reach a screen, a log or a file as it came.
+ */
+export function withoutControls(text: string): string {
+  return text.replace(/\p{Cc}/gu, '');
+}
+
 /** Whether the text holds a control character (U+0000–U+001F, U+007F), as the API's `Text` refuses. */
 export function hasControl(text: string): boolean {
   for (let i = 0; i < text.length; i++) {

@@ -239,6 +239,21 @@ describe('good lines beside bad ones', () => {
   });
 });
 
+describe('names a terminal reports', () => {
+  test('are stored without control characters (C0, DEL, C1), which the API refuses in names: an escape sequence cannot reach a screen or a log', async () => {
+    const user = `USER PIN=777\tName=Term\x1b[2J\x07Bell\x7f\u0085End\tPri=0\tPasswd=\tCard=\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n`;
+    expect((await post(`cdata?table=OPERLOG&SN=${SERIAL}`, user, 'text/plain')).status).toBe(200);
+    const row = `user uid=8\tcardno=\tpin=778\tpassword=\tgroup=1\tstarttime=0\tendtime=0\tname=\x1b]0;owned\x07Ana\u009b31m\tprivilege=0\n`;
+    expect((await post(`cdata?table=tabledata&tablename=user&SN=${SERIAL}`, row, null)).status).toBe(200);
+    const held = await server.admin.get(`/devices/${SERIAL}/users/`);
+    const names = Object.fromEntries((held.body.results as { pin: string; name: string | null }[]).map((u) => [u.pin, u.name]));
+    expect({ 777: names['777'], 778: names['778'] }).toEqual({ 777: 'Term[2JBellEnd', 778: ']0;ownedAna31m' });
+    // Nothing of them reaches the database either.
+    const stored = await server.fpa.db.client.execute("SELECT name FROM fpa_device_users WHERE pin IN ('777', '778')");
+    for (const r of stored.rows) expect(String(r.name)).not.toMatch(/\p{Cc}/u);
+  });
+});
+
 /** Endpoints that use no body: they answer without reading one. */
 const BODYLESS = new Set<string>(['getrequest?INFO=x', 'ping?x=1', 'push?x=1']);
 

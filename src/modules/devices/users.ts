@@ -9,6 +9,7 @@ import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, Tx } from '../../platform/db/client';
 import { selectAsJson } from '../../platform/db/json-results';
 import { placeholders } from '../../platform/db/placeholders';
+import { withoutControls } from '../../platform/records';
 import type { DeviceRuntime } from './runtime';
 import { deviceUsers } from './tables';
 import { KeptCredentialsOf, sealTerminalPassword } from './user-passwords';
@@ -80,12 +81,14 @@ export class DeviceUsers {
     for (const u of users) {
       const password =
         u.password === undefined ? {} : { password: u.password === '' ? null : await sealTerminalPassword(this.ctx.keyRing, deviceId, u.pin, u.password) };
+      // A terminal's name may hold control characters (the API refuses them in names): stored without.
+      const name = u.name == null ? null : withoutControls(u.name);
       await tx
         .insert(deviceUsers)
         .values({
           deviceId,
           pin: u.pin,
-          name: u.name ?? null,
+          name,
           card: u.card ?? null,
           privilege: u.privilege ?? null,
           ...password,
@@ -98,7 +101,7 @@ export class DeviceUsers {
         .onConflictDoUpdate({
           target: [deviceUsers.deviceId, deviceUsers.pin],
           set: {
-            name: u.name ?? null,
+            name,
             card: u.card ?? null,
             privilege: u.privilege ?? null,
             ...password,
