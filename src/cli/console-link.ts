@@ -14,6 +14,9 @@ import { FpaError } from '../platform/errors';
 import { silentLogger } from '../platform/log';
 import { callRunningServer, refusal, registerCommand } from './run';
 
+/** Whom a link signs in when `--as` names no one: a name no username can be. */
+const DEFAULT_ACTOR = 'admin (operator)';
+
 interface SignInLink {
   sign_in_path: string;
   actor: string;
@@ -27,7 +30,9 @@ function report(base: string, link: SignInLink): void {
 
 async function consoleLinkCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { as: { type: 'string' } }, allowPositionals: false, strict: true });
-  const actor = values.as?.trim() || 'admin';
+  // The default is no one's username (a username has no space nor parenthesis): a user named
+  // `admin` must not lock the operator out of the console this script is the way back into.
+  const actor = values.as?.trim() || DEFAULT_ACTOR;
   const { settings } = loadSettings();
   const handed = await callRunningServer<SignInLink>('console-link', 'console-links/', { actor }, LINK_BASE_SETTINGS);
   if (handed) {
@@ -65,5 +70,5 @@ async function linkHere(actor: string, settings: ReturnType<typeof loadSettings>
 registerCommand(
   'console-link',
   consoleLinkCommand,
-  'usage: npm run fpa:console-link [-- --as <name>]\nPrints a one-time sign-in link to the web console (valid CONSOLE_LINK_TTL), at CONSOLE_URL or this machine’s LAN address; --as names who signs in (default: admin), never a user’s username (users sign in themselves).',
+  `usage: npm run fpa:console-link [-- --as <name>]\nPrints a one-time sign-in link to the web console (valid CONSOLE_LINK_TTL), at CONSOLE_URL or this machine’s LAN address; --as names who signs in (default: ${DEFAULT_ACTOR}), never a user’s username (users sign in themselves).`,
 );

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Clock } from '../../src/platform/runtime';
-import { startTestServer, type TestServer } from '../support/harness';
+import { formatUsbAttlogLine } from '../../src/protocol/adms';
+import { type ApiClient, clientAs, startTestServer, type TestServer } from '../support/harness';
 import { namedTerminal } from '../support/terminals';
 
 let server: TestServer;
@@ -65,6 +66,9 @@ describe('a deleted person’s punches uploaded late', () => {
     // Her PIN is hers for good: a terminal's own user under it cannot be adopted, and is told what to do.
     const other = await namedTerminal(server, 'LATE0002', 'Yard', ['yard'], { now: clock.now, existingUsers: [{ pin: ada.device_pin, name: 'Own' }] });
     await other.punch([{ pin: ada.device_pin }]);
+    // Listed as a conflict (the PIN is held), not as a user to adopt.
+    const yardUsers = (await server.admin.get('/devices/LATE0002/users/')).body.results as { pin: string; conflict: unknown }[];
+    expect(yardUsers.find((u) => u.pin === ada.device_pin)?.conflict).not.toBeNull();
     expect((await server.admin.post('/employees/', { id: 'E-002', name: 'Grace Hopper' })).status).toBe(201);
     const adopt = await server.admin.post(`/devices/LATE0002/users/${ada.device_pin}/adopt/`, { employee: 'E-002' });
     expect(adopt.status).toBe(409);
@@ -72,5 +76,52 @@ describe('a deleted person’s punches uploaded late', () => {
       code: 'conflict',
       message: 'a deleted person held this PIN, and it is never given to anyone else: give this user another PIN at the terminal, then adopt them under it',
     });
+  });
+});
+
+describe('a deleted person’s punches from a terminal’s USB file', () => {
+  const line = (pin: string, localTime: string) => formatUsbAttlogLine({ pin, localTime, state: 0, verifyType: 1, workCode: '0', extra: [] });
+  const importFile = async (client: ApiClient, sn: string, text: string, dryRun: boolean) => {
+    const res = await fetch(`${client.base}/devices/${sn}/punches/import/${dryRun ? '?dry_run=true' : ''}`, {
+      method: 'POST',
+      headers: { ...client.headers, 'content-type': 'application/octet-stream' },
+      body: text,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  test('are read as an upload reads them: the one before the deletion is theirs (and in their areas only), the one after nobody’s', async () => {
+    now = Date.parse('2026-11-30T00:30:00Z');
+    for (const [id, name] of [
+      ['S-1', 'Sam South'],
+      ['S-2', 'Sue South'],
+    ]) {
+      expect((await server.admin.post('/employees/', { id, name })).status).toBe(201);
+    }
+    const sam = (await server.admin.post('/enrollees/', { employee: 'S-1', areas: ['south'] })).body as { id: string; device_pin: string };
+    const sue = (await server.admin.post('/enrollees/', { employee: 'S-2', areas: ['south'] })).body as { id: string; device_pin: string };
+    await namedTerminal(server, 'USBDEL01', 'Both sites', ['north', 'south'], { now: clock.now });
+    now = Date.parse('2026-11-30T03:30:00Z');
+    expect((await server.admin.delete(`/enrollees/${sam.id}/`)).status).toBe(204);
+    now = Date.parse('2026-11-30T08:00:00Z');
+    const file = `${[line(sam.device_pin, '2026-11-30 01:00:00'), line(sue.device_pin, '2026-11-30 01:05:00'), line(sam.device_pin, '2026-11-30 04:00:00')].join('\r\n')}\r\n`;
+
+    // A north HR officer may store neither south person's punches, the deleted one's included.
+    const north = await clientAs(server, 'hr', ['north']);
+    const refused = await importFile(north, 'USBDEL01', file, true);
+    expect(refused.status).toBe(200);
+    expect(refused.body).toMatchObject({ imported: 0, outside_areas: 3 });
+
+    // The administrator's dry run and import agree with what is stored: Sam's 01:00 is his, his PIN at 04:00 nobody's.
+    const planned = await importFile(server.admin, 'USBDEL01', file, true);
+    expect(planned.body).toMatchObject({ imported: 3, outside_areas: 0, unknown_pins: [sam.device_pin], unknown_pin_count: 1 });
+    const done = await importFile(server.admin, 'USBDEL01', file, false);
+    expect(done.body).toMatchObject({ imported: 3, unknown_pins: [sam.device_pin] });
+    const stored = ((await server.admin.get('/punches/?device=USBDEL01')).body.results as Punch[]).sort((a, b) => a.punched_at.localeCompare(b.punched_at));
+    expect(stored.map((p) => [p.punched_at, p.enrollee])).toEqual([
+      ['2026-11-30T01:00:00.000Z', sam.id],
+      ['2026-11-30T01:05:00.000Z', sue.id],
+      ['2026-11-30T04:00:00.000Z', null],
+    ]);
   });
 });

@@ -96,7 +96,8 @@ export class Schedules {
       const before = await this.row(w.tx, id);
       await requireOwnSchedule(w.tx, this.daysOff.enrollees, scope, before.id);
       const merged = { ...inputOf(before), ...patch };
-      const after: ScheduleRow = { ...before, ...scheduleFields(merged), updatedAt: now };
+      // Only what the patch changes is held to the rules added since (a stored schedule stays editable).
+      const after: ScheduleRow = { ...before, ...scheduleFields(merged, new Set(Object.keys(patch))), updatedAt: now };
       if (after.name !== before.name) await this.requireFreeName(w.tx, after.name, before.id);
       await w.tx.update(workSchedules).set(after).where(eq(workSchedules.id, before.id));
       await audit(w.tx, now, { actor: by, action: 'schedule.updated', targetType: 'schedule', targetId: before.id, details: scheduleChanges(before, after) });
@@ -338,8 +339,13 @@ const entryOf = (row: AssignmentRow): Entry => ({ enrolleeId: row.enrolleeId, ar
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The stored fields of a schedule, checked: times, durations, a break and graces shorter than the shift, a name that is no id. */
-function scheduleFields(input: ScheduleInput): Omit<ScheduleRow, 'id' | 'createdAt' | 'updatedAt'> {
+/**
+ * The stored fields of a schedule, checked: times, durations, a break and graces shorter than the
+ * shift, a name that is no id, a day at least. `changed`: the fields a patch gives; the rules
+ * added after schedules were first stored (a name that is an id, no day, graces as long as the
+ * shift) hold those only, so a schedule stored before them can still be edited.
+ */
+function scheduleFields(input: ScheduleInput, changed?: ReadonlySet<string>): Omit<ScheduleRow, 'id' | 'createdAt' | 'updatedAt'> {
   const start = secondsOfClock(input.start);
   const end = secondsOfClock(input.end);
   if (start === null || end === null) throw new FpaError('validation_error', 'start and end must be wall times HH:MM', { fields: ['start', 'end'] });
@@ -350,19 +356,18 @@ function scheduleFields(input: ScheduleInput): Omit<ScheduleRow, 'id' | 'created
     if (!parsed.ok) throw new FpaError('validation_error', `${field}: ${parsed.error}`, { field });
     return parsed.value;
   };
+  const checks = (...fields: string[]) => !changed || fields.some((f) => changed.has(f));
   // Where a schedule is named "by id or name", a name that is an id would name another schedule.
-  if (UUID.test(input.name.trim())) throw new FpaError('validation_error', 'a schedule’s name cannot be an id (a UUID)', { field: 'name' });
-  if (input.weekdays?.length === 0) {
-    throw new FpaError('validation_error', 'weekdays: name at least one day (0 Sunday … 6 Saturday), or null for every day but the weekend', {
-      field: 'weekdays',
-    });
+  if (checks('name') && UUID.test(input.name.trim())) throw new FpaError('validation_error', 'a schedule’s name cannot be an id (a UUID)', { field: 'name' });
+  if (checks('weekdays') && input.weekdays?.length === 0) {
+    throw new FpaError('validation_error', 'weekdays: name at least one day (0 Sunday … 6 Saturday), or null for every day but the weekend', { field: 'weekdays' });
   }
   const length = ((end - start + 86_400) % 86_400) * 1000;
   const breakMs = duration('break', input.break);
   if (breakMs >= length) throw new FpaError('validation_error', 'the break must be shorter than the shift', { field: 'break' });
   const within = (field: 'grace_in' | 'grace_out'): number => {
     const ms = duration(field, input[field]);
-    if (ms >= length) throw new FpaError('validation_error', `${field} must be shorter than the shift`, { field });
+    if (checks(field, 'start', 'end') && ms >= length) throw new FpaError('validation_error', `${field} must be shorter than the shift`, { field });
     return ms;
   };
   return {

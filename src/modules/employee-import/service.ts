@@ -123,7 +123,8 @@ export class EmployeeImport {
     await this.ctx.db.write(async (w) => {
       if (!plan.employeeExists || plan.fields.name) await this.employees.putIn(w.tx, { id: row.id, name: row.name });
       if (!plan.enrollee) {
-        await this.enrollees.changes.createIn(w, { key: row.id, displayName: row.name, active: true }, { areas: row.areas, card: row.card ?? null, by });
+        // The scope names no one outside it in a conflict met here (a card taken since the plan).
+        await this.enrollees.changes.createIn(w, { key: row.id, displayName: row.name, active: true }, { areas: row.areas, card: row.card ?? null, by, scope });
         return;
       }
       const patch = {

@@ -63,9 +63,11 @@ export class Fleet {
       },
     });
     const shown = rows.slice(0, page.limit);
+    // A deleted person's PIN is held too (their tombstone keeps it): a user under it is a conflict, not adoptable.
     const holders = await enrollees.byPins(
       (statement) => this.ctx.db.client.execute(statement),
       shown.map((r) => r.pin),
+      { deletedToo: true },
     );
     // Who holds a conflicting PIN is named only to a caller of that person's areas.
     const named = new Set(

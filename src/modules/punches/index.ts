@@ -18,6 +18,6 @@ export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';
 export { Punch, type PunchImport } from './model';
 export { punchRoutes } from './routes';
 export { PUNCH_SETTINGS } from './runtime';
-export { type IncomingPunch, type IngestResult, type PunchFlagger, PunchService, type UploadListener } from './service';
+export { holderAt, type IncomingPunch, type IngestResult, type PunchFlagger, PunchService, type UploadListener } from './service';
 export { punchStreamRoutes, punchStreamSource } from './stream';
 export type { PunchView } from './view';

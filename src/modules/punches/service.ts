@@ -166,25 +166,19 @@ export class PunchService {
   private async storeUpload(w: WriteContext, { device, lines, receivedAt, by }: Upload): Promise<PunchRow[]> {
     const pins = [...new Set(lines.map((l) => l.pin))];
     const byPin = await this.whose(w.execute, w.tx, device, pins, { deletedToo: true });
-    // A PIN that punches there is a user the terminal holds: listed, adoptable, never handed out.
-    // Not from an unconfirmed address: whoever sent those is not known to be the terminal, and
-    // made-up PINs would fill its user list and take PINs out of the service's hands.
-    const fromTerminal = new Set(lines.filter((l) => !l.flags?.includes(NEW_ADDRESS_FLAG)).map((l) => l.pin));
-    await this.devices.users.seen(
-      w.tx,
-      device.id,
-      pins.filter((p) => !byPin.has(p) && fromTerminal.has(p)),
-    );
+    // A PIN that punches there for nobody is a user the terminal holds: listed (adoptable, or a
+    // conflict with a deleted person's PIN), never handed out. Not from an unconfirmed address:
+    // whoever sent those is not known to be the terminal, and made-up PINs would fill its user
+    // list and take PINs out of the service's hands.
+    const nobodys = new Set(lines.filter((l) => !l.flags?.includes(NEW_ADDRESS_FLAG) && !holderAt(byPin.get(l.pin), l.punchedAt)).map((l) => l.pin));
+    await this.devices.users.seen(w.tx, device.id, [...nobodys]);
     const payloadOf = new Map<string, PunchPayload>();
     // A punch dated after it arrived was made by a clock running ahead (a real-time upload from a
     // terminal an hour fast): it counts as dated, flagged for HR. Decided here, once: a punch of
     // the terminal's log uploaded later is not ahead of its arrival, and is never flagged.
     const aheadAfter = receivedAt + Math.max(AHEAD_TOLERANCE_MIN_MS, this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX);
     const values: NewPunch[] = lines.map((l) => {
-      const holder = byPin.get(l.pin);
-      // A deleted person's punch counts for them if they made it before they were deleted (their
-      // last day is payroll's); one made after it, by whoever the terminal still lets in, does not.
-      const enrollee = holder?.deletedAt === undefined || l.punchedAt <= holder.deletedAt ? holder : undefined;
+      const enrollee = holderAt(byPin.get(l.pin), l.punchedAt);
       const flags = [...(l.flags ?? [])];
       if (!enrollee) flags.push('unknown_pin');
       if (l.punchedAt > aheadAfter) flags.push(CLOCK_AHEAD_FLAG);
@@ -335,8 +329,9 @@ export class PunchService {
    * Whose these PINs of a terminal are, as its next upload would find them (whose), and which of
    * those people lie outside the scope (a caller limited to areas must not learn of their punches).
    */
-  async ownersOf(device: DeviceRow, pins: readonly string[], scope: AreaScope): Promise<{ owners: Map<string, { id: string }>; outside: Set<string> }> {
-    const owners = await this.whose((s) => this.ctx.db.client.execute(s), this.ctx.db.orm, device, pins);
+  async ownersOf(device: DeviceRow, pins: readonly string[], scope: AreaScope): Promise<{ owners: Map<string, PinHolder>; outside: Set<string> }> {
+    // A deleted person's PIN too: their lines up to the deletion are theirs (holderAt), as an upload stores them.
+    const owners = await this.whose((s) => this.ctx.db.client.execute(s), this.ctx.db.orm, device, pins, { deletedToo: true });
     const outside = new Set<string>();
     if (isLimited(scope) && owners.size > 0) {
       const areas = await this.enrollees.membership.areaNamesOf(
@@ -415,4 +410,13 @@ export class PunchService {
     const [row] = await this.ctx.db.orm.select({ max: sql<number | null>`max(${punches.sequence})` }).from(punches);
     return row?.max ?? 0;
   }
+}
+
+/**
+ * Whose a punch at `punchedAt` is, of its PIN's holder on the terminal (`whose`): a deleted
+ * person's if they made it before they were deleted (their last day is payroll's); one made
+ * after it, by whoever the terminal still lets in, is nobody's.
+ */
+export function holderAt(holder: PinHolder | undefined, punchedAt: number): PinHolder | undefined {
+  return holder?.deletedAt === undefined || punchedAt <= holder.deletedAt ? holder : undefined;
 }

@@ -20,7 +20,7 @@ import type { AreaScope } from '../../platform/scope';
 import { isBinaryAttlog } from '../../protocol/adms';
 import { audit } from '../audit';
 import type { DeviceRow, DeviceService } from '../devices';
-import { type IncomingPunch, type PunchService, punchesAt, storedOfDevice } from '../punches';
+import { holderAt, type IncomingPunch, type PunchService, punchesAt, storedOfDevice } from '../punches';
 import type { TerminalRuntime } from './runtime';
 import { fromOtherTerminals, notStoredYet, readUsbFile, spanOf } from './usb-lines';
 
@@ -111,9 +111,13 @@ export class UsbImport {
   private async plan(device: DeviceRow, lines: IncomingPunch[], scope: AreaScope): Promise<Plan> {
     const pins = [...new Set(lines.map((l) => l.pin))];
     const { owners, outside } = await this.punches.ownersOf(device, pins, scope);
+    const ownerOf = (l: IncomingPunch) => holderAt(owners.get(l.pin), l.punchedAt);
     const { fresh: candidates, repeated } = notStoredYet(lines, await storedOfDevice(this.ctx.db.orm, device.id, lines));
     // Only lines not stored from this terminal can be another's: a re-import asks nothing more.
-    const owned = candidates.filter((l) => owners.has(l.pin)).map((l) => ({ enrolleeId: owners.get(l.pin)!.id, at: l.punchedAt }));
+    const owned = candidates.flatMap((l) => {
+      const owner = ownerOf(l);
+      return owner ? [{ enrolleeId: owner.id, at: l.punchedAt }] : [];
+    });
     const otherTerminal = fromOtherTerminals(device, candidates, owners, await punchesAt((s) => this.ctx.db.client.execute(s), owned));
     const fresh = candidates.filter((l) => !otherTerminal.has(l));
     const seen = (l: IncomingPunch) => !outside.has(l.pin);
@@ -122,7 +126,7 @@ export class UsbImport {
       duplicates: repeated.filter(seen).length,
       otherTerminal: [...otherTerminal].filter(seen).length,
       outside: lines.filter((l) => !seen(l)).length,
-      unknown: pins.filter((pin) => !owners.has(pin)),
+      unknown: [...new Set(lines.filter((l) => !ownerOf(l)).map((l) => l.pin))],
     };
   }
 

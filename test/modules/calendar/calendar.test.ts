@@ -4,6 +4,8 @@
  * own calendar joins through a provider and `calendarChanged`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { workSchedules } from '../../../src/app/schema';
 import type { DeviceRow } from '../../../src/modules/devices/tables';
 import { dayOf, linesAt, terminal, upload } from '../../support/attendance';
 import { startTestServer, type TestServer } from '../../support/harness';
@@ -116,6 +118,15 @@ describe('schedules and assignments', () => {
       const refused = await server.admin.post('/work-schedules/', body);
       expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([400, 'validation_error', message]);
     }
+    // A schedule stored before these rules (no day, a grace as long as its shift) can still be
+    // edited: a patch is held to them only in what it changes.
+    const old = await server.admin.post('/work-schedules/', { name: 'stored before', start: '09:00', end: '17:00' });
+    await server.fpa.db.write(({ tx }) => tx.update(workSchedules).set({ weekdays: [], graceInMs: 8 * 3_600_000 }).where(eq(workSchedules.id, old.body.id)));
+    const renamed = await server.admin.patch(`/work-schedules/${old.body.id}/`, { name: 'renamed', break: '30m' });
+    expect([renamed.status, renamed.body.name, renamed.body.weekdays]).toEqual([200, 'renamed', []]);
+    expect((await server.admin.patch(`/work-schedules/${old.body.id}/`, { weekdays: [] })).status).toBe(400);
+    expect((await server.admin.patch(`/work-schedules/${old.body.id}/`, { end: '16:00' })).body.error.message).toBe('grace_in must be shorter than the shift');
+    expect((await server.admin.delete(`/work-schedules/${old.body.id}/`)).status).toBe(204);
   });
 
   test('an assignment recomputes its days; a schedule change recomputes its assignments’ days; in use it cannot go', async () => {
