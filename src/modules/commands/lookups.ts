@@ -177,6 +177,21 @@ export class CommandLookups {
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
+  /** Deletes not answered yet (pending or sent) on the terminals in the scope: they never expire (health/). */
+  async countOpenDeletes(q: Queryable = this.ctx.db.orm, scope: AreaScope = EVERYWHERE): Promise<number> {
+    const [row] = await q
+      .select({ n: sql<number>`count(*)` })
+      .from(deviceCommands)
+      .where(
+        and(
+          inArray(deviceCommands.status, ['pending', 'sent']),
+          inArray(deviceCommands.kind, [...DELETE_KINDS]),
+          this.devices.deviceInAreas(deviceCommands.deviceId, scope),
+        ),
+      );
+    return row?.n ?? 0;
+  }
+
   /** A terminal's unfinished commands (pending or sent). */
   async countPending(q: Queryable, deviceId: string): Promise<number> {
     const [row] = await q

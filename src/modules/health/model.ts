@@ -12,11 +12,18 @@ export const Health = t.Object({
     pending: Int({ description: 'Waiting for approval.' }),
     disabled: Int(),
   }),
-  commands: t.Object({ pending: Int({ description: 'Waiting to be sent or answered.' }), failed: Int() }),
+  commands: t.Object({
+    pending: Int({ description: 'Waiting to be sent or answered.' }),
+    failed: Int(),
+    deletes_pending: Int({
+      description:
+        'Of the pending, the deletes (a withdrawn or deleted person’s data, a user taken off): they never expire, and wait for terminals offline or removed.',
+    }),
+  }),
   webhooks: t.Object({
     status: OneOf(
       ['ok', 'warning'],
-      '`warning` while an endpoint is disabled (its messages are held) or dead letters are kept: payroll is missing messages; the rest of the service is not affected.',
+      '`warning` while an endpoint is disabled (its messages are held), dead letters are kept, or an endpoint has failed for 10 minutes: payroll is missing messages; the rest of the service is not affected.',
     ),
     backlog: Int({ description: 'Messages not delivered yet, those held for disabled endpoints included.' }),
     held: Int({ description: 'Of the backlog, the messages held for disabled endpoints (sent once enabled).' }),
@@ -28,10 +35,11 @@ export const Health = t.Object({
       t.Object({
         endpoint: t.String({ format: 'uuid' }),
         disabled: t.Boolean(),
+        failing_since: Nullable(Instant('Since when every delivery to it failed, once for 10 minutes or more.')),
         held: Int({ description: 'Its messages held until it is enabled (0 while active).' }),
         dead_letters: Int(),
       }),
-      { description: 'The endpoints that need someone: disabled, or holding dead letters.' },
+      { description: 'The endpoints that need someone: disabled, holding dead letters, or failing for 10 minutes.' },
     ),
   }),
   jobs: t.Array(t.Object({ name: t.String(), last_status: Nullable(t.String()), last_finished_at: Nullable(Instant()), next_run_at: Nullable(Instant()) })),

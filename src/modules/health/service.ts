@@ -87,10 +87,14 @@ export class HealthService {
       status: 'ok',
       at: new Date(now).toISOString(),
       terminals: { online: counts.online, offline: counts.offline, pending: counts.pending_approval, disabled: counts.disabled },
-      commands: { pending: (byStatus.pending ?? 0) + (byStatus.sent ?? 0), failed: byStatus.failed ?? 0 },
+      commands: {
+        pending: (byStatus.pending ?? 0) + (byStatus.sent ?? 0),
+        failed: byStatus.failed ?? 0,
+        deletes_pending: await commands.lookups.countOpenDeletes(undefined, scope),
+      },
       webhooks: {
         // Not `ok` while payroll is missing messages; the service itself is up (no status but this part's changes).
-        status: backlog.endpoints_disabled > 0 || backlog.dead_letters > 0 ? 'warning' : 'ok',
+        status: backlog.endpoints_disabled > 0 || backlog.dead_letters > 0 || backlog.attention.some((a) => a.failing_since !== null) ? 'warning' : 'ok',
         backlog: backlog.pending,
         held: backlog.held,
         oldest_pending_at: backlog.oldest_at,

@@ -17,10 +17,16 @@ import type { ModuleRuntime } from '../../platform/runtime';
 import type { EventLog } from '../events';
 import { webhookEndpoints, webhookMessages } from './tables';
 
-/** An endpoint that needs someone: disabled (its messages held), or holding dead letters. */
+/**
+ * An endpoint that needs someone: disabled (its messages held), holding dead letters, or failing
+ * for FAILING_ATTENTION_MS and more (its receiver refuses or does not answer: payroll falls behind
+ * while the retries back off, for up to WEBHOOK_DISABLE_AFTER before it is disabled).
+ */
 export interface EndpointAttention {
   endpoint: string;
   disabled: boolean;
+  /** Since when every delivery to it failed, once that is FAILING_ATTENTION_MS or more (null otherwise). */
+  failing_since: string | null;
   /** Its messages waiting for it to be enabled (0 while it is active). */
   held: number;
   dead_letters: number;
@@ -52,6 +58,8 @@ interface Counted {
 type Ahead = { count: number; oldestAt: number | null };
 
 const DAY_MS = 86_400_000;
+/** How long an active endpoint fails before `health/` says so (a receiver restarting is not news). */
+export const FAILING_ATTENTION_MS = 10 * 60_000;
 
 export class BacklogCounter {
   private readonly counted = new Map<string, Counted>();
@@ -72,9 +80,16 @@ export class BacklogCounter {
 
   private async count(): Promise<WebhookBacklog> {
     const endpoints = await this.ctx.db.orm
-      .select({ id: webhookEndpoints.id, position: webhookEndpoints.position, events: webhookEndpoints.events, active: webhookEndpoints.active })
+      .select({
+        id: webhookEndpoints.id,
+        position: webhookEndpoints.position,
+        events: webhookEndpoints.events,
+        active: webhookEndpoints.active,
+        failingSince: webhookEndpoints.failingSince,
+      })
       .from(webhookEndpoints)
       .orderBy(webhookEndpoints.createdAt, webhookEndpoints.id);
+    const now = this.ctx.clock.now();
     const head = await this.log.lastSequence();
     const rows = await this.pendingRows();
     const dead = await this.deadLetters();
@@ -93,7 +108,12 @@ export class BacklogCounter {
       }
       const deadHere = dead.get(e.id) ?? 0;
       out.dead_letters += deadHere;
-      if (!e.active || deadHere > 0) out.attention.push({ endpoint: e.id, disabled: !e.active, held: e.active ? 0 : waiting, dead_letters: deadHere });
+      // Failing with messages waiting: one whose last messages died and that has nothing to send is not behind.
+      const failing =
+        e.active && waiting > 0 && e.failingSince !== null && now - e.failingSince >= FAILING_ATTENTION_MS ? new Date(e.failingSince).toISOString() : null;
+      if (!e.active || deadHere > 0 || failing) {
+        out.attention.push({ endpoint: e.id, disabled: !e.active, failing_since: failing, held: e.active ? 0 : waiting, dead_letters: deadHere });
+      }
     }
     out.oldest_at = oldest === null ? null : new Date(oldest).toISOString();
     return out;

@@ -98,9 +98,9 @@ async function attentionItems(health: HealthView, diagnostics: readonly Diagnost
 }
 
 /**
- * A webhook endpoint disabled (payroll gets nothing; its messages are held) or holding dead
- * letters (messages the receiver refused, not sent again): each said with its receiver, linking
- * to that endpoint on Integrations.
+ * A webhook endpoint disabled (payroll gets nothing; its messages are held), failing for ten
+ * minutes (its messages wait) or holding dead letters (messages the receiver refused, not sent
+ * again): each said with its receiver, linking to that endpoint on Integrations.
  */
 async function webhookAttention(endpoints: HealthView['webhooks']['attention']): Promise<HTMLElement[]> {
   const urls = new Map((await everyRow<WebhookEndpointView>('webhooks/')).map((w) => [w.id, w] as const));
@@ -113,6 +113,15 @@ async function webhookAttention(endpoints: HealthView['webhooks']['attention']):
       const why = hook.disabled_reason ? ` (${hook.disabled_reason})` : '';
       const held = e.held > 0 ? `: ${count(e.held, 'message is', 'messages are')} held until it is enabled` : '';
       items.push(h('li', {}, h('a', { href }, `The webhook to ${hook.url} is disabled${why}${held}`)));
+    }
+    if (e.failing_since) {
+      items.push(
+        h(
+          'li',
+          {},
+          h('a', { href }, `Every delivery to ${hook.url} has failed since ${dateTime(e.failing_since)}: its messages wait, retried less and less often`),
+        ),
+      );
     }
     if (e.dead_letters > 0) {
       items.push(
