@@ -360,7 +360,9 @@ function scheduleFields(input: ScheduleInput, changed?: ReadonlySet<string>): Om
   // Where a schedule is named "by id or name", a name that is an id would name another schedule.
   if (checks('name') && UUID.test(input.name.trim())) throw new FpaError('validation_error', 'a schedule’s name cannot be an id (a UUID)', { field: 'name' });
   if (checks('weekdays') && input.weekdays?.length === 0) {
-    throw new FpaError('validation_error', 'weekdays: name at least one day (0 Sunday … 6 Saturday), or null for every day but the weekend', { field: 'weekdays' });
+    throw new FpaError('validation_error', 'weekdays: name at least one day (0 Sunday … 6 Saturday), or null for every day but the weekend', {
+      field: 'weekdays',
+    });
   }
   const length = ((end - start + 86_400) % 86_400) * 1000;
   const breakMs = duration('break', input.break);

@@ -121,7 +121,12 @@ describe('schedules and assignments', () => {
     // A schedule stored before these rules (no day, a grace as long as its shift) can still be
     // edited: a patch is held to them only in what it changes.
     const old = await server.admin.post('/work-schedules/', { name: 'stored before', start: '09:00', end: '17:00' });
-    await server.fpa.db.write(({ tx }) => tx.update(workSchedules).set({ weekdays: [], graceInMs: 8 * 3_600_000 }).where(eq(workSchedules.id, old.body.id)));
+    await server.fpa.db.write(({ tx }) =>
+      tx
+        .update(workSchedules)
+        .set({ weekdays: [], graceInMs: 8 * 3_600_000 })
+        .where(eq(workSchedules.id, old.body.id)),
+    );
     const renamed = await server.admin.patch(`/work-schedules/${old.body.id}/`, { name: 'renamed', break: '30m' });
     expect([renamed.status, renamed.body.name, renamed.body.weekdays]).toEqual([200, 'renamed', []]);
     expect((await server.admin.patch(`/work-schedules/${old.body.id}/`, { weekdays: [] })).status).toBe(400);
