@@ -136,6 +136,8 @@ describe('operations', () => {
     expect(Number(/fpa_database_bytes\{file="database"\} (\d+)/.exec(text)?.[1])).toBeGreaterThan(4096);
     expect(text).toContain('fpa_punches_ingested_total 2');
     expect(text).toMatch(/fpa_devices\{status="approved"\} 1/);
+    // How far attendance days are behind the event log (0 once they followed the punches).
+    expect(text).toMatch(/fpa_log_follower_lag_events\{follower="attendance"\} \d+/);
     for (const name of [
       'fpa_device_commands_pending',
       'fpa_webhook_messages_pending',

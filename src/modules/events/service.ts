@@ -27,7 +27,7 @@ import { LogPruning } from './pruning';
 import type { EventRuntime } from './runtime';
 import { ShownCache } from './shown-cache';
 import { subjectsOf } from './subjects';
-import { eventLog } from './tables';
+import { eventLog, logFollowers } from './tables';
 
 /** Event type → the data recorded with it (JSON-safe: ids and facts); modules declare theirs as interfaces. */
 export type EventMap<M> = { [K in keyof M]: object };
@@ -117,6 +117,18 @@ export class EventLog {
 
   constructor(private readonly runtime: EventRuntime) {
     this.pruning = new LogPruning(runtime.db, () => this.lastSequence());
+    // How far each reader of the log (attendance days, the anomalies of leave) is behind its head:
+    // the attendance lag an operator watches (a soak tester could read it only in the database).
+    runtime.metrics.gauge(
+      'fpa_log_follower_lag_events',
+      'Events recorded that a follower of the event log (attendance days…) has not read yet.',
+      ['follower'],
+      async () => {
+        const head = await this.lastSequence();
+        const rows = await runtime.db.orm.select({ name: logFollowers.name, position: logFollowers.position }).from(logFollowers);
+        return rows.map((r) => ({ labels: { follower: r.name }, value: Math.max(0, head - r.position) }));
+      },
+    );
   }
 
   channel<M extends EventMap<M>>(): EventChannel<M> {
