@@ -7,8 +7,8 @@
  * compared names case-insensitively for ASCII only (`collate nocase`), so `Ångström` came after
  * `Zoë` in `enrollees/?sort=name` and the attendance grid while the Today board put it under A.
  *
- * The console's client keeps a copy of `nameKey` (client/format.ts, it may import nothing of the
- * server): test/platform/name-key.test.ts holds the two equal.
+ * The console's client runs this module too (client/format.ts), so a list a page orders itself
+ * agrees with those the server pages: it must import nothing (test/architecture/wire-shapes.test.ts).
  */
 
 /** Letters that decompose into no base letter and marks: read as what they are written with. */

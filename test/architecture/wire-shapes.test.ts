@@ -18,6 +18,9 @@ function filesUnder(dir: string): string[] {
   });
 }
 
+/** Modules of the server the console's client runs as well (the name key: one order by name everywhere). */
+const SHARED_WITH_BROWSER = [resolve(MODULES, '../platform/name-key.ts')];
+
 describe('wire shapes', () => {
   test('no hand-written *View interface in src/modules: views are Static<typeof Model>', () => {
     const handWritten = filesUnder(MODULES).flatMap((file) =>
@@ -32,9 +35,12 @@ describe('wire shapes', () => {
     const valueImports = filesUnder(clientDir).flatMap((file) =>
       [...readFileSync(file, 'utf8').matchAll(/^import\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)]
         .filter((m) => m[1]!.startsWith('.') && !resolve(dirname(file), m[1]!).startsWith(clientDir))
+        .filter((m) => !SHARED_WITH_BROWSER.includes(resolve(dirname(file), `${m[1]!}.ts`)))
         .map((m) => `${relative(MODULES, file)}: ${m[1]}`),
     );
     // A value import would put server code in the browser bundle.
     expect(valueImports).toEqual([]);
+    // But for the modules both run, which import nothing themselves.
+    for (const shared of SHARED_WITH_BROWSER) expect({ shared, imports: /^import\s/m.test(readFileSync(shared, 'utf8')) }).toEqual({ shared, imports: false });
   });
 });

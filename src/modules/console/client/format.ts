@@ -1,4 +1,7 @@
 /** Plain words and local times: what the console shows instead of codes and UTC instants. */
+
+// The one module of the server the browser runs as well: it imports nothing (test/architecture/wire-shapes.test.ts).
+import { compareKeys, nameKey } from '../../../platform/name-key';
 import type { CommandKind } from '../../commands';
 import { currentSession } from './api';
 
@@ -240,46 +243,9 @@ export function isolated(text: string): string {
   return RIGHT_TO_LEFT.test(text) ? `\u2068${text}\u2069` : text;
 }
 
-const LETTERS: Readonly<Record<string, string>> = {
-  ß: 'ss',
-  æ: 'ae',
-  œ: 'oe',
-  ø: 'o',
-  ł: 'l',
-  đ: 'd',
-  ð: 'd',
-  þ: 'th',
-  ħ: 'h',
-  ı: 'i',
-  ŀ: 'l',
-  ŧ: 't',
-  ŋ: 'n',
-};
-
-/**
- * A name as the server sorts people by name: no accents, lower case, `ß` as `ss` (`Ångström` is
- * `angstrom`). A copy of platform/name-key.ts `nameKey` (the client imports no server code;
- * test/platform/name-key.test.ts holds the two equal), so a list the page orders itself agrees
- * with the lists the server pages.
- */
-export function nameKey(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[ßæœøłđðþħıŀŧŋ]/g, (c) => LETTERS[c] ?? c);
-}
-
-/** People in the server's order by name: their keys by code point (as the database compares them), then their ids. */
+/** People in the server's order by name: their keys (platform/name-key.ts, the same code) as the database compares them, then their ids. */
 export function byName(a: { id: string; display_name: string }, b: { id: string; display_name: string }): number {
-  const [x, y] = [nameKey(a.display_name), nameKey(b.display_name)];
-  if (x !== y) {
-    for (let i = 0; ; i++) {
-      const [p, q] = [x.codePointAt(i), y.codePointAt(i)];
-      if (p !== q) return (p ?? -1) - (q ?? -1);
-    }
-  }
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareKeys(nameKey(a.display_name), nameKey(b.display_name)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** A file size as people read it: `1 MB`, `10 MB`, `12.4 MB` (MB of 1,048,576 bytes, as file managers count), `300 KB`. */
