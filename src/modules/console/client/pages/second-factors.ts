@@ -66,9 +66,9 @@ function totpSetup(setup: TotpSetupWire, out: HTMLElement, redraw: () => Promise
     async () => {
       try {
         const answer = await api.post<RecoveryCodesWire>('users/me/totp/confirm/', { code: code.value });
-        announce('Authenticator app set up.');
         await redraw();
         if (answer.recovery_codes) out.prepend(recoveryCodesOnce(answer.recovery_codes));
+        announce('Authenticator app set up.');
       } catch (error) {
         if (error instanceof ApiError) announce(error.message, 'bad');
         else throw error;
@@ -105,8 +105,9 @@ function totpPart(state: SecondFactorsWire, out: HTMLElement, redraw: () => Prom
           const password = await askPassword('Remove your authenticator app?', { action: 'Remove', detail: LAST_FACTOR });
           if (password === null) return;
           if (!(await withPassword(() => api.post('users/me/totp/remove/', { current_password: password })))) return;
-          announce('Authenticator app removed.');
+          // Said once the page shows it (a check reading the page at the message saw the factor still there).
           await redraw();
+          announce('Authenticator app removed.');
         }),
       ),
     );
@@ -137,8 +138,8 @@ function passkeyPart(state: SecondFactorsWire, out: HTMLElement, redraw: () => P
       const password = await askPassword(`Remove the passkey “${p.name}”?`, { action: 'Remove', detail: LAST_FACTOR });
       if (password === null) return;
       if (!(await withPassword(() => api.post(`users/me/passkeys/${encodeURIComponent(p.id)}/remove/`, { current_password: password })))) return;
-      announce('Passkey removed.');
       await redraw();
+      announce('Passkey removed.');
     }),
   ]);
   const name = input({ name: 'passkey-name', placeholder: 'Work laptop', maxlength: 80 });
@@ -147,9 +148,9 @@ function passkeyPart(state: SecondFactorsWire, out: HTMLElement, redraw: () => P
       const optionsJSON = await api.post<Parameters<typeof startRegistration>[0]['optionsJSON']>('users/me/passkeys/options/');
       const response = await startRegistration({ optionsJSON });
       const answer = await api.post<PasskeyAddedWire>('users/me/passkeys/', { name: name.value || undefined, response });
-      announce(`Passkey “${answer.name}” added.`);
       await redraw();
       if (answer.recovery_codes) out.prepend(recoveryCodesOnce(answer.recovery_codes));
+      announce(`Passkey “${answer.name}” added.`);
     } catch (error) {
       announce(error instanceof Error ? error.message : String(error), 'bad');
     }
