@@ -302,3 +302,27 @@ describe('consent fetches only the fingers of a user that is the person', () => 
     expect((await commandsOf('ADOPT2')).filter((c) => c.kind === 'query_templates')).toEqual([]);
   });
 });
+
+describe('a template queued while the terminal had not answered, its person only after', () => {
+  test('the person goes first, then the template: none is refused for a user the terminal does not hold (Return=-10)', async () => {
+    const p = await person('E-INVT', 'Tia Template', ['tpl']);
+    expect((await server.admin.post(`/enrollees/${p.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    const a = terminal('TPLA0001');
+    await a.handshake();
+    expect((await server.admin.post('/devices/TPLA0001/approve/', { areas: ['tpl'] })).status).toBe(200);
+    await drain(a);
+    expect((await a.uploadTemplate(p.device_pin, 1)).body).toBe('OK:1');
+    // A second terminal approved; before it answers the query of its users, a finger of hers is stored.
+    const b = terminal('TPLB0002');
+    await b.handshake();
+    expect((await server.admin.post('/devices/TPLB0002/approve/', { areas: ['tpl'] })).status).toBe(200);
+    expect((await a.uploadTemplate(p.device_pin, 2)).body).toBe('OK:1');
+    await drain(a);
+    const ran = await drain(b);
+    const hers = ran.filter((c) => c.includes(`PIN=${p.device_pin}\t`) || c.includes(`PIN=${p.device_pin} `));
+    expect(hers[0]).toStartWith('DATA UPDATE USERINFO');
+    const commands = await commandsOf('TPLB0002');
+    expect(commands.filter((c) => c.status === 'failed')).toEqual([]);
+    expect(commands.filter((c) => c.kind === 'update_template').map((c) => c.status)).toEqual(['succeeded', 'succeeded']);
+  });
+});

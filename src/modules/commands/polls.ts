@@ -172,7 +172,10 @@ const DUE_READS_PER_STATEMENT = 200;
  * approval or first contact, queued or sent and not answered: kinds.ts `INVENTORY_QUERY_OPEN`) is
  * `holding`: its commands about a PIN (PIN_KINDS) are not due, they wait in its queue for the
  * answer, which tells whether the PIN is its own user's. Worked out once per device (the
- * materialized `asked`), by the supersede index, not once per command.
+ * materialized `asked`), by the supersede index, not once per command. A template waits while the
+ * user record of its PIN is queued behind it (a template queued before the terminal's inventory
+ * was answered, its person only after: a terminal refuses a finger of a user it does not hold,
+ * Return=-10): the record goes first, then the template, found by the supersede index too.
  */
 export const DUE_SQL = `with asked as materialized (
     select key as slot, value ->> 0 as device_id, value ->> 1 as deletes_only,
@@ -182,11 +185,14 @@ export const DUE_SQL = `with asked as materialized (
   select asked.slot, c.id, c.kind, c.payload
   from asked
   join fpa_device_commands as c on c.id in (
-    select id from fpa_device_commands
-    where device_id = asked.device_id and status = 'pending' and not_before <= ?1 and expires_at > ?1
-      and (asked.deletes_only = 0 or kind in (${sqlList(DELETE_KINDS)}))
-      and (asked.holding = 0 or kind not in (${sqlList(PIN_KINDS)}))
-    order by id limit ?2)`;
+    select q.id from fpa_device_commands as q
+    where q.device_id = asked.device_id and q.status = 'pending' and q.not_before <= ?1 and q.expires_at > ?1
+      and (asked.deletes_only = 0 or q.kind in (${sqlList(DELETE_KINDS)}))
+      and (asked.holding = 0 or q.kind not in (${sqlList(PIN_KINDS)}))
+      and not (q.kind = 'update_template' and exists (select 1 from fpa_device_commands as u
+        where u.device_id = q.device_id and u.supersede_key = 'user:' || (q.payload ->> 'pin')
+          and u.status = 'pending' and u.kind = 'add_user' and u.expires_at > ?1 and u.id > q.id))
+    order by q.id limit ?2)`;
 
 /**
  * Marks `sent` the listed commands that are still pending with the kind and payload a poll
