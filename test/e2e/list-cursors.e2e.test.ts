@@ -127,6 +127,9 @@ describe('every paged list takes its own cursor and no other', () => {
     expect(first.body.next_cursor).toEqual(expect.any(String));
     const second = await server.admin.get(`/areas/?limit=1&cursor=${first.body.next_cursor}`);
     expect([second.body.results.map((a: { name: string }) => a.name), second.body.next_cursor]).toEqual([['default'], null]);
-    expect((await server.admin.get('/areas/?cursor=garbage')).body.error.code).toBe('invalid_cursor');
+    const garbage = (await server.admin.get('/areas/?cursor=garbage')).body.error;
+    expect(garbage.code).toBe('invalid_cursor');
+    // It says what to do (a cursor kept across an upgrade is refused so).
+    expect(garbage.message).toContain('start the walk again');
   });
 });

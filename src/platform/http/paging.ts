@@ -57,7 +57,12 @@ const PAGED_LISTS = [
 
 export type ListName = (typeof PAGED_LISTS)[number];
 
-const invalidCursor = () => new FpaError('invalid_cursor', 'the cursor is not valid', {});
+const invalidCursor = () =>
+  new FpaError(
+    'invalid_cursor',
+    'the cursor is not valid: it was not given by this list with these filters, or by an earlier release (start the walk again)',
+    {},
+  );
 
 function fits(value: CursorValue, kind: CursorKey): boolean {
   return kind === 'text' ? typeof value === 'string' : typeof value === 'number' && Number.isSafeInteger(value);
