@@ -151,22 +151,21 @@ export class EnrolleeService {
   }
 
   /**
-   * Enrollees (not deleted) by device PIN, with a raw statement of the caller's transaction:
-   * this runs for every attendance batch, where the query builder costs more than the query
-   * (and reading the rows one by one more than finding them: platform/db/json-results.ts).
-   * With `deletedToo`, a deleted person's tombstone too (it keeps their PIN: no one else gets
-   * it), with the instant of the deletion, the tombstone's last change.
+   * Who holds each of these device PINs, deleted people too (a tombstone keeps its PIN: no one
+   * else gets it), a deleted one with the instant of the deletion (the tombstone's last change).
+   * With a raw statement of the caller's transaction: this runs for every attendance batch, where
+   * the query builder costs more than the query (and reading the rows one by one more than
+   * finding them: platform/db/json-results.ts).
    */
-  async byPins(execute: Execute, pins: readonly string[], options: { deletedToo?: boolean } = {}): Promise<Map<string, PinHolder>> {
+  async byPins(execute: Execute, pins: readonly string[]): Promise<Map<string, PinHolder>> {
     const out = new Map<string, PinHolder>();
-    const living = options.deletedToo ? '' : ` and status != 'deleted'`;
     // Chunked: a 10 MB upload can carry more distinct PINs than SQLite takes bind variables.
     for (const chunk of chunks(pins, 500)) {
       const known = await selectAsJson<[string, string, string, number | null]>(
         execute,
         ['device_pin', 'id', 'employee_key', 'deleted_at'],
         `select device_pin, id, employee_key, case when status = 'deleted' then updated_at end as deleted_at
-          from ${getTableName(enrollees)} where device_pin in (select value from json_each(?))${living}`,
+          from ${getTableName(enrollees)} where device_pin in (select value from json_each(?))`,
         [JSON.stringify(chunk)],
       );
       for (const [pin, id, employee, deletedAt] of known) out.set(pin, deletedAt === null ? { id, employee } : { id, employee, deletedAt });

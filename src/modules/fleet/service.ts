@@ -67,7 +67,6 @@ export class Fleet {
     const holders = await enrollees.byPins(
       (statement) => this.ctx.db.client.execute(statement),
       shown.map((r) => r.pin),
-      { deletedToo: true },
     );
     // Who holds a conflicting PIN is named only to a caller of that person's areas.
     const named = new Set(

@@ -165,20 +165,21 @@ export class PunchService {
   /** Stores one terminal's upload in the caller's (shared) transaction; answers the stored rows. */
   private async storeUpload(w: WriteContext, { device, lines, receivedAt, by }: Upload): Promise<PunchRow[]> {
     const pins = [...new Set(lines.map((l) => l.pin))];
-    const byPin = await this.whose(w.execute, w.tx, device, pins, { deletedToo: true });
+    const byPin = await this.whose(w.execute, w.tx, device, pins);
+    const owners = lines.map((l) => holderAt(byPin.get(l.pin), l.punchedAt));
     // A PIN that punches there for nobody is a user the terminal holds: listed (adoptable, or a
     // conflict with a deleted person's PIN), never handed out. Not from an unconfirmed address:
     // whoever sent those is not known to be the terminal, and made-up PINs would fill its user
     // list and take PINs out of the service's hands.
-    const nobodys = new Set(lines.filter((l) => !l.flags?.includes(NEW_ADDRESS_FLAG) && !holderAt(byPin.get(l.pin), l.punchedAt)).map((l) => l.pin));
+    const nobodys = new Set(lines.filter((l, i) => !owners[i] && !l.flags?.includes(NEW_ADDRESS_FLAG)).map((l) => l.pin));
     await this.devices.users.seen(w.tx, device.id, [...nobodys]);
     const payloadOf = new Map<string, PunchPayload>();
     // A punch dated after it arrived was made by a clock running ahead (a real-time upload from a
     // terminal an hour fast): it counts as dated, flagged for HR. Decided here, once: a punch of
     // the terminal's log uploaded later is not ahead of its arrival, and is never flagged.
     const aheadAfter = receivedAt + Math.max(AHEAD_TOLERANCE_MIN_MS, this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX);
-    const values: NewPunch[] = lines.map((l) => {
-      const enrollee = holderAt(byPin.get(l.pin), l.punchedAt);
+    const values: NewPunch[] = lines.map((l, i) => {
+      const enrollee = owners[i];
       const flags = [...(l.flags ?? [])];
       if (!enrollee) flags.push('unknown_pin');
       if (l.punchedAt > aheadAfter) flags.push(CLOCK_AHEAD_FLAG);
@@ -302,17 +303,11 @@ export class PunchService {
    * enrollee's: the terminal's user with that PIN must be the enrollee (the service put them
    * there, or an administrator adopted them), or, when the terminal has not told us its users,
    * the terminal must be in the enrollee's scope. Anything else is the terminal's own user.
-   * With `deletedToo`, a deleted person's PIN is theirs too (with `deletedAt`): a punch they made
-   * before their deletion, uploaded after it (a terminal that was offline), is still theirs.
+   * A deleted person's PIN is theirs too (with `deletedAt`): a punch they made before their
+   * deletion, uploaded after it (a terminal that was offline), is still theirs (holderAt).
    */
-  private async whose(
-    execute: Execute,
-    q: Queryable,
-    device: DeviceRow,
-    pins: readonly string[],
-    options: { deletedToo?: boolean } = {},
-  ): Promise<Map<string, PinHolder>> {
-    const candidates = await this.enrollees.byPins(execute, pins, options);
+  private async whose(execute: Execute, q: Queryable, device: DeviceRow, pins: readonly string[]): Promise<Map<string, PinHolder>> {
+    const candidates = await this.enrollees.byPins(execute, pins);
     if (candidates.size === 0) return candidates;
     const held = await this.devices.users.enrolleesOf(execute, device.id, [...candidates.keys()]);
     const unreported = [...candidates].filter(([pin]) => !held.has(pin)).map(([, e]) => e.id);
@@ -331,7 +326,7 @@ export class PunchService {
    */
   async ownersOf(device: DeviceRow, pins: readonly string[], scope: AreaScope): Promise<{ owners: Map<string, PinHolder>; outside: Set<string> }> {
     // A deleted person's PIN too: their lines up to the deletion are theirs (holderAt), as an upload stores them.
-    const owners = await this.whose((s) => this.ctx.db.client.execute(s), this.ctx.db.orm, device, pins, { deletedToo: true });
+    const owners = await this.whose((s) => this.ctx.db.client.execute(s), this.ctx.db.orm, device, pins);
     const outside = new Set<string>();
     if (isLimited(scope) && owners.size > 0) {
       const areas = await this.enrollees.membership.areaNamesOf(

@@ -63,7 +63,7 @@ const UNREADABLE_STATE = /^[^\s=\p{Cc}]{1,8}$/u;
  * `face`), kept as 0 with `unknown` (the punch counts; its line keeps the word). Null for a
  * field that is no verify mode at all (a `key=value` pair, a long run): the line is skipped.
  */
-export function verifyOf(field: string | undefined): { value: number; unknown?: true } | null {
+function verifyOf(field: string | undefined): { value: number; unknown?: true } | null {
   const number = intWithDefault(field, 0);
   if (number.ok) return { value: number.value };
   return UNREADABLE_STATE.test((field ?? '').trim()) ? { value: 0, unknown: true } : null;
@@ -75,7 +75,7 @@ export function verifyOf(field: string | undefined): { value: number; unknown?: 
  * no state: the punch counts; losing it for its state would lose a day). Null for a field that is
  * no state at all: the line is something else, and is skipped.
  */
-export function stateOf(field: string | undefined): { value: number; unknown?: true } | null {
+function stateOf(field: string | undefined): { value: number; unknown?: true } | null {
   const number = intWithDefault(field, 0);
   if (number.ok) return { value: number.value };
   const text = (field ?? '').trim();
@@ -105,21 +105,43 @@ function recordOf(fields: readonly string[], raw: string, layout: AttlogLayout):
   if (pinError) return reject(pinError);
   const localTime = normaliseLocalTime(fields[1] ?? '');
   if (localTime === null) return reject(`invalid time ${quoted(fields[1])}`);
-  const state = stateOf(fields[layout.state]);
-  if (!state) return reject(`unreadable state ${quoted(fields[layout.state])}`);
-  const verify = verifyOf(fields[layout.verify]);
-  if (!verify) return reject(`unreadable verify type ${quoted(fields[layout.verify])}`);
+  const read = stateAndVerify(['state', fields[layout.state]], ['verify type', fields[layout.verify]]);
+  if (!read.ok) return reject(read.reason);
   return accept({
     pin,
     localTime,
-    state: state.value,
-    ...(state.unknown ? { stateUnknown: true } : {}),
-    verifyType: verify.value,
-    ...(verify.unknown ? { verifyUnknown: true } : {}),
+    ...read.record,
     workCode: (fields[layout.workCode] ?? '').trim(),
     extra: dropTrailingEmpty(fields.slice(layout.workCode + 1)),
     raw,
   });
+}
+
+type StateAndVerify = Pick<AttlogRecord, 'state' | 'stateUnknown' | 'verifyType' | 'verifyUnknown'>;
+
+/**
+ * A record's state and verify mode, each `[its field's name, its value]`: an ATTLOG line's, and
+ * a 3.x record's (push3.ts) by the same rules. A word some firmware sends keeps the punch,
+ * flagged; a field that is no state or mode at all (a `key=value` pair, a long run) makes the
+ * line malformed, the reason naming the field.
+ */
+export function stateAndVerify(
+  [stateName, stateField]: [string, string | undefined],
+  [verifyName, verifyField]: [string, string | undefined],
+): { ok: true; record: StateAndVerify } | { ok: false; reason: string } {
+  const state = stateOf(stateField);
+  if (!state) return { ok: false, reason: `unreadable ${stateName} ${quoted(stateField)}` };
+  const verify = verifyOf(verifyField);
+  if (!verify) return { ok: false, reason: `unreadable ${verifyName} ${quoted(verifyField)}` };
+  return {
+    ok: true,
+    record: {
+      state: state.value,
+      ...(state.unknown ? { stateUnknown: true } : {}),
+      verifyType: verify.value,
+      ...(verify.unknown ? { verifyUnknown: true } : {}),
+    },
+  };
 }
 
 /** Parse one ATTLOG line (the documented layout has 7+ fields; see attlogRecordOf). */

@@ -1,5 +1,5 @@
 import { formatLocalDateTime, normaliseLocalTime } from '../../platform/time/local-time';
-import { type AttlogRecord, stateOf, verifyOf } from './attlog';
+import { type AttlogRecord, stateAndVerify } from './attlog';
 import { isValidBase64 } from './base64';
 import { decodeCardNumber } from './card';
 import { type Dict, intWithDefault, type KeyValueFields, parseIntStrict, parseTabFields, quoteKeyword, splitKeyword } from './fields';
@@ -149,32 +149,6 @@ function transactionOf(raw: string, kept: string): LineOutcome<RtlogRecord> {
     event: parseIntStrict(f.get('eventtype', 'event')),
     fields: f.fields,
   });
-}
-
-type StateAndVerify = Pick<AttlogRecord, 'state' | 'stateUnknown' | 'verifyType' | 'verifyUnknown'>;
-
-/**
- * A 3.x record's state and verify mode, each `[its field's name, its value]`, read as an ATTLOG
- * line's are (attlog.ts): a word some firmware sends keeps the punch, flagged; a field that is
- * no state or mode at all (a `key=value` pair, a long run) makes the line malformed.
- */
-function stateAndVerify(
-  [stateName, stateField]: [string, string | undefined],
-  [verifyName, verifyField]: [string, string | undefined],
-): { ok: true; record: StateAndVerify } | { ok: false; reason: string } {
-  const state = stateOf(stateField);
-  if (!state) return { ok: false, reason: `unreadable ${stateName} ${JSON.stringify((stateField ?? '').slice(0, 40))}` };
-  const verify = verifyOf(verifyField);
-  if (!verify) return { ok: false, reason: `unreadable ${verifyName} ${JSON.stringify((verifyField ?? '').slice(0, 40))}` };
-  return {
-    ok: true,
-    record: {
-      state: state.value,
-      ...(state.unknown ? { stateUnknown: true } : {}),
-      verifyType: verify.value,
-      ...(verify.unknown ? { verifyUnknown: true } : {}),
-    },
-  };
 }
 
 export function parseTransactions(text: string): ParseResult<RtlogRecord> {
