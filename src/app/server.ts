@@ -13,7 +13,7 @@ import { apiBodyLimit, TERMINAL_FILE_LIMIT } from '../platform/http/body';
 import { notFoundUnder } from '../platform/http/not-found';
 import { otherMethodsRefused } from '../platform/http/other-methods';
 import { servePathsWhateverTheHost, tagWithRequestId } from '../platform/http/routable-url';
-import { createLogger, type Logger } from '../platform/log';
+import type { Logger } from '../platform/log';
 import { reachableHost } from '../platform/net/lan';
 import { consoleBaseOf } from './console-base';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
@@ -38,7 +38,7 @@ export interface ListenOptions {
 
 export async function startServer(options: CreateOptions & ListenOptions = {}): Promise<RunningServer> {
   const fpa = await createFingerprintAttendance(options);
-  const app = serverApp(fpa, options.logger ?? createLogger(fpa.settings.LOG_LEVEL));
+  const app = serverApp(fpa, fpa.service.runtime.log);
   servePathsWhateverTheHost(app);
   const port = options.port ?? fpa.settings.PORT;
   const hostname = options.hostname ?? fpa.settings.HOST;
