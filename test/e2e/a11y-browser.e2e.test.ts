@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page, Route } from 'playwright-core';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
-import { consoleContext, goTo, launchBrowser, signedInPage, signInByLink, watchErrors } from '../support/browser';
+import { consoleContext, focused, goTo, launchBrowser, signedInPage, signInByLink, watchErrors } from '../support/browser';
 import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
 import { seedPeople } from '../support/people';
@@ -21,15 +21,6 @@ const errors: string[] = [];
 
 function go(p: Page, hash: string, heading: string | RegExp): Promise<void> {
   return goTo(p, hash, heading);
-}
-
-/** What has focus, as a test can compare it: its tag, accessible name (aria-label) and text. */
-function focused(p: Page): Promise<string> {
-  return p.evaluate(() => {
-    const el = document.activeElement;
-    if (!el || el === document.body) return 'BODY';
-    return `${el.tagName}:${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? ''}`;
-  });
 }
 
 beforeAll(async () => {

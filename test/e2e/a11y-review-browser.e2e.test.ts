@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { consoleContext, goTo, launchBrowser, signedInPage, watchErrors } from '../support/browser';
+import { consoleContext, focused, goTo, launchBrowser, signedInPage, watchErrors } from '../support/browser';
 import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
 
@@ -27,15 +27,6 @@ async function ok(res: Promise<{ status: number; body: unknown }>, status = 201)
 async function enroll(employee: string, name: string): Promise<void> {
   await ok(server.admin.post('/employees/', { id: employee, name }));
   ids[employee] = (await ok(server.admin.post('/enrollees/', { employee }))).id;
-}
-
-/** What has focus: its tag and its text (or label). */
-function focused(p: Page): Promise<string> {
-  return p.evaluate(() => {
-    const el = document.activeElement;
-    if (!el || el === document.body) return 'BODY';
-    return `${el.tagName}:${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? ''}`;
-  });
 }
 
 beforeAll(async () => {

@@ -107,6 +107,15 @@ export async function goTo(page: Page, hash: string, heading: string | RegExp): 
 }
 
 /** A date as the console writes it (en-GB, the tests' browser): `27 Nov 2026`. */
+/** What has focus, as a test can compare it: its tag, then its accessible name (aria-label) or its text; `BODY` when nothing has. */
+export function focused(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return 'BODY';
+    return `${el.tagName}:${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? ''}`;
+  });
+}
+
 export function consoleDate(date: string): string {
   return new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
 }
