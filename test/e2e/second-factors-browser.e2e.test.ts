@@ -50,6 +50,13 @@ async function signIn(p: Page, username: string): Promise<void> {
   await p.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
+/** Answers the dialog that asks the current password again before a change to one's factors. */
+async function givePassword(p: Page, question: string, password: string): Promise<void> {
+  const ask = p.getByRole('dialog', { name: question });
+  await ask.getByLabel('Your password').fill(password);
+  await ask.getByRole('button', { name: 'Continue' }).click();
+}
+
 async function signOut(p: Page): Promise<void> {
   await p.getByRole('button', { name: 'Sign out' }).click();
   await p.getByLabel('Username').waitFor();
@@ -99,6 +106,12 @@ describe('an authenticator app', () => {
     });
     await page.getByRole('heading', { level: 1, name: 'Your profile' }).waitFor();
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    // Adding a factor asks the password again, as removing one does; a wrong one starts nothing.
+    await givePassword(page, 'Set up an authenticator app?', 'not my password');
+    await page.getByText('That is not your current password: nothing was changed.').waitFor();
+    expect(await page.locator('[data-totp-secret]').count()).toBe(0);
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    await givePassword(page, 'Set up an authenticator app?', PASSWORD);
     await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
     totpSecret = (await page.locator('[data-totp-secret]').getAttribute('data-totp-secret')) ?? '';
     expect(totpSecret).toMatch(/^[A-Z2-7]{32}$/);
@@ -217,6 +230,7 @@ describe('a passkey', () => {
     await page.getByRole('heading', { level: 1, name: 'Your profile' }).waitFor();
     await page.getByLabel('Name of the new passkey').fill('Work laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await givePassword(page, 'Add a passkey?', PASSWORD);
     await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
     expect(await page.getByRole('cell', { name: 'Work laptop', exact: true }).isVisible()).toBe(true);
     expect(await page.locator('[data-second-factor]').textContent()).toBe('Passkey');
@@ -274,6 +288,7 @@ describe('a role that requires a second factor', () => {
     expect(await page.evaluate(async () => (await fetch('/api/fingerprint/v1/devices/')).status)).toBe(403);
     await shot(page, 'enrollment-required');
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    await givePassword(page, 'Set up an authenticator app?', PASSWORD);
     const secret = (await page.locator('[data-totp-secret]').getAttribute('data-totp-secret')) ?? '';
     await page.getByLabel('Code from the app').fill(codeOf(secret));
     await page.getByRole('button', { name: 'Confirm' }).click();

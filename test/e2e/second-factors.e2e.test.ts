@@ -38,7 +38,7 @@ const post = (path: string, body: unknown, cookie: string) =>
 /** Sets up an authenticator app for a signed-in user; answers its secret and the recovery codes. */
 async function setUpTotp(session: ConsoleCookie): Promise<{ secret: string; codes: string[] }> {
   const client = sessionClient(server, session);
-  const setup = await client.post('/users/me/totp/');
+  const setup = await client.post('/users/me/totp/', { current_password: PASSWORD });
   expect(setup.status).toBe(201);
   expect(setup.body.otpauth_uri).toStartWith('otpauth://totp/');
   expect(setup.body.qr_svg).toStartWith('<svg');
@@ -160,6 +160,33 @@ describe('removing a factor, making recovery codes', () => {
     expect(fresh.body.recovery_codes).toHaveLength(10);
   });
 
+  test('adding a factor asks for the password too: a session alone puts no authenticator or passkey in front of the account', async () => {
+    const { session } = await makeUser(server, 'hr5', 'hr');
+    const client = sessionClient(server, session);
+    for (const path of ['/users/me/totp/', '/users/me/passkeys/options/']) {
+      const missing = await client.post(path, {});
+      expect(missing.status).toBe(400);
+      expect(missing.body.error.details.field).toBe('current_password');
+      const wrong = await client.post(path, { current_password: 'not my password' });
+      expect(wrong.status).toBe(403);
+      expect(wrong.body.error.details.field).toBe('current_password');
+    }
+    // Nothing was started: a confirmation finds no setup, and no passkey prompt is pending.
+    expect((await client.post('/users/me/totp/confirm/', { code: '123456' })).status).toBe(409);
+    expect((await client.get('/users/me/second-factors/')).body).toMatchObject({ second_factor: 'none', password_set: true });
+    expect((await client.post('/users/me/passkeys/options/', proof)).body.challenge).toBeString();
+  });
+
+  test('a user who signs in only by single sign-on has no password to give: adding a factor asks none', async () => {
+    const { id, session } = await makeUser(server, 'sso1', 'hr');
+    await server.fpa.db.client.execute({ sql: 'UPDATE fpa_users SET password_hash = NULL WHERE id = ?', args: [id] });
+    const client = sessionClient(server, session);
+    expect((await client.get('/users/me/second-factors/')).body).toMatchObject({ password_set: false });
+    const setup = await client.post('/users/me/totp/', {});
+    expect(setup.status).toBe(201);
+    expect((await client.post('/users/me/totp/confirm/', { code: codeOf(setup.body.secret) })).status).toBe(200);
+  });
+
   test('removing the last factor throws the recovery codes away: an old one never signs in again, the next factor shows ten new ones', async () => {
     const { session } = await makeUser(server, 'hr2', 'hr');
     await setUpTotp(session);
@@ -241,7 +268,7 @@ describe('roles that require a second factor', () => {
 
   test('only a user has second factors: a token is refused', async () => {
     const token = new ApiClient(`${server.url}/api/fingerprint/v1`, { authorization: `Bearer ${await adminToken()}` });
-    const answer = await token.post('/users/me/totp/');
+    const answer = await token.post('/users/me/totp/', {});
     expect(answer.status).toBe(403);
   });
 });
@@ -253,7 +280,7 @@ describe('over HTTPS (behind a trusted proxy)', () => {
       const https = { 'x-forwarded-proto': 'https' };
       const { session } = await makeUser(secure, 'hal', 'viewer');
       const client = sessionClient(secure, session);
-      const setup = await client.post('/users/me/totp/');
+      const setup = await client.post('/users/me/totp/', { current_password: PASSWORD });
       expect((await client.post('/users/me/totp/confirm/', { code: codeOf(setup.body.secret, Date.now()) })).status).toBe(200);
       const res = await passwordSignInRaw(secure, 'hal', PASSWORD, https);
       expect(res.status).toBe(200);

@@ -65,7 +65,7 @@ describe('behind a trusted proxy', () => {
     const codeOf = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
     const withTotp = async (username: string) => {
       const client = sessionClient(server, (await makeUser(server, username, 'viewer')).session);
-      const { secret } = (await client.post('/users/me/totp/')).body as { secret: string };
+      const { secret } = (await client.post('/users/me/totp/', { current_password: PASSWORD })).body as { secret: string };
       expect((await client.post('/users/me/totp/confirm/', { code: codeOf(secret) })).status).toBe(200);
     };
     const step = async (username: string, client: string) => {

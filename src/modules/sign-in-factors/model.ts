@@ -37,6 +37,9 @@ export const SecondFactorsView = t.Object(
     passkeys: t.Array(PasskeyView),
     recovery_codes_left: Int({ minimum: 0 }),
     required: t.Boolean({ description: 'The user’s role requires a second factor (`users/second-factor-policy/`).' }),
+    password_set: t.Boolean({
+      description: 'The user has a password here, asked again before a factor is added or removed; false for one who signs in only by single sign-on.',
+    }),
   },
   { title: 'SecondFactors' },
 );
@@ -57,6 +60,12 @@ export const CodeBody = Body({ code: Text({ maxLength: 20, description: 'The 6-d
  * current password, as a password change asks it (a session alone is not enough).
  */
 export const CurrentPasswordBody = Body({ current_password: Text({ maxLength: 256, description: 'Your current password.' }) }, { title: 'CurrentPassword' });
+
+/** Adding a factor: the password is asked of a user who has one (one who signs in only by single sign-on has none to give). */
+export const AddFactorBody = Body(
+  { current_password: t.Optional(Text({ maxLength: 256, description: 'Your current password; required unless you sign in only by single sign-on.' })) },
+  { title: 'AddFactor' },
+);
 
 export const RecoveryCodesView = t.Object(
   { recovery_codes: Nullable(t.Array(t.String(), { description: 'Ten single-use codes, shown this once; null when the user still has unused ones.' })) },

@@ -12,6 +12,8 @@ export interface FactorUser {
   email: string | null;
   role: Role;
   disabled: boolean;
+  /** False for a user who signs in only by single sign-on: nothing to ask again before a change. */
+  hasPassword: boolean;
 }
 
 export interface FactorUserDirectory {
@@ -21,8 +23,8 @@ export interface FactorUserDirectory {
 }
 
 /**
- * The user's current password, asked again before a second factor is removed or recovery codes
- * are made: a session alone (a browser left signed in) must not weaken the account
+ * The user's current password, asked again before a second factor is added or removed or recovery
+ * codes are made: a session alone (a browser left signed in) must not weaken the account
  * (users/sign-in.ts `confirmPassword`).
  */
 export interface PasswordCheck {

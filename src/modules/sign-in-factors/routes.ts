@@ -10,6 +10,7 @@ import { clientAddress } from '../../platform/http/client-address';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import {
+  AddFactorBody,
   CodeBody,
   CurrentPasswordBody,
   FactorPolicyBody,
@@ -70,7 +71,7 @@ function overviewRoutes(http: Http, { factors, users }: Deps) {
     async ({ admin }) => {
       // Another kind of caller (a token, a sign-in link) has none, as `users/me/` says.
       if (admin.actor.kind !== 'user')
-        return { second_factor: 'none' as const, totp: { confirmed_at: null }, passkeys: [], recovery_codes_left: 0, required: false };
+        return { second_factor: 'none' as const, totp: { confirmed_at: null }, passkeys: [], recovery_codes_left: 0, required: false, password_set: false };
       const o = await factors.overview(await me(admin));
       return {
         second_factor: o.secondFactor,
@@ -78,6 +79,7 @@ function overviewRoutes(http: Http, { factors, users }: Deps) {
         passkeys: o.passkeys.map(passkeyView),
         recovery_codes_left: o.recoveryCodesLeft,
         required: o.required,
+        password_set: o.passwordSet,
       };
     },
     { response: { 200: SecondFactorsView, ...errors() }, detail: { summary: 'Your second factors: authenticator app, passkeys, recovery codes left', tags } },
@@ -90,13 +92,17 @@ function totpRoutes(http: Http, { factors, users }: Deps) {
     .post(
       '/users/me/totp',
       async (context) => {
-        const setup = await factors.totp.start(await me(context.admin), originOf(context).rpId);
+        const setup = await factors.startTotp(await me(context.admin), context.body.current_password, originOf(context).rpId);
         context.set.status = 201;
         return { secret: setup.secret, otpauth_uri: setup.uri, qr_svg: setup.qrSvg };
       },
       {
-        response: { 201: TotpSetupView, ...errors('conflict') },
-        detail: { summary: 'Start setting up an authenticator app: its secret, shown once (it counts once confirmed)', tags },
+        body: AddFactorBody,
+        response: { 201: TotpSetupView, ...errors('conflict', 'rate_limited') },
+        detail: {
+          summary: 'Start setting up an authenticator app (your current password asked again): its secret, shown once (it counts once confirmed)',
+          tags,
+        },
       },
     )
     .post('/users/me/totp/confirm', async ({ admin, body }) => ({ recovery_codes: await factors.totp.confirm(await me(admin), body.code) }), {
@@ -129,10 +135,11 @@ function passkeyRoutes(http: Http, { factors, users }: Deps) {
     .post(
       '/users/me/passkeys/options',
       // A plain copy of the options: their type is an interface, which the record model does not take.
-      async (context) => ({ ...(await factors.passkeys.registrationOptions(await me(context.admin), originOf(context))) }),
+      async (context) => ({ ...(await factors.passkeyOptions(await me(context.admin), context.body.current_password, originOf(context))) }),
       {
-        response: { 200: WebAuthnOptions, ...errors() },
-        detail: { summary: 'Options for the browser’s passkey prompt (`navigator.credentials.create`)', tags },
+        body: AddFactorBody,
+        response: { 200: WebAuthnOptions, ...errors('rate_limited') },
+        detail: { summary: 'Options for the browser’s passkey prompt (`navigator.credentials.create`; your current password asked again)', tags },
       },
     )
     .post(

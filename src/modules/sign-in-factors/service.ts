@@ -26,6 +26,7 @@ export interface FactorOverview {
   recoveryCodesLeft: number;
   /** The user's role requires a second factor. */
   required: boolean;
+  passwordSet: boolean;
 }
 
 export class SecondFactors {
@@ -72,7 +73,7 @@ export class SecondFactors {
       this.totp.recoveryCodesLeft(user.id),
       this.isRequired(user.role),
     ]);
-    return { secondFactor: kind, totpConfirmedAt, passkeys: keys, recoveryCodesLeft: left, required };
+    return { secondFactor: kind, totpConfirmedAt, passkeys: keys, recoveryCodesLeft: left, required, passwordSet: user.hasPassword };
   }
 
   async requiredRoles(): Promise<Role[]> {
@@ -113,6 +114,22 @@ export class SecondFactors {
     if (!removed) throw new FpaError('not_found', 'no authenticator app is set up', {});
   }
 
+  /**
+   * Starts setting up an authenticator app, once the current password is given again: a session
+   * alone (a browser left signed in) must not put a factor of someone else's in front of the
+   * account, and the recovery codes its confirmation shows with it.
+   */
+  async startTotp(user: FactorUser, password: string | undefined, rpId: string) {
+    await this.confirmAdding(user, password);
+    return this.totp.start(user, rpId);
+  }
+
+  /** The browser's passkey prompt, once the current password is given again (as `startTotp`): the challenge is only made after it. */
+  async passkeyOptions(user: FactorUser, password: string | undefined, origin: RequestOrigin) {
+    await this.confirmAdding(user, password);
+    return this.passkeys.registrationOptions(user, origin);
+  }
+
   /** Keeps the passkey the browser made; answers the recovery codes made now when the user had none (shown once), else null. */
   async addPasskey(user: FactorUser, response: RegistrationResponseJSON, name: string, origin: RequestOrigin) {
     const added = await this.passkeys.register(user, response, name, origin);
@@ -140,6 +157,14 @@ export class SecondFactors {
     if ((await this.kind(user.id)) === 'none') throw new FpaError('conflict', 'set up a second factor first: recovery codes come with it', {});
     await this.passwords.confirm(user.id, password);
     return this.totp.regenerateRecoveryCodes(user);
+  }
+
+  /** A user who signs in only by single sign-on has no password to give: the provider's sign-in vouched for them. */
+  private async confirmAdding(user: FactorUser, password: string | undefined): Promise<void> {
+    if (!user.hasPassword) return;
+    if (password === undefined)
+      throw new FpaError('validation_error', 'give your current password (current_password) to add a second factor', { field: 'current_password' });
+    await this.passwords.confirm(user.id, password);
   }
 
   /**

@@ -51,6 +51,8 @@ export interface Account {
   email: string | null;
   role: UserRow['role'];
   disabled: boolean;
+  /** False for a user who signs in only by single sign-on and never set a password here. */
+  hasPassword: boolean;
 }
 
 export const accountOf = (row: UserRow): Account => ({
@@ -60,6 +62,7 @@ export const accountOf = (row: UserRow): Account => ({
   email: row.email,
   role: row.role,
   disabled: row.disabledAt !== null,
+  hasPassword: row.passwordHash !== null,
 });
 
 export function statusOf(row: UserRow): UserView['status'] {

@@ -17,7 +17,7 @@ let server: TestServer;
 let runtime: Runtime;
 let offset = 0;
 const clock = { now: () => 1_800_000_000_000 + offset };
-const ada: FactorUser = { id: 'usr_ada', username: 'ada', name: 'Ada', email: 'ada@example.com', role: 'admin', disabled: false };
+const ada: FactorUser = { id: 'usr_ada', username: 'ada', name: 'Ada', email: 'ada@example.com', role: 'admin', disabled: false, hasPassword: true };
 const users: FactorUserDirectory = {
   byId: async (id) => (id === ada.id ? ada : null),
   byEmail: async (email) => (email.toLowerCase() === ada.email ? ada : null),

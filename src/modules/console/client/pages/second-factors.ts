@@ -48,6 +48,13 @@ async function withPassword<T>(send: () => Promise<T>): Promise<{ answer: T } | 
   }
 }
 
+/** The body that adds a factor: the password asked again of a user who has one (not of one who signs in only by single sign-on); null when cancelled. */
+async function addingProof(state: SecondFactorsWire, title: string): Promise<{ current_password?: string } | null> {
+  if (!state.password_set) return {};
+  const password = await askPassword(title, { action: 'Continue', detail: 'A new second factor signs in to your account: your password is asked first.' });
+  return password === null ? null : { current_password: password };
+}
+
 function recoveryCodesOnce(codes: string[]): HTMLElement {
   const box = showOnce(
     'Your recovery codes',
@@ -119,8 +126,11 @@ function totpPart(state: SecondFactorsWire, out: HTMLElement, redraw: () => Prom
         'div',
         { class: 'actions' },
         button('Set up an authenticator app', async () => {
-          const setup = await api.post<TotpSetupWire>('users/me/totp/');
-          replace(holder, totpSetup(setup, out, redraw));
+          const proof = await addingProof(state, 'Set up an authenticator app?');
+          if (proof === null) return;
+          const started = await withPassword(() => api.post<TotpSetupWire>('users/me/totp/', proof));
+          if (!started) return;
+          replace(holder, totpSetup(started.answer, out, redraw));
           holder.querySelector('input')?.focus();
         }),
       ),
@@ -144,9 +154,12 @@ function passkeyPart(state: SecondFactorsWire, out: HTMLElement, redraw: () => P
   ]);
   const name = input({ name: 'passkey-name', placeholder: 'Work laptop', maxlength: 80 });
   const add = button('Add a passkey', async () => {
+    const proof = await addingProof(state, 'Add a passkey?');
+    if (proof === null) return;
+    const options = await withPassword(() => api.post<Parameters<typeof startRegistration>[0]['optionsJSON']>('users/me/passkeys/options/', proof));
+    if (!options) return;
     try {
-      const optionsJSON = await api.post<Parameters<typeof startRegistration>[0]['optionsJSON']>('users/me/passkeys/options/');
-      const response = await startRegistration({ optionsJSON });
+      const response = await startRegistration({ optionsJSON: options.answer });
       const answer = await api.post<PasskeyAddedWire>('users/me/passkeys/', { name: name.value || undefined, response });
       await redraw();
       if (answer.recovery_codes) out.prepend(recoveryCodesOnce(answer.recovery_codes));
