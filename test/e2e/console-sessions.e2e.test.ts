@@ -288,6 +288,30 @@ describe('the console page', () => {
     }
     expect((await fetch(`${server.url}/console`, { redirect: 'manual' })).headers.get('location')).toBe('console/');
   });
+
+  test('an address under it that nothing serves is a 404 page in its own style, whose links lead back to the console', async () => {
+    for (const [path, base] of [
+      ['/console/people', ''],
+      ['/console/people/42/punches', '../../'],
+    ] as const) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toStartWith('text/html');
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+      const html = await res.text();
+      expect(html).toContain('<h2>Page not found</h2>');
+      expect(html).toContain(base ? `<base href="${base}" />` : '<link rel="stylesheet"');
+      if (!base) expect(html).not.toContain('<base');
+      // The stylesheet and the way back resolve to the console's own addresses.
+      const sheet = /href="(assets\/[^"]+\.css)"/.exec(html)?.[1] ?? '';
+      const at = new URL(base + sheet, `${server.url}${path}`);
+      expect((await fetch(at)).status).toBe(200);
+      expect(new URL(`${base}./`, `${server.url}${path}`).pathname).toBe('/console/');
+    }
+    // The console's own routes and their 405s are untouched.
+    expect((await fetch(`${server.url}/console/session`)).status).not.toBe(404);
+    expect((await fetch(`${server.url}/console/assets/nope.js`)).status).toBe(404);
+  });
 });
 
 describe('explicit credentials', () => {

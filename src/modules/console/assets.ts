@@ -61,13 +61,21 @@ export interface ConsoleFiles {
   linkRefused(old: boolean): string;
   /** A page with a message (a link refused, signed out). */
   notice(title: string, text: string): string;
+  /** The page of an address under the console that nothing serves; `base` leads back to `console/` (`../` per level). */
+  notFound(base: string): string;
 }
 
-function page(title: string, stylesheet: string, body: string, script?: string, referrer = 'same-origin'): string {
+function page(title: string, stylesheet: string, body: string, script?: string, referrer = 'same-origin', base = ''): string {
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
+${
+  base
+    ? `    <base href="${escapeHtml(base)}" />
+`
+    : ''
+}
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="referrer" content="${referrer}" />
     <title>${escapeHtml(title)}</title>
@@ -83,6 +91,9 @@ ${body}
 
 const HOW_TO_SIGN_IN =
   '<p><a href="./">Sign in</a> with your account, or ask whoever gave you the link for a new one: a link works once, for a few minutes.</p>';
+
+const NOT_FOUND =
+  '<p>There is no page at this address: it may have been typed or copied wrongly.</p>\n      <p><a href="./">Go to the console</a> (its pages are under <code>console/#/</code>).</p>';
 
 const LINK_GONE = 'This sign-in link is no longer valid: it has been used, it has expired, or whoever made it can no longer sign in.';
 const LINK_OLD =
@@ -115,6 +126,8 @@ export function consoleFiles(): () => Promise<ConsoleFiles> {
         linkRefused: (old) => linkPage(`      <p class="error" role="alert">${old ? LINK_OLD : LINK_GONE}</p>\n      ${HOW_TO_SIGN_IN}`, false),
         notice: (title, text) =>
           page(`${title}: Attendance console`, style.name, card(`      <p role="status">${escapeHtml(text)}</p>\n      ${HOW_TO_SIGN_IN}`)),
+        notFound: (base) =>
+          page('Page not found: Attendance console', style.name, card(`      <h2>Page not found</h2>\n      ${NOT_FOUND}`), undefined, 'same-origin', base),
       };
     })();
     return built;

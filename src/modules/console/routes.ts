@@ -74,44 +74,54 @@ function pageRoutes(http: Http, sessions: ConsoleService) {
     return html(built.shell, 200, headers);
   };
 
-  return new Elysia({ name: 'fpa-console-pages', seed: http.runtime.instanceId })
-    .get(CONSOLE_PATH, ({ request }) => {
-      // The page's URLs are relative to `console/`.
-      if (!new URL(request.url).pathname.endsWith('/'))
-        return new Response(null, { status: 302, headers: { location: 'console/', 'cache-control': 'no-store' } });
-      return shell(request);
-    })
-    .get(`${CONSOLE_PATH}/assets/:name`, async ({ params, request }) => {
-      const found = (await files()).assets.get(params.name);
-      return found ? assetResponse(found, request) : new Response('not found', { status: 404, headers: { 'cache-control': 'no-store' } });
-    })
-    .get(`${CONSOLE_PATH}/sign-in`, async ({ request }) => {
-      const built = await files();
-      // A link of the old form (`?token=`): its token is in this request's line, so in every
-      // access log on the way and in the Referer of what the page loads. It signs nobody in, and
-      // is spent now so that a copy out of a log cannot either.
-      const old = new URL(request.url).searchParams.get('token');
-      if (old !== null) {
-        if (old) await sessions.cancelLink(old);
-        return linkPage(built.linkRefused(true), 410);
-      }
-      return linkPage(built.signIn, 200);
-    })
-    .post(
-      `${CONSOLE_PATH}/sign-in`,
-      async ({ request }) => {
+  return (
+    new Elysia({ name: 'fpa-console-pages', seed: http.runtime.instanceId })
+      .get(CONSOLE_PATH, ({ request }) => {
+        // The page's URLs are relative to `console/`.
+        if (!new URL(request.url).pathname.endsWith('/'))
+          return new Response(null, { status: 302, headers: { location: 'console/', 'cache-control': 'no-store' } });
+        return shell(request);
+      })
+      .get(`${CONSOLE_PATH}/assets/:name`, async ({ params, request }) => {
+        const found = (await files()).assets.get(params.name);
+        return found ? assetResponse(found, request) : new Response('not found', { status: 404, headers: { 'cache-control': 'no-store' } });
+      })
+      // An address under the console that no route serves (a bookmark of a page's path, a typing
+      // mistake): a page in the console's own style, not Elysia's bare `NOT_FOUND`. Every real route
+      // is more specific than this wildcard, and the 405s of the console's paths are routes too.
+      .get(`${CONSOLE_PATH}/*`, async ({ request }) => {
+        const path = new URL(request.url).pathname;
+        const depth = path.slice(path.indexOf(`${CONSOLE_PATH}/`) + CONSOLE_PATH.length + 1).split('/').length - 1;
+        return html((await files()).notFound('../'.repeat(depth)), 404);
+      })
+      .get(`${CONSOLE_PATH}/sign-in`, async ({ request }) => {
         const built = await files();
-        if (askedFromElsewhere(request, http.runtime.settings) !== null) return html(built.notice('Refused', 'Sign-in was asked from another site.'), 403);
-        const raw = request.body ? await readCapped(request.body, SIGN_IN_BODY_LIMIT) : null;
-        const token = raw ? (new URLSearchParams(new TextDecoder().decode(raw)).get('token') ?? '') : '';
-        const session = token ? await sessions.redeemLink(token) : null;
-        if (!session) return linkPage(built.linkRefused(false), 410);
-        const headers = new Headers({ location: './', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-        headers.append('set-cookie', sessions.cookieFor(request, session));
-        return new Response(null, { status: 303, headers });
-      },
-      { parse: 'none' },
-    );
+        // A link of the old form (`?token=`): its token is in this request's line, so in every
+        // access log on the way and in the Referer of what the page loads. It signs nobody in, and
+        // is spent now so that a copy out of a log cannot either.
+        const old = new URL(request.url).searchParams.get('token');
+        if (old !== null) {
+          if (old) await sessions.cancelLink(old);
+          return linkPage(built.linkRefused(true), 410);
+        }
+        return linkPage(built.signIn, 200);
+      })
+      .post(
+        `${CONSOLE_PATH}/sign-in`,
+        async ({ request }) => {
+          const built = await files();
+          if (askedFromElsewhere(request, http.runtime.settings) !== null) return html(built.notice('Refused', 'Sign-in was asked from another site.'), 403);
+          const raw = request.body ? await readCapped(request.body, SIGN_IN_BODY_LIMIT) : null;
+          const token = raw ? (new URLSearchParams(new TextDecoder().decode(raw)).get('token') ?? '') : '';
+          const session = token ? await sessions.redeemLink(token) : null;
+          if (!session) return linkPage(built.linkRefused(false), 410);
+          const headers = new Headers({ location: './', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+          headers.append('set-cookie', sessions.cookieFor(request, session));
+          return new Response(null, { status: 303, headers });
+        },
+        { parse: 'none' },
+      )
+  );
 }
 
 /**
