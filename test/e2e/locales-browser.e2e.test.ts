@@ -155,6 +155,13 @@ describe('dates in the browser’s language (German)', () => {
       const firstRow = await preview.locator('tbody tr').first().getByRole('cell').allTextContents();
       expect(firstRow.slice(0, 2)).toEqual([await intlDate(page, DAY, '2031-03-01'), await intlDate(page, { weekday: 'short' }, '2031-03-01')]);
       await page.screenshot({ path: join(shots, 'locale-report-preview-de.png'), fullPage: true });
+
+      // Figures are grouped as the language groups them, as the dates are written: not `1,000` in German.
+      await goTo(page, '#/shifts', 'Shifts and calendar');
+      const grouped = await page.evaluate(() => new Intl.NumberFormat().format(1000));
+      expect(grouped).toBe('1.000');
+      await page.getByLabel('Assign to').selectOption('people');
+      await page.getByText(`Up to ${grouped} people at once`).first().waitFor();
     } finally {
       await page.context().close();
     }

@@ -255,9 +255,13 @@ export function fileSize(bytes: number): string {
   return `${Math.max(1, Math.round(bytes / 1024))} KB`;
 }
 
+const numbers = new Intl.NumberFormat(LOCALE);
+/** A number grouped as the browser's language groups it, as dates are written: `12,400` (en), `12.400` (de), `12 400` (fr). */
+export const figure = (n: number): string => numbers.format(n);
+
 /** A count with its noun: `1 terminal`, `3 terminals` (never `terminal(s)`). */
 export function count(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
+  return `${figure(n)} ${n === 1 ? one : many}`;
 }
 
 /** Weekday names in the browser's language, 0 = Sunday (short: `Mon`). */

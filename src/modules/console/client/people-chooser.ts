@@ -9,6 +9,7 @@
  */
 import { h } from './dom';
 import { plainErrors, showErrors } from './form-errors';
+import { figure } from './format';
 import { type Person, type PickerOptions, personCombo, personLabel, personTyped } from './person-picker';
 
 export interface PeopleChooser {
@@ -32,7 +33,7 @@ export function peopleChooser(options: { legend: string; field: string; activeOn
     label: 'Add a person',
     field: options.field,
     activeOnly: options.activeOnly,
-    hint: `Type a name or an employee ID, then choose.${options.max ? ` Up to ${options.max.toLocaleString('en')} people at once; for more, assign their area.` : ''}`,
+    hint: `Type a name or an employee ID, then choose.${options.max ? ` Up to ${figure(options.max)} people at once; for more, assign their area.` : ''}`,
   };
   const { element: combo, control } = personCombo(picker, (p, field) => {
     field.value = '';
@@ -85,7 +86,7 @@ function chosenList(legend: string, removed: () => void, max: number) {
   const add = (p: Person) => {
     const already = chosen.has(p.id);
     if (!already && chosen.size >= max) {
-      said.textContent = `${p.display_name} not added: at most ${max.toLocaleString('en')} people at once. ${howMany()}`;
+      said.textContent = `${p.display_name} not added: at most ${figure(max)} people at once. ${howMany()}`;
       return;
     }
     chosen.set(p.id, p);

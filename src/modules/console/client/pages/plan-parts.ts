@@ -6,6 +6,7 @@
 import { api, can, type Pager } from '../api';
 import { announce, button, type Child, confirmAction, h, table } from '../dom';
 import { onSubmit } from '../form-errors';
+import { figure } from '../format';
 
 export interface Schedule {
   id: string;
@@ -69,7 +70,7 @@ export function pagedTable<T>(
   const tell = () => {
     const n = rows.rows.length;
     const [one, many] = shape.noun;
-    said.textContent = rows.more ? `${n.toLocaleString('en')} shown; there are more.` : n > 0 ? `${n.toLocaleString('en')} ${n === 1 ? one : many}` : '';
+    said.textContent = rows.more ? `${figure(n)} shown; there are more.` : n > 0 ? `${figure(n)} ${n === 1 ? one : many}` : '';
   };
   const more = button(`Show more ${shape.noun[1]}`, async () => {
     const page = await rows.next();

@@ -4,7 +4,7 @@ import type { DeviceDetailView } from '../../../devices';
 import { api, can, type List, outsideMine, pager, query } from '../api';
 import { announce, badge, button, confirmAction, field, h, input, section, select, table } from '../dom';
 import { onSubmit } from '../form-errors';
-import { commandKind, dateTime, words } from '../format';
+import { commandKind, dateTime, figure, words } from '../format';
 
 const commandTone = (status: string) =>
   status === 'succeeded' ? 'ok' : status === 'failed' || status === 'expired' ? 'bad' : status === 'cancelled' ? 'muted' : 'info';
@@ -132,9 +132,7 @@ export async function waitingCommands(base: string): Promise<WaitingCommands> {
 function waitingSaid(shown: number, total: number, more: boolean): string {
   const all = Math.max(total, shown);
   if (!more) return '';
-  return all > shown
-    ? `${shown.toLocaleString('en')} of ${all.toLocaleString('en')} shown, oldest first.`
-    : `${shown.toLocaleString('en')} shown, more waiting.`;
+  return all > shown ? `${figure(shown)} of ${figure(all)} shown, oldest first.` : `${figure(shown)} shown, more waiting.`;
 }
 
 /** The waiting commands' table, with "Show more" while the server has more of them. */
@@ -146,7 +144,7 @@ function waitingTable(waiting: WaitingCommands, total: number, base: string, red
   const more = button('Show more waiting commands', async () => {
     const page = await waiting.next();
     list.querySelector('tbody')?.append(...commandRows(page, base, redraw).map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c)))));
-    said.textContent = waitingSaid(waiting.rows.length, total, waiting.more) || `All ${waiting.rows.length.toLocaleString('en')} shown.`;
+    said.textContent = waitingSaid(waiting.rows.length, total, waiting.more) || `All ${figure(waiting.rows.length)} shown.`;
     more.hidden = !waiting.more;
   });
   more.hidden = !waiting.more;
@@ -180,7 +178,7 @@ export function commandList(waiting: WaitingCommands, total: number, recent: Lis
   const count = Math.max(total, waiting.rows.length);
   return section(
     'Commands',
-    h('h3', {}, count > 0 ? `Waiting (${count.toLocaleString('en')})` : 'Waiting'),
+    h('h3', {}, count > 0 ? `Waiting (${figure(count)})` : 'Waiting'),
     ...waitingTable(waiting, total, base, redraw),
     h('h3', {}, 'Finished, newest first'),
     table(headers, commandRows(done, base, redraw), 'No commands yet.'),
