@@ -443,6 +443,18 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     await cleared('time_zone_not_set', 'ZONE-1');
   });
 
+  test('a terminal keeping another zone’s time than attendance’s: said, with what a schedule’s 09:00 is there; a zone whose clocks always agree is not', async () => {
+    await approved('ZONE-2');
+    expect((await server.admin.patch('/devices/ZONE-2/', { time_zone: 'Asia/Kolkata' })).status).toBe(200);
+    const d = await raised('other_time_zone', 'ZONE-2');
+    expect(d.severity).toBe('warning');
+    expect(d.message).toContain('a schedule’s 09:00 is 09:00 in UTC, 14:30 on this terminal today');
+    expect(d.fix).toContain('run a service of its own');
+    expect(d.details).toEqual({ time_zone: 'Asia/Kolkata', attendance_time_zone: 'UTC' });
+    expect((await server.admin.patch('/devices/ZONE-2/', { time_zone: 'Etc/UTC' })).status).toBe(200);
+    await cleared('other_time_zone', 'ZONE-2');
+  });
+
   test('fingerprints of an algorithm the terminal refuses; enrolling them again in its algorithm clears it', async () => {
     await approved('ALG12-1', { fpVersion: '12' });
     const p = await person('DIAG-ALG');

@@ -11,6 +11,7 @@ export const DIAGNOSTIC_KINDS = [
   'punches_not_resent',
   'clock_drift',
   'time_zone_not_set',
+  'other_time_zone',
   'templates_incompatible',
   'terminal_full',
   'key_refused',

@@ -7,6 +7,7 @@ export const DIAGNOSTIC_SETTINGS = [
   'ADMS_MAX_PENDING_PER_ADDRESS',
   'ADMS_PENDING_EXPIRY',
   'ADMS_TRUST',
+  'ATTENDANCE_TIME_ZONE',
   'TIME_ZONE',
 ] as const satisfies readonly (keyof Settings)[];
 

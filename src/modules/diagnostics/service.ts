@@ -16,6 +16,7 @@ import type { Diagnostic } from './model';
 import { REUPLOAD, reuploadWords, splitReuploads } from './reupload';
 import type { DiagnosticRuntime } from './runtime';
 import { fullWords, incompatibleWords } from './unreachable';
+import { otherZoneWords, zonesDiffer } from './zones';
 
 export type DiagnosticView = typeof Diagnostic.static;
 
@@ -237,7 +238,7 @@ export class Diagnostics {
     ];
   }
 
-  /** A clock off by more than a minute; a zone nobody chose. */
+  /** A clock off by more than a minute; a zone other than attendance's; a zone nobody chose. */
   private clock(d: DeviceRow, f: Facts): DiagnosticView[] {
     if (d.status !== 'approved') return [];
     const out: DiagnosticView[] = [];
@@ -248,17 +249,22 @@ export class Diagnostics {
       const zoneLike = hours >= 1 && hours <= 26 && Math.abs(Math.abs(drift) - hours * 3600) <= 5 * 60;
       // Years behind: its clock started over (a flat clock battery sets 2000-01-01 at power-up).
       const reset = drift < -YEAR_S;
+      const zone = d.timeZone ?? this.ctx.settings.TIME_ZONE;
       out.push(
         diag(d, 'clock_drift', 'warning', noted?.at ?? null, {
           message: `Terminal ${d.serialNumber}'s clock is ${describeSeconds(Math.abs(drift))} ${drift > 0 ? 'ahead' : 'behind'}: its punches carry its own time.`,
           fix: reset
             ? `Its clock has started over from its first date, as a terminal's does when its clock battery is flat: set its clock from the server (Terminals → ${d.serialNumber} → Set the clock, or DEVICE_CLOCK_CORRECTION), and have the battery replaced, or it starts over at the next power cut. Its punches since then carry the wrong date: correct them by hand.`
             : zoneLike
-              ? `It is off by about ${counted(hours, 'hour')}: its time zone is probably wrong. Set the terminal's time zone in its settings (the service tells the terminal at its next handshake), then set its clock (Terminals → ${d.serialNumber} → Set the clock).`
+              ? `It is off by about ${counted(hours, 'hour')}, as a clock set to another place's time is. If the terminal stands where its time zone here says (${zone}), set its clock from the server (Terminals → ${d.serialNumber} → Set the clock); if it stands elsewhere, correct its time zone first (Settings; the terminal is told at its next handshake), then set its clock.`
               : `Set its clock from the server (Terminals → ${d.serialNumber} → Set the clock), or ask whoever runs the server to have it done by itself (setting DEVICE_CLOCK_CORRECTION). A clock that drifts again needs its battery or its NTP setting checked.`,
           details: { drift_seconds: drift },
         }),
       );
+    }
+    const { TIME_ZONE, ATTENDANCE_TIME_ZONE } = this.ctx.settings;
+    if (zonesDiffer(d.timeZone ?? TIME_ZONE, ATTENDANCE_TIME_ZONE, f.now)) {
+      out.push(diag(d, 'other_time_zone', 'warning', d.approvedAt, otherZoneWords(d.serialNumber, d.timeZone ?? TIME_ZONE, ATTENDANCE_TIME_ZONE, f.now)));
     }
     if (d.timeZone === null && this.ctx.settings.TIME_ZONE === 'UTC') {
       out.push(
