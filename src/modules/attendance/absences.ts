@@ -86,6 +86,19 @@ export class Absences {
     return { from, to };
   }
 
+  /**
+   * What a scheduled run covers: from the date the run of the previous slot covered (so a night
+   * whose run failed is covered again) to yesterday, the nights a machine
+   * switched off missed included; yesterday alone when no run came before. Dates covered twice
+   * change nothing.
+   */
+  scheduledParams(previousSlot: number | null): AbsenceParams {
+    if (previousSlot === null) return {};
+    const yesterday = addDays(this.attendance.today(), -1);
+    const from = addDays(this.attendance.dateOf(previousSlot), -1);
+    return from > yesterday ? {} : this.runOver({ from, to: yesterday });
+  }
+
   /** The parameters of a run over these dates, the last MAX_DAYS of them at most (earlier dates' nights have long run). */
   runOver(dates: { from: string; to: string }): AbsenceParams {
     const earliest = addDays(dates.to, -(MAX_DAYS - 1));

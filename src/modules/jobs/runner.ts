@@ -30,6 +30,13 @@ export interface JobDefinition {
   /** Throws a validation_error for parameters it cannot run with; checked before the run is taken or recorded. */
   checkParams?(params: Record<string, string>): void;
   run(params: Record<string, string>): Promise<JobResult>;
+  /**
+   * A daily job whose missed run matters (a machine switched off at night, a server down over a
+   * weekend): at start, a slot of its schedule that no instance ran is run then, once across
+   * instances. `params` says what a scheduled run covers, given the slot claimed before it (null:
+   * none yet): the nights it follows, not only the last one.
+   */
+  catchUp?: { params?(previousSlot: number | null): Record<string, string> };
 }
 
 export interface JobRunOutcome {
@@ -127,10 +134,34 @@ export class JobRunner {
    * What a job's schedule runs at each tick: the run for the slot the tick is for (the latest
    * time at or before now its pattern names), skipped when any instance has claimed that slot.
    */
-  runScheduled(name: string): Promise<JobRunOutcome> {
-    const schedule = this.definitions.get(name)?.schedule;
+  async runScheduled(name: string, trigger = 'schedule'): Promise<JobRunOutcome> {
+    const definition = this.definitions.get(name);
     const now = this.ctx.clock.now();
-    return this.run(name, { trigger: 'schedule', slot: schedule ? slotOf(schedule, now) : now - (now % 1000) });
+    const slot = definition?.schedule ? slotOf(definition.schedule, now) : now - (now % 1000);
+    const params = definition?.catchUp?.params?.(await this.lastSlot(name));
+    return this.run(name, { trigger, slot, ...(params ? { params } : {}) });
+  }
+
+  /**
+   * Runs, once across instances, the slot of each catch-up job that no instance ran: the nights
+   * this machine was off. Each in turn, after the start: a slot run meanwhile by another
+   * instance, or by the schedule, is skipped by its claim.
+   */
+  async catchUp(): Promise<JobRunOutcome[]> {
+    const out: JobRunOutcome[] = [];
+    for (const d of this.definitions.values()) {
+      if (!d.schedule || !d.catchUp) continue;
+      const missed = await this.lastSlot(d.name);
+      if (missed !== null && missed >= slotOf(d.schedule, this.ctx.clock.now())) continue;
+      out.push(await this.runScheduled(d.name, 'catch-up'));
+    }
+    return out;
+  }
+
+  /** The latest slot an instance claimed a scheduled run of; null when none ever was. */
+  private async lastSlot(name: string): Promise<number | null> {
+    const [row] = await this.ctx.db.orm.select({ lastSlot: jobLeases.lastSlot }).from(jobLeases).where(eq(jobLeases.name, name));
+    return row?.lastSlot ?? null;
   }
 
   /** Starts the in-process schedules (TASK_BACKEND=cron). */
@@ -155,6 +186,10 @@ export class JobRunner {
       );
     }
     this.scheduler = app;
+    // After the start's own work: what the nights this machine was off missed.
+    const pending = this.catchUp().catch((error: unknown) => this.ctx.log.error('catching up missed job runs failed', { error: describeError(error) }));
+    this.running.add(pending);
+    void pending.finally(() => this.running.delete(pending));
   }
 
   /** Stops the schedules and waits for runs in progress. */
@@ -240,8 +275,7 @@ export class JobRunner {
   /** Why a run that did not wait was skipped: its slot already claimed, or the job running elsewhere. */
   private async whySkipped(name: string, slot: number | undefined): Promise<string> {
     if (slot === undefined) return 'running in another instance';
-    const [row] = await this.ctx.db.orm.select({ lastSlot: jobLeases.lastSlot }).from(jobLeases).where(eq(jobLeases.name, name));
-    const claimed = row?.lastSlot ?? null;
+    const claimed = await this.lastSlot(name);
     return claimed !== null && claimed >= slot ? `already run for its slot (${new Date(slot).toISOString()})` : 'running in another instance';
   }
 
