@@ -378,6 +378,21 @@ describe('the dialect follows what the terminal declared at registry', () => {
     expect(userCommands.some((t) => t.startsWith('DATA UPDATE user '))).toBe(true);
   });
 
+  test('a 2.x pushver on the handshake after an access-control build (firmware gone back): 2.x again, not 3.x commands it refuses for good', async () => {
+    const sn = 'ACCDOWNGRADE1';
+    await securityTerminal(sn, '3.1.2', 'DeviceType=acc,~DeviceName=SpeedFace-V5L-RFID,PushVersion=3.1.2');
+    await drain(sn);
+    expect((await terminal(`/iclock/cdata?SN=${sn}&options=all&pushver=3.1.2`)).body).toStartWith('registry=ok\n');
+    // The attendance firmware is put back: its handshake says 2.4.1.
+    const hello = await terminal(`/iclock/cdata?SN=${sn}&options=all&pushver=2.4.1&PushOptionsFlag=1`);
+    expect(hello.body).toStartWith('GET OPTION FROM:');
+    expect((await deviceRow(server.fpa, sn))!).toMatchObject({ deviceType: null, pushVersion: '2.4.1' });
+    await server.admin.post(`/devices/${sn}/commands/`, { kind: 'query_users' });
+    const texts = await drain(sn);
+    expect(texts).toContain('DATA QUERY USERINFO');
+    expect(texts.some((t) => t.startsWith('DATA QUERY tablename=user'))).toBe(false);
+  });
+
   test('an attendance terminal declaring DeviceType=att keeps the 2.x dialect', async () => {
     await terminal('/iclock/cdata?SN=ATTREGISTRY1&options=all&pushver=2.4.1');
     await terminal('/iclock/registry?SN=ATTREGISTRY1', 'DeviceType=att,~DeviceName=MB10,PushVersion=2.4.1');

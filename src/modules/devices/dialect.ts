@@ -10,7 +10,7 @@ import { isSecurityPush } from '../../protocol/adms';
 import type { DeviceRow } from './tables';
 
 /** The DeviceType of a security (access-control) module ([SEC] §4.4). */
-const SECURITY_MODULE = 'acc';
+export const SECURITY_MODULE = 'acc';
 
 export function speaksSecurityPush(device: Pick<DeviceRow, 'pushVersion' | 'deviceType'>): boolean {
   return device.deviceType === SECURITY_MODULE || isSecurityPush(device.pushVersion);

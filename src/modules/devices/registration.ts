@@ -12,11 +12,13 @@ import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
+import { isSecurityPush } from '../../protocol/adms';
 import { areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { DeviceAdministration } from './administration';
 import { noteOnDevice } from './device-log';
+import { SECURITY_MODULE } from './dialect';
 import { type DeviceEvents, deviceRef } from './events';
 import { normalAddress } from './identity';
 import type { DeviceRecords } from './records';
@@ -108,7 +110,12 @@ export class DeviceRegistration {
       return row;
     }
 
+    // A handshake naming a 2.x pushver is routed on it (ADMS.md: route on pushver): a terminal
+    // whose firmware went back from an access-control (3.x) build forgets its `DeviceType=acc`,
+    // or it would be sent 3.x commands it refuses (-1002) for good.
+    const backTo2x = Boolean(contact.pushVersion) && row.deviceType === SECURITY_MODULE && !isSecurityPush(contact.pushVersion);
     const changed =
+      backTo2x ||
       (contact.pushVersion && contact.pushVersion !== row.pushVersion) ||
       (contact.language && contact.language !== row.language) ||
       (contact.ip && contact.ip !== row.ipAddress);
@@ -123,6 +130,7 @@ export class DeviceRegistration {
         pushVersion: contact.pushVersion || row.pushVersion,
         language: contact.language || row.language,
         ipAddress: contact.ip || contact.peer || row.ipAddress,
+        ...(backTo2x ? { deviceType: null } : {}),
       };
       await this.ctx.db.write(async (w) => {
         await w.tx.update(devices).set(set).where(eq(devices.id, before.id));
