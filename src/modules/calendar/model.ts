@@ -101,6 +101,24 @@ export const ShiftAssignment = t.Object({
 });
 export type ShiftAssignmentView = Static<typeof ShiftAssignment>;
 
+/** A new assignment; for an area's, how many of its people it does not reach on some of its dates. */
+export const ShiftAssignmentCreated = t.Composite(
+  [
+    ShiftAssignment,
+    t.Object({
+      people_with_own_schedule: Nullable(
+        Int({
+          minimum: 0,
+          description:
+            'An area’s assignment: how many of its people have a schedule of their own on some of these dates, which goes first there (this one does not apply to them); null for a person’s.',
+        }),
+      ),
+    }),
+  ],
+  { title: 'ShiftAssignmentCreated' },
+);
+export type ShiftAssignmentCreatedView = Static<typeof ShiftAssignmentCreated>;
+
 export const ShiftAssignmentCreate = Body({
   schedule: Text({ maxLength: 100, description: 'Schedule name or id.' }),
   enrollee: t.Optional(Person),

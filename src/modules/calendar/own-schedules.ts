@@ -1,5 +1,5 @@
-/** Schedules assigned to one person alone (not through an area): when each person's first begins. */
-import { and, inArray, isNotNull, min } from 'drizzle-orm';
+/** Schedules assigned to one person alone (not through an area): when each person's first begins, and who has one over some dates. */
+import { and, gte, inArray, isNotNull, isNull, lte, min, or } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { shiftAssignments } from './tables';
@@ -16,4 +16,26 @@ export async function ownScheduleStarts(q: Queryable, enrolleeIds: readonly stri
     for (const r of rows) if (r.enrolleeId && r.from) out.set(r.enrolleeId, r.from);
   }
   return out;
+}
+
+/**
+ * How many of these people have a schedule of their own on some date from..to (open-ended: `to`
+ * null): one assigned to their area does not apply to them there, since their own goes first.
+ */
+export async function withOwnScheduleWithin(q: Queryable, enrolleeIds: readonly string[], from: string, to: string | null): Promise<number> {
+  let n = 0;
+  for (const ids of chunks(enrolleeIds, 500)) {
+    const rows = await q
+      .selectDistinct({ id: shiftAssignments.enrolleeId })
+      .from(shiftAssignments)
+      .where(
+        and(
+          inArray(shiftAssignments.enrolleeId, ids),
+          or(isNull(shiftAssignments.toDate), gte(shiftAssignments.toDate, from)),
+          to === null ? undefined : lte(shiftAssignments.fromDate, to),
+        ),
+      );
+    n += rows.length;
+  }
+  return n;
 }

@@ -4,9 +4,9 @@ import { errors, Text } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import {
   Id,
-  ShiftAssignment,
   ShiftAssignmentBatch,
   ShiftAssignmentCreate,
+  ShiftAssignmentCreated,
   ShiftAssignmentList,
   ShiftAssignmentsCreated,
   WorkSchedule,
@@ -89,7 +89,7 @@ function assignmentRoutes(http: Http, schedules: Schedules) {
       },
       {
         body: ShiftAssignmentCreate,
-        response: { 201: ShiftAssignment, ...errors('not_found', 'unknown_area') },
+        response: { 201: ShiftAssignmentCreated, ...errors('not_found', 'unknown_area') },
         detail: {
           summary: 'Assign a schedule to an enrollee or an area over dates (own beats area, then priority, then newest); its days are recomputed',
           tags,

@@ -17,7 +17,8 @@ import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { DaysOff } from './days-off';
 import type { CalendarChange, CalendarEvents } from './events';
-import type { ShiftAssignmentView, WorkScheduleView } from './model';
+import type { ShiftAssignmentCreatedView, ShiftAssignmentView, WorkScheduleView } from './model';
+import { withOwnScheduleWithin } from './own-schedules';
 import type { ScheduleDef } from './plan';
 import type { CalendarRuntime } from './runtime';
 import { type Entry, requireOwn, requireOwnSchedule, schedulesUsedElsewhere } from './scope';
@@ -192,7 +193,7 @@ export class Schedules {
     input: { schedule: string; enrollee?: string; area?: string; from: string; to?: string; priority?: number },
     by: string,
     scope: AreaScope = EVERYWHERE,
-  ): Promise<ShiftAssignmentView> {
+  ): Promise<ShiftAssignmentCreatedView> {
     if (input.area !== undefined) areasWithin(scope, [input.area]);
     if ((input.enrollee === undefined) === (input.area === undefined)) {
       throw new FpaError('validation_error', 'give exactly one of enrollee and area', { fields: ['enrollee', 'area'] });
@@ -225,7 +226,9 @@ export class Schedules {
       });
       await this.changed(w, assignmentChange(row, 'assignment', by));
       const [view] = await this.assignmentViews(w.tx, [row]);
-      return view!;
+      if (row.areaId === null) return { ...view!, people_with_own_schedule: null };
+      const members = await this.daysOff.enrollees.membership.idsInAreas(w.tx, [row.areaId]);
+      return { ...view!, people_with_own_schedule: await withOwnScheduleWithin(w.tx, members, row.fromDate, row.toDate) };
     });
   }
 

@@ -9,7 +9,7 @@ import { api, can, type Pager } from '../api';
 import { areaSelect } from '../area-picker';
 import { announce, field, h, input, section, select } from '../dom';
 import { FieldError } from '../form-errors';
-import { localDay, words } from '../format';
+import { count, localDay, words } from '../format';
 import type { PeopleChooser } from '../people-chooser';
 import type { PeopleNames } from '../people-names';
 import { personPicker } from '../person-picker';
@@ -59,8 +59,18 @@ async function assignForm(plan: PlanPeople): Promise<HTMLFormElement> {
       const dates = { from: from.value, ...(to.value ? { to: to.value } : {}) };
       const name = scheduleName(plan, schedule.value);
       if (target.value === 'area') {
-        await api.post('shift-assignments/', { schedule: schedule.value, area: area.value, ...dates });
-        announce(`${name} assigned to everyone in ${area.value}.`);
+        const made = await api.post<{ people_with_own_schedule: number | null }>('shift-assignments/', {
+          schedule: schedule.value,
+          area: area.value,
+          ...dates,
+        });
+        const own = made.people_with_own_schedule ?? 0;
+        // Their own schedule goes first: said, or the owner is left wondering why nothing changed for them.
+        const notReached =
+          own > 0
+            ? ` ${count(own, 'person', 'people')} of ${area.value} ${own === 1 ? 'has a schedule' : 'have schedules'} of their own on these dates, which ${own === 1 ? 'goes' : 'go'} first: this one does not apply to ${own === 1 ? 'them' : 'those people'} (assign it to them by name to change that).`
+            : '';
+        announce(`${name} assigned to everyone in ${area.value}.${notReached}`);
       } else {
         const people = await chosen.people();
         if (people.length === 0) throw new FieldError('enrollees', 'Choose at least one person.');
