@@ -58,6 +58,17 @@ export function consoleRoutes(http: Http, sessions: ConsoleService, options: { a
     );
 }
 
+/**
+ * An address under the console that no route serves (a bookmark of a page's path, a typing
+ * mistake): a page in the console's own style, not Elysia's bare `NOT_FOUND`, whose relative
+ * links lead back to `console/` however deep the address was.
+ */
+function notFoundPage(built: ConsoleFiles, request: Request): Response {
+  const path = new URL(request.url).pathname;
+  const depth = path.slice(path.indexOf(`${CONSOLE_PATH}/`) + CONSOLE_PATH.length + 1).split('/').length - 1;
+  return html(built.notFound('../'.repeat(depth)), 404);
+}
+
 /** The shell page, its assets and the sign-in page of a one-time link: public, plain HTML. */
 function pageRoutes(http: Http, sessions: ConsoleService) {
   const files = consoleFiles();
@@ -86,14 +97,8 @@ function pageRoutes(http: Http, sessions: ConsoleService) {
         const found = (await files()).assets.get(params.name);
         return found ? assetResponse(found, request) : new Response('not found', { status: 404, headers: { 'cache-control': 'no-store' } });
       })
-      // An address under the console that no route serves (a bookmark of a page's path, a typing
-      // mistake): a page in the console's own style, not Elysia's bare `NOT_FOUND`. Every real route
-      // is more specific than this wildcard, and the 405s of the console's paths are routes too.
-      .get(`${CONSOLE_PATH}/*`, async ({ request }) => {
-        const path = new URL(request.url).pathname;
-        const depth = path.slice(path.indexOf(`${CONSOLE_PATH}/`) + CONSOLE_PATH.length + 1).split('/').length - 1;
-        return html((await files()).notFound('../'.repeat(depth)), 404);
-      })
+      // Every real route is more specific than this wildcard, and the 405s of the console's paths are routes too.
+      .get(`${CONSOLE_PATH}/*`, async ({ request }) => notFoundPage(await files(), request))
       .get(`${CONSOLE_PATH}/sign-in`, async ({ request }) => {
         const built = await files();
         // A link of the old form (`?token=`): its token is in this request's line, so in every
