@@ -1,7 +1,8 @@
 /**
  * Putting a terminal back in line with the service: every in-scope enrollee's user record and
  * templates queued again (a terminal user that is someone else keeps their PIN: a conflict, not
- * an overwrite); `full` also deletes every other user on it. When the terminal's users are not
+ * an overwrite); the service's people outside its scope are taken off it (as an area change takes
+ * them off); `full` also deletes every other user on it. When the terminal's users are not
  * known or may have changed (approval, back after a long absence) the service first asks it for
  * them and backfills when it answers (`afterUserQuery`). Used on request (service.ts) and by the
  * reconciliation (reconcile.ts).
@@ -9,7 +10,7 @@
 import type { WriteContext } from '../../platform/db/client';
 import { counted } from '../../platform/words';
 import { type CommandService, type NewCommand, QUERY_USERS_KEY } from '../commands';
-import { type DeviceRow, type DeviceService, deviceRef, noteOnDevice } from '../devices';
+import { type DeviceRow, type DeviceService, type DeviceUserRow, deviceRef, noteOnDevice } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventChannel } from '../events';
@@ -85,10 +86,20 @@ export class Resync {
   private async queue(w: WriteContext, device: DeviceRow, options: { full: boolean; reason: ResyncReason }): Promise<number> {
     const { devices, enrollees, commands, enrollment } = this.deps;
     const people = await enrollees.membership.activeInAreas(w.tx, await devices.areaIdsOf(w.tx, device.id));
-    let queued = await enrollment.fanOut.backfillDevice(w, device, people);
+    const inScope = new Set(people.map((p) => p.id));
+    const outside = (await devices.users.of(w.tx, device.id)).filter((u) => u.enrolleeId === null || !inScope.has(u.enrolleeId));
+    // The service's people outside its scope leave it first, as an area change takes them off
+    // (their template writes there superseded, their sync rows there dropped): a terminal approved
+    // again into another area still held the old area's people (README "Removing a terminal").
+    const leaving = outside.filter((u) => leavesWithoutFull(device, u));
+    await enrollment.fanOut.removeFromDevices(
+      w,
+      leaving.map((u) => ({ id: u.enrolleeId!, devicePin: u.pin })),
+      [device.id],
+    );
+    let queued = leaving.length + (await enrollment.fanOut.backfillDevice(w, device, people));
     if (options.full) {
-      const inScope = new Set(people.map((p) => p.id));
-      const others = (await devices.users.of(w.tx, device.id)).filter((u) => u.enrolleeId === null || !inScope.has(u.enrolleeId));
+      const others = outside.filter((u) => !leavesWithoutFull(device, u));
       await commands.enqueue(
         w,
         others.map((u) => removal(device.id, u.pin)),
@@ -100,8 +111,8 @@ export class Resync {
       w.tx,
       device.id,
       'resync',
-      `${RESYNC_WORDS[options.reason]}${options.full ? ', and everyone outside its areas removed' : ''}: ${counted(queued, 'command')} queued`,
-      { reason: options.reason, full: options.full, queued },
+      `${RESYNC_WORDS[options.reason]}${options.full ? ', and everyone outside its areas removed' : leaving.length > 0 ? `, and ${counted(leaving.length, 'person', 'people')} of other areas removed` : ''}: ${counted(queued, 'command')} queued`,
+      { reason: options.reason, full: options.full, queued, ...(leaving.length > 0 ? { removed: leaving.map((u) => u.pin) } : {}) },
       this.ctx.clock.now(),
     );
     return queued;
@@ -126,6 +137,16 @@ export class Resync {
       adopted.map((u) => templateQuery(u.deviceId, u.pin)),
     );
   }
+}
+
+/**
+ * Whether a user outside the terminal's scope leaves it at every resync (not only a full one): an
+ * enrollee of the service (the user is linked to them), but on an enrollment station one who got
+ * there by themselves (adopted there, or linked by a walk-up: `reported`), since a station takes
+ * anyone's fingerprints. The terminal's own users stay for adoption.
+ */
+function leavesWithoutFull(device: DeviceRow, u: DeviceUserRow): boolean {
+  return u.enrolleeId !== null && !(device.enrollmentStation && u.source === 'reported');
 }
 
 /** A delete of a terminal's user; `resolves` marks one an administrator asked for (reconcile.ts sends the enrollee with that PIN afterwards). */

@@ -55,6 +55,10 @@ export function fleetRoutes(http: Http, deps: { fleet: Fleet; enrollees: Enrolle
       params: SerialParams,
       body: ResyncBody,
       response: { 200: Resynced, ...errors('not_found', 'conflict') },
-      detail: { summary: 'Queue every in-scope user and template to the terminal again; `full` also removes the users outside its scope', tags },
+      detail: {
+        summary:
+          'Queue every in-scope user and template to the terminal again and delete the enrollees outside its scope from it; `full` also removes its own users',
+        tags,
+      },
     });
 }
