@@ -1,8 +1,9 @@
 /**
  * A terminal removed and approved again into another area: the people the service put there for
  * its old area leave it once it has said who it holds (its inventory), as an area change takes
- * them off; its own users (made at its menu) stay listed for adoption; a plain resync does the
- * same. Through the real server and a simulated terminal.
+ * them off; its own users (made at its menu) stay listed for adoption. A confirmed `delete_user`
+ * (a full resync's too) clears that person's fingerprints there, so nothing reads as present on
+ * a terminal that holds nothing of theirs. Through the real server and a simulated terminal.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
@@ -117,5 +118,54 @@ describe('a resync takes the service’s people of other areas off a terminal', 
     expect(t.users.has(p.device_pin)).toBe(false);
     expect(await terminalPins('PLAIN1')).toEqual([]);
     expect((await templateHolders(p)).filter((h) => h.startsWith('PLAIN1:'))).toEqual([]);
+  });
+
+  test('an enrollment station keeps who walked up there until a full resync, whose delete clears their fingerprints there', async () => {
+    expect((await server.admin.post('/areas/', { name: 'siteE' })).status).toBe(201);
+    const t = new SimulatedTerminal({ url: server.url, sn: 'STATION1' });
+    await approvedInto(t, 'siteE');
+    expect((await server.admin.patch('/devices/STATION1/', { enrollment_station: true })).status).toBe(200);
+    await drain(t);
+    // A person of another area enrolls a finger at the station (consent given, nothing stored yet).
+    expect((await server.admin.post('/employees/', { id: 'RW-1', name: 'Walker' })).status).toBe(201);
+    const w = (await server.admin.post('/enrollees/', { employee: 'RW-1', areas: ['siteA'] })).body as Person;
+    expect((await server.admin.post(`/enrollees/${w.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    expect((await t.enrollFinger(w.device_pin, 4)).body).toBe('OK:1');
+    expect(await templateHolders(w)).toContain('STATION1:present');
+
+    // A plain resync leaves them there: a station takes anyone's fingerprints.
+    expect((await server.admin.post('/devices/STATION1/resync/', {})).status).toBe(200);
+    expect((await drain(t)).some((c) => c.startsWith('DATA DELETE'))).toBe(false);
+    expect(t.users.has(w.device_pin)).toBe(true);
+
+    // A full one deletes them; once the station confirms, their finger is no longer recorded there.
+    expect((await server.admin.post('/devices/STATION1/resync/', { full: true })).status).toBe(200);
+    expect(await drain(t)).toContain(`DATA DELETE USERINFO PIN=${w.device_pin}`);
+    expect(t.users.has(w.device_pin)).toBe(false);
+    expect((await templateHolders(w)).filter((h) => h.startsWith('STATION1:'))).toEqual([]);
+    expect((await server.admin.get('/devices/STATION1/')).body.templates_present).toBe(0);
+    // Their consent withdrawn: nothing is owed by the station, and the proof does not wait for it.
+    expect((await server.admin.delete(`/enrollees/${w.id}/consent/`)).status).toBe(200);
+    const queued = (await server.admin.get('/devices/STATION1/commands/?status=pending')).body.results as { kind: string }[];
+    expect(queued.filter((c) => c.kind.startsWith('delete'))).toEqual([]);
+    const proof = (await server.admin.get(`/enrollees/${w.id}/deletion-proof/`)).body as { terminals: { serial_number: string }[] };
+    expect(proof.terminals.map((x) => x.serial_number)).not.toContain('STATION1');
+  });
+
+  test('a person taken off a terminal and put back before it polled: the fingerprints written after the delete read as present', async () => {
+    for (const name of ['siteG', 'siteH']) expect((await server.admin.post('/areas/', { name })).status).toBe(201);
+    const p = await person('RG-1', 'siteG');
+    const t = new SimulatedTerminal({ url: server.url, sn: 'ROUND1' });
+    await approvedInto(t, 'siteG');
+    expect(await templateHolders(p)).toEqual(['ROUND1:present', 'ROUND1:present']);
+    expect((await server.admin.patch('/devices/ROUND1/', { areas: ['siteH'] })).status).toBe(200);
+    expect((await server.admin.patch('/devices/ROUND1/', { areas: ['siteG'] })).status).toBe(200);
+    // One poll: the delete, then the user record and fingers again, answered together.
+    const sent = (await t.poll()).map((c) => c.text.split('\t')[0]);
+    expect(sent.slice(0, 2)).toEqual([`DATA DELETE USERINFO PIN=${p.device_pin}`, `DATA UPDATE USERINFO PIN=${p.device_pin}`]);
+    expect(sent.filter((c) => c === `DATA UPDATE FINGERTMP PIN=${p.device_pin}`)).toHaveLength(2);
+    await drain(t);
+    expect(templatePins(t)).toEqual([p.device_pin]);
+    expect(await templateHolders(p)).toEqual(['ROUND1:present', 'ROUND1:present']);
   });
 });

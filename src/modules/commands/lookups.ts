@@ -99,6 +99,26 @@ export class CommandLookups {
     return out;
   }
 
+  /**
+   * The templates whose writes to this terminal under this PIN were queued after command
+   * `afterId` (whatever became of them): a terminal runs its queue in order, so what a delete of
+   * that user took away does not take these (enrollment's `recordWhatTerminalHolds`).
+   */
+  async templatesWrittenAfter(q: Queryable, deviceId: string, pin: string, afterId: number): Promise<Set<string>> {
+    const rows = await q
+      .select({ templateId: sql<unknown>`json_extract(${deviceCommands.payload}, '$.templateId')` })
+      .from(deviceCommands)
+      .where(
+        and(
+          eq(deviceCommands.deviceId, deviceId),
+          eq(deviceCommands.kind, 'update_template'),
+          gt(deviceCommands.id, afterId),
+          sql`json_extract(${deviceCommands.payload}, '$.pin') = ${pin}`,
+        ),
+      );
+    return new Set(rows.map((r) => r.templateId).filter((id): id is string => typeof id === 'string'));
+  }
+
   /** Whether a terminal has an unfinished delete (a terminal that is not approved may answer only those). */
   async owesDeletes(deviceId: string): Promise<boolean> {
     const [row] = await this.ctx.db.orm

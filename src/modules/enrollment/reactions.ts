@@ -13,7 +13,8 @@
  *   (to the other terminals);
  * - a removed terminal's sync rows stay: what it held is still there if it comes back, and
  *   destroying a template queues its delete there too;
- * - a template command's result sets the template's sync status on that terminal.
+ * - a template command's result sets the template's sync status on that terminal, and a user's
+ *   delete it confirmed drops that person's sync rows there (but for templates written after it).
  */
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
@@ -176,7 +177,7 @@ export const followTerminalAreaChanges =
 
 /** device_command_finished: what the terminal confirmed it holds (users sent or removed, biometrics kept or dropped). */
 export const recordWhatTerminalHolds =
-  ({ devices }: SyncDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
+  ({ devices, enrollees, commands, templateSync }: SyncDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
   async (w, finished) => {
     for (const { data } of finished) {
       const { kind, payload } = data.command;
@@ -192,6 +193,13 @@ export const recordWhatTerminalHolds =
       } else if (kind === 'delete_user' && pin) {
         // A user deleted to be put back at once (fan-out.ts `clearWhatWasNotStored`) stays known, without biometrics.
         await devices.users.removed(w.tx, data.device.id, pin, { putBack: payload.putBack === true });
+        // Their templates went with the user (a full resync's delete, an administrator's): none
+        // reads as present there, nor waits for a delete there, but those written after it.
+        const person = await enrollees.findByPin(w.tx, pin);
+        if (person) {
+          const kept = await commands.lookups.templatesWrittenAfter(w.tx, data.device.id, pin, data.command.id);
+          await templateSync.forgetUserOn(w.tx, data.device.id, person.id, kept);
+        }
       } else if (kind === 'update_template' && pin && typeof payload.fingerIndex === 'number') {
         await devices.users.noteBiometric(w.tx, data.device.id, pin, kindOf(payload), payload.fingerIndex);
       } else if (kind === 'delete_template' && pin) {

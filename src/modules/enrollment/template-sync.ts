@@ -85,6 +85,19 @@ export class TemplateSync {
     await tx.delete(templateSync).where(eq(templateSync.deviceId, deviceId));
   }
 
+  /**
+   * The terminal confirmed the delete of the enrollee's user: none of their templates is held
+   * there any more, so their rows there go (as when an area change queues that delete: fan-out.ts
+   * `removeFromDevices`), but for those in `kept`, written again after that delete.
+   */
+  async forgetUserOn(tx: Tx, deviceId: string, enrolleeId: string, kept: ReadonlySet<string>): Promise<void> {
+    const theirs = await tx.select({ id: templates.id }).from(templates).where(eq(templates.enrolleeId, enrolleeId));
+    const gone = theirs.map((t) => t.id).filter((id) => !kept.has(id));
+    for (const ids of chunks(gone, 400)) {
+      await tx.delete(templateSync).where(and(eq(templateSync.deviceId, deviceId), inArray(templateSync.templateId, ids)));
+    }
+  }
+
   /** Enrollees with a template that did not reach this terminal (`failed`, `incompatible`): the reconciliation sends them again. */
   async unsyncedOn(q: Queryable, deviceId: string): Promise<string[]> {
     const rows = await q
