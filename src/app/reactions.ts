@@ -116,6 +116,8 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
 
   // What a terminal says it holds, and what it uploads: punch completeness.
   devices.reports.onAttendanceCount(completenessReactions.keepReportedCount(recover));
+  // What a terminal says it holds: one that lost its users (reset to factory settings) is asked for them at once.
+  devices.reports.onUserCount(fleetReactions.askWhenUsersLost(converge));
   punches.onUpload(completenessReactions.countReuploadedLines(recover));
 
   wireViews(m, sync, converge);

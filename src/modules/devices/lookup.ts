@@ -2,7 +2,7 @@
  * Reads for the proofs and diagnostics: terminals by id (removed ones too), the newest device
  * log entry of some kinds per terminal, and the terminals holding a communication key.
  */
-import { inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable } from '../../platform/db/client';
 import { deviceEvents, deviceKeys, devices, removedDevices } from './tables';
@@ -58,6 +58,23 @@ export async function newestLogEntries(q: Queryable, kinds: readonly string[]): 
     })
     .from(deviceEvents)
     .where(inArray(deviceEvents.id, newest));
+}
+
+/** The newest device log entry of one kind on one terminal, or null. */
+export async function newestLogEntryOf(q: Queryable, deviceId: string, kind: string): Promise<LogEntry | null> {
+  const [row] = await q
+    .select({
+      deviceId: deviceEvents.deviceId,
+      kind: deviceEvents.kind,
+      message: deviceEvents.message,
+      details: deviceEvents.details,
+      at: deviceEvents.createdAt,
+    })
+    .from(deviceEvents)
+    .where(and(eq(deviceEvents.deviceId, deviceId), eq(deviceEvents.kind, kind)))
+    .orderBy(desc(deviceEvents.id))
+    .limit(1);
+  return row ?? null;
 }
 
 /** Every terminal the service knows (the diagnostics look at each). */

@@ -38,8 +38,12 @@ export interface DeviceReport {
 /** Told of a terminal's attendance record count (`TransactionCount`), in the write that records it. */
 export type AttendanceCountListener = (w: WriteContext, device: DeviceRow, count: number, at: number) => Promise<void>;
 
+/** Told of a terminal's user count (`UserCount`), in the write that records it; `device` is the row before it. */
+export type UserCountListener = (w: WriteContext, device: DeviceRow, count: number) => Promise<void>;
+
 export class DeviceReports {
   private readonly countListeners: AttendanceCountListener[] = [];
+  private readonly userCountListeners: UserCountListener[] = [];
 
   constructor(
     private readonly ctx: DeviceRuntime,
@@ -53,6 +57,15 @@ export class DeviceReports {
    */
   onAttendanceCount(listener: AttendanceCountListener): void {
     this.countListeners.push(listener);
+  }
+
+  /**
+   * Wired by the composition root: told, in the write that records it, each user count a terminal
+   * reports that differs from the one it reported before (a terminal reset to factory settings
+   * reports none: fleet/reconcile.ts `usersReported`).
+   */
+  onUserCount(listener: UserCountListener): void {
+    this.userCountListeners.push(listener);
   }
 
   /** Facts the terminal reported (getrequest INFO=, table=options, INFO command result). */
@@ -86,6 +99,9 @@ export class DeviceReports {
       await w.tx.update(devices).set(set).where(eq(devices.id, device.id));
       if (report.attendanceCount != null && report.attendanceCount !== device.attendanceCount) {
         for (const listener of this.countListeners) await listener(w, device, report.attendanceCount, now);
+      }
+      if (report.userCount != null && report.userCount !== device.userCount) {
+        for (const listener of this.userCountListeners) await listener(w, device, report.userCount);
       }
       if (report.clockOffsetMinutes !== undefined && report.clockOffsetMinutes !== device.clockOffsetMinutes) {
         // A terminal told an offset before this history was kept (an upgraded install) ran on it until now.

@@ -8,6 +8,7 @@ export const DIAGNOSTIC_KINDS = [
   'offline',
   'commands_waiting',
   'commands_failing',
+  'users_lost',
   'punches_not_resent',
   'clock_drift',
   'time_zone_not_set',

@@ -11,6 +11,7 @@ import { type FailingCommands, failingCommands, type WaitingCommands, waitingSin
 import { gapsOfReuploads, type OpenGap } from '../completeness';
 import { allTerminals, type DeviceRow, type DeviceService, type LogEntry, newestLogEntries, type RegistrationRefusal, terminalsWithKeys } from '../devices';
 import { TEMPLATE_REFUSALS, type TemplatesNotReaching, templatesNotReaching } from '../enrollment';
+import { USERS_LOST } from '../fleet';
 import { answerOf, failedBy, failingWords } from './failing';
 import type { Diagnostic } from './model';
 import { REUPLOAD, reuploadWords, splitReuploads } from './reupload';
@@ -58,7 +59,7 @@ export class Diagnostics {
     const facts: Facts = {
       now,
       // `registered`: a terminal pending again may be a removed one back (devices/registration.ts).
-      log: await newestLogEntries(q, ['key_refused', 'clock_drift', 'registered']),
+      log: await newestLogEntries(q, ['key_refused', 'clock_drift', 'registered', USERS_LOST]),
       waiting: new Map((await waitingSince(q, now - DAY_MS)).map((w) => [w.deviceId, w])),
       failing,
       reuploadGaps: await gapsOfReuploads(q, reuploads),
@@ -68,6 +69,7 @@ export class Diagnostics {
     const out = terminals.flatMap((d) => [
       ...this.approval(d, facts),
       ...this.contact(d, facts),
+      ...this.usersLost(d, facts),
       ...this.clock(d, facts),
       ...this.templates(d, facts),
       ...this.identity(d, facts),
@@ -234,6 +236,25 @@ export class Diagnostics {
           last_return_code: k.returnCode,
           last_reason: answerOf(k),
         },
+      }),
+    ];
+  }
+
+  /**
+   * A terminal that lost its users (reset to factory settings, its memory wiped: fleet/reconcile.ts
+   * `usersReported`), while it reports fewer than were expected there then.
+   */
+  private usersLost(d: DeviceRow, f: Facts): DiagnosticView[] {
+    if (d.status !== 'approved' || d.userCount === null) return [];
+    const lost = f.log.find((l) => l.deviceId === d.id && l.kind === USERS_LOST);
+    if (lost?.details?.lost !== true) return [];
+    const expected = lost.details.expected;
+    if (typeof expected !== 'number' || d.userCount >= expected) return [];
+    return [
+      diag(d, 'users_lost', 'error', lost.at, {
+        message: `Terminal ${d.serialNumber} reports ${counted(d.userCount, 'user')} where ${expected} are expected: it lost them (reset to factory settings, or its memory wiped), and the people it lost cannot clock in there until they are back.`,
+        fix: `Nothing, while it takes its commands: it was asked for its users and is sent again the people of its areas (Terminals → ${d.serialNumber} → Commands shows them going). If they do not go, see what else is said of it here (commands failing, terminal full). Its own users (made at its menu) went with its memory and are made again there; punches it had not sent are lost too.`,
+        details: { reported: d.userCount, expected, held: lost.details.held ?? null },
       }),
     ];
   }

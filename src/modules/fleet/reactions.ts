@@ -4,7 +4,7 @@
  */
 
 import type { CommandEvents } from '../commands';
-import type { DetailPart, DeviceEvents } from '../devices';
+import type { DetailPart, DeviceEvents, UserCountListener } from '../devices';
 import type { EnrollmentEvents } from '../enrollment';
 import type { ReactionTo } from '../events';
 import type { ResyncReason } from './resync';
@@ -47,6 +47,15 @@ export const resyncReturningTerminal =
       }
     }
   };
+
+/**
+ * A terminal's user count: one that reports far fewer users than it is known to hold (a factory
+ * reset) is asked for them at once rather than at the hourly reconciliation.
+ */
+export const askWhenUsersLost =
+  ({ fleet }: Pick<FleetReactionDeps, 'fleet'>): UserCountListener =>
+  (w, device, count) =>
+    fleet.reconciler.usersReported(w, device, count);
 
 /** device_updated (algorithm, firmware, parameters): what failed or was incompatible there is sent again. */
 export const retryUnsyncedAfterCapabilityChange =

@@ -8,8 +8,9 @@
  * against what is expected (`sync_check`).
  */
 import type { Queryable, WriteContext } from '../../platform/db/client';
+import { counted } from '../../platform/words';
 import type { BiometricType } from '../../protocol/adms';
-import type { DeviceDetail, DeviceRow } from '../devices';
+import { type DeviceDetail, type DeviceRow, newestLogEntryOf, noteOnDevice } from '../devices';
 import type { FleetDeps, Resync } from './resync';
 import type { FleetRuntime } from './runtime';
 
@@ -56,6 +57,49 @@ export class FleetReconciler {
     return 1;
   }
 
+  /**
+   * A terminal reported how many users it holds (its options, INFO): fewer than half of those it
+   * is known to hold (none, after a factory reset or a wiped memory) is asked for them at once,
+   * as the hourly job asks (`drift`: those it lost are sent again when it answers), and its log
+   * says so (`users_lost`, which the diagnostics show) until it reports the users expected there
+   * again. The count alone takes nobody off its list: only its answer says who it holds.
+   */
+  async usersReported(w: WriteContext, device: DeviceRow, count: number): Promise<void> {
+    if (device.status !== 'approved') return;
+    // Not done with the inventory of its approval: it is being filled, not emptied.
+    if ((await this.deps.commands.lookups.inventorySince(w.tx, device.id)) !== null) return;
+    const now = this.ctx.clock.now();
+    const held = (await this.deps.devices.users.of(w.tx, device.id)).length;
+    const noted = await newestLogEntryOf(w.tx, device.id, USERS_LOST);
+    const open = noted?.details?.lost === true;
+    if (count * 2 < held) {
+      if (!open) {
+        const { users } = await this.syncCheck(w.tx, { ...device, userCount: count });
+        await noteOnDevice(
+          w.tx,
+          device.id,
+          USERS_LOST,
+          `the terminal reports ${counted(count, 'user')} where it held ${held} (reset to factory settings, or its memory wiped?): asked for its users, to send again the people it lost`,
+          { lost: true, reported: count, held, expected: users.expected },
+          now,
+        );
+      }
+      await this.resync.afterUserQuery(w, device.id, 'drift');
+      return;
+    }
+    if (!open) return;
+    const { users } = await this.syncCheck(w.tx, { ...device, userCount: count });
+    if (count < users.expected) return;
+    await noteOnDevice(
+      w.tx,
+      device.id,
+      USERS_LOST,
+      `the terminal holds its people again: it reports ${counted(count, 'user')}`,
+      { lost: false, reported: count, expected: users.expected },
+      now,
+    );
+  }
+
   /** What the terminal should hold against what it reports (the device detail's `sync_check`). */
   async syncCheck(q: Queryable, device: DeviceRow): Promise<DeviceDetail['sync_check']> {
     const { devices, enrollees, enrollment } = this.deps;
@@ -86,6 +130,9 @@ export class FleetReconciler {
     return { users, fingerprints, ...others, in_sync: users.reported !== null && fingerprints.reported !== null ? inSync : null };
   }
 }
+
+/** The device log's entries of a terminal that lost its users, and of its getting them back (the diagnostics read them). */
+export const USERS_LOST = 'users_lost';
 
 /** A count the terminal reported among its parameters (options, INFO reply), or null. */
 function reportedCount(device: DeviceRow, key: string): number | null {
