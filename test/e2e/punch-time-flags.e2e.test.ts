@@ -9,6 +9,9 @@
  * - On the fall-back night a wall time the terminal showed twice (02:30 before and after its
  *   handshake told it the new offset) is flagged `dst_overlap`, and so is its day: the export's
  *   bare wall times do not say which 02:30 it was.
+ * - A terminal whose clock battery is flat starts over at 2000-01-01: its punch is flagged
+ *   `clock_reset`, and so is the day it counts for, with its own row of the exceptions report, so
+ *   HR finds the punches to correct.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parseCsv } from '../../src/platform/csv';
@@ -63,6 +66,7 @@ beforeAll(async () => {
     ['E402', 'Sam Slight'],
     ['E403', 'Lou Later'],
     ['E404', 'Nia Night'],
+    ['E405', 'Bea Battery'],
   ]) {
     await created('/employees/', { id, name });
     const enrollee = await created('/enrollees/', { employee: id, areas: ['south'] });
@@ -165,5 +169,27 @@ describe('a wall time of the fall-back night', () => {
     expect(exported.map((r) => [r.first_in, r.last_out, r.flags])).toEqual([['2026-10-24 22:00:00', '2026-10-25 02:30:00', 'early_leave dst_overlap']]);
     const exceptions = await csv('/reports/exceptions.csv?from=2026-10-24&to=2026-10-24&kind=dst_overlap');
     expect(exceptions.map((r) => [r.employee, r.kind, r.last_out])).toEqual([['E404', 'dst_overlap', '2026-10-25 02:30:00']]);
+  });
+});
+
+describe('a punch of a clock that started over (a flat clock battery)', () => {
+  test('is flagged clock_reset, and so is its day, with a row of the exceptions report', async () => {
+    now = Date.parse('2026-11-19T08:00:00+01:00');
+    terminal.clockOffMs = 0;
+    expect(await terminal.punch([{ pin: pins.E405!, localTime: '2000-01-01 00:03:12' }])).toEqual({ status: 200, body: 'OK:1' });
+    expect((await punchesOf('E405')).map((p) => [p.local_time, p.flags])).toEqual([['2000-01-01 00:03:12', ['clock_reset']]]);
+
+    const day = (await server.admin.get('/attendance-days/?employee=E405&from=2000-01-01&to=2000-01-01')).body.results[0];
+    expect(day.status).toBe('incomplete');
+    expect(day.flags).toContain('clock_reset');
+    const exported = await csv('/attendance-days/export.csv?from=2000-01-01&to=2000-01-01&employee=E405');
+    expect(exported.map((r) => (r.flags ?? '').split(' ').includes('clock_reset'))).toEqual([true]);
+    const exceptions = await csv('/reports/exceptions.csv?from=2000-01-01&to=2000-01-01');
+    expect(exceptions.filter((r) => r.employee === 'E405').map((r) => [r.kind, r.hours])).toEqual([
+      ['missing_punch', ''],
+      ['clock_reset', ''],
+    ]);
+    const chosen = await csv('/reports/exceptions.csv?from=2000-01-01&to=2000-01-01&kind=clock_reset');
+    expect(chosen.map((r) => [r.employee, r.kind, r.first_in])).toEqual([['E405', 'clock_reset', '2000-01-01 00:03:12']]);
   });
 });

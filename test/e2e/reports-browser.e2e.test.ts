@@ -197,7 +197,7 @@ describe('Reports in the console', () => {
     await page.getByLabel('Late').uncheck();
     await page.screenshot({ path: join(shots, 'reports-exceptions.png'), fullPage: true });
     const csv = await download('CSV');
-    expect(csv.name).toBe(`exceptions-${FROM}-${TO}-early_leave_absent_missing_punch_unconfirmed_terminal_clock_ahead_dst_overlap.csv`);
+    expect(csv.name).toBe(`exceptions-${FROM}-${TO}-early_leave_absent_missing_punch_unconfirmed_terminal_clock_ahead_dst_overlap_clock_reset.csv`);
     expect(csvRows(csv.bytes).map((r) => [r.employee, r.kind])).toEqual([
       ['E1', 'early_leave'],
       ['F1', 'missing_punch'],

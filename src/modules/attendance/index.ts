@@ -9,6 +9,6 @@ export type { AttendanceDayView, SummaryView, TodayBoardView } from './model';
 export * as attendanceReactions from './reactions';
 export { Reports } from './reports';
 export { attendanceRoutes } from './routes';
-export { CLOCK_AHEAD, type CountedPunch, DST_OVERLAP, UNCONFIRMED_TERMINAL } from './rules';
+export { CLOCK_AHEAD, CLOCK_RESET, type CountedPunch, DST_OVERLAP, UNCONFIRMED_TERMINAL } from './rules';
 export { ATTENDANCE_SETTINGS } from './runtime';
 export { AttendanceService } from './service';

@@ -36,7 +36,7 @@ export const AttendanceDay = t.Object(
     status: OneOf(DAY_STATUSES),
     flags: t.Array(t.String(), {
       description:
-        '`late`, `early_leave`, `overtime`, `worked_on_off_day`, `worked_on_holiday`, `worked_on_leave`, `manual` (a manual or imported punch counts), `unconfirmed_terminal` (a punch flagged `new_address`, from an address its terminal is not pinned to, counts), `clock_ahead` (a punch flagged `clock_ahead`, dated after it arrived, counts), `dst_overlap` (a punch at a wall time the fall-back night showed twice counts): each for HR to review.',
+        '`late`, `early_leave`, `overtime`, `worked_on_off_day`, `worked_on_holiday`, `worked_on_leave`, `manual` (a manual or imported punch counts), `unconfirmed_terminal` (a punch flagged `new_address`, from an address its terminal is not pinned to, counts), `clock_ahead` (a punch flagged `clock_ahead`, dated after it arrived, counts), `dst_overlap` (a punch at a wall time the fall-back night showed twice counts), `clock_reset` (a punch flagged `clock_reset`, dated by a terminal clock that started over, before 2001, counts): each for HR to review.',
     }),
     schedule: Nullable(t.String({ description: 'The expected shift’s name; null on days off or without a schedule.' })),
     expected_seconds: Int({ description: 'Shift length minus break on a workday; 0 otherwise.' }),

@@ -42,8 +42,10 @@
  *   punch a terminal sent from an address other than the one it is pinned to (flagged
  *   `new_address`) counts for it; `clock_ahead` when a punch dated after it arrived (the
  *   terminal's clock ran ahead: flagged `clock_ahead`) counts for it; `dst_overlap` when a punch
- *   at a wall time the fall-back night showed twice (flagged `dst_overlap`) counts for it. Each
- *   such punch counts like any other, as its terminal dated it: the flag is for HR to review.
+ *   at a wall time the fall-back night showed twice (flagged `dst_overlap`) counts for it;
+ *   `clock_reset` when a punch dated by a clock that started over (flagged `clock_reset`: a year
+ *   before 2001) counts for it. Each such punch counts like any other, as its terminal dated it:
+ *   the flag is for HR to review.
  */
 import type { DayPlan } from '../calendar';
 import type { DayStatus } from './tables';
@@ -58,6 +60,8 @@ export interface CountedPunch {
   ahead?: boolean;
   /** At a wall time the fall-back night showed twice (the punch's flag `dst_overlap`). */
   ambiguous?: boolean;
+  /** Dated by a clock that started over (the punch's flag `clock_reset`): its date is wrong. */
+  reset?: boolean;
 }
 
 export interface DayResult {
@@ -80,6 +84,17 @@ export const UNCONFIRMED_TERMINAL = 'unconfirmed_terminal';
 export const CLOCK_AHEAD = 'clock_ahead';
 /** The day flag of a day that counts a punch at a wall time the fall-back night showed twice. */
 export const DST_OVERLAP = 'dst_overlap';
+/** The day flag of a day that counts a punch dated by a clock that started over (a flat clock battery). */
+export const CLOCK_RESET = 'clock_reset';
+
+/** The day flags of the punches that count for it, in this order: a manual one, and those HR is to review. */
+const PUNCH_FLAGS: readonly [Exclude<keyof CountedPunch, 'at'>, string][] = [
+  ['corrected', 'manual'],
+  ['unconfirmed', UNCONFIRMED_TERMINAL],
+  ['ahead', CLOCK_AHEAD],
+  ['ambiguous', DST_OVERLAP],
+  ['reset', CLOCK_RESET],
+];
 
 const EMPTY_STATUS: Record<DayPlan['dayType'], DayStatus> = { workday: 'absent', weekend: 'non_working_day', holiday: 'holiday', leave: 'on_leave' };
 const WORKED_ON: Record<DayPlan['dayType'], string | null> = {
@@ -160,10 +175,7 @@ export function computeDay(plan: DayPlan, punches: readonly CountedPunch[], repe
     result.overtimeSeconds = workedSeconds;
   }
   if (result.overtimeSeconds > 0) flags.push('overtime');
-  if (punches.some((p) => p.corrected)) flags.push('manual');
-  if (punches.some((p) => p.unconfirmed)) flags.push(UNCONFIRMED_TERMINAL);
-  if (punches.some((p) => p.ahead)) flags.push(CLOCK_AHEAD);
-  if (punches.some((p) => p.ambiguous)) flags.push(DST_OVERLAP);
+  for (const [mark, flag] of PUNCH_FLAGS) if (punches.some((p) => p[mark])) flags.push(flag);
   return { firstIn, lastOut, workedSeconds, punchCount: punches.length, status, flags, ...result };
 }
 

@@ -11,7 +11,7 @@ import { placeholders } from '../../platform/db/placeholders';
 import { NEW_ADDRESS_FLAG } from '../devices';
 import { BUCKET_SQL, bucketGroups, punchedWithin } from './buckets';
 import { datedSpan, spanOf } from './spans';
-import { CLOCK_AHEAD_FLAG, punches, TO_REVIEW_SQL } from './tables';
+import { CLOCK_AHEAD_FLAG, CLOCK_RESET_FLAG, punches, TO_REVIEW_SQL } from './tables';
 
 /** A punch attendance counts. */
 interface CountedRow {
@@ -25,10 +25,12 @@ interface CountedRow {
   ahead: boolean;
   /** At a wall time the fall-back night showed twice (flagged `dst_overlap`). */
   ambiguous: boolean;
+  /** Dated by a clock that started over (flagged `clock_reset`): the date is wrong. */
+  reset: boolean;
 }
 
 /** What a punch to review is flagged with, by its sequence. */
-type ToReview = Map<number, Pick<CountedRow, 'unconfirmed' | 'ahead' | 'ambiguous'>>;
+type ToReview = Map<number, Pick<CountedRow, 'unconfirmed' | 'ahead' | 'ambiguous' | 'reset'>>;
 
 /** The punches to review (TO_REVIEW_SQL) of these enrollees in [start, end), on their own small index. */
 async function toReviewIn(execute: Execute, enrolleeIds: readonly string[], start: number, end: number): Promise<ToReview> {
@@ -44,6 +46,7 @@ async function toReviewIn(execute: Execute, enrolleeIds: readonly string[], star
         unconfirmed: flags.includes(NEW_ADDRESS_FLAG),
         ahead: flags.includes(CLOCK_AHEAD_FLAG),
         ambiguous: flags.includes('dst_overlap'),
+        reset: flags.includes(CLOCK_RESET_FLAG),
       });
     }
   }
@@ -53,8 +56,8 @@ async function toReviewIn(execute: Execute, enrolleeIds: readonly string[], star
 /**
  * The punches that count for attendance (not voided) of these enrollees in [start, end), raw:
  * attendance runs this with every batch. `corrected` marks manual and imported ones;
- * `unconfirmed`, `ahead` and `ambiguous` those flagged `new_address`, `clock_ahead` and
- * `dst_overlap` (found on their own small index: the enrollee index read here has no flags, and
+ * `unconfirmed`, `ahead`, `ambiguous` and `reset` those flagged `new_address`, `clock_ahead`,
+ * `dst_overlap` and `clock_reset` (found on their own small index: the enrollee index read here has no flags, and
  * reading every punch's row for them would cost every batch).
  */
 async function countedIn(execute: Execute, enrolleeIds: readonly string[], start: number, end: number): Promise<CountedRow[]> {
@@ -76,6 +79,7 @@ async function countedIn(execute: Execute, enrolleeIds: readonly string[], start
           unconfirmed: review?.unconfirmed ?? false,
           ahead: review?.ahead ?? false,
           ambiguous: review?.ambiguous ?? false,
+          reset: review?.reset ?? false,
         });
       }
     }

@@ -19,13 +19,21 @@ export const NO_DEVICE = '';
 export const CLOCK_AHEAD_FLAG = 'clock_ahead';
 
 /**
+ * A terminal's punch dated before 2001 (terminals/ingest.ts): its clock started over from its
+ * first date (a flat clock battery sets 2000-01-01 at power-up), so the date is wrong; its day is
+ * to be reviewed (attendance's `clock_reset`).
+ */
+export const CLOCK_RESET_FLAG = 'clock_reset';
+
+/**
  * The punches whose day HR is to review, as SQL: those a terminal sent from an address other than
  * the one it is pinned to (`new_address`: devices/identity.ts NEW_ADDRESS_FLAG), those dated after
- * they arrived (`clock_ahead`), and those at a wall time the fall-back night showed twice
- * (`dst_overlap`: platform/time/zone.ts, terminals/ingest.ts). The condition of their partial
- * index below, written exactly so in a query for SQLite to use that index.
+ * they arrived (`clock_ahead`), those at a wall time the fall-back night showed twice
+ * (`dst_overlap`: platform/time/zone.ts, terminals/ingest.ts) and those of a clock started over
+ * (`clock_reset`). The condition of their partial index below, written exactly so in a query for
+ * SQLite to use that index.
  */
-export const TO_REVIEW_SQL = `(flags like '%"new_address"%' or flags like '%"${CLOCK_AHEAD_FLAG}"%' or flags like '%"dst_overlap"%')`;
+export const TO_REVIEW_SQL = `(flags like '%"new_address"%' or flags like '%"${CLOCK_AHEAD_FLAG}"%' or flags like '%"dst_overlap"%' or flags like '%"${CLOCK_RESET_FLAG}"%')`;
 
 /**
  * Punches. `sequence` is SQLite's rowid: assigned inside the single write transaction, so a
@@ -73,7 +81,7 @@ export const punches = sqliteTable(
     // `punched_at` by itself, one fewer for every punch stored.
     index('fpa_punches_enrollee_day').on(sql`${t.punchedAt} / 86400000`, t.enrolleeId, t.punchedAt, t.voided, t.source),
     // The few punches whose day is to be reviewed (an unconfirmed address, a clock ahead, an hour
-    // shown twice), by enrollee and time: attendance marks the days they count for (`countedIn`)
+    // shown twice, a clock started over), by enrollee and time: attendance marks the days they count for (`countedIn`)
     // with one look-up here, not a row read of every punch it counts (the index above has no
     // flags). Nearly empty on a fleet whose terminals stay where they are pinned, on time.
     index('fpa_punches_to_review').on(t.enrolleeId, t.punchedAt).where(sql.raw(TO_REVIEW_SQL)),

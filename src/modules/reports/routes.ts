@@ -50,7 +50,7 @@ const TIMESHEET =
 const SUMMARY =
   'Per person the totals of `attendance-summary/`: days by status, late and early days, worked, expected, overtime, late and early-leave time; a totals row (Excel, PDF).';
 const EXCEPTIONS =
-  'One row per exception, by employee then date: date, employee, name, kind (`late`, `early_leave`, `absent`, `missing_punch`, `overtime`, and the days for HR to review: `unconfirmed_terminal`, a punch from an address its terminal is not pinned to counts for the day; `clock_ahead`, a punch dated after it arrived (its terminal’s clock ran ahead) counts for it; `dst_overlap`, a punch at a wall time the fall-back night showed twice counts for it), hours (late by, left early by, expected when absent, overtime; none for a missing punch or a day to review), schedule, first in, last out, worked, punches.';
+  'One row per exception, by employee then date: date, employee, name, kind (`late`, `early_leave`, `absent`, `missing_punch`, `overtime`, and the days for HR to review: `unconfirmed_terminal`, a punch from an address its terminal is not pinned to counts for the day; `clock_ahead`, a punch dated after it arrived (its terminal’s clock ran ahead) counts for it; `dst_overlap`, a punch at a wall time the fall-back night showed twice counts for it; `clock_reset`, a punch dated by a terminal clock that started over (a flat clock battery: the date is wrong) counts for it), hours (late by, left early by, expected when absent, overtime; none for a missing punch or a day to review), schedule, first in, last out, worked, punches.';
 
 export function reportRoutes(http: Http, reports: ReportService) {
   const router = adminRouter(http, 'reports');

@@ -5,7 +5,16 @@
  */
 import { addDays, weekdayOf } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
-import { type AttendanceDayRow, CLOCK_AHEAD, type CountedPunch, DST_OVERLAP, type LiveDay, type SummaryView, UNCONFIRMED_TERMINAL } from '../attendance';
+import {
+  type AttendanceDayRow,
+  CLOCK_AHEAD,
+  CLOCK_RESET,
+  type CountedPunch,
+  DST_OVERLAP,
+  type LiveDay,
+  type SummaryView,
+  UNCONFIRMED_TERMINAL,
+} from '../attendance';
 import { type Cell, type Column, type Row, STATUS_WORDS } from './table';
 
 /** Who a row is about. */
@@ -15,10 +24,20 @@ export interface Person {
   areas: readonly string[];
 }
 
-export const EXCEPTION_KINDS = ['late', 'early_leave', 'absent', 'missing_punch', 'overtime', UNCONFIRMED_TERMINAL, CLOCK_AHEAD, DST_OVERLAP] as const;
+export const EXCEPTION_KINDS = [
+  'late',
+  'early_leave',
+  'absent',
+  'missing_punch',
+  'overtime',
+  UNCONFIRMED_TERMINAL,
+  CLOCK_AHEAD,
+  DST_OVERLAP,
+  CLOCK_RESET,
+] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 /** The kinds whose row has no hours: a punch without its pair, and the days HR is to review. */
-const WITHOUT_HOURS: ReadonlySet<ExceptionKind> = new Set<ExceptionKind>(['missing_punch', UNCONFIRMED_TERMINAL, CLOCK_AHEAD, DST_OVERLAP]);
+const WITHOUT_HOURS: ReadonlySet<ExceptionKind> = new Set<ExceptionKind>(['missing_punch', UNCONFIRMED_TERMINAL, CLOCK_AHEAD, DST_OVERLAP, CLOCK_RESET]);
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
@@ -271,8 +290,9 @@ export const EXCEPTION_COLUMNS: Column[] = [
  * punch without its pair, once its shift can no longer close it: no duration), `overtime` (the
  * overtime), and the days to review, with no duration: `unconfirmed_terminal` (a punch from an
  * address its terminal is not pinned to counts for the day), `clock_ahead` (a punch dated after it
- * arrived: its terminal's clock ran ahead) and `dst_overlap` (a punch at a wall time the fall-back
- * night showed twice: which of the two it was, its bare wall time does not say).
+ * arrived: its terminal's clock ran ahead), `dst_overlap` (a punch at a wall time the fall-back
+ * night showed twice: which of the two it was, its bare wall time does not say) and `clock_reset`
+ * (a punch dated by a terminal clock that started over, a flat clock battery: its date is wrong).
  */
 export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: ReadonlySet<ExceptionKind>, zone: string, open: OpenNow): Row[] {
   const hours: Record<ExceptionKind, number | null> = {
@@ -284,6 +304,7 @@ export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: Reado
     unconfirmed_terminal: day.flags.includes(UNCONFIRMED_TERMINAL) ? 0 : null,
     clock_ahead: day.flags.includes(CLOCK_AHEAD) ? 0 : null,
     dst_overlap: day.flags.includes(DST_OVERLAP) ? 0 : null,
+    clock_reset: day.flags.includes(CLOCK_RESET) ? 0 : null,
   };
   return EXCEPTION_KINDS.filter((kind) => kinds.has(kind) && hours[kind] !== null).map((kind) => ({
     date: day.date,

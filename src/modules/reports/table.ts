@@ -113,6 +113,7 @@ export const FLAG_WORDS: Record<string, string> = {
   unconfirmed_terminal: 'punch from an unconfirmed terminal address',
   clock_ahead: 'punch dated after it arrived (terminal clock ahead)',
   dst_overlap: 'punch in the hour the clocks went back (ambiguous time)',
+  clock_reset: 'punch dated by a terminal clock that started over (date wrong)',
   missing_punch: 'missing punch',
   absent: 'absent',
 };

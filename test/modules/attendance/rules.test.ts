@@ -261,6 +261,14 @@ describe('computeDay', () => {
     expect(all.flags).toEqual(['unconfirmed_terminal', 'clock_ahead', 'dst_overlap']);
   });
 
+  test('a punch dated by a terminal clock that started over counts as dated, and flags the day clock_reset', () => {
+    const day = computeDay(plan(D), [{ at: at(D, '08:03'), corrected: false, reset: true }], MIN);
+    expect(day).toMatchObject({ status: 'incomplete', flags: ['clock_reset'] });
+    // After the other review flags.
+    const all = computeDay(plan(D), [{ at: at(D, '07:58'), corrected: false, ahead: true, reset: true }, ...punches(at(D, '16:31'))], MIN);
+    expect(all.flags).toEqual(['clock_ahead', 'clock_reset']);
+  });
+
   test('an overnight shift is judged against its end on the next date', () => {
     const night = plan(D, 'workday', shift(D, '22:00', '06:00', { name: 'night', graceInMs: 10 * MIN, graceOutMs: 10 * MIN, breakMs: 30 * MIN }));
     expect(computeDay(night, punches(at(D, '21:55'), at('2026-03-10', '05:00')), MIN)).toMatchObject({

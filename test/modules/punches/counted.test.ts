@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { NEW_ADDRESS_FLAG } from '../../../src/modules/devices';
 import { counted } from '../../../src/modules/punches/counted';
-import { CLOCK_AHEAD_FLAG, TO_REVIEW_SQL } from '../../../src/modules/punches/tables';
+import { CLOCK_AHEAD_FLAG, CLOCK_RESET_FLAG, TO_REVIEW_SQL } from '../../../src/modules/punches/tables';
 import { type Database, migrateDatabase, openDatabase } from '../../../src/platform/db/client';
 import { resolutionFlags } from '../../../src/platform/time/zone';
 import { tempDir } from '../../support/harness';
@@ -86,10 +86,22 @@ describe('countedIn', () => {
     ]);
   });
 
+  test('marks each punch flagged clock_reset reset, and only those', async () => {
+    const Y2K = Date.parse('2000-01-01T00:03:12Z');
+    await store('e1', { device: 'front', enrollee: 'E', at: Y2K, flags: [CLOCK_RESET_FLAG] });
+    await store('e2', { device: 'front', enrollee: 'E', at: Y2K + 3_600_000 });
+    const rows = await counted.countedIn((s) => db.client.execute(s), ['E'], Y2K - 3_600_000, Y2K + 86_400_000);
+    expect(rows.map((r) => [r.at - Y2K, r.reset, r.ahead]).sort((x, y) => Number(x[0]) - Number(y[0]))).toEqual([
+      [0, true, false],
+      [3_600_000, false, false],
+    ]);
+  });
+
   test('the flagged are found on their partial index; the counted punches on the enrollee index alone', async () => {
     // The index's condition names the flags their day is flagged for: the terminals' trust gives
-    // `new_address` (devices/identity.ts), ingest `clock_ahead`, a zone's overlap `dst_overlap`.
-    for (const flag of [NEW_ADDRESS_FLAG, CLOCK_AHEAD_FLAG, ...resolutionFlags('overlap')]) expect(TO_REVIEW_SQL).toContain(JSON.stringify(flag));
+    // `new_address` (devices/identity.ts), ingest `clock_ahead` and `clock_reset`, a zone's overlap `dst_overlap`.
+    for (const flag of [NEW_ADDRESS_FLAG, CLOCK_AHEAD_FLAG, CLOCK_RESET_FLAG, ...resolutionFlags('overlap')])
+      expect(TO_REVIEW_SQL).toContain(JSON.stringify(flag));
     const seen: string[] = [];
     await counted.countedIn(
       (s) => {

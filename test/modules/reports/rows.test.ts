@@ -181,9 +181,20 @@ describe('exceptions', () => {
     );
   });
 
+  test('a day counting a punch dated by a terminal clock that started over is a row to review, with no duration', () => {
+    const reset = { ...day('2000-01-01', ['00:03']), status: 'incomplete' as const, flags: ['worked_on_off_day', 'clock_reset'] };
+    const rows = exceptionsOf(reset, person, ALL, ZONE, LATER);
+    expect(rows.map((r) => [cell(EXCEPTION_COLUMNS, r.cells, 'kind'), cell(EXCEPTION_COLUMNS, r.cells, 'hours')])).toEqual([
+      ['missing_punch', null],
+      ['clock_reset', null],
+    ]);
+    expect(exceptionsOf(reset, person, exceptionKinds('clock_reset'), ZONE, LATER)).toHaveLength(1);
+    expect(words('flags', 'worked_on_off_day clock_reset')).toBe('worked on a day off, punch dated by a terminal clock that started over (date wrong)');
+  });
+
   test('`?kind=` is checked', () => {
     expect([...exceptionKinds('late, absent')]).toEqual(['late', 'absent']);
-    expect(exceptionKinds(undefined).size).toBe(8);
+    expect(exceptionKinds(undefined).size).toBe(9);
     expect(() => exceptionKinds('late,nap')).toThrow('kind must be one or more of');
   });
 });

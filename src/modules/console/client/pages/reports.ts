@@ -28,7 +28,7 @@ const REPORTS: { kind: Kind; title: string; about: string }[] = [
     kind: 'exceptions',
     title: 'Exceptions',
     about:
-      'One row per late arrival, early leave, absence, missing punch or overtime in the period, and per day to review: one that counts a punch from an unconfirmed terminal address, one dated after it arrived (a terminal clock ahead), or one in the hour the clocks went back.',
+      'One row per late arrival, early leave, absence, missing punch or overtime in the period, and per day to review: one that counts a punch from an unconfirmed terminal address, one dated after it arrived (a terminal clock ahead), one in the hour the clocks went back, or one dated by a terminal clock that started over (a flat clock battery).',
   },
 ];
 
@@ -47,6 +47,7 @@ const EXCEPTION_KINDS: [string, string][] = [
   ['unconfirmed_terminal', 'Unconfirmed terminal address'],
   ['clock_ahead', 'Terminal clock ahead'],
   ['dst_overlap', 'Hour the clocks went back'],
+  ['clock_reset', 'Terminal clock started over'],
 ];
 
 /** The first and last date of the month before the one `today` is in (payroll's usual period). */
