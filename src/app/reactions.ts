@@ -158,8 +158,12 @@ function wireViews(m: Reacting, sync: Reactions['sync'], converge: Reactions['co
   enrollees.views.addViewPart(proofReactions.deletionProofOfPeople(m.proofs));
   enrollees.views.addListFilter('consent', enrollmentReactions.consentListFilter);
   enrollees.views.addListFilter('biometrics', enrollmentReactions.biometricsListFilter);
-  m.employees.scopeBy(enrollees.membership.employeeInScope);
-  m.employees.enrolledBy(enrollees.membership.employeeEnrolled);
+  m.employees.peopleBy({
+    inScope: enrollees.membership.employeeInScope,
+    everInScope: enrollees.membership.employeeEverInScope,
+    enrolled: enrollees.membership.employeeEnrolled,
+    active: enrollees.membership.employeeActive,
+  });
   areas.countUsage('devices', (q, id) => devices.countInArea(q, id));
   areas.countUsage('enrollees', (q, id) => enrollees.membership.countInArea(q, id));
   areas.countUsage('users', (q, id) => m.users.countInArea(q, id));

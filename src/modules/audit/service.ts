@@ -83,7 +83,9 @@ export async function auditDownload(db: Database, now: number, entry: AuditEntry
 }
 
 /** Targets whose audit details are about a person. */
-const PERSONAL_TARGETS = ['enrollee', 'punch', 'leave', 'shift_assignment'];
+const PERSONAL_TARGETS = ['enrollee', 'punch', 'leave', 'shift_assignment', 'employee'];
+/** Targets whose id is the person's own key (an employee of the directory): redacted, the target keeps its type only. */
+const PERSONAL_TARGET_IDS = ['employee'];
 /** Detail keys that carry a person's data, whatever the target (a terminal user's PIN). */
 const PERSONAL_KEYS = ['employee', 'device_pin', 'pin', 'card', 'display_name', 'at'];
 /** Rows rewritten per transaction. */
@@ -92,7 +94,8 @@ const REDACT_BATCH = 5000;
 /**
  * Retention: audit entries about a person keep who did what to which id and when, and lose the
  * rest of their details (`{ enrollee, redacted: true }`): those recorded before `cutoff`, and
- * those of a punch timed before it (`at`, an import of old punches recorded lately). Batches of
+ * those of a punch timed before it (`at`, an import of old punches recorded lately). An entry
+ * about an employee of the directory loses its target id too (the employee's key). Batches of
  * REDACT_BATCH, each its own write transaction. Returns how many entries were redacted.
  */
 export async function redactAuditBefore(db: Database, cutoff: number): Promise<number> {
@@ -112,7 +115,11 @@ export async function redactAuditBefore(db: Database, cutoff: number): Promise<n
   for (;;) {
     const n = await db.write(async ({ tx }) => {
       const result = await tx.run(
-        sql`update ${auditLog} set details = json_object('enrollee', json_extract(details, '$.enrollee'), 'redacted', json('true'))
+        sql`update ${auditLog} set details = json_object('enrollee', json_extract(details, '$.enrollee'), 'redacted', json('true')),
+              target_id = case when target_type in (${sql.join(
+                PERSONAL_TARGET_IDS.map((t) => sql`${t}`),
+                sql`, `,
+              )}) then null else target_id end
             where rowid in (select rowid from ${auditLog} where ${auditLog.details} is not null and json_extract(${auditLog.details}, '$.redacted') is null
               and ${old} and (${personal}) limit ${REDACT_BATCH})`,
       );

@@ -1,13 +1,19 @@
 /**
  * The built-in employee directory's records (`employees/`), for a standalone service without a
  * host user model; and the employee model recorded at the first migration (fpa.E010).
+ *
+ * A leaver is deactivated (`PATCH employees/{id}/ {"active": false}`): no longer offered for
+ * enrollment nor enrolled again until reactivated. Their entry keeps the name until it is erased
+ * (`DELETE employees/{id}/`, or retention once inactive past its horizon): the reports name
+ * people from their own records (the person's tombstone), never from here.
  */
-import { and, asc, type Column, eq, gt, inArray, not, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, eq, gt, inArray, isNotNull, lt, not, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Database, Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
+import { audit } from '../audit';
 import type { EmployeeDirectory } from './directory';
 import type { EmployeeView } from './model';
 import type { EmployeeRuntime } from './runtime';
@@ -17,43 +23,64 @@ type EmployeeRow = typeof employees.$inferSelect;
 
 /** A condition on an employee key column: the employee has a person in the scope's areas (the enrollees module knows). */
 export type EmployeeScope = (column: Column, scope: AreaScope) => SQL | undefined;
-/** A condition on an employee key column: a person (enrollee, not deleted) is enrolled for the employee (the enrollees module knows). */
+/** A condition on an employee key column about the people enrolled for the employee (the enrollees module knows). */
 export type EmployeeEnrolled = (column: Column) => SQL;
 
+/** What the enrollees module tells of the people enrolled for employees (src/app/reactions.ts). */
+export interface EmployeePeople {
+  /** A person of theirs, not deleted, is in the scope's areas (undefined: an unlimited scope). */
+  inScope: EmployeeScope;
+  /** A person of theirs, deleted ones too, is or was in the scope's areas: who may deactivate the entry of someone they deleted. */
+  everInScope: EmployeeScope;
+  /** A person (not deleted) is enrolled for them. */
+  enrolled: EmployeeEnrolled;
+  /** An active person is enrolled for them. */
+  active: EmployeeEnrolled;
+}
+
+/** Rows erased per write by retention. */
+const ERASE_BATCH = 500;
+
 export class EmployeeService {
-  /** Until set (src/app/modules.ts), a limited scope sees no employee. */
-  private inScope: EmployeeScope = (_column, scope) => (isLimited(scope) ? sql`0` : undefined);
-  /** Until set (src/app/reactions.ts), nobody is enrolled. */
-  private enrolled: EmployeeEnrolled = () => sql`0`;
+  /** Until set (src/app/reactions.ts), a limited scope sees no employee, and nobody is enrolled. */
+  private people: EmployeePeople = {
+    inScope: (_column, scope) => (isLimited(scope) ? sql`0` : undefined),
+    everInScope: (_column, scope) => (isLimited(scope) ? sql`0` : undefined),
+    enrolled: () => sql`0`,
+    active: () => sql`0`,
+  };
 
   constructor(
     private readonly ctx: EmployeeRuntime,
     private readonly directory: EmployeeDirectory,
   ) {}
 
-  /** How a caller's areas reach employees: through the people enrolled for them. */
-  scopeBy(inScope: EmployeeScope): void {
-    this.inScope = inScope;
-  }
-
-  /** How an employee is known to be enrolled: a person of theirs, not deleted. */
-  enrolledBy(enrolled: EmployeeEnrolled): void {
-    this.enrolled = enrolled;
+  /** How a caller's areas reach employees, and how an employee is known to be enrolled: through the people enrolled for them. */
+  peopleBy(people: EmployeePeople): void {
+    this.people = people;
   }
 
   /**
    * A caller limited to areas sees the employees who have a person (enrollee) in them.
    * `enrolled`: false, only those with no person (the People page's "not enrolled yet", a page
-   * at a time by id however many are enrolled); true, only those with one.
+   * at a time by id however many are enrolled, with `active`: true); true, only those with one.
+   * `active`: true, only the active (who may be enrolled); false, only the leavers.
    */
-  async list(options: { cursor?: string; limit: number; enrolled?: boolean }, scope: AreaScope = EVERYWHERE): Promise<Page<EmployeeView>> {
+  async list(options: { cursor?: string; limit: number; enrolled?: boolean; active?: boolean }, scope: AreaScope = EVERYWHERE): Promise<Page<EmployeeView>> {
     this.builtinOnly();
     const after = textCursor('employees', options.cursor);
-    const enrolled = options.enrolled === undefined ? undefined : options.enrolled ? this.enrolled(employees.id) : not(this.enrolled(employees.id));
+    const enrolled = this.people.enrolled(employees.id);
     const rows = await this.ctx.db.orm
       .select()
       .from(employees)
-      .where(and(after !== null ? gt(employees.id, after) : undefined, this.inScope(employees.id, scope), enrolled))
+      .where(
+        and(
+          after !== null ? gt(employees.id, after) : undefined,
+          this.people.inScope(employees.id, scope),
+          options.enrolled === undefined ? undefined : options.enrolled ? enrolled : not(enrolled),
+          options.active === undefined ? undefined : eq(employees.active, options.active),
+        ),
+      )
       .orderBy(asc(employees.id))
       .limit(options.limit + 1);
     return pageOf(
@@ -70,19 +97,108 @@ export class EmployeeService {
     const [row] = await this.ctx.db.orm
       .select()
       .from(employees)
-      .where(and(eq(employees.id, id), this.inScope(employees.id, scope)))
+      .where(and(eq(employees.id, id), this.people.inScope(employees.id, scope)))
       .limit(1);
     if (!row) throw new FpaError('not_found', 'employee not found', { employee: id });
     return employeeView(row);
   }
 
+  /**
+   * A leaver deactivated (`active: false`), or back (`true`), audited. Refused while a person of
+   * theirs is active (deactivate or delete the person first: the terminals follow the person). A
+   * caller limited to areas changes the employees whose person is, or was, in them.
+   */
+  async setActive(id: string, active: boolean, by: string, scope: AreaScope = EVERYWHERE): Promise<EmployeeView> {
+    this.builtinOnlyToChange();
+    return this.ctx.db.write(async ({ tx }) => {
+      const row = await this.changeable(tx, id, scope);
+      if (row.active === active) return employeeView(row);
+      if (!active) {
+        const [person] = await tx
+          .select({ id: employees.id })
+          .from(employees)
+          .where(and(eq(employees.id, id), this.people.active(employees.id)));
+        if (person) {
+          throw new FpaError('conflict', `${id} is enrolled and active: deactivate or delete the person first (People), then the employee`, {
+            employee: id,
+            reason: 'person_active',
+          });
+        }
+      }
+      const now = this.ctx.clock.now();
+      const changed = { ...row, active, deactivatedAt: active ? null : now };
+      await tx.update(employees).set({ active, deactivatedAt: changed.deactivatedAt }).where(eq(employees.id, id));
+      await audit(tx, now, {
+        actor: by,
+        action: active ? 'employee.reactivated' : 'employee.deactivated',
+        targetType: 'employee',
+        targetId: id,
+        details: { employee: id },
+      });
+      return employeeView(changed);
+    });
+  }
+
+  /**
+   * Erases an employee from the directory (`DELETE employees/{id}/`): their name goes, audited by
+   * id only. Refused while a person is enrolled for them (delete the person first). What the
+   * reports show of the dates they worked comes from the person's own record, not from here.
+   */
+  async erase(id: string, by: string, scope: AreaScope = EVERYWHERE): Promise<void> {
+    this.builtinOnlyToChange();
+    await this.ctx.db.write(async ({ tx }) => {
+      await this.changeable(tx, id, scope);
+      const [person] = await tx
+        .select({ id: employees.id })
+        .from(employees)
+        .where(and(eq(employees.id, id), this.people.enrolled(employees.id)));
+      if (person) {
+        throw new FpaError('conflict', `a person is enrolled for ${id}: delete the person first (People), then erase the employee`, {
+          employee: id,
+          reason: 'person_enrolled',
+        });
+      }
+      await tx.delete(employees).where(eq(employees.id, id));
+      await audit(tx, this.ctx.clock.now(), { actor: by, action: 'employee.erased', targetType: 'employee', targetId: id, details: { employee: id } });
+    });
+  }
+
+  /**
+   * Retention: the employees inactive since before `cutoff` for whom nobody is enrolled any more
+   * are erased, a batch a write; how many. A host's directory lives outside this database: none.
+   */
+  async eraseInactiveBefore(cutoff: number): Promise<number> {
+    if (this.directory.model !== 'builtin') return 0;
+    let erased = 0;
+    for (;;) {
+      const n = await this.ctx.db.write(async ({ tx }) => {
+        const due = tx
+          .select({ id: employees.id })
+          .from(employees)
+          .where(
+            and(eq(employees.active, false), isNotNull(employees.deactivatedAt), lt(employees.deactivatedAt, cutoff), not(this.people.enrolled(employees.id))),
+          )
+          .limit(ERASE_BATCH);
+        const rows = await tx.delete(employees).where(inArray(employees.id, due)).returning({ id: employees.id });
+        return rows.length;
+      });
+      erased += n;
+      if (n < ERASE_BATCH) return erased;
+    }
+  }
+
   async create(input: { id: string; name: string; active?: boolean }): Promise<EmployeeView> {
     this.builtinOnly();
-    const row = { id: input.id.trim(), name: input.name.trim(), active: input.active ?? true, createdAt: this.ctx.clock.now() };
+    const now = this.ctx.clock.now();
+    const active = input.active ?? true;
+    const row = { id: input.id.trim(), name: input.name.trim(), active, createdAt: now, deactivatedAt: active ? null : now };
     if (!row.id || !row.name) throw new FpaError('validation_error', 'id and name must not be blank', { fields: ['id', 'name'] });
     await this.ctx.db.write(async ({ tx }) => {
-      const [exists] = await tx.select({ id: employees.id }).from(employees).where(eq(employees.id, row.id)).limit(1);
-      if (exists) throw new FpaError('conflict', 'an employee with this id exists', { employee: row.id });
+      const [exists] = await tx.select({ id: employees.id, active: employees.active }).from(employees).where(eq(employees.id, row.id)).limit(1);
+      if (exists) {
+        const inactive = exists.active ? '' : ' (inactive: reactivate them with PATCH employees/{id}/ {"active": true})';
+        throw new FpaError('conflict', `an employee with this id exists${inactive}`, { employee: row.id, active: exists.active });
+      }
       await tx.insert(employees).values(row);
     });
     return employeeView(row);
@@ -107,15 +223,43 @@ export class EmployeeService {
       .onConflictDoUpdate({ target: employees.id, set: { name: employee.name } });
   }
 
+  /** The employee, if the caller may change it (their person is, or was, in its areas), else `not_found`. */
+  private async changeable(tx: Tx, id: string, scope: AreaScope): Promise<EmployeeRow> {
+    const [row] = await tx
+      .select()
+      .from(employees)
+      .where(and(eq(employees.id, id), this.people.everInScope(employees.id, scope)))
+      .limit(1);
+    if (!row) throw new FpaError('not_found', 'employee not found', { employee: id });
+    return row;
+  }
+
   private builtinOnly(): void {
     if (this.directory.model !== 'builtin') {
       throw new FpaError('not_found', 'employees come from the host application here, not from this service', {});
     }
   }
+
+  /** A change to a host's directory is the host's to make: 409, saying so (a read of it is 404: there is none here). */
+  private builtinOnlyToChange(): void {
+    if (this.directory.model !== 'builtin') {
+      throw new FpaError(
+        'conflict',
+        'employees come from the host application here: deactivate, reactivate or remove them there (the service reads them from it)',
+        { reason: 'host_directory' },
+      );
+    }
+  }
 }
 
 function employeeView(row: EmployeeRow): EmployeeView {
-  return { id: row.id, name: row.name, active: row.active, created_at: new Date(row.createdAt).toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    active: row.active,
+    created_at: new Date(row.createdAt).toISOString(),
+    deactivated_at: row.deactivatedAt === null ? null : new Date(row.deactivatedAt).toISOString(),
+  };
 }
 
 /** Records the employee model at the first migration; returns what was recorded. */

@@ -299,6 +299,11 @@ function employeeEnrolled(column: Column | SQL): SQL {
   return sql`exists (select 1 from ${enrollees} where ${enrollees.employeeKey} = ${column} and ${enrollees.status} <> 'deleted')`;
 }
 
+/** A condition on an employee key column: an active person (enrollee) is enrolled for the employee. */
+function employeeActive(column: Column | SQL): SQL {
+  return sql`exists (select 1 from ${enrollees} where ${enrollees.employeeKey} = ${column} and ${enrollees.status} = 'active')`;
+}
+
 /** A condition: the enrollee id in `column` is of nobody active now (deactivated, or deleted since). */
 function notActive(column: Column | SQL): SQL {
   return sql`not exists (select 1 from ${enrollees} where ${enrollees.id} = ${column} and ${enrollees.status} = 'active')`;
@@ -363,4 +368,5 @@ export const membership = {
   employeeInScope,
   employeeEverInScope,
   employeeEnrolled,
+  employeeActive,
 };

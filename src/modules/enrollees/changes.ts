@@ -124,7 +124,12 @@ export class ChangesToEnrollees {
    * Changes areas, display name or activity. What the terminals and sessions must do about it
    * (remove, backfill, rename, cancel) follows from `enrollee_updated`.
    */
-  update(id: string, patch: EnrolleePatch, by: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
+  async update(id: string, patch: EnrolleePatch, by: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
+    if (patch.active === true) {
+      // Asked of the directory before the write (a host's directory is the host's code, not this transaction's).
+      const row = await this.get(id, this.ctx.db.orm, scope);
+      if (row.status === 'deactivated') await this.refuseIfEmployeeInactive(row.employeeKey);
+    }
     const within = patch.areas === undefined ? patch : { ...patch, areas: areasToSet(scope, patch.areas) };
     return this.ctx.db.write((w) => this.updateIn(w, id, within, by, scope));
   }
@@ -159,6 +164,14 @@ export class ChangesToEnrollees {
     await audit(tx, now, { actor: by, action: 'enrollee.updated', targetType: 'enrollee', targetId: id, details: { ...patch } });
     await this.events.record(w, 'enrollee_updated', { enrollee: enrolleeRef(updated), changes, by });
     return updated;
+  }
+
+  /** A person whose employee left (inactive in the directory) is not made active again before the employee is. */
+  private async refuseIfEmployeeInactive(employee: string): Promise<void> {
+    const found = await this.directory.find(employee);
+    if (found && !found.active) {
+      throw new FpaError('employee_inactive', 'the employee is inactive in the employee directory: reactivate the employee first', { employee });
+    }
   }
 
   /**

@@ -38,7 +38,7 @@ export function enrolleeRoutes(http: Http, enrollees: EnrolleeService) {
       {
         params: EnrolleeParams,
         body: EnrolleePatch,
-        response: { 200: Enrollee, ...errors('not_found', 'invalid_card', 'conflict', 'unknown_area') },
+        response: { 200: Enrollee, ...errors('not_found', 'invalid_card', 'conflict', 'unknown_area', 'employee_inactive') },
         detail: { summary: 'Change areas, display name, card or active state', tags },
       },
     )

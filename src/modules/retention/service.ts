@@ -18,7 +18,9 @@
  *   times; never one a follower or webhook endpoint has not processed yet) and of the audit log
  *   (entries about a person keep who did what to which id, and when); and the tombstones of
  *   enrollees deleted before the horizon lose their name, employee key and PIN once no terminal
- *   is known to hold that PIN or owes a command about it (otherwise next time);
+ *   is known to hold that PIN or owes a command about it (otherwise next time); and the
+ *   built-in directory's employees inactive since before the horizon for whom nobody is
+ *   enrolled any more are erased (a leaver's name: the reports name people from their tombstones);
  * - events of the log recorded before RETENTION_EVENTS_DAYS, behind its slowest reader: never
  *   one a log follower or a webhook endpoint (active or disabled) has not processed, nor one
  *   of a message queued by hand (the same hold as the redaction's);
@@ -36,6 +38,7 @@ import type { AttendanceService } from '../attendance';
 import { audit, redactAuditBefore } from '../audit';
 import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
+import type { EmployeeService } from '../employees';
 import type { EnrolleeService } from '../enrollees';
 import type { Enrollment } from '../enrollment';
 import type { EventLog } from '../events';
@@ -59,6 +62,7 @@ export type PurgeCounts = {
   templates: number;
   sessions_expired: number;
   enrollees_scrubbed: number;
+  employees_erased: number;
   events_redacted: number;
   audit_redacted: number;
   events_purged: number;
@@ -75,6 +79,7 @@ export interface RetentionDeps {
   devices: DeviceService;
   enrollment: Enrollment;
   enrollees: EnrolleeService;
+  employees: EmployeeService;
   proofs: DeletionProofs;
   anomalies: Anomalies;
   log: EventLog;
@@ -104,6 +109,7 @@ export class Retention {
       // discards them even where nobody schedules `fpa:expire-sessions`.
       sessions_expired: (await enrollment.sessions.expireDue()).expired,
       enrollees_scrubbed: 0,
+      employees_erased: 0,
       events_redacted: 0,
       audit_redacted: 0,
       events_purged: 0,
@@ -133,6 +139,7 @@ export class Retention {
     if (logCutoff !== null) counts.events_purged = await log.pruning.purgeBefore(logCutoff, (events) => webhooks.stillOwed(events));
     if (punchCutoff !== null) {
       counts.enrollees_scrubbed = await this.scrubTombstones(punchCutoff);
+      counts.employees_erased = await this.deps.employees.eraseInactiveBefore(punchCutoff);
       const rules = personalDataRules(punchCutoff, localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));
       counts.events_redacted = await log.pruning.redactOld(rules, (events) => webhooks.stillOwed(events));
       counts.audit_redacted = await redactAuditBefore(ctx.db, punchCutoff);

@@ -94,6 +94,9 @@ export const POLICY: readonly Rule[] = [
   rule('GET', 'employees/', READ_PEOPLE),
   rule('GET', 'employees/{id}/', READ_PEOPLE),
   rule('POST', 'employees/', [H]),
+  // A limited caller changes the employees whose person is, or was, in its areas (employees/service.ts).
+  rule('PATCH', 'employees/{id}/', [H]),
+  rule('DELETE', 'employees/{id}/', [H]),
   // A limited caller's lines are checked against its areas line by line (employee-import/service.ts).
   rule('POST', 'employees/import/', [H]),
   rule('GET', 'enrollees/', READ_PEOPLE),

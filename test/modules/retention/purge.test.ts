@@ -176,6 +176,7 @@ describe('purge-retention', () => {
       sessions_expired: 1,
       // Nobody was deleted.
       enrollees_scrubbed: 0,
+      employees_erased: 0,
       // Recorded on 1 May, before the punch cutoff: the three enrollee_created events, and the
       // attendance_day_changed of Z's purged 1 May.
       events_redacted: 4,
@@ -245,13 +246,14 @@ describe('purge-retention', () => {
       templates: 0,
       sessions_expired: 0,
       enrollees_scrubbed: 0,
+      employees_erased: 0,
       events_redacted: 0,
       audit_redacted: 0,
       events_purged: 0,
       replaced_databases: 0,
     });
     expect(run.body.summary).toBe(
-      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0 enrollees_scrubbed=0 events_redacted=0 audit_redacted=0 events_purged=0 deletion_proofs=0 anomalies=0 replaced_databases=0',
+      'purge-retention succeeded: punches=0 attendance_days=0 device_commands=0 webhook_deliveries=0 webhook_messages=0 device_events=0 templates=0 sessions_expired=0 enrollees_scrubbed=0 employees_erased=0 events_redacted=0 audit_redacted=0 events_purged=0 deletion_proofs=0 anomalies=0 replaced_databases=0',
     );
   });
 

@@ -41,7 +41,7 @@ const BY_CODE: Record<string, string | ((e: ApiError) => string)> = {
   invalid_pin:
     'Not every terminal can hold this PIN (a PIN is 1 to 9 digits). Remove this user from the terminal and enroll the person, who gets a new PIN, or change the PIN at the terminal’s menu and adopt that user.',
   unknown_employee: 'No employee has this ID in the employee directory.',
-  employee_inactive: 'This employee is marked inactive in the employee directory.',
+  employee_inactive: 'This employee left: they are inactive in the employee directory. Reactivate them under People › Inactive employees first.',
   enrollee_inactive: 'This person is deactivated: reactivate them first.',
   device_busy: 'This terminal is busy with another enrollment. Try again in a minute.',
   device_not_approved: 'This terminal is not approved yet.',

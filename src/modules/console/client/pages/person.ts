@@ -14,6 +14,7 @@ import { onSubmit } from '../form-errors';
 import { biometricPart, dateTime, words } from '../format';
 import { sessionReason, sessionStatus } from '../session-words';
 import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
+import { deactivateEntry, directoryEntryOf } from './people-directory';
 import { consentHistorySection, consentSection } from './person-consent';
 import { enrollSection } from './person-enrollment';
 
@@ -130,16 +131,22 @@ function personActions(person: EnrolleeView, base: string, redraw: Redraw): HTML
           }),
     can('DELETE enrollees/{id}/') &&
       button('Delete', async () => {
+        // Their entry in the built-in employee directory goes inactive with them: nothing is left offering them for enrollment.
+        const entry = await directoryEntryOf(person.employee);
+        const directory = entry
+          ? ` Their employee ID ${person.employee} is made inactive in the employee directory: no longer offered for enrollment (People › Inactive employees reactivates or erases it).`
+          : '';
         if (
           !(await confirmAction(`Delete ${person.display_name}?`, {
             action: 'Delete',
             typed: person.employee,
-            detail: 'Their biometrics (fingerprints, faces, palms) are destroyed and they are removed from every terminal. Their punches stay.',
+            detail: `Their biometrics (fingerprints, faces, palms) are destroyed and they are removed from every terminal. Their punches stay.${directory}`,
           }))
         )
           return;
         await api.delete(base);
-        announce(`${person.display_name} deleted. Their proof of deletion is on this page.`);
+        const said = entry ? await deactivateEntry(entry) : '';
+        announce(`${person.display_name} deleted.${said} Their proof of deletion is on this page.`);
         await redraw();
       }),
   );
