@@ -51,6 +51,8 @@ function fill(path: string): string {
     [/\/api-keys\/:id/, '/api-keys/no-such-key'],
     [/\/passkeys\/:id/, '/passkeys/no-such-passkey'],
     [/\/areas\/:name/, '/areas/default'],
+    // The directory's employee: the body is refused before the employee is looked for.
+    [/\/employees\/:id/, '/employees/no-such-employee'],
     ...['punches', 'holidays', 'leaves', 'weekends', 'work-schedules', 'shift-assignments', 'pay-periods'].map((name): [RegExp, string] => [
       new RegExp(`/${name}/:id`),
       `/${name}/${ids[name]}`,
