@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Logger } from '../../src/platform/log';
-import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { goTo, launchBrowser, onSignedInPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { drain, type EnrolledPerson, enrolledPerson, namedTerminal } from '../support/terminals';
@@ -137,6 +137,32 @@ describe('a person’s page', () => {
       expect(texts[2]).toContain('Current');
       // The Consent section still shows the current one only.
       expect(await page.getByRole('region', { name: 'Consent', exact: true }).getByText('v1', { exact: true }).count()).toBe(0);
+    });
+  });
+
+  test('the People list tells a withdrawn consent from one never asked: Withdrawn, with when, by whom and what was destroyed', async () => {
+    const frieda = await person('E7', 'Frieda Korn', ['north']);
+    await person('E8', 'Nils Never-Asked', ['north']);
+    expect((await server.admin.post(`/enrollees/${frieda.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    await server.fpa.service.storeTemplate(frieda.id, 6, new Uint8Array(Buffer.from(syntheticTemplate(160), 'base64')), { algorithmVersion: '10', by: 'test' });
+    await withPage(async (page) => {
+      // Frieda › Withdraw consent, as the owner does it.
+      await goTo(page, `#/people/${frieda.id}`, /Frieda Korn/);
+      await page.getByRole('button', { name: 'Withdraw consent' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Withdraw' }).click();
+      await page.getByText('1 biometric template destroyed on the server', { exact: false }).waitFor();
+
+      await goTo(page, '#/people', 'People');
+      const list = page.getByRole('region', { name: 'People' });
+      const row = (name: string) => list.getByRole('row', { name: new RegExp(name) });
+      await row('Frieda Korn').waitFor();
+      const withdrawn = row('Frieda Korn').getByText('Withdrawn', { exact: true });
+      expect(await withdrawn.getAttribute('title')).toMatch(/^Withdrawn on .+ by hr\.officer@example\.com; 1 biometric template destroyed$/);
+      // Said to a screen reader too, not on hover only.
+      expect(await row('Frieda Korn').textContent()).toMatch(/Withdrawn on .+ by hr\.officer@example\.com; 1 biometric template destroyed/);
+      expect(await row('Frieda Korn').getByText('Not recorded').count()).toBe(0);
+      // Someone never asked still reads so.
+      expect(await row('Nils Never-Asked').getByText('Not recorded', { exact: true }).count()).toBe(1);
     });
   });
 

@@ -7,7 +7,7 @@
 import type { EnrolleeView } from '../../../enrollees';
 import { api, everyRow, type List, query } from '../api';
 import { badge, button, field, h, input, replace, section, select, table } from '../dom';
-import { biometricPart, byKind, count } from '../format';
+import { biometricPart, byKind, count, dateTime } from '../format';
 
 const PAGE = 50;
 const TYPING_PAUSE_MS = 250;
@@ -57,7 +57,7 @@ function filterControls(areas: string[]) {
     consent: select([
       ['', 'Any'],
       ['given', 'Given'],
-      ['missing', 'Not recorded'],
+      ['missing', 'None (never given, or withdrawn)'],
     ]),
     biometrics: select([
       ['', 'Any'],
@@ -122,6 +122,23 @@ function enrolled(e: EnrolleeView): string {
   return parts.length > 0 ? parts.join(', ') : 'None';
 }
 
+/**
+ * Consent as the person's page says it: given (its version), withdrawn (when, by whom and what was
+ * destroyed on hover, and for a screen reader), or never recorded. A withdrawal read "Not
+ * recorded", as if the person had never been asked.
+ */
+function consentCell(e: EnrolleeView): HTMLElement {
+  if (e.consent) return badge(`Given (${e.consent.version})`, 'ok');
+  const withdrawal = e.consent_withdrawn;
+  if (!withdrawal) return badge('Not recorded', 'warn');
+  const destroyed =
+    withdrawal.templates_destroyed === null ? '' : `; ${count(withdrawal.templates_destroyed, 'biometric template', 'biometric templates')} destroyed`;
+  const said = `Withdrawn on ${dateTime(withdrawal.withdrawn_at)} by ${withdrawal.withdrawn_by}${destroyed}`;
+  const shown = badge('Withdrawn', 'bad');
+  shown.title = said;
+  return h('span', {}, shown, h('span', { class: 'visually-hidden' }, ` ${said}`));
+}
+
 /** `narrowed`: a filter is set (so an empty list says nobody matches, not that there is nobody yet). */
 function resultsTable(people: EnrolleeView[], searched: string, narrowed: boolean): HTMLElement {
   return table(
@@ -132,7 +149,7 @@ function resultsTable(people: EnrolleeView[], searched: string, narrowed: boolea
       e.device_pin,
       e.card ?? '—',
       e.areas.join(', '),
-      e.consent ? badge(`Given (${e.consent.version})`, 'ok') : badge('Not recorded', 'warn'),
+      consentCell(e),
       enrolled(e),
       e.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted'),
     ]),
