@@ -1,11 +1,13 @@
 /**
  * The records of an import body, read one by one (pure: no database): CSV with a header row
- * naming the columns (any order, any case), or a JSON array of objects. Each record becomes a row
+ * naming the columns (any order, any case), its fields separated by commas or, when its header
+ * row has semicolons and no comma (Excel in many European locales), by semicolons; or a JSON
+ * array of objects. Each record becomes a row
  * or an error naming its line: the physical line it starts on in the CSV (the header is line 1),
  * its 1-based position in a JSON array. What a record must hold is the importer's own
  * (`employees/import/`, `punches/import/`): it hands its checks in as a `RecordFormat`.
  */
-import { parseCsv } from './csv';
+import { csvSeparatorOf, headerSeparators, parseCsv } from './csv';
 import type { RecordsBody } from './http/body';
 
 /** A record that cannot be used, or a file that cannot be read, by the line it is on. */
@@ -40,12 +42,12 @@ export function readRecords<Row>(body: RecordsBody, format: RecordFormat<Row>): 
 function csvRecords<Row>(text: string, format: RecordFormat<Row>): ReadRecords<Row> {
   const rows: Row[] = [];
   const errors: LineError[] = [];
-  const [header, ...records] = parseCsv(text);
+  const [header, ...records] = parseCsv(text, csvSeparatorOf(text));
   if (!header) return { rows, errors: [{ line: 1, message: format.empty }] };
-  if ('error' in header) return { rows, errors: [{ line: header.line, message: `the header row cannot be read: ${header.error}` }] };
+  if ('error' in header) return { rows, errors: [{ line: header.line, message: `the header row cannot be read: ${header.error}${separatorSaid(text)}` }] };
   const names = withoutTrailingBlanks(header.fields.map((f) => f.trim().toLowerCase()));
   const wrong = format.header(names);
-  if (wrong !== null) return { rows, errors: [{ line: header.line, message: wrong }] };
+  if (wrong !== null) return { rows, errors: [{ line: header.line, message: `${wrong}${separatorSaid(text)}` }] };
   for (const record of records) {
     if ('error' in record) {
       errors.push({ line: record.line, message: record.error });
@@ -66,6 +68,17 @@ function csvRecords<Row>(text: string, format: RecordFormat<Row>): ReadRecords<R
     else rows.push(checked);
   }
   return { rows, errors };
+}
+
+/**
+ * What a header row that cannot be used was read as: the separator found in it (a file saved by
+ * another program may separate its columns by tabs, say, and then it holds neither).
+ */
+function separatorSaid(text: string): string {
+  const { commas, semicolons } = headerSeparators(text);
+  if (semicolons > 0 && commas === 0) return '; its columns were read as separated by semicolons (;), the separator of its header row';
+  if (commas > 0) return '; its columns were read as separated by commas (,), the separator of its header row';
+  return '; its header row has no comma (,) or semicolon (;) between the column names: save the file as CSV, its columns separated by commas or semicolons';
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The console's file imports and exports in a real browser, with the files HR's spreadsheets
- * write: a CSV Excel saved in the Windows code page (its accented letters kept, and said so), an
+ * write: a CSV Excel saved in the Windows code page (its accented letters kept, and said so), one
+ * German Excel saved (columns separated by semicolons), an
  * empty file (the import's own words), a file larger than the server takes (refused before it is
  * sent, the limit in words; the server's own refusal is its error body, not a bare 413), and a
  * CSV downloaded for Excel (with the byte-order mark it needs to read UTF-8).
@@ -62,6 +63,17 @@ describe('Files in the console', () => {
     await page.getByText('0 people would be added, 0 people would be changed, 1 line already up to date', { exact: false }).waitFor();
     expect(await page.getByText('Windows-1252', { exact: false }).count()).toBe(0);
     expect(errors).toEqual([]);
+  });
+
+  test('a people file German Excel saved (semicolons, Windows-1252) is checked and imported as it is', async () => {
+    await go('#/people/import', 'Import people');
+    // "CSV (Trennzeichen-getrennt)": the header the tester's file had, refused before as one unknown column.
+    await choose('mitarbeiter.csv', windows1252('id;name;areas;card\r\nS07;Greta Hoffmann-Bäcker;;\r\nS08;"Müller, Jörg";;0042\r\n'));
+    await page.getByText('2 people would be added', { exact: false }).waitFor();
+    await page.getByRole('cell', { name: 'Müller, Jörg', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('status').getByText('2 people were added', { exact: false }).first().waitFor();
+    expect((await server.admin.get('/enrollees/?employee=S08')).body.results[0]).toMatchObject({ display_name: 'Müller, Jörg', card: '42' });
   });
 
   test('a CSV downloaded from the console starts with the byte-order mark Excel on Windows needs; the API’s does not', async () => {

@@ -181,6 +181,33 @@ describe('employees/import/', () => {
     }
   });
 
+  test('a file from German Excel (semicolons) is imported as separated by semicolons; a header still unreadable names its separator', async () => {
+    // The bakery owner's file, as Excel saves "CSV (Trennzeichen-getrennt)": semicolons, a byte-order mark, CRLF.
+    const excel = '\uFEFFid;name;areas;card\r\nS07;Greta Hoffmann-Bäcker;;\r\nS08;"Müller, Jörg";"Head Office;Main Warehouse";0042\r\n';
+    const done = await importCsv(excel);
+    expect(done).toMatchObject({ status: 200, body: { created: 2, errors: [] } });
+    const jorg = (await server.admin.get('/enrollees/?search=S08')).body.results[0];
+    expect(jorg).toMatchObject({ employee: 'S08', display_name: 'Müller, Jörg', areas: ['Head Office', 'Main Warehouse'], card: '42' });
+    // Punches from the same Excel.
+    const punches = await fetch(`${server.admin.base}/punches/import/?dry_run=true`, {
+      method: 'POST',
+      headers: { authorization: server.admin.headers.authorization!, 'content-type': 'text/csv' },
+      body: 'employee;at;state\r\nS07;2026-03-02 08:00;0\r\n',
+    });
+    expect(await punches.json()).toMatchObject({ imported: 1, errors: [] });
+    // Tab-separated, or a header of other names: the message says what it was read with.
+    expect((await importCsv('id\tname\r\nS09\tIda\r\n', true)).body.errors).toEqual([
+      {
+        line: 1,
+        message:
+          'the header row must name the columns id and name, and may name areas and card (unknown: id\tname); its header row has no comma (,) or semicolon (;) between the column names: save the file as CSV, its columns separated by commas or semicolons',
+      },
+    ]);
+    expect((await importCsv('Personalnummer;Name\r\nS09;Ida\r\n', true)).body.errors[0].message).toEndWith(
+      '(unknown: personalnummer); its columns were read as separated by semicolons (;), the separator of its header row',
+    );
+  });
+
   test('an empty JSON body (or none at all) and a JSON object are refused in the import’s words, not the schema’s', async () => {
     const post = async (body: string | undefined, contentType?: string) => {
       const headers: Record<string, string> = { authorization: server.admin.headers.authorization! };

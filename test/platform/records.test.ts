@@ -9,6 +9,9 @@ import { personRows } from '../../src/modules/employee-import/import-records';
 import { importRows } from '../../src/modules/punches/import-rows';
 import { hasControl, type RecordFormat, readRecords } from '../../src/platform/records';
 
+/** What a refused header row says of the separator it was read with. */
+const COMMAS = '; its columns were read as separated by commas (,), the separator of its header row';
+
 /** A format that keeps every record as it is read: which line, which cells. */
 const ECHO: RecordFormat<{ line: number; a?: string; b?: string }> = {
   empty: 'empty',
@@ -22,7 +25,7 @@ describe('readRecords', () => {
   test('a file without a line, with a broken header or with the wrong columns is refused on its header line', () => {
     expect(readRecords('', ECHO)).toEqual({ rows: [], errors: [{ line: 1, message: 'empty' }] });
     expect(readRecords('"a,b\nx,y\n', ECHO).errors).toEqual([{ line: 1, message: expect.stringMatching(/^the header row cannot be read: /) }]);
-    expect(readRecords('b,c\nx,y\n', ECHO)).toEqual({ rows: [], errors: [{ line: 1, message: 'no a' }] });
+    expect(readRecords('b,c\nx,y\n', ECHO)).toEqual({ rows: [], errors: [{ line: 1, message: `no a${COMMAS}` }] });
   });
 
   test('columns in any order and case; a record is named by the line it starts on, a bad one costs only itself', () => {
@@ -57,6 +60,45 @@ describe('readRecords', () => {
     expect(personRows('id,,name\r\nW-1,,Ann\r\n').errors).toEqual([{ line: 1, message: expect.stringContaining('unknown') }]);
   });
 
+  test('a file from German Excel (semicolons, a byte-order mark, CRLF) is read as separated by semicolons, as its header row is', () => {
+    // The tester's file: refused before with "(unknown: id;name;areas;card)".
+    const excel = '\uFEFFid;name;areas;card\r\nS07;Greta Hoffmann-Bäcker;;\r\nS08;"Müller, Jörg";"Backstube;Laden";0042\r\n;;;\r\n';
+    expect(personRows(excel)).toEqual({
+      rows: [
+        { line: 2, id: 'S07', name: 'Greta Hoffmann-Bäcker' },
+        { line: 3, id: 'S08', name: 'Müller, Jörg', areas: ['Backstube', 'Laden'], card: '42' },
+      ],
+      errors: [],
+    });
+    expect(importRows('employee;at;state\r\nS07;2026-03-02 08:00;0\r\n', 'UTC', Date.UTC(2026, 2, 20))).toMatchObject({
+      rows: [{ line: 2, employee: 'S07', at: Date.UTC(2026, 2, 2, 8), state: 0 }],
+      errors: [],
+    });
+    // A comma in the header row (outside quotes) keeps it a comma-separated file: semicolons in its records are text.
+    expect(readRecords('a,b\nx;1,y;2\n', ECHO).rows).toEqual([{ line: 2, a: 'x;1', b: 'y;2' }]);
+    expect(readRecords('"a,1";a\nx;y\n', ECHO).rows).toEqual([{ line: 2, a: 'y', b: undefined }]);
+  });
+
+  test('a header row that still cannot be read names the separator it was read with, or that it found none', () => {
+    expect(personRows('id;name;team\n1;A;x\n').errors).toEqual([
+      {
+        line: 1,
+        message:
+          'the header row must name the columns id and name, and may name areas and card (unknown: team); its columns were read as separated by semicolons (;), the separator of its header row',
+      },
+    ]);
+    expect(personRows('id\tname\n1\tA\n').errors).toEqual([
+      {
+        line: 1,
+        message:
+          'the header row must name the columns id and name, and may name areas and card (unknown: id\tname); its header row has no comma (,) or semicolon (;) between the column names: save the file as CSV, its columns separated by commas or semicolons',
+      },
+    ]);
+    expect(readRecords('"a;b\nx;y\n', ECHO).errors).toEqual([
+      { line: 1, message: expect.stringMatching(/^the header row cannot be read: .+; its header row has no comma/) },
+    ]);
+  });
+
   test('a column the header does not name reads as absent', () => {
     expect(readRecords('a\nx\n', ECHO).rows).toEqual([{ line: 2, a: 'x', b: undefined }]);
   });
@@ -85,9 +127,9 @@ describe('the importers over it', () => {
   test('people: the header names id and name, may name areas and card, nothing else', () => {
     expect(personRows('').errors).toEqual([{ line: 1, message: 'the file is empty: a header row `id,name,areas,card` is needed' }]);
     expect(personRows('id,name,team\n1,A,x\n').errors).toEqual([
-      { line: 1, message: 'the header row must name the columns id and name, and may name areas and card (unknown: team)' },
+      { line: 1, message: `the header row must name the columns id and name, and may name areas and card (unknown: team)${COMMAS}` },
     ]);
-    expect(personRows('id,name,id\n1,A,2\n').errors[0]?.message).toEndWith('(repeated: id)');
+    expect(personRows('id,name,id\n1,A,2\n').errors[0]?.message).toEndWith(`(repeated: id)${COMMAS}`);
     expect(personRows('Name,ID\nAda,7\n').rows).toEqual([{ line: 2, id: '7', name: 'Ada' }]);
     expect(personRows([{ id: 7, name: 'Ada', team: 'x' }, 3]).errors).toEqual([
       { line: 1, message: 'unknown fields: team (a record has id, name, areas and card)' },
@@ -99,7 +141,7 @@ describe('the importers over it', () => {
     const now = Date.UTC(2026, 2, 20);
     expect(importRows('', 'UTC', now).errors).toEqual([{ line: 1, message: 'the file is empty: a header row `employee,at,state` is needed' }]);
     expect(importRows('employee,state\nE,1\n', 'UTC', now).errors).toEqual([
-      { line: 1, message: 'the header row must name the columns `employee` and `at` (and optionally `state`)' },
+      { line: 1, message: `the header row must name the columns \`employee\` and \`at\` (and optionally \`state\`)${COMMAS}` },
     ]);
     expect(importRows('Note,AT,Employee\n"a, b",2026-03-17 08:00,E-1\n', 'UTC', now).rows).toEqual([
       { line: 2, employee: 'E-1', at: Date.UTC(2026, 2, 17, 8), flags: [], state: 0, raw: '"a, b",2026-03-17 08:00,E-1' },

@@ -1,13 +1,16 @@
 /**
  * The CSV reader and writer (src/platform/csv.ts) and the import records built on them
- * (src/modules/punches/import-rows.ts): what we write reads back the same, whatever the text;
- * the reader never throws and never loses a good record next to a bad one; every import record
- * is either a row or an error naming its line, never both, never neither.
+ * (src/modules/punches/import-rows.ts, src/modules/employee-import/import-records.ts): what we
+ * write reads back the same, whatever the text; the reader never throws and never loses a good
+ * record next to a bad one; every import record is either a row or an error naming its line,
+ * never both, never neither. A file separated by semicolons (Excel in many European locales) is
+ * told by its header row and reads as the same file separated by commas.
  */
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import { personRows } from '../../src/modules/employee-import/import-records';
 import { importRows } from '../../src/modules/punches/import-rows';
-import { csvField, csvRow, csvText, parseCsv } from '../../src/platform/csv';
+import { csvField, csvRow, csvSeparatorOf, csvText, parseCsv } from '../../src/platform/csv';
 
 /** Text with the characters that matter to CSV: commas, quotes, line breaks, spaces, and anything else. */
 const tricky = fc.string({ unit: fc.constantFrom('a', 'Z', '7', ',', '"', '\n', '\r', ' ', '\t', ';', 'é', '张', '=', '-'), maxLength: 12 });
@@ -16,6 +19,16 @@ const anyText = fc.oneof(tricky, fc.string({ unit: 'grapheme', maxLength: 12 }))
 const record = fc.array(anyText, { minLength: 1, maxLength: 6 }).filter((r) => !r.every((f) => f === ''));
 
 const NOW = Date.parse('2026-03-31T12:00:00Z');
+
+/** A field as Excel writes it in a file separated by semicolons: quoted when it holds a semicolon, a quote, a line break or edge spaces. */
+const semicolonField = (value: string) => (/[";\r\n]|^\s|\s$/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+const semicolonRow = (fields: readonly string[]) => `${fields.map(semicolonField).join(';')}\r\n`;
+/** A column name as a header row holds it: no separator, quote or line break. */
+const columnName = fc.stringMatching(/^[A-Za-z0-9_äöüß -]{1,10}$/).filter((n) => n.trim() !== '');
+/** What may come before the header row: a byte-order mark, blank lines, Excel's empty rows. */
+const beforeHeader = fc.tuple(fc.boolean(), fc.constantFrom('', '\r\n', '\n\r\n', ';;;\r\n', ',,\r\n')).map(([bom, blank]) => (bom ? '\uFEFF' : '') + blank);
+/** The same, with empty rows of semicolons only: a file separated by semicolons, read back record by record. */
+const semicolonsBeforeHeader = fc.tuple(fc.boolean(), fc.constantFrom('', '\r\n', '\n\r\n', ';;;\r\n')).map(([bom, blank]) => (bom ? '\uFEFF' : '') + blank);
 
 describe('CSV', () => {
   test('records written with csvField/csvRow read back exactly, with their starting lines', () => {
@@ -84,6 +97,68 @@ describe('CSV', () => {
   });
 });
 
+describe('the separator, told by the header row', () => {
+  test('a header row of names separated by semicolons is read as such, by commas as commas, whatever comes before it', () => {
+    fc.assert(
+      fc.property(fc.array(columnName, { minLength: 2, maxLength: 6 }), beforeHeader, (names, before) => {
+        expect(csvSeparatorOf(`${before}${names.join(';')}\r\nx`)).toBe(';');
+        expect(csvSeparatorOf(`${before}${names.join(',')}\r\nx`)).toBe(',');
+        // One comma among the semicolons, or a name alone: commas, as before.
+        expect(csvSeparatorOf(`${before}${names.join(';')},extra\r\n`)).toBe(',');
+        expect(csvSeparatorOf(`${before}${names[0]}\r\n`)).toBe(',');
+      }),
+    );
+  });
+
+  test('only the header row tells it: separators inside its quoted names, and whatever the records hold, do not', () => {
+    fc.assert(
+      fc.property(fc.array(columnName, { minLength: 2, maxLength: 6 }), fc.array(record, { maxLength: 6 }), (names, records) => {
+        // A quoted name holding the other separator; records holding anything (a decimal comma, a name "Müller, Jörg").
+        const quoted = [`"${names[0]}, ${names[1]}"`, ...names.slice(1)];
+        expect(csvSeparatorOf(`${quoted.join(';')}\r\n${records.map(semicolonRow).join('')}`)).toBe(';');
+        expect(csvSeparatorOf(`${names.map(csvField).join(',')}\r\n${records.map(semicolonRow).join('')}`)).toBe(',');
+      }),
+    );
+  });
+
+  test('a file separated by semicolons reads back exactly, whatever its fields hold (commas, semicolons, quotes, line breaks)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(columnName, { minLength: 2, maxLength: 6 }),
+        fc.array(record, { maxLength: 8 }),
+        semicolonsBeforeHeader,
+        (header, records, before) => {
+          const text = before + semicolonRow(header) + records.map(semicolonRow).join('');
+          expect(csvSeparatorOf(text)).toBe(';');
+          const read = parseCsv(text, ';');
+          expect(read.map((r) => ('fields' in r ? r.fields : r.error))).toEqual([header, ...records]);
+        },
+      ),
+    );
+  });
+
+  test('the people import reads the same rows and errors from a file separated by semicolons as from one separated by commas', () => {
+    const cell = fc.oneof(anyText, fc.stringMatching(/^[A-Z]-[0-9]{1,3}$/), fc.constantFrom('Müller, Jörg', 'north;south', '0042', ''));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(cell, cell, cell, cell), { maxLength: 10 }),
+        fc.shuffledSubarray(['id', 'name', 'areas', 'card'], { minLength: 2 }),
+        (lines, columns) => {
+          const records = lines.map((l) => columns.map((c) => l[['id', 'name', 'areas', 'card'].indexOf(c)]!));
+          const commas = csvRow(columns) + records.map((r) => csvRow(r.map(csvField))).join('');
+          const semicolons = semicolonRow(columns) + records.map(semicolonRow).join('');
+          // The same, but for the separator a refused header row names.
+          const bySeparator = (read: ReturnType<typeof personRows>) => ({
+            ...read,
+            errors: read.errors.map((e) => ({ ...e, message: e.message.replace(/; its columns were read as separated by .+$/, '') })),
+          });
+          expect(bySeparator(personRows(semicolons))).toEqual(bySeparator(personRows(commas)));
+        },
+      ),
+    );
+  });
+});
+
 describe('import records', () => {
   const employee = fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/);
   const instant = fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: NOW }).map((ms) => Math.floor(ms / 1000) * 1000);
@@ -123,6 +198,21 @@ describe('import records', () => {
           if (e.good) expect(row).toMatchObject({ employee: e.employee, at: e.at, state: e.state });
           else expect(row).toBeUndefined();
         });
+      }),
+    );
+  });
+
+  test('CSV separated by semicolons (Excel in many European locales): the same rows and errors as separated by commas', () => {
+    fc.assert(
+      fc.property(entries, fc.constantFrom('employee,at,state', 'State,AT,Employee', 'at,note,employee,state'), (list, header) => {
+        const columns = header.toLowerCase().split(',');
+        const values = (e: (typeof list)[number]): string[] =>
+          columns.map(
+            (c) => ({ employee: e.employee, at: e.good ? new Date(e.at).toISOString() : String(e.at), state: String(e.state), note: 'a; "quoted", note' })[c]!,
+          );
+        const commas = `${header}\r\n${list.map((e) => csvRow(values(e).map(csvField))).join('')}`;
+        const semicolons = `${header.replaceAll(',', ';')}\r\n${list.map((e) => semicolonRow(values(e))).join('')}`;
+        expect(importRows(semicolons, 'Europe/Berlin', NOW)).toEqual(importRows(commas, 'Europe/Berlin', NOW));
       }),
     );
   });

@@ -11,7 +11,8 @@ const FieldChange = t.Object({ from: Nullable(t.String()), to: t.String() });
 export const EmployeeImportBody = t.Union([
   t.String({
     contentMediaType: 'text/csv',
-    description: 'A header row naming `id` and `name`, and optionally `areas` (names separated by `;`) and `card`, then one person a line.',
+    description:
+      'A header row naming `id` and `name`, and optionally `areas` (names separated by `;` or `|`) and `card`, then one person a line. Columns separated by commas, or by semicolons when the header row has semicolons and no comma (Excel in many European locales).',
   }),
   t.Array(t.Unknown(), { description: '`application/json`: records `{ "id", "name", "areas"?, "card"? }` (`areas` a list of names or `;`-separated text).' }),
 ]);

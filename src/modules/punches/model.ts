@@ -79,7 +79,11 @@ export const PunchManual = {
 export const PunchImport = {
   /** Read by readRecordsBody; each record is checked on its own (import-rows.ts), so a bad one costs only itself. */
   body: t.Union([
-    t.String({ contentMediaType: 'text/csv', description: 'A header row naming `employee`, `at` and optionally `state`, then one punch a line.' }),
+    t.String({
+      contentMediaType: 'text/csv',
+      description:
+        'A header row naming `employee`, `at` and optionally `state`, then one punch a line. Columns separated by commas, or by semicolons when the header row has semicolons and no comma (Excel in many European locales).',
+    }),
     t.Array(t.Unknown(), {
       description: '`application/json`: records `{ "employee", "at", "state"? }`; `at` an ISO 8601 instant or a local time of ATTENDANCE_TIME_ZONE.',
     }),

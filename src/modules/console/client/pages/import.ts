@@ -50,7 +50,7 @@ function report(result: Result): HTMLElement[] {
 export async function importPage(main: HTMLElement): Promise<undefined> {
   const { form, out } = fileImport<Result>({
     label: 'CSV file',
-    hint: 'A header row id,name,areas,card; several areas separated by “;”. Empty areas or card: kept as they are.',
+    hint: 'A header row id,name,areas,card, its columns separated by commas or semicolons (as Excel saves CSV in many countries); several areas separated by “;” or “|”. Empty areas or card: kept as they are.',
     accept: '.csv,text/csv',
     maxBytes: currentSession().import_max_bytes,
     send: (csv, check) => api.postCsv<Result>(`employees/import/${check ? '?dry_run=true' : ''}`, String(csv)),

@@ -33,7 +33,7 @@ function report(result: Result): HTMLElement[] {
 export async function punchImportPage(main: HTMLElement): Promise<undefined> {
   const { form, out } = fileImport<Result>({
     label: 'CSV file',
-    hint: 'A header row employee,at,state; state is optional (0 in, 1 out).',
+    hint: 'A header row employee,at,state, its columns separated by commas or semicolons (as Excel saves CSV in many countries); state is optional (0 in, 1 out).',
     accept: '.csv,text/csv',
     maxBytes: currentSession().import_max_bytes,
     send: (csv, check) => api.postCsv<Result>(`punches/import/${check ? '?dry_run=true' : ''}`, String(csv)),
