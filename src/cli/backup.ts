@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadSettings } from '../platform/config/settings';
 import { BackupTargetError, backupDatabase } from '../platform/db/backup';
 import { databaseFilePath } from '../platform/db/client';
+import { DatabaseUnavailableError } from '../platform/db/unavailable';
 import { registerCommand, UsageError } from './run';
 
 async function backupCommand(args: string[]): Promise<number> {
@@ -26,7 +27,8 @@ async function backupCommand(args: string[]): Promise<number> {
     );
     return 0;
   } catch (error) {
-    if (!(error instanceof BackupTargetError)) throw error;
+    // A target it will not write, or a database that is not there: said in a line, no driver code.
+    if (!(error instanceof BackupTargetError) && !(error instanceof DatabaseUnavailableError)) throw error;
     console.error(`fpa:backup: ${error.message}`);
     return 1;
   }

@@ -2,12 +2,13 @@
  * `npm run fpa:backup -- <directory>` while the server runs and a terminal pushes (README
  * "Backups and restores"): the copy is one committed state (its punches a gapless prefix of what
  * was acknowledged), 0600, and `fpa:restore` takes it once the server is stopped. It refuses to
- * overwrite a backup or to write into a file.
+ * overwrite a backup or to write into a file, and says which database is not there and why,
+ * leaving nothing behind.
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { ChildServer, runBun, serverEnv } from '../support/crash-server';
 import { ApiClient, adminToken, tempDir } from '../support/harness';
@@ -77,6 +78,35 @@ describe('fpa:backup while the server runs', () => {
     const intoFile = await backup(file);
     expect({ code: intoFile.code, says: intoFile.err.includes('is a file') }).toEqual({ code: 1, says: true });
     expect((await backup()).code).toBe(2);
+  }, 60_000);
+
+  test('a database that is not there is said in words (which, and why), and nothing is left behind', async () => {
+    const at = (url: string) => ({ ...env, FPA_DATABASE_URL: `file:${url}` });
+    const nowhere = join(work.dir, 'no-data', 'fpa.db');
+    const emptyDir = join(work.dir, 'empty-data');
+    mkdirSync(emptyDir);
+    const cases: [string, string][] = [
+      // A checkout with no data/: it was `fpa:backup failed: ConnectionFailed("Unable to open connection to local database …: 14")`, and a 0-byte .partial.
+      [nowhere, `the directory ${dirname(nowhere)} does not exist (is FPA_DATABASE_URL right, and is this the directory the server runs in?)`],
+      // Its directory there, the file not: SQLite would have made an empty database, and backed that up.
+      [
+        join(emptyDir, 'fpa.db'),
+        `there is no database file ${join(emptyDir, 'fpa.db')} (is FPA_DATABASE_URL right, and is this the directory the server runs in? The server makes it at its first start)`,
+      ],
+    ];
+    for (const [file, why] of cases) {
+      const into = join(work.dir, 'x', 'backup-x');
+      const run = await runBun(['src/cli.ts', 'backup', into], at(file), 60_000);
+      expect({ code: run.code, err: run.err }).toEqual({ code: 1, err: `fpa:backup: cannot open the database file:${file}: ${why}` });
+      expect(existsSync(join(work.dir, 'x'))).toBe(false);
+      expect(existsSync(file)).toBe(false);
+    }
+    // A file that is not a database: the copy fails, and its .partial goes with it.
+    writeFileSync(join(emptyDir, 'fpa.db'), 'not a database');
+    const into = join(work.dir, 'y');
+    const broken = await runBun(['src/cli.ts', 'backup', into], at(join(emptyDir, 'fpa.db')), 60_000);
+    expect(broken.code).toBe(1);
+    expect(readdirSync(into)).toEqual([]);
   }, 60_000);
 
   test('fpa:restore takes it once the server is stopped', async () => {

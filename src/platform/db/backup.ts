@@ -10,8 +10,9 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { createClient } from '@libsql/client';
+import { type Client, createClient } from '@libsql/client';
 import { createPrivateFile } from './files';
+import { missingDatabaseFile } from './unavailable';
 
 export class BackupTargetError extends Error {}
 
@@ -27,23 +28,30 @@ export function backupTargetOf(target: string, databaseFile: string): string {
   return file;
 }
 
-/** Copies the database into `target` (backupTargetOf's file), checked; its size in bytes. */
+/**
+ * Copies the database into `target` (backupTargetOf's file), checked; its size in bytes. A
+ * database that is not there is a DatabaseUnavailableError saying which and why, before anything
+ * is made (opened, SQLite would make an empty one, or fail with `ConnectionFailed(…: 14)` when its
+ * directory is missing); whatever fails after, no `.partial` file is left behind.
+ */
 export async function backupDatabase(databaseFile: string, target: string): Promise<{ file: string; bytes: number }> {
   const file = backupTargetOf(target, databaseFile);
+  if (!existsSync(databaseFile)) throw missingDatabaseFile(`file:${databaseFile}`, databaseFile);
   mkdirSync(resolve(target), { recursive: true, mode: 0o700 });
   const partial = `${file}.partial`;
   rmSync(partial, { force: true });
-  // Made empty and 0600 first (VACUUM INTO fills an empty file): written under the umask, the copy
-  // would be readable by others for as long as it takes, in a directory that already existed.
-  createPrivateFile(partial);
-  const source = createClient({ url: `file:${databaseFile}` });
+  let source: Client | null = null;
   try {
+    // Made empty and 0600 first (VACUUM INTO fills an empty file): written under the umask, the copy
+    // would be readable by others for as long as it takes, in a directory that already existed.
+    createPrivateFile(partial);
+    source = createClient({ url: `file:${databaseFile}` });
     await source.execute({ sql: 'vacuum into ?', args: [partial] });
   } catch (error) {
     rmSync(partial, { force: true });
     throw error;
   } finally {
-    source.close();
+    source?.close();
   }
   await checked(partial);
   renameSync(partial, file);

@@ -30,6 +30,18 @@ export function databaseUnavailable(url: string, filePath: string | null, error:
   return new DatabaseUnavailableError(url, reason, error);
 }
 
+/**
+ * A database file that is not there, for a command that only reads it (`fpa:backup`, which must
+ * not make an empty one): which database, and why in words (its directory missing, or the file).
+ */
+export function missingDatabaseFile(url: string, filePath: string): DatabaseUnavailableError {
+  const directory = dirname(filePath);
+  const reason = existsSync(directory)
+    ? `there is no database file ${filePath} (is FPA_DATABASE_URL right, and is this the directory the server runs in? The server makes it at its first start)`
+    : (fileProblem(filePath) ?? `the directory ${directory} does not exist`);
+  return new DatabaseUnavailableError(url, reason, null);
+}
+
 /** What is wrong with the place of a database file, looked at on disk; null when nothing shows. */
 function fileProblem(path: string): string | null {
   const directory = dirname(path);
