@@ -4,6 +4,7 @@
  * webhook worker in-process, and shuts down cleanly on SIGTERM/SIGINT.
  */
 import { type AnyElysia, Elysia } from 'elysia';
+import { anyoneHasAnAccount } from '../modules/users';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
 import { settingDigests } from '../platform/config/settings';
 import { NewerDatabaseError } from '../platform/db/client';
@@ -162,6 +163,21 @@ function isAddressInUse(error: unknown): boolean {
   return code === 'EADDRINUSE' || /in use|EADDRINUSE/i.test(message);
 }
 
+/**
+ * The banner's lines about the console: with accounts, sign in with yours (a one-time link stays
+ * the operators' way in); with none yet, how to make the owner's (README "People who sign in"),
+ * the one-time link as the other way. It said to sign in with a link from fpa:console-link
+ * whatever the accounts, which is no way for an owner with an account to sign in.
+ */
+export function consoleBanner(consoleUrl: string, accounts: boolean): string[] {
+  if (accounts) return [`  Console:   ${consoleUrl}  (sign in with your account; operators: a one-time link from npm run fpa:console-link)`];
+  return [
+    `  Console:   ${consoleUrl}`,
+    '             No account yet: create yours, the owner, with  npm run fpa:create-user -- --username <you> --role owner',
+    '             (it prints a link to choose your password), or sign in once with a link from  npm run fpa:console-link',
+  ];
+}
+
 export async function main(): Promise<void> {
   let server: RunningServer;
   try {
@@ -197,7 +213,8 @@ export async function main(): Promise<void> {
       api: `${base}${API_PREFIX}/`,
     }),
   );
-  console.log(`\n  Console:   ${consoleUrl}  (sign in with a link from: npm run fpa:console-link)`);
+  const accounts = await anyoneHasAnAccount(server.fpa.db.orm).catch(() => true);
+  console.log(['', ...consoleBanner(consoleUrl, accounts)].join('\n'));
   console.log(`  Terminals: set the terminal's server address to ${reachable}, port ${server.port} (ADMS path ${server.fpa.settings.ADMS_URL_PREFIX})\n`);
   const shutdown = async (signal: string) => {
     console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `received ${signal}, shutting down` }));

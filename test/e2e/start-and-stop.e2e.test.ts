@@ -178,6 +178,38 @@ describe('a database that cannot be opened', () => {
   );
 });
 
+describe('the start banner', () => {
+  /** The banner's console lines of the server's latest start. */
+  async function consoleLines(server: ChildServer): Promise<string[]> {
+    expect(await until(() => server.log.split('Console:').length > server.starts, 15_000)).toBe(true);
+    const last = server.log.slice(server.log.lastIndexOf('  Console:'));
+    return last.slice(0, last.indexOf('  Terminals:')).trimEnd().split('\n');
+  }
+
+  test('with no account yet it says how to create the owner (the console link as the other way); with one, to sign in with it', async () => {
+    const dir = join(work.dir, 'banner');
+    mkdirSync(dir);
+    const server = new ChildServer(dir, serverEnv(dir));
+    await server.start();
+    leftovers.push(server.pid!);
+    const url = `http://127.0.0.1:${server.port}/console/`;
+    expect(await consoleLines(server)).toEqual([
+      `  Console:   ${url}`,
+      '             No account yet: create yours, the owner, with  npm run fpa:create-user -- --username <you> --role owner',
+      '             (it prints a link to choose your password), or sign in once with a link from  npm run fpa:console-link',
+    ]);
+    // The owner made as the banner says (a running server makes the invite).
+    const made = await runCli(['create-user', '--username', 'ada', '--role', 'owner'], join(dir, 'fpa.db'));
+    expect(made.code).toBe(0);
+    expect(await server.stop()).toBe(0);
+    await server.start();
+    leftovers.push(server.pid!);
+    // It said "sign in with a link from: npm run fpa:console-link" whatever the accounts.
+    expect(await consoleLines(server)).toEqual([`  Console:   ${url}  (sign in with your account; operators: a one-time link from npm run fpa:console-link)`]);
+    expect(await server.stop()).toBe(0);
+  }, 90_000);
+});
+
 describe('a database migrated by a newer release', () => {
   test('start, fpa:migrate and fpa:check refuse it, saying to start that release or restore the backup', async () => {
     const dir = join(work.dir, 'newer');

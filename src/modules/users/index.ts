@@ -4,7 +4,7 @@ export type { ApiKeyView, InviteInfoView, MeView, UserCreateInput, UserView } fr
 export { UserCreate } from './model';
 export { apiKeyRoutes, userRoutes } from './routes';
 export { USER_SETTINGS } from './runtime';
-export { UsersService } from './service';
+export { anyoneHasAnAccount, UsersService } from './service';
 export { PasswordSignIn, type PendingSignIn } from './sign-in';
 export { signInRoutes } from './sign-in-routes';
 export { accountOf } from './views';

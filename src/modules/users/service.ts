@@ -344,3 +344,12 @@ export class UsersService {
     }
   }
 }
+
+/**
+ * Whether anyone has an account that may sign in (not disabled): the start banner tells such a
+ * server's people to sign in with their account, and one with none how to make the owner's.
+ */
+export async function anyoneHasAnAccount(q: Queryable): Promise<boolean> {
+  const [row] = await q.select({ id: users.id }).from(users).where(isNull(users.disabledAt)).limit(1);
+  return row !== undefined;
+}
