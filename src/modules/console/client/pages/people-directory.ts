@@ -22,12 +22,12 @@ export async function directorySections(redraw: Redraw): Promise<(HTMLElement | 
   if (!can('GET employees/')) return [null, null];
   const path = (e: EmployeeView) => `employees/${encodeURIComponent(e.id)}/`;
   const changes = can('PATCH employees/{id}/');
-  const notEnrolled = pagedEmployees({ enrolled: 'false', active: 'true' }, ['Employee ID', 'Name', ...(changes ? [''] : [])], (e) => [
+  const notEnrolled = pagedEmployees('not-enrolled', { enrolled: 'false', active: 'true' }, ['Employee ID', 'Name', ...(changes ? [''] : [])], (e) => [
     e.id,
     e.name,
     ...(changes ? [deactivateButton(e, path(e), redraw)] : []),
   ]);
-  const inactive = pagedEmployees({ active: 'false' }, ['Employee ID', 'Name', 'Inactive since', ...(changes ? [''] : [])], (e) => [
+  const inactive = pagedEmployees('inactive-employees', { active: 'false' }, ['Employee ID', 'Name', 'Inactive since', ...(changes ? [''] : [])], (e) => [
     e.id,
     e.name,
     dateTime(e.deactivated_at),
@@ -103,8 +103,8 @@ function eraseButton(e: EmployeeView, path: string, redraw: Redraw): HTMLElement
  * A list of the directory's employees, a page at a time with its pager and a short status (not a
  * live region: each page was read out whole); null when the first page is empty or not served.
  */
-async function pagedEmployees(filter: Record<string, string>, headers: string[], row: (e: EmployeeView) => Child[]): Promise<HTMLElement[] | null> {
-  const results = h('div');
+async function pagedEmployees(id: string, filter: Record<string, string>, headers: string[], row: (e: EmployeeView) => Child[]): Promise<HTMLElement[] | null> {
+  const results = h('div', { id });
   const shown = h('p', { class: 'visually-hidden', role: 'status' });
   // Cursors of the pages seen so far: Previous goes back one.
   let cursors: (string | null)[] = [null];
