@@ -3,12 +3,15 @@
  * recent events says whose it is (a namesake with their employee id), its local time and its state
  * (it read "Punch received | Sender: SOUT0001"); each Run now button's accessible name starts with
  * its visible words (WCAG 2.5.3); Record absences runs for the dates chosen, as its description
- * says; a renamed area reads "from plant to North" in the audit log.
+ * says; a renamed area reads "from plant to North" in the audit log. Recent events are the newest,
+ * read back from the end of the log in one small request, with more events than a page of 1,000
+ * (they were read forward from the first event, 20 pages at most, and the oldest were shown).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import type { SimulatedTerminal } from '../../src/simulator/terminal';
-import { consoleDate, goTo, launchBrowser, onSignedInPage } from '../support/browser';
+import { makeUser, sessionClient } from '../support/accounts';
+import { consoleContext, consoleDate, goTo, launchBrowser, onSignedInPage, watchErrors } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/harness';
 import { type EnrolledPerson, enrolledPerson, namedTerminal } from '../support/terminals';
 
@@ -112,5 +115,62 @@ describe('Operations › Jobs and the audit log', () => {
       await row.waitFor();
       expect(await row.textContent()).toContain('Name: from plant to North');
     });
+  });
+});
+
+describe('Operations › Recent events with more events than one page', () => {
+  test('the newest are shown, in one small read back from the end of the log; to HR of one area, the newest of its area', async () => {
+    // 1,200 punches at a terminal of another area a minute apart, from two days ago at 00:00 on,
+    // then the newest of north's: Anna Berg at 21:30.
+    const sam = await person('E9', 'Sam South', ['south']);
+    const bulk = await terminal('BULK0001', 'Bulk gate', ['south']);
+    const start = Date.parse(`${TWO_DAYS_AGO}T00:00:00Z`);
+    const stamp = (i: number) => new Date(start + i * 60_000).toISOString().slice(0, 19).replace('T', ' ');
+    for (let i = 0; i < 1200; i += 200) {
+      await bulk.punch(Array.from({ length: 200 }, (_, j) => ({ pin: sam.device_pin, localTime: stamp(i + j), state: (i + j) % 2 })));
+    }
+    const north = await terminal('NORT0002', 'North door', ['north']);
+    await north.punch([{ pin: people.E1!.device_pin, localTime: `${TWO_DAYS_AGO} 21:30:00`, state: 0 }]);
+    expect((await server.admin.get('/events/?after=0&limit=1000')).body.results.length).toBe(1000);
+
+    const recent = async (page: Page, newest: string, oldest: string, rows: number) => {
+      const answers: Promise<{ url: string; bytes: number }>[] = [];
+      page.on('response', (response) => {
+        if (response.url().includes('/api/fingerprint/v1/events/')) answers.push(response.body().then((b) => ({ url: response.url(), bytes: b.length })));
+      });
+      await goTo(page, '#/operations', 'Operations');
+      const events = page.getByRole('region', { name: 'Recent events' });
+      await events
+        .getByRole('row', { name: /Punch received/ })
+        .first()
+        .waitFor();
+      const texts = (await events.locator('tbody').allTextContents()).join('\n');
+      expect(texts).toContain(newest);
+      expect(texts).not.toContain(oldest);
+      expect(await events.locator('tbody tr').count()).toBe(rows);
+      const reads = await Promise.all(answers);
+      expect(reads.map((r) => new URL(r.url).searchParams.get('order'))).toEqual(['desc']);
+      expect(reads[0]!.bytes).toBeLessThan(100_000);
+    };
+    await withPage((page) => recent(page, `Anna Berg, ${day(TWO_DAYS_AGO)}, 21:30`, `Sam South, ${day(TWO_DAYS_AGO)}, 00:00`, 50));
+    // HR of north: its area's newest (before, the first page of the log held too few of north's
+    // events, so the read stopped there and showed north's oldest).
+    const hr = await makeUser(server, 'hrnorth', 'hr', { areas: ['north'] });
+    const context = await consoleContext(browser);
+    const cookie = hr.session.cookie;
+    await context.addCookies([{ name: cookie.slice(0, cookie.indexOf('=')), value: cookie.slice(cookie.indexOf('=') + 1), url: server.url }]);
+    const page = await context.newPage();
+    watchErrors(page, errors);
+    try {
+      await page.goto(`${server.url}/console/`);
+      await page.getByRole('heading', { level: 1, name: /^Today/ }).waitFor();
+      // Every one of north's events, fewer than 50 (the south terminal's 1,200 punches are not north's).
+      const north = (await sessionClient(server, hr.session).get('/events/?order=desc&limit=50')).body.results.length;
+      expect(north).toBeGreaterThan(10);
+      expect(north).toBeLessThan(50);
+      await recent(page, `Anna Berg, ${day(TWO_DAYS_AGO)}, 21:30`, 'Sam South', north);
+    } finally {
+      await context.close();
+    }
   });
 });

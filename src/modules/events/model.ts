@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { FpaError } from '../../platform/errors';
-import { Instant, Int, QueryInt, Text } from '../../platform/http/model';
+import { Instant, Int, OneOf, QueryInt, Text } from '../../platform/http/model';
 
 /** `?type=a,b`: event types, comma-separated. */
 const Types = t.String({ pattern: '^[a-z_]{1,64}(,[a-z_]{1,64}){0,49}$', description: 'Event types to include, comma-separated (default: every type).' });
@@ -24,14 +24,31 @@ export const EventList = {
     after: t.Optional(After),
     type: t.Optional(Types),
     limit: t.Optional(QueryInt('limit', { minimum: 1, maximum: 1000, description: 'At most this many (default 100).' })),
+    order: t.Optional(
+      OneOf(
+        ['asc', 'desc'],
+        '`asc` (default): the events after `after`, oldest first, to follow the log. `desc`: the newest first, before `before` (default: the newest of all), after `after` if given.',
+      ),
+    ),
+    before: t.Optional(
+      t.String({ pattern: '^\\d{1,15}$', description: 'With `order=desc`: the events before this sequence (the `last_sequence` of the page read before).' }),
+    ),
   }),
   response: t.Object({
     results: t.Array(Event),
     last_sequence: Int({
-      description: 'Pass as `after` in the next poll: the last event read, matched by `type` or not (the head when the page is not full).',
+      description:
+        'Ascending: pass as `after` in the next poll: the last event read, matched by `type` or not (the head when the page is not full). `order=desc`: pass as `before` for the events before these: the oldest event read, or `after` (0) once none is left before it.',
     }),
   }),
 };
+
+/** `order=desc` and where it starts (`before`); a `before` without it is a 400 naming it (`after` is the way forward). */
+export function readingBack(query: { order?: 'asc' | 'desc'; before?: string }): { before?: number } | null {
+  if (query.order === 'desc') return { before: query.before === undefined ? undefined : Number(query.before) };
+  if (query.before !== undefined) throw new FpaError('validation_error', 'before reads the log newest first: give order=desc with it', { field: 'before' });
+  return null;
+}
 
 export const EventStreamQuery = t.Object({
   after: t.Optional(After),

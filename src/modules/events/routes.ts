@@ -4,7 +4,7 @@ import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { type StreamHub, type StreamQuota, streamRoute } from '../../platform/http/stream';
 import { isLimited, type MembersOf } from '../../platform/scope';
-import { EventList, EventStreamQuery, typesOf } from './model';
+import { EventList, EventStreamQuery, readingBack, typesOf } from './model';
 import type { EventLog } from './service';
 
 const tags = ['events'];
@@ -15,15 +15,17 @@ export function eventRoutes(http: Http, deps: { events: EventLog; hub: StreamHub
     '/events',
     async ({ query, scope }) => {
       const after = query.after === undefined ? 0 : Number(query.after);
-      return events.page(after, query.limit ?? 100, typesOf(query.type, eventTypes), isLimited(scope) ? await members(scope) : null);
+      const [back, types] = [readingBack(query), typesOf(query.type, eventTypes)];
+      return events.page({ after, limit: query.limit ?? 100, types, back, members: isLimited(scope) ? await members(scope) : null });
     },
     {
       query: EventList.query,
       response: { 200: EventList.response, ...errors('cursor_ahead') },
       detail: {
-        summary: 'The durable log of every domain event, after a sequence, ascending',
+        summary: 'The durable log of every domain event, after a sequence, ascending (or the newest first)',
         tags,
-        description: 'An `after` beyond every sequence ever handed out is refused with 409 `cursor_ahead`, as on `punches/latest/`.',
+        description:
+          'An `after` beyond every sequence ever handed out is refused with 409 `cursor_ahead`, as on `punches/latest/`. `order=desc` reads the newest first (the console’s recent events), page after page back with `before`.',
       },
     },
   );

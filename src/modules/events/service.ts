@@ -23,6 +23,7 @@ import { describeError } from '../../platform/errors';
 import type { StreamSource } from '../../platform/http/stream';
 import { type ScopeMembers, sees } from '../../platform/scope';
 import type { EventView } from './model';
+import { readBack } from './newest';
 import { LogPruning } from './pruning';
 import type { EventRuntime } from './runtime';
 import { ShownCache } from './shown-cache';
@@ -102,9 +103,20 @@ type CallableForm = StoredForm<object>;
 type CallableReactor = (w: WriteContext, events: readonly LoggedEvent<string, object>[]) => Promise<void>;
 type CallableListener = (payload: object, event: LoggedEvent<string, object>) => void | Promise<void>;
 
+/** What `events/` asks of the log (EventLog.page). */
+export interface EventPageQuery {
+  after: number;
+  limit: number;
+  types?: readonly string[];
+  /** The people and terminals of a caller limited to areas; null for an unlimited one. */
+  members: ScopeMembers | null;
+  /** `order=desc`: the newest first, before `before` (default: from the end of the log). */
+  back?: { before?: number } | null;
+}
+
 /** Events per insert statement: bounds the JSON text of one. */
 const INSERT_CHUNK = 1000;
-const INSERT_SQL = insertFromJsonSql(getTableName(eventLog), ['id', 'type', 'at', 'data'], '', ['data']);
+const INSERT_SQL = insertFromJsonSql(getTableName(eventLog), ['id', 'type', 'at', 'data', 'about_enrollee', 'about_device'], '', ['data']);
 
 export class EventLog {
   private readonly reactors = new Map<string, StoredReactor[]>();
@@ -196,9 +208,12 @@ export class EventLog {
    * terminals, null for an unlimited one). `last_sequence` is the last event read, seen or not,
    * so a poller limited to areas moves on past what it may not see; and a page of `types` that
    * is not full read the log to its head, matched or not, so a poller of a rare type moves on to
-   * the head instead of reading the same stretch for ever.
+   * the head instead of reading the same stretch for ever. `back` (`order=desc`): the newest
+   * first instead (`pageBack`).
    */
-  async page(after: number, limit: number, types: readonly string[] | undefined, members: ScopeMembers | null) {
+  async page(query: EventPageQuery) {
+    if (query.back) return this.pageBack(query, query.back.before);
+    const { after, limit, types, members } = query;
     // The head first: every event up to it has committed, so a short read holds every match up to it.
     const head = await this.lastSequence();
     const read = await this.after(after, limit, types);
@@ -207,6 +222,21 @@ export class EventLog {
     const results = read.filter((e) => sees(members, subjectsOf(e.data))).map(eventView);
     const lastRead = read.length > 0 ? read[read.length - 1]!.sequence : after;
     return { results, last_sequence: read.length < limit ? Math.max(after, head, lastRead) : lastRead };
+  }
+
+  /**
+   * `events/?order=desc`: the events a caller sees before `before` (default: the newest), after
+   * `after`, newest first (newest.ts: the caller's areas and the types are conditions of the
+   * query). `last_sequence` is where the read stopped, the `before` of the page before it: the
+   * oldest event read, or `after` once nothing is left.
+   */
+  private async pageBack(query: EventPageQuery, before?: number) {
+    const from = before ?? (await this.lastSequence()) + 1;
+    const { rows, lastSequence } = await readBack(this.runtime.db, { ...query, before: from, floor: query.after });
+    if (rows.length === 0) await refuseCursorAhead(this.runtime.db, getTableName(eventLog), query.after);
+    // As `page` shows them: a punch through its person as it is now (one attributed since it was recorded).
+    const shown = (await this.read(this.runtime.db.orm, rows)).filter((e) => sees(query.members, subjectsOf(e.data)));
+    return { results: shown.map(eventView), last_sequence: lastSequence };
   }
 
   /**
@@ -333,7 +363,11 @@ export class EventLog {
     for (const chunk of chunks(events, INSERT_CHUNK)) {
       const ids = chunk.map(() => newEventId());
       const form = this.forms.get(type) as CallableForm | undefined;
-      const stored = chunk.map((e, j) => [ids[j]!, type, at, form ? form.store(e.data) : e.data]);
+      // Whom it is about, from the data as recorded (a stored form keeps only a reference to it).
+      const stored = chunk.map((e, j) => {
+        const about = subjectsOf(e.data);
+        return [ids[j]!, type, at, form ? form.store(e.data) : e.data, about.enrollee ?? null, about.device ?? null];
+      });
       const inserted = await insertSequenced(w.execute, getTableName(eventLog), INSERT_SQL, [jsonRows(stored)]);
       const sequenceOf = new Map(inserted.map((r) => [r.id, r.sequence]));
       chunk.forEach((e, j) => {

@@ -14,6 +14,13 @@ export const eventLog = sqliteTable('fpa_events', {
   at: integer('at').notNull(),
   /** JSON: ids and facts, never template bytes, keys or secrets. */
   data: text('data').notNull(),
+  /**
+   * Whom the event is about (subjects.ts), as recorded: the person (enrollee id) and the terminal
+   * (serial number). A reader limited to areas is answered newest first on these (newest.ts), in
+   * the query, instead of reading every event's data (a punch's is its row) to filter it.
+   */
+  aboutEnrollee: text('about_enrollee'),
+  aboutDevice: text('about_device'),
 });
 
 /**

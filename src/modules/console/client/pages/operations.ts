@@ -110,17 +110,28 @@ const ACTOR_KINDS: Record<string, string> = {
   agent: 'enrollment agent',
 };
 
-/** The log is read oldest first: page through it (bounded) and keep the newest. */
+/** A page of `events/`. */
+type EventPage = { results: EventView[]; last_sequence: number };
+
+/** Reads of the log back from its newest a page asks for at most (each looks through up to 200,000 events). */
+const READS_BACK_MAX = 5;
+
+/**
+ * The newest events the caller sees, newest first: the log read back from its end (`order=desc`,
+ * one small read; the server applies the caller's areas). Read on back (`before`) only when a
+ * caller limited to areas has fewer than `count` among the events one read looked through.
+ */
 async function newestEvents(count: number): Promise<EventView[]> {
-  let after = 0;
-  let kept: EventView[] = [];
-  for (let page = 0; page < 20; page++) {
-    const batch = await api.get<{ results: EventView[]; last_sequence: number }>(`events/?after=${after}&limit=1000`);
-    kept = [...kept, ...batch.results].slice(-count);
-    if (batch.results.length < 1000) break;
-    after = batch.last_sequence;
+  const kept: EventView[] = [];
+  let before: number | null = null;
+  for (let read = 0; read < READS_BACK_MAX && kept.length < count; read++) {
+    const page: EventPage = await api.get<EventPage>(`events/${query({ order: 'desc', limit: count - kept.length, before })}`);
+    kept.push(...page.results);
+    // 0: nothing is left before it.
+    if (page.last_sequence === 0) break;
+    before = page.last_sequence;
   }
-  return kept.reverse();
+  return kept;
 }
 
 export async function operationsPage(main: HTMLElement): Promise<undefined> {
