@@ -41,16 +41,41 @@ async function board(query = ''): Promise<{ date: string; counts: Record<string,
 
 const person = (b: { people: BoardPerson[] }, employee: string) => b.people.find((p) => p.employee === employee)!;
 
-/** In a browser at the time `now`, the console's attendance grid of Monday and Tuesday: `look` reads it. */
+/**
+ * What the grid asked of the Today board while it was drawn (for the month so far, then for
+ * Monday to Tuesday: the same each time, so each different ask once): whom (`enrollee=`, sorted
+ * ids), and whom it got.
+ */
+const boardAsked: { enrollee: string[]; people: string[] }[] = [];
+
+/**
+ * In a browser at the time `now`, the console's attendance grid of Monday and Tuesday: `look`
+ * reads it. What it asks of the Today board is in `boardAsked`.
+ */
 async function inGrid<T>(look: (page: Page) => Promise<T>): Promise<T> {
   const page = await signedInPage(browser, server, errors, { now });
+  const answers: Promise<{ enrollee: string[]; people: string[] }>[] = [];
+  page.on('response', (response) => {
+    if (!response.url().includes('/attendance/today/')) return;
+    const enrollee = new URL(response.url()).searchParams.get('enrollee');
+    answers.push(
+      response.json().then((b: { people: { employee: string }[] }) => ({
+        enrollee: enrollee === null ? ['(everyone)'] : enrollee.split(',').sort(),
+        people: b.people.map((p) => p.employee).sort(),
+      })),
+    );
+  });
   try {
     await page.goto(`${server.url}/console/#/attendance`);
     const period = page.getByRole('region', { name: 'Period', exact: true });
     await period.getByLabel('From', { exact: true }).fill(MONDAY);
     await period.getByLabel('To', { exact: true }).fill(TUESDAY);
     await period.getByRole('button', { name: 'Show', exact: true }).click();
-    return await look(page);
+    const seen = await look(page);
+    await page.waitForLoadState('networkidle');
+    const asked = await Promise.all(answers);
+    boardAsked.splice(0, boardAsked.length, ...[...new Set(asked.map((a) => JSON.stringify(a)))].map((a) => JSON.parse(a)));
+    return seen;
   } finally {
     await page.context().close();
   }
@@ -137,6 +162,19 @@ test('after midnight the reports of Monday have them in too, not missing a punch
   now = berlin(TUESDAY, '02:00');
   expect(await mondayInReports()).toEqual({ daily: { 'N-1': 'in_now', 'N-2': 'in_now' }, timesheet: { 'N-1': 'in_now', 'N-2': 'in_now' }, missing: [] });
   expect(await mondayInGrid()).toEqual(['Nick Night, Mon 2 Mar: still in (no out yet), late', 'Nina Night, Mon 2 Mar: still in (no out yet)']);
+  // The grid asked the board of the people whose Monday is open only (it read the whole "in now"
+  // board, 3 MB at 10,000 people, at every page).
+  expect(boardAsked).toEqual([{ enrollee: [ids['N-1']!, ids['N-2']!].sort(), people: ['N-1', 'N-2'] }]);
+});
+
+test('the board of given people (`enrollee=`) lists those only; the counts stay whole', async () => {
+  now = berlin(TUESDAY, '02:00');
+  const b = await board(`?count=in_now&enrollee=${ids['N-2']}`);
+  expect(b.people.map((p) => p.employee)).toEqual(['N-2']);
+  expect(b.counts.in_now).toBe(2);
+  // By name, as ever.
+  expect((await board(`?enrollee=${ids['N-1']},${ids['N-2']}`)).people.map((p) => p.employee)).toEqual(['N-2', 'N-1']);
+  expect((await server.admin.get('/attendance/today/?enrollee=a,,b')).status).toBe(400);
 });
 
 test('an out punch closes the night; a missing one stops counting once the shift’s window has closed', async () => {
@@ -165,6 +203,8 @@ test('an out punch closes the night; a missing one stops counting once the shift
     missing: ['N-2'],
   });
   expect(await mondayInGrid()).toEqual(['Nick Night, Mon 2 Mar: Missing punch, late', 'Nina Night, Mon 2 Mar: Present']);
+  // Nick's Monday is open (a missing out): he is asked about, and is not in now.
+  expect(boardAsked).toEqual([{ enrollee: [ids['N-2']!], people: [] }]);
 });
 
 /** The punch times (local, Berlin) that a day's panel lists: the day's own punches, newest first. */

@@ -46,6 +46,8 @@ export interface BoardQuery {
   count?: BoardCount;
   /** At most this many people listed, the first by name. */
   limit?: number;
+  /** Only these people listed (`enrollee=`, ids separated by commas). */
+  enrollee?: string;
   /** The caller's areas (names); empty: everywhere. */
   scope: readonly string[];
 }
@@ -95,7 +97,7 @@ export class TodayBoard {
    * date's row, not this one's), the schedule it shows, and the time the date's plan expects of
    * them (the shift's length minus its break on a workday, else 0), as generate-absences will store it.
    */
-  async live(query: Omit<BoardQuery, 'status' | 'count' | 'limit'>): Promise<Map<string, LiveDay>> {
+  async live(query: Omit<BoardQuery, 'status' | 'count' | 'limit' | 'enrollee'>): Promise<Map<string, LiveDay>> {
     const { entries } = await this.read(query, { ownShifts: true });
     return new Map(entries.map(({ person, entry, expectedSeconds }) => [person.id, { status: entry.status, schedule: entry.schedule, expectedSeconds }]));
   }
@@ -127,6 +129,7 @@ export class TodayBoard {
     const shown = await this.shownOn(date, { today, now, ownShifts: options.ownShifts ?? false }, stored, plans);
     const counts = emptyCounts();
     const byArea = new Map<string, BoardCounts>();
+    const only = query.enrollee ? new Set(query.enrollee.split(',')) : null;
     const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean; expectedSeconds: number }[] = [];
     for (const [i, person] of people.entries()) {
       const { plan, entry } = shown(person.id, plans[i]!);
@@ -134,7 +137,7 @@ export class TodayBoard {
       const of = countsOf(entry, workday);
       addTo(counts, of);
       countInAreas(byArea, person.areaNames, query.scope, of);
-      if ((!query.status || query.status === entry.status) && (!query.count || inCount(entry, workday, query.count)))
+      if ((!query.status || query.status === entry.status) && (!query.count || inCount(entry, workday, query.count)) && (!only || only.has(person.id)))
         entries.push({ person, entry, workday, expectedSeconds: plan.schedule?.expectedSeconds ?? 0 });
     }
     return { date, now, counts, byArea, entries };

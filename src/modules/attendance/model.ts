@@ -152,6 +152,11 @@ export const TodayBoard = {
         'Only the people a count is made of in `people` (`in_now`; `present`: the on-time and the late), as its tile lists them; the counts stay whole.',
       ),
     ),
+    enrollee: t.Optional(
+      IdList(
+        'Only these people in `people`: one enrollee id, or up to 100 separated by commas (the console’s attendance grid asks for the page of people it shows); the counts stay whole.',
+      ),
+    ),
     limit: t.Optional(
       QueryInt('limit', {
         minimum: 1,
