@@ -7,12 +7,12 @@
  */
 import type { TodayBoardView } from '../../../attendance';
 import { api, currentSession, everyRow, query } from '../api';
-import { badge, button, field, h, input, replace, section, select, table, tableWrap } from '../dom';
-import { dayLabel, duration, hourMinute, localDate } from '../format';
+import { button, field, h, input, replace, section, select, tableWrap } from '../dom';
+import { dayLabel, figure, hourMinute, localDate } from '../format';
 import { followPunches, punchHead } from '../live';
+import { BoardList } from './board-list';
 
 type Board = TodayBoardView;
-type Person = Board['people'][number];
 type CountKey = keyof Board['counts'];
 
 const TILES: { key: CountKey; label: string; tone: 'ok' | 'warn' | 'bad' | 'muted' | 'info' }[] = [
@@ -31,27 +31,6 @@ const TILES: { key: CountKey; label: string; tone: 'ok' | 'warn' | 'bad' | 'mute
 /** The table by area: everything the tiles count, so an area's row adds up (not due yet and came in included). */
 const AREA_COLUMNS: CountKey[] = ['expected', 'scheduled', 'present', 'in_now', 'late', 'not_in_yet', 'absent', 'on_leave', 'holiday', 'off'];
 const labelOf = (key: CountKey) => TILES.find((t) => t.key === key)?.label ?? key;
-
-const STATUS_WORDS: Record<Person['status'], [string, 'ok' | 'warn' | 'bad' | 'muted' | 'info']> = {
-  present: ['On time', 'ok'],
-  late: ['Late', 'warn'],
-  scheduled: ['Not due yet', 'muted'],
-  not_in_yet: ['Not in yet', 'warn'],
-  absent: ['Absent', 'bad'],
-  on_leave: ['On leave', 'info'],
-  holiday: ['Holiday', 'muted'],
-  off: ['Day off', 'muted'],
-};
-
-/**
- * A row's status: "On time" only against a shift's start; without a shift, who came in simply
- * came in, and who has not is not due yet, as the tile that counts them says.
- */
-function statusWords(p: Person): [string, 'ok' | 'warn' | 'bad' | 'muted' | 'info'] {
-  if (p.status === 'present' && p.expected_start === null) return ['Came in (no shift)', 'ok'];
-  if (p.status === 'scheduled' && p.expected_start === null) return ['Not due yet (no shift)', 'muted'];
-  return STATUS_WORDS[p.status];
-}
 
 /** A punch is read this long after it arrives (the punches of one moment come in one read). */
 const REFRESH_DELAY_MS = 400;
@@ -166,7 +145,15 @@ class BoardPage {
   private readonly tileValues = new Map<CountKey, HTMLElement>();
   private readonly tiles: HTMLElement;
   private readonly byArea = h('div', { class: 'by-area' });
-  private readonly list = h('div', { id: 'board-list' });
+  /** The chosen count's people: its heading, the list (drawn in place at each read: board-list.ts), and "Show all". */
+  private readonly listHeading = h('h2', { id: 'board-list-heading', tabindex: -1 });
+  private readonly people = new BoardList();
+  private readonly more = h('div');
+  private readonly list = h(
+    'div',
+    { id: 'board-list' },
+    h('section', { class: 'card', 'aria-labelledby': 'board-list-heading' }, this.listHeading, this.people.element, this.more),
+  );
   /** The whole list asked for ("Show all"), until another count, area or date is chosen. */
   private showAll = false;
   /** Reads started, so that only the latest one is drawn. */
@@ -221,7 +208,7 @@ class BoardPage {
     // Which zone the times are in, said: an officer in another zone (or a phone set to another) would read them as their own.
     const zone = `Times in ${currentSession().time_zone}.`;
     this.asOf.textContent = this.live ? `As of ${hourMinute(board.as_of)}; updates as people punch. ${zone}` : `As of ${hourMinute(board.as_of)}. ${zone}`;
-    for (const [key, el] of this.tileValues) el.textContent = String(board.counts[key]);
+    for (const [key, el] of this.tileValues) el.textContent = figure(board.counts[key]);
     this.sayChanges();
     const dateShown = state.date === today ? '' : state.date;
     replace(
@@ -241,7 +228,7 @@ class BoardPage {
     const key = `${this.state.date}|${this.state.area}`;
     const before = this.counted?.key === key ? this.counted.counts : null;
     const changed = before ? TILES.filter((t) => before[t.key] !== this.board.counts[t.key]) : [];
-    if (changed.length > 0) this.changes.textContent = `Changed: ${changed.map((t) => `${t.label} ${this.board.counts[t.key]}`).join(', ')}.`;
+    if (changed.length > 0) this.changes.textContent = `Changed: ${changed.map((t) => `${t.label} ${figure(this.board.counts[t.key])}`).join(', ')}.`;
     this.counted = { key, counts: { ...this.board.counts } };
   }
 
@@ -287,7 +274,7 @@ class BoardPage {
   }
 
   private focusList(): void {
-    (this.list.querySelector('h2') as HTMLElement | null)?.focus();
+    this.listHeading.focus();
   }
 
   private remember(): void {
@@ -304,20 +291,25 @@ class BoardPage {
     const { state, board } = this;
     this.markChosen();
     const shown = board.people;
-    const all =
+    this.listHeading.textContent = `${labelOf(state.show)}${state.area ? ` in ${state.area}` : ''}: ${figure(board.people_total)}`;
+    // Show all, pressed, is gone once all are shown: focus goes to the list's heading.
+    if (this.more.contains(document.activeElement) && shown.length >= board.people_total) this.listHeading.focus();
+    replace(
+      this.more,
       shown.length < board.people_total
         ? h(
             'p',
             { class: 'list-more' },
-            `The first ${shown.length} by name. `,
-            button(`Show all ${board.people_total}`, async () => {
+            `The first ${figure(shown.length)} by name. `,
+            button(`Show all ${figure(board.people_total)}`, async () => {
               this.showAll = true;
               await this.reload();
             }),
           )
-        : null;
-    replace(this.list, peopleSection(`${labelOf(state.show)}${state.area ? ` in ${state.area}` : ''}: ${board.people_total}`, shown), all);
-    this.list.querySelector('h2')?.setAttribute('tabindex', '-1');
+        : null,
+    );
+    // Drawn in place: the rows of people whose line changed, a long list a few hundred rows at a time.
+    void this.people.show(shown);
   }
 }
 
@@ -336,25 +328,6 @@ function countTiles(values: Map<CountKey, HTMLElement>, choose: (key: CountKey) 
   );
 }
 
-function peopleSection(title: string, people: Person[]): HTMLElement {
-  return section(
-    title,
-    table(
-      ['Name', 'Area', 'Status', 'Expected start', 'First in', 'Late by', 'In now'],
-      people.map((p) => [
-        h('a', { href: `#/people/${p.enrollee}` }, p.display_name),
-        p.areas.join(', '),
-        badge(...statusWords(p)),
-        p.expected_start ? hourMinute(p.expected_start) : '—',
-        p.first_in ? hourMinute(p.first_in) : '—',
-        p.late_seconds > 0 ? duration(p.late_seconds) : '—',
-        p.in_now ? badge('In', 'ok') : p.last_out ? `Left ${hourMinute(p.last_out)}` : '—',
-      ]),
-      'Nobody.',
-    ),
-  );
-}
-
 /** The counts by area, each (when not zero) a link to its people; `date` is the date in the link ('' for today). */
 function areaTable(board: Board, date: string, choose: (key: CountKey, area: string) => void): HTMLElement {
   const cell = (a: Board['areas'][number], c: CountKey) =>
@@ -363,13 +336,13 @@ function areaTable(board: Board, date: string, choose: (key: CountKey, area: str
           'a',
           {
             href: `#/${query({ date, area: a.area, show: c })}`,
-            'aria-label': `${labelOf(c)} in ${a.area}: ${a.counts[c]}`,
+            'aria-label': `${labelOf(c)} in ${a.area}: ${figure(a.counts[c])}`,
             onclick: (event: Event) => {
               event.preventDefault();
               choose(c, a.area);
             },
           },
-          String(a.counts[c]),
+          figure(a.counts[c]),
         )
       : h('span', { class: 'muted' }, '0');
   return tableWrap(
