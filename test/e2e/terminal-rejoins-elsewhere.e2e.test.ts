@@ -169,3 +169,24 @@ describe('a resync takes the service’s people of other areas off a terminal', 
     expect(await templateHolders(p)).toEqual(['ROUND1:present', 'ROUND1:present']);
   });
 });
+
+describe('a person of other areas adopted on a terminal on purpose', () => {
+  test('stays through a plain resync (the terminal may hold their only fingerprints); a full resync takes them off', async () => {
+    for (const name of ['door-area', 'home-area']) expect((await server.admin.post('/areas/', { name })).status).toBe(201);
+    expect((await server.admin.post('/employees/', { id: 'RF-1', name: 'Visitor RF-1' })).status).toBe(201);
+    const visitor = await server.admin.post('/enrollees/', { employee: 'RF-1', areas: ['home-area'] });
+    expect(visitor.status).toBe(201);
+    const t = new SimulatedTerminal({ url: server.url, sn: 'ADOPTED1', existingUsers: [{ pin: visitor.body.device_pin, name: 'Visitor' }] });
+    await approvedInto(t, 'door-area');
+    const adopted = await server.admin.post(`/devices/ADOPTED1/users/${visitor.body.device_pin}/adopt/`, { enrollee: visitor.body.id });
+    expect(adopted.status).toBe(201);
+    await drain(t);
+
+    expect((await server.admin.post('/devices/ADOPTED1/resync/', {})).status).toBe(200);
+    expect(await drain(t)).not.toContain(`DATA DELETE USERINFO PIN=${visitor.body.device_pin}`);
+    expect(t.users.has(visitor.body.device_pin)).toBe(true);
+
+    expect((await server.admin.post('/devices/ADOPTED1/resync/', { full: true })).status).toBe(200);
+    expect(await drain(t)).toContain(`DATA DELETE USERINFO PIN=${visitor.body.device_pin}`);
+  });
+});

@@ -91,7 +91,7 @@ export class Resync {
     // The service's people outside its scope leave it first, as an area change takes them off
     // (their template writes there superseded, their sync rows there dropped): a terminal approved
     // again into another area still held the old area's people (README "Removing a terminal").
-    const leaving = outside.filter((u) => leavesWithoutFull(device, u));
+    const leaving = outside.filter(leavesWithoutFull);
     await enrollment.fanOut.removeFromDevices(
       w,
       leaving.map((u) => ({ id: u.enrolleeId!, devicePin: u.pin })),
@@ -99,7 +99,7 @@ export class Resync {
     );
     let queued = leaving.length + (await enrollment.fanOut.backfillDevice(w, device, people));
     if (options.full) {
-      const others = outside.filter((u) => !leavesWithoutFull(device, u));
+      const others = outside.filter((u) => !leavesWithoutFull(u));
       await commands.enqueue(
         w,
         others.map((u) => removal(device.id, u.pin)),
@@ -141,12 +141,14 @@ export class Resync {
 
 /**
  * Whether a user outside the terminal's scope leaves it at every resync (not only a full one): an
- * enrollee of the service (the user is linked to them), but on an enrollment station one who got
- * there by themselves (adopted there, or linked by a walk-up: `reported`), since a station takes
- * anyone's fingerprints. The terminal's own users stay for adoption.
+ * enrollee of the service the service put there (`sent`: a backfill of areas the terminal no longer
+ * has). One who got there otherwise (adopted there, perhaps as a person of other areas on purpose,
+ * or linked by a walk-up: `reported`) leaves only on a full resync, as an enrollment station's
+ * do: the terminal may hold the only copy of their fingerprints. The terminal's own users stay
+ * for adoption.
  */
-function leavesWithoutFull(device: DeviceRow, u: DeviceUserRow): boolean {
-  return u.enrolleeId !== null && !(device.enrollmentStation && u.source === 'reported');
+function leavesWithoutFull(u: DeviceUserRow): boolean {
+  return u.enrolleeId !== null && u.source !== 'reported';
 }
 
 /** A delete of a terminal's user; `resolves` marks one an administrator asked for (reconcile.ts sends the enrollee with that PIN afterwards). */
