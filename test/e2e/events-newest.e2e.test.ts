@@ -142,6 +142,19 @@ describe('events/?order=desc', () => {
     expect(since.body.last_sequence).toBe(floor);
   });
 
+  test('a punch recorded as nobody’s and attributed since (its terminal user adopted): seen back as forward, through its person now', async () => {
+    const west = await namedTerminal(server, 'WEST001', 'West gate', ['south'], { existingUsers: [{ pin: '777', name: 'Cy' }] });
+    await west.punch([{ pin: '777', localTime: '2031-03-04 07:00:00', state: 0 }]);
+    expect((await server.admin.post('/employees/', { id: 'E-CY', name: 'Cy North' })).status).toBe(201);
+    const adopted = await server.admin.post('/devices/WEST001/users/777/adopt/', { employee: 'E-CY', areas: ['north'] });
+    expect(adopted.status).toBe(201);
+    const northHr = await clientAs(server, 'hr', ['north']);
+    const isCy = (e: EventBody) => e.type === 'punch_received' && (e.data.punch as { enrollee: string | null }).enrollee === adopted.body.id;
+    expect((await forward(northHr)).filter(isCy)).toHaveLength(1);
+    expect((await backward(northHr)).events.filter(isCy)).toHaveLength(1);
+    expect((await northHr.get<EventPage>('/events/?order=desc&limit=50')).body.results.filter(isCy)).toHaveLength(1);
+  });
+
   test('before without order=desc is refused, naming it', async () => {
     const res = await server.admin.get('/events/?before=10');
     expect(res.status).toBe(400);

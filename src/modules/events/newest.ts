@@ -75,11 +75,16 @@ export async function readBack(
  * A condition: the event is seen by a caller with these members (src/platform/scope.ts `sees`):
  * through its person when it names one, else through its terminal; one naming neither is for
  * unlimited callers only. Undefined for an unlimited caller. The members are bound as two JSON
- * arrays, each read once per statement.
+ * arrays, each read once per statement. A punch recorded as nobody's may have been attributed
+ * since (its terminal user adopted): its columns say who it was about when recorded, so it is let
+ * through here and judged as the punch is now, as reading forward judges it (service.ts `pageBack`).
  */
 function seenBy(members: ScopeMembers | null): SQL | undefined {
   if (members === null) return undefined;
   const enrollees = JSON.stringify([...members.enrollees]);
   const devices = JSON.stringify([...members.devices]);
-  return sql`((${eventLog.aboutEnrollee} is not null and ${eventLog.aboutEnrollee} in (select value from json_each(${enrollees}))) or (${eventLog.aboutEnrollee} is null and ${eventLog.aboutDevice} in (select value from json_each(${devices}))))`;
+  return sql`((${eventLog.aboutEnrollee} is not null and ${eventLog.aboutEnrollee} in (select value from json_each(${enrollees}))) or (${eventLog.aboutEnrollee} is null and (${eventLog.type} in (${PUNCH_EVENTS[0]}, ${PUNCH_EVENTS[1]}) or ${eventLog.aboutDevice} in (select value from json_each(${devices})))))`;
 }
+
+/** Events about a punch, shown as the punch is now (its person may have changed since). */
+const PUNCH_EVENTS = ['punch_received', 'punch_voided'] as const;
