@@ -37,8 +37,13 @@ describe('nights the machine was off', () => {
   test('three nights off: the start covers them all, once however many instances start', async () => {
     now = Date.parse('2026-03-13T07:00:00Z');
     expect(await statuses('2026-03-11')).toEqual([null, null]);
-    // Started through the schedules, as `npm start` does: the catch-up runs after the start; stop() waits for it.
+    // Started through the schedules, as `npm start` does: the catch-up runs after the start.
     server.fpa.jobs.start();
+    const caughtUp = async () =>
+      (await server.fpa.jobs.describe()).filter(
+        (j) => ['generate-absences', 'purge-retention'].includes(j.name) && j.last_finished_at === new Date(now).toISOString(),
+      ).length === 2;
+    for (let i = 0; i < 200 && !(await caughtUp()); i++) await Bun.sleep(50);
     await server.fpa.jobs.stop();
     expect(await statuses('2026-03-10')).toEqual(['absent', 'absent']);
     expect(await statuses('2026-03-11')).toEqual(['absent', 'absent']);
@@ -47,9 +52,18 @@ describe('nights the machine was off', () => {
     expect(await second.fpa.jobs.catchUp()).toEqual([]);
   });
 
+  test('a stopped runner starts no catch-up job, nor a tick’s run', async () => {
+    now = Date.parse('2026-03-13T09:00:00Z');
+    server.fpa.jobs.start();
+    await server.fpa.jobs.stop();
+    const tick = await server.fpa.jobs.runScheduled('generate-absences');
+    expect(tick).toMatchObject({ status: 'skipped', result: { reason: 'the service is stopping' } });
+    expect(await server.fpa.jobs.catchUp()).toEqual([]);
+  });
+
   test('a night the machine was on runs as before, covering the night before it again (a failed run is covered twice)', async () => {
     now = Date.parse('2026-03-14T00:15:00.200Z');
-    const run = await server.fpa.jobs.runScheduled('generate-absences');
+    const run = await second.fpa.jobs.runScheduled('generate-absences');
     expect(run.result).toMatchObject({ from: '2026-03-12', to: '2026-03-13', absent: 2, unchanged: 2 });
     // Run on request, the job still takes its one date.
     const asked = await server.admin.post('/jobs/generate-absences/run/', { params: { date: '2026-03-13' } });

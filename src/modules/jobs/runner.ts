@@ -63,6 +63,7 @@ export class JobRunner {
   private readonly definitions = new Map<string, JobDefinition>();
   private scheduler: AnyElysia | null = null;
   private readonly running = new Set<Promise<unknown>>();
+  private stopping = false;
 
   constructor(private readonly ctx: JobRuntime) {}
 
@@ -89,13 +90,7 @@ export class JobRunner {
     refuseParams(definition, options.params ?? {});
     // The whole run (lease taken to lease released) is tracked, so stop() never lets the
     // database close under a run that still has to release its lease.
-    const whole = this.runUnderLease(definition, options);
-    this.running.add(whole);
-    try {
-      return await whole;
-    } finally {
-      this.running.delete(whole);
-    }
+    return this.tracked(() => this.runUnderLease(definition, options));
   }
 
   private async runUnderLease(definition: JobDefinition, options: RunOptions): Promise<JobRunOutcome> {
@@ -134,12 +129,27 @@ export class JobRunner {
    * What a job's schedule runs at each tick: the run for the slot the tick is for (the latest
    * time at or before now its pattern names), skipped when any instance has claimed that slot.
    */
-  async runScheduled(name: string, trigger = 'schedule'): Promise<JobRunOutcome> {
-    const definition = this.definitions.get(name);
-    const now = this.ctx.clock.now();
-    const slot = definition?.schedule ? slotOf(definition.schedule, now) : now - (now % 1000);
-    const params = definition?.catchUp?.params?.(await this.lastSlot(name));
-    return this.run(name, { trigger, slot, ...(params ? { params } : {}) });
+  runScheduled(name: string, trigger = 'schedule'): Promise<JobRunOutcome> {
+    // Tracked from its first await: a tick that fires as the service stops is waited for by stop(), or skipped.
+    return this.tracked(async () => {
+      const definition = this.definitions.get(name);
+      const now = this.ctx.clock.now();
+      if (this.stopping) return outcome(name, 'skipped', { reason: 'the service is stopping' }, now, now);
+      const slot = definition?.schedule ? slotOf(definition.schedule, now) : now - (now % 1000);
+      const params = definition?.catchUp?.params?.(await this.lastSlot(name));
+      return this.run(name, { trigger, slot, ...(params ? { params } : {}) });
+    });
+  }
+
+  /** A piece of work stop() waits for. */
+  private async tracked<T>(work: () => Promise<T>): Promise<T> {
+    const whole = work();
+    this.running.add(whole);
+    try {
+      return await whole;
+    } finally {
+      this.running.delete(whole);
+    }
   }
 
   /**
@@ -150,6 +160,7 @@ export class JobRunner {
   async catchUp(): Promise<JobRunOutcome[]> {
     const out: JobRunOutcome[] = [];
     for (const d of this.definitions.values()) {
+      if (this.stopping) break;
       if (!d.schedule || !d.catchUp) continue;
       const missed = await this.lastSlot(d.name);
       if (missed !== null && missed >= slotOf(d.schedule, this.ctx.clock.now())) continue;
@@ -186,14 +197,17 @@ export class JobRunner {
       );
     }
     this.scheduler = app;
+    this.stopping = false;
     // After the start's own work: what the nights this machine was off missed.
-    const pending = this.catchUp().catch((error: unknown) => this.ctx.log.error('catching up missed job runs failed', { error: describeError(error) }));
-    this.running.add(pending);
-    void pending.finally(() => this.running.delete(pending));
+    void this.tracked(() =>
+      this.catchUp().catch((error: unknown) => this.ctx.log.error('catching up missed job runs failed', { error: describeError(error) })),
+    );
   }
 
   /** Stops the schedules and waits for runs in progress. */
   async stop(): Promise<void> {
+    // No catch-up job, nor a tick's run, starts from now on; those under way are waited for.
+    this.stopping = true;
     const store = (this.scheduler?.store as { cron?: Record<string, { stop(): void }> } | undefined)?.cron ?? {};
     for (const job of Object.values(store)) job.stop();
     this.scheduler = null;
