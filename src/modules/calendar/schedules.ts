@@ -227,7 +227,7 @@ export class Schedules {
       await this.changed(w, assignmentChange(row, 'assignment', by));
       const [view] = await this.assignmentViews(w.tx, [row]);
       if (row.areaId === null) return { ...view!, people_with_own_schedule: null };
-      const members = await this.daysOff.enrollees.membership.idsInAreas(w.tx, [row.areaId]);
+      const members = (await this.daysOff.enrollees.membership.activeInAreas(w.tx, [row.areaId])).map((p) => p.id);
       return { ...view!, people_with_own_schedule: await withOwnScheduleWithin(w.tx, members, row.fromDate, row.toDate) };
     });
   }

@@ -7,7 +7,7 @@
  * (`DELETE employees/{id}/`, or retention once inactive past its horizon): the reports name
  * people from their own records (the person's tombstone), never from here.
  */
-import { and, asc, type Column, eq, gt, inArray, isNotNull, lt, not, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, eq, gt, inArray, isNotNull, lt, not, or, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Database, Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
@@ -76,7 +76,7 @@ export class EmployeeService {
       .where(
         and(
           after !== null ? gt(employees.id, after) : undefined,
-          this.people.inScope(employees.id, scope),
+          this.seenBy(scope),
           options.enrolled === undefined ? undefined : options.enrolled ? enrolled : not(enrolled),
           options.active === undefined ? undefined : eq(employees.active, options.active),
         ),
@@ -97,10 +97,21 @@ export class EmployeeService {
     const [row] = await this.ctx.db.orm
       .select()
       .from(employees)
-      .where(and(eq(employees.id, id), this.people.inScope(employees.id, scope)))
+      .where(and(eq(employees.id, id), this.seenBy(scope)))
       .limit(1);
     if (!row) throw new FpaError('not_found', 'employee not found', { employee: id });
     return employeeView(row);
+  }
+
+  /**
+   * The employees a caller sees: those of a person in its areas, and, once inactive, those of a
+   * person who was (a branch that deleted someone finds the entry it deactivated, to reactivate or
+   * erase it, as it may change it: `changeable`).
+   */
+  private seenBy(scope: AreaScope): SQL | undefined {
+    const now = this.people.inScope(employees.id, scope);
+    if (now === undefined) return undefined;
+    return or(now, and(eq(employees.active, false), this.people.everInScope(employees.id, scope)));
   }
 
   /**

@@ -69,9 +69,12 @@ export class FleetReconciler {
     // Not done with the inventory of its approval: it is being filled, not emptied.
     if ((await this.deps.commands.lookups.inventorySince(w.tx, device.id)) !== null) return;
     const now = this.ctx.clock.now();
-    const held = (await this.deps.devices.users.of(w.tx, device.id)).length;
     const noted = await newestLogEntryOf(w.tx, device.id, USERS_LOST);
     const open = noted?.details?.lost === true;
+    // The usual change (a user more or fewer) reads no more: only a count fallen below half of the
+    // one reported before (or a loss said and not yet over) is weighed against who it holds.
+    if (!open && device.userCount !== null && count * 2 >= device.userCount) return;
+    const held = (await this.deps.devices.users.of(w.tx, device.id)).length;
     if (count * 2 < held) {
       if (!open) {
         const { users } = await this.syncCheck(w.tx, { ...device, userCount: count });

@@ -155,6 +155,11 @@ describe('a leaver in the built-in directory', () => {
     // The console's next step after the deletion, by the same branch HR.
     expect((await south.patch('/employees/N1/', { active: false })).status).toBe(404);
     expect((await north.patch('/employees/N1/', { active: false })).body).toMatchObject({ id: 'N1', active: false });
+    // The branch finds the entry it deactivated (its Inactive employees), the other does not.
+    expect((await north.get('/employees/N1/')).body).toMatchObject({ id: 'N1', active: false });
+    expect((await north.get('/employees/?active=false')).body.results.map((e: { id: string }) => e.id)).toContain('N1');
+    expect((await south.get('/employees/N1/')).status).toBe(404);
+    expect((await south.get('/employees/?active=false')).body.results.map((e: { id: string }) => e.id)).not.toContain('N1');
     expect((await south.delete('/employees/N1/')).status).toBe(404);
     // A manager reads people, and changes none.
     expect((await (await clientAs(server, 'manager')).patch('/employees/N1/', { active: true })).status).toBe(403);
