@@ -6,9 +6,9 @@
  * a terminal that holds nothing of theirs. Through the real server and a simulated terminal.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain } from '../support/terminals';
+import { drain, type EnrolledPerson, personWithFingers } from '../support/terminals';
 
 let server: TestServer;
 
@@ -20,25 +20,10 @@ afterAll(async () => {
   await server.close();
 });
 
-interface Person {
-  id: string;
-  device_pin: string;
-}
+type Person = EnrolledPerson;
 
 /** An enrollee of `area` with consent and fingerprints 5 and 6. */
-async function person(employee: string, area: string): Promise<Person> {
-  expect((await server.admin.post('/employees/', { id: employee, name: `Person ${employee}` })).status).toBe(201);
-  const e = await server.admin.post('/enrollees/', { employee, areas: [area] });
-  expect(e.status).toBe(201);
-  expect((await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
-  for (const finger of [5, 6]) {
-    await server.fpa.service.storeTemplate(e.body.id, finger, new Uint8Array(Buffer.from(syntheticTemplate(180), 'base64')), {
-      algorithmVersion: '10',
-      by: 'test',
-    });
-  }
-  return e.body;
-}
+const person = (employee: string, area: string) => personWithFingers(server, employee, area);
 
 async function approvedInto(t: SimulatedTerminal, area: string): Promise<string[]> {
   await t.handshake();

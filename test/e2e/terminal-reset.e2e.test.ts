@@ -6,9 +6,9 @@
  * Through the real server and simulated terminals.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain } from '../support/terminals';
+import { drain, personWithFingers } from '../support/terminals';
 
 let server: TestServer;
 
@@ -20,19 +20,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function person(employee: string): Promise<{ id: string; device_pin: string }> {
-  expect((await server.admin.post('/employees/', { id: employee, name: `Person ${employee}` })).status).toBe(201);
-  const e = await server.admin.post('/enrollees/', { employee, areas: ['siteR'] });
-  expect(e.status).toBe(201);
-  expect((await server.admin.post(`/enrollees/${e.body.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
-  for (const finger of [5, 6]) {
-    await server.fpa.service.storeTemplate(e.body.id, finger, new Uint8Array(Buffer.from(syntheticTemplate(180), 'base64')), {
-      algorithmVersion: '10',
-      by: 'test',
-    });
-  }
-  return e.body;
-}
+const person = (employee: string) => personWithFingers(server, employee, 'siteR');
 
 /** Handshake and parameters: what the terminal reports of itself (its counts among them). */
 async function reports(t: SimulatedTerminal): Promise<void> {

@@ -5,7 +5,7 @@ import { and, eq } from 'drizzle-orm';
 import type { FingerprintAttendance } from '../../src/app/create';
 import { deviceEvents, devices } from '../../src/app/schema';
 import type { DeviceRow } from '../../src/modules/devices';
-import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import type { TestServer } from './harness';
 
 /** Polls until the terminal's queue is empty; returns every command text it ran. */
@@ -64,4 +64,17 @@ export async function enrolledPerson(server: TestServer, employee: string, name:
   const created = await server.admin.post('/enrollees/', { employee, areas });
   expect(created.status).toBe(201);
   return created.body as EnrolledPerson;
+}
+
+/** An enrollee of `area` (named `Person <employee>`) with consent on record and fingerprints 5 and 6 stored. */
+export async function personWithFingers(server: TestServer, employee: string, area: string): Promise<EnrolledPerson> {
+  const person = await enrolledPerson(server, employee, `Person ${employee}`, [area]);
+  expect((await server.admin.post(`/enrollees/${person.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+  for (const finger of [5, 6]) {
+    await server.fpa.service.storeTemplate(person.id, finger, new Uint8Array(Buffer.from(syntheticTemplate(180), 'base64')), {
+      algorithmVersion: '10',
+      by: 'test',
+    });
+  }
+  return person;
 }

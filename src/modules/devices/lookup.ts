@@ -40,6 +40,15 @@ export interface LogEntry {
   at: number;
 }
 
+/** The columns of a log entry as the diagnostics read it. */
+const LOG_ENTRY = {
+  deviceId: deviceEvents.deviceId,
+  kind: deviceEvents.kind,
+  message: deviceEvents.message,
+  details: deviceEvents.details,
+  at: deviceEvents.createdAt,
+};
+
 /** The newest device log entry of each of these kinds, per terminal. */
 export async function newestLogEntries(q: Queryable, kinds: readonly string[]): Promise<LogEntry[]> {
   if (kinds.length === 0) return [];
@@ -48,28 +57,13 @@ export async function newestLogEntries(q: Queryable, kinds: readonly string[]): 
     .from(deviceEvents)
     .where(inArray(deviceEvents.kind, [...kinds]))
     .groupBy(deviceEvents.deviceId, deviceEvents.kind);
-  return q
-    .select({
-      deviceId: deviceEvents.deviceId,
-      kind: deviceEvents.kind,
-      message: deviceEvents.message,
-      details: deviceEvents.details,
-      at: deviceEvents.createdAt,
-    })
-    .from(deviceEvents)
-    .where(inArray(deviceEvents.id, newest));
+  return q.select(LOG_ENTRY).from(deviceEvents).where(inArray(deviceEvents.id, newest));
 }
 
 /** The newest device log entry of one kind on one terminal, or null. */
 export async function newestLogEntryOf(q: Queryable, deviceId: string, kind: string): Promise<LogEntry | null> {
   const [row] = await q
-    .select({
-      deviceId: deviceEvents.deviceId,
-      kind: deviceEvents.kind,
-      message: deviceEvents.message,
-      details: deviceEvents.details,
-      at: deviceEvents.createdAt,
-    })
+    .select(LOG_ENTRY)
     .from(deviceEvents)
     .where(and(eq(deviceEvents.deviceId, deviceId), eq(deviceEvents.kind, kind)))
     .orderBy(desc(deviceEvents.id))
