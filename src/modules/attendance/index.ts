@@ -1,6 +1,7 @@
 /** Attendance: days computed against the calendar's plan, absences, pay periods, payroll export and summary. */
 export { ABSENCE_PARAMS, Absences } from './absences';
 export { type LiveDay, TodayBoard } from './board';
+export type { DayTest } from './day-pages';
 export type { AttendanceDayRow } from './day-rows';
 export type { AttendanceEvents } from './events';
 export { attendanceJobs } from './jobs';

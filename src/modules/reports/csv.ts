@@ -2,9 +2,11 @@
  * A report as CSV: one header row of stable snake-case keys, then one record per row of every
  * sheet (a timesheet of an area: everyone's rows, each naming the employee). Durations are
  * decimal hours with two places, times local wall times `YYYY-MM-DD HH:MM:SS`, statuses and
- * flags their codes. No totals row: a CSV is for machines, which add up themselves. Streamed.
+ * flags their codes. No totals row: a CSV is for machines, which add up themselves. Streamed,
+ * with a turn of the event loop every few rows (platform/event-loop.ts `Pacer`).
  */
 import { csvField, csvRow, csvText } from '../../platform/csv';
+import { Pacer } from '../../platform/event-loop';
 import { type Cell, type Column, decimalHours, type ReportDocument } from './table';
 
 function field(column: Column, value: Cell): string {
@@ -24,6 +26,8 @@ function field(column: Column, value: Cell): string {
 export function csvStream(doc: ReportDocument): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   async function* lines(): AsyncGenerator<string> {
+    // The rows are built on this thread: a turn of the event loop every few of them.
+    const pacer = new Pacer();
     let header = false;
     for await (const sheet of doc.sheets) {
       if (!header) {
@@ -37,6 +41,7 @@ export function csvStream(doc: ReportDocument): ReadableStream<Uint8Array> {
           yield text;
           text = '';
         }
+        await pacer.turn();
       }
       if (text !== '') yield text;
     }

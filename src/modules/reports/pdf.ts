@@ -6,17 +6,28 @@
  * employee and the employer.
  *
  * "Page n of m" needs m: the pages are kept (pdfkit's bufferPages) until the last is drawn, so
- * a PDF is built whole before it is sent, and bounded: past MAX_PDF_ROWS rows the request is
- * refused (`report_too_large`) with a hint to narrow it or take the CSV or Excel file, which
- * stream. The built-in Helvetica covers Western European names (WinAnsi); REPORT_FONT names a
- * font file for any other script.
+ * a PDF is built whole before it is sent, and bounded: past MAX_PDF_ROWS rows (counted before
+ * anything is drawn: the document's `rowCount`; a totals row is none) the request is refused
+ * (`report_too_large`) with a hint to narrow it or take the CSV or Excel file, which stream. It
+ * is drawn with turns of the event loop between rows and pages (platform/event-loop.ts Pacer).
+ * The built-in Helvetica covers Western European names (WinAnsi); REPORT_FONT names a font file
+ * for any other script.
  */
 import PDFDocument from 'pdfkit';
 import { FpaError } from '../../platform/errors';
+import { Pacer } from '../../platform/event-loop';
 import { type Column, printed, type ReportDocument, type Row, type Sheet } from './table';
 
 /** About 250 pages: a month's timesheets for eight people a page… or a year of exceptions for a department. */
 export const MAX_PDF_ROWS = 10_000;
+
+function tooLarge(maxRows: number): FpaError {
+  return new FpaError(
+    'report_too_large',
+    `this report has more than ${maxRows} rows, too many for a PDF: narrow the period or the area, or download the CSV or Excel file`,
+    { max_rows: maxRows },
+  );
+}
 
 const MARGIN = 36;
 const FOOTER = 22;
@@ -30,6 +41,8 @@ const GREY = '#555555';
 const LINE = '#999999';
 
 type Pdf = PDFKit.PDFDocument;
+/** The two faces a report is printed in. */
+type Face = 'Body' | 'Bold';
 
 /** Font files for the PDF (REPORT_FONT, REPORT_FONT_BOLD); empty: the built-in Helvetica. */
 export interface PdfFonts {
@@ -95,11 +108,23 @@ class Layout {
 
   constructor(
     private readonly pdf: Pdf,
+    /** The font file or built-in font of each face. */
+    private readonly faces: Record<Face, string>,
     private readonly doc: ReportDocument,
     /** Text as the fonts can print it (winAnsi with the built-in Helvetica). */
     private readonly clean: (text: string) => string,
     private readonly maxRows: number,
   ) {}
+
+  /**
+   * The face's font, by its file or built-in name, which pdfkit keeps once loaded. Not by a name
+   * given with registerFont: pdfkit (0.20) loads a registered font again on every use when its
+   * own name already holds it (Helvetica, pdfkit's default font), and parsing Helvetica's metrics
+   * at every row was most of a large PDF's time (four to five times that of the rest).
+   */
+  private font(face: Face): Pdf {
+    return this.pdf.font(this.faces[face]);
+  }
 
   private fit(text: string, width: number): string {
     return fit(this.pdf, this.clean(text), width);
@@ -120,14 +145,13 @@ class Layout {
     this.pdf.addPage();
     const { pdf, doc, left, width } = this;
     let y = MARGIN;
-    pdf.fillColor('black').font('Bold').fontSize(13);
+    this.font('Bold').fillColor('black').fontSize(13);
     pdf.text(this.fit(doc.company, width * 0.6), left, y, { lineBreak: false });
-    pdf.font('Body').fontSize(9).fillColor(GREY);
+    this.font('Body').fontSize(9).fillColor(GREY);
     pdf.text(`Times in ${doc.timeZone}`, left, y + 3, { width, align: 'right', lineBreak: false });
     y += doc.company ? 18 : 2;
-    pdf.fillColor('black').font('Bold').fontSize(11).text(doc.title, left, y, { lineBreak: false });
-    pdf
-      .font('Body')
+    this.font('Bold').fillColor('black').fontSize(11).text(doc.title, left, y, { lineBreak: false });
+    this.font('Body')
       .fontSize(10)
       .text(`Period: ${doc.period}`, left, y + 1, { width, align: 'right', lineBreak: false });
     y += 15;
@@ -146,8 +170,8 @@ class Layout {
     }
   }
 
-  private line(text: string, font: string, size: number, color = 'black'): void {
-    this.pdf.font(font).fontSize(size).fillColor(color).text(this.fit(text, this.width), this.left, this.y, { lineBreak: false });
+  private line(text: string, font: Face, size: number, color = 'black'): void {
+    this.font(font).fontSize(size).fillColor(color).text(this.fit(text, this.width), this.left, this.y, { lineBreak: false });
     this.y += size + 4;
   }
 
@@ -167,7 +191,7 @@ class Layout {
 
   /** Shares of the page by relative width, each at least as wide as its label (the text columns give way). */
   private columnWidths(): number[] {
-    this.pdf.font('Bold').fontSize(BODY);
+    this.font('Bold').fontSize(BODY);
     const least = this.columns.map((c) => this.pdf.widthOfString(c.label) + 6);
     const units = this.columns.reduce((n, c) => n + c.width, 0);
     const widths = this.columns.map((c, i) => Math.max(least[i]!, (c.width / units) * this.width));
@@ -195,8 +219,8 @@ class Layout {
   }
 
   /** Each cell's lines: figures on one line, text wrapped between words (MAX_CELL_LINES). */
-  private cellLines(texts: string[], font: string, wrapText: boolean): string[][] {
-    this.pdf.font(font).fontSize(BODY);
+  private cellLines(texts: string[], font: Face, wrapText: boolean): string[][] {
+    this.font(font).fontSize(BODY);
     return texts.map((text, i) => {
       const room = this.widths[i]! - 4;
       return wrapText && !this.numeric(i) ? wrap(this.pdf, this.clean(text), room, MAX_CELL_LINES) : [this.fit(text, room)];
@@ -208,9 +232,9 @@ class Layout {
     return kind === 'hours' || kind === 'count';
   }
 
-  private cells(lines: string[][], font: string, y: number): void {
+  private cells(lines: string[][], font: Face, y: number): void {
     const { pdf } = this;
-    pdf.font(font).fontSize(BODY).fillColor('black');
+    this.font(font).fontSize(BODY).fillColor('black');
     let x = this.left;
     lines.forEach((cell, i) => {
       const w = this.widths[i]!;
@@ -221,17 +245,13 @@ class Layout {
     });
   }
 
-  /** One row of the table (a new page first when it would not fit). */
+  /**
+   * One row of the table (a new page first when it would not fit). A totals row (`bold`) is not
+   * one of the rows the limit counts; the rows are counted before drawing (pdfBytes), and here
+   * again for a report that could not say how many it has.
+   */
   row(row: Row, all: readonly Column[], bold = false): void {
-    if (++this.rows > this.maxRows) {
-      throw new FpaError(
-        'report_too_large',
-        `this report has more than ${this.maxRows} rows, too many for a PDF: narrow the period or the area, or download the CSV or Excel file`,
-        {
-          max_rows: this.maxRows,
-        },
-      );
-    }
+    if (!bold && ++this.rows > this.maxRows) throw tooLarge(this.maxRows);
     const font = bold ? 'Bold' : 'Body';
     const texts = all.flatMap((c, i) => (c.pdf === false ? [] : [printed(c, row.cells[i] ?? null, row.date)]));
     // A text that does not fit (a totals row's "days worked, on leave…", a day's flags) wraps: the row grows.
@@ -264,7 +284,7 @@ class Layout {
     if (this.y + height > this.bottom) this.page(false);
     const { pdf, left, width } = this;
     this.y += 10;
-    pdf.font('Body').fontSize(8).fillColor('black');
+    this.font('Body').fontSize(8).fillColor('black');
     pdf.text('I confirm that this record of my working time is complete and correct.', left, this.y, { lineBreak: false });
     const lineY = this.y + 42;
     const half = (width - 40) / 2;
@@ -285,8 +305,8 @@ class Layout {
     this.y = lineY + 30;
   }
 
-  /** "Page n of m" and when it was made, on every page (the pages are buffered until now). */
-  footers(generated: string): void {
+  /** "Page n of m" and when it was made, on every page (the pages are buffered until now), a turn of the event loop every few pages. */
+  async footers(generated: string, pacer: Pacer): Promise<void> {
     const { pdf } = this;
     const range = pdf.bufferedPageRange();
     for (let i = 0; i < range.count; i++) {
@@ -294,10 +314,28 @@ class Layout {
       // Below the bottom margin: without this, pdfkit would start a new page for the text.
       pdf.page.margins.bottom = 0;
       const y = pdf.page.height - MARGIN - 10;
-      pdf.font('Body').fontSize(8).fillColor(GREY);
+      this.font('Body').fontSize(8).fillColor(GREY);
       pdf.text(`${this.doc.title}, ${this.doc.period}. Generated ${generated}`, MARGIN, y, { lineBreak: false });
       pdf.text(`Page ${i + 1} of ${range.count}`, MARGIN, y, { width: pdf.page.width - 2 * MARGIN, align: 'right', lineBreak: false });
+      await pacer.turn();
     }
+  }
+}
+
+/**
+ * Writes the buffered pages out one at a time, with turns of the event loop between: pdfkit's
+ * end() flushes every buffered page in one call (compressing each), and a 10,000-row PDF's 285
+ * pages held the thread 140 ms on a busy machine. pdfkit has no public way to flush part of its
+ * buffer, so the buffer flushPages empties (`_pageBuffer`) is handed to it a page at a time; with
+ * a pdfkit without one, end() flushes them all as before.
+ */
+async function flushInTurns(pdf: Pdf, pacer: Pacer): Promise<void> {
+  const buffered: unknown = Reflect.get(pdf, '_pageBuffer');
+  if (!Array.isArray(buffered)) return;
+  for (const page of [...buffered]) {
+    Reflect.set(pdf, '_pageBuffer', [page]);
+    pdf.flushPages();
+    await pacer.turn();
   }
 }
 
@@ -308,6 +346,9 @@ export async function pdfBytes(
   options: { fonts?: PdfFonts; maxRows?: number } = {},
 ): Promise<Uint8Array<ArrayBuffer>> {
   const fonts = options.fonts ?? { regular: '', bold: '' };
+  const maxRows = options.maxRows ?? MAX_PDF_ROWS;
+  // Refused before anything is drawn: the rows counted (people, a person's dates, exceptions).
+  if (doc.rowCount && (await doc.rowCount(maxRows)) > maxRows) throw tooLarge(maxRows);
   const pdf = new PDFDocument({
     size: 'A4',
     layout: portrait ? 'portrait' : 'landscape',
@@ -323,14 +364,18 @@ export async function pdfBytes(
     pdf.on('error', reject);
   });
   // Fonts by role: a configured file, or the built-in Helvetica (pdfkit takes a standard font's name as its source).
-  pdf.registerFont('Body', fonts.regular || 'Helvetica');
-  pdf.registerFont('Bold', fonts.bold || fonts.regular || 'Helvetica-Bold');
-  const layout = new Layout(pdf, doc, fonts.regular ? (text) => text : winAnsi, options.maxRows ?? MAX_PDF_ROWS);
+  const faces = { Body: fonts.regular || 'Helvetica', Bold: fonts.bold || fonts.regular || 'Helvetica-Bold' };
+  const layout = new Layout(pdf, faces, doc, fonts.regular ? (text) => text : winAnsi, maxRows);
+  // Drawing is this thread's work: a turn of the event loop every few rows (terminals still poll).
+  const pacer = new Pacer();
   let first = true;
   for await (const sheet of doc.sheets) {
     layout.startSheet(sheet, first);
     first = false;
-    for await (const row of sheet.rows) layout.row(row, sheet.columns);
+    for await (const row of sheet.rows) {
+      layout.row(row, sheet.columns);
+      await pacer.turn();
+    }
     const totals = sheet.totals?.();
     if (totals) layout.row(totals, sheet.columns, true);
     layout.notes(doc.notes);
@@ -340,7 +385,8 @@ export async function pdfBytes(
     layout.page(false);
     layout.notes(['Nothing to report for this period and scope.']);
   }
-  layout.footers(generated);
+  await layout.footers(generated, pacer);
+  await flushInTurns(pdf, pacer);
   pdf.end();
   await ended;
   return new Uint8Array(Buffer.concat(chunks));

@@ -10,6 +10,7 @@ import {
   CLOCK_AHEAD,
   CLOCK_RESET,
   type CountedPunch,
+  type DayTest,
   DST_OVERLAP,
   type LiveDay,
   type SummaryView,
@@ -186,8 +187,11 @@ function statusCounted(status: 'absent' | 'on_leave' | 'holiday', n: number): st
   return status === 'holiday' && n !== 1 ? `${word}s` : word;
 }
 
-/** The totals of a timesheet's days: the durations summed, the days worked counted. */
-export function timesheetTotals(days: readonly AttendanceDayRow[]): Row {
+/**
+ * The totals of a timesheet's days: the durations summed, the days worked counted; the row names
+ * its person (`person`), as an Excel sheet of many people's timesheets needs.
+ */
+export function timesheetTotals(days: readonly AttendanceDayRow[], person?: Person): Row {
   const sum = (pick: (d: AttendanceDayRow) => number) => days.reduce((n, d) => n + pick(d), 0);
   const worked = days.filter((d) => d.status === 'present' || d.status === 'incomplete').length;
   const count = (status: string) => days.filter((d) => d.status === status).length;
@@ -197,8 +201,8 @@ export function timesheetTotals(days: readonly AttendanceDayRow[]): Row {
   ];
   return {
     cells: [
-      null,
-      null,
+      person?.employee ?? null,
+      person?.name ?? null,
       'Total',
       null,
       null,
@@ -321,4 +325,24 @@ export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: Reado
       day.punchCount,
     ],
   }));
+}
+
+/**
+ * What makes a day a row of each kind asked, as exceptionsOf decides, for counting the rows
+ * before they are drawn (a PDF past its limit is refused first): a day still open (today's, or
+ * last night's while the Today board carries its person in) is someone still in, no missing punch.
+ */
+export function exceptionTests(kinds: ReadonlySet<ExceptionKind>, open: OpenNow): DayTest[] {
+  const tests: Record<ExceptionKind, DayTest> = {
+    late: { flag: 'late' },
+    early_leave: { flag: 'early_leave' },
+    absent: { status: 'absent' },
+    missing_punch: { status: 'incomplete', except: [{ date: open.today }, { date: addDays(open.today, -1), enrollees: [...open.lastNight] }] },
+    overtime: { overtime: true },
+    unconfirmed_terminal: { flag: UNCONFIRMED_TERMINAL },
+    clock_ahead: { flag: CLOCK_AHEAD },
+    dst_overlap: { flag: DST_OVERLAP },
+    clock_reset: { flag: CLOCK_RESET },
+  };
+  return EXCEPTION_KINDS.filter((kind) => kinds.has(kind)).map((kind) => tests[kind]);
 }

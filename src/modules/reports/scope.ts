@@ -4,6 +4,7 @@
  */
 
 import { FpaError } from '../../platform/errors';
+import { yieldToOthers } from '../../platform/event-loop';
 import type { Caller } from '../../platform/http/caller';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import type { AreaCatalog } from '../areas';
@@ -34,6 +35,9 @@ export async function scopeOf(areas: AreaCatalog, caller: Pick<Caller, 'areas'>,
   return { area: null, members: { areas: [...limit] }, label: `Areas: ${limit.join(', ')}`, admits: (own) => own.some((a) => limit.includes(a)) };
 }
 
+/** People read at once: a report's page of days names up to a thousand. */
+const PEOPLE_PER_READ = 1000;
+
 /** The people of report rows by enrollee id, looked up once each (tombstones too: reports name people who left). */
 export class People {
   private readonly known = new Map<string, Person>();
@@ -43,13 +47,16 @@ export class People {
     private readonly enrollees: EnrolleeService,
   ) {}
 
+  /** The people of `ids`, read PEOPLE_PER_READ at a time with a turn of the event loop between reads (a daily report of everyone asks for 10,000). */
   async of(ids: readonly string[]): Promise<Map<string, Person>> {
     const missing = [...new Set(ids)].filter((id) => !this.known.has(id));
-    if (missing.length > 0) {
+    for (let i = 0; i < missing.length; i += PEOPLE_PER_READ) {
+      if (i > 0) await yieldToOthers();
+      const part = missing.slice(i, i + PEOPLE_PER_READ);
       const q = this.ctx.db.orm;
-      const rows = await this.enrollees.byIds(q, missing);
-      const areas = await this.enrollees.membership.areaNamesOf(q, missing);
-      for (const id of missing) {
+      const rows = await this.enrollees.byIds(q, part);
+      const areas = await this.enrollees.membership.areaNamesOf(q, part);
+      for (const id of part) {
         const row = rows.get(id);
         this.known.set(id, { employee: row?.employeeKey ?? '', name: row?.displayName ?? '', areas: areas.get(id) ?? [] });
       }

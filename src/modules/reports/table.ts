@@ -73,6 +73,17 @@ export interface ReportDocument {
   /** The columns of the report's rows, for a report without a sheet (nobody in scope). */
   emptyColumns: Column[];
   /**
+   * The report's rows counted up to `atMost` (the count may stop past it): its people (daily,
+   * summary), a row per date for each person (timesheet) or its exceptions; never a totals row.
+   * A PDF of more than its limit is refused from this count, before any of it is drawn (pdf.ts).
+   */
+  rowCount?: (atMost: number) => Promise<number>;
+  /**
+   * Its sheets counted up to `atMost` (the count may stop past it): a timesheet of an area has one
+   * per person. Absent: one sheet. The Excel file of more than it makes sheets of is one sheet (xlsx.ts).
+   */
+  sheetCount?: (atMost: number) => Promise<number>;
+  /**
    * What it was asked for, for the audit entry of its download: its parameters as they were
    * read (the date a daily report defaulted to included), and the person's id of a one-person report.
    */

@@ -1,6 +1,7 @@
 /**
  * A report as an Excel workbook (exceljs's streaming writer: each row is committed as it is
- * written, so a large report is never held whole). One worksheet per sheet; typed cells: dates
+ * written, so a large report is never held whole; a turn of the event loop every few rows). One
+ * worksheet per sheet, up to MAX_SHEETS (more: one sheet of them all, oneSheet); typed cells: dates
  * and times are Excel dates (local wall times of the attendance zone, which Excel has no zone
  * for) with a date format, durations numbers of hours with `0.00`, counts integers; the header
  * row bold and frozen, the columns sized, a bold totals row at the end where the report has one.
@@ -10,6 +11,7 @@
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
+import { Pacer } from '../../platform/event-loop';
 import { type Cell, type Column, type ReportDocument, type Row, type Sheet, words } from './table';
 
 const FORMAT: Partial<Record<Column['kind'], string>> = {
@@ -85,12 +87,49 @@ const edges = (text: string) => text.replace(/^[\s']+|[\s']+$/g, '');
 /** `&` starts a code in a print header: doubled to print as itself. */
 const headerText = (text: string) => text.replaceAll('&', '&&');
 
-async function writeSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, out: PassThrough, doc: ReportDocument, sheet: Sheet, taken: Set<string>): Promise<void> {
+/** The most worksheets a workbook has: a timesheet of more people is one sheet of everyone's rows. */
+export const MAX_SHEETS = 200;
+
+/** Said at the end of, and in the properties of, the one sheet of more than MAX_SHEETS people's timesheets. */
+export const ONE_SHEET_NOTE = `More than ${MAX_SHEETS} people: one sheet of everyone's timesheets instead of a sheet per person, by employee; each person's dates are followed by their totals row.`;
+
+/** Writes rows into a worksheet as they are read, each committed (so never held), at the pace of the client and of the event loop. */
+class SheetWriter {
+  private written = 0;
+  private readonly pacer = new Pacer();
+
+  constructor(private readonly out: PassThrough) {}
+
+  async rows(ws: ExcelJS.Worksheet, columns: readonly Column[], rows: Sheet['rows']): Promise<void> {
+    for await (const row of rows) {
+      this.write(ws, columns, row);
+      // Backpressure: when the client reads slower than the rows come, wait for it.
+      if (++this.written % 200 === 0 && this.out.writableNeedDrain) await once(this.out, 'drain');
+      // Building and zipping rows is this thread's work: terminals' polls get a turn every few rows.
+      await this.pacer.turn();
+    }
+  }
+
+  write(ws: ExcelJS.Worksheet, columns: readonly Column[], row: Row, font?: Partial<ExcelJS.Font>): void {
+    const added = ws.addRow(row.cells.map((cell, i) => value(columns[i]!, cell)));
+    if (font) added.font = font;
+    added.commit();
+  }
+}
+
+/** A worksheet with its print setup, sized columns and bold frozen header row. */
+function openSheet(
+  book: ExcelJS.stream.xlsx.WorkbookWriter,
+  doc: ReportDocument,
+  sheet: Pick<Sheet, 'name' | 'keep' | 'columns'>,
+  taken: Set<string>,
+  heading = `${doc.title}: ${sheet.name}`,
+): ExcelJS.Worksheet {
   const ws = book.addWorksheet(sheetName(sheet.name, taken, sheet.keep), {
     views: [{ state: 'frozen', ySplit: 1 }],
     pageSetup: { paperSize: 9, orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 },
     headerFooter: {
-      oddHeader: `&L${headerText(doc.company)}&C&B${headerText(`${doc.title}: ${sheet.name}`)}&B ${headerText(doc.period)}&R${headerText(doc.scope)}`,
+      oddHeader: `&L${headerText(doc.company)}&C&B${headerText(heading)}&B ${headerText(doc.period)}&R${headerText(doc.scope)}`,
       oddFooter: `&LTimes in ${headerText(doc.timeZone)}&RPage &P of &N`,
     },
   });
@@ -98,36 +137,59 @@ async function writeSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, out: PassThr
   const header = ws.addRow(sheet.columns.map((c) => c.label));
   header.font = { bold: true };
   header.commit();
-  const write = (row: Row, bold = false) => {
-    const added = ws.addRow(row.cells.map((cell, i) => value(sheet.columns[i]!, cell)));
-    if (bold) added.font = { bold: true };
-    added.commit();
-  };
-  let written = 0;
-  for await (const row of sheet.rows) {
-    write(row);
-    // Backpressure: when the client reads slower than the rows come, wait for it.
-    if (++written % 200 === 0 && out.writableNeedDrain) await once(out, 'drain');
+  return ws;
+}
+
+/** A sheet each (a timesheet of up to MAX_SHEETS people: one per person). */
+async function sheetEach(book: ExcelJS.stream.xlsx.WorkbookWriter, writer: SheetWriter, doc: ReportDocument): Promise<void> {
+  const taken = new Set<string>();
+  let sheets = 0;
+  for await (const sheet of doc.sheets) {
+    const ws = openSheet(book, doc, sheet, taken);
+    await writer.rows(ws, sheet.columns, sheet.rows);
+    const totals = sheet.totals?.();
+    if (totals) writer.write(ws, sheet.columns, totals, { bold: true });
+    ws.commit();
+    sheets++;
   }
-  const totals = sheet.totals?.();
-  if (totals) write(totals, true);
+  if (sheets === 0) openSheet(book, doc, { name: doc.title, columns: doc.emptyColumns }, taken).commit();
+}
+
+/**
+ * Every sheet's rows on one worksheet, each sheet's totals row after its rows, and a note saying
+ * so: a workbook of 10,000 sheets (a month's timesheets for 10,000 people) took 1.6 GB to write
+ * and is more than Excel opens comfortably; one sheet streams in flat memory and filters by person.
+ */
+async function oneSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, writer: SheetWriter, doc: ReportDocument): Promise<void> {
+  const columns = doc.emptyColumns;
+  const ws = openSheet(book, doc, { name: `${doc.title}s`, columns }, new Set(), `${doc.title}s`);
+  for await (const sheet of doc.sheets) {
+    await writer.rows(ws, columns, sheet.rows);
+    const totals = sheet.totals?.();
+    if (totals) writer.write(ws, columns, totals, { bold: true });
+  }
+  ws.addRow([]).commit();
+  const note = ws.addRow([ONE_SHEET_NOTE]);
+  note.font = { italic: true };
+  note.commit();
   ws.commit();
 }
 
-export function xlsxStream(doc: ReportDocument): ReadableStream<Uint8Array> {
+/**
+ * The workbook, streamed: zipped as its rows are written. A report of more than MAX_SHEETS sheets
+ * (counted first: `sheetCount`) is written as one sheet (oneSheet).
+ */
+export async function xlsxStream(doc: ReportDocument): Promise<ReadableStream<Uint8Array>> {
+  const combined = doc.sheetCount !== undefined && (await doc.sheetCount(MAX_SHEETS + 1)) > MAX_SHEETS;
   const pass = new PassThrough();
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: pass, useStyles: true, useSharedStrings: false });
   book.creator = doc.company || 'Fingerprint Attendance';
   book.title = `${doc.title} ${doc.period}`;
   book.company = doc.company;
-  const taken = new Set<string>();
+  if (combined) book.description = ONE_SHEET_NOTE;
+  const writer = new SheetWriter(pass);
   const write = async () => {
-    let sheets = 0;
-    for await (const sheet of doc.sheets) {
-      await writeSheet(book, pass, doc, sheet, taken);
-      sheets++;
-    }
-    if (sheets === 0) await writeSheet(book, pass, doc, { name: doc.title, details: [], columns: doc.emptyColumns, rows: [] }, taken);
+    await (combined ? oneSheet(book, writer, doc) : sheetEach(book, writer, doc));
     await book.commit();
   };
   write().catch((error: unknown) => pass.destroy(error instanceof Error ? error : new Error(String(error))));

@@ -12,7 +12,7 @@ import { csvStream } from '../../../src/modules/reports/csv';
 import { MAX_PDF_ROWS, pdfBytes, winAnsi } from '../../../src/modules/reports/pdf';
 import type { Column, ReportDocument, Row, Sheet } from '../../../src/modules/reports/table';
 import { printed } from '../../../src/modules/reports/table';
-import { sheetName, xlsxStream } from '../../../src/modules/reports/xlsx';
+import { MAX_SHEETS, ONE_SHEET_NOTE, sheetName, xlsxStream } from '../../../src/modules/reports/xlsx';
 import { parseCsv } from '../../../src/platform/csv';
 
 const COLUMNS: Column[] = [
@@ -109,6 +109,41 @@ describe('PDF', () => {
     await expect(pdfBytes(big, 'now', false, { maxRows: 300 })).rejects.toThrow('this report has more than 300 rows, too many for a PDF');
   });
 
+  test('the rows are counted before anything is drawn: past the limit, not one row is read; a totals row is not counted', async () => {
+    let read = 0;
+    async function* counted(): AsyncGenerator<Row> {
+      for (const row of rows(301)) {
+        read++;
+        yield row;
+      }
+    }
+    const over: ReportDocument = { ...doc([{ name: 'All', details: [], columns: COLUMNS, rows: counted() }]), rowCount: async () => 301 };
+    await expect(pdfBytes(over, 'now', false, { maxRows: 300 })).rejects.toMatchObject({ code: 'report_too_large', details: { max_rows: 300 } });
+    expect(read).toBe(0);
+    // Exactly the limit, and a totals row under it: drawn.
+    const totals = () => ({ cells: ['Total', null, null, 300 * 8 * 3600, null] });
+    const full: ReportDocument = { ...doc([{ name: 'All', details: [], columns: COLUMNS, rows: rows(300), totals }]), rowCount: async () => 300 };
+    expect((await pdfText(await pdfBytes(full, 'now', false, { maxRows: 300 }))).join('\n')).toContain('Total');
+  });
+
+  const DEJAVU_FILE = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+  test.skipIf(!existsSync(DEJAVU_FILE))('the built-in Helvetica is loaded once, not at every use: no slower than a font file to draw', async () => {
+    // pdfkit loaded a registered standard font again (its metrics parsed) each time a face was
+    // chosen: a PDF in Helvetica took four to five times as long as one in DejaVu Sans.
+    const fastest = async (fonts: { regular: string; bold: string }) => {
+      let best = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        await pdfBytes(doc([{ name: 'All', details: [], columns: COLUMNS, rows: rows(1500) }]), 'now', false, { fonts });
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    const helvetica = await fastest({ regular: '', bold: '' });
+    const file = await fastest({ regular: DEJAVU_FILE, bold: DEJAVU_FILE.replace('Sans.ttf', 'Sans-Bold.ttf') });
+    expect(helvetica).toBeLessThan(2 * file);
+  });
+
   test('names in other scripts: with the built-in Helvetica accents dropped or `?`, never garbage', async () => {
     expect(winAnsi('Müller Nguyễn Ōta Łukasz 王 😀 – “ok”')).toBe('Müller Nguyen Ota Lukasz ? ? – “ok”');
     const names: Sheet = {
@@ -148,7 +183,7 @@ describe('Excel', () => {
   test('sheet names Excel accepts, unique; typed cells', async () => {
     const sheet = (name: string): Sheet => ({ name, details: [], columns: COLUMNS, rows: rows(2) });
     const bytes = new Uint8Array(
-      await new Response(xlsxStream(doc([sheet('Ann [A/1]: night?'), sheet('Ann [A/1]: night?'), sheet('x'.repeat(40))]))).arrayBuffer(),
+      await new Response(await xlsxStream(doc([sheet('Ann [A/1]: night?'), sheet('Ann [A/1]: night?'), sheet('x'.repeat(40))]))).arrayBuffer(),
     );
     const book = new ExcelJS.Workbook();
     await book.xlsx.load(bytes.buffer as ArrayBuffer);
@@ -164,10 +199,50 @@ describe('Excel', () => {
     const sheet = (name: string): Sheet => ({ name, details: [], columns: COLUMNS, rows: rows(1) });
     // The 28-character cut of the third ends just after an apostrophe.
     const names = ["'Tis Lee (Q-1)", "Quinn O'Hara (Q-2)'", `${'x'.repeat(27)}'s night (Q-3)`, 'Ann Lee (A1)', 'ANN LEE (a1)', 'History'];
-    const bytes = new Uint8Array(await new Response(xlsxStream(doc(names.map(sheet)))).arrayBuffer());
+    const bytes = new Uint8Array(await new Response(await xlsxStream(doc(names.map(sheet)))).arrayBuffer());
     const book = new ExcelJS.Workbook();
     await book.xlsx.load(bytes.buffer as ArrayBuffer);
     expect(book.worksheets.map((s) => s.name)).toEqual(['Tis Lee (Q-1)', "Quinn O'Hara (Q-2)", 'x'.repeat(27), 'Ann Lee (A1)', 'ANN LEE (a1) 2', 'History 1']);
+  });
+
+  test(`up to ${MAX_SHEETS} sheets (as the report counts them) a sheet each; more are one sheet of all their rows, each sheet's totals after them, said in the file`, async () => {
+    const person = (n: number): Sheet => ({
+      name: `Person ${n} (P${n})`,
+      keep: ` (P${n})`,
+      details: [],
+      columns: COLUMNS,
+      rows: rows(2).map((r) => ({ ...r, cells: [`Person ${n}`, ...r.cells.slice(1)] })),
+      totals: () => ({ cells: [`Person ${n}`, 'Total', null, 2 * 8 * 3600, null] }),
+    });
+    const bookOf = async (sheetCount: number) => {
+      const book = new ExcelJS.Workbook();
+      const written = await xlsxStream({ ...doc([person(1), person(2), person(3)]), sheetCount: async () => sheetCount });
+      await book.xlsx.load(await new Response(written).arrayBuffer());
+      return book;
+    };
+    expect((await bookOf(MAX_SHEETS)).worksheets.map((s) => s.name)).toEqual(['Person 1 (P1)', 'Person 2 (P2)', 'Person 3 (P3)']);
+    const one = await bookOf(MAX_SHEETS + 1);
+    expect(one.worksheets.map((s) => s.name)).toEqual(['Test reports']);
+    const ws = one.worksheets[0]!;
+    const column = (c: number) => ws.getColumn(c).values.slice(1);
+    expect(column(1)).toEqual([
+      'Name',
+      'Person 1',
+      'Person 1',
+      'Person 1',
+      'Person 2',
+      'Person 2',
+      'Person 2',
+      'Person 3',
+      'Person 3',
+      'Person 3',
+      undefined,
+      ONE_SHEET_NOTE,
+    ]);
+    expect(column(2).slice(3, 4)).toEqual(['Total']);
+    expect(ws.getRow(4).font?.bold).toBe(true);
+    expect(ws.getCell('D4').value).toBeCloseTo(16, 6);
+    expect(one.description).toBe(ONE_SHEET_NOTE);
   });
 
   test('a person’s id stays whole at the end of their sheet’s name: the name is shortened instead', () => {
