@@ -18,8 +18,11 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-/** Modules of the server the console's client runs as well (the name key: one order by name everywhere). */
-const SHARED_WITH_BROWSER = [resolve(MODULES, '../platform/name-key.ts')];
+/**
+ * Modules of the server the console's client runs as well: the name key (one order by name
+ * everywhere), the name of the cookie that says a download has begun (one name on both sides).
+ */
+const SHARED_WITH_BROWSER = [resolve(MODULES, '../platform/name-key.ts'), resolve(MODULES, '../platform/http/download-started.ts')];
 
 describe('wire shapes', () => {
   test('no hand-written *View interface in src/modules: views are Static<typeof Model>', () => {

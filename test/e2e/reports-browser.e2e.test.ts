@@ -210,6 +210,64 @@ describe('Reports in the console', () => {
     expect(text).not.toContain('Otto Wagner');
   });
 
+  test('a download says “Preparing the file…” while the server builds it, and the browser saves the file itself, never read into the page', async () => {
+    await open('Summary');
+    await period();
+    // What the page asks for itself (fetch, XHR) is held in the tab; a frame's navigation goes to the disk.
+    const readByThePage: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/reports/summary.') && request.resourceType() !== 'document') readByThePage.push(request.resourceType());
+    });
+    // The server's answer held back a moment, as a large report's build holds it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/reports/summary.pdf*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    const saved = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download PDF' }).click();
+    const status = page.getByRole('status').filter({ hasText: 'Preparing the file…' });
+    await status.waitFor();
+    // One file at a time: the other buttons wait meanwhile.
+    expect(await page.getByRole('button', { name: 'Download Excel' }).getAttribute('aria-disabled')).toBe('true');
+    await page.screenshot({ path: join(shots, 'reports-preparing.png'), fullPage: true });
+    release();
+    const file = await saved;
+    expect(file.suggestedFilename()).toBe(`summary-${FROM}-${TO}.pdf`);
+    expect(await pdfText(new Uint8Array(readFileSync((await file.path())!)))).toContain('Attendance summary');
+    await page
+      .locator('#report-status')
+      .filter({ hasText: `Downloading summary-${FROM}-${TO}.pdf` })
+      .waitFor();
+    expect(await page.getByRole('button', { name: 'Download Excel' }).getAttribute('aria-disabled')).toBeNull();
+    await page.unroute('**/reports/summary.pdf*');
+    const csv = await download('CSV');
+    expect(csv.name).toBe(`summary-${FROM}-${TO}.csv`);
+    expect(readByThePage).toEqual([]);
+  });
+
+  test('a refusal is said beside the buttons, not saved as a file (an area deleted since the page was opened)', async () => {
+    expect((await server.admin.post('/areas/', { name: 'closed' })).status).toBe(201);
+    await open('Summary');
+    await period();
+    await page.getByLabel('Area').selectOption('closed');
+    expect((await server.admin.delete('/areas/closed/')).status).toBe(204);
+    let saved = false;
+    const onDownload = () => {
+      saved = true;
+    };
+    page.on('download', onDownload);
+    await page.getByRole('button', { name: 'Download PDF' }).click();
+    await page.locator('#report-problem').filter({ hasText: 'That person or area does not exist, or is outside the areas you may see.' }).waitFor();
+    expect(await page.locator('#report-status').textContent()).toBe('');
+    expect(await page.getByRole('button', { name: 'Download PDF' }).getAttribute('aria-disabled')).toBeNull();
+    page.off('download', onDownload);
+    expect(saved).toBe(false);
+  });
+
   test('no script errors', () => {
     expect(errors).toEqual([]);
   });

@@ -1,7 +1,9 @@
 /** `reports/{daily,timesheet,summary,exceptions}.{csv,xlsx,pdf}` (API.md "HR at a glance"). */
 import { t } from 'elysia';
 import { withByteOrderMark } from '../../platform/csv';
+import type { Caller } from '../../platform/http/caller';
 import { attachmentDisposition } from '../../platform/http/content-disposition';
+import { downloadStartedCookie } from '../../platform/http/download-started';
 import { CsvBomQuery, errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import { DailyQuery, ExceptionsQuery, PreviewLimit, ReportPreview, SummaryQuery, TimesheetQuery } from './model';
@@ -24,21 +26,27 @@ const MEDIA: Record<Format, { type: string; name: string }> = {
 const BomQuery = t.Object(CsvBomQuery);
 const bomOf = (query: object) => 'bom' in query && query.bom === true;
 
-function download(file: ReportFile, query: object): Response {
+function download(file: ReportFile, query: object, request: Request): Response {
   // Only a CSV's query has `bom`; a CSV is a stream (a PDF is bytes).
   const body = file.body instanceof ReadableStream ? withByteOrderMark(file.body, bomOf(query)) : file.body;
-  return new Response(body, {
-    headers: {
-      'content-type': file.contentType,
-      'content-disposition': attachmentDisposition(file.filename),
-      'cache-control': 'no-store',
-    },
+  const headers = new Headers({
+    'content-type': file.contentType,
+    'content-disposition': attachmentDisposition(file.filename),
+    'cache-control': 'no-store',
   });
+  // A browser's download (no bearer token: the console's session): the console learns from this that the file is coming.
+  if (!/^Bearer\s/i.test(request.headers.get('authorization') ?? '')) headers.append('set-cookie', downloadStartedCookie(file.filename));
+  return new Response(body, { headers });
 }
 
-/** A report's file for the caller `by` (the service audits the download before its first byte). */
-async function send(reports: ReportService, doc: Promise<ReportDocument>, format: Format, query: object, by: string): Promise<Response> {
-  return download(await reports.file(await doc, format, by), query);
+/** A report's file for the caller (the service audits the download before its first byte). */
+async function send(
+  reports: ReportService,
+  doc: Promise<ReportDocument>,
+  format: Format,
+  asked: { query: object; request: Request; admin: Caller },
+): Promise<Response> {
+  return download(await reports.file(await doc, format, asked.admin.by), asked.query, asked.request);
 }
 
 const ok = (format: Format) => ({ 200: t.String({ contentMediaType: MEDIA[format].type, description: `The ${MEDIA[format].name}.` }), ...errors('not_found') });
@@ -57,22 +65,22 @@ export function reportRoutes(http: Http, reports: ReportService) {
   for (const format of FORMATS) {
     const media = MEDIA[format].name;
     router
-      .get('/reports/daily.' + format, ({ query, admin }) => send(reports, reports.daily(query, admin), format, query, admin.by), {
+      .get('/reports/daily.' + format, ({ query, admin, request }) => send(reports, reports.daily(query, admin), format, { query, request, admin }), {
         query: format === 'csv' ? t.Composite([DailyQuery, BomQuery]) : DailyQuery,
         response: ok(format),
         detail: { summary: `Daily attendance report as ${format.toUpperCase()}`, description: `${DAILY} ${media}.`, tags },
       })
-      .get('/reports/timesheet.' + format, ({ query, admin }) => send(reports, reports.timesheet(query, admin), format, query, admin.by), {
+      .get('/reports/timesheet.' + format, ({ query, admin, request }) => send(reports, reports.timesheet(query, admin), format, { query, request, admin }), {
         query: format === 'csv' ? t.Composite([TimesheetQuery, BomQuery]) : TimesheetQuery,
         response: ok(format),
         detail: { summary: `Timesheet of a person or of an area as ${format.toUpperCase()}`, description: `${TIMESHEET} ${media}.`, tags },
       })
-      .get('/reports/summary.' + format, ({ query, admin }) => send(reports, reports.summary(query, admin), format, query, admin.by), {
+      .get('/reports/summary.' + format, ({ query, admin, request }) => send(reports, reports.summary(query, admin), format, { query, request, admin }), {
         query: format === 'csv' ? t.Composite([SummaryQuery, BomQuery]) : SummaryQuery,
         response: ok(format),
         detail: { summary: `Attendance summary per person as ${format.toUpperCase()}`, description: `${SUMMARY} ${media}.`, tags },
       })
-      .get('/reports/exceptions.' + format, ({ query, admin }) => send(reports, reports.exceptions(query, admin), format, query, admin.by), {
+      .get('/reports/exceptions.' + format, ({ query, admin, request }) => send(reports, reports.exceptions(query, admin), format, { query, request, admin }), {
         query: format === 'csv' ? t.Composite([ExceptionsQuery, BomQuery]) : ExceptionsQuery,
         response: ok(format),
         detail: { summary: `Attendance exceptions as ${format.toUpperCase()}`, description: `${EXCEPTIONS} ${media}.`, tags },

@@ -1,13 +1,15 @@
 /**
  * Reports: a page per report (daily, timesheet, summary, exceptions), each with its filters
  * (a date or a period, an area from `areas/`, a person found by name or employee id) and a
- * download button per format. A download is fetched (so a refusal shows beside the buttons in
- * plain words, not as a file of JSON) and handed to the browser under the server's file name.
+ * download button per format. The browser downloads the file itself (../download.ts), with a
+ * status beside the buttons while it is prepared; a refusal shows beside them in plain words,
+ * not as a file of JSON.
  */
 
 import type { ReportPreviewView } from '../../../reports';
 import { API, ApiError, api, can, everyRow, query } from '../api';
 import { button, field, h, input, replace, section, select } from '../dom';
+import { downloadFile } from '../download';
 import { FieldError } from '../form-errors';
 import { localDate } from '../format';
 import { personPicker } from '../person-picker';
@@ -58,20 +60,6 @@ function lastMonth(today: string): [string, string] {
   return [start, end.toISOString().slice(0, 10)];
 }
 
-/** The file name of a `Content-Disposition`: the real one (`filename*=UTF-8''…`) when sent, else the ASCII `filename="…"`. */
-function fileName(response: Response, fallback: string): string {
-  const header = response.headers.get('content-disposition') ?? '';
-  const real = /filename\*=UTF-8''([^;\s]+)/i.exec(header)?.[1];
-  if (real) {
-    try {
-      return decodeURIComponent(real);
-    } catch {
-      // not UTF-8: the ASCII name below
-    }
-  }
-  return /filename="([^"]+)"/.exec(header)?.[1] ?? fallback;
-}
-
 export async function reportsPage(main: HTMLElement, params: string[]): Promise<undefined> {
   const current = REPORTS.find((r) => r.kind === params[0]) ?? REPORTS[0]!;
   const areas = await everyRow<{ name: string }>('areas/');
@@ -82,6 +70,8 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
   );
   const filters = filtersOf(current.kind, areas);
   const problem = h('p', { class: 'error', role: 'alert', id: 'report-problem' });
+  // What a download is doing, beside its buttons: "Preparing the file…" while the server builds it.
+  const status = h('p', { class: 'download-status', role: 'status', id: 'report-status' });
   const shown = h('div', { id: 'report-preview' });
   // The filters' query, or null once what is wrong with them is shown beside them.
   const asked = async (): Promise<string | null> => {
@@ -104,16 +94,7 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
     },
     { class: 'primary', 'aria-describedby': 'report-problem' },
   );
-  const downloads = FORMATS.map(([format, label]) =>
-    button(
-      `Download ${label}`,
-      async () => {
-        const q = await asked();
-        if (q !== null) await download(`reports/${current.kind}.${format}${format === 'csv' ? withBom(q) : q}`, `${current.kind}.${format}`, problem);
-      },
-      { 'data-format': format, 'aria-describedby': 'report-problem' },
-    ),
-  );
+  const downloads = downloadButtons(current.kind, asked, status, problem);
   replace(
     main,
     h('h1', {}, 'Reports'),
@@ -122,7 +103,7 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
       `${current.title} report`,
       h('p', {}, current.about),
       h('form', { class: 'inline-form', onsubmit: (e: Event) => e.preventDefault() }, ...filters.fields),
-      h('div', { class: 'actions downloads' }, preview, ...downloads),
+      h('div', { class: 'actions downloads' }, preview, ...downloads, status),
       problem,
       shown,
       // For whoever connects other systems (they manage API keys); HR has no use for the path.
@@ -131,6 +112,38 @@ export async function reportsPage(main: HTMLElement, params: string[]): Promise<
   );
   return undefined;
 }
+
+/**
+ * A download button per format. One file at a time: the page learns that a download has begun
+ * from a cookie the server sets (../download.ts), so every button waits while one is prepared.
+ */
+function downloadButtons(kind: Kind, asked: () => Promise<string | null>, status: HTMLElement, problem: HTMLElement): HTMLButtonElement[] {
+  let preparing = false;
+  const buttons: HTMLButtonElement[] = FORMATS.map(([format, label]) =>
+    button(
+      `Download ${label}`,
+      async () => {
+        if (preparing) return;
+        status.textContent = '';
+        const q = await asked();
+        if (q === null) return;
+        preparing = true;
+        for (const b of buttons) b.setAttribute('aria-disabled', 'true');
+        try {
+          await download(`reports/${kind}.${format}${format === 'csv' ? withBom(q) : q}`, status, problem);
+        } finally {
+          preparing = false;
+          for (const b of buttons) b.removeAttribute('aria-disabled');
+        }
+      },
+      { 'data-format': format, 'aria-describedby': 'report-problem report-status' },
+    ),
+  );
+  return buttons;
+}
+
+const NOT_FOUND = 'That person or area does not exist, or is outside the areas you may see.';
+const SIGNED_OUT = 'Your session has ended. Sign in again.';
 
 /** A refusal beside the control it is about (announced, and tied to the control), or under the buttons. */
 function refuse(refusal: Refusal, problem: HTMLElement): void {
@@ -152,7 +165,7 @@ async function fetched<T>(ask: () => Promise<T>, problem: HTMLElement): Promise<
   try {
     return await ask();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) problem.textContent = 'That person or area does not exist, or is outside the areas you may see.';
+    if (error instanceof ApiError && error.status === 404) problem.textContent = NOT_FOUND;
     else problem.textContent = error instanceof Error ? error.message : String(error);
     return null;
   }
@@ -167,15 +180,23 @@ function withBom(q: string): string {
   return `${q}${q ? '&' : '?'}bom=true`;
 }
 
-async function download(path: string, fallback: string, problem: HTMLElement): Promise<void> {
-  const response = await fetched(() => api.raw(path), problem);
-  if (!response) return;
-  const url = URL.createObjectURL(await response.blob());
-  const link = h('a', { href: url, download: fileName(response, fallback), hidden: true });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+/**
+ * The browser downloads the file itself (../download.ts: nothing of it is held in this page), and
+ * the status beside the buttons says what is happening: "Preparing the file…" while the server
+ * builds it (a PDF is built whole first; a month's Excel timesheets of everyone stream for a
+ * while after their first byte, in the browser's downloads), then that it is on its way. A
+ * refusal is said under the buttons, as for the preview.
+ */
+async function download(path: string, status: HTMLElement, problem: HTMLElement): Promise<void> {
+  status.textContent = 'Preparing the file…';
+  const outcome = await downloadFile(path);
+  if ('started' in outcome) {
+    status.textContent = outcome.started ? `Downloading ${outcome.started}: your browser saves it.` : '';
+    return;
+  }
+  status.textContent = '';
+  const { code, message } = outcome.refused;
+  problem.textContent = code === 'not_found' ? NOT_FOUND : code === 'unauthorized' ? SIGNED_OUT : message;
 }
 
 /** What is wrong with the filters, and the control it is about (the message is shown beside it). */
