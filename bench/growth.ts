@@ -10,7 +10,8 @@
  * once; the days run back from yesterday.
  * Measured on the seeded copy over HTTP, by the real server as a child process (its memory and its
  * event loop its own, as in production; the sizes measured alternately, see benchGrowth):
- * - the month's export CSV for everyone: time per 1,000 rows and the RSS growth while it streams;
+ * - the month's export CSV for everyone: time per 1,000 rows, the RSS growth while it streams, and
+ *   the longest a terminal's getrequest poll waited meanwhile;
  * - `punches/?employee=&from=&to=` over a month (every page), median of 5 people;
  * - one person's week of leave until their days caught up (`POST leaves/`, then the days read,
  *   which catches the follower up first), median of 5 people (LEAVES_PER_ROUND);
@@ -84,6 +85,9 @@ interface Round {
   exportSeconds: number;
   exportRows: number;
   exportRssMb: number;
+  /** A terminal's getrequest polls while the export streamed, one after another: the longest wait, and how many. */
+  exportPollMaxMs: number;
+  exportPolls: number;
   employeeMs: number;
   employeeRows: number;
   leaveMs: number;
@@ -296,7 +300,8 @@ async function measureRound(server: ChildServer, token: string, history: Seeded,
   const monthFrom = dateOf(Math.max(history.first, last - 29 * DAY));
   const monthTo = dateOf(last);
 
-  // The month's export for everyone, streamed; the server's RSS sampled meanwhile.
+  // The month's export for everyone, streamed; the server's RSS sampled meanwhile, and a terminal polling.
+  const poller = pollWhile(server.url, serialOf(0));
   const rssBefore = memory(server.pid).rss;
   let rssPeak = rssBefore;
   const sampler = setInterval(() => {
@@ -314,6 +319,7 @@ async function measureRound(server: ChildServer, token: string, history: Seeded,
   rssPeak = Math.max(rssPeak, memory(server.pid).rss);
   const exportSeconds = (performance.now() - exportStarted) / 1000;
   clearInterval(sampler);
+  const polled = await poller.stop();
 
   // One person's month of punches, every page.
   const month = `from=${monthFrom}&to=${monthTo}`;
@@ -364,11 +370,38 @@ async function measureRound(server: ChildServer, token: string, history: Seeded,
     exportSeconds,
     exportRows,
     exportRssMb: (rssPeak - rssBefore) / 1024 ** 2,
+    exportPollMaxMs: polled.longestMs,
+    exportPolls: polled.polls,
     employeeMs: median(employeeTimes),
     employeeRows,
     leaveMs: median(leaveTimes),
     datePageMs: (performance.now() - dateStarted) / pages,
     datePages: pages,
+  };
+}
+
+/**
+ * A terminal polling `getrequest` one poll after another until stopped: how many were answered,
+ * and the longest wait. A download that holds the server's event loop (the export read its pages
+ * back to back: 1.6 s at M) holds every poll that long.
+ */
+function pollWhile(url: string, serial: string): { stop(): Promise<{ polls: number; longestMs: number }> } {
+  let running = true;
+  const waits: number[] = [];
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await (await fetch(`${url}/iclock/getrequest?SN=${serial}`)).text();
+      waits.push(performance.now() - t0);
+      await Bun.sleep(10);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return { polls: waits.length, longestMs: Math.max(0, ...waits) };
+    },
   };
 }
 
@@ -479,6 +512,15 @@ function figuresOf(results: SizeResult[]): Figure[] {
       // Below 1 MB the growth is noise: counted as 1 so that a ratio of two near-zero readings means nothing alarming.
       (m) => Math.max(1, m.exportRssMb),
       (m) => `+${round(m.exportRssMb, 1)} MB`,
+    ),
+    figure(
+      'export-poll',
+      "Month export CSV for everyone: a terminal's poll answered within (the longest)",
+      'ms',
+      rounds,
+      // Waits under 50 ms are a turn or two of the event loop: counted as 50, so that noise between two short waits is no ratio.
+      (m) => Math.max(50, m.exportPollMaxMs),
+      (m) => `longest ${round(m.exportPollMaxMs, 0)} ms of ${m.exportPolls} polls`,
     ),
     figure(
       'punches-employee',

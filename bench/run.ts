@@ -212,7 +212,8 @@ range shows how much the machine's mood moved the figure. The target is judged a
    \`--growth-sizes=S,M,L\`), each seeded through the punch service's ingest path, four punches a
    person a workday. The sizes are then measured alternately, S, M, S, M… ${pairs} times, each
    time by a server opened on that size's files: the month's export for everyone (time per
-   1,000 rows, the server's RSS growth while it streams), one person's month of punches, a week
+   1,000 rows, the server's RSS growth while it streams, and the longest a terminal's poll,
+   one after another meanwhile, waited for its answer), one person's month of punches, a week
    of leave until the days caught up (other people each time), every page of one date's
    attendance days. Then ${pairs} retention purges each, alternately, each of the next span of
    the oldest days (time per deleted row, and how long a terminal uploading a line every 5 ms
