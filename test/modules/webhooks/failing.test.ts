@@ -13,32 +13,33 @@ import { receiver, waitFor } from '../../support/webhook-receiver';
 
 const MAX_ATTEMPTS = 3;
 const DISABLE_AFTER = 1_500;
+const settings = {
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: true,
+  WEBHOOK_RETRY_BACKOFF: 50,
+  WEBHOOK_MAX_ATTEMPTS: MAX_ATTEMPTS,
+  WEBHOOK_TIMEOUT: 2_000,
+  WEBHOOK_DISABLE_AFTER: DISABLE_AFTER,
+  WEBHOOK_CONCURRENCY: 4,
+};
 let server: TestServer;
 let device: DeviceRow;
 let pin = 500;
 
 beforeAll(async () => {
-  server = await startTestServer({
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: true,
-    WEBHOOK_RETRY_BACKOFF: 50,
-    WEBHOOK_MAX_ATTEMPTS: MAX_ATTEMPTS,
-    WEBHOOK_TIMEOUT: 2_000,
-    WEBHOOK_DISABLE_AFTER: DISABLE_AFTER,
-    WEBHOOK_CONCURRENCY: 4,
-  });
+  server = await startTestServer(settings);
   device = await approvedDevice(server, 'FAILING1');
 });
 afterAll(async () => {
   await server.close();
 });
 
-const view = async (id: string) => (await server.admin.get(`/webhooks/${id}/`)).body;
-const messages = async (id: string, query = '') =>
-  (await server.admin.get(`/webhooks/${id}/messages/${query}`)).body.results as { id: string; status: string; attempts: number }[];
+const view = async (id: string, on = server) => (await on.admin.get(`/webhooks/${id}/`)).body;
+const messages = async (id: string, query = '', on = server) =>
+  (await on.admin.get(`/webhooks/${id}/messages/${query}`)).body.results as { id: string; status: string; attempts: number }[];
 const punches = (count: number) => ingest(server, device, punchLines(String(pin++), count));
 
-async function attemptLog(id: string) {
-  const log = (await server.admin.get(`/webhooks/${id}/deliveries/?limit=1000`)).body.results as {
+async function attemptLog(on: TestServer, id: string) {
+  const log = (await on.admin.get(`/webhooks/${id}/deliveries/?limit=1000`)).body.results as {
     message_id: string;
     attempt: number;
     status_code: number;
@@ -47,21 +48,41 @@ async function attemptLog(id: string) {
   return log.reverse();
 }
 
-describe('a receiver that keeps failing', () => {
-  test('every message behind the first is sent at most WEBHOOK_MAX_ATTEMPTS times, each send logged with its own attempt', async () => {
+describe('a receiver that keeps failing, every message behind the first', () => {
+  // Its own server: eighteen failed sends one after another take about WEBHOOK_DISABLE_AFTER
+  // above, and on a busy machine longer; an endpoint disabled half-way would leave messages
+  // pending, which is the next test's subject, not this one's.
+  let own: TestServer;
+  let terminal: DeviceRow;
+  beforeAll(async () => {
+    own = await startTestServer({ ...settings, WEBHOOK_DISABLE_AFTER: 10 * 60_000 });
+    terminal = await approvedDevice(own, 'FAILING2');
+  });
+  afterAll(async () => {
+    await own.close();
+  });
+
+  test('is sent at most WEBHOOK_MAX_ATTEMPTS times, each send logged with its own attempt', async () => {
     const rx = receiver(() => new Response('not here', { status: 404 }));
-    const hook = (await server.admin.post('/webhooks/', { url: rx.url })).body as { id: string };
+    const hook = (await own.admin.post('/webhooks/', { url: rx.url })).body as { id: string };
     try {
       // Six at once: four are in flight together (WEBHOOK_CONCURRENCY) on the first attempt.
-      await punches(6);
-      await waitFor(async () => (await messages(hook.id, '?status=dead')).length === 6, 'all six dead-lettered', 40_000);
-      const dead = await messages(hook.id, '?status=dead');
+      await ingest(own, terminal, punchLines('400', 6));
+      await waitFor(
+        async () => {
+          if ((await view(hook.id, own)).active !== true) throw new Error('the endpoint was disabled before all six were dead-lettered');
+          return (await messages(hook.id, '?status=dead', own)).length === 6;
+        },
+        'all six dead-lettered',
+        40_000,
+      );
+      const dead = await messages(hook.id, '?status=dead', own);
       for (const m of dead) expect(m.attempts).toBe(MAX_ATTEMPTS);
       const sends = new Map<string, number>();
       for (const call of rx.calls) sends.set(call.id, (sends.get(call.id) ?? 0) + 1);
       expect([...sends.values()]).toEqual(dead.map(() => MAX_ATTEMPTS));
       // Each message: attempts 1..MAX logged once each, retried until the last, which is not.
-      const log = await attemptLog(hook.id);
+      const log = await attemptLog(own, hook.id);
       for (const m of dead) {
         const mine = log.filter((l) => l.message_id === m.id);
         expect(mine.map((l) => [l.attempt, l.status_code, l.next_retry_at === null])).toEqual([
@@ -71,11 +92,13 @@ describe('a receiver that keeps failing', () => {
         ]);
       }
     } finally {
-      await server.admin.delete(`/webhooks/${hook.id}/`);
+      await own.admin.delete(`/webhooks/${hook.id}/`);
       rx.stop();
     }
   });
+});
 
+describe('a receiver that keeps failing', () => {
   test('refusing every message (dead letters): disabled after WEBHOOK_DISABLE_AFTER, failing_since kept from the first failure', async () => {
     const rx = receiver(() => new Response('not here', { status: 404 }));
     const hook = (await server.admin.post('/webhooks/', { url: rx.url })).body as { id: string };
