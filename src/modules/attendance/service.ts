@@ -1,9 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
-import { PurgePace } from '../../platform/db/purge';
 import { FpaError } from '../../platform/errors';
-import { yieldToOthers } from '../../platform/event-loop';
 import { cursorOf, type Page, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
 import { addDays, dateFilter, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
@@ -17,6 +15,7 @@ import { type AttendanceDayRow, attendanceDayView, localDates, readDays, writeDa
 import type { AttendanceEvents } from './events';
 import type { AttendanceDayView } from './model';
 import { inRanges, PayPeriods } from './periods';
+import { purgeDaysBefore, purgeResetClockDays } from './purge';
 import { type DayRules, type RecomputeOut, recomputePerson, targetsOf } from './recompute-days';
 import { attribute, type CountedPunch } from './rules';
 import type { AttendanceRuntime } from './runtime';
@@ -24,8 +23,6 @@ import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
 
 /** Enrollees per read when days are recomputed. */
 const READ_CHUNK = 500;
-/** People of the first batch of the retention purge (all their days before the horizon at once); then PurgePace. */
-const PURGE_PEOPLE = 100;
 /** Enrollees per transaction of a recompute on request. */
 const RECOMPUTE_GROUP = 100;
 /** The longest range `POST attendance-days/recompute/` takes. */
@@ -368,32 +365,14 @@ export class AttendanceService {
     return out;
   }
 
-  /** Retention: days before the local date `firstKeptDate`. */
-  async purgeBefore(firstKeptDate: string): Promise<number> {
-    // A few people at a time, all their old days at once (by the primary key, enrollee then
-    // date): a batch dirties one run of each index per person, not a page per day across every
-    // index (in date order, the cost of a row grew with the size of the table).
-    // The people are found in enrollee order from where the last batch ended (the primary key
-    // again): a batch reads the days of its own people only.
-    let total = 0;
-    let after = '';
-    const pace = new PurgePace(PURGE_PEOPLE, 5);
-    for (;;) {
-      const people = await this.ctx.db.orm
-        .selectDistinct({ id: attendanceDays.enrolleeId })
-        .from(attendanceDays)
-        .where(and(gt(attendanceDays.enrolleeId, after), lt(attendanceDays.date, firstKeptDate)))
-        .orderBy(asc(attendanceDays.enrolleeId))
-        .limit(pace.size);
-      if (people.length === 0) return total;
-      const ids = people.map((p) => p.id);
-      after = ids[ids.length - 1]!;
-      total += await pace.write(this.ctx.db, async ({ tx }) => {
-        const done = await tx.delete(attendanceDays).where(and(inArray(attendanceDays.enrolleeId, ids), lt(attendanceDays.date, firstKeptDate)));
-        return done.rowsAffected;
-      });
-      await yieldToOthers();
-    }
+  /** Retention: days before the local date `firstKeptDate` (purge.ts). */
+  purgeBefore(firstKeptDate: string): Promise<number> {
+    return purgeDaysBefore(this.ctx.db, firstKeptDate);
+  }
+
+  /** Retention: the days of a clock that started over of people who have no such punch left (purge.ts). */
+  purgeResetClockDays(holders: ReadonlySet<string>): Promise<number> {
+    return purgeResetClockDays(this.ctx.db, holders);
   }
 
   /** `GET attendance-days/`: newest date first, then by enrollee; cursor-paged. */

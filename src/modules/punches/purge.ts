@@ -19,7 +19,7 @@ import type { Database } from '../../platform/db/client';
 import { PurgePace } from '../../platform/db/purge';
 import { yieldToOthers } from '../../platform/event-loop';
 import { BUCKET_SQL, bucketOf } from './buckets';
-import { punches } from './tables';
+import { punches, RESET_CLOCK_DATED_BEFORE } from './tables';
 
 /** Rows of the first batch; the next ones are sized by PurgePace. */
 const FIRST_BATCH = 1000;
@@ -40,10 +40,34 @@ const TABLE = getTableName(punches);
  */
 const WALK_DENSITY = 0.5;
 
-/** Deletes the punches recorded before `cutoff` (an instant); returns how many. `piece`: PIECE, smaller in tests. */
+/**
+ * The punches a purge up to `cutoff` deletes, as SQL with two arguments (the floor, the cutoff):
+ * dated before it, and not dated by a clock that started over (those go by when they came:
+ * `purgeResetClockReceivedBefore`).
+ */
+const OLD = 'punched_at >= ? and punched_at < ?';
+
+/**
+ * Deletes the punches recorded before `cutoff` (an instant), but those of a clock that started
+ * over; returns how many. `piece`: PIECE, smaller in tests.
+ */
 export async function purgePunchesBefore(db: Database, cutoff: number, piece = PIECE): Promise<number> {
   const pace = new PurgePace(FIRST_BATCH, 50);
   return (await purgeFromTheStart(db, cutoff, piece, pace)) + (await purgeByDay(db, cutoff, piece, pace));
+}
+
+/**
+ * Deletes the punches of a clock that started over (dated before RESET_CLOCK_DATED_BEFORE) that
+ * arrived before `cutoff`; returns how many. A few rows, found on the enrollee index's first days.
+ */
+export async function purgeResetClockReceivedBefore(db: Database, cutoff: number): Promise<number> {
+  return db.write(async ({ execute }) => {
+    const done = await execute({
+      sql: `delete from ${TABLE} where ${BUCKET_SQL} <= ? and punched_at < ? and received_at < ?`,
+      args: [bucketOf(RESET_CLOCK_DATED_BEFORE), RESET_CLOCK_DATED_BEFORE, cutoff],
+    });
+    return done.rowsAffected;
+  });
 }
 
 /**
@@ -60,8 +84,8 @@ async function purgeFromTheStart(db: Database, cutoff: number, piece: number, pa
   let total = 0;
   for (;;) {
     const { rows } = await db.client.execute({
-      sql: `select json_group_array(sequence) filter (where punched_at < ?) as found, count(*) as seen, max(sequence) as last from (select sequence, punched_at from ${TABLE} where sequence > ? order by sequence limit ?)`,
-      args: [cutoff, after, piece],
+      sql: `select json_group_array(sequence) filter (where ${OLD}) as found, count(*) as seen, max(sequence) as last from (select sequence, punched_at from ${TABLE} where sequence > ? order by sequence limit ?)`,
+      args: [RESET_CLOCK_DATED_BEFORE, cutoff, after, piece],
     });
     const seen = Number(rows[0]?.seen ?? 0);
     if (seen === 0) return total;
@@ -80,8 +104,8 @@ async function purgeByDay(db: Database, cutoff: number, piece: number, pace: Pur
   for (;;) {
     // The oldest punches left (the oldest day first), as one sorted JSON array.
     const { rows } = await db.client.execute({
-      sql: `select json_group_array(sequence) as found from (select sequence from (select sequence from ${TABLE} where ${BUCKET_SQL} <= ? and punched_at < ? order by ${BUCKET_SQL} limit ?) order by sequence)`,
-      args: [last, cutoff, piece],
+      sql: `select json_group_array(sequence) as found from (select sequence from (select sequence from ${TABLE} where ${BUCKET_SQL} >= ? and ${BUCKET_SQL} <= ? and ${OLD} order by ${BUCKET_SQL} limit ?) order by sequence)`,
+      args: [bucketOf(RESET_CLOCK_DATED_BEFORE), last, RESET_CLOCK_DATED_BEFORE, cutoff, piece],
     });
     const sequences = JSON.parse(String(rows[0]?.found ?? '[]')) as number[];
     if (sequences.length === 0) return total;
@@ -99,8 +123,8 @@ async function deleteSequences(db: Database, cutoff: number, sequences: readonly
     from += batch.length;
     total += await pace.write(db, async ({ execute }) => {
       const done = await execute({
-        sql: `delete from ${TABLE} where sequence in (select value from json_each(?)) and punched_at < ?`,
-        args: [JSON.stringify(batch), cutoff],
+        sql: `delete from ${TABLE} where sequence in (select value from json_each(?)) and ${OLD}`,
+        args: [JSON.stringify(batch), RESET_CLOCK_DATED_BEFORE, cutoff],
       });
       return done.rowsAffected;
     });

@@ -9,7 +9,7 @@
  * counted.ts (`punches.counted`).
  */
 
-import { and, asc, eq, getTableName, gt, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableName, gt, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Execute, Queryable, WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
@@ -20,15 +20,15 @@ import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
 import type { EnrolleeService, PinHolder } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
-import { punchedWithin } from './buckets';
+import { bucketOf, punchedWithin } from './buckets';
 import { counted } from './counted';
 import type { PunchEvents, PunchPayload } from './events';
 import { INSERT_PUNCHES_SQL, punchValues } from './insert-sql';
 import { listPunches, type PunchListFilters } from './listing';
 import { receivedForm, voidedForm } from './logged';
-import { purgePunchesBefore } from './purge';
+import { purgePunchesBefore, purgeResetClockReceivedBefore } from './purge';
 import type { PunchRuntime } from './runtime';
-import { CLOCK_AHEAD_FLAG, type NewPunch, type PunchRow, punches } from './tables';
+import { CLOCK_AHEAD_FLAG, type NewPunch, type PunchRow, punches, RESET_CLOCK_DATED_BEFORE } from './tables';
 import { type PunchView, punchView } from './view';
 
 const DAY_MS = 86_400_000;
@@ -387,9 +387,21 @@ export class PunchService {
     return linked.length;
   }
 
-  /** Retention: deletes the punches before `cutoff`; returns how many (purge.ts). */
-  purgeBefore(cutoff: number): Promise<number> {
-    return purgePunchesBefore(this.ctx.db, cutoff);
+  /**
+   * Retention: deletes the punches before `cutoff`, and those of a clock that started over that
+   * arrived before it (their date says nothing of their age); returns how many (purge.ts).
+   */
+  async purgeBefore(cutoff: number): Promise<number> {
+    return (await purgePunchesBefore(this.ctx.db, cutoff)) + (await purgeResetClockReceivedBefore(this.ctx.db, cutoff));
+  }
+
+  /** Retention: the people who still have punches of a clock that started over (their days stay). */
+  async resetClockHolders(): Promise<Set<string>> {
+    const rows = await this.ctx.db.orm
+      .selectDistinct({ enrollee: punches.enrolleeId })
+      .from(punches)
+      .where(and(sql`${punches.punchedAt} / 86400000 <= ${bucketOf(RESET_CLOCK_DATED_BEFORE)}`, lt(punches.punchedAt, RESET_CLOCK_DATED_BEFORE)));
+    return new Set(rows.flatMap((r) => (r.enrollee === null ? [] : [r.enrollee])));
   }
 
   /** Punches at or after an instant (`health/`: punches today). */

@@ -26,6 +26,14 @@ export const CLOCK_AHEAD_FLAG = 'clock_ahead';
 export const CLOCK_RESET_FLAG = 'clock_reset';
 
 /**
+ * Every punch dated before this instant is one of a clock that started over (`clock_reset`: its
+ * local year before 2001, in any zone, is before 2001-01-01T12:00Z). Retention cannot judge such
+ * a punch by its date, which is years in the past from the moment it arrives: it keeps it as long
+ * as punches received when it was received (retention/service.ts), so HR can review its day.
+ */
+export const RESET_CLOCK_DATED_BEFORE = Date.UTC(2001, 0, 1, 12);
+
+/**
  * The punches whose day HR is to review, as SQL: those a terminal sent from an address other than
  * the one it is pinned to (`new_address`: devices/identity.ts NEW_ADDRESS_FLAG), those dated after
  * they arrived (`clock_ahead`), those at a wall time the fall-back night showed twice

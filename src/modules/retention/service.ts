@@ -121,6 +121,7 @@ export class Retention {
     if (punchCutoff !== null) {
       counts.punches = await punches.purgeBefore(punchCutoff);
       counts.attendance_days = await attendance.purgeBefore(localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));
+      counts.attendance_days += await attendance.purgeResetClockDays(await punches.resetClockHolders());
       counts.anomalies = await this.deps.anomalies.purgeBefore(punchCutoff);
     }
     const commandCutoff = cutoff(s.RETENTION_COMMANDS_DAYS);
