@@ -25,8 +25,8 @@ export function employeeRoutes(http: Http, employees: EmployeeService) {
     })
     .post(
       '/employees',
-      async ({ body, set }) => {
-        const created = await employees.create(body);
+      async ({ body, admin, set }) => {
+        const created = await employees.create(body, admin.by);
         set.status = 201;
         return created;
       },

@@ -198,7 +198,8 @@ export class EmployeeService {
     }
   }
 
-  async create(input: { id: string; name: string; active?: boolean }): Promise<EmployeeView> {
+  /** A new entry, audited (`employee.created`); an id already there is 409, saying if it is inactive. */
+  async create(input: { id: string; name: string; active?: boolean }, by: string): Promise<EmployeeView> {
     this.builtinOnly();
     const now = this.ctx.clock.now();
     const active = input.active ?? true;
@@ -211,6 +212,7 @@ export class EmployeeService {
         throw new FpaError('conflict', `an employee with this id exists${inactive}`, { employee: row.id, active: exists.active });
       }
       await tx.insert(employees).values(row);
+      await audit(tx, now, { actor: by, action: 'employee.created', targetType: 'employee', targetId: row.id, details: { employee: row.id } });
     });
     return employeeView(row);
   }

@@ -92,6 +92,17 @@ describe('a leaver in the built-in directory', () => {
     expect(actions).toEqual(['employee.reactivated', 'employee.deactivated']);
   });
 
+  test('added by hand (POST employees/), the entry is audited with who added it, as every later change of it is', async () => {
+    const added = await server.admin.post('/employees/', { id: 'S08', name: 'Hanna Teig' });
+    expect(added.status).toBe(201);
+    const entries = (await server.admin.get('/audit-log/?target=S08')).body.results as { action: string; actor: string; details: unknown }[];
+    expect(entries.map((e) => [e.action, e.actor, e.details])).toEqual([['employee.created', 'admin@example.com', { employee: 'S08' }]]);
+    // Refused (the id is taken), nothing more is recorded.
+    expect((await server.admin.post('/employees/', { id: 'S08', name: 'Hanna Teig' })).status).toBe(409);
+    expect((await server.admin.get('/audit-log/?target=S08')).body.results).toHaveLength(1);
+    expect((await server.admin.delete('/employees/S08/')).status).toBe(204);
+  });
+
   test('deactivating is refused while a person of theirs is active; a deactivated person is not made active before the employee', async () => {
     const person = await personOf('S07');
     const refused = await server.admin.patch('/employees/S07/', { active: false });

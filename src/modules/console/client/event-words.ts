@@ -75,6 +75,7 @@ const ACTION_WORDS: Record<string, string> = {
   'device_command.cancelled': 'Terminal command cancelled',
   'device_command.queued': 'Terminal command sent',
   'device_command.retried': 'Terminal command retried',
+  'employee.created': 'Employee added to the directory',
   'employee.deactivated': 'Employee deactivated in the directory',
   'employee.erased': 'Employee erased from the directory',
   'employee.reactivated': 'Employee active again in the directory',
