@@ -9,7 +9,7 @@
  * sheets print on A4.
  */
 import { once } from 'node:events';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { Pacer } from '../../platform/event-loop';
 import { type Cell, type Column, type ReportDocument, type Row, type Sheet, words } from './table';
@@ -193,7 +193,20 @@ export async function xlsxStream(doc: ReportDocument): Promise<ReadableStream<Ui
     await book.commit();
   };
   write().catch((error: unknown) => pass.destroy(error instanceof Error ? error : new Error(String(error))));
-  // The same stream class at run time; node:stream/web's type and the global one are declared
-  // apart, and neither is assignable to the other.
-  return Readable.toWeb(pass) as unknown as ReadableStream<Uint8Array>;
+  return webStreamOf(pass);
+}
+
+/** A web stream pulled from a Node one as the answer is sent: the zip is written no faster than it is read. */
+function webStreamOf(node: PassThrough): ReadableStream<Uint8Array> {
+  const chunks: AsyncIterator<Uint8Array> = node[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel(reason) {
+      node.destroy(reason instanceof Error ? reason : undefined);
+    },
+  });
 }
