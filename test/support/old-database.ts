@@ -41,3 +41,32 @@ export async function insertRows(db: Database, rows: readonly (readonly [string,
     });
   }
 }
+
+/**
+ * A punch row as earlier releases wrote it, at the instant `at` (UTC wall time, offset 0), of
+ * terminal SN1's PIN 10000, person enrollee-1 (E1); `fields` set or add any column (`source`,
+ * `voided`, … where the release before the tested migration had them).
+ */
+export function legacyPunchRow(at: number, fields: Record<string, InValue> = {}): readonly [string, Record<string, InValue>] {
+  return [
+    'fpa_punches',
+    {
+      id: `punch-${at}`,
+      device_id: 'device-1',
+      device_serial: 'SN1',
+      device_pin: '10000',
+      enrollee_id: 'enrollee-1',
+      employee_key: 'E1',
+      punched_at: at,
+      local_time: new Date(at).toISOString().slice(0, 19).replace('T', ' '),
+      utc_offset_minutes: 0,
+      state: 0,
+      verify_type: 1,
+      work_code: '0',
+      raw: '',
+      flags: '[]',
+      received_at: at,
+      ...fields,
+    },
+  ];
+}

@@ -11,34 +11,22 @@ import { EVENT_CATALOG } from '../../../src/app/event-catalog';
 import { subjectsOf } from '../../../src/modules/events/subjects';
 import { migrateDatabase } from '../../../src/platform/db/client';
 import { tempDir } from '../../support/harness';
-import { databaseBefore, insertRows } from '../../support/old-database';
+import { databaseBefore, insertRows, legacyPunchRow } from '../../support/old-database';
 
 const now = Date.parse('2026-10-01T08:00:00Z');
 const ADA = '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01';
 const BO = 'b4d2f9a8-6e15-4c37-8d0b-91a3e7c2f605';
 
 const punch = (sequence: number, enrollee: string | null, device: { id: string; serial: string }) =>
-  [
-    'fpa_punches',
-    {
-      sequence,
-      id: `punch-${sequence}`,
-      device_id: device.id,
-      device_serial: device.serial,
-      device_pin: String(10_000 + sequence),
-      enrollee_id: enrollee,
-      employee_key: enrollee ? 'E-1' : null,
-      punched_at: now,
-      local_time: '2026-10-01 08:00:00',
-      utc_offset_minutes: 0,
-      state: 0,
-      verify_type: 1,
-      work_code: '0',
-      raw: '',
-      flags: '[]',
-      received_at: now,
-    },
-  ] as const;
+  legacyPunchRow(now, {
+    sequence,
+    id: `punch-${sequence}`,
+    device_id: device.id,
+    device_serial: device.serial,
+    device_pin: String(10_000 + sequence),
+    enrollee_id: enrollee,
+    employee_key: enrollee ? 'E-1' : null,
+  });
 
 const event = (i: number, type: string, data: object) => ['fpa_events', { id: `evt_${i}`, type, at: now + i, data: JSON.stringify(data) }] as const;
 

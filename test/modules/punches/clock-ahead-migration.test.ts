@@ -8,33 +8,21 @@
 import { describe, expect, test } from 'bun:test';
 import { migrateDatabase } from '../../../src/platform/db/client';
 import { tempDir } from '../../support/harness';
-import { databaseBefore, insertRows } from '../../support/old-database';
+import { databaseBefore, insertRows, legacyPunchRow } from '../../support/old-database';
 
 const received = Date.parse('2026-11-16T06:58:00Z');
 
 function punch(id: string, p: { aheadMs: number; source?: string; flags?: string[] }) {
-  const at = received + p.aheadMs;
-  return [
-    'fpa_punches',
-    {
-      id,
-      device_id: p.source === 'manual' ? '' : 'device-1',
-      device_serial: p.source === 'manual' ? '' : 'SN1',
-      device_pin: id,
-      enrollee_id: 'enrollee-1',
-      employee_key: 'E1',
-      punched_at: at,
-      local_time: new Date(at).toISOString().slice(0, 19).replace('T', ' '),
-      utc_offset_minutes: 0,
-      state: 0,
-      verify_type: 1,
-      work_code: '0',
-      raw: '',
-      flags: JSON.stringify(p.flags ?? []),
-      received_at: received,
-      source: p.source ?? 'device',
-    },
-  ] as const;
+  const manual = p.source === 'manual';
+  return legacyPunchRow(received + p.aheadMs, {
+    id,
+    device_id: manual ? '' : 'device-1',
+    device_serial: manual ? '' : 'SN1',
+    device_pin: id,
+    flags: JSON.stringify(p.flags ?? []),
+    received_at: received,
+    source: p.source ?? 'device',
+  });
 }
 
 describe('migration 0037 on punches stored before it', () => {

@@ -7,32 +7,12 @@ import { describe, expect, test } from 'bun:test';
 import { counted } from '../../../src/modules/punches/counted';
 import { migrateDatabase } from '../../../src/platform/db/client';
 import { tempDir } from '../../support/harness';
-import { databaseBefore, insertRows } from '../../support/old-database';
+import { databaseBefore, insertRows, legacyPunchRow } from '../../support/old-database';
 
 const Y2K = Date.parse('2000-01-01T00:03:12Z');
 
 function punch(id: string, at: number, flags: string[]) {
-  return [
-    'fpa_punches',
-    {
-      id,
-      device_id: 'device-1',
-      device_serial: 'SN1',
-      device_pin: '10020',
-      enrollee_id: 'enrollee-1',
-      employee_key: 'E1',
-      punched_at: at,
-      local_time: new Date(at).toISOString().slice(0, 19).replace('T', ' '),
-      utc_offset_minutes: 0,
-      state: 0,
-      verify_type: 1,
-      work_code: '0',
-      raw: '',
-      flags: JSON.stringify(flags),
-      received_at: Date.parse('2026-11-19T07:00:00Z'),
-      source: 'device',
-    },
-  ] as const;
+  return legacyPunchRow(at, { id, device_pin: '10020', flags: JSON.stringify(flags), received_at: Date.parse('2026-11-19T07:00:00Z'), source: 'device' });
 }
 
 describe('migration 0040 on punches stored before it', () => {

@@ -7,35 +7,20 @@
 import { describe, expect, test } from 'bun:test';
 import { migrateDatabase } from '../../../src/platform/db/client';
 import { tempDir } from '../../support/harness';
-import { databaseBefore, insertRows } from '../../support/old-database';
+import { databaseBefore, insertRows, legacyPunchRow } from '../../support/old-database';
 
 const now = Date.parse('2026-10-01T08:00:00Z');
 
 function punch(id: string, source: string, voided: boolean, reason: string | null, i: number) {
-  const at = now + i * 60_000;
-  return [
-    'fpa_punches',
-    {
-      id,
-      device_id: source === 'device' ? 'device-1' : '',
-      device_serial: source === 'device' ? 'SN1' : '',
-      device_pin: '10000',
-      enrollee_id: 'enrollee-1',
-      employee_key: 'E1',
-      punched_at: at,
-      local_time: new Date(at).toISOString().slice(0, 19).replace('T', ' '),
-      utc_offset_minutes: 0,
-      state: 0,
-      verify_type: 1,
-      work_code: '0',
-      raw: '',
-      flags: '[]',
-      received_at: at,
-      source,
-      voided: voided ? 1 : 0,
-      correction_reason: reason,
-    },
-  ] as const;
+  const byTerminal = source === 'device';
+  return legacyPunchRow(now + i * 60_000, {
+    id,
+    device_id: byTerminal ? 'device-1' : '',
+    device_serial: byTerminal ? 'SN1' : '',
+    source,
+    voided: voided ? 1 : 0,
+    correction_reason: reason,
+  });
 }
 
 const audit = (targetId: string, action: string, reason: string, i: number) =>
