@@ -126,6 +126,8 @@ describe('proofs in the console', () => {
     await page.getByRole('heading', { level: 1, name: /Employee E-77/ }).waitFor();
     await page.getByRole('heading', { name: 'Proof of deletion' }).waitFor();
     expect(await page.getByText('Deleted', { exact: true }).isVisible()).toBe(true);
+    // The console's Delete made their directory entry inactive: the page says where the name still is.
+    expect(await page.getByText(/keeps their name until it is erased \(People › Inactive employees\)/).isVisible()).toBe(true);
     await drain(terminal);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: /Employee E-77/ }).waitFor();

@@ -87,7 +87,11 @@ export async function deletedPersonPage(main: HTMLElement, enrollee: string): Pr
     main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/people' }, 'People'), ' › ', proof.employee ?? 'Deleted person'),
     headingWithStatus(proof.employee ? `Employee ${proof.employee}` : 'Deleted person', badge('Deleted', 'muted')),
-    h('p', {}, 'This person was deleted: their name, PIN and card are no longer shown. Their fingerprints were destroyed and deleted from the terminals.'),
+    h(
+      'p',
+      {},
+      'This person was deleted: their name, PIN and card are no longer shown here. Their fingerprints were destroyed and deleted from the terminals. An entry of theirs in the employee directory keeps their name until it is erased (People › Inactive employees).',
+    ),
     proofSection(proof),
   );
   return true;
