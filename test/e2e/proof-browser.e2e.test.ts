@@ -128,6 +128,8 @@ describe('proofs in the console', () => {
     expect(await page.getByText('Deleted', { exact: true }).isVisible()).toBe(true);
     // The console's Delete made their directory entry inactive: the page says where the name still is.
     expect(await page.getByText(/keeps their name until it is erased \(People › Inactive employees\)/).isVisible()).toBe(true);
+    // Their consent history stays readable beside the proof (what they agreed to, and its end).
+    await page.getByRole('heading', { name: 'Consent history' }).waitFor();
     await drain(terminal);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: /Employee E-77/ }).waitFor();

@@ -95,4 +95,20 @@ describe('a person’s consent history', () => {
     const other = (await server.admin.post('/enrollees/', { employee: 'SA-2' })).body as { id: string };
     expect((await server.admin.get(`/enrollees/${other.id}/consents/`)).body).toEqual({ results: [], next_cursor: null });
   });
+
+  test('a deleted person’s history is still answered, in the areas they were in: the evidence outlives them', async () => {
+    expect((await server.admin.post('/employees/', { id: 'SA-3', name: 'Una Berg' })).status).toBe(201);
+    const gone = (await server.admin.post('/enrollees/', { employee: 'SA-3', areas: ['north'] })).body as { id: string };
+    expect((await server.admin.post(`/enrollees/${gone.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    expect((await server.admin.delete(`/enrollees/${gone.id}/`)).status).toBe(204);
+    expect((await server.admin.get(`/enrollees/${gone.id}/`)).status).toBe(404);
+    const hr = await clientAs(server, 'hr', ['north']);
+    const history = await hr.get(`/enrollees/${gone.id}/consents/`);
+    expect(history.status).toBe(200);
+    const [record] = history.body.results as ConsentRecord[];
+    // Deleting the person withdrew the consent: given, then ended, its fingerprints destroyed.
+    expect(record).toMatchObject({ version: 'v1', method: 'paper', given_by: 'admin@example.com', ended: 'withdrawn' });
+    expect(record?.withdrawn_at).not.toBeNull();
+    expect((await (await clientAs(server, 'hr', ['south'])).get(`/enrollees/${gone.id}/consents/`)).status).toBe(404);
+  });
 });

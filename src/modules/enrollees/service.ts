@@ -74,6 +74,17 @@ export class EnrolleeService {
     return row;
   }
 
+  /**
+   * An enrollee, a deleted one too (what a record of theirs kept for evidence is read under: their
+   * consents, their proof), for a caller whose areas they are or were in.
+   */
+  async getEvenDeleted(id: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
+    const q = this.ctx.db.orm;
+    const row = await this.find(q, id);
+    if (!row || !(await this.inScope(q, id, scope))) throw new FpaError('not_found', 'enrollee not found', { enrollee: id });
+    return row;
+  }
+
   /** Those of these enrollee ids in one of the scope's areas (all of them, for an unlimited scope). */
   async keepInScope(q: Queryable, ids: readonly string[], scope: AreaScope): Promise<string[]> {
     const member = enrolleeInScope(enrollees.id, scope);

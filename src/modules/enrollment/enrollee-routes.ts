@@ -43,7 +43,8 @@ export function biometricRoutes(http: Http, deps: { enrollment: Enrollment; enro
     .get(
       '/enrollees/:id/consents',
       async ({ params, query, scope }) => {
-        const enrollee = await enrollees.get(params.id, undefined, scope);
+        // A deleted person's too: the records that their data was processed lawfully outlive them.
+        const enrollee = await enrollees.getEvenDeleted(params.id, scope);
         return enrollment.consent.history(enrollee.id, { limit: query.limit ?? 100, cursor: query.cursor });
       },
       {
@@ -52,6 +53,7 @@ export function biometricRoutes(http: Http, deps: { enrollment: Enrollment; enro
         response: { 200: ConsentHistory.response, ...errors('not_found', 'invalid_cursor') },
         detail: {
           summary: 'Every consent record of the person, oldest first: given (version, method, when, by whom), withdrawn or replaced (when, by whom)',
+          description: 'A deleted person’s records are answered too (for a caller whose areas they were in): what shows their data was processed with consent.',
           tags,
         },
       },

@@ -1,12 +1,14 @@
 /**
  * The proof of deletion of a person whose consent was withdrawn or who was deleted: where it
  * stands (which terminals confirmed), and the button that downloads it, as the signed JSON and as
- * a readable PDF. A deleted person's page shows only this.
+ * a readable PDF. A deleted person's page shows this, and their consent history.
  */
+import type { ConsentRecordView } from '../../../enrollment';
 import type { DeletionProofView } from '../../../proofs';
-import { ApiError, api, can } from '../api';
+import { ApiError, api, can, everyRow } from '../api';
 import { badge, button, h, headingWithStatus, replace, section, table } from '../dom';
 import { count, dateTime } from '../format';
+import { consentHistorySection } from './person-consent';
 
 const TONE = { confirmed: 'ok', pending: 'info', unreachable: 'bad' } as const;
 const STATUS = { confirmed: 'Confirmed', pending: 'Waiting for the terminal', unreachable: 'Unreachable' } as const;
@@ -83,6 +85,9 @@ export function proofSection(proof: DeletionProofView): HTMLElement {
 export async function deletedPersonPage(main: HTMLElement, enrollee: string): Promise<boolean> {
   const proof = await loadProof(enrollee);
   if (!proof) return false;
+  const consents = can('GET enrollees/{id}/consents/')
+    ? await everyRow<ConsentRecordView>(`enrollees/${encodeURIComponent(enrollee)}/consents/`)
+    : ([] as ConsentRecordView[]);
   replace(
     main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/people' }, 'People'), ' › ', proof.employee ?? 'Deleted person'),
@@ -93,6 +98,7 @@ export async function deletedPersonPage(main: HTMLElement, enrollee: string): Pr
       'This person was deleted: their name, PIN and card are no longer shown here. Their fingerprints were destroyed and deleted from the terminals. An entry of theirs in the employee directory keeps their name until it is erased (People › Inactive employees).',
     ),
     proofSection(proof),
+    can('GET enrollees/{id}/consents/') && consentHistorySection(consents),
   );
   return true;
 }
