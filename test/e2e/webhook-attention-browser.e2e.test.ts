@@ -66,3 +66,25 @@ describe('Overview › Needs attention', () => {
     });
   });
 });
+
+describe('Integrations › Recover', () => {
+  test('offers the whole outage of a failing endpoint first (from the hour before it began), then the last day, week and month', async () => {
+    const failingSince = (await server.admin.get(`/webhooks/${refusingId}/`)).body.failing_since as string;
+    expect(failingSince).not.toBeNull();
+    await onSignedInPage(browser, server, errors, async (page) => {
+      await goTo(page, `#/integrations/${refusingId}`, 'Integrations');
+      const row = page.getByRole('row', { name: new RegExp(refusing.url.replaceAll('.', '\\.')) });
+      await row.getByRole('button', { name: /Recover/ }).click();
+      const ask = page.getByRole('dialog', { name: 'Send again everything not delivered since when?' });
+      const since = ask.getByLabel('Since');
+      const offered = await since.locator('option').allTextContents();
+      expect(offered).toHaveLength(4);
+      expect(offered[0]).toStartWith('Since it began failing (');
+      expect(offered.slice(1)).toEqual(['The last 24 hours', 'The last 7 days', 'The last 30 days']);
+      await ask.getByRole('button', { name: 'Recover' }).click();
+      await page.getByText(/messages? queued again\./).waitFor();
+    });
+    const [entry] = (await server.admin.get(`/audit-log/?action=webhook.recovered&target=${refusingId}`)).body.results as { details: { since: string } }[];
+    expect(entry?.details.since).toBe(new Date(Date.parse(failingSince) - 3_600_000).toISOString());
+  });
+});

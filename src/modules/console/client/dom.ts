@@ -264,6 +264,18 @@ export function confirmAction(question: string, options: { action: string; typed
   });
 }
 
+/** Asks which of `choices` ([value, label], the first chosen at first); its value, or null when cancelled. */
+export function askChoice(question: string, options: { action: string; label: string; choices: [string, string][]; detail?: string }): Promise<string | null> {
+  const chosen = select(options.choices);
+  return ask<string | null>(question, {
+    ...options,
+    field: field(options.label, chosen),
+    focus: chosen,
+    cancelled: null,
+    answer: () => chosen.value,
+  });
+}
+
 /** Asks for a reason before a correction (it goes into the audit log); null when cancelled. */
 export function askReason(question: string, options: { action: string; detail?: string }): Promise<string | null> {
   const reason = input({ required: true, autocomplete: 'off' });

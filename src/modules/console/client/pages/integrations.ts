@@ -4,7 +4,7 @@ import type { AgentView } from '../../../enrollment';
 import type { HealthView } from '../../../health';
 import type { WebhookEndpointView } from '../../../webhooks';
 import { api, can, currentSession, everyRow, type List, whollyMine } from '../api';
-import { announce, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
+import { announce, askChoice, badge, button, confirmAction, field, h, input, replace, section, showOnce, table } from '../dom';
 import { eventWords } from '../event-words';
 import { onSubmit } from '../form-errors';
 import { count, dateTime } from '../format';
@@ -236,8 +236,13 @@ function webhookActions(w: WebhookEndpointView, deliveries: HTMLElement, redraw:
       );
     }),
     button('Recover', async () => {
-      const since = new Date(Date.now() - 86_400_000).toISOString();
-      if (!(await confirmAction('Send again everything not delivered in the last 24 hours?', { action: 'Recover' }))) return;
+      const since = await askChoice('Send again everything not delivered since when?', {
+        action: 'Recover',
+        label: 'Since',
+        choices: recoverWindows(w, Date.now()),
+        detail: 'Failed, dead-lettered and held messages are sent again; delivered ones are not.',
+      });
+      if (since === null) return;
       const r = await api.post<{ requeued: number }>(`${base}recover/`, { since });
       announce(`${count(r.requeued, 'message', 'messages')} queued again.`);
     }),
@@ -259,3 +264,22 @@ function webhookActions(w: WebhookEndpointView, deliveries: HTMLElement, redraw:
         }),
   );
 }
+
+/**
+ * The windows Recover offers, as [instant, words]: while the endpoint is failing, its whole
+ * outage (from an hour before it began: events of that hour may have been sent only once it
+ * failed), which may be longer than a day; then the last day, week and month.
+ */
+function recoverWindows(w: WebhookEndpointView, now: number): [string, string][] {
+  const before = (ms: number, from = now) => new Date(from - ms).toISOString();
+  const windows: [string, string][] = [
+    [before(DAY_MS), 'The last 24 hours'],
+    [before(7 * DAY_MS), 'The last 7 days'],
+    [before(30 * DAY_MS), 'The last 30 days'],
+  ];
+  if (!w.failing_since) return windows;
+  return [[before(HOUR_MS, Date.parse(w.failing_since)), `Since it began failing (${dateTime(w.failing_since)}), and the hour before`], ...windows];
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
