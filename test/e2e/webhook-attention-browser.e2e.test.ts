@@ -53,6 +53,13 @@ describe('Overview › Needs attention', () => {
       });
       await disabled.waitFor();
       expect(await disabled.getAttribute('href')).toBe(`#/integrations/${goneId}`);
+      // The held messages are said once, on the disabled endpoint's line, not again in the backlog's.
+      const backlog = (await server.admin.get('/health/')).body.webhooks as { backlog: number; held: number };
+      expect(backlog.held).toBe(3);
+      const waiting = attention.getByRole('link', { name: /webhook messages? not delivered yet/ });
+      const waitingCount = backlog.backlog - backlog.held;
+      if (waitingCount > 0) expect(await waiting.textContent()).toStartWith(`${waitingCount} webhook message`);
+      else expect(await waiting.count()).toBe(0);
       const dead = attention.getByRole('link', { name: `1 webhook message to ${refusing.url} refused and dead-lettered: send again with Recover` });
       expect(await dead.getAttribute('href')).toBe(`#/integrations/${refusingId}`);
 

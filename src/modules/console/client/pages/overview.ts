@@ -79,7 +79,9 @@ async function attentionItems(health: HealthView, diagnostics: readonly Diagnost
   const attention: HTMLElement[] = diagnostics.map(diagnosticItem);
   if (health.commands.failed > 0)
     attention.push(h('li', {}, h('a', { href: '#/terminals' }, `${count(health.commands.failed, 'command', 'commands')} failed`)));
-  if (health.webhooks.backlog > 0 && can('GET webhooks/'))
+  // The messages held for a disabled endpoint are said on its own line, with why: counted once.
+  const waiting = health.webhooks.backlog - health.webhooks.held;
+  if (waiting > 0 && can('GET webhooks/'))
     attention.push(
       h(
         'li',
@@ -87,7 +89,7 @@ async function attentionItems(health: HealthView, diagnostics: readonly Diagnost
         h(
           'a',
           { href: '#/integrations' },
-          `${count(health.webhooks.backlog, 'webhook message', 'webhook messages')} not delivered yet (oldest ${ago(health.webhooks.oldest_pending_at)})`,
+          `${count(waiting, 'webhook message', 'webhook messages')} not delivered yet (oldest ${ago(health.webhooks.oldest_pending_at)})`,
         ),
       ),
     );
