@@ -16,7 +16,7 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
-import { addDays, localDateOf, requireDate } from '../../platform/time/dates';
+import { addDays, localDateOf, requireDate, requireOrdered } from '../../platform/time/dates';
 import { type CalendarService, ownScheduleStarts } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { type AttendanceDayRow, insertNewDays } from './day-rows';
@@ -77,7 +77,7 @@ export class Absences {
     const single = given(params.date) ? requireDate(params.date!, 'date') : addDays(today, -1);
     const from = given(params.from) ? requireDate(params.from!, 'from') : single;
     const to = given(params.to) ? requireDate(params.to!, 'to') : given(params.from) ? addDays(today, -1) : single;
-    if (to < from) throw new FpaError('validation_error', `from ${from} is after to ${to}`, { from, to });
+    requireOrdered(from, to);
     if (addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from ${from} to ${to} is more than ${MAX_DAYS} dates`, { from, to });
     // Today is not over: its shifts (a night shift ends tomorrow) may still be worked.
     if (to >= today) {

@@ -11,7 +11,7 @@ import { and, asc, eq, getTableName, gte, lte, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, textCursor } from '../../platform/http/paging';
-import { addDays, dateFilter, localDateOf, requireDates } from '../../platform/time/dates';
+import { addDays, dateFilter, localDateOf, requireDates, requireOrdered } from '../../platform/time/dates';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
 import type { AttendanceEvents } from './events';
@@ -58,7 +58,7 @@ export class PayPeriods {
 
   async create(input: { from: string; to: string }, by: string): Promise<PayPeriodView> {
     requireDates(input.from, input.to);
-    if (input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
+    requireOrdered(input.from, input.to);
     return this.ctx.db.write(async ({ tx }) => {
       const now = this.ctx.clock.now();
       const [overlap] = await tx

@@ -10,7 +10,7 @@ import { FpaError } from '../../platform/errors';
 import type { Page } from '../../platform/http/paging';
 import { cursorOf, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
-import { dateFilter, isCalendarDate, localDateOf } from '../../platform/time/dates';
+import { dateFilter, isCalendarDate, localDateOf, requireOrdered } from '../../platform/time/dates';
 import { areaNames, areasWithin, resolveAreas } from '../areas';
 import { audit } from '../audit';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
@@ -222,7 +222,7 @@ export class DaysOff {
   async createLeave(input: { enrollee: string; from: string; to: string; kind: string }, by: string, scope: AreaScope = EVERYWHERE): Promise<LeaveView> {
     requireDate(input.from);
     requireDate(input.to);
-    if (input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
+    requireOrdered(input.from, input.to);
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const person = await this.person(w.tx, input.enrollee, scope);

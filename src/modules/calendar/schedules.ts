@@ -11,7 +11,7 @@ import { twoKeyPage } from '../../platform/db/two-key-page';
 import { FpaError } from '../../platform/errors';
 import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE } from '../../platform/scope';
-import { dateFilter, isCalendarDate, secondsOfClock } from '../../platform/time/dates';
+import { dateFilter, isCalendarDate, requireOrdered, secondsOfClock } from '../../platform/time/dates';
 import { areaIdsNamed, areaNames, areasWithin, resolveAreas, scopeAreaIds } from '../areas';
 import { audit } from '../audit';
 import type { EventChannel } from '../events';
@@ -200,7 +200,7 @@ export class Schedules {
     }
     for (const d of [input.from, input.to])
       if (d !== undefined && !isCalendarDate(d)) throw new FpaError('validation_error', 'not a calendar date', { value: d });
-    if (input.to !== undefined && input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
+    if (input.to !== undefined) requireOrdered(input.from, input.to);
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const schedule = await this.row(w.tx, input.schedule);
@@ -244,7 +244,7 @@ export class Schedules {
   ): Promise<ShiftAssignmentView[]> {
     for (const d of [input.from, input.to])
       if (d !== undefined && !isCalendarDate(d)) throw new FpaError('validation_error', 'not a calendar date', { value: d });
-    if (input.to !== undefined && input.to < input.from) throw new FpaError('validation_error', 'to must not be before from', { fields: ['from', 'to'] });
+    if (input.to !== undefined) requireOrdered(input.from, input.to);
     return this.ctx.db.write(async (w) => {
       const now = this.ctx.clock.now();
       const schedule = await this.row(w.tx, input.schedule);

@@ -4,6 +4,7 @@
  * the setting.
  */
 import { FpaError } from '../../platform/errors';
+import { requireOrdered } from '../../platform/time/dates';
 import type { CommandKind, OperatorCommand } from './kinds';
 
 export function operatorCommand(
@@ -21,7 +22,7 @@ export function operatorCommand(
     case 'reupload_logs': {
       const from = input.from ?? '';
       const to = input.to ?? from;
-      if (to < from) throw new FpaError('validation_error', '`to` is before `from`', { from, to });
+      requireOrdered(from, to);
       // Wall times of the terminal's own clock: the local dates are the terminal's.
       return { kind: 'reupload_logs', payload: { startTime: `${from} 00:00:00`, endTime: `${to} 23:59:59` } };
     }

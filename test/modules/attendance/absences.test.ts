@@ -138,7 +138,7 @@ describe('generate-absences', () => {
     expect(await refused('generate-absences', { from: '2026-03-12', to: '2026-03-16' })).toStartWith(
       'absences cannot be generated for a date not over yet: 2026-03-16',
     );
-    expect(await refused('generate-absences', { from: '2026-03-10', to: '2026-03-02' })).toBe('from 2026-03-10 is after to 2026-03-02');
+    expect(await refused('generate-absences', { from: '2026-03-10', to: '2026-03-02' })).toBe('to (2026-03-02) is before from (2026-03-10)');
     expect(await refused('generate-absences', { date: '2026-03-02', from: '2026-03-01' })).toStartWith('date and from/to exclude each other');
     expect(await refused('generate-absences', { day: '2026-03-02' })).toBe('generate-absences has no parameter day (it takes date, from, to)');
     expect(await refused('purge-retention', { date: '2026-03-02' })).toBe('purge-retention has no parameter date (it takes none)');

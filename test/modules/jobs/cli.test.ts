@@ -97,7 +97,7 @@ describe('operator scripts (TASK_BACKEND=external)', () => {
         ['generate-absences', '--date', new Date().toISOString().slice(0, 10)],
         `absences cannot be generated for a date not over yet: ${new Date().toISOString().slice(0, 10)}`,
       ],
-      [['generate-absences', '--from', '2026-11-20', '--to', '2026-11-10'], 'from 2026-11-20 is after to 2026-11-10'],
+      [['generate-absences', '--from', '2026-11-20', '--to', '2026-11-10'], 'to (2026-11-10) is before from (2026-11-20)'],
     ];
     for (const [args, message] of refusals) {
       const handed = await cli(...args);
