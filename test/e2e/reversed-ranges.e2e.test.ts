@@ -76,3 +76,17 @@ test('to before from is 400 validation_error naming both, on every route that ta
     expect((await server.admin.get(`${path}?from=2026-11-24T10:00:00Z&to=2026-11-24T10:00:00Z`)).status).toBe(200);
   }
 });
+
+test('to before from is refused in the same words where a range is written: leave, pay period, shift, re-upload, absences job', async () => {
+  const words = 'to (2026-11-23) is before from (2026-11-24)';
+  const range = { from: '2026-11-24', to: '2026-11-23' };
+  expect((await server.admin.post('/work-schedules/', { name: 'Day', start: '09:00', end: '17:00' })).status).toBe(201);
+  const answers = [
+    await server.admin.post('/leaves/', { enrollee: known.enrollee, kind: 'vacation', ...range }),
+    await server.admin.post('/pay-periods/', range),
+    await server.admin.post('/shift-assignments/', { schedule: 'Day', enrollee: known.enrollee, ...range }),
+    await server.admin.post('/devices/RANGE001/commands/', { kind: 'reupload_logs', ...range }),
+    await server.admin.post('/jobs/generate-absences/run/', { params: range }),
+  ];
+  expect(answers.map((a) => [a.status, a.body.error?.code, a.body.error?.message])).toEqual(answers.map(() => [400, 'validation_error', words]));
+});
