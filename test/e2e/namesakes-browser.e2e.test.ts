@@ -1,6 +1,6 @@
 /**
- * Two people of the same name are told apart in the console: the attendance grid's rows, and
- * the recent events that name them, add the employee id to a name another person on the page
+ * Two people of the same name are told apart in the console: the attendance grid's rows, the
+ * recent events that name them and the Today board's list, add the employee id to a name another person on the page
  * shares ("Kira Díaz (E253)"); a name nobody shares stays as it is.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
@@ -29,7 +29,7 @@ afterAll(async () => {
   expect(errors).toEqual([]);
 });
 
-test('the grid’s rows and the recent events tell namesakes apart by employee id', async () => {
+test('the grid’s rows, the recent events and the Today list tell namesakes apart by employee id', async () => {
   const page = await signedInPage(browser, server, errors);
   try {
     await page.goto(`${server.url}/console/#/attendance`);
@@ -43,6 +43,13 @@ test('the grid’s rows and the recent events tell namesakes apart by employee i
     expect(text).toContain('Kira Díaz (E253)');
     expect(text).toContain('Kira Díaz (E273)');
     expect(text).not.toContain('Bo Lund (');
+    // The Today board's list of them (whatever today is to them: a day off, not due yet).
+    const today = (await server.admin.get('/attendance/today/')).body.people as { status: string }[];
+    expect(new Set(today.map((p) => p.status)).size).toBe(1);
+    await page.goto(`${server.url}/console/#/?show=${today[0]!.status}`);
+    const listed = page.locator('#board-list').getByRole('row').locator('a');
+    await listed.nth(2).waitFor();
+    expect((await listed.allTextContents()).sort()).toEqual(['Bo Lund', 'Kira Díaz (E253)', 'Kira Díaz (E273)']);
   } finally {
     await page.context().close();
   }

@@ -23,7 +23,7 @@ export interface PeopleNames {
  * People's names, each with its employee id where two of them share a name (“Kira Díaz (E253)”),
  * so namesakes are told apart; a right-to-left name is isolated from its id (format.ts `isolated`).
  */
-export function toldApart<P extends Person>(people: readonly P[]): P[] {
+export function toldApart<P extends Pick<Person, 'display_name' | 'employee'>>(people: readonly P[]): P[] {
   const count = new Map<string, number>();
   for (const p of people) count.set(p.display_name, (count.get(p.display_name) ?? 0) + 1);
   return people.map((p) => ((count.get(p.display_name) ?? 0) > 1 ? { ...p, display_name: `${isolated(p.display_name)} (${p.employee})` } : p));

@@ -18,6 +18,7 @@ import type { TodayBoardView } from '../../../attendance';
 import { badge, h, replace, tableWrap } from '../dom';
 import { duration, hourMinute } from '../format';
 import { focusHeadingOf } from '../keep-focus';
+import { toldApart } from '../people-names';
 
 type Person = TodayBoardView['people'][number];
 type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'info';
@@ -88,9 +89,13 @@ export class BoardList {
   /** Calls of `show`: a step of an earlier one stops when a later one has begun. */
   private calls = 0;
 
-  /** Shows these people (by name, as the server lists them); resolves once all are drawn, or a later call took over. */
-  async show(people: readonly Person[]): Promise<void> {
+  /**
+   * Shows these people (by name, as the server lists them), namesakes each with their employee id;
+   * resolves once all are drawn, or a later call took over.
+   */
+  async show(listed: readonly Person[]): Promise<void> {
     const call = ++this.calls;
+    const people = toldApart(listed);
     if (people.length === 0) {
       this.clear();
       replace(this.element, h('p', { class: 'empty' }, 'Nobody.'));
