@@ -17,7 +17,8 @@ describe('UploadBurst.pause', () => {
     const burst = new UploadBurst(5_000);
     const start = performance.now();
     await burst.pause(start);
-    expect(performance.now() - start).toBeLessThan(50);
+    // Well under the 250 ms pause it would wait for (a loaded machine may take a few tens of ms).
+    expect(performance.now() - start).toBeLessThan(200);
   });
 
   test('waits for uploads to pause for 250 ms', async () => {
@@ -43,7 +44,7 @@ describe('UploadBurst.pause', () => {
       // Owed that long already: the next call goes on at once, uploads or not.
       const again = performance.now();
       await burst.pause(owedSince);
-      expect(performance.now() - again).toBeLessThan(50);
+      expect(performance.now() - again).toBeLessThan(200);
     } finally {
       stop();
     }

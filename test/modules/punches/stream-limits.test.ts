@@ -47,7 +47,7 @@ describe('token expiry', () => {
     const token = await adminToken({ sub: 'short-lived@example.com', expiresIn: '2s' });
     const stream = await open(token);
     expect(stream.closed()).toBeNull();
-    await waitFor(() => stream.closed() !== null, 'the close at exp', 4_000);
+    await waitFor(() => stream.closed() !== null, 'the close at exp', 10_000);
     expect(stream.closed()).toEqual({ code: CLOSE_TOKEN_EXPIRED, reason: 'token expired' });
     // Its place was given back: the same subject opens two more.
     const fresh = await adminToken({ sub: 'short-lived@example.com' });

@@ -170,8 +170,10 @@ describe('shutting down with streams open', () => {
     const client = await subscribe(server, `?access_token=${await adminToken()}`);
     const started = Date.now();
     await server.close();
-    await waitFor(() => client.closed() !== null, 'the close frame', 2_000);
+    await waitFor(() => client.closed() !== null, 'the close frame', 10_000);
     expect(client.closed()!.code).toBe(1001);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Not held by the open stream (its token lives an hour, its pings go on): well within a
+    // bound generous enough for a loaded machine, since this is no benchmark.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
