@@ -8,7 +8,8 @@
  * "Page n of m" needs m: the pages are kept (pdfkit's bufferPages) until the last is drawn, so
  * a PDF is built whole before it is sent, and bounded: past MAX_PDF_ROWS rows (counted before
  * anything is drawn: the document's `rowCount`; a totals row is none) the request is refused
- * (`report_too_large`) with a hint to narrow it or take the CSV or Excel file, which stream. It
+ * (`report_too_large`) with a hint to narrow it or take the CSV or Excel file, which stream; so
+ * is one of more than MAX_PDF_SHEETS sheets, each a page at least (a timesheet's people). It
  * is drawn with turns of the event loop between rows and pages (platform/event-loop.ts Pacer).
  * The built-in Helvetica covers Western European names (WinAnsi); REPORT_FONT names a font file
  * for any other script.
@@ -20,6 +21,20 @@ import { type Column, printed, type ReportDocument, type Row, type Sheet } from 
 
 /** About 250 pages: a month's timesheets for eight people a page… or a year of exceptions for a department. */
 export const MAX_PDF_ROWS = 10_000;
+
+/**
+ * Sheets a PDF draws at most: each starts a page of its own (a timesheet's person), so a
+ * timesheet of one date for 10,000 people passed the row limit and came out as 10,000 pages.
+ */
+export const MAX_PDF_SHEETS = 1_000;
+
+function tooManySheets(maxSheets: number): FpaError {
+  return new FpaError(
+    'report_too_large',
+    `this report has more than ${maxSheets} people, a page each, too many for a PDF: narrow the area, or download the Excel file (every person's rows) or the daily report`,
+    { max_sheets: maxSheets },
+  );
+}
 
 function tooLarge(maxRows: number): FpaError {
   return new FpaError(
@@ -343,11 +358,13 @@ export async function pdfBytes(
   doc: ReportDocument,
   generated: string,
   portrait: boolean,
-  options: { fonts?: PdfFonts; maxRows?: number } = {},
+  options: { fonts?: PdfFonts; maxRows?: number; maxSheets?: number } = {},
 ): Promise<Uint8Array<ArrayBuffer>> {
   const fonts = options.fonts ?? { regular: '', bold: '' };
   const maxRows = options.maxRows ?? MAX_PDF_ROWS;
-  // Refused before anything is drawn: the rows counted (people, a person's dates, exceptions).
+  const maxSheets = options.maxSheets ?? MAX_PDF_SHEETS;
+  // Refused before anything is drawn: the sheets (a page each), then the rows (people, a person's dates, exceptions).
+  if (doc.sheetCount && (await doc.sheetCount(maxSheets + 1)) > maxSheets) throw tooManySheets(maxSheets);
   if (doc.rowCount && (await doc.rowCount(maxRows)) > maxRows) throw tooLarge(maxRows);
   const pdf = new PDFDocument({
     size: 'A4',

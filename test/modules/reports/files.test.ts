@@ -9,7 +9,7 @@ import ExcelJS from 'exceljs';
 import fc from 'fast-check';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { csvStream } from '../../../src/modules/reports/csv';
-import { MAX_PDF_ROWS, pdfBytes, winAnsi } from '../../../src/modules/reports/pdf';
+import { MAX_PDF_ROWS, MAX_PDF_SHEETS, pdfBytes, winAnsi } from '../../../src/modules/reports/pdf';
 import type { Column, ReportDocument, Row, Sheet } from '../../../src/modules/reports/table';
 import { printed } from '../../../src/modules/reports/table';
 import { MAX_SHEETS, ONE_SHEET_NOTE, sheetName, xlsxStream } from '../../../src/modules/reports/xlsx';
@@ -124,6 +124,23 @@ describe('PDF', () => {
     const totals = () => ({ cells: ['Total', null, null, 300 * 8 * 3600, null] });
     const full: ReportDocument = { ...doc([{ name: 'All', details: [], columns: COLUMNS, rows: rows(300), totals }]), rowCount: async () => 300 };
     expect((await pdfText(await pdfBytes(full, 'now', false, { maxRows: 300 }))).join('\n')).toContain('Total');
+  });
+
+  test('past the sheet limit (a page each: one date of everyone’s timesheets), refused before anything is drawn, however few the rows', async () => {
+    expect(MAX_PDF_SHEETS).toBe(1_000);
+    let read = 0;
+    async function* people(count: number): AsyncGenerator<Sheet> {
+      for (let i = 0; i < count; i++) {
+        read++;
+        yield { name: `P${i}`, details: [], columns: COLUMNS, rows: rows(1), signatures: true };
+      }
+    }
+    const four: ReportDocument = { ...doc([]), sheets: people(4), sheetCount: async () => 4, rowCount: async () => 4 };
+    await expect(pdfBytes(four, 'now', true, { maxSheets: 3 })).rejects.toMatchObject({ code: 'report_too_large', details: { max_sheets: 3 } });
+    expect(read).toBe(0);
+    // Exactly the limit: drawn, a page a person.
+    const three: ReportDocument = { ...doc([]), sheets: people(3), sheetCount: async () => 3, rowCount: async () => 3 };
+    expect(await pdfText(await pdfBytes(three, 'now', true, { maxSheets: 3 }))).toHaveLength(3);
   });
 
   test('names in other scripts: with the built-in Helvetica accents dropped or `?`, never garbage', async () => {
