@@ -128,9 +128,9 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
 /** What the reactions of several modules are given: the person's sync, the fleet's convergence, completeness's recovery. */
 function reactingWith(runtime: Runtime, m: Reacting) {
   const { enrollees, devices, commands, enrollment, fleet } = m;
-  const { templates, fanOut, consent } = enrollment;
+  const { templates, fanOut, consent, leaving } = enrollment;
   return {
-    sync: { clock: runtime.clock, enrollees, devices, commands, templates, fanOut, templateSync: enrollment.sync, consent },
+    sync: { clock: runtime.clock, enrollees, devices, commands, templates, fanOut, leaving, templateSync: enrollment.sync, consent },
     converge: { fleet, commandExpiryMs: runtime.settings.COMMAND_EXPIRY },
     recover: { completeness: m.completeness, devices, offlineAfterMs: () => runtime.settings.DEVICE_OFFLINE_AFTER },
   };

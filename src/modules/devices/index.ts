@@ -19,5 +19,5 @@ export { refuseIfSharedTerminal } from './scope';
 export { DeviceService } from './service';
 export type { DeviceRow } from './tables';
 export { rotateTerminalPasswords, sealedTerminalPasswordSamples } from './user-passwords';
-export type { DeviceUserRow, DeviceUsers, ReportedUser } from './users';
+export type { DeviceUserRow, DeviceUsers, HeldUser, ReportedUser } from './users';
 export type { DetailPart, DeviceDetail } from './views';

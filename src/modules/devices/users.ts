@@ -48,6 +48,9 @@ function without(parts: Record<string, number[]>, type: string, index: number | 
   return out;
 }
 
+/** A terminal's user with one PIN, as `holding` finds it: who it is, how it got there, what it holds. */
+export type HeldUser = Pick<DeviceUserRow, 'deviceId' | 'pin' | 'enrolleeId' | 'source' | 'biometrics'>;
+
 /** A user as a terminal reports it (OPERLOG `USER`, 3.x `user` table, query results). */
 export interface ReportedUser {
   pin: string;
@@ -318,13 +321,19 @@ export class DeviceUsers {
    * terminal's own user). A person is neither written nor deleted under their PIN where it is
    * someone else (enrollment/fan-out.ts `withoutConflicts`, enrollment/not-theirs.ts).
    */
-  async holding(q: Queryable, deviceIds: readonly string[], pins: readonly string[]): Promise<{ deviceId: string; pin: string; enrolleeId: string | null }[]> {
-    const out: { deviceId: string; pin: string; enrolleeId: string | null }[] = [];
+  async holding(q: Queryable, deviceIds: readonly string[], pins: readonly string[]): Promise<HeldUser[]> {
+    const out: HeldUser[] = [];
     for (const devicesChunk of chunks(deviceIds, 400)) {
       for (const pinsChunk of chunks(pins, 400)) {
         out.push(
           ...(await q
-            .select({ deviceId: deviceUsers.deviceId, pin: deviceUsers.pin, enrolleeId: deviceUsers.enrolleeId })
+            .select({
+              deviceId: deviceUsers.deviceId,
+              pin: deviceUsers.pin,
+              enrolleeId: deviceUsers.enrolleeId,
+              source: deviceUsers.source,
+              biometrics: deviceUsers.biometrics,
+            })
             .from(deviceUsers)
             .where(and(inArray(deviceUsers.deviceId, devicesChunk), inArray(deviceUsers.pin, pinsChunk)))),
         );

@@ -11,6 +11,7 @@ export type { EnrollmentEvents } from './events';
 export type { FanOut } from './fan-out';
 export { enrollmentJobs } from './jobs';
 export { isBiometricType, kindAlgorithmOf, readsKind } from './kinds';
+export { templateQuery } from './leaving';
 export type { AgentView, ConsentRecordView, TemplateView } from './model';
 export { Enrollment } from './module';
 export * as enrollmentReactions from './reactions';

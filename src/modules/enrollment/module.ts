@@ -16,6 +16,7 @@ import { AgentService } from './agents';
 import { ConsentService } from './consent';
 import type { EnrollmentEvents } from './events';
 import { FanOut } from './fan-out';
+import { ScopeLeaving } from './leaving';
 import { AgentRateLimiter } from './rate-limit';
 import { RemoteEnrollment } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
@@ -30,6 +31,8 @@ export class Enrollment {
   readonly templates: TemplateStore;
   /** What each terminal should hold of each person: templates queued, backfills, removals, conflicts. */
   readonly fanOut: FanOut;
+  /** Who leaves a terminal out of their scope, and when (leaving.ts): every such path's one rule. */
+  readonly leaving: ScopeLeaving;
   /** Per-terminal sync status of each template. */
   readonly sync: TemplateSync;
   readonly consent: ConsentService;
@@ -60,7 +63,15 @@ export class Enrollment {
     this.agentSessions = new AgentSessionService(ctx, this.sessions, enrollees, { templates: this.templates, fanOut: this.fanOut });
     this.remote = new RemoteEnrollment(ctx, this.sessions, commands, enrollees, devices);
     this.limiter = new AgentRateLimiter(ctx.settings.AGENT_RATE_LIMIT, ctx.clock, ctx.db);
-    this.walkUp = new WalkUpEnrollment(ctx, this.events, { devices, enrollees, templates: this.templates, remote: this.remote, commands });
+    this.leaving = new ScopeLeaving(ctx, this.fanOut, { devices, enrollees, commands });
+    this.walkUp = new WalkUpEnrollment(ctx, this.events, {
+      devices,
+      enrollees,
+      templates: this.templates,
+      remote: this.remote,
+      commands,
+      leaving: this.leaving,
+    });
   }
 
   /** 404 unless the enrollee (id or PIN) and the terminal, when named, are in the caller's areas. */

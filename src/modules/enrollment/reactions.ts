@@ -26,6 +26,7 @@ import type { ReactionTo } from '../events';
 import type { ConsentService } from './consent';
 import type { EnrollmentEvents } from './events';
 import { type FanOut, userCommand } from './fan-out';
+import type { ScopeLeaving } from './leaving';
 import type { Enrollment } from './module';
 import { consents, templates as templateRows } from './tables';
 import type { TemplateStore } from './template-store';
@@ -40,6 +41,7 @@ export interface SyncDeps {
   commands: CommandService;
   templates: TemplateStore;
   fanOut: FanOut;
+  leaving: ScopeLeaving;
   templateSync: TemplateSync;
   consent: ConsentService;
 }
@@ -64,7 +66,7 @@ export const sendNewEnrolleeToTerminals =
  * on the terminals of the areas left until its effective date (fleet/area-moves.ts).
  */
 export const followEnrolleeChanges =
-  ({ enrollees, devices, commands, fanOut }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_updated'> =>
+  ({ enrollees, devices, commands, fanOut, leaving }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_updated'> =>
   async (w, updates) => {
     for (const { data } of updates) {
       const { enrollee, changes } = data;
@@ -80,7 +82,7 @@ export const followEnrolleeChanges =
           new Set((await devices.inAreas(w.tx, [...new Set([...areaIds, ...left])], ['approved', 'disabled'])).map((d) => d.id));
         const before = await inScope(changes.areas.from);
         const after = await inScope(changes.areas.to);
-        await fanOut.removeFromDevices(
+        await leaving.leave(
           w,
           [person],
           [...before].filter((d) => !after.has(d)),
@@ -146,7 +148,7 @@ export const destroyBiometricsOfDeleted =
 
 /** device_updated (areas): people who left the terminal's scope are taken off it; an approved terminal gets the ones who came in. */
 export const followTerminalAreaChanges =
-  ({ enrollees, devices, fanOut }: SyncDeps): ReactionTo<DeviceEvents, 'device_updated'> =>
+  ({ enrollees, devices, fanOut, leaving }: SyncDeps): ReactionTo<DeviceEvents, 'device_updated'> =>
   async (w, updates) => {
     for (const { data } of updates) {
       const areas = data.changes.areas;
@@ -159,8 +161,8 @@ export const followTerminalAreaChanges =
       const wasIn = new Set(before.map((e) => e.id));
       const isIn = new Set(after.map((e) => e.id));
       // Enrollees that left this terminal's scope are taken off it (a disabled one gets the
-      // deletes on re-approval).
-      await fanOut.removeFromDevices(
+      // deletes on re-approval), but for those whose fingerprints it may hold alone (leaving.ts).
+      await leaving.leave(
         w,
         before.filter((e) => !isIn.has(e.id)),
         [device.id],
@@ -177,7 +179,7 @@ export const followTerminalAreaChanges =
 
 /** device_command_finished: what the terminal confirmed it holds (users sent or removed, biometrics kept or dropped). */
 export const recordWhatTerminalHolds =
-  ({ devices, enrollees, commands, templateSync }: SyncDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
+  ({ devices, enrollees, commands, templateSync, leaving }: SyncDeps): ReactionTo<CommandEvents, 'device_command_finished'> =>
   async (w, finished) => {
     for (const { data } of finished) {
       const { kind, payload } = data.command;
@@ -204,6 +206,9 @@ export const recordWhatTerminalHolds =
         await devices.users.noteBiometric(w.tx, data.device.id, pin, kindOf(payload), payload.fingerIndex);
       } else if (kind === 'delete_template' && pin) {
         await devices.users.dropBiometric(w.tx, data.device.id, pin, kindOf(payload), typeof payload.fingerIndex === 'number' ? payload.fingerIndex : null);
+      } else if (kind === 'query_templates' && pin && payload.leave === true) {
+        // A leave's query answered: the user goes once the service holds what the terminal holds of them (leaving.ts).
+        await leaving.complete(w, data.device.id, pin);
       }
     }
   };

@@ -21,7 +21,9 @@
  *   user record was refused as a conflict), the part stays that user's and the session fails;
  * - the terminal never reported that PIN and an enrollee adopted from another terminal has it:
  *   the enrollee's;
- * - either way only if the terminal is in the enrollee's scope or is an enrollment station;
+ * - either way only if the terminal is in the enrollee's scope or is an enrollment station, or
+ *   its user is linked to them and the service asked it for their templates as they leave it
+ *   (leaving.ts: kept before the user goes);
  * - the terminal holds that PIN as its own user (reported, not linked, and not a PIN the service
  *   handed out), or no enrollee has the PIN: the terminal's own user's. Nothing is stored (there
  *   is no consent) and nothing is deleted from the terminal; the user's biometrics are counted in
@@ -49,6 +51,7 @@ import { type CardOutcome, type EnrolleeRow, type EnrolleeService, normaliseCard
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
 import { deleteKey, userCommand } from './fan-out';
+import { leaveFetchOf, type ScopeLeaving } from './leaving';
 import type { RemoteEnrollment } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
 import type { SessionRow } from './sessions';
@@ -122,6 +125,8 @@ class TerminalsOwnUser extends Error {
 /** The enrollee ownerOf took an upload to be (null: not yet, or no one), kept outside the write a refusal rolls back. */
 interface Claim {
   enrolleeId: string | null;
+  /** Taken from a terminal out of their scope that answers their leave's query of templates (leaving.ts). */
+  leaving?: boolean;
 }
 /** An enrollee's PIN, from a terminal outside their scope that is not an enrollment station. */
 class OutOfScope extends Error {}
@@ -137,7 +142,14 @@ export class WalkUpEnrollment {
   constructor(
     private readonly ctx: EnrollmentRuntime,
     private readonly events: EventChannel<EnrollmentEvents>,
-    private readonly deps: { devices: DeviceService; enrollees: EnrolleeService; templates: TemplateStore; remote: RemoteEnrollment; commands: CommandService },
+    private readonly deps: {
+      devices: DeviceService;
+      enrollees: EnrolleeService;
+      templates: TemplateStore;
+      remote: RemoteEnrollment;
+      commands: CommandService;
+      leaving: ScopeLeaving;
+    },
   ) {}
 
   async accept(device: DeviceRow, upload: TemplateUpload): Promise<UploadOutcome> {
@@ -210,6 +222,7 @@ export class WalkUpEnrollment {
     // A delete queued when an earlier upload of this part was refused (no consent yet, not a
     // station yet) and not sent: the terminal's template is the enrollee's now, so it stays.
     await supersedeRefusalDelete(w.tx, device.id, deleteKey(upload.pin, { type, fingerIndex: upload.fingerIndex }), this.ctx.clock.now());
+    if (claim.leaving) await this.deps.leaving.complete(w, device.id, upload.pin);
     return same ? 'unchanged' : 'stored';
   }
 
@@ -238,7 +251,12 @@ export class WalkUpEnrollment {
       if (!claimed) await this.refuseTerminalsOwn(w, device, person, held, asked?.session ?? null);
     }
     claim.enrolleeId = person.id;
-    if (!(await this.mayEnrollHere(w, device, person.id))) throw new OutOfScope();
+    if (!(await this.mayEnrollHere(w, device, person.id))) {
+      // Out of their scope, but leaving it: the terminal answers the query of their templates
+      // that their leave asked for (leaving.ts), and those are kept before the user goes.
+      if (held?.enrolleeId !== person.id || (await leaveFetchOf(w.tx, this.deps.commands, device.id, pin)) === null) throw new OutOfScope();
+      claim.leaving = true;
+    }
     if (!held?.enrolleeId) await devices.users.link(w.tx, device.id, pin, person.id);
     return person;
   }

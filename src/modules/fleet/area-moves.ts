@@ -58,15 +58,18 @@ export class AreaMoves {
     if (person?.status !== 'active') return { terminals: 0, queued: 0 };
     const stays = new Set(await enrollment.fanOut.devicesSharingArea(w.tx, enrolleeId));
     const leaving = (await devices.inAreas(w.tx, left.areaIds, ['approved', 'disabled'])).filter((d) => !stays.has(d.id));
-    // The terminals sent a delete_user: not one where their PIN is someone else's (not-theirs.ts).
-    const sent = await enrollment.fanOut.removeFromDevices(
+    // The terminals sent a delete_user: not one where their PIN is someone else's (not-theirs.ts),
+    // nor one that may hold fingerprints of theirs the service has not (asked for them first:
+    // enrollment/leaving.ts, which notes it in that terminal's log).
+    const { removed, staying } = await enrollment.leaving.leave(
       w,
       [person],
       leaving.map((d) => d.id),
     );
-    const queued = sent.size;
+    const queued = removed.size + staying.filter((s) => s.fetching).length;
+    const waits = new Set(staying.map((s) => s.deviceId));
     const now = this.ctx.clock.now();
-    for (const device of leaving) {
+    for (const device of leaving.filter((d) => !waits.has(d.id))) {
       await noteOnDevice(
         w.tx,
         device.id,

@@ -12,7 +12,7 @@ import { counted } from '../../platform/words';
 import { type CommandService, type NewCommand, QUERY_USERS_KEY } from '../commands';
 import { type DeviceRow, type DeviceService, type DeviceUserRow, deviceRef, noteOnDevice } from '../devices';
 import type { EnrolleeService } from '../enrollees';
-import type { Enrollment } from '../enrollment';
+import { type Enrollment, templateQuery } from '../enrollment';
 import type { EventChannel } from '../events';
 import type { PunchService } from '../punches';
 import type { FleetEvents } from './events';
@@ -91,15 +91,10 @@ export class Resync {
     // The service's people outside its scope leave it first, as an area change takes them off
     // (their template writes there superseded, their sync rows there dropped): a terminal approved
     // again into another area still held the old area's people (README "Removing a terminal").
-    const leaving = outside.filter(leavesWithoutFull);
-    await enrollment.fanOut.removeFromDevices(
-      w,
-      leaving.map((u) => ({ id: u.enrolleeId!, devicePin: u.pin })),
-      [device.id],
-    );
-    let queued = leaving.length + (await enrollment.fanOut.backfillDevice(w, device, people));
+    const { leaving, fetching } = await this.leaveOutside(w, device, outside, options.full);
+    let queued = leaving.length + fetching + (await enrollment.fanOut.backfillDevice(w, device, people));
     if (options.full) {
-      const others = outside.filter((u) => !leavesWithoutFull(u));
+      const others = outside.filter((u) => !leaving.includes(u));
       await commands.enqueue(
         w,
         others.map((u) => removal(device.id, u.pin)),
@@ -116,6 +111,27 @@ export class Resync {
       this.ctx.clock.now(),
     );
     return queued;
+  }
+
+  /**
+   * The service's people outside the terminal's scope leave it, by the one rule of an area change
+   * (enrollment/leaving.ts): a user whose fingerprints the terminal may hold alone stays until the
+   * service holds them (asked for first). `full`: every user outside its scope goes, the
+   * service's people as an area change takes them off (the others by a plain delete, queued by
+   * the caller). Returns those taken off that way and the queries of templates queued.
+   */
+  private async leaveOutside(w: WriteContext, device: DeviceRow, outside: readonly DeviceUserRow[], full: boolean) {
+    const { enrollment } = this.deps;
+    const linked = outside.filter((u) => u.enrolleeId !== null);
+    const people = (users: readonly DeviceUserRow[]) => users.map((u) => ({ id: u.enrolleeId!, devicePin: u.pin }));
+    if (full) {
+      const leaving = linked.filter((u) => u.source !== 'reported');
+      await enrollment.fanOut.removeFromDevices(w, people(leaving), [device.id]);
+      return { leaving, fetching: 0 };
+    }
+    const { staying } = await enrollment.leaving.leave(w, people(linked), [device.id]);
+    const stays = new Set(staying.map((s) => s.pin));
+    return { leaving: linked.filter((u) => !stays.has(u.pin)), fetching: staying.filter((s) => s.fetching).length };
   }
 
   /** Asks the terminal for its users; the resync is queued when it answers (reconcile.ts). */
@@ -139,18 +155,6 @@ export class Resync {
   }
 }
 
-/**
- * Whether a user outside the terminal's scope leaves it at every resync (not only a full one): an
- * enrollee of the service the service put there (`sent`: a backfill of areas the terminal no longer
- * has). One who got there otherwise (adopted there, perhaps as a person of other areas on purpose,
- * or linked by a walk-up: `reported`) leaves only on a full resync, as an enrollment station's
- * do: the terminal may hold the only copy of their fingerprints. The terminal's own users stay
- * for adoption.
- */
-function leavesWithoutFull(u: DeviceUserRow): boolean {
-  return u.enrolleeId !== null && u.source !== 'reported';
-}
-
 /** A delete of a terminal's user; `resolves` marks one an administrator asked for (reconcile.ts sends the enrollee with that PIN afterwards). */
 export function removal(deviceId: string, pin: string): NewCommand {
   return { deviceId, kind: 'delete_user', payload: { pin, resolves: true }, supersedeKey: `user:${pin}` };
@@ -159,10 +163,6 @@ export function removal(deviceId: string, pin: string): NewCommand {
 /** `DATA QUERY USERINFO`; with a reason, the resync that waits for the answer. */
 function userQuery(deviceId: string, resyncAfter: ResyncReason | null): NewCommand {
   return { deviceId, kind: 'query_users', payload: resyncAfter ? { resync: resyncAfter } : {}, supersedeKey: QUERY_USERS_KEY };
-}
-
-export function templateQuery(deviceId: string, pin: string): NewCommand {
-  return { deviceId, kind: 'query_templates', payload: { pin }, supersedeKey: `query-templates:${pin}` };
 }
 
 /** Why a terminal was sent its people again, as its event list says it. */

@@ -16,13 +16,13 @@ import { audit } from '../audit';
 import type { CommandView } from '../commands';
 import { type DeviceRow, type DeviceUserRow, deviceRef } from '../devices';
 import { checkPinCarried, type EnrolleeRow, normaliseCard } from '../enrollees';
-import { hasConsent } from '../enrollment';
+import { hasConsent, templateQuery } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
 import { AreaMoves } from './area-moves';
 import type { FleetEvents } from './events';
 import type { TerminalUserView } from './model';
 import { FleetReconciler } from './reconcile';
-import { type FleetDeps, Resync, removal, templateQuery } from './resync';
+import { type FleetDeps, Resync, removal } from './resync';
 import type { FleetRuntime } from './runtime';
 
 export class Fleet {
