@@ -14,6 +14,15 @@ const INVENTORY_OPEN = sql.raw(INVENTORY_QUERY_OPEN);
 /** SQLite bind-variable budget per `IN (...)` list. */
 const IN_CHUNK = 500;
 
+/**
+ * When a command last went to its terminal (null: never). A re-upload counts as recovered only
+ * what arrived from then on (completeness/recovery.ts `finish`).
+ */
+export async function commandSentAt(q: Queryable, id: number): Promise<number | null> {
+  const [row] = await q.select({ sentAt: deviceCommands.sentAt }).from(deviceCommands).where(eq(deviceCommands.id, id)).limit(1);
+  return row?.sentAt ?? null;
+}
+
 export class CommandLookups {
   constructor(
     private readonly ctx: CommandRuntime,

@@ -9,7 +9,7 @@ import { and, eq, gt, gte, inArray, lte, or, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { addDays } from '../../platform/time/dates';
 import { formatLocalWallTime, usableZoneOrUtc } from '../../platform/time/zone';
-import type { CommandService } from '../commands';
+import { type CommandService, commandSentAt } from '../commands';
 import { type DeviceRow, type DeviceService, deviceRef } from '../devices';
 import type { EventChannel } from '../events';
 import { countPerDateFromDevice, type PunchService } from '../punches';
@@ -176,8 +176,9 @@ export class Recoveries {
   }
 
   /**
-   * Finishes an answered re-upload: the punches stored since it was queued within its range are
-   * what it recovered, per local date; each date of the range records the terminal's own count
+   * Finishes an answered re-upload: the punches within its range stored since its command went
+   * to the terminal (new rows: a line already stored is a duplicate) are what it recovered, per
+   * local date; each date of the range records the terminal's own count
    * (the distinct lines it re-sent, or, after a restart lost them, what is stored); the counts'
    * agreement is taken again from now. Announces `punch_gap_closed` (an outage check only when
    * it found something).
@@ -185,8 +186,7 @@ export class Recoveries {
   async finish(w: WriteContext, recovery: RecoveryRow, device: DeviceRow, reportedCount: number | null): Promise<number> {
     const now = this.ctx.clock.now();
     const { tx } = w;
-    const added = await countPerDateFromDevice(tx, device.id, recovery.fromTime, recovery.toTime, { afterSequence: recovery.sequenceAtQueue });
-    const recovered = [...added.values()].reduce((a, b) => a + b, 0);
+    const { added, recovered, missing } = await this.addedByReupload(tx, recovery, device);
     const seen = this.seen.get(recovery.id);
     const stored = seen ? null : await countPerDateFromDevice(tx, device.id, recovery.fromTime, recovery.toTime);
     for (let date = recovery.fromTime.slice(0, 10); date <= recovery.toTime.slice(0, 10); date = addDays(date, 1)) {
@@ -200,8 +200,8 @@ export class Recoveries {
           set: { reported, reportedAt: now, recovered: sql`${punchDays.recovered} + ${n}` },
         });
     }
-    await tx.update(punchRecoveries).set({ status: 'done', recovered, finishedAt: now }).where(eq(punchRecoveries.id, recovery.id));
-    const remaining = Math.max(0, (recovery.missing ?? 0) - recovered);
+    await tx.update(punchRecoveries).set({ status: 'done', recovered, missing, finishedAt: now }).where(eq(punchRecoveries.id, recovery.id));
+    const remaining = Math.max(0, (missing ?? 0) - recovered);
     // Brought fewer than the counts said were missing: the gap stays open, asked once more an hour
     // later; a second short one (the terminal has no more to give) ends it, the remainder said in
     // `punch_gap_closed`. Else the agreement is taken again from now.
@@ -226,6 +226,26 @@ export class Recoveries {
       });
     }
     return recovered;
+  }
+
+  /**
+   * What a re-upload added, per local date of its range: the new rows stored since its command
+   * went to the terminal (a line already stored is a duplicate, never a row). Punches the terminal
+   * sent by itself between the queueing and the send (its backlog, as it came back) were stored
+   * then and are not the re-upload's: they are taken off what was `missing` too, which becomes
+   * what was still missing when the re-upload went out.
+   */
+  private async addedByReupload(q: Queryable, recovery: RecoveryRow, device: DeviceRow) {
+    const sentAt = recovery.commandId === null ? null : await commandSentAt(q, recovery.commandId);
+    const sinceQueued = await countPerDateFromDevice(q, device.id, recovery.fromTime, recovery.toTime, { afterSequence: recovery.sequenceAtQueue });
+    const added =
+      sentAt === null
+        ? sinceQueued
+        : await countPerDateFromDevice(q, device.id, recovery.fromTime, recovery.toTime, { afterSequence: recovery.sequenceAtQueue, receivedFrom: sentAt });
+    const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
+    const recovered = sum(added);
+    const byItself = sum(sinceQueued) - recovered;
+    return { added, recovered, missing: recovery.missing === null ? null : Math.max(0, recovery.missing - byItself) };
   }
 
   /** Announces a failed re-upload of a gap (the gap stays open; asked again after an hour). */

@@ -37,15 +37,19 @@ export async function newestFromDeviceAt(q: Queryable, deviceId: string, afterSe
 
 /**
  * Punches kept from a terminal per local date (its wall time) within [fromTime, toTime], both
- * `YYYY-MM-DD HH:MM:SS`; only those stored after `afterSequence`, or stored by the instant
- * `receivedBy`, when given.
+ * `YYYY-MM-DD HH:MM:SS`; only those stored after `afterSequence`, stored by the instant
+ * `receivedBy`, or received from the instant `receivedFrom` on, when given.
  */
 export async function countPerDateFromDevice(
   q: Queryable,
   deviceId: string,
   fromTime: string,
   toTime: string,
-  { afterSequence = null, receivedBy = null }: { afterSequence?: number | null; receivedBy?: number | null } = {},
+  {
+    afterSequence = null,
+    receivedBy = null,
+    receivedFrom = null,
+  }: { afterSequence?: number | null; receivedBy?: number | null; receivedFrom?: number | null } = {},
 ): Promise<Map<string, number>> {
   const date = sql<string>`substr(${punches.localTime}, 1, 10)`;
   const rows = await q
@@ -60,6 +64,7 @@ export async function countPerDateFromDevice(
         lte(punches.localTime, toTime),
         afterSequence === null ? undefined : gt(punches.sequence, afterSequence),
         receivedBy === null ? undefined : lte(punches.receivedAt, receivedBy),
+        receivedFrom === null ? undefined : gte(punches.receivedAt, receivedFrom),
       ),
     )
     .groupBy(date);
