@@ -14,6 +14,7 @@ export {
   type WaitingCommands,
   waitingSince,
 } from './open';
+export { refuseUntilApproved } from './operator';
 export type { CancelRefusal } from './operator-actions';
 export * as commandReactions from './reactions';
 export { describeReturnCode } from './return-codes';

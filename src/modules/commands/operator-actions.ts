@@ -11,7 +11,7 @@ import { audit } from '../audit';
 import { refuseIfSharedTerminal } from '../devices';
 import type { CommandEndings } from './endings';
 import { type CommandKind, type CommandRow, DELETE_KINDS, NEVER_EXPIRES, type NewCommand, type OperatorCommand } from './kinds';
-import { operatorCommand } from './operator';
+import { type CommandTarget, operatorCommand, refuseUntilApproved } from './operator';
 import type { CommandPolls } from './polls';
 import type { CommandRuntime } from './runtime';
 import { type CommandStatus, deviceCommands } from './tables';
@@ -79,9 +79,12 @@ export class OperatorActions {
    * Sends a `failed` or `expired` command again, with a fresh attempt budget and expiry; otherwise
    * 409. Its `sent_at` stays: a command that went out keeps its id for its content (supersede.ts).
    */
-  async retry(deviceId: string, id: number, by: string, scope: AreaScope = EVERYWHERE): Promise<CommandView> {
+  async retry(device: CommandTarget, id: number, by: string, scope: AreaScope = EVERYWHERE): Promise<CommandView> {
+    const deviceId = device.id;
     return this.ctx.db.write(async (w) => {
       const command = await this.findOf(w.tx, deviceId, id);
+      // A delete it owes goes to it whatever its status; anything else would wait for its approval.
+      if (!DELETE_KINDS.has(command.kind)) refuseUntilApproved(device, `a retried \`${command.kind}\``);
       if (WIPING_KINDS.has(command.kind)) await refuseIfSharedTerminal(w.tx, deviceId, scope, `send ${command.kind} to`);
       if (command.status !== 'failed' && command.status !== 'expired') {
         throw new FpaError('conflict', `the command is ${command.status}; only failed or expired commands can be retried`, {
@@ -117,13 +120,9 @@ export class OperatorActions {
    * An operator's command (`POST devices/{sn}/commands/`). Destructive ones must name the
    * terminal's serial number in `confirm`; raw command text needs ADMS_RAW_COMMANDS.
    */
-  async queueForOperator(
-    device: { id: string; serialNumber: string },
-    input: OperatorCommand,
-    by: string,
-    scope: AreaScope = EVERYWHERE,
-  ): Promise<CommandView> {
+  async queueForOperator(device: CommandTarget, input: OperatorCommand, by: string, scope: AreaScope = EVERYWHERE): Promise<CommandView> {
     const { kind, payload } = operatorCommand(device.serialNumber, input, { rawAllowed: this.ctx.settings.ADMS_RAW_COMMANDS });
+    refuseUntilApproved(device, `\`${input.kind}\``);
     return this.ctx.db.write(async (w) => {
       if (WIPING_KINDS.has(kind)) await refuseIfSharedTerminal(w.tx, device.id, scope, `send ${input.kind} to`);
       const [id] = await this.deps.enqueue(w, [{ deviceId: device.id, kind, payload }]);

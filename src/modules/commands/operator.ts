@@ -30,3 +30,24 @@ export function operatorCommand(
       return { kind: input.kind, payload: {} };
   }
 }
+
+/** A terminal as far as an operator's command to it is concerned. */
+export interface CommandTarget {
+  id: string;
+  serialNumber: string;
+  status: string;
+}
+
+/**
+ * An operator's command to a terminal waiting for approval would wait silently: such a terminal
+ * is sent only the deletes it owes. Refused instead (409 `device_not_approved`), saying that
+ * approving it sends its backfill (its users asked for, then the people of its areas).
+ */
+export function refuseUntilApproved(device: CommandTarget, what: string): void {
+  if (device.status !== 'pending_approval') return;
+  throw new FpaError(
+    'device_not_approved',
+    `the terminal is waiting for approval: it is sent nothing but the deletes it owes until then, so ${what} would only wait; approving it (POST devices/${device.serialNumber}/approve/) asks it for its users and then sends it the people of its areas (its backfill)`,
+    { serial_number: device.serialNumber, status: device.status },
+  );
+}

@@ -53,7 +53,7 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     )
     .post(
       '/devices/:serial/commands/:id/retry',
-      async ({ params, admin, scope }) => commands.operator.retry((await devices.get(params.serial)).id, Number(params.id), admin.by, scope),
+      async ({ params, admin, scope }) => commands.operator.retry(await devices.get(params.serial), Number(params.id), admin.by, scope),
       {
         params: CommandParams,
         response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },

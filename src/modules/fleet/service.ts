@@ -13,7 +13,7 @@ import { type Page, pageOf, textCursor } from '../../platform/http/paging';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { areaNames } from '../areas';
 import { audit } from '../audit';
-import type { CommandView } from '../commands';
+import { type CommandView, refuseUntilApproved } from '../commands';
 import { type DeviceRow, type DeviceUserRow, deviceRef } from '../devices';
 import { checkPinCarried, type EnrolleeRow, normaliseCard } from '../enrollees';
 import { hasConsent, templateQuery } from '../enrollment';
@@ -170,6 +170,7 @@ export class Fleet {
   async resync(serial: string, options: { full?: boolean }, by: string): Promise<{ queued: number }> {
     return this.ctx.db.write(async (w) => {
       const device = await this.deps.devices.get(serial, w.tx);
+      refuseUntilApproved(device, 'a resync');
       if (device.status !== 'approved')
         throw new FpaError('conflict', `the terminal is ${device.status}; only an approved terminal is resynced`, { status: device.status });
       const queued = await this.resyncs.device(w, device, { full: options.full ?? false, reason: 'requested' });

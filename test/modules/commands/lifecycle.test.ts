@@ -319,7 +319,7 @@ describe('supersede in place', () => {
     expect((await command(Number(record!.id))).status).toBe('failed');
     const sentAt = (await command(Number(record!.id))).sentAt;
     expect(sentAt).not.toBeNull();
-    await fpa.service.commands.operator.retry(d.id, Number(record!.id), by);
+    await fpa.service.commands.operator.retry(d, Number(record!.id), by);
     expect(await command(Number(record!.id))).toMatchObject({ status: 'pending', attempts: 0, sentAt });
     await fpa.service.enrollees.changes.update(e.id, { display_name: 'After Retry' }, by);
     expect(await command(Number(record!.id))).toMatchObject({ status: 'superseded', payload: { name: 'Person C-ORDER-5' } });

@@ -44,7 +44,8 @@ const BY_CODE: Record<string, string | ((e: ApiError) => string)> = {
   employee_inactive: 'This employee left: they are inactive in the employee directory. Reactivate them under People › Inactive employees first.',
   enrollee_inactive: 'This person is deactivated: reactivate them first.',
   device_busy: 'This terminal is busy with another enrollment. Try again in a minute.',
-  device_not_approved: 'This terminal is not approved yet.',
+  device_not_approved:
+    'This terminal is waiting for approval: until then it gets nothing but the deletes it owes. Approve it first; approving it asks for its users and then sends it the people of its areas.',
   algorithm_incompatible: 'No terminal of this person’s areas can use fingerprints taken this way.',
   command_not_supported: 'This terminal does not support that.',
   confirmation_required: 'Type the serial number to confirm.',
