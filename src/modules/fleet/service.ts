@@ -15,7 +15,7 @@ import { areaNames } from '../areas';
 import { audit } from '../audit';
 import { type CommandView, refuseUntilApproved } from '../commands';
 import { type DeviceRow, type DeviceUserRow, deviceRef } from '../devices';
-import { checkPinCarried, type EnrolleeRow, normaliseCard } from '../enrollees';
+import { checkPinCarried, type EnrolleeRow, normaliseCard, type PinHolder } from '../enrollees';
 import { hasConsent, templateQuery } from '../enrollment';
 import type { EventChannel, EventLog } from '../events';
 import { AreaMoves } from './area-moves';
@@ -196,7 +196,17 @@ export class Fleet {
   private async ownUser(q: Queryable, device: DeviceRow, pin: string): Promise<DeviceUserRow> {
     const user = await this.deps.devices.users.one(q, device.id, pin);
     if (!user) throw new FpaError('not_found', 'the terminal has no user with this PIN (as far as it reported)', { pin });
-    if (user.enrolleeId !== null) throw new FpaError('conflict', 'this terminal user is already an enrollee', { pin, enrollee: user.enrolleeId });
+    if (user.enrolleeId !== null) {
+      // A deleted person's user not yet deleted there names no one (terminalUserView).
+      if ((await this.deps.enrollees.find(q, user.enrolleeId))?.status === 'deleted') {
+        throw new FpaError(
+          'conflict',
+          'a deleted person held this PIN, and it is never given to anyone else: give this user another PIN at the terminal, then adopt them under it',
+          { device_pin: pin },
+        );
+      }
+      throw new FpaError('conflict', 'this terminal user is already an enrollee', { pin, enrollee: user.enrolleeId });
+    }
     return user;
   }
 
@@ -218,15 +228,25 @@ export class Fleet {
   }
 }
 
-function terminalUserView(row: DeviceUserRow, holder: { id: string; employee: string } | null, named: ReadonlySet<string>): TerminalUserView {
-  const conflict = holder && holder.id !== row.enrolleeId ? holder : null;
+/**
+ * A terminal's user as the list shows it. A deleted person's PIN names no one from the moment of
+ * the deletion, whatever still arrives under it (a terminal that has not run the delete yet, a
+ * USB file): their user there shows neither their name nor their card nor a link to them, and
+ * the PIN is held (a conflict naming no one: it is never given to anyone else). The link stays
+ * in the database until the terminal confirms the delete: what it uploads under the PIN meanwhile
+ * is still refused as theirs (enrollment/walk-up.ts).
+ */
+function terminalUserView(row: DeviceUserRow, holder: PinHolder | null, named: ReadonlySet<string>): TerminalUserView {
+  const deleted = holder?.deletedAt !== undefined;
+  const theirs = deleted && row.enrolleeId === holder?.id;
+  const conflict = holder && (deleted || holder.id !== row.enrolleeId) ? holder : null;
   return {
     pin: row.pin,
-    name: row.name,
-    card: row.card,
+    name: theirs ? null : row.name,
+    card: theirs ? null : row.card,
     privilege: row.privilege,
-    enrollee: row.enrolleeId,
-    conflict: conflict && (named.has(conflict.id) ? { enrollee: conflict.id, employee: conflict.employee } : { enrollee: null, employee: null }),
+    enrollee: theirs ? null : row.enrolleeId,
+    conflict: conflict && (named.has(conflict.id) && !deleted ? { enrollee: conflict.id, employee: conflict.employee } : { enrollee: null, employee: null }),
     biometrics: Object.fromEntries(Object.entries(row.biometrics).map(([type, indexes]) => [type, indexes.length])),
   };
 }
