@@ -69,7 +69,20 @@ export const DeviceDetail = t.Composite(
       sync_check: t.Object(
         {
           users: t.Object({ expected: Int(), reported: Nullable(Int()) }),
-          fingerprints: t.Object({ expected: Int(), reported: Nullable(Int()) }, { description: 'Fingers (`FPCount`); faces and palms are counted apart.' }),
+          fingerprints: t.Object(
+            {
+              expected: Int({
+                description:
+                  'Every finger expected on the terminal: the service’s fingerprints it holds or should hold, and the fingers it reported for any of its users (its own users’ included), each once.',
+              }),
+              reported: Nullable(Int({ description: 'Every finger the terminal says it holds (`FPCount`).' })),
+              unknown_users: Int({
+                description:
+                  'Users on the terminal none of whose fingers it ever reported nor the service sent (its own users as its inventory named them, a user adopted there whose fingers were not fetched): their fingers are in `reported` only, so while there are any, the fingerprints agree when `reported` is at least `expected`.',
+              }),
+            },
+            { description: 'Fingers (`FPCount`); faces and palms are counted apart.' },
+          ),
           faces: t.Object({ expected: Int(), reported: Nullable(Int()) }, { description: 'Faces, near-infrared or visible-light (`FaceCount`).' }),
           palms: t.Object({ expected: Int(), reported: Nullable(Int()) }, { description: 'Palms, one however many templates it has (`PvCount`).' }),
           finger_veins: t.Object({ expected: Int(), reported: Nullable(Int()) }, { description: 'Finger veins (`FvCount`).' }),

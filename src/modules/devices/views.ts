@@ -123,7 +123,7 @@ export class DeviceViews {
       templates_present: 0,
       sync_check: {
         users: { expected: 0, reported: row.userCount },
-        fingerprints: { expected: 0, reported: row.fingerprintCount },
+        fingerprints: { expected: 0, reported: row.fingerprintCount, unknown_users: 0 },
         faces: { expected: 0, reported: null },
         palms: { expected: 0, reported: null },
         finger_veins: { expected: 0, reported: null },

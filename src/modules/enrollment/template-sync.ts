@@ -17,7 +17,6 @@ import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, Tx } from '../../platform/db/client';
 import type { Clock } from '../../platform/runtime';
-import type { BiometricType } from '../../protocol/adms';
 import type { NewCommand } from '../commands';
 import { type Refusal, templateSync, templates } from './tables';
 
@@ -109,18 +108,17 @@ export class TemplateSync {
   }
 
   /**
-   * What this terminal should hold of each kind, counted as a terminal counts it (`FPCount`,
-   * `FaceCount`, `PvCount`): body parts — a finger, a face, a palm of five templates — one each.
-   * Templates it cannot take are left out, but where it still holds an earlier version.
+   * The body parts this terminal should hold of the service's templates, as a terminal counts
+   * them (`FPCount`, `FaceCount`, `PvCount`): a finger, a face, a palm of five templates, one
+   * each, by enrollee. Templates it cannot take are left out, but where it still holds an
+   * earlier version.
    */
-  async expectedByKind(q: Queryable, deviceId: string): Promise<Partial<Record<BiometricType, number>>> {
-    const rows = await q
-      .select({ type: templates.type, n: sql<number>`count(distinct ${templates.enrolleeId} || ':' || ${templates.fingerIndex})` })
+  async expectedParts(q: Queryable, deviceId: string): Promise<{ enrolleeId: string; type: string; fingerIndex: number }[]> {
+    return q
+      .selectDistinct({ enrolleeId: templates.enrolleeId, type: templates.type, fingerIndex: templates.fingerIndex })
       .from(templateSync)
       .innerJoin(templates, eq(templates.id, templateSync.templateId))
-      .where(and(eq(templateSync.deviceId, deviceId), mayHold))
-      .groupBy(templates.type);
-    return Object.fromEntries(rows.map((r) => [r.type, r.n]));
+      .where(and(eq(templateSync.deviceId, deviceId), mayHold));
   }
 
   /** Templates a device confirmed it holds (in some version: a later one may be on its way, or not reach it). */

@@ -10,7 +10,7 @@
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { counted } from '../../platform/words';
 import type { BiometricType } from '../../protocol/adms';
-import { type DeviceDetail, type DeviceRow, newestLogEntryOf, noteOnDevice } from '../devices';
+import { type DeviceDetail, type DeviceRow, type DeviceUserRow, newestLogEntryOf, noteOnDevice } from '../devices';
 import type { FleetDeps, Resync } from './resync';
 import type { FleetRuntime } from './runtime';
 
@@ -103,35 +103,68 @@ export class FleetReconciler {
     );
   }
 
-  /** What the terminal should hold against what it reports (the device detail's `sync_check`). */
+  /**
+   * What the terminal should hold against what it reports (the device detail's `sync_check`),
+   * each count of the same set on both sides: `users`, every user the terminal reports
+   * (`UserCount`) against the people of its areas the service placed there plus every other user
+   * it knows there (its own users, people adopted or enrolled there from other areas, people on
+   * their way off it); `fingerprints` (and faces, palms, veins), every body part the terminal
+   * reports against the service's templates it holds or should hold plus the parts the terminal
+   * reported for any of its users (its own users' included). `unknown_users`: users whose parts
+   * the terminal never reported nor the service sent (its inventory names users, not fingers):
+   * their fingers are in `reported` only, so while there are such users the fingerprints agree
+   * when the terminal holds at least what is expected.
+   */
   async syncCheck(q: Queryable, device: DeviceRow): Promise<DeviceDetail['sync_check']> {
     const { devices, enrollees, enrollment } = this.deps;
     const people = await enrollees.membership.activeInAreas(q, await devices.areaIdsOf(q, device.id));
     const held = await devices.users.of(q, device.id);
     const byPin = new Map(held.map((u) => [u.pin, u]));
+    const inScope = new Set(people.map((p) => p.id));
     const placed = people.filter((p) => {
       const u = byPin.get(p.devicePin);
       return !u || u.enrolleeId === p.id;
     }).length;
-    const own = held.filter((u) => u.enrolleeId === null);
-    const users = { expected: placed + own.length, reported: device.userCount };
-    const expected = await enrollment.sync.expectedByKind(q, device.id);
-    // Each of the terminal's counts against its own kinds: FPCount counts fingers, not faces or palm parts.
+    const others = held.filter((u) => u.enrolleeId === null || !inScope.has(u.enrolleeId));
+    const users = { expected: placed + others.length, reported: device.userCount };
+    const parts = partsOf(await enrollment.sync.expectedParts(q, device.id), held);
     const count = (kinds: readonly BiometricType[], reported: number | null) => ({
-      expected: kinds.reduce((n, k) => n + (expected[k] ?? 0) + own.reduce((m, u) => m + (u.biometrics[k]?.length ?? 0), 0), 0),
+      expected: kinds.reduce((n, k) => n + (parts.byKind.get(k)?.size ?? 0), 0),
       reported,
     });
-    const fingerprints = count(['fingerprint'], device.fingerprintCount);
-    const others = {
+    const fingerprints = { ...count(['fingerprint'], device.fingerprintCount), unknown_users: parts.unknownUsers };
+    const kinds = {
       faces: count(['face', 'visible_face'], reportedCount(device, 'FaceCount')),
       palms: count(['palm'], reportedCount(device, 'PvCount')),
       finger_veins: count(['finger_vein'], reportedCount(device, 'FvCount')),
     };
-    const agree = (c: { expected: number; reported: number | null }) => c.expected === c.reported;
+    const agree = (c: { expected: number; reported: number | null }) =>
+      c.expected === c.reported || (parts.unknownUsers > 0 && c.reported !== null && c.reported >= c.expected);
     // Faces, palms and veins count where the terminal reports them; older firmware does not.
-    const inSync = [users, fingerprints, ...Object.values(others).filter((c) => c.reported !== null)].every(agree);
-    return { users, fingerprints, ...others, in_sync: users.reported !== null && fingerprints.reported !== null ? inSync : null };
+    const inSync = users.expected === users.reported && [fingerprints, ...Object.values(kinds).filter((c) => c.reported !== null)].every(agree);
+    return { users, fingerprints, ...kinds, in_sync: users.reported !== null && fingerprints.reported !== null ? inSync : null };
   }
+}
+
+/**
+ * The body parts expected on a terminal by kind, each once: the service's templates there (by
+ * enrollee and part) and the parts the terminal reported for its users (a linked user's by their
+ * enrollee, so a template it holds is not counted twice; its own users' by PIN). `unknownUsers`:
+ * users none of whose parts it reported nor the service sent (its own users from its inventory,
+ * a user adopted there whose fingers were not fetched).
+ */
+function partsOf(expected: readonly { enrolleeId: string; type: string; fingerIndex: number }[], held: readonly DeviceUserRow[]) {
+  const byKind = new Map<string, Set<string>>();
+  const add = (type: string, key: string) => byKind.set(type, (byKind.get(type) ?? new Set()).add(key));
+  for (const p of expected) add(p.type, `${p.enrolleeId}:${p.fingerIndex}`);
+  for (const u of held) {
+    for (const [type, indexes] of Object.entries(u.biometrics)) for (const i of indexes) add(type, u.enrolleeId ? `${u.enrolleeId}:${i}` : `pin ${u.pin}:${i}`);
+  }
+  const withParts = new Set(expected.map((p) => p.enrolleeId));
+  const unknownUsers = held.filter(
+    (u) => Object.keys(u.biometrics).length === 0 && (u.enrolleeId === null || (u.source === 'reported' && !withParts.has(u.enrolleeId))),
+  ).length;
+  return { byKind, unknownUsers };
 }
 
 /** The device log's entries of a terminal that lost its users, and of its getting them back (the diagnostics read them). */

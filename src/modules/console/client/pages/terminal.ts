@@ -246,7 +246,11 @@ function syncSection(device: DeviceDetailView, listed: number, base: string, red
           ? `Not reported yet; ${users.expected} expected${listedBelow}`
           : `${users.reported} by the terminal's last count, ${users.expected} expected${listedBelow}`,
       ],
-      ['Fingerprints', countLine(fingerprints)],
+      [
+        'Fingerprints',
+        // Users whose fingers the terminal never said (its own, from before the rollout): counted by it only.
+        `${countLine(fingerprints)}${fingerprints.unknown_users > 0 ? `, besides the fingers of ${count(fingerprints.unknown_users, 'user', 'users')} it has not said` : ''}`,
+      ],
       // The other kinds where the terminal has or should have some: each against its own count.
       ...(
         [
