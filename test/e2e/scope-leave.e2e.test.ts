@@ -106,4 +106,27 @@ describe('people moved from site A to site B', () => {
     const users = (await server.admin.get('/devices/LEAVE-A/users/')).body.results as { pin: string }[];
     expect(users.map((u) => u.pin)).not.toContain('5');
   });
+
+  test('a terminal moved to another area: an adopted user whose fingerprints the service holds is asked for them first, then leaves', async () => {
+    now = berlin('2026-03-04', '09:00');
+    expect((await server.admin.post('/areas/', { name: 'site-c' })).status).toBe(201);
+    const c = await terminal('LEAVE-C', 'site-c', [{ pin: '7', name: 'Menu Seven', fingers: [4] }]);
+    expect((await server.admin.post('/employees/', { id: 'LV-C', name: 'Seven Adopted' })).status).toBe(201);
+    const adopted = await server.admin.post('/devices/LEAVE-C/users/7/adopt/', { employee: 'LV-C' });
+    expect(adopted.status).toBe(201);
+    expect((await consent(adopted.body.id)).status).toBe(201);
+    await drain(c);
+    expect(await fingersStored(adopted.body.id)).toEqual([4]);
+
+    // The terminal now serves site-b: the person (of site-c) is out of its scope. Their user there
+    // is the one the terminal reported, so it is asked for what it holds before the delete.
+    expect((await server.admin.patch('/devices/LEAVE-C/', { areas: ['site-b'] })).status).toBe(200);
+    const sent = await drain(c);
+    const query = sent.indexOf('DATA QUERY FINGERTMP PIN=7');
+    expect(query).toBeGreaterThanOrEqual(0);
+    expect(sent.indexOf('DATA DELETE USERINFO PIN=7')).toBeGreaterThan(query);
+    expect(c.users.has('7')).toBe(false);
+    // Their finger is still the service's.
+    expect(await fingersStored(adopted.body.id)).toEqual([4]);
+  });
 });
