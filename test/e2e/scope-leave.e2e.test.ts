@@ -129,4 +129,36 @@ describe('people moved from site A to site B', () => {
     // Their finger is still the service's.
     expect(await fingersStored(adopted.body.id)).toEqual([4]);
   });
+
+  test('adopted without consent: stays on the old terminal (nothing fetched); consent given, fetched, stored, and then off it', async () => {
+    now = berlin('2026-03-05', '08:00');
+    const d = await terminal('LEAVE-D', 'site-a', [{ pin: '8', name: 'Menu Eight', fingers: [6] }]);
+    expect((await server.admin.post('/employees/', { id: 'LV-NOC', name: 'No Consent' })).status).toBe(201);
+    const adopted = await server.admin.post('/devices/LEAVE-D/users/8/adopt/', { employee: 'LV-NOC' });
+    expect(adopted.status).toBe(201);
+    const id = adopted.body.id as string;
+    await drain(d);
+    await moveTo(id, 'site-b');
+    await drain(siteB);
+    now = berlin('2026-03-06', '00:05');
+    // Site A's other terminal, where the service sent them, loses them at once.
+    expect(await followMoves()).toMatchObject({ people: 1, terminals: 2, queued: 1 });
+    expect(await drain(siteA)).toEqual(['DATA DELETE USERINFO PIN=8']);
+    // Nothing can be stored without consent: nothing asked, nothing deleted; the log says why.
+    expect(await drain(d)).toEqual([]);
+    expect(d.users.has('8') && d.templates.has('8:6')).toBe(true);
+    const log = (await server.admin.get('/devices/LEAVE-D/')).body.recent_events as { kind: string; details: Record<string, unknown> }[];
+    expect(log.find((e) => e.kind === 'leave_waits')).toMatchObject({ details: { pin: '8', enrollee: id, fetching: false } });
+
+    // Consent given: the terminal is asked, its answer is stored although it is out of their
+    // areas now (not refused, not deleted there), and then they leave it.
+    expect((await consent(id)).status).toBe(201);
+    const sent = await drain(d);
+    expect(sent.indexOf('DATA DELETE USERINFO PIN=8')).toBeGreaterThan(sent.indexOf('DATA QUERY FINGERTMP PIN=8'));
+    expect(sent.filter((c) => c.startsWith('DATA DELETE FINGERTMP'))).toEqual([]);
+    expect(await fingersStored(id)).toEqual([6]);
+    expect(d.users.has('8')).toBe(false);
+    await drain(siteB);
+    expect(siteB.templates.has('8:6')).toBe(true);
+  });
 });

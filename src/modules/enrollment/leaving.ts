@@ -201,6 +201,20 @@ export class ScopeLeaving {
   }
 
   /**
+   * Of these terminals holding a user of this person, those out of their scope that are not
+   * enrollment stations: they are there only until they leave, so a query of their templates
+   * there is a leave's (consent given while they wait: fleet/resync.ts `fetchTemplatesOf`), and
+   * its answer is taken, not refused as out of scope.
+   */
+  async leavingFrom(q: Queryable, enrolleeId: string, deviceIds: readonly string[]): Promise<Set<string>> {
+    const { devices, enrollees } = this.deps;
+    const inScope = new Set((await devices.inAreas(q, await enrollees.membership.terminalAreaIdsOf(q, enrolleeId), ['approved', 'disabled'])).map((d) => d.id));
+    const out = new Set<string>();
+    for (const id of deviceIds) if (!inScope.has(id) && !(await devices.findById(q, id))?.enrollmentStation) out.add(id);
+    return out;
+  }
+
+  /**
    * The terminal answered a leave's query of this user's templates, or sent one of them: once it
    * has answered, they are out of its scope and the service holds what it holds of them, they
    * leave it. Returns whether they were taken off.
@@ -212,9 +226,8 @@ export class ScopeLeaving {
     if (!user?.enrolleeId) return false;
     const person = await enrollees.find(w.tx, user.enrolleeId);
     if (person?.status !== 'active') return false;
-    // Back in its scope meanwhile (a move undone): they stay.
-    const inScope = await devices.inAreas(w.tx, await enrollees.membership.terminalAreaIdsOf(w.tx, person.id), ['approved', 'disabled']);
-    if (inScope.some((d) => d.id === deviceId)) return false;
+    // Back in its scope meanwhile (a move undone), or made an enrollment station: they stay.
+    if (!(await this.leavingFrom(w.tx, person.id, [deviceId])).has(deviceId)) return false;
     if (!(await holdsWhatTerminalHolds(w.tx, person.id, user))) return false;
     await this.fanOut.removeFromDevices(w, [{ id: person.id, devicePin: pin }], [deviceId]);
     await noteOnDevice(

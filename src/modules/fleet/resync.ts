@@ -148,9 +148,16 @@ export class Resync {
    */
   async fetchTemplatesOf(w: WriteContext, enrolleeId: string): Promise<void> {
     const adopted = (await this.deps.devices.users.linkedTo(w.tx, enrolleeId)).filter((u) => u.source === 'reported');
+    // Where they wait to leave (out of their scope), the query is the leave's: the answer is
+    // stored, then they leave (enrollment/leaving.ts), instead of being refused as out of scope.
+    const leaving = await this.deps.enrollment.leaving.leavingFrom(
+      w.tx,
+      enrolleeId,
+      adopted.map((u) => u.deviceId),
+    );
     await this.deps.commands.enqueue(
       w,
-      adopted.map((u) => templateQuery(u.deviceId, u.pin)),
+      adopted.map((u) => templateQuery(u.deviceId, u.pin, { leave: leaving.has(u.deviceId) })),
     );
   }
 }
