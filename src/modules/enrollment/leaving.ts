@@ -41,7 +41,7 @@ export interface Staying {
   station: boolean;
 }
 
-/** What leaveScope decided: the terminals sent a `delete_user`, and who stays for now. */
+/** What ScopeLeaving `leave` decided: the terminals sent a `delete_user`, and who stays for now. */
 export interface LeaveOutcome {
   removed: Set<string>;
   staying: Staying[];
