@@ -86,7 +86,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   device_resynced: {
     about:
-      'Every in-scope user and template was queued to a terminal again, and (but for `drift`) the enrollees outside its scope deleted from it (`queued` counts those deletes too; `reason`: `requested`, `approved`, `returned` after a long absence, `cleared` after CLEAR DATA, `drift`: the hourly reconciliation found fewer users on the terminal than expected, asked it for them and queued again only those it no longer holds).',
+      'Every in-scope user and template was queued to a terminal again, and (but for `drift`) the enrollees outside its scope deleted from it, or, for one adopted or linked by a walk-up there, asked for their fingerprints before the delete ("Rolling out onto an existing fleet", step 7) (`queued` counts those deletes and queries too; `reason`: `requested`, `approved`, `returned` after a long absence, `cleared` after CLEAR DATA, `drift`: the hourly reconciliation found fewer users on the terminal than expected, asked it for them and queued again only those it no longer holds).',
     example: { device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' }, full: false, queued: 1, reason: 'approved' },
   },
   terminal_user_conflict: {
