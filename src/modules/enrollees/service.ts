@@ -68,20 +68,14 @@ export class EnrolleeService {
   }
 
   /** The enrollee (not deleted) and, for a limited scope, in one of its areas; else `not_found`. */
-  async get(id: string, q: Queryable = this.ctx.db.orm, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
-    const row = await this.find(q, id);
-    if (!row || row.status === 'deleted' || !(await this.inScope(q, id, scope))) throw new FpaError('not_found', 'enrollee not found', { enrollee: id });
-    return row;
-  }
-
   /**
-   * An enrollee, a deleted one too (what a record of theirs kept for evidence is read under: their
-   * consents, their proof), for a caller whose areas they are or were in.
+   * An enrollee in the scope's areas; `evenDeleted`, a deleted one too, for a caller whose areas
+   * they were in (what a record of theirs kept for evidence is read under: their consents).
    */
-  async getEvenDeleted(id: string, scope: AreaScope = EVERYWHERE): Promise<EnrolleeRow> {
-    const q = this.ctx.db.orm;
+  async get(id: string, q: Queryable = this.ctx.db.orm, scope: AreaScope = EVERYWHERE, options: { evenDeleted?: boolean } = {}): Promise<EnrolleeRow> {
     const row = await this.find(q, id);
-    if (!row || !(await this.inScope(q, id, scope))) throw new FpaError('not_found', 'enrollee not found', { enrollee: id });
+    const gone = row?.status === 'deleted' && !options.evenDeleted;
+    if (!row || gone || !(await this.inScope(q, id, scope))) throw new FpaError('not_found', 'enrollee not found', { enrollee: id });
     return row;
   }
 

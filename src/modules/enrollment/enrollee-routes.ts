@@ -10,6 +10,10 @@ import type { Enrollment } from './module';
 
 const tags = ['enrollees'];
 
+const CONSENTS_SUMMARY = 'Every consent record of the person, oldest first: given (version, method, when, by whom), withdrawn or replaced (when, by whom)';
+const CONSENTS_DESCRIPTION =
+  'A deleted person’s records are answered too (for a caller whose areas they were in): what shows their data was processed with consent.';
+
 export function biometricRoutes(http: Http, deps: { enrollment: Enrollment; enrollees: EnrolleeService }) {
   const { enrollment, enrollees } = deps;
   return adminRouter(http, 'biometrics')
@@ -44,18 +48,14 @@ export function biometricRoutes(http: Http, deps: { enrollment: Enrollment; enro
       '/enrollees/:id/consents',
       async ({ params, query, scope }) => {
         // A deleted person's too: the records that their data was processed lawfully outlive them.
-        const enrollee = await enrollees.getEvenDeleted(params.id, scope);
+        const enrollee = await enrollees.get(params.id, undefined, scope, { evenDeleted: true });
         return enrollment.consent.history(enrollee.id, { limit: query.limit ?? 100, cursor: query.cursor });
       },
       {
         params: EnrolleeParams,
         query: ConsentHistory.query,
         response: { 200: ConsentHistory.response, ...errors('not_found', 'invalid_cursor') },
-        detail: {
-          summary: 'Every consent record of the person, oldest first: given (version, method, when, by whom), withdrawn or replaced (when, by whom)',
-          description: 'A deleted person’s records are answered too (for a caller whose areas they were in): what shows their data was processed with consent.',
-          tags,
-        },
+        detail: { summary: CONSENTS_SUMMARY, description: CONSENTS_DESCRIPTION, tags },
       },
     )
     .get(
