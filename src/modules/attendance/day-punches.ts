@@ -50,7 +50,7 @@ export async function punchesByDay(
       own.map((p) => p.at),
       plans,
       src.slackMs,
-      dateOf,
+      planner.datesOf(person),
     ).forEach((date, i) => {
       if (date < from || date > to) return;
       const list = days.get(date) ?? [];
@@ -91,7 +91,7 @@ export async function punchesOfDay(
     own.map((p) => Date.parse(p.punched_at)),
     plans,
     src.slackMs,
-    dateOf,
+    planner.datesOf(people[0]!),
   );
   return { results: own.filter((_, i) => dates[i] === date) };
 }

@@ -8,7 +8,6 @@ import { and, eq, getTableName } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
 import { placeholders } from '../../platform/db/placeholders';
-import { dayBounds, localDateOf } from '../../platform/time/dates';
 import type { AttendanceDayView } from './model';
 import { attendanceDays, type DayStatus } from './tables';
 
@@ -184,29 +183,7 @@ export function attendanceDayView(row: AttendanceDayRow): AttendanceDayView {
   };
 }
 
-/**
- * The local date of instants in a zone, remembering the bounds of the dates it has seen: a
- * batch spans few dates, and the comparison costs far less than the zone arithmetic.
- */
-export function localDates(timeZone: string): ((instant: number) => string) & { bounds: (date: string) => { start: number; end: number } } {
-  const known = new Map<string, { start: number; end: number }>();
-  let last: { date: string; start: number; end: number } | null = null;
-  const bounds = (date: string) => {
-    let b = known.get(date);
-    if (!b) {
-      b = dayBounds(date, timeZone);
-      known.set(date, b);
-    }
-    return b;
-  };
-  const dateOf = (instant: number) => {
-    if (last && instant >= last.start && instant < last.end) return last.date;
-    const date = localDateOf(instant, timeZone);
-    last = { date, ...bounds(date) };
-    return date;
-  };
-  return Object.assign(dateOf, { bounds });
-}
+export { localDates } from '../../platform/time/local-dates';
 
 /** The filters of `attendance-days/`. */
 export interface AttendanceDayFilters {

@@ -3,20 +3,23 @@
  * of whom to recompute (and the instants their punches lie in), then one person's new days from
  * their punches and plans.
  */
+
+import type { LocalDates } from '../../platform/time/local-dates';
 import type { CalendarService, DayPlan } from '../calendar';
-import { type AttendanceDayRow, type localDates, sameDay, samePunches } from './day-rows';
+import { type AttendanceDayRow, sameDay, samePunches } from './day-rows';
 import { inRanges } from './periods';
 import { attribute, type CountedPunch, computeDay } from './rules';
 
 type Planned = Awaited<ReturnType<CalendarService['plannerFor']>>;
 type Person = Planned['people'][number];
-type LocalDates = ReturnType<typeof localDates>;
 
 /** One person's dates to recompute, with the plans they are computed against. */
 export interface Target {
   person: Person;
   plans: readonly DayPlan[];
   dates: string[];
+  /** The person's local dates (their zone on each date: calendar/plan.ts `zoneOf`). */
+  localDates: LocalDates;
 }
 
 /** The dates from..to of a recompute, the plans around them, and what narrows them. */
@@ -37,25 +40,26 @@ export interface RecomputeOut {
   removed: AttendanceDayRow[];
 }
 
-/** How days are computed: the rules' settings, today and now, local dates. */
+/** How days are computed: the rules' settings, today (in a zone) and now. */
 export interface DayRules {
-  today: string;
+  /** Today in a zone (a plan's; none: ATTENDANCE_TIME_ZONE). */
+  todayIn: (zone: string | undefined) => string;
   now: number;
   slackMs: number;
   repeatWindowMs: number;
   overtimeMinimumMs: number;
-  dateOf: LocalDates;
 }
 
 /** Per person: the dates to recompute, and the instants the punches of those dates lie in. */
 export function targetsOf(people: readonly Person[], planner: Planned['planner'], range: RecomputeRange, rules: DayRules) {
   const { from, to, planFrom, planTo, locked, changed } = range;
-  const { slackMs, dateOf } = rules;
+  const { slackMs } = rules;
   const targets = new Map<string, Target>();
   const allDates = new Set<string>();
   let [start, end] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
   for (const person of people) {
     const plans = planner.plans(person, planFrom, planTo);
+    const dateOf = planner.datesOf(person);
     const wanted = changed ? new Set(attribute(changed.get(person.id)?.instants ?? [], plans, slackMs, dateOf)) : null;
     const dates: string[] = [];
     for (const plan of plans) {
@@ -67,7 +71,7 @@ export function targetsOf(people: readonly Person[], planner: Planned['planner']
       start = Math.min(start, day.start, shift ? shift.start - slackMs : day.start);
       end = Math.max(end, day.end, shift ? shift.end + slackMs + 1 : day.end);
     }
-    if (dates.length > 0) targets.set(person.id, { person, plans, dates });
+    if (dates.length > 0) targets.set(person.id, { person, plans, dates, localDates: dateOf });
   }
   return { targets, allDates, start, end };
 }
@@ -81,7 +85,7 @@ export function targetsOf(people: readonly Person[], planner: Planned['planner']
  * a day has none yet. Answers how many days were recomputed.
  */
 export function recomputePerson(
-  { person, plans, dates }: Target,
+  { person, plans, dates, localDates }: Target,
   own: readonly CountedPunch[],
   before: ReadonlyMap<string, AttendanceDayRow> | undefined,
   employeeKey: string,
@@ -95,7 +99,7 @@ export function recomputePerson(
     own.map((p) => p.at),
     plans,
     rules.slackMs,
-    rules.dateOf,
+    localDates,
   ).forEach((date, i) => {
     const list = byDate.get(date);
     if (list) list.push(own[i]!);
@@ -106,11 +110,11 @@ export function recomputePerson(
     const old = before?.get(date);
     if (dayPunches.length === 0 && !old) continue;
     count++;
-    if (dayPunches.length === 0 && date >= rules.today) {
+    const plan = plans.find((p) => p.date === date)!;
+    if (dayPunches.length === 0 && date >= rules.todayIn(plan.zone)) {
       out.removed.push(old!);
       continue;
     }
-    const plan = plans.find((p) => p.date === date)!;
     const row: AttendanceDayRow = {
       enrolleeId: person.id,
       employeeKey: old?.employeeKey ?? employeeKey,

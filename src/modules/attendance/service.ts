@@ -241,12 +241,11 @@ export class AttendanceService {
     const locked = await this.periods.lockedIn(w.tx, from, to);
     const [planFrom, planTo] = [addDays(from, -2), addDays(to, 1)];
     const rules: DayRules = {
-      today: this.today(),
+      todayIn: (zone) => localDateOf(this.ctx.clock.now(), zone ?? this.timeZone),
       now: this.ctx.clock.now(),
       slackMs: this.slackMs,
       repeatWindowMs: this.repeatWindowMs,
       overtimeMinimumMs: this.overtimeMinimumMs,
-      dateOf: localDates(this.timeZone),
     };
     // One planner for everyone: the calendar's rows are read once, not per chunk.
     const { people: everyone, planner } = await this.calendar.plannerFor(w.tx, enrolleeIds, planFrom, planTo);
@@ -357,7 +356,7 @@ export class AttendanceService {
         own.map((c) => c.at),
         plans,
         this.slackMs,
-        (at) => this.dateOf(at),
+        planner.datesOf(person),
       ).forEach((date, k) => {
         if (inRanges(date, locked)) out[own[k]!.i]!.push('after_lock');
       });

@@ -21,6 +21,7 @@
  *   dates before it, the move's own date too, with the areas of then.
  */
 import { addDays, instantOn, secondsOfClock, weekdayOf } from '../../platform/time/dates';
+import { type LocalDates, localDates } from '../../platform/time/local-dates';
 
 export const DAY_TYPES = ['workday', 'weekend', 'holiday', 'leave'] as const;
 type DayType = (typeof DAY_TYPES)[number];
@@ -73,8 +74,17 @@ interface WeekendDef {
   days: readonly number[];
 }
 
+/** An area with a time zone of its own. */
+export interface AreaZone {
+  name: string;
+  zone: string;
+}
+
 export interface CalendarData {
+  /** ATTENDANCE_TIME_ZONE: the zone of a person in no zoned area. */
   timeZone: string;
+  /** The areas (by id) that have a time zone of their own; absent or empty: none. */
+  areaZones?: ReadonlyMap<string, AreaZone>;
   /** DEFAULT_SCHEDULE, WEEKEND_DAYS and HOLIDAYS: what applies where no row says otherwise. */
   defaults: { schedule: ScheduleDef | null; weekend: readonly number[]; holidays: readonly string[] };
   holidays: readonly HolidayDef[];
@@ -98,6 +108,8 @@ export interface Shift {
 
 export interface DayPlan {
   date: string;
+  /** The person's time zone on this date (zoneOf): the shift's wall times are read in it (the planner always says it). */
+  zone?: string;
   dayType: DayType;
   holiday: string | null;
   leave: string | null;
@@ -121,11 +133,36 @@ export function areasOn(person: Person, date: string): readonly string[] {
   return person.areaIds;
 }
 
+/**
+ * A person's time zone on a date: the zone of the areas they are in on that date (areasOn); of
+ * several zoned areas, the first by name; in no zoned area, `fallback` (ATTENDANCE_TIME_ZONE).
+ */
+export function zoneOf(person: Person, date: string, areaZones: ReadonlyMap<string, AreaZone> | undefined, fallback: string): string {
+  if (!areaZones || areaZones.size === 0) return fallback;
+  return zoneOfAreas(areasOn(person, date), areaZones) ?? fallback;
+}
+
+/** The zone of the first zoned area of these (by name), or null. */
+export function zoneOfAreas(areaIds: readonly string[], areaZones: ReadonlyMap<string, AreaZone>): string | null {
+  let first: AreaZone | null = null;
+  for (const id of areaIds) {
+    const z = areaZones.get(id);
+    if (z && (first === null || z.name < first.name)) first = z;
+  }
+  return first?.zone ?? null;
+}
+
+/** The different zones of these areas (zoned ones only): more than one is a conflict the admin is told of. */
+export function zonesOfAreas(areaIds: readonly string[], areaZones: ReadonlyMap<string, AreaZone>): string[] {
+  return [...new Set(areaIds.flatMap((id) => (areaZones.has(id) ? [areaZones.get(id)!.zone] : [])))];
+}
+
 export class Planner {
   private readonly shifts = new Map<string, Shift>();
   /** People with rows of their own (assignments, leaves, holidays); the others plan like their areas. */
   private readonly ownRows: Set<string>;
   private readonly byAreas = new Map<string, DayPlan[]>();
+  private readonly zoneDates = new Map<string, LocalDates>();
 
   constructor(readonly data: CalendarData) {
     this.ownRows = new Set([
@@ -150,19 +187,66 @@ export class Planner {
     const out: DayPlan[] = [];
     let areaIds = areasOn(person, from);
     let own = this.rowsOf({ id: person.id, areaIds });
+    let zone = this.zoneOfAreaIds(areaIds);
     for (let date = from; date <= to; date = addDays(date, 1)) {
       if (areasOn(person, date) !== areaIds) {
         areaIds = areasOn(person, date);
         own = this.rowsOf({ id: person.id, areaIds });
+        zone = this.zoneOfAreaIds(areaIds);
       }
-      out.push(this.planWith(own, date));
+      out.push(this.planWith(own, date, zone));
     }
     if (key !== null) this.byAreas.set(key, out);
     return out;
   }
 
   plan(person: Person, date: string): DayPlan {
-    return this.planWith(this.rowsOf({ id: person.id, areaIds: areasOn(person, date) }), date);
+    const areaIds = areasOn(person, date);
+    return this.planWith(this.rowsOf({ id: person.id, areaIds }), date, this.zoneOfAreaIds(areaIds));
+  }
+
+  /** The person's time zone on a date (see `zoneOf`). */
+  zoneOf(person: Person, date: string): string {
+    return zoneOf(person, date, this.data.areaZones, this.data.timeZone);
+  }
+
+  /** Whether any area has a zone of its own: without, every zone is ATTENDANCE_TIME_ZONE. */
+  get zoned(): boolean {
+    return (this.data.areaZones?.size ?? 0) > 0;
+  }
+
+  /** Local dates (and their bounds) in one zone, shared. */
+  datesIn(zone: string): LocalDates {
+    let dates = this.zoneDates.get(zone);
+    if (!dates) {
+      dates = localDates(zone);
+      this.zoneDates.set(zone, dates);
+    }
+    return dates;
+  }
+
+  /**
+   * A person's local dates: an instant's date in the zone the person has on it, and a date's
+   * bounds in the zone of that date. Where a move changes the zone, the instant's date is read in
+   * the zone of the date it falls on there.
+   */
+  datesOf(person: Person): LocalDates {
+    const base = this.datesIn(this.data.timeZone);
+    if (!this.zoned) return base;
+    const zones = new Set([person.areaIds, ...(person.moves ?? []).map((m) => m.areaIds)].map((ids) => this.zoneOfAreaIds(ids)));
+    if (zones.size === 1) return this.datesIn([...zones][0]!);
+    const dateOf = (instant: number) => {
+      const first = this.zoneOf(person, base(instant));
+      const date = this.datesIn(first)(instant);
+      const zone = this.zoneOf(person, date);
+      return zone === first ? date : this.datesIn(zone)(instant);
+    };
+    return Object.assign(dateOf, { bounds: (date: string) => this.datesIn(this.zoneOf(person, date)).bounds(date) });
+  }
+
+  private zoneOfAreaIds(areaIds: readonly string[]): string {
+    const zones = this.data.areaZones;
+    return (zones && zones.size > 0 ? zoneOfAreas(areaIds, zones) : null) ?? this.data.timeZone;
   }
 
   /** The rows that can apply to this person, filtered once. */
@@ -182,7 +266,7 @@ export class Planner {
     };
   }
 
-  private planWith(own: ReturnType<Planner['rowsOf']>, date: string): DayPlan {
+  private planWith(own: ReturnType<Planner['rowsOf']>, date: string, zone: string): DayPlan {
     const holiday = holidayOn(own.holidays, this.data.defaults.holidays, date);
     const leave = own.leaves.find((l) => l.from <= date && date <= l.to)?.kind ?? null;
     const weekday = weekdayOf(date);
@@ -190,8 +274,8 @@ export class Planner {
     const def = (assigned && this.data.schedules.get(assigned.scheduleId)) ?? this.data.defaults.schedule;
     const off = def?.weekdays ? !def.weekdays.includes(weekday) : weekendOf(own.weekends, this.data.defaults.weekend, date).includes(weekday);
     const dayType: DayType = holiday !== null ? 'holiday' : off ? 'weekend' : leave !== null ? 'leave' : 'workday';
-    const shift = def ? this.shiftOn(def, date) : null;
-    return { date, dayType, holiday, leave, schedule: dayType === 'workday' ? shift : null, shift };
+    const shift = def ? this.shiftOn(def, date, zone) : null;
+    return { date, zone, dayType, holiday, leave, schedule: dayType === 'workday' ? shift : null, shift };
   }
 
   /**
@@ -209,11 +293,10 @@ export class Planner {
     return level.find((a) => this.data.schedules.get(a.scheduleId)?.weekdays?.includes(weekday) ?? true) ?? first;
   }
 
-  private shiftOn(def: ScheduleDef, date: string): Shift {
-    const key = `${def.id} ${date}`;
+  private shiftOn(def: ScheduleDef, date: string, zone: string): Shift {
+    const key = `${def.id} ${date} ${zone}`;
     let shift = this.shifts.get(key);
     if (!shift) {
-      const zone = this.data.timeZone;
       const overnight = (secondsOfClock(def.end) ?? 0) <= (secondsOfClock(def.start) ?? 0);
       const start = instantOn(date, def.start, zone);
       const end = instantOn(overnight ? addDays(date, 1) : date, def.end, zone);
